@@ -1,0 +1,24 @@
+# bayesnb: one command sets up from nothing and runs the tests (`make test`).
+PYTHON ?= $(shell command -v python3.12 >/dev/null 2>&1 && python3.12 -c 'import sys' 2>/dev/null && echo python3.12 || ls -d $$HOME/.pyenv/versions/3.12*/bin/python3.12 2>/dev/null | tail -1)
+VENV   ?= .venv
+PY      = $(VENV)/bin/python
+
+.PHONY: setup test demo bench clean
+
+$(VENV)/.installed: pyproject.toml
+	@test -n "$(PYTHON)" || { echo "bayesnb needs Python 3.12+: install python3.12 or set PYTHON=/path/to/python3.12"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[test,plot]"
+	touch $@
+
+setup: $(VENV)/.installed
+
+test: setup
+	$(PY) -m pytest -n 2 -q
+
+bench: setup
+	$(PY) benchmarks/bench_20news.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info

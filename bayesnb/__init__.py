@@ -1,0 +1,39 @@
+"""bayesnb: Naive Bayes as a real Bayesian model.
+
+Naive Bayes written as the generative plate model it is, with conjugate priors:
+closed-form posteriors whose means are the additive smoothing of the textbooks (and of
+scikit-learn), exact posterior predictives and evidence, and scikit-learn estimators.
+
+Quick start
+-----------
+>>> from bayesnb import CategoricalNB
+>>> from bayesnb.datasets import load_play_tennis
+>>> df = load_play_tennis()
+>>> clf = CategoricalNB().fit(df.drop(columns="PlayTennis"), df["PlayTennis"])
+>>> clf.classes_.tolist()
+['No', 'Yes']
+"""
+
+from ._utils import AllMissingWarning, ZeroProbabilityWarning
+from .estimators import BaseNB, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB, NaiveBayes
+from .families import Bernoulli, Categorical, Gaussian, Multinomial
+from .posterior import NBPosterior
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AllMissingWarning",
+    "BaseNB",
+    "Bernoulli",
+    "BernoulliNB",
+    "Categorical",
+    "CategoricalNB",
+    "Gaussian",
+    "GaussianNB",
+    "Multinomial",
+    "MultinomialNB",
+    "NBPosterior",
+    "NaiveBayes",
+    "ZeroProbabilityWarning",
+    "__version__",
+]

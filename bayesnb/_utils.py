@@ -1,0 +1,112 @@
+"""Small shared helpers: missing-value masks, label-free responsibilities, warnings.
+
+Nothing here knows about a distribution; the families do.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = [
+    "ZeroProbabilityWarning",
+    "AllMissingWarning",
+    "missing_mask",
+    "hard_labels",
+]
+
+
+class ZeroProbabilityWarning(UserWarning):
+    """A row has probability zero under every class (the zero-frequency problem).
+
+    Raised when smoothing is switched off (``alpha=0``): a feature value never seen
+    with any class makes every class impossible. bayesnb then says so and falls
+    back to the class prior for those rows instead of returning NaN.
+    """
+
+
+class AllMissingWarning(UserWarning):
+    """A feature had no observed value in the training data: its posterior is its prior."""
+
+
+def missing_mask(values: np.ndarray) -> np.ndarray:
+    """Boolean mask of missing cells (NaN, None, ``pd.NA``, ``NaT``).
+
+    Parameters
+    ----------
+    values : ndarray
+        Any-dtype array.
+
+    Returns
+    -------
+    mask : ndarray of bool, same shape as ``values``
+    """
+    values = np.asarray(values)
+    if values.dtype.kind in "fc":
+        return np.isnan(values)
+    if values.dtype.kind in "biuUSb":
+        return np.zeros(values.shape, dtype=bool)
+    import pandas as pd  # object, datetime, ...: pandas knows every missing marker
+
+    return np.asarray(pd.isna(values), dtype=bool)
+
+
+def hard_labels(resp: np.ndarray):
+    """Return ``(labels, weights)`` if each row of ``resp`` has at most one non-zero.
+
+    Hard (labelled) responsibilities allow one ``bincount`` instead of a matrix
+    product. Returns ``None`` for soft responsibilities (semi-supervised EM).
+
+    Parameters
+    ----------
+    resp : ndarray of shape (n_samples, n_classes)
+
+    Returns
+    -------
+    (labels, weights) : tuple of ndarray of shape (n_samples,), or None
+    """
+    labels = np.argmax(resp, axis=1)
+    weights = resp[np.arange(resp.shape[0]), labels]
+    if np.count_nonzero(resp) != np.count_nonzero(weights):
+        return None
+    return labels, weights
+
+
+def all_missing_columns(missing, shape) -> np.ndarray:
+    """Bool (d,): columns whose every cell is missing.
+
+    Parameters
+    ----------
+    missing : ndarray, sparse matrix or None
+        1/True where a cell is missing (None: nothing is missing).
+    shape : tuple of int
+        ``(n_samples, n_features)`` of the block.
+    """
+    if missing is None or shape[0] == 0:
+        return np.zeros(shape[1], dtype=bool)
+    return np.asarray(missing.sum(axis=0)).ravel() >= shape[0]
+
+
+def nonfinite_error(who: str, what: str, values) -> ValueError:
+    """A ValueError for infinite values, naming the estimator and the block."""
+    return ValueError(
+        f"{who}: {what} must be finite numbers or missing (NaN); "
+        f"received {int(np.isinf(values).sum())} infinite value(s)."
+    )
+
+
+def warn_all_missing(who: str, names) -> None:
+    """Warn that some features have no observed values (their posterior is the prior)."""
+    warnings.warn(
+        f"{who}: feature(s) {list(names)} have no observed (non-missing) value in the "
+        "training data; their posterior is their prior and they do not affect predictions.",
+        AllMissingWarning,
+        stacklevel=4,
+    )
+
+
+def issparse(X) -> bool:
+    """True for scipy sparse matrices and arrays."""
+    return sp.issparse(X)

@@ -1,0 +1,88 @@
+"""Small real datasets shipped with bayesnb, loaded as pandas DataFrames.
+
+- :func:`load_play_tennis` -- Quinlan (1986) / Mitchell (1997, Table 3.2), 14 rows.
+- :func:`load_house_votes` -- UCI Congressional Voting Records (1984), 435 rows.
+- :func:`load_temperature` -- the numeric temperature example of the lecture notes.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import numpy as np
+
+__all__ = ["load_play_tennis", "load_house_votes", "load_temperature", "HOUSE_VOTES_COLUMNS"]
+
+HOUSE_VOTES_COLUMNS = [
+    "handicapped-infants", "water-project-cost-sharing", "adoption-of-the-budget-resolution",
+    "physician-fee-freeze", "el-salvador-aid", "religious-groups-in-schools",
+    "anti-satellite-test-ban", "aid-to-nicaraguan-contras", "mx-missile", "immigration",
+    "synfuels-corporation-cutback", "education-spending", "superfund-right-to-sue", "crime",
+    "duty-free-exports", "export-administration-act-south-africa",
+]
+
+
+def _path(name):
+    return resources.files(__name__).joinpath(name)
+
+
+def load_play_tennis():
+    """The play-tennis table (Quinlan 1986; Mitchell 1997, Table 3.2).
+
+    Returns
+    -------
+    DataFrame of shape (14, 5)
+        Columns ``Outlook, Temperature, Humidity, Wind`` (strings) and the label
+        ``PlayTennis`` (``"Yes"``/``"No"``), rows in the textbook order D1..D14.
+    """
+    import pandas as pd
+
+    with _path("play_tennis.csv").open("r") as f:
+        return pd.read_csv(f, dtype=str)
+
+
+def load_house_votes(missing=True):
+    """UCI Congressional Voting Records (1984): 435 members, 16 votes, party label.
+
+    Schlimmer, J. C. (1987). *Concept acquisition through representational adjustment*.
+    PhD thesis, UC Irvine; UCI Machine Learning Repository (CC BY 4.0). Data from the
+    Congressional Quarterly Almanac, 98th Congress, 2nd session 1984.
+
+    Parameters
+    ----------
+    missing : bool, default=True
+        ``?`` (voted present / did not vote) becomes a missing value (``None``); with
+        False it is kept as the string ``"?"``.
+
+    Returns
+    -------
+    DataFrame of shape (435, 17)
+        ``party`` (``"democrat"``/``"republican"``) and 16 vote columns with values
+        ``"y"``/``"n"`` (and missing).
+    """
+    import pandas as pd
+
+    with _path("house-votes-84.data").open("r") as f:
+        df = pd.read_csv(f, header=None, names=["party"] + HOUSE_VOTES_COLUMNS, dtype=object,
+                         keep_default_na=False)
+    if missing:
+        df = df.replace("?", None)
+    return df
+
+
+def load_temperature():
+    """Numeric temperature (deg C) per play-tennis class from the lecture notes.
+
+    The worked Gaussian example gives mu_yes = 21.64, sigma_yes = 2.35, mu_no = 23.88,
+    sigma_no = 7.09; those sigmas use the n - 1 (sample) convention.
+
+    Returns
+    -------
+    DataFrame of shape (14, 2)
+        ``Temperature`` (float) and ``PlayTennis`` (``"Yes"``/``"No"``).
+    """
+    import pandas as pd
+
+    yes = [25.2, 19.3, 18.5, 21.7, 20.1, 24.3, 22.8, 23.1, 19.8]
+    no = [27.3, 30.1, 17.4, 29.5, 15.1]
+    return pd.DataFrame({"Temperature": np.array(yes + no), "PlayTennis": ["Yes"] * 9 + ["No"] * 5})

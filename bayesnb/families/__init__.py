@@ -1,0 +1,18 @@
+"""Feature families: one module per distribution, each the only place that knows it.
+
+=============  ========================  ==============================  =====================
+family         data                      prior -> posterior              exact predictive
+=============  ========================  ==============================  =====================
+Categorical    any discrete values       Dirichlet per (class, feature)  same as plug-in
+Bernoulli      0/1                       Beta per (class, feature)       same as plug-in
+Multinomial    counts (dense/sparse)     Dirichlet per class             Dirichlet-multinomial
+Gaussian       real values               Normal-Inverse-Gamma            Student-t
+=============  ========================  ==============================  =====================
+"""
+
+from .bernoulli import Bernoulli
+from .categorical import Categorical
+from .gaussian import Gaussian
+from .multinomial import Multinomial
+
+__all__ = ["Bernoulli", "Categorical", "Gaussian", "Multinomial"]

@@ -1,0 +1,150 @@
+"""The contract every feature family follows, and the helpers they share.
+
+A family is a small object that holds hyperparameters only (like a scikit-learn
+estimator). Everything it learns lives in NamedTuples that its pure functions pass
+around::
+
+    encode  : raw block -> encoded block (+ encoding state, e.g. categories)
+    stats   : encoded block, responsibilities (n, K) -> sufficient statistics
+    merge   : stats + stats -> stats                      (counts accumulate)
+    make_prior : stats, state -> prior parameters          (resolves "auto")
+    update  : prior, stats -> posterior parameters         (same type: conjugacy)
+    log_likelihood : posterior, encoded block, predictive -> (n, K) log p(x | y=k)
+    log_evidence   : prior, posterior -> (K,) log p(block | y) per class
+
+Missing cells are part of the contract: ``stats`` leaves them out, ``log_likelihood``
+marginalises them (for Naive Bayes that drops the factor).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+
+__all__ = ["Family", "check_alpha", "maximise_evidence"]
+
+
+class Family:
+    """Base class of feature families (Categorical, Bernoulli, Multinomial, Gaussian).
+
+    Subclasses list their hyperparameters in ``_param_names`` and implement the
+    methods documented in this module's docstring.
+    """
+
+    _param_names: tuple = ()
+    #: short name used in error messages and ArviZ variable names
+    name = "family"
+    #: whether the family accepts scipy.sparse blocks
+    accepts_sparse = False
+
+    def get_params(self, deep: bool = True) -> dict:
+        """Hyperparameters as a dict (scikit-learn convention)."""
+        return {k: getattr(self, k) for k in self._param_names}
+
+    def set_params(self, **params):
+        """Set hyperparameters (scikit-learn convention); returns self."""
+        for k, v in params.items():
+            if k not in self._param_names:
+                raise ValueError(f"{type(self).__name__} has no parameter {k!r}")
+            setattr(self, k, v)
+        return self
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+    def __eq__(self, other) -> bool:
+        if type(self) is not type(other):
+            return NotImplemented
+        a, b = self.get_params(), other.get_params()
+        return all(_param_equal(a[k], b[k]) for k in a)
+
+    __hash__ = object.__hash__
+
+    def merge(self, a, b):
+        """Combine statistics of two disjoint batches (default: add every field)."""
+        return type(a)(*(x + y for x, y in zip(a, b)))
+
+    def check_posterior(self, post, stats, names, classes, who="NaiveBayes"):
+        """Raise where the posterior leaves a predictive undefined (default: never)."""
+
+
+def _param_equal(a, b) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
+    try:
+        return bool(a == b)
+    except Exception:  # pragma: no cover - exotic params
+        return a is b
+
+
+def check_alpha(alpha, who: str, allow_array: bool = True):
+    """Validate a smoothing strength: ``"auto"``, a scalar >= 0, or an array >= 0.
+
+    Parameters
+    ----------
+    alpha : {"auto", float, array-like}
+    who : str
+        Estimator/family name used in error messages.
+    allow_array : bool
+        Whether per-value arrays are accepted.
+
+    Returns
+    -------
+    alpha : "auto", float or ndarray of float64
+    """
+    if isinstance(alpha, str):
+        if alpha == "auto":
+            return alpha
+        raise ValueError(f"{who}: alpha must be a number >= 0 or 'auto'; received {alpha!r}.")
+    if isinstance(alpha, numbers.Real) and not isinstance(alpha, bool):
+        a = float(alpha)
+        if not np.isfinite(a) or a < 0:
+            raise ValueError(f"{who}: alpha must be a finite number >= 0; received {alpha!r}.")
+        return a
+    if not allow_array:
+        raise TypeError(f"{who}: alpha must be a number >= 0 or 'auto'; received {type(alpha).__name__}.")
+    try:
+        arr = np.asarray(alpha, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{who}: alpha must be a number >= 0, 'auto' or an array of numbers; "
+            f"received {type(alpha).__name__}."
+        ) from None
+    if arr.ndim == 0:
+        return check_alpha(float(arr), who, allow_array)
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+        raise ValueError(f"{who}: every alpha must be a finite number >= 0; received {arr!r}.")
+    return arr
+
+
+def maximise_evidence(log_evidence_of_alpha, lo: float = 1e-4, hi: float = 1e4) -> float:
+    """Empirical Bayes: the smoothing strength that maximises the closed-form evidence.
+
+    Parameters
+    ----------
+    log_evidence_of_alpha : callable
+        ``f(alpha) -> float``, the log marginal likelihood of the training data.
+    lo, hi : float
+        Search interval for alpha (searched on a log scale).
+
+    Returns
+    -------
+    alpha : float
+    """
+    res = minimize_scalar(
+        lambda t: -log_evidence_of_alpha(float(np.exp(t))),
+        bounds=(np.log(lo), np.log(hi)),
+        method="bounded",
+        options={"xatol": 1e-4},
+    )
+    return float(np.exp(res.x))
+
+
+def resolve_scalar_alpha(alpha, evidence_fn) -> float:
+    """``alpha`` itself, or the evidence-maximising value when it is ``"auto"``."""
+    if isinstance(alpha, str):  # "auto" (validated earlier)
+        return maximise_evidence(evidence_fn)
+    return alpha

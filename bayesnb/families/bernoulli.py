@@ -1,0 +1,259 @@
+"""Binary features with a Beta prior (Beta-Bernoulli), absence scored.
+
+For class ``k`` and feature ``j``::
+
+    p[k, j]        ~ Beta(alpha, alpha)
+    x[i, j] | y=k  ~ Bernoulli(p[k, j])
+
+    posterior     Beta(alpha + n1[k,j], alpha + n0[k,j])
+    plug-in       p = (n1[k,j] + alpha) / (n[k,j] + 2 alpha)      (scikit-learn BernoulliNB)
+    exact         the same number (one draw)
+    evidence      log B(a_post, b_post) - log B(alpha, alpha)
+
+As in scikit-learn's BernoulliNB, a 0 is evidence too: ``log(1 - p)`` is added for
+every absent feature. Dense or scipy.sparse input; NaN marks a missing cell.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import betaln
+
+from .._utils import all_missing_columns as _all_missing
+from .._utils import nonfinite_error
+from ._base import Family, check_alpha, resolve_scalar_alpha
+
+__all__ = ["Bernoulli", "BernoulliStats", "Betas", "encode", "suff_stats", "update",
+           "log_likelihood", "log_evidence"]
+
+
+class BernoulliStats(NamedTuple):
+    """Sufficient statistics.
+
+    Attributes
+    ----------
+    ones : ndarray of shape (K, d)
+        Weighted count of 1s per class and feature.
+    observed : ndarray of shape (K, d)
+        Weighted count of observed (non-missing) cells per class and feature.
+    """
+
+    ones: np.ndarray
+    observed: np.ndarray
+
+
+class Betas(NamedTuple):
+    """Beta parameters per (class, feature): prior and posterior alike.
+
+    Attributes
+    ----------
+    a : ndarray of shape (K, d)
+        Pseudo-count of 1s.
+    b : ndarray of shape (K, d)
+        Pseudo-count of 0s.
+    """
+
+    a: np.ndarray
+    b: np.ndarray
+
+
+class BernoulliBlock(NamedTuple):
+    """An encoded Bernoulli block.
+
+    Attributes
+    ----------
+    X : ndarray or sparse matrix of shape (n, d)
+        0/1 values with missing cells set to 0.
+    missing : ndarray, sparse matrix of shape (n, d), or None
+        1 where the cell was missing; None when nothing is missing.
+    """
+
+    X: object
+    missing: object
+
+
+def encode(X, *, binarize=None, who="Bernoulli") -> BernoulliBlock:
+    """Validate 0/1 data (or threshold it at ``binarize``) and separate missing cells.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n, d)
+    binarize : float or None
+        Values > binarize become 1, others 0. None requires values in {0, 1}.
+    who : str
+
+    Returns
+    -------
+    BernoulliBlock
+    """
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=float, copy=True)
+        data = X.data
+    else:
+        X = np.array(X, dtype=float, copy=True)
+        data = X
+    if np.isinf(data).any():
+        raise nonfinite_error(who, "Bernoulli features", data)
+    miss = np.isnan(data)
+    if binarize is not None:
+        with np.errstate(invalid="ignore"):
+            data[...] = np.where(miss, np.nan, (data > binarize).astype(float))
+    else:
+        bad = ~miss & (data != 0) & (data != 1)
+        if bad.any():
+            vals = np.unique(data[bad])[:5]
+            raise ValueError(
+                f"{who}: Bernoulli features must be 0/1 (or missing); received value(s) "
+                f"{vals.tolist()}. Pass binarize=<threshold> to threshold them."
+            )
+    missing = None
+    if miss.any():
+        if sp.issparse(X):
+            missing = sp.csr_matrix((miss.astype(float), X.indices.copy(), X.indptr.copy()), shape=X.shape)
+            missing.eliminate_zeros()
+        else:
+            missing = miss.astype(float)
+        data[miss] = 0.0
+        if sp.issparse(X):
+            X.eliminate_zeros()
+    return BernoulliBlock(X, missing)
+
+
+def _rt(M, resp):
+    """``resp.T @ M`` as a dense (K, d) array for dense or sparse ``M``."""
+    return np.asarray((M.T @ resp).T)
+
+
+def suff_stats(block: BernoulliBlock, resp: np.ndarray) -> BernoulliStats:
+    """Weighted counts of ones and of observed cells per class (missing left out)."""
+    ones = _rt(block.X, resp)
+    observed = np.broadcast_to(resp.sum(0)[:, None], ones.shape).copy()
+    if block.missing is not None:
+        observed -= _rt(block.missing, resp)
+    return BernoulliStats(ones, observed)
+
+
+def update(prior: Betas, stats: BernoulliStats) -> Betas:
+    """Conjugate update: Beta(a + ones, b + zeros)."""
+    return Betas(prior.a + stats.ones, prior.b + stats.observed - stats.ones)
+
+
+def _log_p(post: Betas):
+    tot = post.a + post.b
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lp = np.log(post.a) - np.log(tot)
+        lq = np.log(post.b) - np.log(tot)
+    undefined = tot == 0  # no data and improper prior: drop the factor
+    lp[undefined] = 0.0
+    lq[undefined] = 0.0
+    return lp, lq
+
+
+def log_likelihood(post: Betas, block: BernoulliBlock) -> np.ndarray:
+    """``log p(x_block | y=k)`` under the posterior predictive (= posterior mean), (n, K).
+
+    Absent features contribute ``log(1 - p)``; missing cells contribute nothing.
+    """
+    lp, lq = _log_p(post)
+    # x log p + (1 - x) log q, written to stay sparse: x (log p - log q) + sum log q
+    with np.errstate(invalid="ignore"):
+        diff = np.where(np.isinf(lp) & np.isinf(lq), 0.0, lp - lq)
+    jll = np.asarray(block.X @ diff.T)
+    X1 = block.X
+    if np.isinf(lq).any():  # alpha=0: -inf * 0 must stay 0, so score absences explicitly
+        absent = 1.0 - (X1.toarray() if sp.issparse(X1) else X1)
+        if block.missing is not None:
+            m = block.missing.toarray() if sp.issparse(block.missing) else block.missing
+            absent = absent - m
+        with np.errstate(invalid="ignore"):
+            return np.asarray(_safe_dot(X1, lp) + _safe_dot(absent, lq))
+    jll = jll + lq.sum(axis=1)
+    if block.missing is not None:
+        jll = jll - np.asarray(block.missing @ lq.T)
+    return jll
+
+
+def _safe_dot(X, L):
+    """``X @ L.T`` where 0 * -inf counts as 0 (dense X)."""
+    X = X.toarray() if sp.issparse(X) else np.asarray(X)
+    out = np.zeros((X.shape[0], L.shape[0]))
+    for k in range(L.shape[0]):
+        with np.errstate(invalid="ignore"):
+            terms = np.where(X != 0, X * L[k], 0.0)
+        out[:, k] = terms.sum(1)
+    return out
+
+
+def log_evidence(prior: Betas, post: Betas) -> np.ndarray:
+    """Closed-form ``log p(x_block | y)`` of the training data per class, shape (K,)."""
+    return (betaln(post.a, post.b) - betaln(prior.a, prior.b)).sum(axis=1)
+
+
+class Bernoulli(Family):
+    """Binary feature block with a Beta(alpha, alpha) prior per (class, feature).
+
+    Parameters
+    ----------
+    alpha : float or "auto", default=1.0
+        Beta pseudo-count of each outcome (1 = Laplace, 0 = maximum likelihood).
+        ``"auto"`` maximises the closed-form evidence.
+    binarize : float or None, default=None
+        Threshold for turning values into 0/1 (values > binarize become 1). None
+        requires 0/1 input and rejects anything else.
+    """
+
+    _param_names = ("alpha", "binarize")
+    name = "bernoulli"
+    accepts_sparse = True
+
+    def __init__(self, alpha=1.0, binarize=None):
+        self.alpha = alpha
+        self.binarize = binarize
+
+    def encode(self, X, state=None, *, extend=False, who="Bernoulli"):
+        """See :func:`encode`; the state is the number of features."""
+        block = encode(X, binarize=self.binarize, who=who)
+        return block, X.shape[1]
+
+    def empty_stats(self, state, K):
+        """Zero statistics."""
+        return BernoulliStats(np.zeros((K, state)), np.zeros((K, state)))
+
+    def stats(self, block, resp, state):
+        """See :func:`suff_stats`."""
+        return suff_stats(block, resp)
+
+    def make_prior(self, stats, state, who="Bernoulli"):
+        """Beta(alpha, alpha) for every (class, feature); ``"auto"`` by evidence."""
+        alpha = check_alpha(self.alpha, who, allow_array=False)
+        shape = stats.ones.shape
+
+        def ev(a):
+            pr = Betas(np.full(shape, a), np.full(shape, a))
+            return float(log_evidence(pr, update(pr, stats)).sum())
+
+        a = resolve_scalar_alpha(alpha, ev)
+        return Betas(np.full(shape, a), np.full(shape, a))
+
+    def update(self, prior, stats):
+        """See :func:`update`."""
+        return update(prior, stats)
+
+    def log_likelihood(self, prior, post, block, predictive="mean"):
+        """See :func:`log_likelihood` (``"mean"`` and ``"marginal"`` coincide)."""
+        return log_likelihood(post, block)
+
+    def log_evidence(self, prior, post):
+        """See :func:`log_evidence`."""
+        return log_evidence(prior, post)
+
+    def is_proper(self, prior):
+        """True when alpha > 0."""
+        return bool(np.all(prior.a > 0) and np.all(prior.b > 0))
+
+    def all_missing(self, block):
+        """Columns missing in every row, bool (d,)."""
+        return _all_missing(block.missing, block.X.shape)

@@ -1,0 +1,329 @@
+"""Real-valued features with a Normal-Inverse-Gamma prior (Gaussian with unknown mean and variance).
+
+For class ``k`` and feature ``j``::
+
+    sigma2[k, j]         ~ InvGamma(a0, b0)
+    mu[k, j] | sigma2    ~ Normal(mu0, sigma2 / kappa0)
+    x[i, j] | y=k        ~ Normal(mu[k, j], sigma2[k, j])
+
+    posterior   kappa_n = kappa0 + n            mu_n = (kappa0 mu0 + n xbar) / kappa_n
+                a_n     = a0 + n / 2            b_n  = b0 + M2 / 2 + kappa0 n (xbar - mu0)^2 / (2 kappa_n)
+    plug-in     Normal(mu_n, b_n / a_n)         (posterior means of the natural parameters:
+                                                 E[mu/sigma2] / E[1/sigma2] and 1 / E[1/sigma2])
+    exact       Student-t(2 a_n, mu_n, b_n (kappa_n + 1) / (a_n kappa_n))
+    evidence    log G(a_n) - log G(a0) + a0 log b0 - a_n log b_n + (log kappa0 - log kappa_n)/2 - n/2 log(2 pi)
+
+Priors (``prior=``):
+
+- ``"auto"`` (default): weak and scale-aware, set from the training data itself:
+  ``mu0`` = pooled mean, ``kappa0 = 0.01``, ``a0 = 1``, ``b0`` = pooled within-class
+  variance (so the prior's guess of the variance is the pooled variance, worth two
+  observations). Zero-variance features need no ``var_smoothing``.
+- ``None``: maximum likelihood, the improper limit ``kappa0 = a0 = b0 = 0``; the plug-in
+  is then the sample mean and the biased (divide-by-n) variance, exactly
+  scikit-learn's ``GaussianNB(var_smoothing=0)``.
+- ``"reference"``: the reference prior ``p(mu, sigma2) ~ 1/sigma2`` (``kappa0 = 0,
+  a0 = -1/2, b0 = 0``); the plug-in variance is the unbiased sample variance
+  (divide by n - 1) and the exact predictive the textbook Student-t with n - 1 degrees
+  of freedom.
+- a dict ``{"mu0", "kappa0", "a0", "b0"}`` of scalars or per-feature arrays.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import gammaln
+
+from .._utils import all_missing_columns, nonfinite_error
+from ._base import Family
+
+__all__ = ["Gaussian", "GaussianStats", "NormalInverseGammas", "encode", "suff_stats",
+           "update", "plug_in", "log_likelihood", "log_evidence"]
+
+AUTO_KAPPA0 = 0.01
+AUTO_A0 = 1.0
+
+
+class GaussianStats(NamedTuple):
+    """Sufficient statistics (weighted, missing cells left out).
+
+    Attributes
+    ----------
+    n : ndarray of shape (K, d)
+        Weighted number of observed values.
+    mean : ndarray of shape (K, d)
+        Weighted mean of the observed values (0 where ``n == 0``).
+    m2 : ndarray of shape (K, d)
+        Weighted sum of squared deviations from ``mean``.
+    """
+
+    n: np.ndarray
+    mean: np.ndarray
+    m2: np.ndarray
+
+
+class NormalInverseGammas(NamedTuple):
+    """Normal-Inverse-Gamma parameters per (class, feature): prior and posterior alike.
+
+    Attributes
+    ----------
+    mu : ndarray of shape (K, d)
+    kappa : ndarray of shape (K, d)
+    a : ndarray of shape (K, d)
+    b : ndarray of shape (K, d)
+    """
+
+    mu: np.ndarray
+    kappa: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+
+
+class GaussianBlock(NamedTuple):
+    """An encoded real-valued block.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n, d)
+        Values with missing cells set to 0.
+    observed : ndarray of bool, shape (n, d)
+    """
+
+    X: np.ndarray
+    observed: np.ndarray
+
+
+def encode(X, *, who="Gaussian") -> GaussianBlock:
+    """Validate real values (NaN = missing, infinity = error); never modifies ``X``."""
+    if sp.issparse(X):
+        raise TypeError(
+            f"{who}: Gaussian features need a dense array; received a sparse matrix. "
+            "Use .toarray(), or a Multinomial/Bernoulli block for sparse counts."
+        )
+    X = np.asarray(X, dtype=np.float64)
+    observed = ~np.isnan(X)
+    if np.isinf(X).any():
+        raise nonfinite_error(who, "Gaussian features", X)
+    return GaussianBlock(np.where(observed, X, 0.0), observed)
+
+
+def suff_stats(block: GaussianBlock, resp: np.ndarray) -> GaussianStats:
+    """Weighted count, mean and sum of squared deviations per (class, feature)."""
+    X, obs = block.X, block.observed.astype(float)
+    n = resp.T @ obs
+    s1 = resp.T @ X
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(n > 0, s1 / n, 0.0)
+    m2 = np.empty_like(mean)
+    for k in range(resp.shape[1]):
+        m2[k] = resp[:, k] @ (((X - mean[k]) ** 2) * obs)
+    return GaussianStats(n, mean, m2)
+
+
+def merge(a: GaussianStats, b: GaussianStats) -> GaussianStats:
+    """Combine two batches (Chan et al.'s parallel update; numerically stable)."""
+    n = a.n + b.n
+    delta = b.mean - a.mean
+    with np.errstate(invalid="ignore", divide="ignore"):
+        frac = np.where(n > 0, b.n / n, 0.0)
+        mean = a.mean + delta * frac
+        m2 = a.m2 + b.m2 + np.where(n > 0, delta**2 * a.n * b.n / n, 0.0)
+    return GaussianStats(n, mean, m2)
+
+
+def auto_prior(stats: GaussianStats) -> NormalInverseGammas:
+    """The weak, scale-aware default prior computed from pooled statistics."""
+    K, d = stats.n.shape
+    N = stats.n.sum(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        grand = np.where(N > 0, (stats.n * stats.mean).sum(0) / N, 0.0)
+        within = np.where(N > 0, stats.m2.sum(0) / N, 0.0)
+        total = np.where(N > 0, (stats.m2.sum(0) + (stats.n * (stats.mean - grand) ** 2).sum(0)) / N, 0.0)
+    var = np.where(within > 0, within, total)
+    positive = var[var > 0]
+    floor = 1e-9 * positive.max() if positive.size else 1.0
+    var = np.where(var > 0, var, floor)
+    shape = (K, d)
+    return NormalInverseGammas(
+        np.broadcast_to(grand, shape).copy(),
+        np.full(shape, AUTO_KAPPA0),
+        np.full(shape, AUTO_A0),
+        np.broadcast_to(AUTO_A0 * var, shape).copy(),
+    )
+
+
+def make_prior(prior, stats: GaussianStats, who="Gaussian") -> NormalInverseGammas:
+    """Resolve ``prior`` ("auto", None, "reference" or a dict) to parameters of shape (K, d)."""
+    shape = stats.n.shape
+    if isinstance(prior, str) and prior == "auto":
+        return auto_prior(stats)
+    if prior is None:
+        z = np.zeros(shape)
+        return NormalInverseGammas(z, z.copy(), z.copy(), z.copy())
+    if isinstance(prior, str) and prior == "reference":
+        z = np.zeros(shape)
+        return NormalInverseGammas(z, z.copy(), np.full(shape, -0.5), z.copy())
+    if isinstance(prior, dict):
+        keys = {"mu0", "kappa0", "a0", "b0"}
+        if set(prior) != keys:
+            raise ValueError(f"{who}: a prior dict needs exactly the keys {sorted(keys)}; received {sorted(prior)}.")
+        vals = {}
+        for k in keys:
+            v = np.asarray(prior[k], dtype=float)
+            try:
+                vals[k] = np.broadcast_to(v, shape).astype(float)
+            except ValueError:
+                raise ValueError(f"{who}: prior[{k!r}] has shape {v.shape}; expected a scalar or ({shape[1]},).") from None
+            if not np.all(np.isfinite(vals[k])):
+                raise ValueError(f"{who}: prior[{k!r}] must be finite.")
+        for k in ("kappa0", "a0", "b0"):
+            if np.any(vals[k] <= 0):
+                raise ValueError(f"{who}: prior[{k!r}] must be > 0 for a proper prior; received {prior[k]!r}. "
+                                 "Use prior=None for maximum likelihood.")
+        return NormalInverseGammas(vals["mu0"], vals["kappa0"], vals["a0"], vals["b0"])
+    raise ValueError(f"{who}: prior must be 'auto', None, 'reference' or a dict; received {prior!r}.")
+
+
+def update(prior: NormalInverseGammas, stats: GaussianStats) -> NormalInverseGammas:
+    """Conjugate Normal-Inverse-Gamma update."""
+    n, xbar = stats.n, stats.mean
+    kappa = prior.kappa + n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mu = np.where(kappa > 0, (prior.kappa * prior.mu + n * xbar) / kappa, prior.mu)
+        shrink = np.where(kappa > 0, prior.kappa * n * (xbar - prior.mu) ** 2 / (2 * kappa), 0.0)
+    return NormalInverseGammas(mu, kappa, prior.a + n / 2, prior.b + stats.m2 / 2 + shrink)
+
+
+def plug_in(post: NormalInverseGammas):
+    """Plug-in ``(mean, var)`` of shape (K, d): ``mu_n`` and ``b_n / a_n``."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var = post.b / post.a
+    return post.mu, var
+
+
+def defined(post: NormalInverseGammas) -> np.ndarray:
+    """Bool (K, d): where the predictive is a proper density."""
+    _, var = plug_in(post)
+    return np.isfinite(var) & (var > 0) & (post.a > 0) & (post.kappa > 0)
+
+
+def log_likelihood(post: NormalInverseGammas, block: GaussianBlock, predictive="mean") -> np.ndarray:
+    """``log p(x_block | y=k)``, shape (n, K); missing cells and undefined factors add 0.
+
+    Parameters
+    ----------
+    post : NormalInverseGammas
+    block : GaussianBlock
+    predictive : {"mean", "marginal"}
+        Normal plug-in, or the exact Student-t posterior predictive.
+    """
+    mu, var = plug_in(post)
+    ok = defined(post)
+    X, obs = block.X, block.observed
+    n, K = X.shape[0], mu.shape[0]
+    out = np.empty((n, K))
+    if predictive == "mean":
+        for k in range(K):
+            v = np.where(ok[k], var[k], 1.0)
+            ll = -0.5 * np.log(2 * np.pi * v) - (X - mu[k]) ** 2 / (2 * v)
+            out[:, k] = np.where(obs & ok[k], ll, 0.0).sum(axis=1)
+        return out
+    if predictive != "marginal":
+        raise ValueError(f"predictive must be 'mean' or 'marginal'; received {predictive!r}.")
+    nu = 2 * post.a
+    with np.errstate(invalid="ignore", divide="ignore"):
+        s2 = post.b * (post.kappa + 1) / (post.a * post.kappa)
+    for k in range(K):
+        nk = np.where(ok[k], nu[k], 1.0)
+        sk = np.where(ok[k], s2[k], 1.0)
+        ll = (gammaln((nk + 1) / 2) - gammaln(nk / 2) - 0.5 * np.log(nk * np.pi * sk)
+              - (nk + 1) / 2 * np.log1p((X - mu[k]) ** 2 / (nk * sk)))
+        out[:, k] = np.where(obs & ok[k], ll, 0.0).sum(axis=1)
+    return out
+
+
+def log_evidence(prior: NormalInverseGammas, post: NormalInverseGammas) -> np.ndarray:
+    """Closed-form ``log p(x_block | y)`` of the training data per class, shape (K,)."""
+    n = post.kappa - prior.kappa
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ev = (gammaln(post.a) - gammaln(prior.a) + prior.a * np.log(prior.b) - post.a * np.log(post.b)
+              + 0.5 * (np.log(prior.kappa) - np.log(post.kappa)) - 0.5 * n * np.log(2 * np.pi))
+    return ev.sum(axis=1)
+
+
+class Gaussian(Family):
+    """Real-valued block with a Normal-Inverse-Gamma prior per (class, feature).
+
+    Parameters
+    ----------
+    prior : {"auto", None, "reference"} or dict, default="auto"
+        See the module docstring: ``"auto"`` weak data-scaled prior, ``None`` maximum
+        likelihood (= scikit-learn GaussianNB with ``var_smoothing=0``), ``"reference"``
+        the ``1/sigma2`` reference prior (unbiased variance), or explicit
+        ``{"mu0", "kappa0", "a0", "b0"}``.
+    """
+
+    _param_names = ("prior",)
+    name = "gaussian"
+
+    def __init__(self, prior="auto"):
+        self.prior = prior
+
+    def encode(self, X, state=None, *, extend=False, who="Gaussian"):
+        """See :func:`encode`; the state is the number of features."""
+        return encode(X, who=who), X.shape[1]
+
+    def empty_stats(self, state, K):
+        """Zero statistics."""
+        z = np.zeros((K, state))
+        return GaussianStats(z, z.copy(), z.copy())
+
+    def stats(self, block, resp, state):
+        """See :func:`suff_stats`."""
+        return suff_stats(block, resp)
+
+    def merge(self, a, b):
+        """See :func:`merge`."""
+        return merge(a, b)
+
+    def make_prior(self, stats, state, who="Gaussian"):
+        """See :func:`make_prior`."""
+        return make_prior(self.prior, stats, who)
+
+    def update(self, prior, stats):
+        """See :func:`update`."""
+        return update(prior, stats)
+
+    def check_posterior(self, post, stats, names, classes, who="Gaussian"):
+        """Raise a clear error where maximum likelihood leaves a density undefined."""
+        has_data = stats.n.sum(0) > 0
+        bad = ~defined(post) & has_data[None, :]
+        if bad.any():
+            k, j = np.argwhere(bad)[0]
+            n = stats.n[k, j]
+            why = "has no observed value" if n == 0 else (
+                "has zero variance" if stats.m2[k, j] == 0 else "has too few values")
+            raise ValueError(
+                f"{who}: feature {names[j]!r} {why} in class {classes[k]!r} "
+                f"(n={n:g}), so its density is undefined under prior={self.prior!r}. "
+                "Use prior='auto' (the default) or a proper prior dict."
+            )
+
+    def log_likelihood(self, prior, post, block, predictive="mean"):
+        """See :func:`log_likelihood`."""
+        return log_likelihood(post, block, predictive)
+
+    def log_evidence(self, prior, post):
+        """See :func:`log_evidence`."""
+        return log_evidence(prior, post)
+
+    def is_proper(self, prior):
+        """True when kappa0, a0, b0 > 0."""
+        return bool(np.all(prior.kappa > 0) and np.all(prior.a > 0) and np.all(prior.b > 0))
+
+    def all_missing(self, block):
+        """Columns missing in every row, bool (d,)."""
+        return all_missing_columns(~block.observed, block.X.shape)

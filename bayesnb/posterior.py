@@ -1,0 +1,220 @@
+"""The Naive Bayes posterior and the pure functions that use it.
+
+``NBPosterior`` holds the class-proportion posterior and one ``BlockPosterior`` per
+feature block. The functions here combine the blocks; every distribution-specific
+computation is delegated to the block's family module:
+
+- :func:`build` -- sufficient statistics -> conjugate posterior (smoothing = prior + counts)
+- :func:`joint_log_likelihood` -- ``log p(x, y=k)`` per row and class
+- :func:`normalise` -- ``log p(y=k | x)`` with logsumexp, never NaN
+- :func:`log_evidence` -- ``log p(X, y)`` of the training data in closed form
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import NamedTuple
+
+import numpy as np
+from scipy.special import gammaln, logsumexp
+
+from ._utils import ZeroProbabilityWarning
+
+__all__ = ["BlockPosterior", "NBPosterior", "class_posterior", "build", "joint_log_likelihood",
+           "normalise", "log_evidence"]
+
+
+class BlockPosterior(NamedTuple):
+    """Posterior of one feature block.
+
+    Attributes
+    ----------
+    family : Family
+        The block's family (hyperparameters).
+    columns : ndarray of int, shape (d_block,)
+        Positions of the block's columns in the input table.
+    names : tuple of str
+        Names of those columns (``"x0"``... for arrays without names).
+    state : object
+        The family's encoding state (e.g. category lists, or the number of columns).
+    stats : NamedTuple
+        Accumulated sufficient statistics (class-major, shapes in the family module).
+    prior : NamedTuple
+        Prior parameters (resolved: no "auto" left), broadcast to (K, ...).
+    posterior : NamedTuple
+        Posterior parameters, same type as ``prior``.
+    """
+
+    family: object
+    columns: np.ndarray
+    names: tuple
+    state: object
+    stats: object
+    prior: object
+    posterior: object
+
+
+class NBPosterior(NamedTuple):
+    """The full Naive Bayes posterior.
+
+    Attributes
+    ----------
+    classes : ndarray of shape (K,)
+        Class labels.
+    class_count : ndarray of shape (K,)
+        Weighted number of training rows per class.
+    class_prior_alpha : ndarray of shape (K,)
+        Dirichlet prior of the class proportions.
+    class_concentration : ndarray of shape (K,)
+        Dirichlet posterior of the class proportions (``class_prior_alpha + class_count``).
+    class_log_prior : ndarray of shape (K,)
+        ``log p(y=k)`` used for prediction: the posterior mean of the proportions, or the
+        fixed ``class_prior`` / uniform prior when the proportions are not learned.
+    fixed_class_prior : bool
+        True when ``class_log_prior`` is given (``class_prior=`` or ``fit_prior=False``).
+    blocks : tuple of BlockPosterior
+    """
+
+    classes: np.ndarray
+    class_count: np.ndarray
+    class_prior_alpha: np.ndarray
+    class_concentration: np.ndarray
+    class_log_prior: np.ndarray
+    fixed_class_prior: bool
+    blocks: tuple
+
+
+def class_posterior(class_count, class_alpha, fit_prior=True, class_prior=None):
+    """Dirichlet posterior of the class proportions and the log prior used to predict.
+
+    Parameters
+    ----------
+    class_count : ndarray of shape (K,)
+    class_alpha : float or ndarray of shape (K,)
+        Dirichlet pseudo-counts (0 gives scikit-learn's ``class_count / n``).
+    fit_prior : bool
+        Learn the proportions; if False use a uniform prior (scikit-learn).
+    class_prior : ndarray of shape (K,) or None
+        Fixed class probabilities (override ``fit_prior``).
+
+    Returns
+    -------
+    alpha, concentration, log_prior, fixed : ndarray, ndarray, ndarray, bool
+    """
+    K = class_count.shape[0]
+    alpha = np.broadcast_to(np.asarray(class_alpha, dtype=float), (K,)).copy()
+    conc = alpha + class_count
+    if class_prior is not None:
+        with np.errstate(divide="ignore"):
+            return alpha, conc, np.log(np.asarray(class_prior, dtype=float)), True
+    if not fit_prior:
+        return alpha, conc, np.full(K, -np.log(K)), True
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_prior = np.log(conc) - np.log(conc.sum())
+    if conc.sum() == 0:
+        log_prior = np.full(K, -np.log(K))
+    return alpha, conc, log_prior, False
+
+
+def build(classes, class_count, class_alpha, fit_prior, class_prior, blocks):
+    """Assemble an :class:`NBPosterior` from accumulated statistics.
+
+    Parameters
+    ----------
+    classes, class_count, class_alpha, fit_prior, class_prior
+        See :func:`class_posterior`.
+    blocks : list of (family, columns, names, state, stats)
+        Each block's family and accumulated statistics; the prior is resolved from the
+        statistics (for ``"auto"`` settings) and updated to the posterior here.
+    """
+    alpha, conc, log_prior, fixed = class_posterior(class_count, class_alpha, fit_prior, class_prior)
+    out = []
+    for family, columns, names, state, stats, who in blocks:
+        prior = family.make_prior(stats, state, who=who)
+        post = family.update(prior, stats)
+        family.check_posterior(post, stats, names, classes, who=who)
+        out.append(BlockPosterior(family, np.asarray(columns), tuple(names), state, stats, prior, post))
+    return NBPosterior(np.asarray(classes), class_count, alpha, conc, log_prior, fixed, tuple(out))
+
+
+def joint_log_likelihood(post: NBPosterior, encoded_blocks, predictive="mean", caches=None):
+    """``log p(x, y=k)`` for every row and class, shape (n, K).
+
+    Parameters
+    ----------
+    post : NBPosterior
+    encoded_blocks : list
+        Each block's encoded data (from its family's ``encode``), in block order.
+    predictive : {"mean", "marginal"}
+        Posterior-mean plug-in, or the exact posterior predictive.
+    caches : list or None
+        Optional per-block precomputed tables passed to the family (speed only).
+    """
+    if predictive not in ("mean", "marginal"):
+        raise ValueError(f"predictive must be 'mean' or 'marginal'; received {predictive!r}.")
+    jll = None
+    for i, (block, data) in enumerate(zip(post.blocks, encoded_blocks)):
+        if caches is not None and caches[i] is not None:
+            ll = block.family.log_likelihood(block.prior, block.posterior, data, predictive, cache=caches[i])
+        else:
+            ll = block.family.log_likelihood(block.prior, block.posterior, data, predictive)
+        jll = ll if jll is None else jll + ll
+    return jll + post.class_log_prior
+
+
+def normalise(jll: np.ndarray, class_log_prior: np.ndarray, who: str = "NaiveBayes") -> np.ndarray:
+    """``log p(y=k | x)`` from the joint, normalised with logsumexp; never NaN.
+
+    Rows with probability zero under every class (only possible with ``alpha=0``)
+    fall back to the class prior, with a :class:`ZeroProbabilityWarning`.
+    """
+    jll = np.array(jll, dtype=float)
+    dead = ~np.isfinite(jll).any(axis=1) | np.isnan(jll).any(axis=1)
+    if dead.any():
+        warnings.warn(
+            f"{who}: {int(dead.sum())} row(s) have probability zero under every class "
+            "(a value never seen with any class while alpha=0: the zero-frequency problem); "
+            "their class probabilities are set to the class prior. Use alpha > 0 to smooth.",
+            ZeroProbabilityWarning,
+            stacklevel=3,
+        )
+        jll[dead] = class_log_prior
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return jll - logsumexp(jll, axis=1, keepdims=True)
+
+
+def label_log_evidence(post: NBPosterior) -> float | None:
+    """``log p(y)`` of the training labels (None under an improper class prior)."""
+    n = post.class_count
+    if post.fixed_class_prior:
+        with np.errstate(invalid="ignore"):
+            terms = np.where(n > 0, n * post.class_log_prior, 0.0)
+        return float(terms.sum())
+    a0, a = post.class_prior_alpha, post.class_concentration
+    if np.any(a0 <= 0):
+        return None
+    return float(gammaln(a0.sum()) - gammaln(a.sum()) + (gammaln(a) - gammaln(a0)).sum())
+
+
+def log_evidence(post: NBPosterior, by_block: bool = False):
+    """Closed-form log marginal likelihood ``log p(X, y)`` of the training data.
+
+    Parameters
+    ----------
+    post : NBPosterior
+    by_block : bool
+        Also return a dict ``{"labels": .., "block 0 (family)": ..}`` of the parts.
+
+    Returns
+    -------
+    float or None
+        None when a prior is improper (``alpha=0``, ``class_alpha=0`` with
+        ``fit_prior=True``, or a Gaussian ``prior=None``/``"reference"``): the
+        evidence is then undefined.
+    """
+    parts = {"labels": label_log_evidence(post)}
+    for i, b in enumerate(post.blocks):
+        key = f"block {i} ({b.family.name}: {', '.join(map(str, b.names[:3]))}{'...' if len(b.names) > 3 else ''})"
+        parts[key] = float(b.family.log_evidence(b.prior, b.posterior).sum()) if b.family.is_proper(b.prior) else None
+    total = None if any(v is None for v in parts.values()) else float(sum(parts.values()))
+    return (total, parts) if by_block else total
