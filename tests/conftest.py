@@ -1,0 +1,38 @@
+"""Shared fixtures: paths to ../shared/data (skip when absent) and a JAX compile cache."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("BAYESNB_SHARED_DATA", ROOT.parent / "shared" / "data"))
+
+# Persistent JAX compilation cache: repeated NUTS compilations are much cheaper.
+os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(ROOT / ".jax_cache"))
+
+
+def shared_file(name: str) -> Path:
+    """Path of a large dataset in ../shared/data, or skip the test with the reason."""
+    path = SHARED / name
+    if not path.exists():
+        pytest.skip(f"{name} not found in {SHARED} (large datasets live in ../shared/data beside the checkout)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def news20():
+    """20 Newsgroups bydate as (train_texts, train_labels, test_texts, test_labels)."""
+    import gzip
+    import json
+
+    path = shared_file("20news-bydate.jsonl.gz")
+    tr_x, tr_y, te_x, te_y = [], [], [], []
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line)
+            (tr_x if r["split"] == "train" else te_x).append(r["text"])
+            (tr_y if r["split"] == "train" else te_y).append(r["label"])
+    return tr_x, tr_y, te_x, te_y
