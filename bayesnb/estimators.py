@@ -25,6 +25,7 @@ from . import posterior as _post
 from ._utils import warn_all_missing
 from .generative import GenerativeMixin
 from .model import PosteriorMixin
+from .persistence import PersistenceMixin
 from .families import Bernoulli, Categorical, Gaussian, Multinomial
 from .families.multinomial import log_theta
 
@@ -35,7 +36,7 @@ def _is_frame(X) -> bool:
     return hasattr(X, "iloc") and hasattr(X, "columns")
 
 
-class BaseNB(PosteriorMixin, GenerativeMixin, ClassifierMixin, BaseEstimator):
+class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin, BaseEstimator):
     """Shared fit / partial_fit / predict machinery of every bayesnb classifier.
 
     Subclasses implement ``_block_specs(X)`` returning ``[(columns, family), ...]``.
