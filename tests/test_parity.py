@@ -1,0 +1,118 @@
+"""Closed form == scikit-learn at the same alpha (posterior means are additive smoothing)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn import naive_bayes as sk
+
+import bayesnb as bn
+from bayesnb.datasets import HOUSE_VOTES_COLUMNS, load_house_votes
+
+ATOL = 1e-10
+
+
+def close(a, b):
+    np.testing.assert_allclose(a, b, rtol=0, atol=ATOL)
+
+
+@pytest.fixture(scope="module")
+def votes():
+    df = load_house_votes(missing=False)
+    codes = {"n": 0, "y": 1, "?": 2}
+    X = df[HOUSE_VOTES_COLUMNS].replace(codes).to_numpy(dtype=int)
+    return X, df["party"].to_numpy()
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.5, 0.01])
+def test_categorical_house_votes(votes, alpha):
+    X, y = votes
+    ref = sk.CategoricalNB(alpha=alpha).fit(X, y)
+    ours = bn.CategoricalNB(alpha=alpha, class_alpha=0).fit(X, y)
+    close(ours.class_log_prior_, ref.class_log_prior_)
+    for a, b in zip(ours.feature_log_prob_, ref.feature_log_prob_):
+        close(a, b)
+    for a, b in zip(ours.category_count_, ref.category_count_):
+        close(a, b)
+    close(ours.predict_proba(X), ref.predict_proba(X))
+    close(ours.predict_joint_log_proba(X), ref.predict_joint_log_proba(X))
+    assert (ours.predict(X) == ref.predict(X)).all()
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.1])
+def test_bernoulli_house_votes(votes, alpha):
+    X, y = votes
+    Xb = (X == 1).astype(float)  # yea = 1, nay or not voting = 0
+    ref = sk.BernoulliNB(alpha=alpha).fit(Xb, y)
+    ours = bn.BernoulliNB(alpha=alpha, class_alpha=0).fit(Xb, y)
+    close(ours.feature_log_prob_, ref.feature_log_prob_)
+    close(ours.feature_count_, ref.feature_count_)
+    close(ours.predict_proba(Xb), ref.predict_proba(Xb))
+    close(ours.predict_joint_log_proba(Xb), ref.predict_joint_log_proba(Xb))
+    # string labels and a DataFrame with y/n strings through the Categorical family agree too
+    df = load_house_votes(missing=False)
+    cat = bn.CategoricalNB(alpha=alpha, class_alpha=0).fit(df[HOUSE_VOTES_COLUMNS].replace({"?": "n"}), df["party"])
+    close(cat.predict_proba(df[HOUSE_VOTES_COLUMNS].replace({"?": "n"})), ref.predict_proba(Xb))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_random_data_all_families(seed):
+    rng = np.random.default_rng(seed)
+    n, K = 300, 4
+    y = rng.integers(0, K, n)
+    Xc = rng.poisson(rng.uniform(0.1, 3.0, size=40), size=(n, 40))
+    for alpha in (1.0, 0.3):
+        r = sk.MultinomialNB(alpha=alpha).fit(Xc, y)
+        for X in (Xc, sp.csr_matrix(Xc), sp.csc_matrix(Xc)):
+            o = bn.MultinomialNB(alpha=alpha, class_alpha=0).fit(X, y)
+            close(o.feature_log_prob_, r.feature_log_prob_)
+            close(o.class_log_prior_, r.class_log_prior_)
+            close(o.predict_proba(X), r.predict_proba(Xc))
+        Xb = (Xc > 1).astype(float)
+        r = sk.BernoulliNB(alpha=alpha).fit(Xb, y)
+        o = bn.BernoulliNB(alpha=alpha, class_alpha=0).fit(sp.csr_matrix(Xb), y)
+        close(o.feature_log_prob_, r.feature_log_prob_)
+        close(o.predict_proba(sp.csr_matrix(Xb)), r.predict_proba(Xb))
+        # sklearn's default binarize=0.0 on raw counts
+        close(bn.BernoulliNB(alpha=alpha, class_alpha=0).fit(Xc, y).predict_proba(Xc),
+              sk.BernoulliNB(alpha=alpha).fit(Xc, y).predict_proba(Xc))
+        Xk = rng.integers(0, 5, size=(n, 6))
+        r = sk.CategoricalNB(alpha=alpha, min_categories=6).fit(Xk, y)
+        o = bn.CategoricalNB(alpha=alpha, class_alpha=0, min_categories=6).fit(Xk, y)
+        for a, b in zip(o.feature_log_prob_, r.feature_log_prob_):
+            close(a, b)
+        close(o.predict_proba(Xk), r.predict_proba(Xk))
+    Xg = rng.normal(size=(n, 5)) * rng.uniform(0.1, 10, 5) + rng.normal(size=5) * 3
+    r = sk.GaussianNB(var_smoothing=0).fit(Xg, y)
+    o = bn.GaussianNB(prior=None, class_alpha=0).fit(Xg, y)
+    close(o.theta_, r.theta_)
+    np.testing.assert_allclose(o.var_, r.var_, rtol=1e-12)
+    close(o.predict_proba(Xg), r.predict_proba(Xg))
+    np.testing.assert_allclose(o.predict_joint_log_proba(Xg), r.predict_joint_log_proba(Xg), rtol=1e-12)
+
+
+def test_class_prior_options_match_sklearn():
+    rng = np.random.default_rng(3)
+    X = rng.poisson(1.0, size=(100, 8))
+    y = rng.integers(0, 3, 100)
+    for kw in ({"fit_prior": False}, {"class_prior": [0.2, 0.3, 0.5]}):
+        r = sk.MultinomialNB(**kw).fit(X, y)
+        o = bn.MultinomialNB(**kw).fit(X, y)
+        close(o.class_log_prior_, r.class_log_prior_)
+        close(o.predict_proba(X), r.predict_proba(X))
+    # default class_alpha=1 is the Laplace-smoothed class proportion (n_k + 1) / (n + K)
+    o = bn.MultinomialNB().fit(X, y)
+    counts = np.bincount(y, minlength=3)
+    close(o.class_log_prior_, np.log((counts + 1) / (100 + 3)))
+
+
+def test_partial_fit_matches_sklearn():
+    rng = np.random.default_rng(4)
+    X = rng.poisson(1.0, size=(120, 10))
+    y = rng.integers(0, 3, 120)
+    r = sk.MultinomialNB()
+    o = bn.MultinomialNB(class_alpha=0)
+    for part in np.array_split(np.arange(120), 4):
+        r.partial_fit(X[part], y[part], classes=[0, 1, 2])
+        o.partial_fit(X[part], y[part], classes=[0, 1, 2])
+    close(o.feature_log_prob_, r.feature_log_prob_)
+    close(o.predict_proba(X), r.predict_proba(X))
