@@ -17,6 +17,7 @@ Quick start
 from ._utils import AllMissingWarning, ZeroProbabilityWarning
 from .estimators import BaseNB, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB, NaiveBayes
 from .families import Bernoulli, Categorical, Gaussian, Multinomial
+from .persistence import load
 from .posterior import NBPosterior
 
 __version__ = "0.1.0"
@@ -36,4 +37,5 @@ __all__ = [
     "NaiveBayes",
     "ZeroProbabilityWarning",
     "__version__",
+    "load",
 ]
