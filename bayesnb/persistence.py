@@ -305,6 +305,13 @@ def _read(path):
     return meta, arrays
 
 
+def _set(model, name, value):
+    """Set a fitted attribute unless the class computes it (a property)."""
+    if isinstance(getattr(type(model), name, None), property):
+        return
+    setattr(model, name, value)
+
+
 def load(path):
     """Load a model written by :meth:`save` (never executes code from the file).
 
@@ -355,16 +362,16 @@ def load(path):
         if not isinstance(post, _post.NBPosterior):
             raise ModelFileError("the posterior is not an NBPosterior")
         model = cls(**params)
-        model.posterior_ = post
-        model._specs = [(np.asarray(b.columns), b.family) for b in post.blocks]
-        model.classes_ = post.classes
-        model.class_count_ = post.class_count
-        model.class_log_prior_ = post.class_log_prior
-        model.log_evidence_ = dec(fitted["log_evidence"])
-        model.n_features_in_ = int(fitted["n_features_in"])
+        _set(model, "posterior_", post)
+        _set(model, "_specs", [(np.asarray(b.columns), b.family) for b in post.blocks])
+        _set(model, "classes_", post.classes)
+        _set(model, "class_count_", post.class_count)
+        _set(model, "class_log_prior_", post.class_log_prior)
+        _set(model, "log_evidence_", dec(fitted["log_evidence"]))
+        _set(model, "n_features_in_", int(fitted["n_features_in"]))
         names = dec(fitted["feature_names_in"])
         if names is not None:
-            model.feature_names_in_ = names
+            _set(model, "feature_names_in_", names)
         model._set_attributes()
     except ModelFileError as e:
         raise ModelFileError(f"{path}: incompatible model file ({e}).") from None
