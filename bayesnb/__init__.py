@@ -19,6 +19,7 @@ from .estimators import BaseNB, BernoulliNB, CategoricalNB, GaussianNB, Multinom
 from .families import Bernoulli, Categorical, Gaussian, Multinomial
 from .persistence import load
 from .posterior import NBPosterior
+from .generative import LatentClassFit, missing_labels
 
 __version__ = "0.1.0"
 
@@ -30,6 +31,7 @@ __all__ = [
     "Categorical",
     "CategoricalNB",
     "Gaussian",
+    "LatentClassFit",
     "GaussianNB",
     "Multinomial",
     "MultinomialNB",
@@ -37,5 +39,6 @@ __all__ = [
     "NaiveBayes",
     "ZeroProbabilityWarning",
     "__version__",
+    "missing_labels",
     "load",
 ]

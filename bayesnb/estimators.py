@@ -200,6 +200,8 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         """
         for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("__")]:
             delattr(self, attr)
+        if self._has_missing_labels(y):  # semi-supervised EM (generative.py)
+            return self.fit_semi_supervised(X, y, sample_weight=sample_weight)
         return self._fit(X, y, sample_weight, classes=None, partial=False)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):

@@ -257,3 +257,79 @@ class Bernoulli(Family):
     def all_missing(self, block):
         """Columns missing in every row, bool (d,)."""
         return _all_missing(block.missing, block.X.shape)
+
+
+# ---- generative pieces (generative.py) ----
+# A "point" is a Betas whose mean a / (a + b) is the probability in use: the posterior
+# itself (plug-in) or one exact Beta draw stored as Betas(p, 1 - p).
+def gen_point(prior: Betas, post: Betas, rng=None) -> Betas:
+    """Plug-in (``rng=None``) or one exact Beta draw per (class, feature)."""
+    if rng is None:
+        return post
+    ok = (post.a > 0) & (post.b > 0)
+    p = np.where(ok, rng.beta(np.where(ok, post.a, 1.0), np.where(ok, post.b, 1.0)),
+                 np.where(post.a > 0, 1.0, 0.0))
+    none = (post.a + post.b) == 0
+    return Betas(np.where(none, 0.0, p), np.where(none, 0.0, 1.0 - p))
+
+
+def gen_prob(point: Betas) -> np.ndarray:
+    """``p(x = 1 | y=k)``, (K, d); 0.5 where undefined."""
+    tot = point.a + point.b
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(tot > 0, point.a / np.where(tot > 0, tot, 1.0), 0.5)
+
+
+def gen_sample(point: Betas, z: np.ndarray, rng) -> np.ndarray:
+    """0/1 values (n, d) drawn given classes ``z``."""
+    p = gen_prob(point)[z]
+    return (rng.random(p.shape) < p).astype(float)
+
+
+def _dense(M):
+    return M.toarray() if sp.issparse(M) else np.asarray(M)
+
+
+def gen_missing(block: BernoulliBlock) -> np.ndarray:
+    """Bool (n, d) mask of missing cells."""
+    if block.missing is None:
+        return np.zeros(block.X.shape, dtype=bool)
+    return _dense(block.missing) > 0
+
+
+def gen_fill(point: Betas, block: BernoulliBlock, resp, strategy, z=None, rng=None) -> np.ndarray:
+    """Dense values (n, d) with missing cells filled: most probable value ("mode"),
+    ``p(x=1 | x_obs)`` ("mean", a probability in [0, 1]) or a draw given classes ``z``."""
+    X = _dense(block.X).astype(float)
+    miss = gen_missing(block)
+    if not miss.any():
+        return X
+    p = gen_prob(point)
+    rows, cols = np.nonzero(miss)
+    if strategy == "draw":
+        X[rows, cols] = (rng.random(rows.size) < p[z[rows], cols]).astype(float)
+    else:
+        m = np.einsum("ik,ki->i", resp[rows], p[:, cols])
+        X[rows, cols] = m if strategy == "mean" else (m > 0.5).astype(float)
+    return X
+
+
+def gen_cell_log_lik(prior: Betas, point: Betas, block: BernoulliBlock, weights) -> np.ndarray:
+    """Per-feature ``sum_k weights[i, k] log p(x_ij | y=k)``, (n, d); missing -> 0."""
+    lp, lq = _log_p(point)
+    X = _dense(block.X)
+    obs = ~gen_missing(block)
+    out = np.zeros(X.shape)
+    for k in range(lp.shape[0]):
+        with np.errstate(invalid="ignore"):
+            v = np.where(X > 0, lp[k], lq[k])
+        w = weights[:, k:k + 1]
+        out += np.where(obs & (w > 0), w * v, 0.0)
+    return out
+
+
+def gen_log_penalty(prior: Betas, point: Betas) -> float:
+    """``sum a0 log p + b0 log(1 - p)``: the log prior whose MAP is the posterior mean."""
+    lp, lq = _log_p(point)
+    with np.errstate(invalid="ignore"):
+        return float(np.where(prior.a > 0, prior.a * lp, 0.0).sum() + np.where(prior.b > 0, prior.b * lq, 0.0).sum())

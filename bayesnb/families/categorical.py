@@ -463,3 +463,116 @@ class Categorical(Family):
     def all_missing(self, codes):
         """Columns missing in every row, bool (d,)."""
         return (codes < 0).all(axis=0) if codes.shape[0] else np.zeros(codes.shape[1], bool)
+
+
+# ---- generative pieces (generative.py) ----
+# A "point" is a Dirichlets whose normalised rows are the probabilities in use: the
+# posterior itself (plug-in = posterior mean) or one exact draw (parameter uncertainty).
+def gen_point(prior: Dirichlets, post: Dirichlets, rng=None) -> Dirichlets:
+    """Plug-in (``rng=None``: the posterior itself) or one exact Dirichlet draw per (class, feature).
+
+    ``post`` may be the prior for prior-predictive draws. A row with no mass (alpha=0
+    and no data) stays all-zero (its factor is dropped, as in :func:`log_likelihood`).
+    """
+    if rng is None:
+        return post
+    out = []
+    for a in post.concentration:
+        g = np.where(a > 0, rng.standard_gamma(np.where(a > 0, a, 1.0)), 0.0)
+        tot = g.sum(axis=1, keepdims=True)
+        # all-underflow rows (tiny concentrations): fall back to the posterior mean
+        g = np.where(tot > 0, g, a)
+        out.append(g)
+    return Dirichlets(tuple(out))
+
+
+def gen_probs(point: Dirichlets):
+    """Normalised probabilities, one (K, V_j) array per feature (uniform for empty rows)."""
+    out = []
+    for a in point.concentration:
+        tot = a.sum(axis=1, keepdims=True)
+        V = a.shape[1]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out.append(np.where(tot > 0, a / np.where(tot > 0, tot, 1.0), 1.0 / max(V, 1)))
+    return out
+
+
+def _draw_rows(P, u):
+    """Inverse-cdf draw: row i takes the category of ``u[i]`` under probabilities ``P[i]``."""
+    cdf = np.cumsum(P, axis=1)
+    cdf[:, -1] = np.inf
+    return (u[:, None] >= cdf).sum(axis=1)
+
+
+def gen_sample(point: Dirichlets, z: np.ndarray, rng) -> np.ndarray:
+    """Codes (n, d) drawn from ``x_j | y = z[i]`` (categories by position)."""
+    P = gen_probs(point)
+    out = np.empty((z.shape[0], len(P)), dtype=np.int64)
+    for j, Pj in enumerate(P):
+        out[:, j] = _draw_rows(Pj[z], rng.random(z.shape[0])) if Pj.shape[1] else -1
+    return out
+
+
+def gen_missing(codes: np.ndarray) -> np.ndarray:
+    """Bool (n, d) mask of missing cells."""
+    return codes < 0
+
+
+def gen_fill(point: Dirichlets, codes, resp, strategy, z=None, rng=None):
+    """Codes with the missing cells filled; observed cells are returned unchanged.
+
+    ``strategy="mode"`` (or ``"mean"``, which has no meaning for unordered values and
+    also takes the most probable value of ``sum_k resp[i, k] p(v | k)``) or ``"draw"``
+    (from ``p(v | y = z[i])``).
+    """
+    out = codes.copy()
+    P = gen_probs(point)
+    for j, Pj in enumerate(P):
+        rows = np.flatnonzero(codes[:, j] < 0)
+        if rows.size == 0 or Pj.shape[1] == 0:
+            continue
+        if strategy == "draw":
+            out[rows, j] = _draw_rows(Pj[z[rows]], rng.random(rows.size))
+        else:
+            out[rows, j] = np.argmax(resp[rows] @ Pj, axis=1)
+    return out
+
+
+def gen_cell_log_lik(prior: Dirichlets, point: Dirichlets, codes, weights) -> np.ndarray:
+    """Per-feature ``sum_k weights[i, k] log p(x_ij | y=k)``, shape (n, d); missing -> 0."""
+    n, d = codes.shape
+    out = np.zeros((n, d))
+    for j, (lp, a, a0) in enumerate(zip(log_probs(point), point.concentration, prior.concentration)):
+        K, V = a.shape
+        tot = a.sum(axis=1)
+        a_new = a0.mean(axis=1) if V else np.ones(K)
+        with np.errstate(divide="ignore"):
+            unseen = np.log(a_new) - np.log(tot + a_new)
+        table = np.concatenate([lp, unseen[:, None], np.zeros((K, 1))], axis=1)
+        c = codes[:, j]
+        vals = table[:, np.where(c < 0, V + 1, c)].T  # (n, K)
+        with np.errstate(invalid="ignore"):
+            out[:, j] = np.where(weights > 0, weights * vals, 0.0).sum(axis=1)
+    return out
+
+
+def gen_log_penalty(prior: Dirichlets, point: Dirichlets) -> float:
+    """``sum alpha log theta``: the log prior whose MAP is the posterior mean (EM objective)."""
+    total = 0.0
+    for lp, a0 in zip(log_probs(point), prior.concentration):
+        with np.errstate(invalid="ignore"):
+            total += float(np.where(a0 > 0, a0 * lp, 0.0).sum())
+    return total
+
+
+def gen_decode(codes: np.ndarray, state: CategoricalEncoding):
+    """Category values per column (a list of object arrays); -1 -> None."""
+    out = []
+    for j, cats in enumerate(state.categories):
+        c = codes[:, j]
+        col = np.empty(c.shape[0], dtype=object)
+        ok = (c >= 0) & (c < len(cats))
+        col[ok] = np.asarray(cats, dtype=object)[c[ok]]
+        col[~ok] = None
+        out.append(col)
+    return out

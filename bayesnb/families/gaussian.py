@@ -327,3 +327,102 @@ class Gaussian(Family):
     def all_missing(self, block):
         """Columns missing in every row, bool (d,)."""
         return all_missing_columns(~block.observed, block.X.shape)
+
+
+# ---- generative pieces (generative.py) ----
+# A "point" is a NormalInverseGammas whose plug-in (mu, b / a) is the (mean, variance) in
+# use: the posterior itself, or one exact draw stored as (mu, kappa=1, a=1, b=sigma2).
+def gen_point(prior: NormalInverseGammas, post: NormalInverseGammas, rng=None) -> NormalInverseGammas:
+    """Plug-in (``rng=None``) or one exact draw ``sigma2 ~ InvGamma(a, b)``,
+    ``mu ~ Normal(mu_n, sigma2 / kappa)`` per (class, feature). Undefined entries keep
+    their plug-in values."""
+    if rng is None:
+        return post
+    ok = defined(post) & (post.b > 0)
+    a = np.where(ok, post.a, 1.0)
+    b = np.where(ok, post.b, 1.0)
+    kappa = np.where(ok, post.kappa, 1.0)
+    sigma2 = b / rng.standard_gamma(a)
+    mu = rng.normal(np.where(ok, post.mu, 0.0), np.sqrt(sigma2 / kappa))
+    _, var = plug_in(post)
+    return NormalInverseGammas(np.where(ok, mu, post.mu), np.ones_like(mu), np.ones_like(mu),
+                               np.where(ok, sigma2, np.nan_to_num(var)))
+
+
+def gen_sample(point: NormalInverseGammas, z: np.ndarray, rng) -> np.ndarray:
+    """Real values (n, d) drawn from ``Normal(mu[z], var[z])``."""
+    mu, var = plug_in(point)
+    return rng.normal(mu[z], np.sqrt(np.maximum(np.nan_to_num(var[z]), 0.0)))
+
+
+def gen_missing(block: GaussianBlock) -> np.ndarray:
+    """Bool (n, d) mask of missing cells."""
+    return ~block.observed
+
+
+def gen_fill(point: NormalInverseGammas, block: GaussianBlock, resp, strategy, z=None, rng=None):
+    """Values (n, d) with missing cells filled.
+
+    ``"mean"``: ``sum_k resp[i,k] mu_k`` (the conditional mean); ``"mode"``: of the
+    candidate points ``mu_k``, the one where the mixture ``sum_k resp[i,k] N(. | mu_k, var_k)``
+    is highest (an approximation of the mixture's mode); ``"draw"``: Normal given ``z``.
+    """
+    X = block.X.copy()
+    miss = ~block.observed
+    if not miss.any():
+        return X
+    mu, var = plug_in(point)
+    var = np.where(np.isfinite(var) & (var > 0), var, 1.0)
+    rows, cols = np.nonzero(miss)
+    if strategy == "draw":
+        X[rows, cols] = rng.normal(mu[z[rows], cols], np.sqrt(var[z[rows], cols]))
+    elif strategy == "mean":
+        X[rows, cols] = np.einsum("ik,ki->i", resp[rows], mu[:, cols])
+    else:
+        cand = mu[:, cols].T  # (m, K) candidate points
+        m, v, r = mu[:, cols].T, var[:, cols].T, resp[rows]
+        dens = np.zeros((rows.size, cand.shape[1]))
+        for c in range(cand.shape[1]):
+            x = cand[:, c:c + 1]
+            dens[:, c] = (r * np.exp(-(x - m) ** 2 / (2 * v)) / np.sqrt(2 * np.pi * v)).sum(axis=1)
+        X[rows, cols] = cand[np.arange(rows.size), np.argmax(dens, axis=1)]
+    return X
+
+
+def gen_cell_log_lik(prior, point: NormalInverseGammas, block: GaussianBlock, weights,
+                     predictive="mean") -> np.ndarray:
+    """Per-feature ``sum_k weights[i, k] log p(x_ij | y=k)``, (n, d); missing -> 0.
+
+    ``predictive="marginal"`` uses the Student-t posterior predictive of ``point``."""
+    X, obs = block.X, block.observed
+    ok = defined(point)
+    out = np.zeros(X.shape)
+    mu, var = plug_in(point)
+    if predictive == "marginal":
+        nu = 2 * point.a
+        with np.errstate(invalid="ignore", divide="ignore"):
+            s2 = point.b * (point.kappa + 1) / (point.a * point.kappa)
+    for k in range(mu.shape[0]):
+        if predictive == "marginal":
+            nk = np.where(ok[k], nu[k], 1.0)
+            sk = np.where(ok[k], s2[k], 1.0)
+            ll = (gammaln((nk + 1) / 2) - gammaln(nk / 2) - 0.5 * np.log(nk * np.pi * sk)
+                  - (nk + 1) / 2 * np.log1p((X - mu[k]) ** 2 / (nk * sk)))
+        else:
+            v = np.where(ok[k], var[k], 1.0)
+            ll = -0.5 * np.log(2 * np.pi * v) - (X - mu[k]) ** 2 / (2 * v)
+        w = weights[:, k:k + 1]
+        out += np.where(obs & ok[k] & (w > 0), w * ll, 0.0)
+    return out
+
+
+def gen_log_penalty(prior: NormalInverseGammas, point: NormalInverseGammas) -> float:
+    """``-a0 log s2 - b0 / s2 - kappa0 (mu - mu0)^2 / (2 s2)`` at the plug-in ``(mu, s2)``:
+    the (unnormalised) log prior whose MAP is the plug-in, so EM with the plug-in
+    M-step climbs ``log-likelihood + penalty``."""
+    mu, var = plug_in(point)
+    ok = defined(point)
+    v = np.where(ok, var, 1.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pen = -prior.a * np.log(v) - prior.b / v - prior.kappa * (mu - prior.mu) ** 2 / (2 * v)
+    return float(np.where(ok, pen, 0.0).sum())

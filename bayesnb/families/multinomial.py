@@ -307,3 +307,136 @@ class Multinomial(Family):
     def all_missing(self, block):
         """Columns missing in every row, bool (d,)."""
         return _all_missing(block.missing, block.X.shape)
+
+
+# ---- generative pieces (generative.py) ----
+# A "point" is a DirichletRows whose normalised rows are the theta in use: the posterior
+# itself (plug-in) or one exact Dirichlet draw. Document lengths are modelled for
+# generation only: L | y=k ~ Poisson(rate[k]), rate[k] the mean training length of class
+# k (total counts / class count, both sufficient statistics). With that length model the
+# counts are independent Poisson(rate[k] * theta[k, j]) (Poisson splitting), which is how
+# missing count cells are imputed.
+def gen_point(prior: DirichletRows, post: DirichletRows, rng=None) -> DirichletRows:
+    """Plug-in (``rng=None``) or one exact Dirichlet draw of theta per class."""
+    if rng is None:
+        return post
+    a = post.concentration
+    g = np.where(a > 0, rng.standard_gamma(np.where(a > 0, a, 1.0)), 0.0)
+    tot = g.sum(axis=1, keepdims=True)
+    return DirichletRows(np.where(tot > 0, g, a))
+
+
+def gen_theta(point: DirichletRows) -> np.ndarray:
+    """Normalised theta (K, d); uniform for rows with no mass."""
+    a = point.concentration
+    tot = a.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(tot > 0, a / np.where(tot > 0, tot, 1.0), 1.0 / max(a.shape[1], 1))
+
+
+def gen_rate(stats: MultinomialStats, class_count: np.ndarray, rng=None) -> np.ndarray:
+    """Poisson rate of the document length per class, (K,).
+
+    Plug-in: mean length ``T_k / n_k``; with ``rng``, a draw from its posterior
+    ``Gamma(T_k + 1/2, n_k)`` (Jeffreys prior). Classes without rows get the overall mean.
+    """
+    T = stats.counts.sum(axis=1)
+    n = np.asarray(class_count, dtype=float)
+    overall = T.sum() / n.sum() if n.sum() > 0 else 1.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(n > 0, T / np.where(n > 0, n, 1.0), overall)
+    if rng is not None:
+        ok = n > 0
+        draw = rng.standard_gamma(np.where(ok, T + 0.5, 1.0)) / np.where(ok, n, 1.0)
+        rate = np.where(ok, draw, rate)
+    return rate
+
+
+def gen_sample(point: DirichletRows, z: np.ndarray, rng, lengths) -> np.ndarray:
+    """Counts (n, d): row i has ``lengths[i]`` tokens drawn from theta[z[i]]."""
+    theta = gen_theta(point)
+    out = np.zeros((z.shape[0], theta.shape[1]))
+    for k in np.unique(z):
+        rows = np.flatnonzero(z == k)
+        out[rows] = rng.multinomial(lengths[rows].astype(np.int64), theta[k])
+    return out
+
+
+def _dense(M):
+    return M.toarray() if sp.issparse(M) else np.asarray(M)
+
+
+def gen_missing(block: MultinomialBlock) -> np.ndarray:
+    """Bool (n, d) mask of missing cells (dense)."""
+    if block.missing is None:
+        return np.zeros(block.X.shape, dtype=bool)
+    return _dense(block.missing) > 0
+
+
+def gen_fill(point: DirichletRows, block: MultinomialBlock, resp, strategy, z=None, rng=None, rate=None):
+    """Counts with missing cells filled from ``Poisson(rate[k] theta[k, j])``:
+    ``"mean"`` the mixture mean, ``"mode"`` its floor (the Poisson mode of the mean),
+    ``"draw"`` a Poisson draw given classes ``z``. Sparse input stays sparse."""
+    if block.missing is None:
+        return block.X
+    theta = gen_theta(point)
+    M = block.missing.tocoo() if sp.issparse(block.missing) else sp.coo_matrix(block.missing)
+    rows, cols = M.row, M.col
+    if strategy == "draw":
+        vals = rng.poisson(rate[z[rows]] * theta[z[rows], cols]).astype(float)
+    else:
+        vals = np.einsum("ik,ki->i", resp[rows], rate[:, None] * theta[:, cols])
+        if strategy == "mode":
+            vals = np.floor(vals)
+    if sp.issparse(block.X):
+        fill = sp.csr_matrix((vals, (rows, cols)), shape=block.X.shape)
+        return (block.X.tocsr() + fill).tocsr()
+    X = np.array(block.X, dtype=float)
+    X[rows, cols] = vals
+    return X
+
+
+def gen_cell_log_lik(prior, point: DirichletRows, block: MultinomialBlock, weights, predictive="mean"):
+    """Per-column contributions ``sum_k weights[i,k] c_ijk`` that add up exactly to the
+    row's ``log p(tokens | y=k)`` of :func:`log_likelihood`: ``x_ij log(theta_kj / m_ik)``
+    (``m_ik`` the mass of the observed columns) for ``"mean"``; for ``"marginal"`` the
+    Polya terms ``log G(a_kj + x_ij) - log G(a_kj)`` plus the row term
+    ``log G(A) - log G(A + L)`` shared out in proportion ``x_ij / L``.
+    Returns a CSR matrix for sparse input, else a dense (n, d) array."""
+    X = block.X
+    Xc = X.tocsr() if sp.issparse(X) else sp.csr_matrix(np.asarray(X))
+    rows, cols = _row_col(Xc)
+    vals = Xc.data
+    n = X.shape[0]
+    length = np.asarray(Xc.sum(axis=1)).ravel()
+    a = point.concentration
+    acc = np.zeros(vals.shape[0])
+    if predictive == "mean":
+        lt = log_theta(point)
+        theta = np.exp(lt)
+        mass = np.ones((n, a.shape[0]))
+        if block.missing is not None:
+            mass = 1.0 - np.asarray(block.missing @ theta.T)
+        for k in range(a.shape[0]):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                c = vals * (lt[k, cols] - np.log(mass[rows, k]))
+            acc += np.where(weights[rows, k] > 0, weights[rows, k] * c, 0.0)
+    else:
+        A = np.broadcast_to(a.sum(axis=1), (n, a.shape[0]))
+        if block.missing is not None:
+            A = A - np.asarray(block.missing @ a.T)
+        row_term = gammaln(A) - gammaln(A + length[:, None])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(length[rows] > 0, vals / np.where(length[rows] > 0, length[rows], 1.0), 0.0)
+        for k in range(a.shape[0]):
+            c = gammaln(a[k, cols] + vals) - gammaln(a[k, cols]) + share * row_term[rows, k]
+            acc += weights[rows, k] * c
+    out = sp.csr_matrix((acc, (rows, cols)), shape=X.shape)
+    return out if sp.issparse(X) else out.toarray()
+
+
+def gen_log_penalty(prior: DirichletRows, point: DirichletRows) -> float:
+    """``sum alpha log theta``: the log prior whose MAP is the posterior mean."""
+    lt = log_theta(point)
+    with np.errstate(invalid="ignore"):
+        return float(np.where(prior.concentration > 0, prior.concentration * lt, 0.0).sum())

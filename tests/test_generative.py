@@ -1,0 +1,329 @@
+"""Equivalence tests of the generative uses: sampling, imputation, scores, EM."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from scipy.special import logsumexp
+
+from bayesnb import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB, NaiveBayes
+from bayesnb.datasets import load_house_votes
+from bayesnb.families import Categorical, Gaussian
+
+
+@pytest.fixture(scope="module")
+def votes():
+    df = load_house_votes()
+    return df.drop(columns="party"), df["party"].to_numpy(dtype=object)
+
+
+def tiny_categorical():
+    X = np.array([["a", "x", "p"], ["a", "y", "q"], ["b", "y", "p"], ["b", "x", "q"],
+                  ["a", "y", "p"], ["c", "x", "q"], ["b", "y", "q"]], dtype=object)
+    y = np.array([0, 0, 1, 1, 0, 1, 1])
+    return X, y
+
+
+# ------------------------------------------------------------------ sample -> refit
+def test_sample_refit_recovers_categorical(votes):
+    X, y = votes
+    clf = CategoricalNB().fit(X, y)
+    n = 20000
+    Xs, ys = clf.sample(n, random_state=0, parameter_uncertainty=False)
+    assert list(Xs.columns) == list(X.columns)
+    ref = CategoricalNB(alpha=1e-9, class_alpha=0).fit(Xs, ys)
+    p = np.exp(clf.class_log_prior_)
+    se = np.sqrt(p * (1 - p) / n)
+    assert np.all(np.abs(np.exp(ref.class_log_prior_) - p) < 5 * se)
+    for true, got, cnt in zip(clf.feature_log_prob_, ref.feature_log_prob_, ref.category_count_):
+        pt, pg = np.exp(true), np.exp(got)
+        se = np.sqrt(pt * (1 - pt) / cnt.sum(1, keepdims=True))
+        assert np.all(np.abs(pg - pt) < 5 * se + 1e-12)
+
+
+def test_sample_refit_recovers_gaussian_bernoulli_multinomial():
+    rng = np.random.default_rng(1)
+    n = 30000
+    X = rng.normal([0, 3], [1, 2], size=(300, 2)) + np.array([[0, 1]]) * (np.arange(300)[:, None] % 2)
+    y = np.arange(300) % 2
+    g = GaussianNB().fit(X, y)
+    Xs, ys = g.sample(n, random_state=2, parameter_uncertainty=False)
+    r = GaussianNB(prior=None, class_alpha=0).fit(Xs, ys)
+    cnt = r.class_count_[:, None]
+    assert np.all(np.abs(r.theta_ - g.theta_) < 5 * np.sqrt(g.var_ / cnt))
+    assert np.all(np.abs(r.var_ - g.var_) < 5 * g.var_ * np.sqrt(2 / cnt))
+
+    Xb = (rng.random((200, 6)) < np.linspace(0.1, 0.9, 6)).astype(float)
+    b = BernoulliNB().fit(Xb, y[:200])
+    Xs, ys = b.sample(n, random_state=3, parameter_uncertainty=False)
+    r = BernoulliNB(alpha=1e-9, class_alpha=0).fit(Xs, ys)
+    p = np.exp(b.feature_log_prob_)
+    assert np.all(np.abs(np.exp(r.feature_log_prob_) - p) < 5 * np.sqrt(p * (1 - p) / r.class_count_[:, None]))
+
+    Xm = sp.csr_matrix(rng.poisson(np.linspace(0.5, 3, 8), size=(200, 8)).astype(float))
+    m = MultinomialNB().fit(Xm, y[:200])
+    Xs, ys = m.sample(5000, random_state=4, parameter_uncertainty=False)
+    r = MultinomialNB(alpha=1e-9, class_alpha=0).fit(Xs, ys)
+    th = np.exp(m.feature_log_prob_)
+    tokens = r.feature_count_.sum(1, keepdims=True)
+    assert np.all(np.abs(np.exp(r.feature_log_prob_) - th) < 5 * np.sqrt(th * (1 - th) / tokens))
+    # lengths: Poisson(mean training length of the class)
+    rate = m.feature_count_.sum(1) / m.class_count_
+    got = tokens.ravel() / r.class_count_
+    assert np.all(np.abs(got - rate) < 5 * np.sqrt(rate / r.class_count_))
+    # given classes and a fixed length
+    Xs, ys = m.sample(y=[0, 1, 1], length=7, random_state=0)
+    assert np.all(Xs.sum(1) == 7) and ys.tolist() == [0, 1, 1]
+
+
+def test_sample_parameter_uncertainty_and_prior_predictive(votes):
+    X, y = votes
+    clf = CategoricalNB().fit(X, y)
+    a1, _ = clf.sample(50, random_state=5)
+    a2, _ = clf.sample(50, random_state=5)
+    pd.testing.assert_frame_equal(a1, a2)
+    Xp, yp = clf.sample_prior_predictive(2000, random_state=0)
+    # the prior predictive of each vote is uniform over {y, n}
+    assert np.all(np.abs((Xp == "y").mean().to_numpy() - 0.5) < 0.5)
+    assert set(np.unique(yp)) <= set(clf.classes_)
+    with pytest.raises(ValueError):
+        CategoricalNB(alpha=0).fit(X, y).sample_prior_predictive(3)
+
+
+# ------------------------------------------------------------------ imputation
+def brute_conditional(clf, row, miss_cols, cats):
+    """p(x_miss | x_obs) by enumerating every completion and scoring the full row."""
+    combos = list(itertools.product(*[cats[j] for j in miss_cols]))
+    rows = []
+    for c in combos:
+        r = row.copy()
+        r[list(miss_cols)] = c
+        rows.append(r)
+    lp = clf.score_samples(np.array(rows, dtype=object))
+    return combos, np.exp(lp - logsumexp(lp))
+
+
+@pytest.mark.parametrize("given_y", [False, True])
+def test_imputed_draws_match_brute_force(given_y):
+    X, y = tiny_categorical()
+    clf = CategoricalNB().fit(X, y)
+    row = np.array(["b", None, None], dtype=object)
+    combos, p = brute_conditional(clf, row.copy(), (1, 2), clf.categories_)
+    if given_y:  # p(x_miss | x_obs, y=1): only class 1's features
+        lp = []
+        for c in combos:
+            r = row.copy()
+            r[[1, 2]] = c
+            lp.append(clf.predict_joint_log_proba(r[None, :])[0, 1])
+        p = np.exp(np.array(lp) - logsumexp(lp))
+    m = 4000
+    imps = clf.impute(row[None, :], strategy="draw", n_imputations=m, random_state=0,
+                      parameter_uncertainty=False, y=[1] if given_y else None)
+    got = [tuple(im[0, 1:]) for im in imps]
+    freq = np.array([got.count(c) for c in combos]) / m
+    assert np.all(np.abs(freq - p) < 4 * np.sqrt(p * (1 - p) / m) + 1e-3)
+    mode = clf.impute(row[None, :], y=[1] if given_y else None)
+    marg1 = {v: sum(pp for c, pp in zip(combos, p) if c[0] == v) for v in clf.categories_[1]}
+    assert mode[0, 1] == max(marg1, key=marg1.get)
+
+
+def test_imputation_with_parameter_uncertainty_is_wider():
+    """Draws with parameter uncertainty average the conditional over posterior draws."""
+    X, y = tiny_categorical()
+    clf = CategoricalNB().fit(X, y)
+    row = np.array([["c", None, "p"]], dtype=object)
+    imps = clf.impute(row, strategy="draw", n_imputations=3000, random_state=1)
+    f = np.mean([im[0, 1] == "x" for im in imps])
+    combos, p = brute_conditional(clf, row[0].copy(), (1,), clf.categories_)
+    # same predictive mean to within Monte Carlo error (categorical: plug-in = exact)
+    assert abs(f - p[0]) < 0.06
+
+
+def test_imputation_never_touches_observed_cells(votes):
+    X, y = votes
+    clf = CategoricalNB().fit(X, y)
+    obs = X.notna().to_numpy()
+    for out in [clf.impute(X), clf.impute(X, strategy="mean"), *clf.impute(X, strategy="draw", n_imputations=2,
+                                                                           random_state=0),
+                clf.impute(X, n_components=2, y=y, random_state=0)]:
+        assert isinstance(out, pd.DataFrame) and list(out.columns) == list(X.columns)
+        assert (out.dtypes == X.dtypes).all()
+        assert out.notna().all().all()
+        np.testing.assert_array_equal(out.to_numpy(dtype=object)[obs], X.to_numpy(dtype=object)[obs])
+        assert set(np.unique(out.to_numpy(dtype=object))) == {"y", "n"}
+    # category dtype kept, Gaussian numpy, sparse counts
+    Xc = X.iloc[:, :3].astype("category")
+    out = CategoricalNB().fit(Xc, y).impute(Xc)
+    assert all(isinstance(t, pd.CategoricalDtype) for t in out.dtypes)
+    assert (out.dtypes == Xc.dtypes).all()
+    rng = np.random.default_rng(0)
+    Xg = rng.normal(size=(100, 3))
+    Xg[rng.random(Xg.shape) < 0.2] = np.nan
+    yg = np.arange(100) % 2
+    for s in ("mode", "mean", "draw"):
+        o = GaussianNB().fit(Xg, yg).impute(Xg, strategy=s, random_state=0)
+        ok = ~np.isnan(Xg)
+        np.testing.assert_array_equal(o[ok], Xg[ok])
+        assert not np.isnan(o).any()
+    Xm = rng.poisson(2.0, size=(50, 5)).astype(float)
+    Xm[0, 1] = Xm[3, 4] = np.nan
+    S = sp.csr_matrix(np.nan_to_num(Xm, nan=0.0))
+    S[0, 1] = S[3, 4] = np.nan
+    mnb = MultinomialNB().fit(S, yg[:50])
+    o = mnb.impute(S, strategy="mean")
+    assert sp.issparse(o)
+    ok = ~np.isnan(Xm)
+    np.testing.assert_array_equal(o.toarray()[ok], np.nan_to_num(Xm)[ok])
+    assert not np.isnan(o.toarray()).any() and o[0, 1] > 0
+
+
+def test_mixed_table_impute_and_sample():
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"dish": rng.choice(["pizza", "sushi"], 80), "sleep": rng.normal(7, 1, 80)})
+    df.loc[[1, 5], "dish"] = None
+    df.loc[[2, 6], "sleep"] = np.nan
+    y = np.arange(80) % 2
+    nb = NaiveBayes({"dish": Categorical(), "sleep": Gaussian()}).fit(df, y)
+    out = nb.impute(df, strategy="mean")
+    assert out.notna().all().all() and (out.dtypes == df.dtypes).all()
+    assert out.loc[0, "dish"] == df.loc[0, "dish"] and out.loc[0, "sleep"] == df.loc[0, "sleep"]
+    Xs, ys = nb.sample(4, random_state=0)
+    assert list(Xs.columns) == ["dish", "sleep"] and Xs["sleep"].dtype.kind == "f"
+
+
+# ------------------------------------------------------------------ scores
+def test_score_samples_is_logsumexp_and_brute_force():
+    X, y = tiny_categorical()
+    clf = CategoricalNB(alpha=0.7, class_alpha=1.3).fit(X, y)
+    s = clf.score_samples(X)
+    np.testing.assert_allclose(s, logsumexp(clf.predict_joint_log_proba(X), axis=1))
+    # brute force from the counts: p(x) = sum_k pi_k prod_j (n_kjv + a) / (n_kj + V a)
+    classes = np.unique(y)
+    n_k = np.array([(y == k).sum() for k in classes])
+    pi = (n_k + 1.3) / (n_k.sum() + 2 * 1.3)
+    cats = [sorted(set(X[:, j])) for j in range(3)]
+
+    def p_row(row):
+        tot = 0.0
+        for k, c in enumerate(classes):
+            pr = pi[k]
+            for j, v in enumerate(row):
+                if v is None:
+                    continue
+                cnt = np.sum((X[:, j] == v) & (y == c))
+                pr *= (cnt + 0.7) / (n_k[k] + len(cats[j]) * 0.7)
+            tot += pr
+        return tot
+
+    np.testing.assert_allclose(s, np.log([p_row(r) for r in X]))
+    # missing marginalised = sum over completions
+    r = np.array([["b", None, "q"]], dtype=object)
+    np.testing.assert_allclose(clf.score_samples(r)[0], np.log(p_row(r[0])))
+    np.testing.assert_allclose(
+        np.exp(clf.score_samples(r)[0]),
+        sum(np.exp(clf.score_samples(np.array([["b", v, "q"]], dtype=object))[0]) for v in cats[1]))
+
+
+@pytest.mark.parametrize("kind", ["categorical", "gaussian", "bernoulli", "multinomial"])
+def test_feature_contributions_add_up(kind, votes):
+    rng = np.random.default_rng(0)
+    y = np.arange(120) % 3
+    if kind == "categorical":
+        X, yy = votes
+        est, y = CategoricalNB(), yy
+    elif kind == "gaussian":
+        X = rng.normal(size=(120, 4))
+        X[rng.random(X.shape) < 0.1] = np.nan
+        est = GaussianNB(predictive="marginal")
+    elif kind == "bernoulli":
+        X = (rng.random((120, 5)) < 0.4).astype(float)
+        X[0, 0] = np.nan
+        est = BernoulliNB()
+    else:
+        X = sp.csr_matrix(rng.poisson(1.5, size=(120, 6)).astype(float))
+        est = MultinomialNB(predictive="marginal")
+    est.fit(X, y)
+    C, term = est.feature_log_contributions(X, return_class_term=True)
+    tot = np.asarray(C.sum(axis=1)).ravel() + term
+    np.testing.assert_allclose(tot, est.score_samples(X), rtol=1e-10, atol=1e-9)
+
+
+def test_outlier_threshold(votes):
+    X, y = votes
+    clf = CategoricalNB().fit(X, y)
+    clf.set_outlier_threshold(X, contamination=0.1)
+    frac = clf.is_outlier(X).mean()
+    assert abs(frac - 0.1) < 0.03
+    np.testing.assert_allclose(clf.outlier_decision_function(X), clf.score_samples(X) - clf.offset_)
+    np.testing.assert_allclose(clf.outlier_scores(X), -clf.score_samples(X))
+    assert not hasattr(clf.fit(X, y), "offset_")  # refit clears it
+
+
+# ------------------------------------------------------------------ semi-supervised EM
+def hide_labels(y, frac, seed, marker=None):
+    rng = np.random.default_rng(seed)
+    y = np.array(y, dtype=object)
+    hide = rng.random(len(y)) < frac
+    y[hide] = marker
+    return y, hide
+
+
+@pytest.mark.parametrize("kind", ["categorical", "gaussian", "multinomial"])
+def test_em_objective_never_decreases(kind, votes):
+    rng = np.random.default_rng(2)
+    if kind == "categorical":
+        X, y = votes
+        est = CategoricalNB()
+        yu, _ = hide_labels(y, 0.8, 0)
+    elif kind == "gaussian":
+        X = np.vstack([rng.normal(0, 1, (100, 3)), rng.normal(1.5, 2, (100, 3))])
+        X[rng.random(X.shape) < 0.05] = np.nan
+        y = np.repeat([0, 1], 100)
+        est = GaussianNB()
+        yu = y.copy()
+        yu[rng.random(200) < 0.8] = -1
+    else:
+        X = sp.csr_matrix(np.vstack([rng.poisson([3, 1, 1, 0.5], (80, 4)), rng.poisson([1, 1, 3, 2], (80, 4))])
+                          .astype(float))
+        y = np.repeat(["a", "b"], 80)
+        est = MultinomialNB(alpha=0.5)
+        yu, _ = hide_labels(y, 0.9, 1)
+    est.fit(X, yu)
+    h = np.asarray(est.em_objective_)
+    assert len(h) >= 2
+    assert np.all(np.diff(h) >= -1e-9 * np.abs(h[1:]))
+    assert est.transduction_.shape == (X.shape[0],)
+
+
+def test_latent_class_em_never_decreases(votes):
+    X, y = votes
+    fit = CategoricalNB().fit(X, y).fit_latent_class(X, y, n_components=3, random_state=0, n_init=1)
+    h = np.asarray(fit.em_objective)
+    assert np.all(np.diff(h) >= -1e-9 * np.abs(h[1:]))
+    assert fit.posterior.class_count.shape == (6,)
+
+
+def test_all_labelled_em_equals_fit(votes):
+    X, y = votes
+    a = CategoricalNB(alpha=0.5).fit(X, y)
+    b = CategoricalNB(alpha=0.5).fit_semi_supervised(X, y)
+    for fa, fb in zip(a.feature_log_prob_, b.feature_log_prob_):
+        np.testing.assert_array_equal(fa, fb)
+    # unlabeled rows at weight 0 = fit on the labelled rows only (EM's fixed point)
+    yu, hide = hide_labels(y, 0.5, 3)
+    c = CategoricalNB(alpha=0.5).fit_semi_supervised(X, yu, unlabeled_weight=0.0)
+    d = CategoricalNB(alpha=0.5).fit(X[~hide], y[~hide])
+    for fc, fd in zip(c.feature_log_prob_, d.feature_log_prob_):
+        np.testing.assert_allclose(fc, fd, rtol=1e-12)
+    np.testing.assert_allclose(c.class_log_prior_, d.class_log_prior_)
+    # integer labels with -1 dispatch from fit
+    rng = np.random.default_rng(0)
+    Xg = rng.normal(size=(60, 2))
+    yi = np.arange(60) % 2
+    g = GaussianNB().fit(Xg, np.where(np.arange(60) < 10, yi, -1))
+    assert hasattr(g, "em_objective_") and g.classes_.tolist() == [0, 1]
+    np.testing.assert_allclose(GaussianNB().fit_semi_supervised(Xg, yi).theta_, GaussianNB().fit(Xg, yi).theta_)
