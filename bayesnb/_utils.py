@@ -6,6 +6,7 @@ Nothing here knows about a distribution; the families do.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -87,6 +88,38 @@ def all_missing_columns(missing, shape) -> np.ndarray:
     if missing is None or shape[0] == 0:
         return np.zeros(shape[1], dtype=bool)
     return np.asarray(missing.sum(axis=0)).ravel() >= shape[0]
+
+
+class ColumnNames(Sequence):
+    """Names of a block's columns, built on access (``"x<j>"`` for unnamed input).
+
+    A vocabulary can have 10^5 columns: building every name string at fit time would
+    cost more than the fit itself.
+
+    Parameters
+    ----------
+    columns : ndarray of int
+        Positions of the block's columns in the input table.
+    names : sequence of str or None
+        Names of all input columns (``feature_names_in_``), or None.
+    """
+
+    def __init__(self, columns, names=None):
+        self.columns = np.asarray(columns)
+        self.names = names
+
+    def __len__(self):
+        return len(self.columns)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        c = int(self.columns[i])
+        return str(self.names[c]) if self.names is not None else f"x{c}"
+
+    def __repr__(self):
+        head = ", ".join(repr(self[j]) for j in range(min(len(self), 3)))
+        return f"ColumnNames([{head}{', ...' if len(self) > 3 else ''}], n={len(self)})"
 
 
 def nonfinite_error(who: str, what: str, values) -> ValueError:

@@ -33,7 +33,7 @@ class BlockPosterior(NamedTuple):
         The block's family (hyperparameters).
     columns : ndarray of int, shape (d_block,)
         Positions of the block's columns in the input table.
-    names : tuple of str
+    names : sequence of str
         Names of those columns (``"x0"``... for arrays without names).
     state : object
         The family's encoding state (e.g. category lists, or the number of columns).
@@ -133,7 +133,7 @@ def build(classes, class_count, class_alpha, fit_prior, class_prior, blocks):
         prior = family.make_prior(stats, state, who=who)
         post = family.update(prior, stats)
         family.check_posterior(post, stats, names, classes, who=who)
-        out.append(BlockPosterior(family, np.asarray(columns), tuple(names), state, stats, prior, post))
+        out.append(BlockPosterior(family, np.asarray(columns), names, state, stats, prior, post))
     return NBPosterior(np.asarray(classes), class_count, alpha, conc, log_prior, fixed, tuple(out))
 
 
