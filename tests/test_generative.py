@@ -171,8 +171,7 @@ def test_imputation_never_touches_observed_cells(votes):
         assert not np.isnan(o).any()
     Xm = rng.poisson(2.0, size=(50, 5)).astype(float)
     Xm[0, 1] = Xm[3, 4] = np.nan
-    S = sp.csr_matrix(np.nan_to_num(Xm, nan=0.0))
-    S[0, 1] = S[3, 4] = np.nan
+    S = sp.csr_matrix(np.where(np.isnan(Xm), np.nan, Xm))  # NaN cells are stored entries
     mnb = MultinomialNB().fit(S, yg[:50])
     o = mnb.impute(S, strategy="mean")
     assert sp.issparse(o)
