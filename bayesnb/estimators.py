@@ -13,16 +13,17 @@ observed columns).
 from __future__ import annotations
 
 import copy
+import math
 import numbers
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from . import posterior as _post
-from ._utils import warn_all_missing
+from ._utils import missing_mask, warn_all_missing
 from .generative import GenerativeMixin
 from .model import PosteriorMixin
 from .persistence import PersistenceMixin
@@ -54,88 +55,142 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         return False
 
     def _class_params(self):
-        return (getattr(self, "class_alpha", 1.0), getattr(self, "fit_prior", True),
-                getattr(self, "class_prior", None))
+        """``(class_alpha, fit_prior, class_prior)`` as given by the user."""
+        return self.class_alpha, self.fit_prior, self.class_prior
+
+    def _sparse_hint(self) -> str:
+        """How to fix a sparse matrix given to a model that needs dense data."""
+        return "Convert it with X.toarray()."
 
     # ------------------------------------------------------------------- validation
     def _check_X(self, X, reset: bool):
-        """Validate shape / names / sparsity; keep DataFrames and object arrays as they are."""
+        """Validate ``X`` at the boundary: type, shape, column names, infinite values.
+
+        DataFrames and object arrays are kept as they are (their columns may hold
+        strings and missing values). ``X`` is never modified in place.
+        """
         who = self._who
-        if _is_frame(X):
-            validate_data(self, X, skip_check_array=True, reset=reset)
-            if X.shape[0] == 0 or X.shape[1] == 0:
-                raise ValueError(f"{who}: X is empty (shape {X.shape}); expected at least one row and one column.")
-            return X
         if sp.issparse(X) and not self._accepts_sparse():
             raise TypeError(
-                f"{who}: received a sparse matrix, but this model has a block that needs "
-                "dense data (Categorical/Gaussian). Use .toarray() or Multinomial/Bernoulli blocks."
+                f"{who}: expected a dense array or DataFrame; received a sparse matrix "
+                f"({type(X).__name__}, format {X.format!r}). {self._sparse_hint()}"
             )
-        X = check_array(
-            X, accept_sparse=["csr", "csc"] if self._accepts_sparse() else False,
-            dtype=None, ensure_all_finite=False, estimator=self, input_name="X",
-        )
-        validate_data(self, X, skip_check_array=True, reset=reset)
+        if _is_frame(X):
+            if X.shape[0] == 0 or X.shape[1] == 0:
+                raise ValueError(
+                    f"{who}: expected X with at least one row and one column; received an empty "
+                    f"DataFrame of shape {X.shape}."
+                )
+            validate_data(self, X, skip_check_array=True, reset=reset)
+        else:
+            X = validate_data(
+                self, X, reset=reset, accept_sparse=["csr", "csc"] if self._accepts_sparse() else False,
+                dtype=None, ensure_all_finite=False,
+            )
+        _check_no_infinity(X, who, getattr(self, "feature_names_in_", None))
         return X
 
     def _check_y(self, y, n):
+        """Validate the labels: one per row, none missing or infinite, all of one type."""
         who = self._who
-        y = np.asarray(y)
+        if y is None:
+            raise ValueError(f"{who} requires y to be passed, but the target y is None.")
+        # Look at a list's Python objects before NumPy coerces them (["a", 1] would become strings).
+        from_list = not hasattr(y, "dtype")
+        y = np.asarray(y, dtype=object) if from_list else np.asarray(y)
         if y.ndim == 2 and y.shape[1] == 1:
-            y = y.ravel()
+            y = column_or_1d(y, warn=True)  # DataConversionWarning, as scikit-learn
         if y.ndim != 1:
-            raise ValueError(f"{who}: y must be 1-D (one label per row); received shape {y.shape}.")
+            raise ValueError(f"{who}: y should be a 1d array (one label per row); received shape {y.shape}.")
         if y.shape[0] != n:
-            raise ValueError(f"{who}: X has {n} rows but y has {y.shape[0]} labels.")
-        if y.dtype == object:
-            kinds = {type(v).__name__ for v in y if v is not None}
-            numeric = {"int", "float", "bool"} | {t for t in kinds if t.startswith(("int", "float", "uint"))}
-            if len(kinds) > 1 and not kinds <= numeric:
-                raise TypeError(f"{who}: y mixes label types {sorted(kinds)}; expected labels of one type.")
-        from ._utils import missing_mask
-
-        if missing_mask(y).any():
+            raise ValueError(f"{who}: expected one label per row of X ({n}); received {y.shape[0]} labels.")
+        missing = missing_mask(y)
+        if missing.any():
             raise ValueError(
-                f"{who}: y contains {int(missing_mask(y).sum())} missing label(s) (None/NaN); "
-                "every training row needs a label."
+                f"{who}: expected a label for every training row; y contains {int(missing.sum())} "
+                "missing label(s) (None/NaN/pd.NA)."
             )
-        check_classification_targets(y)
+        infinite = _infinite(y)
+        if infinite.any():
+            raise ValueError(f"{who}: expected class labels; y contains {int(infinite.sum())} infinite value(s).")
+        if y.dtype == object:
+            from pandas.api.types import infer_dtype
+
+            if infer_dtype(y, skipna=False) in ("mixed", "mixed-integer"):
+                kinds = sorted({type(v).__name__ for v in y})
+                raise TypeError(f"{who}: expected labels of one type; y mixes {kinds}.")
+            if from_list:
+                y = np.asarray(y.tolist())  # the dtype NumPy gives the list (as scikit-learn)
+        try:
+            check_classification_targets(y)
+        except ValueError as e:
+            raise ValueError(f"{who}: expected class labels; {e}") from None
         return y
 
     def _check_weights(self, sample_weight, n):
+        """Non-negative finite weights of shape (n,), not all zero (ones when None)."""
+        who = self._who
         if sample_weight is None:
             return np.ones(n)
-        w = np.asarray(sample_weight, dtype=float)
+        try:
+            w = np.asarray(sample_weight, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"{who}: expected numeric sample_weight; received {type(sample_weight).__name__}."
+            ) from None
         if w.ndim == 0:
             w = np.full(n, float(w))
         if w.shape != (n,):
-            raise ValueError(f"{self._who}: sample_weight has shape {w.shape}; expected ({n},).")
+            raise ValueError(f"{who}: expected sample_weight of shape ({n},); received shape {w.shape}.")
         if not np.all(np.isfinite(w)):
-            raise ValueError(f"{self._who}: sample_weight must be finite.")
+            raise ValueError(
+                f"{who}: expected finite sample_weight; received {int((~np.isfinite(w)).sum())} "
+                "non-finite weight(s)."
+            )
         if np.any(w < 0):
             raise ValueError(
-                f"{self._who}: sample_weight must be >= 0; received {int((w < 0).sum())} negative weight(s)."
+                f"{who}: expected sample_weight >= 0; received {int((w < 0).sum())} negative weight(s), "
+                f"e.g. {float(w[w < 0][0])}."
             )
-        return _check_sample_weight(w, np.empty((n, 0)))
+        if not w.any():
+            raise ValueError(f"{who}: expected at least one positive sample_weight; received only zeros.")
+        return w
 
     def _check_class_params(self, K):
+        """Validate ``class_alpha`` and ``class_prior`` for ``K`` classes."""
         who = self._who
         class_alpha, fit_prior, class_prior = self._class_params()
-        a = np.asarray(class_alpha, dtype=float)
+        try:
+            a = np.asarray(class_alpha, dtype=float)
+        except (TypeError, ValueError):
+            a = np.array(np.nan)
         if a.ndim > 1 or (a.ndim == 1 and a.shape[0] != K) or not np.all(np.isfinite(a)) or np.any(a < 0):
-            raise ValueError(f"{who}: class_alpha must be a number >= 0 or {K} of them; received {class_alpha!r}.")
+            raise ValueError(
+                f"{who}: expected class_alpha to be a number >= 0 or {K} of them (one per class); "
+                f"received {class_alpha!r}."
+            )
         if class_prior is not None:
-            p = np.asarray(class_prior, dtype=float)
+            try:
+                p = np.asarray(class_prior, dtype=float)
+            except (TypeError, ValueError):
+                raise TypeError(f"{who}: expected class_prior of numbers; received {class_prior!r}.") from None
             if p.shape != (K,):
-                raise ValueError(f"{who}: class_prior has {p.size} entries; expected one per class ({K}).")
-            if np.any(p < 0) or not np.isclose(p.sum(), 1.0):
-                raise ValueError(f"{who}: class_prior must be >= 0 and sum to 1; received sum {p.sum():g}.")
+                raise ValueError(
+                    f"{who}: expected class_prior with one probability per class ({K}); "
+                    f"received {p.size} value(s) (shape {p.shape})."
+                )
+            if not np.all(np.isfinite(p)) or np.any(p < 0) or not np.isclose(p.sum(), 1.0):
+                raise ValueError(
+                    f"{who}: expected class_prior of probabilities >= 0 summing to 1; "
+                    f"received {p.tolist()} (sum {p.sum():g})."
+                )
         return a, fit_prior, class_prior
 
     def _check_predictive(self):
-        predictive = getattr(self, "predictive", "mean")
+        """The validated ``predictive`` setting."""
+        predictive = self.predictive
         if predictive not in ("mean", "marginal"):
-            raise ValueError(f"{self._who}: predictive must be 'mean' or 'marginal'; received {predictive!r}.")
+            raise ValueError(f"{self._who}: expected predictive='mean' or 'marginal'; received {predictive!r}.")
         return predictive
 
     # ------------------------------------------------------------------ block access
@@ -157,11 +212,12 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         if sp.issparse(sub) or isinstance(family, Categorical):
             return sub
         if sub.dtype.kind not in "biuf":
-            try:
-                return np.asarray(sub, dtype=float)
+            missing = missing_mask(sub)
+            try:  # None / pd.NA become NaN (missing); a new array, never in place
+                return np.asarray(np.where(missing, np.nan, sub) if missing.any() else sub, dtype=float)
             except (TypeError, ValueError) as e:
                 raise TypeError(
-                    f"{self._who}: a {type(family).__name__} block needs numbers; received "
+                    f"{self._who}: a {type(family).__name__} block expects numbers; received "
                     f"dtype {sub.dtype} ({e})."
                 ) from None
         return sub
@@ -192,11 +248,13 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         y : array-like of shape (n_samples,)
             Class labels.
         sample_weight : array-like of shape (n_samples,), optional
-            Non-negative weights; a weight of 2 is exactly a duplicated row.
+            Non-negative weights; a weight of 2 is exactly a duplicated row and a
+            weight of 0 exactly a removed one (its values do not become categories).
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("__")]:
             delattr(self, attr)
@@ -212,20 +270,28 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         X, y, sample_weight
             As in :meth:`fit`.
         classes : array-like of shape (n_classes,), optional
-            All class labels; required on the first call, ignored afterwards if equal.
+            All class labels. Required on the first call; on later calls it may be
+            left out or must equal ``classes_``.
 
         Returns
         -------
-        self
+        self : object
+            The updated estimator.
         """
+        who = self._who
         first = not hasattr(self, "posterior_")
         if first and classes is None:
-            raise ValueError(f"{self._who}: classes must be passed on the first call to partial_fit.")
-        if not first and classes is not None and not np.array_equal(np.unique(classes), self.classes_):
             raise ValueError(
-                f"{self._who}: classes={list(np.unique(classes))} differs from the classes of the "
-                f"first partial_fit call {list(self.classes_)}."
+                f"{who}: expected classes= (every class label) on the first call to partial_fit; "
+                "received classes=None."
             )
+        if not first and classes is not None:
+            given = _unique_labels(np.asarray(classes), who)
+            if given.shape != self.classes_.shape or not np.all(given == self.classes_):
+                raise ValueError(
+                    f"{who}: expected classes={self.classes_.tolist()} as in the first call to "
+                    f"partial_fit; received classes={given.tolist()}."
+                )
         return self._fit(X, y, sample_weight, classes=classes if first else self.classes_, partial=not first)
 
     def _fit(self, X, y, sample_weight, classes, partial):
@@ -239,11 +305,14 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
             unknown = ~np.isin(y, classes_)
             if unknown.any():
                 raise ValueError(
-                    f"{who}: y has label(s) {list(np.unique(y[unknown]))[:5]} that are not in "
-                    f"classes {list(classes_)}."
+                    f"{who}: expected labels among classes={classes_.tolist()}; received label(s) "
+                    f"{_unique_labels(y[unknown], who)[:5].tolist()} that are not in classes."
                 )
         else:
             classes_ = _unique_labels(y, who)
+        if not w.all():  # a zero weight is a removed row: it adds nothing, not even a category
+            keep = w > 0
+            X, y, w, n = _rows(X, keep), y[keep], w[keep], int(keep.sum())
         K = len(classes_)
         class_alpha, fit_prior, class_prior = self._check_class_params(K)
         self._check_predictive()
@@ -265,7 +334,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
             if old is not None:
                 prev = old.blocks[i]
                 prev_stats = prev.stats
-                if isinstance(fam, Categorical) and states[i] != prev.state:
+                if isinstance(fam, Categorical):  # the batch may have added categories
                     from .families.categorical import reindex_stats
 
                     prev_stats = reindex_stats(prev_stats, prev.state, states[i])
@@ -355,7 +424,8 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         -------
         ndarray of shape (n_samples,)
         """
-        return self.classes_[np.argmax(self.predict_log_proba(X), axis=1)]
+        log_proba = self.predict_log_proba(X)  # checks the fitted state first
+        return self.classes_[np.argmax(log_proba, axis=1)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -365,11 +435,54 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
 
 
 def _unique_labels(y, who):
+    """Sorted unique labels; a clear TypeError when they cannot be compared."""
     try:
         return np.unique(y)
     except TypeError:
         kinds = sorted({type(v).__name__ for v in np.ravel(y)})
-        raise TypeError(f"{who}: labels mix types {kinds}; expected labels of one type.") from None
+        raise TypeError(f"{who}: expected labels of one type; received a mix of {kinds}.") from None
+
+
+def _rows(X, keep):
+    """The rows of ``X`` (array, sparse matrix or DataFrame) where ``keep`` is True (a copy)."""
+    return X.iloc[keep] if _is_frame(X) else X[keep]
+
+
+def _infinite(values: np.ndarray) -> np.ndarray:
+    """Bool mask of the infinite cells of an array of any dtype (strings are never infinite)."""
+    if values.dtype.kind == "f":
+        return np.isinf(values)
+    if values.dtype.kind != "O":
+        return np.zeros(values.shape, dtype=bool)
+    flat = values.ravel()
+    mask = np.fromiter(
+        (isinstance(v, (float, np.floating)) and math.isinf(v) for v in flat), dtype=bool, count=flat.size
+    )
+    return mask.reshape(values.shape)
+
+
+def _check_no_infinity(X, who: str, names=None) -> None:
+    """Raise a ValueError naming the columns of ``X`` that hold +-inf (NaN is missing, allowed)."""
+    if sp.issparse(X):
+        if X.dtype.kind != "f" or not np.isinf(X.data).any():
+            return
+        coo = X.tocoo()
+        bad = np.isinf(coo.data)
+        count, cols = int(bad.sum()), np.unique(coo.col[bad])
+    elif _is_frame(X):
+        per_col = [int(_infinite(np.asarray(X.iloc[:, j].to_numpy())).sum()) for j in range(X.shape[1])]
+        count, cols = sum(per_col), np.flatnonzero(per_col)
+    else:
+        mask = _infinite(X)
+        if not mask.any():
+            return
+        count, cols = int(mask.sum()), np.flatnonzero(mask.any(axis=0))
+    if count:
+        shown = [str(names[c]) for c in cols[:5]] if names is not None else [int(c) for c in cols[:5]]
+        raise ValueError(
+            f"{who}: expected finite values in X (missing values may be NaN, None or pd.NA); "
+            f"received {count} infinite value(s) in column(s) {shown}{' ...' if len(cols) > 5 else ''}."
+        )
 
 
 # ============================================================================ estimators
@@ -456,6 +569,7 @@ class MultinomialNB(_SingleFamilyNB):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.positive_only = True
+        tags.classifier_tags.poor_score = True  # as scikit-learn's MultinomialNB
         return tags
 
 
@@ -507,6 +621,11 @@ class BernoulliNB(_SingleFamilyNB):
         with np.errstate(divide="ignore", invalid="ignore"):
             self.feature_log_prob_ = np.log(b.posterior.a) - np.log(b.posterior.a + b.posterior.b)
         self.alpha_ = float(b.prior.a.flat[0]) if b.prior.a.size else float("nan")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.poor_score = True  # as scikit-learn's BernoulliNB
+        return tags
 
 
 class CategoricalNB(_SingleFamilyNB):
@@ -607,7 +726,10 @@ class GaussianNB(_SingleFamilyNB):
 
     def _class_params(self):
         if self.priors is not None and self.class_prior is not None:
-            raise ValueError("GaussianNB: give either priors or class_prior, not both.")
+            raise ValueError(
+                f"{self._who}: expected either priors or class_prior (the same thing), not both; "
+                f"received priors={self.priors!r} and class_prior={self.class_prior!r}."
+            )
         cp = self.class_prior if self.class_prior is not None else self.priors
         return self.class_alpha, self.fit_prior, cp
 
@@ -655,46 +777,73 @@ class NaiveBayes(BaseNB):
 
     def _accepts_sparse(self):
         feats = self.features
-        return isinstance(feats, dict) and all(f.accepts_sparse for f in feats.values())
+        return (isinstance(feats, dict) and len(feats) > 0
+                and all(getattr(f, "accepts_sparse", False) for f in feats.values()))
+
+    def _sparse_hint(self):
+        if isinstance(self.features, dict):
+            dense = sorted({type(f).__name__ for f in self.features.values()
+                            if not getattr(f, "accepts_sparse", False)})
+            return f"Its {dense} block(s) need dense data: convert with X.toarray()."
+        return ("features='auto' chooses Categorical/Gaussian blocks, which need dense data: "
+                "convert with X.toarray(), or map the columns to Multinomial()/Bernoulli() in features.")
 
     def _block_specs(self, X):
+        """Resolve ``features`` to ``[(column positions, family), ...]`` covering every column once."""
+        from .families._base import Family
+
         who = self._who
         n_cols = X.shape[1]
         names = list(X.columns) if _is_frame(X) else None
-        if isinstance(self.features, str):
-            if self.features != "auto":
-                raise ValueError(f"{who}: features must be 'auto' or a dict; received {self.features!r}.")
+        features = self.features
+        if isinstance(features, str) and features == "auto":
             return _auto_blocks(X)
-        if not isinstance(self.features, dict):
-            raise TypeError(f"{who}: features must be 'auto' or a dict; received {type(self.features).__name__}.")
+        if not isinstance(features, dict):
+            raise TypeError(
+                f"{who}: expected features='auto' or a dict mapping columns to families; "
+                f"received {features!r}."
+            )
+        shown_columns = names if names is not None else f"positions 0..{n_cols - 1}"
 
         def position(key):
             if names is not None and key in names:
                 return names.index(key)
             if isinstance(key, numbers.Integral) and not isinstance(key, bool) and -n_cols <= key < n_cols:
                 return int(key) % n_cols
-            raise ValueError(f"{who}: features names column {key!r}, which is not in X "
-                             f"(columns: {names if names is not None else list(range(n_cols))}).")
+            raise ValueError(
+                f"{who}: features names column {key!r}, which is not in X; expected one of the "
+                f"columns of X ({shown_columns})."
+            )
 
-        specs, seen = [], {}
-        for key, fam in self.features.items():
-            keys = list(key) if isinstance(key, (tuple, list)) else [key]
-            from .families._base import Family
-
+        specs, owner = [], {}
+        for key, fam in features.items():
             if not isinstance(fam, Family):
-                raise TypeError(f"{who}: features[{key!r}] must be a family such as Categorical(); "
-                                f"received {type(fam).__name__}.")
+                got = (f"the class {fam.__name__} (instantiate it: {fam.__name__}())"
+                       if isinstance(fam, type) else f"{type(fam).__name__} {fam!r}")
+                raise TypeError(
+                    f"{who}: features[{key!r}] must be a family instance such as Categorical(), "
+                    f"Gaussian(), Multinomial() or Bernoulli(); received {got}."
+                )
+            keys = list(key) if isinstance(key, (tuple, list)) else [key]
+            if not keys:
+                raise ValueError(f"{who}: features key {key!r} names no column; expected at least one.")
             cols = [position(k) for k in keys]
             for c in cols:
-                if c in seen:
-                    raise ValueError(f"{who}: column {c if names is None else names[c]!r} is in two blocks.")
-                seen[c] = key
+                if c in owner:
+                    label = c if names is None else names[c]
+                    raise ValueError(
+                        f"{who}: expected each column in exactly one block; column {label!r} is "
+                        f"assigned twice (in features[{owner[c]!r}] and features[{key!r}])."
+                    )
+                owner[c] = key
             specs.append((cols, fam))
-        missing = [c for c in range(n_cols) if c not in seen]
-        if missing:
-            shown = missing if names is None else [names[c] for c in missing]
-            raise ValueError(f"{who}: column(s) {shown} are not assigned a family in features; "
-                             "map every column (or use features='auto').")
+        unassigned = [c for c in range(n_cols) if c not in owner]
+        if unassigned:
+            shown = unassigned if names is None else [names[c] for c in unassigned]
+            raise ValueError(
+                f"{who}: expected every column of X in features; column(s) {shown} are not "
+                "assigned a family (map them, or use features='auto')."
+            )
         return specs
 
     def _set_attributes(self):
@@ -715,22 +864,18 @@ class NaiveBayes(BaseNB):
 def _auto_blocks(X):
     """Choose Categorical for non-numeric/bool columns and Gaussian for numeric ones."""
     if _is_frame(X):
-        kinds = [X[c].dtype.kind if hasattr(X[c].dtype, "kind") else "O" for c in X.columns]
         import pandas as pd
 
-        kinds = ["O" if isinstance(X[c].dtype, pd.CategoricalDtype) else k for c, k in zip(X.columns, kinds)]
-    elif sp.issparse(X):
-        return [(np.arange(X.shape[1]), Multinomial())]
+        dtypes = [X.iloc[:, j].dtype for j in range(X.shape[1])]
+        kinds = ["O" if isinstance(t, pd.CategoricalDtype) else getattr(t, "kind", "O") for t in dtypes]
+    elif X.dtype.kind == "O":
+        kinds = []
+        for j in range(X.shape[1]):
+            col = X[:, j][~missing_mask(X[:, j])]
+            kinds.append("f" if col.size and all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+                                                 for v in col) else "O")
     else:
-        X = np.asarray(X)
-        if X.dtype.kind == "O":
-            kinds = []
-            for j in range(X.shape[1]):
-                col = [v for v in X[:, j] if v is not None and not (isinstance(v, float) and np.isnan(v))]
-                kinds.append("f" if col and all(isinstance(v, numbers.Real) and not isinstance(v, bool)
-                                                for v in col) else "O")
-        else:
-            kinds = [X.dtype.kind] * X.shape[1]
+        kinds = [X.dtype.kind] * X.shape[1]
     cat = [j for j, k in enumerate(kinds) if k not in "iuf"]
     num = [j for j, k in enumerate(kinds) if k in "iuf"]
     specs = []
