@@ -9,13 +9,16 @@ $(VENV)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "bayesnb needs Python 3.12+: install python3.12 or set PYTHON=/path/to/python3.12"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test,plot]"
+	$(PY) -m pip install --quiet -e ".[test,plot,docs]"
 	touch $@
 
 setup: $(VENV)/.installed
 
 test: setup
 	$(PY) -m pytest -n 2 -q
+
+demo: setup
+	$(VENV)/bin/bayesnb demo
 
 bench: setup
 	$(PY) benchmarks/bench_20news.py

@@ -288,6 +288,12 @@ def _read(path):
     path = os.fspath(path)
     if not os.path.exists(path):
         raise ModelFileError(f"{path}: no such model file.")
+    if os.path.isdir(path):
+        raise ModelFileError(f"{path}: is a directory, not a model file.")
+    with open(path, "rb") as f:
+        magic = f.read(4)
+    if magic != b"PK\x03\x04":  # every model file is a zip archive; never let NumPy guess
+        raise ModelFileError(f"{path}: not a bayesnb model file (not a zip archive).")
     try:
         with np.load(path, allow_pickle=False) as npz:
             if not hasattr(npz, "files"):

@@ -1,0 +1,275 @@
+"""Figures for fitted bayesnb models (needs matplotlib: ``pip install "bayesnb[plot]"``).
+
+matplotlib is imported only when a function here is called, so ``import bayesnb.plot``
+costs nothing and works without it.
+
+- :func:`class_conditionals` -- ``p(x_j | y=k)`` for every feature of a fitted model
+  (bars for categorical/Bernoulli features, densities for Gaussian ones, the most
+  probable columns of a multinomial block).
+- :func:`log_odds` -- log-odds weights with credible intervals, sorted by size.
+- :func:`reliability_diagram` -- calibration: predicted probability vs observed frequency.
+- :func:`exact_vs_mcmc` -- overlay of exact conjugate draws and MCMC draws of the same
+  parameters.
+
+Every function returns the matplotlib ``Figure`` and accepts ``ax=`` (or ``axes=``) to
+draw into an existing one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["class_conditionals", "log_odds", "reliability_diagram", "exact_vs_mcmc", "savefig"]
+
+
+def _pyplot():
+    try:
+        import matplotlib
+
+        if matplotlib.get_backend().lower() not in ("agg", "pdf", "svg", "cairo") and not _has_display():
+            matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ImportError(
+            "bayesnb.plot needs matplotlib; install it with: pip install 'bayesnb[plot]'"
+        ) from None
+    return plt
+
+
+def _has_display() -> bool:
+    import os
+    import sys
+
+    return sys.platform in ("win32", "darwin") or bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def savefig(fig, path, dpi=110) -> str:
+    """Save ``fig`` to ``path`` (PNG by extension), close it and return the path."""
+    plt = _pyplot()
+    fig.savefig(path, dpi=dpi, bbox_inches="tight")
+    plt.close(fig)
+    return str(path)
+
+
+def _grid(n, ncols, size=(3.2, 2.4)):
+    plt = _pyplot()
+    ncols = max(1, min(ncols, n))
+    nrows = int(np.ceil(n / ncols))
+    fig, axes = plt.subplots(nrows, ncols, figsize=(size[0] * ncols, size[1] * nrows), squeeze=False)
+    for ax in axes.ravel()[n:]:
+        ax.set_visible(False)
+    return fig, axes.ravel()
+
+
+def class_conditionals(model, features=None, ncols=4, top=10):
+    """Plot ``p(x_j | y=k)`` per feature and class under the posterior mean.
+
+    Parameters
+    ----------
+    model : fitted bayesnb estimator
+    features : list of str, optional
+        Feature names to show (default: all, in input order; a multinomial block is
+        shown as one panel of its ``top`` most probable columns per class).
+    ncols : int, default=4
+        Panels per row.
+    top : int, default=10
+        Columns shown for a multinomial block.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from scipy import stats as st
+
+    from .families import Bernoulli, Categorical, Gaussian, Multinomial
+
+    post = model.posterior_
+    classes = [str(c) for c in post.classes]
+    K = len(classes)
+    panels = []  # (title, kind, payload)
+    for b in post.blocks:
+        names = [str(n) for n in b.names]
+        if isinstance(b.family, Categorical):
+            for j, name in enumerate(names):
+                a = b.posterior.concentration[j]
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    p = a / a.sum(axis=1, keepdims=True)
+                panels.append((name, "bars", ([str(v) for v in b.state.categories[j]], p)))
+        elif isinstance(b.family, Bernoulli):
+            p = b.posterior.a / (b.posterior.a + b.posterior.b)
+            for j, name in enumerate(names):
+                panels.append((name, "bars", (["0", "1"], np.stack([1 - p[:, j], p[:, j]], axis=1))))
+        elif isinstance(b.family, Gaussian):
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mu, var = b.posterior.mu, b.posterior.b / b.posterior.a
+            for j, name in enumerate(names):
+                panels.append((name, "density", (mu[:, j], np.sqrt(var[:, j]))))
+        elif isinstance(b.family, Multinomial):
+            a = b.posterior.concentration
+            p = a / a.sum(axis=1, keepdims=True)
+            idx = np.argsort(-p.max(axis=0))[:top]
+            panels.append((f"{len(names)} count columns (top {len(idx)})", "bars",
+                           ([names[i] for i in idx], p[:, idx])))
+    if features is not None:
+        wanted = [str(f) for f in features]
+        panels = [p for p in panels if p[0] in wanted]
+    fig, axes = _grid(len(panels), ncols)
+    width = 0.8 / max(K, 1)
+    for ax, (title, kind, payload) in zip(axes, panels):
+        if kind == "bars":
+            labels, p = payload
+            x = np.arange(len(labels))
+            for k in range(K):
+                ax.bar(x + (k - (K - 1) / 2) * width, p[k], width, label=classes[k])
+            ax.set_xticks(x, labels, rotation=45 if max(map(len, labels), default=0) > 3 else 0, fontsize=8)
+            ax.set_ylim(0, 1)
+        else:
+            mu, sd = payload
+            ok = np.isfinite(mu) & np.isfinite(sd) & (sd > 0)
+            lo = np.min(mu[ok] - 4 * sd[ok]) if ok.any() else -1
+            hi = np.max(mu[ok] + 4 * sd[ok]) if ok.any() else 1
+            grid = np.linspace(lo, hi, 200)
+            for k in range(K):
+                if ok[k]:
+                    ax.plot(grid, st.norm.pdf(grid, mu[k], sd[k]), label=classes[k])
+        ax.set_title(title, fontsize=9)
+        ax.tick_params(labelsize=8)
+    if panels:
+        axes[0].legend(fontsize=7, title="class", title_fontsize=7)
+    fig.suptitle("class-conditional distributions p(x | class), posterior mean", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def log_odds(names, mean, lower=None, upper=None, ax=None, title=None, xlabel="log-odds weight"):
+    """Dot-and-interval plot of log-odds weights, largest magnitude on top.
+
+    Parameters
+    ----------
+    names : sequence of str, length p
+    mean : array-like of shape (p,)
+        Posterior mean (or point estimate) of each weight.
+    lower, upper : array-like of shape (p,), optional
+        Credible-interval bounds (e.g. 2.5% and 97.5% quantiles of exact draws).
+    ax : matplotlib Axes, optional
+    title, xlabel : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    plt = _pyplot()
+    mean = np.asarray(mean, dtype=float)
+    order = np.argsort(np.abs(mean))
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(6.5, 0.32 * len(mean) + 1.2))
+    else:
+        fig = ax.figure
+    y = np.arange(len(mean))
+    if lower is not None and upper is not None:
+        lo, hi = np.asarray(lower, float)[order], np.asarray(upper, float)[order]
+        ax.hlines(y, lo, hi, color="0.5", lw=2, label="95% credible interval")
+    ax.plot(mean[order], y, "o", color="C0", label="posterior mean")
+    ax.axvline(0, color="k", lw=0.8)
+    ax.set_yticks(y, [str(names[i]) for i in order], fontsize=8)
+    ax.set_xlabel(xlabel)
+    if title:
+        ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def reliability_diagram(y_true, proba, classes=None, n_bins=10, ax=None, label=None):
+    """Calibration of predicted probabilities (top-label for more than two classes).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        True labels.
+    proba : ndarray of shape (n, K)
+        Predicted class probabilities (columns in ``classes`` order).
+    classes : array-like of shape (K,), optional
+        Class labels of the columns (default: sorted unique ``y_true``).
+    n_bins : int, default=10
+    ax : matplotlib Axes, optional
+        Draw into it (call again with another ``label`` to compare models).
+    label : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    plt = _pyplot()
+    y_true = np.asarray(y_true)
+    proba = np.asarray(proba, dtype=float)
+    classes = np.unique(y_true) if classes is None else np.asarray(classes)
+    if proba.shape[1] == 2:
+        conf, hit = proba[:, 1], (y_true == classes[1]).astype(float)
+        what = f"P(y = {classes[1]})"
+    else:
+        top = proba.argmax(axis=1)
+        conf, hit = proba[np.arange(len(top)), top], (classes[top] == y_true).astype(float)
+        what = "top-label confidence"
+    edges = np.linspace(0, 1, n_bins + 1)
+    bins = np.clip(np.digitize(conf, edges) - 1, 0, n_bins - 1)
+    n = np.bincount(bins, minlength=n_bins)
+    ok = n > 0
+    mean_conf = np.bincount(bins, conf, n_bins)[ok] / n[ok]
+    freq = np.bincount(bins, hit, n_bins)[ok] / n[ok]
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(4.2, 4.2))
+        ax.plot([0, 1], [0, 1], "--", color="0.6", lw=1, label="perfect calibration")
+    else:
+        fig = ax.figure
+    ax.plot(mean_conf, freq, "o-", label=label or "model")
+    for c, f, m in zip(mean_conf, freq, n[ok]):
+        ax.annotate(str(m), (c, f), fontsize=6, textcoords="offset points", xytext=(3, -8))
+    ax.set_xlabel(f"predicted {what}")
+    ax.set_ylabel("observed frequency")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_title("reliability diagram (numbers: rows per bin)", fontsize=9)
+    ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
+def exact_vs_mcmc(exact, mcmc, names=None, ncols=4, bins=40):
+    """Overlay exact conjugate draws and MCMC draws of the same parameters.
+
+    Parameters
+    ----------
+    exact : ndarray of shape (n_draws, p)
+        Exact posterior draws.
+    mcmc : ndarray of shape (m_draws, p)
+        MCMC draws of the same ``p`` parameters (same order).
+    names : sequence of str, optional
+        Parameter names.
+    ncols : int, default=4
+    bins : int, default=40
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    exact = np.asarray(exact, dtype=float).reshape(len(exact), -1)
+    mcmc = np.asarray(mcmc, dtype=float).reshape(len(mcmc), -1)
+    if exact.shape[1] != mcmc.shape[1]:
+        raise ValueError(f"exact has {exact.shape[1]} parameters but mcmc has {mcmc.shape[1]}.")
+    p = exact.shape[1]
+    names = [f"param {i}" for i in range(p)] if names is None else [str(n) for n in names]
+    fig, axes = _grid(p, ncols)
+    for i, ax in enumerate(axes[:p]):
+        lo = min(exact[:, i].min(), mcmc[:, i].min())
+        hi = max(exact[:, i].max(), mcmc[:, i].max())
+        edges = np.linspace(lo, hi, bins + 1) if hi > lo else bins
+        ax.hist(exact[:, i], bins=edges, density=True, alpha=0.5, label="exact (conjugate)")
+        ax.hist(mcmc[:, i], bins=edges, density=True, histtype="step", lw=1.5, label="MCMC (NUTS)")
+        ax.set_title(names[i], fontsize=8)
+        ax.tick_params(labelsize=7)
+    if p:
+        axes[0].legend(fontsize=7)
+    fig.suptitle("exact posterior vs MCMC", fontsize=10)
+    fig.tight_layout()
+    return fig
