@@ -19,6 +19,7 @@ from .estimators import BaseNB, BernoulliNB, CategoricalNB, GaussianNB, Multinom
 from .families import Bernoulli, Categorical, Gaussian, Multinomial
 from .persistence import load
 from .posterior import NBPosterior
+from .arviz import compare_posteriors
 from .generative import LatentClassFit, missing_labels
 
 __version__ = "0.1.0"
@@ -38,6 +39,7 @@ __all__ = [
     "NBPosterior",
     "NaiveBayes",
     "ZeroProbabilityWarning",
+    "compare_posteriors",
     "__version__",
     "missing_labels",
     "load",

@@ -1,12 +1,646 @@
-"""The one NumPyro plate model of Naive Bayes, and the MCMC runner.
+"""The one NumPyro plate model of Naive Bayes, exact conjugate draws, and the MCMC runner.
 
-(Under construction: estimator methods come through :class:`PosteriorMixin`.)
+The model (plates ``class``, ``feature``, ``obs``)::
+
+    pi                ~ Dirichlet(class_alpha)                    (absent if the class prior is fixed)
+    theta[k, j]       ~ the family prior of block b               plates class x feature_b
+    y[i] | labelled   : sum_k n_k log pi_k + block log-likelihoods on sufficient statistics
+                        (``likelihood="suffstats"``), or per row in plate ``obs`` (``"rows"``)
+    x[i] | unlabelled : logsumexp_k (log pi_k + sum_b log p(x_ib | theta_b[k]))   plate ``obs_unlabelled``
+
+assembled from each family module's pieces (``numpyro_sample``,
+``numpyro_suffstat_loglik``, ``numpyro_row_loglik``), so any estimator -- including a
+mixed :class:`~bayesnb.NaiveBayes` -- gets the same model, and the MCMC likelihood is
+never re-derived here. Missing cells are masked, not imputed. ``data=None`` (the
+default) leaves only the prior: ``numpyro.infer.Predictive(model, num_samples=...)``
+then simulates parameters from the prior.
+
+Estimator methods (through :class:`PosteriorMixin`, a base of every estimator):
+
+- ``sample_posterior(n_draws)`` -- exact conjugate draws (NumPy, thousands per second)
+- ``run_mcmc(X, y)`` -- NUTS draws of the same model, with compile / sampling times
+- ``predict_proba_draws`` / ``predict_proba_interval`` -- uncertainty of ``p(y | x)``
+- ``coef_`` / ``intercept_`` / ``coef_draws`` / ``coef_interval`` -- binary NB as a linear classifier
+
+Both kinds of draws come back as the same ArviZ ``DataTree`` (see :mod:`bayesnb.arviz`).
+JAX, NumPyro and ArviZ are imported lazily; nothing here changes JAX's global settings
+(float32 is used; ``numpyro.set_host_device_count`` is left to the user).
 """
 
 from __future__ import annotations
 
-__all__ = ["PosteriorMixin"]
+import importlib
+import threading
+import time
+from typing import NamedTuple
+
+import numpy as np
+from scipy.special import logsumexp
+
+__all__ = ["PosteriorMixin", "NotLinearError", "ModelSpec", "make_model", "model_inputs",
+           "sample_posterior_draws", "run_nuts", "enable_compilation_cache"]
+
+
+class NotLinearError(AttributeError, ValueError):
+    """The model is not a linear classifier (multiclass, or a Gaussian block)."""
+
+
+def _module(family):
+    return importlib.import_module(f"bayesnb.families.{family.name}")
+
+
+def _rng(random_state):
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(2**32 - 1))
+    return np.random.default_rng(random_state)
+
+
+def enable_compilation_cache(path=None):
+    """Opt in to JAX's persistent compilation cache (NUTS compiles once per model shape).
+
+    Parameters
+    ----------
+    path : str or None
+        Cache directory; default ``~/.cache/bayesnb-jax``.
+    """
+    import os
+
+    import jax
+
+    path = path or os.path.join(os.path.expanduser("~"), ".cache", "bayesnb-jax")
+    jax.config.update("jax_compilation_cache_dir", str(path))
+    return path
+
+
+# ============================================================================ exact draws
+def sample_posterior_draws(post, n_draws: int, rng) -> dict:
+    """Exact conjugate draws of every parameter: ``{variable: (n_draws, ...)}``."""
+    from .arviz import block_layouts
+
+    out = {}
+    if not post.fixed_class_prior:
+        from .families.categorical import dirichlet_draws
+
+        out["pi"] = dirichlet_draws(post.class_concentration, n_draws, rng)
+    for b, lay in zip(post.blocks, block_layouts(post)):
+        for name, arr in _module(b.family).sample_params(b.posterior, n_draws, rng).items():
+            out[f"{name}_{lay.label}"] = arr
+    return out
+
+
+def posterior_moments(post) -> dict:
+    """Closed-form posterior mean and sd of every parameter: ``{variable: (mean, sd)}``."""
+    from .arviz import block_layouts
+
+    out = {}
+    if not post.fixed_class_prior:
+        a = post.class_concentration
+        m = a / a.sum()
+        out["pi"] = (m, np.sqrt(m * (1 - m) / (a.sum() + 1)))
+    for b, lay in zip(post.blocks, block_layouts(post)):
+        for name, mom in _module(b.family).posterior_moments(b.posterior).items():
+            out[f"{name}_{lay.label}"] = mom
+    return out
+
+
+# ============================================================================ NumPyro model
+class ModelSpec(NamedTuple):
+    """Static (hashable) structure of the NumPyro model.
+
+    Attributes
+    ----------
+    n_classes : int
+    fixed_pi : bool
+        The class prior is fixed (no ``pi`` site).
+    blocks : tuple of (family module name, label, static structure, feature plate name)
+    likelihood : {"suffstats", "rows"}
+        Form used for the labelled rows.
+    """
+
+    n_classes: int
+    fixed_pi: bool
+    blocks: tuple
+    likelihood: str
+
+
+def make_model(spec: ModelSpec):
+    """The NumPyro model function ``model(priors, data=None)`` for a structure.
+
+    ``priors`` holds the prior hyperparameters (arrays), ``data`` the observations:
+    ``{"stats": ..., "class_count": ...}`` (labelled, sufficient statistics),
+    ``{"rows": ..., "y": ...}`` (labelled, per row) and/or ``{"unlabelled": ...}``.
+    With ``data=None`` only the prior is sampled.
+    """
+    import jax.numpy as jnp
+    import numpyro
+    import numpyro.distributions as dist
+    from jax.scipy.special import logsumexp as jlse
+
+    mods = [importlib.import_module(f"bayesnb.families.{m}") for m, *_ in spec.blocks]
+
+    def model(priors, data=None):
+        if spec.fixed_pi:
+            log_pi = priors["class_log_prior"]
+        else:
+            pi = numpyro.sample("pi", dist.Dirichlet(priors["class_alpha"]))
+            log_pi = jnp.log(jnp.clip(pi, jnp.finfo(pi.dtype).tiny))
+        params = [mod.numpyro_sample(label, static, priors["blocks"][i], plate)
+                  for i, (mod, (_, label, static, plate)) in enumerate(zip(mods, spec.blocks))]
+        if data is None:
+            return
+        if "stats" in data:
+            numpyro.factor("y", (data["class_count"] * log_pi).sum())
+            for i, (mod, (_, label, _s, _p)) in enumerate(zip(mods, spec.blocks)):
+                numpyro.factor(f"x_{label}", mod.numpyro_suffstat_loglik(params[i], data["stats"][i]))
+        if "rows" in data:
+            ll = sum(mod.numpyro_row_loglik(params[i], data["rows"][i]) for i, mod in enumerate(mods))
+            y = data["y"]
+            with numpyro.plate("obs", y.shape[0]):
+                numpyro.factor("y_x", log_pi[y] + jnp.take_along_axis(ll, y[:, None], axis=1)[:, 0])
+        if "unlabelled" in data:
+            ll = sum(mod.numpyro_row_loglik(params[i], data["unlabelled"][i]) for i, mod in enumerate(mods))
+            with numpyro.plate("obs_unlabelled", ll.shape[0]):
+                numpyro.factor("x_unlabelled", jlse(ll + log_pi, axis=1))
+
+    return model
+
+
+def _check_proper(post, who):
+    if not post.fixed_class_prior and np.any(post.class_prior_alpha <= 0):
+        raise ValueError(f"{who}: run_mcmc needs a proper class prior; class_alpha has a 0 "
+                         "(use class_alpha > 0, or fix the class prior).")
+    for b in post.blocks:
+        if not b.family.is_proper(b.prior):
+            raise ValueError(f"{who}: run_mcmc needs a proper prior, but the {b.family.name} block "
+                             f"({', '.join(b.names[:3])}...) has an improper one (alpha=0, or a Gaussian "
+                             "prior=None/'reference'). Use alpha > 0 or prior='auto'.")
+
+
+def model_inputs(post, labelled=None, unlabelled=None, likelihood="suffstats"):
+    """Static spec and array inputs of the model for a fitted posterior and data.
+
+    Parameters
+    ----------
+    post : NBPosterior
+        Supplies the priors, categories and structure.
+    labelled : (encoded blocks, class codes) or None
+        Labelled rows, encoded with the posterior's encoding states.
+    unlabelled : encoded blocks or None
+        Rows whose label is missing (marginalised in the model).
+    likelihood : {"suffstats", "rows"}
+
+    Returns
+    -------
+    spec : ModelSpec
+    priors : dict
+    data : dict or None
+    """
+    from .arviz import block_layouts
+
+    if likelihood not in ("suffstats", "rows"):
+        raise ValueError(f"likelihood must be 'suffstats' or 'rows'; received {likelihood!r}.")
+    layouts = block_layouts(post)
+    mods = [_module(b.family) for b in post.blocks]
+    K = len(post.classes)
+    blocks = tuple((b.family.name, lay.label, mod.numpyro_static(b.prior), lay.feature_dim)
+                   for b, lay, mod in zip(post.blocks, layouts, mods))
+    spec = ModelSpec(K, bool(post.fixed_class_prior), blocks, likelihood)
+    priors = {"blocks": [mod.numpyro_prior_args(b.prior) for b, mod in zip(post.blocks, mods)]}
+    if post.fixed_class_prior:
+        priors["class_log_prior"] = np.maximum(post.class_log_prior, -1e30).astype(np.float32)
+    else:
+        priors["class_alpha"] = post.class_prior_alpha.astype(np.float32)
+    data = {}
+    if labelled is not None:
+        encoded, codes = labelled
+        codes = np.asarray(codes, dtype=np.int64)
+        if likelihood == "suffstats":
+            resp = np.zeros((codes.shape[0], K))
+            resp[np.arange(codes.shape[0]), codes] = 1.0
+            data["class_count"] = resp.sum(0).astype(np.float32)
+            data["stats"] = [mod.numpyro_stats_args(b.family.stats(enc, resp, b.state))
+                             for b, mod, enc in zip(post.blocks, mods, encoded)]
+        else:
+            data["y"] = codes.astype(np.int32)
+            data["rows"] = [mod.numpyro_row_args(enc, static)
+                            for mod, enc, (_, _, static, _) in zip(mods, encoded, blocks)]
+    if unlabelled is not None:
+        data["unlabelled"] = [mod.numpyro_row_args(enc, static)
+                              for mod, enc, (_, _, static, _) in zip(mods, unlabelled, blocks)]
+    return spec, priors, (data or None)
+
+
+# ============================================================================ MCMC runner
+_CACHE: dict = {}
+_CACHE_MAX = 16
+_COMPILE = threading.local()
+_LISTENER = []
+_COMPILE_EVENTS = ("/jax/core/compile/jaxpr_trace_duration",
+                   "/jax/core/compile/jaxpr_to_mlir_module_duration",
+                   "/jax/core/compile/backend_compile_duration",
+                   "/jax/compilation_cache/cache_retrieval_time_sec")
+
+
+def _listen():
+    """Register (once) a JAX monitoring listener that adds up tracing + compilation time."""
+    if _LISTENER:
+        return
+    import jax.monitoring
+
+    def on_duration(event, duration, **kwargs):
+        if event in _COMPILE_EVENTS and getattr(_COMPILE, "active", False):
+            _COMPILE.seconds += duration
+
+    jax.monitoring.register_event_duration_secs_listener(on_duration)
+    _LISTENER.append(on_duration)
+
+
+def _shapes(tree):
+    import jax
+
+    return tuple((tuple(np.shape(x)), str(np.asarray(x).dtype)) for x in jax.tree_util.tree_leaves(tree))
+
+
+def run_nuts(spec, priors, data, *, num_warmup=500, num_samples=1000, num_chains=1, chain_method=None,
+             seed=0, progress_bar=False, target_accept_prob=0.8):
+    """Run NUTS on the model; the compiled sampler is cached per structure and shapes.
+
+    Returns
+    -------
+    samples : dict
+        ``{site: ndarray (chain, draw, ...)}``.
+    extra : dict
+        ``{"diverging", "num_steps", "accept_prob", "potential_energy", "energy",
+        "step_size"}`` each (chain, draw).
+    timing : dict
+        ``compile_seconds`` (JAX tracing + compilation, as reported by JAX's monitoring
+        events), ``sampling_seconds`` (the rest of the run), ``total_seconds``,
+        ``cache_hit`` (a compiled sampler of the same shapes was reused).
+    """
+    import jax
+    from numpyro.infer import MCMC, NUTS, init_to_median
+
+    if chain_method is None:
+        chain_method = "parallel" if num_chains > 1 and jax.local_device_count() >= num_chains else "sequential"
+    key = (spec, _shapes(priors), _shapes(data), num_warmup, num_samples, num_chains, chain_method,
+           float(target_accept_prob))
+    mcmc = _CACHE.get(key)
+    hit = mcmc is not None
+    if not hit:
+        kernel = NUTS(make_model(spec), init_strategy=init_to_median(num_samples=15),
+                      target_accept_prob=target_accept_prob)
+        mcmc = MCMC(kernel, num_warmup=num_warmup, num_samples=num_samples, num_chains=num_chains,
+                    chain_method=chain_method, progress_bar=progress_bar, jit_model_args=True)
+        if len(_CACHE) >= _CACHE_MAX:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = mcmc
+    _listen()
+    _COMPILE.active, _COMPILE.seconds = True, 0.0
+    t0 = time.perf_counter()
+    try:
+        mcmc.run(jax.random.PRNGKey(int(seed)), priors, data,
+                 extra_fields=("diverging", "num_steps", "accept_prob", "potential_energy", "energy",
+                               "adapt_state.step_size"))
+        samples = {k: np.asarray(v) for k, v in mcmc.get_samples(group_by_chain=True).items()}
+    finally:
+        _COMPILE.active = False
+    total = time.perf_counter() - t0
+    compile_s = min(_COMPILE.seconds, total)
+    extra = {k: np.asarray(v) for k, v in mcmc.get_extra_fields(group_by_chain=True).items()}
+    timing = {"compile_seconds": compile_s, "sampling_seconds": total - compile_s, "total_seconds": total,
+              "cache_hit": hit}
+    return samples, extra, timing
+
+
+def mcmc_draws(post, spec, samples) -> dict:
+    """NumPyro sites (chain, draw, ...) -> variables named as the exact draws."""
+    out = {}
+    if not spec.fixed_pi:
+        out["pi"] = np.asarray(samples["pi"], dtype=float)
+    for b, (_, label, static, _) in zip(post.blocks, spec.blocks):
+        for name, arr in _module(b.family).params_from_sites(label, static, samples).items():
+            out[f"{name}_{label}"] = arr
+    return out
+
+
+def sample_stats_from_extra(extra) -> dict:
+    """NumPyro extra fields -> ArviZ ``sample_stats`` names."""
+    steps = np.asarray(extra["num_steps"])
+    return {
+        "diverging": np.asarray(extra["diverging"], dtype=bool),
+        "tree_depth": np.ceil(np.log2(steps + 1)).astype(np.int64),
+        "n_steps": steps.astype(np.int64),
+        "acceptance_rate": np.asarray(extra["accept_prob"], dtype=float),
+        "lp": -np.asarray(extra["potential_energy"], dtype=float),
+        "energy": np.asarray(extra["energy"], dtype=float),
+        "step_size": np.asarray(extra["adapt_state.step_size"], dtype=float),
+    }
+
+
+# ============================================================================ estimator mixin
+def _rows(X, idx):
+    if hasattr(X, "iloc"):
+        return X.iloc[idx]
+    return X[idx]
 
 
 class PosteriorMixin:
-    """Full-posterior methods (exact conjugate draws, NUTS) shared by every estimator."""
+    """Full-posterior methods (exact conjugate draws, NUTS, uncertainty) shared by every estimator."""
+
+    # ------------------------------------------------------------------ draws
+    def sample_posterior(self, n_draws=1000, random_state=None):
+        """Exact draws from the conjugate posterior (no MCMC needed).
+
+        Parameters
+        ----------
+        n_draws : int, default=1000
+        random_state : int, numpy Generator/RandomState or None
+
+        Returns
+        -------
+        xarray.DataTree
+            Group ``posterior`` with dims ``(chain=1, draw=n_draws, ...)``; variables,
+            dims and coords as in :mod:`bayesnb.arviz` (identical to :meth:`run_mcmc`).
+        """
+        from sklearn.utils.validation import check_is_fitted
+
+        from .arviz import to_datatree
+
+        check_is_fitted(self, "posterior_")
+        n_draws = self._check_n_draws(n_draws)
+        post = self.posterior_
+        t0 = time.perf_counter()
+        draws = sample_posterior_draws(post, n_draws, _rng(random_state))
+        secs = time.perf_counter() - t0
+        draws = {k: v[None] for k, v in draws.items()}
+        return to_datatree(post, draws, attrs={"inference": "exact conjugate posterior",
+                                               "sampling_seconds": secs, "estimator": self._who})
+
+    def _check_n_draws(self, n_draws):
+        if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
+            raise ValueError(f"{self._who}: n_draws must be a positive integer; received {n_draws!r}.")
+        return int(n_draws)
+
+    def run_mcmc(self, X, y, *, num_warmup=500, num_samples=1000, num_chains=1, random_state=None,
+                 progress_bar=False, likelihood="suffstats", chain_method=None, target_accept_prob=0.8):
+        """Sample the posterior of the same model with NumPyro's NUTS.
+
+        The priors (and categories) are those of the fitted estimator; if it is not
+        fitted yet, it is first fitted on the labelled rows of ``X, y``. To compare with
+        :meth:`sample_posterior`, pass the training data.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+            Missing cells are masked out of the likelihood (values unseen in fit, too).
+        y : array-like of shape (n_samples,)
+            Labels; missing labels (None/NaN) make unlabelled rows, whose class is
+            marginalised out (per-row likelihood with logsumexp).
+        num_warmup, num_samples, num_chains : int
+        random_state : int, numpy Generator/RandomState or None
+        progress_bar : bool, default=False
+        likelihood : {"suffstats", "rows"}, default="suffstats"
+            Labelled rows enter through their sufficient statistics (fast) or one
+            factor per row in plate ``obs`` (the same posterior, slower).
+        chain_method : {"sequential", "parallel", "vectorized"} or None
+            None: "parallel" when ``jax.local_device_count() >= num_chains`` (call
+            ``numpyro.set_host_device_count`` yourself before importing JAX), else "sequential".
+        target_accept_prob : float, default=0.8
+
+        Returns
+        -------
+        xarray.DataTree
+            Groups ``posterior`` (same variables/dims/coords as :meth:`sample_posterior`)
+            and ``sample_stats`` (``diverging``, ``tree_depth``, ``n_steps``,
+            ``acceptance_rate``, ``lp``, ``energy``, ``step_size``). ``attrs`` holds
+            ``compile_seconds``, ``sampling_seconds``, ``cache_hit`` and ``likelihood``.
+        """
+        from ._utils import missing_mask
+        from .arviz import to_datatree
+
+        who = self._who
+        for name, v in (("num_warmup", num_warmup), ("num_samples", num_samples), ("num_chains", num_chains)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (0 if name == "num_warmup" else 1):
+                raise ValueError(f"{who}: {name} must be a {'non-negative' if name == 'num_warmup' else 'positive'} "
+                                 f"integer; received {v!r}.")
+        if likelihood not in ("suffstats", "rows"):
+            raise ValueError(f"{who}: likelihood must be 'suffstats' or 'rows'; received {likelihood!r}.")
+        y = np.asarray(y, dtype=object if np.asarray(y).dtype.kind in "OUS" else None)
+        if y.ndim != 1 or y.shape[0] != X.shape[0]:
+            raise ValueError(f"{who}: y must be 1-D with one label per row of X ({X.shape[0]}); "
+                             f"received shape {y.shape}.")
+        miss = missing_mask(y)
+        lab, unl = np.flatnonzero(~miss), np.flatnonzero(miss)
+        if not hasattr(self, "posterior_"):
+            if lab.size == 0:
+                raise ValueError(f"{who}: run_mcmc needs labelled rows to fit the model first.")
+            self.fit(_rows(X, lab), np.asarray(list(y[lab])))
+        post = self.posterior_
+        _check_proper(post, who)
+        X = self._check_X(X, reset=False)
+        labelled = unlabelled = None
+        if lab.size:
+            yl = np.asarray(list(y[lab]))
+            known = np.isin(yl, post.classes)
+            if not known.all():
+                raise ValueError(f"{who}: y has label(s) {list(np.unique(yl[~known]))[:5]} that are not in "
+                                 f"classes_ {list(post.classes)}.")
+            codes = np.searchsorted(post.classes, yl)
+            enc, _ = self._encode_blocks(_rows(X, lab), post)
+            labelled = (enc, codes)
+        if unl.size:
+            unlabelled, _ = self._encode_blocks(_rows(X, unl), post)
+        spec, priors, data = model_inputs(post, labelled, unlabelled, likelihood)
+        seed = _rng(random_state).integers(2**31 - 1)
+        samples, extra, timing = run_nuts(spec, priors, data, num_warmup=num_warmup, num_samples=num_samples,
+                                          num_chains=num_chains, chain_method=chain_method, seed=seed,
+                                          progress_bar=progress_bar, target_accept_prob=target_accept_prob)
+        attrs = {"inference": "NUTS (NumPyro)", "likelihood": likelihood, "estimator": who,
+                 "num_warmup": int(num_warmup), "num_chains": int(num_chains),
+                 "compile_seconds": timing["compile_seconds"], "sampling_seconds": timing["sampling_seconds"],
+                 "total_seconds": timing["total_seconds"], "cache_hit": int(timing["cache_hit"])}
+        return to_datatree(post, mcmc_draws(post, spec, samples), sample_stats_from_extra(extra), attrs=attrs)
+
+    # ------------------------------------------------------------------ p(y | x) uncertainty
+    def _param_draws(self, n_draws, random_state):
+        """Exact draws per block (family names) and of log pi: (list of dicts, (n_draws, K))."""
+        post = self.posterior_
+        rng = _rng(random_state)
+        if post.fixed_class_prior:
+            log_pi = np.broadcast_to(post.class_log_prior, (n_draws, len(post.classes)))
+        else:
+            from .families.categorical import dirichlet_draws
+
+            with np.errstate(divide="ignore"):
+                log_pi = np.log(dirichlet_draws(post.class_concentration, n_draws, rng))
+        blocks = [_module(b.family).sample_params(b.posterior, n_draws, rng) for b in post.blocks]
+        return blocks, log_pi
+
+    def predict_proba_draws(self, X, n_draws=1000, random_state=None):
+        """``p(y=k | x)`` under each of ``n_draws`` exact posterior draws of the parameters.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+        n_draws : int, default=1000
+        random_state : int, numpy Generator/RandomState or None
+
+        Returns
+        -------
+        ndarray of shape (n_draws, n_samples, n_classes)
+            Its mean over draws is the exact posterior predictive ``predict_proba`` of
+            ``predictive="marginal"`` only for single-row Multinomial/Gaussian blocks;
+            for Categorical/Bernoulli blocks its mean over draws is E[p(y|x, theta)].
+        """
+        from sklearn.utils.validation import check_is_fitted
+
+        from .posterior import normalise
+
+        check_is_fitted(self, "posterior_")
+        n_draws = self._check_n_draws(n_draws)
+        X = self._check_X(X, reset=False)
+        post = self.posterior_
+        encoded, _ = self._encode_blocks(X, post)
+        blocks, log_pi = self._param_draws(n_draws, random_state)
+        mods = [_module(b.family) for b in post.blocks]
+        out = np.empty((n_draws, X.shape[0], len(post.classes)))
+        import warnings
+
+        from ._utils import ZeroProbabilityWarning
+
+        for s in range(n_draws):
+            jll = log_pi[s][None, :].copy()
+            for b, mod, draws, enc in zip(post.blocks, mods, blocks, encoded):
+                fake = mod.posterior_from_params({k: v[s] for k, v in draws.items()})
+                jll = jll + b.family.log_likelihood(b.prior, fake, enc)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ZeroProbabilityWarning)
+                out[s] = np.exp(normalise(jll, log_pi[s], self._who))
+        return out
+
+    def predict_proba_interval(self, X, ci=0.94, n_draws=1000, random_state=None):
+        """Equal-tailed credible interval of ``p(y=k | x)`` over exact posterior draws.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+        ci : float in (0, 1), default=0.94
+        n_draws : int, default=1000
+        random_state : int, numpy Generator/RandomState or None
+
+        Returns
+        -------
+        lower, upper : ndarray of shape (n_samples, n_classes)
+        """
+        ci = self._check_ci(ci)
+        d = self.predict_proba_draws(X, n_draws=n_draws, random_state=random_state)
+        q = (1 - ci) / 2
+        return np.quantile(d, q, axis=0), np.quantile(d, 1 - q, axis=0)
+
+    def _check_ci(self, ci):
+        if not isinstance(ci, (float, int, np.floating)) or isinstance(ci, bool) or not 0 < ci < 1:
+            raise ValueError(f"{self._who}: ci must be a probability in (0, 1); received {ci!r}.")
+        return float(ci)
+
+    # ------------------------------------------------------------------ linear-classifier view
+    def _check_linear(self):
+        from sklearn.exceptions import NotFittedError
+
+        if not hasattr(self, "posterior_"):
+            raise NotFittedError(f"This {self._who} instance is not fitted yet; call fit first.")
+        post = self.posterior_
+        if len(post.classes) != 2:
+            raise NotLinearError(f"{self._who}: coef_/intercept_ exist only for binary problems (a linear "
+                                 f"log-odds); this model has {len(post.classes)} classes.")
+        bad = [b.family.name for b in post.blocks if b.family.name not in ("bernoulli", "multinomial", "categorical")]
+        if bad:
+            raise NotLinearError(f"{self._who}: coef_/intercept_ need Bernoulli, Multinomial or Categorical "
+                                 f"blocks (log-odds linear in the features); a {bad[0]} block's log-odds "
+                                 "are quadratic.")
+        return post
+
+    def _linear(self, blocks, log_pi):
+        """(coef (..., p), intercept (...)) from per-block params with leading axes."""
+        post = self.posterior_
+        ws = []
+        b0 = log_pi[..., 1] - log_pi[..., 0]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for b, par in zip(post.blocks, blocks):
+                th = par["theta"]
+                if b.family.name == "bernoulli":
+                    lp, lq = np.log(th), np.log1p(-th)
+                    ws.append((lp[..., 1, :] - lq[..., 1, :]) - (lp[..., 0, :] - lq[..., 0, :]))
+                    b0 = b0 + (lq[..., 1, :] - lq[..., 0, :]).sum(-1)
+                elif b.family.name == "multinomial":
+                    lt = np.log(th)
+                    ws.append(lt[..., 1, :] - lt[..., 0, :])
+                else:  # categorical: one weight per (feature, value), padding dropped
+                    lt = np.log(th)
+                    w = lt[..., 1, :, :] - lt[..., 0, :, :]
+                    valid = np.zeros(w.shape[-2:], bool)
+                    for j, c in enumerate(b.state.categories):
+                        valid[j, : len(c)] = True
+                    ws.append(w[..., valid])
+        return np.concatenate(ws, axis=-1), b0
+
+    @property
+    def coef_names_(self):
+        """Names of the ``coef_`` columns: feature names, or ``feature=value`` for categorical blocks."""
+        post = self._check_linear()
+        names = []
+        for b in post.blocks:
+            if b.family.name == "categorical":
+                names += [f"{n}={v}" for n, cats in zip(b.names, b.state.categories) for v in cats]
+            else:
+                names += list(b.names)
+        return np.asarray(names, dtype=object)
+
+    @property
+    def coef_(self):
+        """Log-odds weights ``log p(x|y=c1) - log p(x|y=c0)`` per feature at the posterior mean, (1, p).
+
+        Bernoulli: ``logit theta_1j - logit theta_0j`` (the ``log(1-theta)`` terms go to
+        ``intercept_``); Multinomial: ``log theta_1j - log theta_0j`` per count;
+        Categorical: one weight per one-hot value (see ``coef_names_``). Binary problems
+        with Bernoulli/Multinomial/Categorical blocks only. With complete rows,
+        ``x @ coef_.T + intercept_`` is the log-odds of ``predict_joint_log_proba``.
+        """
+        return self._linear_mean()[0][None, :]
+
+    @property
+    def intercept_(self):
+        """``log pi_1 - log pi_0`` (+ Bernoulli ``sum log(1-theta_1j) - log(1-theta_0j)``), shape (1,)."""
+        return np.atleast_1d(self._linear_mean()[1])
+
+    def _linear_mean(self):
+        post = self._check_linear()
+        blocks = [{"theta": _module(b.family).posterior_moments(b.posterior)["theta"][0]} for b in post.blocks]
+        return self._linear(blocks, post.class_log_prior)
+
+    def coef_draws(self, n_draws=1000, random_state=None):
+        """Exact posterior draws of the log-odds weights and intercept.
+
+        Returns
+        -------
+        coef : ndarray of shape (n_draws, p)
+        intercept : ndarray of shape (n_draws,)
+        """
+        self._check_linear()
+        n_draws = self._check_n_draws(n_draws)
+        blocks, log_pi = self._param_draws(n_draws, random_state)
+        return self._linear(blocks, log_pi)
+
+    def coef_interval(self, ci=0.94, n_draws=1000, random_state=None):
+        """Equal-tailed credible intervals of ``coef_`` from exact posterior draws.
+
+        Returns
+        -------
+        lower, upper : ndarray of shape (1, p)
+            Columns as ``coef_`` (see ``coef_names_``); :meth:`coef_draws` also gives the intercept.
+        """
+        ci = self._check_ci(ci)
+        w, _ = self.coef_draws(n_draws, random_state)
+        q = (1 - ci) / 2
+        return np.quantile(w, q, axis=0)[None, :], np.quantile(w, 1 - q, axis=0)[None, :]

@@ -333,3 +333,83 @@ def gen_log_penalty(prior: Betas, point: Betas) -> float:
     lp, lq = _log_p(point)
     with np.errstate(invalid="ignore"):
         return float(np.where(prior.a > 0, prior.a * lp, 0.0).sum() + np.where(prior.b > 0, prior.b * lq, 0.0).sum())
+
+
+# ---- posterior draws and NumPyro pieces (model.py) ----
+# Exact conjugate draws (NumPy) and the pieces model.py assembles into the one NumPyro
+# model. Parameterisation shared by both: ``theta`` (K, d) = p(x_j = 1 | y = k).
+
+
+def sample_params(post: Betas, n_draws: int, rng) -> dict:
+    """Exact posterior draws: ``{"theta": (n_draws, K, d)}`` from Beta(a, b)."""
+    from .categorical import dirichlet_draws
+
+    ab = np.stack([post.a, post.b], axis=-1)
+    return {"theta": dirichlet_draws(ab, n_draws, rng)[..., 0]}
+
+
+def posterior_moments(post: Betas) -> dict:
+    """Closed-form posterior mean and sd: ``{"theta": (mean, sd)}``, each (K, d)."""
+    tot = post.a + post.b
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = post.a / tot
+        return {"theta": (m, np.sqrt(m * (1 - m) / (tot + 1)))}
+
+
+def posterior_from_params(params: dict) -> Betas:
+    """A posterior whose plug-in equals the given ``theta`` (K, d) (one draw)."""
+    p = params["theta"]
+    return Betas(p, 1.0 - p)
+
+
+def numpyro_static(prior: Betas):
+    """Hashable structure (none needed beyond shapes)."""
+    return ()
+
+
+def numpyro_prior_args(prior: Betas) -> dict:
+    """Beta pseudo-counts as float32 (K, d) arrays."""
+    return {"a": prior.a.astype(np.float32), "b": prior.b.astype(np.float32)}
+
+
+def numpyro_sample(label, static, prior_args, feature_plate):
+    """``theta_<label>`` ~ Beta(a, b) under plates ``class`` x feature; returns logs."""
+    import jax.numpy as jnp
+    import numpyro
+    import numpyro.distributions as dist
+
+    a, b = prior_args["a"], prior_args["b"]
+    K, d = a.shape
+    with numpyro.plate("class", K, dim=-2), numpyro.plate(feature_plate, d, dim=-1):
+        p = numpyro.sample(f"theta_{label}", dist.Beta(a, b))
+    tiny = jnp.finfo(p.dtype).tiny
+    return {"log_p": jnp.log(jnp.clip(p, tiny)), "log_q": jnp.log(jnp.clip(1.0 - p, tiny))}
+
+
+def params_from_sites(label, static, samples: dict) -> dict:
+    """MCMC samples -> ``{"theta": (..., K, d)}``."""
+    return {"theta": np.asarray(samples[f"theta_{label}"], dtype=float)}
+
+
+def numpyro_stats_args(stats: BernoulliStats) -> dict:
+    """Counts of ones and zeros per (class, feature), float32."""
+    return {"ones": stats.ones.astype(np.float32),
+            "zeros": (stats.observed - stats.ones).astype(np.float32)}
+
+
+def numpyro_suffstat_loglik(params, stats_args):
+    """``sum n1 log p + n0 log(1 - p)``: the labelled-data log-likelihood."""
+    return (stats_args["ones"] * params["log_p"] + stats_args["zeros"] * params["log_q"]).sum()
+
+
+def numpyro_row_args(block: BernoulliBlock, static) -> dict:
+    """Dense float32 ones / zeros indicators (missing cells are neither)."""
+    X = block.X.toarray() if sp.issparse(block.X) else np.asarray(block.X)
+    M = block.missing
+    M = np.zeros(X.shape) if M is None else (M.toarray() if sp.issparse(M) else np.asarray(M))
+    return {"ones": X.astype(np.float32), "zeros": (1.0 - X - M).astype(np.float32)}
+
+
+def numpyro_row_loglik(params, row_args):
+    """``log p(x_i | y=k)`` per row and class, shape (n, K); missing cells add 0."""
+    return row_args["ones"] @ params["log_p"].T + row_args["zeros"] @ params["log_q"].T

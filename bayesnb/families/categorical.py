@@ -576,3 +576,157 @@ def gen_decode(codes: np.ndarray, state: CategoricalEncoding):
         col[~ok] = None
         out.append(col)
     return out
+
+
+# ---- posterior draws and NumPyro pieces (model.py) ----
+# Exact conjugate draws (NumPy) and the pieces model.py assembles into the one NumPyro
+# model. Parameterisation shared by both: ``theta`` of shape (K, d, V_max), the
+# probabilities of each value, NaN where feature j has fewer than V_max values.
+
+
+def _log_gamma_draws(conc, size, rng):
+    """``log`` of Gamma(conc, 1) draws, stable for tiny concentrations.
+
+    Uses ``G(a) = G(a + 1) * U ** (1 / a)`` so that small pseudo-counts do not
+    underflow to 0 (a zero concentration gives ``-inf``: that value has probability 0).
+    """
+    conc = np.asarray(conc, dtype=float)
+    g = rng.standard_gamma(conc + 1.0, size=size)
+    u = rng.random(size)
+    with np.errstate(divide="ignore"):
+        return np.log(g) + np.log(u) / conc
+
+
+def dirichlet_draws(conc, n_draws, rng):
+    """Draws of shape ``(n_draws, *conc.shape)`` from Dirichlet(conc) over the last axis."""
+    conc = np.asarray(conc, dtype=float)
+    lg = _log_gamma_draws(conc, (n_draws,) + conc.shape, rng)
+    with np.errstate(invalid="ignore"):
+        lg = lg - lg.max(axis=-1, keepdims=True)
+        w = np.exp(lg)
+        return w / w.sum(axis=-1, keepdims=True)
+
+
+def _pad(arrays, fill):
+    """Stack (..., V_j) arrays along a new feature axis, padded to V_max with ``fill``."""
+    vmax = max((a.shape[-1] for a in arrays), default=0)
+    lead = arrays[0].shape[:-1] if arrays else ()
+    out = np.full(lead + (len(arrays), vmax), fill, dtype=float)
+    for j, a in enumerate(arrays):
+        out[..., j, : a.shape[-1]] = a
+    return out
+
+
+def sample_params(post: Dirichlets, n_draws: int, rng) -> dict:
+    """Exact posterior draws: ``{"theta": (n_draws, K, d, V_max)}``, NaN-padded."""
+    draws = [dirichlet_draws(a, n_draws, rng) for a in post.concentration]
+    return {"theta": _pad(draws, np.nan)}
+
+
+def posterior_moments(post: Dirichlets) -> dict:
+    """Closed-form posterior mean and sd: ``{"theta": (mean, sd)}``, each (K, d, V_max)."""
+    means, sds = [], []
+    for a in post.concentration:
+        a0 = a.sum(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            m = a / a0
+            sds.append(np.sqrt(m * (1 - m) / (a0 + 1)))
+        means.append(m)
+    return {"theta": (_pad(means, np.nan), _pad(sds, np.nan))}
+
+
+def posterior_from_params(params: dict) -> Dirichlets:
+    """A posterior whose plug-in equals the given ``theta`` (K, d, V_max) (one draw)."""
+    theta = params["theta"]
+    out = []
+    for j in range(theta.shape[1]):
+        t = theta[:, j]
+        out.append(t[:, ~np.isnan(t).any(axis=0)])
+    return Dirichlets(tuple(out))
+
+
+def numpyro_static(prior: Dirichlets):
+    """Hashable structure: the number of values of each feature."""
+    return tuple(int(a.shape[1]) for a in prior.concentration)
+
+
+def numpyro_prior_args(prior: Dirichlets) -> dict:
+    """Prior pseudo-counts as one padded (K, d, V_max) float32 array (pads = 1, unused)."""
+    return {"alpha": _pad(list(prior.concentration), 1.0).astype(np.float32)}
+
+
+def _groups(static):
+    """Features grouped by their number of values: {V: indices}."""
+    groups = {}
+    for j, V in enumerate(static):
+        groups.setdefault(V, []).append(j)
+    return groups
+
+
+def numpyro_sample(label, static, prior_args, feature_plate):
+    """Sample ``theta`` from the Dirichlet prior under plates ``class`` x feature.
+
+    One sample site per distinct number of values (``theta_<label>`` when all features
+    have the same number). Returns ``{"log_theta": (K, d, V_max)}`` with pads at 0.
+    """
+    import jax.numpy as jnp
+    import numpyro
+    import numpyro.distributions as dist
+
+    alpha = prior_args["alpha"]
+    K, d, vmax = alpha.shape
+    groups = _groups(static)
+    log_theta = jnp.zeros((K, d, vmax))
+    for V, idx in groups.items():
+        site = f"theta_{label}" if len(groups) == 1 else f"theta_{label}__V{V}"
+        plate = feature_plate if len(groups) == 1 else f"{feature_plate}__V{V}"
+        idx = np.asarray(idx)
+        with numpyro.plate("class", K, dim=-2), numpyro.plate(plate, len(idx), dim=-1):
+            th = numpyro.sample(site, dist.Dirichlet(alpha[:, idx, :V]))
+        log_theta = log_theta.at[:, idx, :V].set(jnp.log(jnp.clip(th, jnp.finfo(th.dtype).tiny)))
+    return {"log_theta": log_theta}
+
+
+def params_from_sites(label, static, samples: dict) -> dict:
+    """MCMC samples (leading sample axes) -> ``{"theta": (..., K, d, V_max)}``, NaN-padded."""
+    groups = _groups(static)
+    d, vmax = len(static), max(static, default=0)
+    first = next(iter(samples.values()))
+    out = None
+    for V, idx in groups.items():
+        site = f"theta_{label}" if len(groups) == 1 else f"theta_{label}__V{V}"
+        s = np.asarray(samples[site], dtype=float)
+        if out is None:
+            out = np.full(s.shape[:-2] + (d, vmax), np.nan)
+        out[..., idx, :V] = s
+    if out is None:  # no features
+        out = np.zeros(np.shape(first)[:2] + (0, d, vmax))
+    return {"theta": out}
+
+
+def numpyro_stats_args(stats: CategoricalStats) -> dict:
+    """Counts as one padded (K, d, V_max) float32 array."""
+    return {"counts": _pad(list(stats.counts), 0.0).astype(np.float32)}
+
+
+def numpyro_suffstat_loglik(params, stats_args):
+    """``sum_{k,j,v} n[k,j,v] log theta[k,j,v]``: the labelled-data log-likelihood."""
+    return (stats_args["counts"] * params["log_theta"]).sum()
+
+
+def numpyro_row_args(codes: np.ndarray, static) -> dict:
+    """Codes as int32 (n, d) and an observed mask; missing / unseen values are masked."""
+    V = np.asarray(static, dtype=np.int64)
+    ok = (codes >= 0) & (codes < V[None, :]) if len(V) else np.zeros(codes.shape, bool)
+    return {"codes": np.where(ok, codes, 0).astype(np.int32), "mask": ok.astype(np.float32)}
+
+
+def numpyro_row_loglik(params, row_args):
+    """``log p(x_i | y=k)`` per row and class, shape (n, K); masked cells add 0."""
+    import jax.numpy as jnp
+
+    lt = params["log_theta"]  # (K, d, V)
+    codes, mask = row_args["codes"], row_args["mask"]
+    d = lt.shape[1]
+    g = lt[:, jnp.arange(d)[None, :], codes]  # (K, n, d)
+    return (g * mask[None]).sum(-1).T

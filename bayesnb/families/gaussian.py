@@ -426,3 +426,97 @@ def gen_log_penalty(prior: NormalInverseGammas, point: NormalInverseGammas) -> f
     with np.errstate(invalid="ignore", divide="ignore"):
         pen = -prior.a * np.log(v) - prior.b / v - prior.kappa * (mu - prior.mu) ** 2 / (2 * v)
     return float(np.where(ok, pen, 0.0).sum())
+
+
+# ---- posterior draws and NumPyro pieces (model.py) ----
+# Exact conjugate draws (NumPy) and the pieces model.py assembles into the one NumPyro
+# model. Parameterisation shared by both: ``mu`` (K, d) and ``sigma2`` (K, d), the
+# class-conditional mean and variance.
+
+
+def sample_params(post: NormalInverseGammas, n_draws: int, rng) -> dict:
+    """Exact posterior draws ``{"mu", "sigma2"}``, each (n_draws, K, d).
+
+    ``sigma2 ~ InvGamma(a_n, b_n)`` then ``mu | sigma2 ~ Normal(mu_n, sigma2 / kappa_n)``.
+    """
+    shape = (n_draws,) + post.mu.shape
+    sigma2 = post.b / rng.standard_gamma(post.a, size=shape)
+    mu = post.mu + np.sqrt(sigma2 / post.kappa) * rng.standard_normal(shape)
+    return {"mu": mu, "sigma2": sigma2}
+
+
+def posterior_moments(post: NormalInverseGammas) -> dict:
+    """Closed-form posterior mean and sd of ``mu`` and ``sigma2`` (NaN where undefined)."""
+    a, b, kappa = post.a, post.b, post.kappa
+    with np.errstate(invalid="ignore", divide="ignore"):
+        e_s2 = np.where(a > 1, b / (a - 1), np.nan)
+        sd_s2 = np.where(a > 2, e_s2 / np.sqrt(np.where(a > 2, a - 2, 1.0)), np.nan)
+        sd_mu = np.sqrt(e_s2 / kappa)
+    return {"mu": (post.mu.copy(), sd_mu), "sigma2": (e_s2, sd_s2)}
+
+
+def posterior_from_params(params: dict) -> NormalInverseGammas:
+    """A posterior whose Normal plug-in equals the given ``mu``, ``sigma2`` (one draw)."""
+    mu, s2 = np.asarray(params["mu"], float), np.asarray(params["sigma2"], float)
+    return NormalInverseGammas(mu, np.ones_like(mu), np.ones_like(mu), s2)
+
+
+def numpyro_static(prior: NormalInverseGammas):
+    """Hashable structure (none needed beyond shapes)."""
+    return ()
+
+
+def numpyro_prior_args(prior: NormalInverseGammas) -> dict:
+    """Normal-Inverse-Gamma hyperparameters as float32 (K, d) arrays."""
+    return {k: getattr(prior, k).astype(np.float32) for k in ("mu", "kappa", "a", "b")}
+
+
+def numpyro_sample(label, static, prior_args, feature_plate):
+    """``sigma2_<label>`` ~ InvGamma(a0, b0), ``mu_<label>`` ~ Normal(mu0, sigma2 / kappa0)."""
+    import jax.numpy as jnp
+    import numpyro
+    import numpyro.distributions as dist
+
+    p = prior_args
+    K, d = p["mu"].shape
+    with numpyro.plate("class", K, dim=-2), numpyro.plate(feature_plate, d, dim=-1):
+        s2 = numpyro.sample(f"sigma2_{label}", dist.InverseGamma(p["a"], p["b"]))
+        mu = numpyro.sample(f"mu_{label}", dist.Normal(p["mu"], jnp.sqrt(s2 / p["kappa"])))
+    return {"mu": mu, "sigma2": s2}
+
+
+def params_from_sites(label, static, samples: dict) -> dict:
+    """MCMC samples -> ``{"mu", "sigma2"}`` with leading sample axes."""
+    return {"mu": np.asarray(samples[f"mu_{label}"], dtype=float),
+            "sigma2": np.asarray(samples[f"sigma2_{label}"], dtype=float)}
+
+
+def numpyro_stats_args(stats: GaussianStats) -> dict:
+    """Count, mean and sum of squared deviations per (class, feature), float32."""
+    return {"n": stats.n.astype(np.float32), "mean": stats.mean.astype(np.float32),
+            "m2": stats.m2.astype(np.float32)}
+
+
+def numpyro_suffstat_loglik(params, stats_args):
+    """``sum_k,j -n/2 log(2 pi s2) - (M2 + n (xbar - mu)^2) / (2 s2)``."""
+    import jax.numpy as jnp
+
+    s = stats_args
+    mu, s2 = params["mu"], params["sigma2"]
+    return (-0.5 * s["n"] * jnp.log(2 * jnp.pi * s2)
+            - (s["m2"] + s["n"] * (s["mean"] - mu) ** 2) / (2 * s2)).sum()
+
+
+def numpyro_row_args(block: GaussianBlock, static) -> dict:
+    """Values (missing set to 0) and the observed mask, float32 (n, d)."""
+    return {"X": block.X.astype(np.float32), "mask": block.observed.astype(np.float32)}
+
+
+def numpyro_row_loglik(params, row_args):
+    """``log p(x_i | y=k)`` per row and class, (n, K); missing cells add 0."""
+    import jax.numpy as jnp
+
+    mu, s2 = params["mu"], params["sigma2"]  # (K, d)
+    X, m = row_args["X"][:, None, :], row_args["mask"][:, None, :]
+    ll = -0.5 * jnp.log(2 * jnp.pi * s2) - (X - mu) ** 2 / (2 * s2)
+    return (ll * m).sum(-1)

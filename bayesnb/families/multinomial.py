@@ -440,3 +440,84 @@ def gen_log_penalty(prior: DirichletRows, point: DirichletRows) -> float:
     lt = log_theta(point)
     with np.errstate(invalid="ignore"):
         return float(np.where(prior.concentration > 0, prior.concentration * lt, 0.0).sum())
+
+
+# ---- posterior draws and NumPyro pieces (model.py) ----
+# Exact conjugate draws (NumPy) and the pieces model.py assembles into the one NumPyro
+# model. Parameterisation shared by both: ``theta`` (K, d), each row on the simplex.
+
+
+def sample_params(post: DirichletRows, n_draws: int, rng) -> dict:
+    """Exact posterior draws: ``{"theta": (n_draws, K, d)}`` (memory: n_draws * K * d)."""
+    from .categorical import dirichlet_draws
+
+    return {"theta": dirichlet_draws(post.concentration, n_draws, rng)}
+
+
+def posterior_moments(post: DirichletRows) -> dict:
+    """Closed-form posterior mean and sd: ``{"theta": (mean, sd)}``, each (K, d)."""
+    a = post.concentration
+    a0 = a.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = a / a0
+        return {"theta": (m, np.sqrt(m * (1 - m) / (a0 + 1)))}
+
+
+def posterior_from_params(params: dict) -> DirichletRows:
+    """A posterior whose plug-in equals the given ``theta`` (K, d) (one draw)."""
+    return DirichletRows(np.asarray(params["theta"], dtype=float))
+
+
+def numpyro_static(prior: DirichletRows):
+    """Hashable structure (none needed beyond shapes)."""
+    return ()
+
+
+def numpyro_prior_args(prior: DirichletRows) -> dict:
+    """Dirichlet pseudo-counts as a float32 (K, d) array."""
+    return {"alpha": prior.concentration.astype(np.float32)}
+
+
+def numpyro_sample(label, static, prior_args, feature_plate):
+    """``theta_<label>`` ~ Dirichlet(alpha) under plate ``class`` (event over the columns)."""
+    import jax.numpy as jnp
+    import numpyro
+    import numpyro.distributions as dist
+
+    alpha = prior_args["alpha"]
+    with numpyro.plate("class", alpha.shape[0], dim=-1):
+        th = numpyro.sample(f"theta_{label}", dist.Dirichlet(alpha))
+    return {"theta": th, "log_theta": jnp.log(jnp.clip(th, jnp.finfo(th.dtype).tiny))}
+
+
+def params_from_sites(label, static, samples: dict) -> dict:
+    """MCMC samples -> ``{"theta": (..., K, d)}``."""
+    return {"theta": np.asarray(samples[f"theta_{label}"], dtype=float)}
+
+
+def numpyro_stats_args(stats: MultinomialStats) -> dict:
+    """Counts per (class, column), float32."""
+    return {"counts": stats.counts.astype(np.float32)}
+
+
+def numpyro_suffstat_loglik(params, stats_args):
+    """``sum_{k,j} n[k,j] log theta[k,j]``: the labelled-data log-likelihood."""
+    return (stats_args["counts"] * params["log_theta"]).sum()
+
+
+def numpyro_row_args(block: MultinomialBlock, static) -> dict:
+    """Dense float32 counts, missing mask and row lengths (sparse input is densified)."""
+    X = block.X.toarray() if sp.issparse(block.X) else np.asarray(block.X)
+    M = block.missing
+    M = np.zeros(X.shape) if M is None else (M.toarray() if sp.issparse(M) else np.asarray(M))
+    return {"X": X.astype(np.float32), "missing": M.astype(np.float32),
+            "length": X.sum(axis=1).astype(np.float32)}
+
+
+def numpyro_row_loglik(params, row_args):
+    """``log p(tokens_i | y=k)`` per row and class, (n, K), renormalised over observed columns."""
+    import jax.numpy as jnp
+
+    ll = row_args["X"] @ params["log_theta"].T
+    observed_mass = jnp.clip(1.0 - row_args["missing"] @ params["theta"].T, jnp.finfo(ll.dtype).tiny)
+    return ll - row_args["length"][:, None] * jnp.log(observed_mass)
