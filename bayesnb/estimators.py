@@ -246,7 +246,10 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
             Training data; missing cells (NaN/None/pd.NA) are left out of their feature's
             statistics (missing at random).
         y : array-like of shape (n_samples,)
-            Class labels.
+            Class labels, all of one type. If some (not all) are missing -- None, NaN,
+            ``pd.NA``, or -1 for numeric labels, scikit-learn's semi_supervised
+            convention -- those rows are unlabelled and ``fit`` runs
+            :meth:`fit_semi_supervised` (EM).
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative weights; a weight of 2 is exactly a duplicated row and a
             weight of 0 exactly a removed one (its values do not become categories).
@@ -267,8 +270,10 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
 
         Parameters
         ----------
-        X, y, sample_weight
+        X, sample_weight
             As in :meth:`fit`.
+        y : array-like of shape (n_samples,)
+            Class labels, each one of ``classes`` (no missing labels here).
         classes : array-like of shape (n_classes,), optional
             All class labels. Required on the first call; on later calls it may be
             left out or must equal ``classes_``.
@@ -378,7 +383,8 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
 
         Returns
         -------
-        ndarray of shape (n_samples, n_classes)
+        joint_log_proba : ndarray of shape (n_samples, n_classes)
+            Unnormalised log scores; columns follow ``classes_``.
         """
         check_is_fitted(self, "posterior_")
         X = self._check_X(X, reset=False)
@@ -391,11 +397,12 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         Parameters
         ----------
         X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+            Missing cells are marginalised out.
 
         Returns
         -------
-        ndarray of shape (n_samples, n_classes)
-            Columns follow ``classes_``.
+        log_proba : ndarray of shape (n_samples, n_classes)
+            Columns follow ``classes_``; normalised with logsumexp, never NaN.
         """
         jll = self.predict_joint_log_proba(X)
         return _post.normalise(jll, self.posterior_.class_log_prior, self._who)
@@ -406,10 +413,12 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         Parameters
         ----------
         X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+            Missing cells are marginalised out.
 
         Returns
         -------
-        ndarray of shape (n_samples, n_classes)
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns follow ``classes_``.
         """
         return np.exp(self.predict_log_proba(X))
 
@@ -419,10 +428,12 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         Parameters
         ----------
         X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+            Missing cells are marginalised out.
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        y_pred : ndarray of shape (n_samples,)
+            Labels from ``classes_``.
         """
         log_proba = self.predict_log_proba(X)  # checks the fitted state first
         return self.classes_[np.argmax(log_proba, axis=1)]
@@ -448,13 +459,21 @@ def _rows(X, keep):
     return X.iloc[keep] if _is_frame(X) else X[keep]
 
 
+#: pandas ``infer_dtype`` results of object data that may hold a float infinity
+_MAY_HOLD_FLOATS = frozenset({"floating", "mixed-integer-float", "mixed", "mixed-integer", "decimal"})
+
+
 def _infinite(values: np.ndarray) -> np.ndarray:
     """Bool mask of the infinite cells of an array of any dtype (strings are never infinite)."""
     if values.dtype.kind == "f":
         return np.isinf(values)
     if values.dtype.kind != "O":
         return np.zeros(values.shape, dtype=bool)
+    from pandas.api.types import infer_dtype
+
     flat = values.ravel()
+    if infer_dtype(flat, skipna=True) not in _MAY_HOLD_FLOATS:  # e.g. all strings: no Python loop
+        return np.zeros(values.shape, dtype=bool)
     mask = np.fromiter(
         (isinstance(v, (float, np.floating)) and math.isinf(v) for v in flat), dtype=bool, count=flat.size
     )
@@ -470,8 +489,15 @@ def _check_no_infinity(X, who: str, names=None) -> None:
         bad = np.isinf(coo.data)
         count, cols = int(bad.sum()), np.unique(coo.col[bad])
     elif _is_frame(X):
-        per_col = [int(_infinite(np.asarray(X.iloc[:, j].to_numpy())).sum()) for j in range(X.shape[1])]
-        count, cols = sum(per_col), np.flatnonzero(per_col)
+        per_col = np.zeros(X.shape[1], dtype=np.int64)
+        kinds = np.array([getattr(t, "kind", "O") for t in X.dtypes])
+        floats = np.flatnonzero(kinds == "f")
+        if floats.size:  # all float columns in one pass
+            values = X.iloc[:, floats].to_numpy(dtype=np.float64, na_value=np.nan)
+            per_col[floats] = np.isinf(values).sum(axis=0)
+        for j in np.flatnonzero(kinds == "O"):
+            per_col[j] = _infinite(np.asarray(X.iloc[:, j].to_numpy(dtype=object))).sum()
+        count, cols = int(per_col.sum()), np.flatnonzero(per_col)
     else:
         mask = _infinite(X)
         if not mask.any():
@@ -533,8 +559,11 @@ class MultinomialNB(_SingleFamilyNB):
     log_evidence_ : float or None
         ``log p(X, y)`` in closed form (None under an improper prior).
     posterior_ : NBPosterior
+        The full posterior (class proportions and every block), a typed NamedTuple.
     n_features_in_ : int
-    feature_names_in_ : ndarray of str
+        Number of columns seen in fit.
+    feature_names_in_ : ndarray of str of shape (n_features_in_,)
+        Column names, only when fitted on a DataFrame with string column names.
 
     Examples
     --------
@@ -591,7 +620,8 @@ class BernoulliNB(_SingleFamilyNB):
 
     Attributes
     ----------
-    classes_, class_count_, class_log_prior_, log_evidence_, posterior_, alpha_
+    classes_, class_count_, class_log_prior_, log_evidence_, posterior_, alpha_,
+    n_features_in_, feature_names_in_
         As in :class:`MultinomialNB`.
     feature_count_ : ndarray of shape (n_classes, n_features)
         Weighted count of 1s.
@@ -652,7 +682,8 @@ class CategoricalNB(_SingleFamilyNB):
     n_categories_ : ndarray of shape (n_features,)
     category_count_ : list of ndarray of shape (n_classes, n_categories_j)
     feature_log_prob_ : list of ndarray of shape (n_classes, n_categories_j)
-    classes_, class_count_, class_log_prior_, log_evidence_, posterior_
+    classes_, class_count_, class_log_prior_, log_evidence_, posterior_,
+    n_features_in_, feature_names_in_
         As in :class:`MultinomialNB`.
     """
 
@@ -711,7 +742,8 @@ class GaussianNB(_SingleFamilyNB):
     var_ : ndarray of shape (n_classes, n_features)
         Plug-in variance ``b_n / a_n`` (the MLE under ``prior=None``).
     class_prior_ : ndarray of shape (n_classes,)
-    classes_, class_count_, class_log_prior_, log_evidence_, posterior_
+    classes_, class_count_, class_log_prior_, log_evidence_, posterior_,
+    n_features_in_, feature_names_in_
         As in :class:`MultinomialNB`.
     """
 
@@ -763,7 +795,8 @@ class NaiveBayes(BaseNB):
     ----------
     blocks_ : list of (list of str, Family)
         The resolved blocks: column names and family.
-    classes_, class_count_, class_log_prior_, log_evidence_, posterior_
+    classes_, class_count_, class_log_prior_, log_evidence_, posterior_,
+    n_features_in_, feature_names_in_
         As in :class:`MultinomialNB`.
     """
 

@@ -115,6 +115,10 @@ def test_infinite_values_in_dataframe_and_object_array():
         CategoricalNB().fit(df.to_numpy(dtype=object), y)
     with pytest.raises(ValueError, match=r"MultinomialNB: expected finite values in X"):
         MultinomialNB().fit(sp.csr_matrix(np.where(COUNTS == 4, np.inf, COUNTS)), Y)
+    nullable = pd.DataFrame({"colour": ["red", None, "red", "green"],
+                             "size": pd.array([1.0, None, -np.inf, 2.0], dtype="Float64")})
+    with pytest.raises(ValueError, match=r"NaiveBayes: expected finite values in X.*1 infinite value\(s\) in column\(s\) \['size'\]"):
+        NaiveBayes().fit(nullable, y)
 
 
 # --------------------------------------------------------------------------------- shape / empty
