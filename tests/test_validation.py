@@ -56,10 +56,10 @@ ALL = ["MultinomialNB", "BernoulliNB", "CategoricalNB", "GaussianNB", "NaiveBaye
 def test_multinomial_negative_counts():
     X = COUNTS.copy()
     X[3, 2] = -1.0
-    with pytest.raises(ValueError, match=r"MultinomialNB: counts must be >= 0.*received 1 negative value"):
+    with pytest.raises(ValueError, match=r"MultinomialNB: .*counts must be >= 0.*received 1 negative value"):
         MultinomialNB().fit(X, Y)
     model = MultinomialNB().fit(COUNTS, Y)
-    with pytest.raises(ValueError, match=r"MultinomialNB: counts must be >= 0.*received 1 negative value"):
+    with pytest.raises(ValueError, match=r"MultinomialNB: .*counts must be >= 0.*received 1 negative value"):
         model.predict(X)
     with pytest.raises(ValueError, match="MultinomialNB: counts must be >= 0"):
         MultinomialNB().fit(sp.csr_matrix(X), Y)
