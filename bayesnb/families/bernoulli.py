@@ -158,19 +158,18 @@ def log_likelihood(post: Betas, block: BernoulliBlock) -> np.ndarray:
     Absent features contribute ``log(1 - p)``; missing cells contribute nothing.
     """
     lp, lq = _log_p(post)
-    # x log p + (1 - x) log q, written to stay sparse: x (log p - log q) + sum log q
-    with np.errstate(invalid="ignore"):
-        diff = np.where(np.isinf(lp) & np.isinf(lq), 0.0, lp - lq)
-    jll = np.asarray(block.X @ diff.T)
     X1 = block.X
-    if np.isinf(lq).any():  # alpha=0: -inf * 0 must stay 0, so score absences explicitly
+    # alpha=0: -inf * 0 must stay 0 (for log p as for log q), so score presences and
+    # absences explicitly instead of through the matrix product below
+    if np.isinf(lq).any() or np.isinf(lp).any():
         absent = 1.0 - (X1.toarray() if sp.issparse(X1) else X1)
         if block.missing is not None:
             m = block.missing.toarray() if sp.issparse(block.missing) else block.missing
             absent = absent - m
         with np.errstate(invalid="ignore"):
             return np.asarray(_safe_dot(X1, lp) + _safe_dot(absent, lq))
-    jll = jll + lq.sum(axis=1)
+    # x log p + (1 - x) log q, written to stay sparse: x (log p - log q) + sum log q
+    jll = np.asarray(X1 @ (lp - lq).T) + lq.sum(axis=1)
     if block.missing is not None:
         jll = jll - np.asarray(block.missing @ lq.T)
     return jll

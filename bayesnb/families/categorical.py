@@ -263,7 +263,7 @@ def prior_concentration(alpha, state: CategoricalEncoding, K: int, who: str) -> 
                 a = np.array([alpha[c] for c in cats], dtype=float)
             except KeyError as e:
                 raise ValueError(f"{who}: alpha has no entry for category {e.args[0]!r}.") from None
-        elif isinstance(alpha, (list, tuple)) and len(alpha) == d and d > 1 and np.ndim(alpha[0]) == 1:
+        elif isinstance(alpha, (list, tuple)) and len(alpha) == d and np.ndim(alpha[0]) == 1:
             a = np.asarray(alpha[j], dtype=float)
         else:
             a = np.asarray(alpha, dtype=float)
@@ -333,6 +333,8 @@ def log_evidence(prior: Dirichlets, post: Dirichlets) -> np.ndarray:
     """
     total = 0.0
     for a0, a in zip(prior.concentration, post.concentration):
+        if a.shape[1] == 0:  # no category at all (an all-missing feature): nothing observed, log 1
+            continue
         total = total + (
             gammaln(a0.sum(1)) - gammaln(a.sum(1)) + (gammaln(a) - gammaln(a0)).sum(1)
         )
@@ -416,6 +418,8 @@ class Categorical(Family):
 
     def _alpha_spec(self, who):
         if self.m is None:
+            if isinstance(self.alpha, (list, tuple)) and self.alpha and all(np.ndim(a) == 1 for a in self.alpha):
+                return [check_alpha(a, who) for a in self.alpha]  # one array per feature (ragged)
             return check_alpha(self.alpha, who) if not isinstance(self.alpha, dict) else self.alpha
         if not (isinstance(self.alpha, (int, float)) and self.alpha == 1.0):
             raise ValueError(f"{who}: give either alpha or the m-estimate (m, p), not both.")

@@ -145,7 +145,9 @@ def auto_prior(stats: GaussianStats) -> NormalInverseGammas:
     var = np.where(within > 0, within, total)
     positive = var[var > 0]
     floor = 1e-9 * positive.max() if positive.size else 1.0
-    var = np.where(var > 0, var, floor)
+    # a zero-variance feature gets the floor; a never-observed one (N == 0) has no scale of its
+    # own and takes the table's largest (a 1e-9 variance would add ~-1e10 to every joint score)
+    var = np.where(var > 0, var, np.where(N > 0, floor, positive.max() if positive.size else 1.0))
     shape = (K, d)
     return NormalInverseGammas(
         np.broadcast_to(grand, shape).copy(),

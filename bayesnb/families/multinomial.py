@@ -202,17 +202,24 @@ def log_likelihood(post: DirichletRows, block: MultinomialBlock, predictive="mea
     A = np.broadcast_to(a.sum(axis=1), (n, a.shape[0]))
     if M is not None:
         A = A - np.asarray(M @ a.T)
-    out = gammaln(A) - gammaln(A + length[:, None])
+    # alpha=0: a zero count adds exactly 0 (never gammaln(0) - gammaln(0) = NaN), a
+    # class without data (A == 0) drops the factor as the plug-in does.
+    with np.errstate(invalid="ignore"):
+        out = np.where(A > 0, gammaln(A) - gammaln(A + length[:, None]), 0.0)
     if sp.issparse(X):
         rows, cols = _row_col(X)
         vals = X.data
         for k in range(a.shape[0]):
             ak = a[k, cols]
-            out[:, k] += np.bincount(rows, weights=gammaln(ak + vals) - gammaln(ak), minlength=n)
+            with np.errstate(invalid="ignore"):
+                terms = np.where((vals > 0) & (A[rows, k] > 0), gammaln(ak + vals) - gammaln(ak), 0.0)
+            out[:, k] += np.bincount(rows, weights=terms, minlength=n)
     else:
         Xd = np.asarray(X)
         for k in range(a.shape[0]):
-            out[:, k] += (gammaln(a[k] + Xd) - gammaln(a[k])).sum(axis=1)
+            with np.errstate(invalid="ignore"):
+                terms = np.where((Xd > 0) & (A[:, k:k + 1] > 0), gammaln(a[k] + Xd) - gammaln(a[k]), 0.0)
+            out[:, k] += terms.sum(axis=1)
     return out
 
 
