@@ -23,12 +23,11 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from . import posterior as _post
-from ._utils import missing_mask, warn_all_missing
+from ._utils import ColumnNames, missing_mask, warn_all_missing
 from .generative import GenerativeMixin
 from .model import PosteriorMixin
 from .persistence import PersistenceMixin
 from .families import Bernoulli, Categorical, Gaussian, Multinomial
-from .families.multinomial import log_theta
 
 __all__ = ["BaseNB", "NaiveBayes", "MultinomialNB", "BernoulliNB", "CategoricalNB", "GaussianNB"]
 
@@ -202,6 +201,8 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
             if isinstance(family, Categorical):
                 return sub
             try:
+                if any(getattr(t, "kind", "O") == "O" for t in sub.dtypes):  # may hold pd.NA / None
+                    sub = sub.astype(object).where(sub.notna(), np.nan)
                 return sub.to_numpy(dtype=float, na_value=np.nan)
             except (TypeError, ValueError):
                 raise TypeError(
@@ -332,7 +333,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         else:
             old = self.posterior_
             encoded, states = self._encode_blocks(X, old, extend=True)
-        names = self._feature_names(X)
+        all_names = getattr(self, "feature_names_in_", None)
         blocks = []
         for i, (cols, fam) in enumerate(self._specs):
             new_stats = fam.stats(encoded[i], resp, states[i])
@@ -344,23 +345,18 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
 
                     prev_stats = reindex_stats(prev_stats, prev.state, states[i])
                 new_stats = fam.merge(prev_stats, new_stats)
+            names = ColumnNames(cols, all_names)
             allm = fam.all_missing(encoded[i])
             if allm.any():
-                warn_all_missing(who, [names[c] for c in np.asarray(cols)[allm]])
-            blocks.append((fam, cols, [names[c] for c in cols], states[i], new_stats, who))
+                warn_all_missing(who, [names[j] for j in np.flatnonzero(allm)])
+            blocks.append((fam, cols, names, states[i], new_stats, who))
         class_count = resp.sum(0) + (old.class_count if old is not None else 0.0)
         self.posterior_ = _post.build(classes_, class_count, class_alpha, fit_prior, class_prior, blocks)
         self.classes_ = self.posterior_.classes
         self.class_count_ = self.posterior_.class_count
         self.class_log_prior_ = self.posterior_.class_log_prior
-        self.log_evidence_ = _post.log_evidence(self.posterior_)
         self._set_attributes()
         return self
-
-    def _feature_names(self, X):
-        if hasattr(self, "feature_names_in_"):
-            return [str(c) for c in self.feature_names_in_]
-        return [f"x{j}" for j in range(X.shape[1])]
 
     def _resolve_specs(self, X):
         specs = []
@@ -368,9 +364,21 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
             specs.append((np.asarray(cols, dtype=int), copy.deepcopy(fam)))
         return specs
 
+    @property
+    def log_evidence_(self):
+        """Closed-form log marginal likelihood ``log p(X, y)`` of the training data.
+
+        Computed from ``posterior_`` on access. None when a prior is improper
+        (``alpha=0``, ``class_alpha=0`` with ``fit_prior=True``, or a Gaussian
+        ``prior=None``/``"reference"``), where the evidence is undefined.
+        See :func:`bayesnb.posterior.log_evidence` for the per-block parts.
+        """
+        check_is_fitted(self, "posterior_")
+        return _post.log_evidence(self.posterior_)
+
     def _set_attributes(self):
-        """Subclasses copy posterior means into scikit-learn-style attributes."""
-        self._caches = [None] * len(self.posterior_.blocks)
+        """Cache each family's prediction tables; subclasses add scikit-learn attributes."""
+        self._caches = [b.family.predict_cache(b.prior, b.posterior) for b in self.posterior_.blocks]
 
     # -------------------------------------------------------------------- predicting
     def predict_joint_log_proba(self, X):
@@ -587,13 +595,12 @@ class MultinomialNB(_SingleFamilyNB):
         return True
 
     def _set_attributes(self):
+        super()._set_attributes()
         b = self._block
-        lt = log_theta(b.posterior)
         self.feature_count_ = b.stats.counts
-        self.feature_log_prob_ = lt
-        a = b.prior.concentration
-        self.alpha_ = float(a.flat[0]) if np.all(a == a.flat[0]) else a[0].copy()
-        self._caches = [np.ascontiguousarray(lt.T)]
+        self.feature_log_prob_ = self._caches[0].T  # posterior-mean log theta, (K, d)
+        a = b.prior.concentration[0]  # the same Dirichlet for every class
+        self.alpha_ = float(a[0]) if np.all(a == a[0]) else a.copy()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -648,8 +655,7 @@ class BernoulliNB(_SingleFamilyNB):
         super()._set_attributes()
         b = self._block
         self.feature_count_ = b.stats.ones
-        with np.errstate(divide="ignore", invalid="ignore"):
-            self.feature_log_prob_ = np.log(b.posterior.a) - np.log(b.posterior.a + b.posterior.b)
+        self.feature_log_prob_ = self._caches[0][0]  # posterior-mean log p(x_j = 1 | y)
         self.alpha_ = float(b.prior.a.flat[0]) if b.prior.a.size else float("nan")
 
     def __sklearn_tags__(self):
@@ -882,10 +888,6 @@ class NaiveBayes(BaseNB):
     def _set_attributes(self):
         super()._set_attributes()
         self.blocks_ = [(list(b.names), b.family) for b in self.posterior_.blocks]
-        self._caches = [
-            np.ascontiguousarray(log_theta(b.posterior).T) if isinstance(b.family, Multinomial) else None
-            for b in self.posterior_.blocks
-        ]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

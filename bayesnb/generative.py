@@ -45,11 +45,14 @@ cells are imputed.
 from __future__ import annotations
 
 import sys
+import warnings
 from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp
+
+from ._utils import missing_mask
 
 __all__ = ["GenerativeMixin", "LatentClassFit", "missing_labels"]
 
@@ -765,6 +768,15 @@ class GenerativeMixin:
             return self._fit(X, yy, sample_weight, classes=None, partial=False)
         if miss.all():
             raise ValueError(f"{self._who}: every label is missing; at least one labelled row is needed.")
+        minus_one = miss & ~missing_mask(yy)
+        if minus_one.any():  # -1 may be a real class (labels in {-1, +1}): never silently
+            warnings.warn(
+                f"{self._who}: {int(minus_one.sum())} label(s) equal to -1 are read as unlabelled rows "
+                "(scikit-learn's semi_supervised convention) and semi-supervised EM is run. If -1 is "
+                "a class, recode the labels or use partial_fit(X, y, classes=[..., -1, ...]).",
+                UserWarning,
+                stacklevel=3,
+            )
         lam = float(unlabeled_weight)
         if not np.isfinite(lam) or lam < 0:
             raise ValueError(f"{self._who}: unlabeled_weight must be >= 0; received {unlabeled_weight!r}.")

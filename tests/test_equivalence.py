@@ -764,12 +764,7 @@ class TestMissing:
         np.testing.assert_allclose(est_df.predict_proba(frame), ref.predict_proba(_with_missing(X, mask)),
                                    atol=1e-12)
 
-    @pytest.mark.parametrize("marker", [
-        None,
-        pytest.param(pd.NA, marks=pytest.mark.xfail(strict=True, raises=TypeError, reason=(
-            "estimator bug: BaseNB._take uses DataFrame.to_numpy(dtype=float, na_value=np.nan), which "
-            "raises on pd.NA in object columns"))),
-    ], ids=["None", "pd.NA"])
+    @pytest.mark.parametrize("marker", [None, pd.NA], ids=["None", "pd.NA"])
     def test_missing_markers_are_equivalent_object_frame(self, marker):
         df, y = mixed_frame(n=40, seed=3)
         mask = np.random.default_rng(11).random(df.shape) < 0.15

@@ -15,19 +15,14 @@ ESTIMATORS = [MultinomialNB(), BernoulliNB(), CategoricalNB(), GaussianNB(), Nai
 # as classes_, so the two requirements contradict each other.
 _MINUS_ONE_IS_UNLABELLED = (
     "by design (issue 4) fit reads y == -1 as an unlabelled row (scikit-learn's semi_supervised "
-    "convention) and runs semi-supervised EM, so labels {-1, 1} give classes_ == [1]"
+    "convention) and runs semi-supervised EM (with a warning), so labels {-1, 1} give classes_ == [1]; "
+    "partial_fit(X, y, classes=[-1, 1]) treats -1 as a class"
 )
 
 EXPECTED_FAILED_CHECKS = {
     name: {"check_classifiers_classes": _MINUS_ONE_IS_UNLABELLED}
     for name in ("MultinomialNB", "BernoulliNB", "CategoricalNB", "GaussianNB", "NaiveBayes")
 }
-EXPECTED_FAILED_CHECKS["MultinomialNB"]["check_positive_only_tag_during_fit"] = (
-    "pending a one-line change in bayesnb/families/multinomial.py: the negative-count "
-    "ValueError must contain scikit-learn's literal 'Negative values in data' "
-    "(it already names the estimator, the expectation and the count received)"
-)
-
 
 def _expected_failed_checks(estimator):
     return EXPECTED_FAILED_CHECKS.get(type(estimator).__name__, {})

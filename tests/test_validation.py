@@ -421,11 +421,7 @@ def test_object_table_not_modified():
 
 # ------------------------------------------------------------------------------ all-missing column
 @pytest.mark.parametrize("name", [
-    "MultinomialNB", "BernoulliNB", "GaussianNB", "NaiveBayes",
-    pytest.param("CategoricalNB", marks=pytest.mark.xfail(
-        raises=RuntimeWarning,
-        reason="families/categorical.py log_evidence: a feature with no category (all missing) gives "
-               "gammaln(0) - gammaln(0) = inf - inf = NaN instead of 0 (reported)")),
+    "MultinomialNB", "BernoulliNB", "GaussianNB", "NaiveBayes", "CategoricalNB",
 ])
 def test_all_missing_column_warns_and_keeps_prior(name):
     model, X = _data(name)

@@ -24,7 +24,7 @@ from scipy.special import betaln
 
 from .._utils import all_missing_columns as _all_missing
 from .._utils import nonfinite_error
-from ._base import Family, check_alpha, resolve_scalar_alpha
+from ._base import Family, check_alpha, class_sums, resolve_scalar_alpha
 
 __all__ = ["Bernoulli", "BernoulliStats", "Betas", "encode", "suff_stats", "update",
            "log_likelihood", "log_evidence"]
@@ -90,7 +90,13 @@ def encode(X, *, binarize=None, who="Bernoulli") -> BernoulliBlock:
     BernoulliBlock
     """
     if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=float, copy=True)
+        if binarize is not None and binarize < 0:
+            raise ValueError(f"{who}: binarize must be >= 0 for sparse input (implicit zeros stay 0); "
+                             f"received {binarize}.")
+        if X.format not in ("csr", "csc"):
+            X = X.tocsr()
+        # a new data array on the caller's index arrays: the input is never modified
+        X = type(X)((np.asarray(X.data, dtype=float).copy(), X.indices, X.indptr), shape=X.shape)
         data = X.data
     else:
         X = np.array(X, dtype=float, copy=True)
@@ -98,9 +104,13 @@ def encode(X, *, binarize=None, who="Bernoulli") -> BernoulliBlock:
     if np.isinf(data).any():
         raise nonfinite_error(who, "Bernoulli features", data)
     miss = np.isnan(data)
+    any_missing = miss.any()
     if binarize is not None:
         with np.errstate(invalid="ignore"):
-            data[...] = np.where(miss, np.nan, (data > binarize).astype(float))
+            ones = data > binarize
+        data[...] = ones
+        if any_missing:
+            data[miss] = np.nan
     else:
         bad = ~miss & (data != 0) & (data != 1)
         if bad.any():
@@ -110,29 +120,26 @@ def encode(X, *, binarize=None, who="Bernoulli") -> BernoulliBlock:
                 f"{vals.tolist()}. Pass binarize=<threshold> to threshold them."
             )
     missing = None
-    if miss.any():
+    if any_missing:
         if sp.issparse(X):
-            missing = sp.csr_matrix((miss.astype(float), X.indices.copy(), X.indptr.copy()), shape=X.shape)
+            missing = type(X)((miss.astype(float), X.indices.copy(), X.indptr.copy()), shape=X.shape)
             missing.eliminate_zeros()
         else:
             missing = miss.astype(float)
         data[miss] = 0.0
-        if sp.issparse(X):
-            X.eliminate_zeros()
+    if sp.issparse(X) and not data.all():
+        X = type(X)((data, X.indices.copy(), X.indptr.copy()), shape=X.shape)
+        X.eliminate_zeros()  # on copies of the index arrays
     return BernoulliBlock(X, missing)
-
-
-def _rt(M, resp):
-    """``resp.T @ M`` as a dense (K, d) array for dense or sparse ``M``."""
-    return np.asarray((M.T @ resp).T)
 
 
 def suff_stats(block: BernoulliBlock, resp: np.ndarray) -> BernoulliStats:
     """Weighted counts of ones and of observed cells per class (missing left out)."""
-    ones = _rt(block.X, resp)
-    observed = np.broadcast_to(resp.sum(0)[:, None], ones.shape).copy()
-    if block.missing is not None:
-        observed -= _rt(block.missing, resp)
+    ones = class_sums(block.X, resp)
+    if block.missing is None:
+        observed = np.broadcast_to(resp.sum(0)[:, None], ones.shape)  # same for every feature
+    else:
+        observed = resp.sum(0)[:, None] - class_sums(block.missing, resp)
     return BernoulliStats(ones, observed)
 
 
@@ -152,12 +159,21 @@ def _log_p(post: Betas):
     return lp, lq
 
 
-def log_likelihood(post: Betas, block: BernoulliBlock) -> np.ndarray:
+def predict_tables(post: Betas):
+    """``(log p, log(1 - p), (log p - log q).T contiguous, sum_j log q)`` for scoring."""
+    lp, lq = _log_p(post)
+    with np.errstate(invalid="ignore"):
+        diff_T = np.ascontiguousarray((lp - lq).T)
+    return lp, lq, diff_T, lq.sum(axis=1)
+
+
+def log_likelihood(post: Betas, block: BernoulliBlock, tables=None) -> np.ndarray:
     """``log p(x_block | y=k)`` under the posterior predictive (= posterior mean), (n, K).
 
     Absent features contribute ``log(1 - p)``; missing cells contribute nothing.
+    ``tables`` is :func:`predict_tables` of ``post`` (computed if not given).
     """
-    lp, lq = _log_p(post)
+    lp, lq, diff_T, lq_sum = predict_tables(post) if tables is None else tables
     X1 = block.X
     # alpha=0: -inf * 0 must stay 0 (for log p as for log q), so score presences and
     # absences explicitly instead of through the matrix product below
@@ -169,7 +185,7 @@ def log_likelihood(post: Betas, block: BernoulliBlock) -> np.ndarray:
         with np.errstate(invalid="ignore"):
             return np.asarray(_safe_dot(X1, lp) + _safe_dot(absent, lq))
     # x log p + (1 - x) log q, written to stay sparse: x (log p - log q) + sum log q
-    jll = np.asarray(X1 @ (lp - lq).T) + lq.sum(axis=1)
+    jll = np.asarray(X1 @ diff_T) + lq_sum
     if block.missing is not None:
         jll = jll - np.asarray(block.missing @ lq.T)
     return jll
@@ -235,15 +251,20 @@ class Bernoulli(Family):
             return float(log_evidence(pr, update(pr, stats)).sum())
 
         a = resolve_scalar_alpha(alpha, ev)
-        return Betas(np.full(shape, a), np.full(shape, a))
+        full = np.broadcast_to(np.float64(a), shape)  # read-only view: no K x d copy
+        return Betas(full, full)
 
     def update(self, prior, stats):
         """See :func:`update`."""
         return update(prior, stats)
 
-    def log_likelihood(self, prior, post, block, predictive="mean"):
+    def predict_cache(self, prior, post):
+        """See :func:`predict_tables`."""
+        return predict_tables(post)
+
+    def log_likelihood(self, prior, post, block, predictive="mean", cache=None):
         """See :func:`log_likelihood` (``"mean"`` and ``"marginal"`` coincide)."""
-        return log_likelihood(post, block)
+        return log_likelihood(post, block, cache)
 
     def log_evidence(self, prior, post):
         """See :func:`log_evidence`."""

@@ -308,8 +308,9 @@ class Gaussian(Family):
             n = stats.n[k, j]
             why = "has no observed value" if n == 0 else (
                 "has zero variance" if stats.m2[k, j] == 0 else "has too few values")
+            label = classes[k].item() if hasattr(classes[k], "item") else classes[k]
             raise ValueError(
-                f"{who}: feature {names[j]!r} {why} in class {classes[k]!r} "
+                f"{who}: feature {names[j]!r} {why} in class {label!r} "
                 f"(n={n:g}), so its density is undefined under prior={self.prior!r}. "
                 "Use prior='auto' (the default) or a proper prior dict."
             )

@@ -31,8 +31,8 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 
 from .._utils import all_missing_columns as _all_missing
-from .._utils import hard_labels, nonfinite_error
-from ._base import Family, check_alpha, resolve_scalar_alpha
+from .._utils import nonfinite_error
+from ._base import Family, check_alpha, class_sums, resolve_scalar_alpha
 
 __all__ = ["Multinomial", "MultinomialStats", "DirichletRows", "encode", "suff_stats",
            "update", "log_likelihood", "log_evidence"]
@@ -91,29 +91,31 @@ def encode(X, *, who="Multinomial") -> MultinomialBlock:
     if sp.issparse(X):
         if X.format not in ("csr", "csc"):
             X = X.tocsr()
-        if X.dtype != np.float64:
+        if X.dtype.kind not in "biuf":
+            raise TypeError(f"{who}: counts must be numbers; received a sparse matrix of dtype {X.dtype}.")
+        if X.dtype.kind == "b":
             X = X.astype(np.float64)
-        data = X.data
+        data = X.data  # integer counts stay integer: no copy of a large matrix
     else:
         X = np.asarray(X, dtype=np.float64)
         data = X
-    miss = np.isnan(data)
+    miss = np.isnan(data) if data.dtype.kind == "f" else np.zeros(data.shape, dtype=bool)
     any_missing = miss.any()
     if any_missing:
         finite = data[~miss]
     else:
         finite = data
-    if np.isinf(finite).any():
+    if finite.dtype.kind == "f" and np.isinf(finite).any():
         raise nonfinite_error(who, "counts", finite)
     if (finite < 0).any():
         raise ValueError(
-            f"{who}: counts must be >= 0 (Multinomial features are counts such as word "
+            f"{who}: Negative values in data: counts must be >= 0 (Multinomial features are counts such as word "
             f"counts or tf-idf); received {int((finite < 0).sum())} negative value(s), "
             f"e.g. {float(finite[finite < 0][0])}."
         )
     if not any_missing:
         return MultinomialBlock(X, None)
-    X = X.copy()
+    X = X.astype(np.float64) if X.dtype != np.float64 else X.copy()
     if sp.issparse(X):
         m = X.copy()
         m.data = miss.astype(float)
@@ -136,19 +138,7 @@ def _row_col(X):
 
 def suff_stats(block: MultinomialBlock, resp: np.ndarray) -> MultinomialStats:
     """Weighted counts per (class, column); one ``bincount`` for labelled sparse data."""
-    X = block.X
-    K = resp.shape[1]
-    d = X.shape[1]
-    hard = hard_labels(resp) if sp.issparse(X) else None
-    if hard is not None:
-        labels, w = hard
-        rows, cols = _row_col(X)
-        vals = X.data * w[rows] if not np.all(w == 1) else X.data
-        key = labels[rows] * d + cols
-        counts = np.bincount(key, weights=vals, minlength=K * d).reshape(K, d)
-    else:
-        counts = np.asarray((X.T @ resp).T)
-    return MultinomialStats(counts)
+    return MultinomialStats(class_sums(block.X, resp))
 
 
 def update(prior: DirichletRows, stats: MultinomialStats) -> DirichletRows:
@@ -157,13 +147,21 @@ def update(prior: DirichletRows, stats: MultinomialStats) -> DirichletRows:
 
 
 def log_theta(post: DirichletRows) -> np.ndarray:
-    """Posterior-mean ``log theta`` of shape (K, d); rows with no data and alpha=0 -> 0."""
+    """Posterior-mean ``log theta`` of shape (K, d); rows with no data and alpha=0 -> 0.
+
+    The result is the transpose of a C-contiguous (d, K) array, so ``log_theta(p).T``
+    is ready for ``X @ log_theta.T`` without another copy.
+    """
     a = post.concentration
-    tot = a.sum(axis=1, keepdims=True)
+    tot = a.sum(axis=1)
+    lt_T = np.empty(a.shape[::-1])
     with np.errstate(divide="ignore", invalid="ignore"):
-        lt = np.log(a) - np.log(tot)
-    lt[np.broadcast_to(tot == 0, lt.shape)] = 0.0
-    return lt
+        np.log(a.T, out=lt_T)
+        lt_T -= np.log(tot)
+    empty = tot == 0
+    if empty.any():
+        lt_T[:, empty] = 0.0
+    return lt_T.T
 
 
 def log_likelihood(post: DirichletRows, block: MultinomialBlock, predictive="mean",
@@ -241,9 +239,15 @@ def _dot_ignoring_zeros(X, L_T):
 
 
 def log_evidence(prior: DirichletRows, post: DirichletRows) -> np.ndarray:
-    """Closed-form ``log p(tokens | y)`` of the training data per class, shape (K,)."""
+    """Closed-form ``log p(tokens | y)`` of the training data per class, shape (K,).
+
+    Columns without counts contribute exactly 0, so only the non-zero counts are
+    evaluated (a vocabulary is mostly zeros).
+    """
     a0, a = prior.concentration, post.concentration
-    return gammaln(a0.sum(1)) - gammaln(a.sum(1)) + (gammaln(a) - gammaln(a0)).sum(1)
+    rows, cols = np.nonzero(a != a0)
+    terms = np.bincount(rows, weights=gammaln(a[rows, cols]) - gammaln(a0[rows, cols]), minlength=a.shape[0])
+    return gammaln(a0.sum(1)) - gammaln(a.sum(1)) + terms
 
 
 def _evidence_scalar_alpha(alpha: float, counts: np.ndarray) -> float:
@@ -293,11 +297,15 @@ class Multinomial(Family):
         a = np.asarray(a, dtype=float)
         if a.ndim == 1 and a.shape != (d,):
             raise ValueError(f"{who}: alpha has shape {a.shape}; expected a scalar or ({d},).")
-        return DirichletRows(np.broadcast_to(a, (K, d)).astype(float))
+        return DirichletRows(np.broadcast_to(a, (K, d)))  # read-only view: no K x d copy
 
     def update(self, prior, stats):
         """See :func:`update`."""
         return update(prior, stats)
+
+    def predict_cache(self, prior, post):
+        """``log theta`` transposed, C-contiguous (d, K), for ``X @ log_theta.T``."""
+        return log_theta(post).T
 
     def log_likelihood(self, prior, post, block, predictive="mean", cache=None):
         """See :func:`log_likelihood`."""
