@@ -198,7 +198,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         all_cols = len(columns) == X.shape[1] and np.array_equal(columns, np.arange(X.shape[1]))
         if _is_frame(X):
             sub = X.iloc[:, columns]
-            if isinstance(family, Categorical):
+            if family.raw_values:
                 return sub
             try:
                 if any(getattr(t, "kind", "O") == "O" for t in sub.dtypes):  # may hold pd.NA / None
@@ -210,7 +210,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
                     f"{type(family).__name__} block; received dtypes {sorted(set(map(str, sub.dtypes)))}."
                 ) from None
         sub = X if all_cols else X[:, columns]
-        if sp.issparse(sub) or isinstance(family, Categorical):
+        if sp.issparse(sub) or family.raw_values:
             return sub
         if sub.dtype.kind not in "biuf":
             missing = missing_mask(sub)
@@ -339,11 +339,8 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
             new_stats = fam.stats(encoded[i], resp, states[i])
             if old is not None:
                 prev = old.blocks[i]
-                prev_stats = prev.stats
-                if isinstance(fam, Categorical):  # the batch may have added categories
-                    from .families.categorical import reindex_stats
-
-                    prev_stats = reindex_stats(prev_stats, prev.state, states[i])
+                # the batch may have extended the encoding (e.g. new categories)
+                prev_stats = fam.reindex_stats(prev.stats, prev.state, states[i])
                 new_stats = fam.merge(prev_stats, new_stats)
             names = ColumnNames(cols, all_names)
             allm = fam.all_missing(encoded[i])

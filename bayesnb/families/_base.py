@@ -38,6 +38,9 @@ class Family:
     name = "family"
     #: whether the family accepts scipy.sparse blocks
     accepts_sparse = False
+    #: whether the family takes raw values (any dtype, DataFrames as they are) rather
+    #: than a float array
+    raw_values = False
 
     def get_params(self, deep: bool = True) -> dict:
         """Hyperparameters as a dict (scikit-learn convention)."""
@@ -69,6 +72,13 @@ class Family:
 
     def check_posterior(self, post, stats, names, classes, who="NaiveBayes"):
         """Raise where the posterior leaves a predictive undefined (default: never)."""
+
+    def reindex_stats(self, stats, old_state, new_state):
+        """Statistics of ``old_state``'s encoding moved onto ``new_state`` (default: unchanged).
+
+        ``partial_fit`` calls this when a batch extends the encoding (new categories).
+        """
+        return stats
 
     def predict_cache(self, prior, post):
         """Tables computed once after fit and reused by every ``log_likelihood`` call.

@@ -375,6 +375,7 @@ class Categorical(Family):
 
     _param_names = ("alpha", "categories", "m", "p", "min_categories")
     name = "categorical"
+    raw_values = True
 
     def __init__(self, alpha=1.0, *, categories="auto", m=None, p=None, min_categories=None):
         self.alpha = alpha
@@ -411,6 +412,10 @@ class Categorical(Family):
     def stats(self, codes, resp, state):
         """See :func:`suff_stats`."""
         return suff_stats(codes, resp, state)
+
+    def reindex_stats(self, stats, old_state, new_state):
+        """See :func:`reindex_stats`."""
+        return reindex_stats(stats, old_state, new_state)
 
     def merge(self, a, b):
         """Add counts feature by feature."""
