@@ -263,9 +263,20 @@ def _shapes(tree):
     return tuple((tuple(np.shape(x)), str(np.asarray(x).dtype)) for x in jax.tree_util.tree_leaves(tree))
 
 
+_EXTRA = ("diverging", "num_steps", "accept_prob", "potential_energy", "energy", "adapt_state.step_size")
+
+
 def run_nuts(spec, priors, data, *, num_warmup=500, num_samples=1000, num_chains=1, chain_method=None,
              seed=0, progress_bar=False, target_accept_prob=0.8):
     """Run NUTS on the model; the compiled sampler is cached per structure and shapes.
+
+    The default path is one jitted function (NumPyro's functional ``hmc`` kernels:
+    initialisation uniform in (-2, 2) on the unconstrained scale, warmup with step-size
+    and diagonal mass adaptation, then sampling, in one ``lax.scan``), compiled once
+    per model structure and array shapes and reused for new data, priors, seeds and
+    (sequential or vectorized) chains. ``progress_bar=True`` or ``chain_method="parallel"``
+    use :class:`numpyro.infer.MCMC` instead (cached too, but it re-traces its
+    initialisation on each call).
 
     Returns
     -------
@@ -273,45 +284,105 @@ def run_nuts(spec, priors, data, *, num_warmup=500, num_samples=1000, num_chains
         ``{site: ndarray (chain, draw, ...)}``.
     extra : dict
         ``{"diverging", "num_steps", "accept_prob", "potential_energy", "energy",
-        "step_size"}`` each (chain, draw).
+        "adapt_state.step_size"}`` each (chain, draw).
     timing : dict
         ``compile_seconds`` (JAX tracing + compilation, as reported by JAX's monitoring
         events), ``sampling_seconds`` (the rest of the run), ``total_seconds``,
         ``cache_hit`` (a compiled sampler of the same shapes was reused).
     """
     import jax
-    from numpyro.infer import MCMC, NUTS, init_to_median
 
     if chain_method is None:
         chain_method = "parallel" if num_chains > 1 and jax.local_device_count() >= num_chains else "sequential"
-    key = (spec, _shapes(priors), _shapes(data), num_warmup, num_samples, num_chains, chain_method,
-           float(target_accept_prob))
-    mcmc = _CACHE.get(key)
-    hit = mcmc is not None
-    if not hit:
-        kernel = NUTS(make_model(spec), init_strategy=init_to_median(num_samples=15),
-                      target_accept_prob=target_accept_prob)
-        mcmc = MCMC(kernel, num_warmup=num_warmup, num_samples=num_samples, num_chains=num_chains,
-                    chain_method=chain_method, progress_bar=progress_bar, jit_model_args=True)
-        if len(_CACHE) >= _CACHE_MAX:
-            _CACHE.pop(next(iter(_CACHE)))
-        _CACHE[key] = mcmc
+    if chain_method not in ("sequential", "vectorized", "parallel"):
+        raise ValueError(f"chain_method must be 'sequential', 'vectorized' or 'parallel'; received {chain_method!r}.")
+    use_mcmc = progress_bar or chain_method == "parallel"
+    key = (spec, _shapes(priors), _shapes(data), int(num_warmup), int(num_samples), float(target_accept_prob),
+           ("mcmc", num_chains, chain_method, bool(progress_bar)) if use_mcmc else
+           ("fn", num_chains if chain_method == "vectorized" else 1))
+    cached = _CACHE.get(key)
+    hit = cached is not None
     _listen()
     _COMPILE.active, _COMPILE.seconds = True, 0.0
     t0 = time.perf_counter()
     try:
-        mcmc.run(jax.random.PRNGKey(int(seed)), priors, data,
-                 extra_fields=("diverging", "num_steps", "accept_prob", "potential_energy", "energy",
-                               "adapt_state.step_size"))
-        samples = {k: np.asarray(v) for k, v in mcmc.get_samples(group_by_chain=True).items()}
+        if not hit:
+            cached = (_build_mcmc if use_mcmc else _build_fn)(spec, priors, data, num_warmup, num_samples,
+                                                              num_chains, chain_method, progress_bar,
+                                                              target_accept_prob)
+            if len(_CACHE) >= _CACHE_MAX:
+                _CACHE.pop(next(iter(_CACHE)))
+            _CACHE[key] = cached
+        rng_key = jax.random.PRNGKey(int(seed))
+        if use_mcmc:
+            cached.run(rng_key, priors, data, extra_fields=_EXTRA)
+            samples = {k: np.asarray(v) for k, v in cached.get_samples(group_by_chain=True).items()}
+            extra = {k: np.asarray(v) for k, v in cached.get_extra_fields(group_by_chain=True).items()}
+        else:
+            keys = jax.random.split(rng_key, num_chains)
+            if chain_method == "vectorized":
+                outs = [cached(keys, priors, data)]
+            else:
+                outs = [jax.tree.map(lambda x: x[None], cached(k, priors, data)) for k in keys]
+            outs = jax.block_until_ready(outs)
+            z = {k: np.concatenate([np.asarray(o[0][k]) for o in outs]) for k in outs[0][0]}
+            extra = {name: np.concatenate([np.asarray(o[1][i]) for o in outs]) for i, name in enumerate(_EXTRA)}
+            samples = z
     finally:
         _COMPILE.active = False
     total = time.perf_counter() - t0
     compile_s = min(_COMPILE.seconds, total)
-    extra = {k: np.asarray(v) for k, v in mcmc.get_extra_fields(group_by_chain=True).items()}
     timing = {"compile_seconds": compile_s, "sampling_seconds": total - compile_s, "total_seconds": total,
               "cache_hit": hit}
     return samples, extra, timing
+
+
+def _build_mcmc(spec, priors, data, num_warmup, num_samples, num_chains, chain_method, progress_bar,
+                target_accept_prob):
+    from numpyro.infer import MCMC, NUTS, init_to_uniform
+
+    kernel = NUTS(make_model(spec), init_strategy=init_to_uniform, target_accept_prob=target_accept_prob)
+    return MCMC(kernel, num_warmup=num_warmup, num_samples=num_samples, num_chains=num_chains,
+                chain_method=chain_method, progress_bar=progress_bar, jit_model_args=True)
+
+
+def _build_fn(spec, priors, data, num_warmup, num_samples, num_chains, chain_method, progress_bar,
+              target_accept_prob):
+    """One jitted ``f(key, priors, data) -> (constrained samples, extra fields)``."""
+    import jax
+    from jax import lax
+    from numpyro.infer import init_to_uniform
+    from numpyro.infer.hmc import hmc
+    from numpyro.infer.util import initialize_model
+
+    info, pe_gen, post_gen, _ = initialize_model(
+        jax.random.PRNGKey(0), make_model(spec), model_args=(priors, data), dynamic_args=True,
+        init_strategy=init_to_uniform, validate_grad=False)
+    z_proto = info[0]
+    init_kernel, sample_kernel = hmc(potential_fn_gen=pe_gen, algo="NUTS")
+    W, S = int(num_warmup), int(num_samples)
+
+    def one_chain(key, priors, data):
+        k_init, k_run = jax.random.split(key)
+        leaves, tree = jax.tree_util.tree_flatten(z_proto)
+        ks = jax.random.split(k_init, len(leaves))
+        z0 = jax.tree_util.tree_unflatten(tree, [jax.random.uniform(k, jax.numpy.shape(x), minval=-2.0, maxval=2.0)
+                                                 for k, x in zip(ks, leaves)])
+        state = init_kernel(z0, W, target_accept_prob=target_accept_prob, model_args=(priors, data),
+                            rng_key=k_run)
+        constrain = post_gen(priors, data)
+
+        def body(st, _):
+            st = sample_kernel(st, model_args=(priors, data))
+            return st, (constrain(st.z), (st.diverging, st.num_steps, st.accept_prob, st.potential_energy,
+                                          st.energy, st.adapt_state.step_size))
+
+        _, out = lax.scan(body, state, None, length=W + S)
+        return jax.tree.map(lambda x: x[W:], out)
+
+    if chain_method == "vectorized" and num_chains > 1:
+        return jax.jit(jax.vmap(one_chain, in_axes=(0, None, None)))
+    return jax.jit(one_chain)
 
 
 def mcmc_draws(post, spec, samples) -> dict:
@@ -396,7 +467,8 @@ class PosteriorMixin:
         X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
             Missing cells are masked out of the likelihood (values unseen in fit, too).
         y : array-like of shape (n_samples,)
-            Labels; missing labels (None/NaN) make unlabelled rows, whose class is
+            Labels; missing labels (None/NaN, or -1 for numeric labels as in
+            scikit-learn's ``semi_supervised``) make unlabelled rows, whose class is
             marginalised out (per-row likelihood with logsumexp).
         num_warmup, num_samples, num_chains : int
         random_state : int, numpy Generator/RandomState or None
@@ -417,8 +489,8 @@ class PosteriorMixin:
             ``acceptance_rate``, ``lp``, ``energy``, ``step_size``). ``attrs`` holds
             ``compile_seconds``, ``sampling_seconds``, ``cache_hit`` and ``likelihood``.
         """
-        from ._utils import missing_mask
         from .arviz import to_datatree
+        from .generative import missing_labels
 
         who = self._who
         for name, v in (("num_warmup", num_warmup), ("num_samples", num_samples), ("num_chains", num_chains)):
@@ -431,7 +503,7 @@ class PosteriorMixin:
         if y.ndim != 1 or y.shape[0] != X.shape[0]:
             raise ValueError(f"{who}: y must be 1-D with one label per row of X ({X.shape[0]}); "
                              f"received shape {y.shape}.")
-        miss = missing_mask(y)
+        miss = missing_labels(y)
         lab, unl = np.flatnonzero(~miss), np.flatnonzero(miss)
         if not hasattr(self, "posterior_"):
             if lab.size == 0:

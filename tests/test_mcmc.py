@@ -222,6 +222,13 @@ def test_nuts_matches_exact_gaussian_iris(iris):
     _assert_same_layout(exact, mcmc)
     table = _assert_agree(exact, mcmc)
     assert set(table["variable"]) == {"pi", "mu_gaussian", "sigma2_gaussian"}
+    # same shapes: the compiled sampler is reused (no compilation), also for sequential chains
+    again = clf.run_mcmc(X, y, num_warmup=500, num_samples=3000, num_chains=2, random_state=5)
+    assert again.attrs["cache_hit"] == 1
+    assert again.attrs["compile_seconds"] < 0.5 * mcmc.attrs["compile_seconds"]
+    assert again["posterior"].sizes["chain"] == 2
+    assert not np.allclose(again["posterior"]["pi"].values[0], again["posterior"]["pi"].values[1])
+    _assert_agree(exact, again)
 
 
 @pytest.mark.slow
