@@ -432,7 +432,7 @@ def _demo_mcmc(model, X, y, rep, out, figures, bplot, quick, seed):
     rep.say(_fmt_table(rows, ["parameter", "exact mean", "MCMC mean", "exact sd", "MCMC sd", "z", "ESS"]))
     if bplot is not None:
         ex, mcd = exact["posterior"].to_dataset(), mc["posterior"].to_dataset()
-        cols_e, cols_m, names = [], [], []
+        cols_e, cols_m = [], []
         for var in sorted(ex.data_vars):
             e = np.asarray(ex[var].values, float)
             m = np.asarray(mcd[var].values, float)
@@ -462,7 +462,6 @@ def run_demo(out="bayesnb-report", quick=False, seed=0):
     seed : int
         Random seed of the folds and of every draw.
     """
-    import warnings
 
     import numpy as np
     from scipy.special import logsumexp
@@ -499,7 +498,7 @@ def run_demo(out="bayesnb-report", quick=False, seed=0):
     model = CategoricalNB(alpha=1.0).fit(X, y)
     auto = CategoricalNB(alpha="auto").fit(X, y)
     a_auto = float(auto.posterior_.blocks[0].prior.concentration[0].flat[0])
-    rep.say(f"posterior class proportions: " + ", ".join(
+    rep.say("posterior class proportions: " + ", ".join(
         f"{c} {p:.3f}" for c, p in zip(model.classes_, np.exp(model.class_log_prior_))))
     rep.say(f"log evidence log p(votes, parties) at alpha=1: {model.log_evidence_:.2f}")
     rep.say(f"evidence-maximising alpha (empirical Bayes): {a_auto:.3g}, log evidence {auto.log_evidence_:.2f}")

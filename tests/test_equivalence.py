@@ -27,7 +27,6 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 from scipy import integrate
-from scipy.special import gammaln
 
 import bayesnb
 from bayesnb import (
