@@ -143,3 +143,33 @@ def warn_all_missing(who: str, names) -> None:
 def issparse(X) -> bool:
     """True for scipy sparse matrices and arrays."""
     return sp.issparse(X)
+
+
+def is_frame(X) -> bool:
+    """True for pandas DataFrames (checked by duck typing: pandas is imported lazily)."""
+    return hasattr(X, "iloc") and hasattr(X, "columns")
+
+
+def as_generator(random_state) -> np.random.Generator:
+    """A NumPy ``Generator`` from None, an int seed, a ``Generator`` or a ``RandomState``.
+
+    Parameters
+    ----------
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState
+
+    Returns
+    -------
+    numpy.random.Generator
+    """
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(2**31 - 1))
+    return np.random.default_rng(random_state)
+
+
+def family_module(family):
+    """The module of a family instance: where its distribution-specific functions live."""
+    import sys
+
+    return sys.modules[type(family).__module__]

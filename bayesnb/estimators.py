@@ -23,17 +23,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from . import posterior as _post
-from ._utils import ColumnNames, missing_mask, warn_all_missing
+from ._utils import ColumnNames, is_frame, missing_mask, warn_all_missing
 from .generative import GenerativeMixin
 from .model import PosteriorMixin
 from .persistence import PersistenceMixin
 from .families import Bernoulli, Categorical, Gaussian, Multinomial
 
 __all__ = ["BaseNB", "NaiveBayes", "MultinomialNB", "BernoulliNB", "CategoricalNB", "GaussianNB"]
-
-
-def _is_frame(X) -> bool:
-    return hasattr(X, "iloc") and hasattr(X, "columns")
 
 
 class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin, BaseEstimator):
@@ -74,7 +70,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
                 f"{who}: expected a dense array or DataFrame; received a sparse matrix "
                 f"({type(X).__name__}, format {X.format!r}). {self._sparse_hint()}"
             )
-        if _is_frame(X):
+        if is_frame(X):
             if X.shape[0] == 0 or X.shape[1] == 0:
                 raise ValueError(
                     f"{who}: expected X with at least one row and one column; received an empty "
@@ -196,7 +192,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
     def _take(self, X, columns, family):
         """The block's columns of ``X`` in the form its family expects."""
         all_cols = len(columns) == X.shape[1] and np.array_equal(columns, np.arange(X.shape[1]))
-        if _is_frame(X):
+        if is_frame(X):
             sub = X.iloc[:, columns]
             if family.raw_values:
                 return sub
@@ -461,7 +457,7 @@ def _unique_labels(y, who):
 
 def _rows(X, keep):
     """The rows of ``X`` (array, sparse matrix or DataFrame) where ``keep`` is True (a copy)."""
-    return X.iloc[keep] if _is_frame(X) else X[keep]
+    return X.iloc[keep] if is_frame(X) else X[keep]
 
 
 #: pandas ``infer_dtype`` results of object data that may hold a float infinity
@@ -493,7 +489,7 @@ def _check_no_infinity(X, who: str, names=None) -> None:
         coo = X.tocoo()
         bad = np.isinf(coo.data)
         count, cols = int(bad.sum()), np.unique(coo.col[bad])
-    elif _is_frame(X):
+    elif is_frame(X):
         per_col = np.zeros(X.shape[1], dtype=np.int64)
         kinds = np.array([getattr(t, "kind", "O") for t in X.dtypes])
         floats = np.flatnonzero(kinds == "f")
@@ -830,7 +826,7 @@ class NaiveBayes(BaseNB):
 
         who = self._who
         n_cols = X.shape[1]
-        names = list(X.columns) if _is_frame(X) else None
+        names = list(X.columns) if is_frame(X) else None
         features = self.features
         if isinstance(features, str) and features == "auto":
             return _auto_blocks(X)
@@ -895,7 +891,7 @@ class NaiveBayes(BaseNB):
 
 def _auto_blocks(X):
     """Choose Categorical for non-numeric/bool columns and Gaussian for numeric ones."""
-    if _is_frame(X):
+    if is_frame(X):
         import pandas as pd
 
         dtypes = [X.iloc[:, j].dtype for j in range(X.shape[1])]

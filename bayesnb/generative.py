@@ -44,7 +44,6 @@ cells are imputed.
 
 from __future__ import annotations
 
-import sys
 import warnings
 from typing import NamedTuple
 
@@ -52,29 +51,12 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp
 
-from ._utils import missing_mask
+from ._utils import as_generator, family_module, is_frame, missing_mask
 
 __all__ = ["GenerativeMixin", "LatentClassFit", "missing_labels"]
 
 
 # =========================================================================== helpers
-def _fam(family):
-    """The family's module (where its generative pieces live)."""
-    return sys.modules[type(family).__module__]
-
-
-def _rng(random_state):
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(2**31 - 1))
-    return np.random.default_rng(random_state)
-
-
-def _is_frame(X) -> bool:
-    return hasattr(X, "iloc") and hasattr(X, "columns")
-
-
 def _is_multinomial(family) -> bool:
     return type(family).__name__ == "Multinomial"
 
@@ -88,8 +70,6 @@ def missing_labels(y) -> np.ndarray:
 
     ``-1`` for numeric labels, ``None`` / ``NaN`` / ``pd.NA`` for any labels.
     """
-    from ._utils import missing_mask
-
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y.ravel()
@@ -164,7 +144,7 @@ class LatentClassFit(NamedTuple):
 # ============================================================== model-level functions
 def _points(post, rng=None, use_prior=False):
     """Per-block parameters in use: plug-in (``rng=None``) or one exact draw."""
-    return [_fam(b.family).gen_point(b.prior, b.prior if use_prior else b.posterior, rng)
+    return [family_module(b.family).gen_point(b.prior, b.prior if use_prior else b.posterior, rng)
             for b in post.blocks]
 
 
@@ -184,7 +164,7 @@ def _class_logw(post, rng=None, use_prior=False):
 
 
 def _rates(post, rng=None):
-    return [_fam(b.family).gen_rate(b.stats, post.class_count, rng) if _is_multinomial(b.family) else None
+    return [family_module(b.family).gen_rate(b.stats, post.class_count, rng) if _is_multinomial(b.family) else None
             for b in post.blocks]
 
 
@@ -220,7 +200,7 @@ def _log_penalty(post):
     """Log prior (up to a constant) whose MAP is the posterior-mean plug-in."""
     total = 0.0
     for b in post.blocks:
-        total += _fam(b.family).gen_log_penalty(b.prior, b.posterior)
+        total += family_module(b.family).gen_log_penalty(b.prior, b.posterior)
     if not post.fixed_class_prior:
         a = post.class_prior_alpha
         with np.errstate(invalid="ignore"):
@@ -313,7 +293,7 @@ class GenerativeMixin:
     def _decode(self, block, values):
         """Encoded block values (n, d_block) -> list of raw column arrays."""
         if _is_categorical(block.family):
-            return _fam(block.family).gen_decode(values, block.state)
+            return family_module(block.family).gen_decode(values, block.state)
         V = values.toarray() if sp.issparse(values) else np.asarray(values, dtype=float)
         return [V[:, j] for j in range(V.shape[1])]
 
@@ -371,7 +351,7 @@ class GenerativeMixin:
                 raise ValueError(f"{self._who}: y must not contain missing labels when sampling.")
         columns = [None] * self._n_columns()
         for b, p, r in zip(post.blocks, points, rates):
-            m = _fam(b.family)
+            m = family_module(b.family)
             if _is_multinomial(b.family):
                 vals = m.gen_sample(p, z, rng, self._lengths(length, r, z, rng, n))
             else:
@@ -408,7 +388,7 @@ class GenerativeMixin:
             A DataFrame with the training columns when the model was fitted on one.
         y : ndarray of shape (n_samples,)
         """
-        rng = _rng(random_state)
+        rng = as_generator(random_state)
         post = self._gen_model().post
         r = rng if parameter_uncertainty else None
         return self._draw_rows(post, _points(post, r), _class_logw(post, r), _rates(post, r),
@@ -427,7 +407,7 @@ class GenerativeMixin:
         X, y
             As in :meth:`sample`.
         """
-        rng = _rng(random_state)
+        rng = as_generator(random_state)
         post = self._gen_model().post
         for b in post.blocks:
             if not b.family.is_proper(b.prior):
@@ -477,7 +457,7 @@ class GenerativeMixin:
         if m < 1 or (m > 1 and strategy != "draw"):
             raise ValueError(f"{self._who}: n_imputations must be >= 1, and > 1 only with strategy='draw'; "
                              f"received {n_imputations!r} with strategy={strategy!r}.")
-        rng = _rng(random_state)
+        rng = as_generator(random_state)
         if latent is None and (n_components == "auto" or int(n_components) > 1):
             latent = self.fit_latent_class(X, y, n_components=n_components, random_state=rng)
         model = self._gen_model(latent)
@@ -498,7 +478,7 @@ class GenerativeMixin:
             z = _draw_index(resp, rng) if strategy == "draw" else None
             cells = []
             for b, p, e, rt in zip(post.blocks, points, encoded, rates):
-                fm = _fam(b.family)
+                fm = family_module(b.family)
                 miss = fm.gen_missing(e)
                 if not miss.any():
                     continue
@@ -551,7 +531,7 @@ class GenerativeMixin:
         -------
         LatentClassFit
         """
-        rng = _rng(random_state)
+        rng = as_generator(random_state)
         self._gen_model()
         X = self._check_X(X, reset=False)
         n = X.shape[0]
@@ -583,7 +563,7 @@ class GenerativeMixin:
         known = y_codes >= 0
         class_part[known, y_codes[known]] = 1.0
         if (~known).any():
-            class_part[~known] = self.predict_proba(X[~known] if not _is_frame(X) else X.iloc[np.flatnonzero(~known)])
+            class_part[~known] = self.predict_proba(X[~known] if not is_frame(X) else X.iloc[np.flatnonzero(~known)])
         params = (np.ones(S), True, None)
         best = None
         for _ in range(max(1, int(n_init) if C > 1 else 1)):
@@ -656,7 +636,7 @@ class GenerativeMixin:
         n = Xc.shape[0]
         parts = []
         for b, e in zip(post.blocks, encoded):
-            fm = _fam(b.family)
+            fm = family_module(b.family)
             if _is_multinomial(b.family) or type(b.family).__name__ == "Gaussian":
                 c = fm.gen_cell_log_lik(b.prior, b.posterior, e, resp, predictive)
             else:
@@ -675,7 +655,7 @@ class GenerativeMixin:
         with np.errstate(invalid="ignore", divide="ignore"):
             lr = np.where(resp > 0, np.log(np.where(resp > 0, resp, 1.0)), 0.0)
             term = np.where(resp > 0, resp * (post.class_log_prior[None, :] - lr), 0.0).sum(1)
-        if _is_frame(X):
+        if is_frame(X):
             import pandas as pd
 
             out = pd.DataFrame(out, columns=X.columns, index=X.index)
@@ -825,16 +805,14 @@ def _post_joint(est, encoded):
 
 def _missing_cells(X) -> np.ndarray:
     """Bool (n, d) of missing raw cells (dense X or DataFrame)."""
-    from ._utils import missing_mask
-
-    if _is_frame(X):
+    if is_frame(X):
         return np.column_stack([missing_mask(X.iloc[:, j].to_numpy(dtype=object)) for j in range(X.shape[1])])
     return missing_mask(np.asarray(X))
 
 
 def _mask_cells(X, rows, cols):
     """A copy of X with the given cells set missing (None / NaN)."""
-    if _is_frame(X):
+    if is_frame(X):
         out = X.copy()
         for j in np.unique(cols):
             r = rows[cols == j]
@@ -856,7 +834,7 @@ def _write_cells(X, cells):
     """A copy of X with ``(rows, global cols, values)`` written in; nothing else changes."""
     if not cells:
         return X.copy()
-    if _is_frame(X):
+    if is_frame(X):
         out = X.copy()
         for rows, cols, vals in cells:
             for j in np.unique(cols):

@@ -35,7 +35,8 @@ import time
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import logsumexp
+
+from ._utils import as_generator, family_module
 
 __all__ = ["PosteriorMixin", "NotLinearError", "ModelSpec", "make_model", "model_inputs",
            "sample_posterior_draws", "run_nuts", "enable_compilation_cache"]
@@ -43,18 +44,6 @@ __all__ = ["PosteriorMixin", "NotLinearError", "ModelSpec", "make_model", "model
 
 class NotLinearError(AttributeError, ValueError):
     """The model is not a linear classifier (multiclass, or a Gaussian block)."""
-
-
-def _module(family):
-    return importlib.import_module(f"bayesnb.families.{family.name}")
-
-
-def _rng(random_state):
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(2**32 - 1))
-    return np.random.default_rng(random_state)
 
 
 def enable_compilation_cache(path=None):
@@ -85,7 +74,7 @@ def sample_posterior_draws(post, n_draws: int, rng) -> dict:
 
         out["pi"] = dirichlet_draws(post.class_concentration, n_draws, rng)
     for b, lay in zip(post.blocks, block_layouts(post)):
-        for name, arr in _module(b.family).sample_params(b.posterior, n_draws, rng).items():
+        for name, arr in family_module(b.family).sample_params(b.posterior, n_draws, rng).items():
             out[f"{name}_{lay.label}"] = arr
     return out
 
@@ -100,7 +89,7 @@ def posterior_moments(post) -> dict:
         m = a / a.sum()
         out["pi"] = (m, np.sqrt(m * (1 - m) / (a.sum() + 1)))
     for b, lay in zip(post.blocks, block_layouts(post)):
-        for name, mom in _module(b.family).posterior_moments(b.posterior).items():
+        for name, mom in family_module(b.family).posterior_moments(b.posterior).items():
             out[f"{name}_{lay.label}"] = mom
     return out
 
@@ -202,7 +191,7 @@ def model_inputs(post, labelled=None, unlabelled=None, likelihood="suffstats"):
     if likelihood not in ("suffstats", "rows"):
         raise ValueError(f"likelihood must be 'suffstats' or 'rows'; received {likelihood!r}.")
     layouts = block_layouts(post)
-    mods = [_module(b.family) for b in post.blocks]
+    mods = [family_module(b.family) for b in post.blocks]
     K = len(post.classes)
     blocks = tuple((b.family.name, lay.label, mod.numpyro_static(b.prior), lay.feature_dim)
                    for b, lay, mod in zip(post.blocks, layouts, mods))
@@ -391,7 +380,7 @@ def mcmc_draws(post, spec, samples) -> dict:
     if not spec.fixed_pi:
         out["pi"] = np.asarray(samples["pi"], dtype=float)
     for b, (_, label, static, _) in zip(post.blocks, spec.blocks):
-        for name, arr in _module(b.family).params_from_sites(label, static, samples).items():
+        for name, arr in family_module(b.family).params_from_sites(label, static, samples).items():
             out[f"{name}_{label}"] = arr
     return out
 
@@ -443,7 +432,7 @@ class PosteriorMixin:
         n_draws = self._check_n_draws(n_draws)
         post = self.posterior_
         t0 = time.perf_counter()
-        draws = sample_posterior_draws(post, n_draws, _rng(random_state))
+        draws = sample_posterior_draws(post, n_draws, as_generator(random_state))
         secs = time.perf_counter() - t0
         draws = {k: v[None] for k, v in draws.items()}
         return to_datatree(post, draws, attrs={"inference": "exact conjugate posterior",
@@ -525,7 +514,7 @@ class PosteriorMixin:
         if unl.size:
             unlabelled, _ = self._encode_blocks(_rows(X, unl), post)
         spec, priors, data = model_inputs(post, labelled, unlabelled, likelihood)
-        seed = _rng(random_state).integers(2**31 - 1)
+        seed = as_generator(random_state).integers(2**31 - 1)
         samples, extra, timing = run_nuts(spec, priors, data, num_warmup=num_warmup, num_samples=num_samples,
                                           num_chains=num_chains, chain_method=chain_method, seed=seed,
                                           progress_bar=progress_bar, target_accept_prob=target_accept_prob)
@@ -539,7 +528,7 @@ class PosteriorMixin:
     def _param_draws(self, n_draws, random_state):
         """Exact draws per block (family names) and of log pi: (list of dicts, (n_draws, K))."""
         post = self.posterior_
-        rng = _rng(random_state)
+        rng = as_generator(random_state)
         if post.fixed_class_prior:
             log_pi = np.broadcast_to(post.class_log_prior, (n_draws, len(post.classes)))
         else:
@@ -547,7 +536,7 @@ class PosteriorMixin:
 
             with np.errstate(divide="ignore"):
                 log_pi = np.log(dirichlet_draws(post.class_concentration, n_draws, rng))
-        blocks = [_module(b.family).sample_params(b.posterior, n_draws, rng) for b in post.blocks]
+        blocks = [family_module(b.family).sample_params(b.posterior, n_draws, rng) for b in post.blocks]
         return blocks, log_pi
 
     def predict_proba_draws(self, X, n_draws=1000, random_state=None):
@@ -576,7 +565,7 @@ class PosteriorMixin:
         post = self.posterior_
         encoded, _ = self._encode_blocks(X, post)
         blocks, log_pi = self._param_draws(n_draws, random_state)
-        mods = [_module(b.family) for b in post.blocks]
+        mods = [family_module(b.family) for b in post.blocks]
         out = np.empty((n_draws, X.shape[0], len(post.classes)))
         import warnings
 
@@ -688,7 +677,7 @@ class PosteriorMixin:
 
     def _linear_mean(self):
         post = self._check_linear()
-        blocks = [{"theta": _module(b.family).posterior_moments(b.posterior)["theta"][0]} for b in post.blocks]
+        blocks = [{"theta": family_module(b.family).posterior_moments(b.posterior)["theta"][0]} for b in post.blocks]
         return self._linear(blocks, post.class_log_prior)
 
     def coef_draws(self, n_draws=1000, random_state=None):

@@ -291,7 +291,11 @@ def test_em_objective_never_decreases(kind, votes):
         y = np.repeat(["a", "b"], 80)
         est = MultinomialNB(alpha=0.5)
         yu, _ = hide_labels(y, 0.9, 1)
-    est.fit(X, yu)
+    if kind == "gaussian":  # -1 integer labels: read as unlabelled, with a warning
+        with pytest.warns(UserWarning, match="equal to -1 are read as unlabelled"):
+            est.fit(X, yu)
+    else:
+        est.fit(X, yu)
     h = np.asarray(est.em_objective_)
     assert len(h) >= 2
     assert np.all(np.diff(h) >= -1e-9 * np.abs(h[1:]))
@@ -323,6 +327,17 @@ def test_all_labelled_em_equals_fit(votes):
     rng = np.random.default_rng(0)
     Xg = rng.normal(size=(60, 2))
     yi = np.arange(60) % 2
-    g = GaussianNB().fit(Xg, np.where(np.arange(60) < 10, yi, -1))
+    with pytest.warns(UserWarning, match="50 label"):
+        g = GaussianNB().fit(Xg, np.where(np.arange(60) < 10, yi, -1))
     assert hasattr(g, "em_objective_") and g.classes_.tolist() == [0, 1]
     np.testing.assert_allclose(GaussianNB().fit_semi_supervised(Xg, yi).theta_, GaussianNB().fit(Xg, yi).theta_)
+
+
+def test_minus_one_is_a_class_with_partial_fit():
+    """Labels in {-1, +1}: partial_fit with declared classes keeps -1 as a class."""
+    rng = np.random.default_rng(5)
+    X = rng.poisson(1.0, size=(40, 5))
+    y = np.where(np.arange(40) % 2 == 0, -1, 1)
+    m = MultinomialNB().partial_fit(X, y, classes=[-1, 1])
+    assert m.classes_.tolist() == [-1, 1]
+    np.testing.assert_array_equal(m.class_count_, [20, 20])
