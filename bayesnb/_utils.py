@@ -173,3 +173,8 @@ def family_module(family):
     import sys
 
     return sys.modules[type(family).__module__]
+
+
+def dense(M) -> np.ndarray:
+    """``M`` as a dense ndarray (sparse matrices are densified; use on small blocks only)."""
+    return M.toarray() if sp.issparse(M) else np.asarray(M)

@@ -23,6 +23,7 @@ import scipy.sparse as sp
 from scipy.special import betaln
 
 from .._utils import all_missing_columns as _all_missing
+from .._utils import dense
 from .._utils import nonfinite_error
 from ._base import Family, check_alpha, class_sums, resolve_scalar_alpha
 
@@ -306,21 +307,17 @@ def gen_sample(point: Betas, z: np.ndarray, rng) -> np.ndarray:
     return (rng.random(p.shape) < p).astype(float)
 
 
-def _dense(M):
-    return M.toarray() if sp.issparse(M) else np.asarray(M)
-
-
 def gen_missing(block: BernoulliBlock) -> np.ndarray:
     """Bool (n, d) mask of missing cells."""
     if block.missing is None:
         return np.zeros(block.X.shape, dtype=bool)
-    return _dense(block.missing) > 0
+    return dense(block.missing) > 0
 
 
 def gen_fill(point: Betas, block: BernoulliBlock, resp, strategy, z=None, rng=None) -> np.ndarray:
     """Dense values (n, d) with missing cells filled: most probable value ("mode"),
     ``p(x=1 | x_obs)`` ("mean", a probability in [0, 1]) or a draw given classes ``z``."""
-    X = _dense(block.X).astype(float)
+    X = dense(block.X).astype(float)
     miss = gen_missing(block)
     if not miss.any():
         return X
@@ -337,7 +334,7 @@ def gen_fill(point: Betas, block: BernoulliBlock, resp, strategy, z=None, rng=No
 def gen_cell_log_lik(prior: Betas, point: Betas, block: BernoulliBlock, weights) -> np.ndarray:
     """Per-feature ``sum_k weights[i, k] log p(x_ij | y=k)``, (n, d); missing -> 0."""
     lp, lq = _log_p(point)
-    X = _dense(block.X)
+    X = dense(block.X)
     obs = ~gen_missing(block)
     out = np.zeros(X.shape)
     for k in range(lp.shape[0]):

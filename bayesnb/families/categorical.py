@@ -314,16 +314,26 @@ def log_likelihood(prior: Dirichlets, post: Dirichlets, codes: np.ndarray) -> np
     n = codes.shape[0]
     K = post.concentration[0].shape[0] if post.concentration else 0
     out = np.zeros((n, K))
-    for j, (lp, a, a0) in enumerate(zip(log_probs(post), post.concentration, prior.concentration)):
-        V = a.shape[1]
+    for j, table in enumerate(code_log_tables(prior, post)):
+        out += table[:, codes[:, j]].T  # code -1 (missing) picks the last column, 0
+    return out
+
+
+def code_log_tables(prior: Dirichlets, post: Dirichlets):
+    """Per feature, a (K, V_j + 2) table of ``log p(code | y=k)`` indexed by code.
+
+    Columns ``0..V_j-1`` are the categories, column ``V_j`` a value unseen in training
+    (pseudo-count ``mean(alpha_j)``), and the last column (code ``-1``: missing) is 0.
+    """
+    tables = []
+    for lp, a, a0 in zip(log_probs(post), post.concentration, prior.concentration):
+        K, V = a.shape
         tot = a.sum(axis=1)
         a_new = a0.mean(axis=1) if V else np.ones(K)
         with np.errstate(divide="ignore"):
             unseen = np.log(a_new) - np.log(tot + a_new)
-        table = np.concatenate([lp, unseen[:, None], np.zeros((K, 1))], axis=1)
-        c = codes[:, j]
-        out += table[:, np.where(c < 0, V + 1, c)].T
-    return out
+        tables.append(np.concatenate([lp, unseen[:, None], np.zeros((K, 1))], axis=1))
+    return tables
 
 
 def log_evidence(prior: Dirichlets, post: Dirichlets) -> np.ndarray:
@@ -551,15 +561,8 @@ def gen_cell_log_lik(prior: Dirichlets, point: Dirichlets, codes, weights) -> np
     """Per-feature ``sum_k weights[i, k] log p(x_ij | y=k)``, shape (n, d); missing -> 0."""
     n, d = codes.shape
     out = np.zeros((n, d))
-    for j, (lp, a, a0) in enumerate(zip(log_probs(point), point.concentration, prior.concentration)):
-        K, V = a.shape
-        tot = a.sum(axis=1)
-        a_new = a0.mean(axis=1) if V else np.ones(K)
-        with np.errstate(divide="ignore"):
-            unseen = np.log(a_new) - np.log(tot + a_new)
-        table = np.concatenate([lp, unseen[:, None], np.zeros((K, 1))], axis=1)
-        c = codes[:, j]
-        vals = table[:, np.where(c < 0, V + 1, c)].T  # (n, K)
+    for j, table in enumerate(code_log_tables(prior, point)):
+        vals = table[:, codes[:, j]].T  # (n, K); missing (code -1) -> 0
         with np.errstate(invalid="ignore"):
             out[:, j] = np.where(weights > 0, weights * vals, 0.0).sum(axis=1)
     return out

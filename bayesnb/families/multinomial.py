@@ -31,6 +31,7 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 
 from .._utils import all_missing_columns as _all_missing
+from .._utils import dense
 from .._utils import nonfinite_error
 from ._base import Family, check_alpha, class_sums, resolve_scalar_alpha
 
@@ -377,15 +378,11 @@ def gen_sample(point: DirichletRows, z: np.ndarray, rng, lengths) -> np.ndarray:
     return out
 
 
-def _dense(M):
-    return M.toarray() if sp.issparse(M) else np.asarray(M)
-
-
 def gen_missing(block: MultinomialBlock) -> np.ndarray:
     """Bool (n, d) mask of missing cells (dense)."""
     if block.missing is None:
         return np.zeros(block.X.shape, dtype=bool)
-    return _dense(block.missing) > 0
+    return dense(block.missing) > 0
 
 
 def gen_fill(point: DirichletRows, block: MultinomialBlock, resp, strategy, z=None, rng=None, rate=None):
