@@ -5,9 +5,10 @@ blocks (one family over all columns, or ``NaiveBayes(features=...)`` for a mix).
 
 Missing values (NaN, None, ``pd.NA``) are allowed in ``X`` for fitting and for every
 predict method. They are treated as *missing at random*: in fit the cell is left out
-of that feature's statistics; in prediction the feature is marginalised out, which
-for Naive Bayes drops its factor (for a Multinomial block the row is scored over its
-observed columns).
+of that feature's statistics (for a Multinomial block, whose columns share one
+probability vector, a row with a missing cell is left out of that block's counts);
+in prediction the feature is marginalised out, which for Naive Bayes drops its factor
+(for a Multinomial block the row is scored over its observed columns).
 """
 
 from __future__ import annotations
@@ -296,7 +297,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
                 )
         return self._fit(X, y, sample_weight, classes=classes if first else self.classes_, partial=not first)
 
-    def _fit(self, X, y, sample_weight, classes, partial):
+    def _fit(self, X, y, sample_weight, classes, partial, encode_zero_weight_rows=False):
         who = self._who
         X = self._check_X(X, reset=not partial)
         n = X.shape[0]
@@ -312,7 +313,9 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
                 )
         else:
             classes_ = _unique_labels(y, who)
-        if not w.all():  # a zero weight is a removed row: it adds nothing, not even a category
+        # a zero weight is a removed row: it adds nothing, not even a category (semi-supervised
+        # EM keeps its unlabelled rows for the encoding: their values are categories too)
+        if not w.all() and not encode_zero_weight_rows:
             keep = w > 0
             X, y, w, n = _rows(X, keep), y[keep], w[keep], int(keep.sum())
         K = len(classes_)

@@ -769,7 +769,8 @@ class GenerativeMixin:
             y_fill = yy.copy()
         y_fill[miss] = yy[~miss][0]
         w0 = np.where(miss, 0.0, w) if w.shape == (n,) else w
-        self._fit(X, y_fill, w0, classes=None, partial=False)  # validation, encoding, priors
+        # validation, encoding (categories from every row, labelled or not), priors
+        self._fit(X, y_fill, w0, classes=None, partial=False, encode_zero_weight_rows=True)
         w = self._check_weights(sample_weight, n)
         Xc = self._check_X(X, reset=False)
         encoded, _ = self._encode_blocks(Xc, self.posterior_)

@@ -701,12 +701,23 @@ class TestMissing:
                 np.testing.assert_array_equal(est.category_count_[j][ki], expected)
         assert est.category_count_[0].sum() == 6 and est.category_count_[1].sum() == 7
 
-    def test_multinomial_missing_cells_are_not_counted(self):
+    def test_multinomial_rows_with_missing_cells_are_left_out_of_the_counts(self):
         X, y = random_data("multinomial")
         mask = np.random.default_rng(9).random(X.shape) < 0.2
         est = MultinomialNB().fit(_with_missing(X, mask), y)
-        zeroed = MultinomialNB().fit(np.where(mask, 0.0, X), y)
-        np.testing.assert_allclose(est.feature_count_, zeroed.feature_count_)
+        complete = ~mask.any(axis=1)
+        cc = MultinomialNB().fit(X[complete], y[complete])
+        np.testing.assert_allclose(est.feature_count_, cc.feature_count_)
+        np.testing.assert_allclose(est.feature_log_prob_, cc.feature_log_prob_)
+        np.testing.assert_allclose(est.class_count_, np.bincount(np.searchsorted(est.classes_, y)))
+
+    def test_multinomial_missing_cells_do_not_bias_theta(self):
+        """Counting the observed cells of partial rows would pull theta away from the missing column."""
+        rng = np.random.default_rng(0)
+        X = rng.poisson([5.0, 5.0, 5.0], size=(4000, 3)).astype(float)
+        X[rng.random(4000) < 0.5, 0] = np.nan
+        theta = np.exp(MultinomialNB(alpha=1.0).fit(X, np.zeros(4000, int)).feature_log_prob_[0])
+        np.testing.assert_allclose(theta, [1 / 3] * 3, atol=0.01)
 
     @pytest.mark.parametrize("name", ["bernoulli", "categorical", "gaussian-auto", "gaussian-none",
                                       "gaussian-dict", "mixed", "multinomial"])
@@ -732,16 +743,11 @@ class TestMissing:
             expected = ref.predict_proba(_drop_cols(T, [j]))
             # rows where the column is missing too
             np.testing.assert_allclose(est.predict_proba(Tm), expected, rtol=1e-10, atol=1e-12)
-            if name == "multinomial":
-                continue  # see test_multinomial_all_missing_column_with_observed_test_value
             # rows where the column is observed: its posterior is the prior, equal for all classes
             np.testing.assert_allclose(est.predict_proba(T), expected, rtol=1e-10, atol=1e-12)
 
-    @pytest.mark.xfail(strict=True, reason=(
-        "multinomial fit treats a missing cell as a zero count, so a never-observed column gets "
-        "theta_kj = a / (n_k + d a), which depends on the class; exact marginalisation would leave "
-        "it class-independent"))
     def test_multinomial_all_missing_column_with_observed_test_value(self):
+        """A never-observed column keeps its prior (equal for all classes): it is marginalised."""
         X, y = random_data("multinomial")
         Xm = X.copy()
         Xm[:, 2] = np.nan

@@ -341,3 +341,16 @@ def test_minus_one_is_a_class_with_partial_fit():
     m = MultinomialNB().partial_fit(X, y, classes=[-1, 1])
     assert m.classes_.tolist() == [-1, 1]
     np.testing.assert_array_equal(m.class_count_, [20, 20])
+
+
+def test_em_learns_categories_seen_only_in_unlabelled_rows():
+    """Values that occur only in unlabelled rows are categories; the objective still never drops."""
+    rng = np.random.default_rng(0)
+    X = rng.choice(list("abc"), (200, 3)).astype(object)
+    X[150:, 1] = rng.choice(list("defgh"), 50)
+    y = np.where(rng.random(200) < 0.5, "p", "q").astype(object)
+    y[100:] = None
+    m = CategoricalNB().fit(X, y)
+    assert m.categories_[1].tolist() == list("abcdefgh")
+    h = np.asarray(m.em_objective_)
+    assert np.all(np.diff(h) >= -1e-9 * np.abs(h[1:]))

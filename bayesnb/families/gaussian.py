@@ -16,9 +16,11 @@ For class ``k`` and feature ``j``::
 Priors (``prior=``):
 
 - ``"auto"`` (default): weak and scale-aware, set from the training data itself:
-  ``mu0`` = pooled mean, ``kappa0 = 0.01``, ``a0 = 1``, ``b0`` = pooled within-class
-  variance (so the prior's guess of the variance is the pooled variance, worth two
-  observations). Zero-variance features need no ``var_smoothing``.
+  ``mu0`` = pooled mean, ``a0 = 1``, ``b0`` = pooled within-class variance (so the prior's
+  guess of the variance is the pooled variance, worth two observations), and
+  ``kappa0 = 0.01 * within / total`` variance, so the prior on each class mean spreads
+  10 total standard deviations around the pooled mean (well-separated classes are not
+  pulled together). Zero-variance features need no ``var_smoothing``.
 - ``None``: maximum likelihood, the improper limit ``kappa0 = a0 = b0 = 0``; the plug-in
   is then the sample mean and the biased (divide-by-n) variance, exactly
   scikit-learn's ``GaussianNB(var_smoothing=0)``.
@@ -148,10 +150,13 @@ def auto_prior(stats: GaussianStats) -> NormalInverseGammas:
     # a zero-variance feature gets the floor; a never-observed one (N == 0) has no scale of its
     # own and takes the table's largest (a 1e-9 variance would add ~-1e10 to every joint score)
     var = np.where(var > 0, var, np.where(N > 0, floor, positive.max() if positive.size else 1.0))
+    # prior sd of a class mean = sqrt(var / kappa0) = 10 total sds: classes far apart are not
+    # pulled together, and the conjugate shrinkage term does not inflate their variances
+    kappa0 = AUTO_KAPPA0 * var / np.maximum(total, var)
     shape = (K, d)
     return NormalInverseGammas(
         np.broadcast_to(grand, shape).copy(),
-        np.full(shape, AUTO_KAPPA0),
+        np.broadcast_to(kappa0, shape).copy(),
         np.full(shape, AUTO_A0),
         np.broadcast_to(AUTO_A0 * var, shape).copy(),
     )

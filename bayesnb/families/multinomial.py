@@ -17,9 +17,10 @@ densified. Fractional counts (tf-idf) are accepted as in scikit-learn: the plug-
 uses them as weights, and the exact predictive extends the factorials with the
 gamma function (a smooth interpolation, not the probability of any count vector).
 
-Missing cells (NaN) are marginalised exactly: a row's observed tokens are scored by
-the distribution renormalised over its observed columns, which equals the model
-fitted without those columns.
+Missing cells (NaN) are marginalised exactly in prediction: a row's observed tokens are
+scored by the distribution renormalised over its observed columns, which equals the
+model fitted without those columns. In fitting, a row with a missing cell in the block
+is left out of the block's counts (complete cases; see :func:`suff_stats`).
 """
 
 from __future__ import annotations
@@ -137,9 +138,42 @@ def _row_col(X):
     return X.indices, np.repeat(np.arange(d), np.diff(X.indptr))
 
 
-def suff_stats(block: MultinomialBlock, resp: np.ndarray) -> MultinomialStats:
-    """Weighted counts per (class, column); one ``bincount`` for labelled sparse data."""
+def suff_stats(block: MultinomialBlock, resp: np.ndarray, observed_columns=None) -> MultinomialStats:
+    """Weighted counts per (class, column); one ``bincount`` for labelled sparse data.
+
+    Rows with a missing cell in the block are left out of the block's statistics
+    (complete cases): counting their observed cells alone would bias theta towards the
+    observed columns, and the exact posterior given a partial row is not a Dirichlet.
+    Under missing-completely-at-random this is unbiased; ``run_mcmc(likelihood="rows")``
+    samples the exact posterior that also uses the partial rows.
+    """
+    if block.missing is not None:
+        M = block.missing
+        if observed_columns is not None and not observed_columns.all():  # never-observed columns
+            M = M[:, np.flatnonzero(observed_columns)]                 # do not make a row partial
+        partial = np.asarray(M.sum(axis=1)).ravel() > 0
+        if partial.any():
+            resp = np.where(partial[:, None], 0.0, resp)
     return MultinomialStats(class_sums(block.X, resp))
+
+
+def with_missing_columns(block: MultinomialBlock, columns: np.ndarray) -> MultinomialBlock:
+    """The block with every cell of the bool (d,) ``columns`` marked missing (a new block)."""
+    X = block.X
+    n = X.shape[0]
+    cols = np.flatnonzero(columns)
+    extra = sp.csr_matrix((np.ones(n * cols.size), (np.repeat(np.arange(n), cols.size), np.tile(cols, n))),
+                          shape=X.shape)
+    if sp.issparse(X):
+        X = X.tocsr().copy()
+        keep = sp.diags((~columns).astype(float))
+        X = (X @ keep).tocsr()
+        X.eliminate_zeros()
+        M = extra if block.missing is None else ((sp.csr_matrix(block.missing) + extra) > 0).astype(float)
+    else:
+        X = np.where(columns[None, :], 0.0, X)
+        M = extra.toarray() if block.missing is None else np.maximum(np.asarray(block.missing), extra.toarray())
+    return MultinomialBlock(X, M)
 
 
 def update(prior: DirichletRows, stats: MultinomialStats) -> DirichletRows:
@@ -279,16 +313,27 @@ class Multinomial(Family):
         self.alpha = alpha
 
     def encode(self, X, state=None, *, extend=False, who="Multinomial"):
-        """See :func:`encode`; the state is the number of columns."""
-        return encode(X, who=who), X.shape[1]
+        """See :func:`encode`.
+
+        The state is a bool (d,) array: which columns have been observed (non-missing)
+        in some training row. Columns never observed carry no information on theta
+        beyond the prior, which is the same for every class, so at prediction time they
+        are marginalised like missing cells (see :func:`with_missing_columns`).
+        """
+        block = encode(X, who=who)
+        if state is None or extend:
+            seen = ~_all_missing(block.missing, block.X.shape) if block.X.shape[0] else np.zeros(X.shape[1], bool)
+            return block, seen if state is None else (np.asarray(state) | seen)
+        never = ~np.asarray(state, dtype=bool)
+        return (with_missing_columns(block, never) if never.any() else block), state
 
     def empty_stats(self, state, K):
         """Zero statistics."""
-        return MultinomialStats(np.zeros((K, state)))
+        return MultinomialStats(np.zeros((K, len(state))))
 
     def stats(self, block, resp, state):
-        """See :func:`suff_stats`."""
-        return suff_stats(block, resp)
+        """See :func:`suff_stats` (completeness judged on the columns observed in training)."""
+        return suff_stats(block, resp, observed_columns=np.asarray(state, dtype=bool))
 
     def make_prior(self, stats, state, who="Multinomial"):
         """Dirichlet(alpha) per class; ``"auto"`` by evidence."""
