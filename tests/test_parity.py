@@ -116,3 +116,24 @@ def test_partial_fit_matches_sklearn():
         o.partial_fit(X[part], y[part], classes=[0, 1, 2])
     close(o.feature_log_prob_, r.feature_log_prob_)
     close(o.predict_proba(X), r.predict_proba(X))
+
+
+def test_alpha_zero_sparse_equals_dense_without_nan():
+    """With alpha=0 (log 0 entries) sparse scoring stays sparse and equals the dense result."""
+    import warnings
+
+    rng = np.random.default_rng(7)
+    X = (rng.random((60, 30)) < 0.15).astype(float)
+    X[:, 0] = 0.0  # never present: log p = -inf in every class
+    X[:30, 1] = 1.0  # always present in class 0: log(1 - p) = -inf there
+    y = np.repeat([0, 1], 30)
+    Xs = sp.csr_matrix(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bn.ZeroProbabilityWarning)
+        for est in (bn.BernoulliNB(alpha=0, class_alpha=0), bn.MultinomialNB(alpha=0, class_alpha=0)):
+            a = est.fit(X, y).predict_joint_log_proba(X)
+            b = est.fit(Xs, y).predict_joint_log_proba(Xs)
+            np.testing.assert_array_equal(a, b)
+            assert not np.isnan(a).any() and np.isneginf(a).any()
+            p = est.predict_proba(Xs)
+            assert np.all(np.isfinite(p)) and np.allclose(p.sum(1), 1)

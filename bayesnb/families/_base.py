@@ -23,7 +23,7 @@ import numbers
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-__all__ = ["Family", "check_alpha", "maximise_evidence", "class_sums"]
+__all__ = ["Family", "check_alpha", "maximise_evidence", "class_sums", "log_dot"]
 
 
 class Family:
@@ -204,3 +204,36 @@ def class_sums(X, resp: np.ndarray) -> np.ndarray:
         key = labels[rows].astype(np.int64) * d + cols
         vals = X.data if np.all(w == 1) else X.data * w[rows]
     return np.bincount(key, weights=vals, minlength=K * d).reshape(K, d)
+
+
+def log_dot(X, L_T: np.ndarray, offset=None) -> np.ndarray:
+    """``X @ L_T (+ offset)`` for log-probability tables with ``0 * log 0 = 0``.
+
+    With ``alpha=0`` a table can hold ``-inf`` (a zero probability); a cell with count 0
+    must then add 0, not NaN. The finite part is one (sparse) matrix product, and the
+    ``-inf`` entries are found by a second product with their indicator, so sparse
+    input is never densified.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n, d)
+        Non-negative counts or 0/1 indicators.
+    L_T : ndarray of shape (d, K)
+        Log probabilities (finite or ``-inf``).
+    offset : ndarray of shape (n, K), optional
+        Added to the finite part before ``-inf`` rows are set.
+
+    Returns
+    -------
+    ndarray of shape (n, K)
+    """
+    neg_inf = np.isneginf(L_T)
+    if not neg_inf.any():
+        out = np.asarray(X @ L_T)
+        return out if offset is None else out + offset
+    out = np.asarray(X @ np.where(neg_inf, 0.0, L_T))
+    if offset is not None:
+        out = out + offset
+    hits = np.asarray(X @ neg_inf.astype(float))
+    out[hits > 0] = -np.inf
+    return out

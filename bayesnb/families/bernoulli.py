@@ -175,32 +175,24 @@ def log_likelihood(post: Betas, block: BernoulliBlock, tables=None) -> np.ndarra
     ``tables`` is :func:`predict_tables` of ``post`` (computed if not given).
     """
     lp, lq, diff_T, lq_sum = predict_tables(post) if tables is None else tables
-    X1 = block.X
-    # alpha=0: -inf * 0 must stay 0 (for log p as for log q), so score presences and
-    # absences explicitly instead of through the matrix product below
-    if np.isinf(lq).any() or np.isinf(lp).any():
-        absent = 1.0 - (X1.toarray() if sp.issparse(X1) else X1)
-        if block.missing is not None:
-            m = block.missing.toarray() if sp.issparse(block.missing) else block.missing
-            absent = absent - m
-        with np.errstate(invalid="ignore"):
-            return np.asarray(_safe_dot(X1, lp) + _safe_dot(absent, lq))
+    X1, M = block.X, block.missing
+    if np.isneginf(lq).any() or np.isneginf(lp).any():
+        # alpha=0: 0 * log 0 must stay 0. Presences score log p, absences (1 - x - missing)
+        # score log q; both through sparse products, the -inf entries counted separately.
+        flp, flq = np.where(np.isneginf(lp), 0.0, lp), np.where(np.isneginf(lq), 0.0, lq)
+        jll = np.asarray(X1 @ (flp - flq).T) + flq.sum(axis=1)
+        ilp, ilq = np.isneginf(lp).astype(float), np.isneginf(lq).astype(float)
+        impossible = np.asarray(X1 @ ilp.T) + ilq.sum(axis=1) - np.asarray(X1 @ ilq.T)
+        if M is not None:
+            jll = jll - np.asarray(M @ flq.T)
+            impossible = impossible - np.asarray(M @ ilq.T)
+        jll[impossible > 0.5] = -np.inf
+        return jll
     # x log p + (1 - x) log q, written to stay sparse: x (log p - log q) + sum log q
     jll = np.asarray(X1 @ diff_T) + lq_sum
-    if block.missing is not None:
-        jll = jll - np.asarray(block.missing @ lq.T)
+    if M is not None:
+        jll = jll - np.asarray(M @ lq.T)
     return jll
-
-
-def _safe_dot(X, L):
-    """``X @ L.T`` where 0 * -inf counts as 0 (dense X)."""
-    X = X.toarray() if sp.issparse(X) else np.asarray(X)
-    out = np.zeros((X.shape[0], L.shape[0]))
-    for k in range(L.shape[0]):
-        with np.errstate(invalid="ignore"):
-            terms = np.where(X != 0, X * L[k], 0.0)
-        out[:, k] = terms.sum(1)
-    return out
 
 
 def log_evidence(prior: Betas, post: Betas) -> np.ndarray:

@@ -34,7 +34,7 @@ from scipy.special import gammaln
 from .._utils import all_missing_columns as _all_missing
 from .._utils import dense
 from .._utils import nonfinite_error
-from ._base import Family, check_alpha, class_sums, resolve_scalar_alpha
+from ._base import Family, check_alpha, class_sums, log_dot, resolve_scalar_alpha
 
 __all__ = ["Multinomial", "MultinomialStats", "DirichletRows", "encode", "suff_stats",
            "update", "log_likelihood", "log_evidence"]
@@ -216,10 +216,7 @@ def log_likelihood(post: DirichletRows, block: MultinomialBlock, predictive="mea
     X, M = block.X, block.missing
     if predictive == "mean":
         lt_T = log_theta(post).T if log_theta_T is None else log_theta_T
-        if np.isinf(lt_T).any():  # alpha=0: 0 * log 0 must stay 0
-            jll = _dot_ignoring_zeros(X, lt_T)
-        else:
-            jll = np.asarray(X @ lt_T)
+        jll = log_dot(X, lt_T)  # alpha=0: 0 * log 0 stays 0
         if M is not None:
             theta = np.exp(lt_T)  # (d, K)
             observed_mass = 1.0 - np.asarray(M @ theta)
@@ -253,23 +250,6 @@ def log_likelihood(post: DirichletRows, block: MultinomialBlock, predictive="mea
             with np.errstate(invalid="ignore"):
                 terms = np.where((Xd > 0) & (A[:, k:k + 1] > 0), gammaln(a[k] + Xd) - gammaln(a[k]), 0.0)
             out[:, k] += terms.sum(axis=1)
-    return out
-
-
-def _dot_ignoring_zeros(X, L_T):
-    """``X @ L_T`` where ``0 * -inf`` counts as 0."""
-    if sp.issparse(X):
-        X = X.tocsr()
-        rows, cols = _row_col(X)
-        out = np.zeros((X.shape[0], L_T.shape[1]))
-        for k in range(L_T.shape[1]):
-            out[:, k] = np.bincount(rows, weights=X.data * L_T[cols, k], minlength=X.shape[0])
-        return out
-    X = np.asarray(X)
-    out = np.zeros((X.shape[0], L_T.shape[1]))
-    for k in range(L_T.shape[1]):
-        with np.errstate(invalid="ignore"):
-            out[:, k] = np.where(X != 0, X * L_T[:, k], 0.0).sum(axis=1)
     return out
 
 
