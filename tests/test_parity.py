@@ -127,13 +127,18 @@ def test_alpha_zero_sparse_equals_dense_without_nan():
     X[:, 0] = 0.0  # never present: log p = -inf in every class
     X[:30, 1] = 1.0  # always present in class 0: log(1 - p) = -inf there
     y = np.repeat([0, 1], 30)
-    Xs = sp.csr_matrix(X)
+    T = X.copy()
+    T[:5, 0] = 1.0  # a word never seen in training: impossible in every class
+    T[5:10, 1] = 0.0  # absent although always present in class 0: impossible there
+    Xs, Ts = sp.csr_matrix(X), sp.csr_matrix(T)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", bn.ZeroProbabilityWarning)
         for est in (bn.BernoulliNB(alpha=0, class_alpha=0), bn.MultinomialNB(alpha=0, class_alpha=0)):
-            a = est.fit(X, y).predict_joint_log_proba(X)
-            b = est.fit(Xs, y).predict_joint_log_proba(Xs)
+            a = est.fit(X, y).predict_joint_log_proba(T)
+            b = est.fit(Xs, y).predict_joint_log_proba(Ts)
             np.testing.assert_array_equal(a, b)
-            assert not np.isnan(a).any() and np.isneginf(a).any()
-            p = est.predict_proba(Xs)
+            assert not np.isnan(a).any() and np.isneginf(a[:5]).all()
+            if isinstance(est, bn.BernoulliNB):
+                assert np.isneginf(a[5:10, 0]).all() and np.isfinite(a[5:10, 1]).all()
+            p = est.predict_proba(Ts)
             assert np.all(np.isfinite(p)) and np.allclose(p.sum(1), 1)
