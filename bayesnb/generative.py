@@ -680,7 +680,11 @@ class GenerativeMixin:
         if not 0.0 < c < 0.5:
             raise ValueError(f"{self._who}: contamination must be in (0, 0.5); received {contamination!r}.")
         s = self.score_samples(X)
-        self.offset_ = float(np.quantile(s[np.isfinite(s)], c))
+        finite = s[np.isfinite(s)]
+        if finite.size == 0:
+            raise ValueError(f"{self._who}: every row of X has log p(x) = -inf; no threshold can be set "
+                             "(smooth with alpha > 0).")
+        self.offset_ = float(np.quantile(finite, c))
         self.contamination_ = c
         return self
 

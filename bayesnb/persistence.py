@@ -238,6 +238,10 @@ def _summary(model) -> dict:
 
 
 # ------------------------------------------------------------------------------- API
+#: fitted attributes beyond the posterior that a model file keeps
+_EXTRA_FITTED = ("offset_", "contamination_", "em_objective_", "n_iter_", "converged_", "transduction_")
+
+
 def save(model, path) -> None:
     """Write a fitted bayesnb estimator to ``path`` (see the module docstring for the format).
 
@@ -263,6 +267,8 @@ def save(model, path) -> None:
         "n_features_in": int(model.n_features_in_),
         "feature_names_in": enc(getattr(model, "feature_names_in_", None), "feature_names_in_"),
         "log_evidence": enc(model.log_evidence_, "log_evidence_"),
+        # state set after fit (outlier threshold) or by semi-supervised EM
+        "extra": {a: enc(getattr(model, a), a) for a in _EXTRA_FITTED if hasattr(model, a)},
     }
     meta = {
         "format": FORMAT_NAME,
@@ -379,6 +385,10 @@ def load(path):
         if names is not None:
             _set(model, "feature_names_in_", names)
         model._set_attributes()
+        for a, v in fitted.get("extra", {}).items():
+            if a not in _EXTRA_FITTED:
+                raise ModelFileError(f"unknown fitted attribute {a!r}")
+            _set(model, a, dec(v))
     except ModelFileError as e:
         raise ModelFileError(f"{path}: incompatible model file ({e}).") from None
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:

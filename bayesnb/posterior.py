@@ -167,9 +167,33 @@ def normalise(jll: np.ndarray, class_log_prior: np.ndarray, who: str = "NaiveBay
 
     Rows with probability zero under every class (only possible with ``alpha=0``)
     fall back to the class prior, with a :class:`ZeroProbabilityWarning`.
+
+    Parameters
+    ----------
+    jll : ndarray of shape (n, K)
+        Joint log-likelihood ``log p(x, y=k)`` (finite or ``-inf``).
+    class_log_prior : ndarray of shape (K,)
+        Used for rows that are impossible under every class.
+    who : str
+        Estimator name for messages.
+
+    Returns
+    -------
+    ndarray of shape (n, K)
+
+    Raises
+    ------
+    FloatingPointError
+        If ``jll`` holds NaN or ``+inf`` (a bug, never hidden by the fallback).
     """
     jll = np.array(jll, dtype=float)
-    dead = ~np.isfinite(jll).any(axis=1) | np.isnan(jll).any(axis=1)
+    bad = np.isnan(jll) | np.isposinf(jll)
+    if bad.any():  # never hide a NaN behind a fallback: it would be a bug, not smoothing
+        raise FloatingPointError(
+            f"{who}: the joint log-likelihood of {int(bad.any(axis=1).sum())} row(s) is NaN or +inf. "
+            "This is a bug in bayesnb (or an input it failed to validate); please report it."
+        )
+    dead = ~np.isfinite(jll).any(axis=1)
     if dead.any():
         warnings.warn(
             f"{who}: {int(dead.sum())} row(s) have probability zero under every class "

@@ -204,3 +204,23 @@ def test_pickled_arrays_are_refused(saved):
 def test_file_is_a_zip_of_npy(saved):
     names = zipfile.ZipFile(saved).namelist()
     assert "__meta__.npy" in names and all(n.endswith(".npy") for n in names)
+
+
+def test_outlier_threshold_and_em_state_survive_save_load(tmp_path):
+    from bayesnb.datasets import HOUSE_VOTES_COLUMNS, load_house_votes
+
+    df = load_house_votes()
+    X, y = df[HOUSE_VOTES_COLUMNS], df["party"].to_numpy(dtype=object)
+    m = CategoricalNB().fit(X, y).set_outlier_threshold(X, contamination=0.1)
+    m.save(tmp_path / "o.bnb")
+    again = bayesnb.load(tmp_path / "o.bnb")
+    assert again.offset_ == m.offset_ and again.contamination_ == m.contamination_
+    np.testing.assert_array_equal(again.is_outlier(X), m.is_outlier(X))
+    y_semi = y.copy()
+    y_semi[::3] = None
+    s = CategoricalNB().fit(X, y_semi)
+    s.save(tmp_path / "s.bnb")
+    again = bayesnb.load(tmp_path / "s.bnb")
+    np.testing.assert_array_equal(again.em_objective_, s.em_objective_)
+    np.testing.assert_array_equal(again.transduction_, s.transduction_)
+    assert again.n_iter_ == s.n_iter_ and again.converged_ == s.converged_
