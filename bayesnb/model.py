@@ -488,6 +488,10 @@ class PosteriorMixin:
                                  f"integer; received {v!r}.")
         if likelihood not in ("suffstats", "rows"):
             raise ValueError(f"{who}: likelihood must be 'suffstats' or 'rows'; received {likelihood!r}.")
+        if not (hasattr(X, "shape") and len(X.shape) == 2):  # lists: validate like fit does
+            from sklearn.utils.validation import check_array
+
+            X = check_array(X, dtype=None, ensure_all_finite=False, input_name="X")
         y = np.asarray(y, dtype=object if np.asarray(y).dtype.kind in "OUS" else None)
         if y.ndim != 1 or y.shape[0] != X.shape[0]:
             raise ValueError(f"{who}: y must be 1-D with one label per row of X ({X.shape[0]}); "

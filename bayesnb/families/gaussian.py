@@ -37,7 +37,7 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import gammaln
+from scipy.special import gammaln, logsumexp
 
 from .._utils import all_missing_columns, nonfinite_error
 from ._base import Family
@@ -227,29 +227,39 @@ def log_likelihood(post: NormalInverseGammas, block: GaussianBlock, predictive="
     predictive : {"mean", "marginal"}
         Normal plug-in, or the exact Student-t posterior predictive.
     """
+    if predictive not in ("mean", "marginal"):
+        raise ValueError(f"predictive must be 'mean' or 'marginal'; received {predictive!r}.")
+    X, obs = block.X, block.observed
+    K = post.mu.shape[0]
+    out = np.empty((X.shape[0], K))
+    for k, ll in enumerate(class_cell_log_pdfs(post, X, predictive)):
+        out[:, k] = np.where(obs, ll, 0.0).sum(axis=1)
+    return out
+
+
+def class_cell_log_pdfs(post: NormalInverseGammas, X: np.ndarray, predictive="mean"):
+    """Yield, class by class, the (n, d) log densities of every cell of ``X``.
+
+    ``"mean"``: Normal(mu_n, b_n / a_n); ``"marginal"``: the Student-t predictive.
+    Undefined factors (no data under an improper prior) give 0; missing cells are the
+    caller's to mask.
+    """
     mu, var = plug_in(post)
     ok = defined(post)
-    X, obs = block.X, block.observed
-    n, K = X.shape[0], mu.shape[0]
-    out = np.empty((n, K))
-    if predictive == "mean":
-        for k in range(K):
+    if predictive == "marginal":
+        nu = 2 * post.a
+        with np.errstate(invalid="ignore", divide="ignore"):
+            s2 = post.b * (post.kappa + 1) / (post.a * post.kappa)
+    for k in range(mu.shape[0]):
+        if predictive == "marginal":
+            nk = np.where(ok[k], nu[k], 1.0)
+            sk = np.where(ok[k], s2[k], 1.0)
+            ll = (gammaln((nk + 1) / 2) - gammaln(nk / 2) - 0.5 * np.log(nk * np.pi * sk)
+                  - (nk + 1) / 2 * np.log1p((X - mu[k]) ** 2 / (nk * sk)))
+        else:
             v = np.where(ok[k], var[k], 1.0)
             ll = -0.5 * np.log(2 * np.pi * v) - (X - mu[k]) ** 2 / (2 * v)
-            out[:, k] = np.where(obs & ok[k], ll, 0.0).sum(axis=1)
-        return out
-    if predictive != "marginal":
-        raise ValueError(f"predictive must be 'mean' or 'marginal'; received {predictive!r}.")
-    nu = 2 * post.a
-    with np.errstate(invalid="ignore", divide="ignore"):
-        s2 = post.b * (post.kappa + 1) / (post.a * post.kappa)
-    for k in range(K):
-        nk = np.where(ok[k], nu[k], 1.0)
-        sk = np.where(ok[k], s2[k], 1.0)
-        ll = (gammaln((nk + 1) / 2) - gammaln(nk / 2) - 0.5 * np.log(nk * np.pi * sk)
-              - (nk + 1) / 2 * np.log1p((X - mu[k]) ** 2 / (nk * sk)))
-        out[:, k] = np.where(obs & ok[k], ll, 0.0).sum(axis=1)
-    return out
+        yield np.where(ok[k], ll, 0.0)
 
 
 def log_evidence(prior: NormalInverseGammas, post: NormalInverseGammas) -> np.ndarray:
@@ -388,12 +398,14 @@ def gen_fill(point: NormalInverseGammas, block: GaussianBlock, resp, strategy, z
         X[rows, cols] = np.einsum("ik,ki->i", resp[rows], mu[:, cols])
     else:
         cand = mu[:, cols].T  # (m, K) candidate points
-        m, v, r = mu[:, cols].T, var[:, cols].T, resp[rows]
-        dens = np.zeros((rows.size, cand.shape[1]))
-        for c in range(cand.shape[1]):
+        m, v = mu[:, cols].T, var[:, cols].T
+        with np.errstate(divide="ignore"):
+            log_r = np.log(resp[rows])
+        log_dens = np.empty((rows.size, cand.shape[1]))
+        for c in range(cand.shape[1]):  # log of the mixture density at candidate c, in log space
             x = cand[:, c:c + 1]
-            dens[:, c] = (r * np.exp(-(x - m) ** 2 / (2 * v)) / np.sqrt(2 * np.pi * v)).sum(axis=1)
-        X[rows, cols] = cand[np.arange(rows.size), np.argmax(dens, axis=1)]
+            log_dens[:, c] = logsumexp(log_r - (x - m) ** 2 / (2 * v) - 0.5 * np.log(2 * np.pi * v), axis=1)
+        X[rows, cols] = cand[np.arange(rows.size), np.argmax(log_dens, axis=1)]
     return X
 
 
@@ -403,24 +415,10 @@ def gen_cell_log_lik(prior, point: NormalInverseGammas, block: GaussianBlock, we
 
     ``predictive="marginal"`` uses the Student-t posterior predictive of ``point``."""
     X, obs = block.X, block.observed
-    ok = defined(point)
     out = np.zeros(X.shape)
-    mu, var = plug_in(point)
-    if predictive == "marginal":
-        nu = 2 * point.a
-        with np.errstate(invalid="ignore", divide="ignore"):
-            s2 = point.b * (point.kappa + 1) / (point.a * point.kappa)
-    for k in range(mu.shape[0]):
-        if predictive == "marginal":
-            nk = np.where(ok[k], nu[k], 1.0)
-            sk = np.where(ok[k], s2[k], 1.0)
-            ll = (gammaln((nk + 1) / 2) - gammaln(nk / 2) - 0.5 * np.log(nk * np.pi * sk)
-                  - (nk + 1) / 2 * np.log1p((X - mu[k]) ** 2 / (nk * sk)))
-        else:
-            v = np.where(ok[k], var[k], 1.0)
-            ll = -0.5 * np.log(2 * np.pi * v) - (X - mu[k]) ** 2 / (2 * v)
+    for k, ll in enumerate(class_cell_log_pdfs(point, X, predictive)):
         w = weights[:, k:k + 1]
-        out += np.where(obs & ok[k] & (w > 0), w * ll, 0.0)
+        out += np.where(obs & (w > 0), w * ll, 0.0)
     return out
 
 
