@@ -117,6 +117,8 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
                 raise TypeError(f"{who}: expected labels of one type; y mixes {kinds}.")
             if from_list:
                 y = np.asarray(y.tolist())  # the dtype NumPy gives the list (as scikit-learn)
+        if y.dtype.kind in "US":  # strings are always class labels (and np.unique is not cheap)
+            return y
         try:
             check_classification_targets(y)
         except ValueError as e:
@@ -594,7 +596,7 @@ class MultinomialNB(_SingleFamilyNB):
         super()._set_attributes()
         b = self._block
         self.feature_count_ = b.stats.counts
-        self.feature_log_prob_ = self._caches[0].T  # posterior-mean log theta, (K, d)
+        self.feature_log_prob_ = self._caches[0][0].T  # posterior-mean log theta, (K, d)
         a = b.prior.concentration[0]  # the same Dirichlet for every class
         self.alpha_ = float(a[0]) if np.all(a == a[0]) else a.copy()
 

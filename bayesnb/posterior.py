@@ -16,7 +16,7 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import gammaln, logsumexp
+from scipy.special import gammaln
 
 from ._utils import ZeroProbabilityWarning
 
@@ -203,8 +203,12 @@ def normalise(jll: np.ndarray, class_log_prior: np.ndarray, who: str = "NaiveBay
             stacklevel=3,
         )
         jll[dead] = class_log_prior
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return jll - logsumexp(jll, axis=1, keepdims=True)
+    # logsumexp over classes (every row has a finite entry now)
+    top = jll.max(axis=1, keepdims=True)
+    jll -= top
+    with np.errstate(under="ignore"):
+        jll -= np.log(np.exp(jll).sum(axis=1, keepdims=True))
+    return jll
 
 
 def label_log_evidence(post: NBPosterior) -> float | None:

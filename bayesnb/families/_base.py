@@ -206,7 +206,7 @@ def class_sums(X, resp: np.ndarray) -> np.ndarray:
     return np.bincount(key, weights=vals, minlength=K * d).reshape(K, d)
 
 
-def log_dot(X, L_T: np.ndarray, offset=None) -> np.ndarray:
+def log_dot(X, L_T: np.ndarray, offset=None, has_neg_inf=None) -> np.ndarray:
     """``X @ L_T (+ offset)`` for log-probability tables with ``0 * log 0 = 0``.
 
     With ``alpha=0`` a table can hold ``-inf`` (a zero probability); a cell with count 0
@@ -222,15 +222,19 @@ def log_dot(X, L_T: np.ndarray, offset=None) -> np.ndarray:
         Log probabilities (finite or ``-inf``).
     offset : ndarray of shape (n, K), optional
         Added to the finite part before ``-inf`` rows are set.
+    has_neg_inf : bool, optional
+        Whether ``L_T`` holds ``-inf`` (saves a pass over a large table when known).
 
     Returns
     -------
     ndarray of shape (n, K)
     """
-    neg_inf = np.isneginf(L_T)
-    if not neg_inf.any():
+    if has_neg_inf is None:
+        has_neg_inf = bool(np.isneginf(L_T).any())
+    if not has_neg_inf:
         out = np.asarray(X @ L_T)
         return out if offset is None else out + offset
+    neg_inf = np.isneginf(L_T)
     out = np.asarray(X @ np.where(neg_inf, 0.0, L_T))
     if offset is not None:
         out = out + offset

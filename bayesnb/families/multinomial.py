@@ -200,7 +200,7 @@ def log_theta(post: DirichletRows) -> np.ndarray:
 
 
 def log_likelihood(post: DirichletRows, block: MultinomialBlock, predictive="mean",
-                   log_theta_T=None) -> np.ndarray:
+                   log_theta_T=None, neg_inf=None) -> np.ndarray:
     """``log p(tokens of the row | y=k)``, shape (n, K).
 
     Parameters
@@ -212,11 +212,15 @@ def log_likelihood(post: DirichletRows, block: MultinomialBlock, predictive="mea
         ``"marginal"``: Dirichlet-multinomial, the exact posterior predictive.
     log_theta_T : ndarray of shape (d, K), optional
         Precomputed C-contiguous ``log_theta(post).T`` (saves work on big vocabularies).
+    neg_inf : bool, optional
+        Whether ``log_theta_T`` holds ``-inf`` (alpha=0 with zero counts), if known.
     """
     X, M = block.X, block.missing
     if predictive == "mean":
         lt_T = log_theta(post).T if log_theta_T is None else log_theta_T
-        jll = log_dot(X, lt_T)  # alpha=0: 0 * log 0 stays 0
+        # alpha=0: 0 * log 0 stays 0 (-inf only where a concentration is exactly 0)
+        jll = log_dot(X, lt_T, has_neg_inf=bool((post.concentration == 0).any()) if log_theta_T is None
+                      else None if neg_inf is None else neg_inf)
         if M is not None:
             theta = np.exp(lt_T)  # (d, K)
             observed_mass = 1.0 - np.asarray(M @ theta)
@@ -330,12 +334,16 @@ class Multinomial(Family):
         return update(prior, stats)
 
     def predict_cache(self, prior, post):
-        """``log theta`` transposed, C-contiguous (d, K), for ``X @ log_theta.T``."""
-        return log_theta(post).T
+        """``(log theta transposed, C-contiguous (d, K); whether it holds -inf)``."""
+        # -inf needs a zero pseudo-count (alpha=0) and a zero count; the prior rows are equal
+        neg_inf = not np.all(np.asarray(prior.concentration[0]) > 0) and bool((post.concentration == 0).any())
+        return log_theta(post).T, neg_inf
 
     def log_likelihood(self, prior, post, block, predictive="mean", cache=None):
         """See :func:`log_likelihood`."""
-        return log_likelihood(post, block, predictive, log_theta_T=cache)
+        if cache is None:
+            return log_likelihood(post, block, predictive)
+        return log_likelihood(post, block, predictive, log_theta_T=cache[0], neg_inf=cache[1])
 
     def log_evidence(self, prior, post):
         """See :func:`log_evidence`."""
