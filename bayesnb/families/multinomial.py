@@ -243,10 +243,17 @@ def log_likelihood(post: DirichletRows, block: MultinomialBlock, predictive="mea
     if sp.issparse(X):
         rows, cols = _row_col(X)
         vals = X.data
+        # log Gamma(a + x) - log Gamma(a) is log(a) for x = 1, most entries of a text matrix
+        one = vals == 1
+        rest = ~one & (vals > 0)
+        c1, cr, vr = cols[one], cols[rest], vals[rest]
         for k in range(a.shape[0]):
-            ak = a[k, cols]
-            with np.errstate(invalid="ignore"):
-                terms = np.where((vals > 0) & (A[rows, k] > 0), gammaln(ak + vals) - gammaln(ak), 0.0)
+            terms = np.zeros(vals.shape[0])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                terms[one] = np.log(a[k, c1])
+                ak = a[k, cr]
+                terms[rest] = gammaln(ak + vr) - gammaln(ak)
+            terms[A[rows, k] <= 0] = 0.0
             out[:, k] += np.bincount(rows, weights=terms, minlength=n)
     else:
         Xd = np.asarray(X)
