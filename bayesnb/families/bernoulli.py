@@ -150,13 +150,20 @@ def update(prior: Betas, stats: BernoulliStats) -> Betas:
 
 
 def _log_p(post: Betas):
+    """Posterior-mean ``(log p, log(1 - p))``, each (K, d); undefined factors -> 0."""
     tot = post.a + post.b
+    if (tot == tot[:, :1]).all():  # no missing cells: one total per class
+        tot = tot[:, :1]
     with np.errstate(divide="ignore", invalid="ignore"):
-        lp = np.log(post.a) - np.log(tot)
-        lq = np.log(post.b) - np.log(tot)
-    undefined = tot == 0  # no data and improper prior: drop the factor
-    lp[undefined] = 0.0
-    lq[undefined] = 0.0
+        log_tot = np.log(tot)
+        lp = np.log(post.a)
+        lp -= log_tot
+        lq = np.log(post.b)
+        lq -= log_tot
+    undefined = np.broadcast_to(tot == 0, lp.shape)  # no data and improper prior: drop the factor
+    if undefined.any():
+        lp[undefined] = 0.0
+        lq[undefined] = 0.0
     return lp, lq
 
 
