@@ -282,6 +282,10 @@ def test_compare_posteriors_flags_a_wrong_posterior(votes):
     assert table.attrs["verdict"].startswith("DISAGREE")
     same = compare_posteriors(a, CategoricalNB().fit(X, y).sample_posterior(4000, random_state=2), verbose=False)
     assert same.attrs["ok"], same.attrs["verdict"]
+    # same means, sds smaller by ~sqrt(2) (every row counted twice): the sd rule must catch it
+    narrow = CategoricalNB().fit(X, y, sample_weight=np.full(len(y), 2.0)).sample_posterior(4000, random_state=3)
+    table = compare_posteriors(a, narrow, verbose=False)
+    assert not table.attrs["ok"] and table["sd_rel_diff"].min() < -0.2
 
 
 # ----------------------------------------------------------------- uncertainty of p(y | x)
