@@ -727,6 +727,8 @@ class GaussianNB(_SingleFamilyNB):
     ``prior=None`` is maximum likelihood and equals scikit-learn's
     ``GaussianNB(var_smoothing=0)`` (with ``class_alpha=0``); the default ``"auto"``
     is a weak prior scaled to the data, so zero-variance features need no smoothing hack.
+    scikit-learn's ``var_smoothing`` is therefore deliberately not a parameter here: the
+    prior does its job (``prior="reference"`` gives the unbiased n - 1 variances).
 
     Parameters
     ----------
