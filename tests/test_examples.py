@@ -56,3 +56,73 @@ def test_text_20news(tmp_path):
     out = run_example("text_20news.py", tmp_path, "--data", str(SHARED))
     assert "bayesnb MultinomialNB alpha=0.01" in out and "sklearn MultinomialNB" in out
     assert (tmp_path / "text_20news.png").exists()
+
+
+def test_imputation_house_votes(tmp_path):
+    out = run_example("imputation_house_votes.py", tmp_path)
+    assert "Imputation of 20% hidden observed votes, 2 seeds" in out
+    for method in ("most frequent", "KNNImputer (k=5)", "IterativeImputer", "bayesnb NB",
+                   "bayesnb latent-class (auto)"):
+        assert f"  {method} " in out
+    assert "latent-class components chosen per seed:" in out
+    assert "Party prediction, repeated stratified 5-fold CV (232/435 complete rows)" in out
+    assert "bayesnb CategoricalNB, missing left in" in out
+    assert (tmp_path / "imputation_house_votes.png").exists()
+
+
+def test_small_is_an_alias_of_quick(tmp_path):
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONWARNINGS="ignore")
+    r = subprocess.run([sys.executable, str(EXAMPLES / "outliers.py"), "--small", "--out", str(tmp_path),
+                        "--data", str(tmp_path)], capture_output=True, text=True, env=env, timeout=170,
+                       cwd=str(EXAMPLES))
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "(1 seed(s), mean +- sd)" in r.stdout and (tmp_path / "outliers_roc.png").exists()
+    for name in ("imputation_house_votes.py", "semisupervised_20news.py"):
+        r = subprocess.run([sys.executable, str(EXAMPLES / name), "--help"], capture_output=True, text=True,
+                           timeout=60, cwd=str(EXAMPLES))
+        assert r.returncode == 0 and all(o in r.stdout for o in ("--quick", "--small", "--out")), name
+
+
+def test_outliers_without_sms_runs_house_votes_and_says_why(tmp_path):
+    empty = tmp_path / "no-data"
+    empty.mkdir()
+    out = run_example("outliers.py", tmp_path, "--data", str(empty))
+    assert "House votes: train on democrats, ROC AUC for republicans (1 seed(s)" in out
+    assert "bayesnb CategoricalNB -log p(x) (missing marginalised)" in out
+    assert "sklearn IsolationForest (y=1, n=0, missing=0.5)" in out
+    assert f"SMS spam part skipped: {empty / 'SMSSpamCollection.tsv'} not found" in out
+    assert (tmp_path / "outliers_roc.png").exists()
+
+
+def test_outliers_sms(tmp_path):
+    if not (SHARED / "SMSSpamCollection.tsv").exists():
+        pytest.skip(f"SMSSpamCollection.tsv not in {SHARED}")
+    out = run_example("outliers.py", tmp_path, "--data", str(SHARED))
+    assert "SMS spam: train on ham, ROC AUC for spam (1 seed(s)" in out and "skipped" not in out
+    assert "bayesnb MultinomialNB  -log p(x)" in out and "sklearn IsolationForest (counts)" in out
+    assert (tmp_path / "outliers_roc.png").exists()
+
+
+def test_semisupervised_20news(tmp_path):
+    if not (SHARED / "20news-bydate.jsonl.gz").exists():
+        pytest.skip(f"20news-bydate.jsonl.gz not in {SHARED}")
+    out = run_example("semisupervised_20news.py", tmp_path, "--data", str(SHARED))
+    assert "20 Newsgroups: 11314 train / 7532 test documents, 10000 words" in out
+    assert "labelled only" in out and "+ unlabelled (w=1)" in out
+    rows = {int(line.split()[0]): line.split() for line in out.splitlines()
+            if line.strip()[:1].isdigit() and "+-" in line}
+    assert set(rows) == {3, 10}
+    for m, (_, sup, em1, em01, _iters) in rows.items():  # the unlabelled rows help with few labels
+        assert float(em1.split("+-")[0]) > float(sup.split("+-")[0]), rows[m]
+    assert "all 11314 labels:" in out
+    assert (tmp_path / "semisupervised_20news.png").exists()
+
+
+def test_mcmc_house_votes(tmp_path):
+    out = run_example("mcmc_house_votes.py", tmp_path)
+    assert "NUTS (300 warmup + 1500 draws)" in out
+    verdict = next(line for line in out.splitlines() if "66 parameters" in line)
+    assert verdict.startswith(("AGREE", "DISAGREE")) and "0 divergences" in verdict
+    assert "p(republican | votes) for the least certain members" in out
+    assert "physician-fee-freeze=" in out
+    assert (tmp_path / "house_votes_exact_vs_nuts.png").exists()
