@@ -16,6 +16,8 @@ method                             what it does
 ``impute``                         fill missing cells from p(x_miss | x_obs) (mode/mean/draws)
 ``fit_latent_class``               each class a mixture of naive-Bayes components (EM), for
                                    imputation that sees dependence between features
+``latent_class_draws``             one plug-in latent-class model per NUTS draw of
+                                   ``run_mcmc(..., n_components=C)`` (the same model by MCMC)
 ``score_samples``                  log p(x), missing cells marginalised
 ``feature_log_contributions``      which features make a row unusual
 ``set_outlier_threshold`` ...      novelty detection at a training-quantile contamination
@@ -93,6 +95,11 @@ def _index_params(params, idx):
     return type(params)(*out)
 
 
+def _states(a, S, C):
+    """(K, [C,] ...) parameters of one draw -> (S, ...) over the (class, component) states."""
+    return a.reshape((S,) + a.shape[1 + (C > 1):])
+
+
 def _draw_index(P, rng):
     """One category per row of probabilities ``P`` (n, K)."""
     cdf = np.cumsum(P, axis=1)
@@ -114,6 +121,7 @@ class _Model(NamedTuple):
 
     post: object
     group: np.ndarray
+    point: bool = False
 
 
 class LatentClassFit(NamedTuple):
@@ -129,9 +137,14 @@ class LatentClassFit(NamedTuple):
         Class index of each state.
     n_components : int
     em_objective : list of float
-        Log posterior (up to a constant) after each EM iteration; never decreases.
+        Log posterior (up to a constant) after each EM iteration; never decreases
+        (empty for a model made from an MCMC draw).
     selection : dict or None
         ``{n_components: held-out log-likelihood}`` when the count was chosen.
+    point : bool, default=False
+        True for a model made from one MCMC draw (:meth:`GenerativeMixin.latent_class_draws`):
+        its parameters are that draw, used as they are (``parameter_uncertainty`` is
+        ignored: the uncertainty is in the set of draws).
     """
 
     posterior: object
@@ -139,6 +152,7 @@ class LatentClassFit(NamedTuple):
     n_components: int
     em_objective: list
     selection: dict | None
+    point: bool = False
 
 
 # ============================================================== model-level functions
@@ -260,7 +274,7 @@ class GenerativeMixin:
 
         check_is_fitted(self, "posterior_")
         if latent is not None:
-            return _Model(latent.posterior, latent.group)
+            return _Model(latent.posterior, latent.group, bool(latent.point))
         return _Model(self.posterior_, np.arange(len(self.classes_)))
 
     def _gen_encode(self, X):
@@ -445,7 +459,8 @@ class GenerativeMixin:
             >1 or "auto": impute with a latent-class model fitted on ``X`` by
             :meth:`fit_latent_class` (each class a mixture of naive-Bayes components).
         latent : LatentClassFit, optional
-            A model from :meth:`fit_latent_class` to use (overrides ``n_components``).
+            A model from :meth:`fit_latent_class` (or one MCMC draw of it from
+            :meth:`latent_class_draws`) to use (overrides ``n_components``).
 
         Returns
         -------
@@ -467,7 +482,7 @@ class GenerativeMixin:
         post = model.post
         outs = []
         for _ in range(m):
-            r = rng if (strategy == "draw" and parameter_uncertainty) else None
+            r = rng if (strategy == "draw" and parameter_uncertainty and not model.point) else None
             points = _points(post, r)
             logw = _class_logw(post, r)
             rates = _rates(post, r)
@@ -597,18 +612,107 @@ class GenerativeMixin:
             scores[int(C)] = float((logsumexp(full[hit], axis=1) - logsumexp(part[hit], axis=1)).sum())
         return scores
 
+    def latent_class_draws(self, idata, *, n_draws=None, random_state=None):
+        """One plug-in latent-class model per posterior draw of :meth:`run_mcmc`.
+
+        Turns the NUTS draws of ``run_mcmc(X, y, n_components=C)`` (the latent-class
+        model, component marginalised) into :class:`LatentClassFit` objects that
+        :meth:`impute` (``latent=``) and :meth:`score_samples` (``latent=``) accept:
+        imputing once per draw (``strategy="draw"``) is multiple imputation from the
+        MCMC posterior, and ``logsumexp`` of the per-draw scores minus ``log(n_draws)``
+        is the posterior-predictive ``log p(x)``. These quantities are invariant to the
+        components' labels, which may switch between chains.
+
+        Parameters
+        ----------
+        idata : xarray.DataTree
+            The result of this estimator's :meth:`run_mcmc` (any ``n_components``).
+        n_draws : int or None, default=None
+            Number of draws to use, taken at random without replacement over chains
+            and draws; None: all of them, in (chain, draw) order.
+        random_state : None, int or Generator
+
+        Returns
+        -------
+        list of LatentClassFit
+            With ``point=True`` and an empty ``em_objective``; state ``k * C + c`` is
+            component ``c`` of class ``k``. (Document-length rates of multinomial blocks,
+            which the model does not sample, are the class's training mean length.)
+        """
+        from sklearn.utils.validation import check_is_fitted
+
+        from .arviz import variable_layout
+        from .posterior import BlockPosterior, NBPosterior
+
+        check_is_fitted(self, "posterior_")
+        base = self.posterior_
+        try:
+            ds = idata["posterior"]
+            names = set(ds.data_vars)
+        except (KeyError, TypeError, AttributeError):
+            raise TypeError(f"{self._who}: idata must be the DataTree returned by run_mcmc.") from None
+        C = int(ds["w"].shape[-1]) if "w" in names else 1
+        dims, coords, _, layouts = variable_layout(base, C)
+        if names != set(dims) or any(ds[v].shape[2:] != tuple(len(coords[d]) for d in dims[v]) for v in dims):
+            raise ValueError(f"{self._who}: idata does not match this estimator's model (variables "
+                             f"{sorted(names)}; expected {sorted(dims)}): pass the result of its run_mcmc.")
+        K = len(base.classes)
+        S = K * C
+        group = np.repeat(np.arange(K), C)
+        chains, draws = ds[next(iter(dims))].shape[:2]
+        pick = np.arange(chains * draws)
+        if n_draws is not None:
+            n = int(n_draws)
+            if n < 1 or n > pick.size:
+                raise ValueError(f"{self._who}: n_draws must be in [1, {pick.size}]; received {n_draws!r}.")
+            pick = as_generator(random_state).choice(pick.size, size=n, replace=False)
+        values = {v: np.asarray(ds[v].values, dtype=float).reshape((chains * draws,) + ds[v].shape[2:]) for v in dims}
+        class_count = base.class_count[group]
+        blocks = []
+        for b, lay in zip(base.blocks, layouts):
+            mod = family_module(b.family)
+            params = list(mod.point_params(b.posterior))
+            blocks.append((b, mod, params, lay.label, _index_params(b.stats, group), _index_params(b.prior, group)))
+        out = []
+        for i in pick:
+            with np.errstate(divide="ignore"):
+                log_pi = np.log(values["pi"][i]) if "pi" in values else base.class_log_prior
+                log_w = np.log(values["w"][i]) if C > 1 else np.zeros((K, 1))
+            logw = (log_pi[:, None] + log_w).reshape(S)
+            bp = []
+            for b, mod, params, label, stats, prior in blocks:
+                point = mod.posterior_from_params({p: _states(values[f"{p}_{label}"][i], S, C) for p in params})
+                bp.append(BlockPosterior(b.family, b.columns, b.names, b.state, stats, prior, point))
+            post = NBPosterior(np.arange(S), class_count, np.ones(S), np.ones(S) + class_count, logw, True, tuple(bp))
+            out.append(LatentClassFit(post, group, C, [], None, True))
+        return out
+
     # ------------------------------------------------------------------ scoring
-    def score_samples(self, X):
+    def score_samples(self, X, *, latent=None):
         """``log p(x)`` of each row under the posterior predictive (higher = more typical).
 
         ``logsumexp`` over classes of :meth:`predict_joint_log_proba`; missing cells are
         marginalised (their factors drop out). Uses the estimator's ``predictive``.
 
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+        latent : LatentClassFit, optional
+            Score under this latent-class model instead (``logsumexp`` over its
+            (class, component) states, at its plug-in parameters): from
+            :meth:`fit_latent_class`, or one MCMC draw from :meth:`latent_class_draws`
+            (average ``exp`` of the scores over draws for the posterior predictive).
+
         Returns
         -------
         ndarray of shape (n_samples,)
         """
-        jll = self.predict_joint_log_proba(X)
+        if latent is None:
+            jll = self.predict_joint_log_proba(X)
+        else:
+            post = self._gen_model(latent).post
+            _, encoded = self._gen_encode(X)
+            jll = _joint(post, _points(post), encoded, post.class_log_prior)
         with np.errstate(invalid="ignore", divide="ignore"):
             return logsumexp(jll, axis=1)
 

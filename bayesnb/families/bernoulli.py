@@ -388,15 +388,15 @@ def numpyro_prior_args(prior: Betas) -> dict:
     return {"a": prior.a.astype(np.float32), "b": prior.b.astype(np.float32)}
 
 
-def numpyro_sample(label, static, prior_args, feature_plate):
-    """``theta_<label>`` ~ Beta(a, b) under plates ``class`` x feature; returns logs."""
+def numpyro_sample(label, static, prior_args, feature_plate, class_plate="class"):
+    """``theta_<label>`` ~ Beta(a, b) under plates ``class_plate`` x feature; returns logs."""
     import jax.numpy as jnp
     import numpyro
     import numpyro.distributions as dist
 
     a, b = prior_args["a"], prior_args["b"]
     K, d = a.shape
-    with numpyro.plate("class", K, dim=-2), numpyro.plate(feature_plate, d, dim=-1):
+    with numpyro.plate(class_plate, K, dim=-2), numpyro.plate(feature_plate, d, dim=-1):
         p = numpyro.sample(f"theta_{label}", dist.Beta(a, b))
     tiny = jnp.finfo(p.dtype).tiny
     return {"log_p": jnp.log(jnp.clip(p, tiny)), "log_q": jnp.log(jnp.clip(1.0 - p, tiny))}
@@ -405,6 +405,18 @@ def numpyro_sample(label, static, prior_args, feature_plate):
 def params_from_sites(label, static, samples: dict) -> dict:
     """MCMC samples -> ``{"theta": (..., K, d)}``."""
     return {"theta": np.asarray(samples[f"theta_{label}"], dtype=float)}
+
+
+def point_params(post: Betas) -> dict:
+    """The parameters the plug-in (``"mean"``) predictive uses: ``{"theta": (K, d)}``.
+
+    Inverse of :func:`posterior_from_params` (same plug-in)."""
+    return {"theta": posterior_moments(post)["theta"][0]}
+
+
+def sites_from_params(label, static, params: dict) -> dict:
+    """Inverse of :func:`params_from_sites`: ``{"theta_<label>": theta}`` (NumPyro site values)."""
+    return {f"theta_{label}": np.asarray(params["theta"])}
 
 
 def numpyro_stats_args(stats: BernoulliStats) -> dict:

@@ -675,8 +675,8 @@ def _groups(static):
     return groups
 
 
-def numpyro_sample(label, static, prior_args, feature_plate):
-    """Sample ``theta`` from the Dirichlet prior under plates ``class`` x feature.
+def numpyro_sample(label, static, prior_args, feature_plate, class_plate="class"):
+    """Sample ``theta`` from the Dirichlet prior under plates ``class_plate`` x feature.
 
     One sample site per distinct number of values (``theta_<label>`` when all features
     have the same number). Returns ``{"log_theta": (K, d, V_max)}`` with pads at 0.
@@ -693,7 +693,7 @@ def numpyro_sample(label, static, prior_args, feature_plate):
         site = f"theta_{label}" if len(groups) == 1 else f"theta_{label}__V{V}"
         plate = feature_plate if len(groups) == 1 else f"{feature_plate}__V{V}"
         idx = np.asarray(idx)
-        with numpyro.plate("class", K, dim=-2), numpyro.plate(plate, len(idx), dim=-1):
+        with numpyro.plate(class_plate, K, dim=-2), numpyro.plate(plate, len(idx), dim=-1):
             th = numpyro.sample(site, dist.Dirichlet(alpha[:, idx, :V]))
         log_theta = log_theta.at[:, idx, :V].set(jnp.log(jnp.clip(th, jnp.finfo(th.dtype).tiny)))
     return {"log_theta": log_theta}
@@ -714,6 +714,23 @@ def params_from_sites(label, static, samples: dict) -> dict:
     if out is None:  # no features
         out = np.zeros(np.shape(first)[:2] + (0, d, vmax))
     return {"theta": out}
+
+
+def point_params(post: Dirichlets) -> dict:
+    """The parameters the plug-in (``"mean"``) predictive uses: ``{"theta": (K, d, V_max)}``,
+    NaN-padded. Inverse of :func:`posterior_from_params` (same plug-in)."""
+    return {"theta": posterior_moments(post)["theta"][0]}
+
+
+def sites_from_params(label, static, params: dict) -> dict:
+    """Inverse of :func:`params_from_sites`: NumPyro site values from ``theta`` (..., K, d, V_max)."""
+    theta = np.asarray(params["theta"])
+    groups = _groups(static)
+    out = {}
+    for V, idx in groups.items():
+        site = f"theta_{label}" if len(groups) == 1 else f"theta_{label}__V{V}"
+        out[site] = theta[..., np.asarray(idx), :V]
+    return out
 
 
 def numpyro_stats_args(stats: CategoricalStats) -> dict:

@@ -477,15 +477,16 @@ def numpyro_prior_args(prior: NormalInverseGammas) -> dict:
     return {k: getattr(prior, k).astype(np.float32) for k in ("mu", "kappa", "a", "b")}
 
 
-def numpyro_sample(label, static, prior_args, feature_plate):
-    """``sigma2_<label>`` ~ InvGamma(a0, b0), ``mu_<label>`` ~ Normal(mu0, sigma2 / kappa0)."""
+def numpyro_sample(label, static, prior_args, feature_plate, class_plate="class"):
+    """``sigma2_<label>`` ~ InvGamma(a0, b0), ``mu_<label>`` ~ Normal(mu0, sigma2 / kappa0)
+    under plates ``class_plate`` x feature."""
     import jax.numpy as jnp
     import numpyro
     import numpyro.distributions as dist
 
     p = prior_args
     K, d = p["mu"].shape
-    with numpyro.plate("class", K, dim=-2), numpyro.plate(feature_plate, d, dim=-1):
+    with numpyro.plate(class_plate, K, dim=-2), numpyro.plate(feature_plate, d, dim=-1):
         s2 = numpyro.sample(f"sigma2_{label}", dist.InverseGamma(p["a"], p["b"]))
         mu = numpyro.sample(f"mu_{label}", dist.Normal(p["mu"], jnp.sqrt(s2 / p["kappa"])))
     return {"mu": mu, "sigma2": s2}
@@ -495,6 +496,18 @@ def params_from_sites(label, static, samples: dict) -> dict:
     """MCMC samples -> ``{"mu", "sigma2"}`` with leading sample axes."""
     return {"mu": np.asarray(samples[f"mu_{label}"], dtype=float),
             "sigma2": np.asarray(samples[f"sigma2_{label}"], dtype=float)}
+
+
+def point_params(post: NormalInverseGammas) -> dict:
+    """The parameters the plug-in (``"mean"``) predictive uses: ``mu_n`` and ``b_n / a_n``
+    (not the posterior mean of sigma2, ``b_n / (a_n - 1)``). Inverse of :func:`posterior_from_params`."""
+    mu, var = plug_in(post)
+    return {"mu": np.asarray(mu, dtype=float), "sigma2": np.asarray(var, dtype=float)}
+
+
+def sites_from_params(label, static, params: dict) -> dict:
+    """Inverse of :func:`params_from_sites`: ``{"mu_<label>", "sigma2_<label>"}`` site values."""
+    return {f"mu_{label}": np.asarray(params["mu"]), f"sigma2_{label}": np.asarray(params["sigma2"])}
 
 
 def numpyro_stats_args(stats: GaussianStats) -> dict:

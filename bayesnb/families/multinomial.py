@@ -530,14 +530,14 @@ def numpyro_prior_args(prior: DirichletRows) -> dict:
     return {"alpha": prior.concentration.astype(np.float32)}
 
 
-def numpyro_sample(label, static, prior_args, feature_plate):
-    """``theta_<label>`` ~ Dirichlet(alpha) under plate ``class`` (event over the columns)."""
+def numpyro_sample(label, static, prior_args, feature_plate, class_plate="class"):
+    """``theta_<label>`` ~ Dirichlet(alpha) under plate ``class_plate`` (event over the columns)."""
     import jax.numpy as jnp
     import numpyro
     import numpyro.distributions as dist
 
     alpha = prior_args["alpha"]
-    with numpyro.plate("class", alpha.shape[0], dim=-1):
+    with numpyro.plate(class_plate, alpha.shape[0], dim=-1):
         th = numpyro.sample(f"theta_{label}", dist.Dirichlet(alpha))
     return {"theta": th, "log_theta": jnp.log(jnp.clip(th, jnp.finfo(th.dtype).tiny))}
 
@@ -545,6 +545,18 @@ def numpyro_sample(label, static, prior_args, feature_plate):
 def params_from_sites(label, static, samples: dict) -> dict:
     """MCMC samples -> ``{"theta": (..., K, d)}``."""
     return {"theta": np.asarray(samples[f"theta_{label}"], dtype=float)}
+
+
+def point_params(post: DirichletRows) -> dict:
+    """The parameters the plug-in (``"mean"``) predictive uses: ``{"theta": (K, d)}``.
+
+    Inverse of :func:`posterior_from_params` (same plug-in)."""
+    return {"theta": posterior_moments(post)["theta"][0]}
+
+
+def sites_from_params(label, static, params: dict) -> dict:
+    """Inverse of :func:`params_from_sites`: ``{"theta_<label>": theta}`` (NumPyro site values)."""
+    return {f"theta_{label}": np.asarray(params["theta"])}
 
 
 def numpyro_stats_args(stats: MultinomialStats) -> dict:
