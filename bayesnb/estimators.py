@@ -37,6 +37,9 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
     """Shared fit / partial_fit / predict machinery of every bayesnb classifier.
 
     Subclasses implement ``_block_specs(X)`` returning ``[(columns, family), ...]``.
+    Fitted on a DataFrame, every estimator also has ``feature_dtypes_`` (object ndarray
+    of shape (n_features_in_,), the training columns' dtypes), which ``sample`` uses to
+    return the same dtypes.
     """
 
     # ------------------------------------------------------------------ subclass hooks
@@ -78,7 +81,11 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
                     f"DataFrame of shape {X.shape}."
                 )
             validate_data(self, X, skip_check_array=True, reset=reset)
+            if reset:  # what sample() needs to give back the training frame's dtypes
+                self.feature_dtypes_ = np.asarray(list(X.dtypes), dtype=object)
         else:
+            if reset:
+                self.__dict__.pop("feature_dtypes_", None)
             X = validate_data(
                 self, X, reset=reset, accept_sparse=["csr", "csc"] if self._accepts_sparse() else False,
                 dtype=None, ensure_all_finite=False,

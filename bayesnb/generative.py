@@ -264,8 +264,9 @@ class GenerativeMixin:
     """Generative methods shared by every bayesnb estimator.
 
     Sampling and imputation return data in the form the estimator was given: a
-    DataFrame with the same columns (and, for :meth:`impute`, the same dtypes and
-    categories), a NumPy array, or for :meth:`impute` a sparse matrix.
+    DataFrame with the same columns, dtypes and categories (for :meth:`sample`, those of
+    the training frame, recorded in ``feature_dtypes_``; see :func:`_restore_dtype`), a
+    NumPy array, or for :meth:`impute` a sparse matrix.
     """
 
     # ------------------------------------------------------------- internal helpers
@@ -323,12 +324,15 @@ class GenerativeMixin:
             import pandas as pd
 
             data = {}
+            dtypes = getattr(self, "feature_dtypes_", None)
             for j, name in enumerate(self.feature_names_in_):
                 col = columns[j]
                 if j in declared:
                     cats, decl = declared[j]
                     col = (pd.Categorical(col, categories=cats) if decl
                            else pd.array(col, dtype=np.asarray(cats).dtype if np.asarray(cats).dtype != object else object))
+                if dtypes is not None and len(dtypes) == len(columns):
+                    col = _restore_dtype(col, dtypes[j])
                 data[name] = col
             return pd.DataFrame(data, index=pd.RangeIndex(n))
         if declared:
@@ -399,7 +403,10 @@ class GenerativeMixin:
         Returns
         -------
         X : ndarray or DataFrame of shape (n_samples, n_features)
-            A DataFrame with the training columns when the model was fitted on one.
+            A DataFrame with the training columns when the model was fitted on one, in
+            the training dtypes (``feature_dtypes_``: integer counts, bool/0-1, the same
+            ``CategoricalDtype``...) wherever the values fit them exactly; Gaussian draws
+            of an integer column stay float.
         y : ndarray of shape (n_samples,)
         """
         rng = as_generator(random_state)
@@ -906,6 +913,35 @@ class GenerativeMixin:
 
 
 # ========================================================================= cell I/O
+def _restore_dtype(values, dtype):
+    """A generated column in the training column's ``dtype`` when nothing is lost, else as given.
+
+    Counts and 0/1 values go back to integer / bool / nullable dtypes, category values to
+    the same ``CategoricalDtype``, strings to ``string``; floats to the float dtype.
+    Values the dtype cannot hold exactly (e.g. Gaussian draws of an integer column, or a
+    missing value in a non-nullable integer column) keep their generated dtype.
+    """
+    import pandas as pd
+
+    s = pd.Series(values, copy=False)
+    if s.dtype == dtype:
+        return values
+    try:
+        out = s.astype(dtype)
+    except (TypeError, ValueError, OverflowError):
+        return values
+    if getattr(dtype, "kind", None) == "f":  # float -> float32 / Float64: rounding is expected
+        return out.array
+    miss = s.isna().to_numpy()
+    if not np.array_equal(out.isna().to_numpy(), miss):
+        return values
+    a = s.to_numpy(dtype=object)[~miss]
+    b = out.to_numpy(dtype=object)[~miss]
+    same = np.fromiter((u == v and (type(u) is type(v) or not isinstance(u, str) and not isinstance(v, str))
+                        for u, v in zip(a, b)), dtype=bool, count=a.size)
+    return out.array if same.all() else values
+
+
 def _post_joint(est, encoded):
     from . import posterior as _post
 
@@ -950,8 +986,8 @@ def _write_cells(X, cells):
                 sel = cols == j
                 name = out.columns[j]
                 s = out[name].copy()
-                try:
-                    s.iloc[rows[sel]] = vals[sel]
+                try:  # in the column's dtype when the values fit it exactly (e.g. 0/1 -> boolean)
+                    s.iloc[rows[sel]] = _restore_dtype(vals[sel], s.dtype)
                 except (TypeError, ValueError):
                     s = s.astype(float if np.asarray(vals).dtype.kind == "f" else object)
                     s.iloc[rows[sel]] = vals[sel]

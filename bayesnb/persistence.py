@@ -18,7 +18,10 @@ those of the saved one. A truncated, corrupted, tampered-with or incompatible fi
 
 Object arrays (e.g. category values that mix Python ints and strings, or feature names)
 are written element by element in the JSON, keeping ``int``/``float``/``bool``/``str``
-apart. Pickling (``pickle.dumps(model)``) keeps working too.
+apart. The training frame's column dtypes (``feature_dtypes_``) are written by name
+(``{"__dtype__": "Int64"}``; a ``category`` dtype with its categories and order) and read
+back with :func:`pandas.api.types.pandas_dtype`. Pickling (``pickle.dumps(model)``) keeps
+working too.
 
 Examples
 --------
@@ -125,6 +128,13 @@ class _Encoder:
             return {"__np__": obj.dtype.str, "v": int(obj)}
         if isinstance(obj, np.floating):
             return {"__np__": obj.dtype.str, "v": _enc_float(obj)}
+        if _is_dtype(obj):
+            import pandas as pd
+
+            if isinstance(obj, pd.CategoricalDtype):
+                return {"__dtype__": "category", "categories": self(np.asarray(obj.categories), where),
+                        "ordered": bool(obj.ordered)}
+            return {"__dtype__": str(obj)}
         if isinstance(obj, np.ndarray):
             if obj.dtype.kind in _SAFE_DTYPE_KINDS:
                 key = f"a{len(self.arrays)}"
@@ -189,6 +199,8 @@ class _Decoder:
             out = np.empty(len(items), dtype=object)
             out[:] = items
             return out.reshape(tuple(node["shape"]))
+        if "__dtype__" in node:
+            return _dec_dtype(node["__dtype__"], node, self)
         if "__colnames__" in node and _ColumnNames is not None:
             return _ColumnNames(self(node["__colnames__"]), self(node["names"]))
         if "__family__" in node:
@@ -215,6 +227,31 @@ class _Decoder:
         raise ModelFileError(f"unexpected JSON object with keys {sorted(node)[:3]}")
 
 
+def _is_dtype(obj) -> bool:
+    if isinstance(obj, np.dtype):
+        return True
+    try:
+        from pandas.api.extensions import ExtensionDtype
+    except ImportError:  # pragma: no cover - pandas is a dependency
+        return False
+    return isinstance(obj, ExtensionDtype)
+
+
+def _dec_dtype(name, node, dec):
+    """A column dtype from its name (no code runs: pandas/NumPy look the name up)."""
+    import pandas as pd
+
+    if not isinstance(name, str):
+        raise ModelFileError(f"unexpected dtype name {name!r}")
+    try:
+        if name == "category":
+            cats = dec(node["categories"])
+            return pd.CategoricalDtype(categories=list(cats), ordered=bool(dec(node["ordered"])))
+        return pd.api.types.pandas_dtype(name)
+    except (TypeError, ValueError, KeyError) as e:
+        raise ModelFileError(f"unknown column dtype {name!r} ({e})") from None
+
+
 def _digest(a: np.ndarray) -> str:
     h = hashlib.sha256()
     h.update(f"{a.dtype.str}{a.shape}".encode())
@@ -239,7 +276,8 @@ def _summary(model) -> dict:
 
 # ------------------------------------------------------------------------------- API
 #: fitted attributes beyond the posterior that a model file keeps
-_EXTRA_FITTED = ("offset_", "contamination_", "em_objective_", "n_iter_", "converged_", "transduction_")
+_EXTRA_FITTED = ("offset_", "contamination_", "em_objective_", "n_iter_", "converged_", "transduction_",
+                 "feature_dtypes_")
 
 
 def save(model, path) -> None:
@@ -267,7 +305,7 @@ def save(model, path) -> None:
         "n_features_in": int(model.n_features_in_),
         "feature_names_in": enc(getattr(model, "feature_names_in_", None), "feature_names_in_"),
         "log_evidence": enc(model.log_evidence_, "log_evidence_"),
-        # state set after fit (outlier threshold) or by semi-supervised EM
+        # state set after fit (outlier threshold), by semi-supervised EM, or the training frame's dtypes
         "extra": {a: enc(getattr(model, a), a) for a in _EXTRA_FITTED if hasattr(model, a)},
     }
     meta = {

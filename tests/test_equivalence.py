@@ -81,8 +81,13 @@ def assert_same(a, b, path="", rtol=EXACT_TOL, atol=EXACT_TOL):
 
 
 def fitted_state(est):
-    """Every learned attribute (name ends in ``_``) of a fitted estimator."""
-    return {k: v for k, v in vars(est).items() if k.endswith("_") and not k.startswith("_")}
+    """Every learned attribute (name ends in ``_``) of a fitted estimator.
+
+    ``feature_dtypes_`` is left out: it records how the input was typed (equivalent
+    inputs here differ on purpose, e.g. object vs nullable columns), not what was learned.
+    """
+    return {k: v for k, v in vars(est).items() if k.endswith("_") and not k.startswith("_")
+            and k != "feature_dtypes_"}
 
 
 def assert_same_model(a, b, X_test, rtol=EXACT_TOL, atol=EXACT_TOL):

@@ -12,7 +12,7 @@ from scipy.special import logsumexp
 
 from bayesnb import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB, NaiveBayes
 from bayesnb.datasets import load_house_votes
-from bayesnb.families import Categorical, Gaussian
+from bayesnb.families import Bernoulli, Categorical, Gaussian, Multinomial
 
 
 @pytest.fixture(scope="module")
@@ -202,6 +202,56 @@ def test_mixed_table_impute_and_sample():
     assert out.loc[0, "dish"] == df.loc[0, "dish"] and out.loc[0, "sleep"] == df.loc[0, "sleep"]
     Xs, ys = nb.sample(4, random_state=0)
     assert list(Xs.columns) == ["dish", "sleep"] and Xs["sleep"].dtype.kind == "f"
+
+
+def _typed_table(n=120, seed=0):
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({
+        "size": pd.Categorical(rng.choice(["lo", "mid", "hi"], n), categories=["lo", "mid", "hi", "xl"], ordered=True),
+        "name": pd.array(rng.choice(["x", "y"], n), dtype="string"),
+        "level": rng.integers(1, 4, n).astype(np.int16),
+        "w1": rng.poisson(2, n), "w2": pd.array(rng.poisson(3, n), dtype="Int64"),
+        "flag": rng.random(n) < 0.4, "maybe": pd.array(rng.random(n) < 0.5, dtype="boolean"),
+        "bit": rng.integers(0, 2, n).astype(np.uint8),
+        "temp": rng.normal(size=n).astype(np.float32), "age": rng.integers(20, 70, n),
+    })
+    features = {("size", "name", "level"): Categorical(), ("w1", "w2"): Multinomial(),
+                ("flag", "maybe", "bit"): Bernoulli(binarize=None), ("temp", "age"): Gaussian()}
+    return df, rng.integers(0, 2, n), features
+
+
+def test_sample_returns_the_training_frames_dtypes():
+    df, y, features = _typed_table()
+    nb = NaiveBayes(features=features).fit(df, y)
+    assert list(nb.feature_dtypes_) == list(df.dtypes)
+    for Xs, _ in [nb.sample(200, random_state=0), nb.sample(50, random_state=1, parameter_uncertainty=False),
+                  nb.sample_prior_predictive(30, random_state=2), nb.sample(5, y=[1, 0, 1, 1, 0], random_state=3)]:
+        expected = df.dtypes.copy()
+        expected["age"] = np.dtype(float)  # Gaussian draws of an integer column are not rounded
+        pd.testing.assert_series_equal(Xs.dtypes, expected)
+        assert Xs["size"].cat.ordered and list(Xs["size"].cat.categories) == ["lo", "mid", "hi", "xl"]
+        assert set(Xs["bit"]) <= {0, 1} and Xs["w1"].min() >= 0
+        assert not (Xs["age"] == np.round(Xs["age"])).all()
+    # the same values as without the dtypes (only the representation changes)
+    plain = NaiveBayes(features=features).fit(df, y)
+    del plain.feature_dtypes_
+    a, _ = nb.sample(40, random_state=7)
+    b, _ = plain.sample(40, random_state=7)
+    for c in df.columns:
+        if c in ("size", "name"):
+            np.testing.assert_array_equal(np.asarray(a[c], dtype=str), np.asarray(b[c], dtype=str))
+        else:  # float32 for "temp"
+            np.testing.assert_allclose(np.asarray(a[c], dtype=float), np.asarray(b[c], dtype=float), rtol=1e-6)
+    # impute keeps them too; a refit on an array forgets them
+    Xm = df.copy()
+    Xm.loc[[0, 3], "w2"] = pd.NA
+    Xm.loc[[1, 4], "maybe"] = pd.NA
+    Xm.loc[[2], "size"] = np.nan
+    pd.testing.assert_series_equal(nb.impute(Xm).dtypes, df.dtypes)
+    m = MultinomialNB().fit(df[["w1"]], y)
+    assert hasattr(m, "feature_dtypes_")
+    m.fit(df[["w1"]].to_numpy(), y)
+    assert not hasattr(m, "feature_dtypes_")
 
 
 # ------------------------------------------------------------------ scores

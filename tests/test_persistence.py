@@ -224,3 +224,37 @@ def test_outlier_threshold_and_em_state_survive_save_load(tmp_path):
     np.testing.assert_array_equal(again.em_objective_, s.em_objective_)
     np.testing.assert_array_equal(again.transduction_, s.transduction_)
     assert again.n_iter_ == s.n_iter_ and again.converged_ == s.converged_
+
+
+def test_training_dtypes_survive_save_load(tmp_path):
+    rng = np.random.default_rng(4)
+    n = 50
+    df = pd.DataFrame({
+        "size": pd.Categorical(rng.choice(["lo", "hi"], n), categories=["lo", "hi", "xl"], ordered=True),
+        "code": pd.Categorical(rng.choice([3, 1], n)),
+        "name": pd.array(rng.choice(["x", "y"], n), dtype="string"),
+        "w": pd.array(rng.poisson(2, n), dtype="Int64"), "k": rng.poisson(2, n).astype(np.int32),
+        "ok": pd.array(rng.random(n) < 0.5, dtype="boolean"), "flag": rng.random(n) < 0.3,
+        "t": rng.normal(size=n).astype(np.float32),
+    })
+    y = rng.integers(0, 2, n)
+    model = NaiveBayes(features={("size", "code", "name"): Categorical(), ("w", "k"): Multinomial(),
+                                 ("ok", "flag"): Bernoulli(binarize=None), "t": Gaussian()}).fit(df, y)
+    model.save(tmp_path / "d.bnb")
+    again = bayesnb.load(tmp_path / "d.bnb")
+    assert list(again.feature_dtypes_) == list(df.dtypes)
+    assert again.feature_dtypes_[0].ordered and list(again.feature_dtypes_[1].categories) == [1, 3]
+    a, _ = model.sample(30, random_state=0)
+    b, _ = again.sample(30, random_state=0)
+    pd.testing.assert_frame_equal(a, b)
+    pd.testing.assert_series_equal(b.dtypes, df.dtypes)
+    # arrays: no dtypes stored, nothing to load
+    arr = CategoricalNB().fit(df[["size"]].to_numpy(dtype=object), y)
+    arr.save(tmp_path / "a.bnb")
+    assert not hasattr(bayesnb.load(tmp_path / "a.bnb"), "feature_dtypes_")
+
+    def edit(m):  # dtypes are names looked up by pandas, never code: an unknown name is refused
+        m["fitted"]["extra"]["feature_dtypes_"]["__objarray__"][3] = {"__dtype__": "__import__('os')"}
+    _rewrite(tmp_path / "d.bnb", edit_meta=edit)
+    with pytest.raises(ModelFileError, match="unknown column dtype"):
+        bayesnb.load(tmp_path / "d.bnb")
