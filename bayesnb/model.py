@@ -33,6 +33,8 @@ Estimator methods (through :class:`PosteriorMixin`, a base of every estimator):
 
 - ``sample_posterior(n_draws)`` -- exact conjugate draws (NumPy, thousands per second)
 - ``run_mcmc(X, y)`` -- NUTS draws of the same model, with compile / sampling times
+  (``n_components=C``: the latent-class model)
+- ``model_inputs(X, y)`` -- ``(spec, priors, data)`` for your own NumPyro inference
 - ``predict_proba_draws`` / ``predict_proba_interval`` -- uncertainty of ``p(y | x)``
 - ``coef_`` / ``intercept_`` / ``coef_draws`` / ``coef_interval`` -- binary NB as a linear classifier
 
