@@ -265,7 +265,7 @@ class GenerativeMixin:
 
     Sampling and imputation return data in the form the estimator was given: a
     DataFrame with the same columns, dtypes and categories (for :meth:`sample`, those of
-    the training frame, recorded in ``feature_dtypes_``; see :func:`_restore_dtype`), a
+    the training frame, recorded in ``feature_dtypes_``, wherever the values fit them), a
     NumPy array, or for :meth:`impute` a sparse matrix.
     """
 

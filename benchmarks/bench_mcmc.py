@@ -1,8 +1,8 @@
 """Benchmark: NUTS vs exact conjugate draws on the house-votes model (and iris, Gaussian).
 
 For each model and likelihood form (sufficient statistics / per row) it reports the
-wall time of a first ``run_mcmc`` call split into compile and sampling (JAX monitoring
-events), the same for a second call with the same shapes (cached sampler), min bulk
+wall time of a first ``run_mcmc`` call split into compile and sampling (the sampler is
+compiled ahead of the run), the same for a second call with the same shapes (cached sampler), min bulk
 ESS per second of sampling, divergences, max |MCMC mean - exact mean| and max |z|;
 and exact conjugate draws per second.
 
