@@ -27,8 +27,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import gzip
-import json
 import os
 import platform
 import statistics
@@ -67,15 +65,11 @@ def data_path(arg: str | None) -> Path:
 
 
 def load(path: Path):
-    """(train_texts, train_labels, test_texts, test_labels) from the JSON Lines file."""
-    tr_x, tr_y, te_x, te_y = [], [], [], []
-    with gzip.open(path, "rt", encoding="utf-8") as f:
-        for line in f:
-            r = json.loads(line)
-            train = r["split"] == "train"
-            (tr_x if train else te_x).append(r["text"])
-            (tr_y if train else te_y).append(r["label"])
-    return tr_x, np.asarray(tr_y), te_x, np.asarray(te_y)
+    """(train_texts, train_labels, test_texts, test_labels); labels as a NumPy string array."""
+    from bayesnb.datasets import read_20newsgroups
+
+    tr_x, tr_y, te_x, te_y = read_20newsgroups(path)
+    return tr_x, np.asarray(list(tr_y)), te_x, np.asarray(list(te_y))
 
 
 # -------------------------------------------------------------------------- timing

@@ -16,8 +16,6 @@ Run:  python examples/semisupervised_20news.py [--out DIR] [--quick] [--data DIR
 
 from __future__ import annotations
 
-import gzip
-import json
 import os
 import time
 from pathlib import Path
@@ -27,18 +25,13 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from _common import parser, plotting, save
 from bayesnb import MultinomialNB
+from bayesnb.datasets import read_20newsgroups
 
 DATA = Path(os.environ.get("BAYESNB_SHARED_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data"))
 
 
 def load(path):
-    tr_x, tr_y, te_x, te_y = [], [], [], []
-    with gzip.open(path, "rt", encoding="utf-8") as f:
-        for line in f:
-            r = json.loads(line)
-            (tr_x if r["split"] == "train" else te_x).append(r["text"])
-            (tr_y if r["split"] == "train" else te_y).append(r["label"])
-    return tr_x, np.array(tr_y, dtype=object), te_x, np.array(te_y, dtype=object)
+    return read_20newsgroups(path)
 
 
 def main(argv=None):

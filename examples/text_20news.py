@@ -14,8 +14,6 @@ Run: python examples/text_20news.py [--data DIR] [--out DIR] [--quick]
 
 from __future__ import annotations
 
-import gzip
-import json
 import os
 import sys
 import time
@@ -24,6 +22,7 @@ import warnings
 import numpy as np
 
 from _common import parser, plotting, save
+from bayesnb.datasets import read_20newsgroups
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_DATA = os.path.join(HERE, "..", "..", "shared", "data")
@@ -31,12 +30,8 @@ DEFAULT_DATA = os.path.join(HERE, "..", "..", "shared", "data")
 
 def load(path, max_docs=None):
     """(train texts, train labels, test texts, test labels) from the JSON-lines file."""
-    tr_x, tr_y, te_x, te_y = [], [], [], []
-    with gzip.open(path, "rt", encoding="utf-8") as f:
-        for line in f:
-            r = json.loads(line)
-            (tr_x if r["split"] == "train" else te_x).append(r["text"])
-            (tr_y if r["split"] == "train" else te_y).append(r["label"])
+    tr_x, tr_y, te_x, te_y = read_20newsgroups(path)
+    tr_y, te_y = list(tr_y), list(te_y)
     if max_docs:
         rng = np.random.default_rng(0)
         i = rng.permutation(len(tr_x))[:max_docs]

@@ -25,14 +25,7 @@ def shared_file(name: str) -> Path:
 @pytest.fixture(scope="session")
 def news20():
     """20 Newsgroups bydate as (train_texts, train_labels, test_texts, test_labels)."""
-    import gzip
-    import json
+    from bayesnb.datasets import read_20newsgroups
 
-    path = shared_file("20news-bydate.jsonl.gz")
-    tr_x, tr_y, te_x, te_y = [], [], [], []
-    with gzip.open(path, "rt", encoding="utf-8") as f:
-        for line in f:
-            r = json.loads(line)
-            (tr_x if r["split"] == "train" else te_x).append(r["text"])
-            (tr_y if r["split"] == "train" else te_y).append(r["label"])
-    return tr_x, tr_y, te_x, te_y
+    tr_x, tr_y, te_x, te_y = read_20newsgroups(shared_file("20news-bydate.jsonl.gz"))
+    return tr_x, list(tr_y), te_x, list(te_y)

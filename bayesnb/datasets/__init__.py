@@ -3,6 +3,8 @@
 - :func:`load_play_tennis` -- Quinlan (1986) / Mitchell (1997, Table 3.2), 14 rows.
 - :func:`load_house_votes` -- UCI Congressional Voting Records (1984), 435 rows.
 - :func:`load_temperature` -- the numeric temperature example of the lecture notes.
+- :func:`read_20newsgroups` -- reader for the 20 Newsgroups "bydate" JSON-lines file (not
+  shipped: 13 MB; the repository's benchmarks and examples find it in ``../shared/data``).
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from importlib import resources
 
 import numpy as np
 
-__all__ = ["load_play_tennis", "load_house_votes", "load_temperature", "HOUSE_VOTES_COLUMNS"]
+__all__ = ["load_play_tennis", "load_house_votes", "load_temperature", "read_20newsgroups",
+           "HOUSE_VOTES_COLUMNS"]
 
 HOUSE_VOTES_COLUMNS = [
     "handicapped-infants", "water-project-cost-sharing", "adoption-of-the-budget-resolution",
@@ -86,3 +89,33 @@ def load_temperature():
     yes = [25.2, 19.3, 18.5, 21.7, 20.1, 24.3, 22.8, 23.1, 19.8]
     no = [27.3, 30.1, 17.4, 29.5, 15.1]
     return pd.DataFrame({"Temperature": np.array(yes + no), "PlayTennis": ["Yes"] * 9 + ["No"] * 5})
+
+
+def read_20newsgroups(path):
+    """Read the 20 Newsgroups "bydate" split from a gzip JSON-lines file.
+
+    Each line is ``{"split": "train"|"test", "label": <newsgroup>, "id": .., "text": ..}``
+    (Lang 1995; the file in ``../shared/data`` is byte-identical to Rennie's tarball).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The ``20news-bydate.jsonl.gz`` file.
+
+    Returns
+    -------
+    train_texts : list of str
+    train_labels : ndarray of object, shape (n_train,)
+    test_texts : list of str
+    test_labels : ndarray of object, shape (n_test,)
+    """
+    import gzip
+    import json
+
+    tr_x, tr_y, te_x, te_y = [], [], [], []
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line)
+            (tr_x if r["split"] == "train" else te_x).append(r["text"])
+            (tr_y if r["split"] == "train" else te_y).append(r["label"])
+    return tr_x, np.array(tr_y, dtype=object), te_x, np.array(te_y, dtype=object)
