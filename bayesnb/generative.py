@@ -54,6 +54,7 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 
 from ._utils import as_generator, family_module, is_frame, missing_mask
+from .families._base import dirichlet_draws, draw_categories
 
 __all__ = ["GenerativeMixin", "LatentClassFit", "missing_labels"]
 
@@ -102,18 +103,13 @@ def _states(a, S, C):
 
 def _draw_index(P, rng):
     """One category per row of probabilities ``P`` (n, K)."""
-    cdf = np.cumsum(P, axis=1)
-    cdf[:, -1] = np.inf
-    return (rng.random(P.shape[0])[:, None] >= cdf).sum(axis=1)
+    return draw_categories(P, rng.random(P.shape[0]))
 
 
 def _dirichlet_log(conc, rng):
-    """log of one Dirichlet draw (zeros where the concentration is 0)."""
-    g = np.where(conc > 0, rng.standard_gamma(np.where(conc > 0, conc, 1.0)), 0.0)
-    if g.sum() <= 0:
-        g = np.asarray(conc, dtype=float)
+    """log of one Dirichlet draw (-inf where the concentration is 0)."""
     with np.errstate(divide="ignore"):
-        return np.log(g) - np.log(g.sum())
+        return np.log(dirichlet_draws(conc, 1, rng)[0])
 
 
 class _Model(NamedTuple):

@@ -86,7 +86,7 @@ def sample_posterior_draws(post, n_draws: int, rng) -> dict:
 
     out = {}
     if not post.fixed_class_prior:
-        from .families.categorical import dirichlet_draws
+        from .families._base import dirichlet_draws
 
         out["pi"] = dirichlet_draws(post.class_concentration, n_draws, rng)
     for b, lay in zip(post.blocks, block_layouts(post)):
@@ -785,7 +785,7 @@ class PosteriorMixin:
         if post.fixed_class_prior:
             log_pi = np.broadcast_to(post.class_log_prior, (n_draws, len(post.classes)))
         else:
-            from .families.categorical import dirichlet_draws
+            from .families._base import dirichlet_draws
 
             with np.errstate(divide="ignore"):
                 log_pi = np.log(dirichlet_draws(post.class_concentration, n_draws, rng))

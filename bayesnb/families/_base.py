@@ -23,7 +23,8 @@ import numbers
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-__all__ = ["Family", "check_alpha", "maximise_evidence", "class_sums", "log_dot"]
+__all__ = ["Family", "check_alpha", "maximise_evidence", "class_sums", "log_dot", "dirichlet_draws",
+           "draw_categories"]
 
 
 class Family:
@@ -241,3 +242,61 @@ def log_dot(X, L_T: np.ndarray, offset=None, has_neg_inf=None) -> np.ndarray:
     hits = np.asarray(X @ neg_inf.astype(float))
     out[hits > 0] = -np.inf
     return out
+
+
+def _log_gamma_draws(conc, size, rng):
+    """``log`` of Gamma(conc, 1) draws, stable for tiny concentrations.
+
+    Uses ``G(a) = G(a + 1) * U ** (1 / a)`` so that small pseudo-counts do not
+    underflow to 0 (a zero concentration gives ``-inf``: that value has probability 0).
+    """
+    conc = np.asarray(conc, dtype=float)
+    g = rng.standard_gamma(conc + 1.0, size=size)
+    u = rng.random(size)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(g) + np.log(u) / conc
+
+
+def dirichlet_draws(conc, n_draws, rng) -> np.ndarray:
+    """Exact draws from Dirichlet(conc) over the last axis, in NumPy.
+
+    The one Dirichlet sampler of the package (Beta draws are its two-category case).
+    Stable for tiny concentrations (log-space Gamma draws); a row whose concentrations
+    are all 0 (maximum likelihood without data) comes back as zeros, not NaN.
+
+    Parameters
+    ----------
+    conc : array-like of shape (..., V)
+    n_draws : int
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of shape (n_draws, ..., V)
+    """
+    conc = np.asarray(conc, dtype=float)
+    lg = _log_gamma_draws(conc, (n_draws,) + conc.shape, rng)
+    top = lg.max(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore"):
+        w = np.exp(lg - np.where(np.isfinite(top), top, 0.0))
+        tot = w.sum(axis=-1, keepdims=True)
+        return np.where(tot > 0, w / np.where(tot > 0, tot, 1.0), 0.0)
+
+
+def draw_categories(P: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Inverse-cdf draw: row ``i`` takes the category of ``u[i]`` under probabilities ``P[i]``.
+
+    Parameters
+    ----------
+    P : ndarray of shape (n, V)
+        Rows of probabilities.
+    u : ndarray of shape (n,)
+        Uniform(0, 1) numbers.
+
+    Returns
+    -------
+    ndarray of int, shape (n,)
+    """
+    cdf = np.cumsum(P, axis=1)
+    cdf[:, -1] = np.inf
+    return (u[:, None] >= cdf).sum(axis=1)

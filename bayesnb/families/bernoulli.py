@@ -25,7 +25,7 @@ from scipy.special import betaln
 from .._utils import all_missing_columns as _all_missing
 from .._utils import dense
 from .._utils import nonfinite_error
-from ._base import Family, check_alpha, class_sums, resolve_scalar_alpha
+from ._base import Family, check_alpha, class_sums, dirichlet_draws, resolve_scalar_alpha
 
 __all__ = ["Bernoulli", "BernoulliStats", "Betas", "encode", "suff_stats", "update",
            "log_likelihood", "log_evidence"]
@@ -358,7 +358,6 @@ def gen_log_penalty(prior: Betas, point: Betas) -> float:
 
 def sample_params(post: Betas, n_draws: int, rng) -> dict:
     """Exact posterior draws: ``{"theta": (n_draws, K, d)}`` from Beta(a, b)."""
-    from .categorical import dirichlet_draws
 
     ab = np.stack([post.a, post.b], axis=-1)
     return {"theta": dirichlet_draws(ab, n_draws, rng)[..., 0]}

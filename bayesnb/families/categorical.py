@@ -27,7 +27,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from .._utils import missing_mask
-from ._base import Family, check_alpha, maximise_evidence
+from ._base import Family, check_alpha, dirichlet_draws, draw_categories, maximise_evidence
 
 __all__ = [
     "Categorical",
@@ -495,14 +495,7 @@ def gen_point(prior: Dirichlets, post: Dirichlets, rng=None) -> Dirichlets:
     """
     if rng is None:
         return post
-    out = []
-    for a in post.concentration:
-        g = np.where(a > 0, rng.standard_gamma(np.where(a > 0, a, 1.0)), 0.0)
-        tot = g.sum(axis=1, keepdims=True)
-        # all-underflow rows (tiny concentrations): fall back to the posterior mean
-        g = np.where(tot > 0, g, a)
-        out.append(g)
-    return Dirichlets(tuple(out))
+    return Dirichlets(tuple(dirichlet_draws(a, 1, rng)[0] for a in post.concentration))
 
 
 def gen_probs(point: Dirichlets):
@@ -516,19 +509,12 @@ def gen_probs(point: Dirichlets):
     return out
 
 
-def _draw_rows(P, u):
-    """Inverse-cdf draw: row i takes the category of ``u[i]`` under probabilities ``P[i]``."""
-    cdf = np.cumsum(P, axis=1)
-    cdf[:, -1] = np.inf
-    return (u[:, None] >= cdf).sum(axis=1)
-
-
 def gen_sample(point: Dirichlets, z: np.ndarray, rng) -> np.ndarray:
     """Codes (n, d) drawn from ``x_j | y = z[i]`` (categories by position)."""
     P = gen_probs(point)
     out = np.empty((z.shape[0], len(P)), dtype=np.int64)
     for j, Pj in enumerate(P):
-        out[:, j] = _draw_rows(Pj[z], rng.random(z.shape[0])) if Pj.shape[1] else -1
+        out[:, j] = draw_categories(Pj[z], rng.random(z.shape[0])) if Pj.shape[1] else -1
     return out
 
 
@@ -551,7 +537,7 @@ def gen_fill(point: Dirichlets, codes, resp, strategy, z=None, rng=None):
         if rows.size == 0 or Pj.shape[1] == 0:
             continue
         if strategy == "draw":
-            out[rows, j] = _draw_rows(Pj[z[rows]], rng.random(rows.size))
+            out[rows, j] = draw_categories(Pj[z[rows]], rng.random(rows.size))
         else:
             out[rows, j] = np.argmax(resp[rows] @ Pj, axis=1)
     return out
@@ -594,29 +580,6 @@ def gen_decode(codes: np.ndarray, state: CategoricalEncoding):
 # Exact conjugate draws (NumPy) and the pieces model.py assembles into the one NumPyro
 # model. Parameterisation shared by both: ``theta`` of shape (K, d, V_max), the
 # probabilities of each value, NaN where feature j has fewer than V_max values.
-
-
-def _log_gamma_draws(conc, size, rng):
-    """``log`` of Gamma(conc, 1) draws, stable for tiny concentrations.
-
-    Uses ``G(a) = G(a + 1) * U ** (1 / a)`` so that small pseudo-counts do not
-    underflow to 0 (a zero concentration gives ``-inf``: that value has probability 0).
-    """
-    conc = np.asarray(conc, dtype=float)
-    g = rng.standard_gamma(conc + 1.0, size=size)
-    u = rng.random(size)
-    with np.errstate(divide="ignore"):
-        return np.log(g) + np.log(u) / conc
-
-
-def dirichlet_draws(conc, n_draws, rng):
-    """Draws of shape ``(n_draws, *conc.shape)`` from Dirichlet(conc) over the last axis."""
-    conc = np.asarray(conc, dtype=float)
-    lg = _log_gamma_draws(conc, (n_draws,) + conc.shape, rng)
-    with np.errstate(invalid="ignore"):
-        lg = lg - lg.max(axis=-1, keepdims=True)
-        w = np.exp(lg)
-        return w / w.sum(axis=-1, keepdims=True)
 
 
 def _pad(arrays, fill):

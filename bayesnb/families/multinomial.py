@@ -34,7 +34,7 @@ from scipy.special import gammaln
 from .._utils import all_missing_columns as _all_missing
 from .._utils import dense
 from .._utils import nonfinite_error
-from ._base import Family, check_alpha, class_sums, log_dot, resolve_scalar_alpha
+from ._base import Family, check_alpha, class_sums, dirichlet_draws, log_dot, resolve_scalar_alpha
 
 __all__ = ["Multinomial", "MultinomialStats", "DirichletRows", "encode", "suff_stats",
            "update", "log_likelihood", "log_evidence"]
@@ -376,10 +376,7 @@ def gen_point(prior: DirichletRows, post: DirichletRows, rng=None) -> DirichletR
     """Plug-in (``rng=None``) or one exact Dirichlet draw of theta per class."""
     if rng is None:
         return post
-    a = post.concentration
-    g = np.where(a > 0, rng.standard_gamma(np.where(a > 0, a, 1.0)), 0.0)
-    tot = g.sum(axis=1, keepdims=True)
-    return DirichletRows(np.where(tot > 0, g, a))
+    return DirichletRows(dirichlet_draws(post.concentration, 1, rng)[0])
 
 
 def gen_theta(point: DirichletRows) -> np.ndarray:
@@ -501,7 +498,6 @@ def gen_log_penalty(prior: DirichletRows, point: DirichletRows) -> float:
 
 def sample_params(post: DirichletRows, n_draws: int, rng) -> dict:
     """Exact posterior draws: ``{"theta": (n_draws, K, d)}`` (memory: n_draws * K * d)."""
-    from .categorical import dirichlet_draws
 
     return {"theta": dirichlet_draws(post.concentration, n_draws, rng)}
 
