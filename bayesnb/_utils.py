@@ -178,3 +178,8 @@ def family_module(family):
 def dense(M) -> np.ndarray:
     """``M`` as a dense ndarray (sparse matrices are densified; use on small blocks only)."""
     return M.toarray() if sp.issparse(M) else np.asarray(M)
+
+
+def take_rows(X, rows):
+    """The rows of ``X`` (array, sparse matrix or DataFrame) selected by ``rows`` (mask or indices)."""
+    return X.iloc[rows] if is_frame(X) else X[rows]

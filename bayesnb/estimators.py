@@ -24,7 +24,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from . import posterior as _post
-from ._utils import ColumnNames, is_frame, missing_mask, warn_all_missing
+from ._utils import ColumnNames, is_frame, missing_mask, take_rows, warn_all_missing
 from .generative import GenerativeMixin
 from .model import PosteriorMixin
 from .persistence import PersistenceMixin
@@ -243,6 +243,11 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
             states.append(new_state)
         return encoded, states
 
+    def _reset_fitted(self):
+        """Forget everything learned (attributes ending in ``_``) before a new fit."""
+        for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("__")]:
+            delattr(self, attr)
+
     # ----------------------------------------------------------------------- fitting
     def fit(self, X, y, sample_weight=None):
         """Fit the posterior to labelled data.
@@ -266,8 +271,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         self : object
             The fitted estimator.
         """
-        for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("__")]:
-            delattr(self, attr)
+        self._reset_fitted()
         if self._has_missing_labels(y):  # semi-supervised EM (generative.py)
             return self.fit_semi_supervised(X, y, sample_weight=sample_weight)
         return self._fit(X, y, sample_weight, classes=None, partial=False)
@@ -326,7 +330,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         # EM keeps its unlabelled rows for the encoding: their values are categories too)
         if not w.all() and not encode_zero_weight_rows:
             keep = w > 0
-            X, y, w, n = _rows(X, keep), y[keep], w[keep], int(keep.sum())
+            X, y, w, n = take_rows(X, keep), y[keep], w[keep], int(keep.sum())
         K = len(classes_)
         class_alpha, fit_prior, class_prior = self._check_class_params(K)
         self._check_predictive()
@@ -465,11 +469,6 @@ def _unique_labels(y, who):
     except TypeError:
         kinds = sorted({type(v).__name__ for v in np.ravel(y)})
         raise TypeError(f"{who}: expected labels of one type; received a mix of {kinds}.") from None
-
-
-def _rows(X, keep):
-    """The rows of ``X`` (array, sparse matrix or DataFrame) where ``keep`` is True (a copy)."""
-    return X.iloc[keep] if is_frame(X) else X[keep]
 
 
 #: pandas ``infer_dtype`` results of object data that may hold a float infinity

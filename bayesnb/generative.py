@@ -849,8 +849,7 @@ class GenerativeMixin:
             With ``em_objective_``, ``n_iter_``, ``converged_`` and ``transduction_``
             (the most probable label of every training row).
         """
-        for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("__")]:
-            delattr(self, attr)
+        self._reset_fitted()
         yy = np.asarray(y)
         if yy.ndim == 2 and yy.shape[1] == 1:
             yy = yy.ravel()

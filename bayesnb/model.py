@@ -52,7 +52,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._utils import as_generator, family_module
+from ._utils import as_generator, family_module, take_rows
 
 __all__ = ["PosteriorMixin", "NotLinearError", "ModelSpec", "make_model", "model_inputs", "point_sites",
            "model_log_likelihood", "sample_posterior_draws", "run_nuts", "enable_compilation_cache"]
@@ -546,12 +546,6 @@ def sample_stats_from_extra(extra) -> dict:
 
 
 # ============================================================================ estimator mixin
-def _rows(X, idx):
-    if hasattr(X, "iloc"):
-        return X.iloc[idx]
-    return X[idx]
-
-
 class PosteriorMixin:
     """Full-posterior methods (exact conjugate draws, NUTS, uncertainty) shared by every estimator."""
 
@@ -626,7 +620,7 @@ class PosteriorMixin:
         if not hasattr(self, "posterior_"):
             if lab.size == 0:
                 raise ValueError(f"{who}: run_mcmc needs labelled rows to fit the model first.")
-            self.fit(_rows(X, lab), np.asarray(list(y[lab])))
+            self.fit(take_rows(X, lab), np.asarray(list(y[lab])))
         post = self.posterior_
         _check_proper(post, who)
         X = self._check_X(X, reset=False)
@@ -638,10 +632,10 @@ class PosteriorMixin:
                 raise ValueError(f"{who}: y has label(s) {list(np.unique(yl[~known]))[:5]} that are not in "
                                  f"classes_ {list(post.classes)}.")
             codes = np.searchsorted(post.classes, yl)
-            enc, _ = self._encode_blocks(_rows(X, lab), post)
+            enc, _ = self._encode_blocks(take_rows(X, lab), post)
             labelled = (enc, codes)
         if unl.size:
-            unlabelled, _ = self._encode_blocks(_rows(X, unl), post)
+            unlabelled, _ = self._encode_blocks(take_rows(X, unl), post)
         return X, y, model_inputs(post, labelled, unlabelled, likelihood, n_components=C)
 
     def model_inputs(self, X, y=None, *, n_components=1, likelihood=None):
