@@ -60,12 +60,6 @@ __all__ = ["GenerativeMixin", "LatentClassFit", "missing_labels"]
 
 
 # =========================================================================== helpers
-def _is_multinomial(family) -> bool:
-    return type(family).__name__ == "Multinomial"
-
-
-def _is_categorical(family) -> bool:
-    return type(family).__name__ == "Categorical"
 
 
 def missing_labels(y) -> np.ndarray:
@@ -174,7 +168,8 @@ def _class_logw(post, rng=None, use_prior=False):
 
 
 def _rates(post, rng=None):
-    return [family_module(b.family).gen_rate(b.stats, post.class_count, rng) if _is_multinomial(b.family) else None
+    # families with a length model (counts) define gen_rate; the others have none
+    return [getattr(family_module(b.family), "gen_rate", lambda *a: None)(b.stats, post.class_count, rng)
             for b in post.blocks]
 
 
@@ -303,7 +298,7 @@ class GenerativeMixin:
 
     def _decode(self, block, values):
         """Encoded block values (n, d_block) -> list of raw column arrays."""
-        if _is_categorical(block.family):
+        if block.family.raw_values:
             return family_module(block.family).gen_decode(values, block.state)
         V = values.toarray() if sp.issparse(values) else np.asarray(values, dtype=float)
         return [V[:, j] for j in range(V.shape[1])]
@@ -313,7 +308,7 @@ class GenerativeMixin:
         post = self.posterior_
         declared = {}
         for b in post.blocks:
-            if _is_categorical(b.family):
+            if b.family.raw_values:
                 for j, c in enumerate(b.columns):
                     declared[int(c)] = (b.state.categories[j], b.state.declared[j])
         if hasattr(self, "feature_names_in_"):
@@ -366,10 +361,8 @@ class GenerativeMixin:
         columns = [None] * self._n_columns()
         for b, p, r in zip(post.blocks, points, rates):
             m = family_module(b.family)
-            if _is_multinomial(b.family):
-                vals = m.gen_sample(p, z, rng, self._lengths(length, r, z, rng, n))
-            else:
-                vals = m.gen_sample(p, z, rng)
+            lengths = self._lengths(length, r, z, rng, n) if r is not None else None
+            vals = m.gen_sample(p, z, rng, lengths)
             for c, col in zip(b.columns, self._decode(b, vals)):
                 columns[int(c)] = col
         return self._assemble(columns, n), self.classes_[z]
@@ -500,10 +493,7 @@ class GenerativeMixin:
                 miss = fm.gen_missing(e)
                 if not miss.any():
                     continue
-                if _is_multinomial(b.family):
-                    filled = fm.gen_fill(p, e, resp, strategy, z, rng, rate=rt)
-                else:
-                    filled = fm.gen_fill(p, e, resp, strategy, z, rng)
+                filled = fm.gen_fill(p, e, resp, strategy, z, rng, rate=rt)
                 rows, cols = np.nonzero(miss)
                 if sp.issparse(filled):
                     vals = np.asarray(filled.tocsr()[rows, cols]).ravel()
@@ -511,7 +501,7 @@ class GenerativeMixin:
                     continue
                 filled = np.asarray(filled)
                 sub = filled[rows, cols]
-                if _is_categorical(b.family):
+                if b.family.raw_values:
                     cats = b.state.categories
                     vals = np.empty(rows.size, dtype=object)
                     for jj in np.unique(cols):
@@ -596,7 +586,7 @@ class GenerativeMixin:
     def _latent_holdout_scores(self, X, y_codes, candidates, holdout, n_init, tol, max_iter, rng):
         obs = ~_missing_cells(X)
         for b in self.posterior_.blocks:  # count blocks are not held out cell by cell
-            if _is_multinomial(b.family):
+            if b.family.joint_columns:
                 obs[:, b.columns] = False
         rows, cols = np.nonzero(obs)
         pick = rng.random(rows.size) < holdout
@@ -744,10 +734,7 @@ class GenerativeMixin:
         parts = []
         for b, e in zip(post.blocks, encoded):
             fm = family_module(b.family)
-            if _is_multinomial(b.family) or type(b.family).__name__ == "Gaussian":
-                c = fm.gen_cell_log_lik(b.prior, b.posterior, e, resp, predictive)
-            else:
-                c = fm.gen_cell_log_lik(b.prior, b.posterior, e, resp)
+            c = fm.gen_cell_log_lik(b.prior, b.posterior, e, resp, predictive)
             parts.append((b.columns, c))
         sparse_out = any(sp.issparse(c) for _, c in parts)
         if sparse_out:

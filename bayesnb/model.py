@@ -862,7 +862,7 @@ class PosteriorMixin:
         if len(post.classes) != 2:
             raise NotLinearError(f"{self._who}: coef_/intercept_ exist only for binary problems (a linear "
                                  f"log-odds); this model has {len(post.classes)} classes.")
-        bad = [b.family.name for b in post.blocks if b.family.name not in ("bernoulli", "multinomial", "categorical")]
+        bad = [b.family.name for b in post.blocks if not hasattr(family_module(b.family), "linear_terms")]
         if bad:
             raise NotLinearError(f"{self._who}: coef_/intercept_ need Bernoulli, Multinomial or Categorical "
                                  f"blocks (log-odds linear in the features); a {bad[0]} block's log-odds "
@@ -874,23 +874,10 @@ class PosteriorMixin:
         post = self.posterior_
         ws = []
         b0 = log_pi[..., 1] - log_pi[..., 0]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            for b, par in zip(post.blocks, blocks):
-                th = par["theta"]
-                if b.family.name == "bernoulli":
-                    lp, lq = np.log(th), np.log1p(-th)
-                    ws.append((lp[..., 1, :] - lq[..., 1, :]) - (lp[..., 0, :] - lq[..., 0, :]))
-                    b0 = b0 + (lq[..., 1, :] - lq[..., 0, :]).sum(-1)
-                elif b.family.name == "multinomial":
-                    lt = np.log(th)
-                    ws.append(lt[..., 1, :] - lt[..., 0, :])
-                else:  # categorical: one weight per (feature, value), padding dropped
-                    lt = np.log(th)
-                    w = lt[..., 1, :, :] - lt[..., 0, :, :]
-                    valid = np.zeros(w.shape[-2:], bool)
-                    for j, c in enumerate(b.state.categories):
-                        valid[j, : len(c)] = True
-                    ws.append(w[..., valid])
+        for b, par in zip(post.blocks, blocks):
+            w, b_part = family_module(b.family).linear_terms(par["theta"], b.state)
+            ws.append(w)
+            b0 = b0 + b_part
         return np.concatenate(ws, axis=-1), b0
 
     @property
@@ -899,10 +886,7 @@ class PosteriorMixin:
         post = self._check_linear()
         names = []
         for b in post.blocks:
-            if b.family.name == "categorical":
-                names += [f"{n}={v}" for n, cats in zip(b.names, b.state.categories) for v in cats]
-            else:
-                names += list(b.names)
+            names += family_module(b.family).linear_names(b.names, b.state)
         return np.asarray(names, dtype=object)
 
     @property

@@ -40,8 +40,11 @@ class Family:
     #: whether the family accepts scipy.sparse blocks
     accepts_sparse = False
     #: whether the family takes raw values (any dtype, DataFrames as they are) rather
-    #: than a float array
+    #: than a float array; its encoded values are codes to decode back to values
     raw_values = False
+    #: whether the block's columns share one probability vector (a row's cells are not
+    #: independent given the class, so they are not held out or imputed one by one)
+    joint_columns = False
 
     def get_params(self, deep: bool = True) -> dict:
         """Hyperparameters as a dict (scikit-learn convention)."""

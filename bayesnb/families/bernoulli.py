@@ -300,7 +300,7 @@ def gen_prob(point: Betas) -> np.ndarray:
         return np.where(tot > 0, point.a / np.where(tot > 0, tot, 1.0), 0.5)
 
 
-def gen_sample(point: Betas, z: np.ndarray, rng) -> np.ndarray:
+def gen_sample(point: Betas, z: np.ndarray, rng, lengths=None) -> np.ndarray:
     """0/1 values (n, d) drawn given classes ``z``."""
     p = gen_prob(point)[z]
     return (rng.random(p.shape) < p).astype(float)
@@ -313,7 +313,7 @@ def gen_missing(block: BernoulliBlock) -> np.ndarray:
     return dense(block.missing) > 0
 
 
-def gen_fill(point: Betas, block: BernoulliBlock, resp, strategy, z=None, rng=None) -> np.ndarray:
+def gen_fill(point: Betas, block: BernoulliBlock, resp, strategy, z=None, rng=None, rate=None) -> np.ndarray:
     """Dense values (n, d) with missing cells filled: most probable value ("mode"),
     ``p(x=1 | x_obs)`` ("mean", a probability in [0, 1]) or a draw given classes ``z``."""
     X = dense(block.X).astype(float)
@@ -330,7 +330,7 @@ def gen_fill(point: Betas, block: BernoulliBlock, resp, strategy, z=None, rng=No
     return X
 
 
-def gen_cell_log_lik(prior: Betas, point: Betas, block: BernoulliBlock, weights) -> np.ndarray:
+def gen_cell_log_lik(prior: Betas, point: Betas, block: BernoulliBlock, weights, predictive="mean") -> np.ndarray:
     """Per-feature ``sum_k weights[i, k] log p(x_ij | y=k)``, (n, d); missing -> 0."""
     lp, lq = _log_p(point)
     X = dense(block.X)
@@ -440,3 +440,21 @@ def numpyro_row_args(block: BernoulliBlock, static) -> dict:
 def numpyro_row_loglik(params, row_args):
     """``log p(x_i | y=k)`` per row and class, shape (n, K); missing cells add 0."""
     return row_args["ones"] @ params["log_p"].T + row_args["zeros"] @ params["log_q"].T
+
+
+# ---- linear-classifier view (model.py coef_) ----
+def linear_terms(theta, state):
+    """Binary log-odds pieces from ``theta`` (..., 2, d): (weights (..., d), intercept part (...)).
+
+    ``log p(x | 1) - log p(x | 0) = sum_j x_j w_j + sum_j (log(1-theta_1j) - log(1-theta_0j))``
+    with ``w_j = logit theta_1j - logit theta_0j``.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lp, lq = np.log(theta), np.log1p(-theta)
+    w = (lp[..., 1, :] - lq[..., 1, :]) - (lp[..., 0, :] - lq[..., 0, :])
+    return w, (lq[..., 1, :] - lq[..., 0, :]).sum(-1)
+
+
+def linear_names(names, state):
+    """Names of the :func:`linear_terms` weights: the feature names."""
+    return list(names)

@@ -509,7 +509,7 @@ def gen_probs(point: Dirichlets):
     return out
 
 
-def gen_sample(point: Dirichlets, z: np.ndarray, rng) -> np.ndarray:
+def gen_sample(point: Dirichlets, z: np.ndarray, rng, lengths=None) -> np.ndarray:
     """Codes (n, d) drawn from ``x_j | y = z[i]`` (categories by position)."""
     P = gen_probs(point)
     out = np.empty((z.shape[0], len(P)), dtype=np.int64)
@@ -523,7 +523,7 @@ def gen_missing(codes: np.ndarray) -> np.ndarray:
     return codes < 0
 
 
-def gen_fill(point: Dirichlets, codes, resp, strategy, z=None, rng=None):
+def gen_fill(point: Dirichlets, codes, resp, strategy, z=None, rng=None, rate=None):
     """Codes with the missing cells filled; observed cells are returned unchanged.
 
     ``strategy="mode"`` (or ``"mean"``, which has no meaning for unordered values and
@@ -543,7 +543,7 @@ def gen_fill(point: Dirichlets, codes, resp, strategy, z=None, rng=None):
     return out
 
 
-def gen_cell_log_lik(prior: Dirichlets, point: Dirichlets, codes, weights) -> np.ndarray:
+def gen_cell_log_lik(prior: Dirichlets, point: Dirichlets, codes, weights, predictive="mean") -> np.ndarray:
     """Per-feature ``sum_k weights[i, k] log p(x_ij | y=k)``, shape (n, d); missing -> 0."""
     n, d = codes.shape
     out = np.zeros((n, d))
@@ -722,3 +722,21 @@ def numpyro_row_loglik(params, row_args):
     d = lt.shape[1]
     g = lt[:, jnp.arange(d)[None, :], codes]  # (K, n, d)
     return (g * mask[None]).sum(-1).T
+
+
+# ---- linear-classifier view (model.py coef_) ----
+def linear_terms(theta, state: CategoricalEncoding):
+    """Binary log-odds pieces from ``theta`` (..., 2, d, V_max): one weight per (feature, value)
+    of the one-hot encoding, padding dropped; no intercept part."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lt = np.log(theta)
+    w = lt[..., 1, :, :] - lt[..., 0, :, :]
+    valid = np.zeros(w.shape[-2:], bool)
+    for j, c in enumerate(state.categories):
+        valid[j, : len(c)] = True
+    return w[..., valid], np.zeros(theta.shape[:-3])
+
+
+def linear_names(names, state: CategoricalEncoding):
+    """Names of the :func:`linear_terms` weights: ``feature=value``."""
+    return [f"{n}={v}" for n, cats in zip(names, state.categories) for v in cats]

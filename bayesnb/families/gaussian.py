@@ -367,7 +367,7 @@ def gen_point(prior: NormalInverseGammas, post: NormalInverseGammas, rng=None) -
                                np.where(ok, sigma2, np.nan_to_num(var)))
 
 
-def gen_sample(point: NormalInverseGammas, z: np.ndarray, rng) -> np.ndarray:
+def gen_sample(point: NormalInverseGammas, z: np.ndarray, rng, lengths=None) -> np.ndarray:
     """Real values (n, d) drawn from ``Normal(mu[z], var[z])``."""
     mu, var = plug_in(point)
     return rng.normal(mu[z], np.sqrt(np.maximum(np.nan_to_num(var[z]), 0.0)))
@@ -378,7 +378,7 @@ def gen_missing(block: GaussianBlock) -> np.ndarray:
     return ~block.observed
 
 
-def gen_fill(point: NormalInverseGammas, block: GaussianBlock, resp, strategy, z=None, rng=None):
+def gen_fill(point: NormalInverseGammas, block: GaussianBlock, resp, strategy, z=None, rng=None, rate=None):
     """Values (n, d) with missing cells filled.
 
     ``"mean"``: ``sum_k resp[i,k] mu_k`` (the conditional mean); ``"mode"``: of the

@@ -299,6 +299,7 @@ class Multinomial(Family):
     _param_names = ("alpha",)
     name = "multinomial"
     accepts_sparse = True
+    joint_columns = True
 
     def __init__(self, alpha=1.0):
         self.alpha = alpha
@@ -405,7 +406,7 @@ def gen_rate(stats: MultinomialStats, class_count: np.ndarray, rng=None) -> np.n
     return rate
 
 
-def gen_sample(point: DirichletRows, z: np.ndarray, rng, lengths) -> np.ndarray:
+def gen_sample(point: DirichletRows, z: np.ndarray, rng, lengths=None) -> np.ndarray:
     """Counts (n, d): row i has ``lengths[i]`` tokens drawn from theta[z[i]]."""
     theta = gen_theta(point)
     out = np.zeros((z.shape[0], theta.shape[1]))
@@ -581,3 +582,16 @@ def numpyro_row_loglik(params, row_args):
     ll = row_args["X"] @ params["log_theta"].T
     observed_mass = jnp.clip(1.0 - row_args["missing"] @ params["theta"].T, jnp.finfo(ll.dtype).tiny)
     return ll - row_args["length"][:, None] * jnp.log(observed_mass)
+
+
+# ---- linear-classifier view (model.py coef_) ----
+def linear_terms(theta, state):
+    """Binary log-odds pieces from ``theta`` (..., 2, d): ``log theta_1j - log theta_0j`` per count."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lt = np.log(theta)
+    return lt[..., 1, :] - lt[..., 0, :], np.zeros(theta.shape[:-2])
+
+
+def linear_names(names, state):
+    """Names of the :func:`linear_terms` weights: the column names."""
+    return list(names)
