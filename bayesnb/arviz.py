@@ -40,6 +40,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._utils import family_module
+
 __all__ = ["BlockLayout", "block_layouts", "variable_layout", "to_datatree", "compare_posteriors"]
 
 
@@ -76,7 +78,7 @@ def block_layouts(post) -> list:
         label = b.family.name if names.count(b.family.name) == 1 else f"{b.family.name}{i}"
         suffix = "" if single else f"_{label}"
         cdim = ccoord = clabels = None
-        if b.family.name == "categorical":
+        if hasattr(b.state, "categories"):  # a categorical encoding: one more dim for the values
             cats = [list(c) for c in b.state.categories]
             shared = bool(cats) and all(len(c) == len(cats[0]) and all(_same(u, v) for u, v in zip(c, cats[0]))
                                         for c in cats)
@@ -138,7 +140,7 @@ def variable_layout(post, n_components: int = 1):
     for b, lay in zip(post.blocks, layouts):
         coords[lay.feature_dim] = np.asarray([str(n) for n in b.names])
         base = ["class"] + latent + [lay.feature_dim]
-        params = {"gaussian": ("mu", "sigma2")}.get(b.family.name, ("theta",))
+        params = family_module(b.family).PARAM_NAMES
         for p in params:
             dims[f"{p}_{lay.label}"] = base + ([lay.category_dim] if lay.category_dim else [])
         if lay.category_dim:

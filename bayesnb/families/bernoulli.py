@@ -352,6 +352,8 @@ def gen_log_penalty(prior: Betas, point: Betas) -> float:
 
 
 # ---- posterior draws and NumPyro pieces (model.py) ----
+#: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
+PARAM_NAMES = ("theta",)
 # Exact conjugate draws (NumPy) and the pieces model.py assembles into the one NumPyro
 # model. Parameterisation shared by both: ``theta`` (K, d) = p(x_j = 1 | y = k).
 

@@ -577,6 +577,8 @@ def gen_decode(codes: np.ndarray, state: CategoricalEncoding):
 
 
 # ---- posterior draws and NumPyro pieces (model.py) ----
+#: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
+PARAM_NAMES = ("theta",)
 # Exact conjugate draws (NumPy) and the pieces model.py assembles into the one NumPyro
 # model. Parameterisation shared by both: ``theta`` of shape (K, d, V_max), the
 # probabilities of each value, NaN where feature j has fewer than V_max values.

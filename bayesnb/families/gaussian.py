@@ -435,6 +435,8 @@ def gen_log_penalty(prior: NormalInverseGammas, point: NormalInverseGammas) -> f
 
 
 # ---- posterior draws and NumPyro pieces (model.py) ----
+#: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
+PARAM_NAMES = ("mu", "sigma2")
 # Exact conjugate draws (NumPy) and the pieces model.py assembles into the one NumPyro
 # model. Parameterisation shared by both: ``mu`` (K, d) and ``sigma2`` (K, d), the
 # class-conditional mean and variance.

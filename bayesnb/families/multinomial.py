@@ -493,6 +493,8 @@ def gen_log_penalty(prior: DirichletRows, point: DirichletRows) -> float:
 
 
 # ---- posterior draws and NumPyro pieces (model.py) ----
+#: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
+PARAM_NAMES = ("theta",)
 # Exact conjugate draws (NumPy) and the pieces model.py assembles into the one NumPyro
 # model. Parameterisation shared by both: ``theta`` (K, d), each row on the simplex.
 
