@@ -76,18 +76,23 @@ def read_table(path, na_values=None):
     return df
 
 
-def write_table(df, path):
-    """Write ``df`` as CSV (``-`` or None: stdout) or Parquet (by extension)."""
+def write_table(df, path, done=None):
+    """Write ``df`` as CSV (``-`` or None: stdout) or Parquet (by extension).
+
+    ``done``, if given, is printed after writing to a file (never mixed into stdout data).
+    """
     if path in (None, "-"):
         df.to_csv(sys.stdout, index=False)
         return
     if os.path.splitext(path)[1].lower() in (".parquet", ".pq"):
         try:
             df.to_parquet(path, index=False)
-            return
         except ImportError:
             raise UsageError(f"{path}: writing Parquet needs pyarrow (pip install pyarrow)") from None
-    df.to_csv(path, index=False)
+    else:
+        df.to_csv(path, index=False)
+    if done:
+        print(done)
 
 
 def _load_model(path):
@@ -219,9 +224,7 @@ def cmd_predict(args):
         P = model.predict_proba(X)
         for k, c in enumerate(model.classes_):
             out[f"p({c})"] = P[:, k]
-    write_table(out, args.output)
-    if args.output not in (None, "-"):
-        print(f"wrote {len(out)} predictions to {args.output}")
+    write_table(out, args.output, done=f"wrote {len(out)} predictions to {args.output}")
     return 0
 
 
@@ -286,9 +289,7 @@ def cmd_impute(args):
     filled = pd.DataFrame(filled, columns=X.columns, index=X.index) if not hasattr(filled, "columns") else filled
     out = df.copy()
     out[list(X.columns)] = filled[list(X.columns)]
-    write_table(out, args.output)
-    if args.output not in (None, "-"):
-        print(f"filled {before} missing cell(s); wrote {args.output}")
+    write_table(out, args.output, done=f"filled {before} missing cell(s); wrote {args.output}")
     return 0
 
 
@@ -309,9 +310,7 @@ def cmd_sample(args):
     if y is not None:
         out = out.copy()
         out[args.target] = np.asarray(y)
-    write_table(out, args.output)
-    if args.output not in (None, "-"):
-        print(f"wrote {len(out)} synthetic row(s) to {args.output}")
+    write_table(out, args.output, done=f"wrote {len(out)} synthetic row(s) to {args.output}")
     return 0
 
 
