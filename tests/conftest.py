@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,29 @@ SHARED = Path(os.environ.get("BAYESNB_SHARED_DATA", ROOT.parent / "shared" / "da
 
 # Persistent JAX compilation cache: repeated NUTS compilations are much cheaper.
 os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(ROOT / ".jax_cache"))
+
+
+# A subprocess gets a hang guard, not a speed limit: a busy CI machine may be many times slower
+# than a developer's, and a test must not fail for that. Override with BAYESNB_TEST_HANG_GUARD_S.
+HANG_GUARD_S = float(os.environ.get("BAYESNB_TEST_HANG_GUARD_S", 1800))
+
+
+def run_python(args, **kwargs) -> subprocess.CompletedProcess:
+    """Run ``python *args`` in a subprocess (text output captured) with only a hang guard.
+
+    Parameters
+    ----------
+    args : list of str
+        Arguments after the interpreter, e.g. ``["-m", "bayesnb", "--help"]``.
+    **kwargs
+        Passed to :func:`subprocess.run` (``cwd``, ``env``, ...).
+
+    Returns
+    -------
+    subprocess.CompletedProcess
+    """
+    kwargs.setdefault("timeout", HANG_GUARD_S)
+    return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True, **kwargs)
 
 
 def shared_file(name: str) -> Path:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from conftest import run_python
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -20,8 +20,7 @@ def test_mkdocs_build_strict(tmp_path):
         pytest.skip(f"docs toolchain not installed ({', '.join(missing)}): pip install -e '.[docs]' "
                     "(make test installs it)")
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    r = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
-                       cwd=ROOT, capture_output=True, text=True, timeout=170, env=env)
+    r = run_python(["-m", "mkdocs", "build", "--strict", "-d", tmp_path / "site"], cwd=ROOT, env=env)
     assert r.returncode == 0, (r.stdout + r.stderr)[-4000:]
     api = (tmp_path / "site" / "api" / "index.html").read_text(encoding="utf-8")
     assert "predict_proba" in api and "log_evidence_" in api  # mkdocstrings rendered the docstrings

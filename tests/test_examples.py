@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import SHARED
+from conftest import SHARED, run_python
+
+pytestmark = pytest.mark.e2e
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def run_example(name, tmp_path, *extra):
     env = dict(os.environ, MPLBACKEND="Agg", PYTHONWARNINGS="ignore")
-    r = subprocess.run([sys.executable, str(EXAMPLES / name), "--quick", "--out", str(tmp_path), *extra],
-                       capture_output=True, text=True, env=env, timeout=170, cwd=str(EXAMPLES))
+    r = run_python([EXAMPLES / name, "--quick", "--out", tmp_path, *extra], env=env, cwd=str(EXAMPLES))
     assert r.returncode == 0, r.stderr[-3000:]
     return r.stdout
 
@@ -72,14 +71,12 @@ def test_imputation_house_votes(tmp_path):
 
 def test_small_is_an_alias_of_quick(tmp_path):
     env = dict(os.environ, MPLBACKEND="Agg", PYTHONWARNINGS="ignore")
-    r = subprocess.run([sys.executable, str(EXAMPLES / "outliers.py"), "--small", "--out", str(tmp_path),
-                        "--data", str(tmp_path)], capture_output=True, text=True, env=env, timeout=170,
-                       cwd=str(EXAMPLES))
+    r = run_python([EXAMPLES / "outliers.py", "--small", "--out", tmp_path, "--data", tmp_path],
+                   env=env, cwd=str(EXAMPLES))
     assert r.returncode == 0, r.stderr[-3000:]
     assert "(1 seed(s), mean +- sd)" in r.stdout and (tmp_path / "outliers_roc.png").exists()
     for name in ("imputation_house_votes.py", "semisupervised_20news.py"):
-        r = subprocess.run([sys.executable, str(EXAMPLES / name), "--help"], capture_output=True, text=True,
-                           timeout=60, cwd=str(EXAMPLES))
+        r = run_python([EXAMPLES / name, "--help"], cwd=str(EXAMPLES))
         assert r.returncode == 0 and all(o in r.stdout for o in ("--quick", "--small", "--out")), name
 
 

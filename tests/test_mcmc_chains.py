@@ -7,12 +7,12 @@ runs in a fresh interpreter; bayesnb itself never calls it.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pytest
+
+from conftest import run_python
 
 SCRIPT = textwrap.dedent("""
     import numpyro
@@ -37,7 +37,7 @@ SCRIPT = textwrap.dedent("""
 @pytest.mark.slow
 def test_parallel_chains_on_host_devices():
     env = dict(os.environ, PYTHONWARNINGS="ignore")
-    r = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=300, env=env)
+    r = run_python(["-c", SCRIPT], env=env)
     assert r.returncode == 0, r.stderr[-3000:]
     out = dict(line.split(" ", 1) for line in r.stdout.strip().splitlines())
     assert out["devices"] == "2" and out["chains"] == "2" and out["distinct"] == "True"
