@@ -111,7 +111,8 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         if missing.any():
             raise ValueError(
                 f"{who}: expected a label for every training row; y contains {int(missing.sum())} "
-                "missing label(s) (None/NaN/pd.NA)."
+                "missing label(s) (None/NaN/pd.NA). Leave those rows out, or call "
+                "fit_semi_supervised(X, y) to learn from the unlabelled rows too (semi-supervised EM)."
             )
         infinite = _infinite(y)
         if infinite.any():
@@ -258,10 +259,10 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
             Training data; missing cells (NaN/None/pd.NA) are left out of their feature's
             statistics (missing at random).
         y : array-like of shape (n_samples,)
-            Class labels, all of one type. If some (not all) are missing -- None, NaN,
-            ``pd.NA``, or -1 for numeric labels, scikit-learn's semi_supervised
-            convention -- those rows are unlabelled and ``fit`` runs
-            :meth:`fit_semi_supervised` (EM).
+            Class labels, all of one type, one for every row: ``fit`` is always
+            supervised, and every value is a class (``-1`` too). A missing label
+            (None, NaN, ``pd.NA``) is an error; to learn from unlabelled rows as well,
+            call :meth:`fit_semi_supervised`.
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative weights; a weight of 2 is exactly a duplicated row and a
             weight of 0 exactly a removed one (its values do not become categories).
@@ -272,8 +273,6 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
             The fitted estimator.
         """
         self._reset_fitted()
-        if self._has_missing_labels(y):  # semi-supervised EM (generative.py)
-            return self.fit_semi_supervised(X, y, sample_weight=sample_weight)
         return self._fit(X, y, sample_weight, classes=None, partial=False)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
