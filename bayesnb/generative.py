@@ -947,6 +947,7 @@ class GenerativeMixin:
         codes[~miss] = np.searchsorted(self.classes_, labels) if K > 1 else 0
         allowed = _allowed(np.arange(K), codes)
         rw = w * np.where(miss, lam, 1.0)
+        self._check_total_weight(rw, 0.0)  # unlabeled_weight scales the unlabelled rows' counts
         class_params = self._check_class_params(K)
         meta = [(b.family, b.columns, b.names, b.state, b.prior) for b in post.blocks]
         post, hist, conv, resp = _em(post, meta, encoded, allowed, rw, class_params, self.classes_, tol, int(max_iter))
