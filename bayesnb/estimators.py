@@ -30,11 +30,11 @@ from .model import PosteriorMixin
 from .persistence import PersistenceMixin
 from .families import Bernoulli, Categorical, Gaussian, Multinomial
 
+__all__ = ["BaseNB", "NaiveBayes", "MultinomialNB", "BernoulliNB", "CategoricalNB", "GaussianNB"]
+
 #: The largest total ``sample_weight`` (per fit, or accumulated over partial_fit calls): float64
 #: counts every integer up to 2**53 exactly; beyond it a row of weight 1 can vanish (c + 1 == c).
 MAX_TOTAL_WEIGHT = float(2**53)
-
-__all__ = ["BaseNB", "NaiveBayes", "MultinomialNB", "BernoulliNB", "CategoricalNB", "GaussianNB"]
 
 
 class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin, BaseEstimator):
@@ -138,7 +138,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         return y
 
     def _check_weights(self, sample_weight, n):
-        """Non-negative finite weights of shape (n,), not all zero (ones when None)."""
+        """Non-negative finite weights of shape (n,), not all zero, none subnormal, total <= 2**53 (ones when None)."""
         who = self._who
         if sample_weight is None:
             return np.ones(n)
