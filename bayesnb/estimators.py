@@ -32,6 +32,10 @@ from .families import Bernoulli, Categorical, Gaussian, Multinomial
 
 __all__ = ["BaseNB", "NaiveBayes", "MultinomialNB", "BernoulliNB", "CategoricalNB", "GaussianNB"]
 
+#: The largest total ``sample_weight`` (per fit, or accumulated over partial_fit calls): float64
+#: counts every integer up to 2**53 exactly; beyond it a row of weight 1 can vanish (c + 1 == c).
+MAX_TOTAL_WEIGHT = float(2**53)
+
 
 class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin, BaseEstimator):
     """Shared fit / partial_fit / predict machinery of every bayesnb classifier.
@@ -111,7 +115,8 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         if missing.any():
             raise ValueError(
                 f"{who}: expected a label for every training row; y contains {int(missing.sum())} "
-                "missing label(s) (None/NaN/pd.NA)."
+                "missing label(s) (None/NaN/pd.NA). Leave those rows out, or call "
+                "fit_semi_supervised(X, y) to learn from the unlabelled rows too (semi-supervised EM)."
             )
         infinite = _infinite(y)
         if infinite.any():
@@ -133,7 +138,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         return y
 
     def _check_weights(self, sample_weight, n):
-        """Non-negative finite weights of shape (n,), not all zero (ones when None)."""
+        """Non-negative finite weights of shape (n,), not all zero, none subnormal, total <= 2**53 (ones when None)."""
         who = self._who
         if sample_weight is None:
             return np.ones(n)
@@ -159,7 +164,30 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
             )
         if not w.any():
             raise ValueError(f"{who}: expected at least one positive sample_weight; received only zeros.")
+        tiny = (w > 0) & (w < np.finfo(float).tiny)
+        if tiny.any():
+            raise ValueError(
+                f"{who}: expected sample_weight of 0 or at least {np.finfo(float).tiny:.3g}; received "
+                f"{int(tiny.sum())} subnormal weight(s), e.g. {float(w[tiny][0]):.3g}, too small for float64 to "
+                "hold the weighted statistics precisely. Use 0 to leave a row out (a weight such as 1e-300 "
+                "is accepted: it means almost no data)."
+            )
+        self._check_total_weight(w, 0.0)
         return w
+
+    def _check_total_weight(self, w, already):
+        """The total weight (plus ``already`` counted by earlier partial_fit calls) is at most 2**53."""
+        with np.errstate(over="ignore"):
+            total = float(np.sum(w)) + already
+        if not total <= MAX_TOTAL_WEIGHT:
+            got = "overflows float64" if not np.isfinite(total) else f"is {total:.3g}"
+            earlier = f" (with {already:.3g} from earlier partial_fit calls)" if already else ""
+            raise ValueError(
+                f"{self._who}: expected sample_weight summing to at most 2**53 ({MAX_TOTAL_WEIGHT:.3g}), the "
+                f"largest total that float64 counts exactly; the total weight{earlier} {got}. Weights are "
+                "counts (a weight of 2 is a duplicated row), so they are never rescaled: divide them by a "
+                "constant yourself if their scale means nothing (it sets how much the data outweigh the prior)."
+            )
 
     def _check_class_params(self, K):
         """Validate ``class_alpha`` and ``class_prior`` for ``K`` classes."""
@@ -258,13 +286,16 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
             Training data; missing cells (NaN/None/pd.NA) are left out of their feature's
             statistics (missing at random).
         y : array-like of shape (n_samples,)
-            Class labels, all of one type. If some (not all) are missing -- None, NaN,
-            ``pd.NA``, or -1 for numeric labels, scikit-learn's semi_supervised
-            convention -- those rows are unlabelled and ``fit`` runs
-            :meth:`fit_semi_supervised` (EM).
+            Class labels, all of one type, one for every row: ``fit`` is always
+            supervised, and every value is a class (``-1`` too). A missing label
+            (None, NaN, ``pd.NA``) is an error; to learn from unlabelled rows as well,
+            call :meth:`fit_semi_supervised`.
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative weights; a weight of 2 is exactly a duplicated row and a
             weight of 0 exactly a removed one (its values do not become categories).
+            Weights are counts and are never rescaled: a tiny weight (1e-300) means
+            almost no data. Subnormal weights (below 2.2e-308) and a total above
+            2**53 (~9.0e15, the largest total float64 counts exactly) are errors.
 
         Returns
         -------
@@ -272,8 +303,6 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
             The fitted estimator.
         """
         self._reset_fitted()
-        if self._has_missing_labels(y):  # semi-supervised EM (generative.py)
-            return self.fit_semi_supervised(X, y, sample_weight=sample_weight)
         return self._fit(X, y, sample_weight, classes=None, partial=False)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -316,6 +345,8 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         n = X.shape[0]
         y = self._check_y(y, n)
         w = self._check_weights(sample_weight, n)
+        if partial:
+            self._check_total_weight(w, float(np.sum(self.class_count_)))
         if partial or classes is not None:
             classes_ = self.classes_ if partial else _unique_labels(np.asarray(classes), who)
             unknown = ~np.isin(y, classes_)

@@ -21,8 +21,8 @@ method                             what it does
 ``score_samples``                  log p(x), missing cells marginalised
 ``feature_log_contributions``      which features make a row unusual
 ``set_outlier_threshold`` ...      novelty detection at a training-quantile contamination
-``fit_semi_supervised``            EM with missing labels (Nigam et al. 2000); ``fit`` calls
-                                   it when some labels are missing (-1 / None / NaN)
+``fit_semi_supervised``            EM with unlabelled rows (Nigam et al. 2000), only when asked:
+                                   ``fit`` is always supervised
 =================================  ==========================================================
 
 Parameter uncertainty
@@ -46,7 +46,6 @@ cells are imputed.
 
 from __future__ import annotations
 
-import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -62,21 +61,86 @@ __all__ = ["GenerativeMixin", "LatentClassFit", "missing_labels"]
 # =========================================================================== helpers
 
 
-def missing_labels(y) -> np.ndarray:
-    """Bool mask of missing labels, scikit-learn's ``semi_supervised`` convention.
+def _is_missing_value(v) -> bool:
+    """Whether ``v`` is a missing-value marker (None, NaN, ``pd.NA``, ``NaT``)."""
+    return bool(np.ndim(v) == 0 and missing_mask(np.asarray([v], dtype=object))[0])
 
-    ``-1`` for numeric labels, ``None`` / ``NaN`` / ``pd.NA`` for any labels.
+
+def _integer_labels(y, miss) -> bool:
+    """Whether the present labels of ``y`` are integers (not bools, floats or strings)."""
+    if y.dtype.kind in "iu":
+        return True
+    if y.dtype != object or miss.all():
+        return False
+    return all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in y[~miss])
+
+
+def missing_labels(y, unlabeled="auto", *, who="missing_labels") -> np.ndarray:
+    """Bool mask of the unlabelled rows of ``y`` (see :meth:`~GenerativeMixin.fit_semi_supervised`).
+
+    A missing value (``None``, ``NaN``, ``pd.NA``) is never a class, so it always marks an
+    unlabelled row; ``unlabeled`` names one more marker.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Labels.
+    unlabeled : object, default="auto"
+        ``"auto"``: ``-1`` also marks unlabelled rows when the labels are integers
+        (scikit-learn's ``semi_supervised`` convention); for float, string or other
+        labels only missing values do. ``None`` (or ``NaN``, ``pd.NA``): only missing
+        values. Any other value (e.g. ``-1`` or ``"?"``): labels equal to it, too.
+    who : str, default="missing_labels"
+        Name used in error messages.
+
+    Returns
+    -------
+    mask : ndarray of bool of shape (n_samples,)
+        True for the unlabelled rows.
+
+    Raises
+    ------
+    ValueError
+        With ``unlabeled="auto"`` and integer labels, when ``y`` holds both ``-1`` and
+        missing values: ``-1`` may then be a class or a marker, so say which.
+
+    Examples
+    --------
+    >>> from bayesnb import missing_labels
+    >>> missing_labels([1, -1, 0]).tolist()
+    [False, True, False]
+    >>> missing_labels([1, -1, 0], unlabeled=None).tolist()
+    [False, False, False]
+    >>> missing_labels(["a", "?", None], unlabeled="?").tolist()
+    [False, True, True]
     """
-    y = np.asarray(y)
+    y = np.asarray(y, dtype=object) if not hasattr(y, "dtype") else np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y.ravel()
     miss = missing_mask(y)
-    if y.dtype.kind in "iuf":
-        miss = miss | (y == -1)
-    elif y.dtype == object:
-        miss = miss | np.array([isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
-                                and v == -1 for v in y], dtype=bool)
-    return miss
+    auto = isinstance(unlabeled, str) and unlabeled == "auto"
+    if auto:
+        if not _integer_labels(y, miss):
+            return miss
+        marker = -1
+    elif _is_missing_value(unlabeled):
+        return miss
+    else:
+        marker = unlabeled
+    if y.dtype.kind in "iufb" and not isinstance(marker, (str, bytes)):
+        hit = y == marker
+    else:
+        hit = np.fromiter((not m and type(v) is not bool and v == marker for v, m in zip(y.tolist(), miss)),
+                          dtype=bool, count=y.shape[0])
+    hit = np.asarray(hit, dtype=bool) & ~miss
+    if auto and hit.any() and miss.any():
+        raise ValueError(
+            f"{who}: y holds both the label -1 ({int(hit.sum())} row(s)) and {int(miss.sum())} missing "
+            "value(s) (None/NaN/pd.NA). With integer labels, -1 marks an unlabelled row by default "
+            "(unlabeled='auto'), so it is unclear whether -1 is a class: pass unlabeled=None if -1 is "
+            "a class (only missing values mark unlabelled rows), or unlabeled=-1 if it marks unlabelled rows."
+        )
+    return miss | hit
 
 
 def _index_params(params, idx):
@@ -281,7 +345,7 @@ class GenerativeMixin:
             y = np.full(n, y.item(), dtype=object)
         if y.shape != (n,):
             raise ValueError(f"{self._who}: y has shape {y.shape}; expected ({n},).")
-        miss = missing_labels(y)
+        miss = missing_labels(y, unlabeled=None)  # -1 is a label here (classes_ may hold it)
         codes = np.full(n, -1, dtype=np.int64)
         if (~miss).any():
             import pandas as pd
@@ -449,8 +513,8 @@ class GenerativeMixin:
             With ``"draw"``: one exact posterior draw of the parameters per completed
             dataset (proper multiple imputation). False: the plug-in.
         y : array-like of shape (n_samples,), optional
-            Known labels of the rows (missing ones as in :func:`missing_labels`): use
-            ``p(x_miss | x_obs, y)`` for those rows.
+            Known labels of the rows (None/NaN/``pd.NA`` where unknown; ``-1`` is a
+            label like any other): use ``p(x_miss | x_obs, y)`` for those rows.
         n_components : int or "auto", default=1
             >1 or "auto": impute with a latent-class model fitted on ``X`` by
             :meth:`fit_latent_class` (each class a mixture of naive-Bayes components).
@@ -529,7 +593,8 @@ class GenerativeMixin:
         X : array-like or DataFrame of shape (n_samples, n_features)
             Rows to model (usually the table being imputed); missing cells marginalised.
         y : array-like of shape (n_samples,), optional
-            Labels (missing allowed); rows with a label only use their class's components.
+            Labels (None/NaN/``pd.NA`` where unknown; ``-1`` is a label like any other);
+            rows with a label only use their class's components.
         n_components : int or "auto", default=2
             Components per class. ``"auto"`` picks among ``candidates`` by the held-out
             log-likelihood of a random ``holdout`` fraction of the observed cells
@@ -795,35 +860,32 @@ class GenerativeMixin:
         return self.outlier_decision_function(X) < 0
 
     # ------------------------------------------------------------- semi-supervised
-    def _has_missing_labels(self, y) -> bool:
-        """Whether ``fit`` should run semi-supervised EM (invalid ``y`` -> False: fit reports it)."""
-        try:
-            yy = np.asarray(y)
-            if yy.ndim not in (1, 2) or (yy.ndim == 2 and yy.shape[1] != 1) or yy.size == 0:
-                return False
-            miss = missing_labels(yy)
-            return bool(miss.any() and not miss.all())
-        except Exception:
-            return False
-
-    def fit_semi_supervised(self, X, y, *, sample_weight=None, unlabeled_weight=1.0, tol=1e-6, max_iter=100):
+    def fit_semi_supervised(self, X, y, *, unlabeled="auto", sample_weight=None, unlabeled_weight=1.0, tol=1e-6,
+                            max_iter=100):
         """Fit with some labels missing: EM with the closed-form conjugate M-step.
 
-        Nigam et al. (2000). Labelled rows keep their class; unlabelled rows (label
-        ``-1`` for numeric labels, ``None``/``NaN`` otherwise) contribute with their
-        class responsibilities, times ``unlabeled_weight``. The priors (including
+        Nigam et al. (2000). Labelled rows keep their class; unlabelled rows contribute
+        with their class responsibilities, times ``unlabeled_weight``. The priors (including
         ``"auto"`` values) are resolved on the labelled rows and then held fixed. The
         M-step is the posterior mean, which is the MAP of the prior shifted by one
         pseudo-count (Dirichlet/Beta) or by ``a0 - 3/2`` (Normal-Inverse-Gamma); EM
         climbs the matching log posterior, recorded in ``em_objective_`` (never
-        decreases). With every label present this is exactly :meth:`fit`.
+        decreases). With every label present this is exactly :meth:`fit` (which never
+        reads a label as "unlabelled": it is always supervised).
 
         Parameters
         ----------
         X, sample_weight
             As in ``fit``.
         y : array-like of shape (n_samples,)
-            Labels, missing ones marked as above.
+            Labels, unlabelled rows marked as ``unlabeled`` says.
+        unlabeled : object, default="auto"
+            The marker of an unlabelled row, as in :func:`missing_labels`. A missing
+            value (``None``, ``NaN``, ``pd.NA``) always marks one; ``"auto"``: so does
+            ``-1`` when the labels are integers (scikit-learn's ``semi_supervised``
+            convention), and integer labels holding both ``-1`` and missing values are
+            an error (is ``-1`` a class?). ``None``: only missing values (``-1`` is a
+            class). Any other value, e.g. ``"?"`` for string labels: labels equal to it.
         unlabeled_weight : float, default=1.0
             Weight of each unlabelled row (Nigam et al.'s lambda); 0 ignores them.
         tol : float, default=1e-6
@@ -835,25 +897,34 @@ class GenerativeMixin:
         self
             With ``em_objective_``, ``n_iter_``, ``converged_`` and ``transduction_``
             (the most probable label of every training row).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from bayesnb import GaussianNB
+        >>> X = np.array([[0.0], [0.2], [3.0], [3.1], [0.1], [2.9]])
+        >>> m = GaussianNB().fit_semi_supervised(X, [0, 0, 1, 1, -1, -1])
+        >>> m.classes_.tolist(), m.transduction_.tolist()
+        ([0, 1], [0, 0, 1, 1, 0, 1])
         """
         self._reset_fitted()
-        yy = np.asarray(y)
+        who = self._who
+        dt = getattr(y, "dtype", None)
+        # a list, or pandas' nullable Int64 (NumPy would make its labels floats): Python objects
+        from_list = dt is None or (not isinstance(dt, np.dtype) and getattr(dt, "kind", "") in "iu")
+        yy = np.asarray(y, dtype=object) if from_list else np.asarray(y)
         if yy.ndim == 2 and yy.shape[1] == 1:
             yy = yy.ravel()
-        miss = missing_labels(yy)
+        if yy.ndim != 1:  # the full validation (and its message) is fit's
+            return self._fit(X, y, sample_weight, classes=None, partial=False)
+        miss = missing_labels(yy, unlabeled, who=who)
         if not miss.any():
-            return self._fit(X, yy, sample_weight, classes=None, partial=False)
+            return self._fit(X, y, sample_weight, classes=None, partial=False)
         if miss.all():
-            raise ValueError(f"{self._who}: every label is missing; at least one labelled row is needed.")
-        minus_one = miss & ~missing_mask(yy)
-        if minus_one.any():  # -1 may be a real class (labels in {-1, +1}): never silently
-            warnings.warn(
-                f"{self._who}: {int(minus_one.sum())} label(s) equal to -1 are read as unlabelled rows "
-                "(scikit-learn's semi_supervised convention) and semi-supervised EM is run. If -1 is "
-                "a class, recode the labels or use partial_fit(X, y, classes=[..., -1, ...]).",
-                UserWarning,
-                stacklevel=3,
-            )
+            raise ValueError(f"{who}: every label is missing; at least one labelled row is needed.")
+        labels = yy[~miss]
+        if labels.dtype == object and (from_list or _integer_labels(labels, np.zeros(labels.shape, bool))):
+            labels = np.asarray(labels.tolist())  # the dtype NumPy gives the labels alone (ints stay ints)
         lam = float(unlabeled_weight)
         if not np.isfinite(lam) or lam < 0:
             raise ValueError(f"{self._who}: unlabeled_weight must be >= 0; received {unlabeled_weight!r}.")
@@ -861,10 +932,9 @@ class GenerativeMixin:
         w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
         if w.ndim == 0:
             w = np.full(n, float(w))
-        y_fill = yy.copy() if yy.dtype != object else yy.astype(object)
-        if yy.dtype.kind == "f":
-            y_fill = yy.copy()
-        y_fill[miss] = yy[~miss][0]
+        y_fill = np.empty(n, dtype=labels.dtype)
+        y_fill[~miss] = labels
+        y_fill[miss] = labels[0]
         w0 = np.where(miss, 0.0, w) if w.shape == (n,) else w
         # validation, encoding (categories from every row, labelled or not), priors
         self._fit(X, y_fill, w0, classes=None, partial=False, encode_zero_weight_rows=True)
@@ -874,9 +944,10 @@ class GenerativeMixin:
         post = self.posterior_
         K = len(self.classes_)
         codes = np.full(n, -1, dtype=np.int64)
-        codes[~miss] = np.searchsorted(self.classes_, yy[~miss]) if K > 1 else 0
+        codes[~miss] = np.searchsorted(self.classes_, labels) if K > 1 else 0
         allowed = _allowed(np.arange(K), codes)
         rw = w * np.where(miss, lam, 1.0)
+        self._check_total_weight(rw, 0.0)  # unlabeled_weight scales the unlabelled rows' counts
         class_params = self._check_class_params(K)
         meta = [(b.family, b.columns, b.names, b.state, b.prior) for b in post.blocks]
         post, hist, conv, resp = _em(post, meta, encoded, allowed, rw, class_params, self.classes_, tol, int(max_iter))

@@ -615,7 +615,7 @@ class PosteriorMixin:
         if y.ndim != 1 or y.shape[0] != X.shape[0]:
             raise ValueError(f"{who}: y must be 1-D with one label per row of X ({X.shape[0]}); "
                              f"received shape {y.shape}.")
-        miss = missing_labels(y)
+        miss = missing_labels(y, unlabeled=None)  # only missing values: -1 is a label
         lab, unl = np.flatnonzero(~miss), np.flatnonzero(miss)
         if not hasattr(self, "posterior_"):
             if lab.size == 0:
@@ -682,10 +682,10 @@ class PosteriorMixin:
         X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
             Missing cells are masked out of the likelihood (values unseen in fit, too).
         y : array-like of shape (n_samples,) or None
-            Labels; missing labels (None/NaN, or -1 for numeric labels as in
-            scikit-learn's ``semi_supervised``) make unlabelled rows, whose class is
-            marginalised out (per-row likelihood with logsumexp). None: every row is
-            unlabelled (the estimator must be fitted).
+            Labels; missing labels (None, NaN, ``pd.NA``) make unlabelled rows, whose
+            class is marginalised out (per-row likelihood with logsumexp); every other
+            value, ``-1`` too, is a class. None: every row is unlabelled (the estimator
+            must be fitted).
         num_warmup, num_samples, num_chains : int
         random_state : int, numpy Generator/RandomState or None
         progress_bar : bool, default=False

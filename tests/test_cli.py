@@ -165,3 +165,25 @@ def test_demo_quick(tmp_path):
         assert "filled 392 missing votes" in report
     pngs = sorted(p.name for p in out.glob("*.png"))
     assert {"reliability.png", "log_odds.png", "class_conditionals.png"} <= set(pngs)
+
+
+def test_fit_minus_one_labels_are_classes_and_empty_labels_need_drop_unlabelled(tmp_path):
+    """SVM-light labels {-1, +1} are two classes; a row with no label is an error or, asked, left out."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.normal(size=(40, 2)), columns=["a", "b"])
+    df["label"] = np.where(np.arange(40) % 2 == 0, -1, 1)
+    df.to_csv(tmp_path / "svm.csv", index=False)
+    r = run("fit", tmp_path / "svm.csv", "--target", "label", "-o", tmp_path / "svm.bnb")
+    assert r.returncode == 0, r.stderr
+    model = bayesnb.load(tmp_path / "svm.bnb")
+    assert model.classes_.tolist() == [-1, 1] and not hasattr(model, "em_objective_")
+    np.testing.assert_array_equal(model.class_count_, [20, 20])
+    df["label"] = df["label"].astype(object)
+    df.loc[:4, "label"] = None  # written as empty cells
+    df.to_csv(tmp_path / "some_empty.csv", index=False)
+    r = run("fit", tmp_path / "some_empty.csv", "--target", "label", "-o", tmp_path / "e.bnb")
+    assert r.returncode != 0 and "5 row(s) have no 'label' label" in r.stderr and "--drop-unlabelled" in r.stderr
+    r = run("fit", tmp_path / "some_empty.csv", "--target", "label", "-o", tmp_path / "e.bnb", "--drop-unlabelled")
+    assert r.returncode == 0, r.stderr
+    dropped = bayesnb.load(tmp_path / "e.bnb")
+    assert dropped.classes_.tolist() == [-1, 1] and dropped.class_count_.sum() == 35

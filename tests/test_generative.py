@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -351,11 +352,7 @@ def test_em_objective_never_decreases(kind, votes):
         y = np.repeat(["a", "b"], 80)
         est = MultinomialNB(alpha=0.5)
         yu, _ = hide_labels(y, 0.9, 1)
-    if kind == "gaussian":  # -1 integer labels: read as unlabelled, with a warning
-        with pytest.warns(UserWarning, match="equal to -1 are read as unlabelled"):
-            est.fit(X, yu)
-    else:
-        est.fit(X, yu)
+    est.fit_semi_supervised(X, yu)  # gaussian: integer labels, -1 marks the unlabelled rows
     h = np.asarray(est.em_objective_)
     assert len(h) >= 2
     assert np.all(np.diff(h) >= -1e-9 * np.abs(h[1:]))
@@ -383,13 +380,9 @@ def test_all_labelled_em_equals_fit(votes):
     for fc, fd in zip(c.feature_log_prob_, d.feature_log_prob_):
         np.testing.assert_allclose(fc, fd, rtol=1e-12)
     np.testing.assert_allclose(c.class_log_prior_, d.class_log_prior_)
-    # integer labels with -1 dispatch from fit
     rng = np.random.default_rng(0)
     Xg = rng.normal(size=(60, 2))
     yi = np.arange(60) % 2
-    with pytest.warns(UserWarning, match="50 label"):
-        g = GaussianNB().fit(Xg, np.where(np.arange(60) < 10, yi, -1))
-    assert hasattr(g, "em_objective_") and g.classes_.tolist() == [0, 1]
     np.testing.assert_allclose(GaussianNB().fit_semi_supervised(Xg, yi).theta_, GaussianNB().fit(Xg, yi).theta_)
 
 
@@ -403,6 +396,141 @@ def test_minus_one_is_a_class_with_partial_fit():
     np.testing.assert_array_equal(m.class_count_, [20, 20])
 
 
+ESTIMATORS_ALL = {"MultinomialNB": MultinomialNB, "BernoulliNB": BernoulliNB, "CategoricalNB": CategoricalNB,
+                  "GaussianNB": GaussianNB, "NaiveBayes": NaiveBayes}
+
+
+@pytest.mark.parametrize("name", list(ESTIMATORS_ALL))
+def test_fit_with_minus_one_labels_is_supervised(name):
+    """SVM-light labels {-1, +1}: fit is supervised, -1 is a class (no EM, no warning)."""
+    rng = np.random.default_rng(5)
+    X = rng.poisson(1.0, size=(40, 5)).astype(float)
+    y01 = np.arange(40) % 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m = ESTIMATORS_ALL[name]().fit(X, 2 * y01 - 1)
+    ref = ESTIMATORS_ALL[name]().fit(X, y01)
+    assert m.classes_.tolist() == [-1, 1]
+    assert not hasattr(m, "em_objective_")
+    np.testing.assert_array_equal(m.class_count_, [20, 20])
+    np.testing.assert_allclose(m.predict_proba(X), ref.predict_proba(X), rtol=1e-12)
+    np.testing.assert_array_equal(m.predict(X), 2 * ref.predict(X) - 1)
+
+
+@pytest.mark.parametrize("y", [
+    np.r_[np.zeros(20), np.ones(19), np.nan],
+    np.array(["a", "b"] * 19 + [None, "a"], dtype=object),
+    pd.Series([0, 1] * 19 + [pd.NA, 1], dtype="Int64"),
+], ids=["nan", "None", "pd.NA"])
+def test_fit_with_missing_label_raises_and_points_to_fit_semi_supervised(y):
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    with pytest.raises(ValueError, match=r"GaussianNB: expected a label for every training row; y contains 1 "
+                                         r"missing label.*fit_semi_supervised\(X, y\)"):
+        GaussianNB().fit(X, y)
+
+
+def _two_blobs(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % 2
+    return rng.normal(size=(n, 2)) + 2.0 * y[:, None], y
+
+
+def test_fit_semi_supervised_default_marker_int_is_minus_one():
+    X, y = _two_blobs()
+    yu = np.where(np.arange(60) < 12, y, -1)
+    a = GaussianNB().fit_semi_supervised(X, yu)
+    assert a.classes_.tolist() == [0, 1] and a.classes_.dtype.kind == "i"
+    assert a.n_iter_ >= 1
+    # the same as marking the rows with None (object labels), or with unlabeled=-1 named
+    ynone = np.where(yu == -1, None, yu).astype(object)
+    for b in (GaussianNB().fit_semi_supervised(X, ynone), GaussianNB().fit_semi_supervised(X, yu, unlabeled=-1)):
+        assert b.classes_.tolist() == [0, 1] and b.classes_.dtype.kind == "i"
+        np.testing.assert_allclose(b.theta_, a.theta_, rtol=1e-12)
+        np.testing.assert_array_equal(b.transduction_, a.transduction_)
+
+
+@pytest.mark.parametrize("marker", [None, np.nan, pd.NA], ids=["None", "nan", "pd.NA"])
+def test_fit_semi_supervised_default_marker_object_is_missing_value(marker):
+    X, y = _two_blobs()
+    ys = np.where(y == 1, "pos", "neg").astype(object)
+    ys[12:] = marker
+    m = GaussianNB().fit_semi_supervised(X, ys)
+    assert m.classes_.tolist() == ["neg", "pos"] and m.n_iter_ >= 1
+    assert set(m.transduction_[12:]) <= {"neg", "pos"}
+    # float labels: NaN marks the unlabelled rows, -1.0 is a class (the -1 marker is for integers)
+    yf = np.where(y == 1, 1.0, -1.0)
+    yf[12:] = np.nan
+    f = GaussianNB().fit_semi_supervised(X, yf)
+    assert f.classes_.tolist() == [-1.0, 1.0]
+    np.testing.assert_allclose(f.theta_, m.theta_, rtol=1e-12)
+
+
+def test_fit_semi_supervised_custom_marker():
+    X, y = _two_blobs()
+    ys = np.where(y == 1, "pos", "neg")
+    ys[12:] = "?"
+    m = GaussianNB().fit_semi_supervised(X, ys, unlabeled="?")
+    assert m.classes_.tolist() == ["neg", "pos"]
+    ynone = ys.astype(object)
+    ynone[12:] = None
+    ref = GaussianNB().fit_semi_supervised(X, ynone)
+    np.testing.assert_allclose(m.theta_, ref.theta_, rtol=1e-12)
+    np.testing.assert_array_equal(m.transduction_, ref.transduction_)
+    # without naming the marker, "?" is a class like any other: no row is unlabelled
+    plain = GaussianNB().fit_semi_supervised(X, ys)
+    assert plain.classes_.tolist() == ["?", "neg", "pos"] and not hasattr(plain, "em_objective_")
+
+
+def test_fit_semi_supervised_int_labels_with_missing_values():
+    """Integer labels + None (or pandas' pd.NA) work; with -1 as well, say which -1 is."""
+    X, y = _two_blobs()
+    yl = y.tolist()
+    for i in range(12, 60):
+        yl[i] = None
+    a = GaussianNB().fit_semi_supervised(X, yl)  # used to fail with "Unknown label type: unknown"
+    assert a.classes_.tolist() == [0, 1] and a.classes_.dtype.kind == "i"
+    b = GaussianNB().fit_semi_supervised(X, pd.Series(yl, dtype="Int64"))
+    assert b.classes_.tolist() == [0, 1] and b.classes_.dtype.kind == "i"
+    np.testing.assert_allclose(b.theta_, a.theta_, rtol=1e-12)
+    # -1 and None together: is -1 a class or a marker? The error says, and how to choose
+    ym = [2 * v - 1 if v is not None else None for v in yl]
+    with pytest.raises(ValueError, match=r"GaussianNB: y holds both the label -1 \(6 row\(s\)\) and 48 missing "
+                                         r"value\(s\).*unlabeled=None if -1 is a class.*unlabeled=-1"):
+        GaussianNB().fit_semi_supervised(X, ym)
+    c = GaussianNB().fit_semi_supervised(X, ym, unlabeled=None)
+    assert c.classes_.tolist() == [-1, 1]
+    np.testing.assert_allclose(c.theta_, a.theta_, rtol=1e-12)
+    d = GaussianNB().fit_semi_supervised(X, ym, unlabeled=-1)
+    assert d.classes_.tolist() == [1]
+
+
+def test_missing_labels_markers():
+    from bayesnb import missing_labels
+
+    assert missing_labels([1, -1, 0]).tolist() == [False, True, False]
+    assert missing_labels(np.array([1.0, -1.0, np.nan])).tolist() == [False, False, True]
+    assert missing_labels([1, -1, 0], unlabeled=None).tolist() == [False, False, False]
+    assert missing_labels(np.array([1.0, -1.0, np.nan]), unlabeled=-1).tolist() == [False, True, True]
+    assert missing_labels(["a", "?", None], unlabeled="?").tolist() == [False, True, True]
+    assert missing_labels([True, False, None]).tolist() == [False, False, True]
+    with pytest.raises(ValueError, match="missing_labels: y holds both the label -1"):
+        missing_labels([1, -1, None])
+
+
+def test_known_labels_minus_one_is_a_class_in_impute_and_model_inputs():
+    """impute(y=...) and run_mcmc/model_inputs read only missing values as unknown labels."""
+    rng = np.random.default_rng(3)
+    y01 = np.arange(40) % 2
+    X = rng.normal(size=(40, 3)) + 3.0 * y01[:, None]
+    m = GaussianNB().fit(X, 2 * y01 - 1)
+    ref = GaussianNB().fit(X, y01)
+    row = np.array([[np.nan, 1.5, 1.5]])
+    np.testing.assert_allclose(m.impute(row, y=[-1]), ref.impute(row, y=[0]), rtol=1e-12)
+    np.testing.assert_allclose(m.impute(row, y=np.array([None], dtype=object)), ref.impute(row), rtol=1e-12)
+    _, _, data = m.model_inputs(X, 2 * y01 - 1)
+    assert "unlabelled" not in data
+
+
 def test_em_learns_categories_seen_only_in_unlabelled_rows():
     """Values that occur only in unlabelled rows are categories; the objective still never drops."""
     rng = np.random.default_rng(0)
@@ -410,7 +538,7 @@ def test_em_learns_categories_seen_only_in_unlabelled_rows():
     X[150:, 1] = rng.choice(list("defgh"), 50)
     y = np.where(rng.random(200) < 0.5, "p", "q").astype(object)
     y[100:] = None
-    m = CategoricalNB().fit(X, y)
+    m = CategoricalNB().fit_semi_supervised(X, y)
     assert m.categories_[1].tolist() == list("abcdefgh")
     h = np.asarray(m.em_objective_)
     assert np.all(np.diff(h) >= -1e-9 * np.abs(h[1:]))

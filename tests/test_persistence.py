@@ -218,7 +218,7 @@ def test_outlier_threshold_and_em_state_survive_save_load(tmp_path):
     np.testing.assert_array_equal(again.is_outlier(X), m.is_outlier(X))
     y_semi = y.copy()
     y_semi[::3] = None
-    s = CategoricalNB().fit(X, y_semi)
+    s = CategoricalNB().fit_semi_supervised(X, y_semi)
     s.save(tmp_path / "s.bnb")
     again = bayesnb.load(tmp_path / "s.bnb")
     np.testing.assert_array_equal(again.em_objective_, s.em_objective_)

@@ -182,7 +182,6 @@ def test_bad_labels(bad, what):
     (pd.Series([pd.NA] + [1] * 29, dtype="Int64"), [1]),
 ], ids=["nan", "None", "pd.NA"])
 def test_missing_labels_in_partial_fit(bad, classes):
-    # (fit treats missing labels as unlabelled rows: semi-supervised EM, tested elsewhere)
     with pytest.raises(ValueError, match=r"MultinomialNB: expected a label for every training row; "
                                          r"y contains 1 missing label"):
         MultinomialNB().partial_fit(COUNTS, bad, classes=classes)
@@ -251,6 +250,68 @@ def test_bad_sample_weight_shape_and_zeros():
         MultinomialNB().fit(COUNTS, Y, sample_weight=np.zeros(30))
     with pytest.raises(ValueError, match=r"MultinomialNB: expected finite sample_weight; received 1 non-finite"):
         MultinomialNB().fit(COUNTS, Y, sample_weight=np.r_[np.nan, np.ones(29)])
+
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("w, what", [
+    (1e308, r"the total weight overflows float64"),
+    (1e300, r"the total weight is 3e\+301"),
+    (1e15, r"the total weight is 3e\+16"),
+], ids=["overflow", "huge", "above-2**53"])
+def test_sample_weight_total_too_large_names_the_total(name, w, what):
+    model, X = _data(name)
+    with pytest.raises(ValueError, match=rf"{name}: expected sample_weight summing to at most 2\*\*53 "
+                                         rf"\(9.01e\+15\).*{what}\. Weights are counts"):
+        model.fit(X, Y, sample_weight=np.full(len(Y), w))
+
+
+def test_sample_weight_total_limit_is_inclusive_and_counts_partial_fit_batches():
+    w = np.full(30, 2.0**53 / 30)
+    m = MultinomialNB().fit(COUNTS, Y, sample_weight=w)  # exactly 2**53 (up to rounding) is fine
+    np.testing.assert_allclose(m.class_count_.sum(), 2.0**53, rtol=1e-12)
+    classes = np.unique(Y)
+    p = MultinomialNB().partial_fit(COUNTS, Y, classes=classes, sample_weight=np.full(30, 2.0**53 / 60))
+    with pytest.raises(ValueError, match=r"MultinomialNB: expected sample_weight summing to at most 2\*\*53.*"
+                                         r"total weight \(with 4.5e\+15 from earlier partial_fit calls\) is 1.35e\+16"):
+        p.partial_fit(COUNTS, Y, sample_weight=np.full(30, 2.0**53 / 30))
+    np.testing.assert_allclose(p.class_count_.sum(), 2.0**53 / 2, rtol=1e-12)  # the failed batch added nothing
+
+
+def test_fit_semi_supervised_unlabeled_weight_counts_toward_the_total():
+    y = Y.astype(object)
+    y[::3] = None
+    with pytest.raises(ValueError, match=r"MultinomialNB: expected sample_weight summing to at most 2\*\*53"):
+        MultinomialNB().fit_semi_supervised(COUNTS, y, unlabeled_weight=1e300)
+
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("w", [5e-324, 1e-310], ids=["smallest", "subnormal"])
+def test_subnormal_sample_weight_rejected(name, w):
+    model, X = _data(name)
+    sw = np.ones(len(Y))
+    sw[3] = w
+    with pytest.raises(ValueError, match=rf"{name}: expected sample_weight of 0 or at least 2.23e-308; received 1 "
+                                         rf"subnormal weight\(s\), e.g. {w:.3g}.*Use 0 to leave a row out"):
+        model.fit(X, Y, sample_weight=sw)
+
+
+@pytest.mark.parametrize("name", ["MultinomialNB", "BernoulliNB", "GaussianNB"])
+def test_tiny_sample_weight_means_almost_no_data(name):
+    """Weights are counts, never rescaled: 1e-300 is (to float64) a removed row, and all-tiny is the prior."""
+    model, X = _data(name)
+    sw = np.ones(len(Y))
+    sw[3] = 1e-300
+    removed = sw.copy()
+    removed[3] = 0.0
+    a = clone(model).fit(X, Y, sample_weight=sw)
+    b = clone(model).fit(X, Y, sample_weight=removed)
+    np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), rtol=1e-12)
+    tiny = clone(model).fit(X, Y, sample_weight=np.full(len(Y), 1e-300))
+    np.testing.assert_allclose(tiny.class_count_, np.full(3, 1e-299), rtol=1e-12)
+    proba = tiny.predict_proba(X)
+    assert np.all(np.isfinite(proba))
+    np.testing.assert_allclose(proba, 1 / 3, rtol=1e-9)  # no data: every class equally likely a priori
+    assert np.isfinite(tiny.log_evidence_) and abs(tiny.log_evidence_) < 1e-250
 
 
 def test_zero_weight_is_a_removed_row():
