@@ -85,3 +85,54 @@ def test_per_class_constant_feature_gives_sane_finite_predictions(values):
     Q2 = Q.copy()
     Q2[:, 2] = t
     np.testing.assert_allclose(GaussianNB().fit(X2, y).predict_proba(Q2), model.predict_proba(Q), rtol=1e-6, atol=1e-12)
+
+
+# ------------------------------------------------------------ 3. min_categories on a bool column
+def _bool_frames(flags):
+    import pandas as pd
+
+    obj = flags.astype(object)
+    obj[::7] = None  # some missing cells
+    return {
+        "numpy bool": flags[:, None],
+        "pandas bool": pd.DataFrame({"b": flags}),
+        "pandas boolean": pd.DataFrame({"b": pd.array(flags, dtype="boolean")}),
+        "object bool with None": obj[:, None],
+    }
+
+
+@pytest.mark.parametrize("kind", ["numpy bool", "pandas bool", "pandas boolean", "object bool with None"])
+def test_min_categories_keeps_bool_training_data(kind):
+    from sklearn.naive_bayes import CategoricalNB as SkCategoricalNB
+
+    from bayesnb import CategoricalNB
+
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 200)
+    flags = y == 1  # perfectly predictive
+    X = _bool_frames(flags)[kind]
+    model = CategoricalNB(min_categories=3).fit(X, y)
+    seen = np.ones(200, bool)
+    if kind == "object bool with None":
+        seen[::7] = False
+    assert np.array_equal(model.predict(X)[seen], y[seen])
+    counts = model.posterior_.blocks[0].stats.counts[0]
+    assert counts.sum() == seen.sum()  # every observed training value was counted
+    cats = list(model.posterior_.blocks[0].state.categories[0])
+    assert cats == [False, True, 2] and type(cats[0]) is bool
+    # False/True are the integer categories 0/1, exactly as scikit-learn casts them
+    ints = np.where(flags, 1, 0)[:, None]
+    as_ints = CategoricalNB(min_categories=3).fit(ints, y)
+    full = CategoricalNB(min_categories=3).fit(flags[:, None], y)
+    np.testing.assert_allclose(full.predict_proba(ints.astype(bool)), as_ints.predict_proba(ints), rtol=1e-12)
+    sk = SkCategoricalNB(min_categories=3).fit(ints, y)
+    np.testing.assert_allclose(CategoricalNB(min_categories=3, class_alpha=0).fit(ints.astype(bool), y)
+                               .predict_proba(ints.astype(bool)), sk.predict_proba(ints), rtol=1e-12)
+    # sampled values are the training values' type (bools), never the codes
+    Xs, _ = model.sample(20, random_state=0)
+    assert all(isinstance(v, (bool, np.bool_)) for v in np.asarray(Xs).ravel())
+    # partial_fit re-applies min_categories to the learned bool categories without loss
+    two = CategoricalNB(min_categories=3).partial_fit(X[:80] if kind.startswith("numpy") or kind.startswith("object")
+                                                      else X.iloc[:80], y[:80], classes=[0, 1])
+    two.partial_fit(X[80:] if kind.startswith("numpy") or kind.startswith("object") else X.iloc[80:], y[80:])
+    np.testing.assert_allclose(two.predict_proba(X), model.predict_proba(X), rtol=1e-12)
