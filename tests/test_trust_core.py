@@ -136,3 +136,122 @@ def test_min_categories_keeps_bool_training_data(kind):
                                                       else X.iloc[:80], y[:80], classes=[0, 1])
     two.partial_fit(X[80:] if kind.startswith("numpy") or kind.startswith("object") else X.iloc[80:], y[80:])
     np.testing.assert_allclose(two.predict_proba(X), model.predict_proba(X), rtol=1e-12)
+
+
+# ------------------------------------------------------- 4. an all-missing categorical column
+def _all_missing_data(kind):
+    """Training table whose column 1 is missing in every row, and the model to fit."""
+    import pandas as pd
+
+    from bayesnb import CategoricalNB
+
+    rng = np.random.default_rng(4)
+    n = 60
+    a, c = rng.choice(["a", "b", "c"], n), rng.choice(["u", "v"], n)
+    y = rng.integers(0, 2, n)
+    if kind == "object None":
+        X = np.c_[a, np.full(n, None), c].astype(object)
+    elif kind == "float NaN":
+        X = np.c_[rng.integers(0, 3, n), np.full(n, np.nan), rng.integers(0, 2, n)].astype(float)
+    else:  # DataFrame
+        X = pd.DataFrame({"a": a, "gone": pd.Series([None] * n, dtype=object), "c": c})
+    return X, y, CategoricalNB()
+
+
+def _drop_column_1(X):
+    return X.drop(columns="gone") if hasattr(X, "columns") else X[:, [0, 2]]
+
+
+def _col(X, j):
+    return np.asarray(X.iloc[:, j] if hasattr(X, "iloc") else X[:, j], dtype=object)
+
+
+def _fit(model, X, y):
+    from bayesnb import AllMissingWarning
+
+    with pytest.warns(AllMissingWarning):
+        return model.fit(X, y)
+
+
+KINDS = ["object None", "float NaN", "DataFrame"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_all_missing_categorical_column_impute(kind):
+    from bayesnb import AllMissingWarning
+
+    X, y, model = _all_missing_data(kind)
+    _fit(model, X, y)
+    without = model.__class__().fit(_drop_column_1(X), y)
+    Q = X[:10].copy()
+    if hasattr(Q, "iloc"):
+        Q.iloc[::3, 0] = None
+    else:
+        Q[::3, 0] = None
+    before = Q.copy()
+    name = "gone" if kind == "DataFrame" else "x1"
+    with pytest.warns(AllMissingWarning, match=rf"CategoricalNB: feature\(s\) \['{name}'\] have no known category.*impute"):
+        out = model.impute(Q)
+    assert all(v is None or v != v for v in _col(out, 1))  # nothing to draw from: stays missing
+    # the other columns are imputed exactly as by a model that never had the column
+    expected = without.impute(_drop_column_1(Q))
+    for j, jj in [(0, 0), (2, 1)]:
+        assert list(_col(out, j)) == list(_col(expected, jj))
+    if hasattr(Q, "iloc"):
+        assert Q.equals(before)
+    else:
+        assert np.array_equal(Q.astype(str), before.astype(str))  # input not modified
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_all_missing_categorical_column_sample(kind):
+    from bayesnb import AllMissingWarning
+
+    X, y, model = _all_missing_data(kind)
+    _fit(model, X, y)
+    without = model.__class__().fit(_drop_column_1(X), y)
+    for uncertainty in (True, False):
+        with pytest.warns(AllMissingWarning, match=r"no known category.*sampling leaves"):
+            Xs, ys = model.sample(50, random_state=5, parameter_uncertainty=uncertainty)
+        Xw, yw = without.sample(50, random_state=5, parameter_uncertainty=uncertainty)
+        assert all(v is None or v != v for v in _col(Xs, 1))
+        # the empty column draws nothing, so every other value is the same draw
+        assert np.array_equal(ys, yw)
+        assert list(_col(Xs, 0)) == list(_col(Xw, 0)) and list(_col(Xs, 2)) == list(_col(Xw, 1))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_all_missing_categorical_column_sample_posterior(kind):
+    X, y, model = _all_missing_data(kind)
+    _fit(model, X, y)
+    without = model.__class__().fit(_drop_column_1(X), y)
+    theta = model.sample_posterior(200, random_state=6).posterior["theta_categorical"].values
+    theta_w = without.sample_posterior(200, random_state=6).posterior["theta_categorical"].values
+    assert np.all(np.isnan(theta[..., 1, :]))  # zero categories: no probability to report
+    V = theta_w.shape[-1]
+    np.testing.assert_array_equal(theta[..., [0, 2], :V], theta_w)
+    assert np.all(np.isfinite(model.predict_proba(X)))
+
+
+@pytest.mark.parametrize("declare", ["categories", "min_categories"])
+def test_all_missing_categorical_column_with_declared_categories_uses_the_prior(declare):
+    """With declared categories the column's posterior is its prior: impute/sample draw
+    from it (uniform for alpha=1), and sample_posterior draws Dirichlet(alpha)."""
+    from bayesnb import CategoricalNB
+
+    rng = np.random.default_rng(7)
+    n = 40
+    X = np.c_[rng.integers(0, 3, n), np.full(n, np.nan)]
+    y = rng.integers(0, 2, n)
+    cats = [[0.0, 1.0, 2.0], [0.0, 1.0, 2.0]]
+    model = CategoricalNB(categories=cats) if declare == "categories" else CategoricalNB(min_categories=3)
+    _fit(model, X, y)
+    Xs, _ = model.sample(3000, random_state=8, parameter_uncertainty=False)
+    freq = np.bincount(np.asarray(Xs[:, 1], dtype=float).astype(int), minlength=3) / 3000
+    np.testing.assert_allclose(freq, 1 / 3, atol=0.04)  # ~5 standard errors
+    Q = np.c_[np.zeros(3000), np.full(3000, np.nan)]
+    filled = model.impute(Q, strategy="draw", random_state=9, parameter_uncertainty=False)
+    freq = np.bincount(np.asarray(filled[:, 1], dtype=float).astype(int), minlength=3) / 3000
+    np.testing.assert_allclose(freq, 1 / 3, atol=0.04)
+    theta = model.sample_posterior(4000, random_state=10).posterior["theta_categorical"].values[..., 1, :]
+    np.testing.assert_allclose(theta.mean(axis=(0, 1)), 1 / 3, atol=0.02)  # Dirichlet(1, 1, 1) mean

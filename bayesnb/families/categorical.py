@@ -573,6 +573,13 @@ def gen_log_penalty(prior: Dirichlets, point: Dirichlets) -> float:
     return total
 
 
+def gen_empty_columns(state: CategoricalEncoding) -> np.ndarray:
+    """Bool (d,): features with no category at all (missing in every training row, none
+    declared). Their posterior is the prior over zero values: nothing can be drawn, so
+    sampling and imputation leave their cells missing (None)."""
+    return np.array([len(c) == 0 for c in state.categories], dtype=bool)
+
+
 def gen_decode(codes: np.ndarray, state: CategoricalEncoding):
     """Category values per column (a list of object arrays); -1 -> None."""
     out = []
