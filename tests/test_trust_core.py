@@ -255,3 +255,82 @@ def test_all_missing_categorical_column_with_declared_categories_uses_the_prior(
     np.testing.assert_allclose(freq, 1 / 3, atol=0.04)
     theta = model.sample_posterior(4000, random_state=10).posterior["theta_categorical"].values[..., 1, :]
     np.testing.assert_allclose(theta.mean(axis=(0, 1)), 1 / 3, atol=0.02)  # Dirichlet(1, 1, 1) mean
+
+
+# --------------------------------------------- 7. partial_fit in any batching equals one fit
+def _family_data(name, rng, n):
+    from bayesnb import (Bernoulli, BernoulliNB, Categorical, CategoricalNB, Gaussian, Multinomial,
+                         NaiveBayes)
+
+    if name == "CategoricalNB":
+        # column 2: category 3 appears only in the last rows (a later batch)
+        X = rng.integers(0, 3, (n, 3)).astype(float)
+        X[-7:, 2] = 3.0
+        return (lambda: CategoricalNB()), X, [0, 1, 2]
+    if name == "BernoulliNB":
+        return (lambda: BernoulliNB()), rng.integers(0, 2, (n, 3)).astype(float), [0, 1, 2]
+    if name == "GaussianNB":
+        return (lambda: GaussianNB()), rng.normal(size=(n, 3)), [0, 1, 2]
+    # mixed: the multinomial block's columns are observed in every row (see the report on
+    # Multinomial complete-case counting); every other family's column goes missing
+    X = np.c_[rng.normal(size=n), rng.integers(0, 3, n), rng.integers(0, 5, (n, 2)), rng.integers(0, 2, n)]
+    return (lambda: NaiveBayes({0: Gaussian(), 1: Categorical(), (2, 3): Multinomial(), 4: Bernoulli()})), \
+        X.astype(float), [0, 1, 4]
+
+
+BATCHINGS = {"two": [20], "four": [10, 20, 45], "a one-row batch": [20, 21]}
+
+
+@pytest.mark.parametrize("name", ["CategoricalNB", "BernoulliNB", "GaussianNB", "NaiveBayes"])
+@pytest.mark.parametrize("batching", list(BATCHINGS))
+def test_partial_fit_with_a_batch_missing_a_column_equals_fit(name, batching):
+    import warnings
+
+    from bayesnb import AllMissingWarning
+
+    rng = np.random.default_rng(11)
+    n = 60
+    make, X, missing_columns = _family_data(name, rng, n)
+    y = rng.integers(0, 3, n)
+    Q = np.nan_to_num(X[:15]) if name != "NaiveBayes" else X[:15]
+    for col in missing_columns:
+        Xm = X.copy()
+        Xm[:20, col] = np.nan  # all missing in the first batch(es), observed later
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", AllMissingWarning)  # batch 1 legitimately warns
+            one = make().fit(Xm, y)
+            batched = make()
+            for i, rows in enumerate(np.split(np.arange(n), BATCHINGS[batching])):
+                batched.partial_fit(Xm[rows], y[rows], classes=[0, 1, 2] if i == 0 else None)
+        np.testing.assert_array_equal(batched.class_count_, one.class_count_)
+        for a, b in zip(one.posterior_.blocks, batched.posterior_.blocks):
+            for pa, pb in zip(a.posterior, b.posterior):
+                for u, v in zip(pa if isinstance(pa, tuple) else [pa], pb if isinstance(pb, tuple) else [pb]):
+                    np.testing.assert_allclose(v, u, rtol=1e-12, atol=0)
+        np.testing.assert_allclose(batched.predict_proba(Q), one.predict_proba(Q), rtol=1e-12, atol=1e-15)
+
+
+def test_partial_fit_warns_only_for_columns_never_observed():
+    """A batch missing a column that an earlier batch observed is not an all-missing column."""
+    import warnings
+
+    from bayesnb import AllMissingWarning
+
+    rng = np.random.default_rng(12)
+    X, y = rng.normal(size=(30, 2)), np.arange(30) % 2
+    later = X[10:20].copy()
+    later[:, 0] = np.nan
+    model = GaussianNB().partial_fit(X[:10], y[:10], classes=[0, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AllMissingWarning)
+        model.partial_fit(later, y[10:20])  # x0 was observed in batch 1: no warning
+    fresh = X[20:].copy()
+    fresh[:, 1] = np.nan
+    first = GaussianNB()
+    with pytest.warns(AllMissingWarning, match=r"\['x1'\]"):
+        first.partial_fit(fresh, y[20:], classes=[0, 1])
+    with pytest.warns(AllMissingWarning, match=r"\['x1'\]"):  # still never observed
+        first.partial_fit(fresh, y[20:])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AllMissingWarning)
+        first.partial_fit(X[:10], y[:10])  # observed now
