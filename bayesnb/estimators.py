@@ -377,6 +377,10 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
             old = self.posterior_
             encoded, states = self._encode_blocks(X, old, extend=True)
         all_names = getattr(self, "feature_names_in_", None)
+        # columns with no observed value in any batch so far (a batch missing a column that
+        # an earlier batch observed is not "all missing": its posterior is not the prior)
+        seen_before = getattr(self, "_never_observed", None) if partial else None
+        never_observed = []
         blocks = []
         for i, (cols, fam) in enumerate(self._specs):
             new_stats = fam.stats(encoded[i], resp, states[i])
@@ -386,10 +390,14 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
                 prev_stats = fam.reindex_stats(prev.stats, prev.state, states[i])
                 new_stats = fam.merge(prev_stats, new_stats)
             names = ColumnNames(cols, all_names)
-            allm = fam.all_missing(encoded[i])
+            allm = np.asarray(fam.all_missing(encoded[i]), dtype=bool)
+            if seen_before is not None and seen_before[i].shape == allm.shape:
+                allm = allm & seen_before[i]
+            never_observed.append(allm)
             if allm.any():
                 warn_all_missing(who, [names[j] for j in np.flatnonzero(allm)])
             blocks.append((fam, cols, names, states[i], new_stats, who))
+        self._never_observed = never_observed
         class_count = resp.sum(0) + (old.class_count if old is not None else 0.0)
         self.posterior_ = _post.build(classes_, class_count, class_alpha, fit_prior, class_prior, blocks)
         self.classes_ = self.posterior_.classes

@@ -52,7 +52,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp
 
-from ._utils import as_generator, family_module, is_frame, missing_mask
+from ._utils import AllMissingWarning, as_generator, family_module, is_frame, missing_mask
 from .families._base import dirichlet_draws, draw_categories
 
 __all__ = ["GenerativeMixin", "LatentClassFit", "missing_labels"]
@@ -410,6 +410,29 @@ class GenerativeMixin:
             raise ValueError(f"{self._who}: length must be an int >= 0 or {n} of them; received shape {L.shape}.")
         return L.astype(np.int64)
 
+    def _warn_empty_columns(self, post, what, missing=None, stacklevel=3):
+        """Warn about features with no value to draw (a family's ``gen_empty_columns``):
+        their cells are left missing (None). ``missing``: encoded blocks of the input, to
+        warn only where such a feature has a missing cell to fill."""
+        names = []
+        for i, b in enumerate(post.blocks):
+            fm = family_module(b.family)
+            empty = getattr(fm, "gen_empty_columns", None)
+            if empty is None:
+                continue
+            flags = np.asarray(empty(b.state), dtype=bool)
+            if missing is not None:
+                flags = flags & np.asarray(fm.gen_missing(missing[i]).any(axis=0)).ravel()
+            names += [b.names[j] for j in np.flatnonzero(flags)]
+        if names:
+            warnings.warn(
+                f"{self._who}: feature(s) {names} have no known category (missing in every training "
+                f"row, and none declared with categories= or min_categories=), so {what} leaves "
+                "their cells missing (None).",
+                AllMissingWarning,
+                stacklevel=stacklevel,
+            )
+
     def _draw_rows(self, post, points, logw, rates, n_samples, y, rng, length):
         if y is None:
             n = int(n_samples)
@@ -423,6 +446,8 @@ class GenerativeMixin:
             if np.any(z < 0):
                 raise ValueError(f"{self._who}: y must not contain missing labels when sampling.")
         columns = [None] * self._n_columns()
+        if n:
+            self._warn_empty_columns(post, "sampling", stacklevel=4)
         for b, p, r in zip(post.blocks, points, rates):
             m = family_module(b.family)
             lengths = self._lengths(length, r, z, rng, n) if r is not None else None
@@ -436,7 +461,9 @@ class GenerativeMixin:
         """Draw synthetic rows ``(x, y)`` from the posterior predictive.
 
         Ancestral sampling: a class from the class proportions, then every feature
-        from its class-conditional distribution.
+        from its class-conditional distribution. A categorical feature with no known
+        category (missing in every training row, none declared) is sampled as missing
+        (None), with an :class:`~bayesnb.AllMissingWarning`.
 
         Parameters
         ----------
@@ -495,7 +522,10 @@ class GenerativeMixin:
                y=None, n_components=1, latent=None):
         """Fill missing cells from ``p(x_miss | x_obs) = sum_y p(y | x_obs) p(x_miss | y)``.
 
-        Observed cells are never changed.
+        Observed cells are never changed. A categorical feature missing in every training
+        row has its prior as posterior: over its declared categories (``categories=``,
+        ``min_categories``) when there are some; with none it has nothing to draw from and
+        its cells stay missing (None), with an :class:`~bayesnb.AllMissingWarning`.
 
         Parameters
         ----------
@@ -540,6 +570,7 @@ class GenerativeMixin:
         n = X.shape[0]
         allowed = None if y is None else _allowed(model.group, self._y_codes(y, n))
         post = model.post
+        self._warn_empty_columns(post, "impute", encoded)
         outs = []
         for _ in range(m):
             r = rng if (strategy == "draw" and parameter_uncertainty and not model.point) else None
@@ -570,7 +601,10 @@ class GenerativeMixin:
                     vals = np.empty(rows.size, dtype=object)
                     for jj in np.unique(cols):
                         sel = cols == jj
-                        vals[sel] = np.asarray(cats[jj], dtype=object)[sub[sel]]
+                        cj, code = np.asarray(cats[jj], dtype=object), sub[sel]
+                        # a column with no known category cannot be filled: it stays missing
+                        ok = (code >= 0) & (code < cj.size)
+                        vals[sel] = np.where(ok, cj[np.where(ok, code, 0)] if cj.size else None, None)
                 else:
                     vals = sub.astype(float)
                 cells.append((rows, b.columns[cols], vals))

@@ -278,6 +278,8 @@ def dirichlet_draws(conc, n_draws, rng) -> np.ndarray:
     ndarray of shape (n_draws, ..., V)
     """
     conc = np.asarray(conc, dtype=float)
+    if conc.shape[-1] == 0:  # no category at all (an all-missing feature): nothing to draw
+        return np.zeros((n_draws,) + conc.shape)
     lg = _log_gamma_draws(conc, (n_draws,) + conc.shape, rng)
     top = lg.max(axis=-1, keepdims=True)
     with np.errstate(invalid="ignore"):

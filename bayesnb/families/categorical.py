@@ -204,7 +204,17 @@ def _with_min_categories(cats, min_categories, j, who):
     m = int(m if m.ndim == 0 else m[j])
     if m < 0:
         raise ValueError(f"{who}: min_categories must be >= 0; received {m}.")
-    if cats.size and cats.dtype.kind not in "iub" and not (
+    values = list(cats)
+    if cats.size and any(isinstance(c, (bool, np.bool_)) for c in values):
+        if not all(isinstance(c, (bool, np.bool_, int, np.integer)) for c in values):
+            return cats
+        # booleans keep their type: False and True stand for 0 and 1 (as in scikit-learn,
+        # which casts them), and categories 2 .. m-1 are added as integers; casting the
+        # categories to 0/1 would leave every True/False value unmatched (no training data)
+        bools = [b for b in (False, True) if b in values or int(b) < m]
+        ints = sorted({int(c) for c in values if not isinstance(c, (bool, np.bool_))} | set(range(2, m)))
+        return np.array(bools + ints, dtype=object)
+    if cats.size and cats.dtype.kind not in "iu" and not (
         cats.dtype == object and all(isinstance(c, (int, np.integer)) for c in cats)
     ):
         return cats
@@ -561,6 +571,13 @@ def gen_log_penalty(prior: Dirichlets, point: Dirichlets) -> float:
         with np.errstate(invalid="ignore"):
             total += float(np.where(a0 > 0, a0 * lp, 0.0).sum())
     return total
+
+
+def gen_empty_columns(state: CategoricalEncoding) -> np.ndarray:
+    """Bool (d,): features with no category at all (missing in every training row, none
+    declared). Their posterior is the prior over zero values: nothing can be drawn, so
+    sampling and imputation leave their cells missing (None)."""
+    return np.array([len(c) == 0 for c in state.categories], dtype=bool)
 
 
 def gen_decode(codes: np.ndarray, state: CategoricalEncoding):

@@ -20,7 +20,10 @@ Priors (``prior=``):
   guess of the variance is the pooled variance, worth two observations), and
   ``kappa0 = 0.01 * within / total`` variance, so the prior on each class mean spreads
   10 total standard deviations around the pooled mean (well-separated classes are not
-  pulled together). Zero-variance features need no ``var_smoothing``.
+  pulled together). Zero-variance features need no ``var_smoothing``: every prior
+  variance is at least ``1e-9 *`` the largest feature variance, and a feature that is
+  constant in training (no information about the class) has its classes tied, so its
+  factor cancels in ``predict_proba`` (see :func:`auto_prior`).
 - ``None``: maximum likelihood, the improper limit ``kappa0 = a0 = b0 = 0``; the plug-in
   is then the sample mean and the biased (divide-by-n) variance, exactly
   scikit-learn's ``GaussianNB(var_smoothing=0)``.
@@ -113,15 +116,26 @@ def encode(X, *, who="Gaussian") -> GaussianBlock:
 
 
 def suff_stats(block: GaussianBlock, resp: np.ndarray) -> GaussianStats:
-    """Weighted count, mean and sum of squared deviations per (class, feature)."""
-    X, obs = block.X, block.observed.astype(float)
-    n = resp.T @ obs
-    s1 = resp.T @ X
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(n > 0, s1 / n, 0.0)
-    m2 = np.empty_like(mean)
-    for k in range(resp.shape[1]):
-        m2[k] = resp[:, k] @ (((X - mean[k]) ** 2) * obs)
+    """Weighted count, mean and sum of squared deviations per (class, feature).
+
+    Each (class, feature) mean is computed on values shifted by the first value that class
+    observed in the feature, so values that are all equal give that value exactly as the
+    mean and exactly 0 as ``m2`` (whatever the weights and the summation order): a
+    constant column is recognisably constant, not "variance 1e-34" from rounding.
+    """
+    X, obs = block.X, block.observed
+    n = resp.T @ obs.astype(float)
+    K, d = n.shape
+    mean = np.zeros((K, d))
+    m2 = np.zeros((K, d))
+    for k in range(K):
+        seen = obs & (resp[:, k] > 0)[:, None]
+        has = seen.any(axis=0)
+        ref = np.where(has, X[np.argmax(seen, axis=0), np.arange(d)], 0.0)
+        shift = np.where(obs, X - ref, 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean[k] = np.where(n[k] > 0, ref + (resp[:, k] @ shift) / n[k], 0.0)
+        m2[k] = resp[:, k] @ np.where(obs, (X - mean[k]) ** 2, 0.0)
     return GaussianStats(n, mean, m2)
 
 
@@ -136,28 +150,73 @@ def merge(a: GaussianStats, b: GaussianStats) -> GaussianStats:
     return GaussianStats(n, mean, m2)
 
 
+def _fit_exactly(base, add, target):
+    """``base`` moved by a few ulps so that ``base + add == target`` in float64.
+
+    Always reached for whole-number (and half-number) ``add``; with arbitrary real weights a
+    rounding tie can leave ``base + add`` one ulp from ``target``."""
+    base = base + (target - (base + add))  # the rounding error of base + add, corrected once
+    for _ in range(64):  # then ulp by ulp (a float near base is finer than one near target)
+        got = base + add
+        if np.array_equal(got, target):
+            break
+        base = np.where(got > target, np.nextafter(base, -np.inf),
+                        np.where(got < target, np.nextafter(base, np.inf), base))
+    return base
+
+
 def auto_prior(stats: GaussianStats) -> NormalInverseGammas:
-    """The weak, scale-aware default prior computed from pooled statistics."""
+    """The weak, scale-aware default prior computed from pooled statistics.
+
+    A feature whose observed training values are all equal (zero total variance) says
+    nothing about the class, so its classes are tied: each class's prior is the pooled
+    posterior of the other classes' rows (``kappa0 + N - n_k``, ``a0 + (N - n_k) / 2``),
+    every class ends with the same posterior and the feature's factor cancels in
+    ``predict_proba`` for any value (bit for bit with whole-number weights; within an ulp
+    of the posterior's parameters with arbitrary real weights). Its prior variance is ``1e-9 * max(value**2,
+    largest variance of any feature)`` (1 when both are 0). Every other feature's prior
+    variance is at least ``1e-9 *`` the largest variance (scikit-learn's ``var_smoothing``
+    scale), so rounding-level spread never makes a near-zero variance.
+    """
     K, d = stats.n.shape
     N = stats.n.sum(0)
+    # pooled mean, shifted by one class's mean so that equal class means give it exactly
+    first = np.argmax(stats.n > 0, axis=0)
+    ref = stats.mean[first, np.arange(d)]
     with np.errstate(invalid="ignore", divide="ignore"):
-        grand = np.where(N > 0, (stats.n * stats.mean).sum(0) / N, 0.0)
+        grand = np.where(N > 0, ref + (stats.n * (stats.mean - ref)).sum(0) / N, 0.0)
         within = np.where(N > 0, stats.m2.sum(0) / N, 0.0)
         total = np.where(N > 0, (stats.m2.sum(0) + (stats.n * (stats.mean - grand) ** 2).sum(0)) / N, 0.0)
     var = np.where(within > 0, within, total)
     positive = var[var > 0]
-    floor = 1e-9 * positive.max() if positive.size else 1.0
-    # a zero-variance feature gets the floor; a never-observed one (N == 0) has no scale of its
-    # own and takes the table's largest (a 1e-9 variance would add ~-1e10 to every joint score)
-    var = np.where(var > 0, var, np.where(N > 0, floor, positive.max() if positive.size else 1.0))
+    floor = 1e-9 * positive.max() if positive.size else 0.0
+    tied = (N > 0) & (total == 0)
+    # a constant feature has no spread to learn a scale from: the scale is its magnitude
+    # (1e-9 of its square) or scikit-learn's var_smoothing scale (1e-9 of the largest
+    # variance), whichever is larger, and 1 when both are 0
+    const_var = np.maximum(floor, 1e-9 * grand**2)
+    const_var = np.where(const_var > 0, const_var, 1.0)
+    # a never-observed feature (N == 0) has no scale of its own and takes the table's largest
+    # (a 1e-9 variance would add ~-1e10 to every joint score)
+    var = np.where(N > 0, np.where(tied, const_var, np.maximum(var, floor)),
+                   positive.max() if positive.size else 1.0)
     # prior sd of a class mean = sqrt(var / kappa0) = 10 total sds: classes far apart are not
     # pulled together, and the conjugate shrinkage term does not inflate their variances
     kappa0 = AUTO_KAPPA0 * var / np.maximum(total, var)
     shape = (K, d)
+    kappa = np.broadcast_to(kappa0, shape).copy()
+    a = np.full(shape, AUTO_A0)
+    if tied.any():
+        n = stats.n[:, tied]
+        k_all = kappa0[tied] + N[tied]
+        a_all = AUTO_A0 + N[tied] / 2
+        # exact: update() adds n (resp. n / 2) back, and every class must get the same value
+        kappa[:, tied] = _fit_exactly(k_all - n, n, np.broadcast_to(k_all, n.shape))
+        a[:, tied] = _fit_exactly(a_all - n / 2, n / 2, np.broadcast_to(a_all, n.shape))
     return NormalInverseGammas(
         np.broadcast_to(grand, shape).copy(),
-        np.broadcast_to(kappa0, shape).copy(),
-        np.full(shape, AUTO_A0),
+        kappa,
+        a,
         np.broadcast_to(AUTO_A0 * var, shape).copy(),
     )
 
@@ -199,7 +258,8 @@ def update(prior: NormalInverseGammas, stats: GaussianStats) -> NormalInverseGam
     n, xbar = stats.n, stats.mean
     kappa = prior.kappa + n
     with np.errstate(invalid="ignore", divide="ignore"):
-        mu = np.where(kappa > 0, (prior.kappa * prior.mu + n * xbar) / kappa, prior.mu)
+        # mu0 + n (xbar - mu0) / kappa: equals mu0 exactly when xbar == mu0
+        mu = np.where(kappa > 0, prior.mu + (n / kappa) * (xbar - prior.mu), prior.mu)
         shrink = np.where(kappa > 0, prior.kappa * n * (xbar - prior.mu) ** 2 / (2 * kappa), 0.0)
     return NormalInverseGammas(mu, kappa, prior.a + n / 2, prior.b + stats.m2 / 2 + shrink)
 
