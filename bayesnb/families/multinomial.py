@@ -71,11 +71,17 @@ class MultinomialBlock(NamedTuple):
     X : ndarray or CSR/CSC matrix of shape (n, d)
         Counts, missing cells set to 0 (the input itself when nothing is missing).
     missing : ndarray, sparse matrix of shape (n, d), or None
-        1 where a cell was missing.
+        1 where a cell is marginalised: missing in the input, or in a column never
+        observed in training (see :func:`with_missing_columns`).
+    raw : MultinomialBlock or None
+        The block as encoded from the input, before never-observed columns were marked
+        missing (None: this block is it). Imputation fills only the cells missing in
+        ``raw`` and keeps every observed count, whatever the model knows of its column.
     """
 
     X: object
     missing: object
+    raw: object = None
 
 
 def encode(X, *, who="Multinomial") -> MultinomialBlock:
@@ -158,7 +164,11 @@ def suff_stats(block: MultinomialBlock, resp: np.ndarray, observed_columns=None)
 
 
 def with_missing_columns(block: MultinomialBlock, columns: np.ndarray) -> MultinomialBlock:
-    """The block with every cell of the bool (d,) ``columns`` marked missing (a new block)."""
+    """The block with every cell of the bool (d,) ``columns`` marked missing (a new block).
+
+    The input block is kept as ``raw`` of the result: the cells of these columns are
+    marginalised in scoring, but they are still observed data (never imputed over).
+    """
     X = block.X
     n = X.shape[0]
     cols = np.flatnonzero(columns)
@@ -173,7 +183,7 @@ def with_missing_columns(block: MultinomialBlock, columns: np.ndarray) -> Multin
     else:
         X = np.where(columns[None, :], 0.0, X)
         M = extra.toarray() if block.missing is None else np.maximum(np.asarray(block.missing), extra.toarray())
-    return MultinomialBlock(X, M)
+    return MultinomialBlock(X, M, block if block.raw is None else block.raw)
 
 
 def update(prior: DirichletRows, stats: MultinomialStats) -> DirichletRows:
@@ -417,7 +427,13 @@ def gen_sample(point: DirichletRows, z: np.ndarray, rng, lengths=None) -> np.nda
 
 
 def gen_missing(block: MultinomialBlock) -> np.ndarray:
-    """Bool (n, d) mask of missing cells (dense)."""
+    """Bool (n, d) mask of the cells missing in the input (dense).
+
+    Cells of a column never observed in training are marginalised in scoring but are
+    not missing: they are observed counts and are never imputed.
+    """
+    if block.raw is not None:
+        block = block.raw
     if block.missing is None:
         return np.zeros(block.X.shape, dtype=bool)
     return dense(block.missing) > 0
@@ -426,7 +442,12 @@ def gen_missing(block: MultinomialBlock) -> np.ndarray:
 def gen_fill(point: DirichletRows, block: MultinomialBlock, resp, strategy, z=None, rng=None, rate=None):
     """Counts with missing cells filled from ``Poisson(rate[k] theta[k, j])``:
     ``"mean"`` the mixture mean, ``"mode"`` its floor (the Poisson mode of the mean),
-    ``"draw"`` a Poisson draw given classes ``z``. Sparse input stays sparse."""
+    ``"draw"`` a Poisson draw given classes ``z``. Sparse input stays sparse.
+
+    Only the cells missing in the input are filled; every observed count is returned
+    as given, also in a column never observed in training (``block.raw``)."""
+    if block.raw is not None:
+        block = block.raw
     if block.missing is None:
         return block.X
     theta = gen_theta(point)
