@@ -5,6 +5,8 @@ Each test is named after the property it protects.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -122,3 +124,42 @@ def test_impute_never_changes_observed_cells(kind, sparse, strategy):
     # the input itself is never modified
     a, b = _cells(Xt)[0], _cells(before)[0]
     assert all((u == v) or (pd.isna(u) and pd.isna(v)) for u, v in zip(a.ravel(), b.ravel()))
+
+
+# ------------------------------------------------------- Multinomial at huge counts
+def _exact_multinomial_jll(conc, x, observed, predictive):
+    """log p(tokens | y=k) from integer concentrations in exact integer arithmetic
+    (Python ints; only the final logs are rounded): renormalised over the observed
+    columns for "mean", the Polya rising factorials for "marginal"."""
+    A = sum(c for c, o in zip(conc, observed) if o)
+    L = sum(int(v) for v, o in zip(x, observed) if o)
+    if predictive == "mean":
+        return math.fsum(int(v) * (math.log(c) - math.log(A)) for c, v, o in zip(conc, x, observed) if o and v)
+    terms = [math.log(c + t) for c, v, o in zip(conc, x, observed) if o for t in range(int(v))]
+    return math.fsum(terms) - math.fsum(math.log(A + t) for t in range(L))
+
+
+@pytest.mark.parametrize("predictive", ["mean", "marginal"])
+@pytest.mark.parametrize("scale", [10**15, 10**17])
+def test_multinomial_missing_mass_is_exact_at_huge_counts(scale, predictive):
+    X = np.array([[scale, 1, 2, 0], [1, 3, 0, 1], [0, 2, 1, scale], [1, 0, 4, 2]], dtype=float)
+    y = np.array([0, 0, 1, 1])
+    clf = MultinomialNB(alpha=1, predictive=predictive).fit(X, y)
+    Xt = np.array([[np.nan, 2, 1, 0],       # the frequent column of class 0 missing
+                   [np.nan, 1, 0, np.nan],  # both frequent columns missing
+                   [2, np.nan, 1, 3],       # a rare column missing, frequent ones observed
+                   [1, 2, 1, 1]], dtype=float)
+    jll = clf.predict_joint_log_proba(Xt) - clf.class_log_prior_
+    assert np.all(np.isfinite(jll))
+    counts = [[int(v) for v in X[y == k].sum(axis=0)] for k in (0, 1)]
+    for i, row in enumerate(Xt):
+        observed = ~np.isnan(row)
+        for k in (0, 1):
+            conc = [c + 1 for c in counts[k]]  # alpha = 1: integer concentrations
+            ref = _exact_multinomial_jll(conc, np.nan_to_num(row), observed, predictive)
+            assert jll[i, k] == pytest.approx(ref, rel=1e-9, abs=1e-12), (i, k)
+    # the per-feature contributions still add up to score_samples at this scale
+    C, term = clf.feature_log_contributions(Xt, return_class_term=True)
+    s = clf.score_samples(Xt)
+    assert np.all(np.isfinite(C)) and np.all(np.isfinite(s))
+    np.testing.assert_allclose(C.sum(axis=1) + term, s, rtol=1e-9)

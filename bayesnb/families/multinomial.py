@@ -209,6 +209,89 @@ def log_theta(post: DirichletRows) -> np.ndarray:
     return lt_T.T
 
 
+def log_rising(a, x):
+    """``log Gamma(a + x) - log Gamma(a)`` without cancellation at huge ``a`` (broadcast).
+
+    Below ``a = 1000`` the difference of ``gammaln`` is exact to ~1e-12; above, both
+    ``gammaln`` values are so large (4e18 at a = 1e17) that their difference is
+    rounding noise, so the Stirling series is differenced analytically:
+    ``(a - 1/2) log1p(x/a) + x log(a + x) - x + s(a + x) - s(a)``, with
+    ``s(z) = 1/(12z) - 1/(360z^3) + 1/(1260z^5)`` (truncation error < 1e-24).
+    ``a = 0`` gives ``gammaln(x) - inf`` as before; callers mask it.
+
+    Parameters
+    ----------
+    a, x : array-like, broadcastable
+        ``a >= 0``, ``x >= 0``.
+
+    Returns
+    -------
+    ndarray of the broadcast shape
+    """
+    a, x = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(x, dtype=float))
+    out = np.empty(a.shape)
+    big = a >= 1000.0
+    small = ~big
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out[small] = gammaln(a[small] + x[small]) - gammaln(a[small])
+    if big.any():
+        ab, xb = a[big], x[big]
+        z = ab + xb
+
+        def s(t):
+            t2 = t * t
+            return (1.0 / 12.0 - (1.0 / 360.0 - 1.0 / (1260.0 * t2)) / t2) / t
+
+        out[big] = (ab - 0.5) * np.log1p(xb / ab) + xb * np.log(z) - xb + (s(z) - s(ab))
+    return out
+
+
+def observed_concentration(a: np.ndarray, M) -> np.ndarray:
+    """``sum_j (1 - M[i, j]) a[k, j]``, shape (n, K): each row's concentration on its observed columns.
+
+    Computed without cancellation: ``total - missing`` is exact to a few ulps of the
+    result where the missing columns hold less than half the row's concentration; the
+    other rows are summed over their observed columns directly (a frequent column
+    missing, counts of 1e17, would otherwise leave nothing or rounding noise).
+
+    Parameters
+    ----------
+    a : ndarray of shape (K, d)
+        Concentrations (or theta).
+    M : ndarray or sparse matrix of shape (n, d)
+        1 where a cell is missing.
+
+    Returns
+    -------
+    ndarray of shape (n, K)
+    """
+    total = a.sum(axis=1)
+    out = total[None, :] - np.asarray(M @ a.T)
+    bad = np.flatnonzero((out < 0.5 * total[None, :]).any(axis=1))
+    if bad.size:
+        Mr = M.tocsr() if sp.issparse(M) else np.asarray(M)
+        for start in range(0, bad.size, 1024):  # bounded memory on wide vocabularies
+            rows = bad[start:start + 1024]
+            obs = 1.0 - dense(Mr[rows])
+            out[rows] = obs @ a.T
+    return np.maximum(out, 0.0)
+
+
+def log_observed_mass(a: np.ndarray, M) -> np.ndarray:
+    """``log`` of the posterior-mean theta mass on each row's observed columns, (n, K).
+
+    ``log(sum_obs a) - log(sum a)``, from the concentrations (see
+    :func:`observed_concentration`), never ``log(1 - sum_missing theta)``. A class
+    without any concentration (alpha=0, no data) gets 0, as in :func:`log_theta`;
+    a mass of exactly 0 gives ``-inf``.
+    """
+    total = a.sum(axis=1)
+    with np.errstate(divide="ignore"):
+        lm = np.log(observed_concentration(a, M)) - np.log(np.where(total > 0, total, 1.0))[None, :]
+    lm[:, total == 0] = 0.0
+    return lm
+
+
 def log_likelihood(post: DirichletRows, block: MultinomialBlock, predictive="mean",
                    log_theta_T=None, neg_inf=None) -> np.ndarray:
     """``log p(tokens of the row | y=k)``, shape (n, K).
@@ -232,24 +315,23 @@ def log_likelihood(post: DirichletRows, block: MultinomialBlock, predictive="mea
         jll = log_dot(X, lt_T, has_neg_inf=bool((post.concentration == 0).any()) if log_theta_T is None
                       else None if neg_inf is None else neg_inf)
         if M is not None:
-            theta = np.exp(lt_T)  # (d, K)
-            observed_mass = 1.0 - np.asarray(M @ theta)
+            lm = log_observed_mass(post.concentration, M)
             length = np.asarray(X.sum(axis=1)).reshape(-1, 1)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                jll = jll - np.where(length > 0, length * np.log(observed_mass), 0.0)
+            # a row's tokens lie in its observed columns: a zero observed mass means a
+            # zero-probability row, already -inf in jll (never -inf - -inf)
+            with np.errstate(invalid="ignore"):
+                jll = jll - np.where((length > 0) & np.isfinite(lm), length * lm, 0.0)
         return jll
     if predictive != "marginal":
         raise ValueError(f"predictive must be 'mean' or 'marginal'; received {predictive!r}.")
     a = post.concentration
     n = X.shape[0]
     length = np.asarray(X.sum(axis=1)).ravel()
-    A = np.broadcast_to(a.sum(axis=1), (n, a.shape[0]))
-    if M is not None:
-        A = A - np.asarray(M @ a.T)
+    A = np.broadcast_to(a.sum(axis=1), (n, a.shape[0])) if M is None else observed_concentration(a, M)
     # alpha=0: a zero count adds exactly 0 (never gammaln(0) - gammaln(0) = NaN), a
     # class without data (A == 0) drops the factor as the plug-in does.
     with np.errstate(invalid="ignore"):
-        out = np.where(A > 0, gammaln(A) - gammaln(A + length[:, None]), 0.0)
+        out = np.where(A > 0, -log_rising(A, length[:, None]), 0.0)
     if sp.issparse(X):
         rows, cols = _row_col(X)
         vals = X.data
@@ -262,14 +344,14 @@ def log_likelihood(post: DirichletRows, block: MultinomialBlock, predictive="mea
             with np.errstate(invalid="ignore", divide="ignore"):
                 terms[one] = np.log(a[k, c1])
                 ak = a[k, cr]
-                terms[rest] = gammaln(ak + vr) - gammaln(ak)
+                terms[rest] = log_rising(ak, vr)
             terms[A[rows, k] <= 0] = 0.0
             out[:, k] += np.bincount(rows, weights=terms, minlength=n)
     else:
         Xd = np.asarray(X)
         for k in range(a.shape[0]):
             with np.errstate(invalid="ignore"):
-                terms = np.where((Xd > 0) & (A[:, k:k + 1] > 0), gammaln(a[k] + Xd) - gammaln(a[k]), 0.0)
+                terms = np.where((Xd > 0) & (A[:, k:k + 1] > 0), log_rising(a[k], Xd), 0.0)
             out[:, k] += terms.sum(axis=1)
     return out
 
@@ -484,23 +566,22 @@ def gen_cell_log_lik(prior, point: DirichletRows, block: MultinomialBlock, weigh
     acc = np.zeros(vals.shape[0])
     if predictive == "mean":
         lt = log_theta(point)
-        theta = np.exp(lt)
-        mass = np.ones((n, a.shape[0]))
+        lm = np.zeros((n, a.shape[0]))
         if block.missing is not None:
-            mass = 1.0 - np.asarray(block.missing @ theta.T)
+            lm = log_observed_mass(a, block.missing)
+            lm = np.where(np.isfinite(lm), lm, 0.0)  # zero mass: the tokens' log theta is -inf already
         for k in range(a.shape[0]):
             with np.errstate(divide="ignore", invalid="ignore"):
-                c = vals * (lt[k, cols] - np.log(mass[rows, k]))
+                c = vals * (lt[k, cols] - lm[rows, k])
             acc += np.where(weights[rows, k] > 0, weights[rows, k] * c, 0.0)
     else:
-        A = np.broadcast_to(a.sum(axis=1), (n, a.shape[0]))
-        if block.missing is not None:
-            A = A - np.asarray(block.missing @ a.T)
-        row_term = gammaln(A) - gammaln(A + length[:, None])
+        A = (np.broadcast_to(a.sum(axis=1), (n, a.shape[0])) if block.missing is None
+             else observed_concentration(a, block.missing))
+        row_term = -log_rising(A, length[:, None])
         with np.errstate(invalid="ignore", divide="ignore"):
             share = np.where(length[rows] > 0, vals / np.where(length[rows] > 0, length[rows], 1.0), 0.0)
         for k in range(a.shape[0]):
-            c = gammaln(a[k, cols] + vals) - gammaln(a[k, cols]) + share * row_term[rows, k]
+            c = log_rising(a[k, cols], vals) + share * row_term[rows, k]
             acc += weights[rows, k] * c
     out = sp.csr_matrix((acc, (rows, cols)), shape=X.shape)
     return out if sp.issparse(X) else out.toarray()
