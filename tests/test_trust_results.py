@@ -12,8 +12,9 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from bayesnb import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB, NaiveBayes
+from bayesnb import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB, NaiveBayes, ZeroProbabilityWarning
 from bayesnb.families import Bernoulli, Categorical, Gaussian, Multinomial
+from bayesnb.model import NotLinearError
 
 
 # ------------------------------------------------------------ impute keeps observed cells
@@ -163,3 +164,136 @@ def test_multinomial_missing_mass_is_exact_at_huge_counts(scale, predictive):
     s = clf.score_samples(Xt)
     assert np.all(np.isfinite(C)) and np.all(np.isfinite(s))
     np.testing.assert_allclose(C.sum(axis=1) + term, s, rtol=1e-9)
+
+
+# ------------------------------------------------------------------ alpha = 0
+_Y0 = np.array([0, 0, 0, 1, 1, 1])
+
+
+def _alpha_zero_case(kind, class_alpha, predictive):
+    """(estimator at alpha=0, training X, rows to score, indices of rows impossible under every class).
+
+    The training data leave some (class, value) counts at zero; the rows to score have
+    values of probability zero under one class, under every class, and missing cells.
+    """
+    kw = dict(class_alpha=class_alpha, predictive=predictive)
+    Xc = np.array([["a", "x"], ["a", "y"], ["b", "x"], ["c", "y"], ["c", "y"], ["c", "x"]], dtype=object)
+    Tc = np.array([["a", "x"], ["c", "y"], ["b", "y"], [None, "x"], ["a", None], ["d", "x"]], dtype=object)
+    Xb = np.array([[1, 0, 1], [1, 0, 0], [1, 1, 1], [0, 1, 0], [0, 1, 1], [0, 1, 0]], dtype=float)
+    Tb = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0], [np.nan, 0, 1], [0, 0, 0], [1, np.nan, np.nan]])
+    Xm = np.array([[3, 0, 1, 0], [2, 0, 0, 0], [1, 0, 2, 0], [0, 2, 0, 0], [0, 1, 1, 0], [0, 3, 0, 0]], dtype=float)
+    Tm = np.array([[1, 0, 1, 0], [0, 1, 0, 0], [1, 1, 0, 0], [np.nan, 1, 0, 0], [0, 0, 0, 1], [1, np.nan, 0, 0],
+                   [0, 0, 0, 0], [np.nan] * 4, [np.nan, 1, 1, 0], [0, 0, 0, np.nan]])
+    if kind == "categorical":
+        return CategoricalNB(alpha=0, **kw), Xc, Tc, [5]
+    if kind == "bernoulli":
+        return BernoulliNB(alpha=0, binarize=None, **kw), Xb, Tb, [4]
+    if kind == "multinomial":
+        return MultinomialNB(alpha=0, **kw), Xm, Tm, [2, 4]
+    df = pd.DataFrame({"c": Xc[:, 0], "w1": Xm[:, 0], "w2": Xm[:, 1], "w3": Xm[:, 3], "b": Xb[:, 0],
+                       "g": [1.0, 2.0, 1.5, 3.0, 3.5, 2.5]})
+    dt = pd.DataFrame({"c": Tc[:, 0], "w1": Tm[:6, 0], "w2": Tm[:6, 1], "w3": Tm[:6, 3], "b": Tb[:, 0],
+                       "g": [1.0, 2.0, np.nan, 3.0, 3.5, 2.5]})
+    est = NaiveBayes({"c": Categorical(alpha=0), ("w1", "w2", "w3"): Multinomial(alpha=0),
+                      "b": Bernoulli(alpha=0, binarize=None), "g": Gaussian()}, **kw)
+    return est, df, dt, [2, 4, 5]
+
+
+def _no_nan(value):
+    """True when ``value`` (array, frame, sparse, tuple, DataTree) holds no NaN outside
+    the documented padding of ragged categorical draws."""
+    if value is None or isinstance(value, (int, float, np.integer, np.floating)) and not np.isnan(value):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_no_nan(v) for v in value)
+    if sp.issparse(value):
+        return not np.isnan(value.data).any()
+    if isinstance(value, pd.DataFrame):
+        return not value.isna().any().any()
+    if hasattr(value, "posterior"):  # DataTree of draws
+        post = value.posterior
+        for name in post.data_vars:
+            v = np.asarray(post[name].values, dtype=float)
+            if "category" in post.coords and "value" in post[name].dims:
+                v = v[..., np.asarray(post["category"].values) != ""]  # documented NaN padding
+            if np.isnan(v).any():
+                return False
+        return True
+    a = np.asarray(value)
+    if a.dtype == object:
+        return not pd.isna(a).any()
+    return a.dtype.kind not in "fc" or not np.isnan(a).any()
+
+
+_ALPHA0_METHODS = {
+    "predict_proba": lambda m, T: m.predict_proba(T),
+    "predict_log_proba": lambda m, T: m.predict_log_proba(T),
+    "predict_joint_log_proba": lambda m, T: m.predict_joint_log_proba(T),
+    "predict": lambda m, T: m.predict(T),
+    "score_samples": lambda m, T: m.score_samples(T),
+    "outlier_scores": lambda m, T: m.outlier_scores(T),
+    "feature_log_contributions": lambda m, T: m.feature_log_contributions(T, return_class_term=True),
+    "impute mode": lambda m, T: m.impute(T),
+    "impute mean": lambda m, T: m.impute(T, strategy="mean"),
+    "impute draw": lambda m, T: m.impute(T, strategy="draw", n_imputations=2, random_state=0),
+    "impute plug-in draw": lambda m, T: m.impute(T, strategy="draw", random_state=0, parameter_uncertainty=False),
+    "impute latent": lambda m, T: m.impute(T, n_components=2, random_state=0),
+    "sample": lambda m, T: m.sample(20, random_state=0),
+    "sample plug-in": lambda m, T: m.sample(20, random_state=0, parameter_uncertainty=False),
+    "sample_posterior": lambda m, T: m.sample_posterior(5, random_state=0),
+    "predict_proba_draws": lambda m, T: m.predict_proba_draws(T, n_draws=5, random_state=0),
+    "log_evidence_": lambda m, T: m.log_evidence_,
+    "coef_": lambda m, T: (m.coef_, m.intercept_),
+}
+_ALPHA0_CONFIGS = [(kind, ca, p, extra) for kind in ("categorical", "bernoulli", "multinomial", "mixed")
+                   for ca, p, extra in ((1.0, "mean", False), (0.0, "marginal", False),
+                                        (1.0, "marginal", True), (0.0, "mean", True))]
+
+
+@pytest.mark.filterwarnings("ignore::bayesnb.ZeroProbabilityWarning")
+@pytest.mark.parametrize("method", list(_ALPHA0_METHODS))
+@pytest.mark.parametrize("kind, class_alpha, predictive, empty_class", _ALPHA0_CONFIGS)
+def test_alpha_zero_never_gives_nan_or_a_bug_error(kind, class_alpha, predictive, empty_class, method):
+    est, X, T, _ = _alpha_zero_case(kind, class_alpha, predictive)
+    if empty_class:  # a third class without any row: no data and an improper prior
+        est.partial_fit(X, _Y0, classes=[0, 1, 2])
+    else:
+        est.fit(X, _Y0)
+    try:
+        value = _ALPHA0_METHODS[method](est, T)
+    except NotLinearError:  # a Gaussian block or 3 classes: no coef_, whatever alpha
+        assert method == "coef_"
+        return
+    except ValueError as e:  # allowed: a clear error that names the cause and the fix
+        msg = str(e)
+        assert "bug" not in msg
+        assert method == "coef_", f"unexpected error from {method}: {msg}"
+        assert type(est).__name__ in msg and "zero under both classes" in msg and "alpha > 0" in msg, msg
+        return
+    assert _no_nan(value), f"{method} returned NaN"
+    if method in ("predict_proba", "predict_proba_draws"):
+        np.testing.assert_allclose(np.asarray(value).sum(axis=-1), 1.0, rtol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["categorical", "bernoulli", "multinomial", "mixed"])
+def test_alpha_zero_row_impossible_under_every_class_uses_the_class_prior_everywhere(kind):
+    est, X, T, dead = _alpha_zero_case(kind, 1.0, "mean")
+    est.fit(X, _Y0)
+    jll = est.predict_joint_log_proba(T)
+    assert np.flatnonzero(np.isneginf(jll).all(axis=1)).tolist() == dead
+    with pytest.warns(ZeroProbabilityWarning, match=rf"index {dead[0]}\b"):
+        proba = est.predict_proba(T)
+    prior = np.exp(est.class_log_prior_)
+    np.testing.assert_allclose(proba[dead], np.broadcast_to(prior, (len(dead), prior.size)), rtol=1e-12)
+    assert np.all(np.isneginf(est.score_samples(T)[dead]))
+    # feature_log_contributions uses the same weights and still adds up to score_samples
+    with pytest.warns(ZeroProbabilityWarning):
+        C, term = est.feature_log_contributions(T, return_class_term=True)
+    C = np.asarray(C.toarray() if sp.issparse(C) else C, dtype=float)
+    alive = np.setdiff1d(np.arange(len(proba)), dead)
+    np.testing.assert_allclose(C[alive].sum(axis=1) + term[alive], est.score_samples(T)[alive], rtol=1e-9)
+    np.testing.assert_allclose(term[dead], 0.0, atol=1e-12)  # sum_k p(k) (log p(k) - log p(k | x)) with p(k | x) = p(k)
+    # impute says so too and fills the impossible rows from the class prior (no NaN)
+    with pytest.warns(ZeroProbabilityWarning):
+        out = est.impute(T, strategy="mean")
+    assert _no_nan(out)

@@ -217,7 +217,8 @@ def log_rising(a, x):
     rounding noise, so the Stirling series is differenced analytically:
     ``(a - 1/2) log1p(x/a) + x log(a + x) - x + s(a + x) - s(a)``, with
     ``s(z) = 1/(12z) - 1/(360z^3) + 1/(1260z^5)`` (truncation error < 1e-24).
-    ``a = 0`` gives ``gammaln(x) - inf`` as before; callers mask it.
+    ``x = 0`` gives exactly 0 (also at ``a = 0``); ``a = 0 < x`` gives ``-inf`` (a zero
+    probability, alpha=0).
 
     Parameters
     ----------
@@ -243,6 +244,7 @@ def log_rising(a, x):
             return (1.0 / 12.0 - (1.0 / 360.0 - 1.0 / (1260.0 * t2)) / t2) / t
 
         out[big] = (ab - 0.5) * np.log1p(xb / ab) + xb * np.log(z) - xb + (s(z) - s(ab))
+    out[x == 0] = 0.0
     return out
 
 
@@ -573,16 +575,20 @@ def gen_cell_log_lik(prior, point: DirichletRows, block: MultinomialBlock, weigh
         for k in range(a.shape[0]):
             with np.errstate(divide="ignore", invalid="ignore"):
                 c = vals * (lt[k, cols] - lm[rows, k])
-            acc += np.where(weights[rows, k] > 0, weights[rows, k] * c, 0.0)
+                acc += np.where(weights[rows, k] > 0, weights[rows, k] * c, 0.0)  # 0 * -inf masked
     else:
         A = (np.broadcast_to(a.sum(axis=1), (n, a.shape[0])) if block.missing is None
              else observed_concentration(a, block.missing))
-        row_term = -log_rising(A, length[:, None])
+        with np.errstate(invalid="ignore"):
+            row_term = -log_rising(A, length[:, None])
         with np.errstate(invalid="ignore", divide="ignore"):
             share = np.where(length[rows] > 0, vals / np.where(length[rows] > 0, length[rows], 1.0), 0.0)
         for k in range(a.shape[0]):
-            c = log_rising(a[k, cols], vals) + share * row_term[rows, k]
-            acc += weights[rows, k] * c
+            with np.errstate(invalid="ignore"):  # alpha=0: 0 * -inf where the class has weight 0
+                c = log_rising(a[k, cols], vals) + share * row_term[rows, k]
+                # as in log_likelihood: no concentration on the row's observed columns -> factor dropped
+                c = np.where(A[rows, k] > 0, c, 0.0)
+                acc += np.where(weights[rows, k] > 0, weights[rows, k] * c, 0.0)
     out = sp.csr_matrix((acc, (rows, cols)), shape=X.shape)
     return out if sp.issparse(X) else out.toarray()
 
@@ -691,9 +697,9 @@ def numpyro_row_loglik(params, row_args):
 # ---- linear-classifier view (model.py coef_) ----
 def linear_terms(theta, state):
     """Binary log-odds pieces from ``theta`` (..., 2, d): ``log theta_1j - log theta_0j`` per count."""
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):  # alpha=0: NaN where undefined, see model._linear
         lt = np.log(theta)
-    return lt[..., 1, :] - lt[..., 0, :], np.zeros(theta.shape[:-2])
+        return lt[..., 1, :] - lt[..., 0, :], np.zeros(theta.shape[:-2])
 
 
 def linear_names(names, state):
