@@ -12,7 +12,14 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from bayesnb import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB, NaiveBayes, ZeroProbabilityWarning
+from bayesnb import (
+    BernoulliNB,
+    CategoricalNB,
+    GaussianNB,
+    MultinomialNB,
+    NaiveBayes,
+    ZeroProbabilityWarning,
+)
 from bayesnb.families import Bernoulli, Categorical, Gaussian, Multinomial
 from bayesnb.model import NotLinearError
 
@@ -71,14 +78,14 @@ def _impute_case(kind, seed=0):
 
 
 _STRATEGIES = {
-    "mode": dict(strategy="mode"),
-    "mean": dict(strategy="mean"),
-    "draw": dict(strategy="draw", random_state=0),
-    "multiple": dict(strategy="draw", n_imputations=3, random_state=1),
-    "plug-in draw": dict(strategy="draw", random_state=2, parameter_uncertainty=False),
-    "latent": dict(strategy="mode", n_components=2, random_state=3),
-    "latent draw": dict(strategy="draw", n_components=2, random_state=4),
-    "given y": dict(strategy="mean", y=np.array([0, 1, None] * 4, dtype=object)),
+    "mode": {"strategy": "mode"},
+    "mean": {"strategy": "mean"},
+    "draw": {"strategy": "draw", "random_state": 0},
+    "multiple": {"strategy": "draw", "n_imputations": 3, "random_state": 1},
+    "plug-in draw": {"strategy": "draw", "random_state": 2, "parameter_uncertainty": False},
+    "latent": {"strategy": "mode", "n_components": 2, "random_state": 3},
+    "latent draw": {"strategy": "draw", "n_components": 2, "random_state": 4},
+    "given y": {"strategy": "mean", "y": np.array([0, 1, None] * 4, dtype=object)},
 }
 
 
@@ -176,7 +183,7 @@ def _alpha_zero_case(kind, class_alpha, predictive):
     The training data leave some (class, value) counts at zero; the rows to score have
     values of probability zero under one class, under every class, and missing cells.
     """
-    kw = dict(class_alpha=class_alpha, predictive=predictive)
+    kw = {"class_alpha": class_alpha, "predictive": predictive}
     Xc = np.array([["a", "x"], ["a", "y"], ["b", "x"], ["c", "y"], ["c", "y"], ["c", "x"]], dtype=object)
     Tc = np.array([["a", "x"], ["c", "y"], ["b", "y"], [None, "x"], ["a", None], ["d", "x"]], dtype=object)
     Xb = np.array([[1, 0, 1], [1, 0, 0], [1, 1, 1], [0, 1, 0], [0, 1, 1], [0, 1, 0]], dtype=float)
