@@ -246,13 +246,29 @@ def _joint(post, points, encoded, logw, predictive="mean"):
     return jll + logw
 
 
-def _normalise(jll):
+def _normalise(jll, fallback=None, who="NaiveBayes"):
+    """Responsibilities ``p(state | x)`` (n, S) from the joint; never NaN.
+
+    Rows impossible under every state (alpha=0) get ``fallback`` (the log class
+    weights, (S,) or (n, S)) with a :class:`ZeroProbabilityWarning`, the rule of
+    ``predict_proba``; without a fallback (EM), uniform weights.
+    """
     with np.errstate(invalid="ignore", divide="ignore"):
         lse = logsumexp(jll, axis=1, keepdims=True)
         r = np.exp(jll - lse)
     dead = ~np.isfinite(lse[:, 0])
     if dead.any():
         r[dead] = 1.0 / jll.shape[1]
+        if fallback is not None:
+            from .posterior import warn_zero_probability
+
+            warn_zero_probability(dead, who, stacklevel=4)
+            fb = np.broadcast_to(fallback, jll.shape)[dead]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                lf = logsumexp(fb, axis=1, keepdims=True)
+                pf = np.exp(fb - lf)
+            ok = np.isfinite(lf[:, 0])
+            r[np.flatnonzero(dead)[ok]] = pf[ok]
     return r
 
 
@@ -525,7 +541,10 @@ class GenerativeMixin:
         Observed cells are never changed. A categorical feature missing in every training
         row has its prior as posterior: over its declared categories (``categories=``,
         ``min_categories``) when there are some; with none it has nothing to draw from and
-        its cells stay missing (None), with an :class:`~bayesnb.AllMissingWarning`.
+        its cells stay missing (None), with an :class:`~bayesnb.AllMissingWarning`. A row
+        impossible under every class (only with ``alpha=0``) uses the class prior for
+        ``p(y | x_obs)``, with a :class:`ZeroProbabilityWarning`, as :meth:`predict_proba`
+        does.
 
         Parameters
         ----------
@@ -578,9 +597,11 @@ class GenerativeMixin:
             logw = _class_logw(post, r)
             rates = _rates(post, r)
             jll = _joint(post, points, encoded, logw)
+            fallback = logw
             if allowed is not None:
                 jll = np.where(allowed, jll, -np.inf)
-            resp = _normalise(jll)
+                fallback = np.where(allowed, logw, -np.inf)
+            resp = _normalise(jll, fallback, self._who)
             z = _draw_index(resp, rng) if strategy == "draw" else None
             cells = []
             for b, p, e, rt in zip(post.blocks, points, encoded, rates):
@@ -814,7 +835,9 @@ class GenerativeMixin:
         ``C[i, j] = sum_k p(y=k | x_i) log p(x_ij | y=k)`` (0 for a missing cell; for a
         multinomial block each column's share of the row's token log-probability). They
         add up exactly: ``score_samples(X) = C.sum(1) + class_term`` with
-        ``class_term[i] = sum_k p(k | x_i) (log p(y=k) - log p(k | x_i))``.
+        ``class_term[i] = sum_k p(k | x_i) (log p(y=k) - log p(k | x_i))``, the weights
+        ``p(k | x_i)`` those of :meth:`predict_proba` (for a row impossible under every
+        class, alpha=0, the class prior, and ``score_samples`` is ``-inf``).
 
         Returns
         -------
@@ -828,7 +851,7 @@ class GenerativeMixin:
         post = model.post
         predictive = self._check_predictive()
         jll = _post_joint(self, encoded)
-        resp = _normalise(jll)
+        resp = _normalise(jll, post.class_log_prior, self._who)
         n = Xc.shape[0]
         parts = []
         for b, e in zip(post.blocks, encoded):

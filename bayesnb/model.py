@@ -877,8 +877,19 @@ class PosteriorMixin:
         for b, par in zip(post.blocks, blocks):
             w, b_part = family_module(b.family).linear_terms(par["theta"], b.state)
             ws.append(w)
-            b0 = b0 + b_part
-        return np.concatenate(ws, axis=-1), b0
+            with np.errstate(invalid="ignore"):
+                b0 = b0 + b_part
+        coef = np.concatenate(ws, axis=-1)
+        undefined = np.isnan(coef).reshape(-1, coef.shape[-1]).any(axis=0)
+        if undefined.any() or np.isnan(b0).any():
+            names = [str(n) for n in np.asarray(self.coef_names_)[undefined][:5]]
+            where = (f"the weight(s) of {names}{' ...' if undefined.sum() > 5 else ''}" if undefined.any()
+                     else "the intercept")
+            raise ValueError(
+                f"{self._who}: the log-odds are undefined ({where}): a feature value has probability "
+                "zero under both classes (alpha=0, a zero count in both), so log p(x|y=1) - log p(x|y=0) "
+                "is -inf - (-inf). Use alpha > 0 to smooth.")
+        return coef, b0
 
     @property
     def coef_names_(self):

@@ -162,6 +162,29 @@ def joint_log_likelihood(post: NBPosterior, encoded_blocks, predictive="mean", c
     return jll + post.class_log_prior
 
 
+def warn_zero_probability(dead: np.ndarray, who: str = "NaiveBayes", stacklevel: int = 3) -> None:
+    """Issue the :class:`ZeroProbabilityWarning` for the rows flagged in ``dead``.
+
+    Parameters
+    ----------
+    dead : bool ndarray of shape (n,)
+        Rows whose joint probability is zero under every class.
+    who : str
+        Estimator name for the message.
+    stacklevel : int
+        Passed to :func:`warnings.warn`.
+    """
+    rows = np.flatnonzero(dead)
+    shown = ", ".join(map(str, rows[:10])) + (", ..." if rows.size > 10 else "")
+    warnings.warn(
+        f"{who}: {rows.size} row(s) (index {shown}) have probability zero under every class "
+        "(a value never seen with any class while alpha=0: the zero-frequency problem); "
+        "their class probabilities are set to the class prior. Use alpha > 0 to smooth.",
+        ZeroProbabilityWarning,
+        stacklevel=stacklevel,
+    )
+
+
 def normalise(jll: np.ndarray, class_log_prior: np.ndarray, who: str = "NaiveBayes") -> np.ndarray:
     """``log p(y=k | x)`` from the joint, normalised with logsumexp; never NaN.
 
@@ -195,13 +218,7 @@ def normalise(jll: np.ndarray, class_log_prior: np.ndarray, who: str = "NaiveBay
         )
     dead = ~np.isfinite(jll).any(axis=1)
     if dead.any():
-        warnings.warn(
-            f"{who}: {int(dead.sum())} row(s) have probability zero under every class "
-            "(a value never seen with any class while alpha=0: the zero-frequency problem); "
-            "their class probabilities are set to the class prior. Use alpha > 0 to smooth.",
-            ZeroProbabilityWarning,
-            stacklevel=3,
-        )
+        warn_zero_probability(dead, who, stacklevel=4)
         jll[dead] = class_log_prior
     # logsumexp over classes (every row has a finite entry now)
     top = jll.max(axis=1, keepdims=True)

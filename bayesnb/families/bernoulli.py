@@ -340,7 +340,8 @@ def gen_cell_log_lik(prior: Betas, point: Betas, block: BernoulliBlock, weights,
         with np.errstate(invalid="ignore"):
             v = np.where(X > 0, lp[k], lq[k])
         w = weights[:, k:k + 1]
-        out += np.where(obs & (w > 0), w * v, 0.0)
+        with np.errstate(invalid="ignore"):  # 0 * -inf (alpha=0) where the weight is 0: masked
+            out += np.where(obs & (w > 0), w * v, 0.0)
     return out
 
 
@@ -451,10 +452,10 @@ def linear_terms(theta, state):
     ``log p(x | 1) - log p(x | 0) = sum_j x_j w_j + sum_j (log(1-theta_1j) - log(1-theta_0j))``
     with ``w_j = logit theta_1j - logit theta_0j``.
     """
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):  # alpha=0: NaN where undefined, see model._linear
         lp, lq = np.log(theta), np.log1p(-theta)
-    w = (lp[..., 1, :] - lq[..., 1, :]) - (lp[..., 0, :] - lq[..., 0, :])
-    return w, (lq[..., 1, :] - lq[..., 0, :]).sum(-1)
+        w = (lp[..., 1, :] - lq[..., 1, :]) - (lp[..., 0, :] - lq[..., 0, :])
+        return w, (lq[..., 1, :] - lq[..., 0, :]).sum(-1)
 
 
 def linear_names(names, state):

@@ -340,8 +340,9 @@ def code_log_tables(prior: Dirichlets, post: Dirichlets):
         K, V = a.shape
         tot = a.sum(axis=1)
         a_new = a0.mean(axis=1) if V else np.ones(K)
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):
             unseen = np.log(a_new) - np.log(tot + a_new)
+        unseen[tot + a_new == 0] = 0.0  # no data, alpha=0: the factor is dropped, as in log_probs
         tables.append(np.concatenate([lp, unseen[:, None], np.zeros((K, 1))], axis=1))
     return tables
 
@@ -747,9 +748,9 @@ def numpyro_row_loglik(params, row_args):
 def linear_terms(theta, state: CategoricalEncoding):
     """Binary log-odds pieces from ``theta`` (..., 2, d, V_max): one weight per (feature, value)
     of the one-hot encoding, padding dropped; no intercept part."""
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):  # alpha=0: NaN where undefined, see model._linear
         lt = np.log(theta)
-    w = lt[..., 1, :, :] - lt[..., 0, :, :]
+        w = lt[..., 1, :, :] - lt[..., 0, :, :]
     valid = np.zeros(w.shape[-2:], bool)
     for j, c in enumerate(state.categories):
         valid[j, : len(c)] = True

@@ -71,11 +71,17 @@ class MultinomialBlock(NamedTuple):
     X : ndarray or CSR/CSC matrix of shape (n, d)
         Counts, missing cells set to 0 (the input itself when nothing is missing).
     missing : ndarray, sparse matrix of shape (n, d), or None
-        1 where a cell was missing.
+        1 where a cell is marginalised: missing in the input, or in a column never
+        observed in training (see :func:`with_missing_columns`).
+    raw : MultinomialBlock or None
+        The block as encoded from the input, before never-observed columns were marked
+        missing (None: this block is it). Imputation fills only the cells missing in
+        ``raw`` and keeps every observed count, whatever the model knows of its column.
     """
 
     X: object
     missing: object
+    raw: object = None
 
 
 def encode(X, *, who="Multinomial") -> MultinomialBlock:
@@ -158,7 +164,11 @@ def suff_stats(block: MultinomialBlock, resp: np.ndarray, observed_columns=None)
 
 
 def with_missing_columns(block: MultinomialBlock, columns: np.ndarray) -> MultinomialBlock:
-    """The block with every cell of the bool (d,) ``columns`` marked missing (a new block)."""
+    """The block with every cell of the bool (d,) ``columns`` marked missing (a new block).
+
+    The input block is kept as ``raw`` of the result: the cells of these columns are
+    marginalised in scoring, but they are still observed data (never imputed over).
+    """
     X = block.X
     n = X.shape[0]
     cols = np.flatnonzero(columns)
@@ -173,7 +183,7 @@ def with_missing_columns(block: MultinomialBlock, columns: np.ndarray) -> Multin
     else:
         X = np.where(columns[None, :], 0.0, X)
         M = extra.toarray() if block.missing is None else np.maximum(np.asarray(block.missing), extra.toarray())
-    return MultinomialBlock(X, M)
+    return MultinomialBlock(X, M, block if block.raw is None else block.raw)
 
 
 def update(prior: DirichletRows, stats: MultinomialStats) -> DirichletRows:
@@ -199,6 +209,91 @@ def log_theta(post: DirichletRows) -> np.ndarray:
     return lt_T.T
 
 
+def log_rising(a, x):
+    """``log Gamma(a + x) - log Gamma(a)`` without cancellation at huge ``a`` (broadcast).
+
+    Below ``a = 1000`` the difference of ``gammaln`` is exact to ~1e-12; above, both
+    ``gammaln`` values are so large (4e18 at a = 1e17) that their difference is
+    rounding noise, so the Stirling series is differenced analytically:
+    ``(a - 1/2) log1p(x/a) + x log(a + x) - x + s(a + x) - s(a)``, with
+    ``s(z) = 1/(12z) - 1/(360z^3) + 1/(1260z^5)`` (truncation error < 1e-24).
+    ``x = 0`` gives exactly 0 (also at ``a = 0``); ``a = 0 < x`` gives ``-inf`` (a zero
+    probability, alpha=0).
+
+    Parameters
+    ----------
+    a, x : array-like, broadcastable
+        ``a >= 0``, ``x >= 0``.
+
+    Returns
+    -------
+    ndarray of the broadcast shape
+    """
+    a, x = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(x, dtype=float))
+    out = np.empty(a.shape)
+    big = a >= 1000.0
+    small = ~big
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out[small] = gammaln(a[small] + x[small]) - gammaln(a[small])
+    if big.any():
+        ab, xb = a[big], x[big]
+        z = ab + xb
+
+        def s(t):
+            t2 = t * t
+            return (1.0 / 12.0 - (1.0 / 360.0 - 1.0 / (1260.0 * t2)) / t2) / t
+
+        out[big] = (ab - 0.5) * np.log1p(xb / ab) + xb * np.log(z) - xb + (s(z) - s(ab))
+    out[x == 0] = 0.0
+    return out
+
+
+def observed_concentration(a: np.ndarray, M) -> np.ndarray:
+    """``sum_j (1 - M[i, j]) a[k, j]``, shape (n, K): each row's concentration on its observed columns.
+
+    Computed without cancellation: ``total - missing`` is exact to a few ulps of the
+    result where the missing columns hold less than half the row's concentration; the
+    other rows are summed over their observed columns directly (a frequent column
+    missing, counts of 1e17, would otherwise leave nothing or rounding noise).
+
+    Parameters
+    ----------
+    a : ndarray of shape (K, d)
+        Concentrations (or theta).
+    M : ndarray or sparse matrix of shape (n, d)
+        1 where a cell is missing.
+
+    Returns
+    -------
+    ndarray of shape (n, K)
+    """
+    total = a.sum(axis=1)
+    out = total[None, :] - np.asarray(M @ a.T)
+    bad = np.flatnonzero((out < 0.5 * total[None, :]).any(axis=1))
+    if bad.size:
+        Mr = M.tocsr() if sp.issparse(M) else np.asarray(M)
+        for start in range(0, bad.size, 1024):  # bounded memory on wide vocabularies
+            rows = bad[start:start + 1024]
+            obs = 1.0 - dense(Mr[rows])
+            out[rows] = obs @ a.T
+    return np.maximum(out, 0.0)
+
+
+def log_observed_mass(a: np.ndarray, M) -> np.ndarray:
+    """``log`` of the posterior-mean theta mass on each row's observed columns, (n, K).
+
+    ``log(sum_obs a) - log(sum a)``, from the concentrations (see
+    :func:`observed_concentration`), never ``log(1 - sum_missing theta)``. A class
+    without any concentration (alpha=0, no data) gets 0, as in :func:`log_theta`;
+    a mass of exactly 0 gives ``-inf``.
+    """
+    total = a.sum(axis=1)
+    with np.errstate(divide="ignore"):
+        lm = np.log(observed_concentration(a, M)) - np.log(np.where(total > 0, total, 1.0))[None, :]
+    lm[:, total == 0] = 0.0
+    return lm
+
+
 def log_likelihood(post: DirichletRows, block: MultinomialBlock, predictive="mean",
                    log_theta_T=None, neg_inf=None) -> np.ndarray:
     """``log p(tokens of the row | y=k)``, shape (n, K).
@@ -222,24 +317,23 @@ def log_likelihood(post: DirichletRows, block: MultinomialBlock, predictive="mea
         jll = log_dot(X, lt_T, has_neg_inf=bool((post.concentration == 0).any()) if log_theta_T is None
                       else None if neg_inf is None else neg_inf)
         if M is not None:
-            theta = np.exp(lt_T)  # (d, K)
-            observed_mass = 1.0 - np.asarray(M @ theta)
+            lm = log_observed_mass(post.concentration, M)
             length = np.asarray(X.sum(axis=1)).reshape(-1, 1)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                jll = jll - np.where(length > 0, length * np.log(observed_mass), 0.0)
+            # a row's tokens lie in its observed columns: a zero observed mass means a
+            # zero-probability row, already -inf in jll (never -inf - -inf)
+            with np.errstate(invalid="ignore"):
+                jll = jll - np.where((length > 0) & np.isfinite(lm), length * lm, 0.0)
         return jll
     if predictive != "marginal":
         raise ValueError(f"predictive must be 'mean' or 'marginal'; received {predictive!r}.")
     a = post.concentration
     n = X.shape[0]
     length = np.asarray(X.sum(axis=1)).ravel()
-    A = np.broadcast_to(a.sum(axis=1), (n, a.shape[0]))
-    if M is not None:
-        A = A - np.asarray(M @ a.T)
+    A = np.broadcast_to(a.sum(axis=1), (n, a.shape[0])) if M is None else observed_concentration(a, M)
     # alpha=0: a zero count adds exactly 0 (never gammaln(0) - gammaln(0) = NaN), a
     # class without data (A == 0) drops the factor as the plug-in does.
     with np.errstate(invalid="ignore"):
-        out = np.where(A > 0, gammaln(A) - gammaln(A + length[:, None]), 0.0)
+        out = np.where(A > 0, -log_rising(A, length[:, None]), 0.0)
     if sp.issparse(X):
         rows, cols = _row_col(X)
         vals = X.data
@@ -252,14 +346,14 @@ def log_likelihood(post: DirichletRows, block: MultinomialBlock, predictive="mea
             with np.errstate(invalid="ignore", divide="ignore"):
                 terms[one] = np.log(a[k, c1])
                 ak = a[k, cr]
-                terms[rest] = gammaln(ak + vr) - gammaln(ak)
+                terms[rest] = log_rising(ak, vr)
             terms[A[rows, k] <= 0] = 0.0
             out[:, k] += np.bincount(rows, weights=terms, minlength=n)
     else:
         Xd = np.asarray(X)
         for k in range(a.shape[0]):
             with np.errstate(invalid="ignore"):
-                terms = np.where((Xd > 0) & (A[:, k:k + 1] > 0), gammaln(a[k] + Xd) - gammaln(a[k]), 0.0)
+                terms = np.where((Xd > 0) & (A[:, k:k + 1] > 0), log_rising(a[k], Xd), 0.0)
             out[:, k] += terms.sum(axis=1)
     return out
 
@@ -417,7 +511,13 @@ def gen_sample(point: DirichletRows, z: np.ndarray, rng, lengths=None) -> np.nda
 
 
 def gen_missing(block: MultinomialBlock) -> np.ndarray:
-    """Bool (n, d) mask of missing cells (dense)."""
+    """Bool (n, d) mask of the cells missing in the input (dense).
+
+    Cells of a column never observed in training are marginalised in scoring but are
+    not missing: they are observed counts and are never imputed.
+    """
+    if block.raw is not None:
+        block = block.raw
     if block.missing is None:
         return np.zeros(block.X.shape, dtype=bool)
     return dense(block.missing) > 0
@@ -426,7 +526,12 @@ def gen_missing(block: MultinomialBlock) -> np.ndarray:
 def gen_fill(point: DirichletRows, block: MultinomialBlock, resp, strategy, z=None, rng=None, rate=None):
     """Counts with missing cells filled from ``Poisson(rate[k] theta[k, j])``:
     ``"mean"`` the mixture mean, ``"mode"`` its floor (the Poisson mode of the mean),
-    ``"draw"`` a Poisson draw given classes ``z``. Sparse input stays sparse."""
+    ``"draw"`` a Poisson draw given classes ``z``. Sparse input stays sparse.
+
+    Only the cells missing in the input are filled; every observed count is returned
+    as given, also in a column never observed in training (``block.raw``)."""
+    if block.raw is not None:
+        block = block.raw
     if block.missing is None:
         return block.X
     theta = gen_theta(point)
@@ -463,24 +568,27 @@ def gen_cell_log_lik(prior, point: DirichletRows, block: MultinomialBlock, weigh
     acc = np.zeros(vals.shape[0])
     if predictive == "mean":
         lt = log_theta(point)
-        theta = np.exp(lt)
-        mass = np.ones((n, a.shape[0]))
+        lm = np.zeros((n, a.shape[0]))
         if block.missing is not None:
-            mass = 1.0 - np.asarray(block.missing @ theta.T)
+            lm = log_observed_mass(a, block.missing)
+            lm = np.where(np.isfinite(lm), lm, 0.0)  # zero mass: the tokens' log theta is -inf already
         for k in range(a.shape[0]):
             with np.errstate(divide="ignore", invalid="ignore"):
-                c = vals * (lt[k, cols] - np.log(mass[rows, k]))
-            acc += np.where(weights[rows, k] > 0, weights[rows, k] * c, 0.0)
+                c = vals * (lt[k, cols] - lm[rows, k])
+                acc += np.where(weights[rows, k] > 0, weights[rows, k] * c, 0.0)  # 0 * -inf masked
     else:
-        A = np.broadcast_to(a.sum(axis=1), (n, a.shape[0]))
-        if block.missing is not None:
-            A = A - np.asarray(block.missing @ a.T)
-        row_term = gammaln(A) - gammaln(A + length[:, None])
+        A = (np.broadcast_to(a.sum(axis=1), (n, a.shape[0])) if block.missing is None
+             else observed_concentration(a, block.missing))
+        with np.errstate(invalid="ignore"):
+            row_term = -log_rising(A, length[:, None])
         with np.errstate(invalid="ignore", divide="ignore"):
             share = np.where(length[rows] > 0, vals / np.where(length[rows] > 0, length[rows], 1.0), 0.0)
         for k in range(a.shape[0]):
-            c = gammaln(a[k, cols] + vals) - gammaln(a[k, cols]) + share * row_term[rows, k]
-            acc += weights[rows, k] * c
+            with np.errstate(invalid="ignore"):  # alpha=0: 0 * -inf where the class has weight 0
+                c = log_rising(a[k, cols], vals) + share * row_term[rows, k]
+                # as in log_likelihood: no concentration on the row's observed columns -> factor dropped
+                c = np.where(A[rows, k] > 0, c, 0.0)
+                acc += np.where(weights[rows, k] > 0, weights[rows, k] * c, 0.0)
     out = sp.csr_matrix((acc, (rows, cols)), shape=X.shape)
     return out if sp.issparse(X) else out.toarray()
 
@@ -589,9 +697,9 @@ def numpyro_row_loglik(params, row_args):
 # ---- linear-classifier view (model.py coef_) ----
 def linear_terms(theta, state):
     """Binary log-odds pieces from ``theta`` (..., 2, d): ``log theta_1j - log theta_0j`` per count."""
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):  # alpha=0: NaN where undefined, see model._linear
         lt = np.log(theta)
-    return lt[..., 1, :] - lt[..., 0, :], np.zeros(theta.shape[:-2])
+        return lt[..., 1, :] - lt[..., 0, :], np.zeros(theta.shape[:-2])
 
 
 def linear_names(names, state):
