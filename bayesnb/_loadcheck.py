@@ -43,6 +43,15 @@ _RULES = {
 }
 
 
+#: Per family: the NamedTuple types of its statistics and of its prior/posterior.
+_FAMILY_TUPLES = {
+    "Bernoulli": ("BernoulliStats", "Betas"),
+    "Multinomial": ("MultinomialStats", "DirichletRows"),
+    "Categorical": ("CategoricalStats", "Dirichlets"),
+    "Gaussian": ("GaussianStats", "NormalInverseGammas"),
+}
+
+
 def _fail(msg):
     raise ModelFileError(msg)
 
@@ -183,12 +192,14 @@ def check_model(model, post, n_features, feature_names):
         if len(b.names) != d:
             _fail(f"{where}: it has {d} columns but {len(b.names)} names")
         seen.append(cols)
+        want = _FAMILY_TUPLES.get(type(b.family).__name__)
+        got = tuple(type(t).__name__ for t in (b.stats, b.prior, b.posterior))
+        if want is None or got != (want[0], want[1], want[1]):
+            _fail(f"{where}: expected statistics, prior and posterior of types {want}; the file holds {got}")
         shapes = _check_state(b, K, d, where)
         _check_tuple(b.stats, shapes, f"{where} stats")
         _check_tuple(b.prior, shapes, f"{where} prior")
         _check_tuple(b.posterior, shapes, f"{where} posterior")
-        if type(b.prior) is not type(b.posterior):
-            _fail(f"{where}: its prior and posterior are of different types")
         with np.errstate(all="ignore"):
             again = b.family.update(b.prior, b.stats)
         if type(again) is not type(b.posterior) or not _bitwise_equal(tuple(again), tuple(b.posterior)):
