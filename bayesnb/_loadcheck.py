@@ -28,7 +28,7 @@ import numpy as np
 
 from ._safeio import ModelFileError
 
-__all__ = ["check_model", "check_extras"]
+__all__ = ["check_extras", "check_model"]
 
 # Per family NamedTuple: the rule of each field ("count": finite >= 0; "finite"; "a": >= -0.5).
 _RULES = {

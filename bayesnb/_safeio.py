@@ -32,8 +32,18 @@ import zipfile
 
 import numpy as np
 
-__all__ = ["ModelFileError", "DEFAULT_MAX_BYTES", "MAX_JSON_DEPTH", "read_archive", "parse_json",
-           "sign", "verify", "check_key", "digest"]
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "MAX_JSON_DEPTH",
+    "ModelFileError",
+    "check_key",
+    "digest",
+    "parse_json",
+    "read_archive",
+    "read_model",
+    "sign",
+    "verify",
+]
 
 #: Default budget (bytes) for a model file's decompressed content, checked before reading.
 DEFAULT_MAX_BYTES = 1 << 30
@@ -47,6 +57,7 @@ _CHUNK = 1 << 20
 _NAME = re.compile(r"^(__meta__|__hmac__|a\d{1,6})\.npy$")
 _SAFE_KINDS = "biufcUS"
 _MAC_CONTEXT = b"bayesnb-model HMAC-SHA256\x00"
+_META, _MAC = "__meta__", "__hmac__"
 
 
 class ModelFileError(ValueError):
@@ -197,7 +208,7 @@ def read_archive(path, max_bytes: int = DEFAULT_MAX_BYTES) -> dict:
         return _read_zip(raw, max_bytes)
     except ModelFileError as e:
         raise ModelFileError(f"{path}: not a readable bayesnb model file ({e}).") from None
-    except Exception as e:  # a hostile file must raise nothing but ModelFileError
+    except Exception as e:  # noqa: BLE001 - a hostile file must raise nothing but ModelFileError
         why = str(e).splitlines()[0] if str(e) else ""
         raise ModelFileError(f"{path}: not a readable bayesnb model file (truncated or corrupted: "
                              f"{type(e).__name__}{': ' + why if why else ''}).") from None
@@ -274,3 +285,55 @@ def parse_json(data: bytes, max_depth: int = MAX_JSON_DEPTH):
         if isinstance(e, ModelFileError):
             raise
         raise ModelFileError(f"metadata is not valid JSON ({str(e).splitlines()[0]})") from None
+
+
+def read_model(path, format_name, key=None, max_bytes=DEFAULT_MAX_BYTES):
+    """Metadata and arrays of a model file, authenticated with ``key`` if given.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    format_name : str
+        The ``format`` the metadata must name.
+    key : bytes, str or None
+        HMAC key: required for a signed file, refused for an unsigned one.
+    max_bytes : int
+        Budget (see :func:`read_archive`).
+
+    Returns
+    -------
+    meta : dict
+    arrays : dict of ndarray
+    """
+    path = os.fspath(path)
+    key = check_key(key)
+    entries = read_archive(path, max_bytes)
+    text = entries.pop(_META, None)
+    if text is None:
+        raise ModelFileError(f"{path}: not a bayesnb model file (no {_META} entry).")
+    if text.dtype != np.uint8 or text.ndim != 1:
+        raise ModelFileError(f"{path}: corrupted model file ({_META} has dtype {text.dtype} and "
+                             f"{text.ndim} dimensions; expected 1-D uint8).")
+    text = text.tobytes()
+    mac = entries.pop(_MAC, None)
+    if key is not None:
+        if mac is None:
+            raise ModelFileError(f"{path}: the model file is not signed, but a key was given; "
+                                 "it was saved without a key (or its signature was removed).")
+        ok = mac.dtype == np.uint8 and mac.ndim == 1 and verify(key, text, mac.tobytes().decode("latin-1"))
+        if not ok:
+            raise ModelFileError(f"{path}: the model file's HMAC does not match this key: the file was "
+                                 "modified after it was saved, or it was saved with another key.")
+    elif mac is not None:
+        raise ModelFileError(f"{path}: the model file is signed with a key; pass key= to load it.")
+    try:
+        meta = parse_json(text)
+    except ModelFileError as e:
+        raise ModelFileError(f"{path}: corrupted model file ({e}).") from None
+    if not isinstance(meta, dict) or meta.get("format") != format_name:
+        raise ModelFileError(f"{path}: not a bayesnb model file "
+                             f"(format {meta.get('format') if isinstance(meta, dict) else None!r}).")
+    if key is None and meta.get("keyed") is True:
+        raise ModelFileError(f"{path}: the model file was saved with a key but its signature is missing; "
+                             "pass key= to load it.")
+    return meta, entries

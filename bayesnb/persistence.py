@@ -7,14 +7,26 @@ holding
   the bayesnb version that wrote it, the estimator class and its hyperparameters, a readable
   summary (classes, blocks with their family, parameters, columns and category values), and
   the full posterior as a tree whose leaves are JSON scalars or references to arrays;
-- ``a0``, ``a1``, ...: the numeric (and fixed-width string) arrays of that tree, each with
-  its SHA-256 recorded in the metadata.
+- ``a0``, ``a1``, ...: the numeric (and fixed-width string) arrays of that tree, as raw
+  float64/int bytes with their memory layout (an F-ordered table comes back F-ordered, a
+  broadcast view comes back a broadcast view), each with its SHA-256 in the metadata;
+- ``__hmac__`` (only with ``save(path, key=...)``): HMAC-SHA256 of ``__meta__`` under the key.
 
-:func:`load` reads it back with ``allow_pickle=False`` and only ever instantiates classes
-from a fixed allow-list (the bayesnb estimators, families and posterior NamedTuples), so
-loading a file never executes code from it. Predictions of the loaded model are exactly
-those of the saved one. A truncated, corrupted, tampered-with or incompatible file raises
-:class:`ModelFileError` (a ``ValueError``) with a one-line explanation.
+:func:`load` never executes code from the file and never trusts it: it checks every declared
+size against ``max_bytes`` before decompressing anything, parses ``.npy`` headers and the JSON
+with limits (no object arrays, bounded nesting), verifies the checksums (and the HMAC when
+given a key), instantiates only allow-listed classes (the bayesnb estimators, families and
+posterior NamedTuples), and then validates the content (shapes, dtypes, finite non-negative
+counts and concentrations, sorted unique classes, posterior = prior + counts). Any problem
+raises :class:`ModelFileError` (a ``ValueError``) with a one-line explanation, and nothing
+else. The loaded model predicts bit for bit as the saved one.
+
+What protects what: the SHA-256 checksums live in the file, so they catch accidents
+(truncation, bit rot) but not a deliberate edit, which can recompute them; the optional
+HMAC key also refuses a file changed by anyone without the key; neither makes the file
+confidential (it is not encrypted). A file saved with a key must be loaded with it, and a
+key given for an unsigned file is refused. Files of format version 1 (bayesnb 0.1 before
+the HMAC) still load and are validated the same way.
 
 Object arrays (e.g. category values that mix Python ints and strings, or feature names)
 are written element by element in the JSON, keeping ``int``/``float``/``bool``/``str``
@@ -46,18 +58,17 @@ import os
 
 import numpy as np
 
-from ._safeio import DEFAULT_MAX_BYTES, ModelFileError, check_key, digest, parse_json, read_archive, sign, verify
+from ._safeio import DEFAULT_MAX_BYTES, ModelFileError, check_key, digest, read_model, sign
 
-__all__ = ["PersistenceMixin", "ModelFileError", "load", "save", "FORMAT_NAME", "FORMAT_VERSION",
-           "DEFAULT_MAX_BYTES"]
+__all__ = ["DEFAULT_MAX_BYTES", "FORMAT_NAME", "FORMAT_VERSION", "ModelFileError", "PersistenceMixin", "load",
+           "save"]
 
 #: Name written into every model file.
 FORMAT_NAME = "bayesnb-model"
 #: Version of the layout; files with a larger version are refused with a clear message.
 #: Version 2 added memory layouts (bit-exact round trips), load-time validation and the HMAC.
 FORMAT_VERSION = 2
-_META = "__meta__"
-_MAC = "__hmac__"
+_META, _MAC = "__meta__", "__hmac__"
 
 
 # ------------------------------------------------------------------------ allow-list
@@ -264,13 +275,9 @@ class _Decoder:
 
 
 def _is_dtype(obj) -> bool:
-    if isinstance(obj, np.dtype):
-        return True
-    try:
-        from pandas.api.extensions import ExtensionDtype
-    except ImportError:  # pragma: no cover - pandas is a dependency
-        return False
-    return isinstance(obj, ExtensionDtype)
+    from pandas.api.extensions import ExtensionDtype
+
+    return isinstance(obj, (np.dtype, ExtensionDtype))
 
 
 def _dec_dtype(name, node, dec):
@@ -370,38 +377,7 @@ def save(model, path, *, key=None) -> None:
 
 def _read(path, key=None, max_bytes=DEFAULT_MAX_BYTES):
     """Metadata (dict) and arrays of a model file, authenticated with ``key`` if given."""
-    path = os.fspath(path)
-    key = check_key(key)
-    entries = read_archive(path, max_bytes)
-    text = entries.pop(_META, None)
-    if text is None:
-        raise ModelFileError(f"{path}: not a bayesnb model file (no {_META} entry).")
-    if text.dtype != np.uint8 or text.ndim != 1:
-        raise ModelFileError(f"{path}: corrupted model file ({_META} has dtype {text.dtype} and "
-                             f"{text.ndim} dimensions; expected 1-D uint8).")
-    text = text.tobytes()
-    mac = entries.pop(_MAC, None)
-    if key is not None:
-        if mac is None:
-            raise ModelFileError(f"{path}: the model file is not signed, but a key was given; "
-                                 "it was saved without a key (or its signature was removed).")
-        ok = mac.dtype == np.uint8 and mac.ndim == 1 and verify(key, text, mac.tobytes().decode("latin-1"))
-        if not ok:
-            raise ModelFileError(f"{path}: the model file's HMAC does not match this key: the file was "
-                                 "modified after it was saved, or it was saved with another key.")
-    elif mac is not None:
-        raise ModelFileError(f"{path}: the model file is signed with a key; pass key= to load it.")
-    try:
-        meta = parse_json(text)
-    except ModelFileError as e:
-        raise ModelFileError(f"{path}: corrupted model file ({e}).") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
-        raise ModelFileError(f"{path}: not a bayesnb model file "
-                             f"(format {meta.get('format') if isinstance(meta, dict) else None!r}).")
-    if key is None and meta.get("keyed") is True:
-        raise ModelFileError(f"{path}: the model file was saved with a key but its signature is missing; "
-                             "pass key= to load it.")
-    return meta, entries
+    return read_model(path, FORMAT_NAME, key, max_bytes)
 
 
 def _set(model, name, value):
@@ -414,11 +390,8 @@ def _set(model, name, value):
 def load(path, *, key=None, max_bytes=DEFAULT_MAX_BYTES):
     """Load a model written by :meth:`save` (never executes code from the file).
 
-    Everything is checked before the model is returned: sizes against ``max_bytes``
-    before anything is decompressed, each array's SHA-256, the HMAC when a ``key`` is
-    given, and the content itself (shapes consistent with the classes, blocks and
-    categories; counts and concentrations finite and non-negative; posteriors equal to
-    prior + counts; classes unique and sorted; dtypes as fit produces them).
+    Sizes, checksums, the HMAC (with a ``key``) and the content are all checked first
+    (see the module docstring and :mod:`bayesnb._loadcheck`).
 
     Parameters
     ----------
@@ -501,7 +474,7 @@ def load(path, *, key=None, max_bytes=DEFAULT_MAX_BYTES):
             _set(model, a, v)
     except ModelFileError as e:
         raise ModelFileError(f"{path}: invalid model file ({e}).") from None
-    except Exception as e:  # a hostile file must raise nothing but ModelFileError
+    except Exception as e:  # noqa: BLE001 - a hostile file must raise nothing but ModelFileError
         raise ModelFileError(
             f"{path}: invalid model file for this bayesnb ({type(e).__name__}: {str(e)[:200]})."
         ) from None

@@ -356,7 +356,7 @@ def _relabel(meta, arrays):
 
 @pytest.mark.parametrize("name", ["relabelled classes"] + sorted(EDITS))
 def test_key_refuses_every_edit_even_with_recomputed_checksums(name, model, tmp_path):
-    m, X = model
+    m, _ = model
     path = tmp_path / "s.bnb"
     m.save(path, key=KEY)
     edit_meta, edit_arrays = (None, _relabel) if name == "relabelled classes" else EDITS[name][:2]
