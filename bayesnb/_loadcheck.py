@@ -169,8 +169,14 @@ def check_model(model, post, n_features, feature_names):
 
     if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features < 1:
         _fail(f"n_features_in must be a positive int; the file holds {n_features!r}")
-    if feature_names is not None and (not isinstance(feature_names, np.ndarray) or feature_names.shape != (n_features,)):
-        _fail(f"feature_names_in must be an array of {n_features} names")
+    if feature_names is not None and (
+            not isinstance(feature_names, np.ndarray) or feature_names.shape != (n_features,)
+            or not all(isinstance(v, str) for v in feature_names) or len(set(feature_names)) != n_features):
+        _fail(f"feature_names_in must be an array of {n_features} unique strings")
+    try:
+        model._check_predictive()
+    except ValueError as e:
+        _fail(str(e))
     if not isinstance(post.fixed_class_prior, bool):
         _fail("fixed_class_prior must be a bool")
     K = _check_classes(model, post)
@@ -196,6 +202,10 @@ def check_model(model, post, n_features, feature_names):
         got = tuple(type(t).__name__ for t in (b.stats, b.prior, b.posterior))
         if want is None or got != (want[0], want[1], want[1]):
             _fail(f"{where}: expected statistics, prior and posterior of types {want}; the file holds {got}")
+        binarize = getattr(b.family, "binarize", None)
+        if binarize is not None and (not isinstance(binarize, numbers.Real) or isinstance(binarize, bool)
+                                     or not np.isfinite(binarize)):
+            _fail(f"{where}: binarize must be None or a finite number; the file holds {binarize!r}")
         shapes = _check_state(b, K, d, where)
         _check_tuple(b.stats, shapes, f"{where} stats")
         _check_tuple(b.prior, shapes, f"{where} prior")

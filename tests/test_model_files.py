@@ -210,6 +210,14 @@ EDITS = {  # name: (edit_meta, edit_arrays, message the refusal must contain)
     "unknown fitted attribute": (lambda m: m["fitted"]["extra"].update(__class__=1), None, "unknown fitted"),
     "unknown estimator": (lambda m: m.update(estimator="os.system"), None, "unknown estimator"),
     "unknown parameter": (lambda m: m["params"]["__dict__"].append(["evil", 1]), None, "evil"),
+    "unknown predictive": (lambda m: [kv for kv in m["params"]["__dict__"] if kv[0] == "predictive"][0].__setitem__(
+        1, "mode"), None, "predictive"),
+    "feature name not a string": (lambda m: m["fitted"]["feature_names_in"]["__objarray__"].__setitem__(0, 3), None,
+                                  "unique strings"),
+    "feature names duplicated": (lambda m: m["fitted"]["feature_names_in"]["__objarray__"].__setitem__(0, "w1"), None,
+                                 "unique strings"),
+    "binarize not a number": (lambda m: _block(m, "Bernoulli")[0]["params"]["__dict__"][1].__setitem__(1, [1, 2]),
+                              None, "binarize"),
     "huge broadcast": (lambda m: _block(m, "Multinomial")[5]["fields"][0].update(shape=[3, 10 ** 12]), None,
                        "budget"),
 }
