@@ -7,14 +7,26 @@ holding
   the bayesnb version that wrote it, the estimator class and its hyperparameters, a readable
   summary (classes, blocks with their family, parameters, columns and category values), and
   the full posterior as a tree whose leaves are JSON scalars or references to arrays;
-- ``a0``, ``a1``, ...: the numeric (and fixed-width string) arrays of that tree, each with
-  its SHA-256 recorded in the metadata.
+- ``a0``, ``a1``, ...: the numeric (and fixed-width string) arrays of that tree, as raw
+  float64/int bytes with their memory layout (an F-ordered table comes back F-ordered, a
+  broadcast view comes back a broadcast view), each with its SHA-256 in the metadata;
+- ``__hmac__`` (only with ``save(path, key=...)``): HMAC-SHA256 of ``__meta__`` under the key.
 
-:func:`load` reads it back with ``allow_pickle=False`` and only ever instantiates classes
-from a fixed allow-list (the bayesnb estimators, families and posterior NamedTuples), so
-loading a file never executes code from it. Predictions of the loaded model are exactly
-those of the saved one. A truncated, corrupted, tampered-with or incompatible file raises
-:class:`ModelFileError` (a ``ValueError``) with a one-line explanation.
+:func:`load` never executes code from the file and never trusts it: it checks every declared
+size against ``max_bytes`` before decompressing anything, parses ``.npy`` headers and the JSON
+with limits (no object arrays, bounded nesting), verifies the checksums (and the HMAC when
+given a key), instantiates only allow-listed classes (the bayesnb estimators, families and
+posterior NamedTuples), and then validates the content (shapes, dtypes, finite non-negative
+counts and concentrations, sorted unique classes, posterior = prior + counts). Any problem
+raises :class:`ModelFileError` (a ``ValueError``) with a one-line explanation, and nothing
+else. The loaded model predicts bit for bit as the saved one.
+
+What protects what: the SHA-256 checksums live in the file, so they catch accidents
+(truncation, bit rot) but not a deliberate edit, which can recompute them; the optional
+HMAC key also refuses a file changed by anyone without the key; neither makes the file
+confidential (it is not encrypted). A file saved with a key must be loaded with it, and a
+key given for an unsigned file is refused. Files of format version 1 (bayesnb 0.1 before
+the HMAC) still load and are validated the same way.
 
 Object arrays (e.g. category values that mix Python ints and strings, or feature names)
 are written element by element in the JSON, keeping ``int``/``float``/``bool``/``str``
@@ -39,26 +51,24 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import math
 import os
-import zipfile
 
 import numpy as np
 
-__all__ = ["PersistenceMixin", "ModelFileError", "load", "save", "FORMAT_NAME", "FORMAT_VERSION"]
+from ._safeio import DEFAULT_MAX_BYTES, ModelFileError, check_key, digest, read_model, sign
+
+__all__ = ["DEFAULT_MAX_BYTES", "FORMAT_NAME", "FORMAT_VERSION", "ModelFileError", "PersistenceMixin", "load",
+           "save"]
 
 #: Name written into every model file.
 FORMAT_NAME = "bayesnb-model"
 #: Version of the layout; files with a larger version are refused with a clear message.
-FORMAT_VERSION = 1
-_META = "__meta__"
-
-
-class ModelFileError(ValueError):
-    """A model file is missing, truncated, corrupted, tampered with or incompatible."""
+#: Version 2 added memory layouts (bit-exact round trips), load-time validation and the HMAC.
+FORMAT_VERSION = 2
+_META, _MAC = "__meta__", "__hmac__"
 
 
 # ------------------------------------------------------------------------ allow-list
@@ -137,9 +147,7 @@ class _Encoder:
             return {"__dtype__": str(obj)}
         if isinstance(obj, np.ndarray):
             if obj.dtype.kind in _SAFE_DTYPE_KINDS:
-                key = f"a{len(self.arrays)}"
-                self.arrays[key] = np.ascontiguousarray(obj)
-                return {"__array__": key}
+                return self._array(obj)
             if obj.dtype == object:
                 return {"__objarray__": [self(v, where) for v in obj.ravel().tolist()],
                         "shape": list(obj.shape)}
@@ -168,9 +176,29 @@ class _Encoder:
         )
 
 
+    def _array(self, obj):
+        """A reference to ``obj``'s data that restores its memory layout on load.
+
+        Layout matters for bit-exactness: NumPy sums a C- and an F-ordered array in different
+        orders, so a table derived on load from an F-ordered array would differ in the last bits.
+        A broadcast view (zero strides) is stored once and broadcast again; an F-ordered array is
+        stored transposed and transposed back.
+        """
+        flat = [st == 0 and n > 1 for st, n in zip(obj.strides, obj.shape)]
+        if any(flat):
+            base = obj[tuple(slice(0, 1) if f else slice(None) for f in flat)]
+            return {"__broadcast__": self._array(base), "shape": list(obj.shape)}
+        if obj.ndim > 1 and obj.flags.f_contiguous and not obj.flags.c_contiguous:
+            return {"__transpose__": self._array(obj.T)}
+        key = f"a{len(self.arrays)}"
+        self.arrays[key] = np.ascontiguousarray(obj)
+        return {"__array__": key}
+
+
 class _Decoder:
-    def __init__(self, arrays):
+    def __init__(self, arrays, max_bytes):
         self.arrays = arrays
+        self.max_bytes, self.broadcast_bytes = max_bytes, 0
         _, self.families, self.tuples = _registry()
 
     def __call__(self, node):  # noqa: C901
@@ -194,6 +222,13 @@ class _Decoder:
             if key not in self.arrays:
                 raise ModelFileError(f"array {key!r} is missing from the file")
             return self.arrays[key]
+        if "__transpose__" in node:
+            a = self(node["__transpose__"])
+            if not isinstance(a, np.ndarray):
+                raise ModelFileError("a transposed array does not refer to an array")
+            return a.T
+        if "__broadcast__" in node:
+            return self._broadcast(node)
         if "__objarray__" in node:
             items = [self(v) for v in node["__objarray__"]]
             out = np.empty(len(items), dtype=object)
@@ -227,14 +262,22 @@ class _Decoder:
         raise ModelFileError(f"unexpected JSON object with keys {sorted(node)[:3]}")
 
 
+    def _broadcast(self, node):
+        base, shape = self(node["__broadcast__"]), node["shape"]
+        if (not isinstance(base, np.ndarray) or not isinstance(shape, list) or len(shape) != base.ndim
+                or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape)):
+            raise ModelFileError(f"invalid broadcast of an array to shape {str(shape)[:60]}")
+        self.broadcast_bytes += math.prod(shape) * base.dtype.itemsize
+        if self.broadcast_bytes > self.max_bytes:  # derived tables would be that large
+            raise ModelFileError(f"broadcast arrays of {self.broadcast_bytes} bytes exceed the budget "
+                                 f"max_bytes={self.max_bytes}")
+        return np.broadcast_to(base, tuple(shape))
+
+
 def _is_dtype(obj) -> bool:
-    if isinstance(obj, np.dtype):
-        return True
-    try:
-        from pandas.api.extensions import ExtensionDtype
-    except ImportError:  # pragma: no cover - pandas is a dependency
-        return False
-    return isinstance(obj, ExtensionDtype)
+    from pandas.api.extensions import ExtensionDtype
+
+    return isinstance(obj, (np.dtype, ExtensionDtype))
 
 
 def _dec_dtype(name, node, dec):
@@ -250,13 +293,6 @@ def _dec_dtype(name, node, dec):
         return pd.api.types.pandas_dtype(name)
     except (TypeError, ValueError, KeyError) as e:
         raise ModelFileError(f"unknown column dtype {name!r} ({e})") from None
-
-
-def _digest(a: np.ndarray) -> str:
-    h = hashlib.sha256()
-    h.update(f"{a.dtype.str}{a.shape}".encode())
-    h.update(np.ascontiguousarray(a).tobytes())
-    return h.hexdigest()
 
 
 def _summary(model) -> dict:
@@ -280,7 +316,7 @@ _EXTRA_FITTED = ("offset_", "contamination_", "em_objective_", "n_iter_", "conve
                  "feature_dtypes_")
 
 
-def save(model, path) -> None:
+def save(model, path, *, key=None) -> None:
     """Write a fitted bayesnb estimator to ``path`` (see the module docstring for the format).
 
     Parameters
@@ -289,11 +325,18 @@ def save(model, path) -> None:
         A fitted bayesnb estimator.
     path : str or os.PathLike
         Destination; written exactly there (no extension is added), atomically.
+    key : bytes or str, optional
+        Secret key: the file then carries an HMAC-SHA256 of its content, and
+        :func:`load` refuses it unless given the same key. The per-array SHA-256
+        checksums only catch accidents (anyone can recompute them after an edit); the HMAC
+        also catches deliberate changes by anyone without the key. Neither encrypts: the
+        file stays readable by anyone.
     """
     from sklearn.utils.validation import check_is_fitted
 
     from . import __version__
 
+    key = check_key(key)
     estimators_, _, _ = _registry()
     name = type(model).__name__
     if estimators_.get(name) is not type(model):
@@ -313,14 +356,18 @@ def save(model, path) -> None:
         "format_version": FORMAT_VERSION,
         "bayesnb_version": __version__,
         "estimator": name,
+        "keyed": key is not None,
         "params": enc(model.get_params(deep=False), "params"),
         "summary": _summary(model),
         "fitted": fitted,
-        "checksums": {k: _digest(a) for k, a in enc.arrays.items()},
+        "checksums": {k: digest(a) for k, a in enc.arrays.items()},
     }
-    blob = np.frombuffer(json.dumps(meta, allow_nan=False).encode("utf-8"), dtype=np.uint8)
+    text = json.dumps(meta, allow_nan=False).encode("utf-8")
+    entries = {_META: np.frombuffer(text, dtype=np.uint8)}
+    if key is not None:
+        entries[_MAC] = np.frombuffer(sign(key, text).encode("ascii"), dtype=np.uint8)
     buf = io.BytesIO()
-    np.savez_compressed(buf, **{_META: blob}, **enc.arrays)
+    np.savez_compressed(buf, **entries, **enc.arrays)
     path = os.fspath(path)
     tmp = f"{path}.tmp-{os.getpid()}"
     with open(tmp, "wb") as f:
@@ -328,31 +375,9 @@ def save(model, path) -> None:
     os.replace(tmp, path)
 
 
-def _read(path):
-    path = os.fspath(path)
-    if not os.path.exists(path):
-        raise ModelFileError(f"{path}: no such model file.")
-    if os.path.isdir(path):
-        raise ModelFileError(f"{path}: is a directory, not a model file.")
-    with open(path, "rb") as f:
-        magic = f.read(4)
-    if magic != b"PK\x03\x04":  # every model file is a zip archive; never let NumPy guess
-        raise ModelFileError(f"{path}: not a bayesnb model file (not a zip archive).")
-    try:
-        with np.load(path, allow_pickle=False) as npz:
-            if not hasattr(npz, "files"):
-                raise ModelFileError(f"{path}: not a bayesnb model file (a single array, not an archive).")
-            if _META not in npz.files:
-                raise ModelFileError(f"{path}: not a bayesnb model file (no {_META} entry).")
-            meta = json.loads(bytes(npz[_META]).decode("utf-8"))
-            arrays = {k: npz[k] for k in npz.files if k != _META}
-    except ModelFileError:
-        raise
-    except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError, UnicodeDecodeError,
-            zipfile.LargeZipFile, NotImplementedError) as e:
-        why = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise ModelFileError(f"{path}: not a readable bayesnb model file (truncated or corrupted: {why}).") from None
-    return meta, arrays
+def _read(path, key=None, max_bytes=DEFAULT_MAX_BYTES):
+    """Metadata (dict) and arrays of a model file, authenticated with ``key`` if given."""
+    return read_model(path, FORMAT_NAME, key, max_bytes)
 
 
 def _set(model, name, value):
@@ -362,76 +387,96 @@ def _set(model, name, value):
     setattr(model, name, value)
 
 
-def load(path):
+def load(path, *, key=None, max_bytes=DEFAULT_MAX_BYTES):
     """Load a model written by :meth:`save` (never executes code from the file).
+
+    Sizes, checksums, the HMAC (with a ``key``) and the content are all checked first
+    (see the module docstring and :mod:`bayesnb._loadcheck`).
 
     Parameters
     ----------
     path : str or os.PathLike
+    key : bytes or str, optional
+        The key the file was saved with. With a key, a file changed by anyone without the
+        key is refused; without one, the checksums catch only accidental damage (anyone can
+        edit a file and recompute them). A file saved with a key needs it, and a key given
+        for a file saved without one is refused too. Neither keeps the content secret.
+    max_bytes : int, default=DEFAULT_MAX_BYTES (1 GiB)
+        Budget for the file's size and the sum of its declared decompressed sizes (and of
+        the arrays it broadcasts), checked before reading them: a zip bomb or a header that
+        claims terabytes is refused at once.
 
     Returns
     -------
     BaseNB
-        The fitted estimator, predicting exactly as the saved one.
+        The fitted estimator, predicting bit for bit as the saved one.
 
     Raises
     ------
     ModelFileError
-        The file is missing, truncated, corrupted, modified, from a newer format version,
-        or not a bayesnb model.
+        The file is missing, truncated, corrupted, modified, over the budget, signed
+        differently, from a newer format version, or not a bayesnb model. Nothing else
+        is raised for any file content.
     """
     from . import posterior as _post
+    from ._loadcheck import check_extras, check_model
 
     path = os.fspath(path)
-    meta, arrays = _read(path)
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
-        raise ModelFileError(f"{path}: not a bayesnb model file (format {meta.get('format') if isinstance(meta, dict) else None!r}).")
+    meta, arrays = _read(path, key, max_bytes)
     version = meta.get("format_version")
-    if not isinstance(version, int) or version < 1:
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise ModelFileError(f"{path}: invalid format version {version!r}.")
     if version > FORMAT_VERSION:
         raise ModelFileError(
             f"{path}: written with model format version {version} (bayesnb {meta.get('bayesnb_version')}); "
             f"this bayesnb reads up to version {FORMAT_VERSION}: upgrade bayesnb."
         )
-    sums = meta.get("checksums", {})
-    if set(sums) != set(arrays):
+    sums = meta.get("checksums")
+    if not isinstance(sums, dict) or set(sums) != set(arrays):
         raise ModelFileError(f"{path}: corrupted model file (its arrays do not match its metadata).")
     for k, a in arrays.items():
-        if _digest(a) != sums[k]:
+        if digest(a) != sums[k]:
             raise ModelFileError(f"{path}: corrupted model file (checksum mismatch in array {k}).")
     estimators_, _, _ = _registry()
-    cls = estimators_.get(meta.get("estimator"))
+    name = meta.get("estimator")
+    cls = estimators_.get(name) if isinstance(name, str) else None
     if cls is None:
-        raise ModelFileError(f"{path}: unknown estimator {meta.get('estimator')!r} in this bayesnb version.")
-    dec = _Decoder(arrays)
+        raise ModelFileError(f"{path}: unknown estimator {str(name)[:80]!r} in this bayesnb version.")
+    dec = _Decoder(arrays, max_bytes)
     try:
-        params = dec(meta["params"])
         fitted = meta["fitted"]
+        params = dec(meta["params"])
+        if not isinstance(params, dict) or not isinstance(fitted, dict):
+            raise ModelFileError("params and fitted must be JSON objects")
         post = dec(fitted["posterior"])
         if not isinstance(post, _post.NBPosterior):
             raise ModelFileError("the posterior is not an NBPosterior")
         model = cls(**params)
+        n_features = fitted["n_features_in"]
+        names = dec(fitted["feature_names_in"])
+        check_model(model, post, n_features, names)
         _set(model, "posterior_", post)
         _set(model, "_specs", [(np.asarray(b.columns), b.family) for b in post.blocks])
         _set(model, "classes_", post.classes)
         _set(model, "class_count_", post.class_count)
         _set(model, "class_log_prior_", post.class_log_prior)
         _set(model, "log_evidence_", dec(fitted["log_evidence"]))
-        _set(model, "n_features_in_", int(fitted["n_features_in"]))
-        names = dec(fitted["feature_names_in"])
+        _set(model, "n_features_in_", n_features)
         if names is not None:
             _set(model, "feature_names_in_", names)
+        extra = fitted.get("extra", {})
+        if not isinstance(extra, dict) or not set(extra) <= set(_EXTRA_FITTED):
+            raise ModelFileError(f"unknown fitted attributes {sorted(set(extra) - set(_EXTRA_FITTED))[:3]}")
+        extra = {a: dec(v) for a, v in extra.items()}
+        check_extras(model, post, n_features, extra)
         model._set_attributes()
-        for a, v in fitted.get("extra", {}).items():
-            if a not in _EXTRA_FITTED:
-                raise ModelFileError(f"unknown fitted attribute {a!r}")
-            _set(model, a, dec(v))
+        for a, v in extra.items():
+            _set(model, a, v)
     except ModelFileError as e:
-        raise ModelFileError(f"{path}: incompatible model file ({e}).") from None
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
+        raise ModelFileError(f"{path}: invalid model file ({e}).") from None
+    except Exception as e:  # noqa: BLE001 - a hostile file must raise nothing but ModelFileError
         raise ModelFileError(
-            f"{path}: incompatible model file for this bayesnb ({type(e).__name__}: {e})."
+            f"{path}: invalid model file for this bayesnb ({type(e).__name__}: {str(e)[:200]})."
         ) from None
     return model
 
@@ -439,13 +484,16 @@ def load(path):
 class PersistenceMixin:
     """``save(path)`` for every bayesnb estimator (load with :func:`bayesnb.load`)."""
 
-    def save(self, path) -> None:
+    def save(self, path, *, key=None) -> None:
         """Write the fitted model to ``path`` in bayesnb's safe, versioned format.
 
         Parameters
         ----------
         path : str or os.PathLike
             Destination (conventionally ``*.bnb``). Load with :func:`bayesnb.load`.
+        key : bytes or str, optional
+            Sign the file with HMAC-SHA256 under this secret key; :func:`bayesnb.load`
+            then needs the same key and refuses a file changed by anyone without it
+            (see :func:`bayesnb.persistence.save`). The file is not encrypted.
         """
-        save(self, path)
-
+        save(self, path, key=key)

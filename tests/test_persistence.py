@@ -258,3 +258,62 @@ def test_training_dtypes_survive_save_load(tmp_path):
     _rewrite(tmp_path / "d.bnb", edit_meta=edit)
     with pytest.raises(ModelFileError, match="unknown column dtype"):
         bayesnb.load(tmp_path / "d.bnb")
+
+
+def _bits_equal(a, b, where):
+    """Float arrays (and floats) with identical bits; containers compared item by item."""
+    if isinstance(a, np.ndarray) and a.dtype.kind == "f":
+        assert isinstance(b, np.ndarray) and a.dtype == b.dtype and a.shape == b.shape, where
+        assert np.array_equal(np.ascontiguousarray(a).view(np.uint8), np.ascontiguousarray(b).view(np.uint8)), where
+    elif isinstance(a, float):
+        assert np.array_equal(np.float64(a).view(np.uint64), np.float64(b).view(np.uint64)), where
+    elif isinstance(a, (tuple, list)):
+        assert len(a) == len(b), where
+        for i, (u, v) in enumerate(zip(a, b)):
+            _bits_equal(u, v, f"{where}[{i}]")
+
+
+def _bit_exact_cases():
+    rng = np.random.default_rng(7)
+    # enough columns that NumPy's pairwise sums of an F-ordered table differ from a C-ordered copy
+    counts = rng.poisson(0.7, (120, 300))
+    yc = rng.integers(0, 4, 120)
+    w = rng.random(120)
+    votes = load_house_votes()
+    Xv, yv = votes.drop(columns="party"), votes["party"].to_numpy(dtype=object).copy()
+    yv[::3] = None  # semi-supervised EM
+    mixed, ym = _mixed_table(120)
+    features = {"dish": Categorical(), "level": Categorical(alpha=0.3), ("w1", "w2", "w3"): Multinomial(alpha=0.5),
+                "sleep": Gaussian(), "flag": Bernoulli(alpha=2.0)}
+    return {
+        "categorical": (CategoricalNB(alpha=0.5), Xv, votes["party"], None),
+        "bernoulli": (BernoulliNB(alpha=0.7), counts, yc, w),
+        "multinomial": (MultinomialNB(alpha=0.37), counts, yc, w),
+        "multinomial-sparse": (MultinomialNB(alpha="auto"), sp.csr_matrix(counts), yc, None),
+        "gaussian": (GaussianNB(), rng.normal(size=(120, 40)) + yc[:, None], yc, w),
+        "naive-bayes-mixed": (NaiveBayes(features=features), mixed, ym, None),
+        "semi-supervised": (CategoricalNB(), Xv, yv, None),
+        "partial-fit": (NaiveBayes(features=features), mixed, ym, "partial"),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_bit_exact_cases()))
+def test_save_load_is_bit_exact(name, tmp_path):
+    """Defect 8: save -> load was up to 1e-12 off (F-ordered tables came back C-ordered), flipping ties."""
+    model, X, y, w = _bit_exact_cases()[name]
+    if isinstance(w, str):  # three batches
+        n = X.shape[0]
+        for part in np.array_split(np.arange(n), 3):
+            model.partial_fit(X.iloc[part], y[part], classes=np.unique(y))
+    else:
+        model.fit(X, y, sample_weight=w)
+    model.save(tmp_path / "m.bnb")
+    again = bayesnb.load(tmp_path / "m.bnb")
+    _bits_equal(model.predict_joint_log_proba(X), again.predict_joint_log_proba(X), "predict_joint_log_proba")
+    _bits_equal(model.predict_proba(X), again.predict_proba(X), "predict_proba")
+    _bits_equal(tuple(model.posterior_), tuple(again.posterior_), "posterior_")
+    _bits_equal(model._caches, again._caches, "_caches")
+    fitted = {a for a in vars(model) if a.endswith("_") and not a.startswith("_")}
+    assert fitted == {a for a in vars(again) if a.endswith("_") and not a.startswith("_")}
+    for a in fitted:
+        _bits_equal(getattr(model, a), getattr(again, a), a)

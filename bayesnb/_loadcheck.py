@@ -1,0 +1,261 @@
+"""Semantic checks of a model read from a file, before :func:`bayesnb.load` returns it.
+
+A model file passes its checksums whenever it is internally consistent, which anyone can
+arrange; these checks make sure that what it describes is a model ``fit`` could have
+produced, so that a hand-edited file cannot make predictions NaN, crash later with an
+unrelated error, or allocate unbounded memory:
+
+- the classes are a 1-D array of unique labels in sorted order (as ``fit`` makes them);
+- the class counts, Dirichlet prior and posterior are float64 of shape ``(K,)``, finite and
+  non-negative, and the posterior and the log prior are exactly what ``class_posterior``
+  computes from the counts and the estimator's parameters;
+- the blocks partition the ``n_features_in_`` columns, each block's family is the one its
+  estimator uses, and its state matches its columns (categories unique, not missing);
+- every statistic, prior and posterior array is float64 of the family's shape
+  ``(K, d_block)`` (``(K, V_j)`` per categorical feature), finite, non-negative where it is
+  a count or a concentration, and the posterior equals ``family.update(prior, stats)``
+  bit for bit.
+
+Every failure raises :class:`~bayesnb.persistence.ModelFileError` naming what was expected
+and what the file holds.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ._safeio import ModelFileError
+
+__all__ = ["check_extras", "check_model"]
+
+# Per family NamedTuple: the rule of each field ("count": finite >= 0; "finite"; "a": >= -0.5).
+_RULES = {
+    "BernoulliStats": {"ones": "count", "observed": "count"},
+    "Betas": {"a": "count", "b": "count"},
+    "MultinomialStats": {"counts": "count"},
+    "DirichletRows": {"concentration": "count"},
+    "CategoricalStats": {"counts": "count"},
+    "Dirichlets": {"concentration": "count"},
+    "GaussianStats": {"n": "count", "mean": "finite", "m2": "count"},
+    "NormalInverseGammas": {"mu": "finite", "kappa": "count", "a": "a", "b": "count"},
+}
+
+
+#: Per family: the NamedTuple types of its statistics and of its prior/posterior.
+_FAMILY_TUPLES = {
+    "Bernoulli": ("BernoulliStats", "Betas"),
+    "Multinomial": ("MultinomialStats", "DirichletRows"),
+    "Categorical": ("CategoricalStats", "Dirichlets"),
+    "Gaussian": ("GaussianStats", "NormalInverseGammas"),
+}
+
+
+def _fail(msg):
+    raise ModelFileError(msg)
+
+
+def _check_float(a, shape, rule, where):
+    if not isinstance(a, np.ndarray) or a.dtype != np.float64:
+        got = a.dtype if isinstance(a, np.ndarray) else type(a).__name__
+        _fail(f"{where} must be a float64 array; the file holds {got}")
+    if a.shape != shape:
+        _fail(f"{where} has shape {a.shape}; expected {shape}")
+    if not np.all(np.isfinite(a)):
+        _fail(f"{where} holds NaN or infinite values")
+    low = {"count": 0.0, "a": -0.5}.get(rule)
+    if low is not None and np.any(a < low):
+        _fail(f"{where} holds values below {low:g} (e.g. {a.min():g})")
+
+
+def _check_tuple(nt, shapes, where):
+    """Check a family NamedTuple: every field by its rule; ``shapes`` per field (or per item)."""
+    rules = _RULES.get(type(nt).__name__)
+    if rules is None or tuple(rules) != nt._fields:
+        _fail(f"{where} is a {type(nt).__name__}, which no family stores")
+    for field, value in zip(nt._fields, nt):
+        if isinstance(shapes, list):  # categorical: a tuple of (K, V_j) arrays
+            if not isinstance(value, tuple) or len(value) != len(shapes):
+                _fail(f"{where}.{field} must hold {len(shapes)} arrays (one per feature); "
+                      f"the file holds {len(value) if isinstance(value, tuple) else type(value).__name__}")
+            for j, (a, s) in enumerate(zip(value, shapes)):
+                _check_float(a, s, rules[field], f"{where}.{field}[{j}]")
+        else:
+            _check_float(value, shapes, rules[field], f"{where}.{field}")
+
+
+def _check_state(block, K, d, where):
+    """Block state: the number of columns, or a CategoricalEncoding; returns the array shape(s)."""
+    state = block.state
+    if type(state).__name__ == "CategoricalEncoding":
+        import pandas as pd
+
+        cats, declared = state
+        if not isinstance(cats, tuple) or not isinstance(declared, tuple) or len(cats) != d or len(declared) != d:
+            _fail(f"{where}: expected categories and declared flags for its {d} column(s)")
+        for j, c in enumerate(cats):
+            if not isinstance(c, np.ndarray) or c.ndim != 1 or c.dtype.kind not in "biufUSO":
+                _fail(f"{where}: the categories of column {j} must be a 1-D array")
+            if not isinstance(declared[j], bool):
+                _fail(f"{where}: declared flag {j} must be a bool; the file holds {declared[j]!r}")
+            if c.dtype == object and not all(isinstance(v, (str, numbers.Number)) for v in c):
+                _fail(f"{where}: the categories of column {j} must be numbers or strings")
+            idx = pd.Index(c)
+            if idx.hasnans or not idx.is_unique:
+                _fail(f"{where}: the categories of column {j} must be unique and not missing")
+        return [(K, len(c)) for c in cats]
+    if isinstance(state, np.ndarray):  # Multinomial: which columns were ever observed
+        if state.dtype != bool or state.shape != (d,):
+            _fail(f"{where}: its state must be a bool array of shape ({d},); the file holds "
+                  f"{state.dtype} of shape {state.shape}")
+    elif not isinstance(state, int) or isinstance(state, bool) or state != d:
+        _fail(f"{where}: its state must be its number of columns ({d}); the file holds {str(state)[:60]}")
+    return (K, d)
+
+
+def _bitwise_equal(a, b):
+    if isinstance(a, tuple):
+        return isinstance(b, tuple) and len(a) == len(b) and all(_bitwise_equal(x, y) for x, y in zip(a, b))
+    return np.array_equal(np.asarray(a), np.asarray(b)) and np.asarray(a).shape == np.asarray(b).shape
+
+
+def _check_classes(model, post):
+    classes = post.classes
+    if not isinstance(classes, np.ndarray) or classes.ndim != 1 or classes.size == 0:
+        _fail("classes must be a non-empty 1-D array")
+    try:
+        uniq = np.unique(classes)
+    except TypeError:
+        _fail("classes must all be of one comparable type")
+    if uniq.shape != classes.shape or not np.all(uniq == classes):
+        _fail(f"classes must be unique and sorted as fit makes them; the file holds {classes[:10].tolist()}")
+    K = classes.shape[0]
+    for field in ("class_count", "class_prior_alpha", "class_concentration"):
+        _check_float(getattr(post, field), (K,), "count", field)
+    lp = post.class_log_prior
+    if not isinstance(lp, np.ndarray) or lp.dtype != np.float64 or lp.shape != (K,):
+        _fail(f"class_log_prior must be float64 of shape ({K},)")
+    from .posterior import class_posterior
+
+    try:
+        class_params = model._check_class_params(K)
+    except (TypeError, ValueError) as e:
+        _fail(f"the estimator's class parameters do not fit {K} classes ({e})")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = class_posterior(post.class_count, *class_params)
+    got = (post.class_prior_alpha, post.class_concentration, post.class_log_prior)
+    if not all(_bitwise_equal(e, g) for e, g in zip(expected[:3], got)) or expected[3] != post.fixed_class_prior:
+        _fail("the class prior and posterior are not those of the class counts and the estimator's parameters")
+    return K
+
+
+def check_model(model, post, n_features, feature_names):
+    """Raise :class:`ModelFileError` unless ``post`` is a posterior ``model`` could have fitted.
+
+    Parameters
+    ----------
+    model : BaseNB
+        The (unfitted) estimator built from the file's parameters.
+    post : NBPosterior
+        The decoded posterior.
+    n_features : object
+        The file's ``n_features_in_`` (must be a positive int).
+    feature_names : ndarray or None
+        The file's ``feature_names_in_``.
+    """
+    from .estimators import _SingleFamilyNB
+    from .posterior import BlockPosterior
+
+    if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features < 1:
+        _fail(f"n_features_in must be a positive int; the file holds {n_features!r}")
+    if feature_names is not None and (
+            not isinstance(feature_names, np.ndarray) or feature_names.shape != (n_features,)
+            or not all(isinstance(v, str) for v in feature_names) or len(set(feature_names)) != n_features):
+        _fail(f"feature_names_in must be an array of {n_features} unique strings")
+    try:
+        model._check_predictive()
+    except ValueError as e:
+        _fail(str(e))
+    if not isinstance(post.fixed_class_prior, bool):
+        _fail("fixed_class_prior must be a bool")
+    K = _check_classes(model, post)
+    blocks = post.blocks
+    if not isinstance(blocks, tuple) or not blocks or not all(isinstance(b, BlockPosterior) for b in blocks):
+        _fail("blocks must be a non-empty list of BlockPosterior")
+    if isinstance(model, _SingleFamilyNB):
+        want = type(model._family())
+        if len(blocks) != 1 or type(blocks[0].family) is not want:
+            _fail(f"a {type(model).__name__} has one {want.__name__} block; the file holds "
+                  f"{[type(b.family).__name__ for b in blocks]}")
+    seen = []
+    for i, b in enumerate(blocks):
+        where = f"block {i} ({type(b.family).__name__})"
+        cols = b.columns
+        if not isinstance(cols, np.ndarray) or cols.ndim != 1 or cols.dtype.kind not in "iu" or cols.size == 0:
+            _fail(f"{where}: its columns must be a non-empty 1-D integer array")
+        d = cols.shape[0]
+        if len(b.names) != d:
+            _fail(f"{where}: it has {d} columns but {len(b.names)} names")
+        seen.append(cols)
+        want = _FAMILY_TUPLES.get(type(b.family).__name__)
+        got = tuple(type(t).__name__ for t in (b.stats, b.prior, b.posterior))
+        if want is None or got != (want[0], want[1], want[1]):
+            _fail(f"{where}: expected statistics, prior and posterior of types {want}; the file holds {got}")
+        binarize = getattr(b.family, "binarize", None)
+        if binarize is not None and (not isinstance(binarize, numbers.Real) or isinstance(binarize, bool)
+                                     or not np.isfinite(binarize)):
+            _fail(f"{where}: binarize must be None or a finite number; the file holds {binarize!r}")
+        shapes = _check_state(b, K, d, where)
+        _check_tuple(b.stats, shapes, f"{where} stats")
+        _check_tuple(b.prior, shapes, f"{where} prior")
+        _check_tuple(b.posterior, shapes, f"{where} posterior")
+        with np.errstate(all="ignore"):
+            again = b.family.update(b.prior, b.stats)
+        if type(again) is not type(b.posterior) or not _bitwise_equal(tuple(again), tuple(b.posterior)):
+            _fail(f"{where}: its posterior is not its prior updated with its counts")
+    allcols = np.sort(np.concatenate(seen))
+    if not np.array_equal(allcols, np.arange(n_features)):
+        _fail(f"the blocks' columns must cover each of the {n_features} features exactly once")
+
+
+def check_extras(model, post, n_features, extra):
+    """Check the fitted attributes beyond the posterior (outlier threshold, EM state, dtypes).
+
+    Parameters
+    ----------
+    model : BaseNB
+    post : NBPosterior
+    n_features : int
+    extra : dict
+        Attribute name -> decoded value.
+    """
+    def real(name, v, lo=-np.inf, hi=np.inf):
+        if not isinstance(v, (float, int)) or isinstance(v, bool) or not (lo <= v <= hi):
+            _fail(f"{name} must be a number in [{lo}, {hi}]; the file holds {v!r}")
+
+    if "offset_" in extra:
+        real("offset_", extra["offset_"])
+    if "contamination_" in extra:
+        real("contamination_", extra["contamination_"], 0.0, 1.0)
+    if "em_objective_" in extra:
+        h = extra["em_objective_"]
+        if (not isinstance(h, (list, np.ndarray)) or np.ndim(h) != 1 or len(h) == 0
+                or not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in h)):
+            _fail("em_objective_ must be a non-empty list of numbers")
+        n_iter = extra.get("n_iter_")
+        if not isinstance(n_iter, int) or n_iter != len(h) - 1:
+            _fail(f"n_iter_ must be {len(h) - 1} (one less than em_objective_'s length); "
+                  f"the file holds {n_iter!r}")
+    if "converged_" in extra and not isinstance(extra["converged_"], bool):
+        _fail("converged_ must be a bool")
+    if "transduction_" in extra:
+        t = extra["transduction_"]
+        if not isinstance(t, np.ndarray) or t.ndim != 1 or not np.all(np.isin(t, post.classes)):
+            _fail("transduction_ must be a 1-D array of class labels")
+    if "feature_dtypes_" in extra:
+        from .persistence import _is_dtype
+
+        t = extra["feature_dtypes_"]
+        if not isinstance(t, np.ndarray) or t.shape != (n_features,) or not all(_is_dtype(v) for v in t):
+            _fail(f"feature_dtypes_ must hold {n_features} dtypes")
