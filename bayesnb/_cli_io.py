@@ -241,9 +241,16 @@ def _umask_mode():
     return 0o666 & ~mask
 
 
-def _remove(path):
-    with contextlib.suppress(OSError):
-        os.remove(path)
+def _remove(tmp):
+    """Remove ``tmp`` and any file a writer derived from its (unique, random) name, e.g. ``tmp + '.tmp-PID'``."""
+    folder, base = os.path.split(tmp)
+    try:
+        names = [n for n in os.listdir(folder) if n.startswith(base)]
+    except OSError:
+        names = [base]
+    for name in names:
+        with contextlib.suppress(OSError):
+            os.remove(os.path.join(folder, name))
 
 
 @contextlib.contextmanager

@@ -35,7 +35,7 @@ from ._cli_io import (
     write_table,
 )
 
-__all__ = ["UsageError", "main", "read_table", "write_table"]
+__all__ = ["UsageError", "main", "read_table", "score_model", "write_table"]
 
 FAMILIES = ("auto", "categorical", "gaussian", "multinomial", "bernoulli")
 
@@ -240,9 +240,39 @@ def cmd_predict(args):
     return 0
 
 
-def cmd_score(args):
+def score_model(model, X, y):
+    """Accuracy and log loss of a fitted model on labelled rows, as ``bayesnb score`` prints them.
+
+    Parameters
+    ----------
+    model : fitted bayesnb estimator
+    X : DataFrame or array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        True labels; a label the model does not know counts as a wrong prediction and is
+        left out of the log loss.
+
+    Returns
+    -------
+    accuracy : float
+    log_loss : float
+        scikit-learn's ``sklearn.metrics.log_loss`` (probabilities clipped at the machine
+        epsilon of their dtype) on the rows with a known class; NaN if there are none.
+    n_known : int
+        Number of rows with a known class.
+    """
     import numpy as np
     from sklearn.metrics import log_loss
+
+    y = np.asarray(y)
+    P = model.predict_proba(X)
+    known = np.isin(y, model.classes_)
+    acc = float(np.mean(model.classes_[P.argmax(1)] == y))
+    ll = float(log_loss(y[known], P[known], labels=model.classes_)) if known.any() else float("nan")
+    return acc, ll, int(known.sum())
+
+
+def cmd_score(args):
+    import numpy as np
 
     model = _load_model(args.model)
     df = _read_for_model(model, args)
@@ -254,17 +284,13 @@ def cmd_score(args):
     X = _features_of(model, df, args.data)
     _unseen_warning(model, X, args.data)
     y = np.asarray(_labels_like(model, df[args.target]))
-    P = model.predict_proba(X)
-    known = np.isin(y, model.classes_)
-    acc = float(np.mean(model.classes_[P.argmax(1)] == y))
+    acc, ll, n_known = score_model(model, X, y)
     print(f"rows: {len(y)}")
     print(f"accuracy: {acc:.4f}")
-    if not known.any():
+    if n_known == 0:
         print("log loss: undefined (no row has a class the model knows)")
-        return 0
-    # scikit-learn's definition (probabilities clipped at the dtype's machine epsilon)
-    ll = log_loss(y[known], P[known], labels=model.classes_)
-    print(f"log loss: {ll:.4f}" + (f" (on {known.sum()} rows with a known class)" if not known.all() else ""))
+    else:
+        print(f"log loss: {ll:.4f}" + (f" (on {n_known} rows with a known class)" if n_known < len(y) else ""))
     return 0
 
 
