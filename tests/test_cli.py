@@ -389,6 +389,20 @@ def test_unseen_categories_warn_at_predict(votes_csv, tmp_path, capsys):
     np.testing.assert_allclose(pred.iloc[:, 1:].to_numpy(), model.predict_proba(test.drop(columns="party")))
 
 
+def test_model_warnings_are_one_line_on_stderr(tmp_path, capsys):
+    (tmp_path / "z.csv").write_text("a,b,label\nx,p,u\ny,q,v\nx,q,u\n")
+    (tmp_path / "new.csv").write_text("a,b\nw,p\nx,p\n")
+    code, _, err = cli(capsys, "fit", tmp_path / "z.csv", "--target", "label", "--alpha", "0",
+                       "--family", "categorical", "-o", tmp_path / "z.bnb")
+    assert code == 0, err
+    code, out, err = cli(capsys, "predict", tmp_path / "z.bnb", tmp_path / "new.csv")
+    assert code == 0 and out.splitlines()[0] == "prediction" and len(out.splitlines()) == 3
+    lines = err.strip().splitlines()
+    assert [ln.split(": warning: ")[0] for ln in lines] == ["bayesnb predict"] * 2, err
+    assert "ZeroProbabilityWarning: CategoricalNB: 1 row(s) have probability zero" in lines[1]
+    assert "'w'" in lines[0] and "zero when alpha = 0" in lines[0]
+
+
 # -------------------------------------------------------------------------- score
 def _printed_log_loss(out):
     return float(re.search(r"log loss: ([0-9.]+)", out).group(1))
