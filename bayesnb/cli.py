@@ -7,92 +7,44 @@ Subcommands::
     bayesnb predict MODEL.bnb DATA [-o OUT.csv]    predicted class (and --proba probabilities)
     bayesnb score MODEL.bnb DATA --target COL      accuracy and log loss on labelled data
     bayesnb info MODEL.bnb                         what a model file contains
-    bayesnb impute MODEL.bnb DATA [-o OUT.csv]     fill missing cells (when the build has it)
-    bayesnb sample MODEL.bnb -n N [-o OUT.csv]     synthetic rows (when the build has it)
+    bayesnb impute MODEL.bnb DATA [-o OUT.csv]     fill missing cells
+    bayesnb sample MODEL.bnb -n N [-o OUT.csv]     synthetic rows
 
-User mistakes (a missing file, an unknown column, a corrupted model...) print one line on
-stderr and exit with status 2; ``BAYESNB_DEBUG=1`` shows the traceback instead.
+User mistakes (a missing file, an unknown column, a corrupted model, a folder that does not
+exist...) print one line on stderr and exit with status 2; a failed demo step exits with
+status 1. ``bayesnb --debug ...`` (or ``BAYESNB_DEBUG=1``) shows the traceback instead.
+No command writes over one of its inputs, and every output file is written completely to a
+temporary file and only then renamed onto the destination (see :mod:`bayesnb._cli_io`).
 """
 
 from __future__ import annotations
 
 import argparse
-import inspect
 import os
 import sys
 import time
 
-__all__ = ["main", "UsageError", "read_table", "write_table"]
+from ._cli_demo import DemoStepError as _DemoStepError
+from ._cli_io import (
+    PROG,
+    UsageError,
+    atomic_path,
+    check_output,
+    read_table,
+    warn,
+    write_table,
+)
+
+__all__ = ["UsageError", "main", "read_table", "score_model", "write_table"]
 
 FAMILIES = ("auto", "categorical", "gaussian", "multinomial", "bernoulli")
-DEFAULT_NA = ["", "NA", "NaN", "nan", "?", "null", "None"]
-
-
-class UsageError(Exception):
-    """A mistake in the command line or its files: reported in one line, exit status 2."""
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse, but errors are one line (``bayesnb fit: error: ...``) and exit status 2."""
 
-    def error(self, message):  # noqa: D102
+    def error(self, message):
         raise UsageError(f"{message} (see '{self.prog} --help')")
-
-
-# ------------------------------------------------------------------------------- tables
-def read_table(path, na_values=None):
-    """Read a CSV/TSV (or Parquet, if pandas can) file into a DataFrame.
-
-    Parameters
-    ----------
-    path : str
-        ``.csv``/``.txt`` (comma), ``.tsv``/``.tab`` (tab), ``.parquet``/``.pq``.
-    na_values : list of str, optional
-        Cell texts read as missing (default: empty, NA, NaN, ?, null, None).
-    """
-    import pandas as pd
-
-    if path != "-" and not os.path.exists(path):
-        raise UsageError(f"{path}: no such file")
-    if path != "-" and os.path.isdir(path):
-        raise UsageError(f"{path}: is a directory, expected a data file")
-    ext = os.path.splitext(path)[1].lower()
-    na = DEFAULT_NA if na_values is None else na_values
-    try:
-        if ext in (".parquet", ".pq"):
-            try:
-                return pd.read_parquet(path)
-            except ImportError:
-                raise UsageError(f"{path}: reading Parquet needs pyarrow or fastparquet (pip install pyarrow)") from None
-        sep = "\t" if ext in (".tsv", ".tab") else ","
-        df = pd.read_csv(sys.stdin if path == "-" else path, sep=sep, na_values=na, keep_default_na=False)
-    except UsageError:
-        raise
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, OSError) as e:
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise UsageError(f"{path}: cannot read as a table ({first})") from None
-    if df.shape[0] == 0 or df.shape[1] == 0:
-        raise UsageError(f"{path}: the table is empty")
-    return df
-
-
-def write_table(df, path, done=None):
-    """Write ``df`` as CSV (``-`` or None: stdout) or Parquet (by extension).
-
-    ``done``, if given, is printed after writing to a file (never mixed into stdout data).
-    """
-    if path in (None, "-"):
-        df.to_csv(sys.stdout, index=False)
-        return
-    if os.path.splitext(path)[1].lower() in (".parquet", ".pq"):
-        try:
-            df.to_parquet(path, index=False)
-        except ImportError:
-            raise UsageError(f"{path}: writing Parquet needs pyarrow (pip install pyarrow)") from None
-    else:
-        df.to_csv(path, index=False)
-    if done:
-        print(done)
 
 
 def _load_model(path):
@@ -113,6 +65,61 @@ def _features_of(model, df, path):
     if missing:
         raise UsageError(f"{path}: missing column(s) {missing[:5]} that the model was fitted on")
     return df[names]
+
+
+def _model_columns(model):
+    """``(categorical, numeric)`` feature names of a fitted model, by the family of their block.
+
+    Categorical columns with text categories are read as text at predict time, so that their
+    cells match the training categories exactly; the rest are read as numbers.
+    """
+    categorical, numeric = [], []
+    for b in model.posterior_.blocks:
+        cats = getattr(b.state, "categories", None)
+        names = [str(n) for n in b.names]
+        if cats is None:
+            numeric += names
+        else:
+            categorical += [n for n, c in zip(names, cats) if all(isinstance(v, str) for v in c)]
+    return categorical, numeric
+
+
+def _read_for_model(model, args):
+    """Read ``args.data`` for a fitted model: its categorical columns as text, numeric as numbers.
+
+    The user's ``--numeric`` / ``--categorical`` win over what the model says.
+    """
+    user_num, user_cat = args.numeric or [], args.categorical or []
+    cat, num = _model_columns(model)
+    return read_table(args.data, args.na_values, numeric=user_num, categorical=user_cat,
+                      text_if_present=[c for c in cat if c not in user_num + user_cat],
+                      numbers_if_present=[c for c in num if c not in user_num + user_cat])
+
+
+def _unseen_warning(model, X, path):
+    """Warn about categorical values of ``X`` that the model never saw in training."""
+    import pandas as pd
+
+    for b in model.posterior_.blocks:
+        cats = getattr(b.state, "categories", None)
+        if cats is None:
+            continue
+        for name, c in zip(b.names, cats):
+            name = str(name)
+            if name not in X.columns:
+                continue
+            col = X[name]
+            observed = col[col.notna()]
+            if observed.empty:
+                continue
+            unseen = pd.Index(c).get_indexer(observed.to_numpy(dtype=object)) < 0
+            if unseen.any():
+                vals = pd.unique(observed[unseen].to_numpy(dtype=object))
+                shown = ", ".join(repr(v) for v in vals[:3]) + (f" and {len(vals) - 3} more" if len(vals) > 3 else "")
+                warn(f"{path}: column {name!r} has value(s) not seen in training: {shown} "
+                     f"({int(unseen.sum())} row(s)); the model scores an unseen value as a new category "
+                     "holding only the prior pseudo-count, p = alpha / (class total + alpha), the same for "
+                     "every class up to the class totals (zero when alpha = 0)")
 
 
 # ------------------------------------------------------------------------ subcommands
@@ -158,7 +165,8 @@ def make_estimator(family, alpha, X):
 
 
 def cmd_fit(args):
-    df = read_table(args.data, args.na_values)
+    check_output(args.output, [args.data])
+    df = read_table(args.data, args.na_values, numeric=args.numeric, categorical=args.categorical)
     if args.target not in df.columns:
         raise UsageError(f"{args.data}: no column {args.target!r} (columns: {list(df.columns)[:10]})")
     y = df[args.target]
@@ -180,7 +188,8 @@ def cmd_fit(args):
     t0 = time.perf_counter()
     model.fit(X, y.astype(str) if y.dtype == object else y)
     dt = time.perf_counter() - t0
-    model.save(args.output)
+    with atomic_path(args.output) as tmp:
+        model.save(tmp)
     ev = model.log_evidence_
     print(f"fitted {type(model).__name__} on {X.shape[0]} rows x {X.shape[1]} features in {dt * 1000:.0f} ms")
     for b in model.posterior_.blocks:
@@ -213,9 +222,11 @@ def _labels_like(model, y):
 def cmd_predict(args):
     import pandas as pd
 
+    check_output(args.output, [args.model, args.data])
     model = _load_model(args.model)
-    df = read_table(args.data, args.na_values)
+    df = _read_for_model(model, args)
     X = _features_of(model, df, args.data)
+    _unseen_warning(model, X, args.data)
     out = pd.DataFrame(index=df.index)
     if args.keep:
         out = df.copy()
@@ -224,29 +235,62 @@ def cmd_predict(args):
         P = model.predict_proba(X)
         for k, c in enumerate(model.classes_):
             out[f"p({c})"] = P[:, k]
-    write_table(out, args.output, done=f"wrote {len(out)} predictions to {args.output}")
+    write_table(out, args.output, done=f"wrote {len(out)} predictions to {args.output}",
+                inputs=[args.model, args.data])
     return 0
+
+
+def score_model(model, X, y):
+    """Accuracy and log loss of a fitted model on labelled rows, as ``bayesnb score`` prints them.
+
+    Parameters
+    ----------
+    model : fitted bayesnb estimator
+    X : DataFrame or array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        True labels; a label the model does not know counts as a wrong prediction and is
+        left out of the log loss.
+
+    Returns
+    -------
+    accuracy : float
+    log_loss : float
+        scikit-learn's ``sklearn.metrics.log_loss`` (probabilities clipped at the machine
+        epsilon of their dtype) on the rows with a known class; NaN if there are none.
+    n_known : int
+        Number of rows with a known class.
+    """
+    import numpy as np
+    from sklearn.metrics import log_loss
+
+    y = np.asarray(y)
+    P = model.predict_proba(X)
+    known = np.isin(y, model.classes_)
+    acc = float(np.mean(model.classes_[P.argmax(1)] == y))
+    ll = float(log_loss(y[known], P[known], labels=model.classes_)) if known.any() else float("nan")
+    return acc, ll, int(known.sum())
 
 
 def cmd_score(args):
     import numpy as np
 
     model = _load_model(args.model)
-    df = read_table(args.data, args.na_values)
+    df = _read_for_model(model, args)
     if args.target not in df.columns:
         raise UsageError(f"{args.data}: no column {args.target!r}")
     df = df[~df[args.target].isna()]
+    if df.empty:
+        raise UsageError(f"{args.data}: no row has a {args.target!r} label")
     X = _features_of(model, df, args.data)
+    _unseen_warning(model, X, args.data)
     y = np.asarray(_labels_like(model, df[args.target]))
-    P = model.predict_proba(X)
-    known = np.isin(y, model.classes_)
-    acc = float(np.mean(model.classes_[P.argmax(1)] == y))
-    idx = np.searchsorted(model.classes_, y[known])
-    with np.errstate(divide="ignore"):
-        ll = -np.mean(np.log(np.clip(P[known][np.arange(known.sum()), idx], 1e-300, 1)))
+    acc, ll, n_known = score_model(model, X, y)
     print(f"rows: {len(y)}")
     print(f"accuracy: {acc:.4f}")
-    print(f"log loss: {ll:.4f}" + (f" (on {known.sum()} rows with a known class)" if not known.all() else ""))
+    if n_known == 0:
+        print("log loss: undefined (no row has a class the model knows)")
+    else:
+        print(f"log loss: {ll:.4f}" + (f" (on {n_known} rows with a known class)" if n_known < len(y) else ""))
     return 0
 
 
@@ -265,31 +309,21 @@ def cmd_info(args):
     return 0
 
 
-def _call(fn, *args, **kwargs):
-    """Call ``fn`` with ``args`` and the keyword arguments its signature accepts."""
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return fn(*args, **kwargs)
-    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
-        return fn(*args, **kwargs)
-    return fn(*args, **{k: v for k, v in kwargs.items() if k in params})
-
-
 def cmd_impute(args):
     import pandas as pd
 
+    check_output(args.output, [args.model, args.data])
     model = _load_model(args.model)
-    if not hasattr(model, "impute"):
-        raise UsageError("this bayesnb build has no impute (generative features not installed)")
-    df = read_table(args.data, args.na_values)
+    df = _read_for_model(model, args)
     X = _features_of(model, df, args.data)
+    _unseen_warning(model, X, args.data)
     before = int(X.isna().sum().sum())
-    filled = _call(model.impute, X, random_state=args.seed)
+    filled = model.impute(X, random_state=args.seed)
     filled = pd.DataFrame(filled, columns=X.columns, index=X.index) if not hasattr(filled, "columns") else filled
     out = df.copy()
     out[list(X.columns)] = filled[list(X.columns)]
-    write_table(out, args.output, done=f"filled {before} missing cell(s); wrote {args.output}")
+    write_table(out, args.output, done=f"filled {before} missing cell(s); wrote {args.output}",
+                inputs=[args.model, args.data])
     return 0
 
 
@@ -297,357 +331,25 @@ def cmd_sample(args):
     import numpy as np
     import pandas as pd
 
-    model = _load_model(args.model)
-    if not hasattr(model, "sample"):
-        raise UsageError("this bayesnb build has no sample (generative features not installed)")
     if args.n < 1:
-        raise UsageError("-n must be at least 1")
-    res = _call(model.sample, args.n, random_state=args.seed)
-    X, y = (res if isinstance(res, tuple) and len(res) == 2 else (res, None))
+        raise UsageError(f"-n must be at least 1; received {args.n}")
+    check_output(args.output, [args.model])
+    model = _load_model(args.model)
+    X, y = model.sample(args.n, random_state=args.seed)
     names = getattr(model, "feature_names_in_", None)
     cols = [str(c) for c in names] if names is not None else [f"x{j}" for j in range(model.n_features_in_)]
-    out = X if hasattr(X, "columns") else pd.DataFrame(np.asarray(X), columns=cols)
-    if y is not None:
-        out = out.copy()
-        out[args.target] = np.asarray(y)
-    write_table(out, args.output, done=f"wrote {len(out)} synthetic row(s) to {args.output}")
+    out = X.copy() if hasattr(X, "columns") else pd.DataFrame(np.asarray(X), columns=cols)
+    if args.target in out.columns:
+        raise UsageError(f"--target {args.target!r} is one of the model's feature columns; choose another name")
+    out[args.target] = np.asarray(y)
+    write_table(out, args.output, done=f"wrote {len(out)} synthetic row(s) to {args.output}", inputs=[args.model])
     return 0
 
 
 def cmd_demo(args):
+    from ._cli_demo import run_demo
+
     return run_demo(out=args.out, quick=args.quick, seed=args.seed)
-
-
-# --------------------------------------------------------------------------------- demo
-class _Report:
-    """Prints progress and results, and keeps the results for report.txt."""
-
-    def __init__(self, total):
-        self.total, self.i, self.lines = total, 0, []
-        self.t0 = time.perf_counter()
-
-    def step(self, what):
-        self.i += 1
-        self._t = time.perf_counter()
-        print(f"[{self.i}/{self.total}] {what} ...", flush=True)
-        self.lines += ["", f"== {what}"]
-
-    def done(self):
-        print(f"      ({time.perf_counter() - self._t:.1f} s)", flush=True)
-
-    def say(self, text=""):
-        for line in str(text).splitlines() or [""]:
-            print(f"      {line}", flush=True)
-            self.lines.append(line)
-
-
-def _fmt_table(rows, header):
-    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    return "\n".join([fmt.format(*header)] + [fmt.format(*map(str, r)) for r in rows])
-
-
-def vote_log_odds(model, n_draws=2000, seed=0, positive=None):
-    """Log-odds weight of a "y" vote (vs "n") for each vote, with exact posterior draws.
-
-    For a binary categorical feature with posterior ``theta[k] ~ Beta(a_k(y), a_k(n))``
-    the weight is ``logit theta[pos](y) - logit theta[neg](y)``: how much a "y" rather
-    than an "n" vote moves the log-odds of class ``pos``. Draws are exact (conjugate).
-
-    Returns
-    -------
-    names, plug-in weights, mean, 2.5% and 97.5% quantiles (arrays of shape (d,))
-    """
-    import numpy as np
-
-    rng = np.random.default_rng(seed)
-    b = model.posterior_.blocks[0]
-    classes = list(model.classes_)
-    pos = classes.index(positive) if positive is not None else 1
-    neg = 1 - pos
-    names, plug, mean, lo, hi = [], [], [], [], []
-    for j, cats in enumerate(b.state.categories):
-        cats = [str(c) for c in cats]
-        if "y" not in cats or "n" not in cats:
-            continue
-        a = b.posterior.concentration[j]
-        iy, inn = cats.index("y"), cats.index("n")
-        # theta_k(y) among {y, n}: Beta(a_k(y), a_k(n)) (the other values, if any, marginalised)
-        t_pos = rng.beta(a[pos, iy], a[pos, inn], n_draws)
-        t_neg = rng.beta(a[neg, iy], a[neg, inn], n_draws)
-        w = (np.log(t_pos) - np.log1p(-t_pos)) - (np.log(t_neg) - np.log1p(-t_neg))
-        names.append(str(b.names[j]))
-        plug.append(np.log(a[pos, iy] / a[pos, inn]) - np.log(a[neg, iy] / a[neg, inn]))
-        mean.append(w.mean())
-        lo.append(np.quantile(w, 0.025))
-        hi.append(np.quantile(w, 0.975))
-    return names, np.array(plug), np.array(mean), np.array(lo), np.array(hi)
-
-
-def _jax_cache():
-    """Use a persistent JAX compilation cache in the user's cache folder (this process only).
-
-    NUTS compilation dominates a short run (about 10 s); the cache makes later demo runs
-    start sampling in about a second. Respects ``JAX_COMPILATION_CACHE_DIR`` if set.
-    """
-    if os.environ.get("JAX_COMPILATION_CACHE_DIR"):
-        return
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    try:
-        import jax
-
-        path = os.path.join(base, "bayesnb", "jax")
-        os.makedirs(path, exist_ok=True)
-        jax.config.update("jax_compilation_cache_dir", path)
-    except Exception:  # noqa: BLE001 - the cache is an optimisation only
-        pass
-
-
-def _demo_mcmc(model, X, y, rep, out, figures, bplot, quick, seed):
-    """Exact draws and a short NUTS run of the same model, compared element by element."""
-    import warnings
-
-    import numpy as np
-
-    from .arviz import compare_posteriors
-
-    n_mc = 300 if quick else 2000
-    _jax_cache()
-    t0 = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        exact = model.sample_posterior(4000, random_state=seed)
-        mc = model.run_mcmc(X, y, num_warmup=n_mc, num_samples=n_mc, random_state=seed)
-        table = compare_posteriors(exact, mc, verbose=False)
-    a = mc.attrs if hasattr(mc, "attrs") else {}
-    rep.say(f"NUTS: {n_mc} warm-up + {n_mc} draws in {time.perf_counter() - t0:.1f} s "
-            f"(compile {a.get('compile_seconds', float('nan')):.1f} s, sampling {a.get('sampling_seconds', float('nan')):.1f} s); "
-            f"exact: 4000 independent conjugate draws")
-    rep.say(table.attrs.get("verdict", ""))
-    show = table.reindex(table["z"].abs().sort_values(ascending=False).index).head(5)
-    rows = [[r.element[:60], f"{r.exact_mean:.4f}", f"{r.mcmc_mean:.4f}", f"{r.exact_sd:.4f}", f"{r.mcmc_sd:.4f}",
-             f"{r.z:+.2f}", f"{r.ess_bulk:.0f}"] for r in show.itertuples()]
-    rep.say("largest |z| elements:")
-    rep.say(_fmt_table(rows, ["parameter", "exact mean", "MCMC mean", "exact sd", "MCMC sd", "z", "ESS"]))
-    if bplot is not None:
-        ex, mcd = exact["posterior"].to_dataset(), mc["posterior"].to_dataset()
-        cols_e, cols_m = [], []
-        for var in sorted(ex.data_vars):
-            e = np.asarray(ex[var].values, float)
-            m = np.asarray(mcd[var].values, float)
-            e = e.reshape(-1, int(np.prod(e.shape[2:], dtype=int)))
-            m = m.reshape(-1, int(np.prod(m.shape[2:], dtype=int)))
-            ok = np.isfinite(e).all(0)
-            cols_e.append(e[:, ok])
-            cols_m.append(m[:, ok])
-        E, M = np.concatenate(cols_e, 1), np.concatenate(cols_m, 1)
-        labels = list(table["element"])
-        if E.shape[1] == len(labels):
-            pick = [i for i, l in enumerate(labels) if l.startswith("pi") or "physician-fee-freeze" in l
-                    or "el-salvador-aid" in l][:8] or list(range(min(8, len(labels))))
-            fig = bplot.exact_vs_mcmc(E[:, pick], M[:, pick], [labels[i] for i in pick])
-            figures.append(bplot.savefig(fig, os.path.join(out, "exact_vs_mcmc.png")))
-
-
-def run_demo(out="bayesnb-report", quick=False, seed=0):
-    """The ``bayesnb demo`` tour on the bundled 1984 House votes; returns the exit status.
-
-    Parameters
-    ----------
-    out : str
-        Folder for ``report.txt`` and the PNG figures (created if needed).
-    quick : bool
-        Fewer folds and draws.
-    seed : int
-        Random seed of the folds and of every draw.
-    """
-
-    import numpy as np
-    from scipy.special import logsumexp
-    from sklearn.model_selection import StratifiedKFold
-    from sklearn.naive_bayes import CategoricalNB as SkCategoricalNB
-
-    from . import CategoricalNB, __version__
-    from .datasets import load_house_votes
-
-    t_start = time.perf_counter()
-    os.makedirs(out, exist_ok=True)
-    out_abs = os.path.abspath(out)
-    figures = []
-    try:
-        from . import plot as bplot
-
-        bplot._pyplot()
-    except ImportError:
-        bplot = None
-    rep = _Report(8)
-    print(f"bayesnb {__version__} demo -- writing the report to {out_abs}", flush=True)
-
-    rep.step("Loading the 1984 U.S. House votes (bundled)")
-    df = load_house_votes()
-    X, y = df.drop(columns="party"), df["party"].to_numpy()
-    n_miss = int(X.isna().sum().sum())
-    rep.say(f"{X.shape[0]} members x {X.shape[1]} votes; parties: "
-            + ", ".join(f"{c} {int((y == c).sum())}" for c in np.unique(y))
-            + f"; {n_miss} votes missing (not voting / present), kept as missing")
-    rep.say("Source: Congressional Quarterly Almanac 1984 via UCI (Schlimmer 1987), CC BY 4.0.")
-    rep.done()
-
-    rep.step("Fitting the Bayesian Naive Bayes posterior (Dirichlet priors, alpha=1)")
-    model = CategoricalNB(alpha=1.0).fit(X, y)
-    auto = CategoricalNB(alpha="auto").fit(X, y)
-    a_auto = float(auto.posterior_.blocks[0].prior.concentration[0].flat[0])
-    rep.say("posterior class proportions: " + ", ".join(
-        f"{c} {p:.3f}" for c, p in zip(model.classes_, np.exp(model.class_log_prior_))))
-    rep.say(f"log evidence log p(votes, parties) at alpha=1: {model.log_evidence_:.2f}")
-    rep.say(f"evidence-maximising alpha (empirical Bayes): {a_auto:.3g}, log evidence {auto.log_evidence_:.2f}")
-    rep.done()
-
-    folds = 5 if quick else 10
-    rep.step(f"{folds}-fold cross-validated accuracy next to scikit-learn's CategoricalNB")
-    skf = StratifiedKFold(folds, shuffle=True, random_state=seed)
-    codes = X.apply(lambda c: c.map({"n": 0, "y": 1})).fillna(2).astype(int).to_numpy()
-    acc_b, acc_s, ll_b, ll_s = [], [], [], []
-    oof = np.zeros((len(y), 2))
-    for tr, te in skf.split(X, y):
-        m = CategoricalNB(alpha=1.0).fit(X.iloc[tr], y[tr])
-        P = m.predict_proba(X.iloc[te])
-        oof[te] = P
-        acc_b.append(np.mean(m.classes_[P.argmax(1)] == y[te]))
-        ll_b.append(-np.mean(np.log(P[np.arange(len(te)), np.searchsorted(m.classes_, y[te])])))
-        sk = SkCategoricalNB(alpha=1.0, min_categories=3).fit(codes[tr], y[tr])
-        Q = sk.predict_proba(codes[te])
-        acc_s.append(np.mean(sk.classes_[Q.argmax(1)] == y[te]))
-        ll_s.append(-np.mean(np.log(np.clip(Q[np.arange(len(te)), np.searchsorted(sk.classes_, y[te])], 1e-300, 1))))
-    rep.say(_fmt_table([
-        ["bayesnb CategoricalNB (missing votes marginalised)", f"{np.mean(acc_b):.4f} +/- {np.std(acc_b):.4f}",
-         f"{np.mean(ll_b):.4f}"],
-        ["scikit-learn CategoricalNB ('?' as a 3rd category)", f"{np.mean(acc_s):.4f} +/- {np.std(acc_s):.4f}",
-         f"{np.mean(ll_s):.4f}"],
-    ], ["model", "accuracy (mean +/- sd over folds)", "log loss"]))
-    if bplot is not None:
-        fig = bplot.reliability_diagram(y, oof, model.classes_, label="bayesnb (out-of-fold)")
-        figures.append(bplot.savefig(fig, os.path.join(out, "reliability.png")))
-    rep.done()
-
-    n_draws = 1000 if quick else 4000
-    rep.step(f"Most informative votes: log-odds weights with 95% credible intervals ({n_draws} exact draws)")
-    names, plug, mean, lo, hi = vote_log_odds(model, n_draws=n_draws, seed=seed, positive="republican")
-    source = "exact Beta draws of each vote's posterior"
-    if hasattr(model, "coef_draws"):
-        try:
-            w, _ = model.coef_draws(n_draws, random_state=seed)
-            cn = [str(c) for c in model.coef_names_]
-            wy = np.stack([w[:, cn.index(f"{v}=y")] - w[:, cn.index(f"{v}=n")] for v in names], axis=1)
-            mean, lo, hi = wy.mean(0), np.quantile(wy, 0.025, 0), np.quantile(wy, 0.975, 0)
-            source = "model.coef_draws (exact conjugate draws), weight('v=y') - weight('v=n')"
-        except Exception:  # noqa: BLE001 - fall back to the Beta draws above
-            pass
-    order = np.argsort(-np.abs(mean))
-    rows = [[names[i], f"{plug[i]:+.2f}", f"{mean[i]:+.2f}", f"[{lo[i]:+.2f}, {hi[i]:+.2f}]"] for i in order[:8]]
-    rep.say("weight = how much a 'y' (rather than 'n') vote moves the log-odds of 'republican'")
-    rep.say(f"intervals from {source}")
-    rep.say(_fmt_table(rows, ["vote", "posterior-mean plug-in", "draw mean", "95% interval"]))
-    if bplot is not None:
-        fig = bplot.log_odds(names, mean, lo, hi, title="log-odds of republican: 'y' vs 'n' vote")
-        figures.append(bplot.savefig(fig, os.path.join(out, "log_odds.png")))
-        fig = bplot.class_conditionals(model, ncols=4)
-        figures.append(bplot.savefig(fig, os.path.join(out, "class_conditionals.png")))
-    rep.done()
-
-    rep.step("Exact posterior vs MCMC (NUTS), short run")
-    if hasattr(model, "run_mcmc") and hasattr(model, "sample_posterior"):
-        try:
-            _demo_mcmc(model, X, y, rep, out, figures, bplot, quick, seed)
-        except Exception as e:  # noqa: BLE001 - the demo goes on, and says why
-            rep.say(f"skipped: MCMC failed ({type(e).__name__}: {str(e)[:200]})")
-    else:
-        rep.say("skipped: this build has no MCMC (run_mcmc / sample_posterior)")
-    rep.done()
-
-    rep.step("Imputing the real missing votes")
-    if hasattr(model, "impute"):
-        try:
-            filled = _call(model.impute, X, random_state=seed)
-            filled = filled if hasattr(filled, "isna") else __import__("pandas").DataFrame(filled, columns=X.columns)
-            was = X.isna().to_numpy()
-            vals = np.asarray(filled)[was]
-            rep.say(f"filled {int(was.sum())} missing votes; imputed 'y': {int(np.sum(vals == 'y'))}, "
-                    f"'n': {int(np.sum(vals == 'n'))}")
-            # measured check: hide 10% of the observed votes, impute them, compare
-            rng = np.random.default_rng(seed)
-            obs = np.argwhere(~was)
-            hide = obs[rng.choice(len(obs), len(obs) // 10, replace=False)]
-            Xh = X.copy()
-            for r, c in hide:
-                Xh.iat[r, c] = None
-            fh = np.asarray(_call(model.impute, Xh, random_state=seed))
-            truth = X.to_numpy()[hide[:, 0], hide[:, 1]]
-            got = fh[hide[:, 0], hide[:, 1]]
-            maj = X.mode().iloc[0].to_numpy()[hide[:, 1]]
-            rep.say(f"check on {len(hide)} hidden observed votes: imputation accuracy {np.mean(got == truth):.3f} "
-                    f"(overall-majority baseline {np.mean(maj == truth):.3f})")
-        except Exception as e:  # noqa: BLE001
-            rep.say(f"skipped: impute failed ({type(e).__name__}: {str(e)[:200]})")
-    else:
-        rep.say("skipped: this build has no impute (bayesnb.generative.GenerativeMixin.impute)")
-    rep.done()
-
-    rep.step("Synthetic members drawn from the posterior predictive")
-    if hasattr(model, "sample"):
-        try:
-            res = _call(model.sample, 5, random_state=seed)
-            Xs, ys = res if isinstance(res, tuple) and len(res) == 2 else (res, None)
-            import pandas as pd
-
-            Xs = Xs if hasattr(Xs, "columns") else pd.DataFrame(np.asarray(Xs), columns=X.columns)
-            Xs = Xs.copy()
-            if ys is not None:
-                Xs.insert(0, "party", np.asarray(ys))
-            rep.say(Xs.iloc[:, :7].to_string() + f"\n(first 6 of {X.shape[1]} votes shown)")
-        except Exception as e:  # noqa: BLE001
-            rep.say(f"skipped: sample failed ({type(e).__name__}: {str(e)[:200]})")
-    else:
-        rep.say("skipped: this build has no sample (bayesnb.generative.GenerativeMixin.sample)")
-    rep.done()
-
-    rep.step("Most unusual members (lowest log p(votes) per cast vote)")
-    if hasattr(model, "score_samples"):
-        try:
-            logp = np.asarray(model.score_samples(X), dtype=float)
-            how = "model.score_samples"
-        except Exception:  # noqa: BLE001
-            logp, how = None, None
-    else:
-        logp, how = None, None
-    if logp is None:
-        logp = logsumexp(model.predict_joint_log_proba(X), axis=1)
-        how = "logsumexp_k log p(x, y=k), posterior-mean plug-in, missing votes marginalised"
-    n_obs = X.notna().sum(axis=1).to_numpy()
-    per_vote = logp / np.maximum(n_obs, 1)
-    P = model.predict_proba(X)
-    rows = []
-    for i in np.argsort(per_vote)[:5]:
-        k = list(model.classes_).index(y[i])
-        rows.append([i, y[i], n_obs[i], f"{logp[i]:.2f}", f"{per_vote[i]:.3f}", f"{P[i, k]:.3f}"])
-    rep.say(f"log p(x) from {how}")
-    rep.say(_fmt_table(rows, ["row", "party", "votes cast", "log p(x)", "per vote", "p(own party | x)"]))
-    rep.done()
-
-    total = time.perf_counter() - t_start
-    report = os.path.join(out, "report.txt")
-    with open(report, "w", encoding="utf-8") as f:
-        f.write(f"bayesnb {__version__} demo on the 1984 U.S. House votes (seed {seed}, "
-                f"{'quick' if quick else 'full'} run, {total:.1f} s)\n")
-        f.write("\n".join(rep.lines) + "\n\nFigures:\n" + "\n".join(f"  {os.path.basename(p)}" for p in figures) + "\n")
-        if bplot is None:
-            f.write("  (none: matplotlib is not installed; pip install 'bayesnb[plot]')\n")
-    print(f"done in {total:.1f} s. Report: {os.path.abspath(report)}", flush=True)
-    if figures:
-        print("Figures: " + ", ".join(os.path.abspath(p) for p in figures), flush=True)
-    else:
-        print("No figures: matplotlib is not installed (pip install 'bayesnb[plot]').", flush=True)
-    return 0
 
 
 # ------------------------------------------------------------------------------ parser
@@ -661,7 +363,18 @@ def build_parser():
                     "safe model files. Run 'bayesnb demo' to see everything on bundled data.",
     )
     p.add_argument("--version", action="version", version=f"bayesnb {__version__}")
+    p.add_argument("--debug", action="store_true",
+                   help="show the Python traceback of an error instead of a one-line message")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    _add_parser = sub.add_parser
+
+    def add_parser(*a, **kw):  # every subcommand also takes --debug (after its name)
+        q = _add_parser(*a, **kw)
+        q.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                       help="show the Python traceback of an error instead of a one-line message")
+        return q
+
+    sub.add_parser = add_parser
 
     d = sub.add_parser("demo", help="run the tour on the bundled 1984 house-votes data",
                        description="Fit Naive Bayes to the 1984 U.S. House votes (bundled), compare with "
@@ -673,9 +386,17 @@ def build_parser():
     d.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     d.set_defaults(func=cmd_demo)
 
+    def names(text):
+        return [c.strip() for c in text.split(",") if c.strip()]
+
     def data_opts(q):
         q.add_argument("--na-values", type=lambda s: s.split(","), default=None, metavar="A,B",
-                       help="cell texts read as missing (default: empty,NA,NaN,nan,?,null,None)")
+                       help="cell texts read as missing, replacing the default (pandas' NA, NaN, null, None, "
+                            "N/A, ... and ?); an empty cell is always missing")
+        q.add_argument("--numeric", type=names, default=None, metavar="COL,...",
+                       help="read these columns as numbers (a text cell is an error unless in --na-values)")
+        q.add_argument("--categorical", type=names, default=None, metavar="COL,...",
+                       help="read these columns as categories (text), even if they hold numbers")
 
     f = sub.add_parser("fit", help="fit a model to a table and save it",
                        description="Fit a Naive Bayes model to DATA (CSV, TSV or Parquet) predicting --target, "
@@ -719,58 +440,88 @@ def build_parser():
     i.add_argument("model")
     i.set_defaults(func=cmd_info)
 
-    from .estimators import BaseNB
-
-    if hasattr(BaseNB, "impute"):
-        im = sub.add_parser("impute", help="fill missing cells with a saved model",
-                            description="Fill the missing cells of DATA from the model's posterior "
-                                        "predictive given each row's observed cells.")
-        im.add_argument("model")
-        im.add_argument("data")
-        im.add_argument("-o", "--output", default=None, help="output table (default: CSV on stdout)")
-        im.add_argument("--seed", type=int, default=0)
-        data_opts(im)
-        im.set_defaults(func=cmd_impute)
-    if hasattr(BaseNB, "sample"):
-        sa = sub.add_parser("sample", help="draw synthetic rows from a saved model",
-                            description="Draw synthetic labelled rows from the model's posterior predictive.")
-        sa.add_argument("model")
-        sa.add_argument("-n", type=int, default=10, help="number of rows (default 10)")
-        sa.add_argument("-o", "--output", default=None, help="output table (default: CSV on stdout)")
-        sa.add_argument("--target", default="class", help="name of the label column (default: class)")
-        sa.add_argument("--seed", type=int, default=0)
-        sa.set_defaults(func=cmd_sample)
+    im = sub.add_parser("impute", help="fill missing cells with a saved model",
+                        description="Fill the missing cells of DATA from the model's posterior "
+                                    "predictive given each row's observed cells.")
+    im.add_argument("model")
+    im.add_argument("data")
+    im.add_argument("-o", "--output", default=None, help="output table (default: CSV on stdout)")
+    im.add_argument("--seed", type=int, default=0)
+    data_opts(im)
+    im.set_defaults(func=cmd_impute)
+    sa = sub.add_parser("sample", help="draw synthetic rows from a saved model",
+                        description="Draw synthetic labelled rows from the model's posterior predictive.")
+    sa.add_argument("model")
+    sa.add_argument("-n", type=int, default=10, help="number of rows (default 10)")
+    sa.add_argument("-o", "--output", default=None, help="output table (default: CSV on stdout)")
+    sa.add_argument("--target", default="class", help="name of the label column (default: class)")
+    sa.add_argument("--seed", type=int, default=0)
+    sa.set_defaults(func=cmd_sample)
     return p
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """Python warnings raised while a command runs, as one line on stderr."""
+    text = str(message).strip().splitlines()[0] if str(message).strip() else ""
+    warn(f"{category.__name__}: {text}")
+
+
+def _one_line(e):
+    if isinstance(e, OSError) and e.strerror:
+        return f"{e.filename}: {e.strerror}" if e.filename else e.strerror
+    msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    return f"unknown key {msg}" if isinstance(e, KeyError) else msg
+
+
 def main(argv=None) -> int:
-    """Entry point of the ``bayesnb`` console script; returns the exit status."""
+    """Entry point of the ``bayesnb`` console script; returns the exit status.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 on success; 2 for a user mistake (one line on stderr: ``bayesnb COMMAND: error:
+        ...``); 1 when a demo step fails; 130 when interrupted. With ``--debug`` (or the
+        environment variable ``BAYESNB_DEBUG=1``) errors raise, showing the traceback.
+    """
+    import warnings
+
     from .persistence import ModelFileError
 
-    prog = "bayesnb"
+    argv = sys.argv[1:] if argv is None else [os.fspath(a) if hasattr(a, "__fspath__") else str(a) for a in argv]
+    options = argv[: argv.index("--")] if "--" in argv else argv
+    debug = bool(os.environ.get("BAYESNB_DEBUG")) or "--debug" in options  # known before parsing
+    PROG[0] = "bayesnb"
     try:
-        parser = build_parser()
-        args = parser.parse_args(argv)
-        if getattr(args, "command", None) is None:
-            parser.print_help()
-            return 2
-        prog = f"bayesnb {args.command}"
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            parser = build_parser()
+            args = parser.parse_args(argv)
+            if getattr(args, "command", None) is None:
+                parser.print_help()
+                return 2
+            PROG[0] = f"bayesnb {args.command}"
+            return int(args.func(args) or 0)
     except SystemExit as e:  # --help / --version
         return int(e.code or 0)
     except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
+        print(f"{PROG[0]}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
-    except (UsageError, ModelFileError, FileNotFoundError, PermissionError, IsADirectoryError,
-            ValueError, TypeError, KeyError) as e:
-        if os.environ.get("BAYESNB_DEBUG"):
+    except _DemoStepError as e:
+        if debug:
             raise
-        msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        if isinstance(e, KeyError):
-            msg = f"unknown key {msg}"
-        print(f"{prog}: error: {msg}", file=sys.stderr)
+        print(f"{PROG[0]}: error: {e}", file=sys.stderr)
+        return 1
+    except (UsageError, ModelFileError, OSError, ValueError, TypeError, KeyError) as e:
+        if debug:
+            raise
+        print(f"{PROG[0]}: error: {_one_line(e)}", file=sys.stderr)
         return 2
 
 

@@ -1,0 +1,324 @@
+"""Files for the ``bayesnb`` command line: reading tables and writing outputs safely.
+
+Reading (:func:`read_table`) strips the spaces after separators, reads ``--na-values``
+(default: pandas' missing-value texts and ``?``) as missing, warns when a mostly numeric
+column holds a few text cells (which would make it categorical) and applies the
+``--numeric`` / ``--categorical`` overrides.
+
+Writing (:func:`check_output`, :func:`atomic_path`, :func:`write_table`) never loses data:
+an output may not be one of the command's inputs (same file by path, symbolic or hard
+link), and every file is written to a temporary file in the destination folder that is
+renamed onto the destination only once complete (removed on failure), so an interrupted or
+failed command leaves the previous file, if any, untouched. Error messages name the
+destination, never the temporary file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+
+__all__ = ["UsageError", "atomic_path", "check_output", "read_table", "warn", "write_table"]
+
+
+class UsageError(Exception):
+    """A mistake in the command line or its files: reported in one line, exit status 2."""
+
+
+#: the prefix of warnings and errors, ``bayesnb`` or ``bayesnb COMMAND`` (set by ``main``)
+PROG = ["bayesnb"]
+
+
+def warn(message):
+    """Print ``bayesnb COMMAND: warning: MESSAGE`` (one line) on stderr.
+
+    Parameters
+    ----------
+    message : str
+    """
+    print(f"{PROG[0]}: warning: {message}", file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------------------------ reading
+def _split_names(text, option, columns, path):
+    """The column names of a ``--numeric``/``--categorical`` value, checked against ``columns``."""
+    names = [c.strip() for c in (text or []) if c.strip()]
+    bad = [c for c in names if c not in columns]
+    if bad:
+        raise UsageError(f"{path}: {option} names no column(s) {bad} (columns: {list(columns)[:10]})")
+    return names
+
+
+def _mixed_numeric_warning(df, col, path):
+    """Warn if ``col`` (read as text) is mostly numbers with a few text cells."""
+    import pandas as pd
+
+    values = df[col]
+    observed = values[values.notna()]
+    if observed.empty:
+        return
+    as_num = pd.to_numeric(observed.astype(object), errors="coerce")
+    text = as_num.isna().to_numpy()
+    n_text = int(text.sum())
+    if n_text == 0 or n_text * 2 > len(observed):
+        return  # all numbers (cannot happen after read_csv) or mostly text: a categorical column
+    rows = [int(i) + 1 for i in observed.index[text][:3]]
+    vals = [observed[observed.index[text][k]] for k in range(min(3, n_text))]
+    shown = ", ".join(f"{v!r} (row {r})" for v, r in zip(vals, rows))
+    more = f" and {n_text - 3} more" if n_text > 3 else ""
+    warn(f"{path}: column {col!r} holds numbers except {n_text} cell(s): {shown}{more}; it is read as "
+         f"categorical. Pass --numeric {col} to read it as numbers (text cells are then an error unless "
+         f"listed in --na-values) or --categorical {col} to keep it categorical without this warning")
+
+
+def _to_numeric(df, col, path):
+    """Column ``col`` as numbers; a non-number cell (not read as missing) is a :class:`UsageError`."""
+    import pandas as pd
+
+    values = df[col]
+    if values.dtype.kind in "iufb":
+        return values
+    conv = pd.to_numeric(values.astype(object), errors="coerce")
+    bad = conv.isna().to_numpy() & values.notna().to_numpy()
+    if bad.any():
+        i = values.index[bad][0]
+        raise UsageError(f"{path}: --numeric {col}: row {int(i) + 1} has {values[i]!r}, not a number "
+                         f"({int(bad.sum())} such cell(s); list the text in --na-values to read it as missing)")
+    return conv
+
+
+def read_table(path, na_values=None, numeric=None, categorical=None, text_if_present=(), numbers_if_present=()):
+    """Read a CSV/TSV (or Parquet, if pandas can) file into a DataFrame.
+
+    Parameters
+    ----------
+    path : str
+        ``.csv``/``.txt`` (comma), ``.tsv``/``.tab`` (tab), ``.parquet``/``.pq``; ``-`` reads
+        CSV from stdin. Spaces after a separator are stripped (UCI files use ``", "``).
+    na_values : list of str, optional
+        Cell texts read as missing. Default: pandas' missing-value texts (``NA``, ``NaN``,
+        ``null``, ``None``, ``N/A``, ...) and ``?``. A given list replaces the default; an
+        empty cell is always missing.
+    numeric : list of str, optional
+        Columns read as numbers; a cell that is neither a number nor missing is a
+        :class:`UsageError` naming the column, row and value.
+    categorical : list of str, optional
+        Columns read as text (categories), exactly as written in the file.
+    text_if_present, numbers_if_present : iterable of str
+        Like ``categorical`` and ``numeric``, for the columns of this list that the table
+        has (a fitted model's columns, read the way the model reads them).
+
+    Returns
+    -------
+    DataFrame
+        Rows are numbered from 1 in messages, the header not counted.
+
+    Raises
+    ------
+    UsageError
+        Missing or unreadable file, empty table, unknown or conflicting column names, a
+        non-number in a ``numeric`` column.
+    """
+    import pandas as pd
+
+    if path != "-" and not os.path.exists(path):
+        raise UsageError(f"{path}: no such file")
+    if path != "-" and os.path.isdir(path):
+        raise UsageError(f"{path}: is a directory, expected a data file")
+    ext = os.path.splitext(path)[1].lower()
+    if na_values is None:
+        na, keep_default = ["?"], True
+    else:
+        na, keep_default = list(na_values) + [""], False
+    numeric, categorical = list(numeric or []), list(categorical or [])
+    both = sorted(set(numeric) & set(categorical))
+    if both:
+        raise UsageError(f"column(s) {both} are given both as --numeric and --categorical")
+    text_if_present, numbers_if_present = list(text_if_present), list(numbers_if_present)
+    try:
+        if ext in (".parquet", ".pq"):
+            try:
+                df = pd.read_parquet(path)
+            except ImportError:
+                raise UsageError(f"{path}: reading Parquet needs pyarrow or fastparquet (pip install pyarrow)") from None
+        else:
+            sep = "\t" if ext in (".tsv", ".tab") else ","
+            kw = {"sep": sep, "na_values": na, "keep_default_na": keep_default, "skipinitialspace": True}
+            if path == "-":
+                df = pd.read_csv(sys.stdin, **kw)
+            else:
+                header = [str(c) for c in pd.read_csv(path, nrows=0, **kw).columns]
+                _split_names(categorical, "--categorical", header, path)
+                text = [c for c in header if c in categorical or c in text_if_present]
+                df = pd.read_csv(path, **kw, dtype={c: object for c in text} or None)
+    except UsageError:
+        raise
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, OSError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise UsageError(f"{path}: cannot read as a table ({first})") from None
+    if df.shape[0] == 0 or df.shape[1] == 0:
+        raise UsageError(f"{path}: the table is empty")
+    df.columns = [str(c) for c in df.columns]
+    _split_names(numeric, "--numeric", df.columns, path)
+    _split_names(categorical, "--categorical", df.columns, path)
+    text = categorical + [c for c in text_if_present if c in df.columns]
+    numbers = numeric + [c for c in numbers_if_present if c in df.columns]
+    for col in text:
+        if df[col].dtype.kind != "O":  # Parquet or stdin: the text of each value
+            df[col] = df[col].astype(object).where(df[col].notna(), None).map(
+                lambda v: v if v is None or isinstance(v, str) else _number_text(v))
+    for col in numbers:
+        df[col] = _to_numeric(df, col, path)
+    skip = set(text) | set(numbers)
+    for col in df.columns:
+        if col not in skip and df[col].dtype.kind not in "iufbmM":
+            _mixed_numeric_warning(df, col, path)
+    return df
+
+
+def _number_text(v):
+    """The text of a value as a CSV cell would hold it (``3.0`` -> ``'3'``)."""
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+# ------------------------------------------------------------------------------ writing
+def _same_file(a, b):
+    try:
+        if os.path.exists(a) and os.path.exists(b):
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def check_output(path, inputs=(), option="-o"):
+    """Refuse an output that cannot be written or would replace one of the ``inputs``.
+
+    Parameters
+    ----------
+    path : str or None
+        The output file; ``None`` or ``-`` (stdout) is always fine.
+    inputs : iterable of str
+        The command's input files (``-``, stdin, is skipped). The same file under another
+        name (symbolic or hard link) counts as the same.
+    option : str
+        The option that named ``path``, for the message.
+
+    Raises
+    ------
+    UsageError
+        ``path`` is an input, a folder, or in a folder that does not exist.
+    """
+    if path in (None, "-"):
+        return
+    path = os.fspath(path)
+    for inp in inputs:
+        if inp in (None, "-"):
+            continue
+        if _same_file(path, os.fspath(inp)):
+            raise UsageError(f"refusing to write {path}: it is the input file {os.fspath(inp)} "
+                             f"(choose another {option} file)")
+    if os.path.isdir(path):
+        raise UsageError(f"{option} {path}: is a folder; give a file name")
+    folder = os.path.dirname(os.path.realpath(path))
+    if not os.path.isdir(folder):
+        shown = os.path.dirname(path) or folder
+        raise UsageError(f"cannot write {path}: no such folder {shown}")
+
+
+def _write_error(path, e):
+    reason = e.strerror if isinstance(e, OSError) and e.strerror else type(e).__name__
+    return UsageError(f"cannot write {path}: {reason}")
+
+
+def _umask_mode():
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _remove(tmp):
+    """Remove ``tmp`` and any file a writer derived from its (unique, random) name, e.g. ``tmp + '.tmp-PID'``."""
+    folder, base = os.path.split(tmp)
+    try:
+        names = [n for n in os.listdir(folder) if n.startswith(base)]
+    except OSError:
+        names = [base]
+    for name in names:
+        with contextlib.suppress(OSError):
+            os.remove(os.path.join(folder, name))
+
+
+@contextlib.contextmanager
+def atomic_path(path):
+    """Context manager: a temporary path to write, renamed onto ``path`` when the block succeeds.
+
+    The temporary file lies in the destination's folder (so the rename is atomic) and keeps
+    its extension (so writers that choose a format by extension still work). On success it
+    gets the permissions of the file it replaces (or the usual ones of a new file) and is
+    renamed onto ``path`` (through symbolic links: the link's target is replaced); on any
+    failure it is removed and ``path`` is left as it was. An ``OSError`` is re-raised as a
+    :class:`UsageError` naming ``path``, never the temporary file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The destination file.
+
+    Yields
+    ------
+    str
+        The temporary file's path.
+    """
+    path = os.fspath(path)
+    real = os.path.realpath(path)
+    folder, base = os.path.split(real)
+    try:
+        mode = os.stat(real).st_mode & 0o7777 if os.path.exists(real) else _umask_mode()
+        fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=f".tmp{os.path.splitext(base)[1]}", dir=folder)
+        os.close(fd)
+    except OSError as e:
+        raise _write_error(path, e) from None
+    try:
+        yield tmp
+        os.chmod(tmp, mode)
+        os.replace(tmp, real)
+    except OSError as e:
+        _remove(tmp)
+        raise _write_error(path, e) from None
+    except BaseException:
+        _remove(tmp)
+        raise
+
+
+def write_table(df, path, done=None, inputs=()):
+    """Write ``df`` as CSV (``-`` or None: stdout) or Parquet (by extension), atomically.
+
+    Parameters
+    ----------
+    df : DataFrame
+    path : str or None
+        Destination; ``None`` or ``-`` writes CSV to stdout.
+    done : str, optional
+        Printed after writing to a file (never mixed into stdout data).
+    inputs : iterable of str
+        The command's inputs, which ``path`` may not be (see :func:`check_output`).
+    """
+    if path in (None, "-"):
+        df.to_csv(sys.stdout, index=False)
+        return
+    check_output(path, inputs)
+    with atomic_path(path) as tmp:
+        if os.path.splitext(path)[1].lower() in (".parquet", ".pq"):
+            try:
+                df.to_parquet(tmp, index=False)
+            except ImportError:
+                raise UsageError(f"{path}: writing Parquet needs pyarrow (pip install pyarrow)") from None
+        else:
+            df.to_csv(tmp, index=False)
+    if done:
+        print(done)
