@@ -690,3 +690,14 @@ def test_relabelling_permutes_probabilities(case, data):
     # alpha="auto" is found by a numerical optimiser, whose answer may move in the 9th digit
     rtol = 1e-6 if getattr(case.estimator, "alpha", None) == "auto" else 1e-9
     np.testing.assert_allclose(pb[:, perm], pa, rtol=rtol, atol=1e-12)
+
+
+# ============================================================================ regressions found here
+def test_impute_keeps_the_sparse_format():
+    """impute returned a CSR matrix for a CSC input (found by test_impute_keeps_observed_cells)."""
+    X = sp.csc_matrix(np.array([[0.0, 1.0], [np.nan, 2.0], [3.0, 0.0]]))
+    for est in (MultinomialNB(), BernoulliNB(binarize=None)):
+        Xe = X if isinstance(est, MultinomialNB) else sp.csc_matrix(np.minimum(X.toarray(), 1.0))
+        out = est.fit(Xe, [0, 1, 1]).impute(Xe)
+        assert out.format == "csc"
+        np.testing.assert_array_equal(np.isnan(out.toarray()), False)
