@@ -125,12 +125,12 @@ def _labels(draw, n):
     if kind == "bool":
         values = np.array([False, True])
     elif kind == "one":
-        values = np.array([draw(st.sampled_from([0, 7]))])
+        values = np.array([draw(st.sampled_from([0, -1, 7]))])
     elif kind == "str":
         values = np.array(draw(st.lists(st.text("abcxyzé", min_size=1, max_size=3), min_size=2, max_size=4,
                                         unique=True)))
     else:
-        values = np.array(draw(st.lists(st.integers(0, 50), min_size=2, max_size=4, unique=True)))
+        values = np.array(draw(st.lists(st.integers(-2, 50), min_size=2, max_size=4, unique=True)))
     codes = np.array(draw(st.lists(st.integers(0, len(values) - 1), min_size=n, max_size=n)))
     y = values[codes]
     box = draw(st.sampled_from(["array", "list", "series"]))
@@ -431,7 +431,8 @@ def _corrupt(draw, case):
         options.append("sparse")
     what = draw(st.sampled_from(options))
     Xd = X.toarray() if sp.issparse(X) else X
-    i = draw(st.integers(0, n - 1))
+    rows = np.arange(n) if w is None else np.flatnonzero(np.asarray(w) > 0)
+    i = int(draw(st.sampled_from(rows)))  # a row that counts (a zero-weight row is a removed row)
     j = draw(st.integers(0, X.shape[1] - 1))
 
     def with_cell(value, dtype=None):
@@ -701,3 +702,12 @@ def test_impute_keeps_the_sparse_format():
         out = est.fit(Xe, [0, 1, 1]).impute(Xe)
         assert out.format == "csc"
         np.testing.assert_array_equal(np.isnan(out.toarray()), False)
+
+
+def test_feature_name_mismatch_names_the_estimator():
+    """A DataFrame with other columns at predict gave scikit-learn's message without the estimator
+    (found by test_invalid_input_raises_a_clear_error)."""
+    df = pd.DataFrame({"a": [0.0, 1.0, 2.0], "b": [1.0, 0.0, 1.0]})
+    model = NaiveBayes().fit(df, [0, 1, 1])
+    with pytest.raises(ValueError, match=r"^NaiveBayes: The feature names should match"):
+        model.predict_proba(df.rename(columns={"b": "c"}))
