@@ -62,7 +62,7 @@ from bayesnb import (
 )
 
 _SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
-settings.register_profile("ci", max_examples=40, derandomize=True, deadline=None, database=None,
+settings.register_profile("ci", max_examples=100, derandomize=True, deadline=None, database=None,
                           print_blob=True, suppress_health_check=_SUPPRESS)
 settings.register_profile("long", max_examples=3000, deadline=None, print_blob=True,
                           suppress_health_check=_SUPPRESS)
@@ -130,7 +130,8 @@ def _labels(draw, n):
         values = np.array(draw(st.lists(st.text("abcxyzé", min_size=1, max_size=3), min_size=2, max_size=4,
                                         unique=True)))
     else:
-        values = np.array(draw(st.lists(st.integers(-2, 50), min_size=2, max_size=4, unique=True)))
+        values = np.array(draw(st.lists(st.sampled_from([-1, 0, 1]) | st.integers(-2, 50), min_size=2, max_size=4,
+                                         unique=True)))
     codes = np.array(draw(st.lists(st.integers(0, len(values) - 1), min_size=n, max_size=n)))
     y = values[codes]
     box = draw(st.sampled_from(["array", "list", "series"]))
@@ -144,7 +145,7 @@ def _weights(draw, n, integer=False):
     if integer:
         w = np.array(draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)), dtype=float)
     else:
-        w = np.array(draw(st.lists(st.sampled_from([0.0, 1e-8, 0.5, 1.0, 2.0, 3.7, 1e6]),
+        w = np.array(draw(st.lists(st.sampled_from([0.0, 1e-8, 0.5, 1.0, 2.0, 3.7, 1e6, 1e12]),
                                    min_size=n, max_size=n)))
     assume(w.any())
     return w
@@ -441,7 +442,8 @@ def _corrupt(draw, case):
             out[out.columns[j]] = out[out.columns[j]].astype(object)
             out.iloc[i, j] = value
             return out
-        out = np.array(Xd, dtype=dtype or (object if isinstance(value, str) else float))
+        text = isinstance(value, str) or np.asarray(Xd).dtype.kind in "OUSb"
+        out = np.array(Xd, dtype=dtype or (object if text else float))
         out[i, j] = value
         return sp.csr_matrix(out) if sp.issparse(X) and not isinstance(value, str) else out
 
