@@ -610,33 +610,55 @@ def test_save_load_is_bit_exact(case):
 
 
 def _tamper(path, how):
-    """Rewrite a model file with one change an attacker could make, its checksums made consistent."""
+    """Rewrite a model file with one deliberate edit, its checksums made consistent again.
+
+    ``how="params"`` flips the ``predictive`` hyperparameter in the metadata;
+    ``how="array"`` adds 1 to the first cell of the last float array (a posterior
+    parameter). Either changes the loaded model's predictions.
+    """
     from bayesnb.persistence import _digest
 
     with zipfile.ZipFile(path) as z:
         entries = {name: z.read(name) for name in z.namelist()}
-    meta_name = next(k for k in entries if k.startswith("meta") or "meta" in k)
-    meta = json.loads(np.load(io.BytesIO(entries[meta_name])).tobytes().decode("utf-8"))
+    meta_name = next(k for k in entries if "meta" in k)
+    meta = json.loads(np.load(io.BytesIO(entries[meta_name]), allow_pickle=False).tobytes().decode("utf-8"))
     if how == "params":
-        meta["params"] = dict(meta["params"])
-        meta["params"]["class_alpha"] = 123.0
-    elif how == "array":
-        arrays = [k for k in entries if k != meta_name and k.endswith(".npy")]
-        name = arrays[0]
-        a = np.load(io.BytesIO(entries[name]), allow_pickle=False)
-        a = a.copy()
-        a.flat[0] = a.flat[0] + 1 if a.dtype.kind in "iuf" else a.flat[-1]
+        items = meta["params"]["__dict__"]
+        for item in items:
+            if item[0] == "predictive":
+                item[1] = "marginal" if item[1] == "mean" else "mean"
+    else:
+        floats = [k for k in entries if k != meta_name
+                  and np.load(io.BytesIO(entries[k]), allow_pickle=False).dtype.kind == "f"]
+        name = max(floats, key=lambda k: int(k[1:-4]) if k[1:-4].isdigit() else -1)
+        a = np.load(io.BytesIO(entries[name]), allow_pickle=False).copy()
+        a.flat[0] += 1.0
         buf = io.BytesIO()
         np.save(buf, a, allow_pickle=False)
         entries[name] = buf.getvalue()
-        if "checksums" in meta:
-            meta["checksums"][name[:-4]] = _digest(a)
+        meta.setdefault("checksums", {})[name[:-4]] = _digest(a)
     buf = io.BytesIO()
     np.save(buf, np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8), allow_pickle=False)
     entries[meta_name] = buf.getvalue()
     with zipfile.ZipFile(path, "w") as z:
         for name, blob in entries.items():
             z.writestr(name, blob)
+
+
+@pytest.mark.parametrize("how", ["params", "array"])
+def test_tampering_changes_an_unkeyed_model(how):
+    """The edits of the keyed-file property are real: an unkeyed file takes them silently."""
+    X = np.array([[0.0, 1.0], [1.0, 1.0], [2.0, 0.0], [0.0, 0.0], [3.0, 1.0]])
+    y = [0, 1, 0, 1, 1]
+    # (a Categorical row's exact predictive *is* its posterior mean: "predictive" changes nothing there)
+    for model in ((GaussianNB(), MultinomialNB()) + ((CategoricalNB(),) if how == "array" else ())):
+        model.fit(X, y)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "m.bnb")
+            model.save(path)
+            _tamper(path, how)
+            again = bayesnb.load(path)  # the checksums only catch accidents
+        assert not np.array_equal(again.predict_joint_log_proba(X), model.predict_joint_log_proba(X))
 
 
 @given(case=cases(families=("categorical", "gaussian", "multinomial")),
