@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import copy
 import io
+import itertools
 import json
 import os
 import tempfile
@@ -205,7 +206,7 @@ def cases(draw, families=tuple(FAMILIES), allow_missing=True, integer_weights=Fa
     missing = _missing_mask(draw, n, d, allow_missing)
     y = _labels(draw, n)
     w = _weights(draw, n, integer_weights)
-    ints = lambda lo, hi: np.array(draw(st.lists(st.integers(lo, hi), min_size=n * d, max_size=n * d))  # noqa: E731
+    ints = lambda lo, hi: np.array(draw(st.lists(st.integers(lo, hi), min_size=n * d, max_size=n * d))
                                    ).reshape(n, d)
     if family == "multinomial":
         values = ints(0, 5).astype(float)
@@ -578,7 +579,7 @@ def test_partial_fit_in_any_batching_equals_fit(case, data):
     with quiet():
         full = _fit(case)
         inc = case.make()
-        for lo, hi in zip(bounds[:-1], bounds[1:]):
+        for lo, hi in itertools.pairwise(bounds):
             rows = np.arange(lo, hi)
             wb = None if w is None else w[rows]
             if wb is not None and not wb.any():
