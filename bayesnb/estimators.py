@@ -84,7 +84,10 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
                     f"{who}: expected X with at least one row and one column; received an empty "
                     f"DataFrame of shape {X.shape}."
                 )
-            validate_data(self, X, skip_check_array=True, reset=reset)
+            try:
+                validate_data(self, X, skip_check_array=True, reset=reset)
+            except ValueError as e:  # scikit-learn's feature-name check does not name the estimator
+                raise ValueError(str(e) if who in str(e) else f"{who}: {e}") from None
             if reset:  # what sample() needs to give back the training frame's dtypes
                 self.feature_dtypes_ = np.asarray(list(X.dtypes), dtype=object)
         else:

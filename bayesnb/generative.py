@@ -1108,7 +1108,7 @@ def _write_cells(X, cells):
         for rows, cols, vals in cells:
             out[rows, cols] = vals
         out.eliminate_zeros()
-        return out
+        return out.asformat(X.format)  # the caller's format (CSC stays CSC)
     out = np.array(X, copy=True)
     for rows, cols, vals in cells:
         if out.dtype.kind in "f" and np.asarray(vals).dtype == object:
