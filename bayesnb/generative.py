@@ -46,6 +46,7 @@ cells are imputed.
 
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np

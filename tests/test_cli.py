@@ -245,7 +245,7 @@ def test_failed_write_leaves_no_partial_file_and_no_temp_name(votes_csv, tmp_pat
             f.write("prediction\ndemoc")
         raise OSError(28, "No space left on device", str(path))
 
-    def save_fails(model, path):  # like persistence.save: its own temporary file next to ``path``
+    def save_fails(model, path, **kw):  # like persistence.save: its own temporary file next to ``path``
         with open(f"{path}.tmp-{os.getpid()}", "wb") as f:
             f.write(b"PK\x03\x04 half a zip")
         raise OSError(28, "No space left on device", f"{path}.tmp-{os.getpid()}")
@@ -399,7 +399,7 @@ def test_model_warnings_are_one_line_on_stderr(tmp_path, capsys):
     assert code == 0 and out.splitlines()[0] == "prediction" and len(out.splitlines()) == 3
     lines = err.strip().splitlines()
     assert [ln.split(": warning: ")[0] for ln in lines] == ["bayesnb predict"] * 2, err
-    assert "ZeroProbabilityWarning: CategoricalNB: 1 row(s) have probability zero" in lines[1]
+    assert "ZeroProbabilityWarning: CategoricalNB: 1 row(s) (index 0) have probability zero" in lines[1]
     assert "'w'" in lines[0] and "zero when alpha = 0" in lines[0]
 
 
