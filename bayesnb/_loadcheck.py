@@ -34,7 +34,7 @@ __all__ = ["check_extras", "check_model"]
 _RULES = {
     "BernoulliStats": {"ones": "count", "observed": "count"},
     "Betas": {"a": "count", "b": "count"},
-    "MultinomialStats": {"counts": "count"},
+    "MultinomialStats": {"counts": "count", "pending": "count or None"},
     "DirichletRows": {"concentration": "count"},
     "CategoricalStats": {"counts": "count"},
     "Dirichlets": {"concentration": "count"},
@@ -75,6 +75,8 @@ def _check_tuple(nt, shapes, where):
     if rules is None or tuple(rules) != nt._fields:
         _fail(f"{where} is a {type(nt).__name__}, which no family stores")
     for field, value in zip(nt._fields, nt):
+        if value is None and rules[field].endswith(" or None"):
+            continue
         if isinstance(shapes, list):  # categorical: a tuple of (K, V_j) arrays
             if not isinstance(value, tuple) or len(value) != len(shapes):
                 _fail(f"{where}.{field} must hold {len(shapes)} arrays (one per feature); "
@@ -82,7 +84,7 @@ def _check_tuple(nt, shapes, where):
             for j, (a, s) in enumerate(zip(value, shapes)):
                 _check_float(a, s, rules[field], f"{where}.{field}[{j}]")
         else:
-            _check_float(value, shapes, rules[field], f"{where}.{field}")
+            _check_float(value, shapes, rules[field].removesuffix(" or None"), f"{where}.{field}")
 
 
 def _check_state(block, K, d, where):

@@ -260,7 +260,7 @@ def test_all_missing_categorical_column_with_declared_categories_uses_the_prior(
 # --------------------------------------------- 7. partial_fit in any batching equals one fit
 def _family_data(name, rng, n):
     from bayesnb import (Bernoulli, BernoulliNB, Categorical, CategoricalNB, Gaussian, Multinomial,
-                         NaiveBayes)
+                         MultinomialNB, NaiveBayes)
 
     if name == "CategoricalNB":
         # column 2: category 3 appears only in the last rows (a later batch)
@@ -271,17 +271,17 @@ def _family_data(name, rng, n):
         return (lambda: BernoulliNB()), rng.integers(0, 2, (n, 3)).astype(float), [0, 1, 2]
     if name == "GaussianNB":
         return (lambda: GaussianNB()), rng.normal(size=(n, 3)), [0, 1, 2]
-    # mixed: the multinomial block's columns are observed in every row (see the report on
-    # Multinomial complete-case counting); every other family's column goes missing
+    if name == "MultinomialNB":  # complete-case counting: a row missing a count is left out
+        return (lambda: MultinomialNB()), rng.integers(0, 5, (n, 4)).astype(float), [0, 1, 3]
     X = np.c_[rng.normal(size=n), rng.integers(0, 3, n), rng.integers(0, 5, (n, 2)), rng.integers(0, 2, n)]
     return (lambda: NaiveBayes({0: Gaussian(), 1: Categorical(), (2, 3): Multinomial(), 4: Bernoulli()})), \
-        X.astype(float), [0, 1, 4]
+        X.astype(float), [0, 1, 2, 3, 4]
 
 
 BATCHINGS = {"two": [20], "four": [10, 20, 45], "a one-row batch": [20, 21]}
 
 
-@pytest.mark.parametrize("name", ["CategoricalNB", "BernoulliNB", "GaussianNB", "NaiveBayes"])
+@pytest.mark.parametrize("name", ["CategoricalNB", "BernoulliNB", "GaussianNB", "MultinomialNB", "NaiveBayes"])
 @pytest.mark.parametrize("batching", list(BATCHINGS))
 def test_partial_fit_with_a_batch_missing_a_column_equals_fit(name, batching):
     import warnings
@@ -308,6 +308,48 @@ def test_partial_fit_with_a_batch_missing_a_column_equals_fit(name, batching):
                 for u, v in zip(pa if isinstance(pa, tuple) else [pa], pb if isinstance(pb, tuple) else [pb]):
                     np.testing.assert_allclose(v, u, rtol=1e-12, atol=0)
         np.testing.assert_allclose(batched.predict_proba(Q), one.predict_proba(Q), rtol=1e-12, atol=1e-15)
+
+
+def _assert_same_model(a, b, Q):
+    np.testing.assert_array_equal(a.class_count_, b.class_count_)
+    for ba, bb in zip(a.posterior_.blocks, b.posterior_.blocks):
+        for pa, pb in zip(ba.posterior, bb.posterior):
+            np.testing.assert_allclose(pb, pa, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(b.predict_proba(Q), a.predict_proba(Q), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("save_between", [False, True])
+def test_multinomial_partial_fit_equals_fit_when_columns_are_first_observed_in_later_batches(
+        save_between, tmp_path):
+    """Rows counted while a column was never observed become partial rows (left out) once a later
+    batch observes it; that holds after fit, across several batches and across save -> load."""
+    import warnings
+
+    import bayesnb
+    from bayesnb import AllMissingWarning, MultinomialNB
+
+    rng = np.random.default_rng(13)
+    n = 80
+    X = rng.integers(0, 6, (n, 5)).astype(float)
+    X[:30, 0] = np.nan  # first observed in rows 30..
+    X[:55, 1] = np.nan  # first observed in rows 55..
+    X[::7, 4] = np.nan  # scattered: those rows are partial from the start
+    y = rng.integers(0, 2, n)
+    Q = np.nan_to_num(X[:20])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AllMissingWarning)
+        one = MultinomialNB().fit(X, y)
+        # fit on the first batch, then partial_fit: fit must keep what partial_fit needs
+        batched = MultinomialNB().fit(X[:25], y[:25])
+        for rows in (np.arange(25, 40), np.arange(40, 60), np.arange(60, n)):
+            if save_between:
+                batched.save(tmp_path / "m.bnb")
+                batched = bayesnb.load(tmp_path / "m.bnb")
+            batched.partial_fit(X[rows], y[rows])
+    complete = ~np.isnan(X).any(axis=1)
+    np.testing.assert_allclose(one.posterior_.blocks[0].stats.counts,
+                               [np.nansum(X[complete & (y == k)], axis=0) for k in (0, 1)], rtol=1e-12)
+    _assert_same_model(one, batched, Q)
 
 
 def test_partial_fit_warns_only_for_columns_never_observed():

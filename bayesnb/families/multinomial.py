@@ -46,10 +46,18 @@ class MultinomialStats(NamedTuple):
     Attributes
     ----------
     counts : ndarray of shape (K, d)
-        Weighted total count of column ``j`` among rows of class ``k``.
+        Weighted total count of column ``j`` among rows of class ``k`` (the rows that
+        count: see :func:`suff_stats`).
+    pending : ndarray of shape (K, d) or None
+        The part of ``counts`` from rows with a missing cell in a column that no training
+        row has observed yet. Such rows count as complete; if a later ``partial_fit``
+        batch observes one of those columns they become partial rows, and this part is
+        taken out again (:meth:`Multinomial.reindex_stats`), so that any batching gives
+        the statistics of one fit. None: no such rows.
     """
 
     counts: np.ndarray
+    pending: object = None
 
 
 class DirichletRows(NamedTuple):
@@ -153,14 +161,19 @@ def suff_stats(block: MultinomialBlock, resp: np.ndarray, observed_columns=None)
     Under missing-completely-at-random this is unbiased; ``run_mcmc(likelihood="rows")``
     samples the exact posterior that also uses the partial rows.
     """
+    pending = None
     if block.missing is not None:
         M = block.missing
+        has_missing = np.asarray(M.sum(axis=1)).ravel() > 0
         if observed_columns is not None and not observed_columns.all():  # never-observed columns
             M = M[:, np.flatnonzero(observed_columns)]                 # do not make a row partial
         partial = np.asarray(M.sum(axis=1)).ravel() > 0
         if partial.any():
             resp = np.where(partial[:, None], 0.0, resp)
-    return MultinomialStats(class_sums(block.X, resp))
+        waiting = has_missing & ~partial  # missing only where no row has observed a value yet
+        if waiting.any():
+            pending = class_sums(block.X, np.where(waiting[:, None], resp, 0.0))
+    return MultinomialStats(class_sums(block.X, resp), pending)
 
 
 def with_missing_columns(block: MultinomialBlock, columns: np.ndarray) -> MultinomialBlock:
@@ -420,6 +433,26 @@ class Multinomial(Family):
     def stats(self, block, resp, state):
         """See :func:`suff_stats` (completeness judged on the columns observed in training)."""
         return suff_stats(block, resp, observed_columns=np.asarray(state, dtype=bool))
+
+    def merge(self, a, b):
+        """Add the statistics of two disjoint batches (``pending`` None stays None)."""
+        if a.pending is None or b.pending is None:
+            pending = b.pending if a.pending is None else a.pending
+        else:
+            pending = a.pending + b.pending
+        return MultinomialStats(a.counts + b.counts, pending)
+
+    def reindex_stats(self, stats, old_state, new_state):
+        """Statistics of earlier batches under the columns observed up to this batch.
+
+        Rows counted while missing a column that no row had observed are partial rows once
+        a batch observes one of those columns (:func:`suff_stats` leaves partial rows out),
+        so their part (``stats.pending``) is taken out of the counts.
+        """
+        newly = np.asarray(new_state, dtype=bool) & ~np.asarray(old_state, dtype=bool)
+        if stats.pending is None or not newly.any():
+            return stats
+        return MultinomialStats(np.maximum(stats.counts - stats.pending, 0.0), None)
 
     def make_prior(self, stats, state, who="Multinomial"):
         """Dirichlet(alpha) per class; ``"auto"`` by evidence."""
