@@ -207,7 +207,8 @@ def class_sums(X, resp: np.ndarray) -> np.ndarray:
         cols = np.repeat(np.arange(d), np.diff(X.indptr))
         key = labels[rows].astype(np.int64) * d + cols
         vals = X.data if np.all(w == 1) else X.data * w[rows]
-    return np.bincount(key, weights=vals, minlength=K * d).reshape(K, d)
+    # (float even with no stored entries, where bincount would give integers)
+    return np.bincount(key, weights=vals, minlength=K * d).reshape(K, d).astype(np.float64, copy=False)
 
 
 def log_dot(X, L_T: np.ndarray, offset=None, has_neg_inf=None) -> np.ndarray:

@@ -140,7 +140,9 @@ def suff_stats(block: BernoulliBlock, resp: np.ndarray) -> BernoulliStats:
     if block.missing is None:
         observed = np.broadcast_to(resp.sum(0)[:, None], ones.shape)  # same for every feature
     else:
-        observed = resp.sum(0)[:, None] - class_sums(block.missing, resp)
+        # a difference of sums: rounding can leave it a hair below the count of ones (a
+        # negative count of zeros); the exact value is at least that count
+        observed = np.maximum(resp.sum(0)[:, None] - class_sums(block.missing, resp), ones)
     return BernoulliStats(ones, observed)
 
 
