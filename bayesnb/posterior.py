@@ -178,7 +178,8 @@ def warn_zero_probability(dead: np.ndarray, who: str = "NaiveBayes", stacklevel:
     shown = ", ".join(map(str, rows[:10])) + (", ..." if rows.size > 10 else "")
     warnings.warn(
         f"{who}: {rows.size} row(s) (index {shown}) have probability zero under every class "
-        "(a value never seen with any class while alpha=0: the zero-frequency problem); "
+        "(a value never seen with any class while alpha=0: the zero-frequency problem; or a "
+        "Gaussian value so far outside every class's spread that its density underflows); "
         "their class probabilities are set to the class prior. Use alpha > 0 to smooth.",
         ZeroProbabilityWarning,
         stacklevel=stacklevel,

@@ -307,3 +307,57 @@ def test_alpha_zero_row_impossible_under_every_class_uses_the_class_prior_everyw
     with pytest.warns(ZeroProbabilityWarning):
         out = est.impute(T, strategy="mean")
     assert _no_nan(out)
+
+
+# ------------------------------------------------------------ extreme sample weights
+@pytest.mark.parametrize("scale", [1e-300, 1e-200])
+def test_tiny_total_weight_samples_documents_of_ordinary_length(scale):
+    """A class with almost no weight drew a Poisson length from Gamma(T + 1/2, n ~ 1e-300):
+    'lam value too large'. The half-document prior keeps lengths near the overall mean."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 4, (40, 5)).astype(float)
+    y = np.arange(40) % 2
+    model = MultinomialNB().fit(X, y, sample_weight=np.full(40, scale))
+    mean_length = X.sum(1).mean()
+    Xs, _ = model.sample(2000, random_state=1)  # one rate draw per class: any finite length
+    assert np.isfinite(Xs).all() and Xs.sum(1).max() < 100 * mean_length
+    filled = model.impute(np.where(rng.random(X.shape) < 0.3, np.nan, X), random_state=2)
+    assert np.isfinite(filled).all()
+    plug_in, _ = model.sample(2000, random_state=1, parameter_uncertainty=False)
+    assert abs(plug_in.sum(1).mean() - mean_length) < 0.1 * mean_length
+    # the rate's posterior is then its prior: Gamma(1/2, 1/(2m)), of mean m
+    from bayesnb.families.multinomial import gen_rate
+
+    block = model.posterior_.blocks[0]
+    draws = np.array([gen_rate(block.stats, model.class_count_, np.random.default_rng(s)) for s in range(4000)])
+    np.testing.assert_allclose(draws.mean(0), mean_length, rtol=0.1)  # sd of the mean: 2.2%
+    # with real weight the prior is negligible: the draws concentrate on each class's mean length
+    big = MultinomialNB().fit(X, y)
+    draws = np.array([gen_rate(big.posterior_.blocks[0].stats, big.class_count_, np.random.default_rng(s))
+                      for s in range(400)])
+    np.testing.assert_allclose(draws.mean(0), [X[y == k].sum(1).mean() for k in (0, 1)], rtol=0.03)
+
+
+def test_gaussian_extreme_weights_give_finite_probabilities_without_overflow():
+    """Weights 1e12 and 1e-300 made the auto prior's variance subnormal: overflow warnings and
+    log densities of +742. The prior variance is at least (1e-8 * |value|)**2."""
+    import warnings
+
+    X = np.array([[0.0, 1.0], [2.0, 3.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        model = GaussianNB().fit(X, [0, 1], sample_weight=[1e12, 1e-300])
+        p = model.predict_proba(X)
+        scores = model.score_samples(X)
+    assert np.isfinite(p).all() and np.allclose(p.sum(1), 1)
+    np.testing.assert_array_equal(p.argmax(1), [0, 1])
+    assert scores[0] < 100  # a density of at most e^100 at a point, not e^742
+
+
+def test_gaussian_underflowing_variance_error_names_the_weights():
+    """A proper prior whose posterior variance underflows said "Use prior='auto' (the default)"
+    under prior='auto'. The error names the real problem: the weights."""
+    X = np.array([[1e-150], [1e-150], [3e-150]])
+    model = GaussianNB(prior={"mu0": 1e-150, "kappa0": 1.0, "a0": 1.0, "b0": 1e-320})
+    with pytest.raises(ValueError, match=r"posterior variance too small for float64.*Rescale sample_weight"):
+        model.fit(X, [0, 0, 1], sample_weight=[1e14, 1e14, 1.0])

@@ -50,6 +50,8 @@ __all__ = ["Gaussian", "GaussianStats", "NormalInverseGammas", "encode", "suff_s
 
 AUTO_KAPPA0 = 0.01
 AUTO_A0 = 1.0
+#: under prior="auto", no feature's prior sd is below this fraction of its values' magnitude
+REL_SD_FLOOR = 1e-8
 
 
 class GaussianStats(NamedTuple):
@@ -176,7 +178,9 @@ def auto_prior(stats: GaussianStats) -> NormalInverseGammas:
     of the posterior's parameters with arbitrary real weights). Its prior variance is ``1e-9 * max(value**2,
     largest variance of any feature)`` (1 when both are 0). Every other feature's prior
     variance is at least ``1e-9 *`` the largest variance (scikit-learn's ``var_smoothing``
-    scale), so rounding-level spread never makes a near-zero variance.
+    scale) and at least ``(REL_SD_FLOOR * |largest class mean|)**2``, so rounding-level
+    spread (or a weighted spread made subnormal by extreme weights) never makes a near-zero
+    variance.
     """
     K, d = stats.n.shape
     N = stats.n.sum(0)
@@ -190,6 +194,11 @@ def auto_prior(stats: GaussianStats) -> NormalInverseGammas:
     var = np.where(within > 0, within, total)
     positive = var[var > 0]
     floor = 1e-9 * positive.max() if positive.size else 0.0
+    # a spread below 1e-8 of the values' magnitude is rounding, not scale (extreme weights
+    # can make a weighted variance subnormal): the variance is at least (1e-8 * |value|)**2
+    seen = stats.n > 0
+    magnitude = np.where(seen, np.abs(stats.mean), 0.0).max(axis=0)
+    floor = np.maximum(floor, (REL_SD_FLOOR * magnitude) ** 2)
     tied = (N > 0) & (total == 0)
     # a constant feature has no spread to learn a scale from: the scale is its magnitude
     # (1e-9 of its square) or scikit-learn's var_smoothing scale (1e-9 of the largest
@@ -318,7 +327,8 @@ def class_cell_log_pdfs(post: NormalInverseGammas, X: np.ndarray, predictive="me
                   - (nk + 1) / 2 * np.log1p((X - mu[k]) ** 2 / (nk * sk)))
         else:
             v = np.where(ok[k], var[k], 1.0)
-            ll = -0.5 * np.log(2 * np.pi * v) - (X - mu[k]) ** 2 / (2 * v)
+            with np.errstate(over="ignore"):  # a squared distance past 1e308: density 0, log -inf
+                ll = -0.5 * np.log(2 * np.pi * v) - (X - mu[k]) ** 2 / (2 * v)
         yield np.where(ok[k], ll, 0.0)
 
 
@@ -384,10 +394,19 @@ class Gaussian(Family):
             why = "has no observed value" if n == 0 else (
                 "has zero variance" if stats.m2[k, j] == 0 else "has too few values")
             label = classes[k].item() if hasattr(classes[k], "item") else classes[k]
+            if self.prior is None or isinstance(self.prior, str) and self.prior == "reference":
+                raise ValueError(
+                    f"{who}: feature {names[j]!r} {why} in class {label!r} "
+                    f"(n={n:g}), so its density is undefined under prior={self.prior!r}. "
+                    "Use prior='auto' (the default) or a proper prior dict."
+                )
+            # a proper prior always gives a positive variance, unless float64 cannot hold it
             raise ValueError(
-                f"{who}: feature {names[j]!r} {why} in class {label!r} "
-                f"(n={n:g}), so its density is undefined under prior={self.prior!r}. "
-                "Use prior='auto' (the default) or a proper prior dict."
+                f"{who}: feature {names[j]!r} in class {label!r} has a posterior variance too small "
+                f"for float64 (weighted count n={n:g}, weighted spread m2={stats.m2[k, j]:g}): the "
+                "sample weights are so extreme that the class's values have no measurable spread. "
+                "Rescale sample_weight (weights are counts of rows), or pass a prior dict with a "
+                "larger b0."
             )
 
     def log_likelihood(self, prior, post, block, predictive="mean"):

@@ -519,16 +519,21 @@ def gen_rate(stats: MultinomialStats, class_count: np.ndarray, rng=None) -> np.n
     """Poisson rate of the document length per class, (K,).
 
     Plug-in: mean length ``T_k / n_k``; with ``rng``, a draw from its posterior
-    ``Gamma(T_k + 1/2, n_k)`` (Jeffreys prior). Classes without rows get the overall mean.
+    ``Gamma(T_k + 1/2, n_k + 1/(2 m))`` under a half-document prior ``Gamma(1/2, 1/(2 m))``
+    centred on the overall mean length ``m``: proper, so a class with almost no weight
+    (``sample_weight`` 1e-300) draws lengths near ``m`` instead of astronomically long
+    documents, and negligible next to any real class count. Classes without rows get ``m``.
     """
     T = stats.counts.sum(axis=1)
     n = np.asarray(class_count, dtype=float)
-    overall = T.sum() / n.sum() if n.sum() > 0 else 1.0
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        overall = T.sum() / n.sum() if n.sum() > 0 else 1.0
+        overall = overall if np.isfinite(overall) else 1.0
         rate = np.where(n > 0, T / np.where(n > 0, n, 1.0), overall)
-    if rng is not None:
+    if rng is not None and overall > 0:
         ok = n > 0
-        draw = rng.standard_gamma(np.where(ok, T + 0.5, 1.0)) / np.where(ok, n, 1.0)
+        with np.errstate(over="ignore"):  # a subnormal mean length: a prior rate of inf, draws of 0
+            draw = rng.standard_gamma(np.where(ok, T + 0.5, 1.0)) / (n + 0.5 / overall)
         rate = np.where(ok, draw, rate)
     return rate
 
