@@ -34,6 +34,7 @@ from ._cli_io import (
     warn,
     write_table,
 )
+from ._cli_model import features_of, key_of, load_model, read_for_model, unseen_warning
 
 __all__ = ["UsageError", "main", "read_table", "score_model", "write_table"]
 
@@ -45,81 +46,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):
         raise UsageError(f"{message} (see '{self.prog} --help')")
-
-
-def _load_model(path):
-    from .persistence import load
-
-    return load(path)
-
-
-def _features_of(model, df, path):
-    """The model's feature columns of ``df`` (in the order it was fitted on)."""
-    names = getattr(model, "feature_names_in_", None)
-    if names is None:
-        if df.shape[1] != model.n_features_in_:
-            raise UsageError(f"{path}: has {df.shape[1]} columns; the model expects {model.n_features_in_}")
-        return df
-    names = [str(n) for n in names]
-    missing = [n for n in names if n not in df.columns]
-    if missing:
-        raise UsageError(f"{path}: missing column(s) {missing[:5]} that the model was fitted on")
-    return df[names]
-
-
-def _model_columns(model):
-    """``(categorical, numeric)`` feature names of a fitted model, by the family of their block.
-
-    Categorical columns with text categories are read as text at predict time, so that their
-    cells match the training categories exactly; the rest are read as numbers.
-    """
-    categorical, numeric = [], []
-    for b in model.posterior_.blocks:
-        cats = getattr(b.state, "categories", None)
-        names = [str(n) for n in b.names]
-        if cats is None:
-            numeric += names
-        else:
-            categorical += [n for n, c in zip(names, cats) if all(isinstance(v, str) for v in c)]
-    return categorical, numeric
-
-
-def _read_for_model(model, args):
-    """Read ``args.data`` for a fitted model: its categorical columns as text, numeric as numbers.
-
-    The user's ``--numeric`` / ``--categorical`` win over what the model says.
-    """
-    user_num, user_cat = args.numeric or [], args.categorical or []
-    cat, num = _model_columns(model)
-    return read_table(args.data, args.na_values, numeric=user_num, categorical=user_cat,
-                      text_if_present=[c for c in cat if c not in user_num + user_cat],
-                      numbers_if_present=[c for c in num if c not in user_num + user_cat])
-
-
-def _unseen_warning(model, X, path):
-    """Warn about categorical values of ``X`` that the model never saw in training."""
-    import pandas as pd
-
-    for b in model.posterior_.blocks:
-        cats = getattr(b.state, "categories", None)
-        if cats is None:
-            continue
-        for name, c in zip(b.names, cats):
-            name = str(name)
-            if name not in X.columns:
-                continue
-            col = X[name]
-            observed = col[col.notna()]
-            if observed.empty:
-                continue
-            unseen = pd.Index(c).get_indexer(observed.to_numpy(dtype=object)) < 0
-            if unseen.any():
-                vals = pd.unique(observed[unseen].to_numpy(dtype=object))
-                shown = ", ".join(repr(v) for v in vals[:3]) + (f" and {len(vals) - 3} more" if len(vals) > 3 else "")
-                warn(f"{path}: column {name!r} has value(s) not seen in training: {shown} "
-                     f"({int(unseen.sum())} row(s)); the model scores an unseen value as a new category "
-                     "holding only the prior pseudo-count, p = alpha / (class total + alpha), the same for "
-                     "every class up to the class totals (zero when alpha = 0)")
 
 
 # ------------------------------------------------------------------------ subcommands
@@ -165,7 +91,8 @@ def make_estimator(family, alpha, X):
 
 
 def cmd_fit(args):
-    check_output(args.output, [args.data])
+    check_output(args.output, [args.data, args.key_file])
+    key = key_of(args)  # before fitting: a bad key file fails fast
     df = read_table(args.data, args.na_values, numeric=args.numeric, categorical=args.categorical)
     if args.target not in df.columns:
         raise UsageError(f"{args.data}: no column {args.target!r} (columns: {list(df.columns)[:10]})")
@@ -189,7 +116,7 @@ def cmd_fit(args):
     model.fit(X, y.astype(str) if y.dtype == object else y)
     dt = time.perf_counter() - t0
     with atomic_path(args.output) as tmp:
-        model.save(tmp)
+        model.save(tmp, key=key)
     ev = model.log_evidence_
     print(f"fitted {type(model).__name__} on {X.shape[0]} rows x {X.shape[1]} features in {dt * 1000:.0f} ms")
     for b in model.posterior_.blocks:
@@ -222,11 +149,11 @@ def _labels_like(model, y):
 def cmd_predict(args):
     import pandas as pd
 
-    check_output(args.output, [args.model, args.data])
-    model = _load_model(args.model)
-    df = _read_for_model(model, args)
-    X = _features_of(model, df, args.data)
-    _unseen_warning(model, X, args.data)
+    check_output(args.output, [args.model, args.data, args.key_file])
+    model = load_model(args)
+    df = read_for_model(model, args)
+    X = features_of(model, df, args.data)
+    unseen_warning(model, X, args.data)
     out = pd.DataFrame(index=df.index)
     if args.keep:
         out = df.copy()
@@ -274,15 +201,15 @@ def score_model(model, X, y):
 def cmd_score(args):
     import numpy as np
 
-    model = _load_model(args.model)
-    df = _read_for_model(model, args)
+    model = load_model(args)
+    df = read_for_model(model, args)
     if args.target not in df.columns:
         raise UsageError(f"{args.data}: no column {args.target!r}")
     df = df[~df[args.target].isna()]
     if df.empty:
         raise UsageError(f"{args.data}: no row has a {args.target!r} label")
-    X = _features_of(model, df, args.data)
-    _unseen_warning(model, X, args.data)
+    X = features_of(model, df, args.data)
+    unseen_warning(model, X, args.data)
     y = np.asarray(_labels_like(model, df[args.target]))
     acc, ll, n_known = score_model(model, X, y)
     print(f"rows: {len(y)}")
@@ -299,8 +226,8 @@ def cmd_info(args):
 
     from .persistence import _read
 
-    model = _load_model(args.model)
-    meta, _ = _read(args.model)
+    model = load_model(args)
+    meta, _ = _read(args.model, key=key_of(args))
     print(f"{args.model}: {meta['estimator']} (format {meta['format']} v{meta['format_version']}, "
           f"written by bayesnb {meta['bayesnb_version']})")
     print(json.dumps(meta["summary"], indent=2)[:4000])
@@ -312,11 +239,11 @@ def cmd_info(args):
 def cmd_impute(args):
     import pandas as pd
 
-    check_output(args.output, [args.model, args.data])
-    model = _load_model(args.model)
-    df = _read_for_model(model, args)
-    X = _features_of(model, df, args.data)
-    _unseen_warning(model, X, args.data)
+    check_output(args.output, [args.model, args.data, args.key_file])
+    model = load_model(args)
+    df = read_for_model(model, args)
+    X = features_of(model, df, args.data)
+    unseen_warning(model, X, args.data)
     before = int(X.isna().sum().sum())
     filled = model.impute(X, random_state=args.seed)
     filled = pd.DataFrame(filled, columns=X.columns, index=X.index) if not hasattr(filled, "columns") else filled
@@ -333,8 +260,8 @@ def cmd_sample(args):
 
     if args.n < 1:
         raise UsageError(f"-n must be at least 1; received {args.n}")
-    check_output(args.output, [args.model])
-    model = _load_model(args.model)
+    check_output(args.output, [args.model, args.key_file])
+    model = load_model(args)
     X, y = model.sample(args.n, random_state=args.seed)
     names = getattr(model, "feature_names_in_", None)
     cols = [str(c) for c in names] if names is not None else [f"x{j}" for j in range(model.n_features_in_)]
@@ -376,6 +303,10 @@ def build_parser():
 
     sub.add_parser = add_parser
 
+    def key_opt(q, what):
+        q.add_argument("--key-file", default=None, metavar="PATH",
+                       help=f"secret key file: {what} (HMAC-SHA256; see docs/cli.md)")
+
     d = sub.add_parser("demo", help="run the tour on the bundled 1984 house-votes data",
                        description="Fit Naive Bayes to the 1984 U.S. House votes (bundled), compare with "
                                    "scikit-learn by cross-validation, show the most informative votes with "
@@ -414,6 +345,7 @@ def build_parser():
     f.add_argument("--columns", default=None, metavar="A,B,C", help="use only these feature columns")
     f.add_argument("--drop-unlabelled", action="store_true", help="leave out rows with no label")
     data_opts(f)
+    key_opt(f, "sign the model file, so that it loads only with the same key")
     f.set_defaults(func=cmd_fit)
 
     pr = sub.add_parser("predict", help="predict classes with a saved model",
@@ -426,6 +358,7 @@ def build_parser():
     pr.add_argument("--keep", action="store_true", help="keep the input columns in the output")
     pr.add_argument("--column", default="prediction", help="name of the prediction column")
     data_opts(pr)
+    key_opt(pr, "the model file must be signed with this key")
     pr.set_defaults(func=cmd_predict)
 
     s = sub.add_parser("score", help="accuracy and log loss of a saved model on labelled data",
@@ -434,10 +367,12 @@ def build_parser():
     s.add_argument("data")
     s.add_argument("--target", required=True, help="name of the label column")
     data_opts(s)
+    key_opt(s, "the model file must be signed with this key")
     s.set_defaults(func=cmd_score)
 
     i = sub.add_parser("info", help="describe a model file", description="Print what a model file contains.")
     i.add_argument("model")
+    key_opt(i, "the model file must be signed with this key")
     i.set_defaults(func=cmd_info)
 
     im = sub.add_parser("impute", help="fill missing cells with a saved model",
@@ -448,6 +383,7 @@ def build_parser():
     im.add_argument("-o", "--output", default=None, help="output table (default: CSV on stdout)")
     im.add_argument("--seed", type=int, default=0)
     data_opts(im)
+    key_opt(im, "the model file must be signed with this key")
     im.set_defaults(func=cmd_impute)
     sa = sub.add_parser("sample", help="draw synthetic rows from a saved model",
                         description="Draw synthetic labelled rows from the model's posterior predictive.")
@@ -456,6 +392,7 @@ def build_parser():
     sa.add_argument("-o", "--output", default=None, help="output table (default: CSV on stdout)")
     sa.add_argument("--target", default="class", help="name of the label column (default: class)")
     sa.add_argument("--seed", type=int, default=0)
+    key_opt(sa, "the model file must be signed with this key")
     sa.set_defaults(func=cmd_sample)
     return p
 

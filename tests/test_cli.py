@@ -520,3 +520,41 @@ def test_fit_minus_one_labels_are_classes_and_empty_labels_need_drop_unlabelled(
     assert code == 0, err
     dropped = bayesnb.load(tmp_path / "e.bnb")
     assert dropped.classes_.tolist() == [-1, 1] and dropped.class_count_.sum() == 35
+
+
+def test_key_file_signs_and_is_required_to_read_a_model(votes_csv, tmp_path, capsys):
+    """--key-file: fit signs the model file; every command that reads it needs the same key."""
+    d = votes_csv
+    key = tmp_path / "secret.key"
+    key.write_bytes(b"correct horse battery staple\n")
+    code, _, err = cli(capsys, "fit", d / "train.csv", "--target", "party", "-o", tmp_path / "m.bnb",
+                       "--key-file", key)
+    assert code == 0, err
+    model = bayesnb.load(tmp_path / "m.bnb", key=b"correct horse battery staple")  # the newline is not the key
+    for cmd in (["predict", tmp_path / "m.bnb", d / "test.csv"], ["info", tmp_path / "m.bnb"],
+                ["score", tmp_path / "m.bnb", d / "test.csv", "--target", "party"],
+                ["impute", tmp_path / "m.bnb", d / "test.csv"], ["sample", tmp_path / "m.bnb", "-n", "3"]):
+        code, out, err = cli(capsys, *cmd, "--key-file", key)
+        assert code == 0 and out, (cmd, err)
+        line = one_line_error(*cli(capsys, *cmd)[::2])
+        assert "signed with a key" in line and "--key-file" in line
+    other = tmp_path / "other.key"
+    other.write_bytes(b"another key")
+    line = one_line_error(*cli(capsys, "predict", tmp_path / "m.bnb", d / "test.csv", "--key-file", other)[::2])
+    assert "HMAC does not match" in line
+    code, out, _ = cli(capsys, "predict", tmp_path / "m.bnb", d / "test.csv", "--key-file", key)
+    np.testing.assert_array_equal(out.splitlines()[1:],
+                                  model.predict(load_house_votes().iloc[1::2].drop(columns="party")))
+    # an unsigned model with a key is refused too: a key promises a signed file
+    line = one_line_error(*cli(capsys, "predict", d / "m.bnb", d / "test.csv", "--key-file", key)[::2])
+    assert "not signed" in line
+    # the key file is an input: never written over; an empty or huge one is refused
+    line = one_line_error(*cli(capsys, "fit", d / "train.csv", "--target", "party", "-o", key, "--key-file", key)[::2])
+    assert "refusing to write" in line and key.read_bytes() == b"correct horse battery staple\n"
+    (tmp_path / "empty.key").write_bytes(b"\n")
+    line = one_line_error(*cli(capsys, "fit", d / "train.csv", "--target", "party", "-o", tmp_path / "e.bnb",
+                               "--key-file", tmp_path / "empty.key")[::2])
+    assert "empty" in line and not (tmp_path / "e.bnb").exists()
+    (tmp_path / "big.key").write_bytes(b"k" * 5000)
+    line = one_line_error(*cli(capsys, "info", tmp_path / "m.bnb", "--key-file", tmp_path / "big.key")[::2])
+    assert "larger than" in line
