@@ -114,7 +114,7 @@ def _demo_mcmc(model, X, y, rep, out, figures, bplot, quick, seed):
 
     from .arviz import compare_posteriors
 
-    n_mc = 300 if quick else 2000
+    n_mc = 1500 if quick else 2000
     _jax_cache()
     t0 = time.perf_counter()
     with warnings.catch_warnings():
