@@ -168,13 +168,6 @@ def as_generator(random_state) -> np.random.Generator:
     return np.random.default_rng(random_state)
 
 
-def family_module(family):
-    """The module of a family instance: where its distribution-specific functions live."""
-    import sys
-
-    return sys.modules[type(family).__module__]
-
-
 def dense(M) -> np.ndarray:
     """``M`` as a dense ndarray (sparse matrices are densified; use on small blocks only)."""
     return M.toarray() if sp.issparse(M) else np.asarray(M)

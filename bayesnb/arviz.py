@@ -40,7 +40,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._utils import family_module
 
 __all__ = ["BlockLayout", "block_layouts", "variable_layout", "to_datatree", "compare_posteriors"]
 
@@ -78,8 +77,8 @@ def block_layouts(post) -> list:
         label = b.family.name if names.count(b.family.name) == 1 else f"{b.family.name}{i}"
         suffix = "" if single else f"_{label}"
         cdim = ccoord = clabels = None
-        if hasattr(b.state, "categories"):  # a categorical encoding: one more dim for the values
-            cats = [list(c) for c in b.state.categories]
+        cats = b.family.value_labels(b.state)
+        if cats is not None:  # discrete values: one more dim for the values
             shared = bool(cats) and all(len(c) == len(cats[0]) and all(_same(u, v) for u, v in zip(c, cats[0]))
                                         for c in cats)
             if shared:
@@ -140,7 +139,7 @@ def variable_layout(post, n_components: int = 1):
     for b, lay in zip(post.blocks, layouts):
         coords[lay.feature_dim] = np.asarray([str(n) for n in b.names])
         base = ["class"] + latent + [lay.feature_dim]
-        params = family_module(b.family).PARAM_NAMES
+        params = b.family.param_names
         for p in params:
             dims[f"{p}_{lay.label}"] = base + ([lay.category_dim] if lay.category_dim else [])
         if lay.category_dim:

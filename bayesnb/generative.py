@@ -53,7 +53,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp
 
-from ._utils import AllMissingWarning, as_generator, family_module, is_frame, missing_mask
+from ._utils import AllMissingWarning, as_generator, is_frame, missing_mask
 from .families._base import dirichlet_draws, draw_categories
 
 __all__ = ["GenerativeMixin", "LatentClassFit", "missing_labels"]
@@ -213,7 +213,7 @@ class LatentClassFit(NamedTuple):
 # ============================================================== model-level functions
 def _points(post, rng=None, use_prior=False):
     """Per-block parameters in use: plug-in (``rng=None``) or one exact draw."""
-    return [family_module(b.family).gen_point(b.prior, b.prior if use_prior else b.posterior, rng)
+    return [b.family.gen_point(b.prior, b.prior if use_prior else b.posterior, rng)
             for b in post.blocks]
 
 
@@ -233,8 +233,8 @@ def _class_logw(post, rng=None, use_prior=False):
 
 
 def _rates(post, rng=None):
-    # families with a length model (counts) define gen_rate; the others have none
-    return [getattr(family_module(b.family), "gen_rate", lambda *a: None)(b.stats, post.class_count, rng)
+    # a family with a length model (counts) gives a rate per class; the others give None
+    return [b.family.gen_rate(b.stats, post.class_count, rng)
             for b in post.blocks]
 
 
@@ -286,7 +286,7 @@ def _log_penalty(post):
     """Log prior (up to a constant) whose MAP is the posterior-mean plug-in."""
     total = 0.0
     for b in post.blocks:
-        total += family_module(b.family).gen_log_penalty(b.prior, b.posterior)
+        total += b.family.gen_log_penalty(b.prior, b.posterior)
     if not post.fixed_class_prior:
         a = post.class_prior_alpha
         with np.errstate(invalid="ignore"):
@@ -380,7 +380,7 @@ class GenerativeMixin:
     def _decode(self, block, values):
         """Encoded block values (n, d_block) -> list of raw column arrays."""
         if block.family.raw_values:
-            return family_module(block.family).gen_decode(values, block.state)
+            return block.family.gen_decode(values, block.state)
         V = values.toarray() if sp.issparse(values) else np.asarray(values, dtype=float)
         return [V[:, j] for j in range(V.shape[1])]
 
@@ -433,13 +433,12 @@ class GenerativeMixin:
         warn only where such a feature has a missing cell to fill."""
         names = []
         for i, b in enumerate(post.blocks):
-            fm = family_module(b.family)
-            empty = getattr(fm, "gen_empty_columns", None)
+            empty = b.family.gen_empty_columns(b.state)
             if empty is None:
                 continue
-            flags = np.asarray(empty(b.state), dtype=bool)
+            flags = np.asarray(empty, dtype=bool)
             if missing is not None:
-                flags = flags & np.asarray(fm.gen_missing(missing[i]).any(axis=0)).ravel()
+                flags = flags & np.asarray(b.family.gen_missing(missing[i]).any(axis=0)).ravel()
             names += [b.names[j] for j in np.flatnonzero(flags)]
         if names:
             warnings.warn(
@@ -466,9 +465,8 @@ class GenerativeMixin:
         if n:
             self._warn_empty_columns(post, "sampling", stacklevel=4)
         for b, p, r in zip(post.blocks, points, rates):
-            m = family_module(b.family)
             lengths = self._lengths(length, r, z, rng, n) if r is not None else None
-            vals = m.gen_sample(p, z, rng, lengths)
+            vals = b.family.gen_sample(p, z, rng, lengths)
             for c, col in zip(b.columns, self._decode(b, vals)):
                 columns[int(c)] = col
         return self._assemble(columns, n), self.classes_[z]
@@ -606,11 +604,10 @@ class GenerativeMixin:
             z = _draw_index(resp, rng) if strategy == "draw" else None
             cells = []
             for b, p, e, rt in zip(post.blocks, points, encoded, rates):
-                fm = family_module(b.family)
-                miss = fm.gen_missing(e)
+                miss = b.family.gen_missing(e)
                 if not miss.any():
                     continue
-                filled = fm.gen_fill(p, e, resp, strategy, z, rng, rate=rt)
+                filled = b.family.gen_fill(p, e, resp, strategy, z, rng, rate=rt)
                 rows, cols = np.nonzero(miss)
                 if sp.issparse(filled):
                     vals = np.asarray(filled.tocsr()[rows, cols]).ravel()
@@ -784,9 +781,8 @@ class GenerativeMixin:
         class_count = base.class_count[group]
         blocks = []
         for b, lay in zip(base.blocks, layouts):
-            mod = family_module(b.family)
-            params = list(mod.point_params(b.posterior))
-            blocks.append((b, mod, params, lay.label, _index_params(b.stats, group), _index_params(b.prior, group)))
+            params = list(b.family.point_params(b.posterior))
+            blocks.append((b, params, lay.label, _index_params(b.stats, group), _index_params(b.prior, group)))
         out = []
         for i in pick:
             with np.errstate(divide="ignore"):
@@ -794,8 +790,8 @@ class GenerativeMixin:
                 log_w = np.log(values["w"][i]) if C > 1 else np.zeros((K, 1))
             logw = (log_pi[:, None] + log_w).reshape(S)
             bp = []
-            for b, mod, params, label, stats, prior in blocks:
-                point = mod.posterior_from_params({p: _states(values[f"{p}_{label}"][i], S, C) for p in params})
+            for b, params, label, stats, prior in blocks:
+                point = b.family.posterior_from_params({p: _states(values[f"{p}_{label}"][i], S, C) for p in params})
                 bp.append(BlockPosterior(b.family, b.columns, b.names, b.state, stats, prior, point))
             post = NBPosterior(np.arange(S), class_count, np.ones(S), np.ones(S) + class_count, logw, True, tuple(bp))
             out.append(LatentClassFit(post, group, C, [], None, True))
@@ -856,8 +852,7 @@ class GenerativeMixin:
         n = Xc.shape[0]
         parts = []
         for b, e in zip(post.blocks, encoded):
-            fm = family_module(b.family)
-            c = fm.gen_cell_log_lik(b.prior, b.posterior, e, resp, predictive)
+            c = b.family.gen_cell_log_lik(b.prior, b.posterior, e, resp, predictive)
             parts.append((b.columns, c))
         sparse_out = any(sp.issparse(c) for _, c in parts)
         if sparse_out:

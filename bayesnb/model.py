@@ -45,14 +45,13 @@ JAX, NumPyro and ArviZ are imported lazily; nothing here changes JAX's global se
 
 from __future__ import annotations
 
-import importlib
 import threading
 import time
 from typing import NamedTuple
 
 import numpy as np
 
-from ._utils import as_generator, family_module, take_rows
+from ._utils import as_generator, take_rows
 
 __all__ = ["PosteriorMixin", "NotLinearError", "ModelSpec", "make_model", "model_inputs", "point_sites",
            "model_log_likelihood", "sample_posterior_draws", "run_nuts", "enable_compilation_cache"]
@@ -90,7 +89,7 @@ def sample_posterior_draws(post, n_draws: int, rng) -> dict:
 
         out["pi"] = dirichlet_draws(post.class_concentration, n_draws, rng)
     for b, lay in zip(post.blocks, block_layouts(post)):
-        for name, arr in family_module(b.family).sample_params(b.posterior, n_draws, rng).items():
+        for name, arr in b.family.sample_params(b.posterior, n_draws, rng).items():
             out[f"{name}_{lay.label}"] = arr
     return out
 
@@ -105,7 +104,7 @@ def posterior_moments(post) -> dict:
         m = a / a.sum()
         out["pi"] = (m, np.sqrt(m * (1 - m) / (a.sum() + 1)))
     for b, lay in zip(post.blocks, block_layouts(post)):
-        for name, mom in family_module(b.family).posterior_moments(b.posterior).items():
+        for name, mom in b.family.posterior_moments(b.posterior).items():
             out[f"{name}_{lay.label}"] = mom
     return out
 
@@ -119,7 +118,7 @@ class ModelSpec(NamedTuple):
     n_classes : int
     fixed_pi : bool
         The class prior is fixed (no ``pi`` site).
-    blocks : tuple of (family module name, label, static structure, feature plate name)
+    blocks : tuple of (:class:`FamilyCode`, label, static structure, feature plate name)
     likelihood : {"suffstats", "rows"}
         Form used for the labelled rows.
     n_components : int, default=1
@@ -132,6 +131,26 @@ class ModelSpec(NamedTuple):
     blocks: tuple
     likelihood: str
     n_components: int = 1
+
+
+class FamilyCode:
+    """A block's family in a :class:`ModelSpec`: equal (and hashing equal) for every family of
+    the same class, since the NumPyro pieces depend on the class only (hyperparameters reach
+    the model as prior arrays), so one compiled sampler serves them all."""
+
+    __slots__ = ("family",)
+
+    def __init__(self, family):
+        self.family = family
+
+    def __eq__(self, other):
+        return isinstance(other, FamilyCode) and type(other.family) is type(self.family)
+
+    def __hash__(self):
+        return hash(type(self.family))
+
+    def __repr__(self):
+        return f"FamilyCode({type(self.family).__qualname__})"
 
 
 def make_model(spec: ModelSpec):
@@ -149,7 +168,7 @@ def make_model(spec: ModelSpec):
     import numpyro.distributions as dist
     from jax.scipy.special import logsumexp as jlse
 
-    mods = [importlib.import_module(f"bayesnb.families.{m}") for m, *_ in spec.blocks]
+    mods = [code.family for code, *_ in spec.blocks]
     K, C = int(spec.n_classes), int(spec.n_components)
     class_plate = "class" if C == 1 else "class_component"
 
@@ -241,11 +260,11 @@ def model_inputs(post, labelled=None, unlabelled=None, likelihood="suffstats", n
         raise ValueError("the latent-class model (n_components > 1) needs likelihood='rows': a row's "
                          "component is never observed, so there are no sufficient statistics.")
     layouts = block_layouts(post)
-    mods = [family_module(b.family) for b in post.blocks]
+    mods = [b.family for b in post.blocks]
     K = len(post.classes)
     group = np.repeat(np.arange(K), C)
     block_priors = [b.prior if C == 1 else _index_params(b.prior, group) for b in post.blocks]
-    blocks = tuple((b.family.name, lay.label, mod.numpyro_static(pr), lay.feature_dim)
+    blocks = tuple((FamilyCode(b.family), lay.label, mod.numpyro_static(pr), lay.feature_dim)
                    for b, pr, lay, mod in zip(post.blocks, block_priors, layouts, mods))
     spec = ModelSpec(K, bool(post.fixed_class_prior), blocks, likelihood, C)
     priors = {"blocks": [mod.numpyro_prior_args(pr) for pr, mod in zip(block_priors, mods)]}
@@ -303,7 +322,7 @@ def point_sites(post, spec) -> dict:
     if C > 1:
         sites["w"] = p / p.sum(1, keepdims=True)
     for b, (_, label, static, _) in zip(post.blocks, spec.blocks):
-        mod = family_module(b.family)
+        mod = b.family
         sites.update(mod.sites_from_params(label, static, mod.point_params(b.posterior)))
     return {k: np.asarray(v, dtype=np.float32) for k, v in sites.items()}
 
@@ -524,7 +543,7 @@ def mcmc_draws(post, spec, samples) -> dict:
     if C > 1:
         out["w"] = np.asarray(samples["w"], dtype=float)
     for b, (_, label, static, _) in zip(post.blocks, spec.blocks):
-        for name, arr in family_module(b.family).params_from_sites(label, static, samples).items():
+        for name, arr in b.family.params_from_sites(label, static, samples).items():
             if C > 1:
                 arr = arr.reshape(arr.shape[:2] + (K, C) + arr.shape[3:])
             out[f"{name}_{label}"] = arr
@@ -783,7 +802,7 @@ class PosteriorMixin:
 
             with np.errstate(divide="ignore"):
                 log_pi = np.log(dirichlet_draws(post.class_concentration, n_draws, rng))
-        blocks = [family_module(b.family).sample_params(b.posterior, n_draws, rng) for b in post.blocks]
+        blocks = [b.family.sample_params(b.posterior, n_draws, rng) for b in post.blocks]
         return blocks, log_pi
 
     def predict_proba_draws(self, X, n_draws=1000, random_state=None):
@@ -812,7 +831,7 @@ class PosteriorMixin:
         post = self.posterior_
         encoded, _ = self._encode_blocks(X, post)
         blocks, log_pi = self._param_draws(n_draws, random_state)
-        mods = [family_module(b.family) for b in post.blocks]
+        mods = [b.family for b in post.blocks]
         out = np.empty((n_draws, X.shape[0], len(post.classes)))
         import warnings
 
@@ -862,7 +881,7 @@ class PosteriorMixin:
         if len(post.classes) != 2:
             raise NotLinearError(f"{self._who}: coef_/intercept_ exist only for binary problems (a linear "
                                  f"log-odds); this model has {len(post.classes)} classes.")
-        bad = [b.family.name for b in post.blocks if not hasattr(family_module(b.family), "linear_terms")]
+        bad = [b.family.name for b in post.blocks if b.family.linear_names(b.names, b.state) is None]
         if bad:
             raise NotLinearError(f"{self._who}: coef_/intercept_ need Bernoulli, Multinomial or Categorical "
                                  f"blocks (log-odds linear in the features); a {bad[0]} block's log-odds "
@@ -875,7 +894,7 @@ class PosteriorMixin:
         ws = []
         b0 = log_pi[..., 1] - log_pi[..., 0]
         for b, par in zip(post.blocks, blocks):
-            w, b_part = family_module(b.family).linear_terms(par["theta"], b.state)
+            w, b_part = b.family.linear_terms(par["theta"], b.state)
             ws.append(w)
             with np.errstate(invalid="ignore"):
                 b0 = b0 + b_part
@@ -897,7 +916,7 @@ class PosteriorMixin:
         post = self._check_linear()
         names = []
         for b in post.blocks:
-            names += family_module(b.family).linear_names(b.names, b.state)
+            names += b.family.linear_names(b.names, b.state)
         return np.asarray(names, dtype=object)
 
     @property
@@ -919,7 +938,7 @@ class PosteriorMixin:
 
     def _linear_mean(self):
         post = self._check_linear()
-        blocks = [{"theta": family_module(b.family).posterior_moments(b.posterior)["theta"][0]} for b in post.blocks]
+        blocks = [{"theta": b.family.posterior_moments(b.posterior)["theta"][0]} for b in post.blocks]
         return self._linear(blocks, post.class_log_prior)
 
     def coef_draws(self, n_draws=1000, random_state=None):

@@ -81,35 +81,12 @@ def class_conditionals(model, features=None, ncols=4, top=10):
     """
     from scipy import stats as st
 
-    from .families import Bernoulli, Categorical, Gaussian, Multinomial
-
     post = model.posterior_
     classes = [str(c) for c in post.classes]
     K = len(classes)
-    panels = []  # (title, kind, payload)
+    panels = []  # (title, kind, payload), from each block's family
     for b in post.blocks:
-        names = [str(n) for n in b.names]
-        if isinstance(b.family, Categorical):
-            for j, name in enumerate(names):
-                a = b.posterior.concentration[j]
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    p = a / a.sum(axis=1, keepdims=True)
-                panels.append((name, "bars", ([str(v) for v in b.state.categories[j]], p)))
-        elif isinstance(b.family, Bernoulli):
-            p = b.posterior.a / (b.posterior.a + b.posterior.b)
-            for j, name in enumerate(names):
-                panels.append((name, "bars", (["0", "1"], np.stack([1 - p[:, j], p[:, j]], axis=1))))
-        elif isinstance(b.family, Gaussian):
-            with np.errstate(invalid="ignore", divide="ignore"):
-                mu, var = b.posterior.mu, b.posterior.b / b.posterior.a
-            for j, name in enumerate(names):
-                panels.append((name, "density", (mu[:, j], np.sqrt(var[:, j]))))
-        elif isinstance(b.family, Multinomial):
-            a = b.posterior.concentration
-            p = a / a.sum(axis=1, keepdims=True)
-            idx = np.argsort(-p.max(axis=0))[:top]
-            panels.append((f"{len(names)} count columns (top {len(idx)})", "bars",
-                           ([names[i] for i in idx], p[:, idx])))
+        panels += b.family.plot_panels(b, top=top)
     if features is not None:
         wanted = [str(f) for f in features]
         panels = [p for p in panels if p[0] in wanted]

@@ -137,13 +137,11 @@ def test_model_likelihood_forms_match_numpy():
     enc, _ = clf._encode_blocks(X, post)
     codes = np.searchsorted(post.classes, y)
     # NumPy reference: log p(x, y) with the drawn parameters, via the family log-likelihoods
-    from bayesnb._utils import family_module
-
     jll = np.log(draws["pi"])[None, :].copy()
     for b, e in zip(post.blocks, enc):
         name = b.family.name
         par = {k.split("_")[0]: v for k, v in draws.items() if k.endswith("_" + name)}
-        jll = jll + b.family.log_likelihood(b.prior, family_module(b.family).posterior_from_params(par), e)
+        jll = jll + b.family.log_likelihood(b.prior, b.family.posterior_from_params(par), e)
     ref_lab = jll[np.arange(len(y)), codes].sum()
     ref_unl = logsumexp(jll, axis=1).sum()
     from numpyro.handlers import substitute, trace

@@ -91,6 +91,222 @@ class Family:
         """
         return None
 
+    # ------------------------------------------------------------------ generative hooks
+    # Architecture v2 moves every distribution-specific operation onto the family class.
+    # Until each family defines a hook itself, the hook finds the function of that name in
+    # the module of the first class of the MRO that has it (a user subclass of a bayesnb
+    # family inherits its parent's).
+    def _hook(self, name):
+        import sys
+
+        for cls in type(self).__mro__:
+            if cls is Family:
+                break
+            fn = getattr(sys.modules.get(cls.__module__), name, None)
+            if fn is not None:
+                return fn
+        return None
+
+    def _required(self, name):
+        fn = self._hook(name)
+        if fn is None:
+            raise NotImplementedError(f"{type(self).__name__} does not implement {name}() of the Family contract.")
+        return fn
+
+    def gen_point(self, prior, post, rng=None):
+        """Parameters in use for generation: the posterior mean (``rng`` None) or one exact draw.
+
+        Parameters
+        ----------
+        prior, post : params NamedTuple
+            The block's prior and posterior (of shape (K, ...)).
+        rng : numpy.random.Generator or None
+
+        Returns
+        -------
+        params NamedTuple
+            A "point" that :meth:`gen_sample`, :meth:`gen_fill` and :meth:`gen_cell_log_lik` read.
+        """
+        return self._required("gen_point")(prior, post, rng)
+
+    def gen_sample(self, point, z, rng, lengths=None):
+        """Draw one row of the block per entry of ``z`` (class indices, shape (n,)).
+
+        Parameters
+        ----------
+        point : params NamedTuple
+            From :meth:`gen_point`.
+        z : ndarray of int, shape (n,)
+        rng : numpy.random.Generator
+        lengths : ndarray of shape (n,), optional
+            Row totals, for families with a length model (counts).
+
+        Returns
+        -------
+        ndarray of shape (n, d)
+            Encoded values (codes for raw-value families; see :meth:`gen_decode`).
+        """
+        return self._required("gen_sample")(point, z, rng, lengths)
+
+    def gen_missing(self, block):
+        """Bool (n, d): the missing cells of an encoded block (dense or sparse)."""
+        return self._required("gen_missing")(block)
+
+    def gen_fill(self, point, block, resp, strategy, z=None, rng=None, rate=None):
+        """Fill the missing cells of an encoded block; observed cells are never changed.
+
+        Parameters
+        ----------
+        point : params NamedTuple
+        block : encoded block
+        resp : ndarray of shape (n, K)
+            ``p(y | x_obs)`` per row.
+        strategy : {"mode", "mean", "draw"}
+        z : ndarray of int, shape (n,), optional
+            Drawn classes (``strategy="draw"``).
+        rng : numpy.random.Generator, optional
+        rate : ndarray of shape (K,), optional
+            Length model of the block (:meth:`gen_rate`).
+
+        Returns
+        -------
+        ndarray of shape (n, d)
+            Encoded values, missing cells filled.
+        """
+        return self._required("gen_fill")(point, block, resp, strategy, z, rng, rate)
+
+    def gen_cell_log_lik(self, prior, point, block, weights, predictive="mean"):
+        """Per-cell log-likelihood contributions of an encoded block, ``(n, d)``.
+
+        Parameters
+        ----------
+        prior, point : params NamedTuple
+        block : encoded block
+        weights : ndarray of shape (n, K)
+            Class responsibilities the contributions are averaged over.
+        predictive : {"mean", "marginal"}
+
+        Returns
+        -------
+        ndarray of shape (n, d)
+        """
+        return self._required("gen_cell_log_lik")(prior, point, block, weights, predictive)
+
+    def gen_log_penalty(self, prior, point) -> float:
+        """Log prior density term of ``point`` (the EM objective's penalty)."""
+        return self._required("gen_log_penalty")(prior, point)
+
+    def gen_rate(self, stats, class_count, rng=None):
+        """Length model of the block: per-class rate (K,), or None for families without one."""
+        fn = self._hook("gen_rate")
+        return None if fn is None else fn(stats, class_count, rng)
+
+    def gen_empty_columns(self, state):
+        """Bool (d,): columns with no value to draw (default: none), or None."""
+        fn = self._hook("gen_empty_columns")
+        return None if fn is None else fn(state)
+
+    def gen_decode(self, codes, state):
+        """Values of the encoded ``codes`` (raw-value families), one object array per column."""
+        return self._required("gen_decode")(codes, state)
+
+    # --------------------------------------------------------- draws and NumPyro hooks
+    @property
+    def param_names(self) -> tuple:
+        """Names of the parameter variables in draws and ArviZ output (``sample_params`` keys)."""
+        names = self._hook("PARAM_NAMES")
+        if names is None:
+            raise NotImplementedError(f"{type(self).__name__} does not declare its parameter names.")
+        return tuple(names)
+
+    def sample_params(self, post, n_draws, rng) -> dict:
+        """``n_draws`` exact posterior draws of every parameter, ``{name: (n_draws, K, ...)}``."""
+        return self._required("sample_params")(post, n_draws, rng)
+
+    def posterior_moments(self, post) -> dict:
+        """``{name: (mean, sd)}`` of every parameter under the posterior."""
+        return self._required("posterior_moments")(post)
+
+    def posterior_from_params(self, params: dict):
+        """A params NamedTuple whose plug-in is the given parameter values."""
+        return self._required("posterior_from_params")(params)
+
+    def numpyro_static(self, prior):
+        """Hashable static structure of the block for the NumPyro model (shapes, groups)."""
+        return self._required("numpyro_static")(prior)
+
+    def numpyro_prior_args(self, prior) -> dict:
+        """The prior's arrays, as passed to the compiled model."""
+        return self._required("numpyro_prior_args")(prior)
+
+    def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
+        """Sample the block's parameter sites inside the NumPyro model; returns the parameters."""
+        return self._required("numpyro_sample")(label, static, prior_args, feature_plate, class_plate)
+
+    def params_from_sites(self, label, static, samples: dict) -> dict:
+        """Parameter arrays (``param_names``) from NumPyro site samples."""
+        return self._required("params_from_sites")(label, static, samples)
+
+    def point_params(self, post) -> dict:
+        """Parameter arrays at the posterior plug-in."""
+        return self._required("point_params")(post)
+
+    def sites_from_params(self, label, static, params: dict) -> dict:
+        """NumPyro site values (constrained) for the given parameter arrays."""
+        return self._required("sites_from_params")(label, static, params)
+
+    def numpyro_stats_args(self, stats) -> dict:
+        """Sufficient statistics as arrays for the sufficient-statistics likelihood."""
+        return self._required("numpyro_stats_args")(stats)
+
+    def numpyro_suffstat_loglik(self, params, stats_args):
+        """The block's log-likelihood from sufficient statistics (JAX)."""
+        return self._required("numpyro_suffstat_loglik")(params, stats_args)
+
+    def numpyro_row_args(self, block, static) -> dict:
+        """Encoded rows as arrays for the per-row likelihood."""
+        return self._required("numpyro_row_args")(block, static)
+
+    def numpyro_row_loglik(self, params, row_args):
+        """Per-row, per-class log-likelihood ``(n, K)`` of the block (JAX)."""
+        return self._required("numpyro_row_loglik")(params, row_args)
+
+    # ------------------------------------------------------------ linear form and display
+    def linear_terms(self, theta, state):
+        """``(w, b)`` with ``log p(x | y=k) = x @ w[k] + b[k]`` per class, or None (not linear)."""
+        fn = self._hook("linear_terms")
+        return None if fn is None else fn(theta, state)
+
+    def linear_names(self, names, state):
+        """Names of the columns of :meth:`linear_terms`' ``w``, or None (not linear)."""
+        fn = self._hook("linear_names")
+        return None if fn is None else fn(names, state)
+
+    def value_labels(self, state):
+        """The values of each column (a list per column) for a discrete-valued family, else None.
+
+        ArviZ output gets one more dimension over these values.
+        """
+        cats = getattr(state, "categories", None)  # (moves onto Categorical)
+        return None if cats is None else [list(c) for c in cats]
+
+    def plot_panels(self, block, top=10) -> list:
+        """Panels of :func:`bayesnb.plot.class_conditionals` for a block posterior.
+
+        Parameters
+        ----------
+        block : BlockPosterior
+        top : int
+            Columns shown for a block whose columns share one distribution.
+
+        Returns
+        -------
+        list of (title, kind, payload)
+            ``kind="bars"``: payload ``(labels, p)`` with ``p`` of shape (K, len(labels));
+            ``kind="density"``: payload ``(mu, sd)``, each of shape (K,).
+        """
+        return self._required("plot_panels")(block, top)
+
 
 def _param_equal(a, b) -> bool:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):

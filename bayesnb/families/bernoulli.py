@@ -463,3 +463,10 @@ def linear_terms(theta, state):
 def linear_names(names, state):
     """Names of the :func:`linear_terms` weights: the feature names."""
     return list(names)
+
+
+def plot_panels(block, top=10) -> list:
+    """One bar panel per feature: ``p(0 | y=k)`` and ``p(1 | y=k)`` under the posterior mean."""
+    p = block.posterior.a / (block.posterior.a + block.posterior.b)
+    return [(str(name), "bars", (["0", "1"], np.stack([1 - p[:, j], p[:, j]], axis=1)))
+            for j, name in enumerate(block.names)]

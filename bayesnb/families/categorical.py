@@ -760,3 +760,14 @@ def linear_terms(theta, state: CategoricalEncoding):
 def linear_names(names, state: CategoricalEncoding):
     """Names of the :func:`linear_terms` weights: ``feature=value``."""
     return [f"{n}={v}" for n, cats in zip(names, state.categories) for v in cats]
+
+
+def plot_panels(block, top=10) -> list:
+    """One bar panel per feature: ``p(value | y=k)`` under the posterior mean."""
+    out = []
+    for j, name in enumerate(block.names):
+        a = block.posterior.concentration[j]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = a / a.sum(axis=1, keepdims=True)
+        out.append((str(name), "bars", ([str(v) for v in block.state.categories[j]], p)))
+    return out

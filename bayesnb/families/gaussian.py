@@ -620,3 +620,10 @@ def numpyro_row_loglik(params, row_args):
     X, m = row_args["X"][:, None, :], row_args["mask"][:, None, :]
     ll = -0.5 * jnp.log(2 * jnp.pi * s2) - (X - mu) ** 2 / (2 * s2)
     return (ll * m).sum(-1)
+
+
+def plot_panels(block, top=10) -> list:
+    """One density panel per feature: the plug-in Normal of each class."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mu, var = block.posterior.mu, block.posterior.b / block.posterior.a
+    return [(str(name), "density", (mu[:, j], np.sqrt(var[:, j]))) for j, name in enumerate(block.names)]

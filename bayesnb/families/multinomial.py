@@ -743,3 +743,12 @@ def linear_terms(theta, state):
 def linear_names(names, state):
     """Names of the :func:`linear_terms` weights: the column names."""
     return list(names)
+
+
+def plot_panels(block, top=10) -> list:
+    """One bar panel for the block: its ``top`` most probable columns per class."""
+    names = [str(n) for n in block.names]
+    a = block.posterior.concentration
+    p = a / a.sum(axis=1, keepdims=True)
+    idx = np.argsort(-p.max(axis=0))[:top]
+    return [(f"{len(names)} count columns (top {len(idx)})", "bars", ([names[i] for i in idx], p[:, idx]))]
