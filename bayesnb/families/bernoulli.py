@@ -12,6 +12,9 @@ For class ``k`` and feature ``j``::
 
 As in scikit-learn's BernoulliNB, a 0 is evidence too: ``log(1 - p)`` is added for
 every absent feature. Dense or scipy.sparse input; NaN marks a missing cell.
+
+Everything about the distribution lives on :class:`Bernoulli`; this module also holds the
+NamedTuples it passes around (:class:`BernoulliStats`, :class:`Betas`, :class:`BernoulliBlock`).
 """
 
 from __future__ import annotations
@@ -27,8 +30,7 @@ from .._utils import dense
 from .._utils import nonfinite_error
 from ._base import Family, check_alpha, class_sums, dirichlet_draws, resolve_scalar_alpha
 
-__all__ = ["Bernoulli", "BernoulliStats", "Betas", "encode", "suff_stats", "update",
-           "log_likelihood", "log_evidence"]
+__all__ = ["Bernoulli", "BernoulliStats", "Betas"]
 
 
 class BernoulliStats(NamedTuple):
@@ -76,83 +78,8 @@ class BernoulliBlock(NamedTuple):
     missing: object
 
 
-def encode(X, *, binarize=None, who="Bernoulli") -> BernoulliBlock:
-    """Validate 0/1 data (or threshold it at ``binarize``) and separate missing cells.
-
-    Parameters
-    ----------
-    X : array-like or sparse matrix of shape (n, d)
-    binarize : float or None
-        Values > binarize become 1, others 0. None requires values in {0, 1}.
-    who : str
-
-    Returns
-    -------
-    BernoulliBlock
-    """
-    if sp.issparse(X):
-        if binarize is not None and binarize < 0:
-            raise ValueError(f"{who}: binarize must be >= 0 for sparse input (implicit zeros stay 0); "
-                             f"received {binarize}.")
-        if X.format not in ("csr", "csc"):
-            X = X.tocsr()
-        # a new data array on the caller's index arrays: the input is never modified
-        X = type(X)((np.asarray(X.data, dtype=float).copy(), X.indices, X.indptr), shape=X.shape)
-        data = X.data
-    else:
-        X = np.array(X, dtype=float, copy=True)
-        data = X
-    if np.isinf(data).any():
-        raise nonfinite_error(who, "Bernoulli features", data)
-    miss = np.isnan(data)
-    any_missing = miss.any()
-    if binarize is not None:
-        with np.errstate(invalid="ignore"):
-            ones = data > binarize
-        data[...] = ones
-        if any_missing:
-            data[miss] = np.nan
-    else:
-        bad = ~miss & (data != 0) & (data != 1)
-        if bad.any():
-            vals = np.unique(data[bad])[:5]
-            raise ValueError(
-                f"{who}: Bernoulli features must be 0/1 (or missing); received value(s) "
-                f"{vals.tolist()}. Pass binarize=<threshold> to threshold them."
-            )
-    missing = None
-    if any_missing:
-        if sp.issparse(X):
-            missing = type(X)((miss.astype(float), X.indices.copy(), X.indptr.copy()), shape=X.shape)
-            missing.eliminate_zeros()
-        else:
-            missing = miss.astype(float)
-        data[miss] = 0.0
-    if sp.issparse(X) and not data.all():
-        X = type(X)((data, X.indices.copy(), X.indptr.copy()), shape=X.shape)
-        X.eliminate_zeros()  # on copies of the index arrays
-    return BernoulliBlock(X, missing)
-
-
-def suff_stats(block: BernoulliBlock, resp: np.ndarray) -> BernoulliStats:
-    """Weighted counts of ones and of observed cells per class (missing left out)."""
-    ones = class_sums(block.X, resp)
-    if block.missing is None:
-        observed = np.broadcast_to(resp.sum(0)[:, None], ones.shape)  # same for every feature
-    else:
-        # a difference of sums: rounding can leave it a hair below the count of ones (a
-        # negative count of zeros); the exact value is at least that count
-        observed = np.maximum(resp.sum(0)[:, None] - class_sums(block.missing, resp), ones)
-    return BernoulliStats(ones, observed)
-
-
-def update(prior: Betas, stats: BernoulliStats) -> Betas:
-    """Conjugate update: Beta(a + ones, b + zeros)."""
-    return Betas(prior.a + stats.ones, prior.b + stats.observed - stats.ones)
-
-
 def _log_p(post: Betas):
-    """Posterior-mean ``(log p, log(1 - p))``, each (K, d); undefined factors -> 0."""
+    """Mean ``(log p, log(1 - p))`` of a Betas, each (K, d); undefined factors -> 0."""
     tot = post.a + post.b
     if (tot == tot[:, :1]).all():  # no missing cells: one total per class
         tot = tot[:, :1]
@@ -169,44 +96,11 @@ def _log_p(post: Betas):
     return lp, lq
 
 
-def predict_tables(post: Betas):
-    """``(log p, log(1 - p), (log p - log q).T contiguous, sum_j log q)`` for scoring."""
-    lp, lq = _log_p(post)
-    with np.errstate(invalid="ignore"):
-        diff_T = np.ascontiguousarray((lp - lq).T)
-    return lp, lq, diff_T, lq.sum(axis=1)
-
-
-def log_likelihood(post: Betas, block: BernoulliBlock, tables=None) -> np.ndarray:
-    """``log p(x_block | y=k)`` under the posterior predictive (= posterior mean), (n, K).
-
-    Absent features contribute ``log(1 - p)``; missing cells contribute nothing.
-    ``tables`` is :func:`predict_tables` of ``post`` (computed if not given).
-    """
-    lp, lq, diff_T, lq_sum = predict_tables(post) if tables is None else tables
-    X1, M = block.X, block.missing
-    if np.isneginf(lq).any() or np.isneginf(lp).any():
-        # alpha=0: 0 * log 0 must stay 0. Presences score log p, absences (1 - x - missing)
-        # score log q; both through sparse products, the -inf entries counted separately.
-        flp, flq = np.where(np.isneginf(lp), 0.0, lp), np.where(np.isneginf(lq), 0.0, lq)
-        jll = np.asarray(X1 @ (flp - flq).T) + flq.sum(axis=1)
-        ilp, ilq = np.isneginf(lp).astype(float), np.isneginf(lq).astype(float)
-        impossible = np.asarray(X1 @ ilp.T) + ilq.sum(axis=1) - np.asarray(X1 @ ilq.T)
-        if M is not None:
-            jll = jll - np.asarray(M @ flq.T)
-            impossible = impossible - np.asarray(M @ ilq.T)
-        jll[impossible > 0.5] = -np.inf
-        return jll
-    # x log p + (1 - x) log q, written to stay sparse: x (log p - log q) + sum log q
-    jll = np.asarray(X1 @ diff_T) + lq_sum
-    if M is not None:
-        jll = jll - np.asarray(M @ lq.T)
-    return jll
-
-
-def log_evidence(prior: Betas, post: Betas) -> np.ndarray:
-    """Closed-form ``log p(x_block | y)`` of the training data per class, shape (K,)."""
-    return (betaln(post.a, post.b) - betaln(prior.a, prior.b)).sum(axis=1)
+def _prob(point: Betas) -> np.ndarray:
+    """``p(x = 1 | y=k)`` of a point, (K, d); 0.5 where undefined."""
+    tot = point.a + point.b
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(tot > 0, point.a / np.where(tot > 0, tot, 1.0), 0.5)
 
 
 class Bernoulli(Family):
@@ -220,28 +114,118 @@ class Bernoulli(Family):
     binarize : float or None, default=None
         Threshold for turning values into 0/1 (values > binarize become 1). None
         requires 0/1 input and rejects anything else.
+
+    Notes
+    -----
+    The encoding state is the number of features ``d``. Prior, posterior and generative
+    "points" are :class:`Betas` of shape (K, d); the parameter of draws and of the NumPyro
+    model is ``theta`` (K, d) = ``p(x_j = 1 | y = k)``.
     """
 
     _param_names = ("alpha", "binarize")
     name = "bernoulli"
     accepts_sparse = True
+    #: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
+    param_names = ("theta",)
+    #: NamedTuple of the sufficient statistics
+    stats_type = BernoulliStats
+    #: NamedTuple of the prior and of the posterior
+    params_type = Betas
+    #: other NamedTuples stored in a model file (the state is a plain int)
+    state_types = ()
+    #: what each stored field must hold when a model file is read
+    field_rules = {"BernoulliStats": {"ones": "count", "observed": "count"},
+                   "Betas": {"a": "count", "b": "count"}}
 
     def __init__(self, alpha=1.0, binarize=None):
         self.alpha = alpha
         self.binarize = binarize
 
+    # ------------------------------------------------------------------ closed form
     def encode(self, X, state=None, *, extend=False, who="Bernoulli"):
-        """See :func:`encode`; the state is the number of features."""
-        block = encode(X, binarize=self.binarize, who=who)
-        return block, X.shape[1]
+        """Validate 0/1 data (or threshold it at ``binarize``) and separate missing cells.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n, d)
+            NaN marks a missing cell. The input is never modified.
+        state : int or None
+            Unused (the number of features is read from ``X``).
+        extend : bool
+            Unused (a 0/1 encoding has nothing to extend).
+        who : str
+            Name used in error messages.
+
+        Returns
+        -------
+        block : BernoulliBlock
+        state : int
+            The number of features ``d``.
+        """
+        binarize = self.binarize
+        if sp.issparse(X):
+            if binarize is not None and binarize < 0:
+                raise ValueError(f"{who}: binarize must be >= 0 for sparse input (implicit zeros stay 0); "
+                                 f"received {binarize}.")
+            if X.format not in ("csr", "csc"):
+                X = X.tocsr()
+            # a new data array on the caller's index arrays: the input is never modified
+            X = type(X)((np.asarray(X.data, dtype=float).copy(), X.indices, X.indptr), shape=X.shape)
+            data = X.data
+        else:
+            X = np.array(X, dtype=float, copy=True)
+            data = X
+        if np.isinf(data).any():
+            raise nonfinite_error(who, "Bernoulli features", data)
+        miss = np.isnan(data)
+        any_missing = miss.any()
+        if binarize is not None:
+            with np.errstate(invalid="ignore"):
+                ones = data > binarize
+            data[...] = ones
+            if any_missing:
+                data[miss] = np.nan
+        else:
+            bad = ~miss & (data != 0) & (data != 1)
+            if bad.any():
+                vals = np.unique(data[bad])[:5]
+                raise ValueError(
+                    f"{who}: Bernoulli features must be 0/1 (or missing); received value(s) "
+                    f"{vals.tolist()}. Pass binarize=<threshold> to threshold them."
+                )
+        missing = None
+        if any_missing:
+            if sp.issparse(X):
+                missing = type(X)((miss.astype(float), X.indices.copy(), X.indptr.copy()), shape=X.shape)
+                missing.eliminate_zeros()
+            else:
+                missing = miss.astype(float)
+            data[miss] = 0.0
+        if sp.issparse(X) and not data.all():
+            X = type(X)((data, X.indices.copy(), X.indptr.copy()), shape=X.shape)
+            X.eliminate_zeros()  # on copies of the index arrays
+        return BernoulliBlock(X, missing), X.shape[1]
 
     def empty_stats(self, state, K):
-        """Zero statistics."""
+        """Zero statistics, each (K, d)."""
         return BernoulliStats(np.zeros((K, state)), np.zeros((K, state)))
 
     def stats(self, block, resp, state):
-        """See :func:`suff_stats`."""
-        return suff_stats(block, resp)
+        """Weighted counts of ones and of observed cells per class (missing left out).
+
+        Returns
+        -------
+        BernoulliStats
+            ``ones`` and ``observed``, each (K, d).
+        """
+        ones = class_sums(block.X, resp)
+        if block.missing is None:
+            observed = np.broadcast_to(resp.sum(0)[:, None], ones.shape)  # same for every feature
+        else:
+            # a difference of sums: rounding can leave it a hair below the count of ones (a
+            # negative count of zeros); the exact value is at least that count
+            observed = np.maximum(resp.sum(0)[:, None] - class_sums(block.missing, resp), ones)
+        return BernoulliStats(ones, observed)
 
     def make_prior(self, stats, state, who="Bernoulli"):
         """Beta(alpha, alpha) for every (class, feature); ``"auto"`` by evidence."""
@@ -250,27 +234,60 @@ class Bernoulli(Family):
 
         def ev(a):
             pr = Betas(np.full(shape, a), np.full(shape, a))
-            return float(log_evidence(pr, update(pr, stats)).sum())
+            return float(self.log_evidence(pr, self.update(pr, stats)).sum())
 
         a = resolve_scalar_alpha(alpha, ev)
         full = np.broadcast_to(np.float64(a), shape)  # read-only view: no K x d copy
         return Betas(full, full)
 
     def update(self, prior, stats):
-        """See :func:`update`."""
-        return update(prior, stats)
+        """Conjugate update: Beta(a + ones, b + zeros)."""
+        return Betas(prior.a + stats.ones, prior.b + stats.observed - stats.ones)
 
     def predict_cache(self, prior, post):
-        """See :func:`predict_tables`."""
-        return predict_tables(post)
+        """Scoring tables of the posterior mean.
+
+        Returns
+        -------
+        tuple
+            ``(log p, log(1 - p), (log p - log q).T contiguous, sum_j log q)``: (K, d),
+            (K, d), (d, K) and (K,).
+        """
+        lp, lq = _log_p(post)
+        with np.errstate(invalid="ignore"):
+            diff_T = np.ascontiguousarray((lp - lq).T)
+        return lp, lq, diff_T, lq.sum(axis=1)
 
     def log_likelihood(self, prior, post, block, predictive="mean", cache=None):
-        """See :func:`log_likelihood` (``"mean"`` and ``"marginal"`` coincide)."""
-        return log_likelihood(post, block, cache)
+        """``log p(x_block | y=k)`` under the posterior predictive (= posterior mean), (n, K).
+
+        Absent features contribute ``log(1 - p)``; missing cells contribute nothing.
+        ``"mean"`` and ``"marginal"`` coincide. ``cache`` is :meth:`predict_cache` of
+        ``post`` (computed if not given).
+        """
+        lp, lq, diff_T, lq_sum = self.predict_cache(prior, post) if cache is None else cache
+        X1, M = block.X, block.missing
+        if np.isneginf(lq).any() or np.isneginf(lp).any():
+            # alpha=0: 0 * log 0 must stay 0. Presences score log p, absences (1 - x - missing)
+            # score log q; both through sparse products, the -inf entries counted separately.
+            flp, flq = np.where(np.isneginf(lp), 0.0, lp), np.where(np.isneginf(lq), 0.0, lq)
+            jll = np.asarray(X1 @ (flp - flq).T) + flq.sum(axis=1)
+            ilp, ilq = np.isneginf(lp).astype(float), np.isneginf(lq).astype(float)
+            impossible = np.asarray(X1 @ ilp.T) + ilq.sum(axis=1) - np.asarray(X1 @ ilq.T)
+            if M is not None:
+                jll = jll - np.asarray(M @ flq.T)
+                impossible = impossible - np.asarray(M @ ilq.T)
+            jll[impossible > 0.5] = -np.inf
+            return jll
+        # x log p + (1 - x) log q, written to stay sparse: x (log p - log q) + sum log q
+        jll = np.asarray(X1 @ diff_T) + lq_sum
+        if M is not None:
+            jll = jll - np.asarray(M @ lq.T)
+        return jll
 
     def log_evidence(self, prior, post):
-        """See :func:`log_evidence`."""
-        return log_evidence(prior, post)
+        """Closed-form ``log p(x_block | y)`` of the training data per class, shape (K,)."""
+        return (betaln(post.a, post.b) - betaln(prior.a, prior.b)).sum(axis=1)
 
     def is_proper(self, prior):
         """True when alpha > 0."""
@@ -280,193 +297,181 @@ class Bernoulli(Family):
         """Columns missing in every row, bool (d,)."""
         return _all_missing(block.missing, block.X.shape)
 
+    # ------------------------------------------------------------------ generative hooks
+    # A "point" is a Betas whose mean a / (a + b) is the probability in use: the posterior
+    # itself (plug-in) or one exact Beta draw stored as Betas(p, 1 - p).
+    def gen_point(self, prior, post, rng=None):
+        """Plug-in (``rng=None``: the posterior itself) or one exact Beta draw per (class, feature).
 
-# ---- generative pieces (generative.py) ----
-# A "point" is a Betas whose mean a / (a + b) is the probability in use: the posterior
-# itself (plug-in) or one exact Beta draw stored as Betas(p, 1 - p).
-def gen_point(prior: Betas, post: Betas, rng=None) -> Betas:
-    """Plug-in (``rng=None``) or one exact Beta draw per (class, feature)."""
-    if rng is None:
-        return post
-    ok = (post.a > 0) & (post.b > 0)
-    p = np.where(ok, rng.beta(np.where(ok, post.a, 1.0), np.where(ok, post.b, 1.0)),
-                 np.where(post.a > 0, 1.0, 0.0))
-    none = (post.a + post.b) == 0
-    return Betas(np.where(none, 0.0, p), np.where(none, 0.0, 1.0 - p))
+        Returns
+        -------
+        Betas
+            The posterior, or ``Betas(p, 1 - p)`` for a draw ``p`` (K, d); a (class, feature)
+            with no data under an improper prior gives ``Betas(0, 0)`` (undefined).
+        """
+        if rng is None:
+            return post
+        ok = (post.a > 0) & (post.b > 0)
+        p = np.where(ok, rng.beta(np.where(ok, post.a, 1.0), np.where(ok, post.b, 1.0)),
+                     np.where(post.a > 0, 1.0, 0.0))
+        none = (post.a + post.b) == 0
+        return Betas(np.where(none, 0.0, p), np.where(none, 0.0, 1.0 - p))
 
+    def gen_sample(self, point, z, rng, lengths=None):
+        """0/1 values (n, d) drawn given classes ``z`` (``lengths`` unused); p = 0.5 where undefined."""
+        p = _prob(point)[z]
+        return (rng.random(p.shape) < p).astype(float)
 
-def gen_prob(point: Betas) -> np.ndarray:
-    """``p(x = 1 | y=k)``, (K, d); 0.5 where undefined."""
-    tot = point.a + point.b
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(tot > 0, point.a / np.where(tot > 0, tot, 1.0), 0.5)
+    def gen_missing(self, block):
+        """Bool (n, d) mask of missing cells."""
+        if block.missing is None:
+            return np.zeros(block.X.shape, dtype=bool)
+        return dense(block.missing) > 0
 
+    def gen_fill(self, point, block, resp, strategy, z=None, rng=None, rate=None):
+        """Dense values (n, d) with missing cells filled.
 
-def gen_sample(point: Betas, z: np.ndarray, rng, lengths=None) -> np.ndarray:
-    """0/1 values (n, d) drawn given classes ``z``."""
-    p = gen_prob(point)[z]
-    return (rng.random(p.shape) < p).astype(float)
-
-
-def gen_missing(block: BernoulliBlock) -> np.ndarray:
-    """Bool (n, d) mask of missing cells."""
-    if block.missing is None:
-        return np.zeros(block.X.shape, dtype=bool)
-    return dense(block.missing) > 0
-
-
-def gen_fill(point: Betas, block: BernoulliBlock, resp, strategy, z=None, rng=None, rate=None) -> np.ndarray:
-    """Dense values (n, d) with missing cells filled: most probable value ("mode"),
-    ``p(x=1 | x_obs)`` ("mean", a probability in [0, 1]) or a draw given classes ``z``."""
-    X = dense(block.X).astype(float)
-    miss = gen_missing(block)
-    if not miss.any():
+        ``"mode"``: the most probable value; ``"mean"``: ``p(x=1 | x_obs)``, a probability
+        in [0, 1]; ``"draw"``: a 0/1 draw given classes ``z``. ``rate`` is unused.
+        """
+        X = dense(block.X).astype(float)
+        miss = self.gen_missing(block)
+        if not miss.any():
+            return X
+        p = _prob(point)
+        rows, cols = np.nonzero(miss)
+        if strategy == "draw":
+            X[rows, cols] = (rng.random(rows.size) < p[z[rows], cols]).astype(float)
+        else:
+            m = np.einsum("ik,ki->i", resp[rows], p[:, cols])
+            X[rows, cols] = m if strategy == "mean" else (m > 0.5).astype(float)
         return X
-    p = gen_prob(point)
-    rows, cols = np.nonzero(miss)
-    if strategy == "draw":
-        X[rows, cols] = (rng.random(rows.size) < p[z[rows], cols]).astype(float)
-    else:
-        m = np.einsum("ik,ki->i", resp[rows], p[:, cols])
-        X[rows, cols] = m if strategy == "mean" else (m > 0.5).astype(float)
-    return X
 
+    def gen_cell_log_lik(self, prior, point, block, weights, predictive="mean"):
+        """Per-feature ``sum_k weights[i, k] log p(x_ij | y=k)``, (n, d); missing -> 0.
 
-def gen_cell_log_lik(prior: Betas, point: Betas, block: BernoulliBlock, weights, predictive="mean") -> np.ndarray:
-    """Per-feature ``sum_k weights[i, k] log p(x_ij | y=k)``, (n, d); missing -> 0."""
-    lp, lq = _log_p(point)
-    X = dense(block.X)
-    obs = ~gen_missing(block)
-    out = np.zeros(X.shape)
-    for k in range(lp.shape[0]):
+        ``"mean"`` and ``"marginal"`` coincide.
+        """
+        lp, lq = _log_p(point)
+        X = dense(block.X)
+        obs = ~self.gen_missing(block)
+        out = np.zeros(X.shape)
+        for k in range(lp.shape[0]):
+            with np.errstate(invalid="ignore"):
+                v = np.where(X > 0, lp[k], lq[k])
+            w = weights[:, k:k + 1]
+            with np.errstate(invalid="ignore"):  # 0 * -inf (alpha=0) where the weight is 0: masked
+                out += np.where(obs & (w > 0), w * v, 0.0)
+        return out
+
+    def gen_log_penalty(self, prior, point) -> float:
+        """``sum a0 log p + b0 log(1 - p)``: the log prior whose MAP is the posterior mean."""
+        lp, lq = _log_p(point)
         with np.errstate(invalid="ignore"):
-            v = np.where(X > 0, lp[k], lq[k])
-        w = weights[:, k:k + 1]
-        with np.errstate(invalid="ignore"):  # 0 * -inf (alpha=0) where the weight is 0: masked
-            out += np.where(obs & (w > 0), w * v, 0.0)
-    return out
+            return float(np.where(prior.a > 0, prior.a * lp, 0.0).sum()
+                         + np.where(prior.b > 0, prior.b * lq, 0.0).sum())
 
+    # --------------------------------------------------------- draws and NumPyro hooks
+    # Exact conjugate draws (NumPy) and the pieces model.py assembles into the one NumPyro
+    # model. Parameterisation shared by both: ``theta`` (K, d) = p(x_j = 1 | y = k).
+    def sample_params(self, post, n_draws, rng) -> dict:
+        """Exact posterior draws: ``{"theta": (n_draws, K, d)}`` from Beta(a, b)."""
+        ab = np.stack([post.a, post.b], axis=-1)
+        return {"theta": dirichlet_draws(ab, n_draws, rng)[..., 0]}
 
-def gen_log_penalty(prior: Betas, point: Betas) -> float:
-    """``sum a0 log p + b0 log(1 - p)``: the log prior whose MAP is the posterior mean."""
-    lp, lq = _log_p(point)
-    with np.errstate(invalid="ignore"):
-        return float(np.where(prior.a > 0, prior.a * lp, 0.0).sum() + np.where(prior.b > 0, prior.b * lq, 0.0).sum())
+    def posterior_moments(self, post) -> dict:
+        """Closed-form posterior mean and sd: ``{"theta": (mean, sd)}``, each (K, d)."""
+        tot = post.a + post.b
+        with np.errstate(invalid="ignore", divide="ignore"):
+            m = post.a / tot
+            return {"theta": (m, np.sqrt(m * (1 - m) / (tot + 1)))}
 
+    def posterior_from_params(self, params: dict):
+        """``Betas(theta, 1 - theta)``: its plug-in is the given ``theta`` (K, d) (one draw)."""
+        p = params["theta"]
+        return Betas(p, 1.0 - p)
 
-# ---- posterior draws and NumPyro pieces (model.py) ----
-#: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
-PARAM_NAMES = ("theta",)
-# Exact conjugate draws (NumPy) and the pieces model.py assembles into the one NumPyro
-# model. Parameterisation shared by both: ``theta`` (K, d) = p(x_j = 1 | y = k).
+    def numpyro_static(self, prior):
+        """``()``: no structure needed beyond the shapes of the prior arrays."""
+        return ()
 
+    def numpyro_prior_args(self, prior) -> dict:
+        """Beta pseudo-counts ``{"a", "b"}`` as float32 (K, d) arrays."""
+        return {"a": prior.a.astype(np.float32), "b": prior.b.astype(np.float32)}
 
-def sample_params(post: Betas, n_draws: int, rng) -> dict:
-    """Exact posterior draws: ``{"theta": (n_draws, K, d)}`` from Beta(a, b)."""
+    def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
+        """``theta_<label>`` ~ Beta(a, b) under plates ``class_plate`` x feature.
 
-    ab = np.stack([post.a, post.b], axis=-1)
-    return {"theta": dirichlet_draws(ab, n_draws, rng)[..., 0]}
+        Returns
+        -------
+        dict
+            ``{"log_p", "log_q"}``: ``log theta`` and ``log(1 - theta)``, each (K, d),
+            clipped at the dtype's smallest normal number.
+        """
+        import jax.numpy as jnp
+        import numpyro
+        import numpyro.distributions as dist
 
+        a, b = prior_args["a"], prior_args["b"]
+        K, d = a.shape
+        with numpyro.plate(class_plate, K, dim=-2), numpyro.plate(feature_plate, d, dim=-1):
+            p = numpyro.sample(f"theta_{label}", dist.Beta(a, b))
+        tiny = jnp.finfo(p.dtype).tiny
+        return {"log_p": jnp.log(jnp.clip(p, tiny)), "log_q": jnp.log(jnp.clip(1.0 - p, tiny))}
 
-def posterior_moments(post: Betas) -> dict:
-    """Closed-form posterior mean and sd: ``{"theta": (mean, sd)}``, each (K, d)."""
-    tot = post.a + post.b
-    with np.errstate(invalid="ignore", divide="ignore"):
-        m = post.a / tot
-        return {"theta": (m, np.sqrt(m * (1 - m) / (tot + 1)))}
+    def params_from_sites(self, label, static, samples: dict) -> dict:
+        """MCMC samples of ``theta_<label>`` -> ``{"theta": (..., K, d)}``."""
+        return {"theta": np.asarray(samples[f"theta_{label}"], dtype=float)}
 
+    def point_params(self, post) -> dict:
+        """``{"theta": (K, d)}``, the posterior mean (inverse of :meth:`posterior_from_params`)."""
+        return {"theta": self.posterior_moments(post)["theta"][0]}
 
-def posterior_from_params(params: dict) -> Betas:
-    """A posterior whose plug-in equals the given ``theta`` (K, d) (one draw)."""
-    p = params["theta"]
-    return Betas(p, 1.0 - p)
+    def sites_from_params(self, label, static, params: dict) -> dict:
+        """Inverse of :meth:`params_from_sites`: ``{"theta_<label>": theta}``."""
+        return {f"theta_{label}": np.asarray(params["theta"])}
 
+    def numpyro_stats_args(self, stats) -> dict:
+        """Counts ``{"ones", "zeros"}`` per (class, feature), float32 (K, d)."""
+        return {"ones": stats.ones.astype(np.float32),
+                "zeros": (stats.observed - stats.ones).astype(np.float32)}
 
-def numpyro_static(prior: Betas):
-    """Hashable structure (none needed beyond shapes)."""
-    return ()
+    def numpyro_suffstat_loglik(self, params, stats_args):
+        """``sum n1 log p + n0 log(1 - p)``: the labelled-data log-likelihood."""
+        return (stats_args["ones"] * params["log_p"] + stats_args["zeros"] * params["log_q"]).sum()
 
+    def numpyro_row_args(self, block, static) -> dict:
+        """Dense float32 (n, d) indicators ``{"ones", "zeros"}`` (a missing cell is neither)."""
+        X = block.X.toarray() if sp.issparse(block.X) else np.asarray(block.X)
+        M = block.missing
+        M = np.zeros(X.shape) if M is None else (M.toarray() if sp.issparse(M) else np.asarray(M))
+        return {"ones": X.astype(np.float32), "zeros": (1.0 - X - M).astype(np.float32)}
 
-def numpyro_prior_args(prior: Betas) -> dict:
-    """Beta pseudo-counts as float32 (K, d) arrays."""
-    return {"a": prior.a.astype(np.float32), "b": prior.b.astype(np.float32)}
+    def numpyro_row_loglik(self, params, row_args):
+        """``log p(x_i | y=k)`` per row and class, shape (n, K); missing cells add 0."""
+        return row_args["ones"] @ params["log_p"].T + row_args["zeros"] @ params["log_q"].T
 
+    # ------------------------------------------------------------ linear form and display
+    def linear_terms(self, theta, state):
+        """Binary log-odds pieces from ``theta`` (..., 2, d): (weights (..., d), intercept part (...)).
 
-def numpyro_sample(label, static, prior_args, feature_plate, class_plate="class"):
-    """``theta_<label>`` ~ Beta(a, b) under plates ``class_plate`` x feature; returns logs."""
-    import jax.numpy as jnp
-    import numpyro
-    import numpyro.distributions as dist
+        ``log p(x | 1) - log p(x | 0) = sum_j x_j w_j + sum_j (log(1-theta_1j) - log(1-theta_0j))``
+        with ``w_j = logit theta_1j - logit theta_0j``. NaN where undefined (alpha=0).
+        """
+        with np.errstate(divide="ignore", invalid="ignore"):  # alpha=0: NaN where undefined, see model._linear
+            lp, lq = np.log(theta), np.log1p(-theta)
+            w = (lp[..., 1, :] - lq[..., 1, :]) - (lp[..., 0, :] - lq[..., 0, :])
+            return w, (lq[..., 1, :] - lq[..., 0, :]).sum(-1)
 
-    a, b = prior_args["a"], prior_args["b"]
-    K, d = a.shape
-    with numpyro.plate(class_plate, K, dim=-2), numpyro.plate(feature_plate, d, dim=-1):
-        p = numpyro.sample(f"theta_{label}", dist.Beta(a, b))
-    tiny = jnp.finfo(p.dtype).tiny
-    return {"log_p": jnp.log(jnp.clip(p, tiny)), "log_q": jnp.log(jnp.clip(1.0 - p, tiny))}
+    def linear_names(self, names, state):
+        """Names of the :meth:`linear_terms` weights: the feature names."""
+        return list(names)
 
+    def plot_panels(self, block, top=10) -> list:
+        """One bar panel per feature: ``p(0 | y=k)`` and ``p(1 | y=k)`` under the posterior mean.
 
-def params_from_sites(label, static, samples: dict) -> dict:
-    """MCMC samples -> ``{"theta": (..., K, d)}``."""
-    return {"theta": np.asarray(samples[f"theta_{label}"], dtype=float)}
-
-
-def point_params(post: Betas) -> dict:
-    """The parameters the plug-in (``"mean"``) predictive uses: ``{"theta": (K, d)}``.
-
-    Inverse of :func:`posterior_from_params` (same plug-in)."""
-    return {"theta": posterior_moments(post)["theta"][0]}
-
-
-def sites_from_params(label, static, params: dict) -> dict:
-    """Inverse of :func:`params_from_sites`: ``{"theta_<label>": theta}`` (NumPyro site values)."""
-    return {f"theta_{label}": np.asarray(params["theta"])}
-
-
-def numpyro_stats_args(stats: BernoulliStats) -> dict:
-    """Counts of ones and zeros per (class, feature), float32."""
-    return {"ones": stats.ones.astype(np.float32),
-            "zeros": (stats.observed - stats.ones).astype(np.float32)}
-
-
-def numpyro_suffstat_loglik(params, stats_args):
-    """``sum n1 log p + n0 log(1 - p)``: the labelled-data log-likelihood."""
-    return (stats_args["ones"] * params["log_p"] + stats_args["zeros"] * params["log_q"]).sum()
-
-
-def numpyro_row_args(block: BernoulliBlock, static) -> dict:
-    """Dense float32 ones / zeros indicators (missing cells are neither)."""
-    X = block.X.toarray() if sp.issparse(block.X) else np.asarray(block.X)
-    M = block.missing
-    M = np.zeros(X.shape) if M is None else (M.toarray() if sp.issparse(M) else np.asarray(M))
-    return {"ones": X.astype(np.float32), "zeros": (1.0 - X - M).astype(np.float32)}
-
-
-def numpyro_row_loglik(params, row_args):
-    """``log p(x_i | y=k)`` per row and class, shape (n, K); missing cells add 0."""
-    return row_args["ones"] @ params["log_p"].T + row_args["zeros"] @ params["log_q"].T
-
-
-# ---- linear-classifier view (model.py coef_) ----
-def linear_terms(theta, state):
-    """Binary log-odds pieces from ``theta`` (..., 2, d): (weights (..., d), intercept part (...)).
-
-    ``log p(x | 1) - log p(x | 0) = sum_j x_j w_j + sum_j (log(1-theta_1j) - log(1-theta_0j))``
-    with ``w_j = logit theta_1j - logit theta_0j``.
-    """
-    with np.errstate(divide="ignore", invalid="ignore"):  # alpha=0: NaN where undefined, see model._linear
-        lp, lq = np.log(theta), np.log1p(-theta)
-        w = (lp[..., 1, :] - lq[..., 1, :]) - (lp[..., 0, :] - lq[..., 0, :])
-        return w, (lq[..., 1, :] - lq[..., 0, :]).sum(-1)
-
-
-def linear_names(names, state):
-    """Names of the :func:`linear_terms` weights: the feature names."""
-    return list(names)
-
-
-def plot_panels(block, top=10) -> list:
-    """One bar panel per feature: ``p(0 | y=k)`` and ``p(1 | y=k)`` under the posterior mean."""
-    p = block.posterior.a / (block.posterior.a + block.posterior.b)
-    return [(str(name), "bars", (["0", "1"], np.stack([1 - p[:, j], p[:, j]], axis=1)))
-            for j, name in enumerate(block.names)]
+        ``top`` is unused (every feature has its own distribution).
+        """
+        p = block.posterior.a / (block.posterior.a + block.posterior.b)
+        return [(str(name), "bars", (["0", "1"], np.stack([1 - p[:, j], p[:, j]], axis=1)))
+                for j, name in enumerate(block.names)]
