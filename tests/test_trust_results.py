@@ -326,14 +326,14 @@ def test_tiny_total_weight_samples_documents_of_ordinary_length(scale):
     plug_in, _ = model.sample(2000, random_state=1, parameter_uncertainty=False)
     assert abs(plug_in.sum(1).mean() - mean_length) < 0.1 * mean_length
     # the rate's posterior is then its prior: Gamma(1/2, 1/(2m)), of mean m
-    from bayesnb.families.multinomial import gen_rate
-
     block = model.posterior_.blocks[0]
+    gen_rate = block.family.gen_rate
     draws = np.array([gen_rate(block.stats, model.class_count_, np.random.default_rng(s)) for s in range(4000)])
     np.testing.assert_allclose(draws.mean(0), mean_length, rtol=0.1)  # sd of the mean: 2.2%
     # with real weight the prior is negligible: the draws concentrate on each class's mean length
     big = MultinomialNB().fit(X, y)
-    draws = np.array([gen_rate(big.posterior_.blocks[0].stats, big.class_count_, np.random.default_rng(s))
+    big_block = big.posterior_.blocks[0]
+    draws = np.array([big_block.family.gen_rate(big_block.stats, big.class_count_, np.random.default_rng(s))
                       for s in range(400)])
     np.testing.assert_allclose(draws.mean(0), [X[y == k].sum(1).mean() for k in (0, 1)], rtol=0.03)
 
