@@ -27,29 +27,13 @@ import numbers
 import numpy as np
 
 from ._safeio import ModelFileError
+from ._utils import is_dtype
+from .posterior import BlockPosterior, class_posterior
 
 __all__ = ["check_extras", "check_model"]
 
-# Per family NamedTuple: the rule of each field ("count": finite >= 0; "finite"; "a": >= -0.5).
-_RULES = {
-    "BernoulliStats": {"ones": "count", "observed": "count"},
-    "Betas": {"a": "count", "b": "count"},
-    "MultinomialStats": {"counts": "count", "pending": "count or None"},
-    "DirichletRows": {"concentration": "count"},
-    "CategoricalStats": {"counts": "count"},
-    "Dirichlets": {"concentration": "count"},
-    "GaussianStats": {"n": "count", "mean": "finite", "m2": "count"},
-    "NormalInverseGammas": {"mu": "finite", "kappa": "count", "a": "a", "b": "count"},
-}
-
-
-#: Per family: the NamedTuple types of its statistics and of its prior/posterior.
-_FAMILY_TUPLES = {
-    "Bernoulli": ("BernoulliStats", "Betas"),
-    "Multinomial": ("MultinomialStats", "DirichletRows"),
-    "Categorical": ("CategoricalStats", "Dirichlets"),
-    "Gaussian": ("GaussianStats", "NormalInverseGammas"),
-}
+# The rule of each field of a family's NamedTuples comes from the family (``field_rules``):
+# "count" (finite >= 0), "finite", "a" (>= -0.5), with " or None" when the field may be None.
 
 
 def _fail(msg):
@@ -69,9 +53,9 @@ def _check_float(a, shape, rule, where):
         _fail(f"{where} holds values below {low:g} (e.g. {a.min():g})")
 
 
-def _check_tuple(nt, shapes, where):
+def _check_tuple(nt, shapes, where, family):
     """Check a family NamedTuple: every field by its rule; ``shapes`` per field (or per item)."""
-    rules = _RULES.get(type(nt).__name__)
+    rules = type(family).field_rules.get(type(nt).__name__)
     if rules is None or tuple(rules) != nt._fields:
         _fail(f"{where} is a {type(nt).__name__}, which no family stores")
     for field, value in zip(nt._fields, nt):
@@ -88,32 +72,11 @@ def _check_tuple(nt, shapes, where):
 
 
 def _check_state(block, K, d, where):
-    """Block state: the number of columns, or a CategoricalEncoding; returns the array shape(s)."""
-    state = block.state
-    if type(state).__name__ == "CategoricalEncoding":
-        import pandas as pd
-
-        cats, declared = state
-        if not isinstance(cats, tuple) or not isinstance(declared, tuple) or len(cats) != d or len(declared) != d:
-            _fail(f"{where}: expected categories and declared flags for its {d} column(s)")
-        for j, c in enumerate(cats):
-            if not isinstance(c, np.ndarray) or c.ndim != 1 or c.dtype.kind not in "biufUSO":
-                _fail(f"{where}: the categories of column {j} must be a 1-D array")
-            if not isinstance(declared[j], bool):
-                _fail(f"{where}: declared flag {j} must be a bool; the file holds {declared[j]!r}")
-            if c.dtype == object and not all(isinstance(v, (str, numbers.Number)) for v in c):
-                _fail(f"{where}: the categories of column {j} must be numbers or strings")
-            idx = pd.Index(c)
-            if idx.hasnans or not idx.is_unique:
-                _fail(f"{where}: the categories of column {j} must be unique and not missing")
-        return [(K, len(c)) for c in cats]
-    if isinstance(state, np.ndarray):  # Multinomial: which columns were ever observed
-        if state.dtype != bool or state.shape != (d,):
-            _fail(f"{where}: its state must be a bool array of shape ({d},); the file holds "
-                  f"{state.dtype} of shape {state.shape}")
-    elif not isinstance(state, int) or isinstance(state, bool) or state != d:
-        _fail(f"{where}: its state must be its number of columns ({d}); the file holds {str(state)[:60]}")
-    return (K, d)
+    """The block's encoding state, checked by its family; returns the array shape(s)."""
+    try:
+        return block.family.state_shapes(block.state, K, d)
+    except (TypeError, ValueError) as e:
+        _fail(f"{where}: {e}")
 
 
 def _bitwise_equal(a, b):
@@ -138,8 +101,6 @@ def _check_classes(model, post):
     lp = post.class_log_prior
     if not isinstance(lp, np.ndarray) or lp.dtype != np.float64 or lp.shape != (K,):
         _fail(f"class_log_prior must be float64 of shape ({K},)")
-    from .posterior import class_posterior
-
     try:
         class_params = model._check_class_params(K)
     except (TypeError, ValueError) as e:
@@ -166,9 +127,6 @@ def check_model(model, post, n_features, feature_names):
     feature_names : ndarray or None
         The file's ``feature_names_in_``.
     """
-    from .estimators import _SingleFamilyNB
-    from .posterior import BlockPosterior
-
     if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features < 1:
         _fail(f"n_features_in must be a positive int; the file holds {n_features!r}")
     if feature_names is not None and (
@@ -185,7 +143,7 @@ def check_model(model, post, n_features, feature_names):
     blocks = post.blocks
     if not isinstance(blocks, tuple) or not blocks or not all(isinstance(b, BlockPosterior) for b in blocks):
         _fail("blocks must be a non-empty list of BlockPosterior")
-    if isinstance(model, _SingleFamilyNB):
+    if hasattr(type(model), "_family"):  # a single-family estimator (CategoricalNB, ...)
         want = type(model._family())
         if len(blocks) != 1 or type(blocks[0].family) is not want:
             _fail(f"a {type(model).__name__} has one {want.__name__} block; the file holds "
@@ -200,18 +158,20 @@ def check_model(model, post, n_features, feature_names):
         if len(b.names) != d:
             _fail(f"{where}: it has {d} columns but {len(b.names)} names")
         seen.append(cols)
-        want = _FAMILY_TUPLES.get(type(b.family).__name__)
-        got = tuple(type(t).__name__ for t in (b.stats, b.prior, b.posterior))
-        if want is None or got != (want[0], want[1], want[1]):
+        fam = type(b.family)
+        want = (fam.stats_type, fam.params_type, fam.params_type)
+        got = tuple(type(t) for t in (b.stats, b.prior, b.posterior))
+        if got != want:
+            want, got = tuple(t.__name__ for t in want), tuple(t.__name__ for t in got)
             _fail(f"{where}: expected statistics, prior and posterior of types {want}; the file holds {got}")
         binarize = getattr(b.family, "binarize", None)
         if binarize is not None and (not isinstance(binarize, numbers.Real) or isinstance(binarize, bool)
                                      or not np.isfinite(binarize)):
             _fail(f"{where}: binarize must be None or a finite number; the file holds {binarize!r}")
         shapes = _check_state(b, K, d, where)
-        _check_tuple(b.stats, shapes, f"{where} stats")
-        _check_tuple(b.prior, shapes, f"{where} prior")
-        _check_tuple(b.posterior, shapes, f"{where} posterior")
+        _check_tuple(b.stats, shapes, f"{where} stats", b.family)
+        _check_tuple(b.prior, shapes, f"{where} prior", b.family)
+        _check_tuple(b.posterior, shapes, f"{where} posterior", b.family)
         with np.errstate(all="ignore"):
             again = b.family.update(b.prior, b.stats)
         if type(again) is not type(b.posterior) or not _bitwise_equal(tuple(again), tuple(b.posterior)):
@@ -256,8 +216,6 @@ def check_extras(model, post, n_features, extra):
         if not isinstance(t, np.ndarray) or t.ndim != 1 or not np.all(np.isin(t, post.classes)):
             _fail("transduction_ must be a 1-D array of class labels")
     if "feature_dtypes_" in extra:
-        from .persistence import _is_dtype
-
         t = extra["feature_dtypes_"]
-        if not isinstance(t, np.ndarray) or t.shape != (n_features,) or not all(_is_dtype(v) for v in t):
+        if not isinstance(t, np.ndarray) or t.shape != (n_features,) or not all(is_dtype(v) for v in t):
             _fail(f"feature_dtypes_ must hold {n_features} dtypes")

@@ -140,9 +140,11 @@ def warn_all_missing(who: str, names) -> None:
     )
 
 
-def issparse(X) -> bool:
-    """True for scipy sparse matrices and arrays."""
-    return sp.issparse(X)
+def is_dtype(obj) -> bool:
+    """True for a NumPy dtype or a pandas extension dtype (pandas imported only here)."""
+    from pandas.api.extensions import ExtensionDtype
+
+    return isinstance(obj, (np.dtype, ExtensionDtype))
 
 
 def is_frame(X) -> bool:

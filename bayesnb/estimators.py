@@ -884,7 +884,7 @@ class NaiveBayes(BaseNB):
         names = list(X.columns) if is_frame(X) else None
         features = self.features
         if isinstance(features, str) and features == "auto":
-            return _auto_blocks(X)
+            return auto_blocks(X)
         if not isinstance(features, dict):
             raise TypeError(
                 f"{who}: expected features='auto' or a dict mapping columns to families; "
@@ -944,8 +944,20 @@ class NaiveBayes(BaseNB):
         return tags
 
 
-def _auto_blocks(X):
-    """Choose Categorical for non-numeric/bool columns and Gaussian for numeric ones."""
+def auto_blocks(X, categorical=None):
+    """``features="auto"``: Categorical for non-numeric/bool columns, Gaussian for numeric ones.
+
+    Parameters
+    ----------
+    X : ndarray or DataFrame of shape (n_samples, n_features)
+    categorical : Categorical, optional
+        The family of the categorical block (default ``Categorical()``).
+
+    Returns
+    -------
+    list of (list of int, Family)
+        Column positions and family of each block.
+    """
     if is_frame(X):
         import pandas as pd
 
@@ -963,7 +975,7 @@ def _auto_blocks(X):
     num = [j for j, k in enumerate(kinds) if k in "iuf"]
     specs = []
     if cat:
-        specs.append((cat, Categorical()))
+        specs.append((cat, Categorical() if categorical is None else categorical))
     if num:
         specs.append((num, Gaussian()))
     return specs

@@ -57,8 +57,22 @@ import math
 import os
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
-from ._safeio import DEFAULT_MAX_BYTES, ModelFileError, check_key, digest, read_model, sign
+from . import posterior as _post
+from ._loadcheck import check_extras, check_model
+from ._safeio import (
+    DEFAULT_MAX_BYTES,
+    ModelFileError,
+    check_key,
+    digest,
+    read_model,
+    sign,
+)
+from ._utils import ColumnNames as _ColumnNames
+from ._utils import is_dtype
+from ._version import __version__
+from .families import Family
 
 __all__ = ["DEFAULT_MAX_BYTES", "FORMAT_NAME", "FORMAT_VERSION", "ModelFileError", "PersistenceMixin", "load",
            "save"]
@@ -72,25 +86,37 @@ _META, _MAC = "__meta__", "__hmac__"
 
 
 # ------------------------------------------------------------------------ allow-list
-def _registry():
-    """Classes a model file may name: estimators, families and posterior NamedTuples."""
-    from . import estimators, posterior
-    from .families import bernoulli, categorical, gaussian, multinomial
-    from .families._base import Family
+#: estimator classes a model file may name (filled by PersistenceMixin.__init_subclass__)
+_ESTIMATORS: dict = {}
 
-    estimators_ = {c.__name__: c for c in vars(estimators).values()
-                   if isinstance(c, type) and issubclass(c, estimators.BaseNB)
-                   and c.__name__ not in ("BaseNB", "_SingleFamilyNB")}
-    families_, tuples_ = {}, {}
-    for mod in (posterior, bernoulli, categorical, gaussian, multinomial):
-        for name, c in vars(mod).items():
-            if not isinstance(c, type) or c.__module__ != mod.__name__:
-                continue
-            if issubclass(c, Family):
-                families_[name] = c
-            elif issubclass(c, tuple) and hasattr(c, "_fields"):
-                tuples_[name] = c
+
+def _registry():
+    """Classes a model file may name: estimators, families and posterior NamedTuples.
+
+    Families are every subclass of :class:`~bayesnb.families._base.Family` defined so far
+    (a user's own family included, once its module is imported), named by class name for
+    bayesnb's own and by ``module:qualname`` for the others; the NamedTuples are the
+    posterior's and those each family declares (``stats_type``, ``params_type``,
+    ``state_types``). Nothing is imported by a name read from a file.
+    """
+    estimators_ = dict(_ESTIMATORS)
+    tuples_ = {_type_key(c): c for c in vars(_post).values()
+               if isinstance(c, type) and issubclass(c, tuple) and hasattr(c, "_fields")
+               and c.__module__ == _post.__name__}
+    families_ = {}
+    todo = list(Family.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        todo += cls.__subclasses__()
+        families_[_type_key(cls)] = cls
+        for t in (cls.stats_type, cls.params_type, *cls.state_types):
+            tuples_[_type_key(t)] = t
     return estimators_, families_, tuples_
+
+
+def _type_key(cls) -> str:
+    """How a model file names a class: bayesnb's by name, any other by ``module:qualname``."""
+    return cls.__name__ if cls.__module__.split(".")[0] == "bayesnb" else f"{cls.__module__}:{cls.__qualname__}"
 
 
 # ------------------------------------------------------------------------- encoding
@@ -110,10 +136,6 @@ def _dec_float(v):
     return float(v)
 
 
-try:  # lazily-built column names of a block (bayesnb._utils)
-    from ._utils import ColumnNames as _ColumnNames
-except ImportError:  # pragma: no cover - older core
-    _ColumnNames = None
 
 
 class _Encoder:
@@ -122,8 +144,6 @@ class _Encoder:
         _, self.families, self.tuples = _registry()
 
     def __call__(self, obj, where="model"):  # noqa: C901 - a flat type switch
-        from .families._base import Family
-
         if obj is None or isinstance(obj, (bool, str)):
             return obj
         if isinstance(obj, np.bool_):
@@ -138,7 +158,7 @@ class _Encoder:
             return {"__np__": obj.dtype.str, "v": int(obj)}
         if isinstance(obj, np.floating):
             return {"__np__": obj.dtype.str, "v": _enc_float(obj)}
-        if _is_dtype(obj):
+        if is_dtype(obj):
             import pandas as pd
 
             if isinstance(obj, pd.CategoricalDtype):
@@ -152,17 +172,19 @@ class _Encoder:
                 return {"__objarray__": [self(v, where) for v in obj.ravel().tolist()],
                         "shape": list(obj.shape)}
             raise TypeError(f"cannot save {where}: arrays of dtype {obj.dtype} are not supported.")
-        if _ColumnNames is not None and isinstance(obj, _ColumnNames):
+        if isinstance(obj, _ColumnNames):
             return {"__colnames__": self(obj.columns, where), "names": self(obj.names, where)}
         if isinstance(obj, Family):
-            name = type(obj).__name__
+            name = _type_key(type(obj))
             if self.families.get(name) is not type(obj):
-                raise TypeError(f"cannot save {where}: family {name} is not a bayesnb family.")
+                raise TypeError(f"cannot save {where}: family {name} cannot be found again by its "
+                                "name (defined twice, or inside a function).")
             return {"__family__": name, "params": self(obj.get_params(), f"{where}.{name}")}
         if isinstance(obj, tuple) and hasattr(obj, "_fields"):
-            name = type(obj).__name__
+            name = _type_key(type(obj))
             if self.tuples.get(name) is not type(obj):
-                raise TypeError(f"cannot save {where}: {name} is not a bayesnb posterior type.")
+                raise TypeError(f"cannot save {where}: {name} is not a type a family declares "
+                                "(stats_type, params_type, state_types) or a posterior type.")
             return {"__nt__": name, "fields": [self(v, f"{where}.{f}") for f, v in zip(obj._fields, obj)]}
         if isinstance(obj, tuple):
             return {"__tuple__": [self(v, where) for v in obj]}
@@ -236,12 +258,13 @@ class _Decoder:
             return out.reshape(tuple(node["shape"]))
         if "__dtype__" in node:
             return _dec_dtype(node["__dtype__"], node, self)
-        if "__colnames__" in node and _ColumnNames is not None:
+        if "__colnames__" in node:
             return _ColumnNames(self(node["__colnames__"]), self(node["names"]))
         if "__family__" in node:
             cls = self.families.get(node["__family__"])
             if cls is None:
-                raise ModelFileError(f"unknown family {node['__family__']!r}")
+                raise ModelFileError(f"unknown family {str(node['__family__'])[:80]!r} (a family of your "
+                                     "own must be imported before load)")
             return cls(**self(node["params"]))
         if "__nt__" in node:
             cls = self.tuples.get(node["__nt__"])
@@ -274,12 +297,6 @@ class _Decoder:
         return np.broadcast_to(base, tuple(shape))
 
 
-def _is_dtype(obj) -> bool:
-    from pandas.api.extensions import ExtensionDtype
-
-    return isinstance(obj, (np.dtype, ExtensionDtype))
-
-
 def _dec_dtype(name, node, dec):
     """A column dtype from its name (no code runs: pandas/NumPy look the name up)."""
     import pandas as pd
@@ -302,7 +319,7 @@ def _summary(model) -> dict:
     for b in post.blocks:
         entry = {"family": type(b.family).__name__, "columns": [str(n) for n in b.names],
                  "params": repr(b.family)}
-        cats = getattr(b.state, "categories", None)
+        cats = b.family.value_labels(b.state)
         if cats is not None:
             entry["categories"] = {str(n): [str(v) for v in c] for n, c in zip(b.names, cats)}
         blocks.append(entry)
@@ -332,10 +349,6 @@ def save(model, path, *, key=None) -> None:
         also catches deliberate changes by anyone without the key. Neither encrypts: the
         file stays readable by anyone.
     """
-    from sklearn.utils.validation import check_is_fitted
-
-    from . import __version__
-
     key = check_key(key)
     estimators_, _, _ = _registry()
     name = type(model).__name__
@@ -347,7 +360,6 @@ def save(model, path, *, key=None) -> None:
         "posterior": enc(model.posterior_, "posterior_"),
         "n_features_in": int(model.n_features_in_),
         "feature_names_in": enc(getattr(model, "feature_names_in_", None), "feature_names_in_"),
-        "log_evidence": enc(model.log_evidence_, "log_evidence_"),
         # state set after fit (outlier threshold), by semi-supervised EM, or the training frame's dtypes
         "extra": {a: enc(getattr(model, a), a) for a in _EXTRA_FITTED if hasattr(model, a)},
     }
@@ -418,9 +430,6 @@ def load(path, *, key=None, max_bytes=DEFAULT_MAX_BYTES):
         differently, from a newer format version, or not a bayesnb model. Nothing else
         is raised for any file content.
     """
-    from . import posterior as _post
-    from ._loadcheck import check_extras, check_model
-
     path = os.fspath(path)
     meta, arrays = _read(path, key, max_bytes)
     version = meta.get("format_version")
@@ -460,7 +469,6 @@ def load(path, *, key=None, max_bytes=DEFAULT_MAX_BYTES):
         _set(model, "classes_", post.classes)
         _set(model, "class_count_", post.class_count)
         _set(model, "class_log_prior_", post.class_log_prior)
-        _set(model, "log_evidence_", dec(fitted["log_evidence"]))
         _set(model, "n_features_in_", n_features)
         if names is not None:
             _set(model, "feature_names_in_", names)
@@ -482,7 +490,16 @@ def load(path, *, key=None, max_bytes=DEFAULT_MAX_BYTES):
 
 
 class PersistenceMixin:
-    """``save(path)`` for every bayesnb estimator (load with :func:`bayesnb.load`)."""
+    """``save(path)`` for every bayesnb estimator (load with :func:`bayesnb.load`).
+
+    Every concrete estimator class that derives from it is registered by name (a class
+    whose name starts with ``_`` or is ``BaseNB`` is abstract), so a model file can name it.
+    """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if not cls.__name__.startswith("_") and cls.__name__ != "BaseNB":
+            _ESTIMATORS[_type_key(cls)] = cls
 
     def save(self, path, *, key=None) -> None:
         """Write the fitted model to ``path`` in bayesnb's safe, versioned format.

@@ -8,11 +8,15 @@ Bernoulli      0/1                       Beta per (class, feature)       same as
 Multinomial    counts (dense/sparse)     Dirichlet per class             Dirichlet-multinomial
 Gaussian       real values               Normal-Inverse-Gamma            Student-t
 =============  ========================  ==============================  =====================
+
+Every family is one class implementing :class:`Family`, the whole contract; a subclass of
+one (or of :class:`Family` itself) works everywhere a bayesnb family does.
 """
 
+from ._base import Family
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .gaussian import Gaussian
 from .multinomial import Multinomial
 
-__all__ = ["Bernoulli", "Categorical", "Gaussian", "Multinomial"]
+__all__ = ["Bernoulli", "Categorical", "Family", "Gaussian", "Multinomial"]

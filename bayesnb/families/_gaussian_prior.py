@@ -9,6 +9,8 @@ files name them by that module).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 __all__ = ["AUTO_A0", "AUTO_KAPPA0", "REL_SD_FLOOR", "auto_prior", "make_prior"]
@@ -17,6 +19,56 @@ AUTO_KAPPA0 = 0.01
 AUTO_A0 = 1.0
 #: under prior="auto", no feature's prior sd is below this fraction of its values' magnitude
 REL_SD_FLOOR = 1e-8
+
+
+class GaussianStats(NamedTuple):
+    """Sufficient statistics (weighted, missing cells left out).
+
+    Attributes
+    ----------
+    n : ndarray of shape (K, d)
+        Weighted number of observed values.
+    mean : ndarray of shape (K, d)
+        Weighted mean of the observed values (0 where ``n == 0``).
+    m2 : ndarray of shape (K, d)
+        Weighted sum of squared deviations from ``mean``.
+    """
+
+    n: np.ndarray
+    mean: np.ndarray
+    m2: np.ndarray
+
+
+class NormalInverseGammas(NamedTuple):
+    """Normal-Inverse-Gamma parameters per (class, feature): prior and posterior alike.
+
+    Attributes
+    ----------
+    mu : ndarray of shape (K, d)
+    kappa : ndarray of shape (K, d)
+    a : ndarray of shape (K, d)
+    b : ndarray of shape (K, d)
+    """
+
+    mu: np.ndarray
+    kappa: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+
+
+class GaussianBlock(NamedTuple):
+    """An encoded real-valued block.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n, d)
+        Values with missing cells set to 0.
+    observed : ndarray of bool, shape (n, d)
+    """
+
+    X: np.ndarray
+    observed: np.ndarray
+
 
 
 def _fit_exactly(base, add, target):
@@ -59,8 +111,6 @@ def auto_prior(stats):
     NormalInverseGammas
         Prior parameters of shape (K, d).
     """
-    from .gaussian import NormalInverseGammas
-
     K, d = stats.n.shape
     N = stats.n.sum(0)
     # pooled mean, shifted by one class's mean so that equal class means give it exactly
@@ -125,8 +175,6 @@ def make_prior(prior, stats, who="Gaussian"):
     -------
     NormalInverseGammas
     """
-    from .gaussian import NormalInverseGammas
-
     shape = stats.n.shape
     if isinstance(prior, str) and prior == "auto":
         return auto_prior(stats)

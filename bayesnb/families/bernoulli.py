@@ -26,9 +26,14 @@ import scipy.sparse as sp
 from scipy.special import betaln
 
 from .._utils import all_missing_columns as _all_missing
-from .._utils import dense
-from .._utils import nonfinite_error
-from ._base import Family, check_alpha, class_sums, dirichlet_draws, resolve_scalar_alpha
+from .._utils import dense, nonfinite_error
+from ._base import (
+    Family,
+    check_alpha,
+    class_sums,
+    dirichlet_draws,
+    resolve_scalar_alpha,
+)
 
 __all__ = ["Bernoulli", "BernoulliStats", "Betas"]
 

@@ -39,7 +39,7 @@ NamedTuples it passes around and the plug-in helpers. Priors are built in ``_gau
 
 from __future__ import annotations
 
-from typing import ClassVar, NamedTuple
+from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -47,59 +47,15 @@ from scipy.special import gammaln, logsumexp
 
 from .._utils import all_missing_columns, nonfinite_error
 from ._base import Family
-from ._gaussian_prior import auto_prior
+from ._gaussian_prior import (
+    GaussianBlock,
+    GaussianStats,
+    NormalInverseGammas,
+    auto_prior,
+)
 from ._gaussian_prior import make_prior as _make_prior
 
 __all__ = ["Gaussian", "GaussianStats", "NormalInverseGammas", "auto_prior", "plug_in"]
-
-
-class GaussianStats(NamedTuple):
-    """Sufficient statistics (weighted, missing cells left out).
-
-    Attributes
-    ----------
-    n : ndarray of shape (K, d)
-        Weighted number of observed values.
-    mean : ndarray of shape (K, d)
-        Weighted mean of the observed values (0 where ``n == 0``).
-    m2 : ndarray of shape (K, d)
-        Weighted sum of squared deviations from ``mean``.
-    """
-
-    n: np.ndarray
-    mean: np.ndarray
-    m2: np.ndarray
-
-
-class NormalInverseGammas(NamedTuple):
-    """Normal-Inverse-Gamma parameters per (class, feature): prior and posterior alike.
-
-    Attributes
-    ----------
-    mu : ndarray of shape (K, d)
-    kappa : ndarray of shape (K, d)
-    a : ndarray of shape (K, d)
-    b : ndarray of shape (K, d)
-    """
-
-    mu: np.ndarray
-    kappa: np.ndarray
-    a: np.ndarray
-    b: np.ndarray
-
-
-class GaussianBlock(NamedTuple):
-    """An encoded real-valued block.
-
-    Attributes
-    ----------
-    X : ndarray of shape (n, d)
-        Values with missing cells set to 0.
-    observed : ndarray of bool, shape (n, d)
-    """
-
-    X: np.ndarray
-    observed: np.ndarray
 
 
 def plug_in(post: NormalInverseGammas):
@@ -388,10 +344,6 @@ class Gaussian(Family):
     def gen_empty_columns(self, state) -> np.ndarray | None:
         """None: every real-valued column has values to draw."""
         return None
-
-    def gen_decode(self, codes, state):
-        """The values themselves: a real-valued block's encoded values are its values."""
-        return codes
 
     # --------------------------------------------------------- draws and NumPyro hooks
     # Exact conjugate draws (NumPy) and the pieces model.py assembles into the NumPyro model,

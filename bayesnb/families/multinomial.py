@@ -32,11 +32,25 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 
 from .._utils import all_missing_columns as _all_missing
-from .._utils import dense
-from .._utils import nonfinite_error
-from ._base import Family, check_alpha, class_sums, dirichlet_draws, log_dot, resolve_scalar_alpha
-from ._dirichlet_rows import (_evidence_scalar_alpha, _row_col, _theta, log_observed_mass, log_rising,
-                              log_theta, observed_concentration, with_missing_columns)
+from .._utils import dense, nonfinite_error
+from ._base import (
+    Family,
+    check_alpha,
+    class_sums,
+    dirichlet_draws,
+    log_dot,
+    resolve_scalar_alpha,
+)
+from ._dirichlet_rows import (
+    _evidence_scalar_alpha,
+    _row_col,
+    _theta,
+    log_observed_mass,
+    log_rising,
+    log_theta,
+    observed_concentration,
+    with_missing_columns,
+)
 
 __all__ = ["Multinomial", "MultinomialStats", "DirichletRows"]
 

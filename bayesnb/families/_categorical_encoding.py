@@ -1,0 +1,309 @@
+"""Category lists and integer codes of a categorical block (helpers of :class:`Categorical`).
+
+:func:`encode_columns` learns the categories of each column (the values seen in training,
+sorted; the declared ``categories``; or a pandas categorical's categories) and codes a block
+against them. :class:`~bayesnb.families.categorical.Categorical` wraps the result in its
+``CategoricalEncoding``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._utils import missing_mask
+
+__all__ = []
+
+
+def _columns(X):
+    """Yield ``(name, values (n,), declared categories or None)`` for each column."""
+    if hasattr(X, "iloc"):
+        import pandas as pd
+
+        for name in X.columns:
+            s = X[name]
+            declared = None
+            if isinstance(s.dtype, pd.CategoricalDtype):
+                declared = np.asarray(s.cat.categories.to_numpy())
+            yield name, s.to_numpy(dtype=object) if s.dtype.kind not in "biufcU" else s.to_numpy(), declared
+    else:
+        X = np.asarray(X)
+        for j in range(X.shape[1]):
+            yield j, X[:, j], None
+
+
+def _sorted_unique(values, who, name):
+    import pandas as pd
+
+    uniq = pd.unique(values) if values.dtype == object else np.unique(values)
+    try:
+        return np.asarray(np.sort(uniq), dtype=values.dtype if values.dtype != object else object)
+    except TypeError:
+        kinds = sorted({type(v).__name__ for v in uniq})
+        raise TypeError(
+            f"{who}: feature {name!r} mixes value types {kinds}; a categorical feature "
+            "expects values of one type (e.g. all strings or all integers)."
+        ) from None
+
+
+def _indexer(categories, values):
+    import pandas as pd
+
+    return pd.Index(categories).get_indexer(values)
+
+
+def encode_columns(X, state=None, *, categories="auto", min_categories=None, extend=False, who="Categorical"):
+    """Map a block of categorical values to integer codes.
+
+    Parameters
+    ----------
+    X : DataFrame or array-like of shape (n_samples, n_features)
+    state : CategoricalEncoding or None
+        None learns the categories (fit). Otherwise values are coded against it.
+    categories : "auto", list, or list of lists
+        Declared categories: one list shared by every feature, or one per feature.
+    min_categories : int, array-like or None
+        scikit-learn's CategoricalNB option: integer features get at least the
+        categories ``0 .. min_categories - 1``.
+    extend : bool
+        With a ``state``: add values not seen before as new categories (partial_fit).
+    who : str
+
+    Returns
+    -------
+    codes : ndarray of int64, shape (n_samples, n_features)
+        ``-1`` marks a missing cell, ``V_j`` a value not among the categories.
+    categories : tuple of ndarray
+        The categories of each column (position = code).
+    declared : tuple of bool
+        Whether each column's categories were declared.
+    """
+    cols = list(_columns(X))
+    n = len(cols[0][1]) if cols else 0
+    codes = np.empty((n, len(cols)), dtype=np.int64)
+    new_cats, new_decl = [], []
+    for j, (name, values, pd_declared) in enumerate(cols):
+        miss = missing_mask(values)
+        observed = values[~miss]
+        if state is None or extend:
+            declared = _declared(categories, min_categories, j, len(cols), pd_declared, who)
+            if declared is not None:
+                cats, is_decl = declared, True
+            else:
+                seen = _sorted_unique(observed, who, name) if observed.size else np.array([], dtype=object)
+                if state is not None:
+                    old = state.categories[j]
+                    if state.declared[j]:
+                        cats, is_decl = old, True
+                    else:
+                        both = np.concatenate([np.asarray(old, dtype=object), np.asarray(seen, dtype=object)])
+                        cats, is_decl = _sorted_unique(both, who, name), False
+                else:
+                    cats, is_decl = seen, False
+            if min_categories is not None and not is_decl:
+                cats = _with_min_categories(cats, min_categories, j, who)
+        else:
+            cats, is_decl = state.categories[j], state.declared[j]
+        idx = _indexer(cats, observed) if observed.size else np.array([], dtype=np.int64)
+        if (state is None or extend) and is_decl and np.any(idx < 0):
+            bad = observed[idx < 0][:5]
+            raise ValueError(
+                f"{who}: feature {name!r} has value(s) {list(bad)} that are not among its "
+                f"declared categories {list(cats)}."
+            )
+        col = np.full(n, -1, dtype=np.int64)
+        col[~miss] = np.where(idx < 0, len(cats), idx)
+        codes[:, j] = col
+        new_cats.append(cats)
+        new_decl.append(is_decl)
+    return codes, tuple(new_cats), tuple(new_decl)
+
+
+def _declared(categories, min_categories, j, d, pd_declared, who):
+    if isinstance(categories, str):
+        if categories != "auto":
+            raise ValueError(f"{who}: categories must be 'auto' or a list; received {categories!r}.")
+        return pd_declared
+    cats = list(categories)
+    if cats and all(isinstance(c, (list, tuple, np.ndarray)) for c in cats):
+        if len(cats) != d:
+            raise ValueError(
+                f"{who}: categories has {len(cats)} lists but the block has {d} feature(s)."
+            )
+        return np.asarray(cats[j], dtype=object)
+    return np.asarray(cats, dtype=object)
+
+
+def _with_min_categories(cats, min_categories, j, who):
+    m = np.asarray(min_categories)
+    m = int(m if m.ndim == 0 else m[j])
+    if m < 0:
+        raise ValueError(f"{who}: min_categories must be >= 0; received {m}.")
+    values = list(cats)
+    if cats.size and any(isinstance(c, (bool, np.bool_)) for c in values):
+        if not all(isinstance(c, (bool, np.bool_, int, np.integer)) for c in values):
+            return cats
+        # booleans keep their type: False and True stand for 0 and 1 (as in scikit-learn,
+        # which casts them), and categories 2 .. m-1 are added as integers; casting the
+        # categories to 0/1 would leave every True/False value unmatched (no training data)
+        bools = [b for b in (False, True) if b in values or int(b) < m]
+        ints = sorted({int(c) for c in values if not isinstance(c, (bool, np.bool_))} | set(range(2, m)))
+        return np.array(bools + ints, dtype=object)
+    if cats.size and cats.dtype.kind not in "iu" and not (
+        cats.dtype == object and all(isinstance(c, (int, np.integer)) for c in cats)
+    ):
+        return cats
+    full = np.union1d(np.asarray(cats, dtype=np.int64), np.arange(m, dtype=np.int64))
+    return full
+
+
+def check_state(state, d):
+    """Raise ValueError unless ``state`` is a (categories, declared) pair ``encode_columns`` could make.
+
+    ``state`` is untrusted (read from a model file); ``d`` is the block's number of columns.
+    """
+    import numbers
+
+    import pandas as pd
+
+    if not isinstance(state, tuple) or len(state) != 2:
+        raise ValueError(f"its state must be a CategoricalEncoding; the file holds {type(state).__name__}")
+    cats, declared = state
+    if not isinstance(cats, tuple) or not isinstance(declared, tuple) or len(cats) != d or len(declared) != d:
+        raise ValueError(f"expected categories and declared flags for its {d} column(s)")
+    for j, c in enumerate(cats):
+        if not isinstance(c, np.ndarray) or c.ndim != 1 or c.dtype.kind not in "biufUSO":
+            raise ValueError(f"the categories of column {j} must be a 1-D array")
+        if not isinstance(declared[j], bool):
+            raise ValueError(f"declared flag {j} must be a bool; the file holds {declared[j]!r}")  # noqa: TRY004
+        if c.dtype == object and not all(isinstance(v, (str, numbers.Number)) for v in c):
+            raise ValueError(f"the categories of column {j} must be numbers or strings")
+        idx = pd.Index(c)
+        if idx.hasnans or not idx.is_unique:
+            raise ValueError(f"the categories of column {j} must be unique and not missing")
+
+
+# ------------------------------------------------------------ arrays indexed by code
+def count_codes(codes, resp, categories):
+    """Per column, the (K, V_j) weighted count of each code; ``-1`` and ``V_j`` left out."""
+    K = resp.shape[1]
+    counts = []
+    for j, cats in enumerate(categories):
+        V = len(cats)
+        c = codes[:, j]
+        ok = (c >= 0) & (c < V)
+        cj = np.empty((K, V))
+        for k in range(K):
+            cj[k] = np.bincount(c[ok], weights=resp[ok, k], minlength=V)
+        counts.append(cj)
+    return tuple(counts)
+
+
+def reindex_counts(counts, old_categories, new_categories):
+    """Move (K, V_j) arrays coded against ``old_categories`` onto ``new_categories`` (a superset)."""
+    out = []
+    for c, oc, nc in zip(counts, old_categories, new_categories):
+        moved = np.zeros((c.shape[0], len(nc)))
+        if len(oc):
+            moved[:, _indexer(nc, oc)] = c
+        out.append(moved)
+    return tuple(out)
+
+
+def alpha_per_category(alpha, categories, K: int, who: str):
+    """Broadcast ``alpha`` (scalar, per-value array, per-feature list or dict) to (K, V_j) arrays."""
+    out = []
+    d = len(categories)
+    for j, cats in enumerate(categories):
+        V = len(cats)
+        if isinstance(alpha, dict):
+            try:
+                a = np.array([alpha[c] for c in cats], dtype=float)
+            except KeyError as e:
+                raise ValueError(f"{who}: alpha has no entry for category {e.args[0]!r}.") from None
+        elif isinstance(alpha, (list, tuple)) and len(alpha) == d and np.ndim(alpha[0]) == 1:
+            a = np.asarray(alpha[j], dtype=float)
+        else:
+            a = np.asarray(alpha, dtype=float)
+        if a.ndim == 0:
+            a = np.full(V, float(a))
+        if a.shape != (V,):
+            raise ValueError(
+                f"{who}: feature {j} has {V} categories {list(cats)[:10]} but its alpha has "
+                f"shape {a.shape}; give one alpha per category (in category order)."
+            )
+        if np.any(a < 0) or not np.all(np.isfinite(a)):
+            raise ValueError(f"{who}: alpha must be finite and >= 0; received {a!r}.")
+        out.append(np.broadcast_to(a, (K, V)).copy())
+    return tuple(out)
+
+
+def log_probs(post):
+    """Posterior-mean log probabilities of a ``Dirichlets``, one (K, V_j) array per feature.
+
+    A (class, feature) with no data and an improper prior (alpha=0) has no defined
+    probabilities; its row is set to 0 (the factor is dropped) rather than NaN.
+    (``CategoricalNB.feature_log_prob_``.)
+    """
+    out = []
+    for a in post.concentration:
+        tot = a.sum(axis=1, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lp = np.log(a) - np.log(tot)
+        lp[np.broadcast_to(tot == 0, lp.shape)] = 0.0
+        out.append(lp)
+    return out
+
+
+def code_log_tables(prior, post):
+    """Per feature, a (K, V_j + 2) table of ``log p(code | y=k)`` indexed by code.
+
+    Columns ``0..V_j-1`` are the categories, column ``V_j`` a value unseen in training
+    (pseudo-count ``mean(alpha_j)``), and the last column (code ``-1``: missing) is 0.
+    """
+    tables = []
+    for lp, a, a0 in zip(log_probs(post), post.concentration, prior.concentration):
+        K, V = a.shape
+        tot = a.sum(axis=1)
+        a_new = a0.mean(axis=1) if V else np.ones(K)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            unseen = np.log(a_new) - np.log(tot + a_new)
+        unseen[tot + a_new == 0] = 0.0  # no data, alpha=0: the factor is dropped, as in log_probs
+        tables.append(np.concatenate([lp, unseen[:, None], np.zeros((K, 1))], axis=1))
+    return tables
+
+
+def probs(point):
+    """Normalised probabilities of a ``Dirichlets``, one (K, V_j) array per feature (uniform for empty rows)."""
+    out = []
+    for a in point.concentration:
+        tot = a.sum(axis=1, keepdims=True)
+        V = a.shape[1]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out.append(np.where(tot > 0, a / np.where(tot > 0, tot, 1.0), 1.0 / max(V, 1)))
+    return out
+
+
+# Exact draws and the NumPyro model share one parameterisation: ``theta`` of shape
+# (K, d, V_max), the probabilities of each value, NaN where feature j has fewer than V_max values.
+def pad(arrays, fill):
+    """Stack (..., V_j) arrays along a new feature axis, padded to V_max with ``fill``."""
+    vmax = max((a.shape[-1] for a in arrays), default=0)
+    lead = arrays[0].shape[:-1] if arrays else ()
+    out = np.full(lead + (len(arrays), vmax), fill, dtype=float)
+    for j, a in enumerate(arrays):
+        out[..., j, : a.shape[-1]] = a
+    return out
+
+
+def groups(static):
+    """Features grouped by their number of values: {V: indices}."""
+    out = {}
+    for j, V in enumerate(static):
+        out.setdefault(V, []).append(j)
+    return out
+
+
+def site(label, groups, V):
+    """NumPyro site of the features with ``V`` values (one site when all have the same number)."""
+    return f"theta_{label}" if len(groups) == 1 else f"theta_{label}__V{V}"

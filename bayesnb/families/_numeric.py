@@ -1,0 +1,219 @@
+"""Numerical helpers the families share: alpha checks, evidence maximisation, class sums,
+sparse-safe log dot products and exact Dirichlet / categorical draws."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+
+__all__ = ["check_alpha", "class_sums", "dirichlet_draws", "draw_categories", "log_dot", "maximise_evidence",
+           "resolve_scalar_alpha"]
+
+
+def check_alpha(alpha, who: str, allow_array: bool = True):
+    """Validate a smoothing strength: ``"auto"``, a scalar >= 0, or an array >= 0.
+
+    Parameters
+    ----------
+    alpha : {"auto", float, array-like}
+    who : str
+        Estimator/family name used in error messages.
+    allow_array : bool
+        Whether per-value arrays are accepted.
+
+    Returns
+    -------
+    alpha : "auto", float or ndarray of float64
+    """
+    if isinstance(alpha, str):
+        if alpha == "auto":
+            return alpha
+        raise ValueError(f"{who}: alpha must be a number >= 0 or 'auto'; received {alpha!r}.")
+    if isinstance(alpha, numbers.Real) and not isinstance(alpha, bool):
+        a = float(alpha)
+        if not np.isfinite(a) or a < 0:
+            raise ValueError(f"{who}: alpha must be a finite number >= 0; received {alpha!r}.")
+        return a
+    if not allow_array:
+        raise TypeError(f"{who}: alpha must be a number >= 0 or 'auto'; received {type(alpha).__name__}.")
+    try:
+        arr = np.asarray(alpha, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{who}: alpha must be a number >= 0, 'auto' or an array of numbers; "
+            f"received {type(alpha).__name__}."
+        ) from None
+    if arr.ndim == 0:
+        return check_alpha(float(arr), who, allow_array)
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+        raise ValueError(f"{who}: every alpha must be a finite number >= 0; received {arr!r}.")
+    return arr
+
+
+def maximise_evidence(log_evidence_of_alpha, lo: float = 1e-4, hi: float = 1e4) -> float:
+    """Empirical Bayes: the smoothing strength that maximises the closed-form evidence.
+
+    Parameters
+    ----------
+    log_evidence_of_alpha : callable
+        ``f(alpha) -> float``, the log marginal likelihood of the training data.
+    lo, hi : float
+        Search interval for alpha (searched on a log scale).
+
+    Returns
+    -------
+    alpha : float
+    """
+    res = minimize_scalar(
+        lambda t: -log_evidence_of_alpha(float(np.exp(t))),
+        bounds=(np.log(lo), np.log(hi)),
+        method="bounded",
+        options={"xatol": 1e-4},
+    )
+    return float(np.exp(res.x))
+
+
+def resolve_scalar_alpha(alpha, evidence_fn) -> float:
+    """``alpha`` itself, or the evidence-maximising value when it is ``"auto"``."""
+    if isinstance(alpha, str):  # "auto" (validated earlier)
+        return maximise_evidence(evidence_fn)
+    return alpha
+
+
+def class_sums(X, resp: np.ndarray) -> np.ndarray:
+    """``resp.T @ X``: weighted column sums per class, a dense (K, d) array.
+
+    For labelled rows (each row of ``resp`` has one non-zero) and a CSR/CSC matrix
+    this is one ``bincount`` over the stored entries, several times faster than the
+    sparse matrix product on a vocabulary-sized matrix.
+
+    Parameters
+    ----------
+    X : ndarray or CSR/CSC matrix of shape (n, d)
+    resp : ndarray of shape (n, K)
+
+    Returns
+    -------
+    ndarray of shape (K, d)
+    """
+    import scipy.sparse as sp
+
+    from .._utils import hard_labels
+
+    K = resp.shape[1]
+    hard = hard_labels(resp) if sp.issparse(X) else None
+    if hard is None:
+        return np.asarray((X.T @ resp).T, dtype=float)
+    labels, w = hard
+    n, d = X.shape
+    if X.format == "csr":  # key = class * d + column, built without a row-index array
+        per_row = np.diff(X.indptr)
+        key = np.repeat(labels.astype(np.int64) * d, per_row)
+        key += X.indices
+        vals = X.data if np.all(w == 1) else X.data * np.repeat(w, per_row)
+    else:
+        rows = X.indices
+        cols = np.repeat(np.arange(d), np.diff(X.indptr))
+        key = labels[rows].astype(np.int64) * d + cols
+        vals = X.data if np.all(w == 1) else X.data * w[rows]
+    # (float even with no stored entries, where bincount would give integers)
+    return np.bincount(key, weights=vals, minlength=K * d).reshape(K, d).astype(np.float64, copy=False)
+
+
+def log_dot(X, L_T: np.ndarray, offset=None, has_neg_inf=None) -> np.ndarray:
+    """``X @ L_T (+ offset)`` for log-probability tables with ``0 * log 0 = 0``.
+
+    With ``alpha=0`` a table can hold ``-inf`` (a zero probability); a cell with count 0
+    must then add 0, not NaN. The finite part is one (sparse) matrix product, and the
+    ``-inf`` entries are found by a second product with their indicator, so sparse
+    input is never densified.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n, d)
+        Non-negative counts or 0/1 indicators.
+    L_T : ndarray of shape (d, K)
+        Log probabilities (finite or ``-inf``).
+    offset : ndarray of shape (n, K), optional
+        Added to the finite part before ``-inf`` rows are set.
+    has_neg_inf : bool, optional
+        Whether ``L_T`` holds ``-inf`` (saves a pass over a large table when known).
+
+    Returns
+    -------
+    ndarray of shape (n, K)
+    """
+    if has_neg_inf is None:
+        has_neg_inf = bool(np.isneginf(L_T).any())
+    if not has_neg_inf:
+        out = np.asarray(X @ L_T)
+        return out if offset is None else out + offset
+    neg_inf = np.isneginf(L_T)
+    out = np.asarray(X @ np.where(neg_inf, 0.0, L_T))
+    if offset is not None:
+        out = out + offset
+    hits = np.asarray(X @ neg_inf.astype(float))
+    out[hits > 0] = -np.inf
+    return out
+
+
+def _log_gamma_draws(conc, size, rng):
+    """``log`` of Gamma(conc, 1) draws, stable for tiny concentrations.
+
+    Uses ``G(a) = G(a + 1) * U ** (1 / a)`` so that small pseudo-counts do not
+    underflow to 0 (a zero concentration gives ``-inf``: that value has probability 0).
+    """
+    conc = np.asarray(conc, dtype=float)
+    g = rng.standard_gamma(conc + 1.0, size=size)
+    u = rng.random(size)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(g) + np.log(u) / conc
+
+
+def dirichlet_draws(conc, n_draws, rng) -> np.ndarray:
+    """Exact draws from Dirichlet(conc) over the last axis, in NumPy.
+
+    The one Dirichlet sampler of the package (Beta draws are its two-category case).
+    Stable for tiny concentrations (log-space Gamma draws); a row whose concentrations
+    are all 0 (maximum likelihood without data) comes back as zeros, not NaN.
+
+    Parameters
+    ----------
+    conc : array-like of shape (..., V)
+    n_draws : int
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of shape (n_draws, ..., V)
+    """
+    conc = np.asarray(conc, dtype=float)
+    if conc.shape[-1] == 0:  # no category at all (an all-missing feature): nothing to draw
+        return np.zeros((n_draws,) + conc.shape)
+    lg = _log_gamma_draws(conc, (n_draws,) + conc.shape, rng)
+    top = lg.max(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore"):
+        w = np.exp(lg - np.where(np.isfinite(top), top, 0.0))
+        tot = w.sum(axis=-1, keepdims=True)
+        return np.where(tot > 0, w / np.where(tot > 0, tot, 1.0), 0.0)
+
+
+def draw_categories(P: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Inverse-cdf draw: row ``i`` takes the category of ``u[i]`` under probabilities ``P[i]``.
+
+    Parameters
+    ----------
+    P : ndarray of shape (n, V)
+        Rows of probabilities.
+    u : ndarray of shape (n,)
+        Uniform(0, 1) numbers.
+
+    Returns
+    -------
+    ndarray of int, shape (n,)
+    """
+    cdf = np.cumsum(P, axis=1)
+    cdf[:, -1] = np.inf
+    return (u[:, None] >= cdf).sum(axis=1)

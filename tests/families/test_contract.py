@@ -1,0 +1,220 @@
+"""The Family contract, checked on every family: one row of ``CASES`` covers a new family.
+
+Each check calls only the methods that :class:`bayesnb.families._base.Family` declares
+(NumPyro's ``test_distributions.py`` style): encode, statistics, merge, prior, update,
+log-likelihood, evidence, generative hooks, exact draws and the NumPyro pieces. The
+estimators and the rest of the package reach a family through these methods alone.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from bayesnb.families import Bernoulli, Categorical, Gaussian, Multinomial
+from bayesnb.families._base import Family
+
+K = 3
+
+
+def _categorical(rng, n):
+    X = rng.choice(np.array(["a", "b", "c"], dtype=object), size=(n, 2))
+    X[rng.random((n, 2)) < 0.1] = None
+    return X
+
+
+def _bernoulli(rng, n):
+    X = (rng.random((n, 4)) < 0.4).astype(float)
+    X[rng.random((n, 4)) < 0.1] = np.nan
+    return X
+
+
+def _multinomial(rng, n):
+    return rng.poisson(1.5, (n, 5)).astype(float)
+
+
+def _multinomial_sparse(rng, n):
+    return sp.csr_matrix(rng.poisson(0.5, (n, 6)).astype(float))
+
+
+def _gaussian(rng, n):
+    X = rng.normal(size=(n, 3)) * [1.0, 5.0, 0.1] + [0.0, 10.0, -3.0]
+    X[rng.random((n, 3)) < 0.1] = np.nan
+    return X
+
+
+#: (id, family factory, data factory): add a row for a new family
+CASES = [
+    ("categorical", lambda: Categorical(alpha=0.7), _categorical),
+    ("bernoulli", lambda: Bernoulli(alpha=1.0), _bernoulli),
+    ("multinomial", lambda: Multinomial(alpha=0.5), _multinomial),
+    ("multinomial-sparse", lambda: Multinomial(alpha=1.0), _multinomial_sparse),
+    ("gaussian", lambda: Gaussian(), _gaussian),
+]
+IDS = [c[0] for c in CASES]
+
+
+def _fitted(case, n=90, seed=0):
+    _, make, data = case
+    rng = np.random.default_rng(seed)
+    fam = make()
+    X = data(rng, n)
+    y = np.arange(n) % K
+    resp = np.zeros((n, K))
+    resp[np.arange(n), y] = 1.0
+    block, state = fam.encode(X)
+    stats = fam.stats(block, resp, state)
+    prior = fam.make_prior(stats, state)
+    post = fam.update(prior, stats)
+    return fam, X, y, resp, block, state, stats, prior, post
+
+
+def _arrays(nt):
+    out = []
+    for v in nt:
+        out += list(v) if isinstance(v, tuple) else [v]
+    return [np.asarray(v, dtype=float) for v in out if v is not None]
+
+
+@pytest.fixture(params=CASES, ids=IDS)
+def case(request):
+    return request.param
+
+
+def test_every_family_implements_the_whole_contract(case):
+    """No hook of the contract falls back to the base class's NotImplementedError."""
+    fam, X, y, resp, block, state, stats, prior, post = _fitted(case)
+    assert isinstance(fam, Family)
+    assert isinstance(fam.param_names, tuple) and fam.param_names
+    for t in (fam.stats_type, fam.params_type, *fam.state_types):
+        assert issubclass(t, tuple) and hasattr(t, "_fields")
+    assert isinstance(stats, fam.stats_type) and isinstance(post, fam.params_type)
+    assert set(fam.field_rules) >= {fam.stats_type.__name__, fam.params_type.__name__}
+
+
+def test_log_likelihood_shape_and_finite(case):
+    fam, X, y, resp, block, state, stats, prior, post = _fitted(case)
+    for predictive in ("mean", "marginal"):
+        ll = fam.log_likelihood(prior, post, block, predictive)
+        assert ll.shape == (X.shape[0], K) and np.isfinite(ll).all()
+    ev = fam.log_evidence(prior, post)
+    assert np.shape(ev) == (K,) and np.isfinite(ev).all()
+
+
+def test_merge_of_two_batches_equals_one_batch(case):
+    """Counts accumulate: statistics of two halves merged == statistics of the whole."""
+    fam, X, y, resp, block, state, stats, prior, post = _fitted(case)
+    half = X.shape[0] // 2
+    parts = []
+    for rows in (slice(None, half), slice(half, None)):
+        b, _ = fam.encode(X[rows], state)
+        parts.append(fam.stats(b, resp[rows], state))
+    merged = fam.merge(*parts)
+    for u, v in zip(_arrays(merged), _arrays(stats)):
+        np.testing.assert_allclose(u, v, rtol=1e-12, atol=1e-12)
+
+
+def test_generative_hooks(case):
+    """gen_point / gen_sample / gen_fill / gen_cell_log_lik shapes; fill keeps observed cells."""
+    fam, X, y, resp, block, state, stats, prior, post = _fitted(case)
+    rng = np.random.default_rng(1)
+    n, d = X.shape
+    rate = fam.gen_rate(stats, resp.sum(0), None)
+    for point in (fam.gen_point(prior, post, None), fam.gen_point(prior, post, rng)):
+        assert isinstance(point, fam.params_type)
+        z = rng.integers(0, K, 50)
+        lengths = None if rate is None else rng.poisson(rate[z])
+        vals = fam.gen_sample(point, z, rng, lengths)
+        assert vals.shape == (50, d)
+        miss = np.asarray(sp.csr_matrix(fam.gen_missing(block)).toarray() if sp.issparse(fam.gen_missing(block))
+                          else fam.gen_missing(block), dtype=bool)
+        assert miss.shape == (n, d)
+        for strategy in ("mode", "mean", "draw"):
+            zz = rng.integers(0, K, n) if strategy == "draw" else None
+            filled = fam.gen_fill(point, block, resp, strategy, zz, rng, rate=rate)
+            filled = filled.toarray() if sp.issparse(filled) else np.asarray(filled)
+            assert filled.shape == (n, d)
+            if not fam.raw_values:
+                Xd = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
+                np.testing.assert_array_equal(filled[~miss], Xd[~miss])
+        cells = fam.gen_cell_log_lik(prior, point, block, resp, "mean")
+        assert cells.shape == (n, d)
+    assert np.isfinite(fam.gen_log_penalty(prior, post))
+
+
+def test_exact_draws_match_the_closed_form_moments(case):
+    fam, X, y, resp, block, state, stats, prior, post = _fitted(case)
+    draws = fam.sample_params(post, 4000, np.random.default_rng(2))
+    moments = fam.posterior_moments(post)
+    assert set(draws) == set(fam.param_names) == set(moments)
+    for name in fam.param_names:
+        mean, sd = (np.asarray(m, dtype=float) for m in moments[name])
+        d = np.asarray(draws[name], dtype=float)
+        assert d.shape[0] == 4000 and d.shape[1:] == mean.shape
+        ok = np.isfinite(mean) & (sd > 0)
+        z = (d.mean(0)[ok] - mean[ok]) / (sd[ok] / np.sqrt(4000))
+        assert np.abs(z).max() < 5, name
+
+
+def test_point_params_round_trip(case):
+    """posterior_from_params(point_params(post)) predicts what post predicts (plug-in)."""
+    fam, X, y, resp, block, state, stats, prior, post = _fitted(case)
+    again = fam.posterior_from_params(fam.point_params(post))
+    np.testing.assert_allclose(fam.log_likelihood(prior, again, block, "mean"),
+                               fam.log_likelihood(prior, post, block, "mean"), rtol=1e-9, atol=1e-9)
+
+
+def test_numpyro_pieces_agree_with_numpy(case):
+    """Row and sufficient-statistic likelihoods (JAX) at the plug-in equal the NumPy ones."""
+    from numpyro import handlers
+
+    fam, X, y, resp, block, state, stats, prior, post = _fitted(case)
+    static = fam.numpyro_static(prior)
+    sites = fam.sites_from_params("t", static, fam.point_params(post))
+    with handlers.seed(rng_seed=0), handlers.substitute(data=sites):
+        params = fam.numpyro_sample("t", static, fam.numpyro_prior_args(prior), "feature", "class")
+    draws = fam.params_from_sites("t", static, {k: np.asarray(v)[None, None] for k, v in sites.items()})
+    for name, value in fam.point_params(post).items():  # sites <-> params round trip
+        np.testing.assert_allclose(np.asarray(draws[name], dtype=float)[0, 0], value, rtol=1e-6, atol=1e-6)
+    rows = fam.numpyro_row_loglik(params, fam.numpyro_row_args(block, static))
+    ll = fam.log_likelihood(prior, post, block, "mean")
+    np.testing.assert_allclose(np.asarray(rows, dtype=float), ll, rtol=2e-4, atol=2e-3)
+    suff = float(fam.numpyro_suffstat_loglik(params, fam.numpyro_stats_args(stats)))
+    if fam.joint_columns:  # complete rows only enter a joint block's statistics
+        keep = ~np.asarray(sp.csr_matrix(fam.gen_missing(block)).sum(1)).ravel().astype(bool)
+    else:
+        keep = np.ones(X.shape[0], dtype=bool)
+    np.testing.assert_allclose(suff, ll[keep][np.arange(keep.sum()), y[keep]].sum(), rtol=2e-4, atol=1e-2)
+
+
+def test_linear_form_or_none(case):
+    """A family with a linear log-likelihood gives (w, b) with x @ w[k] + b[k] == log p(x | k)."""
+    fam, X, y, resp, block, state, stats, prior, post = _fitted(case)
+    theta = fam.posterior_moments(post)[fam.param_names[0]][0]
+    terms = fam.linear_terms(theta, state)
+    names = fam.linear_names([f"c{j}" for j in range(X.shape[1])], state)
+    assert (terms is None) == (names is None)
+    if terms is None:
+        return
+    w, b = terms
+    assert w.shape[-1] == len(names)
+
+
+def test_display_hooks(case):
+    fam, X, y, resp, block, state, stats, prior, post = _fitted(case)
+    labels = fam.value_labels(state)
+    assert labels is None or len(labels) == X.shape[1]
+    from bayesnb.posterior import BlockPosterior
+
+    bp = BlockPosterior(fam, np.arange(X.shape[1]), [f"c{j}" for j in range(X.shape[1])], state, stats, prior, post)
+    panels = fam.plot_panels(bp, top=3)
+    assert panels
+    for title, kind, payload in panels:
+        assert kind in ("bars", "density")
+        if kind == "bars":
+            lab, p = payload
+            assert np.shape(p) == (K, len(lab))
+        else:
+            mu, sd = payload
+            assert np.shape(mu) == np.shape(sd) == (K,)
