@@ -15,14 +15,20 @@ Quick start
 """
 
 from ._utils import AllMissingWarning, ZeroProbabilityWarning
-from .estimators import BaseNB, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB, NaiveBayes
+from ._version import __version__
+from .diagnostics import compare_posteriors
+from .estimators import (
+    BaseNB,
+    BernoulliNB,
+    CategoricalNB,
+    GaussianNB,
+    MultinomialNB,
+    NaiveBayes,
+)
 from .families import Bernoulli, Categorical, Gaussian, Multinomial
+from .generative import LatentClassFit, missing_labels
 from .persistence import load
 from .posterior import NBPosterior
-from .arviz import compare_posteriors
-from .generative import LatentClassFit, missing_labels
-
-__version__ = "0.1.0"
 
 __all__ = [
     "AllMissingWarning",

@@ -54,7 +54,9 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 
 from ._utils import AllMissingWarning, as_generator, is_frame, missing_mask
-from .families._base import dirichlet_draws, draw_categories
+from .diagnostics import variable_layout
+from .families._numeric import dirichlet_draws, draw_categories
+from .posterior import BlockPosterior, NBPosterior, class_posterior, index_params
 
 __all__ = ["GenerativeMixin", "LatentClassFit", "missing_labels"]
 
@@ -142,17 +144,6 @@ def missing_labels(y, unlabeled="auto", *, who="missing_labels") -> np.ndarray:
             "a class (only missing values mark unlabelled rows), or unlabeled=-1 if it marks unlabelled rows."
         )
     return miss | hit
-
-
-def _index_params(params, idx):
-    """Take rows ``idx`` of every (K, ...) array of a parameter NamedTuple (tuples too)."""
-    out = []
-    for f in params:
-        if isinstance(f, tuple):
-            out.append(tuple(np.asarray(a)[idx].copy() for a in f))
-        else:
-            out.append(np.asarray(f)[idx].copy())
-    return type(params)(*out)
 
 
 def _states(a, S, C):
@@ -296,7 +287,6 @@ def _log_penalty(post):
 
 def _m_step(meta, encoded, resp, class_params, classes):
     """Closed-form conjugate M-step: statistics of the responsibilities + fixed prior."""
-    from .posterior import BlockPosterior, NBPosterior, class_posterior
 
     class_alpha, fit_prior, class_prior = class_params
     class_count = resp.sum(0)
@@ -379,19 +369,15 @@ class GenerativeMixin:
 
     def _decode(self, block, values):
         """Encoded block values (n, d_block) -> list of raw column arrays."""
-        if block.family.raw_values:
-            return block.family.gen_decode(values, block.state)
-        V = values.toarray() if sp.issparse(values) else np.asarray(values, dtype=float)
-        return [V[:, j] for j in range(V.shape[1])]
+        return block.family.gen_decode(values, block.state)
 
     def _assemble(self, columns, n):
         """Raw columns (global order) -> DataFrame (fitted on one) or ndarray."""
         post = self.posterior_
         declared = {}
         for b in post.blocks:
-            if b.family.raw_values:
-                for j, c in enumerate(b.columns):
-                    declared[int(c)] = (b.state.categories[j], b.state.declared[j])
+            for c, values in zip(b.columns, b.family.value_columns(b.state) or ()):
+                declared[int(c)] = values
         if hasattr(self, "feature_names_in_"):
             import pandas as pd
 
@@ -615,15 +601,12 @@ class GenerativeMixin:
                     continue
                 filled = np.asarray(filled)
                 sub = filled[rows, cols]
-                if b.family.raw_values:
-                    cats = b.state.categories
+                if b.family.raw_values:  # codes -> values (a code with no value stays None)
+                    decoded = b.family.gen_decode(filled, b.state)
                     vals = np.empty(rows.size, dtype=object)
                     for jj in np.unique(cols):
                         sel = cols == jj
-                        cj, code = np.asarray(cats[jj], dtype=object), sub[sel]
-                        # a column with no known category cannot be filled: it stays missing
-                        ok = (code >= 0) & (code < cj.size)
-                        vals[sel] = np.where(ok, cj[np.where(ok, code, 0)] if cj.size else None, None)
+                        vals[sel] = decoded[jj][rows[sel]]
                 else:
                     vals = sub.astype(float)
                 cells.append((rows, b.columns[cols], vals))
@@ -682,7 +665,7 @@ class GenerativeMixin:
         S = K * C
         group = np.repeat(np.arange(K), C)
         encoded, _ = self._encode_blocks(X, base)
-        meta = [(b.family, b.columns, b.names, b.state, _index_params(b.prior, group)) for b in base.blocks]
+        meta = [(b.family, b.columns, b.names, b.state, index_params(b.prior, group)) for b in base.blocks]
         n = X.shape[0]
         allowed = _allowed(group, y_codes)
         class_part = np.zeros((n, K))
@@ -752,8 +735,6 @@ class GenerativeMixin:
         """
         from sklearn.utils.validation import check_is_fitted
 
-        from .arviz import variable_layout
-        from .posterior import BlockPosterior, NBPosterior
 
         check_is_fitted(self, "posterior_")
         base = self.posterior_
@@ -782,7 +763,7 @@ class GenerativeMixin:
         blocks = []
         for b, lay in zip(base.blocks, layouts):
             params = list(b.family.point_params(b.posterior))
-            blocks.append((b, params, lay.label, _index_params(b.stats, group), _index_params(b.prior, group)))
+            blocks.append((b, params, lay.label, index_params(b.stats, group), index_params(b.prior, group)))
         out = []
         for i in pick:
             with np.errstate(divide="ignore"):

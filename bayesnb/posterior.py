@@ -84,6 +84,30 @@ class NBPosterior(NamedTuple):
     blocks: tuple
 
 
+def index_params(params, idx):
+    """Take rows ``idx`` of every (K, ...) array of a parameter NamedTuple (tuples too).
+
+    Parameters
+    ----------
+    params : NamedTuple
+        A family's parameters; every field an array of shape (K, ...) or a tuple of them.
+    idx : array-like of int
+        Rows to take (a class per new row; repeats allowed).
+
+    Returns
+    -------
+    NamedTuple
+        Of the same type, with copies of the selected rows.
+    """
+    out = []
+    for f in params:
+        if isinstance(f, tuple):
+            out.append(tuple(np.asarray(a)[idx].copy() for a in f))
+        else:
+            out.append(np.asarray(f)[idx].copy())
+    return type(params)(*out)
+
+
 def class_posterior(class_count, class_alpha, fit_prior=True, class_prior=None):
     """Dirichlet posterior of the class proportions and the log prior used to predict.
 

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from bayesnb import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB, NaiveBayes
-from bayesnb.arviz import compare_posteriors
+from bayesnb.diagnostics import compare_posteriors
 from bayesnb.datasets import load_house_votes
 from bayesnb.families import Bernoulli, Categorical, Gaussian
 from bayesnb.model import NotLinearError, make_model, model_inputs, posterior_moments
