@@ -475,7 +475,7 @@ def test_demo_quick(tmp_path, capsys, monkeypatch):
 
 @pytest.mark.parametrize("step, number", [("mcmc", 5), ("impute", 6), ("sample", 7)])
 def test_demo_fails_when_a_step_fails(step, number, tmp_path, capsys, monkeypatch):
-    import bayesnb._cli_demo as demo
+    import bayesnb.cli.demo as demo
 
     monkeypatch.setenv("MPLBACKEND", "Agg")
 

@@ -20,6 +20,8 @@ import os
 import sys
 import tempfile
 
+import pandas as pd
+
 __all__ = ["UsageError", "atomic_path", "check_output", "read_table", "warn", "write_table"]
 
 
@@ -53,7 +55,6 @@ def _split_names(text, option, columns, path):
 
 def _mixed_numeric_warning(df, col, path):
     """Warn if ``col`` (read as text) is mostly numbers with a few text cells."""
-    import pandas as pd
 
     values = df[col]
     observed = values[values.notna()]
@@ -75,7 +76,6 @@ def _mixed_numeric_warning(df, col, path):
 
 def _to_numeric(df, col, path):
     """Column ``col`` as numbers; a non-number cell (not read as missing) is a :class:`UsageError`."""
-    import pandas as pd
 
     values = df[col]
     if values.dtype.kind in "iufb":
@@ -121,7 +121,6 @@ def read_table(path, na_values=None, numeric=None, categorical=None, text_if_pre
         Missing or unreadable file, empty table, unknown or conflicting column names, a
         non-number in a ``numeric`` column.
     """
-    import pandas as pd
 
     if path != "-" and not os.path.exists(path):
         raise UsageError(f"{path}: no such file")

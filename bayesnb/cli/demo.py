@@ -11,8 +11,17 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 
-from ._cli_io import UsageError, atomic_path
+import numpy as np
+from sklearn.model_selection import StratifiedKFold
+from sklearn.naive_bayes import CategoricalNB as SkCategoricalNB
+
+from .._version import __version__
+from ..diagnostics import compare_posteriors
+from ..datasets import load_house_votes
+from ..estimators import CategoricalNB
+from .io import UsageError, atomic_path
 
 __all__ = ["DemoStepError", "run_demo", "vote_log_odds"]
 
@@ -61,7 +70,6 @@ def vote_log_odds(model, n_draws=2000, seed=0, positive=None):
     -------
     names, plug-in weights, mean, 2.5% and 97.5% quantiles (arrays of shape (d,))
     """
-    import numpy as np
 
     rng = np.random.default_rng(seed)
     b = model.posterior_.blocks[0]
@@ -69,7 +77,7 @@ def vote_log_odds(model, n_draws=2000, seed=0, positive=None):
     pos = classes.index(positive) if positive is not None else 1
     neg = 1 - pos
     names, plug, mean, lo, hi = [], [], [], [], []
-    for j, cats in enumerate(b.state.categories):
+    for j, cats in enumerate(b.family.value_labels(b.state)):
         cats = [str(c) for c in cats]
         if "y" not in cats or "n" not in cats:
             continue
@@ -108,11 +116,6 @@ def _jax_cache():
 
 def _demo_mcmc(model, X, y, rep, out, figures, bplot, quick, seed):
     """Exact draws and a short NUTS run of the same model, compared element by element."""
-    import warnings
-
-    import numpy as np
-
-    from .arviz import compare_posteriors
 
     n_mc = 1500 if quick else 2000
     _jax_cache()
@@ -176,8 +179,6 @@ def run_demo(out="bayesnb-report", quick=False, seed=0):
     UsageError
         ``out`` cannot be created or written.
     """
-    from . import __version__
-
     t_start = time.perf_counter()
     if os.path.exists(out) and not os.path.isdir(out):
         raise UsageError(f"--out {out}: is a file; give a folder")
@@ -191,7 +192,7 @@ def run_demo(out="bayesnb-report", quick=False, seed=0):
     out_abs = os.path.abspath(out)
     figures = []
     try:
-        from . import plot as bplot
+        from .. import plot as bplot
 
         bplot._pyplot()
     except ImportError:
@@ -217,13 +218,6 @@ def _savefig(bplot, fig, path):
 
 def _demo_tour(rep, out, figures, bplot, quick, seed, t_start):
     """The eight steps of :func:`run_demo`; a failing step raises."""
-    import numpy as np
-    from sklearn.model_selection import StratifiedKFold
-    from sklearn.naive_bayes import CategoricalNB as SkCategoricalNB
-
-    from . import CategoricalNB, __version__
-    from .datasets import load_house_votes
-
 
     rep.step("Loading the 1984 U.S. House votes (bundled)")
     df = load_house_votes()

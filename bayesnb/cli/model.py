@@ -8,7 +8,10 @@ never saw.
 
 from __future__ import annotations
 
-from ._cli_io import UsageError, read_table, warn
+import pandas as pd
+
+from ..persistence import ModelFileError, load
+from .io import UsageError, read_table, warn
 
 __all__ = ["features_of", "key_of", "load_model", "read_for_model", "unseen_warning"]
 
@@ -34,7 +37,6 @@ def key_of(args):
 
 def load_model(args):
     """The model file ``args.model``, read with the ``--key-file`` key if given."""
-    from .persistence import ModelFileError, load
 
     key = key_of(args)
     try:
@@ -67,7 +69,7 @@ def _model_columns(model):
     """
     categorical, numeric = [], []
     for b in model.posterior_.blocks:
-        cats = getattr(b.state, "categories", None)
+        cats = b.family.value_labels(b.state)
         names = [str(n) for n in b.names]
         if cats is None:
             numeric += names
@@ -90,10 +92,9 @@ def read_for_model(model, args):
 
 def unseen_warning(model, X, path):
     """Warn about categorical values of ``X`` that the model never saw in training."""
-    import pandas as pd
 
     for b in model.posterior_.blocks:
-        cats = getattr(b.state, "categories", None)
+        cats = b.family.value_labels(b.state)
         if cats is None:
             continue
         for name, c in zip(b.names, cats):

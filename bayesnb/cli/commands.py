@@ -1,0 +1,241 @@
+"""The ``bayesnb`` subcommands: each reads its inputs, calls the library and writes its outputs.
+
+Every function takes the parsed ``argparse`` namespace and returns the exit status.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+import pandas as pd
+from sklearn.metrics import log_loss
+
+from ..estimators import (
+    BernoulliNB,
+    CategoricalNB,
+    GaussianNB,
+    MultinomialNB,
+    NaiveBayes,
+    auto_blocks,
+)
+from ..families import Categorical
+from ..persistence import _read
+from .demo import run_demo
+from .io import UsageError, atomic_path, check_output, read_table, write_table
+from .model import features_of, key_of, load_model, read_for_model, unseen_warning
+
+__all__ = ["FAMILIES", "cmd_demo", "cmd_fit", "cmd_impute", "cmd_info", "cmd_predict", "cmd_sample", "cmd_score",
+           "make_estimator", "score_model"]
+
+FAMILIES = ("auto", "categorical", "gaussian", "multinomial", "bernoulli")
+
+
+def _parse_alpha(text):
+    if text is None:
+        return None
+    if text == "auto":
+        return "auto"
+    try:
+        a = float(text)
+    except ValueError:
+        raise UsageError(f"--alpha must be a number >= 0 or 'auto'; received {text!r}") from None
+    if not a >= 0:
+        raise UsageError(f"--alpha must be a number >= 0 or 'auto'; received {text!r}")
+    return a
+
+
+def make_estimator(family, alpha, X):
+    """The estimator that ``bayesnb fit --family FAMILY --alpha ALPHA`` uses for table ``X``."""
+    kw = {} if alpha is None else {"alpha": alpha}
+    if family == "categorical":
+        return CategoricalNB(**kw)
+    if family == "multinomial":
+        return MultinomialNB(**kw)
+    if family == "bernoulli":
+        return BernoulliNB(**kw)
+    if family == "gaussian":
+        if alpha is not None:
+            raise UsageError("--alpha applies to count/categorical families; a Gaussian family has no alpha")
+        return GaussianNB()
+    # auto: the estimators' own rule (text/bool/category columns Categorical, numeric Gaussian)
+    cols = list(X.columns)
+    return NaiveBayes(features={tuple(cols[j] for j in pos): fam
+                                for pos, fam in auto_blocks(X, Categorical(**kw))})
+
+
+def cmd_fit(args):
+    check_output(args.output, [args.data, args.key_file])
+    key = key_of(args)  # before fitting: a bad key file fails fast
+    df = read_table(args.data, args.na_values, numeric=args.numeric, categorical=args.categorical)
+    if args.target not in df.columns:
+        raise UsageError(f"{args.data}: no column {args.target!r} (columns: {list(df.columns)[:10]})")
+    y = df[args.target]
+    if y.isna().any():
+        n = int(y.isna().sum())
+        if not args.drop_unlabelled:
+            raise UsageError(f"{args.data}: {n} row(s) have no {args.target!r} label "
+                             "(pass --drop-unlabelled to leave them out)")
+        df = df[~y.isna()]
+        y = df[args.target]
+    X = df.drop(columns=[args.target])
+    if args.columns:
+        cols = [c.strip() for c in args.columns.split(",")]
+        bad = [c for c in cols if c not in X.columns]
+        if bad:
+            raise UsageError(f"{args.data}: no column(s) {bad}")
+        X = X[cols]
+    model = make_estimator(args.family, _parse_alpha(args.alpha), X)
+    t0 = time.perf_counter()
+    model.fit(X, y.astype(str) if y.dtype == object else y)
+    dt = time.perf_counter() - t0
+    with atomic_path(args.output) as tmp:
+        model.save(tmp, key=key)
+    ev = model.log_evidence_
+    print(f"fitted {type(model).__name__} on {X.shape[0]} rows x {X.shape[1]} features in {dt * 1000:.0f} ms")
+    for b in model.posterior_.blocks:
+        names = [str(n) for n in b.names]
+        shown = ", ".join(names[:6]) + (f", ... ({len(names)} columns)" if len(names) > 6 else "")
+        print(f"  block {type(b.family).__name__}: {shown}")
+    counts = ", ".join(f"{c}: {n:g}" for c, n in zip(model.classes_, model.class_count_))
+    print(f"  classes: {counts}")
+    print(f"  training accuracy: {model.score(X, y.astype(str) if y.dtype == object else y):.3f}")
+    print(f"  log evidence log p(X, y): {ev:.2f}" if ev is not None else "  log evidence: undefined (improper prior)")
+    print(f"saved model to {args.output}")
+    return 0
+
+
+def _labels_like(model, y):
+    """Coerce labels read from a file to the type of the model's classes."""
+    classes = model.classes_
+    if classes.dtype.kind in "iuf" and y.dtype == object:
+        try:
+            return y.astype(classes.dtype)
+        except (TypeError, ValueError):
+            return y
+    if classes.dtype.kind in "OU" and y.dtype != object:
+        return y.astype(str)
+    return np.asarray(y)
+
+
+def cmd_predict(args):
+
+    check_output(args.output, [args.model, args.data, args.key_file])
+    model = load_model(args)
+    df = read_for_model(model, args)
+    X = features_of(model, df, args.data)
+    unseen_warning(model, X, args.data)
+    out = pd.DataFrame(index=df.index)
+    if args.keep:
+        out = df.copy()
+    out[args.column] = model.predict(X)
+    if args.proba:
+        P = model.predict_proba(X)
+        for k, c in enumerate(model.classes_):
+            out[f"p({c})"] = P[:, k]
+    write_table(out, args.output, done=f"wrote {len(out)} predictions to {args.output}",
+                inputs=[args.model, args.data])
+    return 0
+
+
+def score_model(model, X, y):
+    """Accuracy and log loss of a fitted model on labelled rows, as ``bayesnb score`` prints them.
+
+    Parameters
+    ----------
+    model : fitted bayesnb estimator
+    X : DataFrame or array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        True labels; a label the model does not know counts as a wrong prediction and is
+        left out of the log loss.
+
+    Returns
+    -------
+    accuracy : float
+    log_loss : float
+        scikit-learn's ``sklearn.metrics.log_loss`` (probabilities clipped at the machine
+        epsilon of their dtype) on the rows with a known class; NaN if there are none.
+    n_known : int
+        Number of rows with a known class.
+    """
+
+    y = np.asarray(y)
+    P = model.predict_proba(X)
+    known = np.isin(y, model.classes_)
+    acc = float(np.mean(model.classes_[P.argmax(1)] == y))
+    ll = float(log_loss(y[known], P[known], labels=model.classes_)) if known.any() else float("nan")
+    return acc, ll, int(known.sum())
+
+
+def cmd_score(args):
+
+    model = load_model(args)
+    df = read_for_model(model, args)
+    if args.target not in df.columns:
+        raise UsageError(f"{args.data}: no column {args.target!r}")
+    df = df[~df[args.target].isna()]
+    if df.empty:
+        raise UsageError(f"{args.data}: no row has a {args.target!r} label")
+    X = features_of(model, df, args.data)
+    unseen_warning(model, X, args.data)
+    y = np.asarray(_labels_like(model, df[args.target]))
+    acc, ll, n_known = score_model(model, X, y)
+    print(f"rows: {len(y)}")
+    print(f"accuracy: {acc:.4f}")
+    if n_known == 0:
+        print("log loss: undefined (no row has a class the model knows)")
+    else:
+        print(f"log loss: {ll:.4f}" + (f" (on {n_known} rows with a known class)" if n_known < len(y) else ""))
+    return 0
+
+
+def cmd_info(args):
+
+    model = load_model(args)
+    meta, _ = _read(args.model, key=key_of(args))
+    print(f"{args.model}: {meta['estimator']} (format {meta['format']} v{meta['format_version']}, "
+          f"written by bayesnb {meta['bayesnb_version']})")
+    print(json.dumps(meta["summary"], indent=2)[:4000])
+    ev = model.log_evidence_
+    print(f"log evidence: {ev:.4f}" if ev is not None else "log evidence: undefined (improper prior)")
+    return 0
+
+
+def cmd_impute(args):
+
+    check_output(args.output, [args.model, args.data, args.key_file])
+    model = load_model(args)
+    df = read_for_model(model, args)
+    X = features_of(model, df, args.data)
+    unseen_warning(model, X, args.data)
+    before = int(X.isna().sum().sum())
+    filled = model.impute(X, random_state=args.seed)
+    filled = pd.DataFrame(filled, columns=X.columns, index=X.index) if not hasattr(filled, "columns") else filled
+    out = df.copy()
+    out[list(X.columns)] = filled[list(X.columns)]
+    write_table(out, args.output, done=f"filled {before} missing cell(s); wrote {args.output}",
+                inputs=[args.model, args.data])
+    return 0
+
+
+def cmd_sample(args):
+
+    if args.n < 1:
+        raise UsageError(f"-n must be at least 1; received {args.n}")
+    check_output(args.output, [args.model, args.key_file])
+    model = load_model(args)
+    X, y = model.sample(args.n, random_state=args.seed)
+    names = getattr(model, "feature_names_in_", None)
+    cols = [str(c) for c in names] if names is not None else [f"x{j}" for j in range(model.n_features_in_)]
+    out = X.copy() if hasattr(X, "columns") else pd.DataFrame(np.asarray(X), columns=cols)
+    if args.target in out.columns:
+        raise UsageError(f"--target {args.target!r} is one of the model's feature columns; choose another name")
+    out[args.target] = np.asarray(y)
+    write_table(out, args.output, done=f"wrote {len(out)} synthetic row(s) to {args.output}", inputs=[args.model])
+    return 0
+
+
+def cmd_demo(args):
+
+    return run_demo(out=args.out, quick=args.quick, seed=args.seed)
