@@ -10,9 +10,9 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
-from .._utils import dense
+from .._utils import dense, nonfinite_error
 
-__all__ = ["with_missing_columns", "log_theta", "log_rising", "observed_concentration", "log_observed_mass"]
+__all__ = ["polya_cell_log_lik", "split_counts", "polya_log_lik", "row_concentration", "with_missing_columns", "log_theta", "log_rising", "observed_concentration", "log_observed_mass"]
 
 
 def _row_col(X):
@@ -46,13 +46,12 @@ def with_missing_columns(block, columns: np.ndarray):
     return type(block)(X, M, block if block.raw is None else block.raw)
 
 
-def log_theta(post) -> np.ndarray:
-    """Posterior-mean ``log theta`` of shape (K, d); rows with no data and alpha=0 -> 0.
+def log_theta(a: np.ndarray) -> np.ndarray:
+    """Mean ``log theta`` of Dirichlet rows ``a`` (K, d); rows with no mass -> 0.
 
-    The result is the transpose of a C-contiguous (d, K) array, so ``log_theta(p).T``
+    The result is the transpose of a C-contiguous (d, K) array, so ``log_theta(a).T``
     is ready for ``X @ log_theta.T`` without another copy.
     """
-    a = post.concentration
     tot = a.sum(axis=1)
     lt_T = np.empty(a.shape[::-1])
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -165,3 +164,148 @@ def _theta(point) -> np.ndarray:
     tot = a.sum(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(tot > 0, a / np.where(tot > 0, tot, 1.0), 1.0 / max(a.shape[1], 1))
+
+
+def row_concentration(a: np.ndarray, M, n: int) -> np.ndarray:
+    """Concentration on each row's observed columns, (n, K): the class totals without missing cells."""
+    return np.broadcast_to(a.sum(axis=1), (n, a.shape[0])) if M is None else observed_concentration(a, M)
+
+
+def polya_log_lik(a: np.ndarray, X, M) -> np.ndarray:
+    """Dirichlet-multinomial (Polya) log-probability of each row's tokens per class, (n, K).
+
+    Parameters
+    ----------
+    a : ndarray of shape (K, d)
+        Dirichlet concentrations.
+    X : ndarray or CSR/CSC matrix of shape (n, d)
+        Counts, missing cells set to 0.
+    M : ndarray, sparse matrix or None
+        Missing-cell indicator (the row's distribution is renormalised on its observed columns).
+    """
+    n = X.shape[0]
+    length = np.asarray(X.sum(axis=1)).ravel()
+    A = row_concentration(a, M, n)
+    # alpha=0: a zero count adds exactly 0 (never gammaln(0) - gammaln(0) = NaN), a
+    # class without data (A == 0) drops the factor as the plug-in does.
+    with np.errstate(invalid="ignore"):
+        out = np.where(A > 0, -log_rising(A, length[:, None]), 0.0)
+    if sp.issparse(X):
+        rows, cols = _row_col(X)
+        vals = X.data
+        # log Gamma(a + x) - log Gamma(a) is log(a) for x = 1, most entries of a text matrix
+        one = vals == 1
+        rest = ~one & (vals > 0)
+        c1, cr, vr = cols[one], cols[rest], vals[rest]
+        for k in range(a.shape[0]):
+            terms = np.zeros(vals.shape[0])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                terms[one] = np.log(a[k, c1])
+                ak = a[k, cr]
+                terms[rest] = log_rising(ak, vr)
+            terms[A[rows, k] <= 0] = 0.0
+            out[:, k] += np.bincount(rows, weights=terms, minlength=n)
+    else:
+        Xd = np.asarray(X)
+        for k in range(a.shape[0]):
+            with np.errstate(invalid="ignore"):
+                terms = np.where((Xd > 0) & (A[:, k:k + 1] > 0), log_rising(a[k], Xd), 0.0)
+            out[:, k] += terms.sum(axis=1)
+    return out
+
+
+def split_counts(X, who: str):
+    """Validate non-negative finite counts and separate their missing cells (never in place).
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n, d)
+        NaN marks a missing cell. Sparse input stays sparse (CSR/CSC); integer counts are
+        not copied when nothing is missing.
+    who : str
+        Name used in error messages.
+
+    Returns
+    -------
+    X : ndarray or CSR/CSC matrix
+        The counts, missing cells set to 0.
+    missing : ndarray, sparse matrix or None
+        1.0 at the missing cells (None when there are none).
+    """
+    if sp.issparse(X):
+        if X.format not in ("csr", "csc"):
+            X = X.tocsr()
+        if X.dtype.kind not in "biuf":
+            raise TypeError(f"{who}: counts must be numbers; received a sparse matrix of dtype {X.dtype}.")
+        if X.dtype.kind == "b":
+            X = X.astype(np.float64)
+        data = X.data  # integer counts stay integer: no copy of a large matrix
+    else:
+        X = np.asarray(X, dtype=np.float64)
+        data = X
+    miss = np.isnan(data) if data.dtype.kind == "f" else np.zeros(data.shape, dtype=bool)
+    any_missing = miss.any()
+    finite = data[~miss] if any_missing else data
+    if finite.dtype.kind == "f" and np.isinf(finite).any():
+        raise nonfinite_error(who, "counts", finite)
+    if (finite < 0).any():
+        raise ValueError(
+            f"{who}: Negative values in data: counts must be >= 0 (Multinomial features are counts such as "
+            f"word counts or tf-idf); received {int((finite < 0).sum())} negative value(s), "
+            f"e.g. {float(finite[finite < 0][0])}."
+        )
+    if not any_missing:
+        return X, None
+    X = X.astype(np.float64) if X.dtype != np.float64 else X.copy()
+    if sp.issparse(X):
+        m = X.copy()
+        m.data = miss.astype(float)
+        m.eliminate_zeros()
+        X.data[miss] = 0.0
+        X.eliminate_zeros()
+    else:
+        m = miss.astype(float)
+        X[miss] = 0.0
+    return X, m
+
+
+def polya_cell_log_lik(a: np.ndarray, X, M, weights: np.ndarray, predictive: str = "mean"):
+    """Per-cell contributions ``sum_k weights[i,k] c_ijk`` of each row's ``log p(tokens | y=k)``.
+
+    See :meth:`~bayesnb.families.multinomial.Multinomial.gen_cell_log_lik`: they add up to
+    the row log-likelihood under the plug-in (``"mean"``) or the Polya predictive.
+
+    Returns
+    -------
+    CSR matrix for sparse ``X``, else ndarray, of shape (n, d)
+    """
+    Xc = X.tocsr() if sp.issparse(X) else sp.csr_matrix(np.asarray(X))
+    rows, cols = _row_col(Xc)
+    vals = Xc.data
+    n = X.shape[0]
+    length = np.asarray(Xc.sum(axis=1)).ravel()
+    acc = np.zeros(vals.shape[0])
+    if predictive == "mean":
+        lt = log_theta(a)
+        lm = np.zeros((n, a.shape[0]))
+        if M is not None:
+            lm = log_observed_mass(a, M)
+            lm = np.where(np.isfinite(lm), lm, 0.0)  # zero mass: the tokens' log theta is -inf already
+        for k in range(a.shape[0]):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                c = vals * (lt[k, cols] - lm[rows, k])
+                acc += np.where(weights[rows, k] > 0, weights[rows, k] * c, 0.0)  # 0 * -inf masked
+    else:
+        A = row_concentration(a, M, n)
+        with np.errstate(invalid="ignore"):
+            row_term = -log_rising(A, length[:, None])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(length[rows] > 0, vals / np.where(length[rows] > 0, length[rows], 1.0), 0.0)
+        for k in range(a.shape[0]):
+            with np.errstate(invalid="ignore"):  # alpha=0: 0 * -inf where the class has weight 0
+                c = log_rising(a[k, cols], vals) + share * row_term[rows, k]
+                # as in log_likelihood: no concentration on the row's observed columns -> factor dropped
+                c = np.where(A[rows, k] > 0, c, 0.0)
+                acc += np.where(weights[rows, k] > 0, weights[rows, k] * c, 0.0)
+    out = sp.csr_matrix((acc, (rows, cols)), shape=X.shape)
+    return out if sp.issparse(X) else out.toarray()

@@ -27,13 +27,8 @@ from scipy.special import betaln
 
 from .._utils import all_missing_columns as _all_missing
 from .._utils import dense, nonfinite_error
-from ._base import (
-    Family,
-    check_alpha,
-    class_sums,
-    dirichlet_draws,
-    resolve_scalar_alpha,
-)
+from ._base import Family
+from ._numeric import check_alpha, class_sums, dirichlet_draws, resolve_scalar_alpha
 
 __all__ = ["Bernoulli", "BernoulliStats", "Betas"]
 

@@ -30,13 +30,8 @@ import numpy as np
 from scipy.special import gammaln
 
 from . import _categorical_encoding as _enc
-from ._base import (
-    Family,
-    check_alpha,
-    dirichlet_draws,
-    draw_categories,
-    maximise_evidence,
-)
+from ._base import Family
+from ._numeric import check_alpha, dirichlet_draws, draw_categories, maximise_evidence
 from ._categorical_encoding import log_probs  # (CategoricalNB.feature_log_prob_)
 
 __all__ = ["Categorical", "CategoricalEncoding", "CategoricalStats", "Dirichlets"]

@@ -47,12 +47,7 @@ from scipy.special import gammaln, logsumexp
 
 from .._utils import all_missing_columns, nonfinite_error
 from ._base import Family
-from ._gaussian_prior import (
-    GaussianBlock,
-    GaussianStats,
-    NormalInverseGammas,
-    auto_prior,
-)
+from ._gaussian_prior import GaussianBlock, GaussianStats, NormalInverseGammas, auto_prior
 from ._gaussian_prior import make_prior as _make_prior
 
 __all__ = ["Gaussian", "GaussianStats", "NormalInverseGammas", "auto_prior", "plug_in"]

@@ -32,25 +32,11 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 
 from .._utils import all_missing_columns as _all_missing
-from .._utils import dense, nonfinite_error
-from ._base import (
-    Family,
-    check_alpha,
-    class_sums,
-    dirichlet_draws,
-    log_dot,
-    resolve_scalar_alpha,
-)
-from ._dirichlet_rows import (
-    _evidence_scalar_alpha,
-    _row_col,
-    _theta,
-    log_observed_mass,
-    log_rising,
-    log_theta,
-    observed_concentration,
-    with_missing_columns,
-)
+from .._utils import dense
+from ._base import Family
+from ._numeric import check_alpha, class_sums, dirichlet_draws, log_dot, resolve_scalar_alpha
+from ._dirichlet_rows import (_evidence_scalar_alpha, _theta, log_observed_mass, log_theta,
+                              polya_cell_log_lik, polya_log_lik, split_counts, with_missing_columns)
 
 __all__ = ["Multinomial", "MultinomialStats", "DirichletRows"]
 
@@ -168,45 +154,7 @@ class Multinomial(Family):
         block : MultinomialBlock
         state : ndarray of bool, shape (d,)
         """
-        if sp.issparse(X):
-            if X.format not in ("csr", "csc"):
-                X = X.tocsr()
-            if X.dtype.kind not in "biuf":
-                raise TypeError(f"{who}: counts must be numbers; received a sparse matrix of dtype {X.dtype}.")
-            if X.dtype.kind == "b":
-                X = X.astype(np.float64)
-            data = X.data  # integer counts stay integer: no copy of a large matrix
-        else:
-            X = np.asarray(X, dtype=np.float64)
-            data = X
-        miss = np.isnan(data) if data.dtype.kind == "f" else np.zeros(data.shape, dtype=bool)
-        any_missing = miss.any()
-        if any_missing:
-            finite = data[~miss]
-        else:
-            finite = data
-        if finite.dtype.kind == "f" and np.isinf(finite).any():
-            raise nonfinite_error(who, "counts", finite)
-        if (finite < 0).any():
-            raise ValueError(
-                f"{who}: Negative values in data: counts must be >= 0 (Multinomial features are counts such as "
-                f"word counts or tf-idf); received {int((finite < 0).sum())} negative value(s), "
-                f"e.g. {float(finite[finite < 0][0])}."
-            )
-        if not any_missing:
-            block = MultinomialBlock(X, None)
-        else:
-            X = X.astype(np.float64) if X.dtype != np.float64 else X.copy()
-            if sp.issparse(X):
-                m = X.copy()
-                m.data = miss.astype(float)
-                m.eliminate_zeros()
-                X.data[miss] = 0.0
-                X.eliminate_zeros()
-            else:
-                m = miss.astype(float)
-                X[miss] = 0.0
-            block = MultinomialBlock(X, m)
+        block = MultinomialBlock(*split_counts(X, who))
         if state is None or extend:
             seen = ~_all_missing(block.missing, block.X.shape) if block.X.shape[0] else np.zeros(X.shape[1], bool)
             return block, seen if state is None else (np.asarray(state) | seen)
@@ -293,7 +241,7 @@ class Multinomial(Family):
         """``(log theta transposed, C-contiguous (d, K); whether it holds -inf)``."""
         # -inf needs a zero pseudo-count (alpha=0) and a zero count; the prior rows are equal
         neg_inf = not np.all(np.asarray(prior.concentration[0]) > 0) and bool((post.concentration == 0).any())
-        return log_theta(post).T, neg_inf
+        return log_theta(post.concentration).T, neg_inf
 
     def log_likelihood(self, prior, post, block, predictive="mean", cache=None):
         """``log p(tokens of the row | y=k)``, shape (n, K).
@@ -312,7 +260,7 @@ class Multinomial(Family):
         if predictive == "mean":
             if cache is None:
                 # alpha=0: 0 * log 0 stays 0 (-inf only where a concentration is exactly 0)
-                lt_T, neg_inf = log_theta(post).T, bool((post.concentration == 0).any())
+                lt_T, neg_inf = log_theta(post.concentration).T, bool((post.concentration == 0).any())
             else:
                 lt_T, neg_inf = cache
             jll = log_dot(X, lt_T, has_neg_inf=neg_inf)
@@ -326,36 +274,7 @@ class Multinomial(Family):
             return jll
         if predictive != "marginal":
             raise ValueError(f"predictive must be 'mean' or 'marginal'; received {predictive!r}.")
-        a = post.concentration
-        n = X.shape[0]
-        length = np.asarray(X.sum(axis=1)).ravel()
-        A = np.broadcast_to(a.sum(axis=1), (n, a.shape[0])) if M is None else observed_concentration(a, M)
-        # alpha=0: a zero count adds exactly 0 (never gammaln(0) - gammaln(0) = NaN), a
-        # class without data (A == 0) drops the factor as the plug-in does.
-        with np.errstate(invalid="ignore"):
-            out = np.where(A > 0, -log_rising(A, length[:, None]), 0.0)
-        if sp.issparse(X):
-            rows, cols = _row_col(X)
-            vals = X.data
-            # log Gamma(a + x) - log Gamma(a) is log(a) for x = 1, most entries of a text matrix
-            one = vals == 1
-            rest = ~one & (vals > 0)
-            c1, cr, vr = cols[one], cols[rest], vals[rest]
-            for k in range(a.shape[0]):
-                terms = np.zeros(vals.shape[0])
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    terms[one] = np.log(a[k, c1])
-                    ak = a[k, cr]
-                    terms[rest] = log_rising(ak, vr)
-                terms[A[rows, k] <= 0] = 0.0
-                out[:, k] += np.bincount(rows, weights=terms, minlength=n)
-        else:
-            Xd = np.asarray(X)
-            for k in range(a.shape[0]):
-                with np.errstate(invalid="ignore"):
-                    terms = np.where((Xd > 0) & (A[:, k:k + 1] > 0), log_rising(a[k], Xd), 0.0)
-                out[:, k] += terms.sum(axis=1)
-        return out
+        return polya_log_lik(post.concentration, X, M)
 
     def log_evidence(self, prior, post):
         """Closed-form ``log p(tokens | y)`` of the training data per class, shape (K,).
@@ -478,43 +397,11 @@ class Multinomial(Family):
         -------
         CSR matrix for sparse input, else ndarray, of shape (n, d)
         """
-        X = block.X
-        Xc = X.tocsr() if sp.issparse(X) else sp.csr_matrix(np.asarray(X))
-        rows, cols = _row_col(Xc)
-        vals = Xc.data
-        n = X.shape[0]
-        length = np.asarray(Xc.sum(axis=1)).ravel()
-        a = point.concentration
-        acc = np.zeros(vals.shape[0])
-        if predictive == "mean":
-            lt = log_theta(point)
-            lm = np.zeros((n, a.shape[0]))
-            if block.missing is not None:
-                lm = log_observed_mass(a, block.missing)
-                lm = np.where(np.isfinite(lm), lm, 0.0)  # zero mass: the tokens' log theta is -inf already
-            for k in range(a.shape[0]):
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    c = vals * (lt[k, cols] - lm[rows, k])
-                    acc += np.where(weights[rows, k] > 0, weights[rows, k] * c, 0.0)  # 0 * -inf masked
-        else:
-            A = (np.broadcast_to(a.sum(axis=1), (n, a.shape[0])) if block.missing is None
-                 else observed_concentration(a, block.missing))
-            with np.errstate(invalid="ignore"):
-                row_term = -log_rising(A, length[:, None])
-            with np.errstate(invalid="ignore", divide="ignore"):
-                share = np.where(length[rows] > 0, vals / np.where(length[rows] > 0, length[rows], 1.0), 0.0)
-            for k in range(a.shape[0]):
-                with np.errstate(invalid="ignore"):  # alpha=0: 0 * -inf where the class has weight 0
-                    c = log_rising(a[k, cols], vals) + share * row_term[rows, k]
-                    # as in log_likelihood: no concentration on the row's observed columns -> factor dropped
-                    c = np.where(A[rows, k] > 0, c, 0.0)
-                    acc += np.where(weights[rows, k] > 0, weights[rows, k] * c, 0.0)
-        out = sp.csr_matrix((acc, (rows, cols)), shape=X.shape)
-        return out if sp.issparse(X) else out.toarray()
+        return polya_cell_log_lik(point.concentration, block.X, block.missing, weights, predictive)
 
     def gen_log_penalty(self, prior, point) -> float:
         """``sum alpha log theta``: the log prior whose MAP is the posterior mean."""
-        lt = log_theta(point)
+        lt = log_theta(point.concentration)
         with np.errstate(invalid="ignore"):
             return float(np.where(prior.concentration > 0, prior.concentration * lt, 0.0).sum())
 
