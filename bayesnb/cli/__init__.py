@@ -118,52 +118,48 @@ def build_parser():
     key_opt(f, "sign the model file, so that it loads only with the same key")
     f.set_defaults(func=cmd_fit)
 
-    pr = sub.add_parser("predict", help="predict classes with a saved model",
-                        description="Predict the class of each row of DATA with a saved model; the "
-                                    "model's feature columns are taken by name (others are ignored).")
-    pr.add_argument("model", help="model file written by 'bayesnb fit' or model.save()")
-    pr.add_argument("data", help="table to predict (.csv, .tsv, .parquet; '-' = stdin CSV)")
-    pr.add_argument("-o", "--output", default=None, help="output table (default: CSV on stdout)")
+    def model_command(name, func, help, description, data_help=None):
+        """A subcommand reading a saved (maybe signed) model file and, with ``data_help``, a table."""
+        q = sub.add_parser(name, help=help, description=description)
+        q.add_argument("model", help="model file written by 'bayesnb fit' or model.save()")
+        if data_help is not None:
+            q.add_argument("data", help=data_help)
+            data_opts(q)
+        key_opt(q, "the model file must be signed with this key")
+        q.set_defaults(func=func)
+        return q
+
+    def output_opt(q):
+        q.add_argument("-o", "--output", default=None, help="output table (default: CSV on stdout)")
+
+    table = "table (.csv, .tsv, .parquet; '-' = stdin CSV)"
+    pr = model_command("predict", cmd_predict, "predict classes with a saved model",
+                       "Predict the class of each row of DATA with a saved model; the model's feature "
+                       "columns are taken by name (others are ignored).", data_help=f"{table} to predict")
+    output_opt(pr)
     pr.add_argument("--proba", action="store_true", help="add one p(class) column per class")
     pr.add_argument("--keep", action="store_true", help="keep the input columns in the output")
     pr.add_argument("--column", default="prediction", help="name of the prediction column")
-    data_opts(pr)
-    key_opt(pr, "the model file must be signed with this key")
-    pr.set_defaults(func=cmd_predict)
 
-    s = sub.add_parser("score", help="accuracy and log loss of a saved model on labelled data",
-                       description="Evaluate a saved model on DATA with true labels in --target.")
-    s.add_argument("model")
-    s.add_argument("data")
+    s = model_command("score", cmd_score, "accuracy and log loss of a saved model on labelled data",
+                      "Evaluate a saved model on DATA with true labels in --target.",
+                      data_help=f"labelled {table}")
     s.add_argument("--target", required=True, help="name of the label column")
-    data_opts(s)
-    key_opt(s, "the model file must be signed with this key")
-    s.set_defaults(func=cmd_score)
 
-    i = sub.add_parser("info", help="describe a model file", description="Print what a model file contains.")
-    i.add_argument("model")
-    key_opt(i, "the model file must be signed with this key")
-    i.set_defaults(func=cmd_info)
+    model_command("info", cmd_info, "describe a model file", "Print what a model file contains.")
 
-    im = sub.add_parser("impute", help="fill missing cells with a saved model",
-                        description="Fill the missing cells of DATA from the model's posterior "
-                                    "predictive given each row's observed cells.")
-    im.add_argument("model")
-    im.add_argument("data")
-    im.add_argument("-o", "--output", default=None, help="output table (default: CSV on stdout)")
+    im = model_command("impute", cmd_impute, "fill missing cells with a saved model",
+                       "Fill the missing cells of DATA from the model's posterior predictive given each "
+                       "row's observed cells.", data_help=f"{table} with missing cells")
+    output_opt(im)
     im.add_argument("--seed", type=int, default=0)
-    data_opts(im)
-    key_opt(im, "the model file must be signed with this key")
-    im.set_defaults(func=cmd_impute)
-    sa = sub.add_parser("sample", help="draw synthetic rows from a saved model",
-                        description="Draw synthetic labelled rows from the model's posterior predictive.")
-    sa.add_argument("model")
+
+    sa = model_command("sample", cmd_sample, "draw synthetic rows from a saved model",
+                       "Draw synthetic labelled rows from the model's posterior predictive.")
     sa.add_argument("-n", type=int, default=10, help="number of rows (default 10)")
-    sa.add_argument("-o", "--output", default=None, help="output table (default: CSV on stdout)")
+    output_opt(sa)
     sa.add_argument("--target", default="class", help="name of the label column (default: class)")
     sa.add_argument("--seed", type=int, default=0)
-    key_opt(sa, "the model file must be signed with this key")
-    sa.set_defaults(func=cmd_sample)
     return p
 
 

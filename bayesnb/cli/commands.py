@@ -33,6 +33,7 @@ FAMILIES = ("auto", "categorical", "gaussian", "multinomial", "bernoulli")
 
 
 def _parse_alpha(text):
+    """``--alpha``: None, "auto" or a number >= 0."""
     if text is None:
         return None
     if text == "auto":
@@ -66,6 +67,7 @@ def make_estimator(family, alpha, X):
 
 
 def cmd_fit(args):
+    """``bayesnb fit``: fit a model to a table and save it (signed with ``--key-file``)."""
     check_output(args.output, [args.data, args.key_file])
     key = key_of(args)  # before fitting: a bad key file fails fast
     df = read_table(args.data, args.na_values, numeric=args.numeric, categorical=args.categorical)
@@ -119,13 +121,29 @@ def _labels_like(model, y):
     return np.asarray(y)
 
 
-def cmd_predict(args):
+def _model_and_table(args, labels=None):
+    """The model of ``args.model``, the table ``args.data`` and its feature columns ``X``.
 
-    check_output(args.output, [args.model, args.data, args.key_file])
+    With ``labels`` (a column name), only the rows with a label are kept. Warns about
+    categorical values the model never saw.
+    """
     model = load_model(args)
     df = read_for_model(model, args)
+    if labels is not None:
+        if labels not in df.columns:
+            raise UsageError(f"{args.data}: no column {labels!r}")
+        df = df[~df[labels].isna()]
+        if df.empty:
+            raise UsageError(f"{args.data}: no row has a {labels!r} label")
     X = features_of(model, df, args.data)
     unseen_warning(model, X, args.data)
+    return model, df, X
+
+
+def cmd_predict(args):
+    """``bayesnb predict``: predicted class (and ``--proba`` probabilities) of each row."""
+    check_output(args.output, [args.model, args.data, args.key_file])
+    model, df, X = _model_and_table(args)
     out = pd.DataFrame(index=df.index)
     if args.keep:
         out = df.copy()
@@ -169,16 +187,8 @@ def score_model(model, X, y):
 
 
 def cmd_score(args):
-
-    model = load_model(args)
-    df = read_for_model(model, args)
-    if args.target not in df.columns:
-        raise UsageError(f"{args.data}: no column {args.target!r}")
-    df = df[~df[args.target].isna()]
-    if df.empty:
-        raise UsageError(f"{args.data}: no row has a {args.target!r} label")
-    X = features_of(model, df, args.data)
-    unseen_warning(model, X, args.data)
+    """``bayesnb score``: accuracy and log loss of a saved model on labelled rows."""
+    model, df, X = _model_and_table(args, labels=args.target)
     y = np.asarray(_labels_like(model, df[args.target]))
     acc, ll, n_known = score_model(model, X, y)
     print(f"rows: {len(y)}")
@@ -191,7 +201,7 @@ def cmd_score(args):
 
 
 def cmd_info(args):
-
+    """``bayesnb info``: what a model file contains."""
     model = load_model(args)
     meta, _ = _read(args.model, key=key_of(args))
     print(f"{args.model}: {meta['estimator']} (format {meta['format']} v{meta['format_version']}, "
@@ -203,12 +213,9 @@ def cmd_info(args):
 
 
 def cmd_impute(args):
-
+    """``bayesnb impute``: fill the missing cells of a table from a saved model."""
     check_output(args.output, [args.model, args.data, args.key_file])
-    model = load_model(args)
-    df = read_for_model(model, args)
-    X = features_of(model, df, args.data)
-    unseen_warning(model, X, args.data)
+    model, df, X = _model_and_table(args)
     before = int(X.isna().sum().sum())
     filled = model.impute(X, random_state=args.seed)
     filled = pd.DataFrame(filled, columns=X.columns, index=X.index) if not hasattr(filled, "columns") else filled
@@ -220,7 +227,7 @@ def cmd_impute(args):
 
 
 def cmd_sample(args):
-
+    """``bayesnb sample``: synthetic labelled rows from a saved model."""
     if args.n < 1:
         raise UsageError(f"-n must be at least 1; received {args.n}")
     check_output(args.output, [args.model, args.key_file])
@@ -237,5 +244,5 @@ def cmd_sample(args):
 
 
 def cmd_demo(args):
-
+    """``bayesnb demo``: the tour on the bundled house-votes data."""
     return run_demo(out=args.out, quick=args.quick, seed=args.seed)
