@@ -7,10 +7,10 @@ import os
 
 
 def parser(description):
-    """An argument parser with the options every example takes: --out and --quick."""
+    """An argument parser with the options every example takes: --out and --quick (alias --small)."""
     p = argparse.ArgumentParser(description=description)
     p.add_argument("--out", default="bayesnb-report", help="folder for figures (default: ./bayesnb-report)")
-    p.add_argument("--quick", action="store_true", help="smaller, faster run")
+    p.add_argument("--quick", "--small", action="store_true", help="smaller, faster run (--small: older name)")
     return p
 
 

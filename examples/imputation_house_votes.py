@@ -133,7 +133,6 @@ def figure(imp, n_seeds, cls, n_folds):
 
 def main(argv=None):
     ap = parser(__doc__.splitlines()[0])
-    ap.add_argument("--small", dest="quick", action="store_true", help="same as --quick (older name)")
     ap.add_argument("--seeds", type=int, default=None, help="number of seeds (default 5, 2 with --quick)")
     ap.add_argument("--n-components", type=int, nargs="*", default=[],
                     help="also evaluate the latent-class model at these fixed component counts")

@@ -118,7 +118,6 @@ def figure(panels):
 
 def main(argv=None):
     ap = parser(__doc__.splitlines()[0])
-    ap.add_argument("--small", dest="quick", action="store_true", help="same as --quick (older name)")
     ap.add_argument("--data", type=Path, default=DATA, help="folder holding SMSSpamCollection.tsv")
     args = ap.parse_args(argv)
     seeds = [0] if args.quick else [0, 1, 2]

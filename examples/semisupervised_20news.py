@@ -36,7 +36,6 @@ def load(path):
 
 def main(argv=None):
     ap = parser(__doc__.splitlines()[0])
-    ap.add_argument("--small", dest="quick", action="store_true", help="same as --quick (older name)")
     ap.add_argument("--data", type=Path, default=DATA, help="folder holding 20news-bydate.jsonl.gz")
     args = ap.parse_args(argv)
     path = args.data / "20news-bydate.jsonl.gz"
