@@ -26,6 +26,7 @@ import argparse
 import os
 import sys
 
+from .._safeio import ModelFileError
 from .._version import __version__
 from .commands import (
     FAMILIES,
@@ -192,8 +193,6 @@ def main(argv=None) -> int:
         environment variable ``BAYESNB_DEBUG=1``) errors raise, showing the traceback.
     """
     import warnings
-
-    from ..persistence import ModelFileError
 
     argv = sys.argv[1:] if argv is None else [os.fspath(a) if hasattr(a, "__fspath__") else str(a) for a in argv]
     options = argv[: argv.index("--")] if "--" in argv else argv

@@ -17,6 +17,7 @@ import numpy as np
 from sklearn.model_selection import StratifiedKFold
 from sklearn.naive_bayes import CategoricalNB as SkCategoricalNB
 
+from .. import plot
 from .._version import __version__
 from ..diagnostics import compare_posteriors
 from ..datasets import load_house_votes
@@ -191,10 +192,9 @@ def run_demo(out="bayesnb-report", quick=False, seed=0):
         raise UsageError(f"--out {out}: cannot create the folder ({e.strerror or type(e).__name__})") from None
     out_abs = os.path.abspath(out)
     figures = []
+    bplot = plot
     try:
-        from .. import plot as bplot
-
-        bplot._pyplot()
+        plot._pyplot()  # matplotlib, if installed
     except ImportError:
         bplot = None
     rep = _Report(8)

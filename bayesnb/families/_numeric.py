@@ -6,7 +6,10 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.optimize import minimize_scalar
+
+from .._utils import hard_labels
 
 __all__ = ["check_alpha", "class_sums", "dirichlet_draws", "draw_categories", "log_dot", "maximise_evidence",
            "resolve_scalar_alpha"]
@@ -98,10 +101,6 @@ def class_sums(X, resp: np.ndarray) -> np.ndarray:
     -------
     ndarray of shape (K, d)
     """
-    import scipy.sparse as sp
-
-    from .._utils import hard_labels
-
     K = resp.shape[1]
     hard = hard_labels(resp) if sp.issparse(X) else None
     if hard is None:

@@ -1,0 +1,187 @@
+"""Module sizes and the import graph of the ``bayesnb`` package, read from the source (AST).
+
+Usage::
+
+    python tools/architecture.py                 # line counts and module-level import graph
+    python tools/architecture.py --base 88866ab  # line counts before (at a git revision) and now
+
+The functions are also used by ``tests/test_architecture.py``: the package has no import
+cycle among module-level imports, imports of its own modules are module-level (function-level
+imports only for heavy optional dependencies), and nothing outside ``bayesnb/families`` asks
+which family it holds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "bayesnb"
+#: heavy or optional dependencies that may be imported inside functions
+LAZY_OK = ("jax", "numpyro", "arviz", "matplotlib", "dask", "xarray", "mkdocs", "pyarrow")
+FAMILY_CLASSES = ("Categorical", "Bernoulli", "Multinomial", "Gaussian")
+
+
+def modules(root: Path = PACKAGE) -> dict:
+    """``{dotted module name: path}`` of every ``.py`` file of the package."""
+    out = {}
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root.parent).with_suffix("")
+        parts = list(rel.parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+def _resolve(module: str, is_package: bool, node: ast.ImportFrom, known: dict) -> list:
+    """Package modules a ``from ... import ...`` statement in ``module`` needs.
+
+    ``from . import sub`` needs the submodule ``sub`` (its package is always imported
+    first, so that is not an edge); ``from .mod import name`` needs ``mod``.
+    """
+    if node.level == 0:
+        base = node.module or ""
+    else:
+        parts = module.split(".")
+        keep = len(parts) - node.level + (1 if is_package else 0)
+        base = ".".join(parts[:keep] + ([node.module] if node.module else []))
+    subs = [f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in known]
+    if node.module is None and len(subs) == len(node.names):
+        return subs
+    return [base] + subs
+
+
+def imports(module: str, path: Path, known: dict, *, level: str = "module") -> list:
+    """Package modules imported by ``module``: at module level, or (``level="function"``) inside functions.
+
+    Returns
+    -------
+    list of (target, lineno)
+    """
+    tree = ast.parse(path.read_text())
+    is_package = path.name == "__init__.py"
+    found = []
+
+    def visit(node, in_function):
+        for child in ast.iter_child_nodes(node):
+            inner = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            if isinstance(child, (ast.Import, ast.ImportFrom)) and (in_function == (level == "function")):
+                names = ([a.name for a in child.names] if isinstance(child, ast.Import)
+                         else _resolve(module, is_package, child, known))
+                for name in names:
+                    if name in known and name != module:
+                        found.append((name, child.lineno))
+            visit(child, inner)
+
+    visit(tree, False)
+    return sorted(set(found))
+
+
+def import_graph(root: Path = PACKAGE) -> dict:
+    """``{module: sorted module-level imports of package modules}``."""
+    known = modules(root)
+    return {m: sorted({t for t, _ in imports(m, p, known)}) for m, p in known.items()}
+
+
+def cycles(graph: dict) -> list:
+    """Strongly connected components with more than one module (Tarjan), each sorted."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def strong(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(max(1000, 10 * len(graph)))
+    for v in graph:
+        if v not in index:
+            strong(v)
+    return out
+
+
+def function_level_imports(root: Path = PACKAGE) -> list:
+    """``(module, lineno, target)`` of package modules imported inside a function."""
+    known = modules(root)
+    return [(m, line, t) for m, p in known.items() for t, line in imports(m, p, known, level="function")]
+
+
+def family_isinstance(root: Path = PACKAGE) -> list:
+    """``(path, lineno)`` of ``isinstance(..., <a bayesnb family class>)`` outside ``families/``."""
+    hits = []
+    for path in sorted(root.rglob("*.py")):
+        if "families" in path.relative_to(root).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("isinstance", "issubclass"):
+                kinds = node.args[1] if len(node.args) > 1 else None
+                names = {getattr(n, "id", getattr(n, "attr", None)) for n in ast.walk(kinds)} if kinds else set()
+                if names & set(FAMILY_CLASSES):
+                    hits.append((str(path.relative_to(root.parent)), node.lineno))
+    return hits
+
+
+def line_counts(rev: str | None = None) -> dict:
+    """``{path: lines}`` of the package's modules, now or at git revision ``rev``."""
+    if rev is None:
+        return {str(p.relative_to(ROOT)): len(p.read_text().splitlines()) for p in modules().values()}
+    names = subprocess.run(["git", "ls-tree", "-r", "--name-only", rev, "bayesnb"], cwd=ROOT, check=True,
+                           capture_output=True, text=True).stdout.split()
+    out = {}
+    for name in names:
+        if name.endswith(".py"):
+            text = subprocess.run(["git", "show", f"{rev}:{name}"], cwd=ROOT, check=True, capture_output=True,
+                                  text=True).stdout
+            out[name] = len(text.splitlines())
+    return out
+
+
+def main(argv=None) -> int:
+    """Print line counts (optionally against ``--base``) and the module-level import graph."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--base", default=None, help="git revision to compare line counts with")
+    args = ap.parse_args(argv)
+    now = line_counts()
+    before = line_counts(args.base) if args.base else {}
+    print("| module | lines" + (f" at {args.base} | lines now |" if args.base else " |"))
+    print("|---|---" + ("|---|" if args.base else "|"))
+    for name in sorted(set(now) | set(before)):
+        if args.base:
+            print(f"| {name} | {before.get(name, '-')} | {now.get(name, '-')} |")
+        else:
+            print(f"| {name} | {now[name]} |")
+    graph = import_graph()
+    print("\nModule-level imports of package modules (module -> imports):")
+    for m in sorted(graph):
+        if graph[m]:
+            print(f"  {m} -> {', '.join(graph[m])}")
+    print(f"\ncycles: {cycles(graph) or 'none'}")
+    print(f"function-level imports of package modules: {function_level_imports() or 'none'}")
+    print(f"isinstance on a family outside families/: {family_isinstance() or 'none'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
