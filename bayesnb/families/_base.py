@@ -161,6 +161,23 @@ class Family(ABC):
             Missing cells marginalised (they add nothing).
         """
 
+    def log_likelihood_parts(self, prior, post, block, predictive="mean", cache=None):
+        """:meth:`log_likelihood` as a class-relative part and a class-independent row term.
+
+        ``rel[:, k] + row`` is ``log p(x_i | y=k)``; ``row`` (n,) holds what every class
+        shares, so that ``p(y | x)`` is computed from ``rel`` alone without the cancellation
+        of large common terms (e.g. a feature constant in training, scored far from its
+        value). The default has no row term.
+
+        Returns
+        -------
+        rel : ndarray of shape (n, K)
+        row : ndarray of shape (n,)
+        """
+        kw = {} if cache is None else {"cache": cache}
+        ll = self.log_likelihood(prior, post, block, predictive, **kw)
+        return ll, np.zeros(ll.shape[0])
+
     @abstractmethod
     def log_evidence(self, prior, post):
         """Log marginal likelihood of the block's data per class, shape (K,)."""

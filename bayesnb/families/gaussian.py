@@ -225,14 +225,26 @@ class Gaussian(Family):
 
         ``predictive``: ``"mean"`` (Normal plug-in) or ``"marginal"`` (exact Student-t).
         """
+        rel, row = self.log_likelihood_parts(prior, post, block, predictive)
+        return rel + row[:, None]
+
+    def log_likelihood_parts(self, prior, post, block, predictive="mean", cache=None):
+        """Per cell, the largest log density over the classes is the row term; the rest is relative.
+
+        A feature tied across classes (constant in training) then adds exactly 0 to every
+        class's relative part, however far from its value a row lies.
+        """
         if predictive not in ("mean", "marginal"):
             raise ValueError(f"predictive must be 'mean' or 'marginal'; received {predictive!r}.")
         X, obs = block.X, block.observed
-        K = post.mu.shape[0]
-        out = np.empty((X.shape[0], K))
+        top = np.full(X.shape, -np.inf)
+        for ll in class_cell_log_pdfs(post, X, predictive):
+            np.maximum(top, ll, out=top)
+        top = np.where(obs & np.isfinite(top), top, 0.0)
+        rel = np.empty((X.shape[0], post.mu.shape[0]))
         for k, ll in enumerate(class_cell_log_pdfs(post, X, predictive)):
-            out[:, k] = np.where(obs, ll, 0.0).sum(axis=1)
-        return out
+            rel[:, k] = np.where(obs, ll - top, 0.0).sum(axis=1)
+        return rel, top.sum(axis=1)
 
     def log_evidence(self, prior, post):
         """Closed-form ``log p(x_block | y)`` of the training data per class, shape (K,)."""
