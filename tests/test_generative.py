@@ -12,14 +12,7 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 
 from bayesnb import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB, NaiveBayes
-from bayesnb.datasets import load_house_votes
 from bayesnb.families import Bernoulli, Categorical, Gaussian, Multinomial
-
-
-@pytest.fixture(scope="module")
-def votes():
-    df = load_house_votes()
-    return df.drop(columns="party"), df["party"].to_numpy(dtype=object)
 
 
 def tiny_categorical():

@@ -14,15 +14,8 @@ import pytest
 
 from bayesnb import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB, NaiveBayes
 from bayesnb.diagnostics import compare_posteriors
-from bayesnb.datasets import load_house_votes
 from bayesnb.families import Bernoulli, Categorical, Gaussian
 from bayesnb.model import NotLinearError, make_model, model_inputs, posterior_moments
-
-
-@pytest.fixture(scope="module")
-def votes():
-    df = load_house_votes()
-    return df.drop(columns="party"), df["party"].to_numpy()
 
 
 @pytest.fixture(scope="module")
