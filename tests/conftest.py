@@ -54,3 +54,19 @@ def news20():
 
     tr_x, tr_y, te_x, te_y = read_20newsgroups(shared_file("20news-bydate.jsonl.gz"))
     return tr_x, list(tr_y), te_x, list(te_y)
+
+
+@pytest.fixture(scope="module")
+def votes():
+    """House Votes 1984 as (X, y): the 16 votes a DataFrame with "?" missing, the party an object array."""
+    from cases import load_votes
+
+    return load_votes()
+
+
+@pytest.fixture(scope="module")
+def votes_codes():
+    """House Votes 1984 with "?" a third value, as (X, y): X the votes coded n=0, y=1, ?=2 (int ndarray)."""
+    from cases import load_votes
+
+    return load_votes(missing=False, codes={"n": 0, "y": 1, "?": 2})

@@ -31,23 +31,20 @@ from scipy import integrate
 import bayesnb
 from bayesnb import (
     AllMissingWarning,
-    Bernoulli,
     BernoulliNB,
     Categorical,
     CategoricalNB,
-    Gaussian,
     GaussianNB,
-    Multinomial,
     MultinomialNB,
     NaiveBayes,
     ZeroProbabilityWarning,
 )
 from bayesnb.posterior import log_evidence as posterior_log_evidence
+from cases import CASES, NIG, mixed_features, mixed_frame, params, random_data, select, with_missing
 
 QUAD_TOL = 1e-7  # quadrature (epsrel 1e-10..1e-12) against closed form, on the log scale
 EXACT_TOL = 1e-10  # two exact routes to the same number
 
-NIG = {"mu0": 0.5, "kappa0": 0.7, "a0": 2.5, "b0": 1.8}  # a proper Normal-Inverse-Gamma prior
 
 
 # =============================================================================== helpers
@@ -230,49 +227,6 @@ def tiny_binary():
 def tiny_real():
     X = np.array([[0.3], [1.9], [-0.4], [2.6], [0.8], [3.1], [1.2]])
     y = np.array([0, 1, 0, 1, 0, 1, 1])
-    return X, y
-
-
-def mixed_frame(n=40, seed=0, missing=0.0):
-    """A table mixing every family: dish (categorical), words (counts), flags (0/1), sleep (real)."""
-    rng = np.random.default_rng(seed)
-    y = rng.choice(["ham", "spam", "eggs"], size=n)
-    shift = (y == "spam") * 1.5 - (y == "eggs") * 0.7
-    df = pd.DataFrame({
-        "dish": np.array(["pizza", "sushi", "tacos", "curry"])[
-            (rng.integers(0, 3, n) + (y == "spam") + 2 * (y == "eggs")) % 4],
-        "w1": rng.poisson(1 + (y == "spam") * 2), "w2": rng.poisson(2, size=n),
-        "w3": rng.poisson(1 + (y == "ham")),
-        "f1": rng.integers(0, 2, n), "f2": (rng.random(n) < 0.3 + 0.4 * (y == "eggs")).astype(int),
-        "sleep": rng.normal(7 + shift, 1.0), "age": rng.normal(40, 10, n),
-    })
-    df[["w1", "w2", "w3", "f1", "f2"]] = df[["w1", "w2", "w3", "f1", "f2"]].astype(float)
-    if missing:
-        df = df.astype(object)
-        mask = rng.random(df.shape) < missing
-        df = df.mask(mask, None)
-        for c in ["w1", "w2", "w3", "f1", "f2", "sleep", "age"]:
-            df[c] = df[c].astype(float)
-    return df, y
-
-
-def mixed_features(gauss_prior="auto", alpha=1.0):
-    return {"dish": Categorical(alpha=alpha), ("w1", "w2", "w3"): Multinomial(alpha=alpha),
-            ("f1", "f2"): Bernoulli(alpha=alpha), ("sleep", "age"): Gaussian(prior=gauss_prior)}
-
-
-def random_data(family, n=60, d=4, K=3, seed=1):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, K, n)
-    if family == "multinomial":
-        X = rng.poisson(1.0 + y[:, None] * np.arange(1, d + 1) / d, size=(n, d)).astype(float)
-    elif family == "bernoulli":
-        X = (rng.random((n, d)) < 0.2 + 0.2 * y[:, None] * np.linspace(0, 1, d)).astype(float)
-    elif family == "categorical":
-        cats = np.array(["lo", "mid", "hi", "top"], dtype=object)
-        X = cats[(rng.integers(0, 3, (n, d)) + (y[:, None] > 0)) % 4]
-    else:
-        X = rng.normal(y[:, None] * np.arange(1, d + 1) / 2, 1.0 + 0.5 * y[:, None], size=(n, d))
     return X, y
 
 
@@ -465,25 +419,6 @@ def _nig_args():
 
 
 # ========================================== 3. sample_weight == duplicated rows
-def _all_estimators():
-    """(id, factory, data factory, test rows factory) for every estimator and setting."""
-    return [
-        ("multinomial", lambda: MultinomialNB(alpha=0.6), lambda: random_data("multinomial")),
-        ("multinomial-sparse", lambda: MultinomialNB(alpha=0.6),
-         lambda: (lambda X, y: (sp.csr_matrix(X), y))(*random_data("multinomial"))),
-        ("bernoulli", lambda: BernoulliNB(alpha=0.6), lambda: random_data("bernoulli")),
-        ("categorical", lambda: CategoricalNB(alpha=0.6), lambda: random_data("categorical")),
-        ("gaussian-auto", lambda: GaussianNB(), lambda: random_data("gaussian")),
-        ("gaussian-none", lambda: GaussianNB(prior=None), lambda: random_data("gaussian")),
-        ("gaussian-dict", lambda: GaussianNB(prior=NIG), lambda: random_data("gaussian")),
-        ("mixed", lambda: NaiveBayes(features=mixed_features()), lambda: mixed_frame(n=60, seed=2)),
-    ]
-
-
-ESTIMATORS = _all_estimators()
-IDS = [e[0] for e in ESTIMATORS]
-
-
 def _repeat(X, reps):
     if hasattr(X, "iloc"):
         return X.iloc[np.repeat(np.arange(len(X)), reps)].reset_index(drop=True)
@@ -497,32 +432,32 @@ def _rows(X, idx):
 
 
 class TestSampleWeight:
-    @pytest.mark.parametrize("name, make, data", ESTIMATORS, ids=IDS)
-    def test_integer_weights_equal_duplicated_rows(self, name, make, data):
-        X, y = data()
+    @pytest.mark.parametrize("case", params(CASES))
+    def test_integer_weights_equal_duplicated_rows(self, case):
+        X, y = case.data()
         w = np.random.default_rng(5).integers(1, 4, size=len(y))
-        weighted = make().fit(X, y, sample_weight=w)
-        duplicated = make().fit(_repeat(X, w), np.repeat(y, w))
+        weighted = case.make().fit(X, y, sample_weight=w)
+        duplicated = case.make().fit(_repeat(X, w), np.repeat(y, w))
         assert_same_model(weighted, duplicated, X, rtol=1e-9, atol=1e-9)
-        if name == "gaussian-dict":  # and the test can fail: unit weights are another model
-            assert make().fit(X, y).log_evidence_ != pytest.approx(weighted.log_evidence_, abs=1e-3)
+        if case.id == "gaussian-dict":  # and the test can fail: unit weights are another model
+            assert case.make().fit(X, y).log_evidence_ != pytest.approx(weighted.log_evidence_, abs=1e-3)
 
-    @pytest.mark.parametrize("name, make, data", ESTIMATORS, ids=IDS)
-    def test_zero_weight_equals_dropped_row(self, name, make, data):
-        X, y = data()
+    @pytest.mark.parametrize("case", params(CASES))
+    def test_zero_weight_equals_dropped_row(self, case):
+        X, y = case.data()
         w = np.ones(len(y))
         w[[3, 10]] = 0.0  # rows whose values and classes also occur elsewhere
         keep = w > 0
-        weighted = make().fit(X, y, sample_weight=w)
-        dropped = make().fit(_rows(X, np.flatnonzero(keep)), y[keep])
+        weighted = case.make().fit(X, y, sample_weight=w)
+        dropped = case.make().fit(_rows(X, np.flatnonzero(keep)), y[keep])
         assert_same_model(weighted, dropped, X, rtol=1e-9, atol=1e-9)
 
-    @pytest.mark.parametrize("name, make, data", ESTIMATORS, ids=IDS)
-    def test_fractional_weights_scale_counts(self, name, make, data):
-        X, y = data()
+    @pytest.mark.parametrize("case", params(CASES))
+    def test_fractional_weights_scale_counts(self, case):
+        X, y = case.data()
         c = 0.37
-        base = make().fit(X, y)
-        scaled = make().fit(X, y, sample_weight=np.full(len(y), c))
+        base = case.make().fit(X, y)
+        scaled = case.make().fit(X, y, sample_weight=np.full(len(y), c))
         np.testing.assert_allclose(scaled.class_count_, c * base.class_count_, rtol=1e-12)
         for b0, b1 in zip(base.posterior_.blocks, scaled.posterior_.blocks):
             for field in b0.stats._fields:
@@ -566,12 +501,12 @@ def _partial(make, X, y, classes, chunks=CHUNKS):
 
 
 class TestPartialFit:
-    @pytest.mark.parametrize("name, make, data", ESTIMATORS, ids=IDS)
-    def test_chunks_equal_one_fit(self, name, make, data):
-        X, y = data()
+    @pytest.mark.parametrize("case", params(CASES))
+    def test_chunks_equal_one_fit(self, case):
+        X, y = case.data()
         assert len(y) == CHUNKS[-1]
-        one = make().fit(X, y)
-        chunked = _partial(make, X, y, np.unique(y))
+        one = case.make().fit(X, y)
+        chunked = _partial(case.make, X, y, np.unique(y))
         # Gaussian statistics are merged with Chan's update: equal to rounding
         assert_same_model(one, chunked, X, rtol=1e-10, atol=1e-10)
 
@@ -609,20 +544,10 @@ def _drop_cols(X, cols):
     return np.delete(X, cols, axis=1)
 
 
-def _with_missing(X, mask, marker=np.nan):
-    if hasattr(X, "iloc"):
-        out = X.astype(object).copy()
-        out = out.mask(mask, marker)
-        return out
-    out = X.astype(object if X.dtype == object else float).copy()
-    out[mask] = marker
-    return out
-
-
-def _reduced_factory(name):
+def _reduced_factory(case):
     """Factory of the same estimator over a subset of columns (NaiveBayes: subset of features)."""
-    if name != "mixed":
-        return lambda keep: dict(ESTIMATORS_BY_NAME)[name][0]()
+    if case.family != "mixed":
+        return lambda keep: case.make()
 
     def make(keep):
         feats = {}
@@ -635,27 +560,22 @@ def _reduced_factory(name):
     return make
 
 
-ESTIMATORS_BY_NAME = {e[0]: (e[1], e[2]) for e in ESTIMATORS}
-DENSE = [e for e in ESTIMATORS if e[0] != "multinomial-sparse"]
-DENSE_IDS = [e[0] for e in DENSE]
-
-
 class TestMissing:
     @pytest.mark.parametrize("predictive", ["mean", "marginal"])
-    @pytest.mark.parametrize("name, make, data", DENSE, ids=DENSE_IDS)
-    def test_missing_at_predict_equals_model_without_the_columns(self, name, make, data, predictive):
-        X, y = data()
-        est = make().set_params(predictive=predictive).fit(X, y)
+    @pytest.mark.parametrize("case", params(select(sparse=False)))
+    def test_missing_at_predict_equals_model_without_the_columns(self, case, predictive):
+        X, y = case.data()
+        est = case.make().set_params(predictive=predictive).fit(X, y)
         rng = np.random.default_rng(7)
-        T, _ = data()
+        T, _ = case.data()
         T = _rows(T, np.arange(12))
         d = T.shape[1]
         mask = rng.random((12, d)) < 0.3
         mask[np.arange(12), rng.integers(0, d, 12)] = True  # every row has something missing
         mask[mask.all(axis=1), 0] = False  # ... but not everything
-        Tm = _with_missing(T, mask)
+        Tm = with_missing(T, mask)
         got = {m: getattr(est, m)(Tm) for m in ("predict_joint_log_proba", "predict_proba")}
-        reduced = _reduced_factory(name)
+        reduced = _reduced_factory(case)
         cache = {}
         for i in range(12):
             drop = tuple(np.flatnonzero(mask[i]))
@@ -669,28 +589,27 @@ class TestMissing:
                                        rtol=1e-10, atol=1e-10)
             np.testing.assert_allclose(got["predict_proba"][i], r.predict_proba(Ti)[0], rtol=1e-10, atol=1e-12)
 
-    @pytest.mark.parametrize("name", ["bernoulli", "categorical", "gaussian-auto", "gaussian-none", "gaussian-dict"])
-    def test_missing_in_fit_equals_fit_on_the_remaining_cells(self, name):
+    @pytest.mark.parametrize("case", params(select(cellwise_missing=True)))
+    def test_missing_in_fit_equals_fit_on_the_remaining_cells(self, case):
         """Per feature, the statistics/posterior/evidence are those of its observed cells only."""
-        make, data = ESTIMATORS_BY_NAME[name]
-        X, y = data()
+        X, y = case.data()
         mask = np.random.default_rng(8).random(X.shape) < 0.25
         mask[:, 0] &= False  # column 0 complete
-        est = make().fit(_with_missing(X, mask), y)
+        est = case.make().fit(with_missing(X, mask), y)
         expected_evidence = 0.0
         for j in range(X.shape[1]):
             obs = ~mask[:, j]
             assert len(np.unique(y[obs])) == 3
-            col = make().fit(X[obs][:, [j]], y[obs])
+            col = case.make().fit(X[obs][:, [j]], y[obs])
             b, bj = est.posterior_.blocks[0], col.posterior_.blocks[0]
             for field in b.stats._fields:
                 s, sj = getattr(b.stats, field), getattr(bj.stats, field)
                 assert_same(s[j] if isinstance(s, tuple) else s[:, j],
-                            sj[0] if isinstance(sj, tuple) else sj[:, 0], f"{name}.{field}[{j}]")
+                            sj[0] if isinstance(sj, tuple) else sj[:, 0], f"{case.id}.{field}[{j}]")
             for field in b.posterior._fields:
                 p, pj = getattr(b.posterior, field), getattr(bj.posterior, field)
                 assert_same(p[j] if isinstance(p, tuple) else p[:, j],
-                            pj[0] if isinstance(pj, tuple) else pj[:, 0], f"{name}.posterior.{field}[{j}]")
+                            pj[0] if isinstance(pj, tuple) else pj[:, 0], f"{case.id}.posterior.{field}[{j}]")
             if col.log_evidence_ is not None:
                 expected_evidence += col.log_evidence_ - _label_part(col)
         if est.log_evidence_ is not None:
@@ -712,7 +631,7 @@ class TestMissing:
     def test_multinomial_rows_with_missing_cells_are_left_out_of_the_counts(self):
         X, y = random_data("multinomial")
         mask = np.random.default_rng(9).random(X.shape) < 0.2
-        est = MultinomialNB().fit(_with_missing(X, mask), y)
+        est = MultinomialNB().fit(with_missing(X, mask), y)
         complete = ~mask.any(axis=1)
         cc = MultinomialNB().fit(X[complete], y[complete])
         np.testing.assert_allclose(est.feature_count_, cc.feature_count_)
@@ -727,24 +646,22 @@ class TestMissing:
         theta = np.exp(MultinomialNB(alpha=1.0).fit(X, np.zeros(4000, int)).feature_log_prob_[0])
         np.testing.assert_allclose(theta, [1 / 3] * 3, atol=0.01)
 
-    @pytest.mark.parametrize("name", ["bernoulli", "categorical", "gaussian-auto", "gaussian-none",
-                                      "gaussian-dict", "mixed", "multinomial"])
-    def test_all_missing_column_warns_and_changes_no_prediction(self, name):
-        make, data = ESTIMATORS_BY_NAME[name]
-        X, y = data()
-        j = list(X.columns).index("sleep") if name == "mixed" else 2
+    @pytest.mark.parametrize("case", params(select(sparse=False)))
+    def test_all_missing_column_warns_and_changes_no_prediction(self, case):
+        X, y = case.data()
+        j = list(X.columns).index("sleep") if case.family == "mixed" else 2
         mask = np.zeros(X.shape, dtype=bool)
         mask[:, j] = True
         with pytest.warns(AllMissingWarning):
-            est = make().fit(_with_missing(X, mask), y)
+            est = case.make().fit(with_missing(X, mask), y)
         keep = [c for c in range(X.shape[1]) if c != j]
         names = list(X.columns[keep]) if hasattr(X, "iloc") else keep
-        ref = _reduced_factory(name)(names).fit(_drop_cols(X, [j]), y)
-        if name != "multinomial":  # an unobserved feature adds log 1 to the evidence
+        ref = _reduced_factory(case)(names).fit(_drop_cols(X, [j]), y)
+        if case.family != "multinomial":  # an unobserved feature adds log 1 to the evidence
             assert (est.log_evidence_ is None and ref.log_evidence_ is None) or \
                 est.log_evidence_ == pytest.approx(ref.log_evidence_, abs=1e-10)
-        T = _rows(data()[0], np.arange(10))
-        Tm = _with_missing(T, mask[:10])
+        T = _rows(case.data()[0], np.arange(10))
+        Tm = with_missing(T, mask[:10])
         for predictive in ("mean", "marginal"):
             est.set_params(predictive=predictive)
             ref.set_params(predictive=predictive)
@@ -769,19 +686,19 @@ class TestMissing:
     def test_missing_markers_are_equivalent_categorical(self, marker):
         X, y = random_data("categorical")
         mask = np.random.default_rng(10).random(X.shape) < 0.2
-        ref = CategoricalNB().fit(_with_missing(X, mask, np.nan), y)
-        est = CategoricalNB().fit(_with_missing(X, mask, marker), y)
-        assert_same_model(ref, est, _with_missing(X, mask, marker))
-        frame = pd.DataFrame(_with_missing(X, mask, marker), columns=list("abcd"))
+        ref = CategoricalNB().fit(with_missing(X, mask, np.nan), y)
+        est = CategoricalNB().fit(with_missing(X, mask, marker), y)
+        assert_same_model(ref, est, with_missing(X, mask, marker))
+        frame = pd.DataFrame(with_missing(X, mask, marker), columns=list("abcd"))
         est_df = CategoricalNB().fit(frame, y)
-        np.testing.assert_allclose(est_df.predict_proba(frame), ref.predict_proba(_with_missing(X, mask)),
+        np.testing.assert_allclose(est_df.predict_proba(frame), ref.predict_proba(with_missing(X, mask)),
                                    atol=1e-12)
 
     @pytest.mark.parametrize("marker", [None, pd.NA], ids=["None", "pd.NA"])
     def test_missing_markers_are_equivalent_object_frame(self, marker):
         df, y = mixed_frame(n=40, seed=3)
         mask = np.random.default_rng(11).random(df.shape) < 0.15
-        ref = NaiveBayes(features=mixed_features()).fit(_with_missing(df, mask, np.nan), y)
+        ref = NaiveBayes(features=mixed_features()).fit(with_missing(df, mask, np.nan), y)
         obj = df.astype(object).mask(mask, marker)
         est = NaiveBayes(features=mixed_features()).fit(obj, y)
         assert_same_model(ref, est, obj)
@@ -789,37 +706,36 @@ class TestMissing:
     def test_pd_na_in_nullable_dtypes(self):
         df, y = mixed_frame(n=40, seed=3)
         mask = np.random.default_rng(11).random(df.shape) < 0.15
-        ref = NaiveBayes(features=mixed_features()).fit(_with_missing(df, mask, np.nan), y)
+        ref = NaiveBayes(features=mixed_features()).fit(with_missing(df, mask, np.nan), y)
         nullable = df.convert_dtypes().mask(pd.DataFrame(mask, columns=df.columns), pd.NA)
         assert isinstance(nullable["sleep"].dtype, pd.Float64Dtype) and nullable.isna().to_numpy().sum() == mask.sum()
         est = NaiveBayes(features=mixed_features()).fit(nullable, y)
-        assert_same_model(ref, est, _with_missing(df, mask, np.nan))
+        assert_same_model(ref, est, with_missing(df, mask, np.nan))
         for m in ("predict_joint_log_proba", "predict_proba"):
-            np.testing.assert_allclose(getattr(est, m)(nullable), getattr(ref, m)(_with_missing(df, mask, np.nan)),
+            np.testing.assert_allclose(getattr(est, m)(nullable), getattr(ref, m)(with_missing(df, mask, np.nan)),
                                        rtol=1e-12, atol=1e-12)
 
     @pytest.mark.parametrize("marker", [None, pd.NA], ids=["None", "pd.NA"])
-    @pytest.mark.parametrize("name", ["multinomial", "bernoulli", "gaussian-auto"])
-    def test_missing_markers_in_object_array_numeric(self, name, marker):
-        make, data = ESTIMATORS_BY_NAME[name]
-        X, y = data()
+    @pytest.mark.parametrize("case", params(select("multinomial", "bernoulli", "gaussian-auto")))
+    def test_missing_markers_in_object_array_numeric(self, case, marker):
+        X, y = case.data()
         mask = np.random.default_rng(12).random(X.shape) < 0.2
-        ref = make().fit(_with_missing(X, mask, np.nan), y)
+        ref = case.make().fit(with_missing(X, mask, np.nan), y)
         obj = X.astype(object)
         obj[mask] = marker
-        assert_same_model(ref, make().fit(obj, y), obj)
+        assert_same_model(ref, case.make().fit(obj, y), obj)
 
-    @pytest.mark.parametrize("name, make, data", ESTIMATORS, ids=IDS)
-    def test_inputs_are_never_modified(self, name, make, data):
-        X, y = data()
+    @pytest.mark.parametrize("case", params(CASES))
+    def test_inputs_are_never_modified(self, case):
+        X, y = case.data()
         if not sp.issparse(X):
             mask = np.random.default_rng(13).random(X.shape) < 0.2
-            X = _with_missing(X, mask)
-            if not hasattr(X, "iloc") and name != "categorical":
+            X = with_missing(X, mask)
+            if not hasattr(X, "iloc") and case.id != "categorical":
                 X = X.astype(float)
         w = np.linspace(0.5, 2.0, len(y))
         saved = (copy.deepcopy(X), y.copy(), w.copy())
-        est = make().fit(X, y, sample_weight=w)
+        est = case.make().fit(X, y, sample_weight=w)
         for predictive in ("mean", "marginal"):
             est.set_params(predictive=predictive)
             est.predict_proba(X)
@@ -827,7 +743,7 @@ class TestMissing:
             est.predict_joint_log_proba(X)
             est.score(X, y)
         half = len(y) // 2
-        est2 = make()
+        est2 = case.make()
         est2.partial_fit(_rows(X, slice(0, half)), y[:half], classes=np.unique(y), sample_weight=w[:half])
         _assert_unchanged(X, saved[0])
         np.testing.assert_array_equal(y, saved[1])
@@ -858,14 +774,14 @@ def _assert_unchanged(X, saved):
 # ================================================ 6. probabilities are consistent
 class TestProbabilities:
     @pytest.mark.parametrize("predictive", ["mean", "marginal"])
-    @pytest.mark.parametrize("name, make, data", ESTIMATORS, ids=IDS)
-    def test_log_proba_consistent_and_finite(self, name, make, data, predictive):
-        X, y = data()
-        est = make().set_params(predictive=predictive).fit(X, y)
+    @pytest.mark.parametrize("case", params(CASES))
+    def test_log_proba_consistent_and_finite(self, case, predictive):
+        X, y = case.data()
+        est = case.make().set_params(predictive=predictive).fit(X, y)
         T = X
         if not sp.issparse(X):
-            T = _with_missing(X, np.random.default_rng(14).random(X.shape) < 0.2)
-            if not hasattr(T, "iloc") and name != "categorical":
+            T = with_missing(X, np.random.default_rng(14).random(X.shape) < 0.2)
+            if not hasattr(T, "iloc") and case.id != "categorical":
                 T = T.astype(float)
         logp = est.predict_log_proba(T)
         p = est.predict_proba(T)

@@ -12,14 +12,8 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 
 from bayesnb import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB, NaiveBayes
-from bayesnb.datasets import load_house_votes
 from bayesnb.families import Bernoulli, Categorical, Gaussian, Multinomial
-
-
-@pytest.fixture(scope="module")
-def votes():
-    df = load_house_votes()
-    return df.drop(columns="party"), df["party"].to_numpy(dtype=object)
+from cases import PER_ESTIMATOR, params
 
 
 def tiny_categorical():
@@ -396,20 +390,16 @@ def test_minus_one_is_a_class_with_partial_fit():
     np.testing.assert_array_equal(m.class_count_, [20, 20])
 
 
-ESTIMATORS_ALL = {"MultinomialNB": MultinomialNB, "BernoulliNB": BernoulliNB, "CategoricalNB": CategoricalNB,
-                  "GaussianNB": GaussianNB, "NaiveBayes": NaiveBayes}
-
-
-@pytest.mark.parametrize("name", list(ESTIMATORS_ALL))
-def test_fit_with_minus_one_labels_is_supervised(name):
+@pytest.mark.parametrize("case", params(PER_ESTIMATOR, by="name"))
+def test_fit_with_minus_one_labels_is_supervised(case):
     """SVM-light labels {-1, +1}: fit is supervised, -1 is a class (no EM, no warning)."""
     rng = np.random.default_rng(5)
     X = rng.poisson(1.0, size=(40, 5)).astype(float)
     y01 = np.arange(40) % 2
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        m = ESTIMATORS_ALL[name]().fit(X, 2 * y01 - 1)
-    ref = ESTIMATORS_ALL[name]().fit(X, y01)
+        m = case.cls().fit(X, 2 * y01 - 1)
+    ref = case.cls().fit(X, y01)
     assert m.classes_.tolist() == [-1, 1]
     assert not hasattr(m, "em_objective_")
     np.testing.assert_array_equal(m.class_count_, [20, 20])

@@ -18,6 +18,7 @@ from bayesnb import BernoulliNB, CategoricalNB, GaussianNB, LatentClassFit, Mult
 from bayesnb.families import Bernoulli, Categorical, Gaussian
 from bayesnb.generative import _log_penalty
 from bayesnb.model import make_model, model_log_likelihood, point_sites
+from cases import with_missing
 
 
 def simulate_latent(n, rng, d=8, V=3, K=2, C=2):
@@ -32,12 +33,8 @@ def simulate_latent(n, rng, d=8, V=3, K=2, C=2):
 
 
 def _with_missing(X, y, rng, cells=0.1, labels=0.25):
-    X = X.copy().astype(object) if isinstance(X, pd.DataFrame) else X.astype(float).copy()
-    mask = rng.random(X.shape) < cells
-    if isinstance(X, pd.DataFrame):
-        X = X.mask(mask)
-    else:
-        X[mask] = np.nan
+    """Hide a fraction of the cells (NaN) and of the labels (None)."""
+    X = with_missing(X, rng.random(X.shape) < cells)
     y = y.astype(object)
     y[rng.random(y.shape[0]) < labels] = None
     return X, y

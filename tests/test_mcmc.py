@@ -14,15 +14,8 @@ import pytest
 
 from bayesnb import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB, NaiveBayes
 from bayesnb.diagnostics import compare_posteriors
-from bayesnb.datasets import load_house_votes
 from bayesnb.families import Bernoulli, Categorical, Gaussian
 from bayesnb.model import NotLinearError, make_model, model_inputs, posterior_moments
-
-
-@pytest.fixture(scope="module")
-def votes():
-    df = load_house_votes()
-    return df.drop(columns="party"), df["party"].to_numpy()
 
 
 @pytest.fixture(scope="module")
@@ -196,14 +189,18 @@ def _assert_same_layout(exact, mcmc):
             np.testing.assert_array_equal(pe[c].values, pm[c].values)
 
 
+def _nuts_against_exact(clf, X, y, random_state, num_warmup=500, **kwargs):
+    """(exact, mcmc, table): 20000 exact draws and a NUTS run of 3000 with the same layout and posterior."""
+    exact = clf.sample_posterior(20000, random_state=0)
+    mcmc = clf.run_mcmc(X, y, num_warmup=num_warmup, num_samples=3000, random_state=random_state, **kwargs)
+    _assert_same_layout(exact, mcmc)
+    return exact, mcmc, _assert_agree(exact, mcmc)
+
+
 @pytest.mark.slow
 def test_nuts_matches_exact_house_votes(votes):
     X, y = votes
-    clf = CategoricalNB().fit(X, y)
-    exact = clf.sample_posterior(20000, random_state=0)
-    mcmc = clf.run_mcmc(X, y, num_warmup=500, num_samples=3000, random_state=1)
-    _assert_same_layout(exact, mcmc)
-    table = _assert_agree(exact, mcmc)
+    exact, mcmc, table = _nuts_against_exact(CategoricalNB().fit(X, y), X, y, random_state=1)
     assert len(table) == 2 + 2 * 16 * 2
     ss = mcmc["sample_stats"]
     assert {"diverging", "tree_depth"} <= set(ss.data_vars)
@@ -215,10 +212,7 @@ def test_nuts_matches_exact_house_votes(votes):
 def test_nuts_matches_exact_gaussian_iris(iris):
     X, y = iris
     clf = GaussianNB().fit(X, y)
-    exact = clf.sample_posterior(20000, random_state=0)
-    mcmc = clf.run_mcmc(X, y, num_warmup=500, num_samples=3000, random_state=2)
-    _assert_same_layout(exact, mcmc)
-    table = _assert_agree(exact, mcmc)
+    exact, mcmc, table = _nuts_against_exact(clf, X, y, random_state=2)
     assert set(table["variable"]) == {"pi", "mu_gaussian", "sigma2_gaussian"}
     # same shapes: the compiled sampler is reused (no compilation), also for sequential chains
     again = clf.run_mcmc(X, y, num_warmup=500, num_samples=3000, num_chains=2, random_state=5)
@@ -235,11 +229,8 @@ def test_nuts_rows_form_bernoulli_matches_exact(votes01):
     X, y = votes01
     X, y = X[::3], y[::3]
     clf = BernoulliNB(binarize=None).fit(X, y)
-    exact = clf.sample_posterior(20000, random_state=0)
-    mcmc = clf.run_mcmc(X, y, num_warmup=400, num_samples=3000, random_state=3, likelihood="rows")
+    _, mcmc, _ = _nuts_against_exact(clf, X, y, random_state=3, num_warmup=400, likelihood="rows")
     assert mcmc.attrs["likelihood"] == "rows"
-    _assert_same_layout(exact, mcmc)
-    _assert_agree(exact, mcmc)
 
 
 @pytest.mark.slow

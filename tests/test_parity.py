@@ -15,17 +15,9 @@ def close(a, b):
     np.testing.assert_allclose(a, b, rtol=0, atol=ATOL)
 
 
-@pytest.fixture(scope="module")
-def votes():
-    df = load_house_votes(missing=False)
-    codes = {"n": 0, "y": 1, "?": 2}
-    X = df[HOUSE_VOTES_COLUMNS].replace(codes).to_numpy(dtype=int)
-    return X, df["party"].to_numpy()
-
-
 @pytest.mark.parametrize("alpha", [1.0, 0.5, 0.01])
-def test_categorical_house_votes(votes, alpha):
-    X, y = votes
+def test_categorical_house_votes(votes_codes, alpha):
+    X, y = votes_codes
     ref = sk.CategoricalNB(alpha=alpha).fit(X, y)
     ours = bn.CategoricalNB(alpha=alpha, class_alpha=0).fit(X, y)
     close(ours.class_log_prior_, ref.class_log_prior_)
@@ -39,8 +31,8 @@ def test_categorical_house_votes(votes, alpha):
 
 
 @pytest.mark.parametrize("alpha", [1.0, 0.1])
-def test_bernoulli_house_votes(votes, alpha):
-    X, y = votes
+def test_bernoulli_house_votes(votes_codes, alpha):
+    X, y = votes_codes
     Xb = (X == 1).astype(float)  # yea = 1, nay or not voting = 0
     ref = sk.BernoulliNB(alpha=alpha).fit(Xb, y)
     ours = bn.BernoulliNB(alpha=alpha, class_alpha=0).fit(Xb, y)

@@ -16,6 +16,7 @@ from bayesnb import (Bernoulli, BernoulliNB, Categorical, CategoricalNB, Gaussia
                      Multinomial, MultinomialNB, NaiveBayes)
 from bayesnb.datasets import load_house_votes, load_play_tennis
 from bayesnb.persistence import FORMAT_VERSION, ModelFileError
+import cases
 
 
 def _mixed_table(n=60, seed=0):
@@ -57,7 +58,8 @@ def _cases():
     }
 
 
-CASES = _cases()
+#: the settings above, and every row of cases.py (so a new estimator is round-tripped too)
+CASES = {**_cases(), **{f"cases-{c.id}": (c.make(), *c.data()) for c in cases.CASES}}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -159,45 +161,31 @@ def test_not_a_model_file(tmp_path):
         bayesnb.load(tmp_path / "absent.bnb")
 
 
-def test_newer_format_version(saved):
-    _rewrite(saved, edit_meta=lambda m: m.update(format_version=FORMAT_VERSION + 1))
-    with pytest.raises(ModelFileError, match="upgrade bayesnb"):
-        bayesnb.load(saved)
+def _bump_first_array(arrays):
+    k = sorted(arrays)[0]
+    arrays[k] = arrays[k] + 1 if arrays[k].dtype.kind in "iuf" else arrays[k]
 
 
-def test_wrong_format_name(saved):
-    _rewrite(saved, edit_meta=lambda m: m.update(format="something-else"))
-    with pytest.raises(ModelFileError, match="not a bayesnb model file"):
-        bayesnb.load(saved)
+def _posterior_type_popen(meta):
+    meta["fitted"]["posterior"]["__nt__"] = "Popen"
 
 
-def test_tampered_array(saved):
-    def edit(arrays):
-        k = sorted(arrays)[0]
-        arrays[k] = arrays[k] + 1 if arrays[k].dtype.kind in "iuf" else arrays[k]
-    _rewrite(saved, edit_arrays=edit)
-    with pytest.raises(ModelFileError, match="checksum"):
-        bayesnb.load(saved)
+#: (id, edit of the metadata, edit of the arrays, what the error says): each edited file is refused.
+#: The loader instantiates only allow-listed classes and never unpickles: no code from the file runs.
+EDITED_FILES = [
+    ("newer format version", lambda m: m.update(format_version=FORMAT_VERSION + 1), None, "upgrade bayesnb"),
+    ("wrong format name", lambda m: m.update(format="something-else"), None, "not a bayesnb model file"),
+    ("tampered array", None, _bump_first_array, "checksum"),
+    ("unknown class name", lambda m: m.update(estimator="os.system"), None, "unknown estimator"),
+    ("unknown posterior type", _posterior_type_popen, None, "unknown posterior type"),
+    ("pickled arrays", None, lambda a: a.update(a0=np.array([object()], dtype=object)), None),
+]
 
 
-def test_unknown_class_names_are_refused(saved):
-    """The loader instantiates only allow-listed classes: no code from the file runs."""
-    _rewrite(saved, edit_meta=lambda m: m.update(estimator="os.system"))
-    with pytest.raises(ModelFileError, match="unknown estimator"):
-        bayesnb.load(saved)
-
-
-def test_unknown_posterior_type_is_refused(saved):
-    def edit(m):
-        m["fitted"]["posterior"]["__nt__"] = "Popen"
-    _rewrite(saved, edit_meta=edit)
-    with pytest.raises(ModelFileError, match="unknown posterior type"):
-        bayesnb.load(saved)
-
-
-def test_pickled_arrays_are_refused(saved):
-    _rewrite(saved, edit_arrays=lambda a: a.update(a0=np.array([object()], dtype=object)))
-    with pytest.raises(ModelFileError):
+@pytest.mark.parametrize("edit_meta, edit_arrays, what", [pytest.param(*row[1:], id=row[0]) for row in EDITED_FILES])
+def test_edited_file_is_refused(saved, edit_meta, edit_arrays, what):
+    _rewrite(saved, edit_meta=edit_meta, edit_arrays=edit_arrays)
+    with pytest.raises(ModelFileError, match=what):
         bayesnb.load(saved)
 
 

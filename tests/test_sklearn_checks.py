@@ -6,9 +6,9 @@ fits labels such as ``{-1, 1}``; ``fit`` is always supervised, so ``-1`` is a cl
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from bayesnb import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB, NaiveBayes
+from cases import PER_ESTIMATOR
 
-ESTIMATORS = [MultinomialNB(), BernoulliNB(), CategoricalNB(), GaussianNB(), NaiveBayes()]
+ESTIMATORS = [case.cls() for case in PER_ESTIMATOR]  # each class with its defaults
 
 
 @parametrize_with_checks(ESTIMATORS)

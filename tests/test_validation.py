@@ -28,28 +28,10 @@ from bayesnb import (
     MultinomialNB,
     NaiveBayes,
 )
+from cases import BINARY, CODES, COUNTS, PER_ESTIMATOR, REAL, Y, params, with_missing
 
-RNG = np.random.default_rng(0)
-COUNTS = RNG.integers(0, 5, size=(30, 4)).astype(float)
-BINARY = (COUNTS > 1).astype(float)
-REAL = RNG.normal(size=(30, 4))
-CODES = RNG.integers(0, 3, size=(30, 4))
-Y = np.array(["spam", "ham", "eggs"] * 10)
-
-
-def _data(name):
-    """A small valid training set for each estimator."""
-    return {
-        "MultinomialNB": (MultinomialNB(), COUNTS),
-        "BernoulliNB": (BernoulliNB(binarize=None), BINARY),
-        "CategoricalNB": (CategoricalNB(), CODES),
-        "GaussianNB": (GaussianNB(), REAL),
-        "NaiveBayes": (NaiveBayes({(0, 1): Gaussian(), 2: Categorical(), 3: Multinomial()}),
-                       np.column_stack([REAL[:, :2], CODES[:, 2], COUNTS[:, 3]])),
-    }[name]
-
-
-ALL = ["MultinomialNB", "BernoulliNB", "CategoricalNB", "GaussianNB", "NaiveBayes"]
+#: every estimator class, the test id its name; ``case.small()`` is (estimator, 30 x 4 array), labels Y
+ALL = params(PER_ESTIMATOR, by="name")
 
 
 # ----------------------------------------------------------------------------- counts and binary
@@ -90,10 +72,10 @@ def test_bernoulli_non_binary_without_binarize():
 
 
 # ------------------------------------------------------------------------------- infinite values
-@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("case", ALL)
 @pytest.mark.parametrize("where", ["fit", "predict"])
-def test_infinite_values_rejected(name, where):
-    model, X = _data(name)
+def test_infinite_values_rejected(case, where):
+    model, X = case.small()
     bad = X.astype(float)
     bad[2, 1] = np.inf
     bad[5, 1] = -np.inf
@@ -102,7 +84,7 @@ def test_infinite_values_rejected(name, where):
         call = lambda: model.predict_proba(bad)  # noqa: E731
     else:
         call = lambda: model.fit(bad, Y)  # noqa: E731
-    with pytest.raises(ValueError, match=rf"{name}: expected finite values in X.*received 2 infinite value\(s\) in column\(s\) \[1\]"):
+    with pytest.raises(ValueError, match=rf"{case.name}: expected finite values in X.*received 2 infinite value\(s\) in column\(s\) \[1\]"):
         call()
 
 
@@ -122,25 +104,25 @@ def test_infinite_values_in_dataframe_and_object_array():
 
 
 # --------------------------------------------------------------------------------- shape / empty
-@pytest.mark.parametrize("name", ALL)
-def test_wrong_number_of_columns_at_predict(name):
-    model, X = _data(name)
+@pytest.mark.parametrize("case", ALL)
+def test_wrong_number_of_columns_at_predict(case):
+    model, X = case.small()
     model.fit(X, Y)
-    with pytest.raises(ValueError, match=rf"X has 3 features, but {name} is expecting 4 features"):
+    with pytest.raises(ValueError, match=rf"X has 3 features, but {case.name} is expecting 4 features"):
         model.predict(X[:, :3])
-    with pytest.raises(ValueError, match=rf"X has 5 features, but {name} is expecting 4 features"):
+    with pytest.raises(ValueError, match=rf"X has 5 features, but {case.name} is expecting 4 features"):
         model.predict_proba(np.column_stack([X, X[:, :1]]))
 
 
-@pytest.mark.parametrize("name", ALL)
-def test_empty_input(name):
-    model, X = _data(name)
-    with pytest.raises(ValueError, match=rf"0 sample\(s\) \(shape=\(0, 4\)\) while a minimum of 1 is required by {name}"):
+@pytest.mark.parametrize("case", ALL)
+def test_empty_input(case):
+    model, X = case.small()
+    with pytest.raises(ValueError, match=rf"0 sample\(s\) \(shape=\(0, 4\)\) while a minimum of 1 is required by {case.name}"):
         model.fit(X[:0], Y[:0])
-    with pytest.raises(ValueError, match=rf"0 feature\(s\) \(shape=\(30, 0\)\) while a minimum of 1 is required by {name}"):
+    with pytest.raises(ValueError, match=rf"0 feature\(s\) \(shape=\(30, 0\)\) while a minimum of 1 is required by {case.name}"):
         model.fit(X[:, :0], Y)
     model.fit(X, Y)
-    with pytest.raises(ValueError, match=rf"0 sample\(s\).*required by {name}"):
+    with pytest.raises(ValueError, match=rf"0 sample\(s\).*required by {case.name}"):
         model.predict(X[:0])
 
 
@@ -234,12 +216,12 @@ def test_negative_class_alpha():
         MultinomialNB(class_alpha=-1).fit(COUNTS, Y)
 
 
-@pytest.mark.parametrize("name", ALL)
-def test_negative_sample_weight(name):
-    model, X = _data(name)
+@pytest.mark.parametrize("case", ALL)
+def test_negative_sample_weight(case):
+    model, X = case.small()
     w = np.ones(len(Y))
     w[4] = -2.0
-    with pytest.raises(ValueError, match=rf"{name}: expected sample_weight >= 0; received 1 negative weight\(s\), e.g. -2.0"):
+    with pytest.raises(ValueError, match=rf"{case.name}: expected sample_weight >= 0; received 1 negative weight\(s\), e.g. -2.0"):
         model.fit(X, Y, sample_weight=w)
 
 
@@ -252,15 +234,15 @@ def test_bad_sample_weight_shape_and_zeros():
         MultinomialNB().fit(COUNTS, Y, sample_weight=np.r_[np.nan, np.ones(29)])
 
 
-@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("case", ALL)
 @pytest.mark.parametrize("w, what", [
     (1e308, r"the total weight overflows float64"),
     (1e300, r"the total weight is 3e\+301"),
     (1e15, r"the total weight is 3e\+16"),
 ], ids=["overflow", "huge", "above-2**53"])
-def test_sample_weight_total_too_large_names_the_total(name, w, what):
-    model, X = _data(name)
-    with pytest.raises(ValueError, match=rf"{name}: expected sample_weight summing to at most 2\*\*53 "
+def test_sample_weight_total_too_large_names_the_total(case, w, what):
+    model, X = case.small()
+    with pytest.raises(ValueError, match=rf"{case.name}: expected sample_weight summing to at most 2\*\*53 "
                                          rf"\(9.01e\+15\).*{what}\. Weights are counts"):
         model.fit(X, Y, sample_weight=np.full(len(Y), w))
 
@@ -284,21 +266,23 @@ def test_fit_semi_supervised_unlabeled_weight_counts_toward_the_total():
         MultinomialNB().fit_semi_supervised(COUNTS, y, unlabeled_weight=1e300)
 
 
-@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("case", ALL)
 @pytest.mark.parametrize("w", [5e-324, 1e-310], ids=["smallest", "subnormal"])
-def test_subnormal_sample_weight_rejected(name, w):
-    model, X = _data(name)
+def test_subnormal_sample_weight_rejected(case, w):
+    model, X = case.small()
     sw = np.ones(len(Y))
     sw[3] = w
-    with pytest.raises(ValueError, match=rf"{name}: expected sample_weight of 0 or at least 2.23e-308; received 1 "
+    with pytest.raises(ValueError, match=rf"{case.name}: expected sample_weight of 0 or at least 2.23e-308; received 1 "
                                          rf"subnormal weight\(s\), e.g. {w:.3g}.*Use 0 to leave a row out"):
         model.fit(X, Y, sample_weight=sw)
 
 
-@pytest.mark.parametrize("name", ["MultinomialNB", "BernoulliNB", "GaussianNB"])
-def test_tiny_sample_weight_means_almost_no_data(name):
+# families without categories: a row of weight 1e-300 adds no category
+@pytest.mark.parametrize("case", params([c for c in PER_ESTIMATOR if c.family in ("multinomial", "bernoulli", "gaussian")],
+                                        by="name"))
+def test_tiny_sample_weight_means_almost_no_data(case):
     """Weights are counts, never rescaled: 1e-300 is (to float64) a removed row, and all-tiny is the prior."""
-    model, X = _data(name)
+    model, X = case.small()
     sw = np.ones(len(Y))
     sw[3] = 1e-300
     removed = sw.copy()
@@ -419,40 +403,37 @@ def test_gaussian_mle_zero_variance_suggests_auto():
 
 
 # ----------------------------------------------------------------------------------- unfitted
-@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("case", ALL)
 @pytest.mark.parametrize("method", ["predict", "predict_proba", "predict_log_proba", "predict_joint_log_proba", "score"])
-def test_unfitted(name, method):
-    model, X = _data(name)
+def test_unfitted(case, method):
+    model, X = case.small()
     args = (X, Y) if method == "score" else (X,)
-    with pytest.raises(NotFittedError, match=rf"This {name} instance is not fitted yet"):
+    with pytest.raises(NotFittedError, match=rf"This {case.name} instance is not fitted yet"):
         getattr(model, method)(*args)
 
 
 # -------------------------------------------------------------------------- inputs stay untouched
-def _with_missing(X):
-    X = X.astype(float)
-    X[1, 0] = np.nan
-    X[4, 3] = np.nan
-    return X
+MISSING = np.zeros((30, 4), dtype=bool)
+MISSING[[1, 4], [0, 3]] = True  # two missing cells of the 30 x 4 arrays
 
 
-@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("case", ALL)
 @pytest.mark.parametrize("kind", ["array", "array-missing", "frame", "sparse"])
-def test_inputs_not_modified(name, kind):
-    model, X = _data(name)
-    if name == "BernoulliNB":
+def test_inputs_not_modified(case, kind):
+    model, X = case.small()
+    if case.family == "bernoulli":
         model.set_params(binarize=0.5)
         X = COUNTS.copy()  # thresholded on a copy
     if kind == "array-missing":
-        X = _with_missing(X)
+        X = with_missing(X, MISSING)
     elif kind == "frame":
-        X = pd.DataFrame(_with_missing(X), columns=["a", "b", "c", "d"])
-        if name == "NaiveBayes":
+        X = pd.DataFrame(with_missing(X, MISSING), columns=["a", "b", "c", "d"])
+        if case.family == "mixed":
             model.set_params(features={("a", "b"): Gaussian(), "c": Categorical(), "d": Multinomial()})
     elif kind == "sparse":
-        if name not in ("MultinomialNB", "BernoulliNB"):
+        if not case.accepts_sparse:
             pytest.skip("dense-only estimator")
-        X = sp.csr_matrix(_with_missing(X))
+        X = sp.csr_matrix(with_missing(X, MISSING))
     y = pd.Series(Y) if kind == "frame" else Y.copy()
     w = np.linspace(0.5, 2.0, len(Y))
     before = (X.copy(), y.copy(), w.copy())
@@ -481,14 +462,12 @@ def test_object_table_not_modified():
 
 
 # ------------------------------------------------------------------------------ all-missing column
-@pytest.mark.parametrize("name", [
-    "MultinomialNB", "BernoulliNB", "GaussianNB", "NaiveBayes", "CategoricalNB",
-])
-def test_all_missing_column_warns_and_keeps_prior(name):
-    model, X = _data(name)
+@pytest.mark.parametrize("case", ALL)
+def test_all_missing_column_warns_and_keeps_prior(case):
+    model, X = case.small()
     X = X.astype(float)
     X[:, 3] = np.nan
-    with pytest.warns(AllMissingWarning, match=rf"{name}: feature\(s\) \['x3'\] have no observed"):
+    with pytest.warns(AllMissingWarning, match=rf"{case.name}: feature\(s\) \['x3'\] have no observed"):
         model.fit(X, Y)
     block = model.posterior_.blocks[-1]
     j = list(block.columns).index(3)
@@ -502,7 +481,7 @@ def test_all_missing_column_warns_and_keeps_prior(name):
     assert np.all(np.isfinite(proba))
     assert np.isfinite(model.log_evidence_)
     # the column does not change predictions: the same as a model fitted without it
-    if name == "NaiveBayes":
+    if case.family == "mixed":
         without = NaiveBayes({(0, 1): Gaussian(), 2: Categorical()})
     else:
         without = clone(model)
@@ -531,8 +510,9 @@ def test_unseen_categories_have_finite_probabilities():
 @pytest.mark.parametrize("marker", [np.nan, None, pd.NA], ids=["nan", "None", "pd.NA"])
 def test_missing_markers_in_fit_and_predict(marker):
     cats = np.array([["a", "x"], ["b", "y"], ["a", "y"], ["b", "x"], ["a", "x"], ["b", "y"]], dtype=object)
-    nums = RNG.normal(size=(6, 2)).astype(object)
-    counts = RNG.integers(0, 4, size=(6, 2)).astype(object)
+    rng = np.random.default_rng(1)
+    nums = rng.normal(size=(6, 2)).astype(object)
+    counts = rng.integers(0, 4, size=(6, 2)).astype(object)
     y = np.array([0, 1, 0, 1, 0, 1])
     for X in (cats, nums, counts):
         X = X.copy()
@@ -565,6 +545,6 @@ def test_missing_cell_is_marginalised():
 def test_no_warnings_on_clean_input():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        for name in ALL:
-            model, X = _data(name)
+        for case in PER_ESTIMATOR:
+            model, X = case.small()
             model.fit(X, Y).predict_proba(X)

@@ -1,0 +1,214 @@
+"""The one table of estimator cases that the tests run over, and the data they share.
+
+Each row of :data:`CASES` is a :class:`Case`: an estimator setting, a factory of training
+data with values suited to its family, and flags that tests filter on (``select``). A new
+estimator or setting is covered by every all-estimator test by adding one row here.
+
+Also here: the data generators behind the rows (``random_data``, ``mixed_frame``), the small
+numeric arrays of the per-estimator input checks (``COUNTS``, ``BINARY``, ``REAL``, ``CODES``,
+``Y``), the House Votes loader (``load_votes``; the ``votes`` fixture of conftest.py) and
+``with_missing``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+from bayesnb import (
+    Bernoulli,
+    BernoulliNB,
+    Categorical,
+    CategoricalNB,
+    Gaussian,
+    GaussianNB,
+    Multinomial,
+    MultinomialNB,
+    NaiveBayes,
+)
+
+NIG = {"mu0": 0.5, "kappa0": 0.7, "a0": 2.5, "b0": 1.8}  # a proper Normal-Inverse-Gamma prior
+
+
+# ================================================================================ data factories
+def random_data(family, n=60, d=4, K=3, seed=1):
+    """(X, y): ``n`` rows of ``d`` features of one family whose distribution depends on the class."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, K, n)
+    if family == "multinomial":
+        X = rng.poisson(1.0 + y[:, None] * np.arange(1, d + 1) / d, size=(n, d)).astype(float)
+    elif family == "bernoulli":
+        X = (rng.random((n, d)) < 0.2 + 0.2 * y[:, None] * np.linspace(0, 1, d)).astype(float)
+    elif family == "categorical":
+        cats = np.array(["lo", "mid", "hi", "top"], dtype=object)
+        X = cats[(rng.integers(0, 3, (n, d)) + (y[:, None] > 0)) % 4]
+    else:
+        X = rng.normal(y[:, None] * np.arange(1, d + 1) / 2, 1.0 + 0.5 * y[:, None], size=(n, d))
+    return X, y
+
+
+def mixed_frame(n=40, seed=0, missing=0.0):
+    """A table mixing every family: dish (categorical), words (counts), flags (0/1), sleep (real)."""
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["ham", "spam", "eggs"], size=n)
+    shift = (y == "spam") * 1.5 - (y == "eggs") * 0.7
+    df = pd.DataFrame({
+        "dish": np.array(["pizza", "sushi", "tacos", "curry"])[
+            (rng.integers(0, 3, n) + (y == "spam") + 2 * (y == "eggs")) % 4],
+        "w1": rng.poisson(1 + (y == "spam") * 2), "w2": rng.poisson(2, size=n),
+        "w3": rng.poisson(1 + (y == "ham")),
+        "f1": rng.integers(0, 2, n), "f2": (rng.random(n) < 0.3 + 0.4 * (y == "eggs")).astype(int),
+        "sleep": rng.normal(7 + shift, 1.0), "age": rng.normal(40, 10, n),
+    })
+    df[["w1", "w2", "w3", "f1", "f2"]] = df[["w1", "w2", "w3", "f1", "f2"]].astype(float)
+    if missing:
+        df = df.astype(object)
+        mask = rng.random(df.shape) < missing
+        df = df.mask(mask, None)
+        for c in ["w1", "w2", "w3", "f1", "f2", "sleep", "age"]:
+            df[c] = df[c].astype(float)
+    return df, y
+
+
+def mixed_features(gauss_prior="auto", alpha=1.0):
+    """The ``features`` of :func:`mixed_frame`: one block of each family."""
+    return {"dish": Categorical(alpha=alpha), ("w1", "w2", "w3"): Multinomial(alpha=alpha),
+            ("f1", "f2"): Bernoulli(alpha=alpha), ("sleep", "age"): Gaussian(prior=gauss_prior)}
+
+
+def _sparse(data):
+    def make():
+        X, y = data()
+        return sp.csr_matrix(X), y
+    return make
+
+
+# Small numeric arrays (30 x 4, three string classes) for the per-estimator input checks.
+_rng = np.random.default_rng(0)
+COUNTS = _rng.integers(0, 5, size=(30, 4)).astype(float)
+BINARY = (COUNTS > 1).astype(float)
+REAL = _rng.normal(size=(30, 4))
+CODES = _rng.integers(0, 3, size=(30, 4))
+Y = np.array(["spam", "ham", "eggs"] * 10)
+del _rng
+
+
+# ==================================================================================== the table
+@dataclass(frozen=True)
+class Case:
+    """One estimator setting with data for it.
+
+    id : str
+        The readable test id.
+    make : callable
+        ``make()`` is a fresh unfitted estimator.
+    data : callable
+        ``data()`` is a fresh ``(X, y)``: 60 rows with values of the family (a DataFrame for
+        ``"mixed"``, a CSR matrix where ``sparse``).
+    family : str
+        ``"multinomial"``, ``"bernoulli"``, ``"categorical"``, ``"gaussian"`` or ``"mixed"``.
+    sparse : bool
+        ``data()`` gives a sparse matrix.
+    accepts_sparse : bool
+        The estimator takes sparse input (the count families).
+    cellwise_missing : bool
+        A missing cell in ``fit`` leaves out just that cell (not the whole row, as Multinomial
+        does) and ``data()`` is a dense ndarray: statistics equal those of the observed cells.
+    small : callable or None
+        On one row per estimator class: ``small()`` is ``(estimator, X)`` on a 30 x 4 numeric
+        ndarray with labels :data:`Y`, for the per-estimator input checks (test_validation.py).
+    """
+
+    id: str
+    make: Callable
+    data: Callable
+    family: str
+    sparse: bool = False
+    accepts_sparse: bool = False
+    cellwise_missing: bool = False
+    small: Callable | None = None
+
+    @property
+    def cls(self):
+        """The estimator class."""
+        return type(self.make())
+
+    @property
+    def name(self):
+        """The estimator class's name (what error messages say)."""
+        return self.cls.__name__
+
+
+#: every estimator setting: add a row for a new estimator or setting
+CASES = [
+    Case("multinomial", lambda: MultinomialNB(alpha=0.6), lambda: random_data("multinomial"), "multinomial",
+         accepts_sparse=True, small=lambda: (MultinomialNB(), COUNTS)),
+    Case("multinomial-sparse", lambda: MultinomialNB(alpha=0.6), _sparse(lambda: random_data("multinomial")),
+         "multinomial", sparse=True, accepts_sparse=True),
+    Case("bernoulli", lambda: BernoulliNB(alpha=0.6), lambda: random_data("bernoulli"), "bernoulli",
+         accepts_sparse=True, cellwise_missing=True, small=lambda: (BernoulliNB(binarize=None), BINARY)),
+    Case("categorical", lambda: CategoricalNB(alpha=0.6), lambda: random_data("categorical"), "categorical",
+         cellwise_missing=True, small=lambda: (CategoricalNB(), CODES)),
+    Case("gaussian-auto", lambda: GaussianNB(), lambda: random_data("gaussian"), "gaussian",
+         cellwise_missing=True, small=lambda: (GaussianNB(), REAL)),
+    Case("gaussian-none", lambda: GaussianNB(prior=None), lambda: random_data("gaussian"), "gaussian",
+         cellwise_missing=True),
+    Case("gaussian-dict", lambda: GaussianNB(prior=NIG), lambda: random_data("gaussian"), "gaussian",
+         cellwise_missing=True),
+    Case("mixed", lambda: NaiveBayes(features=mixed_features()), lambda: mixed_frame(n=60, seed=2), "mixed",
+         small=lambda: (NaiveBayes({(0, 1): Gaussian(), 2: Categorical(), 3: Multinomial()}),
+                        np.column_stack([REAL[:, :2], CODES[:, 2], COUNTS[:, 3]]))),
+]
+
+BY_ID = {c.id: c for c in CASES}
+
+#: one row per estimator class (the rows with ``small``), in the order of CASES
+PER_ESTIMATOR = [c for c in CASES if c.small is not None]
+
+
+def select(*ids, **flags):
+    """The rows of CASES with these ids (all when none given) whose attributes equal ``flags``.
+
+    >>> [c.id for c in select(sparse=True)]
+    ['multinomial-sparse']
+    """
+    rows = [BY_ID[i] for i in ids] if ids else CASES
+    return [c for c in rows if all(getattr(c, k) == v for k, v in flags.items())]
+
+
+def params(rows, by="id"):
+    """``pytest.param`` of each case, its test id the attribute ``by`` (``"id"`` or ``"name"``)."""
+    return [pytest.param(c, id=getattr(c, by)) for c in rows]
+
+
+# ====================================================================================== shared
+def load_votes(missing=True, codes=None):
+    """House Votes 1984 as ``(X, y)``: X the 16 votes (a DataFrame), y the party (object array).
+
+    ``codes`` (a dict such as ``{"n": 0, "y": 1, "?": 2}``) maps the votes to ints and returns
+    X as an int ndarray; ``missing=False`` reads "?" as a value rather than a missing cell.
+    """
+    from bayesnb.datasets import HOUSE_VOTES_COLUMNS, load_house_votes
+
+    df = load_house_votes(missing=missing)
+    y = df["party"].to_numpy(dtype=object)
+    if codes is not None:
+        return df[HOUSE_VOTES_COLUMNS].replace(codes).to_numpy(dtype=int), y
+    return df.drop(columns="party"), y
+
+
+def with_missing(X, mask, marker=np.nan):
+    """A copy of X with ``marker`` in the cells where ``mask`` is True.
+
+    A DataFrame becomes object-typed; an ndarray keeps an object dtype, otherwise becomes float.
+    """
+    if hasattr(X, "iloc"):
+        return X.astype(object).copy().mask(mask, marker)
+    out = X.astype(object if X.dtype == object else float).copy()
+    out[mask] = marker
+    return out
