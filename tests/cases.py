@@ -20,17 +20,8 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from bayesnb import (
-    Bernoulli,
-    BernoulliNB,
-    Categorical,
-    CategoricalNB,
-    Gaussian,
-    GaussianNB,
-    Multinomial,
-    MultinomialNB,
-    NaiveBayes,
-)
+from bayesnb import (Bernoulli, BernoulliNB, Categorical, CategoricalNB, Gaussian, GaussianNB, Multinomial,
+                     MultinomialNB, NaiveBayes)
 
 NIG = {"mu0": 0.5, "kappa0": 0.7, "a0": 2.5, "b0": 1.8}  # a proper Normal-Inverse-Gamma prior
 

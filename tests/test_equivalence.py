@@ -29,16 +29,8 @@ import scipy.sparse as sp
 from scipy import integrate
 
 import bayesnb
-from bayesnb import (
-    AllMissingWarning,
-    BernoulliNB,
-    Categorical,
-    CategoricalNB,
-    GaussianNB,
-    MultinomialNB,
-    NaiveBayes,
-    ZeroProbabilityWarning,
-)
+from bayesnb import (AllMissingWarning, BernoulliNB, Categorical, CategoricalNB, GaussianNB, MultinomialNB,
+                     NaiveBayes, ZeroProbabilityWarning)
 from bayesnb.posterior import log_evidence as posterior_log_evidence
 from cases import CASES, NIG, mixed_features, mixed_frame, params, random_data, select, with_missing
 

@@ -48,19 +48,8 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 
 import bayesnb
-from bayesnb import (
-    AllMissingWarning,
-    Bernoulli,
-    BernoulliNB,
-    Categorical,
-    CategoricalNB,
-    Gaussian,
-    GaussianNB,
-    Multinomial,
-    MultinomialNB,
-    NaiveBayes,
-    ZeroProbabilityWarning,
-)
+from bayesnb import (AllMissingWarning, Bernoulli, BernoulliNB, Categorical, CategoricalNB, Gaussian,
+                     GaussianNB, Multinomial, MultinomialNB, NaiveBayes, ZeroProbabilityWarning)
 
 _SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 settings.register_profile("ci", max_examples=100, derandomize=True, deadline=None, database=None,

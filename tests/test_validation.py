@@ -16,18 +16,8 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
-from bayesnb import (
-    AllMissingWarning,
-    Bernoulli,
-    BernoulliNB,
-    Categorical,
-    CategoricalNB,
-    Gaussian,
-    GaussianNB,
-    Multinomial,
-    MultinomialNB,
-    NaiveBayes,
-)
+from bayesnb import (AllMissingWarning, Bernoulli, BernoulliNB, Categorical, CategoricalNB, Gaussian,
+                     GaussianNB, Multinomial, MultinomialNB, NaiveBayes)
 from cases import BINARY, CODES, COUNTS, PER_ESTIMATOR, REAL, Y, params, with_missing
 
 #: every estimator class, the test id its name; ``case.small()`` is (estimator, 30 x 4 array), labels Y
