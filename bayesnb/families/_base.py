@@ -28,6 +28,8 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from .._utils import all_missing_columns
+
 # the numeric helpers families share (kept importable from here)
 from ._numeric import (
     check_alpha,
@@ -39,7 +41,7 @@ from ._numeric import (
     resolve_scalar_alpha,
 )
 
-__all__ = ["Family", "check_alpha", "class_sums", "dirichlet_draws", "draw_categories", "log_dot",
+__all__ = ["Family", "ThetaSite", "check_alpha", "class_sums", "dirichlet_draws", "draw_categories", "log_dot",
            "maximise_evidence", "resolve_scalar_alpha"]
 
 
@@ -186,9 +188,14 @@ class Family(ABC):
     def is_proper(self, prior):
         """Whether the prior is proper (the evidence is then defined)."""
 
-    @abstractmethod
     def all_missing(self, block):
-        """Bool (d,): the columns of an encoded block whose every cell is missing."""
+        """Bool (d,): the columns of an encoded block whose every cell is missing.
+
+        The default reads a block stored as ``(X, missing, ...)``: ``missing`` None or an
+        (n, d) dense or sparse indicator of the missing cells. A family whose blocks look
+        otherwise overrides it.
+        """
+        return all_missing_columns(block.missing, block.X.shape)
 
     def merge(self, a, b):
         """Combine statistics of two disjoint batches (default: add every field)."""
@@ -252,7 +259,6 @@ class Family(ABC):
         params NamedTuple
             A "point" that :meth:`gen_sample`, :meth:`gen_fill` and :meth:`gen_cell_log_lik` read.
         """
-        raise NotImplementedError
 
     @abstractmethod
     def gen_sample(self, point, z, rng, lengths=None):
@@ -272,12 +278,10 @@ class Family(ABC):
         ndarray of shape (n, d)
             Encoded values (codes for raw-value families; see :meth:`gen_decode`).
         """
-        raise NotImplementedError
 
     @abstractmethod
     def gen_missing(self, block):
         """Bool (n, d): the missing cells of an encoded block (dense or sparse)."""
-        raise NotImplementedError
 
     @abstractmethod
     def gen_fill(self, point, block, resp, strategy, z=None, rng=None, rate=None):
@@ -301,7 +305,6 @@ class Family(ABC):
         ndarray of shape (n, d)
             Encoded values, missing cells filled.
         """
-        raise NotImplementedError
 
     @abstractmethod
     def gen_cell_log_lik(self, prior, point, block, weights, predictive="mean"):
@@ -319,12 +322,10 @@ class Family(ABC):
         -------
         ndarray of shape (n, d)
         """
-        raise NotImplementedError
 
     @abstractmethod
     def gen_log_penalty(self, prior, point) -> float:
         """Log prior density term of ``point`` (the EM objective's penalty)."""
-        raise NotImplementedError
 
     def gen_rate(self, stats, class_count, rng=None):
         """Length model of the block: per-class rate (K,), or None for families without one."""
@@ -357,66 +358,54 @@ class Family(ABC):
     @abstractmethod
     def sample_params(self, post, n_draws, rng) -> dict:
         """``n_draws`` exact posterior draws of every parameter, ``{name: (n_draws, K, ...)}``."""
-        raise NotImplementedError
 
     @abstractmethod
     def posterior_moments(self, post) -> dict:
         """``{name: (mean, sd)}`` of every parameter under the posterior."""
-        raise NotImplementedError
 
     @abstractmethod
     def posterior_from_params(self, params: dict):
         """A params NamedTuple whose plug-in is the given parameter values."""
-        raise NotImplementedError
 
     @abstractmethod
     def numpyro_static(self, prior):
         """Hashable static structure of the block for the NumPyro model (shapes, groups)."""
-        raise NotImplementedError
 
     @abstractmethod
     def numpyro_prior_args(self, prior) -> dict:
         """The prior's arrays, as passed to the compiled model."""
-        raise NotImplementedError
 
     @abstractmethod
     def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
         """Sample the block's parameter sites inside the NumPyro model; returns the parameters."""
-        raise NotImplementedError
 
     @abstractmethod
     def params_from_sites(self, label, static, samples: dict) -> dict:
         """Parameter arrays (``param_names``) from NumPyro site samples."""
-        raise NotImplementedError
 
     @abstractmethod
     def point_params(self, post) -> dict:
         """Parameter arrays at the posterior plug-in."""
-        raise NotImplementedError
 
     @abstractmethod
     def sites_from_params(self, label, static, params: dict) -> dict:
         """NumPyro site values (constrained) for the given parameter arrays."""
-        raise NotImplementedError
 
     @abstractmethod
     def numpyro_stats_args(self, stats) -> dict:
         """Sufficient statistics as arrays for the sufficient-statistics likelihood."""
-        raise NotImplementedError
 
     @abstractmethod
     def numpyro_suffstat_loglik(self, params, stats_args):
         """The block's log-likelihood from sufficient statistics (JAX)."""
-        raise NotImplementedError
 
     @abstractmethod
     def numpyro_row_args(self, block, static) -> dict:
         """Encoded rows as arrays for the per-row likelihood."""
-        raise NotImplementedError
 
+    @abstractmethod
     def numpyro_row_loglik(self, params, row_args):
         """Per-row, per-class log-likelihood ``(n, K)`` of the block (JAX)."""
-        raise NotImplementedError
 
     # ------------------------------------------------------------ linear form and display
     def linear_terms(self, theta, state):
@@ -460,7 +449,29 @@ class Family(ABC):
             ``kind="bars"``: payload ``(labels, p)`` with ``p`` of shape (K, len(labels));
             ``kind="density"``: payload ``(mu, sd)``, each of shape (K,).
         """
-        raise NotImplementedError
+
+
+class ThetaSite:
+    """Mixin: the family's one parameter ``theta`` (K, ...) is the NumPyro site ``theta_<label>``.
+
+    Supplies :meth:`Family.params_from_sites`, :meth:`Family.point_params` and
+    :meth:`Family.sites_from_params` for such a family (Bernoulli, Multinomial); list it
+    before :class:`Family` among the bases.
+    """
+
+    param_names = ("theta",)
+
+    def params_from_sites(self, label, static, samples: dict) -> dict:
+        """MCMC samples of ``theta_<label>`` -> ``{"theta": (..., K, ...)}``."""
+        return {"theta": np.asarray(samples[f"theta_{label}"], dtype=float)}
+
+    def point_params(self, post) -> dict:
+        """``{"theta": ...}``, the posterior mean (inverse of ``posterior_from_params``)."""
+        return {"theta": self.posterior_moments(post)["theta"][0]}
+
+    def sites_from_params(self, label, static, params: dict) -> dict:
+        """Inverse of :meth:`params_from_sites`: ``{"theta_<label>": theta}``."""
+        return {f"theta_{label}": np.asarray(params["theta"])}
 
 
 def _param_equal(a, b) -> bool:

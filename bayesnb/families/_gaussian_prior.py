@@ -42,12 +42,18 @@ class GaussianStats(NamedTuple):
 class NormalInverseGammas(NamedTuple):
     """Normal-Inverse-Gamma parameters per (class, feature): prior and posterior alike.
 
+    ``sigma2 ~ InverseGamma(a, b)`` and ``mu | sigma2 ~ Normal(mu, sigma2 / kappa)``.
+
     Attributes
     ----------
     mu : ndarray of shape (K, d)
+        Location of the mean.
     kappa : ndarray of shape (K, d)
+        Pseudo-observations behind the mean (0: flat).
     a : ndarray of shape (K, d)
+        Shape of the variance (half the pseudo-observations behind it).
     b : ndarray of shape (K, d)
+        Scale of the variance (half the pseudo sum of squares).
     """
 
     mu: np.ndarray

@@ -25,9 +25,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import betaln
 
-from .._utils import all_missing_columns as _all_missing
 from .._utils import dense, nonfinite_error
-from ._base import Family
+from ._base import Family, ThetaSite
 from ._numeric import check_alpha, class_sums, dirichlet_draws, resolve_scalar_alpha
 
 __all__ = ["Bernoulli", "BernoulliStats", "Betas"]
@@ -103,7 +102,7 @@ def _prob(point: Betas) -> np.ndarray:
         return np.where(tot > 0, point.a / np.where(tot > 0, tot, 1.0), 0.5)
 
 
-class Bernoulli(Family):
+class Bernoulli(ThetaSite, Family):
     """Binary feature block with a Beta(alpha, alpha) prior per (class, feature).
 
     Parameters
@@ -126,7 +125,6 @@ class Bernoulli(Family):
     name = "bernoulli"
     accepts_sparse = True
     #: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
-    param_names = ("theta",)
     #: NamedTuple of the sufficient statistics
     stats_type = BernoulliStats
     #: NamedTuple of the prior and of the posterior
@@ -293,10 +291,6 @@ class Bernoulli(Family):
         """True when alpha > 0."""
         return bool(np.all(prior.a > 0) and np.all(prior.b > 0))
 
-    def all_missing(self, block):
-        """Columns missing in every row, bool (d,)."""
-        return _all_missing(block.missing, block.X.shape)
-
     # ------------------------------------------------------------------ generative hooks
     # A "point" is a Betas whose mean a / (a + b) is the probability in use: the posterior
     # itself (plug-in) or one exact Beta draw stored as Betas(p, 1 - p).
@@ -418,18 +412,6 @@ class Bernoulli(Family):
             p = numpyro.sample(f"theta_{label}", dist.Beta(a, b))
         tiny = jnp.finfo(p.dtype).tiny
         return {"log_p": jnp.log(jnp.clip(p, tiny)), "log_q": jnp.log(jnp.clip(1.0 - p, tiny))}
-
-    def params_from_sites(self, label, static, samples: dict) -> dict:
-        """MCMC samples of ``theta_<label>`` -> ``{"theta": (..., K, d)}``."""
-        return {"theta": np.asarray(samples[f"theta_{label}"], dtype=float)}
-
-    def point_params(self, post) -> dict:
-        """``{"theta": (K, d)}``, the posterior mean (inverse of :meth:`posterior_from_params`)."""
-        return {"theta": self.posterior_moments(post)["theta"][0]}
-
-    def sites_from_params(self, label, static, params: dict) -> dict:
-        """Inverse of :meth:`params_from_sites`: ``{"theta_<label>": theta}``."""
-        return {f"theta_{label}": np.asarray(params["theta"])}
 
     def numpyro_stats_args(self, stats) -> dict:
         """Counts ``{"ones", "zeros"}`` per (class, feature), float32 (K, d)."""

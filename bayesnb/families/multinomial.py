@@ -31,9 +31,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
-from .._utils import all_missing_columns as _all_missing
 from .._utils import dense
-from ._base import Family
+from ._base import Family, ThetaSite
 from ._numeric import check_alpha, class_sums, dirichlet_draws, log_dot, resolve_scalar_alpha
 from ._dirichlet_rows import (_evidence_scalar_alpha, _theta, log_observed_mass, log_theta,
                               polya_cell_log_lik, polya_log_lik, split_counts, with_missing_columns)
@@ -93,7 +92,7 @@ class MultinomialBlock(NamedTuple):
     raw: object = None
 
 
-class Multinomial(Family):
+class Multinomial(ThetaSite, Family):
     """Count block (e.g. word counts) with a symmetric Dirichlet prior per class.
 
     Parameters
@@ -115,7 +114,6 @@ class Multinomial(Family):
     accepts_sparse = True
     joint_columns = True
     #: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
-    param_names = ("theta",)
     #: NamedTuple of the sufficient statistics
     stats_type = MultinomialStats
     #: NamedTuple of the prior and of the posterior
@@ -156,7 +154,7 @@ class Multinomial(Family):
         """
         block = MultinomialBlock(*split_counts(X, who))
         if state is None or extend:
-            seen = ~_all_missing(block.missing, block.X.shape) if block.X.shape[0] else np.zeros(X.shape[1], bool)
+            seen = ~self.all_missing(block) if block.X.shape[0] else np.zeros(X.shape[1], bool)
             return block, seen if state is None else (np.asarray(state) | seen)
         never = ~np.asarray(state, dtype=bool)
         return (with_missing_columns(block, never) if never.any() else block), state
@@ -290,10 +288,6 @@ class Multinomial(Family):
     def is_proper(self, prior):
         """True when every pseudo-count is > 0."""
         return bool(np.all(prior.concentration > 0))
-
-    def all_missing(self, block):
-        """Columns missing in every row, bool (d,)."""
-        return _all_missing(block.missing, block.X.shape)
 
     # ------------------------------------------------------------------ generative hooks
     # A "point" is a DirichletRows whose normalised rows are the theta in use: the posterior
@@ -449,18 +443,6 @@ class Multinomial(Family):
         with numpyro.plate(class_plate, alpha.shape[0], dim=-1):
             th = numpyro.sample(f"theta_{label}", dist.Dirichlet(alpha))
         return {"theta": th, "log_theta": jnp.log(jnp.clip(th, jnp.finfo(th.dtype).tiny))}
-
-    def params_from_sites(self, label, static, samples: dict) -> dict:
-        """MCMC samples of ``theta_<label>`` -> ``{"theta": (..., K, d)}``."""
-        return {"theta": np.asarray(samples[f"theta_{label}"], dtype=float)}
-
-    def point_params(self, post) -> dict:
-        """``{"theta": (K, d)}``, the posterior mean (inverse of :meth:`posterior_from_params`)."""
-        return {"theta": self.posterior_moments(post)["theta"][0]}
-
-    def sites_from_params(self, label, static, params: dict) -> dict:
-        """Inverse of :meth:`params_from_sites`: ``{"theta_<label>": theta}``."""
-        return {f"theta_{label}": np.asarray(params["theta"])}
 
     def numpyro_stats_args(self, stats) -> dict:
         """Counts ``{"counts"}`` per (class, column), float32 (K, d)."""
