@@ -7,8 +7,9 @@ for a mix in ``naive_bayes``) and declare their hyperparameters in ``_parameter_
 """
 
 from ._base import BaseNB
-from ._validation import MAX_TOTAL_WEIGHT
-from .naive_bayes import NaiveBayes, auto_blocks
+from ._validation import MAX_TOTAL_WEIGHT as MAX_TOTAL_WEIGHT
+from .naive_bayes import NaiveBayes
+from .naive_bayes import auto_blocks as auto_blocks
 from .single import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
 
-__all__ = ["BaseNB", "NaiveBayes", "MultinomialNB", "BernoulliNB", "CategoricalNB", "GaussianNB"]
+__all__ = ["BaseNB", "BernoulliNB", "CategoricalNB", "GaussianNB", "MultinomialNB", "NaiveBayes"]

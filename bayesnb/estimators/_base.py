@@ -11,6 +11,7 @@ in prediction the feature is marginalised out, which for Naive Bayes drops its f
 from __future__ import annotations
 
 import copy
+from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -64,9 +65,9 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         Column names, only when fitted on a DataFrame with string column names.
     """
 
-    _parameter_constraints: dict = _val.constraints()
+    _parameter_constraints: ClassVar[dict] = _val.constraints()
     #: scikit-learn input tags set on top of ``allow_nan`` and ``sparse`` (e.g. ``positive_only``)
-    _input_tags: dict = {}
+    _input_tags: ClassVar[dict] = {}
     #: scikit-learn's ``poor_score`` classifier tag (as its estimator of the same name)
     _poor_score = False
 

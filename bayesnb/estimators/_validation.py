@@ -16,7 +16,11 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils._param_validation import InvalidParameterError, StrOptions, validate_parameter_constraints
+from sklearn.utils._param_validation import (
+    InvalidParameterError,
+    StrOptions,
+    validate_parameter_constraints,
+)
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d, validate_data
 
@@ -78,8 +82,9 @@ def validate_params(est, names=None) -> None:
         (starting with the estimator's name) where it has one.
     """
     who = type(est).__name__
-    params = est.get_params(deep=False)
-    for name in est._parameter_constraints if names is None else names:
+    names = est._parameter_constraints if names is None else names
+    params = {name: getattr(est, name) for name in names}
+    for name in names:
         try:
             validate_parameter_constraints(est._parameter_constraints, {name: params[name]}, caller_name=who)
         except InvalidParameterError as e:
@@ -89,7 +94,10 @@ def validate_params(est, names=None) -> None:
 
 
 def check_class_params(class_alpha, fit_prior, class_prior, K: int, who: str):
-    """Validate ``class_alpha`` and ``class_prior`` for ``K`` classes; returns ``(alpha array, fit_prior, class_prior)``."""
+    """Validate ``class_alpha`` and ``class_prior`` for ``K`` classes.
+
+    Returns ``(class_alpha as an array, fit_prior, class_prior)``.
+    """
     try:
         a = np.asarray(class_alpha, dtype=float)
     except (TypeError, ValueError):

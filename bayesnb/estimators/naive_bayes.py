@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from typing import ClassVar
 
 import numpy as np
 
@@ -36,8 +37,8 @@ class NaiveBayes(BaseNB):
         As in :class:`BaseNB`.
     """
 
-    _parameter_constraints: dict = _val.constraints("features")
-    _input_tags = {"categorical": True, "string": True}
+    _parameter_constraints: ClassVar[dict] = _val.constraints("features")
+    _input_tags: ClassVar[dict] = {"categorical": True, "string": True}
 
     def __init__(self, features="auto", *, fit_prior=True, class_prior=None, class_alpha=1.0,
                  predictive="mean"):

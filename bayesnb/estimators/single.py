@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from ..families import Bernoulli, Categorical, Gaussian, Multinomial
@@ -64,8 +66,8 @@ class MultinomialNB(_SingleFamilyNB):
     array(['a'], dtype='<U1')
     """
 
-    _parameter_constraints: dict = _val.constraints("alpha")
-    _input_tags = {"positive_only": True}
+    _parameter_constraints: ClassVar[dict] = _val.constraints("alpha")
+    _input_tags: ClassVar[dict] = {"positive_only": True}
     _poor_score = True  # as scikit-learn's MultinomialNB
 
     def __init__(self, *, alpha=1.0, fit_prior=True, class_prior=None, class_alpha=1.0, predictive="mean"):
@@ -113,7 +115,7 @@ class BernoulliNB(_SingleFamilyNB):
         As in :class:`BaseNB`.
     """
 
-    _parameter_constraints: dict = _val.constraints("alpha", "binarize")
+    _parameter_constraints: ClassVar[dict] = _val.constraints("alpha", "binarize")
     _poor_score = True  # as scikit-learn's BernoulliNB
 
     def __init__(self, *, alpha=1.0, binarize=0.0, fit_prior=True, class_prior=None, class_alpha=1.0,
@@ -162,8 +164,8 @@ class CategoricalNB(_SingleFamilyNB):
         As in :class:`BaseNB`.
     """
 
-    _parameter_constraints: dict = _val.constraints("alpha", "categories", "min_categories")
-    _input_tags = {"categorical": True, "string": True}
+    _parameter_constraints: ClassVar[dict] = _val.constraints("alpha", "categories", "min_categories")
+    _input_tags: ClassVar[dict] = {"categorical": True, "string": True}
 
     def __init__(self, *, alpha=1.0, categories="auto", min_categories=None, fit_prior=True,
                  class_prior=None, class_alpha=1.0, predictive="mean"):
@@ -216,7 +218,7 @@ class GaussianNB(_SingleFamilyNB):
         As in :class:`BaseNB`.
     """
 
-    _parameter_constraints: dict = _val.constraints("prior", "priors")
+    _parameter_constraints: ClassVar[dict] = _val.constraints("prior", "priors")
 
     def __init__(self, *, prior="auto", priors=None, class_prior=None, fit_prior=True, class_alpha=1.0,
                  predictive="mean"):
