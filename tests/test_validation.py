@@ -538,3 +538,15 @@ def test_no_warnings_on_clean_input():
         for case in PER_ESTIMATOR:
             model, X = case.small()
             model.fit(X, Y).predict_proba(X)
+
+
+@pytest.mark.parametrize("cls", [MultinomialNB, BernoulliNB, CategoricalNB, GaussianNB, NaiveBayes])
+def test_parameter_constraints_declare_every_hyperparameter(cls):
+    # every hyperparameter is declared once, in scikit-learn's vocabulary, and checked in fit
+    assert set(cls._parameter_constraints) == set(cls().get_params(deep=False))
+
+
+@pytest.mark.parametrize("cls", [MultinomialNB, BernoulliNB, CategoricalNB, GaussianNB, NaiveBayes])
+def test_fit_prior_must_be_a_bool(cls):
+    with pytest.raises(ValueError, match=rf"'fit_prior' parameter of {cls.__name__} must be"):
+        cls(fit_prior="yes").fit(CODES, Y)

@@ -1,0 +1,381 @@
+"""BaseNB: the shared fit / partial_fit / predict machinery of every bayesnb classifier.
+
+Missing values (NaN, None, ``pd.NA``) are allowed in ``X`` for fitting and for every
+predict method. They are treated as *missing at random*: in fit the cell is left out
+of that feature's statistics (for a Multinomial block, whose columns share one
+probability vector, a row with a missing cell is left out of that block's counts);
+in prediction the feature is marginalised out, which for Naive Bayes drops its factor
+(for a Multinomial block the row is scored over its observed columns).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .. import posterior as _post
+from .._utils import ColumnNames, is_frame, missing_mask, take_rows, warn_all_missing
+from ..generative import GenerativeMixin
+from ..model import PosteriorMixin
+from ..persistence import PersistenceMixin
+from . import _validation as _val
+
+
+class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin, BaseEstimator):
+    """Shared fit / partial_fit / predict machinery of every bayesnb classifier.
+
+    Subclasses implement ``_block_specs(X)`` returning ``[(columns, family), ...]`` and
+    declare their hyperparameters in ``_parameter_constraints``, checked at the start of
+    every fit. Fitted on a DataFrame, every estimator also has ``feature_dtypes_`` (object
+    ndarray of shape (n_features_in_,), the training columns' dtypes), which ``sample``
+    uses to return the same dtypes.
+
+    Parameters
+    ----------
+    fit_prior : bool, default=True
+        Learn class proportions; False uses a uniform class prior.
+    class_prior : array-like of shape (n_classes,), optional
+        Fixed class probabilities.
+    class_alpha : float or array-like of shape (n_classes,), default=1.0
+        Dirichlet pseudo-count of each class in the class-proportion prior.
+    predictive : {"mean", "marginal"}, default="mean"
+        Posterior-mean plug-in, or the exact posterior predictive of each family
+        (Dirichlet-multinomial, Beta-Bernoulli, Student-t).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    class_count_ : ndarray of shape (n_classes,)
+        Weighted number of training rows of each class.
+    class_log_prior_ : ndarray of shape (n_classes,)
+        Log class probabilities used in prediction (set by ``fit_prior`` and ``class_prior``).
+    log_evidence_ : float or None
+        ``log p(X, y)`` in closed form (None under an improper prior).
+    posterior_ : NBPosterior
+        The full posterior (class proportions and every block), a typed NamedTuple.
+    n_features_in_ : int
+        Number of columns seen in fit.
+    feature_names_in_ : ndarray of str of shape (n_features_in_,)
+        Column names, only when fitted on a DataFrame with string column names.
+    """
+
+    _parameter_constraints: ClassVar[dict] = _val.constraints()
+    #: scikit-learn input tags set on top of ``allow_nan`` and ``sparse`` (e.g. ``positive_only``)
+    _input_tags: ClassVar[dict] = {}
+    #: scikit-learn's ``poor_score`` classifier tag (as its estimator of the same name)
+    _poor_score = False
+
+    def __init__(self, *, fit_prior=True, class_prior=None, class_alpha=1.0, predictive="mean"):
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.class_alpha = class_alpha
+        self.predictive = predictive
+
+    # ------------------------------------------------------------------ subclass hooks
+    def _block_specs(self, X):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def _who(self) -> str:
+        return type(self).__name__
+
+    def _accepts_sparse(self) -> bool:
+        return False
+
+    def _class_params(self):
+        """``(class_alpha, fit_prior, class_prior)`` as given by the user."""
+        return self.class_alpha, self.fit_prior, self.class_prior
+
+    def _sparse_hint(self) -> str:
+        """How to fix a sparse matrix given to a model that needs dense data."""
+        return "Convert it with X.toarray()."
+
+    # ------------------------------------------------------------------- validation
+    # (the checks live in _validation; these names are what the mixins call)
+    def _check_X(self, X, reset: bool):
+        return _val.check_X(self, X, reset)
+
+    def _check_weights(self, sample_weight, n):
+        return _val.check_weights(sample_weight, n, self._who)
+
+    def _check_total_weight(self, w, already):
+        _val.check_total_weight(w, already, self._who)
+
+    def _check_class_params(self, K):
+        """Validate ``class_alpha`` and ``class_prior`` for ``K`` classes."""
+        return _val.check_class_params(*self._class_params(), K, self._who)
+
+    def _check_predictive(self):
+        """The validated ``predictive`` setting."""
+        _val.validate_params(self, ["predictive"])
+        return self.predictive
+
+    # ------------------------------------------------------------------ block access
+    def _take(self, X, columns, family):
+        """The block's columns of ``X`` in the form its family expects."""
+        all_cols = len(columns) == X.shape[1] and np.array_equal(columns, np.arange(X.shape[1]))
+        if is_frame(X):
+            sub = X.iloc[:, columns]
+            if family.raw_values:
+                return sub
+            try:
+                if any(getattr(t, "kind", "O") == "O" for t in sub.dtypes):  # may hold pd.NA / None
+                    sub = sub.astype(object).where(sub.notna(), np.nan)
+                return sub.to_numpy(dtype=float, na_value=np.nan)
+            except (TypeError, ValueError):
+                raise TypeError(
+                    f"{self._who}: columns {list(sub.columns)} must be numeric for a "
+                    f"{type(family).__name__} block; received dtypes {sorted(set(map(str, sub.dtypes)))}."
+                ) from None
+        sub = X if all_cols else X[:, columns]
+        if sp.issparse(sub) or family.raw_values:
+            return sub
+        if sub.dtype.kind not in "biuf":
+            missing = missing_mask(sub)
+            try:  # None / pd.NA become NaN (missing); a new array, never in place
+                return np.asarray(np.where(missing, np.nan, sub) if missing.any() else sub, dtype=float)
+            except (TypeError, ValueError) as e:
+                raise TypeError(
+                    f"{self._who}: a {type(family).__name__} block expects numbers; received "
+                    f"dtype {sub.dtype} ({e})."
+                ) from None
+        return sub
+
+    def _encode_blocks(self, X, post=None, extend=False):
+        """Encode every block of ``X``; returns (encoded list, new states list)."""
+        encoded, states = [], []
+        if post is None:
+            specs = self._specs
+        else:
+            specs = [(b.columns, b.family) for b in post.blocks]
+        for i, (cols, fam) in enumerate(specs):
+            state = None if post is None else post.blocks[i].state
+            data, new_state = fam.encode(self._take(X, cols, fam), state, extend=extend, who=self._who)
+            encoded.append(data)
+            states.append(new_state)
+        return encoded, states
+
+    def _reset_fitted(self):
+        """Forget everything learned (attributes ending in ``_``) before a new fit."""
+        for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("__")]:
+            delattr(self, attr)
+
+    # ----------------------------------------------------------------------- fitting
+    def fit(self, X, y, sample_weight=None):
+        """Fit the posterior to labelled data.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+            Training data; missing cells (NaN/None/pd.NA) are left out of their feature's
+            statistics (missing at random).
+        y : array-like of shape (n_samples,)
+            Class labels, all of one type, one for every row: ``fit`` is always
+            supervised, and every value is a class (``-1`` too). A missing label
+            (None, NaN, ``pd.NA``) is an error; to learn from unlabelled rows as well,
+            call :meth:`fit_semi_supervised`.
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative weights; a weight of 2 is exactly a duplicated row and a
+            weight of 0 exactly a removed one (its values do not become categories).
+            Weights are counts and are never rescaled: a tiny weight (1e-300) means
+            almost no data. Subnormal weights (below 2.2e-308) and a total above
+            2**53 (~9.0e15, the largest total float64 counts exactly) are errors.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        self._reset_fitted()
+        return self._fit(X, y, sample_weight, classes=None, partial=False)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a batch of labelled data to the posterior (counts accumulate).
+
+        Parameters
+        ----------
+        X, sample_weight
+            As in :meth:`fit`.
+        y : array-like of shape (n_samples,)
+            Class labels, each one of ``classes`` (no missing labels here).
+        classes : array-like of shape (n_classes,), optional
+            All class labels. Required on the first call; on later calls it may be
+            left out or must equal ``classes_``.
+
+        Returns
+        -------
+        self : object
+            The updated estimator.
+        """
+        first = not hasattr(self, "posterior_")
+        _val.check_partial_fit_classes(classes, None if first else self.classes_, self._who)
+        return self._fit(X, y, sample_weight, classes=classes if first else self.classes_, partial=not first)
+
+    def _fit(self, X, y, sample_weight, classes, partial, encode_zero_weight_rows=False):
+        who = self._who
+        _val.validate_params(self)
+        X = self._check_X(X, reset=not partial)
+        n = X.shape[0]
+        y = _val.check_y(y, n, who)
+        w = self._check_weights(sample_weight, n)
+        if partial:
+            self._check_total_weight(w, float(np.sum(self.class_count_)))
+        if partial or classes is not None:
+            classes_ = self.classes_ if partial else _val.unique_labels(np.asarray(classes), who)
+            _val.check_known_labels(y, classes_, who)
+        else:
+            classes_ = _val.unique_labels(y, who)
+        # a zero weight is a removed row: it adds nothing, not even a category (semi-supervised
+        # EM keeps its unlabelled rows for the encoding: their values are categories too)
+        if not w.all() and not encode_zero_weight_rows:
+            keep = w > 0
+            X, y, w, n = take_rows(X, keep), y[keep], w[keep], int(keep.sum())
+        K = len(classes_)
+        class_alpha, fit_prior, class_prior = self._check_class_params(K)
+        codes = np.searchsorted(classes_, y) if K > 1 else np.zeros(n, dtype=int)
+        resp = np.zeros((n, K))
+        resp[np.arange(n), codes] = w
+
+        if not partial:
+            self._specs = self._resolve_specs(X)
+            encoded, states = self._encode_blocks(X)
+            old = None
+        else:
+            old = self.posterior_
+            encoded, states = self._encode_blocks(X, old, extend=True)
+        all_names = getattr(self, "feature_names_in_", None)
+        # columns with no observed value in any batch so far (a batch missing a column that
+        # an earlier batch observed is not "all missing": its posterior is not the prior)
+        seen_before = getattr(self, "_never_observed", None) if partial else None
+        never_observed = []
+        blocks = []
+        for i, (cols, fam) in enumerate(self._specs):
+            new_stats = fam.stats(encoded[i], resp, states[i])
+            if old is not None:
+                prev = old.blocks[i]
+                # the batch may have extended the encoding (e.g. new categories)
+                prev_stats = fam.reindex_stats(prev.stats, prev.state, states[i])
+                new_stats = fam.merge(prev_stats, new_stats)
+            names = ColumnNames(cols, all_names)
+            allm = np.asarray(fam.all_missing(encoded[i]), dtype=bool)
+            if seen_before is not None and seen_before[i].shape == allm.shape:
+                allm = allm & seen_before[i]
+            never_observed.append(allm)
+            if allm.any():
+                warn_all_missing(who, [names[j] for j in np.flatnonzero(allm)])
+            blocks.append((fam, cols, names, states[i], new_stats, who))
+        self._never_observed = never_observed
+        class_count = resp.sum(0) + (old.class_count if old is not None else 0.0)
+        self.posterior_ = _post.build(classes_, class_count, class_alpha, fit_prior, class_prior, blocks)
+        self.classes_ = self.posterior_.classes
+        self.class_count_ = self.posterior_.class_count
+        self.class_log_prior_ = self.posterior_.class_log_prior
+        self._set_attributes()
+        return self
+
+    def _resolve_specs(self, X):
+        specs = []
+        for cols, fam in self._block_specs(X):
+            specs.append((np.asarray(cols, dtype=int), copy.deepcopy(fam)))
+        return specs
+
+    @property
+    def log_evidence_(self):
+        """Closed-form log marginal likelihood ``log p(X, y)`` of the training data.
+
+        Computed from ``posterior_`` on access. None when a prior is improper
+        (``alpha=0``, ``class_alpha=0`` with ``fit_prior=True``, or a Gaussian
+        ``prior=None``/``"reference"``), where the evidence is undefined.
+        See :func:`bayesnb.posterior.log_evidence` for the per-block parts.
+        """
+        check_is_fitted(self, "posterior_")
+        return _post.log_evidence(self.posterior_)
+
+    def _set_attributes(self):
+        """Cache each family's prediction tables; subclasses add scikit-learn attributes."""
+        self._caches = [b.family.predict_cache(b.prior, b.posterior) for b in self.posterior_.blocks]
+
+    # -------------------------------------------------------------------- predicting
+    # Every predict method scores through predict_joint_log_proba, which documents X once.
+    def predict_joint_log_proba(self, X):
+        """``log p(x, y=k)`` for each row and class.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+            Rows to score, with the training columns. Missing cells (NaN/None/pd.NA) are
+            marginalised out: a feature's factor is dropped (a Multinomial block scores the
+            row over its observed columns).
+
+        Returns
+        -------
+        joint_log_proba : ndarray of shape (n_samples, n_classes)
+            Unnormalised log scores; columns follow ``classes_``.
+        """
+        check_is_fitted(self, "posterior_")
+        X = self._check_X(X, reset=False)
+        encoded, _ = self._encode_blocks(X, self.posterior_)
+        return _post.joint_log_likelihood(self.posterior_, encoded, self._check_predictive(), self._caches)
+
+    def predict_log_proba(self, X):
+        """``log p(y=k | x)`` for each row and class.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+            As in :meth:`predict_joint_log_proba`.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            Columns follow ``classes_``; normalised with logsumexp, never NaN.
+        """
+        jll = self.predict_joint_log_proba(X)
+        return _post.normalise(jll, self.posterior_.class_log_prior, self._who)
+
+    def predict_proba(self, X):
+        """``p(y=k | x)`` for each row and class (rows sum to 1).
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame
+            The rows, as for :meth:`predict_joint_log_proba`.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns follow ``classes_``.
+        """
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X):
+        """Most probable class of each row.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+            Rows to classify; a missing cell is marginalised out
+            (see :meth:`predict_joint_log_proba`).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
+        log_proba = self.predict_log_proba(X)  # checks the fitted state first
+        return self.classes_[np.argmax(log_proba, axis=1)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = self._accepts_sparse()
+        for name, value in self._input_tags.items():
+            setattr(tags.input_tags, name, value)
+        tags.classifier_tags.poor_score = self._poor_score
+        return tags

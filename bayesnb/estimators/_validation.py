@@ -1,0 +1,355 @@
+"""Every input check of the estimators, as functions, and the declarative hyperparameter constraints.
+
+Hyperparameters are declared in each estimator's ``_parameter_constraints`` (scikit-learn's
+:mod:`sklearn.utils._param_validation` vocabulary) and checked by :func:`validate_params`
+through scikit-learn's ``validate_parameter_constraints``. The constraints check types and
+options; what needs the data (``class_alpha``/``class_prior`` against the number of classes)
+is checked by :func:`check_class_params`, and a family's own parameters (``alpha``,
+``binarize``, ``prior``, ...) by the family when the fit builds its prior. The functions take
+``who``, the estimator's name, which starts every message.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils._param_validation import (
+    InvalidParameterError,
+    StrOptions,
+    validate_parameter_constraints,
+)
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d, validate_data
+
+from .._utils import is_frame, missing_mask
+
+#: The largest total ``sample_weight`` (per fit, or accumulated over partial_fit calls): float64
+#: counts every integer up to 2**53 exactly; beyond it a row of weight 1 can vanish (c + 1 == c).
+MAX_TOTAL_WEIGHT = float(2**53)
+
+# ------------------------------------------------------------------ declarative constraints
+#: The class-level hyperparameters every estimator has. The values of ``class_alpha`` and
+#: ``class_prior`` (one per class, probabilities summing to 1) are checked once the classes are
+#: known, by :func:`check_class_params`.
+CLASS_CONSTRAINTS: dict = {
+    "fit_prior": ["boolean"],
+    "class_prior": ["array-like", None],
+    "class_alpha": [Real, "array-like"],
+    "predictive": [StrOptions({"mean", "marginal"})],
+}
+
+#: Family hyperparameters as the estimators expose them: types and options here, values
+#: (finite, >= 0, ...) checked by the family with its own messages.
+FAMILY_CONSTRAINTS: dict = {
+    "alpha": [Real, StrOptions({"auto"}), "array-like"],
+    "binarize": [Real, None],
+    "categories": [StrOptions({"auto"}), "array-like"],
+    "min_categories": [Integral, "array-like", None],
+    "prior": [StrOptions({"auto", "reference"}), dict, None],
+    "priors": ["array-like", None],
+    "features": [StrOptions({"auto"}), dict],
+}
+
+#: The messages the package gives (and its users match) where scikit-learn's would differ.
+_MESSAGES = {
+    "predictive": "expected predictive='mean' or 'marginal'; received {value!r}.",
+    "features": "expected features='auto' or a dict mapping columns to families; received {value!r}.",
+}
+
+
+def constraints(*names: str) -> dict:
+    """The class constraints plus the named family constraints: an estimator's ``_parameter_constraints``."""
+    return {**CLASS_CONSTRAINTS, **{name: FAMILY_CONSTRAINTS[name] for name in names}}
+
+
+def validate_params(est, names=None) -> None:
+    """Check ``est``'s hyperparameters against its ``_parameter_constraints``.
+
+    Parameters
+    ----------
+    est : BaseNB
+        The estimator.
+    names : iterable of str, optional
+        Only these parameters (default: every constrained one).
+
+    Raises
+    ------
+    InvalidParameterError
+        A ``ValueError`` and ``TypeError``: scikit-learn's message, or the package's own
+        (starting with the estimator's name) where it has one.
+    """
+    who = type(est).__name__
+    names = est._parameter_constraints if names is None else names
+    params = {name: getattr(est, name) for name in names}
+    for name in names:
+        try:
+            validate_parameter_constraints(est._parameter_constraints, {name: params[name]}, caller_name=who)
+        except InvalidParameterError as e:
+            if name not in _MESSAGES:
+                raise
+            raise InvalidParameterError(f"{who}: " + _MESSAGES[name].format(value=params[name])) from e
+
+
+def check_class_params(class_alpha, fit_prior, class_prior, K: int, who: str):
+    """Validate ``class_alpha`` and ``class_prior`` for ``K`` classes.
+
+    Returns ``(class_alpha as an array, fit_prior, class_prior)``.
+    """
+    try:
+        a = np.asarray(class_alpha, dtype=float)
+    except (TypeError, ValueError):
+        a = np.array(np.nan)
+    if a.ndim > 1 or (a.ndim == 1 and a.shape[0] != K) or not np.all(np.isfinite(a)) or np.any(a < 0):
+        raise ValueError(
+            f"{who}: expected class_alpha to be a number >= 0 or {K} of them (one per class); "
+            f"received {class_alpha!r}."
+        )
+    if class_prior is not None:
+        try:
+            p = np.asarray(class_prior, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError(f"{who}: expected class_prior of numbers; received {class_prior!r}.") from None
+        if p.shape != (K,):
+            raise ValueError(
+                f"{who}: expected class_prior with one probability per class ({K}); "
+                f"received {p.size} value(s) (shape {p.shape})."
+            )
+        if not np.all(np.isfinite(p)) or np.any(p < 0) or not np.isclose(p.sum(), 1.0):
+            raise ValueError(
+                f"{who}: expected class_prior of probabilities >= 0 summing to 1; "
+                f"received {p.tolist()} (sum {p.sum():g})."
+            )
+    return a, fit_prior, class_prior
+
+
+def merge_priors(priors, class_prior, who: str):
+    """GaussianNB's ``priors`` (scikit-learn's name) and ``class_prior`` are one setting: at most one given."""
+    if priors is not None and class_prior is not None:
+        raise ValueError(
+            f"{who}: expected either priors or class_prior (the same thing), not both; "
+            f"received priors={priors!r} and class_prior={class_prior!r}."
+        )
+    return class_prior if class_prior is not None else priors
+
+
+# ---------------------------------------------------------------------------------- X
+def check_X(est, X, reset: bool):
+    """Validate ``X`` at the boundary: type, shape, column names, infinite values.
+
+    DataFrames and object arrays are kept as they are (their columns may hold strings and
+    missing values). ``X`` is never modified in place. With ``reset`` the estimator records
+    ``n_features_in_``, ``feature_names_in_`` and, for a DataFrame, ``feature_dtypes_``.
+    """
+    who = type(est).__name__
+    sparse_ok = est._accepts_sparse()
+    if sp.issparse(X) and not sparse_ok:
+        raise TypeError(
+            f"{who}: expected a dense array or DataFrame; received a sparse matrix "
+            f"({type(X).__name__}, format {X.format!r}). {est._sparse_hint()}"
+        )
+    if is_frame(X):
+        if X.shape[0] == 0 or X.shape[1] == 0:
+            raise ValueError(
+                f"{who}: expected X with at least one row and one column; received an empty "
+                f"DataFrame of shape {X.shape}."
+            )
+        try:
+            validate_data(est, X, skip_check_array=True, reset=reset)
+        except ValueError as e:  # scikit-learn's feature-name check does not name the estimator
+            raise ValueError(str(e) if who in str(e) else f"{who}: {e}") from None
+        if reset:  # what sample() needs to give back the training frame's dtypes
+            est.feature_dtypes_ = np.asarray(list(X.dtypes), dtype=object)
+    else:
+        if reset:
+            est.__dict__.pop("feature_dtypes_", None)
+        X = validate_data(
+            est, X, reset=reset, accept_sparse=["csr", "csc"] if sparse_ok else False,
+            dtype=None, ensure_all_finite=False,
+        )
+    check_no_infinity(X, who, getattr(est, "feature_names_in_", None))
+    return X
+
+
+#: pandas ``infer_dtype`` results of object data that may hold a float infinity
+_MAY_HOLD_FLOATS = frozenset({"floating", "mixed-integer-float", "mixed", "mixed-integer", "decimal"})
+
+
+def infinite(values: np.ndarray) -> np.ndarray:
+    """Bool mask of the infinite cells of an array of any dtype (strings are never infinite)."""
+    if values.dtype.kind == "f":
+        return np.isinf(values)
+    if values.dtype.kind != "O":
+        return np.zeros(values.shape, dtype=bool)
+    from pandas.api.types import infer_dtype
+
+    flat = values.ravel()
+    if infer_dtype(flat, skipna=True) not in _MAY_HOLD_FLOATS:  # e.g. all strings: no Python loop
+        return np.zeros(values.shape, dtype=bool)
+    mask = np.fromiter(
+        (isinstance(v, (float, np.floating)) and math.isinf(v) for v in flat), dtype=bool, count=flat.size
+    )
+    return mask.reshape(values.shape)
+
+
+def check_no_infinity(X, who: str, names=None) -> None:
+    """Raise a ValueError naming the columns of ``X`` that hold +-inf (NaN is missing, allowed)."""
+    if sp.issparse(X):
+        if X.dtype.kind != "f" or not np.isinf(X.data).any():
+            return
+        coo = X.tocoo()
+        bad = np.isinf(coo.data)
+        count, cols = int(bad.sum()), np.unique(coo.col[bad])
+    elif is_frame(X):
+        per_col = np.zeros(X.shape[1], dtype=np.int64)
+        kinds = np.array([getattr(t, "kind", "O") for t in X.dtypes])
+        floats = np.flatnonzero(kinds == "f")
+        if floats.size:  # all float columns in one pass
+            values = X.iloc[:, floats].to_numpy(dtype=np.float64, na_value=np.nan)
+            per_col[floats] = np.isinf(values).sum(axis=0)
+        for j in np.flatnonzero(kinds == "O"):
+            per_col[j] = infinite(np.asarray(X.iloc[:, j].to_numpy(dtype=object))).sum()
+        count, cols = int(per_col.sum()), np.flatnonzero(per_col)
+    else:
+        mask = infinite(X)
+        if not mask.any():
+            return
+        count, cols = int(mask.sum()), np.flatnonzero(mask.any(axis=0))
+    if count:
+        shown = [str(names[c]) for c in cols[:5]] if names is not None else [int(c) for c in cols[:5]]
+        raise ValueError(
+            f"{who}: expected finite values in X (missing values may be NaN, None or pd.NA); "
+            f"received {count} infinite value(s) in column(s) {shown}{' ...' if len(cols) > 5 else ''}."
+        )
+
+
+# ----------------------------------------------------------------------------- labels
+def check_y(y, n: int, who: str):
+    """Validate the labels: one per row, none missing or infinite, all of one type."""
+    if y is None:
+        raise ValueError(f"{who} requires y to be passed, but the target y is None.")
+    # Look at a list's Python objects before NumPy coerces them (["a", 1] would become strings).
+    from_list = not hasattr(y, "dtype")
+    y = np.asarray(y, dtype=object) if from_list else np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = column_or_1d(y, warn=True)  # DataConversionWarning, as scikit-learn
+    if y.ndim != 1:
+        raise ValueError(f"{who}: y should be a 1d array (one label per row); received shape {y.shape}.")
+    if y.shape[0] != n:
+        raise ValueError(f"{who}: expected one label per row of X ({n}); received {y.shape[0]} labels.")
+    missing = missing_mask(y)
+    if missing.any():
+        raise ValueError(
+            f"{who}: expected a label for every training row; y contains {int(missing.sum())} "
+            "missing label(s) (None/NaN/pd.NA). Leave those rows out, or call "
+            "fit_semi_supervised(X, y) to learn from the unlabelled rows too (semi-supervised EM)."
+        )
+    inf = infinite(y)
+    if inf.any():
+        raise ValueError(f"{who}: expected class labels; y contains {int(inf.sum())} infinite value(s).")
+    if y.dtype == object:
+        from pandas.api.types import infer_dtype
+
+        if infer_dtype(y, skipna=False) in ("mixed", "mixed-integer"):
+            kinds = sorted({type(v).__name__ for v in y})
+            raise TypeError(f"{who}: expected labels of one type; y mixes {kinds}.")
+        if from_list:
+            y = np.asarray(y.tolist())  # the dtype NumPy gives the list (as scikit-learn)
+    if y.dtype.kind in "US":  # strings are always class labels (and np.unique is not cheap)
+        return y
+    try:
+        check_classification_targets(y)
+    except ValueError as e:
+        raise ValueError(f"{who}: expected class labels; {e}") from None
+    return y
+
+
+def unique_labels(y, who: str):
+    """Sorted unique labels; a clear TypeError when they cannot be compared."""
+    try:
+        return np.unique(y)
+    except TypeError:
+        kinds = sorted({type(v).__name__ for v in np.ravel(y)})
+        raise TypeError(f"{who}: expected labels of one type; received a mix of {kinds}.") from None
+
+
+def check_partial_fit_classes(classes, fitted_classes, who: str) -> None:
+    """``classes`` is required on the first partial_fit call and, when given later, equals ``classes_``."""
+    if fitted_classes is None and classes is None:
+        raise ValueError(
+            f"{who}: expected classes= (every class label) on the first call to partial_fit; "
+            "received classes=None."
+        )
+    if fitted_classes is not None and classes is not None:
+        given = unique_labels(np.asarray(classes), who)
+        if given.shape != fitted_classes.shape or not np.all(given == fitted_classes):
+            raise ValueError(
+                f"{who}: expected classes={fitted_classes.tolist()} as in the first call to "
+                f"partial_fit; received classes={given.tolist()}."
+            )
+
+
+def check_known_labels(y, classes, who: str) -> None:
+    """Every label of ``y`` is one of ``classes``."""
+    unknown = ~np.isin(y, classes)
+    if unknown.any():
+        raise ValueError(
+            f"{who}: expected labels among classes={classes.tolist()}; received label(s) "
+            f"{unique_labels(y[unknown], who)[:5].tolist()} that are not in classes."
+        )
+
+
+# ---------------------------------------------------------------------------- weights
+def check_weights(sample_weight, n: int, who: str):
+    """Non-negative finite weights of shape (n,), not all zero, none subnormal, total <= 2**53 (ones when None)."""
+    if sample_weight is None:
+        return np.ones(n)
+    try:
+        w = np.asarray(sample_weight, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{who}: expected numeric sample_weight; received {type(sample_weight).__name__}."
+        ) from None
+    if w.ndim == 0:
+        w = np.full(n, float(w))
+    if w.shape != (n,):
+        raise ValueError(f"{who}: expected sample_weight of shape ({n},); received shape {w.shape}.")
+    if not np.all(np.isfinite(w)):
+        raise ValueError(
+            f"{who}: expected finite sample_weight; received {int((~np.isfinite(w)).sum())} "
+            "non-finite weight(s)."
+        )
+    if np.any(w < 0):
+        raise ValueError(
+            f"{who}: expected sample_weight >= 0; received {int((w < 0).sum())} negative weight(s), "
+            f"e.g. {float(w[w < 0][0])}."
+        )
+    if not w.any():
+        raise ValueError(f"{who}: expected at least one positive sample_weight; received only zeros.")
+    tiny = (w > 0) & (w < np.finfo(float).tiny)
+    if tiny.any():
+        raise ValueError(
+            f"{who}: expected sample_weight of 0 or at least {np.finfo(float).tiny:.3g}; received "
+            f"{int(tiny.sum())} subnormal weight(s), e.g. {float(w[tiny][0]):.3g}, too small for float64 to "
+            "hold the weighted statistics precisely. Use 0 to leave a row out (a weight such as 1e-300 "
+            "is accepted: it means almost no data)."
+        )
+    check_total_weight(w, 0.0, who)
+    return w
+
+
+def check_total_weight(w, already: float, who: str) -> None:
+    """The total weight (plus ``already`` counted by earlier partial_fit calls) is at most 2**53."""
+    with np.errstate(over="ignore"):
+        total = float(np.sum(w)) + already
+    if not total <= MAX_TOTAL_WEIGHT:
+        got = "overflows float64" if not np.isfinite(total) else f"is {total:.3g}"
+        earlier = f" (with {already:.3g} from earlier partial_fit calls)" if already else ""
+        raise ValueError(
+            f"{who}: expected sample_weight summing to at most 2**53 ({MAX_TOTAL_WEIGHT:.3g}), the "
+            f"largest total that float64 counts exactly; the total weight{earlier} {got}. Weights are "
+            "counts (a weight of 2 is a duplicated row), so they are never rescaled: divide them by a "
+            "constant yourself if their scale means nothing (it sets how much the data outweigh the prior)."
+        )

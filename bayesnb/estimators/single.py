@@ -1,0 +1,239 @@
+"""The single-family estimators: one family over every column, scikit-learn's names and attributes."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from ..families import Bernoulli, Categorical, Gaussian, Multinomial
+from ..families.categorical import log_probs
+from ..families.gaussian import plug_in
+from . import _validation as _val
+from ._base import BaseNB
+
+
+class _SingleFamilyNB(BaseNB):
+    """One family over every column; ``_family()`` builds it from the estimator's parameters."""
+
+    def _block_specs(self, X):
+        return [(np.arange(X.shape[1]), self._family())]
+
+    def _family(self):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _accepts_sparse(self):
+        return bool(getattr(self._family(), "accepts_sparse", False))
+
+    @property
+    def _block(self):
+        return self.posterior_.blocks[0]
+
+
+class MultinomialNB(_SingleFamilyNB):
+    """Multinomial Naive Bayes (word counts) with Dirichlet priors.
+
+    The posterior-mean parameters are scikit-learn's ``MultinomialNB`` at the same
+    ``alpha`` (set ``class_alpha=0`` for its class prior).
+
+    Parameters
+    ----------
+    alpha : float, "auto" or array-like of shape (n_features,), default=1.0
+        Dirichlet pseudo-count of every word (1 = Laplace, 0 = maximum likelihood).
+        ``"auto"`` maximises the closed-form evidence (empirical Bayes).
+    fit_prior, class_prior, class_alpha
+        As in :class:`BaseNB`.
+    predictive : {"mean", "marginal"}, default="mean"
+        Posterior-mean plug-in, or the exact Dirichlet-multinomial predictive.
+
+    Attributes
+    ----------
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        Weighted count of each word in each class.
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        Posterior-mean ``log theta``.
+    alpha_ : float or ndarray
+        The smoothing used (the evidence-maximising value for ``alpha="auto"``).
+    classes_, class_count_, class_log_prior_, log_evidence_, posterior_,
+    n_features_in_, feature_names_in_
+        As in :class:`BaseNB`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[2, 1, 0], [0, 1, 3]]); y = np.array(["a", "b"])
+    >>> MultinomialNB().fit(X, y).predict([[3, 0, 0]])
+    array(['a'], dtype='<U1')
+    """
+
+    _parameter_constraints: ClassVar[dict] = _val.constraints("alpha")
+    _input_tags: ClassVar[dict] = {"positive_only": True}
+    _poor_score = True  # as scikit-learn's MultinomialNB
+
+    def __init__(self, *, alpha=1.0, fit_prior=True, class_prior=None, class_alpha=1.0, predictive="mean"):
+        self.alpha = alpha
+        super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive)
+
+    def _family(self):
+        return Multinomial(alpha=self.alpha)
+
+    def _set_attributes(self):
+        super()._set_attributes()
+        counts = self._block.stats.counts
+        a = self._block.prior.concentration[0]  # the same Dirichlet for every class
+        self.feature_count_ = counts
+        self.feature_log_prob_ = self._caches[0][0].T  # posterior-mean log theta, (K, d)
+        self.alpha_ = float(a[0]) if np.all(a == a[0]) else a.copy()
+
+
+class BernoulliNB(_SingleFamilyNB):
+    """Bernoulli Naive Bayes (binary features, absence scored) with Beta priors.
+
+    Posterior-mean parameters equal scikit-learn's ``BernoulliNB`` at the same ``alpha``
+    (with ``class_alpha=0``).
+
+    Parameters
+    ----------
+    alpha : float or "auto", default=1.0
+        Beta pseudo-count of each outcome; ``"auto"`` maximises the evidence.
+    binarize : float or None, default=0.0
+        Threshold for turning values into 0/1 (as scikit-learn). None requires 0/1
+        input and rejects other values with an error.
+    fit_prior, class_prior, class_alpha, predictive
+        As in :class:`BaseNB`.
+
+    Attributes
+    ----------
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        Weighted count of 1s.
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        Posterior-mean ``log p(x_j = 1 | y)``.
+    alpha_ : float
+        The smoothing used (the evidence-maximising value for ``alpha="auto"``).
+    classes_, class_count_, class_log_prior_, log_evidence_, posterior_,
+    n_features_in_, feature_names_in_
+        As in :class:`BaseNB`.
+    """
+
+    _parameter_constraints: ClassVar[dict] = _val.constraints("alpha", "binarize")
+    _poor_score = True  # as scikit-learn's BernoulliNB
+
+    def __init__(self, *, alpha=1.0, binarize=0.0, fit_prior=True, class_prior=None, class_alpha=1.0,
+                 predictive="mean"):
+        self.alpha = alpha
+        self.binarize = binarize
+        super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive)
+
+    def _family(self):
+        return Bernoulli(alpha=self.alpha, binarize=self.binarize)
+
+    def _set_attributes(self):
+        super()._set_attributes()
+        b = self._block
+        self.feature_count_ = b.stats.ones
+        self.feature_log_prob_ = self._caches[0][0]  # posterior-mean log p(x_j = 1 | y)
+        self.alpha_ = float(b.prior.a.flat[0]) if b.prior.a.size else float("nan")
+
+
+class CategoricalNB(_SingleFamilyNB):
+    """Categorical Naive Bayes with Dirichlet priors; any value type, missing allowed.
+
+    Posterior-mean parameters equal scikit-learn's ``CategoricalNB`` at the same
+    ``alpha`` (with ``class_alpha=0`` and the same categories).
+
+    Parameters
+    ----------
+    alpha : float, "auto", array-like or dict, default=1.0
+        Dirichlet pseudo-count per value (see :class:`bayesnb.families.Categorical`).
+    categories : "auto", list or list of lists, default="auto"
+        Declared categories.
+    min_categories : int or array-like, optional
+        As scikit-learn, for integer-coded features.
+    fit_prior, class_prior, class_alpha, predictive
+        As in :class:`BaseNB`.
+
+    Attributes
+    ----------
+    categories_ : list of ndarray
+        The categories of each feature (code order).
+    n_categories_ : ndarray of shape (n_features,)
+    category_count_ : list of ndarray of shape (n_classes, n_categories_j)
+    feature_log_prob_ : list of ndarray of shape (n_classes, n_categories_j)
+    classes_, class_count_, class_log_prior_, log_evidence_, posterior_,
+    n_features_in_, feature_names_in_
+        As in :class:`BaseNB`.
+    """
+
+    _parameter_constraints: ClassVar[dict] = _val.constraints("alpha", "categories", "min_categories")
+    _input_tags: ClassVar[dict] = {"categorical": True, "string": True}
+
+    def __init__(self, *, alpha=1.0, categories="auto", min_categories=None, fit_prior=True,
+                 class_prior=None, class_alpha=1.0, predictive="mean"):
+        self.alpha = alpha
+        self.categories = categories
+        self.min_categories = min_categories
+        super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive)
+
+    def _family(self):
+        return Categorical(alpha=self.alpha, categories=self.categories, min_categories=self.min_categories)
+
+    def _set_attributes(self):
+        super()._set_attributes()
+        b = self._block
+        self.categories_ = list(b.state.categories)
+        self.n_categories_ = np.array([len(c) for c in b.state.categories])
+        self.category_count_ = list(b.stats.counts)
+        self.feature_log_prob_ = log_probs(b.posterior)
+
+
+class GaussianNB(_SingleFamilyNB):
+    """Gaussian Naive Bayes with Normal-Inverse-Gamma priors.
+
+    ``prior=None`` is maximum likelihood and equals scikit-learn's
+    ``GaussianNB(var_smoothing=0)`` (with ``class_alpha=0``); the default ``"auto"``
+    is a weak prior scaled to the data, so zero-variance features need no smoothing hack.
+    scikit-learn's ``var_smoothing`` is therefore deliberately not a parameter here: the
+    prior does its job (``prior="reference"`` gives the unbiased n - 1 variances).
+
+    Parameters
+    ----------
+    prior : {"auto", None, "reference"} or dict, default="auto"
+        See :class:`bayesnb.families.Gaussian`.
+    priors : array-like of shape (n_classes,), optional
+        Fixed class probabilities (scikit-learn's name; same as ``class_prior``).
+    class_prior : array-like of shape (n_classes,), optional
+        Fixed class probabilities.
+    fit_prior, class_alpha, predictive
+        As in :class:`BaseNB`; ``predictive="marginal"`` uses Student-t.
+
+    Attributes
+    ----------
+    theta_ : ndarray of shape (n_classes, n_features)
+        Posterior mean of each class mean.
+    var_ : ndarray of shape (n_classes, n_features)
+        Plug-in variance ``b_n / a_n`` (the MLE under ``prior=None``).
+    class_prior_ : ndarray of shape (n_classes,)
+    classes_, class_count_, class_log_prior_, log_evidence_, posterior_,
+    n_features_in_, feature_names_in_
+        As in :class:`BaseNB`.
+    """
+
+    _parameter_constraints: ClassVar[dict] = _val.constraints("prior", "priors")
+
+    def __init__(self, *, prior="auto", priors=None, class_prior=None, fit_prior=True, class_alpha=1.0,
+                 predictive="mean"):
+        self.prior = prior
+        self.priors = priors
+        super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive)
+
+    def _class_params(self):
+        return self.class_alpha, self.fit_prior, _val.merge_priors(self.priors, self.class_prior, self._who)
+
+    def _family(self):
+        return Gaussian(prior=self.prior)
+
+    def _set_attributes(self):
+        super()._set_attributes()
+        mu, var = plug_in(self._block.posterior)
+        self.theta_, self.var_ = mu, var
+        self.class_prior_ = np.exp(self.class_log_prior_)
