@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 from .. import posterior as _post
 from .._utils import ColumnNames, is_frame, missing_mask, take_rows, warn_all_missing
 from ..generative import GenerativeMixin
+from ..inference.conjugate import fit_posterior
 from ..model import PosteriorMixin
 from ..persistence import PersistenceMixin
 from . import _validation as _val
@@ -250,34 +251,33 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
             old = self.posterior_
             encoded, states = self._encode_blocks(X, old, extend=True)
         all_names = getattr(self, "feature_names_in_", None)
-        # columns with no observed value in any batch so far (a batch missing a column that
-        # an earlier batch observed is not "all missing": its posterior is not the prior)
-        seen_before = getattr(self, "_never_observed", None) if partial else None
-        never_observed = []
-        blocks = []
-        for i, (cols, fam) in enumerate(self._specs):
-            new_stats = fam.stats(encoded[i], resp, states[i])
-            if old is not None:
-                prev = old.blocks[i]
-                # the batch may have extended the encoding (e.g. new categories)
-                prev_stats = fam.reindex_stats(prev.stats, prev.state, states[i])
-                new_stats = fam.merge(prev_stats, new_stats)
-            names = ColumnNames(cols, all_names)
-            allm = np.asarray(fam.all_missing(encoded[i]), dtype=bool)
-            if seen_before is not None and seen_before[i].shape == allm.shape:
-                allm = allm & seen_before[i]
-            never_observed.append(allm)
-            if allm.any():
-                warn_all_missing(who, [names[j] for j in np.flatnonzero(allm)])
-            blocks.append((fam, cols, names, states[i], new_stats, who))
+        names = [ColumnNames(cols, all_names) for cols, _ in self._specs]
+        never_observed = self._track_all_missing(encoded, names, partial)
+        self.posterior_ = fit_posterior(classes_, resp, self._specs, encoded, states, names, class_alpha,
+                                        fit_prior, class_prior, previous=old, who=who)
         self._never_observed = never_observed
-        class_count = resp.sum(0) + (old.class_count if old is not None else 0.0)
-        self.posterior_ = _post.build(classes_, class_count, class_alpha, fit_prior, class_prior, blocks)
         self.classes_ = self.posterior_.classes
         self.class_count_ = self.posterior_.class_count
         self.class_log_prior_ = self.posterior_.class_log_prior
         self._set_attributes()
         return self
+
+    def _track_all_missing(self, encoded, names, partial):
+        """Per block, the columns no batch so far has observed; warns about them.
+
+        A batch missing a column that an earlier batch observed is not "all missing": its
+        posterior is not the prior.
+        """
+        seen_before = getattr(self, "_never_observed", None) if partial else None
+        out = []
+        for i, (_, fam) in enumerate(self._specs):
+            allm = np.asarray(fam.all_missing(encoded[i]), dtype=bool)
+            if seen_before is not None and seen_before[i].shape == allm.shape:
+                allm = allm & seen_before[i]
+            out.append(allm)
+            if allm.any():
+                warn_all_missing(self._who, [names[i][j] for j in np.flatnonzero(allm)])
+        return out
 
     def _resolve_specs(self, X):
         specs = []

@@ -1,0 +1,74 @@
+"""Conjugate updating: sufficient statistics of weighted rows -> the exact posterior.
+
+Fitting is counting: each block's family turns its encoded rows, weighted by ``resp``
+(one-hot labels times sample weights, or EM responsibilities), into sufficient statistics;
+statistics of disjoint batches merge by addition (``partial_fit``, and a tree reduction
+over partitions); the posterior is the prior updated by the merged statistics
+(:func:`bayesnb.posterior.build`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..posterior import NBPosterior, build
+
+__all__ = ["block_statistics", "fit_posterior"]
+
+
+def block_statistics(specs, encoded, states, resp, previous: NBPosterior | None = None) -> list:
+    """Each block's sufficient statistics of the rows, merged with those of ``previous``.
+
+    Parameters
+    ----------
+    specs : list of (columns, Family)
+        The blocks, in order.
+    encoded, states : list
+        Each block's encoded rows and encoding state (from its family's ``encode``).
+    resp : ndarray of shape (n, K)
+        Row weights per class.
+    previous : NBPosterior, optional
+        A posterior of earlier batches; its statistics are moved onto ``states`` (an
+        encoding a batch extended, e.g. new categories) and added.
+
+    Returns
+    -------
+    list
+        One statistics NamedTuple per block.
+    """
+    out = []
+    for i, (_, fam) in enumerate(specs):
+        stats = fam.stats(encoded[i], resp, states[i])
+        if previous is not None:
+            prev = previous.blocks[i]
+            stats = fam.merge(fam.reindex_stats(prev.stats, prev.state, states[i]), stats)
+        out.append(stats)
+    return out
+
+
+def fit_posterior(classes, resp, specs, encoded, states, names, class_alpha, fit_prior, class_prior, *,
+                  previous: NBPosterior | None = None, who: str = "NaiveBayes") -> NBPosterior:
+    """The exact posterior of weighted rows (and of ``previous``'s batches).
+
+    Parameters
+    ----------
+    classes : ndarray of shape (K,)
+    resp : ndarray of shape (n, K)
+        Row weights per class: one-hot labels times sample weights, or EM responsibilities.
+    specs, encoded, states, previous
+        As in :func:`block_statistics`.
+    names : list
+        Each block's column names (for messages and output).
+    class_alpha, fit_prior, class_prior
+        The class prior (see :func:`bayesnb.posterior.class_posterior`).
+    who : str
+        Name used in error messages.
+
+    Returns
+    -------
+    NBPosterior
+    """
+    stats = block_statistics(specs, encoded, states, resp, previous)
+    class_count = resp.sum(0) + (previous.class_count if previous is not None else 0.0)
+    blocks = [(fam, cols, nm, st, s, who) for (cols, fam), nm, st, s in zip(specs, names, states, stats)]
+    return build(np.asarray(classes), class_count, class_alpha, fit_prior, class_prior, blocks)
