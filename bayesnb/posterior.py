@@ -7,6 +7,7 @@ computation is delegated to the block's family module:
 - :func:`build` -- sufficient statistics -> conjugate posterior (smoothing = prior + counts)
 - :func:`joint_log_likelihood` -- ``log p(x, y=k)`` per row and class
 - :func:`normalise` -- ``log p(y=k | x)`` with logsumexp, never NaN
+- :func:`log_marginal` -- ``log p(x)``, the logsumexp over classes of the joint
 - :func:`log_evidence` -- ``log p(X, y)`` of the training data in closed form
 """
 
@@ -16,12 +17,12 @@ import warnings
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import gammaln
+from scipy.special import gammaln, logsumexp
 
 from ._utils import ZeroProbabilityWarning
 
 __all__ = ["BlockPosterior", "NBPosterior", "class_posterior", "build", "joint_log_likelihood",
-           "normalise", "log_evidence"]
+           "normalise", "log_marginal", "log_evidence"]
 
 
 class BlockPosterior(NamedTuple):
@@ -161,7 +162,8 @@ def build(classes, class_count, class_alpha, fit_prior, class_prior, blocks):
     return NBPosterior(np.asarray(classes), class_count, alpha, conc, log_prior, fixed, tuple(out))
 
 
-def joint_log_likelihood(post: NBPosterior, encoded_blocks, predictive="mean", caches=None):
+def joint_log_likelihood(post: NBPosterior, encoded_blocks, predictive="mean", caches=None, *, points=None,
+                         class_log_weights=None, allowed=None):
     """``log p(x, y=k)`` for every row and class, shape (n, K).
 
     Parameters
@@ -172,18 +174,29 @@ def joint_log_likelihood(post: NBPosterior, encoded_blocks, predictive="mean", c
     predictive : {"mean", "marginal"}
         Posterior-mean plug-in, or the exact posterior predictive.
     caches : list or None
-        Optional per-block precomputed tables passed to the family (speed only).
+        Optional per-block precomputed tables passed to the family (speed only; they
+        belong to the blocks' posteriors, so they are not used with ``points``).
+    points : list of params NamedTuple, optional
+        Per-block parameters to score under instead of the blocks' posteriors (e.g. a
+        family's ``gen_point``: a plug-in or one exact draw), in block order.
+    class_log_weights : ndarray of shape (K,), optional
+        ``log p(y=k)`` to add instead of ``post.class_log_prior`` (e.g. a Dirichlet draw).
+    allowed : bool ndarray of shape (n, K), optional
+        Classes (states) a row may take; the others get ``-inf`` (known labels in EM).
     """
     if predictive not in ("mean", "marginal"):
         raise ValueError(f"predictive must be 'mean' or 'marginal'; received {predictive!r}.")
     jll = None
     for i, (block, data) in enumerate(zip(post.blocks, encoded_blocks)):
-        if caches is not None and caches[i] is not None:
+        if points is not None:
+            ll = block.family.log_likelihood(block.prior, points[i], data, predictive)
+        elif caches is not None and caches[i] is not None:
             ll = block.family.log_likelihood(block.prior, block.posterior, data, predictive, cache=caches[i])
         else:
             ll = block.family.log_likelihood(block.prior, block.posterior, data, predictive)
         jll = ll if jll is None else jll + ll
-    return jll + post.class_log_prior
+    jll = jll + (post.class_log_prior if class_log_weights is None else class_log_weights)
+    return jll if allowed is None else np.where(allowed, jll, -np.inf)
 
 
 def warn_zero_probability(dead: np.ndarray, who: str = "NaiveBayes", stacklevel: int = 3) -> None:
@@ -210,20 +223,26 @@ def warn_zero_probability(dead: np.ndarray, who: str = "NaiveBayes", stacklevel:
     )
 
 
-def normalise(jll: np.ndarray, class_log_prior: np.ndarray, who: str = "NaiveBayes") -> np.ndarray:
+def normalise(jll: np.ndarray, class_log_prior: np.ndarray | None, who: str = "NaiveBayes", *,
+              stacklevel: int = 4) -> np.ndarray:
     """``log p(y=k | x)`` from the joint, normalised with logsumexp; never NaN.
 
     Rows with probability zero under every class (only possible with ``alpha=0``)
-    fall back to the class prior, with a :class:`ZeroProbabilityWarning`.
+    fall back to the class prior, with a :class:`ZeroProbabilityWarning`; rows impossible
+    under that fallback too (or every such row when it is None) get uniform weights.
 
     Parameters
     ----------
     jll : ndarray of shape (n, K)
         Joint log-likelihood ``log p(x, y=k)`` (finite or ``-inf``).
-    class_log_prior : ndarray of shape (K,)
-        Used for rows that are impossible under every class.
+    class_log_prior : ndarray of shape (K,) or (n, K), or None
+        Used for rows that are impossible under every class (per row when 2-d, e.g. the
+        class weights restricted to a row's known label). None: uniform weights, without
+        a warning (the E-step of EM).
     who : str
         Estimator name for messages.
+    stacklevel : int, default=4
+        Passed to :func:`warn_zero_probability` (so the warning names the user's call).
 
     Returns
     -------
@@ -243,14 +262,29 @@ def normalise(jll: np.ndarray, class_log_prior: np.ndarray, who: str = "NaiveBay
         )
     dead = ~np.isfinite(jll).any(axis=1)
     if dead.any():
-        warn_zero_probability(dead, who, stacklevel=4)
-        jll[dead] = class_log_prior
-    # logsumexp over classes (every row has a finite entry now)
-    top = jll.max(axis=1, keepdims=True)
-    jll -= top
-    with np.errstate(under="ignore"):
-        jll -= np.log(np.exp(jll).sum(axis=1, keepdims=True))
-    return jll
+        if class_log_prior is not None:
+            warn_zero_probability(dead, who, stacklevel=stacklevel)
+            jll[dead] = np.broadcast_to(class_log_prior, jll.shape)[dead]
+            dead = ~np.isfinite(jll).any(axis=1)
+        jll[dead] = 0.0
+    return jll - log_marginal(jll)[:, None]  # every row has a finite entry now
+
+
+def log_marginal(jll: np.ndarray) -> np.ndarray:
+    """``log p(x) = logsumexp_k log p(x, y=k)`` per row: the normaliser of :func:`normalise`.
+
+    Parameters
+    ----------
+    jll : ndarray of shape (n, K)
+        Joint log-likelihood (``-inf`` allowed).
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        ``-inf`` for a row impossible under every class.
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return logsumexp(jll, axis=1)
 
 
 def label_log_evidence(post: NBPosterior) -> float | None:
