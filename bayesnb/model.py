@@ -24,7 +24,9 @@ import numpy as np
 
 from ._utils import as_generator, take_rows
 from .diagnostics import to_datatree
+from .generative.tables import missing_labels
 from .inference.draws import posterior_moments, sample_posterior_draws
+from .inference.em import LatentClassFit
 from .inference.numpyro_model import (
     ModelSpec,
     check_proper,
@@ -39,6 +41,7 @@ from .inference.nuts import (
     run_nuts,
     sample_stats_from_extra,
 )
+from .posterior import normalise
 
 __all__ = ["ModelSpec", "NotLinearError", "PosteriorMixin", "enable_compilation_cache", "make_model",
            "model_inputs", "model_log_likelihood", "point_sites", "posterior_moments", "run_nuts",
@@ -103,8 +106,6 @@ class PosteriorMixin:
 
     def _model_data(self, X, y, C, likelihood):
         """Validate ``X, y`` (fit first if needed) -> (X, y, (spec, priors, data))."""
-        from .generative import missing_labels
-
         who = self._who
         if not (hasattr(X, "shape") and len(X.shape) == 2):  # lists: validate like fit does
             from sklearn.utils.validation import check_array
@@ -233,8 +234,6 @@ class PosteriorMixin:
         >>> dt["posterior"]["w"].dims  # doctest: +SKIP
         ('chain', 'draw', 'class', 'component')
         """
-        from .generative import LatentClassFit
-
         who = self._who
         for name, v in (("num_warmup", num_warmup), ("num_samples", num_samples), ("num_chains", num_chains)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (0 if name == "num_warmup" else 1):
@@ -305,8 +304,6 @@ class PosteriorMixin:
             for Categorical/Bernoulli blocks its mean over draws is E[p(y|x, theta)].
         """
         from sklearn.utils.validation import check_is_fitted
-
-        from .posterior import normalise
 
         check_is_fitted(self, "posterior_")
         n_draws = self._check_n_draws(n_draws)

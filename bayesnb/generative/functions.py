@@ -1,0 +1,306 @@
+"""Generative uses as pure functions of an :class:`~bayesnb.NBPosterior`.
+
+Each function takes a posterior (of the classes, or of the (class, component) states of
+a :class:`~bayesnb.LatentClassFit`), encoded blocks and a random generator, and returns
+encoded or raw values; validation, encoding and the caller's table types are the
+estimator's (:class:`~bayesnb.generative.GenerativeMixin`). Every distribution-specific
+step is a family hook (``gen_point``, ``gen_sample``, ``gen_fill``, ``gen_decode``,
+``gen_cell_log_lik``, ``gen_rate``, ...); the joint log-likelihood and its normaliser
+are :mod:`bayesnb.posterior`'s.
+
+- :func:`sample_rows` -- ancestral draws (class, then x) from the posterior or prior predictive
+- :func:`impute_cells` -- values for the missing cells from ``p(x_miss | x_obs)``
+- :func:`score_rows` -- ``log p(x)``, missing cells marginalised
+- :func:`feature_contributions` -- per-feature parts of ``log p(x)``
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._utils import AllMissingWarning
+from ..families._numeric import dirichlet_draws, draw_categories
+from ..posterior import joint_log_likelihood, log_marginal, normalise
+
+__all__ = ["class_log_weights", "feature_contributions", "impute_cells", "length_rates", "parameter_points",
+           "sample_rows", "score_rows", "warn_empty_columns"]
+
+
+def parameter_points(post, rng=None, use_prior=False):
+    """Per-block parameters in use: the posterior-mean plug-in (``rng`` None) or one exact draw.
+
+    Parameters
+    ----------
+    post : NBPosterior
+    rng : numpy.random.Generator, optional
+    use_prior : bool, default=False
+        Draw from the blocks' priors instead (prior predictive).
+
+    Returns
+    -------
+    list of params NamedTuple
+        One family ``gen_point`` per block.
+    """
+    return [b.family.gen_point(b.prior, b.prior if use_prior else b.posterior, rng)
+            for b in post.blocks]
+
+
+def class_log_weights(post, rng=None, use_prior=False):
+    """``log p(y=k)`` in use: the plug-in (``rng`` None) or one Dirichlet draw, shape (K,).
+
+    Fixed class priors are used as they are. With ``use_prior`` the Dirichlet prior's
+    mean or a draw from it (``ValueError`` for an improper prior, ``class_alpha=0``).
+    """
+    if post.fixed_class_prior:
+        return post.class_log_prior
+    conc = post.class_prior_alpha if use_prior else post.class_concentration
+    if rng is None:
+        if not use_prior:
+            return post.class_log_prior
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.log(conc) - np.log(conc.sum())
+    if use_prior and np.any(conc <= 0):
+        raise ValueError("prior predictive: the class prior is improper (class_alpha=0); use class_alpha > 0.")
+    with np.errstate(divide="ignore"):  # -inf where the concentration is 0
+        return np.log(dirichlet_draws(conc, 1, rng)[0])
+
+
+def length_rates(post, rng=None):
+    """Per block, its family's length model (``gen_rate``: a rate per class, or None)."""
+    return [b.family.gen_rate(b.stats, post.class_count, rng) for b in post.blocks]
+
+
+def warn_empty_columns(post, what, who, missing=None, stacklevel=3):
+    """Warn about features with no value to draw (a family's ``gen_empty_columns``).
+
+    Their cells are left missing (None).
+
+    Parameters
+    ----------
+    post : NBPosterior
+    what : str
+        The operation, for the message ("sampling", "impute").
+    who : str
+        Estimator name for the message.
+    missing : list, optional
+        Encoded blocks of the input: warn only where such a feature has a missing cell.
+    stacklevel : int, default=3
+        Passed to :func:`warnings.warn`.
+    """
+    names = []
+    for i, b in enumerate(post.blocks):
+        empty = b.family.gen_empty_columns(b.state)
+        if empty is None:
+            continue
+        flags = np.asarray(empty, dtype=bool)
+        if missing is not None:
+            flags = flags & np.asarray(b.family.gen_missing(missing[i]).any(axis=0)).ravel()
+        names += [b.names[j] for j in np.flatnonzero(flags)]
+    if names:
+        warnings.warn(
+            f"{who}: feature(s) {names} have no known category (missing in every training "
+            f"row, and none declared with categories= or min_categories=), so {what} leaves "
+            "their cells missing (None).",
+            AllMissingWarning,
+            stacklevel=stacklevel,
+        )
+
+
+def _draw_index(P, rng):
+    """One category per row of probabilities ``P`` (n, K)."""
+    return draw_categories(P, rng.random(P.shape[0]))
+
+
+def _lengths(length, rates_k, z, rng, n, who):
+    """Row totals of a block with a length model: drawn from ``Poisson(rate_z)``, or as given."""
+    if length is None:
+        return rng.poisson(rates_k[z])
+    L = np.asarray(length)
+    if L.ndim == 0:
+        L = np.full(n, int(L))
+    if L.shape != (n,) or np.any(L < 0):
+        raise ValueError(f"{who}: length must be an int >= 0 or {n} of them; received shape {L.shape}.")
+    return L.astype(np.int64)
+
+
+def sample_rows(post, n_samples, n_columns, *, rng, z=None, parameter_uncertainty=True, use_prior=False,
+                length=None, who="NaiveBayes"):
+    """Ancestral draws from the posterior (or prior) predictive: a class, then every block given it.
+
+    Parameters
+    ----------
+    post : NBPosterior
+    n_samples : int
+        Number of rows (ignored when ``z`` is given).
+    n_columns : int
+        Number of features (columns of the table the blocks cover).
+    rng : numpy.random.Generator
+    z : ndarray of int, shape (n,), optional
+        Class index of each row, instead of drawing the classes.
+    parameter_uncertainty : bool, default=True
+        One exact draw of every parameter, shared by the rows; False: the plug-in.
+    use_prior : bool, default=False
+        Draw the parameters from the priors (prior predictive; ``ValueError`` when a
+        block's prior is improper). Lengths use the training rates.
+    length : int or array-like of int, optional
+        Row totals of blocks with a length model; default drawn from it.
+    who : str
+        Estimator name for messages.
+
+    Returns
+    -------
+    columns : list of array-like
+        One raw column per feature, in the input's order (decoded by the families).
+    z : ndarray of int, shape (n,)
+        Class index of each row.
+    """
+    if use_prior:
+        for b in post.blocks:
+            if not b.family.is_proper(b.prior):
+                raise ValueError(f"{who}: block {b.family.name} has an improper prior "
+                                 "(alpha=0 or a maximum-likelihood Gaussian); it cannot be sampled.")
+        points = parameter_points(post, rng, use_prior=True)
+        logw = class_log_weights(post, rng, use_prior=True)
+        rates = length_rates(post, None)
+    else:
+        r = rng if parameter_uncertainty else None
+        points, logw, rates = parameter_points(post, r), class_log_weights(post, r), length_rates(post, r)
+    if z is None:
+        n = int(n_samples)
+        z = _draw_index(np.broadcast_to(np.exp(logw), (n, logw.shape[0])), rng) if n else np.zeros(0, int)
+    n = z.shape[0]
+    columns = [None] * n_columns
+    if n:
+        warn_empty_columns(post, "sampling", who, stacklevel=4)
+    for b, p, r in zip(post.blocks, points, rates):
+        lengths = _lengths(length, r, z, rng, n, who) if r is not None else None
+        vals = b.family.gen_sample(p, z, rng, lengths)
+        for c, col in zip(b.columns, b.family.gen_decode(vals, b.state)):
+            columns[int(c)] = col
+    return columns, z
+
+
+def _block_cells(b, filled, miss):
+    """``(rows, global cols, raw values)`` of the missing cells of one block, from its filled values."""
+    rows, cols = np.nonzero(miss)
+    if sp.issparse(filled):
+        return rows, b.columns[cols], np.asarray(filled.tocsr()[rows, cols]).ravel()
+    filled = np.asarray(filled)
+    if not b.family.raw_values:
+        return rows, b.columns[cols], filled[rows, cols].astype(float)
+    decoded = b.family.gen_decode(filled, b.state)  # codes -> values (a code with no value stays None)
+    vals = np.empty(rows.size, dtype=object)
+    for jj in np.unique(cols):
+        sel = cols == jj
+        vals[sel] = decoded[jj][rows[sel]]
+    return rows, b.columns[cols], vals
+
+
+def impute_cells(post, encoded, *, strategy="mode", n_imputations=1, rng, parameter_uncertainty=True,
+                 allowed=None, who="NaiveBayes"):
+    """Values for the missing cells from ``p(x_miss | x_obs) = sum_k p(k | x_obs) p(x_miss | k)``.
+
+    Parameters
+    ----------
+    post : NBPosterior
+    encoded : list
+        Encoded blocks of the rows.
+    strategy : {"mode", "mean", "draw"}, default="mode"
+        As in :meth:`~bayesnb.generative.GenerativeMixin.impute` (family ``gen_fill``).
+    n_imputations : int, default=1
+        Number of completed datasets.
+    rng : numpy.random.Generator
+    parameter_uncertainty : bool, default=True
+        With ``"draw"``: one exact parameter draw per completed dataset.
+    allowed : ndarray of bool, shape (n, K), optional
+        States each row may take (known labels); rows impossible under every allowed
+        state fall back to the allowed states' weights, with a warning.
+    who : str
+        Estimator name for messages.
+
+    Returns
+    -------
+    list of list of (rows, cols, values)
+        Per completed dataset, the filled cells of each block with a missing one
+        (``cols`` are the input's column positions, ``values`` raw).
+    """
+    warn_empty_columns(post, "impute", who, encoded, stacklevel=4)
+    outs = []
+    for _ in range(int(n_imputations)):
+        r = rng if (strategy == "draw" and parameter_uncertainty) else None
+        points, logw, rates = parameter_points(post, r), class_log_weights(post, r), length_rates(post, r)
+        jll = joint_log_likelihood(post, encoded, points=points, class_log_weights=logw, allowed=allowed)
+        fallback = logw if allowed is None else np.where(allowed, logw, -np.inf)
+        resp = np.exp(normalise(jll, fallback, who, stacklevel=5))
+        z = _draw_index(resp, rng) if strategy == "draw" else None
+        cells = []
+        for b, p, e, rt in zip(post.blocks, points, encoded, rates):
+            miss = b.family.gen_missing(e)
+            if miss.any():
+                cells.append(_block_cells(b, b.family.gen_fill(p, e, resp, strategy, z, rng, rate=rt), miss))
+        outs.append(cells)
+    return outs
+
+
+def score_rows(post, encoded, *, predictive="mean", caches=None, plug_in=False):
+    """``log p(x)`` of each row, missing cells marginalised, shape (n,).
+
+    Parameters
+    ----------
+    post : NBPosterior
+    encoded : list
+        Encoded blocks of the rows.
+    predictive : {"mean", "marginal"}, default="mean"
+    caches : list, optional
+        The estimator's prediction tables (speed only).
+    plug_in : bool, default=False
+        Score at the families' plug-in points (``gen_point``), as a latent-class model
+        or an MCMC draw is used.
+    """
+    points = parameter_points(post) if plug_in else None
+    return log_marginal(joint_log_likelihood(post, encoded, predictive, caches, points=points))
+
+
+def feature_contributions(post, encoded, n_columns, *, predictive="mean", caches=None, who="NaiveBayes"):
+    """Per-feature contributions ``C[i, j] = sum_k p(k | x_i) log p(x_ij | k)`` to ``log p(x)``.
+
+    Parameters
+    ----------
+    post : NBPosterior
+    encoded : list
+        Encoded blocks of the rows.
+    n_columns : int
+        Number of features.
+    predictive : {"mean", "marginal"}, default="mean"
+    caches : list, optional
+        The estimator's prediction tables (speed only).
+    who : str
+        Estimator name for messages.
+
+    Returns
+    -------
+    C : ndarray of shape (n, n_columns), or a CSR matrix when a block's contributions are sparse
+    class_term : ndarray of shape (n,)
+        ``sum_k p(k | x_i) (log p(y=k) - log p(k | x_i))``, so that
+        ``log p(x_i) = C[i].sum() + class_term[i]``.
+    """
+    jll = joint_log_likelihood(post, encoded, predictive, caches)
+    resp = np.exp(normalise(jll, post.class_log_prior, who, stacklevel=5))
+    n = resp.shape[0]
+    parts = [(b.columns, b.family.gen_cell_log_lik(b.prior, b.posterior, e, resp, predictive))
+             for b, e in zip(post.blocks, encoded)]
+    if any(sp.issparse(c) for _, c in parts):
+        out = sp.lil_matrix((n, n_columns))
+    else:
+        out = np.zeros((n, n_columns))
+    for cols, c in parts:
+        out[:, cols] = c
+    if sp.issparse(out):
+        out = out.tocsr()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lr = np.where(resp > 0, np.log(np.where(resp > 0, resp, 1.0)), 0.0)
+        term = np.where(resp > 0, resp * (post.class_log_prior[None, :] - lr), 0.0).sum(1)
+    return out, term

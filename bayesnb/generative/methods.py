@@ -1,0 +1,465 @@
+"""The generative methods of every bayesnb estimator (:class:`GenerativeMixin`).
+
+Each method validates and encodes its input with the estimator, calls one function of
+the posterior (:mod:`bayesnb.generative.functions`, :mod:`bayesnb.inference.em`) and
+returns the result in the caller's form (:mod:`bayesnb.generative.tables`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_is_fitted
+
+from .._utils import as_generator, is_frame
+from ..diagnostics import variable_layout
+from ..inference import em
+from ..inference.em import allowed_states
+from ..posterior import log_marginal
+from .functions import feature_contributions, impute_cells, sample_rows, score_rows
+from .tables import assemble_table, label_codes, mask_cells, missing_cells, partial_labels, write_cells
+
+__all__ = ["GenerativeMixin"]
+
+
+
+class GenerativeMixin:
+    """Generative methods shared by every bayesnb estimator.
+
+    Sampling and imputation return data in the form the estimator was given: a
+    DataFrame with the same columns, dtypes and categories (for :meth:`sample`, those of
+    the training frame, recorded in ``feature_dtypes_``, wherever the values fit them), a
+    NumPy array, or for :meth:`impute` a sparse matrix.
+    """
+
+    # ------------------------------------------------------------- internal helpers
+    def _gen_model(self, latent=None):
+        """``(posterior, class of each state, point)``: the estimator's, or a latent-class model's."""
+        check_is_fitted(self, "posterior_")
+        if latent is not None:
+            return latent.posterior, latent.group, bool(latent.point)
+        return self.posterior_, np.arange(len(self.classes_)), False
+
+    def _gen_encode(self, X):
+        X = self._check_X(X, reset=False)
+        encoded, _ = self._encode_blocks(X, self.posterior_)
+        return X, encoded
+
+    def _latent_start(self, X, y_codes):
+        """Encoded rows (validated ``X``) and the starting class weights of latent-class EM."""
+        encoded, _ = self._encode_blocks(X, self.posterior_)
+        class_part = np.zeros((X.shape[0], len(self.classes_)))
+        known = y_codes >= 0
+        class_part[known, y_codes[known]] = 1.0
+        if (~known).any():
+            class_part[~known] = self.predict_proba(X[~known] if not is_frame(X) else X.iloc[np.flatnonzero(~known)])
+        return encoded, class_part
+
+    def _gen_rows(self, n_samples, y, rng, length, **options):
+        """Validate ``n_samples`` / ``y``, sample (:func:`sample_rows`) and assemble the table."""
+        post, _, _ = self._gen_model()
+        z = None
+        if y is None:
+            n = int(n_samples)
+            if n < 0:
+                raise ValueError(f"{self._who}: n_samples must be >= 0; received {n_samples}.")
+        else:
+            yy = np.asarray(y, dtype=object if np.asarray(y).dtype == object else None)
+            n = int(n_samples) if yy.ndim == 0 else yy.shape[0]
+            z = label_codes(self.classes_, yy if yy.ndim else np.full(n, yy.item(), dtype=object), n, self._who)
+            if np.any(z < 0):
+                raise ValueError(f"{self._who}: y must not contain missing labels when sampling.")
+        columns, z = sample_rows(post, n, int(self.n_features_in_), rng=rng, z=z, length=length, who=self._who,
+                                 **options)
+        X = assemble_table(post, columns, z.shape[0], getattr(self, "feature_names_in_", None),
+                           getattr(self, "feature_dtypes_", None))
+        return X, self.classes_[z]
+
+    # ------------------------------------------------------------------ sampling
+    def sample(self, n_samples=1, *, y=None, random_state=None, parameter_uncertainty=True, length=None):
+        """Draw synthetic rows ``(x, y)`` from the posterior predictive.
+
+        Ancestral sampling: a class from the class proportions, then every feature
+        from its class-conditional distribution. A categorical feature with no known
+        category (missing in every training row, none declared) is sampled as missing
+        (None), with an :class:`~bayesnb.AllMissingWarning`.
+
+        Parameters
+        ----------
+        n_samples : int, default=1
+            Number of rows (ignored when ``y`` is an array).
+        y : label or array-like of shape (n_samples,), optional
+            Draw the features for these classes instead of drawing the classes.
+        random_state : None, int, numpy Generator or RandomState
+        parameter_uncertainty : bool, default=True
+            True: one exact draw of all parameters from the posterior, shared by the rows
+            of this call (a replicated dataset); the rows' marginal distribution is the
+            exact posterior predictive. False: the posterior-mean plug-in.
+        length : int or array-like of int, optional
+            Number of tokens of each row of a multinomial block. Default: drawn from
+            ``Poisson(rate_k)``, the per-class mean training length (see module docs).
+
+        Returns
+        -------
+        X : ndarray or DataFrame of shape (n_samples, n_features)
+            A DataFrame with the training columns when the model was fitted on one, in
+            the training dtypes (``feature_dtypes_``: integer counts, bool/0-1, the same
+            ``CategoricalDtype``...) wherever the values fit them exactly; Gaussian draws
+            of an integer column stay float.
+        y : ndarray of shape (n_samples,)
+        """
+        rng = as_generator(random_state)
+        return self._gen_rows(n_samples, y, rng, length, parameter_uncertainty=parameter_uncertainty)
+
+    def sample_prior_predictive(self, n_samples=1, *, y=None, random_state=None, length=None):
+        """Draw rows from the prior predictive (prior predictive checks).
+
+        One draw of every parameter from its (resolved) prior, shared by the rows, then
+        ancestral sampling as in :meth:`sample`. ``"auto"`` priors are the values
+        resolved at fit. Document lengths use the training mean lengths unless ``length``
+        is given. Raises ``ValueError`` for an improper prior.
+
+        Returns
+        -------
+        X, y
+            As in :meth:`sample`.
+        """
+        rng = as_generator(random_state)
+        return self._gen_rows(n_samples, y, rng, length, use_prior=True)
+
+    # ---------------------------------------------------------------- imputation
+    def impute(self, X, *, strategy="mode", n_imputations=1, random_state=None, parameter_uncertainty=True,
+               y=None, n_components=1, latent=None):
+        """Fill missing cells from ``p(x_miss | x_obs) = sum_y p(y | x_obs) p(x_miss | y)``.
+
+        Observed cells are never changed. A categorical feature missing in every training
+        row has its prior as posterior: over its declared categories (``categories=``,
+        ``min_categories``) when there are some; with none it has nothing to draw from and
+        its cells stay missing (None), with an :class:`~bayesnb.AllMissingWarning`. A row
+        impossible under every class (only with ``alpha=0``) uses the class prior for
+        ``p(y | x_obs)``, with a :class:`ZeroProbabilityWarning`, as :meth:`predict_proba`
+        does.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+        strategy : {"mode", "mean", "draw"}, default="mode"
+            ``"mode"``: most probable value of each cell's conditional distribution
+            (categorical/Bernoulli; the highest mixture density among the class means for
+            Gaussian; the floor of the mean for counts). ``"mean"``: its mean (a
+            probability for Bernoulli cells, the mode for unordered categories).
+            ``"draw"``: draws (multiple imputation).
+        n_imputations : int, default=1
+            Number of completed datasets (``strategy="draw"`` only).
+        random_state : None, int or Generator
+        parameter_uncertainty : bool, default=True
+            With ``"draw"``: one exact posterior draw of the parameters per completed
+            dataset (proper multiple imputation). False: the plug-in.
+        y : array-like of shape (n_samples,), optional
+            Known labels of the rows (None/NaN/``pd.NA`` where unknown; ``-1`` is a
+            label like any other): use ``p(x_miss | x_obs, y)`` for those rows.
+        n_components : int or "auto", default=1
+            >1 or "auto": impute with a latent-class model fitted on ``X`` by
+            :meth:`fit_latent_class` (each class a mixture of naive-Bayes components).
+        latent : LatentClassFit, optional
+            A model from :meth:`fit_latent_class` (or one MCMC draw of it from
+            :meth:`latent_class_draws`) to use (overrides ``n_components``).
+
+        Returns
+        -------
+        X_imputed : same type as X, or a list of ``n_imputations`` of them
+        """
+        if strategy not in ("mode", "mean", "draw"):
+            raise ValueError(f"{self._who}: strategy must be 'mode', 'mean' or 'draw'; received {strategy!r}.")
+        m = int(n_imputations)
+        if m < 1 or (m > 1 and strategy != "draw"):
+            raise ValueError(f"{self._who}: n_imputations must be >= 1, and > 1 only with strategy='draw'; "
+                             f"received {n_imputations!r} with strategy={strategy!r}.")
+        rng = as_generator(random_state)
+        if latent is None and (n_components == "auto" or int(n_components) > 1):
+            latent = self.fit_latent_class(X, y, n_components=n_components, random_state=rng)
+        post, group, point = self._gen_model(latent)
+        X, encoded = self._gen_encode(X)
+        allowed = None if y is None else allowed_states(group, label_codes(self.classes_, y, X.shape[0], self._who))
+        outs = [write_cells(X, cells) for cells in impute_cells(
+            post, encoded, strategy=strategy, n_imputations=m, rng=rng, allowed=allowed, who=self._who,
+            parameter_uncertainty=parameter_uncertainty and not point)]
+        return outs[0] if m == 1 else outs
+
+    # -------------------------------------------------------------- latent class
+    def fit_latent_class(self, X, y=None, *, n_components=2, candidates=(1, 2, 3, 4, 6, 8), holdout=0.1,
+                         n_init=3, tol=1e-6, max_iter=200, random_state=None):
+        """Fit a latent-class model on ``X``: each class a mixture of naive-Bayes components.
+
+        The latent states are (class, component) pairs; every state has the estimator's
+        blocks with the priors resolved at fit, the state weights a symmetric Dirichlet(1)
+        prior. EM with the closed-form conjugate M-step (MAP, posterior-mean form) from
+        ``n_init`` random starts (the class part initialised from ``y`` or from the
+        fitted classifier's ``predict_proba``); the best final objective wins.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to model (usually the table being imputed); missing cells marginalised.
+        y : array-like of shape (n_samples,), optional
+            Labels (None/NaN/``pd.NA`` where unknown; ``-1`` is a label like any other);
+            rows with a label only use their class's components.
+        n_components : int or "auto", default=2
+            Components per class. ``"auto"`` picks among ``candidates`` by the held-out
+            log-likelihood of a random ``holdout`` fraction of the observed cells
+            (fit on the rest, score ``log p(x_hidden | x_rest)``), then refits on all cells.
+
+        Returns
+        -------
+        LatentClassFit
+        """
+        rng = as_generator(random_state)
+        self._gen_model()
+        X = self._check_X(X, reset=False)
+        n = X.shape[0]
+        y_codes = np.full(n, -1, dtype=np.int64) if y is None else label_codes(self.classes_, y, n, self._who)
+        opts = dict(n_init=n_init, tol=tol, max_iter=max_iter, rng=rng)
+        if isinstance(n_components, str):
+            if n_components != "auto":
+                raise ValueError(f"{self._who}: n_components must be an int >= 1 or 'auto'.")
+            if sp.issparse(X):
+                raise TypeError(f"{self._who}: n_components='auto' needs dense X.")
+            rows, cols = em.holdout_cells(self.posterior_, ~missing_cells(X), holdout, rng)
+            train = self._latent_start(mask_cells(X, rows, cols), y_codes)
+            full, _ = self._encode_blocks(X, self.posterior_)
+            scores = em.latent_holdout_scores(self.posterior_, train, full, y_codes, np.unique(rows), candidates,
+                                              **opts)
+            fit = em.fit_latent_class(self.posterior_, *self._latent_start(X, y_codes), y_codes,
+                                      max(scores, key=scores.get), **opts)
+            return fit._replace(selection=scores)
+        C = int(n_components)
+        if C < 1:
+            raise ValueError(f"{self._who}: n_components must be >= 1; received {n_components!r}.")
+        return em.fit_latent_class(self.posterior_, *self._latent_start(X, y_codes), y_codes, C, **opts)
+
+    def latent_class_draws(self, idata, *, n_draws=None, random_state=None):
+        """One plug-in latent-class model per posterior draw of :meth:`run_mcmc`.
+
+        Turns the NUTS draws of ``run_mcmc(X, y, n_components=C)`` (the latent-class
+        model, component marginalised) into :class:`LatentClassFit` objects that
+        :meth:`impute` (``latent=``) and :meth:`score_samples` (``latent=``) accept:
+        imputing once per draw (``strategy="draw"``) is multiple imputation from the
+        MCMC posterior, and ``logsumexp`` of the per-draw scores minus ``log(n_draws)``
+        is the posterior-predictive ``log p(x)``. These quantities are invariant to the
+        components' labels, which may switch between chains.
+
+        Parameters
+        ----------
+        idata : xarray.DataTree
+            The result of this estimator's :meth:`run_mcmc` (any ``n_components``).
+        n_draws : int or None, default=None
+            Number of draws to use, taken at random without replacement over chains
+            and draws; None: all of them, in (chain, draw) order.
+        random_state : None, int or Generator
+
+        Returns
+        -------
+        list of LatentClassFit
+            With ``point=True`` and an empty ``em_objective``; state ``k * C + c`` is
+            component ``c`` of class ``k``. (Document-length rates of multinomial blocks,
+            which the model does not sample, are the class's training mean length.)
+        """
+        base, _, _ = self._gen_model()
+        try:
+            ds = idata["posterior"]
+            names = set(ds.data_vars)
+        except (KeyError, TypeError, AttributeError):
+            raise TypeError(f"{self._who}: idata must be the DataTree returned by run_mcmc.") from None
+        C = int(ds["w"].shape[-1]) if "w" in names else 1
+        dims, coords, _, layouts = variable_layout(base, C)
+        if names != set(dims) or any(ds[v].shape[2:] != tuple(len(coords[d]) for d in dims[v]) for v in dims):
+            raise ValueError(f"{self._who}: idata does not match this estimator's model (variables "
+                             f"{sorted(names)}; expected {sorted(dims)}): pass the result of its run_mcmc.")
+        chains, draws = ds[next(iter(dims))].shape[:2]
+        pick = np.arange(chains * draws)
+        if n_draws is not None:
+            n = int(n_draws)
+            if n < 1 or n > pick.size:
+                raise ValueError(f"{self._who}: n_draws must be in [1, {pick.size}]; received {n_draws!r}.")
+            pick = as_generator(random_state).choice(pick.size, size=n, replace=False)
+        values = {v: np.asarray(ds[v].values, dtype=float).reshape((chains * draws,) + ds[v].shape[2:]) for v in dims}
+        return em.latent_class_from_draws(base, values, layouts, C, pick)
+
+    # ------------------------------------------------------------------- scoring
+    def score_samples(self, X, *, latent=None):
+        """``log p(x)`` of each row under the posterior predictive (higher = more typical).
+
+        ``logsumexp`` over classes of :meth:`predict_joint_log_proba`; missing cells are
+        marginalised (their factors drop out). Uses the estimator's ``predictive``.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+        latent : LatentClassFit, optional
+            Score under this latent-class model instead (``logsumexp`` over its
+            (class, component) states, at its plug-in parameters): from
+            :meth:`fit_latent_class`, or one MCMC draw from :meth:`latent_class_draws`
+            (average ``exp`` of the scores over draws for the posterior predictive).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        if latent is None:
+            return log_marginal(self.predict_joint_log_proba(X))
+        post, _, _ = self._gen_model(latent)
+        _, encoded = self._gen_encode(X)
+        return score_rows(post, encoded, plug_in=True)
+
+    def feature_log_contributions(self, X, *, return_class_term=False):
+        """Per-feature contributions to ``log p(x)``: which features make a row unusual.
+
+        ``C[i, j] = sum_k p(y=k | x_i) log p(x_ij | y=k)`` (0 for a missing cell; for a
+        multinomial block each column's share of the row's token log-probability). They
+        add up exactly: ``score_samples(X) = C.sum(1) + class_term`` with
+        ``class_term[i] = sum_k p(k | x_i) (log p(y=k) - log p(k | x_i))``, the weights
+        ``p(k | x_i)`` those of :meth:`predict_proba` (for a row impossible under every
+        class, alpha=0, the class prior, and ``score_samples`` is ``-inf``).
+
+        Returns
+        -------
+        C : ndarray of shape (n_samples, n_features), or DataFrame for DataFrame input
+            (a CSR matrix when X is sparse).
+        class_term : ndarray of shape (n_samples,)
+            Only with ``return_class_term=True``.
+        """
+        post, _, _ = self._gen_model()
+        _, encoded = self._gen_encode(X)
+        out, term = feature_contributions(post, encoded, int(self.n_features_in_), predictive=self._check_predictive(),
+                                          caches=self._caches, who=self._who)
+        if is_frame(X):
+            out = pd.DataFrame(out, columns=X.columns, index=X.index)
+        return (out, term) if return_class_term else out
+
+    def outlier_scores(self, X):
+        """``-score_samples(X)``: higher = more unusual."""
+        return -self.score_samples(X)
+
+    def set_outlier_threshold(self, X, contamination=0.05):
+        """Set ``offset_`` to the ``contamination`` quantile of ``score_samples(X)``.
+
+        Fit cannot know the outlier rate, so the threshold is calibrated on rows you pass
+        (usually the training rows), as ``offset_`` of scikit-learn's novelty detectors:
+        ``outlier_decision_function = score_samples - offset_`` is negative for outliers.
+
+        Returns
+        -------
+        self
+        """
+        c = float(contamination)
+        if not 0.0 < c < 0.5:
+            raise ValueError(f"{self._who}: contamination must be in (0, 0.5); received {contamination!r}.")
+        s = self.score_samples(X)
+        finite = s[np.isfinite(s)]
+        if finite.size == 0:
+            raise ValueError(f"{self._who}: every row of X has log p(x) = -inf; no threshold can be set "
+                             "(smooth with alpha > 0).")
+        self.offset_ = float(np.quantile(finite, c))
+        self.contamination_ = c
+        return self
+
+    def outlier_decision_function(self, X):
+        """``score_samples(X) - offset_``: negative for outliers (needs :meth:`set_outlier_threshold`)."""
+        if not hasattr(self, "offset_"):
+            raise NotFittedError(f"{self._who}: call set_outlier_threshold(X, contamination) first.")
+        return self.score_samples(X) - self.offset_
+
+    def is_outlier(self, X):
+        """Bool per row: ``outlier_decision_function(X) < 0``."""
+        return self.outlier_decision_function(X) < 0
+
+    # ----------------------------------------------------------- semi-supervised
+    def fit_semi_supervised(self, X, y, *, unlabeled="auto", sample_weight=None, unlabeled_weight=1.0, tol=1e-6,
+                            max_iter=100):
+        """Fit with some labels missing: EM with the closed-form conjugate M-step.
+
+        Nigam et al. (2000). Labelled rows keep their class; unlabelled rows contribute
+        with their class responsibilities, times ``unlabeled_weight``. The priors (including
+        ``"auto"`` values) are resolved on the labelled rows and then held fixed. The
+        M-step is the posterior mean, which is the MAP of the prior shifted by one
+        pseudo-count (Dirichlet/Beta) or by ``a0 - 3/2`` (Normal-Inverse-Gamma); EM
+        climbs the matching log posterior, recorded in ``em_objective_`` (never
+        decreases). With every label present this is exactly :meth:`fit` (which never
+        reads a label as "unlabelled": it is always supervised).
+
+        Parameters
+        ----------
+        X, sample_weight
+            As in ``fit``.
+        y : array-like of shape (n_samples,)
+            Labels, unlabelled rows marked as ``unlabeled`` says.
+        unlabeled : object, default="auto"
+            The marker of an unlabelled row, as in :func:`missing_labels`. A missing
+            value (``None``, ``NaN``, ``pd.NA``) always marks one; ``"auto"``: so does
+            ``-1`` when the labels are integers (scikit-learn's ``semi_supervised``
+            convention), and integer labels holding both ``-1`` and missing values are
+            an error (is ``-1`` a class?). ``None``: only missing values (``-1`` is a
+            class). Any other value, e.g. ``"?"`` for string labels: labels equal to it.
+        unlabeled_weight : float, default=1.0
+            Weight of each unlabelled row (Nigam et al.'s lambda); 0 ignores them.
+        tol : float, default=1e-6
+            Stop when the relative objective change is below ``tol``.
+        max_iter : int, default=100
+
+        Returns
+        -------
+        self
+            With ``em_objective_``, ``n_iter_``, ``converged_`` and ``transduction_``
+            (the most probable label of every training row).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from bayesnb import GaussianNB
+        >>> X = np.array([[0.0], [0.2], [3.0], [3.1], [0.1], [2.9]])
+        >>> m = GaussianNB().fit_semi_supervised(X, [0, 0, 1, 1, -1, -1])
+        >>> m.classes_.tolist(), m.transduction_.tolist()
+        ([0, 1], [0, 0, 1, 1, 0, 1])
+        """
+        self._reset_fitted()
+        who = self._who
+        split = partial_labels(y, unlabeled, who)
+        if split is None or not split[0].any():  # the full validation (and its message) is fit's
+            return self._fit(X, y, sample_weight, classes=None, partial=False)
+        miss, labels = split
+        if miss.all():
+            raise ValueError(f"{who}: every label is missing; at least one labelled row is needed.")
+        lam = float(unlabeled_weight)
+        if not np.isfinite(lam) or lam < 0:
+            raise ValueError(f"{self._who}: unlabeled_weight must be >= 0; received {unlabeled_weight!r}.")
+        n = miss.shape[0]
+        w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        if w.ndim == 0:
+            w = np.full(n, float(w))
+        y_fill = np.empty(n, dtype=labels.dtype)
+        y_fill[~miss] = labels
+        y_fill[miss] = labels[0]
+        w0 = np.where(miss, 0.0, w) if w.shape == (n,) else w
+        # validation, encoding (categories from every row, labelled or not), priors
+        self._fit(X, y_fill, w0, classes=None, partial=False, encode_zero_weight_rows=True)
+        w = self._check_weights(sample_weight, n)
+        _, encoded = self._gen_encode(X)
+        K = len(self.classes_)
+        codes = np.full(n, -1, dtype=np.int64)
+        codes[~miss] = np.searchsorted(self.classes_, labels) if K > 1 else 0
+        rw = w * np.where(miss, lam, 1.0)
+        self._check_total_weight(rw, 0.0)  # unlabeled_weight scales the unlabelled rows' counts
+        fit = em.fit_semi_supervised(self.posterior_, encoded, codes, rw, self._check_class_params(K), tol=tol,
+                                     max_iter=max_iter)
+        post = self.posterior_ = fit.posterior
+        self.classes_ = post.classes
+        self.class_count_ = post.class_count
+        self.class_log_prior_ = post.class_log_prior
+        self._set_attributes()
+        self.em_objective_ = fit.em_objective
+        self.n_iter_ = len(fit.em_objective) - 1
+        self.converged_ = fit.converged
+        self.transduction_ = self.classes_[fit.transduction]
+        return self

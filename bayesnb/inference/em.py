@@ -1,0 +1,376 @@
+"""EM beside the model: semi-supervised and latent-class fits that produce an :class:`~bayesnb.NBPosterior`.
+
+Both routines climb the log posterior of a naive-Bayes model whose rows may have an
+unknown state, with the closed-form conjugate M-step of the families (the posterior
+mean, i.e. the MAP of the prior shifted by a pseudo-count, so the objective carries
+the matching :func:`log_penalty`):
+
+- :func:`fit_semi_supervised` -- states are the classes; unlabelled rows weigh in with
+  their responsibilities (Nigam et al. 2000).
+- :func:`fit_latent_class` -- states are (class, component) pairs: each class a mixture
+  of naive-Bayes components (a :class:`LatentClassFit`); :func:`latent_holdout_scores`
+  chooses the number of components on held-out cells.
+- :func:`latent_class_from_draws` -- the same model at one MCMC draw per fit.
+
+The routines take encoded blocks and class codes; validation and encoding are the
+estimator's (:class:`~bayesnb.generative.GenerativeMixin`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..posterior import (BlockPosterior, NBPosterior, class_posterior, index_params, joint_log_likelihood,
+                         log_marginal, normalise)
+
+__all__ = ["LatentClassFit", "SemiSupervisedFit", "allowed_states", "fit_latent_class", "fit_semi_supervised",
+           "holdout_cells", "latent_class_from_draws", "latent_holdout_scores", "log_penalty", "m_step", "run_em"]
+
+
+class LatentClassFit(NamedTuple):
+    """A latent-class (mixture-of-naive-Bayes) model fitted by EM.
+
+    Attributes
+    ----------
+    posterior : NBPosterior
+        Posterior over the ``n_classes * n_components`` latent states (state
+        ``k * n_components + c`` is component ``c`` of class ``k``); its ``classes``
+        are the state indices.
+    group : ndarray of int, shape (n_states,)
+        Class index of each state.
+    n_components : int
+    em_objective : list of float
+        Log posterior (up to a constant) after each EM iteration; never decreases
+        (empty for a model made from an MCMC draw).
+    selection : dict or None
+        ``{n_components: held-out log-likelihood}`` when the count was chosen.
+    point : bool, default=False
+        True for a model made from one MCMC draw (:meth:`GenerativeMixin.latent_class_draws`):
+        its parameters are that draw, used as they are (``parameter_uncertainty`` is
+        ignored: the uncertainty is in the set of draws).
+    """
+
+    posterior: object
+    group: np.ndarray
+    n_components: int
+    em_objective: list
+    selection: dict | None
+    point: bool = False
+
+
+class SemiSupervisedFit(NamedTuple):
+    """The result of :func:`fit_semi_supervised`.
+
+    Attributes
+    ----------
+    posterior : NBPosterior
+        The posterior at the last M-step.
+    em_objective : list of float
+        Log posterior (up to a constant) after each iteration; never decreases.
+    converged : bool
+    transduction : ndarray of int, shape (n_samples,)
+        Most probable class index of every row (its own class for a labelled row).
+    """
+
+    posterior: NBPosterior
+    em_objective: list
+    converged: bool
+    transduction: np.ndarray
+
+
+def allowed_states(group, y_codes):
+    """States a row may take: those of its class, or all when its label is unknown.
+
+    Parameters
+    ----------
+    group : ndarray of int, shape (S,)
+        Class index of each state (``arange(K)`` for plain naive Bayes).
+    y_codes : ndarray of int, shape (n,)
+        Class index per row, -1 where unknown.
+
+    Returns
+    -------
+    ndarray of bool, shape (n, S)
+    """
+    S = group.shape[0]
+    allowed = np.ones((y_codes.shape[0], S), dtype=bool)
+    known = y_codes >= 0
+    allowed[known] = group[None, :] == y_codes[known, None]
+    return allowed
+
+
+def log_penalty(post):
+    """Log prior (up to a constant) whose MAP is the posterior-mean plug-in of ``post``.
+
+    The sum of the families' ``gen_log_penalty`` and, when the class proportions are
+    learned, the Dirichlet term ``sum_k alpha_k log pi_k``.
+    """
+    total = 0.0
+    for b in post.blocks:
+        total += b.family.gen_log_penalty(b.prior, b.posterior)
+    if not post.fixed_class_prior:
+        a = post.class_prior_alpha
+        with np.errstate(invalid="ignore"):
+            total += float(np.where(a > 0, a * post.class_log_prior, 0.0).sum())
+    return total
+
+
+def m_step(meta, encoded, resp, class_params, classes):
+    """Closed-form conjugate M-step: statistics of the responsibilities + fixed prior.
+
+    Parameters
+    ----------
+    meta : list of (family, columns, names, state, prior)
+        The blocks, their priors held fixed (resolved, broadcast to the S states).
+    encoded : list
+        Encoded blocks, in block order.
+    resp : ndarray of shape (n, S)
+        Row weights per state (responsibilities times row weights).
+    class_params : (class_alpha, fit_prior, class_prior)
+        As in :func:`~bayesnb.posterior.class_posterior`.
+    classes : ndarray of shape (S,)
+
+    Returns
+    -------
+    NBPosterior
+    """
+    class_alpha, fit_prior, class_prior = class_params
+    class_count = resp.sum(0)
+    alpha, conc, logp, fixed = class_posterior(class_count, class_alpha, fit_prior, class_prior)
+    blocks = []
+    for (fam, cols, names, state, prior), e in zip(meta, encoded):
+        stats = fam.stats(e, resp, state)
+        blocks.append(BlockPosterior(fam, cols, names, state, stats, prior, fam.update(prior, stats)))
+    return NBPosterior(np.asarray(classes), class_count, alpha, conc, logp, fixed, tuple(blocks))
+
+
+def run_em(post, meta, encoded, allowed, rw, class_params, classes, tol, max_iter):
+    """EM from ``post``: E-step (plug-in), objective, M-step.
+
+    Parameters
+    ----------
+    post : NBPosterior
+        The starting point.
+    meta, encoded, class_params, classes
+        As in :func:`m_step`.
+    allowed : ndarray of bool, shape (n, S)
+        From :func:`allowed_states`.
+    rw : ndarray of shape (n,)
+        Row weights.
+    tol : float
+        Stop when the relative objective change is at most ``tol``.
+    max_iter : int
+
+    Returns
+    -------
+    post, history, converged, resp
+        The last posterior, the objective after each iteration, whether it converged
+        and the last E-step's weighted responsibilities (n, S).
+    """
+    history = []
+    converged = False
+    resp = None
+    for _ in range(max_iter + 1):
+        jll = joint_log_likelihood(post, encoded, allowed=allowed)
+        ll = log_marginal(jll)
+        ok = rw > 0
+        obj = float((rw[ok] * ll[ok]).sum()) + log_penalty(post)
+        history.append(obj)
+        resp = np.exp(normalise(jll, None)) * rw[:, None]
+        if len(history) > 1 and abs(history[-1] - history[-2]) <= tol * max(1.0, abs(history[-1])):
+            converged = True
+            break
+        if len(history) > max_iter:
+            break
+        post = m_step(meta, encoded, resp, class_params, classes)
+    return post, history, converged, resp
+
+
+def _block_meta(post, group=None):
+    """(family, columns, names, state, prior) per block; priors taken per state with ``group``."""
+    return [(b.family, b.columns, b.names, b.state, b.prior if group is None else index_params(b.prior, group))
+            for b in post.blocks]
+
+
+def fit_semi_supervised(post, encoded, y_codes, row_weight, class_params, *, tol=1e-6, max_iter=100):
+    """Semi-supervised EM (Nigam et al. 2000) from a posterior fitted on the labelled rows.
+
+    Parameters
+    ----------
+    post : NBPosterior
+        Fitted on the labelled rows (its priors are held fixed).
+    encoded : list
+        Encoded blocks of every row.
+    y_codes : ndarray of int, shape (n,)
+        Class index per row, -1 for an unlabelled row.
+    row_weight : ndarray of shape (n,)
+        Weight of each row (sample weight, times ``unlabeled_weight`` for unlabelled rows).
+    class_params : (class_alpha, fit_prior, class_prior)
+    tol : float, default=1e-6
+    max_iter : int, default=100
+
+    Returns
+    -------
+    SemiSupervisedFit
+    """
+    allowed = allowed_states(np.arange(len(post.classes)), y_codes)
+    post, hist, conv, _ = run_em(post, _block_meta(post), encoded, allowed, row_weight, class_params, post.classes,
+                                 tol, int(max_iter))
+    transduction = np.argmax(joint_log_likelihood(post, encoded, allowed=allowed), axis=1)
+    return SemiSupervisedFit(post, hist, conv, transduction)
+
+
+def fit_latent_class(base, encoded, class_part, y_codes, n_components, *, n_init=3, tol=1e-6, max_iter=200,
+                     rng):
+    """EM for a latent-class model: each class of ``base`` a mixture of ``n_components`` components.
+
+    Parameters
+    ----------
+    base : NBPosterior
+        The fitted classifier; its resolved priors are every state's prior, the state
+        weights get a symmetric Dirichlet(1) prior.
+    encoded : list
+        Encoded blocks of the rows to model.
+    class_part : ndarray of shape (n, K)
+        Starting class weights per row (one-hot for a known label, else ``p(y | x)``).
+    y_codes : ndarray of int, shape (n,)
+        Class index per row, -1 where unknown.
+    n_components : int
+    n_init : int, default=3
+        Random starts (one when ``n_components == 1``); the best final objective wins.
+    tol, max_iter
+        As in :func:`run_em`.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    LatentClassFit
+    """
+    C = n_components
+    K = len(base.classes)
+    S = K * C
+    group = np.repeat(np.arange(K), C)
+    meta = _block_meta(base, group)
+    n = class_part.shape[0]
+    allowed = allowed_states(group, y_codes)
+    params = (np.ones(S), True, None)
+    best = None
+    for _ in range(max(1, int(n_init) if C > 1 else 1)):
+        comp = rng.dirichlet(np.ones(C), size=n)
+        resp = (class_part[:, :, None] * comp[:, None, :]).reshape(n, S) * allowed
+        post0 = m_step(meta, encoded, resp, params, np.arange(S))
+        post, hist, _, _ = run_em(post0, meta, encoded, allowed, np.ones(n), params, np.arange(S), tol, max_iter)
+        if best is None or hist[-1] > best[1][-1]:
+            best = (post, hist)
+    return LatentClassFit(best[0], group, C, best[1], None)
+
+
+def holdout_cells(base, observed, fraction, rng):
+    """Observed cells to hold out, at random: ``(rows, cols)``.
+
+    Blocks whose columns are one joint observation (a family's ``joint_columns``, e.g.
+    counts) are never held out cell by cell.
+
+    Parameters
+    ----------
+    base : NBPosterior
+    observed : ndarray of bool, shape (n, n_features)
+        The observed (non-missing) raw cells.
+    fraction : float
+        Probability that an observed cell is held out.
+    rng : numpy.random.Generator
+    """
+    obs = observed.copy()
+    for b in base.blocks:
+        if b.family.joint_columns:
+            obs[:, b.columns] = False
+    rows, cols = np.nonzero(obs)
+    pick = rng.random(rows.size) < fraction
+    return rows[pick], cols[pick]
+
+
+def latent_holdout_scores(base, train, encoded_full, y_codes, hidden_rows, candidates, *, n_init, tol, max_iter,
+                          rng):
+    """Held-out log-likelihood ``log p(x_hidden | x_rest)`` of each number of components.
+
+    Parameters
+    ----------
+    base : NBPosterior
+    train : (encoded, class_part)
+        The rows with the held-out cells missing: encoded blocks and starting class
+        weights, as :func:`fit_latent_class` takes them.
+    encoded_full : list
+        Encoded blocks of the same rows with every cell.
+    y_codes : ndarray of int, shape (n,)
+    hidden_rows : ndarray of int
+        Rows with a held-out cell.
+    candidates : iterable of int
+    n_init, tol, max_iter, rng
+        As in :func:`fit_latent_class`.
+
+    Returns
+    -------
+    dict
+        ``{n_components: held-out log-likelihood}``.
+    """
+    scores = {}
+    for C in candidates:
+        fit = fit_latent_class(base, *train, y_codes, int(C), n_init=n_init, tol=tol, max_iter=max_iter, rng=rng)
+        allowed = allowed_states(fit.group, y_codes)
+        full = joint_log_likelihood(fit.posterior, encoded_full, allowed=allowed)
+        part = joint_log_likelihood(fit.posterior, train[0], allowed=allowed)
+        scores[int(C)] = float((log_marginal(full[hidden_rows]) - log_marginal(part[hidden_rows])).sum())
+    return scores
+
+
+def _states(a, S, C):
+    """(K, [C,] ...) parameters of one draw -> (S, ...) over the (class, component) states."""
+    return a.reshape((S,) + a.shape[1 + (C > 1):])
+
+
+def latent_class_from_draws(base, values, layouts, n_components, pick):
+    """One plug-in :class:`LatentClassFit` per MCMC draw of the latent-class model.
+
+    Parameters
+    ----------
+    base : NBPosterior
+        The fitted classifier the draws belong to.
+    values : dict
+        ``{variable: ndarray (n_draws, ...)}``, chains and draws flattened, named as in
+        :func:`~bayesnb.diagnostics.variable_layout` (``pi``, ``w`` when
+        ``n_components > 1``, and each block's parameters).
+    layouts : list
+        The blocks' layouts (their ``label`` suffixes the variable names).
+    n_components : int
+    pick : ndarray of int
+        Draws to use.
+
+    Returns
+    -------
+    list of LatentClassFit
+        With ``point=True``; document-length rates come from ``base``'s statistics.
+    """
+    C = n_components
+    K = len(base.classes)
+    S = K * C
+    group = np.repeat(np.arange(K), C)
+    class_count = base.class_count[group]
+    blocks = []
+    for b, lay in zip(base.blocks, layouts):
+        params = list(b.family.point_params(b.posterior))
+        blocks.append((b, params, lay.label, index_params(b.stats, group), index_params(b.prior, group)))
+    out = []
+    for i in pick:
+        with np.errstate(divide="ignore"):
+            log_pi = np.log(values["pi"][i]) if "pi" in values else base.class_log_prior
+            log_w = np.log(values["w"][i]) if C > 1 else np.zeros((K, 1))
+        logw = (log_pi[:, None] + log_w).reshape(S)
+        bp = []
+        for b, params, label, stats, prior in blocks:
+            point = b.family.posterior_from_params({p: _states(values[f"{p}_{label}"][i], S, C) for p in params})
+            bp.append(BlockPosterior(b.family, b.columns, b.names, b.state, stats, prior, point))
+        post = NBPosterior(np.arange(S), class_count, np.ones(S), np.ones(S) + class_count, logw, True, tuple(bp))
+        out.append(LatentClassFit(post, group, C, [], None, True))
+    return out
