@@ -19,11 +19,13 @@ working). Both kinds of draws come back as the same ArviZ ``DataTree`` (see
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 
-from ._utils import as_generator, take_rows
+from ._utils import ZeroProbabilityWarning, as_generator, take_rows
 from .diagnostics import to_datatree
+from .families._numeric import dirichlet_draws
 from .generative.tables import missing_labels
 from .inference.draws import posterior_moments, sample_posterior_draws
 from .inference.em import LatentClassFit
@@ -280,8 +282,6 @@ class PosteriorMixin:
         if post.fixed_class_prior:
             log_pi = np.broadcast_to(post.class_log_prior, (n_draws, len(post.classes)))
         else:
-            from .families._base import dirichlet_draws
-
             with np.errstate(divide="ignore"):
                 log_pi = np.log(dirichlet_draws(post.class_concentration, n_draws, rng))
         blocks = [b.family.sample_params(b.posterior, n_draws, rng) for b in post.blocks]
@@ -313,10 +313,6 @@ class PosteriorMixin:
         blocks, log_pi = self._param_draws(n_draws, random_state)
         mods = [b.family for b in post.blocks]
         out = np.empty((n_draws, X.shape[0], len(post.classes)))
-        import warnings
-
-        from ._utils import ZeroProbabilityWarning
-
         for s in range(n_draws):
             jll = log_pi[s][None, :].copy()
             for b, mod, draws, enc in zip(post.blocks, mods, blocks, encoded):
