@@ -50,8 +50,15 @@ cells are imputed.
 from __future__ import annotations
 
 from ..inference.em import LatentClassFit
-from .functions import (class_log_weights, feature_contributions, impute_cells, length_rates, parameter_points,
-                        sample_rows, score_rows)
+from .functions import (
+    class_log_weights,
+    feature_contributions,
+    impute_cells,
+    length_rates,
+    parameter_points,
+    sample_rows,
+    score_rows,
+)
 from .methods import GenerativeMixin
 from .tables import missing_labels
 

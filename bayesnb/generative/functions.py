@@ -127,7 +127,7 @@ def _lengths(length, rates_k, z, rng, n, who):
 
 
 def sample_rows(post, n_samples, n_columns, *, rng, z=None, parameter_uncertainty=True, use_prior=False,
-                length=None, who="NaiveBayes"):
+                length=None, who="NaiveBayes", stacklevel=2):
     """Ancestral draws from the posterior (or prior) predictive: a class, then every block given it.
 
     Parameters
@@ -149,6 +149,8 @@ def sample_rows(post, n_samples, n_columns, *, rng, z=None, parameter_uncertaint
         Row totals of blocks with a length model; default drawn from it.
     who : str
         Estimator name for messages.
+    stacklevel : int, default=2
+        Where warnings point, as for :func:`warnings.warn` called here (2: the caller).
 
     Returns
     -------
@@ -174,7 +176,7 @@ def sample_rows(post, n_samples, n_columns, *, rng, z=None, parameter_uncertaint
     n = z.shape[0]
     columns = [None] * n_columns
     if n:
-        warn_empty_columns(post, "sampling", who, stacklevel=4)
+        warn_empty_columns(post, "sampling", who, stacklevel=stacklevel + 1)
     for b, p, r in zip(post.blocks, points, rates):
         lengths = _lengths(length, r, z, rng, n, who) if r is not None else None
         vals = b.family.gen_sample(p, z, rng, lengths)
@@ -200,7 +202,7 @@ def _block_cells(b, filled, miss):
 
 
 def impute_cells(post, encoded, *, strategy="mode", n_imputations=1, rng, parameter_uncertainty=True,
-                 allowed=None, who="NaiveBayes"):
+                 allowed=None, who="NaiveBayes", stacklevel=2):
     """Values for the missing cells from ``p(x_miss | x_obs) = sum_k p(k | x_obs) p(x_miss | k)``.
 
     Parameters
@@ -220,6 +222,8 @@ def impute_cells(post, encoded, *, strategy="mode", n_imputations=1, rng, parame
         state fall back to the allowed states' weights, with a warning.
     who : str
         Estimator name for messages.
+    stacklevel : int, default=2
+        Where warnings point, as for :func:`warnings.warn` called here (2: the caller).
 
     Returns
     -------
@@ -227,14 +231,14 @@ def impute_cells(post, encoded, *, strategy="mode", n_imputations=1, rng, parame
         Per completed dataset, the filled cells of each block with a missing one
         (``cols`` are the input's column positions, ``values`` raw).
     """
-    warn_empty_columns(post, "impute", who, encoded, stacklevel=4)
+    warn_empty_columns(post, "impute", who, encoded, stacklevel=stacklevel + 1)
     outs = []
     for _ in range(int(n_imputations)):
         r = rng if (strategy == "draw" and parameter_uncertainty) else None
         points, logw, rates = parameter_points(post, r), class_log_weights(post, r), length_rates(post, r)
         jll = joint_log_likelihood(post, encoded, points=points, class_log_weights=logw, allowed=allowed)
         fallback = logw if allowed is None else np.where(allowed, logw, -np.inf)
-        resp = np.exp(normalise(jll, fallback, who, stacklevel=5))
+        resp = np.exp(normalise(jll, fallback, who, stacklevel=stacklevel + 2))
         z = _draw_index(resp, rng) if strategy == "draw" else None
         cells = []
         for b, p, e, rt in zip(post.blocks, points, encoded, rates):
@@ -264,7 +268,8 @@ def score_rows(post, encoded, *, predictive="mean", caches=None, plug_in=False):
     return log_marginal(joint_log_likelihood(post, encoded, predictive, caches, points=points))
 
 
-def feature_contributions(post, encoded, n_columns, *, predictive="mean", caches=None, who="NaiveBayes"):
+def feature_contributions(post, encoded, n_columns, *, predictive="mean", caches=None, who="NaiveBayes",
+                          stacklevel=2):
     """Per-feature contributions ``C[i, j] = sum_k p(k | x_i) log p(x_ij | k)`` to ``log p(x)``.
 
     Parameters
@@ -279,6 +284,8 @@ def feature_contributions(post, encoded, n_columns, *, predictive="mean", caches
         The estimator's prediction tables (speed only).
     who : str
         Estimator name for messages.
+    stacklevel : int, default=2
+        Where warnings point, as for :func:`warnings.warn` called here (2: the caller).
 
     Returns
     -------
@@ -288,7 +295,7 @@ def feature_contributions(post, encoded, n_columns, *, predictive="mean", caches
         ``log p(x_i) = C[i].sum() + class_term[i]``.
     """
     jll = joint_log_likelihood(post, encoded, predictive, caches)
-    resp = np.exp(normalise(jll, post.class_log_prior, who, stacklevel=5))
+    resp = np.exp(normalise(jll, post.class_log_prior, who, stacklevel=stacklevel + 2))
     n = resp.shape[0]
     parts = [(b.columns, b.family.gen_cell_log_lik(b.prior, b.posterior, e, resp, predictive))
              for b, e in zip(post.blocks, encoded)]

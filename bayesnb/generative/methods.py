@@ -72,7 +72,7 @@ class GenerativeMixin:
             if np.any(z < 0):
                 raise ValueError(f"{self._who}: y must not contain missing labels when sampling.")
         columns, z = sample_rows(post, n, int(self.n_features_in_), rng=rng, z=z, length=length, who=self._who,
-                                 **options)
+                                 stacklevel=4, **options)
         X = assemble_table(post, columns, z.shape[0], getattr(self, "feature_names_in_", None),
                            getattr(self, "feature_dtypes_", None))
         return X, self.classes_[z]
@@ -185,7 +185,7 @@ class GenerativeMixin:
         allowed = None if y is None else allowed_states(group, label_codes(self.classes_, y, X.shape[0], self._who))
         outs = [write_cells(X, cells) for cells in impute_cells(
             post, encoded, strategy=strategy, n_imputations=m, rng=rng, allowed=allowed, who=self._who,
-            parameter_uncertainty=parameter_uncertainty and not point)]
+            parameter_uncertainty=parameter_uncertainty and not point, stacklevel=3)]
         return outs[0] if m == 1 else outs
 
     # -------------------------------------------------------------- latent class
@@ -220,7 +220,7 @@ class GenerativeMixin:
         X = self._check_X(X, reset=False)
         n = X.shape[0]
         y_codes = np.full(n, -1, dtype=np.int64) if y is None else label_codes(self.classes_, y, n, self._who)
-        opts = dict(n_init=n_init, tol=tol, max_iter=max_iter, rng=rng)
+        opts = {"n_init": n_init, "tol": tol, "max_iter": max_iter, "rng": rng}
         if isinstance(n_components, str):
             if n_components != "auto":
                 raise ValueError(f"{self._who}: n_components must be an int >= 1 or 'auto'.")
@@ -333,7 +333,7 @@ class GenerativeMixin:
         post, _, _ = self._gen_model()
         _, encoded = self._gen_encode(X)
         out, term = feature_contributions(post, encoded, int(self.n_features_in_), predictive=self._check_predictive(),
-                                          caches=self._caches, who=self._who)
+                                          caches=self._caches, who=self._who, stacklevel=3)
         if is_frame(X):
             out = pd.DataFrame(out, columns=X.columns, index=X.index)
         return (out, term) if return_class_term else out
