@@ -147,10 +147,9 @@ def sample_rows(post, n_samples, n_columns, *, rng, z=None, parameter_uncertaint
         block's prior is improper). Lengths use the training rates.
     length : int or array-like of int, optional
         Row totals of blocks with a length model; default drawn from it.
-    who : str
-        Estimator name for messages.
-    stacklevel : int, default=2
-        Where warnings point, as for :func:`warnings.warn` called here (2: the caller).
+    who, stacklevel : str, int
+        Estimator name for messages; where warnings point, as for :func:`warnings.warn`
+        called here (default 2: the caller).
 
     Returns
     -------
@@ -220,10 +219,9 @@ def impute_cells(post, encoded, *, strategy="mode", n_imputations=1, rng, parame
     allowed : ndarray of bool, shape (n, K), optional
         States each row may take (known labels); rows impossible under every allowed
         state fall back to the allowed states' weights, with a warning.
-    who : str
-        Estimator name for messages.
-    stacklevel : int, default=2
-        Where warnings point, as for :func:`warnings.warn` called here (2: the caller).
+    who, stacklevel : str, int
+        Estimator name for messages; where warnings point, as for :func:`warnings.warn`
+        called here (default 2: the caller).
 
     Returns
     -------
@@ -282,10 +280,9 @@ def feature_contributions(post, encoded, n_columns, *, predictive="mean", caches
     predictive : {"mean", "marginal"}, default="mean"
     caches : list, optional
         The estimator's prediction tables (speed only).
-    who : str
-        Estimator name for messages.
-    stacklevel : int, default=2
-        Where warnings point, as for :func:`warnings.warn` called here (2: the caller).
+    who, stacklevel : str, int
+        Estimator name for messages; where warnings point, as for :func:`warnings.warn`
+        called here (default 2: the caller).
 
     Returns
     -------
