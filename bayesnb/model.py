@@ -43,7 +43,7 @@ from .inference.nuts import (
     run_nuts,
     sample_stats_from_extra,
 )
-from .posterior import normalise
+from .posterior import joint_log_likelihood_parts, normalise
 
 __all__ = ["ModelSpec", "NotLinearError", "PosteriorMixin", "enable_compilation_cache", "make_model",
            "model_inputs", "model_log_likelihood", "point_sites", "posterior_moments", "run_nuts",
@@ -311,13 +311,11 @@ class PosteriorMixin:
         post = self.posterior_
         encoded, _ = self._encode_blocks(X, post)
         blocks, log_pi = self._param_draws(n_draws, random_state)
-        mods = [b.family for b in post.blocks]
         out = np.empty((n_draws, X.shape[0], len(post.classes)))
         for s in range(n_draws):
-            jll = log_pi[s][None, :].copy()
-            for b, mod, draws, enc in zip(post.blocks, mods, blocks, encoded):
-                fake = mod.posterior_from_params({k: v[s] for k, v in draws.items()})
-                jll = jll + b.family.log_likelihood(b.prior, fake, enc)
+            points = [b.family.posterior_from_params({k: v[s] for k, v in draws.items()})
+                      for b, draws in zip(post.blocks, blocks)]
+            jll, _ = joint_log_likelihood_parts(post, encoded, points=points, class_log_weights=log_pi[s])
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ZeroProbabilityWarning)
                 out[s] = np.exp(normalise(jll, log_pi[s], self._who))

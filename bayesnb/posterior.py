@@ -21,8 +21,8 @@ from scipy.special import gammaln, logsumexp
 
 from ._utils import ZeroProbabilityWarning
 
-__all__ = ["BlockPosterior", "NBPosterior", "class_posterior", "build", "joint_log_likelihood",
-           "normalise", "log_marginal", "log_evidence"]
+__all__ = ["BlockPosterior", "NBPosterior", "build", "class_posterior", "joint_log_likelihood",
+           "joint_log_likelihood_parts", "log_evidence", "log_marginal", "normalise"]
 
 
 class BlockPosterior(NamedTuple):
@@ -91,7 +91,8 @@ def index_params(params, idx):
     Parameters
     ----------
     params : NamedTuple
-        A family's parameters; every field an array of shape (K, ...) or a tuple of them.
+        A family's parameters or statistics; every field an array of shape (K, ...), a
+        tuple of them, or None.
     idx : array-like of int
         Rows to take (a class per new row; repeats allowed).
 
@@ -102,7 +103,9 @@ def index_params(params, idx):
     """
     out = []
     for f in params:
-        if isinstance(f, tuple):
+        if f is None:  # an optional field left empty (e.g. Multinomial's pending counts)
+            out.append(None)
+        elif isinstance(f, tuple):
             out.append(tuple(np.asarray(a)[idx].copy() for a in f))
         else:
             out.append(np.asarray(f)[idx].copy())
@@ -183,20 +186,42 @@ def joint_log_likelihood(post: NBPosterior, encoded_blocks, predictive="mean", c
         ``log p(y=k)`` to add instead of ``post.class_log_prior`` (e.g. a Dirichlet draw).
     allowed : bool ndarray of shape (n, K), optional
         Classes (states) a row may take; the others get ``-inf`` (known labels in EM).
+
+    See Also
+    --------
+    joint_log_likelihood_parts : the same as a class-relative part and a row term, for
+        computing ``p(y | x)`` without cancellation.
+    """
+    rel, row = joint_log_likelihood_parts(post, encoded_blocks, predictive, caches, points=points,
+                                          class_log_weights=class_log_weights, allowed=allowed)
+    return rel + row[:, None]
+
+
+def joint_log_likelihood_parts(post: NBPosterior, encoded_blocks, predictive="mean", caches=None, *, points=None,
+                               class_log_weights=None, allowed=None):
+    """:func:`joint_log_likelihood` as ``(rel, row)``: ``rel + row[:, None]`` is ``log p(x, y=k)``.
+
+    ``row`` (n,) sums the families' class-independent row terms
+    (:meth:`~bayesnb.families._base.Family.log_likelihood_parts`), e.g. a feature's log
+    density that every class shares. ``p(y | x)`` is a function of ``rel`` alone, which
+    is free of those common terms, so normalising ``rel`` loses no precision to them.
+    Parameters as in :func:`joint_log_likelihood`.
+
+    Returns
+    -------
+    rel : ndarray of shape (n, K)
+    row : ndarray of shape (n,)
     """
     if predictive not in ("mean", "marginal"):
         raise ValueError(f"predictive must be 'mean' or 'marginal'; received {predictive!r}.")
-    jll = None
+    rel = row = None
     for i, (block, data) in enumerate(zip(post.blocks, encoded_blocks)):
-        if points is not None:
-            ll = block.family.log_likelihood(block.prior, points[i], data, predictive)
-        elif caches is not None and caches[i] is not None:
-            ll = block.family.log_likelihood(block.prior, block.posterior, data, predictive, cache=caches[i])
-        else:
-            ll = block.family.log_likelihood(block.prior, block.posterior, data, predictive)
-        jll = ll if jll is None else jll + ll
-    jll = jll + (post.class_log_prior if class_log_weights is None else class_log_weights)
-    return jll if allowed is None else np.where(allowed, jll, -np.inf)
+        params = block.posterior if points is None else points[i]
+        cache = caches[i] if points is None and caches is not None else None
+        r, t = block.family.log_likelihood_parts(block.prior, params, data, predictive, cache)
+        rel, row = (r, t) if rel is None else (rel + r, row + t)
+    rel = rel + (post.class_log_prior if class_log_weights is None else class_log_weights)
+    return (rel if allowed is None else np.where(allowed, rel, -np.inf)), row
 
 
 def warn_zero_probability(dead: np.ndarray, who: str = "NaiveBayes", stacklevel: int = 3) -> None:

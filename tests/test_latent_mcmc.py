@@ -185,3 +185,17 @@ def test_nuts_latent_class_predictive_matches_em():
     acc_mc = np.mean([(v == Xte.to_numpy())[hidden].mean() for v in votes])
     acc_one = (clf.impute(Xm).to_numpy() == Xte.to_numpy())[hidden].mean()
     assert abs(acc_mc - acc_em) < 0.03 and acc_em > acc_one + 0.03
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_latent_class_draws_of_exact_draws_score_every_family(case):
+    """latent_class_draws took rows of every statistics field and failed on an empty one
+    (Multinomial's pending counts are None): every family, alone or mixed, must go through."""
+    clf, X, y = CASES[case](np.random.default_rng(3))
+    clf.fit(X, y)
+    fits = clf.latent_class_draws(clf.sample_posterior(4, random_state=0))
+    assert len(fits) == 4
+    Xq = X.iloc[:10] if hasattr(X, "iloc") else X[:10]
+    scores = np.array([clf.score_samples(Xq, latent=f) for f in fits])
+    assert scores.shape == (4, 10) and np.all(np.isfinite(scores))
+    assert not np.allclose(scores[0], scores[1])  # different draws, different parameters

@@ -378,3 +378,26 @@ def test_partial_fit_warns_only_for_columns_never_observed():
     with warnings.catch_warnings():
         warnings.simplefilter("error", AllMissingWarning)
         first.partial_fit(X[:10], y[:10])  # observed now
+
+
+@pytest.mark.parametrize("value", [5.0, 0.1, -3.7e8])
+@pytest.mark.parametrize("predictive", ["mean", "marginal"])
+def test_constant_feature_far_from_its_value_leaves_the_class_posterior_unchanged(value, predictive):
+    """Scored 1e4 (and 1e8) scales away from a training constant, the column's log density is
+    huge (about -1e8 .. -1e16) and the same in every class: p(y | x) must not move. Summed into
+    the joint before normalising it rounded the other columns away (P = 0.5 instead of 0.19)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 3))
+    X[:, 2] = value
+    y = np.r_[np.zeros(80, int), np.ones(20, int)]
+    with_col = GaussianNB(predictive=predictive).fit(X, y)
+    without = GaussianNB(predictive=predictive).fit(X[:, :2], y)
+    scale = max(1.0, abs(value))
+    Q = np.c_[rng.normal(size=(4, 2)), value + np.array([1e4, -1e4, 1e8, 3.0]) * scale]
+    np.testing.assert_allclose(with_col.predict_proba(Q), without.predict_proba(Q[:, :2]), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(with_col.predict_log_proba(Q), without.predict_log_proba(Q[:, :2]), rtol=1e-12,
+                               atol=1e-12)
+    # the joint still holds the column's (common) log density, and score_samples adds it once
+    jll = with_col.predict_joint_log_proba(Q)
+    assert np.all(jll < without.predict_joint_log_proba(Q[:, :2]))
+    assert np.all(np.isfinite(with_col.score_samples(Q)))

@@ -318,10 +318,14 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         joint_log_proba : ndarray of shape (n_samples, n_classes)
             Unnormalised log scores; columns follow ``classes_``.
         """
+        encoded = self._encoded(X)  # (checks that the model is fitted)
+        return _post.joint_log_likelihood(self.posterior_, encoded, self._check_predictive(), self._caches)
+
+    def _encoded(self, X):
+        """The blocks of ``X`` encoded as in training (checked against the fitted model)."""
         check_is_fitted(self, "posterior_")
         X = self._check_X(X, reset=False)
-        encoded, _ = self._encode_blocks(X, self.posterior_)
-        return _post.joint_log_likelihood(self.posterior_, encoded, self._check_predictive(), self._caches)
+        return self._encode_blocks(X, self.posterior_)[0]
 
     def predict_log_proba(self, X):
         """``log p(y=k | x)`` for each row and class.
@@ -336,8 +340,9 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         log_proba : ndarray of shape (n_samples, n_classes)
             Columns follow ``classes_``; normalised with logsumexp, never NaN.
         """
-        jll = self.predict_joint_log_proba(X)
-        return _post.normalise(jll, self.posterior_.class_log_prior, self._who)
+        encoded = self._encoded(X)  # (checks that the model is fitted)
+        rel, _ = _post.joint_log_likelihood_parts(self.posterior_, encoded, self._check_predictive(), self._caches)
+        return _post.normalise(rel, self.posterior_.class_log_prior, self._who)
 
     def predict_proba(self, X):
         """``p(y=k | x)`` for each row and class (rows sum to 1).

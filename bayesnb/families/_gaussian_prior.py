@@ -70,6 +70,7 @@ class GaussianBlock(NamedTuple):
     X : ndarray of shape (n, d)
         Values with missing cells set to 0.
     observed : ndarray of bool, shape (n, d)
+        False at the missing cells (whose log density is left out of every sum).
     """
 
     X: np.ndarray

@@ -23,7 +23,7 @@ import scipy.sparse as sp
 
 from .._utils import AllMissingWarning
 from ..families._numeric import dirichlet_draws, draw_categories
-from ..posterior import joint_log_likelihood, log_marginal, normalise
+from ..posterior import joint_log_likelihood_parts, log_marginal, normalise
 
 __all__ = ["class_log_weights", "feature_contributions", "impute_cells", "length_rates", "parameter_points",
            "sample_rows", "score_rows", "warn_empty_columns"]
@@ -234,7 +234,7 @@ def impute_cells(post, encoded, *, strategy="mode", n_imputations=1, rng, parame
     for _ in range(int(n_imputations)):
         r = rng if (strategy == "draw" and parameter_uncertainty) else None
         points, logw, rates = parameter_points(post, r), class_log_weights(post, r), length_rates(post, r)
-        jll = joint_log_likelihood(post, encoded, points=points, class_log_weights=logw, allowed=allowed)
+        jll, _ = joint_log_likelihood_parts(post, encoded, points=points, class_log_weights=logw, allowed=allowed)
         fallback = logw if allowed is None else np.where(allowed, logw, -np.inf)
         resp = np.exp(normalise(jll, fallback, who, stacklevel=stacklevel + 2))
         z = _draw_index(resp, rng) if strategy == "draw" else None
@@ -263,7 +263,8 @@ def score_rows(post, encoded, *, predictive="mean", caches=None, plug_in=False):
         or an MCMC draw is used.
     """
     points = parameter_points(post) if plug_in else None
-    return log_marginal(joint_log_likelihood(post, encoded, predictive, caches, points=points))
+    rel, row = joint_log_likelihood_parts(post, encoded, predictive, caches, points=points)
+    return log_marginal(rel) + row
 
 
 def feature_contributions(post, encoded, n_columns, *, predictive="mean", caches=None, who="NaiveBayes",
@@ -291,7 +292,7 @@ def feature_contributions(post, encoded, n_columns, *, predictive="mean", caches
         ``sum_k p(k | x_i) (log p(y=k) - log p(k | x_i))``, so that
         ``log p(x_i) = C[i].sum() + class_term[i]``.
     """
-    jll = joint_log_likelihood(post, encoded, predictive, caches)
+    jll, _ = joint_log_likelihood_parts(post, encoded, predictive, caches)
     resp = np.exp(normalise(jll, post.class_log_prior, who, stacklevel=stacklevel + 2))
     n = resp.shape[0]
     parts = [(b.columns, b.family.gen_cell_log_lik(b.prior, b.posterior, e, resp, predictive))

@@ -22,15 +22,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..posterior import (
-    BlockPosterior,
-    NBPosterior,
-    class_posterior,
-    index_params,
-    joint_log_likelihood,
-    log_marginal,
-    normalise,
-)
+from ..posterior import (BlockPosterior, NBPosterior, class_posterior, index_params, joint_log_likelihood_parts,
+                         log_marginal, normalise)
 
 __all__ = ["LatentClassFit", "SemiSupervisedFit", "allowed_states", "fit_latent_class", "fit_semi_supervised",
            "holdout_cells", "latent_class_from_draws", "latent_holdout_scores", "log_penalty", "m_step", "run_em"]
@@ -180,8 +173,8 @@ def run_em(post, meta, encoded, allowed, rw, class_params, classes, tol, max_ite
     converged = False
     resp = None
     for _ in range(max_iter + 1):
-        jll = joint_log_likelihood(post, encoded, allowed=allowed)
-        ll = log_marginal(jll)
+        jll, row = joint_log_likelihood_parts(post, encoded, allowed=allowed)
+        ll = log_marginal(jll) + row
         ok = rw > 0
         obj = float((rw[ok] * ll[ok]).sum()) + log_penalty(post)
         history.append(obj)
@@ -225,7 +218,7 @@ def fit_semi_supervised(post, encoded, y_codes, row_weight, class_params, *, tol
     allowed = allowed_states(np.arange(len(post.classes)), y_codes)
     post, hist, conv, _ = run_em(post, _block_meta(post), encoded, allowed, row_weight, class_params, post.classes,
                                  tol, int(max_iter))
-    transduction = np.argmax(joint_log_likelihood(post, encoded, allowed=allowed), axis=1)
+    transduction = np.argmax(joint_log_likelihood_parts(post, encoded, allowed=allowed)[0], axis=1)
     return SemiSupervisedFit(post, hist, conv, transduction)
 
 
@@ -326,9 +319,10 @@ def latent_holdout_scores(base, train, encoded_full, y_codes, hidden_rows, candi
     for C in candidates:
         fit = fit_latent_class(base, *train, y_codes, int(C), n_init=n_init, tol=tol, max_iter=max_iter, rng=rng)
         allowed = allowed_states(fit.group, y_codes)
-        full = joint_log_likelihood(fit.posterior, encoded_full, allowed=allowed)
-        part = joint_log_likelihood(fit.posterior, train[0], allowed=allowed)
-        scores[int(C)] = float((log_marginal(full[hidden_rows]) - log_marginal(part[hidden_rows])).sum())
+        full, full_row = joint_log_likelihood_parts(fit.posterior, encoded_full, allowed=allowed)
+        part, part_row = joint_log_likelihood_parts(fit.posterior, train[0], allowed=allowed)
+        h = hidden_rows
+        scores[int(C)] = float((log_marginal(full[h]) + full_row[h] - log_marginal(part[h]) - part_row[h]).sum())
     return scores
 
 

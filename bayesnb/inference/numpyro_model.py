@@ -25,21 +25,13 @@ with every class a mixture of ``C`` naive-Bayes components::
 The (class, component) pairs are one plate ``class_component`` of size ``K * C``
 (pair ``k * C + c``, the state order of :class:`~bayesnb.generative.LatentClassFit`),
 so the family pieces are used unchanged; the component is marginalised with logsumexp
-(rows only: a row's component is never observed, so there are no sufficient statistics). Missing cells are masked, not imputed. ``data=None`` (the
-default) leaves only the prior: ``numpyro.infer.Predictive(model, num_samples=...)``
-then simulates parameters from the prior.
+(rows only: a row's component is never observed, so there are no sufficient statistics).
+Missing cells are masked, not imputed. ``data=None`` (the default) leaves only the prior:
+``numpyro.infer.Predictive(model, num_samples=...)`` then simulates parameters from the prior.
 
-Estimator methods (through :class:`PosteriorMixin`, a base of every estimator):
-
-- ``sample_posterior(n_draws)`` -- exact conjugate draws (NumPy, thousands per second)
-- ``run_mcmc(X, y)`` -- NUTS draws of the same model, with compile / sampling times
-  (``n_components=C``: the latent-class model)
-- ``model_inputs(X, y)`` -- ``(spec, priors, data)`` for your own NumPyro inference
-- ``predict_proba_draws`` / ``predict_proba_interval`` -- uncertainty of ``p(y | x)``
-- ``coef_`` / ``intercept_`` / ``coef_draws`` / ``coef_interval`` -- binary NB as a linear classifier
-
-Both kinds of draws come back as the same ArviZ ``DataTree`` (see :mod:`bayesnb.diagnostics`).
-JAX, NumPyro and ArviZ are imported lazily; nothing here changes JAX's global settings
+The estimator methods that build and run it (``model_inputs``, ``run_mcmc``) are in
+:mod:`bayesnb.model`. Both kinds of draws come back as the same ArviZ ``DataTree`` (see
+:mod:`bayesnb.diagnostics`). JAX, NumPyro and ArviZ are imported lazily; nothing here changes JAX's global settings
 (float32 is used; ``numpyro.set_host_device_count`` is left to the user).
 """
 
