@@ -20,15 +20,19 @@ def _float_resolution(model, X):
 
 
 # ------------------------------------------------------------------ 1. constant Gaussian feature
-@pytest.mark.parametrize("value", [5.0, 0.1, -3.7e8, 0.0])
-@pytest.mark.parametrize("predictive", ["mean", "marginal"])
-def test_constant_feature_does_not_move_the_posterior(value, predictive):
+def _constant_column_models(value, predictive):
+    """GaussianNB fitted with a third column constant at ``value``, and without that column."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(100, 3))
     X[:, 2] = value
     y = np.r_[np.zeros(80, int), np.ones(20, int)]
-    with_col = GaussianNB(predictive=predictive).fit(X, y)
-    without = GaussianNB(predictive=predictive).fit(X[:, :2], y)
+    return rng, GaussianNB(predictive=predictive).fit(X, y), GaussianNB(predictive=predictive).fit(X[:, :2], y)
+
+
+@pytest.mark.parametrize("value", [5.0, 0.1, -3.7e8, 0.0])
+@pytest.mark.parametrize("predictive", ["mean", "marginal"])
+def test_constant_feature_does_not_move_the_posterior(value, predictive):
+    rng, with_col, without = _constant_column_models(value, predictive)
     # the column's factor is the same for both classes: its posterior is tied, bit for bit
     post = with_col.posterior_.blocks[0].posterior
     for field in post:
@@ -386,12 +390,7 @@ def test_constant_feature_far_from_its_value_leaves_the_class_posterior_unchange
     """Scored 1e4 (and 1e8) scales away from a training constant, the column's log density is
     huge (about -1e8 .. -1e16) and the same in every class: p(y | x) must not move. Summed into
     the joint before normalising it rounded the other columns away (P = 0.5 instead of 0.19)."""
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(100, 3))
-    X[:, 2] = value
-    y = np.r_[np.zeros(80, int), np.ones(20, int)]
-    with_col = GaussianNB(predictive=predictive).fit(X, y)
-    without = GaussianNB(predictive=predictive).fit(X[:, :2], y)
+    rng, with_col, without = _constant_column_models(value, predictive)
     scale = max(1.0, abs(value))
     Q = np.c_[rng.normal(size=(4, 2)), value + np.array([1e4, -1e4, 1e8, 3.0]) * scale]
     np.testing.assert_allclose(with_col.predict_proba(Q), without.predict_proba(Q[:, :2]), rtol=0, atol=1e-12)

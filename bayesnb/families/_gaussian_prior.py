@@ -65,6 +65,9 @@ class NormalInverseGammas(NamedTuple):
 class GaussianBlock(NamedTuple):
     """An encoded real-valued block.
 
+    A missing cell is held as ``observed=False`` with the value 0, never as NaN, so no sum
+    over cells (statistics, log densities) can turn NaN.
+
     Attributes
     ----------
     X : ndarray of shape (n, d)
