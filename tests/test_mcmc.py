@@ -347,3 +347,25 @@ def test_coef_errors_for_gaussian_and_multiclass(iris, votes):
         g2.coef_
     assert not hasattr(g2, "coef_")
     assert not hasattr(CategoricalNB(), "coef_")  # unfitted
+
+
+def test_enable_compilation_cache_directory(tmp_path, monkeypatch):
+    """One function sets JAX's persistent cache (the demo uses it too): an explicit folder is
+    created and used; with none, JAX_COMPILATION_CACHE_DIR wins, else $XDG_CACHE_HOME/bayesnb/jax."""
+    import jax
+
+    from bayesnb.inference.nuts import enable_compilation_cache
+
+    before = jax.config.jax_compilation_cache_dir
+    try:
+        path = tmp_path / "a" / "b"
+        assert enable_compilation_cache(path) == str(path) and path.is_dir()
+        assert jax.config.jax_compilation_cache_dir == str(path)
+        monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", str(tmp_path / "env"))
+        assert enable_compilation_cache() == str(tmp_path / "env")
+        monkeypatch.delenv("JAX_COMPILATION_CACHE_DIR")
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+        assert enable_compilation_cache() == str(tmp_path / "xdg" / "bayesnb" / "jax")
+        assert (tmp_path / "xdg" / "bayesnb" / "jax").is_dir()
+    finally:
+        jax.config.update("jax_compilation_cache_dir", before)

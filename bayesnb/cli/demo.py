@@ -22,6 +22,7 @@ from .._version import __version__
 from ..diagnostics import compare_posteriors
 from ..datasets import load_house_votes
 from ..estimators import CategoricalNB
+from ..inference.nuts import enable_compilation_cache
 from .io import UsageError, atomic_path
 
 __all__ = ["DemoStepError", "run_demo", "vote_log_odds"]
@@ -102,15 +103,8 @@ def _jax_cache():
     NUTS compilation dominates a short run (about 10 s); the cache makes later demo runs
     start sampling in about a second. Respects ``JAX_COMPILATION_CACHE_DIR`` if set.
     """
-    if os.environ.get("JAX_COMPILATION_CACHE_DIR"):
-        return
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     try:
-        import jax
-
-        path = os.path.join(base, "bayesnb", "jax")
-        os.makedirs(path, exist_ok=True)
-        jax.config.update("jax_compilation_cache_dir", path)
+        enable_compilation_cache()
     except Exception:  # noqa: BLE001, S110 - the cache is an optimisation only
         pass
 

@@ -8,6 +8,7 @@ are imported inside the functions; nothing here changes JAX's global settings.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -24,15 +25,24 @@ def enable_compilation_cache(path=None):
     Parameters
     ----------
     path : str or None
-        Cache directory; default ``~/.cache/bayesnb-jax``.
-    """
-    import os
+        Cache directory (created if needed). Default: ``JAX_COMPILATION_CACHE_DIR`` when set
+        (left as it is), else ``$XDG_CACHE_HOME/bayesnb/jax`` (``~/.cache/bayesnb/jax``).
 
+    Returns
+    -------
+    str
+        The cache directory in use.
+    """
     import jax
 
-    path = path or os.path.join(os.path.expanduser("~"), ".cache", "bayesnb-jax")
+    if path is None and os.environ.get("JAX_COMPILATION_CACHE_DIR"):
+        return os.environ["JAX_COMPILATION_CACHE_DIR"]
+    if path is None:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        path = os.path.join(base, "bayesnb", "jax")
+    os.makedirs(path, exist_ok=True)
     jax.config.update("jax_compilation_cache_dir", str(path))
-    return path
+    return str(path)
 
 
 _CACHE: dict = {}
