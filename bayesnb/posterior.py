@@ -144,23 +144,28 @@ def class_posterior(class_count, class_alpha, fit_prior=True, class_prior=None):
     return alpha, conc, log_prior, False
 
 
-def build(classes, class_count, class_alpha, fit_prior, class_prior, blocks):
+def build(classes, class_count, class_alpha, fit_prior, class_prior, blocks, *, priors=None):
     """Assemble an :class:`NBPosterior` from accumulated statistics.
 
     Parameters
     ----------
     classes, class_count, class_alpha, fit_prior, class_prior
         See :func:`class_posterior`.
-    blocks : list of (family, columns, names, state, stats)
-        Each block's family and accumulated statistics; the prior is resolved from the
-        statistics (for ``"auto"`` settings) and updated to the posterior here.
+    blocks : list of (family, columns, names, state, stats, who)
+        Each block's family and accumulated statistics (``who`` names the estimator in
+        messages); the prior is resolved from the statistics (for ``"auto"`` settings),
+        updated to the posterior and checked (:meth:`~bayesnb.families._base.Family.check_posterior`).
+    priors : list of params NamedTuple, optional
+        Priors to hold fixed instead (an EM M-step); the posteriors are then not checked,
+        since a state without rows is a normal step of EM.
     """
     alpha, conc, log_prior, fixed = class_posterior(class_count, class_alpha, fit_prior, class_prior)
     out = []
-    for family, columns, names, state, stats, who in blocks:
-        prior = family.make_prior(stats, state, who=who)
+    for i, (family, columns, names, state, stats, who) in enumerate(blocks):
+        prior = family.make_prior(stats, state, who=who) if priors is None else priors[i]
         post = family.update(prior, stats)
-        family.check_posterior(post, stats, names, classes, who=who)
+        if priors is None:
+            family.check_posterior(post, stats, names, classes, who=who)
         out.append(BlockPosterior(family, np.asarray(columns), names, state, stats, prior, post))
     return NBPosterior(np.asarray(classes), class_count, alpha, conc, log_prior, fixed, tuple(out))
 

@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..posterior import (BlockPosterior, NBPosterior, class_posterior, index_params, joint_log_likelihood_parts,
+from ..posterior import (BlockPosterior, NBPosterior, build, index_params, joint_log_likelihood_parts,
                          log_marginal, normalise)
 
 __all__ = ["LatentClassFit", "SemiSupervisedFit", "allowed_states", "fit_latent_class", "fit_semi_supervised",
@@ -136,14 +136,9 @@ def m_step(meta, encoded, resp, class_params, classes):
     -------
     NBPosterior
     """
-    class_alpha, fit_prior, class_prior = class_params
-    class_count = resp.sum(0)
-    alpha, conc, logp, fixed = class_posterior(class_count, class_alpha, fit_prior, class_prior)
-    blocks = []
-    for (fam, cols, names, state, prior), e in zip(meta, encoded):
-        stats = fam.stats(e, resp, state)
-        blocks.append(BlockPosterior(fam, cols, names, state, stats, prior, fam.update(prior, stats)))
-    return NBPosterior(np.asarray(classes), class_count, alpha, conc, logp, fixed, tuple(blocks))
+    blocks = [(fam, cols, names, state, fam.stats(e, resp, state), "EM") for (fam, cols, names, state, _), e
+              in zip(meta, encoded)]
+    return build(classes, resp.sum(0), *class_params, blocks, priors=[m[4] for m in meta])
 
 
 def run_em(post, meta, encoded, allowed, rw, class_params, classes, tol, max_iter):
