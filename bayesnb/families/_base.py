@@ -20,6 +20,12 @@ subclass (of ``Family`` or of a bayesnb family) works everywhere
 
 Missing cells are part of the contract: ``stats`` leaves them out, ``log_likelihood``
 marginalises them (for Naive Bayes that drops the factor).
+
+The leading axis ``K`` of every statistics and parameter array is a *context* axis: ``stats``
+takes row weights per context, ``(n, K)``, and ``log_likelihood`` scores every row in every
+context. Under the naive structure the contexts are the classes; EM's latent-class states
+(class, component) and a tree structure's (class, parent value) are other contexts, served
+by the same family code (tests/families/test_contract.py checks any number of contexts).
 """
 
 from __future__ import annotations

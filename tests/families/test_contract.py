@@ -115,6 +115,30 @@ def test_merge_of_two_batches_equals_one_batch(case):
         np.testing.assert_allclose(u, v, rtol=1e-12, atol=1e-12)
 
 
+def test_leading_axis_is_a_context_axis_of_any_size(case):
+    """The leading axis of statistics and parameters is a context axis, not "the classes":
+    with S contexts (here 5 from 3 classes, as TAN's (class, parent value) or EM's latent
+    states), context s's statistics are those of its rows alone and every hook keeps S."""
+    fam, X, y, resp, block, state, stats, prior, post = _fitted(case)
+    S = 5
+    ctx = np.arange(X.shape[0]) % S
+    R = np.zeros((X.shape[0], S))
+    R[np.arange(X.shape[0]), ctx] = 1.0
+    st = fam.stats(block, R, state)
+    pr = fam.make_prior(st, state)
+    po = fam.update(pr, st)
+    ll, row = fam.log_likelihood_parts(pr, po, block, "mean")
+    assert ll.shape == (X.shape[0], S) and row.shape == (X.shape[0],)
+    np.testing.assert_allclose(ll + row[:, None], fam.log_likelihood(pr, po, block, "mean"), rtol=1e-12)
+    assert np.shape(fam.log_evidence(pr, po)) == (S,)
+    for s in (0, S - 1):  # context s alone: the same statistics from its rows only
+        rows = np.flatnonzero(ctx == s)
+        sub, _ = fam.encode(X[rows], state)
+        one = fam.stats(sub, np.ones((rows.size, 1)), state)
+        for u, v in zip(_arrays(st), _arrays(one)):
+            np.testing.assert_allclose(u[s:s + 1], v, rtol=1e-12, atol=1e-12)
+
+
 def test_generative_hooks(case):
     """gen_point / gen_sample / gen_fill / gen_cell_log_lik shapes; fill keeps observed cells."""
     fam, X, y, resp, block, state, stats, prior, post = _fitted(case)
