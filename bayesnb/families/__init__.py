@@ -7,6 +7,7 @@ Categorical    any discrete values       Dirichlet per (class, feature)  same as
 Bernoulli      0/1                       Beta per (class, feature)       same as plug-in
 Multinomial    counts (dense/sparse)     Dirichlet per class             Dirichlet-multinomial
 Gaussian       real values               Normal-Inverse-Gamma            Student-t
+LogNormal      positive real values      Normal-Inverse-Gamma on log x   Student-t on log x
 =============  ========================  ==============================  =====================
 
 Every family is one class implementing :class:`Family`, the whole contract; a subclass of
@@ -17,6 +18,7 @@ from ._base import Family
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .gaussian import Gaussian
+from .lognormal import LogNormal
 from .multinomial import Multinomial
 
-__all__ = ["Bernoulli", "Categorical", "Family", "Gaussian", "Multinomial"]
+__all__ = ["Bernoulli", "Categorical", "Family", "Gaussian", "LogNormal", "Multinomial"]
