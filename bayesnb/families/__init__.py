@@ -7,6 +7,7 @@ Categorical    any discrete values       Dirichlet per (class, feature)  same as
 Bernoulli      0/1                       Beta per (class, feature)       same as plug-in
 Multinomial    counts (dense/sparse)     Dirichlet per class             Dirichlet-multinomial
 Gaussian       real values               Normal-Inverse-Gamma            Student-t
+Poisson        counts, column by column  Gamma per (class, feature)      negative binomial
 =============  ========================  ==============================  =====================
 
 Every family is one class implementing :class:`Family`, the whole contract; a subclass of
@@ -18,5 +19,6 @@ from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .gaussian import Gaussian
 from .multinomial import Multinomial
+from .poisson import Poisson
 
-__all__ = ["Bernoulli", "Categorical", "Family", "Gaussian", "Multinomial"]
+__all__ = ["Bernoulli", "Categorical", "Family", "Gaussian", "Multinomial", "Poisson"]

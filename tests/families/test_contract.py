@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from bayesnb.families import Bernoulli, Categorical, Gaussian, Multinomial
+from bayesnb.families import Bernoulli, Categorical, Gaussian, Multinomial, Poisson
 from bayesnb.families._base import Family
 
 K = 3
@@ -44,6 +44,12 @@ def _gaussian(rng, n):
     return X
 
 
+def _poisson(rng, n):
+    X = rng.poisson([0.3, 2.0, 12.0], (n, 3)).astype(float)
+    X[rng.random((n, 3)) < 0.1] = np.nan
+    return X
+
+
 #: (id, family factory, data factory): add a row for a new family
 CASES = [
     ("categorical", lambda: Categorical(alpha=0.7), _categorical),
@@ -51,6 +57,7 @@ CASES = [
     ("multinomial", lambda: Multinomial(alpha=0.5), _multinomial),
     ("multinomial-sparse", lambda: Multinomial(alpha=1.0), _multinomial_sparse),
     ("gaussian", lambda: Gaussian(), _gaussian),
+    ("poisson", lambda: Poisson(), _poisson),
 ]
 IDS = [c[0] for c in CASES]
 
