@@ -25,7 +25,7 @@ from .estimators import (
     MultinomialNB,
     NaiveBayes,
 )
-from .families import Bernoulli, Categorical, Gaussian, LogNormal, Multinomial
+from .families import Bernoulli, Categorical, Gaussian, LogNormal, Multinomial, Poisson
 from .generative import LatentClassFit, missing_labels
 from .persistence import load
 from .posterior import NBPosterior
@@ -45,6 +45,7 @@ __all__ = [
     "MultinomialNB",
     "NBPosterior",
     "NaiveBayes",
+    "Poisson",
     "ZeroProbabilityWarning",
     "compare_posteriors",
     "__version__",

@@ -8,6 +8,7 @@ Bernoulli      0/1                       Beta per (class, feature)       same as
 Multinomial    counts (dense/sparse)     Dirichlet per class             Dirichlet-multinomial
 Gaussian       real values               Normal-Inverse-Gamma            Student-t
 LogNormal      positive real values      Normal-Inverse-Gamma on log x   Student-t on log x
+Poisson        counts, column by column  Gamma per (class, feature)      negative binomial
 =============  ========================  ==============================  =====================
 
 Every family is one class implementing :class:`Family`, the whole contract; a subclass of
@@ -20,5 +21,6 @@ from .categorical import Categorical
 from .gaussian import Gaussian
 from .lognormal import LogNormal
 from .multinomial import Multinomial
+from .poisson import Poisson
 
-__all__ = ["Bernoulli", "Categorical", "Family", "Gaussian", "LogNormal", "Multinomial"]
+__all__ = ["Bernoulli", "Categorical", "Family", "Gaussian", "LogNormal", "Multinomial", "Poisson"]

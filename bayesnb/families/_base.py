@@ -52,7 +52,7 @@ __all__ = ["Family", "ThetaSite", "check_alpha", "class_sums", "dirichlet_draws"
 
 
 class Family(ABC):
-    """Base class of feature families (Categorical, Bernoulli, Multinomial, Gaussian).
+    """Base class of feature families (Categorical, Bernoulli, Multinomial, Gaussian, LogNormal, Poisson).
 
     Subclasses list their hyperparameters in ``_param_names``, set the class attributes
     below and implement every abstract method. Encoded blocks, statistics and parameters

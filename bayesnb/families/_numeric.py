@@ -11,8 +11,8 @@ from scipy.optimize import minimize_scalar
 
 from .._utils import hard_labels
 
-__all__ = ["check_alpha", "class_sums", "dirichlet_draws", "draw_categories", "log_dot", "maximise_evidence",
-           "resolve_scalar_alpha"]
+__all__ = ["check_alpha", "class_sums", "dirichlet_draws", "draw_categories", "float32_args", "log_dot",
+           "maximise_evidence", "resolve_scalar_alpha", "sample_class_feature", "weighted_class_cells"]
 
 
 def check_alpha(alpha, who: str, allow_array: bool = True):
@@ -216,3 +216,32 @@ def draw_categories(P: np.ndarray, u: np.ndarray) -> np.ndarray:
     cdf = np.cumsum(P, axis=1)
     cdf[:, -1] = np.inf
     return (u[:, None] >= cdf).sum(axis=1)
+
+
+def float32_args(params, fields) -> dict:
+    """The named fields of a params NamedTuple as float32 arrays (NumPyro model arguments)."""
+    return {k: np.asarray(getattr(params, k)).astype(np.float32) for k in fields}
+
+
+def weighted_class_cells(class_cells, observed: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """``sum_k weights[:, k] * cells_k`` over observed cells with positive weight, (n, d).
+
+    ``class_cells`` yields one (n, d) array of per-cell log-likelihoods per class.
+    """
+    out = np.zeros(observed.shape)
+    for k, ll in enumerate(class_cells):
+        w = weights[:, k:k + 1]
+        out += np.where(observed & (w > 0), w * ll, 0.0)
+    return out
+
+
+def sample_class_feature(name: str, distribution, feature_plate: str, class_plate: str = "class"):
+    """``numpyro.sample(name, distribution)`` under plates ``class_plate`` (dim -2) x feature (dim -1).
+
+    ``distribution`` has batch shape (K, d).
+    """
+    import numpyro
+
+    K, d = distribution.batch_shape
+    with numpyro.plate(class_plate, K, dim=-2), numpyro.plate(feature_plate, d, dim=-1):
+        return numpyro.sample(name, distribution)

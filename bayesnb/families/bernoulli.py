@@ -27,7 +27,14 @@ from scipy.special import betaln
 
 from .._utils import dense, nonfinite_error
 from ._base import Family, ThetaSite
-from ._numeric import check_alpha, class_sums, dirichlet_draws, resolve_scalar_alpha
+from ._numeric import (
+    check_alpha,
+    class_sums,
+    dirichlet_draws,
+    float32_args,
+    resolve_scalar_alpha,
+    sample_class_feature,
+)
 
 __all__ = ["Bernoulli", "BernoulliStats", "Betas"]
 
@@ -391,7 +398,7 @@ class Bernoulli(ThetaSite, Family):
 
     def numpyro_prior_args(self, prior) -> dict:
         """Beta pseudo-counts ``{"a", "b"}`` as float32 (K, d) arrays."""
-        return {"a": prior.a.astype(np.float32), "b": prior.b.astype(np.float32)}
+        return float32_args(prior, ("a", "b"))
 
     def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
         """``theta_<label>`` ~ Beta(a, b) under plates ``class_plate`` x feature.
@@ -403,13 +410,10 @@ class Bernoulli(ThetaSite, Family):
             clipped at the dtype's smallest normal number.
         """
         import jax.numpy as jnp
-        import numpyro
         import numpyro.distributions as dist
 
-        a, b = prior_args["a"], prior_args["b"]
-        K, d = a.shape
-        with numpyro.plate(class_plate, K, dim=-2), numpyro.plate(feature_plate, d, dim=-1):
-            p = numpyro.sample(f"theta_{label}", dist.Beta(a, b))
+        p = sample_class_feature(f"theta_{label}", dist.Beta(prior_args["a"], prior_args["b"]),
+                                 feature_plate, class_plate)
         tiny = jnp.finfo(p.dtype).tiny
         return {"log_p": jnp.log(jnp.clip(p, tiny)), "log_q": jnp.log(jnp.clip(1.0 - p, tiny))}
 

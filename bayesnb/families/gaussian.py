@@ -47,8 +47,14 @@ from scipy.special import gammaln, logsumexp
 
 from .._utils import all_missing_columns, nonfinite_error
 from ._base import Family
-from ._gaussian_prior import GaussianBlock, GaussianStats, NormalInverseGammas, auto_prior
+from ._gaussian_prior import (
+    GaussianBlock,
+    GaussianStats,
+    NormalInverseGammas,
+    auto_prior,
+)
 from ._gaussian_prior import make_prior as _make_prior
+from ._numeric import weighted_class_cells
 
 __all__ = ["Gaussian", "GaussianStats", "NormalInverseGammas", "auto_prior", "plug_in"]
 
@@ -326,12 +332,7 @@ class Gaussian(Family):
 
         ``predictive="marginal"`` uses the Student-t posterior predictive of ``point``.
         """
-        X, obs = block.X, block.observed
-        out = np.zeros(X.shape)
-        for k, ll in enumerate(class_cell_log_pdfs(point, X, predictive)):
-            w = weights[:, k:k + 1]
-            out += np.where(obs & (w > 0), w * ll, 0.0)
-        return out
+        return weighted_class_cells(class_cell_log_pdfs(point, block.X, predictive), block.observed, weights)
 
     def gen_log_penalty(self, prior, point) -> float:
         """``-a0 log s2 - b0 / s2 - kappa0 (mu - mu0)^2 / (2 s2)`` at the plug-in ``(mu, s2)``:

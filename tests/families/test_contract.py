@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from bayesnb.families import Bernoulli, Categorical, Gaussian, LogNormal, Multinomial
+from bayesnb.families import Bernoulli, Categorical, Gaussian, LogNormal, Multinomial, Poisson
 from bayesnb.families._base import Family
 
 K = 3
@@ -50,6 +50,12 @@ def _lognormal(rng, n):
     return X
 
 
+def _poisson(rng, n):
+    X = rng.poisson([0.3, 2.0, 12.0], (n, 3)).astype(float)
+    X[rng.random((n, 3)) < 0.1] = np.nan
+    return X
+
+
 #: (id, family factory, data factory): add a row for a new family
 CASES = [
     ("categorical", lambda: Categorical(alpha=0.7), _categorical),
@@ -58,6 +64,7 @@ CASES = [
     ("multinomial-sparse", lambda: Multinomial(alpha=1.0), _multinomial_sparse),
     ("gaussian", lambda: Gaussian(), _gaussian),
     ("lognormal", lambda: LogNormal(), _lognormal),
+    ("poisson", lambda: Poisson(), _poisson),
 ]
 IDS = [c[0] for c in CASES]
 

@@ -1,0 +1,400 @@
+"""Count features with a Gamma prior (Gamma-Poisson), each column independent given the class.
+
+For class ``k`` and feature ``j``::
+
+    lam[k, j]       ~ Gamma(a0, b0)                 (shape a0, rate b0)
+    x[i, j] | y=k   ~ Poisson(lam[k, j])
+
+    posterior   Gamma(a0 + T[k,j], b0 + n[k,j])     (T: sum of the counts, n: observed rows)
+    plug-in     Poisson(a / b)                      (the posterior mean)
+    exact       NegativeBinomial(r=a, p=b / (b + 1))
+    evidence    a0 log b0 - log G(a0) + log G(a) - a log b - sum_i log x_i!
+
+``a0`` reads as a prior total count and ``b0`` as a prior number of rows. Unlike
+:class:`~bayesnb.families.Multinomial`, the columns do not share one probability vector:
+each is its own Poisson rate. Dense input only; NaN marks a missing cell.
+
+Everything about the distribution lives on :class:`Poisson`; this module also holds the
+NamedTuples it passes around (:class:`PoissonStats`, :class:`Gammas`, :class:`PoissonBlock`).
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import ClassVar, NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import gammaln, logsumexp, xlogy
+
+from .._utils import all_missing_columns, nonfinite_error
+from ._base import Family
+from ._numeric import float32_args, sample_class_feature, weighted_class_cells
+
+__all__ = ["Gammas", "Poisson", "PoissonBlock", "PoissonStats"]
+
+#: smallest pooled mean ``b="auto"`` uses (an all-zero column would otherwise give b = inf)
+MEAN_FLOOR = 1e-3
+
+
+class PoissonStats(NamedTuple):
+    """Sufficient statistics, each (K, d).
+
+    Attributes
+    ----------
+    total : ndarray
+        Weighted sum of the observed counts.
+    n : ndarray
+        Weighted number of observed cells.
+    log_fact : ndarray
+        Weighted sum of ``log x!`` over the observed cells (makes the evidence exact).
+    """
+
+    total: np.ndarray
+    n: np.ndarray
+    log_fact: np.ndarray
+
+
+class Gammas(NamedTuple):
+    """Gamma(shape ``a``, rate ``b``) per (class, feature): prior and posterior alike.
+
+    Attributes
+    ----------
+    a, b : ndarray of shape (K, d)
+        Shape (pseudo-total count) and rate (pseudo-number of rows).
+    log_fact : ndarray of shape (K, d) or None
+        Sum of ``log x!`` over the counts the parameters were updated with (0 in a prior),
+        carried so that the evidence is exact; None in a generative "point", which holds
+        one drawn rate ``lam`` as ``Gammas(lam, 1)``.
+    """
+
+    a: np.ndarray
+    b: np.ndarray
+    log_fact: np.ndarray | None = None
+
+
+class PoissonBlock(NamedTuple):
+    """An encoded Poisson block: counts ``X`` (n, d) with missing cells set to 0, ``observed`` mask."""
+
+    X: np.ndarray
+    observed: np.ndarray
+
+
+def lam_of(point: Gammas):
+    """``(lam, defined)``: the plug-in rate ``a / b`` (K, d), 0 where undefined (``b == 0``)."""
+    ok = point.b > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(ok, point.a / np.where(ok, point.b, 1.0), 0.0), ok
+
+
+def class_cell_log_pmfs(point: Gammas, X: np.ndarray, predictive="mean", log_fact=True):
+    """Yield, class by class, the (n, d) log pmf of every cell of ``X``.
+
+    ``"mean"``: Poisson at ``a / b``; ``"marginal"``: the negative-binomial predictive
+    (Poisson at ``a / b`` where ``a == 0``, the limit). Undefined factors (``b == 0``) give 0;
+    missing cells are the caller's to mask. ``log_fact=False`` leaves out ``-log x!``.
+    """
+    if predictive not in ("mean", "marginal"):
+        raise ValueError(f"predictive must be 'mean' or 'marginal'; received {predictive!r}.")
+    lam, ok = lam_of(point)
+    lf = gammaln(X + 1) if log_fact else 0.0
+    for k in range(lam.shape[0]):
+        ll = xlogy(X, lam[k]) - lam[k]
+        if predictive == "marginal":
+            nb = point.a[k] > 0
+            a, b = np.where(nb, point.a[k], 1.0), np.where(ok[k], point.b[k], 1.0)
+            ll = np.where(nb, gammaln(X + a) - gammaln(a) + a * np.log(b / (b + 1)) - X * np.log1p(b), ll)
+        yield np.where(ok[k], ll - lf, 0.0)
+
+
+def _lf(params: Gammas):
+    """The ``log_fact`` field of a Gammas (0 when None)."""
+    return 0.0 if params.log_fact is None else params.log_fact
+
+
+def _check_hyper(value, what, who, auto=False):
+    if auto and isinstance(value, str) and value == "auto":
+        return value
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value) and value >= 0:
+        return float(value)
+    extra = " or 'auto'" if auto else ""
+    raise ValueError(f"{who}: {what} must be a finite number >= 0{extra}; received {value!r}.")
+
+
+class Poisson(Family):
+    """Count block: each column Poisson given the class, with a Gamma(a, b) prior on its rate.
+
+    Parameters
+    ----------
+    a : float, default=1.0
+        Gamma shape: the prior's pseudo-total count.
+    b : float or "auto", default="auto"
+        Gamma rate: the prior's pseudo-number of rows. ``"auto"`` sets ``b = a / m`` per
+        column, ``m`` the pooled mean of the column over the training data (at least
+        ``MEAN_FLOOR``), so the prior mean of every rate is the pooled mean.
+
+    Notes
+    -----
+    The encoding state is the number of features ``d``. Prior, posterior and generative
+    "points" are :class:`Gammas` (K, d); draws and the NumPyro model use ``lam`` (K, d),
+    the rate of column ``j`` in class ``k``. Generated and imputed values are whole numbers
+    (stored as floats, NaN being the missing mark).
+    """
+
+    _param_names = ("a", "b")
+    name = "poisson"
+    #: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
+    param_names = ("lam",)
+    #: NamedTuple of the sufficient statistics
+    stats_type = PoissonStats
+    #: NamedTuple of the prior and of the posterior
+    params_type = Gammas
+    #: other NamedTuples stored in a model file (the state is a plain int)
+    state_types = ()
+    #: what each stored field must hold when a model file is read
+    field_rules: ClassVar[dict] = {"PoissonStats": {"total": "count", "n": "count", "log_fact": "count"},
+                                   "Gammas": {"a": "count", "b": "count", "log_fact": "count or None"}}
+
+    def __init__(self, a=1.0, b="auto"):
+        self.a = a
+        self.b = b
+
+    # ------------------------------------------------------------------ closed form
+    def encode(self, X, state=None, *, extend=False, who="Poisson"):
+        """Validate non-negative whole counts (NaN = missing); never modifies ``X``.
+
+        Returns the :class:`PoissonBlock` and the state, the number of features ``d``
+        (``state`` and ``extend`` are unused: a count encoding has nothing to extend).
+        """
+        if sp.issparse(X):
+            raise TypeError(f"{who}: Poisson features need a dense array; received a sparse matrix. "
+                            "Use .toarray(), or a Multinomial block for sparse counts.")
+        try:
+            A = np.asarray(X, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{who}: Poisson features must be non-negative whole counts (or NaN for "
+                             f"missing); received values that are not numbers.") from None
+        if np.isinf(A).any():
+            raise nonfinite_error(who, "Poisson features (non-negative whole counts)", A)
+        observed = ~np.isnan(A)
+        vals = A[observed]
+        for bad, what in ((vals < 0, "negative"), (vals != np.floor(vals), "non-integer")):
+            if bad.any():
+                raise ValueError(f"{who}: Poisson features must be non-negative whole counts (or NaN for "
+                                 f"missing); received {what} value(s) {np.unique(vals[bad])[:5].tolist()}.")
+        return PoissonBlock(np.where(observed, A, 0.0), observed), A.shape[1]
+
+    def empty_stats(self, state, K):
+        """Zero statistics, each (K, d)."""
+        return PoissonStats(*(np.zeros((K, state)) for _ in range(3)))
+
+    def stats(self, block, resp, state):
+        """Weighted sums of counts, of observed cells and of ``log x!`` per (class, feature)."""
+        obs = block.observed.astype(float)
+        return PoissonStats(resp.T @ block.X, resp.T @ obs, resp.T @ gammaln(block.X + 1))
+
+    def make_prior(self, stats, state, who="Poisson"):
+        """Gamma(a, b) for every (class, feature); ``b="auto"`` from the pooled column means."""
+        a = _check_hyper(self.a, "a", who)
+        b = _check_hyper(self.b, "b", who, auto=True)
+        shape = stats.total.shape
+        if b == "auto":
+            n, total = stats.n.sum(0), stats.total.sum(0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mean = np.where(n > 0, total / np.where(n > 0, n, 1.0), 1.0)
+            b = a / np.maximum(mean, MEAN_FLOOR)
+        return Gammas(np.full(shape, a), np.broadcast_to(np.asarray(b, dtype=float), shape).copy(),
+                      np.zeros(shape))
+
+    def update(self, prior, stats):
+        """Conjugate update: Gamma(a + total, b + n) (and the ``log x!`` sums accumulated)."""
+        return Gammas(prior.a + stats.total, prior.b + stats.n, _lf(prior) + stats.log_fact)
+
+    def check_posterior(self, post, stats, names, classes, who="Poisson"):
+        """Raise where an improper prior (``b=0``) leaves a class with no observed value of a feature."""
+        bad = (post.b <= 0) & (stats.n.sum(0) > 0)[None, :]
+        if bad.any():
+            k, j = np.argwhere(bad)[0]
+            label = classes[k].item() if hasattr(classes[k], "item") else classes[k]
+            raise ValueError(f"{who}: feature {names[j]!r} has no observed value in class {label!r}, so its "
+                             f"rate is undefined under b={self.b!r}. Use b='auto' (the default) or b > 0.")
+
+    def log_likelihood(self, prior, post, block, predictive="mean", cache=None):
+        """``log p(x_block | y=k)``, shape (n, K); missing cells and undefined factors add 0.
+
+        ``predictive``: ``"mean"`` (Poisson plug-in) or ``"marginal"`` (negative binomial).
+        """
+        rel, row = self.log_likelihood_parts(prior, post, block, predictive)
+        return rel + row[:, None]
+
+    def log_likelihood_parts(self, prior, post, block, predictive="mean", cache=None):
+        """The class-independent ``-sum_j log x_ij!`` is the row term; the rest is relative."""
+        X, obs = block.X, block.observed
+        rel = np.empty((X.shape[0], post.a.shape[0]))
+        for k, ll in enumerate(class_cell_log_pmfs(post, X, predictive, log_fact=False)):
+            rel[:, k] = np.where(obs, ll, 0.0).sum(axis=1)
+        return rel, -np.where(obs, gammaln(X + 1), 0.0).sum(axis=1)
+
+    def log_evidence(self, prior, post):
+        """Closed-form ``log p(x_block | y)`` of the training data per class, shape (K,)."""
+        a0, b0, a, b = prior.a, prior.b, post.a, post.b
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ev = xlogy(a0, b0) - gammaln(a0) + gammaln(a) - xlogy(a, b) - (_lf(post) - _lf(prior))
+        return ev.sum(axis=1)
+
+    def is_proper(self, prior):
+        """True when a > 0 and b > 0."""
+        return bool(np.all(prior.a > 0) and np.all(prior.b > 0))
+
+    def all_missing(self, block):
+        """Columns missing in every row, bool (d,)."""
+        return all_missing_columns(~block.observed, block.X.shape)
+
+    # ------------------------------------------------------------------ generative hooks
+    # A "point" is a Gammas whose ratio a / b is the rate in use: the posterior itself
+    # (plug-in) or one exact Gamma draw stored as Gammas(lam, 1).
+    def gen_point(self, prior, post, rng=None):
+        """Plug-in (``rng=None``: the posterior itself) or one exact draw ``lam ~ Gamma(a, b)``
+        per (class, feature), stored as ``Gammas(lam, 1)``; undefined entries (``b == 0``) keep 0."""
+        if rng is None:
+            return post
+        lam = self.sample_params(post, 1, rng)["lam"][0]
+        return self.posterior_from_params({"lam": np.nan_to_num(lam, nan=0.0, posinf=0.0)})
+
+    def gen_sample(self, point, z, rng, lengths=None):
+        """Whole counts (n, d) drawn from ``Poisson(lam[z])`` (``lengths`` unused; rate 0 where undefined)."""
+        return rng.poisson(lam_of(point)[0][z]).astype(float)
+
+    def gen_missing(self, block):
+        """Bool (n, d) mask of missing cells."""
+        return ~block.observed
+
+    def gen_fill(self, point, block, resp, strategy, z=None, rng=None, rate=None):
+        """Values (n, d) with missing cells filled by whole counts; observed cells unchanged.
+
+        ``"mean"``: ``sum_k resp[i,k] lam_k`` rounded; ``"mode"``: of the class modes
+        ``floor(lam_k)``, the one where the mixture ``sum_k resp[i,k] Poisson(. | lam_k)`` is
+        highest; ``"draw"``: ``Poisson(lam[z])``. ``rate`` is unused.
+        """
+        X = block.X.copy()
+        miss = ~block.observed
+        if not miss.any():
+            return X
+        lam = lam_of(point)[0]
+        rows, cols = np.nonzero(miss)
+        if strategy == "draw":
+            X[rows, cols] = rng.poisson(lam[z[rows], cols])
+        elif strategy == "mean":
+            X[rows, cols] = np.round(np.einsum("ik,ki->i", resp[rows], lam[:, cols]))
+        else:
+            m = lam[:, cols].T  # (cells, K)
+            cand = np.floor(m)
+            with np.errstate(divide="ignore"):
+                log_r = np.log(resp[rows])
+            log_mix = np.stack([logsumexp(log_r + xlogy(cand[:, c:c + 1], m) - m, axis=1)
+                                - gammaln(cand[:, c] + 1) for c in range(cand.shape[1])], axis=1)
+            X[rows, cols] = cand[np.arange(rows.size), np.argmax(log_mix, axis=1)]
+        return X
+
+    def gen_cell_log_lik(self, prior, point, block, weights, predictive="mean"):
+        """Weighted per-cell log pmfs ``sum_k weights[i, k] log p(x_ij | y=k)`` (n, d), 0 where missing
+        (``"marginal"``: negative binomial)."""
+        return weighted_class_cells(class_cell_log_pmfs(point, block.X, predictive), block.observed, weights)
+
+    def gen_log_penalty(self, prior, point) -> float:
+        """``sum a0 log lam - b0 lam`` at the plug-in ``lam``: the (unnormalised) log Gamma prior
+        density whose MAP is the plug-in, so EM with the plug-in M-step climbs
+        ``log-likelihood + penalty``."""
+        lam, ok = lam_of(point)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            pen = xlogy(prior.a, lam) - prior.b * lam
+        return float(np.where(ok, pen, 0.0).sum())
+
+    # --------------------------------------------------------- draws and NumPyro hooks
+    # Exact conjugate draws (NumPy) and the pieces model.py assembles into the NumPyro model,
+    # both with ``lam`` (K, d), the Poisson rate of column j in class k.
+    def sample_params(self, post, n_draws, rng) -> dict:
+        """Exact posterior draws ``{"lam": (n_draws, K, d)}`` from Gamma(a, b); NaN where ``b == 0``."""
+        g = rng.standard_gamma(post.a, size=(n_draws,) + post.a.shape)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return {"lam": np.where(post.b > 0, g / np.where(post.b > 0, post.b, 1.0), np.nan)}
+
+    def posterior_moments(self, post) -> dict:
+        """Closed-form posterior mean ``a / b`` and sd ``sqrt(a) / b`` of ``lam`` (NaN where ``b == 0``)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            b = np.where(post.b > 0, post.b, np.nan)
+            return {"lam": (post.a / b, np.sqrt(post.a) / b)}
+
+    def posterior_from_params(self, params: dict):
+        """``Gammas(lam, 1)``: its plug-in is the given ``lam`` (K, d) (one draw)."""
+        lam = np.asarray(params["lam"], dtype=float)
+        return Gammas(lam, np.ones_like(lam))
+
+    def numpyro_static(self, prior):
+        """``()``: the shapes of the prior's arrays are all the structure the model needs."""
+        return ()
+
+    def numpyro_prior_args(self, prior) -> dict:
+        """Gamma shape and rate ``{"a", "b"}`` as float32 (K, d) arrays."""
+        return float32_args(prior, ("a", "b"))
+
+    def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
+        """``lam_<label>`` ~ Gamma(a, b) under plates ``class_plate`` x feature.
+
+        Returns
+        -------
+        dict
+            ``{"lam", "log_lam"}``, each (K, d); ``log_lam`` clipped at the dtype's smallest
+            normal number.
+        """
+        import jax.numpy as jnp
+        import numpyro.distributions as dist
+
+        lam = sample_class_feature(f"lam_{label}", dist.Gamma(prior_args["a"], prior_args["b"]),
+                                   feature_plate, class_plate)
+        return {"lam": lam, "log_lam": jnp.log(jnp.clip(lam, jnp.finfo(lam.dtype).tiny))}
+
+    def params_from_sites(self, label, static, samples: dict) -> dict:
+        """MCMC samples of ``lam_<label>`` -> ``{"lam": (..., K, d)}``."""
+        return {"lam": np.asarray(samples[f"lam_{label}"], dtype=float)}
+
+    def point_params(self, post) -> dict:
+        """``{"lam": a / b}``, the plug-in rate (inverse of :meth:`posterior_from_params`)."""
+        return {"lam": lam_of(post)[0]}
+
+    def sites_from_params(self, label, static, params: dict) -> dict:
+        """Inverse of :meth:`params_from_sites`: ``{"lam_<label>": lam}``."""
+        return {f"lam_{label}": np.asarray(params["lam"])}
+
+    def numpyro_stats_args(self, stats) -> dict:
+        """``{"total", "n", "log_fact"}`` per (class, feature), float32 (K, d)."""
+        return float32_args(stats, ("total", "n", "log_fact"))
+
+    def numpyro_suffstat_loglik(self, params, stats_args):
+        """``sum_k,j T log lam - n lam - sum log x!``: the labelled-data log-likelihood."""
+        s = stats_args
+        return (s["total"] * params["log_lam"] - s["n"] * params["lam"] - s["log_fact"]).sum()
+
+    def numpyro_row_args(self, block, static) -> dict:
+        """Counts (missing set to 0), the observed mask and ``sum_j log x_ij!``, float32."""
+        lf = np.where(block.observed, gammaln(block.X + 1), 0.0).sum(axis=1)
+        return {"X": block.X.astype(np.float32), "mask": block.observed.astype(np.float32),
+                "log_fact": lf.astype(np.float32)}
+
+    def numpyro_row_loglik(self, params, row_args):
+        """``log p(x_i | y=k)`` per row and class, (n, K); missing cells add 0."""
+        r = row_args
+        return r["X"] @ params["log_lam"].T - r["mask"] @ params["lam"].T - r["log_fact"][:, None]
+
+    # ------------------------------------------------------------ display
+    def plot_panels(self, block, top=10) -> list:
+        """One bar panel per feature: the plug-in Poisson pmf of each class over ``0..max``
+        (``max`` covers every class's mean + 4 sd, at most 40 values; ``top`` unused)."""
+        lam = lam_of(block.posterior)[0]
+        panels = []
+        for j, name in enumerate(block.names):
+            hi = int(min(np.ceil((lam[:, j] + 4 * np.sqrt(lam[:, j])).max()), 39)) + 1
+            x = np.arange(max(hi, 2), dtype=float)
+            p = np.exp(xlogy(x[None, :], lam[:, j:j + 1]) - lam[:, j:j + 1] - gammaln(x + 1)[None, :])
+            panels.append((str(name), "bars", ([str(int(v)) for v in x], p)))
+        return panels
