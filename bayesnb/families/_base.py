@@ -373,13 +373,23 @@ class Family(ABC):
     def posterior_from_params(self, params: dict):
         """A params NamedTuple whose plug-in is the given parameter values."""
 
-    @abstractmethod
     def numpyro_static(self, prior):
-        """Hashable static structure of the block for the NumPyro model (shapes, groups)."""
+        """Hashable static structure of the block for the NumPyro model (shapes, groups).
 
-    @abstractmethod
+        The default, ``()``, says the shapes of the prior's arrays are all the structure
+        the model needs; a family whose parameters are ragged (per-column value sets)
+        returns what the compiled model must know about them.
+        """
+        return ()
+
     def numpyro_prior_args(self, prior) -> dict:
-        """The prior's arrays, as passed to the compiled model."""
+        """The prior's arrays, as passed to the compiled model.
+
+        The default passes every field of the prior NamedTuple that is set, as float32
+        arrays named by field; a family whose prior is ragged or holds more than the model
+        reads overrides it.
+        """
+        return {k: np.asarray(v).astype(np.float32) for k, v in zip(prior._fields, prior) if v is not None}
 
     @abstractmethod
     def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):

@@ -27,14 +27,7 @@ from scipy.special import betaln
 
 from .._utils import dense, nonfinite_error
 from ._base import Family, ThetaSite
-from ._numeric import (
-    check_alpha,
-    class_sums,
-    dirichlet_draws,
-    float32_args,
-    resolve_scalar_alpha,
-    sample_class_feature,
-)
+from ._numeric import check_alpha, class_sums, dirichlet_draws, resolve_scalar_alpha, sample_class_feature
 
 __all__ = ["Bernoulli", "BernoulliStats", "Betas"]
 
@@ -391,14 +384,6 @@ class Bernoulli(ThetaSite, Family):
         """``Betas(theta, 1 - theta)``: its plug-in is the given ``theta`` (K, d) (one draw)."""
         p = params["theta"]
         return Betas(p, 1.0 - p)
-
-    def numpyro_static(self, prior):
-        """``()``: no structure needed beyond the shapes of the prior arrays."""
-        return ()
-
-    def numpyro_prior_args(self, prior) -> dict:
-        """Beta pseudo-counts ``{"a", "b"}`` as float32 (K, d) arrays."""
-        return float32_args(prior, ("a", "b"))
 
     def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
         """``theta_<label>`` ~ Beta(a, b) under plates ``class_plate`` x feature.

@@ -380,14 +380,6 @@ class Gaussian(Family):
         mu, s2 = np.asarray(params["mu"], float), np.asarray(params["sigma2"], float)
         return NormalInverseGammas(mu, np.ones_like(mu), np.ones_like(mu), s2)
 
-    def numpyro_static(self, prior):
-        """``()``: no structure needed beyond the shapes of the prior arrays."""
-        return ()
-
-    def numpyro_prior_args(self, prior) -> dict:
-        """Normal-Inverse-Gamma hyperparameters as float32 (K, d) arrays."""
-        return {k: getattr(prior, k).astype(np.float32) for k in ("mu", "kappa", "a", "b")}
-
     def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
         """``sigma2_<label>`` ~ InvGamma(a0, b0), ``mu_<label>`` ~ Normal(mu0, sigma2 / kappa0),
         under plates ``class_plate`` x feature; returns ``{"mu", "sigma2"}``, each (K, d)."""

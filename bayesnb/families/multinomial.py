@@ -418,10 +418,6 @@ class Multinomial(ThetaSite, Family):
         """A :class:`DirichletRows` whose plug-in equals the given ``theta`` (K, d) (one draw)."""
         return DirichletRows(np.asarray(params["theta"], dtype=float))
 
-    def numpyro_static(self, prior):
-        """``()``: no structure needed beyond the shapes of the prior arrays."""
-        return ()
-
     def numpyro_prior_args(self, prior) -> dict:
         """Dirichlet pseudo-counts ``{"alpha"}`` as a float32 (K, d) array."""
         return {"alpha": prior.concentration.astype(np.float32)}

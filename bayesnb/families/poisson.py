@@ -330,10 +330,6 @@ class Poisson(Family):
         lam = np.asarray(params["lam"], dtype=float)
         return Gammas(lam, np.ones_like(lam))
 
-    def numpyro_static(self, prior):
-        """``()``: the shapes of the prior's arrays are all the structure the model needs."""
-        return ()
-
     def numpyro_prior_args(self, prior) -> dict:
         """Gamma shape and rate ``{"a", "b"}`` as float32 (K, d) arrays."""
         return float32_args(prior, ("a", "b"))
