@@ -3,6 +3,7 @@ real subprocess (exit status, stderr, no traceback) as a user would run it."""
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import subprocess
@@ -91,6 +92,23 @@ def test_fit_families_and_alpha(tmp_path, capsys):
         assert code == 0, (family, err)
     assert type(bayesnb.load(tmp_path / "multinomial.bnb")).__name__ == "MultinomialNB"
     assert bayesnb.load(tmp_path / "multinomial.bnb").alpha == 0.5
+    for family in ("poisson", "lognormal"):
+        data = df.assign(a=df["a"] + 1, b=df["b"] + 0.5) if family == "lognormal" else df  # positive values
+        data.to_csv(tmp_path / f"{family}.csv", index=False)
+        code, _, err = cli(capsys, "fit", tmp_path / f"{family}.csv", "--target", "label",
+                           "-o", tmp_path / f"{family}.bnb", "--family", family)
+        assert code == 0, (family, err)
+        model = bayesnb.load(tmp_path / f"{family}.bnb")
+        assert [type(b.family).__name__.lower() for b in model.posterior_.blocks] == [family]
+        code, out, err = cli(capsys, "sample", tmp_path / f"{family}.bnb", "-n", 20, "--seed", 1)
+        synth = pd.read_csv(io.StringIO(out))
+        assert code == 0 and (synth[["a", "b"]].to_numpy() >= 0).all(), err
+    code, _, err = cli(capsys, "fit", tmp_path / "counts.csv", "--target", "label", "-o", tmp_path / "x.bnb",
+                       "--family", "lognormal")
+    assert code == 2 and "strictly positive" in err and "Traceback" not in err  # counts hold zeros
+    code, _, err = cli(capsys, "fit", tmp_path / "counts.csv", "--target", "label", "-o", tmp_path / "x.bnb",
+                       "--family", "poisson", "--alpha", "1")
+    assert code == 2 and "no alpha" in err
 
 
 def test_impute(votes_csv, tmp_path, capsys):

@@ -20,7 +20,7 @@ from ..estimators import (
     NaiveBayes,
     auto_blocks,
 )
-from ..families import Categorical
+from ..families import Categorical, LogNormal, Poisson
 from ..persistence import _read
 from .demo import run_demo
 from .io import UsageError, atomic_path, check_output, read_table, write_table
@@ -29,7 +29,7 @@ from .model import features_of, key_of, load_model, read_for_model, unseen_warni
 __all__ = ["FAMILIES", "cmd_demo", "cmd_fit", "cmd_impute", "cmd_info", "cmd_predict", "cmd_sample", "cmd_score",
            "make_estimator", "score_model"]
 
-FAMILIES = ("auto", "categorical", "gaussian", "multinomial", "bernoulli")
+FAMILIES = ("auto", "categorical", "gaussian", "multinomial", "bernoulli", "poisson", "lognormal")
 
 
 def _parse_alpha(text):
@@ -56,10 +56,13 @@ def make_estimator(family, alpha, X):
         return MultinomialNB(**kw)
     if family == "bernoulli":
         return BernoulliNB(**kw)
-    if family == "gaussian":
+    if family in ("gaussian", "poisson", "lognormal"):
         if alpha is not None:
-            raise UsageError("--alpha applies to count/categorical families; a Gaussian family has no alpha")
-        return GaussianNB()
+            raise UsageError(f"--alpha applies to the categorical, multinomial and bernoulli families; "
+                             f"a {family} family has no alpha")
+        if family == "gaussian":
+            return GaussianNB()
+        return NaiveBayes(features={tuple(X.columns): Poisson() if family == "poisson" else LogNormal()})
     # auto: the estimators' own rule (text/bool/category columns Categorical, numeric Gaussian)
     cols = list(X.columns)
     return NaiveBayes(features={tuple(cols[j] for j in pos): fam

@@ -19,8 +19,8 @@ from sklearn.naive_bayes import CategoricalNB as SkCategoricalNB
 
 from .. import plot
 from .._version import __version__
-from ..diagnostics import compare_posteriors
 from ..datasets import load_house_votes
+from ..diagnostics import compare_posteriors
 from ..estimators import CategoricalNB
 from ..inference.nuts import enable_compilation_cache
 from .io import UsageError, atomic_path
