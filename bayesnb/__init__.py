@@ -25,7 +25,7 @@ from .estimators import (
     MultinomialNB,
     NaiveBayes,
 )
-from .families import Bernoulli, Categorical, Gaussian, LogNormal, Multinomial, Poisson
+from .families import Bernoulli, Categorical, Gaussian, Hurdle, LogNormal, Multinomial, Poisson
 from .generative import LatentClassFit, missing_labels
 from .persistence import load
 from .posterior import NBPosterior
@@ -40,6 +40,7 @@ __all__ = [
     "Gaussian",
     "LatentClassFit",
     "GaussianNB",
+    "Hurdle",
     "LogNormal",
     "Multinomial",
     "MultinomialNB",

@@ -9,6 +9,7 @@ Multinomial    counts (dense/sparse)     Dirichlet per class             Dirichl
 Gaussian       real values               Normal-Inverse-Gamma            Student-t
 LogNormal      positive real values      Normal-Inverse-Gamma on log x   Student-t on log x
 Poisson        counts, column by column  Gamma per (class, feature)      negative binomial
+Hurdle         a point mass + a base     Beta per (class, feature)       pi and the base's
 =============  ========================  ==============================  =====================
 
 Every family is one class implementing :class:`Family`, the whole contract; a subclass of
@@ -19,8 +20,9 @@ from ._base import Family
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .gaussian import Gaussian
+from .hurdle import Hurdle
 from .lognormal import LogNormal
 from .multinomial import Multinomial
 from .poisson import Poisson
 
-__all__ = ["Bernoulli", "Categorical", "Family", "Gaussian", "LogNormal", "Multinomial", "Poisson"]
+__all__ = ["Bernoulli", "Categorical", "Family", "Gaussian", "Hurdle", "LogNormal", "Multinomial", "Poisson"]

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from bayesnb.families import Bernoulli, Categorical, Gaussian, LogNormal, Multinomial, Poisson
+from bayesnb.families import Bernoulli, Categorical, Gaussian, Hurdle, LogNormal, Multinomial, Poisson
 from bayesnb.families._base import Family
 
 K = 3
@@ -56,6 +56,13 @@ def _poisson(rng, n):
     return X
 
 
+def _hurdle(rng, n):
+    X = rng.lognormal(mean=[0.0, 2.0, -3.0], sigma=[1.0, 0.3, 2.0], size=(n, 3))
+    X[rng.random((n, 3)) < 0.4] = 0.0
+    X[rng.random((n, 3)) < 0.1] = np.nan
+    return X
+
+
 #: (id, family factory, data factory): add a row for a new family
 CASES = [
     ("categorical", lambda: Categorical(alpha=0.7), _categorical),
@@ -65,6 +72,7 @@ CASES = [
     ("gaussian", lambda: Gaussian(), _gaussian),
     ("lognormal", lambda: LogNormal(), _lognormal),
     ("poisson", lambda: Poisson(), _poisson),
+    ("hurdle", lambda: Hurdle(), _hurdle),
 ]
 IDS = [c[0] for c in CASES]
 
