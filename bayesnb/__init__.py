@@ -28,6 +28,7 @@ from .estimators import (
 from .families import Bernoulli, Categorical, Gaussian, Hurdle, LogNormal, Multinomial, Poisson
 from .generative import LatentClassFit, missing_labels
 from .persistence import load
+from .pooling import pool
 from .posterior import NBPosterior
 
 __all__ = [
@@ -51,5 +52,6 @@ __all__ = [
     "compare_posteriors",
     "__version__",
     "missing_labels",
+    "pool",
     "load",
 ]
