@@ -532,3 +532,39 @@ def test_em_learns_categories_seen_only_in_unlabelled_rows():
     assert m.categories_[1].tolist() == list("abcdefgh")
     h = np.asarray(m.em_objective_)
     assert np.all(np.diff(h) >= -1e-9 * np.abs(h[1:]))
+
+
+def test_sample_from_a_latent_class_model_keeps_dependence_between_features():
+    """Within each class x1 == x2 (two hidden components). Naive sampling breaks that about
+    half the time; sampling from the fitted latent-class model (sample(latent=...)) keeps it,
+    with y given too, and from one MCMC-draw-like point as well."""
+    import pandas as pd
+
+    from bayesnb import CategoricalNB
+
+    rng = np.random.default_rng(0)
+    n = 600
+    y = rng.choice(["p", "q"], n)
+    comp = rng.integers(0, 2, n)
+    x = np.where(comp == 0, "a", "b")
+    X = pd.DataFrame({"x1": x, "x2": x, "x3": rng.choice(["u", "v"], n)})
+    clf = CategoricalNB().fit(X, y)
+    fit = clf.fit_latent_class(X, y, n_components=2, random_state=0)
+    naive, _ = clf.sample(4000, random_state=1)
+    latent, labels = clf.sample(4000, random_state=1, latent=fit)
+    assert (naive["x1"] != naive["x2"]).mean() > 0.4
+    assert (latent["x1"] != latent["x2"]).mean() < 0.05
+    assert set(labels) == {"p", "q"} and abs((labels == "p").mean() - (y == "p").mean()) < 0.05
+    Xq, yq = clf.sample(500, y="q", random_state=2, latent=fit)
+    assert (yq == "q").all() and (Xq["x1"] != Xq["x2"]).mean() < 0.05 and list(Xq.columns) == ["x1", "x2", "x3"]
+    point = fit._replace(point=True)
+    a, _ = clf.sample(50, random_state=3, latent=point, parameter_uncertainty=True)
+    b, _ = clf.sample(50, random_state=3, latent=point, parameter_uncertainty=False)
+    pd.testing.assert_frame_equal(a, b)  # a point is used as it is
+    from bayesnb import GaussianNB
+
+    other = GaussianNB().fit(rng.normal(size=(30, 2)), np.arange(30) % 2)
+    with pytest.raises(ValueError, match="LatentClassFit of this estimator"):
+        other.sample(5, latent=fit)
+    with pytest.raises(ValueError, match="LatentClassFit of this estimator"):
+        other.impute(np.array([[np.nan, 1.0]]), latent=fit)

@@ -126,8 +126,8 @@ def _lengths(length, rates_k, z, rng, n, who):
     return L.astype(np.int64)
 
 
-def sample_rows(post, n_samples, n_columns, *, rng, z=None, parameter_uncertainty=True, use_prior=False,
-                length=None, who="NaiveBayes", stacklevel=2):
+def sample_rows(post, n_samples, n_columns, *, rng, z=None, group=None, parameter_uncertainty=True,
+                use_prior=False, length=None, who="NaiveBayes", stacklevel=2):
     """Ancestral draws from the posterior (or prior) predictive: a class, then every block given it.
 
     Parameters
@@ -140,6 +140,10 @@ def sample_rows(post, n_samples, n_columns, *, rng, z=None, parameter_uncertaint
     rng : numpy.random.Generator
     z : ndarray of int, shape (n,), optional
         Class index of each row, instead of drawing the classes.
+    group : ndarray of int, shape (S,), optional
+        For a posterior over latent states (a latent-class model), the class of each state;
+        with ``z`` given, each row's state is then drawn among its class's states in
+        proportion to their weights.
     parameter_uncertainty : bool, default=True
         One exact draw of every parameter, shared by the rows; False: the plug-in.
     use_prior : bool, default=False
@@ -156,7 +160,7 @@ def sample_rows(post, n_samples, n_columns, *, rng, z=None, parameter_uncertaint
     columns : list of array-like
         One raw column per feature, in the input's order (decoded by the families).
     z : ndarray of int, shape (n,)
-        Class index of each row.
+        Class (or, for a latent-class posterior, state) index of each row.
     """
     if use_prior:
         for b in post.blocks:
@@ -172,6 +176,11 @@ def sample_rows(post, n_samples, n_columns, *, rng, z=None, parameter_uncertaint
     if z is None:
         n = int(n_samples)
         z = _draw_index(np.broadcast_to(np.exp(logw), (n, logw.shape[0])), rng) if n else np.zeros(0, int)
+    elif group is not None:  # a state of each row's class, by the states' weights
+        W = np.where(group[None, :] == np.asarray(z)[:, None], np.exp(logw)[None, :], 0.0)
+        none = W.sum(axis=1) == 0  # a class whose states all have weight 0: its states alike
+        W[none] = group[None, :] == np.asarray(z)[none, None]
+        z = _draw_index(W / W.sum(axis=1, keepdims=True), rng) if z.shape[0] else np.zeros(0, int)
     n = z.shape[0]
     columns = [None] * n_columns
     if n:

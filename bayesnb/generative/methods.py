@@ -38,9 +38,15 @@ class GenerativeMixin:
     def _gen_model(self, latent=None):
         """``(posterior, class of each state, point)``: the estimator's, or a latent-class model's."""
         check_is_fitted(self, "posterior_")
-        if latent is not None:
-            return latent.posterior, latent.group, bool(latent.point)
-        return self.posterior_, np.arange(len(self.classes_)), False
+        if latent is None:
+            return self.posterior_, np.arange(len(self.classes_)), False
+        ours, theirs = self.posterior_.blocks, getattr(getattr(latent, "posterior", None), "blocks", None)
+        if theirs is None or len(theirs) != len(ours) or any(
+                type(a.family) is not type(b.family) or not np.array_equal(a.columns, b.columns)
+                for a, b in zip(ours, theirs)) or np.max(latent.group, initial=-1) >= len(self.classes_):
+            raise ValueError(f"{self._who}: latent must be a LatentClassFit of this estimator (from "
+                             f"fit_latent_class or latent_class_draws); received {type(latent).__name__}.")
+        return latent.posterior, latent.group, bool(latent.point)
 
     def _gen_encode(self, X):
         X = self._check_X(X, reset=False)
@@ -57,9 +63,11 @@ class GenerativeMixin:
             class_part[~known] = self.predict_proba(X[~known] if not is_frame(X) else X.iloc[np.flatnonzero(~known)])
         return encoded, class_part
 
-    def _gen_rows(self, n_samples, y, rng, length, **options):
+    def _gen_rows(self, n_samples, y, rng, length, latent=None, **options):
         """Validate ``n_samples`` / ``y``, sample (:func:`sample_rows`) and assemble the table."""
-        post, _, _ = self._gen_model()
+        post, group, point = self._gen_model(latent)
+        if point:  # one MCMC draw: its parameters are used as they are
+            options["parameter_uncertainty"] = False
         z = None
         if y is None:
             n = int(n_samples)
@@ -71,14 +79,16 @@ class GenerativeMixin:
             z = label_codes(self.classes_, yy if yy.ndim else np.full(n, yy.item(), dtype=object), n, self._who)
             if np.any(z < 0):
                 raise ValueError(f"{self._who}: y must not contain missing labels when sampling.")
-        columns, z = sample_rows(post, n, int(self.n_features_in_), rng=rng, z=z, length=length, who=self._who,
+        columns, z = sample_rows(post, n, int(self.n_features_in_), rng=rng, z=z,
+                                 group=None if latent is None else group, length=length, who=self._who,
                                  stacklevel=4, **options)
         X = assemble_table(post, columns, z.shape[0], getattr(self, "feature_names_in_", None),
                            getattr(self, "feature_dtypes_", None))
-        return X, self.classes_[z]
+        return X, self.classes_[group[z]]
 
     # ------------------------------------------------------------------ sampling
-    def sample(self, n_samples=1, *, y=None, random_state=None, parameter_uncertainty=True, length=None):
+    def sample(self, n_samples=1, *, y=None, random_state=None, parameter_uncertainty=True, length=None,
+               latent=None):
         """Draw synthetic rows ``(x, y)`` from the posterior predictive.
 
         Ancestral sampling: a class from the class proportions, then every feature
@@ -100,6 +110,12 @@ class GenerativeMixin:
         length : int or array-like of int, optional
             Number of tokens of each row of a multinomial block. Default: drawn from
             ``Poisson(rate_k)``, the per-class mean training length (see module docs).
+        latent : LatentClassFit, optional
+            Sample from a latent-class model of this estimator (:meth:`fit_latent_class`,
+            or one MCMC draw from :meth:`latent_class_draws`, whose parameters are used as
+            they are): a (class, component) state, then every feature given it, so the
+            dependence between features that the components capture is kept. With ``y``,
+            each row's component is drawn among its class's.
 
         Returns
         -------
@@ -111,7 +127,7 @@ class GenerativeMixin:
         y : ndarray of shape (n_samples,)
         """
         rng = as_generator(random_state)
-        return self._gen_rows(n_samples, y, rng, length, parameter_uncertainty=parameter_uncertainty)
+        return self._gen_rows(n_samples, y, rng, length, latent, parameter_uncertainty=parameter_uncertainty)
 
     def sample_prior_predictive(self, n_samples=1, *, y=None, random_state=None, length=None):
         """Draw rows from the prior predictive (prior predictive checks).
