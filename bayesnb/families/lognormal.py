@@ -154,14 +154,22 @@ class LogNormal(Gaussian):
         return out - np.where(block.observed, w * block.X, 0.0)
 
     # --------------------------------------------------------- NumPyro hooks
+    # The Jacobian depends on the data only: it is summed once here, not at every NUTS step.
+    def numpyro_stats_args(self, stats) -> dict:
+        """Gaussian's, plus ``log_x_total``: the sum of ``log x`` over the labelled cells."""
+        return {**super().numpyro_stats_args(stats), "log_x_total": np.float32((stats.n * stats.mean).sum())}
+
     def numpyro_suffstat_loglik(self, params, stats_args):
-        """Gaussian's on ``log x`` minus ``sum n * mean(log x)`` (the Jacobian)."""
-        return super().numpyro_suffstat_loglik(params, stats_args) - (stats_args["n"] * stats_args["mean"]).sum()
+        """Gaussian's on ``log x`` minus ``sum log x`` (the Jacobian)."""
+        return super().numpyro_suffstat_loglik(params, stats_args) - stats_args["log_x_total"]
+
+    def numpyro_row_args(self, block, static) -> dict:
+        """Gaussian's, plus ``log_x_sum``: each row's ``sum_j log x_ij`` over its observed cells."""
+        return {**super().numpyro_row_args(block, static), "log_x_sum": _log_x_sums(block).astype(np.float32)}
 
     def numpyro_row_loglik(self, params, row_args):
         """Gaussian's on ``log x`` minus each row's ``sum_j log x_ij`` (observed cells), (n, K)."""
-        ll = super().numpyro_row_loglik(params, row_args)
-        return ll - (row_args["X"] * row_args["mask"]).sum(-1)[:, None]
+        return super().numpyro_row_loglik(params, row_args) - row_args["log_x_sum"][:, None]
 
     # ------------------------------------------------------------ display
     def plot_panels(self, block, top=10) -> list:
