@@ -36,19 +36,9 @@ import numpy as np
 
 from .._utils import all_missing_columns
 
-# the numeric helpers families share (kept importable from here)
-from ._numeric import (
-    check_alpha,
-    class_sums,
-    dirichlet_draws,
-    draw_categories,
-    log_dot,
-    maximise_evidence,
-    resolve_scalar_alpha,
-)
+from ._numeric import float32_args
 
-__all__ = ["Family", "ThetaSite", "check_alpha", "class_sums", "dirichlet_draws", "draw_categories", "log_dot",
-           "maximise_evidence", "resolve_scalar_alpha"]
+__all__ = ["Family"]
 
 
 class Family(ABC):
@@ -149,9 +139,11 @@ class Family(ABC):
     def update(self, prior, stats):
         """The conjugate posterior: ``prior`` updated by ``stats`` (same NamedTuple type)."""
 
-    @abstractmethod
     def log_likelihood(self, prior, post, block, predictive="mean", cache=None):
         """``log p(x_i | y=k)`` of every row of an encoded block, shape (n, K).
+
+        A family writes this or :meth:`log_likelihood_parts` (or both); the default adds up
+        the parts.
 
         Parameters
         ----------
@@ -168,6 +160,11 @@ class Family(ABC):
         ndarray of shape (n, K)
             Missing cells marginalised (they add nothing).
         """
+        if type(self).log_likelihood_parts is Family.log_likelihood_parts:
+            raise NotImplementedError(f"{type(self).__name__} implements neither log_likelihood nor "
+                                      "log_likelihood_parts of the Family contract.")
+        rel, row = self.log_likelihood_parts(prior, post, block, predictive, cache)
+        return rel + row[:, None]
 
     def log_likelihood_parts(self, prior, post, block, predictive="mean", cache=None):
         """:meth:`log_likelihood` as a class-relative part and a class-independent row term.
@@ -175,7 +172,7 @@ class Family(ABC):
         ``rel[:, k] + row`` is ``log p(x_i | y=k)``; ``row`` (n,) holds what every class
         shares, so that ``p(y | x)`` is computed from ``rel`` alone without the cancellation
         of large common terms (e.g. a feature constant in training, scored far from its
-        value). The default has no row term.
+        value). The default has no row term: :meth:`log_likelihood` is the relative part.
 
         Returns
         -------
@@ -389,7 +386,7 @@ class Family(ABC):
         arrays named by field; a family whose prior is ragged or holds more than the model
         reads overrides it.
         """
-        return {k: np.asarray(v).astype(np.float32) for k, v in zip(prior._fields, prior) if v is not None}
+        return float32_args(prior, [k for k, v in zip(prior._fields, prior) if v is not None])
 
     @abstractmethod
     def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
@@ -465,29 +462,6 @@ class Family(ABC):
             ``kind="bars"``: payload ``(labels, p)`` with ``p`` of shape (K, len(labels));
             ``kind="density"``: payload ``(mu, sd)``, each of shape (K,).
         """
-
-
-class ThetaSite:
-    """Mixin: the family's one parameter ``theta`` (K, ...) is the NumPyro site ``theta_<label>``.
-
-    Supplies :meth:`Family.params_from_sites`, :meth:`Family.point_params` and
-    :meth:`Family.sites_from_params` for such a family (Bernoulli, Multinomial); list it
-    before :class:`Family` among the bases.
-    """
-
-    param_names = ("theta",)
-
-    def params_from_sites(self, label, static, samples: dict) -> dict:
-        """MCMC samples of ``theta_<label>`` -> ``{"theta": (..., K, ...)}``."""
-        return {"theta": np.asarray(samples[f"theta_{label}"], dtype=float)}
-
-    def point_params(self, post) -> dict:
-        """``{"theta": ...}``, the posterior mean (inverse of ``posterior_from_params``)."""
-        return {"theta": self.posterior_moments(post)["theta"][0]}
-
-    def sites_from_params(self, label, static, params: dict) -> dict:
-        """Inverse of :meth:`params_from_sites`: ``{"theta_<label>": theta}``."""
-        return {f"theta_{label}": np.asarray(params["theta"])}
 
 
 def _param_equal(a, b) -> bool:

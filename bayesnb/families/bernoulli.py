@@ -26,7 +26,8 @@ import scipy.sparse as sp
 from scipy.special import betaln
 
 from .._utils import dense, nonfinite_error
-from ._base import Family, ThetaSite
+from ._base import Family
+from ._mixins import ThetaSite
 from ._numeric import check_alpha, class_sums, dirichlet_draws, resolve_scalar_alpha, sample_class_feature
 
 __all__ = ["Bernoulli", "BernoulliStats", "Betas"]

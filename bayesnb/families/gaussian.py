@@ -54,7 +54,7 @@ from ._gaussian_prior import (
     auto_prior,
 )
 from ._gaussian_prior import make_prior as _make_prior
-from ._numeric import weighted_class_cells
+from ._numeric import float32_args, weighted_class_cells
 
 __all__ = ["Gaussian", "GaussianStats", "NormalInverseGammas", "auto_prior", "plug_in"]
 
@@ -226,14 +226,6 @@ class Gaussian(Family):
                 "Rescale sample_weight (weights are counts of rows), or pass a prior dict with a "
                 "larger b0."
             )
-    def log_likelihood(self, prior, post, block, predictive="mean"):
-        """``log p(x_block | y=k)``, shape (n, K); missing cells and undefined factors add 0.
-
-        ``predictive``: ``"mean"`` (Normal plug-in) or ``"marginal"`` (exact Student-t).
-        """
-        rel, row = self.log_likelihood_parts(prior, post, block, predictive)
-        return rel + row[:, None]
-
     def log_likelihood_parts(self, prior, post, block, predictive="mean", cache=None):
         """Per cell, the largest log density over the classes is the row term; the rest is relative.
 
@@ -412,8 +404,7 @@ class Gaussian(Family):
 
     def numpyro_stats_args(self, stats) -> dict:
         """Count, mean and sum of squared deviations per (class, feature), float32."""
-        return {"n": stats.n.astype(np.float32), "mean": stats.mean.astype(np.float32),
-                "m2": stats.m2.astype(np.float32)}
+        return float32_args(stats, ("n", "mean", "m2"))
 
     def numpyro_suffstat_loglik(self, params, stats_args):
         """``sum_k,j -n/2 log(2 pi s2) - (M2 + n (xbar - mu)^2) / (2 s2)``."""

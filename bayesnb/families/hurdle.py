@@ -240,11 +240,6 @@ class Hurdle(Family):
         """The base's check (the Beta prior with alpha > 0 is always proper)."""
         self._b.check_posterior(self._split(post)[1], self._split(stats)[1], names, classes, who)
 
-    def log_likelihood(self, prior, post, block, predictive="mean", cache=None):
-        """``log p(x_block | y=k)``, (n, K); missing cells add 0."""
-        rel, row = self.log_likelihood_parts(prior, post, block, predictive)
-        return rel + row[:, None]
-
     def log_likelihood_parts(self, prior, post, block, predictive="mean", cache=None):
         """``at`` cell: ``log pi``; other cell: ``log(1 - pi)`` plus the base's log density (its
         row term stays the row term). ``pi = a / (a + b)`` is the plug-in and the exact predictive."""

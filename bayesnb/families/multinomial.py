@@ -32,7 +32,8 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 
 from .._utils import dense
-from ._base import Family, ThetaSite
+from ._base import Family
+from ._mixins import ThetaSite
 from ._numeric import check_alpha, class_sums, dirichlet_draws, log_dot, resolve_scalar_alpha
 from ._dirichlet_rows import (_evidence_scalar_alpha, _theta, log_observed_mass, log_theta,
                               polya_cell_log_lik, polya_log_lik, split_counts, with_missing_columns)

@@ -219,14 +219,6 @@ class Poisson(Family):
             raise ValueError(f"{who}: feature {names[j]!r} has no observed value in class {label!r}, so its "
                              f"rate is undefined under b={self.b!r}. Use b='auto' (the default) or b > 0.")
 
-    def log_likelihood(self, prior, post, block, predictive="mean", cache=None):
-        """``log p(x_block | y=k)``, shape (n, K); missing cells and undefined factors add 0.
-
-        ``predictive``: ``"mean"`` (Poisson plug-in) or ``"marginal"`` (negative binomial).
-        """
-        rel, row = self.log_likelihood_parts(prior, post, block, predictive)
-        return rel + row[:, None]
-
     def log_likelihood_parts(self, prior, post, block, predictive="mean", cache=None):
         """The class-independent ``-sum_j log x_ij!`` is the row term; the rest is relative."""
         X, obs = block.X, block.observed

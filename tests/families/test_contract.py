@@ -264,3 +264,17 @@ def test_display_hooks(case):
         else:
             mu, sd = payload
             assert np.shape(mu) == np.shape(sd) == (K,)
+
+
+def test_a_family_needs_log_likelihood_or_its_parts():
+    """Either hook gives the other by default; a family with neither says so instead of recursing."""
+    from bayesnb.families import Bernoulli
+
+    class Neither(Bernoulli):
+        log_likelihood = Family.log_likelihood
+
+    fam, X, y, resp, block, state, stats, prior, post = _fitted(CASES[IDS.index("bernoulli")])
+    with pytest.raises(NotImplementedError, match="neither log_likelihood nor log_likelihood_parts"):
+        Neither().log_likelihood(prior, post, block)
+    with pytest.raises(NotImplementedError, match="neither log_likelihood nor log_likelihood_parts"):
+        Neither().log_likelihood_parts(prior, post, block)
