@@ -3,6 +3,8 @@
 - :func:`load_play_tennis` -- Quinlan (1986) / Mitchell (1997, Table 3.2), 14 rows.
 - :func:`load_house_votes` -- UCI Congressional Voting Records (1984), 435 rows.
 - :func:`load_temperature` -- the numeric temperature example of the lecture notes.
+- :func:`load_penguins` -- Palmer penguins (Horst, Hill and Gorman 2020), 344 rows of mixed
+  categorical, integer and real columns with missing values.
 - :func:`read_20newsgroups` -- reader for the 20 Newsgroups "bydate" JSON-lines file (not
   shipped: 13 MB; the repository's benchmarks and examples find it in ``../shared/data``).
 """
@@ -13,7 +15,7 @@ from importlib import resources
 
 import numpy as np
 
-__all__ = ["load_play_tennis", "load_house_votes", "load_temperature", "read_20newsgroups",
+__all__ = ["load_play_tennis", "load_house_votes", "load_temperature", "load_penguins", "read_20newsgroups",
            "HOUSE_VOTES_COLUMNS"]
 
 HOUSE_VOTES_COLUMNS = [
@@ -89,6 +91,31 @@ def load_temperature():
     yes = [25.2, 19.3, 18.5, 21.7, 20.1, 24.3, 22.8, 23.1, 19.8]
     no = [27.3, 30.1, 17.4, 29.5, 15.1]
     return pd.DataFrame({"Temperature": np.array(yes + no), "PlayTennis": ["Yes"] * 9 + ["No"] * 5})
+
+
+def load_penguins():
+    """Palmer penguins: 344 penguins of three species, a mixed table with missing values.
+
+    Gorman, K. B., Williams, T. D. and Fraser, W. R. (2014). Ecological sexual dimorphism
+    and environmental variability within a community of Antarctic penguins (genus
+    *Pygoscelis*). PLoS ONE 9(3), e90081. Packaged by Horst, Hill and Gorman (2020), R
+    package palmerpenguins; data CC0. The file is ``penguins.csv`` of the PyPI package
+    palmerpenguins 0.1.6.
+
+    Returns
+    -------
+    DataFrame of shape (344, 8)
+        ``species`` (the usual label: Adelie, Chinstrap, Gentoo), ``island`` and ``sex``
+        (strings; ``sex`` has 11 missing), ``bill_length_mm`` and ``bill_depth_mm``
+        (float), ``flipper_length_mm`` and ``body_mass_g`` (nullable integers ``Int64``,
+        2 missing each) and ``year`` (int, 2007-2009).
+    """
+    import pandas as pd
+
+    with _path("penguins.csv").open("r") as f:
+        df = pd.read_csv(f, dtype={"species": object, "island": object, "sex": object,
+                                   "flipper_length_mm": "Int64", "body_mass_g": "Int64"})
+    return df
 
 
 def read_20newsgroups(path):
