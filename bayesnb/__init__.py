@@ -25,7 +25,7 @@ from .estimators import (
     MultinomialNB,
     NaiveBayes,
 )
-from .families import Bernoulli, Categorical, Gaussian, Hurdle, LogNormal, Multinomial, Poisson
+from .families import Bernoulli, Categorical, Gaussian, Histogram, Hurdle, LogNormal, Multinomial, Poisson
 from .generative import LatentClassFit, missing_labels
 from .persistence import load
 from .pooling import pool
@@ -42,6 +42,7 @@ __all__ = [
     "LatentClassFit",
     "GaussianNB",
     "Hurdle",
+    "Histogram",
     "LogNormal",
     "Multinomial",
     "MultinomialNB",

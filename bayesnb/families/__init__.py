@@ -10,6 +10,7 @@ Gaussian       real values               Normal-Inverse-Gamma            Student
 LogNormal      positive real values      Normal-Inverse-Gamma on log x   Student-t on log x
 Poisson        counts, column by column  Gamma per (class, feature)      negative binomial
 Hurdle         a point mass + a base     Beta per (class, feature)       pi and the base's
+Histogram      numbers, binned           Dirichlet over quantile bins    same as plug-in
 =============  ========================  ==============================  =====================
 
 Every family is one class implementing :class:`Family`, the whole contract; a subclass of
@@ -20,9 +21,10 @@ from ._base import Family
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .gaussian import Gaussian
+from .histogram import Histogram
 from .hurdle import Hurdle
 from .lognormal import LogNormal
 from .multinomial import Multinomial
 from .poisson import Poisson
 
-__all__ = ["Bernoulli", "Categorical", "Family", "Gaussian", "Hurdle", "LogNormal", "Multinomial", "Poisson"]
+__all__ = ["Bernoulli", "Categorical", "Family", "Gaussian", "Histogram", "Hurdle", "LogNormal", "Multinomial", "Poisson"]

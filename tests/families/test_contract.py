@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from bayesnb.families import Bernoulli, Categorical, Gaussian, Hurdle, LogNormal, Multinomial, Poisson
+from bayesnb.families import Bernoulli, Categorical, Gaussian, Histogram, Hurdle, LogNormal, Multinomial, Poisson
 from bayesnb.families._base import Family
 
 K = 3
@@ -63,6 +63,12 @@ def _hurdle(rng, n):
     return X
 
 
+def _histogram(rng, n):
+    X = np.column_stack([rng.poisson(3.0, n), rng.normal(10.0, 2.0, n), rng.exponential(1.0, n)]).astype(float)
+    X[rng.random((n, 3)) < 0.1] = np.nan
+    return X
+
+
 #: (id, family factory, data factory): add a row for a new family
 CASES = [
     ("categorical", lambda: Categorical(alpha=0.7), _categorical),
@@ -73,6 +79,7 @@ CASES = [
     ("lognormal", lambda: LogNormal(), _lognormal),
     ("poisson", lambda: Poisson(), _poisson),
     ("hurdle", lambda: Hurdle(), _hurdle),
+    ("histogram", lambda: Histogram(bins=6, alpha=0.5), _histogram),
 ]
 IDS = [c[0] for c in CASES]
 

@@ -1,0 +1,174 @@
+"""Bins of :class:`~bayesnb.families.histogram.Histogram`: edges from training quantiles,
+the within-bin empirical distributions, binning and within-bin draws; pure functions of arrays."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["HistogramEncoding", "auto_bins", "bin_codes", "build_state", "check_state", "draw_within",
+           "within_means", "within_modes"]
+
+#: the most bins ``bins="auto"`` makes
+MAX_AUTO_BINS = 20
+
+
+class HistogramEncoding(NamedTuple):
+    """Bins learned at fit, one entry per column ``j`` with ``B_j`` bins.
+
+    Attributes
+    ----------
+    edges : tuple of ndarray
+        ``edges[j]`` (B_j + 1,), strictly increasing: bin ``b`` is ``[edges[b], edges[b+1])``
+        (the last bin closed). Integer columns have half-integer edges.
+    integer : ndarray of bool, shape (d,)
+        Whether column ``j``'s training values were all whole numbers.
+    values : tuple of ndarray
+        ``values[j]``: the distinct observed training values of column ``j``, sorted (all
+        bins' values flat; pooled over classes).
+    counts : tuple of ndarray
+        ``counts[j]``: how many training cells held each of ``values[j]`` (float64, > 0).
+    offsets : tuple of ndarray
+        ``offsets[j]`` (B_j + 1,), int64: bin ``b``'s values are
+        ``values[j][offsets[j][b]:offsets[j][b+1]]``.
+    """
+
+    edges: tuple
+    integer: np.ndarray
+    values: tuple
+    counts: tuple
+    offsets: tuple
+
+
+def auto_bins(n_unique: int) -> int:
+    """``bins="auto"``: ``min(20, max(2, round(sqrt(n_unique))))`` (1 for a constant column)."""
+    if n_unique <= 1:
+        return 1
+    return int(min(MAX_AUTO_BINS, max(2, round(n_unique ** 0.5))))
+
+
+def _column_edges(vals: np.ndarray, bins, integer: bool) -> np.ndarray:
+    """Edges of one column from its observed values (non-empty): quantiles, merged, no empty bin."""
+    uniq = np.unique(vals)
+    lo, hi = uniq[0], uniq[-1]
+    B = auto_bins(uniq.size) if isinstance(bins, str) else bins
+    if integer:
+        outer = (lo - 0.5, hi + 0.5)
+    elif lo == hi:  # a constant real column: one bin of width 1 around its value
+        outer = (lo - 0.5, hi + 0.5)
+    else:
+        outer = (lo, hi)
+    inner = np.quantile(vals, np.linspace(0.0, 1.0, B + 1)[1:-1]) if B > 1 else np.empty(0)
+    if integer:
+        inner = np.floor(inner) + 0.5
+    inner = np.unique(inner[(inner > lo) & (inner < hi)])
+    edges = np.concatenate([[outer[0]], inner, [outer[1]]])
+    # merge bins that hold no training value into their right neighbour (the last into its left)
+    while True:
+        n_in = np.bincount(bin_of(edges, uniq), minlength=edges.size - 1)
+        empty = np.flatnonzero(n_in == 0)
+        if empty.size == 0:
+            return edges
+        b = empty[0]
+        edges = np.delete(edges, b + 1 if b + 1 < edges.size - 1 else b)
+
+
+def bin_of(edges: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Bin index of each value (int64); values below/above the edges fall in the end bins."""
+    return np.searchsorted(edges[1:-1], x, side="right").astype(np.int64)
+
+
+def build_state(A: np.ndarray, bins) -> HistogramEncoding:
+    """The :class:`HistogramEncoding` of a validated float block ``A`` (n, d), NaN = missing."""
+    edges, integer, values, counts, offsets = [], [], [], [], []
+    for j in range(A.shape[1]):
+        vals = A[:, j][~np.isnan(A[:, j])]
+        if vals.size == 0:  # all missing: one bin [0, 1) with no value to draw
+            e, whole, u, c = np.array([0.0, 1.0]), False, np.empty(0), np.empty(0)
+        else:
+            whole = bool(np.all(vals == np.floor(vals)))
+            e = _column_edges(vals, bins, whole)
+            u, c = np.unique(vals, return_counts=True)
+        off = np.searchsorted(u, e[1:-1], side="left") if u.size else np.zeros(e.size - 2, np.int64)
+        edges.append(e)
+        integer.append(whole)
+        values.append(u)
+        counts.append(c.astype(np.float64))
+        offsets.append(np.concatenate([[0], off, [u.size]]).astype(np.int64))
+    return HistogramEncoding(tuple(edges), np.array(integer, dtype=bool), tuple(values), tuple(counts),
+                             tuple(offsets))
+
+
+def bin_codes(A: np.ndarray, state: HistogramEncoding):
+    """``(codes, log_width)``: each cell's bin (int64, -1 where missing) and ``log`` of its bin's width
+    (0 where missing), both (n, d)."""
+    observed = ~np.isnan(A)
+    codes = np.full(A.shape, -1, dtype=np.int64)
+    lw = np.zeros(A.shape)
+    for j, e in enumerate(state.edges):
+        rows = observed[:, j]
+        c = bin_of(e, A[rows, j])
+        codes[rows, j] = c
+        lw[rows, j] = np.log(np.diff(e))[c]
+    return codes, lw
+
+
+def draw_within(state: HistogramEncoding, j: int, b: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Values of column ``j`` drawn from the within-bin empirical distribution of bins ``b``.
+
+    ``u`` holds Uniform(0, 1) numbers, one per draw. A column with no training value gives NaN.
+    """
+    vals, cnt, off = state.values[j], state.counts[j], state.offsets[j]
+    if vals.size == 0:
+        return np.full(b.shape, np.nan)
+    cum = np.concatenate([[0.0], np.cumsum(cnt)])
+    start, stop = off[b], off[b + 1]
+    target = cum[start] + u * (cum[stop] - cum[start])
+    idx = np.searchsorted(cum, target, side="right") - 1
+    return vals[np.clip(idx, start, stop - 1)]
+
+
+def within_means(state: HistogramEncoding, j: int) -> np.ndarray:
+    """Empirical mean of each bin's training values, (B_j,) (NaN for a column with no value)."""
+    vals, cnt, off = state.values[j], state.counts[j], state.offsets[j]
+    if vals.size == 0:
+        return np.full(off.size - 1, np.nan)
+    return np.add.reduceat(vals * cnt, off[:-1]) / np.add.reduceat(cnt, off[:-1])
+
+
+def within_modes(state: HistogramEncoding, j: int) -> np.ndarray:
+    """Most frequent training value of each bin (the smallest among ties), (B_j,)."""
+    vals, cnt, off = state.values[j], state.counts[j], state.offsets[j]
+    if vals.size == 0:
+        return np.full(off.size - 1, np.nan)
+    return np.array([vals[off[b] + np.argmax(cnt[off[b]:off[b + 1]])] for b in range(off.size - 1)])
+
+
+def _is_float_array(a, ndim):
+    return isinstance(a, np.ndarray) and a.dtype == np.float64 and a.ndim == ndim and np.all(np.isfinite(a))
+
+
+def check_state(state, d: int) -> list:
+    """Raise ValueError unless ``state`` is a :class:`HistogramEncoding` that
+    :func:`build_state` could have made for ``d`` columns; the number of bins per column."""
+    if not isinstance(state, HistogramEncoding):
+        raise ValueError(f"its state must be a HistogramEncoding; the file holds {type(state).__name__}")
+    if not all(isinstance(f, tuple) and len(f) == d for f in (state.edges, state.values, state.counts,
+                                                              state.offsets)):
+        raise ValueError(f"its state must hold edges, values, counts and offsets for {d} columns")
+    if not isinstance(state.integer, np.ndarray) or state.integer.dtype != bool or state.integer.shape != (d,):
+        raise ValueError(f"its state's integer flags must be a bool array of shape ({d},)")
+    nbins = []
+    for j, (e, v, c, o) in enumerate(zip(state.edges, state.values, state.counts, state.offsets)):
+        ok = (_is_float_array(e, 1) and e.size >= 2 and np.all(np.diff(e) > 0)
+              and _is_float_array(v, 1) and np.all(np.diff(v) > 0)
+              and _is_float_array(c, 1) and c.shape == v.shape and np.all(c > 0)
+              and isinstance(o, np.ndarray) and o.dtype == np.int64 and o.shape == e.shape
+              and o[0] == 0 and o[-1] == v.size and np.all(np.diff(o) >= 0))
+        if ok and v.size:
+            ok = bool(np.all(np.diff(o) > 0) and np.array_equal(o[1:-1], np.searchsorted(v, e[1:-1])))
+        if not ok:
+            raise ValueError(f"its state's bins of column {j} are not those of a fitted histogram")
+        nbins.append(e.size - 1)
+    return nbins

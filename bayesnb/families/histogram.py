@@ -1,0 +1,419 @@
+"""Numeric features as histograms: a Dirichlet over bins fixed from the training quantiles
+(nonparametric, conjugate, and every generated value is in the support).
+
+For class ``k`` and feature ``j`` with bins ``b = 1..B_j`` of widths ``w_b``::
+
+    theta[k, j, :]  ~ Dirichlet(alpha, ..., alpha)
+    bin(x_ij) | y=k ~ Categorical(theta[k, j, :])
+    x_ij | bin b    ~ uniform on the bin           (density 1 / w_b)
+
+    posterior   Dirichlet(alpha + n[k, j, :])               (n: weighted counts of the bins)
+    plug-in     p(x | k) = (n[k,j,b] + alpha) / (n[k,j] + B_j alpha) / w_b     (b = bin of x)
+    exact       the same number (the predictive of one draw is the posterior mean)
+    evidence    log B(alpha + n) - log B(alpha) - sum over observed cells of log w_(bin of the cell)
+
+The log-likelihoods and the evidence are those of a piecewise-constant **density** of ``x``,
+so they compare with Gaussian and LogNormal densities on the same column (choosing a
+family by evidence). For an integer-valued column the edges are half-integers ``k + 0.5``
+and ``w_b`` is the number of integers the bin covers, so ``exp(log p(x | k))`` is the
+probability of that integer under a uniform spread within its bin. The log width is the
+same for every class: it is the row term of :meth:`Histogram.log_likelihood_parts` and
+leaves ``predict_proba`` as a categorical model of the bins.
+
+Bins are fixed by the first encoding (``fit``, or the first batch of ``partial_fit``) from
+the quantiles of the observed values pooled over classes (:mod:`._histogram_bins`); later
+batches are binned with the same edges. A value below the first or above the last edge
+falls into the end bin and gets its density (finite, never an error). Generated values
+are drawn from the bins' empirical within-bin distributions (the distinct training values
+of the bin and their counts), so every generated value is an observed training value.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import ClassVar, NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import gammaln
+
+from .._utils import nonfinite_error
+from . import _categorical_encoding as _enc
+from . import _histogram_bins as _bins
+from ._base import Family
+from .categorical import Categorical
+from ._histogram_bins import HistogramEncoding
+from ._numeric import dirichlet_draws, draw_categories
+
+__all__ = ["BinDirichlets", "Histogram", "HistogramBlock", "HistogramEncoding", "HistogramStats"]
+
+
+class HistogramBlock(NamedTuple):
+    """An encoded block: ``X`` the values as given (NaN where missing), ``codes`` each cell's bin
+    (-1 where missing), ``log_width`` the log width of that bin (0 where missing), each (n, d);
+    ``state`` the bins it was encoded with (the within-bin values that imputation draws from)."""
+
+    X: np.ndarray
+    codes: np.ndarray
+    log_width: np.ndarray
+    state: HistogramEncoding
+
+
+class HistogramStats(NamedTuple):
+    """Sufficient statistics, one (K, B_j) array per feature in each field.
+
+    Attributes
+    ----------
+    counts : tuple of ndarray
+        Weighted number of observed cells in each bin.
+    log_width : tuple of ndarray
+        Weighted sum of the cells' ``log w_b`` (``counts * log w_b``): makes the evidence a density.
+    """
+
+    counts: tuple
+    log_width: tuple
+
+
+class BinDirichlets(NamedTuple):
+    """Dirichlet per (class, feature) over the feature's bins: prior and posterior alike.
+
+    Attributes
+    ----------
+    concentration : tuple of ndarray
+        ``concentration[j]`` (K, B_j).
+    log_width : tuple of ndarray or None
+        Sums of ``log w_b`` over the cells the parameters were updated with (0 in a prior),
+        carried for the evidence; None in a generative "point" or a point from parameters.
+    """
+
+    concentration: tuple
+    log_width: tuple | None = None
+
+
+def _check_bins(bins, who):
+    if isinstance(bins, str) and bins == "auto":
+        return bins
+    if isinstance(bins, numbers.Integral) and not isinstance(bins, bool) and bins >= 1:
+        return int(bins)
+    raise ValueError(f"{who}: bins must be an int >= 1 or 'auto'; received {bins!r}.")
+
+
+def _check_alpha(alpha, who):
+    if isinstance(alpha, numbers.Real) and not isinstance(alpha, bool) and np.isfinite(alpha) and alpha > 0:
+        return float(alpha)
+    raise ValueError(f"{who}: alpha must be a finite number > 0 (the Dirichlet pseudo-count of every bin); "
+                     f"received {alpha!r}.")
+
+
+class Histogram(Family):
+    """Numeric block: each column a histogram with a Dirichlet(alpha) prior over its bins per class.
+
+    Parameters
+    ----------
+    bins : int or "auto", default="auto"
+        Number of quantile bins of each column (at most: equal quantiles and bins without a
+        training value merge). ``"auto"`` uses ``min(20, max(2, round(sqrt(u))))``, ``u`` the
+        number of distinct observed values of the column (1 bin for a constant column).
+    alpha : float, default=1.0
+        Dirichlet pseudo-count of every bin (> 0); 1 is Laplace smoothing.
+
+    Notes
+    -----
+    The encoding state is a :class:`HistogramEncoding` (edges, integer flags, and each bin's
+    distinct training values with their counts, stored flat with offsets). Real columns
+    span ``[min, max]`` of the training values (a constant column one bin of width 1 around
+    its value); integer columns ``[min - 0.5, max + 0.5]`` with half-integer edges. A column
+    missing in every training row has one bin ``[0, 1)`` and nothing to generate (NaN).
+    Prior, posterior and points are :class:`BinDirichlets`; draws and the NumPyro model use
+    ``theta`` (K, d, B_max), the bin probabilities, NaN-padded. Imputation: ``"mean"`` is
+    ``sum_b p(b | x_obs) * (mean of the bin's training values)`` (rounded in an integer
+    column), ``"mode"`` the most frequent training value of the bin of highest density
+    ``p(b | x_obs) / w_b``, ``"draw"`` a bin and then one of its training values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayesnb import NaiveBayes
+    >>> X = np.column_stack([np.arange(40.0), np.arange(40) % 7])
+    >>> model = NaiveBayes(features={(0, 1): Histogram(bins=4)}).fit(X, np.arange(40) >= 20)
+    >>> model.predict(np.array([[3.0, 1.0], [35.0, 2.0]])).tolist()
+    [False, True]
+    """
+
+    _param_names = ("bins", "alpha")
+    name = "histogram"
+    #: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
+    param_names = ("theta",)
+    #: NamedTuple of the sufficient statistics
+    stats_type = HistogramStats
+    #: NamedTuple of the prior and of the posterior
+    params_type = BinDirichlets
+    #: other NamedTuples stored in a model file (the encoding state)
+    state_types = (HistogramEncoding,)
+    #: what each stored field must hold when a model file is read
+    field_rules: ClassVar[dict] = {"HistogramStats": {"counts": "count", "log_width": "finite"},
+                                   "BinDirichlets": {"concentration": "count", "log_width": "finite or None"}}
+
+    def __init__(self, bins="auto", alpha=1.0):
+        self.bins = bins
+        self.alpha = alpha
+
+    # ------------------------------------------------------------------ closed form
+    def encode(self, X, state=None, *, extend=False, who="Histogram"):
+        """Validate finite numbers (NaN = missing) and bin them; never modifies ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+        state : HistogramEncoding or None
+            None fixes the bins from ``X`` (fit); otherwise ``X`` is binned with them
+            (``extend`` is unused: the bins never change after fit).
+        extend : bool
+        who : str
+
+        Returns
+        -------
+        block : HistogramBlock
+        state : HistogramEncoding
+        """
+        bins = _check_bins(self.bins, who)
+        if sp.issparse(X):
+            raise TypeError(f"{who}: Histogram features need a dense array; received a sparse matrix. "
+                            "Use .toarray().")
+        try:
+            A = np.array(X, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{who}: Histogram features must be numbers (NaN for missing); received values "
+                             "that are not numbers (strings?). Use a Categorical block for those.") from None
+        if A.ndim != 2:
+            raise ValueError(f"{who}: Histogram features must be a 2-D block; received shape {A.shape}.")
+        if np.isinf(A).any():
+            raise nonfinite_error(who, "Histogram features", A)
+        if state is None:
+            state = _bins.build_state(A, bins)
+        elif len(state.edges) != A.shape[1]:
+            raise ValueError(f"{who}: the block has {A.shape[1]} columns; the histogram was fitted on "
+                             f"{len(state.edges)}.")
+        codes, lw = _bins.bin_codes(A, state)
+        return HistogramBlock(A, codes, lw, state), state
+
+    def empty_stats(self, state, K):
+        """Zero statistics, (K, B_j) per feature."""
+        z = tuple(np.zeros((K, e.size - 1)) for e in state.edges)
+        return HistogramStats(z, tuple(a.copy() for a in z))
+
+    def stats(self, block, resp, state):
+        """Weighted bin counts per (class, feature) and their sums of ``log w_b``."""
+        counts, lws = [], []
+        for j, e in enumerate(state.edges):
+            B = e.size - 1
+            onehot = np.zeros((block.codes.shape[0], B))
+            rows = np.flatnonzero(block.codes[:, j] >= 0)
+            onehot[rows, block.codes[rows, j]] = 1.0
+            c = resp.T @ onehot
+            counts.append(c)
+            lws.append(c * np.log(np.diff(e))[None, :])
+        return HistogramStats(tuple(counts), tuple(lws))
+
+    def merge(self, a, b):
+        """Add counts and log-width sums feature by feature."""
+        return HistogramStats(*(tuple(x + y for x, y in zip(u, v)) for u, v in zip(a, b)))
+
+    def make_prior(self, stats, state, who="Histogram"):
+        """Dirichlet(alpha) over the bins of every (class, feature), no log widths yet."""
+        a = _check_alpha(self.alpha, who)
+        return BinDirichlets(tuple(np.full(c.shape, a) for c in stats.counts),
+                             tuple(np.zeros(c.shape) for c in stats.counts))
+
+    def update(self, prior, stats):
+        """Conjugate update: concentration + counts (and the log-width sums accumulated)."""
+        return BinDirichlets(tuple(a + n for a, n in zip(prior.concentration, stats.counts)),
+                             tuple(p + s for p, s in zip(prior.log_width, stats.log_width)))
+
+    def log_likelihood_parts(self, prior, post, block, predictive="mean", cache=None):
+        """``log p(bin | y=k)`` summed over the observed cells (relative), and ``-sum log w`` (row)."""
+        if predictive not in ("mean", "marginal"):
+            raise ValueError(f"predictive must be 'mean' or 'marginal'; received {predictive!r}.")
+        codes = block.codes
+        K = post.concentration[0].shape[0] if post.concentration else 0
+        rel = np.zeros((codes.shape[0], K))
+        for j, lp in enumerate(_enc.log_probs(post)):
+            table = np.concatenate([lp, np.zeros((K, 1))], axis=1)  # code -1 (missing) picks 0
+            rel += table[:, codes[:, j]].T
+        return rel, -block.log_width.sum(axis=1)
+
+    def log_evidence(self, prior, post):
+        """Closed-form ``log p(x_block | y)`` per class (K,): Dirichlet-multinomial minus ``sum log w``."""
+        total = 0.0
+        for a0, a, l0, l in zip(prior.concentration, post.concentration, prior.log_width, post.log_width):
+            total = total + (gammaln(a0.sum(1)) - gammaln(a.sum(1)) + (gammaln(a) - gammaln(a0)).sum(1)
+                             - (l - l0).sum(1))
+        return np.asarray(total) * np.ones(post.concentration[0].shape[0] if post.concentration else 0)
+
+    def is_proper(self, prior):
+        """True when every prior pseudo-count is > 0 (always, as ``alpha > 0``)."""
+        return all(np.all(a > 0) for a in prior.concentration)
+
+    def all_missing(self, block):
+        """Columns missing in every row, bool (d,)."""
+        return (block.codes < 0).all(axis=0) if block.codes.shape[0] else np.zeros(block.codes.shape[1], bool)
+
+    def state_shapes(self, state, K, d):
+        """Check a :class:`HistogramEncoding` read from a model file; ``(K, B_j)`` per column."""
+        return [(K, B) for B in _bins.check_state(state, d)]
+
+    # ------------------------------------------------------------------ generative hooks
+    # A "point" is a BinDirichlets whose normalised rows are the bin probabilities in use.
+    def gen_point(self, prior, post, rng=None):
+        """Plug-in (``rng=None``: the posterior itself) or one exact Dirichlet draw per (class, feature)."""
+        if rng is None:
+            return post
+        return BinDirichlets(tuple(dirichlet_draws(a, 1, rng)[0] for a in post.concentration))
+
+    def gen_sample(self, point, z, rng, lengths=None):
+        """Encoded values (n, d): ``b + u``, a bin ``b`` drawn from ``theta[z]`` and ``u ~ Uniform(0, 1)``
+        that :meth:`gen_decode` turns into one of the bin's training values (``lengths`` unused)."""
+        P = _enc.probs(point)
+        out = np.empty((z.shape[0], len(P)))
+        for j, Pj in enumerate(P):
+            out[:, j] = draw_categories(Pj[z], rng.random(z.shape[0])) + rng.random(z.shape[0])
+        return out
+
+    def gen_decode(self, values, state):
+        """Values per column from :meth:`gen_sample`'s ``b + u``: the training value of bin ``b`` at
+        quantile ``u`` of the bin's empirical distribution (NaN for a column with no training value)."""
+        V = np.asarray(values, dtype=float)
+        out = []
+        for j, e in enumerate(state.edges):
+            b = np.clip(np.floor(V[:, j]).astype(np.int64), 0, e.size - 2)
+            out.append(_bins.draw_within(state, j, b, V[:, j] - b))
+        return out
+
+    def gen_missing(self, block):
+        """Bool (n, d) mask of missing cells."""
+        return block.codes < 0
+
+    def gen_fill(self, point, block, resp, strategy, z=None, rng=None, rate=None):
+        """Values (n, d) with the missing cells filled (observed cells unchanged; see the class Notes)."""
+        state = block.state
+        X = block.X.copy()
+        for j, Pj in enumerate(_enc.probs(point)):
+            rows = np.flatnonzero(block.codes[:, j] < 0)
+            if rows.size == 0:
+                continue
+            if strategy == "draw":
+                b = draw_categories(Pj[z[rows]], rng.random(rows.size))
+                X[rows, j] = _bins.draw_within(state, j, b, rng.random(rows.size))
+                continue
+            mix = resp[rows] @ Pj  # p(bin | x_obs), (rows, B)
+            if strategy == "mean":
+                v = mix @ _bins.within_means(state, j) / mix.sum(axis=1)
+                X[rows, j] = np.round(v) if state.integer[j] else v
+            else:
+                b = np.argmax(mix / np.diff(state.edges[j])[None, :], axis=1)
+                X[rows, j] = _bins.within_modes(state, j)[b]
+        return X
+
+    def gen_cell_log_lik(self, prior, point, block, weights, predictive="mean"):
+        """Per-cell ``sum_k weights[i, k] log p(x_ij | y=k)`` (densities, ``-log w`` included), (n, d)."""
+        n, d = block.codes.shape
+        out = np.zeros((n, d))
+        for j, lp in enumerate(_enc.log_probs(point)):
+            obs = block.codes[:, j] >= 0
+            vals = lp[:, np.where(obs, block.codes[:, j], 0)].T - block.log_width[:, j:j + 1]
+            with np.errstate(invalid="ignore"):
+                out[:, j] = np.where(obs, np.where(weights > 0, weights * vals, 0.0).sum(axis=1), 0.0)
+        return out
+
+    def gen_log_penalty(self, prior, point) -> float:
+        """``sum alpha log theta``: the log prior whose MAP is the posterior mean (EM objective)."""
+        return float(sum((a0 * lp).sum() for lp, a0 in zip(_enc.log_probs(point), prior.concentration)))
+
+    def gen_empty_columns(self, state):
+        """Bool (d,): columns with no training value (nothing to draw: NaN)."""
+        return np.array([v.size == 0 for v in state.values], dtype=bool)
+
+    # --------------------------------------------------------- draws and NumPyro hooks
+    # ``theta`` (K, d, B_max): the bin probabilities, NaN where feature j has fewer bins.
+    def sample_params(self, post, n_draws, rng) -> dict:
+        """Exact posterior draws: ``{"theta": (n_draws, K, d, B_max)}``, NaN-padded."""
+        return {"theta": _enc.pad([dirichlet_draws(a, n_draws, rng) for a in post.concentration], np.nan)}
+
+    def posterior_moments(self, post) -> dict:
+        """Closed-form posterior mean and sd: ``{"theta": (mean, sd)}``, each (K, d, B_max)."""
+        means, sds = [], []
+        for a in post.concentration:
+            a0 = a.sum(axis=1, keepdims=True)
+            m = a / a0
+            means.append(m)
+            sds.append(np.sqrt(m * (1 - m) / (a0 + 1)))
+        return {"theta": (_enc.pad(means, np.nan), _enc.pad(sds, np.nan))}
+
+    def posterior_from_params(self, params: dict):
+        """A BinDirichlets whose plug-in equals the given ``theta`` (K, d, B_max) (one draw)."""
+        theta = np.asarray(params["theta"], dtype=float)
+        return BinDirichlets(tuple(theta[:, j][:, ~np.isnan(theta[:, j]).any(axis=0)]
+                                   for j in range(theta.shape[1])))
+
+    def point_params(self, post) -> dict:
+        """``{"theta": (K, d, B_max)}``, the posterior mean (inverse of :meth:`posterior_from_params`)."""
+        return {"theta": self.posterior_moments(post)["theta"][0]}
+
+    def numpyro_static(self, prior):
+        """Hashable structure: the number of bins of each feature."""
+        return tuple(int(a.shape[1]) for a in prior.concentration)
+
+    def numpyro_prior_args(self, prior) -> dict:
+        """Prior pseudo-counts as one padded (K, d, B_max) float32 array (pads = 1, unused)."""
+        return {"alpha": _enc.pad(list(prior.concentration), 1.0).astype(np.float32)}
+
+    def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
+        """``theta`` from the Dirichlet prior under plates ``class_plate`` x feature, one site per
+        distinct number of bins (as :class:`~bayesnb.families.Categorical`); ``{"log_theta"}`` (K, d, B_max)."""
+        return self._categorical().numpyro_sample(label, static, prior_args, feature_plate, class_plate)
+
+    def params_from_sites(self, label, static, samples: dict) -> dict:
+        """MCMC samples -> ``{"theta": (..., K, d, B_max)}``, NaN-padded."""
+        return self._categorical().params_from_sites(label, static, samples)
+
+    def sites_from_params(self, label, static, params: dict) -> dict:
+        """Inverse of :meth:`params_from_sites`."""
+        return self._categorical().sites_from_params(label, static, params)
+
+    @staticmethod
+    def _categorical():
+        return Categorical()
+
+    def numpyro_stats_args(self, stats) -> dict:
+        """Bin counts (K, d, B_max) and the total ``sum log w`` of the labelled cells, float32."""
+        return {"counts": _enc.pad(list(stats.counts), 0.0).astype(np.float32),
+                "log_width": np.float32(sum(lw.sum() for lw in stats.log_width))}
+
+    def numpyro_suffstat_loglik(self, params, stats_args):
+        """``sum n[k,j,b] log theta[k,j,b] - sum log w``: the labelled-data log density."""
+        return (stats_args["counts"] * params["log_theta"]).sum() - stats_args["log_width"]
+
+    def numpyro_row_args(self, block, static) -> dict:
+        """Bin codes as int32 (n, d), an observed mask and each row's ``sum_j log w``."""
+        ok = block.codes >= 0
+        return {"codes": np.where(ok, block.codes, 0).astype(np.int32), "mask": ok.astype(np.float32),
+                "log_width": block.log_width.sum(axis=1).astype(np.float32)}
+
+    def numpyro_row_loglik(self, params, row_args):
+        """``log p(x_i | y=k)`` per row and class, (n, K); missing cells add 0."""
+        import jax.numpy as jnp
+
+        lt = params["log_theta"]
+        codes, mask = row_args["codes"], row_args["mask"]
+        g = lt[:, jnp.arange(lt.shape[1])[None, :], codes]  # (K, n, d)
+        return (g * mask[None]).sum(-1).T - row_args["log_width"][:, None]
+
+    # ------------------------------------------------------------ display
+    def plot_panels(self, block, top=10) -> list:
+        """One bar panel per feature: ``p(bin | y=k)`` under the posterior mean, bars labelled by
+        their edges (``top`` unused)."""
+        out = []
+        for j, (name, P) in enumerate(zip(block.names, _enc.probs(block.posterior))):
+            e = block.state.edges[j]
+            out.append((str(name), "bars", ([f"[{e[b]:.4g}, {e[b + 1]:.4g})" for b in range(e.size - 1)], P)))
+        return out
