@@ -53,12 +53,8 @@ def _column_edges(vals: np.ndarray, bins, integer: bool) -> np.ndarray:
     uniq = np.unique(vals)
     lo, hi = uniq[0], uniq[-1]
     B = auto_bins(uniq.size) if isinstance(bins, str) else bins
-    if integer:
-        outer = (lo - 0.5, hi + 0.5)
-    elif lo == hi:  # a constant real column: one bin of width 1 around its value
-        outer = (lo - 0.5, hi + 0.5)
-    else:
-        outer = (lo, hi)
+    # integer columns: half-integer edges; a constant real column: one bin of width 1 around its value
+    outer = (lo - 0.5, hi + 0.5) if integer or lo == hi else (lo, hi)
     inner = np.quantile(vals, np.linspace(0.0, 1.0, B + 1)[1:-1]) if B > 1 else np.empty(0)
     if integer:
         inner = np.floor(inner) + 0.5
@@ -150,10 +146,10 @@ def _is_float_array(a, ndim):
 
 
 def check_state(state, d: int) -> list:
-    """Raise ValueError unless ``state`` is a :class:`HistogramEncoding` that
+    """Raise TypeError/ValueError unless ``state`` is a :class:`HistogramEncoding` that
     :func:`build_state` could have made for ``d`` columns; the number of bins per column."""
     if not isinstance(state, HistogramEncoding):
-        raise ValueError(f"its state must be a HistogramEncoding; the file holds {type(state).__name__}")
+        raise TypeError(f"its state must be a HistogramEncoding; the file holds {type(state).__name__}")
     if not all(isinstance(f, tuple) and len(f) == d for f in (state.edges, state.values, state.counts,
                                                               state.offsets)):
         raise ValueError(f"its state must hold edges, values, counts and offsets for {d} columns")

@@ -41,9 +41,9 @@ from .._utils import nonfinite_error
 from . import _categorical_encoding as _enc
 from . import _histogram_bins as _bins
 from ._base import Family
-from .categorical import Categorical
 from ._histogram_bins import HistogramEncoding
 from ._numeric import dirichlet_draws, draw_categories
+from .categorical import Categorical
 
 __all__ = ["BinDirichlets", "Histogram", "HistogramBlock", "HistogramEncoding", "HistogramStats"]
 
