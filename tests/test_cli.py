@@ -103,6 +103,19 @@ def test_fit_families_and_alpha(tmp_path, capsys):
         code, out, err = cli(capsys, "sample", tmp_path / f"{family}.bnb", "-n", 20, "--seed", 1)
         synth = pd.read_csv(io.StringIO(out))
         assert code == 0 and (synth[["a", "b"]].to_numpy() >= 0).all(), err
+    data = df.assign(b=df["b"] + rng.normal(0, 0.1, 50))  # an integer and a real column
+    data.to_csv(tmp_path / "histogram.csv", index=False)
+    code, _, err = cli(capsys, "fit", tmp_path / "histogram.csv", "--target", "label",
+                       "-o", tmp_path / "histogram.bnb", "--family", "histogram", "--alpha", "0.5")
+    assert code == 0, err
+    model = bayesnb.load(tmp_path / "histogram.bnb")
+    assert type(model.posterior_.blocks[0].family).__name__ == "Histogram" and model.posterior_.blocks[0].family.alpha == 0.5
+    code, out, err = cli(capsys, "sample", tmp_path / "histogram.bnb", "-n", 20, "--seed", 1)
+    synth = pd.read_csv(io.StringIO(out))
+    assert code == 0 and synth["a"].isin(data["a"]).all() and synth["b"].isin(data["b"]).all(), err
+    code, _, err = cli(capsys, "fit", tmp_path / "histogram.csv", "--target", "label", "-o", tmp_path / "x.bnb",
+                       "--family", "histogram", "--alpha", "auto")
+    assert code == 2 and "number > 0" in err
     code, _, err = cli(capsys, "fit", tmp_path / "counts.csv", "--target", "label", "-o", tmp_path / "x.bnb",
                        "--family", "lognormal")
     assert code == 2 and "strictly positive" in err and "Traceback" not in err  # counts hold zeros

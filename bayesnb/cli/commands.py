@@ -20,7 +20,7 @@ from ..estimators import (
     NaiveBayes,
     auto_blocks,
 )
-from ..families import Categorical, LogNormal, Poisson
+from ..families import Categorical, Histogram, LogNormal, Poisson
 from ..persistence import _read
 from .demo import run_demo
 from .io import UsageError, atomic_path, check_output, read_table, write_table
@@ -29,7 +29,7 @@ from .model import features_of, key_of, load_model, read_for_model, unseen_warni
 __all__ = ["FAMILIES", "cmd_demo", "cmd_fit", "cmd_impute", "cmd_info", "cmd_predict", "cmd_sample", "cmd_score",
            "make_estimator", "score_model"]
 
-FAMILIES = ("auto", "categorical", "gaussian", "multinomial", "bernoulli", "poisson", "lognormal")
+FAMILIES = ("auto", "categorical", "gaussian", "multinomial", "bernoulli", "poisson", "lognormal", "histogram")
 
 
 def _parse_alpha(text):
@@ -56,6 +56,11 @@ def make_estimator(family, alpha, X):
         return MultinomialNB(**kw)
     if family == "bernoulli":
         return BernoulliNB(**kw)
+    if family == "histogram":
+        if alpha == "auto":
+            raise UsageError("--alpha of the histogram family must be a number > 0 (its pseudo-count per bin); "
+                             "received 'auto'")
+        return NaiveBayes(features={tuple(X.columns): Histogram(**kw)})
     if family in ("gaussian", "poisson", "lognormal"):
         if alpha is not None:
             raise UsageError(f"--alpha applies to the categorical, multinomial and bernoulli families; "

@@ -124,7 +124,7 @@ def test_value_outside_the_training_range_gets_the_end_bin_density():
     X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [10.0]]) + 0.25
     y = np.array([0, 0, 0, 1, 1, 1])
     fam = Histogram(bins=2)
-    block, state, stats, prior, post = _fit_family(X, y, fam)
+    _, state, _, prior, post = _fit_family(X, y, fam)
     far, _ = fam.encode(np.array([[-1e6], [1e6], [0.25], [10.25]]), state)
     ll = fam.log_likelihood(prior, post, far)
     assert np.isfinite(ll).all()
