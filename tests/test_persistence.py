@@ -12,7 +12,7 @@ import pytest
 import scipy.sparse as sp
 
 import bayesnb
-from bayesnb import (Bernoulli, BernoulliNB, Categorical, CategoricalNB, Gaussian, GaussianNB,
+from bayesnb import (Bernoulli, BernoulliNB, Categorical, CategoricalNB, Gaussian, GaussianNB, Histogram,
                      Multinomial, MultinomialNB, NaiveBayes)
 from bayesnb.datasets import load_house_votes, load_play_tennis
 from bayesnb.persistence import FORMAT_VERSION, ModelFileError
@@ -55,6 +55,9 @@ def _cases():
                      yc[:30]),
         "naive-bayes-mixed": (NaiveBayes(features=features), mixed, ym),
         "naive-bayes-auto": (NaiveBayes(), mixed[["dish", "sleep"]], ym),
+        "naive-bayes-histogram": (NaiveBayes(features={("w1", "sleep"): Histogram(bins=5, alpha=0.5),
+                                                       "dish": Categorical()}),
+                                  mixed[["dish", "w1", "sleep"]], ym),
     }
 
 
