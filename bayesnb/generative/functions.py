@@ -127,7 +127,7 @@ def _lengths(length, rates_k, z, rng, n, who):
 
 
 def sample_rows(post, n_samples, n_columns, *, rng, z=None, group=None, parameter_uncertainty=True,
-                use_prior=False, length=None, who="NaiveBayes", stacklevel=2):
+                use_prior=False, length=None, who="NaiveBayes", stacklevel=2, params=None):
     """Ancestral draws from the posterior (or prior) predictive: a class, then every block given it.
 
     Parameters
@@ -154,6 +154,10 @@ def sample_rows(post, n_samples, n_columns, *, rng, z=None, group=None, paramete
     who, stacklevel : str, int
         Estimator name for messages; where warnings point, as for :func:`warnings.warn`
         called here (default 2: the caller).
+    params : (points, class log weights, length rates), optional
+        The parameters to use, already chosen (:func:`parameter_points`,
+        :func:`class_log_weights`, :func:`length_rates`), e.g. those a conditional draw
+        computed its states with; ``parameter_uncertainty`` and ``use_prior`` are then unused.
 
     Returns
     -------
@@ -162,7 +166,9 @@ def sample_rows(post, n_samples, n_columns, *, rng, z=None, group=None, paramete
     z : ndarray of int, shape (n,)
         Class (or, for a latent-class posterior, state) index of each row.
     """
-    if use_prior:
+    if params is not None:
+        points, logw, rates = params
+    elif use_prior:
         for b in post.blocks:
             if not b.family.is_proper(b.prior):
                 raise ValueError(f"{who}: block {b.family.name} has an improper prior "

@@ -18,8 +18,10 @@ from ..diagnostics import variable_layout
 from ..inference import em
 from ..inference.em import allowed_states
 from ..posterior import log_marginal
+from .conditional import check_known_values, sample_given
 from .functions import feature_contributions, impute_cells, sample_rows, score_rows
-from .tables import assemble_table, label_codes, mask_cells, missing_cells, partial_labels, write_cells
+from .tables import (assemble_table, encode_given, given_columns, label_codes, mask_cells, missing_cells,
+                     partial_labels, write_cells, write_given)
 
 __all__ = ["GenerativeMixin"]
 
@@ -63,32 +65,38 @@ class GenerativeMixin:
             class_part[~known] = self.predict_proba(X[~known] if not is_frame(X) else X.iloc[np.flatnonzero(~known)])
         return encoded, class_part
 
-    def _gen_rows(self, n_samples, y, rng, length, latent=None, **options):
-        """Validate ``n_samples`` / ``y``, sample (:func:`sample_rows`) and assemble the table."""
+    def _gen_rows(self, n_samples, y, rng, length, latent=None, given=None, **options):
+        """Validate ``n_samples`` / ``y`` / ``given``, sample (:func:`sample_rows`, :func:`sample_given`), assemble."""
         post, group, point = self._gen_model(latent)
         if point:  # one MCMC draw: its parameters are used as they are
             options["parameter_uncertainty"] = False
+        yy = None if y is None else np.asarray(y, dtype=object if np.asarray(y).dtype == object else None)
+        n, d, names = int(n_samples) if yy is None or yy.ndim == 0 else yy.shape[0], int(self.n_features_in_), \
+            getattr(self, "feature_names_in_", None)
+        if n < 0:
+            raise ValueError(f"{self._who}: n_samples must be >= 0; received {n_samples}.")
+        if given is not None:
+            values, labels, n = given_columns(given, n, yy is not None and yy.ndim > 0, names, d, self._who)
         z = None
-        if y is None:
-            n = int(n_samples)
-            if n < 0:
-                raise ValueError(f"{self._who}: n_samples must be >= 0; received {n_samples}.")
-        else:
-            yy = np.asarray(y, dtype=object if np.asarray(y).dtype == object else None)
-            n = int(n_samples) if yy.ndim == 0 else yy.shape[0]
+        if yy is not None:
             z = label_codes(self.classes_, yy if yy.ndim else np.full(n, yy.item(), dtype=object), n, self._who)
             if np.any(z < 0):
                 raise ValueError(f"{self._who}: y must not contain missing labels when sampling.")
-        columns, z = sample_rows(post, n, int(self.n_features_in_), rng=rng, z=z,
-                                 group=None if latent is None else group, length=length, who=self._who,
-                                 stacklevel=4, **options)
-        X = assemble_table(post, columns, z.shape[0], getattr(self, "feature_names_in_", None),
-                           getattr(self, "feature_dtypes_", None))
+        if given is None:
+            columns, z = sample_rows(post, n, d, rng=rng, z=z, group=None if latent is None else group,
+                                     length=length, who=self._who, stacklevel=4, **options)
+        else:
+            encoded = encode_given(self._gen_encode, values, labels, n, names, d, self._who)
+            check_known_values(post, encoded, {j: v.to_numpy(dtype=object) for j, v in values.items()}, self._who)
+            columns, z, _ = sample_given(post, encoded, d, rng=rng, allowed=None if z is None else allowed_states(
+                group, z), length=length, who=self._who, stacklevel=4, **options)
+            columns = write_given(columns, values)
+        X = assemble_table(post, columns, z.shape[0], names, getattr(self, "feature_dtypes_", None))
         return X, self.classes_[group[z]]
 
     # ------------------------------------------------------------------ sampling
     def sample(self, n_samples=1, *, y=None, random_state=None, parameter_uncertainty=True, length=None,
-               latent=None):
+               latent=None, given=None):
         """Draw synthetic rows ``(x, y)`` from the posterior predictive.
 
         Ancestral sampling: a class from the class proportions, then every feature
@@ -116,6 +124,25 @@ class GenerativeMixin:
             they are): a (class, component) state, then every feature given it, so the
             dependence between features that the components capture is kept. With ``y``,
             each row's component is drawn among its class's.
+        given : dict or DataFrame, optional
+            Conditional sampling: draw from ``p(x_rest, y | x_given)``. A dict
+            ``{column: value or values}`` (columns by name when fitted on a DataFrame,
+            else by position), or a DataFrame holding some of the columns; a scalar is
+            used for every row, array-like values (one per row) set the number of rows
+            (``n_samples`` must then be 1 or their length). A missing value (None, NaN,
+            ``pd.NA``) leaves that cell unconditioned. Under one set of parameters (the
+            call's draw, or the plug-in) each row's class (or latent state) is drawn from
+            ``p(k | x_given)`` (missing cells marginalised; with ``y``, the class is
+            fixed and, with ``latent``, the component is drawn given both), the other
+            cells from ``p(x | k)``, and the given values are written in as given. The
+            given values are encoded as :meth:`predict` encodes them, so a value the
+            column cannot hold is an error naming it, and so is a category never seen in
+            training (nor declared). The columns of a multinomial block are one joint
+            draw: give all of them or none. With ``parameter_uncertainty=True`` the
+            shared draw is not updated by the given values, so one row's class
+            frequency over calls is ``E[p(k | x_given, theta)]`` over the posterior, which
+            differs from :meth:`predict_proba`'s exact ``p(k | x_given)`` by a term that
+            shrinks as the training set grows.
 
         Returns
         -------
@@ -124,10 +151,11 @@ class GenerativeMixin:
             the training dtypes (``feature_dtypes_``: integer counts, bool/0-1, the same
             ``CategoricalDtype``...) wherever the values fit them exactly; Gaussian draws
             of an integer column stay float.
+            With ``given``, the given cells hold the given values (in the column's dtype).
         y : ndarray of shape (n_samples,)
         """
         rng = as_generator(random_state)
-        return self._gen_rows(n_samples, y, rng, length, latent, parameter_uncertainty=parameter_uncertainty)
+        return self._gen_rows(n_samples, y, rng, length, latent, given, parameter_uncertainty=parameter_uncertainty)
 
     def sample_prior_predictive(self, n_samples=1, *, y=None, random_state=None, length=None):
         """Draw rows from the prior predictive (prior predictive checks).
