@@ -215,7 +215,24 @@ def check_extras(model, post, n_features, extra):
         t = extra["transduction_"]
         if not isinstance(t, np.ndarray) or t.ndim != 1 or not np.all(np.isin(t, post.classes)):
             _fail("transduction_ must be a 1-D array of class labels")
+    if extra.get("family_scores_") is not None:
+        _check_scores(extra["family_scores_"])
     if "feature_dtypes_" in extra:
         t = extra["feature_dtypes_"]
         if not isinstance(t, np.ndarray) or t.shape != (n_features,) or not all(is_dtype(v) for v in t):
             _fail(f"feature_dtypes_ must hold {n_features} dtypes")
+
+
+def _check_scores(t) -> None:
+    """``family_scores_`` as stored: equal-length lists of column, family, log_evidence, resolution, chosen."""
+    keys = ("column", "family", "log_evidence", "resolution", "chosen")
+    if not isinstance(t, dict) or set(t) != set(keys) or not all(isinstance(t[k], list) for k in keys):
+        _fail(f"family_scores_ must hold the lists {list(keys)}")
+    if len({len(t[k]) for k in keys}) != 1:
+        _fail("family_scores_ lists must have one length")
+    ok = (all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in t["column"])
+          and all(isinstance(v, str) for v in t["family"])
+          and all(isinstance(v, float) for v in t["log_evidence"] + t["resolution"])
+          and all(isinstance(v, bool) for v in t["chosen"]))
+    if not ok:
+        _fail("family_scores_ holds a value of the wrong type")

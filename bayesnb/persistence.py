@@ -56,6 +56,7 @@ import json
 import os
 
 import numpy as np
+import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from . import posterior as _post
@@ -93,7 +94,21 @@ def _summary(model) -> dict:
 # ------------------------------------------------------------------------------- API
 #: fitted attributes beyond the posterior that a model file keeps
 _EXTRA_FITTED = ("offset_", "contamination_", "em_objective_", "n_iter_", "converged_", "transduction_",
-                 "feature_dtypes_")
+                 "feature_dtypes_", "family_scores_")
+#: the columns of ``family_scores_`` (a DataFrame, stored as a dict of lists)
+SCORE_COLUMNS = ("column", "family", "log_evidence", "resolution", "chosen")
+
+
+def _to_file(name, value):
+    if name == "family_scores_" and value is not None:
+        return {c: value[c].tolist() for c in SCORE_COLUMNS}
+    return value
+
+
+def _from_file(name, value):
+    if name == "family_scores_" and value is not None:
+        return pd.DataFrame({c: value[c] for c in SCORE_COLUMNS}, columns=list(SCORE_COLUMNS))
+    return value
 
 
 def save(model, path, *, key=None) -> None:
@@ -124,7 +139,7 @@ def save(model, path, *, key=None) -> None:
         "n_features_in": int(model.n_features_in_),
         "feature_names_in": enc(getattr(model, "feature_names_in_", None), "feature_names_in_"),
         # state set after fit (outlier threshold), by semi-supervised EM, or the training frame's dtypes
-        "extra": {a: enc(getattr(model, a), a) for a in _EXTRA_FITTED if hasattr(model, a)},
+        "extra": {a: enc(_to_file(a, getattr(model, a)), a) for a in _EXTRA_FITTED if hasattr(model, a)},
     }
     meta = {
         "format": FORMAT_NAME,
@@ -242,7 +257,7 @@ def load(path, *, key=None, max_bytes=DEFAULT_MAX_BYTES):
         check_extras(model, post, n_features, extra)
         model._set_attributes()
         for a, v in extra.items():
-            _set(model, a, v)
+            _set(model, a, _from_file(a, v))
     except ModelFileError as e:
         raise ModelFileError(f"{path}: invalid model file ({e}).") from None
     except Exception as e:  # noqa: BLE001 - a hostile file must raise nothing but ModelFileError

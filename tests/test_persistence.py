@@ -310,3 +310,5 @@ def test_save_load_is_bit_exact(name, tmp_path):
     assert fitted == {a for a in vars(again) if a.endswith("_") and not a.startswith("_")}
     for a in fitted:
         _bits_equal(getattr(model, a), getattr(again, a), a)
+    if getattr(model, "family_scores_", None) is not None:
+        pd.testing.assert_frame_equal(model.family_scores_, again.family_scores_)

@@ -18,9 +18,8 @@ from ..estimators import (
     GaussianNB,
     MultinomialNB,
     NaiveBayes,
-    auto_blocks,
 )
-from ..families import Categorical, Histogram, LogNormal, Poisson
+from ..families import Histogram, LogNormal, Poisson
 from ..persistence import _read
 from .demo import run_demo
 from .io import UsageError, atomic_path, check_output, read_table, write_table
@@ -68,10 +67,8 @@ def make_estimator(family, alpha, X):
         if family == "gaussian":
             return GaussianNB()
         return NaiveBayes(features={tuple(X.columns): Poisson() if family == "poisson" else LogNormal()})
-    # auto: the estimators' own rule (text/bool/category columns Categorical, numeric Gaussian)
-    cols = list(X.columns)
-    return NaiveBayes(features={tuple(cols[j] for j in pos): fam
-                                for pos, fam in auto_blocks(X, Categorical(**kw))})
+    # auto: the estimators' own rule (text/bool/category columns Categorical, numeric by evidence)
+    return NaiveBayes(**kw)
 
 
 def cmd_fit(args):

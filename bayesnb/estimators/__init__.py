@@ -6,10 +6,10 @@ for a mix in ``naive_bayes``) and declare their hyperparameters in ``_parameter_
 (checked by ``_validation``, which holds every input check).
 """
 
+from ._auto import auto_blocks as auto_blocks
 from ._base import BaseNB
 from ._validation import MAX_TOTAL_WEIGHT as MAX_TOTAL_WEIGHT
 from .naive_bayes import NaiveBayes
-from .naive_bayes import auto_blocks as auto_blocks
 from .single import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
 
 __all__ = ["BaseNB", "BernoulliNB", "CategoricalNB", "GaussianNB", "MultinomialNB", "NaiveBayes"]

@@ -79,7 +79,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         self.predictive = predictive
 
     # ------------------------------------------------------------------ subclass hooks
-    def _block_specs(self, X):  # pragma: no cover - abstract
+    def _block_specs(self, X, resp):  # pragma: no cover - abstract
         raise NotImplementedError
 
     @property
@@ -244,7 +244,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         resp[np.arange(n), codes] = w
 
         if not partial:
-            self._specs = self._resolve_specs(X)
+            self._specs = self._resolve_specs(X, resp)
             encoded, states = self._encode_blocks(X)
             old = None
         else:
@@ -279,9 +279,9 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
                 warn_all_missing(self._who, [names[i][j] for j in np.flatnonzero(allm)])
         return out
 
-    def _resolve_specs(self, X):
+    def _resolve_specs(self, X, resp):
         specs = []
-        for cols, fam in self._block_specs(X):
+        for cols, fam in self._block_specs(X, resp):
             specs.append((np.asarray(cols, dtype=int), copy.deepcopy(fam)))
         return specs
 

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import numbers
+from numbers import Real
 from typing import ClassVar
 
-import numpy as np
+from sklearn.utils._param_validation import StrOptions
 
-from .._utils import is_frame, missing_mask
-from ..families import Categorical, Gaussian
+from .._utils import is_frame
+from ..families import Categorical
 from ..families._base import Family
 from . import _validation as _val
+from ._auto import auto_blocks
 from ._base import BaseNB
 
 
@@ -22,9 +24,17 @@ class NaiveBayes(BaseNB):
     features : "auto" or dict, default="auto"
         Maps a column (name or position) or a tuple of columns to a family instance,
         e.g. ``{"dish": Categorical(), ("w1", "w2"): Multinomial(), "sleep": Gaussian()}``.
-        Every column must be covered. ``"auto"`` chooses by dtype: strings, objects,
-        categoricals and bools -> :class:`Categorical` (one block), numbers ->
-        :class:`Gaussian` (one block).
+        Every column must be covered. ``"auto"``: strings, objects, categoricals and bools
+        form one :class:`Categorical` block; each numeric column gets the family with the
+        highest closed-form evidence among those that respect its support (whole numbers
+        >= 0: Poisson or Histogram; positive reals: LogNormal or Histogram; reals >= 0
+        with exact zeros: Hurdle(LogNormal) or Histogram; other reals: Gaussian or
+        Histogram; other whole numbers: Histogram), compared at the data's resolution
+        (see :mod:`bayesnb.estimators._auto`), and the columns that chose one family form
+        one block. With ``partial_fit``, the choice is made on the first batch.
+    alpha : float or "auto", optional
+        The smoothing of the Categorical block that ``features="auto"`` makes (default
+        that of ``Categorical()``). With a features dict, set it on the families instead.
     fit_prior, class_prior, class_alpha, predictive
         As in :class:`BaseNB`.
 
@@ -32,17 +42,22 @@ class NaiveBayes(BaseNB):
     ----------
     blocks_ : list of (list of str, Family)
         The resolved blocks: column names and family.
+    family_scores_ : DataFrame or None
+        With ``features="auto"``: one row per (numeric column, candidate family), with
+        ``column``, ``family``, ``log_evidence`` (the column's log evidence given the
+        labels, discretised at ``resolution``) and ``chosen``. None with a features dict.
     classes_, class_count_, class_log_prior_, log_evidence_, posterior_,
     n_features_in_, feature_names_in_
         As in :class:`BaseNB`.
     """
 
-    _parameter_constraints: ClassVar[dict] = _val.constraints("features")
+    _parameter_constraints: ClassVar[dict] = {**_val.constraints("features"), "alpha": [Real, StrOptions({"auto"}), None]}
     _input_tags: ClassVar[dict] = {"categorical": True, "string": True}
 
-    def __init__(self, features="auto", *, fit_prior=True, class_prior=None, class_alpha=1.0,
+    def __init__(self, features="auto", *, alpha=None, fit_prior=True, class_prior=None, class_alpha=1.0,
                  predictive="mean"):
         self.features = features
+        self.alpha = alpha
         super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive)
 
     def _accepts_sparse(self):
@@ -58,14 +73,24 @@ class NaiveBayes(BaseNB):
         return ("features='auto' chooses Categorical/Gaussian blocks, which need dense data: "
                 "convert with X.toarray(), or map the columns to Multinomial()/Bernoulli() in features.")
 
-    def _block_specs(self, X):
-        """Resolve ``features`` to ``[(column positions, family), ...]`` covering every column once."""
+    def _block_specs(self, X, resp=None):
+        """Resolve ``features`` to ``[(column positions, family), ...]`` covering every column once.
+
+        ``resp`` (row weights per class) lets ``features="auto"`` choose each numeric
+        column's family by evidence; the scores go to ``family_scores_``.
+        """
         who = self._who
         n_cols = X.shape[1]
         names = list(X.columns) if is_frame(X) else None
         features = self.features
+        self.family_scores_ = None
         if isinstance(features, str) and features == "auto":
-            return auto_blocks(X)
+            cat = None if self.alpha is None else Categorical(alpha=self.alpha)
+            specs, self.family_scores_ = auto_blocks(X, cat, resp=resp)
+            return specs
+        if self.alpha is not None:
+            raise ValueError(f"{who}: alpha applies to the Categorical block of features='auto'; with a "
+                             f"features dict set it on the families instead (received alpha={self.alpha!r}).")
         shown_columns = names if names is not None else f"positions 0..{n_cols - 1}"
 
         def position(key):
@@ -112,40 +137,3 @@ class NaiveBayes(BaseNB):
     def _set_attributes(self):
         super()._set_attributes()
         self.blocks_ = [(list(b.names), b.family) for b in self.posterior_.blocks]
-
-
-def auto_blocks(X, categorical=None):
-    """``features="auto"``: Categorical for non-numeric/bool columns, Gaussian for numeric ones.
-
-    Parameters
-    ----------
-    X : ndarray or DataFrame of shape (n_samples, n_features)
-    categorical : Categorical, optional
-        The family of the categorical block (default ``Categorical()``).
-
-    Returns
-    -------
-    list of (list of int, Family)
-        Column positions and family of each block.
-    """
-    if is_frame(X):
-        import pandas as pd
-
-        dtypes = [X.iloc[:, j].dtype for j in range(X.shape[1])]
-        kinds = ["O" if isinstance(t, pd.CategoricalDtype) else getattr(t, "kind", "O") for t in dtypes]
-    elif X.dtype.kind == "O":
-        kinds = []
-        for j in range(X.shape[1]):
-            col = X[:, j][~missing_mask(X[:, j])]
-            kinds.append("f" if col.size and all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
-                                                 for v in col) else "O")
-    else:
-        kinds = [X.dtype.kind] * X.shape[1]
-    cat = [j for j, k in enumerate(kinds) if k not in "iuf"]
-    num = [j for j, k in enumerate(kinds) if k in "iuf"]
-    specs = []
-    if cat:
-        specs.append((cat, Categorical() if categorical is None else categorical))
-    if num:
-        specs.append((num, Gaussian()))
-    return specs

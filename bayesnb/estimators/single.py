@@ -16,7 +16,7 @@ from ._base import BaseNB
 class _SingleFamilyNB(BaseNB):
     """One family over every column; ``_family()`` builds it from the estimator's parameters."""
 
-    def _block_specs(self, X):
+    def _block_specs(self, X, resp=None):
         return [(np.arange(X.shape[1]), self._family())]
 
     def _family(self):  # pragma: no cover - abstract

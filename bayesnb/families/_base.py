@@ -69,6 +69,9 @@ class Family(ABC):
     #: per NamedTuple name, the rule of each field when a model file is read:
     #: "count" (finite, >= 0), "finite", "a" (>= -0.5), "count or None"
     field_rules: dict = {}  # noqa: RUF012 - read-only, overridden per family
+    #: whether :meth:`log_likelihood` scores an observed cell with a log density (True)
+    #: rather than a log probability mass (False); see :meth:`density_cells`
+    density = False
 
     def get_params(self, deep: bool = True) -> dict:
         """Hyperparameters as a dict (scikit-learn convention)."""
@@ -199,6 +202,29 @@ class Family(ABC):
         otherwise overrides it.
         """
         return all_missing_columns(block.missing, block.X.shape)
+
+    def density_cells(self, X) -> int:
+        """Number of observed cells of a raw numeric block that the likelihood scores with a density.
+
+        Densities and masses become comparable once the data are read at a resolution
+        ``h`` (the grid the values are recorded on): a cell scored by a density ``f`` has
+        probability ``f(x) h`` of its grid cell, one scored by a mass keeps its mass. So
+        ``log_evidence + density_cells(X) * log h`` is the log probability of the
+        discretised data under any family (``features="auto"`` compares families by it).
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, d)
+            The raw numeric block (NaN = missing).
+
+        Returns
+        -------
+        int
+            The default: every finite cell if :attr:`density`, else 0.
+        """
+        if not self.density:
+            return 0
+        return int(np.isfinite(np.asarray(X, dtype=float)).sum())
 
     def merge(self, a, b):
         """Combine statistics of two disjoint batches (default: add every field)."""

@@ -42,7 +42,11 @@ class HistogramEncoding(NamedTuple):
 
 
 def auto_bins(n_unique: int) -> int:
-    """``bins="auto"``: ``min(20, max(2, round(sqrt(n_unique))))`` (1 for a constant column)."""
+    """``bins="auto"``: ``min(20, max(2, round(sqrt(n_unique))))`` (1 for a constant column).
+
+    A whole-number column with at most 20 distinct values gets one bin per value instead
+    (see ``_column_edges``).
+    """
     if n_unique <= 1:
         return 1
     return int(min(MAX_AUTO_BINS, max(2, round(n_unique ** 0.5))))
@@ -56,6 +60,8 @@ def _column_edges(vals: np.ndarray, bins, integer: bool) -> np.ndarray:
     # integer columns: half-integer edges; a constant real column: one bin of width 1 around its value
     outer = (lo - 0.5, hi + 0.5) if integer or lo == hi else (lo, hi)
     inner = np.quantile(vals, np.linspace(0.0, 1.0, B + 1)[1:-1]) if B > 1 else np.empty(0)
+    if integer and isinstance(bins, str) and uniq.size <= MAX_AUTO_BINS:
+        inner = (uniq[:-1] + uniq[1:]) / 2  # few whole numbers: one bin per value
     if integer:
         inner = np.floor(inner) + 0.5
     inner = np.unique(inner[(inner > lo) & (inner < hi)])

@@ -126,6 +126,7 @@ class Gaussian(Family):
     #: other NamedTuples stored in a model file (the state is a plain int)
     state_types = ()
     #: what each stored field must hold when a model file is read
+    density = True
     field_rules: ClassVar[dict] = {"GaussianStats": {"n": "count", "mean": "finite", "m2": "count"},
                                    "NormalInverseGammas": {"mu": "finite", "kappa": "count", "a": "a", "b": "count"}}
 

@@ -113,7 +113,8 @@ class Histogram(Family):
     bins : int or "auto", default="auto"
         Number of quantile bins of each column (at most: equal quantiles and bins without a
         training value merge). ``"auto"`` uses ``min(20, max(2, round(sqrt(u))))``, ``u`` the
-        number of distinct observed values of the column (1 bin for a constant column).
+        number of distinct observed values of the column (1 bin for a constant column); a
+        whole-number column with at most 20 distinct values gets one bin per value.
     alpha : float, default=1.0
         Dirichlet pseudo-count of every bin (> 0); 1 is Laplace smoothing.
 
@@ -142,6 +143,7 @@ class Histogram(Family):
 
     _param_names = ("bins", "alpha")
     name = "histogram"
+    density = True
     #: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
     param_names = ("theta",)
     #: NamedTuple of the sufficient statistics

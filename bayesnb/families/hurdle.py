@@ -263,6 +263,11 @@ class Hurdle(Family):
         """Columns missing in every row, bool (d,)."""
         return all_missing_columns(block.missing, block.missing.shape)
 
+    def density_cells(self, X) -> int:
+        """The base's density cells among the cells other than ``at`` (``at`` has a mass)."""
+        X = np.asarray(X, dtype=float)
+        return self._b.density_cells(np.where(X == self._at(), np.nan, X))
+
     # ------------------------------------------------------------------ generative hooks
     def gen_point(self, prior, post, rng=None):
         """The posterior itself (``rng=None``), or one exact draw: ``pi ~ Beta(a, b)`` stored as

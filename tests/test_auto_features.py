@@ -1,0 +1,113 @@
+"""features="auto": each numeric column's family chosen by discretised closed-form evidence."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayesnb
+from bayesnb import NaiveBayes
+from bayesnb.datasets import load_penguins
+from bayesnb.estimators._auto import CANDIDATES, resolution
+from bayesnb.families import Categorical, Gaussian, Histogram, Hurdle, LogNormal, Poisson
+from bayesnb.posterior import log_evidence
+
+
+def _table(n=600, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    gain = np.where(rng.random(n) < 0.7, 0.0, np.round(rng.lognormal(6 + y, 1.0), 2))
+    return pd.DataFrame({
+        "visits": rng.poisson(1.0 + 2 * y),                               # whole numbers >= 0
+        "income": np.round(rng.lognormal(3 + 0.3 * y, 0.5), 2),            # positive, 2 decimals
+        "gain": gain,                                                       # zero-inflated, >= 0
+        "temp": np.round(rng.normal(2 * y, 3.0), 1),                       # reals with negatives
+        "colour": rng.choice(["red", "blue"], n),
+    }), y
+
+
+def test_resolution_reads_the_recording_grid():
+    assert resolution(np.array([1.0, 5.0, 30.0])) == 1.0
+    assert resolution(np.array([0.5, 1.25, 2.0])) == pytest.approx(0.01)
+    assert resolution(np.array([0.1, 0.3, 0.7])) == pytest.approx(0.1)
+    assert resolution(np.random.default_rng(0).normal(size=5)) == pytest.approx(1e-12)
+
+
+def test_each_column_gets_the_family_its_data_came_from():
+    X, y = _table()
+    m = NaiveBayes().fit(X, y)
+    chosen = m.family_scores_[m.family_scores_.chosen].set_index("column").family.to_dict()
+    assert chosen == {"visits": "Poisson", "income": "LogNormal", "gain": "Hurdle", "temp": "Gaussian"}
+    kinds = {tuple(cols): type(fam).__name__ for cols, fam in m.blocks_}
+    assert kinds[("colour",)] == "Categorical"
+    # only candidates that respect the support are tried: no Gaussian on a column >= 0
+    tried = m.family_scores_.groupby("column").family.apply(set).to_dict()
+    assert tried == {"visits": {"Poisson", "Histogram"}, "income": {"LogNormal", "Histogram"},
+                     "gain": {"Hurdle", "Histogram"}, "temp": {"Gaussian", "Histogram"}}
+
+
+def test_scores_are_the_blocks_evidence_at_the_resolution():
+    """Each score equals the evidence of that family fitted alone, plus density cells * log h."""
+    X, y = _table(300, seed=1)
+    m = NaiveBayes().fit(X, y)
+    for r in m.family_scores_.itertuples():
+        fam = CANDIDATES[r.family][0]()
+        alone = NaiveBayes(features={r.column: fam}).fit(X[[r.column]], y)
+        _, parts = log_evidence(alone.posterior_, by_block=True)
+        block_ev = next(v for k, v in parts.items() if k.startswith("block 0"))
+        n_density = fam.density_cells(X[[r.column]].to_numpy(dtype=float))
+        assert r.log_evidence == pytest.approx(block_ev + n_density * np.log(r.resolution), rel=1e-12)
+    assert (m.family_scores_.groupby("column").chosen.sum() == 1).all()
+    best = m.family_scores_.loc[m.family_scores_.groupby("column").log_evidence.idxmax()]
+    assert best.chosen.all()
+
+
+def test_a_point_mass_beats_densities_at_any_resolution_of_its_zeros():
+    """Exact zeros in a real column are a mass: the hurdle wins over a histogram."""
+    rng = np.random.default_rng(3)
+    x = np.where(rng.random(400) < 0.5, 0.0, rng.lognormal(0, 1, 400))
+    m = NaiveBayes().fit(pd.DataFrame({"x": x}), rng.integers(0, 2, 400))
+    assert m.family_scores_.set_index("family").chosen["Hurdle"]
+
+
+def test_samples_stay_in_the_support_and_dtype_on_penguins():
+    df = load_penguins()
+    X, y = df.drop(columns="species"), df.species
+    m = NaiveBayes().fit(X, y)
+    S, _ = m.sample(3000, random_state=0)
+    for c in ["bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g", "year"]:
+        real, syn = X[c].dropna(), S[c].dropna()
+        assert syn.min() >= real.min() or c.startswith("bill"), c  # LogNormal: positive, unbounded
+        assert (syn > 0).all(), c
+    for c in ["flipper_length_mm", "body_mass_g", "year"]:  # whole-number columns come back whole
+        assert S[c].dtype == X[c].dtype, (c, S[c].dtype)
+        assert S[c].min() >= X[c].min() and S[c].max() <= X[c].max(), c
+    assert set(S["year"].unique()) <= {2007, 2008, 2009}
+    filled = m.impute(X, strategy="draw", random_state=0)
+    assert (filled.select_dtypes("number") > 0).all().all()
+
+
+def test_alpha_sets_the_categorical_block_and_is_refused_with_a_dict():
+    X, y = _table(100)
+    m = NaiveBayes(alpha=0.5).fit(X, y)
+    cat = [fam for cols, fam in m.blocks_ if isinstance(fam, Categorical)]
+    assert cat == [Categorical(alpha=0.5)]
+    with pytest.raises(ValueError, match="alpha applies to the Categorical block of features='auto'"):
+        NaiveBayes(features={"temp": Gaussian(), ("visits", "income", "gain", "colour"): Categorical()},
+                   alpha=0.5).fit(X, y)
+    assert NaiveBayes(features={c: Categorical() for c in X}).fit(X, y).family_scores_ is None
+
+
+def test_family_scores_survive_save_and_load(tmp_path):
+    X, y = _table(200)
+    m = NaiveBayes().fit(X, y)
+    m.save(tmp_path / "m.bnb")
+    again = bayesnb.load(tmp_path / "m.bnb")
+    pd.testing.assert_frame_equal(again.family_scores_, m.family_scores_)
+    np.testing.assert_array_equal(again.predict_proba(X), m.predict_proba(X))
+
+
+def test_candidate_families_exist_with_their_support():
+    assert {k: type(v[0]()) for k, v in CANDIDATES.items()} == {
+        "Poisson": Poisson, "LogNormal": LogNormal, "Hurdle": Hurdle, "Gaussian": Gaussian, "Histogram": Histogram}
