@@ -83,8 +83,9 @@ class Complement(Multinomial):
         bad = ~(comp > 0)
         if bad.any():
             k, j = (int(i[0]) for i in np.nonzero(bad))
+            label = classes[k].item() if isinstance(classes[k], np.generic) else classes[k]
             raise ValueError(
-                f"{who}: the complement of class {classes[k]!r} has no count of column {names[j]!r} and "
+                f"{who}: the complement of class {label!r} has no count of column {names[j]!r} and "
                 "alpha is 0, so its complement weight is infinite (the column is seen in that class "
                 f"only, or in none; {int(bad.sum())} such cell(s)). Use alpha > 0.")
 
