@@ -85,13 +85,14 @@ def test_fit_families_and_alpha(tmp_path, capsys):
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"a": rng.poisson(2, 50), "b": rng.poisson(1, 50), "label": rng.choice(["s", "h"], 50)})
     df.to_csv(tmp_path / "counts.csv", index=False)
-    for family in ("multinomial", "bernoulli", "gaussian", "categorical"):
+    for family in ("multinomial", "complement", "bernoulli", "gaussian", "categorical"):
         extra = [] if family == "gaussian" else ["--alpha", "0.5"]
         code, _, err = cli(capsys, "fit", tmp_path / "counts.csv", "--target", "label",
                            "-o", tmp_path / f"{family}.bnb", "--family", family, *extra)
         assert code == 0, (family, err)
     assert type(bayesnb.load(tmp_path / "multinomial.bnb")).__name__ == "MultinomialNB"
     assert bayesnb.load(tmp_path / "multinomial.bnb").alpha == 0.5
+    assert type(bayesnb.load(tmp_path / "complement.bnb")).__name__ == "ComplementNB"
     for family in ("poisson", "lognormal"):
         data = df.assign(a=df["a"] + 1, b=df["b"] + 0.5) if family == "lognormal" else df  # positive values
         data.to_csv(tmp_path / f"{family}.csv", index=False)

@@ -109,7 +109,7 @@ def build_parser():
     f.add_argument("-o", "--output", required=True, help="model file to write (e.g. model.bnb)")
     f.add_argument("--family", choices=FAMILIES, default="auto",
                    help="feature family: auto (text columns categorical, numeric Gaussian), "
-                        "categorical, gaussian, multinomial (counts), bernoulli (0/1), poisson (counts, "
+                        "categorical, gaussian, multinomial (counts), complement (counts, Complement NB), bernoulli (0/1), poisson (counts, "
                         "column by column), lognormal (positive values)")
     f.add_argument("--alpha", default=None,
                    help="smoothing pseudo-count (Dirichlet/Beta prior), e.g. 1 (Laplace), 0.5, 0, or 'auto' "

@@ -15,6 +15,7 @@ from sklearn.metrics import log_loss
 from ..estimators import (
     BernoulliNB,
     CategoricalNB,
+    ComplementNB,
     GaussianNB,
     MultinomialNB,
     NaiveBayes,
@@ -29,7 +30,7 @@ from .model import features_of, key_of, load_model, read_for_model, unseen_warni
 __all__ = ["FAMILIES", "cmd_demo", "cmd_fit", "cmd_impute", "cmd_info", "cmd_predict", "cmd_sample", "cmd_score",
            "make_estimator", "score_model"]
 
-FAMILIES = ("auto", "categorical", "gaussian", "multinomial", "bernoulli", "poisson", "lognormal")
+FAMILIES = ("auto", "categorical", "gaussian", "multinomial", "complement", "bernoulli", "poisson", "lognormal")
 
 
 def _parse_alpha(text):
@@ -54,11 +55,13 @@ def make_estimator(family, alpha, X):
         return CategoricalNB(**kw)
     if family == "multinomial":
         return MultinomialNB(**kw)
+    if family == "complement":
+        return ComplementNB(**kw)
     if family == "bernoulli":
         return BernoulliNB(**kw)
     if family in ("gaussian", "poisson", "lognormal"):
         if alpha is not None:
-            raise UsageError(f"--alpha applies to the categorical, multinomial and bernoulli families; "
+            raise UsageError(f"--alpha applies to the categorical, multinomial, complement and bernoulli families; "
                              f"a {family} family has no alpha")
         if family == "gaussian":
             return GaussianNB()
