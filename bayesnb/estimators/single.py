@@ -164,7 +164,7 @@ class ComplementNB(_SingleFamilyNB):
         a = b.prior.concentration[0]
         self.feature_count_ = b.stats.counts
         self.feature_all_ = b.stats.counts.sum(axis=0)
-        self.feature_log_prob_ = b.family.complement_weights(b.prior, b.posterior)
+        self.feature_log_prob_ = b.family.complement_weights(b.prior, b.posterior, self._caches[0])
         self.alpha_ = float(a[0]) if np.all(a == a[0]) else a.copy()
 
 

@@ -68,17 +68,19 @@ class Complement(Multinomial):
         counts = post.concentration - prior.concentration
         return prior.concentration + (counts.sum(axis=0) - counts)
 
-    def complement_weights(self, prior, post):
-        """Complement weights ``w`` (K, d): scikit-learn's ``ComplementNB.feature_log_prob_``."""
-        lt = log_theta(self.complement_concentration(prior, post))
-        if self._check_norm():
-            return lt / lt.sum(axis=1, keepdims=True)
-        return -lt
+    def complement_weights(self, prior, post, cache=None):
+        """Complement weights ``w`` (K, d): scikit-learn's ``ComplementNB.feature_log_prob_``.
+
+        ``cache``, :meth:`predict_cache` of this posterior, saves computing them again.
+        """
+        return (self.predict_cache(prior, post) if cache is None else cache)[1].T.copy()
 
     def check_posterior(self, post, stats, names, classes, who="NaiveBayes"):
         """Refuse a complement distribution with a zero probability (``alpha=0``): its weight is infinite."""
         self._check_norm()
         counts = stats.counts
+        if np.all(post.concentration[0] - counts[0] > 0):  # alpha > 0 (the same for every class)
+            return
         comp = counts.sum(axis=0) - counts + (post.concentration - counts)
         bad = ~(comp > 0)
         if bad.any():
