@@ -232,3 +232,10 @@ def test_complement_alpha_zero_with_an_empty_complement_is_refused():
     close(ours.feature_log_prob_, sk.ComplementNB(alpha=0).fit(X, y).feature_log_prob_)
     with pytest.raises(ValueError, match="complement of class 1 has no count of column 'x1'.*alpha > 0"):
         bn.ComplementNB(alpha=0).fit(X, np.array([1, 1, 0]))  # column x1 only in class 1
+
+
+def test_complement_has_no_coef():
+    """Its predictions are not the multinomial log-odds that ``coef_`` would describe."""
+    X, y = _news_like(n=60, d=20, K=2)
+    with pytest.raises(ValueError, match="complement block has none"):
+        bn.ComplementNB().fit(X, y).coef_

@@ -316,7 +316,9 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         Returns
         -------
         joint_log_proba : ndarray of shape (n_samples, n_classes)
-            Unnormalised log scores; columns follow ``classes_``.
+            Unnormalised log scores; columns follow ``classes_``. (For
+            :class:`~bayesnb.ComplementNB` these are scikit-learn's complement scores, not
+            ``log p(x, y=k)``.)
         """
         encoded = self._encoded(X)  # (checks that the model is fitted)
         return _post.joint_log_likelihood(self.posterior_, encoded, self._check_predictive(), self._caches,

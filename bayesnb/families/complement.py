@@ -120,6 +120,14 @@ class Complement(Multinomial):
             score = score - shift / s if self._check_norm() else score + shift
         return score, np.zeros(score.shape[0])
 
+    def linear_terms(self, theta, state):
+        """None: ``predict*`` scores by complement weights, so no ``coef_`` is the log-odds it uses."""
+        return None
+
+    def linear_names(self, names, state):
+        """None (see :meth:`linear_terms`)."""
+        return None
+
     def class_prior_in_classify(self, K: int) -> bool:
         """As scikit-learn: the class log prior is added to the scores only with one class."""
         return K == 1
