@@ -238,4 +238,4 @@ def test_complement_has_no_coef():
     """Its predictions are not the multinomial log-odds that ``coef_`` would describe."""
     X, y = _news_like(n=60, d=20, K=2)
     with pytest.raises(ValueError, match="complement block has none"):
-        bn.ComplementNB().fit(X, y).coef_
+        _ = bn.ComplementNB().fit(X, y).coef_
