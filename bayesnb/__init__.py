@@ -21,11 +21,12 @@ from .estimators import (
     BaseNB,
     BernoulliNB,
     CategoricalNB,
+    ComplementNB,
     GaussianNB,
     MultinomialNB,
     NaiveBayes,
 )
-from .families import Bernoulli, Categorical, Gaussian, Histogram, Hurdle, LogNormal, Multinomial, Poisson
+from .families import Bernoulli, Categorical, Complement, Gaussian, Histogram, Hurdle, LogNormal, Multinomial, Poisson
 from .generative import LatentClassFit, missing_labels
 from .persistence import load
 from .pooling import pool
@@ -38,6 +39,8 @@ __all__ = [
     "BernoulliNB",
     "Categorical",
     "CategoricalNB",
+    "Complement",
+    "ComplementNB",
     "Gaussian",
     "LatentClassFit",
     "GaussianNB",

@@ -358,8 +358,8 @@ class PosteriorMixin:
         bad = [b.family.name for b in post.blocks if b.family.linear_names(b.names, b.state) is None]
         if bad:
             raise NotLinearError(f"{self._who}: coef_/intercept_ need Bernoulli, Multinomial or Categorical "
-                                 f"blocks (log-odds linear in the features); a {bad[0]} block's log-odds "
-                                 "are quadratic.")
+                                 f"blocks (log-odds linear in the features); a {bad[0]} block has none "
+                                 "(Gaussian-type log-odds are quadratic).")
         return post
 
     def _linear(self, blocks, log_pi):

@@ -171,7 +171,7 @@ def build(classes, class_count, class_alpha, fit_prior, class_prior, blocks, *, 
 
 
 def joint_log_likelihood(post: NBPosterior, encoded_blocks, predictive="mean", caches=None, *, points=None,
-                         class_log_weights=None, allowed=None):
+                         class_log_weights=None, allowed=None, classify=False):
     """``log p(x, y=k)`` for every row and class, shape (n, K).
 
     Parameters
@@ -191,6 +191,9 @@ def joint_log_likelihood(post: NBPosterior, encoded_blocks, predictive="mean", c
         ``log p(y=k)`` to add instead of ``post.class_log_prior`` (e.g. a Dirichlet draw).
     allowed : bool ndarray of shape (n, K), optional
         Classes (states) a row may take; the others get ``-inf`` (known labels in EM).
+    classify : bool, default=False
+        The scores of ``predict*`` (see :func:`joint_log_likelihood_parts`) instead of
+        ``log p(x, y=k)``; they are the same for every family but Complement.
 
     See Also
     --------
@@ -198,19 +201,22 @@ def joint_log_likelihood(post: NBPosterior, encoded_blocks, predictive="mean", c
         computing ``p(y | x)`` without cancellation.
     """
     rel, row = joint_log_likelihood_parts(post, encoded_blocks, predictive, caches, points=points,
-                                          class_log_weights=class_log_weights, allowed=allowed)
+                                          class_log_weights=class_log_weights, allowed=allowed, classify=classify)
     return rel + row[:, None]
 
 
 def joint_log_likelihood_parts(post: NBPosterior, encoded_blocks, predictive="mean", caches=None, *, points=None,
-                               class_log_weights=None, allowed=None):
+                               class_log_weights=None, allowed=None, classify=False):
     """:func:`joint_log_likelihood` as ``(rel, row)``: ``rel + row[:, None]`` is ``log p(x, y=k)``.
 
     ``row`` (n,) sums the families' class-independent row terms
     (:meth:`~bayesnb.families._base.Family.log_likelihood_parts`), e.g. a feature's log
     density that every class shares. ``p(y | x)`` is a function of ``rel`` alone, which
     is free of those common terms, so normalising ``rel`` loses no precision to them.
-    Parameters as in :func:`joint_log_likelihood`.
+    Parameters as in :func:`joint_log_likelihood`, and ``classify``: score with each
+    family's :meth:`~bayesnb.families._base.Family.classify_log_likelihood_parts` (the
+    scores of ``predict*``), adding the class log prior only where every family's
+    :meth:`~bayesnb.families._base.Family.class_prior_in_classify` allows it.
 
     Returns
     -------
@@ -223,9 +229,12 @@ def joint_log_likelihood_parts(post: NBPosterior, encoded_blocks, predictive="me
     for i, (block, data) in enumerate(zip(post.blocks, encoded_blocks)):
         params = block.posterior if points is None else points[i]
         cache = caches[i] if points is None and caches is not None else None
-        r, t = block.family.log_likelihood_parts(block.prior, params, data, predictive, cache)
+        score = block.family.classify_log_likelihood_parts if classify else block.family.log_likelihood_parts
+        r, t = score(block.prior, params, data, predictive, cache)
         rel, row = (r, t) if rel is None else (rel + r, row + t)
-    rel = rel + (post.class_log_prior if class_log_weights is None else class_log_weights)
+    K = len(post.classes)
+    if not classify or all(b.family.class_prior_in_classify(K) for b in post.blocks):
+        rel = rel + (post.class_log_prior if class_log_weights is None else class_log_weights)
     return (rel if allowed is None else np.where(allowed, rel, -np.inf)), row
 
 

@@ -5,7 +5,8 @@ settings) fitted on the training split; every estimator then sees the very same
 matrices. For each alpha the script times ``fit`` and ``predict_proba`` of
 ``bayesnb.MultinomialNB(alpha=A, class_alpha=0)`` and ``sklearn MultinomialNB(alpha=A)``
 side by side (interleaved, median of N runs after a warm-up, ``time.perf_counter``),
-and the same for ``BernoulliNB`` on the binary bag of words. It also reports
+and the same for ``BernoulliNB`` on the binary bag of words and ``ComplementNB``
+(``norm=False`` at each alpha, ``norm=True`` at the first) on the counts. It also reports
 bayesnb's exact posterior predictive (``predictive="marginal"``) and the
 evidence-maximising ``alpha="auto"``.
 
@@ -39,6 +40,7 @@ import scipy
 import sklearn
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.naive_bayes import BernoulliNB as SkBernoulliNB
+from sklearn.naive_bayes import ComplementNB as SkComplementNB
 from sklearn.naive_bayes import MultinomialNB as SkMultinomialNB
 
 import bayesnb
@@ -253,8 +255,13 @@ def main(argv=None) -> int:
     multi.append(compare(f"MultinomialNB alpha={a:g}, float64 sorted CSR input",
                          lambda: bayesnb.MultinomialNB(alpha=a, class_alpha=0),
                          lambda: SkMultinomialNB(alpha=a), Ftr, ytr, Fte, yte, repeats))
+    comp = [compare(f"ComplementNB alpha={a:g}" + (", norm=True" if norm else ""),
+                    lambda a=a, norm=norm: bayesnb.ComplementNB(alpha=a, norm=norm, class_alpha=0),
+                    lambda a=a, norm=norm: SkComplementNB(alpha=a, norm=norm), Xtr, ytr, Xte, yte, repeats)
+            for a, norm in [(a, False) for a in args.alphas] + [(args.alphas[0], True)]]
     print_table("MultinomialNB (word counts)", multi)
     print_table("BernoulliNB (binary bag of words)", bern)
+    print_table("ComplementNB (word counts, complement weights)", comp)
 
     # Exact posterior predictive (Dirichlet-multinomial) and empirical-Bayes alpha.
     print("\n## bayesnb only\n")
@@ -279,7 +286,7 @@ def main(argv=None) -> int:
     print(f"\n(median of {rep_slow} runs after 1 warm-up)")
 
     print("\n## Targets (fit <= 0.5x sklearn, predict_proba <= 1.0x, identical predictions)\n")
-    print("\n".join(verdict(multi + bern)))
+    print("\n".join(verdict(multi + bern + comp)))
     if args.profile:
         profile(Xtr, ytr, Xte, Btr, Bte)
     return 0

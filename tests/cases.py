@@ -20,8 +20,8 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from bayesnb import (Bernoulli, BernoulliNB, Categorical, CategoricalNB, Gaussian, GaussianNB, Multinomial,
-                     MultinomialNB, NaiveBayes)
+from bayesnb import (Bernoulli, BernoulliNB, Categorical, CategoricalNB, ComplementNB, Gaussian, GaussianNB,
+                     Multinomial, MultinomialNB, NaiveBayes)
 
 NIG = {"mu0": 0.5, "kappa0": 0.7, "a0": 2.5, "b0": 1.8}  # a proper Normal-Inverse-Gamma prior
 
@@ -141,6 +141,10 @@ CASES = [
          accepts_sparse=True, small=lambda: (MultinomialNB(), COUNTS)),
     Case("multinomial-sparse", lambda: MultinomialNB(alpha=0.6), _sparse(lambda: random_data("multinomial")),
          "multinomial", sparse=True, accepts_sparse=True),
+    Case("complement", lambda: ComplementNB(alpha=0.6), lambda: random_data("multinomial"), "multinomial",
+         accepts_sparse=True, small=lambda: (ComplementNB(), COUNTS)),
+    Case("complement-norm-sparse", lambda: ComplementNB(alpha=0.6, norm=True),
+         _sparse(lambda: random_data("multinomial")), "multinomial", sparse=True, accepts_sparse=True),
     Case("bernoulli", lambda: BernoulliNB(alpha=0.6), lambda: random_data("bernoulli"), "bernoulli",
          accepts_sparse=True, cellwise_missing=True, small=lambda: (BernoulliNB(binarize=None), BINARY)),
     Case("categorical", lambda: CategoricalNB(alpha=0.6), lambda: random_data("categorical"), "categorical",
@@ -166,7 +170,7 @@ def select(*ids, **flags):
     """The rows of CASES with these ids (all when none given) whose attributes equal ``flags``.
 
     >>> [c.id for c in select(sparse=True)]
-    ['multinomial-sparse']
+    ['multinomial-sparse', 'complement-norm-sparse']
     """
     rows = [BY_ID[i] for i in ids] if ids else CASES
     return [c for c in rows if all(getattr(c, k) == v for k, v in flags.items())]

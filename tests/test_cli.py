@@ -85,13 +85,14 @@ def test_fit_families_and_alpha(tmp_path, capsys):
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"a": rng.poisson(2, 50), "b": rng.poisson(1, 50), "label": rng.choice(["s", "h"], 50)})
     df.to_csv(tmp_path / "counts.csv", index=False)
-    for family in ("multinomial", "bernoulli", "gaussian", "categorical"):
+    for family in ("multinomial", "complement", "bernoulli", "gaussian", "categorical"):
         extra = [] if family == "gaussian" else ["--alpha", "0.5"]
         code, _, err = cli(capsys, "fit", tmp_path / "counts.csv", "--target", "label",
                            "-o", tmp_path / f"{family}.bnb", "--family", family, *extra)
         assert code == 0, (family, err)
     assert type(bayesnb.load(tmp_path / "multinomial.bnb")).__name__ == "MultinomialNB"
     assert bayesnb.load(tmp_path / "multinomial.bnb").alpha == 0.5
+    assert type(bayesnb.load(tmp_path / "complement.bnb")).__name__ == "ComplementNB"
     for family in ("poisson", "lognormal"):
         data = df.assign(a=df["a"] + 1, b=df["b"] + 0.5) if family == "lognormal" else df  # positive values
         data.to_csv(tmp_path / f"{family}.csv", index=False)
@@ -116,6 +117,19 @@ def test_fit_families_and_alpha(tmp_path, capsys):
     code, _, err = cli(capsys, "fit", tmp_path / "histogram.csv", "--target", "label", "-o", tmp_path / "x.bnb",
                        "--family", "histogram", "--alpha", "auto")
     assert code == 2 and "number > 0" in err
+    data = df.assign(a=np.where(df["a"] > 1, df["a"] * 1.5, 0.0), b=df["b"] * 0.5)  # zeros and positive reals
+    data.to_csv(tmp_path / "hurdle.csv", index=False)
+    code, _, err = cli(capsys, "fit", tmp_path / "hurdle.csv", "--target", "label",
+                       "-o", tmp_path / "hurdle.bnb", "--family", "hurdle", "--alpha", "2")
+    assert code == 0, err
+    fam = bayesnb.load(tmp_path / "hurdle.bnb").posterior_.blocks[0].family
+    assert type(fam).__name__ == "Hurdle" and fam.alpha == 2.0
+    code, out, err = cli(capsys, "sample", tmp_path / "hurdle.bnb", "-n", 200, "--seed", 1)
+    synth = pd.read_csv(io.StringIO(out))
+    assert code == 0 and (synth[["a", "b"]] >= 0).all().all() and (synth["a"] == 0).any(), err
+    code, _, err = cli(capsys, "fit", tmp_path / "hurdle.csv", "--target", "label", "-o", tmp_path / "x.bnb",
+                       "--family", "hurdle", "--alpha", "auto")
+    assert code == 2 and "Beta pseudo-count" in err
     code, _, err = cli(capsys, "fit", tmp_path / "counts.csv", "--target", "label", "-o", tmp_path / "x.bnb",
                        "--family", "lognormal")
     assert code == 2 and "strictly positive" in err and "Traceback" not in err  # counts hold zeros

@@ -139,3 +139,103 @@ def test_alpha_zero_sparse_equals_dense_without_nan():
                 assert np.isneginf(a[5:10, 0]).all() and np.isfinite(a[5:10, 1]).all()
             p = est.predict_proba(Ts)
             assert np.all(np.isfinite(p)) and np.allclose(p.sum(1), 1)
+
+
+# ------------------------------------------------------------------ ComplementNB
+def _news_like(seed=0, n=500, d=3000, K=20):
+    """Sparse word counts shaped like 20 Newsgroups: Zipf vocabulary, topic words per class."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, K, n)
+    base = 1.0 / np.arange(1, d + 1) ** 1.1
+    topic = rng.random((K, d)) < 0.02
+    p = base * (1 + 20 * topic)
+    p /= p.sum(axis=1, keepdims=True)
+    lengths = rng.poisson(80, n) + 1
+    X = sp.csr_matrix(np.vstack([rng.multinomial(L, p[k]) for L, k in zip(lengths, y)]).astype(float))
+    return X, y
+
+
+def _complement_equal(ours, ref, X):
+    for a in ("feature_log_prob_", "feature_count_", "class_count_", "feature_all_", "class_log_prior_"):
+        close(getattr(ours, a), getattr(ref, a))
+    for m in ("predict_proba", "predict_log_proba", "predict_joint_log_proba"):
+        close(getattr(ours, m)(X), getattr(ref, m)(X))
+    assert (ours.predict(X) == ref.predict(X)).all()
+
+
+@pytest.mark.parametrize("norm", [False, True])
+def test_complement_news_like_sparse(norm):
+    X, y = _news_like()
+    Xtr, ytr, Xte = X[:400], y[:400], X[400:]
+    w = np.random.default_rng(1).uniform(0.2, 3.0, 400)
+    alpha_vec = np.random.default_rng(2).uniform(0.05, 2.0, X.shape[1])
+    for alpha in (1.0, 0.1, alpha_vec):
+        ref = sk.ComplementNB(alpha=alpha, norm=norm).fit(Xtr, ytr)
+        ours = bn.ComplementNB(alpha=alpha, norm=norm, class_alpha=0).fit(Xtr, ytr)
+        _complement_equal(ours, ref, Xte)
+    ref = sk.ComplementNB(alpha=0.5, norm=norm).fit(Xtr, ytr, sample_weight=w)
+    ours = bn.ComplementNB(alpha=0.5, norm=norm, class_alpha=0).fit(Xtr, ytr, sample_weight=w)
+    _complement_equal(ours, ref, Xte)
+    # partial_fit in three batches (the first without some classes) == sklearn's
+    ref, ours = sk.ComplementNB(norm=norm), bn.ComplementNB(norm=norm, class_alpha=0)
+    classes = np.arange(20)
+    for part in (slice(0, 7), slice(7, 150), slice(150, 400)):
+        ref.partial_fit(Xtr[part], ytr[part], classes=classes, sample_weight=w[part])
+        ours.partial_fit(Xtr[part], ytr[part], classes=classes, sample_weight=w[part])
+        _complement_equal(ours, ref, Xte)
+
+
+@pytest.mark.parametrize("norm", [False, True])
+def test_complement_small_dense(norm):
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 5, size=(30, 4)).astype(float)
+    y = np.array(["spam", "ham", "eggs"] * 10)
+    for kw in ({}, {"fit_prior": False}, {"class_prior": [0.2, 0.3, 0.5]}):
+        ref = sk.ComplementNB(norm=norm, **kw).fit(X, y)
+        ours = bn.ComplementNB(norm=norm, class_alpha=0, **kw).fit(X, y)
+        _complement_equal(ours, ref, X)
+    # one class: scikit-learn adds the class log prior only then
+    ref = sk.ComplementNB(norm=norm).fit(X, np.zeros(30))
+    ours = bn.ComplementNB(norm=norm, class_alpha=0).fit(X, np.zeros(30))
+    _complement_equal(ours, ref, X)
+
+
+def test_complement_missing_cell_is_the_model_without_its_column():
+    """norm=False: a missing count renormalises the complement over the observed columns."""
+    X, y = _news_like(n=200, d=50, K=4)
+    X = X.toarray()
+    Q = X[:20].copy()
+    Q[:, 7] = np.nan
+    keep = np.r_[0:7, 8:50]
+    full = bn.ComplementNB(alpha=0.4).fit(X, y)
+    drop = bn.ComplementNB(alpha=0.4).fit(X[:, keep], y)
+    close(full.predict_log_proba(Q), drop.predict_log_proba(Q[:, keep]))
+    assert np.isfinite(bn.ComplementNB(norm=True).fit(X, y).predict_log_proba(Q)).all()
+
+
+def test_complement_generative_model_is_the_multinomial():
+    X, y = _news_like(n=120, d=40, K=3)
+    c, m = bn.ComplementNB(alpha=0.7).fit(X, y), bn.MultinomialNB(alpha=0.7).fit(X, y)
+    close(c.score_samples(X), m.score_samples(X))
+    assert c.log_evidence_ == m.log_evidence_
+    a, b = c.sample(50, random_state=4), m.sample(50, random_state=4)
+    np.testing.assert_array_equal(a[0], b[0])  # the same rows from the same seed
+    np.testing.assert_array_equal(a[1], b[1])
+    # the complement scores are not the multinomial joint (they differ here)
+    assert not np.allclose(c.predict_joint_log_proba(X), m.predict_joint_log_proba(X))
+
+
+def test_complement_alpha_zero_with_an_empty_complement_is_refused():
+    X = np.array([[3.0, 1, 1], [0, 2, 1], [1, 0, 2]])
+    y = np.array([0, 1, 1])  # every column is counted in both classes: finite weights, as sklearn's
+    ours = bn.ComplementNB(alpha=0, class_alpha=0).fit(X, y)
+    close(ours.feature_log_prob_, sk.ComplementNB(alpha=0).fit(X, y).feature_log_prob_)
+    with pytest.raises(ValueError, match="complement of class 1 has no count of column 'x1'.*alpha > 0"):
+        bn.ComplementNB(alpha=0).fit(X, np.array([1, 1, 0]))  # column x1 only in class 1
+
+
+def test_complement_has_no_coef():
+    """Its predictions are not the multinomial log-odds that ``coef_`` would describe."""
+    X, y = _news_like(n=60, d=20, K=2)
+    with pytest.raises(ValueError, match="complement block has none"):
+        _ = bn.ComplementNB().fit(X, y).coef_

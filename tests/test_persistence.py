@@ -281,6 +281,8 @@ def _bit_exact_cases():
         "bernoulli": (BernoulliNB(alpha=0.7), counts, yc, w),
         "multinomial": (MultinomialNB(alpha=0.37), counts, yc, w),
         "multinomial-sparse": (MultinomialNB(alpha="auto"), sp.csr_matrix(counts), yc, None),
+        "complement": (bayesnb.ComplementNB(alpha=0.37), counts, yc, w),
+        "complement-norm-sparse": (bayesnb.ComplementNB(norm=True), sp.csr_matrix(counts), yc, None),
         "gaussian": (GaussianNB(), rng.normal(size=(120, 40)) + yc[:, None], yc, w),
         "naive-bayes-mixed": (NaiveBayes(features=features), mixed, ym, None),
         "semi-supervised": (CategoricalNB(), Xv, yv, "semi"),

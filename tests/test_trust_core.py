@@ -264,7 +264,7 @@ def test_all_missing_categorical_column_with_declared_categories_uses_the_prior(
 
 # --------------------------------------------- 7. partial_fit in any batching equals one fit
 def _family_data(name, rng, n):
-    from bayesnb import (Bernoulli, BernoulliNB, Categorical, CategoricalNB, Gaussian, Multinomial,
+    from bayesnb import (Bernoulli, BernoulliNB, Categorical, CategoricalNB, ComplementNB, Gaussian, Multinomial,
                          MultinomialNB, NaiveBayes)
 
     if name == "CategoricalNB":
@@ -278,6 +278,8 @@ def _family_data(name, rng, n):
         return (lambda: GaussianNB()), rng.normal(size=(n, 3)), [0, 1, 2]
     if name == "MultinomialNB":  # complete-case counting: a row missing a count is left out
         return (lambda: MultinomialNB()), rng.integers(0, 5, (n, 4)).astype(float), [0, 1, 3]
+    if name == "ComplementNB":  # Multinomial's statistics, complement weights: the same rule
+        return (lambda: ComplementNB(norm=True)), rng.integers(0, 5, (n, 4)).astype(float), [0, 1, 3]
     assert name == "NaiveBayes", f"add the data of {name} (a row of cases.py) here"
     X = np.c_[rng.normal(size=n), rng.integers(0, 3, n), rng.integers(0, 5, (n, 2)), rng.integers(0, 2, n)]
     return (lambda: NaiveBayes({0: Gaussian(), 1: Categorical(), (2, 3): Multinomial(), 4: Bernoulli()})), \

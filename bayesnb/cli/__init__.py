@@ -109,9 +109,10 @@ def build_parser():
     f.add_argument("-o", "--output", required=True, help="model file to write (e.g. model.bnb)")
     f.add_argument("--family", choices=FAMILIES, default="auto",
                    help="feature family: auto (text columns categorical, numeric Gaussian), "
-                        "categorical, gaussian, multinomial (counts), bernoulli (0/1), poisson (counts, "
-                        "column by column), lognormal (positive values), histogram (numbers, binned at the "
-                        "training quantiles; --alpha is its pseudo-count per bin)")
+                        "categorical, gaussian, multinomial (counts), complement (counts, Complement NB), "
+                        "bernoulli (0/1), poisson (counts, column by column), lognormal (positive values), "
+                        "histogram (numbers, binned at the training quantiles; --alpha is its pseudo-count per bin), "
+                        "hurdle (values >= 0 with exact zeros: P(x = 0) and a log-normal for x > 0)")
     f.add_argument("--alpha", default=None,
                    help="smoothing pseudo-count (Dirichlet/Beta prior), e.g. 1 (Laplace), 0.5, 0, or 'auto' "
                         "(maximise the evidence)")

@@ -15,11 +15,12 @@ from sklearn.metrics import log_loss
 from ..estimators import (
     BernoulliNB,
     CategoricalNB,
+    ComplementNB,
     GaussianNB,
     MultinomialNB,
     NaiveBayes,
 )
-from ..families import Histogram, LogNormal, Poisson
+from ..families import Histogram, Hurdle, LogNormal, Poisson
 from ..persistence import _read
 from .demo import run_demo
 from .io import UsageError, atomic_path, check_output, read_table, write_table
@@ -28,7 +29,8 @@ from .model import features_of, key_of, load_model, read_for_model, unseen_warni
 __all__ = ["FAMILIES", "cmd_demo", "cmd_fit", "cmd_impute", "cmd_info", "cmd_predict", "cmd_sample", "cmd_score",
            "make_estimator", "score_model"]
 
-FAMILIES = ("auto", "categorical", "gaussian", "multinomial", "bernoulli", "poisson", "lognormal", "histogram")
+FAMILIES = ("auto", "categorical", "gaussian", "multinomial", "complement", "bernoulli", "poisson", "lognormal",
+            "histogram", "hurdle")
 
 
 def _parse_alpha(text):
@@ -53,16 +55,18 @@ def make_estimator(family, alpha, X):
         return CategoricalNB(**kw)
     if family == "multinomial":
         return MultinomialNB(**kw)
+    if family == "complement":
+        return ComplementNB(**kw)
     if family == "bernoulli":
         return BernoulliNB(**kw)
-    if family == "histogram":
+    if family in ("histogram", "hurdle"):
         if alpha == "auto":
-            raise UsageError("--alpha of the histogram family must be a number > 0 (its pseudo-count per bin); "
-                             "received 'auto'")
-        return NaiveBayes(features={tuple(X.columns): Histogram(**kw)})
+            what = "its pseudo-count per bin" if family == "histogram" else "the Beta pseudo-count of P(x = 0)"
+            raise UsageError(f"--alpha of the {family} family must be a number > 0 ({what}); received 'auto'")
+        return NaiveBayes(features={tuple(X.columns): Histogram(**kw) if family == "histogram" else Hurdle(**kw)})
     if family in ("gaussian", "poisson", "lognormal"):
         if alpha is not None:
-            raise UsageError(f"--alpha applies to the categorical, multinomial and bernoulli families; "
+            raise UsageError(f"--alpha applies to the categorical, multinomial, complement and bernoulli families; "
                              f"a {family} family has no alpha")
         if family == "gaussian":
             return GaussianNB()

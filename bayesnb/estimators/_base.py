@@ -316,10 +316,13 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         Returns
         -------
         joint_log_proba : ndarray of shape (n_samples, n_classes)
-            Unnormalised log scores; columns follow ``classes_``.
+            Unnormalised log scores; columns follow ``classes_``. (For
+            :class:`~bayesnb.ComplementNB` these are scikit-learn's complement scores, not
+            ``log p(x, y=k)``.)
         """
         encoded = self._encoded(X)  # (checks that the model is fitted)
-        return _post.joint_log_likelihood(self.posterior_, encoded, self._check_predictive(), self._caches)
+        return _post.joint_log_likelihood(self.posterior_, encoded, self._check_predictive(), self._caches,
+                                          classify=True)
 
     def _encoded(self, X):
         """The blocks of ``X`` encoded as in training (checked against the fitted model)."""
@@ -341,7 +344,8 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
             Columns follow ``classes_``; normalised with logsumexp, never NaN.
         """
         encoded = self._encoded(X)  # (checks that the model is fitted)
-        rel, _ = _post.joint_log_likelihood_parts(self.posterior_, encoded, self._check_predictive(), self._caches)
+        rel, _ = _post.joint_log_likelihood_parts(self.posterior_, encoded, self._check_predictive(), self._caches,
+                                                  classify=True)
         return _post.normalise(rel, self.posterior_.class_log_prior, self._who)
 
     def predict_proba(self, X):

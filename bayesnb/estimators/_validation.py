@@ -46,6 +46,7 @@ CLASS_CONSTRAINTS: dict = {
 FAMILY_CONSTRAINTS: dict = {
     "alpha": [Real, StrOptions({"auto"}), "array-like"],
     "binarize": [Real, None],
+    "norm": ["boolean"],
     "categories": [StrOptions({"auto"}), "array-like"],
     "min_categories": [Integral, "array-like", None],
     "prior": [StrOptions({"auto", "reference"}), dict, None],

@@ -6,6 +6,8 @@ family         data                      prior -> posterior              exact p
 Categorical    any discrete values       Dirichlet per (class, feature)  same as plug-in
 Bernoulli      0/1                       Beta per (class, feature)       same as plug-in
 Multinomial    counts (dense/sparse)     Dirichlet per class             Dirichlet-multinomial
+Complement     counts, classified by     Dirichlet per class (as         (predict: complement
+               complement weights        Multinomial)                    weights, a plug-in)
 Gaussian       real values               Normal-Inverse-Gamma            Student-t
 LogNormal      positive real values      Normal-Inverse-Gamma on log x   Student-t on log x
 Poisson        counts, column by column  Gamma per (class, feature)      negative binomial
@@ -20,6 +22,7 @@ one (or of :class:`Family` itself) works everywhere a bayesnb family does.
 from ._base import Family
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .complement import Complement
 from .gaussian import Gaussian
 from .histogram import Histogram
 from .hurdle import Hurdle
@@ -27,4 +30,5 @@ from .lognormal import LogNormal
 from .multinomial import Multinomial
 from .poisson import Poisson
 
-__all__ = ["Bernoulli", "Categorical", "Family", "Gaussian", "Histogram", "Hurdle", "LogNormal", "Multinomial", "Poisson"]
+__all__ = ["Bernoulli", "Categorical", "Complement", "Family", "Gaussian", "Histogram", "Hurdle", "LogNormal",
+           "Multinomial", "Poisson"]

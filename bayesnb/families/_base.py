@@ -186,6 +186,24 @@ class Family(ABC):
         ll = self.log_likelihood(prior, post, block, predictive, **kw)
         return ll, np.zeros(ll.shape[0])
 
+    def classify_log_likelihood_parts(self, prior, post, block, predictive="mean", cache=None):
+        """The block's class scores for ``predict*``, as ``(rel, row)`` like :meth:`log_likelihood_parts`.
+
+        The default is :meth:`log_likelihood_parts`: a family classifies by its generative
+        likelihood. A family whose decision rule is another score (Complement's complement
+        weights) overrides it; the generative methods (``score_samples``, ``sample``,
+        ``impute``, EM) keep using :meth:`log_likelihood`.
+        """
+        return self.log_likelihood_parts(prior, post, block, predictive, cache)
+
+    def class_prior_in_classify(self, K: int) -> bool:
+        """Whether ``predict*`` adds the class log prior to this block's scores (default: True).
+
+        ``predict*`` adds it only when every block says True for the ``K`` classes
+        (scikit-learn's ComplementNB adds it only with one class).
+        """
+        return True
+
     @abstractmethod
     def log_evidence(self, prior, post):
         """Log marginal likelihood of the block's data per class, shape (K,)."""

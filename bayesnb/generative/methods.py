@@ -17,7 +17,6 @@ from .._utils import as_generator, is_frame
 from ..diagnostics import variable_layout
 from ..inference import em
 from ..inference.em import allowed_states
-from ..posterior import log_marginal
 from .conditional import check_known_values, sample_given
 from .functions import feature_contributions, impute_cells, sample_rows, score_rows
 from .tables import (assemble_table, encode_given, given_columns, label_codes, mask_cells, missing_cells,
@@ -335,7 +334,9 @@ class GenerativeMixin:
     def score_samples(self, X, *, latent=None):
         """``log p(x)`` of each row under the posterior predictive (higher = more typical).
 
-        ``logsumexp`` over classes of :meth:`predict_joint_log_proba`; missing cells are
+        ``logsumexp`` over classes of ``log p(x, y=k)`` (:meth:`predict_joint_log_proba` for
+        every estimator but :class:`~bayesnb.ComplementNB`, whose predict scores are
+        complement weights and whose ``log p(x, y=k)`` is the multinomial's); missing cells are
         marginalised (their factors drop out). Uses the estimator's ``predictive``.
 
         Parameters
@@ -351,10 +352,10 @@ class GenerativeMixin:
         -------
         ndarray of shape (n_samples,)
         """
-        if latent is None:
-            return log_marginal(self.predict_joint_log_proba(X))
         post, _, _ = self._gen_model(latent)
         _, encoded = self._gen_encode(X)
+        if latent is None:  # the generative model's joint (ComplementNB's predict* scores are not one)
+            return score_rows(post, encoded, predictive=self._check_predictive(), caches=self._caches)
         return score_rows(post, encoded, plug_in=True)
 
     def feature_log_contributions(self, X, *, return_class_term=False):

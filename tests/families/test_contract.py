@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from bayesnb.families import Bernoulli, Categorical, Gaussian, Histogram, Hurdle, LogNormal, Multinomial, Poisson
+from bayesnb.families import (Bernoulli, Categorical, Complement, Gaussian, Histogram, Hurdle, LogNormal, Multinomial,
+                               Poisson)
 from bayesnb.families._base import Family
 
 K = 3
@@ -75,6 +76,7 @@ CASES = [
     ("bernoulli", lambda: Bernoulli(alpha=1.0), _bernoulli),
     ("multinomial", lambda: Multinomial(alpha=0.5), _multinomial),
     ("multinomial-sparse", lambda: Multinomial(alpha=1.0), _multinomial_sparse),
+    ("complement-norm-sparse", lambda: Complement(alpha=0.5, norm=True), _multinomial_sparse),
     ("gaussian", lambda: Gaussian(), _gaussian),
     ("lognormal", lambda: LogNormal(), _lognormal),
     ("poisson", lambda: Poisson(), _poisson),
