@@ -3,7 +3,11 @@ by construction (identical tables, one shuffled column, one shifted column), bad
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -195,3 +199,16 @@ def test_cli_evaluate_synthetic(tmp_path, capsys):
         assert main(["evaluate-synthetic", *map(str, bad)]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("bayesnb evaluate-synthetic: error:") and msg in err[0]
+
+
+def test_docs_page_snippets_run():
+    """The Python blocks of docs/synthetic.md run as pasted and print what the page shows."""
+    page = (Path(__file__).resolve().parents[1] / "docs" / "synthetic.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", page, flags=re.S)
+    shown = re.findall(r"```text\n(.*?)```", page, flags=re.S)
+    assert len(blocks) == 2 and len(shown) == 2
+    for code, text in zip(blocks, shown):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "docs/synthetic.md", "exec"), {})
+        assert out.getvalue().strip() == text.strip()
