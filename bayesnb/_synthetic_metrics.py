@@ -137,8 +137,9 @@ def pmse(columns, n_real, n_synthetic):
 
 
 def pmse_null(k, n_real, n_synthetic):
-    """Expected pMSE of a logistic model with ``k`` parameters when synthetic ~ real:
-    ``(k - 1) (1 - c)^2 c / N`` (Snoke et al. 2018)."""
+    """Expected pMSE of a logistic model with ``k`` parameters, ``(k - 1) (1 - c)^2 c / N``
+    (Snoke et al. 2018), for synthetic rows from a correct model fitted to the real rows;
+    independent samples of one distribution have ``1 / (1 - c)`` times this."""
     N = n_real + n_synthetic
     c = n_synthetic / N
     return (k - 1) * (1 - c) ** 2 * c / N
@@ -148,21 +149,23 @@ def train_accuracy(train, y_train, test, y_test, kinds, random_state):
     """Accuracy on ``test`` of a HistGradientBoostingClassifier trained on ``train``.
 
     ``train`` and ``test`` are lists of prepared columns (one array per column);
-    categorical columns are coded jointly and passed as ``categorical_features``
-    (missing stays missing). With a single class in ``y_train`` the model is that class.
+    categorical columns are coded jointly and passed as ``categorical_features`` (as
+    ordinal codes beyond 254 categories; missing is a category). With a single class in ``y_train`` the model is that class.
     """
-    X_train, X_test = [], []
+    X_train, X_test, mask = [], [], []
     for kind, a, b in zip(kinds, train, test):
         if kind == "categorical":
-            (ca, cb), _ = category_codes(a, b)
+            (ca, cb), k = category_codes(a, b)
             a, b = ca.astype(float), cb.astype(float)
         X_train.append(a)
         X_test.append(b)
+        # HistGradientBoosting bins at most 255 categories; more are used as ordinal codes
+        mask.append(kind == "categorical" and k < 255)
     X_train, X_test = np.column_stack(X_train), np.column_stack(X_test)
     classes = np.unique(y_train)
     if classes.size == 1:
         return float(np.mean(y_test == classes[0]))
-    mask = np.array([k == "categorical" for k in kinds], dtype=bool)
+    mask = np.array(mask, dtype=bool)
     clf = HistGradientBoostingClassifier(categorical_features=mask if mask.any() else None,
                                          random_state=random_state)
     with threadpool_limits(1, user_api="openmp"):  # small tables: threads only contend (10x slower)

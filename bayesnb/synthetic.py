@@ -281,7 +281,7 @@ def synthetic_report(real, synthetic, target=None, *, real_test=None, bins=10, r
     bins : int, default=10
         Numeric columns are cut at the ``bins``-quantiles of their real values (fewer
         bins if values repeat) for Cramér's V.
-    random_state : None or int
+    random_state : None, int or numpy Generator
         Seeds the hold-out split and the classifiers.
 
     Returns
@@ -303,9 +303,14 @@ def synthetic_report(real, synthetic, target=None, *, real_test=None, bins=10, r
     - pMSE (Snoke et al. 2018): an unpenalised main-effects logistic regression
       (one-hot categoricals, standardised numerics, missing indicators) predicts whether
       a row of real ∪ synthetic is synthetic; ``pMSE = mean_i (p_i - c)^2``, ``c`` the
-      synthetic share. Its expectation when the two tables come from one distribution
-      is ``(k - 1) (1 - c)^2 c / N`` for ``k`` parameters and ``N`` rows;
-      ``pmse_ratio`` near 1 (or below) means the model cannot tell them apart.
+      synthetic share. ``pmse_null = (k - 1) (1 - c)^2 c / N`` (``k`` parameters, ``N``
+      rows) is its expectation, as Snoke et al. derive it, when the synthetic rows are
+      drawn from a correct model *fitted to the real rows* (plug-in parameters):
+      ``pmse_ratio`` near 1 (or below) means the propensity model cannot tell them apart.
+      Two *independent* samples of one distribution, or rows drawn with fresh parameter
+      uncertainty (bayesnb's default ``sample``), have expectation ``(k - 1) c (1 - c) / N``,
+      i.e. a ratio of ``1 / (1 - c)`` (2 for tables of equal size); a test checks both by
+      simulation.
     - TSTR / TRTR: scikit-learn's ``HistGradientBoostingClassifier`` (categorical
       columns coded and declared ``categorical_features``), trained on the synthetic /
       real rows, accuracy on the real test rows.
@@ -322,6 +327,8 @@ def synthetic_report(real, synthetic, target=None, *, real_test=None, bins=10, r
     True
     """
     r, s = _frames(real, synthetic)
+    if isinstance(random_state, np.random.Generator):
+        random_state = int(random_state.integers(2**31))
     if target is not None and target not in r.columns:
         raise ValueError(f"synthetic_report: target {target!r} is not a column (columns: {list(r.columns)[:10]}).")
     if not (isinstance(bins, (int, np.integer)) and bins >= 2):

@@ -16,6 +16,7 @@ from scipy.stats import ks_2samp
 from scipy.stats.contingency import association, crosstab
 
 from bayesnb import SyntheticReport, synthetic_report
+from bayesnb import _synthetic_metrics as sm
 from bayesnb.cli import main
 from bayesnb.datasets import load_house_votes, load_penguins
 
@@ -195,20 +196,45 @@ def test_cli_evaluate_synthetic(tmp_path, capsys):
     # usage errors: one line, status 2, no traceback
     for bad, msg in (([tmp_path / "real.csv", tmp_path / "nope.csv"], "nope.csv"),
                      ([tmp_path / "real.csv", tmp_path / "syn.csv", "--target", "zz"], "no column 'zz'"),
-                     ([tmp_path / "real.csv", tmp_path / "syn.csv", "-o", tmp_path / "syn.csv"], "syn.csv")):
+                     ([tmp_path / "real.csv", tmp_path / "syn.csv", "-o", tmp_path / "syn.csv"], "syn.csv"),
+                     (["-", "-"], "stdin"), ([tmp_path / "real.csv", tmp_path / "syn.csv", "--bins", "1"], "--bins"),
+                     ([tmp_path / "real.csv", tmp_path / "test.csv", "--real-test", tmp_path / "test.csv"],
+                      "--real-test needs --target")):
         assert main(["evaluate-synthetic", *map(str, bad)]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("bayesnb evaluate-synthetic: error:") and msg in err[0]
 
 
+@pytest.mark.slow
 def test_docs_page_snippets_run():
     """The Python blocks of docs/synthetic.md run as pasted and print what the page shows."""
     page = (Path(__file__).resolve().parents[1] / "docs" / "synthetic.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```python\n(.*?)```", page, flags=re.S)
-    shown = re.findall(r"```text\n(.*?)```", page, flags=re.S)
+    blocks = re.findall(r"```python\n(.*?)```", page, flags=re.DOTALL)
+    shown = re.findall(r"```text\n(.*?)```", page, flags=re.DOTALL)
     assert len(blocks) == 2 and len(shown) == 2
     for code, text in zip(blocks, shown):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            exec(compile(code, "docs/synthetic.md", "exec"), {})
+            exec(compile(code, "docs/synthetic.md", "exec"), {})  # noqa: S102 - the page's own snippets
         assert out.getvalue().strip() == text.strip()
+
+
+@pytest.mark.slow
+def test_pmse_null_is_for_synthetic_rows_from_the_fitted_model():
+    """Snoke et al.'s null expectation (k-1)(1-c)^2 c/N holds for rows drawn from a correct model
+    fitted to the real rows (plug-in); two independent samples of one distribution give
+    1/(1-c) = 2 times it (equal sizes), as the docstring says. (The metric functions directly: fast.)"""
+    rng = np.random.default_rng(0)
+
+    def ratio(real, synthetic):
+        value, k = sm.pmse([("numeric", a, b) for a, b in zip(real.T, synthetic.T)], len(real), len(synthetic))
+        assert k == 9
+        return value / sm.pmse_null(k, len(real), len(synthetic))
+
+    plug, independent = [], []
+    for _ in range(40):
+        real = rng.normal(size=(200, 8))
+        plug.append(ratio(real, rng.multivariate_normal(real.mean(0), np.cov(real.T), size=200)))
+        independent.append(ratio(real, rng.normal(size=(200, 8))))
+    assert 0.8 < np.mean(plug) < 1.25
+    assert 1.6 < np.mean(independent) < 2.5

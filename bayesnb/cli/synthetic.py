@@ -15,6 +15,8 @@ def cmd_evaluate_synthetic(args):
     inputs = [args.real, args.synthetic] + ([args.real_test] if args.real_test else [])
     if args.output is not None:
         check_output(args.output, inputs)
+    if [args.real, args.synthetic, args.real_test].count("-") > 1:
+        raise UsageError("only one of the tables can be read from stdin ('-')")
     if args.bins < 2:
         raise UsageError(f"--bins must be at least 2; received {args.bins}")
     read = {"na_values": args.na_values, "numeric": args.numeric, "categorical": args.categorical}
