@@ -33,7 +33,7 @@ from .plot import _pyplot
 __all__ = ["SyntheticReport", "synthetic_report"]
 
 
-@dataclass
+@dataclass(repr=False)
 class SyntheticReport:
     """The result of :func:`synthetic_report`.
 
@@ -107,6 +107,8 @@ class SyntheticReport:
             top = self.pairs.sort_values("abs_diff", ascending=False).head(3)
             lines.append("  worst pairs: " + ", ".join(f"{r.a} x {r.b} ({r.abs_diff:.3f})" for r in top.itertuples()))
         return "\n".join(lines)
+
+    __repr__ = __str__
 
     def plot(self, max_columns=40):
         """Figures of the report (needs matplotlib: ``pip install "bayesnb[plot]"``).

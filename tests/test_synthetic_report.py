@@ -44,7 +44,7 @@ def test_identical_tables_are_perfect():
     assert s["pmse"] < 1e-8 and s["pmse_ratio"] < 1
     assert list(r.columns["kind"]) == ["categorical", "categorical", "numeric", "numeric", "categorical"]
     assert (r.columns.loc[r.columns.kind == "numeric", ["out_of_range", "non_integer"]] == 0).all().all()
-    assert "synthetic-data report" in str(r) and "pMSE" in str(r)
+    assert "synthetic-data report" in str(r) and "pMSE" in str(r) and repr(r) == str(r)
 
 
 def test_shuffled_column_keeps_its_marginal_but_loses_its_pairs():
