@@ -31,6 +31,7 @@ from .generative import LatentClassFit, missing_labels
 from .persistence import load
 from .pooling import pool
 from .posterior import NBPosterior
+from .synthetic import SyntheticReport, synthetic_report
 
 __all__ = [
     "AllMissingWarning",
@@ -52,10 +53,12 @@ __all__ = [
     "NBPosterior",
     "NaiveBayes",
     "Poisson",
+    "SyntheticReport",
     "ZeroProbabilityWarning",
     "compare_posteriors",
     "__version__",
     "missing_labels",
     "pool",
+    "synthetic_report",
     "load",
 ]

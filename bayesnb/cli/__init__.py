@@ -9,6 +9,7 @@ Subcommands::
     bayesnb info MODEL.bnb                         what a model file contains
     bayesnb impute MODEL.bnb DATA [-o OUT.csv]     fill missing cells
     bayesnb sample MODEL.bnb -n N [-o OUT.csv]     synthetic rows
+    bayesnb evaluate-synthetic REAL SYNTH [--target COL]   how faithful synthetic rows are
 
 User mistakes (a missing file, an unknown column, a corrupted model, a folder that does not
 exist...) print one line on stderr and exit with status 2; a failed demo step exits with
@@ -41,6 +42,7 @@ from .commands import (
 )
 from .demo import DemoStepError as _DemoStepError
 from .io import PROG, UsageError, read_table, warn, write_table
+from .synthetic import cmd_evaluate_synthetic
 
 __all__ = ["UsageError", "main", "read_table", "score_model", "write_table"]
 
@@ -164,6 +166,22 @@ def build_parser():
     output_opt(sa)
     sa.add_argument("--target", default="class", help="name of the label column (default: class)")
     sa.add_argument("--seed", type=int, default=0)
+
+    ev = sub.add_parser("evaluate-synthetic", help="compare a synthetic table with the real one",
+                        description="The synthetic-data report (bayesnb.synthetic_report): per-column TVD/KS, "
+                                    "Cramér's V of every pair of columns, the propensity pMSE and, with --target, "
+                                    "TSTR vs TRTR accuracy. Prints a summary (--json: everything as JSON).")
+    ev.add_argument("real", help=f"real {table}")
+    ev.add_argument("synthetic", help=f"synthetic {table}, with the same columns")
+    ev.add_argument("--target", default=None, help="label column: adds TSTR and TRTR accuracy")
+    ev.add_argument("--real-test", default=None, metavar="TEST",
+                    help="real rows to test the classifiers on (default: 30%% of REAL held out)")
+    ev.add_argument("--bins", type=int, default=10, help="quantile bins of numeric columns for Cramér's V")
+    ev.add_argument("--json", action="store_true", help="print the report as JSON")
+    ev.add_argument("-o", "--output", default=None, help="write the report as a long table (CSV/Parquet)")
+    ev.add_argument("--seed", type=int, default=0)
+    data_opts(ev)
+    ev.set_defaults(func=cmd_evaluate_synthetic)
     return p
 
 

@@ -1,0 +1,173 @@
+"""The metrics of :func:`bayesnb.synthetic_report`, one function each, on prepared columns.
+
+A prepared column is ``(kind, real, synthetic)``: for ``"categorical"`` two object arrays
+whose missing cells are the sentinel :data:`MISSING` (a category of its own); for
+``"numeric"`` two float arrays with NaN for missing cells.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.linear_model import LogisticRegression
+from threadpoolctl import threadpool_limits
+
+__all__ = [
+    "MISSING",
+    "bin_codes",
+    "category_codes",
+    "cramers_v",
+    "ks_statistic",
+    "pmse",
+    "pmse_null",
+    "train_accuracy",
+    "tvd",
+]
+
+#: the category that missing cells of a categorical column form
+MISSING = "<missing>"
+
+
+def category_codes(*arrays):
+    """Integer codes of the values of ``arrays`` (object arrays), shared by all of them."""
+    joined = np.concatenate([np.asarray(a, dtype=object) for a in arrays])
+    codes, uniques = pd.factorize(pd.Series(joined, dtype=object), use_na_sentinel=False)
+    out, start = [], 0
+    for a in arrays:
+        out.append(codes[start:start + len(a)])
+        start += len(a)
+    return out, len(uniques)
+
+
+def tvd(real, synthetic):
+    """Total variation distance ``0.5 * sum_v |p_real(v) - p_synth(v)|`` of two categorical columns."""
+    (a, b), k = category_codes(real, synthetic)
+    p = np.bincount(a, minlength=k) / len(a)
+    q = np.bincount(b, minlength=k) / len(b)
+    return float(0.5 * np.abs(p - q).sum())
+
+
+def ks_statistic(real, synthetic):
+    """Two-sample Kolmogorov-Smirnov statistic ``max_x |F_real(x) - F_synth(x)|`` (observed values)."""
+    a = np.sort(real[~np.isnan(real)])
+    b = np.sort(synthetic[~np.isnan(synthetic)])
+    grid = np.concatenate([a, b])
+    fa = np.searchsorted(a, grid, side="right") / len(a)
+    fb = np.searchsorted(b, grid, side="right") / len(b)
+    return float(np.max(np.abs(fa - fb)))
+
+
+def bin_codes(real, synthetic, bins):
+    """Bin a numeric column at the ``bins``-quantiles of its real values; missing is its own bin.
+
+    Returns the integer codes of the real and synthetic values (values outside the real
+    range fall into the end bins).
+    """
+    observed = real[~np.isnan(real)]
+    edges = np.unique(np.quantile(observed, np.linspace(0, 1, bins + 1)[1:-1])) if observed.size else np.array([])
+
+    def code(x):
+        c = np.searchsorted(edges, x, side="right")
+        c[np.isnan(x)] = len(edges) + 1
+        return c
+
+    return code(real), code(synthetic)
+
+
+def cramers_v(a, b):
+    """Cramér's V of two integer-coded columns (no bias correction, as scipy's ``association``).
+
+    ``V = sqrt(chi2 / (n (min(r, c) - 1)))`` over the categories that occur; 0 when either
+    column has a single category (no association can be measured).
+    """
+    _, ai = np.unique(a, return_inverse=True)
+    _, bi = np.unique(b, return_inverse=True)
+    r, c = ai.max() + 1, bi.max() + 1
+    if min(r, c) < 2:
+        return 0.0
+    table = np.zeros((r, c))
+    np.add.at(table, (ai, bi), 1.0)
+    n = table.sum()
+    expected = table.sum(1, keepdims=True) * table.sum(0, keepdims=True) / n
+    chi2 = float(((table - expected) ** 2 / expected).sum())
+    return float(np.sqrt(chi2 / (n * (min(r, c) - 1))))
+
+
+def _design(columns, n_real):
+    """Propensity-model design of real ∪ synthetic rows.
+
+    One-hot categoricals (missing a category; the first level dropped), standardised
+    numerics, and a missing indicator for a numeric column with missing cells (its
+    missing cells set to 0, the mean).
+    """
+    parts = []
+    for kind, real, synthetic in columns:
+        if kind == "categorical":
+            (codes,), k = category_codes(np.concatenate([real, synthetic]))
+            parts.append(np.eye(k)[codes][:, 1:])
+        else:
+            x = np.concatenate([real, synthetic])
+            miss = np.isnan(x)
+            obs = x[~miss]
+            sd = obs.std() if obs.size else 0.0
+            z = np.zeros_like(x) if sd == 0 else np.where(miss, 0.0, (x - obs.mean()) / sd)
+            parts.append(z[:, None])
+            if miss.any() and not miss.all():
+                parts.append(miss[:, None].astype(float))
+    return np.hstack(parts) if parts else np.zeros((n_real, 0))
+
+
+def pmse(columns, n_real, n_synthetic):
+    """Propensity-score mean squared error (Snoke et al. 2018) and the model's parameter count.
+
+    A logistic regression (unpenalised, main effects; see :func:`_design`) predicts whether
+    a row of real ∪ synthetic is synthetic; ``pMSE = mean_i (p_i - c)^2`` with ``c`` the
+    synthetic share. Returns ``(pmse, k)``, ``k`` the rank of the design with intercept.
+    """
+    Z = _design(columns, n_real)
+    label = np.r_[np.zeros(n_real), np.ones(n_synthetic)]
+    c = n_synthetic / (n_real + n_synthetic)
+    k = int(np.linalg.matrix_rank(np.hstack([np.ones((Z.shape[0], 1)), Z])))
+    if Z.shape[1] == 0 or k == 1:
+        return 0.0, k
+    model = LogisticRegression(C=np.inf, tol=1e-10, max_iter=5000).fit(Z, label)
+    p = model.predict_proba(Z)[:, 1]
+    return float(np.mean((p - c) ** 2)), k
+
+
+def pmse_null(k, n_real, n_synthetic):
+    """Expected pMSE of a logistic model with ``k`` parameters, ``(k - 1) (1 - c)^2 c / N``
+    (Snoke et al. 2018), for synthetic rows from a correct model fitted to the real rows;
+    independent samples of one distribution have ``1 / (1 - c)`` times this."""
+    N = n_real + n_synthetic
+    c = n_synthetic / N
+    return (k - 1) * (1 - c) ** 2 * c / N
+
+
+def train_accuracy(train, y_train, test, y_test, kinds, random_state):
+    """Accuracy on ``test`` of a HistGradientBoostingClassifier trained on ``train``.
+
+    ``train`` and ``test`` are lists of prepared columns (one array per column);
+    categorical columns are coded jointly and passed as ``categorical_features`` (as
+    ordinal codes beyond 254 categories; missing is a category). With a single class in ``y_train`` the model is that class.
+    """
+    X_train, X_test, mask = [], [], []
+    for kind, a, b in zip(kinds, train, test):
+        if kind == "categorical":
+            (ca, cb), k = category_codes(a, b)
+            a, b = ca.astype(float), cb.astype(float)
+        X_train.append(a)
+        X_test.append(b)
+        # HistGradientBoosting bins at most 255 categories; more are used as ordinal codes
+        mask.append(kind == "categorical" and k < 255)
+    X_train, X_test = np.column_stack(X_train), np.column_stack(X_test)
+    classes = np.unique(y_train)
+    if classes.size == 1:
+        return float(np.mean(y_test == classes[0]))
+    mask = np.array(mask, dtype=bool)
+    clf = HistGradientBoostingClassifier(categorical_features=mask if mask.any() else None,
+                                         random_state=random_state)
+    with threadpool_limits(1, user_api="openmp"):  # small tables: threads only contend (10x slower)
+        clf.fit(X_train, y_train)
+        return float(np.mean(clf.predict(X_test) == y_test))

@@ -1,0 +1,47 @@
+"""``bayesnb evaluate-synthetic``: the synthetic-data report of two tables (:func:`bayesnb.synthetic_report`)."""
+
+from __future__ import annotations
+
+import json
+
+from ..synthetic import synthetic_report
+from .io import UsageError, check_output, read_table, write_table
+
+__all__ = ["cmd_evaluate_synthetic"]
+
+
+def cmd_evaluate_synthetic(args):
+    """``bayesnb evaluate-synthetic``: print (``--json``: as JSON) the report; ``-o`` writes it as a table."""
+    inputs = [args.real, args.synthetic] + ([args.real_test] if args.real_test else [])
+    if args.output is not None:
+        check_output(args.output, inputs)
+    if [args.real, args.synthetic, args.real_test].count("-") > 1:
+        raise UsageError("only one of the tables can be read from stdin ('-')")
+    if args.bins < 2:
+        raise UsageError(f"--bins must be at least 2; received {args.bins}")
+    read = {"na_values": args.na_values, "numeric": args.numeric, "categorical": args.categorical}
+    real = read_table(args.real, **read)
+    synthetic = read_table(args.synthetic, **read)
+    test = read_table(args.real_test, **read) if args.real_test else None
+    for path, df in ((args.synthetic, synthetic), (args.real_test, test)):
+        if df is None:
+            continue
+        missing, extra = [c for c in real.columns if c not in df.columns], [c for c in df.columns if c not in real.columns]
+        if missing or extra:
+            raise UsageError(f"{path}: the columns differ from {args.real}'s: lacks {missing[:10]}, has extra {extra[:10]}")
+    if args.target is not None and args.target not in real.columns:
+        raise UsageError(f"{args.real}: no column {args.target!r} (columns: {list(real.columns)[:10]})")
+    if args.real_test and args.target is None:
+        raise UsageError("--real-test needs --target (it is the test set of the TSTR/TRTR classifiers)")
+    report = synthetic_report(real, synthetic, target=args.target, real_test=test, bins=args.bins,
+                              random_state=args.seed)
+    if args.json:
+        print(json.dumps({"summary": report.summary,
+                          "columns": report.columns.astype(object).where(report.columns.notna(), None)
+                          .to_dict(orient="records"),
+                          "pairs": report.pairs.to_dict(orient="records")}, indent=2))
+    else:
+        print(report)
+    if args.output is not None:
+        write_table(report.to_frame(), args.output, done=f"wrote the report to {args.output}", inputs=inputs)
+    return 0
