@@ -59,7 +59,8 @@ def _column_edges(vals: np.ndarray, bins, integer: bool) -> np.ndarray:
     B = auto_bins(uniq.size) if isinstance(bins, str) else bins
     # integer columns: half-integer edges; a constant real column: one bin of width 1 around its value
     outer = (lo - 0.5, hi + 0.5) if integer or lo == hi else (lo, hi)
-    inner = np.quantile(vals, np.linspace(0.0, 1.0, B + 1)[1:-1]) if B > 1 else np.empty(0)
+    # quantiles of the distinct values: a row's weight (or its repetition) never moves an edge
+    inner = np.quantile(uniq, np.linspace(0.0, 1.0, B + 1)[1:-1]) if B > 1 else np.empty(0)
     if integer and isinstance(bins, str) and uniq.size <= MAX_AUTO_BINS:
         inner = (uniq[:-1] + uniq[1:]) / 2  # few whole numbers: one bin per value
     if integer:

@@ -21,7 +21,8 @@ same for every class: it is the row term of :meth:`Histogram.log_likelihood_part
 leaves ``predict_proba`` as a categorical model of the bins.
 
 Bins are fixed by the first encoding (``fit``, or the first batch of ``partial_fit``) from
-the quantiles of the observed values pooled over classes (:mod:`._histogram_bins`); later
+the quantiles of the distinct observed values pooled over classes (:mod:`._histogram_bins`:
+distinct, so that a row's sample weight and its repetition give the same edges); later
 batches are binned with the same edges. A value below the first or above the last edge
 falls into the end bin and gets its density (finite, never an error). Generated values
 are drawn from the bins' empirical within-bin distributions (the distinct training values
