@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import SHARED, run_python
 
 pytestmark = pytest.mark.e2e
@@ -134,5 +133,5 @@ def test_multiple_imputation(tmp_path):
     for name in ("intercept", "flipper_length_mm", "sex=male"):
         assert name in out
     lines = {line.split(":")[0].strip(): float(line.split(":")[1]) for line in out.splitlines()
-             if line.startswith("  multiple imputation,") or line.startswith("  complete cases:")}
+             if line.startswith(("  multiple imputation,", "  complete cases:"))}
     assert len(lines) == 3 and all(np.isfinite(v) and v >= 0 for v in lines.values())
