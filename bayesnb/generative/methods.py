@@ -165,7 +165,7 @@ class GenerativeMixin:
             ``"auto"``: each family's best point estimate (its ``default_fill``): the
             posterior-predictive mean for numeric families (Gaussian, LogNormal,
             Poisson -- rounded --, Hurdle), the mode for categorical and Bernoulli cells
-            and for Multinomial counts (whole counts) (measured best on the bundled tables: docs/benchmarks.md).
+            and for Multinomial counts (whole counts); see docs/benchmarks.md for the measurements.
             ``"mode"``: most probable value of each cell's conditional distribution
             (categorical/Bernoulli; the highest mixture density among the class means for
             Gaussian; the floor of the mean for counts). ``"mean"``: its mean (a
