@@ -24,8 +24,15 @@ from typing import NamedTuple
 import numpy as np
 
 from .._utils import SearchEdgeWarning
-from ..posterior import (BlockPosterior, NBPosterior, build, index_params, joint_log_likelihood_parts,
-                         log_marginal, normalise)
+from ..posterior import (
+    BlockPosterior,
+    NBPosterior,
+    build,
+    index_params,
+    joint_log_likelihood_parts,
+    log_marginal,
+    normalise,
+)
 
 __all__ = ["LatentClassFit", "SemiSupervisedFit", "allowed_states", "fit_latent_class", "fit_semi_supervised",
            "holdout_cells", "latent_class_from_draws", "latent_holdout_scores", "log_penalty", "m_step", "run_em",
