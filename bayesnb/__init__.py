@@ -14,7 +14,7 @@ Quick start
 ['No', 'Yes']
 """
 
-from ._utils import AllMissingWarning, ZeroProbabilityWarning
+from ._utils import AllMissingWarning, SearchEdgeWarning, ZeroProbabilityWarning
 from ._version import __version__
 from .diagnostics import compare_posteriors
 from .estimators import (
@@ -53,6 +53,7 @@ __all__ = [
     "NBPosterior",
     "NaiveBayes",
     "Poisson",
+    "SearchEdgeWarning",
     "SyntheticReport",
     "ZeroProbabilityWarning",
     "compare_posteriors",

@@ -14,6 +14,7 @@ import scipy.sparse as sp
 __all__ = [
     "ZeroProbabilityWarning",
     "AllMissingWarning",
+    "SearchEdgeWarning",
     "missing_mask",
     "hard_labels",
 ]
@@ -30,6 +31,10 @@ class ZeroProbabilityWarning(UserWarning):
 
 class AllMissingWarning(UserWarning):
     """A feature had no observed value in the training data: its posterior is its prior."""
+
+
+class SearchEdgeWarning(UserWarning):
+    """A search over a hyperparameter chose the largest value it was allowed to try."""
 
 
 def missing_mask(values: np.ndarray) -> np.ndarray:

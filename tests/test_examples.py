@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
-
 from conftest import SHARED, run_python
 
 pytestmark = pytest.mark.e2e
@@ -123,3 +123,15 @@ def test_mcmc_house_votes(tmp_path):
     assert "p(republican | votes) for the least certain members" in out
     assert "physician-fee-freeze=" in out
     assert (tmp_path / "house_votes_exact_vs_nuts.png").exists()
+
+
+def test_multiple_imputation(tmp_path):
+    out = run_example("multiple_imputation.py", tmp_path)
+    assert "Complete data (333 penguins): OLS of body_mass_g" in out
+    assert "Multiple imputation, m = 5 tables of naive-Bayes draws, pooled with bayesnb.pool" in out
+    assert "tables of latent-class (" in out
+    for name in ("intercept", "flipper_length_mm", "sex=male"):
+        assert name in out
+    lines = {line.split(":")[0].strip(): float(line.split(":")[1]) for line in out.splitlines()
+             if line.startswith(("  multiple imputation,", "  complete cases:"))}
+    assert len(lines) == 3 and all(np.isfinite(v) and v >= 0 for v in lines.values())

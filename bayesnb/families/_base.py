@@ -60,6 +60,10 @@ class Family(ABC):
     #: whether the block's columns share one probability vector (a row's cells are not
     #: independent given the class, so they are not held out or imputed one by one)
     joint_columns = False
+    #: the fill that ``impute(strategy="auto")`` uses: the best point estimate of a cell
+    #: for its loss -- "mode" (0-1 loss: categories, binary values) or "mean" (squared
+    #: loss: the posterior-predictive mean of a numeric value)
+    default_fill = "mode"
     #: NamedTuple type of the sufficient statistics (model files: what may be read back)
     stats_type: type = None
     #: NamedTuple type of the prior and posterior parameters

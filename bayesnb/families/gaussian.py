@@ -117,6 +117,7 @@ class Gaussian(Family):
 
     _param_names = ("prior",)
     name = "gaussian"
+    default_fill = "mean"  # the posterior-predictive mean: best for squared loss
     #: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
     param_names = ("mu", "sigma2")
     #: NamedTuple of the sufficient statistics

@@ -136,6 +136,11 @@ class Hurdle(Family):
         self.at = at
         self.alpha = alpha
 
+    @property
+    def default_fill(self):
+        """The base family's fill for ``impute(strategy="auto")`` (a numeric base: "mean")."""
+        return self._b.default_fill
+
     # ------------------------------------------------------------------ helpers
     @property
     def _b(self):

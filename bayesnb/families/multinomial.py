@@ -112,6 +112,7 @@ class Multinomial(ThetaSite, Family):
 
     _param_names = ("alpha",)
     name = "multinomial"
+    # default_fill stays "mode" (whole counts, the column dtype kept): "mean" writes fractional counts
     accepts_sparse = True
     joint_columns = True
     #: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)

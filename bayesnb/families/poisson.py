@@ -143,6 +143,7 @@ class Poisson(Family):
 
     _param_names = ("a", "b")
     name = "poisson"
+    default_fill = "mean"  # the posterior-predictive mean: best for squared loss
     #: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
     param_names = ("lam",)
     #: NamedTuple of the sufficient statistics

@@ -215,7 +215,7 @@ def _block_cells(b, filled, miss):
     return rows, b.columns[cols], vals
 
 
-def impute_cells(post, encoded, *, strategy="mode", n_imputations=1, rng, parameter_uncertainty=True,
+def impute_cells(post, encoded, *, strategy="auto", n_imputations=1, rng, parameter_uncertainty=True,
                  allowed=None, who="NaiveBayes", stacklevel=2):
     """Values for the missing cells from ``p(x_miss | x_obs) = sum_k p(k | x_obs) p(x_miss | k)``.
 
@@ -224,8 +224,9 @@ def impute_cells(post, encoded, *, strategy="mode", n_imputations=1, rng, parame
     post : NBPosterior
     encoded : list
         Encoded blocks of the rows.
-    strategy : {"mode", "mean", "draw"}, default="mode"
-        As in :meth:`~bayesnb.generative.GenerativeMixin.impute` (family ``gen_fill``).
+    strategy : {"auto", "mode", "mean", "draw"}, default="auto"
+        As in :meth:`~bayesnb.generative.GenerativeMixin.impute` (family ``gen_fill``;
+        ``"auto"``: each block's ``family.default_fill``).
     n_imputations : int, default=1
         Number of completed datasets.
     rng : numpy.random.Generator
@@ -257,7 +258,8 @@ def impute_cells(post, encoded, *, strategy="mode", n_imputations=1, rng, parame
         for b, p, e, rt in zip(post.blocks, points, encoded, rates):
             miss = b.family.gen_missing(e)
             if miss.any():
-                cells.append(_block_cells(b, b.family.gen_fill(p, e, resp, strategy, z, rng, rate=rt), miss))
+                how = b.family.default_fill if strategy == "auto" else strategy
+                cells.append(_block_cells(b, b.family.gen_fill(p, e, resp, how, z, rng, rate=rt), miss))
         outs.append(cells)
     return outs
 

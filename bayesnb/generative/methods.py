@@ -173,7 +173,7 @@ class GenerativeMixin:
         return self._gen_rows(n_samples, y, rng, length, use_prior=True)
 
     # ---------------------------------------------------------------- imputation
-    def impute(self, X, *, strategy="mode", n_imputations=1, random_state=None, parameter_uncertainty=True,
+    def impute(self, X, *, strategy="auto", n_imputations=1, random_state=None, parameter_uncertainty=True,
                y=None, n_components=1, latent=None):
         """Fill missing cells from ``p(x_miss | x_obs) = sum_y p(y | x_obs) p(x_miss | y)``.
 
@@ -188,7 +188,11 @@ class GenerativeMixin:
         Parameters
         ----------
         X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
-        strategy : {"mode", "mean", "draw"}, default="mode"
+        strategy : {"auto", "mode", "mean", "draw"}, default="auto"
+            ``"auto"``: each family's best point estimate (its ``default_fill``): the
+            posterior-predictive mean for numeric families (Gaussian, LogNormal,
+            Poisson -- rounded --, Hurdle), the mode for categorical and Bernoulli cells
+            and for Multinomial counts (whole counts); see docs/benchmarks.md for the measurements.
             ``"mode"``: most probable value of each cell's conditional distribution
             (categorical/Bernoulli; the highest mixture density among the class means for
             Gaussian; the floor of the mean for counts). ``"mean"``: its mean (a
@@ -214,8 +218,9 @@ class GenerativeMixin:
         -------
         X_imputed : same type as X, or a list of ``n_imputations`` of them
         """
-        if strategy not in ("mode", "mean", "draw"):
-            raise ValueError(f"{self._who}: strategy must be 'mode', 'mean' or 'draw'; received {strategy!r}.")
+        if strategy not in ("auto", "mode", "mean", "draw"):
+            raise ValueError(f"{self._who}: strategy must be 'auto', 'mode', 'mean' or 'draw'; "
+                             f"received {strategy!r}.")
         m = int(n_imputations)
         if m < 1 or (m > 1 and strategy != "draw"):
             raise ValueError(f"{self._who}: n_imputations must be >= 1, and > 1 only with strategy='draw'; "
@@ -253,6 +258,10 @@ class GenerativeMixin:
             Components per class. ``"auto"`` picks among ``candidates`` by the held-out
             log-likelihood of a random ``holdout`` fraction of the observed cells
             (fit on the rest, score ``log p(x_hidden | x_rest)``), then refits on all cells.
+            While the largest count tried scores best, the search widens (12, 16, 24,
+            32, ...) up to ``n_rows // (10 * n_classes)`` components per class; if the cap
+            still scores best, a :class:`~bayesnb.SearchEdgeWarning` says so. Every
+            count tried and its score are in the fit's ``selection``.
 
         Returns
         -------
@@ -272,8 +281,9 @@ class GenerativeMixin:
             rows, cols = em.holdout_cells(self.posterior_, ~missing_cells(X), holdout, rng)
             train = self._latent_start(mask_cells(X, rows, cols), y_codes)
             full, _ = self._encode_blocks(X, self.posterior_)
-            scores = em.latent_holdout_scores(self.posterior_, train, full, y_codes, np.unique(rows), candidates,
-                                              **opts)
+            cap = max(1, n // (10 * len(self.classes_)))
+            scores = em.search_components(self.posterior_, train, full, y_codes, np.unique(rows), candidates, cap,
+                                          who=self._who, stacklevel=3, **opts)
             fit = em.fit_latent_class(self.posterior_, *self._latent_start(X, y_codes), y_codes,
                                       max(scores, key=scores.get), **opts)
             return fit._replace(selection=scores)

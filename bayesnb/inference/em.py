@@ -18,15 +18,25 @@ estimator's (:class:`~bayesnb.generative.GenerativeMixin`).
 
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
 
-from ..posterior import (BlockPosterior, NBPosterior, build, index_params, joint_log_likelihood_parts,
-                         log_marginal, normalise)
+from .._utils import SearchEdgeWarning
+from ..posterior import (
+    BlockPosterior,
+    NBPosterior,
+    build,
+    index_params,
+    joint_log_likelihood_parts,
+    log_marginal,
+    normalise,
+)
 
 __all__ = ["LatentClassFit", "SemiSupervisedFit", "allowed_states", "fit_latent_class", "fit_semi_supervised",
-           "holdout_cells", "latent_class_from_draws", "latent_holdout_scores", "log_penalty", "m_step", "run_em"]
+           "holdout_cells", "latent_class_from_draws", "latent_holdout_scores", "log_penalty", "m_step", "run_em",
+           "search_components", "widening_steps"]
 
 
 class LatentClassFit(NamedTuple):
@@ -318,6 +328,52 @@ def latent_holdout_scores(base, train, encoded_full, y_codes, hidden_rows, candi
         part, part_row = joint_log_likelihood_parts(fit.posterior, train[0], allowed=allowed)
         h = hidden_rows
         scores[int(C)] = float((log_marginal(full[h]) + full_row[h] - log_marginal(part[h]) - part_row[h]).sum())
+    return scores
+
+
+def widening_steps(start, cap):
+    """Component counts above ``start`` up to ``cap``: 12, 16, 24, 32, 48, ... (powers of 2 and 1.5 times them)."""
+    steps = sorted({m * 2 ** e for e in range(1, 40) for m in (1, 3)})  # 2, 3, 4, 6, 8, 12, 16, 24, ...
+    return [c for c in steps if start < c <= cap]
+
+
+def search_components(base, train, encoded_full, y_codes, hidden_rows, candidates, cap, *, n_init, tol, max_iter,
+                      rng, who="NaiveBayes", stacklevel=2):
+    """Held-out scores of ``candidates``, widened past the largest while it scores best.
+
+    When the best candidate is the largest tried, the next count of
+    :func:`widening_steps` is tried, and so on up to ``cap``; if the largest count
+    tried still scores best when no wider one is allowed, a
+    :class:`~bayesnb.SearchEdgeWarning` says the search stopped at its edge.
+
+    Parameters
+    ----------
+    base, train, encoded_full, y_codes, hidden_rows, candidates
+        As in :func:`latent_holdout_scores`.
+    cap : int
+        Largest count the widening may try (candidates above it are still scored).
+    n_init, tol, max_iter, rng
+        As in :func:`fit_latent_class`.
+    who, stacklevel : str, int
+        Estimator name for the warning; where it points (as for :func:`warnings.warn` called here).
+
+    Returns
+    -------
+    dict
+        ``{n_components: held-out log-likelihood}`` of every count tried, in the order tried.
+    """
+    opts = {"n_init": n_init, "tol": tol, "max_iter": max_iter, "rng": rng}
+    scores = latent_holdout_scores(base, train, encoded_full, y_codes, hidden_rows, candidates, **opts)
+    while scores and max(scores, key=scores.get) == max(scores):
+        wider = widening_steps(max(scores), cap)
+        if not wider:
+            warnings.warn(
+                f"{who}: n_components='auto' chose {max(scores)}, the largest count it tried (scores "
+                f"{ {c: round(v, 2) for c, v in scores.items()} }): the search stopped at its edge, the cap of "
+                f"{cap} components per class (n_rows / (10 * n_classes)); pass candidates= with larger counts "
+                "or an int n_components to go further.", SearchEdgeWarning, stacklevel=stacklevel)
+            break
+        scores.update(latent_holdout_scores(base, train, encoded_full, y_codes, hidden_rows, wider[:1], **opts))
     return scores
 
 

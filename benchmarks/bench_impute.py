@@ -1,0 +1,228 @@
+"""Imputation benchmark: bayesnb configurations against scikit-learn imputers on bundled tables.
+
+Tables (label in brackets): house votes (16 categorical, [party]), penguins (2 categorical,
+5 numeric, [species]), sklearn diabetes (10 numeric, [target cut at its tertiles]) and
+breast cancer (30 numeric, [diagnosis]).
+
+Masks, applied to the observed cells only (the label is never blanked):
+
+- ``MCAR 10%`` / ``MCAR 30%``: each cell blanked with probability 0.1 / 0.3.
+- ``MNAR``: a numeric cell above its column's median is blanked with probability 0.45,
+  one at or below it with probability 0.15; a categorical cell equal to its column's
+  most frequent value with probability 0.45, any other with probability 0.15 (so about
+  30% overall, and the blanked cells are not a random sample of the column).
+
+Methods (``+y``: the label is given -- ``impute(..., y=y)`` for bayesnb, an extra
+one-hot column for scikit-learn):
+
+- bayesnb ``strategy="mode"`` / ``"mean"`` / ``"auto"`` (the default: each family's
+  ``default_fill``), plain naive Bayes (``NaiveBayes()`` fitted on the blanked table);
+- bayesnb latent class: ``fit_latent_class(X, y, n_components="auto")`` then
+  ``impute(X, latent=fit)`` (strategy ``"auto"``);
+- scikit-learn ``SimpleImputer`` (mean for numeric, most frequent for categorical
+  columns), ``KNNImputer(5)`` on one-hot categorical and standardised numeric columns,
+  ``IterativeImputer(ExtraTreesRegressor)`` (numeric tables only).
+
+Metrics on the blanked cells: categorical accuracy; numeric NRMSE = RMSE / sd of the true
+values, per column, averaged over columns; ``out``: imputed numeric values outside the
+column's observed range by more than 1e-9 of it (summed over columns, mean over seeds). Mean +- sd over seeds.
+
+Run:  python benchmarks/bench_impute.py [--quick] [--seeds N]
+      (``--quick``: 2 seeds, no MNAR, house votes and penguins only)
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.datasets import load_breast_cancer, load_diabetes
+from sklearn.ensemble import ExtraTreesRegressor
+from sklearn.experimental import enable_iterative_imputer  # noqa: F401
+from sklearn.impute import IterativeImputer, KNNImputer, SimpleImputer
+
+from bayesnb import NaiveBayes
+from bayesnb.datasets import load_house_votes, load_penguins
+
+
+def tables(quick):
+    out = {}
+    hv = load_house_votes()
+    out["house votes"] = (hv.drop(columns="party"), hv["party"].to_numpy(dtype=object))
+    pg = load_penguins()
+    X = pg.drop(columns=["species", "year"])
+    for c in X.columns:
+        if str(X[c].dtype) == "Int64":
+            X[c] = X[c].astype(float)
+    out["penguins"] = (X, pg["species"].to_numpy(dtype=object))
+    if quick:
+        return out
+    d = load_diabetes(as_frame=True)
+    out["diabetes"] = (d.data, np.digitize(d.target, np.quantile(d.target, [1 / 3, 2 / 3])))
+    b = load_breast_cancer(as_frame=True)
+    out["breast cancer"] = (b.data, b.target.to_numpy())
+    return out
+
+
+def mask(X, kind, rng):
+    """Bool (n, d): cells to blank (observed cells only), as the module docstring says."""
+    obs = X.notna().to_numpy()
+    u = rng.random(X.shape)
+    if kind.startswith("MCAR"):
+        p = float(kind.split()[1].rstrip("%")) / 100
+        return obs & (u < p)
+    P = np.empty(X.shape)
+    for j, c in enumerate(X.columns):
+        col = X[c]
+        if pd.api.types.is_numeric_dtype(col):
+            high = (col > col.median()).to_numpy(dtype=bool)
+        else:
+            high = (col == col.mode().iloc[0]).to_numpy(dtype=bool)
+        P[:, j] = np.where(high, 0.45, 0.15)
+    return obs & (u < P)
+
+
+def blank(X, M):
+    Xm = X.copy()
+    for j, c in enumerate(X.columns):
+        if M[:, j].any():
+            Xm.loc[M[:, j], c] = np.nan if pd.api.types.is_numeric_dtype(X[c]) else None
+    return Xm
+
+
+def onehot_frame(Xm, cats, nums, y=None):
+    """Standardised numerics and one-hot categoricals (NaN rows where missing), for KNN."""
+    parts, layout = [], []
+    for c in nums:
+        v = Xm[c].to_numpy(dtype=float)
+        mu, sd = np.nanmean(v), np.nanstd(v) or 1.0
+        parts.append(((v - mu) / sd)[:, None])
+        layout.append((c, "num", (mu, sd)))
+    for c in cats:
+        levels = sorted(Xm[c].dropna().unique().tolist(), key=str)
+        v = Xm[c].to_numpy(dtype=object)
+        oh = np.array([[float(x == lv) for lv in levels] for x in v])
+        oh[pd.isna(v)] = np.nan
+        parts.append(oh)
+        layout.append((c, "cat", levels))
+    if y is not None:
+        parts.append(np.eye(len(np.unique(y)))[np.unique(y, return_inverse=True)[1]])
+    return np.hstack(parts), layout
+
+
+def from_onehot(A, layout, index):
+    out, k = {}, 0
+    for c, kind, info in layout:
+        if kind == "num":
+            out[c] = A[:, k] * info[1] + info[0]
+            k += 1
+        else:
+            out[c] = np.asarray(info, dtype=object)[np.argmax(A[:, k:k + len(info)], axis=1)]
+            k += len(info)
+    return pd.DataFrame(out, index=index)
+
+
+def sklearn_methods(Xm, cats, nums, y, seed):
+    res = {}
+    f = Xm.copy()
+    for c in nums:
+        f[c] = SimpleImputer(strategy="mean").fit_transform(Xm[[c]])[:, 0]
+    for c in cats:
+        f[c] = Xm[c].fillna(Xm[c].mode().iloc[0])
+    res["sklearn Simple (mean / most frequent)"] = f
+    for tag, yy in (("", None), (" +y", y)):
+        A, layout = onehot_frame(Xm, cats, nums, yy)
+        res[f"sklearn KNN(5){tag}"] = from_onehot(KNNImputer(n_neighbors=5).fit_transform(A), layout, Xm.index)
+        if not cats:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                it = IterativeImputer(ExtraTreesRegressor(n_estimators=20, random_state=seed), max_iter=5,
+                                      random_state=seed)
+                res[f"sklearn Iterative(ExtraTrees){tag}"] = from_onehot(it.fit_transform(A), layout, Xm.index)
+    return res
+
+
+def bayesnb_methods(Xm, y, seed, latent=True):
+    res, chosen = {}, {}
+    nb = NaiveBayes().fit(Xm, y)
+    for tag, yy in (("", None), (" +y", y)):
+        for s in ("mode", "mean", "auto"):
+            res[f"bayesnb NB {s}{tag}"] = nb.impute(Xm, strategy=s, y=yy)
+        if latent:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # SearchEdgeWarning is reported through `chosen`
+                fit = nb.fit_latent_class(Xm, yy, n_components="auto", random_state=seed)
+            chosen[tag] = fit.n_components
+            res[f"bayesnb latent-class auto{tag}"] = nb.impute(Xm, y=yy, latent=fit)
+    return res, chosen
+
+
+def score(X, F, M, cats, nums):
+    acc = [np.asarray(F[c])[M[:, j]].astype(str) == np.asarray(X[c])[M[:, j]].astype(str)
+           for j, c in enumerate(X.columns) if c in cats and M[:, j].any()]
+    nrmse, out = [], 0
+    for j, c in enumerate(X.columns):
+        if c in nums and M[:, j].sum() > 1:
+            t = X[c].to_numpy(dtype=float)[M[:, j]]
+            v = np.asarray(F[c], dtype=float)[M[:, j]]
+            nrmse.append(np.sqrt(np.mean((v - t) ** 2)) / (np.std(t) or 1.0))
+            seen = X[c].to_numpy(dtype=float)[~M[:, j] & X[c].notna().to_numpy()]
+            tol = 1e-9 * (seen.max() - seen.min())  # not the float error of a standardise/unstandardise round trip
+            out += int(((v < seen.min() - tol) | (v > seen.max() + tol)).sum())
+    return (float(np.mean(np.concatenate(acc))) if acc else np.nan,
+            float(np.mean(nrmse)) if nrmse else np.nan, out)
+
+
+def fmt(vals):
+    v = np.asarray(vals, dtype=float)
+    return "" if np.all(np.isnan(v)) else f"{np.nanmean(v):.3f} ± {np.nanstd(v):.3f}"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--seeds", type=int, default=None)
+    ap.add_argument("--no-latent", action="store_true", help="skip the latent-class configurations")
+    args = ap.parse_args(argv)
+    seeds = range(args.seeds or (2 if args.quick else 3))
+    masks = ["MCAR 10%", "MCAR 30%"] + ([] if args.quick else ["MNAR"])
+    t0 = time.perf_counter()
+    for name, (X, y) in tables(args.quick).items():
+        cats = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
+        nums = [c for c in X.columns if c not in cats]
+        results, picks = {}, {}
+        for kind in masks:
+            for seed in seeds:
+                rng = np.random.default_rng(seed)
+                M = mask(X, kind, rng)
+                Xm = blank(X, M)
+                methods, chosen = bayesnb_methods(Xm, y, seed, latent=not args.no_latent)
+                methods.update(sklearn_methods(Xm, cats, nums, y, seed))
+                for k, v in chosen.items():
+                    picks.setdefault((kind, k), []).append(v)
+                for m, F in methods.items():
+                    results.setdefault(m, {}).setdefault(kind, []).append(score(X, F, M, cats, nums))
+        print(f"\n### {name} ({X.shape[0]} rows; {len(cats)} categorical, {len(nums)} numeric; "
+              f"{len(seeds)} seeds)\n")
+        metric = ([("accuracy", 0)] if cats else []) + ([("NRMSE", 1), ("out", 2)] if nums else [])
+        head = [f"{kind} {m}" for kind in masks for m, _ in metric]
+        print("| method | " + " | ".join(head) + " |")
+        print("|---" * (len(head) + 1) + "|")
+        for m, by in results.items():
+            cells = []
+            for kind in masks:
+                r = by[kind]
+                for mname, i in metric:
+                    cells.append(f"{np.mean([x[i] for x in r]):.1f}" if mname == "out" else fmt([x[i] for x in r]))
+            print(f"| {m} | " + " | ".join(cells) + " |")
+        if picks:
+            print("\nlatent-class components chosen (per seed): "
+                  + "; ".join(f"{kind}{tag or ' no y'}: {v}" for (kind, tag), v in picks.items()))
+    print(f"\n({time.perf_counter() - t0:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
