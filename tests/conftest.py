@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import os
 import subprocess
 import sys
@@ -70,3 +71,13 @@ def votes_codes():
     from cases import load_votes
 
     return load_votes(missing=False, codes={"n": 0, "y": 1, "?": 2})
+
+
+def same_printout(got, shown):
+    """The same text, with every number within 0.02 (absolute) or 2% of the one the page shows
+    (another BLAS or platform may round the last printed digits differently)."""
+    number = r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?"
+    assert re.sub(number, "#", got) == re.sub(number, "#", shown), got
+    for a, b in zip(re.findall(number, got), re.findall(number, shown)):
+        assert abs(float(a) - float(b)) <= max(0.02, 0.02 * abs(float(b))), (a, b, got)
+
