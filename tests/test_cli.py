@@ -604,3 +604,21 @@ def test_key_file_signs_and_is_required_to_read_a_model(votes_csv, tmp_path, cap
     (tmp_path / "big.key").write_bytes(b"k" * 5000)
     line = one_line_error(*cli(capsys, "info", tmp_path / "m.bnb", "--key-file", tmp_path / "big.key")[::2])
     assert "larger than" in line
+
+
+def test_fit_auto_chooses_families_and_info_shows_the_scores(tmp_path, capsys):
+    from bayesnb.datasets import load_penguins
+
+    load_penguins().to_csv(tmp_path / "penguins.csv", index=False)
+    code, _, err = cli(capsys, "fit", tmp_path / "penguins.csv", "--target", "species", "-o", tmp_path / "m.bnb")
+    assert code == 0, err
+    model = bayesnb.load(tmp_path / "m.bnb")
+    chosen = model.family_scores_[model.family_scores_.chosen].set_index("column").family.to_dict()
+    assert chosen["year"] == "Histogram" and chosen["bill_length_mm"] == "LogNormal"
+    code, out, err = cli(capsys, "info", tmp_path / "m.bnb")
+    assert code == 0 and "numeric families chosen by evidence" in out
+    assert out.count("Histogram") >= 3 and "LogNormal" in out
+    code, out, err = cli(capsys, "sample", tmp_path / "m.bnb", "-n", 300, "--seed", 2)
+    synth = pd.read_csv(io.StringIO(out))
+    assert code == 0 and synth["year"].isin([2007, 2008, 2009]).all()
+    assert synth["year"].dtype.kind == "i" and synth["body_mass_g"].dtype.kind == "i"  # written as whole numbers

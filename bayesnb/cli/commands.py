@@ -218,6 +218,10 @@ def cmd_info(args):
     print(json.dumps(meta["summary"], indent=2)[:4000])
     ev = model.log_evidence_
     print(f"log evidence: {ev:.4f}" if ev is not None else "log evidence: undefined (improper prior)")
+    scores = getattr(model, "family_scores_", None)
+    if scores is not None and len(scores):
+        print("numeric families chosen by evidence (log p(x_j | y) at the data's resolution):")
+        print(scores.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     return 0
 
 
