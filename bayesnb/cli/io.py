@@ -20,6 +20,7 @@ import os
 import sys
 import tempfile
 
+import numpy as np
 import pandas as pd
 
 __all__ = ["UsageError", "atomic_path", "check_output", "read_table", "warn", "write_table"]
@@ -113,7 +114,9 @@ def read_table(path, na_values=None, numeric=None, categorical=None, text_if_pre
     Returns
     -------
     DataFrame
-        Rows are numbered from 1 in messages, the header not counted.
+        Rows are numbered from 1 in messages, the header not counted. A numeric column of
+        whole numbers with missing cells is read as the nullable ``Int64`` (pandas would
+        read float), so that models and generated tables keep it whole.
 
     Raises
     ------
@@ -174,6 +177,12 @@ def read_table(path, na_values=None, numeric=None, categorical=None, text_if_pre
     for col in df.columns:
         if col not in skip and df[col].dtype.kind not in "iufbmM":
             _mixed_numeric_warning(df, col, path)
+    for col in df.columns:  # whole numbers with empty cells: pandas reads float; keep them whole
+        v = df[col]
+        if v.dtype.kind == "f" and v.isna().any() and v.notna().any():
+            seen = v.dropna().to_numpy()
+            if np.all(np.isfinite(seen) & (seen == np.round(seen)) & (np.abs(seen) < 2.0 ** 53)):
+                df[col] = v.astype("Int64")
     return df
 
 
