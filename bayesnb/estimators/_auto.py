@@ -37,6 +37,7 @@ import pandas as pd
 
 from .._utils import is_frame, missing_mask
 from ..families import Categorical, Gaussian, Histogram, Hurdle, LogNormal, Poisson
+from ..inference.conjugate import fit_block
 
 __all__ = ["CANDIDATES", "auto_blocks", "column_kinds", "resolution"]
 
@@ -100,10 +101,7 @@ def _numeric_column(X, j) -> np.ndarray:
 def _score(fam, x, resp, h) -> float:
     """``log p(x | y) + density_cells * log h`` of one column under a fresh ``fam``."""
     X = x.reshape(-1, 1)
-    block, state = fam.encode(X, who="NaiveBayes(features='auto')")
-    stats = fam.stats(block, resp, state)
-    prior = fam.make_prior(stats, state)
-    post = fam.update(prior, stats)
+    _, _, _, prior, post = fit_block(fam, X, resp, who="NaiveBayes(features='auto')")
     return float(np.sum(fam.log_evidence(prior, post))) + fam.density_cells(X) * float(np.log(h))
 
 

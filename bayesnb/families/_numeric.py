@@ -15,6 +15,35 @@ __all__ = ["check_alpha", "class_sums", "dirichlet_draws", "draw_categories", "f
            "maximise_evidence", "resolve_scalar_alpha", "sample_class_feature", "weighted_class_cells"]
 
 
+def dense_numbers(X, who: str, what: str, sparse_hint: str = "Use .toarray().") -> np.ndarray:
+    """A float64 copy of a dense numeric block (NaN = missing), or a clear error.
+
+    Parameters
+    ----------
+    X : array-like
+        The block as the user gave it.
+    who : str
+        The estimator's name, for messages.
+    what : str
+        What the family's features must be, e.g. ``"Poisson features must be non-negative
+        whole counts"``.
+    sparse_hint : str
+        What to do with a sparse matrix, appended to its error.
+
+    Returns
+    -------
+    ndarray of float64
+    """
+    if sp.issparse(X):
+        raise TypeError(f"{who}: {what.split(' must ')[0]} need a dense array; received a sparse matrix. "
+                        f"{sparse_hint}")
+    try:
+        return np.array(X, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{who}: {what} (NaN for missing); received values that are not numbers "
+                         "(strings?).") from None
+
+
 def check_alpha(alpha, who: str, allow_array: bool = True):
     """Validate a smoothing strength: ``"auto"``, a scalar >= 0, or an array >= 0.
 

@@ -35,7 +35,6 @@ import numbers
 from typing import ClassVar, NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.special import gammaln
 
 from .._utils import nonfinite_error
@@ -43,7 +42,7 @@ from . import _categorical_encoding as _enc
 from . import _histogram_bins as _bins
 from ._base import Family
 from ._histogram_bins import HistogramEncoding
-from ._numeric import dirichlet_draws, draw_categories
+from ._numeric import dense_numbers, dirichlet_draws, draw_categories
 from .categorical import Categorical
 
 __all__ = ["BinDirichlets", "Histogram", "HistogramBlock", "HistogramEncoding", "HistogramStats"]
@@ -181,14 +180,8 @@ class Histogram(Family):
         state : HistogramEncoding
         """
         bins = _check_bins(self.bins, who)
-        if sp.issparse(X):
-            raise TypeError(f"{who}: Histogram features need a dense array; received a sparse matrix. "
-                            "Use .toarray().")
-        try:
-            A = np.array(X, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"{who}: Histogram features must be numbers (NaN for missing); received values "
-                             "that are not numbers (strings?). Use a Categorical block for those.") from None
+        A = dense_numbers(X, who, "Histogram features must be numbers",
+                          "Use .toarray(); strings belong in a Categorical block.")
         if A.ndim != 2:
             raise ValueError(f"{who}: Histogram features must be a 2-D block; received shape {A.shape}.")
         if np.isinf(A).any():

@@ -24,12 +24,11 @@ import numbers
 from typing import ClassVar, NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.special import gammaln, logsumexp, xlogy
 
 from .._utils import all_missing_columns, nonfinite_error
 from ._base import Family
-from ._numeric import float32_args, sample_class_feature, weighted_class_cells
+from ._numeric import dense_numbers, float32_args, sample_class_feature, weighted_class_cells
 
 __all__ = ["Gammas", "Poisson", "PoissonBlock", "PoissonStats"]
 
@@ -167,14 +166,8 @@ class Poisson(Family):
         Returns the :class:`PoissonBlock` and the state, the number of features ``d``
         (``state`` and ``extend`` are unused: a count encoding has nothing to extend).
         """
-        if sp.issparse(X):
-            raise TypeError(f"{who}: Poisson features need a dense array; received a sparse matrix. "
-                            "Use .toarray(), or a Multinomial block for sparse counts.")
-        try:
-            A = np.asarray(X, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"{who}: Poisson features must be non-negative whole counts (or NaN for "
-                             f"missing); received values that are not numbers.") from None
+        A = dense_numbers(X, who, "Poisson features must be non-negative whole counts",
+                          "Use .toarray(), or a Multinomial block for sparse counts.")
         if np.isinf(A).any():
             raise nonfinite_error(who, "Poisson features (non-negative whole counts)", A)
         observed = ~np.isnan(A)

@@ -13,7 +13,31 @@ import numpy as np
 
 from ..posterior import NBPosterior, build
 
-__all__ = ["block_statistics", "fit_posterior"]
+__all__ = ["block_statistics", "fit_block", "fit_posterior"]
+
+
+def fit_block(fam, X, resp, who="NaiveBayes"):
+    """One block fitted alone: encode, statistics, prior (``"auto"`` resolved), posterior.
+
+    Parameters
+    ----------
+    fam : Family
+        A fresh family instance.
+    X : array-like of shape (n, d)
+        The block's raw columns.
+    resp : ndarray of shape (n, K)
+        Row weights per context (one-hot labels times sample weights).
+    who : str
+        The caller's name, for messages.
+
+    Returns
+    -------
+    block, state, stats, prior, post
+    """
+    block, state = fam.encode(X, who=who)
+    stats = fam.stats(block, resp, state)
+    prior = fam.make_prior(stats, state)
+    return block, state, stats, prior, fam.update(prior, stats)
 
 
 def block_statistics(specs, encoded, states, resp, previous: NBPosterior | None = None) -> list:

@@ -14,15 +14,11 @@ from sklearn.model_selection import train_test_split
 import bayesnb
 from bayesnb import GaussianNB, Histogram, NaiveBayes
 from bayesnb.families._histogram_bins import auto_bins, check_state
+from bayesnb.inference.conjugate import fit_block
 
 
 def _fit_family(X, y, fam, K=2):
-    resp = np.zeros((len(y), K))
-    resp[np.arange(len(y)), y] = 1.0
-    block, state = fam.encode(X)
-    stats = fam.stats(block, resp, state)
-    prior = fam.make_prior(stats, state)
-    return block, state, stats, prior, fam.update(prior, stats)
+    return fit_block(fam, X, np.eye(K)[y])
 
 
 def test_bins_of_an_integer_column_are_half_integers_and_widths_count_integers():

@@ -9,15 +9,12 @@ from scipy import integrate, stats
 import bayesnb
 from bayesnb import NaiveBayes, Poisson
 from bayesnb.families import Categorical
+from bayesnb.inference.conjugate import fit_block
 
 
 def _fit(fam, X, y, K=2):
-    resp = np.zeros((len(y), K))
-    resp[np.arange(len(y)), y] = 1.0
-    block, state = fam.encode(X)
-    st = fam.stats(block, resp, state)
-    prior = fam.make_prior(st, state)
-    return block, st, prior, fam.update(prior, st)
+    block, _, st, prior, post = fit_block(fam, X, np.eye(K)[y])
+    return block, st, prior, post
 
 
 def _data(n=120, seed=0):
