@@ -47,6 +47,7 @@ from scipy.stats import rankdata
 from sklearn.utils.validation import check_is_fitted
 
 from ._utils import as_generator, is_frame, missing_mask
+from .generative.functions import sample_rows
 from .generative.tables import label_codes
 
 __all__ = ["CriticismMixin", "check_independence", "check_marginals", "mutual_information"]
@@ -154,6 +155,8 @@ def _check_inputs(estimator, X, y, n_replicates):
 
 
 def _column(X, j):
+    if isinstance(X, list):  # raw generated columns
+        return np.asarray(X[j])
     return X.iloc[:, j].to_numpy() if is_frame(X) else np.asarray(X)[:, j]
 
 
@@ -187,8 +190,10 @@ def replicate_columns(estimator, X, y_codes, R, rng):
     who, d, n = estimator._who, int(estimator.n_features_in_), X.shape[0]
     names = [str(c) for c in getattr(estimator, "feature_names_in_", range(d))]
     discrete = _discrete_columns(estimator, d)
-    labels = estimator.classes_[y_codes]
-    reps = [estimator.sample(n, y=labels, random_state=rng, parameter_uncertainty=True)[0] for _ in range(R)]
+    # what estimator.sample(n, y=labels, parameter_uncertainty=True) draws, before the columns
+    # are assembled into the training dtypes (which the statistics do not need)
+    reps = [sample_rows(estimator.posterior_, n, d, rng=rng, z=y_codes, parameter_uncertainty=True, who=who,
+                        stacklevel=4)[0] for _ in range(R)]
     columns = []
     for j in range(d):
         data = _column(X, j)
