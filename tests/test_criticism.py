@@ -165,3 +165,22 @@ def test_bad_input(votes):
         m.check_independence(X, np.where(np.arange(len(y)) == 0, None, y).astype(object))
     with pytest.raises(ValueError, match="feature"):
         check_independence(m, X.iloc[:, :3], y)
+
+
+def test_plot_independence(votes):
+    pytest.importorskip("matplotlib")
+    from bayesnb.plot import plot_independence
+
+    X, y, m = votes
+    t = m.check_independence(X, y, n_replicates=5, random_state=0)
+    fig = plot_independence(t)
+    images = [ax.images[0].get_array() for ax in fig.axes if ax.images]
+    assert len(images) == 2  # one panel per class
+    M = np.asarray(images[0])
+    r = t[(t["class"] == "democrat")].iloc[0]
+    names = [tick.get_text() for tick in fig.axes[0].get_xticklabels()]
+    assert sorted(names) == sorted(X.columns)
+    assert M[names.index(r.feature_a), names.index(r.feature_b)] == pytest.approx(-np.log10(r.p_value))
+    assert plot_independence(t, value="effect").axes
+    with pytest.raises(ValueError, match="value"):
+        plot_independence(t, value="q")
