@@ -184,3 +184,28 @@ def test_plot_independence(votes):
     assert plot_independence(t, value="effect").axes
     with pytest.raises(ValueError, match="value"):
         plot_independence(t, value="q")
+
+
+def test_cli_check(tmp_path, capsys):
+    from bayesnb.cli import main
+
+    df = load_house_votes().iloc[:, :6]
+    data = tmp_path / "votes.csv"
+    df.to_csv(data, index=False)
+    model = tmp_path / "m.bnb"
+    assert main(["fit", str(data), "--target", "party", "-o", str(model)]) == 0
+    capsys.readouterr()
+    out = tmp_path / "check.csv"
+    assert main(["check", str(model), str(data), "--target", "party", "--replicates", "20", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "20 replicates" in text
+    table = pd.read_csv(out)
+    assert len(table) == 2 * 10 and set(PAIR_COLUMNS) <= set(table.columns)
+    assert main(["check", str(model), str(data), "--target", "party", "--replicates", "20", "--json"]) == 0
+    import json
+
+    assert len(json.loads(capsys.readouterr().out)) == 20
+    assert main(["check", str(model), str(data), "--target", "nope"]) == 2
+    assert main(["check", str(model), str(data), "--target", "party", "--replicates", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 2 and "replicates" in err
