@@ -16,6 +16,7 @@ Quick start
 
 from ._utils import AllMissingWarning, SearchEdgeWarning, ZeroProbabilityWarning
 from ._version import __version__
+from .criticism import check_independence, check_marginals
 from .diagnostics import compare_posteriors
 from .estimators import (
     BaseNB,
@@ -56,6 +57,8 @@ __all__ = [
     "SearchEdgeWarning",
     "SyntheticReport",
     "ZeroProbabilityWarning",
+    "check_independence",
+    "check_marginals",
     "compare_posteriors",
     "__version__",
     "missing_labels",

@@ -8,6 +8,8 @@ costs nothing and works without it.
   probable columns of a multinomial block).
 - :func:`log_odds` -- log-odds weights with credible intervals, sorted by size.
 - :func:`reliability_diagram` -- calibration: predicted probability vs observed frequency.
+- :func:`plot_independence` -- heatmap of :meth:`~bayesnb.BaseNB.check_independence`,
+  one panel per class.
 - :func:`exact_vs_mcmc` -- overlay of exact conjugate draws and MCMC draws of the same
   parameters.
 
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["class_conditionals", "log_odds", "reliability_diagram", "exact_vs_mcmc", "savefig"]
+__all__ = ["class_conditionals", "exact_vs_mcmc", "log_odds", "plot_independence", "reliability_diagram", "savefig"]
 
 
 def _pyplot():
@@ -249,4 +251,60 @@ def exact_vs_mcmc(exact, mcmc, names=None, ncols=4, bins=40):
         axes[0].legend(fontsize=7)
     fig.suptitle("exact posterior vs MCMC", fontsize=10)
     fig.tight_layout()
+    return fig
+
+
+def plot_independence(table, value="p_value", classes=None, ncols=3, axes=None):
+    """Heatmap of a :meth:`~bayesnb.BaseNB.check_independence` table, one panel per class.
+
+    Parameters
+    ----------
+    table : DataFrame
+        The table returned by ``check_independence`` (columns ``class``, ``feature_a``,
+        ``feature_b``, ``p_value``, ``effect``).
+    value : {"p_value", "effect"}, default="p_value"
+        ``"p_value"``: ``-log10 p`` (2 is p = 0.01); ``"effect"``: the effect size
+        ``(obs - mean rep) / sd rep``, infinite values clipped to the largest finite one.
+    classes : list, optional
+        Classes to show (default: all, in table order of first appearance).
+    ncols : int, default=3
+        Panels per row.
+    axes : sequence of matplotlib Axes, optional
+        One per class to draw into.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    if value not in ("p_value", "effect"):
+        raise ValueError(f"plot_independence: value must be 'p_value' or 'effect'; received {value!r}.")
+    need = {"class", "feature_a", "feature_b", value}
+    if not need <= set(getattr(table, "columns", ())):
+        raise ValueError(f"plot_independence: table must have the columns {sorted(need)} "
+                         "(the result of check_independence).")
+    names = list(dict.fromkeys(list(table["feature_a"]) + list(table["feature_b"])))
+    shown = list(dict.fromkeys(table["class"])) if classes is None else list(classes)
+    pos = {n: i for i, n in enumerate(names)}
+    v = table[value].to_numpy(dtype=float)
+    v = -np.log10(v) if value == "p_value" else v
+    finite = v[np.isfinite(v)]
+    bound = float(np.max(np.abs(finite))) if finite.size else 1.0
+    v = np.clip(v, -bound, bound)
+    if axes is None:
+        fig, axes = _grid(len(shown), ncols, size=(4.2, 3.6))
+    else:
+        axes = np.ravel(axes)
+        fig = axes[0].figure
+    label = "-log10 p" if value == "p_value" else "effect (sd of replicates)"
+    for ax, k in zip(axes, shown):
+        M = np.full((len(names), len(names)), np.nan)
+        sel = (table["class"] == k).to_numpy()
+        for a, b, x in zip(table["feature_a"][sel], table["feature_b"][sel], v[sel]):
+            M[pos[a], pos[b]] = M[pos[b], pos[a]] = x
+        im = ax.imshow(M, cmap="viridis" if value == "p_value" else "coolwarm",
+                       vmin=0 if value == "p_value" else -bound, vmax=bound)
+        ax.set_xticks(range(len(names)), names, rotation=90, fontsize=6)
+        ax.set_yticks(range(len(names)), names, fontsize=6)
+        ax.set_title(f"class {k}")
+        fig.colorbar(im, ax=ax, label=label, shrink=0.8)
     return fig

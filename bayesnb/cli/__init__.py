@@ -9,6 +9,7 @@ Subcommands::
     bayesnb info MODEL.bnb                         what a model file contains
     bayesnb impute MODEL.bnb DATA [-o OUT.csv]     fill missing cells
     bayesnb sample MODEL.bnb -n N [-o OUT.csv]     synthetic rows
+    bayesnb check MODEL.bnb DATA --target COL     posterior predictive check of independence
     bayesnb evaluate-synthetic REAL SYNTH [--target COL]   how faithful synthetic rows are
 
 User mistakes (a missing file, an unknown column, a corrupted model, a folder that does not
@@ -29,6 +30,7 @@ import sys
 
 from .._safeio import ModelFileError
 from .._version import __version__
+from .check import cmd_check
 from .commands import (
     FAMILIES,
     cmd_demo,
@@ -166,6 +168,16 @@ def build_parser():
     output_opt(sa)
     sa.add_argument("--target", default="class", help="name of the label column (default: class)")
     sa.add_argument("--seed", type=int, default=0)
+
+    ch = model_command("check", cmd_check, "check the independence assumption on labelled data",
+                       "Posterior predictive check of conditional independence (check_independence): for "
+                       "every feature pair within each class, a dependence statistic of DATA against "
+                       "replicated datasets; prints the most severe pairs.", data_help=f"labelled {table}")
+    ch.add_argument("--target", required=True, help="name of the label column")
+    ch.add_argument("--replicates", type=int, default=200, help="replicated datasets (default 200)")
+    ch.add_argument("--seed", type=int, default=0)
+    ch.add_argument("--json", action="store_true", help="print every row as JSON")
+    output_opt(ch)
 
     ev = sub.add_parser("evaluate-synthetic", help="compare a synthetic table with the real one",
                         description="The synthetic-data report (bayesnb.synthetic_report): per-column TVD/KS, "

@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import posterior as _post
 from .._utils import ColumnNames, is_frame, missing_mask, take_rows, warn_all_missing
+from ..criticism import CriticismMixin
 from ..generative import GenerativeMixin
 from ..inference.conjugate import fit_posterior
 from ..model import PosteriorMixin
@@ -27,7 +28,7 @@ from ..persistence import PersistenceMixin
 from . import _validation as _val
 
 
-class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin, BaseEstimator):
+class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, ClassifierMixin, BaseEstimator):
     """Shared fit / partial_fit / predict machinery of every bayesnb classifier.
 
     Subclasses implement ``_block_specs(X)`` returning ``[(columns, family), ...]`` and
