@@ -170,6 +170,8 @@ def check_X(est, X, reset: bool):
             est, X, reset=reset, accept_sparse=["csr", "csc"] if sparse_ok else False,
             dtype=None, ensure_all_finite=False,
         )
+    if reset:  # sample() of a model fitted on a sparse matrix returns one (not persisted: dense after load)
+        est._fitted_sparse = sp.issparse(X)
     check_no_infinity(X, who, getattr(est, "feature_names_in_", None))
     return X
 

@@ -31,14 +31,27 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
-from .._utils import dense
 from ._base import Family
+from ._dirichlet_rows import (
+    _evidence_scalar_alpha,
+    _theta,
+    log_observed_mass,
+    log_theta,
+    polya_cell_log_lik,
+    polya_log_lik,
+    split_counts,
+    with_missing_columns,
+)
 from ._mixins import ThetaSite
-from ._numeric import check_alpha, class_sums, dirichlet_draws, log_dot, resolve_scalar_alpha
-from ._dirichlet_rows import (_evidence_scalar_alpha, _theta, log_observed_mass, log_theta,
-                              polya_cell_log_lik, polya_log_lik, split_counts, with_missing_columns)
+from ._numeric import (
+    check_alpha,
+    class_sums,
+    dirichlet_draws,
+    log_dot,
+    resolve_scalar_alpha,
+)
 
-__all__ = ["Multinomial", "MultinomialStats", "DirichletRows"]
+__all__ = ["DirichletRows", "Multinomial", "MultinomialStats"]
 
 
 class MultinomialStats(NamedTuple):
@@ -333,16 +346,32 @@ class Multinomial(ThetaSite, Family):
         return rate
 
     def gen_sample(self, point, z, rng, lengths=None):
-        """Counts (n, d): row i has ``lengths[i]`` tokens drawn from theta[z[i]] (uniform where undefined)."""
+        """Counts, a CSR matrix (n, d): row i has ``lengths[i]`` tokens drawn from theta[z[i]].
+
+        Theta is uniform where undefined. Rows are drawn a few at a time (at most about
+        2**20 cells of scratch), so memory follows the non-zeros, and the draws are those
+        of one ``rng.multinomial`` call per class (the same values for the same seed).
+        """
         theta = _theta(point)
-        out = np.zeros((z.shape[0], theta.shape[1]))
+        n, d = z.shape[0], theta.shape[1]
+        step = max(1, 2**20 // max(d, 1))
+        rows_out, cols_out, vals_out = [], [], []
         for k in np.unique(z):
             rows = np.flatnonzero(z == k)
-            out[rows] = rng.multinomial(lengths[rows].astype(np.int64), theta[k])
-        return out
+            for start in range(0, rows.size, step):
+                chunk = rows[start:start + step]
+                draw = rng.multinomial(lengths[chunk].astype(np.int64), theta[k])
+                r, c = np.nonzero(draw)
+                rows_out.append(chunk[r])
+                cols_out.append(c)
+                vals_out.append(draw[r, c].astype(float))
+        if not rows_out:
+            return sp.csr_matrix((n, d))
+        return sp.csr_matrix((np.concatenate(vals_out), (np.concatenate(rows_out), np.concatenate(cols_out))),
+                             shape=(n, d))
 
     def gen_missing(self, block):
-        """Bool (n, d) mask of the cells missing in the input (dense).
+        """Bool CSR matrix (n, d) of the cells missing in the input: only those are stored.
 
         Cells of a column never observed in training are marginalised in scoring but are
         not missing: they are observed counts and are never imputed.
@@ -350,8 +379,10 @@ class Multinomial(ThetaSite, Family):
         if block.raw is not None:
             block = block.raw
         if block.missing is None:
-            return np.zeros(block.X.shape, dtype=bool)
-        return dense(block.missing) > 0
+            return sp.csr_matrix(block.X.shape, dtype=bool)
+        M = sp.csr_matrix(block.missing)
+        M.eliminate_zeros()
+        return M > 0
 
     def gen_fill(self, point, block, resp, strategy, z=None, rng=None, rate=None):
         """Counts with missing cells filled from ``Poisson(rate[k] theta[k, j])``.

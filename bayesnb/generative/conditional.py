@@ -21,6 +21,7 @@ the same parameters), and the caller puts the given values back in their cells.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..families._numeric import draw_categories
 from ..posterior import joint_log_likelihood_parts, normalise
@@ -66,8 +67,10 @@ def check_joint_blocks(post, encoded, who="NaiveBayes"):
     for b, e in zip(post.blocks, encoded):
         if not b.family.joint_columns:
             continue
-        miss = np.asarray(b.family.gen_missing(e), dtype=bool)
-        part = miss.any(axis=1) & ~miss.all(axis=1)
+        miss = b.family.gen_missing(e)
+        count = (np.asarray(miss.getnnz(axis=1)) if sp.issparse(miss)
+                 else np.asarray(miss, dtype=bool).sum(axis=1))
+        part = (count > 0) & (count < miss.shape[1])
         if part.any():
             rows = np.flatnonzero(part)
             shown = ", ".join(map(str, rows[:5])) + (", ..." if rows.size > 5 else "")

@@ -24,6 +24,7 @@ import scipy.sparse as sp
 from .._utils import AllMissingWarning
 from ..families._numeric import dirichlet_draws, draw_categories
 from ..posterior import joint_log_likelihood_parts, log_marginal, normalise
+from .tables import SparseBlock
 
 __all__ = ["class_log_weights", "feature_contributions", "impute_cells", "length_rates", "parameter_points",
            "sample_rows", "score_rows", "warn_empty_columns"]
@@ -162,7 +163,9 @@ def sample_rows(post, n_samples, n_columns, *, rng, z=None, group=None, paramete
     Returns
     -------
     columns : list of array-like
-        One raw column per feature, in the input's order (decoded by the families).
+        One raw column per feature, in the input's order (decoded by the families). A
+        block whose family draws a sparse matrix (``gen_sample``) stays one: each of its
+        positions holds the same :class:`~bayesnb.generative.tables.SparseBlock`.
     z : ndarray of int, shape (n,)
         Class (or, for a latent-class posterior, state) index of each row.
     """
@@ -194,6 +197,11 @@ def sample_rows(post, n_samples, n_columns, *, rng, z=None, group=None, paramete
     for b, p, r in zip(post.blocks, points, rates):
         lengths = _lengths(length, r, z, rng, n, who) if r is not None else None
         vals = b.family.gen_sample(p, z, rng, lengths)
+        if sp.issparse(vals):  # numeric values, kept sparse (no per-column split)
+            block = SparseBlock(vals.tocsr(), np.asarray(b.columns))
+            for c in b.columns:
+                columns[int(c)] = block
+            continue
         for c, col in zip(b.columns, b.family.gen_decode(vals, b.state)):
             columns[int(c)] = col
     return columns, z
@@ -203,7 +211,8 @@ def _block_cells(b, filled, miss):
     """``(rows, global cols, raw values)`` of the missing cells of one block, from its filled values."""
     rows, cols = np.nonzero(miss)
     if sp.issparse(filled):
-        return rows, b.columns[cols], np.asarray(filled.tocsr()[rows, cols]).ravel()
+        filled = filled.tocsr()
+        return rows, b.columns[cols], np.asarray(filled[rows, cols]).ravel()
     filled = np.asarray(filled)
     if not b.family.raw_values:
         return rows, b.columns[cols], filled[rows, cols].astype(float)
@@ -257,7 +266,7 @@ def impute_cells(post, encoded, *, strategy="auto", n_imputations=1, rng, parame
         cells = []
         for b, p, e, rt in zip(post.blocks, points, encoded, rates):
             miss = b.family.gen_missing(e)
-            if miss.any():
+            if (miss.nnz if sp.issparse(miss) else miss.any()):
                 how = b.family.default_fill if strategy == "auto" else strategy
                 cells.append(_block_cells(b, b.family.gen_fill(p, e, resp, how, z, rng, rate=rt), miss))
         outs.append(cells)
@@ -314,14 +323,16 @@ def feature_contributions(post, encoded, n_columns, *, predictive="mean", caches
     n = resp.shape[0]
     parts = [(b.columns, b.family.gen_cell_log_lik(b.prior, b.posterior, e, resp, predictive))
              for b, e in zip(post.blocks, encoded)]
-    if any(sp.issparse(c) for _, c in parts):
-        out = sp.lil_matrix((n, n_columns))
+    if any(sp.issparse(c) for _, c in parts):  # assembled from the stored cells, never densified
+        coo = [sp.coo_matrix(c) for _, c in parts]
+        out = sp.csr_matrix((np.concatenate([m.data for m in coo]),
+                             (np.concatenate([m.row for m in coo]),
+                              np.concatenate([np.asarray(cols)[m.col] for (cols, _), m in zip(parts, coo)]))),
+                            shape=(n, n_columns))
     else:
         out = np.zeros((n, n_columns))
-    for cols, c in parts:
-        out[:, cols] = c
-    if sp.issparse(out):
-        out = out.tocsr()
+        for cols, c in parts:
+            out[:, cols] = c
     with np.errstate(invalid="ignore", divide="ignore"):
         lr = np.where(resp > 0, np.log(np.where(resp > 0, resp, 1.0)), 0.0)
         term = np.where(resp > 0, resp * (post.class_log_prior[None, :] - lr), 0.0).sum(1)

@@ -90,7 +90,8 @@ class GenerativeMixin:
             columns, z, _ = sample_given(post, encoded, d, rng=rng, allowed=None if z is None else allowed_states(
                 group, z), length=length, who=self._who, stacklevel=4, **options)
             columns = write_given(columns, values)
-        X = assemble_table(post, columns, z.shape[0], names, getattr(self, "feature_dtypes_", None))
+        X = assemble_table(post, columns, z.shape[0], names, getattr(self, "feature_dtypes_", None),
+                           sparse=getattr(self, "_fitted_sparse", False))
         return X, self.classes_[group[z]]
 
     # ------------------------------------------------------------------ sampling
@@ -145,8 +146,9 @@ class GenerativeMixin:
 
         Returns
         -------
-        X : ndarray or DataFrame of shape (n_samples, n_features)
-            A DataFrame with the training columns when the model was fitted on one, in
+        X : ndarray, CSR matrix or DataFrame of shape (n_samples, n_features)
+            A CSR matrix when the model was fitted on a sparse matrix (counts kept
+            sparse: memory follows the non-zeros). A DataFrame with the training columns when the model was fitted on one, in
             the training dtypes (``feature_dtypes_``: integer counts, bool/0-1, the same
             ``CategoricalDtype``...) wherever the values fit them exactly; Gaussian draws
             of an integer column stay float.

@@ -8,13 +8,15 @@ dtypes, and assembling generated columns into the training table's form.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
 from .._utils import is_frame, missing_mask
 
-__all__ = ["assemble_table", "encode_given", "given_columns", "label_codes", "mask_cells", "missing_cells",
+__all__ = ["SparseBlock", "assemble_table", "dense_columns", "encode_given", "given_columns", "label_codes", "mask_cells", "missing_cells",
            "missing_labels", "partial_labels", "partial_table", "restore_dtype", "write_cells", "write_given"]
 
 
@@ -161,8 +163,58 @@ def restore_dtype(values, dtype):
     return out.array if same.all() else values
 
 
-def assemble_table(post, columns, n, feature_names=None, dtypes=None):
-    """Generated raw columns (global order) -> DataFrame (fitted on one) or ndarray.
+class SparseBlock(NamedTuple):
+    """A generated block kept sparse (numeric values): every position of its columns holds it.
+
+    Attributes
+    ----------
+    values : CSR matrix of shape (n, d_block)
+    columns : ndarray of int, shape (d_block,)
+        The block's positions in the table.
+    """
+
+    values: object
+    columns: np.ndarray
+
+
+def dense_columns(columns):
+    """The columns with every :class:`SparseBlock` expanded to dense float columns (a new list)."""
+    out = list(columns)
+    done = set()
+    for col in columns:
+        if isinstance(col, SparseBlock) and id(col) not in done:
+            done.add(id(col))
+            V = col.values.toarray()
+            for k, c in enumerate(col.columns):
+                out[int(c)] = V[:, k]
+    return out
+
+
+def _sparse_table(columns, n):
+    """Generated columns -> CSR (n, d): sparse blocks as they are, other columns from their non-zeros."""
+    rows, cols, vals, seen = [], [], [], set()
+    for j, col in enumerate(columns):
+        if isinstance(col, SparseBlock):
+            if id(col) in seen:
+                continue
+            seen.add(id(col))
+            m = col.values.tocoo()
+            rows.append(m.row)
+            cols.append(col.columns[m.col])
+            vals.append(m.data.astype(float))
+        else:
+            v = np.asarray(col, dtype=float)
+            r = np.flatnonzero(v != 0)  # NaN is stored (a missing value stays missing)
+            rows.append(r)
+            cols.append(np.full(r.size, j))
+            vals.append(v[r])
+    if not rows:
+        return sp.csr_matrix((n, len(columns)))
+    return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, len(columns)))
+
+
+def assemble_table(post, columns, n, feature_names=None, dtypes=None, sparse=False):
+    """Generated raw columns (global order) -> DataFrame (fitted on one), ndarray or CSR matrix.
 
     Parameters
     ----------
@@ -176,7 +228,13 @@ def assemble_table(post, columns, n, feature_names=None, dtypes=None):
         The training frame's columns (``feature_names_in_``): return a DataFrame.
     dtypes : sequence of dtypes, optional
         The training frame's dtypes (``feature_dtypes_``), restored where the values fit.
+    sparse : bool, default=False
+        Return a CSR matrix (the model was fitted on one): blocks generated sparse
+        (:class:`SparseBlock`) are never densified. Ignored with ``feature_names``.
     """
+    if sparse and feature_names is None:
+        return _sparse_table(columns, n)
+    columns = dense_columns(columns)
     declared = {}
     for b in post.blocks:
         for c, values in zip(b.columns, b.family.value_columns(b.state) or ()):
@@ -250,17 +308,33 @@ def write_cells(X, cells):
                 out[name] = s
         return out
     if sp.issparse(X):
-        out = X.tocsr(copy=True).astype(float)
-        for rows, cols, vals in cells:
-            out[rows, cols] = vals
-        out.eliminate_zeros()
-        return out.asformat(X.format)  # the caller's format (CSC stays CSC)
+        return _write_sparse(X, cells)
     out = np.array(X, copy=True)
     for rows, cols, vals in cells:
         if out.dtype.kind in "f" and np.asarray(vals).dtype == object:
             out = out.astype(object)
         out[rows, cols] = vals
     return out
+
+
+def _write_sparse(X, cells):
+    """A copy of sparse X (its format) with the cells written in, by their linear index (no dense step)."""
+    out = X.tocsr(copy=True).astype(float)
+    out.sum_duplicates()  # sorted, unique stored cells
+    n, d = out.shape
+    rows = np.concatenate([np.asarray(r, dtype=np.int64) for r, _, _ in cells])
+    cols = np.concatenate([np.asarray(c, dtype=np.int64) for _, c, _ in cells])
+    vals = np.concatenate([np.asarray(v, dtype=float) for _, _, v in cells])
+    key = rows * d + cols
+    stored = np.repeat(np.arange(n, dtype=np.int64), np.diff(out.indptr)) * d + out.indices
+    pos = np.searchsorted(stored, key)
+    hit = pos < stored.size
+    hit[hit] = stored[pos[hit]] == key[hit]
+    out.data[pos[hit]] = vals[hit]
+    if not hit.all():  # cells not stored yet
+        out = out + sp.csr_matrix((vals[~hit], (rows[~hit], cols[~hit])), shape=out.shape)
+    out.eliminate_zeros()
+    return out.asformat(X.format)  # the caller's format (CSC stays CSC)
 
 
 def partial_labels(y, unlabeled, who):
@@ -424,7 +498,7 @@ def write_given(columns, values):
     Each value goes in as given, in the generated column's dtype where it holds the
     value exactly (else the column becomes object).
     """
-    out = list(columns)
+    out = dense_columns(columns)
     for j, v in values.items():
         raw = v.to_numpy(dtype=object)
         keep = ~missing_mask(raw)
