@@ -348,27 +348,35 @@ class Multinomial(ThetaSite, Family):
     def gen_sample(self, point, z, rng, lengths=None):
         """Counts, a CSR matrix (n, d): row i has ``lengths[i]`` tokens drawn from theta[z[i]].
 
-        Theta is uniform where undefined. Rows are drawn a few at a time (at most about
-        2**20 cells of scratch), so memory follows the non-zeros, and the draws are those
-        of one ``rng.multinomial`` call per class (the same values for the same seed).
+        Theta is uniform where undefined. Each token is drawn by inverse CDF (one uniform
+        and a binary search in its class's cumulative theta) and a row's counts are the
+        tallies of its tokens: exactly ``Multinomial(lengths[i], theta[z[i]])``, in time
+        ``O(d K + T log d)`` and memory that follows the ``T`` tokens (drawn at most about
+        2**22 at a time), never ``n x d``.
         """
         theta = _theta(point)
         n, d = z.shape[0], theta.shape[1]
-        step = max(1, 2**20 // max(d, 1))
-        rows_out, cols_out, vals_out = [], [], []
+        lengths = np.asarray(lengths, dtype=np.int64)
+        rows_out, cols_out = [], []
         for k in np.unique(z):
+            cdf = np.cumsum(theta[k])
+            cdf /= cdf[-1]
             rows = np.flatnonzero(z == k)
-            for start in range(0, rows.size, step):
-                chunk = rows[start:start + step]
-                draw = rng.multinomial(lengths[chunk].astype(np.int64), theta[k])
-                r, c = np.nonzero(draw)
-                rows_out.append(chunk[r])
-                cols_out.append(c)
-                vals_out.append(draw[r, c].astype(float))
+            ends = np.cumsum(lengths[rows])
+            start = 0
+            while start < rows.size:
+                stop = max(start + 1, int(np.searchsorted(ends, ends[start] - lengths[rows[start]] + 2**22, "right")))
+                chunk = rows[start:stop]
+                tokens = np.minimum(np.searchsorted(cdf, rng.random(int(lengths[chunk].sum())), side="right"), d - 1)
+                rows_out.append(np.repeat(chunk, lengths[chunk]))
+                cols_out.append(tokens)
+                start = stop
         if not rows_out:
             return sp.csr_matrix((n, d))
-        return sp.csr_matrix((np.concatenate(vals_out), (np.concatenate(rows_out), np.concatenate(cols_out))),
-                             shape=(n, d))
+        r, c = np.concatenate(rows_out), np.concatenate(cols_out)
+        out = sp.csr_matrix((np.ones(r.size), (r, c)), shape=(n, d))
+        out.sum_duplicates()
+        return out
 
     def gen_missing(self, block):
         """Bool CSR matrix (n, d) of the cells missing in the input: only those are stored.
