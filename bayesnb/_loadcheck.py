@@ -217,6 +217,10 @@ def check_extras(model, post, n_features, extra):
             _fail("transduction_ must be a 1-D array of class labels")
     if extra.get("family_scores_") is not None:
         _check_scores(extra["family_scores_"])
+    if "target_name_" in extra:
+        t = extra["target_name_"]
+        if not isinstance(t, str) or not t or len(t) > 1000:
+            _fail(f"target_name_ must be a non-empty string of at most 1000 characters; the file holds {str(t)[:40]!r}")
     if "feature_dtypes_" in extra:
         t = extra["feature_dtypes_"]
         if not isinstance(t, np.ndarray) or t.shape != (n_features,) or not all(is_dtype(v) for v in t):

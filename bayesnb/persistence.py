@@ -94,7 +94,7 @@ def _summary(model) -> dict:
 # ------------------------------------------------------------------------------- API
 #: fitted attributes beyond the posterior that a model file keeps
 _EXTRA_FITTED = ("offset_", "contamination_", "em_objective_", "n_iter_", "converged_", "transduction_",
-                 "feature_dtypes_", "family_scores_")
+                 "feature_dtypes_", "family_scores_", "target_name_")
 #: the columns of ``family_scores_`` (a DataFrame, stored as a dict of lists)
 SCORE_COLUMNS = ("column", "family", "log_evidence", "resolution", "chosen")
 

@@ -6,10 +6,11 @@ Subcommands::
     bayesnb fit DATA --target COL -o MODEL.bnb     fit a model to a CSV/Parquet table and save it
     bayesnb predict MODEL.bnb DATA [-o OUT.csv]    predicted class (and --proba probabilities)
     bayesnb score MODEL.bnb DATA --target COL      accuracy and log loss on labelled data
-    bayesnb info MODEL.bnb                         what a model file contains
-    bayesnb impute MODEL.bnb DATA [-o OUT.csv]     fill missing cells
+    bayesnb info MODEL.bnb [--json]                a readable report of a model file
+    bayesnb impute MODEL.bnb DATA [-o OUT.csv]     fill missing cells (--strategy, -m, --latent)
     bayesnb sample MODEL.bnb -n N [-o OUT.csv]     synthetic rows
     bayesnb check MODEL.bnb DATA --target COL     posterior predictive check of independence
+    bayesnb datasets list|export NAME -o FILE      the bundled tables as files
     bayesnb evaluate-synthetic REAL SYNTH [--target COL]   how faithful synthetic rows are
 
 User mistakes (a missing file, an unknown column, a corrupted model, a folder that does not
@@ -19,7 +20,9 @@ No command writes over one of its inputs, and every output file is written compl
 temporary file and only then renamed onto the destination (see :mod:`bayesnb.cli.io`).
 
 Modules: :mod:`~bayesnb.cli.commands` (the subcommands), :mod:`~bayesnb.cli.io` (tables and
-atomic writes), :mod:`~bayesnb.cli.model` (model files), :mod:`~bayesnb.cli.demo` (the tour).
+atomic writes), :mod:`~bayesnb.cli.model` (model files), :mod:`~bayesnb.cli.demo` (the tour),
+:mod:`~bayesnb.cli.generate` (impute, sample), :mod:`~bayesnb.cli.report` (info),
+:mod:`~bayesnb.cli.datasets` (datasets).
 """
 
 from __future__ import annotations
@@ -35,15 +38,15 @@ from .commands import (
     FAMILIES,
     cmd_demo,
     cmd_fit,
-    cmd_impute,
-    cmd_info,
     cmd_predict,
-    cmd_sample,
     cmd_score,
     score_model,
 )
+from .datasets import DATASETS, cmd_datasets
 from .demo import DemoStepError as _DemoStepError
+from .generate import cmd_impute, cmd_sample
 from .io import PROG, UsageError, read_table, warn, write_table
+from .report import cmd_info
 from .synthetic import cmd_evaluate_synthetic
 
 __all__ = ["UsageError", "main", "read_table", "score_model", "write_table"]
@@ -154,20 +157,60 @@ def build_parser():
                       data_help=f"labelled {table}")
     s.add_argument("--target", required=True, help="name of the label column")
 
-    model_command("info", cmd_info, "describe a model file", "Print what a model file contains.")
+    inf = model_command("info", cmd_info, "a readable report of a model file",
+                        "Print what a model file holds: estimator, target, classes with counts, the evidence, "
+                        "the alpha 'auto' chose, and per block its family, columns and posterior means with "
+                        "94%% intervals (the most probable values of categorical columns).")
+    inf.add_argument("--json", action="store_true", help="print the file's summary as JSON instead")
+    inf.add_argument("--columns-shown", type=int, default=8, metavar="N",
+                     help="columns shown per block (default 8)")
+
+    def float_opt(q):
+        q.add_argument("--float-format", default=None, metavar="FMT",
+                       help="printf format of float cells in CSV output, e.g. %%.6g (default: every float "
+                            "written exactly, the shortest text that reads back as the same number)")
 
     im = model_command("impute", cmd_impute, "fill missing cells with a saved model",
                        "Fill the missing cells of DATA from the model's posterior predictive given each "
-                       "row's observed cells.", data_help=f"{table} with missing cells")
+                       "row's observed cells (and its label, when DATA has the label column). Equals "
+                       "model.impute(X, strategy=..., n_imputations=M, y=labels, n_components=K, "
+                       "random_state=SEED) of the Python API.", data_help=f"{table} with missing cells")
     output_opt(im)
-    im.add_argument("--seed", type=int, default=0)
+    im.add_argument("--target", default=None, metavar="COL",
+                    help="label column of DATA, passed as y (missing labels allowed; default: the model's "
+                         "target name, when DATA has that column)")
+    im.add_argument("--no-labels", action="store_true", help="do not use the label column even if DATA has it")
+    im.add_argument("--strategy", choices=("auto", "mode", "mean", "draw"), default="auto",
+                    help="auto (each family's best point estimate; the default), mode, mean, or draw "
+                         "(random draws: multiple imputation)")
+    im.add_argument("-m", "--imputations", type=int, default=1, metavar="M",
+                    help="number of completed tables (with --strategy draw); M > 1 writes one long table "
+                         "whose first column .imputation numbers them 1..M")
+    im.add_argument("--latent", default=None, metavar="K|auto",
+                    help="fit a latent-class model on DATA first (K components per class, or 'auto': "
+                         "chosen by held-out likelihood) and impute with it")
+    im.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    im.add_argument("-q", "--quiet", action="store_true", help="no progress messages on stderr")
+    float_opt(im)
 
     sa = model_command("sample", cmd_sample, "draw synthetic rows from a saved model",
                        "Draw synthetic labelled rows from the model's posterior predictive.")
     sa.add_argument("-n", type=int, default=10, help="number of rows (default 10)")
     output_opt(sa)
-    sa.add_argument("--target", default="class", help="name of the label column (default: class)")
-    sa.add_argument("--seed", type=int, default=0)
+    sa.add_argument("--target", default=None,
+                    help="name of the label column (default: the training target's name, else 'class')")
+    sa.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    float_opt(sa)
+
+    ds = sub.add_parser("datasets", help="list or export the bundled tables",
+                        description="'bayesnb datasets list' shows the bundled tables; 'bayesnb datasets "
+                                    "export NAME -o FILE' writes one as CSV (or Parquet by extension), "
+                                    "refusing to replace an existing file unless --force.")
+    ds.add_argument("action", choices=("list", "export"))
+    ds.add_argument("name", nargs="?", default=None, help=f"dataset to export: {', '.join(DATASETS)}")
+    ds.add_argument("-o", "--output", default=None, help="file to write ('-': stdout)")
+    ds.add_argument("--force", action="store_true", help="replace an existing -o file")
+    ds.set_defaults(func=cmd_datasets)
 
     ch = model_command("check", cmd_check, "check the independence assumption on labelled data",
                        "Posterior predictive check of conditional independence (check_independence): for "

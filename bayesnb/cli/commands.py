@@ -5,7 +5,6 @@ Every function takes the parsed ``argparse`` namespace and returns the exit stat
 
 from __future__ import annotations
 
-import json
 import time
 
 import numpy as np
@@ -21,13 +20,11 @@ from ..estimators import (
     NaiveBayes,
 )
 from ..families import Histogram, Hurdle, LogNormal, Poisson
-from ..persistence import _read
 from .demo import run_demo
 from .io import UsageError, atomic_path, check_output, read_table, write_table
 from .model import features_of, key_of, load_model, read_for_model, unseen_warning
 
-__all__ = ["FAMILIES", "cmd_demo", "cmd_fit", "cmd_impute", "cmd_info", "cmd_predict", "cmd_sample", "cmd_score",
-           "make_estimator", "score_model"]
+__all__ = ["FAMILIES", "cmd_demo", "cmd_fit", "cmd_predict", "cmd_score", "make_estimator", "score_model"]
 
 FAMILIES = ("auto", "categorical", "gaussian", "multinomial", "complement", "bernoulli", "poisson", "lognormal",
             "histogram", "hurdle")
@@ -206,53 +203,6 @@ def cmd_score(args):
         print("log loss: undefined (no row has a class the model knows)")
     else:
         print(f"log loss: {ll:.4f}" + (f" (on {n_known} rows with a known class)" if n_known < len(y) else ""))
-    return 0
-
-
-def cmd_info(args):
-    """``bayesnb info``: what a model file contains."""
-    model = load_model(args)
-    meta, _ = _read(args.model, key=key_of(args))
-    print(f"{args.model}: {meta['estimator']} (format {meta['format']} v{meta['format_version']}, "
-          f"written by bayesnb {meta['bayesnb_version']})")
-    print(json.dumps(meta["summary"], indent=2)[:4000])
-    ev = model.log_evidence_
-    print(f"log evidence: {ev:.4f}" if ev is not None else "log evidence: undefined (improper prior)")
-    scores = getattr(model, "family_scores_", None)
-    if scores is not None and len(scores):
-        print("numeric families chosen by evidence (log p(x_j | y) at the data's resolution):")
-        print(scores.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-    return 0
-
-
-def cmd_impute(args):
-    """``bayesnb impute``: fill the missing cells of a table from a saved model."""
-    check_output(args.output, [args.model, args.data, args.key_file])
-    model, df, X = _model_and_table(args)
-    before = int(X.isna().sum().sum())
-    filled = model.impute(X, random_state=args.seed)
-    filled = pd.DataFrame(filled, columns=X.columns, index=X.index) if not hasattr(filled, "columns") else filled
-    out = df.copy()
-    out[list(X.columns)] = filled[list(X.columns)]
-    write_table(out, args.output, done=f"filled {before} missing cell(s); wrote {args.output}",
-                inputs=[args.model, args.data])
-    return 0
-
-
-def cmd_sample(args):
-    """``bayesnb sample``: synthetic labelled rows from a saved model."""
-    if args.n < 1:
-        raise UsageError(f"-n must be at least 1; received {args.n}")
-    check_output(args.output, [args.model, args.key_file])
-    model = load_model(args)
-    X, y = model.sample(args.n, random_state=args.seed)
-    names = getattr(model, "feature_names_in_", None)
-    cols = [str(c) for c in names] if names is not None else [f"x{j}" for j in range(model.n_features_in_)]
-    out = X.copy() if hasattr(X, "columns") else pd.DataFrame(np.asarray(X), columns=cols)
-    if args.target in out.columns:
-        raise UsageError(f"--target {args.target!r} is one of the model's feature columns; choose another name")
-    out[args.target] = np.asarray(y)
-    write_table(out, args.output, done=f"wrote {len(out)} synthetic row(s) to {args.output}", inputs=[args.model])
     return 0
 
 

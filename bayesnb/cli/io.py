@@ -303,7 +303,7 @@ def atomic_path(path):
         raise
 
 
-def write_table(df, path, done=None, inputs=()):
+def write_table(df, path, done=None, inputs=(), float_format=None):
     """Write ``df`` as CSV (``-`` or None: stdout) or Parquet (by extension), atomically.
 
     Parameters
@@ -315,9 +315,12 @@ def write_table(df, path, done=None, inputs=()):
         Printed after writing to a file (never mixed into stdout data).
     inputs : iterable of str
         The command's inputs, which ``path`` may not be (see :func:`check_output`).
+    float_format : str, optional
+        A ``%`` format of the float cells of a CSV (e.g. ``%.6g``); default: the shortest
+        text that reads back as the same float (lossless). Parquet keeps the floats as they are.
     """
     if path in (None, "-"):
-        df.to_csv(sys.stdout, index=False)
+        df.to_csv(sys.stdout, index=False, float_format=float_format)
         return
     check_output(path, inputs)
     with atomic_path(path) as tmp:
@@ -327,6 +330,6 @@ def write_table(df, path, done=None, inputs=()):
             except ImportError:
                 raise UsageError(f"{path}: writing Parquet needs pyarrow (pip install pyarrow)") from None
         else:
-            df.to_csv(tmp, index=False)
+            df.to_csv(tmp, index=False, float_format=float_format)
     if done:
         print(done)

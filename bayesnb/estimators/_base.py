@@ -14,6 +14,7 @@ import copy
 from typing import ClassVar
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
@@ -65,6 +66,10 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         Number of columns seen in fit.
     feature_names_in_ : ndarray of str of shape (n_features_in_,)
         Column names, only when fitted on a DataFrame with string column names.
+    target_name_ : str
+        The name of ``y``, only when it was a pandas Series with a string name (e.g.
+        ``df["party"]``); kept in model files, and ``bayesnb sample`` names its label column
+        with it.
     """
 
     _parameter_constraints: ClassVar[dict] = _val.constraints()
@@ -223,6 +228,8 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         who = self._who
         _val.validate_params(self)
         X = self._check_X(X, reset=not partial)
+        if not partial:
+            self._record_target_name(y)
         n = X.shape[0]
         y = _val.check_y(y, n, who)
         w = self._check_weights(sample_weight, n)
@@ -262,6 +269,14 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         self.class_log_prior_ = self.posterior_.class_log_prior
         self._set_attributes()
         return self
+
+    def _record_target_name(self, y):
+        """Set ``target_name_`` to the name of a pandas Series ``y`` with a string name; else forget it."""
+        name = getattr(y, "name", None) if isinstance(y, pd.Series) else None
+        if isinstance(name, str):
+            self.target_name_ = name
+        else:
+            self.__dict__.pop("target_name_", None)
 
     def _track_all_missing(self, encoded, names, partial):
         """Per block, the columns no batch so far has observed; warns about them.

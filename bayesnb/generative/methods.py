@@ -501,6 +501,7 @@ class GenerativeMixin:
         w0 = np.where(miss, 0.0, w) if w.shape == (n,) else w
         # validation, encoding (categories from every row, labelled or not), priors
         self._fit(X, y_fill, w0, classes=None, partial=False, encode_zero_weight_rows=True)
+        self._record_target_name(y)  # y_fill is an array: keep the name of a Series y
         w = self._check_weights(sample_weight, n)
         _, encoded = self._gen_encode(X)
         K = len(self.classes_)

@@ -1,0 +1,45 @@
+"""``bayesnb datasets list|export``: the bundled tables as files, for shell examples."""
+
+from __future__ import annotations
+
+import os
+
+from .. import datasets
+from .io import UsageError, check_output, write_table
+
+__all__ = ["DATASETS", "cmd_datasets"]
+
+#: name -> (loader, label column, one-line description)
+DATASETS = {
+    "play_tennis": (datasets.load_play_tennis, "PlayTennis",
+                    "14 days, 4 categorical weather columns (Quinlan 1986)"),
+    "house_votes": (datasets.load_house_votes, "party",
+                    "435 members of the 1984 U.S. House, 16 y/n votes with missing cells (UCI)"),
+    "penguins": (datasets.load_penguins, "species",
+                 "344 Palmer penguins, mixed categorical/integer/real columns with missing cells"),
+    "temperature": (datasets.load_temperature, "PlayTennis",
+                    "14 temperatures (deg C) by play-tennis class, the numeric lecture example"),
+}
+
+
+def cmd_datasets(args):
+    """``bayesnb datasets list`` (names, sizes, label column) and ``export NAME -o FILE [--force]``."""
+    if args.action == "list":
+        width = max(map(len, DATASETS))
+        for name, (load, target, text) in DATASETS.items():
+            df = load()
+            print(f"{name:<{width}}  {df.shape[0]:>4} rows x {df.shape[1]} columns, label {target!r}: {text}")
+        return 0
+    if args.name is None:
+        raise UsageError(f"datasets export needs a NAME (one of {', '.join(DATASETS)})")
+    if args.name not in DATASETS:
+        raise UsageError(f"no bundled dataset {args.name!r}; choose one of {', '.join(DATASETS)}")
+    if args.output is None:
+        raise UsageError("datasets export needs -o FILE (or -o - for stdout)")
+    if args.output != "-" and os.path.lexists(args.output) and not args.force:
+        raise UsageError(f"refusing to overwrite {args.output}: it exists (pass --force to replace it)")
+    check_output(args.output)
+    df = DATASETS[args.name][0]()
+    write_table(df, args.output, done=f"wrote {args.name} ({df.shape[0]} rows x {df.shape[1]} columns) to "
+                                      f"{args.output}")
+    return 0

@@ -1,0 +1,131 @@
+"""``bayesnb impute`` and ``bayesnb sample``: the generative subcommands.
+
+``impute`` is :meth:`~bayesnb.generative.GenerativeMixin.impute` from the shell: the label
+column (``--target``, by default the model's ``target_name_`` when DATA has it) is passed
+as ``y`` (missing labels allowed), ``--strategy`` and ``-m`` are ``strategy`` and
+``n_imputations``, and ``--latent K|auto`` fits a latent-class model on DATA first
+(:meth:`~bayesnb.generative.GenerativeMixin.fit_latent_class`) and imputes with it. With
+one random generator seeded by ``--seed`` for both, the output equals
+``model.impute(X, strategy=..., n_imputations=..., y=y, n_components=K, random_state=seed)``.
+Several imputations are written as one long table: a first column ``.imputation``
+(1..M), then DATA's columns, M blocks of rows.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pandas as pd
+
+from .._utils import as_generator
+from .commands import _labels_like, _model_and_table
+from .io import UsageError, check_output, write_table
+from .model import load_model
+
+__all__ = ["IMPUTATION_COLUMN", "cmd_impute", "cmd_sample", "parse_latent"]
+
+#: the first column of ``bayesnb impute -m M`` (M > 1): which completed table a row belongs to
+IMPUTATION_COLUMN = ".imputation"
+
+
+def parse_latent(text):
+    """``--latent``: ``"auto"`` or a whole number >= 1 of components per class."""
+    if text is None or text == "auto":
+        return text
+    try:
+        k = int(text)
+    except ValueError:
+        raise UsageError(f"--latent must be 'auto' or a whole number >= 1; received {text!r}") from None
+    if k < 1:
+        raise UsageError(f"--latent must be 'auto' or a whole number >= 1; received {text!r}")
+    return k
+
+
+def _labels(model, df, args):
+    """``y`` for impute (None/NaN where unknown) and the name of its column, or ``(None, None)``."""
+    if args.no_labels:
+        if args.target is not None:
+            raise UsageError("--target and --no-labels contradict each other; give one")
+        return None, None
+    name = args.target
+    if name is None:
+        name = getattr(model, "target_name_", None)
+        if name is None or name not in df.columns:
+            return None, None
+    elif name not in df.columns:
+        raise UsageError(f"{args.data}: no column {name!r} (columns: {list(df.columns)[:10]})")
+    names = getattr(model, "feature_names_in_", None)
+    if names is not None and name in [str(n) for n in names]:
+        raise UsageError(f"--target {name!r} is one of the model's feature columns, not the label column")
+    col = df[name]
+    y = np.asarray(_labels_like(model, col[col.notna()]), dtype=object)
+    out = np.full(len(col), None, dtype=object)
+    out[col.notna().to_numpy()] = y
+    return out, name
+
+
+def cmd_impute(args):
+    """``bayesnb impute``: fill the missing cells of a table from a saved model."""
+    check_output(args.output, [args.model, args.data, args.key_file])
+    m = int(args.imputations)
+    if m < 1:
+        raise UsageError(f"-m/--imputations must be at least 1; received {m}")
+    if m > 1 and args.strategy != "draw":
+        raise UsageError(f"-m/--imputations {m} needs --strategy draw (several imputations are draws); "
+                         f"received --strategy {args.strategy}")
+    latent = parse_latent(args.latent)
+    model, df, X = _model_and_table(args)
+    if m > 1 and IMPUTATION_COLUMN in df.columns:
+        raise UsageError(f"{args.data}: has a column {IMPUTATION_COLUMN!r}, which -m {m} writes; rename it")
+    y, label = _labels(model, df, args)
+    rng = as_generator(args.seed)
+    fit, notes = None, []
+    if label is not None:
+        notes.append(f"labels from column {label!r} ({sum(v is not None for v in y)} of {len(y)} rows labelled)")
+    if latent is not None and latent != 1:
+        if not args.quiet:
+            print(f"fitting a latent-class model on {len(X)} rows "
+                  f"({'choosing the number of components' if latent == 'auto' else f'{latent} per class'})...",
+                  file=sys.stderr, flush=True)
+        fit = model.fit_latent_class(X, y, n_components=latent, random_state=rng)
+        notes.append(f"latent classes: {fit.n_components} component(s) per class"
+                     + (" (chosen by held-out likelihood)" if latent == "auto" else ""))
+    before = int(X.isna().sum().sum())
+    filled = model.impute(X, strategy=args.strategy, n_imputations=m, random_state=rng, y=y, latent=fit)
+    tables = []
+    for k, f in enumerate(filled if m > 1 else [filled], start=1):
+        out = df.copy()
+        out[list(X.columns)] = f[list(X.columns)]
+        if m > 1:
+            out.insert(0, IMPUTATION_COLUMN, k)
+        tables.append(out)
+    out = tables[0] if m == 1 else pd.concat(tables, ignore_index=True)
+    what = f"filled {before} missing cell(s)" + (f" {m} times" if m > 1 else "")
+    write_table(out, args.output, done="; ".join([what] + notes + [f"wrote {args.output}"]),
+                inputs=[args.model, args.data], float_format=args.float_format)
+    return 0
+
+
+def cmd_sample(args):
+    """``bayesnb sample``: synthetic labelled rows from a saved model.
+
+    The label column is named ``--target``, by default the training target's name
+    (``target_name_``, recorded when ``y`` was a named pandas Series, as ``bayesnb fit``
+    passes it), else ``class``.
+    """
+    if args.n < 1:
+        raise UsageError(f"-n must be at least 1; received {args.n}")
+    check_output(args.output, [args.model, args.key_file])
+    model = load_model(args)
+    target = args.target if args.target is not None else getattr(model, "target_name_", "class")
+    X, y = model.sample(args.n, random_state=args.seed)
+    names = getattr(model, "feature_names_in_", None)
+    cols = [str(c) for c in names] if names is not None else [f"x{j}" for j in range(model.n_features_in_)]
+    out = X.copy() if hasattr(X, "columns") else pd.DataFrame(np.asarray(X), columns=cols)
+    if target in out.columns:
+        raise UsageError(f"--target {target!r} is one of the model's feature columns; choose another name")
+    out[target] = np.asarray(y)
+    write_table(out, args.output, done=f"wrote {len(out)} synthetic row(s) to {args.output}", inputs=[args.model],
+                float_format=args.float_format)
+    return 0
