@@ -208,15 +208,18 @@ def compare_posteriors(exact, mcmc, *, z_threshold: float | None = None, sd_tole
 
     - ``z = (mcmc_mean - exact_mean) / sqrt(mcse^2 + exact_sd^2 / n_exact)`` with ArviZ's
       ESS-based ``mcse(method="mean")``;
-    - ``z_sd = (mcmc_sd - exact_sd) / sqrt(mcse_sd^2 + se_sd_exact^2)`` with ArviZ's
-      ``mcse(method="sd")`` (delta method on the second central moment, with the ESS of
-      the squared centred draws) and the same formula with ``ESS = n_exact`` for the
-      independent exact draws.
+    - ``z_sd = (mcmc_sd - exact_sd) / sqrt(mcse_sd^2 + se_sd_exact^2)`` by the delta method
+      on the second central moment, ``mcse_sd = exact_sd sqrt((kurtosis - 1) / (4 ESS_sq))``
+      with ``ESS_sq`` the ESS of the squared centred MCMC draws and the exact posterior's
+      kurtosis (the sd's Monte-Carlo error if the MCMC is right), and the same formula
+      with ``ESS = n_exact`` for the independent exact draws.
 
     The verdict is AGREE when every ``|z|`` and ``|z_sd|`` is below a Bonferroni limit
     ``Phi^{-1}(1 - alpha / (2 * 2m))`` over the ``2m`` checks of ``m`` elements (3.55 for
     the 66 elements of house votes, 3.87 for 214), so a correct sampler is called DISAGREE
-    with probability at most ``alpha``, and the run had no divergent transitions.
+    with probability at most about ``alpha``, and the run had no divergent transitions.
+    ESS, MCSE and R-hat are computed for all elements at once (``bayesnb._mcmc_stats``, the
+    estimators of ArviZ; tail ESS at the 5%/95% quantiles).
 
     Parameters
     ----------
