@@ -271,7 +271,11 @@ def compare_posteriors(exact, mcmc, *, z_threshold: float | None = None, sd_tole
         m = mc[var]
         other = [d for d in m.dims if d not in ("chain", "draw")]
         if closed_form:
-            e_mean, e_sd = (np.asarray(a, dtype=float) for a in exact[var])
+            pair = exact[var]
+            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                raise ValueError(f"compare_posteriors: exact moments must be {{variable: (mean, sd)}}; "
+                                 f"received {type(pair).__name__} for {var!r}.")
+            e_mean, e_sd = (np.asarray(a, dtype=float) for a in pair)
             shape = tuple(m.sizes[d] for d in other)
             if e_mean.shape != shape or e_sd.shape != shape:
                 raise ValueError(f"compare_posteriors: exact moments of {var!r} have shape {e_mean.shape}; "

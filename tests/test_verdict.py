@@ -136,6 +136,8 @@ def test_closed_form_exact_moments(votes):
     np.testing.assert_allclose(t["exact_mean"], np.concatenate([np.ravel(m) for _, (m, _) in sorted(mom.items())]))
     wrong = posterior_moments(CategoricalNB(alpha=3).fit(X, y).posterior_)
     assert not compare_posteriors(wrong, clf.sample_posterior(2000, random_state=5), verbose=False).attrs["ok"]
+    with pytest.raises(ValueError, match=r"\{variable: \(mean, sd\)\}; received ndarray"):
+        compare_posteriors({k: m for k, (m, s) in mom.items()}, clf.sample_posterior(100), verbose=False)
     with pytest.raises(ValueError, match="shape"):
         compare_posteriors({k: (m[:1], s[:1]) for k, (m, s) in mom.items()}, clf.sample_posterior(100), verbose=False)
 
