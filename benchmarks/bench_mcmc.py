@@ -3,12 +3,14 @@
 For each model and likelihood form (sufficient statistics / per row) it reports the
 wall time of a first ``run_mcmc`` call split into compile and sampling (the sampler is
 compiled ahead of the run), the same for a second call with the same shapes (cached sampler), min bulk
-ESS per second of sampling, divergences, max |MCMC mean - exact mean| and max |z|;
-and exact conjugate draws per second.
+ESS per second of sampling, divergences, max |MCMC mean - exact mean|, the largest |z|
+of the mean and sd checks, and ``compare_posteriors``' verdict (AGREE/DISAGREE against its
+Bonferroni limit ``z_limit``: the pass/fail mark); and exact conjugate draws per second.
 
 Usage::
 
     python benchmarks/bench_mcmc.py [--num-samples 1000] [--num-warmup 500] [--json out.json]
+    python benchmarks/bench_mcmc.py --quick     # house votes, suffstats only
 
 Set ``JAX_COMPILATION_CACHE_DIR`` to measure with JAX's persistent compilation cache.
 """
@@ -61,8 +63,11 @@ def bench_nuts(name, clf, X, y, likelihood, num_warmup, num_samples, exact):
             "divergences": int(mc["sample_stats"]["diverging"].values.sum()),
             "max_abs_mean_diff": float((tab["mcmc_mean"] - tab["exact_mean"]).abs().max()),
             "max_abs_z": float(tab["z"].abs().max()),
+            "max_abs_z_sd": float(tab["z_sd"].abs().max()),
+            "z_limit": float(tab.attrs["limit"]),
             "max_sd_rel_diff": float(tab["sd_rel_diff"].abs().max()),
-            "n_params": len(tab), "verdict_ok": bool(tab.attrs["ok"]),
+            "n_params": len(tab), "verdict": "AGREE" if tab.attrs["ok"] else "DISAGREE",
+            "verdict_text": tab.attrs["verdict"],
         })
     return rows
 
@@ -72,6 +77,7 @@ def main(argv=None):
     ap.add_argument("--num-warmup", type=int, default=500)
     ap.add_argument("--num-samples", type=int, default=1000)
     ap.add_argument("--json", default=None, help="write the results to this JSON file")
+    ap.add_argument("--quick", action="store_true", help="house votes only, sufficient-statistics likelihood")
     args = ap.parse_args(argv)
 
     import jax
@@ -87,6 +93,8 @@ def main(argv=None):
     Xi, yi = pd.DataFrame(iris.data, columns=iris.feature_names), iris.target_names[iris.target]
     models = [("house votes (CategoricalNB, 66 params, 435 rows)", CategoricalNB().fit(Xv, yv), Xv, yv),
               ("iris (GaussianNB, 27 params, 150 rows)", GaussianNB().fit(Xi, yi), Xi, yi)]
+    if args.quick:
+        models = models[:1]
     results = {"machine": {"python": platform.python_version(), "jax": jax.__version__,
                            "devices": str(jax.devices()), "cpus": os.cpu_count(),
                            "persistent_cache": os.environ.get("JAX_COMPILATION_CACHE_DIR") or "off"},
@@ -96,17 +104,19 @@ def main(argv=None):
         ex = bench_exact(clf)
         ex["model"] = name
         results["exact"].append(ex)
-        for form in ("suffstats", "rows"):
+        for form in ("suffstats",) if args.quick else ("suffstats", "rows"):
             results["nuts"].extend(bench_nuts(name, clf, X, y, form, args.num_warmup, args.num_samples, exact))
 
     nuts = pd.DataFrame(results["nuts"])
     pd.set_option("display.width", 200)
     pd.set_option("display.max_columns", 30)
     print(f"NUTS: num_warmup={args.num_warmup}, num_samples={args.num_samples}, 1 chain; {results['machine']}")
-    print(nuts.drop(columns=["n_params"]).round(4).to_string(index=False))
+    print(nuts.drop(columns=["n_params", "verdict_text"]).round(4).to_string(index=False))
+    for row in results["nuts"]:
+        print(f"{row['model']}, {row['likelihood']}, {row['call']} call: {row['verdict_text']}")
     print()
     print(pd.DataFrame(results["exact"]).round(2).to_string(index=False))
-    for name, *_ in models:
+    for name, *_ in models if not args.quick else []:
         sub = nuts[(nuts.model == name) & (nuts.call == "second")].set_index("likelihood")
         ex = next(e for e in results["exact"] if e["model"] == name)
         print(f"{name}: suff-stat vs per-row sampling time {sub.loc['rows', 'sampling_s'] / sub.loc['suffstats', 'sampling_s']:.1f}x; "

@@ -1,0 +1,115 @@
+"""Vectorised ESS and split-R-hat of many parameter elements at once.
+
+The same estimators as ArviZ (Vehtari et al. 2021, arXiv:1903.08008; ArviZ-stats 1.x
+``_ess``, ``_ess_bulk``, ``_ess_tail`` at 5%/95%, ``_rhat_rank``), but on an array ``(chain, draw, k)``
+with one FFT for all ``k`` elements instead of one Python call per element: ArviZ spends
+~1 s on the 66 elements of house votes, this ~20 ms (``tests/test_verdict.py`` checks equality).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.fft import irfft, next_fast_len, rfft
+from scipy.special import ndtri
+from scipy.stats import rankdata
+
+__all__ = ["ess", "ess_bulk", "ess_tail", "rhat_rank", "split_chains"]
+
+
+def split_chains(x: np.ndarray) -> np.ndarray:
+    """``(chain, draw, k)`` -> ``(2 chain, draw // 2, k)``: each chain's first and last half."""
+    half = x.shape[1] // 2
+    return np.concatenate([x[:, :half], x[:, x.shape[1] - half:]], axis=0)
+
+
+def _geyer_tau(rho: np.ndarray) -> float:
+    """Integrated autocorrelation time from one element's ``rho_hat`` (Geyer's initial monotone sequence)."""
+    n_draw = rho.size
+    r = np.zeros(n_draw)
+    r[0], r[1] = 1.0, rho[1]
+    even, odd = 1.0, rho[1]
+    t = 1
+    while t < n_draw - 3 and even + odd > 0.0:
+        even, odd = rho[t + 1], rho[t + 2]
+        if even + odd >= 0:
+            r[t + 1], r[t + 2] = even, odd
+        t += 2
+    max_t = t - 2
+    if even > 0:
+        r[max_t + 1] = even
+    t = 1
+    while t <= max_t - 2:
+        if r[t + 1] + r[t + 2] > r[t - 1] + r[t]:
+            r[t + 1] = r[t + 2] = (r[t - 1] + r[t]) / 2.0
+        t += 2
+    return -1.0 + 2.0 * np.sum(r[: max_t + 1]) + np.sum(r[max_t + 1: max_t + 2])
+
+
+def _ess_chains(x: np.ndarray) -> np.ndarray:
+    """ESS of each element of ``x`` (chain, draw, k), chains used as given (ArviZ ``_ess``)."""
+    x = np.asarray(x, dtype=float)
+    n_chain, n_draw, k = x.shape
+    out = np.full(k, np.nan)
+    if n_draw < 4:
+        return out
+    c = x - x.mean(axis=1, keepdims=True)
+    m = next_fast_len(2 * n_draw)
+    f = rfft(c, n=m, axis=1)
+    acov = irfft(f * np.conjugate(f), n=m, axis=1)[:, :n_draw] / n_draw  # (chain, draw, k)
+    mean_var = acov[:, 0].mean(0) * n_draw / (n_draw - 1.0)
+    var_plus = mean_var * (n_draw - 1.0) / n_draw
+    if n_chain > 1:
+        var_plus = var_plus + np.var(x.mean(axis=1), axis=0, ddof=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = 1.0 - (mean_var - acov.mean(0)) / var_plus  # (draw, k)
+    total = n_chain * n_draw
+    constant = (x.max(axis=(0, 1)) - x.min(axis=(0, 1))) < np.finfo(float).resolution
+    for j in range(k):
+        if constant[j]:
+            out[j] = total
+        elif np.all(np.isfinite(rho[:, j])):
+            out[j] = total / max(_geyer_tau(rho[:, j]), 1 / np.log10(total))
+    return out
+
+
+def _z_scale(x: np.ndarray) -> np.ndarray:
+    """Rank-normalise each element over all its (chain, draw) values (Blom's offset 3/8)."""
+    shape = x.shape
+    flat = x.reshape(-1, shape[-1])
+    rank = rankdata(flat, method="average", axis=0)
+    return ndtri((rank - 0.375) / (flat.shape[0] + 0.25)).reshape(shape)
+
+
+def ess(x: np.ndarray) -> np.ndarray:
+    """ESS of the mean (ArviZ ``ess(method="mean")``) of each element of ``x`` (chain, draw, k)."""
+    return _ess_chains(split_chains(x))
+
+
+def ess_bulk(x: np.ndarray) -> np.ndarray:
+    """Bulk ESS (rank-normalised split chains) of each element of ``x`` (chain, draw, k)."""
+    return _ess_chains(_z_scale(split_chains(x)))
+
+
+def ess_tail(x: np.ndarray, prob: float = 0.05) -> np.ndarray:
+    """Tail ESS: the smaller ESS of the indicators of the ``prob`` and ``1 - prob`` quantiles (Vehtari et al.: 5% and 95%)."""
+    flat = x.reshape(-1, x.shape[-1])
+    lo, hi = np.quantile(flat, [prob, 1 - prob], axis=0)
+    return np.minimum(ess((x <= lo).astype(float)), ess((x <= hi).astype(float)))
+
+
+def _rhat(x: np.ndarray) -> np.ndarray:
+    n = x.shape[1]
+    between = n * np.var(x.mean(axis=1), axis=0, ddof=1)
+    within = np.var(x, axis=1, ddof=1).mean(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.sqrt((between / within + n - 1) / n)
+
+
+def rhat_rank(x: np.ndarray) -> np.ndarray:
+    """Rank-normalised split-R-hat (max of bulk and folded) of each element of ``x`` (chain, draw, k).
+
+    One chain is split into its two halves, so it also works for a single chain.
+    """
+    s = split_chains(x)
+    folded = np.abs(s - np.median(s.reshape(-1, s.shape[-1]), axis=0))
+    return np.maximum(_rhat(_z_scale(s)), _rhat(_z_scale(folded)))
