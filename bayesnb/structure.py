@@ -150,11 +150,12 @@ def kdb_parents(cmi: np.ndarray, mi: np.ndarray, k: int = 2) -> tuple:
     return tuple(parents)
 
 
-def learn_parents(codes, y, n_values, K, structure: str, k: int = 2, weights=None) -> tuple:
+def learn_parents(codes, y, n_values, K, structure: str, k: int = 2, weights=None, *, scores=None) -> tuple:
     """Parent lists of a ``"naive"``, ``"tan"`` or ``"kdb"`` structure learned from the data.
 
-    TAN is rooted at the feature with the highest ``I(X; Y)``. Other parameters are as in
-    :func:`conditional_mutual_information` and :func:`kdb_parents`.
+    TAN is rooted at the feature with the highest ``I(X; Y)``. ``scores``, if given, is
+    ``(cmi, mi)`` already computed from the same data (so that several structures share them).
+    Other parameters are as in :func:`conditional_mutual_information` and :func:`kdb_parents`.
 
     Returns
     -------
@@ -166,8 +167,10 @@ def learn_parents(codes, y, n_values, K, structure: str, k: int = 2, weights=Non
         return tuple(() for _ in range(d))
     if structure not in STRUCTURES:
         raise ValueError(f"expected structure in {STRUCTURES}; received {structure!r}.")
-    cmi = conditional_mutual_information(codes, y, n_values, K, weights)
-    mi = class_mutual_information(codes, y, n_values, K, weights)
+    if scores is None:
+        scores = (conditional_mutual_information(codes, y, n_values, K, weights),
+                  class_mutual_information(codes, y, n_values, K, weights))
+    cmi, mi = scores
     if structure == "tan":
         return chow_liu_parents(cmi, int(np.argmax(mi)))
     return kdb_parents(cmi, mi, k)

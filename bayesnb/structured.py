@@ -203,7 +203,8 @@ def _enumerate_row(tables, row, parents, n_values, anc, who):
     out = np.zeros((total, K))
     for j in keep:
         out += tables[j][(slice(None), *(X[:, p] for p in parents[j]), X[:, j])].T
-    return logsumexp(out, axis=0)
+    top = out.max(axis=0)  # finite: alpha > 0 makes every table entry finite
+    return top + np.log(np.exp(out - top).sum(axis=0))
 
 
 def log_likelihood(model: StructuredTables, codes, who="CategoricalNB") -> np.ndarray:

@@ -1,10 +1,15 @@
 """structure= on CategoricalNB: TAN / k-DB / auto against brute force on tiny tables."""
 
+import contextlib
+import io
 import itertools
+import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import same_printout
 from scipy.special import gammaln, logsumexp
 
 import bayesnb
@@ -198,3 +203,24 @@ def test_kdb_enumeration_cap(monkeypatch):
     row = pd.DataFrame([[np.nan, np.nan, 1.0]])
     with pytest.raises(ValueError, match="enumerating"):
         m.predict_proba(row.to_numpy())
+
+
+def test_partial_fit_refused_and_hasattr_false():
+    X, y = _tiny(9)
+    m = bayesnb.CategoricalNB(structure="kdb")
+    assert not hasattr(m, "partial_fit")
+    with pytest.raises(NotImplementedError, match="partial_fit.*structure='kdb'"):
+        m.partial_fit(X, y, classes=[0, 1])
+    assert hasattr(bayesnb.CategoricalNB(), "partial_fit")
+
+
+def test_docs_structure_page_snippet_runs_as_pasted():
+    """docs/structure.md's house votes snippet prints what the page shows."""
+    page = (Path(__file__).resolve().parents[1] / "docs" / "structure.md").read_text(encoding="utf-8")
+    section = page[page.index("## House votes"):]
+    code = re.search(r"```python\n(.*?)```", section, flags=re.DOTALL).group(1)
+    shown = re.search(r"```text\n(.*?)```", section, flags=re.DOTALL).group(1)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "docs/structure.md", "exec"), {})  # noqa: S102 - the page's own snippet
+    same_printout(out.getvalue().strip(), shown.strip())

@@ -4,7 +4,11 @@
 always and, for another structure, learns the parent lists (:mod:`bayesnb.structure`) and fits
 the context tables (:mod:`bayesnb.structured`); the predict methods, ``score_samples`` and
 ``sample`` then use them. Methods not written for structures yet raise NotImplementedError
-rather than silently answering with the naive model.
+rather than silently answering with the naive model: :class:`StructureNotSupportedError`, a
+NotImplementedError that is also an AttributeError, so ``hasattr(model, "partial_fit")`` is
+False on such a model (as scikit-learn's ``available_if``). ``partial_fit``,
+``fit_semi_supervised`` and ``fit_latent_class`` are refused whenever ``structure`` is not
+"naive" (they would fit the naive model and ignore it).
 """
 
 from __future__ import annotations
@@ -21,10 +25,14 @@ from sklearn.utils.validation import check_is_fitted
 from .. import posterior as _post
 from .. import structured as _st
 from .._utils import as_generator
-from ..structure import learn_parents
+from ..structure import (
+    class_mutual_information,
+    conditional_mutual_information,
+    learn_parents,
+)
 from . import _validation as _val
 
-__all__ = ["STRUCTURE_CONSTRAINTS", "StructureMixin"]
+__all__ = ["STRUCTURE_CONSTRAINTS", "StructureMixin", "StructureNotSupportedError"]
 
 #: Hyperparameter constraints of ``structure`` and ``k``.
 STRUCTURE_CONSTRAINTS: dict = {
@@ -32,6 +40,12 @@ STRUCTURE_CONSTRAINTS: dict = {
     "k": [Interval(Integral, 1, None, closed="left")],
 }
 
+class StructureNotSupportedError(NotImplementedError, AttributeError):
+    """A method not written for structures other than naive yet (``hasattr`` is False for it)."""
+
+
+#: fitting methods that would ignore ``structure`` (refused whatever was fitted)
+_REFITS = ("partial_fit", "fit_semi_supervised", "fit_latent_class")
 _UNSUPPORTED = ("partial_fit", "fit_semi_supervised", "impute", "feature_log_contributions", "fit_latent_class",
                 "sample_posterior", "sample_prior_predictive", "save")
 
@@ -47,10 +61,14 @@ class StructureMixin:
     _structure_constraints: ClassVar[dict] = STRUCTURE_CONSTRAINTS
 
     def __getattribute__(self, name):
-        if name in _UNSUPPORTED and object.__getattribute__(self, "__dict__").get("_tables") is not None:
-            raise NotImplementedError(
-                f"{type(self).__name__}.{name} is not available yet for structure={self.structure!r} "
-                f"(learned {self.structure_kind_!r}); it works with structure='naive'.")
+        if name in _UNSUPPORTED:
+            d = object.__getattribute__(self, "__dict__")
+            fits_anew = name in _REFITS and d.get("structure", "naive") != "naive"
+            if fits_anew or d.get("_tables") is not None:
+                raise StructureNotSupportedError(
+                    f"{type(self).__name__}.{name} is not available yet for structure={d.get('structure')!r}"
+                    f"{'' if fits_anew else ' (learned ' + repr(d.get('structure_kind_')) + ')'}; "
+                    "it works with structure='naive'.")
         return object.__getattribute__(self, name)
 
     def fit(self, X, y, sample_weight=None):
@@ -78,8 +96,12 @@ class StructureMixin:
         label_ev = _post.label_log_evidence(self.posterior_)
         wanted = ("naive", "tan", "kdb") if self.structure == "auto" else (self.structure,)
         fits = {}
+        scores = None
+        if self.structure != "naive" and len(n_values) > 1:
+            scores = (conditional_mutual_information(codes, ycodes, n_values, K, w),
+                      class_mutual_information(codes, ycodes, n_values, K, w))
         for s in wanted:
-            parents = learn_parents(codes, ycodes, n_values, K, s, self.k, w)
+            parents = learn_parents(codes, ycodes, n_values, K, s, self.k, w, scores=scores)
             fits[s] = _st.fit_tables(block.family, block.state, codes, ycodes, w, K, parents, n_values, self._who)
         if self.structure == "auto":
             scores = {s: (m.log_evidence + label_ev if label_ev is not None else m.log_evidence)
@@ -96,6 +118,12 @@ class StructureMixin:
         self.structure_ = {names[j]: tuple(names[p] for p in pa) for j, pa in enumerate(model.parents)}
         self._tables = None if chosen == "naive" else model
         return self
+
+    def _set_attributes(self):
+        """The base attributes, and the naive structure's (a loaded or a naive fit keeps them)."""
+        super()._set_attributes()
+        self.structure_kind_ = "naive"
+        self.structure_ = {str(nm): () for nm in self.posterior_.blocks[0].names}
 
     @property
     def log_evidence_(self):
