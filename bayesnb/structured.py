@@ -32,7 +32,9 @@ from scipy.special import logsumexp
 
 from .structure import topological_order
 
-__all__ = ["MAX_ENUMERATION", "StructuredTables", "fit_tables", "log_likelihood", "sample_codes"]
+__all__ = ["MAX_ENUMERATION", "StructuredTables", "fit_tables", "log_likelihood", "n_contexts", "one_column_state",
+           "sample_codes",
+           "tables_from_stats"]
 
 #: The most joint values of a row's missing cells that k-DB (k >= 2) prediction enumerates.
 MAX_ENUMERATION = 2**18
@@ -51,6 +53,8 @@ class StructuredTables(NamedTuple):
         The Categorical family (hyperparameters) of every table.
     states : tuple
         Per feature, its one-column encoding state.
+    stats : tuple
+        Per feature, the family's statistics over its contexts.
     priors, posteriors : tuple
         Per feature, the family's prior and posterior parameters over ``K * prod V_p`` contexts.
     log_tables : tuple of ndarray
@@ -64,13 +68,14 @@ class StructuredTables(NamedTuple):
     n_values: tuple
     family: object
     states: tuple
+    stats: tuple
     priors: tuple
     posteriors: tuple
     log_tables: tuple
     log_evidence: float
 
 
-def _one_column_state(state, j):
+def one_column_state(state, j):
     """Feature ``j``'s encoding state (a NamedTuple of per-feature tuples) as a one-feature state."""
     return type(state)(*(field[j:j + 1] for field in state))
 
@@ -107,31 +112,46 @@ def fit_tables(fam, state, codes, y, w, K, parents, n_values, who="CategoricalNB
     -------
     StructuredTables
     """
-    states, priors, posts, tables, ev = [], [], [], [], 0.0
+    stats = []
     for j, pa in enumerate(parents):
         sizes = tuple(int(n_values[p]) for p in pa)
-        cols = (j, *pa)
-        ok = np.all([(codes[:, c] >= 0) & (codes[:, c] < n_values[c]) for c in cols], axis=0)
+        ok = np.all([(codes[:, c] >= 0) & (codes[:, c] < n_values[c]) for c in (j, *pa)], axis=0)
         ctx = y[ok] * int(np.prod(sizes, dtype=np.int64))
         if pa:
             ctx = ctx + np.ravel_multi_index(tuple(codes[ok, p] for p in pa), sizes)
-        n_ctx = K * int(np.prod(sizes, dtype=np.int64))
-        resp = np.zeros((int(ok.sum()), n_ctx))
+        resp = np.zeros((int(ok.sum()), K * int(np.prod(sizes, dtype=np.int64))))
         resp[np.arange(resp.shape[0]), ctx] = w[ok]
-        st = _one_column_state(state, j)
-        stats = fam.stats(codes[ok][:, [j]], resp, st)
-        prior = fam.make_prior(stats, st, who=who)
+        stats.append(fam.stats(codes[ok][:, [j]], resp, one_column_state(state, j)))
+    return tables_from_stats(fam, state, stats, K, parents, n_values, who)
+
+
+def n_contexts(K, parents, n_values, j) -> int:
+    """Number of contexts of feature ``j``: ``K * prod(V_p for p in parents[j])``."""
+    return K * int(np.prod([int(n_values[p]) for p in parents[j]], dtype=np.int64))
+
+
+def tables_from_stats(fam, state, stats, K, parents, n_values, who="CategoricalNB") -> StructuredTables:
+    """Prior, posterior and log tables of every feature from its context statistics.
+
+    ``stats[j]`` is the family's statistics of feature ``j`` over its
+    :func:`n_contexts` contexts (what :func:`fit_tables` counts; a model file stores them).
+    """
+    states, priors, posts, tables, ev = [], [], [], [], 0.0
+    for j, pa in enumerate(parents):
+        sizes = tuple(int(n_values[p]) for p in pa)
+        st = one_column_state(state, j)
+        prior = fam.make_prior(stats[j], st, who=who)
         if not fam.is_proper(prior):
             raise ValueError(f"{who}: a structure other than 'naive' needs a proper prior (every alpha > 0) for "
                              f"its evidence and its tables; received alpha with a zero pseudo-count.")
-        post = fam.update(prior, stats)
+        post = fam.update(prior, stats[j])
         states.append(st)
         priors.append(prior)
         posts.append(post)
         tables.append(_log_table(fam, prior, post, K, (*sizes, int(n_values[j]))))
         ev += float(np.sum(fam.log_evidence(prior, post)))
-    return StructuredTables(tuple(parents), tuple(int(v) for v in n_values), fam, tuple(states), tuple(priors),
-                            tuple(posts), tuple(tables), ev)
+    return StructuredTables(tuple(parents), tuple(int(v) for v in n_values), fam, tuple(states), tuple(stats),
+                            tuple(priors), tuple(posts), tuple(tables), ev)
 
 
 def _clean(codes, n_values):

@@ -182,18 +182,38 @@ def test_sample_frequencies_match_the_model():
 def test_unsupported_methods_and_errors_are_clear(tmp_path):
     X, y = _tiny(7)
     m = bayesnb.CategoricalNB(structure="tan").fit(X, y)
-    with pytest.raises(NotImplementedError, match="structure='tan'"):
-        m.save(tmp_path / "m.bnb")
     with pytest.raises(NotImplementedError, match="impute"):
         m.impute(X)
     with pytest.raises(ValueError, match="proper prior"):
         bayesnb.CategoricalNB(structure="tan", alpha=0).fit(X, y)
     with pytest.raises(ValueError, match="structure"):
         bayesnb.CategoricalNB(structure="bogus").fit(X, y)
-    naive = bayesnb.CategoricalNB(structure="naive").fit(X, y)
-    naive.save(tmp_path / "n.bnb")
-    back = bayesnb.load(tmp_path / "n.bnb")
-    np.testing.assert_array_equal(back.predict_proba(X), naive.predict_proba(X))
+
+
+@pytest.mark.parametrize("structure", ["naive", "tan", "kdb", "auto"])
+def test_save_load_round_trip(tmp_path, structure):
+    d = load_house_votes()
+    X, y = d.drop(columns="party"), d["party"]
+    m = bayesnb.CategoricalNB(structure=structure).fit(X, y)
+    m.save(tmp_path / "m.bnb")
+    back = bayesnb.load(tmp_path / "m.bnb")
+    np.testing.assert_array_equal(back.predict_proba(X), m.predict_proba(X))
+    assert back.structure_ == m.structure_ and back.structure_kind_ == m.structure_kind_
+    assert back.log_evidence_ == m.log_evidence_
+    if structure == "auto":
+        pd.testing.assert_frame_equal(back.structure_scores_, m.structure_scores_)
+    Xa, ya = m.sample(5, random_state=3)
+    Xb, yb = back.sample(5, random_state=3)
+    assert np.array_equal(np.asarray(Xa), np.asarray(Xb)) and np.array_equal(ya, yb)
+
+
+def test_model_file_with_a_cycle_is_refused(tmp_path):
+    X, y = _tiny(10)
+    m = bayesnb.CategoricalNB(structure="tan").fit(X, y)
+    m.structure_parents_ = ((1,), (0,), ())  # a cycle; tables of the right sizes for binary features
+    m.save(tmp_path / "bad.bnb")
+    with pytest.raises(bayesnb.persistence.ModelFileError, match="cycle"):
+        bayesnb.load(tmp_path / "bad.bnb")
 
 
 def test_kdb_enumeration_cap(monkeypatch):

@@ -29,8 +29,17 @@ from ..structure import (
     class_mutual_information,
     conditional_mutual_information,
     learn_parents,
+    topological_order,
 )
 from . import _validation as _val
+
+
+def _leaves(t):
+    """The arrays of a (nested) NamedTuple / tuple of statistics."""
+    if isinstance(t, tuple):
+        return [a for x in t for a in _leaves(x)]
+    return [t]
+
 
 __all__ = ["STRUCTURE_CONSTRAINTS", "StructureMixin", "StructureNotSupportedError"]
 
@@ -47,7 +56,7 @@ class StructureNotSupportedError(NotImplementedError, AttributeError):
 #: fitting methods that would ignore ``structure`` (refused whatever was fitted)
 _REFITS = ("partial_fit", "fit_semi_supervised", "fit_latent_class")
 _UNSUPPORTED = ("partial_fit", "fit_semi_supervised", "impute", "feature_log_contributions", "fit_latent_class",
-                "sample_posterior", "sample_prior_predictive", "save")
+                "sample_posterior", "sample_prior_predictive")
 
 
 class StructureMixin:
@@ -84,6 +93,8 @@ class StructureMixin:
         self : object
         """
         self._tables = None
+        for attr in ("structure_parents_", "structure_stats_", "structure_scores_"):
+            self.__dict__.pop(attr, None)
         super().fit(X, y, sample_weight)
         block = self.posterior_.blocks[0]
         codes = self._encoded(X)[0]
@@ -116,8 +127,37 @@ class StructureMixin:
         model = fits[chosen]
         self.structure_kind_ = chosen
         self.structure_ = {names[j]: tuple(names[p] for p in pa) for j, pa in enumerate(model.parents)}
-        self._tables = None if chosen == "naive" else model
+        if chosen != "naive":
+            self._tables = model
+            self.structure_parents_ = model.parents
+            self.structure_stats_ = model.stats
         return self
+
+    def _restore_fitted(self):
+        """Rebuild a structure's tables from ``structure_parents_`` and ``structure_stats_`` (model files)."""
+        parents = getattr(self, "structure_parents_", None)
+        stats = getattr(self, "structure_stats_", None)
+        if parents is None and stats is None:
+            return
+        block = self.posterior_.blocks[0]
+        fam, K = block.family, len(self.classes_)
+        n_values = [len(v) for v, _ in fam.value_columns(block.state)]
+        d = len(n_values)
+        if (parents is None or stats is None or len(parents) != d or len(stats) != d
+                or any(not 0 <= p < d or p == j for j, pa in enumerate(parents) for p in pa)):
+            raise ValueError(f"structure_parents_ and structure_stats_ must describe {d} features "
+                             f"(parents among the other features); received {parents!r}.")
+        topological_order(parents)  # refuses a cycle
+        for j, st in enumerate(stats):
+            want = fam.empty_stats(_st.one_column_state(block.state, j), _st.n_contexts(K, parents, n_values, j))
+            if type(st) is not type(want) or any(
+                    np.shape(a) != np.shape(b) or not np.all(np.isfinite(a)) or np.any(np.asarray(a) < 0)
+                    for a, b in zip(_leaves(st), _leaves(want))):
+                raise ValueError(f"structure_stats_[{j}] must be the family's finite non-negative statistics "
+                                 f"over its contexts.")
+        self._tables = _st.tables_from_stats(fam, block.state, stats, K, parents, n_values, self._who)
+        names = [str(nm) for nm in block.names]
+        self.structure_ = {names[j]: tuple(names[p] for p in pa) for j, pa in enumerate(parents)}
 
     def _set_attributes(self):
         """The base attributes, and the naive structure's (a loaded or a naive fit keeps them)."""
