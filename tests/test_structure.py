@@ -244,3 +244,11 @@ def test_docs_structure_page_snippet_runs_as_pasted():
     with contextlib.redirect_stdout(out):
         exec(compile(code, "docs/structure.md", "exec"), {})  # noqa: S102 - the page's own snippet
     same_printout(out.getvalue().strip(), shown.strip())
+
+
+def test_naive_structure_keeps_alpha_zero():
+    X, y = _tiny(11)
+    m = bayesnb.CategoricalNB(alpha=0).fit(X, y)
+    assert m.structure_kind_ == "naive" and m.log_evidence_ is None
+    with pytest.raises(ValueError, match="proper prior"):
+        bayesnb.CategoricalNB(alpha=0, structure="auto").fit(X, y)

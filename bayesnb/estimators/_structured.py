@@ -96,6 +96,8 @@ class StructureMixin:
         for attr in ("structure_parents_", "structure_stats_", "structure_scores_"):
             self.__dict__.pop(attr, None)
         super().fit(X, y, sample_weight)
+        if self.structure == "naive":  # the naive posterior is the model (_set_attributes set structure_)
+            return self
         block = self.posterior_.blocks[0]
         codes = self._encoded(X)[0]
         yv = _val.check_y(y, codes.shape[0], self._who)
