@@ -71,10 +71,20 @@ def conditional_mutual_information(codes, y, n_values, K, weights=None) -> np.nd
     codes = np.asarray(codes)
     n, d = codes.shape
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+    V = np.asarray(n_values, dtype=np.int64)
+    obs = (codes >= 0) & (codes < V[None, :]) if d else np.zeros((n, 0), bool)
     out = np.zeros((d, d))
-    for i in range(d):
-        for j in range(i + 1, d):
-            out[i, j] = out[j, i] = _mi(_table(codes[:, i], codes[:, j], n_values[i], n_values[j], y, K, w))
+    vmax = int(V.max()) if d else 0
+    for i in range(d - 1):
+        # every pair (i, j > i) at once: one bincount over the (row, j) cells where both are observed
+        rest = codes[:, i + 1:]
+        ok = obs[:, i][:, None] & obs[:, i + 1:]
+        size = K * int(V[i]) * vmax
+        key = (np.arange(d - i - 1)[None, :] * size + ((y * V[i] + codes[:, i]) * vmax)[:, None] + rest)[ok]
+        wts = np.broadcast_to(w[:, None], ok.shape)[ok]
+        tabs = np.bincount(key, weights=wts, minlength=(d - i - 1) * size).reshape(d - i - 1, K, int(V[i]), vmax)
+        for m, j in enumerate(range(i + 1, d)):
+            out[i, j] = out[j, i] = _mi(tabs[m, :, :, : V[j]])
     return out
 
 

@@ -170,6 +170,13 @@ def _complete(tables, codes, parents):
     return out
 
 
+def _sum_out(log_p, log_beta):
+    """``log sum_v p(v | u, k) beta(v)`` for every row, class and ``u``: one einsum, rescaled by the max."""
+    top = log_beta.max(axis=-1)  # finite: an observed cell keeps one value, a missing one all
+    vals = np.einsum("k...v,nkv->nk...", np.exp(log_p), np.exp(log_beta - top[..., None]))
+    return np.log(vals) + top.reshape(top.shape + (1,) * (vals.ndim - 2))
+
+
 def _forest(tables, codes, parents):
     """Sum-product on a forest (at most one feature parent each), all rows and classes at once."""
     n, d = codes.shape
@@ -188,11 +195,10 @@ def _forest(tables, codes, parents):
         ind[np.arange(ind.shape[0]), codes[obs, j]] = 0.0
         b[obs] = ind[:, None, :]
         for c in children[j]:
-            # lambda_c(u) = log sum_v p(v | u, y) beta_c(v), shape (n, K, V_j)
-            b += logsumexp(tables[c][None] + log_beta[c][:, :, None, :], axis=-1)
+            b += _sum_out(tables[c], log_beta[c])  # lambda_c(u) = log sum_v p(v | u, y) beta_c(v)
         log_beta[j] = b
         if not parents[j]:
-            out += logsumexp(tables[j][None] + b, axis=-1)
+            out += _sum_out(tables[j], b)
     return out
 
 
@@ -245,11 +251,12 @@ def log_likelihood(model: StructuredTables, codes, who="CategoricalNB") -> np.nd
     tables, parents = model.log_tables, model.parents
     if not tables:
         return np.zeros((codes.shape[0], 0))
-    if all(len(p) <= 1 for p in parents):
-        return _forest(tables, codes, parents)
     out = np.empty((codes.shape[0], tables[0].shape[0]))
     complete = (codes >= 0).all(axis=1)
     out[complete] = _complete(tables, codes[complete], parents)
+    if all(len(p) <= 1 for p in parents):
+        out[~complete] = _forest(tables, codes[~complete], parents)
+        return out
     anc = _ancestors(parents)
     for i in np.flatnonzero(~complete):
         out[i] = _enumerate_row(tables, codes[i], parents, model.n_values, anc, who)

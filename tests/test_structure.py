@@ -252,3 +252,14 @@ def test_naive_structure_keeps_alpha_zero():
     assert m.structure_kind_ == "naive" and m.log_evidence_ is None
     with pytest.raises(ValueError, match="proper prior"):
         bayesnb.CategoricalNB(alpha=0, structure="auto").fit(X, y)
+
+
+def test_cmi_all_pairs_at_once_equals_pair_by_pair_with_mixed_cardinalities():
+    rng = np.random.default_rng(1)
+    n, V = 300, [2, 4, 3, 5]
+    y = rng.integers(0, 3, n)
+    codes = np.column_stack([rng.integers(-1, v, n) for v in V])
+    w = rng.random(n)
+    got = S.conditional_mutual_information(codes, y, V, 3, w)
+    for i, j in itertools.combinations(range(4), 2):
+        assert got[i, j] == got[j, i] == S._mi(S._table(codes[:, i], codes[:, j], V[i], V[j], y, 3, w))
