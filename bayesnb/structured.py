@@ -211,26 +211,39 @@ def _ancestors(parents):
     return anc
 
 
-def _enumerate_row(tables, row, parents, n_values, anc, who):
-    """``log p(x_obs | y=k)`` of one row by enumerating its relevant missing cells, shape (K,)."""
-    obs = np.flatnonzero(row >= 0)
-    relevant = sorted({a for j in obs for a in anc[j] if row[a] < 0})
+def _enumerate_row(tables, rows, parents, n_values, anc, who):
+    """``log p(x_obs | y=k)`` of rows sharing one missing pattern, by enumerating the relevant missing cells.
+
+    ``rows`` is (m, d) (or one row, (d,)); returns (m, K) (or (K,)).
+    """
+    one = np.ndim(rows) == 1
+    rows = np.atleast_2d(rows)
+    first = rows[0]
+    obs = np.flatnonzero(first >= 0)
+    relevant = sorted({a for j in obs for a in anc[j] if first[a] < 0})
     keep = sorted(set(obs) | set(relevant))  # other missing cells are barren: they sum out to 1
     sizes = [n_values[m] for m in relevant]
     total = int(np.prod(sizes, dtype=np.int64))
     if total > MAX_ENUMERATION:
-        raise ValueError(f"{who}: marginalising this row's {len(relevant)} missing cells means enumerating {total} "
+        raise ValueError(f"{who}: marginalising a row's {len(relevant)} missing cells means enumerating {total} "
                          f"joint values (more than {MAX_ENUMERATION}); k-DB with k >= 2 sums over them by brute "
                          f"force. Use structure='tan' (exact message passing) or impute the cells first.")
-    X = np.tile(row, (total, 1))
-    if relevant:
-        X[:, relevant] = np.stack(np.unravel_index(np.arange(total), sizes), axis=1)
     K = tables[0].shape[0]
-    out = np.zeros((total, K))
-    for j in keep:
-        out += tables[j][(slice(None), *(X[:, p] for p in parents[j]), X[:, j])].T
-    top = out.max(axis=0)  # finite: alpha > 0 makes every table entry finite
-    return top + np.log(np.exp(out - top).sum(axis=0))
+    fill = np.stack(np.unravel_index(np.arange(total), sizes), axis=1) if relevant else None
+    result = np.empty((rows.shape[0], K))
+    step = max(1, MAX_ENUMERATION // total)
+    for start in range(0, rows.shape[0], step):
+        chunk = rows[start:start + step]
+        X = np.repeat(chunk, total, axis=0)  # (m * total, d): each row with every joint value
+        if relevant:
+            X[:, relevant] = np.tile(fill, (chunk.shape[0], 1))
+        out = np.zeros((X.shape[0], K))
+        for j in keep:
+            out += tables[j][(slice(None), *(X[:, p] for p in parents[j]), X[:, j])].T
+        out = out.reshape(chunk.shape[0], total, K)
+        top = out.max(axis=1)  # finite: alpha > 0 makes every table entry finite
+        result[start:start + step] = top + np.log(np.exp(out - top[:, None, :]).sum(axis=1))
+    return result[0] if one else result
 
 
 def log_likelihood(model: StructuredTables, codes, who="CategoricalNB") -> np.ndarray:
@@ -258,8 +271,11 @@ def log_likelihood(model: StructuredTables, codes, who="CategoricalNB") -> np.nd
         out[~complete] = _forest(tables, codes[~complete], parents)
         return out
     anc = _ancestors(parents)
-    for i in np.flatnonzero(~complete):
-        out[i] = _enumerate_row(tables, codes[i], parents, model.n_values, anc, who)
+    idx = np.flatnonzero(~complete)
+    masks, group = np.unique(codes[idx] < 0, axis=0, return_inverse=True)
+    for g in range(masks.shape[0]):  # rows with one missing pattern share one enumeration
+        rows = idx[group.ravel() == g]
+        out[rows] = _enumerate_row(tables, codes[rows], parents, model.n_values, anc, who)
     return out
 
 
