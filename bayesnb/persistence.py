@@ -94,7 +94,8 @@ def _summary(model) -> dict:
 # ------------------------------------------------------------------------------- API
 #: fitted attributes beyond the posterior that a model file keeps
 _EXTRA_FITTED = ("offset_", "contamination_", "em_objective_", "n_iter_", "converged_", "transduction_",
-                 "feature_dtypes_", "family_scores_", "target_name_")
+                 "feature_dtypes_", "family_scores_", "target_name_", "structure_kind_", "structure_parents_",
+                 "structure_stats_", "structure_scores_")
 #: the columns of ``family_scores_`` (a DataFrame, stored as a dict of lists)
 SCORE_COLUMNS = ("column", "family", "log_evidence", "resolution", "chosen")
 
@@ -102,12 +103,20 @@ SCORE_COLUMNS = ("column", "family", "log_evidence", "resolution", "chosen")
 def _to_file(name, value):
     if name == "family_scores_" and value is not None:
         return {c: value[c].tolist() for c in SCORE_COLUMNS}
+    if name == "structure_scores_":
+        return {c: value[c].tolist() for c in value.columns}
+    if name in ("structure_parents_", "structure_stats_"):
+        return [list(v) if name == "structure_parents_" else v for v in value]
     return value
 
 
 def _from_file(name, value):
     if name == "family_scores_" and value is not None:
         return pd.DataFrame({c: value[c] for c in SCORE_COLUMNS}, columns=list(SCORE_COLUMNS))
+    if name == "structure_scores_":
+        return pd.DataFrame(value)
+    if name in ("structure_parents_", "structure_stats_"):
+        return tuple(tuple(int(p) for p in v) if name == "structure_parents_" else v for v in value)
     return value
 
 
@@ -258,6 +267,9 @@ def load(path, *, key=None, max_bytes=DEFAULT_MAX_BYTES):
         model._set_attributes()
         for a, v in extra.items():
             _set(model, a, _from_file(a, v))
+        restore = getattr(model, "_restore_fitted", None)  # state rebuilt from the extras (a structure's tables)
+        if restore is not None:
+            restore()
     except ModelFileError as e:
         raise ModelFileError(f"{path}: invalid model file ({e}).") from None
     except Exception as e:  # noqa: BLE001 - a hostile file must raise nothing but ModelFileError

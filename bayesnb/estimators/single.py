@@ -11,6 +11,7 @@ from ..families.categorical import log_probs
 from ..families.gaussian import plug_in
 from . import _validation as _val
 from ._base import BaseNB
+from ._structured import STRUCTURE_CONSTRAINTS, StructureMixin
 
 
 class _SingleFamilyNB(BaseNB):
@@ -217,7 +218,7 @@ class BernoulliNB(_SingleFamilyNB):
         self.alpha_ = float(b.prior.a.flat[0]) if b.prior.a.size else float("nan")
 
 
-class CategoricalNB(_SingleFamilyNB):
+class CategoricalNB(StructureMixin, _SingleFamilyNB):
     """Categorical Naive Bayes with Dirichlet priors; any value type, missing allowed.
 
     Posterior-mean parameters equal scikit-learn's ``CategoricalNB`` at the same
@@ -231,11 +232,21 @@ class CategoricalNB(_SingleFamilyNB):
         Declared categories.
     min_categories : int or array-like, optional
         As scikit-learn, for integer-coded features.
+    structure : {"naive", "tan", "kdb", "auto"}, default="naive"
+        Which features each feature depends on besides the class: none (naive), a Chow-Liu
+        tree on ``I(X_i; X_j | Y)`` (TAN), up to ``k`` parents each (k-DB), or the one of the
+        three with the highest closed-form log evidence (docs/structure.md).
+    k : int, default=2
+        Number of parents per feature under ``structure="kdb"`` (and ``"auto"``'s k-DB).
     fit_prior, class_prior, class_alpha, predictive
         As in :class:`BaseNB`.
 
     Attributes
     ----------
+    structure_ : dict
+        Feature name -> tuple of its parent features' names (empty under naive).
+    structure_scores_ : DataFrame
+        Only with ``structure="auto"``: ``structure``, ``log_evidence``, ``chosen``.
     categories_ : list of ndarray
         The categories of each feature (code order).
     n_categories_ : ndarray of shape (n_features,)
@@ -246,14 +257,17 @@ class CategoricalNB(_SingleFamilyNB):
         As in :class:`BaseNB`.
     """
 
-    _parameter_constraints: ClassVar[dict] = _val.constraints("alpha", "categories", "min_categories")
+    _parameter_constraints: ClassVar[dict] = {**_val.constraints("alpha", "categories", "min_categories"),
+                                              **STRUCTURE_CONSTRAINTS}
     _input_tags: ClassVar[dict] = {"categorical": True, "string": True}
 
-    def __init__(self, *, alpha=1.0, categories="auto", min_categories=None, fit_prior=True,
-                 class_prior=None, class_alpha=1.0, predictive="mean"):
+    def __init__(self, *, alpha=1.0, categories="auto", min_categories=None, structure="naive", k=2,
+                 fit_prior=True, class_prior=None, class_alpha=1.0, predictive="mean"):
         self.alpha = alpha
         self.categories = categories
         self.min_categories = min_categories
+        self.structure = structure
+        self.k = k
         super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive)
 
     def _family(self):

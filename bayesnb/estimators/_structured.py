@@ -1,0 +1,238 @@
+"""``structure=`` for CategoricalNB: naive, TAN, k-DB, or chosen by closed-form evidence.
+
+:class:`StructureMixin` goes before the estimator's base: ``fit`` fits the naive posterior as
+always and, for another structure, learns the parent lists (:mod:`bayesnb.structure`) and fits
+the context tables (:mod:`bayesnb.structured`); the predict methods, ``score_samples`` and
+``sample`` then use them. Methods not written for structures yet raise NotImplementedError
+rather than silently answering with the naive model: :class:`StructureNotSupportedError`, a
+NotImplementedError that is also an AttributeError, so ``hasattr(model, "partial_fit")`` is
+False on such a model (as scikit-learn's ``available_if``). ``partial_fit``,
+``fit_semi_supervised`` and ``fit_latent_class`` are refused whenever ``structure`` is not
+"naive" (they would fit the naive model and ignore it).
+"""
+
+from __future__ import annotations
+
+from numbers import Integral
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+from scipy.special import logsumexp
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from .. import posterior as _post
+from .. import structured as _st
+from .._utils import as_generator
+from ..structure import (
+    class_mutual_information,
+    conditional_mutual_information,
+    learn_parents,
+    topological_order,
+)
+from . import _validation as _val
+
+
+def _leaves(t):
+    """The arrays of a (nested) NamedTuple / tuple of statistics."""
+    if isinstance(t, tuple):
+        return [a for x in t for a in _leaves(x)]
+    return [t]
+
+
+__all__ = ["STRUCTURE_CONSTRAINTS", "StructureMixin", "StructureNotSupportedError"]
+
+#: Hyperparameter constraints of ``structure`` and ``k``.
+STRUCTURE_CONSTRAINTS: dict = {
+    "structure": [StrOptions({"naive", "tan", "kdb", "auto"})],
+    "k": [Interval(Integral, 1, None, closed="left")],
+}
+
+class StructureNotSupportedError(NotImplementedError, AttributeError):
+    """A method not written for structures other than naive yet (``hasattr`` is False for it)."""
+
+
+#: fitting methods that would ignore ``structure`` (refused whatever was fitted)
+_REFITS = ("partial_fit", "fit_semi_supervised", "fit_latent_class")
+_UNSUPPORTED = ("partial_fit", "fit_semi_supervised", "impute", "feature_log_contributions", "fit_latent_class",
+                "sample_posterior", "sample_prior_predictive")
+
+
+class StructureMixin:
+    """Fit and predict with a learned structure (see the module docstring).
+
+    Attributes set by ``fit``: ``structure_`` (dict: feature name -> tuple of parent names) and,
+    with ``structure="auto"``, ``structure_scores_`` (DataFrame: structure, log_evidence,
+    chosen).
+    """
+
+    _structure_constraints: ClassVar[dict] = STRUCTURE_CONSTRAINTS
+
+    def __getattribute__(self, name):
+        if name in _UNSUPPORTED:
+            d = object.__getattribute__(self, "__dict__")
+            fits_anew = name in _REFITS and d.get("structure", "naive") != "naive"
+            if fits_anew or d.get("_tables") is not None:
+                raise StructureNotSupportedError(
+                    f"{type(self).__name__}.{name} is not available yet for structure={d.get('structure')!r}"
+                    f"{'' if fits_anew else ' (learned ' + repr(d.get('structure_kind_')) + ')'}; "
+                    "it works with structure='naive'.")
+        return object.__getattribute__(self, name)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the naive posterior, then the structure's tables (see :class:`CategoricalNB`).
+
+        Parameters
+        ----------
+        X, y, sample_weight
+            As in :meth:`BaseNB.fit`.
+
+        Returns
+        -------
+        self : object
+        """
+        self._tables = None
+        for attr in ("structure_parents_", "structure_stats_", "structure_scores_"):
+            self.__dict__.pop(attr, None)
+        super().fit(X, y, sample_weight)
+        if self.structure == "naive":  # the naive posterior is the model (_set_attributes set structure_)
+            return self
+        block = self.posterior_.blocks[0]
+        codes = self._encoded(X)[0]
+        yv = _val.check_y(y, codes.shape[0], self._who)
+        ycodes = np.searchsorted(self.classes_, yv)
+        w = self._check_weights(sample_weight, codes.shape[0])
+        K = len(self.classes_)
+        n_values = [len(v) for v, _ in block.family.value_columns(block.state)]
+        names = [str(nm) for nm in block.names]
+        label_ev = _post.label_log_evidence(self.posterior_)
+        wanted = ("naive", "tan", "kdb") if self.structure == "auto" else (self.structure,)
+        fits = {}
+        scores = None
+        if self.structure != "naive" and len(n_values) > 1:
+            scores = (conditional_mutual_information(codes, ycodes, n_values, K, w),
+                      class_mutual_information(codes, ycodes, n_values, K, w))
+        for s in wanted:
+            parents = learn_parents(codes, ycodes, n_values, K, s, self.k, w, scores=scores)
+            fits[s] = _st.fit_tables(block.family, block.state, codes, ycodes, w, K, parents, n_values, self._who)
+        if self.structure == "auto":
+            scores = {s: (m.log_evidence + label_ev if label_ev is not None else m.log_evidence)
+                      for s, m in fits.items()}
+            chosen = max(scores, key=scores.get)  # first on ties: naive before tan before kdb
+            self.structure_scores_ = pd.DataFrame({
+                "structure": [("kdb" if s == "kdb" else s) + (f" (k={self.k})" if s == "kdb" else "") for s in scores],
+                "log_evidence": list(scores.values()),
+                "chosen": [s == chosen for s in scores]})
+        else:
+            chosen = self.structure
+        model = fits[chosen]
+        self.structure_kind_ = chosen
+        self.structure_ = {names[j]: tuple(names[p] for p in pa) for j, pa in enumerate(model.parents)}
+        if chosen != "naive":
+            self._tables = model
+            self.structure_parents_ = model.parents
+            self.structure_stats_ = model.stats
+        return self
+
+    def _restore_fitted(self):
+        """Rebuild a structure's tables from ``structure_parents_`` and ``structure_stats_`` (model files)."""
+        parents = getattr(self, "structure_parents_", None)
+        stats = getattr(self, "structure_stats_", None)
+        if parents is None and stats is None:
+            return
+        block = self.posterior_.blocks[0]
+        fam, K = block.family, len(self.classes_)
+        n_values = [len(v) for v, _ in fam.value_columns(block.state)]
+        d = len(n_values)
+        if (parents is None or stats is None or len(parents) != d or len(stats) != d
+                or any(not 0 <= p < d or p == j for j, pa in enumerate(parents) for p in pa)):
+            raise ValueError(f"structure_parents_ and structure_stats_ must describe {d} features "
+                             f"(parents among the other features); received {parents!r}.")
+        topological_order(parents)  # refuses a cycle
+        for j, st in enumerate(stats):
+            want = fam.empty_stats(_st.one_column_state(block.state, j), _st.n_contexts(K, parents, n_values, j))
+            if type(st) is not type(want) or any(
+                    np.shape(a) != np.shape(b) or not np.all(np.isfinite(a)) or np.any(np.asarray(a) < 0)
+                    for a, b in zip(_leaves(st), _leaves(want))):
+                raise ValueError(f"structure_stats_[{j}] must be the family's finite non-negative statistics "
+                                 f"over its contexts.")
+        self._tables = _st.tables_from_stats(fam, block.state, stats, K, parents, n_values, self._who)
+        names = [str(nm) for nm in block.names]
+        self.structure_ = {names[j]: tuple(names[p] for p in pa) for j, pa in enumerate(parents)}
+
+    def _set_attributes(self):
+        """The base attributes, and the naive structure's (a loaded or a naive fit keeps them)."""
+        super()._set_attributes()
+        self.structure_kind_ = "naive"
+        self.structure_ = {str(nm): () for nm in self.posterior_.blocks[0].names}
+
+    @property
+    def log_evidence_(self):
+        """Closed-form ``log p(X, y)`` under the fitted structure (None under an improper prior)."""
+        check_is_fitted(self, "posterior_")
+        if getattr(self, "_tables", None) is None:
+            return _post.log_evidence(self.posterior_)
+        label = _post.label_log_evidence(self.posterior_)
+        return None if label is None else label + self._tables.log_evidence
+
+    def _structured_loglik(self, X):
+        return _st.log_likelihood(self._tables, self._encoded(X)[0], self._who)
+
+    def predict_joint_log_proba(self, X):
+        """``log p(x, y=k)`` per row and class, shape (n_samples, n_classes).
+
+        Under a structure other than naive, missing cells are marginalised exactly given the
+        class (see :mod:`bayesnb.structured`); otherwise as :meth:`BaseNB.predict_joint_log_proba`.
+        """
+        if getattr(self, "_tables", None) is None:
+            return super().predict_joint_log_proba(X)
+        return self._structured_loglik(X) + self.posterior_.class_log_prior
+
+    def predict_log_proba(self, X):
+        """``log p(y=k | x)``; under a structure, missing cells are marginalised exactly (see bayesnb.structured)."""
+        if getattr(self, "_tables", None) is None:
+            return super().predict_log_proba(X)
+        return _post.normalise(self.predict_joint_log_proba(X), self.posterior_.class_log_prior, self._who)
+
+    def score_samples(self, X, *, latent=None):
+        """``log p(x)``: logsumexp over classes of :meth:`predict_joint_log_proba` (``latent`` needs naive)."""
+        if getattr(self, "_tables", None) is None:
+            return super().score_samples(X, latent=latent)
+        if latent is not None:
+            raise NotImplementedError(f"{self._who}.score_samples(latent=...) needs structure='naive'.")
+        return logsumexp(self.predict_joint_log_proba(X), axis=1)
+
+    def sample(self, n_samples=1, *, y=None, random_state=None, parameter_uncertainty=True, **kwargs):
+        """Rows ``(X, y)`` in ancestral order: the class, then the features parents first.
+
+        Under a structure other than naive, ``X`` is an object array (or a DataFrame of object
+        columns with the training names) of category values; ``length``, ``latent`` and
+        ``given`` need structure='naive'.
+        """
+        if getattr(self, "_tables", None) is None:
+            return super().sample(n_samples, y=y, random_state=random_state,
+                                  parameter_uncertainty=parameter_uncertainty, **kwargs)
+        if any(v is not None for v in kwargs.values()):
+            raise NotImplementedError(f"{self._who}.sample({', '.join(kwargs)}=...) needs structure='naive'.")
+        rng = as_generator(random_state)
+        post = self.posterior_
+        if y is None:
+            if parameter_uncertainty and not post.fixed_class_prior:
+                p = rng.dirichlet(post.class_concentration)
+            else:
+                p = np.exp(post.class_log_prior - logsumexp(post.class_log_prior))
+            z = rng.choice(len(p), size=int(n_samples), p=p)
+        else:
+            yy = np.atleast_1d(np.asarray(y, dtype=object if post.classes.dtype == object else None))
+            if yy.shape[0] == 1:
+                yy = np.repeat(yy, int(n_samples))
+            _val.check_known_labels(yy, post.classes, self._who)
+            z = np.searchsorted(post.classes, yy)
+        codes = _st.sample_codes(self._tables, z, rng, parameter_uncertainty)
+        block = post.blocks[0]
+        cols = block.family.gen_decode(codes, block.state)
+        X = np.column_stack(cols) if cols else np.empty((len(z), 0), dtype=object)
+        if hasattr(self, "feature_names_in_"):
+            X = pd.DataFrame(X, columns=self.feature_names_in_)
+        return X, post.classes[z]
