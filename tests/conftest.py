@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-import re
+import contextlib
+import io
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+#: the benchmark scripts' data generators are the tests' too (one place): ``import bench_*``
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+if str(BENCHMARKS) not in sys.path:
+    sys.path.append(str(BENCHMARKS))
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("BAYESNB_SHARED_DATA", ROOT.parent / "shared" / "data"))
@@ -80,4 +87,21 @@ def same_printout(got, shown):
     assert re.sub(number, "#", got) == re.sub(number, "#", shown), got
     for a, b in zip(re.findall(number, got), re.findall(number, shown)):
         assert abs(float(a) - float(b)) <= max(0.02, 0.02 * abs(float(b))), (a, b, got)
+
+
+def run_docs_snippets(page, heading=None):
+    """Run the python blocks of ``docs/<page>`` (after ``heading``, if given) as pasted and
+    check that each prints its following text block (:func:`same_printout`)."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / page).read_text(encoding="utf-8")
+    if heading is not None:
+        text = text[text.index(heading):]
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
+    shown = re.findall(r"```text\n(.*?)```", text, flags=re.DOTALL)
+    assert blocks and len(shown) >= len(blocks), page
+    for code, expected in zip(blocks, shown):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, f"docs/{page}", "exec"), {})  # noqa: S102 - the page's own snippets
+        same_printout(out.getvalue().strip(), expected.strip())
+    return len(blocks)
 

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
-import re
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import same_printout
+from conftest import run_docs_snippets
 
 import bayesnb
 from bayesnb import NaiveBayes
@@ -122,11 +118,4 @@ def test_candidate_families_exist_with_their_support():
 
 def test_docs_model_page_snippet_runs_as_pasted():
     """docs/model.md's family-choice snippet runs and prints the table the page shows."""
-    page = (Path(__file__).resolve().parents[1] / "docs" / "model.md").read_text(encoding="utf-8")
-    section = page[page.index("## Choosing families by evidence"):]
-    code = re.search(r"```python\n(.*?)```", section, flags=re.DOTALL).group(1)
-    shown = re.search(r"```text\n(.*?)```", section, flags=re.DOTALL).group(1)
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(code, "docs/model.md", "exec"), {})  # noqa: S102 - the page's own snippet
-    same_printout(out.getvalue().strip(), shown.strip())
+    assert run_docs_snippets("model.md", "## Choosing families by evidence") == 1

@@ -7,6 +7,7 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from bench_criticism import simulate
 from scipy.stats import spearmanr
 from sklearn.exceptions import NotFittedError
 
@@ -26,15 +27,6 @@ def votes():
     df = load_house_votes()
     X, y = df.drop(columns="party").iloc[:, :8], df["party"].to_numpy()
     return X, y, CategoricalNB().fit(X, y)
-
-
-def _simulate(model, X, y, rng, copy_pairs=(), p=0.5):
-    Xs, _ = model.sample(len(y), y=y, random_state=rng)
-    Xs = Xs.astype(object)
-    for a, b in copy_pairs:
-        take = rng.random(len(y)) < p
-        Xs.iloc[take, b] = Xs.iloc[take, a].to_numpy()
-    return Xs.where(X.notna().to_numpy(), None)
 
 
 # ------------------------------------------------------------------ statistics
@@ -99,7 +91,7 @@ def test_false_alarm_rate_under_the_model(votes):
     rng = np.random.default_rng(7)
     ps = []
     for _ in range(6):
-        Xs = _simulate(model, X, y, rng)
+        Xs = simulate(model, X, y, rng)
         ps.append(CategoricalNB().fit(Xs, y).check_independence(Xs, y, n_replicates=50, random_state=rng).p_value)
     ps = np.concatenate(ps)
     rate, se = np.mean(ps <= 0.05), np.sqrt(0.05 * 0.95 / ps.size)
@@ -116,7 +108,7 @@ def test_injected_dependence_is_detected(votes):
     a, b = X4.columns[0], X4.columns[1]
     hits = []
     for _ in range(10):
-        Xs = _simulate(m4, X4, y, rng, copy_pairs=[(0, 1)], p=0.5)
+        Xs = simulate(m4, X4, y, rng, pairs=[(0, 1)], copy=0.5)
         t = CategoricalNB().fit(Xs, y).check_independence(Xs, y, n_replicates=40, random_state=rng)
         hits += list(t[(t.feature_a == a) & (t.feature_b == b)].p_value < 0.05)
     assert len(hits) == 20 and np.mean(hits) >= 0.9

@@ -1,15 +1,12 @@
 """structure= on CategoricalNB: TAN / k-DB / auto against brute force on tiny tables."""
 
-import contextlib
-import io
 import itertools
-import re
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import same_printout
+from bench_structure import xor_table
+from conftest import run_docs_snippets
 from scipy.special import gammaln, logsumexp
 
 import bayesnb
@@ -116,19 +113,9 @@ def test_cmi_against_direct_formula_with_missing_skipped_pairwise():
     assert cmi[0, 1] > 5 * cmi[0, 2]
 
 
-def _dependent(seed, n):
-    """Two classes; b = a XOR y (with noise): a and b tell nothing alone, everything together."""
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 2, n)
-    a = rng.integers(0, 2, n)
-    b = np.where(rng.random(n) < 0.9, a ^ y, 1 - (a ^ y))
-    weak = (rng.random((n, 3)) < np.where(y == 1, 0.6, 0.4)[:, None]).astype(int)
-    return np.column_stack([a, b, weak]), y
-
-
 def test_tan_beats_naive_on_dependent_data_and_auto_picks_it():
-    X, y = _dependent(0, 600)
-    Xt, yt = _dependent(1, 3000)
+    X, y = xor_table(600, 0)
+    Xt, yt = xor_table(3000, 1)
     naive = bayesnb.CategoricalNB().fit(X, y)
     tan = bayesnb.CategoricalNB(structure="tan").fit(X, y)
     assert tan.score(Xt, yt) > naive.score(Xt, yt) + 0.02
@@ -236,14 +223,7 @@ def test_partial_fit_refused_and_hasattr_false():
 
 def test_docs_structure_page_snippet_runs_as_pasted():
     """docs/structure.md's house votes snippet prints what the page shows."""
-    page = (Path(__file__).resolve().parents[1] / "docs" / "structure.md").read_text(encoding="utf-8")
-    section = page[page.index("## House votes"):]
-    code = re.search(r"```python\n(.*?)```", section, flags=re.DOTALL).group(1)
-    shown = re.search(r"```text\n(.*?)```", section, flags=re.DOTALL).group(1)
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(code, "docs/structure.md", "exec"), {})  # noqa: S102 - the page's own snippet
-    same_printout(out.getvalue().strip(), shown.strip())
+    run_docs_snippets("structure.md", "## House votes")
 
 
 def test_naive_structure_keeps_alpha_zero():

@@ -3,11 +3,7 @@ by construction (identical tables, one shuffled column, one shifted column), bad
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import re
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -15,7 +11,7 @@ import pytest
 from scipy.stats import ks_2samp
 from scipy.stats.contingency import association, crosstab
 
-from conftest import same_printout
+from conftest import run_docs_snippets
 
 from bayesnb import SyntheticReport, synthetic_report
 from bayesnb import _synthetic_metrics as sm
@@ -210,15 +206,7 @@ def test_cli_evaluate_synthetic(tmp_path, capsys):
 @pytest.mark.slow
 def test_docs_page_snippets_run():
     """The Python blocks of docs/synthetic.md run as pasted and print what the page shows."""
-    page = (Path(__file__).resolve().parents[1] / "docs" / "synthetic.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```python\n(.*?)```", page, flags=re.DOTALL)
-    shown = re.findall(r"```text\n(.*?)```", page, flags=re.DOTALL)
-    assert len(blocks) == 2 and len(shown) == 2
-    for code, text in zip(blocks, shown):
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            exec(compile(code, "docs/synthetic.md", "exec"), {})  # noqa: S102 - the page's own snippets
-        same_printout(out.getvalue().strip(), text.strip())
+    assert run_docs_snippets("synthetic.md") == 2
 
 
 @pytest.mark.slow
