@@ -87,16 +87,18 @@ def test_mode_is_the_argmax_of_the_enumerated_marginal(structure, given):
 
 @pytest.mark.parametrize("structure", ["tan", "kdb"])
 @pytest.mark.parametrize("label", [None, 1])
-def test_draws_follow_the_enumerated_joint_posterior(structure, label):
+@pytest.mark.parametrize("x", [[np.nan, 1.0, np.nan, np.nan], [np.nan, np.nan, np.nan, 1.0]])
+def test_draws_follow_the_enumerated_joint_posterior(structure, label, x):
     m, tables = _fit(structure)
-    x = np.array([np.nan, 1.0, np.nan, np.nan])
+    x = np.array(x)
+    obs = ~np.isnan(x)
     n = 4000
     X = np.tile(x, (n, 1))
     out = m.impute(X, strategy="draw", random_state=0, parameter_uncertainty=False,
                    y=None if label is None else np.full(n, label))
     post, miss = _brute_posterior(x, tables, m._tables.parents, m.class_log_prior_, label)
     out = out.astype(float)
-    assert np.all(out[:, 1] == 1.0)
+    assert np.all(out[:, obs] == x[obs])
     for fill in itertools.product(range(2), repeat=len(miss)):
         p = sum(v for (k, f), v in post.items() if f == fill)
         freq = np.mean((out[:, miss] == fill).all(axis=1))
@@ -126,3 +128,21 @@ def test_multiple_imputation_output_mirrors_naive():
         tan.impute(X, n_components=2)
     with pytest.raises(ValueError, match="n_imputations"):
         tan.impute(X, n_imputations=2)
+
+
+def test_table_draws_average_to_the_posterior_mean():
+    m, _ = _fit("kdb")
+    rng = np.random.default_rng(0)
+    draws = [bayesnb.structured.drawn_tables(m._tables, rng).log_tables for _ in range(300)]
+    for j, mean in enumerate(m._tables.log_tables):
+        p = np.exp(np.stack([d[j] for d in draws]))
+        assert not np.allclose(p[0], p[1])
+        np.testing.assert_array_less(np.abs(p.mean(0) - np.exp(mean)), 4 * p.std(0) / np.sqrt(300) + 1e-12)
+
+
+@pytest.mark.parametrize("structure", ["tan", "kdb"])
+def test_an_unseen_value_stays_and_counts_as_missing(structure):
+    m, _ = _fit(structure)
+    X = np.array([[7.0, np.nan, 1.0, np.nan], [np.nan, np.nan, 1.0, np.nan]])
+    out = m.impute(X)
+    assert out[0, 0] == 7.0 and list(out[0, 1:]) == list(out[1, 1:])
