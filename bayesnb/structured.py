@@ -21,6 +21,12 @@ Rules (documented in docs/structure.md):
   the missing cells that are ancestors of an observed cell (the others sum out to 1), refused
   with a ValueError beyond :data:`MAX_ENUMERATION` joint values in one row.
 - A value never seen in training is treated as a missing cell (marginalised).
+- Imputation (:func:`impute_codes`): each missing cell's exact posterior given the row's observed
+  cells, ``p(x_j = v | x_obs) ∝ sum_k p(k) p(x_obs, x_j = v | k)``, each term an exact
+  :func:`log_likelihood` of the row with the cell set to ``v``; a joint draw of the class and all
+  missing cells by the chain rule: the class from ``p(k | x_obs)``, then the missing cells in
+  ancestral order, each from ``p(x_j | x_obs, x_drawn, k)`` (exact: the cells drawn so far count as
+  observed).
 """
 
 from __future__ import annotations
@@ -30,11 +36,11 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import logsumexp
 
+from .families._numeric import draw_categories
 from .structure import topological_order
 
-__all__ = ["MAX_ENUMERATION", "StructuredTables", "fit_tables", "log_likelihood", "n_contexts", "one_column_state",
-           "sample_codes",
-           "tables_from_stats"]
+__all__ = ["MAX_ENUMERATION", "StructuredTables", "drawn_tables", "fit_tables", "impute_codes", "log_likelihood",
+           "n_contexts", "one_column_state", "sample_codes", "tables_from_stats"]
 
 #: The most joint values of a row's missing cells that k-DB (k >= 2) prediction enumerates.
 MAX_ENUMERATION = 2**18
@@ -297,4 +303,75 @@ def sample_codes(model: StructuredTables, z, rng, parameter_uncertainty=True) ->
         cdf = np.cumsum(np.exp(logp - logsumexp(logp, axis=1, keepdims=True)), axis=1)
         u = rng.random(n)[:, None]
         out[:, j] = np.minimum((u > cdf).sum(axis=1), cdf.shape[1] - 1)
+    return out
+
+
+def drawn_tables(model: StructuredTables, rng) -> StructuredTables:
+    """The model with every table replaced by one exact Dirichlet posterior draw (the family's ``gen_point``)."""
+    K = model.log_tables[0].shape[0] if model.log_tables else 0
+    tables = tuple(_log_table(model.family, prior, model.family.gen_point(prior, post, rng), K, table.shape[1:])
+                   for prior, post, table in zip(model.priors, model.posteriors, model.log_tables))
+    return model._replace(log_tables=tables)
+
+
+def _with_value(model, codes, j, who):
+    """``log p(x_obs, x_j = v | k)`` for every row, value ``v`` of feature ``j`` and class: (n, V_j, K)."""
+    out = np.empty((codes.shape[0], model.n_values[j], model.log_tables[0].shape[0]))
+    for v in range(model.n_values[j]):
+        t = codes.copy()
+        t[:, j] = v
+        out[:, v] = log_likelihood(model, t, who)
+    return out
+
+
+def impute_codes(model: StructuredTables, codes, class_log_weights, *, strategy="mode", rng=None,
+                 who="CategoricalNB") -> np.ndarray:
+    """The codes with every missing cell (``-1``) filled from its exact posterior given the row's observed cells.
+
+    Parameters
+    ----------
+    model : StructuredTables
+        The tables in use (the posterior mean, or one draw: :func:`drawn_tables`).
+    codes : ndarray of int of shape (n, d)
+        Encoded rows, ``-1`` missing; a code ``>= V_j`` (never seen in training) is kept as it
+        is and marginalised as a missing cell.
+    class_log_weights : ndarray of shape (K,) or (n, K)
+        ``log p(y=k)`` (``-inf`` where a row's known label rules the class out).
+    strategy : {"mode", "draw"}, default="mode"
+        ``"mode"``: each cell's most probable value under its marginal posterior
+        ``p(x_j | x_obs)`` (the class summed out). ``"draw"``: one joint draw of the class and
+        of all the row's missing cells from ``p(y, x_miss | x_obs)``.
+    rng : numpy.random.Generator, optional
+        Needed for ``"draw"``.
+    who : str
+
+    Returns
+    -------
+    ndarray of int of shape (n, d)
+        A new array; observed cells unchanged; a missing cell of a feature with no value stays ``-1``.
+    """
+    codes = np.asarray(codes, dtype=np.int64)
+    out = codes.copy()
+    miss = codes == -1
+    rows = np.flatnonzero(miss.any(axis=1))
+    if rows.size == 0 or not model.log_tables:
+        return out
+    work, m = _clean(codes[rows], model.n_values), miss[rows]
+    logw = np.broadcast_to(np.asarray(class_log_weights, dtype=float), (codes.shape[0], model.log_tables[0].shape[0]))
+    logw = logw[rows]
+    if strategy == "draw":
+        joint = log_likelihood(model, work, who) + logw
+        z = draw_categories(np.exp(joint - logsumexp(joint, axis=1, keepdims=True)), rng.random(rows.size))
+    for j in topological_order(model.parents):
+        r = np.flatnonzero(m[:, j])
+        if r.size == 0 or model.n_values[j] == 0:
+            continue
+        lp = _with_value(model, work[r], j, who)  # (r, V_j, K)
+        if strategy == "draw":
+            lv = lp[np.arange(r.size), :, z[r]]
+            work[r, j] = draw_categories(np.exp(lv - logsumexp(lv, axis=1, keepdims=True)), rng.random(r.size))
+        else:
+            out[rows[r], j] = np.argmax(logsumexp(lp + logw[r, None, :], axis=2), axis=1)
+    if strategy == "draw":
+        out[rows] = np.where(m, work, out[rows])
     return out

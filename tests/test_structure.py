@@ -169,8 +169,9 @@ def test_sample_frequencies_match_the_model():
 def test_unsupported_methods_and_errors_are_clear(tmp_path):
     X, y = _tiny(7)
     m = bayesnb.CategoricalNB(structure="tan").fit(X, y)
-    with pytest.raises(NotImplementedError, match="impute"):
-        m.impute(X)
+    with pytest.raises(NotImplementedError, match="feature_log_contributions"):
+        m.feature_log_contributions(X)
+    assert hasattr(m, "impute") and not hasattr(m, "feature_log_contributions")
     with pytest.raises(ValueError, match="proper prior"):
         bayesnb.CategoricalNB(structure="tan", alpha=0).fit(X, y)
     with pytest.raises(ValueError, match="structure"):

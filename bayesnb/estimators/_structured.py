@@ -3,7 +3,7 @@
 :class:`StructureMixin` goes before the estimator's base: ``fit`` fits the naive posterior as
 always and, for another structure, learns the parent lists (:mod:`bayesnb.structure`) and fits
 the context tables (:mod:`bayesnb.structured`); the predict methods, ``score_samples`` and
-``sample`` then use them. Methods not written for structures yet raise NotImplementedError
+``sample`` and ``impute`` then use them. Methods not written for structures yet raise NotImplementedError
 rather than silently answering with the naive model: :class:`StructureNotSupportedError`, a
 NotImplementedError that is also an AttributeError, so ``hasattr(model, "partial_fit")`` is
 False on such a model (as scikit-learn's ``available_if``). ``partial_fit``,
@@ -25,6 +25,9 @@ from sklearn.utils.validation import check_is_fitted
 from .. import posterior as _post
 from .. import structured as _st
 from .._utils import as_generator
+from ..generative.functions import _block_cells, class_log_weights, warn_empty_columns
+from ..generative.tables import check_impute_options, label_codes, write_cells
+from ..inference.em import allowed_states
 from ..structure import (
     class_mutual_information,
     conditional_mutual_information,
@@ -55,7 +58,7 @@ class StructureNotSupportedError(NotImplementedError, AttributeError):
 
 #: fitting methods that would ignore ``structure`` (refused whatever was fitted)
 _REFITS = ("partial_fit", "fit_semi_supervised", "fit_latent_class")
-_UNSUPPORTED = ("partial_fit", "fit_semi_supervised", "impute", "feature_log_contributions", "fit_latent_class",
+_UNSUPPORTED = ("partial_fit", "fit_semi_supervised", "feature_log_contributions", "fit_latent_class",
                 "sample_posterior", "sample_prior_predictive")
 
 
@@ -236,3 +239,63 @@ class StructureMixin:
         if hasattr(self, "feature_names_in_"):
             X = pd.DataFrame(X, columns=self.feature_names_in_)
         return X, post.classes[z]
+
+    def impute(self, X, *, strategy="auto", n_imputations=1, random_state=None, parameter_uncertainty=True,
+               y=None, n_components=1, latent=None):
+        """Fill missing cells from their exact posterior given the row's observed cells.
+
+        Under a structure other than naive: ``p(x_miss | x_obs) = sum_k p(k | x_obs)
+        p(x_miss | x_obs, k)``, exact on the structure (the parents are not dropped; see
+        :func:`bayesnb.structured.impute_codes`). ``strategy="auto"``, ``"mode"`` and
+        ``"mean"`` (unordered categories: the mode) take each missing cell's most probable
+        value under its marginal posterior; ``"draw"`` draws the class and all of a row's
+        missing cells jointly from ``p(y, x_miss | x_obs)``, with one exact posterior draw
+        of the class weights and of every table per completed table when
+        ``parameter_uncertainty`` (proper multiple imputation). ``y`` (known labels, missing
+        where unknown) conditions those rows on their class. ``n_components`` > 1 and
+        ``latent`` need structure='naive'. Otherwise as :meth:`GenerativeMixin.impute`.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        strategy : {"auto", "mode", "mean", "draw"}, default="auto"
+        n_imputations : int, default=1
+            Number of completed tables (``strategy="draw"`` only).
+        random_state : None, int or Generator
+        parameter_uncertainty : bool, default=True
+        y : array-like of shape (n_samples,), optional
+        n_components : int, default=1
+        latent : None
+
+        Returns
+        -------
+        X_imputed : same type as X, or a list of ``n_imputations`` of them
+        """
+        if getattr(self, "_tables", None) is None:
+            return super().impute(X, strategy=strategy, n_imputations=n_imputations, random_state=random_state,
+                                  parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components,
+                                  latent=latent)
+        m = check_impute_options(strategy, n_imputations, self._who)
+        if latent is not None or n_components == "auto" or int(n_components) != 1:
+            raise NotImplementedError(f"{self._who}.impute(n_components=, latent=) needs structure='naive'; "
+                                      f"received n_components={n_components!r}, latent={type(latent).__name__}.")
+        rng = as_generator(random_state)
+        post = self.posterior_
+        X = self._check_X(X, reset=False)
+        encoded, _ = self._encode_blocks(X, post)
+        K = len(self.classes_)
+        allowed = np.ones((X.shape[0], K), dtype=bool) if y is None else allowed_states(
+            np.arange(K), label_codes(self.classes_, y, X.shape[0], self._who))
+        warn_empty_columns(post, "impute", self._who, encoded, stacklevel=3)
+        block, codes = post.blocks[0], encoded[0]
+        draw = strategy == "draw"
+        outs = []
+        for _ in range(m):
+            r = rng if draw and parameter_uncertainty else None
+            tables = _st.drawn_tables(self._tables, r) if r is not None else self._tables
+            logw = np.where(allowed, class_log_weights(post, r)[None, :], -np.inf)
+            filled = _st.impute_codes(tables, codes, logw, strategy="draw" if draw else "mode", rng=rng,
+                                      who=self._who)
+            miss = block.family.gen_missing(codes)
+            outs.append(write_cells(X, [_block_cells(block, filled, miss)] if miss.any() else []))
+        return outs[0] if m == 1 else outs

@@ -19,8 +19,8 @@ from ..inference import em
 from ..inference.em import allowed_states
 from .conditional import check_known_values, sample_given
 from .functions import feature_contributions, impute_cells, sample_rows, score_rows
-from .tables import (assemble_table, encode_given, given_columns, label_codes, mask_cells, missing_cells,
-                     partial_labels, write_cells, write_given)
+from .tables import (assemble_table, check_impute_options, encode_given, given_columns, label_codes, mask_cells,
+                     missing_cells, partial_labels, write_cells, write_given)
 
 __all__ = ["GenerativeMixin"]
 
@@ -220,13 +220,7 @@ class GenerativeMixin:
         -------
         X_imputed : same type as X, or a list of ``n_imputations`` of them
         """
-        if strategy not in ("auto", "mode", "mean", "draw"):
-            raise ValueError(f"{self._who}: strategy must be 'auto', 'mode', 'mean' or 'draw'; "
-                             f"received {strategy!r}.")
-        m = int(n_imputations)
-        if m < 1 or (m > 1 and strategy != "draw"):
-            raise ValueError(f"{self._who}: n_imputations must be >= 1, and > 1 only with strategy='draw'; "
-                             f"received {n_imputations!r} with strategy={strategy!r}.")
+        m = check_impute_options(strategy, n_imputations, self._who)
         rng = as_generator(random_state)
         if latent is None and (n_components == "auto" or int(n_components) > 1):
             latent = self.fit_latent_class(X, y, n_components=n_components, random_state=rng)

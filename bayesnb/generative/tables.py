@@ -16,7 +16,8 @@ import scipy.sparse as sp
 
 from .._utils import is_frame, missing_mask
 
-__all__ = ["SparseBlock", "assemble_table", "dense_columns", "encode_given", "given_columns", "label_codes", "mask_cells", "missing_cells",
+__all__ = ["SparseBlock", "assemble_table", "check_impute_options", "dense_columns", "encode_given", "given_columns",
+           "label_codes", "mask_cells", "missing_cells",
            "missing_labels", "partial_labels", "partial_table", "restore_dtype", "write_cells", "write_given"]
 
 
@@ -260,6 +261,31 @@ def assemble_table(post, columns, n, feature_names=None, dtypes=None, sparse=Fal
             out[:, j] = c
         return out
     return np.column_stack(columns) if columns else np.empty((n, 0))
+
+
+def check_impute_options(strategy, n_imputations, who) -> int:
+    """Validate ``impute``'s ``strategy`` and ``n_imputations``; returns the number of completed tables.
+
+    Parameters
+    ----------
+    strategy : object
+        Must be one of "auto", "mode", "mean", "draw".
+    n_imputations : int
+        ``>= 1``, and ``> 1`` only with ``strategy="draw"``.
+    who : str
+        Estimator name for messages.
+
+    Returns
+    -------
+    int
+    """
+    if strategy not in ("auto", "mode", "mean", "draw"):
+        raise ValueError(f"{who}: strategy must be 'auto', 'mode', 'mean' or 'draw'; received {strategy!r}.")
+    m = int(n_imputations)
+    if m < 1 or (m > 1 and strategy != "draw"):
+        raise ValueError(f"{who}: n_imputations must be >= 1, and > 1 only with strategy='draw'; "
+                         f"received {n_imputations!r} with strategy={strategy!r}.")
+    return m
 
 
 def missing_cells(X) -> np.ndarray:
