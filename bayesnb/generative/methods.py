@@ -19,8 +19,9 @@ from ..inference import em
 from ..inference.em import allowed_states
 from .conditional import check_known_values, sample_given
 from .functions import feature_contributions, impute_cells, sample_rows, score_rows
-from .tables import (assemble_table, check_impute_options, encode_given, given_columns, label_codes, mask_cells,
-                     missing_cells, partial_labels, write_cells, write_given)
+from .given import encode_given, given_columns, write_given
+from .tables import (assemble_table, check_impute_options, label_codes, mask_cells, missing_cells, partial_labels,
+                     write_cells)
 
 __all__ = ["GenerativeMixin"]
 
