@@ -5,7 +5,8 @@ README.md: each ```bash line that starts with ``bayesnb`` runs through ``bayesnb
 :data:`NOT_RUN_COMMANDS` (each with its reason); each ```python block is executed in an empty
 folder (the ``>>>`` examples are doctests: ``--doctest-glob=README.md`` in pyproject.toml).
 
-docs/**/*.md: the ```python blocks of a page run in order, in one namespace, in an empty
+docs/**/*.md: the ``bayesnb`` lines of the ```bash blocks run like the README's (other
+lines on the allow-list :data:`DOCS_NOT_RUN_COMMANDS`); the ```python blocks of a page run in order, in one namespace, in an empty
 folder; a block followed by a ```text block must print that text (``same_printout``). A
 block run by another test is listed in :data:`RUN_ELSEWHERE`; a block too slow for the suite
 is preceded by an explicit marker ``<!-- not-run: REASON -->`` (and must still compile).
@@ -121,16 +122,47 @@ def test_docs_python_blocks_run_as_pasted(page, tmp_path, monkeypatch):
             same_printout(printed.strip(), shown.strip())
 
 
+#: docs shell lines not run here, by their first words, and why
+DOCS_NOT_RUN_COMMANDS = {
+    **NOT_RUN_COMMANDS,
+    ".venv/bin/python benchmarks/": "benchmark scripts take minutes; their printed tables are the pages' numbers",
+    ".venv/bin/python examples/": "tests/test_examples.py runs the examples",
+}
+
+#: docs bash blocks run by another test: (page, index of the bash block on the page) -> that test
+BASH_RUN_ELSEWHERE = {("cli.md", 1): "tests/test_cli_generate.py"}
+
+BASH_PAGES = sorted(p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")
+                    if "```bash" in p.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("page", BASH_PAGES)
+def test_docs_bash_lines_run_as_pasted(page, tmp_path, monkeypatch, capsys):
+    """Each ``bayesnb`` line of a page's bash blocks runs, in order, in an empty folder."""
+    monkeypatch.chdir(tmp_path)
+    for i, (code, marker, _) in enumerate(_blocks((ROOT / "docs" / page).read_text(encoding="utf-8"), "bash")):
+        if marker is not None or (page, i) in BASH_RUN_ELSEWHERE:
+            continue
+        for line in code.splitlines():
+            line = line.split(" #")[0].strip()
+            if not line or line.startswith("#") or any(line.startswith(p) for p in DOCS_NOT_RUN_COMMANDS):
+                continue
+            words = shlex.split(line)
+            assert words[0] == "bayesnb", f"docs/{page}: shell line neither run nor allowed: {line!r}"
+            assert main(words[1:]) == 0, (page, line, capsys.readouterr().err)
+
+
 def test_blocks_run_elsewhere_are_run_there():
+    assert '"cli.md"' in (ROOT / BASH_RUN_ELSEWHERE["cli.md", 1]).read_text(encoding="utf-8")
     for (page, _), test in RUN_ELSEWHERE.items():
         assert f'"{page}"' in (ROOT / test).read_text(encoding="utf-8"), (page, test)
 
 
 def test_every_skipped_block_says_why():
     skipped = {}
-    for page in PAGES:
+    for page in sorted(set(PAGES) | set(BASH_PAGES)):
         text = (ROOT / "docs" / page).read_text(encoding="utf-8")
-        skipped[page] = [m for _, m, _ in _blocks(text, "python") if m is not None]
+        skipped[page] = [m for lang in ("python", "bash") for _, m, _ in _blocks(text, lang) if m is not None]
         # a marker is only ever right before a block
         assert text.count("<!-- not-run:") == len(skipped[page]), page
     assert sum(map(len, skipped.values())) >= 1
