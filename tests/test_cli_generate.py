@@ -49,7 +49,7 @@ def _read(path):
 def test_impute_equals_python_api(votes, options, kwargs, tmp_path, capsys):
     d, df = votes
     out = tmp_path / "filled.csv"
-    assert main(["impute", str(d / "votes.bnb"), str(d / "votes.csv"), "-o", str(out), "-q", *options]) == 0
+    assert main(["impute", str(d / "votes.bnb"), str(d / "votes.csv"), "-o", str(out), *options]) == 0
     model = bayesnb.load(d / "votes.bnb")
     assert model.target_name_ == "party"
     X = df.drop(columns="party")
@@ -61,6 +61,12 @@ def test_impute_equals_python_api(votes, options, kwargs, tmp_path, capsys):
     assert (got[list(X.columns)] != "").all().all()  # every cell filled
     if use_y:
         assert "labels from column 'party' (395 of 435 rows labelled)" in capsys.readouterr().out
+    # -q (global --quiet) silences the confirmation and the progress, never the table
+    capsys.readouterr()
+    assert main(["impute", str(d / "votes.bnb"), str(d / "votes.csv"), "-o", str(tmp_path / "q.csv"), "-q",
+                 *options]) == 0
+    assert capsys.readouterr() == ("", "")
+    assert _read(tmp_path / "q.csv").equals(got)
 
 
 def test_multiple_imputation_is_one_long_table(votes, tmp_path):

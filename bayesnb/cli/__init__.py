@@ -10,19 +10,23 @@ Subcommands::
     bayesnb impute MODEL.bnb DATA [-o OUT.csv]     fill missing cells (--strategy, -m, --latent)
     bayesnb sample MODEL.bnb -n N [-o OUT.csv]     synthetic rows
     bayesnb check MODEL.bnb DATA --target COL     posterior predictive check of independence
+    bayesnb outliers MODEL.bnb DATA [-o OUT.csv]   log density of each row and an outlier flag
+    bayesnb posterior MODEL.bnb [-o OUT.csv]       every parameter's posterior mean, sd and 94% HDI
     bayesnb datasets list|export NAME -o FILE      the bundled tables as files
     bayesnb evaluate-synthetic REAL SYNTH [--target COL]   how faithful synthetic rows are
 
 User mistakes (a missing file, an unknown column, a corrupted model, a folder that does not
 exist...) print one line on stderr and exit with status 2; a failed demo step exits with
-status 1. ``bayesnb --debug ...`` (or ``BAYESNB_DEBUG=1``) shows the traceback instead.
+status 1; an interrupted command exits with 130. ``-q``/``--quiet`` (before or after the
+subcommand) silences confirmations and progress messages. ``bayesnb --debug ...`` (or ``BAYESNB_DEBUG=1``) shows the traceback instead.
 No command writes over one of its inputs, and every output file is written completely to a
 temporary file and only then renamed onto the destination (see :mod:`bayesnb.cli.io`).
 
 Modules: :mod:`~bayesnb.cli.commands` (the subcommands), :mod:`~bayesnb.cli.io` (tables and
 atomic writes), :mod:`~bayesnb.cli.model` (model files), :mod:`~bayesnb.cli.demo` (the tour),
 :mod:`~bayesnb.cli.generate` (impute, sample), :mod:`~bayesnb.cli.report` (info),
-:mod:`~bayesnb.cli.datasets` (datasets).
+:mod:`~bayesnb.cli.datasets` (datasets), :mod:`~bayesnb.cli.outliers` (outliers),
+:mod:`~bayesnb.cli.posterior` (posterior).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 
 from .._safeio import ModelFileError
 from .._version import __version__
@@ -45,11 +50,22 @@ from .commands import (
 from .datasets import DATASETS, cmd_datasets
 from .demo import DemoStepError as _DemoStepError
 from .generate import cmd_impute, cmd_sample
-from .io import PROG, UsageError, read_table, warn, write_table
+from .io import PROG, QUIET, UsageError, read_table, warn, write_table
+from .outliers import cmd_outliers
+from .posterior import cmd_posterior
 from .report import cmd_info
 from .synthetic import cmd_evaluate_synthetic
 
-__all__ = ["UsageError", "main", "read_table", "score_model", "write_table"]
+__all__ = ["EXIT_CODES", "UsageError", "main", "read_table", "score_model", "write_table"]
+
+#: the exit statuses of ``bayesnb`` (shown by ``bayesnb --help``)
+EXIT_CODES = {
+    0: "success",
+    1: "a step of 'bayesnb demo' failed",
+    2: "usage error: bad option, missing or unreadable file, unknown column, bad value, corrupted or "
+       "wrongly signed model file (one line on stderr)",
+    130: "interrupted (Ctrl-C)",
+}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -66,10 +82,16 @@ def build_parser():
         prog="bayesnb",
         description="Naive Bayes as a Bayesian model: conjugate posteriors, exact predictives, "
                     "safe model files. Run 'bayesnb demo' to see everything on bundled data.",
+        epilog="exit status:\n" + "\n".join(f"  {c:<4} " + "\n       ".join(textwrap.wrap(t, 70))
+                                               for c, t in EXIT_CODES.items())
+               + "\n\n--debug shows the traceback of an error; -q/--quiet silences confirmations and progress.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--version", action="version", version=f"bayesnb {__version__}")
     p.add_argument("--debug", action="store_true",
                    help="show the Python traceback of an error instead of a one-line message")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no confirmations ('wrote ...') or progress messages; warnings and errors still shown")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     _add_parser = sub.add_parser
 
@@ -77,6 +99,8 @@ def build_parser():
         q = _add_parser(*a, **kw)
         q.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                        help="show the Python traceback of an error instead of a one-line message")
+        q.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                       help="no confirmations or progress messages")
         return q
 
     sub.add_parser = add_parser
@@ -190,7 +214,6 @@ def build_parser():
                     help="fit a latent-class model on DATA first (K components per class, or 'auto': "
                          "chosen by held-out likelihood) and impute with it")
     im.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    im.add_argument("-q", "--quiet", action="store_true", help="no progress messages on stderr")
     float_opt(im)
 
     sa = model_command("sample", cmd_sample, "draw synthetic rows from a saved model",
@@ -221,6 +244,30 @@ def build_parser():
     ch.add_argument("--seed", type=int, default=0)
     ch.add_argument("--json", action="store_true", help="print every row as JSON")
     output_opt(ch)
+
+    ou = model_command("outliers", cmd_outliers, "log density of each row and an outlier flag",
+                       "Write DATA with two more columns: log_density (model.score_samples: log p(x) under the "
+                       "posterior predictive) and outlier (log_density below the threshold). The threshold is "
+                       "the model's stored one (set_outlier_threshold before saving) unless --contamination is "
+                       "given; else set_outlier_threshold(DATA, C), C = 0.05 by default. Prints how many rows "
+                       "were flagged.", data_help=f"{table} to score")
+    output_opt(ou)
+    ou.add_argument("--contamination", type=float, default=None, metavar="C",
+                    help="expected outlier share in DATA, in (0, 0.5): the threshold is the C-quantile of DATA's "
+                         "log densities (default: the model's stored threshold, else 0.05)")
+    ou.add_argument("--target", default=None, metavar="COL",
+                    help="DATA's label column: checked to exist and not to be a feature, kept in the output "
+                         "(the density log p(x) sums over classes; labels are not used)")
+    float_opt(ou)
+
+    po = model_command("posterior", cmd_posterior, "every parameter's posterior as a tidy table",
+                       "One row per parameter element (block, parameter, class, feature, value) with the "
+                       "posterior mean, sd and 94%% highest-density interval (hdi_3%%, hdi_97%%) of exact "
+                       "conjugate draws: those of model.sample_posterior(DRAWS, random_state=SEED).")
+    output_opt(po)
+    po.add_argument("--draws", type=int, default=2000, metavar="N", help="exact posterior draws (default 2000)")
+    po.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    float_opt(po)
 
     ev = sub.add_parser("evaluate-synthetic", help="compare a synthetic table with the real one",
                         description="The synthetic-data report (bayesnb.synthetic_report): per-column TVD/KS, "
@@ -265,7 +312,7 @@ def main(argv=None) -> int:
     -------
     int
         0 on success; 2 for a user mistake (one line on stderr: ``bayesnb COMMAND: error:
-        ...``); 1 when a demo step fails; 130 when interrupted. With ``--debug`` (or the
+        ...``); 1 when a demo step fails; 130 when interrupted (:data:`EXIT_CODES`). With ``--debug`` (or the
         environment variable ``BAYESNB_DEBUG=1``) errors raise, showing the traceback.
     """
     import warnings
@@ -274,6 +321,7 @@ def main(argv=None) -> int:
     options = argv[: argv.index("--")] if "--" in argv else argv
     debug = bool(os.environ.get("BAYESNB_DEBUG")) or "--debug" in options  # known before parsing
     PROG[0] = "bayesnb"
+    QUIET[0] = False
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
@@ -283,6 +331,7 @@ def main(argv=None) -> int:
                 parser.print_help()
                 return 2
             PROG[0] = f"bayesnb {args.command}"
+            QUIET[0] = args.quiet
             return int(args.func(args) or 0)
     except SystemExit as e:  # --help / --version
         return int(e.code or 0)

@@ -32,6 +32,8 @@ class UsageError(Exception):
 
 #: the prefix of warnings and errors, ``bayesnb`` or ``bayesnb COMMAND`` (set by ``main``)
 PROG = ["bayesnb"]
+#: ``[True]`` while a command runs with ``-q``/``--quiet`` (set by ``main``): no confirmations
+QUIET = [False]
 
 
 def warn(message):
@@ -331,5 +333,5 @@ def write_table(df, path, done=None, inputs=(), float_format=None):
                 raise UsageError(f"{path}: writing Parquet needs pyarrow (pip install pyarrow)") from None
         else:
             df.to_csv(tmp, index=False, float_format=float_format)
-    if done:
+    if done and not QUIET[0]:
         print(done)
