@@ -262,8 +262,59 @@ def warn_zero_probability(dead: np.ndarray, who: str = "NaiveBayes", stacklevel:
     )
 
 
+def _checked(jll: np.ndarray, class_log_prior, who: str, stacklevel: int) -> np.ndarray:
+    """``jll`` (float64, written in place) with the rows impossible under every class filled in.
+
+    Raises on NaN / ``+inf``; see :func:`normalise` for the fallback.
+    """
+    bad = np.isnan(jll) | np.isposinf(jll)
+    if bad.any():  # never hide a NaN behind a fallback: it would be a bug, not smoothing
+        raise FloatingPointError(
+            f"{who}: the joint log-likelihood of {int(bad.any(axis=1).sum())} row(s) is NaN or +inf. "
+            "This is a bug in bayesnb (or an input it failed to validate); please report it."
+        )
+    dead = ~np.isfinite(jll).any(axis=1)
+    if dead.any():
+        if class_log_prior is not None:
+            warn_zero_probability(dead, who, stacklevel=stacklevel + 1)
+            jll[dead] = np.broadcast_to(class_log_prior, jll.shape)[dead]
+            dead = ~np.isfinite(jll).any(axis=1)
+        jll[dead] = 0.0
+    return jll
+
+
+def most_probable(jll: np.ndarray, class_log_prior: np.ndarray | None, who: str = "NaiveBayes", *,
+                  stacklevel: int = 4) -> np.ndarray:
+    """Index of the most probable class of each row: the argmax of :func:`normalise` without normalising.
+
+    Subtracting a row's normaliser changes no order between its classes, so this is the
+    class ``predict`` gives; rows impossible under every class fall back as in
+    :func:`normalise` (same warning, same errors).
+
+    Parameters
+    ----------
+    jll : ndarray of shape (n, K)
+        Joint log-likelihood (finite or ``-inf``); not modified.
+    class_log_prior : ndarray of shape (K,) or (n, K), or None
+        As in :func:`normalise`.
+    who : str
+        Estimator name for messages.
+    stacklevel : int, default=4
+        Passed to :func:`warn_zero_probability`.
+
+    Returns
+    -------
+    ndarray of int, shape (n,)
+    """
+    jll = np.asarray(jll, dtype=float)
+    dead = ~np.isfinite(jll).any(axis=1)
+    if dead.any():  # only then copy: the fallback writes rows
+        jll = jll.copy()
+    return np.argmax(_checked(jll, class_log_prior, who, stacklevel), axis=1)
+
+
 def normalise(jll: np.ndarray, class_log_prior: np.ndarray | None, who: str = "NaiveBayes", *,
-              stacklevel: int = 4) -> np.ndarray:
+              stacklevel: int = 4, copy: bool = True) -> np.ndarray:
     """``log p(y=k | x)`` from the joint, normalised with logsumexp; never NaN.
 
     Rows with probability zero under every class (only possible with ``alpha=0``)
@@ -282,6 +333,8 @@ def normalise(jll: np.ndarray, class_log_prior: np.ndarray | None, who: str = "N
         Estimator name for messages.
     stacklevel : int, default=4
         Passed to :func:`warn_zero_probability` (so the warning names the user's call).
+    copy : bool, default=True
+        False: work in ``jll`` itself when it is float64 (for a caller that owns it).
 
     Returns
     -------
@@ -292,21 +345,9 @@ def normalise(jll: np.ndarray, class_log_prior: np.ndarray | None, who: str = "N
     FloatingPointError
         If ``jll`` holds NaN or ``+inf`` (a bug, never hidden by the fallback).
     """
-    jll = np.array(jll, dtype=float)
-    bad = np.isnan(jll) | np.isposinf(jll)
-    if bad.any():  # never hide a NaN behind a fallback: it would be a bug, not smoothing
-        raise FloatingPointError(
-            f"{who}: the joint log-likelihood of {int(bad.any(axis=1).sum())} row(s) is NaN or +inf. "
-            "This is a bug in bayesnb (or an input it failed to validate); please report it."
-        )
-    dead = ~np.isfinite(jll).any(axis=1)
-    if dead.any():
-        if class_log_prior is not None:
-            warn_zero_probability(dead, who, stacklevel=stacklevel)
-            jll[dead] = np.broadcast_to(class_log_prior, jll.shape)[dead]
-            dead = ~np.isfinite(jll).any(axis=1)
-        jll[dead] = 0.0
-    return jll - log_marginal(jll)[:, None]  # every row has a finite entry now
+    jll = _checked(np.array(jll, dtype=float, copy=copy or None), class_log_prior, who, stacklevel)
+    jll -= log_marginal(jll)[:, None]  # every row has a finite entry now
+    return jll
 
 
 def log_marginal(jll: np.ndarray) -> np.ndarray:

@@ -362,7 +362,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         encoded = self._encoded(X)  # (checks that the model is fitted)
         rel, _ = _post.joint_log_likelihood_parts(self.posterior_, encoded, self._check_predictive(), self._caches,
                                                   classify=True)
-        return _post.normalise(rel, self.posterior_.class_log_prior, self._who)
+        return _post.normalise(rel, self.posterior_.class_log_prior, self._who, copy=False)
 
     def predict_proba(self, X):
         """``p(y=k | x)`` for each row and class (rows sum to 1).
@@ -377,7 +377,8 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         proba : ndarray of shape (n_samples, n_classes)
             Columns follow ``classes_``.
         """
-        return np.exp(self.predict_log_proba(X))
+        log_proba = self.predict_log_proba(X)
+        return np.exp(log_proba, out=log_proba)  # our own array: no second (n, K) copy
 
     def predict(self, X):
         """Most probable class of each row.
@@ -393,8 +394,11 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         y_pred : ndarray of shape (n_samples,)
             Labels from ``classes_``.
         """
-        log_proba = self.predict_log_proba(X)  # checks the fitted state first
-        return self.classes_[np.argmax(log_proba, axis=1)]
+        encoded = self._encoded(X)  # (checks that the model is fitted)
+        rel, _ = _post.joint_log_likelihood_parts(self.posterior_, encoded, self._check_predictive(), self._caches,
+                                                  classify=True)
+        # the argmax of predict_log_proba without normalising (the normaliser is the same for every class)
+        return self.classes_[_post.most_probable(rel, self.posterior_.class_log_prior, self._who)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

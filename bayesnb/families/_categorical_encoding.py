@@ -35,6 +35,10 @@ def _columns(X):
 def _sorted_unique(values, who, name):
     import pandas as pd
 
+    small = _small_int_range(values)
+    if small is not None:  # integers in a short range: one bincount instead of a sort
+        lo, hi = small
+        return (np.flatnonzero(np.bincount(values - lo, minlength=hi - lo + 1)) + lo).astype(values.dtype)
     uniq = pd.unique(values) if values.dtype == object else np.unique(values)
     try:
         return np.asarray(np.sort(uniq), dtype=values.dtype if values.dtype != object else object)
@@ -46,9 +50,26 @@ def _sorted_unique(values, who, name):
         ) from None
 
 
+def _small_int_range(values):
+    """``(min, max)`` of an integer array whose range is at most its length (else None)."""
+    if values.dtype.kind not in "iu" or values.size == 0:
+        return None
+    lo, hi = int(values.min()), int(values.max())
+    return (lo, hi) if hi - lo <= max(values.size, 1024) else None
+
+
 def _indexer(categories, values):
+    """Position of each value among ``categories`` (-1 where absent)."""
     import pandas as pd
 
+    cats = np.asarray(categories)
+    small = _small_int_range(values)
+    if small is not None and cats.dtype.kind in "iu" and cats.size:
+        lo, hi = small
+        table = np.full(hi - lo + 1, -1, dtype=np.int64)  # value - lo -> position
+        inside = (cats >= lo) & (cats <= hi)
+        table[cats[inside].astype(np.int64) - lo] = np.flatnonzero(inside)
+        return table[values - lo]
     return pd.Index(categories).get_indexer(values)
 
 
@@ -78,13 +99,17 @@ def encode_columns(X, state=None, *, categories="auto", min_categories=None, ext
     declared : tuple of bool
         Whether each column's categories were declared.
     """
+    same = _codes_as_given(X, state, categories, min_categories, extend, who)
+    if same is not None:
+        return same
     cols = list(_columns(X))
     n = len(cols[0][1]) if cols else 0
-    codes = np.empty((n, len(cols)), dtype=np.int64)
+    codes = np.empty((n, len(cols)), dtype=np.int64, order="F")  # columns contiguous: coded one by one
     new_cats, new_decl = [], []
     for j, (name, values, pd_declared) in enumerate(cols):
         miss = missing_mask(values)
-        observed = values[~miss]
+        complete = not miss.any()
+        observed = values if complete else values[~miss]  # (never written to)
         if state is None or extend:
             declared = _declared(categories, min_categories, j, len(cols), pd_declared, who)
             if declared is not None:
@@ -111,12 +136,48 @@ def encode_columns(X, state=None, *, categories="auto", min_categories=None, ext
                 f"{who}: feature {name!r} has value(s) {list(bad)} that are not among its "
                 f"declared categories {list(cats)}."
             )
-        col = np.full(n, -1, dtype=np.int64)
-        col[~miss] = np.where(idx < 0, len(cats), idx)
-        codes[:, j] = col
+        if complete:
+            codes[:, j] = idx
+            codes[idx < 0, j] = len(cats)
+        else:
+            col = np.full(n, -1, dtype=np.int64)
+            col[~miss] = np.where(idx < 0, len(cats), idx)
+            codes[:, j] = col
         new_cats.append(cats)
         new_decl.append(is_decl)
     return codes, tuple(new_cats), tuple(new_decl)
+
+
+def _codes_as_given(X, state, categories, min_categories, extend, who):
+    """:func:`encode_columns`'s result without a copy when ``X`` already holds the codes, else None.
+
+    That is an int64 array whose every column's categories are ``0 .. V_j - 1`` (learned:
+    every one of them occurs, or given by ``state``) and whose values lie among them. The
+    codes are then a read-only view of ``X``: a write would raise instead of changing it.
+    """
+    if not (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype == np.int64 and X.size) or extend:
+        return None
+    if state is None and not (isinstance(categories, str) and categories == "auto"):
+        return None
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    if lo.min() < 0:
+        return None
+    cats = []
+    for j in range(X.shape[1]):
+        if state is None:
+            if not np.bincount(X[:, j], minlength=int(hi[j]) + 1).all():  # a value in 0..max never occurs
+                return None
+            c = np.arange(int(hi[j]) + 1, dtype=np.int64)
+            if min_categories is not None:
+                c = _with_min_categories(c, min_categories, j, who)
+        else:
+            c = np.asarray(state.categories[j])
+        if c.dtype.kind not in "iu" or hi[j] >= len(c) or not np.array_equal(c, np.arange(len(c))):
+            return None
+        cats.append(c)
+    codes = X.view()
+    codes.flags.writeable = False
+    return codes, tuple(cats), tuple(False for _ in cats) if state is None else tuple(state.declared)
 
 
 def _declared(categories, min_categories, j, d, pd_declared, who):
@@ -192,9 +253,12 @@ def count_codes(codes, resp, categories):
         V = len(cats)
         c = codes[:, j]
         ok = (c >= 0) & (c < V)
+        complete = ok.all()
+        if not complete:
+            c = c[ok]
         cj = np.empty((K, V))
         for k in range(K):
-            cj[k] = np.bincount(c[ok], weights=resp[ok, k], minlength=V)
+            cj[k] = np.bincount(c, weights=resp[:, k] if complete else resp[ok, k], minlength=V)[:V]
         counts.append(cj)
     return tuple(counts)
 

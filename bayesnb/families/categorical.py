@@ -239,7 +239,7 @@ class Categorical(Family):
         K = post.concentration[0].shape[0] if post.concentration else 0
         out = np.zeros((n, K))
         for j, table in enumerate(_enc.code_log_tables(prior, post)):
-            out += table[:, codes[:, j]].T  # code -1 (missing) picks the last column, 0
+            out += np.ascontiguousarray(table.T)[codes[:, j]]  # code -1 (missing) picks the last row, 0
         return out
 
     def log_evidence(self, prior, post):

@@ -98,6 +98,78 @@ def class_cell_log_pdfs(post: NormalInverseGammas, X: np.ndarray, predictive="me
         yield np.where(ok[k], ll, 0.0)
 
 
+def class_cell_log_pdfs_into(post: NormalInverseGammas, X: np.ndarray, predictive="mean"):
+    """:func:`class_cell_log_pdfs` for ``"mean"``, computed in one reused (n, d) buffer.
+
+    The same operations in the same order (identical values), without the temporaries;
+    each yielded array is overwritten by the next class.
+    """
+    mu, var = plug_in(post)
+    ok = defined(post)
+    buf = np.empty(X.shape)
+    for k in range(mu.shape[0]):
+        v = np.where(ok[k], var[k], 1.0)
+        np.subtract(X, mu[k], out=buf)
+        with np.errstate(over="ignore"):  # a squared distance past 1e308: density 0, log -inf
+            np.square(buf, out=buf)
+            np.divide(buf, 2 * v, out=buf)
+            np.subtract(-0.5 * np.log(2 * np.pi * v), buf, out=buf)
+        if not ok[k].all():
+            buf[:, ~ok[k]] = 0.0
+        yield buf
+
+
+def _chunk_rows(d: int) -> int:
+    """Rows per chunk so that an (rows, d) float64 buffer holds about 2 MiB."""
+    return max(1, (1 << 18) // max(d, 1))
+
+
+def _parts_into(post, X, missing, predictive, rel, row):
+    """:meth:`Gaussian.log_likelihood_parts` of the rows ``X``, written into ``rel`` and ``row``."""
+    cells = class_cell_log_pdfs_into if predictive == "mean" else class_cell_log_pdfs
+    top = np.full(X.shape, -np.inf)
+    for ll in cells(post, X, predictive):
+        np.maximum(top, ll, out=top)
+    top[~np.isfinite(top)] = 0.0
+    if missing is not None:
+        top[missing] = 0.0
+    for k, ll in enumerate(cells(post, X, predictive)):
+        diff = np.subtract(ll, top, out=ll if ll.flags.writeable else None)
+        if missing is not None:
+            diff[missing] = 0.0
+        diff.sum(axis=1, out=rel[:, k])
+    top.sum(axis=1, out=row)
+
+
+def _complete_stats(X, resp):
+    """:meth:`Gaussian.stats` of a block without missing cells, with one (n, d) buffer."""
+    N, d = X.shape
+    K = resp.shape[1]
+    n = np.repeat(resp.T @ np.ones((N, 1)), d, axis=1)
+    mean = np.zeros((K, d))
+    m2 = np.zeros((K, d))
+    step = _chunk_rows(d)
+    buf = np.empty((min(step, N), d))
+    chunks = [(a, min(a + step, N)) for a in range(0, N, step)]
+    for k in range(K):
+        w = resp[:, k]
+        pos = w > 0
+        if not pos.any():
+            continue
+        ref = X[np.argmax(pos)]  # every feature's first value in the class (see stats)
+        total = np.zeros(d)
+        for a, b in chunks:
+            t = np.subtract(X[a:b], ref, out=buf[: b - a])
+            total += w[a:b] @ t
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean[k] = np.where(n[k] > 0, ref + total / n[k], 0.0)
+        for a, b in chunks:
+            t = np.subtract(X[a:b], mean[k], out=buf[: b - a])
+            np.square(t, out=t)
+            m2[k] += w[a:b] @ t
+    return GaussianStats(n, mean, m2)
+
+
 class Gaussian(Family):
     """Real-valued block with a Normal-Inverse-Gamma prior per (class, feature).
 
@@ -147,6 +219,8 @@ class Gaussian(Family):
                 "Use .toarray(), or a Multinomial/Bernoulli block for sparse counts."
             )
         A = np.asarray(X, dtype=np.float64)
+        if np.isfinite(A).all():  # nothing missing: no copy, and a mask that takes no memory
+            return GaussianBlock(A, np.broadcast_to(True, A.shape)), X.shape[1]
         observed = ~np.isnan(A)
         if np.isinf(A).any():
             raise nonfinite_error(who, "Gaussian features", A)
@@ -166,6 +240,8 @@ class Gaussian(Family):
         constant column is recognisably constant, not "variance 1e-34" from rounding.
         """
         X, obs = block.X, block.observed
+        if obs.all():
+            return _complete_stats(X, resp)
         n = resp.T @ obs.astype(float)
         K, d = n.shape
         mean = np.zeros((K, d))
@@ -237,14 +313,14 @@ class Gaussian(Family):
         if predictive not in ("mean", "marginal"):
             raise ValueError(f"predictive must be 'mean' or 'marginal'; received {predictive!r}.")
         X, obs = block.X, block.observed
-        top = np.full(X.shape, -np.inf)
-        for ll in class_cell_log_pdfs(post, X, predictive):
-            np.maximum(top, ll, out=top)
-        top = np.where(obs & np.isfinite(top), top, 0.0)
+        complete = bool(obs.all())
         rel = np.empty((X.shape[0], post.mu.shape[0]))
-        for k, ll in enumerate(class_cell_log_pdfs(post, X, predictive)):
-            rel[:, k] = np.where(obs, ll - top, 0.0).sum(axis=1)
-        return rel, top.sum(axis=1)
+        row = np.empty(X.shape[0])
+        step = _chunk_rows(X.shape[1])  # rows are independent: a chunk's buffers stay small
+        for a in range(0, X.shape[0], step):
+            b = min(a + step, X.shape[0])
+            _parts_into(post, X[a:b], None if complete else ~obs[a:b], predictive, rel[a:b], row[a:b])
+        return rel, row
 
     def log_evidence(self, prior, post):
         """Closed-form ``log p(x_block | y)`` of the training data per class, shape (K,)."""
