@@ -11,6 +11,7 @@ JAX and NumPyro are imported inside the functions.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import threading
@@ -296,11 +297,22 @@ def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
     from numpyro.infer.hmc import hmc
     from numpyro.infer.util import initialize_model
 
-    info, pe_gen, post_gen, _ = initialize_model(
-        jax.random.PRNGKey(0), make_model(spec), model_args=(priors, data), dynamic_args=True,
-        init_strategy=init_to_uniform, validate_grad=False)
-    z_proto = info[0]
-    n_params = int(sum(np.size(x) for x in jax.tree_util.tree_leaves(z_proto)))
+    fns = []
+
+    def setup(priors, data):
+        info, pe_gen, post_gen, _ = initialize_model(
+            jax.random.PRNGKey(0), make_model(spec), model_args=(priors, data), dynamic_args=True,
+            init_strategy=init_to_uniform, validate_grad=False)
+        fns.append((pe_gen, post_gen))
+        return info[0]  # the unconstrained sites
+
+    # Model setup by abstract evaluation: only the shapes of the unconstrained sites are kept, so
+    # nothing runs (or compiles op by op) eagerly. With dynamic_args the potential and constrain
+    # functions re-run the model on their own arguments, and the supports here (simplex, unit
+    # interval, positive, real) have no parameters, so nothing traced is kept.
+    z_proto = jax.eval_shape(setup, priors, data)
+    pe_gen, post_gen = fns[0]
+    n_params = int(sum(math.prod(x.shape) for x in jax.tree_util.tree_leaves(z_proto)))
     init_kernel, sample_kernel = hmc(potential_fn_gen=pe_gen, algo="NUTS")
     W = int(num_warmup)
 
@@ -309,7 +321,7 @@ def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
         if z_init is None:
             leaves, tree = jax.tree_util.tree_flatten(z_proto)
             ks = jax.random.split(k_init, len(leaves))
-            z0 = jax.tree_util.tree_unflatten(tree, [jax.random.uniform(k, jax.numpy.shape(x), minval=-2.0,
+            z0 = jax.tree_util.tree_unflatten(tree, [jax.random.uniform(k, x.shape, x.dtype, minval=-2.0,
                                                                         maxval=2.0) for k, x in zip(ks, leaves)])
         else:
             z0 = z_init
