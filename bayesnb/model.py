@@ -38,6 +38,7 @@ from .inference.numpyro_model import (
     point_sites,
 )
 from .inference.nuts import (
+    default_compilation_cache,
     enable_compilation_cache,
     mcmc_draws,
     run_nuts,
@@ -45,7 +46,8 @@ from .inference.nuts import (
 )
 from .posterior import joint_log_likelihood_parts, normalise
 
-__all__ = ["ModelSpec", "NotLinearError", "PosteriorMixin", "enable_compilation_cache", "make_model",
+__all__ = ["ModelSpec", "NotLinearError", "PosteriorMixin", "default_compilation_cache", "enable_compilation_cache",
+           "make_model",
            "model_inputs", "model_log_likelihood", "point_sites", "posterior_moments", "run_nuts",
            "sample_posterior_draws"]
 
@@ -166,7 +168,7 @@ class PosteriorMixin:
         return self._model_data(X, y, C, likelihood)[2]
 
     def run_mcmc(self, X, y=None, *, num_warmup=500, num_samples=1000, num_chains=1, random_state=None,
-                 progress_bar=False, likelihood=None, chain_method=None, target_accept_prob=0.8,
+                 progress_bar=None, likelihood=None, chain_method=None, target_accept_prob=0.8,
                  n_components=1, init=None):
         """Sample the posterior of the same model with NumPyro's NUTS.
 
@@ -194,7 +196,13 @@ class PosteriorMixin:
             must be fitted).
         num_warmup, num_samples, num_chains : int
         random_state : int, numpy Generator/RandomState or None
-        progress_bar : bool, default=False
+        progress_bar : bool or None, default=None
+            A progress bar (tqdm, as NumPyro's, shown after 2 s) and a line on stderr
+            when the sampler is being compiled. None: on when stderr is a terminal.
+            Changing ``num_samples`` never recompiles (the sampler runs in fixed-size
+            chunks); the compiled sampler is kept in JAX's persistent cache (see
+            :func:`bayesnb.model.default_compilation_cache`, ``BAYESNB_JAX_CACHE=0``
+            turns it off).
         likelihood : {"suffstats", "rows"} or None, default=None
             Labelled rows enter through their sufficient statistics (fast) or one
             factor per row in plate ``obs`` (the same posterior, slower). None:

@@ -369,3 +369,86 @@ def test_enable_compilation_cache_directory(tmp_path, monkeypatch):
         assert (tmp_path / "xdg" / "bayesnb" / "jax").is_dir()
     finally:
         jax.config.update("jax_compilation_cache_dir", before)
+
+
+def test_default_compilation_cache_switch_and_no_override(tmp_path, monkeypatch):
+    """On by default in $XDG_CACHE_HOME/bayesnb/jax; BAYESNB_JAX_CACHE=0 turns it off; a folder the
+    user configured in JAX (config or JAX_COMPILATION_CACHE_DIR) is never overridden. Nothing compiles."""
+    import jax
+
+    from bayesnb.inference.nuts import default_compilation_cache
+
+    before = jax.config.jax_compilation_cache_dir
+    try:
+        monkeypatch.delenv("JAX_COMPILATION_CACHE_DIR", raising=False)
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+        jax.config.update("jax_compilation_cache_dir", None)
+        for off in ("0", "off", "False"):
+            monkeypatch.setenv("BAYESNB_JAX_CACHE", off)
+            assert default_compilation_cache() is None
+            assert jax.config.jax_compilation_cache_dir is None
+        monkeypatch.delenv("BAYESNB_JAX_CACHE")
+        assert default_compilation_cache() == str(tmp_path / "xdg" / "bayesnb" / "jax")
+        assert jax.config.jax_compilation_cache_dir == str(tmp_path / "xdg" / "bayesnb" / "jax")
+        jax.config.update("jax_compilation_cache_dir", str(tmp_path / "mine"))  # the user's own folder
+        assert default_compilation_cache() == str(tmp_path / "mine")
+        assert jax.config.jax_compilation_cache_dir == str(tmp_path / "mine")
+        jax.config.update("jax_compilation_cache_dir", None)
+        monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", str(tmp_path / "env"))
+        assert default_compilation_cache() == str(tmp_path / "env")
+        assert jax.config.jax_compilation_cache_dir is None
+    finally:
+        jax.config.update("jax_compilation_cache_dir", before)
+
+
+def test_progress_bar_auto_follows_the_terminal():
+    """progress_bar=None: on exactly when the stream is a TTY; True/False are kept as given."""
+    from bayesnb.inference.nuts import show_progress
+
+    class Stream:
+        def __init__(self, tty):
+            self.tty = tty
+
+        def isatty(self):
+            return self.tty
+
+    assert show_progress(None, Stream(True)) is True
+    assert show_progress(None, Stream(False)) is False
+    assert show_progress(None, object()) is False  # no isatty at all
+    assert show_progress(True, Stream(False)) is True
+    assert show_progress(False, Stream(True)) is False
+
+
+@pytest.mark.slow
+def test_changing_num_samples_does_not_recompile(votes, capsys, caplog):
+    """A second run_mcmc on the same model with another num_samples reuses the compiled sampler: JAX
+    logs no compilation of it (while it logs the first call's), and the draw count is the new one.
+    The first call prints the compile message when the progress bar is on. (num_warmup=300 is used
+    by no other test, so the first call always compiles: one compile for this test.)"""
+    import logging
+
+    import jax
+
+    X, y = votes
+    clf = CategoricalNB().fit(X, y)
+    before = jax.config.jax_log_compiles
+    jax.config.update("jax_log_compiles", True)
+
+    def sampler_compiles():
+        return [r.getMessage() for r in caplog.records if "Compiling jit(" in r.getMessage()
+                and ("chunk_one" in r.getMessage() or "init_one" in r.getMessage())]
+
+    try:
+        with caplog.at_level(logging.WARNING):
+            first = clf.run_mcmc(X, y, num_warmup=300, num_samples=130, random_state=0, progress_bar=True)
+            assert len(sampler_compiles()) == 2  # the initialiser and the chunk
+            caplog.clear()
+            second = clf.run_mcmc(X, y, num_warmup=300, num_samples=270, random_state=1, progress_bar=False)
+            assert sampler_compiles() == []
+    finally:
+        jax.config.update("jax_log_compiles", before)
+    assert first.attrs["cache_hit"] == 0
+    assert "compiling the NUTS sampler for a model with 33 parameters (first call only" in capsys.readouterr().err
+    assert second.attrs["cache_hit"] == 1 and second.attrs["compile_seconds"] == 0.0
+    assert first["posterior"].sizes["draw"] == 130 and second["posterior"].sizes["draw"] == 270
+    assert second["sample_stats"]["step_size"].shape == (1, 270)

@@ -22,7 +22,7 @@ from .._version import __version__
 from ..datasets import load_house_votes
 from ..diagnostics import compare_posteriors
 from ..estimators import CategoricalNB
-from ..inference.nuts import enable_compilation_cache
+from ..inference.nuts import default_compilation_cache
 from .io import UsageError, atomic_path
 
 __all__ = ["DemoStepError", "run_demo", "vote_log_odds"]
@@ -101,10 +101,11 @@ def _jax_cache():
     """Use a persistent JAX compilation cache in the user's cache folder (this process only).
 
     NUTS compilation dominates a short run (about 10 s); the cache makes later demo runs
-    start sampling in about a second. Respects ``JAX_COMPILATION_CACHE_DIR`` if set.
+    start sampling in about a second. The same rule as ``run_mcmc``: a folder configured in JAX is
+    kept, ``BAYESNB_JAX_CACHE=0`` turns the cache off.
     """
     try:
-        enable_compilation_cache()
+        default_compilation_cache()
     except Exception:  # noqa: BLE001, S110 - the cache is an optimisation only
         pass
 

@@ -1,14 +1,19 @@
 """NUTS over the one NumPyro model: the runner, its compile cache and the draws it returns.
 
-The sampler is one jitted function per model structure and array shapes (NumPyro's
-functional ``hmc`` kernels, chains by ``vmap`` or sequentially), cached in-process; JAX's
-persistent compilation cache is opt-in (:func:`enable_compilation_cache`). JAX and NumPyro
-are imported inside the functions; nothing here changes JAX's global settings.
+The sampler is two jitted functions per model structure, array shapes and warmup length
+(NumPyro's functional ``hmc`` kernels, chains by ``vmap`` or sequentially): an initialiser
+and a fixed-length chunk of NUTS steps run in a Python loop, so the number of draws never
+recompiles. They are cached in-process, and JAX's persistent compilation cache is on by
+default (:func:`default_compilation_cache`; ``BAYESNB_JAX_CACHE=0`` turns it off). That
+cache folder is the only JAX setting bayesnb changes, and never one the user has set.
+JAX and NumPyro are imported inside the functions.
 """
 
 from __future__ import annotations
 
+import math
 import os
+import sys
 import threading
 import time
 
@@ -16,7 +21,8 @@ import numpy as np
 
 from .numpyro_model import _unconstrained, make_model
 
-__all__ = ["enable_compilation_cache", "mcmc_draws", "run_nuts", "sample_stats_from_extra"]
+__all__ = ["default_compilation_cache", "enable_compilation_cache", "mcmc_draws", "run_nuts",
+           "sample_stats_from_extra", "show_progress"]
 
 
 def enable_compilation_cache(path=None):
@@ -41,8 +47,61 @@ def enable_compilation_cache(path=None):
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         path = os.path.join(base, "bayesnb", "jax")
     os.makedirs(path, exist_ok=True)
-    jax.config.update("jax_compilation_cache_dir", str(path))
+    if jax.config.jax_compilation_cache_dir != str(path):
+        from jax.experimental.compilation_cache import compilation_cache
+
+        jax.config.update("jax_compilation_cache_dir", str(path))
+        compilation_cache.reset_cache()  # JAX decides once whether to use a cache: decide again
     return str(path)
+
+
+CACHE_ENV = "BAYESNB_JAX_CACHE"
+
+
+def default_compilation_cache():
+    """The persistent compile cache NUTS uses unless turned off; called by :func:`run_nuts`.
+
+    A folder already configured in JAX (``jax.config.jax_compilation_cache_dir`` or the
+    ``JAX_COMPILATION_CACHE_DIR`` variable) is used as it is, never overridden. Otherwise,
+    unless the environment variable ``BAYESNB_JAX_CACHE`` is ``0``, ``false``, ``no`` or
+    ``off``, :func:`enable_compilation_cache` sets ``$XDG_CACHE_HOME/bayesnb/jax``
+    (``~/.cache/bayesnb/jax``).
+
+    Returns
+    -------
+    str or None
+        The cache folder in use, or None when the cache is off.
+    """
+    import jax
+
+    configured = jax.config.jax_compilation_cache_dir or os.environ.get("JAX_COMPILATION_CACHE_DIR")
+    if configured:
+        return str(configured)
+    if os.environ.get(CACHE_ENV, "1").strip().lower() in ("0", "false", "no", "off"):
+        return None
+    return enable_compilation_cache()
+
+
+def show_progress(progress_bar, stream=None):
+    """Whether to show the progress bar: ``progress_bar`` itself, or for None whether ``stream`` is a TTY.
+
+    Parameters
+    ----------
+    progress_bar : bool or None
+        None: automatic, on when ``stream`` (default ``sys.stderr``) is interactive.
+    stream : file-like or None
+
+    Returns
+    -------
+    bool
+    """
+    if progress_bar is not None:
+        return bool(progress_bar)
+    stream = sys.stderr if stream is None else stream
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False
 
 
 _CACHE: dict = {}
@@ -78,18 +137,28 @@ def _shapes(tree):
 _EXTRA = ("diverging", "num_steps", "accept_prob", "potential_energy", "energy", "adapt_state.step_size")
 
 
-def run_nuts(spec, priors, data, *, num_warmup=500, num_samples=1000, num_chains=1, chain_method=None,
-             seed=0, progress_bar=False, target_accept_prob=0.8, init_sites=None):
-    """Run NUTS on the model; the compiled sampler is cached per structure and shapes.
+CHUNK = 100  # NUTS steps per compiled call: the draw count is a Python loop over chunks
 
-    The default path is one jitted function (NumPyro's functional ``hmc`` kernels:
-    initialisation uniform in (-2, 2) on the unconstrained scale, warmup with step-size
-    and diagonal mass adaptation, then sampling, in one ``lax.scan``), compiled once
-    per model structure and array shapes and reused for new data, priors, seeds and
-    (sequential or vectorized) chains. ``progress_bar=True`` or ``chain_method="parallel"``
-    use :class:`numpyro.infer.MCMC` instead (cached too, but it re-traces its
-    initialisation on each call). ``init_sites`` (constrained site values, e.g. from
-    :func:`point_sites`) starts every chain there instead.
+
+def run_nuts(spec, priors, data, *, num_warmup=500, num_samples=1000, num_chains=1, chain_method=None,
+             seed=0, progress_bar=None, target_accept_prob=0.8, init_sites=None):
+    """Run NUTS on the model; the compiled sampler is cached per structure, shapes and warmup length.
+
+    The default path is two jitted functions (NumPyro's functional ``hmc`` kernels): an
+    initialiser (uniform in (-2, 2) on the unconstrained scale, or ``init_sites``) and a
+    chunk of :data:`CHUNK` NUTS steps (warmup with step-size and diagonal mass
+    adaptation while the step counter is below ``num_warmup``, sampling after it), called
+    in a Python loop until ``num_warmup + num_samples`` steps are done. Both are compiled
+    once per model structure, array shapes and ``num_warmup``, and reused for any
+    ``num_samples``, new data, priors, seeds and (sequential or vectorized) chains.
+    ``chain_method="parallel"`` uses :class:`numpyro.infer.MCMC` instead (cached too, but
+    it re-traces its initialisation on each call). ``init_sites`` (constrained site
+    values, e.g. from :func:`point_sites`) starts every chain there instead.
+
+    ``progress_bar``: True, False, or None (the default) for automatic: on when stderr is a
+    terminal (:func:`show_progress`); the bar (tqdm, as NumPyro's) appears after 2 s. When
+    it is on, a line on stderr says when the sampler is being compiled. The persistent
+    compile cache is set up by :func:`default_compilation_cache`.
 
     Returns
     -------
@@ -99,11 +168,11 @@ def run_nuts(spec, priors, data, *, num_warmup=500, num_samples=1000, num_chains
         ``{"diverging", "num_steps", "accept_prob", "potential_energy", "energy",
         "adapt_state.step_size"}`` each (chain, draw).
     timing : dict
-        ``compile_seconds`` (JAX tracing + compilation: timed ahead of the run on the
-        default path, as reported by JAX's monitoring events with ``numpyro.infer.MCMC``;
-        0 on a cache hit of the default path), ``sampling_seconds`` (the rest of the
-        run), ``total_seconds``, ``cache_hit`` (a compiled sampler of the same shapes was
-        reused).
+        ``compile_seconds`` (building, tracing and compiling the sampler, ahead of the
+        run on the default path, as reported by JAX's monitoring events with
+        ``numpyro.infer.MCMC``; 0 on a cache hit of the default path),
+        ``sampling_seconds`` (the rest of the run), ``total_seconds``, ``cache_hit`` (a
+        compiled sampler of the same shapes was reused).
     """
     import jax
 
@@ -111,12 +180,13 @@ def run_nuts(spec, priors, data, *, num_warmup=500, num_samples=1000, num_chains
         chain_method = "parallel" if num_chains > 1 and jax.local_device_count() >= num_chains else "sequential"
     if chain_method not in ("sequential", "vectorized", "parallel"):
         raise ValueError(f"chain_method must be 'sequential', 'vectorized' or 'parallel'; received {chain_method!r}.")
-    use_mcmc = progress_bar or chain_method == "parallel"
+    show = show_progress(progress_bar)
+    cache_dir = default_compilation_cache()
+    use_mcmc = chain_method == "parallel"
+    vec = chain_method == "vectorized" and num_chains > 1
     z_init = None if init_sites is None else _unconstrained(spec, priors, data, init_sites)
-    key = (spec, _shapes(priors), _shapes(data), _shapes(z_init), int(num_warmup), int(num_samples),
-           float(target_accept_prob),
-           ("mcmc", num_chains, chain_method, bool(progress_bar)) if use_mcmc else
-           ("fn", num_chains if chain_method == "vectorized" else 1))
+    key = (spec, _shapes(priors), _shapes(data), _shapes(z_init), int(num_warmup), float(target_accept_prob),
+           ("mcmc", int(num_samples), num_chains, show) if use_mcmc else ("fn", num_chains if vec else 1, CHUNK))
     cached = _CACHE.get(key)
     hit = cached is not None
     _listen()
@@ -128,12 +198,20 @@ def run_nuts(spec, priors, data, *, num_warmup=500, num_samples=1000, num_chains
         keys = jax.random.split(rng_key, num_chains)
         if not hit:
             t_c = time.perf_counter()
-            cached = (_build_mcmc if use_mcmc else _build_fn)(spec, priors, data, num_warmup, num_samples,
-                                                              num_chains, chain_method, progress_bar,
-                                                              target_accept_prob)
-            if not use_mcmc:  # build and compile ahead of time: compile and sampling are timed apart
-                cached = cached.lower(keys if chain_method == "vectorized" else keys[0], priors, data,
-                                      z_init).compile()
+            if use_mcmc:
+                cached = _build_mcmc(spec, num_warmup, num_samples, num_chains, chain_method, show,
+                                     target_accept_prob)
+            else:
+                init_fn, chunk_fn, n_params = _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob)
+                if show:
+                    where = f"cached in {cache_dir}" if cache_dir else f"persistent cache off: {CACHE_ENV}=0"
+                    print(f"bayesnb: compiling the NUTS sampler for a model with {n_params} parameters "
+                          f"(first call only; {where})", file=sys.stderr, flush=True)
+                # compile ahead of time, so that compile and sampling are timed apart
+                k0 = keys if vec else keys[0]
+                init_c = init_fn.lower(k0, priors, data, z_init).compile()
+                state0 = jax.eval_shape(init_fn, k0, priors, data, z_init)
+                cached = (init_c, chunk_fn.lower(state0, priors, data).compile())
                 aot_seconds = time.perf_counter() - t_c
             if len(_CACHE) >= _CACHE_MAX:
                 _CACHE.pop(next(iter(_CACHE)))
@@ -145,14 +223,12 @@ def run_nuts(spec, priors, data, *, num_warmup=500, num_samples=1000, num_chains
             samples = {k: np.asarray(v) for k, v in cached.get_samples(group_by_chain=True).items()}
             extra = {k: np.asarray(v) for k, v in cached.get_extra_fields(group_by_chain=True).items()}
         else:
-            if chain_method == "vectorized":
-                outs = [cached(keys, priors, data, z_init)]
-            else:
-                outs = [jax.tree.map(lambda x: x[None], cached(k, priors, data, z_init)) for k in keys]
-            outs = jax.block_until_ready(outs)
-            z = {k: np.concatenate([np.asarray(o[0][k]) for o in outs]) for k in outs[0][0]}
-            extra = {name: np.concatenate([np.asarray(o[1][i]) for o in outs]) for i, name in enumerate(_EXTRA)}
-            samples = z
+            starts = [keys] if vec else [k for k in keys]
+            outs = [_run_chunks(cached, k, priors, data, z_init, int(num_warmup), int(num_samples), vec, show,
+                                f"chain {i + 1}/{len(starts)}" if len(starts) > 1 else "NUTS")
+                    for i, k in enumerate(starts)]
+            samples = {k: np.concatenate([o[0][k] for o in outs]) for k in outs[0][0]}
+            extra = {name: np.concatenate([o[1][i] for o in outs]) for i, name in enumerate(_EXTRA)}
     finally:
         _COMPILE.active = False
     total = time.perf_counter() - t0
@@ -162,8 +238,45 @@ def run_nuts(spec, priors, data, *, num_warmup=500, num_samples=1000, num_chains
     return samples, extra, timing
 
 
-def _build_mcmc(spec, priors, data, num_warmup, num_samples, num_chains, chain_method, progress_bar,
-                target_accept_prob):
+def _run_chunks(compiled, key, priors, data, z_init, W, S, vec, show, desc):
+    """Initialise, then call the compiled chunk until W + S steps: draws W..W+S-1, each (chain, draw, ...)."""
+    init_c, chunk_c = compiled
+    state = init_c(key, priors, data, z_init)
+    n_chunks = -(-(W + S) // CHUNK)
+    bar = None
+    if show:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=W + S, desc=desc, delay=2.0, file=sys.stderr, leave=True)
+    pieces = []
+    try:
+        for i in range(n_chunks):
+            state, out = chunk_c(state, priors, data)
+            pieces.append(_to_numpy(out))
+            if bar is not None:
+                done = min((i + 1) * CHUNK, W + S)
+                bar.set_description(f"{desc} {'warmup' if done <= W else 'sample'}", refresh=False)
+                bar.update(done - bar.n)
+    finally:
+        if bar is not None:
+            bar.close()
+    axis = 1 if vec else 0
+    z = {k: np.concatenate([p[0][k] for p in pieces], axis=axis) for k in pieces[0][0]}
+    ex = [np.concatenate([p[1][i] for p in pieces], axis=axis) for i in range(len(_EXTRA))]
+    sl = (slice(None), slice(W, W + S)) if vec else (slice(W, W + S),)
+    z = {k: v[sl] if vec else v[sl][None] for k, v in z.items()}
+    ex = [v[sl] if vec else v[sl][None] for v in ex]
+    return z, ex
+
+
+def _to_numpy(tree):
+    """A pytree of JAX arrays as NumPy arrays (blocks until they are computed)."""
+    import jax
+
+    return jax.tree.map(np.asarray, tree)
+
+
+def _build_mcmc(spec, num_warmup, num_samples, num_chains, chain_method, progress_bar, target_accept_prob):
     from numpyro.infer import MCMC, NUTS, init_to_uniform
 
     kernel = NUTS(make_model(spec), init_strategy=init_to_uniform, target_accept_prob=target_accept_prob)
@@ -171,35 +284,55 @@ def _build_mcmc(spec, priors, data, num_warmup, num_samples, num_chains, chain_m
                 chain_method=chain_method, progress_bar=progress_bar, jit_model_args=True)
 
 
-def _build_fn(spec, priors, data, num_warmup, num_samples, num_chains, chain_method, progress_bar,
-              target_accept_prob):
-    """One jitted ``f(key, priors, data, z_init) -> (constrained samples, extra fields)``.
+def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
+    """Jitted ``init(key, priors, data, z_init) -> state`` and ``chunk(state, priors, data) -> (state, draws)``,
+    and the number of unconstrained parameters.
 
-    ``z_init``: None (uniform in (-2, 2) on the unconstrained scale) or an unconstrained point."""
+    ``z_init``: None (uniform in (-2, 2) on the unconstrained scale) or an unconstrained point.
+    ``chunk`` runs :data:`CHUNK` NUTS steps (adapting while the step counter is below
+    ``num_warmup``) and returns the constrained sites and extra fields of each."""
     import jax
     from jax import lax
     from numpyro.infer import init_to_uniform
     from numpyro.infer.hmc import hmc
     from numpyro.infer.util import initialize_model
 
-    info, pe_gen, post_gen, _ = initialize_model(
-        jax.random.PRNGKey(0), make_model(spec), model_args=(priors, data), dynamic_args=True,
-        init_strategy=init_to_uniform, validate_grad=False)
-    z_proto = info[0]
-    init_kernel, sample_kernel = hmc(potential_fn_gen=pe_gen, algo="NUTS")
-    W, S = int(num_warmup), int(num_samples)
+    fns = []
 
-    def one_chain(key, priors, data, z_init=None):
+    def setup(priors, data):
+        info, pe_gen, post_gen, _ = initialize_model(
+            jax.random.PRNGKey(0), make_model(spec), model_args=(priors, data), dynamic_args=True,
+            init_strategy=init_to_uniform, validate_grad=False)
+        fns.append((pe_gen, post_gen))
+        return info[0]  # the unconstrained sites
+
+    # Model setup by abstract evaluation: only the shapes of the unconstrained sites are kept, so
+    # nothing runs (or compiles op by op) eagerly. With dynamic_args the potential and constrain
+    # functions re-run the model on their own arguments, and the supports here (simplex, unit
+    # interval, positive, real) have no parameters, so nothing traced is kept.
+    z_proto = jax.eval_shape(setup, priors, data)
+    pe_gen, post_gen = fns[0]
+    n_params = int(sum(math.prod(x.shape) for x in jax.tree_util.tree_leaves(z_proto)))
+    init_kernel, sample_kernel = hmc(potential_fn_gen=pe_gen, algo="NUTS")
+    W = int(num_warmup)
+
+    def init_one(key, priors, data, z_init=None):
         k_init, k_run = jax.random.split(key)
         if z_init is None:
             leaves, tree = jax.tree_util.tree_flatten(z_proto)
             ks = jax.random.split(k_init, len(leaves))
-            z0 = jax.tree_util.tree_unflatten(tree, [jax.random.uniform(k, jax.numpy.shape(x), minval=-2.0,
+            z0 = jax.tree_util.tree_unflatten(tree, [jax.random.uniform(k, x.shape, x.dtype, minval=-2.0,
                                                                         maxval=2.0) for k, x in zip(ks, leaves)])
         else:
             z0 = z_init
-        state = init_kernel(z0, W, target_accept_prob=target_accept_prob, model_args=(priors, data),
-                            rng_key=k_run)
+        return init_kernel(z0, W, target_accept_prob=target_accept_prob, model_args=(priors, data),
+                           rng_key=k_run)
+
+    def chunk_one(state, priors, data):
+        # hmc() keeps its adaptation and integrator in closures set by init_kernel, tied to the
+        # traced model arguments: set them again in this trace (the unused result is dropped).
+        init_kernel(state.z, W, target_accept_prob=target_accept_prob, model_args=(priors, data),
+                    rng_key=state.rng_key)
         constrain = post_gen(priors, data)
 
         def body(st, _):
@@ -207,12 +340,12 @@ def _build_fn(spec, priors, data, num_warmup, num_samples, num_chains, chain_met
             return st, (constrain(st.z), (st.diverging, st.num_steps, st.accept_prob, st.potential_energy,
                                           st.energy, st.adapt_state.step_size))
 
-        _, out = lax.scan(body, state, None, length=W + S)
-        return jax.tree.map(lambda x: x[W:], out)
+        return lax.scan(body, state, None, length=CHUNK)
 
-    if chain_method == "vectorized" and num_chains > 1:
-        return jax.jit(jax.vmap(one_chain, in_axes=(0, None, None, None)))
-    return jax.jit(one_chain)
+    if vec:
+        return (jax.jit(jax.vmap(init_one, in_axes=(0, None, None, None))),
+                jax.jit(jax.vmap(chunk_one, in_axes=(0, None, None))), n_params)
+    return jax.jit(init_one), jax.jit(chunk_one), n_params
 
 
 def mcmc_draws(post, spec, samples) -> dict:
