@@ -198,6 +198,13 @@ class StructureMixin:
             return super().predict_log_proba(X)
         return _post.normalise(self.predict_joint_log_proba(X), self.posterior_.class_log_prior, self._who)
 
+    def predict(self, X):
+        """Most probable class of each row; under a structure, from the exact joint (see bayesnb.structured)."""
+        if getattr(self, "_tables", None) is None:
+            return super().predict(X)
+        jll = self.predict_joint_log_proba(X)
+        return self.classes_[_post.most_probable(jll, self.posterior_.class_log_prior, self._who)]
+
     def score_samples(self, X, *, latent=None):
         """``log p(x)``: logsumexp over classes of :meth:`predict_joint_log_proba` (``latent`` needs naive)."""
         if getattr(self, "_tables", None) is None:
