@@ -687,7 +687,7 @@ def test_format_errors(penguins_model, tmp_path, capsys):
     assert "--format" in line and "'xml'" in line
     line = one_line_error(*cli(capsys, "datasets", "export", "penguins", "-o", "-", "--format", "parquet")[::2])
     assert "stdout" in line
-    code, out, err = cli(capsys, "posterior", d / "m.bnb", "--draws", "50", "-o", tmp_path / "post.parquet")
+    code, _, err = cli(capsys, "posterior", d / "m.bnb", "--draws", "50", "-o", tmp_path / "post.parquet")
     if importlib.util.find_spec("pyarrow") is None:
         assert "pip install pyarrow" in one_line_error(code, err) and not (tmp_path / "post.parquet").exists()
     else:

@@ -50,7 +50,16 @@ from .commands import (
 from .datasets import DATASETS, cmd_datasets
 from .demo import DemoStepError as _DemoStepError
 from .generate import cmd_impute, cmd_sample
-from .io import FORMATS, PROG, QUIET, UsageError, read_table, table_format, warn, write_table
+from .io import (
+    FORMATS,
+    PROG,
+    QUIET,
+    UsageError,
+    read_table,
+    table_format,
+    warn,
+    write_table,
+)
 from .outliers import cmd_outliers
 from .posterior import cmd_posterior
 from .report import cmd_info
