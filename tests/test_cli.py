@@ -3,7 +3,9 @@ real subprocess (exit status, stderr, no traceback) as a user would run it."""
 
 from __future__ import annotations
 
+import importlib.util
 import io
+import json
 import os
 import re
 import subprocess
@@ -622,3 +624,82 @@ def test_fit_auto_chooses_families_and_info_shows_the_scores(tmp_path, capsys):
     synth = pd.read_csv(io.StringIO(out))
     assert code == 0 and synth["year"].isin([2007, 2008, 2009]).all()
     assert synth["year"].dtype.kind == "i" and synth["body_mass_g"].dtype.kind == "i"  # written as whole numbers
+
+
+# ------------------------------------------------------------------ dtype errors and --format
+@pytest.fixture(scope="module")
+def penguins_model(tmp_path_factory):
+    d = tmp_path_factory.mktemp("fmt")
+    assert main(["datasets", "export", "penguins", "-o", str(d / "p.csv")]) == 0
+    assert main(["fit", str(d / "p.csv"), "--target", "species", "-o", str(d / "m.bnb")]) == 0
+    return d
+
+
+def test_dtype_error_names_only_the_bad_column_row_and_value(penguins_model, tmp_path, capsys):
+    d = penguins_model
+    df = pd.read_csv(d / "p.csv").astype(object)
+    df.loc[4, "bill_length_mm"] = "abc"  # row 5 of the file (header not counted)
+    df.to_csv(tmp_path / "bad.csv", index=False)
+    line = one_line_error(*cli(capsys, "predict", d / "m.bnb", tmp_path / "bad.csv")[::2])
+    assert "'bill_length_mm'" in line and "row 5" in line and "'abc'" in line and "expected a number" in line
+    others = ["bill_depth_mm", "flipper_length_mm", "body_mass_g", "year", "island", "sex"]
+    assert not any(c in line for c in others), line
+    # a column of another type: text throughout
+    df = pd.read_csv(d / "p.csv")
+    df["body_mass_g"] = "g" + df["body_mass_g"].astype(str)
+    df.to_csv(tmp_path / "bad2.csv", index=False)
+    line = one_line_error(*cli(capsys, "impute", d / "m.bnb", tmp_path / "bad2.csv")[::2])
+    assert "'body_mass_g'" in line and "row 1" in line and "'g3750" in line and "bill_length_mm" not in line
+    # --categorical on a column the model reads as numbers
+    line = one_line_error(*cli(capsys, "predict", d / "m.bnb", d / "p.csv", "--categorical", "year")[::2])
+    assert "'year'" in line and "as numbers" in line
+    # fit with a numeric family on text columns: only the text columns are named
+    line = one_line_error(*cli(capsys, "fit", d / "p.csv", "--target", "species", "--family", "gaussian",
+                               "-o", tmp_path / "g.bnb")[::2])
+    assert "must be numeric" in line and "'island'" in line and "'Torgersen'" in line and "bill_length_mm" not in line
+
+
+def test_format_json_equals_csv_for_sample_and_predict(penguins_model, tmp_path, capsys):
+    d = penguins_model
+    for cmd in (["sample", d / "m.bnb", "-n", "25"], ["predict", d / "m.bnb", d / "p.csv", "--proba"]):
+        code, out_csv, err = cli(capsys, *cmd)
+        assert code == 0, err
+        code, out_json, err = cli(capsys, *cmd, "-o", "-", "--format", "json")
+        assert code == 0, err
+        a = pd.read_csv(io.StringIO(out_csv))
+        b = pd.DataFrame(json.loads(out_json))
+        assert list(a.columns) == list(b.columns)
+        pd.testing.assert_frame_equal(a, b, check_dtype=False)
+        # by extension, and --format overriding it
+        assert cli(capsys, *cmd, "-o", tmp_path / "t.json")[0] == 0
+        pd.testing.assert_frame_equal(pd.DataFrame(json.loads((tmp_path / "t.json").read_text())), b)
+        assert cli(capsys, *cmd, "-o", tmp_path / "t.json", "--format", "csv")[0] == 0
+        pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "t.json"), a)
+        assert cli(capsys, *cmd, "-o", tmp_path / "t.tsv")[0] == 0
+        pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "t.tsv", sep="\t"), a)
+        assert cli(capsys, *cmd, "-o", tmp_path / "t.dat")[0] == 0  # unknown extension: CSV
+        pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "t.dat"), a)
+
+
+def test_format_errors(penguins_model, tmp_path, capsys):
+    d = penguins_model
+    line = one_line_error(*cli(capsys, "sample", d / "m.bnb", "--format", "xml")[::2])
+    assert "--format" in line and "'xml'" in line
+    line = one_line_error(*cli(capsys, "datasets", "export", "penguins", "-o", "-", "--format", "parquet")[::2])
+    assert "stdout" in line
+    code, _, err = cli(capsys, "posterior", d / "m.bnb", "--draws", "50", "-o", tmp_path / "post.parquet")
+    if importlib.util.find_spec("pyarrow") is None:
+        assert "pip install pyarrow" in one_line_error(code, err) and not (tmp_path / "post.parquet").exists()
+    else:
+        assert code == 0, err
+        assert len(pd.read_parquet(tmp_path / "post.parquet")) > 0
+
+
+@pytest.mark.skipif(importlib.util.find_spec("pyarrow") is None, reason="pyarrow (optional) is not installed")
+def test_format_parquet_equals_csv(penguins_model, tmp_path, capsys):
+    d = penguins_model
+    code, out, err = cli(capsys, "sample", d / "m.bnb", "-n", "20")
+    assert code == 0, err
+    assert cli(capsys, "sample", d / "m.bnb", "-n", "20", "-o", tmp_path / "s.out", "--format", "parquet")[0] == 0
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "s.out"), pd.read_csv(io.StringIO(out)),
+                                  check_dtype=False)

@@ -50,7 +50,16 @@ from .commands import (
 from .datasets import DATASETS, cmd_datasets
 from .demo import DemoStepError as _DemoStepError
 from .generate import cmd_impute, cmd_sample
-from .io import PROG, QUIET, UsageError, read_table, warn, write_table
+from .io import (
+    FORMATS,
+    PROG,
+    QUIET,
+    UsageError,
+    read_table,
+    table_format,
+    warn,
+    write_table,
+)
 from .outliers import cmd_outliers
 from .posterior import cmd_posterior
 from .report import cmd_info
@@ -153,6 +162,12 @@ def build_parser():
     key_opt(f, "sign the model file, so that it loads only with the same key")
     f.set_defaults(func=cmd_fit)
 
+    def format_opt(q):
+        q.add_argument("--format", choices=FORMATS, default=None,
+                       help="format of the output table: csv, parquet (needs pyarrow) or json (an array of "
+                            "records). Default: by the -o file's extension (.csv, .tsv, .parquet, .json), else "
+                            "csv; '-o -' (stdout) takes csv or json")
+
     def model_command(name, func, help, description, data_help=None):
         """A subcommand reading a saved (maybe signed) model file and, with ``data_help``, a table."""
         q = sub.add_parser(name, help=help, description=description)
@@ -164,8 +179,9 @@ def build_parser():
         q.set_defaults(func=func)
         return q
 
-    def output_opt(q):
-        q.add_argument("-o", "--output", default=None, help="output table (default: CSV on stdout)")
+    def output_opt(q, help="output table (default: CSV on stdout)"):
+        q.add_argument("-o", "--output", default=None, help=help)
+        format_opt(q)
 
     table = "table (.csv, .tsv, .parquet; '-' = stdin CSV)"
     pr = model_command("predict", cmd_predict, "predict classes with a saved model",
@@ -231,7 +247,7 @@ def build_parser():
                                     "refusing to replace an existing file unless --force.")
     ds.add_argument("action", choices=("list", "export"))
     ds.add_argument("name", nargs="?", default=None, help=f"dataset to export: {', '.join(DATASETS)}")
-    ds.add_argument("-o", "--output", default=None, help="file to write ('-': stdout)")
+    output_opt(ds, help="file to write ('-': stdout)")
     ds.add_argument("--force", action="store_true", help="replace an existing -o file")
     ds.set_defaults(func=cmd_datasets)
 
@@ -280,7 +296,7 @@ def build_parser():
                     help="real rows to test the classifiers on (default: 30%% of REAL held out)")
     ev.add_argument("--bins", type=int, default=10, help="quantile bins of numeric columns for Cramér's V")
     ev.add_argument("--json", action="store_true", help="print the report as JSON")
-    ev.add_argument("-o", "--output", default=None, help="write the report as a long table (CSV/Parquet)")
+    output_opt(ev, help="write the report as a long table (CSV, Parquet or JSON)")
     ev.add_argument("--seed", type=int, default=0)
     data_opts(ev)
     ev.set_defaults(func=cmd_evaluate_synthetic)
@@ -332,6 +348,8 @@ def main(argv=None) -> int:
                 return 2
             PROG[0] = f"bayesnb {args.command}"
             QUIET[0] = args.quiet
+            if getattr(args, "format", None) is not None:  # refused before any work: parquet to stdout
+                table_format(args.output, args.format)
             return int(args.func(args) or 0)
     except SystemExit as e:  # --help / --version
         return int(e.code or 0)

@@ -37,5 +37,5 @@ def cmd_check(args):
         print(table.head(20).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     if args.output is not None:
         write_table(table, args.output, done=f"wrote {len(table)} rows to {args.output}",
-                    inputs=[args.model, args.data])
+                    inputs=[args.model, args.data], fmt=args.format)
     return 0

@@ -159,7 +159,7 @@ def cmd_predict(args):
         for k, c in enumerate(model.classes_):
             out[f"p({c})"] = P[:, k]
     write_table(out, args.output, done=f"wrote {len(out)} predictions to {args.output}",
-                inputs=[args.model, args.data])
+                inputs=[args.model, args.data], fmt=args.format)
     return 0
 
 

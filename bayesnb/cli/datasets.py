@@ -41,5 +41,5 @@ def cmd_datasets(args):
     check_output(args.output)
     df = DATASETS[args.name][0]()
     write_table(df, args.output, done=f"wrote {args.name} ({df.shape[0]} rows x {df.shape[1]} columns) to "
-                                      f"{args.output}")
+                                      f"{args.output}", fmt=args.format)
     return 0

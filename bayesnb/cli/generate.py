@@ -103,7 +103,7 @@ def cmd_impute(args):
     out = tables[0] if m == 1 else pd.concat(tables, ignore_index=True)
     what = f"filled {before} missing cell(s)" + (f" {m} times" if m > 1 else "")
     write_table(out, args.output, done="; ".join([what] + notes + [f"wrote {args.output}"]),
-                inputs=[args.model, args.data], float_format=args.float_format)
+                inputs=[args.model, args.data], float_format=args.float_format, fmt=args.format)
     return 0
 
 
@@ -127,5 +127,5 @@ def cmd_sample(args):
         raise UsageError(f"--target {target!r} is one of the model's feature columns; choose another name")
     out[target] = np.asarray(y)
     write_table(out, args.output, done=f"wrote {len(out)} synthetic row(s) to {args.output}", inputs=[args.model],
-                float_format=args.float_format)
+                float_format=args.float_format, fmt=args.format)
     return 0

@@ -16,6 +16,8 @@ destination, never the temporary file.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
+import json
 import os
 import sys
 import tempfile
@@ -23,7 +25,7 @@ import tempfile
 import numpy as np
 import pandas as pd
 
-__all__ = ["UsageError", "atomic_path", "check_output", "read_table", "warn", "write_table"]
+__all__ = ["FORMATS", "UsageError", "atomic_path", "check_output", "read_table", "table_format", "warn", "write_table"]
 
 
 class UsageError(Exception):
@@ -77,8 +79,13 @@ def _mixed_numeric_warning(df, col, path):
          f"listed in --na-values) or --categorical {col} to keep it categorical without this warning")
 
 
-def _to_numeric(df, col, path):
-    """Column ``col`` as numbers; a non-number cell (not read as missing) is a :class:`UsageError`."""
+def _to_numeric(df, col, path, why=None):
+    """Column ``col`` as numbers; a non-number cell (not read as missing) is a :class:`UsageError`.
+
+    The message names only this column, its first bad row (1-based, header not counted), the
+    bad value and what was expected (``why``: the reason it must hold numbers; default
+    ``--numeric``).
+    """
 
     values = df[col]
     if values.dtype.kind in "iufb":
@@ -87,7 +94,8 @@ def _to_numeric(df, col, path):
     bad = conv.isna().to_numpy() & values.notna().to_numpy()
     if bad.any():
         i = values.index[bad][0]
-        raise UsageError(f"{path}: --numeric {col}: row {int(i) + 1} has {values[i]!r}, not a number "
+        why = why or f"--numeric {col}"
+        raise UsageError(f"{path}: column {col!r} ({why}): row {int(i) + 1} has {values[i]!r}; expected a number "
                          f"({int(bad.sum())} such cell(s); list the text in --na-values to read it as missing)")
     return conv
 
@@ -112,6 +120,9 @@ def read_table(path, na_values=None, numeric=None, categorical=None, text_if_pre
     text_if_present, numbers_if_present : iterable of str
         Like ``categorical`` and ``numeric``, for the columns of this list that the table
         has (a fitted model's columns, read the way the model reads them).
+        ``numbers_if_present`` may be a dict ``{column: why}``: ``why`` (e.g. ``"a Gaussian
+        column of the model"``) tells, in the error about a non-number cell, why the
+        column must hold numbers.
 
     Returns
     -------
@@ -140,7 +151,7 @@ def read_table(path, na_values=None, numeric=None, categorical=None, text_if_pre
     both = sorted(set(numeric) & set(categorical))
     if both:
         raise UsageError(f"column(s) {both} are given both as --numeric and --categorical")
-    text_if_present, numbers_if_present = list(text_if_present), list(numbers_if_present)
+    text_if_present = list(text_if_present)
     try:
         if ext in (".parquet", ".pq"):
             try:
@@ -168,13 +179,17 @@ def read_table(path, na_values=None, numeric=None, categorical=None, text_if_pre
     _split_names(numeric, "--numeric", df.columns, path)
     _split_names(categorical, "--categorical", df.columns, path)
     text = categorical + [c for c in text_if_present if c in df.columns]
-    numbers = numeric + [c for c in numbers_if_present if c in df.columns]
+    numbers_why = numbers_if_present if isinstance(numbers_if_present, dict) else {}
+    numbers = numeric + [c for c in numbers_if_present if c in df.columns and c not in numeric]
     for col in text:
         if df[col].dtype.kind != "O":  # Parquet or stdin: the text of each value
             df[col] = df[col].astype(object).where(df[col].notna(), None).map(
                 lambda v: v if v is None or isinstance(v, str) else _number_text(v))
-    for col in numbers:
+    for col in numeric:
         df[col] = _to_numeric(df, col, path)
+    for col in numbers:
+        if col not in numeric:
+            df[col] = _to_numeric(df, col, path, why=numbers_why.get(col, "read as numbers"))
     skip = set(text) | set(numbers)
     for col in df.columns:
         if col not in skip and df[col].dtype.kind not in "iufbmM":
@@ -305,33 +320,114 @@ def atomic_path(path):
         raise
 
 
-def write_table(df, path, done=None, inputs=(), float_format=None):
-    """Write ``df`` as CSV (``-`` or None: stdout) or Parquet (by extension), atomically.
+#: the values of ``--format``
+FORMATS = ("csv", "parquet", "json")
+_BY_EXTENSION = {".csv": "csv", ".txt": "csv", ".tsv": "csv", ".tab": "csv", ".parquet": "parquet",
+                 ".pq": "parquet", ".json": "json"}
+
+
+def table_format(path, fmt=None):
+    """The format a table is written in: ``fmt`` if given, else by ``path``'s extension, else CSV.
+
+    Parameters
+    ----------
+    path : str or None
+        The destination (``None`` or ``-``: stdout).
+    fmt : {"csv", "parquet", "json"}, optional
+        ``--format``; overrides the extension.
+
+    Returns
+    -------
+    str
+        ``"csv"``, ``"parquet"`` or ``"json"``.
+
+    Raises
+    ------
+    UsageError
+        An unknown ``fmt``; Parquet to stdout; Parquet without pyarrow installed.
+    """
+    if fmt is not None and fmt not in FORMATS:
+        raise UsageError(f"--format must be one of {', '.join(FORMATS)}; received {fmt!r}")
+    stdout = path in (None, "-")
+    if fmt is None:
+        fmt = "csv" if stdout else _BY_EXTENSION.get(os.path.splitext(os.fspath(path))[1].lower(), "csv")
+    if fmt == "parquet":
+        if stdout:
+            raise UsageError("--format parquet cannot be written to stdout (a binary file); give -o FILE.parquet, "
+                             "or use --format csv or json")
+        if importlib.util.find_spec("pyarrow") is None:  # an optional dependency
+            raise UsageError(f"{path}: writing Parquet needs pyarrow, which is not installed (pip install pyarrow)")
+    return fmt
+
+
+def _json_cell(v):
+    """A table cell as a JSON value: missing -> null, NumPy scalars -> Python numbers."""
+    if v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and np.isnan(v)):
+        return None
+    if isinstance(v, np.generic):
+        v = v.item()
+        if isinstance(v, float) and np.isnan(v):
+            return None
+    if isinstance(v, float) and np.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return v if isinstance(v, (str, int, float, bool)) else str(v)
+
+
+def _to_json(df, out):
+    """``df`` as a JSON array of records (one object per row, floats exact) written to ``out``."""
+    names = [str(c) for c in df.columns]
+    cols = [df.iloc[:, j].to_numpy(dtype=object) for j in range(df.shape[1])]
+    out.write("[")
+    for i in range(df.shape[0]):
+        rec = {n: _json_cell(c[i]) for n, c in zip(names, cols)}
+        out.write(("\n  " if i == 0 else ",\n  ") + json.dumps(rec, allow_nan=False))
+    out.write("\n]\n")
+
+
+def write_table(df, path, done=None, inputs=(), float_format=None, fmt=None):
+    """Write ``df`` as CSV, Parquet or JSON records, to a file (atomically) or stdout.
 
     Parameters
     ----------
     df : DataFrame
     path : str or None
-        Destination; ``None`` or ``-`` writes CSV to stdout.
+        Destination; ``None`` or ``-`` writes to stdout.
     done : str, optional
         Printed after writing to a file (never mixed into stdout data).
     inputs : iterable of str
         The command's inputs, which ``path`` may not be (see :func:`check_output`).
     float_format : str, optional
         A ``%`` format of the float cells of a CSV (e.g. ``%.6g``); default: the shortest
-        text that reads back as the same float (lossless). Parquet keeps the floats as they are.
+        text that reads back as the same float (lossless). Parquet and JSON keep the floats
+        exactly.
+    fmt : {"csv", "parquet", "json"}, optional
+        ``--format``; default by the extension of ``path`` (``.csv``/``.tsv`` (tab-separated)
+        /``.parquet``/``.json``), else CSV (see :func:`table_format`). JSON is an array of
+        records, one object per row, missing cells ``null``, infinities ``"inf"``/``"-inf"``.
+
+    Raises
+    ------
+    UsageError
+        See :func:`table_format` and :func:`check_output`; a write that fails.
     """
-    if path in (None, "-"):
-        df.to_csv(sys.stdout, index=False, float_format=float_format)
+    fmt = table_format(path, fmt)
+    stdout = path in (None, "-")
+    ext = "" if stdout else os.path.splitext(os.fspath(path))[1].lower()
+    sep = "\t" if ext in (".tsv", ".tab") else ","
+    if stdout:
+        if fmt == "json":
+            _to_json(df, sys.stdout)
+        else:
+            df.to_csv(sys.stdout, index=False, float_format=float_format)
         return
     check_output(path, inputs)
     with atomic_path(path) as tmp:
-        if os.path.splitext(path)[1].lower() in (".parquet", ".pq"):
-            try:
-                df.to_parquet(tmp, index=False)
-            except ImportError:
-                raise UsageError(f"{path}: writing Parquet needs pyarrow (pip install pyarrow)") from None
+        if fmt == "parquet":
+            df.to_parquet(tmp, index=False)
+        elif fmt == "json":
+            with open(tmp, "w", encoding="utf-8") as f:
+                _to_json(df, f)
         else:
-            df.to_csv(tmp, index=False, float_format=float_format)
+            df.to_csv(tmp, index=False, float_format=float_format, sep=sep)
     if done and not QUIET[0]:
         print(done)

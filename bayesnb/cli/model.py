@@ -64,15 +64,17 @@ def features_of(model, df, path):
 def _model_columns(model):
     """``(categorical, numeric)`` feature names of a fitted model, by the family of their block.
 
+    ``numeric`` maps each numeric column to the reason it must hold numbers (its block's family).
+
     Categorical columns with text categories are read as text at predict time, so that their
     cells match the training categories exactly; the rest are read as numbers.
     """
-    categorical, numeric = [], []
+    categorical, numeric = [], {}
     for b in model.posterior_.blocks:
         cats = b.family.value_labels(b.state)
         names = [str(n) for n in b.names]
         if cats is None:
-            numeric += names
+            numeric.update((n, f"a {type(b.family).__name__} column of the model") for n in names)
         else:
             categorical += [n for n, c in zip(names, cats) if all(isinstance(v, str) for v in c)]
     return categorical, numeric
@@ -85,9 +87,13 @@ def read_for_model(model, args):
     """
     user_num, user_cat = args.numeric or [], args.categorical or []
     cat, num = _model_columns(model)
+    clash = [c for c in user_cat if c in num]
+    if clash:
+        raise UsageError(f"--categorical {clash[0]}: the model reads column {clash[0]!r} as numbers "
+                         f"({num[clash[0]]}); expected --categorical to name only its categorical columns")
     return read_table(args.data, args.na_values, numeric=user_num, categorical=user_cat,
                       text_if_present=[c for c in cat if c not in user_num + user_cat],
-                      numbers_if_present=[c for c in num if c not in user_num + user_cat])
+                      numbers_if_present={c: why for c, why in num.items() if c not in user_num + user_cat})
 
 
 def unseen_warning(model, X, path):

@@ -55,7 +55,7 @@ def cmd_outliers(args):
         message += f"; {int((~np.isfinite(scores)).sum())} row(s) have log_density -inf"
     to_stdout = args.output in (None, "-")
     write_table(out, args.output, done=None if args.quiet else f"{message}; wrote {args.output}",
-                inputs=[args.model, args.data], float_format=args.float_format)
+                inputs=[args.model, args.data], float_format=args.float_format, fmt=args.format)
     if to_stdout and not args.quiet:
         print(message, file=sys.stderr, flush=True)
     return 0

@@ -131,5 +131,5 @@ def cmd_posterior(args):
     table = posterior_table(model, n_draws=args.draws, random_state=args.seed)
     write_table(table, args.output, done=None if args.quiet else
                 f"wrote {len(table)} parameter rows ({args.draws} exact draws, seed {args.seed}) to {args.output}",
-                inputs=[args.model], float_format=args.float_format)
+                inputs=[args.model], float_format=args.float_format, fmt=args.format)
     return 0

@@ -43,5 +43,5 @@ def cmd_evaluate_synthetic(args):
     else:
         print(report)
     if args.output is not None:
-        write_table(report.to_frame(), args.output, done=f"wrote the report to {args.output}", inputs=inputs)
+        write_table(report.to_frame(), args.output, done=f"wrote the report to {args.output}", inputs=inputs, fmt=args.format)
     return 0

@@ -136,10 +136,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
                     sub = sub.astype(object).where(sub.notna(), np.nan)
                 return sub.to_numpy(dtype=float, na_value=np.nan)
             except (TypeError, ValueError):
-                raise TypeError(
-                    f"{self._who}: columns {list(sub.columns)} must be numeric for a "
-                    f"{type(family).__name__} block; received dtypes {sorted(set(map(str, sub.dtypes)))}."
-                ) from None
+                raise TypeError(f"{self._who}: {_non_numbers(sub, type(family).__name__)}") from None
         sub = X if all_cols else X[:, columns]
         if sp.issparse(sub) or family.raw_values:
             return sub
@@ -408,3 +405,20 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
             setattr(tags.input_tags, name, value)
         tags.classifier_tags.poor_score = self._poor_score
         return tags
+
+
+def _non_numbers(sub, family):
+    """The message naming the columns of ``sub`` that hold a non-number: the first one's first bad value."""
+    bad = []
+    for name in sub.columns:
+        col = sub[name]
+        conv = pd.to_numeric(col.astype(object).where(col.notna(), np.nan), errors="coerce")
+        wrong = conv.isna().to_numpy() & col.notna().to_numpy()
+        if wrong.any():
+            bad.append((name, col, int(np.flatnonzero(wrong)[0]), int(wrong.sum())))
+    if not bad:  # a cell pandas reads as a number but NumPy cannot convert
+        return f"columns {list(sub.columns)} must be numeric for a {family} block."
+    name, col, pos, n = bad[0]
+    more = f"; also column(s) {[b[0] for b in bad[1:6]]}" if len(bad) > 1 else ""
+    return (f"column {name!r} must be numeric for a {family} block; received {col.iloc[pos]!r} at row "
+            f"position {pos} (index {col.index[pos]!r}; {n} such cell(s), dtype {col.dtype}){more}.")
