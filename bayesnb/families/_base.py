@@ -35,13 +35,13 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from .._utils import all_missing_columns
-
+from ._hyperparams import HyperParams
 from ._numeric import float32_args
 
 __all__ = ["Family"]
 
 
-class Family(ABC):
+class Family(HyperParams, ABC):
     """Base class of feature families (Categorical, Bernoulli, Multinomial, Gaussian, LogNormal, Poisson).
 
     Subclasses list their hyperparameters in ``_param_names``, set the class attributes
@@ -76,30 +76,6 @@ class Family(ABC):
     #: whether :meth:`log_likelihood` scores an observed cell with a log density (True)
     #: rather than a log probability mass (False); see :meth:`density_cells`
     density = False
-
-    def get_params(self, deep: bool = True) -> dict:
-        """Hyperparameters as a dict (scikit-learn convention)."""
-        return {k: getattr(self, k) for k in self._param_names}
-
-    def set_params(self, **params):
-        """Set hyperparameters (scikit-learn convention); returns self."""
-        for k, v in params.items():
-            if k not in self._param_names:
-                raise ValueError(f"{type(self).__name__} has no parameter {k!r}")
-            setattr(self, k, v)
-        return self
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({args})"
-
-    def __eq__(self, other) -> bool:
-        if type(self) is not type(other):
-            return NotImplemented
-        a, b = self.get_params(), other.get_params()
-        return all(_param_equal(a[k], b[k]) for k in a)
-
-    __hash__ = object.__hash__
 
     # ------------------------------------------------------------------ conjugate core
     @abstractmethod
@@ -510,14 +486,4 @@ class Family(ABC):
             ``kind="bars"``: payload ``(labels, p)`` with ``p`` of shape (K, len(labels));
             ``kind="density"``: payload ``(mu, sd)``, each of shape (K,).
         """
-
-
-def _param_equal(a, b) -> bool:
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
-    try:
-        return bool(a == b)
-    except Exception:  # pragma: no cover - exotic params
-        return a is b
-
 

@@ -47,6 +47,14 @@ from scipy.special import gammaln, logsumexp
 
 from .._utils import all_missing_columns, nonfinite_error
 from ._base import Family
+from ._gaussian_cells import (
+    _chunk_rows,
+    _complete_stats,
+    _parts_into,
+    class_cell_log_pdfs,
+    defined,
+    plug_in,
+)
 from ._gaussian_prior import (
     GaussianBlock,
     GaussianStats,
@@ -57,117 +65,6 @@ from ._gaussian_prior import make_prior as _make_prior
 from ._numeric import float32_args, weighted_class_cells
 
 __all__ = ["Gaussian", "GaussianStats", "NormalInverseGammas", "auto_prior", "plug_in"]
-
-
-def plug_in(post: NormalInverseGammas):
-    """Plug-in ``(mean, var)`` of shape (K, d): ``mu_n`` and ``b_n / a_n``."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        var = post.b / post.a
-    return post.mu, var
-
-
-def defined(post: NormalInverseGammas) -> np.ndarray:
-    """Bool (K, d): where the predictive is a proper density."""
-    _, var = plug_in(post)
-    return np.isfinite(var) & (var > 0) & (post.a > 0) & (post.kappa > 0)
-
-
-def class_cell_log_pdfs(post: NormalInverseGammas, X: np.ndarray, predictive="mean"):
-    """Yield, class by class, the (n, d) log densities of every cell of ``X``.
-
-    ``"mean"``: Normal(mu_n, b_n / a_n); ``"marginal"``: the Student-t predictive.
-    Undefined factors (no data under an improper prior) give 0; missing cells are the
-    caller's to mask.
-    """
-    mu, var = plug_in(post)
-    ok = defined(post)
-    if predictive == "marginal":
-        nu = 2 * post.a
-        with np.errstate(invalid="ignore", divide="ignore"):
-            s2 = post.b * (post.kappa + 1) / (post.a * post.kappa)
-    for k in range(mu.shape[0]):
-        if predictive == "marginal":
-            nk = np.where(ok[k], nu[k], 1.0)
-            sk = np.where(ok[k], s2[k], 1.0)
-            ll = (gammaln((nk + 1) / 2) - gammaln(nk / 2) - 0.5 * np.log(nk * np.pi * sk)
-                  - (nk + 1) / 2 * np.log1p((X - mu[k]) ** 2 / (nk * sk)))
-        else:
-            v = np.where(ok[k], var[k], 1.0)
-            with np.errstate(over="ignore"):  # a squared distance past 1e308: density 0, log -inf
-                ll = -0.5 * np.log(2 * np.pi * v) - (X - mu[k]) ** 2 / (2 * v)
-        yield np.where(ok[k], ll, 0.0)
-
-
-def class_cell_log_pdfs_into(post: NormalInverseGammas, X: np.ndarray, predictive="mean"):
-    """:func:`class_cell_log_pdfs` for ``"mean"``, computed in one reused (n, d) buffer.
-
-    The same operations in the same order (identical values), without the temporaries;
-    each yielded array is overwritten by the next class.
-    """
-    mu, var = plug_in(post)
-    ok = defined(post)
-    buf = np.empty(X.shape)
-    for k in range(mu.shape[0]):
-        v = np.where(ok[k], var[k], 1.0)
-        np.subtract(X, mu[k], out=buf)
-        with np.errstate(over="ignore"):  # a squared distance past 1e308: density 0, log -inf
-            np.square(buf, out=buf)
-            np.divide(buf, 2 * v, out=buf)
-            np.subtract(-0.5 * np.log(2 * np.pi * v), buf, out=buf)
-        if not ok[k].all():
-            buf[:, ~ok[k]] = 0.0
-        yield buf
-
-
-def _chunk_rows(d: int) -> int:
-    """Rows per chunk so that an (rows, d) float64 buffer holds about 2 MiB."""
-    return max(1, (1 << 18) // max(d, 1))
-
-
-def _parts_into(post, X, missing, predictive, rel, row):
-    """:meth:`Gaussian.log_likelihood_parts` of the rows ``X``, written into ``rel`` and ``row``."""
-    cells = class_cell_log_pdfs_into if predictive == "mean" else class_cell_log_pdfs
-    top = np.full(X.shape, -np.inf)
-    for ll in cells(post, X, predictive):
-        np.maximum(top, ll, out=top)
-    top[~np.isfinite(top)] = 0.0
-    if missing is not None:
-        top[missing] = 0.0
-    for k, ll in enumerate(cells(post, X, predictive)):
-        diff = np.subtract(ll, top, out=ll if ll.flags.writeable else None)
-        if missing is not None:
-            diff[missing] = 0.0
-        diff.sum(axis=1, out=rel[:, k])
-    top.sum(axis=1, out=row)
-
-
-def _complete_stats(X, resp):
-    """:meth:`Gaussian.stats` of a block without missing cells, with one (n, d) buffer."""
-    N, d = X.shape
-    K = resp.shape[1]
-    n = np.repeat(resp.T @ np.ones((N, 1)), d, axis=1)
-    mean = np.zeros((K, d))
-    m2 = np.zeros((K, d))
-    step = _chunk_rows(d)
-    buf = np.empty((min(step, N), d))
-    chunks = [(a, min(a + step, N)) for a in range(0, N, step)]
-    for k in range(K):
-        w = resp[:, k]
-        pos = w > 0
-        if not pos.any():
-            continue
-        ref = X[np.argmax(pos)]  # every feature's first value in the class (see stats)
-        total = np.zeros(d)
-        for a, b in chunks:
-            t = np.subtract(X[a:b], ref, out=buf[: b - a])
-            total += w[a:b] @ t
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean[k] = np.where(n[k] > 0, ref + total / n[k], 0.0)
-        for a, b in chunks:
-            t = np.subtract(X[a:b], mean[k], out=buf[: b - a])
-            np.square(t, out=t)
-            m2[k] += w[a:b] @ t
-    return GaussianStats(n, mean, m2)
 
 
 class Gaussian(Family):

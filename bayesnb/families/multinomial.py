@@ -43,6 +43,7 @@ from ._dirichlet_rows import (
     with_missing_columns,
 )
 from ._mixins import ThetaSite
+from ._multinomial_gen import fill_missing_counts, sample_tokens
 from ._numeric import (
     check_alpha,
     class_sums,
@@ -128,7 +129,6 @@ class Multinomial(ThetaSite, Family):
     # default_fill stays "mode" (whole counts, the column dtype kept): "mean" writes fractional counts
     accepts_sparse = True
     joint_columns = True
-    #: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
     #: NamedTuple of the sufficient statistics
     stats_type = MultinomialStats
     #: NamedTuple of the prior and of the posterior
@@ -354,29 +354,7 @@ class Multinomial(ThetaSite, Family):
         ``O(d K + T log d)`` and memory that follows the ``T`` tokens (drawn at most about
         2**22 at a time), never ``n x d``.
         """
-        theta = _theta(point)
-        n, d = z.shape[0], theta.shape[1]
-        lengths = np.asarray(lengths, dtype=np.int64)
-        rows_out, cols_out = [], []
-        for k in np.unique(z):
-            cdf = np.cumsum(theta[k])
-            cdf /= cdf[-1]
-            rows = np.flatnonzero(z == k)
-            ends = np.cumsum(lengths[rows])
-            start = 0
-            while start < rows.size:
-                stop = max(start + 1, int(np.searchsorted(ends, ends[start] - lengths[rows[start]] + 2**22, "right")))
-                chunk = rows[start:stop]
-                tokens = np.minimum(np.searchsorted(cdf, rng.random(int(lengths[chunk].sum())), side="right"), d - 1)
-                rows_out.append(np.repeat(chunk, lengths[chunk]))
-                cols_out.append(tokens)
-                start = stop
-        if not rows_out:
-            return sp.csr_matrix((n, d))
-        r, c = np.concatenate(rows_out), np.concatenate(cols_out)
-        out = sp.csr_matrix((np.ones(r.size), (r, c)), shape=(n, d))
-        out.sum_duplicates()
-        return out
+        return sample_tokens(_theta(point), z, lengths, rng)
 
     def gen_missing(self, block):
         """Bool CSR matrix (n, d) of the cells missing in the input: only those are stored.
@@ -404,21 +382,7 @@ class Multinomial(ThetaSite, Family):
             block = block.raw
         if block.missing is None:
             return block.X
-        theta = _theta(point)
-        M = block.missing.tocoo() if sp.issparse(block.missing) else sp.coo_matrix(block.missing)
-        rows, cols = M.row, M.col
-        if strategy == "draw":
-            vals = rng.poisson(rate[z[rows]] * theta[z[rows], cols]).astype(float)
-        else:
-            vals = np.einsum("ik,ki->i", resp[rows], rate[:, None] * theta[:, cols])
-            if strategy == "mode":
-                vals = np.floor(vals)
-        if sp.issparse(block.X):
-            fill = sp.csr_matrix((vals, (rows, cols)), shape=block.X.shape)
-            return (block.X.tocsr() + fill).tocsr()
-        X = np.array(block.X, dtype=float)
-        X[rows, cols] = vals
-        return X
+        return fill_missing_counts(_theta(point), block, resp, strategy, z, rng, rate)
 
     def gen_cell_log_lik(self, prior, point, block, weights, predictive="mean"):
         """Per-column contributions ``sum_k weights[i,k] c_ijk`` of the row's ``log p(tokens | y=k)``.

@@ -14,12 +14,12 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from .._utils import as_generator, is_frame
-from ..diagnostics import variable_layout
 from ..inference import em
 from ..inference.em import allowed_states
 from .conditional import check_known_values, sample_given
 from .functions import feature_contributions, impute_cells, sample_rows, score_rows
 from .given import encode_given, given_columns, write_given
+from .latent import check_latent, latent_fits_from_draws
 from .tables import (assemble_table, check_impute_options, label_codes, mask_cells, missing_cells, partial_labels,
                      write_cells)
 
@@ -42,13 +42,7 @@ class GenerativeMixin:
         check_is_fitted(self, "posterior_")
         if latent is None:
             return self.posterior_, np.arange(len(self.classes_)), False
-        ours, theirs = self.posterior_.blocks, getattr(getattr(latent, "posterior", None), "blocks", None)
-        if theirs is None or len(theirs) != len(ours) or any(
-                type(a.family) is not type(b.family) or not np.array_equal(a.columns, b.columns)
-                for a, b in zip(ours, theirs)) or np.max(latent.group, initial=-1) >= len(self.classes_):
-            raise ValueError(f"{self._who}: latent must be a LatentClassFit of this estimator (from "
-                             f"fit_latent_class or latent_class_draws); received {type(latent).__name__}.")
-        return latent.posterior, latent.group, bool(latent.point)
+        return check_latent(self.posterior_, latent, len(self.classes_), self._who)
 
     def _gen_encode(self, X):
         X = self._check_X(X, reset=False)
@@ -317,25 +311,7 @@ class GenerativeMixin:
             which the model does not sample, are the class's training mean length.)
         """
         base, _, _ = self._gen_model()
-        try:
-            ds = idata["posterior"]
-            names = set(ds.data_vars)
-        except (KeyError, TypeError, AttributeError):
-            raise TypeError(f"{self._who}: idata must be the DataTree returned by run_mcmc.") from None
-        C = int(ds["w"].shape[-1]) if "w" in names else 1
-        dims, coords, _, layouts = variable_layout(base, C)
-        if names != set(dims) or any(ds[v].shape[2:] != tuple(len(coords[d]) for d in dims[v]) for v in dims):
-            raise ValueError(f"{self._who}: idata does not match this estimator's model (variables "
-                             f"{sorted(names)}; expected {sorted(dims)}): pass the result of its run_mcmc.")
-        chains, draws = ds[next(iter(dims))].shape[:2]
-        pick = np.arange(chains * draws)
-        if n_draws is not None:
-            n = int(n_draws)
-            if n < 1 or n > pick.size:
-                raise ValueError(f"{self._who}: n_draws must be in [1, {pick.size}]; received {n_draws!r}.")
-            pick = as_generator(random_state).choice(pick.size, size=n, replace=False)
-        values = {v: np.asarray(ds[v].values, dtype=float).reshape((chains * draws,) + ds[v].shape[2:]) for v in dims}
-        return em.latent_class_from_draws(base, values, layouts, C, pick)
+        return latent_fits_from_draws(base, idata, n_draws, random_state, self._who)
 
     # ------------------------------------------------------------------- scoring
     def score_samples(self, X, *, latent=None):

@@ -1,0 +1,87 @@
+"""Latent-class models given to the generative methods: checked, or built from MCMC draws."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._utils import as_generator
+from ..diagnostics import variable_layout
+from ..inference import em
+
+__all__ = ["check_latent", "latent_fits_from_draws"]
+
+
+def check_latent(post, latent, n_classes, who):
+    """``(posterior, class of each state, point)`` of a latent-class model of the estimator.
+
+    Parameters
+    ----------
+    post : Posterior
+        The estimator's posterior (``posterior_``).
+    latent : LatentClassFit
+        From ``fit_latent_class`` or ``latent_class_draws`` of that estimator.
+    n_classes : int
+        Number of the estimator's classes.
+    who : str
+        Name used in error messages.
+
+    Returns
+    -------
+    posterior : Posterior
+    group : ndarray of int
+        The class of each latent state.
+    point : bool
+        Whether the model is one MCMC draw (its parameters used as they are).
+
+    Raises
+    ------
+    ValueError
+        ``latent`` is not a latent-class model of this estimator.
+    """
+    ours, theirs = post.blocks, getattr(getattr(latent, "posterior", None), "blocks", None)
+    if theirs is None or len(theirs) != len(ours) or any(
+            type(a.family) is not type(b.family) or not np.array_equal(a.columns, b.columns)
+            for a, b in zip(ours, theirs)) or np.max(latent.group, initial=-1) >= n_classes:
+        raise ValueError(f"{who}: latent must be a LatentClassFit of this estimator (from "
+                         f"fit_latent_class or latent_class_draws); received {type(latent).__name__}.")
+    return latent.posterior, latent.group, bool(latent.point)
+
+
+def latent_fits_from_draws(base, idata, n_draws, random_state, who):
+    """One plug-in :class:`LatentClassFit` per posterior draw of ``run_mcmc`` (see ``latent_class_draws``).
+
+    Parameters
+    ----------
+    base : Posterior
+        The estimator's posterior (``posterior_``).
+    idata : xarray.DataTree
+        The result of the estimator's ``run_mcmc``.
+    n_draws : int or None
+        Draws taken at random without replacement; None: all, in (chain, draw) order.
+    random_state : None, int or Generator
+    who : str
+        Name used in error messages.
+
+    Returns
+    -------
+    list of LatentClassFit
+    """
+    try:
+        ds = idata["posterior"]
+        names = set(ds.data_vars)
+    except (KeyError, TypeError, AttributeError):
+        raise TypeError(f"{who}: idata must be the DataTree returned by run_mcmc.") from None
+    C = int(ds["w"].shape[-1]) if "w" in names else 1
+    dims, coords, _, layouts = variable_layout(base, C)
+    if names != set(dims) or any(ds[v].shape[2:] != tuple(len(coords[d]) for d in dims[v]) for v in dims):
+        raise ValueError(f"{who}: idata does not match this estimator's model (variables "
+                         f"{sorted(names)}; expected {sorted(dims)}): pass the result of its run_mcmc.")
+    chains, draws = ds[next(iter(dims))].shape[:2]
+    pick = np.arange(chains * draws)
+    if n_draws is not None:
+        n = int(n_draws)
+        if n < 1 or n > pick.size:
+            raise ValueError(f"{who}: n_draws must be in [1, {pick.size}]; received {n_draws!r}.")
+        pick = as_generator(random_state).choice(pick.size, size=n, replace=False)
+    values = {v: np.asarray(ds[v].values, dtype=float).reshape((chains * draws,) + ds[v].shape[2:]) for v in dims}
+    return em.latent_class_from_draws(base, values, layouts, C, pick)
