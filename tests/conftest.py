@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from bayesnb.cli import main as cli_main
+
 #: the benchmark scripts' data generators are the tests' too (one place): ``import bench_*``
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 if str(BENCHMARKS) not in sys.path:
@@ -104,4 +106,14 @@ def run_docs_snippets(page, heading=None):
             exec(compile(code, f"docs/{page}", "exec"), {})  # noqa: S102 - the page's own snippets
         same_printout(out.getvalue().strip(), expected.strip())
     return len(blocks)
+
+
+@pytest.fixture(scope="session")
+def penguins(tmp_path_factory):
+    """A folder with ``penguins.csv`` (``bayesnb datasets export``) and the model the CLI fits on it
+    (``penguins.bnb``, target ``species``); tests must not modify either."""
+    d = tmp_path_factory.mktemp("penguins")
+    assert cli_main(["datasets", "export", "penguins", "-o", str(d / "penguins.csv")]) == 0
+    assert cli_main(["fit", str(d / "penguins.csv"), "--target", "species", "-o", str(d / "penguins.bnb")]) == 0
+    return d
 

@@ -627,41 +627,33 @@ def test_fit_auto_chooses_families_and_info_shows_the_scores(tmp_path, capsys):
 
 
 # ------------------------------------------------------------------ dtype errors and --format
-@pytest.fixture(scope="module")
-def penguins_model(tmp_path_factory):
-    d = tmp_path_factory.mktemp("fmt")
-    assert main(["datasets", "export", "penguins", "-o", str(d / "p.csv")]) == 0
-    assert main(["fit", str(d / "p.csv"), "--target", "species", "-o", str(d / "m.bnb")]) == 0
-    return d
-
-
-def test_dtype_error_names_only_the_bad_column_row_and_value(penguins_model, tmp_path, capsys):
-    d = penguins_model
-    df = pd.read_csv(d / "p.csv").astype(object)
+def test_dtype_error_names_only_the_bad_column_row_and_value(penguins, tmp_path, capsys):
+    d = penguins
+    df = pd.read_csv(d / "penguins.csv").astype(object)
     df.loc[4, "bill_length_mm"] = "abc"  # row 5 of the file (header not counted)
     df.to_csv(tmp_path / "bad.csv", index=False)
-    line = one_line_error(*cli(capsys, "predict", d / "m.bnb", tmp_path / "bad.csv")[::2])
+    line = one_line_error(*cli(capsys, "predict", d / "penguins.bnb", tmp_path / "bad.csv")[::2])
     assert "'bill_length_mm'" in line and "row 5" in line and "'abc'" in line and "expected a number" in line
     others = ["bill_depth_mm", "flipper_length_mm", "body_mass_g", "year", "island", "sex"]
     assert not any(c in line for c in others), line
     # a column of another type: text throughout
-    df = pd.read_csv(d / "p.csv")
+    df = pd.read_csv(d / "penguins.csv")
     df["body_mass_g"] = "g" + df["body_mass_g"].astype(str)
     df.to_csv(tmp_path / "bad2.csv", index=False)
-    line = one_line_error(*cli(capsys, "impute", d / "m.bnb", tmp_path / "bad2.csv")[::2])
+    line = one_line_error(*cli(capsys, "impute", d / "penguins.bnb", tmp_path / "bad2.csv")[::2])
     assert "'body_mass_g'" in line and "row 1" in line and "'g3750" in line and "bill_length_mm" not in line
     # --categorical on a column the model reads as numbers
-    line = one_line_error(*cli(capsys, "predict", d / "m.bnb", d / "p.csv", "--categorical", "year")[::2])
+    line = one_line_error(*cli(capsys, "predict", d / "penguins.bnb", d / "penguins.csv", "--categorical", "year")[::2])
     assert "'year'" in line and "as numbers" in line
     # fit with a numeric family on text columns: only the text columns are named
-    line = one_line_error(*cli(capsys, "fit", d / "p.csv", "--target", "species", "--family", "gaussian",
+    line = one_line_error(*cli(capsys, "fit", d / "penguins.csv", "--target", "species", "--family", "gaussian",
                                "-o", tmp_path / "g.bnb")[::2])
     assert "must be numeric" in line and "'island'" in line and "'Torgersen'" in line and "bill_length_mm" not in line
 
 
-def test_format_json_equals_csv_for_sample_and_predict(penguins_model, tmp_path, capsys):
-    d = penguins_model
-    for cmd in (["sample", d / "m.bnb", "-n", "25"], ["predict", d / "m.bnb", d / "p.csv", "--proba"]):
+def test_format_json_equals_csv_for_sample_and_predict(penguins, tmp_path, capsys):
+    d = penguins
+    for cmd in (["sample", d / "penguins.bnb", "-n", "25"], ["predict", d / "penguins.bnb", d / "penguins.csv", "--proba"]):
         code, out_csv, err = cli(capsys, *cmd)
         assert code == 0, err
         code, out_json, err = cli(capsys, *cmd, "-o", "-", "--format", "json")
@@ -681,13 +673,13 @@ def test_format_json_equals_csv_for_sample_and_predict(penguins_model, tmp_path,
         pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "t.dat"), a)
 
 
-def test_format_errors(penguins_model, tmp_path, capsys):
-    d = penguins_model
-    line = one_line_error(*cli(capsys, "sample", d / "m.bnb", "--format", "xml")[::2])
+def test_format_errors(penguins, tmp_path, capsys):
+    d = penguins
+    line = one_line_error(*cli(capsys, "sample", d / "penguins.bnb", "--format", "xml")[::2])
     assert "--format" in line and "'xml'" in line
     line = one_line_error(*cli(capsys, "datasets", "export", "penguins", "-o", "-", "--format", "parquet")[::2])
     assert "stdout" in line
-    code, _, err = cli(capsys, "posterior", d / "m.bnb", "--draws", "50", "-o", tmp_path / "post.parquet")
+    code, _, err = cli(capsys, "posterior", d / "penguins.bnb", "--draws", "50", "-o", tmp_path / "post.parquet")
     if importlib.util.find_spec("pyarrow") is None:
         assert "pip install pyarrow" in one_line_error(code, err) and not (tmp_path / "post.parquet").exists()
     else:
@@ -696,10 +688,10 @@ def test_format_errors(penguins_model, tmp_path, capsys):
 
 
 @pytest.mark.skipif(importlib.util.find_spec("pyarrow") is None, reason="pyarrow (optional) is not installed")
-def test_format_parquet_equals_csv(penguins_model, tmp_path, capsys):
-    d = penguins_model
-    code, out, err = cli(capsys, "sample", d / "m.bnb", "-n", "20")
+def test_format_parquet_equals_csv(penguins, tmp_path, capsys):
+    d = penguins
+    code, out, err = cli(capsys, "sample", d / "penguins.bnb", "-n", "20")
     assert code == 0, err
-    assert cli(capsys, "sample", d / "m.bnb", "-n", "20", "-o", tmp_path / "s.out", "--format", "parquet")[0] == 0
+    assert cli(capsys, "sample", d / "penguins.bnb", "-n", "20", "-o", tmp_path / "s.out", "--format", "parquet")[0] == 0
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "s.out"), pd.read_csv(io.StringIO(out)),
                                   check_dtype=False)

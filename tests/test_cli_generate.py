@@ -98,14 +98,6 @@ def test_impute_mistakes_are_one_line_exit_2(votes, args, message, capsys):
     assert message in err and err.count("\n") == 1
 
 
-@pytest.fixture(scope="module")
-def penguins(tmp_path_factory):
-    d = tmp_path_factory.mktemp("penguins")
-    assert main(["datasets", "export", "penguins", "-o", str(d / "penguins.csv")]) == 0
-    assert main(["fit", str(d / "penguins.csv"), "--target", "species", "-o", str(d / "penguins.bnb")]) == 0
-    return d
-
-
 def test_sample_names_the_label_after_the_target(penguins, tmp_path):
     out = tmp_path / "synthetic.csv"
     assert main(["sample", str(penguins / "penguins.bnb"), "-n", "30", "--seed", "4", "-o", str(out)]) == 0
