@@ -227,9 +227,13 @@ def check_extras(model, post, n_features, extra):
             _fail(f"feature_dtypes_ must hold {n_features} dtypes")
 
 
+#: the columns of ``family_scores_`` (``NaiveBayes(features="auto")``)
+SCORE_COLUMNS = ("column", "family", "log_evidence", "resolution", "chosen")
+
+
 def _check_scores(t) -> None:
-    """``family_scores_`` as stored: equal-length lists of column, family, log_evidence, resolution, chosen."""
-    keys = ("column", "family", "log_evidence", "resolution", "chosen")
+    """``family_scores_`` as stored: equal-length lists of :data:`SCORE_COLUMNS`."""
+    keys = SCORE_COLUMNS
     if not isinstance(t, dict) or set(t) != set(keys) or not all(isinstance(t[k], list) for k in keys):
         _fail(f"family_scores_ must hold the lists {list(keys)}")
     if len({len(t[k]) for k in keys}) != 1:

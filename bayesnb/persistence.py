@@ -96,14 +96,12 @@ def _summary(model) -> dict:
 _EXTRA_FITTED = ("offset_", "contamination_", "em_objective_", "n_iter_", "converged_", "transduction_",
                  "feature_dtypes_", "family_scores_", "target_name_", "structure_kind_", "structure_parents_",
                  "structure_stats_", "structure_scores_")
-#: the columns of ``family_scores_`` (a DataFrame, stored as a dict of lists)
-SCORE_COLUMNS = ("column", "family", "log_evidence", "resolution", "chosen")
+#: fitted DataFrames, stored as a dict of lists (column name -> values, in column order)
+_FRAMES = ("family_scores_", "structure_scores_")
 
 
 def _to_file(name, value):
-    if name == "family_scores_" and value is not None:
-        return {c: value[c].tolist() for c in SCORE_COLUMNS}
-    if name == "structure_scores_":
+    if name in _FRAMES and value is not None:
         return {c: value[c].tolist() for c in value.columns}
     if name in ("structure_parents_", "structure_stats_"):
         return [list(v) if name == "structure_parents_" else v for v in value]
@@ -111,9 +109,7 @@ def _to_file(name, value):
 
 
 def _from_file(name, value):
-    if name == "family_scores_" and value is not None:
-        return pd.DataFrame({c: value[c] for c in SCORE_COLUMNS}, columns=list(SCORE_COLUMNS))
-    if name == "structure_scores_":
+    if name in _FRAMES and value is not None:
         return pd.DataFrame(value)
     if name in ("structure_parents_", "structure_stats_"):
         return tuple(tuple(int(p) for p in v) if name == "structure_parents_" else v for v in value)

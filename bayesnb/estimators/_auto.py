@@ -35,6 +35,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from .._loadcheck import SCORE_COLUMNS
 from .._utils import is_frame, missing_mask
 from ..families import Categorical, Gaussian, Histogram, Hurdle, LogNormal, Poisson
 from ..inference.conjugate import fit_block
@@ -172,6 +173,5 @@ def auto_blocks(X, categorical=None, resp=None):
         rows += [{"column": names[j], **r, "chosen": r["family"] == best} for r in scored]
     for name, cols in groups.items():
         specs.append((cols, CANDIDATES[name][0]()))
-    scores = None if resp is None else pd.DataFrame(
-        rows, columns=["column", "family", "log_evidence", "resolution", "chosen"])
+    scores = None if resp is None else pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
     return specs, scores
