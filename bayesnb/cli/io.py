@@ -159,7 +159,7 @@ def read_table(path, na_values=None, numeric=None, categorical=None, text_if_pre
             except ImportError:
                 raise UsageError(f"{path}: reading Parquet needs pyarrow or fastparquet (pip install pyarrow)") from None
         else:
-            sep = "\t" if ext in (".tsv", ".tab") else ","
+            sep = _separator(ext)
             kw = {"sep": sep, "na_values": na, "keep_default_na": keep_default, "skipinitialspace": True}
             if path == "-":
                 df = pd.read_csv(sys.stdin, **kw)
@@ -185,11 +185,8 @@ def read_table(path, na_values=None, numeric=None, categorical=None, text_if_pre
         if df[col].dtype.kind != "O":  # Parquet or stdin: the text of each value
             df[col] = df[col].astype(object).where(df[col].notna(), None).map(
                 lambda v: v if v is None or isinstance(v, str) else _number_text(v))
-    for col in numeric:
-        df[col] = _to_numeric(df, col, path)
     for col in numbers:
-        if col not in numeric:
-            df[col] = _to_numeric(df, col, path, why=numbers_why.get(col, "read as numbers"))
+        df[col] = _to_numeric(df, col, path, why=None if col in numeric else numbers_why.get(col, "read as numbers"))
     skip = set(text) | set(numbers)
     for col in df.columns:
         if col not in skip and df[col].dtype.kind not in "iufbmM":
@@ -326,6 +323,11 @@ _BY_EXTENSION = {".csv": "csv", ".txt": "csv", ".tsv": "csv", ".tab": "csv", ".p
                  ".pq": "parquet", ".json": "json"}
 
 
+def _separator(ext):
+    """The field separator of a delimited file with extension ``ext``: tab for ``.tsv``/``.tab``, else comma."""
+    return "\t" if ext in (".tsv", ".tab") else ","
+
+
 def table_format(path, fmt=None):
     """The format a table is written in: ``fmt`` if given, else by ``path``'s extension, else CSV.
 
@@ -413,7 +415,7 @@ def write_table(df, path, done=None, inputs=(), float_format=None, fmt=None):
     fmt = table_format(path, fmt)
     stdout = path in (None, "-")
     ext = "" if stdout else os.path.splitext(os.fspath(path))[1].lower()
-    sep = "\t" if ext in (".tsv", ".tab") else ","
+    sep = _separator(ext)
     if stdout:
         if fmt == "json":
             _to_json(df, sys.stdout)
