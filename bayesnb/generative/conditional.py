@@ -12,7 +12,7 @@ normalised (:func:`~bayesnb.posterior.normalise`). Every feature is then drawn f
 state-conditional distribution (:func:`~bayesnb.generative.functions.sample_rows`, with
 the same parameters), and the caller puts the given values back in their cells.
 
-- :func:`state_posterior` -- ``p(state | x_given)`` per row under given parameters
+- :func:`~bayesnb.generative.functions.state_posterior` -- ``p(state | x_given)`` per row under given parameters
 - :func:`check_joint_blocks` -- a block whose columns are one joint draw is given whole or not at all
 - :func:`check_known_values` -- a given value must be one the model can draw
 - :func:`sample_given` -- the conditional draw
@@ -24,37 +24,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..families._numeric import draw_categories
-from ..posterior import joint_log_likelihood_parts, normalise
-from .functions import class_log_weights, length_rates, parameter_points, sample_rows
+from .functions import class_log_weights, length_rates, parameter_points, sample_rows, state_posterior
 
-__all__ = ["check_joint_blocks", "check_known_values", "sample_given", "state_posterior"]
-
-
-def state_posterior(post, encoded, points, logw, *, allowed=None, who="NaiveBayes", stacklevel=2):
-    """``p(state | x_given)`` of each row under the parameters ``points`` and ``logw``, shape (n, S).
-
-    Parameters
-    ----------
-    post : NBPosterior
-    encoded : list
-        Encoded blocks of the partial rows (missing cells are marginalised).
-    points : list of params NamedTuple
-        Per-block parameters (:func:`~bayesnb.generative.functions.parameter_points`).
-    logw : ndarray of shape (S,)
-        ``log p(state)`` (:func:`~bayesnb.generative.functions.class_log_weights`).
-    allowed : ndarray of bool, shape (n, S), optional
-        States each row may take (a given label); the others get probability 0.
-    who, stacklevel : str, int
-        Estimator name for messages; where a :class:`ZeroProbabilityWarning` points
-        (a row impossible under every allowed state falls back to their weights).
-
-    Returns
-    -------
-    ndarray of shape (n, S)
-    """
-    rel, _ = joint_log_likelihood_parts(post, encoded, points=points, class_log_weights=logw, allowed=allowed)
-    fallback = logw if allowed is None else np.where(allowed, logw, -np.inf)
-    return np.exp(normalise(rel, fallback, who, stacklevel=stacklevel + 1))
+__all__ = ["check_joint_blocks", "check_known_values", "sample_given"]
 
 
 def check_joint_blocks(post, encoded, who="NaiveBayes"):

@@ -27,7 +27,7 @@ from ..posterior import joint_log_likelihood_parts, log_marginal, normalise
 from .tables import SparseBlock
 
 __all__ = ["class_log_weights", "feature_contributions", "impute_cells", "length_rates", "parameter_points",
-           "sample_rows", "score_rows", "warn_empty_columns"]
+           "sample_rows", "score_rows", "state_posterior", "warn_empty_columns"]
 
 
 def parameter_points(post, rng=None, use_prior=False):
@@ -224,6 +224,33 @@ def _block_cells(b, filled, miss):
     return rows, b.columns[cols], vals
 
 
+def state_posterior(post, encoded, points, logw, *, allowed=None, who="NaiveBayes", stacklevel=2):
+    """``p(state | x_given)`` of each row under the parameters ``points`` and ``logw``, shape (n, S).
+
+    Parameters
+    ----------
+    post : NBPosterior
+    encoded : list
+        Encoded blocks of the partial rows (missing cells are marginalised).
+    points : list of params NamedTuple
+        Per-block parameters (:func:`~bayesnb.generative.functions.parameter_points`).
+    logw : ndarray of shape (S,)
+        ``log p(state)`` (:func:`~bayesnb.generative.functions.class_log_weights`).
+    allowed : ndarray of bool, shape (n, S), optional
+        States each row may take (a given label); the others get probability 0.
+    who, stacklevel : str, int
+        Estimator name for messages; where a :class:`ZeroProbabilityWarning` points
+        (a row impossible under every allowed state falls back to their weights).
+
+    Returns
+    -------
+    ndarray of shape (n, S)
+    """
+    rel, _ = joint_log_likelihood_parts(post, encoded, points=points, class_log_weights=logw, allowed=allowed)
+    fallback = logw if allowed is None else np.where(allowed, logw, -np.inf)
+    return np.exp(normalise(rel, fallback, who, stacklevel=stacklevel + 1))
+
+
 def impute_cells(post, encoded, *, strategy="auto", n_imputations=1, rng, parameter_uncertainty=True,
                  allowed=None, who="NaiveBayes", stacklevel=2):
     """Values for the missing cells from ``p(x_miss | x_obs) = sum_k p(k | x_obs) p(x_miss | k)``.
@@ -259,9 +286,7 @@ def impute_cells(post, encoded, *, strategy="auto", n_imputations=1, rng, parame
     for _ in range(int(n_imputations)):
         r = rng if (strategy == "draw" and parameter_uncertainty) else None
         points, logw, rates = parameter_points(post, r), class_log_weights(post, r), length_rates(post, r)
-        jll, _ = joint_log_likelihood_parts(post, encoded, points=points, class_log_weights=logw, allowed=allowed)
-        fallback = logw if allowed is None else np.where(allowed, logw, -np.inf)
-        resp = np.exp(normalise(jll, fallback, who, stacklevel=stacklevel + 2))
+        resp = state_posterior(post, encoded, points, logw, allowed=allowed, who=who, stacklevel=stacklevel + 2)
         z = _draw_index(resp, rng) if strategy == "draw" else None
         cells = []
         for b, p, e, rt in zip(post.blocks, points, encoded, rates):
