@@ -16,7 +16,6 @@ import argparse
 import warnings
 
 import numpy as np
-import pandas as pd
 from sklearn import datasets as skd
 from sklearn.metrics import accuracy_score, log_loss
 from sklearn.model_selection import StratifiedKFold
@@ -24,7 +23,7 @@ from sklearn.naive_bayes import GaussianNB as SkGaussianNB
 
 from bayesnb import NaiveBayes
 from bayesnb.datasets import load_penguins
-from bayesnb.families import Gaussian
+from bayesnb.estimators import auto_blocks
 
 
 def tables():
@@ -43,8 +42,9 @@ def run(name, X, y, folds, seed):
     for tr, te in StratifiedKFold(folds, shuffle=True, random_state=seed).split(X, y):
         Xtr, Xte, ytr, yte = X.iloc[tr], X.iloc[te], y[tr], y[te]
         auto = NaiveBayes().fit(Xtr, ytr)
-        specs = [(list(cols), fam) for cols, fam in auto.blocks_]
-        gauss = NaiveBayes(features=_all_gaussian(specs, num)).fit(Xtr, ytr)
+        # the dtype rule without labels: every numeric column in one Gaussian block
+        gauss = NaiveBayes(features={tuple(X.columns[j] for j in cols): fam
+                                     for cols, fam in auto_blocks(Xtr)[0]}).fit(Xtr, ytr)
         fill = Xtr[num].astype(float).mean()
         sk = SkGaussianNB().fit(Xtr[num].astype(float).fillna(fill), ytr)
         for key, m, Xe in (("auto", auto, Xte), ("all Gaussian", gauss, Xte),
@@ -66,19 +66,6 @@ def run(name, X, y, folds, seed):
     return out, outside / max(total, 1), whole_bad / max(total, 1)
 
 
-def _all_gaussian(specs, num):
-    feats = {}
-    for cols, fam in specs:
-        if set(cols) <= set(num):
-            feats.setdefault("num", []).extend(cols)
-        else:
-            feats[tuple(cols)] = fam
-    nums = feats.pop("num", [])
-    if nums:
-        feats[tuple(nums)] = Gaussian()
-    return feats
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--folds", type=int, default=5)
@@ -97,5 +84,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    pd.set_option("display.width", 200)
     main()
