@@ -14,9 +14,11 @@ from ..families._base import Family
 from . import _validation as _val
 from ._auto import auto_blocks
 from ._base import BaseNB
+from ._structured import STRUCTURE_CONSTRAINTS
+from ._structured_mixed import MixedStructureMixin
 
 
-class NaiveBayes(BaseNB):
+class NaiveBayes(MixedStructureMixin, BaseNB):
     """Naive Bayes over a table that mixes feature families, one block per group of columns.
 
     Parameters
@@ -37,6 +39,17 @@ class NaiveBayes(BaseNB):
         that of ``Categorical()``). With a features dict, set it on the families instead.
     fit_prior, class_prior, class_alpha, predictive
         As in :class:`BaseNB`.
+    structure : {"naive", "tan", "kdb", "auto"}, default="naive"
+        Which features each feature is conditioned on besides the class (docs/structure.md,
+        "Mixed tables"): ``"tan"`` (Chow-Liu tree), ``"kdb"`` (``k`` parents each), or
+        ``"auto"``, the one of the three with the highest closed-form evidence. Other than
+        ``"naive"`` it needs ``features="auto"``, whose blocks are then the categorical
+        columns (Categorical) and every numeric column Gaussian: a numeric feature gets a
+        Normal-Inverse-Gamma posterior per (class, parents' states). Numeric columns are
+        discretised internally into (at most) 5 quantile bins of their training values, for
+        the mutual informations and as parents; their own values are never discretised.
+    k : int, default=2
+        Number of parents per feature under ``structure="kdb"`` (and ``"auto"``'s k-DB).
 
     Attributes
     ----------
@@ -46,18 +59,29 @@ class NaiveBayes(BaseNB):
         With ``features="auto"``: one row per (numeric column, candidate family), with
         ``column``, ``family``, ``log_evidence`` (the column's log evidence given the
         labels, discretised at ``resolution``) and ``chosen``. None with a features dict.
+    structure_kind_ : str
+        The structure in use (``"naive"``, ``"tan"`` or ``"kdb"``).
+    structure_ : dict
+        Feature name -> tuple of parent feature names.
+    structure_scores_ : DataFrame
+        Only with ``structure="auto"``: ``structure``, ``log_evidence`` (``log p(X | y)`` on
+        the ``n_rows`` rows with every cell observed, the same for every candidate), ``n_rows``,
+        ``chosen``.
     classes_, class_count_, class_log_prior_, log_evidence_, posterior_,
     n_features_in_, feature_names_in_
         As in :class:`BaseNB`.
     """
 
-    _parameter_constraints: ClassVar[dict] = {**_val.constraints("features"), "alpha": [Real, StrOptions({"auto"}), None]}
+    _parameter_constraints: ClassVar[dict] = {**_val.constraints("features"), "alpha": [Real, StrOptions({"auto"}), None],
+                                              **STRUCTURE_CONSTRAINTS}
     _input_tags: ClassVar[dict] = {"categorical": True, "string": True}
 
     def __init__(self, features="auto", *, alpha=None, fit_prior=True, class_prior=None, class_alpha=1.0,
-                 predictive="mean"):
+                 predictive="mean", structure="naive", k=2):
         self.features = features
         self.alpha = alpha
+        self.structure = structure
+        self.k = k
         super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive)
 
     def _accepts_sparse(self):
@@ -84,10 +108,15 @@ class NaiveBayes(BaseNB):
         names = list(X.columns) if is_frame(X) else None
         features = self.features
         self.family_scores_ = None
+        structured = self.structure != "naive"
         if isinstance(features, str) and features == "auto":
             cat = None if self.alpha is None else Categorical(alpha=self.alpha)
-            specs, self.family_scores_ = auto_blocks(X, cat, resp=resp)
+            # under a structure every numeric column is Gaussian (auto_blocks without labels)
+            specs, self.family_scores_ = auto_blocks(X, cat, resp=None if structured else resp)
             return specs
+        if structured:
+            raise ValueError(f"{who}: structure={self.structure!r} needs features='auto' (categorical columns "
+                             f"Categorical, numeric columns Gaussian); received a features dict.")
         if self.alpha is not None:
             raise ValueError(f"{who}: alpha applies to the Categorical block of features='auto'; with a "
                              f"features dict set it on the families instead (received alpha={self.alpha!r}).")

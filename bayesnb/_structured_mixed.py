@@ -1,0 +1,390 @@
+"""Structures on mixed tables: categorical and numeric (Gaussian) features in one tree or k-DB.
+
+The model is ``p(y) prod_j p(x_j | y, pa_j)`` over every column of a table with a
+Categorical block and a Gaussian block (``NaiveBayes(structure=...)``). Each feature is a
+*node* with a discrete *state*:
+
+- a categorical node's state is its category code;
+- a numeric node's state is its quantile bin: the edges are the distinct values among the
+  :data:`N_BINS` - 1 interior quantiles (``1/N_BINS, ..., (N_BINS-1)/N_BINS``, NumPy's default
+  linear rule) of the column's observed training values with a positive weight, and a value's
+  state is the number of edges ``<=`` it (so at most :data:`N_BINS` states; one for a constant
+  column). The bins serve the structure learning (the mutual informations of
+  :mod:`bayesnb.structure` are computed on the states) and a numeric node's role as a
+  *parent*; its own values are never discretised.
+
+Every node's context is (class, parents' states), ``K * prod_p B_p`` contexts, and its family
+runs on that context axis as it is (the family contract's context axis):
+
+- a categorical node keeps one Dirichlet posterior per context (the Categorical family; its
+  prior resolved from the context statistics, as ``CategoricalNB(structure=...)``);
+- a numeric node gets a conditional Gaussian: one Normal-Inverse-Gamma posterior per context
+  (the Gaussian family's ``stats`` / ``update`` / ``log_evidence`` / ``log_likelihood``), whose
+  prior is the naive model's prior of that column and class (the same hyperparameters in every
+  context of a class and under every structure).
+
+Rules:
+
+- Fitting: a row adds to node ``j`` when ``x_j`` and all of ``j``'s parents are observed.
+- Evidence (:func:`fit_nodes`): the sum over nodes and contexts of each family's closed-form
+  evidence; a numeric node contributes log *densities* of its raw values, so structures fitted
+  to the same cells are compared on the same data with the same densities. ``structure="auto"``
+  scores every candidate on the rows where every cell is observed (the same cells for every
+  structure).
+- Prediction (:func:`log_likelihood`): missing cells are summed out exactly given the class. A
+  missing numeric node's value enters its children only through its bin, so it is summed over
+  its bins with the bin's probability under its conditional predictive (Normal CDF differences
+  for ``predictive="mean"``, Student-t for ``"marginal"``). The joint states of the missing
+  nodes that are ancestors of an observed node are enumerated (the others sum out to 1), one
+  enumeration per missing pattern, refused beyond :data:`MAX_ENUMERATION` joint states.
+- A category never seen in training is treated as a missing cell.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from scipy import stats as _stats
+from scipy.special import logsumexp
+
+from .families._numeric import draw_categories
+from .structure import topological_order
+from .structured import MAX_ENUMERATION, one_column_state
+
+__all__ = ["N_BINS", "MixedModel", "Node", "bin_edges", "fit_nodes", "log_likelihood", "make_nodes", "node_data",
+           "sample_nodes"]
+
+#: Number of quantile bins of a numeric column (its states as a parent and for the mutual informations).
+N_BINS = 5
+
+
+class Node(NamedTuple):
+    """One feature of a mixed structure.
+
+    Attributes
+    ----------
+    block, col : int
+        The block of the naive posterior and the column within it.
+    family : Family
+        The block's family.
+    state : object
+        The one-column encoding state.
+    numeric : bool
+        True for a numeric (Gaussian) node, False for a categorical one.
+    n_states : int
+        Number of categories, or of bins.
+    edges : ndarray
+        Bin edges (numeric nodes; empty for categorical ones).
+    class_prior : NamedTuple or None
+        Numeric nodes: the naive model's prior of the column, shape (K, 1) per field.
+    """
+
+    block: int
+    col: int
+    family: object
+    state: object
+    numeric: bool
+    n_states: int
+    edges: np.ndarray
+    class_prior: object
+
+
+class MixedModel(NamedTuple):
+    """A fitted mixed structure: per node, its prior and posterior over its contexts.
+
+    ``parents[j]`` are node positions; ``log_evidence`` is the nodes' part of ``log p(X | y)``;
+    ``predictive`` how rows are scored; ``n_classes`` is ``K``.
+    """
+
+    parents: tuple
+    nodes: tuple
+    priors: tuple
+    posteriors: tuple
+    log_evidence: float
+    predictive: str
+    n_classes: int
+
+
+def bin_edges(x, w=None) -> np.ndarray:
+    """Interior quantile edges of the observed values of ``x`` (rows with ``w > 0``), distinct, sorted.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n,)
+        Values, NaN missing.
+    w : ndarray of shape (n,), optional
+        Row weights; rows of weight 0 are left out.
+
+    Returns
+    -------
+    ndarray of shape (m,), ``m <= N_BINS - 1``
+    """
+    x = np.asarray(x, dtype=float)
+    keep = np.isfinite(x) if w is None else np.isfinite(x) & (np.asarray(w) > 0)
+    if not keep.any():
+        return np.empty(0)
+    q = np.quantile(x[keep], np.arange(1, N_BINS) / N_BINS)
+    return np.unique(q[q > x[keep].min()])  # an edge at the minimum would leave its bin empty
+
+
+def _rows(blk, ok):
+    """Rows ``ok`` of an encoded block (an array, or a NamedTuple of row-aligned arrays)."""
+    if isinstance(blk, tuple):
+        return type(blk)(*(np.asarray(f)[ok] for f in blk))
+    return blk[ok]
+
+
+def _column(blk, c):
+    """Column ``c`` of an encoded block, as a one-column encoded block."""
+    if isinstance(blk, tuple):
+        return type(blk)(*(np.asarray(f)[:, [c]] for f in blk))
+    return blk[:, [c]]
+
+
+def make_nodes(blocks, encoded, w) -> tuple:
+    """One :class:`Node` per column of the naive posterior's blocks (bin edges from the training rows).
+
+    Parameters
+    ----------
+    blocks : sequence of BlockPosterior
+        The naive posterior's blocks (families with a finite set of values are categorical
+        nodes, the others numeric).
+    encoded : list
+        The training data encoded per block.
+    w : ndarray of shape (n,)
+        Row weights.
+
+    Returns
+    -------
+    tuple of Node
+    """
+    nodes = []
+    for b, (blk, data) in enumerate(zip(blocks, encoded)):
+        fam = blk.family
+        values = fam.value_columns(blk.state)
+        for c in range(len(blk.names)):
+            if values is not None:
+                nodes.append(Node(b, c, fam, one_column_state(blk.state, c), False, len(values[c][0]),
+                                  np.empty(0), None))
+                continue
+            col = _column(data, c)
+            x = np.where(fam.gen_missing(col)[:, 0], np.nan, col.X[:, 0])
+            prior = type(blk.prior)(*(np.asarray(f)[:, [c]] for f in blk.prior))
+            edges = bin_edges(x, w)
+            nodes.append(Node(b, c, fam, 1, True, len(edges) + 1, edges, prior))
+    return tuple(nodes)
+
+
+def node_data(nodes, encoded) -> tuple:
+    """Per node its one-column block, and the (n, d) missing mask and states (``-1`` missing).
+
+    A category code ``>= n_states`` (never seen in training) is a missing state.
+    """
+    cols, miss, states = [], [], []
+    for nd in nodes:
+        col = _column(encoded[nd.block], nd.col)
+        m = np.asarray(nd.family.gen_missing(col))[:, 0]
+        if nd.numeric:
+            s = np.searchsorted(nd.edges, col.X[:, 0], side="right")
+        else:
+            s = np.asarray(col)[:, 0].astype(np.int64)
+            m = m | (s >= nd.n_states) | (s < 0)
+        cols.append(col)
+        miss.append(m)
+        states.append(np.where(m, -1, s))
+    n = len(next(iter(miss), ()))
+    return (tuple(cols), np.column_stack(miss) if miss else np.zeros((n, 0), bool),
+            np.column_stack(states).astype(np.int64) if states else np.zeros((n, 0), np.int64))
+
+
+def _n_parent_states(nodes, pa) -> int:
+    return int(np.prod([nodes[p].n_states for p in pa], dtype=np.int64))
+
+
+def _parent_index(nodes, pa, states):
+    """Row-major index of the parents' joint state (0 without parents); ``states`` (..., d)."""
+    if not pa:
+        return np.zeros(states.shape[:-1], dtype=np.int64)
+    return np.ravel_multi_index(tuple(states[..., p] for p in pa), tuple(nodes[p].n_states for p in pa))
+
+
+def fit_nodes(nodes, data, y, w, K, parents, predictive="mean", rows=None, who="NaiveBayes") -> MixedModel:
+    """Fit every node's family over its contexts.
+
+    Parameters
+    ----------
+    nodes : tuple of Node
+    data : tuple
+        :func:`node_data` of the training rows.
+    y : ndarray of int of shape (n,)
+        Class codes.
+    w : ndarray of shape (n,)
+        Row weights.
+    K : int
+        Number of classes.
+    parents : tuple of tuple of int
+    predictive : {"mean", "marginal"}
+        How the fitted model scores rows (see :func:`log_likelihood`).
+    rows : ndarray of bool of shape (n,), optional
+        Fit only these rows (``structure="auto"`` scores on the complete rows).
+    who : str
+
+    Returns
+    -------
+    MixedModel
+    """
+    cols, miss, states = data
+    priors, posts, ev = [], [], 0.0
+    for j, (nd, pa) in enumerate(zip(nodes, parents)):
+        npar = _n_parent_states(nodes, pa)
+        C = K * npar
+        ok = ~miss[:, j] & ~miss[:, list(pa)].any(axis=1) & (True if rows is None else rows)
+        ctx = y[ok] * npar + _parent_index(nodes, pa, states[ok])
+        resp = np.zeros((int(ok.sum()), C))
+        resp[np.arange(resp.shape[0]), ctx] = w[ok]
+        stats = nd.family.stats(_rows(cols[j], ok), resp, nd.state)
+        if nd.numeric:  # the naive prior of the context's class, the same under every structure
+            cls = np.arange(C) // npar
+            prior = type(nd.class_prior)(*(np.asarray(f)[cls] for f in nd.class_prior))
+        else:
+            prior = nd.family.make_prior(stats, nd.state, who=who)
+        if not nd.family.is_proper(prior):
+            raise ValueError(f"{who}: a structure other than 'naive' needs a proper prior for every feature "
+                             f"(its evidence and the tables of unseen contexts are otherwise undefined); "
+                             f"received an improper prior for feature {j}.")
+        post = nd.family.update(prior, stats)
+        priors.append(prior)
+        posts.append(post)
+        ev += float(np.sum(nd.family.log_evidence(prior, post)))
+    return MixedModel(tuple(parents), tuple(nodes), tuple(priors), tuple(posts), ev, predictive, int(K))
+
+
+def _log_interval_mass(dist, lo, hi):
+    """``log P(lo < X <= hi)`` elementwise, stable in both tails (CDF differences left of the
+    median, survival-function differences right of it)."""
+    right = (lo + hi) / 2 > dist.median()
+    with np.errstate(divide="ignore"):
+        a = np.where(right, dist.logsf(lo), dist.logcdf(hi))
+        b = np.where(right, dist.logsf(hi), dist.logcdf(lo))
+        return a + np.log1p(-np.exp(np.minimum(b - a, 0.0)))
+
+
+def _predictive_dist(post, predictive):
+    """The scipy distribution of one value per context: Normal plug-in or Student-t predictive."""
+    mu, a, b, kappa = (np.asarray(f, dtype=float) for f in (post.mu, post.a, post.b, post.kappa))
+    if predictive == "marginal":
+        return _stats.t(2 * a, loc=mu, scale=np.sqrt(b * (kappa + 1) / (a * kappa)))
+    return _stats.norm(loc=mu, scale=np.sqrt(b / a))
+
+
+def _state_table(model, j, post=None):
+    """``log p(state_j = s | context)``, shape (C, n_states): the categories' table, or the bins' masses."""
+    nd, prior = model.nodes[j], model.priors[j]
+    post = model.posteriors[j] if post is None else post
+    if not nd.numeric:
+        return nd.family.log_likelihood(prior, post, np.arange(nd.n_states, dtype=np.int64)[:, None]).T
+    e = np.concatenate([[-np.inf], nd.edges, [np.inf]])
+    return _log_interval_mass(_predictive_dist(post, model.predictive), e[None, :-1], e[None, 1:])
+
+
+def _ancestors(parents):
+    anc = [set() for _ in parents]
+    for j in topological_order(parents):
+        for p in parents[j]:
+            anc[j] |= {p} | anc[p]
+    return anc
+
+
+def log_likelihood(model: MixedModel, data, who="NaiveBayes") -> np.ndarray:
+    """``log p(x_obs | y=k)`` of every row and class, missing cells summed out exactly, shape (n, K).
+
+    Parameters
+    ----------
+    model : MixedModel
+    data : tuple
+        :func:`node_data` of the rows.
+    who : str
+
+    Returns
+    -------
+    ndarray of shape (n, K)
+    """
+    cols, miss, states = data
+    nodes, parents = model.nodes, model.parents
+    n, d = miss.shape
+    K = model.n_classes
+    tables = [_state_table(model, j) for j in range(d)]
+    cells = [nd.family.log_likelihood(model.priors[j], model.posteriors[j], cols[j], model.predictive)
+             if nd.numeric else None for j, nd in enumerate(nodes)]  # (n, C) log densities of the values
+    out = np.zeros((n, K))
+    if d == 0:
+        return out
+    anc = _ancestors(parents)
+    masks, group = np.unique(miss, axis=0, return_inverse=True)
+    group = group.ravel()
+    for g, mask in enumerate(masks):
+        idx = np.flatnonzero(group == g)
+        obs = np.flatnonzero(~mask)
+        relevant = sorted({a for j in obs for a in anc[j] if mask[a]})
+        keep = sorted(set(obs.tolist()) | set(relevant))  # other missing cells sum out to 1
+        sizes = [nodes[m].n_states for m in relevant]
+        total = int(np.prod(sizes, dtype=np.int64))
+        if total > MAX_ENUMERATION:
+            raise ValueError(f"{who}: marginalising a row's {len(relevant)} missing cells means enumerating {total} "
+                             f"joint states (more than {MAX_ENUMERATION}); impute the cells first or use a "
+                             f"structure with fewer parents.")
+        fill = np.stack(np.unravel_index(np.arange(total), sizes), axis=1) if relevant else None
+        step = max(1, MAX_ENUMERATION // total)
+        for start in range(0, idx.size, step):
+            r = idx[start:start + step]
+            S = np.repeat(states[r][:, None, :], total, axis=1)  # (m, total, d)
+            if relevant:
+                S[:, :, relevant] = fill[None]
+            acc = np.zeros((r.size, total, K))
+            for j in keep:
+                npar = _n_parent_states(nodes, parents[j])
+                ctx = np.arange(K) * npar + _parent_index(nodes, parents[j], S)[..., None]  # (m, total, K)
+                if nodes[j].numeric and not mask[j]:
+                    acc += cells[j][r[:, None, None], ctx]
+                else:
+                    acc += tables[j][ctx, S[..., j][..., None]]
+            out[r] = logsumexp(acc, axis=1)
+    return out
+
+
+def sample_nodes(model: MixedModel, z, rng, parameter_uncertainty=True):
+    """Draw every node in ancestral order given the classes ``z`` (n,).
+
+    With ``parameter_uncertainty``: one exact posterior draw of every node's parameters (the
+    family's ``gen_point``) shared by the rows, values from it (``gen_sample``). Without: each
+    row from the posterior predictive of its context (categorical: the posterior-mean table;
+    numeric: the Student-t predictive).
+
+    Returns
+    -------
+    list of ndarray of shape (n,)
+        Per node: category codes (int) or values (float).
+    """
+    n, d = len(z), len(model.nodes)
+    states = np.zeros((n, d), dtype=np.int64)
+    values = [None] * d
+    for j in topological_order(model.parents):
+        nd, pa = model.nodes[j], model.parents[j]
+        ctx = np.asarray(z) * _n_parent_states(model.nodes, pa) + _parent_index(model.nodes, pa, states)
+        prior, post = model.priors[j], model.posteriors[j]
+        point = nd.family.gen_point(prior, post, rng) if parameter_uncertainty else post
+        if nd.numeric:
+            if parameter_uncertainty:
+                x = np.asarray(nd.family.gen_sample(point, ctx, rng), dtype=float)[:, 0]
+            else:
+                x = _predictive_dist(type(post)(*(np.asarray(f)[ctx, 0] for f in post)), "marginal").rvs(
+                    random_state=rng)
+            values[j] = np.atleast_1d(x)
+            states[:, j] = np.searchsorted(nd.edges, values[j], side="right")
+        else:
+            table = _state_table(model, j, point)[ctx]  # (n, V)
+            p = np.exp(table - logsumexp(table, axis=1, keepdims=True))
+            states[:, j] = draw_categories(p, rng.random(n))
+            values[j] = states[:, j]
+    return values

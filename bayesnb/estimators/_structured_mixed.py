@@ -1,0 +1,207 @@
+"""``structure=`` for NaiveBayes on mixed tables: categorical and numeric features in one tree / k-DB.
+
+:class:`MixedStructureMixin` goes before NaiveBayes's base. ``fit`` fits the naive posterior
+(with ``features="auto"``: the categorical columns one Categorical block, every numeric column
+Gaussian) and, for another structure, learns the parent lists on every column (numeric
+columns discretised into quantile bins for the mutual informations, see
+:mod:`bayesnb._structured_mixed`) and fits each feature's family over its contexts. The
+predict methods, ``score_samples`` and ``sample`` then use them; the other methods raise
+:class:`~bayesnb.estimators._structured.StructureNotSupportedError` (``hasattr`` is False for
+them), as ``CategoricalNB(structure=...)`` does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.special import logsumexp
+from sklearn.utils.validation import check_is_fitted
+
+from .. import _structured_mixed as _mx
+from .. import posterior as _post
+from .._utils import as_generator
+from ..structure import (
+    class_mutual_information,
+    conditional_mutual_information,
+    learn_parents,
+)
+from . import _validation as _val
+from ._structured import StructureNotSupportedError
+
+__all__ = ["MixedStructureMixin"]
+
+#: fitting methods that would ignore ``structure`` (refused whatever was fitted)
+_REFITS = ("partial_fit", "fit_semi_supervised", "fit_latent_class")
+#: methods not written for a fitted mixed structure yet
+_UNSUPPORTED = (*_REFITS, "feature_log_contributions", "sample_posterior", "sample_prior_predictive", "impute",
+                "save")
+
+
+class MixedStructureMixin:
+    """Fit and predict NaiveBayes with a learned structure (see the module docstring).
+
+    Attributes set by ``fit``: ``structure_kind_``, ``structure_`` (dict: feature name ->
+    tuple of parent names) and, with ``structure="auto"``, ``structure_scores_``.
+    """
+
+    def __getattribute__(self, name):
+        if name in _UNSUPPORTED:
+            d = object.__getattribute__(self, "__dict__")
+            fits_anew = name in _REFITS and d.get("structure", "naive") != "naive"
+            if fits_anew or d.get("_mixed") is not None:
+                raise StructureNotSupportedError(
+                    f"{type(self).__name__}.{name} is not available yet for structure={d.get('structure')!r}"
+                    f"{'' if fits_anew else ' (learned ' + repr(d.get('structure_kind_')) + ')'}; "
+                    "it works with structure='naive'.")
+        return object.__getattribute__(self, name)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the naive posterior, then the structure's conditional families (see :class:`NaiveBayes`).
+
+        Parameters
+        ----------
+        X, y, sample_weight
+            As in :meth:`BaseNB.fit`.
+
+        Returns
+        -------
+        self : object
+        """
+        self._mixed = None
+        self.__dict__.pop("structure_scores_", None)
+        super().fit(X, y, sample_weight)
+        if self.structure == "naive":
+            return self
+        post = self.posterior_
+        Xc = self._check_X(X, reset=False)
+        encoded = self._encode_blocks(Xc, post)[0]
+        n = Xc.shape[0]
+        ycodes = np.searchsorted(self.classes_, _val.check_y(y, n, self._who))
+        w = self._check_weights(sample_weight, n)
+        K = len(self.classes_)
+        nodes = _mx.make_nodes(post.blocks, encoded, w)
+        data = _mx.node_data(nodes, encoded)
+        n_states = [nd.n_states for nd in nodes]
+        states = data[2]
+        scores = None
+        if len(nodes) > 1:
+            scores = (conditional_mutual_information(states, ycodes, n_states, K, w),
+                      class_mutual_information(states, ycodes, n_states, K, w))
+        wanted = ("naive", "tan", "kdb") if self.structure == "auto" else (self.structure,)
+        parents = {s: learn_parents(states, ycodes, n_states, K, s, self.k, w, scores=scores) for s in wanted}
+        predictive = self._check_predictive()
+        if self.structure == "auto":  # every candidate scored on the same cells: the complete rows
+            complete = ~data[1].any(axis=1) & (w > 0)
+            ev = {s: _mx.fit_nodes(nodes, data, ycodes, w, K, pa, predictive, complete, self._who).log_evidence
+                  for s, pa in parents.items()}
+            chosen = max(ev, key=ev.get)  # first on ties: naive before tan before kdb
+            self.structure_scores_ = pd.DataFrame({
+                "structure": [s + (f" (k={self.k})" if s == "kdb" else "") for s in ev],
+                "log_evidence": list(ev.values()),
+                "n_rows": [int(complete.sum())] * len(ev),
+                "chosen": [s == chosen for s in ev]})
+        else:
+            chosen = self.structure
+        self.structure_kind_ = chosen
+        self.structure_ = self._named(nodes, parents[chosen])
+        if chosen != "naive":
+            self._mixed = _mx.fit_nodes(nodes, data, ycodes, w, K, parents[chosen], predictive, None, self._who)
+        return self
+
+    def _named(self, nodes, parents):
+        """``structure_``: feature name -> parent names, in the order of the columns of X."""
+        post = self.posterior_
+        names = [str(nm) for b in post.blocks for nm in b.names]
+        pos = [int(post.blocks[nd.block].columns[nd.col]) for nd in nodes]
+        return {names[j]: tuple(names[p] for p in parents[j]) for j in np.argsort(pos, kind="stable")}
+
+    def _set_attributes(self):
+        """The base attributes, and the naive structure's (a naive fit or a loaded model keeps them)."""
+        super()._set_attributes()
+        self.structure_kind_ = "naive"
+        blocks = self.posterior_.blocks
+        nodes = [_mx.Node(b, c, None, None, False, 0, None, None) for b, blk in enumerate(blocks)
+                 for c in range(len(blk.names))]
+        self.structure_ = self._named(nodes, [()] * len(nodes))
+
+    @property
+    def log_evidence_(self):
+        """Closed-form ``log p(X, y)`` under the fitted structure (None under an improper prior)."""
+        check_is_fitted(self, "posterior_")
+        if getattr(self, "_mixed", None) is None:
+            return _post.log_evidence(self.posterior_)
+        label = _post.label_log_evidence(self.posterior_)
+        return None if label is None else label + self._mixed.log_evidence
+
+    def _mixed_loglik(self, X):
+        encoded = self._encoded(X)
+        return _mx.log_likelihood(self._mixed, _mx.node_data(self._mixed.nodes, encoded), self._who)
+
+    def predict_joint_log_proba(self, X):
+        """``log p(x, y=k)``; under a structure, missing cells are summed out exactly (bayesnb._structured_mixed)."""
+        if getattr(self, "_mixed", None) is None:
+            return super().predict_joint_log_proba(X)
+        return self._mixed_loglik(X) + self.posterior_.class_log_prior
+
+    def predict_log_proba(self, X):
+        """``log p(y=k | x)``; under a structure, from the exact joint (bayesnb._structured_mixed)."""
+        if getattr(self, "_mixed", None) is None:
+            return super().predict_log_proba(X)
+        return _post.normalise(self.predict_joint_log_proba(X), self.posterior_.class_log_prior, self._who)
+
+    def predict(self, X):
+        """Most probable class of each row; under a structure, from the exact joint."""
+        if getattr(self, "_mixed", None) is None:
+            return super().predict(X)
+        jll = self.predict_joint_log_proba(X)
+        return self.classes_[_post.most_probable(jll, self.posterior_.class_log_prior, self._who)]
+
+    def score_samples(self, X, *, latent=None):
+        """``log p(x)`` (densities for numeric cells): logsumexp over classes of the joint."""
+        if getattr(self, "_mixed", None) is None:
+            return super().score_samples(X, latent=latent)
+        if latent is not None:
+            raise NotImplementedError(f"{self._who}.score_samples(latent=...) needs structure='naive'.")
+        return logsumexp(self.predict_joint_log_proba(X), axis=1)
+
+    def sample(self, n_samples=1, *, y=None, random_state=None, parameter_uncertainty=True, **kwargs):
+        """Rows ``(X, y)`` in ancestral order: the class, then every feature after its parents.
+
+        Under a structure other than naive, numeric cells come from the conditional Gaussian
+        of their context (one exact posterior draw per call with ``parameter_uncertainty``,
+        else each row from the Student-t posterior predictive); ``X`` is an object array, or
+        a DataFrame with the training names. ``length``, ``latent`` and ``given`` need
+        structure='naive'.
+        """
+        if getattr(self, "_mixed", None) is None:
+            return super().sample(n_samples, y=y, random_state=random_state,
+                                  parameter_uncertainty=parameter_uncertainty, **kwargs)
+        if any(v is not None for v in kwargs.values()):
+            raise NotImplementedError(f"{self._who}.sample({', '.join(kwargs)}=...) needs structure='naive'.")
+        rng = as_generator(random_state)
+        post = self.posterior_
+        if y is None:
+            if parameter_uncertainty and not post.fixed_class_prior:
+                p = rng.dirichlet(post.class_concentration)
+            else:
+                p = np.exp(post.class_log_prior - logsumexp(post.class_log_prior))
+            z = rng.choice(len(p), size=int(n_samples), p=p)
+        else:
+            yy = np.atleast_1d(np.asarray(y, dtype=object if post.classes.dtype == object else None))
+            if yy.shape[0] == 1:
+                yy = np.repeat(yy, int(n_samples))
+            _val.check_known_labels(yy, post.classes, self._who)
+            z = np.searchsorted(post.classes, yy)
+        values = _mx.sample_nodes(self._mixed, z, rng, parameter_uncertainty)
+        out = [None] * self.n_features_in_
+        for b, blk in enumerate(post.blocks):
+            js = [j for j, nd in enumerate(self._mixed.nodes) if nd.block == b]
+            cols = blk.family.gen_decode(np.column_stack([values[j] for j in js]), blk.state)
+            for c, j in enumerate(js):
+                out[int(blk.columns[self._mixed.nodes[j].col])] = cols[c]
+        if hasattr(self, "feature_names_in_"):  # numeric columns stay float, categories object
+            return pd.DataFrame(dict(zip(self.feature_names_in_, out)), columns=self.feature_names_in_), post.classes[z]
+        X = np.empty((len(z), self.n_features_in_), dtype=object)
+        for c, col in enumerate(out):
+            X[:, c] = col
+        return X, post.classes[z]

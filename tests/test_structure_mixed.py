@@ -1,0 +1,210 @@
+"""structure= on NaiveBayes with mixed (categorical + numeric) tables, against brute force on tiny data."""
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import integrate, stats
+from scipy.special import gammaln, logsumexp
+
+import bayesnb
+from bayesnb import _structured_mixed as MX
+from bayesnb.datasets import load_penguins
+from bayesnb.estimators._structured import StructureNotSupportedError
+from bayesnb.families import Categorical, Gaussian
+
+
+def _tiny(seed=0, n=80, missing=0.0):
+    """a (categorical, depends on y), u (numeric, depends on a and y), v (numeric, follows u)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    a = np.where(rng.random(n) < np.where(y == 1, 0.75, 0.3), "p", "q")
+    u = rng.normal(np.where(a == "p", 2.0, -1.0) + y, 1.0)
+    v = u + rng.normal(0, 0.5, n)
+    X = pd.DataFrame({"a": a.astype(object), "u": u, "v": v})
+    if missing:
+        hide = rng.random(X.shape) < missing
+        X = X.mask(hide)
+    return X, y
+
+
+def _edges(x):
+    x = x[np.isfinite(x)]
+    q = np.quantile(x, [0.2, 0.4, 0.6, 0.8])
+    return np.unique(q[q > x.min()])
+
+
+def _brute(m, X, y):
+    """Per feature: parents, state function and conditional factor, all by direct counting."""
+    names = list(X.columns)
+    par = {c: list(m.structure_[c]) for c in names}
+    edges = {c: _edges(X[c].to_numpy(float)) for c in ("u", "v")}
+    cats = {"a": sorted(X["a"].dropna().unique())}
+    gblock = next(b for b in m.posterior_.blocks if list(b.names) == ["u", "v"])
+
+    def state(c, val):
+        return cats["a"].index(val) if c == "a" else int(np.searchsorted(edges[c], val, side="right"))
+
+    nstates = {"a": 2, "u": len(edges["u"]) + 1, "v": len(edges["v"]) + 1}
+    st = {c: np.array([state(c, v) if pd.notna(v) else -1 for v in X[c]]) for c in names}
+    params, ev = {}, 0.0
+    for c in names:
+        for k in (0, 1):
+            for u in itertools.product(*(range(nstates[p]) for p in par[c])):
+                rows = (y == k) & X[c].notna().to_numpy()
+                for p, s in zip(par[c], u):
+                    rows &= st[p] == s
+                vals = X[c][rows]
+                if c == "a":
+                    cnt = np.array([np.sum(vals == v) for v in cats["a"]], float)
+                    params[(c, k, *u)] = (cnt + 1) / (cnt.sum() + 2)
+                    ev += gammaln(2.0) - gammaln(cnt.sum() + 2) + np.sum(gammaln(cnt + 1))
+                else:
+                    j = ["u", "v"].index(c)
+                    mu0, k0, a0, b0 = (np.asarray(f)[k, j] for f in gblock.prior)
+                    x = vals.to_numpy(float)
+                    nn = x.size
+                    xbar = x.mean() if nn else 0.0
+                    kn, an = k0 + nn, a0 + nn / 2
+                    mun = (k0 * mu0 + nn * xbar) / kn
+                    bn = b0 + 0.5 * np.sum((x - xbar) ** 2) + k0 * nn * (xbar - mu0) ** 2 / (2 * kn)
+                    params[(c, k, *u)] = stats.norm(mun, np.sqrt(bn / an))
+                    ev += (gammaln(an) - gammaln(a0) + a0 * np.log(b0) - an * np.log(bn)
+                           + 0.5 * (np.log(k0) - np.log(kn)) - nn / 2 * np.log(2 * np.pi))
+    return par, edges, cats, nstates, params, ev, state
+
+
+_MASS = {}
+
+
+def _normal_pdf(t, mu, sd):
+    return np.exp(-0.5 * ((t - mu) / sd) ** 2) / (sd * np.sqrt(2 * np.pi))
+
+
+def _brute_joint(row, k, brute):
+    """log p(x_obs | y=k): every missing category enumerated, every missing value integrated (quad) bin by bin."""
+    par, edges, _, nstates, params, _, state = brute
+    names = list(row.index)
+    miss = [c for c in names if pd.isna(row[c])]
+    total = 0.0
+    for fill in itertools.product(*(range(nstates[c]) for c in miss)):
+        st = {c: s for c, s in zip(miss, fill)}
+        st.update({c: state(c, row[c]) for c in names if c not in miss})
+        p = 1.0
+        for c in names:
+            law = params[(c, k, *(st[q] for q in par[c]))]
+            if c == "a":
+                p *= law[st[c]]
+            elif c in miss:
+                key = (c, k, *(st[q] for q in par[c]), st[c])
+                if key not in _MASS:
+                    e = np.concatenate([[-np.inf], edges[c], [np.inf]])
+                    mu, sd = law.mean(), law.std()
+                    _MASS[key] = integrate.quad(_normal_pdf, e[st[c]], e[st[c] + 1], args=(mu, sd),
+                                                epsabs=0, epsrel=1e-12)[0]
+                p *= _MASS[key]
+            else:
+                p *= law.pdf(row[c])
+        total += p
+    return np.log(total)
+
+
+@pytest.mark.parametrize("structure", ["tan", "kdb"])
+def test_tiny_mixed_matches_brute_force(structure):
+    X, y = _tiny(1, missing=0.1)
+    m = bayesnb.NaiveBayes(structure=structure, k=2).fit(X, y)
+    assert m.structure_kind_ == structure and any(m.structure_.values())
+    brute = _brute(m, X, y)
+    _MASS.clear()
+    np.testing.assert_allclose(m.log_evidence_, bayesnb.posterior.label_log_evidence(m.posterior_) + brute[5],
+                               rtol=1e-11)
+    Xt, _ = _tiny(2, n=25, missing=0.35)
+    assert Xt.isna().any(axis=1).sum() >= 10
+    want = np.array([[_brute_joint(Xt.iloc[i], k, brute) for k in (0, 1)] for i in range(len(Xt))])
+    want += m.class_log_prior_
+    np.testing.assert_allclose(m.predict_joint_log_proba(Xt), want, rtol=1e-8)
+    np.testing.assert_allclose(m.predict_proba(Xt), np.exp(want - logsumexp(want, 1, keepdims=True)), atol=1e-10)
+    np.testing.assert_allclose(m.score_samples(Xt), logsumexp(want, 1), rtol=1e-8)
+    assert np.array_equal(m.predict(Xt), m.classes_[want.argmax(1)])
+
+
+def test_naive_structure_equals_todays_naive_bayes_and_the_machinery_agrees():
+    d = load_penguins()
+    X, y = d.drop(columns="species"), d["species"]
+    a = bayesnb.NaiveBayes(structure="naive").fit(X, y)
+    b = bayesnb.NaiveBayes().fit(X, y)
+    np.testing.assert_array_equal(a.predict_log_proba(X), b.predict_log_proba(X))
+    assert a.log_evidence_ == b.log_evidence_ and a.structure_ == {c: () for c in X.columns}
+    # the structure machinery with no parents reproduces the naive Categorical + Gaussian model
+    kinds = {c: "num" if X[c].dtype.kind in "iuf" else "cat" for c in X.columns}
+    feats = {tuple(c for c in X.columns if kinds[c] == "cat"): Categorical(),
+             tuple(c for c in X.columns if kinds[c] == "num"): Gaussian()}
+    ref = bayesnb.NaiveBayes(features=feats).fit(X, y)
+    tan = bayesnb.NaiveBayes(structure="tan").fit(X, y)
+    enc = tan._encode_blocks(tan._check_X(X, reset=False), tan.posterior_)[0]
+    nodes = MX.make_nodes(tan.posterior_.blocks, enc, np.ones(len(y)))
+    data = MX.node_data(nodes, enc)
+    yc = np.searchsorted(tan.classes_, y)
+    naive = MX.fit_nodes(nodes, data, yc, np.ones(len(y)), 3, tuple(() for _ in nodes))
+    label = bayesnb.posterior.label_log_evidence(ref.posterior_)
+    np.testing.assert_allclose(naive.log_evidence + label, ref.log_evidence_, rtol=1e-12)
+    np.testing.assert_allclose(MX.log_likelihood(naive, data) + ref.class_log_prior_,
+                               ref.predict_joint_log_proba(X), rtol=1e-10)
+
+
+def test_auto_on_penguins_takes_the_best_evidence_on_the_complete_rows():
+    d = load_penguins()
+    X, y = d.drop(columns="species"), d["species"]
+    m = bayesnb.NaiveBayes(structure="auto").fit(X, y)
+    sc = m.structure_scores_
+    assert list(sc["structure"]) == ["naive", "tan", "kdb (k=2)"]
+    assert (sc["n_rows"] == (~X.isna().any(axis=1)).sum()).all()
+    best = sc["structure"][sc["log_evidence"].idxmax()].split()[0]
+    assert sc["chosen"].sum() == 1 and sc.loc[sc["chosen"], "structure"].item().split()[0] == best
+    assert m.structure_kind_ == best
+    assert sc.set_index("structure")["log_evidence"]["tan"] > sc.set_index("structure")["log_evidence"]["naive"]
+    # the chosen model is the one structure=best fits
+    ref = bayesnb.NaiveBayes(structure=best).fit(X, y)
+    assert ref.structure_ == m.structure_
+    np.testing.assert_array_equal(ref.predict_proba(X), m.predict_proba(X))
+    p = m.predict_proba(X)
+    assert np.isfinite(p).all() and np.allclose(p.sum(1), 1)
+
+
+def test_sampled_categories_follow_the_exact_marginal():
+    X, y = _tiny(3, n=120)
+    m = bayesnb.NaiveBayes(structure="kdb", k=2).fit(X, y)
+    assert m.structure_["a"] or m.structure_["u"]
+    Xs, _ = m.sample(20000, random_state=0, parameter_uncertainty=False)
+    assert Xs["u"].dtype.kind == "f" and set(Xs["a"]) == {"p", "q"}
+    # p(a = v): score_samples of rows whose numeric cells are missing (summed out over their bins)
+    rows = pd.DataFrame({"a": ["p", "q"], "u": [np.nan] * 2, "v": [np.nan] * 2})
+    p = np.exp(m.score_samples(rows))
+    np.testing.assert_allclose(p.sum(), 1.0, rtol=1e-10)
+    freq = np.array([np.mean(Xs["a"] == v) for v in ("p", "q")])
+    assert np.all(np.abs(freq - p) <= 4 * np.sqrt(p * (1 - p) / 20000)), (freq, p)
+    assert set(m.sample(30, y=1, random_state=1)[1]) == {1}
+
+
+def test_unsupported_methods_and_errors_are_clear(tmp_path):
+    X, y = _tiny(4)
+    m = bayesnb.NaiveBayes(structure="tan").fit(X, y)
+    for name in ("impute", "save", "partial_fit", "sample_posterior"):
+        assert not hasattr(m, name)
+    with pytest.raises(StructureNotSupportedError, match="save"):
+        m.save(tmp_path / "m.bnb")
+    with pytest.raises(ValueError, match="features='auto'"):
+        bayesnb.NaiveBayes(features={("a",): Categorical(), ("u", "v"): Gaussian()}, structure="tan").fit(X, y)
+    with pytest.raises(ValueError, match="structure"):
+        bayesnb.NaiveBayes(structure="bogus").fit(X, y)
+    with pytest.raises(ValueError, match="proper prior"):
+        bayesnb.NaiveBayes(structure="tan", alpha=0).fit(X, y)
+
+
+def test_bin_edges_rule():
+    x = np.array([np.nan, 1, 1, 1, 1, 2, 3, 4, 5, 6.0])
+    np.testing.assert_array_equal(MX.bin_edges(x), _edges(x))
+    assert MX.bin_edges(np.ones(5)).size == 0
+    w = np.array([0, 1, 1, 1, 1, 1, 1, 1, 1, 0.0])
+    np.testing.assert_array_equal(MX.bin_edges(x, w), _edges(np.where(w > 0, x, np.nan)))
