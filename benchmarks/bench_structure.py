@@ -8,6 +8,11 @@ For each table and structure: mean +- standard error of the accuracy over strati
 (shuffled, ``--seeds`` repetitions), the number of folds where ``auto`` chose each structure,
 and fit / predict time relative to naive.
 
+With ``--penguins``: the same for ``NaiveBayes(structure=...)`` on the bundled penguins table
+(344 rows: island, sex categorical; bill length and depth, flipper length, body mass and year
+numeric; [species]), a mixed table: numeric columns are discretised into quantile bins for the
+structure and as parents, and get a conditional Gaussian per (class, parents' states).
+
 With ``--large``: fit and predict_proba times (best of 3) at 100,000 rows x 20 ternary columns
 (two of them dependent), complete and with 5% of the cells missing, relative to naive.
 
@@ -17,7 +22,7 @@ it (``strategy="mode"``, with the party given and without it), and is scored by 
 blanked cells it restores. Models: CategoricalNB naive, tan, auto, and the latent-class naive
 model (``fit_latent_class(X, y, n_components="auto")``, ``impute(X, latent=fit)``).
 
-Run:  python benchmarks/bench_structure.py [--quick] [--seeds N] [--large] [--impute]
+Run:  python benchmarks/bench_structure.py [--quick] [--seeds N] [--large] [--impute] [--penguins]
       (``--quick``: house votes only, one repetition)
 """
 
@@ -31,7 +36,7 @@ import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
 import bayesnb
-from bayesnb.datasets import load_house_votes
+from bayesnb.datasets import load_house_votes, load_penguins
 
 STRUCTURES = ("naive", "tan", "kdb", "auto")
 
@@ -59,7 +64,12 @@ def naive_table(n=1000, d=10, seed=0):
     return X, y
 
 
-def run(name, X, y, seeds):
+def penguins():
+    d = load_penguins()
+    return d.drop(columns="species"), d["species"].to_numpy()
+
+
+def run(name, X, y, seeds, estimator=bayesnb.CategoricalNB):
     acc = {s: [] for s in STRUCTURES}
     t_fit = Counter()
     t_pred = Counter()
@@ -70,14 +80,14 @@ def run(name, X, y, seeds):
             Xte = X.iloc[te] if hasattr(X, "iloc") else X[te]
             for s in STRUCTURES:
                 t0 = time.perf_counter()
-                m = bayesnb.CategoricalNB(structure=s).fit(Xtr, y[tr])
+                m = estimator(structure=s).fit(Xtr, y[tr])
                 t1 = time.perf_counter()
                 acc[s].append(np.mean(m.predict(Xte) == y[te]))
                 t_pred[s] += time.perf_counter() - t1
                 t_fit[s] += t1 - t0
                 if s == "auto":
                     chosen[m.structure_kind_] += 1
-    print(f"\n{name}: {len(y)} rows, {X.shape[1]} columns, {seeds} x 10-fold CV")
+    print(f"\n{name} ({estimator.__name__}): {len(y)} rows, {X.shape[1]} columns, {seeds} x 10-fold CV")
     print(f"{'structure':10s} {'accuracy':>16s} {'fit x naive':>12s} {'predict x naive':>16s}")
     for s in STRUCTURES:
         a = np.array(acc[s])
@@ -153,7 +163,10 @@ def main(argv=None):
     ap.add_argument("--seeds", type=int, default=None)
     ap.add_argument("--large", action="store_true")
     ap.add_argument("--impute", action="store_true")
+    ap.add_argument("--penguins", action="store_true")
     args = ap.parse_args(argv)
+    if args.penguins:
+        return {"penguins": run("penguins", *penguins(), args.seeds or 3, bayesnb.NaiveBayes)}
     if args.impute:
         return impute_accuracy(args.seeds or 5)
     if args.large:
