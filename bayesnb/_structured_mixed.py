@@ -52,7 +52,7 @@ from .families._numeric import draw_categories
 from .structure import topological_order
 from .structured import MAX_ENUMERATION, one_column_state
 
-__all__ = ["N_BINS", "MixedModel", "Node", "bin_edges", "fit_nodes", "log_likelihood", "make_nodes", "node_data",
+__all__ = ["N_BINS", "MixedModel", "Node", "bin_edges", "fit_nodes", "log_likelihood", "make_nodes", "model_from_stats", "node_data",
            "sample_nodes"]
 
 #: Number of quantile bins of a numeric column (its states as a parent and for the mutual informations).
@@ -91,7 +91,7 @@ class Node(NamedTuple):
 
 
 class MixedModel(NamedTuple):
-    """A fitted mixed structure: per node, its prior and posterior over its contexts.
+    """A fitted mixed structure: per node, its statistics, prior and posterior over its contexts.
 
     ``parents[j]`` are node positions; ``log_evidence`` is the nodes' part of ``log p(X | y)``;
     ``predictive`` how rows are scored; ``n_classes`` is ``K``.
@@ -99,6 +99,7 @@ class MixedModel(NamedTuple):
 
     parents: tuple
     nodes: tuple
+    stats: tuple
     priors: tuple
     posteriors: tuple
     log_evidence: float
@@ -142,7 +143,7 @@ def _column(blk, c):
     return blk[:, [c]]
 
 
-def make_nodes(blocks, encoded, w) -> tuple:
+def make_nodes(blocks, encoded, w, edges=None) -> tuple:
     """One :class:`Node` per column of the naive posterior's blocks (bin edges from the training rows).
 
     Parameters
@@ -150,17 +151,20 @@ def make_nodes(blocks, encoded, w) -> tuple:
     blocks : sequence of BlockPosterior
         The naive posterior's blocks (families with a finite set of values are categorical
         nodes, the others numeric).
-    encoded : list
-        The training data encoded per block.
+    encoded : list or None
+        The training data encoded per block (None with ``edges``).
     w : ndarray of shape (n,)
         Row weights.
+    edges : sequence of ndarray, optional
+        Per node, its bin edges (a model file's); by default learned from ``encoded``.
 
     Returns
     -------
     tuple of Node
     """
     nodes = []
-    for b, (blk, data) in enumerate(zip(blocks, encoded)):
+    for b, blk in enumerate(blocks):
+        data = None if encoded is None else encoded[b]
         fam = blk.family
         values = fam.value_columns(blk.state)
         for c in range(len(blk.names)):
@@ -168,11 +172,13 @@ def make_nodes(blocks, encoded, w) -> tuple:
                 nodes.append(Node(b, c, fam, one_column_state(blk.state, c), False, len(values[c][0]),
                                   np.empty(0), None))
                 continue
-            col = _column(data, c)
-            x = np.where(fam.gen_missing(col)[:, 0], np.nan, col.X[:, 0])
             prior = type(blk.prior)(*(np.asarray(f)[:, [c]] for f in blk.prior))
-            edges = bin_edges(x, w)
-            nodes.append(Node(b, c, fam, 1, True, len(edges) + 1, edges, prior))
+            if edges is None:
+                col = _column(data, c)
+                e = bin_edges(np.where(fam.gen_missing(col)[:, 0], np.nan, col.X[:, 0]), w)
+            else:
+                e = np.asarray(edges[len(nodes)], dtype=float)
+            nodes.append(Node(b, c, fam, 1, True, len(e) + 1, e, prior))
     return tuple(nodes)
 
 
@@ -235,29 +241,41 @@ def fit_nodes(nodes, data, y, w, K, parents, predictive="mean", rows=None, who="
     MixedModel
     """
     cols, miss, states = data
+    stats = []
+    for j, (nd, pa) in enumerate(zip(nodes, parents)):
+        npar = _n_parent_states(nodes, pa)
+        ok = ~miss[:, j] & ~miss[:, list(pa)].any(axis=1) & (True if rows is None else rows)
+        ctx = y[ok] * npar + _parent_index(nodes, pa, states[ok])
+        resp = np.zeros((int(ok.sum()), K * npar))
+        resp[np.arange(resp.shape[0]), ctx] = w[ok]
+        stats.append(nd.family.stats(_rows(cols[j], ok), resp, nd.state))
+    return model_from_stats(nodes, stats, K, parents, predictive, who)
+
+
+def model_from_stats(nodes, stats, K, parents, predictive="mean", who="NaiveBayes") -> MixedModel:
+    """Priors, posteriors and evidence of every node from its statistics over its contexts.
+
+    ``stats[j]`` is node ``j``'s family statistics over its ``K * prod_p B_p`` contexts (what
+    :func:`fit_nodes` counts; a model file stores them). Other parameters as in :func:`fit_nodes`.
+    """
     priors, posts, ev = [], [], 0.0
     for j, (nd, pa) in enumerate(zip(nodes, parents)):
         npar = _n_parent_states(nodes, pa)
-        C = K * npar
-        ok = ~miss[:, j] & ~miss[:, list(pa)].any(axis=1) & (True if rows is None else rows)
-        ctx = y[ok] * npar + _parent_index(nodes, pa, states[ok])
-        resp = np.zeros((int(ok.sum()), C))
-        resp[np.arange(resp.shape[0]), ctx] = w[ok]
-        stats = nd.family.stats(_rows(cols[j], ok), resp, nd.state)
         if nd.numeric:  # the naive prior of the context's class, the same under every structure
-            cls = np.arange(C) // npar
+            cls = np.arange(K * npar) // npar
             prior = type(nd.class_prior)(*(np.asarray(f)[cls] for f in nd.class_prior))
         else:
-            prior = nd.family.make_prior(stats, nd.state, who=who)
+            prior = nd.family.make_prior(stats[j], nd.state, who=who)
         if not nd.family.is_proper(prior):
             raise ValueError(f"{who}: a structure other than 'naive' needs a proper prior for every feature "
                              f"(its evidence and the tables of unseen contexts are otherwise undefined); "
                              f"received an improper prior for feature {j}.")
-        post = nd.family.update(prior, stats)
+        post = nd.family.update(prior, stats[j])
         priors.append(prior)
         posts.append(post)
         ev += float(np.sum(nd.family.log_evidence(prior, post)))
-    return MixedModel(tuple(parents), tuple(nodes), tuple(priors), tuple(posts), ev, predictive, int(K))
+    return MixedModel(tuple(parents), tuple(nodes), tuple(stats), tuple(priors), tuple(posts), ev, predictive,
+                      int(K))
 
 
 def _log_interval_mass(dist, lo, hi):

@@ -187,13 +187,13 @@ def test_sampled_categories_follow_the_exact_marginal():
     assert set(m.sample(30, y=1, random_state=1)[1]) == {1}
 
 
-def test_unsupported_methods_and_errors_are_clear(tmp_path):
+def test_unsupported_methods_and_errors_are_clear():
     X, y = _tiny(4)
     m = bayesnb.NaiveBayes(structure="tan").fit(X, y)
-    for name in ("impute", "save", "partial_fit", "sample_posterior"):
+    for name in ("impute", "partial_fit", "sample_posterior"):
         assert not hasattr(m, name)
-    with pytest.raises(StructureNotSupportedError, match="save"):
-        m.save(tmp_path / "m.bnb")
+    with pytest.raises(StructureNotSupportedError, match="impute"):
+        m.impute(X)
     with pytest.raises(ValueError, match="features='auto'"):
         bayesnb.NaiveBayes(features={("a",): Categorical(), ("u", "v"): Gaussian()}, structure="tan").fit(X, y)
     with pytest.raises(ValueError, match="structure"):
@@ -208,3 +208,36 @@ def test_bin_edges_rule():
     assert MX.bin_edges(np.ones(5)).size == 0
     w = np.array([0, 1, 1, 1, 1, 1, 1, 1, 1, 0.0])
     np.testing.assert_array_equal(MX.bin_edges(x, w), _edges(np.where(w > 0, x, np.nan)))
+
+
+@pytest.mark.parametrize("structure", ["tan", "kdb", "auto"])
+def test_save_load_round_trip(tmp_path, structure):
+    d = load_penguins()
+    X, y = d.drop(columns="species"), d["species"]
+    m = bayesnb.NaiveBayes(structure=structure).fit(X, y)
+    m.save(tmp_path / "m.bnb")
+    back = bayesnb.load(tmp_path / "m.bnb")
+    np.testing.assert_array_equal(back.predict_proba(X), m.predict_proba(X))
+    np.testing.assert_array_equal(back.score_samples(X), m.score_samples(X))
+    assert back.structure_ == m.structure_ and back.structure_kind_ == m.structure_kind_
+    assert back.log_evidence_ == m.log_evidence_
+    if structure == "auto":
+        pd.testing.assert_frame_equal(back.structure_scores_, m.structure_scores_)
+    Xa, ya = m.sample(5, random_state=3)
+    Xb, yb = back.sample(5, random_state=3)
+    pd.testing.assert_frame_equal(Xa, Xb)
+    assert np.array_equal(ya, yb)
+
+
+def test_model_file_with_bad_structure_is_refused(tmp_path):
+    X, y = _tiny(5)
+    m = bayesnb.NaiveBayes(structure="tan").fit(X, y)
+    m.structure_bin_edges_ = (np.empty(0), np.array([1.0, 0.0]), m.structure_bin_edges_[2])
+    m.save(tmp_path / "edges.bnb")
+    with pytest.raises(bayesnb.persistence.ModelFileError, match="structure_bin_edges_"):
+        bayesnb.load(tmp_path / "edges.bnb")
+    m = bayesnb.NaiveBayes(structure="tan").fit(X, y)
+    m.structure_parents_ = ((1,), (2,), (0,))
+    m.save(tmp_path / "cycle.bnb")
+    with pytest.raises(bayesnb.persistence.ModelFileError, match="cycle"):
+        bayesnb.load(tmp_path / "cycle.bnb")

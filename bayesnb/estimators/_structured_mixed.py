@@ -24,6 +24,7 @@ from ..structure import (
     class_mutual_information,
     conditional_mutual_information,
     learn_parents,
+    topological_order,
 )
 from . import _validation as _val
 from ._structured import StructureNotSupportedError
@@ -33,8 +34,9 @@ __all__ = ["MixedStructureMixin"]
 #: fitting methods that would ignore ``structure`` (refused whatever was fitted)
 _REFITS = ("partial_fit", "fit_semi_supervised", "fit_latent_class")
 #: methods not written for a fitted mixed structure yet
-_UNSUPPORTED = (*_REFITS, "feature_log_contributions", "sample_posterior", "sample_prior_predictive", "impute",
-                "save")
+_UNSUPPORTED = (*_REFITS, "feature_log_contributions", "sample_posterior", "sample_prior_predictive", "impute")
+#: what a model file keeps of a fitted mixed structure
+_FILE_ATTRS = ("structure_parents_", "structure_stats_", "structure_bin_edges_")
 
 
 class MixedStructureMixin:
@@ -68,7 +70,8 @@ class MixedStructureMixin:
         self : object
         """
         self._mixed = None
-        self.__dict__.pop("structure_scores_", None)
+        for attr in ("structure_scores_", *_FILE_ATTRS):
+            self.__dict__.pop(attr, None)
         super().fit(X, y, sample_weight)
         if self.structure == "naive":
             return self
@@ -106,7 +109,45 @@ class MixedStructureMixin:
         self.structure_ = self._named(nodes, parents[chosen])
         if chosen != "naive":
             self._mixed = _mx.fit_nodes(nodes, data, ycodes, w, K, parents[chosen], predictive, None, self._who)
+            self.structure_parents_ = self._mixed.parents
+            self.structure_stats_ = self._mixed.stats
+            self.structure_bin_edges_ = tuple(nd.edges for nd in nodes)
         return self
+
+    def _restore_fitted(self):
+        """Rebuild a mixed structure from ``structure_parents_``, ``structure_stats_`` and
+        ``structure_bin_edges_`` (model files), checking each against the naive posterior."""
+        got = [getattr(self, a, None) for a in _FILE_ATTRS]
+        if all(g is None for g in got):
+            return
+        parents, stats, edges = got
+        post = self.posterior_
+        d = sum(len(b.names) for b in post.blocks)
+        if (any(g is None or len(g) != d for g in got)
+                or any(not 0 <= p < d or p == j for j, pa in enumerate(parents) for p in pa)):
+            raise ValueError(f"structure_parents_, structure_stats_ and structure_bin_edges_ must describe {d} "
+                             f"features (parents among the other features); received {parents!r}.")
+        topological_order(parents)  # refuses a cycle
+        K = len(self.classes_)
+        nodes = _mx.make_nodes(post.blocks, None, None, edges=[np.asarray(e, dtype=float) for e in edges])
+        for j, nd in enumerate(nodes):
+            e = nd.edges
+            if (e.ndim != 1 or not np.all(np.isfinite(e)) or np.any(np.diff(e) <= 0)
+                    or e.size > (_mx.N_BINS - 1 if nd.numeric else 0)):
+                raise ValueError(f"structure_bin_edges_[{j}] must be increasing finite edges (at most "
+                                 f"{_mx.N_BINS - 1}, none for a categorical feature); received {e!r}.")
+        for j, (nd, st) in enumerate(zip(nodes, stats)):
+            C = K * int(np.prod([nodes[p].n_states for p in parents[j]], dtype=np.int64))
+            want = nd.family.empty_stats(nd.state, C)
+            rules = nd.family.field_rules.get(type(want).__name__, {})
+            if type(st) is not type(want) or any(
+                    np.shape(a) != np.shape(b) or not np.all(np.isfinite(a))
+                    or (rules.get(f) == "count" and np.any(np.asarray(a) < 0))
+                    for f, a, b in zip(want._fields, st, want)):
+                raise ValueError(f"structure_stats_[{j}] must be the family's finite statistics over its "
+                                 f"{C} contexts (counts non-negative).")
+        self._mixed = _mx.model_from_stats(nodes, stats, K, parents, self._check_predictive(), self._who)
+        self.structure_ = self._named(nodes, parents)
 
     def _named(self, nodes, parents):
         """``structure_``: feature name -> parent names, in the order of the columns of X."""
