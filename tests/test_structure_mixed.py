@@ -1,10 +1,15 @@
 """structure= on NaiveBayes with mixed (categorical + numeric) tables, against brute force on tiny data."""
 
+import contextlib
+import io
 import itertools
+import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import same_printout
 from scipy import integrate, stats
 from scipy.special import gammaln, logsumexp
 
@@ -241,3 +246,15 @@ def test_model_file_with_bad_structure_is_refused(tmp_path):
     m.save(tmp_path / "cycle.bnb")
     with pytest.raises(bayesnb.persistence.ModelFileError, match="cycle"):
         bayesnb.load(tmp_path / "cycle.bnb")
+
+
+def test_docs_mixed_section_runs_as_pasted():
+    text = (Path(__file__).resolve().parents[1] / "docs" / "structure.md").read_text(encoding="utf-8")
+    section = text[text.index("## Mixed tables"):text.index("## House votes")]
+    code = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
+    shown = re.findall(r"```text\n(.*?)```", section, flags=re.DOTALL)
+    assert len(code) == len(shown) == 1
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code[0], "docs/structure.md", "exec"), {})  # noqa: S102 - the page's own snippet
+    same_printout(out.getvalue().strip(), shown[0].strip())
