@@ -41,8 +41,7 @@ def fit(est, X, y, sample_weight, classes, partial):
         raise ValueError(f"{who}: the first partition of X is empty; expected rows in it (repartition X).")
     if not partial:
         head = est._check_X(head, reset=True)
-        if y is not None and isinstance(getattr(y, "_meta", y), pd.Series):
-            est._record_target_name(getattr(y, "_meta", y))
+        est._record_target_name(getattr(y, "_meta", y))  # a dask Series' name is on its (empty) meta
         specs = est._resolve_specs(head, None)
         states = [None] * len(specs)
     else:
