@@ -137,6 +137,7 @@ def test_multiple_imputation(tmp_path):
     assert len(lines) == 3 and all(np.isfinite(v) and v >= 0 for v in lines.values())
 
 
+@pytest.mark.slow  # a 2-process LocalCluster whose workers import bayesnb: ~25 s of CPU
 def test_dask_fit_agrees_with_in_memory(tmp_path):
     pytest.importorskip("dask.distributed", reason="dask is an optional extra: pip install 'bayesnb[dask]'")
     have_news = (SHARED / "20news-bydate.jsonl.gz").exists()
