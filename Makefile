@@ -9,7 +9,7 @@ $(VENV)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "bayesnb needs Python 3.12+: install python3.12 or set PYTHON=/path/to/python3.12"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test,plot,docs]"
+	$(PY) -m pip install --quiet -e ".[test,plot,docs,dask]"
 	touch $@
 
 setup: $(VENV)/.installed

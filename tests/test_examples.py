@@ -135,3 +135,14 @@ def test_multiple_imputation(tmp_path):
     lines = {line.split(":")[0].strip(): float(line.split(":")[1]) for line in out.splitlines()
              if line.startswith(("  multiple imputation,", "  complete cases:"))}
     assert len(lines) == 3 and all(np.isfinite(v) and v >= 0 for v in lines.values())
+
+
+@pytest.mark.slow  # a 2-process LocalCluster whose workers import bayesnb: ~25 s of CPU
+def test_dask_fit_agrees_with_in_memory(tmp_path):
+    pytest.importorskip("dask.distributed", reason="dask is an optional extra: pip install 'bayesnb[dask]'")
+    have_news = (SHARED / "20news-bydate.jsonl.gz").exists()
+    out = run_example("dask_fit.py", tmp_path, "--data", str(SHARED if have_news else tmp_path))
+    assert "cluster: 2 workers" in out
+    assert out.count("identical predictions: True") == (2 if have_news else 1), out
+    assert "20 Newsgroups" in out and ("in 4 sparse chunks" in out if have_news else "SKIPPED" in out)
+    assert "50,000 rows x 8 columns in 5 partitions" in out and "peak memory after the table" in out

@@ -19,6 +19,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .. import _dask
 from .. import posterior as _post
 from .._utils import ColumnNames, is_frame, missing_mask, take_rows, warn_all_missing
 from ..criticism import CriticismMixin
@@ -26,6 +27,7 @@ from ..generative import GenerativeMixin
 from ..inference.conjugate import fit_posterior
 from ..model import PosteriorMixin
 from ..persistence import PersistenceMixin
+from . import _dask_fit
 from . import _validation as _val
 
 
@@ -98,6 +100,10 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
     def _class_params(self):
         """``(class_alpha, fit_prior, class_prior)`` as given by the user."""
         return self.class_alpha, self.fit_prior, self.class_prior
+
+    def _dask_unsupported(self) -> str | None:
+        """The setting that cannot be fitted from summed statistics of partitions (Dask), or None."""
+        return None
 
     def _sparse_hint(self) -> str:
         """How to fix a sparse matrix given to a model that needs dense data."""
@@ -197,6 +203,8 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
             The fitted estimator.
         """
         self._reset_fitted()
+        if _dask.is_dask(X):
+            return _dask_fit.fit(self, X, y, sample_weight, classes=None, partial=False)
         return self._fit(X, y, sample_weight, classes=None, partial=False)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -219,6 +227,9 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         """
         first = not hasattr(self, "posterior_")
         _val.check_partial_fit_classes(classes, None if first else self.classes_, self._who)
+        if _dask.is_dask(X):
+            return _dask_fit.fit(self, X, y, sample_weight, classes=classes if first else self.classes_,
+                                 partial=not first)
         return self._fit(X, y, sample_weight, classes=classes if first else self.classes_, partial=not first)
 
     def _fit(self, X, y, sample_weight, classes, partial, encode_zero_weight_rows=False):
@@ -257,9 +268,14 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
             encoded, states = self._encode_blocks(X, old, extend=True)
         all_names = getattr(self, "feature_names_in_", None)
         names = [ColumnNames(cols, all_names) for cols, _ in self._specs]
-        never_observed = self._track_all_missing(encoded, names, partial)
-        self.posterior_ = fit_posterior(classes_, resp, self._specs, encoded, states, names, class_alpha,
-                                        fit_prior, class_prior, previous=old, who=who)
+        never_observed = self._track_all_missing([fam.all_missing(e) for (_, fam), e in zip(self._specs, encoded)],
+                                                 names, partial)
+        return self._store_posterior(fit_posterior(classes_, resp, self._specs, encoded, states, names, class_alpha,
+                                                   fit_prior, class_prior, previous=old, who=who), never_observed)
+
+    def _store_posterior(self, posterior, never_observed):
+        """Keep a fitted posterior and set the attributes read from it; returns ``self``."""
+        self.posterior_ = posterior
         self._never_observed = never_observed
         self.classes_ = self.posterior_.classes
         self.class_count_ = self.posterior_.class_count
@@ -275,16 +291,16 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         else:
             self.__dict__.pop("target_name_", None)
 
-    def _track_all_missing(self, encoded, names, partial):
-        """Per block, the columns no batch so far has observed; warns about them.
+    def _track_all_missing(self, all_missing, names, partial):
+        """Per block, the columns no batch so far has observed (of ``all_missing``: this batch's); warns.
 
         A batch missing a column that an earlier batch observed is not "all missing": its
         posterior is not the prior.
         """
         seen_before = getattr(self, "_never_observed", None) if partial else None
         out = []
-        for i, (_, fam) in enumerate(self._specs):
-            allm = np.asarray(fam.all_missing(encoded[i]), dtype=bool)
+        for i in range(len(self._specs)):
+            allm = np.asarray(all_missing[i], dtype=bool)
             if seen_before is not None and seen_before[i].shape == allm.shape:
                 allm = allm & seen_before[i]
             out.append(allm)
@@ -333,9 +349,16 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
             :class:`~bayesnb.ComplementNB` these are scikit-learn's complement scores, not
             ``log p(x, y=k)``.)
         """
+        if _dask.is_dask(X):
+            return self._lazy(self.predict_joint_log_proba, X, "matrix")
         encoded = self._encoded(X)  # (checks that the model is fitted)
         return _post.joint_log_likelihood(self.posterior_, encoded, self._check_predictive(), self._caches,
                                           classify=True)
+
+    def _lazy(self, method, X, kind, dtype=float):
+        """``method`` mapped over the partitions of a Dask ``X``: a lazy Dask collection (see :mod:`bayesnb._dask`)."""
+        check_is_fitted(self, "posterior_")
+        return _dask.map_rows(method, X, kind, n_out=len(self.classes_), dtype=dtype, who=self._who)
 
     def _encoded(self, X):
         """The blocks of ``X`` encoded as in training (checked against the fitted model)."""
@@ -356,6 +379,8 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         log_proba : ndarray of shape (n_samples, n_classes)
             Columns follow ``classes_``; normalised with logsumexp, never NaN.
         """
+        if _dask.is_dask(X):
+            return self._lazy(self.predict_log_proba, X, "matrix")
         encoded = self._encoded(X)  # (checks that the model is fitted)
         rel, _ = _post.joint_log_likelihood_parts(self.posterior_, encoded, self._check_predictive(), self._caches,
                                                   classify=True)
@@ -374,6 +399,8 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         proba : ndarray of shape (n_samples, n_classes)
             Columns follow ``classes_``.
         """
+        if _dask.is_dask(X):
+            return self._lazy(self.predict_proba, X, "matrix")
         log_proba = self.predict_log_proba(X)
         return np.exp(log_proba, out=log_proba)  # our own array: no second (n, K) copy
 
@@ -391,6 +418,8 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         y_pred : ndarray of shape (n_samples,)
             Labels from ``classes_``.
         """
+        if _dask.is_dask(X):
+            return self._lazy(self.predict, X, "vector", self.classes_.dtype)
         encoded = self._encoded(X)  # (checks that the model is fitted)
         rel, _ = _post.joint_log_likelihood_parts(self.posterior_, encoded, self._check_predictive(), self._caches,
                                                   classify=True)

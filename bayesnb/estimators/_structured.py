@@ -83,6 +83,11 @@ class StructureMixin:
                     "it works with structure='naive'.")
         return object.__getattribute__(self, name)
 
+    def _dask_unsupported(self):
+        if self.structure != "naive":
+            return f"structure={self.structure!r} (its tables condition on parent values learned from all rows)"
+        return super()._dask_unsupported()
+
     def fit(self, X, y, sample_weight=None):
         """Fit the naive posterior, then the structure's tables (see :class:`CategoricalNB`).
 

@@ -89,6 +89,13 @@ class NaiveBayes(MixedStructureMixin, BaseNB):
         return (isinstance(feats, dict) and len(feats) > 0
                 and all(getattr(f, "accepts_sparse", False) for f in feats.values()))
 
+    def _dask_unsupported(self):
+        if isinstance(self.features, str) and self.features == "auto":
+            return ("features='auto' (it chooses each numeric column's family by the evidence of the whole "
+                    "data, and the categorical columns by dtype; pass a features dict such as "
+                    "{'dish': Categorical(), 'sleep': Gaussian()})")
+        return None
+
     def _sparse_hint(self):
         if isinstance(self.features, dict):
             dense = sorted({type(f).__name__ for f in self.features.values()

@@ -231,6 +231,26 @@ class Family(HyperParams, ABC):
     def check_posterior(self, post, stats, names, classes, who="NaiveBayes"):
         """Raise where the posterior leaves a predictive undefined (default: never)."""
 
+    def merge_states(self, a, b):
+        """The encoding state of two batches' rows together, from each batch's own ``encode`` state.
+
+        A fit over partitions (Dask) encodes every partition alone, merges the states, and
+        encodes every partition again against the merged one. The default accepts equal
+        states (an encoding fixed by the number of columns) and refuses others: an encoding
+        learned from the data in a way its states cannot combine (e.g. histogram bins from
+        the data's range) cannot be rebuilt from partitions.
+
+        Raises
+        ------
+        NotImplementedError
+            The states differ and the family cannot combine them.
+        """
+        if not _same_state(a, b):
+            raise NotImplementedError(
+                f"{type(self).__name__} learns its encoding from the data ({type(a).__name__}), and two batches "
+                "gave different ones that it cannot combine: fit it on the whole data at once.")
+        return a
+
     def reindex_stats(self, stats, old_state, new_state):
         """Statistics of ``old_state``'s encoding moved onto ``new_state`` (default: unchanged).
 
@@ -487,3 +507,12 @@ class Family(HyperParams, ABC):
             ``kind="density"``: payload ``(mu, sd)``, each of shape (K,).
         """
 
+
+
+def _same_state(a, b) -> bool:
+    """Whether two encoding states are equal (ints, arrays, and tuples of them, compared field by field)."""
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return type(a) is type(b) and len(a) == len(b) and all(_same_state(x, y) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.asarray(a).shape == np.asarray(b).shape and bool(np.array_equal(a, b))
+    return type(a) is type(b) and a == b

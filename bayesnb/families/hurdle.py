@@ -218,6 +218,10 @@ class Hurdle(Family):
         (h1, i1), (h2, i2) = self._split(a), self._split(b)
         return _pack(HurdleStats, (h1[0] + h2[0], h1[1] + h2[1]), self._b.merge(i1, i2))
 
+    def merge_states(self, a, b):
+        """The base's merge (the state is the base's)."""
+        return self._b.merge_states(a, b)
+
     def reindex_stats(self, stats, old_state, new_state):
         """The base's reindexing of its statistics (counts unchanged)."""
         head, inner = self._split(stats)

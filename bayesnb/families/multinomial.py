@@ -174,6 +174,10 @@ class Multinomial(ThetaSite, Family):
         never = ~np.asarray(state, dtype=bool)
         return (with_missing_columns(block, never) if never.any() else block), state
 
+    def merge_states(self, a, b):
+        """Columns observed in either batch (bool (d,))."""
+        return np.asarray(a, dtype=bool) | np.asarray(b, dtype=bool)
+
     def state_shapes(self, state, K, d):
         """Check a loaded state (which of the ``d`` columns were ever observed); ``(K, d)``."""
         if not isinstance(state, np.ndarray) or state.dtype != bool or state.shape != (d,):

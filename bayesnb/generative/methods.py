@@ -13,6 +13,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
+from .. import _dask
 from .._utils import as_generator, is_frame
 from ..inference import em
 from ..inference.em import allowed_states
@@ -216,6 +217,14 @@ class GenerativeMixin:
         X_imputed : same type as X, or a list of ``n_imputations`` of them
         """
         m = check_impute_options(strategy, n_imputations, self._who)
+        if _dask.is_dask(X):
+            if strategy == "draw" or y is not None or latent is not None or n_components != 1:
+                raise NotImplementedError(
+                    f"{self._who}.impute on a Dask collection fills each partition alone with a point estimate "
+                    f"(strategy 'auto', 'mode' or 'mean'); received strategy={strategy!r}, y, latent or "
+                    "n_components != 1, which need draws or a fit across partitions: compute X first.")
+            check_is_fitted(self, "posterior_")
+            return _dask.map_rows(lambda part: self.impute(part, strategy=strategy), X, "same", who=self._who)
         rng = as_generator(random_state)
         if latent is None and (n_components == "auto" or int(n_components) > 1):
             latent = self.fit_latent_class(X, y, n_components=n_components, random_state=rng)
@@ -335,6 +344,9 @@ class GenerativeMixin:
         -------
         ndarray of shape (n_samples,)
         """
+        if _dask.is_dask(X):
+            check_is_fitted(self, "posterior_")
+            return _dask.map_rows(lambda part: self.score_samples(part, latent=latent), X, "vector", who=self._who)
         post, _, _ = self._gen_model(latent)
         _, encoded = self._gen_encode(X)
         if latent is None:  # the generative model's joint (ComplementNB's predict* scores are not one)

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..posterior import NBPosterior, build
 
-__all__ = ["block_statistics", "fit_block", "fit_posterior"]
+__all__ = ["block_statistics", "fit_block", "fit_posterior", "posterior_from_stats"]
 
 
 def fit_block(fam, X, resp, who="NaiveBayes"):
@@ -92,7 +92,38 @@ def fit_posterior(classes, resp, specs, encoded, states, names, class_alpha, fit
     -------
     NBPosterior
     """
-    stats = block_statistics(specs, encoded, states, resp, previous)
-    class_count = resp.sum(0) + (previous.class_count if previous is not None else 0.0)
+    stats = block_statistics(specs, encoded, states, resp)
+    return posterior_from_stats(classes, resp.sum(0), specs, states, stats, names, class_alpha, fit_prior,
+                                class_prior, previous=previous, who=who)
+
+
+def posterior_from_stats(classes, class_count, specs, states, stats, names, class_alpha, fit_prior, class_prior, *,
+                         previous: NBPosterior | None = None, who: str = "NaiveBayes") -> NBPosterior:
+    """The exact posterior of summed statistics (and of ``previous``'s batches).
+
+    The statistics of any split of the rows, added with each family's ``merge`` (a tree
+    reduction over Dask partitions), give the posterior of all the rows.
+
+    Parameters
+    ----------
+    classes : ndarray of shape (K,)
+    class_count : ndarray of shape (K,)
+        Summed row weights per class.
+    specs : list of (columns, Family)
+    states : list
+        Each block's encoding state.
+    stats : list
+        Each block's sufficient statistics, in ``states``' encoding.
+    names, class_alpha, fit_prior, class_prior, previous, who
+        As in :func:`fit_posterior`.
+
+    Returns
+    -------
+    NBPosterior
+    """
+    if previous is not None:
+        stats = [fam.merge(fam.reindex_stats(prev.stats, prev.state, st), s)
+                 for (_, fam), prev, st, s in zip(specs, previous.blocks, states, stats)]
+        class_count = class_count + previous.class_count
     blocks = [(fam, cols, nm, st, s, who) for (cols, fam), nm, st, s in zip(specs, names, states, stats)]
     return build(np.asarray(classes), class_count, class_alpha, fit_prior, class_prior, blocks)

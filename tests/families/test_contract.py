@@ -14,7 +14,7 @@ import scipy.sparse as sp
 
 from bayesnb.families import (Bernoulli, Categorical, Complement, Gaussian, Histogram, Hurdle, LogNormal, Multinomial,
                                Poisson)
-from bayesnb.families._base import Family
+from bayesnb.families._base import Family, _same_state
 
 K = 3
 
@@ -144,6 +144,19 @@ def test_merge_of_two_batches_equals_one_batch(case):
     merged = fam.merge(*parts)
     for u, v in zip(_arrays(merged), _arrays(stats)):
         np.testing.assert_allclose(u, v, rtol=1e-12, atol=1e-12)
+
+
+def test_merge_states_of_two_batches_is_the_state_of_both_or_refused(case):
+    """Encoding states of two halves merge into the state of the whole; a refusal only for different states."""
+    fam, X, *_, state, _stats, _prior, _post = _fitted(case)
+    half = X.shape[0] // 2
+    first, second = fam.encode(X[:half])[1], fam.encode(X[half:])[1]
+    try:
+        merged = fam.merge_states(first, second)
+    except NotImplementedError as e:
+        assert not _same_state(first, second) and type(fam).__name__ in str(e)
+        return
+    assert _same_state(merged, state)
 
 
 def test_leading_axis_is_a_context_axis_of_any_size(case):
