@@ -4,6 +4,7 @@ Subcommands::
 
     bayesnb demo [--out DIR] [--quick]            the whole library on the bundled house-votes data
     bayesnb fit DATA --target COL -o MODEL.bnb     fit a model to a CSV/Parquet table and save it
+    bayesnb mcmc DATA --target COL -o DRAWS.nc     NUTS draws of the same model, checked against the exact posterior
     bayesnb predict MODEL.bnb DATA [-o OUT.csv]    predicted class (and --proba probabilities)
     bayesnb score MODEL.bnb DATA --target COL      accuracy and log loss on labelled data
     bayesnb info MODEL.bnb [--json]                a readable report of a model file
@@ -60,6 +61,7 @@ from .io import (
     warn,
     write_table,
 )
+from .mcmc import cmd_mcmc
 from .outliers import cmd_outliers
 from .posterior import cmd_posterior
 from .report import cmd_info
@@ -140,27 +142,50 @@ def build_parser():
         q.add_argument("--categorical", type=names, default=None, metavar="COL,...",
                        help="read these columns as categories (text), even if they hold numbers")
 
+    def fit_opts(q, what):
+        q.add_argument("data", help=f"training table (.csv, .tsv, .parquet; '-' = stdin CSV){what}")
+        q.add_argument("--target", required=True, help="name of the label column")
+        q.add_argument("--family", choices=FAMILIES, default="auto",
+                       help="feature family: auto (text columns categorical, numeric Gaussian), "
+                            "categorical, gaussian, multinomial (counts), complement (counts, Complement NB), "
+                            "bernoulli (0/1), poisson (counts, column by column), lognormal (positive values), "
+                            "histogram (numbers, binned at the training quantiles; --alpha is its pseudo-count "
+                            "per bin), hurdle (values >= 0 with exact zeros: P(x = 0) and a log-normal for x > 0)")
+        q.add_argument("--alpha", default=None,
+                       help="smoothing pseudo-count (Dirichlet/Beta prior), e.g. 1 (Laplace), 0.5, 0, or 'auto' "
+                            "(maximise the evidence)")
+        q.add_argument("--columns", default=None, metavar="A,B,C", help="use only these feature columns")
+        q.add_argument("--drop-unlabelled", action="store_true", help="leave out rows with no label")
+        data_opts(q)
+
     f = sub.add_parser("fit", help="fit a model to a table and save it",
                        description="Fit a Naive Bayes model to DATA (CSV, TSV or Parquet) predicting --target, "
                                    "and save it to -o in bayesnb's safe model format. Missing cells are "
                                    "allowed (left out of the statistics).")
-    f.add_argument("data", help="training table (.csv, .tsv, .parquet)")
-    f.add_argument("--target", required=True, help="name of the label column")
+    fit_opts(f, "")
     f.add_argument("-o", "--output", required=True, help="model file to write (e.g. model.bnb)")
-    f.add_argument("--family", choices=FAMILIES, default="auto",
-                   help="feature family: auto (text columns categorical, numeric Gaussian), "
-                        "categorical, gaussian, multinomial (counts), complement (counts, Complement NB), "
-                        "bernoulli (0/1), poisson (counts, column by column), lognormal (positive values), "
-                        "histogram (numbers, binned at the training quantiles; --alpha is its pseudo-count per bin), "
-                        "hurdle (values >= 0 with exact zeros: P(x = 0) and a log-normal for x > 0)")
-    f.add_argument("--alpha", default=None,
-                   help="smoothing pseudo-count (Dirichlet/Beta prior), e.g. 1 (Laplace), 0.5, 0, or 'auto' "
-                        "(maximise the evidence)")
-    f.add_argument("--columns", default=None, metavar="A,B,C", help="use only these feature columns")
-    f.add_argument("--drop-unlabelled", action="store_true", help="leave out rows with no label")
-    data_opts(f)
+    f.add_argument("--chunksize", type=int, default=None, metavar="N",
+                   help="read a CSV larger than memory N rows at a time (model.partial_fit per chunk; the "
+                        "same model as one fit). Reads the file twice: column types and classes, then the fit")
     key_opt(f, "sign the model file, so that it loads only with the same key")
     f.set_defaults(func=cmd_fit)
+
+    mc = sub.add_parser("mcmc", help="sample the posterior with NUTS and compare it with the exact one",
+                        description="Fit the model of 'bayesnb fit' (same options) to DATA, sample its "
+                                    "posterior with NumPyro's NUTS (model.run_mcmc), write the ArviZ DataTree "
+                                    "to -o (.nc: NetCDF, needs h5netcdf or netCDF4; .zarr: needs zarr) and print "
+                                    "the comparison with the exact conjugate posterior (compare_posteriors "
+                                    "against the closed-form means and sds) and its verdict.")
+    fit_opts(mc, "")
+    mc.add_argument("-o", "--output", required=True, help="DataTree file to write: FILE.nc or FILE.zarr")
+    mc.add_argument("--draws", type=int, default=1000, metavar="N", help="NUTS draws per chain (default 1000)")
+    mc.add_argument("--warmup", type=int, default=500, metavar="N", help="warmup steps per chain (default 500)")
+    mc.add_argument("--chains", type=int, default=1, metavar="N", help="chains (default 1)")
+    mc.add_argument("--seed", type=int, default=0, help="random seed (default 0): run_mcmc(random_state=SEED)")
+    mc.add_argument("--rows", type=int, default=20, metavar="N",
+                    help="parameter elements shown, the largest |z| first (default 20; 0: all)")
+    mc.add_argument("--force", action="store_true", help="replace an existing -o file")
+    mc.set_defaults(func=cmd_mcmc)
 
     def format_opt(q):
         q.add_argument("--format", choices=FORMATS, default=None,

@@ -20,11 +20,13 @@ from ..estimators import (
     NaiveBayes,
 )
 from ..families import Histogram, Hurdle, LogNormal, Poisson
+from .chunks import fit_chunks
 from .demo import run_demo
 from .io import UsageError, atomic_path, check_output, read_table, write_table
 from .model import features_of, key_of, load_model, read_for_model, unseen_warning
 
-__all__ = ["FAMILIES", "cmd_demo", "cmd_fit", "cmd_predict", "cmd_score", "make_estimator", "score_model"]
+__all__ = ["FAMILIES", "cmd_demo", "cmd_fit", "cmd_predict", "cmd_score", "fit_table", "make_estimator", "score_model",
+           "split_target"]
 
 FAMILIES = ("auto", "categorical", "gaussian", "multinomial", "complement", "bernoulli", "poisson", "lognormal",
             "histogram", "hurdle")
@@ -72,18 +74,23 @@ def make_estimator(family, alpha, X):
     return NaiveBayes(**kw)
 
 
-def cmd_fit(args):
-    """``bayesnb fit``: fit a model to a table and save it (signed with ``--key-file``)."""
-    check_output(args.output, [args.data, args.key_file])
-    key = key_of(args)  # before fitting: a bad key file fails fast
-    df = read_table(args.data, args.na_values, numeric=args.numeric, categorical=args.categorical)
+def _labels(y):
+    return y.astype(str) if y.dtype == object else y
+
+
+def split_target(df, args, where=None):
+    """``(X, y)`` of table ``df``: the ``--target`` column, ``--columns`` (or every other column) as features.
+
+    Rows with no label are an error unless ``--drop-unlabelled`` (then left out).
+    """
+    where = where or args.data
     if args.target not in df.columns:
-        raise UsageError(f"{args.data}: no column {args.target!r} (columns: {list(df.columns)[:10]})")
+        raise UsageError(f"{where}: no column {args.target!r} (columns: {list(df.columns)[:10]})")
     y = df[args.target]
     if y.isna().any():
         n = int(y.isna().sum())
         if not args.drop_unlabelled:
-            raise UsageError(f"{args.data}: {n} row(s) have no {args.target!r} label "
+            raise UsageError(f"{where}: {n} row(s) have no {args.target!r} label "
                              "(pass --drop-unlabelled to leave them out)")
         df = df[~y.isna()]
         y = df[args.target]
@@ -92,23 +99,57 @@ def cmd_fit(args):
         cols = [c.strip() for c in args.columns.split(",")]
         bad = [c for c in cols if c not in X.columns]
         if bad:
-            raise UsageError(f"{args.data}: no column(s) {bad}")
+            raise UsageError(f"{where}: no column(s) {bad}")
         X = X[cols]
-    model = make_estimator(args.family, _parse_alpha(args.alpha), X)
+    return X, _labels(y)
+
+
+def fit_table(args):
+    """Fit the model of ``bayesnb fit``'s options (also those of ``bayesnb mcmc``) to ``args.data``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        ``data``, ``target``, ``columns``, ``family``, ``alpha``, ``drop_unlabelled``, the
+        reading options and (``fit`` only) ``chunksize``.
+
+    Returns
+    -------
+    model : fitted estimator
+    X, y : the training table and labels (None with ``--chunksize``: never all in memory)
+    n_rows, n_features : int
+    seconds : float
+        Time spent fitting.
+    """
+    alpha = _parse_alpha(args.alpha)
+    if getattr(args, "chunksize", None) is not None:
+        return fit_chunks(args, alpha, lambda X: make_estimator(args.family, alpha, X),
+                          lambda df, where: split_target(df, args, where))
+    df = read_table(args.data, args.na_values, numeric=args.numeric, categorical=args.categorical)
+    X, y = split_target(df, args)
+    model = make_estimator(args.family, alpha, X)
     t0 = time.perf_counter()
-    model.fit(X, y.astype(str) if y.dtype == object else y)
-    dt = time.perf_counter() - t0
+    model.fit(X, y)
+    return model, X, y, X.shape[0], X.shape[1], time.perf_counter() - t0
+
+
+def cmd_fit(args):
+    """``bayesnb fit``: fit a model to a table and save it (signed with ``--key-file``)."""
+    check_output(args.output, [args.data, args.key_file])
+    key = key_of(args)  # before fitting: a bad key file fails fast
+    model, X, y, n, d, dt = fit_table(args)
     with atomic_path(args.output) as tmp:
         model.save(tmp, key=key)
     ev = model.log_evidence_
-    print(f"fitted {type(model).__name__} on {X.shape[0]} rows x {X.shape[1]} features in {dt * 1000:.0f} ms")
+    print(f"fitted {type(model).__name__} on {n} rows x {d} features in {dt * 1000:.0f} ms")
     for b in model.posterior_.blocks:
         names = [str(n) for n in b.names]
         shown = ", ".join(names[:6]) + (f", ... ({len(names)} columns)" if len(names) > 6 else "")
         print(f"  block {type(b.family).__name__}: {shown}")
     counts = ", ".join(f"{c}: {n:g}" for c, n in zip(model.classes_, model.class_count_))
     print(f"  classes: {counts}")
-    print(f"  training accuracy: {model.score(X, y.astype(str) if y.dtype == object else y):.3f}")
+    if X is not None:
+        print(f"  training accuracy: {model.score(X, y):.3f}")
     print(f"  log evidence log p(X, y): {ev:.2f}" if ev is not None else "  log evidence: undefined (improper prior)")
     print(f"saved model to {args.output}")
     return 0
