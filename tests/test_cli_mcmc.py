@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -115,3 +117,29 @@ def test_fit_chunksize_refuses_what_it_cannot_stream(tmp_path, capsys):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_every_table_input_reads_stdin(tmp_path, capsys, monkeypatch):
+    """Each subcommand that reads a table takes '-' for stdin, with the output of the same file read by name."""
+    df = load_house_votes()
+    csv = tmp_path / "votes.csv"
+    df.to_csv(csv, index=False)
+    text = csv.read_text()
+    assert main(["-q", "fit", str(csv), "--target", "party", "-o", str(tmp_path / "m.bnb")]) == 0
+    model = str(tmp_path / "m.bnb")
+    commands = [["fit", "{}", "--target", "party", "-o", str(tmp_path / "s.bnb")],
+                ["predict", model, "{}", "--proba"],
+                ["score", model, "{}", "--target", "party"],
+                ["impute", model, "{}"],
+                ["outliers", model, "{}", "--target", "party"],
+                ["check", model, "{}", "--target", "party", "--replicates", "5"],
+                ["evaluate-synthetic", "{}", str(csv)]]
+    for argv in commands:
+        outs = []
+        for data in (str(csv), "-"):
+            monkeypatch.setattr("sys.stdin", io.StringIO(text))
+            assert main(["-q", *[data if a == "{}" else a for a in argv]]) == 0, argv
+            outs.append(capsys.readouterr().out)
+        assert outs[0] == outs[1] and outs[0].strip() != "" or argv[0] == "fit", argv
+    assert bayesnb.load(tmp_path / "s.bnb").predict_proba(df.drop(columns="party")).tolist() == \
+        bayesnb.load(model).predict_proba(df.drop(columns="party")).tolist()
