@@ -12,7 +12,7 @@ import bayesnb
 from bayesnb import NaiveBayes, compare_posteriors
 from bayesnb.cli import main
 from bayesnb.cli import mcmc as cli_mcmc
-from bayesnb.datasets import load_house_votes, load_play_tennis
+from bayesnb.datasets import load_house_votes, load_penguins, load_play_tennis
 from bayesnb.model import posterior_moments
 
 
@@ -143,3 +143,30 @@ def test_every_table_input_reads_stdin(tmp_path, capsys, monkeypatch):
         assert outs[0] == outs[1] and outs[0].strip() != "" or argv[0] == "fit", argv
     assert bayesnb.load(tmp_path / "s.bnb").predict_proba(df.drop(columns="party")).tolist() == \
         bayesnb.load(model).predict_proba(df.drop(columns="party")).tolist()
+
+
+def test_predict_interval_and_check_marginals_equal_the_python_api(tmp_path, capsys):
+    df = load_penguins()
+    csv, model = tmp_path / "p.csv", tmp_path / "p.bnb"
+    df.to_csv(csv, index=False)
+    assert main(["-q", "fit", str(csv), "--target", "species", "-o", str(model)]) == 0
+    out = tmp_path / "pred.csv"
+    assert main(["-q", "predict", str(model), str(csv), "--interval", "0.9", "--draws", "300", "--seed", "4",
+                 "-o", str(out)]) == 0
+    m = bayesnb.load(model)
+    X = df.drop(columns="species")
+    lo, hi = m.predict_proba_interval(X, ci=0.9, n_draws=300, random_state=4)
+    got = pd.read_csv(out)
+    for k, c in enumerate(m.classes_):
+        np.testing.assert_allclose(got[f"p({c}) lo"], lo[:, k], rtol=1e-12, atol=1e-300)
+        np.testing.assert_allclose(got[f"p({c}) hi"], hi[:, k], rtol=1e-12, atol=1e-300)
+    assert (lo < hi).any() and (lo <= hi).all()
+    assert main(["-q", "predict", str(model), str(csv), "--interval", "1.5"]) == 2
+    assert "--interval must be in (0, 1)" in capsys.readouterr().err
+    table = tmp_path / "marginals.csv"
+    assert main(["check", str(model), str(csv), "--target", "species", "--marginals", "--replicates", "20",
+                 "--seed", "2", "-o", str(table)]) == 0
+    printed = capsys.readouterr().out
+    expected = m.check_marginals(X, df["species"].astype(str), n_replicates=20, random_state=2)
+    assert printed.startswith(f"{len(expected)} (class, feature, statistic) checks, 20 replicates")
+    pd.testing.assert_frame_equal(pd.read_csv(table), expected.reset_index(drop=True), check_dtype=False)

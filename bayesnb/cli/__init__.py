@@ -5,12 +5,12 @@ Subcommands::
     bayesnb demo [--out DIR] [--quick]            the whole library on the bundled house-votes data
     bayesnb fit DATA --target COL -o MODEL.bnb     fit a model to a CSV/Parquet table and save it
     bayesnb mcmc DATA --target COL -o DRAWS.nc     NUTS draws of the same model, checked against the exact posterior
-    bayesnb predict MODEL.bnb DATA [-o OUT.csv]    predicted class (and --proba probabilities)
+    bayesnb predict MODEL.bnb DATA [-o OUT.csv]    predicted class (--proba probabilities, --interval CI)
     bayesnb score MODEL.bnb DATA --target COL      accuracy and log loss on labelled data
     bayesnb info MODEL.bnb [--json]                a readable report of a model file
     bayesnb impute MODEL.bnb DATA [-o OUT.csv]     fill missing cells (--strategy, -m, --latent)
     bayesnb sample MODEL.bnb -n N [-o OUT.csv]     synthetic rows
-    bayesnb check MODEL.bnb DATA --target COL     posterior predictive check of independence
+    bayesnb check MODEL.bnb DATA --target COL     posterior predictive check of independence (--marginals)
     bayesnb outliers MODEL.bnb DATA [-o OUT.csv]   log density of each row and an outlier flag
     bayesnb posterior MODEL.bnb [-o OUT.csv]       every parameter's posterior mean, sd and 94% HDI
     bayesnb datasets list|export NAME -o FILE      the bundled tables as files
@@ -216,6 +216,11 @@ def build_parser():
     pr.add_argument("--proba", action="store_true", help="add one p(class) column per class")
     pr.add_argument("--keep", action="store_true", help="keep the input columns in the output")
     pr.add_argument("--column", default="prediction", help="name of the prediction column")
+    pr.add_argument("--interval", type=float, default=None, metavar="CI",
+                    help="add the equal-tailed CI credible interval of each p(class) over exact posterior draws "
+                         "(columns 'p(c) lo', 'p(c) hi'; model.predict_proba_interval), e.g. 0.94")
+    pr.add_argument("--draws", type=int, default=1000, metavar="N", help="posterior draws for --interval (default 1000)")
+    pr.add_argument("--seed", type=int, default=0, help="random seed of --interval (default 0)")
 
     s = model_command("score", cmd_score, "accuracy and log loss of a saved model on labelled data",
                       "Evaluate a saved model on DATA with true labels in --target.",
@@ -283,6 +288,9 @@ def build_parser():
     ch.add_argument("--target", required=True, help="name of the label column")
     ch.add_argument("--replicates", type=int, default=200, help="replicated datasets (default 200)")
     ch.add_argument("--seed", type=int, default=0)
+    ch.add_argument("--marginals", action="store_true",
+                    help="check each numeric column's family within each class instead (check_marginals: "
+                         "skewness, zeros, range, distinct values against replicated data)")
     ch.add_argument("--json", action="store_true", help="print every row as JSON")
     output_opt(ch)
 

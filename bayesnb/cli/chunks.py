@@ -95,4 +95,4 @@ def _family_warning(model, X, n_first, n_all):
     if chosen:
         warn(f"--family auto chose the family of each numeric column by its evidence on the first chunk "
              f"({n_first} of {n_all} rows): {', '.join(chosen[:8])}{' ...' if len(chosen) > 8 else ''}; "
-             "give --family to choose it yourself")
+             "Histogram bins are its quantiles; give --family to choose it yourself")

@@ -188,7 +188,7 @@ def _model_and_table(args, labels=None):
 
 
 def cmd_predict(args):
-    """``bayesnb predict``: predicted class (and ``--proba`` probabilities) of each row."""
+    """``bayesnb predict``: predicted class (``--proba`` probabilities, ``--interval`` their credible intervals)."""
     check_output(args.output, [args.model, args.data, args.key_file])
     model, df, X = _model_and_table(args)
     out = pd.DataFrame(index=df.index)
@@ -199,6 +199,13 @@ def cmd_predict(args):
         P = model.predict_proba(X)
         for k, c in enumerate(model.classes_):
             out[f"p({c})"] = P[:, k]
+    if args.interval is not None:
+        if not 0 < args.interval < 1 or args.draws < 2:
+            raise UsageError(f"--interval must be in (0, 1) and --draws at least 2; received {args.interval} and "
+                             f"{args.draws}")
+        lo, hi = model.predict_proba_interval(X, ci=args.interval, n_draws=args.draws, random_state=args.seed)
+        for k, c in enumerate(model.classes_):
+            out[f"p({c}) lo"], out[f"p({c}) hi"] = lo[:, k], hi[:, k]
     write_table(out, args.output, done=f"wrote {len(out)} predictions to {args.output}",
                 inputs=[args.model, args.data], fmt=args.format)
     return 0
