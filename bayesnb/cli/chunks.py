@@ -33,11 +33,14 @@ from .io import QUIET, UsageError, read_table_chunks, warn
 
 __all__ = ["fit_chunks", "read_chunks"]
 
+_PASS1, _PASS2 = "pass 1/2 (column types and classes)", "pass 2/2 (partial_fit)"
 
-def _progress(rows, done=False):
+
+def _progress(what, rows, done=False):
+    """``pass 1/2 (column types and classes): 12,000 rows read``, rewritten in place on a terminal's stderr."""
     if QUIET[0] or not sys.stderr.isatty():
         return
-    print(f"\rread {rows:,} rows" + ("\n" if done else ""), end="", file=sys.stderr, flush=True)
+    print(f"\r{what}: {rows:,} rows read" + ("\n" if done else ""), end="", file=sys.stderr, flush=True)
 
 
 def read_chunks(path, chunksize, na_values=None, numeric=None, categorical=None):
@@ -65,8 +68,8 @@ def fit_chunks(args, alpha, make, split):
         _, y = split(df, f"{path} (rows {df.index[0] + 1}-{df.index[-1] + 1})")
         classes |= set(pd.unique(y))
         rows += len(df)
-        _progress(rows)
-    _progress(rows, done=True)
+        _progress(_PASS1, rows)
+    _progress(_PASS1, rows, done=True)
     categorical = sorted(text - set(args.numeric or []))
     model, seen, t = None, 0, 0.0
     for df in read_chunks(path, n, args.na_values, args.numeric, categorical):  # pass 2: the fit
@@ -80,8 +83,8 @@ def fit_chunks(args, alpha, make, split):
             model.partial_fit(X, y)
         t += time.perf_counter() - t0
         seen += len(df)
-        _progress(seen)
-    _progress(seen, done=True)
+        _progress(_PASS2, seen)
+    _progress(_PASS2, seen, done=True)
     return model, None, None, seen, len(model.feature_names_in_), t
 
 
