@@ -170,3 +170,23 @@ def test_predict_interval_and_check_marginals_equal_the_python_api(tmp_path, cap
     expected = m.check_marginals(X, df["species"].astype(str), n_replicates=20, random_state=2)
     assert printed.startswith(f"{len(expected)} (class, feature, statistic) checks, 20 replicates")
     pd.testing.assert_frame_equal(pd.read_csv(table), expected.reset_index(drop=True), check_dtype=False)
+
+
+def test_fit_semi_supervised_equals_the_python_api(tmp_path, capsys):
+    df = load_penguins()
+    df.loc[df.index % 3 == 0, "species"] = np.nan  # a third of the rows unlabelled
+    csv, model = tmp_path / "semi.csv", tmp_path / "semi.bnb"
+    df.to_csv(csv, index=False)
+    assert main(["fit", str(csv), "--target", "species", "-o", str(model)]) == 2
+    assert "--semi-supervised to use them" in capsys.readouterr().err
+    assert main(["fit", str(csv), "--target", "species", "-o", str(model), "--semi-supervised"]) == 0
+    assert f"training accuracy (the {int(df['species'].notna().sum())} labelled rows)" in capsys.readouterr().out
+    X, y = df.drop(columns="species"), df["species"]
+    expected = NaiveBayes().fit_semi_supervised(X, y.to_numpy(dtype=object))
+    got = bayesnb.load(model)
+    np.testing.assert_allclose(got.predict_proba(X), expected.predict_proba(X), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(got.class_count_, expected.class_count_, rtol=1e-12)
+    assert not np.allclose(got.class_count_, NaiveBayes().fit(X[y.notna()], y[y.notna()]).class_count_)
+    assert main(["fit", str(csv), "--target", "species", "-o", str(model), "--semi-supervised",
+                 "--chunksize", "50"]) == 2
+    assert "cannot be combined" in capsys.readouterr().err

@@ -167,6 +167,9 @@ def build_parser():
     f.add_argument("--chunksize", type=int, default=None, metavar="N",
                    help="read a CSV larger than memory N rows at a time (model.partial_fit per chunk; the "
                         "same model as one fit). Reads the file twice: column types and classes, then the fit")
+    f.add_argument("--semi-supervised", action="store_true",
+                   help="use the rows with no label too: model.fit_semi_supervised (EM, each unlabelled row "
+                        "weighted by its class responsibilities)")
     key_opt(f, "sign the model file, so that it loads only with the same key")
     f.set_defaults(func=cmd_fit)
 

@@ -75,7 +75,8 @@ def make_estimator(family, alpha, X):
 
 
 def _labels(y):
-    return y.astype(str) if y.dtype == object else y
+    """Text labels as ``str`` (a missing label stays missing: ``NaN``)."""
+    return y.where(y.isna(), y.astype(str)) if y.dtype == object else y
 
 
 def split_target(df, args, where=None):
@@ -87,11 +88,12 @@ def split_target(df, args, where=None):
     if args.target not in df.columns:
         raise UsageError(f"{where}: no column {args.target!r} (columns: {list(df.columns)[:10]})")
     y = df[args.target]
-    if y.isna().any():
+    if y.isna().any() and not getattr(args, "semi_supervised", False):
         n = int(y.isna().sum())
         if not args.drop_unlabelled:
-            raise UsageError(f"{where}: {n} row(s) have no {args.target!r} label "
-                             "(pass --drop-unlabelled to leave them out)")
+            raise UsageError(f"{where}: {n} row(s) have no {args.target!r} label (pass --drop-unlabelled to "
+                             "leave them out" + (", or --semi-supervised to use them)" if hasattr(args, "semi_supervised")
+                                                 else ")"))
         df = df[~y.isna()]
         y = df[args.target]
     X = df.drop(columns=[args.target])
@@ -122,6 +124,9 @@ def fit_table(args):
         Time spent fitting.
     """
     alpha = _parse_alpha(args.alpha)
+    if getattr(args, "semi_supervised", False) and (args.drop_unlabelled or args.chunksize is not None):
+        raise UsageError("--semi-supervised uses the unlabelled rows (EM over the whole table): it cannot be "
+                         "combined with --drop-unlabelled or --chunksize")
     if getattr(args, "chunksize", None) is not None:
         return fit_chunks(args, alpha, lambda X: make_estimator(args.family, alpha, X),
                           lambda df, where: split_target(df, args, where))
@@ -129,7 +134,10 @@ def fit_table(args):
     X, y = split_target(df, args)
     model = make_estimator(args.family, alpha, X)
     t0 = time.perf_counter()
-    model.fit(X, y)
+    if getattr(args, "semi_supervised", False):
+        model.fit_semi_supervised(X, y.to_numpy(dtype=object) if y.isna().any() else y)
+    else:
+        model.fit(X, y)
     return model, X, y, X.shape[0], X.shape[1], time.perf_counter() - t0
 
 
@@ -149,7 +157,9 @@ def cmd_fit(args):
     counts = ", ".join(f"{c}: {n:g}" for c, n in zip(model.classes_, model.class_count_))
     print(f"  classes: {counts}")
     if X is not None:
-        print(f"  training accuracy: {model.score(X, y):.3f}")
+        known = y.notna().to_numpy()
+        n_known = f" (the {int(known.sum())} labelled rows)" if not known.all() else ""
+        print(f"  training accuracy{n_known}: {model.score(X[known], y[known]):.3f}")
     print(f"  log evidence log p(X, y): {ev:.2f}" if ev is not None else "  log evidence: undefined (improper prior)")
     print(f"saved model to {args.output}")
     return 0
