@@ -7,9 +7,10 @@ PY      = $(VENV)/bin/python
 
 $(VENV)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "bayesnb needs Python 3.12+: install python3.12 or set PYTHON=/path/to/python3.12"; exit 1; }
+	@echo "Installing bayesnb and its dependencies into $(VENV) (first run only; a few minutes) ..."
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test,plot,docs,dask]"
+	$(PY) -m pip install --progress-bar on -e ".[test,plot,docs,dask]"
 	touch $@
 
 setup: $(VENV)/.installed

@@ -4,12 +4,13 @@ Subcommands::
 
     bayesnb demo [--out DIR] [--quick]            the whole library on the bundled house-votes data
     bayesnb fit DATA --target COL -o MODEL.bnb     fit a model to a CSV/Parquet table and save it
-    bayesnb predict MODEL.bnb DATA [-o OUT.csv]    predicted class (and --proba probabilities)
+    bayesnb mcmc DATA --target COL -o DRAWS.nc     NUTS draws of the same model, checked against the exact posterior
+    bayesnb predict MODEL.bnb DATA [-o OUT.csv]    predicted class (--proba probabilities, --interval CI)
     bayesnb score MODEL.bnb DATA --target COL      accuracy and log loss on labelled data
     bayesnb info MODEL.bnb [--json]                a readable report of a model file
     bayesnb impute MODEL.bnb DATA [-o OUT.csv]     fill missing cells (--strategy, -m, --latent)
     bayesnb sample MODEL.bnb -n N [-o OUT.csv]     synthetic rows
-    bayesnb check MODEL.bnb DATA --target COL     posterior predictive check of independence
+    bayesnb check MODEL.bnb DATA --target COL     posterior predictive check of independence (--marginals)
     bayesnb outliers MODEL.bnb DATA [-o OUT.csv]   log density of each row and an outlier flag
     bayesnb posterior MODEL.bnb [-o OUT.csv]       every parameter's posterior mean, sd and 94% HDI
     bayesnb datasets list|export NAME -o FILE      the bundled tables as files
@@ -60,6 +61,7 @@ from .io import (
     warn,
     write_table,
 )
+from .mcmc import cmd_mcmc
 from .outliers import cmd_outliers
 from .posterior import cmd_posterior
 from .report import cmd_info
@@ -140,27 +142,53 @@ def build_parser():
         q.add_argument("--categorical", type=names, default=None, metavar="COL,...",
                        help="read these columns as categories (text), even if they hold numbers")
 
+    def fit_opts(q, what):
+        q.add_argument("data", help=f"training table (.csv, .tsv, .parquet; '-' = stdin CSV){what}")
+        q.add_argument("--target", required=True, help="name of the label column")
+        q.add_argument("--family", choices=FAMILIES, default="auto",
+                       help="feature family: auto (text columns categorical, numeric Gaussian), "
+                            "categorical, gaussian, multinomial (counts), complement (counts, Complement NB), "
+                            "bernoulli (0/1), poisson (counts, column by column), lognormal (positive values), "
+                            "histogram (numbers, binned at the training quantiles; --alpha is its pseudo-count "
+                            "per bin), hurdle (values >= 0 with exact zeros: P(x = 0) and a log-normal for x > 0)")
+        q.add_argument("--alpha", default=None,
+                       help="smoothing pseudo-count (Dirichlet/Beta prior), e.g. 1 (Laplace), 0.5, 0, or 'auto' "
+                            "(maximise the evidence)")
+        q.add_argument("--columns", default=None, metavar="A,B,C", help="use only these feature columns")
+        q.add_argument("--drop-unlabelled", action="store_true", help="leave out rows with no label")
+        data_opts(q)
+
     f = sub.add_parser("fit", help="fit a model to a table and save it",
                        description="Fit a Naive Bayes model to DATA (CSV, TSV or Parquet) predicting --target, "
                                    "and save it to -o in bayesnb's safe model format. Missing cells are "
                                    "allowed (left out of the statistics).")
-    f.add_argument("data", help="training table (.csv, .tsv, .parquet)")
-    f.add_argument("--target", required=True, help="name of the label column")
+    fit_opts(f, "")
     f.add_argument("-o", "--output", required=True, help="model file to write (e.g. model.bnb)")
-    f.add_argument("--family", choices=FAMILIES, default="auto",
-                   help="feature family: auto (text columns categorical, numeric Gaussian), "
-                        "categorical, gaussian, multinomial (counts), complement (counts, Complement NB), "
-                        "bernoulli (0/1), poisson (counts, column by column), lognormal (positive values), "
-                        "histogram (numbers, binned at the training quantiles; --alpha is its pseudo-count per bin), "
-                        "hurdle (values >= 0 with exact zeros: P(x = 0) and a log-normal for x > 0)")
-    f.add_argument("--alpha", default=None,
-                   help="smoothing pseudo-count (Dirichlet/Beta prior), e.g. 1 (Laplace), 0.5, 0, or 'auto' "
-                        "(maximise the evidence)")
-    f.add_argument("--columns", default=None, metavar="A,B,C", help="use only these feature columns")
-    f.add_argument("--drop-unlabelled", action="store_true", help="leave out rows with no label")
-    data_opts(f)
+    f.add_argument("--chunksize", type=int, default=None, metavar="N",
+                   help="read a CSV larger than memory N rows at a time (model.partial_fit per chunk; the "
+                        "same model as one fit). Reads the file twice: column types and classes, then the fit")
+    f.add_argument("--semi-supervised", action="store_true",
+                   help="use the rows with no label too: model.fit_semi_supervised (EM, each unlabelled row "
+                        "weighted by its class responsibilities)")
     key_opt(f, "sign the model file, so that it loads only with the same key")
     f.set_defaults(func=cmd_fit)
+
+    mc = sub.add_parser("mcmc", help="sample the posterior with NUTS and compare it with the exact one",
+                        description="Fit the model of 'bayesnb fit' (same options) to DATA, sample its "
+                                    "posterior with NumPyro's NUTS (model.run_mcmc), write the ArviZ DataTree "
+                                    "to -o (.nc: NetCDF, needs h5netcdf or netCDF4; .zarr: needs zarr) and print "
+                                    "the comparison with the exact conjugate posterior (compare_posteriors "
+                                    "against the closed-form means and sds) and its verdict.")
+    fit_opts(mc, "")
+    mc.add_argument("-o", "--output", required=True, help="DataTree file to write: FILE.nc or FILE.zarr")
+    mc.add_argument("--draws", type=int, default=1000, metavar="N", help="NUTS draws per chain (default 1000)")
+    mc.add_argument("--warmup", type=int, default=500, metavar="N", help="warmup steps per chain (default 500)")
+    mc.add_argument("--chains", type=int, default=1, metavar="N", help="chains (default 1)")
+    mc.add_argument("--seed", type=int, default=0, help="random seed (default 0): run_mcmc(random_state=SEED)")
+    mc.add_argument("--rows", type=int, default=20, metavar="N",
+                    help="parameter elements shown, the largest |z| first (default 20; 0: all)")
+    mc.add_argument("--force", action="store_true", help="replace an existing -o file")
+    mc.set_defaults(func=cmd_mcmc)
 
     def format_opt(q):
         q.add_argument("--format", choices=FORMATS, default=None,
@@ -191,6 +219,11 @@ def build_parser():
     pr.add_argument("--proba", action="store_true", help="add one p(class) column per class")
     pr.add_argument("--keep", action="store_true", help="keep the input columns in the output")
     pr.add_argument("--column", default="prediction", help="name of the prediction column")
+    pr.add_argument("--interval", type=float, default=None, metavar="CI",
+                    help="add the equal-tailed CI credible interval of each p(class) over exact posterior draws "
+                         "(columns 'p(c) lo', 'p(c) hi'; model.predict_proba_interval), e.g. 0.94")
+    pr.add_argument("--draws", type=int, default=1000, metavar="N", help="posterior draws for --interval (default 1000)")
+    pr.add_argument("--seed", type=int, default=0, help="random seed of --interval (default 0)")
 
     s = model_command("score", cmd_score, "accuracy and log loss of a saved model on labelled data",
                       "Evaluate a saved model on DATA with true labels in --target.",
@@ -258,6 +291,9 @@ def build_parser():
     ch.add_argument("--target", required=True, help="name of the label column")
     ch.add_argument("--replicates", type=int, default=200, help="replicated datasets (default 200)")
     ch.add_argument("--seed", type=int, default=0)
+    ch.add_argument("--marginals", action="store_true",
+                    help="check each numeric column's family within each class instead (check_marginals: "
+                         "skewness, zeros, range, distinct values against replicated data)")
     ch.add_argument("--json", action="store_true", help="print every row as JSON")
     output_opt(ch)
 

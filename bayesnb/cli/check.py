@@ -15,8 +15,9 @@ __all__ = ["cmd_check"]
 def cmd_check(args):
     """``bayesnb check``: the independence check (``check_independence``), most severe pairs first.
 
-    Prints the 20 most severe (class, pair) rows (``--json``: every row as JSON); ``-o``
-    writes the whole table.
+    With ``--marginals``, the check of each numeric column's family instead
+    (``check_marginals``). Prints the 20 most severe rows (``--json``: every row as JSON);
+    ``-o`` writes the whole table.
     """
     if args.replicates < 1:
         raise UsageError(f"--replicates must be at least 1; received {args.replicates}")
@@ -27,13 +28,15 @@ def cmd_check(args):
     unknown = sorted({str(v) for v in y if v not in set(model.classes_)})
     if unknown:
         raise UsageError(f"{args.data}: labels the model does not know in {args.target!r}: {unknown[:5]}")
-    table = model.check_independence(X, y, n_replicates=args.replicates, random_state=args.seed)
+    check = model.check_marginals if args.marginals else model.check_independence
+    table = check(X, y, n_replicates=args.replicates, random_state=args.seed)
+    what = "(class, feature, statistic)" if args.marginals else "(class, pair)"
     if args.json:
         print(json.dumps(table.astype(object).where(table.notna(), None).to_dict(orient="records"), indent=2,
                          default=str))
     else:
         flagged = int((table["p_value"] <= 0.05).sum())
-        print(f"{len(table)} (class, pair) checks, {args.replicates} replicates: {flagged} with p <= 0.05")
+        print(f"{len(table)} {what} checks, {args.replicates} replicates: {flagged} with p <= 0.05")
         print(table.head(20).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     if args.output is not None:
         write_table(table, args.output, done=f"wrote {len(table)} rows to {args.output}",

@@ -20,11 +20,13 @@ from ..estimators import (
     NaiveBayes,
 )
 from ..families import Histogram, Hurdle, LogNormal, Poisson
+from .chunks import fit_chunks
 from .demo import run_demo
 from .io import UsageError, atomic_path, check_output, read_table, write_table
 from .model import features_of, key_of, load_model, read_for_model, unseen_warning
 
-__all__ = ["FAMILIES", "cmd_demo", "cmd_fit", "cmd_predict", "cmd_score", "make_estimator", "score_model"]
+__all__ = ["FAMILIES", "cmd_demo", "cmd_fit", "cmd_predict", "cmd_score", "fit_table", "make_estimator", "score_model",
+           "split_target"]
 
 FAMILIES = ("auto", "categorical", "gaussian", "multinomial", "complement", "bernoulli", "poisson", "lognormal",
             "histogram", "hurdle")
@@ -72,19 +74,26 @@ def make_estimator(family, alpha, X):
     return NaiveBayes(**kw)
 
 
-def cmd_fit(args):
-    """``bayesnb fit``: fit a model to a table and save it (signed with ``--key-file``)."""
-    check_output(args.output, [args.data, args.key_file])
-    key = key_of(args)  # before fitting: a bad key file fails fast
-    df = read_table(args.data, args.na_values, numeric=args.numeric, categorical=args.categorical)
+def _labels(y):
+    """Text labels as ``str`` (a missing label stays missing: ``NaN``)."""
+    return y.where(y.isna(), y.astype(str)) if y.dtype == object else y
+
+
+def split_target(df, args, where=None):
+    """``(X, y)`` of table ``df``: the ``--target`` column, ``--columns`` (or every other column) as features.
+
+    Rows with no label are an error unless ``--drop-unlabelled`` (then left out).
+    """
+    where = where or args.data
     if args.target not in df.columns:
-        raise UsageError(f"{args.data}: no column {args.target!r} (columns: {list(df.columns)[:10]})")
+        raise UsageError(f"{where}: no column {args.target!r} (columns: {list(df.columns)[:10]})")
     y = df[args.target]
-    if y.isna().any():
+    if y.isna().any() and not getattr(args, "semi_supervised", False):
         n = int(y.isna().sum())
         if not args.drop_unlabelled:
-            raise UsageError(f"{args.data}: {n} row(s) have no {args.target!r} label "
-                             "(pass --drop-unlabelled to leave them out)")
+            raise UsageError(f"{where}: {n} row(s) have no {args.target!r} label (pass --drop-unlabelled to "
+                             "leave them out" + (", or --semi-supervised to use them)" if hasattr(args, "semi_supervised")
+                                                 else ")"))
         df = df[~y.isna()]
         y = df[args.target]
     X = df.drop(columns=[args.target])
@@ -92,23 +101,65 @@ def cmd_fit(args):
         cols = [c.strip() for c in args.columns.split(",")]
         bad = [c for c in cols if c not in X.columns]
         if bad:
-            raise UsageError(f"{args.data}: no column(s) {bad}")
+            raise UsageError(f"{where}: no column(s) {bad}")
         X = X[cols]
-    model = make_estimator(args.family, _parse_alpha(args.alpha), X)
+    return X, _labels(y)
+
+
+def fit_table(args):
+    """Fit the model of ``bayesnb fit``'s options (also those of ``bayesnb mcmc``) to ``args.data``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        ``data``, ``target``, ``columns``, ``family``, ``alpha``, ``drop_unlabelled``, the
+        reading options and (``fit`` only) ``chunksize``.
+
+    Returns
+    -------
+    model : fitted estimator
+    X, y : the training table and labels (None with ``--chunksize``: never all in memory)
+    n_rows, n_features : int
+    seconds : float
+        Time spent fitting.
+    """
+    alpha = _parse_alpha(args.alpha)
+    if getattr(args, "semi_supervised", False) and (args.drop_unlabelled or args.chunksize is not None):
+        raise UsageError("--semi-supervised uses the unlabelled rows (EM over the whole table): it cannot be "
+                         "combined with --drop-unlabelled or --chunksize")
+    if getattr(args, "chunksize", None) is not None:
+        return fit_chunks(args, alpha, lambda X: make_estimator(args.family, alpha, X),
+                          lambda df, where: split_target(df, args, where))
+    df = read_table(args.data, args.na_values, numeric=args.numeric, categorical=args.categorical)
+    X, y = split_target(df, args)
+    model = make_estimator(args.family, alpha, X)
     t0 = time.perf_counter()
-    model.fit(X, y.astype(str) if y.dtype == object else y)
-    dt = time.perf_counter() - t0
+    if getattr(args, "semi_supervised", False):
+        model.fit_semi_supervised(X, y.to_numpy(dtype=object) if y.isna().any() else y)
+    else:
+        model.fit(X, y)
+    return model, X, y, X.shape[0], X.shape[1], time.perf_counter() - t0
+
+
+def cmd_fit(args):
+    """``bayesnb fit``: fit a model to a table and save it (signed with ``--key-file``)."""
+    check_output(args.output, [args.data, args.key_file])
+    key = key_of(args)  # before fitting: a bad key file fails fast
+    model, X, y, n, d, dt = fit_table(args)
     with atomic_path(args.output) as tmp:
         model.save(tmp, key=key)
     ev = model.log_evidence_
-    print(f"fitted {type(model).__name__} on {X.shape[0]} rows x {X.shape[1]} features in {dt * 1000:.0f} ms")
+    print(f"fitted {type(model).__name__} on {n} rows x {d} features in {dt * 1000:.0f} ms")
     for b in model.posterior_.blocks:
         names = [str(n) for n in b.names]
         shown = ", ".join(names[:6]) + (f", ... ({len(names)} columns)" if len(names) > 6 else "")
         print(f"  block {type(b.family).__name__}: {shown}")
     counts = ", ".join(f"{c}: {n:g}" for c, n in zip(model.classes_, model.class_count_))
     print(f"  classes: {counts}")
-    print(f"  training accuracy: {model.score(X, y.astype(str) if y.dtype == object else y):.3f}")
+    if X is not None:
+        known = y.notna().to_numpy()
+        n_known = f" (the {int(known.sum())} labelled rows)" if not known.all() else ""
+        print(f"  training accuracy{n_known}: {model.score(X[known], y[known]):.3f}")
     print(f"  log evidence log p(X, y): {ev:.2f}" if ev is not None else "  log evidence: undefined (improper prior)")
     print(f"saved model to {args.output}")
     return 0
@@ -147,7 +198,7 @@ def _model_and_table(args, labels=None):
 
 
 def cmd_predict(args):
-    """``bayesnb predict``: predicted class (and ``--proba`` probabilities) of each row."""
+    """``bayesnb predict``: predicted class (``--proba`` probabilities, ``--interval`` their credible intervals)."""
     check_output(args.output, [args.model, args.data, args.key_file])
     model, df, X = _model_and_table(args)
     out = pd.DataFrame(index=df.index)
@@ -158,6 +209,13 @@ def cmd_predict(args):
         P = model.predict_proba(X)
         for k, c in enumerate(model.classes_):
             out[f"p({c})"] = P[:, k]
+    if args.interval is not None:
+        if not 0 < args.interval < 1 or args.draws < 2:
+            raise UsageError(f"--interval must be in (0, 1) and --draws at least 2; received {args.interval} and "
+                             f"{args.draws}")
+        lo, hi = model.predict_proba_interval(X, ci=args.interval, n_draws=args.draws, random_state=args.seed)
+        for k, c in enumerate(model.classes_):
+            out[f"p({c}) lo"], out[f"p({c}) hi"] = lo[:, k], hi[:, k]
     write_table(out, args.output, done=f"wrote {len(out)} predictions to {args.output}",
                 inputs=[args.model, args.data], fmt=args.format)
     return 0

@@ -25,7 +25,7 @@ import tempfile
 import numpy as np
 import pandas as pd
 
-__all__ = ["FORMATS", "UsageError", "atomic_path", "check_output", "read_table", "table_format", "warn", "write_table"]
+__all__ = ["FORMATS", "UsageError", "atomic_path", "check_output", "read_table", "read_table_chunks", "table_format", "warn", "write_table"]
 
 
 class UsageError(Exception):
@@ -175,6 +175,11 @@ def read_table(path, na_values=None, numeric=None, categorical=None, text_if_pre
         raise UsageError(f"{path}: cannot read as a table ({first})") from None
     if df.shape[0] == 0 or df.shape[1] == 0:
         raise UsageError(f"{path}: the table is empty")
+    return _finish(df, path, numeric, categorical, text_if_present, numbers_if_present)
+
+
+def _finish(df, path, numeric, categorical, text_if_present, numbers_if_present):
+    """Column names as text, then read_table's per-column rules (text, numbers, whole numbers) on ``df``."""
     df.columns = [str(c) for c in df.columns]
     _split_names(numeric, "--numeric", df.columns, path)
     _split_names(categorical, "--categorical", df.columns, path)
@@ -198,6 +203,39 @@ def read_table(path, na_values=None, numeric=None, categorical=None, text_if_pre
             if np.all(np.isfinite(seen) & (seen == np.round(seen)) & (np.abs(seen) < 2.0 ** 53)):
                 df[col] = v.astype("Int64")
     return df
+
+
+def read_table_chunks(path, chunksize, na_values=None, numeric=None, categorical=None):
+    """The chunks of a CSV/TSV file, each read as :func:`read_table` reads a whole table.
+
+    Parameters
+    ----------
+    path : str
+        A delimited file (not ``-``: a chunked fit reads the file twice).
+    chunksize : int
+        Rows per chunk.
+    na_values, numeric, categorical
+        As in :func:`read_table`.
+
+    Yields
+    ------
+    DataFrame
+        One chunk; its index continues the file's row numbers (0-based, header not counted).
+    """
+    if not os.path.isfile(path):
+        raise UsageError(f"{path}: no such file")
+    na, keep_default = (["?"], True) if na_values is None else (list(na_values) + [""], False)
+    kw = {"sep": _separator(os.path.splitext(path)[1].lower()), "na_values": na, "keep_default_na": keep_default,
+          "skipinitialspace": True}
+    try:
+        header = [str(c) for c in pd.read_csv(path, nrows=0, **kw).columns]
+        text = _split_names(categorical, "--categorical", header, path)
+        with pd.read_csv(path, **kw, dtype={c: object for c in text} or None, chunksize=chunksize) as reader:
+            for df in reader:
+                yield _finish(df, path, list(numeric or []), list(categorical or []), (), ())
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, OSError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise UsageError(f"{path}: cannot read as a table ({first})") from None
 
 
 def _number_text(v):
