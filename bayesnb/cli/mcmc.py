@@ -35,11 +35,11 @@ def _writer(path):
     """``(kind, engine)`` for the output file, or a :class:`UsageError` naming what is missing."""
     ext = os.path.splitext(path)[1].lower()
     if ext == ".nc":
-        engine = next((e for e, mod in (("h5netcdf", "h5netcdf"), ("netcdf4", "netCDF4"))
-                       if importlib.util.find_spec(mod) is not None), None)
+        engine = next((e for e, mods in (("h5netcdf", ("h5netcdf", "h5py")), ("netcdf4", ("netCDF4",)))
+                       if all(importlib.util.find_spec(m) is not None for m in mods)), None)
         if engine is None:
-            raise UsageError(f"-o {path}: writing NetCDF needs the package h5netcdf or netCDF4, neither of which "
-                             "is installed (pip install h5netcdf); or write .zarr with zarr installed")
+            raise UsageError(f"-o {path}: writing NetCDF needs h5netcdf with h5py, or netCDF4, and neither is "
+                             "installed (pip install 'bayesnb[netcdf]'); or write .zarr with zarr installed")
         return "nc", engine
     if ext == ".zarr":
         if importlib.util.find_spec("zarr") is None:
