@@ -263,13 +263,13 @@ class PosteriorMixin:
         seed = rng.integers(2**31 - 1)
         init_sites = None
         if isinstance(init, LatentClassFit):
-            init_sites = point_sites(init.posterior, spec)
+            init_sites = point_sites(init.posterior, spec, priors)
         elif init == "em":
             if C == 1:
-                init_sites = point_sites(post, spec)
+                init_sites = point_sites(post, spec, priors)
             else:
                 init_sites = point_sites(self.fit_latent_class(X, y, n_components=C, random_state=rng).posterior,
-                                         spec)
+                                         spec, priors)
         samples, extra, timing = run_nuts(spec, priors, data, num_warmup=num_warmup, num_samples=num_samples,
                                           num_chains=num_chains, chain_method=chain_method, seed=seed,
                                           progress_bar=progress_bar, target_accept_prob=target_accept_prob,

@@ -11,6 +11,19 @@ Usage::
     python benchmarks/bench_mcmc_calls.py [--num-warmup 500] [--num-samples 1000] [--json out.json]
 
 The cache folder is a new temporary one (``--cache-dir`` to choose), so call 1 is cold.
+
+``--sizes`` measures instead how compilation and warm sampling grow with the model: house votes
+(66 parameters) against a simulated 2,000-row mixed table with ~600 parameters (8 categorical
+columns of 12-78 values, 6 Gaussian columns on a raw scale of ~1e5 with sd ~1e5), each in a
+fresh process with the persistent compile cache off (a cold compile), for the code of a git
+revision (``--before``, default ``HEAD``; exported with ``git archive``) and the working tree,
+side by side in one run::
+
+    python benchmarks/bench_mcmc_calls.py --sizes --before 0a9e7e9 [--repeats 2] [--json out.json]
+
+Per model and code: compile seconds, warm sampling seconds (a second call in the same process,
+same shapes), minimum bulk ESS per second of warm sampling, and ``compare_posteriors``' largest
+|z| against 20,000 exact draws (both versions must sample the same posterior).
 """
 
 from __future__ import annotations
@@ -40,6 +53,107 @@ def one_call(num_warmup, num_samples, seed):
             "cache_hit": bool(a["cache_hit"]), "draws": int(dt["posterior"].sizes["draw"])}
 
 
+def _models():
+    """(name, fitted estimator, X, y): house votes and the simulated ~600-parameter mixed table."""
+    import numpy as np
+    import pandas as pd
+
+    from bayesnb import CategoricalNB, NaiveBayes
+    from bayesnb.datasets import load_house_votes
+    from bayesnb.families import Categorical, Gaussian
+
+    df = load_house_votes()
+    Xv, yv = df.drop(columns="party"), df["party"].to_numpy()
+    rng = np.random.default_rng(0)
+    n, vocab = 2000, (12, 18, 24, 30, 36, 42, 48, 78)
+    y = rng.choice(["a", "b"], n, p=[0.6, 0.4])
+    cols = {}
+    for j, V in enumerate(vocab):  # class-dependent skewed value frequencies
+        for k in ("a", "b"):
+            p = rng.dirichlet(np.full(V, 0.7))
+            idx = np.flatnonzero(y == k)
+            cols.setdefault(f"c{j}", np.empty(n, dtype=object))[idx] = [f"v{v}" for v in rng.choice(V, idx.size, p=p)]
+    for j in range(6):
+        shift = np.where(y == "a", 0.0, 0.5e5 * (j + 1))
+        cols[f"g{j}"] = 1e5 * (1 + j) + shift + 1e5 * (0.5 + 0.2 * j) * rng.standard_normal(n)
+    X = pd.DataFrame(cols)
+    mixed = NaiveBayes(features={tuple(f"c{j}" for j in range(len(vocab))): Categorical(),
+                                 tuple(f"g{j}" for j in range(6)): Gaussian()}).fit(X, y)
+    return [("house votes", CategoricalNB().fit(Xv, yv), Xv, yv), ("mixed 2000 rows", mixed, X, y)]
+
+
+def size_child(name, num_warmup, num_samples):
+    """One model in a fresh process: cold compile, then a warm second call; ESS/s and max |z|."""
+    import warnings
+
+    import numpy as np
+
+    from bayesnb import compare_posteriors
+
+    _, clf, X, y = next(m for m in _models() if m[0] == name)
+    exact = clf.sample_posterior(20000, random_state=123)
+    out = {}
+    for call in ("first", "second"):
+        dt = clf.run_mcmc(X, y, num_warmup=num_warmup, num_samples=num_samples, random_state=1, progress_bar=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tab = compare_posteriors(exact, dt, verbose=False)
+        a = dt.attrs
+        out[call] = {"compile_s": a["compile_seconds"], "sampling_s": a["sampling_seconds"],
+                     "min_ess_bulk": float(tab["ess_bulk"].min()), "max_abs_z": float(tab["z"].abs().max()),
+                     "n_params": int(sum(np.isfinite(dt["posterior"][v].values[0, 0]).sum()  # pads are NaN
+                                         for v in dt["posterior"].data_vars))}
+    return out
+
+
+def sizes(args):
+    """House votes vs the ~600-parameter mixed table, ``--before`` revision vs working tree, one run."""
+    import shutil
+
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    old = tempfile.mkdtemp(prefix="bayesnb-before-")
+    archive = subprocess.run(["git", "-C", repo, "archive", args.before, "bayesnb"], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", old], input=archive.stdout, check=True)
+    codes = {f"before ({args.before})": old, "after (working tree)": repo}
+    env = dict(os.environ, BAYESNB_JAX_CACHE="0")
+    env.pop("JAX_COMPILATION_CACHE_DIR", None)
+    rows = []
+    try:
+        for rep in range(args.repeats):
+            for model in ("house votes", "mixed 2000 rows"):
+                for code, path in codes.items():  # alternate, so load drifts hit both
+                    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--size-child", model,
+                                          "--num-warmup", str(args.num_warmup), "--num-samples", str(args.num_samples)],
+                                         capture_output=True, text=True, check=True,
+                                         env=dict(env, PYTHONPATH=path), cwd=old)
+                    r = json.loads(out.stdout.strip().splitlines()[-1])
+                    rows.append({"repeat": rep, "model": model, "code": code, "n_params": r["first"]["n_params"],
+                                 "compile_s": r["first"]["compile_s"], "warm_sampling_s": r["second"]["sampling_s"],
+                                 "min_ess_bulk": r["second"]["min_ess_bulk"],
+                                 "ess_per_s": r["second"]["min_ess_bulk"] / r["second"]["sampling_s"],
+                                 "max_abs_z": r["second"]["max_abs_z"]})
+                    print(json.dumps(rows[-1]), flush=True)
+    finally:
+        shutil.rmtree(old, ignore_errors=True)
+    print(f"\n{args.num_warmup} warmup + {args.num_samples} draws, 1 chain, cold compile (cache off); "
+          f"median over {args.repeats} repeat(s)")
+    print(f"{'model':18s} {'code':24s} {'params':>6s} {'compile s':>10s} {'warm sampling s':>16s} "
+          f"{'min ESS':>8s} {'ESS/s':>8s} {'max|z|':>7s}")
+    med = {}
+    for model in ("house votes", "mixed 2000 rows"):
+        for code in codes:
+            sel = [r for r in rows if r["model"] == model and r["code"] == code]
+            m = {k: sorted(r[k] for r in sel)[(len(sel) - 1) // 2] for k in
+                 ("compile_s", "warm_sampling_s", "min_ess_bulk", "ess_per_s", "max_abs_z")}
+            med[model, code] = m
+            print(f"{model:18s} {code:24s} {sel[0]['n_params']:6d} {m['compile_s']:10.2f} {m['warm_sampling_s']:16.2f} "
+                  f"{m['min_ess_bulk']:8.0f} {m['ess_per_s']:8.0f} {m['max_abs_z']:7.2f}")
+    for code in codes:
+        print(f"{code}: compile mixed / house votes = "
+              f"{med['mixed 2000 rows', code]['compile_s'] / med['house votes', code]['compile_s']:.2f}x")
+    return rows
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--num-warmup", type=int, default=500)
@@ -47,7 +161,20 @@ def main(argv=None):
     ap.add_argument("--cache-dir", default=None)
     ap.add_argument("--json", default=None)
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--sizes", action="store_true", help="house votes vs a ~600-parameter mixed table, before vs after")
+    ap.add_argument("--before", default="HEAD", help="git revision measured as 'before' by --sizes")
+    ap.add_argument("--repeats", type=int, default=1, help="repeats of each --sizes measurement (median shown)")
+    ap.add_argument("--size-child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.size_child:
+        print(json.dumps(size_child(args.size_child, args.num_warmup, args.num_samples)))
+        return None
+    if args.sizes:
+        rows = sizes(args)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(rows, f, indent=2)
+        return rows
     if args.child:  # the new process of call 3
         print(json.dumps(one_call(args.num_warmup, args.num_samples, 2)))
         return None

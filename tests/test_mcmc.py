@@ -124,9 +124,11 @@ def test_model_likelihood_forms_match_numpy():
     post = clf.posterior_
     # one posterior draw as parameter values
     draws = {k: v.values[0, 0] for k, v in clf.sample_posterior(1, random_state=3)["posterior"].data_vars.items()}
-    sites = {"pi": draws["pi"], "theta_categorical": draws["theta_categorical"][:, :, :3],
-             "mu_gaussian": draws["mu_gaussian"], "sigma2_gaussian": draws["sigma2_gaussian"],
-             "theta_bernoulli": draws["theta_bernoulli"]}
+    sites = {"pi": draws["pi"]}  # the model's sites (sample and deterministic) at that draw
+    for b in post.blocks:
+        par = {k.split("_")[0]: v for k, v in draws.items() if k.endswith("_" + b.family.name)}
+        sites.update(b.family.sites_from_params(b.family.name, b.family.numpyro_static(b.prior), par,
+                                                b.family.numpyro_prior_args(b.prior)))
     enc, _ = clf._encode_blocks(X, post)
     codes = np.searchsorted(post.classes, y)
     # NumPy reference: log p(x, y) with the drawn parameters, via the family log-likelihoods
@@ -423,8 +425,10 @@ def test_progress_bar_auto_follows_the_terminal():
 def test_changing_num_samples_does_not_recompile(votes, capsys, caplog):
     """A second run_mcmc on the same model with another num_samples reuses the compiled sampler: JAX
     logs no compilation of it (while it logs the first call's), and the draw count is the new one.
-    The first call prints the compile message when the progress bar is on. (num_warmup=300 is used
-    by no other test, so the first call always compiles: one compile for this test.)"""
+    The first call prints the compile message when the progress bar is on, with the sampler's
+    dimension: 1 for pi and 2 x 16 x 2 Gamma cells for theta (a Dirichlet per (class, feature) is
+    sampled as normalised Gammas). (num_warmup=300 is used by no other test, so the first call
+    always compiles: one compile for this test.)"""
     import logging
 
     import jax
@@ -448,7 +452,7 @@ def test_changing_num_samples_does_not_recompile(votes, capsys, caplog):
     finally:
         jax.config.update("jax_log_compiles", before)
     assert first.attrs["cache_hit"] == 0
-    assert "compiling the NUTS sampler for a model with 33 parameters (first call only" in capsys.readouterr().err
+    assert "compiling the NUTS sampler for a model with 65 parameters (first call only" in capsys.readouterr().err
     assert second.attrs["cache_hit"] == 1 and second.attrs["compile_seconds"] == 0.0
     assert first["posterior"].sizes["draw"] == 130 and second["posterior"].sizes["draw"] == 270
     assert second["sample_stats"]["step_size"].shape == (1, 270)

@@ -445,8 +445,14 @@ class Family(HyperParams, ABC):
         """Parameter arrays at the posterior plug-in."""
 
     @abstractmethod
-    def sites_from_params(self, label, static, params: dict) -> dict:
-        """NumPyro site values (constrained) for the given parameter arrays."""
+    def sites_from_params(self, label, static, params: dict, prior_args=None) -> dict:
+        """NumPyro site values (constrained) for the given parameter arrays.
+
+        The latent sample sites (what NUTS starts from, or what ``substitute`` needs) and
+        the deterministic sites :meth:`params_from_sites` reads. ``prior_args`` (from
+        :meth:`numpyro_prior_args`) is needed by a family whose sample sites are a
+        prior-dependent reparametrisation (the Gaussian's standardised scale).
+        """
 
     @abstractmethod
     def numpyro_stats_args(self, stats) -> dict:

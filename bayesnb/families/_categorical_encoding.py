@@ -359,15 +359,3 @@ def pad(arrays, fill):
         out[..., j, : a.shape[-1]] = a
     return out
 
-
-def groups(static):
-    """Features grouped by their number of values: {V: indices}."""
-    out = {}
-    for j, V in enumerate(static):
-        out.setdefault(V, []).append(j)
-    return out
-
-
-def site(label, groups, V):
-    """NumPyro site of the features with ``V`` values (one site when all have the same number)."""
-    return f"theta_{label}" if len(groups) == 1 else f"theta_{label}__V{V}"

@@ -25,6 +25,6 @@ class ThetaSite:
         """``{"theta": ...}``, the posterior mean (inverse of ``posterior_from_params``)."""
         return {"theta": self.posterior_moments(post)["theta"][0]}
 
-    def sites_from_params(self, label, static, params: dict) -> dict:
+    def sites_from_params(self, label, static, params: dict, prior_args=None) -> dict:
         """Inverse of :meth:`params_from_sites`: ``{"theta_<label>": theta}``."""
         return {f"theta_{label}": np.asarray(params["theta"])}

@@ -388,49 +388,61 @@ class Categorical(Family):
     def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
         """Sample ``theta`` from the Dirichlet prior under plates ``class_plate`` x feature.
 
-        One sample site per distinct number of values (``theta_<label>`` when all features
-        have the same number). Returns ``{"log_theta": (K, d, V_max)}`` with pads at 0.
+        One sample site for the whole block, whatever the features' numbers of values:
+        ``theta_<label>__gamma`` ~ Gamma(alpha, 1), shape (K, d, V_max) (the value axis is
+        the event), with alpha padded by 1 past each feature's ``V_j`` values. The pads are
+        zeroed by the mask ``v < V_j`` and each row normalised, giving the deterministic
+        site ``theta_<label>`` (K, d, V_max), pads at 0.
+
+        Why the valid entries are exactly Dirichlet(alpha): for independent
+        ``g_v ~ Gamma(alpha_v, 1)``, ``v < V_j``, the vector ``g / S`` with
+        ``S = sum_v g_v`` is Dirichlet(alpha) and independent of ``S ~ Gamma(sum alpha)``
+        (the change of variables ``g -> (g / S, S)`` has Jacobian ``S^(V-1)``, and the
+        product of Gamma densities factorises into the two). The pads are independent of
+        the valid cells and never enter ``theta`` or the likelihood, so the joint prior is
+        ``Dirichlet(theta | alpha) Gamma(S | sum alpha) prod Gamma(pad | 1)`` and, as the
+        likelihood depends on ``theta`` alone, the posterior of ``theta`` is the same as
+        under a Dirichlet site (``S`` and the pads keep their proper priors). No scatter,
+        one site: compile time does not grow with the number of distinct vocabularies.
+
+        Returns ``{"log_theta": (K, d, V_max)}`` with pads at 0.
         """
         import jax.numpy as jnp
         import numpyro
         import numpyro.distributions as dist
+        from jax.scipy.special import logsumexp as jax_logsumexp
 
         alpha = prior_args["alpha"]
         K, d, vmax = alpha.shape
-        groups = _enc.groups(static)
-        log_theta = jnp.zeros((K, d, vmax))
-        for V, idx in groups.items():
-            plate = feature_plate if len(groups) == 1 else f"{feature_plate}__V{V}"
-            idx = np.asarray(idx)
-            with numpyro.plate(class_plate, K, dim=-2), numpyro.plate(plate, len(idx), dim=-1):
-                th = numpyro.sample(_enc.site(label, groups, V), dist.Dirichlet(alpha[:, idx, :V]))
-            log_theta = log_theta.at[:, idx, :V].set(jnp.log(jnp.clip(th, jnp.finfo(th.dtype).tiny)))
+        mask = np.arange(vmax)[None, :] < np.asarray(static, dtype=np.int64).reshape(d, 1)  # (d, V_max) constant
+        with numpyro.plate(class_plate, K, dim=-2), numpyro.plate(feature_plate, d, dim=-1):
+            g = numpyro.sample(f"theta_{label}__gamma", dist.Gamma(alpha, 1.0).to_event(1))
+        tiny = jnp.finfo(g.dtype).tiny
+        log_g = jnp.where(mask, jnp.log(jnp.clip(g, tiny)), -jnp.inf)
+        log_s = jax_logsumexp(log_g, axis=-1, keepdims=True)
+        log_theta = jnp.where(mask, log_g - log_s, 0.0)
+        numpyro.deterministic(f"theta_{label}", jnp.where(mask, jnp.exp(log_theta), 0.0))
         return {"log_theta": log_theta}
 
     def params_from_sites(self, label, static, samples: dict) -> dict:
         """MCMC samples (leading sample axes) -> ``{"theta": (..., K, d, V_max)}``, NaN-padded."""
-        groups = _enc.groups(static)
-        d, vmax = len(static), max(static, default=0)
-        first = next(iter(samples.values()))
-        out = None
-        for V, idx in groups.items():
-            s = np.asarray(samples[_enc.site(label, groups, V)], dtype=float)
-            if out is None:
-                out = np.full(s.shape[:-2] + (d, vmax), np.nan)
-            out[..., idx, :V] = s
-        if out is None:  # no features
-            out = np.zeros(np.shape(first)[:2] + (0, d, vmax))
-        return {"theta": out}
+        theta = np.array(samples[f"theta_{label}"], dtype=float)
+        vmax = theta.shape[-1]
+        theta[..., np.arange(vmax)[None, :] >= np.asarray(static, dtype=np.int64).reshape(-1, 1)] = np.nan
+        return {"theta": theta}
 
     def point_params(self, post) -> dict:
         """``{"theta": (K, d, V_max)}``, the posterior mean, NaN-padded (inverse of :meth:`posterior_from_params`)."""
         return {"theta": self.posterior_moments(post)["theta"][0]}
 
-    def sites_from_params(self, label, static, params: dict) -> dict:
-        """Inverse of :meth:`params_from_sites`: NumPyro site values from ``theta`` (..., K, d, V_max)."""
-        theta = np.asarray(params["theta"])
-        groups = _enc.groups(static)
-        return {_enc.site(label, groups, V): theta[..., np.asarray(idx), :V] for V, idx in groups.items()}
+    def sites_from_params(self, label, static, params: dict, prior_args=None) -> dict:
+        """Inverse of :meth:`params_from_sites`: from ``theta`` (..., K, d, V_max), the sample site
+        ``theta_<label>__gamma`` (``theta`` itself, so ``S = 1``; pads at 1) and the deterministic
+        ``theta_<label>`` (pads at 0)."""
+        theta = np.asarray(params["theta"], dtype=float)
+        valid = np.arange(theta.shape[-1])[None, :] < np.asarray(static, dtype=np.int64).reshape(-1, 1)
+        return {f"theta_{label}__gamma": np.where(valid, np.maximum(np.nan_to_num(theta), 1e-30), 1.0),
+                f"theta_{label}": np.where(valid, np.nan_to_num(theta), 0.0)}
 
     def numpyro_stats_args(self, stats) -> dict:
         """Counts as one padded (K, d, V_max) float32 array."""

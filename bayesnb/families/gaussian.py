@@ -62,7 +62,7 @@ from ._gaussian_prior import (
     auto_prior,
 )
 from ._gaussian_prior import make_prior as _make_prior
-from ._numeric import float32_args, weighted_class_cells
+from ._numeric import float32_args, sample_class_feature, weighted_class_cells
 
 __all__ = ["Gaussian", "GaussianStats", "NormalInverseGammas", "auto_prior", "plug_in"]
 
@@ -347,22 +347,55 @@ class Gaussian(Family):
         mu, s2 = np.asarray(params["mu"], float), np.asarray(params["sigma2"], float)
         return NormalInverseGammas(mu, np.ones_like(mu), np.ones_like(mu), s2)
 
+    def numpyro_prior_args(self, prior) -> dict:
+        """The prior on the standardised scale, float32 (K, d) each.
+
+        Per (class, feature) cell, ``centre = mu0`` and ``scale = sqrt(b0 / a0)`` (the
+        prior's typical sd; 1 where that is not a positive finite number), computed in
+        float64: ``mu_std = (mu0 - centre) / scale``, ``b_std = b0 / scale**2``, with
+        ``kappa0`` and ``a0`` unchanged (see :meth:`numpyro_sample`).
+        """
+        mu0, kappa, a, b = (np.asarray(v, dtype=float) for v in (prior.mu, prior.kappa, prior.a, prior.b))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scale = np.sqrt(b / a)
+        scale = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
+        centre = np.where(np.isfinite(mu0), mu0, 0.0)
+        out = {"mu_std": (mu0 - centre) / scale, "kappa": kappa, "a": a, "b_std": b / scale**2,
+               "centre": centre, "scale": scale}
+        return {k: v.astype(np.float32) for k, v in out.items()}
+
     def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
-        """``sigma2_<label>`` ~ InvGamma(a0, b0), ``mu_<label>`` ~ Normal(mu0, sigma2 / kappa0),
-        under plates ``class_plate`` x feature; returns ``{"mu", "sigma2"}``, each (K, d)."""
-        import jax.numpy as jnp
+        """The Normal-Inverse-Gamma prior, sampled on a standardised scale.
+
+        Sample sites ``sigma2_<label>__std`` ~ InvGamma(a0, b0 / s**2) and ``mu_<label>__std`` ~
+        Normal((mu0 - c) / s, sqrt(sigma2_std / kappa0)) under plates ``class_plate`` x
+        feature, with the per-cell centre ``c`` and scale ``s`` of :meth:`numpyro_prior_args`;
+        deterministic sites ``mu_<label> = c + s * mu_std`` and ``sigma2_<label> = s**2 *
+        sigma2_std`` are the parameters on the data's scale. This is exactly the prior
+        ``sigma2 ~ InvGamma(a0, b0)``, ``mu | sigma2 ~ Normal(mu0, sigma2 / kappa0)``: if
+        ``sigma2 ~ InvGamma(a0, b0)`` then ``sigma2 / s**2 ~ InvGamma(a0, b0 / s**2)``, and
+        ``(mu - c) / s | sigma2`` is Normal((mu0 - c) / s, sigma2 / (s**2 kappa0)). NUTS then
+        sees parameters of order one whatever the data's scale (values ~1e5 no longer give
+        variances ~1e10 next to probabilities), and the likelihoods below are computed on the
+        standardised scale (no cancellation of large float32 numbers).
+
+        Returns ``{"mu", "sigma2", "mu_std", "s2_std", "centre", "scale"}``, each (K, d).
+        """
         import numpyro
         import numpyro.distributions as dist
 
         p = prior_args
-        K, d = p["mu"].shape
-        with numpyro.plate(class_plate, K, dim=-2), numpyro.plate(feature_plate, d, dim=-1):
-            s2 = numpyro.sample(f"sigma2_{label}", dist.InverseGamma(p["a"], p["b"]))
-            mu = numpyro.sample(f"mu_{label}", dist.Normal(p["mu"], jnp.sqrt(s2 / p["kappa"])))
-        return {"mu": mu, "sigma2": s2}
+        c, s = p["centre"], p["scale"]
+        s2_std = sample_class_feature(f"sigma2_{label}__std", dist.InverseGamma(p["a"], p["b_std"]),
+                                      feature_plate, class_plate)
+        mu_std = sample_class_feature(f"mu_{label}__std", dist.Normal(p["mu_std"], (s2_std / p["kappa"]) ** 0.5),
+                                      feature_plate, class_plate)
+        mu = numpyro.deterministic(f"mu_{label}", c + s * mu_std)
+        s2 = numpyro.deterministic(f"sigma2_{label}", s * s * s2_std)
+        return {"mu": mu, "sigma2": s2, "mu_std": mu_std, "s2_std": s2_std, "centre": c, "scale": s}
 
     def params_from_sites(self, label, static, samples: dict) -> dict:
-        """MCMC samples -> ``{"mu", "sigma2"}`` with leading sample axes."""
+        """MCMC samples -> ``{"mu", "sigma2"}`` (data scale, the deterministic sites) with leading sample axes."""
         return {"mu": np.asarray(samples[f"mu_{label}"], dtype=float),
                 "sigma2": np.asarray(samples[f"sigma2_{label}"], dtype=float)}
 
@@ -373,34 +406,45 @@ class Gaussian(Family):
         mu, var = plug_in(post)
         return {"mu": np.asarray(mu, dtype=float), "sigma2": np.asarray(var, dtype=float)}
 
-    def sites_from_params(self, label, static, params: dict) -> dict:
-        """Inverse of :meth:`params_from_sites`: ``{"mu_<label>", "sigma2_<label>"}`` site values."""
-        return {f"mu_{label}": np.asarray(params["mu"]), f"sigma2_{label}": np.asarray(params["sigma2"])}
+    def sites_from_params(self, label, static, params: dict, prior_args=None) -> dict:
+        """Inverse of :meth:`params_from_sites`: the standardised sample sites and the data-scale
+        deterministic sites; ``prior_args`` (:meth:`numpyro_prior_args`) gives the centre and scale."""
+        if prior_args is None:
+            raise ValueError("Gaussian.sites_from_params needs prior_args (from numpyro_prior_args): its "
+                             "sample sites are on the prior's standardised scale; received None.")
+        mu, s2 = np.asarray(params["mu"], dtype=float), np.asarray(params["sigma2"], dtype=float)
+        c, s = (np.asarray(prior_args[k], dtype=float) for k in ("centre", "scale"))
+        return {f"mu_{label}__std": (mu - c) / s, f"sigma2_{label}__std": s2 / s**2,
+                f"mu_{label}": mu, f"sigma2_{label}": s2}
 
     def numpyro_stats_args(self, stats) -> dict:
         """Count, mean and sum of squared deviations per (class, feature), float32."""
         return float32_args(stats, ("n", "mean", "m2"))
 
     def numpyro_suffstat_loglik(self, params, stats_args):
-        """``sum_k,j -n/2 log(2 pi s2) - (M2 + n (xbar - mu)^2) / (2 s2)``."""
+        """``sum_k,j -n/2 log(2 pi s2) - (M2 + n (xbar - mu)^2) / (2 s2)``, computed on the
+        standardised scale (``s2 = scale**2 s2_std``, ``xbar - mu = scale ((xbar - c) / scale - mu_std)``)."""
         import jax.numpy as jnp
 
-        s = stats_args
-        mu, s2 = params["mu"], params["sigma2"]
-        return (-0.5 * s["n"] * jnp.log(2 * jnp.pi * s2)
-                - (s["m2"] + s["n"] * (s["mean"] - mu) ** 2) / (2 * s2)).sum()
+        s, p = stats_args, params
+        sc, s2 = p["scale"], p["s2_std"]
+        dev = (s["mean"] - p["centre"]) / sc - p["mu_std"]
+        return (-0.5 * s["n"] * jnp.log(2 * jnp.pi * s2 * sc * sc)
+                - (s["m2"] / (sc * sc) + s["n"] * dev ** 2) / (2 * s2)).sum()
 
     def numpyro_row_args(self, block, static) -> dict:
         """Values (missing set to 0) and the observed mask, float32 (n, d)."""
         return {"X": block.X.astype(np.float32), "mask": block.observed.astype(np.float32)}
 
     def numpyro_row_loglik(self, params, row_args):
-        """``log p(x_i | y=k)`` per row and class, (n, K); missing cells add 0."""
+        """``log p(x_i | y=k)`` per row and class, (n, K), on the standardised scale; missing cells add 0."""
         import jax.numpy as jnp
 
-        mu, s2 = params["mu"], params["sigma2"]  # (K, d)
+        p = params
+        sc, s2 = p["scale"], p["s2_std"]  # (K, d)
         X, m = row_args["X"][:, None, :], row_args["mask"][:, None, :]
-        ll = -0.5 * jnp.log(2 * jnp.pi * s2) - (X - mu) ** 2 / (2 * s2)
+        dev = (X - p["centre"]) / sc - p["mu_std"]
+        ll = -0.5 * jnp.log(2 * jnp.pi * s2 * sc * sc) - dev ** 2 / (2 * s2)
         return (ll * m).sum(-1)
 
     # ------------------------------------------------------------ linear form and display

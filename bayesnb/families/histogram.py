@@ -365,17 +365,17 @@ class Histogram(Family):
         return {"alpha": _enc.pad(list(prior.concentration), 1.0).astype(np.float32)}
 
     def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
-        """``theta`` from the Dirichlet prior under plates ``class_plate`` x feature, one site per
-        distinct number of bins (as :class:`~bayesnb.families.Categorical`); ``{"log_theta"}`` (K, d, B_max)."""
+        """``theta`` from the Dirichlet prior under plates ``class_plate`` x feature, one site for the
+        block, padded to the most bins (as :class:`~bayesnb.families.Categorical`); ``{"log_theta"}`` (K, d, B_max)."""
         return self._categorical().numpyro_sample(label, static, prior_args, feature_plate, class_plate)
 
     def params_from_sites(self, label, static, samples: dict) -> dict:
         """MCMC samples -> ``{"theta": (..., K, d, B_max)}``, NaN-padded."""
         return self._categorical().params_from_sites(label, static, samples)
 
-    def sites_from_params(self, label, static, params: dict) -> dict:
+    def sites_from_params(self, label, static, params: dict, prior_args=None) -> dict:
         """Inverse of :meth:`params_from_sites`."""
-        return self._categorical().sites_from_params(label, static, params)
+        return self._categorical().sites_from_params(label, static, params, prior_args)
 
     @staticmethod
     def _categorical():

@@ -402,10 +402,11 @@ class Hurdle(Family):
         return {"pi": np.asarray(samples[f"pi_{label}"], dtype=float),
                 **self._b.params_from_sites(f"{label}_base", static[1], samples)}
 
-    def sites_from_params(self, label, static, params: dict) -> dict:
+    def sites_from_params(self, label, static, params: dict, prior_args=None) -> dict:
         """Inverse of :meth:`params_from_sites`."""
         return {f"pi_{label}": np.asarray(params["pi"]),
-                **self._b.sites_from_params(f"{label}_base", static[1], _rest(params))}
+                **self._b.sites_from_params(f"{label}_base", static[1], _rest(params),
+                                             None if prior_args is None else prior_args["base"])}
 
     def numpyro_stats_args(self, stats) -> dict:
         """``{"at", "other"}`` counts (float32) and the base's statistics under ``"base"``."""

@@ -344,7 +344,7 @@ class Poisson(Family):
         """``{"lam": a / b}``, the plug-in rate (inverse of :meth:`posterior_from_params`)."""
         return {"lam": lam_of(post)[0]}
 
-    def sites_from_params(self, label, static, params: dict) -> dict:
+    def sites_from_params(self, label, static, params: dict, prior_args=None) -> dict:
         """Inverse of :meth:`params_from_sites`: ``{"lam_<label>": lam}``."""
         return {f"lam_{label}": np.asarray(params["lam"])}
 

@@ -229,7 +229,7 @@ def model_inputs(post, labelled=None, unlabelled=None, likelihood="suffstats", n
     return spec, priors, (data or None)
 
 
-def point_sites(post, spec) -> dict:
+def point_sites(post, spec, priors=None) -> dict:
     """NumPyro site values (constrained) at the plug-in of a posterior.
 
     Parameters
@@ -239,11 +239,15 @@ def point_sites(post, spec) -> dict:
         posterior of a :class:`~bayesnb.generative.LatentClassFit` (its ``K * C`` state
         weights give ``pi[k] = sum_c p(k, c)`` and ``w[k, c] = p(k, c) / pi[k]``).
     spec : ModelSpec
+    priors : dict, optional
+        The model's prior arguments (from :func:`model_inputs`); they fix the
+        reparametrisation of a block's sample sites (the Gaussian's standardised scale).
+        By default they are those of ``post``'s blocks.
 
     Returns
     -------
     dict
-        ``{site: ndarray}`` (``pi``, ``w``, the block sites), e.g. for
+        ``{site: ndarray}`` (``pi``, ``w``, every block's sample and deterministic sites), e.g. for
         :func:`model_log_likelihood` or as an initial point of NUTS.
     """
     K, C = spec.n_classes, spec.n_components
@@ -256,9 +260,10 @@ def point_sites(post, spec) -> dict:
         sites["pi"] = p.sum(1) / p.sum()
     if C > 1:
         sites["w"] = p / p.sum(1, keepdims=True)
-    for b, (_, label, static, _) in zip(post.blocks, spec.blocks):
+    for i, (b, (_, label, static, _)) in enumerate(zip(post.blocks, spec.blocks)):
         mod = b.family
-        sites.update(mod.sites_from_params(label, static, mod.point_params(b.posterior)))
+        args = mod.numpyro_prior_args(b.prior) if priors is None else priors["blocks"][i]
+        sites.update(mod.sites_from_params(label, static, mod.point_params(b.posterior), args))
     return {k: np.asarray(v, dtype=np.float32) for k, v in sites.items()}
 
 
@@ -287,8 +292,15 @@ def model_log_likelihood(spec, priors, data, sites) -> float:
 
 
 def _unconstrained(spec, priors, data, sites):
-    """Site values -> NUTS's unconstrained space (an initial point for every chain)."""
+    """Site values -> NUTS's unconstrained space (an initial point for every chain).
+
+    Only the latent sample sites are kept (``sites`` may hold deterministic ones too)."""
+    from numpyro import handlers
     from numpyro.infer.util import unconstrain_fn
 
-    z = unconstrain_fn(make_model(spec), (priors, data), {}, sites)
+    model = make_model(spec)
+    tr = handlers.trace(handlers.seed(handlers.substitute(model, data=sites), 0)).get_trace(priors, data)
+    latent = {k: v for k, v in sites.items()
+              if k in tr and tr[k]["type"] == "sample" and not tr[k]["is_observed"]}
+    z = unconstrain_fn(model, (priors, data), {}, latent)
     return {k: np.asarray(v, dtype=np.float32) for k, v in z.items()}

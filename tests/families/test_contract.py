@@ -239,7 +239,7 @@ def test_numpyro_pieces_agree_with_numpy(case):
 
     fam, X, y, resp, block, state, stats, prior, post = _fitted(case)
     static = fam.numpyro_static(prior)
-    sites = fam.sites_from_params("t", static, fam.point_params(post))
+    sites = fam.sites_from_params("t", static, fam.point_params(post), fam.numpyro_prior_args(prior))
     with handlers.seed(rng_seed=0), handlers.substitute(data=sites):
         params = fam.numpyro_sample("t", static, fam.numpyro_prior_args(prior), "feature", "class")
     draws = fam.params_from_sites("t", static, {k: np.asarray(v)[None, None] for k, v in sites.items()})
