@@ -59,7 +59,7 @@ class StructureNotSupportedError(NotImplementedError, AttributeError):
 #: fitting methods that would ignore ``structure`` (refused whatever was fitted)
 _REFITS = ("partial_fit", "fit_semi_supervised", "fit_latent_class")
 _UNSUPPORTED = ("partial_fit", "fit_semi_supervised", "feature_log_contributions", "fit_latent_class",
-                "sample_posterior", "sample_prior_predictive")
+                "sample_prior_predictive")
 
 
 class StructureMixin:
