@@ -54,12 +54,13 @@ def draw_structure(ax, names, parents, class_name, weights=None, node_color="#db
     top = (0.5, 1.0)
     box = {"boxstyle": "round,pad=0.3", "fc": node_color, "ec": "0.3"}
 
-    def arrow(a, b, color, lw):
+    def arrow(a, b, color, lw, rad=0.0):
         ax.annotate("", xy=b, xytext=a, xycoords="data", textcoords="data", gid="bayesnb-edge",
-                    arrowprops={"arrowstyle": "-|>", "color": color, "lw": lw, "shrinkA": 12, "shrinkB": 12})
+                    arrowprops={"arrowstyle": "-|>", "color": color, "lw": lw, "shrinkA": 12, "shrinkB": 12,
+                                "connectionstyle": f"arc3,rad={rad}"})
 
-    for j in range(d):
-        arrow(top, pos[j], "0.75", 0.8)
+    for j in range(d):  # class arrows to deeper layers curve, so that they pass beside the nodes above
+        arrow(top, pos[j], "0.75", 0.8, rad=0.0 if depth[j] == 0 else (0.25 if pos[j][0] <= 0.5 else -0.25))
     for j, pa in enumerate(parents):
         for p in pa:
             arrow(pos[p], pos[j], "0.15", 1.6)

@@ -72,6 +72,12 @@ def test_run_mcmc_refuses_what_it_does_not_do():
         m.run_mcmc(X)
     with pytest.raises(ValueError, match="num_samples"):
         m.run_mcmc(X, y, num_samples=0)
+    # naive-only methods that would silently use the naive posterior are refused
+    for name in ("model_inputs", "predict_proba_draws", "coef_", "coef_draws"):
+        assert not hasattr(m, name)
+    with pytest.raises(NotImplementedError, match="predict_proba_draws.*structure='tan'"):
+        m.predict_proba_draws(X)
+    assert hasattr(bayesnb.CategoricalNB().fit(X, y), "coef_")
 
 
 def test_plot_structure_tan_arrows_and_labels():
