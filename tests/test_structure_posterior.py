@@ -5,6 +5,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import bayesnb
@@ -131,3 +132,17 @@ def test_nuts_agrees_with_exact_on_play_tennis_tan():
     t = m._tables.log_tables[1]  # Temperature | Outlook
     got = mcmc["posterior"]["theta_Temperature"].values.mean((0, 1))
     assert np.all(np.abs(got - np.exp(t)) < 0.1)
+
+
+def test_names_with_slashes_and_a_loaded_model(tmp_path):
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 120)
+    a = rng.integers(0, 2, 120)
+    X = pd.DataFrame({"a/b": a, "a_b": np.where(rng.random(120) < 0.8, a, 1 - a), "c": rng.integers(0, 3, 120)})
+    m = bayesnb.CategoricalNB(structure="tan").fit(X, y)
+    post = m.sample_posterior(10, random_state=0)["posterior"]
+    assert {"theta_a_b_0", "theta_a_b_1", "theta_c_2"} <= set(post.data_vars)
+    m.save(tmp_path / "m.bnb")
+    back = bayesnb.load(tmp_path / "m.bnb").sample_posterior(10, random_state=0)["posterior"]
+    for v in post.data_vars:
+        np.testing.assert_array_equal(back[v].values, post[v].values)

@@ -22,6 +22,8 @@ variable              dims
 
 with coords the class labels and the real category names (a parent's ``_state`` dim has
 the parent's categories). A feature without parents has dims (class, ``<feature>_category``).
+A ``/`` in a feature name becomes ``_`` (ArviZ's ``DataTree`` refuses it in names); names
+made equal by that get their feature position appended (``<name>_<j>``).
 
 - :func:`structured_layout` -- variable names, dims and coords
 - :func:`structured_draws` / :func:`structured_moments` -- exact draws / closed-form mean and sd
@@ -89,9 +91,9 @@ def structured_layout(tables, classes, names, categories, fixed_class_prior=Fals
     -------
     StructuredLayout
     """
-    names = [str(n) for n in names]
-    if len(set(names)) != len(names):
-        raise ValueError(f"structured_layout: feature names must be unique; received {names}.")
+    names = [str(n).replace("/", "_") for n in names]  # DataTree names cannot hold "/"
+    if len(set(names)) != len(names):  # made equal by that: the position tells them apart
+        names = [f"{n}_{j}" for j, n in enumerate(names)]
     dims, coords = {}, {"class": _coord_values(list(classes))}
     if not fixed_class_prior:
         dims["pi"] = ["class"]
