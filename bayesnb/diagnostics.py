@@ -44,7 +44,8 @@ from ._mcmc_stats import ess, ess_bulk, ess_tail, rhat_rank
 from ._posterior_check import bonferroni_limit, kurtosis, sd_error, verdict_text
 
 
-__all__ = ["BlockLayout", "block_layouts", "variable_layout", "to_datatree", "compare_posteriors"]
+__all__ = ["BlockLayout", "block_layouts", "compare_posteriors", "datatree_from_layout", "to_datatree",
+           "variable_layout"]
 
 
 class BlockLayout(NamedTuple):
@@ -175,9 +176,34 @@ def to_datatree(post, draws: dict, sample_stats: dict | None = None, attrs: dict
     xarray.DataTree
         Groups ``posterior`` (and ``sample_stats``).
     """
+    dims, coords, extra, _ = variable_layout(post, n_components)
+    return datatree_from_layout(draws, dims, coords, extra, sample_stats, attrs)
+
+
+def datatree_from_layout(draws: dict, dims: dict, coords: dict, extra: dict | None = None,
+                         sample_stats: dict | None = None, attrs: dict | None = None):
+    """Build the ArviZ ``DataTree`` of parameter draws from an explicit layout.
+
+    Parameters
+    ----------
+    draws : dict
+        ``{variable: ndarray (chain, draw, ...)}``, one entry per variable of ``dims``.
+    dims : dict
+        ``{variable: [dim, ...]}`` (without ``chain``/``draw``).
+    coords : dict
+        ``{dim: values}``.
+    extra : dict, optional
+        ``{coord name: (dims, values)}`` non-index coordinates.
+    sample_stats, attrs
+        As in :func:`to_datatree`.
+
+    Returns
+    -------
+    xarray.DataTree
+        Groups ``posterior`` (and ``sample_stats``).
+    """
     import arviz as az
 
-    dims, coords, extra, _ = variable_layout(post, n_components)
     missing = set(dims) - set(draws)
     if missing:  # pragma: no cover - internal consistency
         raise ValueError(f"to_datatree: no draws for variable(s) {sorted(missing)}.")

@@ -12,6 +12,8 @@ costs nothing and works without it.
   one panel per class.
 - :func:`exact_vs_mcmc` -- overlay of exact conjugate draws and MCMC draws of the same
   parameters.
+- :func:`plot_structure` -- the learned structure (TAN, k-DB): class node, feature nodes,
+  arrows class -> feature and parent -> child (returns the ``Axes``).
 
 Every function returns the matplotlib ``Figure`` and accepts ``ax=`` (or ``axes=``) to
 draw into an existing one.
@@ -21,7 +23,10 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["class_conditionals", "exact_vs_mcmc", "log_odds", "plot_independence", "reliability_diagram", "savefig"]
+from ._structure_plot import draw_structure, edge_weights
+
+__all__ = ["class_conditionals", "exact_vs_mcmc", "log_odds", "plot_independence", "plot_structure",
+           "reliability_diagram", "savefig"]
 
 
 def _pyplot():
@@ -308,3 +313,41 @@ def plot_independence(table, value="p_value", classes=None, ncols=3, axes=None):
         ax.set_title(f"class {k}")
         fig.colorbar(im, ax=ax, label=label, shrink=0.8)
     return fig
+
+
+def plot_structure(model, ax=None, edge_labels=True, class_label="class"):
+    """Draw a fitted model's structure: the class on top, arrows class -> feature and parent -> child.
+
+    Matplotlib only. Features are laid out in layers by depth (roots first); class arrows
+    are light grey, parent arrows dark. With ``edge_labels``, each parent arrow is labelled
+    with ``I(X_child; X_parent | Y)`` in nats, from the child's fitted counts (for TAN
+    the weight the Chow-Liu tree maximised; for k-DB on the rows where the child and all
+    its parents are observed). A naive model draws only the class arrows.
+
+    Parameters
+    ----------
+    model : fitted CategoricalNB (any ``structure=``)
+        Reads ``structure_`` (feature -> tuple of parent names).
+    ax : matplotlib Axes, optional
+        Where to draw (default: a new figure).
+    edge_labels : bool, default=True
+        Label parent arrows with their conditional mutual information.
+    class_label : str, default="class"
+        Text of the class node.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(model, "structure_")
+    names = [str(n) for n in model.structure_]
+    index = {n: j for j, n in enumerate(names)}
+    parents = tuple(tuple(index[str(p)] for p in model.structure_[n]) for n in model.structure_)
+    tables = getattr(model, "_tables", None)
+    weights = edge_weights(tables) if edge_labels and tables is not None else None
+    if ax is None:
+        plt = _pyplot()
+        _, ax = plt.subplots(figsize=(max(4.0, 1.2 * len(names)), 3.5))
+    return draw_structure(ax, names, parents, class_label, weights)

@@ -41,7 +41,7 @@ NOT_RUN_COMMANDS = {
 #: docs python blocks run by another test: (page, index of the block on the page) -> that test
 RUN_ELSEWHERE = {
     ("model.md", 0): "tests/test_auto_features.py",
-    ("structure.md", 0): "tests/test_structure.py",
+    ("structure.md", 2): "tests/test_structure.py",
     ("synthetic.md", 0): "tests/test_synthetic_report.py",
     ("synthetic.md", 1): "tests/test_synthetic_report.py",
 }

@@ -59,7 +59,10 @@ class StructureNotSupportedError(NotImplementedError, AttributeError):
 #: fitting methods that would ignore ``structure`` (refused whatever was fitted)
 _REFITS = ("partial_fit", "fit_semi_supervised", "fit_latent_class")
 _UNSUPPORTED = ("partial_fit", "fit_semi_supervised", "feature_log_contributions", "fit_latent_class",
-                "sample_posterior", "sample_prior_predictive")
+                "sample_prior_predictive",
+                # the naive posterior's draws / NumPyro model / log-odds would be silently wrong on a structure
+                "model_inputs", "predict_proba_draws", "predict_proba_interval", "coef_", "intercept_",
+                "coef_names_", "coef_draws", "coef_interval")
 
 
 class StructureMixin:

@@ -1,0 +1,151 @@
+"""Full posteriors of a structured CategoricalNB: exact draws and NUTS (see :mod:`bayesnb.inference.structured_model`).
+
+Under the naive structure both methods are those of :class:`bayesnb.model.PosteriorMixin`,
+unchanged. Under TAN / k-DB every conditional table ``p(x_j | class, parents)`` is a
+Dirichlet posterior per context, drawn exactly (``sample_posterior``) or sampled by NUTS
+(``run_mcmc``), both returned as one ArviZ ``DataTree`` with the parents as named dims.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from .. import structured as _st
+from .._utils import as_generator
+from ..diagnostics import datatree_from_layout
+from ..inference.numpyro_model import check_proper
+from ..inference.structured_model import (
+    run_structured_nuts,
+    structured_draws,
+    structured_inputs,
+    structured_layout,
+)
+from . import _validation as _val
+
+__all__ = ["StructuredPosteriorMixin"]
+
+
+class StructuredPosteriorMixin:
+    """``sample_posterior`` and ``run_mcmc`` on the fitted structure (naive: the base methods)."""
+
+    def _structured_layout(self):
+        post = self.posterior_
+        block = post.blocks[0]
+        return structured_layout(self._tables, post.classes, block.names, block.family.value_labels(block.state),
+                                 post.fixed_class_prior)
+
+    def _class_concentration(self):
+        post = self.posterior_
+        return None if post.fixed_class_prior else post.class_concentration
+
+    def sample_posterior(self, n_draws=1000, random_state=None):
+        """Exact draws from the conjugate posterior (no MCMC needed).
+
+        Under a structure other than naive (TAN, k-DB), every table ``p(x_j | class,
+        parents)`` is one Dirichlet posterior per context, drawn exactly; the variables are
+        ``pi`` (class) and ``theta_<feature>`` with dims ``(class, <parent>_state, ...,
+        <feature>_category)``, coords the real class and category names (see
+        :mod:`bayesnb.inference.structured_model`). Under the naive structure, as
+        :meth:`bayesnb.model.PosteriorMixin.sample_posterior`.
+
+        Parameters
+        ----------
+        n_draws : int, default=1000
+        random_state : int, numpy Generator/RandomState or None
+
+        Returns
+        -------
+        xarray.DataTree
+            Group ``posterior`` with dims ``(chain=1, draw=n_draws, ...)``.
+        """
+        if getattr(self, "_tables", None) is None:
+            return super().sample_posterior(n_draws, random_state)
+        check_is_fitted(self, "posterior_")
+        n_draws = self._check_n_draws(n_draws)
+        layout = self._structured_layout()
+        t0 = time.perf_counter()
+        draws = structured_draws(self._tables, self._class_concentration(), layout, n_draws,
+                                 as_generator(random_state))
+        secs = time.perf_counter() - t0
+        return datatree_from_layout({k: v[None] for k, v in draws.items()}, layout.dims, layout.coords,
+                                    attrs={"inference": "exact conjugate posterior", "sampling_seconds": secs,
+                                           "estimator": self._who, "structure": self.structure_kind_})
+
+    def run_mcmc(self, X, y=None, *, num_warmup=500, num_samples=1000, num_chains=1, random_state=None,
+                 progress_bar=None, likelihood=None, chain_method=None, target_accept_prob=0.8,
+                 n_components=1, init=None):
+        """NUTS on the same model; under TAN / k-DB, on the structured model's tables.
+
+        Under a structure other than naive the model is that of
+        :mod:`bayesnb.inference.structured_model` (one Dirichlet per context, the labelled
+        rows through their counts), with the fitted model's priors and structure; the draws
+        have the layout of :meth:`sample_posterior`. It needs every row labelled, and
+        ``likelihood``, ``chain_method``, ``n_components`` and ``init`` at their defaults
+        (chains run one after another). Under the naive structure, as
+        :meth:`bayesnb.model.PosteriorMixin.run_mcmc`.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        num_warmup, num_samples, num_chains, random_state, progress_bar, target_accept_prob
+            As in :meth:`bayesnb.model.PosteriorMixin.run_mcmc`.
+        likelihood, chain_method, n_components, init
+            Naive structure only.
+
+        Returns
+        -------
+        xarray.DataTree
+            Groups ``posterior`` and ``sample_stats``.
+        """
+        if not hasattr(self, "posterior_") and self.structure != "naive" and y is not None:
+            self.fit(X, y)  # fit the structure first (as the base method fits the naive model)
+        if getattr(self, "_tables", None) is None:
+            return super().run_mcmc(X, y, num_warmup=num_warmup, num_samples=num_samples, num_chains=num_chains,
+                                    random_state=random_state, progress_bar=progress_bar, likelihood=likelihood,
+                                    chain_method=chain_method, target_accept_prob=target_accept_prob,
+                                    n_components=n_components, init=init)
+        who = self._who
+        given = {"likelihood": likelihood, "chain_method": chain_method, "init": init}
+        odd = {k: v for k, v in given.items() if v is not None}
+        if n_components != 1:
+            odd["n_components"] = n_components
+        if odd:
+            raise NotImplementedError(f"{who}.run_mcmc({', '.join(f'{k}={v!r}' for k, v in odd.items())}) needs "
+                                      f"structure='naive'; under {self.structure_kind_!r} leave them at their "
+                                      "defaults.")
+        for name, v in (("num_warmup", num_warmup), ("num_samples", num_samples), ("num_chains", num_chains)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (0 if name == "num_warmup" else 1):
+                raise ValueError(f"{who}: {name} must be a {'non-negative' if name == 'num_warmup' else 'positive'} "
+                                 f"integer; received {v!r}.")
+        if y is None:
+            raise NotImplementedError(f"{who}.run_mcmc under structure {self.structure_kind_!r} needs every row "
+                                      "labelled (y); unlabelled rows need structure='naive'.")
+        post = self.posterior_
+        check_proper(post, who)
+        X = self._check_X(X, reset=False)
+        yv = _val.check_y(y, X.shape[0], who)
+        _val.check_known_labels(yv, post.classes, who)
+        ycodes = np.searchsorted(post.classes, yv)
+        codes = self._encoded(X)[0]
+        K, tab = len(post.classes), self._tables
+        block = post.blocks[0]
+        counted = _st.fit_tables(tab.family, block.state, codes, ycodes, np.ones(len(ycodes)), K, tab.parents,
+                                 tab.n_values, who)
+        shapes, priors, data = structured_inputs(tab, post.class_prior_alpha, post.class_log_prior,
+                                                 post.fixed_class_prior, np.bincount(ycodes, minlength=K),
+                                                 counted.stats)
+        layout = self._structured_layout()
+        seed = as_generator(random_state).integers(2**31 - 1)
+        draws, stats, secs = run_structured_nuts(shapes, priors, data, layout, fixed_pi=post.fixed_class_prior,
+                                                 num_warmup=int(num_warmup), num_samples=int(num_samples),
+                                                 num_chains=int(num_chains), seed=seed,
+                                                 progress_bar=bool(progress_bar),
+                                                 target_accept_prob=target_accept_prob)
+        attrs = {"inference": "NUTS (NumPyro)", "likelihood": "suffstats", "estimator": who,
+                 "structure": self.structure_kind_, "num_warmup": int(num_warmup), "num_chains": int(num_chains),
+                 "total_seconds": secs}
+        return datatree_from_layout(draws, layout.dims, layout.coords, sample_stats=stats, attrs=attrs)
