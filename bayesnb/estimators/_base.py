@@ -49,6 +49,9 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
     predictive : {"mean", "marginal"}, default="mean"
         Posterior-mean plug-in, or the exact posterior predictive of each family
         (Dirichlet-multinomial, Beta-Bernoulli, Student-t).
+    privacy : bayesnb.DP, optional
+        Fit under differential privacy: noise on the class counts and on each block's
+        sufficient statistics (docs/privacy.md); everything after the fit is post-processing.
 
     Attributes
     ----------
@@ -66,6 +69,9 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         Number of columns seen in fit.
     feature_names_in_ : ndarray of str of shape (n_features_in_,)
         Column names, only when fitted on a DataFrame with string column names.
+    privacy_spent_ : dict
+        With ``privacy``: ``{"epsilon", "delta", "mechanism", "split"}``, the budget spent
+        and its split over the class counts and the blocks.
     target_name_ : str
         The name of ``y``, only when it was a pandas Series with a string name (e.g.
         ``df["party"]``); kept in model files, and ``bayesnb sample`` names its label column
@@ -78,11 +84,12 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
     #: scikit-learn's ``poor_score`` classifier tag (as its estimator of the same name)
     _poor_score = False
 
-    def __init__(self, *, fit_prior=True, class_prior=None, class_alpha=1.0, predictive="mean"):
+    def __init__(self, *, fit_prior=True, class_prior=None, class_alpha=1.0, predictive="mean", privacy=None):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.class_alpha = class_alpha
         self.predictive = predictive
+        self.privacy = privacy
 
     # ------------------------------------------------------------------ subclass hooks
     def _block_specs(self, X, resp):  # pragma: no cover - abstract
@@ -217,6 +224,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         self : object
             The updated estimator.
         """
+        _val.check_private_fit(self.privacy, sample_weight, True, self._who)
         first = not hasattr(self, "posterior_")
         _val.check_partial_fit_classes(classes, None if first else self.classes_, self._who)
         return self._fit(X, y, sample_weight, classes=classes if first else self.classes_, partial=not first)
@@ -224,6 +232,10 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
     def _fit(self, X, y, sample_weight, classes, partial, encode_zero_weight_rows=False):
         who = self._who
         _val.validate_params(self)
+        privacy = self.privacy
+        _val.check_private_fit(privacy, sample_weight, partial, who)
+        if privacy is not None and privacy.classes is not None and classes is None:
+            classes = privacy.classes
         X = self._check_X(X, reset=not partial)
         if not partial:
             self._record_target_name(y)
@@ -258,8 +270,11 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         all_names = getattr(self, "feature_names_in_", None)
         names = [ColumnNames(cols, all_names) for cols, _ in self._specs]
         never_observed = self._track_all_missing(encoded, names, partial)
-        self.posterior_ = fit_posterior(classes_, resp, self._specs, encoded, states, names, class_alpha,
-                                        fit_prior, class_prior, previous=old, who=who)
+        fitted = fit_posterior(classes_, resp, self._specs, encoded, states, names, class_alpha, fit_prior,
+                               class_prior, previous=old, who=who, privacy=privacy, all_names=all_names)
+        if privacy is not None:
+            fitted, self.privacy_spent_ = fitted
+        self.posterior_ = fitted
         self._never_observed = never_observed
         self.classes_ = self.posterior_.classes
         self.class_count_ = self.posterior_.class_count

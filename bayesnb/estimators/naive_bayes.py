@@ -35,8 +35,8 @@ class NaiveBayes(BaseNB):
     alpha : float or "auto", optional
         The smoothing of the Categorical block that ``features="auto"`` makes (default
         that of ``Categorical()``). With a features dict, set it on the families instead.
-    fit_prior, class_prior, class_alpha, predictive
-        As in :class:`BaseNB`.
+    fit_prior, class_prior, class_alpha, predictive, privacy
+        As in :class:`BaseNB` (``privacy`` needs a features dict).
 
     Attributes
     ----------
@@ -55,10 +55,11 @@ class NaiveBayes(BaseNB):
     _input_tags: ClassVar[dict] = {"categorical": True, "string": True}
 
     def __init__(self, features="auto", *, alpha=None, fit_prior=True, class_prior=None, class_alpha=1.0,
-                 predictive="mean"):
+                 predictive="mean", privacy=None):
         self.features = features
         self.alpha = alpha
-        super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive)
+        super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive,
+                         privacy=privacy)
 
     def _accepts_sparse(self):
         feats = self.features
@@ -85,6 +86,10 @@ class NaiveBayes(BaseNB):
         features = self.features
         self.family_scores_ = None
         if isinstance(features, str) and features == "auto":
+            if self.privacy is not None:
+                raise ValueError(f"{who}: features='auto' chooses each column's family by its evidence on the raw "
+                                 "data, which is not differentially private; with privacy= give a features dict "
+                                 "(e.g. {'a': Categorical(categories=[...]), 'x': Gaussian()}).")
             cat = None if self.alpha is None else Categorical(alpha=self.alpha)
             specs, self.family_scores_ = auto_blocks(X, cat, resp=resp)
             return specs

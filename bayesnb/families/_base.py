@@ -270,6 +270,39 @@ class Family(HyperParams, ABC):
             raise ValueError(f"its state must be its number of columns ({d}); the file holds {str(state)[:60]}")
         return (K, d)
 
+    def dp_stats(self, block, resp, state, budget, bounds, names, who="NaiveBayes"):
+        """The block's sufficient statistics released under differential privacy (docs/privacy.md).
+
+        Computes :meth:`stats` on data clipped to ``bounds`` where the family needs them, adds
+        noise calibrated to the statistics' sensitivity when one row is replaced by another
+        (each row's weight at most 1), and post-processes the result into valid statistics.
+
+        Parameters
+        ----------
+        block, resp, state
+            As in :meth:`stats`.
+        budget : bayesnb.privacy.Budget
+            The block's share of the budget (it draws the noise).
+        bounds : list
+            Per column, the declared ``(lo, hi)`` or None.
+        names : sequence of str
+            The block's column names (messages).
+        who : str
+            Name used in error messages.
+
+        Returns
+        -------
+        stats NamedTuple
+
+        Raises
+        ------
+        NotImplementedError
+            The default: the family has no private release.
+        """
+        raise NotImplementedError(
+            f"{who}: the {type(self).__name__} family has no differentially private release yet "
+            "(privacy= supports Categorical, Bernoulli and Gaussian blocks); fit it without privacy=.")
+
     # ------------------------------------------------------------------ generative hooks
     @abstractmethod
     def gen_point(self, prior, post, rng=None):

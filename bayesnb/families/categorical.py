@@ -30,6 +30,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from . import _categorical_encoding as _enc
+from . import _private
 from ._base import Family
 from ._numeric import check_alpha, dirichlet_draws, draw_categories, maximise_evidence
 from ._categorical_encoding import log_probs  # (CategoricalNB.feature_log_prob_)
@@ -227,6 +228,21 @@ class Categorical(Family):
     def update(self, prior, stats):
         """Conjugate update: posterior concentration = prior + counts (the only smoothing)."""
         return Dirichlets(tuple(a + n for a, n in zip(prior.concentration, stats.counts)))
+
+    def dp_stats(self, codes, resp, state, budget, bounds, names, who="Categorical"):
+        """Category counts with noise: L1 sensitivity 2 per column (see :meth:`Family.dp_stats`).
+
+        The categories must be declared (``categories=`` or a pandas categorical dtype):
+        categories found in the data would reveal its values.
+        """
+        _private.check_no_auto(self.alpha, "alpha", who)
+        _private.check_no_bounds(bounds, names, "Categorical", who)
+        found = [names[j] for j, declared in enumerate(state.declared) if not declared]
+        if found:
+            raise ValueError(f"{who}: with privacy= the categories must be declared, not read from the data "
+                             f"(which reveals its values); column(s) {found} have none. Give categories= "
+                             "or a pandas categorical dtype.")
+        return CategoricalStats(tuple(_private.noisy_counts(list(self.stats(codes, resp, state).counts), budget)))
 
     def log_likelihood(self, prior, post, codes, predictive="mean"):
         """``log p(x_block | y=k)`` under the posterior predictive (= posterior mean), (n, K).
