@@ -203,6 +203,26 @@ def test_what_breaks_the_guarantee_is_refused(votes, penguins):
             call()
 
 
+# ------------------------------------------------------------------------------ model files
+def test_a_private_model_says_so_in_its_file_and_in_info(tmp_path, votes, capsys):
+    X, y = votes
+    m = private_votes(X, y, epsilon=0.5, random_state=0)
+    path = tmp_path / "m.bnb"
+    m.save(path)
+    back = bn.load(path)
+    assert back.privacy == m.privacy and back.privacy_spent_ == m.privacy_spent_
+    np.testing.assert_array_equal(back.predict_proba(X), m.predict_proba(X))
+    from bayesnb.cli import main
+
+    assert main(["info", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "differential privacy: (0.5, 0)-DP, laplace mechanism" in out
+    plain = tmp_path / "p.bnb"
+    bn.CategoricalNB().fit(X, y).save(plain)
+    assert main(["info", str(plain)]) == 0
+    assert "differential privacy" not in capsys.readouterr().out
+
+
 def test_budget_split_is_basic_composition():
     b = Budget(1.0, 1e-5, "gaussian", np.random.default_rng(0))
     parts = b.split([1, 2, 1])
