@@ -271,37 +271,15 @@ class Family(HyperParams, ABC):
         return (K, d)
 
     def dp_stats(self, block, resp, state, budget, bounds, names, who="NaiveBayes"):
-        """The block's sufficient statistics released under differential privacy (docs/privacy.md).
+        """The block's statistics released under differential privacy (docs/privacy.md).
 
-        Computes :meth:`stats` on data clipped to ``bounds`` where the family needs them, adds
-        noise calibrated to the statistics' sensitivity when one row is replaced by another
-        (each row's weight at most 1), and post-processes the result into valid statistics.
-
-        Parameters
-        ----------
-        block, resp, state
-            As in :meth:`stats`.
-        budget : bayesnb.privacy.Budget
-            The block's share of the budget (it draws the noise).
-        bounds : list
-            Per column, the declared ``(lo, hi)`` or None.
-        names : sequence of str
-            The block's column names (messages).
-        who : str
-            Name used in error messages.
-
-        Returns
-        -------
-        stats NamedTuple
-
-        Raises
-        ------
-        NotImplementedError
-            The default: the family has no private release.
+        :meth:`stats` of rows of weight <= 1, on values clipped to ``bounds`` (per column ``(lo, hi)``
+        or None) where needed, plus noise that ``budget`` (:class:`bayesnb.privacy.Budget`) calibrates
+        to their sensitivity when one row is replaced, post-processed into valid statistics; ``names``
+        (the columns) for messages. The default raises NotImplementedError: no private release.
         """
-        raise NotImplementedError(
-            f"{who}: the {type(self).__name__} family has no differentially private release yet "
-            "(privacy= supports Categorical, Bernoulli and Gaussian blocks); fit it without privacy=.")
+        raise NotImplementedError(f"{who}: the {type(self).__name__} family has no differentially private "
+                                  "release yet (privacy= supports Categorical, Bernoulli and Gaussian blocks).")
 
     # ------------------------------------------------------------------ generative hooks
     @abstractmethod

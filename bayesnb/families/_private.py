@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-__all__ = ["VAR_FLOOR", "check_no_auto", "check_no_bounds", "noisy_counts", "noisy_moments", "require_bounds"]
+__all__ = ["VAR_FLOOR", "check_declared", "check_no_auto", "check_no_bounds", "noisy_counts", "noisy_moments", "require_bounds"]
 
 #: the smallest released within-class variance, as a fraction of the squared half-range of the
 #: bounds (a released sd is at least 10% of the half-range): keeps every variance positive, and
@@ -24,6 +24,15 @@ def check_no_auto(value, what, who):
     if isinstance(value, str) and value == "auto":
         raise ValueError(f"{who}: {what}='auto' maximises the evidence of the raw data, which is not "
                          f"differentially private; with privacy= give {what} a fixed value (e.g. 1.0).")
+
+
+def check_declared(declared, names, who):
+    """Refuse columns whose categories were read from the data (they reveal its values)."""
+    found = [names[j] for j, d in enumerate(declared) if not d]
+    if found:
+        raise ValueError(f"{who}: with privacy= the categories must be declared, not read from the data "
+                         f"(which reveals its values); column(s) {found} have none. Give categories= "
+                         "or a pandas categorical dtype.")
 
 
 def check_no_bounds(bounds, names, family, who):

@@ -230,18 +230,10 @@ class Categorical(Family):
         return Dirichlets(tuple(a + n for a, n in zip(prior.concentration, stats.counts)))
 
     def dp_stats(self, codes, resp, state, budget, bounds, names, who="Categorical"):
-        """Category counts with noise: L1 sensitivity 2 per column (see :meth:`Family.dp_stats`).
-
-        The categories must be declared (``categories=`` or a pandas categorical dtype):
-        categories found in the data would reveal its values.
-        """
+        """Category counts with noise, L1 sensitivity 2 per column (:meth:`Family.dp_stats`); categories declared."""
         _private.check_no_auto(self.alpha, "alpha", who)
         _private.check_no_bounds(bounds, names, "Categorical", who)
-        found = [names[j] for j, declared in enumerate(state.declared) if not declared]
-        if found:
-            raise ValueError(f"{who}: with privacy= the categories must be declared, not read from the data "
-                             f"(which reveals its values); column(s) {found} have none. Give categories= "
-                             "or a pandas categorical dtype.")
+        _private.check_declared(state.declared, names, who)
         return CategoricalStats(tuple(_private.noisy_counts(list(self.stats(codes, resp, state).counts), budget)))
 
     def log_likelihood(self, prior, post, codes, predictive="mean"):
