@@ -32,9 +32,11 @@ from .generative import LatentClassFit, missing_labels
 from .persistence import load
 from .pooling import pool
 from .posterior import NBPosterior
+from .privacy import DP, PrivacyWarning
 from .synthetic import SyntheticReport, synthetic_report
 
 __all__ = [
+    "DP",
     "AllMissingWarning",
     "BaseNB",
     "Bernoulli",
@@ -54,6 +56,7 @@ __all__ = [
     "NBPosterior",
     "NaiveBayes",
     "Poisson",
+    "PrivacyWarning",
     "SearchEdgeWarning",
     "SyntheticReport",
     "ZeroProbabilityWarning",

@@ -209,6 +209,8 @@ def check_extras(model, post, n_features, extra):
         if not isinstance(n_iter, int) or n_iter != len(h) - 1:
             _fail(f"n_iter_ must be {len(h) - 1} (one less than em_objective_'s length); "
                   f"the file holds {n_iter!r}")
+    if "privacy_spent_" in extra:
+        _check_privacy_spent(extra["privacy_spent_"])
     if "converged_" in extra and not isinstance(extra["converged_"], bool):
         _fail("converged_ must be a bool")
     if "transduction_" in extra:
@@ -244,3 +246,18 @@ def _check_scores(t) -> None:
           and all(isinstance(v, bool) for v in t["chosen"]))
     if not ok:
         _fail("family_scores_ holds a value of the wrong type")
+
+
+def _check_privacy_spent(spent):
+    """``privacy_spent_``: epsilon > 0, 0 <= delta < 1, the mechanism, a split of (epsilon, delta) pairs."""
+    def number(v, lo, hi):
+        return isinstance(v, numbers.Real) and not isinstance(v, bool) and lo <= v <= hi
+
+    ok = (isinstance(spent, dict) and set(spent) == {"epsilon", "delta", "mechanism", "split"}
+          and number(spent["epsilon"], 1e-300, np.inf) and number(spent["delta"], 0.0, 1.0)
+          and spent["mechanism"] in ("laplace", "gaussian") and isinstance(spent["split"], dict)
+          and all(isinstance(k, str) and isinstance(v, tuple) and len(v) == 2
+                  and number(v[0], 0.0, np.inf) and number(v[1], 0.0, 1.0) for k, v in spent["split"].items()))
+    if not ok:
+        _fail("privacy_spent_ must be {epsilon, delta, mechanism, split} with numbers and a split of "
+              f"(epsilon, delta) pairs; the file holds {str(spent)[:80]}")

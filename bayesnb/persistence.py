@@ -64,6 +64,7 @@ from ._loadcheck import check_extras, check_model
 from ._persist_tree import ESTIMATORS, Decoder, Encoder, registry, type_key
 from ._safeio import DEFAULT_MAX_BYTES, ModelFileError, check_key, digest, read_model, sign
 from ._version import __version__
+from .privacy import DP
 
 __all__ = ["DEFAULT_MAX_BYTES", "FORMAT_NAME", "FORMAT_VERSION", "ModelFileError", "PersistenceMixin", "load",
            "save"]
@@ -87,17 +88,38 @@ def _summary(model) -> dict:
         if cats is not None:
             entry["categories"] = {str(n): [str(v) for v in c] for n, c in zip(b.names, cats)}
         blocks.append(entry)
-    return {"classes": [str(c) for c in post.classes], "n_features": int(model.n_features_in_),
-            "blocks": blocks}
+    out = {"classes": [str(c) for c in post.classes], "n_features": int(model.n_features_in_), "blocks": blocks}
+    spent = getattr(model, "privacy_spent_", None)
+    if spent is not None:
+        out["differential_privacy"] = (f"({spent['epsilon']:g}, {spent['delta']:g})-DP, "
+                                       f"{spent['mechanism']} mechanism")
+    return out
 
 
 # ------------------------------------------------------------------------------- API
 #: fitted attributes beyond the posterior that a model file keeps
 _EXTRA_FITTED = ("offset_", "contamination_", "em_objective_", "n_iter_", "converged_", "transduction_",
                  "feature_dtypes_", "family_scores_", "target_name_", "structure_kind_", "structure_parents_",
-                 "structure_stats_", "structure_scores_", "structure_bin_edges_")
+                 "structure_stats_", "structure_scores_", "structure_bin_edges_", "privacy_spent_")
 #: fitted DataFrames, stored as a dict of lists (column name -> values, in column order)
 _FRAMES = ("family_scores_", "structure_scores_")
+
+
+def _params_to_file(params):
+    """The estimator's parameters as the file stores them: a ``DP`` setting as its plain values."""
+    privacy = params.get("privacy")
+    return {**params, "privacy": privacy.as_dict()} if isinstance(privacy, DP) else params
+
+
+def _params_from_file(params):
+    """The parameters read from a file, a stored ``DP`` setting rebuilt (checked by ``DP`` itself)."""
+    privacy = params.get("privacy")
+    if privacy is None:
+        return params
+    try:
+        return {**params, "privacy": DP(**privacy)}
+    except (TypeError, ValueError) as e:
+        raise ModelFileError(f"params.privacy is not a valid DP setting ({e})") from None
 
 
 def _to_file(name, value):
@@ -156,7 +178,7 @@ def save(model, path, *, key=None) -> None:
         "bayesnb_version": __version__,
         "estimator": name,
         "keyed": key is not None,
-        "params": enc(model.get_params(deep=False), "params"),
+        "params": enc(_params_to_file(model.get_params(deep=False)), "params"),
         "summary": _summary(model),
         "fitted": fitted,
         "checksums": {k: digest(a) for k, a in enc.arrays.items()},
@@ -247,7 +269,7 @@ def load(path, *, key=None, max_bytes=DEFAULT_MAX_BYTES):
         post = dec(fitted["posterior"])
         if not isinstance(post, _post.NBPosterior):
             raise ModelFileError("the posterior is not an NBPosterior")
-        model = cls(**params)
+        model = cls(**_params_from_file(params))
         n_features = fitted["n_features_in"]
         names = dec(fitted["feature_names_in"])
         check_model(model, post, n_features, names)

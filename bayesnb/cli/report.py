@@ -111,6 +111,11 @@ def model_report(model, max_columns=8, top=3, random_state=0):
     counts = ", ".join(f"{c} {n:g}" for c, n in zip(model.classes_, model.class_count_))
     lines.append(f"classes ({len(model.classes_)}): {counts}")
     lines.append(f"features: {int(model.n_features_in_)} in {len(post.blocks)} block(s)")
+    spent = getattr(model, "privacy_spent_", None)
+    if spent is not None:
+        parts = "; ".join(f"{k} eps={v[0]:.4g}" + (f" delta={v[1]:.3g}" if v[1] else "") for k, v in spent["split"].items())
+        lines.append(f"differential privacy: ({spent['epsilon']:g}, {spent['delta']:g})-DP, {spent['mechanism']} "
+                     f"mechanism on the sufficient statistics (split: {parts})")
     ev = model.log_evidence_
     lines.append(f"log evidence log p(X, y): {ev:.4f}" if ev is not None else
                  "log evidence: undefined (improper prior)")

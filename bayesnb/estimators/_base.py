@@ -51,6 +51,9 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
     predictive : {"mean", "marginal"}, default="mean"
         Posterior-mean plug-in, or the exact posterior predictive of each family
         (Dirichlet-multinomial, Beta-Bernoulli, Student-t).
+    privacy : bayesnb.DP, optional
+        Fit under differential privacy: noise on the class counts and on each block's
+        sufficient statistics (docs/privacy.md); everything after the fit is post-processing.
 
     Attributes
     ----------
@@ -68,6 +71,9 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         Number of columns seen in fit.
     feature_names_in_ : ndarray of str of shape (n_features_in_,)
         Column names, only when fitted on a DataFrame with string column names.
+    privacy_spent_ : dict
+        With ``privacy``: ``{"epsilon", "delta", "mechanism", "split"}``, the budget spent
+        and its split over the class counts and the blocks.
     target_name_ : str
         The name of ``y``, only when it was a pandas Series with a string name (e.g.
         ``df["party"]``); kept in model files, and ``bayesnb sample`` names its label column
@@ -80,11 +86,12 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
     #: scikit-learn's ``poor_score`` classifier tag (as its estimator of the same name)
     _poor_score = False
 
-    def __init__(self, *, fit_prior=True, class_prior=None, class_alpha=1.0, predictive="mean"):
+    def __init__(self, *, fit_prior=True, class_prior=None, class_alpha=1.0, predictive="mean", privacy=None):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.class_alpha = class_alpha
         self.predictive = predictive
+        self.privacy = privacy
 
     # ------------------------------------------------------------------ subclass hooks
     def _block_specs(self, X, resp):  # pragma: no cover - abstract
@@ -103,6 +110,8 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
 
     def _dask_unsupported(self) -> str | None:
         """The setting that cannot be fitted from summed statistics of partitions (Dask), or None."""
+        if self.privacy is not None:
+            return "privacy=DP(...) (the noise is added once, to the statistics of the whole table)"
         return None
 
     def _sparse_hint(self) -> str:
@@ -225,6 +234,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         self : object
             The updated estimator.
         """
+        _val.check_private_fit(self.privacy, sample_weight, True, self._who)
         first = not hasattr(self, "posterior_")
         _val.check_partial_fit_classes(classes, None if first else self.classes_, self._who)
         if _dask.is_dask(X):
@@ -235,6 +245,10 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
     def _fit(self, X, y, sample_weight, classes, partial, encode_zero_weight_rows=False):
         who = self._who
         _val.validate_params(self)
+        privacy = self.privacy
+        _val.check_private_fit(privacy, sample_weight, partial, who)
+        if privacy is not None and privacy.classes is not None and classes is None:
+            classes = privacy.classes
         X = self._check_X(X, reset=not partial)
         if not partial:
             self._record_target_name(y)
@@ -270,8 +284,13 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         names = [ColumnNames(cols, all_names) for cols, _ in self._specs]
         never_observed = self._track_all_missing([fam.all_missing(e) for (_, fam), e in zip(self._specs, encoded)],
                                                  names, partial)
-        return self._store_posterior(fit_posterior(classes_, resp, self._specs, encoded, states, names, class_alpha,
-                                                   fit_prior, class_prior, previous=old, who=who), never_observed)
+        fitted = fit_posterior(classes_, resp, self._specs, encoded, states, names, class_alpha, fit_prior,
+                               class_prior, previous=old, who=who, privacy=privacy, all_names=all_names)
+        if privacy is not None:
+            fitted, self.privacy_spent_ = fitted
+        elif not partial:  # a refit without privacy is not DP, whatever an earlier fit was
+            self.__dict__.pop("privacy_spent_", None)
+        return self._store_posterior(fitted, never_observed)
 
     def _store_posterior(self, posterior, never_observed):
         """Keep a fitted posterior and set the attributes read from it; returns ``self``."""

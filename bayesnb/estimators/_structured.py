@@ -103,6 +103,9 @@ class StructureMixin:
         -------
         self : object
         """
+        if self.privacy is not None and self.structure != "naive":
+            raise ValueError(f"{self._who}: structure={self.structure!r} is not available with privacy=: learning "
+                             "the structure reads mutual information from the raw data. Use structure='naive'.")
         self._tables = None
         for attr in ("structure_parents_", "structure_stats_", "structure_scores_"):
             self.__dict__.pop(attr, None)

@@ -12,6 +12,7 @@ is checked by :func:`check_class_params`, and a family's own parameters (``alpha
 from __future__ import annotations
 
 import math
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -25,6 +26,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d, validate_data
 
 from .._utils import is_frame, missing_mask
+from ..privacy import DP, PrivacyWarning
 
 #: The largest total ``sample_weight`` (per fit, or accumulated over partial_fit calls): float64
 #: counts every integer up to 2**53 exactly; beyond it a row of weight 1 can vanish (c + 1 == c).
@@ -39,6 +41,7 @@ CLASS_CONSTRAINTS: dict = {
     "class_prior": ["array-like", None],
     "class_alpha": [Real, "array-like"],
     "predictive": [StrOptions({"mean", "marginal"})],
+    "privacy": [DP, None],
 }
 
 #: Family hyperparameters as the estimators expose them: types and options here, values
@@ -58,7 +61,33 @@ FAMILY_CONSTRAINTS: dict = {
 _MESSAGES = {
     "predictive": "expected predictive='mean' or 'marginal'; received {value!r}.",
     "features": "expected features='auto' or a dict mapping columns to families; received {value!r}.",
+    "privacy": "expected privacy=None or a bayesnb.DP(epsilon, ...); received {value!r}.",
 }
+
+
+def check_private_fit(privacy, sample_weight, partial: bool, who: str) -> None:
+    """Refuse what a differentially private fit cannot do (see docs/privacy.md).
+
+    Parameters
+    ----------
+    privacy : DP or None
+    sample_weight : array-like or None
+    partial : bool
+        Whether the call is ``partial_fit``.
+    who : str
+    """
+    if privacy is None:
+        return
+    if partial:
+        raise ValueError(f"{who}: partial_fit is not available with privacy=: each batch would spend the "
+                         "budget again and no accounting across calls is kept. Fit all the rows at once.")
+    if sample_weight is not None:
+        raise ValueError(f"{who}: sample_weight is not available with privacy=: the sensitivities assume each "
+                         "row counts once (a weight above 1 would multiply a row's influence).")
+    if privacy.classes is None:
+        warnings.warn(f"{who}: the class labels are read from y and treated as public; declare them with "
+                      "DP(classes=...) so that a label held by few rows is not revealed.", PrivacyWarning,
+                      stacklevel=4)
 
 
 def constraints(*names: str) -> dict:

@@ -37,8 +37,8 @@ class NaiveBayes(MixedStructureMixin, BaseNB):
     alpha : float or "auto", optional
         The smoothing of the Categorical block that ``features="auto"`` makes (default
         that of ``Categorical()``). With a features dict, set it on the families instead.
-    fit_prior, class_prior, class_alpha, predictive
-        As in :class:`BaseNB`.
+    fit_prior, class_prior, class_alpha, predictive, privacy
+        As in :class:`BaseNB` (``privacy`` needs a features dict and ``structure="naive"``).
     structure : {"naive", "tan", "kdb", "auto"}, default="naive"
         Which features each feature is conditioned on besides the class (docs/structure.md,
         "Mixed tables"): ``"tan"`` (Chow-Liu tree), ``"kdb"`` (``k`` parents each), or
@@ -77,12 +77,13 @@ class NaiveBayes(MixedStructureMixin, BaseNB):
     _input_tags: ClassVar[dict] = {"categorical": True, "string": True}
 
     def __init__(self, features="auto", *, alpha=None, fit_prior=True, class_prior=None, class_alpha=1.0,
-                 predictive="mean", structure="naive", k=2):
+                 predictive="mean", structure="naive", k=2, privacy=None):
         self.features = features
         self.alpha = alpha
         self.structure = structure
         self.k = k
-        super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive)
+        super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive,
+                         privacy=privacy)
 
     def _accepts_sparse(self):
         feats = self.features
@@ -94,7 +95,7 @@ class NaiveBayes(MixedStructureMixin, BaseNB):
             return ("features='auto' (it chooses each numeric column's family by the evidence of the whole "
                     "data, and the categorical columns by dtype; pass a features dict such as "
                     "{'dish': Categorical(), 'sleep': Gaussian()})")
-        return None
+        return super()._dask_unsupported()
 
     def _sparse_hint(self):
         if isinstance(self.features, dict):
@@ -117,6 +118,10 @@ class NaiveBayes(MixedStructureMixin, BaseNB):
         self.family_scores_ = None
         structured = self.structure != "naive"
         if isinstance(features, str) and features == "auto":
+            if self.privacy is not None:
+                raise ValueError(f"{who}: features='auto' chooses each column's family by its evidence on the raw "
+                                 "data, which is not differentially private; with privacy= give a features dict "
+                                 "(e.g. {'a': Categorical(categories=[...]), 'x': Gaussian()}).")
             cat = None if self.alpha is None else Categorical(alpha=self.alpha)
             # under a structure every numeric column is Gaussian (auto_blocks without labels)
             specs, self.family_scores_ = auto_blocks(X, cat, resp=None if structured else resp)

@@ -43,7 +43,7 @@ class MultinomialNB(_SingleFamilyNB):
     alpha : float, "auto" or array-like of shape (n_features,), default=1.0
         Dirichlet pseudo-count of every word (1 = Laplace, 0 = maximum likelihood).
         ``"auto"`` maximises the closed-form evidence (empirical Bayes).
-    fit_prior, class_prior, class_alpha
+    fit_prior, class_prior, class_alpha, privacy
         As in :class:`BaseNB`.
     predictive : {"mean", "marginal"}, default="mean"
         Posterior-mean plug-in, or the exact Dirichlet-multinomial predictive.
@@ -72,9 +72,11 @@ class MultinomialNB(_SingleFamilyNB):
     _input_tags: ClassVar[dict] = {"positive_only": True}
     _poor_score = True  # as scikit-learn's MultinomialNB
 
-    def __init__(self, *, alpha=1.0, fit_prior=True, class_prior=None, class_alpha=1.0, predictive="mean"):
+    def __init__(self, *, alpha=1.0, fit_prior=True, class_prior=None, class_alpha=1.0, predictive="mean",
+                 privacy=None):
         self.alpha = alpha
-        super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive)
+        super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive,
+                         privacy=privacy)
 
     def _family(self):
         return Multinomial(alpha=self.alpha)
@@ -113,7 +115,7 @@ class ComplementNB(_SingleFamilyNB):
         with no count (its weight would be infinite).
     norm : bool, default=False
         Rennie et al.'s second normalisation of the weights (scikit-learn's ``norm``).
-    fit_prior, class_prior, class_alpha
+    fit_prior, class_prior, class_alpha, privacy
         As in :class:`BaseNB`; the class prior enters the predictions only with one class,
         as in scikit-learn, and the generative methods always.
     predictive : {"mean", "marginal"}, default="mean"
@@ -152,10 +154,11 @@ class ComplementNB(_SingleFamilyNB):
     _poor_score = True
 
     def __init__(self, *, alpha=1.0, norm=False, fit_prior=True, class_prior=None, class_alpha=1.0,
-                 predictive="mean"):
+                 predictive="mean", privacy=None):
         self.alpha = alpha
         self.norm = norm
-        super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive)
+        super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive,
+                         privacy=privacy)
 
     def _family(self):
         return Complement(alpha=self.alpha, norm=self.norm)
@@ -183,7 +186,7 @@ class BernoulliNB(_SingleFamilyNB):
     binarize : float or None, default=0.0
         Threshold for turning values into 0/1 (as scikit-learn). None requires 0/1
         input and rejects other values with an error.
-    fit_prior, class_prior, class_alpha, predictive
+    fit_prior, class_prior, class_alpha, predictive, privacy
         As in :class:`BaseNB`.
 
     Attributes
@@ -203,10 +206,11 @@ class BernoulliNB(_SingleFamilyNB):
     _poor_score = True  # as scikit-learn's BernoulliNB
 
     def __init__(self, *, alpha=1.0, binarize=0.0, fit_prior=True, class_prior=None, class_alpha=1.0,
-                 predictive="mean"):
+                 predictive="mean", privacy=None):
         self.alpha = alpha
         self.binarize = binarize
-        super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive)
+        super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive,
+                         privacy=privacy)
 
     def _family(self):
         return Bernoulli(alpha=self.alpha, binarize=self.binarize)
@@ -239,7 +243,7 @@ class CategoricalNB(StructuredPosteriorMixin, StructureMixin, _SingleFamilyNB):
         three with the highest closed-form log evidence (docs/structure.md).
     k : int, default=2
         Number of parents per feature under ``structure="kdb"`` (and ``"auto"``'s k-DB).
-    fit_prior, class_prior, class_alpha, predictive
+    fit_prior, class_prior, class_alpha, predictive, privacy
         As in :class:`BaseNB`.
 
     Attributes
@@ -263,13 +267,14 @@ class CategoricalNB(StructuredPosteriorMixin, StructureMixin, _SingleFamilyNB):
     _input_tags: ClassVar[dict] = {"categorical": True, "string": True}
 
     def __init__(self, *, alpha=1.0, categories="auto", min_categories=None, structure="naive", k=2,
-                 fit_prior=True, class_prior=None, class_alpha=1.0, predictive="mean"):
+                 fit_prior=True, class_prior=None, class_alpha=1.0, predictive="mean", privacy=None):
         self.alpha = alpha
         self.categories = categories
         self.min_categories = min_categories
         self.structure = structure
         self.k = k
-        super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive)
+        super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive,
+                         privacy=privacy)
 
     def _family(self):
         return Categorical(alpha=self.alpha, categories=self.categories, min_categories=self.min_categories)
@@ -318,10 +323,11 @@ class GaussianNB(_SingleFamilyNB):
     _parameter_constraints: ClassVar[dict] = _val.constraints("prior", "priors")
 
     def __init__(self, *, prior="auto", priors=None, class_prior=None, fit_prior=True, class_alpha=1.0,
-                 predictive="mean"):
+                 predictive="mean", privacy=None):
         self.prior = prior
         self.priors = priors
-        super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive)
+        super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive,
+                         privacy=privacy)
 
     def _class_params(self):
         return self.class_alpha, self.fit_prior, _val.merge_priors(self.priors, self.class_prior, self._who)

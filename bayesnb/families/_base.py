@@ -290,6 +290,17 @@ class Family(HyperParams, ABC):
             raise ValueError(f"its state must be its number of columns ({d}); the file holds {str(state)[:60]}")
         return (K, d)
 
+    def dp_stats(self, block, resp, state, budget, bounds, names, who="NaiveBayes"):
+        """The block's statistics released under differential privacy (docs/privacy.md).
+
+        :meth:`stats` of rows of weight <= 1, on values clipped to ``bounds`` (per column ``(lo, hi)``
+        or None) where needed, plus noise that ``budget`` (:class:`bayesnb.privacy.Budget`) calibrates
+        to their sensitivity when one row is replaced, post-processed into valid statistics; ``names``
+        (the columns) for messages. The default raises NotImplementedError: no private release.
+        """
+        raise NotImplementedError(f"{who}: the {type(self).__name__} family has no differentially private "
+                                  "release yet (privacy= supports Categorical, Bernoulli and Gaussian blocks).")
+
     # ------------------------------------------------------------------ generative hooks
     @abstractmethod
     def gen_point(self, prior, post, rng=None):

@@ -29,6 +29,7 @@ from .._utils import dense, nonfinite_error
 from ._base import Family
 from ._mixins import ThetaSite
 from ._numeric import check_alpha, class_sums, dirichlet_draws, resolve_scalar_alpha, sample_class_feature
+from ._private import check_no_auto, check_no_bounds, noisy_counts
 
 __all__ = ["Bernoulli", "BernoulliStats", "Betas"]
 
@@ -242,6 +243,17 @@ class Bernoulli(ThetaSite, Family):
     def update(self, prior, stats):
         """Conjugate update: Beta(a + ones, b + zeros)."""
         return Betas(prior.a + stats.ones, prior.b + stats.observed - stats.ones)
+
+    def dp_stats(self, block, resp, state, budget, bounds, names, who="Bernoulli"):
+        """Counts of ones and of zeros with noise: L1 sensitivity 2 per column (see :meth:`Family.dp_stats`)."""
+        check_no_auto(self.alpha, "alpha", who)
+        check_no_bounds(bounds, names, "Bernoulli", who)
+        s = self.stats(block, resp, state)
+        pairs = [np.stack([s.ones[:, j], s.observed[:, j] - s.ones[:, j]], axis=1) for j in range(state)]
+        noisy = noisy_counts(pairs, budget)
+        ones = np.stack([p[:, 0] for p in noisy], axis=1) if noisy else s.ones
+        zeros = np.stack([p[:, 1] for p in noisy], axis=1) if noisy else s.ones
+        return BernoulliStats(ones, ones + zeros)
 
     def predict_cache(self, prior, post):
         """Scoring tables of the posterior mean.

@@ -30,6 +30,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from . import _categorical_encoding as _enc
+from . import _private
 from ._base import Family
 from ._numeric import check_alpha, dirichlet_draws, draw_categories, maximise_evidence
 from ._categorical_encoding import log_probs  # (CategoricalNB.feature_log_prob_)
@@ -227,6 +228,13 @@ class Categorical(Family):
     def update(self, prior, stats):
         """Conjugate update: posterior concentration = prior + counts (the only smoothing)."""
         return Dirichlets(tuple(a + n for a, n in zip(prior.concentration, stats.counts)))
+
+    def dp_stats(self, codes, resp, state, budget, bounds, names, who="Categorical"):
+        """Category counts with noise, L1 sensitivity 2 per column (:meth:`Family.dp_stats`); categories declared."""
+        _private.check_no_auto(self.alpha, "alpha", who)
+        _private.check_no_bounds(bounds, names, "Categorical", who)
+        _private.check_declared(state.declared, names, who)
+        return CategoricalStats(tuple(_private.noisy_counts(list(self.stats(codes, resp, state).counts), budget)))
 
     def log_likelihood(self, prior, post, codes, predictive="mean"):
         """``log p(x_block | y=k)`` under the posterior predictive (= posterior mean), (n, K).

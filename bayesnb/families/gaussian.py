@@ -63,6 +63,7 @@ from ._gaussian_prior import (
 )
 from ._gaussian_prior import make_prior as _make_prior
 from ._numeric import float32_args, sample_class_feature, weighted_class_cells
+from ._private import noisy_moments, require_bounds
 
 __all__ = ["Gaussian", "GaussianStats", "NormalInverseGammas", "auto_prior", "plug_in"]
 
@@ -166,6 +167,19 @@ class Gaussian(Family):
     def make_prior(self, stats, state, who="Gaussian"):
         """Resolve ``prior`` ("auto", None, "reference" or a dict) to parameters of shape (K, d)."""
         return _make_prior(self.prior, stats, who)
+
+    def dp_stats(self, block, resp, state, budget, bounds, names, who="Gaussian"):
+        """Counts, means and squared deviations of values clipped to the declared bounds, with noise.
+
+        See :func:`bayesnb.families._private.noisy_moments` for the sensitivities and
+        :meth:`Family.dp_stats`. The prior must be proper (``"auto"`` or a dict): a released
+        count can be near 0, where an improper prior leaves the posterior undefined.
+        """
+        if self.prior is None or (isinstance(self.prior, str) and self.prior == "reference"):
+            raise ValueError(f"{who}: with privacy= a Gaussian block needs a proper prior ('auto' or a dict); "
+                             f"received prior={self.prior!r}, improper where a noisy count is near 0.")
+        lo, hi = require_bounds(bounds, names, who)
+        return GaussianStats(*noisy_moments(block.X, block.observed, resp, lo, hi, budget))
 
     def update(self, prior, stats):
         """Conjugate Normal-Inverse-Gamma update."""

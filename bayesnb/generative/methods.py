@@ -267,6 +267,10 @@ class GenerativeMixin:
         -------
         LatentClassFit
         """
+        if getattr(self, "privacy", None) is not None:
+            raise ValueError(f"{type(self).__name__}.fit_latent_class is not available with privacy=: it fits its "
+                             "components by EM on the raw rows without noise, "
+                             "so its result is not differentially private. Use fit.")
         rng = as_generator(random_state)
         self._gen_model()
         X = self._check_X(X, reset=False)
@@ -463,6 +467,10 @@ class GenerativeMixin:
         >>> m.classes_.tolist(), m.transduction_.tolist()
         ([0, 1], [0, 0, 1, 1, 0, 1])
         """
+        if getattr(self, "privacy", None) is not None:
+            raise ValueError(f"{type(self).__name__}.fit_semi_supervised is not available with privacy=: it runs EM "
+                             "on the raw rows without noise, "
+                             "so its result is not differentially private. Use fit.")
         self._reset_fitted()
         who = self._who
         split = partial_labels(y, unlabeled, who)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..posterior import NBPosterior, build
+from .private import private_statistics
 
 __all__ = ["block_statistics", "fit_block", "fit_posterior", "posterior_from_stats"]
 
@@ -71,7 +72,8 @@ def block_statistics(specs, encoded, states, resp, previous: NBPosterior | None 
 
 
 def fit_posterior(classes, resp, specs, encoded, states, names, class_alpha, fit_prior, class_prior, *,
-                  previous: NBPosterior | None = None, who: str = "NaiveBayes") -> NBPosterior:
+                  previous: NBPosterior | None = None, who: str = "NaiveBayes", privacy=None,
+                  all_names=None):
     """The exact posterior of weighted rows (and of ``previous``'s batches).
 
     Parameters
@@ -87,11 +89,21 @@ def fit_posterior(classes, resp, specs, encoded, states, names, class_alpha, fit
         The class prior (see :func:`bayesnb.posterior.class_posterior`).
     who : str
         Name used in error messages.
+    privacy : bayesnb.DP, optional
+        Release the class counts and statistics under differential privacy
+        (:func:`bayesnb.inference.private.private_statistics`; ``previous`` must be None).
+    all_names : ndarray of str, optional
+        The column names of X (``privacy``'s bounds may name columns).
 
     Returns
     -------
-    NBPosterior
+    NBPosterior or (NBPosterior, dict)
+        With ``privacy``, the posterior and the account of the budget spent.
     """
+    if privacy is not None:
+        class_count, stats, spent = private_statistics(privacy, resp, specs, encoded, states, names, all_names, who)
+        return posterior_from_stats(classes, class_count, specs, states, stats, names, class_alpha, fit_prior,
+                                    class_prior, who=who), spent
     stats = block_statistics(specs, encoded, states, resp)
     return posterior_from_stats(classes, resp.sum(0), specs, states, stats, names, class_alpha, fit_prior,
                                 class_prior, previous=previous, who=who)
@@ -126,4 +138,5 @@ def posterior_from_stats(classes, class_count, specs, states, stats, names, clas
                  for (_, fam), prev, st, s in zip(specs, previous.blocks, states, stats)]
         class_count = class_count + previous.class_count
     blocks = [(fam, cols, nm, st, s, who) for (cols, fam), nm, st, s in zip(specs, names, states, stats)]
-    return build(np.asarray(classes), class_count, class_alpha, fit_prior, class_prior, blocks)
+    post = build(np.asarray(classes), class_count, class_alpha, fit_prior, class_prior, blocks)
+    return post

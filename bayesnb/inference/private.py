@@ -1,0 +1,85 @@
+"""The differentially private release of a fit's sufficient statistics (docs/privacy.md).
+
+:func:`private_statistics` splits a :class:`bayesnb.DP` budget over the class counts and the
+blocks (basic composition), releases the class counts here and each block's statistics
+through its family's ``dp_stats``, and reports the split; the conjugate update on the
+released statistics is post-processing.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..privacy import DP, project_simplex
+
+__all__ = ["block_bounds", "private_statistics"]
+
+
+def block_bounds(dp: DP, specs, all_names, who):
+    """Per block, the declared ``(lo, hi)`` (or None) of each of its columns.
+
+    A key of ``dp.bounds`` is a column name (fitted on a DataFrame) or position; a key naming
+    no column is an error.
+    """
+    given = dict(dp.bounds or {})
+    by_position = {}
+    for key, b in given.items():
+        if all_names is not None and key in list(all_names):
+            by_position[list(all_names).index(key)] = b
+        elif isinstance(key, (int, np.integer)) and not isinstance(key, bool) and 0 <= key < _n_columns(specs):
+            by_position[int(key)] = b
+        else:
+            shown = list(all_names) if all_names is not None else f"positions 0..{_n_columns(specs) - 1}"
+            raise ValueError(f"{who}: DP(bounds=...) names column {key!r}, which is not in X; expected one of "
+                             f"{shown}.")
+    return [[by_position.get(int(c)) for c in cols] for cols, _ in specs]
+
+
+def _n_columns(specs):
+    return sum(len(cols) for cols, _ in specs)
+
+
+def private_statistics(dp: DP, resp, specs, encoded, states, names, all_names, who):
+    """Class counts and block statistics released under ``dp``, and the account of the budget.
+
+    The budget is split in proportion to the number of columns released: one share for the
+    class counts and one per column of each block (so every column of the table gets the same
+    share). Under replace-one neighbours the number of rows ``n`` is public, so the noisy class
+    counts are projected onto ``{c >= 0, sum(c) = n}``; the class counts' L1 sensitivity is 2
+    and their L2 sensitivity ``sqrt(2)``.
+
+    Parameters
+    ----------
+    dp : DP
+    resp : ndarray of shape (n, K)
+        One-hot labels (unit weights).
+    specs, encoded, states, names
+        As in :func:`bayesnb.inference.conjugate.fit_posterior`.
+    all_names : ndarray of str or None
+        The column names of X (to resolve ``dp.bounds``).
+    who : str
+
+    Returns
+    -------
+    class_count : ndarray of shape (K,)
+    stats : list
+        One statistics NamedTuple per block.
+    spent : dict
+        ``{"epsilon", "delta", "mechanism", "split"}``; ``split`` maps ``"class_count"`` and
+        each block (``"block i (Family, d columns)"``) to its ``(epsilon, delta)``.
+    """
+    budget = dp.budget()
+    shares = budget.split([1] + [len(cols) for cols, _ in specs])
+    n = float(resp.sum())
+    class_count = project_simplex(shares[0].noisy(resp.sum(0), 2.0, math.sqrt(2.0)), n)
+    bounds = block_bounds(dp, specs, all_names, who)
+    stats = [fam.dp_stats(encoded[i], resp, states[i], shares[i + 1], bounds[i], list(names[i]), who)
+             for i, (_, fam) in enumerate(specs)]
+    split = {"class_count": (float(shares[0].epsilon), float(shares[0].delta))}
+    for i, (cols, fam) in enumerate(specs):
+        key = f"block {i} ({type(fam).__name__}, {len(cols)} column{'s' if len(cols) != 1 else ''})"
+        split[key] = (float(shares[i + 1].epsilon), float(shares[i + 1].delta))
+    spent = {"epsilon": float(dp.epsilon), "delta": float(dp.delta), "mechanism": dp.mechanism, "split": split}
+    return class_count, stats, spent

@@ -1,0 +1,202 @@
+"""Differential privacy: the :class:`DP` setting and the noise mechanisms of a private fit.
+
+A private fit releases the sufficient statistics (class counts and each block's statistics)
+with calibrated noise, then does the one conjugate update on the noisy statistics; the
+posterior, predictions, samples and imputations are post-processing of that release.
+
+Neighbouring datasets differ in **one row replaced** by any other row (same number of rows
+``n``, which is therefore public). Each family states the sensitivity of its statistics
+(:meth:`bayesnb.families.Family.dp_stats`); this module holds what they share:
+:class:`DP` (what the user asks for), :class:`Budget` (one share of it, able to draw noise)
+and the analytic Gaussian calibration (Balle & Wang, 2018). docs/privacy.md explains it all.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.special import ndtr
+
+__all__ = ["DP", "Budget", "PrivacyWarning", "analytic_gaussian_sigma", "project_simplex"]
+
+
+class PrivacyWarning(UserWarning):
+    """A private fit reads something from the data that it treats as public (the class labels)."""
+
+_MECHANISMS = ("laplace", "gaussian")
+
+
+@dataclass(frozen=True)
+class DP:
+    """An (epsilon, delta)-differential-privacy setting for fitting (``privacy=`` of every estimator).
+
+    Parameters
+    ----------
+    epsilon : float
+        The privacy budget, ``> 0`` and finite.
+    delta : float, default=0.0
+        ``0 <= delta < 1``; must be 0 with ``mechanism="laplace"`` (pure DP) and ``> 0``
+        with ``mechanism="gaussian"``.
+    bounds : dict, optional
+        ``{column: (lo, hi)}`` (column name or position), declared without looking at the
+        data: a numeric column's values are clipped to ``[lo, hi]``. Required for every
+        column of a Gaussian block.
+    mechanism : {"laplace", "gaussian"}, default="laplace"
+        Laplace noise calibrated to the L1 sensitivity (pure epsilon-DP), or Gaussian noise
+        calibrated to the L2 sensitivity with the analytic calibration ((epsilon, delta)-DP).
+    random_state : int, numpy.random.Generator or None
+        Seed of the noise. Leave None in real use: a seed known to anyone voids the guarantee.
+    classes : array-like, optional
+        The class labels, declared. None reads them from ``y`` and treats them as public
+        (with a :class:`PrivacyWarning`): a label that only one row has would be revealed.
+
+    Examples
+    --------
+    >>> DP(1.0)
+    DP(epsilon=1.0, delta=0.0, bounds=None, mechanism='laplace', random_state=None, classes=None)
+    """
+
+    epsilon: float
+    delta: float = 0.0
+    bounds: Any = None
+    mechanism: str = "laplace"
+    random_state: Any = None
+    classes: Any = None
+
+    def __post_init__(self):
+        eps, delta = self.epsilon, self.delta
+        if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not math.isfinite(eps) or eps <= 0:
+            raise ValueError(f"DP: epsilon must be a finite number > 0; received {eps!r}.")
+        if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not 0 <= delta < 1:
+            raise ValueError(f"DP: delta must be a number with 0 <= delta < 1; received {delta!r}.")
+        if self.mechanism not in _MECHANISMS:
+            raise ValueError(f"DP: mechanism must be 'laplace' or 'gaussian'; received {self.mechanism!r}.")
+        if self.mechanism == "laplace" and delta != 0:
+            raise ValueError(f"DP: the Laplace mechanism is pure epsilon-DP: delta must be 0; received {delta!r} "
+                             "(use mechanism='gaussian' for (epsilon, delta)-DP).")
+        if self.mechanism == "gaussian" and delta == 0:
+            raise ValueError("DP: the Gaussian mechanism needs delta > 0 (e.g. 1e-6, well below 1/n); "
+                             "received delta=0.")
+        if self.bounds is not None:
+            if not isinstance(self.bounds, dict):
+                raise TypeError(f"DP: bounds must be a dict {{column: (lo, hi)}} or None; received "
+                                f"{type(self.bounds).__name__}.")
+            for key, b in self.bounds.items():
+                ok = isinstance(b, (tuple, list)) and len(b) == 2 and all(
+                    isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v) for v in b)
+                if not ok or not b[0] < b[1]:
+                    raise ValueError(f"DP: bounds[{key!r}] must be a pair of finite numbers (lo, hi) with "
+                                     f"lo < hi; received {b!r}.")
+
+    def budget(self) -> Budget:
+        """The whole budget, with its noise generator."""
+        return Budget(float(self.epsilon), float(self.delta), self.mechanism,
+                      np.random.default_rng(self.random_state))
+
+    def as_dict(self) -> dict:
+        """The setting as plain values (model files); ``DP(**d)`` rebuilds it."""
+        bounds = None if self.bounds is None else {k: (float(v[0]), float(v[1])) for k, v in self.bounds.items()}
+        rs = self.random_state if isinstance(self.random_state, numbers.Integral) else None
+        classes = None if self.classes is None else list(np.asarray(self.classes).tolist())
+        return {"epsilon": float(self.epsilon), "delta": float(self.delta), "bounds": bounds,
+                "mechanism": self.mechanism, "random_state": rs, "classes": classes}
+
+
+@dataclass(frozen=True)
+class Budget:
+    """One share of a privacy budget, able to add noise calibrated to a query's sensitivity.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The share.
+    mechanism : {"laplace", "gaussian"}
+    rng : numpy.random.Generator
+    """
+
+    epsilon: float
+    delta: float
+    mechanism: str
+    rng: Any
+
+    def split(self, weights) -> list:
+        """Shares in proportion to ``weights`` (basic composition: the epsilons and deltas add up)."""
+        w = np.asarray(weights, dtype=float)
+        w = w / w.sum()
+        return [Budget(self.epsilon * f, self.delta * f, self.mechanism, self.rng) for f in w]
+
+    def scale(self, l1: float, l2: float) -> float:
+        """The noise scale for a query of L1 sensitivity ``l1`` and L2 sensitivity ``l2``.
+
+        Laplace: ``b = l1 / epsilon``; Gaussian: the analytic ``sigma`` for ``l2``.
+        """
+        if self.mechanism == "laplace":
+            return l1 / self.epsilon
+        return analytic_gaussian_sigma(l2, self.epsilon, self.delta)
+
+    def noisy(self, values, l1: float, l2: float) -> np.ndarray:
+        """``values`` plus noise calibrated to the sensitivities of the whole array (a new array)."""
+        values = np.asarray(values, dtype=float)
+        s = self.scale(l1, l2)
+        if self.mechanism == "laplace":
+            return values + self.rng.laplace(0.0, s, size=values.shape)
+        return values + self.rng.normal(0.0, s, size=values.shape)
+
+
+def analytic_gaussian_sigma(l2: float, epsilon: float, delta: float) -> float:
+    """The smallest noise sd making the Gaussian mechanism (epsilon, delta)-DP (Balle & Wang 2018).
+
+    Solves ``Phi(D/(2s) - e s/D) - exp(e) Phi(-D/(2s) - e s/D) = delta`` for ``s`` (the exact
+    privacy profile of the Gaussian mechanism), valid for every ``epsilon > 0``.
+
+    Parameters
+    ----------
+    l2 : float
+        L2 sensitivity ``D`` of the query.
+    epsilon, delta : float
+
+    Returns
+    -------
+    float
+    """
+    if l2 <= 0:
+        return 0.0
+
+    def excess(s):
+        a, b = l2 / (2 * s), epsilon * s / l2
+        return ndtr(a - b) - math.exp(epsilon) * ndtr(-a - b) - delta
+
+    hi = l2
+    while excess(hi) > 0:
+        hi *= 2
+    lo = hi
+    while excess(lo) <= 0 and lo > 1e-12 * l2:
+        lo /= 2
+    return float(brentq(excess, lo, hi, xtol=1e-12 * l2))
+
+
+def project_simplex(v, total: float) -> np.ndarray:
+    """The Euclidean projection of ``v`` onto ``{x >= 0, sum(x) = total}``.
+
+    Parameters
+    ----------
+    v : array-like of shape (K,)
+    total : float, >= 0
+
+    Returns
+    -------
+    ndarray of shape (K,)
+    """
+    v = np.asarray(v, dtype=float)
+    if total <= 0:
+        return np.zeros_like(v)
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u) - total
+    idx = np.arange(1, len(v) + 1)
+    rho = np.flatnonzero(u - css / idx > 0)[-1]
+    return np.maximum(v - css[rho] / (rho + 1), 0.0)

@@ -1,0 +1,240 @@
+"""privacy=bayesnb.DP(...): the setting, the private fit, post-processing and what is refused."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayesnb as bn
+from bayesnb.datasets import load_house_votes, load_penguins
+from bayesnb.families._private import VAR_FLOOR
+from bayesnb.privacy import Budget, analytic_gaussian_sigma, project_simplex
+
+PARTIES = ["democrat", "republican"]
+SPECIES = ["Adelie", "Chinstrap", "Gentoo"]
+BOUNDS = {"bill_length_mm": (30, 60), "bill_depth_mm": (13, 22), "flipper_length_mm": (170, 235),
+          "body_mass_g": (2500, 6500)}
+NUMERIC = tuple(BOUNDS)
+CATS = [["Biscoe", "Dream", "Torgersen"], ["female", "male"], [2007, 2008, 2009]]
+
+
+@pytest.fixture(scope="module")
+def votes():
+    df = load_house_votes()
+    return df.drop(columns=["party"]), df["party"]
+
+
+@pytest.fixture(scope="module")
+def penguins():
+    df = load_penguins().dropna().reset_index(drop=True)
+    return df.drop(columns=["species"]), df["species"]
+
+
+def penguin_features():
+    return {NUMERIC: bn.Gaussian(), ("island", "sex", "year"): bn.Categorical(categories=CATS)}
+
+
+def private_votes(X, y, **kw):
+    d = X.shape[1]
+    return bn.CategoricalNB(categories=[["n", "y"]] * d, privacy=bn.DP(classes=PARTIES, **kw)).fit(X, y)
+
+
+# ---------------------------------------------------------------------------- the setting
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"epsilon": 0}, "epsilon must be a finite number > 0"),
+    ({"epsilon": math.inf}, "epsilon must be a finite number > 0"),
+    ({"epsilon": "1"}, "epsilon must be a finite number > 0"),
+    ({"epsilon": 1, "delta": 1.0}, "0 <= delta < 1"),
+    ({"epsilon": 1, "delta": 1e-6}, "Laplace mechanism is pure"),
+    ({"epsilon": 1, "mechanism": "gaussian"}, "needs delta > 0"),
+    ({"epsilon": 1, "mechanism": "exponential"}, "'laplace' or 'gaussian'"),
+    ({"epsilon": 1, "bounds": {"a": (2, 1)}}, r"bounds\['a'\] must be a pair"),
+    ({"epsilon": 1, "bounds": {"a": (0, math.nan)}}, r"bounds\['a'\] must be a pair"),
+])
+def test_dp_setting_is_validated(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        bn.DP(**kwargs)
+
+
+def test_dp_is_frozen_and_every_estimator_takes_it():
+    dp = bn.DP(1.0)
+    with pytest.raises(AttributeError):
+        dp.epsilon = 2.0
+    for cls in (bn.NaiveBayes, bn.CategoricalNB, bn.BernoulliNB, bn.GaussianNB, bn.MultinomialNB, bn.ComplementNB):
+        est = cls(privacy=dp)
+        assert est.get_params()["privacy"] is dp  # __init__ only stores it
+    with pytest.raises(ValueError, match="expected privacy=None or a bayesnb.DP"):
+        bn.GaussianNB(privacy=1.0).fit([[0.0], [1.0]], [0, 1])
+
+
+def test_analytic_gaussian_sigma_solves_the_privacy_profile():
+    from scipy.stats import norm
+
+    for eps, delta, l2 in [(0.1, 1e-6, 1.0), (1.0, 1e-5, math.sqrt(2)), (5.0, 1e-3, 3.0)]:
+        s = analytic_gaussian_sigma(l2, eps, delta)
+        # the exact delta(eps) of N(0, s^2) noise on a query moved by l2 (Balle & Wang, Thm 8)
+        prof = norm.cdf(l2 / (2 * s) - eps * s / l2) - math.exp(eps) * norm.cdf(-l2 / (2 * s) - eps * s / l2)
+        assert prof == pytest.approx(delta, rel=1e-6)
+        if eps < 1:  # never more noise than the classical calibration
+            assert s <= math.sqrt(2 * math.log(1.25 / delta)) * l2 / eps
+
+
+def test_project_simplex_matches_a_brute_force_minimiser():
+    from scipy.optimize import minimize
+
+    v = np.array([3.0, -1.0, 0.5, 7.0])
+    p = project_simplex(v, 5.0)
+    res = minimize(lambda x: ((x - v) ** 2).sum(), np.full(4, 1.25), method="SLSQP", bounds=[(0, None)] * 4,
+                   constraints={"type": "eq", "fun": lambda x: x.sum() - 5.0})
+    np.testing.assert_allclose(p, res.x, atol=1e-5)
+    assert p.sum() == pytest.approx(5.0) and (p >= 0).all()
+
+
+# --------------------------------------------------------------------------- the private fit
+def test_private_categorical_fit_noise_shrinks_with_epsilon(votes):
+    X, y = votes
+    exact = bn.CategoricalNB(categories=[["n", "y"]] * X.shape[1]).fit(X, y)
+    errs = {}
+    for eps in (0.1, 10.0):
+        fits = [private_votes(X, y, epsilon=eps, random_state=s) for s in range(5)]
+        errs[eps] = np.mean([np.abs(np.concatenate(f.category_count_) - np.concatenate(exact.category_count_)).mean()
+                             for f in fits])
+        for f in fits:  # post-processing: valid statistics
+            assert all((c >= 0).all() for c in f.category_count_)
+            assert (f.class_count_ >= 0).all() and f.class_count_.sum() == pytest.approx(len(y))
+    # Laplace noise of scale 2 d / (eps * share): its mean absolute value is the scale
+    share = X.shape[1] / (X.shape[1] + 1)
+    assert errs[10.0] == pytest.approx(2 * X.shape[1] / (10.0 * share), rel=0.25)
+    assert errs[0.1] > 50 * errs[10.0]
+
+
+def test_private_fit_is_post_processed_and_the_api_works(penguins):
+    X, y = penguins
+    dp = bn.DP(1.0, delta=1e-5, mechanism="gaussian", bounds=BOUNDS, classes=SPECIES, random_state=0)
+    m = bn.NaiveBayes(penguin_features(), privacy=dp).fit(X, y)
+    g = m.posterior_.blocks[0].stats
+    assert (g.n >= 0).all() and np.isfinite(g.mean).all()
+    lo = np.array([b[0] for b in BOUNDS.values()])
+    hi = np.array([b[1] for b in BOUNDS.values()])
+    has = g.n > 0
+    assert ((g.mean >= lo) & (g.mean <= hi))[has].all()
+    var = g.m2[has] / g.n[has]
+    assert (var >= VAR_FLOOR * np.broadcast_to(((hi - lo) / 2) ** 2, g.n.shape)[has] * (1 - 1e-9)).all()
+    spent = m.privacy_spent_
+    assert spent["epsilon"] == 1.0 and spent["delta"] == 1e-5 and spent["mechanism"] == "gaussian"
+    eps = [v[0] for v in spent["split"].values()]
+    deltas = [v[1] for v in spent["split"].values()]
+    assert sum(eps) == pytest.approx(1.0) and sum(deltas) == pytest.approx(1e-5)
+    assert eps == pytest.approx([1 / 8, 4 / 8, 3 / 8])  # one share per released column (+ class counts)
+    # predict, sample, impute, score work as for any model (post-processing)
+    assert (m.predict(X) == y).mean() > 0.6
+    Xs, ys = m.sample(20, random_state=0)
+    assert list(Xs.columns) == list(X.columns) and set(ys) <= set(SPECIES)
+    filled = m.impute(X.head(5).assign(sex=np.nan))
+    assert filled["sex"].notna().all()
+    assert np.isfinite(m.score_samples(X.head(5))).all()
+
+
+def test_private_bernoulli_counts_are_consistent():
+    rng = np.random.default_rng(0)
+    X = (rng.random((300, 4)) < 0.3).astype(float)
+    y = rng.integers(0, 2, 300)
+    m = bn.BernoulliNB(privacy=bn.DP(0.5, classes=[0, 1], random_state=1)).fit(X, y)
+    s = m.posterior_.blocks[0].stats
+    assert (s.ones >= 0).all() and (s.ones <= s.observed).all()
+
+
+def test_the_seed_makes_a_private_fit_reproducible_and_differs_from_the_exact_fit(votes):
+    X, y = votes
+    a = private_votes(X, y, epsilon=1.0, random_state=3)
+    b = private_votes(X, y, epsilon=1.0, random_state=3)
+    np.testing.assert_array_equal(a.category_count_[0], b.category_count_[0])
+    exact = bn.CategoricalNB(categories=[["n", "y"]] * X.shape[1]).fit(X, y)
+    assert not np.allclose(a.category_count_[0], exact.category_count_[0])
+
+
+def test_labels_read_from_y_warn(votes):
+    X, y = votes
+    with pytest.warns(bn.PrivacyWarning, match="treated as public"):
+        bn.CategoricalNB(categories=[["n", "y"]] * X.shape[1], privacy=bn.DP(1.0)).fit(X, y)
+    with pytest.raises(ValueError, match="democrat"):  # a label outside the declared ones
+        bn.CategoricalNB(categories=[["n", "y"]] * X.shape[1], privacy=bn.DP(1.0, classes=["x", "z"])).fit(X, y)
+
+
+# --------------------------------------------------------------------------------- refused
+def refusals(votes, penguins):
+    Xv, yv = votes
+    Xp, yp = penguins
+    cats = [["n", "y"]] * Xv.shape[1]
+    dp = bn.DP(1.0, classes=PARTIES)
+    dpp = bn.DP(1.0, classes=SPECIES, bounds=BOUNDS)
+    nb = bn.CategoricalNB(categories=cats, privacy=dp)
+    return [
+        (lambda: bn.CategoricalNB(alpha="auto", categories=cats, privacy=dp).fit(Xv, yv), "alpha='auto' maximises"),
+        (lambda: bn.BernoulliNB(alpha="auto", privacy=dp).fit((Xv == "y").astype(float), yv), "alpha='auto'"),
+        (lambda: bn.NaiveBayes(privacy=dpp).fit(Xp, yp), "features='auto' chooses"),
+        (lambda: bn.CategoricalNB(privacy=dp).fit(Xv, yv), "categories must be declared"),
+        (lambda: bn.NaiveBayes({NUMERIC: bn.Gaussian(), ("island", "sex", "year"): bn.Categorical(categories=CATS)},
+                               privacy=bn.DP(1.0, classes=SPECIES)).fit(Xp, yp), "needs declared bounds"),
+        (lambda: bn.NaiveBayes({NUMERIC: bn.Gaussian(prior=None), ("island", "sex", "year"):
+                                bn.Categorical(categories=CATS)}, privacy=dpp).fit(Xp, yp), "proper prior"),
+        (lambda: bn.NaiveBayes({NUMERIC: bn.Gaussian(), ("island", "sex", "year"): bn.Categorical(categories=CATS)},
+                               privacy=bn.DP(1.0, classes=SPECIES, bounds={**BOUNDS, "sex": (0, 1)})).fit(Xp, yp),
+         "bounds apply to numeric"),
+        (lambda: bn.NaiveBayes({NUMERIC: bn.Gaussian(), ("island", "sex", "year"): bn.Categorical(categories=CATS)},
+                               privacy=bn.DP(1.0, classes=SPECIES, bounds={**BOUNDS, "wings": (0, 1)})).fit(Xp, yp),
+         "names column 'wings'"),
+        (lambda: nb.partial_fit(Xv, yv, classes=PARTIES), "partial_fit is not available"),
+        (lambda: nb.fit(Xv, yv, sample_weight=np.ones(len(yv))), "sample_weight is not available"),
+        (lambda: bn.CategoricalNB(categories=cats, structure="tan", privacy=dp).fit(Xv, yv), "structure='tan'"),
+        (lambda: nb.fit_latent_class(Xv, yv), "fit_latent_class is not available"),
+        (lambda: nb.fit_semi_supervised(Xv, yv), "fit_semi_supervised is not available"),
+        (lambda: bn.MultinomialNB(privacy=dp).fit(np.ones((435, 3)), yv), "Multinomial family has no"),
+    ]
+
+
+def test_what_breaks_the_guarantee_is_refused(votes, penguins):
+    for call, match in refusals(votes, penguins):
+        with pytest.raises((ValueError, NotImplementedError), match=match):
+            call()
+
+
+# ------------------------------------------------------------------------------ model files
+def test_a_private_model_says_so_in_its_file_and_in_info(tmp_path, votes, capsys):
+    X, y = votes
+    m = private_votes(X, y, epsilon=0.5, random_state=0)
+    path = tmp_path / "m.bnb"
+    m.save(path)
+    back = bn.load(path)
+    assert back.privacy == m.privacy and back.privacy_spent_ == m.privacy_spent_
+    np.testing.assert_array_equal(back.predict_proba(X), m.predict_proba(X))
+    from bayesnb.cli import main
+
+    assert main(["info", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "differential privacy: (0.5, 0)-DP, laplace mechanism" in out
+    plain = tmp_path / "p.bnb"
+    bn.CategoricalNB().fit(X, y).save(plain)
+    assert main(["info", str(plain)]) == 0
+    assert "differential privacy" not in capsys.readouterr().out
+
+
+def test_budget_split_is_basic_composition():
+    b = Budget(1.0, 1e-5, "gaussian", np.random.default_rng(0))
+    parts = b.split([1, 2, 1])
+    assert [p.epsilon for p in parts] == pytest.approx([0.25, 0.5, 0.25])
+    assert sum(p.delta for p in parts) == pytest.approx(1e-5)
+
+
+def test_a_private_fit_does_not_modify_the_data(penguins):
+    X, y = penguins
+    X0 = X.copy()
+    dp = bn.DP(1.0, bounds=BOUNDS, classes=SPECIES, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bn.NaiveBayes(penguin_features(), privacy=dp).fit(X, y)
+    pd.testing.assert_frame_equal(X, X0)
