@@ -11,6 +11,7 @@ Usage::
 
     python benchmarks/bench_mcmc.py [--num-samples 1000] [--num-warmup 500] [--json out.json]
     python benchmarks/bench_mcmc.py --quick     # house votes, suffstats only
+    python benchmarks/bench_mcmc.py --quick --precision float32,float64   # both, side by side
     python benchmarks/bench_mcmc.py --compare --num-warmup 1000 --num-samples 1000
 
 ``--compare`` runs, instead, bayesnb's NUTS, the same model hand-written in plain NumPyro and
@@ -52,19 +53,19 @@ def bench_exact(clf, n_draws=1000, repeats=20):
             "exact_ms_per_1000_draws_with_datatree": 1000 * with_dt * 1000 / n_draws}
 
 
-def bench_nuts(name, clf, X, y, likelihood, num_warmup, num_samples, exact):
+def bench_nuts(name, clf, X, y, likelihood, num_warmup, num_samples, exact, precision="float32"):
     from bayesnb import compare_posteriors
 
     rows = []
     for call in ("first", "second"):
         mc = clf.run_mcmc(X, y, num_warmup=num_warmup, num_samples=num_samples, random_state=len(rows),
-                          likelihood=likelihood)
+                          likelihood=likelihood, precision=precision)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tab = compare_posteriors(exact, mc, verbose=False)
         a = mc.attrs
         rows.append({
-            "model": name, "likelihood": likelihood, "call": call, "cache_hit": bool(a["cache_hit"]),
+            "model": name, "likelihood": likelihood, "precision": precision, "call": call, "cache_hit": bool(a["cache_hit"]),
             "total_s": a["total_seconds"], "compile_s": a["compile_seconds"], "sampling_s": a["sampling_seconds"],
             "min_ess_bulk": float(tab["ess_bulk"].min()),
             "min_ess_per_s": float(tab["ess_bulk"].min() / a["sampling_seconds"]),
@@ -304,6 +305,9 @@ def main(argv=None):
     ap.add_argument("--num-samples", type=int, default=1000)
     ap.add_argument("--json", default=None, help="write the results to this JSON file")
     ap.add_argument("--quick", action="store_true", help="house votes only, sufficient-statistics likelihood")
+    ap.add_argument("--precision", default="float32",
+                    help="precision(s) of run_mcmc in the exact-vs-NUTS table: float32, float64 or both, "
+                         "comma-separated (run side by side)")
     ap.add_argument("--compare", action="store_true",
                     help="instead: bayesnb vs plain NumPyro vs PyMC on house votes (first, second, new process)")
     ap.add_argument("--libs", default=",".join(LIBS), help="--compare: libraries, comma-separated")
@@ -356,7 +360,11 @@ def main(argv=None):
         ex["model"] = name
         results["exact"].append(ex)
         for form in ("suffstats",) if args.quick else ("suffstats", "rows"):
-            results["nuts"].extend(bench_nuts(name, clf, X, y, form, args.num_warmup, args.num_samples, exact))
+            for precision in args.precision.split(","):
+                if precision not in ("float32", "float64"):
+                    raise SystemExit(f"--precision: expected float32 and/or float64; received {precision!r}")
+                results["nuts"].extend(bench_nuts(name, clf, X, y, form, args.num_warmup, args.num_samples, exact,
+                                                  precision))
 
     nuts = pd.DataFrame(results["nuts"])
     pd.set_option("display.width", 200)
@@ -364,11 +372,20 @@ def main(argv=None):
     print(f"NUTS: num_warmup={args.num_warmup}, num_samples={args.num_samples}, 1 chain; {results['machine']}")
     print(nuts.drop(columns=["n_params", "verdict_text"]).round(4).to_string(index=False))
     for row in results["nuts"]:
-        print(f"{row['model']}, {row['likelihood']}, {row['call']} call: {row['verdict_text']}")
+        print(f"{row['model']}, {row['likelihood']}, {row['precision']}, {row['call']} call: {row['verdict_text']}")
     print()
     print(pd.DataFrame(results["exact"]).round(2).to_string(index=False))
+    precisions = args.precision.split(",")
+    if len(precisions) > 1:
+        p = nuts.set_index(["model", "likelihood", "call", "precision"])
+        for (name, form, call), _ in nuts.groupby(["model", "likelihood", "call"], sort=False):
+            a, b = (p.loc[(name, form, call, q)] for q in ("float64", "float32"))
+            comp = f"{a['compile_s'] / b['compile_s']:.2f}x" if b["compile_s"] > 0 else "n/a (cached)"
+            print(f"{name}, {form}, {call} call: float64 / float32 compile {comp}, "
+                  f"sampling {a['sampling_s'] / b['sampling_s']:.2f}x, min ESS/s {a['min_ess_per_s'] / b['min_ess_per_s']:.2f}x")
     for name, *_ in models if not args.quick else []:
-        sub = nuts[(nuts.model == name) & (nuts.call == "second")].set_index("likelihood")
+        sub = nuts[(nuts.model == name) & (nuts.call == "second") & (nuts.precision == precisions[0])]
+        sub = sub.set_index("likelihood")
         ex = next(e for e in results["exact"] if e["model"] == name)
         print(f"{name}: suff-stat vs per-row sampling time {sub.loc['rows', 'sampling_s'] / sub.loc['suffstats', 'sampling_s']:.1f}x; "
               f"exact draws vs NUTS (suffstats) ESS/s: {ex['exact_draws_per_s'] / sub.loc['suffstats', 'min_ess_per_s']:.0f}x")
