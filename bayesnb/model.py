@@ -169,7 +169,7 @@ class PosteriorMixin:
 
     def run_mcmc(self, X, y=None, *, num_warmup=500, num_samples=1000, num_chains=1, random_state=None,
                  progress_bar=None, likelihood=None, chain_method=None, target_accept_prob=0.8,
-                 n_components=1, init=None):
+                 n_components=1, init=None, precision="float32"):
         """Sample the posterior of the same model with NumPyro's NUTS.
 
         The priors (and categories) are those of the fitted estimator; if it is not
@@ -221,6 +221,11 @@ class PosteriorMixin:
             starting a mixture in a poor local mode. A ``LatentClassFit`` with
             ``n_components`` components: start there. None: ``"uniform"`` for one
             component, ``"em"`` for more.
+        precision : {"float32", "float64"}, default="float32"
+            Floating-point precision of the sampler. ``"float64"`` runs inside
+            ``jax.enable_x64`` (thread-local: your global ``jax_enable_x64`` is left as
+            it is), compiles its own sampler and is slower; use it when float32 is not
+            enough (see the MCMC guide, docs/mcmc.md).
 
         Returns
         -------
@@ -230,7 +235,7 @@ class PosteriorMixin:
             ``w`` (class, component)) and ``sample_stats`` (``diverging``, ``tree_depth``,
             ``n_steps``, ``acceptance_rate``, ``lp``, ``energy``, ``step_size``). ``attrs``
             holds ``compile_seconds``, ``sampling_seconds``, ``cache_hit``,
-            ``likelihood``, ``n_components`` and ``init``.
+            ``likelihood``, ``n_components``, ``init`` and ``precision``.
 
         Examples
         --------
@@ -249,6 +254,8 @@ class PosteriorMixin:
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (0 if name == "num_warmup" else 1):
                 raise ValueError(f"{who}: {name} must be a {'non-negative' if name == 'num_warmup' else 'positive'} "
                                  f"integer; received {v!r}.")
+        if precision not in ("float32", "float64"):
+            raise ValueError(f"{who}: precision must be 'float32' or 'float64'; received {precision!r}.")
         C, likelihood = self._check_model_args(n_components, likelihood)
         if init is None:
             init = "uniform" if C == 1 else "em"
@@ -273,12 +280,13 @@ class PosteriorMixin:
         samples, extra, timing = run_nuts(spec, priors, data, num_warmup=num_warmup, num_samples=num_samples,
                                           num_chains=num_chains, chain_method=chain_method, seed=seed,
                                           progress_bar=progress_bar, target_accept_prob=target_accept_prob,
-                                          init_sites=init_sites)
+                                          init_sites=init_sites, precision=precision)
         attrs = {"inference": "NUTS (NumPyro)", "likelihood": likelihood, "estimator": who,
                  "num_warmup": int(num_warmup), "num_chains": int(num_chains), "n_components": C,
                  "init": init if isinstance(init, str) else "LatentClassFit",
                  "compile_seconds": timing["compile_seconds"], "sampling_seconds": timing["sampling_seconds"],
-                 "total_seconds": timing["total_seconds"], "cache_hit": int(timing["cache_hit"])}
+                 "total_seconds": timing["total_seconds"], "cache_hit": int(timing["cache_hit"]),
+                 "precision": precision}
         return to_datatree(post, mcmc_draws(post, spec, samples), sample_stats_from_extra(extra), attrs=attrs,
                            n_components=C)
 

@@ -141,7 +141,7 @@ CHUNK = 100  # NUTS steps per compiled call: the draw count is a Python loop ove
 
 
 def run_nuts(spec, priors, data, *, num_warmup=500, num_samples=1000, num_chains=1, chain_method=None,
-             seed=0, progress_bar=None, target_accept_prob=0.8, init_sites=None):
+             seed=0, progress_bar=None, target_accept_prob=0.8, init_sites=None, precision="float32"):
     """Run NUTS on the model; the compiled sampler is cached per structure, shapes and warmup length.
 
     The default path is two jitted functions (NumPyro's functional ``hmc`` kernels): an
@@ -154,6 +154,11 @@ def run_nuts(spec, priors, data, *, num_warmup=500, num_samples=1000, num_chains
     ``chain_method="parallel"`` uses :class:`numpyro.infer.MCMC` instead (cached too, but
     it re-traces its initialisation on each call). ``init_sites`` (constrained site
     values, e.g. from :func:`point_sites`) starts every chain there instead.
+
+    ``precision``: ``"float32"`` (the default) or ``"float64"``. The run (tracing,
+    compiling and sampling) happens inside ``jax.enable_x64(...)``, a thread-local context,
+    so the user's global ``jax_enable_x64`` is never changed; the floating inputs are cast
+    to that precision and the compiled sampler is cached per precision.
 
     ``progress_bar``: True, False, or None (the default) for automatic: on when stderr is a
     terminal (:func:`show_progress`); the bar (tqdm, as NumPyro's) appears after 2 s. When
@@ -176,6 +181,30 @@ def run_nuts(spec, priors, data, *, num_warmup=500, num_samples=1000, num_chains
     """
     import jax
 
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be 'float32' or 'float64'; received {precision!r}.")
+    with jax.enable_x64(precision == "float64"):  # thread-local: the global setting is left alone
+        return _run_nuts(spec, priors, data, num_warmup, num_samples, num_chains, chain_method, seed,
+                         progress_bar, target_accept_prob, init_sites, precision)
+
+
+PRECISIONS = {"float32": np.float32, "float64": np.float64}
+
+
+def _cast(tree, dtype):
+    """Every floating leaf of a pytree of arrays as ``dtype`` (integer leaves unchanged)."""
+    import jax
+
+    return jax.tree.map(lambda x: np.asarray(x, dtype=dtype) if np.asarray(x).dtype.kind == "f" else x, tree)
+
+
+def _run_nuts(spec, priors, data, num_warmup, num_samples, num_chains, chain_method, seed, progress_bar,
+              target_accept_prob, init_sites, precision):
+    """:func:`run_nuts` inside its precision context."""
+    import jax
+
+    dtype = PRECISIONS[precision]
+    priors, data = _cast(priors, dtype), _cast(data, dtype)
     if chain_method is None:
         chain_method = "parallel" if num_chains > 1 and jax.local_device_count() >= num_chains else "sequential"
     if chain_method not in ("sequential", "vectorized", "parallel"):
@@ -184,8 +213,8 @@ def run_nuts(spec, priors, data, *, num_warmup=500, num_samples=1000, num_chains
     cache_dir = default_compilation_cache()
     use_mcmc = chain_method == "parallel"
     vec = chain_method == "vectorized" and num_chains > 1
-    z_init = None if init_sites is None else _unconstrained(spec, priors, data, init_sites)
-    key = (spec, _shapes(priors), _shapes(data), _shapes(z_init), int(num_warmup), float(target_accept_prob),
+    z_init = None if init_sites is None else _cast(_unconstrained(spec, priors, data, init_sites), dtype)
+    key = (spec, precision, _shapes(priors), _shapes(data), _shapes(z_init), int(num_warmup), float(target_accept_prob),
            ("mcmc", int(num_samples), num_chains, show) if use_mcmc else ("fn", num_chains if vec else 1, CHUNK))
     cached = _CACHE.get(key)
     hit = cached is not None
