@@ -49,16 +49,19 @@ def class_cell_log_pdfs(post: NormalInverseGammas, X: np.ndarray, predictive="me
         yield np.where(ok[k], ll, 0.0)
 
 
-def class_cell_log_pdfs_into(post: NormalInverseGammas, X: np.ndarray, predictive="mean"):
+def class_cell_log_pdfs_into(post: NormalInverseGammas, X: np.ndarray, predictive="mean", out=None):
     """:func:`class_cell_log_pdfs` for ``"mean"``, computed in one reused (n, d) buffer.
 
     The same operations in the same order (identical values), without the temporaries;
-    each yielded array is overwritten by the next class.
+    each yielded array is overwritten by the next class. With ``out`` (K, n, d), class
+    ``k`` is written into ``out[k]`` instead.
     """
     mu, var = plug_in(post)
     ok = defined(post)
-    buf = np.empty(X.shape)
+    buf = np.empty(X.shape) if out is None else None
     for k in range(mu.shape[0]):
+        if out is not None:
+            buf = out[k]
         v = np.where(ok[k], var[k], 1.0)
         np.subtract(X, mu[k], out=buf)
         with np.errstate(over="ignore"):  # a squared distance past 1e308: density 0, log -inf
@@ -77,15 +80,20 @@ def _chunk_rows(d: int) -> int:
 
 def _parts_into(post, X, missing, predictive, rel, row):
     """:meth:`Gaussian.log_likelihood_parts` of the rows ``X``, written into ``rel`` and ``row``."""
-    cells = class_cell_log_pdfs_into if predictive == "mean" else class_cell_log_pdfs
-    top = np.full(X.shape, -np.inf)
-    for ll in cells(post, X, predictive):
-        np.maximum(top, ll, out=top)
+    # every class's log densities are computed once, kept in one (K, rows, d) buffer
+    lls = np.empty((post.mu.shape[0],) + X.shape)
+    if predictive == "mean":
+        for _ in class_cell_log_pdfs_into(post, X, predictive, out=lls):
+            pass
+    else:
+        for k, ll in enumerate(class_cell_log_pdfs(post, X, predictive)):
+            lls[k] = ll
+    top = lls.max(axis=0) if lls.shape[0] else np.full(X.shape, -np.inf)
     top[~np.isfinite(top)] = 0.0
     if missing is not None:
         top[missing] = 0.0
-    for k, ll in enumerate(cells(post, X, predictive)):
-        diff = np.subtract(ll, top, out=ll if ll.flags.writeable else None)
+    for k in range(lls.shape[0]):
+        diff = np.subtract(lls[k], top, out=lls[k])
         if missing is not None:
             diff[missing] = 0.0
         diff.sum(axis=1, out=rel[:, k])

@@ -237,9 +237,21 @@ class Categorical(Family):
         """
         n = codes.shape[0]
         K = post.concentration[0].shape[0] if post.concentration else 0
-        out = np.zeros((n, K))
-        for j, table in enumerate(_enc.code_log_tables(prior, post)):
-            out += np.ascontiguousarray(table.T)[codes[:, j]]  # code -1 (missing) picks the last row, 0
+        tables = _enc.code_log_tables(prior, post)
+        if not tables:
+            return np.zeros((n, K))
+        # every feature's (V_j + 2, K) table stacked: feature j's code c is row offset[j] + c;
+        # code -1 (missing) picks the row before, the previous table's last row (0), and for
+        # j = 0 the last row of all (also 0)
+        big = np.concatenate([t.T for t in tables], axis=0)
+        offset = np.cumsum([0] + [t.shape[1] for t in tables[:-1]])
+        out = np.empty((n, K))
+        step = max(1, (1 << 15) // max(len(tables) * max(K, 1), 1))  # (rows, d, K) gather of ~256 KiB
+        idx = np.empty((min(step, n), len(tables)), dtype=np.intp)
+        for a in range(0, n, step):
+            b = min(a + step, n)
+            np.add(codes[a:b], offset, out=idx[: b - a])
+            np.take(big, idx[: b - a], axis=0).sum(axis=1, out=out[a:b])
         return out
 
     def log_evidence(self, prior, post):
@@ -262,7 +274,7 @@ class Categorical(Family):
 
     def all_missing(self, codes):
         """Columns missing in every row, bool (d,)."""
-        return (codes < 0).all(axis=0) if codes.shape[0] else np.zeros(codes.shape[1], bool)
+        return codes.max(axis=0) < 0 if codes.shape[0] else np.zeros(codes.shape[1], bool)
 
     def state_shapes(self, state, K, d):
         """Check a :class:`CategoricalEncoding` read from a model file; ``(K, V_j)`` per column.
