@@ -169,7 +169,7 @@ def verdict(name, call, ratios):
     if target is None:
         return ""
     t_target, m_target = target
-    ok = ratios[0] <= t_target and (m_target is None or all(r <= m_target for r in ratios[1:] if r == r))
+    ok = ratios[0] <= t_target and (m_target is None or all(r <= m_target for r in ratios[1:] if not np.isnan(r)))
     want = f"time <= {t_target}x" + (f", memory <= {m_target}x" if m_target else "")
     return f"{'met' if ok else 'MISSED'} ({want})"
 

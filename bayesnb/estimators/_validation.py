@@ -24,7 +24,7 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d, validate_data
 
-from .._utils import is_frame, missing_mask
+from .._utils import all_finite, is_frame, missing_mask
 
 #: The largest total ``sample_weight`` (per fit, or accumulated over partial_fit calls): float64
 #: counts every integer up to 2**53 exactly; beyond it a row of weight 1 can vanish (c + 1 == c).
@@ -216,6 +216,8 @@ def check_no_infinity(X, who: str, names=None) -> None:
             per_col[j] = infinite(np.asarray(X.iloc[:, j].to_numpy(dtype=object))).sum()
         count, cols = int(per_col.sum()), np.flatnonzero(per_col)
     else:
+        if isinstance(X, np.ndarray) and X.dtype.kind == "f" and all_finite(X):  # one pass, no mask
+            return
         mask = infinite(X)
         if not mask.any():
             return

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils import missing_mask
+from .._utils import hard_labels, missing_mask
 
 __all__ = []
 
@@ -262,9 +262,9 @@ def check_state(state, d):
 def count_codes(codes, resp, categories):
     """Per column, the (K, V_j) weighted count of each code; ``-1`` and ``V_j`` left out."""
     K = resp.shape[1]
-    label, weight = _one_class_per_row(resp)
-    if label is not None and len(categories):
-        return _count_labelled(codes, label, weight, K, categories)
+    hard = hard_labels(resp) if K and len(categories) else None
+    if hard is not None:
+        return _count_labelled(codes, *hard, K, categories)
     counts = []
     for j, cats in enumerate(categories):
         V = len(cats)
@@ -304,20 +304,6 @@ def _count_labelled(codes, label, weight, K, categories):
         total += np.bincount(idx.ravel(), weights=wts.ravel(), minlength=K * S)
     total = total.reshape(K, S)
     return tuple(total[:, o:o + v].copy() for o, v in zip(offset, V))
-
-
-def _one_class_per_row(resp):
-    """``(label, weight)`` when every row of ``resp`` has at most one non-zero entry, else ``(None, None)``.
-
-    A row of zeros gets label 0 and weight 0 (it adds nothing, as in the per-class sums).
-    """
-    if resp.shape[1] == 0:
-        return None, None
-    label = np.argmax(resp != 0, axis=1)
-    weight = resp[np.arange(resp.shape[0]), label]
-    if np.count_nonzero(resp) != np.count_nonzero(weight):
-        return None, None
-    return label, weight
 
 
 def reindex_counts(counts, old_categories, new_categories):

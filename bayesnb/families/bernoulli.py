@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import betaln
 
-from .._utils import dense, nonfinite_error
+from .._utils import all_finite, dense, nonfinite_error
 from ._base import Family
 from ._mixins import ThetaSite
 from ._numeric import check_alpha, class_sums, dirichlet_draws, resolve_scalar_alpha, sample_class_feature
@@ -109,7 +109,7 @@ def _binarized(values, binarize):
     a plain numeric array whose every entry is finite: the general path checks those)."""
     if binarize is None or not isinstance(values, np.ndarray) or values.dtype.kind not in "biuf":
         return None
-    if values.dtype.kind == "f" and not np.isfinite(values).all():
+    if not all_finite(values):
         return None
     out = np.empty(values.shape)
     np.greater(values, binarize, out=out)
