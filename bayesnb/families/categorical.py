@@ -240,18 +240,25 @@ class Categorical(Family):
         tables = _enc.code_log_tables(prior, post)
         if not tables:
             return np.zeros((n, K))
-        # every feature's (V_j + 2, K) table stacked: feature j's code c is row offset[j] + c;
-        # code -1 (missing) picks the row before, the previous table's last row (0), and for
-        # j = 0 the last row of all (also 0)
-        big = np.concatenate([t.T for t in tables], axis=0)
+        # every feature's (K, V_j + 2) table side by side: feature j's code c is column
+        # offset[j] + c; code -1 (missing) picks the column before, the previous table's last
+        # column (0), and for j = 0 the last column of all (also 0)
+        big = np.concatenate(tables, axis=1)  # (K, sum_j (V_j + 2)), one row per class
         offset = np.cumsum([0] + [t.shape[1] for t in tables[:-1]])
         out = np.empty((n, K))
-        step = max(1, (1 << 15) // max(len(tables) * max(K, 1), 1))  # (rows, d, K) gather of ~256 KiB
-        idx = np.empty((min(step, n), len(tables)), dtype=np.intp)
+        d = len(tables)
+        step = max(1, (1 << 16) // d)  # buffers of ~512 KiB
+        idx = np.empty((min(step, n), d), dtype=np.intp)
+        vals = np.empty((min(step, n), d))
+        ones = np.ones(d)
+        sums = np.empty((K, min(step, n)))
         for a in range(0, n, step):
             b = min(a + step, n)
             np.add(codes[a:b], offset, out=idx[: b - a])
-            np.take(big, idx[: b - a], axis=0).sum(axis=1, out=out[a:b])
+            for k in range(K):  # gather class k's log probabilities, sum each row (BLAS)
+                np.take(big[k], idx[: b - a], out=vals[: b - a])
+                np.dot(vals[: b - a], ones, out=sums[k, : b - a])
+            out[a:b] = sums[:, : b - a].T
         return out
 
     def log_evidence(self, prior, post):

@@ -221,7 +221,7 @@ class Gaussian(Family):
         complete = _all_observed(obs)
         rel = np.empty((X.shape[0], post.mu.shape[0]))
         row = np.empty(X.shape[0])
-        step = _chunk_rows(X.shape[1])  # rows are independent: a chunk's buffers stay small
+        step = max(1, _chunk_rows(X.shape[1]) // 4)  # rows are independent: K buffers of ~512 KiB
         for a in range(0, X.shape[0], step):
             b = min(a + step, X.shape[0])
             _parts_into(post, X[a:b], None if complete else ~obs[a:b], predictive, rel[a:b], row[a:b])
