@@ -216,6 +216,7 @@ def main():
     parser.add_argument("--large", action="store_true", help="also 5,000,000 rows (about 3 GB)")
     parser.add_argument("--rows", type=int, default=None, help="one size only")
     parser.add_argument("--no-rss", action="store_true", help="skip the RSS subprocesses")
+    parser.add_argument("--only", default=None, help="one estimator, e.g. CategoricalNB")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -232,6 +233,9 @@ def main():
           f"{os.cpu_count()} CPUs")
     print("time: best of 3, interleaved; tracemalloc: peak over one call; RSS: growth of the resident "
           "set over one call in a fresh process (>= 1e6 rows). Ratios are bayesnb / scikit-learn.")
+    if args.only:
+        for name in [e for e in ESTIMATORS if e != args.only]:
+            del ESTIMATORS[name]
     table = []
     for n in sizes:
         run_size(n, rss=not args.no_rss and n >= 1_000_000, table=table)

@@ -188,7 +188,7 @@ def _every_code_occurs(X, hi):
     V = hi.astype(np.intp) + 1
     offset = np.concatenate([[0], np.cumsum(V)[:-1]])
     seen = np.zeros(int(V.sum()), dtype=bool)
-    step = max(1, (1 << 18) // max(X.shape[1], 1))
+    step = max(1, (1 << 16) // max(X.shape[1], 1))
     for a in range(0, X.shape[0], step):
         seen |= np.bincount(np.add(X[a:a + step], offset, dtype=np.intp).ravel(), minlength=seen.size) > 0
     return bool(seen.all())
@@ -293,7 +293,7 @@ def _count_labelled(codes, label, weight, K, categories):
     S = int(V.sum())
     total = np.zeros(K * S)
     n, d = codes.shape
-    step = max(1, (1 << 18) // max(d, 1))
+    step = max(1, (1 << 16) // max(d, 1))
     for a in range(0, n, step):
         c = codes[a:a + step]
         valid = (c >= 0) & (c < V)
