@@ -80,6 +80,32 @@ def hard_labels(resp: np.ndarray):
     return labels, weights
 
 
+def all_finite(values: np.ndarray) -> bool:
+    """Whether every entry of a numeric array is finite (no NaN, no infinity); no full-size temporary.
+
+    The sum of finite values is finite unless it overflows, so one reduction answers in
+    the common case (as in scikit-learn); otherwise the cells are checked a chunk of rows
+    at a time.
+
+    Parameters
+    ----------
+    values : ndarray
+        Any numeric dtype (integers and booleans are always finite).
+
+    Returns
+    -------
+    bool
+    """
+    if values.dtype.kind not in "fc":
+        return True
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(values.sum()):
+            return True
+    rows = values.reshape(values.shape[0], -1) if values.ndim > 1 else values.reshape(-1, 1)
+    step = max(1, (1 << 18) // max(rows.shape[1], 1))
+    return all(np.isfinite(rows[a:a + step]).all() for a in range(0, rows.shape[0], step))
+
+
 def all_missing_columns(missing, shape) -> np.ndarray:
     """Bool (d,): columns whose every cell is missing.
 

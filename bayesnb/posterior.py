@@ -345,9 +345,34 @@ def normalise(jll: np.ndarray, class_log_prior: np.ndarray | None, who: str = "N
     FloatingPointError
         If ``jll`` holds NaN or ``+inf`` (a bug, never hidden by the fallback).
     """
-    jll = _checked(np.array(jll, dtype=float, copy=copy or None), class_log_prior, who, stacklevel)
-    jll -= log_marginal(jll)[:, None]  # every row has a finite entry now
+    jll = np.array(jll, dtype=float, copy=copy or None)
+    if not (jll.ndim == 2 and np.isfinite(jll).all()):  # one check when every entry is finite
+        jll = _checked(jll, class_log_prior, who, stacklevel)
+    jll -= _row_logsumexp(jll)[:, None]  # every row has a finite entry now
     return jll
+
+
+def _row_logsumexp(jll: np.ndarray) -> np.ndarray:
+    """``logsumexp`` over the classes of an (n, K) array whose every row has a finite entry.
+
+    Class by class on (n,) vectors (K is small), so that no (n, K) temporary is made:
+    ``top + log(sum_k exp(jll[:, k] - top))`` with ``top`` the row maximum.
+    """
+    if jll.shape[1] == 0:
+        return np.full(jll.shape[0], -np.inf)
+    top = jll[:, 0].copy()
+    for k in range(1, jll.shape[1]):
+        np.maximum(top, jll[:, k], out=top)
+    total = np.zeros(jll.shape[0])
+    tmp = np.empty(jll.shape[0])
+    with np.errstate(under="ignore"):
+        for k in range(jll.shape[1]):
+            np.subtract(jll[:, k], top, out=tmp)
+            np.exp(tmp, out=tmp)
+            total += tmp
+    np.log(total, out=total)
+    total += top
+    return total
 
 
 def log_marginal(jll: np.ndarray) -> np.ndarray:

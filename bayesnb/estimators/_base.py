@@ -272,6 +272,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         codes = np.searchsorted(classes_, y) if K > 1 else np.zeros(n, dtype=int)
         resp = np.zeros((n, K))
         resp[np.arange(n), codes] = w
+        del codes  # (n,) ints no longer needed: not held through the fit's peak
 
         if not partial:
             self._specs = self._resolve_specs(X, resp)

@@ -25,7 +25,7 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d, validate_data
 
-from .._utils import is_frame, missing_mask
+from .._utils import all_finite, is_frame, missing_mask
 from ..privacy import DP, PrivacyWarning
 
 #: The largest total ``sample_weight`` (per fit, or accumulated over partial_fit calls): float64
@@ -245,6 +245,8 @@ def check_no_infinity(X, who: str, names=None) -> None:
             per_col[j] = infinite(np.asarray(X.iloc[:, j].to_numpy(dtype=object))).sum()
         count, cols = int(per_col.sum()), np.flatnonzero(per_col)
     else:
+        if isinstance(X, np.ndarray) and X.dtype.kind == "f" and all_finite(X):  # one pass, no mask
+            return
         mask = infinite(X)
         if not mask.any():
             return

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils import missing_mask
+from .._utils import hard_labels, missing_mask
 
 __all__ = []
 
@@ -162,11 +162,11 @@ def _codes_as_given(X, state, categories, min_categories, extend, who):
     lo, hi = X.min(axis=0), X.max(axis=0)
     if lo.min() < 0:
         return None
+    if state is None and not _every_code_occurs(X, hi):  # a value in 0..max never occurs
+        return None
     cats = []
     for j in range(X.shape[1]):
         if state is None:
-            if not np.bincount(X[:, j], minlength=int(hi[j]) + 1).all():  # a value in 0..max never occurs
-                return None
             c = np.arange(int(hi[j]) + 1, dtype=np.int64)
             if min_categories is not None:
                 c = _with_min_categories(c, min_categories, j, who)
@@ -178,6 +178,20 @@ def _codes_as_given(X, state, categories, min_categories, extend, who):
     codes = X.view()
     codes.flags.writeable = False
     return codes, tuple(cats), tuple(False for _ in cats) if state is None else tuple(state.declared)
+
+
+def _every_code_occurs(X, hi):
+    """Whether every column ``j`` of the non-negative int64 ``X`` holds each value ``0 .. hi[j]``.
+
+    One bincount per chunk of rows over ``offset[j] + X[i, j]`` (no strided column copies).
+    """
+    V = hi.astype(np.intp) + 1
+    offset = np.concatenate([[0], np.cumsum(V)[:-1]])
+    seen = np.zeros(int(V.sum()), dtype=bool)
+    step = max(1, (1 << 16) // max(X.shape[1], 1))
+    for a in range(0, X.shape[0], step):
+        seen |= np.bincount(np.add(X[a:a + step], offset, dtype=np.intp).ravel(), minlength=seen.size) > 0
+    return bool(seen.all())
 
 
 def _declared(categories, min_categories, j, d, pd_declared, who):
@@ -248,6 +262,9 @@ def check_state(state, d):
 def count_codes(codes, resp, categories):
     """Per column, the (K, V_j) weighted count of each code; ``-1`` and ``V_j`` left out."""
     K = resp.shape[1]
+    hard = hard_labels(resp) if K and len(categories) else None
+    if hard is not None:
+        return _count_labelled(codes, *hard, K, categories)
     counts = []
     for j, cats in enumerate(categories):
         V = len(cats)
@@ -261,6 +278,32 @@ def count_codes(codes, resp, categories):
             cj[k] = np.bincount(c, weights=resp[:, k] if complete else resp[ok, k], minlength=V)[:V]
         counts.append(cj)
     return tuple(counts)
+
+
+def _count_labelled(codes, label, weight, K, categories):
+    """:func:`count_codes` when each row belongs to one class: one bincount per chunk of rows.
+
+    Cell ``(i, j)`` falls in bin ``label[i] * S + offset[j] + code`` (``S`` = all
+    categories); missing and unseen codes get weight 0. Chunks of rows are read whole
+    (no strided column copies) and their bins added up: the same sums (in another order
+    across chunks, which only matters in the last bit for non-integer weights).
+    """
+    V = np.array([len(c) for c in categories], dtype=np.intp)
+    offset = np.concatenate([[0], np.cumsum(V)[:-1]])
+    S = int(V.sum())
+    total = np.zeros(K * S)
+    n, d = codes.shape
+    step = max(1, (1 << 16) // max(d, 1))
+    for a in range(0, n, step):
+        c = codes[a:a + step]
+        valid = (c >= 0) & (c < V)
+        idx = np.add(c, offset, dtype=np.intp)
+        idx += (label[a:a + step] * S)[:, None]
+        idx[~valid] = 0
+        wts = np.where(valid, weight[a:a + step, None], 0.0)
+        total += np.bincount(idx.ravel(), weights=wts.ravel(), minlength=K * S)
+    total = total.reshape(K, S)
+    return tuple(total[:, o:o + v].copy() for o, v in zip(offset, V))
 
 
 def reindex_counts(counts, old_categories, new_categories):

@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import betaln
 
-from .._utils import dense, nonfinite_error
+from .._utils import all_finite, dense, nonfinite_error
 from ._base import Family
 from ._mixins import ThetaSite
 from ._numeric import check_alpha, class_sums, dirichlet_draws, resolve_scalar_alpha, sample_class_feature
@@ -81,20 +81,71 @@ class BernoulliBlock(NamedTuple):
 
 def _log_p(post: Betas):
     """Mean ``(log p, log(1 - p))`` of a Betas, each (K, d); undefined factors -> 0."""
+    tot, log_tot = _log_total(post)
+    return _log_part(post.a, tot, log_tot), _log_part(post.b, tot, log_tot)
+
+
+def _log_total(post: Betas):
+    """``(a + b, log(a + b))``, of shape (K, 1) when every feature of a class has the same total."""
     tot = post.a + post.b
     if (tot == tot[:, :1]).all():  # no missing cells: one total per class
         tot = tot[:, :1]
+    with np.errstate(divide="ignore"):
+        return tot, np.log(tot)
+
+
+def _log_part(a, tot, log_tot):
+    """``log(a / tot)`` (K, d), 0 where ``tot`` is 0 (no data and an improper prior: factor dropped)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        log_tot = np.log(tot)
-        lp = np.log(post.a)
+        lp = np.log(a)
         lp -= log_tot
-        lq = np.log(post.b)
-        lq -= log_tot
-    undefined = np.broadcast_to(tot == 0, lp.shape)  # no data and improper prior: drop the factor
+    undefined = np.broadcast_to(tot == 0, lp.shape)
     if undefined.any():
         lp[undefined] = 0.0
-        lq[undefined] = 0.0
-    return lp, lq
+    return lp
+
+
+def _binarized(values, binarize):
+    """``values > binarize`` as a new float64 array in one pass, or None (no threshold, or not
+    a plain numeric array whose every entry is finite: the general path checks those)."""
+    if binarize is None or not isinstance(values, np.ndarray) or values.dtype.kind not in "biuf":
+        return None
+    if not all_finite(values):
+        return None
+    out = np.empty(values.shape)
+    np.greater(values, binarize, out=out)
+    return out
+
+
+class _Tables:
+    """The scoring tables of :meth:`Bernoulli.predict_cache`, indexed like a tuple.
+
+    ``log p`` (the estimator's ``feature_log_prob_``) is computed at once; ``log(1 - p)``,
+    ``(log p - log q).T`` and ``sum_j log q`` on first use, by the first prediction, so a
+    fit pays for one (K, d) log, as scikit-learn's does.
+    """
+
+    def __init__(self, post: Betas):
+        self._post = post
+        self._tot, self._log_tot = _log_total(post)
+        self.lp = _log_part(post.a, self._tot, self._log_tot)
+        self._all = None
+
+    def __getitem__(self, i):
+        if i == 0:
+            return self.lp
+        if self._all is None:
+            lq = _log_part(self._post.b, self._tot, self._log_tot)
+            with np.errstate(invalid="ignore"):
+                diff_T = np.ascontiguousarray((self.lp - lq).T)
+            self._all = (self.lp, lq, diff_T, lq.sum(axis=1))
+        return self._all[i]
+
+    def __iter__(self):
+        return iter([self[i] for i in range(4)])
+
+    def __len__(self):
+        return 4
 
 
 def _prob(point: Betas) -> np.ndarray:
@@ -169,12 +220,20 @@ class Bernoulli(ThetaSite, Family):
                                  f"received {binarize}.")
             if X.format not in ("csr", "csc"):
                 X = X.tocsr()
+            fast = _binarized(X.data, binarize)
             # a new data array on the caller's index arrays: the input is never modified
-            X = type(X)((np.asarray(X.data, dtype=float).copy(), X.indices, X.indptr), shape=X.shape)
+            X = type(X)((np.array(X.data, dtype=float) if fast is None else fast, X.indices, X.indptr),
+                        shape=X.shape)
             data = X.data
         else:
-            X = np.array(X, dtype=float, copy=True)
+            fast = _binarized(X, binarize)
+            X = np.array(X, dtype=float, copy=True) if fast is None else fast
             data = X
+        if fast is not None:  # thresholded, nothing missing
+            if sp.issparse(X) and not data.all():
+                X = type(X)((data, X.indices.copy(), X.indptr.copy()), shape=X.shape)
+                X.eliminate_zeros()  # on copies of the index arrays
+            return BernoulliBlock(X, None), X.shape[1]
         if np.isinf(data).any():
             raise nonfinite_error(who, "Bernoulli features", data)
         miss = np.isnan(data)
@@ -260,14 +319,11 @@ class Bernoulli(ThetaSite, Family):
 
         Returns
         -------
-        tuple
+        sequence of 4 arrays
             ``(log p, log(1 - p), (log p - log q).T contiguous, sum_j log q)``: (K, d),
-            (K, d), (d, K) and (K,).
+            (K, d), (d, K) and (K,); all but ``log p`` are computed on first use.
         """
-        lp, lq = _log_p(post)
-        with np.errstate(invalid="ignore"):
-            diff_T = np.ascontiguousarray((lp - lq).T)
-        return lp, lq, diff_T, lq.sum(axis=1)
+        return _Tables(post)
 
     def log_likelihood(self, prior, post, block, predictive="mean", cache=None):
         """``log p(x_block | y=k)`` under the posterior predictive (= posterior mean), (n, K).

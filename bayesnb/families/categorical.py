@@ -245,9 +245,28 @@ class Categorical(Family):
         """
         n = codes.shape[0]
         K = post.concentration[0].shape[0] if post.concentration else 0
-        out = np.zeros((n, K))
-        for j, table in enumerate(_enc.code_log_tables(prior, post)):
-            out += np.ascontiguousarray(table.T)[codes[:, j]]  # code -1 (missing) picks the last row, 0
+        tables = _enc.code_log_tables(prior, post)
+        if not tables:
+            return np.zeros((n, K))
+        # every feature's (K, V_j + 2) table side by side: feature j's code c is column
+        # offset[j] + c; code -1 (missing) picks the column before, the previous table's last
+        # column (0), and for j = 0 the last column of all (also 0)
+        big = np.concatenate(tables, axis=1)  # (K, sum_j (V_j + 2)), one row per class
+        offset = np.cumsum([0] + [t.shape[1] for t in tables[:-1]])
+        out = np.empty((n, K))
+        d = len(tables)
+        step = max(1, (1 << 16) // d)  # buffers of ~512 KiB
+        idx = np.empty((min(step, n), d), dtype=np.intp)
+        vals = np.empty((min(step, n), d))
+        ones = np.ones(d)
+        sums = np.empty((K, min(step, n)))
+        for a in range(0, n, step):
+            b = min(a + step, n)
+            np.add(codes[a:b], offset, out=idx[: b - a])
+            for k in range(K):  # gather class k's log probabilities, sum each row (BLAS)
+                np.take(big[k], idx[: b - a], out=vals[: b - a])
+                np.dot(vals[: b - a], ones, out=sums[k, : b - a])
+            out[a:b] = sums[:, : b - a].T
         return out
 
     def log_evidence(self, prior, post):
@@ -270,7 +289,7 @@ class Categorical(Family):
 
     def all_missing(self, codes):
         """Columns missing in every row, bool (d,)."""
-        return (codes < 0).all(axis=0) if codes.shape[0] else np.zeros(codes.shape[1], bool)
+        return codes.max(axis=0) < 0 if codes.shape[0] else np.zeros(codes.shape[1], bool)
 
     def state_shapes(self, state, K, d):
         """Check a :class:`CategoricalEncoding` read from a model file; ``(K, V_j)`` per column.

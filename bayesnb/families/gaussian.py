@@ -45,7 +45,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln, logsumexp
 
-from .._utils import all_missing_columns, nonfinite_error
+from .._utils import all_finite, all_missing_columns, nonfinite_error
 from ._base import Family
 from ._gaussian_cells import (
     _chunk_rows,
@@ -66,6 +66,14 @@ from ._numeric import float32_args, sample_class_feature, weighted_class_cells
 from ._private import noisy_moments, require_bounds
 
 __all__ = ["Gaussian", "GaussianStats", "NormalInverseGammas", "auto_prior", "plug_in"]
+
+
+def _all_observed(obs) -> bool:
+    """Whether the observed mask is all True; no pass over the cells for :meth:`Gaussian.encode`'s
+    zero-memory mask of a complete block (a broadcast scalar)."""
+    if obs.ndim == 2 and obs.size and not any(obs.strides):
+        return bool(obs.flat[0])
+    return bool(obs.all())
 
 
 class Gaussian(Family):
@@ -117,7 +125,7 @@ class Gaussian(Family):
                 "Use .toarray(), or a Multinomial/Bernoulli block for sparse counts."
             )
         A = np.asarray(X, dtype=np.float64)
-        if np.isfinite(A).all():  # nothing missing: no copy, and a mask that takes no memory
+        if all_finite(A):  # nothing missing: no copy, and a mask that takes no memory
             return GaussianBlock(A, np.broadcast_to(True, A.shape)), X.shape[1]
         observed = ~np.isnan(A)
         if np.isinf(A).any():
@@ -138,7 +146,7 @@ class Gaussian(Family):
         constant column is recognisably constant, not "variance 1e-34" from rounding.
         """
         X, obs = block.X, block.observed
-        if obs.all():
+        if _all_observed(obs):
             return _complete_stats(X, resp)
         n = resp.T @ obs.astype(float)
         K, d = n.shape
@@ -224,10 +232,10 @@ class Gaussian(Family):
         if predictive not in ("mean", "marginal"):
             raise ValueError(f"predictive must be 'mean' or 'marginal'; received {predictive!r}.")
         X, obs = block.X, block.observed
-        complete = bool(obs.all())
+        complete = _all_observed(obs)
         rel = np.empty((X.shape[0], post.mu.shape[0]))
         row = np.empty(X.shape[0])
-        step = _chunk_rows(X.shape[1])  # rows are independent: a chunk's buffers stay small
+        step = max(1, _chunk_rows(X.shape[1]) // 4)  # rows are independent: K buffers of ~512 KiB
         for a in range(0, X.shape[0], step):
             b = min(a + step, X.shape[0])
             _parts_into(post, X[a:b], None if complete else ~obs[a:b], predictive, rel[a:b], row[a:b])
@@ -247,6 +255,8 @@ class Gaussian(Family):
 
     def all_missing(self, block):
         """Columns missing in every row, bool (d,)."""
+        if _all_observed(block.observed):
+            return np.zeros(block.X.shape[1], dtype=bool)
         return all_missing_columns(~block.observed, block.X.shape)
 
     # ------------------------------------------------------------------ generative hooks
