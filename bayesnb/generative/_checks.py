@@ -10,7 +10,7 @@ import numpy as np
 from .given import given_columns
 from .tables import label_codes
 
-__all__ = ["check_dask_impute", "sample_request"]
+__all__ = ["check_dask_impute", "check_not_private", "sample_request"]
 
 
 def sample_request(classes, n_samples, y, given, n_features, feature_names, who):
@@ -74,3 +74,16 @@ def check_dask_impute(strategy, y, latent, n_components, who):
             f"{who}.impute on a Dask collection fills each partition alone with a point estimate "
             f"(strategy 'auto', 'mode' or 'mean'); received strategy={strategy!r}, y, latent or "
             "n_components != 1, which need draws or a fit across partitions: compute X first.")
+
+
+def check_not_private(estimator, method, how):
+    """Refuse ``method`` on an estimator with ``privacy=``: ``how`` (it reads the raw rows) releases them.
+
+    Raises
+    ------
+    ValueError
+        The estimator has ``privacy`` set.
+    """
+    if getattr(estimator, "privacy", None) is not None:
+        raise ValueError(f"{type(estimator).__name__}.{method} is not available with privacy=: {how} on the raw rows "
+                         "without noise, so its result is not differentially private. Use fit.")

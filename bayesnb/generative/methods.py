@@ -17,7 +17,7 @@ from .. import _dask
 from .._utils import as_generator, is_frame
 from ..inference import em
 from ..inference.em import allowed_states
-from ._checks import check_dask_impute, sample_request
+from ._checks import check_dask_impute, check_not_private, sample_request
 from .conditional import check_known_values, sample_given
 from .functions import feature_contributions, impute_cells, sample_rows, score_rows
 from .given import encode_given, write_given
@@ -254,10 +254,7 @@ class GenerativeMixin:
         -------
         LatentClassFit
         """
-        if getattr(self, "privacy", None) is not None:
-            raise ValueError(f"{type(self).__name__}.fit_latent_class is not available with privacy=: it fits its "
-                             "components by EM on the raw rows without noise, "
-                             "so its result is not differentially private. Use fit.")
+        check_not_private(self, "fit_latent_class", "it fits its components by EM")
         rng = as_generator(random_state)
         self._gen_model()
         X = self._check_X(X, reset=False)
@@ -454,10 +451,7 @@ class GenerativeMixin:
         >>> m.classes_.tolist(), m.transduction_.tolist()
         ([0, 1], [0, 0, 1, 1, 0, 1])
         """
-        if getattr(self, "privacy", None) is not None:
-            raise ValueError(f"{type(self).__name__}.fit_semi_supervised is not available with privacy=: it runs EM "
-                             "on the raw rows without noise, "
-                             "so its result is not differentially private. Use fit.")
+        check_not_private(self, "fit_semi_supervised", "it runs EM")
         self._reset_fitted()
         who = self._who
         split = partial_labels(y, unlabeled, who)
