@@ -13,10 +13,10 @@ estimator). Everything it learns lives in NamedTuples that its methods pass arou
 
 then parameter draws, value draws and imputation (``gen_*``), the NumPyro pieces
 (``numpyro_*``), the linear form, display and persistence. :class:`Family` declares each
-of them; the abstract ones must be written by a family, the others have defaults. The
-package calls nothing else on a family and never asks which family it holds, so a
-subclass (of ``Family`` or of a bayesnb family) works everywhere
-(docs/families/custom.md).
+of them; the abstract ones must be written by a family, the others have defaults (some
+inherited from the mixins of :mod:`._default_hooks`). The package calls nothing else on a
+family and never asks which family it holds, so a subclass (of ``Family`` or of a bayesnb
+family) works everywhere (docs/families/custom.md).
 
 Missing cells are part of the contract: ``stats`` leaves them out, ``log_likelihood``
 marginalises them (for Naive Bayes that drops the factor).
@@ -35,13 +35,14 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from .._utils import all_missing_columns
+from ._default_hooks import PartitionDefaults
 from ._hyperparams import HyperParams
 from ._numeric import float32_args
 
 __all__ = ["Family"]
 
 
-class Family(HyperParams, ABC):
+class Family(HyperParams, PartitionDefaults, ABC):
     """Base class of feature families (Categorical, Bernoulli, Multinomial, Gaussian, LogNormal, Poisson).
 
     Subclasses list their hyperparameters in ``_param_names``, set the class attributes
@@ -231,26 +232,6 @@ class Family(HyperParams, ABC):
     def check_posterior(self, post, stats, names, classes, who="NaiveBayes"):
         """Raise where the posterior leaves a predictive undefined (default: never)."""
 
-    def merge_states(self, a, b):
-        """The encoding state of two batches' rows together, from each batch's own ``encode`` state.
-
-        A fit over partitions (Dask) encodes every partition alone, merges the states, and
-        encodes every partition again against the merged one. The default accepts equal
-        states (an encoding fixed by the number of columns) and refuses others: an encoding
-        learned from the data in a way its states cannot combine (e.g. histogram bins from
-        the data's range) cannot be rebuilt from partitions.
-
-        Raises
-        ------
-        NotImplementedError
-            The states differ and the family cannot combine them.
-        """
-        if not _same_state(a, b):
-            raise NotImplementedError(
-                f"{type(self).__name__} learns its encoding from the data ({type(a).__name__}), and two batches "
-                "gave different ones that it cannot combine: fit it on the whole data at once.")
-        return a
-
     def reindex_stats(self, stats, old_state, new_state):
         """Statistics of ``old_state``'s encoding moved onto ``new_state`` (default: unchanged).
 
@@ -289,17 +270,6 @@ class Family(HyperParams, ABC):
         if not isinstance(state, int) or isinstance(state, bool) or state != d:
             raise ValueError(f"its state must be its number of columns ({d}); the file holds {str(state)[:60]}")
         return (K, d)
-
-    def dp_stats(self, block, resp, state, budget, bounds, names, who="NaiveBayes"):
-        """The block's statistics released under differential privacy (docs/privacy.md).
-
-        :meth:`stats` of rows of weight <= 1, on values clipped to ``bounds`` (per column ``(lo, hi)``
-        or None) where needed, plus noise that ``budget`` (:class:`bayesnb.privacy.Budget`) calibrates
-        to their sensitivity when one row is replaced, post-processed into valid statistics; ``names``
-        (the columns) for messages. The default raises NotImplementedError: no private release.
-        """
-        raise NotImplementedError(f"{who}: the {type(self).__name__} family has no differentially private "
-                                  "release yet (privacy= supports Categorical, Bernoulli and Gaussian blocks).")
 
     # ------------------------------------------------------------------ generative hooks
     @abstractmethod
@@ -523,13 +493,3 @@ class Family(HyperParams, ABC):
             ``kind="bars"``: payload ``(labels, p)`` with ``p`` of shape (K, len(labels));
             ``kind="density"``: payload ``(mu, sd)``, each of shape (K,).
         """
-
-
-
-def _same_state(a, b) -> bool:
-    """Whether two encoding states are equal (ints, arrays, and tuples of them, compared field by field)."""
-    if isinstance(a, tuple) and isinstance(b, tuple):
-        return type(a) is type(b) and len(a) == len(b) and all(_same_state(x, y) for x, y in zip(a, b))
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return np.asarray(a).shape == np.asarray(b).shape and bool(np.array_equal(a, b))
-    return type(a) is type(b) and a == b

@@ -17,9 +17,10 @@ from .. import _dask
 from .._utils import as_generator, is_frame
 from ..inference import em
 from ..inference.em import allowed_states
+from ._checks import check_dask_impute, check_not_private, sample_request
 from .conditional import check_known_values, sample_given
 from .functions import feature_contributions, impute_cells, sample_rows, score_rows
-from .given import encode_given, given_columns, write_given
+from .given import encode_given, write_given
 from .latent import check_latent, latent_fits_from_draws
 from .tables import (assemble_table, check_impute_options, label_codes, mask_cells, missing_cells, partial_labels,
                      write_cells)
@@ -65,18 +66,8 @@ class GenerativeMixin:
         post, group, point = self._gen_model(latent)
         if point:  # one MCMC draw: its parameters are used as they are
             options["parameter_uncertainty"] = False
-        yy = None if y is None else np.asarray(y, dtype=object if np.asarray(y).dtype == object else None)
-        n, d, names = int(n_samples) if yy is None or yy.ndim == 0 else yy.shape[0], int(self.n_features_in_), \
-            getattr(self, "feature_names_in_", None)
-        if n < 0:
-            raise ValueError(f"{self._who}: n_samples must be >= 0; received {n_samples}.")
-        if given is not None:
-            values, labels, n = given_columns(given, n, yy is not None and yy.ndim > 0, names, d, self._who)
-        z = None
-        if yy is not None:
-            z = label_codes(self.classes_, yy if yy.ndim else np.full(n, yy.item(), dtype=object), n, self._who)
-            if np.any(z < 0):
-                raise ValueError(f"{self._who}: y must not contain missing labels when sampling.")
+        d, names = int(self.n_features_in_), getattr(self, "feature_names_in_", None)
+        n, z, values, labels = sample_request(self.classes_, n_samples, y, given, d, names, self._who)
         if given is None:
             columns, z = sample_rows(post, n, d, rng=rng, z=z, group=None if latent is None else group,
                                      length=length, who=self._who, stacklevel=4, **options)
@@ -218,11 +209,7 @@ class GenerativeMixin:
         """
         m = check_impute_options(strategy, n_imputations, self._who)
         if _dask.is_dask(X):
-            if strategy == "draw" or y is not None or latent is not None or n_components != 1:
-                raise NotImplementedError(
-                    f"{self._who}.impute on a Dask collection fills each partition alone with a point estimate "
-                    f"(strategy 'auto', 'mode' or 'mean'); received strategy={strategy!r}, y, latent or "
-                    "n_components != 1, which need draws or a fit across partitions: compute X first.")
+            check_dask_impute(strategy, y, latent, n_components, self._who)
             check_is_fitted(self, "posterior_")
             return _dask.map_rows(lambda part: self.impute(part, strategy=strategy), X, "same", who=self._who)
         rng = as_generator(random_state)
@@ -267,10 +254,7 @@ class GenerativeMixin:
         -------
         LatentClassFit
         """
-        if getattr(self, "privacy", None) is not None:
-            raise ValueError(f"{type(self).__name__}.fit_latent_class is not available with privacy=: it fits its "
-                             "components by EM on the raw rows without noise, "
-                             "so its result is not differentially private. Use fit.")
+        check_not_private(self, "fit_latent_class", "it fits its components by EM")
         rng = as_generator(random_state)
         self._gen_model()
         X = self._check_X(X, reset=False)
@@ -467,10 +451,7 @@ class GenerativeMixin:
         >>> m.classes_.tolist(), m.transduction_.tolist()
         ([0, 1], [0, 0, 1, 1, 0, 1])
         """
-        if getattr(self, "privacy", None) is not None:
-            raise ValueError(f"{type(self).__name__}.fit_semi_supervised is not available with privacy=: it runs EM "
-                             "on the raw rows without noise, "
-                             "so its result is not differentially private. Use fit.")
+        check_not_private(self, "fit_semi_supervised", "it runs EM")
         self._reset_fitted()
         who = self._who
         split = partial_labels(y, unlabeled, who)

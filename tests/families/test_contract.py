@@ -14,7 +14,8 @@ import scipy.sparse as sp
 
 from bayesnb.families import (Bernoulli, Categorical, Complement, Gaussian, Histogram, Hurdle, LogNormal, Multinomial,
                                Poisson)
-from bayesnb.families._base import Family, _same_state
+from bayesnb.families._base import Family
+from bayesnb.families._default_hooks import same_state as _same_state
 
 K = 3
 

@@ -1,0 +1,59 @@
+"""Default hooks of the :class:`~bayesnb.families._base.Family` contract, grouped by job.
+
+:class:`Family` inherits them; a family overrides whichever its data need. The contract's
+documentation of each hook is here, beside its default.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["PartitionDefaults"]
+
+
+class PartitionDefaults:
+    """Hooks for statistics made elsewhere than in one pass over the rows in memory.
+
+    :meth:`merge_states` for a fit over partitions (Dask), :meth:`dp_stats` for a
+    differentially private release (``privacy=``).
+    """
+
+    def merge_states(self, a, b):
+        """The encoding state of two batches' rows together, from each batch's own ``encode`` state.
+
+        A fit over partitions (Dask) encodes every partition alone, merges the states, and
+        encodes every partition again against the merged one. The default accepts equal
+        states (an encoding fixed by the number of columns) and refuses others: an encoding
+        learned from the data in a way its states cannot combine (e.g. histogram bins from
+        the data's range) cannot be rebuilt from partitions.
+
+        Raises
+        ------
+        NotImplementedError
+            The states differ and the family cannot combine them.
+        """
+        if not same_state(a, b):
+            raise NotImplementedError(
+                f"{type(self).__name__} learns its encoding from the data ({type(a).__name__}), and two batches "
+                "gave different ones that it cannot combine: fit it on the whole data at once.")
+        return a
+
+    def dp_stats(self, block, resp, state, budget, bounds, names, who="NaiveBayes"):
+        """The block's statistics released under differential privacy (docs/privacy.md).
+
+        :meth:`stats` of rows of weight <= 1, on values clipped to ``bounds`` (per column ``(lo, hi)``
+        or None) where needed, plus noise that ``budget`` (:class:`bayesnb.privacy.Budget`) calibrates
+        to their sensitivity when one row is replaced, post-processed into valid statistics; ``names``
+        (the columns) for messages. The default raises NotImplementedError: no private release.
+        """
+        raise NotImplementedError(f"{who}: the {type(self).__name__} family has no differentially private "
+                                  "release yet (privacy= supports Categorical, Bernoulli and Gaussian blocks).")
+
+
+def same_state(a, b) -> bool:
+    """Whether two encoding states are equal (ints, arrays, and tuples of them, compared field by field)."""
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return type(a) is type(b) and len(a) == len(b) and all(same_state(x, y) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.asarray(a).shape == np.asarray(b).shape and bool(np.array_equal(a, b))
+    return type(a) is type(b) and a == b
