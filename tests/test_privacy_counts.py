@@ -166,3 +166,15 @@ def test_private_histogram_is_refused_with_the_reason():
     X, y = mixed_data()
     with pytest.raises(NotImplementedError, match="bin edges are quantiles of the data"):
         bn.NaiveBayes({(0, 1): bn.Histogram()}, privacy=bn.DP(1.0, classes=[0, 1])).fit(X[:, :2], y)
+
+
+def test_a_private_count_model_round_trips_through_a_model_file(tmp_path):
+    X, y = counts_data()
+    dp = bn.DP(1.0, delta=1e-6, mechanism="gaussian", row_length=10, classes=[0, 1], random_state=0)
+    m = bn.MultinomialNB(privacy=dp).fit(sp.csr_matrix(X), y)
+    assert (m.posterior_.blocks[0].stats.counts >= 0).all()
+    path = tmp_path / "m.bnb"
+    m.save(path)
+    back = bn.load(path)
+    assert back.privacy == dp and back.privacy.row_length == 10.0 and back.privacy_spent_ == m.privacy_spent_
+    np.testing.assert_array_equal(back.predict_proba(X), m.predict_proba(X))
