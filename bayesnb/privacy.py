@@ -45,7 +45,11 @@ class DP:
     bounds : dict, optional
         ``{column: (lo, hi)}`` (column name or position), declared without looking at the
         data: a numeric column's values are clipped to ``[lo, hi]``. Required for every
-        column of a Gaussian block.
+        column of a Gaussian, LogNormal or Poisson block.
+    row_length : float, optional
+        The largest total count ``L > 0`` of one row of a count block (Multinomial,
+        Complement), declared without looking at the data: a longer row is scaled down to
+        total ``L`` (its proportions kept). Required for those blocks.
     mechanism : {"laplace", "gaussian"}, default="laplace"
         Laplace noise calibrated to the L1 sensitivity (pure epsilon-DP), or Gaussian noise
         calibrated to the L2 sensitivity with the analytic calibration ((epsilon, delta)-DP).
@@ -58,7 +62,7 @@ class DP:
     Examples
     --------
     >>> DP(1.0)
-    DP(epsilon=1.0, delta=0.0, bounds=None, mechanism='laplace', random_state=None, classes=None)
+    DP(epsilon=1.0, delta=0.0, bounds=None, mechanism='laplace', random_state=None, classes=None, row_length=None)
     """
 
     epsilon: float
@@ -67,6 +71,7 @@ class DP:
     mechanism: str = "laplace"
     random_state: Any = None
     classes: Any = None
+    row_length: Any = None
 
     def __post_init__(self):
         eps, delta = self.epsilon, self.delta
@@ -82,6 +87,11 @@ class DP:
         if self.mechanism == "gaussian" and delta == 0:
             raise ValueError("DP: the Gaussian mechanism needs delta > 0 (e.g. 1e-6, well below 1/n); "
                              "received delta=0.")
+        L = self.row_length
+        if L is not None and (isinstance(L, bool) or not isinstance(L, numbers.Real) or not math.isfinite(L)
+                              or L <= 0):
+            raise ValueError(f"DP: row_length must be a finite number > 0 (the largest total count of a row of "
+                             f"a count block) or None; received {L!r}.")
         if self.bounds is not None:
             if not isinstance(self.bounds, dict):
                 raise TypeError(f"DP: bounds must be a dict {{column: (lo, hi)}} or None; received "
@@ -104,7 +114,8 @@ class DP:
         rs = self.random_state if isinstance(self.random_state, numbers.Integral) else None
         classes = None if self.classes is None else list(np.asarray(self.classes).tolist())
         return {"epsilon": float(self.epsilon), "delta": float(self.delta), "bounds": bounds,
-                "mechanism": self.mechanism, "random_state": rs, "classes": classes}
+                "mechanism": self.mechanism, "random_state": rs, "classes": classes,
+                "row_length": None if self.row_length is None else float(self.row_length)}
 
 
 @dataclass(frozen=True)

@@ -193,7 +193,9 @@ def refusals(votes, penguins):
         (lambda: bn.CategoricalNB(categories=cats, structure="tan", privacy=dp).fit(Xv, yv), "structure='tan'"),
         (lambda: nb.fit_latent_class(Xv, yv), "fit_latent_class is not available"),
         (lambda: nb.fit_semi_supervised(Xv, yv), "fit_semi_supervised is not available"),
-        (lambda: bn.MultinomialNB(privacy=dp).fit(np.ones((435, 3)), yv), "Multinomial family has no"),
+        (lambda: bn.MultinomialNB(privacy=dp).fit(np.ones((435, 3)), yv), "bound on the length of a row"),
+        (lambda: bn.NaiveBayes({(0, 1): bn.Histogram()}, privacy=dp).fit(np.ones((435, 2)), yv),
+         "Histogram block has no differentially private release"),
     ]
 
 

@@ -120,3 +120,33 @@ def test_the_audit_statistic_is_a_valid_lower_bound_on_a_known_loss():
     lb = epsilon_lower_bound(a, b)
     assert 0.5 < lb <= 1.0
     assert math.isclose(epsilon_lower_bound(a, a[::-1]), 0.0, abs_tol=0.2)
+
+
+def multinomial_releases(last_row, L, budget):
+    """``R`` releases of a count block's counts through ``Multinomial.dp_stats``; f = c_0 - c_1."""
+    fam = bn.Multinomial()
+    X = np.vstack([np.tile([2.0, 1.0, 3.0], (19, 1)), last_row])
+    block, state = fam.encode(X)
+    counts = fam.dp_stats(block, np.ones((20, R)), state, budget, ([None] * 3, L), ["a", "b", "c"], who="audit").counts
+    return counts[:, 0] - counts[:, 1]
+
+
+# one row replaced: a long row all in column a, or all in column b (both scaled down to length L)
+MULTINOMIAL_NEIGHBOURS = ([15.0, 0.0, 0.0], [0.0, 15.0, 0.0])
+
+
+def test_the_multinomial_release_passes_the_audit():
+    eps, L = 1.0, 5.0
+    rng = np.random.default_rng(15)
+    a, b = (multinomial_releases(row, L, Budget(eps, 0.0, "laplace", rng)) for row in MULTINOMIAL_NEIGHBOURS)
+    lb = epsilon_lower_bound(a, b)
+    assert 0.25 * eps < lb <= eps
+
+
+def test_the_audit_fails_for_a_multinomial_release_that_forgets_the_row_length():
+    eps, L = 1.0, 5.0
+    rng = np.random.default_rng(16)
+    # the mistake: each row taken to move one count (sensitivity 2, as a categorical column) instead
+    # of up to L counts (2 L): noise L times too small, as if epsilon were L times larger
+    a, b = (multinomial_releases(row, L, Budget(eps * L, 0.0, "laplace", rng)) for row in MULTINOMIAL_NEIGHBOURS)
+    assert epsilon_lower_bound(a, b) > 2 * eps

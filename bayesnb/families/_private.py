@@ -10,8 +10,24 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import scipy.sparse as sp
 
-__all__ = ["VAR_FLOOR", "check_declared", "check_no_auto", "check_no_bounds", "noisy_counts", "noisy_moments", "require_bounds"]
+__all__ = [
+    "VAR_FLOOR",
+    "check_declared",
+    "check_no_auto",
+    "check_no_bounds",
+    "noisy_counts",
+    "noisy_moments",
+    "noisy_pairs",
+    "noisy_row_counts",
+    "noisy_sums",
+    "require_bounds",
+    "require_row_length",
+    "row_counts_release",
+    "scale_rows",
+    "whole_bounds",
+]
 
 #: the smallest released within-class variance, as a fraction of the squared half-range of the
 #: bounds (a released sd is at least 10% of the half-range): keeps every variance positive, and
@@ -39,16 +55,17 @@ def check_no_bounds(bounds, names, family, who):
     """Refuse bounds given for the columns of a family that does not clip values."""
     given = [names[j] for j, b in enumerate(bounds) if b is not None]
     if given:
-        raise ValueError(f"{who}: privacy bounds apply to numeric (Gaussian) columns; column(s) {given} "
+        raise ValueError(f"{who}: privacy bounds apply to numeric (Gaussian, LogNormal, Poisson) columns; "
+                         f"column(s) {given} "
                          f"are in a {family} block, which needs none. Remove them from DP(bounds=...).")
 
 
-def require_bounds(bounds, names, who):
+def require_bounds(bounds, names, who, family="Gaussian"):
     """``(lo, hi)`` arrays of a block whose every column must have declared bounds."""
     missing = [names[j] for j, b in enumerate(bounds) if b is None]
     if missing:
         raise ValueError(
-            f"{who}: a private Gaussian block needs declared bounds for every column; none for {missing}. "
+            f"{who}: a private {family} block needs declared bounds for every column; none for {missing}. "
             "Give DP(bounds={column: (lo, hi)}) from knowledge of the domain: bounds read from the data "
             "(its min and max) would themselves leak it.")
     return (np.array([b[0] for b in bounds], dtype=float), np.array([b[1] for b in bounds], dtype=float))
@@ -121,3 +138,137 @@ def noisy_moments(X, observed, resp, lo, hi, budget):
     mean = np.where(has, c + r * mu, 0.0)
     m2 = np.where(has, n * var * r * r, 0.0)
     return n, mean, m2
+
+
+def noisy_sums(X, observed, resp, lo, hi, fns, budget):
+    """Per (class, column) count and sums of ``f(x)`` for each monotone ``f`` of values clipped to bounds.
+
+    Values are clipped to ``[lo, hi]``; for each ``f`` (non-decreasing on the bounds) a row adds
+    ``u = (f(x) - f(lo)) / (f(hi) - f(lo))`` in ``[0, 1]`` to its class. The budget is split in
+    equal shares over the counts ``n`` and each sum; each is a count-like query (a replaced row
+    moves at most one unit out of one class and into another per column): L1 ``2 d``, L2
+    ``sqrt(2 d)``. Post-processing: ``n >= 0``, each sum clipped to ``[0, n]`` (so the mean of
+    ``f(x)`` lies within ``[f(lo), f(hi)]``), then mapped back: ``sum f = n f(lo) + w sum u``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        Values (missing cells hold anything finite).
+    observed : ndarray of bool, shape (n, d)
+    resp : ndarray of shape (n, K)
+        One-hot labels (each row's weight at most 1).
+    lo, hi : ndarray of shape (d,)
+    fns : list of callable
+        Non-decreasing functions of an array.
+    budget : bayesnb.privacy.Budget
+
+    Returns
+    -------
+    n : ndarray of shape (K, d)
+    sums : list of ndarray of shape (K, d)
+        One per ``f``.
+    """
+    obs = np.broadcast_to(observed, X.shape)
+    x = np.clip(np.where(obs, X, lo), lo, hi)
+    d = X.shape[1]
+    shares = budget.split([1] * (1 + len(fns)))
+    n = np.maximum(shares[0].noisy(resp.T @ obs.astype(float), 2.0 * d, math.sqrt(2.0 * d)), 0.0)
+    sums = []
+    for f, b in zip(fns, shares[1:]):
+        f_lo, f_hi = f(lo), f(hi)
+        w = np.where(f_hi > f_lo, f_hi - f_lo, 1.0)
+        u = np.where(obs, (f(x) - f_lo) / w, 0.0)
+        s = np.clip(b.noisy(resp.T @ u, 2.0 * d, math.sqrt(2.0 * d)), 0.0, n)
+        sums.append(n * f_lo + w * s)
+    return n, sums
+
+
+def require_row_length(row_length, bounds, names, who):
+    """The declared row length ``L`` of a count block (refusing per-column bounds there)."""
+    check_no_bounds(bounds, names, "count (Multinomial)", who)
+    if row_length is None:
+        raise ValueError(f"{who}: a private count (Multinomial/Complement) block needs a declared bound on the "
+                         "length of a row: give DP(row_length=L) from knowledge of the domain (e.g. the "
+                         "longest document you accept); longer rows are scaled down to length L. A bound "
+                         "read from the data (its longest row) would itself leak it.")
+    return float(row_length)
+
+
+def scale_rows(X, L):
+    """``X`` (dense or sparse, non-negative) with each row of total above ``L`` scaled to total ``L``.
+
+    Proportions within a row are kept (the statistic a Multinomial estimates). Sparse input stays
+    sparse; ``X`` is not modified.
+    """
+    length = np.asarray(X.sum(axis=1), dtype=float).ravel()
+    f = np.where(length > L, L / np.where(length > 0, length, 1.0), 1.0)
+    if sp.issparse(X):
+        out = sp.diags(f) @ X
+        return out.asformat(X.format)
+    return X * f[:, None]
+
+
+def noisy_row_counts(counts, L, budget):
+    """Class-by-column token counts of rows of length at most ``L``, released with noise.
+
+    A replaced row removes its vector ``x`` (``|x|_1 <= L``, ``x >= 0``) from one class and adds
+    ``x'`` to another: L1 sensitivity ``2 L``, L2 sensitivity ``sqrt(2) L`` (for non-negative
+    vectors ``|x' - x|_2^2 <= |x|_2^2 + |x'|_2^2 <= 2 L^2``). Post-processing: negative counts
+    set to 0; a class's total is the sum of its released counts (consistent by construction).
+    (Projecting each class onto a separately released total was tried and is worse: where noise
+    dominates, it keeps only the largest noise spikes.)
+
+    Parameters
+    ----------
+    counts : ndarray of shape (K, d)
+    L : float
+    budget : bayesnb.privacy.Budget
+
+    Returns
+    -------
+    ndarray of shape (K, d)
+    """
+    return np.maximum(budget.noisy(counts, 2.0 * L, math.sqrt(2.0) * L), 0.0)
+
+
+def row_counts_release(fam, block, resp, state, budget, bounds, names, who):
+    """A count block's (Multinomial, Complement) private statistics: the counts of :func:`noisy_row_counts`.
+
+    ``bounds`` is ``(the columns' bounds, L)`` with ``L = DP(row_length=...)``: rows longer than
+    ``L`` are scaled down to total ``L`` (:func:`scale_rows`; sparse stays sparse). Which columns
+    are observed is read from the data in the family's encoding state, so every declared column
+    counts as observed: ``state`` (the bool array this fit's encoding made) is set to all True in
+    place, and a row with a missing cell is left out (complete cases, as in ``fam.stats``).
+    ``alpha="auto"`` is refused.
+
+    Returns
+    -------
+    ndarray of shape (K, d)
+    """
+    check_no_auto(fam.alpha, "alpha", who)
+    L = require_row_length(bounds[1], bounds[0], names, who)
+    state[:] = True
+    counts = fam.stats(block._replace(X=scale_rows(block.X, L)), resp, state).counts
+    return noisy_row_counts(counts, L, budget)
+
+
+def noisy_pairs(first, second, budget):
+    """Two (K, d) counts of which each row adds 1 to at most one, per column (``at``/other, one/zero).
+
+    Released as :func:`noisy_counts` of one ``(K, 2)`` table per column: L1 ``2 d``, L2 ``sqrt(2 d)``.
+    """
+    d = first.shape[1]
+    noisy = noisy_counts([np.stack([first[:, j], second[:, j]], axis=1) for j in range(d)], budget)
+    if not noisy:
+        return first, second
+    return np.stack([t[:, 0] for t in noisy], axis=1), np.stack([t[:, 1] for t in noisy], axis=1)
+
+
+def whole_bounds(bounds, names, who, family):
+    """Declared bounds of a count column: whole numbers with ``0 <= lo``, as ``(lo, hi)`` arrays."""
+    lo, hi = require_bounds(bounds, names, who, family)
+    bad = [names[j] for j in range(len(lo)) if lo[j] < 0 or lo[j] != round(lo[j]) or hi[j] != round(hi[j])]
+    if bad:
+        raise ValueError(f"{who}: the privacy bounds of a {family} column are whole numbers with 0 <= lo < hi; "
+                         f"column(s) {bad} have {[bounds[names.index(b)] for b in bad]}.")
+    return lo, hi

@@ -186,7 +186,7 @@ class Gaussian(Family):
         if self.prior is None or (isinstance(self.prior, str) and self.prior == "reference"):
             raise ValueError(f"{who}: with privacy= a Gaussian block needs a proper prior ('auto' or a dict); "
                              f"received prior={self.prior!r}, improper where a noisy count is near 0.")
-        lo, hi = require_bounds(bounds, names, who)
+        lo, hi = require_bounds(bounds, names, who, type(self).__name__)
         return GaussianStats(*noisy_moments(block.X, block.observed, resp, lo, hi, budget))
 
     def update(self, prior, stats):

@@ -216,6 +216,14 @@ class Histogram(Family):
         """Add counts and log-width sums feature by feature."""
         return HistogramStats(*(tuple(x + y for x, y in zip(u, v)) for u, v in zip(a, b)))
 
+    def dp_stats(self, block, resp, state, budget, bounds, names, who="Histogram"):
+        """Refused: the bins are data-derived (quantiles) and the state holds training values."""
+        raise NotImplementedError(
+            f"{who}: a Histogram block has no differentially private release: its bin edges are quantiles of "
+            "the data and its state stores the training values that sampling draws from, both of which reveal "
+            "rows. Use a Gaussian, LogNormal or Poisson block with declared bounds, or bin the column yourself "
+            "with declared edges into a Categorical block with declared categories.")
+
     def make_prior(self, stats, state, who="Histogram"):
         """Dirichlet(alpha) over the bins of every (class, feature), no log widths yet."""
         a = _check_alpha(self.alpha, who)

@@ -35,6 +35,7 @@ from scipy.special import betaln
 from .._utils import all_missing_columns
 from ._base import Family
 from ._numeric import sample_class_feature
+from ._private import noisy_pairs
 from .lognormal import LogNormal
 
 __all__ = ["Hurdle", "HurdleBlock", "HurdleParams", "HurdleStats"]
@@ -212,6 +213,13 @@ class Hurdle(Family):
         """Weighted counts of ``at`` cells and of other observed cells, then the base's statistics."""
         inner = self._b.stats(block.base, resp, state)
         return _pack(HurdleStats, (resp.T @ block.at.astype(float), resp.T @ self._other(block).astype(float)), inner)
+
+    def dp_stats(self, block, resp, state, budget, bounds, names, who="Hurdle"):
+        """Half the budget on the counts of ``at`` and other cells (L1 2 per column, as Bernoulli's),
+        half on the base's own release of its cells (its bounds, its sensitivity)."""
+        b_at, b_base = budget.split([1, 1])
+        head = noisy_pairs(resp.T @ block.at.astype(float), resp.T @ self._other(block).astype(float), b_at)
+        return _pack(HurdleStats, head, self._b.dp_stats(block.base, resp, state, b_base, bounds, names, who))
 
     def merge(self, a, b):
         """Counts add; the base merges its own statistics."""

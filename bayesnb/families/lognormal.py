@@ -94,6 +94,15 @@ class LogNormal(Gaussian):
         block, d = super().encode(logs, state, extend=extend, who=who)
         return LogNormalBlock(block.X, block.observed, np.where(observed, A, 0.0)), d
 
+    def dp_stats(self, block, resp, state, budget, bounds, names, who="LogNormal"):
+        """Gaussian's release of ``log x``, clipped to the logs of the declared bounds ``0 < lo < hi`` of ``x``."""
+        bad = [names[j] for j, b in enumerate(bounds) if b is not None and b[0] <= 0]
+        if bad:
+            raise ValueError(f"{who}: the privacy bounds of a LogNormal column are values of x > 0 (lo > 0); "
+                             f"column(s) {bad} have lo <= 0.")
+        log_bounds = [None if b is None else (float(np.log(b[0])), float(np.log(b[1]))) for b in bounds]
+        return super().dp_stats(block, resp, state, budget, log_bounds, names, who)
+
     def log_likelihood_parts(self, prior, post, block, predictive="mean", cache=None):
         """Gaussian's parts on ``log x``, with the Jacobian ``-sum_j log x_ij`` added to the row
         term (it is the same for every class)."""

@@ -31,6 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
+from . import _private
 from ._base import Family
 from ._dirichlet_rows import (
     _evidence_scalar_alpha,
@@ -239,6 +240,10 @@ class Multinomial(ThetaSite, Family):
         if stats.pending is None or not newly.any():
             return stats
         return MultinomialStats(np.maximum(stats.counts - stats.pending, 0.0), None)
+
+    def dp_stats(self, block, resp, state, budget, bounds, names, who="Multinomial"):
+        """Counts of rows scaled to length <= L, noised (:func:`._private.row_counts_release`)."""
+        return MultinomialStats(_private.row_counts_release(self, block, resp, state, budget, bounds, names, who))
 
     def make_prior(self, stats, state, who="Multinomial"):
         """Dirichlet(alpha) per class; ``"auto"`` by evidence."""

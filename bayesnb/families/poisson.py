@@ -29,6 +29,7 @@ from scipy.special import gammaln, logsumexp, xlogy
 from .._utils import all_missing_columns, nonfinite_error
 from ._base import Family
 from ._numeric import dense_numbers, float32_args, sample_class_feature, weighted_class_cells
+from ._private import noisy_sums, whole_bounds
 
 __all__ = ["Gammas", "Poisson", "PoissonBlock", "PoissonStats"]
 
@@ -186,6 +187,17 @@ class Poisson(Family):
         """Weighted sums of counts, of observed cells and of ``log x!`` per (class, feature)."""
         obs = block.observed.astype(float)
         return PoissonStats(resp.T @ block.X, resp.T @ obs, resp.T @ gammaln(block.X + 1))
+
+    def dp_stats(self, block, resp, state, budget, bounds, names, who="Poisson"):
+        """Counts, sums and sums of ``log x!`` of values clipped to declared whole-number bounds, with noise.
+
+        Each is a query of L1 sensitivity ``2 d`` once scaled to ``[0, 1]`` per value
+        (:func:`bayesnb.families._private.noisy_sums`); ``b="auto"`` reads only the released sums.
+        """
+        lo, hi = whole_bounds(bounds, names, who, "Poisson")
+        fns = [lambda x: x, lambda x: gammaln(x + 1.0)]  # log x! is non-decreasing on whole numbers
+        n, (total, log_fact) = noisy_sums(block.X, block.observed, resp, lo, hi, fns, budget)
+        return PoissonStats(total, n, log_fact)
 
     def make_prior(self, stats, state, who="Poisson"):
         """Gamma(a, b) for every (class, feature); ``b="auto"`` from the pooled column means."""

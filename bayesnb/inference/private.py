@@ -41,6 +41,18 @@ def _n_columns(specs):
     return sum(len(cols) for cols, _ in specs)
 
 
+def _weight(cols, fam):
+    """A block's share of the budget: one per column, or one for a block whose columns share a row's
+    total (``joint_columns``: one count vector, whose sensitivity the row length bounds)."""
+    return 1 if fam.joint_columns else len(cols)
+
+
+def _block_bounds(bounds, fam, dp):
+    """What a block's ``dp_stats`` gets as ``bounds``: its columns' ``(lo, hi)`` (or None), and for a
+    ``joint_columns`` block the pair ``(column bounds, dp.row_length)``."""
+    return (bounds, dp.row_length) if fam.joint_columns else bounds
+
+
 def private_statistics(dp: DP, resp, specs, encoded, states, names, all_names, who):
     """Class counts and block statistics released under ``dp``, and the account of the budget.
 
@@ -71,11 +83,12 @@ def private_statistics(dp: DP, resp, specs, encoded, states, names, all_names, w
         each block (``"block i (Family, d columns)"``) to its ``(epsilon, delta)``.
     """
     budget = dp.budget()
-    shares = budget.split([1] + [len(cols) for cols, _ in specs])
+    shares = budget.split([1] + [_weight(cols, fam) for cols, fam in specs])
     n = float(resp.sum())
     class_count = project_simplex(shares[0].noisy(resp.sum(0), 2.0, math.sqrt(2.0)), n)
     bounds = block_bounds(dp, specs, all_names, who)
-    stats = [fam.dp_stats(encoded[i], resp, states[i], shares[i + 1], bounds[i], list(names[i]), who)
+    stats = [fam.dp_stats(encoded[i], resp, states[i], shares[i + 1], _block_bounds(bounds[i], fam, dp),
+                          list(names[i]), who)
              for i, (_, fam) in enumerate(specs)]
     split = {"class_count": (float(shares[0].epsilon), float(shares[0].delta))}
     for i, (cols, fam) in enumerate(specs):
