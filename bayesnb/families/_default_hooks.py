@@ -44,10 +44,12 @@ class PartitionDefaults:
         :meth:`stats` of rows of weight <= 1, on values clipped to ``bounds`` (per column ``(lo, hi)``
         or None) where needed, plus noise that ``budget`` (:class:`bayesnb.privacy.Budget`) calibrates
         to their sensitivity when one row is replaced, post-processed into valid statistics; ``names``
-        (the columns) for messages. The default raises NotImplementedError: no private release.
+        (the columns) for messages. A block with ``joint_columns`` (Multinomial) receives
+        ``bounds`` as ``(column bounds, row_length)``. The default raises NotImplementedError:
+        no private release.
         """
         raise NotImplementedError(f"{who}: the {type(self).__name__} family has no differentially private "
-                                  "release yet (privacy= supports Categorical, Bernoulli and Gaussian blocks).")
+                                  "release yet (docs/privacy.md lists the families privacy= supports).")
 
 
 def same_state(a, b) -> bool:
