@@ -80,7 +80,8 @@ EXIT_CODES = {
     0: "success",
     1: "a step of 'bayesnb demo' failed",
     2: "usage error: bad option, missing or unreadable file, unknown column, bad value, corrupted or "
-       "wrongly signed model file (one line on stderr)",
+       "wrongly signed model file, a method the model does not have (e.g. posterior --coef of a model "
+       "whose log odds are not linear) (one line on stderr)",
     130: "interrupted (Ctrl-C)",
 }
 
