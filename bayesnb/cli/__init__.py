@@ -5,14 +5,17 @@ Subcommands::
     bayesnb demo [--out DIR] [--quick]            the whole library on the bundled house-votes data
     bayesnb fit DATA --target COL -o MODEL.bnb     fit a model to a CSV/Parquet table and save it
     bayesnb mcmc DATA --target COL -o DRAWS.nc     NUTS draws of the same model, checked against the exact posterior
-    bayesnb predict MODEL.bnb DATA [-o OUT.csv]    predicted class (--proba probabilities, --interval CI)
+                                                   (--model MODEL.bnb: a saved model; --components K: latent classes)
+    bayesnb predict MODEL.bnb DATA [-o OUT.csv]    predicted class (--proba, --log, --joint, --interval CI, --each-draw)
     bayesnb score MODEL.bnb DATA --target COL      accuracy and log loss on labelled data
     bayesnb info MODEL.bnb [--json]                a readable report of a model file
     bayesnb impute MODEL.bnb DATA [-o OUT.csv]     fill missing cells (--strategy, -m, --latent)
-    bayesnb sample MODEL.bnb -n N [-o OUT.csv]     synthetic rows
+    bayesnb sample MODEL.bnb -n N [-o OUT.csv]     synthetic rows (--prior: from the prior predictive)
     bayesnb check MODEL.bnb DATA --target COL     posterior predictive check of independence (--marginals)
     bayesnb outliers MODEL.bnb DATA [-o OUT.csv]   log density of each row and an outlier flag
-    bayesnb posterior MODEL.bnb [-o OUT.csv]       every parameter's posterior mean, sd and 94% HDI
+    bayesnb posterior MODEL.bnb [-o OUT.csv]       every parameter's posterior mean, sd and 94% HDI (--coef: log odds)
+    bayesnb explain MODEL.bnb DATA [-o OUT.csv]    each feature's contribution to each row's log density (--long)
+    bayesnb pool TABLE [-o OUT.csv]                Rubin's rules over per-imputation estimates and variances
     bayesnb datasets list|export NAME -o FILE      the bundled tables as files
     bayesnb evaluate-synthetic REAL SYNTH [--target COL]   how faithful synthetic rows are
 
@@ -27,7 +30,8 @@ Modules: :mod:`~bayesnb.cli.commands` (the subcommands), :mod:`~bayesnb.cli.io` 
 atomic writes), :mod:`~bayesnb.cli.model` (model files), :mod:`~bayesnb.cli.demo` (the tour),
 :mod:`~bayesnb.cli.generate` (impute, sample), :mod:`~bayesnb.cli.report` (info),
 :mod:`~bayesnb.cli.datasets` (datasets), :mod:`~bayesnb.cli.outliers` (outliers),
-:mod:`~bayesnb.cli.posterior` (posterior).
+:mod:`~bayesnb.cli.posterior` (posterior), :mod:`~bayesnb.cli.explain` (explain), :mod:`~bayesnb.cli.pool` (pool),
+:mod:`~bayesnb.cli.mcmc` (mcmc).
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ from .commands import (
 )
 from .datasets import DATASETS, cmd_datasets
 from .demo import DemoStepError as _DemoStepError
+from .explain import cmd_explain
 from .generate import cmd_impute, cmd_sample
 from .io import (
     FORMATS,
@@ -63,6 +68,7 @@ from .io import (
 )
 from .mcmc import cmd_mcmc
 from .outliers import cmd_outliers
+from .pool import cmd_pool
 from .posterior import cmd_posterior
 from .report import cmd_info
 from .synthetic import cmd_evaluate_synthetic
@@ -74,7 +80,8 @@ EXIT_CODES = {
     0: "success",
     1: "a step of 'bayesnb demo' failed",
     2: "usage error: bad option, missing or unreadable file, unknown column, bad value, corrupted or "
-       "wrongly signed model file (one line on stderr)",
+       "wrongly signed model file, a method the model does not have (e.g. posterior --coef of a model "
+       "whose log odds are not linear) (one line on stderr)",
     130: "interrupted (Ctrl-C)",
 }
 
@@ -142,9 +149,9 @@ def build_parser():
         q.add_argument("--categorical", type=names, default=None, metavar="COL,...",
                        help="read these columns as categories (text), even if they hold numbers")
 
-    def fit_opts(q, what):
+    def fit_opts(q, what, target_help=None):
         q.add_argument("data", help=f"training table (.csv, .tsv, .parquet; '-' = stdin CSV){what}")
-        q.add_argument("--target", required=True, help="name of the label column")
+        q.add_argument("--target", required=target_help is None, help=target_help or "name of the label column")
         q.add_argument("--family", choices=FAMILIES, default="auto",
                        help="feature family: auto (text columns categorical, numeric Gaussian), "
                             "categorical, gaussian, multinomial (counts), complement (counts, Complement NB), "
@@ -178,8 +185,20 @@ def build_parser():
                                     "posterior with NumPyro's NUTS (model.run_mcmc), write the ArviZ DataTree "
                                     "to -o (.nc: NetCDF, needs h5netcdf or netCDF4; .zarr: needs zarr) and print "
                                     "the comparison with the exact conjugate posterior (compare_posteriors "
-                                    "against the closed-form means and sds) and its verdict.")
-    fit_opts(mc, "")
+                                    "against the closed-form means and sds) and its verdict. With --model, the "
+                                    "saved model's priors and columns are used instead of fitting; with "
+                                    "--components K > 1 (the latent-class model) or unlabelled rows there is no "
+                                    "closed form, and it prints each element's mean, sd, ESS and R-hat.")
+    fit_opts(mc, "", target_help="name of the label column (required unless --model: then by default the model's "
+                                 "target name when DATA has it; rows with a missing label are marginalised)")
+    mc.add_argument("--model", default=None, metavar="FILE",
+                    help="sample the posterior of this saved model (its priors, categories and columns) on DATA "
+                         "instead of fitting one; the comparison with its exact posterior holds when DATA is its "
+                         "training table")
+    key_opt(mc, "the --model file must be signed with this key")
+    mc.add_argument("--components", type=int, default=1, metavar="K",
+                    help="naive-Bayes components per class: K > 1 samples the latent-class model "
+                         "(run_mcmc(n_components=K), chains started at an EM fit; default 1)")
     mc.add_argument("-o", "--output", required=True, help="DataTree file to write: FILE.nc or FILE.zarr")
     mc.add_argument("--draws", type=int, default=1000, metavar="N", help="NUTS draws per chain (default 1000)")
     mc.add_argument("--warmup", type=int, default=500, metavar="N", help="warmup steps per chain (default 500)")
@@ -222,8 +241,15 @@ def build_parser():
     pr.add_argument("--interval", type=float, default=None, metavar="CI",
                     help="add the equal-tailed CI credible interval of each p(class) over exact posterior draws "
                          "(columns 'p(c) lo', 'p(c) hi'; model.predict_proba_interval), e.g. 0.94")
-    pr.add_argument("--draws", type=int, default=1000, metavar="N", help="posterior draws for --interval (default 1000)")
-    pr.add_argument("--seed", type=int, default=0, help="random seed of --interval (default 0)")
+    pr.add_argument("--log", action="store_true", help="add one 'log p(c)' column per class (model.predict_log_proba)")
+    pr.add_argument("--joint", action="store_true",
+                    help="add one 'log p(x, c)' column per class (model.predict_joint_log_proba)")
+    pr.add_argument("--each-draw", action="store_true",
+                    help="instead, write p(class) under each of --draws exact posterior draws "
+                         "(model.predict_proba_draws): one row per draw and input row, columns .draw, .row, p(c)...")
+    pr.add_argument("--draws", type=int, default=1000, metavar="N",
+                    help="posterior draws for --interval and --each-draw (default 1000)")
+    pr.add_argument("--seed", type=int, default=0, help="random seed of --interval and --each-draw (default 0)")
 
     s = model_command("score", cmd_score, "accuracy and log loss of a saved model on labelled data",
                       "Evaluate a saved model on DATA with true labels in --target.",
@@ -272,6 +298,9 @@ def build_parser():
     sa.add_argument("--target", default=None,
                     help="name of the label column (default: the training target's name, else 'class')")
     sa.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    sa.add_argument("--prior", action="store_true",
+                    help="draw from the prior predictive instead (model.sample_prior_predictive: one draw of the "
+                         "parameters from their priors, shared by the rows): a prior predictive check")
     float_opt(sa)
 
     ds = sub.add_parser("datasets", help="list or export the bundled tables",
@@ -319,7 +348,49 @@ def build_parser():
     output_opt(po)
     po.add_argument("--draws", type=int, default=2000, metavar="N", help="exact posterior draws (default 2000)")
     po.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    po.add_argument("--coef", action="store_true",
+                    help="the linear view instead (binary models with Bernoulli, Multinomial or Categorical "
+                         "blocks): per log-odds term (intercept, coef_names_) the value at the posterior mean "
+                         "(coef_), and mean, sd and equal-tailed --ci interval of model.coef_draws(DRAWS, SEED)")
+    po.add_argument("--ci", type=float, default=None, metavar="CI",
+                    help="level of the --coef interval (default 0.94; model.coef_interval)")
+    po.add_argument("--each-draw", action="store_true",
+                    help="with --coef, write the draws themselves: .draw, (intercept), one column per term")
     float_opt(po)
+
+    ex = model_command("explain", cmd_explain, "each feature's contribution to each row's log density",
+                       "model.feature_log_contributions from the shell: C[i, j] = sum_k p(k | x_i) log p(x_ij | k) "
+                       "(0 for a missing cell); with class_term they add up to log_density = model.score_samples. "
+                       "The most negative contributions are what makes a row unusual. Wide (default): one column per "
+                       "feature, then class_term and log_density; --long: one row per (row, feature).",
+                       data_help=f"{table} to explain")
+    output_opt(ex)
+    ex.add_argument("--long", action="store_true",
+                    help="one row per row and feature: .row (from 1), feature, value (the cell), contribution")
+    float_opt(ex)
+
+    pl = sub.add_parser("pool", help="Rubin's rules over estimates from m imputed tables",
+                        description="bayesnb.pool from the shell: TABLE has one row per (imputation, parameter) with "
+                                    "its estimate and variance (or standard error); prints/writes the pooled "
+                                    "estimate, total variance, df, fmi, p-value and confidence interval per "
+                                    "parameter (Rubin 1987; Barnard & Rubin 1999 with --dfcom).")
+    pl.add_argument("data", help=f"long {table} of per-imputation estimates")
+    pl.add_argument("--imputation", default=".imputation", metavar="COL",
+                    help="column numbering the imputed tables (default .imputation, as 'impute -m' writes)")
+    pl.add_argument("--term", default="term", metavar="COL",
+                    help="column naming the parameter (default term; without such a column: one parameter)")
+    pl.add_argument("--estimate", default="estimate", metavar="COL", help="column of estimates (default estimate)")
+    pl.add_argument("--variance", default="variance", metavar="COL",
+                    help="column of within-imputation variances, squared standard errors (default variance)")
+    pl.add_argument("--std-error", default=None, metavar="COL", help="column of standard errors, instead of --variance")
+    pl.add_argument("--dfcom", type=float, default=None, metavar="DF",
+                    help="degrees of freedom of the complete-data analysis (small-sample df of Barnard & Rubin)")
+    pl.add_argument("--conf-level", type=float, default=0.95, metavar="L", help="confidence level (default 0.95)")
+    output_opt(pl)
+    pl.add_argument("--na-values", type=lambda s: s.split(","), default=None, metavar="A,B",
+                    help="cell texts read as missing (default: pandas' NA texts and ?)")
+    float_opt(pl)
+    pl.set_defaults(func=cmd_pool)
 
     ev = sub.add_parser("evaluate-synthetic", help="compare a synthetic table with the real one",
                         description="The synthetic-data report (bayesnb.synthetic_report): per-column TVD/KS, "

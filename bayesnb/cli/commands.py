@@ -25,7 +25,7 @@ from .demo import run_demo
 from .io import UsageError, atomic_path, check_output, read_table, write_table
 from .model import features_of, key_of, load_model, read_for_model, unseen_warning
 
-__all__ = ["FAMILIES", "cmd_demo", "cmd_fit", "cmd_predict", "cmd_score", "fit_table", "make_estimator", "score_model",
+__all__ = ["DRAW_COLUMNS", "FAMILIES", "cmd_demo", "cmd_fit", "cmd_predict", "cmd_score", "fit_table", "make_estimator", "score_model",
            "split_target"]
 
 FAMILIES = ("auto", "categorical", "gaussian", "multinomial", "complement", "bernoulli", "poisson", "lognormal",
@@ -197,18 +197,46 @@ def _model_and_table(args, labels=None):
     return model, df, X
 
 
+#: the first two columns of ``bayesnb predict --each-draw``: the posterior draw and DATA's row (both from 1)
+DRAW_COLUMNS = (".draw", ".row")
+
+
+def _proba_draws_table(model, X, args):
+    """``predict --each-draw``: ``model.predict_proba_draws`` as one long table (draw, row, p(class)...)."""
+    if args.keep or args.proba or args.log or args.joint or args.interval is not None:
+        raise UsageError("--each-draw writes its own long table (one row per draw and input row); it cannot be "
+                         "combined with --keep, --proba, --log, --joint or --interval")
+    if args.draws < 1:
+        raise UsageError(f"--draws must be at least 1; received {args.draws}")
+    P = model.predict_proba_draws(X, n_draws=args.draws, random_state=args.seed)
+    n_draws, n = P.shape[:2]
+    out = pd.DataFrame({DRAW_COLUMNS[0]: np.repeat(np.arange(1, n_draws + 1), n),
+                        DRAW_COLUMNS[1]: np.tile(np.arange(1, n + 1), n_draws)})
+    for k, c in enumerate(model.classes_):
+        out[f"p({c})"] = P[:, :, k].ravel()
+    return out
+
+
 def cmd_predict(args):
-    """``bayesnb predict``: predicted class (``--proba`` probabilities, ``--interval`` their credible intervals)."""
+    """``bayesnb predict``: predicted class; ``--proba``/``--log``/``--joint`` scores, ``--interval``, ``--each-draw``."""
     check_output(args.output, [args.model, args.data, args.key_file])
     model, df, X = _model_and_table(args)
+    if args.each_draw:
+        out = _proba_draws_table(model, X, args)
+        write_table(out, args.output, done=f"wrote {args.draws} draws x {len(X)} rows of p(class) to {args.output}",
+                    inputs=[args.model, args.data], fmt=args.format)
+        return 0
     out = pd.DataFrame(index=df.index)
     if args.keep:
         out = df.copy()
     out[args.column] = model.predict(X)
-    if args.proba:
-        P = model.predict_proba(X)
-        for k, c in enumerate(model.classes_):
-            out[f"p({c})"] = P[:, k]
+    for flag, method, name in ((args.proba, model.predict_proba, "p({})"),
+                               (args.log, model.predict_log_proba, "log p({})"),
+                               (args.joint, model.predict_joint_log_proba, "log p(x, {})")):
+        if flag:
+            S = method(X)
+            for k, c in enumerate(model.classes_):
+                out[name.format(c)] = S[:, k]
     if args.interval is not None:
         if not 0 < args.interval < 1 or args.draws < 2:
             raise UsageError(f"--interval must be in (0, 1) and --draws at least 2; received {args.interval} and "

@@ -108,7 +108,7 @@ def cmd_impute(args):
 
 
 def cmd_sample(args):
-    """``bayesnb sample``: synthetic labelled rows from a saved model.
+    """``bayesnb sample``: synthetic labelled rows from a saved model (``--prior``: from its prior predictive).
 
     The label column is named ``--target``, by default the training target's name
     (``target_name_``, recorded when ``y`` was a named pandas Series, as ``bayesnb fit``
@@ -119,13 +119,15 @@ def cmd_sample(args):
     check_output(args.output, [args.model, args.key_file])
     model = load_model(args)
     target = args.target if args.target is not None else getattr(model, "target_name_", "class")
-    X, y = model.sample(args.n, random_state=args.seed)
+    draw = model.sample_prior_predictive if args.prior else model.sample
+    X, y = draw(args.n, random_state=args.seed)
     names = getattr(model, "feature_names_in_", None)
     cols = [str(c) for c in names] if names is not None else [f"x{j}" for j in range(model.n_features_in_)]
     out = X.copy() if hasattr(X, "columns") else pd.DataFrame(np.asarray(X), columns=cols)
     if target in out.columns:
         raise UsageError(f"--target {target!r} is one of the model's feature columns; choose another name")
     out[target] = np.asarray(y)
-    write_table(out, args.output, done=f"wrote {len(out)} synthetic row(s) to {args.output}", inputs=[args.model],
+    what = "prior predictive" if args.prior else "synthetic"
+    write_table(out, args.output, done=f"wrote {len(out)} {what} row(s) to {args.output}", inputs=[args.model],
                 float_format=args.float_format, fmt=args.format)
     return 0

@@ -18,14 +18,16 @@ import sys
 import tempfile
 
 import numpy as np
+import pandas as pd
 
+from .._mcmc_stats import ess_bulk, rhat_rank
 from ..diagnostics import compare_posteriors
 from ..inference.nuts import show_progress
 from ..model import posterior_moments
-from .commands import fit_table
+from .commands import _labels_like, _model_and_table, fit_table
 from .io import PROG, QUIET, UsageError, atomic_path, check_output
 
-__all__ = ["SHOWN", "cmd_mcmc", "comparison_text"]
+__all__ = ["SHOWN", "cmd_mcmc", "comparison_text", "draws_summary"]
 
 #: the columns of compare_posteriors' table that ``bayesnb mcmc`` prints
 SHOWN = ("variable", "element", "exact_mean", "exact_sd", "mcmc_mean", "mcmc_sd", "z", "z_sd", "ess_bulk", "r_hat")
@@ -57,7 +59,7 @@ def _check_output(args):
     if os.path.lexists(path) and not args.force:
         raise UsageError(f"{path} exists; pass --force to replace it")
     if kind == "nc":
-        check_output(path, [args.data])
+        check_output(path, [args.data, args.model])
     elif not os.path.isdir(os.path.dirname(os.path.realpath(path))):
         raise UsageError(f"cannot write {path}: no such folder {os.path.dirname(path)}")
     return kind, engine
@@ -103,14 +105,72 @@ def comparison_text(table, rows=20):
     return shown.to_string(index=False, float_format=lambda v: f"{v:.6g}")
 
 
+def draws_summary(dt):
+    """Mean, sd, bulk ESS and rank R-hat of every posterior element of a DataTree (no exact side).
+
+    What ``bayesnb mcmc`` prints when there is no closed-form posterior to compare with
+    (``--components K > 1``, or unlabelled rows).
+
+    Parameters
+    ----------
+    dt : xarray.DataTree
+        From ``model.run_mcmc``.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``variable``, ``element`` (the index within the variable, after chain and
+        draw, with its coordinates; the NaN cells that pad categorical columns with fewer
+        values are left out), ``mean``, ``sd``, ``ess_bulk``, ``r_hat``.
+    """
+    parts = []
+    for name, da in dt["posterior"].data_vars.items():
+        a = np.asarray(da.values, dtype=float)
+        flat = a.reshape(a.shape[0], a.shape[1], -1)
+        labels = [da[d].values if d in da.coords else np.arange(n) for d, n in zip(da.dims[2:], a.shape[2:])]
+        idx = np.array([f"{name}[{', '.join(str(labels[k][i]) for k, i in enumerate(t))}]"
+                        for t in np.ndindex(*a.shape[2:])], dtype=object)
+        keep = ~np.isnan(flat).all(axis=(0, 1))  # NaN cells pad categorical columns with fewer values
+        flat = flat[:, :, keep]
+        parts.append({"variable": np.full(keep.sum(), name, dtype=object), "element": idx[keep],
+                      "mean": flat.mean((0, 1)), "sd": flat.reshape(-1, flat.shape[2]).std(0, ddof=1),
+                      "ess_bulk": ess_bulk(flat), "r_hat": rhat_rank(flat)})
+    return pd.DataFrame({k: np.concatenate([p[k] for p in parts]) for k in parts[0]})
+
+
+def _saved_model_data(args):
+    """``--model``: the model file, DATA's feature columns and labels (None where missing, or no labels)."""
+    for option, value in (("--family", args.family != "auto"), ("--alpha", args.alpha is not None),
+                          ("--columns", args.columns is not None), ("--drop-unlabelled", args.drop_unlabelled)):
+        if value:
+            raise UsageError(f"{option} applies when mcmc fits the model; with --model the model file's priors "
+                             "and columns are used")
+    model, df, X = _model_and_table(args)
+    target = args.target if args.target is not None else getattr(model, "target_name_", None)
+    if args.target is not None and target not in df.columns:
+        raise UsageError(f"{args.data}: no column {target!r} (columns: {list(df.columns)[:10]})")
+    if target is None or target not in df.columns:
+        return model, X, None
+    col = df[target]
+    y = np.full(len(col), None, dtype=object)
+    y[col.notna().to_numpy()] = np.asarray(_labels_like(model, col[col.notna()]), dtype=object)
+    return model, X, y
+
+
 def cmd_mcmc(args):
-    """``bayesnb mcmc``: NUTS on the model ``bayesnb fit`` would fit; DataTree to ``-o``; the comparison printed."""
+    """``bayesnb mcmc``: NUTS on the model ``bayesnb fit`` would fit (or ``--model``); DataTree to ``-o``; checked."""
     kind, engine = _check_output(args)  # before any work: a bad -o fails fast
     for option, value, least in (("--draws", args.draws, 1), ("--warmup", args.warmup, 0),
-                                 ("--chains", args.chains, 1), ("--rows", args.rows, 0)):
+                                 ("--chains", args.chains, 1), ("--rows", args.rows, 0), ("--components", args.components, 1)):
         if value < least:
             raise UsageError(f"{option} must be >= {least}; received {value}")
-    model, X, y, n, d, _ = fit_table(args)
+    if args.model is None:
+        if args.target is None:
+            raise UsageError("the following arguments are required: --target (or --model FILE)")
+        model, X, y, n, d, _ = fit_table(args)
+    else:
+        model, X, y = _saved_model_data(args)
+        n, d = X.shape
     quiet = QUIET[0]
     show = not quiet and show_progress(None)
     if not quiet and not show:  # with the bar on, run_mcmc says itself when it compiles
@@ -118,16 +178,33 @@ def cmd_mcmc(args):
               f"{args.warmup} warmup + {args.draws} draws; the compiled sampler is cached)", file=sys.stderr,
               flush=True)
     dt = model.run_mcmc(X, y, num_warmup=args.warmup, num_samples=args.draws, num_chains=args.chains,
-                        random_state=args.seed, progress_bar=show)
-    table = compare_posteriors(posterior_moments(model.posterior_), dt, verbose=False)
+                        random_state=args.seed, progress_bar=show, n_components=args.components)
+    unlabelled = y is None or any(v is None for v in y)
+    exact = args.components == 1 and not unlabelled
+    table = compare_posteriors(posterior_moments(model.posterior_), dt, verbose=False) if exact else draws_summary(dt)
     _write(dt, args.output, kind, engine)
     a = dt.attrs
-    print(f"NUTS on {type(model).__name__} ({n} rows x {d} features): {args.chains} chain(s) x {args.draws} draws "
+    what = f"{type(model).__name__}" + (f", {args.components} latent components per class" if args.components > 1
+                                        else "")
+    print(f"NUTS on {what} ({n} rows x {d} features): {args.chains} chain(s) x {args.draws} draws "
           f"after {args.warmup} warmup; compile {a['compile_seconds']:.1f} s, sampling {a['sampling_seconds']:.1f} s")
-    print(f"exact (closed-form) vs NUTS, {len(table)} parameter elements"
-          + (f", the {min(args.rows, len(table))} largest |z| shown:" if 0 < args.rows < len(table) else ":"))
-    print(comparison_text(table, args.rows))
-    print(table.attrs["verdict"])
+    if exact:
+        print(f"exact (closed-form) vs NUTS, {len(table)} parameter elements"
+              + (f", the {min(args.rows, len(table))} largest |z| shown:" if 0 < args.rows < len(table) else ":"))
+        if args.model is not None:
+            print("(the exact side is the model file's posterior: it is NUTS's target only when DATA is the "
+                  "model's training table)")
+        print(comparison_text(table, args.rows))
+        print(table.attrs["verdict"])
+    else:
+        why = "a latent-class model" if args.components > 1 else "rows without a label (marginalised)"
+        shown = table.iloc[np.argsort(-np.nan_to_num(table["r_hat"].to_numpy(), nan=np.inf), kind="stable")]
+        shown = shown.iloc[: args.rows] if args.rows > 0 else shown
+        print(f"no closed-form posterior to compare with ({why}); {len(table)} parameter elements, "
+              + (f"the {len(shown)} largest r_hat shown:" if len(shown) < len(table) else "all shown:"))
+        print(shown.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
+        n_div = int(np.asarray(dt["sample_stats"]["diverging"].values).sum())
+        print(f"divergent transitions: {n_div}")
     if not quiet:
         print(f"wrote {args.output}")
     return 0

@@ -21,10 +21,15 @@ from ..inference.draws import sample_posterior_draws
 from .io import UsageError, check_output, write_table
 from .model import load_model
 
-__all__ = ["COLUMNS", "MAX_DRAW_CELLS", "cmd_posterior", "hdi", "posterior_table"]
+__all__ = ["COEF_COLUMNS", "COLUMNS", "INTERCEPT", "MAX_DRAW_CELLS", "cmd_posterior", "coef_table", "hdi",
+           "posterior_table"]
 
 #: the columns of the table, in order
 COLUMNS = ("block", "parameter", "class", "feature", "value", "mean", "sd", "hdi_3%", "hdi_97%")
+#: the columns of ``--coef``
+COEF_COLUMNS = ("term", "coef", "mean", "sd", "lower", "upper")
+#: the name of the intercept in ``--coef`` tables
+INTERCEPT = "(intercept)"
 #: most draw values (draws x parameter elements) one command holds in memory
 MAX_DRAW_CELLS = 200_000_000
 
@@ -124,12 +129,61 @@ def posterior_table(model, n_draws=2000, random_state=0):
     return pd.concat(parts, ignore_index=True)[list(COLUMNS)]
 
 
+def coef_table(model, n_draws=2000, random_state=0, ci=0.94, each_draw=False):
+    """The linear view ``bayesnb posterior --coef`` writes (binary models with Bernoulli,
+    Multinomial or Categorical blocks).
+
+    Parameters
+    ----------
+    model : fitted bayesnb estimator
+    n_draws : int, default=2000
+    random_state : int, numpy Generator or None, default=0
+        The draws are those of ``model.coef_draws(n_draws, random_state=random_state)``.
+    ci : float, default=0.94
+        Level of the equal-tailed interval (``model.coef_interval``).
+    each_draw : bool, default=False
+        Return the draws themselves: a column ``.draw`` (from 1), then :data:`INTERCEPT` and
+        one column per ``coef_names_``.
+
+    Returns
+    -------
+    DataFrame
+        One row per term (:data:`INTERCEPT` first, then ``coef_names_``): :data:`COEF_COLUMNS`,
+        ``coef`` the point value (``intercept_``, ``coef_``: the log odds at the posterior mean),
+        ``mean``/``sd`` over the draws, ``lower``/``upper`` the ``ci`` equal-tailed interval.
+    """
+    if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 2:
+        raise UsageError(f"--draws must be a whole number >= 2; received {n_draws!r}")
+    if not 0 < ci < 1:
+        raise UsageError(f"--ci must be in (0, 1); received {ci}")
+    names = [str(n) for n in model.coef_names_]
+    w, b = model.coef_draws(int(n_draws), random_state=random_state)
+    draws = np.column_stack([b, w])
+    terms = [INTERCEPT, *names]
+    if each_draw:
+        out = pd.DataFrame(draws, columns=terms)
+        out.insert(0, ".draw", np.arange(1, len(out) + 1))
+        return out
+    q = (1 - ci) / 2
+    return pd.DataFrame({"term": terms, "coef": np.concatenate([model.intercept_, np.ravel(model.coef_)]),
+                         "mean": draws.mean(0), "sd": draws.std(0, ddof=1), "lower": np.quantile(draws, q, axis=0),
+                         "upper": np.quantile(draws, 1 - q, axis=0)})
+
+
 def cmd_posterior(args):
-    """``bayesnb posterior``: the tidy table of every parameter's posterior (CSV on stdout or ``-o``)."""
+    """``bayesnb posterior``: the tidy table of every parameter's posterior (``--coef``: the log-odds weights)."""
     check_output(args.output, [args.model, args.key_file])
+    if (args.each_draw or args.ci is not None) and not args.coef:
+        raise UsageError("--each-draw and --ci apply to --coef (the log-odds weights); pass --coef")
     model = load_model(args)
-    table = posterior_table(model, n_draws=args.draws, random_state=args.seed)
-    write_table(table, args.output, done=None if args.quiet else
-                f"wrote {len(table)} parameter rows ({args.draws} exact draws, seed {args.seed}) to {args.output}",
+    if args.coef:
+        table = coef_table(model, n_draws=args.draws, random_state=args.seed, ci=0.94 if args.ci is None else args.ci,
+                           each_draw=args.each_draw)
+        what = f"{len(table)} draws of {table.shape[1] - 1} log-odds terms" if args.each_draw else \
+            f"{len(table)} log-odds terms ({args.draws} exact draws, seed {args.seed})"
+    else:
+        table = posterior_table(model, n_draws=args.draws, random_state=args.seed)
+        what = f"{len(table)} parameter rows ({args.draws} exact draws, seed {args.seed})"
+    write_table(table, args.output, done=None if args.quiet else f"wrote {what} to {args.output}",
                 inputs=[args.model], float_format=args.float_format, fmt=args.format)
     return 0

@@ -1,0 +1,99 @@
+"""``bayesnb pool``: Rubin's rules over an analysis repeated on ``m`` imputed tables.
+
+:func:`bayesnb.pool` from the shell. The input is a long table with one row per (imputed
+table, parameter): a column numbering the imputations (``--imputation``, default
+``.imputation``, the column ``bayesnb impute -m M`` writes), the parameter's name
+(``--term``, default ``term``; a table without that column holds one parameter), its
+estimate (``--estimate``, default ``estimate``) and its within-imputation variance
+(``--variance``, default ``variance``) or standard error (``--std-error COL``, squared).
+Every parameter must appear exactly once in every imputation. The output is ``pool``'s
+table with the parameters, in order of first appearance, as a first column ``parameter``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..pooling import pool
+from .io import UsageError, check_output, read_table, write_table
+
+__all__ = ["cmd_pool", "pool_table"]
+
+
+def _numbers(df, col, path):
+    values = pd.to_numeric(df[col], errors="coerce")
+    bad = values.isna() & df[col].notna()
+    if bad.any() or df[col].isna().any():
+        i = int(np.flatnonzero(bad.to_numpy() | df[col].isna().to_numpy())[0])
+        raise UsageError(f"{path}: column {col!r}: row {i + 1} has {df[col].iloc[i]!r}; expected a number")
+    return values.astype(float)
+
+
+def pool_table(df, imputation=".imputation", term="term", estimate="estimate", variance="variance",
+               std_error=None, dfcom=None, conf_level=0.95, where="TABLE"):
+    """Pool the long table ``df`` of per-imputation estimates as ``bayesnb pool`` does.
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per (imputation, parameter).
+    imputation, term, estimate, variance : str
+        Column names; a missing ``term`` column (with the default name) means one parameter,
+        named after ``estimate``.
+    std_error : str, optional
+        A column of standard errors, used (squared) instead of ``variance``.
+    dfcom, conf_level
+        As in :func:`bayesnb.pool`.
+    where : str
+        The table's name in error messages.
+
+    Returns
+    -------
+    DataFrame
+        :func:`bayesnb.pool`'s table with its index as a first column ``parameter``.
+    """
+    spread = std_error if std_error is not None else variance
+    explicit_term = term != "term"
+    need = [imputation, estimate, spread] + ([term] if explicit_term else [])
+    missing = [c for c in need if c not in df.columns]
+    if missing:
+        raise UsageError(f"{where}: no column(s) {missing} (columns: {list(df.columns)[:10]})")
+    names = df[term].astype(str) if term in df.columns else pd.Series(estimate, index=df.index)
+    q = _numbers(df, estimate, where)
+    u = _numbers(df, spread, where)
+    if std_error is not None:
+        u = u**2
+    imp = df[imputation]
+    if imp.isna().any():
+        raise UsageError(f"{where}: column {imputation!r}: row {int(np.flatnonzero(imp.isna())[0]) + 1} is missing")
+    key = pd.DataFrame({"imp": imp.to_numpy(), "term": names.to_numpy()})
+    dup = key.duplicated()
+    if dup.any():
+        i = int(np.flatnonzero(dup)[0])
+        raise UsageError(f"{where}: parameter {key['term'].iloc[i]!r} appears twice in imputation "
+                         f"{key['imp'].iloc[i]!r} (row {i + 1}); expected one row per imputation and parameter")
+    terms = list(pd.unique(key["term"]))
+    Q = pd.DataFrame({"imp": key["imp"], "term": key["term"], "v": q.to_numpy()}).pivot(
+        index="imp", columns="term", values="v")[terms]
+    U = pd.DataFrame({"imp": key["imp"], "term": key["term"], "v": u.to_numpy()}).pivot(
+        index="imp", columns="term", values="v")[terms]
+    if Q.isna().any().any():
+        imp_i, t = next((i, t) for t in terms for i in Q.index if pd.isna(Q.loc[i, t]))
+        raise UsageError(f"{where}: parameter {t!r} has no row in imputation {imp_i!r}; expected every parameter "
+                         "in every imputation")
+    result = pool(Q.to_numpy(), U.to_numpy(), dfcom=dfcom, conf_level=conf_level, names=terms)
+    return result.reset_index()
+
+
+def cmd_pool(args):
+    """``bayesnb pool``: Rubin's rules over a long table of per-imputation estimates."""
+    check_output(args.output, [args.data])
+    df = read_table(args.data, args.na_values)
+    out = pool_table(df, imputation=args.imputation, term=args.term, estimate=args.estimate,
+                     variance=args.variance, std_error=args.std_error, dfcom=args.dfcom,
+                     conf_level=args.conf_level, where=args.data)
+    write_table(out, args.output, done=f"pooled {len(out)} parameter(s) over "
+                f"{df[args.imputation].nunique()} imputations; wrote {args.output}", inputs=[args.data],
+                float_format=args.float_format, fmt=args.format)
+    return 0
