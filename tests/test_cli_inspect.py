@@ -11,6 +11,7 @@ import pytest
 
 import bayesnb
 from bayesnb.cli import EXIT_CODES, main
+from bayesnb.cli import io as cli_io
 from bayesnb.cli.posterior import COLUMNS, hdi
 from bayesnb.datasets import load_house_votes, load_penguins
 from bayesnb.inference.draws import posterior_moments
@@ -149,3 +150,27 @@ def test_quiet_before_or_after_the_command(votes, tmp_path, capsys):
         assert capsys.readouterr().out == ""
     assert main(["posterior", str(votes / "votes.bnb"), "--draws", "10", "-o", str(tmp_path / "p2.csv")]) == 0
     assert "wrote" in capsys.readouterr().out
+
+
+def test_quiet_fit_prints_nothing_and_still_saves(votes, tmp_path, capsys):
+    """``-q fit``: the model file is the output; the summary is shown only without -q."""
+    csv = votes / "votes.csv"
+    assert main(["-q", "fit", str(csv), "--target", "party", "-o", str(tmp_path / "q.bnb")]) == 0
+    assert capsys.readouterr().out == "" and (tmp_path / "q.bnb").stat().st_size > 0
+    assert main(["fit", str(csv), "--target", "party", "-o", str(tmp_path / "v.bnb")]) == 0
+    out = capsys.readouterr().out
+    assert "training accuracy" in out and "saved model to" in out
+
+
+def test_status_lines_only_on_a_terminal_without_quiet(monkeypatch, capsys):
+    """Slow steps say what they do on a terminal's stderr; never into a pipe or a log, never with -q."""
+    monkeypatch.setattr(cli_io.sys.stderr, "isatty", lambda: True, raising=False)
+    cli_io.status("comparing the tables")
+    assert capsys.readouterr().err == "bayesnb: comparing the tables ...\n"
+    monkeypatch.setattr(cli_io, "QUIET", [True])
+    cli_io.status("comparing the tables")
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(cli_io, "QUIET", [False])
+    monkeypatch.setattr(cli_io.sys.stderr, "isatty", lambda: False, raising=False)
+    cli_io.status("comparing the tables")
+    assert capsys.readouterr().err == ""

@@ -7,7 +7,7 @@ import json
 import numpy as np
 
 from .commands import _labels_like, _model_and_table
-from .io import UsageError, check_output, write_table
+from .io import UsageError, check_output, status, write_table
 
 __all__ = ["cmd_check"]
 
@@ -29,6 +29,7 @@ def cmd_check(args):
     if unknown:
         raise UsageError(f"{args.data}: labels the model does not know in {args.target!r}: {unknown[:5]}")
     check = model.check_marginals if args.marginals else model.check_independence
+    status(f"comparing {len(X)} rows with {args.replicates} replicated tables from the posterior predictive")
     table = check(X, y, n_replicates=args.replicates, random_state=args.seed)
     what = "(class, feature, statistic)" if args.marginals else "(class, pair)"
     if args.json:

@@ -22,7 +22,7 @@ from ..estimators import (
 from ..families import Histogram, Hurdle, LogNormal, Poisson
 from .chunks import fit_chunks
 from .demo import run_demo
-from .io import UsageError, atomic_path, check_output, read_table, write_table
+from .io import QUIET, UsageError, atomic_path, check_output, read_table, write_table
 from .model import features_of, key_of, load_model, read_for_model, unseen_warning
 
 __all__ = ["DRAW_COLUMNS", "FAMILIES", "cmd_demo", "cmd_fit", "cmd_predict", "cmd_score", "fit_table", "make_estimator", "score_model",
@@ -148,6 +148,13 @@ def cmd_fit(args):
     model, X, y, n, d, dt = fit_table(args)
     with atomic_path(args.output) as tmp:
         model.save(tmp, key=key)
+    if not QUIET[0]:  # -q: the model file is the output; no summary
+        _fit_summary(args, model, X, y, n, d, dt)
+    return 0
+
+
+def _fit_summary(args, model, X, y, n, d, dt):
+    """Print what ``bayesnb fit`` fitted: blocks, classes, training accuracy, evidence, the file."""
     ev = model.log_evidence_
     print(f"fitted {type(model).__name__} on {n} rows x {d} features in {dt * 1000:.0f} ms")
     for b in model.posterior_.blocks:
@@ -162,7 +169,6 @@ def cmd_fit(args):
         print(f"  training accuracy{n_known}: {model.score(X[known], y[known]):.3f}")
     print(f"  log evidence log p(X, y): {ev:.2f}" if ev is not None else "  log evidence: undefined (improper prior)")
     print(f"saved model to {args.output}")
-    return 0
 
 
 def _labels_like(model, y):

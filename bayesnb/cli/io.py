@@ -38,6 +38,12 @@ PROG = ["bayesnb"]
 QUIET = [False]
 
 
+def status(message):
+    """One line on a terminal's stderr saying what a slow step is doing (not with ``-q``)."""
+    if not QUIET[0] and sys.stderr.isatty():
+        print(f"{PROG[0]}: {message} ...", file=sys.stderr, flush=True)
+
+
 def warn(message):
     """Print ``bayesnb COMMAND: warning: MESSAGE`` (one line) on stderr.
 

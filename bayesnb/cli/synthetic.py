@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from ..synthetic import synthetic_report
-from .io import UsageError, check_output, read_table, write_table
+from .io import UsageError, check_output, read_table, status, write_table
 
 __all__ = ["cmd_evaluate_synthetic"]
 
@@ -33,6 +33,7 @@ def cmd_evaluate_synthetic(args):
         raise UsageError(f"{args.real}: no column {args.target!r} (columns: {list(real.columns)[:10]})")
     if args.real_test and args.target is None:
         raise UsageError("--real-test needs --target (it is the test set of the TSTR/TRTR classifiers)")
+    status("comparing the tables" + (" and training the TSTR/TRTR classifiers" if args.target else ""))
     report = synthetic_report(real, synthetic, target=args.target, real_test=test, bins=args.bins,
                               random_state=args.seed)
     if args.json:
