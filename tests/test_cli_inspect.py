@@ -164,6 +164,8 @@ def test_quiet_fit_prints_nothing_and_still_saves(votes, tmp_path, capsys):
 
 def test_status_lines_only_on_a_terminal_without_quiet(monkeypatch, capsys):
     """Slow steps say what they do on a terminal's stderr; never into a pipe or a log, never with -q."""
+    monkeypatch.setattr(cli_io, "QUIET", [False])  # an earlier command may have run with -q
+    monkeypatch.setattr(cli_io, "PROG", ["bayesnb"])  # and named its subcommand
     monkeypatch.setattr(cli_io.sys.stderr, "isatty", lambda: True, raising=False)
     cli_io.status("comparing the tables")
     assert capsys.readouterr().err == "bayesnb: comparing the tables ...\n"
