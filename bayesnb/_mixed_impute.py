@@ -45,7 +45,10 @@ from .families._numeric import draw_categories
 from .structure import topological_order
 from .structured import MAX_ENUMERATION
 
-__all__ = ["drawn_model", "impute_nodes", "node_factors", "posterior_families"]
+__all__ = ["drawn_model", "impute_nodes", "node_factors", "posterior_families", "truncated_means"]
+
+#: Rows imputed at a time (the factors are (rows, K, P_j, B_j) per node).
+_CHUNK = 8192
 
 
 def drawn_model(model, rng):
@@ -286,6 +289,12 @@ def impute_nodes(model, data, logw, strategy, rng, who="NaiveBayes"):
     list of ndarray of shape (n,)
         Only the missing cells are meaningful for :func:`_block_cells` (observed cells as encoded).
     """
+    n = data[1].shape[0]
+    if n > _CHUNK:  # rows are independent: bound the (rows, K, P, B) factors' memory
+        parts = [impute_nodes(model, (tuple(_rows(c, slice(a, a + _CHUNK)) for c in data[0]), data[1][a:a + _CHUNK],
+                                      data[2][a:a + _CHUNK]), logw[a:a + _CHUNK], strategy, rng, who)
+                 for a in range(0, n, _CHUNK)]
+        return [np.concatenate([p[j] for p in parts]) for j in range(len(model.nodes))]
     cols, miss, states = data
     out = [None] * len(model.nodes)
     if strategy == "draw":

@@ -121,6 +121,18 @@ def test_naive_parents_give_todays_naive_impute():
     assert bayesnb.NaiveBayes(structure="naive").fit(X, y).impute(Xt).equals(plain.impute(Xt))
 
 
+def test_row_chunks_give_the_same_imputations(monkeypatch):
+    X, y = _tiny(1, missing=0.1)
+    Xt, _ = _tiny(5, n=40, missing=0.3)
+    for structure in ("tan", "kdb"):
+        m = bayesnb.NaiveBayes(structure=structure).fit(X, y)
+        whole = m.impute(Xt, strategy="mean")
+        monkeypatch.setattr(MI, "_CHUNK", 7)
+        pd.testing.assert_frame_equal(m.impute(Xt, strategy="mean"), whole)
+        assert not m.impute(Xt, strategy="draw", random_state=0).isna().any().any()
+        monkeypatch.undo()
+
+
 def test_impute_errors_and_options():
     X, y = _tiny(1, missing=0.1)
     m = bayesnb.NaiveBayes(structure="tan").fit(X, y)
