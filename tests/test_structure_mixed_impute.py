@@ -162,3 +162,35 @@ def test_truncated_student_t_means_match_quadrature():
             mass = integrate.quad(law.pdf, e[s], e[s + 1], epsabs=0, epsrel=1e-12)[0]
             want = integrate.quad(lambda t, law=law: t * law.pdf(t), e[s], e[s + 1], epsabs=1e-13, epsrel=1e-12)[0] / mass
             np.testing.assert_allclose(got[c, s], want, rtol=1e-7, atol=1e-9)
+
+
+def test_sample_posterior_draws_every_context_exactly():
+    X, y = _tiny(1, missing=0.1)
+    m = bayesnb.NaiveBayes(structure="kdb", k=2).fit(X, y)
+    assert m.structure_ == {"a": ("u", "v"), "u": (), "v": ("u",)}
+    n = 20000
+    p = m.sample_posterior(n, random_state=0).posterior
+    assert p["theta_a"].dims == ("chain", "draw", "class", "u_state", "v_state", "a_category")
+    assert p["mu_v"].dims == ("chain", "draw", "class", "u_state") and p["mu_u"].dims == ("chain", "draw", "class")
+    assert list(p["a_category"].values) == ["p", "q"] and p["u_state"].size == m._mixed.nodes[1].n_states
+    nodes = m._mixed.nodes
+    for j, name in ((1, "u"), (2, "v")):  # NIG: E[mu] = mu_n, E[sigma^2] = b_n / (a_n - 1)
+        post = m._mixed.posteriors[j]
+        mu, a, b, kap = (np.asarray(f, dtype=float)[:, 0] for f in (post.mu, post.a, post.b, post.kappa))
+        shape = p[f"mu_{name}"].shape[2:]
+        draws_mu = p[f"mu_{name}"].values.reshape(n, -1)
+        ok = a > 3  # contexts whose sigma^2 has a finite variance (the others have little data)
+        assert ok.sum() >= 2
+        mu, a, b, kap = mu[ok], a[ok], b[ok], kap[ok]
+        sd_mu = np.sqrt(b / (a - 1) / kap)
+        assert np.all(np.abs(draws_mu[:, ok].mean(0) - mu) < 5 * sd_mu / np.sqrt(n)), name
+        s2 = (p[f"sigma_{name}"].values ** 2).reshape(n, -1)[:, ok]
+        want = b / (a - 1)
+        sd_s2 = want / np.sqrt(a - 2)
+        assert np.all(np.abs(s2.mean(0) - want) < 5 * sd_s2 / np.sqrt(n)), name
+        assert shape == (2, *(nodes[q].n_states for q in m._mixed.parents[j]))
+    (conc,) = m._mixed.posteriors[0].concentration
+    mean = np.asarray(conc) / np.asarray(conc).sum(1, keepdims=True)
+    got = p["theta_a"].values.reshape(n, -1, 2).mean(0)
+    np.testing.assert_allclose(got, mean, atol=0.01)
+    np.testing.assert_allclose(p["pi"].values.mean((0, 1)), np.exp(m.class_log_prior_), atol=0.01)

@@ -18,9 +18,11 @@ from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _mixed_impute as _mi
+from .. import _mixed_posterior as _mp
 from .. import _structured_mixed as _mx
 from .. import posterior as _post
 from .._utils import as_generator
+from ..diagnostics import datatree_from_layout
 from ..generative.functions import _block_cells, class_log_weights, warn_empty_columns
 from ..generative.tables import check_impute_options, label_codes, write_cells
 from ..inference.em import allowed_states
@@ -38,7 +40,9 @@ __all__ = ["MixedStructureMixin"]
 #: fitting methods that would ignore ``structure`` (refused whatever was fitted)
 _REFITS = ("partial_fit", "fit_semi_supervised", "fit_latent_class")
 #: methods not written for a fitted mixed structure yet
-_UNSUPPORTED = (*_REFITS, "feature_log_contributions", "sample_posterior", "sample_prior_predictive")
+_UNSUPPORTED = (*_REFITS, "feature_log_contributions", "sample_prior_predictive",
+                # the naive posterior's NumPyro model / draws would be silently wrong on a structure
+                "run_mcmc", "model_inputs", "predict_proba_draws", "predict_proba_interval")
 #: what a model file keeps of a fitted mixed structure
 _FILE_ATTRS = ("structure_parents_", "structure_stats_", "structure_bin_edges_")
 
@@ -318,3 +322,38 @@ class MixedStructureMixin:
                 cells.append(_block_cells(blk, filled.astype(np.int64) if blk.family.raw_values else filled, miss))
             outs.append(write_cells(X, cells))
         return outs[0] if m == 1 else outs
+
+    def sample_posterior(self, n_draws=1000, random_state=None):
+        """Exact draws from the conjugate posterior; under a structure, one per context.
+
+        Under a structure other than naive: ``pi`` (class), ``theta_<feature>`` (a Dirichlet per
+        context) for a categorical feature and ``mu_<feature>``, ``sigma_<feature>`` (a
+        Normal-Inverse-Gamma per context) for a numeric one, with dims ``(class,
+        <parent>_state, ...)``; a numeric parent's states are its bins (see
+        :mod:`bayesnb._mixed_posterior`). Under naive, as the base method.
+
+        Parameters
+        ----------
+        n_draws : int, default=1000
+        random_state : int, numpy Generator/RandomState or None
+
+        Returns
+        -------
+        xarray.DataTree
+            Group ``posterior`` with dims ``(chain=1, draw=n_draws, ...)``.
+        """
+        if getattr(self, "_mixed", None) is None:
+            return super().sample_posterior(n_draws, random_state)
+        n_draws = self._check_n_draws(n_draws)
+        post, model = self.posterior_, self._mixed
+        names, cats = [], []
+        for nd in model.nodes:
+            blk = post.blocks[nd.block]
+            names.append(str(blk.names[nd.col]))
+            labels = None if nd.numeric else blk.family.value_labels(blk.state)
+            cats.append(None if labels is None else labels[nd.col])
+        dims, coords, shapes = _mp.mixed_layout(model, post.classes, names, cats, post.fixed_class_prior)
+        draws = _mp.mixed_draws(model, post.class_concentration, dims, shapes, n_draws, as_generator(random_state))
+        return datatree_from_layout({k: v[None] for k, v in draws.items()}, dims, coords,
+                                    attrs={"inference": "exact conjugate posterior", "estimator": self._who,
+                                           "structure": self.structure_kind_})
