@@ -17,6 +17,13 @@ one-hot column for scikit-learn):
 
 - bayesnb ``strategy="mode"`` / ``"mean"`` / ``"auto"`` (the default: each family's
   ``default_fill``), plain naive Bayes (``NaiveBayes()`` fitted on the blanked table);
+- bayesnb structures (``--structures``): ``NaiveBayes(structure="tan")`` and
+  ``NaiveBayes(structure="auto")`` (naive, TAN or k-DB(k=2) by closed-form evidence; its
+  numeric columns Gaussian), ``impute(..., strategy="auto")``: exact inference given the
+  observed cells (docs/structure.md "Mixed tables"); and, to separate the structure from the
+  family choice, ``NaiveBayes`` with every numeric column ``Gaussian`` (``NB Gaussian``). A
+  configuration that refuses a table (k-DB enumerating more than ``MAX_ENUMERATION`` joint
+  states) is reported as refused;
 - bayesnb latent class: ``fit_latent_class(X, y, n_components="auto")`` then
   ``impute(X, latent=fit)`` (strategy ``"auto"``);
 - scikit-learn ``SimpleImputer`` (mean for numeric, most frequent for categorical
@@ -27,7 +34,7 @@ Metrics on the blanked cells: categorical accuracy; numeric NRMSE = RMSE / sd of
 values, per column, averaged over columns; ``out``: imputed numeric values outside the
 column's observed range by more than 1e-9 of it (summed over columns, mean over seeds). Mean +- sd over seeds.
 
-Run:  python benchmarks/bench_impute.py [--quick] [--seeds N]
+Run:  python benchmarks/bench_impute.py [--quick] [--seeds N] [--structures] [--masks "MCAR 30%"]
       (``--quick``: 2 seeds, no MNAR, house votes and penguins only)
 """
 
@@ -44,7 +51,7 @@ from sklearn.ensemble import ExtraTreesRegressor
 from sklearn.experimental import enable_iterative_imputer  # noqa: F401
 from sklearn.impute import IterativeImputer, KNNImputer, SimpleImputer
 
-from bayesnb import NaiveBayes
+from bayesnb import Categorical, Gaussian, NaiveBayes
 from bayesnb.datasets import load_house_votes, load_penguins
 
 
@@ -145,6 +152,26 @@ def sklearn_methods(Xm, cats, nums, y, seed):
     return res
 
 
+def structure_methods(Xm, y, cats, nums):
+    """The structure rows (and the all-Gaussian naive model they build on); None where refused."""
+    res, picked = {}, {}
+    models = {}
+    if nums:
+        feats = {**({tuple(cats): Categorical()} if cats else {}), tuple(nums): Gaussian()}
+        models["bayesnb NB Gaussian"] = NaiveBayes(features=feats).fit(Xm, y)
+    for s in ("tan", "auto"):
+        models[f"bayesnb structure={s}"] = m = NaiveBayes(structure=s).fit(Xm, y)
+        picked[s] = m.structure_kind_
+    for name, m in models.items():
+        for tag, yy in (("", None), (" +y", y)):
+            try:
+                res[f"{name} auto{tag}"] = m.impute(Xm, strategy="auto", y=yy)
+            except ValueError as e:  # k-DB: too many joint states to enumerate
+                res[f"{name} auto{tag}"] = None
+                print(f"  ({name}{tag} refused: {str(e)[:90]}...)")
+    return res, picked
+
+
 def bayesnb_methods(Xm, y, seed, latent=True):
     res, chosen = {}, {}
     nb = NaiveBayes().fit(Xm, y)
@@ -186,11 +213,17 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--seeds", type=int, default=None)
     ap.add_argument("--no-latent", action="store_true", help="skip the latent-class configurations")
+    ap.add_argument("--structures", action="store_true", help="add the structure rows (tan, auto)")
+    ap.add_argument("--no-sklearn", action="store_true", help="skip the scikit-learn imputers")
+    ap.add_argument("--masks", nargs="+", default=None, help='e.g. "MCAR 30%%" (default: all)')
+    ap.add_argument("--tables", nargs="+", default=None, help='e.g. penguins "breast cancer" (default: all)')
     args = ap.parse_args(argv)
     seeds = range(args.seeds or (2 if args.quick else 3))
-    masks = ["MCAR 10%", "MCAR 30%"] + ([] if args.quick else ["MNAR"])
+    masks = args.masks or ["MCAR 10%", "MCAR 30%"] + ([] if args.quick else ["MNAR"])
     t0 = time.perf_counter()
     for name, (X, y) in tables(args.quick).items():
+        if args.tables and name not in args.tables:
+            continue
         cats = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
         nums = [c for c in X.columns if c not in cats]
         results, picks = {}, {}
@@ -200,11 +233,18 @@ def main(argv=None):
                 M = mask(X, kind, rng)
                 Xm = blank(X, M)
                 methods, chosen = bayesnb_methods(Xm, y, seed, latent=not args.no_latent)
-                methods.update(sklearn_methods(Xm, cats, nums, y, seed))
+                if not args.no_sklearn:
+                    methods.update(sklearn_methods(Xm, cats, nums, y, seed))
+                if args.structures:
+                    extra, kinds = structure_methods(Xm, y, cats, nums)
+                    methods.update(extra)
+                    for k, v in kinds.items():
+                        picks.setdefault((kind, f" structure={k} learned"), []).append(v)
                 for k, v in chosen.items():
                     picks.setdefault((kind, k), []).append(v)
                 for m, F in methods.items():
-                    results.setdefault(m, {}).setdefault(kind, []).append(score(X, F, M, cats, nums))
+                    results.setdefault(m, {}).setdefault(kind, []).append(
+                        (np.nan, np.nan, np.nan) if F is None else score(X, F, M, cats, nums))
         print(f"\n### {name} ({X.shape[0]} rows; {len(cats)} categorical, {len(nums)} numeric; "
               f"{len(seeds)} seeds)\n")
         metric = ([("accuracy", 0)] if cats else []) + ([("NRMSE", 1), ("out", 2)] if nums else [])
@@ -219,7 +259,7 @@ def main(argv=None):
                     cells.append(f"{np.mean([x[i] for x in r]):.1f}" if mname == "out" else fmt([x[i] for x in r]))
             print(f"| {m} | " + " | ".join(cells) + " |")
         if picks:
-            print("\nlatent-class components chosen (per seed): "
+            print("\nchosen per seed (latent-class components; learned structures): "
                   + "; ".join(f"{kind}{tag or ' no y'}: {v}" for (kind, tag), v in picks.items()))
     print(f"\n({time.perf_counter() - t0:.0f} s)")
 

@@ -5,7 +5,7 @@
 Gaussian) and, for another structure, learns the parent lists on every column (numeric
 columns discretised into quantile bins for the mutual informations, see
 :mod:`bayesnb._structured_mixed`) and fits each feature's family over its contexts. The
-predict methods, ``score_samples`` and ``sample`` then use them; the other methods raise
+predict methods, ``score_samples``, ``sample`` and ``impute`` then use them; the other methods raise
 :class:`~bayesnb.estimators._structured.StructureNotSupportedError` (``hasattr`` is False for
 them), as ``CategoricalNB(structure=...)`` does.
 """
@@ -17,9 +17,15 @@ import pandas as pd
 from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
+from .. import _mixed_impute as _mi
+from .. import _mixed_posterior as _mp
 from .. import _structured_mixed as _mx
 from .. import posterior as _post
 from .._utils import as_generator
+from ..diagnostics import datatree_from_layout
+from ..generative.functions import _block_cells, class_log_weights, warn_empty_columns
+from ..generative.tables import check_impute_options, label_codes, write_cells
+from ..inference.em import allowed_states
 from ..structure import (
     class_mutual_information,
     conditional_mutual_information,
@@ -34,7 +40,9 @@ __all__ = ["MixedStructureMixin"]
 #: fitting methods that would ignore ``structure`` (refused whatever was fitted)
 _REFITS = ("partial_fit", "fit_semi_supervised", "fit_latent_class")
 #: methods not written for a fitted mixed structure yet
-_UNSUPPORTED = (*_REFITS, "feature_log_contributions", "sample_posterior", "sample_prior_predictive", "impute")
+_UNSUPPORTED = (*_REFITS, "feature_log_contributions", "sample_prior_predictive",
+                # the naive posterior's NumPyro model / draws would be silently wrong on a structure
+                "run_mcmc", "model_inputs", "predict_proba_draws", "predict_proba_interval")
 #: what a model file keeps of a fitted mixed structure
 _FILE_ATTRS = ("structure_parents_", "structure_stats_", "structure_bin_edges_")
 
@@ -246,3 +254,106 @@ class MixedStructureMixin:
         for c, col in enumerate(out):
             X[:, c] = col
         return X, post.classes[z]
+
+    def impute(self, X, *, strategy="auto", n_imputations=1, random_state=None, parameter_uncertainty=True,
+               y=None, n_components=1, latent=None):
+        """Fill missing cells from their exact posterior given the row's observed cells (and ``y``).
+
+        Under a structure other than naive (see :mod:`bayesnb._mixed_impute`): a categorical
+        cell gets the mode of its marginal posterior (``"auto"``, ``"mode"``, ``"mean"``:
+        unordered categories have no mean); a numeric cell its posterior-predictive mean
+        (``"auto"``, ``"mean"``), a mixture over the class and the missing parents' and own
+        bins of truncated Normal (Student-t for ``predictive="marginal"``) means, or with
+        ``"mode"`` the highest-density point among those pieces' modes. ``"draw"`` draws the
+        class and every missing cell of a row jointly from ``p(y, x_miss | x_obs)``, with one
+        exact posterior draw of the class weights and of every node's parameters per completed
+        table when ``parameter_uncertainty`` (proper multiple imputation). Categories stay among
+        the training ones; numeric values are on the real line, as the naive Gaussian impute.
+        ``n_components`` > 1 and ``latent`` need structure='naive'. Otherwise as
+        :meth:`GenerativeMixin.impute`.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        strategy : {"auto", "mode", "mean", "draw"}, default="auto"
+        n_imputations : int, default=1
+            Number of completed tables (``strategy="draw"`` only).
+        random_state : None, int or Generator
+        parameter_uncertainty : bool, default=True
+        y : array-like of shape (n_samples,), optional
+            Known labels (missing where unknown): those rows are conditioned on their class.
+        n_components : int, default=1
+        latent : None
+
+        Returns
+        -------
+        X_imputed : same type as X, or a list of ``n_imputations`` of them
+        """
+        if getattr(self, "_mixed", None) is None:
+            return super().impute(X, strategy=strategy, n_imputations=n_imputations, random_state=random_state,
+                                  parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components,
+                                  latent=latent)
+        m = check_impute_options(strategy, n_imputations, self._who)
+        if latent is not None or n_components == "auto" or int(n_components) != 1:
+            raise NotImplementedError(f"{self._who}.impute(n_components=, latent=) needs structure='naive'; "
+                                      f"received n_components={n_components!r}, latent={type(latent).__name__}.")
+        rng = as_generator(random_state)
+        post = self.posterior_
+        X = self._check_X(X, reset=False)
+        encoded, _ = self._encode_blocks(X, post)
+        K = len(self.classes_)
+        allowed = np.ones((X.shape[0], K), dtype=bool) if y is None else allowed_states(
+            np.arange(K), label_codes(self.classes_, y, X.shape[0], self._who))
+        warn_empty_columns(post, "impute", self._who, encoded, stacklevel=3)
+        data = _mx.node_data(self._mixed.nodes, encoded)
+        outs = []
+        for _ in range(m):
+            r = rng if strategy == "draw" and parameter_uncertainty else None
+            model = self._mixed if r is None else _mi.drawn_model(self._mixed, r)
+            logw = np.where(allowed, class_log_weights(post, r)[None, :], -np.inf)
+            values = _mi.impute_nodes(model, data, logw, strategy, rng, self._who)
+            cells = []
+            for b, blk in enumerate(post.blocks):
+                miss = blk.family.gen_missing(encoded[b])
+                if not np.any(miss):
+                    continue
+                js = [j for j, nd in enumerate(self._mixed.nodes) if nd.block == b]
+                filled = np.column_stack([values[j] for j in js])
+                cells.append(_block_cells(blk, filled.astype(np.int64) if blk.family.raw_values else filled, miss))
+            outs.append(write_cells(X, cells))
+        return outs[0] if m == 1 else outs
+
+    def sample_posterior(self, n_draws=1000, random_state=None):
+        """Exact draws from the conjugate posterior; under a structure, one per context.
+
+        Under a structure other than naive: ``pi`` (class), ``theta_<feature>`` (a Dirichlet per
+        context) for a categorical feature and ``mu_<feature>``, ``sigma_<feature>`` (a
+        Normal-Inverse-Gamma per context) for a numeric one, with dims ``(class,
+        <parent>_state, ...)``; a numeric parent's states are its bins (see
+        :mod:`bayesnb._mixed_posterior`). Under naive, as the base method.
+
+        Parameters
+        ----------
+        n_draws : int, default=1000
+        random_state : int, numpy Generator/RandomState or None
+
+        Returns
+        -------
+        xarray.DataTree
+            Group ``posterior`` with dims ``(chain=1, draw=n_draws, ...)``.
+        """
+        if getattr(self, "_mixed", None) is None:
+            return super().sample_posterior(n_draws, random_state)
+        n_draws = self._check_n_draws(n_draws)
+        post, model = self.posterior_, self._mixed
+        names, cats = [], []
+        for nd in model.nodes:
+            blk = post.blocks[nd.block]
+            names.append(str(blk.names[nd.col]))
+            labels = None if nd.numeric else blk.family.value_labels(blk.state)
+            cats.append(None if labels is None else labels[nd.col])
+        dims, coords, shapes = _mp.mixed_layout(model, post.classes, names, cats, post.fixed_class_prior)
+        draws = _mp.mixed_draws(model, post.class_concentration, dims, shapes, n_draws, as_generator(random_state))
+        return datatree_from_layout({k: v[None] for k, v in draws.items()}, dims, coords,
+                                    attrs={"inference": "exact conjugate posterior", "estimator": self._who,
+                                           "structure": self.structure_kind_})

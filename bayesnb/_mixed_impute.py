@@ -1,0 +1,336 @@
+"""Imputation on mixed structures: exact inference of the missing cells given the observed ones.
+
+The model is :mod:`bayesnb._structured_mixed`'s: ``p(y) prod_j p(x_j | y, pa_j)``, a numeric node
+entering its children through its bin. For one row, every node ``j`` has a *factor*
+``phi_j(k, u, s)`` over its class ``k``, its parents' joint state ``u`` and its own state ``s``:
+
+- observed: ``p(x_j | k, u)`` (a density for a numeric node) at ``s = state(x_j)``, 0 elsewhere;
+- missing: ``p(s | k, u)`` (the category's probability, or the bin's mass under the numeric node's
+  conditional predictive).
+
+``p(k, s_all | x_obs) ∝ p(k) prod_j phi_j``. Given the class and every state, a missing numeric
+value has its conditional predictive *truncated to its bin* (summed over its bins this is the
+untruncated predictive, so a missing numeric cell with no observed descendant gets exactly its
+predictive). From the exact posterior of each missing node's family ``p(k, u, s | x_obs)``:
+
+- a categorical cell's marginal ``p(s | x_obs)``: its mode (strategies "auto", "mode", "mean",
+  as the naive impute: unordered categories have no mean);
+- a numeric cell's posterior-predictive mean ``sum_{k,u,s} p(k, u, s | x_obs) E[x | k, u, bin s]``
+  (truncated Normal mean, or truncated Student-t mean for ``predictive="marginal"``);
+  ``"mode"``: among the modes of those truncated pieces, the point of highest mixture density;
+- ``"draw"``: one joint draw of the class and every missing state from ``p(k, s_miss | x_obs)``,
+  then each missing numeric value from its truncated predictive given its drawn context and bin.
+
+Inference is exact. On a forest given the class (naive, TAN: at most one feature parent) by
+sum-product message passing vectorised over rows; otherwise (k-DB, k >= 2) by enumerating the joint
+states of a row's missing cells, one enumeration per missing pattern, refused beyond
+:data:`~bayesnb.structured.MAX_ENUMERATION` joint states.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats as _stats
+from scipy.special import logsumexp
+
+from ._structured_mixed import (
+    _log_interval_mass,
+    _n_parent_states,
+    _parent_index,
+    _predictive_dist,
+    _rows,
+    _state_table,
+)
+from .families._numeric import draw_categories
+from .structure import topological_order
+from .structured import MAX_ENUMERATION
+
+__all__ = ["drawn_model", "impute_nodes", "node_factors", "posterior_families", "truncated_means"]
+
+#: Rows imputed at a time (the factors are (rows, K, P_j, B_j) per node).
+_CHUNK = 8192
+
+
+def drawn_model(model, rng):
+    """The model at one exact posterior draw of every node's parameters (values scored at that draw)."""
+    points = tuple(nd.family.gen_point(pr, po, rng) for nd, pr, po in zip(model.nodes, model.priors, model.posteriors))
+    return model._replace(posteriors=points, predictive="mean")
+
+
+def node_factors(model, data):
+    """Per node, ``log phi_j(k, u, s)`` of every row, shape (n, K, P_j, B_j) (see the module docstring)."""
+    cols, miss, states = data
+    n, K = miss.shape[0], model.n_classes
+    out = []
+    for j, nd in enumerate(model.nodes):
+        P, B = _n_parent_states(model.nodes, model.parents[j]), nd.n_states
+        table = _state_table(model, j).reshape(K, P, B)
+        phi = np.broadcast_to(table, (n, K, P, B)).copy()
+        obs = np.flatnonzero(~miss[:, j])
+        if obs.size:
+            s = states[obs, j]
+            if nd.numeric:
+                val = nd.family.log_likelihood(model.priors[j], model.posteriors[j], _rows(cols[j], obs),
+                                               model.predictive).reshape(obs.size, K, P)
+            else:
+                val = np.moveaxis(table[:, :, s], -1, 0)
+            f = np.full((obs.size, K, P, B), -np.inf)
+            f[np.arange(obs.size), :, :, s] = val
+            phi[obs] = f
+        out.append(phi)
+    return out
+
+
+def _check_rows(norm, who):
+    if not np.all(np.isfinite(norm)):
+        raise ValueError(f"{who}: {int(np.sum(~np.isfinite(norm)))} row(s) have probability 0 (or not finite) "
+                         "under every allowed class; impute cannot condition on them.")
+
+
+def _forest(model, phi, logw, who):
+    """Message passing: per node ``log p(k, u, s | x_obs)``, and what the joint draw needs."""
+    parents, d = model.parents, len(phi)
+    children = [[c for c in range(d) if j in parents[c]] for j in range(d)]
+    order = topological_order(parents)
+    n, K = logw.shape
+    up, msg = [None] * d, [None] * d
+    for j in reversed(order):
+        up[j] = sum((msg[c] for c in children[j]), np.zeros((n, K, phi[j].shape[3])))
+        msg[j] = logsumexp(phi[j] + up[j][:, :, None, :], axis=3)  # (n, K, P_j)
+    roots = [j for j in order if not parents[j]]
+    joint = logw + sum((msg[r][:, :, 0] for r in roots), np.zeros((n, K)))
+    norm = logsumexp(joint, axis=1, keepdims=True)
+    _check_rows(norm, who)
+    out, fam = [None] * d, [None] * d
+    for j in order:
+        if not parents[j]:
+            out[j] = (joint - norm - msg[j][:, :, 0])[:, :, None]  # (n, K, 1)
+        fam[j] = out[j][..., None] + phi[j] + up[j][:, :, None, :]
+        down = logsumexp(out[j][..., None] + phi[j], axis=2)  # (n, K, B_j)
+        for c in children[j]:
+            out[c] = down + sum((msg[o] for o in children[j] if o != c), np.zeros_like(down))
+    return fam, (joint - norm, up)
+
+
+def _draw_forest(model, phi, extra, rng):
+    log_pk, up = extra
+    n = log_pk.shape[0]
+    z = draw_categories(np.exp(log_pk), rng.random(n))
+    states = np.zeros((n, len(phi)), dtype=np.int64)
+    rows = np.arange(n)
+    for j in topological_order(model.parents):
+        u = _parent_index(model.nodes, model.parents[j], states)
+        lp = phi[j][rows, z, u] + up[j][rows, z]
+        states[:, j] = draw_categories(np.exp(lp - logsumexp(lp, axis=1, keepdims=True)), rng.random(n))
+    return z, states
+
+
+def _enumerate(model, phi, logw, data, rng, who):
+    """Per missing pattern, the joint states of the missing cells: families' posteriors, or one joint draw."""
+    _, miss, states = data
+    nodes, parents = model.nodes, model.parents
+    n, K = logw.shape
+    d = len(nodes)
+    fam = [np.full(p.shape, -np.inf) for p in phi]
+    z, drawn = np.zeros(n, dtype=np.int64), states.copy()
+    masks, group = np.unique(miss, axis=0, return_inverse=True)
+    for g, mask in enumerate(masks):
+        idx = np.flatnonzero(group.ravel() == g)
+        M = np.flatnonzero(mask)
+        if M.size == 0:  # nothing to fill
+            continue
+        sizes = [nodes[m].n_states for m in M]
+        total = int(np.prod(sizes, dtype=np.int64))
+        if total > MAX_ENUMERATION:
+            raise ValueError(f"{who}: imputing a row's {len(M)} missing cells means enumerating {total} joint states "
+                             f"(more than {MAX_ENUMERATION}); use a structure with fewer parents (tan).")
+        fill = np.stack(np.unravel_index(np.arange(total), sizes), axis=1)
+        for start in range(0, idx.size, max(1, MAX_ENUMERATION // total)):
+            r = idx[start:start + max(1, MAX_ENUMERATION // total)]
+            S = np.repeat(states[r][:, None, :], total, axis=1)
+            S[:, :, M] = fill[None]
+            acc = np.broadcast_to(logw[r][:, None, :], (r.size, total, K)).copy()
+            us = [_parent_index(nodes, parents[j], S) for j in range(d)]
+            for j in range(d):
+                acc += phi[j][r[:, None], :, us[j], S[..., j]]
+            norm = logsumexp(acc, axis=(1, 2), keepdims=True)
+            _check_rows(norm, who)
+            acc -= norm
+            if rng is not None:  # one joint draw of (configuration, class) per row
+                flat = draw_categories(np.exp(acc.reshape(r.size, -1)), rng.random(r.size))
+                cfg, z[r] = np.divmod(flat, K)
+                drawn[r[:, None], M[None, :]] = fill[cfg]
+                continue
+            p = np.exp(acc)
+            for j in M:
+                P, B = phi[j].shape[2:]
+                q = np.zeros((r.size, K, P * B))
+                key = us[j] * B + S[..., j]  # (m, total)
+                for k in range(K):
+                    np.add.at(q[:, k], (np.repeat(np.arange(r.size), total), key.ravel()), p[:, :, k].ravel())
+                with np.errstate(divide="ignore"):
+                    fam[j][r] = np.log(q).reshape(r.size, K, P, B)
+    return fam, (z, drawn)
+
+
+def posterior_families(model, data, logw, who="NaiveBayes"):
+    """Per node ``log p(k, u, s | x_obs)`` of every row, shape (n, K, P_j, B_j) (meaningful where missing).
+
+    Parameters
+    ----------
+    model : MixedModel
+    data : tuple
+        :func:`~bayesnb._structured_mixed.node_data` of the rows.
+    logw : ndarray of shape (n, K)
+        ``log p(y=k)`` per row (``-inf`` for a class a known label rules out).
+    who : str
+
+    Returns
+    -------
+    list of ndarray
+    """
+    phi = node_factors(model, data)
+    if all(len(pa) <= 1 for pa in model.parents):
+        return _forest(model, phi, logw, who)[0]
+    return _enumerate(model, phi, logw, data, None, who)[0]
+
+
+def _draw_states(model, data, logw, rng, who):
+    """One joint draw of (class, every node's state) per row from ``p(k, s | x_obs)``."""
+    phi = node_factors(model, data)
+    if all(len(pa) <= 1 for pa in model.parents):
+        extra = _forest(model, phi, logw, who)[1]
+        return _draw_forest(model, phi, extra, rng)
+    return _enumerate(model, phi, logw, data, rng, who)[1]
+
+
+def _pieces(model, j):
+    """Node ``j``'s predictive per context as (C, 1) scipy distribution, its bins' edges, (C, B) log masses."""
+    nd = model.nodes[j]
+    dist = _predictive_dist(type(model.posteriors[j])(*(np.asarray(f, dtype=float) for f in model.posteriors[j])),
+                            model.predictive)
+    e = np.concatenate([[-np.inf], nd.edges, [np.inf]])
+    return dist, e[:-1][None, :], e[1:][None, :], _log_interval_mass(dist, e[None, :-1], e[None, 1:])
+
+
+def truncated_means(model, j):
+    """``E[x_j | context, lo_s < x_j <= hi_s]`` per context and bin, shape (C, B) (truncated Normal / Student-t)."""
+    dist, lo, hi, logm = _pieces(model, j)
+    loc, scale = dist.kwds["loc"], dist.kwds["scale"]
+    a, b = (lo - loc) / scale, (hi - loc) / scale
+    if model.predictive == "marginal":
+        nu = dist.args[0]
+        if np.any((nu <= 1) & ~(np.isfinite(lo) & np.isfinite(hi))):
+            raise ValueError("the Student-t predictive has no mean on an unbounded bin with 2a <= 1 degrees of "
+                             "freedom; use predictive='mean' or a larger prior a.")
+
+        def g(t):
+            with np.errstate(invalid="ignore", over="ignore"):
+                return np.where(np.isfinite(t), (nu + np.nan_to_num(t) ** 2) * _stats.t.pdf(t, nu), 0.0)
+
+        std_mass = np.exp(logm)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            m = loc + scale * (g(a) - g(b)) / ((nu - 1) * std_mass)
+    else:
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            m = _stats.truncnorm.mean(a, b, loc=loc, scale=scale)
+    inside = np.clip(loc, lo, hi) * np.ones_like(m)
+    m = np.where(np.isfinite(m), m, inside)  # a bin of (numerically) no mass: its weight is 0 anyway
+    return np.clip(m, lo, hi)
+
+
+def _truncated_draw(dist, lo, hi, rng):
+    """One draw per entry from ``dist`` truncated to ``(lo, hi]`` (inverse CDF, on the stable side)."""
+    u = rng.random(np.shape(lo))
+    right = lo > dist.median()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x_r = dist.isf(dist.sf(lo) - u * (dist.sf(lo) - dist.sf(hi)))
+        x_l = dist.ppf(dist.cdf(lo) + u * (dist.cdf(hi) - dist.cdf(lo)))
+    x = np.where(right, x_r, x_l)
+    return np.clip(np.where(np.isfinite(x), x, np.clip(dist.median(), lo, hi)), np.nextafter(lo, np.inf), hi)
+
+
+def _numeric_mode(model, j, w):
+    """Of the modes of the truncated pieces, the point of highest mixture density; ``w`` (m, K, P, B) probs."""
+    dist, lo, hi, logm = _pieces(model, j)
+    cand = np.broadcast_to(np.clip(dist.median(), lo, hi), logm.shape).ravel()  # (C*B,) piece modes
+    C, B = logm.shape
+    lo_f, hi_f = np.broadcast_to(lo, (C, B)).ravel(), np.broadcast_to(hi, (C, B)).ravel()
+    ctx = np.repeat(np.arange(C), B)
+    logpdf = dist.logpdf(np.broadcast_to(cand[None, :], (C, cand.size)))[ctx]  # (pieces, cand)
+    inside = (cand[None, :] > lo_f[:, None]) & (cand[None, :] <= hi_f[:, None])
+    with np.errstate(invalid="ignore"):
+        piece = np.where(inside, logpdf - logm.ravel()[:, None], -np.inf)  # log truncated density
+    with np.errstate(divide="ignore"):
+        lw = np.log(w.reshape(w.shape[0], -1))  # (m, pieces)
+    dens = logsumexp(lw[:, :, None] + piece[None], axis=1)  # (m, cand)
+    best = np.where(lw > -np.inf, dens, -np.inf).argmax(axis=1)
+    return cand[best]
+
+
+def impute_nodes(model, data, logw, strategy, rng, who="NaiveBayes"):
+    """Per node, its values with the missing cells filled (codes for categorical nodes, floats for numeric).
+
+    Parameters
+    ----------
+    model : MixedModel
+        The model in use (the posterior, or :func:`drawn_model`).
+    data : tuple
+        :func:`~bayesnb._structured_mixed.node_data` of the rows.
+    logw : ndarray of shape (n, K)
+        ``log p(y=k)`` per row, ``-inf`` for classes a known label rules out.
+    strategy : {"auto", "mode", "mean", "draw"}
+        ``"auto"``: each node family's ``default_fill``.
+    rng : numpy.random.Generator
+    who : str
+
+    Returns
+    -------
+    list of ndarray of shape (n,)
+        Only the missing cells are meaningful for :func:`_block_cells` (observed cells as encoded).
+    """
+    n = data[1].shape[0]
+    if n > _CHUNK:  # rows are independent: bound the (rows, K, P, B) factors' memory
+        parts = [impute_nodes(model, (tuple(_rows(c, slice(a, a + _CHUNK)) for c in data[0]), data[1][a:a + _CHUNK],
+                                      data[2][a:a + _CHUNK]), logw[a:a + _CHUNK], strategy, rng, who)
+                 for a in range(0, n, _CHUNK)]
+        return [np.concatenate([p[j] for p in parts]) for j in range(len(model.nodes))]
+    cols, miss, states = data
+    out = [None] * len(model.nodes)
+    if strategy == "draw":
+        z, S = _draw_states(model, data, logw, rng, who)
+        for j, nd in enumerate(model.nodes):
+            if not nd.numeric:
+                out[j] = S[:, j]
+                continue
+            x = np.asarray(cols[j].X[:, 0], dtype=float).copy()
+            r = np.flatnonzero(miss[:, j])
+            if r.size:
+                P = _n_parent_states(model.nodes, model.parents[j])
+                ctx = z[r] * P + _parent_index(model.nodes, model.parents[j], S[r])
+                dist, lo, hi, _ = _pieces(model, j)
+                loc, scale = dist.kwds["loc"][ctx, 0], dist.kwds["scale"][ctx, 0]
+                d_r = (_stats.t(dist.args[0][ctx, 0], loc=loc, scale=scale) if model.predictive == "marginal"
+                       else _stats.norm(loc=loc, scale=scale))
+                x[r] = _truncated_draw(d_r, lo[0, S[r, j]], hi[0, S[r, j]], rng)
+            out[j] = x
+        return out
+    fam = posterior_families(model, data, logw, who)
+    for j, nd in enumerate(model.nodes):
+        how = nd.family.default_fill if strategy == "auto" else strategy
+        r = np.flatnonzero(miss[:, j])
+        if not nd.numeric:
+            s = states[:, j].copy()
+            if r.size:
+                s[r] = logsumexp(fam[j][r], axis=(1, 2)).argmax(axis=1)
+            out[j] = s
+            continue
+        x = np.asarray(cols[j].X[:, 0], dtype=float).copy()
+        if r.size:
+            w = np.exp(fam[j][r])  # (m, K, P, B)
+            if how == "mode":
+                x[r] = _numeric_mode(model, j, w)
+            else:
+                x[r] = np.einsum("ic,c->i", w.reshape(r.size, -1), truncated_means(model, j).ravel())
+        out[j] = x
+    return out
