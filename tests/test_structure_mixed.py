@@ -177,6 +177,21 @@ def test_auto_on_penguins_takes_the_best_evidence_on_the_complete_rows():
     assert np.isfinite(p).all() and np.allclose(p.sum(1), 1)
 
 
+def test_auto_warns_when_few_rows_are_complete():
+    """structure='auto' scores on the complete rows: with few of them it says so instead of choosing silently."""
+    d = load_penguins()
+    X, y = d.drop(columns="species"), d["species"]
+    rng = np.random.default_rng(0)
+    Xm = X.mask(rng.random(X.shape) < 0.5)  # ~1% of rows complete
+    with pytest.warns(UserWarning, match=r"only \d+ of 344 rows are complete"):
+        bayesnb.NaiveBayes(structure="auto").fit(Xm, y)
+    Xm = X.copy()
+    even = np.arange(len(X)) % 2 == 0  # column 0 missing in even rows, column 1 in odd rows: none complete
+    Xm.iloc[:, 0], Xm.iloc[:, 1] = Xm.iloc[:, 0].mask(even), Xm.iloc[:, 1].mask(~even)
+    with pytest.warns(UserWarning, match="every structure scores 0 and naive is kept"):
+        assert bayesnb.NaiveBayes(structure="auto").fit(Xm, y).structure_kind_ == "naive"
+
+
 def test_sampled_categories_follow_the_exact_marginal():
     X, y = _tiny(3, n=120)
     m = bayesnb.NaiveBayes(structure="kdb", k=2).fit(X, y)

@@ -12,6 +12,8 @@ them), as ``CategoricalNB(structure=...)`` does.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
@@ -103,6 +105,14 @@ class MixedStructureMixin:
         predictive = self._check_predictive()
         if self.structure == "auto":  # every candidate scored on the same cells: the complete rows
             complete = ~data[1].any(axis=1) & (w > 0)
+            n_complete, n_rows = int(complete.sum()), int((w > 0).sum())
+            if n_complete < max(30, n_rows // 2):
+                warnings.warn(f"{self._who}: structure='auto' compares the structures on the rows with no missing "
+                              f"cell, and only {n_complete} of {n_rows} rows are complete"
+                              + (": every structure scores 0 and naive is kept" if n_complete == 0 else
+                                 ": the choice rests on few rows")
+                              + ". Pass structure='tan' or 'kdb' to use one regardless (docs/structure.md).",
+                              UserWarning, stacklevel=3)
             ev = {s: _mx.fit_nodes(nodes, data, ycodes, w, K, pa, predictive, complete, self._who).log_evidence
                   for s, pa in parents.items()}
             chosen = max(ev, key=ev.get)  # first on ties: naive before tan before kdb
