@@ -426,8 +426,8 @@ def test_changing_num_samples_does_not_recompile(votes, capsys, caplog):
     """A second run_mcmc on the same model with another num_samples reuses the compiled sampler: JAX
     logs no compilation of it (while it logs the first call's), and the draw count is the new one.
     The first call prints the compile message when the progress bar is on, with the sampler's
-    dimension: 1 for pi and 2 x 16 x 1 free log-ratios for theta (a Dirichlet per (class, feature)
-    over V values is sampled on its V - 1 log-ratios). (num_warmup=300 is used by no other test, so the first call
+    dimension: 1 for pi and 2 x 16 x 2 Gamma cells for theta (a Dirichlet per (class, feature) is
+    sampled as normalised Gammas). (num_warmup=300 is used by no other test, so the first call
     always compiles: one compile for this test.)"""
     import logging
 
@@ -452,7 +452,7 @@ def test_changing_num_samples_does_not_recompile(votes, capsys, caplog):
     finally:
         jax.config.update("jax_log_compiles", before)
     assert first.attrs["cache_hit"] == 0
-    assert "compiling the NUTS sampler for a model with 33 parameters (first call only" in capsys.readouterr().err
+    assert "compiling the NUTS sampler for a model with 65 parameters (first call only" in capsys.readouterr().err
     assert second.attrs["cache_hit"] == 1 and second.attrs["compile_seconds"] == 0.0
     assert first["posterior"].sizes["draw"] == 130 and second["posterior"].sizes["draw"] == 270
     assert second["sample_stats"]["step_size"].shape == (1, 270)

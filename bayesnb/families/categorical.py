@@ -30,7 +30,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from . import _categorical_encoding as _enc
-from . import _private, _simplex
+from . import _private
 from ._base import Family
 from ._numeric import check_alpha, dirichlet_draws, draw_categories, maximise_evidence
 from ._categorical_encoding import log_probs  # (CategoricalNB.feature_log_prob_)
@@ -390,36 +390,45 @@ class Categorical(Family):
         return tuple(int(a.shape[1]) for a in prior.concentration)
 
     def numpyro_prior_args(self, prior) -> dict:
-        """Prior pseudo-counts as one padded (K, d, V_max) float32 array ``alpha`` (pads = 1, unused)
-        and the Dirichlet log-normalisers ``log_norm`` (K, d) (see :func:`._simplex.log_norm`)."""
-        alpha = _enc.pad(list(prior.concentration), 1.0)
-        mask = np.arange(alpha.shape[-1])[None, :] < np.array([a.shape[1] for a in prior.concentration])[:, None]
-        return {"alpha": alpha.astype(np.float32), "log_norm": _simplex.log_norm(alpha, mask).astype(np.float32)}
+        """Prior pseudo-counts as one padded (K, d, V_max) float32 array (pads = 1, unused)."""
+        return {"alpha": _enc.pad(list(prior.concentration), 1.0).astype(np.float32)}
 
     def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
         """Sample ``theta`` from the Dirichlet prior under plates ``class_plate`` x feature.
 
         One sample site for the whole block, whatever the features' numbers of values:
-        ``theta_<label>__z`` (K, d, max(V_max - 1, 1)), the free log-ratios
-        ``log theta_v - log theta_0`` of each (class, feature) row, whose distribution
-        (:func:`~bayesnb.families._simplex.log_ratio_dirichlet`) is exactly the
-        ``Dirichlet(alpha)`` of ``theta`` after the change of variables (pads: independent
-        ``Normal(0, 1)``, never used). The masked softmax gives the deterministic site
-        ``theta_<label>`` (K, d, V_max), pads at 0. NUTS sees ``V_j - 1`` directions per row
-        (one logit for a binary feature), no scatter: compile time does not grow with the
-        number of distinct vocabularies.
+        ``theta_<label>__gamma`` ~ Gamma(alpha, 1), shape (K, d, V_max) (the value axis is
+        the event), with alpha padded by 1 past each feature's ``V_j`` values. The pads are
+        zeroed by the mask ``v < V_j`` and each row normalised, giving the deterministic
+        site ``theta_<label>`` (K, d, V_max), pads at 0.
+
+        Why the valid entries are exactly Dirichlet(alpha): for independent
+        ``g_v ~ Gamma(alpha_v, 1)``, ``v < V_j``, the vector ``g / S`` with
+        ``S = sum_v g_v`` is Dirichlet(alpha) and independent of ``S ~ Gamma(sum alpha)``
+        (the change of variables ``g -> (g / S, S)`` has Jacobian ``S^(V-1)``, and the
+        product of Gamma densities factorises into the two). The pads are independent of
+        the valid cells and never enter ``theta`` or the likelihood, so the joint prior is
+        ``Dirichlet(theta | alpha) Gamma(S | sum alpha) prod Gamma(pad | 1)`` and, as the
+        likelihood depends on ``theta`` alone, the posterior of ``theta`` is the same as
+        under a Dirichlet site (``S`` and the pads keep their proper priors). No scatter,
+        one site: compile time does not grow with the number of distinct vocabularies.
 
         Returns ``{"log_theta": (K, d, V_max)}`` with pads at 0.
         """
         import jax.numpy as jnp
         import numpyro
+        import numpyro.distributions as dist
+        from jax.scipy.special import logsumexp as jax_logsumexp
 
         alpha = prior_args["alpha"]
         K, d, vmax = alpha.shape
         mask = np.arange(vmax)[None, :] < np.asarray(static, dtype=np.int64).reshape(d, 1)  # (d, V_max) constant
         with numpyro.plate(class_plate, K, dim=-2), numpyro.plate(feature_plate, d, dim=-1):
-            z = numpyro.sample(f"theta_{label}__z", _simplex.log_ratio_dirichlet(alpha, mask, prior_args.get("log_norm")))
-        log_theta = _simplex.log_theta_from_z(z, mask)
+            g = numpyro.sample(f"theta_{label}__gamma", dist.Gamma(alpha, 1.0).to_event(1))
+        tiny = jnp.finfo(g.dtype).tiny
+        log_g = jnp.where(mask, jnp.log(jnp.clip(g, tiny)), -jnp.inf)
+        log_s = jax_logsumexp(log_g, axis=-1, keepdims=True)
+        log_theta = jnp.where(mask, log_g - log_s, 0.0)
         numpyro.deterministic(f"theta_{label}", jnp.where(mask, jnp.exp(log_theta), 0.0))
         return {"log_theta": log_theta}
 
@@ -436,10 +445,11 @@ class Categorical(Family):
 
     def sites_from_params(self, label, static, params: dict, prior_args=None) -> dict:
         """Inverse of :meth:`params_from_sites`: from ``theta`` (..., K, d, V_max), the sample site
-        ``theta_<label>__z`` (free log-ratios, pads 0) and the deterministic ``theta_<label>`` (pads 0)."""
+        ``theta_<label>__gamma`` (``theta`` itself, so ``S = 1``; pads at 1) and the deterministic
+        ``theta_<label>`` (pads at 0)."""
         theta = np.asarray(params["theta"], dtype=float)
         valid = np.arange(theta.shape[-1])[None, :] < np.asarray(static, dtype=np.int64).reshape(-1, 1)
-        return {f"theta_{label}__z": _simplex.z_from_theta(theta, valid),
+        return {f"theta_{label}__gamma": np.where(valid, np.maximum(np.nan_to_num(theta), 1e-30), 1.0),
                 f"theta_{label}": np.where(valid, np.nan_to_num(theta), 0.0)}
 
     def numpyro_stats_args(self, stats) -> dict:

@@ -361,8 +361,8 @@ class Histogram(Family):
         return tuple(int(a.shape[1]) for a in prior.concentration)
 
     def numpyro_prior_args(self, prior) -> dict:
-        """As :meth:`Categorical.numpyro_prior_args` (bins for values): ``alpha`` and ``log_norm``."""
-        return self._categorical().numpyro_prior_args(prior)
+        """Prior pseudo-counts as one padded (K, d, B_max) float32 array (pads = 1, unused)."""
+        return {"alpha": _enc.pad(list(prior.concentration), 1.0).astype(np.float32)}
 
     def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
         """``theta`` from the Dirichlet prior under plates ``class_plate`` x feature, one site for the
