@@ -305,10 +305,17 @@ def _to_numpy(tree):
     return jax.tree.map(np.asarray, tree)
 
 
+def _model_of(spec):
+    """The NumPyro model of ``spec``: a :class:`ModelSpec`, or any hashable spec with a
+    ``make_model()`` method (e.g. a structured model's spec), so that one runner and cache serve both."""
+    build = getattr(spec, "make_model", None)
+    return build() if build is not None else make_model(spec)
+
+
 def _build_mcmc(spec, num_warmup, num_samples, num_chains, chain_method, progress_bar, target_accept_prob):
     from numpyro.infer import MCMC, NUTS, init_to_uniform
 
-    kernel = NUTS(make_model(spec), init_strategy=init_to_uniform, target_accept_prob=target_accept_prob)
+    kernel = NUTS(_model_of(spec), init_strategy=init_to_uniform, target_accept_prob=target_accept_prob)
     return MCMC(kernel, num_warmup=num_warmup, num_samples=num_samples, num_chains=num_chains,
                 chain_method=chain_method, progress_bar=progress_bar, jit_model_args=True)
 
@@ -330,7 +337,7 @@ def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
 
     def setup(priors, data):
         info, pe_gen, post_gen, _ = initialize_model(
-            jax.random.PRNGKey(0), make_model(spec), model_args=(priors, data), dynamic_args=True,
+            jax.random.PRNGKey(0), _model_of(spec), model_args=(priors, data), dynamic_args=True,
             init_strategy=init_to_uniform, validate_grad=False)
         fns.append((pe_gen, post_gen))
         return info[0]  # the unconstrained sites

@@ -29,7 +29,7 @@ made equal by that get their feature position appended (``<name>_<j>``).
 - :func:`structured_draws` / :func:`structured_moments` -- exact draws / closed-form mean and sd
 - :func:`make_structured_model` -- the NumPyro model ``model(priors, data=None)``
 - :func:`structured_inputs` -- its prior and data arrays from fitted tables and counts
-- :func:`run_structured_nuts` -- NUTS (NumPyro's ``MCMC``) on it, draws in the same layout
+- :func:`run_structured_nuts` -- NUTS on it (the project's cached, chunked :func:`~bayesnb.inference.nuts.run_nuts`), draws in the same layout
 
 JAX and NumPyro are imported lazily.
 """
@@ -43,9 +43,9 @@ import numpy as np
 
 from ..diagnostics import _coord_values
 from ..families._numeric import dirichlet_draws
-from .nuts import default_compilation_cache, sample_stats_from_extra
+from .nuts import run_nuts, sample_stats_from_extra
 
-__all__ = ["StructuredLayout", "make_structured_model", "run_structured_nuts", "structured_draws",
+__all__ = ["StructuredLayout", "StructuredSpec", "make_structured_model", "run_structured_nuts", "structured_draws",
            "structured_inputs", "structured_layout", "structured_moments"]
 
 _EXTRA = ("diverging", "num_steps", "accept_prob", "potential_energy", "energy", "adapt_state.step_size")
@@ -209,9 +209,24 @@ def structured_inputs(tables, class_prior_alpha, class_log_prior, fixed_class_pr
     return shapes, priors, data
 
 
+class StructuredSpec(NamedTuple):
+    """Hashable structure of :func:`make_structured_model` (the key of the compiled sampler in
+    :func:`~bayesnb.inference.nuts.run_nuts`)."""
+
+    shapes: tuple
+    fixed_pi: bool
+
+    def make_model(self):
+        """The NumPyro model of this structure (:func:`make_structured_model`)."""
+        return make_structured_model(self.shapes, self.fixed_pi)
+
+
 def run_structured_nuts(shapes, priors, data, layout, *, fixed_pi=False, num_warmup=500, num_samples=1000,
                         num_chains=1, seed=0, progress_bar=False, target_accept_prob=0.8):
-    """NUTS (NumPyro's ``MCMC``, chains run one after another) on :func:`make_structured_model`.
+    """NUTS on :func:`make_structured_model`, chains one after another, through
+    :func:`~bayesnb.inference.nuts.run_nuts`: the compiled sampler is cached (in process and in
+    JAX's persistent cache) per shapes and warmup, and draws come in fixed-size chunks, so a new
+    ``num_samples``, seed, data or prior does not recompile.
 
     Returns
     -------
@@ -222,17 +237,12 @@ def run_structured_nuts(shapes, priors, data, layout, *, fixed_pi=False, num_war
     seconds : float
         Wall time of the run (compilation included).
     """
-    import jax
-    from numpyro.infer import MCMC, NUTS
-
-    default_compilation_cache()  # JAX's persistent compilation cache, as run_nuts uses
     t0 = time.perf_counter()
-    kernel = NUTS(make_structured_model(shapes, fixed_pi), target_accept_prob=target_accept_prob)
-    mcmc = MCMC(kernel, num_warmup=num_warmup, num_samples=num_samples, num_chains=num_chains,
-                chain_method="sequential", progress_bar=bool(progress_bar))
-    mcmc.run(jax.random.PRNGKey(int(seed)), priors, data, extra_fields=_EXTRA)
-    samples = {k: np.asarray(v, dtype=float) for k, v in mcmc.get_samples(group_by_chain=True).items()}
-    extra = {k: np.asarray(v) for k, v in mcmc.get_extra_fields(group_by_chain=True).items()}
+    samples, extra, _ = run_nuts(StructuredSpec(tuple(shapes), bool(fixed_pi)), priors, data,
+                                 num_warmup=int(num_warmup), num_samples=int(num_samples),
+                                 num_chains=int(num_chains), chain_method="sequential", seed=int(seed),
+                                 progress_bar=bool(progress_bar), target_accept_prob=target_accept_prob)
+    samples = {k: np.asarray(v, dtype=float) for k, v in samples.items()}
     draws = {} if fixed_pi else {"pi": samples["pi"]}
     for j, var in enumerate(layout.variables):
         s = samples[f"theta_{j}"]
