@@ -18,9 +18,7 @@ from typing import ClassVar
 
 import numpy as np
 import pandas as pd
-from scipy.special import logsumexp
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
 from .. import posterior as _post
 from .. import structured as _st
@@ -35,6 +33,7 @@ from ..structure import (
     topological_order,
 )
 from . import _validation as _val
+from ._structure_common import StructureCommonMixin
 
 
 def _leaves(t):
@@ -65,7 +64,7 @@ _UNSUPPORTED = ("partial_fit", "fit_semi_supervised", "feature_log_contributions
                 "coef_names_", "coef_draws", "coef_interval")
 
 
-class StructureMixin:
+class StructureMixin(StructureCommonMixin):
     """Fit and predict with a learned structure (see the module docstring).
 
     Attributes set by ``fit``: ``structure_`` (dict: feature name -> tuple of parent names) and,
@@ -181,82 +180,20 @@ class StructureMixin:
         self.structure_kind_ = "naive"
         self.structure_ = {str(nm): () for nm in self.posterior_.blocks[0].names}
 
-    @property
-    def log_evidence_(self):
-        """Closed-form ``log p(X, y)`` under the fitted structure (None under an improper prior)."""
-        check_is_fitted(self, "posterior_")
-        if getattr(self, "_tables", None) is None:
-            return _post.log_evidence(self.posterior_)
-        label = _post.label_log_evidence(self.posterior_)
-        return None if label is None else label + self._tables.log_evidence
+    def _structure_fitted(self):
+        return getattr(self, "_tables", None)
 
-    def _structured_loglik(self, X):
+    def _structure_joint(self, X):
         return _st.log_likelihood(self._tables, self._encoded(X)[0], self._who)
 
-    def predict_joint_log_proba(self, X):
-        """``log p(x, y=k)`` per row and class, shape (n_samples, n_classes).
-
-        Under a structure other than naive, missing cells are marginalised exactly given the
-        class (see :mod:`bayesnb.structured`); otherwise as :meth:`BaseNB.predict_joint_log_proba`.
-        """
-        if getattr(self, "_tables", None) is None:
-            return super().predict_joint_log_proba(X)
-        return self._structured_loglik(X) + self.posterior_.class_log_prior
-
-    def predict_log_proba(self, X):
-        """``log p(y=k | x)``; under a structure, missing cells are marginalised exactly (see bayesnb.structured)."""
-        if getattr(self, "_tables", None) is None:
-            return super().predict_log_proba(X)
-        return _post.normalise(self.predict_joint_log_proba(X), self.posterior_.class_log_prior, self._who)
-
-    def predict(self, X):
-        """Most probable class of each row; under a structure, from the exact joint (see bayesnb.structured)."""
-        if getattr(self, "_tables", None) is None:
-            return super().predict(X)
-        jll = self.predict_joint_log_proba(X)
-        return self.classes_[_post.most_probable(jll, self.posterior_.class_log_prior, self._who)]
-
-    def score_samples(self, X, *, latent=None):
-        """``log p(x)``: logsumexp over classes of :meth:`predict_joint_log_proba` (``latent`` needs naive)."""
-        if getattr(self, "_tables", None) is None:
-            return super().score_samples(X, latent=latent)
-        if latent is not None:
-            raise NotImplementedError(f"{self._who}.score_samples(latent=...) needs structure='naive'.")
-        return logsumexp(self.predict_joint_log_proba(X), axis=1)
-
-    def sample(self, n_samples=1, *, y=None, random_state=None, parameter_uncertainty=True, **kwargs):
-        """Rows ``(X, y)`` in ancestral order: the class, then the features parents first.
-
-        Under a structure other than naive, ``X`` is an object array (or a DataFrame of object
-        columns with the training names) of category values; ``length``, ``latent`` and
-        ``given`` need structure='naive'.
-        """
-        if getattr(self, "_tables", None) is None:
-            return super().sample(n_samples, y=y, random_state=random_state,
-                                  parameter_uncertainty=parameter_uncertainty, **kwargs)
-        if any(v is not None for v in kwargs.values()):
-            raise NotImplementedError(f"{self._who}.sample({', '.join(kwargs)}=...) needs structure='naive'.")
-        rng = as_generator(random_state)
-        post = self.posterior_
-        if y is None:
-            if parameter_uncertainty and not post.fixed_class_prior:
-                p = rng.dirichlet(post.class_concentration)
-            else:
-                p = np.exp(post.class_log_prior - logsumexp(post.class_log_prior))
-            z = rng.choice(len(p), size=int(n_samples), p=p)
-        else:
-            yy = np.atleast_1d(np.asarray(y, dtype=object if post.classes.dtype == object else None))
-            if yy.shape[0] == 1:
-                yy = np.repeat(yy, int(n_samples))
-            _val.check_known_labels(yy, post.classes, self._who)
-            z = np.searchsorted(post.classes, yy)
+    def _structure_sample(self, z, rng, parameter_uncertainty):
         codes = _st.sample_codes(self._tables, z, rng, parameter_uncertainty)
-        block = post.blocks[0]
+        block = self.posterior_.blocks[0]
         cols = block.family.gen_decode(codes, block.state)
         X = np.column_stack(cols) if cols else np.empty((len(z), 0), dtype=object)
         if hasattr(self, "feature_names_in_"):
             X = pd.DataFrame(X, columns=self.feature_names_in_)
-        return X, post.classes[z]
+        return X
 
     def impute(self, X, *, strategy="auto", n_imputations=1, random_state=None, parameter_uncertainty=True,
                y=None, n_components=1, latent=None):

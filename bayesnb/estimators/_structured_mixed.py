@@ -16,13 +16,10 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from scipy.special import logsumexp
-from sklearn.utils.validation import check_is_fitted
 
 from .. import _mixed_impute as _mi
 from .. import _mixed_posterior as _mp
 from .. import _structured_mixed as _mx
-from .. import posterior as _post
 from .._utils import as_generator
 from ..diagnostics import datatree_from_layout
 from ..generative.functions import _block_cells, class_log_weights, warn_empty_columns
@@ -35,6 +32,7 @@ from ..structure import (
     topological_order,
 )
 from . import _validation as _val
+from ._structure_common import StructureCommonMixin
 from ._structured import StructureNotSupportedError
 
 __all__ = ["MixedStructureMixin"]
@@ -49,7 +47,7 @@ _UNSUPPORTED = (*_REFITS, "feature_log_contributions", "sample_prior_predictive"
 _FILE_ATTRS = ("structure_parents_", "structure_stats_", "structure_bin_edges_")
 
 
-class MixedStructureMixin:
+class MixedStructureMixin(StructureCommonMixin):
     """Fit and predict NaiveBayes with a learned structure (see the module docstring).
 
     Attributes set by ``fit``: ``structure_kind_``, ``structure_`` (dict: feature name ->
@@ -183,74 +181,15 @@ class MixedStructureMixin:
                  for c in range(len(blk.names))]
         self.structure_ = self._named(nodes, [()] * len(nodes))
 
-    @property
-    def log_evidence_(self):
-        """Closed-form ``log p(X, y)`` under the fitted structure (None under an improper prior)."""
-        check_is_fitted(self, "posterior_")
-        if getattr(self, "_mixed", None) is None:
-            return _post.log_evidence(self.posterior_)
-        label = _post.label_log_evidence(self.posterior_)
-        return None if label is None else label + self._mixed.log_evidence
+    def _structure_fitted(self):
+        return getattr(self, "_mixed", None)
 
-    def _mixed_loglik(self, X):
+    def _structure_joint(self, X):
         encoded = self._encoded(X)
         return _mx.log_likelihood(self._mixed, _mx.node_data(self._mixed.nodes, encoded), self._who)
 
-    def predict_joint_log_proba(self, X):
-        """``log p(x, y=k)``; under a structure, missing cells are summed out exactly (bayesnb._structured_mixed)."""
-        if getattr(self, "_mixed", None) is None:
-            return super().predict_joint_log_proba(X)
-        return self._mixed_loglik(X) + self.posterior_.class_log_prior
-
-    def predict_log_proba(self, X):
-        """``log p(y=k | x)``; under a structure, from the exact joint (bayesnb._structured_mixed)."""
-        if getattr(self, "_mixed", None) is None:
-            return super().predict_log_proba(X)
-        return _post.normalise(self.predict_joint_log_proba(X), self.posterior_.class_log_prior, self._who)
-
-    def predict(self, X):
-        """Most probable class of each row; under a structure, from the exact joint."""
-        if getattr(self, "_mixed", None) is None:
-            return super().predict(X)
-        jll = self.predict_joint_log_proba(X)
-        return self.classes_[_post.most_probable(jll, self.posterior_.class_log_prior, self._who)]
-
-    def score_samples(self, X, *, latent=None):
-        """``log p(x)`` (densities for numeric cells): logsumexp over classes of the joint."""
-        if getattr(self, "_mixed", None) is None:
-            return super().score_samples(X, latent=latent)
-        if latent is not None:
-            raise NotImplementedError(f"{self._who}.score_samples(latent=...) needs structure='naive'.")
-        return logsumexp(self.predict_joint_log_proba(X), axis=1)
-
-    def sample(self, n_samples=1, *, y=None, random_state=None, parameter_uncertainty=True, **kwargs):
-        """Rows ``(X, y)`` in ancestral order: the class, then every feature after its parents.
-
-        Under a structure other than naive, numeric cells come from the conditional Gaussian
-        of their context (one exact posterior draw per call with ``parameter_uncertainty``,
-        else each row from the Student-t posterior predictive); ``X`` is an object array, or
-        a DataFrame with the training names. ``length``, ``latent`` and ``given`` need
-        structure='naive'.
-        """
-        if getattr(self, "_mixed", None) is None:
-            return super().sample(n_samples, y=y, random_state=random_state,
-                                  parameter_uncertainty=parameter_uncertainty, **kwargs)
-        if any(v is not None for v in kwargs.values()):
-            raise NotImplementedError(f"{self._who}.sample({', '.join(kwargs)}=...) needs structure='naive'.")
-        rng = as_generator(random_state)
+    def _structure_sample(self, z, rng, parameter_uncertainty):
         post = self.posterior_
-        if y is None:
-            if parameter_uncertainty and not post.fixed_class_prior:
-                p = rng.dirichlet(post.class_concentration)
-            else:
-                p = np.exp(post.class_log_prior - logsumexp(post.class_log_prior))
-            z = rng.choice(len(p), size=int(n_samples), p=p)
-        else:
-            yy = np.atleast_1d(np.asarray(y, dtype=object if post.classes.dtype == object else None))
-            if yy.shape[0] == 1:
-                yy = np.repeat(yy, int(n_samples))
-            _val.check_known_labels(yy, post.classes, self._who)
-            z = np.searchsorted(post.classes, yy)
         values = _mx.sample_nodes(self._mixed, z, rng, parameter_uncertainty)
         out = [None] * self.n_features_in_
         for b, blk in enumerate(post.blocks):
@@ -259,11 +198,11 @@ class MixedStructureMixin:
             for c, j in enumerate(js):
                 out[int(blk.columns[self._mixed.nodes[j].col])] = cols[c]
         if hasattr(self, "feature_names_in_"):  # numeric columns stay float, categories object
-            return pd.DataFrame(dict(zip(self.feature_names_in_, out)), columns=self.feature_names_in_), post.classes[z]
+            return pd.DataFrame(dict(zip(self.feature_names_in_, out)), columns=self.feature_names_in_)
         X = np.empty((len(z), self.n_features_in_), dtype=object)
         for c, col in enumerate(out):
             X[:, c] = col
-        return X, post.classes[z]
+        return X
 
     def impute(self, X, *, strategy="auto", n_imputations=1, random_state=None, parameter_uncertainty=True,
                y=None, n_components=1, latent=None):

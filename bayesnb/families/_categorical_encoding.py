@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils import hard_labels, missing_mask
+from ._numeric import check_alpha
 
 __all__ = []
 
@@ -402,3 +403,56 @@ def pad(arrays, fill):
         out[..., j, : a.shape[-1]] = a
     return out
 
+
+def alpha_spec(alpha, m, p, who):
+    """The prior of :class:`Categorical` as given: checked ``alpha`` (an array, one array per feature,
+    a dict or ``"auto"``) or ``("m", m, p)`` for the m-estimate."""
+    if m is None:
+        if isinstance(alpha, (list, tuple)) and alpha and all(np.ndim(a) == 1 for a in alpha):
+            return [check_alpha(a, who) for a in alpha]  # one array per feature (ragged)
+        return check_alpha(alpha, who) if not isinstance(alpha, dict) else alpha
+    if not (isinstance(alpha, (int, float)) and alpha == 1.0):
+        raise ValueError(f"{who}: give either alpha or the m-estimate (m, p), not both.")
+    value = float(m)
+    if not np.isfinite(value) or value < 0:
+        raise ValueError(f"{who}: m must be a finite number >= 0; received {m!r}.")
+    return ("m", value, p)
+
+
+def sum_code_logs(tables, codes, K):
+    """``sum_j tables[j][k, codes[:, j]]``, (n, K): the rows' log likelihoods from per-feature tables
+    (:func:`code_log_tables`, non-empty), gathered in buffers of about 512 KiB."""
+    n = codes.shape[0]
+    # every feature's (K, V_j + 2) table side by side: feature j's code c is column
+    # offset[j] + c; code -1 (missing) picks the column before, the previous table's last
+    # column (0), and for j = 0 the last column of all (also 0)
+    big = np.concatenate(tables, axis=1)  # (K, sum_j (V_j + 2)), one row per class
+    offset = np.cumsum([0] + [t.shape[1] for t in tables[:-1]])
+    out = np.empty((n, K))
+    d = len(tables)
+    step = max(1, (1 << 16) // d)  # buffers of ~512 KiB
+    idx = np.empty((min(step, n), d), dtype=np.intp)
+    vals = np.empty((min(step, n), d))
+    ones = np.ones(d)
+    sums = np.empty((K, min(step, n)))
+    for a in range(0, n, step):
+        b = min(a + step, n)
+        np.add(codes[a:b], offset, out=idx[: b - a])
+        for k in range(K):  # gather class k's log probabilities, sum each row (BLAS)
+            np.take(big[k], idx[: b - a], out=vals[: b - a])
+            np.dot(vals[: b - a], ones, out=sums[k, : b - a])
+        out[a:b] = sums[:, : b - a].T
+    return out
+
+
+def decode_codes(codes, categories):
+    """Category values per column (a list of object arrays); ``-1`` (and unseen) -> None."""
+    out = []
+    for j, cats in enumerate(categories):
+        c = codes[:, j]
+        col = np.empty(c.shape[0], dtype=object)
+        ok = (c >= 0) & (c < len(cats))
+        col[ok] = np.asarray(cats, dtype=object)[c[ok]]
+        col[~ok] = None
+        out.append(col)
+    return out

@@ -1,11 +1,11 @@
-"""Generation helpers of :class:`~bayesnb.families.multinomial.Multinomial`: token sampling and count filling."""
+"""Generation helpers of :class:`~bayesnb.families.multinomial.Multinomial`: token sampling, count filling and document-length rates."""
 
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["fill_missing_counts", "sample_tokens"]
+__all__ = ["fill_missing_counts", "length_rate", "sample_tokens"]
 
 
 def sample_tokens(theta, z, lengths, rng):
@@ -90,3 +90,20 @@ def fill_missing_counts(theta, block, resp, strategy, z, rng, rate):
     X = np.array(block.X, dtype=float)
     X[rows, cols] = vals
     return X
+
+
+def length_rate(counts, class_count, rng=None):
+    """Poisson rate of the document length per class, (K,), from the counts (K, d) and class counts
+    (K,): see :meth:`~bayesnb.families.multinomial.Multinomial.gen_rate`."""
+    T = counts.sum(axis=1)
+    n = np.asarray(class_count, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        overall = T.sum() / n.sum() if n.sum() > 0 else 1.0
+        overall = overall if np.isfinite(overall) else 1.0
+        rate = np.where(n > 0, T / np.where(n > 0, n, 1.0), overall)
+    if rng is not None and overall > 0:
+        ok = n > 0
+        with np.errstate(over="ignore"):  # a subnormal mean length: a prior rate of inf, draws of 0
+            draw = rng.standard_gamma(np.where(ok, T + 0.5, 1.0)) / (n + 0.5 / overall)
+        rate = np.where(ok, draw, rate)
+    return rate

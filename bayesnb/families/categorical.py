@@ -32,7 +32,7 @@ from scipy.special import gammaln
 from . import _categorical_encoding as _enc
 from . import _private
 from ._base import Family
-from ._numeric import check_alpha, dirichlet_draws, draw_categories, maximise_evidence
+from ._numeric import dirichlet_draws, draw_categories, maximise_evidence
 from ._categorical_encoding import log_probs  # (CategoricalNB.feature_log_prob_)
 
 __all__ = ["Categorical", "CategoricalEncoding", "CategoricalStats", "Dirichlets"]
@@ -189,18 +189,6 @@ class Categorical(Family):
         """Add counts feature by feature."""
         return CategoricalStats(tuple(x + y for x, y in zip(a.counts, b.counts)))
 
-    def _alpha_spec(self, who):
-        if self.m is None:
-            if isinstance(self.alpha, (list, tuple)) and self.alpha and all(np.ndim(a) == 1 for a in self.alpha):
-                return [check_alpha(a, who) for a in self.alpha]  # one array per feature (ragged)
-            return check_alpha(self.alpha, who) if not isinstance(self.alpha, dict) else self.alpha
-        if not (isinstance(self.alpha, (int, float)) and self.alpha == 1.0):
-            raise ValueError(f"{who}: give either alpha or the m-estimate (m, p), not both.")
-        m = float(self.m)
-        if not np.isfinite(m) or m < 0:
-            raise ValueError(f"{who}: m must be a finite number >= 0; received {self.m!r}.")
-        return ("m", m, self.p)
-
     def make_prior(self, stats, state, who="Categorical"):
         """Prior Dirichlets for the block (resolving ``"auto"`` and the m-estimate)."""
         K = stats.counts[0].shape[0] if stats.counts else 1
@@ -208,7 +196,7 @@ class Categorical(Family):
         def prior(a):
             return Dirichlets(_enc.alpha_per_category(a, state.categories, K, who))
 
-        spec = self._alpha_spec(who)
+        spec = _enc.alpha_spec(self.alpha, self.m, self.p, who)
         if isinstance(spec, tuple):
             _, m, p = spec
             if p is None:
@@ -248,26 +236,7 @@ class Categorical(Family):
         tables = _enc.code_log_tables(prior, post)
         if not tables:
             return np.zeros((n, K))
-        # every feature's (K, V_j + 2) table side by side: feature j's code c is column
-        # offset[j] + c; code -1 (missing) picks the column before, the previous table's last
-        # column (0), and for j = 0 the last column of all (also 0)
-        big = np.concatenate(tables, axis=1)  # (K, sum_j (V_j + 2)), one row per class
-        offset = np.cumsum([0] + [t.shape[1] for t in tables[:-1]])
-        out = np.empty((n, K))
-        d = len(tables)
-        step = max(1, (1 << 16) // d)  # buffers of ~512 KiB
-        idx = np.empty((min(step, n), d), dtype=np.intp)
-        vals = np.empty((min(step, n), d))
-        ones = np.ones(d)
-        sums = np.empty((K, min(step, n)))
-        for a in range(0, n, step):
-            b = min(a + step, n)
-            np.add(codes[a:b], offset, out=idx[: b - a])
-            for k in range(K):  # gather class k's log probabilities, sum each row (BLAS)
-                np.take(big[k], idx[: b - a], out=vals[: b - a])
-                np.dot(vals[: b - a], ones, out=sums[k, : b - a])
-            out[a:b] = sums[:, : b - a].T
-        return out
+        return _enc.sum_code_logs(tables, codes, K)
 
     def log_evidence(self, prior, post):
         """Closed-form ``log p(x_block | y)`` of the training data, per class, shape (K,).
@@ -368,15 +337,7 @@ class Categorical(Family):
 
     def gen_decode(self, codes, state):
         """Category values per column (a list of object arrays); ``-1`` (and unseen) -> None."""
-        out = []
-        for j, cats in enumerate(state.categories):
-            c = codes[:, j]
-            col = np.empty(c.shape[0], dtype=object)
-            ok = (c >= 0) & (c < len(cats))
-            col[ok] = np.asarray(cats, dtype=object)[c[ok]]
-            col[~ok] = None
-            out.append(col)
-        return out
+        return _enc.decode_codes(codes, state.categories)
 
     # --------------------------------------------------------- draws and NumPyro hooks
     def sample_params(self, post, n_draws, rng) -> dict:

@@ -44,7 +44,7 @@ from ._dirichlet_rows import (
     with_missing_columns,
 )
 from ._mixins import ThetaSite
-from ._multinomial_gen import fill_missing_counts, sample_tokens
+from ._multinomial_gen import fill_missing_counts, length_rate, sample_tokens
 from ._numeric import (
     check_alpha,
     class_sums,
@@ -341,18 +341,7 @@ class Multinomial(ThetaSite, Family):
         (``sample_weight`` 1e-300) draws lengths near ``m`` instead of astronomically long
         documents, and negligible next to any real class count. Classes without rows get ``m``.
         """
-        T = stats.counts.sum(axis=1)
-        n = np.asarray(class_count, dtype=float)
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            overall = T.sum() / n.sum() if n.sum() > 0 else 1.0
-            overall = overall if np.isfinite(overall) else 1.0
-            rate = np.where(n > 0, T / np.where(n > 0, n, 1.0), overall)
-        if rng is not None and overall > 0:
-            ok = n > 0
-            with np.errstate(over="ignore"):  # a subnormal mean length: a prior rate of inf, draws of 0
-                draw = rng.standard_gamma(np.where(ok, T + 0.5, 1.0)) / (n + 0.5 / overall)
-            rate = np.where(ok, draw, rate)
-        return rate
+        return length_rate(stats.counts, class_count, rng)
 
     def gen_sample(self, point, z, rng, lengths=None):
         """Counts, a CSR matrix (n, d): row i has ``lengths[i]`` tokens drawn from theta[z[i]].
