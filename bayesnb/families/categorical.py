@@ -32,6 +32,7 @@ from scipy.special import gammaln
 from . import _categorical_encoding as _enc
 from . import _private
 from ._base import Family
+from ._tilted_gamma import tilted_gamma_rows
 from ._numeric import dirichlet_draws, draw_categories, maximise_evidence
 from ._categorical_encoding import log_probs  # (CategoricalNB.feature_log_prob_)
 
@@ -373,6 +374,12 @@ class Categorical(Family):
         """Prior pseudo-counts as one padded (K, d, V_max) float32 array (pads = 1, unused)."""
         return {"alpha": _enc.pad(list(prior.concentration), 1.0).astype(np.float32)}
 
+    def numpyro_sampler_args(self, prior, posterior) -> dict:
+        """``s_shape`` (K, d): the summed concentration of ``posterior`` (else of ``prior``), the
+        shape of the density :meth:`numpyro_sample` gives ``S``."""
+        conc = (posterior if posterior is not None else prior).concentration
+        return {"s_shape": np.stack([c.sum(-1) for c in conc], axis=-1).astype(np.float32)}
+
     def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
         """Sample ``theta`` from the Dirichlet prior under plates ``class_plate`` x feature.
 
@@ -393,6 +400,12 @@ class Categorical(Family):
         under a Dirichlet site (``S`` and the pads keep their proper priors). No scatter,
         one site: compile time does not grow with the number of distinct vocabularies.
 
+        With ``s_shape`` (:meth:`numpyro_sampler_args`, the summed posterior concentration)
+        the site is :func:`~bayesnb.families._tilted_gamma.tilted_gamma_rows`: ``S`` gets
+        Gamma(``s_shape``) instead of Gamma(sum alpha), ``theta``'s law (hence the model and
+        its posterior) is unchanged, and the posterior ``g_v`` are near independent Gamma(alpha_v
+        + n_v), which NUTS's diagonal mass matrix fits.
+
         Returns ``{"log_theta": (K, d, V_max)}`` with pads at 0.
         """
         import jax.numpy as jnp
@@ -404,7 +417,9 @@ class Categorical(Family):
         K, d, vmax = alpha.shape
         mask = np.arange(vmax)[None, :] < np.asarray(static, dtype=np.int64).reshape(d, 1)  # (d, V_max) constant
         with numpyro.plate(class_plate, K, dim=-2), numpyro.plate(feature_plate, d, dim=-1):
-            g = numpyro.sample(f"theta_{label}__gamma", dist.Gamma(alpha, 1.0).to_event(1))
+            g = numpyro.sample(f"theta_{label}__gamma",
+                               dist.Gamma(alpha, 1.0).to_event(1) if "s_shape" not in prior_args
+                               else tilted_gamma_rows(alpha, mask, prior_args["s_shape"]))
         tiny = jnp.finfo(g.dtype).tiny
         log_g = jnp.where(mask, jnp.log(jnp.clip(g, tiny)), -jnp.inf)
         log_s = jax_logsumexp(log_g, axis=-1, keepdims=True)
@@ -425,11 +440,13 @@ class Categorical(Family):
 
     def sites_from_params(self, label, static, params: dict, prior_args=None) -> dict:
         """Inverse of :meth:`params_from_sites`: from ``theta`` (..., K, d, V_max), the sample site
-        ``theta_<label>__gamma`` (``theta`` itself, so ``S = 1``; pads at 1) and the deterministic
-        ``theta_<label>`` (pads at 0)."""
+        ``theta_<label>__gamma`` (``theta`` times ``S``, at ``prior_args``' ``s_shape`` when given,
+        else 1; pads at 1) and the deterministic ``theta_<label>`` (pads at 0)."""
         theta = np.asarray(params["theta"], dtype=float)
         valid = np.arange(theta.shape[-1])[None, :] < np.asarray(static, dtype=np.int64).reshape(-1, 1)
-        return {f"theta_{label}__gamma": np.where(valid, np.maximum(np.nan_to_num(theta), 1e-30), 1.0),
+        shape = None if prior_args is None else prior_args.get("s_shape")
+        scale = 1.0 if shape is None else np.asarray(shape, dtype=float)[..., None]
+        return {f"theta_{label}__gamma": np.where(valid, np.maximum(np.nan_to_num(theta) * scale, 1e-30), 1.0),
                 f"theta_{label}": np.where(valid, np.nan_to_num(theta), 0.0)}
 
     def numpyro_stats_args(self, stats) -> dict:

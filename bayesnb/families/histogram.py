@@ -370,7 +370,11 @@ class Histogram(Family):
 
     def numpyro_prior_args(self, prior) -> dict:
         """Prior pseudo-counts as one padded (K, d, B_max) float32 array (pads = 1, unused)."""
-        return {"alpha": _enc.pad(list(prior.concentration), 1.0).astype(np.float32)}
+        return self._categorical().numpyro_prior_args(prior)
+
+    def numpyro_sampler_args(self, prior, posterior) -> dict:
+        """As :meth:`Categorical.numpyro_sampler_args <bayesnb.families.Categorical.numpyro_sampler_args>`, over bins."""
+        return self._categorical().numpyro_sampler_args(prior, posterior)
 
     def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
         """``theta`` from the Dirichlet prior under plates ``class_plate`` x feature, one site for the

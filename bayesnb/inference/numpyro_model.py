@@ -202,7 +202,9 @@ def model_inputs(post, labelled=None, unlabelled=None, likelihood="suffstats", n
     blocks = tuple((FamilyCode(b.family), lay.label, mod.numpyro_static(pr), lay.feature_dim)
                    for b, pr, lay, mod in zip(post.blocks, block_priors, layouts, mods))
     spec = ModelSpec(K, bool(post.fixed_class_prior), blocks, likelihood, C)
-    priors = {"blocks": [mod.numpyro_prior_args(pr) for pr, mod in zip(block_priors, mods)]}
+    block_posts = [b.posterior if C == 1 else index_params(b.posterior, group) for b in post.blocks]
+    priors = {"blocks": [{**mod.numpyro_prior_args(pr), **mod.numpyro_sampler_args(pr, po)}
+                         for pr, po, mod in zip(block_priors, block_posts, mods)]}
     if C > 1:
         priors["component_alpha"] = np.full((K, C), float(component_alpha), dtype=np.float32)
     if post.fixed_class_prior:
@@ -262,7 +264,8 @@ def point_sites(post, spec, priors=None) -> dict:
         sites["w"] = p / p.sum(1, keepdims=True)
     for i, (b, (_, label, static, _)) in enumerate(zip(post.blocks, spec.blocks)):
         mod = b.family
-        args = mod.numpyro_prior_args(b.prior) if priors is None else priors["blocks"][i]
+        args = ({**mod.numpyro_prior_args(b.prior), **mod.numpyro_sampler_args(b.prior, b.posterior)}
+                if priors is None else priors["blocks"][i])
         sites.update(mod.sites_from_params(label, static, mod.point_params(b.posterior), args))
     return {k: np.asarray(v, dtype=np.float32) for k, v in sites.items()}
 
