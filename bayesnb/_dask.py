@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._utils import as_generator
+
 __all__ = ["is_dask"]
 
 
@@ -168,3 +170,59 @@ def _as_series(part, fn):
     import pandas as pd
 
     return pd.Series(fn(part), index=part.index)
+
+
+def sample_given(model, given, *, n_samples, y, random_state, who, **options):
+    """``model.sample(given=<dask DataFrame>)``: one in-memory conditional sample per partition.
+
+    Parameters
+    ----------
+    model : fitted estimator
+    given : dask.dataframe.DataFrame
+        One row of given values per sampled row (named columns; missing cells allowed).
+    n_samples : int
+        Must be 1 (the default), meaning one draw per row of ``given``.
+    y : label or None
+        One label for every row, or None to draw the classes.
+    random_state : None, int or Generator
+        Seeds one independent stream per partition (reproducible for a fixed partitioning).
+    who : str
+        Name used in error messages.
+    **options
+        ``parameter_uncertainty``, ``length``, ``latent``, passed to each partition's call.
+
+    Returns
+    -------
+    X : dask.dataframe.DataFrame
+        The sampled rows, with ``given``'s index; the given cells hold the given values.
+    y : dask.array.Array
+        The rows' classes (unknown chunk sizes).
+    """
+    import dask
+    import dask.array as da
+    import dask.dataframe as dd
+
+    if not _is_dask_frame(given):
+        raise TypeError(f"{who}: given= as a Dask collection must be a dask DataFrame (named columns, one row per "
+                        f"sampled row); received {type(given).__name__}.")
+    if n_samples != 1:
+        raise ValueError(f"{who}: with a Dask given=, sample draws one row per given row (its length is not known "
+                         f"before computing); leave n_samples at 1, received {n_samples!r}.")
+    if y is not None and np.ndim(y) != 0:
+        raise ValueError(f"{who}: with a Dask given=, y must be one label for every row or None; received an "
+                         f"array of labels (put them in a partition-aligned column and sample per class).")
+
+    def one(part, seed):
+        X, labels = model.sample(len(part), given=part, y=y, random_state=np.random.default_rng(seed), **options)
+        X.index = part.index
+        return X, labels
+
+    blank = given._meta.reindex([0])  # one row, every given cell missing: the output's columns and dtypes
+    meta_X, meta_y = one(blank, 0)
+    meta_X, meta_y = meta_X.iloc[:0], meta_y[:0]
+    seeds = np.random.SeedSequence(int(as_generator(random_state).integers(2**63))).spawn(given.npartitions)
+    outs = [dask.delayed(one, nout=2, pure=True)(p, s) for p, s in zip(given.to_delayed(), seeds)]
+    X = dd.from_delayed([o[0] for o in outs], meta=meta_X, divisions=given.divisions)
+    labels = da.concatenate([da.from_delayed(o[1], shape=(np.nan,), dtype=meta_y.dtype, meta=meta_y)
+                             for o in outs])
+    return X, labels

@@ -191,3 +191,32 @@ def test_in_memory_use_never_imports_dask():
             "print(sorted(k for k in sys.modules if k == 'dask' or k.startswith('dask.')))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_sample_given_a_dask_dataframe_draws_one_row_per_given_row():
+    """sample(given=<dask DataFrame>) is lazy, keeps the given cells and the index, and draws the class from
+    p(k | x_given) as the in-memory model does (parameter_uncertainty=False: exactly predict_proba)."""
+    pg = bn.datasets.load_penguins().dropna()
+    X, y = pg.drop(columns=["species", "year"]), pg["species"]
+    model = bn.NaiveBayes().fit(X, y)
+    given = pd.concat([X[["island", "bill_length_mm"]]] * 6, ignore_index=True)
+    given.loc[::7, "island"] = None  # a missing given cell is marginalised
+    dgiven = dd.from_pandas(given, npartitions=4)
+    Xs, ys = model.sample(given=dgiven, random_state=0, parameter_uncertainty=False)
+    assert hasattr(Xs, "__dask_graph__") and hasattr(ys, "__dask_graph__")
+    Xs, ys = Xs.compute(), ys.compute()
+    assert list(Xs.columns) == list(X.columns) and Xs.index.equals(given.index) and len(ys) == len(given)
+    pd.testing.assert_series_equal(Xs["bill_length_mm"], given["bill_length_mm"], check_dtype=False)
+    assert (Xs["island"][given["island"].notna()] == given["island"].dropna()).all()
+    assert Xs["island"][given["island"].isna()].notna().all()  # missing given cells are drawn
+    # class frequencies agree with p(k | x_given) within 4 standard errors
+    expected = model.predict_proba(given.reindex(columns=X.columns)).mean(0)  # the other cells missing
+    freq = np.array([(ys == c).mean() for c in model.classes_])
+    assert np.all(np.abs(freq - expected) < 4 * np.sqrt(expected * (1 - expected) / len(ys)) + 1e-12)
+    # reproducible for a fixed partitioning
+    again = model.sample(given=dgiven, random_state=0, parameter_uncertainty=False)[0].compute()
+    pd.testing.assert_frame_equal(again, Xs)
+    with pytest.raises(ValueError, match="one row per given row"):
+        model.sample(5, given=dgiven)
+    with pytest.raises(TypeError, match="must be a dask DataFrame"):
+        model.sample(given=da.zeros((4, 2), chunks=2))

@@ -139,9 +139,14 @@ class GenerativeMixin:
             the training dtypes (``feature_dtypes_``: integer counts, bool/0-1, the same
             ``CategoricalDtype``...) wherever the values fit them exactly; Gaussian draws
             of an integer column stay float.
-            With ``given``, the given cells hold the given values (in the column's dtype).
+            With ``given``, the given cells hold the given values (in the column's dtype). A
+            dask DataFrame ``given`` gives a lazy dask DataFrame (and a dask array ``y``): one
+            draw per given row, each partition sampled with its own random stream.
         y : ndarray of shape (n_samples,)
         """
+        if _dask.is_dask(given):  # one draw per given row, partition by partition, lazily
+            return _dask.sample_given(self, given, n_samples=n_samples, y=y, random_state=random_state, who=self._who,
+                                      parameter_uncertainty=parameter_uncertainty, length=length, latent=latent)
         rng = as_generator(random_state)
         return self._gen_rows(n_samples, y, rng, length, latent, given, parameter_uncertainty=parameter_uncertainty)
 
