@@ -17,6 +17,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import posterior as _post
 from .._utils import as_generator
+from ..generative.functions import warn_empty_columns
+from ..generative.tables import check_impute_options, label_codes
+from ..inference.em import allowed_states
 from . import _validation as _val
 
 __all__ = ["StructureCommonMixin"]
@@ -36,6 +39,27 @@ class StructureCommonMixin:
     def _structure_sample(self, z, rng, parameter_uncertainty):
         """Feature values drawn given the classes ``z`` (n,): an array, or a DataFrame with the training names."""
         raise NotImplementedError
+
+    def _structure_impute_setup(self, X, strategy, n_imputations, random_state, y, n_components, latent):
+        """What both structures' ``impute`` start with once a structure is fitted.
+
+        Checks the options (a latent-class model needs the naive structure), validates and
+        encodes ``X``, and warns about never-observed columns. Returns ``(m, rng, X, encoded,
+        allowed)``: the number of completed tables, the generator, the validated ``X``, its
+        encoded blocks and the (n, K) classes each row may take (all, or its known label).
+        """
+        m = check_impute_options(strategy, n_imputations, self._who)
+        if latent is not None or n_components == "auto" or int(n_components) != 1:
+            raise NotImplementedError(f"{self._who}.impute(n_components=, latent=) needs structure='naive'; "
+                                      f"received n_components={n_components!r}, latent={type(latent).__name__}.")
+        rng = as_generator(random_state)
+        X = self._check_X(X, reset=False)
+        encoded, _ = self._encode_blocks(X, self.posterior_)
+        K = len(self.classes_)
+        allowed = np.ones((X.shape[0], K), dtype=bool) if y is None else allowed_states(
+            np.arange(K), label_codes(self.classes_, y, X.shape[0], self._who))
+        warn_empty_columns(self.posterior_, "impute", self._who, encoded, stacklevel=4)
+        return m, rng, X, encoded, allowed
 
     @property
     def log_evidence_(self):

@@ -22,9 +22,8 @@ from .. import _mixed_posterior as _mp
 from .. import _structured_mixed as _mx
 from .._utils import as_generator
 from ..diagnostics import datatree_from_layout
-from ..generative.functions import _block_cells, class_log_weights, warn_empty_columns
-from ..generative.tables import check_impute_options, label_codes, write_cells
-from ..inference.em import allowed_states
+from ..generative.functions import _block_cells, class_log_weights
+from ..generative.tables import write_cells
 from ..structure import (
     class_mutual_information,
     conditional_mutual_information,
@@ -242,18 +241,9 @@ class MixedStructureMixin(StructureCommonMixin):
             return super().impute(X, strategy=strategy, n_imputations=n_imputations, random_state=random_state,
                                   parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components,
                                   latent=latent)
-        m = check_impute_options(strategy, n_imputations, self._who)
-        if latent is not None or n_components == "auto" or int(n_components) != 1:
-            raise NotImplementedError(f"{self._who}.impute(n_components=, latent=) needs structure='naive'; "
-                                      f"received n_components={n_components!r}, latent={type(latent).__name__}.")
-        rng = as_generator(random_state)
+        m, rng, X, encoded, allowed = self._structure_impute_setup(X, strategy, n_imputations, random_state, y,
+                                                                   n_components, latent)
         post = self.posterior_
-        X = self._check_X(X, reset=False)
-        encoded, _ = self._encode_blocks(X, post)
-        K = len(self.classes_)
-        allowed = np.ones((X.shape[0], K), dtype=bool) if y is None else allowed_states(
-            np.arange(K), label_codes(self.classes_, y, X.shape[0], self._who))
-        warn_empty_columns(post, "impute", self._who, encoded, stacklevel=3)
         data = _mx.node_data(self._mixed.nodes, encoded)
         outs = []
         for _ in range(m):
