@@ -1,12 +1,13 @@
 """What CategoricalNB's and NaiveBayes's ``structure=`` share once a structure is fitted.
 
-:class:`StructureCommonMixin` holds the predict methods, ``score_samples``, ``log_evidence_``
-and ``sample`` of :class:`~bayesnb.estimators._structured.StructureMixin` (context tables of
+:class:`StructureCommonMixin` holds the predict methods, ``score_samples``, ``log_evidence_``,
+``sample`` and ``impute`` of :class:`~bayesnb.estimators._structured.StructureMixin` (context tables of
 a categorical block) and :class:`~bayesnb.estimators._structured_mixed.MixedStructureMixin`
-(a mixed table). Each of those answers three hooks: :meth:`_structure_fitted` (the fitted
+(a mixed table). Each of those answers four hooks: :meth:`_structure_fitted` (the fitted
 structure, None when naive: every method then falls back on the estimator's base),
-:meth:`_structure_joint` (``log p(x | y=k)`` under it) and :meth:`_structure_sample` (feature
-values drawn given the classes).
+:meth:`_structure_joint` (``log p(x | y=k)`` under it), :meth:`_structure_sample` (feature
+values drawn given the classes) and :meth:`_structure_imputer` (missing cells filled given
+the class weights).
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import posterior as _post
 from .._utils import as_generator
-from ..generative.functions import warn_empty_columns
-from ..generative.tables import check_impute_options, label_codes
+from ..generative.functions import class_log_weights, warn_empty_columns
+from ..generative.tables import check_impute_options, label_codes, write_cells
 from ..inference.em import allowed_states
 from . import _validation as _val
 
@@ -40,26 +41,71 @@ class StructureCommonMixin:
         """Feature values drawn given the classes ``z`` (n,): an array, or a DataFrame with the training names."""
         raise NotImplementedError
 
-    def _structure_impute_setup(self, X, strategy, n_imputations, random_state, y, n_components, latent):
-        """What both structures' ``impute`` start with once a structure is fitted.
+    def _structure_imputer(self, encoded, strategy, rng):
+        """A function ``fill(logw, r)`` -> the imputed cells (``write_cells``' list) of the encoded
+        rows, given their (n, K) class log weights and a generator ``r`` for one posterior draw of
+        the parameters (None: the posterior itself)."""
+        raise NotImplementedError
 
-        Checks the options (a latent-class model needs the naive structure), validates and
-        encodes ``X``, and warns about never-observed columns. Returns ``(m, rng, X, encoded,
-        allowed)``: the number of completed tables, the generator, the validated ``X``, its
-        encoded blocks and the (n, K) classes each row may take (all, or its known label).
+    def impute(self, X, *, strategy="auto", n_imputations=1, random_state=None, parameter_uncertainty=True,
+               y=None, n_components=1, latent=None):
+        """Fill missing cells from their exact posterior given the row's observed cells (and ``y``).
+
+        Under a structure other than naive: ``p(x_miss | x_obs) = sum_k p(k | x_obs)
+        p(x_miss | x_obs, k)``, exact on the structure (the parents are not dropped; see
+        :func:`bayesnb.structured.impute_codes` and :mod:`bayesnb._mixed_impute`). A categorical
+        cell gets the mode of its marginal posterior (``"auto"``, ``"mode"``, ``"mean"``:
+        unordered categories have no mean); a numeric cell (``NaiveBayes``) its
+        posterior-predictive mean (``"auto"``, ``"mean"``), a mixture over the class and the
+        missing parents' and own bins of truncated Normal (Student-t for
+        ``predictive="marginal"``) means, or with ``"mode"`` the highest-density point among
+        those pieces' modes. ``"draw"`` draws the class and every missing cell of a row jointly
+        from ``p(y, x_miss | x_obs)``, with one exact posterior draw of the class weights and of
+        every table per completed table when ``parameter_uncertainty`` (proper multiple
+        imputation). Categories stay among the training ones; numeric values are on the real
+        line, as the naive Gaussian impute. ``n_components`` > 1 and ``latent`` need
+        structure='naive'. Under naive, as :meth:`GenerativeMixin.impute`.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        strategy : {"auto", "mode", "mean", "draw"}, default="auto"
+        n_imputations : int, default=1
+            Number of completed tables (``strategy="draw"`` only).
+        random_state : None, int or Generator
+        parameter_uncertainty : bool, default=True
+        y : array-like of shape (n_samples,), optional
+            Known labels (missing where unknown): those rows are conditioned on their class.
+        n_components : int, default=1
+        latent : None
+
+        Returns
+        -------
+        X_imputed : same type as X, or a list of ``n_imputations`` of them
         """
+        if self._structure_fitted() is None:
+            return super().impute(X, strategy=strategy, n_imputations=n_imputations, random_state=random_state,
+                                  parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components,
+                                  latent=latent)
         m = check_impute_options(strategy, n_imputations, self._who)
         if latent is not None or n_components == "auto" or int(n_components) != 1:
             raise NotImplementedError(f"{self._who}.impute(n_components=, latent=) needs structure='naive'; "
                                       f"received n_components={n_components!r}, latent={type(latent).__name__}.")
         rng = as_generator(random_state)
+        post = self.posterior_
         X = self._check_X(X, reset=False)
-        encoded, _ = self._encode_blocks(X, self.posterior_)
+        encoded, _ = self._encode_blocks(X, post)
         K = len(self.classes_)
         allowed = np.ones((X.shape[0], K), dtype=bool) if y is None else allowed_states(
             np.arange(K), label_codes(self.classes_, y, X.shape[0], self._who))
-        warn_empty_columns(self.posterior_, "impute", self._who, encoded, stacklevel=4)
-        return m, rng, X, encoded, allowed
+        warn_empty_columns(post, "impute", self._who, encoded, stacklevel=3)
+        fill = self._structure_imputer(encoded, strategy, rng)
+        outs = []
+        for _ in range(m):
+            r = rng if strategy == "draw" and parameter_uncertainty else None
+            logw = np.where(allowed, class_log_weights(post, r)[None, :], -np.inf)
+            outs.append(write_cells(X, fill(logw, r)))
+        return outs[0] if m == 1 else outs
 
     @property
     def log_evidence_(self):

@@ -22,8 +22,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import posterior as _post
 from .. import structured as _st
-from ..generative.functions import _block_cells, class_log_weights
-from ..generative.tables import write_cells
+from ..generative.functions import _block_cells
 from ..structure import (
     class_mutual_information,
     conditional_mutual_information,
@@ -193,53 +192,14 @@ class StructureMixin(StructureCommonMixin):
             X = pd.DataFrame(X, columns=self.feature_names_in_)
         return X
 
-    def impute(self, X, *, strategy="auto", n_imputations=1, random_state=None, parameter_uncertainty=True,
-               y=None, n_components=1, latent=None):
-        """Fill missing cells from their exact posterior given the row's observed cells.
+    def _structure_imputer(self, encoded, strategy, rng):
+        """Missing cells of the context tables, exact on the structure (:func:`bayesnb.structured.impute_codes`)."""
+        block, codes = self.posterior_.blocks[0], encoded[0]
+        miss = block.family.gen_missing(codes)
 
-        Under a structure other than naive: ``p(x_miss | x_obs) = sum_k p(k | x_obs)
-        p(x_miss | x_obs, k)``, exact on the structure (the parents are not dropped; see
-        :func:`bayesnb.structured.impute_codes`). ``strategy="auto"``, ``"mode"`` and
-        ``"mean"`` (unordered categories: the mode) take each missing cell's most probable
-        value under its marginal posterior; ``"draw"`` draws the class and all of a row's
-        missing cells jointly from ``p(y, x_miss | x_obs)``, with one exact posterior draw
-        of the class weights and of every table per completed table when
-        ``parameter_uncertainty`` (proper multiple imputation). ``y`` (known labels, missing
-        where unknown) conditions those rows on their class. ``n_components`` > 1 and
-        ``latent`` need structure='naive'. Otherwise as :meth:`GenerativeMixin.impute`.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-        strategy : {"auto", "mode", "mean", "draw"}, default="auto"
-        n_imputations : int, default=1
-            Number of completed tables (``strategy="draw"`` only).
-        random_state : None, int or Generator
-        parameter_uncertainty : bool, default=True
-        y : array-like of shape (n_samples,), optional
-        n_components : int, default=1
-        latent : None
-
-        Returns
-        -------
-        X_imputed : same type as X, or a list of ``n_imputations`` of them
-        """
-        if getattr(self, "_tables", None) is None:
-            return super().impute(X, strategy=strategy, n_imputations=n_imputations, random_state=random_state,
-                                  parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components,
-                                  latent=latent)
-        m, rng, X, encoded, allowed = self._structure_impute_setup(X, strategy, n_imputations, random_state, y,
-                                                                   n_components, latent)
-        post = self.posterior_
-        block, codes = post.blocks[0], encoded[0]
-        draw = strategy == "draw"
-        outs = []
-        for _ in range(m):
-            r = rng if draw and parameter_uncertainty else None
+        def fill(logw, r):
             tables = _st.drawn_tables(self._tables, r) if r is not None else self._tables
-            logw = np.where(allowed, class_log_weights(post, r)[None, :], -np.inf)
-            filled = _st.impute_codes(tables, codes, logw, strategy="draw" if draw else "mode", rng=rng,
-                                      who=self._who)
-            miss = block.family.gen_missing(codes)
-            outs.append(write_cells(X, [_block_cells(block, filled, miss)] if miss.any() else []))
-        return outs[0] if m == 1 else outs
+            filled = _st.impute_codes(tables, codes, logw, strategy="draw" if strategy == "draw" else "mode",
+                                      rng=rng, who=self._who)
+            return [_block_cells(block, filled, miss)] if miss.any() else []
+        return fill

@@ -22,8 +22,7 @@ from .. import _mixed_posterior as _mp
 from .. import _structured_mixed as _mx
 from .._utils import as_generator
 from ..diagnostics import datatree_from_layout
-from ..generative.functions import _block_cells, class_log_weights
-from ..generative.tables import write_cells
+from ..generative.functions import _block_cells
 from ..structure import (
     class_mutual_information,
     conditional_mutual_information,
@@ -203,53 +202,13 @@ class MixedStructureMixin(StructureCommonMixin):
             X[:, c] = col
         return X
 
-    def impute(self, X, *, strategy="auto", n_imputations=1, random_state=None, parameter_uncertainty=True,
-               y=None, n_components=1, latent=None):
-        """Fill missing cells from their exact posterior given the row's observed cells (and ``y``).
-
-        Under a structure other than naive (see :mod:`bayesnb._mixed_impute`): a categorical
-        cell gets the mode of its marginal posterior (``"auto"``, ``"mode"``, ``"mean"``:
-        unordered categories have no mean); a numeric cell its posterior-predictive mean
-        (``"auto"``, ``"mean"``), a mixture over the class and the missing parents' and own
-        bins of truncated Normal (Student-t for ``predictive="marginal"``) means, or with
-        ``"mode"`` the highest-density point among those pieces' modes. ``"draw"`` draws the
-        class and every missing cell of a row jointly from ``p(y, x_miss | x_obs)``, with one
-        exact posterior draw of the class weights and of every node's parameters per completed
-        table when ``parameter_uncertainty`` (proper multiple imputation). Categories stay among
-        the training ones; numeric values are on the real line, as the naive Gaussian impute.
-        ``n_components`` > 1 and ``latent`` need structure='naive'. Otherwise as
-        :meth:`GenerativeMixin.impute`.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-        strategy : {"auto", "mode", "mean", "draw"}, default="auto"
-        n_imputations : int, default=1
-            Number of completed tables (``strategy="draw"`` only).
-        random_state : None, int or Generator
-        parameter_uncertainty : bool, default=True
-        y : array-like of shape (n_samples,), optional
-            Known labels (missing where unknown): those rows are conditioned on their class.
-        n_components : int, default=1
-        latent : None
-
-        Returns
-        -------
-        X_imputed : same type as X, or a list of ``n_imputations`` of them
-        """
-        if getattr(self, "_mixed", None) is None:
-            return super().impute(X, strategy=strategy, n_imputations=n_imputations, random_state=random_state,
-                                  parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components,
-                                  latent=latent)
-        m, rng, X, encoded, allowed = self._structure_impute_setup(X, strategy, n_imputations, random_state, y,
-                                                                   n_components, latent)
+    def _structure_imputer(self, encoded, strategy, rng):
+        """Missing cells of a mixed table, exact on the structure (:mod:`bayesnb._mixed_impute`)."""
         post = self.posterior_
         data = _mx.node_data(self._mixed.nodes, encoded)
-        outs = []
-        for _ in range(m):
-            r = rng if strategy == "draw" and parameter_uncertainty else None
+
+        def fill(logw, r):
             model = self._mixed if r is None else _mi.drawn_model(self._mixed, r)
-            logw = np.where(allowed, class_log_weights(post, r)[None, :], -np.inf)
             values = _mi.impute_nodes(model, data, logw, strategy, rng, self._who)
             cells = []
             for b, blk in enumerate(post.blocks):
@@ -259,8 +218,8 @@ class MixedStructureMixin(StructureCommonMixin):
                 js = [j for j, nd in enumerate(self._mixed.nodes) if nd.block == b]
                 filled = np.column_stack([values[j] for j in js])
                 cells.append(_block_cells(blk, filled.astype(np.int64) if blk.family.raw_values else filled, miss))
-            outs.append(write_cells(X, cells))
-        return outs[0] if m == 1 else outs
+            return cells
+        return fill
 
     def sample_posterior(self, n_draws=1000, random_state=None):
         """Exact draws from the conjugate posterior; under a structure, one per context.
