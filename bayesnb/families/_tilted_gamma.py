@@ -8,7 +8,7 @@ replaces the second factor by ``Gamma(S | s_shape)``: ``theta`` keeps exactly it
 Dirichlet(alpha) law (so the model is unchanged), while ``S`` takes whatever proper law
 samples best. With ``s_shape`` the row's summed posterior concentration, the posterior of
 ``g`` is close to independent Gamma(alpha_v + n_v): no shared, wide direction along ``S``
-for NUTS's diagonal mass matrix to miss. Pad cells (``mask`` False) are independent
+for NUTS's diagonal mass matrix to miss. Pad cells (``valid`` False) are independent
 Gamma(alpha) draws that never enter ``S`` or ``theta``.
 """
 

@@ -389,22 +389,14 @@ class Categorical(Family):
         zeroed by the mask ``v < V_j`` and each row normalised, giving the deterministic
         site ``theta_<label>`` (K, d, V_max), pads at 0.
 
-        Why the valid entries are exactly Dirichlet(alpha): for independent
-        ``g_v ~ Gamma(alpha_v, 1)``, ``v < V_j``, the vector ``g / S`` with
-        ``S = sum_v g_v`` is Dirichlet(alpha) and independent of ``S ~ Gamma(sum alpha)``
-        (the change of variables ``g -> (g / S, S)`` has Jacobian ``S^(V-1)``, and the
-        product of Gamma densities factorises into the two). The pads are independent of
-        the valid cells and never enter ``theta`` or the likelihood, so the joint prior is
-        ``Dirichlet(theta | alpha) Gamma(S | sum alpha) prod Gamma(pad | 1)`` and, as the
-        likelihood depends on ``theta`` alone, the posterior of ``theta`` is the same as
-        under a Dirichlet site (``S`` and the pads keep their proper priors). No scatter,
-        one site: compile time does not grow with the number of distinct vocabularies.
-
-        With ``s_shape`` (:meth:`numpyro_sampler_args`, the summed posterior concentration)
-        the site is :func:`~bayesnb.families._tilted_gamma.tilted_gamma_rows`: ``S`` gets
-        Gamma(``s_shape``) instead of Gamma(sum alpha), ``theta``'s law (hence the model and
-        its posterior) is unchanged, and the posterior ``g_v`` are near independent Gamma(alpha_v
-        + n_v), which NUTS's diagonal mass matrix fits.
+        The valid entries are exactly Dirichlet(alpha), independent of the row sum ``S``
+        (the proof is in :mod:`bayesnb.families._tilted_gamma`); the pads never enter
+        ``theta`` or the likelihood, so ``theta``'s posterior is the Dirichlet one. With
+        ``s_shape`` (:meth:`numpyro_sampler_args`, the summed posterior concentration) the site
+        is :func:`~bayesnb.families._tilted_gamma.tilted_gamma_rows`, which gives ``S`` the law
+        Gamma(``s_shape``): the model is unchanged, and NUTS's diagonal mass matrix fits the
+        near independent posterior Gammas. No scatter, one site: compile time does not grow
+        with the number of distinct vocabularies.
 
         Returns ``{"log_theta": (K, d, V_max)}`` with pads at 0.
         """
