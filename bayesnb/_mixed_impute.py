@@ -16,10 +16,14 @@ predictive). From the exact posterior of each missing node's family ``p(k, u, s 
 - a categorical cell's marginal ``p(s | x_obs)``: its mode (strategies "auto", "mode", "mean",
   as the naive impute: unordered categories have no mean);
 - a numeric cell's posterior-predictive mean ``sum_{k,u,s} p(k, u, s | x_obs) E[x | k, u, bin s]``
-  (truncated Normal mean, or truncated Student-t mean for ``predictive="marginal"``);
-  ``"mode"``: among the modes of those truncated pieces, the point of highest mixture density;
+  (the truncated means of its family's ``predictive_bins``), written as the family writes a value
+  (``round_fill``: whole numbers for counts); ``"mode"``: the same mean within its most probable
+  bin ``argmax_s p(s | x_obs)`` (a value of that bin, not a density mode);
 - ``"draw"``: one joint draw of the class and every missing state from ``p(k, s_miss | x_obs)``,
-  then each missing numeric value from its truncated predictive given its drawn context and bin.
+  then each missing numeric value from its family's predictive in its drawn context, kept when it
+  falls in its drawn bin (rejection: each round draws a fresh posterior point for
+  ``predictive="marginal"``, the plug-in point for ``"mean"``); a cell still unfilled after
+  :data:`_MAX_ROUNDS` rounds (a bin of tiny predictive mass) gets its truncated mean.
 
 Inference is exact. On a forest given the class (naive, TAN: at most one feature parent) by
 sum-product message passing vectorised over rows; otherwise (k-DB, k >= 2) by enumerating the joint
@@ -30,16 +34,14 @@ states of a row's missing cells, one enumeration per missing pattern, refused be
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats as _stats
 from scipy.special import logsumexp
 
 from ._structured_mixed import (
-    _log_interval_mass,
     _n_parent_states,
     _parent_index,
-    _predictive_dist,
     _rows,
     _state_table,
+    encode_values,
 )
 from .families._numeric import draw_categories
 from .structure import topological_order
@@ -49,6 +51,8 @@ __all__ = ["drawn_model", "impute_nodes", "node_factors", "posterior_families", 
 
 #: Rows imputed at a time (the factors are (rows, K, P_j, B_j) per node).
 _CHUNK = 8192
+#: Rejection rounds of a numeric draw within its bin (``strategy="draw"``).
+_MAX_ROUNDS = 200
 
 
 def drawn_model(model, rng):
@@ -70,7 +74,7 @@ def node_factors(model, data):
         if obs.size:
             s = states[obs, j]
             if nd.numeric:
-                val = nd.family.log_likelihood(model.priors[j], model.posteriors[j], _rows(cols[j], obs),
+                val = nd.family.log_likelihood(model.priors[j], model.posteriors[j], encode_values(nd, cols[j][obs]),
                                                model.predictive).reshape(obs.size, K, P)
             else:
                 val = np.moveaxis(table[:, :, s], -1, 0)
@@ -204,68 +208,31 @@ def _draw_states(model, data, logw, rng, who):
     return _enumerate(model, phi, logw, data, rng, who)[1]
 
 
-def _pieces(model, j):
-    """Node ``j``'s predictive per context as (C, 1) scipy distribution, its bins' edges, (C, B) log masses."""
-    nd = model.nodes[j]
-    dist = _predictive_dist(type(model.posteriors[j])(*(np.asarray(f, dtype=float) for f in model.posteriors[j])),
-                            model.predictive)
-    e = np.concatenate([[-np.inf], nd.edges, [np.inf]])
-    return dist, e[:-1][None, :], e[1:][None, :], _log_interval_mass(dist, e[None, :-1], e[None, 1:])
-
-
 def truncated_means(model, j):
-    """``E[x_j | context, lo_s < x_j <= hi_s]`` per context and bin, shape (C, B) (truncated Normal / Student-t)."""
-    dist, lo, hi, logm = _pieces(model, j)
-    loc, scale = dist.kwds["loc"], dist.kwds["scale"]
-    a, b = (lo - loc) / scale, (hi - loc) / scale
-    if model.predictive == "marginal":
-        nu = dist.args[0]
-        if np.any((nu <= 1) & ~(np.isfinite(lo) & np.isfinite(hi))):
-            raise ValueError("the Student-t predictive has no mean on an unbounded bin with 2a <= 1 degrees of "
-                             "freedom; use predictive='mean' or a larger prior a.")
-
-        def g(t):
-            with np.errstate(invalid="ignore", over="ignore"):
-                return np.where(np.isfinite(t), (nu + np.nan_to_num(t) ** 2) * _stats.t.pdf(t, nu), 0.0)
-
-        std_mass = np.exp(logm)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            m = loc + scale * (g(a) - g(b)) / ((nu - 1) * std_mass)
-    else:
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            m = _stats.truncnorm.mean(a, b, loc=loc, scale=scale)
-    inside = np.clip(loc, lo, hi) * np.ones_like(m)
-    m = np.where(np.isfinite(m), m, inside)  # a bin of (numerically) no mass: its weight is 0 anyway
-    return np.clip(m, lo, hi)
+    """``E[x_j | context, bin s]`` per context and bin, shape (C, B) (0 where a bin has no mass: its weight is 0)."""
+    nd = model.nodes[j]
+    mean = nd.family.predictive_bins(model.priors[j], model.posteriors[j], nd.state, nd.edges, model.predictive)[1]
+    return np.nan_to_num(mean, nan=0.0)
 
 
-def _truncated_draw(dist, lo, hi, rng):
-    """One draw per entry from ``dist`` truncated to ``(lo, hi]`` (inverse CDF, on the stable side)."""
-    u = rng.random(np.shape(lo))
-    right = lo > dist.median()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        x_r = dist.isf(dist.sf(lo) - u * (dist.sf(lo) - dist.sf(hi)))
-        x_l = dist.ppf(dist.cdf(lo) + u * (dist.cdf(hi) - dist.cdf(lo)))
-    x = np.where(right, x_r, x_l)
-    return np.clip(np.where(np.isfinite(x), x, np.clip(dist.median(), lo, hi)), np.nextafter(lo, np.inf), hi)
-
-
-def _numeric_mode(model, j, w):
-    """Of the modes of the truncated pieces, the point of highest mixture density; ``w`` (m, K, P, B) probs."""
-    dist, lo, hi, logm = _pieces(model, j)
-    cand = np.broadcast_to(np.clip(dist.median(), lo, hi), logm.shape).ravel()  # (C*B,) piece modes
-    C, B = logm.shape
-    lo_f, hi_f = np.broadcast_to(lo, (C, B)).ravel(), np.broadcast_to(hi, (C, B)).ravel()
-    ctx = np.repeat(np.arange(C), B)
-    logpdf = dist.logpdf(np.broadcast_to(cand[None, :], (C, cand.size)))[ctx]  # (pieces, cand)
-    inside = (cand[None, :] > lo_f[:, None]) & (cand[None, :] <= hi_f[:, None])
-    with np.errstate(invalid="ignore"):
-        piece = np.where(inside, logpdf - logm.ravel()[:, None], -np.inf)  # log truncated density
-    with np.errstate(divide="ignore"):
-        lw = np.log(w.reshape(w.shape[0], -1))  # (m, pieces)
-    dens = logsumexp(lw[:, :, None] + piece[None], axis=1)  # (m, cand)
-    best = np.where(lw > -np.inf, dens, -np.inf).argmax(axis=1)
-    return cand[best]
+def _draw_in_bins(model, j, ctx, bins, rng):
+    """One value per row from node ``j``'s predictive in context ``ctx`` (m,), within bin ``bins`` (m,)."""
+    nd = model.nodes[j]
+    prior, post = model.priors[j], model.posteriors[j]
+    x = np.full(ctx.size, np.nan)
+    todo = np.arange(ctx.size)
+    for _ in range(_MAX_ROUNDS):
+        if todo.size == 0:
+            break
+        point = nd.family.gen_point(prior, post, rng if model.predictive == "marginal" else None)
+        v = np.asarray(nd.family.gen_sample(point, ctx[todo], rng), dtype=float)[:, :1]
+        v = np.asarray(nd.family.gen_decode(v, nd.state)[0], dtype=float)
+        ok = np.searchsorted(nd.edges, v, side="right") == bins[todo]
+        x[todo[ok]] = v[ok]
+        todo = todo[~ok]
+    if todo.size:
+        x[todo] = truncated_means(model, j)[ctx[todo], bins[todo]]
+    return x
 
 
 def impute_nodes(model, data, logw, strategy, rng, who="NaiveBayes"):
@@ -303,16 +270,12 @@ def impute_nodes(model, data, logw, strategy, rng, who="NaiveBayes"):
             if not nd.numeric:
                 out[j] = S[:, j]
                 continue
-            x = np.asarray(cols[j].X[:, 0], dtype=float).copy()
+            x = np.asarray(cols[j], dtype=float).copy()
             r = np.flatnonzero(miss[:, j])
             if r.size:
                 P = _n_parent_states(model.nodes, model.parents[j])
                 ctx = z[r] * P + _parent_index(model.nodes, model.parents[j], S[r])
-                dist, lo, hi, _ = _pieces(model, j)
-                loc, scale = dist.kwds["loc"][ctx, 0], dist.kwds["scale"][ctx, 0]
-                d_r = (_stats.t(dist.args[0][ctx, 0], loc=loc, scale=scale) if model.predictive == "marginal"
-                       else _stats.norm(loc=loc, scale=scale))
-                x[r] = _truncated_draw(d_r, lo[0, S[r, j]], hi[0, S[r, j]], rng)
+                x[r] = _draw_in_bins(model, j, ctx, S[r, j], rng)
             out[j] = x
         return out
     fam = posterior_families(model, data, logw, who)
@@ -325,12 +288,14 @@ def impute_nodes(model, data, logw, strategy, rng, who="NaiveBayes"):
                 s[r] = logsumexp(fam[j][r], axis=(1, 2)).argmax(axis=1)
             out[j] = s
             continue
-        x = np.asarray(cols[j].X[:, 0], dtype=float).copy()
+        x = np.asarray(cols[j], dtype=float).copy()
         if r.size:
             w = np.exp(fam[j][r])  # (m, K, P, B)
-            if how == "mode":
-                x[r] = _numeric_mode(model, j, w)
-            else:
-                x[r] = np.einsum("ic,c->i", w.reshape(r.size, -1), truncated_means(model, j).ravel())
+            if how == "mode":  # keep the most probable bin only
+                best = w.sum(axis=(1, 2)).argmax(axis=1)
+                w = np.where(np.arange(w.shape[3]) == best[:, None, None, None], w, 0.0)
+                w /= w.sum(axis=(1, 2, 3), keepdims=True)
+            means = np.einsum("ic,c->i", w.reshape(r.size, -1), truncated_means(model, j).ravel())
+            x[r] = nd.family.round_fill(means[:, None], nd.state)[:, 0]
         out[j] = x
     return out

@@ -5,9 +5,11 @@ Variables (dims without ``chain``/``draw``), parents as named dims:
 - ``pi`` ``(class,)``: Dirichlet (absent under a fixed class prior);
 - a categorical feature ``f``: ``theta_f`` ``(class, <parent>_state, ..., f_category)``, one
   Dirichlet posterior per context, as ``CategoricalNB(structure=...)``;
-- a numeric feature ``f``: ``mu_f`` and ``sigma_f`` ``(class, <parent>_state, ...)``, one
-  Normal-Inverse-Gamma posterior per context: ``sigma^2 ~ InvGamma(a_n, b_n)``,
-  ``mu ~ Normal(mu_n, sigma^2 / kappa_n)``.
+- a numeric feature ``f``: one variable ``<param>_f`` ``(class, <parent>_state, ...)`` per
+  parameter of its family (``Family.param_names``; e.g. ``mu_f``, ``sigma2_f`` for a Gaussian or
+  LogNormal, ``lam_f`` for a Poisson, ``pi_f`` and the base's for a Hurdle, ``theta_f`` with a
+  trailing ``f_bin`` dim for a Histogram), drawn by the family's exact ``sample_params`` from
+  its posterior in every context.
 
 A numeric parent's states are its bins, labelled ``"(lo, hi]"`` by their edges.
 """
@@ -63,8 +65,11 @@ def mixed_layout(model, classes, names, categories, fixed_class_prior=False):
         for p in pa:
             coords[f"{names[p]}_state"] = _state_labels(model.nodes[p], categories[p])
         if nd.numeric:
-            for v in ("mu", "sigma"):
-                dims[f"{v}_{names[j]}"], shapes[f"{v}_{names[j]}"] = ctx_dims, ctx_shape
+            shape_of = nd.family.sample_params(model.posteriors[j], 1, np.random.default_rng(0))
+            for v, arr in shape_of.items():  # (1, C, 1, ...): trailing dims beyond the context
+                extra = tuple(np.shape(arr)[3:])
+                dims[f"{v}_{names[j]}"] = [*ctx_dims, *(f"{names[j]}_bin" for _ in extra[:1])]
+                shapes[f"{v}_{names[j]}"] = (*ctx_shape, *extra)
         else:
             own = f"{names[j]}_category"
             coords[own] = _coord_values(list(categories[j]))
@@ -77,16 +82,14 @@ def mixed_draws(model, class_concentration, dims, shapes, n_draws, rng) -> dict:
     out = {}
     if "pi" in dims:
         out["pi"] = dirichlet_draws(np.asarray(class_concentration, float), n_draws, rng)
-    thetas = [v for v in dims if v.startswith(("theta_", "mu_"))]
+    variables = [v for v in dims if v != "pi"]
     for j, (nd, post) in enumerate(zip(model.nodes, model.posteriors)):
-        var = thetas[j]
         if not nd.numeric:
+            var = variables.pop(0)
             (conc,) = post.concentration
             out[var] = dirichlet_draws(np.asarray(conc, float), n_draws, rng).reshape((n_draws, *shapes[var]))
             continue
-        mu, kappa, a, b = (np.asarray(f, dtype=float)[:, 0] for f in (post.mu, post.kappa, post.a, post.b))
-        sigma2 = b / rng.standard_gamma(a, size=(n_draws, a.size))
-        draws_mu = rng.normal(mu, np.sqrt(sigma2 / kappa))
-        out[var] = draws_mu.reshape((n_draws, *shapes[var]))
-        out["sigma_" + var[3:]] = np.sqrt(sigma2).reshape((n_draws, *shapes[var]))
+        for arr in nd.family.sample_params(post, n_draws, rng).values():
+            var = variables.pop(0)
+            out[var] = np.asarray(arr, dtype=float).reshape((n_draws, *shapes[var]))
     return {v: out[v] for v in dims}

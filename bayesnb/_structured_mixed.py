@@ -1,7 +1,8 @@
-"""Structures on mixed tables: categorical and numeric (Gaussian) features in one tree or k-DB.
+"""Structures on mixed tables: categorical and numeric features in one tree or k-DB.
 
 The model is ``p(y) prod_j p(x_j | y, pa_j)`` over every column of a table with a
-Categorical block and a Gaussian block (``NaiveBayes(structure=...)``). Each feature is a
+Categorical block and numeric blocks, each numeric column keeping the family that
+``features="auto"`` chose for it (``NaiveBayes(structure=...)``). Each feature is a
 *node* with a discrete *state*:
 
 - a categorical node's state is its category code;
@@ -18,10 +19,10 @@ runs on that context axis as it is (the family contract's context axis):
 
 - a categorical node keeps one Dirichlet posterior per context (the Categorical family; its
   prior resolved from the context statistics, as ``CategoricalNB(structure=...)``);
-- a numeric node gets a conditional Gaussian: one Normal-Inverse-Gamma posterior per context
-  (the Gaussian family's ``stats`` / ``update`` / ``log_evidence`` / ``log_likelihood``), whose
-  prior is the naive model's prior of that column and class (the same hyperparameters in every
-  context of a class and under every structure).
+- a numeric node keeps its family (Gaussian, LogNormal, Poisson, Hurdle, Histogram...) with one
+  posterior per context (the family's ``stats`` / ``update`` / ``log_evidence`` /
+  ``log_likelihood``), whose prior is the naive model's prior of that column and class (the same
+  hyperparameters in every context of a class and under every structure).
 
 Rules:
 
@@ -33,8 +34,8 @@ Rules:
   structure).
 - Prediction (:func:`log_likelihood`): missing cells are summed out exactly given the class. A
   missing numeric node's value enters its children only through its bin, so it is summed over
-  its bins with the bin's probability under its conditional predictive (Normal CDF differences
-  for ``predictive="mean"``, Student-t for ``"marginal"``). The joint states of the missing
+  its bins with the bin's probability under its conditional predictive (the family's
+  ``predictive_bins``). The joint states of the missing
   nodes that are ancestors of an observed node are enumerated (the others sum out to 1), one
   enumeration per missing pattern, refused beyond :data:`MAX_ENUMERATION` joint states.
 - A category never seen in training is treated as a missing cell.
@@ -45,15 +46,14 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats as _stats
 from scipy.special import logsumexp
 
 from .families._numeric import draw_categories
 from .structure import topological_order
 from .structured import MAX_ENUMERATION, one_column_state
 
-__all__ = ["N_BINS", "MixedModel", "Node", "bin_edges", "fit_nodes", "log_likelihood", "make_nodes", "model_from_stats", "node_data",
-           "sample_nodes"]
+__all__ = ["N_BINS", "MixedModel", "Node", "bin_edges", "encode_values", "fit_nodes", "log_likelihood", "make_nodes",
+           "model_from_stats", "node_data", "sample_nodes", "take_contexts"]
 
 #: Number of quantile bins of a numeric column (its states as a parent and for the mutual informations).
 N_BINS = 5
@@ -71,13 +71,13 @@ class Node(NamedTuple):
     state : object
         The one-column encoding state.
     numeric : bool
-        True for a numeric (Gaussian) node, False for a categorical one.
+        True for a numeric node, False for a categorical one.
     n_states : int
         Number of categories, or of bins.
     edges : ndarray
         Bin edges (numeric nodes; empty for categorical ones).
     class_prior : NamedTuple or None
-        Numeric nodes: the naive model's prior of the column, shape (K, 1) per field.
+        Numeric nodes: the naive model's prior of the column (its family's parameters, one column).
     """
 
     block: int
@@ -143,6 +143,28 @@ def _column(blk, c):
     return blk[:, [c]]
 
 
+def _column_state(state, c):
+    """Column ``c``'s encoding state: a NamedTuple of per-column fields sliced, else (a column count) 1."""
+    return one_column_state(state, c) if isinstance(state, tuple) else 1
+
+
+def _column_params(params, c):
+    """Column ``c`` of a family's parameters: arrays (K, d, ...) -> (K, 1, ...), per-column tuples -> one entry."""
+    return type(params)(*(None if f is None else f[c:c + 1] if isinstance(f, tuple) else np.asarray(f)[:, [c]]
+                          for f in params))
+
+
+def take_contexts(params, idx):
+    """The parameters of contexts ``idx`` (leading axis of every array, also inside per-column tuples)."""
+    return type(params)(*(None if f is None else tuple(np.asarray(a)[idx] for a in f) if isinstance(f, tuple)
+                          else np.asarray(f)[idx] for f in params))
+
+
+def encode_values(node, x):
+    """A numeric node's one-column encoded block of the values ``x`` (n,) (NaN missing)."""
+    return node.family.encode(np.asarray(x, dtype=float)[:, None], node.state)[0]
+
+
 def make_nodes(blocks, encoded, w, edges=None) -> tuple:
     """One :class:`Node` per column of the naive posterior's blocks (bin edges from the training rows).
 
@@ -172,28 +194,30 @@ def make_nodes(blocks, encoded, w, edges=None) -> tuple:
                 nodes.append(Node(b, c, fam, one_column_state(blk.state, c), False, len(values[c][0]),
                                   np.empty(0), None))
                 continue
-            prior = type(blk.prior)(*(np.asarray(f)[:, [c]] for f in blk.prior))
+            prior = _column_params(blk.prior, c)
             if edges is None:
-                col = _column(data, c)
-                e = bin_edges(np.where(fam.gen_missing(col)[:, 0], np.nan, col.X[:, 0]), w)
+                e = bin_edges(fam.gen_values(data)[:, c], w)
             else:
                 e = np.asarray(edges[len(nodes)], dtype=float)
-            nodes.append(Node(b, c, fam, 1, True, len(e) + 1, e, prior))
+            nodes.append(Node(b, c, fam, _column_state(blk.state, c), True, len(e) + 1, e, prior))
     return tuple(nodes)
 
 
 def node_data(nodes, encoded) -> tuple:
-    """Per node its one-column block, and the (n, d) missing mask and states (``-1`` missing).
+    """Per node its one-column block (a numeric node: its values, NaN missing), and the (n, d)
+    missing mask and states (``-1`` missing).
 
     A category code ``>= n_states`` (never seen in training) is a missing state.
     """
     cols, miss, states = [], [], []
     for nd in nodes:
-        col = _column(encoded[nd.block], nd.col)
-        m = np.asarray(nd.family.gen_missing(col))[:, 0]
         if nd.numeric:
-            s = np.searchsorted(nd.edges, col.X[:, 0], side="right")
+            col = np.asarray(nd.family.gen_values(encoded[nd.block]), dtype=float)[:, nd.col]
+            m = np.isnan(col)
+            s = np.searchsorted(nd.edges, np.where(m, 0.0, col), side="right")
         else:
+            col = _column(encoded[nd.block], nd.col)
+            m = np.asarray(nd.family.gen_missing(col))[:, 0]
             s = np.asarray(col)[:, 0].astype(np.int64)
             m = m | (s >= nd.n_states) | (s < 0)
         cols.append(col)
@@ -248,7 +272,8 @@ def fit_nodes(nodes, data, y, w, K, parents, predictive="mean", rows=None, who="
         ctx = y[ok] * npar + _parent_index(nodes, pa, states[ok])
         resp = np.zeros((int(ok.sum()), K * npar))
         resp[np.arange(resp.shape[0]), ctx] = w[ok]
-        stats.append(nd.family.stats(_rows(cols[j], ok), resp, nd.state))
+        block = encode_values(nd, cols[j][ok]) if nd.numeric else _rows(cols[j], ok)
+        stats.append(nd.family.stats(block, resp, nd.state))
     return model_from_stats(nodes, stats, K, parents, predictive, who)
 
 
@@ -263,7 +288,7 @@ def model_from_stats(nodes, stats, K, parents, predictive="mean", who="NaiveBaye
         npar = _n_parent_states(nodes, pa)
         if nd.numeric:  # the naive prior of the context's class, the same under every structure
             cls = np.arange(K * npar) // npar
-            prior = type(nd.class_prior)(*(np.asarray(f)[cls] for f in nd.class_prior))
+            prior = take_contexts(nd.class_prior, cls)
         else:
             prior = nd.family.make_prior(stats[j], nd.state, who=who)
         if not nd.family.is_proper(prior):
@@ -278,32 +303,13 @@ def model_from_stats(nodes, stats, K, parents, predictive="mean", who="NaiveBaye
                       int(K))
 
 
-def _log_interval_mass(dist, lo, hi):
-    """``log P(lo < X <= hi)`` elementwise, stable in both tails (CDF differences left of the
-    median, survival-function differences right of it)."""
-    right = (lo + hi) / 2 > dist.median()
-    with np.errstate(divide="ignore"):
-        a = np.where(right, dist.logsf(lo), dist.logcdf(hi))
-        b = np.where(right, dist.logsf(hi), dist.logcdf(lo))
-        return a + np.log1p(-np.exp(np.minimum(b - a, 0.0)))
-
-
-def _predictive_dist(post, predictive):
-    """The scipy distribution of one value per context: Normal plug-in or Student-t predictive."""
-    mu, a, b, kappa = (np.asarray(f, dtype=float) for f in (post.mu, post.a, post.b, post.kappa))
-    if predictive == "marginal":
-        return _stats.t(2 * a, loc=mu, scale=np.sqrt(b * (kappa + 1) / (a * kappa)))
-    return _stats.norm(loc=mu, scale=np.sqrt(b / a))
-
-
 def _state_table(model, j, post=None):
     """``log p(state_j = s | context)``, shape (C, n_states): the categories' table, or the bins' masses."""
     nd, prior = model.nodes[j], model.priors[j]
     post = model.posteriors[j] if post is None else post
     if not nd.numeric:
         return nd.family.log_likelihood(prior, post, np.arange(nd.n_states, dtype=np.int64)[:, None]).T
-    e = np.concatenate([[-np.inf], nd.edges, [np.inf]])
-    return _log_interval_mass(_predictive_dist(post, model.predictive), e[None, :-1], e[None, 1:])
+    return nd.family.predictive_bins(prior, post, nd.state, nd.edges, model.predictive)[0]
 
 
 def _ancestors(parents):
@@ -333,7 +339,8 @@ def log_likelihood(model: MixedModel, data, who="NaiveBayes") -> np.ndarray:
     n, d = miss.shape
     K = model.n_classes
     tables = [_state_table(model, j) for j in range(d)]
-    cells = [nd.family.log_likelihood(model.priors[j], model.posteriors[j], cols[j], model.predictive)
+    cells = [nd.family.log_likelihood(model.priors[j], model.posteriors[j], encode_values(nd, cols[j]),
+                                      model.predictive)
              if nd.numeric else None for j, nd in enumerate(nodes)]  # (n, C) log densities of the values
     out = np.zeros((n, K))
     if d == 0:
@@ -375,14 +382,14 @@ def sample_nodes(model: MixedModel, z, rng, parameter_uncertainty=True):
     """Draw every node in ancestral order given the classes ``z`` (n,).
 
     With ``parameter_uncertainty``: one exact posterior draw of every node's parameters (the
-    family's ``gen_point``) shared by the rows, values from it (``gen_sample``). Without: each
-    row from the posterior predictive of its context (categorical: the posterior-mean table;
-    numeric: the Student-t predictive).
+    family's ``gen_point``) shared by the rows, values from it (the family's ``gen_sample`` in
+    each row's context, so values keep the family's support). Without: values from the
+    family's plug-in point (``gen_point`` without a generator), as the naive model samples.
 
     Returns
     -------
     list of ndarray of shape (n,)
-        Per node: category codes (int) or values (float).
+        Per node: category codes (int) or raw values (float; ``gen_decode`` applied).
     """
     n, d = len(z), len(model.nodes)
     states = np.zeros((n, d), dtype=np.int64)
@@ -391,16 +398,13 @@ def sample_nodes(model: MixedModel, z, rng, parameter_uncertainty=True):
         nd, pa = model.nodes[j], model.parents[j]
         ctx = np.asarray(z) * _n_parent_states(model.nodes, pa) + _parent_index(model.nodes, pa, states)
         prior, post = model.priors[j], model.posteriors[j]
-        point = nd.family.gen_point(prior, post, rng) if parameter_uncertainty else post
         if nd.numeric:
-            if parameter_uncertainty:
-                x = np.asarray(nd.family.gen_sample(point, ctx, rng), dtype=float)[:, 0]
-            else:
-                x = _predictive_dist(type(post)(*(np.asarray(f)[ctx, 0] for f in post)), "marginal").rvs(
-                    random_state=rng)
-            values[j] = np.atleast_1d(x)
+            point = nd.family.gen_point(prior, post, rng if parameter_uncertainty else None)
+            x = np.asarray(nd.family.gen_sample(point, np.asarray(ctx, dtype=np.int64), rng), dtype=float)
+            values[j] = np.asarray(nd.family.gen_decode(x[:, :1], nd.state)[0], dtype=float)
             states[:, j] = np.searchsorted(nd.edges, values[j], side="right")
         else:
+            point = nd.family.gen_point(prior, post, rng) if parameter_uncertainty else post
             table = _state_table(model, j, point)[ctx]  # (n, V)
             p = np.exp(table - logsumexp(table, axis=1, keepdims=True))
             states[:, j] = draw_categories(p, rng.random(n))

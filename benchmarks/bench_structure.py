@@ -11,7 +11,12 @@ and fit / predict time relative to naive.
 With ``--penguins``: the same for ``NaiveBayes(structure=...)`` on the bundled penguins table
 (344 rows: island, sex categorical; bill length and depth, flipper length, body mass and year
 numeric; [species]), a mixed table: numeric columns are discretised into quantile bins for the
-structure and as parents, and get a conditional Gaussian per (class, parents' states).
+structure and as parents, and keep the family ``features="auto"`` chose for them, one posterior
+per (class, parents' states).
+
+With ``--adult DIR``: ``NaiveBayes(structure=...)`` on the UCI census table's official split
+(fit on adult.data, scored on adult.test): test accuracy, log loss, fit seconds and the
+structure ``auto`` chose (benchmarks/_census.py reads the files; skipped with a note when absent).
 
 With ``--large``: fit and predict_proba times (best of 3) at 100,000 rows x 20 ternary columns
 (two of them dependent), complete and with 5% of the cells missing, relative to naive.
@@ -22,7 +27,7 @@ it (``strategy="mode"``, with the party given and without it), and is scored by 
 blanked cells it restores. Models: CategoricalNB naive, tan, auto, and the latent-class naive
 model (``fit_latent_class(X, y, n_components="auto")``, ``impute(X, latent=fit)``).
 
-Run:  python benchmarks/bench_structure.py [--quick] [--seeds N] [--large] [--impute] [--penguins]
+Run:  python benchmarks/bench_structure.py [--quick] [--seeds N] [--large] [--impute] [--penguins] [--adult DIR]
       (``--quick``: house votes only, one repetition)
 """
 
@@ -37,6 +42,11 @@ from sklearn.model_selection import StratifiedKFold
 
 import bayesnb
 from bayesnb.datasets import load_house_votes, load_penguins
+
+try:  # run as a script (benchmarks/ on the path) or as a module
+    from _census import NOT_GIVEN, TARGET, load_adult
+except ImportError:  # pragma: no cover
+    from benchmarks._census import NOT_GIVEN, TARGET, load_adult
 
 STRUCTURES = ("naive", "tan", "kdb", "auto")
 
@@ -157,6 +167,30 @@ def impute_accuracy(seeds=5, frac=0.2):
     return {k: float(np.mean(v)) for k, v in acc.items()}
 
 
+def census(folder):
+    """Official split of the census table: test accuracy and log loss per structure."""
+    tables = load_adult(folder)
+    if tables is None:
+        print(NOT_GIVEN)
+        return None
+    train, test = tables
+    Xtr, ytr = train.drop(columns=TARGET), train[TARGET].to_numpy()
+    Xte, yte = test.drop(columns=TARGET), test[TARGET].to_numpy()
+    out = {}
+    print(f"{'structure':10s} {'chosen':8s} {'accuracy':>9s} {'log loss':>9s} {'fit s':>7s}")
+    for s in STRUCTURES:
+        t = time.perf_counter()
+        m = bayesnb.NaiveBayes(structure=s).fit(Xtr, ytr)
+        fit_s = time.perf_counter() - t
+        proba = m.predict_proba(Xte)
+        true = proba[np.arange(len(yte)), np.searchsorted(m.classes_, yte)]
+        acc = float(np.mean(m.classes_[proba.argmax(axis=1)] == yte))
+        ll = float(-np.mean(np.log(np.clip(true, 1e-300, None))))
+        out[s] = {"accuracy": acc, "log_loss": ll, "chosen": m.structure_kind_}
+        print(f"{s:10s} {m.structure_kind_:8s} {acc:9.4f} {ll:9.4f} {fit_s:7.1f}")
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
@@ -164,7 +198,10 @@ def main(argv=None):
     ap.add_argument("--large", action="store_true")
     ap.add_argument("--impute", action="store_true")
     ap.add_argument("--penguins", action="store_true")
+    ap.add_argument("--adult", default=None, metavar="DIR", help="folder with UCI adult.data and adult.test")
     args = ap.parse_args(argv)
+    if args.adult is not None:
+        return {"census": census(args.adult)}
     if args.penguins:
         return {"penguins": run("penguins", *penguins(), args.seeds or 3, bayesnb.NaiveBayes)}
     if args.impute:

@@ -20,18 +20,25 @@ from bayesnb.estimators._structured import StructureNotSupportedError
 from bayesnb.families import Categorical, Gaussian
 
 
-def _tiny(seed=0, n=80, missing=0.0):
-    """a (categorical, depends on y), u (numeric, depends on a and y), v (numeric, follows u)."""
+def _tiny(seed=0, n=80, missing=0.0, counts=False):
+    """a (categorical, depends on y), u (numeric, depends on a and y), v (numeric, follows u); with
+    ``counts`` also c (whole numbers, Poisson given y)."""
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 2, n)
     a = np.where(rng.random(n) < np.where(y == 1, 0.75, 0.3), "p", "q")
     u = rng.normal(np.where(a == "p", 2.0, -1.0) + y, 1.0)
     v = u + rng.normal(0, 0.5, n)
     X = pd.DataFrame({"a": a.astype(object), "u": u, "v": v})
+    if counts:
+        X["c"] = rng.poisson(1.0 + y).astype(float)
     if missing:
         hide = rng.random(X.shape) < missing
         X = X.mask(hide)
     return X, y
+
+
+#: (fit seed, rows, counts) -> the families features="auto" chooses for the numeric columns
+TINY = {(1, 80, False): ["Histogram", "Histogram"], (5, 120, True): ["Gaussian", "Gaussian", "Poisson"]}
 
 
 def _edges(x):
@@ -40,18 +47,81 @@ def _edges(x):
     return np.unique(q[q > x.min()])
 
 
+class _Hist:
+    """A histogram law: bin ``b`` of ``edges`` has probability ``p[b]``, uniform within (the end bins'
+    density also beyond the edges, as the family scores such values)."""
+
+    def __init__(self, p, edges, integer):
+        self.p, self.e, self.integer = np.asarray(p, float), np.asarray(edges, float), integer
+        self.w = np.diff(self.e) if not integer else np.diff(np.ceil(self.e))
+
+    def pdf(self, t):
+        b = int(np.clip(np.searchsorted(self.e, t, side="right") - 1, 0, len(self.w) - 1))
+        return self.p[b] / self.w[b]
+
+
+def _interval(law, lo, hi):
+    """(mass, first moment / mass) of ``law`` on (lo, hi]: quadrature, or a sum over whole numbers."""
+    if isinstance(law, _Hist):  # the density is constant between its edges: quad piece by piece
+        pts = np.unique(np.clip(np.concatenate([[lo, hi], law.e]), max(lo, law.e[0]), min(hi, law.e[-1])))
+        mass = sum(integrate.quad(law.pdf, a, b)[0] for a, b in itertools.pairwise(pts))
+        mom = sum(integrate.quad(lambda t: t * law.pdf(t), a, b)[0] for a, b in itertools.pairwise(pts))
+        return mass, (mom / mass if mass > 0 else 0.0)
+    if hasattr(law, "pmf"):
+        top = law.mean() + 40 * law.std() + 50  # the mass beyond is far below the tolerance
+        ks = np.arange(np.floor(max(lo, -1)) + 1, np.floor(min(hi, top)) + 1)
+        pm = law.pmf(ks)
+        return pm.sum(), (float(ks @ pm / pm.sum()) if pm.sum() > 0 else 0.0)
+    mass = integrate.quad(law.pdf, lo, hi, epsabs=0, epsrel=1e-12)[0]
+    return mass, integrate.quad(lambda t: t * law.pdf(t), lo, hi, epsabs=1e-13, epsrel=1e-12)[0] / mass
+
+
+def _density(law, x):
+    return law.pmf(x) if hasattr(law, "pmf") else law.pdf(x)
+
+
+def _column_law(fam_name, blk, j, k, x):
+    """Posterior law and log evidence of the values ``x`` of column ``j`` of block ``blk`` in class ``k``'s
+    prior, by the conjugate formulas written out."""
+    nn = x.size
+    if fam_name == "Gaussian":
+        mu0, k0, a0, b0 = (np.asarray(f)[k, j] for f in blk.prior)
+        xbar = x.mean() if nn else 0.0
+        kn, an = k0 + nn, a0 + nn / 2
+        mun = (k0 * mu0 + nn * xbar) / kn
+        bn = b0 + 0.5 * np.sum((x - xbar) ** 2) + k0 * nn * (xbar - mu0) ** 2 / (2 * kn)
+        return stats.norm(mun, np.sqrt(bn / an)), (gammaln(an) - gammaln(a0) + a0 * np.log(b0) - an * np.log(bn)
+                                                    + 0.5 * (np.log(k0) - np.log(kn)) - nn / 2 * np.log(2 * np.pi))
+    if fam_name == "Poisson":
+        a0, b0 = float(np.asarray(blk.prior.a)[k, j]), float(np.asarray(blk.prior.b)[k, j])
+        an, bn = a0 + x.sum(), b0 + nn
+        return stats.poisson(an / bn), (a0 * np.log(b0) - gammaln(a0) + gammaln(an) - an * np.log(bn)
+                                        - np.sum(gammaln(x + 1)))
+    assert fam_name == "Histogram"
+    e, integer = blk.state.edges[j], bool(blk.state.integer[j])
+    a0 = np.asarray(blk.prior.concentration[j], float)[k]
+    b = np.clip(np.searchsorted(e, x, side="right") - 1, 0, len(e) - 2)
+    cnt = np.bincount(b, minlength=len(e) - 1).astype(float)
+    law = _Hist((a0 + cnt) / (a0 + cnt).sum(), e, integer)
+    ev = (gammaln(a0.sum()) - gammaln(a0.sum() + nn) + np.sum(gammaln(a0 + cnt) - gammaln(a0))
+          - np.sum(np.log(law.w[b])))
+    return law, ev
+
+
 def _brute(m, X, y):
-    """Per feature: parents, state function and conditional factor, all by direct counting."""
+    """Per feature: parents, state function and conditional law, all by direct counting."""
     names = list(X.columns)
     par = {c: list(m.structure_[c]) for c in names}
-    edges = {c: _edges(X[c].to_numpy(float)) for c in ("u", "v")}
+    nums = [c for c in names if c != "a"]
+    chosen = m.family_scores_.query("chosen").set_index("column")["family"]
+    edges = {c: _edges(X[c].to_numpy(float)) for c in nums}
     cats = {"a": sorted(X["a"].dropna().unique())}
-    gblock = next(b for b in m.posterior_.blocks if list(b.names) == ["u", "v"])
+    where = {c: (blk, list(blk.names).index(c)) for blk in m.posterior_.blocks for c in blk.names}
 
     def state(c, val):
         return cats["a"].index(val) if c == "a" else int(np.searchsorted(edges[c], val, side="right"))
 
-    nstates = {"a": 2, "u": len(edges["u"]) + 1, "v": len(edges["v"]) + 1}
+    nstates = {"a": 2, **{c: len(edges[c]) + 1 for c in nums}}
     st = {c: np.array([state(c, v) if pd.notna(v) else -1 for v in X[c]]) for c in names}
     params, ev = {}, 0.0
     for c in names:
@@ -66,29 +136,16 @@ def _brute(m, X, y):
                     params[(c, k, *u)] = (cnt + 1) / (cnt.sum() + 2)
                     ev += gammaln(2.0) - gammaln(cnt.sum() + 2) + np.sum(gammaln(cnt + 1))
                 else:
-                    j = ["u", "v"].index(c)
-                    mu0, k0, a0, b0 = (np.asarray(f)[k, j] for f in gblock.prior)
-                    x = vals.to_numpy(float)
-                    nn = x.size
-                    xbar = x.mean() if nn else 0.0
-                    kn, an = k0 + nn, a0 + nn / 2
-                    mun = (k0 * mu0 + nn * xbar) / kn
-                    bn = b0 + 0.5 * np.sum((x - xbar) ** 2) + k0 * nn * (xbar - mu0) ** 2 / (2 * kn)
-                    params[(c, k, *u)] = stats.norm(mun, np.sqrt(bn / an))
-                    ev += (gammaln(an) - gammaln(a0) + a0 * np.log(b0) - an * np.log(bn)
-                           + 0.5 * (np.log(k0) - np.log(kn)) - nn / 2 * np.log(2 * np.pi))
+                    params[(c, k, *u)], e = _column_law(chosen[c], *where[c], k, vals.to_numpy(float))
+                    ev += e
     return par, edges, cats, nstates, params, ev, state
 
 
 _MASS = {}
 
 
-def _normal_pdf(t, mu, sd):
-    return np.exp(-0.5 * ((t - mu) / sd) ** 2) / (sd * np.sqrt(2 * np.pi))
-
-
 def _brute_joint(row, k, brute):
-    """log p(x_obs | y=k): every missing category enumerated, every missing value integrated (quad) bin by bin."""
+    """log p(x_obs | y=k): every missing category enumerated, every missing value integrated bin by bin."""
     par, edges, _, nstates, params, _, state = brute
     names = list(row.index)
     miss = [c for c in names if pd.isna(row[c])]
@@ -105,26 +162,27 @@ def _brute_joint(row, k, brute):
                 key = (c, k, *(st[q] for q in par[c]), st[c])
                 if key not in _MASS:
                     e = np.concatenate([[-np.inf], edges[c], [np.inf]])
-                    mu, sd = law.mean(), law.std()
-                    _MASS[key] = integrate.quad(_normal_pdf, e[st[c]], e[st[c] + 1], args=(mu, sd),
-                                                epsabs=0, epsrel=1e-12)[0]
+                    _MASS[key] = _interval(law, e[st[c]], e[st[c] + 1])[0]
                 p *= _MASS[key]
             else:
-                p *= law.pdf(row[c])
+                p *= _density(law, row[c])
         total += p
     return np.log(total)
 
 
+@pytest.mark.parametrize("tiny", list(TINY))
 @pytest.mark.parametrize("structure", ["tan", "kdb"])
-def test_tiny_mixed_matches_brute_force(structure):
-    X, y = _tiny(1, missing=0.1)
+def test_tiny_mixed_matches_brute_force(structure, tiny):
+    seed, n, counts = tiny
+    X, y = _tiny(seed, n=n, missing=0.1, counts=counts)
     m = bayesnb.NaiveBayes(structure=structure, k=2).fit(X, y)
     assert m.structure_kind_ == structure and any(m.structure_.values())
+    assert m.family_scores_.query("chosen")["family"].tolist() == TINY[tiny]  # each node keeps its family
     brute = _brute(m, X, y)
     _MASS.clear()
     np.testing.assert_allclose(m.log_evidence_, bayesnb.posterior.label_log_evidence(m.posterior_) + brute[5],
                                rtol=1e-11)
-    Xt, _ = _tiny(2, n=25, missing=0.35)
+    Xt, _ = _tiny(2, n=25, missing=0.35, counts=counts)
     assert Xt.isna().any(axis=1).sum() >= 10
     want = np.array([[_brute_joint(Xt.iloc[i], k, brute) for k in (0, 1)] for i in range(len(Xt))])
     want += m.class_log_prior_
@@ -141,11 +199,10 @@ def test_naive_structure_equals_todays_naive_bayes_and_the_machinery_agrees():
     b = bayesnb.NaiveBayes().fit(X, y)
     np.testing.assert_array_equal(a.predict_log_proba(X), b.predict_log_proba(X))
     assert a.log_evidence_ == b.log_evidence_ and a.structure_ == {c: () for c in X.columns}
-    # the structure machinery with no parents reproduces the naive Categorical + Gaussian model
-    kinds = {c: "num" if X[c].dtype.kind in "iuf" else "cat" for c in X.columns}
-    feats = {tuple(c for c in X.columns if kinds[c] == "cat"): Categorical(),
-             tuple(c for c in X.columns if kinds[c] == "num"): Gaussian()}
-    ref = bayesnb.NaiveBayes(features=feats).fit(X, y)
+    # the structure machinery with no parents reproduces the naive model, each numeric column in
+    # the family features="auto" chose for it (several families on penguins)
+    ref = b
+    assert len(set(ref.family_scores_.query("chosen")["family"])) >= 2
     tan = bayesnb.NaiveBayes(structure="tan").fit(X, y)
     enc = tan._encode_blocks(tan._check_X(X, reset=False), tan.posterior_)[0]
     nodes = MX.make_nodes(tan.posterior_.blocks, enc, np.ones(len(y)))

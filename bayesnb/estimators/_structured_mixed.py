@@ -1,8 +1,8 @@
 """``structure=`` for NaiveBayes on mixed tables: categorical and numeric features in one tree / k-DB.
 
 :class:`MixedStructureMixin` goes before NaiveBayes's base. ``fit`` fits the naive posterior
-(with ``features="auto"``: the categorical columns one Categorical block, every numeric column
-Gaussian) and, for another structure, learns the parent lists on every column (numeric
+(with ``features="auto"``: the categorical columns one Categorical block, each numeric column
+the family its evidence chooses, as under ``structure="naive"``) and, for another structure, learns the parent lists on every column (numeric
 columns discretised into quantile bins for the mutual informations, see
 :mod:`bayesnb._structured_mixed`) and fits each feature's family over its contexts. The
 predict methods, ``score_samples``, ``sample`` and ``impute`` then use them; the other methods raise
@@ -23,6 +23,7 @@ from .. import _structured_mixed as _mx
 from .._utils import as_generator
 from ..diagnostics import datatree_from_layout
 from ..generative.functions import _block_cells
+from ..generative.tables import assemble_table
 from ..structure import (
     class_mutual_information,
     conditional_mutual_information,
@@ -192,15 +193,13 @@ class MixedStructureMixin(StructureCommonMixin):
         out = [None] * self.n_features_in_
         for b, blk in enumerate(post.blocks):
             js = [j for j, nd in enumerate(self._mixed.nodes) if nd.block == b]
-            cols = blk.family.gen_decode(np.column_stack([values[j] for j in js]), blk.state)
-            for c, j in enumerate(js):
-                out[int(blk.columns[self._mixed.nodes[j].col])] = cols[c]
-        if hasattr(self, "feature_names_in_"):  # numeric columns stay float, categories object
-            return pd.DataFrame(dict(zip(self.feature_names_in_, out)), columns=self.feature_names_in_)
-        X = np.empty((len(z), self.n_features_in_), dtype=object)
-        for c, col in enumerate(out):
-            X[:, c] = col
-        return X
+            codes = [j for j in js if not self._mixed.nodes[j].numeric]  # numeric nodes' values are raw already
+            cols = blk.family.gen_decode(np.column_stack([values[j] for j in codes]), blk.state) if codes else []
+            for j in js:
+                out[int(blk.columns[self._mixed.nodes[j].col])] = cols[codes.index(j)] if j in codes else values[j]
+        # the training dtypes where the values fit (whole-number columns stay integers)
+        return assemble_table(post, out, len(z), getattr(self, "feature_names_in_", None),
+                              getattr(self, "feature_dtypes_", None))
 
     def _structure_imputer(self, encoded, strategy, rng):
         """Missing cells of a mixed table, exact on the structure (:mod:`bayesnb._mixed_impute`)."""

@@ -123,12 +123,12 @@ class NaiveBayes(MixedStructureMixin, BaseNB):
                                  "data, which is not differentially private; with privacy= give a features dict "
                                  "(e.g. {'a': Categorical(categories=[...]), 'x': Gaussian()}).")
             cat = None if self.alpha is None else Categorical(alpha=self.alpha)
-            # under a structure every numeric column is Gaussian (auto_blocks without labels)
-            specs, self.family_scores_ = auto_blocks(X, cat, resp=None if structured else resp)
+            # the same families under every structure: each numeric column's chosen by its evidence
+            specs, self.family_scores_ = auto_blocks(X, cat, resp=resp)
             return specs
         if structured:
             raise ValueError(f"{who}: structure={self.structure!r} needs features='auto' (categorical columns "
-                             f"Categorical, numeric columns Gaussian); received a features dict.")
+                             f"Categorical, numeric columns the family their evidence chooses); received a features dict.")
         if self.alpha is not None:
             raise ValueError(f"{who}: alpha applies to the Categorical block of features='auto'; with a "
                              f"features dict set it on the families instead (received alpha={self.alpha!r}).")

@@ -35,14 +35,14 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from .._utils import all_missing_columns
-from ._default_hooks import PartitionDefaults
+from ._default_hooks import NodeDefaults, PartitionDefaults
 from ._hyperparams import HyperParams
 from ._numeric import float32_args
 
 __all__ = ["Family"]
 
 
-class Family(HyperParams, PartitionDefaults, ABC):
+class Family(HyperParams, PartitionDefaults, NodeDefaults, ABC):
     """Base class of feature families (Categorical, Bernoulli, Multinomial, Gaussian, LogNormal, Poisson).
 
     Subclasses list their hyperparameters in ``_param_names``, set the class attributes

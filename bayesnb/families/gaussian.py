@@ -46,6 +46,7 @@ import scipy.sparse as sp
 from scipy.special import gammaln, logsumexp
 
 from .._utils import all_finite, all_missing_columns, nonfinite_error
+from . import _interval
 from ._base import Family
 from ._gaussian_cells import (
     _chunk_rows,
@@ -248,6 +249,14 @@ class Gaussian(Family):
             ev = (gammaln(post.a) - gammaln(prior.a) + prior.a * np.log(prior.b) - post.a * np.log(post.b)
                   + 0.5 * (np.log(prior.kappa) - np.log(post.kappa)) - 0.5 * n * np.log(2 * np.pi))
         return ev.sum(axis=1)
+
+    def gen_values(self, block):
+        """Values (n, d), NaN where missing."""
+        return np.where(block.observed, block.X, np.nan)
+
+    def predictive_bins(self, prior, post, state, edges, predictive="mean"):
+        """Masses and truncated means of the Normal plug-in (``"mean"``) or Student-t (``"marginal"``)."""
+        return _interval.continuous_bins(*_interval.nig_loc_scale(post, predictive), edges)
 
     def is_proper(self, prior):
         """True when kappa0, a0, b0 > 0."""

@@ -40,6 +40,7 @@ from scipy.special import gammaln
 from .._utils import nonfinite_error
 from . import _categorical_encoding as _enc
 from . import _histogram_bins as _bins
+from . import _interval
 from ._base import Family
 from ._histogram_bins import HistogramEncoding
 from ._numeric import dense_numbers, dirichlet_draws, draw_categories
@@ -293,6 +294,20 @@ class Histogram(Family):
             b = np.clip(np.floor(V[:, j]).astype(np.int64), 0, e.size - 2)
             out.append(_bins.draw_within(state, j, b, V[:, j] - b))
         return out
+
+    def gen_values(self, block):
+        """Values (n, d), NaN where missing."""
+        return np.where(block.codes >= 0, block.X, np.nan)
+
+    def predictive_bins(self, prior, post, state, edges, predictive="mean"):
+        """Each histogram bin's probability (the posterior mean: the predictive of either kind) spread
+        uniformly over the bin (over its whole numbers in an integer column); one-column ``state``."""
+        return _interval.histogram_bins(_enc.probs(post)[0], state.edges[0], bool(state.integer[0]), edges)
+
+    def round_fill(self, values, state):
+        """Whole numbers in the integer columns (``values`` (n, d))."""
+        v = np.asarray(values, dtype=float)
+        return np.where(np.asarray(state.integer, dtype=bool)[None, :], np.round(v), v)
 
     def gen_missing(self, block):
         """Bool (n, d) mask of missing cells."""

@@ -33,6 +33,7 @@ import scipy.sparse as sp
 from scipy.special import betaln
 
 from .._utils import all_missing_columns
+from . import _interval
 from ._base import Family
 from ._numeric import sample_class_feature
 from ._private import noisy_pairs
@@ -270,6 +271,19 @@ class Hurdle(Family):
         """``sum_j log B(a_n, b_n) - log B(a0, b0)`` (the cells' sequence) plus the base's evidence, (K,)."""
         (p, pin), (q, qin) = self._split(prior), self._split(post)
         return (betaln(q[0], q[1]) - betaln(p[0], p[1])).sum(axis=1) + self._b.log_evidence(pin, qin)
+
+    def gen_values(self, block):
+        """Values (n, d): ``at`` cells, the base's values elsewhere, NaN where missing."""
+        return np.where(block.missing, np.nan, np.where(block.at, self._at(), self._b.gen_values(block.base)))
+
+    def predictive_bins(self, prior, post, state, edges, predictive="mean"):
+        """The point mass ``pi`` at ``at`` plus ``1 - pi`` times the base's interval masses and means."""
+        logm, mean = self._b.predictive_bins(self._split(prior)[1], self._split(post)[1], state, edges, predictive)
+        return _interval.mixture_at(_pi(post)[0], self._at(), logm, mean, edges)
+
+    def round_fill(self, values, state):
+        """As the base writes its values."""
+        return self._b.round_fill(values, state)
 
     def is_proper(self, prior):
         """The Beta prior is proper (a, b > 0) and so is the base's."""

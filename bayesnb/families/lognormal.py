@@ -26,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp
 
+from . import _interval
 from .gaussian import Gaussian, plug_in
 
 __all__ = ["LogNormal", "LogNormalBlock"]
@@ -118,6 +119,15 @@ class LogNormal(Gaussian):
         n = post.kappa - prior.kappa
         sum_log_x = n * prior.mu + post.kappa * (post.mu - prior.mu)
         return super().log_evidence(prior, post) - sum_log_x.sum(axis=1)
+
+    def gen_values(self, block):
+        """Values of ``x`` (n, d), NaN where missing."""
+        return np.where(block.observed, block.x, np.nan)
+
+    def predictive_bins(self, prior, post, state, edges, predictive="mean"):
+        """Masses of the intervals of ``x`` under the predictive of ``log x``; means of ``x`` under the
+        Normal of ``log x`` with the predictive's location and scale (a log-Student-t has no mean)."""
+        return _interval.continuous_bins(*_interval.nig_loc_scale(post, predictive), edges, log_scale=True)
 
     # ------------------------------------------------------------------ generative hooks
     def gen_sample(self, point, z, rng, lengths=None):

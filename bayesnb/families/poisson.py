@@ -24,11 +24,18 @@ import numbers
 from typing import ClassVar, NamedTuple
 
 import numpy as np
+from scipy import stats as _stats
 from scipy.special import gammaln, logsumexp, xlogy
 
 from .._utils import all_missing_columns, nonfinite_error
+from . import _interval
 from ._base import Family
-from ._numeric import dense_numbers, float32_args, sample_class_feature, weighted_class_cells
+from ._numeric import (
+    dense_numbers,
+    float32_args,
+    sample_class_feature,
+    weighted_class_cells,
+)
 from ._private import noisy_sums, whole_bounds
 
 __all__ = ["Gammas", "Poisson", "PoissonBlock", "PoissonStats"]
@@ -239,6 +246,24 @@ class Poisson(Family):
         with np.errstate(invalid="ignore", divide="ignore"):
             ev = xlogy(a0, b0) - gammaln(a0) + gammaln(a) - xlogy(a, b) - (_lf(post) - _lf(prior))
         return ev.sum(axis=1)
+
+    def gen_values(self, block):
+        """Counts (n, d), NaN where missing."""
+        return np.where(block.observed, block.X, np.nan)
+
+    def predictive_bins(self, prior, post, state, edges, predictive="mean"):
+        """Masses and means of the Poisson plug-in (``"mean"``) or negative binomial (``"marginal"``)."""
+        a, b = np.asarray(post.a, dtype=float), np.asarray(post.b, dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if predictive == "marginal":  # NB(a, b / (b + 1)), mean a / b
+                p = b / (b + 1.0)
+                return _interval.count_bins(_stats.nbinom(a, p), _stats.nbinom(a + 1, p), a / b, edges)
+            lam = lam_of(post)[0]
+            return _interval.count_bins(_stats.poisson(lam), _stats.poisson(lam), lam, edges)
+
+    def round_fill(self, values, state):
+        """Whole counts: ``values`` rounded."""
+        return np.round(np.asarray(values, dtype=float))
 
     def is_proper(self, prior):
         """True when a > 0 and b > 0."""

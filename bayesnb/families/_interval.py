@@ -1,0 +1,126 @@
+"""Interval masses and truncated means of the numeric families' predictives (:meth:`Family.predictive_bins`).
+
+For a one-column posterior over ``C`` contexts and sorted finite cut points ``e_1 < ... < e_m``,
+the ``B = m + 1`` intervals are ``(-inf, e_1], (e_1, e_2], ..., (e_m, inf)``. Each function here
+returns ``(log_mass, mean)``, both ``(C, B)``: ``log P(lo < X <= hi | context)`` under the
+family's predictive and ``E[X | context, lo < X <= hi]`` (NaN where the interval has no mass).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats as _stats
+
+__all__ = ["bounds", "continuous_bins", "count_bins", "histogram_bins", "log_interval_mass", "mixture_at",
+           "nig_loc_scale"]
+
+
+def bounds(edges):
+    """``(lo, hi)`` of the intervals the cut points make, each (1, B)."""
+    e = np.concatenate([[-np.inf], np.asarray(edges, dtype=float).ravel(), [np.inf]])
+    return e[None, :-1], e[None, 1:]
+
+
+def log_interval_mass(dist, lo, hi):
+    """``log P(lo < X <= hi)`` elementwise, stable in both tails (CDF differences left of the
+    median, survival-function differences right of it)."""
+    right = (lo + hi) / 2 > dist.median()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = np.where(right, dist.logsf(lo), dist.logcdf(hi))
+        b = np.where(right, dist.logsf(hi), dist.logcdf(lo))
+        return a + np.log1p(-np.exp(np.minimum(b - a, 0.0)))
+
+
+def _t_partial_mean(nu, a, b, std_mass):
+    """``E[T | a < T <= b]`` of a standard Student-t with ``nu > 1`` degrees of freedom."""
+    def g(t):
+        with np.errstate(invalid="ignore", over="ignore"):
+            return np.where(np.isfinite(t), (nu + np.nan_to_num(t) ** 2) * _stats.t.pdf(t, nu), 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (g(a) - g(b)) / ((nu - 1) * std_mass)
+
+
+def continuous_bins(loc, scale, nu, edges, log_scale=False):
+    """Normal (``nu`` None) or Student-t (``nu`` degrees of freedom) predictives, (C, 1) each.
+
+    With ``log_scale`` the distribution is that of ``log x`` (LogNormal): the cut points are
+    values of ``x`` (``x <= 0`` is ``log x = -inf``) and the means are means of ``x``, those of
+    the Normal with the same location and scale (a log-Student-t has no mean).
+    """
+    lo, hi = bounds(edges)
+    if log_scale:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lo, hi = np.log(np.maximum(lo, 0.0)), np.log(np.maximum(hi, 0.0))
+    loc, scale = np.asarray(loc, dtype=float), np.asarray(scale, dtype=float)
+    dist = _stats.norm(loc=loc, scale=scale) if nu is None else _stats.t(nu, loc=loc, scale=scale)
+    logm = log_interval_mass(dist, lo, hi)
+    a, b = (lo - loc) / scale, (hi - loc) / scale
+    if log_scale:  # E[e^L; a < L <= b] = e^{mu + s^2/2} P(a - s < Z <= b - s), Z standard normal
+        shifted = log_interval_mass(_stats.norm(), a - scale, b - scale)
+        with np.errstate(invalid="ignore", over="ignore"):
+            mean = np.exp(loc + scale ** 2 / 2 + shifted - log_interval_mass(_stats.norm(), a, b))
+    elif nu is None:
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            mean = _stats.truncnorm.mean(a, b, loc=loc, scale=scale)
+    else:
+        mean = loc + scale * _t_partial_mean(nu, a, b, np.exp(logm))
+    with np.errstate(invalid="ignore"):
+        lo_x, hi_x = bounds(edges)
+        bad = ~np.isfinite(mean) | (logm == -np.inf)
+        return logm, np.where(bad, np.nan, np.clip(mean, lo_x, hi_x))
+
+
+def count_bins(dist, dist_shifted, scale, edges):
+    """Whole-number predictives: ``dist`` (C, 1) of ``X``; ``E[X; X <= m] = scale * P(X' <= m - 1)``
+    with ``X' ~ dist_shifted`` (Poisson: the same; negative binomial ``NB(r, p)``: ``NB(r + 1, p)``)."""
+    lo, hi = bounds(edges)
+    lo, hi = np.floor(lo), np.floor(hi)  # whole numbers in (lo, hi] are those in (floor lo, floor hi]
+    logm = log_interval_mass(dist, lo, hi)
+    part = np.exp(log_interval_mass(dist_shifted, lo - 1, hi - 1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = scale * part / np.exp(logm)
+    lo_x, hi_x = bounds(edges)
+    return logm, np.where(np.isfinite(mean) & (logm > -np.inf), np.clip(mean, lo_x, hi_x), np.nan)
+
+
+def histogram_bins(probs, hist_edges, integer, edges):
+    """A histogram predictive: bin ``b`` of ``hist_edges`` (B_h + 1,) has probability ``probs[:, b]``
+    spread uniformly over it (over its whole numbers when ``integer``)."""
+    lo, hi = bounds(edges)
+    h = np.asarray(hist_edges, dtype=float)
+    a, b = h[:-1][:, None], h[1:][:, None]  # (B_h, 1)
+    if integer:  # whole numbers in (lo, hi] and in the bin [a, b) (half-integer edges)
+        first, last = np.maximum(np.floor(lo) + 1, np.ceil(a)), np.minimum(np.floor(hi), np.ceil(b) - 1)
+        n = np.maximum(last - first + 1, 0.0)
+        frac = n / np.maximum(np.ceil(b) - np.ceil(a), 1.0)
+        mid = np.where(n > 0, (first + last) / 2, 0.0)
+    else:
+        left, right = np.maximum(lo, a), np.minimum(hi, b)
+        frac = np.maximum(right - left, 0.0) / np.maximum(b - a, np.finfo(float).tiny)
+        mid = np.where(frac > 0, (left + right) / 2, 0.0)
+    mass = np.asarray(probs, dtype=float) @ frac  # (C, B)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = (np.asarray(probs, dtype=float) @ (frac * mid)) / mass
+        return np.log(mass), np.where(mass > 0, mean, np.nan)
+
+
+def mixture_at(pi, at, base_logm, base_mean, edges):
+    """A point mass ``pi`` (C, 1) at ``at`` and ``1 - pi`` times a base predictive (its bins' log
+    masses and means)."""
+    lo, hi = bounds(edges)
+    inside = ((lo < at) & (at <= hi)).astype(float)
+    q = np.exp(base_logm) * (1.0 - pi)
+    mass = pi * inside + q
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = (pi * inside * at + q * np.nan_to_num(base_mean)) / mass
+        return np.log(mass), np.where(mass > 0, mean, np.nan)
+
+
+def nig_loc_scale(post, predictive):
+    """``(loc, scale, nu)`` of a Normal-Inverse-Gamma's predictive: Normal plug-in (``"mean"``, ``nu``
+    None) or Student-t (``"marginal"``)."""
+    mu, a, b, kappa = (np.asarray(f, dtype=float) for f in (post.mu, post.a, post.b, post.kappa))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if predictive == "marginal":
+            return mu, np.sqrt(b * (kappa + 1) / (a * kappa)), 2 * a
+        return mu, np.sqrt(b / a), None
