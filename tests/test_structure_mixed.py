@@ -51,9 +51,10 @@ class _Hist:
     """A histogram law: bin ``b`` of ``edges`` has probability ``p[b]``, uniform within (the end bins'
     density also beyond the edges, as the family scores such values)."""
 
-    def __init__(self, p, edges, integer):
+    def __init__(self, p, edges, integer, means):
         self.p, self.e, self.integer = np.asarray(p, float), np.asarray(edges, float), integer
         self.w = np.diff(self.e) if not integer else np.diff(np.ceil(self.e))
+        self.means = means  # per bin, the mean of its training values (a whole bin's mean, as imputed)
 
     def pdf(self, t):
         b = int(np.clip(np.searchsorted(self.e, t, side="right") - 1, 0, len(self.w) - 1))
@@ -64,8 +65,12 @@ def _interval(law, lo, hi):
     """(mass, first moment / mass) of ``law`` on (lo, hi]: quadrature, or a sum over whole numbers."""
     if isinstance(law, _Hist):  # the density is constant between its edges: quad piece by piece
         pts = np.unique(np.clip(np.concatenate([[lo, hi], law.e]), max(lo, law.e[0]), min(hi, law.e[-1])))
-        mass = sum(integrate.quad(law.pdf, a, b)[0] for a, b in itertools.pairwise(pts))
-        mom = sum(integrate.quad(lambda t: t * law.pdf(t), a, b)[0] for a, b in itertools.pairwise(pts))
+        mass = mom = 0.0
+        for a, b in itertools.pairwise(pts):
+            piece = integrate.quad(law.pdf, a, b)[0]
+            whole = np.flatnonzero((law.e[:-1] == a) & (law.e[1:] == b))
+            mass += piece
+            mom += piece * law.means[whole[0]] if whole.size else integrate.quad(lambda t: t * law.pdf(t), a, b)[0]
         return mass, (mom / mass if mass > 0 else 0.0)
     if hasattr(law, "pmf"):
         top = law.mean() + 40 * law.std() + 50  # the mass beyond is far below the tolerance
@@ -80,9 +85,9 @@ def _density(law, x):
     return law.pmf(x) if hasattr(law, "pmf") else law.pdf(x)
 
 
-def _column_law(fam_name, blk, j, k, x):
+def _column_law(fam_name, blk, j, k, x, column):
     """Posterior law and log evidence of the values ``x`` of column ``j`` of block ``blk`` in class ``k``'s
-    prior, by the conjugate formulas written out."""
+    prior, by the conjugate formulas written out (``column``: the column's training values)."""
     nn = x.size
     if fam_name == "Gaussian":
         mu0, k0, a0, b0 = (np.asarray(f)[k, j] for f in blk.prior)
@@ -102,7 +107,9 @@ def _column_law(fam_name, blk, j, k, x):
     a0 = np.asarray(blk.prior.concentration[j], float)[k]
     b = np.clip(np.searchsorted(e, x, side="right") - 1, 0, len(e) - 2)
     cnt = np.bincount(b, minlength=len(e) - 1).astype(float)
-    law = _Hist((a0 + cnt) / (a0 + cnt).sum(), e, integer)
+    seen = column[np.isfinite(column)]
+    where = np.clip(np.searchsorted(e, seen, side="right") - 1, 0, len(e) - 2)
+    law = _Hist((a0 + cnt) / (a0 + cnt).sum(), e, integer, [seen[where == i].mean() for i in range(len(e) - 1)])
     ev = (gammaln(a0.sum()) - gammaln(a0.sum() + nn) + np.sum(gammaln(a0 + cnt) - gammaln(a0))
           - np.sum(np.log(law.w[b])))
     return law, ev
@@ -114,9 +121,11 @@ def _brute(m, X, y):
     par = {c: list(m.structure_[c]) for c in names}
     nums = [c for c in names if c != "a"]
     chosen = m.family_scores_.query("chosen").set_index("column")["family"]
-    edges = {c: _edges(X[c].to_numpy(float)) for c in nums}
     cats = {"a": sorted(X["a"].dropna().unique())}
     where = {c: (blk, list(blk.names).index(c)) for blk in m.posterior_.blocks for c in blk.names}
+    # a histogram's states are its own bins, other numeric columns' their quantile bins
+    edges = {c: where[c][0].state.edges[where[c][1]][1:-1] if chosen[c] == "Histogram" else _edges(X[c].to_numpy(float))
+             for c in nums}
 
     def state(c, val):
         return cats["a"].index(val) if c == "a" else int(np.searchsorted(edges[c], val, side="right"))
@@ -136,7 +145,8 @@ def _brute(m, X, y):
                     params[(c, k, *u)] = (cnt + 1) / (cnt.sum() + 2)
                     ev += gammaln(2.0) - gammaln(cnt.sum() + 2) + np.sum(gammaln(cnt + 1))
                 else:
-                    params[(c, k, *u)], e = _column_law(chosen[c], *where[c], k, vals.to_numpy(float))
+                    params[(c, k, *u)], e = _column_law(chosen[c], *where[c], k, vals.to_numpy(float),
+                                                        X[c].to_numpy(float))
                     ev += e
     return par, edges, cats, nstates, params, ev, state
 

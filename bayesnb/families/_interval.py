@@ -83,9 +83,10 @@ def count_bins(dist, dist_shifted, scale, edges):
     return logm, np.where(np.isfinite(mean) & (logm > -np.inf), np.clip(mean, lo_x, hi_x), np.nan)
 
 
-def histogram_bins(probs, hist_edges, integer, edges):
+def histogram_bins(probs, hist_edges, integer, edges, bin_means=None):
     """A histogram predictive: bin ``b`` of ``hist_edges`` (B_h + 1,) has probability ``probs[:, b]``
-    spread uniformly over it (over its whole numbers when ``integer``)."""
+    spread uniformly over it (over its whole numbers when ``integer``). The mean of the part of a bin
+    in an interval is the part's midpoint, or ``bin_means[b]`` (B_h,) for a whole bin."""
     lo, hi = bounds(edges)
     h = np.asarray(hist_edges, dtype=float)
     a, b = h[:-1][:, None], h[1:][:, None]  # (B_h, 1)
@@ -98,6 +99,9 @@ def histogram_bins(probs, hist_edges, integer, edges):
         left, right = np.maximum(lo, a), np.minimum(hi, b)
         frac = np.maximum(right - left, 0.0) / np.maximum(b - a, np.finfo(float).tiny)
         mid = np.where(frac > 0, (left + right) / 2, 0.0)
+    if bin_means is not None:
+        whole = np.isclose(frac, 1.0) & np.isfinite(np.asarray(bin_means, dtype=float))[:, None]
+        mid = np.where(whole, np.asarray(bin_means, dtype=float)[:, None], mid)
     mass = np.asarray(probs, dtype=float) @ frac  # (C, B)
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = (np.asarray(probs, dtype=float) @ (frac * mid)) / mass
