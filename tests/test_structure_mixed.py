@@ -123,9 +123,7 @@ def _brute(m, X, y):
     chosen = m.family_scores_.query("chosen").set_index("column")["family"]
     cats = {"a": sorted(X["a"].dropna().unique())}
     where = {c: (blk, list(blk.names).index(c)) for blk in m.posterior_.blocks for c in blk.names}
-    # a histogram's states are its own bins, other numeric columns' their quantile bins
-    edges = {c: where[c][0].state.edges[where[c][1]][1:-1] if chosen[c] == "Histogram" else _edges(X[c].to_numpy(float))
-             for c in nums}
+    edges = {c: _edges(X[c].to_numpy(float)) for c in nums}
 
     def state(c, val):
         return cats["a"].index(val) if c == "a" else int(np.searchsorted(edges[c], val, side="right"))

@@ -147,13 +147,10 @@ class MixedStructureMixin(StructureCommonMixin):
         nodes = _mx.make_nodes(post.blocks, None, None, edges=[np.asarray(e, dtype=float) for e in edges])
         for j, nd in enumerate(nodes):
             e = nd.edges
-            own = nd.family.node_cuts(nd.state) if nd.numeric else None
             if (e.ndim != 1 or not np.all(np.isfinite(e)) or np.any(np.diff(e) <= 0)
-                    or e.size > (_mx.N_BINS - 1 if nd.numeric else 0) and own is None
-                    or own is not None and not np.array_equal(e, own)):
+                    or e.size > (_mx.N_BINS - 1 if nd.numeric else 0)):
                 raise ValueError(f"structure_bin_edges_[{j}] must be increasing finite edges (at most "
-                                 f"{_mx.N_BINS - 1}; a histogram's own interior edges; none for a categorical "
-                                 f"feature); received {e!r}.")
+                                 f"{_mx.N_BINS - 1}, none for a categorical feature); received {e!r}.")
         for j, (nd, st) in enumerate(zip(nodes, stats)):
             C = K * int(np.prod([nodes[p].n_states for p in parents[j]], dtype=np.int64))
             want = nd.family.empty_stats(nd.state, C)

@@ -106,10 +106,6 @@ class NodeDefaults:
         """
         raise NotImplementedError(f"{type(self).__name__} has no predictive intervals (predictive_bins).")
 
-    def node_cuts(self, state):
-        """The cut points of a one-column state's own bins, when the family has bins (its states as a
-        node); None (the default) lets the structure cut the column at its quantiles."""
-
     def round_fill(self, values, state):
         """Imputed values written as the family writes them (whole numbers for a count family); default unchanged."""
         return np.asarray(values, dtype=float)

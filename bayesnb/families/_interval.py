@@ -28,7 +28,7 @@ def log_interval_mass(dist, lo, hi):
     with np.errstate(divide="ignore", invalid="ignore"):
         a = np.where(right, dist.logsf(lo), dist.logcdf(hi))
         b = np.where(right, dist.logsf(hi), dist.logcdf(lo))
-        return a + np.log1p(-np.exp(np.minimum(b - a, 0.0)))
+        return np.where(a == -np.inf, -np.inf, a + np.log1p(-np.exp(np.minimum(b - a, 0.0))))
 
 
 def _t_partial_mean(nu, a, b, std_mass):

@@ -303,13 +303,9 @@ class Histogram(Family):
         """Each histogram bin's probability (the posterior mean: the predictive of either kind) spread
         uniformly over the bin (over its whole numbers in an integer column), as the density scores
         values; the mean of a bin wholly inside an interval is its training values' mean, as
-        imputation writes it (:meth:`node_cuts` makes the intervals the bins). One-column ``state``."""
+        imputation writes it, that of a part of a bin the part's midpoint. One-column ``state``."""
         return _interval.histogram_bins(_enc.probs(post)[0], state.edges[0], bool(state.integer[0]), edges,
                                         _bins.within_means(state, 0))
-
-    def node_cuts(self, state):
-        """The interior edges of the (one-column) state's bins: a node's states are its histogram bins."""
-        return np.asarray(state.edges[0], dtype=float)[1:-1]
 
     def round_fill(self, values, state):
         """Whole numbers in the integer columns (``values`` (n, d))."""

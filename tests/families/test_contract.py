@@ -11,9 +11,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from scipy.integrate import simpson
 
-from bayesnb.families import (Bernoulli, Categorical, Complement, Gaussian, Histogram, Hurdle, LogNormal, Multinomial,
-                               Poisson)
+from bayesnb.families import (
+    Bernoulli,
+    Categorical,
+    Complement,
+    Gaussian,
+    Histogram,
+    Hurdle,
+    LogNormal,
+    Multinomial,
+    Poisson,
+)
 from bayesnb.families._base import Family
 from bayesnb.families._default_hooks import same_state as _same_state
 
@@ -301,3 +311,89 @@ def test_a_family_needs_log_likelihood_or_its_parts():
         Neither().log_likelihood(prior, post, block)
     with pytest.raises(NotImplementedError, match="neither log_likelihood nor log_likelihood_parts"):
         Neither().log_likelihood_parts(prior, post, block)
+
+
+#: numeric families as structure nodes: how to integrate their predictive (whole numbers or a density
+#: on a range, point masses), and whether ``predictive_bins``' means are the predictive's own (a
+#: log-Student-t has no mean: LogNormal's "marginal" means are its Normal's; a histogram's whole bins
+#: take their training values' mean)
+NODES = {"gaussian": dict(low=-np.inf, means=("mean", "marginal")),
+         "lognormal": dict(low=0.0, means=("mean",)),
+         "poisson": dict(low=0.0, means=("mean", "marginal")),
+         "hurdle": dict(low=0.0, atoms=(0.0,), means=("mean",)),
+         "histogram": dict(bounded=True, means=())}
+
+
+def _grid(seen, edges, positive):
+    """A fine grid covering the predictive's mass (in ``log x`` for a positive variable), the edges on it."""
+    if positive:
+        u = np.linspace(np.log(seen[seen > 0].min()) - 25.0, np.log(seen.max()) + 25.0, 20001)
+        edges = np.log(edges[edges > 0])
+    else:
+        sd = seen.std()
+        u = np.linspace(seen.min() - 60 * sd, seen.max() + 60 * sd, 20001)
+    return np.unique(np.concatenate([u, edges]))
+
+
+def _grid_integral(u, f, x, a, c, smooth=True):
+    """``int_a^c dens`` and ``int_a^c x dens`` (K,) by Simpson's rule (``f``: density times Jacobian on ``u``;
+    ``smooth`` False: the trapezoid rule, for a piecewise-constant density)."""
+    keep = (u >= a) & (u <= c)
+    if keep.sum() < 3:
+        return np.zeros(f.shape[1]), np.zeros(f.shape[1])
+    rule = simpson if smooth else np.trapezoid
+    return rule(f[keep], x=u[keep], axis=0), rule(f[keep] * x[keep, None], x=u[keep], axis=0)
+
+
+@pytest.mark.parametrize("name", list(NODES))
+def test_predictive_bins_match_integration_of_the_predictive(name):
+    """Interval masses (and means) against sums / integrals of the family's own ``log_likelihood``."""
+    spec, case = NODES[name], next(c for c in CASES if c[0] == name)
+    rng = np.random.default_rng(1)
+    Xall = case[2](rng, 120)
+    y = np.arange(120) % K
+    resp = np.zeros((120, K))
+    resp[np.arange(120), y] = 1.0
+    for j in range(Xall.shape[1]):
+        fam, X = case[1](), Xall[:, [j]]
+        block, state = fam.encode(X)
+        prior = fam.make_prior(fam.stats(block, resp, state), state)
+        post = fam.update(prior, fam.stats(block, resp, state))
+        seen = X[np.isfinite(X)]
+        whole = np.all(seen == np.round(seen))
+        lo_s, hi_s = (seen.min(), seen.max()) if spec.get("bounded") else (spec["low"], np.inf)
+        edges = np.unique(np.quantile(seen[seen > 0] if "atoms" in spec else seen, [0.25, 0.5, 0.75]))
+        bounds = np.concatenate([[-np.inf], edges, [np.inf]])
+        for predictive in ("mean", "marginal"):
+            def dens(x, predictive=predictive):
+                x = np.atleast_1d(np.asarray(x, dtype=float))
+                return np.exp(fam.log_likelihood(prior, post, fam.encode(x[:, None], state)[0], predictive))
+
+            positive = spec.get("low") == 0.0
+            if not whole:  # the density once on a fine grid (a histogram's range is the data's)
+                u = _grid(seen, edges, positive)
+                if spec.get("bounded"):  # a piecewise-constant density: a finer grid on its range
+                    u = np.unique(np.concatenate([np.linspace(lo_s, hi_s, 200001), edges]))
+                x = np.exp(u) if positive else u
+                f = dens(x) * (x if positive else np.ones_like(x))[:, None]
+            logm, mean = fam.predictive_bins(prior, post, state, edges, predictive)
+            assert logm.shape == mean.shape == (K, edges.size + 1)
+            np.testing.assert_allclose(np.exp(logm).sum(axis=1), 1.0, rtol=1e-6)
+            for b in range(edges.size + 1):
+                if whole:  # every whole number of the interval (within the support)
+                    first = np.floor(bounds[b]) + 1 if np.isfinite(bounds[b]) else lo_s
+                    ks = np.arange(first, np.floor(min(bounds[b + 1], hi_s, 20 * seen.max() + 60)) + 1)
+                    p = dens(ks) if ks.size else np.zeros((0, K))
+                    mass, mom = p.sum(axis=0), ks @ p
+                else:
+                    a, c = max(bounds[b], lo_s), min(bounds[b + 1], hi_s)
+                    if positive:
+                        a, c = (np.log(a) if a > 0 else -np.inf), np.log(c)
+                    mass, mom = _grid_integral(u, f, x, a, c, not spec.get("bounded"))
+                    for at in spec.get("atoms", ()):
+                        if bounds[b] < at <= bounds[b + 1]:
+                            mass, mom = mass + dens(at)[0], mom + at * dens(at)[0]
+                tol = 1e-4 if spec.get("bounded") else 1e-5  # the trapezoid rule errs by h x jump at each step
+                np.testing.assert_allclose(np.exp(logm[:, b]), mass, rtol=tol, atol=1e-9, err_msg=f"{name} {j}")
+                if predictive in spec["means"] and np.all(mass > 0):
+                    np.testing.assert_allclose(mean[:, b], mom / mass, rtol=1e-5, err_msg=f"{name} {j}")
