@@ -317,11 +317,11 @@ def test_a_family_needs_log_likelihood_or_its_parts():
 #: on a range, point masses), and whether ``predictive_bins``' means are the predictive's own (a
 #: log-Student-t has no mean: LogNormal's "marginal" means are its Normal's; a histogram's whole bins
 #: take their training values' mean)
-NODES = {"gaussian": dict(low=-np.inf, means=("mean", "marginal")),
-         "lognormal": dict(low=0.0, means=("mean",)),
-         "poisson": dict(low=0.0, means=("mean", "marginal")),
-         "hurdle": dict(low=0.0, atoms=(0.0,), means=("mean",)),
-         "histogram": dict(bounded=True, means=())}
+NODES = {"gaussian": {"low": -np.inf, "means": ("mean", "marginal")},
+         "lognormal": {"low": 0.0, "means": ("mean",)},
+         "poisson": {"low": 0.0, "means": ("mean", "marginal")},
+         "hurdle": {"low": 0.0, "atoms": (0.0,), "means": ("mean",)},
+         "histogram": {"bounded": True, "means": ()}}
 
 
 def _grid(seen, edges, positive):
@@ -365,7 +365,7 @@ def test_predictive_bins_match_integration_of_the_predictive(name):
         edges = np.unique(np.quantile(seen[seen > 0] if "atoms" in spec else seen, [0.25, 0.5, 0.75]))
         bounds = np.concatenate([[-np.inf], edges, [np.inf]])
         for predictive in ("mean", "marginal"):
-            def dens(x, predictive=predictive):
+            def dens(x, predictive=predictive, fam=fam, prior=prior, post=post, state=state):
                 x = np.atleast_1d(np.asarray(x, dtype=float))
                 return np.exp(fam.log_likelihood(prior, post, fam.encode(x[:, None], state)[0], predictive))
 
