@@ -231,7 +231,7 @@ def _draw_in_bins(model, j, ctx, bins, rng):
         x[todo[ok]] = v[ok]
         todo = todo[~ok]
     if todo.size:
-        x[todo] = truncated_means(model, j)[ctx[todo], bins[todo]]
+        x[todo] = nd.family.round_fill(truncated_means(model, j)[ctx[todo], bins[todo]][:, None], nd.state)[:, 0]
     return x
 
 
