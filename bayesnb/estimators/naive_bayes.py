@@ -44,8 +44,9 @@ class NaiveBayes(MixedStructureMixin, BaseNB):
         "Mixed tables"): ``"tan"`` (Chow-Liu tree), ``"kdb"`` (``k`` parents each), or
         ``"auto"``, the one of the three with the highest closed-form evidence. Other than
         ``"naive"`` it needs ``features="auto"``, whose blocks are then the categorical
-        columns (Categorical) and every numeric column Gaussian: a numeric feature gets a
-        Normal-Inverse-Gamma posterior per (class, parents' states). Numeric columns are
+        columns (Categorical) and each numeric column in the family its evidence chooses
+        (``family_scores_``): a numeric feature keeps that family, one posterior per (class,
+        parents' states). Numeric columns are
         discretised internally into (at most) 5 quantile bins of their training values, for
         the mutual informations and as parents; their own values are never discretised.
     k : int, default=2
