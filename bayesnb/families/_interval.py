@@ -24,8 +24,8 @@ def bounds(edges):
 def log_interval_mass(dist, lo, hi):
     """``log P(lo < X <= hi)`` elementwise, stable in both tails (CDF differences left of the
     median, survival-function differences right of it)."""
-    right = (lo + hi) / 2 > dist.median()
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):  # (-inf + inf) / 2: one whole-line interval, left side
+        right = (lo + hi) / 2 > dist.median()
         a = np.where(right, dist.logsf(lo), dist.logcdf(hi))
         b = np.where(right, dist.logsf(hi), dist.logcdf(lo))
         return np.where(a == -np.inf, -np.inf, a + np.log1p(-np.exp(np.minimum(b - a, 0.0))))
