@@ -31,8 +31,9 @@ Rules:
 - Evidence (:func:`fit_nodes`): the sum over nodes and contexts of each family's closed-form
   evidence; a numeric node contributes log *densities* of its raw values, so structures fitted
   to the same cells are compared on the same data with the same densities. ``structure="auto"``
-  scores every candidate on the rows where every cell is observed (the same cells for every
-  structure).
+  scores every candidate with node ``j`` fitted on the rows where ``x_j`` and every parent it
+  has in any candidate are observed (:func:`bayesnb.structure.scoring_rows`: the same cells
+  for every structure, node by node; every row when no cell is missing).
 - Prediction (:func:`log_likelihood`): missing cells are summed out exactly given the class. A
   missing numeric node's value enters its children only through its bin, so it is summed over
   its bins with the bin's probability under its conditional predictive (the family's
@@ -257,8 +258,10 @@ def fit_nodes(nodes, data, y, w, K, parents, predictive="mean", rows=None, who="
     parents : tuple of tuple of int
     predictive : {"mean", "marginal"}
         How the fitted model scores rows (see :func:`log_likelihood`).
-    rows : ndarray of bool of shape (n,), optional
-        Fit only these rows (``structure="auto"`` scores on the complete rows).
+    rows : ndarray of bool of shape (n,) or (n, d), optional
+        Fit only these rows; of shape (n, d), node ``j`` only the rows ``rows[:, j]``
+        (``structure="auto"`` scores every candidate on the same cells:
+        :func:`bayesnb.structure.scoring_rows`).
     who : str
 
     Returns
@@ -269,7 +272,9 @@ def fit_nodes(nodes, data, y, w, K, parents, predictive="mean", rows=None, who="
     stats = []
     for j, (nd, pa) in enumerate(zip(nodes, parents)):
         npar = _n_parent_states(nodes, pa)
-        ok = ~miss[:, j] & ~miss[:, list(pa)].any(axis=1) & (True if rows is None else rows)
+        ok = ~miss[:, j] & ~miss[:, list(pa)].any(axis=1)
+        if rows is not None:
+            ok = ok & (rows[:, j] if np.ndim(rows) == 2 else rows)
         ctx = y[ok] * npar + _parent_index(nodes, pa, states[ok])
         resp = np.zeros((int(ok.sum()), K * npar))
         resp[np.arange(resp.shape[0]), ctx] = w[ok]

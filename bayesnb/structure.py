@@ -14,14 +14,23 @@ class codes:
 - :func:`kdb_parents` (k-DB, Sahami 1996): features ordered by ``I(X; Y)`` (descending, stable);
   each takes as parents the (up to) ``k`` earlier features with the highest
   ``I(X_i; X_j | Y)``. No threshold on the mutual information (Sahami's optional theta = 0).
+- :func:`scoring_rows` (``structure="auto"``): the cells on which every candidate structure is
+  scored. The score of a structure is decomposable, ``sum_j log p(x_j[R_j] | y, pa_j)`` (each
+  term the closed-form evidence of feature ``j``'s column over its contexts), and ``R_j``, the
+  rows where ``x_j`` and every parent ``j`` has in *any* candidate are observed, is the same for
+  every candidate: each term compares the candidates' models of one column on identical cells,
+  so the sum is a sum of per-feature Bayes factors. With every cell observed, ``R_j`` is every
+  row and the score is ``log p(X | y)``.
 """
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 __all__ = ["STRUCTURES", "chow_liu_parents", "class_mutual_information", "conditional_mutual_information",
-           "kdb_parents", "learn_parents", "topological_order"]
+           "kdb_parents", "learn_parents", "scoring_rows", "topological_order"]
 
 #: The structures :func:`learn_parents` knows.
 STRUCTURES = ("naive", "tan", "kdb")
@@ -201,3 +210,51 @@ def topological_order(parents) -> list:
             done[j] = True
             order.append(j)
     return order
+
+
+def scoring_rows(missing, candidates, weights=None, *, names=None, who="structure='auto'",
+                 min_rows=30) -> np.ndarray:
+    """Per feature, the rows on which ``structure="auto"`` scores every candidate (module docstring).
+
+    Parameters
+    ----------
+    missing : ndarray of bool of shape (n, d)
+        True where a cell is missing.
+    candidates : sequence of tuple of tuple of int
+        The candidate structures' parent lists (one parent tuple per feature each).
+    weights : ndarray of shape (n,), optional
+        Row weights; rows of weight 0 are left out.
+    names : sequence of str, optional
+        Feature names for the warning.
+    who : str
+        Who warns.
+    min_rows : int, default=30
+        Warn (UserWarning) when a feature observed in at least this many rows is scored on fewer.
+
+    Returns
+    -------
+    ndarray of bool of shape (n, d)
+        ``rows[i, j]``: ``x_ij`` and the cells of every candidate parent of ``j`` observed in row ``i``
+        (and its weight positive).
+    """
+    missing = np.asarray(missing, dtype=bool)
+    n, d = missing.shape
+    for pa in candidates:
+        if len(pa) != d:
+            raise ValueError(f"expected one parent tuple per feature ({d}); received {len(pa)}.")
+    keep = np.ones(n, bool) if weights is None else np.asarray(weights) > 0
+    rows = np.empty((n, d), bool)
+    for j in range(d):
+        union = sorted({p for pa in candidates for p in pa[j]})
+        rows[:, j] = keep & ~missing[:, j] & ~missing[:, union].any(axis=1)
+    observed = (keep[:, None] & ~missing).sum(axis=0)
+    scored = rows.sum(axis=0)
+    few = np.flatnonzero((scored < min_rows) & (observed >= min_rows))
+    if few.size:
+        label = [str(names[j]) if names is not None else str(j) for j in few]
+        warnings.warn(f"{who}: the candidate structures are compared feature by feature on the rows where the "
+                      f"feature and all its candidate parents are observed, and for {', '.join(label[:5])}"
+                      f"{' ...' if len(label) > 5 else ''} fewer than {min_rows} rows are (as few as "
+                      f"{int(scored[few].min())}): the choice rests on few rows. Pass structure='tan' or 'kdb' "
+                      "to use one regardless (docs/structure.md).", UserWarning, stacklevel=4)
+    return rows

@@ -14,7 +14,9 @@ Rules (documented in docs/structure.md):
 - Evidence: the label evidence plus the sum over features and contexts of the
   Dirichlet-multinomial evidences, with the family's ``alpha`` in every cell of every context
   (K2-style for ``alpha=1``; not BDeu, which would divide an equivalent sample size among the
-  contexts). It is exact for those fitted rows.
+  contexts). It is exact for those fitted rows. ``structure="auto"`` scores every candidate with
+  feature ``j`` fitted on the same rows ``R_j`` (``rows=`` of :func:`fit_tables`; the rule is
+  :func:`bayesnb.structure.scoring_rows`).
 - Prediction with missing cells: exact marginalisation over the missing values given the class.
   For a forest (every feature has at most one feature parent: naive, TAN) by sum-product message
   passing, vectorised over rows; otherwise (k-DB with k >= 2) by enumerating the joint values of
@@ -93,7 +95,7 @@ def _log_table(fam, prior, point, K, shape):
     return lt.reshape((K, *shape[:-1], V))
 
 
-def fit_tables(fam, state, codes, y, w, K, parents, n_values, who="CategoricalNB") -> StructuredTables:
+def fit_tables(fam, state, codes, y, w, K, parents, n_values, who="CategoricalNB", rows=None) -> StructuredTables:
     """Fit every feature's context tables.
 
     Parameters
@@ -113,6 +115,9 @@ def fit_tables(fam, state, codes, y, w, K, parents, n_values, who="CategoricalNB
     parents : tuple of tuple of int
     n_values : sequence of int
     who : str
+    rows : ndarray of bool of shape (n, d), optional
+        Feature ``j`` counts only the rows ``rows[:, j]`` (``structure="auto"`` scores every
+        candidate on the same cells: :func:`bayesnb.structure.scoring_rows`).
 
     Returns
     -------
@@ -122,6 +127,8 @@ def fit_tables(fam, state, codes, y, w, K, parents, n_values, who="CategoricalNB
     for j, pa in enumerate(parents):
         sizes = tuple(int(n_values[p]) for p in pa)
         ok = np.all([(codes[:, c] >= 0) & (codes[:, c] < n_values[c]) for c in (j, *pa)], axis=0)
+        if rows is not None:
+            ok = ok & rows[:, j]
         ctx = y[ok] * int(np.prod(sizes, dtype=np.int64))
         if pa:
             ctx = ctx + np.ravel_multi_index(tuple(codes[ok, p] for p in pa), sizes)

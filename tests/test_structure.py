@@ -123,7 +123,8 @@ def test_tan_beats_naive_on_dependent_data_and_auto_picks_it():
     auto = bayesnb.CategoricalNB(structure="auto").fit(X, y)
     assert auto.structure_kind_ != "naive"
     sc = auto.structure_scores_
-    assert list(sc.columns) == ["structure", "log_evidence", "chosen"] and sc["chosen"].sum() == 1
+    assert list(sc.columns) == ["structure", "log_evidence", "n_cells", "chosen"] and sc["chosen"].sum() == 1
+    assert (sc["n_cells"] == X.size).all()
     np.testing.assert_allclose(sc.loc[sc.structure == "naive", "log_evidence"].item(), naive.log_evidence_,
                                rtol=1e-12)
 

@@ -27,6 +27,7 @@ from ..structure import (
     class_mutual_information,
     conditional_mutual_information,
     learn_parents,
+    scoring_rows,
     topological_order,
 )
 from . import _validation as _val
@@ -66,7 +67,10 @@ class StructureMixin(StructureCommonMixin):
 
     Attributes set by ``fit``: ``structure_`` (dict: feature name -> tuple of parent names) and,
     with ``structure="auto"``, ``structure_scores_`` (DataFrame: structure, log_evidence,
-    chosen).
+    n_cells, chosen; log_evidence is the label evidence plus ``sum_j log p(x_j | y, pa_j)`` with
+    feature ``j`` on the rows where it and every parent it has in any candidate are observed,
+    the same cells for every candidate, :func:`bayesnb.structure.scoring_rows`; n_cells counts
+    those cells).
     """
 
     _structure_constraints: ClassVar[dict] = STRUCTURE_CONSTRAINTS
@@ -123,19 +127,27 @@ class StructureMixin(StructureCommonMixin):
         if self.structure != "naive" and len(n_values) > 1:
             scores = (conditional_mutual_information(codes, ycodes, n_values, K, w),
                       class_mutual_information(codes, ycodes, n_values, K, w))
-        for s in wanted:
-            parents = learn_parents(codes, ycodes, n_values, K, s, self.k, w, scores=scores)
-            fits[s] = _st.fit_tables(block.family, block.state, codes, ycodes, w, K, parents, n_values, self._who)
-        if self.structure == "auto":
-            scores = {s: (m.log_evidence + label_ev if label_ev is not None else m.log_evidence)
-                      for s, m in fits.items()}
-            chosen = max(scores, key=scores.get)  # first on ties: naive before tan before kdb
+        parents = {s: learn_parents(codes, ycodes, n_values, K, s, self.k, w, scores=scores) for s in wanted}
+        if self.structure == "auto":  # every candidate's feature j scored on the same rows (structure.scoring_rows)
+            missing = (codes < 0) | (codes >= np.asarray(n_values, dtype=np.int64)[None, :])
+            rows = scoring_rows(missing, list(parents.values()), w, names=names, who=self._who)
+            ev = {}
+            for s, pa in parents.items():
+                m = _st.fit_tables(block.family, block.state, codes, ycodes, w, K, pa, n_values, self._who, rows)
+                ev[s] = m.log_evidence + label_ev if label_ev is not None else m.log_evidence
+                if not missing.any():  # every row scored: the scoring fit is the fit
+                    fits[s] = m
+            chosen = max(ev, key=ev.get)  # first on ties: naive before tan before kdb
             self.structure_scores_ = pd.DataFrame({
-                "structure": [("kdb" if s == "kdb" else s) + (f" (k={self.k})" if s == "kdb" else "") for s in scores],
-                "log_evidence": list(scores.values()),
-                "chosen": [s == chosen for s in scores]})
+                "structure": [s + (f" (k={self.k})" if s == "kdb" else "") for s in ev],
+                "log_evidence": list(ev.values()),
+                "n_cells": [int(rows.sum())] * len(ev),
+                "chosen": [s == chosen for s in ev]})
         else:
             chosen = self.structure
+        if chosen not in fits:
+            fits[chosen] = _st.fit_tables(block.family, block.state, codes, ycodes, w, K, parents[chosen], n_values,
+                                          self._who)
         model = fits[chosen]
         self.structure_kind_ = chosen
         self.structure_ = {names[j]: tuple(names[p] for p in pa) for j, pa in enumerate(model.parents)}

@@ -12,8 +12,6 @@ them), as ``CategoricalNB(structure=...)`` does.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 
@@ -28,6 +26,7 @@ from ..structure import (
     class_mutual_information,
     conditional_mutual_information,
     learn_parents,
+    scoring_rows,
     topological_order,
 )
 from . import _validation as _val
@@ -50,7 +49,10 @@ class MixedStructureMixin(StructureCommonMixin):
     """Fit and predict NaiveBayes with a learned structure (see the module docstring).
 
     Attributes set by ``fit``: ``structure_kind_``, ``structure_`` (dict: feature name ->
-    tuple of parent names) and, with ``structure="auto"``, ``structure_scores_``.
+    tuple of parent names) and, with ``structure="auto"``, ``structure_scores_`` (structure,
+    log_evidence: ``sum_j log p(x_j | y, pa_j)`` with feature ``j`` on the rows where it and every
+    parent it has in any candidate are observed, the same cells for every candidate; n_cells:
+    how many cells that is; chosen).
     """
 
     def __getattribute__(self, name):
@@ -100,23 +102,15 @@ class MixedStructureMixin(StructureCommonMixin):
         wanted = ("naive", "tan", "kdb") if self.structure == "auto" else (self.structure,)
         parents = {s: learn_parents(states, ycodes, n_states, K, s, self.k, w, scores=scores) for s in wanted}
         predictive = self._check_predictive()
-        if self.structure == "auto":  # every candidate scored on the same cells: the complete rows
-            complete = ~data[1].any(axis=1) & (w > 0)
-            n_complete, n_rows = int(complete.sum()), int((w > 0).sum())
-            if n_complete < max(30, n_rows // 2):
-                warnings.warn(f"{self._who}: structure='auto' compares the structures on the rows with no missing "
-                              f"cell, and only {n_complete} of {n_rows} rows are complete"
-                              + (": every structure scores 0 and naive is kept" if n_complete == 0 else
-                                 ": the choice rests on few rows")
-                              + ". Pass structure='tan' or 'kdb' to use one regardless (docs/structure.md).",
-                              UserWarning, stacklevel=3)
-            ev = {s: _mx.fit_nodes(nodes, data, ycodes, w, K, pa, predictive, complete, self._who).log_evidence
+        if self.structure == "auto":  # every candidate's node j scored on the same rows (structure.scoring_rows)
+            rows = scoring_rows(data[1], list(parents.values()), w, names=self._node_names(nodes), who=self._who)
+            ev = {s: _mx.fit_nodes(nodes, data, ycodes, w, K, pa, predictive, rows, self._who).log_evidence
                   for s, pa in parents.items()}
             chosen = max(ev, key=ev.get)  # first on ties: naive before tan before kdb
             self.structure_scores_ = pd.DataFrame({
                 "structure": [s + (f" (k={self.k})" if s == "kdb" else "") for s in ev],
                 "log_evidence": list(ev.values()),
-                "n_rows": [int(complete.sum())] * len(ev),
+                "n_cells": [int(rows.sum())] * len(ev),
                 "chosen": [s == chosen for s in ev]})
         else:
             chosen = self.structure
@@ -163,6 +157,11 @@ class MixedStructureMixin(StructureCommonMixin):
                                  f"{C} contexts (counts non-negative).")
         self._mixed = _mx.model_from_stats(nodes, stats, K, parents, self._check_predictive(), self._who)
         self.structure_ = self._named(nodes, parents)
+
+    def _node_names(self, nodes):
+        """The feature name of every node."""
+        post = self.posterior_
+        return [str(post.blocks[nd.block].names[nd.col]) for nd in nodes]
 
     def _named(self, nodes, parents):
         """``structure_``: feature name -> parent names, in the order of the columns of X."""

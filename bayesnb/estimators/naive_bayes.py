@@ -65,9 +65,10 @@ class NaiveBayes(MixedStructureMixin, BaseNB):
     structure_ : dict
         Feature name -> tuple of parent feature names.
     structure_scores_ : DataFrame
-        Only with ``structure="auto"``: ``structure``, ``log_evidence`` (``log p(X | y)`` on
-        the ``n_rows`` rows with every cell observed, the same for every candidate), ``n_rows``,
-        ``chosen``.
+        Only with ``structure="auto"``: ``structure``, ``log_evidence`` (``sum_j log p(x_j | y,
+        pa_j)``, feature ``j`` on the rows where it and every parent it has in any candidate are
+        observed, the same cells for every candidate; ``log p(X | y)`` when no cell is missing),
+        ``n_cells`` (how many cells that is), ``chosen``.
     classes_, class_count_, class_log_prior_, log_evidence_, posterior_,
     n_features_in_, feature_names_in_
         As in :class:`BaseNB`.

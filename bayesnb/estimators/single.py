@@ -251,7 +251,10 @@ class CategoricalNB(StructuredPosteriorMixin, StructureMixin, _SingleFamilyNB):
     structure_ : dict
         Feature name -> tuple of its parent features' names (empty under naive).
     structure_scores_ : DataFrame
-        Only with ``structure="auto"``: ``structure``, ``log_evidence``, ``chosen``.
+        Only with ``structure="auto"``: ``structure``, ``log_evidence`` (``log p(y) + sum_j
+        log p(x_j | y, pa_j)``, feature ``j`` on the rows where it and every parent it has in any
+        candidate are observed, the same cells for every candidate; ``log p(X, y)`` when no cell
+        is missing), ``n_cells`` (how many cells that is), ``chosen``.
     categories_ : list of ndarray
         The categories of each feature (code order).
     n_categories_ : ndarray of shape (n_features,)
