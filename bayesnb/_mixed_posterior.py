@@ -3,13 +3,16 @@
 Variables (dims without ``chain``/``draw``), parents as named dims:
 
 - ``pi`` ``(class,)``: Dirichlet (absent under a fixed class prior);
-- a categorical feature ``f``: ``theta_f`` ``(class, <parent>_state, ..., f_category)``, one
-  Dirichlet posterior per context, as ``CategoricalNB(structure=...)``;
-- a numeric feature ``f``: ``mu_f`` and ``sigma_f`` ``(class, <parent>_state, ...)``, one
-  Normal-Inverse-Gamma posterior per context: ``sigma^2 ~ InvGamma(a_n, b_n)``,
-  ``mu ~ Normal(mu_n, sigma^2 / kappa_n)``.
+- feature ``f``: ``<param>_f`` for each of its family's ``param_names``, dims ``(class,
+  <parent>_state, ...)`` followed by the parameter's own axes: ``f_category`` for a
+  categorical feature (``theta_f``, one Dirichlet posterior per context, as
+  ``CategoricalNB(structure=...)``), ``<param>_f_dim_<i>`` (positions) for any other. A
+  Gaussian feature has ``mu_f`` and ``sigma2_f`` (one Normal-Inverse-Gamma posterior per
+  context: ``sigma2 ~ InvGamma(a_n, b_n)``, ``mu ~ Normal(mu_n, sigma2 / kappa_n)``).
 
-A numeric parent's states are its bins, labelled ``"(lo, hi]"`` by their edges.
+Every draw is the node family's ``sample_params`` on its context axis, so the layout is that
+of the NUTS draws of :mod:`bayesnb.inference.mixed_structured_model` (``compare_posteriors``
+compares them). A numeric parent's states are its bins, labelled ``"(lo, hi]"`` by their edges.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import numpy as np
 from .diagnostics import _coord_values
 from .families._numeric import dirichlet_draws
 
-__all__ = ["mixed_draws", "mixed_layout"]
+__all__ = ["mixed_draws", "mixed_layout", "node_variables"]
 
 
 def _state_labels(node, categories):
@@ -27,6 +30,19 @@ def _state_labels(node, categories):
         return _coord_values(list(categories))
     e = ["-inf", *(f"{v:.6g}" for v in node.edges), "inf"]
     return [f"({e[i]}, {e[i + 1]}]" for i in range(node.n_states)]
+
+
+def _clean(names):
+    names = [str(n).replace("/", "_") for n in names]  # DataTree names cannot hold "/"
+    if len(set(names)) != len(names):
+        names = [f"{n}_{j}" for j, n in enumerate(names)]
+    return names
+
+
+def node_variables(model, names) -> list:
+    """Per node, ``{param name: variable name}``: ``<param>_<feature>`` for its family's ``param_names``."""
+    names = _clean(names)
+    return [{p: f"{p}_{names[j]}" for p in nd.family.param_names} for j, nd in enumerate(model.nodes)]
 
 
 def mixed_layout(model, classes, names, categories, fixed_class_prior=False):
@@ -50,9 +66,8 @@ def mixed_layout(model, classes, names, categories, fixed_class_prior=False):
     shapes : dict
         ``{variable: shape}`` without ``chain``/``draw``.
     """
-    names = [str(n).replace("/", "_") for n in names]
-    if len(set(names)) != len(names):
-        names = [f"{n}_{j}" for j, n in enumerate(names)]
+    variables = node_variables(model, names)
+    names = _clean(names)
     dims, coords, shapes = {}, {"class": _coord_values(list(classes))}, {}
     K = len(classes)
     if not fixed_class_prior:
@@ -62,31 +77,33 @@ def mixed_layout(model, classes, names, categories, fixed_class_prior=False):
         ctx_shape = (K, *(model.nodes[p].n_states for p in pa))
         for p in pa:
             coords[f"{names[p]}_state"] = _state_labels(model.nodes[p], categories[p])
-        if nd.numeric:
-            for v in ("mu", "sigma"):
-                dims[f"{v}_{names[j]}"], shapes[f"{v}_{names[j]}"] = ctx_dims, ctx_shape
-        else:
-            own = f"{names[j]}_category"
-            coords[own] = _coord_values(list(categories[j]))
-            dims[f"theta_{names[j]}"], shapes[f"theta_{names[j]}"] = [*ctx_dims, own], (*ctx_shape, nd.n_states)
+        moments = nd.family.posterior_moments(model.posteriors[j])
+        for p, var in variables[j].items():
+            rest = np.shape(moments[p][0])[2:]  # (contexts, 1, own axes...)
+            if not nd.numeric and len(rest) == 1:
+                own = [f"{names[j]}_category"]
+                coords[own[0]] = _coord_values(list(categories[j]))
+            else:
+                own = [f"{var}_dim_{i}" for i in range(len(rest))]
+                coords.update({d: np.arange(s) for d, s in zip(own, rest)})
+            dims[var], shapes[var] = [*ctx_dims, *own], (*ctx_shape, *rest)
     return dims, coords, shapes
 
 
-def mixed_draws(model, class_concentration, dims, shapes, n_draws, rng) -> dict:
-    """Exact conjugate draws ``{variable: (n_draws, ...)}`` in the order of ``dims``."""
+def mixed_draws(model, class_concentration, dims, shapes, n_draws, rng, variables=None) -> dict:
+    """Exact conjugate draws ``{variable: (n_draws, ...)}`` in the order of ``dims``.
+
+    ``variables`` is :func:`node_variables` of the names ``dims`` was built with (by default
+    read from ``dims``: the node's variables in node order).
+    """
     out = {}
     if "pi" in dims:
         out["pi"] = dirichlet_draws(np.asarray(class_concentration, float), n_draws, rng)
-    thetas = [v for v in dims if v.startswith(("theta_", "mu_"))]
-    for j, (nd, post) in enumerate(zip(model.nodes, model.posteriors)):
-        var = thetas[j]
-        if not nd.numeric:
-            (conc,) = post.concentration
-            out[var] = dirichlet_draws(np.asarray(conc, float), n_draws, rng).reshape((n_draws, *shapes[var]))
-            continue
-        mu, kappa, a, b = (np.asarray(f, dtype=float)[:, 0] for f in (post.mu, post.kappa, post.a, post.b))
-        sigma2 = b / rng.standard_gamma(a, size=(n_draws, a.size))
-        draws_mu = rng.normal(mu, np.sqrt(sigma2 / kappa))
-        out[var] = draws_mu.reshape((n_draws, *shapes[var]))
-        out["sigma_" + var[3:]] = np.sqrt(sigma2).reshape((n_draws, *shapes[var]))
+    if variables is None:
+        rest = iter(v for v in dims if v != "pi")
+        variables = [{p: next(rest) for p in nd.family.param_names} for nd in model.nodes]
+    for nd, post, names in zip(model.nodes, model.posteriors, variables):
+        draws = nd.family.sample_params(post, n_draws, rng)  # (n_draws, contexts, 1, ...)
+        for p, var in names.items():
+            out[var] = np.asarray(draws[p], dtype=float).reshape((n_draws, *shapes[var]))
     return {v: out[v] for v in dims}

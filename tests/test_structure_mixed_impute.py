@@ -184,7 +184,8 @@ def test_sample_posterior_draws_every_context_exactly():
         mu, a, b, kap = mu[ok], a[ok], b[ok], kap[ok]
         sd_mu = np.sqrt(b / (a - 1) / kap)
         assert np.all(np.abs(draws_mu[:, ok].mean(0) - mu) < 5 * sd_mu / np.sqrt(n)), name
-        s2 = (p[f"sigma_{name}"].values ** 2).reshape(n, -1)[:, ok]
+        assert p[f"sigma2_{name}"].dims == p[f"mu_{name}"].dims
+        s2 = p[f"sigma2_{name}"].values.reshape(n, -1)[:, ok]
         want = b / (a - 1)
         sd_s2 = want / np.sqrt(a - 2)
         assert np.all(np.abs(s2.mean(0) - want) < 5 * sd_s2 / np.sqrt(n)), name
