@@ -124,3 +124,25 @@ def test_plot_structure_draws_numeric_nodes_as_ellipses():
                      for c, pa in m.structure_.items() for p in pa])
     assert got == want
     plt.close("all")
+
+
+@pytest.mark.slow  # the NUTS sampler of the test above (a persistent-cache hit after it)
+def test_cli_mcmc_on_a_saved_mixed_structure(tmp_path, capsys):
+    xr = pytest.importorskip("xarray")
+    pytest.importorskip("h5netcdf")
+    from bayesnb.cli import main
+
+    X, y = _penguins()
+    m = bayesnb.NaiveBayes(structure="tan").fit(X, y)
+    m.save(tmp_path / "m.bnb")
+    csv, out = tmp_path / "penguins.csv", tmp_path / "draws.nc"
+    X.assign(species=y).to_csv(csv, index=False)
+    assert main(["-q", "mcmc", str(csv), "--model", str(tmp_path / "m.bnb"), "--target", "species", "-o", str(out),
+                 "--warmup", "300", "--draws", "600", "--seed", "0"]) == 0
+    printed = capsys.readouterr().out
+    dt = m.run_mcmc(X, y, num_warmup=300, num_samples=600, random_state=0)
+    got = xr.open_datatree(out, engine="h5netcdf")["posterior"]
+    assert set(got.data_vars) == set(dt["posterior"].data_vars)
+    np.testing.assert_allclose(got["mu_bill_depth_mm"].values, dt["posterior"]["mu_bill_depth_mm"].values)
+    assert got["mu_bill_depth_mm"].dims == ("chain", "draw", "class", "flipper_length_mm_state")
+    assert "AGREE" in printed and "DISAGREE" not in printed
