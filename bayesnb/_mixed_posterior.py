@@ -22,7 +22,7 @@ import numpy as np
 from .diagnostics import _coord_values
 from .families._numeric import dirichlet_draws
 
-__all__ = ["mixed_draws", "mixed_layout", "node_variables"]
+__all__ = ["mixed_draws", "mixed_layout", "mixed_moments", "node_variables"]
 
 
 def _state_labels(node, categories):
@@ -106,4 +106,25 @@ def mixed_draws(model, class_concentration, dims, shapes, n_draws, rng, variable
         draws = nd.family.sample_params(post, n_draws, rng)  # (n_draws, contexts, 1, ...)
         for p, var in names.items():
             out[var] = np.asarray(draws[p], dtype=float).reshape((n_draws, *shapes[var]))
+    return {v: out[v] for v in dims}
+
+
+def mixed_moments(model, class_concentration, dims, shapes, variables) -> dict:
+    """Closed-form posterior mean and sd ``{variable: (mean, sd)}`` of every variable of ``dims``.
+
+    Each node's from its family's ``posterior_moments`` on its context axis (NaN where a moment
+    is undefined, e.g. a Gaussian variance's sd when ``a_n <= 2``); ``pi``'s from its Dirichlet.
+    ``variables`` is :func:`node_variables` of the names ``dims`` was built with. For
+    :func:`bayesnb.compare_posteriors` (no Monte-Carlo error on the exact side).
+    """
+    out = {}
+    if "pi" in dims:
+        a = np.asarray(class_concentration, dtype=float)
+        m = a / a.sum()
+        out["pi"] = (m, np.sqrt(m * (1 - m) / (a.sum() + 1)))
+    for nd, post, names in zip(model.nodes, model.posteriors, variables):
+        moments = nd.family.posterior_moments(post)  # (contexts, 1, ...)
+        for p, var in names.items():
+            mean, sd = (np.asarray(v, dtype=float).reshape(shapes[var]) for v in moments[p])
+            out[var] = (mean, sd)
     return {v: out[v] for v in dims}

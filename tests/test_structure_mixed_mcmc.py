@@ -73,6 +73,8 @@ def test_nuts_agrees_with_exact_on_a_mixed_tan_and_not_with_another_posterior():
     assert int(mcmc["sample_stats"]["diverging"].values.sum()) == 0
     table = bayesnb.compare_posteriors(exact, mcmc, verbose=False, rhat_threshold=1.1)
     assert table.attrs["ok"], table.attrs["verdict"]
+    moments = bayesnb.compare_posteriors(m._exact_moments(), mcmc, verbose=False, rhat_threshold=1.1)
+    assert moments.attrs["ok"], moments.attrs["verdict"]
     # negative controls: the same structure's exact posterior under another prior (categorical
     # smoothing alpha=30), and the numeric child's naive posterior (no parent) in the place of
     # its per-context one, must both be told apart
@@ -146,3 +148,34 @@ def test_cli_mcmc_on_a_saved_mixed_structure(tmp_path, capsys):
     np.testing.assert_allclose(got["mu_bill_depth_mm"].values, dt["posterior"]["mu_bill_depth_mm"].values)
     assert got["mu_bill_depth_mm"].dims == ("chain", "draw", "class", "flipper_length_mm_state")
     assert "AGREE" in printed and "DISAGREE" not in printed
+
+
+def test_exact_moments_are_those_of_the_exact_draws():
+    X, y = _penguins(("island", "bill_length_mm", "sex", "body_mass_g"))
+    m = bayesnb.NaiveBayes(structure="kdb", k=2).fit(X, y)
+    n = 8000
+    draws = m.sample_posterior(n, random_state=0)["posterior"]
+    moments = m._exact_moments()
+    assert list(moments) == list(draws.data_vars)
+    for var, (mean, sd) in moments.items():
+        d = draws[var].values[0]  # (n, ...)
+        assert mean.shape == sd.shape == d.shape[1:], var
+        ok = np.isfinite(sd) & (sd > 0)  # a finite variance: the draws' mean is within 5 standard errors
+        assert np.all(np.abs(d.mean(0)[ok] - mean[ok]) < 5 * sd[ok] / np.sqrt(n)), var
+    # a Gaussian variance in a context with 0 or 1 rows (a_n <= 2) has no finite sd, and is left unchecked
+    s2 = moments["sigma2_body_mass_g"][1]
+    assert np.isnan(s2).any() and np.isfinite(s2).any()
+
+
+def test_compare_posteriors_leaves_elements_without_a_finite_variance_unchecked():
+    from bayesnb.diagnostics import datatree_from_layout
+
+    rng = np.random.default_rng(0)
+    draws = {"v": rng.normal(0, 1, (1, 2000, 2))}
+    draws["v"][0, :, 1] = 3.0 / rng.chisquare(3.0, 2000)  # heavy-tailed: its sd is called undefined below
+    dt = datatree_from_layout(draws, {"v": ["e"]}, {"e": ["a", "b"]})
+    ok = bayesnb.compare_posteriors({"v": (np.array([0.0, 1.0]), np.array([1.0, np.nan]))}, dt, verbose=False)
+    assert ok.attrs["ok"] and "1 element(s) with no finite posterior variance not checked (e.g. v[b])" in \
+        ok.attrs["verdict"]
+    wrong = bayesnb.compare_posteriors({"v": (np.array([0.5, 1.0]), np.array([1.0, np.nan]))}, dt, verbose=False)
+    assert not wrong.attrs["ok"] and wrong.attrs["failed"] == ["v[a]"]

@@ -4,10 +4,9 @@ The model is the one ``bayesnb fit`` fits (:func:`~bayesnb.cli.commands.fit_tabl
 options); its posterior is sampled with ``model.run_mcmc(X, y, num_warmup=W,
 num_samples=D, num_chains=C, random_state=SEED)`` and compared with the exact conjugate
 posterior by :func:`bayesnb.compare_posteriors` against the closed-form means and sds
-(:func:`bayesnb.model.posterior_moments`: no Monte-Carlo error on the exact side). A saved
-model with a learned structure (``--model``; TAN / k-DB, categorical or mixed) is compared with
-:data:`EXACT_DRAWS` exact draws of its ``sample_posterior`` instead (one posterior per context,
-the layout of its ``run_mcmc``; their Monte-Carlo error is part of the check). The
+(:func:`bayesnb.model.posterior_moments`: no Monte-Carlo error on the exact side); a saved
+model with a learned structure (``--model``; TAN / k-DB, categorical or mixed) against the
+closed-form means and sds of every context's posterior (the layout of its ``run_mcmc``). The
 DataTree goes to ``-o``: ``.nc`` (NetCDF 4, through h5netcdf or netCDF4) or ``.zarr``
 (needs zarr), written completely before it replaces anything.
 """
@@ -30,32 +29,26 @@ from ..model import posterior_moments
 from .commands import _labels_like, _model_and_table, fit_table
 from .io import PROG, QUIET, UsageError, atomic_path, check_output
 
-__all__ = ["EXACT_DRAWS", "SHOWN", "cmd_mcmc", "comparison_text", "draws_summary", "exact_posterior"]
-
-#: exact draws of a structured model's posterior on the exact side of the comparison
-EXACT_DRAWS = 4000
+__all__ = ["SHOWN", "cmd_mcmc", "comparison_text", "draws_summary", "exact_posterior"]
 
 
-def exact_posterior(model, seed=0):
-    """The exact side of ``bayesnb mcmc``'s comparison for ``model``.
+def exact_posterior(model) -> dict:
+    """The exact side of ``bayesnb mcmc``'s comparison: closed-form ``{variable: (mean, sd)}``.
 
     Parameters
     ----------
     model : fitted estimator
-    seed : int, default=0
-        Seed of the exact draws (structured models only).
 
     Returns
     -------
-    dict or xarray.DataTree
-        The closed-form moments of the naive posterior (:func:`bayesnb.model.posterior_moments`),
-        or, under a learned structure (``structure_kind_`` other than ``"naive"``),
-        :data:`EXACT_DRAWS` exact draws of ``model.sample_posterior`` (the variables and dims of its
-        ``run_mcmc``).
+    dict
+        The moments of the naive posterior (:func:`bayesnb.model.posterior_moments`), or under a
+        learned structure (``structure_kind_`` other than ``"naive"``) those of every context's
+        posterior, in the layout of the model's ``sample_posterior`` and ``run_mcmc``.
     """
     if getattr(model, "structure_kind_", "naive") == "naive":
         return posterior_moments(model.posterior_)
-    return model.sample_posterior(EXACT_DRAWS, random_state=seed)
+    return model._exact_moments()
 
 #: the columns of compare_posteriors' table that ``bayesnb mcmc`` prints
 SHOWN = ("variable", "element", "exact_mean", "exact_sd", "mcmc_mean", "mcmc_sd", "z", "z_sd", "ess_bulk", "r_hat")
@@ -209,7 +202,7 @@ def cmd_mcmc(args):
                         random_state=args.seed, progress_bar=show, n_components=args.components)
     unlabelled = y is None or any(v is None for v in y)
     exact = args.components == 1 and not unlabelled
-    table = compare_posteriors(exact_posterior(model, args.seed), dt, verbose=False) if exact else draws_summary(dt)
+    table = compare_posteriors(exact_posterior(model), dt, verbose=False) if exact else draws_summary(dt)
     _write(dt, args.output, kind, engine)
     a = dt.attrs
     what = f"{type(model).__name__}" + (f", {args.components} latent components per class" if args.components > 1

@@ -5,7 +5,8 @@
 Gaussian) and, for another structure, learns the parent lists on every column (numeric
 columns discretised into quantile bins for the mutual informations, see
 :mod:`bayesnb._structured_mixed`) and fits each feature's family over its contexts. The
-predict methods, ``score_samples``, ``sample`` and ``impute`` then use them; the other methods raise
+predict methods, ``score_samples``, ``sample``, ``impute``, ``sample_posterior`` and ``run_mcmc``
+(NUTS, :mod:`bayesnb.inference.mixed_structured_model`) then use them; the other methods raise
 :class:`~bayesnb.estimators._structured.StructureNotSupportedError` (``hasattr`` is False for
 them), as ``CategoricalNB(structure=...)`` does.
 """
@@ -252,6 +253,12 @@ class MixedStructureMixin(StructureCommonMixin):
         return datatree_from_layout({k: v[None] for k, v in draws.items()}, dims, coords,
                                     attrs={"inference": "exact conjugate posterior", "estimator": self._who,
                                            "structure": self.structure_kind_})
+
+    def _exact_moments(self):
+        """Closed-form posterior mean and sd of every variable of :meth:`sample_posterior`
+        (``{variable: (mean, sd)}``, for :func:`bayesnb.compare_posteriors`)."""
+        dims, _, shapes, variables = self._mixed_layout()
+        return _mp.mixed_moments(self._mixed, self.posterior_.class_concentration, dims, shapes, variables)
 
     def _mixed_layout(self):
         """``(dims, coords, shapes, variables)`` of the draws of the fitted mixed structure."""

@@ -22,6 +22,7 @@ from ..inference.structured_model import (
     structured_draws,
     structured_inputs,
     structured_layout,
+    structured_moments,
 )
 from . import _validation as _val
 
@@ -73,6 +74,11 @@ class StructuredPosteriorMixin:
     def _class_concentration(self):
         post = self.posterior_
         return None if post.fixed_class_prior else post.class_concentration
+
+    def _exact_moments(self):
+        """Closed-form posterior mean and sd of every variable of :meth:`sample_posterior` under a
+        structure (``{variable: (mean, sd)}``, for :func:`bayesnb.compare_posteriors`)."""
+        return structured_moments(self._tables, self._class_concentration(), self._structured_layout())
 
     def sample_posterior(self, n_draws=1000, random_state=None):
         """Exact draws from the conjugate posterior (no MCMC needed).
