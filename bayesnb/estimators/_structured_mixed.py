@@ -228,11 +228,13 @@ class MixedStructureMixin(StructureCommonMixin):
     def sample_posterior(self, n_draws=1000, random_state=None):
         """Exact draws from the conjugate posterior; under a structure, one per context.
 
-        Under a structure other than naive: ``pi`` (class), ``theta_<feature>`` (a Dirichlet per
-        context) for a categorical feature and ``mu_<feature>``, ``sigma_<feature>`` (a
-        Normal-Inverse-Gamma per context) for a numeric one, with dims ``(class,
-        <parent>_state, ...)``; a numeric parent's states are its bins (see
-        :mod:`bayesnb._mixed_posterior`). Under naive, as the base method.
+        Under a structure other than naive: ``pi`` (class) and ``<param>_<feature>`` for each
+        parameter of the feature's family, drawn per context by the family's ``sample_params``:
+        ``theta_<feature>`` (a Dirichlet per context) for a categorical feature, ``mu_<feature>``
+        and ``sigma2_<feature>`` (a Normal-Inverse-Gamma per context) for a Gaussian one, with
+        dims ``(class, <parent>_state, ...)``; a numeric parent's states are its bins (see
+        :mod:`bayesnb._mixed_posterior`). :meth:`run_mcmc` returns the same layout. Under
+        naive, as the base method.
 
         Parameters
         ----------
