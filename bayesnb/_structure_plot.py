@@ -3,7 +3,9 @@
 Layout: the class node on top; the features in layers below it by depth in the structure
 (a feature without feature parents in the first layer, a child one layer below its deepest
 parent), spread evenly within each layer. Arrows go class -> every feature and parent ->
-child. An edge's label is ``I(X_child; X_parent | Y)`` (nats) of the child's fitted counts:
+child. A numeric feature (a family without a finite set of values, e.g. Gaussian in a mixed
+``NaiveBayes``) is drawn as an ellipse in its own colour, a categorical one as a rounded box.
+An edge's label is ``I(X_child; X_parent | Y)`` (nats) of the child's fitted counts:
 the empirical conditional mutual information on the rows where the child and its parents
 are observed (for TAN exactly the weight the Chow-Liu tree was built on).
 """
@@ -41,8 +43,12 @@ def edge_weights(tables) -> dict:
     return out
 
 
-def draw_structure(ax, names, parents, class_name, weights=None, node_color="#dbe9f6", class_color="#f6dcc0"):
-    """Draw nodes, class arrows and parent arrows (with ``weights`` as labels) into ``ax``; returns ``ax``."""
+def draw_structure(ax, names, parents, class_name, weights=None, node_color="#dbe9f6", class_color="#f6dcc0",
+                   numeric=None, numeric_color="#dff2d8"):
+    """Draw nodes, class arrows and parent arrows (with ``weights`` as labels) into ``ax``; returns ``ax``.
+
+    ``numeric`` (bool per feature, optional) draws those features as ellipses in ``numeric_color``.
+    """
     d = len(names)
     depth = structure_layers(parents)
     n_layers = max(depth, default=0) + 1
@@ -70,8 +76,10 @@ def draw_structure(ax, names, parents, class_name, weights=None, node_color="#db
                         bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8})
     ax.text(*top, str(class_name), ha="center", va="center", fontsize=9, fontweight="bold", gid="bayesnb-node",
             bbox={**box, "fc": class_color})
+    numeric = [False] * d if numeric is None else [bool(v) for v in numeric]
     for j in range(d):
-        ax.text(*pos[j], str(names[j]), ha="center", va="center", fontsize=8, gid="bayesnb-node", bbox=box)
+        style = {**box, "boxstyle": "ellipse,pad=0.3", "fc": numeric_color} if numeric[j] else box
+        ax.text(*pos[j], str(names[j]), ha="center", va="center", fontsize=8, gid="bayesnb-node", bbox=style)
     ax.set_xlim(-0.05, 1.05)
     ax.set_ylim(-0.05, 1.08)
     ax.set_axis_off()

@@ -246,6 +246,9 @@ def compare_posteriors(exact, mcmc, *, z_threshold: float | None = None, sd_tole
     ``Phi^{-1}(1 - alpha / (2 * 2m))`` over the ``2m`` checks of ``m`` elements (3.55 for
     the 66 elements of house votes, 3.87 for 214), so a correct sampler is called DISAGREE
     with probability at most about ``alpha``, and the run had no divergent transitions.
+    An element whose closed-form sd is NaN (``exact`` as moments: no finite posterior
+    variance, e.g. a Gaussian variance with ``a_n <= 2``) is not checked (its Monte-Carlo error
+    is undefined); the verdict says how many.
     ESS, MCSE and R-hat are computed for all elements at once (``bayesnb._mcmc_stats``, the
     estimators of ArviZ; tail ESS at the 5%/95% quantiles).
 
@@ -372,11 +375,19 @@ def compare_posteriors(exact, mcmc, *, z_threshold: float | None = None, sd_tole
     # a z that cannot be computed (zero Monte-Carlo error, e.g. identical draws) fails unless the values agree
     bad_mean = ~(table["z"].abs() <= limit) & (table["mcmc_mean"] != table["exact_mean"])
     bad_sd = ~(table["z_sd"].abs() <= limit) & (table["mcmc_sd"] != table["exact_sd"])
+    # an exact sd that is NaN (closed-form moments: no finite posterior variance, e.g. a Gaussian
+    # variance with a_n <= 2) leaves the element unchecked: no Monte-Carlo error can be stated
+    unchecked = ~np.isfinite(table["exact_sd"].to_numpy())
+    bad_mean &= ~unchecked
+    bad_sd &= ~unchecked
     if sd_tolerance is not None:
         bad_sd &= table["sd_rel_diff"].abs() > sd_tolerance
     ok, verdict = verdict_text(table, limit=limit, alpha=alpha, fixed_limit=z_threshold is not None,
                                bad_mean=bad_mean.to_numpy(), bad_sd=bad_sd.to_numpy(), n_div=n_div,
                                max_rhat=max_rhat, rhat_threshold=rhat_threshold)
+    if unchecked.any():
+        verdict += (f"; {int(unchecked.sum())} element(s) with no finite posterior variance not checked "
+                    f"(e.g. {table.loc[unchecked, 'element'].iloc[0]})")
     table.attrs.update(verdict=verdict, ok=ok, limit=limit,
                        failed=sorted(set(table.loc[bad_mean | bad_sd, "element"])))
     if verbose:

@@ -322,12 +322,16 @@ def plot_structure(model, ax=None, edge_labels=True, class_label="class"):
     are light grey, parent arrows dark. With ``edge_labels``, each parent arrow is labelled
     with ``I(X_child; X_parent | Y)`` in nats, from the child's fitted counts (for TAN
     the weight the Chow-Liu tree maximised; for k-DB on the rows where the child and all
-    its parents are observed). A naive model draws only the class arrows.
+    its parents are observed). A naive model draws only the class arrows. On a mixed table
+    (``NaiveBayes(structure=...)``) numeric features are drawn as green ellipses, categorical
+    ones as blue rounded boxes; its parent arrows are not labelled (a numeric child's fitted
+    statistics are not counts).
 
     Parameters
     ----------
-    model : fitted CategoricalNB (any ``structure=``)
-        Reads ``structure_`` (feature -> tuple of parent names).
+    model : fitted CategoricalNB or NaiveBayes (any ``structure=``)
+        Reads ``structure_`` (feature -> tuple of parent names) and the fitted blocks' families
+        (which features are numeric).
     ax : matplotlib Axes, optional
         Where to draw (default: a new figure).
     edge_labels : bool, default=True
@@ -347,7 +351,11 @@ def plot_structure(model, ax=None, edge_labels=True, class_label="class"):
     parents = tuple(tuple(index[str(p)] for p in model.structure_[n]) for n in model.structure_)
     tables = getattr(model, "_tables", None)
     weights = edge_weights(tables) if edge_labels and tables is not None else None
+    numeric = set()
+    for b in getattr(getattr(model, "posterior_", None), "blocks", ()):
+        if b.family.value_columns(b.state) is None:  # no finite set of values: a numeric family
+            numeric.update(str(n) for n in b.names)
     if ax is None:
         plt = _pyplot()
         _, ax = plt.subplots(figsize=(max(4.0, 1.2 * len(names)), 3.5))
-    return draw_structure(ax, names, parents, class_label, weights)
+    return draw_structure(ax, names, parents, class_label, weights, numeric=[n in numeric for n in names])

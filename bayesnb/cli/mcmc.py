@@ -4,7 +4,9 @@ The model is the one ``bayesnb fit`` fits (:func:`~bayesnb.cli.commands.fit_tabl
 options); its posterior is sampled with ``model.run_mcmc(X, y, num_warmup=W,
 num_samples=D, num_chains=C, random_state=SEED)`` and compared with the exact conjugate
 posterior by :func:`bayesnb.compare_posteriors` against the closed-form means and sds
-(:func:`bayesnb.model.posterior_moments`: no Monte-Carlo error on the exact side). The
+(:func:`bayesnb.model.posterior_moments`: no Monte-Carlo error on the exact side); a saved
+model with a learned structure (``--model``; TAN / k-DB, categorical or mixed) against the
+closed-form means and sds of every context's posterior (the layout of its ``run_mcmc``). The
 DataTree goes to ``-o``: ``.nc`` (NetCDF 4, through h5netcdf or netCDF4) or ``.zarr``
 (needs zarr), written completely before it replaces anything.
 """
@@ -27,7 +29,26 @@ from ..model import posterior_moments
 from .commands import _labels_like, _model_and_table, fit_table
 from .io import PROG, QUIET, UsageError, atomic_path, check_output
 
-__all__ = ["SHOWN", "cmd_mcmc", "comparison_text", "draws_summary"]
+__all__ = ["SHOWN", "cmd_mcmc", "comparison_text", "draws_summary", "exact_posterior"]
+
+
+def exact_posterior(model) -> dict:
+    """The exact side of ``bayesnb mcmc``'s comparison: closed-form ``{variable: (mean, sd)}``.
+
+    Parameters
+    ----------
+    model : fitted estimator
+
+    Returns
+    -------
+    dict
+        The moments of the naive posterior (:func:`bayesnb.model.posterior_moments`), or under a
+        learned structure (``structure_kind_`` other than ``"naive"``) those of every context's
+        posterior, in the layout of the model's ``sample_posterior`` and ``run_mcmc``.
+    """
+    if getattr(model, "structure_kind_", "naive") == "naive":
+        return posterior_moments(model.posterior_)
+    return model._exact_moments()
 
 #: the columns of compare_posteriors' table that ``bayesnb mcmc`` prints
 SHOWN = ("variable", "element", "exact_mean", "exact_sd", "mcmc_mean", "mcmc_sd", "z", "z_sd", "ess_bulk", "r_hat")
@@ -181,13 +202,15 @@ def cmd_mcmc(args):
                         random_state=args.seed, progress_bar=show, n_components=args.components)
     unlabelled = y is None or any(v is None for v in y)
     exact = args.components == 1 and not unlabelled
-    table = compare_posteriors(posterior_moments(model.posterior_), dt, verbose=False) if exact else draws_summary(dt)
+    table = compare_posteriors(exact_posterior(model), dt, verbose=False) if exact else draws_summary(dt)
     _write(dt, args.output, kind, engine)
     a = dt.attrs
     what = f"{type(model).__name__}" + (f", {args.components} latent components per class" if args.components > 1
                                         else "")
     print(f"NUTS on {what} ({n} rows x {d} features): {args.chains} chain(s) x {args.draws} draws "
-          f"after {args.warmup} warmup; compile {a['compile_seconds']:.1f} s, sampling {a['sampling_seconds']:.1f} s")
+          f"after {args.warmup} warmup; "
+          + (f"compile {a['compile_seconds']:.1f} s, sampling {a['sampling_seconds']:.1f} s" if "compile_seconds" in a
+             else f"{a.get('total_seconds', float('nan')):.1f} s"))
     if exact:
         print(f"exact (closed-form) vs NUTS, {len(table)} parameter elements"
               + (f", the {min(args.rows, len(table))} largest |z| shown:" if 0 < args.rows < len(table) else ":"))

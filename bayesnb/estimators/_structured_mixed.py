@@ -5,7 +5,8 @@
 the family its evidence chooses, as under ``structure="naive"``) and, for another structure, learns the parent lists on every column (numeric
 columns discretised into quantile bins for the mutual informations, see
 :mod:`bayesnb._structured_mixed`) and fits each feature's family over its contexts. The
-predict methods, ``score_samples``, ``sample`` and ``impute`` then use them; the other methods raise
+predict methods, ``score_samples``, ``sample``, ``impute``, ``sample_posterior`` and ``run_mcmc``
+(NUTS, :mod:`bayesnb.inference.mixed_structured_model`) then use them; the other methods raise
 :class:`~bayesnb.estimators._structured.StructureNotSupportedError` (``hasattr`` is False for
 them), as ``CategoricalNB(structure=...)`` does.
 """
@@ -22,6 +23,8 @@ from .._utils import as_generator
 from ..diagnostics import datatree_from_layout
 from ..generative.functions import _block_cells
 from ..generative.tables import assemble_table
+from ..inference.mixed_structured_model import mixed_inputs, run_mixed_nuts
+from ..inference.numpyro_model import check_proper
 from ..structure import (
     class_mutual_information,
     conditional_mutual_information,
@@ -32,6 +35,7 @@ from ..structure import (
 from . import _validation as _val
 from ._structure_common import StructureCommonMixin
 from ._structured import StructureNotSupportedError
+from ._structured_posterior import check_structured_mcmc_args
 
 __all__ = ["MixedStructureMixin"]
 
@@ -40,7 +44,7 @@ _REFITS = ("partial_fit", "fit_semi_supervised", "fit_latent_class")
 #: methods not written for a fitted mixed structure yet
 _UNSUPPORTED = (*_REFITS, "feature_log_contributions", "sample_prior_predictive",
                 # the naive posterior's NumPyro model / draws would be silently wrong on a structure
-                "run_mcmc", "model_inputs", "predict_proba_draws", "predict_proba_interval")
+                "model_inputs", "predict_proba_draws", "predict_proba_interval")
 #: what a model file keeps of a fitted mixed structure
 _FILE_ATTRS = ("structure_parents_", "structure_stats_", "structure_bin_edges_")
 
@@ -222,11 +226,13 @@ class MixedStructureMixin(StructureCommonMixin):
     def sample_posterior(self, n_draws=1000, random_state=None):
         """Exact draws from the conjugate posterior; under a structure, one per context.
 
-        Under a structure other than naive: ``pi`` (class), ``theta_<feature>`` (a Dirichlet per
-        context) for a categorical feature and ``mu_<feature>``, ``sigma_<feature>`` (a
-        Normal-Inverse-Gamma per context) for a numeric one, with dims ``(class,
-        <parent>_state, ...)``; a numeric parent's states are its bins (see
-        :mod:`bayesnb._mixed_posterior`). Under naive, as the base method.
+        Under a structure other than naive: ``pi`` (class) and ``<param>_<feature>`` for each
+        parameter of the feature's family, drawn per context by the family's ``sample_params``:
+        ``theta_<feature>`` (a Dirichlet per context) for a categorical feature, ``mu_<feature>``
+        and ``sigma2_<feature>`` (a Normal-Inverse-Gamma per context) for a Gaussian one, with
+        dims ``(class, <parent>_state, ...)``; a numeric parent's states are its bins (see
+        :mod:`bayesnb._mixed_posterior`). :meth:`run_mcmc` returns the same layout. Under
+        naive, as the base method.
 
         Parameters
         ----------
@@ -241,6 +247,21 @@ class MixedStructureMixin(StructureCommonMixin):
         if getattr(self, "_mixed", None) is None:
             return super().sample_posterior(n_draws, random_state)
         n_draws = self._check_n_draws(n_draws)
+        dims, coords, shapes, variables = self._mixed_layout()
+        draws = _mp.mixed_draws(self._mixed, self.posterior_.class_concentration, dims, shapes, n_draws,
+                                as_generator(random_state), variables)
+        return datatree_from_layout({k: v[None] for k, v in draws.items()}, dims, coords,
+                                    attrs={"inference": "exact conjugate posterior", "estimator": self._who,
+                                           "structure": self.structure_kind_})
+
+    def _exact_moments(self):
+        """Closed-form posterior mean and sd of every variable of :meth:`sample_posterior`
+        (``{variable: (mean, sd)}``, for :func:`bayesnb.compare_posteriors`)."""
+        dims, _, shapes, variables = self._mixed_layout()
+        return _mp.mixed_moments(self._mixed, self.posterior_.class_concentration, dims, shapes, variables)
+
+    def _mixed_layout(self):
+        """``(dims, coords, shapes, variables)`` of the draws of the fitted mixed structure."""
         post, model = self.posterior_, self._mixed
         names, cats = [], []
         for nd in model.nodes:
@@ -249,7 +270,69 @@ class MixedStructureMixin(StructureCommonMixin):
             labels = None if nd.numeric else blk.family.value_labels(blk.state)
             cats.append(None if labels is None else labels[nd.col])
         dims, coords, shapes = _mp.mixed_layout(model, post.classes, names, cats, post.fixed_class_prior)
-        draws = _mp.mixed_draws(model, post.class_concentration, dims, shapes, n_draws, as_generator(random_state))
-        return datatree_from_layout({k: v[None] for k, v in draws.items()}, dims, coords,
-                                    attrs={"inference": "exact conjugate posterior", "estimator": self._who,
-                                           "structure": self.structure_kind_})
+        return dims, coords, shapes, _mp.node_variables(model, names)
+
+    def run_mcmc(self, X, y=None, *, num_warmup=500, num_samples=1000, num_chains=1, random_state=None,
+                 progress_bar=None, likelihood=None, chain_method=None, target_accept_prob=0.8,
+                 n_components=1, init=None):
+        """NUTS on the same model; under a structure, on every feature's family per context.
+
+        Under a structure other than naive the model is that of
+        :mod:`bayesnb.inference.mixed_structured_model`: each feature's family prior (the
+        fitted model's) per context (class, parents' states; a numeric parent's states are its
+        bins), the labelled rows through each feature's statistics over its contexts (a row
+        adds to a feature when it and all its parents are observed, as in ``fit``). The draws
+        have the layout of :meth:`sample_posterior`, so :func:`bayesnb.compare_posteriors`
+        compares the two. It needs every row labelled, and ``likelihood``, ``chain_method``,
+        ``n_components`` and ``init`` at their defaults (chains run one after another). Under
+        the naive structure, as :meth:`bayesnb.model.PosteriorMixin.run_mcmc`.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        num_warmup, num_samples, num_chains, random_state, progress_bar, target_accept_prob
+            As in :meth:`bayesnb.model.PosteriorMixin.run_mcmc`.
+        likelihood, chain_method, n_components, init
+            Naive structure only.
+
+        Returns
+        -------
+        xarray.DataTree
+            Groups ``posterior`` and ``sample_stats``.
+        """
+        if not hasattr(self, "posterior_") and self.structure != "naive" and y is not None:
+            self.fit(X, y)  # fit the structure first (as the base method fits the naive model)
+        if getattr(self, "_mixed", None) is None:
+            return super().run_mcmc(X, y, num_warmup=num_warmup, num_samples=num_samples, num_chains=num_chains,
+                                    random_state=random_state, progress_bar=progress_bar, likelihood=likelihood,
+                                    chain_method=chain_method, target_accept_prob=target_accept_prob,
+                                    n_components=n_components, init=init)
+        who = self._who
+        check_structured_mcmc_args(who, self.structure_kind_, num_warmup, num_samples, num_chains, y,
+                                   likelihood=likelihood, chain_method=chain_method, init=init,
+                                   n_components=n_components)
+        post, model = self.posterior_, self._mixed
+        check_proper(post, who)
+        Xc = self._check_X(X, reset=False)
+        yv = _val.check_y(y, Xc.shape[0], who)
+        _val.check_known_labels(yv, post.classes, who)
+        ycodes = np.searchsorted(post.classes, yv)
+        K = len(post.classes)
+        data = _mx.node_data(model.nodes, self._encode_blocks(Xc, post)[0])
+        counted = _mx.fit_nodes(model.nodes, data, ycodes, np.ones(len(ycodes)), K, model.parents,
+                                model.predictive, None, who)
+        spec, priors, nuts_data = mixed_inputs(model, post.class_prior_alpha, post.class_log_prior,
+                                               post.fixed_class_prior, np.bincount(ycodes, minlength=K),
+                                               counted.stats)
+        dims, coords, shapes, variables = self._mixed_layout()
+        seed = as_generator(random_state).integers(2**31 - 1)
+        draws, stats, timing = run_mixed_nuts(spec, priors, nuts_data, variables, shapes,
+                                              num_warmup=int(num_warmup), num_samples=int(num_samples),
+                                              num_chains=int(num_chains), seed=seed,
+                                              progress_bar=bool(progress_bar),
+                                              target_accept_prob=target_accept_prob)
+        attrs = {"inference": "NUTS (NumPyro)", "likelihood": "suffstats", "estimator": who,
+                 "structure": self.structure_kind_, "num_warmup": int(num_warmup), "num_chains": int(num_chains),
+                 **{k: v for k, v in timing.items() if k.endswith("_seconds")}}
+        return datatree_from_layout(draws, dims, coords, sample_stats=stats, attrs=attrs)

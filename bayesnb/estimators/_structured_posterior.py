@@ -22,10 +22,44 @@ from ..inference.structured_model import (
     structured_draws,
     structured_inputs,
     structured_layout,
+    structured_moments,
 )
 from . import _validation as _val
 
-__all__ = ["StructuredPosteriorMixin"]
+__all__ = ["StructuredPosteriorMixin", "check_structured_mcmc_args"]
+
+
+def check_structured_mcmc_args(who, kind, num_warmup, num_samples, num_chains, y, **naive_only):
+    """Refuse what ``run_mcmc`` under a structure other than naive does not do.
+
+    Parameters
+    ----------
+    who : str
+        The estimator's name (for the messages).
+    kind : str
+        The learned structure (``structure_kind_``).
+    num_warmup, num_samples, num_chains : int
+        Non-negative / positive / positive integers.
+    y : array-like or None
+        The labels (None is refused: unlabelled rows need the naive model).
+    **naive_only
+        ``likelihood``, ``chain_method``, ``init`` (must be None) and ``n_components`` (must be 1).
+
+    Raises
+    ------
+    NotImplementedError, ValueError
+    """
+    odd = {k: v for k, v in naive_only.items() if (v != 1 if k == "n_components" else v is not None)}
+    if odd:
+        raise NotImplementedError(f"{who}.run_mcmc({', '.join(f'{k}={v!r}' for k, v in odd.items())}) needs "
+                                  f"structure='naive'; under {kind!r} leave them at their defaults.")
+    for name, v in (("num_warmup", num_warmup), ("num_samples", num_samples), ("num_chains", num_chains)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (0 if name == "num_warmup" else 1):
+            raise ValueError(f"{who}: {name} must be a {'non-negative' if name == 'num_warmup' else 'positive'} "
+                             f"integer; received {v!r}.")
+    if y is None:
+        raise NotImplementedError(f"{who}.run_mcmc under structure {kind!r} needs every row "
+                                  "labelled (y); unlabelled rows need structure='naive'.")
 
 
 class StructuredPosteriorMixin:
@@ -40,6 +74,11 @@ class StructuredPosteriorMixin:
     def _class_concentration(self):
         post = self.posterior_
         return None if post.fixed_class_prior else post.class_concentration
+
+    def _exact_moments(self):
+        """Closed-form posterior mean and sd of every variable of :meth:`sample_posterior` under a
+        structure (``{variable: (mean, sd)}``, for :func:`bayesnb.compare_posteriors`)."""
+        return structured_moments(self._tables, self._class_concentration(), self._structured_layout())
 
     def sample_posterior(self, n_draws=1000, random_state=None):
         """Exact draws from the conjugate posterior (no MCMC needed).
@@ -109,21 +148,9 @@ class StructuredPosteriorMixin:
                                     chain_method=chain_method, target_accept_prob=target_accept_prob,
                                     n_components=n_components, init=init)
         who = self._who
-        given = {"likelihood": likelihood, "chain_method": chain_method, "init": init}
-        odd = {k: v for k, v in given.items() if v is not None}
-        if n_components != 1:
-            odd["n_components"] = n_components
-        if odd:
-            raise NotImplementedError(f"{who}.run_mcmc({', '.join(f'{k}={v!r}' for k, v in odd.items())}) needs "
-                                      f"structure='naive'; under {self.structure_kind_!r} leave them at their "
-                                      "defaults.")
-        for name, v in (("num_warmup", num_warmup), ("num_samples", num_samples), ("num_chains", num_chains)):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (0 if name == "num_warmup" else 1):
-                raise ValueError(f"{who}: {name} must be a {'non-negative' if name == 'num_warmup' else 'positive'} "
-                                 f"integer; received {v!r}.")
-        if y is None:
-            raise NotImplementedError(f"{who}.run_mcmc under structure {self.structure_kind_!r} needs every row "
-                                      "labelled (y); unlabelled rows need structure='naive'.")
+        check_structured_mcmc_args(who, self.structure_kind_, num_warmup, num_samples, num_chains, y,
+                                   likelihood=likelihood, chain_method=chain_method, init=init,
+                                   n_components=n_components)
         post = self.posterior_
         check_proper(post, who)
         X = self._check_X(X, reset=False)
