@@ -8,7 +8,9 @@ Variables (dims without ``chain``/``draw``), parents as named dims:
   categorical feature (``theta_f``, one Dirichlet posterior per context, as
   ``CategoricalNB(structure=...)``), ``<param>_f_dim_<i>`` (positions) for any other. A
   Gaussian feature has ``mu_f`` and ``sigma2_f`` (one Normal-Inverse-Gamma posterior per
-  context: ``sigma2 ~ InvGamma(a_n, b_n)``, ``mu ~ Normal(mu_n, sigma2 / kappa_n)``).
+  context: ``sigma2 ~ InvGamma(a_n, b_n)``, ``mu ~ Normal(mu_n, sigma2 / kappa_n)``); a
+  LogNormal the same on log x; a Poisson ``lam_f``; a Hurdle ``pi_f`` and its base's; a
+  Histogram ``theta_f`` with its bins as ``theta_f_dim_0``.
 
 Every draw is the node family's ``sample_params`` on its context axis, so the layout is that
 of the NUTS draws of :mod:`bayesnb.inference.mixed_structured_model` (``compare_posteriors``

@@ -97,10 +97,22 @@ def run_docs_snippets(page, heading=None):
     text = (Path(__file__).resolve().parents[1] / "docs" / page).read_text(encoding="utf-8")
     if heading is not None:
         text = text[text.index(heading):]
-    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
-    shown = re.findall(r"```text\n(.*?)```", text, flags=re.DOTALL)
-    assert blocks and len(shown) >= len(blocks), page
-    for code, expected in zip(blocks, shown):
+    # each python block is checked against the first text block after it (before the next python
+    # block); a block marked ``<!-- not-run: REASON -->`` (test_readme.py's marker) is only compiled
+    pieces = re.findall(r"(<!--\s*not-run:[^>]*-->\s*)?```(python|text)\n(.*?)```", text, flags=re.DOTALL)
+    blocks = []
+    for i, (marker, kind, body) in enumerate(pieces):
+        if kind != "python":
+            continue
+        if marker:
+            compile(body, f"docs/{page}", "exec")
+            continue
+        after = next((b for _, k, b in pieces[i + 1:] if k == "text"), None)
+        nxt = next((j for j in range(i + 1, len(pieces)) if pieces[j][1] == "python"), len(pieces))
+        assert any(k == "text" for _, k, _ in pieces[i + 1:nxt]), (page, body[:80])
+        blocks.append((body, after))
+    assert blocks, page
+    for code, expected in blocks:
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             exec(compile(code, f"docs/{page}", "exec"), {})  # noqa: S102 - the page's own snippets

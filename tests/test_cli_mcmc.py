@@ -52,7 +52,9 @@ def test_mcmc_user_mistakes_are_one_line_errors(tmp_path, capsys, monkeypatch):
     cases = [(["--target", "nope", "-o", str(tmp_path / "d.nc")], "no column 'nope'"),
              (["--target", "PlayTennis", "-o", str(tmp_path / "no" / "d.nc")], "no such folder"),
              (["--target", "PlayTennis", "-o", str(tmp_path / "d.txt")], "expected a .nc (NetCDF) or .zarr"),
-             (["--target", "PlayTennis", "-o", str(tmp_path / "d.nc"), "--draws", "0"], "--draws must be >= 1")]
+             (["--target", "PlayTennis", "-o", str(tmp_path / "d.nc"), "--draws", "0"], "--draws must be >= 1"),
+             (["--target", "PlayTennis", "-o", str(tmp_path / "d.nc"), "--target-accept", "1"],
+              "--target-accept must be a probability strictly between 0 and 1; received 1.0")]
     real = cli_mcmc.importlib.util.find_spec
     # with a NetCDF writer present or not, these mistakes are found before anything is written
     monkeypatch.setattr(cli_mcmc.importlib.util, "find_spec",

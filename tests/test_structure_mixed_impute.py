@@ -6,17 +6,17 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import integrate, stats
-from test_structure_mixed import _brute, _tiny
+from test_structure_mixed import TINY, _brute, _density, _interval, _tiny
 
 import bayesnb
 from bayesnb import _mixed_impute as MI
 from bayesnb import _structured_mixed as MX
 from bayesnb.datasets import load_penguins
-from bayesnb.families import Categorical, Gaussian
 
 
 def _exact(row, brute, log_prior, ks=(0, 1), cache=None):
-    """Per missing cell: category probabilities, or the posterior mean (each bin integrated by quad)."""
+    """Per missing cell: category probabilities, or the posterior mean (each bin integrated by quad, or
+    summed over its whole numbers)."""
     cache = {} if cache is None else cache
     par, edges, _, nstates, params, _, state = brute
     names = list(row.index)
@@ -35,14 +35,11 @@ def _exact(row, brute, log_prior, ks=(0, 1), cache=None):
                     key = (c, k, *(st[q] for q in par[c]), st[c])
                     if key not in cache:
                         e = np.concatenate([[-np.inf], edges[c], [np.inf]])
-                        lo, hi = e[st[c]], e[st[c] + 1]
-                        mass = integrate.quad(law.pdf, lo, hi, epsabs=0, epsrel=1e-12)[0]
-                        cache[key] = mass, integrate.quad(lambda t, law=law: t * law.pdf(t), lo, hi, epsabs=1e-13,
-                                                          epsrel=1e-12)[0] / mass
+                        cache[key] = _interval(law, e[st[c]], e[st[c] + 1])
                     mass, first[c] = cache[key]
                     p *= mass
                 else:
-                    p *= law.pdf(row[c])
+                    p *= _density(law, row[c])
             total += p
             for c in miss:
                 probs[c][st[c]] += p
@@ -51,13 +48,15 @@ def _exact(row, brute, log_prior, ks=(0, 1), cache=None):
     return {c: (probs[c] / total if c == "a" else moments[c] / total) for c in miss}
 
 
+@pytest.mark.parametrize("tiny", list(TINY))
 @pytest.mark.parametrize("structure", ["tan", "kdb"])
-def test_mean_imputation_matches_brute_force(structure):
-    X, y = _tiny(1, missing=0.1)
+def test_mean_imputation_matches_brute_force(structure, tiny):
+    seed, n, counts = tiny
+    X, y = _tiny(seed, n=n, missing=0.1, counts=counts)
     m = bayesnb.NaiveBayes(structure=structure, k=2).fit(X, y)
     assert any(m.structure_.values())
     brute = _brute(m, X, y)
-    Xt, yt = _tiny(3, n=12, missing=0.4)
+    Xt, yt = _tiny(3, n=12, missing=0.4, counts=counts)
     Xt = Xt[Xt.isna().any(axis=1) & Xt.notna().any(axis=1)]
     assert len(Xt) >= 5
     yk = np.where(np.arange(len(Xt)) % 2 == 0, yt[: len(Xt)], None).astype(object)  # half the rows labelled
@@ -69,6 +68,8 @@ def test_mean_imputation_matches_brute_force(structure):
             for c, v in want.items():
                 if c == "a":
                     assert got.iloc[i][c] == brute[2]["a"][int(np.argmax(v))]
+                elif c == "c":  # a count column's mean is written as a whole number, as Poisson writes it
+                    assert got.iloc[i][c] == np.round(v)
                 else:
                     np.testing.assert_allclose(got.iloc[i][c], v, rtol=1e-7, atol=1e-9)
     pd.testing.assert_frame_equal(out[Xt.notna()], Xt[Xt.notna()])  # observed cells untouched
@@ -105,7 +106,7 @@ def test_naive_parents_give_todays_naive_impute():
     Xt = X.iloc[:60].mask(rng.random((60, X.shape[1])) < 0.3)
     num = [c for c in X.columns if X[c].dtype.kind in "iuf"]
     cat = [c for c in X.columns if c not in num]
-    naive = bayesnb.NaiveBayes(features={tuple(cat): Categorical(), tuple(num): Gaussian()}).fit(X, y)
+    naive = bayesnb.NaiveBayes().fit(X, y)  # each numeric column in the family its evidence chose
     m = bayesnb.NaiveBayes(structure="tan").fit(X, y)
     assert m.structure_kind_ == "tan"
     nodes = m._mixed.nodes
@@ -113,9 +114,19 @@ def test_naive_parents_give_todays_naive_impute():
     codes = np.searchsorted(m.classes_, y.to_numpy())
     m._mixed = MX.fit_nodes(nodes, MX.node_data(nodes, enc), codes, np.ones(len(y)), len(m.classes_),
                             ((),) * len(nodes))  # the mixed machinery with every parent list empty
+    chosen = naive.family_scores_.query("chosen").set_index("column")["family"]
+    exact = [c for c in num if chosen[c] != "Histogram"]
+    hist = [c for c in num if chosen[c] == "Histogram"]
+    assert exact and hist
     for strategy in ("auto", "mean"):
         got, want = m.impute(Xt, strategy=strategy), naive.impute(Xt, strategy=strategy)
-        np.testing.assert_allclose(got[num].to_numpy(float), want[num].to_numpy(float), rtol=1e-8)
+        np.testing.assert_allclose(got[exact].to_numpy(float), want[exact].to_numpy(float), rtol=1e-8)
+        # a histogram node's bins are its column's quantile bins, which cut its histogram bins: the mean of a
+        # cut part is its midpoint (uniform within the bin, as the density), the naive fill a bin's training
+        # values' mean (close, not equal); both are whole numbers on these integer columns
+        g, w = got[hist].to_numpy(float), want[hist].to_numpy(float)
+        np.testing.assert_allclose(g, w, rtol=0.01)
+        assert np.all(g == np.round(g))
         pd.testing.assert_frame_equal(got[cat].astype(object), want[cat].astype(object))
     plain = bayesnb.NaiveBayes().fit(X, y)
     assert bayesnb.NaiveBayes(structure="naive").fit(X, y).impute(Xt).equals(plain.impute(Xt))
@@ -134,9 +145,9 @@ def test_row_chunks_give_the_same_imputations(monkeypatch):
 
 
 def test_impute_errors_and_options():
-    X, y = _tiny(1, missing=0.1)
+    X, y = _tiny(5, n=120, missing=0.1, counts=True)  # u, v Gaussian: "marginal" is a Student-t
     m = bayesnb.NaiveBayes(structure="tan").fit(X, y)
-    Xt, _ = _tiny(2, n=10, missing=0.3)
+    Xt, _ = _tiny(2, n=10, missing=0.3, counts=True)
     with pytest.raises(NotImplementedError, match="structure='naive'"):
         m.impute(Xt, n_components=2)
     with pytest.raises(ValueError, match="n_imputations"):
@@ -149,9 +160,9 @@ def test_impute_errors_and_options():
 
 
 def test_truncated_student_t_means_match_quadrature():
-    X, y = _tiny(1, missing=0.1)
+    X, y = _tiny(5, n=120, missing=0.1, counts=True)
     m = bayesnb.NaiveBayes(structure="tan", predictive="marginal").fit(X, y)
-    j = next(i for i, nd in enumerate(m._mixed.nodes) if nd.numeric and nd.n_states > 2)
+    j = next(i for i, nd in enumerate(m._mixed.nodes) if nd.family.name == "gaussian" and nd.n_states > 2)
     got = MI.truncated_means(m._mixed, j)
     post = m._mixed.posteriors[j]
     e = np.concatenate([[-np.inf], m._mixed.nodes[j].edges, [np.inf]])
@@ -165,15 +176,20 @@ def test_truncated_student_t_means_match_quadrature():
 
 
 def test_sample_posterior_draws_every_context_exactly():
-    X, y = _tiny(1, missing=0.1)
+    X, y = _tiny(5, n=120, missing=0.1, counts=True)  # u, v Gaussian (mu, sigma2), c Poisson (lam)
     m = bayesnb.NaiveBayes(structure="kdb", k=2).fit(X, y)
-    assert m.structure_ == {"a": ("u", "v"), "u": (), "v": ("u",)}
     n = 20000
     p = m.sample_posterior(n, random_state=0).posterior
-    assert p["theta_a"].dims == ("chain", "draw", "class", "u_state", "v_state", "a_category")
-    assert p["mu_v"].dims == ("chain", "draw", "class", "u_state") and p["mu_u"].dims == ("chain", "draw", "class")
-    assert list(p["a_category"].values) == ["p", "q"] and p["u_state"].size == m._mixed.nodes[1].n_states
     nodes = m._mixed.nodes
+    names = ["a", "u", "v", "c"]
+    for f, var in (("a", "theta_a"), ("u", "mu_u"), ("v", "sigma2_v"), ("c", "lam_c")):
+        extra = ("a_category",) if f == "a" else ()
+        assert p[var].dims == ("chain", "draw", "class", *(f"{q}_state" for q in m.structure_[f]), *extra)
+    assert list(p["a_category"].values) == ["p", "q"] and p["u_state"].size == m._mixed.nodes[1].n_states
+    post = m._mixed.posteriors[3]  # Poisson: lam ~ Gamma(a_n, b_n), mean a_n / b_n
+    a, b = (np.asarray(f, dtype=float)[:, 0] for f in (post.a, post.b))
+    lam = p["lam_c"].values.reshape(n, -1)
+    assert np.all(np.abs(lam.mean(0) - a / b) < 5 * np.sqrt(a) / b / np.sqrt(n))
     for j, name in ((1, "u"), (2, "v")):  # NIG: E[mu] = mu_n, E[sigma^2] = b_n / (a_n - 1)
         post = m._mixed.posteriors[j]
         mu, a, b, kap = (np.asarray(f, dtype=float)[:, 0] for f in (post.mu, post.a, post.b, post.kappa))
@@ -190,6 +206,7 @@ def test_sample_posterior_draws_every_context_exactly():
         sd_s2 = want / np.sqrt(a - 2)
         assert np.all(np.abs(s2.mean(0) - want) < 5 * sd_s2 / np.sqrt(n)), name
         assert shape == (2, *(nodes[q].n_states for q in m._mixed.parents[j]))
+    assert names == [str(m.posterior_.blocks[nd.block].names[nd.col]) for nd in nodes]
     (conc,) = m._mixed.posteriors[0].concentration
     mean = np.asarray(conc) / np.asarray(conc).sum(1, keepdims=True)
     got = p["theta_a"].values.reshape(n, -1, 2).mean(0)

@@ -204,6 +204,9 @@ def build_parser():
     mc.add_argument("--warmup", type=int, default=500, metavar="N", help="warmup steps per chain (default 500)")
     mc.add_argument("--chains", type=int, default=1, metavar="N", help="chains (default 1)")
     mc.add_argument("--seed", type=int, default=0, help="random seed (default 0): run_mcmc(random_state=SEED)")
+    mc.add_argument("--target-accept", type=float, default=0.8, metavar="P",
+                    help="NUTS target acceptance probability in (0, 1) (default 0.8; raise it, e.g. to 0.95, "
+                         "when the run reports divergent transitions): run_mcmc(target_accept_prob=P)")
     mc.add_argument("--rows", type=int, default=20, metavar="N",
                     help="parameter elements shown, the largest |z| first (default 20; 0: all)")
     mc.add_argument("--force", action="store_true", help="replace an existing -o file")

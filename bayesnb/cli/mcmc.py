@@ -185,6 +185,8 @@ def cmd_mcmc(args):
                                  ("--chains", args.chains, 1), ("--rows", args.rows, 0), ("--components", args.components, 1)):
         if value < least:
             raise UsageError(f"{option} must be >= {least}; received {value}")
+    if not 0.0 < args.target_accept < 1.0:
+        raise UsageError(f"--target-accept must be a probability strictly between 0 and 1; received {args.target_accept}")
     if args.model is None:
         if args.target is None:
             raise UsageError("the following arguments are required: --target (or --model FILE)")
@@ -199,7 +201,8 @@ def cmd_mcmc(args):
               f"{args.warmup} warmup + {args.draws} draws; the compiled sampler is cached)", file=sys.stderr,
               flush=True)
     dt = model.run_mcmc(X, y, num_warmup=args.warmup, num_samples=args.draws, num_chains=args.chains,
-                        random_state=args.seed, progress_bar=show, n_components=args.components)
+                        random_state=args.seed, progress_bar=show, n_components=args.components,
+                        target_accept_prob=args.target_accept)
     unlabelled = y is None or any(v is None for v in y)
     exact = args.components == 1 and not unlabelled
     table = compare_posteriors(exact_posterior(model), dt, verbose=False) if exact else draws_summary(dt)
