@@ -12,7 +12,7 @@ With ``--adult DIR`` it also fits the UCI census table's official split (adult.d
 adult.test; see ``_census.py``) and prints test accuracy, log loss and fit time of the same
 models, and the family chosen for each numeric column.
 
-    python benchmarks/bench_families.py [--adult DIR]   # prints markdown tables
+    python benchmarks/bench_families.py [--adult DIR [--ablate]]   # prints markdown tables
 
 Run it with ``PYTHONPATH`` pointing at another checkout to compare versions of bayesnb.
 """
@@ -32,7 +32,7 @@ from sklearn.naive_bayes import GaussianNB as SkGaussianNB
 
 from bayesnb import NaiveBayes
 from bayesnb.datasets import load_penguins
-from bayesnb.estimators import auto_blocks
+from bayesnb.estimators import _auto, auto_blocks
 
 try:
     from _census import NOT_GIVEN, TARGET, load_adult
@@ -98,7 +98,26 @@ def _models(Xtr, ytr):
     return out
 
 
-def census(folder):
+def _ablations(Xtr, ytr, Xte, yte):
+    """``features="auto"`` with Histogram's grid cut down: which part of the grid matters."""
+    full = (_auto.HISTOGRAM_BINS, _auto.HISTOGRAM_ALPHAS)
+    print("\n| features='auto' with Histogram candidates | test accuracy | test log loss |\n|---|---|---|")
+    cuts = [("bins='auto', alpha=1 only (the single Histogram of earlier versions)", ("auto",), (1.0,)),
+            ("bins grid, alpha=1 only", full[0], (1.0,)),
+            ("bins='auto', alpha grid only", ("auto",), full[1]),
+            ("bins grid x alpha grid (the default)", *full)]
+    try:
+        for label, bins, alphas in cuts:
+            _auto.HISTOGRAM_BINS, _auto.HISTOGRAM_ALPHAS = bins, alphas
+            m = NaiveBayes().fit(Xtr, ytr)
+            P = m.predict_proba(Xte)
+            print(f"| {label} | {accuracy_score(yte, m.classes_[P.argmax(1)]):.4f} | "
+                  f"{log_loss(yte, P, labels=m.classes_):.4f} |")
+    finally:
+        _auto.HISTOGRAM_BINS, _auto.HISTOGRAM_ALPHAS = full
+
+
+def census(folder, ablate=False):
     """Official split of the census table: accuracy, log loss, fit time; the chosen families."""
     data = load_adult(folder)
     if data is None:
@@ -120,6 +139,8 @@ def census(folder):
         print("\n| column | chosen family | log evidence |\n|---|---|---|")
         for r in chosen.itertuples():
             print(f"| {r.column} | {r.family} | {r.log_evidence:.1f} |")
+    if ablate:
+        _ablations(Xtr, ytr, Xte, yte)
 
 
 def main(argv=None):
@@ -128,11 +149,13 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--adult", default=None, help="folder with UCI adult.data and adult.test (optional)")
     ap.add_argument("--only-adult", action="store_true", help="skip the bundled tables")
+    ap.add_argument("--ablate", action="store_true",
+                    help="census: also refit with Histogram's bins or alpha grid cut down")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
     if not args.only_adult:
         bundled(args)
-    census(args.adult)
+    census(args.adult, args.ablate)
 
 
 def bundled(args):
