@@ -12,7 +12,7 @@ from conftest import run_docs_snippets
 import bayesnb
 from bayesnb import NaiveBayes
 from bayesnb.datasets import load_penguins
-from bayesnb.estimators._auto import CANDIDATES, resolution
+from bayesnb.estimators._auto import CANDIDATES, HISTOGRAM_ALPHAS, HISTOGRAM_BINS, candidate_family, resolution
 from bayesnb.families import Categorical, Gaussian, Histogram, Hurdle, LogNormal, Poisson
 from bayesnb.posterior import log_evidence
 
@@ -45,7 +45,8 @@ def test_each_column_gets_the_family_its_data_came_from():
     kinds = {tuple(cols): type(fam).__name__ for cols, fam in m.blocks_}
     assert kinds[("colour",)] == "Categorical"
     # only candidates that respect the support are tried: no Gaussian on a column >= 0
-    tried = m.family_scores_.groupby("column").family.apply(set).to_dict()
+    base = m.family_scores_.family.str.split("(").str[0]
+    tried = base.groupby(m.family_scores_.column).apply(set).to_dict()
     assert tried == {"visits": {"Poisson", "Histogram"}, "income": {"LogNormal", "Histogram"},
                      "gain": {"Hurdle", "Histogram"}, "temp": {"Gaussian", "Histogram"}}
 
@@ -55,7 +56,7 @@ def test_scores_are_the_blocks_evidence_at_the_resolution():
     X, y = _table(300, seed=1)
     m = NaiveBayes().fit(X, y)
     for r in m.family_scores_.itertuples():
-        fam = CANDIDATES[r.family][0]()
+        fam = candidate_family(r.family)
         alone = NaiveBayes(features={r.column: fam}).fit(X[[r.column]], y)
         _, parts = log_evidence(alone.posterior_, by_block=True)
         block_ev = next(v for k, v in parts.items() if k.startswith("block 0"))
@@ -119,3 +120,48 @@ def test_candidate_families_exist_with_their_support():
 def test_docs_model_page_snippet_runs_as_pasted():
     """docs/model.md's family-choice snippet runs and prints the table the page shows."""
     assert run_docs_snippets("model.md", "## Choosing families by evidence") == 1
+
+def test_zero_inflated_counts_get_a_histogram_with_the_zeros_in_a_bin_of_their_own():
+    """92% zeros and a spread-out positive tail (as capital gains): the histogram, whose zeros
+    have a unit bin (a hurdle with a histogram for the rest), beats Poisson; draws stay whole."""
+    rng = np.random.default_rng(6)
+    n = 3000
+    y = rng.integers(0, 2, n)
+    gain = np.where(rng.random(n) < 0.92 - 0.1 * y, 0, np.round(rng.lognormal(7 + y, 0.8))).astype(np.int64)
+    X = pd.DataFrame({"gain": gain})
+    m = NaiveBayes().fit(X, y)
+    chosen = m.family_scores_[m.family_scores_.chosen].family.iloc[0]
+    assert chosen.startswith("Histogram("), chosen
+    (_, fam), = m.blocks_
+    assert fam == candidate_family(chosen)
+    _, state = fam.encode(gain[:, None].astype(float))
+    assert tuple(state.edges[0][:2]) == (-0.5, 0.5)
+    S, _ = m.sample(2000, random_state=0)
+    assert S["gain"].dtype == X["gain"].dtype and S["gain"].min() >= 0 and (S["gain"] == 0).mean() > 0.8
+
+
+def test_the_bin_count_chosen_by_evidence_is_stable_and_grows_with_the_data():
+    """Same smooth source: three seeds give nearly the same number of bins; ten times the rows
+    give more bins (a finer histogram is worth its extra parameters only with more data)."""
+    def chosen_bins(n, seed):
+        rng = np.random.default_rng(seed)
+        y = rng.integers(0, 2, n)
+        x = np.round(rng.gamma(3.0, 20.0 + 5 * y)).astype(np.int64)
+        m = NaiveBayes().fit(pd.DataFrame({"x": x}), y)
+        (_, fam), = m.blocks_
+        assert isinstance(fam, Histogram)
+        return fam.encode(x[:, None].astype(float))[1].edges[0].size - 1
+
+    at_3000 = [chosen_bins(3000, seed) for seed in range(3)]
+    assert max(at_3000) <= 1.5 * min(at_3000), at_3000
+    assert chosen_bins(30000, 0) > max(at_3000)
+
+
+def test_candidate_family_reads_every_label_and_refuses_others():
+    for b in HISTOGRAM_BINS:
+        for a in HISTOGRAM_ALPHAS:
+            fam = candidate_family(f"Histogram(bins={b}, alpha={a:g})")
+            assert (type(fam), fam.bins, fam.alpha) == (Histogram, b, a)
+    assert isinstance(candidate_family("Poisson"), Poisson)
+    with pytest.raises(ValueError, match="no candidate is labelled 'Histogram'"):
+        candidate_family("Histogram")

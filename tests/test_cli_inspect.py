@@ -114,7 +114,10 @@ def test_posterior_mixed_blocks_and_stdout(tmp_path, capsys):
     n_expected = sum(int(np.size(m)) for m, _ in mom.values())
     # every parameter element, less the padding of the categorical block (sex has 2 values, island 3)
     assert len(got) == n_expected - 3
-    assert set(got["block"]) == {"class", "categorical", "lognormal", "histogram"}
+    # features="auto" may give histograms of different bins or alpha: one block each
+    blocks = set(got["block"])
+    assert {"class", "categorical", "lognormal"} < blocks
+    assert all(b.startswith("histogram") for b in blocks - {"class", "categorical", "lognormal"})
     assert set(got.loc[got["feature"] == "sex", "value"]) == {"female", "male"}
     assert got[["mean", "sd", "hdi_3%", "hdi_97%"]].notna().all().all()
 

@@ -13,7 +13,12 @@ reals, some < 0               Gaussian, Histogram
 ============================  ==========================================
 
 so that a sampled value never leaves the column's support and whole-number columns are
-drawn as whole numbers. Each candidate is fitted to the column alone, given the labels
+drawn as whole numbers. Histogram is a grid of candidates (:data:`HISTOGRAM_BINS` times
+:data:`HISTOGRAM_ALPHAS`, labelled ``"Histogram(bins=B, alpha=a)"``), so the evidence also
+chooses the bins and the smoothing. In a whole-number column the histogram's heavy values
+(the zeros of a zero-inflated count) get unit bins of their own: it is then the
+zero-inflated candidate of counts, whose draws stay whole (``Hurdle(LogNormal)`` draws
+reals, so it is a candidate of real columns only). Each candidate is fitted to the column alone, given the labels
 (its conjugate posterior with the family's default prior), and scored by its log evidence
 ``log p(x_j | y)``. Densities and masses are compared on one footing by reading the data at
 their resolution ``h``: 1 for whole numbers, else the decimal grid the values are
@@ -40,7 +45,7 @@ from .._utils import is_frame, missing_mask
 from ..families import Categorical, Gaussian, Histogram, Hurdle, LogNormal, Poisson
 from ..inference.conjugate import fit_block
 
-__all__ = ["CANDIDATES", "auto_blocks", "column_kinds", "resolution"]
+__all__ = ["CANDIDATES", "auto_blocks", "candidate_family", "column_kinds", "resolution"]
 
 #: name -> (factory, applies(summary)): the candidate families of a numeric column
 CANDIDATES = {
@@ -50,6 +55,13 @@ CANDIDATES = {
     "Gaussian": (Gaussian, lambda s: not s["integer"] and s["min"] < 0),
     "Histogram": (Histogram, lambda s: True),
 }
+
+#: the Histogram candidates: every (bins, alpha) pair, as many bins as the column can fill
+#: ("auto": Histogram's own rule, about the square root of the number of distinct values)
+HISTOGRAM_BINS = ("auto", 8, 16, 32, 64, 128, 256)
+HISTOGRAM_ALPHAS = (0.1, 0.3, 1.0)
+#: a Histogram candidate past 8 bins has at least this many observed cells per bin on average
+MIN_CELLS_PER_BIN = 20
 
 _MAX_DECIMALS = 12
 
@@ -106,8 +118,56 @@ def _score(fam, x, resp, h) -> float:
     return float(np.sum(fam.log_evidence(prior, post))) + fam.density_cells(X) * float(np.log(h))
 
 
+def _histogram_label(bins, alpha) -> str:
+    return f"Histogram(bins={bins}, alpha={alpha:g})"
+
+
+def _variants(name, factory, n_distinct, n_seen):
+    """``(label, family)`` of each candidate of ``name``: Histogram's grid of bins and alpha.
+
+    Bin counts are ``"auto"`` and those of :data:`HISTOGRAM_BINS` up to the first that reaches
+    ``2 * n_distinct`` (more only split the gaps between values) and, past the smallest, at most
+    ``n_seen / MIN_CELLS_PER_BIN``: the edges are quantiles of the data being scored, and
+    bins of a handful of cells would fit them to it more than the evidence can charge for.
+    """
+    if name != "Histogram":
+        return [(name, factory())]
+    fixed = [b for b in HISTOGRAM_BINS if b != "auto"]
+    bins = [b for b in fixed if b < 2 * n_distinct] + [b for b in fixed if b >= 2 * n_distinct][:1]
+    bins = ["auto", *bins[:1], *(b for b in bins[1:] if b * MIN_CELLS_PER_BIN <= n_seen)]
+    return [(_histogram_label(b, a), Histogram(bins=b, alpha=a)) for b in bins for a in HISTOGRAM_ALPHAS]
+
+
+def candidate_family(label):
+    """The (unfitted) family of a ``family`` label of ``family_scores_``.
+
+    Parameters
+    ----------
+    label : str
+        A key of :data:`CANDIDATES` other than ``"Histogram"``, or
+        ``"Histogram(bins=B, alpha=a)"`` with ``B`` in :data:`HISTOGRAM_BINS` and ``a`` in
+        :data:`HISTOGRAM_ALPHAS`.
+
+    Returns
+    -------
+    Family
+    """
+    grid = {_histogram_label(b, a): (b, a) for b in HISTOGRAM_BINS for a in HISTOGRAM_ALPHAS}
+    if label in grid:
+        return Histogram(bins=grid[label][0], alpha=grid[label][1])
+    if label in CANDIDATES and label != "Histogram":
+        return CANDIDATES[label][0]()
+    raise ValueError(f"candidate_family: no candidate is labelled {label!r}; expected one of "
+                     f"{sorted(k for k in CANDIDATES if k != 'Histogram')} or one of {sorted(grid)}.")
+
+
 def choose_family(x, resp):
-    """Score the candidates of one numeric column and return ``(winner name, rows of scores)``.
+    """Score the candidates of one numeric column and return the winner and the table of scores.
+
+    Histogram is tried at every bin count of :data:`HISTOGRAM_BINS` (those the column's
+    distinct values can fill) and every Dirichlet ``alpha`` of :data:`HISTOGRAM_ALPHAS`:
+    each is a model of the same discretised data, so the evidence picks the resolution and
+    the smoothing as it picks the family.
 
     Parameters
     ----------
@@ -119,22 +179,27 @@ def choose_family(x, resp):
     Returns
     -------
     name : str or None
-        The winning candidate's key in :data:`CANDIDATES`; None for a column with no
-        observed value.
+        The winning candidate's label (a key of :data:`CANDIDATES`, or
+        ``"Histogram(bins=B, alpha=a)"``); None for a column with no observed value.
     rows : list of dict
-        ``family``, ``log_evidence`` (discretised), ``resolution``, one per candidate.
+        ``family`` (the label), ``log_evidence`` (discretised), ``resolution``, one per candidate.
+    family : Family or None
+        The winning family, unfitted.
     """
     seen = x[np.isfinite(x)]
     if not seen.size:
-        return None, []
+        return None, [], None
     summary = {"integer": bool(np.all(seen == np.round(seen))), "min": float(seen.min())}
     h = resolution(seen)
-    rows = []
+    n_distinct = np.unique(seen).size
+    rows, fams = [], {}
     for name, (factory, applies) in CANDIDATES.items():
         if applies(summary):
-            rows.append({"family": name, "log_evidence": _score(factory(), x, resp, h), "resolution": h})
+            for label, fam in _variants(name, factory, n_distinct, seen.size):
+                fams[label] = fam
+                rows.append({"family": label, "log_evidence": _score(fam, x, resp, h), "resolution": h})
     best = max(rows, key=lambda r: r["log_evidence"])["family"]
-    return best, rows
+    return best, rows, fams[best]
 
 
 def auto_blocks(X, categorical=None, resp=None):
@@ -164,14 +229,14 @@ def auto_blocks(X, categorical=None, resp=None):
     specs = [(cat, Categorical() if categorical is None else categorical)] if cat else []
     groups, rows = {}, []
     for j in (j for j, k in enumerate(kinds) if k == "numeric"):
-        if resp is None:
-            best, scored = "Gaussian", []
-        else:
-            best, scored = choose_family(_numeric_column(X, j), resp)
-        best = "Gaussian" if best is None else best
-        groups.setdefault(best, []).append(j)
+        best, scored, fam = "Gaussian", [], None
+        if resp is not None:
+            best, scored, fam = choose_family(_numeric_column(X, j), resp)
+        if fam is None:
+            best, fam = "Gaussian", Gaussian()
+        groups.setdefault(best, ([], fam))[0].append(j)
         rows += [{"column": names[j], **r, "chosen": r["family"] == best} for r in scored]
-    for name, cols in groups.items():
-        specs.append((cols, CANDIDATES[name][0]()))
+    for cols, fam in groups.values():
+        specs.append((cols, fam))
     scores = None if resp is None else pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
     return specs, scores

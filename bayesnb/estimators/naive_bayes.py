@@ -59,7 +59,10 @@ class NaiveBayes(MixedStructureMixin, BaseNB):
     family_scores_ : DataFrame or None
         With ``features="auto"``: one row per (numeric column, candidate family), with
         ``column``, ``family``, ``log_evidence`` (the column's log evidence given the
-        labels, discretised at ``resolution``) and ``chosen``. None with a features dict.
+        labels, discretised at ``resolution``) and ``chosen``. Histogram candidates are
+        labelled with their bins and Dirichlet alpha (``"Histogram(bins=32, alpha=0.3)"``;
+        ``bayesnb.estimators._auto.candidate_family`` turns a label back into the family).
+        None with a features dict.
     structure_kind_ : str
         The structure in use (``"naive"``, ``"tan"`` or ``"kdb"``).
     structure_ : dict

@@ -53,28 +53,46 @@ def auto_bins(n_unique: int) -> int:
 
 
 def _column_edges(vals: np.ndarray, bins, integer: bool) -> np.ndarray:
-    """Edges of one column from its observed values (non-empty): quantiles, merged, no empty bin."""
-    uniq = np.unique(vals)
+    """Edges of one column from its observed values (non-empty): quantiles, merged, no empty bin.
+
+    In a whole-number column a value held by at least ``1 / B`` of the cells and at least
+    ``1 / MAX_AUTO_BINS`` (5%) of them (a spike, such as the zeros of a zero-inflated count)
+    gets a bin of its own, ``[v - 0.5, v + 0.5]``, so that its mass is not spread over the
+    integers around it. These are counts of cells: unlike the quantile edges, a row repeated
+    can make a spike where the same row weighted does not.
+    """
+    uniq, cnt = np.unique(vals, return_counts=True)
     lo, hi = uniq[0], uniq[-1]
     B = auto_bins(uniq.size) if isinstance(bins, str) else bins
     # integer columns: half-integer edges; a constant real column: one bin of width 1 around its value
     outer = (lo - 0.5, hi + 0.5) if integer or lo == hi else (lo, hi)
-    # quantiles of the distinct values: a row's weight (or its repetition) never moves an edge
+    # quantiles of the distinct values: a row's weight (or its repetition) never moves these edges
     inner = np.quantile(uniq, np.linspace(0.0, 1.0, B + 1)[1:-1]) if B > 1 else np.empty(0)
     if integer and isinstance(bins, str) and uniq.size <= MAX_AUTO_BINS:
         inner = (uniq[:-1] + uniq[1:]) / 2  # few whole numbers: one bin per value
+    spike_edges = np.empty(0)
     if integer:
         inner = np.floor(inner) + 0.5
-    inner = np.unique(inner[(inner > lo) & (inner < hi)])
+        if B > 1:
+            spikes = uniq[cnt * min(B, MAX_AUTO_BINS) >= vals.size]
+            spike_edges = np.unique(np.concatenate([spikes - 0.5, spikes + 0.5]))
+            inner = np.concatenate([inner, spike_edges])
+    inner = np.unique(inner[(inner > outer[0]) & (inner < outer[1])])
     edges = np.concatenate([[outer[0]], inner, [outer[1]]])
-    # merge bins that hold no training value into their right neighbour (the last into its left)
+    # merge bins that hold no training value into a neighbour: the right one (the last bin: the
+    # left one), unless that would widen a spike's bin while the other side would not
     while True:
         n_in = np.bincount(bin_of(edges, uniq), minlength=edges.size - 1)
         empty = np.flatnonzero(n_in == 0)
         if empty.size == 0:
             return edges
         b = empty[0]
-        edges = np.delete(edges, b + 1 if b + 1 < edges.size - 1 else b)
+        drop = b + 1 if b + 1 < edges.size - 1 else b
+        if np.isin(edges[drop], spike_edges):
+            other = b if drop == b + 1 else b + 1
+            if 0 < other < edges.size - 1 and not np.isin(edges[other], spike_edges):
+                drop = other
+        edges = np.delete(edges, drop)
 
 
 def bin_of(edges: np.ndarray, x: np.ndarray) -> np.ndarray:

@@ -22,7 +22,9 @@ leaves ``predict_proba`` as a categorical model of the bins.
 
 Bins are fixed by the first encoding (``fit``, or the first batch of ``partial_fit``) from
 the quantiles of the distinct observed values pooled over classes (:mod:`._histogram_bins`:
-distinct, so that a row's sample weight and its repetition give the same edges); later
+distinct, so that a row's sample weight and its repetition give the same edges; in a
+whole-number column a value held by at least ``1/B`` and 5% of the cells gets a unit bin of
+its own, a rule of cell counts); later
 batches are binned with the same edges. A value below the first or above the last edge
 falls into the end bin and gets its density (finite, never an error). Generated values
 are drawn from the bins' empirical within-bin distributions (the distinct training values
@@ -115,7 +117,8 @@ class Histogram(Family):
         Number of quantile bins of each column (at most: equal quantiles and bins without a
         training value merge). ``"auto"`` uses ``min(20, max(2, round(sqrt(u))))``, ``u`` the
         number of distinct observed values of the column (1 bin for a constant column); a
-        whole-number column with at most 20 distinct values gets one bin per value.
+        whole-number column with at most 20 distinct values gets one bin per value, and a
+        whole number held by at least ``1/B`` and 5% of the cells a bin ``[v - 0.5, v + 0.5]``.
     alpha : float, default=1.0
         Dirichlet pseudo-count of every bin (> 0); 1 is Laplace smoothing.
 
@@ -205,10 +208,11 @@ class Histogram(Family):
         counts, lws = [], []
         for j, e in enumerate(state.edges):
             B = e.size - 1
-            onehot = np.zeros((block.codes.shape[0], B))
             rows = np.flatnonzero(block.codes[:, j] >= 0)
-            onehot[rows, block.codes[rows, j]] = 1.0
-            c = resp.T @ onehot
+            codes = block.codes[rows, j]
+            # weighted bin counts per class (a bincount: O(n K), not a dense (n, B) one-hot product)
+            c = np.array([np.bincount(codes, weights=resp[rows, k], minlength=B) for k in range(resp.shape[1])])
+            c = c.reshape(resp.shape[1], B)
             counts.append(c)
             lws.append(c * np.log(np.diff(e))[None, :])
         return HistogramStats(tuple(counts), tuple(lws))

@@ -220,3 +220,46 @@ def _sbc_ranks(alpha_fit, reps=200, n=8, L=99, seed=0):
 def test_sbc_exact_draws_are_calibrated_and_the_wrong_prior_is_not():
     assert _sbc_ranks(1.0) > 1e-3
     assert _sbc_ranks(3.0) < 1e-4  # negative control: the prior used to fit is not the one simulated
+
+
+def test_a_heavy_whole_number_gets_a_unit_bin_of_its_own():
+    """Zero-inflated counts: the zeros' bin is [-0.5, 0.5], so p(0) is not spread over the
+    integers near it; light values (under 1/B of the cells, or under 1/20) get no such bin."""
+    rng = np.random.default_rng(4)
+    x = np.where(rng.random(2000) < 0.6, 0.0, rng.integers(1, 400, 2000)).astype(float)
+    x[:600] = np.where(x[:600] > 0, 170.0, 0.0)  # a second heavy value (~12% of cells) inside the range
+    y = rng.integers(0, 2, 2000)
+    for bins in (4, 16, 64):
+        _, state, stats, _, post = _fit_family(x[:, None], y, Histogram(bins=bins))
+        e = state.edges[0]
+        for v in (0.0, 170.0):
+            b = int(np.searchsorted(e, v)) - 1
+            unit = (e[b], e[b + 1]) == (v - 0.5, v + 0.5)
+            assert unit == (v == 0.0 or bins >= 16), (bins, v, e)  # 170 is under 1/4 of the cells
+        assert np.all(np.diff(e) >= 1)
+        # the zeros' bin counts exactly the zeros, and its posterior is the heaviest
+        np.testing.assert_allclose(stats.counts[0][:, 0], [np.sum((x == 0) & (y == k)) for k in (0, 1)])
+        a = post.concentration[0]
+        assert np.all(a[:, 0] > a[:, 1:].max(axis=1))
+    # weights never move an edge; a light repeated value gets no unit bin
+    z = np.r_[np.arange(1.0, 200.0), np.full(5, 77.0)]
+    e = Histogram(bins=64).encode(z[:, None])[1].edges[0]
+    b = int(np.searchsorted(e, 77.0)) - 1
+    assert e[b + 1] - e[b] > 1
+
+
+def test_soft_weights_count_as_a_dense_one_hot_product():
+    """The bincount statistics equal ``resp.T @ onehot(bin)`` with soft weights and missing cells."""
+    rng = np.random.default_rng(5)
+    X = np.column_stack([rng.normal(size=50), rng.integers(0, 9, 50).astype(float)])
+    X[rng.random(50) < 0.2, 0] = np.nan
+    resp = rng.dirichlet(np.ones(3), 50) * rng.uniform(0.5, 2.0, (50, 1))
+    fam = Histogram(bins=5)
+    block, state = fam.encode(X)
+    stats = fam.stats(block, resp, state)
+    for j, e in enumerate(state.edges):
+        onehot = np.zeros((50, e.size - 1))
+        ok = block.codes[:, j] >= 0
+        onehot[np.flatnonzero(ok), block.codes[ok, j]] = 1.0
+        np.testing.assert_allclose(stats.counts[j], resp.T @ onehot, rtol=1e-12)
+        np.testing.assert_allclose(stats.log_width[j], resp.T @ onehot * np.log(np.diff(e)), rtol=1e-12)
