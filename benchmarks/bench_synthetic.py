@@ -224,11 +224,11 @@ def main(argv=None):
     seeds = range(2 if args.quick else args.seeds)
     warnings.simplefilter("ignore")  # convergence chatter of the propensity model
     lc = args.latent_components if args.latent_components == "auto" else int(args.latent_components)
+    if args.adult_only:
+        run_adult(args.adult, args.n_synth, 0, lc)  # prints NOT_GIVEN without the table
+        return 0
     if args.adult is None:
         print(_census.NOT_GIVEN)
-    if args.adult_only:
-        run_adult(args.adult, args.n_synth, 0, lc)
-        return 0
     res = pd.concat([run("house votes", load_house_votes(), "party", seeds),
                      run("penguins", load_penguins(), "species", seeds)])
     head = ["data", "method"] + [label for _, label in METRICS] + ["fit+sample s"]
