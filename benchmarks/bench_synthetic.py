@@ -14,7 +14,16 @@ Printed as a markdown table, mean ± sd over the seeds.
 
 Usage::
 
-    python benchmarks/bench_synthetic.py [--seeds 5] [--quick]
+    python benchmarks/bench_synthetic.py [--seeds 5] [--quick] [--adult DIR]
+
+``--adult DIR`` adds UCI Adult (the census table, not shipped: see ``benchmarks/_census.py``)
+with issue 14's protocol: fit on ``adult.data``, draw 10,000 synthetic rows, train a
+HistGradientBoosting classifier on them and test it on ``adult.test`` (TSTR), next to the same
+classifier trained on 10,000 real rows of ``adult.data`` (TRTR); the marginals and pairs are
+compared with those 10,000 real rows, the support (numeric range, integer values, categories)
+with the whole of ``adult.data``; and the share of "Husband & Female" rows
+(``relationship == "Husband"`` and ``sex == "Female"``; 0 in real data) shows a dependence
+that does not go through the class.
 
 The copula: every column (the target too) is mapped to normal scores: a categorical
 column (missing a category) to the midpoint of its value's interval of the empirical CDF,
@@ -30,6 +39,7 @@ import argparse
 import time
 import warnings
 
+import _census
 import numpy as np
 import pandas as pd
 from scipy.stats import norm
@@ -128,13 +138,97 @@ def fmt(x):
     return f"{x.mean():.3f} ± {x.std(ddof=1):.3f}" if len(x) > 1 else f"{x.mean():.3f}"
 
 
+# ------------------------------------------------------------------------------ census
+def support_checks(train, syn, target):
+    """Support and dtype of ``syn`` against the whole training table ``train``."""
+    out = {"out_of_range": 0, "non_integer": 0, "non_int_dtype": 0, "unseen_category": 0}
+    for c in train.columns:
+        r, s = train[c], syn[c]
+        if pd.api.types.is_numeric_dtype(r.dtype):
+            v = pd.to_numeric(s, errors="coerce").to_numpy(dtype=float)
+            v = v[np.isfinite(v)]
+            out["out_of_range"] += int(np.sum((v < r.min()) | (v > r.max())))
+            if pd.api.types.is_integer_dtype(r.dtype):
+                out["non_integer"] += int(np.sum(v != np.round(v)))
+                out["non_int_dtype"] += int(not pd.api.types.is_integer_dtype(s.dtype))
+        else:
+            seen = set(r.dropna())
+            out["unseen_category"] += int(sum(1 for x in s.dropna() if x not in seen))
+    return out
+
+
+def husband_female(df):
+    return float(np.mean((df["relationship"] == "Husband") & (df["sex"] == "Female")))
+
+
+def synth_latent_c(components):
+    def make(train, target, n, seed):
+        X0, y0 = train.drop(columns=target), train[target]
+        m = NaiveBayes().fit(X0, y0)
+        fit = m.fit_latent_class(X0, y0, n_components=components, random_state=seed)
+        X, y = m.sample(n, latent=fit, random_state=seed)
+        return X.assign(**{target: y})[list(train.columns)]
+    return make
+
+
+def run_adult(folder, n_synth, seed, latent_components):
+    data = _census.load_adult(folder)
+    if data is None:
+        print(_census.NOT_GIVEN)
+        return None
+    train, test = data
+    target = _census.TARGET
+    real = train.sample(n=min(n_synth, len(train)), random_state=seed).reset_index(drop=True)
+    methods = {"bayesnb NB": synth_nb,
+               f"bayesnb latent (C={latent_components})": synth_latent_c(latent_components),
+               "Gaussian copula": synth_copula}
+    rows = []
+    for method, make in methods.items():
+        t0 = time.perf_counter()
+        syn = make(train, target, n_synth, seed)
+        dt = time.perf_counter() - t0
+        s = synthetic_report(real, syn, target=target, real_test=test, random_state=seed).summary
+        rows.append({"method": method, "seconds": dt, **s, **support_checks(train, syn, target),
+                     "husband_female": husband_female(syn)})
+    rows.append({"method": "real rows (10,000 of adult.data)", "husband_female": husband_female(real),
+                 "tstr": rows[0]["trtr"], **support_checks(train, real, target)})
+    res = pd.DataFrame(rows)
+    cols = [("mean_ks", "mean KS", 3), ("mean_tvd", "mean TVD", 3), ("mean_abs_cramers_v_diff", "mean abs V diff", 3),
+            ("pmse_ratio", "pMSE ratio", 2), ("tstr", "TSTR acc", 3), ("husband_female", "Husband & Female", 4),
+            ("out_of_range", "out of range", 0), ("non_integer", "non-integer", 0),
+            ("non_int_dtype", "int cols not int dtype", 0), ("unseen_category", "unseen categories", 0),
+            ("seconds", "fit+sample s", 1)]
+    print(f"\nUCI Adult: fit on adult.data ({len(train)} rows), {n_synth} synthetic rows, compared with "
+          f"{len(real)} real rows; TSTR/TRTR tested on adult.test ({len(test)} rows); TRTR "
+          f"(HGB on {len(real)} real rows) = {rows[0]['trtr']:.3f}\n")
+    print("| method | " + " | ".join(label for _, label, _ in cols) + " |")
+    print("|---|" + "---|" * len(cols))
+    for r in res.itertuples(index=False):
+        d = r._asdict()
+        cells = ["–" if pd.isna(d.get(k)) else f"{float(d[k]):.{p}f}" for k, _, p in cols]
+        print(f"| {r.method} | " + " | ".join(cells) + " |")
+    return res
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seeds", type=int, default=5, help="number of seeds (default 5)")
     p.add_argument("--quick", action="store_true", help="2 seeds")
+    p.add_argument("--adult", metavar="DIR", default=None,
+                   help="folder with UCI's adult.data and adult.test (census part skipped without it)")
+    p.add_argument("--adult-only", action="store_true", help="only the census part")
+    p.add_argument("--n-synth", type=int, default=10_000, help="census: synthetic (and real TRTR) rows")
+    p.add_argument("--latent-components", default="8",
+                   help="census: components per class of the latent-class sampler (int or 'auto')")
     args = p.parse_args(argv)
     seeds = range(2 if args.quick else args.seeds)
     warnings.simplefilter("ignore")  # convergence chatter of the propensity model
+    lc = args.latent_components if args.latent_components == "auto" else int(args.latent_components)
+    if args.adult_only:
+        run_adult(args.adult, args.n_synth, 0, lc)  # prints NOT_GIVEN without the table
+        return 0
+    if args.adult is None:
+        print(_census.NOT_GIVEN)
     res = pd.concat([run("house votes", load_house_votes(), "party", seeds),
                      run("penguins", load_penguins(), "species", seeds)])
     head = ["data", "method"] + [label for _, label in METRICS] + ["fit+sample s"]
@@ -144,6 +238,8 @@ def main(argv=None):
     for (data, method), g in res.groupby(["data", "method"], sort=False):
         cells = [fmt(g[key].astype(float)) for key, _ in METRICS] + [f"{g['seconds'].mean():.2f}"]
         print(f"| {data} | {method} | " + " | ".join(cells) + " |")
+    if args.adult is not None:
+        run_adult(args.adult, args.n_synth, 0, lc)
     return 0
 
 

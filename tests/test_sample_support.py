@@ -1,7 +1,8 @@
 """Property: with features="auto", sampled and imputed values keep every numeric column's support.
 
 Whatever mix of columns a table has, ``NaiveBayes()`` chooses families that respect each
-column's support, so generated values are whole in whole-number columns (and keep the
+column's support, so generated values (sampled with a posterior draw of the parameters, with
+the plug-in, or from a latent-class model; imputed) are whole in whole-number columns (and keep the
 training dtype), never negative in a column that is not, positive in a positive real column,
 and within the training range where a histogram was chosen.
 """
@@ -76,6 +77,9 @@ def test_sample_and_impute_keep_each_columns_support(case):
         warnings.simplefilter("ignore")
         model = NaiveBayes().fit(X, y)
         S, _ = model.sample(300, random_state=seed)
+        latent = model.fit_latent_class(X, y, n_components=2, n_init=1, max_iter=10, random_state=seed)
+        L, _ = model.sample(300, latent=latent, random_state=seed)
+        P, _ = model.sample(300, random_state=seed, parameter_uncertainty=False)
         blanked = X.copy()
         rng = np.random.default_rng(seed)
         for c in X.columns[:-1]:
@@ -83,7 +87,10 @@ def test_sample_and_impute_keep_each_columns_support(case):
         filled = {s: model.impute(blanked.astype({c: "Int64" for c in X.columns[:-1] if X[c].dtype.kind == "i"}),
                                   strategy=s, random_state=seed) for s in ("draw", "auto", "mode")}
     for c in X.columns:
-        assert S[c].dtype == X[c].dtype, (c, S[c].dtype, X[c].dtype)
+        for G in (S, L, P):
+            assert G[c].dtype == X[c].dtype, (c, G[c].dtype, X[c].dtype)
     _check_generated(X, S, model, "sample")
+    _check_generated(X, L, model, "sample latent")
+    _check_generated(X, P, model, "sample plug-in")
     for s, F in filled.items():
         _check_generated(X, F, model, f"impute {s}")
