@@ -246,8 +246,9 @@ def main(argv=None):
     ap.add_argument("--no-latent", action="store_true", help="skip the latent-class configurations")
     ap.add_argument("--structures", action="store_true", help="add the structure rows (tan, auto)")
     ap.add_argument("--structure-kinds", nargs="+", default=("tan", "auto"), help="structures to add (tan, auto)")
-    ap.add_argument("--select", action="store_true",
-                    help="add impute_table (per-column choice of naive / latent / tan by self-validation)")
+    ap.add_argument("--select", nargs="*", default=None,
+                    help="add impute_table (per-column choice by self-validation) among these configurations "
+                         "(default, no value: naive latent tan)")
     ap.add_argument("--no-sklearn", action="store_true", help="skip the scikit-learn imputers")
     ap.add_argument("--masks", nargs="+", default=None, help='e.g. "MCAR 30%%" (default: all)')
     ap.add_argument("--tables", nargs="+", default=None, help='e.g. penguins "breast cancer" (default: all)')
@@ -276,10 +277,11 @@ def main(argv=None):
                 t3 = time.perf_counter()
                 print(f"  [{name} {kind} seed {seed}: bayesnb naive/latent {t2 - t1:.0f} s, scikit-learn {t3 - t2:.0f} s]",
                       flush=True)
-                if args.select:
+                if args.select is not None:
+                    args.select = args.select or "auto"
                     for tag, given in (("", False),):  # the label given: twice the time, not run
-                        r = impute_table(Xm, y, label_given=given, random_state=seed)
-                        methods[f"bayesnb impute_table (selected){tag}"] = r.table
+                        r = impute_table(Xm, y, configurations=args.select, label_given=given, random_state=seed)
+                        methods[f"bayesnb impute_table({'/'.join(args.select) if args.select != 'auto' else 'auto'}){tag}"] = r.table
                         picks.setdefault((kind, f" impute_table{tag}"), []).append(
                             "".join(v[0] for v in r.chosen.values()))
                     print(f"  [impute_table {time.perf_counter() - t3:.0f} s]", flush=True)
