@@ -29,6 +29,7 @@ from .estimators import (
 )
 from .families import Bernoulli, Categorical, Complement, Gaussian, Histogram, Hurdle, LogNormal, Multinomial, Poisson
 from .generative import LatentClassFit, missing_labels
+from .imputation import TableImputation, impute_table
 from .persistence import load
 from .pooling import pool
 from .posterior import NBPosterior
@@ -59,11 +60,13 @@ __all__ = [
     "PrivacyWarning",
     "SearchEdgeWarning",
     "SyntheticReport",
+    "TableImputation",
     "ZeroProbabilityWarning",
     "check_independence",
     "check_marginals",
     "compare_posteriors",
     "__version__",
+    "impute_table",
     "missing_labels",
     "pool",
     "synthetic_report",
