@@ -23,8 +23,10 @@ def _table(seed=0, n=300):
 def test_tan_samples_keep_support_and_integer_dtypes():
     X, y = _table()
     m = bayesnb.NaiveBayes(structure="tan").fit(X, y)
-    fams = m.family_scores_.query("chosen").set_index("column")["family"].to_dict()
-    assert fams == {"count": "Poisson", "pos": "LogNormal", "zero": "Hurdle", "steps": "Histogram"}
+    fams = m.family_scores_.query("chosen").set_index("column")["family"].str.split("(").str[0].to_dict()
+    # count is a mixture of Poissons over a (so a histogram may beat one Poisson per class): either is whole
+    assert fams["count"] in ("Poisson", "Histogram") and fams["steps"] == "Histogram"
+    assert (fams["pos"], fams["zero"]) == ("LogNormal", "Hurdle")
     assert m.structure_kind_ == "tan" and any(m.structure_.values())
     for pu in (True, False):
         S, _ = m.sample(3000, random_state=1, parameter_uncertainty=pu)
