@@ -9,15 +9,19 @@ import pytest
 
 pytest.importorskip("numpyro")
 
-import jax  # noqa: E402
-import numpyro.distributions as dist  # noqa: E402
-from numpyro.infer import init_to_uniform  # noqa: E402
-from numpyro.infer.util import initialize_model  # noqa: E402
+import jax
+import numpyro.distributions as dist
+from numpyro.infer import init_to_uniform
+from numpyro.infer.util import initialize_model
 
-from bayesnb import Categorical, Gaussian, NaiveBayes  # noqa: E402
-from bayesnb.families._fixed_norm import dirichlet_fixed_norm, inverse_gamma_fixed_norm, lgamma32  # noqa: E402
-from bayesnb.families._tilted_gamma import tilted_gamma_rows, tilted_log_norm  # noqa: E402
-from bayesnb.model import make_model  # noqa: E402
+from bayesnb import Categorical, Gaussian, NaiveBayes
+from bayesnb.families._fixed_norm import (
+    dirichlet_fixed_norm,
+    inverse_gamma_fixed_norm,
+    lgamma32,
+)
+from bayesnb.families._tilted_gamma import tilted_gamma_rows, tilted_log_norm
+from bayesnb.model import make_model
 
 
 def test_log_densities_equal_numpyros():
