@@ -17,13 +17,16 @@ The cache folder is a new temporary one (``--cache-dir`` to choose), so call 1 i
 columns of 12-78 values, 6 Gaussian columns on a raw scale of ~1e5 with sd ~1e5), each in a
 fresh process with the persistent compile cache off (a cold compile), for the code of a git
 revision (``--before``, default ``HEAD``; exported with ``git archive``) and the working tree,
-side by side in one run::
+side by side in one run, interleaved (house votes, mixed, house votes, mixed, ... for each
+code in turn, ``--repeats`` times, default 3), with the load average beside each figure::
 
-    python benchmarks/bench_mcmc_calls.py --sizes --before 0a9e7e9 [--repeats 2] [--json out.json]
+    python benchmarks/bench_mcmc_calls.py --sizes --before 0a9e7e9 [--repeats 3] [--json out.json]
 
 Per model and code: compile seconds, warm sampling seconds (a second call in the same process,
 same shapes), minimum bulk ESS per second of warm sampling, and ``compare_posteriors``' largest
-|z| against 20,000 exact draws (both versions must sample the same posterior).
+|z| against 20,000 exact draws (both versions must sample the same posterior); the compile
+ratio mixed / house votes as the median of the per-pair ratios (a pair: the two models of one
+repeat and code, measured back to back) and as the ratio of the medians.
 """
 
 from __future__ import annotations
@@ -106,8 +109,29 @@ def size_child(name, num_warmup, num_samples):
     return out
 
 
+def _loadavg():
+    """The 1-minute load average (NaN where the platform has none)."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return float("nan")
+
+
+def _median(values):
+    v = sorted(values)
+    n = len(v)
+    return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
+
+
 def sizes(args):
-    """House votes vs the ~600-parameter mixed table, ``--before`` revision vs working tree, one run."""
+    """House votes vs the ~600-parameter mixed table, ``--before`` revision vs working tree, one run.
+
+    Every measurement is a fresh process (persistent cache off). The order is interleaved,
+    ``repeat x code x model`` (house votes, mixed, house votes, mixed, ...), so load drifts on a
+    shared machine hit both models and both codes; a pair is the two models of one repeat and
+    code, measured back to back, and the compile ratio is reported as the median of the pairs'
+    ratios beside the ratio of the medians. The 1-minute load average is recorded per process.
+    """
     import shutil
 
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -117,11 +141,13 @@ def sizes(args):
     codes = {f"before ({args.before})": old, "after (working tree)": repo}
     env = dict(os.environ, BAYESNB_JAX_CACHE="0")
     env.pop("JAX_COMPILATION_CACHE_DIR", None)
+    models = ("house votes", "mixed 2000 rows")
     rows = []
     try:
         for rep in range(args.repeats):
-            for model in ("house votes", "mixed 2000 rows"):
-                for code, path in codes.items():  # alternate, so load drifts hit both
+            for code, path in codes.items():
+                for model in models:  # house votes, mixed, house votes, mixed, ...: pairs back to back
+                    load0 = _loadavg()
                     out = subprocess.run([sys.executable, os.path.abspath(__file__), "--size-child", model,
                                           "--num-warmup", str(args.num_warmup), "--num-samples", str(args.num_samples)],
                                          capture_output=True, text=True, check=True,
@@ -131,26 +157,33 @@ def sizes(args):
                                  "compile_s": r["first"]["compile_s"], "warm_sampling_s": r["second"]["sampling_s"],
                                  "min_ess_bulk": r["second"]["min_ess_bulk"],
                                  "ess_per_s": r["second"]["min_ess_bulk"] / r["second"]["sampling_s"],
-                                 "max_abs_z": r["second"]["max_abs_z"]})
+                                 "max_abs_z": r["second"]["max_abs_z"], "load_1min": 0.5 * (load0 + _loadavg())})
                     print(json.dumps(rows[-1]), flush=True)
     finally:
         shutil.rmtree(old, ignore_errors=True)
+    loads = [r["load_1min"] for r in rows]
     print(f"\n{args.num_warmup} warmup + {args.num_samples} draws, 1 chain, cold compile (cache off); "
-          f"median over {args.repeats} repeat(s)")
+          f"median over {args.repeats} repeat(s), each a fresh process, interleaved; "
+          f"1-minute load average {min(loads):.1f}-{max(loads):.1f} (median {_median(loads):.1f}) "
+          f"on {os.cpu_count()} CPU(s)")
     print(f"{'model':18s} {'code':24s} {'params':>6s} {'compile s':>10s} {'warm sampling s':>16s} "
           f"{'min ESS':>8s} {'ESS/s':>8s} {'max|z|':>7s}")
     med = {}
-    for model in ("house votes", "mixed 2000 rows"):
+    for model in models:
         for code in codes:
             sel = [r for r in rows if r["model"] == model and r["code"] == code]
-            m = {k: sorted(r[k] for r in sel)[(len(sel) - 1) // 2] for k in
+            m = {k: _median([r[k] for r in sel]) for k in
                  ("compile_s", "warm_sampling_s", "min_ess_bulk", "ess_per_s", "max_abs_z")}
             med[model, code] = m
             print(f"{model:18s} {code:24s} {sel[0]['n_params']:6d} {m['compile_s']:10.2f} {m['warm_sampling_s']:16.2f} "
                   f"{m['min_ess_bulk']:8.0f} {m['ess_per_s']:8.0f} {m['max_abs_z']:7.2f}")
     for code in codes:
-        print(f"{code}: compile mixed / house votes = "
-              f"{med['mixed 2000 rows', code]['compile_s'] / med['house votes', code]['compile_s']:.2f}x")
+        pairs = [next(r["compile_s"] for r in rows if r["repeat"] == rep and r["code"] == code and r["model"] == models[1])
+                 / next(r["compile_s"] for r in rows if r["repeat"] == rep and r["code"] == code and r["model"] == models[0])
+                 for rep in range(args.repeats)]
+        print(f"{code}: compile mixed / house votes = {_median(pairs):.2f}x (median of the {len(pairs)} pairs' ratios: "
+              f"{', '.join(f'{p:.2f}' for p in pairs)}); ratio of the medians "
+              f"{med[models[1], code]['compile_s'] / med[models[0], code]['compile_s']:.2f}x")
     return rows
 
 
@@ -163,7 +196,7 @@ def main(argv=None):
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--sizes", action="store_true", help="house votes vs a ~600-parameter mixed table, before vs after")
     ap.add_argument("--before", default="HEAD", help="git revision measured as 'before' by --sizes")
-    ap.add_argument("--repeats", type=int, default=1, help="repeats of each --sizes measurement (median shown)")
+    ap.add_argument("--repeats", type=int, default=3, help="repeats of each --sizes measurement (median shown)")
     ap.add_argument("--size-child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.size_child:

@@ -10,16 +10,23 @@ samples best. With ``s_shape`` the row's summed posterior concentration, the pos
 ``g`` is close to independent Gamma(alpha_v + n_v): no shared, wide direction along ``S``
 for NUTS's diagonal mass matrix to miss. Pad cells (``valid`` False) are independent
 Gamma(alpha) draws that never enter ``S`` or ``theta``.
+
+The normalising constants (``lgamma`` of ``alpha``, ``s_shape`` and the valid sum of
+``alpha``) can come in precomputed as ``log_norm`` (see :mod:`bayesnb.families._fixed_norm`:
+no ``lgamma`` is then compiled into the sampler).
 """
 
 from __future__ import annotations
 
-__all__ = ["tilted_gamma_rows"]
+import numpy as np
+from scipy.special import gammaln
+
+__all__ = ["tilted_gamma_rows", "tilted_log_norm"]
 
 _CLASS = []  # the Distribution subclass, built on first use (jax and numpyro load only for MCMC)
 
 
-def tilted_gamma_rows(alpha, valid, s_shape):
+def tilted_gamma_rows(alpha, valid, s_shape, log_norm=None):
     """Rows of Gamma(``alpha``) draws whose sum over the ``valid`` cells is Gamma(``s_shape``).
 
     Parameters
@@ -28,8 +35,13 @@ def tilted_gamma_rows(alpha, valid, s_shape):
         Gamma shapes; the event is the last axis.
     valid : array of bool, broadcastable to ``alpha``
         The valid cells of each row (the rest are pads).
-    s_shape : array of shape (...)
-        Shape of the Gamma law of each row's sum over its valid cells.
+    s_shape : array of shape (...) or None
+        Shape of the Gamma law of each row's sum over its valid cells; None: the sum keeps
+        its own law (independent Gamma(``alpha``) cells).
+    log_norm : array of shape (...) or None
+        Each row's normalising constant, ``-sum_v lgamma(alpha_v)`` (all cells) plus, with
+        ``s_shape``, ``lgamma(sum_valid alpha) - lgamma(s_shape)`` (:func:`tilted_log_norm`);
+        None: computed in the density (JAX's ``lgamma``).
 
     Returns
     -------
@@ -38,7 +50,28 @@ def tilted_gamma_rows(alpha, valid, s_shape):
     """
     if not _CLASS:
         _CLASS.append(_build())
-    return _CLASS[0](alpha, valid, s_shape)
+    return _CLASS[0](alpha, valid, s_shape, log_norm)
+
+
+def tilted_log_norm(alpha, valid, s_shape=None):
+    """The ``log_norm`` of :func:`tilted_gamma_rows`, float32, computed in float64 with SciPy.
+
+    Parameters
+    ----------
+    alpha : array of shape (..., V)
+    valid : array of bool, broadcastable to ``alpha``
+    s_shape : array of shape (...) or None
+
+    Returns
+    -------
+    ndarray of shape (...)
+    """
+    alpha = np.asarray(alpha, dtype=float)
+    out = -gammaln(alpha).sum(-1)
+    if s_shape is not None:
+        a_sum = np.where(np.broadcast_to(valid, alpha.shape), alpha, 0.0).sum(-1)
+        out = out + gammaln(a_sum) - gammaln(np.asarray(s_shape, dtype=float))
+    return out.astype(np.float32)
 
 
 def _build():
@@ -52,23 +85,35 @@ def _build():
         arg_constraints = {"alpha": constraints.positive, "s_shape": constraints.positive}  # noqa: RUF012
         support = constraints.independent(constraints.positive, 1)
 
-        def __init__(self, alpha, valid, s_shape, *, validate_args=None):
+        def __init__(self, alpha, valid, s_shape, log_norm=None, *, validate_args=None):
             self.alpha = jnp.asarray(alpha)
             self.valid = jnp.broadcast_to(jnp.asarray(valid, dtype=bool), self.alpha.shape)
-            self.s_shape = jnp.asarray(s_shape, dtype=self.alpha.dtype)
+            self.log_norm = None if log_norm is None else jnp.asarray(log_norm, dtype=self.alpha.dtype)
             self.a_sum = jnp.where(self.valid, self.alpha, 0.0).sum(-1)
+            self.tilted = s_shape is not None  # else S keeps its own law, Gamma(a_sum)
+            self.s_shape = jnp.asarray(s_shape, dtype=self.alpha.dtype) if self.tilted else self.a_sum
             super().__init__(jnp.shape(self.alpha)[:-1], jnp.shape(self.alpha)[-1:], validate_args=validate_args)
 
         def log_prob(self, value):
-            s = jnp.where(self.valid, value, 0.0).sum(-1)
-            return (Gamma(self.alpha).log_prob(value).sum(-1)
-                    + Gamma(self.s_shape).log_prob(s) - Gamma(self.a_sum).log_prob(s))
+            if self.log_norm is None:
+                lp = Gamma(self.alpha).log_prob(value).sum(-1)
+                if not self.tilted:
+                    return lp
+                s = jnp.where(self.valid, value, 0.0).sum(-1)
+                return lp + Gamma(self.s_shape).log_prob(s) - Gamma(self.a_sum).log_prob(s)
+            lp = ((self.alpha - 1.0) * jnp.log(value) - value).sum(-1) + self.log_norm
+            if not self.tilted:
+                return lp
+            # Gamma(s | s_shape) / Gamma(s | a_sum): the exp(-s) factors cancel, lgammas are in log_norm
+            return lp + (self.s_shape - self.a_sum) * jnp.log(jnp.where(self.valid, value, 0.0).sum(-1))
 
         def sample(self, key, sample_shape=()):
             k_g, k_s = jax.random.split(key)
             shape = tuple(sample_shape) + self.batch_shape + self.event_shape
             g = jax.random.gamma(k_g, jnp.broadcast_to(self.alpha, shape), shape, dtype=self.alpha.dtype)
             s_old = jnp.where(self.valid, g, 0.0).sum(-1, keepdims=True)
+            if not self.tilted:
+                return g
             s_new = jax.random.gamma(k_s, jnp.broadcast_to(self.s_shape, shape[:-1]), shape[:-1],
                                      dtype=self.alpha.dtype)[..., None]
             return jnp.where(self.valid, g / s_old * s_new, g)

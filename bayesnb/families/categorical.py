@@ -32,7 +32,7 @@ from scipy.special import gammaln
 from . import _categorical_encoding as _enc
 from . import _private
 from ._base import Family
-from ._tilted_gamma import tilted_gamma_rows
+from ._tilted_gamma import tilted_gamma_rows, tilted_log_norm
 from ._numeric import dirichlet_draws, draw_categories, maximise_evidence
 from ._categorical_encoding import log_probs  # (CategoricalNB.feature_log_prob_)
 
@@ -371,14 +371,19 @@ class Categorical(Family):
         return tuple(int(a.shape[1]) for a in prior.concentration)
 
     def numpyro_prior_args(self, prior) -> dict:
-        """Prior pseudo-counts as one padded (K, d, V_max) float32 array (pads = 1, unused)."""
-        return {"alpha": _enc.pad(list(prior.concentration), 1.0).astype(np.float32)}
+        """Prior pseudo-counts as one padded (K, d, V_max) float32 array (pads = 1, unused), and
+        ``log_norm`` (K, d), the rows' normalising constants (``tilted_log_norm``)."""
+        alpha = _enc.pad(list(prior.concentration), 1.0)
+        return {"alpha": alpha.astype(np.float32), "log_norm": tilted_log_norm(alpha, None)}
 
     def numpyro_sampler_args(self, prior, posterior) -> dict:
         """``s_shape`` (K, d): the summed concentration of ``posterior`` (else of ``prior``), the
-        shape of the density :meth:`numpyro_sample` gives ``S``."""
+        shape of the density :meth:`numpyro_sample` gives ``S``, and the ``log_norm`` that goes with it."""
         conc = (posterior if posterior is not None else prior).concentration
-        return {"s_shape": np.stack([c.sum(-1) for c in conc], axis=-1).astype(np.float32)}
+        s_shape = np.stack([c.sum(-1) for c in conc], axis=-1)
+        alpha = _enc.pad(list(prior.concentration), 1.0)
+        valid = np.arange(alpha.shape[-1]) < np.asarray(self.numpyro_static(prior)).reshape(-1, 1)
+        return {"s_shape": s_shape.astype(np.float32), "log_norm": tilted_log_norm(alpha, valid, s_shape)}
 
     def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
         """Sample ``theta`` from the Dirichlet prior under plates ``class_plate`` x feature.
@@ -402,7 +407,6 @@ class Categorical(Family):
         """
         import jax.numpy as jnp
         import numpyro
-        import numpyro.distributions as dist
         from jax.scipy.special import logsumexp as jax_logsumexp
 
         alpha = prior_args["alpha"]
@@ -410,8 +414,7 @@ class Categorical(Family):
         mask = np.arange(vmax)[None, :] < np.asarray(static, dtype=np.int64).reshape(d, 1)  # (d, V_max) constant
         with numpyro.plate(class_plate, K, dim=-2), numpyro.plate(feature_plate, d, dim=-1):
             g = numpyro.sample(f"theta_{label}__gamma",
-                               dist.Gamma(alpha, 1.0).to_event(1) if "s_shape" not in prior_args
-                               else tilted_gamma_rows(alpha, mask, prior_args["s_shape"]))
+                               tilted_gamma_rows(alpha, mask, prior_args.get("s_shape"), prior_args.get("log_norm")))
         tiny = jnp.finfo(g.dtype).tiny
         log_g = jnp.where(mask, jnp.log(jnp.clip(g, tiny)), -jnp.inf)
         log_s = jax_logsumexp(log_g, axis=-1, keepdims=True)

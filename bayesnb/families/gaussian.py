@@ -48,6 +48,7 @@ from scipy.special import gammaln, logsumexp
 from .._utils import all_finite, all_missing_columns, nonfinite_error
 from . import _interval
 from ._base import Family
+from ._fixed_norm import inverse_gamma_fixed_norm
 from ._gaussian_cells import (
     _chunk_rows,
     _complete_stats,
@@ -386,7 +387,8 @@ class Gaussian(Family):
         Per (class, feature) cell, ``centre = mu0`` and ``scale = sqrt(b0 / a0)`` (the
         prior's typical sd; 1 where that is not a positive finite number), computed in
         float64: ``mu_std = (mu0 - centre) / scale``, ``b_std = b0 / scale**2``, with
-        ``kappa0`` and ``a0`` unchanged (see :meth:`numpyro_sample`).
+        ``kappa0`` and ``a0`` unchanged (see :meth:`numpyro_sample`), and ``lgamma_a`` =
+        ``lgamma(a0)``, the InverseGamma's normalising constant (computed here, not in the sampler).
         """
         mu0, kappa, a, b = (np.asarray(v, dtype=float) for v in (prior.mu, prior.kappa, prior.a, prior.b))
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -394,7 +396,7 @@ class Gaussian(Family):
         scale = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
         centre = np.where(np.isfinite(mu0), mu0, 0.0)
         out = {"mu_std": (mu0 - centre) / scale, "kappa": kappa, "a": a, "b_std": b / scale**2,
-               "centre": centre, "scale": scale}
+               "centre": centre, "scale": scale, "lgamma_a": gammaln(a)}
         return {k: v.astype(np.float32) for k, v in out.items()}
 
     def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
@@ -419,8 +421,9 @@ class Gaussian(Family):
 
         p = prior_args
         c, s = p["centre"], p["scale"]
-        s2_std = sample_class_feature(f"sigma2_{label}__std", dist.InverseGamma(p["a"], p["b_std"]),
-                                      feature_plate, class_plate)
+        prior_s2 = (dist.InverseGamma(p["a"], p["b_std"]) if "lgamma_a" not in p
+                    else inverse_gamma_fixed_norm(p["a"], p["b_std"], p["lgamma_a"]))
+        s2_std = sample_class_feature(f"sigma2_{label}__std", prior_s2, feature_plate, class_plate)
         mu_std = sample_class_feature(f"mu_{label}__std", dist.Normal(p["mu_std"], (s2_std / p["kappa"]) ** 0.5),
                                       feature_plate, class_plate)
         mu = numpyro.deterministic(f"mu_{label}", c + s * mu_std)

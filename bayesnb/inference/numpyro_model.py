@@ -42,6 +42,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..diagnostics import block_layouts
+from ..families._fixed_norm import dirichlet_fixed_norm, lgamma32
 from ..posterior import index_params
 
 __all__ = ["FamilyCode", "ModelSpec", "check_proper", "make_model", "model_inputs", "model_log_likelihood", "point_sites"]
@@ -113,11 +114,13 @@ def make_model(spec: ModelSpec):
         if spec.fixed_pi:
             log_pi = priors["class_log_prior"]
         else:
-            pi = numpyro.sample("pi", dist.Dirichlet(priors["class_alpha"]))
+            pi = numpyro.sample("pi", dist.Dirichlet(priors["class_alpha"]) if "class_log_norm" not in priors
+                                else dirichlet_fixed_norm(priors["class_alpha"], priors["class_log_norm"]))
             log_pi = jnp.log(jnp.clip(pi, jnp.finfo(pi.dtype).tiny))
         if C > 1:
             with numpyro.plate("class", K, dim=-1):
-                w = numpyro.sample("w", dist.Dirichlet(priors["component_alpha"]))
+                w = numpyro.sample("w", dist.Dirichlet(priors["component_alpha"]) if "component_log_norm" not in priors
+                                   else dirichlet_fixed_norm(priors["component_alpha"], priors["component_log_norm"]))
             log_w = jnp.log(jnp.clip(w, jnp.finfo(w.dtype).tiny))
         params = [mod.numpyro_sample(label, static, priors["blocks"][i], plate, class_plate)
                   for i, (mod, (_, label, static, plate)) in enumerate(zip(mods, spec.blocks))]
@@ -146,6 +149,13 @@ def make_model(spec: ModelSpec):
                 numpyro.factor("x_unlabelled", jlse(ll + log_pi, axis=1))
 
     return model
+
+
+def _dirichlet_log_norm(alpha):
+    """``lgamma(sum alpha) - sum lgamma(alpha)`` over the last axis, float32 (computed in float64):
+    passed to the model so that no ``lgamma`` is compiled into the sampler (:mod:`..families._fixed_norm`)."""
+    alpha = np.asarray(alpha, dtype=float)
+    return lgamma32(alpha.sum(-1)) - lgamma32(alpha).sum(-1)
 
 
 def check_proper(post, who):
@@ -207,10 +217,12 @@ def model_inputs(post, labelled=None, unlabelled=None, likelihood="suffstats", n
                          for pr, po, mod in zip(block_priors, block_posts, mods)]}
     if C > 1:
         priors["component_alpha"] = np.full((K, C), float(component_alpha), dtype=np.float32)
+        priors["component_log_norm"] = _dirichlet_log_norm(priors["component_alpha"])
     if post.fixed_class_prior:
         priors["class_log_prior"] = np.maximum(post.class_log_prior, -1e30).astype(np.float32)
     else:
         priors["class_alpha"] = post.class_prior_alpha.astype(np.float32)
+        priors["class_log_norm"] = _dirichlet_log_norm(post.class_prior_alpha)
     data = {}
     if labelled is not None:
         encoded, codes = labelled

@@ -11,7 +11,6 @@ JAX and NumPyro are imported inside the functions.
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 import threading
@@ -328,7 +327,9 @@ def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
     ``chunk`` runs :data:`CHUNK` NUTS steps (adapting while the step counter is below
     ``num_warmup``) and returns the constrained sites and extra fields of each."""
     import jax
+    import jax.numpy as jnp
     from jax import lax
+    from jax.flatten_util import ravel_pytree
     from numpyro.infer import init_to_uniform
     from numpyro.infer.hmc import hmc
     from numpyro.infer.util import initialize_model
@@ -348,19 +349,26 @@ def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
     # interval, positive, real) have no parameters, so nothing traced is kept.
     z_proto = jax.eval_shape(setup, priors, data)
     pe_gen, post_gen = fns[0]
-    n_params = int(sum(math.prod(x.shape) for x in jax.tree_util.tree_leaves(z_proto)))
-    init_kernel, sample_kernel = hmc(potential_fn_gen=pe_gen, algo="NUTS")
+    # NUTS runs on ONE flat vector of every unconstrained site: its integrator, tree building and
+    # adaptation are elementwise ops repeated per leaf of the state, so one leaf instead of one per
+    # site (two per Gaussian block, one per categorical block, pi) keeps the compiled program from
+    # growing with the number of blocks. The model and its law are unchanged.
+    z_flat_proto, unravel = ravel_pytree(jax.tree.map(lambda x: jnp.zeros(x.shape, x.dtype), z_proto))
+    n_params = int(z_flat_proto.shape[0])
+
+    def flat_pe_gen(priors, data):
+        potential = pe_gen(priors, data)
+        return lambda z_flat: potential(unravel(z_flat))
+
+    init_kernel, sample_kernel = hmc(potential_fn_gen=flat_pe_gen, algo="NUTS")
     W = int(num_warmup)
 
     def init_one(key, priors, data, z_init=None):
         k_init, k_run = jax.random.split(key)
         if z_init is None:
-            leaves, tree = jax.tree_util.tree_flatten(z_proto)
-            ks = jax.random.split(k_init, len(leaves))
-            z0 = jax.tree_util.tree_unflatten(tree, [jax.random.uniform(k, x.shape, x.dtype, minval=-2.0,
-                                                                        maxval=2.0) for k, x in zip(ks, leaves)])
+            z0 = jax.random.uniform(k_init, z_flat_proto.shape, z_flat_proto.dtype, minval=-2.0, maxval=2.0)
         else:
-            z0 = z_init
+            z0 = ravel_pytree(z_init)[0].astype(z_flat_proto.dtype)
         return init_kernel(z0, W, target_accept_prob=target_accept_prob, model_args=(priors, data),
                            rng_key=k_run)
 
@@ -373,7 +381,7 @@ def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
 
         def body(st, _):
             st = sample_kernel(st, model_args=(priors, data))
-            return st, (constrain(st.z), (st.diverging, st.num_steps, st.accept_prob, st.potential_energy,
+            return st, (constrain(unravel(st.z)), (st.diverging, st.num_steps, st.accept_prob, st.potential_energy,
                                           st.energy, st.adapt_state.step_size))
 
         return lax.scan(body, state, None, length=CHUNK)
