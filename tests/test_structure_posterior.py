@@ -123,7 +123,10 @@ def test_nuts_agrees_with_exact_on_play_tennis_tan():
     m = bayesnb.CategoricalNB(structure="tan").fit(X, y)
     assert any(m.structure_.values())
     exact = m.sample_posterior(4000, random_state=0)
-    mcmc = m.run_mcmc(X, y, num_warmup=300, num_samples=600, random_state=0)
+    # 1,500 draws: at 600 the family-wise verdict false-alarmed on 1 of 8 seeds (an Overcast cell with no
+    # count, whose skewed posterior's MCSE is least reliable in a short chain), before and after the
+    # flat-vector sampler alike
+    mcmc = m.run_mcmc(X, y, num_warmup=300, num_samples=1500, random_state=0)
     assert set(mcmc["posterior"].data_vars) == set(exact["posterior"].data_vars)
     assert int(mcmc["sample_stats"]["diverging"].values.sum()) == 0
     table = bayesnb.compare_posteriors(exact, mcmc, verbose=False, rhat_threshold=1.1)
