@@ -30,9 +30,24 @@ accuracy (mean ± sd over the noise seeds), plus two references: ``inf (no priva
 ordinary fit on raw counts, and ``inf, rows scaled to L``, the same without noise (the cost
 of the row-length bound alone).
 
+With ``--adult DIR`` (UCI Adult's ``adult.data`` and ``adult.test``, not shipped: see
+``benchmarks/_census.py``), the census table too (``--census-only``: only it): NaiveBayes on
+the official split (32,561 train / 16,281 test rows), target ``income``, classes declared,
+every categorical column's categories and every numeric column's bounds declared from UCI's
+codebook (:data:`ADULT_CATEGORIES`, :data:`ADULT_BOUNDS`; nothing read from the data). Two
+models: all six numeric columns Gaussian, or capital gain and loss as ``Hurdle(LogNormal())``
+(bounds ``(1, top)`` on their non-zero cells). Missing cells (``?`` in workclass, occupation,
+native-country) are left missing: a private fit counts observed cells only, and a missing cell
+moves no count, so the sensitivities hold unchanged. Per epsilon: test accuracy over the noise
+seeds (mean ± sd, worst seed, gap to the same model without privacy), the synthetic report of
+the Gaussian model's first seed (``--no-fidelity``: none), and diffprivlib's GaussianNB on the
+six numeric columns with the same bounds when it imports. When ``DIR`` is not given or lacks
+the files, the census part is skipped with a message.
+
 Usage::
 
-    python benchmarks/bench_privacy.py [--seeds 5]
+    python benchmarks/bench_privacy.py [--seeds 5] [--adult DIR]
+    python benchmarks/bench_privacy.py --adult DIR --census-only [--seeds 10] [--no-fidelity] [--ablate]
     python benchmarks/bench_privacy.py --text [--seeds 3] [--row-length 1]
 """
 
@@ -48,6 +63,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _census import NOT_GIVEN, TARGET, load_adult
 from sklearn.feature_extraction.text import HashingVectorizer
 from sklearn.model_selection import train_test_split
 
@@ -77,17 +93,18 @@ def penguins():
     return df, "species", lambda dp: bn.NaiveBayes(features, privacy=dp), PENGUIN_BOUNDS
 
 
-def diffprivlib_accuracy(train, test, target, eps, seed):
-    """diffprivlib's GaussianNB on the numeric columns (None when diffprivlib is not installed)."""
+def diffprivlib_accuracy(train, test, target, eps, seed, bounds=None, classes=None):
+    """diffprivlib's GaussianNB on the numeric columns (None when diffprivlib does not import)."""
     try:
         from diffprivlib.models import GaussianNB
     except ImportError as e:
         DIFFPRIVLIB_MISSING.add(f"{type(e).__name__}: {e}")
         return None
-    cols = list(PENGUIN_BOUNDS)
-    lo = [PENGUIN_BOUNDS[c][0] for c in cols]
-    hi = [PENGUIN_BOUNDS[c][1] for c in cols]
-    classes = sorted(train[target].unique())
+    bounds = PENGUIN_BOUNDS if bounds is None else bounds
+    cols = list(bounds)
+    lo = [bounds[c][0] for c in cols]
+    hi = [bounds[c][1] for c in cols]
+    classes = sorted(train[target].unique()) if classes is None else classes
     if math.isinf(eps):
         from sklearn.naive_bayes import GaussianNB as SkGNB
 
@@ -139,6 +156,150 @@ def large(seeds, n_train=30_000, n_test=10_000):
     exact = frame[np.isinf(frame["epsilon"])].set_index("seed")["accuracy"]
     frame["accuracy - exact (same seed)"] = frame["accuracy"] - frame["seed"].map(exact)
     return frame.drop(columns=["seed"])
+
+
+#: the census (UCI Adult) codebook, public knowledge from UCI's adult.names (not read from the data):
+#: each categorical column's values, and the range of each numeric column (age 17-90 and hours
+#: 1-99 as the survey's extract; capital gains capped at 99,999 by the census top-code, capital
+#: losses up to 4,356; education-num codes 1-16; fnlwgt a survey weight, 10,000 to 1,500,000)
+ADULT_CATEGORIES = {
+    "workclass": ["Private", "Self-emp-not-inc", "Self-emp-inc", "Federal-gov", "Local-gov", "State-gov",
+                  "Without-pay", "Never-worked"],
+    "education": ["Bachelors", "Some-college", "11th", "HS-grad", "Prof-school", "Assoc-acdm", "Assoc-voc", "9th",
+                  "7th-8th", "12th", "Masters", "1st-4th", "10th", "Doctorate", "5th-6th", "Preschool"],
+    "marital-status": ["Married-civ-spouse", "Divorced", "Never-married", "Separated", "Widowed",
+                       "Married-spouse-absent", "Married-AF-spouse"],
+    "occupation": ["Tech-support", "Craft-repair", "Other-service", "Sales", "Exec-managerial", "Prof-specialty",
+                   "Handlers-cleaners", "Machine-op-inspct", "Adm-clerical", "Farming-fishing",
+                   "Transport-moving", "Priv-house-serv", "Protective-serv", "Armed-Forces"],
+    "relationship": ["Wife", "Own-child", "Husband", "Not-in-family", "Other-relative", "Unmarried"],
+    "race": ["White", "Asian-Pac-Islander", "Amer-Indian-Eskimo", "Other", "Black"],
+    "sex": ["Female", "Male"],
+    "native-country": ["United-States", "Cambodia", "England", "Puerto-Rico", "Canada", "Germany",
+                       "Outlying-US(Guam-USVI-etc)", "India", "Japan", "Greece", "South", "China", "Cuba", "Iran",
+                       "Honduras", "Philippines", "Italy", "Poland", "Jamaica", "Vietnam", "Mexico", "Portugal",
+                       "Ireland", "France", "Dominican-Republic", "Laos", "Ecuador", "Taiwan", "Haiti", "Columbia",
+                       "Hungary", "Guatemala", "Nicaragua", "Scotland", "Thailand", "Yugoslavia", "El-Salvador",
+                       "Trinadad&Tobago", "Peru", "Hong", "Holand-Netherlands"],
+}
+ADULT_BOUNDS = {"age": (17, 90), "fnlwgt": (10_000, 1_500_000), "education-num": (1, 16),
+                "capital-gain": (0, 99_999), "capital-loss": (0, 4_356), "hours-per-week": (1, 99)}
+ADULT_CLASSES = ["<=50K", ">50K"]
+
+
+def adult_features(hurdle):
+    """The census model: declared categories, Gaussian numeric columns (or capital gain and loss as a
+    Hurdle at 0 with a LogNormal base, ``hurdle=True``), and the bounds of its numeric columns."""
+    cats = bn.Categorical(categories=list(ADULT_CATEGORIES.values()))
+    if not hurdle:
+        return {tuple(ADULT_CATEGORIES): cats, tuple(ADULT_BOUNDS): bn.Gaussian()}, ADULT_BOUNDS
+    capital = ("capital-gain", "capital-loss")
+    gauss = tuple(c for c in ADULT_BOUNDS if c not in capital)
+    bounds = {**ADULT_BOUNDS, "capital-gain": (1, 99_999), "capital-loss": (1, 4_356)}  # the base's cells are > 0
+    return {tuple(ADULT_CATEGORIES): cats, gauss: bn.Gaussian(), capital: bn.Hurdle(bn.LogNormal())}, bounds
+
+
+def adult_run(train, test, seeds, fidelity):
+    """Census: test accuracy per epsilon and model; the synthetic report of ``sample(n_train)`` of the
+    first model's first seed (its gradient-boosted TSTR on 32,561 rows is the slow part)."""
+    X, y = train.drop(columns=[TARGET]), train[TARGET]
+    Xt, yt = test.drop(columns=[TARGET]), test[TARGET]
+    rows = []
+    for name, hurdle in (("Gaussian numeric", False), ("capital as Hurdle(LogNormal)", True)):
+        features, bounds = adult_features(hurdle)
+        for eps in EPSILONS:
+            for seed in range(1 if math.isinf(eps) else seeds):
+                dp = None if math.isinf(eps) else bn.DP(eps, bounds=bounds, classes=ADULT_CLASSES,
+                                                       random_state=1000 + seed)
+                model = bn.NaiveBayes(features, privacy=dp).fit(X, y)
+                row = {"model": name, "epsilon": eps, "accuracy": float((model.predict(Xt) == yt).mean())}
+                if fidelity and seed == 0 and not hurdle:
+                    Xs, ys = model.sample(len(train), random_state=seed)
+                    synth = Xs.assign(**{TARGET: ys})[train.columns]
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        rep = bn.synthetic_report(train, synth, TARGET, real_test=test, random_state=seed).summary
+                    row.update({"mean TVD": rep["mean_tvd"], "mean KS": rep["mean_ks"],
+                                "mean abs V diff": rep["mean_abs_cramers_v_diff"],
+                                "TSTR acc": rep["tstr"]})
+                if not hurdle:
+                    row["diffprivlib GaussianNB acc"] = diffprivlib_accuracy(
+                        train, test, TARGET, eps, seed, ADULT_BOUNDS, ADULT_CLASSES)
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def adult_table(frame):
+    """Markdown: per model and epsilon, mean ± sd (over seeds) and min of accuracy, its gap to the model's
+    non-private accuracy, and the other columns (fidelity: seed 0 only)."""
+    extra = [c for c in frame.columns if c not in ("model", "epsilon", "accuracy") and frame[c].notna().any()]
+    head = ["model", "epsilon", "accuracy (mean ± sd)", "worst seed", "mean - no privacy", *extra]
+    lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+    for name, g in frame.groupby("model", sort=False):
+        exact = g[np.isinf(g["epsilon"])]["accuracy"].mean()
+        for eps, h in g.groupby("epsilon", sort=False):
+            acc = h["accuracy"]
+            sd = acc.std(ddof=1) if len(acc) > 1 else 0.0
+            cells = [f"{h[c].mean():.3f}" if h[c].notna().any() else "" for c in extra]
+            lines.append(f"| {name} | {'inf (no privacy)' if math.isinf(eps) else f'{eps:g}'} | {acc.mean():.4f} ± "
+                         f"{sd:.4f} | {acc.min():.4f} | {acc.mean() - exact:+.4f} |" + "".join(f" {c} |" for c in cells))
+    return "\n".join(lines)
+
+
+def _exact_release(cls, private):
+    """A ``dp_stats`` that returns the exact statistics for ``cls`` itself (not its subclasses)."""
+    def release(self, block, resp, state, *args, **kwargs):
+        if type(self) is cls:
+            return self.stats(block, resp, state)
+        return private(self, block, resp, state, *args, **kwargs)
+    return release
+
+
+def adult_ablation(train, test, seeds, eps=1.0):
+    """Which block's noise costs accuracy: at ``eps``, each family's statistics in turn released exactly
+    (its ``dp_stats`` replaced by ``stats`` for the run: a diagnosis, **not** a private fit), the rest
+    as in a private fit with the same split and seeds."""
+    X, y = train.drop(columns=[TARGET]), train[TARGET]
+    Xt, yt = test.drop(columns=[TARGET]), test[TARGET]
+    lines = ["| model | exact block | accuracy (mean ± sd) | worst seed |", "|---|---|---|---|"]
+    for name, hurdle in (("Gaussian numeric", False), ("capital as Hurdle(LogNormal)", True)):
+        features, bounds = adult_features(hurdle)
+        for exact in (None, *{type(f) for f in features.values()}):
+            saved = None if exact is None else exact.dp_stats
+            if exact is not None:
+                exact.dp_stats = _exact_release(exact, saved)
+            try:
+                acc = [float((bn.NaiveBayes(features, privacy=bn.DP(eps, bounds=bounds, classes=ADULT_CLASSES,
+                                                                    random_state=1000 + seed)).fit(X, y)
+                              .predict(Xt) == yt).mean()) for seed in range(seeds)]
+            finally:
+                if exact is not None:
+                    exact.dp_stats = saved
+            label = "none (all private)" if exact is None else exact.__name__
+            lines.append(f"| {name} | {label} | {np.mean(acc):.4f} ± {np.std(acc, ddof=1):.4f} | {min(acc):.4f} |")
+    return "\n".join(lines)
+
+
+def adult_main(folder, seeds, fidelity, ablate=False):
+    data = load_adult(folder)
+    if data is None:
+        print(f"\n### census: {NOT_GIVEN}")
+        return
+    train, test = data
+    t0 = time.perf_counter()
+    frame = adult_run(train, test, seeds, fidelity)
+    print(f"\n### census (UCI Adult, official split: {len(train)} train / {len(test)} test rows), NaiveBayes: "
+          f"{seeds} noise seeds, {time.perf_counter() - t0:.1f} s\n")
+    print(adult_table(frame))
+    majority = test[TARGET].value_counts(normalize=True).iloc[0]
+    print(f"\n(majority class of the test set: {majority:.4f}; missing cells: {int(train.isna().sum().sum())} in "
+          "train, left missing: a private fit counts only observed cells)")
+    if ablate:
+        t0 = time.perf_counter()
+        out = adult_ablation(train, test, seeds)
+        print(f"\n### census, epsilon = 1, one family's statistics exact (diagnosis): {seeds} seeds, "
+              f"{time.perf_counter() - t0:.1f} s\n")
+        print(out)
 
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
@@ -221,9 +382,20 @@ def main():
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--text", action="store_true", help="count data: 20 Newsgroups and SMS spam")
     parser.add_argument("--row-length", type=float, default=20.0, help="DP(row_length=L) of --text")
+    parser.add_argument("--adult", metavar="DIR", default=None,
+                        help="a folder with UCI's adult.data and adult.test: adds the census table")
+    parser.add_argument("--census-only", action="store_true", help="with --adult: only the census table")
+    parser.add_argument("--no-fidelity", action="store_true", help="census: accuracy only (no synthetic report)")
+    parser.add_argument("--ablate", action="store_true",
+                        help="census: also each family's statistics released exactly in turn, at epsilon 1")
     args = parser.parse_args()
     if args.text:
         text_main(args.seeds, args.row_length)
+        return
+    if args.census_only:
+        adult_main(args.adult, args.seeds, not args.no_fidelity, args.ablate)
+        for why in sorted(DIFFPRIVLIB_MISSING):
+            print(f"\n(diffprivlib GaussianNB left out: {why[:160]})")
         return
     for name, dataset in (("house votes (435 rows, CategoricalNB)", votes),
                           ("penguins (333 complete rows, Gaussian + Categorical)", penguins)):
@@ -236,6 +408,7 @@ def main():
     print(f"\n### 30,000 rows simulated from the house-votes model (10,000 test rows): {args.seeds} seeds, "
           f"{time.perf_counter() - t0:.1f} s\n")
     print(table(frame))
+    adult_main(args.adult, args.seeds, not args.no_fidelity, args.ablate)
     for why in sorted(DIFFPRIVLIB_MISSING):
         print(f"\n(diffprivlib GaussianNB left out: {why[:160]})")
 

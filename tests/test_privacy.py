@@ -129,7 +129,8 @@ def test_private_fit_is_post_processed_and_the_api_works(penguins):
     eps = [v[0] for v in spent["split"].values()]
     deltas = [v[1] for v in spent["split"].values()]
     assert sum(eps) == pytest.approx(1.0) and sum(deltas) == pytest.approx(1e-5)
-    assert eps == pytest.approx([1 / 8, 4 / 8, 3 / 8])  # one share per released column (+ class counts)
+    # one share per released statistic: class counts 1, Gaussian 3 per column, Categorical 1 per column
+    assert eps == pytest.approx([1 / 16, 12 / 16, 3 / 16])
     # predict, sample, impute, score work as for any model (post-processing)
     assert (m.predict(X) == y).mean() > 0.6
     Xs, ys = m.sample(20, random_state=0)

@@ -137,6 +137,9 @@ def test_private_poisson_lognormal_hurdle_release_the_clipped_statistics():
     assert np.isfinite(m.predict_proba(X)).all()
     assert set(m.privacy_spent_["split"]) == {"class_count", "block 0 (Poisson, 2 columns)",
                                               "block 1 (LogNormal, 2 columns)", "block 2 (Hurdle, 1 column)"}
+    # one share per released statistic: Poisson and LogNormal 3 per column, Hurdle 1 + its base's 3
+    eps = [e for e, _ in m.privacy_spent_["split"].values()]
+    assert eps == pytest.approx(np.array([1, 6, 6, 4]) * HUGE / 17)
 
 
 def test_private_poisson_lognormal_hurdle_at_epsilon_one_are_valid():

@@ -111,6 +111,9 @@ class Gaussian(Family):
     field_rules: ClassVar[dict] = {"GaussianStats": {"n": "count", "mean": "finite", "m2": "count"},
                                    "NormalInverseGammas": {"mu": "finite", "kappa": "count", "a": "a", "b": "count"}}
 
+    #: a private fit releases counts, sums of u and sums of u**2 (:func:`._private.noisy_moments`)
+    dp_statistics = 3
+
     def __init__(self, prior="auto"):
         self.prior = prior
 

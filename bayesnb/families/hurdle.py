@@ -139,6 +139,11 @@ class Hurdle(Family):
         self.alpha = alpha
 
     @property
+    def dp_statistics(self):
+        """One statistic (the at / other counts) plus the base's: the weight of a column in the budget split."""
+        return 1 + self._b.dp_statistics
+
+    @property
     def default_fill(self):
         """The base family's fill for ``impute(strategy="auto")`` (a numeric base: "mean")."""
         return self._b.default_fill
@@ -216,9 +221,10 @@ class Hurdle(Family):
         return _pack(HurdleStats, (resp.T @ block.at.astype(float), resp.T @ self._other(block).astype(float)), inner)
 
     def dp_stats(self, block, resp, state, budget, bounds, names, who="Hurdle"):
-        """Half the budget on the counts of ``at`` and other cells (L1 2 per column, as Bernoulli's),
-        half on the base's own release of its cells (its bounds, its sensitivity)."""
-        b_at, b_base = budget.split([1, 1])
+        """The counts of ``at`` and other cells (L1 2 per column, as Bernoulli's), then the base's own
+        release of its cells (its bounds, its sensitivity): the budget split 1 : the base's
+        ``dp_statistics``, so every released statistic gets the same share."""
+        b_at, b_base = budget.split([1, self._b.dp_statistics])
         head = noisy_pairs(resp.T @ block.at.astype(float), resp.T @ self._other(block).astype(float), b_at)
         return _pack(HurdleStats, head, self._b.dp_stats(block.base, resp, state, b_base, bounds, names, who))
 

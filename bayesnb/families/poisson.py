@@ -195,6 +195,9 @@ class Poisson(Family):
         obs = block.observed.astype(float)
         return PoissonStats(resp.T @ block.X, resp.T @ obs, resp.T @ gammaln(block.X + 1))
 
+    #: a private fit releases counts, sums of x and sums of log x! (:func:`._private.noisy_sums`)
+    dp_statistics = 3
+
     def dp_stats(self, block, resp, state, budget, bounds, names, who="Poisson"):
         """Counts, sums and sums of ``log x!`` of values clipped to declared whole-number bounds, with noise.
 

@@ -42,9 +42,10 @@ def _n_columns(specs):
 
 
 def _weight(cols, fam):
-    """A block's share of the budget: one per column, or one for a block whose columns share a row's
-    total (``joint_columns``: one count vector, whose sensitivity the row length bounds)."""
-    return 1 if fam.joint_columns else len(cols)
+    """A block's share of the budget: its family's ``dp_statistics`` (statistics released per column,
+    each of L1 sensitivity 2) per column, or once for a block whose columns share a row's total
+    (``joint_columns``: one count vector, whose sensitivity the row length bounds)."""
+    return fam.dp_statistics * (1 if fam.joint_columns else len(cols))
 
 
 def _block_bounds(bounds, fam, dp):
@@ -56,9 +57,11 @@ def _block_bounds(bounds, fam, dp):
 def private_statistics(dp: DP, resp, specs, encoded, states, names, all_names, who):
     """Class counts and block statistics released under ``dp``, and the account of the budget.
 
-    The budget is split in proportion to the number of columns released: one share for the
-    class counts and one per column of each block (so every column of the table gets the same
-    share). Under replace-one neighbours the number of rows ``n`` is public, so the noisy class
+    The budget is split in proportion to the number of statistics released: one share for the
+    class counts and, per column of each block, one per statistic its family releases
+    (``dp_statistics``: 1 for counts, 3 for a Gaussian's counts, sums and sums of squares), so
+    that every released statistic, each of L1 sensitivity 2, gets the same share and the same
+    Laplace noise scale. Under replace-one neighbours the number of rows ``n`` is public, so the noisy class
     counts are projected onto ``{c >= 0, sum(c) = n}``; the class counts' L1 sensitivity is 2
     and their L2 sensitivity ``sqrt(2)``.
 
