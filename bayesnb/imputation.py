@@ -21,9 +21,8 @@ The configurations (all :class:`~bayesnb.NaiveBayes`, cloned from ``estimator``)
 - ``"tan"``: ``structure="tan"`` (a Chow-Liu tree over the features given the class).
 
 The criterion is the imputation loss and not a held-out log score because the fills are point
-estimates judged by squared error and accuracy, and because the configurations do not share a
-density scale: with ``features="auto"`` the naive model's numeric columns may be Poisson,
-Histogram or LogNormal, TAN's are Gaussian. Choosing among three configurations on thousands of
+estimates judged by squared error and accuracy: the configuration with the best predictive density
+need not have the best posterior-predictive mean or mode. Choosing among three configurations on thousands of
 hidden cells adds little selection bias; the hidden cells make the selection tables sparser than
 the real one, which affects every configuration alike.
 """
