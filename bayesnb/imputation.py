@@ -29,6 +29,7 @@ the real one, which affects every configuration alike.
 
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -168,7 +169,9 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
         return TableImputation(_run(configs[0], estimator, X, y, label_given, rng),
                                dict.fromkeys(missing, configs[0]), None)
     observed = X.notna().to_numpy()
-    hidden = observed & (rng.random(X.shape) < holdout)
+    # a child stream: a table blanked with the same seed (rng.random(X.shape) < p) would otherwise
+    # have its missing cells exactly where the first draws fall, and no observed cell would be hidden
+    hidden = observed & (rng.spawn(1)[0].random(X.shape) < holdout)
     Xh = X.copy()
     for j, c in enumerate(X.columns):
         if hidden[:, j].any():
@@ -185,8 +188,13 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
             chosen[c] = best
         rows += [{"column": c, "configuration": cfg, "loss": loss, "n_hidden": int(h.sum()), "chosen": cfg == best}
                  for cfg, loss in losses.items()]
-    for c in missing:
-        chosen.setdefault(c, configs[0])  # no hidden cell to judge by: the cheapest
+    unjudged = [c for c in missing if c not in chosen]
+    if unjudged:
+        warnings.warn(f"impute_table: no observed cell of {unjudged} was hidden (too few observed cells for "
+                      f"holdout={holdout}); they are imputed with the first configuration, {configs[0]!r}.",
+                      UserWarning, stacklevel=2)
+    for c in unjudged:
+        chosen[c] = configs[0]
     finals = {cfg: _run(cfg, estimator, X, y, label_given, rng) for cfg in configs if cfg in chosen.values()}
     table = X.copy()
     for c in missing:

@@ -53,6 +53,21 @@ def test_chooses_per_column_the_configuration_that_is_actually_better():
     assert dict(zip(best["column"], best["configuration"], strict=True)) == res.chosen
 
 
+def test_a_table_blanked_with_the_same_seed_still_has_cells_hidden_and_judged():
+    X, _, _, y = chained(n=200, seed=3)
+    Xm = X.mask(np.random.default_rng(0).random(X.shape) < 0.3)  # the first draws of seed 0 blank it
+    res = impute_table(Xm, y, configurations=("naive", "tan"), random_state=0)
+    assert set(res.scores["column"]) == set(X.columns) and (res.scores["n_hidden"] > 10).all()
+
+
+def test_a_column_without_a_hidden_cell_is_named_in_a_warning():
+    X, Xm, _, y = chained(n=40)
+    Xm = Xm.assign(d=[1.0] + [np.nan] * 39)  # one observed cell: rarely hidden at holdout 0.05
+    with pytest.warns(UserWarning, match=r"no observed cell of \[[^]]*'d'\] was hidden"):
+        res = impute_table(Xm, y, configurations=("naive", "tan"), holdout=0.05, random_state=2)
+    assert res.chosen["d"] == "naive"
+
+
 def test_one_configuration_is_no_selection():
     _, Xm, _, y = chained(n=120)
     res = impute_table(Xm, y, configurations="naive")
