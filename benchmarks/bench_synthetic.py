@@ -175,6 +175,8 @@ def synth_structure(structure, k=2):
     """``NaiveBayes(structure=structure, k=k).fit(...).sample(n)``: ancestral draws over a learned structure."""
     def make(train, target, n, seed):
         m = NaiveBayes(structure=structure, k=k).fit(train.drop(columns=target), train[target])
+        if structure == "auto":
+            print(f"  structure='auto' chose {m.structure_kind_!r}:\n{m.structure_scores_.to_string(index=False)}")
         X, y = m.sample(n, random_state=seed)
         return X.assign(**{target: y})[list(train.columns)]
     return make
