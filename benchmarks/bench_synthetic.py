@@ -17,7 +17,9 @@ Usage::
     python benchmarks/bench_synthetic.py [--seeds 5] [--quick] [--adult DIR]
 
 ``--adult DIR`` adds UCI Adult (the census table, not shipped: see ``benchmarks/_census.py``)
-with issue 14's protocol: fit on ``adult.data``, draw 10,000 synthetic rows, train a
+with issue 14's protocol for naive Bayes, ``NaiveBayes(structure="tan" | "kdb" (k=2) | "auto")``
+(ancestral draws over the learned structure), the latent-class sampler (``--latent-components``,
+default 8 per class) and the copula: fit on ``adult.data``, draw 10,000 synthetic rows, train a
 HistGradientBoosting classifier on them and test it on ``adult.test`` (TSTR), next to the same
 classifier trained on 10,000 real rows of ``adult.data`` (TRTR); the marginals and pairs are
 compared with those 10,000 real rows, the support (numeric range, integer values, categories)
@@ -182,13 +184,7 @@ def synth_structure(structure, k=2):
     return make
 
 
-#: the latent-class row measured on 2026-11-23 (seed 0, C=8, 10,000 rows), reused by --skip-latent
-LATENT_C8_EARLIER = {"method": "bayesnb latent (C=8) [earlier run, not rerun]", "mean_ks": 0.009, "mean_tvd": 0.022,
-                     "mean_abs_cramers_v_diff": 0.034, "pmse_ratio": 18.59, "tstr": 0.839, "husband_female": 0.0082,
-                     "out_of_range": 0, "non_integer": 0, "non_int_dtype": 0, "unseen_category": 0, "seconds": 349.9}
-
-
-def run_adult(folder, n_synth, seed, latent_components, skip_latent=False):
+def run_adult(folder, n_synth, seed, latent_components):
     data = _census.load_adult(folder)
     if data is None:
         print(_census.NOT_GIVEN)
@@ -202,8 +198,6 @@ def run_adult(folder, n_synth, seed, latent_components, skip_latent=False):
                'bayesnb structure="auto"': synth_structure("auto"),
                f"bayesnb latent (C={latent_components})": synth_latent_c(latent_components),
                "Gaussian copula": synth_copula}
-    if skip_latent:
-        methods.pop(f"bayesnb latent (C={latent_components})")
     rows = []
     for method, make in methods.items():
         t0 = time.perf_counter()
@@ -213,8 +207,6 @@ def run_adult(folder, n_synth, seed, latent_components, skip_latent=False):
         rows.append({"method": method, "seconds": dt, **s, **support_checks(train, syn, target),
                      "husband_female": husband_female(syn)})
         print(f"  {method}: TSTR {s['tstr']:.3f} ({dt:.1f} s)", flush=True)
-    if skip_latent and latent_components == 8:
-        rows.append(dict(LATENT_C8_EARLIER))
     rows.append({"method": "real rows (10,000 of adult.data)", "husband_female": husband_female(real),
                  "tstr": rows[0]["trtr"], **support_checks(train, real, target)})
     res = pd.DataFrame(rows)
@@ -243,8 +235,6 @@ def main(argv=None):
                    help="folder with UCI's adult.data and adult.test (census part skipped without it)")
     p.add_argument("--adult-only", action="store_true", help="only the census part")
     p.add_argument("--n-synth", type=int, default=10_000, help="census: synthetic (and real TRTR) rows")
-    p.add_argument("--skip-latent", action="store_true",
-                   help="census: skip the latent-class fit (~6 min) and print its row from the earlier run (C=8 only)")
     p.add_argument("--latent-components", default="8",
                    help="census: components per class of the latent-class sampler (int or 'auto')")
     args = p.parse_args(argv)
@@ -252,7 +242,7 @@ def main(argv=None):
     warnings.simplefilter("ignore")  # convergence chatter of the propensity model
     lc = args.latent_components if args.latent_components == "auto" else int(args.latent_components)
     if args.adult_only:
-        run_adult(args.adult, args.n_synth, 0, lc, args.skip_latent)  # prints NOT_GIVEN without the table
+        run_adult(args.adult, args.n_synth, 0, lc)  # prints NOT_GIVEN without the table
         return 0
     if args.adult is None:
         print(_census.NOT_GIVEN)
@@ -266,7 +256,7 @@ def main(argv=None):
         cells = [fmt(g[key].astype(float)) for key, _ in METRICS] + [f"{g['seconds'].mean():.2f}"]
         print(f"| {data} | {method} | " + " | ".join(cells) + " |")
     if args.adult is not None:
-        run_adult(args.adult, args.n_synth, 0, lc, args.skip_latent)
+        run_adult(args.adult, args.n_synth, 0, lc)
     return 0
 
 
