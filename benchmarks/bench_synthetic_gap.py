@@ -138,7 +138,8 @@ def main(argv=None):
     X, y = model.sample(args.n, random_state=0)
     syn = X.assign(**{TARGET: y})[list(full.columns)]
     print(f"bayesnb structure={args.structure!r} fit+sample: {time.perf_counter() - t0:.1f} s; "
-          f"learned structure: {getattr(model, 'structure_kind_', args.structure)}")
+          f"learned structure: {getattr(model, 'structure_kind_', args.structure)}, parents "
+          f"{getattr(model, 'structure_', {})}")
 
     rows = []
     clf_real, acc, Xtest = hgb(real, test)
