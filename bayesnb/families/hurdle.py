@@ -321,6 +321,15 @@ class Hurdle(Family):
         pi = _pi(point)[0][z]
         return np.where(rng.random(vals.shape) < pi, self._at(), vals)
 
+    def gen_decode(self, values, state):
+        """Raw values per column of :meth:`gen_sample`'s draws: ``at`` cells stay ``at``, the base's
+        draws go through the base's decoding (a Histogram base turns its encoded draws into training
+        values), NaN stays NaN."""
+        V = np.asarray(values, dtype=float)
+        keep = np.isnan(V) | (V == self._at())
+        decoded = self._b.gen_decode(np.where(keep, 0.0, V), state)
+        return [np.where(keep[:, j], V[:, j], np.asarray(col, dtype=float)) for j, col in enumerate(decoded)]
+
     def gen_missing(self, block):
         """Bool (n, d) mask of missing cells."""
         return block.missing

@@ -162,3 +162,22 @@ def test_nuts_agrees_with_the_exact_beta_posterior():
     exact_mean, exact_sd = b.family.posterior_moments(b.posterior)["pi"]
     z = (draws.reshape(-1, 3, 3).mean(0) - exact_mean) / (exact_sd / 10)
     assert np.abs(z).max() < 4
+
+
+def test_hurdle_of_a_histogram_samples_its_training_values():
+    """The base's encoded draws (a Histogram's bin + quantile) are decoded: whole training values, never
+    a bin code or a number between them."""
+    import pandas as pd
+
+    import bayesnb
+
+    rng = np.random.default_rng(0)
+    n = 400
+    y = rng.integers(0, 2, n)
+    x = np.where(rng.random(n) < 0.5, 0, rng.poisson(5 + 3 * y, n) + 1).astype(np.int64)
+    X = pd.DataFrame({"x": x})
+    m = bayesnb.NaiveBayes(features={("x",): bayesnb.Hurdle(bayesnb.Histogram())}).fit(X, y)
+    for pu in (True, False):
+        S, _ = m.sample(3000, random_state=1, parameter_uncertainty=pu)
+        assert set(S["x"]) <= set(x) and S["x"].dtype == np.int64
+        assert 0.35 < (S["x"] == 0).mean() < 0.65  # the point mass is drawn
