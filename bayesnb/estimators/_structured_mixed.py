@@ -24,7 +24,6 @@ from ..diagnostics import datatree_from_layout
 from ..generative.functions import _block_cells
 from ..generative.tables import assemble_table
 from ..inference.mixed_structured_model import mixed_inputs, run_mixed_nuts
-from ..inference.numpyro_model import check_proper
 from ..structure import (
     class_mutual_information,
     conditional_mutual_information,
@@ -35,7 +34,7 @@ from ..structure import (
 from . import _validation as _val
 from ._structure_common import StructureCommonMixin
 from ._structured import StructureNotSupportedError
-from ._structured_posterior import check_structured_mcmc_args
+from ._structured_posterior import structured_mcmc_data
 
 __all__ = ["MixedStructureMixin"]
 
@@ -308,16 +307,9 @@ class MixedStructureMixin(StructureCommonMixin):
                                     random_state=random_state, progress_bar=progress_bar, likelihood=likelihood,
                                     chain_method=chain_method, target_accept_prob=target_accept_prob,
                                     n_components=n_components, init=init)
-        who = self._who
-        check_structured_mcmc_args(who, self.structure_kind_, num_warmup, num_samples, num_chains, y,
-                                   likelihood=likelihood, chain_method=chain_method, init=init,
-                                   n_components=n_components)
-        post, model = self.posterior_, self._mixed
-        check_proper(post, who)
-        Xc = self._check_X(X, reset=False)
-        yv = _val.check_y(y, Xc.shape[0], who)
-        _val.check_known_labels(yv, post.classes, who)
-        ycodes = np.searchsorted(post.classes, yv)
+        who, post, model = self._who, self.posterior_, self._mixed
+        Xc, ycodes = structured_mcmc_data(self, X, y, num_warmup, num_samples, num_chains, likelihood=likelihood,
+                                          chain_method=chain_method, init=init, n_components=n_components)
         K = len(post.classes)
         data = _mx.node_data(model.nodes, self._encode_blocks(Xc, post)[0])
         counted = _mx.fit_nodes(model.nodes, data, ycodes, np.ones(len(ycodes)), K, model.parents,

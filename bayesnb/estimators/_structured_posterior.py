@@ -26,7 +26,7 @@ from ..inference.structured_model import (
 )
 from . import _validation as _val
 
-__all__ = ["StructuredPosteriorMixin", "check_structured_mcmc_args"]
+__all__ = ["StructuredPosteriorMixin", "check_structured_mcmc_args", "structured_mcmc_data"]
 
 
 def check_structured_mcmc_args(who, kind, num_warmup, num_samples, num_chains, y, **naive_only):
@@ -61,6 +61,32 @@ def check_structured_mcmc_args(who, kind, num_warmup, num_samples, num_chains, y
         raise NotImplementedError(f"{who}.run_mcmc under structure {kind!r} needs every row "
                                   "labelled (y); unlabelled rows need structure='naive'.")
 
+
+
+def structured_mcmc_data(est, X, y, num_warmup, num_samples, num_chains, **naive_only):
+    """The checks every structured ``run_mcmc`` makes, then ``(X checked, class codes of y)``.
+
+    Parameters
+    ----------
+    est : estimator
+        A fitted structured estimator (``posterior_``, ``structure_kind_``, ``_who``, ``_check_X``).
+    X, y
+        The rows and their labels.
+    num_warmup, num_samples, num_chains, **naive_only
+        As :func:`check_structured_mcmc_args`.
+
+    Returns
+    -------
+    X : ndarray or DataFrame
+    ycodes : ndarray of int of shape (n_samples,)
+    """
+    who, post = est._who, est.posterior_
+    check_structured_mcmc_args(who, est.structure_kind_, num_warmup, num_samples, num_chains, y, **naive_only)
+    check_proper(post, who)
+    X = est._check_X(X, reset=False)
+    yv = _val.check_y(y, X.shape[0], who)
+    _val.check_known_labels(yv, post.classes, who)
+    return X, np.searchsorted(post.classes, yv)
 
 class StructuredPosteriorMixin:
     """``sample_posterior`` and ``run_mcmc`` on the fitted structure (naive: the base methods)."""
@@ -147,16 +173,9 @@ class StructuredPosteriorMixin:
                                     random_state=random_state, progress_bar=progress_bar, likelihood=likelihood,
                                     chain_method=chain_method, target_accept_prob=target_accept_prob,
                                     n_components=n_components, init=init)
-        who = self._who
-        check_structured_mcmc_args(who, self.structure_kind_, num_warmup, num_samples, num_chains, y,
-                                   likelihood=likelihood, chain_method=chain_method, init=init,
-                                   n_components=n_components)
-        post = self.posterior_
-        check_proper(post, who)
-        X = self._check_X(X, reset=False)
-        yv = _val.check_y(y, X.shape[0], who)
-        _val.check_known_labels(yv, post.classes, who)
-        ycodes = np.searchsorted(post.classes, yv)
+        who, post = self._who, self.posterior_
+        X, ycodes = structured_mcmc_data(self, X, y, num_warmup, num_samples, num_chains, likelihood=likelihood,
+                                         chain_method=chain_method, init=init, n_components=n_components)
         codes = self._encoded(X)[0]
         K, tab = len(post.classes), self._tables
         block = post.blocks[0]
