@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from cases import check_structured_mcmc_refusals
 
 import bayesnb
 from bayesnb import _structured_mixed as MX
@@ -48,13 +49,7 @@ def test_model_counts_the_rows_of_the_exact_fit_and_its_sites_follow_the_context
 
 def test_run_mcmc_refuses_what_it_does_not_do():
     X, y = _penguins()
-    m = bayesnb.NaiveBayes(structure="tan").fit(X, y)
-    with pytest.raises(NotImplementedError, match="n_components"):
-        m.run_mcmc(X, y, n_components=2)
-    with pytest.raises(NotImplementedError, match="labelled"):
-        m.run_mcmc(X)
-    with pytest.raises(ValueError, match="num_samples"):
-        m.run_mcmc(X, y, num_samples=0)
+    check_structured_mcmc_refusals(bayesnb.NaiveBayes(structure="tan").fit(X, y), X, y)
 
 
 @pytest.mark.slow  # compiles a new NUTS sampler (cached by the persistent JAX cache afterwards)

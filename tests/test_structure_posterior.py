@@ -7,6 +7,7 @@ matplotlib.use("Agg")
 import numpy as np
 import pandas as pd
 import pytest
+from cases import check_structured_mcmc_refusals
 
 import bayesnb
 from bayesnb import structure as S
@@ -67,12 +68,7 @@ def test_naive_structure_draws_are_todays():
 def test_run_mcmc_refuses_what_it_does_not_do():
     X, y = _votes(4)
     m = bayesnb.CategoricalNB(structure="tan").fit(X, y)
-    with pytest.raises(NotImplementedError, match="n_components"):
-        m.run_mcmc(X, y, n_components=2)
-    with pytest.raises(NotImplementedError, match="labelled"):
-        m.run_mcmc(X)
-    with pytest.raises(ValueError, match="num_samples"):
-        m.run_mcmc(X, y, num_samples=0)
+    check_structured_mcmc_refusals(m, X, y)
     # naive-only methods that would silently use the naive posterior are refused
     for name in ("model_inputs", "predict_proba_draws", "coef_", "coef_draws"):
         assert not hasattr(m, name)
