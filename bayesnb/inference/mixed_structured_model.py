@@ -40,6 +40,7 @@ import numpy as np
 
 from .numpyro_model import FamilyCode
 from .nuts import run_nuts, sample_stats_from_extra
+from .structured_model import class_prior_args
 
 __all__ = ["MixedSpec", "make_mixed_model", "mixed_inputs", "run_mixed_nuts"]
 
@@ -129,11 +130,7 @@ def mixed_inputs(model, class_prior_alpha, class_log_prior, fixed_class_prior, c
         fam = nd.family
         nodes.append((FamilyCode(fam), fam.numpyro_static(prior)))
         args.append({**fam.numpyro_prior_args(prior), **fam.numpyro_sampler_args(prior, post)})
-    priors = {"nodes": args}
-    if fixed_class_prior:
-        priors["class_log_prior"] = np.maximum(np.asarray(class_log_prior, float), -1e30).astype(np.float32)
-    else:
-        priors["class_alpha"] = np.asarray(class_prior_alpha, dtype=np.float32)
+    priors = {"nodes": args, **class_prior_args(fixed_class_prior, class_log_prior, class_prior_alpha)}
     data = {"class_count": np.asarray(class_count, dtype=np.float32),
             "stats": [nd.family.numpyro_stats_args(s) for nd, s in zip(model.nodes, stats)]}
     return MixedSpec(bool(fixed_class_prior), tuple(nodes)), priors, data

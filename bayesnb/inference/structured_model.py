@@ -45,7 +45,7 @@ from ..diagnostics import _coord_values
 from ..families._numeric import dirichlet_draws
 from .nuts import run_nuts, sample_stats_from_extra
 
-__all__ = ["StructuredLayout", "StructuredSpec", "make_structured_model", "run_structured_nuts", "structured_draws",
+__all__ = ["StructuredLayout", "StructuredSpec", "class_prior_args", "make_structured_model", "run_structured_nuts", "structured_draws",
            "structured_inputs", "structured_layout", "structured_moments"]
 
 _EXTRA = ("diverging", "num_steps", "accept_prob", "potential_energy", "energy", "adapt_state.step_size")
@@ -182,6 +182,14 @@ def make_structured_model(shapes, fixed_pi: bool):
     return model
 
 
+def class_prior_args(fixed_class_prior, class_log_prior, class_prior_alpha) -> dict:
+    """The class prior's NumPyro inputs: ``{"class_log_prior"}`` (fixed; ``-inf`` floored at ``-1e30``)
+    or ``{"class_alpha"}`` (Dirichlet pseudo-counts), float32."""
+    if fixed_class_prior:
+        return {"class_log_prior": np.maximum(np.asarray(class_log_prior, float), -1e30).astype(np.float32)}
+    return {"class_alpha": np.asarray(class_prior_alpha, dtype=np.float32)}
+
+
 def structured_inputs(tables, class_prior_alpha, class_log_prior, fixed_class_prior, class_count, stats):
     """``(shapes, priors, data)`` of :func:`make_structured_model`.
 
@@ -199,11 +207,7 @@ def structured_inputs(tables, class_prior_alpha, class_log_prior, fixed_class_pr
     """
     alphas = [np.asarray(p.concentration[0], dtype=np.float32) for p in tables.priors]
     shapes = tuple((int(a.shape[0]), int(a.shape[1])) for a in alphas)
-    priors = {"alpha": alphas}
-    if fixed_class_prior:
-        priors["class_log_prior"] = np.maximum(np.asarray(class_log_prior, float), -1e30).astype(np.float32)
-    else:
-        priors["class_alpha"] = np.asarray(class_prior_alpha, dtype=np.float32)
+    priors = {"alpha": alphas, **class_prior_args(fixed_class_prior, class_log_prior, class_prior_alpha)}
     data = {"class_count": np.asarray(class_count, dtype=np.float32),
             "counts": [np.asarray(s.counts[0], dtype=np.float32) for s in stats]}
     return shapes, priors, data
