@@ -22,6 +22,7 @@ from ..generative.functions import class_log_weights, warn_empty_columns
 from ..generative.tables import check_impute_options, label_codes, write_cells
 from ..inference.em import allowed_states
 from . import _validation as _val
+from ._structured_posterior import structured_mcmc_data
 
 __all__ = ["StructureCommonMixin"]
 
@@ -46,6 +47,55 @@ class StructureCommonMixin:
         rows, given their (n, K) class log weights and a generator ``r`` for one posterior draw of
         the parameters (None: the posterior itself)."""
         raise NotImplementedError
+
+    def _structure_mcmc(self, X, ycodes, num_warmup, num_samples, num_chains, seed, progress_bar, target_accept_prob):
+        """NUTS on the fitted structure's model for the checked rows ``X`` and their class codes:
+        a DataTree in :meth:`sample_posterior`'s layout."""
+        raise NotImplementedError
+
+    def run_mcmc(self, X, y=None, *, num_warmup=500, num_samples=1000, num_chains=1, random_state=None,
+                 progress_bar=None, likelihood=None, chain_method=None, target_accept_prob=0.8,
+                 n_components=1, init=None):
+        """NUTS on the same model; under TAN / k-DB, on the structure's model.
+
+        Under a structure other than naive the model is one prior per context (class,
+        parents' states) for every feature, with the fitted model's priors and structure, and
+        the labelled rows through each feature's statistics over its contexts (a row adds to a
+        feature when it and all its parents are observed, as in ``fit``):
+        :mod:`bayesnb.inference.structured_model` (``CategoricalNB``: a Dirichlet per context)
+        or :mod:`bayesnb.inference.mixed_structured_model` (``NaiveBayes``: each feature's
+        family on its context axis). The draws have the layout of :meth:`sample_posterior`, so
+        :func:`bayesnb.compare_posteriors` compares the two. It needs every row labelled, and
+        ``likelihood``, ``chain_method``, ``n_components`` and ``init`` at their defaults
+        (chains run one after another). Under the naive structure, as
+        :meth:`bayesnb.model.PosteriorMixin.run_mcmc`.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        num_warmup, num_samples, num_chains, random_state, progress_bar, target_accept_prob
+            As in :meth:`bayesnb.model.PosteriorMixin.run_mcmc`.
+        likelihood, chain_method, n_components, init
+            Naive structure only.
+
+        Returns
+        -------
+        xarray.DataTree
+            Groups ``posterior`` and ``sample_stats``.
+        """
+        if not hasattr(self, "posterior_") and self.structure != "naive" and y is not None:
+            self.fit(X, y)  # fit the structure first (as the base method fits the naive model)
+        if self._structure_fitted() is None:
+            return super().run_mcmc(X, y, num_warmup=num_warmup, num_samples=num_samples, num_chains=num_chains,
+                                    random_state=random_state, progress_bar=progress_bar, likelihood=likelihood,
+                                    chain_method=chain_method, target_accept_prob=target_accept_prob,
+                                    n_components=n_components, init=init)
+        X, ycodes = structured_mcmc_data(self, X, y, num_warmup, num_samples, num_chains, likelihood=likelihood,
+                                         chain_method=chain_method, init=init, n_components=n_components)
+        seed = as_generator(random_state).integers(2**31 - 1)
+        return self._structure_mcmc(X, ycodes, int(num_warmup), int(num_samples), int(num_chains), seed,
+                                    bool(progress_bar), target_accept_prob)
 
     def impute(self, X, *, strategy="auto", n_imputations=1, random_state=None, parameter_uncertainty=True,
                y=None, n_components=1, latent=None):

@@ -34,7 +34,6 @@ from ..structure import (
 from . import _validation as _val
 from ._structure_common import StructureCommonMixin
 from ._structured import StructureNotSupportedError
-from ._structured_posterior import structured_mcmc_data
 
 __all__ = ["MixedStructureMixin"]
 
@@ -271,45 +270,10 @@ class MixedStructureMixin(StructureCommonMixin):
         dims, coords, shapes = _mp.mixed_layout(model, post.classes, names, cats, post.fixed_class_prior)
         return dims, coords, shapes, _mp.node_variables(model, names)
 
-    def run_mcmc(self, X, y=None, *, num_warmup=500, num_samples=1000, num_chains=1, random_state=None,
-                 progress_bar=None, likelihood=None, chain_method=None, target_accept_prob=0.8,
-                 n_components=1, init=None):
-        """NUTS on the same model; under a structure, on every feature's family per context.
-
-        Under a structure other than naive the model is that of
-        :mod:`bayesnb.inference.mixed_structured_model`: each feature's family prior (the
-        fitted model's) per context (class, parents' states; a numeric parent's states are its
-        bins), the labelled rows through each feature's statistics over its contexts (a row
-        adds to a feature when it and all its parents are observed, as in ``fit``). The draws
-        have the layout of :meth:`sample_posterior`, so :func:`bayesnb.compare_posteriors`
-        compares the two. It needs every row labelled, and ``likelihood``, ``chain_method``,
-        ``n_components`` and ``init`` at their defaults (chains run one after another). Under
-        the naive structure, as :meth:`bayesnb.model.PosteriorMixin.run_mcmc`.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        num_warmup, num_samples, num_chains, random_state, progress_bar, target_accept_prob
-            As in :meth:`bayesnb.model.PosteriorMixin.run_mcmc`.
-        likelihood, chain_method, n_components, init
-            Naive structure only.
-
-        Returns
-        -------
-        xarray.DataTree
-            Groups ``posterior`` and ``sample_stats``.
-        """
-        if not hasattr(self, "posterior_") and self.structure != "naive" and y is not None:
-            self.fit(X, y)  # fit the structure first (as the base method fits the naive model)
-        if getattr(self, "_mixed", None) is None:
-            return super().run_mcmc(X, y, num_warmup=num_warmup, num_samples=num_samples, num_chains=num_chains,
-                                    random_state=random_state, progress_bar=progress_bar, likelihood=likelihood,
-                                    chain_method=chain_method, target_accept_prob=target_accept_prob,
-                                    n_components=n_components, init=init)
-        who, post, model = self._who, self.posterior_, self._mixed
-        Xc, ycodes = structured_mcmc_data(self, X, y, num_warmup, num_samples, num_chains, likelihood=likelihood,
-                                          chain_method=chain_method, init=init, n_components=n_components)
+    def _structure_mcmc(self, X, ycodes, num_warmup, num_samples, num_chains, seed, progress_bar, target_accept_prob):
+        """NUTS on :mod:`bayesnb.inference.mixed_structured_model` (each feature's family prior per
+        context, the labelled rows through its statistics over its contexts); see ``run_mcmc``."""
+        who, post, model, Xc = self._who, self.posterior_, self._mixed, X
         K = len(post.classes)
         data = _mx.node_data(model.nodes, self._encode_blocks(Xc, post)[0])
         counted = _mx.fit_nodes(model.nodes, data, ycodes, np.ones(len(ycodes)), K, model.parents,
@@ -318,7 +282,6 @@ class MixedStructureMixin(StructureCommonMixin):
                                                post.fixed_class_prior, np.bincount(ycodes, minlength=K),
                                                counted.stats)
         dims, coords, shapes, variables = self._mixed_layout()
-        seed = as_generator(random_state).integers(2**31 - 1)
         draws, stats, timing = run_mixed_nuts(spec, priors, nuts_data, variables, shapes,
                                               num_warmup=int(num_warmup), num_samples=int(num_samples),
                                               num_chains=int(num_chains), seed=seed,

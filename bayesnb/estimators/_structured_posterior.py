@@ -139,43 +139,10 @@ class StructuredPosteriorMixin:
                                     attrs={"inference": "exact conjugate posterior", "sampling_seconds": secs,
                                            "estimator": self._who, "structure": self.structure_kind_})
 
-    def run_mcmc(self, X, y=None, *, num_warmup=500, num_samples=1000, num_chains=1, random_state=None,
-                 progress_bar=None, likelihood=None, chain_method=None, target_accept_prob=0.8,
-                 n_components=1, init=None):
-        """NUTS on the same model; under TAN / k-DB, on the structured model's tables.
-
-        Under a structure other than naive the model is that of
-        :mod:`bayesnb.inference.structured_model` (one Dirichlet per context, the labelled
-        rows through their counts), with the fitted model's priors and structure; the draws
-        have the layout of :meth:`sample_posterior`. It needs every row labelled, and
-        ``likelihood``, ``chain_method``, ``n_components`` and ``init`` at their defaults
-        (chains run one after another). Under the naive structure, as
-        :meth:`bayesnb.model.PosteriorMixin.run_mcmc`.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        num_warmup, num_samples, num_chains, random_state, progress_bar, target_accept_prob
-            As in :meth:`bayesnb.model.PosteriorMixin.run_mcmc`.
-        likelihood, chain_method, n_components, init
-            Naive structure only.
-
-        Returns
-        -------
-        xarray.DataTree
-            Groups ``posterior`` and ``sample_stats``.
-        """
-        if not hasattr(self, "posterior_") and self.structure != "naive" and y is not None:
-            self.fit(X, y)  # fit the structure first (as the base method fits the naive model)
-        if getattr(self, "_tables", None) is None:
-            return super().run_mcmc(X, y, num_warmup=num_warmup, num_samples=num_samples, num_chains=num_chains,
-                                    random_state=random_state, progress_bar=progress_bar, likelihood=likelihood,
-                                    chain_method=chain_method, target_accept_prob=target_accept_prob,
-                                    n_components=n_components, init=init)
+    def _structure_mcmc(self, X, ycodes, num_warmup, num_samples, num_chains, seed, progress_bar, target_accept_prob):
+        """NUTS on :mod:`bayesnb.inference.structured_model` (one Dirichlet per context, the labelled
+        rows through their counts); see ``run_mcmc``."""
         who, post = self._who, self.posterior_
-        X, ycodes = structured_mcmc_data(self, X, y, num_warmup, num_samples, num_chains, likelihood=likelihood,
-                                         chain_method=chain_method, init=init, n_components=n_components)
         codes = self._encoded(X)[0]
         K, tab = len(post.classes), self._tables
         block = post.blocks[0]
@@ -185,11 +152,9 @@ class StructuredPosteriorMixin:
                                                  post.fixed_class_prior, np.bincount(ycodes, minlength=K),
                                                  counted.stats)
         layout = self._structured_layout()
-        seed = as_generator(random_state).integers(2**31 - 1)
         draws, stats, secs = run_structured_nuts(shapes, priors, data, layout, fixed_pi=post.fixed_class_prior,
-                                                 num_warmup=int(num_warmup), num_samples=int(num_samples),
-                                                 num_chains=int(num_chains), seed=seed,
-                                                 progress_bar=bool(progress_bar),
+                                                 num_warmup=num_warmup, num_samples=num_samples,
+                                                 num_chains=num_chains, seed=seed, progress_bar=progress_bar,
                                                  target_accept_prob=target_accept_prob)
         attrs = {"inference": "NUTS (NumPyro)", "likelihood": "suffstats", "estimator": who,
                  "structure": self.structure_kind_, "num_warmup": int(num_warmup), "num_chains": int(num_chains),
