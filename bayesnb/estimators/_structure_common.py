@@ -1,16 +1,21 @@
 """What CategoricalNB's and NaiveBayes's ``structure=`` share once a structure is fitted.
 
-:class:`StructureCommonMixin` holds the predict methods, ``score_samples``, ``log_evidence_``,
-``sample`` and ``impute`` of :class:`~bayesnb.estimators._structured.StructureMixin` (context tables of
-a categorical block) and :class:`~bayesnb.estimators._structured_mixed.MixedStructureMixin`
-(a mixed table). Each of those answers four hooks: :meth:`_structure_fitted` (the fitted
-structure, None when naive: every method then falls back on the estimator's base),
-:meth:`_structure_joint` (``log p(x | y=k)`` under it), :meth:`_structure_sample` (feature
-values drawn given the classes) and :meth:`_structure_imputer` (missing cells filled given
-the class weights).
+:class:`StructureCommonMixin` holds the refusal of the methods not written for a structure
+(``hasattr`` False for them), the predict methods, ``score_samples``, ``log_evidence_``,
+``sample``, ``impute``, ``sample_posterior`` and ``run_mcmc`` of
+:class:`~bayesnb.estimators._structured.StructureMixin` (context tables of a categorical block)
+and :class:`~bayesnb.estimators._structured_mixed.MixedStructureMixin` (a mixed table). Each of
+those names ``_structure_attr`` (the attribute holding the fitted structure, None when naive:
+every method then falls back on the estimator's base) and ``_structure_unsupported``, and
+answers the hooks :meth:`_structure_joint` (``log p(x | y=k)`` under it),
+:meth:`_structure_sample` (feature values drawn given the classes), :meth:`_structure_imputer`
+(missing cells filled given the class weights), :meth:`_structure_draws` (exact posterior
+draws) and :meth:`_structure_mcmc` (NUTS on its model).
 """
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 from scipy.special import logsumexp
@@ -18,21 +23,50 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import posterior as _post
 from .._utils import as_generator
+from ..diagnostics import datatree_from_layout
 from ..generative.functions import class_log_weights, warn_empty_columns
 from ..generative.tables import check_impute_options, label_codes, write_cells
 from ..inference.em import allowed_states
 from . import _validation as _val
 from ._structured_posterior import structured_mcmc_data
 
-__all__ = ["StructureCommonMixin"]
+__all__ = ["REFITS", "StructureCommonMixin", "StructureNotSupportedError"]
+
+#: fitting methods that would ignore ``structure`` (refused whatever was fitted)
+REFITS = frozenset({"partial_fit", "fit_semi_supervised", "fit_latent_class"})
+
+
+class StructureNotSupportedError(NotImplementedError, AttributeError):
+    """A method not written for structures other than naive yet (``hasattr`` is False for it)."""
 
 
 class StructureCommonMixin:
-    """Predict, score and sample under a fitted structure (see the module docstring)."""
+    """Predict, score and sample under a fitted structure (see the module docstring).
+
+    A subclass names in ``_structure_unsupported`` (a frozenset) the methods not written for its
+    fitted structures: they raise :class:`StructureNotSupportedError` (so ``hasattr`` is False)
+    once a structure other than naive is fitted, and those of :data:`REFITS` as soon as
+    ``structure`` is not naive; ``_structure_attr`` is the attribute holding the fitted structure.
+    """
+
+    _structure_unsupported: frozenset = frozenset()
+    _structure_attr: str = ""
+
+    def __getattribute__(self, name):
+        cls = type(self)
+        if name in cls._structure_unsupported:
+            d = object.__getattribute__(self, "__dict__")
+            fits_anew = name in REFITS and d.get("structure", "naive") != "naive"
+            if fits_anew or d.get(cls._structure_attr) is not None:
+                raise StructureNotSupportedError(
+                    f"{cls.__name__}.{name} is not available yet for structure={d.get('structure')!r}"
+                    f"{'' if fits_anew else ' (learned ' + repr(d.get('structure_kind_')) + ')'}; "
+                    "it works with structure='naive'.")
+        return object.__getattribute__(self, name)
 
     def _structure_fitted(self):
         """The fitted structure (with a ``log_evidence``), or None under the naive structure."""
-        raise NotImplementedError
+        return getattr(self, self._structure_attr, None)
 
     def _structure_joint(self, X):
         """``log p(x | y=k)`` under the fitted structure, shape (n_samples, n_classes)."""
@@ -47,6 +81,46 @@ class StructureCommonMixin:
         rows, given their (n, K) class log weights and a generator ``r`` for one posterior draw of
         the parameters (None: the posterior itself)."""
         raise NotImplementedError
+
+    def _structure_draws(self, n_draws, rng):
+        """``(draws, dims, coords)`` of ``n_draws`` exact posterior draws of the fitted structure's
+        parameters (``draws``: ``{variable: (n_draws, ...)}``)."""
+        raise NotImplementedError
+
+    def sample_posterior(self, n_draws=1000, random_state=None):
+        """Exact draws from the conjugate posterior (no MCMC needed); under a structure, one per context.
+
+        Under a structure other than naive (TAN, k-DB): ``pi`` (class) and, per feature, one
+        variable ``<param>_<feature>`` per parameter of its family, drawn exactly in every
+        context (class, parents' states) by the family's ``sample_params``, with dims
+        ``(class, <parent>_state, ...)`` then the parameter's own: ``theta_<feature>`` (a
+        Dirichlet per context, last dim ``<feature>_category``) for a categorical feature (all
+        of ``CategoricalNB``'s; :mod:`bayesnb.inference.structured_model`), ``mu_<feature>`` and
+        ``sigma2_<feature>`` (a Normal-Inverse-Gamma per context) for a Gaussian one, ...; a
+        numeric parent's states are its bins (:mod:`bayesnb._mixed_posterior`). ``run_mcmc``
+        returns the same layout. Under the naive structure, as
+        :meth:`bayesnb.model.PosteriorMixin.sample_posterior`.
+
+        Parameters
+        ----------
+        n_draws : int, default=1000
+        random_state : int, numpy Generator/RandomState or None
+
+        Returns
+        -------
+        xarray.DataTree
+            Group ``posterior`` with dims ``(chain=1, draw=n_draws, ...)``.
+        """
+        if self._structure_fitted() is None:
+            return super().sample_posterior(n_draws, random_state)
+        check_is_fitted(self, "posterior_")
+        n_draws = self._check_n_draws(n_draws)
+        t0 = time.perf_counter()
+        draws, dims, coords = self._structure_draws(n_draws, as_generator(random_state))
+        secs = time.perf_counter() - t0
+        return datatree_from_layout({k: v[None] for k, v in draws.items()}, dims, coords,
+                                    attrs={"inference": "exact conjugate posterior", "sampling_seconds": secs,
+                                           "estimator": self._who, "structure": self.structure_kind_})
 
     def _structure_mcmc(self, X, ycodes, num_warmup, num_samples, num_chains, seed, progress_bar, target_accept_prob):
         """NUTS on the fitted structure's model for the checked rows ``X`` and their class codes:

@@ -31,7 +31,7 @@ from ..structure import (
     topological_order,
 )
 from . import _validation as _val
-from ._structure_common import StructureCommonMixin
+from ._structure_common import REFITS, StructureCommonMixin, StructureNotSupportedError
 
 
 def _leaves(t):
@@ -49,17 +49,11 @@ STRUCTURE_CONSTRAINTS: dict = {
     "k": [Interval(Integral, 1, None, closed="left")],
 }
 
-class StructureNotSupportedError(NotImplementedError, AttributeError):
-    """A method not written for structures other than naive yet (``hasattr`` is False for it)."""
-
-
-#: fitting methods that would ignore ``structure`` (refused whatever was fitted)
-_REFITS = ("partial_fit", "fit_semi_supervised", "fit_latent_class")
-_UNSUPPORTED = ("partial_fit", "fit_semi_supervised", "feature_log_contributions", "fit_latent_class",
-                "sample_prior_predictive",
-                # the naive posterior's draws / NumPyro model / log-odds would be silently wrong on a structure
-                "model_inputs", "predict_proba_draws", "predict_proba_interval", "coef_", "intercept_",
-                "coef_names_", "coef_draws", "coef_interval")
+#: methods not written for a fitted categorical structure yet
+_UNSUPPORTED = frozenset({*REFITS, "feature_log_contributions", "sample_prior_predictive",
+                          # the naive posterior's draws / NumPyro model / log-odds would be silently wrong
+                          "model_inputs", "predict_proba_draws", "predict_proba_interval", "coef_",
+                          "intercept_", "coef_names_", "coef_draws", "coef_interval"})
 
 
 class StructureMixin(StructureCommonMixin):
@@ -75,16 +69,8 @@ class StructureMixin(StructureCommonMixin):
 
     _structure_constraints: ClassVar[dict] = STRUCTURE_CONSTRAINTS
 
-    def __getattribute__(self, name):
-        if name in _UNSUPPORTED:
-            d = object.__getattribute__(self, "__dict__")
-            fits_anew = name in _REFITS and d.get("structure", "naive") != "naive"
-            if fits_anew or d.get("_tables") is not None:
-                raise StructureNotSupportedError(
-                    f"{type(self).__name__}.{name} is not available yet for structure={d.get('structure')!r}"
-                    f"{'' if fits_anew else ' (learned ' + repr(d.get('structure_kind_')) + ')'}; "
-                    "it works with structure='naive'.")
-        return object.__getattribute__(self, name)
+    _structure_unsupported = _UNSUPPORTED
+    _structure_attr = "_tables"
 
     def _dask_unsupported(self):
         if self.structure != "naive":
@@ -188,9 +174,6 @@ class StructureMixin(StructureCommonMixin):
         super()._set_attributes()
         self.structure_kind_ = "naive"
         self.structure_ = {str(nm): () for nm in self.posterior_.blocks[0].names}
-
-    def _structure_fitted(self):
-        return getattr(self, "_tables", None)
 
     def _structure_joint(self, X):
         return _st.log_likelihood(self._tables, self._encoded(X)[0], self._who)

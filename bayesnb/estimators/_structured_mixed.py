@@ -19,7 +19,6 @@ import pandas as pd
 from .. import _mixed_impute as _mi
 from .. import _mixed_posterior as _mp
 from .. import _structured_mixed as _mx
-from .._utils import as_generator
 from ..diagnostics import datatree_from_layout
 from ..generative.functions import _block_cells
 from ..generative.tables import assemble_table
@@ -32,17 +31,14 @@ from ..structure import (
     topological_order,
 )
 from . import _validation as _val
-from ._structure_common import StructureCommonMixin
-from ._structured import StructureNotSupportedError
+from ._structure_common import REFITS, StructureCommonMixin
 
 __all__ = ["MixedStructureMixin"]
 
-#: fitting methods that would ignore ``structure`` (refused whatever was fitted)
-_REFITS = ("partial_fit", "fit_semi_supervised", "fit_latent_class")
 #: methods not written for a fitted mixed structure yet
-_UNSUPPORTED = (*_REFITS, "feature_log_contributions", "sample_prior_predictive",
-                # the naive posterior's NumPyro model / draws would be silently wrong on a structure
-                "model_inputs", "predict_proba_draws", "predict_proba_interval")
+_UNSUPPORTED = frozenset({*REFITS, "feature_log_contributions", "sample_prior_predictive",
+                          # the naive posterior's NumPyro model / draws would be silently wrong on a structure
+                          "model_inputs", "predict_proba_draws", "predict_proba_interval"})
 #: what a model file keeps of a fitted mixed structure
 _FILE_ATTRS = ("structure_parents_", "structure_stats_", "structure_bin_edges_")
 
@@ -57,16 +53,8 @@ class MixedStructureMixin(StructureCommonMixin):
     how many cells that is; chosen).
     """
 
-    def __getattribute__(self, name):
-        if name in _UNSUPPORTED:
-            d = object.__getattribute__(self, "__dict__")
-            fits_anew = name in _REFITS and d.get("structure", "naive") != "naive"
-            if fits_anew or d.get("_mixed") is not None:
-                raise StructureNotSupportedError(
-                    f"{type(self).__name__}.{name} is not available yet for structure={d.get('structure')!r}"
-                    f"{'' if fits_anew else ' (learned ' + repr(d.get('structure_kind_')) + ')'}; "
-                    "it works with structure='naive'.")
-        return object.__getattribute__(self, name)
+    _structure_unsupported = _UNSUPPORTED
+    _structure_attr = "_mixed"
 
     def fit(self, X, y, sample_weight=None):
         """Fit the naive posterior, then the structure's conditional families (see :class:`NaiveBayes`).
@@ -181,9 +169,6 @@ class MixedStructureMixin(StructureCommonMixin):
                  for c in range(len(blk.names))]
         self.structure_ = self._named(nodes, [()] * len(nodes))
 
-    def _structure_fitted(self):
-        return getattr(self, "_mixed", None)
-
     def _structure_joint(self, X):
         encoded = self._encoded(X)
         return _mx.log_likelihood(self._mixed, _mx.node_data(self._mixed.nodes, encoded), self._who)
@@ -221,36 +206,12 @@ class MixedStructureMixin(StructureCommonMixin):
             return cells
         return fill
 
-    def sample_posterior(self, n_draws=1000, random_state=None):
-        """Exact draws from the conjugate posterior; under a structure, one per context.
-
-        Under a structure other than naive: ``pi`` (class) and ``<param>_<feature>`` for each
-        parameter of the feature's family, drawn per context by the family's ``sample_params``:
-        ``theta_<feature>`` (a Dirichlet per context) for a categorical feature, ``mu_<feature>``
-        and ``sigma2_<feature>`` (a Normal-Inverse-Gamma per context) for a Gaussian one, with
-        dims ``(class, <parent>_state, ...)``; a numeric parent's states are its bins (see
-        :mod:`bayesnb._mixed_posterior`). :meth:`run_mcmc` returns the same layout. Under
-        naive, as the base method.
-
-        Parameters
-        ----------
-        n_draws : int, default=1000
-        random_state : int, numpy Generator/RandomState or None
-
-        Returns
-        -------
-        xarray.DataTree
-            Group ``posterior`` with dims ``(chain=1, draw=n_draws, ...)``.
-        """
-        if getattr(self, "_mixed", None) is None:
-            return super().sample_posterior(n_draws, random_state)
-        n_draws = self._check_n_draws(n_draws)
+    def _structure_draws(self, n_draws, rng):
+        """Exact draws of every feature's family parameters per context (:mod:`bayesnb._mixed_posterior`)."""
         dims, coords, shapes, variables = self._mixed_layout()
-        draws = _mp.mixed_draws(self._mixed, self.posterior_.class_concentration, dims, shapes, n_draws,
-                                as_generator(random_state), variables)
-        return datatree_from_layout({k: v[None] for k, v in draws.items()}, dims, coords,
-                                    attrs={"inference": "exact conjugate posterior", "estimator": self._who,
-                                           "structure": self.structure_kind_})
+        draws = _mp.mixed_draws(self._mixed, self.posterior_.class_concentration, dims, shapes, n_draws, rng,
+                                variables)
+        return draws, dims, coords
 
     def _exact_moments(self):
         """Closed-form posterior mean and sd of every variable of :meth:`sample_posterior`

@@ -8,13 +8,9 @@ Dirichlet posterior per context, drawn exactly (``sample_posterior``) or sampled
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from .. import structured as _st
-from .._utils import as_generator
 from ..diagnostics import datatree_from_layout
 from ..inference.numpyro_model import check_proper
 from ..inference.structured_model import (
@@ -106,38 +102,12 @@ class StructuredPosteriorMixin:
         structure (``{variable: (mean, sd)}``, for :func:`bayesnb.compare_posteriors`)."""
         return structured_moments(self._tables, self._class_concentration(), self._structured_layout())
 
-    def sample_posterior(self, n_draws=1000, random_state=None):
-        """Exact draws from the conjugate posterior (no MCMC needed).
-
-        Under a structure other than naive (TAN, k-DB), every table ``p(x_j | class,
-        parents)`` is one Dirichlet posterior per context, drawn exactly; the variables are
-        ``pi`` (class) and ``theta_<feature>`` with dims ``(class, <parent>_state, ...,
-        <feature>_category)``, coords the real class and category names (see
-        :mod:`bayesnb.inference.structured_model`). Under the naive structure, as
-        :meth:`bayesnb.model.PosteriorMixin.sample_posterior`.
-
-        Parameters
-        ----------
-        n_draws : int, default=1000
-        random_state : int, numpy Generator/RandomState or None
-
-        Returns
-        -------
-        xarray.DataTree
-            Group ``posterior`` with dims ``(chain=1, draw=n_draws, ...)``.
-        """
-        if getattr(self, "_tables", None) is None:
-            return super().sample_posterior(n_draws, random_state)
-        check_is_fitted(self, "posterior_")
-        n_draws = self._check_n_draws(n_draws)
+    def _structure_draws(self, n_draws, rng):
+        """Exact draws of every table ``p(x_j | class, parents)``, one Dirichlet posterior per context:
+        ``pi`` and ``theta_<feature>`` (:mod:`bayesnb.inference.structured_model`'s layout)."""
         layout = self._structured_layout()
-        t0 = time.perf_counter()
-        draws = structured_draws(self._tables, self._class_concentration(), layout, n_draws,
-                                 as_generator(random_state))
-        secs = time.perf_counter() - t0
-        return datatree_from_layout({k: v[None] for k, v in draws.items()}, layout.dims, layout.coords,
-                                    attrs={"inference": "exact conjugate posterior", "sampling_seconds": secs,
-                                           "estimator": self._who, "structure": self.structure_kind_})
+        draws = structured_draws(self._tables, self._class_concentration(), layout, n_draws, rng)
+        return draws, layout.dims, layout.coords
 
     def _structure_mcmc(self, X, ycodes, num_warmup, num_samples, num_chains, seed, progress_bar, target_accept_prob):
         """NUTS on :mod:`bayesnb.inference.structured_model` (one Dirichlet per context, the labelled
