@@ -13,13 +13,11 @@ import jax
 import numpyro.distributions as dist
 from numpyro.infer import init_to_uniform
 from numpyro.infer.util import initialize_model
+from scipy import stats
 
 from bayesnb import Categorical, Gaussian, NaiveBayes
-from bayesnb.families._fixed_norm import (
-    dirichlet_fixed_norm,
-    inverse_gamma_fixed_norm,
-    lgamma32,
-)
+from bayesnb.families._fixed_norm import dirichlet_fixed_norm, lgamma32
+from bayesnb.families._nig_site import nig_log_norm, nig_unconstrained
 from bayesnb.families._tilted_gamma import tilted_gamma_rows, tilted_log_norm
 from bayesnb.model import make_model
 
@@ -31,10 +29,27 @@ def test_log_densities_equal_numpyros():
     log_norm = lgamma32(conc.astype(float).sum(-1)) - lgamma32(conc).sum(-1)
     np.testing.assert_allclose(dirichlet_fixed_norm(conc, log_norm).log_prob(x), dist.Dirichlet(conc).log_prob(x),
                                rtol=1e-5, atol=1e-4)
-    a, b = rng.uniform(0.5, 30.0, (2, 4)), rng.uniform(0.1, 5.0, (2, 4))
-    s2 = rng.uniform(0.05, 3.0, (2, 4))
-    np.testing.assert_allclose(inverse_gamma_fixed_norm(a, b, lgamma32(a)).log_prob(s2),
-                               dist.InverseGamma(a, b).log_prob(s2), rtol=1e-5, atol=1e-4)
+
+
+def test_nig_site_is_the_normal_inverse_gamma_on_the_log_variance_scale():
+    """log p(m, t) = InvGamma(e^t | a, b) e^t * Normal(m | m0, e^t / kappa), by scipy.stats."""
+    rng = np.random.default_rng(3)
+    shape = (2, 4)
+    m0, kappa = rng.normal(size=shape), rng.uniform(0.01, 5.0, shape)
+    a, b = rng.uniform(0.5, 30.0, shape), rng.uniform(0.1, 5.0, shape)
+    z = np.stack([rng.normal(size=shape), rng.uniform(-2.0, 2.0, shape)], axis=-1)
+    v = np.exp(z[..., 1])
+    want = (stats.invgamma.logpdf(v, a, scale=b) + z[..., 1]
+            + stats.norm.logpdf(z[..., 0], m0, np.sqrt(v / kappa)))
+    d = nig_unconstrained(m0, kappa, a, b, nig_log_norm(a, b, kappa))
+    assert d.batch_shape == shape and d.event_shape == (2,)
+    np.testing.assert_allclose(d.log_prob(z.astype(np.float32)), want, rtol=1e-5, atol=1e-3)
+    # its draws follow that law: v ~ InvGamma(a, b), (m - m0) sqrt(kappa / v) ~ Normal(0, 1)
+    draws = np.asarray(nig_unconstrained(0.5, 2.0, 3.0, 1.5, nig_log_norm(3.0, 1.5, 2.0)).sample(
+        jax.random.PRNGKey(0), (4000,)), dtype=float)
+    v = np.exp(draws[:, 1])
+    assert stats.kstest(v, stats.invgamma(3.0, scale=1.5).cdf).pvalue > 1e-3
+    assert stats.kstest((draws[:, 0] - 0.5) * np.sqrt(2.0 / v), "norm").pvalue > 1e-3
 
 
 @pytest.mark.parametrize("tilted", [False, True])

@@ -8,7 +8,8 @@ site added roughly 50,000 characters of StableHLO and several seconds of XLA com
 time, once in the initialiser and once in the NUTS chunk. The distributions here take
 those constants precomputed (``scipy.special.gammaln`` in float64, see
 :func:`lgamma32`), so the log density is the same function with no ``lgamma`` in it.
-Sampling (``Predictive``) and the support are the parent class's.
+Sampling (``Predictive``) and the support are the parent class's. (The Gaussian block's
+InverseGamma has its own site density, :mod:`bayesnb.families._nig_site`.)
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln
 
-__all__ = ["dirichlet_fixed_norm", "inverse_gamma_fixed_norm", "lgamma32"]
+__all__ = ["dirichlet_fixed_norm", "lgamma32"]
 
 _CLASSES = {}  # Distribution subclasses, built on first use (jax and numpyro load only for MCMC)
 
@@ -42,22 +43,6 @@ def dirichlet_fixed_norm(concentration, log_norm):
     return _built()["dirichlet"](concentration, log_norm)
 
 
-def inverse_gamma_fixed_norm(concentration, rate, lgamma_concentration):
-    """``InverseGamma(concentration, rate)`` whose ``log_prob`` uses ``lgamma_concentration`` as given.
-
-    Parameters
-    ----------
-    concentration, rate : arrays of the batch shape
-    lgamma_concentration : array of the batch shape
-        ``lgamma(concentration)`` (e.g. from :func:`lgamma32`).
-
-    Returns
-    -------
-    numpyro.distributions.InverseGamma
-    """
-    return _built()["inverse_gamma"](concentration, rate, lgamma_concentration)
-
-
 def _built():
     if not _CLASSES:
         _CLASSES.update(_build())
@@ -66,7 +51,7 @@ def _built():
 
 def _build():
     import jax.numpy as jnp
-    from numpyro.distributions import Dirichlet, InverseGamma
+    from numpyro.distributions import Dirichlet
 
     class DirichletFixedNorm(Dirichlet):
         """See :func:`dirichlet_fixed_norm`."""
@@ -78,15 +63,4 @@ def _build():
         def log_prob(self, value):
             return jnp.sum(jnp.log(value) * (self.concentration - 1.0), axis=-1) + self.log_norm
 
-    class InverseGammaFixedNorm(InverseGamma):
-        """See :func:`inverse_gamma_fixed_norm`."""
-
-        def __init__(self, concentration, rate, lgamma_concentration, *, validate_args=None):
-            self.lgamma_concentration = jnp.asarray(lgamma_concentration)
-            super().__init__(concentration, rate, validate_args=validate_args)
-
-        def log_prob(self, value):
-            a, b = self.concentration, self.rate
-            return a * jnp.log(b) - self.lgamma_concentration - (a + 1.0) * jnp.log(value) - b / value
-
-    return {"dirichlet": DirichletFixedNorm, "inverse_gamma": InverseGammaFixedNorm}
+    return {"dirichlet": DirichletFixedNorm}

@@ -32,7 +32,7 @@ from scipy.special import gammaln
 from . import _categorical_encoding as _enc
 from . import _private
 from ._base import Family
-from ._tilted_gamma import tilted_gamma_rows, tilted_log_norm
+from ._tilted_gamma import log_tilted_gamma_rows, row_sum, tilted_log_norm
 from ._numeric import dirichlet_draws, draw_categories, maximise_evidence
 from ._categorical_encoding import log_probs  # (CategoricalNB.feature_log_prob_)
 
@@ -389,38 +389,40 @@ class Categorical(Family):
         """Sample ``theta`` from the Dirichlet prior under plates ``class_plate`` x feature.
 
         One sample site for the whole block, whatever the features' numbers of values:
-        ``theta_<label>__gamma`` ~ Gamma(alpha, 1), shape (K, d, V_max) (the value axis is
-        the event), with alpha padded by 1 past each feature's ``V_j`` values. The pads are
-        zeroed by the mask ``v < V_j`` and each row normalised, giving the deterministic
-        site ``theta_<label>`` (K, d, V_max), pads at 0.
+        ``theta_<label>__log_gamma`` (K, d, V_max), the logs ``u`` of Gamma(alpha, 1) draws
+        (the value axis is the event), with alpha padded by 1 past each feature's ``V_j``
+        values. The pads are zeroed by the mask ``v < V_j`` and each row normalised, giving
+        the deterministic site ``theta_<label>`` (K, d, V_max), pads at 0.
 
         The valid entries are exactly Dirichlet(alpha), independent of the row sum ``S``
         (the proof is in :mod:`bayesnb.families._tilted_gamma`); the pads never enter
         ``theta`` or the likelihood, so ``theta``'s posterior is the Dirichlet one. With
-        ``s_shape`` (:meth:`numpyro_sampler_args`, the summed posterior concentration) the site
-        is :func:`~bayesnb.families._tilted_gamma.tilted_gamma_rows`, which gives ``S`` the law
-        Gamma(``s_shape``): the model is unchanged, and NUTS's diagonal mass matrix fits the
-        near independent posterior Gammas. No scatter, one site: compile time does not grow
-        with the number of distinct vocabularies.
+        ``s_shape`` (:meth:`numpyro_sampler_args`, the summed posterior concentration), ``S``
+        has the law Gamma(``s_shape``): the model is unchanged, and NUTS's diagonal mass
+        matrix fits the near independent posterior Gammas. The site is
+        :func:`~bayesnb.families._tilted_gamma.log_tilted_gamma_rows`, the density written
+        out on the unconstrained scale, and the row sums are
+        :func:`~bayesnb.families._tilted_gamma.row_sum`. No scatter, no transform, one site:
+        the compiled sampler does not grow with the number of distinct vocabularies.
 
-        Returns ``{"log_theta": (K, d, V_max)}`` with pads at 0.
+        Returns ``{"log_theta", "u", "log_s"}``: ``log theta`` and ``u`` (K, d, V_max), pads
+        at 0, and ``log S`` (K, d), so that :meth:`numpyro_suffstat_loglik` is
+        ``sum n u - sum N log S`` (no (K, d, V_max) ``log theta`` in the potential's gradient).
         """
         import jax.numpy as jnp
         import numpyro
-        from jax.scipy.special import logsumexp as jax_logsumexp
 
         alpha = prior_args["alpha"]
         K, d, vmax = alpha.shape
         mask = np.arange(vmax)[None, :] < np.asarray(static, dtype=np.int64).reshape(d, 1)  # (d, V_max) constant
         with numpyro.plate(class_plate, K, dim=-2), numpyro.plate(feature_plate, d, dim=-1):
-            g = numpyro.sample(f"theta_{label}__gamma",
-                               tilted_gamma_rows(alpha, mask, prior_args.get("s_shape"), prior_args.get("log_norm")))
-        tiny = jnp.finfo(g.dtype).tiny
-        log_g = jnp.where(mask, jnp.log(jnp.clip(g, tiny)), -jnp.inf)
-        log_s = jax_logsumexp(log_g, axis=-1, keepdims=True)
-        log_theta = jnp.where(mask, log_g - log_s, 0.0)
-        numpyro.deterministic(f"theta_{label}", jnp.where(mask, jnp.exp(log_theta), 0.0))
-        return {"log_theta": log_theta}
+            u = numpyro.sample(f"theta_{label}__log_gamma",
+                               log_tilted_gamma_rows(alpha, mask, prior_args.get("s_shape"), prior_args.get("log_norm")))
+        g = jnp.where(mask, jnp.exp(u), 0.0)
+        s = row_sum(g)[..., None]
+        log_s = jnp.log(s)
+        numpyro.deterministic(f"theta_{label}", g / s)
+        return {"log_theta": jnp.where(mask, u - log_s, 0.0), "u": jnp.where(mask, u, 0.0), "log_s": log_s[..., 0]}
 
     def params_from_sites(self, label, static, samples: dict) -> dict:
         """MCMC samples (leading sample axes) -> ``{"theta": (..., K, d, V_max)}``, NaN-padded."""
@@ -435,13 +437,13 @@ class Categorical(Family):
 
     def sites_from_params(self, label, static, params: dict, prior_args=None) -> dict:
         """Inverse of :meth:`params_from_sites`: from ``theta`` (..., K, d, V_max), the sample site
-        ``theta_<label>__gamma`` (``theta`` times ``S``, at ``prior_args``' ``s_shape`` when given,
-        else 1; pads at 1) and the deterministic ``theta_<label>`` (pads at 0)."""
+        ``theta_<label>__log_gamma`` (the log of ``theta`` times ``S``, at ``prior_args``'
+        ``s_shape`` when given, else 1; pads at 0) and the deterministic ``theta_<label>`` (pads at 0)."""
         theta = np.asarray(params["theta"], dtype=float)
         valid = np.arange(theta.shape[-1])[None, :] < np.asarray(static, dtype=np.int64).reshape(-1, 1)
         shape = None if prior_args is None else prior_args.get("s_shape")
         scale = 1.0 if shape is None else np.asarray(shape, dtype=float)[..., None]
-        return {f"theta_{label}__gamma": np.where(valid, np.maximum(np.nan_to_num(theta) * scale, 1e-30), 1.0),
+        return {f"theta_{label}__log_gamma": np.where(valid, np.log(np.maximum(np.nan_to_num(theta) * scale, 1e-30)), 0.0),
                 f"theta_{label}": np.where(valid, np.nan_to_num(theta), 0.0)}
 
     def numpyro_stats_args(self, stats) -> dict:
@@ -450,7 +452,10 @@ class Categorical(Family):
 
     def numpyro_suffstat_loglik(self, params, stats_args):
         """``sum_{k,j,v} n[k,j,v] log theta[k,j,v]``: the labelled-data log-likelihood."""
-        return (stats_args["counts"] * params["log_theta"]).sum()
+        n = stats_args["counts"]
+        if "u" in params:  # log theta = u - log S on the valid cells (pads have no counts)
+            return (n * params["u"]).sum() - (n.sum(-1) * params["log_s"]).sum()
+        return (n * params["log_theta"]).sum()
 
     def numpyro_row_args(self, block, static) -> dict:
         """Codes as int32 (n, d) and an observed mask; missing / unseen values are masked."""

@@ -48,7 +48,6 @@ from scipy.special import gammaln, logsumexp
 from .._utils import all_finite, all_missing_columns, nonfinite_error
 from . import _interval
 from ._base import Family
-from ._fixed_norm import inverse_gamma_fixed_norm
 from ._gaussian_cells import (
     _chunk_rows,
     _complete_stats,
@@ -64,6 +63,7 @@ from ._gaussian_prior import (
     auto_prior,
 )
 from ._gaussian_prior import make_prior as _make_prior
+from ._nig_site import nig_log_norm, nig_unconstrained
 from ._numeric import float32_args, sample_class_feature, weighted_class_cells
 from ._private import noisy_moments, require_bounds
 
@@ -390,8 +390,9 @@ class Gaussian(Family):
         Per (class, feature) cell, ``centre = mu0`` and ``scale = sqrt(b0 / a0)`` (the
         prior's typical sd; 1 where that is not a positive finite number), computed in
         float64: ``mu_std = (mu0 - centre) / scale``, ``b_std = b0 / scale**2``, with
-        ``kappa0`` and ``a0`` unchanged (see :meth:`numpyro_sample`), and ``lgamma_a`` =
-        ``lgamma(a0)``, the InverseGamma's normalising constant (computed here, not in the sampler).
+        ``kappa0`` and ``a0`` unchanged (see :meth:`numpyro_sample`), and ``log_norm``, the
+        normalising constant of the site's density (:func:`~._nig_site.nig_log_norm`: its
+        ``lgamma(a0)`` is computed here, not in the sampler).
         """
         mu0, kappa, a, b = (np.asarray(v, dtype=float) for v in (prior.mu, prior.kappa, prior.a, prior.b))
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -399,36 +400,42 @@ class Gaussian(Family):
         scale = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
         centre = np.where(np.isfinite(mu0), mu0, 0.0)
         out = {"mu_std": (mu0 - centre) / scale, "kappa": kappa, "a": a, "b_std": b / scale**2,
-               "centre": centre, "scale": scale, "lgamma_a": gammaln(a)}
-        return {k: v.astype(np.float32) for k, v in out.items()}
+               "centre": centre, "scale": scale}
+        out = {k: v.astype(np.float32) for k, v in out.items()}
+        out["log_norm"] = nig_log_norm(a, b / scale**2, kappa)
+        return out
 
     def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
-        """The Normal-Inverse-Gamma prior, sampled on a standardised scale.
+        """The Normal-Inverse-Gamma prior, sampled on a standardised, unconstrained scale.
 
-        Sample sites ``sigma2_<label>__std`` ~ InvGamma(a0, b0 / s**2) and ``mu_<label>__std`` ~
-        Normal((mu0 - c) / s, sqrt(sigma2_std / kappa0)) under plates ``class_plate`` x
-        feature, with the per-cell centre ``c`` and scale ``s`` of :meth:`numpyro_prior_args`;
-        deterministic sites ``mu_<label> = c + s * mu_std`` and ``sigma2_<label> = s**2 *
-        sigma2_std`` are the parameters on the data's scale. This is exactly the prior
-        ``sigma2 ~ InvGamma(a0, b0)``, ``mu | sigma2 ~ Normal(mu0, sigma2 / kappa0)``: if
-        ``sigma2 ~ InvGamma(a0, b0)`` then ``sigma2 / s**2 ~ InvGamma(a0, b0 / s**2)``, and
-        ``(mu - c) / s | sigma2`` is Normal((mu0 - c) / s, sigma2 / (s**2 kappa0)). NUTS then
-        sees parameters of order one whatever the data's scale (values ~1e5 no longer give
-        variances ~1e10 next to probabilities), and the likelihoods below are computed on the
-        standardised scale (no cancellation of large float32 numbers).
+        One sample site ``mu_sigma2_<label>__z`` of shape (K, d, 2) under plates
+        ``class_plate`` x feature: per cell the standardised mean ``mu_std`` and
+        ``log sigma2_std``, with the density :func:`~._nig_site.nig_unconstrained` of
+        ``sigma2_std ~ InvGamma(a0, b0 / s**2)``, ``mu_std | sigma2_std ~ Normal((mu0 - c) / s,
+        sqrt(sigma2_std / kappa0))`` (the log-Jacobian of ``exp`` included), with the
+        per-cell centre ``c`` and scale ``s`` of :meth:`numpyro_prior_args`. Deterministic
+        sites ``mu_<label> = c + s * mu_std`` and ``sigma2_<label> = s**2 * sigma2_std`` are
+        the parameters on the data's scale. This is exactly the prior ``sigma2 ~ InvGamma(a0,
+        b0)``, ``mu | sigma2 ~ Normal(mu0, sigma2 / kappa0)``: if ``sigma2 ~ InvGamma(a0, b0)``
+        then ``sigma2 / s**2 ~ InvGamma(a0, b0 / s**2)``, and ``(mu - c) / s | sigma2`` is
+        Normal((mu0 - c) / s, sigma2 / (s**2 kappa0)). NUTS then sees parameters of order one
+        whatever the data's scale (values ~1e5 no longer give variances ~1e10 next to
+        probabilities), and the likelihoods below are computed on the standardised scale (no
+        cancellation of large float32 numbers). One site with real support keeps the
+        compiled sampler small (no transform objects, no ``lgamma``).
 
         Returns ``{"mu", "sigma2", "mu_std", "s2_std", "centre", "scale"}``, each (K, d).
         """
+        import jax.numpy as jnp
         import numpyro
-        import numpyro.distributions as dist
 
         p = prior_args
         c, s = p["centre"], p["scale"]
-        prior_s2 = (dist.InverseGamma(p["a"], p["b_std"]) if "lgamma_a" not in p
-                    else inverse_gamma_fixed_norm(p["a"], p["b_std"], p["lgamma_a"]))
-        s2_std = sample_class_feature(f"sigma2_{label}__std", prior_s2, feature_plate, class_plate)
-        mu_std = sample_class_feature(f"mu_{label}__std", dist.Normal(p["mu_std"], (s2_std / p["kappa"]) ** 0.5),
-                                      feature_plate, class_plate)
+        log_norm = p["log_norm"] if "log_norm" in p else nig_log_norm(p["a"], p["b_std"], p["kappa"])
+        z = sample_class_feature(f"mu_sigma2_{label}__z",
+                                 nig_unconstrained(p["mu_std"], p["kappa"], p["a"], p["b_std"], log_norm),
+                                 feature_plate, class_plate)
+        mu_std, s2_std = z[..., 0], jnp.exp(z[..., 1])
         mu = numpyro.deterministic(f"mu_{label}", c + s * mu_std)
         s2 = numpyro.deterministic(f"sigma2_{label}", s * s * s2_std)
         return {"mu": mu, "sigma2": s2, "mu_std": mu_std, "s2_std": s2_std, "centre": c, "scale": s}
@@ -453,8 +460,9 @@ class Gaussian(Family):
                              "sample sites are on the prior's standardised scale; received None.")
         mu, s2 = np.asarray(params["mu"], dtype=float), np.asarray(params["sigma2"], dtype=float)
         c, s = (np.asarray(prior_args[k], dtype=float) for k in ("centre", "scale"))
-        return {f"mu_{label}__std": (mu - c) / s, f"sigma2_{label}__std": s2 / s**2,
-                f"mu_{label}": mu, f"sigma2_{label}": s2}
+        with np.errstate(divide="ignore"):
+            z = np.stack([(mu - c) / s, np.log(s2 / s**2)], axis=-1)
+        return {f"mu_sigma2_{label}__z": z, f"mu_{label}": mu, f"sigma2_{label}": s2}
 
     def numpyro_stats_args(self, stats) -> dict:
         """Count, mean and sum of squared deviations per (class, feature), float32."""

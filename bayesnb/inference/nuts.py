@@ -237,7 +237,7 @@ def _run_nuts(spec, priors, data, num_warmup, num_samples, num_chains, chain_met
                           f"(first call only; {where})", file=sys.stderr, flush=True)
                 # compile ahead of time, so that compile and sampling are timed apart
                 k0 = keys if vec else keys[0]
-                init_c = init_fn.lower(k0, priors, data, z_init).compile()
+                init_c = init_fn.lower(k0, priors, data, z_init).compile(compiler_options=_init_options())
                 state0 = jax.eval_shape(init_fn, k0, priors, data, z_init)
                 cached = (init_c, chunk_fn.lower(state0, priors, data).compile())
                 aot_seconds = time.perf_counter() - t_c
@@ -264,6 +264,18 @@ def _run_nuts(spec, priors, data, num_warmup, num_samples, num_chains, chain_met
     timing = {"compile_seconds": compile_s, "sampling_seconds": total - compile_s, "total_seconds": total,
               "cache_hit": hit}
     return samples, extra, timing
+
+
+def _init_options():
+    """XLA options of the initialiser's compile: LLVM -O0 on CPU (None elsewhere).
+
+    The initialiser runs once per chain (one potential and gradient, the adaptation's start),
+    so optimising its machine code buys nothing, while on CPU it is compiled as some fifty
+    separate kernels whose LLVM optimisation took about as long as the NUTS chunk's. The
+    chunk, which does all the sampling, keeps XLA's default optimisation level."""
+    import jax
+
+    return {"xla_backend_optimization_level": 0} if jax.default_backend() == "cpu" else None
 
 
 def _run_chunks(compiled, key, priors, data, z_init, W, S, vec, show, desc):
