@@ -300,7 +300,7 @@ def build_parser():
     it = sub.add_parser("impute-table", help="fill missing cells with the configuration that imputes DATA best",
                         description="bayesnb.impute_table from the shell, the default imputation of a table: no "
                                     "saved model; per column, the configuration (naive, latent class, TAN) whose "
-                                    "imputations of a random 15%% of DATA's observed cells, hidden on purpose, are "
+                                    "imputations of a random 15% of DATA's observed cells, hidden on purpose, are "
                                     "the most accurate, fitted on DATA. Slower than 'impute' (seconds to minutes: it "
                                     "fits every configuration twice). 'impute MODEL DATA' uses a saved model instead.")
     it.add_argument("data", help=f"{table} with missing cells")
