@@ -86,6 +86,12 @@ class TableImputation(NamedTuple):
     n_components: int | None = None
 
 
+def _check_search_rows(search_rows, who):
+    if search_rows is not None and not (isinstance(search_rows, int | np.integer) and not isinstance(search_rows, bool)
+                                        and search_rows >= 2):
+        raise ValueError(f"{who}: search_rows must be None or a whole number >= 2; received {search_rows!r}.")
+
+
 def _check(X, y, configurations, holdout, estimator, search_rows):
     if not isinstance(X, pd.DataFrame):
         raise TypeError(f"impute_table: X must be a pandas DataFrame (one column per feature); "
@@ -98,9 +104,7 @@ def _check(X, y, configurations, holdout, estimator, search_rows):
                          f"received {configurations!r}.")
     if not (isinstance(holdout, float | int) and 0 < holdout < 1):
         raise ValueError(f"impute_table: holdout must be a fraction in (0, 1); received {holdout!r}.")
-    if search_rows is not None and not (isinstance(search_rows, int | np.integer) and not isinstance(search_rows, bool)
-                                        and search_rows >= 2):
-        raise ValueError(f"impute_table: search_rows must be None or a whole number >= 2; received {search_rows!r}.")
+    _check_search_rows(search_rows, "impute_table")
     if estimator is not None and not isinstance(estimator, NaiveBayes):
         raise TypeError(f"impute_table: estimator must be a NaiveBayes (unfitted template); "
                         f"received {type(estimator).__name__}.")
@@ -136,6 +140,9 @@ def latent_class_auto(model, X, y=None, *, search_rows=SEARCH_ROWS, random_state
     -------
     LatentClassFit
     """
+    _check_search_rows(search_rows, "latent_class_auto")
+    if not isinstance(X, pd.DataFrame):
+        raise TypeError(f"latent_class_auto: X must be a pandas DataFrame; received {type(X).__name__}.")
     rng = as_generator(random_state)
     n = X.shape[0]
     if search_rows is None or n <= search_rows:

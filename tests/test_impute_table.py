@@ -141,3 +141,12 @@ def test_bad_search_rows_is_refused(rows):
     X, y = two_groups(n=40)
     with pytest.raises(ValueError, match=r"search_rows must be None or a whole number >= 2; received"):
         impute_table(X, y, search_rows=rows)
+
+
+def test_latent_class_auto_refuses_bad_input():
+    X, y = two_groups(n=40)
+    model = NaiveBayes().fit(X, y)
+    with pytest.raises(ValueError, match=r"latent_class_auto: search_rows must be None or a whole number >= 2"):
+        latent_class_auto(model, X, search_rows=0)
+    with pytest.raises(TypeError, match=r"latent_class_auto: X must be a pandas DataFrame; received ndarray"):
+        latent_class_auto(model, X.to_numpy(), search_rows=10)
