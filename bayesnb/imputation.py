@@ -12,7 +12,11 @@ accurate:
 3. per column, the configuration with the lowest loss wins (ties: the earlier in
    ``configurations``, so the cheaper);
 4. fit the winning configurations on the real table and impute its missing cells with them
-   (``"latent"`` with the component count its search chose in step 2: not searched twice).
+   (``"latent"`` with the component count its search chose in step 2: not searched twice);
+   an imputed numeric value outside its column's observed range is moved to the nearest end of
+   it. A posterior-predictive mean can leave the range (a log-normal's mean ``exp(mu + s**2 / 2)``
+   on a spread-out column); moving it onto the range never increases its error when the true
+   value lies in the range. (Step 2 scores the configurations' fills as they are.)
 
 The configurations (all :class:`~bayesnb.NaiveBayes`, cloned from ``estimator``):
 
@@ -177,6 +181,15 @@ def _is_numeric(col):
     return pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
 
 
+def _clip_to_observed(table, X):
+    """``table`` with the imputed cells of each numeric column clipped to that column's observed range in ``X``."""
+    for c in X.columns:
+        miss = X[c].isna().to_numpy()
+        if _is_numeric(X[c]) and miss.any() and not miss.all():
+            table.loc[miss, c] = table.loc[miss, c].clip(X[c].min(), X[c].max())
+    return table
+
+
 def _loss(truth, filled, numeric):
     """NRMSE squared (numeric) or error rate of ``filled`` against ``truth``."""
     if numeric:
@@ -226,7 +239,8 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
     Returns
     -------
     TableImputation
-        ``(table, chosen, scores, n_components)``.
+        ``(table, chosen, scores, n_components)``; the imputed numeric cells of ``table`` lie
+        in their column's observed range.
 
     Examples
     --------
@@ -244,7 +258,7 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
     missing = [c for c in X.columns if X[c].isna().any()]
     if len(configs) == 1:
         table, count = _run(configs[0], estimator, X, y, label_given, rng, search_rows)
-        return TableImputation(table, dict.fromkeys(missing, configs[0]), None, count)
+        return TableImputation(_clip_to_observed(table, X), dict.fromkeys(missing, configs[0]), None, count)
     observed = X.notna().to_numpy()
     # a child stream: a table blanked with the same seed (rng.random(X.shape) < p) would otherwise
     # have its missing cells exactly where the first draws fall, and no observed cell would be hidden
@@ -279,5 +293,5 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
     table = X.copy()
     for c in missing:
         table[c] = finals[chosen[c]][c]
-    return TableImputation(table, chosen, pd.DataFrame(rows, columns=["column", "configuration", "loss", "n_hidden",
+    return TableImputation(_clip_to_observed(table, X), chosen, pd.DataFrame(rows, columns=["column", "configuration", "loss", "n_hidden",
                                                                       "chosen"]), count)

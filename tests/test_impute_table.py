@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bayesnb import NaiveBayes, impute_table
+from bayesnb import Gaussian, LogNormal, NaiveBayes, impute_table
 from bayesnb.imputation import latent_class_auto
 
 
@@ -150,3 +150,16 @@ def test_latent_class_auto_refuses_bad_input():
         latent_class_auto(model, X, search_rows=0)
     with pytest.raises(TypeError, match=r"latent_class_auto: X must be a pandas DataFrame; received ndarray"):
         latent_class_auto(model, X.to_numpy(), search_rows=10)
+
+
+def test_imputed_numeric_values_stay_in_the_observed_range():
+    # a log-normal column of 1s and 1000s: its posterior-predictive mean exp(mu + s**2 / 2) is far above 1000
+    x = np.array([1.0, 1000.0] * 20)
+    x[[3, 8, 13]] = np.nan
+    X, y = pd.DataFrame({"a": x, "b": np.arange(40.0)}), np.zeros(40, dtype=np.int64)
+    est = NaiveBayes(features={"a": LogNormal(), "b": Gaussian()})
+    raw = est.fit(X, y).impute(X)["a"].to_numpy()[[3, 8, 13]]
+    assert (raw > 1000).all()  # the model's own fill leaves the range
+    res = impute_table(X, y, configurations="naive", estimator=est)
+    np.testing.assert_array_equal(res.table["a"].to_numpy()[[3, 8, 13]], 1000.0)
+    np.testing.assert_array_equal(res.table["b"], X["b"])  # nothing missing there: untouched
