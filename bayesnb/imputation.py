@@ -11,20 +11,37 @@ accurate:
    mean, and the error rate for the other columns, where it is a mode;
 3. per column, the configuration with the lowest loss wins (ties: the earlier in
    ``configurations``, so the cheaper);
-4. fit the winning configurations on the real table and impute its missing cells with them.
+4. fit the winning configurations on the real table and impute its missing cells with them
+   (``"latent"`` with the component count its search chose in step 2: not searched twice);
+   an imputed numeric value outside its column's observed range is moved to the nearest end of
+   it. A posterior-predictive mean can leave the range (a log-normal's mean ``exp(mu + s**2 / 2)``
+   on a spread-out column); moving it onto the range never increases its error when the true
+   value lies in the range. (Step 2 scores the configurations' fills as they are.)
 
 The configurations (all :class:`~bayesnb.NaiveBayes`, cloned from ``estimator``):
 
 - ``"naive"``: the estimator as it is (one component per class);
-- ``"latent"``: its latent-class model, ``impute(n_components="auto")`` (each class a mixture
-  of naive-Bayes components, the count chosen by held-out log-likelihood);
+- ``"latent"``: its latent-class model (each class a mixture of naive-Bayes components, the
+  count chosen by held-out log-likelihood, :meth:`~bayesnb.NaiveBayes.fit_latent_class` with
+  ``n_components="auto"``). On a table of more than ``search_rows`` rows the count is chosen
+  on a random subsample of ``search_rows`` rows (the same held-out search), and the model with
+  that count is then fitted by EM on every row; on smaller tables the search runs on every row;
 - ``"tan"``: ``structure="tan"`` (a Chow-Liu tree over the features given the class).
 
 The criterion is the imputation loss and not a held-out log score because the fills are point
 estimates judged by squared error and accuracy: the configuration with the best predictive density
-need not have the best posterior-predictive mean or mode. Choosing among three configurations on thousands of
-hidden cells adds little selection bias; the hidden cells make the selection tables sparser than
-the real one, which affects every configuration alike.
+need not have the best posterior-predictive mean or mode. Choosing among three configurations on
+thousands of hidden cells adds little selection bias; the hidden cells make the selection tables
+sparser than the real one, which affects every configuration alike.
+
+Why a subsample for the component count: the search fits EM for every count it tries and widens
+(12, 16, 24, ...) while the largest scores best, up to ``n_rows / (10 * n_classes)`` components
+per class, so on tens of thousands of rows it fits dozens of ever larger mixtures. On a
+subsample it stops at counts a subsample supports, which can be fewer components than the full
+table would support; the selection among configurations (step 3) still judges the resulting
+model against naive and TAN on the hidden cells, so a too-small count costs accuracy, never
+correctness. The final fit on all rows is EM at that count (``n_init=3`` starts, at most 200
+iterations), whose cost grows linearly with the rows.
 """
 
 from __future__ import annotations
@@ -39,10 +56,13 @@ from sklearn.base import clone
 from ._utils import as_generator
 from .estimators import NaiveBayes
 
-__all__ = ["CONFIGURATIONS", "TableImputation", "impute_table"]
+__all__ = ["CONFIGURATIONS", "SEARCH_ROWS", "TableImputation", "impute_table", "latent_class_auto"]
 
 #: The configurations :func:`impute_table` chooses among, cheapest first.
 CONFIGURATIONS = ("naive", "latent", "tan")
+
+#: Default number of rows the latent-class component search of :func:`impute_table` runs on.
+SEARCH_ROWS = 5000
 
 
 class TableImputation(NamedTuple):
@@ -58,14 +78,25 @@ class TableImputation(NamedTuple):
         One row per (column, configuration) scored: ``column``, ``configuration``, ``loss``
         (NRMSE squared or error rate on the hidden cells), ``n_hidden``, ``chosen``. None
         when a single configuration was asked for (nothing was selected).
+    n_components : int or None
+        Components per class of the ``"latent"`` configuration (chosen by its held-out search
+        on the table with hidden cells, and used again on the real table); None when it was
+        not fitted.
     """
 
     table: pd.DataFrame
     chosen: dict
     scores: pd.DataFrame | None
+    n_components: int | None = None
 
 
-def _check(X, y, configurations, holdout, estimator):
+def _check_search_rows(search_rows, who):
+    if search_rows is not None and not (isinstance(search_rows, int | np.integer) and not isinstance(search_rows, bool)
+                                        and search_rows >= 2):
+        raise ValueError(f"{who}: search_rows must be None or a whole number >= 2; received {search_rows!r}.")
+
+
+def _check(X, y, configurations, holdout, estimator, search_rows):
     if not isinstance(X, pd.DataFrame):
         raise TypeError(f"impute_table: X must be a pandas DataFrame (one column per feature); "
                         f"received {type(X).__name__}.")
@@ -77,6 +108,7 @@ def _check(X, y, configurations, holdout, estimator):
                          f"received {configurations!r}.")
     if not (isinstance(holdout, float | int) and 0 < holdout < 1):
         raise ValueError(f"impute_table: holdout must be a fraction in (0, 1); received {holdout!r}.")
+    _check_search_rows(search_rows, "impute_table")
     if estimator is not None and not isinstance(estimator, NaiveBayes):
         raise TypeError(f"impute_table: estimator must be a NaiveBayes (unfitted template); "
                         f"received {type(estimator).__name__}.")
@@ -89,20 +121,73 @@ def _check(X, y, configurations, holdout, estimator):
     return configs, y
 
 
-def _run(config, estimator, X, y, label_given, rng):
-    """Fit ``config`` on ``X`` (labels ``y``) and impute ``X``."""
+def latent_class_auto(model, X, y=None, *, search_rows=SEARCH_ROWS, random_state=None):
+    """A fitted model's latent-class model with the component count chosen on at most ``search_rows`` rows.
+
+    ``model.fit_latent_class(X, y, n_components="auto")`` when ``X`` has at most
+    ``search_rows`` rows (or ``search_rows`` is None); otherwise the same search on a random
+    subsample of ``search_rows`` rows, then ``fit_latent_class`` with the chosen count on every
+    row. The returned fit's ``selection`` holds the subsample's scores.
+
+    Parameters
+    ----------
+    model : NaiveBayes
+        Fitted.
+    X : DataFrame of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,), optional
+        Labels passed to ``fit_latent_class`` (None: inferred).
+    search_rows : int or None, default=SEARCH_ROWS
+        Rows the component search runs on (>= 2); None: every row.
+    random_state : None, int or Generator
+
+    Returns
+    -------
+    LatentClassFit
+    """
+    _check_search_rows(search_rows, "latent_class_auto")
+    if not isinstance(X, pd.DataFrame):
+        raise TypeError(f"latent_class_auto: X must be a pandas DataFrame; received {type(X).__name__}.")
+    rng = as_generator(random_state)
+    n = X.shape[0]
+    if search_rows is None or n <= search_rows:
+        return model.fit_latent_class(X, y, n_components="auto", random_state=rng)
+    rows = np.sort(rng.choice(n, size=search_rows, replace=False))
+    sub = model.fit_latent_class(X.iloc[rows], None if y is None else np.asarray(y)[rows], n_components="auto",
+                                 random_state=rng)
+    fit = model.fit_latent_class(X, y, n_components=sub.n_components, random_state=rng)
+    return fit._replace(selection=sub.selection)
+
+
+def _run(config, estimator, X, y, label_given, rng, search_rows, n_components=None):
+    """Fit ``config`` on ``X`` (labels ``y``) and impute ``X``: ``(table, latent components or None)``.
+
+    ``"latent"`` searches its component count (:func:`latent_class_auto`) unless ``n_components`` is given.
+    """
     model = clone(estimator)
     if config == "tan":
         model.set_params(structure="tan")
     model.fit(X, y)
     given = y if label_given else None
-    if config == "latent":
-        return model.impute(X, y=given, n_components="auto", random_state=rng)
-    return model.impute(X, y=given)
+    if config != "latent":
+        return model.impute(X, y=given), None
+    if n_components is None:
+        fit = latent_class_auto(model, X, given, search_rows=search_rows, random_state=rng)
+    else:
+        fit = model.fit_latent_class(X, given, n_components=n_components, random_state=rng)
+    return model.impute(X, y=given, latent=fit, random_state=rng), fit.n_components
 
 
 def _is_numeric(col):
     return pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
+
+
+def _clip_to_observed(table, X):
+    """``table`` with the imputed cells of each numeric column clipped to that column's observed range in ``X``."""
+    for c in X.columns:
+        miss = X[c].isna().to_numpy()
+        if _is_numeric(X[c]) and miss.any() and not miss.all():
+            table.loc[miss, c] = table.loc[miss, c].clip(X[c].min(), X[c].max())
+    return table
 
 
 def _loss(truth, filled, numeric):
@@ -116,13 +201,14 @@ def _loss(truth, filled, numeric):
 
 
 def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=False, estimator=None,
-                 random_state=None):
+                 search_rows=SEARCH_ROWS, random_state=None):
     """Fill the missing cells of ``X`` with, per column, the configuration that imputes it best.
 
     See the module docstring for the procedure. Cost: every configuration is fitted and imputes
     once on the table with hidden cells, and each configuration chosen for some column once more
-    on the real table, so about twice the cost of running them all; the latent-class search
-    dominates (seconds to minutes: it fits EM for several component counts). Pass a single
+    on the real table; the latent-class search dominates (seconds to minutes: it fits EM for
+    several component counts on at most ``search_rows`` rows, once; then the chosen count on
+    every row, in each of the two passes). Pass a single
     configuration (e.g. ``configurations="naive"``) to skip the selection.
 
     Parameters
@@ -144,12 +230,17 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
     estimator : NaiveBayes, optional
         Unfitted template whose parameters (``features``, ``alpha``, priors) every
         configuration uses (default ``NaiveBayes()``); ``"tan"`` needs ``features="auto"``.
+    search_rows : int or None, default=5000
+        The ``"latent"`` configuration chooses its number of components on a random subsample of
+        this many rows when the table has more (then fits that count on every row); None: on
+        every row (slow on large tables).
     random_state : None, int or Generator
 
     Returns
     -------
     TableImputation
-        ``(table, chosen, scores)``.
+        ``(table, chosen, scores, n_components)``; the imputed numeric cells of ``table`` lie
+        in their column's observed range.
 
     Examples
     --------
@@ -161,13 +252,13 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
     >>> int(res.table.isna().sum().sum())
     0
     """
-    configs, y = _check(X, y, configurations, holdout, estimator)
+    configs, y = _check(X, y, configurations, holdout, estimator, search_rows)
     estimator = NaiveBayes() if estimator is None else estimator
     rng = as_generator(random_state)
     missing = [c for c in X.columns if X[c].isna().any()]
     if len(configs) == 1:
-        return TableImputation(_run(configs[0], estimator, X, y, label_given, rng),
-                               dict.fromkeys(missing, configs[0]), None)
+        table, count = _run(configs[0], estimator, X, y, label_given, rng, search_rows)
+        return TableImputation(_clip_to_observed(table, X), dict.fromkeys(missing, configs[0]), None, count)
     observed = X.notna().to_numpy()
     # a child stream: a table blanked with the same seed (rng.random(X.shape) < p) would otherwise
     # have its missing cells exactly where the first draws fall, and no observed cell would be hidden
@@ -176,7 +267,8 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
     for j, c in enumerate(X.columns):
         if hidden[:, j].any():
             Xh.loc[hidden[:, j], c] = None if not _is_numeric(X[c]) else np.nan
-    fills = {cfg: _run(cfg, estimator, Xh, y, label_given, rng) for cfg in configs}
+    runs = {cfg: _run(cfg, estimator, Xh, y, label_given, rng, search_rows) for cfg in configs}
+    fills, count = {cfg: run[0] for cfg, run in runs.items()}, runs.get("latent", (None, None))[1]
     rows, chosen = [], {}
     for j, c in enumerate(X.columns):
         h = hidden[:, j]
@@ -195,9 +287,11 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
                       UserWarning, stacklevel=2)
     for c in unjudged:
         chosen[c] = configs[0]
-    finals = {cfg: _run(cfg, estimator, X, y, label_given, rng) for cfg in configs if cfg in chosen.values()}
+    # the real table: the latent count chosen above is fitted again, not searched again
+    finals = {cfg: _run(cfg, estimator, X, y, label_given, rng, search_rows, count)[0]
+              for cfg in configs if cfg in chosen.values()}
     table = X.copy()
     for c in missing:
         table[c] = finals[chosen[c]][c]
-    return TableImputation(table, chosen, pd.DataFrame(rows, columns=["column", "configuration", "loss", "n_hidden",
-                                                                      "chosen"]))
+    return TableImputation(_clip_to_observed(table, X), chosen, pd.DataFrame(rows, columns=["column", "configuration", "loss", "n_hidden",
+                                                                      "chosen"]), count)

@@ -26,6 +26,9 @@ one-hot column for scikit-learn):
   family choice, ``NaiveBayes`` with every numeric column ``Gaussian`` (``NB Gaussian``). A
   configuration that refuses a table (k-DB enumerating more than ``MAX_ENUMERATION`` joint
   states) is reported as refused;
+- bayesnb ``impute_table(X, y)`` (``--select``; ``+y``: ``label_given=True``): per column the
+  configuration (naive, latent class, TAN) that imputes hidden observed cells best; the chosen
+  letters per column and the latent count ``C`` are printed per seed;
 - bayesnb latent class: ``fit_latent_class(X, y, n_components="auto")`` then
   ``impute(X, latent=fit)`` (strategy ``"auto"``);
 - scikit-learn ``SimpleImputer`` (mean for numeric, most frequent for categorical
@@ -38,6 +41,9 @@ column's observed range by more than 1e-9 of it (summed over columns, mean over 
 
 Run:  python benchmarks/bench_impute.py [--quick] [--seeds N] [--structures] [--masks "MCAR 30%"]
       python benchmarks/bench_impute.py --adult DIR --tables adult --structures --seeds 2
+      python benchmarks/bench_impute.py --adult DIR --tables adult --seeds 2 --no-latent --select  # impute_table
+      python benchmarks/bench_impute.py --adult DIR --adult-rows 32561 --tables adult --seeds 1 --masks "MCAR 30%" \
+          --no-latent --select --select-no-y --no-sklearn   # impute_table on the whole table
       (``--quick``: 2 seeds, no MNAR, house votes and penguins only)
 """
 
@@ -249,6 +255,8 @@ def main(argv=None):
     ap.add_argument("--select", nargs="*", default=None,
                     help="add impute_table (per-column choice by self-validation) among these configurations "
                          "(default, no value: naive latent tan)")
+    ap.add_argument("--select-no-y", action="store_true",
+                    help="run impute_table without the label given only (default: without and with, label_given=True)")
     ap.add_argument("--no-sklearn", action="store_true", help="skip the scikit-learn imputers")
     ap.add_argument("--masks", nargs="+", default=None, help='e.g. "MCAR 30%%" (default: all)')
     ap.add_argument("--tables", nargs="+", default=None, help='e.g. penguins "breast cancer" (default: all)')
@@ -279,11 +287,12 @@ def main(argv=None):
                       flush=True)
                 if args.select is not None:
                     args.select = args.select or "auto"
-                    for tag, given in (("", False),):  # the label given: twice the time, not run
+                    for tag, given in (("", False), (" +y", True))[:1 if args.select_no_y else 2]:
                         r = impute_table(Xm, y, configurations=args.select, label_given=given, random_state=seed)
                         methods[f"bayesnb impute_table({'/'.join(args.select) if args.select != 'auto' else 'auto'}){tag}"] = r.table
                         picks.setdefault((kind, f" impute_table{tag}"), []).append(
-                            "".join(v[0] for v in r.chosen.values()))
+                            "".join(v[0] for v in r.chosen.values())
+                            + (f" C={r.n_components}" if r.n_components is not None else ""))
                     print(f"  [impute_table {time.perf_counter() - t3:.0f} s]", flush=True)
                     t3 = time.perf_counter()
                 if args.structures:

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bayesnb import NaiveBayes, impute_table
+from bayesnb import Gaussian, LogNormal, NaiveBayes, impute_table
+from bayesnb.imputation import latent_class_auto
 
 
 def chained(n=300, seed=0):
@@ -91,3 +92,74 @@ def test_bad_input_is_refused(kwargs, err, msg):
     args = {"X": Xm, "y": y, **kwargs}
     with pytest.raises(err, match=msg):
         impute_table(args.pop("X"), args.pop("y"), **args)
+
+
+def two_groups(n=360, seed=0):
+    """One class, two hidden groups of rows that shift four categorical columns: 2 components fit it."""
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, 2, n)
+    cols = {f"c{j}": np.where(rng.random(n) < np.where(g == 1, 0.85, 0.15), "a", "b").astype(object)
+            for j in range(4)}
+    X = pd.DataFrame(cols).mask(rng.random((n, 4)) < 0.1)
+    return X, np.zeros(n, dtype=np.int64)
+
+
+@pytest.mark.filterwarnings("ignore::bayesnb.SearchEdgeWarning")
+def test_latent_count_is_searched_on_a_subsample_then_fitted_on_every_row():
+    X, y = two_groups(n=200)
+    model = NaiveBayes().fit(X, y)
+    fit = latent_class_auto(model, X, None, search_rows=80, random_state=0)
+    # the same procedure written out: a random subsample, the held-out search there, the count on all rows
+    rng = np.random.default_rng(0)
+    rows = np.sort(rng.choice(len(X), size=80, replace=False))
+    sub = model.fit_latent_class(X.iloc[rows], None, n_components="auto", random_state=rng)
+    full = model.fit_latent_class(X, None, n_components=sub.n_components, random_state=rng)
+    assert fit.n_components == sub.n_components >= 2 and fit.selection == sub.selection
+    assert max(fit.selection) <= 8  # the subsample's cap (80 // 10), not the table's (20)
+    np.testing.assert_allclose(fit.em_objective, full.em_objective)
+    again = latent_class_auto(model, X, None, search_rows=80, random_state=0)
+    assert again.n_components == fit.n_components and again.em_objective == fit.em_objective  # a seed fixes it
+    # a table no larger than search_rows: the plain search on every row
+    small = latent_class_auto(model, X.iloc[:80], None, search_rows=80, random_state=1)
+    plain = model.fit_latent_class(X.iloc[:80], None, n_components="auto", random_state=1)
+    assert small.selection == plain.selection and small.em_objective == plain.em_objective
+
+
+@pytest.mark.filterwarnings("ignore::bayesnb.SearchEdgeWarning")
+def test_impute_table_reports_the_latent_count_and_is_deterministic_under_a_seed():
+    X, y = two_groups(n=150, seed=1)
+    res = impute_table(X, y, configurations=("naive", "latent"), search_rows=60, random_state=3)
+    again = impute_table(X, y, configurations=("naive", "latent"), search_rows=60, random_state=3)
+    assert res.n_components == again.n_components >= 2
+    pd.testing.assert_frame_equal(res.table, again.table)
+    assert not res.table.isna().any().any()
+    assert impute_table(X, y, configurations=("naive", "tan"), random_state=0).n_components is None
+
+
+@pytest.mark.parametrize("rows", [1, 2.5, True, "all"])
+def test_bad_search_rows_is_refused(rows):
+    X, y = two_groups(n=40)
+    with pytest.raises(ValueError, match=r"search_rows must be None or a whole number >= 2; received"):
+        impute_table(X, y, search_rows=rows)
+
+
+def test_latent_class_auto_refuses_bad_input():
+    X, y = two_groups(n=40)
+    model = NaiveBayes().fit(X, y)
+    with pytest.raises(ValueError, match=r"latent_class_auto: search_rows must be None or a whole number >= 2"):
+        latent_class_auto(model, X, search_rows=0)
+    with pytest.raises(TypeError, match=r"latent_class_auto: X must be a pandas DataFrame; received ndarray"):
+        latent_class_auto(model, X.to_numpy(), search_rows=10)
+
+
+def test_imputed_numeric_values_stay_in_the_observed_range():
+    # a log-normal column of 1s and 1000s: its posterior-predictive mean exp(mu + s**2 / 2) is far above 1000
+    x = np.array([1.0, 1000.0] * 20)
+    x[[3, 8, 13]] = np.nan
+    X, y = pd.DataFrame({"a": x, "b": np.arange(40.0)}), np.zeros(40, dtype=np.int64)
+    est = NaiveBayes(features={"a": LogNormal(), "b": Gaussian()})
+    raw = est.fit(X, y).impute(X)["a"].to_numpy()[[3, 8, 13]]
+    assert (raw > 1000).all()  # the model's own fill leaves the range
+    res = impute_table(X, y, configurations="naive", estimator=est)
+    np.testing.assert_array_equal(res.table["a"].to_numpy()[[3, 8, 13]], 1000.0)
+    np.testing.assert_array_equal(res.table["b"], X["b"])  # nothing missing there: untouched
