@@ -18,7 +18,10 @@ The configurations (all :class:`~bayesnb.NaiveBayes`, cloned from ``estimator``)
 - ``"naive"``: the estimator as it is (one component per class);
 - ``"latent"``: its latent-class model, ``impute(n_components="auto")`` (each class a mixture
   of naive-Bayes components, the count chosen by held-out log-likelihood);
-- ``"tan"``: ``structure="tan"`` (a Chow-Liu tree over the features given the class).
+- ``"tan"``: ``structure="tan"`` (a Chow-Liu tree over the features given the class);
+- ``"mvn"``: a class-conditional multivariate normal over the numeric columns (conjugate
+  Normal-Inverse-Wishart prior, EM on the observed cells, posterior-predictive conditional
+  means; :mod:`bayesnb.mvn_impute`); its categorical columns are the naive model's.
 
 The criterion is the imputation loss and not a held-out log score because the fills are point
 estimates judged by squared error and accuracy: the configuration with the best predictive density
@@ -38,11 +41,12 @@ from sklearn.base import clone
 
 from ._utils import as_generator
 from .estimators import NaiveBayes
+from .mvn_impute import impute_mvn
 
 __all__ = ["CONFIGURATIONS", "TableImputation", "impute_table"]
 
 #: The configurations :func:`impute_table` chooses among, cheapest first.
-CONFIGURATIONS = ("naive", "latent", "tan")
+CONFIGURATIONS = ("naive", "latent", "tan", "mvn")
 
 
 class TableImputation(NamedTuple):
@@ -91,6 +95,8 @@ def _check(X, y, configurations, holdout, estimator):
 
 def _run(config, estimator, X, y, label_given, rng):
     """Fit ``config`` on ``X`` (labels ``y``) and impute ``X``."""
+    if config == "mvn":
+        return impute_mvn(X, y, label_given=label_given, estimator=estimator)
     model = clone(estimator)
     if config == "tan":
         model.set_params(structure="tan")
@@ -134,7 +140,7 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
         Labels of the rows, used to fit every configuration (the class of the naive model).
         None: one class for every row (a plain mixture / tree model of the columns).
     configurations : "auto", str or sequence of str, default="auto"
-        ``"auto"``: all of :data:`CONFIGURATIONS` (``"naive"``, ``"latent"``, ``"tan"``);
+        ``"auto"``: all of :data:`CONFIGURATIONS` (``"naive"``, ``"latent"``, ``"tan"``, ``"mvn"``);
         a name or a list of them to choose among; a single name: no selection.
     holdout : float, default=0.15
         Probability that an observed cell is hidden for the selection.
