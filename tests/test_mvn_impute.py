@@ -5,11 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import multivariate_normal
 from sklearn.datasets import load_diabetes
 
 from bayesnb import NaiveBayes, impute_table
 from bayesnb.datasets import load_penguins
-from bayesnb.mvn_impute import conditional_mean, fit_niw_em, impute_mvn, log_shift
+from bayesnb.mvn_impute import (
+    _log_density,
+    conditional_mean,
+    fit_niw_em,
+    impute_mvn,
+    log_shift,
+)
 
 
 def _spd(p, rng):
@@ -57,6 +64,17 @@ def test_conditional_mean_is_numpy_gaussian_conditioning():
         np.testing.assert_array_equal(filled[i, o], x[i, o])
     np.testing.assert_array_equal(filled[2], x[2])
     np.testing.assert_array_equal(var[2], 0.0)
+
+
+def test_log_density_of_observed_cells_is_scipys():
+    rng = np.random.default_rng(7)
+    mu, S = rng.normal(size=3), _spd(3, rng)
+    x = np.array([[0.3, np.nan, -1.2], [np.nan, np.nan, 2.0], [1.0, 2.0, 3.0], [np.nan] * 3, [0.1, np.nan, 0.4]])
+    got = _log_density(mu, S, x)
+    for i, row in enumerate(x):
+        o = ~np.isnan(row)
+        want = multivariate_normal(mu[o], S[np.ix_(o, o)]).logpdf(row[o]) if o.any() else 0.0
+        np.testing.assert_allclose(got[i], want)
 
 
 def test_recovers_a_covariance_and_beats_the_naive_model_under_mcar():
@@ -122,6 +140,8 @@ def test_bad_input_errors():
         impute_mvn(X.assign(a=[np.inf, np.nan, 1.0]))
     with pytest.raises(ValueError, match="positive definite"):
         conditional_mean([0.0, 0.0], [[1.0, 2.0], [2.0, 1.0]], [[np.nan, 1.0]])
+    with pytest.raises(ValueError, match="class_posterior"):
+        impute_mvn(X, class_posterior="exact")
     with pytest.raises(ValueError, match="weights"):
         fit_niw_em(X.to_numpy(), [1.0, -1.0, 1.0])
     with pytest.raises(ValueError, match="nu0"):
@@ -139,3 +159,5 @@ def test_impute_table_with_the_mvn_configuration():
     pg = load_penguins()
     out = impute_table(pg.drop(columns="species"), pg["species"], configurations="mvn", label_given=True).table
     assert out.notna().all().all()
+    joint = impute_mvn(pg.drop(columns="species"), pg["species"], class_posterior="joint")
+    assert joint.notna().all().all()
