@@ -195,7 +195,7 @@ def conditional_mean(mean, cov, X):
     return _condition(mean, cov, Z, _patterns(np.isnan(Z)))[:2]
 
 
-def fit_niw_em(Z, weights=None, *, kappa0=1.0, nu0=None, psi0=None, mu0=None, max_iter=200, tol=1e-6):
+def fit_niw_em(Z, weights=None, *, kappa0=1.0, nu0=None, psi0=None, mu0=None, max_iter=200, tol=1e-4):
     """EM (MAP) for a multivariate normal with missing cells under a Normal-Inverse-Wishart prior.
 
     Parameters
@@ -213,7 +213,7 @@ def fit_niw_em(Z, weights=None, *, kappa0=1.0, nu0=None, psi0=None, mu0=None, ma
     mu0 : array-like of shape (p,), optional
         Prior mean (default 0).
     max_iter : int, default=200
-    tol : float, default=1e-6
+    tol : float, default=1e-4
         Stop when the mean and the MAP covariance move less than this (max absolute change).
 
     Returns
@@ -340,7 +340,7 @@ def _check(X, y, estimator):
     return y
 
 
-def impute_mvn(X, y=None, *, label_given=False, class_posterior="naive", estimator=None, max_iter=200, tol=1e-6):
+def impute_mvn(X, y=None, *, label_given=False, class_posterior="naive", estimator=None, max_iter=200, tol=1e-4):
     """Fill the missing numeric cells of ``X`` with a class-conditional multivariate normal.
 
     The model, prior, fit and fill are described in the module docstring; the categorical
@@ -365,7 +365,7 @@ def impute_mvn(X, y=None, *, label_given=False, class_posterior="naive", estimat
         Unfitted template of the naive model (default ``NaiveBayes()``).
     max_iter : int, default=200
         EM iterations per class at most.
-    tol : float, default=1e-6
+    tol : float, default=1e-4
         EM tolerance (see :func:`fit_niw_em`).
 
     Returns
