@@ -161,3 +161,9 @@ def test_impute_table_with_the_mvn_configuration():
     assert out.notna().all().all()
     joint = impute_mvn(pg.drop(columns="species"), pg["species"], class_posterior="joint")
     assert joint.notna().all().all()
+
+
+def test_a_table_without_numeric_columns_is_the_naive_fill():
+    X = pd.DataFrame({"a": ["x", "y", None, "x", "y", "x"], "b": ["u", None, "v", "v", "u", "u"]})
+    y = np.array([0, 1, 0, 0, 1, 1])
+    pd.testing.assert_frame_equal(impute_mvn(X, y), NaiveBayes().fit(X, y).impute(X))
