@@ -26,7 +26,10 @@ The configurations (all :class:`~bayesnb.NaiveBayes`, cloned from ``estimator``)
   ``n_components="auto"``). On a table of more than ``search_rows`` rows the count is chosen
   on a random subsample of ``search_rows`` rows (the same held-out search), and the model with
   that count is then fitted by EM on every row; on smaller tables the search runs on every row;
-- ``"tan"``: ``structure="tan"`` (a Chow-Liu tree over the features given the class).
+- ``"tan"``: ``structure="tan"`` (a Chow-Liu tree over the features given the class);
+- ``"mvn"``: a class-conditional multivariate normal over the numeric columns (conjugate
+  Normal-Inverse-Wishart prior, EM on the observed cells, posterior-predictive conditional
+  means; :mod:`bayesnb.mvn_impute`); its categorical columns are the naive model's.
 
 The criterion is the imputation loss and not a held-out log score because the fills are point
 estimates judged by squared error and accuracy: the configuration with the best predictive density
@@ -55,11 +58,12 @@ from sklearn.base import clone
 
 from ._utils import as_generator
 from .estimators import NaiveBayes
+from .mvn_impute import impute_mvn
 
 __all__ = ["CONFIGURATIONS", "SEARCH_ROWS", "TableImputation", "impute_table", "latent_class_auto"]
 
 #: The configurations :func:`impute_table` chooses among, cheapest first.
-CONFIGURATIONS = ("naive", "latent", "tan")
+CONFIGURATIONS = ("naive", "latent", "tan", "mvn")
 
 #: Default number of rows the latent-class component search of :func:`impute_table` runs on.
 SEARCH_ROWS = 5000
@@ -163,6 +167,8 @@ def _run(config, estimator, X, y, label_given, rng, search_rows, n_components=No
 
     ``"latent"`` searches its component count (:func:`latent_class_auto`) unless ``n_components`` is given.
     """
+    if config == "mvn":
+        return impute_mvn(X, y, label_given=label_given, estimator=estimator), None
     model = clone(estimator)
     if config == "tan":
         model.set_params(structure="tan")
@@ -220,7 +226,7 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
         Labels of the rows, used to fit every configuration (the class of the naive model).
         None: one class for every row (a plain mixture / tree model of the columns).
     configurations : "auto", str or sequence of str, default="auto"
-        ``"auto"``: all of :data:`CONFIGURATIONS` (``"naive"``, ``"latent"``, ``"tan"``);
+        ``"auto"``: all of :data:`CONFIGURATIONS` (``"naive"``, ``"latent"``, ``"tan"``, ``"mvn"``);
         a name or a list of them to choose among; a single name: no selection.
     holdout : float, default=0.15
         Probability that an observed cell is hidden for the selection.

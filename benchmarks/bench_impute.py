@@ -31,6 +31,8 @@ one-hot column for scikit-learn):
   letters per column and the latent count ``C`` are printed per seed;
 - bayesnb latent class: ``fit_latent_class(X, y, n_components="auto")`` then
   ``impute(X, latent=fit)`` (strategy ``"auto"``);
+- bayesnb ``mvn`` (tables with numeric columns; not with ``--no-mvn``): ``impute_mvn(X, y)``, the
+  class-conditional multivariate normal of :mod:`bayesnb.mvn_impute` (impute_table's ``"mvn"``);
 - scikit-learn ``SimpleImputer`` (mean for numeric, most frequent for categorical
   columns), ``KNNImputer(5)`` on one-hot categorical and standardised numeric columns,
   ``IterativeImputer(ExtraTreesRegressor)`` (numeric tables only).
@@ -63,6 +65,7 @@ from sklearn.impute import IterativeImputer, KNNImputer, SimpleImputer
 
 from bayesnb import Categorical, Gaussian, NaiveBayes, impute_table
 from bayesnb.datasets import load_house_votes, load_penguins
+from bayesnb.mvn_impute import impute_mvn
 
 
 def adult_table(folder, n_rows):
@@ -254,9 +257,10 @@ def main(argv=None):
     ap.add_argument("--structure-kinds", nargs="+", default=("tan", "auto"), help="structures to add (tan, auto)")
     ap.add_argument("--select", nargs="*", default=None,
                     help="add impute_table (per-column choice by self-validation) among these configurations "
-                         "(default, no value: naive latent tan)")
+                         "(default, no value: 'auto', all of bayesnb.imputation.CONFIGURATIONS)")
     ap.add_argument("--select-no-y", action="store_true",
                     help="run impute_table without the label given only (default: without and with, label_given=True)")
+    ap.add_argument("--no-mvn", action="store_true", help="skip the multivariate-normal (mvn) rows")
     ap.add_argument("--no-sklearn", action="store_true", help="skip the scikit-learn imputers")
     ap.add_argument("--masks", nargs="+", default=None, help='e.g. "MCAR 30%%" (default: all)')
     ap.add_argument("--tables", nargs="+", default=None, help='e.g. penguins "breast cancer" (default: all)')
@@ -285,6 +289,11 @@ def main(argv=None):
                 t3 = time.perf_counter()
                 print(f"  [{name} {kind} seed {seed}: bayesnb naive/latent {t2 - t1:.0f} s, scikit-learn {t3 - t2:.0f} s]",
                       flush=True)
+                if nums and not args.no_mvn:
+                    for tag, given in (("", False), (" +y", True)):
+                        methods[f"bayesnb mvn{tag}"] = impute_mvn(Xm, y, label_given=given)
+                    print(f"  [mvn {time.perf_counter() - t3:.0f} s]", flush=True)
+                    t3 = time.perf_counter()
                 if args.select is not None:
                     args.select = args.select or "auto"
                     for tag, given in (("", False), (" +y", True))[:1 if args.select_no_y else 2]:

@@ -299,7 +299,7 @@ def build_parser():
 
     it = sub.add_parser("impute-table", help="fill missing cells with the configuration that imputes DATA best",
                         description="bayesnb.impute_table from the shell, the default imputation of a table: no "
-                                    "saved model; per column, the configuration (naive, latent class, TAN) whose "
+                                    "saved model; per column, the configuration (naive, latent class, TAN, mvn) whose "
                                     "imputations of a random 15% of DATA's observed cells, hidden on purpose, are "
                                     "the most accurate, fitted on DATA. Slower than 'impute' (seconds to minutes: it "
                                     "fits every configuration twice). 'impute MODEL DATA' uses a saved model instead.")
@@ -311,7 +311,7 @@ def build_parser():
     it.add_argument("--label-given", action="store_true",
                     help="also condition each row's imputation on its --target label (label_given=True)")
     it.add_argument("--configurations", default="auto", metavar="auto|A,B",
-                    help="configurations to choose among: auto (naive,latent,tan; the default) or some of them "
+                    help="configurations to choose among: auto (naive,latent,tan,mvn; the default) or some of them "
                          "separated by commas; one name: no selection")
     it.add_argument("--search-rows", type=int, default=5000, metavar="N",
                     help="rows the latent-class component search runs on when DATA has more (default 5000)")
