@@ -452,10 +452,8 @@ class Categorical(Family):
 
     def numpyro_suffstat_loglik(self, params, stats_args):
         """``sum_{k,j,v} n[k,j,v] log theta[k,j,v]``: the labelled-data log-likelihood."""
-        n = stats_args["counts"]
-        if "u" in params:  # log theta = u - log S on the valid cells (pads have no counts)
-            return (n * params["u"]).sum() - (n.sum(-1) * params["log_s"]).sum()
-        return (n * params["log_theta"]).sum()
+        n = stats_args["counts"]  # log theta = u - log S on the valid cells (pads have no counts)
+        return (n * params["u"]).sum() - (n.sum(-1) * params["log_s"]).sum()
 
     def numpyro_row_args(self, block, static) -> dict:
         """Codes as int32 (n, d) and an observed mask; missing / unseen values are masked."""
