@@ -94,21 +94,22 @@ class NIWFit(NamedTuple):
         return self.psi * (self.kappa + 1) / (self.kappa * (self.nu - p - 1))
 
 
-def _patterns(miss):
-    """The rows of ``miss`` grouped by their count ``r`` of missing cells (r >= 1), for batched conditioning.
+def _patterns(mask):
+    """The rows of ``mask`` grouped by their count ``r`` of True cells (r >= 1), for batched linear algebra.
 
-    Each group: ``(mi, oi, rows, pid)`` with ``mi`` (G, r) / ``oi`` (G, p - r) the
-    missing / observed columns of its G distinct patterns, ``rows`` its rows and ``pid`` each
-    row's pattern (0..G-1).
+    Each group: ``(mi, oi, rows, pid)`` with ``mi`` (G, r) / ``oi`` (G, p - r) the True /
+    False columns of its G distinct patterns, ``rows`` its rows and ``pid`` each row's
+    pattern (0..G-1). With ``mask`` the missing cells: the rows to condition; with the observed
+    cells: the rows with a density.
     """
-    keys, inv = np.unique(miss, axis=0, return_inverse=True)
+    keys, inv = np.unique(mask, axis=0, return_inverse=True)
     inv = inv.ravel()
     counts = keys.sum(axis=1)
     groups = []
     for r in np.unique(counts[counts > 0]):
         pats = np.flatnonzero(counts == r)
         mi = np.array([np.flatnonzero(keys[g]) for g in pats]).reshape(len(pats), r)
-        oi = np.array([np.flatnonzero(~keys[g]) for g in pats]).reshape(len(pats), miss.shape[1] - r)
+        oi = np.array([np.flatnonzero(~keys[g]) for g in pats]).reshape(len(pats), mask.shape[1] - r)
         pid = pd.Index(pats).get_indexer(inv)
         rows = np.flatnonzero(pid >= 0)
         groups.append((mi, oi, rows, pid[rows]))
@@ -140,22 +141,15 @@ def _condition(mean, cov, Z, groups):
 
 def _log_density(mean, cov, Z):
     """``log N(z_o | mean_o, cov_oo)`` of each row's observed cells (0 for a row with none)."""
-    obs = ~np.isnan(Z)
     out = np.zeros(len(Z))
-    keys, inv = np.unique(obs, axis=0, return_inverse=True)
-    inv = inv.ravel()
-    counts = keys.sum(axis=1)
-    for q in np.unique(counts[counts > 0]):
-        pats = np.flatnonzero(counts == q)
-        oi = np.array([np.flatnonzero(keys[g]) for g in pats]).reshape(len(pats), q)
-        pid = pd.Index(pats).get_indexer(inv)
-        rows = np.flatnonzero(pid >= 0)
+    for oi, _, rows, pid in _patterns(~np.isnan(Z)):
+        q = oi.shape[1]
         L = np.linalg.cholesky(cov[oi[:, :, None], oi[:, None, :]])  # (G, q, q)
-        o = oi[pid[rows]]
+        o = oi[pid]
         d = Z[rows[:, None], o] - mean[o]
-        u = np.linalg.solve(L[pid[rows]], d[:, :, None])[:, :, 0]
+        u = np.linalg.solve(L[pid], d[:, :, None])[:, :, 0]
         logdet = 2 * np.log(np.diagonal(L, axis1=1, axis2=2)).sum(axis=1)
-        out[rows] = -0.5 * (np.sum(u ** 2, axis=1) + logdet[pid[rows]] + q * np.log(2 * np.pi))
+        out[rows] = -0.5 * (np.sum(u ** 2, axis=1) + logdet[pid] + q * np.log(2 * np.pi))
     return out
 
 
