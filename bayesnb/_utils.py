@@ -178,6 +178,13 @@ def is_dtype(obj) -> bool:
     return isinstance(obj, (np.dtype, ExtensionDtype))
 
 
+def is_numeric_column(col) -> bool:
+    """True for a numeric, non-boolean pandas column (Series or dtype; pandas imported only here)."""
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+    return is_numeric_dtype(col) and not is_bool_dtype(col)
+
+
 def is_frame(X) -> bool:
     """True for pandas DataFrames (checked by duck typing: pandas is imported lazily)."""
     return hasattr(X, "iloc") and hasattr(X, "columns")

@@ -28,6 +28,7 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 
 from . import _synthetic_metrics as sm
+from ._utils import is_numeric_column
 from .plot import _pyplot
 
 __all__ = ["SyntheticReport", "synthetic_report"]
@@ -184,10 +185,6 @@ def _frames(real, synthetic):
     return r, s[list(r.columns)]
 
 
-def _is_numeric(x):
-    return pd.api.types.is_numeric_dtype(x.dtype) and not pd.api.types.is_bool_dtype(x.dtype)
-
-
 def _as_float(x, name, what):
     try:
         v = pd.to_numeric(x, errors="raise")
@@ -206,7 +203,7 @@ def _prepare(real, *others):
     """Prepared columns ``{name: (kind, real array, other arrays...)}`` (see ``_synthetic_metrics``)."""
     out = {}
     for name in real.columns:
-        if _is_numeric(real[name]):
+        if is_numeric_column(real[name]):
             out[name] = ("numeric", _as_float(real[name], name, "real"),
                          *[_as_float(o[name], name, what) for o, what in others])
         else:
