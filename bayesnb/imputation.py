@@ -56,9 +56,9 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from ._utils import as_generator
+from ._utils import as_generator, is_numeric_column
 from .estimators import NaiveBayes
-from .mvn_impute import impute_mvn
+from .mvn_impute import _check_table, impute_mvn
 
 __all__ = ["CONFIGURATIONS", "SEARCH_ROWS", "TableImputation", "impute_table", "latent_class_auto"]
 
@@ -100,28 +100,24 @@ def _check_search_rows(search_rows, who):
         raise ValueError(f"{who}: search_rows must be None or a whole number >= 2; received {search_rows!r}.")
 
 
-def _check(X, y, configurations, holdout, estimator, search_rows):
-    if not isinstance(X, pd.DataFrame):
-        raise TypeError(f"impute_table: X must be a pandas DataFrame (one column per feature); "
-                        f"received {type(X).__name__}.")
+def _configuration_names(configurations):
+    """``configurations`` (``"auto"``, a name or names) as a tuple of distinct names among
+    :data:`CONFIGURATIONS`; a ValueError otherwise."""
     configs = CONFIGURATIONS if isinstance(configurations, str) and configurations == "auto" else (
         (configurations,) if isinstance(configurations, str) else tuple(configurations))
     bad = [c for c in configs if c not in CONFIGURATIONS]
     if not configs or bad or len(set(configs)) != len(configs):
         raise ValueError(f"impute_table: configurations must be 'auto' or distinct names among {CONFIGURATIONS}; "
                          f"received {configurations!r}.")
+    return configs
+
+
+def _check(X, y, configurations, holdout, estimator, search_rows):
+    y = _check_table(X, y, estimator, "impute_table")
+    configs = _configuration_names(configurations)
     if not (isinstance(holdout, float | int) and 0 < holdout < 1):
         raise ValueError(f"impute_table: holdout must be a fraction in (0, 1); received {holdout!r}.")
     _check_search_rows(search_rows, "impute_table")
-    if estimator is not None and not isinstance(estimator, NaiveBayes):
-        raise TypeError(f"impute_table: estimator must be a NaiveBayes (unfitted template); "
-                        f"received {type(estimator).__name__}.")
-    if y is None:
-        y = np.zeros(X.shape[0], dtype=np.int64)
-    y = np.asarray(y)
-    if y.ndim != 1 or y.shape[0] != X.shape[0]:
-        raise ValueError(f"impute_table: y must have shape ({X.shape[0]},), one label per row of X; "
-                         f"received shape {y.shape}.")
     return configs, y
 
 
@@ -183,15 +179,11 @@ def _run(config, estimator, X, y, label_given, rng, search_rows, n_components=No
     return model.impute(X, y=given, latent=fit, random_state=rng), fit.n_components
 
 
-def _is_numeric(col):
-    return pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
-
-
 def _clip_to_observed(table, X):
     """``table`` with the imputed cells of each numeric column clipped to that column's observed range in ``X``."""
     for c in X.columns:
         miss = X[c].isna().to_numpy()
-        if _is_numeric(X[c]) and miss.any() and not miss.all():
+        if is_numeric_column(X[c]) and miss.any() and not miss.all():
             table.loc[miss, c] = table.loc[miss, c].clip(X[c].min(), X[c].max())
     return table
 
@@ -272,7 +264,7 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
     Xh = X.copy()
     for j, c in enumerate(X.columns):
         if hidden[:, j].any():
-            Xh.loc[hidden[:, j], c] = None if not _is_numeric(X[c]) else np.nan
+            Xh.loc[hidden[:, j], c] = None if not is_numeric_column(X[c]) else np.nan
     runs = {cfg: _run(cfg, estimator, Xh, y, label_given, rng, search_rows) for cfg in configs}
     fills, count = {cfg: run[0] for cfg, run in runs.items()}, runs.get("latent", (None, None))[1]
     rows, chosen = [], {}
@@ -280,7 +272,7 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
         h = hidden[:, j]
         if not h.any():
             continue
-        losses = {cfg: _loss(X[c].to_numpy()[h], fills[cfg][c].to_numpy()[h], _is_numeric(X[c])) for cfg in configs}
+        losses = {cfg: _loss(X[c].to_numpy()[h], fills[cfg][c].to_numpy()[h], is_numeric_column(X[c])) for cfg in configs}
         best = min(configs, key=lambda cfg: losses[cfg])  # first of the tied: the cheaper
         if c in missing:
             chosen[c] = best

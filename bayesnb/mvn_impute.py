@@ -50,6 +50,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
+from ._utils import is_numeric_column
 from .estimators import NaiveBayes
 from .generative.tables import missing_labels, write_cells
 
@@ -316,20 +317,18 @@ def log_shift(values):
     return c if abs(skew(np.log(v + c))) < abs(s) else None
 
 
-def _numeric(col):
-    return pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
-
-
-def _check(X, y, estimator):
+def _check_table(X, y, estimator, who):
+    """The table arguments of :func:`impute_mvn` and :func:`~bayesnb.impute_table`: ``y`` as an
+    array (zeros, one class, when None), after checking ``X``, ``y`` and ``estimator``."""
     if not isinstance(X, pd.DataFrame):
-        raise TypeError(f"impute_mvn: X must be a pandas DataFrame (one column per feature); "
+        raise TypeError(f"{who}: X must be a pandas DataFrame (one column per feature); "
                         f"received {type(X).__name__}.")
     if estimator is not None and not isinstance(estimator, NaiveBayes):
-        raise TypeError(f"impute_mvn: estimator must be a NaiveBayes (unfitted template); "
+        raise TypeError(f"{who}: estimator must be a NaiveBayes (unfitted template); "
                         f"received {type(estimator).__name__}.")
     y = np.zeros(X.shape[0], dtype=np.int64) if y is None else np.asarray(y)
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
-        raise ValueError(f"impute_mvn: y must have shape ({X.shape[0]},), one label per row of X; "
+        raise ValueError(f"{who}: y must have shape ({X.shape[0]},), one label per row of X; "
                          f"received shape {y.shape}.")
     return y
 
@@ -376,12 +375,12 @@ def impute_mvn(X, y=None, *, label_given=False, class_posterior="naive", estimat
     >>> int(impute_mvn(X).isna().sum().sum())
     0
     """
-    y = _check(X, y, estimator)
+    y = _check_table(X, y, estimator, "impute_mvn")
     if class_posterior not in ("joint", "naive"):
         raise ValueError(f"impute_mvn: class_posterior must be 'joint' or 'naive'; received {class_posterior!r}.")
     model = clone(NaiveBayes() if estimator is None else estimator).fit(X, y)
     base = model.impute(X, y=y if label_given else None)
-    cols = [j for j, c in enumerate(X.columns) if _numeric(X[c]) and X[c].notna().sum() >= 2]
+    cols = [j for j, c in enumerate(X.columns) if is_numeric_column(X[c]) and X[c].notna().sum() >= 2]
     A = np.column_stack([X.iloc[:, j].to_numpy(dtype=float, na_value=np.nan) for j in cols]) if cols else None
     if A is None or not np.isnan(A).any():
         return base

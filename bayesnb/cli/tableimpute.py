@@ -13,7 +13,7 @@ imputations).
 
 from __future__ import annotations
 
-from ..imputation import CONFIGURATIONS, impute_table
+from ..imputation import CONFIGURATIONS, _configuration_names, impute_table
 from .io import UsageError, check_output, read_table, status, write_table
 
 __all__ = ["cmd_impute_table", "parse_configurations"]
@@ -23,12 +23,11 @@ def parse_configurations(text):
     """``--configurations``: ``"auto"`` or comma-separated names among :data:`~bayesnb.imputation.CONFIGURATIONS`."""
     if text == "auto":
         return "auto"
-    names = [c.strip() for c in text.split(",") if c.strip()]
-    bad = [c for c in names if c not in CONFIGURATIONS]
-    if not names or bad or len(set(names)) != len(names):
+    try:  # the rule impute_table applies, checked before the table is read
+        return _configuration_names(tuple(c.strip() for c in text.split(",") if c.strip()))
+    except ValueError:
         raise UsageError(f"--configurations must be 'auto' or distinct names among {', '.join(CONFIGURATIONS)} "
-                         f"separated by commas; received {text!r}")
-    return tuple(names)
+                         f"separated by commas; received {text!r}") from None
 
 
 def cmd_impute_table(args):
