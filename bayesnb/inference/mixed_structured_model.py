@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .numpyro_model import FamilyCode
+from .numpyro_model import FamilyCode, sample_class_log_prior
 from .nuts import run_nuts, sample_stats_from_extra
 from .structured_model import class_prior_args
 
@@ -80,18 +80,12 @@ def make_mixed_model(spec: MixedSpec):
         [family prior args, ...]}``; ``data = {"class_count": (K,), "stats": [family stats
         args, ...]}`` adds the labelled-data factors; ``data=None`` leaves the prior.
     """
-    import jax.numpy as jnp
     import numpyro
-    import numpyro.distributions as dist
 
     fams = [code.family for code, _ in spec.nodes]
 
     def model(priors, data=None):
-        if spec.fixed_pi:
-            log_pi = priors["class_log_prior"]
-        else:
-            pi = numpyro.sample("pi", dist.Dirichlet(priors["class_alpha"]))
-            log_pi = jnp.log(jnp.clip(pi, jnp.finfo(pi.dtype).tiny))
+        log_pi = sample_class_log_prior(priors, spec.fixed_pi)
         params = [fam.numpyro_sample(f"n{j}", static, priors["nodes"][j], f"node_{j}", f"context_{j}")
                   for j, (fam, (_, static)) in enumerate(zip(fams, spec.nodes))]
         if data is None:

@@ -91,6 +91,23 @@ class FamilyCode:
         return f"FamilyCode({type(self.family).__qualname__})"
 
 
+def sample_class_log_prior(priors, fixed_pi):
+    """``log pi`` inside a NumPyro model: ``priors["class_log_prior"]`` when the class prior is
+    fixed, else the log of the site ``pi ~ Dirichlet(priors["class_alpha"])`` (its normalising
+    constant from ``priors["class_log_norm"]`` when given, :func:`dirichlet_fixed_norm`),
+    clipped at the smallest positive float. Every model (naive, structured, mixed structured)
+    samples its class prior here."""
+    import jax.numpy as jnp
+    import numpyro
+    import numpyro.distributions as dist
+
+    if fixed_pi:
+        return priors["class_log_prior"]
+    pi = numpyro.sample("pi", dist.Dirichlet(priors["class_alpha"]) if "class_log_norm" not in priors
+                        else dirichlet_fixed_norm(priors["class_alpha"], priors["class_log_norm"]))
+    return jnp.log(jnp.clip(pi, jnp.finfo(pi.dtype).tiny))
+
+
 def make_model(spec: ModelSpec):
     """The NumPyro model function ``model(priors, data=None)`` for a structure.
 
@@ -111,12 +128,7 @@ def make_model(spec: ModelSpec):
     class_plate = "class" if C == 1 else "class_component"
 
     def model(priors, data=None):
-        if spec.fixed_pi:
-            log_pi = priors["class_log_prior"]
-        else:
-            pi = numpyro.sample("pi", dist.Dirichlet(priors["class_alpha"]) if "class_log_norm" not in priors
-                                else dirichlet_fixed_norm(priors["class_alpha"], priors["class_log_norm"]))
-            log_pi = jnp.log(jnp.clip(pi, jnp.finfo(pi.dtype).tiny))
+        log_pi = sample_class_log_prior(priors, spec.fixed_pi)
         if C > 1:
             with numpyro.plate("class", K, dim=-1):
                 w = numpyro.sample("w", dist.Dirichlet(priors["component_alpha"]) if "component_log_norm" not in priors

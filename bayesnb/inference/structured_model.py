@@ -43,6 +43,7 @@ import numpy as np
 
 from ..diagnostics import _coord_values
 from ..families._numeric import dirichlet_draws
+from .numpyro_model import sample_class_log_prior
 from .nuts import run_nuts, sample_stats_from_extra
 
 __all__ = ["StructuredLayout", "StructuredSpec", "class_prior_args", "make_structured_model", "run_structured_nuts", "structured_draws",
@@ -163,11 +164,7 @@ def make_structured_model(shapes, fixed_pi: bool):
     import numpyro.distributions as dist
 
     def model(priors, data=None):
-        if fixed_pi:
-            log_pi = priors["class_log_prior"]
-        else:
-            pi = numpyro.sample("pi", dist.Dirichlet(priors["class_alpha"]))
-            log_pi = jnp.log(jnp.clip(pi, jnp.finfo(pi.dtype).tiny))
+        log_pi = sample_class_log_prior(priors, fixed_pi)
         log_theta = []
         for j, (C, _) in enumerate(shapes):
             with numpyro.plate(f"context_{j}", C):
