@@ -139,10 +139,10 @@ def _rows(blk, ok):
 
 
 def _column(blk, c):
-    """Column ``c`` of an encoded block, as a one-column encoded block."""
+    """Column ``c`` of an encoded block, as a one-column encoded block (a view of an array block)."""
     if isinstance(blk, tuple):
         return type(blk)(*(np.asarray(f)[:, [c]] for f in blk))
-    return blk[:, [c]]
+    return blk[:, c:c + 1]
 
 
 def _column_state(state, c):
@@ -211,23 +211,30 @@ def node_data(nodes, encoded) -> tuple:
 
     A category code ``>= n_states`` (never seen in training) is a missing state.
     """
-    cols, miss, states = [], [], []
-    for nd in nodes:
+    d = len(nodes)
+    first = encoded[nodes[0].block] if d else encoded[0] if encoded else np.empty(0)
+    n = len(first[0] if isinstance(first, tuple) else first)
+    cols, miss, states = [None] * d, np.zeros((n, d), bool), np.empty((n, d), np.int64)
+    for j, nd in enumerate(nodes):
         if nd.numeric:
-            col = np.asarray(nd.family.gen_values(encoded[nd.block]), dtype=float)[:, nd.col]
-            m = np.isnan(col)
-            s = np.searchsorted(nd.edges, np.where(m, 0.0, col), side="right")
+            cols[j] = np.asarray(nd.family.gen_values(encoded[nd.block]), dtype=float)[:, nd.col]
+            miss[:, j] = np.isnan(cols[j])
+            states[:, j] = np.where(miss[:, j], -1, np.searchsorted(nd.edges, np.where(miss[:, j], 0.0, cols[j]),
+                                                                     side="right"))
+    for b in sorted({nd.block for nd in nodes if not nd.numeric}):  # a block's categorical nodes at once
+        js = [j for j, nd in enumerate(nodes) if nd.block == b and not nd.numeric]
+        blk, cs = encoded[b], [nodes[j].col for j in js]
+        whole = np.column_stack([np.asarray(f) for f in blk]) if isinstance(blk, tuple) else np.asarray(blk)
+        codes = whole if cs == list(range(whole.shape[1])) else whole[:, cs]
+        m = (np.asarray(nodes[js[0]].family.gen_missing(blk))[:, cs] | (codes < 0)
+             | (codes >= np.array([nodes[j].n_states for j in js])))
+        if js == list(range(d)):  # one categorical block is every node
+            miss, states = m, np.where(m, -1, codes).astype(np.int64, copy=False)
         else:
-            col = _column(encoded[nd.block], nd.col)
-            m = np.asarray(nd.family.gen_missing(col))[:, 0]
-            s = np.asarray(col)[:, 0].astype(np.int64)
-            m = m | (s >= nd.n_states) | (s < 0)
-        cols.append(col)
-        miss.append(m)
-        states.append(np.where(m, -1, s))
-    n = len(next(iter(miss), ()))
-    return (tuple(cols), np.column_stack(miss) if miss else np.zeros((n, 0), bool),
-            np.column_stack(states).astype(np.int64) if states else np.zeros((n, 0), np.int64))
+            miss[:, js], states[:, js] = m, np.where(m, -1, codes)
+        for j in js:
+            cols[j] = _column(blk, nodes[j].col)
+    return tuple(cols), miss, states
 
 
 def _n_parent_states(nodes, pa) -> int:
@@ -238,7 +245,10 @@ def _parent_index(nodes, pa, states):
     """Row-major index of the parents' joint state (0 without parents); ``states`` (..., d)."""
     if not pa:
         return np.zeros(states.shape[:-1], dtype=np.int64)
-    return np.ravel_multi_index(tuple(states[..., p] for p in pa), tuple(nodes[p].n_states for p in pa))
+    u = states[..., pa[0]]
+    for p in pa[1:]:
+        u = u * nodes[p].n_states + states[..., p]
+    return u
 
 
 def fit_nodes(nodes, data, y, w, K, parents, predictive="mean", rows=None, who="NaiveBayes") -> MixedModel:
@@ -326,8 +336,115 @@ def _ancestors(parents):
     return anc
 
 
+def _lookup(model, tables, cells, j, r, S, P):
+    """``log p(x_j | y=k, pa_j)`` of rows ``r`` given the states ``S`` (m, ..., d) of ``j`` and its parents,
+    shape (m, ..., K): a lookup per row in the table ``tables[j]`` (as (P_j * B_j, K): a categorical
+    node, or a missing numeric one's bin masses), or for an observed numeric node (``cells[j]``
+    not None) in its value's log densities over the contexts. ``r`` None: every row. ``P``: the
+    number of joint states of ``j``'s parents.
+    """
+    nodes, pa, K = model.nodes, model.parents[j], model.n_classes
+    u = _parent_index(nodes, pa, S)
+    if cells[j] is not None:
+        dens = (cells[j] if r is None else cells[j][r]).reshape(-1, K, P)
+        rows = np.arange(dens.shape[0]).reshape((-1,) + (1,) * (u.ndim - 1))
+        return dens[rows, :, u]
+    return tables[j][u * nodes[j].n_states + S[..., j]]
+
+
+def _forest(model, tables, cells, r, miss, S):
+    """Sum-product on a forest (at most one feature parent each) for rows ``r``, all classes at once, (m, K).
+
+    Upward pass in reverse topological order: node ``j`` sends its parent ``m_j(k, u) = log sum_s
+    phi_j(k, u, s) exp(up_j(k, s))``, ``up_j`` the sum of its children's messages, ``phi_j`` the
+    table (a missing node: the category's probability, or the numeric node's bin mass; one
+    einsum, rescaled by the max) or the observed value's likelihood at its own state.
+    """
+    nodes, parents, K = model.nodes, model.parents, model.n_classes
+    m = r.size
+    up = [np.zeros((m, K, nd.n_states)) for nd in nodes]
+    out = np.zeros((m, K))
+    rows = np.arange(m)
+    for j in reversed(topological_order(parents)):
+        P, B = _n_parent_states(nodes, parents[j]), nodes[j].n_states
+        msg = np.empty((m, K, P))
+        gone = miss[:, j]
+        if gone.any():
+            u = up[j][gone]
+            top = u.max(axis=-1)
+            top = np.where(np.isfinite(top), top, 0.0)
+            table = np.exp(tables[j]).reshape(P, B, K)
+            with np.errstate(divide="ignore"):
+                msg[gone] = np.log(np.einsum("usk,mks->mku", table, np.exp(u - top[..., None]))) + top[..., None]
+        seen = ~gone
+        if seen.any():
+            i, s = rows[seen], S[seen, j]
+            if cells[j] is not None:
+                val = cells[j][r[i]].reshape(i.size, K, P)
+            else:
+                val = np.moveaxis(tables[j].reshape(P, B, K)[:, s], 1, 0).transpose(0, 2, 1)
+            msg[seen] = val + up[j][i, :, s][..., None]
+        if parents[j]:
+            up[parents[j][0]] += msg
+        else:
+            out += msg[:, :, 0]
+    return out
+
+
+def _patterns(miss):
+    """``(masks, group)``: the distinct rows of the bool matrix ``miss`` and each row's index among them."""
+    if miss.shape[1] <= 62:  # one integer key per row
+        keys = miss.astype(np.int64) @ (np.int64(1) << np.arange(miss.shape[1], dtype=np.int64))
+        _, first, group = np.unique(keys, return_index=True, return_inverse=True)
+        return miss[first], group.ravel()
+    masks, group = np.unique(miss, axis=0, return_inverse=True)
+    return masks, group.ravel()
+
+
+def _logsumexp1(a):
+    """``log sum exp`` over axis 1 (rescaled by the max; a slice of ``-inf`` gives ``-inf``)."""
+    top = a.max(axis=1)
+    top = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return np.log(np.exp(a - top[:, None]).sum(axis=1)) + top
+
+
+def _enumerate(model, tables, cells, idx, mask, states, anc, npar, who):
+    """``log p(x_obs | y=k)`` of rows ``idx`` sharing the missing pattern ``mask``, by enumerating
+    the joint states of the missing ancestors of observed nodes (the other missing cells sum out
+    to 1), (m, K)."""
+    nodes, K = model.nodes, model.n_classes
+    obs = np.flatnonzero(~mask)
+    relevant = sorted({a for j in obs for a in anc[j] if mask[a]})
+    keep = sorted(set(obs.tolist()) | set(relevant))
+    sizes = [nodes[m].n_states for m in relevant]
+    total = int(np.prod(sizes, dtype=np.int64))
+    if total > MAX_ENUMERATION:
+        raise ValueError(f"{who}: marginalising a row's {len(relevant)} missing cells means enumerating {total} "
+                         f"joint states (more than {MAX_ENUMERATION}); impute the cells first or use a "
+                         f"structure with fewer parents (structure='tan' sums them out by message passing).")
+    fill = np.stack(np.unravel_index(np.arange(total), sizes), axis=1) if relevant else None
+    step = max(1, MAX_ENUMERATION // total)
+    out = np.empty((idx.size, K))
+    for start in range(0, idx.size, step):
+        r = idx[start:start + step]
+        S = np.repeat(states[r][:, None, :], total, axis=1)  # (m, total, d)
+        if relevant:
+            S[:, :, relevant] = fill[None]
+        acc = np.zeros((r.size, total, K))
+        for j in keep:
+            acc += _lookup(model, tables, cells if not mask[j] else [None] * len(nodes), j, r, S, npar[j])
+        out[start:start + step] = _logsumexp1(acc)
+    return out
+
+
 def log_likelihood(model: MixedModel, data, who="NaiveBayes") -> np.ndarray:
     """``log p(x_obs | y=k)`` of every row and class, missing cells summed out exactly, shape (n, K).
+
+    Complete rows by direct lookup of every node's term; rows with missing cells on a forest
+    (at most one feature parent per node: naive, TAN) by sum-product message passing vectorised
+    over rows; otherwise (k-DB, k >= 2) by enumeration, one per missing pattern (see the module
+    docstring).
 
     Parameters
     ----------
@@ -344,43 +461,41 @@ def log_likelihood(model: MixedModel, data, who="NaiveBayes") -> np.ndarray:
     nodes, parents = model.nodes, model.parents
     n, d = miss.shape
     K = model.n_classes
-    tables = [_state_table(model, j) for j in range(d)]
-    cells = [nd.family.log_likelihood(model.priors[j], model.posteriors[j], encode_values(nd, cols[j]),
-                                      model.predictive)
-             if nd.numeric else None for j, nd in enumerate(nodes)]  # (n, C) log densities of the values
     out = np.zeros((n, K))
     if d == 0:
         return out
+    # per node log p(state | context) as (P * B, K) rows; a numeric node's (bin masses) only where it is missing
+    tables = [None] * d
+    for j, nd in enumerate(nodes):
+        if not nd.numeric or miss[:, j].any():
+            t = _state_table(model, j)  # (K * P, B)
+            tables[j] = np.ascontiguousarray(t.reshape(K, -1).T)
+    cells = [nd.family.log_likelihood(model.priors[j], model.posteriors[j], encode_values(nd, cols[j]),
+                                      model.predictive)
+             if nd.numeric else None for j, nd in enumerate(nodes)]  # (n, C) log densities of the values
+    npar = [_n_parent_states(nodes, pa) for pa in parents]
+    complete = ~miss.any(axis=1)
+    if complete.all():
+        for j in range(d):
+            out += _lookup(model, tables, cells, j, None, states, npar[j])
+        return out
+    if complete.any():
+        r = np.flatnonzero(complete)
+        S, acc = states[r], np.zeros((r.size, K))
+        for j in range(d):
+            acc += _lookup(model, tables, cells, j, r, S, npar[j])
+        out[r] = acc
+    idx = np.flatnonzero(~complete)
+    if all(len(pa) <= 1 for pa in parents):
+        out[idx] = _forest(model, tables, cells, idx, miss[idx], states[idx])
+        return out
     anc = _ancestors(parents)
-    masks, group = np.unique(miss, axis=0, return_inverse=True)
-    group = group.ravel()
-    for g, mask in enumerate(masks):
-        idx = np.flatnonzero(group == g)
-        obs = np.flatnonzero(~mask)
-        relevant = sorted({a for j in obs for a in anc[j] if mask[a]})
-        keep = sorted(set(obs.tolist()) | set(relevant))  # other missing cells sum out to 1
-        sizes = [nodes[m].n_states for m in relevant]
-        total = int(np.prod(sizes, dtype=np.int64))
-        if total > MAX_ENUMERATION:
-            raise ValueError(f"{who}: marginalising a row's {len(relevant)} missing cells means enumerating {total} "
-                             f"joint states (more than {MAX_ENUMERATION}); impute the cells first or use a "
-                             f"structure with fewer parents.")
-        fill = np.stack(np.unravel_index(np.arange(total), sizes), axis=1) if relevant else None
-        step = max(1, MAX_ENUMERATION // total)
-        for start in range(0, idx.size, step):
-            r = idx[start:start + step]
-            S = np.repeat(states[r][:, None, :], total, axis=1)  # (m, total, d)
-            if relevant:
-                S[:, :, relevant] = fill[None]
-            acc = np.zeros((r.size, total, K))
-            for j in keep:
-                npar = _n_parent_states(nodes, parents[j])
-                ctx = np.arange(K) * npar + _parent_index(nodes, parents[j], S)[..., None]  # (m, total, K)
-                if nodes[j].numeric and not mask[j]:
-                    acc += cells[j][r[:, None, None], ctx]
-                else:
-                    acc += tables[j][ctx, S[..., j][..., None]]
-            out[r] = logsumexp(acc, axis=1)
+    masks, group = _patterns(miss[idx])
+    order = np.argsort(group, kind="stable")
+    bounds = np.searchsorted(group[order], np.arange(masks.shape[0] + 1))
+    for g, mask in enumerate(masks):  # rows with one missing pattern share one enumeration
+        r = idx[order[bounds[g]:bounds[g + 1]]]
+        out[r] = _enumerate(model, tables, cells, r, mask, states, anc, npar, who)
     return out
 
 
