@@ -27,15 +27,18 @@ def structure_layers(parents) -> list:
     return depth
 
 
-def edge_weights(tables) -> dict:
-    """``{(parent, child): I(X_child; X_parent | Y)}`` from each child's fitted counts (nats)."""
+def edge_weights(model) -> dict:
+    """``{(parent, child): I(X_child; X_parent | Y)}`` from each categorical child's fitted counts (nats).
+
+    ``model`` is a fitted structure (:class:`~bayesnb._structured_mixed.MixedModel`); a numeric
+    child (no counts over its states) has no weight.
+    """
     out = {}
-    for j, pa in enumerate(tables.parents):
-        if not pa:
+    for j, pa in enumerate(model.parents):
+        if not pa or model.nodes[j].numeric:
             continue
-        (counts,) = tables.stats[j].counts
-        K = tables.log_tables[j].shape[0]
-        shape = (K, *(int(tables.n_values[p]) for p in pa), int(tables.n_values[j]))
+        (counts,) = model.stats[j].counts
+        shape = (model.n_classes, *(model.nodes[p].n_states for p in pa), model.nodes[j].n_states)
         full = np.asarray(counts, float).reshape(shape)
         for i, p in enumerate(pa):
             other = tuple(1 + m for m in range(len(pa)) if m != i)

@@ -54,7 +54,7 @@ from .families._numeric import draw_categories
 from .structure import topological_order
 from .structured import MAX_ENUMERATION, one_column_state
 
-__all__ = ["N_BINS", "MixedModel", "Node", "bin_edges", "encode_values", "fit_nodes", "log_likelihood", "make_nodes",
+__all__ = ["N_BINS", "MixedModel", "Node", "bin_edges", "encode_values", "fit_nodes", "log_likelihood", "log_table", "make_nodes",
            "model_from_stats", "node_data", "sample_nodes", "take_contexts"]
 
 #: Number of quantile bins of a numeric column (its states as a parent and for the mutual informations).
@@ -328,6 +328,16 @@ def _state_table(model, j, post=None):
     return nd.family.predictive_bins(prior, post, nd.state, nd.edges, model.predictive)[0]
 
 
+def log_table(model, j, post=None) -> np.ndarray:
+    """``log p(state_j = s | y=k, parents' states u)`` of node ``j``, shape ``(K, B_p1, ..., B_j)``.
+
+    A categorical node's table of categories (its posterior mean: the exact predictive of one
+    cell), a numeric node's bin masses; ``post`` another point of its parameters (a posterior draw).
+    """
+    shape = (model.n_classes, *(model.nodes[p].n_states for p in model.parents[j]), model.nodes[j].n_states)
+    return _state_table(model, j, post).reshape(shape)
+
+
 def _ancestors(parents):
     anc = [set() for _ in parents]
     for j in topological_order(parents):
@@ -438,7 +448,7 @@ def _enumerate(model, tables, cells, idx, mask, states, anc, npar, who):
     return out
 
 
-def log_likelihood(model: MixedModel, data, who="NaiveBayes") -> np.ndarray:
+def log_likelihood(model: MixedModel, data, who="NaiveBayes", method="auto") -> np.ndarray:
     """``log p(x_obs | y=k)`` of every row and class, missing cells summed out exactly, shape (n, K).
 
     Complete rows by direct lookup of every node's term; rows with missing cells on a forest
@@ -452,6 +462,9 @@ def log_likelihood(model: MixedModel, data, who="NaiveBayes") -> np.ndarray:
     data : tuple
         :func:`node_data` of the rows.
     who : str
+    method : {"auto", "enumerate"}, default="auto"
+        ``"enumerate"``: rows with missing cells by enumeration whatever the structure (the
+        reference the message passing is tested against).
 
     Returns
     -------
@@ -486,7 +499,7 @@ def log_likelihood(model: MixedModel, data, who="NaiveBayes") -> np.ndarray:
             acc += _lookup(model, tables, cells, j, r, S, npar[j])
         out[r] = acc
     idx = np.flatnonzero(~complete)
-    if all(len(pa) <= 1 for pa in parents):
+    if method == "auto" and all(len(pa) <= 1 for pa in parents):
         out[idx] = _forest(model, tables, cells, idx, miss[idx], states[idx])
         return out
     anc = _ancestors(parents)

@@ -349,7 +349,7 @@ def plot_structure(model, ax=None, edge_labels=True, class_label="class"):
     names = [str(n) for n in model.structure_]
     index = {n: j for j, n in enumerate(names)}
     parents = tuple(tuple(index[str(p)] for p in model.structure_[n]) for n in model.structure_)
-    tables = getattr(model, "_tables", None)
+    tables = getattr(model, "_mixed", None)
     weights = edge_weights(tables) if edge_labels and tables is not None else None
     numeric = set()
     for b in getattr(getattr(model, "posterior_", None), "blocks", ()):

@@ -10,6 +10,7 @@ from conftest import run_docs_snippets
 from scipy.special import gammaln, logsumexp
 
 import bayesnb
+from bayesnb import _structured_mixed as MX
 from bayesnb import structure as S
 from bayesnb.datasets import load_house_votes
 
@@ -64,7 +65,7 @@ def _brute_joint(x, tables, parents, log_prior):
 def test_tiny_matches_brute_force(structure, missing):
     X, y = _tiny(1, missing=missing)
     m = bayesnb.CategoricalNB(structure=structure, k=2).fit(X, y)
-    parents = m._tables.parents
+    parents = m._mixed.parents
     assert any(parents)
     tables, ev = _brute_tables(X, y, parents)
     label = bayesnb.posterior.label_log_evidence(m.posterior_)
@@ -81,11 +82,10 @@ def test_forest_message_passing_equals_enumeration():
     X, y = _tiny(3, n=80)
     m = bayesnb.CategoricalNB(structure="tan").fit(X, y)
     Xt, _ = _tiny(4, n=40, missing=0.4)
-    codes = m._encoded(Xt)[0]
-    fast = bayesnb.structured.log_likelihood(m._tables, codes)
-    anc = bayesnb.structured._ancestors(m._tables.parents)
-    slow = np.array([bayesnb.structured._enumerate_row(m._tables.log_tables, r, m._tables.parents, (2, 2, 2), anc, "t")
-                     for r in codes])
+    data = MX.node_data(m._mixed.nodes, m._encoded(Xt))
+    assert data[1].any(axis=1).sum() >= 20
+    fast = MX.log_likelihood(m._mixed, data)
+    slow = MX.log_likelihood(m._mixed, data, method="enumerate")
     np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-12)
 
 
@@ -196,6 +196,19 @@ def test_save_load_round_trip(tmp_path, structure):
     assert np.array_equal(np.asarray(Xa), np.asarray(Xb)) and np.array_equal(ya, yb)
 
 
+def test_a_file_without_bin_edges_loads_as_all_categorical(tmp_path):
+    """0.1's CategoricalNB files keep structure_parents_ and structure_stats_ but no structure_bin_edges_."""
+    X, y = _tiny(12, missing=0.1)
+    m = bayesnb.CategoricalNB(structure="kdb").fit(X, y)
+    assert all(e.size == 0 for e in m.structure_bin_edges_)
+    del m.structure_bin_edges_
+    m.save(tmp_path / "old.bnb")
+    back = bayesnb.load(tmp_path / "old.bnb")
+    Xt, _ = _tiny(13, n=20, missing=0.3)
+    np.testing.assert_array_equal(back.predict_joint_log_proba(Xt), m.predict_joint_log_proba(Xt))
+    assert back.log_evidence_ == m.log_evidence_ and back.structure_ == m.structure_
+
+
 def test_model_file_with_a_cycle_is_refused(tmp_path):
     X, y = _tiny(10)
     m = bayesnb.CategoricalNB(structure="tan").fit(X, y)
@@ -208,7 +221,7 @@ def test_model_file_with_a_cycle_is_refused(tmp_path):
 def test_kdb_enumeration_cap(monkeypatch):
     X, y = _tiny(8)
     m = bayesnb.CategoricalNB(structure="kdb", k=2).fit(X, y)
-    monkeypatch.setattr(bayesnb.structured, "MAX_ENUMERATION", 1)
+    monkeypatch.setattr(MX, "MAX_ENUMERATION", 1)
     row = pd.DataFrame([[np.nan, np.nan, 1.0]])
     with pytest.raises(ValueError, match="enumerating"):
         m.predict_proba(row.to_numpy())

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import bayesnb
-from bayesnb import structured as st
+from bayesnb import _structured_mixed as MX
 from bayesnb.structure import learn_parents, scoring_rows
 
 
@@ -74,7 +74,8 @@ def test_auto_score_is_each_structures_evidence_on_the_shared_rows():
         ev = label
         for j in range(4):
             keep = rows[:, j]
-            t = st.fit_tables(blk.family, blk.state, codes[keep], y[keep], np.ones(int(keep.sum())), 2, pa, nv)
+            nodes = MX.make_nodes(m.posterior_.blocks, [codes[keep]], np.ones(int(keep.sum())))
+            t = MX.fit_nodes(nodes, MX.node_data(nodes, [codes[keep]]), y[keep], np.ones(int(keep.sum())), 2, pa)
             ev += float(np.sum(blk.family.log_evidence(t.priors[j], t.posteriors[j])))
         np.testing.assert_allclose(sc.loc[s if s != "kdb" else "kdb (k=2)", "log_evidence"], ev, rtol=1e-12)
 

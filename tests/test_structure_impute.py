@@ -8,6 +8,8 @@ import pytest
 from scipy.special import logsumexp
 
 import bayesnb
+from bayesnb import _mixed_impute as MI
+from bayesnb import _structured_mixed as MX
 
 
 def _tiny4(seed=0, n=80, missing=0.0):
@@ -57,8 +59,8 @@ def _brute_posterior(x, tables, parents, log_prior, label=None):
 def _fit(structure, seed=1):
     X, y = _tiny4(seed)
     m = bayesnb.CategoricalNB(structure=structure, k=2).fit(X, y)
-    assert any(m._tables.parents)
-    return m, _brute_tables(X, y, m._tables.parents)
+    assert any(m._mixed.parents)
+    return m, _brute_tables(X, y, m._mixed.parents)
 
 
 @pytest.mark.parametrize("structure", ["tan", "kdb"])
@@ -76,7 +78,7 @@ def test_mode_is_the_argmax_of_the_enumerated_marginal(structure, given):
     assert np.array_equal(out[obs], Xt[obs]) and not np.isnan(out).any()
     checked = 0
     for i, x in enumerate(Xt):
-        post, miss = _brute_posterior(x, tables, m._tables.parents, m.class_log_prior_, yt[i] if given else None)
+        post, miss = _brute_posterior(x, tables, m._mixed.parents, m.class_log_prior_, yt[i] if given else None)
         for pos, j in enumerate(miss):
             p1 = sum(p for (k, fill), p in post.items() if fill[pos] == 1)
             if abs(p1 - 0.5) > 1e-9:
@@ -96,7 +98,7 @@ def test_draws_follow_the_enumerated_joint_posterior(structure, label, x):
     X = np.tile(x, (n, 1))
     out = m.impute(X, strategy="draw", random_state=0, parameter_uncertainty=False,
                    y=None if label is None else np.full(n, label))
-    post, miss = _brute_posterior(x, tables, m._tables.parents, m.class_log_prior_, label)
+    post, miss = _brute_posterior(x, tables, m._mixed.parents, m.class_log_prior_, label)
     out = out.astype(float)
     assert np.all(out[:, obs] == x[obs])
     for fill in itertools.product(range(2), repeat=len(miss)):
@@ -133,9 +135,11 @@ def test_multiple_imputation_output_mirrors_naive():
 def test_table_draws_average_to_the_posterior_mean():
     m, _ = _fit("kdb")
     rng = np.random.default_rng(0)
-    draws = [bayesnb.structured.drawn_tables(m._tables, rng).log_tables for _ in range(300)]
-    for j, mean in enumerate(m._tables.log_tables):
-        p = np.exp(np.stack([d[j] for d in draws]))
+    model = m._mixed
+    draws = [MI.drawn_model(model, rng) for _ in range(300)]
+    for j in range(len(model.nodes)):
+        mean = MX.log_table(model, j)
+        p = np.exp(np.stack([MX.log_table(d, j) for d in draws]))
         assert not np.allclose(p[0], p[1])
         np.testing.assert_array_less(np.abs(p.mean(0) - np.exp(mean)), 4 * p.std(0) / np.sqrt(300) + 1e-12)
 

@@ -12,7 +12,7 @@ from cases import check_structured_mcmc_refusals
 import bayesnb
 from bayesnb import structure as S
 from bayesnb.datasets import load_house_votes, load_play_tennis
-from bayesnb.inference.structured_model import structured_moments
+from bayesnb import _structured_mixed as MX
 
 
 def _votes(cols=6):
@@ -38,7 +38,7 @@ def test_exact_draws_layout_and_means(structure):
         draws = v.values[0]
         np.testing.assert_allclose(draws.sum(-1), 1.0, rtol=1e-12)
         mean, sd = draws.mean(0), draws.std(0)
-        want = np.exp(m._tables.log_tables[j])  # the fitted table = the posterior mean
+        want = np.exp(MX.log_table(m._mixed, j))  # the fitted table = the posterior mean
         assert want.shape == mean.shape
         assert np.all(np.abs(mean - want) <= 4.5 * sd / np.sqrt(n) + 1e-12)
     counts = m.class_count_ + 1.0
@@ -50,7 +50,7 @@ def test_exact_sd_matches_closed_form():
     X, y = _votes()
     m = bayesnb.CategoricalNB(structure="tan").fit(X, y)
     dt = m.sample_posterior(20000, random_state=1)["posterior"]
-    mom = structured_moments(m._tables, m.posterior_.class_concentration, m._structured_layout())
+    mom = m._exact_moments()
     for var, (mean, sd) in mom.items():
         got = dt[var].values[0].std(0)
         np.testing.assert_allclose(got, sd, rtol=0.05)
@@ -90,7 +90,7 @@ def test_plot_structure_tan_arrows_and_labels():
     # the labels are the CMI weights the tree was built on
     codes = m._encoded(X)[0]
     cmi = S.conditional_mutual_information(codes, np.searchsorted(m.classes_, y), list(m.n_categories_), 2)
-    want = sorted(f"{cmi[j, p]:.3f}" for j, pa in enumerate(m._tables.parents) for p in pa)
+    want = sorted(f"{cmi[j, p]:.3f}" for j, pa in enumerate(m._mixed.parents) for p in pa)
     assert sorted(t.get_text() for t in labels) == want
     naive = bayesnb.plot.plot_structure(bayesnb.CategoricalNB().fit(X, y), edge_labels=True)
     assert not [t for t in naive.texts if t.get_gid() == "bayesnb-weight"]
@@ -106,7 +106,7 @@ def test_plot_structure_kdb_into_given_axes():
     m = bayesnb.CategoricalNB(structure="kdb", k=2).fit(X, y)
     fig, ax = plt.subplots()
     assert bayesnb.plot.plot_structure(m, ax=ax, edge_labels=False) is ax
-    n_par = sum(len(p) for p in m._tables.parents)
+    n_par = sum(len(p) for p in m._mixed.parents)
     edges = [c for c in ax.get_children() if getattr(c, "get_gid", lambda: None)() == "bayesnb-edge"]
     assert len(edges) == X.shape[1] + n_par and not [t for t in ax.texts if t.get_gid() == "bayesnb-weight"]
     plt.close(fig)
@@ -128,7 +128,7 @@ def test_nuts_agrees_with_exact_on_play_tennis_tan():
     table = bayesnb.compare_posteriors(exact, mcmc, verbose=False, rhat_threshold=1.1)
     assert table.attrs["ok"], table.attrs["verdict"]
     # the NUTS means are those of the fitted tables (posterior means), within a few MC errors
-    t = m._tables.log_tables[1]  # Temperature | Outlook
+    t = MX.log_table(m._mixed, 1)  # Temperature | Outlook
     got = mcmc["posterior"]["theta_Temperature"].values.mean((0, 1))
     assert np.all(np.abs(got - np.exp(t)) < 0.1)
 

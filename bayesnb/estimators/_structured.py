@@ -1,14 +1,19 @@
-"""``structure=`` for CategoricalNB: naive, TAN, k-DB, or chosen by closed-form evidence.
+"""``structure=`` for CategoricalNB and NaiveBayes: naive, TAN, k-DB, or chosen by closed-form evidence.
 
-:class:`StructureMixin` goes before the estimator's base: ``fit`` fits the naive posterior as
-always and, for another structure, learns the parent lists (:mod:`bayesnb.structure`) and fits
-the context tables (:mod:`bayesnb.structured`); the predict methods, ``score_samples`` and
-``sample`` and ``impute`` then use them. Methods not written for structures yet raise NotImplementedError
-rather than silently answering with the naive model: :class:`StructureNotSupportedError`, a
-NotImplementedError that is also an AttributeError, so ``hasattr(model, "partial_fit")`` is
-False on such a model (as scikit-learn's ``available_if``). ``partial_fit``,
-``fit_semi_supervised`` and ``fit_latent_class`` are refused whenever ``structure`` is not
-"naive" (they would fit the naive model and ignore it).
+:class:`StructureMixin` goes before the estimator's base, the one mixin of both estimators
+and of the one structure engine (:mod:`bayesnb._structured_mixed`). ``fit`` fits the naive
+posterior as always and, for another structure, learns the parent lists on every column
+(:mod:`bayesnb.structure`; a numeric column through its quantile bins) and fits each
+feature's family over its contexts (class, parents' states). A CategoricalNB is the case whose
+one Categorical block makes every node categorical. The predict methods, ``score_samples``,
+``sample``, ``impute``, ``sample_posterior`` and ``run_mcmc`` (NUTS,
+:mod:`bayesnb.inference.mixed_structured_model`) then use them
+(:class:`~bayesnb.estimators._structure_common.StructureCommonMixin`); the methods not written
+for structures yet raise :class:`StructureNotSupportedError`, a NotImplementedError that is
+also an AttributeError, so ``hasattr(model, "partial_fit")`` is False on such a model (as
+scikit-learn's ``available_if``). ``partial_fit``, ``fit_semi_supervised`` and
+``fit_latent_class`` are refused whenever ``structure`` is not "naive" (they would fit the
+naive model and ignore it).
 """
 
 from __future__ import annotations
@@ -19,10 +24,16 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import _num_samples
 
+from .. import _mixed_impute as _mi
+from .. import _mixed_posterior as _mp
+from .. import _structured_mixed as _mx
 from .. import posterior as _post
-from .. import structured as _st
+from ..diagnostics import datatree_from_layout
 from ..generative.functions import _block_cells
+from ..generative.tables import assemble_table
+from ..inference.mixed_structured_model import mixed_inputs, run_mixed_nuts
 from ..structure import (
     class_mutual_information,
     conditional_mutual_information,
@@ -33,14 +44,6 @@ from ..structure import (
 from . import _validation as _val
 from ._structure_common import REFITS, StructureCommonMixin, StructureNotSupportedError
 
-
-def _leaves(t):
-    """The arrays of a (nested) NamedTuple / tuple of statistics."""
-    if isinstance(t, tuple):
-        return [a for x in t for a in _leaves(x)]
-    return [t]
-
-
 __all__ = ["STRUCTURE_CONSTRAINTS", "StructureMixin", "StructureNotSupportedError"]
 
 #: Hyperparameter constraints of ``structure`` and ``k``.
@@ -49,28 +52,30 @@ STRUCTURE_CONSTRAINTS: dict = {
     "k": [Interval(Integral, 1, None, closed="left")],
 }
 
-#: methods not written for a fitted categorical structure yet
+#: methods not written for a fitted structure yet
 _UNSUPPORTED = frozenset({*REFITS, "feature_log_contributions", "sample_prior_predictive",
                           # the naive posterior's draws / NumPyro model / log-odds would be silently wrong
                           "model_inputs", "predict_proba_draws", "predict_proba_interval", "coef_",
                           "intercept_", "coef_names_", "coef_draws", "coef_interval"})
+#: what a model file keeps of a fitted structure (files of 0.1's CategoricalNB have no edges: all categorical)
+_FILE_ATTRS = ("structure_parents_", "structure_stats_", "structure_bin_edges_")
 
 
 class StructureMixin(StructureCommonMixin):
     """Fit and predict with a learned structure (see the module docstring).
 
-    Attributes set by ``fit``: ``structure_`` (dict: feature name -> tuple of parent names) and,
-    with ``structure="auto"``, ``structure_scores_`` (DataFrame: structure, log_evidence,
-    n_cells, chosen; log_evidence is the label evidence plus ``sum_j log p(x_j | y, pa_j)`` with
-    feature ``j`` on the rows where it and every parent it has in any candidate are observed,
-    the same cells for every candidate, :func:`bayesnb.structure.scoring_rows`; n_cells counts
-    those cells).
+    Attributes set by ``fit``: ``structure_kind_``, ``structure_`` (dict: feature name ->
+    tuple of parent names) and, with ``structure="auto"``, ``structure_scores_`` (DataFrame:
+    structure, log_evidence, n_cells, chosen; log_evidence is the label evidence plus ``sum_j
+    log p(x_j | y, pa_j)`` with feature ``j`` on the rows where it and every parent it has in
+    any candidate are observed, the same cells for every candidate,
+    :func:`bayesnb.structure.scoring_rows`; n_cells counts those cells). A fitted structure
+    other than naive also sets the model file's ``structure_parents_``, ``structure_stats_``
+    and ``structure_bin_edges_``.
     """
 
-    _structure_constraints: ClassVar[dict] = STRUCTURE_CONSTRAINTS
-
     _structure_unsupported = _UNSUPPORTED
-    _structure_attr = "_tables"
+    _structure_attr = "_mixed"
 
     def _dask_unsupported(self):
         if self.structure != "naive":
@@ -78,7 +83,7 @@ class StructureMixin(StructureCommonMixin):
         return super()._dask_unsupported()
 
     def fit(self, X, y, sample_weight=None):
-        """Fit the naive posterior, then the structure's tables (see :class:`CategoricalNB`).
+        """Fit the naive posterior, then the structure's conditional families.
 
         Parameters
         ----------
@@ -92,37 +97,39 @@ class StructureMixin(StructureCommonMixin):
         if self.privacy is not None and self.structure != "naive":
             raise ValueError(f"{self._who}: structure={self.structure!r} is not available with privacy=: learning "
                              "the structure reads mutual information from the raw data. Use structure='naive'.")
-        self._tables = None
-        for attr in ("structure_parents_", "structure_stats_", "structure_scores_"):
+        self._mixed = None
+        for attr in ("structure_scores_", *_FILE_ATTRS):
             self.__dict__.pop(attr, None)
         super().fit(X, y, sample_weight)
         if self.structure == "naive":  # the naive posterior is the model (_set_attributes set structure_)
             return self
-        block = self.posterior_.blocks[0]
-        codes = self._encoded(X)[0]
-        yv = _val.check_y(y, codes.shape[0], self._who)
-        ycodes = np.searchsorted(self.classes_, yv)
-        w = self._check_weights(sample_weight, codes.shape[0])
+        post = self.posterior_
+        encoded = self._encoded(X)
+        n = _num_samples(X)
+        ycodes = np.searchsorted(self.classes_, _val.check_y(y, n, self._who))
+        w = self._check_weights(sample_weight, n)
         K = len(self.classes_)
-        n_values = [len(v) for v, _ in block.family.value_columns(block.state)]
-        names = [str(nm) for nm in block.names]
-        label_ev = _post.label_log_evidence(self.posterior_)
-        wanted = ("naive", "tan", "kdb") if self.structure == "auto" else (self.structure,)
-        fits = {}
+        nodes = _mx.make_nodes(post.blocks, encoded, w)
+        data = _mx.node_data(nodes, encoded)
+        n_states = [nd.n_states for nd in nodes]
+        states = data[2]
         scores = None
-        if self.structure != "naive" and len(n_values) > 1:
-            scores = (conditional_mutual_information(codes, ycodes, n_values, K, w),
-                      class_mutual_information(codes, ycodes, n_values, K, w))
-        parents = {s: learn_parents(codes, ycodes, n_values, K, s, self.k, w, scores=scores) for s in wanted}
-        if self.structure == "auto":  # every candidate's feature j scored on the same rows (structure.scoring_rows)
-            missing = (codes < 0) | (codes >= np.asarray(n_values, dtype=np.int64)[None, :])
-            rows = scoring_rows(missing, list(parents.values()), w, names=names, who=self._who)
+        if len(nodes) > 1:
+            scores = (conditional_mutual_information(states, ycodes, n_states, K, w),
+                      class_mutual_information(states, ycodes, n_states, K, w))
+        wanted = ("naive", "tan", "kdb") if self.structure == "auto" else (self.structure,)
+        parents = {s: learn_parents(states, ycodes, n_states, K, s, self.k, w, scores=scores) for s in wanted}
+        predictive = self._check_predictive()
+        fits = {}
+        if self.structure == "auto":  # every candidate's node j scored on the same rows (structure.scoring_rows)
+            rows = scoring_rows(data[1], list(parents.values()), w, names=self._node_names(nodes), who=self._who)
+            label = _post.label_log_evidence(post) or 0.0
             ev = {}
             for s, pa in parents.items():
-                m = _st.fit_tables(block.family, block.state, codes, ycodes, w, K, pa, n_values, self._who, rows)
-                ev[s] = m.log_evidence + label_ev if label_ev is not None else m.log_evidence
-                if not missing.any():  # every row scored: the scoring fit is the fit
-                    fits[s] = m
+                fitted = _mx.fit_nodes(nodes, data, ycodes, w, K, pa, predictive, rows, self._who)
+                ev[s] = label + fitted.log_evidence
+                if not data[1].any():  # every row scored: the scoring fit is the fit
+                    fits[s] = fitted
             chosen = max(ev, key=ev.get)  # first on ties: naive before tan before kdb
             self.structure_scores_ = pd.DataFrame({
                 "structure": [s + (f" (k={self.k})" if s == "kdb" else "") for s in ev],
@@ -131,70 +138,157 @@ class StructureMixin(StructureCommonMixin):
                 "chosen": [s == chosen for s in ev]})
         else:
             chosen = self.structure
-        if chosen not in fits:
-            fits[chosen] = _st.fit_tables(block.family, block.state, codes, ycodes, w, K, parents[chosen], n_values,
-                                          self._who)
-        model = fits[chosen]
         self.structure_kind_ = chosen
-        self.structure_ = {names[j]: tuple(names[p] for p in pa) for j, pa in enumerate(model.parents)}
+        self.structure_ = self._named(nodes, parents[chosen])
         if chosen != "naive":
-            self._tables = model
-            self.structure_parents_ = model.parents
-            self.structure_stats_ = model.stats
+            self._mixed = fits[chosen] if chosen in fits else _mx.fit_nodes(
+                nodes, data, ycodes, w, K, parents[chosen], predictive, None, self._who)
+            self.structure_parents_ = self._mixed.parents
+            self.structure_stats_ = self._mixed.stats
+            self.structure_bin_edges_ = tuple(nd.edges for nd in nodes)
         return self
 
     def _restore_fitted(self):
-        """Rebuild a structure's tables from ``structure_parents_`` and ``structure_stats_`` (model files)."""
-        parents = getattr(self, "structure_parents_", None)
-        stats = getattr(self, "structure_stats_", None)
-        if parents is None and stats is None:
+        """Rebuild a structure from ``structure_parents_``, ``structure_stats_`` and
+        ``structure_bin_edges_`` (model files), checking each against the naive posterior.
+
+        A file without ``structure_bin_edges_`` (0.1's CategoricalNB) is all categorical.
+        """
+        parents, stats, edges = (getattr(self, a, None) for a in _FILE_ATTRS)
+        if parents is None and stats is None and edges is None:
             return
-        block = self.posterior_.blocks[0]
-        fam, K = block.family, len(self.classes_)
-        n_values = [len(v) for v, _ in fam.value_columns(block.state)]
-        d = len(n_values)
-        if (parents is None or stats is None or len(parents) != d or len(stats) != d
+        post = self.posterior_
+        d = sum(len(b.names) for b in post.blocks)
+        if edges is None and all(b.family.value_columns(b.state) is not None for b in post.blocks):
+            edges = (np.empty(0),) * d
+        got = (parents, stats, edges)
+        if (any(g is None or len(g) != d for g in got)
                 or any(not 0 <= p < d or p == j for j, pa in enumerate(parents) for p in pa)):
-            raise ValueError(f"structure_parents_ and structure_stats_ must describe {d} features "
-                             f"(parents among the other features); received {parents!r}.")
+            raise ValueError(f"structure_parents_, structure_stats_ and structure_bin_edges_ must describe {d} "
+                             f"features (parents among the other features); received {parents!r}.")
         topological_order(parents)  # refuses a cycle
-        for j, st in enumerate(stats):
-            want = fam.empty_stats(_st.one_column_state(block.state, j), _st.n_contexts(K, parents, n_values, j))
+        K = len(self.classes_)
+        nodes = _mx.make_nodes(post.blocks, None, None, edges=[np.asarray(e, dtype=float) for e in edges])
+        for j, nd in enumerate(nodes):
+            e = nd.edges
+            if (e.ndim != 1 or not np.all(np.isfinite(e)) or np.any(np.diff(e) <= 0)
+                    or e.size > (_mx.N_BINS - 1 if nd.numeric else 0)):
+                raise ValueError(f"structure_bin_edges_[{j}] must be increasing finite edges (at most "
+                                 f"{_mx.N_BINS - 1}, none for a categorical feature); received {e!r}.")
+        for j, (nd, st) in enumerate(zip(nodes, stats)):
+            C = K * int(np.prod([nodes[p].n_states for p in parents[j]], dtype=np.int64))
+            want = nd.family.empty_stats(nd.state, C)
+            rules = nd.family.field_rules.get(type(want).__name__, {})
             if type(st) is not type(want) or any(
-                    np.shape(a) != np.shape(b) or not np.all(np.isfinite(a)) or np.any(np.asarray(a) < 0)
-                    for a, b in zip(_leaves(st), _leaves(want))):
-                raise ValueError(f"structure_stats_[{j}] must be the family's finite non-negative statistics "
-                                 f"over its contexts.")
-        self._tables = _st.tables_from_stats(fam, block.state, stats, K, parents, n_values, self._who)
-        names = [str(nm) for nm in block.names]
-        self.structure_ = {names[j]: tuple(names[p] for p in pa) for j, pa in enumerate(parents)}
+                    np.shape(a) != np.shape(b) or not np.all(np.isfinite(a))
+                    or (rules.get(f) == "count" and np.any(np.asarray(a) < 0))
+                    for f, a, b in zip(want._fields, st, want)):
+                raise ValueError(f"structure_stats_[{j}] must be the family's finite statistics over its "
+                                 f"{C} contexts (counts non-negative).")
+        self._mixed = _mx.model_from_stats(nodes, stats, K, parents, self._check_predictive(), self._who)
+        self.structure_ = self._named(nodes, parents)
+
+    def _node_names(self, nodes):
+        """The feature name of every node."""
+        post = self.posterior_
+        return [str(post.blocks[nd.block].names[nd.col]) for nd in nodes]
+
+    def _named(self, nodes, parents):
+        """``structure_``: feature name -> parent names, in the order of the columns of X."""
+        post = self.posterior_
+        names = [str(nm) for b in post.blocks for nm in b.names]
+        pos = [int(post.blocks[nd.block].columns[nd.col]) for nd in nodes]
+        return {names[j]: tuple(names[p] for p in parents[j]) for j in np.argsort(pos, kind="stable")}
 
     def _set_attributes(self):
-        """The base attributes, and the naive structure's (a loaded or a naive fit keeps them)."""
+        """The base attributes, and the naive structure's (a naive fit or a loaded model keeps them)."""
         super()._set_attributes()
         self.structure_kind_ = "naive"
-        self.structure_ = {str(nm): () for nm in self.posterior_.blocks[0].names}
+        blocks = self.posterior_.blocks
+        nodes = [_mx.Node(b, c, None, None, False, 0, None, None) for b, blk in enumerate(blocks)
+                 for c in range(len(blk.names))]
+        self.structure_ = self._named(nodes, [()] * len(nodes))
 
     def _structure_joint(self, X):
-        return _st.log_likelihood(self._tables, self._encoded(X)[0], self._who)
+        encoded = self._encoded(X)
+        return _mx.log_likelihood(self._mixed, _mx.node_data(self._mixed.nodes, encoded), self._who)
 
     def _structure_sample(self, z, rng, parameter_uncertainty):
-        codes = _st.sample_codes(self._tables, z, rng, parameter_uncertainty)
-        block = self.posterior_.blocks[0]
-        cols = block.family.gen_decode(codes, block.state)
-        X = np.column_stack(cols) if cols else np.empty((len(z), 0), dtype=object)
-        if hasattr(self, "feature_names_in_"):
-            X = pd.DataFrame(X, columns=self.feature_names_in_)
-        return X
+        post = self.posterior_
+        values = _mx.sample_nodes(self._mixed, z, rng, parameter_uncertainty)
+        out = [None] * self.n_features_in_
+        for b, blk in enumerate(post.blocks):
+            js = [j for j, nd in enumerate(self._mixed.nodes) if nd.block == b]
+            codes = [j for j in js if not self._mixed.nodes[j].numeric]  # numeric nodes' values are raw already
+            cols = blk.family.gen_decode(np.column_stack([values[j] for j in codes]), blk.state) if codes else []
+            for j in js:
+                out[int(blk.columns[self._mixed.nodes[j].col])] = cols[codes.index(j)] if j in codes else values[j]
+        # the training dtypes where the values fit (whole-number columns stay integers)
+        return assemble_table(post, out, len(z), getattr(self, "feature_names_in_", None),
+                              getattr(self, "feature_dtypes_", None))
 
     def _structure_imputer(self, encoded, strategy, rng):
-        """Missing cells of the context tables, exact on the structure (:func:`bayesnb.structured.impute_codes`)."""
-        block, codes = self.posterior_.blocks[0], encoded[0]
-        miss = block.family.gen_missing(codes)
+        """Missing cells, exact on the structure (:mod:`bayesnb._mixed_impute`)."""
+        post = self.posterior_
+        data = _mx.node_data(self._mixed.nodes, encoded)
 
         def fill(logw, r):
-            tables = _st.drawn_tables(self._tables, r) if r is not None else self._tables
-            filled = _st.impute_codes(tables, codes, logw, strategy="draw" if strategy == "draw" else "mode",
-                                      rng=rng, who=self._who)
-            return [_block_cells(block, filled, miss)] if miss.any() else []
+            model = self._mixed if r is None else _mi.drawn_model(self._mixed, r)
+            values = _mi.impute_nodes(model, data, logw, strategy, rng, self._who)
+            cells = []
+            for b, blk in enumerate(post.blocks):
+                miss = blk.family.gen_missing(encoded[b])
+                if not np.any(miss):
+                    continue
+                js = [j for j, nd in enumerate(self._mixed.nodes) if nd.block == b]
+                filled = np.column_stack([values[j] for j in js])
+                cells.append(_block_cells(blk, filled.astype(np.int64) if blk.family.raw_values else filled, miss))
+            return cells
         return fill
+
+    def _structure_draws(self, n_draws, rng):
+        """Exact draws of every feature's family parameters per context (:mod:`bayesnb._mixed_posterior`)."""
+        dims, coords, shapes, variables = self._mixed_layout()
+        draws = _mp.mixed_draws(self._mixed, self.posterior_.class_concentration, dims, shapes, n_draws, rng,
+                                variables)
+        return draws, dims, coords
+
+    def _exact_moments(self):
+        """Closed-form posterior mean and sd of every variable of :meth:`sample_posterior`
+        (``{variable: (mean, sd)}``, for :func:`bayesnb.compare_posteriors`)."""
+        dims, _, shapes, variables = self._mixed_layout()
+        return _mp.mixed_moments(self._mixed, self.posterior_.class_concentration, dims, shapes, variables)
+
+    def _mixed_layout(self):
+        """``(dims, coords, shapes, variables)`` of the draws of the fitted structure."""
+        post, model = self.posterior_, self._mixed
+        names, cats = [], []
+        for nd in model.nodes:
+            blk = post.blocks[nd.block]
+            names.append(str(blk.names[nd.col]))
+            labels = None if nd.numeric else blk.family.value_labels(blk.state)
+            cats.append(None if labels is None else labels[nd.col])
+        dims, coords, shapes = _mp.mixed_layout(model, post.classes, names, cats, post.fixed_class_prior)
+        return dims, coords, shapes, _mp.node_variables(model, names)
+
+    def _structure_mcmc(self, X, ycodes, num_warmup, num_samples, num_chains, seed, progress_bar, target_accept_prob):
+        """NUTS on :mod:`bayesnb.inference.mixed_structured_model` (each feature's family prior per
+        context, the labelled rows through its statistics over its contexts); see ``run_mcmc``."""
+        who, post, model = self._who, self.posterior_, self._mixed
+        K = len(post.classes)
+        data = _mx.node_data(model.nodes, self._encode_blocks(X, post)[0])
+        counted = _mx.fit_nodes(model.nodes, data, ycodes, np.ones(len(ycodes)), K, model.parents,
+                                model.predictive, None, who)
+        spec, priors, nuts_data = mixed_inputs(model, post.class_prior_alpha, post.class_log_prior,
+                                               post.fixed_class_prior, np.bincount(ycodes, minlength=K),
+                                               counted.stats)
+        dims, coords, shapes, variables = self._mixed_layout()
+        draws, stats, timing = run_mixed_nuts(spec, priors, nuts_data, variables, shapes,
+                                              num_warmup=int(num_warmup), num_samples=int(num_samples),
+                                              num_chains=int(num_chains), seed=seed,
+                                              progress_bar=bool(progress_bar),
+                                              target_accept_prob=target_accept_prob)
+        attrs = {"inference": "NUTS (NumPyro)", "likelihood": "suffstats", "estimator": who,
+                 "structure": self.structure_kind_, "num_warmup": int(num_warmup), "num_chains": int(num_chains),
+                 **{k: v for k, v in timing.items() if k.endswith("_seconds")}}
+        return datatree_from_layout(draws, dims, coords, sample_stats=stats, attrs=attrs)

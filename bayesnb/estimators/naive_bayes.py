@@ -14,11 +14,10 @@ from ..families._base import Family
 from . import _validation as _val
 from ._auto import auto_blocks
 from ._base import BaseNB
-from ._structured import STRUCTURE_CONSTRAINTS
-from ._structured_mixed import MixedStructureMixin
+from ._structured import STRUCTURE_CONSTRAINTS, StructureMixin
 
 
-class NaiveBayes(MixedStructureMixin, BaseNB):
+class NaiveBayes(StructureMixin, BaseNB):
     """Naive Bayes over a table that mixes feature families, one block per group of columns.
 
     Parameters
@@ -68,9 +67,9 @@ class NaiveBayes(MixedStructureMixin, BaseNB):
     structure_ : dict
         Feature name -> tuple of parent feature names.
     structure_scores_ : DataFrame
-        Only with ``structure="auto"``: ``structure``, ``log_evidence`` (``sum_j log p(x_j | y,
-        pa_j)``, feature ``j`` on the rows where it and every parent it has in any candidate are
-        observed, the same cells for every candidate; ``log p(X | y)`` when no cell is missing),
+        Only with ``structure="auto"``: ``structure``, ``log_evidence`` (``log p(y) + sum_j log p(x_j |
+        y, pa_j)``, feature ``j`` on the rows where it and every parent it has in any candidate are
+        observed, the same cells for every candidate; ``log p(X, y)`` when no cell is missing),
         ``n_cells`` (how many cells that is), ``chosen``.
     classes_, class_count_, class_log_prior_, log_evidence_, posterior_,
     n_features_in_, feature_names_in_

@@ -12,7 +12,6 @@ from ..families.gaussian import plug_in
 from . import _validation as _val
 from ._base import BaseNB
 from ._structured import STRUCTURE_CONSTRAINTS, StructureMixin
-from ._structured_posterior import StructuredPosteriorMixin
 
 
 class _SingleFamilyNB(BaseNB):
@@ -223,7 +222,7 @@ class BernoulliNB(_SingleFamilyNB):
         self.alpha_ = float(b.prior.a.flat[0]) if b.prior.a.size else float("nan")
 
 
-class CategoricalNB(StructuredPosteriorMixin, StructureMixin, _SingleFamilyNB):
+class CategoricalNB(StructureMixin, _SingleFamilyNB):
     """Categorical Naive Bayes with Dirichlet priors; any value type, missing allowed.
 
     Posterior-mean parameters equal scikit-learn's ``CategoricalNB`` at the same
