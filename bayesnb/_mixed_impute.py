@@ -28,7 +28,7 @@ predictive). From the exact posterior of each missing node's family ``p(k, u, s 
 Inference is exact. On a forest given the class (naive, TAN: at most one feature parent) by
 sum-product message passing vectorised over rows; otherwise (k-DB, k >= 2) by enumerating the joint
 states of a row's missing cells, one enumeration per missing pattern, refused beyond
-:data:`~bayesnb.structured.MAX_ENUMERATION` joint states.
+:data:`~bayesnb._structured_mixed.MAX_ENUMERATION` joint states.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
+from . import _structured_mixed as _mx
 from ._structured_mixed import (
     _n_parent_states,
     _parent_index,
@@ -45,7 +46,6 @@ from ._structured_mixed import (
 )
 from .families._numeric import draw_categories
 from .structure import topological_order
-from .structured import MAX_ENUMERATION
 
 __all__ = ["drawn_model", "impute_nodes", "node_factors", "posterior_families", "truncated_means"]
 
@@ -145,12 +145,12 @@ def _enumerate(model, phi, logw, data, rng, who):
             continue
         sizes = [nodes[m].n_states for m in M]
         total = int(np.prod(sizes, dtype=np.int64))
-        if total > MAX_ENUMERATION:
+        if total > _mx.MAX_ENUMERATION:
             raise ValueError(f"{who}: imputing a row's {len(M)} missing cells means enumerating {total} joint states "
-                             f"(more than {MAX_ENUMERATION}); use a structure with fewer parents (tan).")
+                             f"(more than {_mx.MAX_ENUMERATION}); use a structure with fewer parents (tan).")
         fill = np.stack(np.unravel_index(np.arange(total), sizes), axis=1)
-        for start in range(0, idx.size, max(1, MAX_ENUMERATION // total)):
-            r = idx[start:start + max(1, MAX_ENUMERATION // total)]
+        for start in range(0, idx.size, max(1, _mx.MAX_ENUMERATION // total)):
+            r = idx[start:start + max(1, _mx.MAX_ENUMERATION // total)]
             S = np.repeat(states[r][:, None, :], total, axis=1)
             S[:, :, M] = fill[None]
             acc = np.broadcast_to(logw[r][:, None, :], (r.size, total, K)).copy()

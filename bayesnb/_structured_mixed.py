@@ -34,12 +34,12 @@ Rules:
   scores every candidate with node ``j`` fitted on the rows where ``x_j`` and every parent it
   has in any candidate are observed (:func:`bayesnb.structure.scoring_rows`: the same cells
   for every structure, node by node; every row when no cell is missing).
-- Prediction (:func:`log_likelihood`): missing cells are summed out exactly given the class. A
-  missing numeric node's value enters its children only through its bin, so it is summed over
-  its bins with the bin's probability under its conditional predictive (the family's
-  ``predictive_bins``). The joint states of the missing
-  nodes that are ancestors of an observed node are enumerated (the others sum out to 1), one
-  enumeration per missing pattern, refused beyond :data:`MAX_ENUMERATION` joint states.
+- Prediction (:func:`bayesnb._structure_infer.log_likelihood`): missing cells are summed out
+  exactly given the class (a table lookup for complete rows, sum-product on a forest,
+  enumeration per missing pattern on k-DB, refused beyond :data:`MAX_ENUMERATION` joint
+  states). A missing numeric node's value enters its children only through its bin, so it is
+  summed over its bins with the bin's probability under its conditional predictive (the
+  family's ``predictive_bins``).
 - A category never seen in training is treated as a missing cell.
 """
 
@@ -52,10 +52,13 @@ from scipy.special import logsumexp
 
 from .families._numeric import draw_categories
 from .structure import topological_order
-from .structured import MAX_ENUMERATION, one_column_state
 
-__all__ = ["N_BINS", "MixedModel", "Node", "bin_edges", "encode_values", "fit_nodes", "log_likelihood", "log_table", "make_nodes",
-           "model_from_stats", "node_data", "sample_nodes", "take_contexts"]
+__all__ = ["MAX_ENUMERATION", "N_BINS", "MixedModel", "Node", "bin_edges", "encode_values", "fit_nodes",
+           "log_table", "make_nodes", "model_from_stats", "node_data", "one_column_state",
+           "sample_nodes", "take_contexts"]
+
+#: The most joint states of a row's missing cells that k-DB (k >= 2) enumerates (prediction and imputation).
+MAX_ENUMERATION = 2**18
 
 #: Number of quantile bins of a numeric column (its states as a parent and for the mutual informations).
 N_BINS = 5
@@ -129,6 +132,11 @@ def bin_edges(x, w=None) -> np.ndarray:
         return np.empty(0)
     q = np.quantile(x[keep], np.arange(1, N_BINS) / N_BINS)
     return np.unique(q[q > x[keep].min()])  # an edge at the minimum would leave its bin empty
+
+
+def one_column_state(state, j):
+    """Feature ``j``'s encoding state (a NamedTuple of per-feature tuples) as a one-feature state."""
+    return type(state)(*(field[j:j + 1] for field in state))
 
 
 def _rows(blk, ok):
@@ -267,7 +275,7 @@ def fit_nodes(nodes, data, y, w, K, parents, predictive="mean", rows=None, who="
         Number of classes.
     parents : tuple of tuple of int
     predictive : {"mean", "marginal"}
-        How the fitted model scores rows (see :func:`log_likelihood`).
+        How the fitted model scores rows (see :func:`bayesnb._structure_infer.log_likelihood`).
     rows : ndarray of bool of shape (n,) or (n, d), optional
         Fit only these rows; of shape (n, d), node ``j`` only the rows ``rows[:, j]``
         (``structure="auto"`` scores every candidate on the same cells:
@@ -336,180 +344,6 @@ def log_table(model, j, post=None) -> np.ndarray:
     """
     shape = (model.n_classes, *(model.nodes[p].n_states for p in model.parents[j]), model.nodes[j].n_states)
     return _state_table(model, j, post).reshape(shape)
-
-
-def _ancestors(parents):
-    anc = [set() for _ in parents]
-    for j in topological_order(parents):
-        for p in parents[j]:
-            anc[j] |= {p} | anc[p]
-    return anc
-
-
-def _lookup(model, tables, cells, j, r, S, P):
-    """``log p(x_j | y=k, pa_j)`` of rows ``r`` given the states ``S`` (m, ..., d) of ``j`` and its parents,
-    shape (m, ..., K): a lookup per row in the table ``tables[j]`` (as (P_j * B_j, K): a categorical
-    node, or a missing numeric one's bin masses), or for an observed numeric node (``cells[j]``
-    not None) in its value's log densities over the contexts. ``r`` None: every row. ``P``: the
-    number of joint states of ``j``'s parents.
-    """
-    nodes, pa, K = model.nodes, model.parents[j], model.n_classes
-    u = _parent_index(nodes, pa, S)
-    if cells[j] is not None:
-        dens = (cells[j] if r is None else cells[j][r]).reshape(-1, K, P)
-        rows = np.arange(dens.shape[0]).reshape((-1,) + (1,) * (u.ndim - 1))
-        return dens[rows, :, u]
-    return tables[j][u * nodes[j].n_states + S[..., j]]
-
-
-def _forest(model, tables, cells, r, miss, S):
-    """Sum-product on a forest (at most one feature parent each) for rows ``r``, all classes at once, (m, K).
-
-    Upward pass in reverse topological order: node ``j`` sends its parent ``m_j(k, u) = log sum_s
-    phi_j(k, u, s) exp(up_j(k, s))``, ``up_j`` the sum of its children's messages, ``phi_j`` the
-    table (a missing node: the category's probability, or the numeric node's bin mass; one
-    einsum, rescaled by the max) or the observed value's likelihood at its own state.
-    """
-    nodes, parents, K = model.nodes, model.parents, model.n_classes
-    m = r.size
-    up = [np.zeros((m, K, nd.n_states)) for nd in nodes]
-    out = np.zeros((m, K))
-    rows = np.arange(m)
-    for j in reversed(topological_order(parents)):
-        P, B = _n_parent_states(nodes, parents[j]), nodes[j].n_states
-        msg = np.empty((m, K, P))
-        gone = miss[:, j]
-        if gone.any():
-            u = up[j][gone]
-            top = u.max(axis=-1)
-            top = np.where(np.isfinite(top), top, 0.0)
-            table = np.exp(tables[j]).reshape(P, B, K)
-            with np.errstate(divide="ignore"):
-                msg[gone] = np.log(np.einsum("usk,mks->mku", table, np.exp(u - top[..., None]))) + top[..., None]
-        seen = ~gone
-        if seen.any():
-            i, s = rows[seen], S[seen, j]
-            if cells[j] is not None:
-                val = cells[j][r[i]].reshape(i.size, K, P)
-            else:
-                val = np.moveaxis(tables[j].reshape(P, B, K)[:, s], 1, 0).transpose(0, 2, 1)
-            msg[seen] = val + up[j][i, :, s][..., None]
-        if parents[j]:
-            up[parents[j][0]] += msg
-        else:
-            out += msg[:, :, 0]
-    return out
-
-
-def _patterns(miss):
-    """``(masks, group)``: the distinct rows of the bool matrix ``miss`` and each row's index among them."""
-    if miss.shape[1] <= 62:  # one integer key per row
-        keys = miss.astype(np.int64) @ (np.int64(1) << np.arange(miss.shape[1], dtype=np.int64))
-        _, first, group = np.unique(keys, return_index=True, return_inverse=True)
-        return miss[first], group.ravel()
-    masks, group = np.unique(miss, axis=0, return_inverse=True)
-    return masks, group.ravel()
-
-
-def _logsumexp1(a):
-    """``log sum exp`` over axis 1 (rescaled by the max; a slice of ``-inf`` gives ``-inf``)."""
-    top = a.max(axis=1)
-    top = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(divide="ignore"):
-        return np.log(np.exp(a - top[:, None]).sum(axis=1)) + top
-
-
-def _enumerate(model, tables, cells, idx, mask, states, anc, npar, who):
-    """``log p(x_obs | y=k)`` of rows ``idx`` sharing the missing pattern ``mask``, by enumerating
-    the joint states of the missing ancestors of observed nodes (the other missing cells sum out
-    to 1), (m, K)."""
-    nodes, K = model.nodes, model.n_classes
-    obs = np.flatnonzero(~mask)
-    relevant = sorted({a for j in obs for a in anc[j] if mask[a]})
-    keep = sorted(set(obs.tolist()) | set(relevant))
-    sizes = [nodes[m].n_states for m in relevant]
-    total = int(np.prod(sizes, dtype=np.int64))
-    if total > MAX_ENUMERATION:
-        raise ValueError(f"{who}: marginalising a row's {len(relevant)} missing cells means enumerating {total} "
-                         f"joint states (more than {MAX_ENUMERATION}); impute the cells first or use a "
-                         f"structure with fewer parents (structure='tan' sums them out by message passing).")
-    fill = np.stack(np.unravel_index(np.arange(total), sizes), axis=1) if relevant else None
-    step = max(1, MAX_ENUMERATION // total)
-    out = np.empty((idx.size, K))
-    for start in range(0, idx.size, step):
-        r = idx[start:start + step]
-        S = np.repeat(states[r][:, None, :], total, axis=1)  # (m, total, d)
-        if relevant:
-            S[:, :, relevant] = fill[None]
-        acc = np.zeros((r.size, total, K))
-        for j in keep:
-            acc += _lookup(model, tables, cells if not mask[j] else [None] * len(nodes), j, r, S, npar[j])
-        out[start:start + step] = _logsumexp1(acc)
-    return out
-
-
-def log_likelihood(model: MixedModel, data, who="NaiveBayes", method="auto") -> np.ndarray:
-    """``log p(x_obs | y=k)`` of every row and class, missing cells summed out exactly, shape (n, K).
-
-    Complete rows by direct lookup of every node's term; rows with missing cells on a forest
-    (at most one feature parent per node: naive, TAN) by sum-product message passing vectorised
-    over rows; otherwise (k-DB, k >= 2) by enumeration, one per missing pattern (see the module
-    docstring).
-
-    Parameters
-    ----------
-    model : MixedModel
-    data : tuple
-        :func:`node_data` of the rows.
-    who : str
-    method : {"auto", "enumerate"}, default="auto"
-        ``"enumerate"``: rows with missing cells by enumeration whatever the structure (the
-        reference the message passing is tested against).
-
-    Returns
-    -------
-    ndarray of shape (n, K)
-    """
-    cols, miss, states = data
-    nodes, parents = model.nodes, model.parents
-    n, d = miss.shape
-    K = model.n_classes
-    out = np.zeros((n, K))
-    if d == 0:
-        return out
-    # per node log p(state | context) as (P * B, K) rows; a numeric node's (bin masses) only where it is missing
-    tables = [None] * d
-    for j, nd in enumerate(nodes):
-        if not nd.numeric or miss[:, j].any():
-            t = _state_table(model, j)  # (K * P, B)
-            tables[j] = np.ascontiguousarray(t.reshape(K, -1).T)
-    cells = [nd.family.log_likelihood(model.priors[j], model.posteriors[j], encode_values(nd, cols[j]),
-                                      model.predictive)
-             if nd.numeric else None for j, nd in enumerate(nodes)]  # (n, C) log densities of the values
-    npar = [_n_parent_states(nodes, pa) for pa in parents]
-    complete = ~miss.any(axis=1)
-    if complete.all():
-        for j in range(d):
-            out += _lookup(model, tables, cells, j, None, states, npar[j])
-        return out
-    if complete.any():
-        r = np.flatnonzero(complete)
-        S, acc = states[r], np.zeros((r.size, K))
-        for j in range(d):
-            acc += _lookup(model, tables, cells, j, r, S, npar[j])
-        out[r] = acc
-    idx = np.flatnonzero(~complete)
-    if method == "auto" and all(len(pa) <= 1 for pa in parents):
-        out[idx] = _forest(model, tables, cells, idx, miss[idx], states[idx])
-        return out
-    anc = _ancestors(parents)
-    masks, group = _patterns(miss[idx])
-    order = np.argsort(group, kind="stable")
-    bounds = np.searchsorted(group[order], np.arange(masks.shape[0] + 1))
-    for g, mask in enumerate(masks):  # rows with one missing pattern share one enumeration
-        r = idx[order[bounds[g]:bounds[g + 1]]]
-        out[r] = _enumerate(model, tables, cells, r, mask, states, anc, npar, who)
-    return out
 
 
 def sample_nodes(model: MixedModel, z, rng, parameter_uncertainty=True):

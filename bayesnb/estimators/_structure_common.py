@@ -3,11 +3,11 @@
 :class:`StructureCommonMixin` holds the refusal of the methods not written for a structure
 (``hasattr`` False for them), the predict methods, ``score_samples``, ``log_evidence_``,
 ``sample``, ``impute``, ``sample_posterior`` and ``run_mcmc`` of
-:class:`~bayesnb.estimators._structured.StructureMixin` (context tables of a categorical block)
-and :class:`~bayesnb.estimators._structured_mixed.MixedStructureMixin` (a mixed table). Each of
-those names ``_structure_attr`` (the attribute holding the fitted structure, None when naive:
-every method then falls back on the estimator's base) and ``_structure_unsupported``, and
-answers the hooks :meth:`_structure_joint` (``log p(x | y=k)`` under it),
+:class:`~bayesnb.estimators._structured.StructureMixin` (CategoricalNB's and NaiveBayes's,
+on the one structure engine :mod:`bayesnb._structured_mixed`), and the checks of a structured
+``run_mcmc``. The subclass names ``_structure_attr`` (the attribute holding the fitted
+structure, None when naive: every method then falls back on the estimator's base) and
+``_structure_unsupported``, and answers the hooks :meth:`_structure_joint` (``log p(x | y=k)`` under it),
 :meth:`_structure_sample` (feature values drawn given the classes), :meth:`_structure_imputer`
 (missing cells filled given the class weights), :meth:`_structure_draws` (exact posterior
 draws) and :meth:`_structure_mcmc` (NUTS on its model).
@@ -27,13 +27,74 @@ from ..diagnostics import datatree_from_layout
 from ..generative.functions import class_log_weights, warn_empty_columns
 from ..generative.tables import check_impute_options, label_codes, write_cells
 from ..inference.em import allowed_states
+from ..inference.numpyro_model import check_proper
 from . import _validation as _val
-from ._structured_posterior import structured_mcmc_data
 
-__all__ = ["REFITS", "StructureCommonMixin", "StructureNotSupportedError"]
+__all__ = ["REFITS", "StructureCommonMixin", "StructureNotSupportedError", "check_structured_mcmc_args",
+           "structured_mcmc_data"]
 
 #: fitting methods that would ignore ``structure`` (refused whatever was fitted)
 REFITS = frozenset({"partial_fit", "fit_semi_supervised", "fit_latent_class"})
+
+
+def check_structured_mcmc_args(who, kind, num_warmup, num_samples, num_chains, y, **naive_only):
+    """Refuse what ``run_mcmc`` under a structure other than naive does not do.
+
+    Parameters
+    ----------
+    who : str
+        The estimator's name (for the messages).
+    kind : str
+        The learned structure (``structure_kind_``).
+    num_warmup, num_samples, num_chains : int
+        Non-negative / positive / positive integers.
+    y : array-like or None
+        The labels (None is refused: unlabelled rows need the naive model).
+    **naive_only
+        ``likelihood``, ``chain_method``, ``init`` (must be None) and ``n_components`` (must be 1).
+
+    Raises
+    ------
+    NotImplementedError, ValueError
+    """
+    odd = {k: v for k, v in naive_only.items() if (v != 1 if k == "n_components" else v is not None)}
+    if odd:
+        raise NotImplementedError(f"{who}.run_mcmc({', '.join(f'{k}={v!r}' for k, v in odd.items())}) needs "
+                                  f"structure='naive'; under {kind!r} leave them at their defaults.")
+    for name, v in (("num_warmup", num_warmup), ("num_samples", num_samples), ("num_chains", num_chains)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (0 if name == "num_warmup" else 1):
+            raise ValueError(f"{who}: {name} must be a {'non-negative' if name == 'num_warmup' else 'positive'} "
+                             f"integer; received {v!r}.")
+    if y is None:
+        raise NotImplementedError(f"{who}.run_mcmc under structure {kind!r} needs every row "
+                                  "labelled (y); unlabelled rows need structure='naive'.")
+
+
+
+def structured_mcmc_data(est, X, y, num_warmup, num_samples, num_chains, **naive_only):
+    """The checks every structured ``run_mcmc`` makes, then ``(X checked, class codes of y)``.
+
+    Parameters
+    ----------
+    est : estimator
+        A fitted structured estimator (``posterior_``, ``structure_kind_``, ``_who``, ``_check_X``).
+    X, y
+        The rows and their labels.
+    num_warmup, num_samples, num_chains, **naive_only
+        As :func:`check_structured_mcmc_args`.
+
+    Returns
+    -------
+    X : ndarray or DataFrame
+    ycodes : ndarray of int of shape (n_samples,)
+    """
+    who, post = est._who, est.posterior_
+    check_structured_mcmc_args(who, est.structure_kind_, num_warmup, num_samples, num_chains, y, **naive_only)
+    check_proper(post, who)
+    X = est._check_X(X, reset=False)
+    yv = _val.check_y(y, X.shape[0], who)
+    _val.check_known_labels(yv, post.classes, who)
+    return X, np.searchsorted(post.classes, yv)
 
 
 class StructureNotSupportedError(NotImplementedError, AttributeError):
@@ -95,7 +156,7 @@ class StructureCommonMixin:
         context (class, parents' states) by the family's ``sample_params``, with dims
         ``(class, <parent>_state, ...)`` then the parameter's own: ``theta_<feature>`` (a
         Dirichlet per context, last dim ``<feature>_category``) for a categorical feature (all
-        of ``CategoricalNB``'s; :mod:`bayesnb.inference.structured_model`), ``mu_<feature>`` and
+        of ``CategoricalNB``'s), ``mu_<feature>`` and
         ``sigma2_<feature>`` (a Normal-Inverse-Gamma per context) for a Gaussian one, ...; a
         numeric parent's states are its bins (:mod:`bayesnb._mixed_posterior`). ``run_mcmc``
         returns the same layout. Under the naive structure, as
@@ -136,9 +197,8 @@ class StructureCommonMixin:
         parents' states) for every feature, with the fitted model's priors and structure, and
         the labelled rows through each feature's statistics over its contexts (a row adds to a
         feature when it and all its parents are observed, as in ``fit``):
-        :mod:`bayesnb.inference.structured_model` (``CategoricalNB``: a Dirichlet per context)
-        or :mod:`bayesnb.inference.mixed_structured_model` (``NaiveBayes``: each feature's
-        family on its context axis). The draws have the layout of :meth:`sample_posterior`, so
+        :mod:`bayesnb.inference.mixed_structured_model` (each feature's family on its context
+        axis: a Dirichlet per context for a categorical feature, all of ``CategoricalNB``'s). The draws have the layout of :meth:`sample_posterior`, so
         :func:`bayesnb.compare_posteriors` compares the two. It needs every row labelled, and
         ``likelihood``, ``chain_method``, ``n_components`` and ``init`` at their defaults
         (chains run one after another). Under the naive structure, as
@@ -177,7 +237,7 @@ class StructureCommonMixin:
 
         Under a structure other than naive: ``p(x_miss | x_obs) = sum_k p(k | x_obs)
         p(x_miss | x_obs, k)``, exact on the structure (the parents are not dropped; see
-        :func:`bayesnb.structured.impute_codes` and :mod:`bayesnb._mixed_impute`). A categorical
+        :mod:`bayesnb._mixed_impute`). A categorical
         cell gets the mode of its marginal posterior (``"auto"``, ``"mode"``, ``"mean"``:
         unordered categories have no mean); a numeric cell (``NaiveBayes``) its
         posterior-predictive mean (``"auto"``, ``"mean"``), a mixture over the class and the
@@ -245,7 +305,7 @@ class StructureCommonMixin:
         """``log p(x, y=k)`` per row and class, shape (n_samples, n_classes).
 
         Under a structure other than naive, missing cells are marginalised exactly given the
-        class (see :mod:`bayesnb.structured` and :mod:`bayesnb._structured_mixed`); otherwise
+        class (see :mod:`bayesnb._structured_mixed`); otherwise
         as :meth:`BaseNB.predict_joint_log_proba`.
         """
         if self._structure_fitted() is None:

@@ -28,6 +28,7 @@ from sklearn.utils.validation import _num_samples
 
 from .. import _mixed_impute as _mi
 from .. import _mixed_posterior as _mp
+from .. import _structure_infer as _si
 from .. import _structured_mixed as _mx
 from .. import posterior as _post
 from ..diagnostics import datatree_from_layout
@@ -211,7 +212,7 @@ class StructureMixin(StructureCommonMixin):
 
     def _structure_joint(self, X):
         encoded = self._encoded(X)
-        return _mx.log_likelihood(self._mixed, _mx.node_data(self._mixed.nodes, encoded), self._who)
+        return _si.log_likelihood(self._mixed, _mx.node_data(self._mixed.nodes, encoded), self._who)
 
     def _structure_sample(self, z, rng, parameter_uncertainty):
         post = self.posterior_

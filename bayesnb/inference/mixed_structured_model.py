@@ -38,9 +38,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .numpyro_model import FamilyCode, sample_class_log_prior
+from .numpyro_model import FamilyCode, class_prior_args, sample_class_log_prior
 from .nuts import run_nuts, sample_stats_from_extra
-from .structured_model import class_prior_args
 
 __all__ = ["MixedSpec", "make_mixed_model", "mixed_inputs", "run_mixed_nuts"]
 

@@ -45,7 +45,7 @@ from ..diagnostics import block_layouts
 from ..families._fixed_norm import dirichlet_fixed_norm, lgamma32
 from ..posterior import index_params
 
-__all__ = ["FamilyCode", "ModelSpec", "check_proper", "make_model", "model_inputs", "model_log_likelihood", "point_sites"]
+__all__ = ["FamilyCode", "ModelSpec", "check_proper", "class_prior_args", "make_model", "model_inputs", "model_log_likelihood", "point_sites"]
 
 
 class ModelSpec(NamedTuple):
@@ -89,6 +89,14 @@ class FamilyCode:
 
     def __repr__(self):
         return f"FamilyCode({type(self.family).__qualname__})"
+
+
+def class_prior_args(fixed_class_prior, class_log_prior, class_prior_alpha) -> dict:
+    """The class prior's NumPyro inputs: ``{"class_log_prior"}`` (fixed; ``-inf`` floored at ``-1e30``)
+    or ``{"class_alpha"}`` (Dirichlet pseudo-counts), float32."""
+    if fixed_class_prior:
+        return {"class_log_prior": np.maximum(np.asarray(class_log_prior, float), -1e30).astype(np.float32)}
+    return {"class_alpha": np.asarray(class_prior_alpha, dtype=np.float32)}
 
 
 def sample_class_log_prior(priors, fixed_pi):
@@ -230,10 +238,8 @@ def model_inputs(post, labelled=None, unlabelled=None, likelihood="suffstats", n
     if C > 1:
         priors["component_alpha"] = np.full((K, C), float(component_alpha), dtype=np.float32)
         priors["component_log_norm"] = _dirichlet_log_norm(priors["component_alpha"])
-    if post.fixed_class_prior:
-        priors["class_log_prior"] = np.maximum(post.class_log_prior, -1e30).astype(np.float32)
-    else:
-        priors["class_alpha"] = post.class_prior_alpha.astype(np.float32)
+    priors.update(class_prior_args(post.fixed_class_prior, post.class_log_prior, post.class_prior_alpha))
+    if not post.fixed_class_prior:
         priors["class_log_norm"] = _dirichlet_log_norm(post.class_prior_alpha)
     data = {}
     if labelled is not None:
