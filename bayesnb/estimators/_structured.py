@@ -24,8 +24,7 @@ from .. import posterior as _post
 from .. import structured as _st
 from ..generative.functions import _block_cells
 from ..structure import (
-    class_mutual_information,
-    conditional_mutual_information,
+    edge_scores,
     learn_parents,
     scoring_rows,
     topological_order,
@@ -111,8 +110,7 @@ class StructureMixin(StructureCommonMixin):
         fits = {}
         scores = None
         if self.structure != "naive" and len(n_values) > 1:
-            scores = (conditional_mutual_information(codes, ycodes, n_values, K, w),
-                      class_mutual_information(codes, ycodes, n_values, K, w))
+            scores = edge_scores(codes, ycodes, n_values, K, w)
         parents = {s: learn_parents(codes, ycodes, n_values, K, s, self.k, w, scores=scores) for s in wanted}
         if self.structure == "auto":  # every candidate's feature j scored on the same rows (structure.scoring_rows)
             missing = (codes < 0) | (codes >= np.asarray(n_values, dtype=np.int64)[None, :])
