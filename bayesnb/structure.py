@@ -8,12 +8,20 @@ class codes:
 - :func:`conditional_mutual_information`: ``I(X_i; X_j | Y)`` from weighted counts, each pair
   on the rows where both cells are observed (missing cells skipped pairwise); the empirical
   (maximum-likelihood) distribution, natural log.
+- :func:`edge_log_bayes_factors`: the BDeu log Bayes factor of every edge,
+  ``log p(x_j | y, x_i) - log p(x_j | y)`` on the same pairwise-complete counts; symmetric
+  (score equivalence) and, unlike the mutual information, paying for the parent's
+  cardinality. :func:`edge_scores` computes the weights of one kind (``"bdeu"``, the default,
+  or ``"mi"``) and ``I(X; Y)`` once for several structures.
 - :func:`chow_liu_parents` (TAN, Friedman, Geiger & Goldszmidt 1997): the maximum spanning
-  tree of that matrix (Prim), rooted at the feature with the highest ``I(X; Y)`` (the first
-  such feature on ties), edges directed away from the root.
+  tree of the edge weights (Prim), rooted at the feature with the highest ``I(X; Y)`` (the
+  first such feature on ties), edges directed away from the root; with ``positive=True`` (the
+  BDeu weights) the maximum-weight spanning forest of the edges of positive weight, each tree
+  rooted at its feature with the highest ``I(X; Y)``.
 - :func:`kdb_parents` (k-DB, Sahami 1996): features ordered by ``I(X; Y)`` (descending, stable);
-  each takes as parents the (up to) ``k`` earlier features with the highest
-  ``I(X_i; X_j | Y)``. No threshold on the mutual information (Sahami's optional theta = 0).
+  each takes as parents the (up to) ``k`` earlier features with the highest edge weight; with
+  ``positive=True`` only those of positive weight (with the MI, no threshold: Sahami's
+  optional theta = 0).
 - :func:`scoring_rows` (``structure="auto"``): the cells on which every candidate structure is
   scored. The score of a structure is decomposable, ``sum_j log p(x_j[R_j] | y, pa_j)`` (each
   term the closed-form evidence of feature ``j``'s column over its contexts), and ``R_j``, the
