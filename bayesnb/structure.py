@@ -155,8 +155,9 @@ def _edge_log_bf(tabs, va, vb, ess) -> np.ndarray:
     """
     K = tabs.shape[1]
     vb = np.asarray(vb, dtype=float).reshape(-1)
-    return (_dirichlet_gain(tabs, ess / (K * va * vb)) - _dirichlet_gain(tabs.sum(axis=3), np.full(len(vb), ess / (K * va)))
-            - _dirichlet_gain(tabs.sum(axis=2), ess / (K * vb)) + _dirichlet_gain(tabs.sum(axis=(2, 3)), np.full(len(vb), ess / K)))
+    one = np.ones(len(vb))
+    return (_dirichlet_gain(tabs, ess / (K * va * vb)) - _dirichlet_gain(tabs.sum(axis=3), one * ess / (K * va))
+            - _dirichlet_gain(tabs.sum(axis=2), ess / (K * vb)) + _dirichlet_gain(tabs.sum(axis=(2, 3)), one * ess / K))
 
 
 def _check_ess(ess) -> float:

@@ -68,7 +68,8 @@ def test_bdeu_is_score_equivalent_so_the_edge_weight_is_symmetric(seed):
         forward = _brute_log_bf(codes, y, V, K, w, i, j)
         np.testing.assert_allclose(forward, _brute_log_bf(codes, y, V, K, w, j, i), rtol=1e-10, atol=1e-10)
     # the negative control: the same Dirichlet-multinomial with alpha=1 in every cell (K2) is not symmetric
-    asym = [abs(_brute_log_bf(codes, y, V, K, w, i, j, bdeu=False) - _brute_log_bf(codes, y, V, K, w, j, i, bdeu=False))
+    asym = [abs(_brute_log_bf(codes, y, V, K, w, i, j, bdeu=False)
+                - _brute_log_bf(codes, y, V, K, w, j, i, bdeu=False))
             for i, j in itertools.combinations(range(len(V)), 2) if V[i] != V[j]]
     assert max(asym) > 1
 
