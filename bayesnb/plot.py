@@ -322,7 +322,8 @@ def plot_structure(model, ax=None, edge_labels=True, class_label="class"):
     are light grey, parent arrows dark. With ``edge_labels``, each parent arrow is labelled
     with ``I(X_child; X_parent | Y)`` in nats, from the child's fitted counts (on the rows
     where the child and all its parents are observed; the structure itself is learned from
-    BDeu log Bayes factors by default, :func:`bayesnb.structure.learn_parents`). A naive model draws only the class arrows. On a mixed table
+    BDeu log Bayes factors by default, :func:`bayesnb.structure.learn_parents`). A naive model
+    draws only the class arrows. On a mixed table
     (``NaiveBayes(structure=...)``) numeric features are drawn as green ellipses, categorical
     ones as blue rounded boxes; its parent arrows are not labelled (a numeric child's fitted
     statistics are not counts).
