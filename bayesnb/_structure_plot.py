@@ -7,7 +7,8 @@ child. A numeric feature (a family without a finite set of values, e.g. Gaussian
 ``NaiveBayes``) is drawn as an ellipse in its own colour, a categorical one as a rounded box.
 An edge's label is ``I(X_child; X_parent | Y)`` (nats) of the child's fitted counts:
 the empirical conditional mutual information on the rows where the child and its parents
-are observed (for TAN exactly the weight the Chow-Liu tree was built on).
+are observed (a description of the dependence; the structure itself is learned from BDeu log
+Bayes factors by default, see :func:`bayesnb.structure.learn_parents`).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ The configurations (all :class:`~bayesnb.NaiveBayes`, cloned from ``estimator``)
   ``n_components="auto"``). On a table of more than ``search_rows`` rows the count is chosen
   on a random subsample of ``search_rows`` rows (the same held-out search), and the model with
   that count is then fitted by EM on every row; on smaller tables the search runs on every row;
-- ``"tan"``: ``structure="tan"`` (a Chow-Liu tree over the features given the class);
+- ``"tan"``: ``structure="tan"`` (a tree, or forest, over the features given the class);
 - ``"mvn"``: a class-conditional multivariate normal over the numeric columns (conjugate
   Normal-Inverse-Wishart prior, EM on the observed cells, posterior-predictive conditional
   means; :mod:`bayesnb.mvn_impute`); its categorical columns are the naive model's.

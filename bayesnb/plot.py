@@ -320,9 +320,10 @@ def plot_structure(model, ax=None, edge_labels=True, class_label="class"):
 
     Matplotlib only. Features are laid out in layers by depth (roots first); class arrows
     are light grey, parent arrows dark. With ``edge_labels``, each parent arrow is labelled
-    with ``I(X_child; X_parent | Y)`` in nats, from the child's fitted counts (for TAN
-    the weight the Chow-Liu tree maximised; for k-DB on the rows where the child and all
-    its parents are observed). A naive model draws only the class arrows. On a mixed table
+    with ``I(X_child; X_parent | Y)`` in nats, from the child's fitted counts (on the rows
+    where the child and all its parents are observed; the structure itself is learned from
+    BDeu log Bayes factors by default, :func:`bayesnb.structure.learn_parents`). A naive model
+    draws only the class arrows. On a mixed table
     (``NaiveBayes(structure=...)``) numeric features are drawn as green ellipses, categorical
     ones as blue rounded boxes; its parent arrows are not labelled (a numeric child's fitted
     statistics are not counts).

@@ -8,12 +8,20 @@ class codes:
 - :func:`conditional_mutual_information`: ``I(X_i; X_j | Y)`` from weighted counts, each pair
   on the rows where both cells are observed (missing cells skipped pairwise); the empirical
   (maximum-likelihood) distribution, natural log.
+- :func:`edge_log_bayes_factors`: the BDeu log Bayes factor of every edge,
+  ``log p(x_j | y, x_i) - log p(x_j | y)`` on the same pairwise-complete counts; symmetric
+  (score equivalence) and, unlike the mutual information, paying for the parent's
+  cardinality. :func:`edge_scores` computes the weights of one kind (``"bdeu"``, the default,
+  or ``"mi"``) and ``I(X; Y)`` once for several structures.
 - :func:`chow_liu_parents` (TAN, Friedman, Geiger & Goldszmidt 1997): the maximum spanning
-  tree of that matrix (Prim), rooted at the feature with the highest ``I(X; Y)`` (the first
-  such feature on ties), edges directed away from the root.
+  tree of the edge weights (Prim), rooted at the feature with the highest ``I(X; Y)`` (the
+  first such feature on ties), edges directed away from the root; with ``positive=True`` (the
+  BDeu weights) the maximum-weight spanning forest of the edges of positive weight, each tree
+  rooted at its feature with the highest ``I(X; Y)``.
 - :func:`kdb_parents` (k-DB, Sahami 1996): features ordered by ``I(X; Y)`` (descending, stable);
-  each takes as parents the (up to) ``k`` earlier features with the highest
-  ``I(X_i; X_j | Y)``. No threshold on the mutual information (Sahami's optional theta = 0).
+  each takes as parents the (up to) ``k`` earlier features with the highest edge weight; with
+  ``positive=True`` only those of positive weight (with the MI, no threshold: Sahami's
+  optional theta = 0).
 - :func:`scoring_rows` (``structure="auto"``): the cells on which every candidate structure is
   scored. The score of a structure is decomposable, ``sum_j log p(x_j[R_j] | y, pa_j)`` (each
   term the closed-form evidence of feature ``j``'s column over its contexts), and ``R_j``, the
@@ -26,14 +34,20 @@ class codes:
 from __future__ import annotations
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
+from scipy.special import gammaln
 
-__all__ = ["STRUCTURES", "chow_liu_parents", "class_mutual_information", "conditional_mutual_information",
-           "kdb_parents", "learn_parents", "scoring_rows", "topological_order"]
+__all__ = ["EDGE_SCORES", "STRUCTURES", "EdgeScores", "chow_liu_parents", "class_mutual_information",
+           "conditional_mutual_information", "edge_log_bayes_factors", "edge_scores", "kdb_parents", "learn_parents",
+           "scoring_rows", "topological_order"]
 
 #: The structures :func:`learn_parents` knows.
 STRUCTURES = ("naive", "tan", "kdb")
+
+#: How :func:`learn_parents` weights an edge.
+EDGE_SCORES = ("bdeu", "mi")
 
 
 def _mi(counts: np.ndarray) -> float:
@@ -54,6 +68,30 @@ def _table(a, b, va, vb, y, K, w):
     ok = (a >= 0) & (a < va) & (b >= 0) & (b < vb)
     idx = (y[ok] * va + a[ok]) * vb + b[ok]
     return np.bincount(idx, weights=w[ok], minlength=K * va * vb).reshape(K, va, vb)
+
+
+def _pair_tables(codes, y, n_values, K, weights):
+    """Yield ``(i, tabs, V)`` for every feature ``i < d - 1``, one bincount each.
+
+    ``tabs[m]`` is the weighted (K, V[i], max(V)) count table of (y, x_i, x_j), ``j = i + 1 + m``,
+    on the rows where both cells are observed (columns ``>= V[j]`` are zero padding); ``V`` is
+    ``n_values`` as an int array.
+    """
+    codes = np.asarray(codes)
+    n, d = codes.shape
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+    V = np.asarray(n_values, dtype=np.int64)
+    obs = (codes >= 0) & (codes < V[None, :]) if d else np.zeros((n, 0), bool)
+    vmax = int(V.max()) if d else 0
+    for i in range(d - 1):
+        # every pair (i, j > i) at once: one bincount over the (row, j) cells where both are observed
+        rest = codes[:, i + 1:]
+        ok = obs[:, i][:, None] & obs[:, i + 1:]
+        size = K * int(V[i]) * vmax
+        key = (np.arange(d - i - 1)[None, :] * size + ((y * V[i] + codes[:, i]) * vmax)[:, None] + rest)[ok]
+        wts = np.broadcast_to(w[:, None], ok.shape)[ok]
+        tabs = np.bincount(key, weights=wts, minlength=(d - i - 1) * size).reshape(d - i - 1, K, int(V[i]), vmax)
+        yield i, tabs, V
 
 
 def conditional_mutual_information(codes, y, n_values, K, weights=None) -> np.ndarray:
@@ -77,21 +115,9 @@ def conditional_mutual_information(codes, y, n_values, K, weights=None) -> np.nd
     ndarray of shape (d, d)
         Symmetric, zero diagonal, in nats; each pair estimated on its pairwise-complete rows.
     """
-    codes = np.asarray(codes)
-    n, d = codes.shape
-    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
-    V = np.asarray(n_values, dtype=np.int64)
-    obs = (codes >= 0) & (codes < V[None, :]) if d else np.zeros((n, 0), bool)
+    d = np.shape(codes)[1]
     out = np.zeros((d, d))
-    vmax = int(V.max()) if d else 0
-    for i in range(d - 1):
-        # every pair (i, j > i) at once: one bincount over the (row, j) cells where both are observed
-        rest = codes[:, i + 1:]
-        ok = obs[:, i][:, None] & obs[:, i + 1:]
-        size = K * int(V[i]) * vmax
-        key = (np.arange(d - i - 1)[None, :] * size + ((y * V[i] + codes[:, i]) * vmax)[:, None] + rest)[ok]
-        wts = np.broadcast_to(w[:, None], ok.shape)[ok]
-        tabs = np.bincount(key, weights=wts, minlength=(d - i - 1) * size).reshape(d - i - 1, K, int(V[i]), vmax)
+    for i, tabs, V in _pair_tables(codes, y, n_values, K, weights):
         for m, j in enumerate(range(i + 1, d)):
             out[i, j] = out[j, i] = _mi(tabs[m, :, :, : V[j]])
     return out
@@ -110,71 +136,216 @@ def class_mutual_information(codes, y, n_values, K, weights=None) -> np.ndarray:
     return np.array([_mi(_table(codes[:, j], y, n_values[j], K, zeros, 1, w)) for j in range(d)])
 
 
-def chow_liu_parents(cmi: np.ndarray, root: int = 0) -> tuple:
-    """TAN: the maximum spanning tree of ``cmi`` (Prim), directed away from ``root``.
+def _dirichlet_gain(counts, a) -> np.ndarray:
+    """``sum(lgamma(a + N) - lgamma(a))`` over all but the first axis of ``counts`` (``a``: one per row).
+
+    Only the positive counts are visited (an empty cell adds 0).
+    """
+    flat = counts.reshape(counts.shape[0], -1)
+    m, cell = np.nonzero(flat > 0)
+    a = np.asarray(a, dtype=float)[m]
+    return np.bincount(m, weights=gammaln(a + flat[m, cell]) - gammaln(a), minlength=counts.shape[0])
+
+
+def _edge_log_bf(tabs, va, vb, ess) -> np.ndarray:
+    """BDeu log Bayes factor of the edge in each weighted (K, va, B) table ``tabs[m]`` (child cardinality ``vb[m]``).
+
+    ``T(kab) - T(ka) - T(kb) + T(k)``, ``T(S)`` the sum over the cells of the margin ``S`` of
+    ``lgamma(ess / |S| + N) - lgamma(ess / |S|)``: symmetric in the two features.
+    """
+    K = tabs.shape[1]
+    vb = np.asarray(vb, dtype=float).reshape(-1)
+    one = np.ones(len(vb))
+    return (_dirichlet_gain(tabs, ess / (K * va * vb)) - _dirichlet_gain(tabs.sum(axis=3), one * ess / (K * va))
+            - _dirichlet_gain(tabs.sum(axis=2), ess / (K * vb)) + _dirichlet_gain(tabs.sum(axis=(2, 3)), one * ess / K))
+
+
+def _check_ess(ess) -> float:
+    if isinstance(ess, bool) or not isinstance(ess, (int, float, np.integer, np.floating)) or not 0 < ess < np.inf:
+        raise ValueError(f"expected ess (the BDeu equivalent sample size) to be a finite number > 0; received {ess!r}.")
+    return float(ess)
+
+
+def edge_log_bayes_factors(codes, y, n_values, K, weights=None, ess: float = 1.0) -> np.ndarray:
+    """BDeu log Bayes factor of the edge between every pair of features, given the class.
+
+    ``w[i, j] = log p(x_j | y, x_i) - log p(x_j | y)``: the Dirichlet (BDeu) log evidence of
+    feature ``j`` with contexts (class, ``x_i``) against contexts (class), both on the rows where
+    ``x_i`` and ``x_j`` are observed. BDeu divides the equivalent sample size ``ess`` over the
+    child's contexts and values (``ess / (K * V_i * V_j)`` per cell given the parent,
+    ``ess / (K * V_j)`` without), so the score is score-equivalent (Heckerman, Geiger & Chickering
+    1995) and ``w[i, j] == w[j, i]`` (both directions compare the same rows), even with
+    missing cells. Unlike the mutual information, it pays for the parent's cardinality: an edge
+    the data do not support has a negative weight.
+
+    Parameters
+    ----------
+    codes, y, n_values, K, weights
+        As in :func:`conditional_mutual_information`.
+    ess : float, default=1.0
+        The BDeu equivalent sample size, > 0.
+
+    Returns
+    -------
+    ndarray of shape (d, d)
+        Symmetric, zero diagonal, in nats.
+    """
+    ess = _check_ess(ess)
+    d = np.shape(codes)[1]
+    out = np.zeros((d, d))
+    for i, tabs, V in _pair_tables(codes, y, n_values, K, weights):
+        out[i, i + 1:] = _edge_log_bf(tabs, int(V[i]), V[i + 1:], ess)
+    return out + out.T
+
+
+class EdgeScores(NamedTuple):
+    """What :func:`learn_parents` builds a structure from (:func:`edge_scores`).
+
+    Attributes
+    ----------
+    weights : ndarray of shape (d, d)
+        Symmetric edge weights: BDeu log Bayes factors (``"bdeu"``) or ``I(X_i; X_j | Y)`` (``"mi"``).
+    class_mi : ndarray of shape (d,)
+        ``I(X_j; Y)``: ranks the features for k-DB and roots the TAN trees.
+    edge_score : str
+        ``"bdeu"`` or ``"mi"``.
+    """
+
+    weights: np.ndarray
+    class_mi: np.ndarray
+    edge_score: str
+
+
+def edge_scores(codes, y, n_values, K, weights=None, *, edge_score: str = "bdeu", ess: float = 1.0) -> EdgeScores:
+    """Edge weights and class mutual informations of a table, computed once for several structures.
+
+    Parameters
+    ----------
+    codes, y, n_values, K, weights
+        As in :func:`conditional_mutual_information`.
+    edge_score : {"bdeu", "mi"}, default="bdeu"
+        ``"bdeu"``: :func:`edge_log_bayes_factors`; ``"mi"``: :func:`conditional_mutual_information`.
+    ess : float, default=1.0
+        The BDeu equivalent sample size (``"bdeu"`` only).
+
+    Returns
+    -------
+    EdgeScores
+    """
+    if edge_score not in EDGE_SCORES:
+        raise ValueError(f"expected edge_score in {EDGE_SCORES}; received {edge_score!r}.")
+    w = (edge_log_bayes_factors(codes, y, n_values, K, weights, ess) if edge_score == "bdeu"
+         else conditional_mutual_information(codes, y, n_values, K, weights))
+    return EdgeScores(w, class_mutual_information(codes, y, n_values, K, weights), edge_score)
+
+
+def chow_liu_parents(cmi: np.ndarray, root: int = 0, *, positive: bool = False, mi=None) -> tuple:
+    """TAN: the maximum spanning tree (or forest) of ``cmi`` (Prim), edges directed away from the roots.
 
     Parameters
     ----------
     cmi : ndarray of shape (d, d)
-        Edge weights, e.g. :func:`conditional_mutual_information`.
+        Symmetric edge weights, e.g. :func:`conditional_mutual_information` or
+        :func:`edge_log_bayes_factors`.
     root : int, default=0
-        The feature without a feature parent.
+        The feature without a feature parent (the first tree's root).
+    positive : bool, default=False
+        Keep only edges of positive weight: the maximum-weight spanning *forest* over them
+        (Prim, restarted when no positive edge leaves the trees built so far). A feature whose
+        every edge has a non-positive weight keeps no feature parent.
+    mi : ndarray of shape (d,), optional
+        With ``positive``, each further tree is rooted at its feature with the highest ``mi``
+        (the first on ties); without it, at its lowest-numbered feature.
 
     Returns
     -------
     tuple of tuple of int
-        ``parents[j]``: ``()`` for the root, ``(p,)`` for every other feature.
+        ``parents[j]``: ``()`` for a root, ``(p,)`` for every other feature.
     """
     d = cmi.shape[0]
-    parents = [()] * d
     if d == 0:
         return ()
+    parents = [()] * d
+    starts = [root] + [int(s) for s in (np.argsort(-np.asarray(mi), kind="stable") if mi is not None else range(d))]
     in_tree = np.zeros(d, bool)
-    in_tree[root] = True
-    best = cmi[root].astype(float).copy()
+    best = np.full(d, -np.inf)
     link = np.full(d, root)
+
+    def add(j):
+        in_tree[j] = True
+        better = ~in_tree & (cmi[j] > best)
+        best[better] = cmi[j][better]
+        link[better] = j
+
+    add(root)
     for _ in range(d - 1):
         cand = np.where(in_tree, -np.inf, best)
         j = int(np.argmax(cand))  # first on ties: deterministic
+        if positive and not cand[j] > 0:  # no positive edge leaves the trees: a new tree at the best remaining root
+            add(next(s for s in starts if not in_tree[s]))
+            continue
         parents[j] = (int(link[j]),)
-        in_tree[j] = True
-        better = cmi[j] > best
-        best = np.where(better, cmi[j], best)
-        link = np.where(better, j, link)
+        add(j)
     return tuple(parents)
 
 
-def kdb_parents(cmi: np.ndarray, mi: np.ndarray, k: int = 2) -> tuple:
+def kdb_parents(cmi: np.ndarray, mi: np.ndarray, k: int = 2, *, positive: bool = False) -> tuple:
     """k-DB: each feature's (up to) ``k`` parents among the features ranked before it.
 
     Parameters
     ----------
     cmi : ndarray of shape (d, d)
-        ``I(X_i; X_j | Y)``.
+        Edge weights: ``I(X_i; X_j | Y)`` or :func:`edge_log_bayes_factors`.
     mi : ndarray of shape (d,)
         ``I(X_j; Y)``; the ranking (descending, stable on ties).
     k : int, default=2
+    positive : bool, default=False
+        Keep only parents whose edge weight is positive.
 
     Returns
     -------
     tuple of tuple of int
-        ``parents[j]``, ordered by decreasing ``I(X_i; X_j | Y)``.
+        ``parents[j]``, ordered by decreasing weight.
     """
     order = np.argsort(-np.asarray(mi), kind="stable")
     parents = [()] * len(order)
     for pos, j in enumerate(order):
         earlier = order[:pos]
         ranked = earlier[np.argsort(-cmi[j, earlier], kind="stable")]
+        if positive:
+            ranked = ranked[cmi[j, ranked] > 0]
         parents[j] = tuple(int(p) for p in ranked[:k])
     return tuple(parents)
 
 
-def learn_parents(codes, y, n_values, K, structure: str, k: int = 2, weights=None, *, scores=None) -> tuple:
+def learn_parents(codes, y, n_values, K, structure: str, k: int = 2, weights=None, *, scores=None,
+                  edge_score: str | None = None, ess: float = 1.0) -> tuple:
     """Parent lists of a ``"naive"``, ``"tan"`` or ``"kdb"`` structure learned from the data.
 
-    TAN is rooted at the feature with the highest ``I(X; Y)``. ``scores``, if given, is
-    ``(cmi, mi)`` already computed from the same data (so that several structures share them).
-    Other parameters are as in :func:`conditional_mutual_information` and :func:`kdb_parents`.
+    With ``edge_score="bdeu"`` (the default), edges are weighted by their BDeu log Bayes factor
+    (:func:`edge_log_bayes_factors`) and only edges of positive weight are kept: TAN is the
+    maximum-weight spanning forest over them, each tree rooted at its feature with the highest
+    ``I(X; Y)`` (Friedman, Geiger & Goldszmidt 1997; Heckerman, Geiger & Chickering 1995), and
+    k-DB takes up to ``k`` earlier features of positive weight. With ``edge_score="mi"`` edges
+    are weighted by ``I(X_i; X_j | Y)``: TAN is the spanning tree rooted at the feature with the
+    highest ``I(X; Y)``, and k-DB takes the ``k`` best earlier features whatever their weight.
+
+    Parameters
+    ----------
+    codes, y, n_values, K, weights
+        As in :func:`conditional_mutual_information`.
+    structure : {"naive", "tan", "kdb"}
+    k : int, default=2
+        Parents per feature of k-DB.
+    scores : EdgeScores or tuple (cmi, mi), optional
+        Already computed from the same data (so that several structures share them): an
+        :func:`edge_scores` result, or a pair (``I(X_i; X_j | Y)``, ``I(X; Y)``), which is
+        ``edge_score="mi"``.
+    edge_score : {"bdeu", "mi"}, optional
+        How edges are weighted; default ``"bdeu"``, or the kind of ``scores`` when given
+        (a different one is a ValueError).
+    ess : float, default=1.0
+        The BDeu equivalent sample size (when the scores are computed here).
 
     Returns
     -------
@@ -186,13 +357,19 @@ def learn_parents(codes, y, n_values, K, structure: str, k: int = 2, weights=Non
         return tuple(() for _ in range(d))
     if structure not in STRUCTURES:
         raise ValueError(f"expected structure in {STRUCTURES}; received {structure!r}.")
+    if scores is not None and not isinstance(scores, EdgeScores):
+        cmi, mi = scores  # a (cmi, mi) pair: mutual informations
+        scores = EdgeScores(np.asarray(cmi), np.asarray(mi), "mi")
+    kind = edge_score if edge_score is not None else scores.edge_score if scores is not None else "bdeu"
     if scores is None:
-        scores = (conditional_mutual_information(codes, y, n_values, K, weights),
-                  class_mutual_information(codes, y, n_values, K, weights))
-    cmi, mi = scores
+        scores = edge_scores(codes, y, n_values, K, weights, edge_score=kind, ess=ess)
+    elif scores.edge_score != kind:
+        raise ValueError(f"expected scores computed with edge_score={kind!r}; received scores of "
+                         f"edge_score={scores.edge_score!r}.")
+    positive = kind != "mi"
     if structure == "tan":
-        return chow_liu_parents(cmi, int(np.argmax(mi)))
-    return kdb_parents(cmi, mi, k)
+        return chow_liu_parents(scores.weights, int(np.argmax(scores.class_mi)), positive=positive, mi=scores.class_mi)
+    return kdb_parents(scores.weights, scores.class_mi, k, positive=positive)
 
 
 def topological_order(parents) -> list:

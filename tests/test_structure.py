@@ -220,10 +220,13 @@ def test_model_file_with_a_cycle_is_refused(tmp_path):
 
 
 def test_kdb_enumeration_cap(monkeypatch):
-    X, y = _tiny(8)
+    rng = np.random.default_rng(0)
+    X, y = _tiny(8, n=120)
+    X[:, 2] = np.where(rng.random(120) < 0.9, np.where(rng.random(120) < 0.5, X[:, 0], X[:, 1]), rng.integers(0, 2, 120))
     m = bayesnb.CategoricalNB(structure="kdb", k=2).fit(X, y)
+    (j,) = [j for j, pa in enumerate(m._mixed.parents) if len(pa) == 2]  # a feature with two parents
     monkeypatch.setattr(MX, "MAX_ENUMERATION", 1)
-    row = pd.DataFrame([[np.nan, np.nan, 1.0]])
+    row = pd.DataFrame([[1.0 if i == j else np.nan for i in range(3)]])  # its parents missing: enumerated
     with pytest.raises(ValueError, match="enumerating"):
         m.predict_proba(row.to_numpy())
 

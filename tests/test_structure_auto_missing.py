@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.metrics import log_loss
 
 import bayesnb
 from bayesnb import _structured_mixed as MX
@@ -80,13 +81,27 @@ def test_auto_score_is_each_structures_evidence_on_the_shared_rows():
         np.testing.assert_allclose(sc.loc[s if s != "kdb" else "kdb (k=2)", "log_evidence"], ev, rtol=1e-12)
 
 
-@pytest.mark.parametrize("numeric", [False, True])
-def test_auto_picks_tan_on_a_chain_with_30_percent_missing(numeric):
+def test_auto_picks_tan_on_a_chain_with_30_percent_missing():
     """Almost no row is complete; the shared-rows score still sees the pairwise dependence."""
     for seed in range(3):
-        X, y = _chain(500, 6, seed, numeric)
+        X, y = _chain(500, 6, seed, False)
         assert (~np.isnan(X).any(axis=1)).mean() < 0.15
-        assert _auto(X, y, numeric).structure_kind_ == "tan"
+        assert _auto(X, y, False).structure_kind_ == "tan"
+
+
+def test_auto_on_a_numeric_chain_with_30_percent_missing_predicts_as_well_as_naive():
+    """The same chain with noisy numeric columns: seen through 5 quantile bins on the ~250 rows where two
+    columns are both observed, the dependence does not pay for a 5 x 5 table per class. A TAN on
+    mutual-information edges (which ``auto`` chose here before the BDeu edge score) predicts held-out
+    rows worse than naive (log loss +0.026 to +0.10 on these seeds); ``auto`` must not."""
+    cols = [f"x{j}" for j in range(6)]
+    for seed in range(3):
+        X, y = _chain(500, 6, seed, True)
+        Xt, yt = _chain(4000, 6, seed + 100, True)
+        Xt = pd.DataFrame(Xt, columns=cols)
+        auto = _auto(X, y, True)
+        naive = bayesnb.NaiveBayes().fit(pd.DataFrame(X, columns=cols), y)
+        assert log_loss(yt, auto.predict_proba(Xt)) < log_loss(yt, naive.predict_proba(Xt)) + 0.015, seed
 
 
 @pytest.mark.parametrize("numeric", [False, True])

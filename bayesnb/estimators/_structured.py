@@ -36,8 +36,7 @@ from ..generative.functions import _block_cells
 from ..generative.tables import assemble_table
 from ..inference.mixed_structured_model import mixed_inputs, run_mixed_nuts
 from ..structure import (
-    class_mutual_information,
-    conditional_mutual_information,
+    edge_scores,
     learn_parents,
     scoring_rows,
     topological_order,
@@ -116,8 +115,7 @@ class StructureMixin(StructureCommonMixin):
         states = data[2]
         scores = None
         if len(nodes) > 1:
-            scores = (conditional_mutual_information(states, ycodes, n_states, K, w),
-                      class_mutual_information(states, ycodes, n_states, K, w))
+            scores = edge_scores(states, ycodes, n_states, K, w)
         wanted = ("naive", "tan", "kdb") if self.structure == "auto" else (self.structure,)
         parents = {s: learn_parents(states, ycodes, n_states, K, s, self.k, w, scores=scores) for s in wanted}
         predictive = self._check_predictive()

@@ -1,0 +1,242 @@
+"""Does ``structure="auto"`` generalise? CV log loss and accuracy of the structures, by edge score.
+
+For each table: 5-fold stratified CV (shuffled, ``random_state=0``; mean +- standard error
+over the folds) of
+
+- ``NaiveBayes(structure=s)`` (``features="auto"``: numeric columns in their chosen family,
+  entering the structure as 5 quantile-bin states), ``s`` in naive, tan, kdb (k=2), auto;
+- ``CategoricalNB(structure=s)``: on an all-categorical table as it is; on a mixed table with
+  every numeric column cut into 5 quantile bins learned on the training fold (missing stays
+  missing);
+- each structure other than naive twice: its edges weighted by the BDeu log Bayes factor
+  (``edge_score="bdeu"``, the default; with ``--ess`` values) and by the conditional mutual
+  information (``edge_score="mi"``, the behaviour before). The estimators have no
+  ``edge_score`` parameter: the benchmark swaps the default of
+  :func:`bayesnb.structure.edge_scores` / :func:`~bayesnb.structure.learn_parents` where the
+  estimator modules imported them (:func:`edge_score`);
+- scikit-learn ``LogisticRegression`` (one-hot categorical columns, standardised numeric ones,
+  missing cells imputed with the most frequent category / the median; ``C=1``) for reference.
+
+Also reported: which structure ``auto`` chose on the folds (e.g. ``tan x4 naive x1``) and the
+number of feature parents of the fitted structure (mean over folds).
+
+Tables: house votes and penguins (bundled), with ``--sklearn`` scikit-learn's bundled wine and
+breast cancer, and every ``*.csv`` in ``--data-dir`` (target: the column named by ``--target``,
+default the last one; a column is numeric when pandas reads it as a number with more than 10
+distinct values, categorical otherwise). With ``--noise L``, each table again with one more
+column of ``L`` random levels (uniform, independent of everything): the case where the mutual
+information makes a high-cardinality column everyone's parent.
+
+Run:  python benchmarks/bench_structure_auto.py [--sklearn] [--data-dir DIR] [--target NAME]
+                                                 [--ess 1 10] [--folds 5] [--noise 50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import sys
+import time
+import warnings
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.compose import ColumnTransformer
+from sklearn.impute import SimpleImputer
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score, log_loss
+from sklearn.model_selection import StratifiedKFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+import bayesnb
+import bayesnb.structure as S
+from bayesnb.datasets import load_house_votes, load_penguins
+
+
+@contextlib.contextmanager
+def edge_score(kind: str, ess: float = 1.0):
+    """Make ``kind`` (and ``ess``) the default edge score of every bayesnb module that imported
+    :func:`bayesnb.structure.edge_scores` or :func:`~bayesnb.structure.learn_parents`."""
+    swaps = {S.edge_scores: functools.partial(S.edge_scores, edge_score=kind, ess=ess),
+             S.learn_parents: functools.partial(S.learn_parents, edge_score=kind, ess=ess)}
+    undo = []
+    for mod in [m for name, m in list(sys.modules.items()) if name.startswith("bayesnb") and m is not None]:
+        for attr, value in list(vars(mod).items()):
+            if any(value is f for f in swaps) and mod is not S:
+                undo.append((mod, attr, value))
+                setattr(mod, attr, swaps[value])
+    try:
+        yield
+    finally:
+        for mod, attr, value in undo:
+            setattr(mod, attr, value)
+
+
+def _numeric(X):
+    return [c for c in X.columns if pd.api.types.is_numeric_dtype(X[c]) and not pd.api.types.is_bool_dtype(X[c])]
+
+
+def _bin(Xtr, Xte, bins=5):
+    """Numeric columns -> quantile-bin labels learned on ``Xtr`` (missing stays missing)."""
+    Xtr, Xte = Xtr.copy(), Xte.copy()
+    for c in _numeric(Xtr):
+        edges = np.unique(np.nanquantile(Xtr[c].to_numpy(float), np.linspace(0, 1, bins + 1)[1:-1]))
+        for X in (Xtr, Xte):
+            v = X[c].to_numpy(float)
+            X[c] = pd.Series(np.where(np.isnan(v), None, np.searchsorted(edges, v, side="right").astype(str)),
+                             index=X.index, dtype=object)
+    return Xtr, Xte
+
+
+def _logreg(X):
+    num = _numeric(X)
+    cat = [c for c in X.columns if c not in num]
+    return make_pipeline(ColumnTransformer([
+        ("cat", make_pipeline(SimpleImputer(strategy="most_frequent"), OneHotEncoder(handle_unknown="ignore")), cat),
+        ("num", make_pipeline(SimpleImputer(strategy="median"), StandardScaler()), num)]),
+        LogisticRegression(C=1.0, max_iter=2000))
+
+
+def _clean(X):
+    """Object columns with None for missing; nullable integer columns as float."""
+    X = X.copy()
+    for c in X.columns:
+        if str(X[c].dtype) in ("Int64", "Int32", "Float64"):
+            X[c] = X[c].astype(float)
+        elif X[c].dtype == object:
+            X[c] = X[c].where(X[c].notna(), None)
+    return X
+
+
+def configurations(ess_values):
+    """(label, estimator class, structure, edge score, ess) rows, naive once per estimator."""
+    rows = []
+    for est in ("NaiveBayes", "CategoricalNB"):
+        rows.append((f"{est} naive", est, "naive", "bdeu", 1.0))
+        for s in ("tan", "kdb", "auto"):
+            for ess in ess_values:
+                rows.append((f"{est} {s} bdeu(ess={ess:g})", est, s, "bdeu", ess))
+            rows.append((f"{est} {s} mi", est, s, "mi", 1.0))
+    return rows
+
+
+def run_table(name, X, y, ess_values, folds=5):
+    X = _clean(X)
+    y = np.asarray(y)
+    classes = np.unique(y)
+    cv = list(StratifiedKFold(folds, shuffle=True, random_state=0).split(X, y))
+    mixed = bool(_numeric(X))
+    out = []
+    for label, est, structure, kind, ess in configurations(ess_values):
+        ll, acc, chose, npar = [], [], Counter(), []
+        t0 = time.perf_counter()
+        for tr, te in cv:
+            Xtr, Xte = X.iloc[tr], X.iloc[te]
+            if est == "CategoricalNB" and mixed:
+                Xtr, Xte = _bin(Xtr, Xte)
+            model = getattr(bayesnb, est)(structure=structure)
+            with edge_score(kind, ess), warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                model.fit(Xtr, y[tr])
+            p = model.predict_proba(Xte)
+            ll.append(log_loss(y[te], p, labels=model.classes_))
+            acc.append(accuracy_score(y[te], model.classes_[np.argmax(p, axis=1)]))
+            chose[model.structure_kind_] += 1
+            npar.append(sum(len(v) for v in model.structure_.values()))
+        out.append(_row(name, label, ll, acc, time.perf_counter() - t0,
+                        " ".join(f"{k} x{v}" for k, v in chose.items()) if structure == "auto" else "", np.mean(npar)))
+    ll, acc = [], []
+    t0 = time.perf_counter()
+    for tr, te in cv:
+        model = _logreg(X).fit(X.iloc[tr], y[tr])
+        p = model.predict_proba(X.iloc[te])
+        ll.append(log_loss(y[te], p, labels=classes))
+        acc.append(accuracy_score(y[te], model.classes_[np.argmax(p, axis=1)]))
+    out.append(_row(name, "LogisticRegression", ll, acc, time.perf_counter() - t0, "", np.nan))
+    return out
+
+
+def _row(table, label, ll, acc, secs, chose, npar):
+    se = lambda v: np.std(v, ddof=1) / np.sqrt(len(v))  # noqa: E731
+    return {"table": table, "model": label, "log_loss": np.mean(ll), "log_loss_se": se(ll), "accuracy": np.mean(acc),
+            "accuracy_se": se(acc), "parents": npar, "auto_chose": chose, "seconds": secs}
+
+
+def summary(df, metric):
+    """A markdown table: one row per (table, estimator), one column per structure and edge score."""
+    df = df.assign(estimator=df["model"].str.split().str[0], config=df["model"].str.split(n=1).str[1].fillna(""))
+    configs = list(dict.fromkeys(c for c in df["config"] if c))
+    lines = [f"| table | estimator | {' | '.join(configs)} | LogisticRegression |",
+             "|---|---|" + "---|" * (len(configs) + 1)]
+    for table, g in df.groupby("table", sort=False):
+        lr = g[g["estimator"] == "LogisticRegression"].iloc[0]
+        for est in ("NaiveBayes", "CategoricalNB"):
+            cells = []
+            for c in configs:
+                r = g[(g["estimator"] == est) & (g["config"] == c)].iloc[0]
+                chose = f" ({r['auto_chose']})" if r["auto_chose"] else ""
+                cells.append(f"{r[metric]:.4f} ± {r[metric + '_se']:.4f}{chose}")
+            lines.append(f"| {table} | {est} | {' | '.join(cells)} | {lr[metric]:.4f} ± {lr[metric + '_se']:.4f} |")
+    return "\n".join(lines)
+
+
+def tables(args):
+    for name, X, y in _tables(args):
+        yield name, X, y
+        if args.noise:
+            rng = np.random.default_rng(0)
+            noise = np.array([f"v{i}" for i in range(args.noise)], dtype=object)[rng.integers(0, args.noise, len(X))]
+            yield f"{name} + {args.noise}-level noise", X.assign(noise=noise), y
+
+
+def _tables(args):
+    votes = load_house_votes()
+    yield "house votes", votes.drop(columns="party"), votes["party"]
+    peng = load_penguins()
+    yield "penguins", peng.drop(columns="species"), peng["species"]
+    if args.sklearn:
+        from sklearn.datasets import load_breast_cancer, load_wine
+
+        for nm, loader in (("wine", load_wine), ("breast cancer", load_breast_cancer)):
+            d = loader(as_frame=True)
+            yield nm, d.data, d.target.astype(str)
+    if args.data_dir:
+        for path in sorted(Path(args.data_dir).glob("*.csv")):
+            df = pd.read_csv(path)
+            target = args.target if args.target in df.columns else df.columns[-1]
+            X = df.drop(columns=target)
+            for c in X.columns:
+                if pd.api.types.is_numeric_dtype(X[c]) and X[c].nunique() <= 10:
+                    X[c] = X[c].astype(object)
+            yield path.stem, X, df[target].astype(str)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sklearn", action="store_true", help="also scikit-learn's wine and breast cancer tables")
+    ap.add_argument("--data-dir", help="also every *.csv in this folder")
+    ap.add_argument("--target", default=None, help="target column of the CSVs (default: the last)")
+    ap.add_argument("--ess", type=float, nargs="+", default=[1.0], help="BDeu equivalent sample sizes")
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--noise", type=int, default=0, help="also each table with a column of this many random levels")
+    args = ap.parse_args(argv)
+    rows = []
+    for name, X, y in tables(args):
+        t0 = time.perf_counter()
+        rows += run_table(name, X, y, args.ess, args.folds)
+        print(f"# {name}: {time.perf_counter() - t0:.0f} s", flush=True)
+    df = pd.DataFrame(rows)
+    with pd.option_context("display.width", 200, "display.max_rows", 1000):
+        print(df.round(4).to_string(index=False))
+    for metric in ("log_loss", "accuracy"):
+        print(f"\n{metric} (mean ± standard error over the folds; auto: the structure chosen on the folds)\n")
+        print(summary(df, metric))
+    return df
+
+
+if __name__ == "__main__":
+    main()
