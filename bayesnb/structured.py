@@ -153,7 +153,7 @@ def tables_from_stats(fam, state, stats, K, parents, n_values, who="CategoricalN
     for j, pa in enumerate(parents):
         sizes = tuple(int(n_values[p]) for p in pa)
         st = one_column_state(state, j)
-        prior = fam.make_prior(stats[j], st, who=who)
+        prior = fam.context_prior(stats[j], st, (K, *sizes), who=who)
         if not fam.is_proper(prior):
             raise ValueError(f"{who}: a structure other than 'naive' needs a proper prior (every alpha > 0) for "
                              f"its evidence and its tables; received alpha with a zero pseudo-count.")

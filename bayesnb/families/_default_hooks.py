@@ -109,3 +109,27 @@ class NodeDefaults:
     def round_fill(self, values, state):
         """Imputed values written as the family writes them (whole numbers for a count family); default unchanged."""
         return np.asarray(values, dtype=float)
+
+    def context_prior(self, stats, state, contexts, who="NaiveBayes"):
+        """The prior of a structure's node over its contexts, which may differ context by context.
+
+        Parameters
+        ----------
+        stats : stats NamedTuple
+            The node's statistics over ``C = prod(contexts)`` contexts.
+        state : object
+            The node's encoding state.
+        contexts : tuple of int
+            ``(K, B_1, ..., B_m)``: the classes and the parents' numbers of states; context
+            ``c`` is the row-major index of ``(class, parents' states)``.
+        who : str
+            Name used in error messages.
+
+        Returns
+        -------
+        params NamedTuple
+            The prior over the ``C`` contexts. The default is :meth:`make_prior`'s; Categorical's
+            ``alpha="hierarchical"`` centres each context on its parent context's estimate
+            (:mod:`bayesnb.hierarchical`).
+        """
+        return self.make_prior(stats, state, who=who)

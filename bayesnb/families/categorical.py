@@ -79,18 +79,36 @@ class Dirichlets(NamedTuple):
     concentration: tuple
 
 
+#: The class level's Dirichlet pseudo-count under ``alpha="hierarchical"`` (Laplace): with no
+#: parents the node is the naive model's with ``alpha=1``.
+HIERARCHICAL_ROOT = 1.0
+
+
+def _is_hierarchical(alpha) -> bool:
+    return isinstance(alpha, str) and alpha == "hierarchical"
+
+
+def _check_hierarchical(fam, who):
+    if fam.m is not None:
+        raise ValueError(f"{who}: give either alpha='hierarchical' or the m-estimate (m, p), not both.")
+
+
 # ------------------------------------------------------------------------ family
 class Categorical(Family):
     """Categorical feature block with a Dirichlet prior per (class, feature).
 
     Parameters
     ----------
-    alpha : float, "auto", array-like or dict, default=1.0
+    alpha : float, "auto", "hierarchical", array-like or dict, default=1.0
         Dirichlet pseudo-count per value. 1 is Laplace smoothing, 0.5 Jeffreys, 0
         maximum likelihood (the zero-frequency problem is then reported, never NaN).
         An array gives one pseudo-count per category (in category order), a dict maps
         category -> pseudo-count, a list of arrays gives one array per feature.
         ``"auto"`` picks the scalar that maximises the closed-form evidence.
+        ``"hierarchical"``: under a structure, each context's Dirichlet is centred on its
+        parent context's estimate, with one concentration per level fitted by evidence
+        (:mod:`bayesnb.hierarchical`, docs/structure.md "Hierarchical smoothing"); without
+        parents (the naive structure) it is ``alpha=1``.
     categories : "auto" or list or list of lists, default="auto"
         Declared categories (shared, or one list per feature). Declared categories may
         include values never seen in training; values outside them are an error in fit.
@@ -197,6 +215,9 @@ class Categorical(Family):
         def prior(a):
             return Dirichlets(_enc.alpha_per_category(a, state.categories, K, who))
 
+        if _is_hierarchical(self.alpha):  # no parents: the hierarchy's class level, Dirichlet(root)
+            _check_hierarchical(self, who)
+            return prior(HIERARCHICAL_ROOT)
         spec = _enc.alpha_spec(self.alpha, self.m, self.p, who)
         if isinstance(spec, tuple):
             _, m, p = spec
@@ -213,6 +234,24 @@ class Categorical(Family):
 
             spec = maximise_evidence(ev)
         return prior(spec)
+
+    def context_prior(self, stats, state, contexts, who="Categorical"):
+        """The prior over a structure node's contexts ``(K, B_1, ..., B_m)`` (:meth:`Family.context_prior`).
+
+        With ``alpha="hierarchical"`` each context's Dirichlet is centred on its parent
+        context's estimate, the last parent dropped first, down to the class level's
+        ``Dirichlet(1)`` (:func:`bayesnb.hierarchical.hierarchical_prior`); otherwise
+        :meth:`make_prior`'s prior, the same in every context.
+        """
+        if not _is_hierarchical(self.alpha):
+            return self.make_prior(stats, state, who=who)
+        from ..hierarchical import hierarchical_prior
+
+        _check_hierarchical(self, who)
+        contexts = tuple(int(c) for c in contexts)
+        return Dirichlets(tuple(
+            hierarchical_prior(n.reshape(contexts + (n.shape[1],)), HIERARCHICAL_ROOT).alpha.reshape(n.shape)
+            if n.shape[1] else np.ones(n.shape) for n in stats.counts))
 
     def update(self, prior, stats):
         """Conjugate update: posterior concentration = prior + counts (the only smoothing)."""
