@@ -156,7 +156,8 @@ def hierarchical_prior(counts, alpha_root=1.0) -> HierarchicalPrior:
     """
     n = np.asarray(counts, dtype=float)
     if n.ndim < 2:
-        raise ValueError(f"hierarchical_prior: expected counts of shape (K, B_1, ..., B_m, V); received shape {n.shape}.")
+        raise ValueError("hierarchical_prior: expected counts of shape (K, B_1, ..., B_m, V); "
+                         f"received shape {n.shape}.")
     if not np.all(np.isfinite(n)) or np.any(n < 0):
         raise ValueError("hierarchical_prior: expected finite counts >= 0; received negative or non-finite entries.")
     V = n.shape[-1]

@@ -79,20 +79,6 @@ class Dirichlets(NamedTuple):
     concentration: tuple
 
 
-#: The class level's Dirichlet pseudo-count under ``alpha="hierarchical"`` (Laplace): with no
-#: parents the node is the naive model's with ``alpha=1``.
-HIERARCHICAL_ROOT = 1.0
-
-
-def _is_hierarchical(alpha) -> bool:
-    return isinstance(alpha, str) and alpha == "hierarchical"
-
-
-def _check_hierarchical(fam, who):
-    if fam.m is not None:
-        raise ValueError(f"{who}: give either alpha='hierarchical' or the m-estimate (m, p), not both.")
-
-
 # ------------------------------------------------------------------------ family
 class Categorical(Family):
     """Categorical feature block with a Dirichlet prior per (class, feature).
@@ -215,9 +201,8 @@ class Categorical(Family):
         def prior(a):
             return Dirichlets(_enc.alpha_per_category(a, state.categories, K, who))
 
-        if _is_hierarchical(self.alpha):  # no parents: the hierarchy's class level, Dirichlet(root)
-            _check_hierarchical(self, who)
-            return prior(HIERARCHICAL_ROOT)
+        if _enc.is_hierarchical(self.alpha, self.m, who):  # no parents: the hierarchy's class level
+            return prior(_enc.HIERARCHICAL_ROOT)
         spec = _enc.alpha_spec(self.alpha, self.m, self.p, who)
         if isinstance(spec, tuple):
             _, m, p = spec
@@ -243,15 +228,9 @@ class Categorical(Family):
         ``Dirichlet(1)`` (:func:`bayesnb.hierarchical.hierarchical_prior`); otherwise
         :meth:`make_prior`'s prior, the same in every context.
         """
-        if not _is_hierarchical(self.alpha):
+        if not _enc.is_hierarchical(self.alpha, self.m, who):
             return self.make_prior(stats, state, who=who)
-        from ..hierarchical import hierarchical_prior
-
-        _check_hierarchical(self, who)
-        contexts = tuple(int(c) for c in contexts)
-        return Dirichlets(tuple(
-            hierarchical_prior(n.reshape(contexts + (n.shape[1],)), HIERARCHICAL_ROOT).alpha.reshape(n.shape)
-            if n.shape[1] else np.ones(n.shape) for n in stats.counts))
+        return Dirichlets(_enc.hierarchical_alphas(stats.counts, contexts))
 
     def update(self, prior, stats):
         """Conjugate update: posterior concentration = prior + counts (the only smoothing)."""
