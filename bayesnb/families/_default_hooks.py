@@ -69,13 +69,15 @@ def same_state(a, b) -> bool:
 
 
 class NodeDefaults:
-    """Hooks of a numeric feature as a node of a structure (``NaiveBayes(structure=...)`` on mixed tables).
+    """Hooks of a feature as a node of a structure (``NaiveBayes(structure=...)``, ``CategoricalNB(structure=...)``).
 
     A structure conditions a numeric feature on a parent's *bin* and sums a missing numeric
     parent over its bins, so its family answers for its raw values (:meth:`gen_values`), the
     predictive mass and mean of an interval (:meth:`predictive_bins`) and how an imputed
     value is written (:meth:`round_fill`). The defaults raise for the first two: a family
-    with a finite set of values (categorical) is a node by its categories instead.
+    with a finite set of values (categorical) is a node by its categories instead, and
+    :meth:`context_prior` gives its prior over the node's contexts (by default
+    :meth:`make_prior`'s).
     """
 
     def gen_values(self, block):
