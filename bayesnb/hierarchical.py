@@ -62,6 +62,8 @@ __all__ = ["HierarchicalPrior", "expected_tables", "hierarchical_prior"]
 CONCENTRATION_BOUNDS = (1e-3, 1e4)
 #: Most rounds of the alternating fit, and the relative change of every ``log c`` that ends it.
 MAX_ROUNDS, TOL = 50, 1e-4
+#: After the first round, each concentration is searched within this factor of the previous one first.
+WARM = 2.0
 
 
 class HierarchicalPrior(NamedTuple):
@@ -110,6 +112,22 @@ def _level_log_evidence(c, data, base) -> float:
     a = c * base
     return float(np.sum(gammaln(c) - gammaln(c + data.sum(-1)))
                  + np.sum(gammaln(a + data) - gammaln(a)))
+
+
+def _fit_concentration(data, base, c0=None) -> float:
+    """The ``c`` in :data:`CONCENTRATION_BOUNDS` that maximises :func:`_level_log_evidence`: a bounded
+    search on ``log c`` (:func:`bayesnb.families._numeric.maximise_evidence`), within a factor
+    :data:`WARM` of ``c0`` (the previous round's) when given, unless the maximum is at that window's edge."""
+    def ev(c):
+        return _level_log_evidence(c, data, base)
+
+    lo, hi = CONCENTRATION_BOUNDS
+    if c0 is not None:
+        a, b = max(lo, c0 / WARM), min(hi, c0 * WARM)
+        c = maximise_evidence(ev, a, b)
+        if (a == lo or c > a * 1.001) and (b == hi or c < b / 1.001):
+            return c
+    return maximise_evidence(ev, lo, hi)
 
 
 def _loo_base(parent_prior, parent_data, up, lv) -> np.ndarray:
@@ -179,12 +197,11 @@ def hierarchical_prior(counts, alpha_root=1.0) -> HierarchicalPrior:
         data[lv - 1] = up[lv].sum(axis=lv)
     prior[0] = np.broadcast_to(root, data[0].shape)
     conc = np.ones(m)
-    for _ in range(MAX_ROUNDS):
-        old = np.log(conc)
+    for rnd in range(MAX_ROUNDS):
+        first, old = rnd == 0, np.log(conc)
         for lv in range(1, m + 1):  # top-down: fit c_l on the bases, then the level's priors
             base = _loo_base(prior[lv - 1], data[lv - 1], up[lv], lv)
-            conc[lv - 1] = maximise_evidence(lambda c, d=data[lv], b=base: _level_log_evidence(c, d, b),
-                                             *CONCENTRATION_BOUNDS)
+            conc[lv - 1] = _fit_concentration(data[lv], base, None if first else conc[lv - 1])
             prior[lv] = conc[lv - 1] * base
         done = np.all(np.abs(np.log(conc) - old) <= TOL * np.maximum(1.0, np.abs(old)))
         for lv in range(m, 0, -1):  # bottom-up: each parent sees its children's expected table counts
