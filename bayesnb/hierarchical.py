@@ -17,17 +17,17 @@ with one concentration ``c_l`` per level. The class level is the top: its prior 
 model's ``Dirichlet(alpha_root)``, so a node without parents is exactly the naive model's node
 (no concentration is fitted; ``alpha_ctx = alpha_root``).
 
-The hierarchy is collapsed to a point (empirical Bayes): the parent estimates ``phi`` and the
-concentrations ``c`` are fixed at the values below, and the leaf contexts keep the conjugate
-prior ``Dirichlet(c_m * phi_parent)``. So the posterior of a context is ``alpha_ctx + counts``,
-its mean ``(alpha_ctx + n) / (sum alpha_ctx + N)``, and the node's evidence is the sum over its
-contexts of the Dirichlet-multinomial evidence given ``alpha_ctx`` (conditional on the fitted
-hyperparameters). A context with no data gets its parent's estimate.
+The hierarchy is collapsed to a point (empirical Bayes): the bases and the concentrations are
+fixed at the values below, and each leaf context keeps the conjugate prior
+``Dirichlet(alpha_ctx)``, ``alpha_ctx = c_m * b_ctx``. So the posterior of a context is
+``alpha_ctx + counts``, its mean ``(alpha_ctx + n) / (sum alpha_ctx + N)``, and the node's
+evidence is the sum over its contexts of the Dirichlet-multinomial evidence given ``alpha_ctx``
+(conditional on the fitted hyperparameters).
 
 What each level sees (the HDP's Chinese restaurant franchise, Teh, Jordan, Beal & Blei 2006):
-a child context passes up *table counts*, not its raw counts, so the parent does not count the
-same rows twice. Given a child's counts ``n_v`` and its prior ``a_v = c * phi_v``, the number of
-tables serving value ``v`` in a Chinese restaurant process has the expectation (Antoniak 1974)::
+a child context passes up *table counts*, not its raw counts. Given a child's counts ``n_v``
+and its prior ``a_v = c * b_v``, the number of tables serving value ``v`` in a Chinese
+restaurant process has the expectation (Antoniak 1974)::
 
     E[t_v] = a_v * (digamma(a_v + n_v) - digamma(a_v))        (0 when n_v = 0; 1 when n_v = 1)
 
@@ -37,14 +37,23 @@ values it saw: the minimal-path assumption of interpolated Kneser-Ney, Teh 2006)
 sample the table counts by Gibbs sampling; here they are replaced by this expectation, which
 makes the fit deterministic.
 
-The fit alternates, from the parent levels' raw sums, until the concentrations settle:
+A context's base ``b_ctx`` is its parent's posterior mean computed *without the context's own
+table counts*, ``b_ctx`` proportional to ``prior_parent + tables_parent - tables_ctx``: otherwise a context's rows
+would enter its own prior through its parent and count twice (and the evidence would favour
+tying every context to a parent that already holds its data). A context with no data passes
+up no tables, so it gets its parent's estimate.
+
+The fit alternates, from tables = counts, until the concentrations settle:
 
 1. top-down, per level ``l = 1..m``: ``c_l`` maximises the sum over the level's contexts of the
    Dirichlet-multinomial log evidence of the context's data (counts at the leaves, table counts
-   above) given ``c_l * phi_parent`` (a bounded 1-D search on ``log c``,
-   :func:`bayesnb.families._numeric.maximise_evidence`); then the level's estimates
-   ``phi_ctx = (c_l * phi_parent + data_ctx) / (c_l + sum data_ctx)``;
+   above) given ``c_l * b_ctx`` (a bounded 1-D search on ``log c``,
+   :func:`bayesnb.families._numeric.maximise_evidence`), and the level's priors are
+   ``c_l * b_ctx``;
 2. bottom-up: each level's data are its children's expected table counts, summed.
+
+The parents' estimates reported (:class:`HierarchicalPrior`) are their posterior means,
+``(prior_ctx + tables_ctx) / sum``.
 """
 
 from __future__ import annotations
@@ -72,7 +81,8 @@ class HierarchicalPrior(NamedTuple):
     Attributes
     ----------
     alpha : ndarray of shape (K, B_1, ..., B_m, V)
-        The Dirichlet parameters of every leaf context, ``c_m * phi_parent``.
+        The Dirichlet parameters of every leaf context, ``c_m * b_ctx`` (its parent's estimate
+        without its own table counts).
     concentrations : tuple of float
         ``(c_1, ..., c_m)``: the concentration of each level below the class level, top first
         (empty without parents).
@@ -157,7 +167,9 @@ def hierarchical_prior(counts, alpha_root=1.0) -> HierarchicalPrior:
     -------
     HierarchicalPrior
         ``alpha`` of the shape of ``counts``: with ``m = 0`` parents ``alpha_root`` in every
-        class (the naive model); otherwise ``c_m * phi_parent(ctx)``.
+        class (the naive model); otherwise ``c_m * b_ctx``, ``b_ctx`` the parent context's
+        estimate without the context's own table counts (the parent's estimate itself for an
+        empty context).
 
     Raises
     ------
