@@ -314,7 +314,7 @@ def model_from_stats(nodes, stats, K, parents, predictive="mean", who="NaiveBaye
             cls = np.arange(K * npar) // npar
             prior = take_contexts(nd.class_prior, cls)
         else:
-            prior = nd.family.make_prior(stats[j], nd.state, who=who)
+            prior = nd.family.context_prior(stats[j], nd.state, (K, *(nodes[p].n_states for p in pa)), who=who)
         if not nd.family.is_proper(prior):
             raise ValueError(f"{who}: a structure other than 'naive' needs a proper prior for every feature "
                              f"(its evidence and the tables of unseen contexts are otherwise undefined); "

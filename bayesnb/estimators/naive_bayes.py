@@ -33,9 +33,12 @@ class NaiveBayes(StructureMixin, BaseNB):
         Histogram; other whole numbers: Histogram), compared at the data's resolution
         (see :mod:`bayesnb.estimators._auto`), and the columns that chose one family form
         one block. With ``partial_fit``, the choice is made on the first batch.
-    alpha : float or "auto", optional
+    alpha : float, "auto" or "hierarchical", optional
         The smoothing of the Categorical block that ``features="auto"`` makes (default
         that of ``Categorical()``). With a features dict, set it on the families instead.
+        ``"hierarchical"`` centres each categorical node's (class, parents) Dirichlet on its
+        parent context's estimate (docs/structure.md, "Hierarchical smoothing"); with no
+        parents (``structure="naive"``) it is ``alpha=1``.
     fit_prior, class_prior, class_alpha, predictive, privacy
         As in :class:`BaseNB` (``privacy`` needs a features dict and ``structure="naive"``).
     structure : {"naive", "tan", "kdb", "auto"}, default="naive"
@@ -76,7 +79,8 @@ class NaiveBayes(StructureMixin, BaseNB):
         As in :class:`BaseNB`.
     """
 
-    _parameter_constraints: ClassVar[dict] = {**_val.constraints("features"), "alpha": [Real, StrOptions({"auto"}), None],
+    _parameter_constraints: ClassVar[dict] = {**_val.constraints("features"),
+                                              "alpha": [Real, StrOptions({"auto", "hierarchical"}), None],
                                               **STRUCTURE_CONSTRAINTS}
     _input_tags: ClassVar[dict] = {"categorical": True, "string": True}
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from numbers import Real
 from typing import ClassVar
 
 import numpy as np
+from sklearn.utils._param_validation import StrOptions
 
 from ..families import Bernoulli, Categorical, Complement, Gaussian, Multinomial
 from ..families.categorical import log_probs
@@ -230,8 +232,11 @@ class CategoricalNB(StructureMixin, _SingleFamilyNB):
 
     Parameters
     ----------
-    alpha : float, "auto", array-like or dict, default=1.0
+    alpha : float, "auto", "hierarchical", array-like or dict, default=1.0
         Dirichlet pseudo-count per value (see :class:`bayesnb.families.Categorical`).
+        ``"hierarchical"`` centres each (class, parents) context's Dirichlet on its parent
+        context's estimate (docs/structure.md, "Hierarchical smoothing"); under
+        ``structure="naive"`` it is ``alpha=1``.
     categories : "auto", list or list of lists, default="auto"
         Declared categories.
     min_categories : int or array-like, optional
@@ -265,6 +270,7 @@ class CategoricalNB(StructureMixin, _SingleFamilyNB):
     """
 
     _parameter_constraints: ClassVar[dict] = {**_val.constraints("alpha", "categories", "min_categories"),
+                                              "alpha": [Real, StrOptions({"auto", "hierarchical"}), "array-like"],
                                               **STRUCTURE_CONSTRAINTS}
     _input_tags: ClassVar[dict] = {"categorical": True, "string": True}
 

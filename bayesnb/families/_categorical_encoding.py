@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils import hard_labels, missing_mask
+from ..hierarchical import hierarchical_prior
 from ._numeric import check_alpha
 
 __all__ = []
@@ -402,6 +403,28 @@ def pad(arrays, fill):
     for j, a in enumerate(arrays):
         out[..., j, : a.shape[-1]] = a
     return out
+
+
+#: The class level's Dirichlet pseudo-count under ``alpha="hierarchical"`` (Laplace): with no
+#: parents a node is the naive model's with ``alpha=1``.
+HIERARCHICAL_ROOT = 1.0
+
+
+def is_hierarchical(alpha, m, who) -> bool:
+    """Whether ``alpha`` is ``"hierarchical"`` (refused beside an m-estimate)."""
+    if not (isinstance(alpha, str) and alpha == "hierarchical"):
+        return False
+    if m is not None:
+        raise ValueError(f"{who}: give either alpha='hierarchical' or the m-estimate (m, p), not both.")
+    return True
+
+
+def hierarchical_alphas(counts, contexts):
+    """Per feature, the (C, V_j) Dirichlet parameters of :func:`bayesnb.hierarchical.hierarchical_prior`
+    for its counts (C, V_j) over the contexts ``contexts = (K, B_1, ..., B_m)`` (row-major, C = prod)."""
+    shape = tuple(int(c) for c in contexts)
+    return tuple(hierarchical_prior(n.reshape(shape + (n.shape[1],)), HIERARCHICAL_ROOT).alpha.reshape(n.shape)
+                 if n.shape[1] else np.ones(n.shape) for n in counts)
 
 
 def alpha_spec(alpha, m, p, who):

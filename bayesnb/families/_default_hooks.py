@@ -69,13 +69,15 @@ def same_state(a, b) -> bool:
 
 
 class NodeDefaults:
-    """Hooks of a numeric feature as a node of a structure (``NaiveBayes(structure=...)`` on mixed tables).
+    """Hooks of a feature as a node of a structure (``NaiveBayes(structure=...)``, ``CategoricalNB(structure=...)``).
 
     A structure conditions a numeric feature on a parent's *bin* and sums a missing numeric
     parent over its bins, so its family answers for its raw values (:meth:`gen_values`), the
     predictive mass and mean of an interval (:meth:`predictive_bins`) and how an imputed
     value is written (:meth:`round_fill`). The defaults raise for the first two: a family
-    with a finite set of values (categorical) is a node by its categories instead.
+    with a finite set of values (categorical) is a node by its categories instead, and
+    :meth:`context_prior` gives its prior over the node's contexts (by default
+    :meth:`make_prior`'s).
     """
 
     def gen_values(self, block):
@@ -109,3 +111,27 @@ class NodeDefaults:
     def round_fill(self, values, state):
         """Imputed values written as the family writes them (whole numbers for a count family); default unchanged."""
         return np.asarray(values, dtype=float)
+
+    def context_prior(self, stats, state, contexts, who="NaiveBayes"):
+        """The prior of a structure's node over its contexts, which may differ context by context.
+
+        Parameters
+        ----------
+        stats : stats NamedTuple
+            The node's statistics over ``C = prod(contexts)`` contexts.
+        state : object
+            The node's encoding state.
+        contexts : tuple of int
+            ``(K, B_1, ..., B_m)``: the classes and the parents' numbers of states; context
+            ``c`` is the row-major index of ``(class, parents' states)``.
+        who : str
+            Name used in error messages.
+
+        Returns
+        -------
+        params NamedTuple
+            The prior over the ``C`` contexts. The default is :meth:`make_prior`'s; Categorical's
+            ``alpha="hierarchical"`` centres each context on its parent context's estimate
+            (:mod:`bayesnb.hierarchical`).
+        """
+        return self.make_prior(stats, state, who=who)

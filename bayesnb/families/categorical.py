@@ -85,12 +85,16 @@ class Categorical(Family):
 
     Parameters
     ----------
-    alpha : float, "auto", array-like or dict, default=1.0
+    alpha : float, "auto", "hierarchical", array-like or dict, default=1.0
         Dirichlet pseudo-count per value. 1 is Laplace smoothing, 0.5 Jeffreys, 0
         maximum likelihood (the zero-frequency problem is then reported, never NaN).
         An array gives one pseudo-count per category (in category order), a dict maps
         category -> pseudo-count, a list of arrays gives one array per feature.
         ``"auto"`` picks the scalar that maximises the closed-form evidence.
+        ``"hierarchical"``: under a structure, each context's Dirichlet is centred on its
+        parent context's estimate, with one concentration per level fitted by evidence
+        (:mod:`bayesnb.hierarchical`, docs/structure.md "Hierarchical smoothing"); without
+        parents (the naive structure) it is ``alpha=1``.
     categories : "auto" or list or list of lists, default="auto"
         Declared categories (shared, or one list per feature). Declared categories may
         include values never seen in training; values outside them are an error in fit.
@@ -197,6 +201,8 @@ class Categorical(Family):
         def prior(a):
             return Dirichlets(_enc.alpha_per_category(a, state.categories, K, who))
 
+        if _enc.is_hierarchical(self.alpha, self.m, who):  # no parents: the hierarchy's class level
+            return prior(_enc.HIERARCHICAL_ROOT)
         spec = _enc.alpha_spec(self.alpha, self.m, self.p, who)
         if isinstance(spec, tuple):
             _, m, p = spec
@@ -213,6 +219,18 @@ class Categorical(Family):
 
             spec = maximise_evidence(ev)
         return prior(spec)
+
+    def context_prior(self, stats, state, contexts, who="Categorical"):
+        """The prior over a structure node's contexts ``(K, B_1, ..., B_m)`` (:meth:`Family.context_prior`).
+
+        With ``alpha="hierarchical"`` each context's Dirichlet is centred on its parent
+        context's estimate, the last parent dropped first, down to the class level's
+        ``Dirichlet(1)`` (:func:`bayesnb.hierarchical.hierarchical_prior`); otherwise
+        :meth:`make_prior`'s prior, the same in every context.
+        """
+        if not _enc.is_hierarchical(self.alpha, self.m, who):
+            return self.make_prior(stats, state, who=who)
+        return Dirichlets(_enc.hierarchical_alphas(stats.counts, contexts))
 
     def update(self, prior, stats):
         """Conjugate update: posterior concentration = prior + counts (the only smoothing)."""

@@ -1,0 +1,214 @@
+"""Hierarchical smoothing (``alpha="hierarchical"``): bayesnb.hierarchical against brute force."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import gammaln
+
+import bayesnb
+from bayesnb.families import Categorical
+from bayesnb.hierarchical import expected_tables, hierarchical_prior
+
+
+def _counts(seed, shape, p=None, n=30):
+    """Multinomial counts per context, from one distribution ``p`` or one drawn per context."""
+    rng = np.random.default_rng(seed)
+    *ctx, V = shape
+    out = np.empty(shape)
+    for idx in np.ndindex(*ctx):
+        out[idx] = rng.multinomial(n, p if p is not None else rng.dirichlet(np.full(V, 0.3)))
+    return out
+
+
+def _dm_log_evidence(alpha, n):
+    """Dirichlet-multinomial log evidence of every context (the row order of the counts), summed."""
+    a0, N = alpha.sum(-1), n.sum(-1)
+    return float(np.sum(gammaln(a0) - gammaln(a0 + N)) + np.sum(gammaln(alpha + n) - gammaln(alpha)))
+
+
+def _table(seed=0, n=300):
+    """Five categorical columns with dependencies given the class (a k-DB has work to do)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    a = rng.integers(0, 3, n)
+    b = (a + y + (rng.random(n) < 0.2)) % 3
+    c = (b + (rng.random(n) < 0.3)) % 3
+    d = np.where(rng.random(n) < 0.5, a, rng.integers(0, 3, n))
+    e = rng.integers(0, 2, n) + y
+    X = pd.DataFrame({k: np.char.add(k, v.astype(str)).astype(object) for k, v in zip("abcde", (a, b, c, d, e))})
+    return X, y
+
+
+@pytest.mark.parametrize("shape", [(2, 4), (2, 3, 4), (3, 2, 3, 4)])
+def test_shapes_and_finite(shape):
+    h = hierarchical_prior(_counts(0, shape))
+    m = len(shape) - 2
+    assert h.alpha.shape == shape and np.all(np.isfinite(h.alpha)) and np.all(h.alpha > 0)
+    assert len(h.concentrations) == m
+    assert [e.shape for e in h.estimates] == [shape[:lv + 1] + shape[-1:] for lv in range(m)]
+    for e in h.estimates:
+        np.testing.assert_allclose(e.sum(-1), 1.0)
+
+
+def test_no_parents_is_the_naive_prior():
+    n = _counts(1, (3, 5))
+    h = hierarchical_prior(n, alpha_root=0.7)
+    np.testing.assert_array_equal(h.alpha, np.full((3, 5), 0.7))
+    assert h.concentrations == () and h.estimates == ()
+
+
+def test_no_nan_with_zero_counts():
+    for n in (np.zeros((2, 3, 4)), np.zeros((2, 2, 3, 2))):
+        h = hierarchical_prior(n)
+        assert np.all(np.isfinite(h.alpha)) and np.all(h.alpha > 0)
+        np.testing.assert_allclose(h.alpha / h.alpha.sum(-1, keepdims=True), 1.0 / n.shape[-1])
+    n = _counts(2, (2, 3, 4))
+    n[..., 0] = 0.0  # a value never seen anywhere
+    h = hierarchical_prior(n)
+    assert np.all(np.isfinite(h.alpha)) and np.all(h.alpha[..., 0] > 0)
+
+
+def test_empty_context_gets_its_parents_estimate():
+    n = _counts(3, (2, 3, 3, 4))
+    n[1, 2, 0] = 0.0  # one leaf context with no rows
+    h = hierarchical_prior(n)
+    leaf = h.alpha[1, 2, 0]
+    np.testing.assert_allclose(leaf / leaf.sum(), h.estimates[-1][1, 2])
+    n = _counts(4, (2, 3, 4))
+    n[0, 1] = 0.0
+    h = hierarchical_prior(n)
+    np.testing.assert_allclose(h.alpha[0, 1] / h.alpha[0, 1].sum(), h.estimates[0][0])
+
+
+def test_invariant_to_permuting_contexts_within_a_level():
+    n = _counts(5, (2, 3, 4, 5))
+    h = hierarchical_prior(n)
+    for axis, perm in ((0, [1, 0]), (1, [2, 0, 1]), (2, [3, 1, 0, 2])):
+        hp = hierarchical_prior(np.take(n, perm, axis=axis))
+        np.testing.assert_allclose(hp.alpha, np.take(h.alpha, perm, axis=axis), rtol=1e-6)
+        np.testing.assert_allclose(hp.concentrations, h.concentrations, rtol=1e-6)
+
+
+def test_concentration_higher_when_contexts_share_one_distribution():
+    shared = hierarchical_prior(_counts(6, (2, 6, 4), p=np.array([0.4, 0.3, 0.2, 0.1])))
+    differ = hierarchical_prior(_counts(6, (2, 6, 4)))
+    assert shared.concentrations[0] > 10 * differ.concentrations[0]
+
+
+def test_concentration_maximises_the_level_evidence():
+    """One parent: c is the argmax of the leaves' evidence given the bases it was fitted with."""
+    n = _counts(7, (2, 5, 3))
+    h = hierarchical_prior(n)
+    c = h.concentrations[0]
+    base = h.alpha / c
+
+    def ev(cc):
+        return _dm_log_evidence(cc * base, n)
+
+    assert ev(c) >= max(ev(c * 1.05), ev(c / 1.05))
+
+
+def test_expected_tables_is_the_crp_sum():
+    """E[tables] of n customers at a table with parameter a is sum_{i<n} a / (a + i) (Antoniak 1974)."""
+    a = np.array([0.3, 1.0, 2.5, 7.0])
+    for n in range(6):
+        want = [sum(x / (x + i) for i in range(n)) for x in a]
+        np.testing.assert_allclose(expected_tables(np.full(4, float(n)), a), want, rtol=1e-10)
+
+
+@pytest.mark.parametrize("bad, match", [(np.ones(3), "shape"), (-np.ones((2, 3)), ">= 0"),
+                                        (np.full((2, 3), np.nan), ">= 0")])
+def test_bad_counts(bad, match):
+    with pytest.raises(ValueError, match=match):
+        hierarchical_prior(bad)
+
+
+@pytest.mark.parametrize("root", [0.0, -1.0, [1.0, 2.0], np.nan])
+def test_bad_alpha_root(root):
+    with pytest.raises(ValueError, match="alpha_root"):
+        hierarchical_prior(np.ones((2, 2, 3)), alpha_root=root)
+
+
+# ------------------------------------------------------------------ the estimators
+def _brute_counts(X, y, j, parents, cats, classes):
+    """Counts of column j per (class, parents' values), from the rows directly."""
+    cols = list(X.columns)
+    shape = (len(classes), *(len(cats[cols[p]]) for p in parents), len(cats[cols[j]]))
+    out = np.zeros(shape)
+    for i in range(len(X)):
+        idx = (list(classes).index(y[i]), *(cats[cols[p]].index(X.iloc[i, p]) for p in parents),
+               cats[cols[j]].index(X.iloc[i, j]))
+        out[idx] += 1
+    return out
+
+
+@pytest.mark.parametrize("structure", ["kdb", "tan"])
+def test_structured_fit_is_conjugate_with_the_hierarchical_prior(structure):
+    X, y = _table()
+    est = bayesnb.NaiveBayes(alpha="hierarchical", structure=structure).fit(X, y)
+    model = est._mixed
+    cats = {c: sorted(X[c].unique()) for c in X.columns}
+    names = list(X.columns)
+    total = 0.0
+    for j, pa in enumerate(model.parents):
+        n = _brute_counts(X, y, j, pa, cats, est.classes_)
+        alpha = hierarchical_prior(n).alpha
+        prior = model.priors[j].concentration[0]
+        post = model.posteriors[j].concentration[0]
+        np.testing.assert_allclose(prior, alpha.reshape(-1, n.shape[-1]), rtol=1e-12)
+        np.testing.assert_allclose(post, (alpha + n).reshape(-1, n.shape[-1]), rtol=1e-12)
+        total += _dm_log_evidence(alpha, n)
+        if not pa:
+            np.testing.assert_array_equal(prior, 1.0)  # a node without parents: the naive Dirichlet(1)
+    assert np.isclose(model.log_evidence, total, rtol=1e-10)
+    assert any(len(p) for p in model.parents) and names == list(est.structure_)
+    # predict_proba is the posterior-mean tables: (alpha + n) / sum, multiplied along the structure
+    logp = np.log(est.class_count_ + 1.0) - np.log(est.class_count_.sum() + len(est.classes_))
+    joint = np.tile(logp, (len(X), 1))
+    for j, pa in enumerate(model.parents):
+        n = _brute_counts(X, y, j, pa, cats, est.classes_)
+        a = hierarchical_prior(n).alpha + n
+        table = a / a.sum(-1, keepdims=True)
+        for i in range(len(X)):
+            vals = tuple(cats[names[p]].index(X.iloc[i, p]) for p in pa)
+            joint[i] += np.log(table[(slice(None), *vals, cats[names[j]].index(X.iloc[i, j]))])
+    want = np.exp(joint - joint.max(1, keepdims=True))
+    np.testing.assert_allclose(est.predict_proba(X), want / want.sum(1, keepdims=True), rtol=1e-9)
+
+
+def test_naive_structure_equals_alpha_one():
+    X, y = _table(1)
+    a = bayesnb.NaiveBayes(alpha="hierarchical").fit(X, y)
+    b = bayesnb.NaiveBayes(alpha=1.0).fit(X, y)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    assert a.log_evidence_ == b.log_evidence_
+    c = bayesnb.CategoricalNB(alpha="hierarchical").fit(X, y)
+    np.testing.assert_allclose(c.predict_proba(X), b.predict_proba(X), rtol=1e-12)
+
+
+def test_categorical_nb_and_naive_bayes_agree():
+    X, y = _table(2)
+    a = bayesnb.NaiveBayes(alpha="hierarchical", structure="kdb").fit(X, y)
+    b = bayesnb.CategoricalNB(alpha="hierarchical", structure="kdb").fit(X, y)
+    np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), rtol=1e-10)
+    assert np.isclose(a.log_evidence_, b.log_evidence_, rtol=1e-12)
+    flat = bayesnb.NaiveBayes(alpha=1.0, structure="kdb").fit(X, y)
+    assert a.structure_ == flat.structure_ and a.log_evidence_ != flat.log_evidence_
+
+
+def test_hierarchical_model_file_round_trip(tmp_path):
+    X, y = _table(3)
+    est = bayesnb.NaiveBayes(alpha="hierarchical", structure="kdb").fit(X, y)
+    est.save(tmp_path / "m.bnb")
+    back = bayesnb.load(tmp_path / "m.bnb")
+    np.testing.assert_array_equal(back.predict_proba(X), est.predict_proba(X))
+
+
+def test_refusals():
+    X, y = _table(4, n=60)
+    with pytest.raises(ValueError, match="alpha"):
+        bayesnb.NaiveBayes(alpha="hierarchic", structure="kdb").fit(X, y)
+    with pytest.raises(ValueError, match="m-estimate"):
+        Categorical(alpha="hierarchical", m=2.0).make_prior(
+            Categorical().stats(np.zeros((3, 1), np.int64), np.ones((3, 1)), Categorical().encode(np.zeros((3, 1)))[1]),
+            Categorical().encode(np.zeros((3, 1)))[1])
