@@ -200,3 +200,16 @@ def test_candidate_family_reads_every_label_and_refuses_others():
     assert isinstance(candidate_family("Poisson"), Poisson)
     with pytest.raises(ValueError, match="no candidate is labelled 'Histogram'"):
         candidate_family("Histogram")
+
+
+def test_family_scores_of_a_file_written_before_the_margin_still_pass_the_load_check():
+    from bayesnb._loadcheck import _check_scores
+    from bayesnb.persistence import ModelFileError
+
+    old = {"column": ["x"], "family": ["Poisson"], "log_evidence": [-1.0], "resolution": [1.0], "chosen": [True]}
+    _check_scores(old)
+    _check_scores({**old, "margin": [2.5]})
+    with pytest.raises(ModelFileError, match="wrong type"):
+        _check_scores({**old, "margin": ["2.5"]})
+    with pytest.raises(ModelFileError, match="must hold the lists"):
+        _check_scores({**old, "extra": [1.0]})
