@@ -14,6 +14,7 @@ Quick start
 ['No', 'Yes']
 """
 
+from ._progress import set_progress
 from ._utils import AllMissingWarning, SearchEdgeWarning, ZeroProbabilityWarning
 from ._version import __version__
 from .criticism import check_independence, check_marginals
@@ -69,6 +70,7 @@ __all__ = [
     "impute_table",
     "missing_labels",
     "pool",
+    "set_progress",
     "synthetic_report",
     "load",
 ]

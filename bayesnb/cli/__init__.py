@@ -43,6 +43,7 @@ import os
 import sys
 import textwrap
 
+from .._progress import set_progress
 from .._safeio import ModelFileError
 from .._version import __version__
 from .check import cmd_check
@@ -474,6 +475,7 @@ def main(argv=None) -> int:
     debug = bool(os.environ.get("BAYESNB_DEBUG")) or "--debug" in options  # known before parsing
     PROG[0] = "bayesnb"
     QUIET[0] = False
+    set_progress(None)
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
@@ -484,6 +486,7 @@ def main(argv=None) -> int:
                 return 2
             PROG[0] = f"bayesnb {args.command}"
             QUIET[0] = args.quiet
+            set_progress(False if args.quiet else None)  # -q: no progress bar either
             if getattr(args, "format", None) is not None:  # refused before any work: parquet to stdout
                 table_format(args.output, args.format)
             return int(args.func(args) or 0)

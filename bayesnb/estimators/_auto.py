@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from .._loadcheck import SCORE_COLUMNS
+from .._progress import progress
 from .._utils import is_frame, missing_mask
 from ..families import Categorical, Gaussian, Histogram, Hurdle, LogNormal, Poisson
 from ..inference.conjugate import fit_block
@@ -262,7 +263,8 @@ def auto_blocks(X, categorical=None, resp=None):
     cat = [j for j, k in enumerate(kinds) if k == "categorical"]
     specs = [(cat, Categorical() if categorical is None else categorical)] if cat else []
     groups, rows = {}, []
-    for j in (j for j, k in enumerate(kinds) if k == "numeric"):
+    numeric = [j for j, k in enumerate(kinds) if k == "numeric"]
+    for j in progress(numeric, desc="features='auto': family search", disable=resp is None):
         best, scored, fam = "Gaussian", [], None
         if resp is not None:
             best, scored, fam = choose_family(_numeric_column(X, j), resp)

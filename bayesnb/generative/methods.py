@@ -236,7 +236,7 @@ class GenerativeMixin:
 
     # -------------------------------------------------------------- latent class
     def fit_latent_class(self, X, y=None, *, n_components=2, candidates=(1, 2, 3, 4, 6, 8), holdout=0.1,
-                         n_init=3, tol=1e-6, max_iter=200, random_state=None):
+                         n_init=3, tol=1e-6, max_iter=200, random_state=None, verbose=None):
         """Fit a latent-class model on ``X``: each class a mixture of naive-Bayes components.
 
         The latent states are (class, component) pairs; every state has the estimator's
@@ -260,6 +260,9 @@ class GenerativeMixin:
             32, ...) up to ``n_rows // (10 * n_classes)`` components per class; if the cap
             still scores best, a :class:`~bayesnb.SearchEdgeWarning` says so. Every
             count tried and its score are in the fit's ``selection``.
+        verbose : bool or None, default=None
+            A progress bar over the counts tried by ``"auto"`` (None: :func:`bayesnb.set_progress`,
+            by default shown after 2 s on a terminal or in Jupyter).
 
         Returns
         -------
@@ -282,7 +285,7 @@ class GenerativeMixin:
             full, _ = self._encode_blocks(X, self.posterior_)
             cap = max(1, n // (10 * len(self.classes_)))
             scores = em.search_components(self.posterior_, train, full, y_codes, np.unique(rows), candidates, cap,
-                                          who=self._who, stacklevel=3, **opts)
+                                          who=self._who, stacklevel=3, verbose=verbose, **opts)
             fit = em.fit_latent_class(self.posterior_, *self._latent_start(X, y_codes), y_codes,
                                       max(scores, key=scores.get), **opts)
             return fit._replace(selection=scores)
