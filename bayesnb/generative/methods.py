@@ -14,7 +14,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _dask
-from .._utils import as_generator, is_frame
+from .._utils import as_generator, check_memory, is_frame
 from ..inference import em
 from ..inference.em import allowed_states
 from ._checks import check_dask_impute, check_not_private, sample_request
@@ -68,6 +68,9 @@ class GenerativeMixin:
             options["parameter_uncertainty"] = False
         d, names = int(self.n_features_in_), getattr(self, "feature_names_in_", None)
         n, z, values, labels = sample_request(self.classes_, n_samples, y, given, d, names, self._who)
+        # a dense column per feature (a sparse block's rows hold its non-zeros: one column is the floor)
+        dense = sum(1 if b.family.accepts_sparse else len(b.names) for b in post.blocks)
+        check_memory(float(n) * (dense + 1), f"sample(n_samples={n})", self._who)
         if given is None:
             columns, z = sample_rows(post, n, d, rng=rng, z=z, group=None if latent is None else group,
                                      length=length, who=self._who, stacklevel=4, **options)
@@ -219,6 +222,7 @@ class GenerativeMixin:
         X_imputed : same type as X, or a list of ``n_imputations`` of them
         """
         m = check_impute_options(strategy, n_imputations, self._who)
+        check_memory(float(m) * np.prod(np.shape(X)), f"impute(n_imputations={m})", self._who)
         if _dask.is_dask(X):
             check_dask_impute(strategy, y, latent, n_components, self._who)
             check_is_fitted(self, "posterior_")
