@@ -206,7 +206,8 @@ def build_parser():
     mc.add_argument("-o", "--output", required=True, help="DataTree file to write: FILE.nc or FILE.zarr")
     mc.add_argument("--draws", type=int, default=1000, metavar="N", help="NUTS draws per chain (default 1000)")
     mc.add_argument("--warmup", type=int, default=500, metavar="N", help="warmup steps per chain (default 500)")
-    mc.add_argument("--chains", type=int, default=1, metavar="N", help="chains (default 1)")
+    mc.add_argument("--chains", type=int, default=4, metavar="N",
+                    help="chains, run one after another (default 4: r_hat and ESS from several chains)")
     mc.add_argument("--seed", type=int, default=0, help="random seed (default 0): run_mcmc(random_state=SEED)")
     mc.add_argument("--target-accept", type=float, default=0.8, metavar="P",
                     help="NUTS target acceptance probability in (0, 1) (default 0.8; raise it, e.g. to 0.95, "
