@@ -34,7 +34,7 @@ from .imputation import TableImputation, impute_table
 from .persistence import load
 from .pooling import pool
 from .posterior import NBPosterior
-from .privacy import DP, PrivacyWarning
+from .privacy import DP
 from .synthetic import SyntheticReport, synthetic_report
 
 __all__ = [
@@ -58,7 +58,6 @@ __all__ = [
     "NBPosterior",
     "NaiveBayes",
     "Poisson",
-    "PrivacyWarning",
     "SearchEdgeWarning",
     "SyntheticReport",
     "TableImputation",

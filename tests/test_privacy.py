@@ -158,10 +158,17 @@ def test_the_seed_makes_a_private_fit_reproducible_and_differs_from_the_exact_fi
     assert not np.allclose(a.category_count_[0], exact.category_count_[0])
 
 
-def test_labels_read_from_y_warn(votes):
+def test_labels_and_categories_must_be_declared_not_read_from_the_data(votes):
+    """Issue 28, defects 2 and 3: labels from y, or categories from astype('category'), would be released
+    without noise; both are refused."""
     X, y = votes
-    with pytest.warns(bn.PrivacyWarning, match="treated as public"):
+    with pytest.raises(ValueError, match=r"class labels must be declared: DP\(classes=\[...\]\)"):
         bn.CategoricalNB(categories=[["n", "y"]] * X.shape[1], privacy=bn.DP(1.0)).fit(X, y)
+    as_category = X.astype("category")  # categories built from the data, rare values included
+    with pytest.raises(ValueError, match="a pandas categorical dtype does not count"):
+        bn.CategoricalNB(privacy=bn.DP(1.0, classes=PARTIES)).fit(as_category, y)
+    declared = bn.CategoricalNB(categories=[["n", "y"]] * X.shape[1], privacy=bn.DP(1.0, classes=PARTIES))
+    assert declared.fit(as_category, y).privacy_spent_["epsilon"] == 1.0
     with pytest.raises(ValueError, match="democrat"):  # a label outside the declared ones
         bn.CategoricalNB(categories=[["n", "y"]] * X.shape[1], privacy=bn.DP(1.0, classes=["x", "z"])).fit(X, y)
 

@@ -12,7 +12,6 @@ is checked by :func:`check_class_params`, and a family's own parameters (``alpha
 from __future__ import annotations
 
 import math
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -26,7 +25,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d, validate_data
 
 from .._utils import all_finite, is_frame, missing_mask, take_rows
-from ..privacy import DP, PrivacyWarning
+from ..privacy import DP
 
 #: The largest total ``sample_weight`` (per fit, or accumulated over partial_fit calls): float64
 #: counts every integer up to 2**53 exactly; beyond it a row of weight 1 can vanish (c + 1 == c).
@@ -85,9 +84,9 @@ def check_private_fit(privacy, sample_weight, partial: bool, who: str) -> None:
         raise ValueError(f"{who}: sample_weight is not available with privacy=: the sensitivities assume each "
                          "row counts once (a weight above 1 would multiply a row's influence).")
     if privacy.classes is None:
-        warnings.warn(f"{who}: the class labels are read from y and treated as public; declare them with "
-                      "DP(classes=...) so that a label held by few rows is not revealed.", PrivacyWarning,
-                      stacklevel=4)
+        raise ValueError(f"{who}: with privacy= the class labels must be declared: DP(classes=[...]). Read from "
+                         "y, the set of labels would be released without noise (a label held by one row reveals "
+                         "that row).")
 
 
 def constraints(*names: str) -> dict:
