@@ -471,6 +471,15 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, ABC):
         columns = self.value_columns(state)
         return None if columns is None else [list(values) for values, _ in columns]
 
+    def param_value_labels(self, state):
+        """Labels of the last axis of a parameter indexed by value (a list per column), else None.
+
+        The values themselves for a discrete-valued family (:meth:`value_labels`); a family whose
+        parameters run over something else (a Histogram's bins) labels that (the bins' intervals).
+        Tables for people (``bayesnb posterior``) show them.
+        """
+        return self.value_labels(state)
+
     def value_columns(self, state):
         """Per column, ``(values, declared)`` for a family with a finite set of values, else None.
 

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["HistogramEncoding", "auto_bins", "bin_codes", "build_state", "check_state", "draw_within",
+__all__ = ["HistogramEncoding", "auto_bins", "bin_codes", "bin_labels", "build_state", "check_state", "draw_within",
            "tail_widths", "within_means", "within_modes"]
 
 #: the most bins ``bins="auto"`` makes
@@ -131,6 +131,16 @@ def tail_widths(edges: np.ndarray, x: np.ndarray) -> np.ndarray:
     below = np.maximum(edges[0] - x, 0.0) / w[0]
     above = np.maximum(x - edges[-1], 0.0) / w[-1]
     return below + above
+
+
+def bin_labels(edges: np.ndarray, integer: bool) -> list:
+    """The interval of each bin as text: ``"[a, b)"`` (the last ``"[a, b]"``), or for an integer column
+    the whole numbers it holds, ``"lo..hi"`` (``"v"`` for one)."""
+    if integer:
+        lo, hi = np.ceil(edges[:-1]).astype(np.int64), np.floor(edges[1:]).astype(np.int64)
+        return [str(a) if a == b else f"{a}..{b}" for a, b in zip(lo, hi)]
+    last = len(edges) - 2
+    return [f"[{a:.6g}, {b:.6g}{']' if i == last else ')'}" for i, (a, b) in enumerate(zip(edges[:-1], edges[1:]))]
 
 
 def bin_codes(A: np.ndarray, state: HistogramEncoding):

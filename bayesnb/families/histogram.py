@@ -322,6 +322,11 @@ class Histogram(Family):
         return _interval.histogram_bins(_enc.probs(post)[0], state.edges[0], bool(state.integer[0]), edges,
                                         _bins.within_means(state, 0))
 
+    def param_value_labels(self, state):
+        """Each bin of each column as the interval it covers: ``"[30.1, 35.25)"`` (the last bin closed),
+        ``"3..5"`` or ``"4"`` (the whole numbers of a bin of an integer column)."""
+        return [_bins.bin_labels(e, bool(whole)) for e, whole in zip(state.edges, state.integer)]
+
     def round_fill(self, values, state):
         """Whole numbers in the integer columns (``values`` (n, d))."""
         v = np.asarray(values, dtype=float)

@@ -286,3 +286,15 @@ def test_soft_weights_count_as_a_dense_one_hot_product():
         onehot[np.flatnonzero(ok), block.codes[ok, j]] = 1.0
         np.testing.assert_allclose(stats.counts[j], resp.T @ onehot, rtol=1e-12)
         np.testing.assert_allclose(stats.log_width[j], resp.T @ onehot * np.log(np.diff(e)), rtol=1e-12)
+
+
+def test_bins_are_labelled_by_the_interval_they_cover():
+    from bayesnb.families._histogram_bins import bin_labels
+
+    assert bin_labels(np.array([-0.5, 2.5, 3.5, 9.5]), True) == ["0..2", "3", "4..9"]
+    assert bin_labels(np.array([0.25, 1.5, 10.25]), False) == ["[0.25, 1.5)", "[1.5, 10.25]"]
+    block, state = Histogram(bins=3).encode(np.array([[0.0, 0.5], [1.0, 1.5], [5.0, 2.0], [9.0, 7.25]]))
+    labels = Histogram().param_value_labels(state)
+    assert [len(c) for c in labels] == [len(e) - 1 for e in state.edges]
+    assert labels[0][0].startswith("0") and labels[1][-1].endswith("7.25]")
+    assert Histogram().value_labels(state) is None  # still a numeric family (no finite set of values)
