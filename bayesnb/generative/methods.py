@@ -17,6 +17,7 @@ from .. import _dask
 from .._utils import as_generator, check_memory, is_frame
 from ..inference import em
 from ..inference.em import allowed_states
+from ..inference.private import block_bounds
 from ._checks import check_dask_impute, check_not_private, sample_request
 from .conditional import check_known_values, sample_given
 from .functions import feature_contributions, impute_cells, sample_rows, score_rows
@@ -61,6 +62,16 @@ class GenerativeMixin:
             class_part[~known] = self.predict_proba(X[~known] if not is_frame(X) else X.iloc[np.flatnonzero(~known)])
         return encoded, class_part
 
+    def _declared_bounds(self):
+        """``{column position: (lo, hi)}`` of a private model's ``DP(bounds=...)`` (None otherwise): the
+        support its draws keep (:func:`~bayesnb.generative.functions.sample_rows`)."""
+        dp = getattr(self, "privacy", None)
+        if dp is None or not dp.bounds or not hasattr(self, "privacy_spent_"):
+            return None
+        specs = [(b.columns, b.family) for b in self.posterior_.blocks]
+        per_block = block_bounds(dp, specs, getattr(self, "feature_names_in_", None), self._who)
+        return {int(c): b for (cols, _), bs in zip(specs, per_block) for c, b in zip(cols, bs) if b is not None}
+
     def _gen_rows(self, n_samples, y, rng, length, latent=None, given=None, **options):
         """Validate ``n_samples`` / ``y`` / ``given``, sample (:func:`sample_rows`, :func:`sample_given`), assemble."""
         post, group, point = self._gen_model(latent)
@@ -73,7 +84,8 @@ class GenerativeMixin:
         check_memory(float(n) * (dense + 1), f"sample(n_samples={n})", self._who)
         if given is None:
             columns, z = sample_rows(post, n, d, rng=rng, z=z, group=None if latent is None else group,
-                                     length=length, who=self._who, stacklevel=4, **options)
+                                     length=length, who=self._who, stacklevel=4, bounds=self._declared_bounds(),
+                                     **options)
         else:
             encoded = encode_given(self._gen_encode, values, labels, n, names, d, self._who)
             check_known_values(post, encoded, {j: v.to_numpy(dtype=object) for j, v in values.items()}, self._who)
