@@ -14,6 +14,7 @@ Quick start
 ['No', 'Yes']
 """
 
+from ._progress import set_progress
 from ._utils import AllMissingWarning, SearchEdgeWarning, ZeroProbabilityWarning
 from ._version import __version__
 from .criticism import check_independence, check_marginals
@@ -33,7 +34,7 @@ from .imputation import TableImputation, impute_table
 from .persistence import load
 from .pooling import pool
 from .posterior import NBPosterior
-from .privacy import DP, PrivacyWarning
+from .privacy import DP
 from .synthetic import SyntheticReport, synthetic_report
 
 __all__ = [
@@ -57,7 +58,6 @@ __all__ = [
     "NBPosterior",
     "NaiveBayes",
     "Poisson",
-    "PrivacyWarning",
     "SearchEdgeWarning",
     "SyntheticReport",
     "TableImputation",
@@ -69,6 +69,7 @@ __all__ = [
     "impute_table",
     "missing_labels",
     "pool",
+    "set_progress",
     "synthetic_report",
     "load",
 ]

@@ -230,19 +230,20 @@ def check_extras(model, post, n_features, extra):
 
 
 #: the columns of ``family_scores_`` (``NaiveBayes(features="auto")``)
-SCORE_COLUMNS = ("column", "family", "log_evidence", "resolution", "chosen")
+SCORE_COLUMNS = ("column", "family", "log_evidence", "resolution", "margin", "chosen")
 
 
 def _check_scores(t) -> None:
     """``family_scores_`` as stored: equal-length lists of :data:`SCORE_COLUMNS`."""
-    keys = SCORE_COLUMNS
+    keys = SCORE_COLUMNS if isinstance(t, dict) and "margin" in t else tuple(k for k in SCORE_COLUMNS
+                                                                              if k != "margin")  # 0.1 files
     if not isinstance(t, dict) or set(t) != set(keys) or not all(isinstance(t[k], list) for k in keys):
-        _fail(f"family_scores_ must hold the lists {list(keys)}")
+        _fail(f"family_scores_ must hold the lists {list(SCORE_COLUMNS)}")
     if len({len(t[k]) for k in keys}) != 1:
         _fail("family_scores_ lists must have one length")
     ok = (all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in t["column"])
           and all(isinstance(v, str) for v in t["family"])
-          and all(isinstance(v, float) for v in t["log_evidence"] + t["resolution"])
+          and all(isinstance(v, float) for v in t["log_evidence"] + t["resolution"] + t.get("margin", []))
           and all(isinstance(v, bool) for v in t["chosen"]))
     if not ok:
         _fail("family_scores_ holds a value of the wrong type")

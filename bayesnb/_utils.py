@@ -5,6 +5,7 @@ Nothing here knows about a distribution; the families do.
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Sequence
 
@@ -216,3 +217,36 @@ def dense(M) -> np.ndarray:
 def take_rows(X, rows):
     """The rows of ``X`` (array, sparse matrix or DataFrame) selected by ``rows`` (mask or indices)."""
     return X.iloc[rows] if is_frame(X) else X[rows]
+
+
+def physical_memory() -> float:
+    """Bytes of physical memory of this machine (``inf`` where the platform does not say)."""
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+        return float("inf")
+
+
+def check_memory(n_values, what: str, who: str, itemsize: int = 8) -> None:
+    """Refuse a result that cannot fit in memory, before any work (a size guard).
+
+    Parameters
+    ----------
+    n_values : int or float
+        How many values the result holds (rows x columns x ...).
+    what : str
+        What is asked for, e.g. ``"sample(n_samples=1000000000)"``.
+    who : str
+        The estimator's name.
+    itemsize : int, default=8
+        Bytes per value (float64).
+
+    Raises
+    ------
+    ValueError
+        When ``n_values * itemsize`` exceeds the machine's physical memory.
+    """
+    need, have = float(n_values) * itemsize, physical_memory()
+    if need > have:
+        raise ValueError(f"{who}: {what} would hold {float(n_values):.3g} values, about {need / 2**30:,.1f} GiB, "
+                         f"more than this machine's {have / 2**30:,.1f} GiB of memory; ask for fewer (in batches).")

@@ -46,6 +46,7 @@ import scipy.sparse as sp
 from scipy.stats import rankdata
 from sklearn.utils.validation import check_is_fitted
 
+from ._progress import progress
 from ._utils import as_generator, is_frame, missing_mask
 from .generative.functions import sample_rows
 from .generative.tables import label_codes
@@ -176,7 +177,7 @@ def _as_float(values, name, who):
         raise TypeError(f"{who}: feature {name!r} is numeric in the model; received non-numeric values.") from None
 
 
-def replicate_columns(estimator, X, y_codes, R, rng):
+def replicate_columns(estimator, X, y_codes, R, rng, verbose=None):
     """The data and ``R`` posterior predictive replicates, column by column.
 
     Returns
@@ -193,7 +194,8 @@ def replicate_columns(estimator, X, y_codes, R, rng):
     # what estimator.sample(n, y=labels, parameter_uncertainty=True) draws, before the columns
     # are assembled into the training dtypes (which the statistics do not need)
     reps = [sample_rows(estimator.posterior_, n, d, rng=rng, z=y_codes, parameter_uncertainty=True, who=who,
-                        stacklevel=4)[0] for _ in range(R)]
+                        stacklevel=4)[0] for _ in progress(range(R), desc="posterior predictive replicates",
+                                                           verbose=verbose)]
     columns = []
     for j in range(d):
         data = _column(X, j)
@@ -231,7 +233,7 @@ def _pair_statistic(a, b, da, db):
     return mutual_information(codes[:, both], _bin(x, x[0])), "mutual_information_binned", m
 
 
-def check_independence(estimator, X, y, *, n_replicates=200, random_state=None):
+def check_independence(estimator, X, y, *, n_replicates=200, random_state=None, verbose=None):
     """Posterior predictive check of conditional independence, for every feature pair within each class.
 
     See the module docs for the statistics, the binning rule and the p-values.
@@ -246,6 +248,9 @@ def check_independence(estimator, X, y, *, n_replicates=200, random_state=None):
     n_replicates : int, default=200
         Number of replicated datasets ``R``; the smallest p-value is ``1 / (R + 1)``.
     random_state : None, int or Generator
+    verbose : bool or None, default=None
+        A progress bar over the replicates (None: :func:`bayesnb.set_progress`, by default shown
+        after 2 s on a terminal or in Jupyter).
 
     Returns
     -------
@@ -257,7 +262,7 @@ def check_independence(estimator, X, y, *, n_replicates=200, random_state=None):
         ``p_value``, then by decreasing ``effect``.
     """
     X, codes, R = _check_inputs(estimator, X, y, n_replicates)
-    columns, discrete, names = replicate_columns(estimator, X, codes, R, as_generator(random_state))
+    columns, discrete, names = replicate_columns(estimator, X, codes, R, as_generator(random_state), verbose)
     rows, stats = [], []
     for k, label in enumerate(estimator.classes_):
         in_k = codes == k
@@ -282,7 +287,7 @@ def _marginal_stats(x):
             "n_distinct": distinct.astype(float)}
 
 
-def check_marginals(estimator, X, y, *, n_replicates=200, random_state=None):
+def check_marginals(estimator, X, y, *, n_replicates=200, random_state=None, verbose=None):
     """Posterior predictive check of each numeric column's family, within each class.
 
     Does the family fit the column? Compares the skewness, zero fraction, minimum,
@@ -293,7 +298,7 @@ def check_marginals(estimator, X, y, *, n_replicates=200, random_state=None):
 
     Parameters
     ----------
-    estimator, X, y, n_replicates, random_state
+    estimator, X, y, n_replicates, random_state, verbose
         As in :func:`check_independence`.
 
     Returns
@@ -305,7 +310,7 @@ def check_marginals(estimator, X, y, *, n_replicates=200, random_state=None):
         Empty (with these columns) when the model has no numeric column.
     """
     X, codes, R = _check_inputs(estimator, X, y, n_replicates)
-    columns, discrete, names = replicate_columns(estimator, X, codes, R, as_generator(random_state))
+    columns, discrete, names = replicate_columns(estimator, X, codes, R, as_generator(random_state), verbose)
     rows, stats = [], []
     for k, label in enumerate(estimator.classes_):
         in_k = codes == k
@@ -338,7 +343,7 @@ def _table(rows, stats, order, side, keys, observed="statistic"):
 class CriticismMixin:
     """The posterior predictive checks as estimator methods (:class:`~bayesnb.BaseNB`)."""
 
-    def check_independence(self, X, y, *, n_replicates=200, random_state=None):
+    def check_independence(self, X, y, *, n_replicates=200, random_state=None, verbose=None):
         """Check conditional independence of every feature pair within each class.
 
         Delegates to :func:`bayesnb.criticism.check_independence` (statistics, binning
@@ -350,15 +355,17 @@ class CriticismMixin:
         y : array-like of shape (n_samples,)
         n_replicates : int, default=200
         random_state : None, int or Generator
+        verbose : bool or None, default=None
+            A progress bar over the replicates (:func:`bayesnb.set_progress`).
 
         Returns
         -------
         DataFrame
             One row per (class, pair), most severe first.
         """
-        return check_independence(self, X, y, n_replicates=n_replicates, random_state=random_state)
+        return check_independence(self, X, y, n_replicates=n_replicates, random_state=random_state, verbose=verbose)
 
-    def check_marginals(self, X, y, *, n_replicates=200, random_state=None):
+    def check_marginals(self, X, y, *, n_replicates=200, random_state=None, verbose=None):
         """Check each numeric column's family within each class (skewness, zeros, range, distinct values).
 
         Delegates to :func:`bayesnb.criticism.check_marginals`.
@@ -369,10 +376,12 @@ class CriticismMixin:
         y : array-like of shape (n_samples,)
         n_replicates : int, default=200
         random_state : None, int or Generator
+        verbose : bool or None, default=None
+            A progress bar over the replicates (:func:`bayesnb.set_progress`).
 
         Returns
         -------
         DataFrame
             One row per (class, numeric feature, check), most severe first.
         """
-        return check_marginals(self, X, y, n_replicates=n_replicates, random_state=random_state)
+        return check_marginals(self, X, y, n_replicates=n_replicates, random_state=random_state, verbose=verbose)

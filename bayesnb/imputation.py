@@ -56,6 +56,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
+from ._progress import progress
 from ._utils import as_generator, is_numeric_column
 from .estimators import NaiveBayes
 from .mvn_impute import _check_table, impute_mvn
@@ -199,7 +200,7 @@ def _loss(truth, filled, numeric):
 
 
 def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=False, estimator=None,
-                 search_rows=SEARCH_ROWS, random_state=None):
+                 search_rows=SEARCH_ROWS, random_state=None, verbose=None):
     """Fill the missing cells of ``X`` with, per column, the configuration that imputes it best.
 
     See the module docstring for the procedure. Cost: every configuration is fitted and imputes
@@ -233,6 +234,9 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
         this many rows when the table has more (then fits that count on every row); None: on
         every row (slow on large tables).
     random_state : None, int or Generator
+    verbose : bool or None, default=None
+        A progress bar over the configurations fitted (None: :func:`bayesnb.set_progress`, by
+        default shown after 2 s on a terminal or in Jupyter).
 
     Returns
     -------
@@ -265,7 +269,12 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
     for j, c in enumerate(X.columns):
         if hidden[:, j].any():
             Xh.loc[hidden[:, j], c] = None if not is_numeric_column(X[c]) else np.nan
-    runs = {cfg: _run(cfg, estimator, Xh, y, label_given, rng, search_rows) for cfg in configs}
+    bar = progress(total=2 * len(configs), desc="impute_table: configurations", verbose=verbose)
+    runs = {}
+    for cfg in configs:
+        bar.set_postfix_str(f"{cfg} (hidden cells)")
+        runs[cfg] = _run(cfg, estimator, Xh, y, label_given, rng, search_rows)
+        bar.update()
     fills, count = {cfg: run[0] for cfg, run in runs.items()}, runs.get("latent", (None, None))[1]
     rows, chosen = [], {}
     for j, c in enumerate(X.columns):
@@ -286,8 +295,12 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
     for c in unjudged:
         chosen[c] = configs[0]
     # the real table: the latent count chosen above is fitted again, not searched again
-    finals = {cfg: _run(cfg, estimator, X, y, label_given, rng, search_rows, count)[0]
-              for cfg in configs if cfg in chosen.values()}
+    finals = {}
+    for cfg in (cfg for cfg in configs if cfg in chosen.values()):
+        bar.set_postfix_str(f"{cfg} (the table)")
+        finals[cfg] = _run(cfg, estimator, X, y, label_given, rng, search_rows, count)[0]
+        bar.update()
+    bar.close()
     table = X.copy()
     for c in missing:
         table[c] = finals[chosen[c]][c]

@@ -23,7 +23,7 @@ import warnings
 
 import numpy as np
 
-from ._utils import ZeroProbabilityWarning, as_generator, take_rows
+from ._utils import ZeroProbabilityWarning, as_generator, check_memory, take_rows
 from .diagnostics import to_datatree
 from .families._numeric import dirichlet_draws
 from .generative.tables import missing_labels
@@ -325,6 +325,8 @@ class PosteriorMixin:
         n_draws = self._check_n_draws(n_draws)
         X = self._check_X(X, reset=False)
         post = self.posterior_
+        check_memory(float(n_draws) * X.shape[0] * len(post.classes), f"predict_proba_draws(n_draws={n_draws})",
+                     self._who)
         encoded, _ = self._encode_blocks(X, post)
         blocks, log_pi = self._param_draws(n_draws, random_state)
         out = np.empty((n_draws, X.shape[0], len(post.classes)))

@@ -7,7 +7,8 @@ costs nothing and works without it.
   (bars for categorical/Bernoulli features, densities for Gaussian ones, the most
   probable columns of a multinomial block).
 - :func:`log_odds` -- log-odds weights with credible intervals, sorted by size.
-- :func:`reliability_diagram` -- calibration: predicted probability vs observed frequency.
+- :func:`reliability_diagram` -- calibration: predicted probability vs observed frequency, in
+  equal-count bins with binomial intervals (the numbers: :func:`reliability_table`).
 - :func:`plot_independence` -- heatmap of :meth:`~bayesnb.BaseNB.check_independence`,
   one panel per class.
 - :func:`exact_vs_mcmc` -- overlay of exact conjugate draws and MCMC draws of the same
@@ -26,7 +27,7 @@ import numpy as np
 from ._structure_plot import draw_structure, edge_weights
 
 __all__ = ["class_conditionals", "exact_vs_mcmc", "log_odds", "plot_independence", "plot_structure",
-           "reliability_diagram", "savefig"]
+           "reliability_diagram", "reliability_table", "savefig"]
 
 
 def _pyplot():
@@ -58,11 +59,12 @@ def savefig(fig, path, dpi=110) -> str:
     return str(path)
 
 
-def _grid(n, ncols, size=(3.2, 2.4)):
+def _grid(n, ncols, size=(3.2, 2.4), layout=None):
     plt = _pyplot()
     ncols = max(1, min(ncols, n))
     nrows = int(np.ceil(n / ncols))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(size[0] * ncols, size[1] * nrows), squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(size[0] * ncols, size[1] * nrows), squeeze=False,
+                             layout=layout)
     for ax in axes.ravel()[n:]:
         ax.set_visible(False)
     return fig, axes.ravel()
@@ -164,8 +166,73 @@ def log_odds(names, mean, lower=None, upper=None, ax=None, title=None, xlabel="l
     return fig
 
 
-def reliability_diagram(y_true, proba, classes=None, n_bins=10, ax=None, label=None):
+def reliability_table(y_true, proba, classes=None, n_bins=10, level=0.95):
+    """The numbers of :func:`reliability_diagram`: equal-count bins of confidence with binomial intervals.
+
+    Rows are sorted by confidence and cut into ``n_bins`` bins of (nearly) equal counts, so
+    every point rests on about ``n / n_bins`` rows. Each bin's observed frequency gets the
+    Jeffreys interval of a binomial proportion (the equal-tailed ``level`` interval of
+    ``Beta(hits + 1/2, misses + 1/2)``, ending at 0 or 1 when no row or every row is a hit,
+    as Brown, Cai & DasGupta 2001 recommend).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        True labels.
+    proba : ndarray of shape (n, K)
+        Predicted class probabilities (columns in ``classes`` order).
+    classes : array-like of shape (K,), optional
+        Class labels of the columns (default: sorted unique ``y_true``).
+    n_bins : int, default=10
+        Number of bins (fewer when there are fewer rows).
+    level : float, default=0.95
+
+    Returns
+    -------
+    table : DataFrame
+        One row per bin: ``confidence`` (mean predicted probability), ``frequency``
+        (observed), ``lower``, ``upper`` (the interval), ``n`` (rows).
+    what : str
+        What the confidence is: ``P(y = c)`` of the second class for two classes, else the
+        top-label confidence.
+    """
+    import pandas as pd
+    from scipy.stats import beta
+
+    y_true = np.asarray(y_true)
+    proba = np.asarray(proba, dtype=float)
+    classes = np.unique(y_true) if classes is None else np.asarray(classes)
+    if proba.ndim != 2 or proba.shape != (y_true.shape[0], classes.shape[0]):
+        raise ValueError(f"reliability_table: proba must have shape (n, K) = ({y_true.shape[0]}, {classes.shape[0]}); "
+                         f"received {proba.shape}.")
+    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
+        raise ValueError(f"reliability_table: n_bins must be an int >= 1; received {n_bins!r}.")
+    if proba.shape[1] == 2:
+        conf, hit = proba[:, 1], (y_true == classes[1]).astype(float)
+        what = f"P(y = {classes[1]})"
+    else:
+        top = proba.argmax(axis=1)
+        conf, hit = proba[np.arange(len(top)), top], (classes[top] == y_true).astype(float)
+        what = "top-label confidence"
+    order = np.argsort(conf, kind="stable")
+    groups = [g for g in np.array_split(order, min(int(n_bins), len(order))) if g.size]
+    n = np.array([g.size for g in groups])
+    hits = np.array([hit[g].sum() for g in groups])
+    tail = (1 - level) / 2
+    # Brown, Cai & DasGupta (2001): the interval ends at 0 (1) when no row (every row) is a hit
+    lower = np.where(hits == 0, 0.0, beta.ppf(tail, hits + 0.5, n - hits + 0.5))
+    upper = np.where(hits == n, 1.0, beta.isf(tail, hits + 0.5, n - hits + 0.5))
+    table = pd.DataFrame({"confidence": [conf[g].mean() for g in groups], "frequency": hits / n,
+                          "lower": lower, "upper": upper, "n": n})
+    return table, what
+
+
+def reliability_diagram(y_true, proba, classes=None, n_bins=10, ax=None, label=None, level=0.95):
     """Calibration of predicted probabilities (top-label for more than two classes).
+
+    Equal-count bins of confidence, each point with the Jeffreys ``level`` interval of its
+    observed frequency (:func:`reliability_table`), so a bin of few rows shows how little it
+    says.
 
     Parameters
     ----------
@@ -179,43 +246,31 @@ def reliability_diagram(y_true, proba, classes=None, n_bins=10, ax=None, label=N
     ax : matplotlib Axes, optional
         Draw into it (call again with another ``label`` to compare models).
     label : str, optional
+    level : float, default=0.95
+        Level of the intervals.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
     plt = _pyplot()
-    y_true = np.asarray(y_true)
-    proba = np.asarray(proba, dtype=float)
-    classes = np.unique(y_true) if classes is None else np.asarray(classes)
-    if proba.shape[1] == 2:
-        conf, hit = proba[:, 1], (y_true == classes[1]).astype(float)
-        what = f"P(y = {classes[1]})"
-    else:
-        top = proba.argmax(axis=1)
-        conf, hit = proba[np.arange(len(top)), top], (classes[top] == y_true).astype(float)
-        what = "top-label confidence"
-    edges = np.linspace(0, 1, n_bins + 1)
-    bins = np.clip(np.digitize(conf, edges) - 1, 0, n_bins - 1)
-    n = np.bincount(bins, minlength=n_bins)
-    ok = n > 0
-    mean_conf = np.bincount(bins, conf, n_bins)[ok] / n[ok]
-    freq = np.bincount(bins, hit, n_bins)[ok] / n[ok]
+    table, what = reliability_table(y_true, proba, classes, n_bins, level)
     if ax is None:
-        fig, ax = plt.subplots(figsize=(4.2, 4.2))
+        fig, ax = plt.subplots(figsize=(4.2, 4.2), layout="constrained")
         ax.plot([0, 1], [0, 1], "--", color="0.6", lw=1, label="perfect calibration")
     else:
         fig = ax.figure
-    ax.plot(mean_conf, freq, "o-", label=label or "model")
-    for c, f, m in zip(mean_conf, freq, n[ok]):
-        ax.annotate(str(m), (c, f), fontsize=6, textcoords="offset points", xytext=(3, -8))
+    f = table["frequency"].to_numpy()
+    err = np.clip(np.vstack([f - table["lower"].to_numpy(), table["upper"].to_numpy() - f]), 0.0, None)
+    ax.errorbar(table["confidence"], f, yerr=err, fmt="o-", capsize=2, ms=4,
+                label=f"{label or 'model'} ({level:.0%} intervals)")
     ax.set_xlabel(f"predicted {what}")
     ax.set_ylabel("observed frequency")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
-    ax.set_title("reliability diagram (numbers: rows per bin)", fontsize=9)
+    ax.set_title(f"reliability diagram ({len(table)} equal-count bins of ~{int(table['n'].median())} rows)",
+                 fontsize=9)
     ax.legend(fontsize=8, loc="upper left")
-    fig.tight_layout()
     return fig
 
 
@@ -243,7 +298,7 @@ def exact_vs_mcmc(exact, mcmc, names=None, ncols=4, bins=40):
         raise ValueError(f"exact has {exact.shape[1]} parameters but mcmc has {mcmc.shape[1]}.")
     p = exact.shape[1]
     names = [f"param {i}" for i in range(p)] if names is None else [str(n) for n in names]
-    fig, axes = _grid(p, ncols)
+    fig, axes = _grid(p, ncols, layout="constrained")
     for i, ax in enumerate(axes[:p]):
         lo = min(exact[:, i].min(), mcmc[:, i].min())
         hi = max(exact[:, i].max(), mcmc[:, i].max())
@@ -251,11 +306,12 @@ def exact_vs_mcmc(exact, mcmc, names=None, ncols=4, bins=40):
         ax.hist(exact[:, i], bins=edges, density=True, alpha=0.5, label="exact (conjugate)")
         ax.hist(mcmc[:, i], bins=edges, density=True, histtype="step", lw=1.5, label="MCMC (NUTS)")
         ax.set_title(names[i], fontsize=8)
+        ax.set_xlabel("parameter value", fontsize=7)
+        ax.set_ylabel("posterior density", fontsize=7)
         ax.tick_params(labelsize=7)
-    if p:
-        axes[0].legend(fontsize=7)
+    if p:  # one legend for the figure, above the panels (it covers none of them)
+        fig.legend(*axes[0].get_legend_handles_labels(), loc="outside upper right", ncols=2, fontsize=8)
     fig.suptitle("exact posterior vs MCMC", fontsize=10)
-    fig.tight_layout()
     return fig
 
 
@@ -296,7 +352,7 @@ def plot_independence(table, value="p_value", classes=None, ncols=3, axes=None):
     bound = float(np.max(np.abs(finite))) if finite.size else 1.0
     v = np.clip(v, -bound, bound)
     if axes is None:
-        fig, axes = _grid(len(shown), ncols, size=(4.2, 3.6))
+        fig, axes = _grid(len(shown), ncols, size=(4.2, 3.6), layout="constrained")
     else:
         axes = np.ravel(axes)
         fig = axes[0].figure

@@ -22,11 +22,8 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import ndtr
 
-__all__ = ["DP", "Budget", "PrivacyWarning", "analytic_gaussian_sigma", "project_simplex"]
+__all__ = ["DP", "Budget", "analytic_gaussian_sigma", "project_simplex"]
 
-
-class PrivacyWarning(UserWarning):
-    """A private fit reads something from the data that it treats as public (the class labels)."""
 
 _MECHANISMS = ("laplace", "gaussian")
 
@@ -55,9 +52,9 @@ class DP:
         calibrated to the L2 sensitivity with the analytic calibration ((epsilon, delta)-DP).
     random_state : int, numpy.random.Generator or None
         Seed of the noise. Leave None in real use: a seed known to anyone voids the guarantee.
-    classes : array-like, optional
-        The class labels, declared. None reads them from ``y`` and treats them as public
-        (with a :class:`PrivacyWarning`): a label that only one row has would be revealed.
+    classes : array-like
+        The class labels, declared (required to fit: read from ``y``, a label that only one
+        row has would be revealed; None is refused with a clear error).
 
     Examples
     --------

@@ -514,7 +514,8 @@ def test_demo_quick(tmp_path, capsys, monkeypatch):
                    "Most unusual members"):
         assert needle in report
     # the MCMC, impute and sample steps actually ran
-    assert re.search(r"NUTS: \d+ warm-up \+ \d+ draws", report)
+    assert re.search(r"NUTS: 4 chains of \d+ warm-up \+ \d+ draws", report)
+    assert float(re.search(r"max r_hat (\d\.\d+)", report).group(1)) <= 1.01  # 4 chains mix: no r-hat warning
     assert "filled 392 missing votes" in report and "hidden observed votes: imputation accuracy" in report
     assert "(first 6 of 16 votes shown)" in report and "republican" in report.split("Synthetic members")[1]
     pngs = sorted(p.name for p in out.iterdir() if p.name != "report.txt")

@@ -28,8 +28,10 @@ def test_mcmc_writes_the_python_api_draws_and_prints_the_comparison(tmp_path, ca
     printed = capsys.readouterr().out
     X, y = df.drop(columns="PlayTennis"), df["PlayTennis"]
     clf = NaiveBayes().fit(X, y)  # what 'bayesnb fit' fits with the default --family auto
-    dt = clf.run_mcmc(X, y, num_warmup=150, num_samples=200, random_state=3, progress_bar=False)
+    # the command's default: 4 chains
+    dt = clf.run_mcmc(X, y, num_warmup=150, num_samples=200, num_chains=4, random_state=3, progress_bar=False)
     got = xr.open_datatree(out, engine="h5netcdf")
+    assert got["posterior"].sizes["chain"] == 4
     assert set(got["posterior"].data_vars) == set(dt["posterior"].data_vars) == {"pi", "theta_categorical"}
     for v in dt["posterior"].data_vars:
         np.testing.assert_array_equal(got["posterior"][v].values, dt["posterior"][v].values)

@@ -568,3 +568,27 @@ def test_sample_from_a_latent_class_model_keeps_dependence_between_features():
         other.sample(5, latent=fit)
     with pytest.raises(ValueError, match="LatentClassFit of this estimator"):
         other.impute(np.array([[np.nan, 1.0]]), latent=fit)
+
+
+def test_size_guards_refuse_what_cannot_fit_in_memory_before_any_work(tmp_path):
+    """Issue 31: sample -n 1e9 was OOM-killed at 13 GB; now a clear error says what it would need."""
+    from bayesnb import CategoricalNB
+    from bayesnb._utils import physical_memory
+    from bayesnb.cli import main
+    from bayesnb.datasets import load_house_votes
+
+    votes = load_house_votes()
+    X, y = votes.drop(columns="party"), votes["party"]
+    model = CategoricalNB().fit(X, y)
+    huge = int(physical_memory() // 8) + 1  # one row per 8 bytes of memory: far too many rows of 16 columns
+    with pytest.raises(ValueError, match=rf"sample\(n_samples={huge}\) would hold .* GiB, more than this machine's"):
+        model.sample(huge)
+    with pytest.raises(ValueError, match=r"predict_proba_draws\(n_draws=.*\) would hold"):
+        model.predict_proba_draws(X, n_draws=huge // 100)
+    with pytest.raises(ValueError, match=r"impute\(n_imputations=.*\) would hold"):
+        model.impute(X, strategy="draw", n_imputations=huge // 1000)
+    assert model.sample(3, random_state=0)[0].shape == (3, 16)  # ordinary sizes are untouched
+    path = tmp_path / "votes.bnb"
+    model.save(path)
+    rc = main(["sample", str(path), "-n", str(huge), "-o", str(tmp_path / "s.csv")])
+    assert rc == 2 and not (tmp_path / "s.csv").exists()

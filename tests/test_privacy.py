@@ -12,6 +12,9 @@ import pytest
 import bayesnb as bn
 from bayesnb.datasets import load_house_votes, load_penguins
 from bayesnb.families._private import VAR_FLOOR
+from bayesnb.families.gaussian import plug_in
+from bayesnb.families.poisson import lam_of
+from bayesnb.inference.conjugate import fit_block
 from bayesnb.privacy import Budget, analytic_gaussian_sigma, project_simplex
 
 PARTIES = ["democrat", "republican"]
@@ -158,10 +161,17 @@ def test_the_seed_makes_a_private_fit_reproducible_and_differs_from_the_exact_fi
     assert not np.allclose(a.category_count_[0], exact.category_count_[0])
 
 
-def test_labels_read_from_y_warn(votes):
+def test_labels_and_categories_must_be_declared_not_read_from_the_data(votes):
+    """Issue 28, defects 2 and 3: labels from y, or categories from astype('category'), would be released
+    without noise; both are refused."""
     X, y = votes
-    with pytest.warns(bn.PrivacyWarning, match="treated as public"):
+    with pytest.raises(ValueError, match=r"class labels must be declared: DP\(classes=\[...\]\)"):
         bn.CategoricalNB(categories=[["n", "y"]] * X.shape[1], privacy=bn.DP(1.0)).fit(X, y)
+    as_category = X.astype("category")  # categories built from the data, rare values included
+    with pytest.raises(ValueError, match="a pandas categorical dtype does not count"):
+        bn.CategoricalNB(privacy=bn.DP(1.0, classes=PARTIES)).fit(as_category, y)
+    declared = bn.CategoricalNB(categories=[["n", "y"]] * X.shape[1], privacy=bn.DP(1.0, classes=PARTIES))
+    assert declared.fit(as_category, y).privacy_spent_["epsilon"] == 1.0
     with pytest.raises(ValueError, match="democrat"):  # a label outside the declared ones
         bn.CategoricalNB(categories=[["n", "y"]] * X.shape[1], privacy=bn.DP(1.0, classes=["x", "z"])).fit(X, y)
 
@@ -241,3 +251,41 @@ def test_a_private_fit_does_not_modify_the_data(penguins):
         warnings.simplefilter("error")
         bn.NaiveBayes(penguin_features(), privacy=dp).fit(X, y)
     pd.testing.assert_frame_equal(X, X0)
+
+
+@pytest.mark.parametrize("epsilon", [0.05, 1.0])
+def test_private_samples_stay_inside_the_declared_bounds(penguins, epsilon):
+    """Issue 28, defect 1: a noisy mean or a posterior draw far outside the bounds made 10-13% of the
+    synthetic cells leave them (ages down to -11.5); draws now come from the truncated law."""
+    X, y = penguins
+    model = bn.NaiveBayes(penguin_features(), privacy=bn.DP(epsilon, classes=SPECIES, bounds=BOUNDS,
+                                                            random_state=0)).fit(X, y)
+    for seed in range(3):
+        S, _ = model.sample(3000, random_state=seed)
+        for col, (lo, hi) in BOUNDS.items():
+            assert S[col].between(lo, hi).all(), col
+
+
+def test_draws_between_bounds_follow_the_truncated_law():
+    from scipy import stats
+
+    rng = np.random.default_rng(0)
+    z = np.zeros(20000, dtype=np.int64)
+    g = bn.Gaussian()
+    X = np.column_stack([rng.normal(1.0, 2.0, 400), rng.normal(-3.0, 0.5, 400)])
+    _, _, _, _, post = fit_block(g, X, np.ones((400, 1)))
+    mu, var = plug_in(post)
+    x = g.gen_sample_between(post, z, rng, 0, 0.0, 4.0)
+    a, b = (0.0 - mu[0, 0]) / np.sqrt(var[0, 0]), (4.0 - mu[0, 0]) / np.sqrt(var[0, 0])
+    assert stats.kstest(x, stats.truncnorm(a, b, loc=mu[0, 0], scale=np.sqrt(var[0, 0])).cdf).pvalue > 0.01
+    far = g.gen_sample_between(post, z[:500], rng, 1, 10.0, 12.0)  # 26 sds away: no mass to reject into
+    assert np.all((far >= 10.0) & (far <= 12.0)) and far.mean() < 10.1
+    p = bn.Poisson()
+    counts = rng.poisson(6.0, (400, 1)).astype(float)
+    _, _, _, _, ppost = fit_block(p, counts, np.ones((400, 1)))
+    lam = lam_of(ppost)[0][0, 0]
+    k = p.gen_sample_between(ppost, z, rng, 0, 2.0, 5.0)
+    want = stats.poisson.pmf(np.arange(2, 6), lam)
+    observed = np.bincount(k.astype(int), minlength=6)[2:6]
+    assert set(np.unique(k)) <= {2.0, 3.0, 4.0, 5.0}
+    assert stats.chisquare(observed, want / want.sum() * len(k)).pvalue > 0.01

@@ -550,3 +550,27 @@ def test_parameter_constraints_declare_every_hyperparameter(cls):
 def test_fit_prior_must_be_a_bool(cls):
     with pytest.raises(ValueError, match=rf"'fit_prior' parameter of {cls.__name__} must be"):
         cls(fit_prior="yes").fit(CODES, Y)
+
+
+def test_an_odd_cell_refuses_the_batch_naming_its_rows_and_column():
+    """Issue 31: one value outside a family's support fails the call with a message naming where it is."""
+    import pandas as pd
+
+    from bayesnb import NaiveBayes
+    from bayesnb.families import Gaussian, Poisson
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.poisson(3, 200), "b": rng.poisson(5, 200), "c": rng.normal(size=200)})
+    y = rng.integers(0, 2, 200)
+    model = NaiveBayes(features={("a", "b"): Poisson(), "c": Gaussian()}).fit(X, y)
+    Q = X.head(50).astype(float)
+    Q.loc[7, "b"] = 2.5
+    Q.loc[33, "b"] = 4.5
+    for method in (model.predict, model.predict_proba, model.score_samples):
+        with pytest.raises(ValueError, match=r"non-integer value\(s\) \[2.5, 4.5\].*position\(s\) \[7, 33\] of X "
+                                             r"in column\(s\) \['b'\]"):
+            method(Q)
+    bad = X.to_numpy(float)
+    bad[[3, 5, 8, 13, 21, 34], 0] = 0.5
+    with pytest.raises(ValueError, match=r"position\(s\) \[3, 5, 8, 13, 21\] \(the first 5\) of X in column\(s\) \[0\]"):
+        NaiveBayes(features={(0, 1): Poisson(), 2: Gaussian()}).fit(bad, y)

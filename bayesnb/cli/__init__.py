@@ -43,6 +43,7 @@ import os
 import sys
 import textwrap
 
+from .._progress import set_progress
 from .._safeio import ModelFileError
 from .._version import __version__
 from .check import cmd_check
@@ -205,7 +206,8 @@ def build_parser():
     mc.add_argument("-o", "--output", required=True, help="DataTree file to write: FILE.nc or FILE.zarr")
     mc.add_argument("--draws", type=int, default=1000, metavar="N", help="NUTS draws per chain (default 1000)")
     mc.add_argument("--warmup", type=int, default=500, metavar="N", help="warmup steps per chain (default 500)")
-    mc.add_argument("--chains", type=int, default=1, metavar="N", help="chains (default 1)")
+    mc.add_argument("--chains", type=int, default=4, metavar="N",
+                    help="chains, run one after another (default 4: r_hat and ESS from several chains)")
     mc.add_argument("--seed", type=int, default=0, help="random seed (default 0): run_mcmc(random_state=SEED)")
     mc.add_argument("--target-accept", type=float, default=0.8, metavar="P",
                     help="NUTS target acceptance probability in (0, 1) (default 0.8; raise it, e.g. to 0.95, "
@@ -474,6 +476,7 @@ def main(argv=None) -> int:
     debug = bool(os.environ.get("BAYESNB_DEBUG")) or "--debug" in options  # known before parsing
     PROG[0] = "bayesnb"
     QUIET[0] = False
+    set_progress(None)
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
@@ -484,6 +487,7 @@ def main(argv=None) -> int:
                 return 2
             PROG[0] = f"bayesnb {args.command}"
             QUIET[0] = args.quiet
+            set_progress(False if args.quiet else None)  # -q: no progress bar either
             if getattr(args, "format", None) is not None:  # refused before any work: parquet to stdout
                 table_format(args.output, args.format)
             return int(args.func(args) or 0)

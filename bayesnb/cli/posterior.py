@@ -2,8 +2,8 @@
 
 One row per parameter element: ``block`` (the block's label, as in the ArviZ output of
 ``model.sample_posterior()``; ``class`` for the class proportions ``pi``), ``parameter``,
-``class``, ``feature``, ``value`` (the category of a categorical probability, the bin of a
-histogram; empty otherwise), then ``mean``, ``sd``, ``hdi_3%`` and ``hdi_97%`` of exact
+``class``, ``feature``, ``value`` (the category of a categorical probability, the interval of a
+histogram's bin, e.g. ``[30.1, 35.25)`` or ``3..5``; empty otherwise), then ``mean``, ``sd``, ``hdi_3%`` and ``hdi_97%`` of exact
 conjugate posterior draws (:func:`bayesnb.inference.draws.sample_posterior_draws`, the draws
 ``model.sample_posterior(n_draws, random_state=seed)`` returns for the same seed). The
 94% interval is the highest-density interval, computed as ArviZ does (the narrowest window
@@ -125,7 +125,7 @@ def posterior_table(model, n_draws=2000, random_state=0):
         label = max((lab for lab in blocks if key.endswith(f"_{lab}")), key=len)
         b = blocks[label]
         parts.append(_rows(label, key[: -len(label) - 1], arr, classes, list(b.names),
-                           b.family.value_labels(b.state)))
+                           b.family.param_value_labels(b.state)))
     return pd.concat(parts, ignore_index=True)[list(COLUMNS)]
 
 

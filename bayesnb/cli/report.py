@@ -60,7 +60,7 @@ def _block_lines(b, classes, rng, max_columns, top):
         lines.append(f"  ({size} parameters: too many to summarise here; see model.sample_posterior())")
         return lines
     draws = fam.sample_params(b.posterior, n_draws, rng)
-    labels = fam.value_labels(b.state)
+    labels = fam.param_value_labels(b.state)  # a histogram's bins as their intervals
     if any(np.ndim(v) < 3 for v in draws.values()):  # a parameter without a column axis
         lines.append(f"  parameters {list(draws)} (see model.sample_posterior())")
         return lines

@@ -24,7 +24,10 @@ reals, so it is a candidate of real columns only). Each candidate is fitted to t
 their resolution ``h``: 1 for whole numbers, else the decimal grid the values are
 recorded on (``0.1`` for values with one decimal; at most 12 decimals). A density's cell
 then has probability ``f(x) h``, a mass keeps its mass (``Family.density_cells``): the
-score is ``log_evidence + density_cells * log h``. The highest score wins. LogNormal's
+score is ``log_evidence + density_cells * log h``. The highest score wins, except that a
+parametric family within :data:`TIE_NATS` (3 nats) of a winning Histogram wins instead (a
+near tie is noise: the column's support decides, so the choice does not flip between
+resamples of one table; ``margin`` in the scores). LogNormal's
 evidence includes the Jacobian of ``log x``, so it is a density of ``x`` like the others.
 
 Columns with no observed value keep the historical default (Gaussian, whose prior
@@ -41,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from .._loadcheck import SCORE_COLUMNS
+from .._progress import progress
 from .._utils import is_frame, missing_mask
 from ..families import Categorical, Gaussian, Histogram, Hurdle, LogNormal, Poisson
 from ..inference.conjugate import fit_block
@@ -64,6 +68,9 @@ HISTOGRAM_ALPHAS = (0.1, 0.3, 1.0)
 MIN_CELLS_PER_BIN = 20
 
 _MAX_DECIMALS = 12
+
+#: a parametric candidate this close (in nats of log evidence) to a winning Histogram wins instead
+TIE_NATS = 3.0
 
 
 def resolution(values) -> float:
@@ -182,7 +189,8 @@ def choose_family(x, resp):
         The winning candidate's label (a key of :data:`CANDIDATES`, or
         ``"Histogram(bins=B, alpha=a)"``); None for a column with no observed value.
     rows : list of dict
-        ``family`` (the label), ``log_evidence`` (discretised), ``resolution``, one per candidate.
+        ``family`` (the label), ``log_evidence`` (discretised), ``resolution``, ``margin`` (the score
+        minus the best score of the other families), one per candidate.
     family : Family or None
         The winning family, unfitted.
     """
@@ -198,8 +206,35 @@ def choose_family(x, resp):
             for label, fam in _variants(name, factory, n_distinct, seen.size):
                 fams[label] = fam
                 rows.append({"family": label, "log_evidence": _score(fam, x, resp, h), "resolution": h})
-    best = max(rows, key=lambda r: r["log_evidence"])["family"]
+    best = _with_tie_rule(rows)
     return best, rows, fams[best]
+
+
+def _kind(label) -> str:
+    """A candidate's family name: ``"Histogram(bins=8, alpha=1)"`` -> ``"Histogram"``."""
+    return label.split("(")[0]
+
+
+def _with_tie_rule(rows) -> str:
+    """The winner of one column's scored candidates (each row of ``rows`` gets its ``margin``).
+
+    The highest score wins, except that a parametric candidate within :data:`TIE_NATS` of a
+    winning Histogram wins instead: the Histogram's support is the training range (beyond it
+    only a decaying tail), the parametric family's the column's whole support, and near a tie
+    the data cannot tell them apart, so resamples of one table would flip between them. Each
+    row's ``margin`` is its score minus the best score of the other families (positive: ahead
+    of every other family; a chosen row with a negative margin won by the tie rule).
+    """
+    best = max(rows, key=lambda r: r["log_evidence"])
+    parametric = [r for r in rows if _kind(r["family"]) != "Histogram"]
+    if _kind(best["family"]) == "Histogram" and parametric:
+        alt = max(parametric, key=lambda r: r["log_evidence"])
+        if best["log_evidence"] - alt["log_evidence"] < TIE_NATS:
+            best = alt
+    for r in rows:
+        others = [o["log_evidence"] for o in rows if _kind(o["family"]) != _kind(r["family"])]
+        r["margin"] = r["log_evidence"] - max(others) if others else float("inf")
+    return best["family"]
 
 
 def auto_blocks(X, categorical=None, resp=None):
@@ -221,14 +256,15 @@ def auto_blocks(X, categorical=None, resp=None):
         block per chosen numeric family in order of first column.
     scores : DataFrame or None
         One row per (numeric column, candidate): ``column``, ``family``,
-        ``log_evidence``, ``resolution``, ``chosen``.
+        ``log_evidence``, ``resolution``, ``margin``, ``chosen``.
     """
     kinds = column_kinds(X)
     names = list(X.columns) if is_frame(X) else list(range(X.shape[1]))
     cat = [j for j, k in enumerate(kinds) if k == "categorical"]
     specs = [(cat, Categorical() if categorical is None else categorical)] if cat else []
     groups, rows = {}, []
-    for j in (j for j, k in enumerate(kinds) if k == "numeric"):
+    numeric = [j for j, k in enumerate(kinds) if k == "numeric"]
+    for j in progress(numeric, desc="features='auto': family search", disable=resp is None):
         best, scored, fam = "Gaussian", [], None
         if resp is not None:
             best, scored, fam = choose_family(_numeric_column(X, j), resp)

@@ -175,10 +175,27 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
             specs = [(b.columns, b.family) for b in post.blocks]
         for i, (cols, fam) in enumerate(specs):
             state = None if post is None else post.blocks[i].state
-            data, new_state = fam.encode(self._take(X, cols, fam), state, extend=extend, who=self._who)
+            block = self._take(X, cols, fam)
+            try:
+                data, new_state = fam.encode(block, state, extend=extend, who=self._who)
+            except ValueError as err:
+                raise self._located(err, fam, block, state, extend, cols) from None
             encoded.append(data)
             states.append(new_state)
         return encoded, states
+
+    def _located(self, err, fam, block, state, extend, cols):
+        """``err`` (a family's ValueError on a block) with the rows and columns of ``X`` that raise it."""
+        rows, where = _val.locate_bad_cells(lambda b: fam.encode(b, state, extend=extend, who=self._who), block)
+        if not rows:
+            return err
+        names = getattr(self, "feature_names_in_", None)
+        label = [names[c] if names is not None else int(c) for c in np.asarray(cols)]
+        column = (f" in column(s) {[label[c] for c in where]}" if where
+                  else f" in the block of column(s) {label[:10]}{' ...' if len(label) > 10 else ''}")
+        first = " (the first 5)" if len(rows) == 5 else ""
+        return ValueError(f"{err} The odd cell(s) are in the row(s) at position(s) {rows}{first} of X{column}; "
+                          "the whole call is refused (fix or drop those rows).")
 
     def _reset_fitted(self):
         """Forget everything learned (attributes ending in ``_``) before a new fit."""

@@ -12,7 +12,6 @@ is checked by :func:`check_class_params`, and a family's own parameters (``alpha
 from __future__ import annotations
 
 import math
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -25,8 +24,8 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d, validate_data
 
-from .._utils import all_finite, is_frame, missing_mask
-from ..privacy import DP, PrivacyWarning
+from .._utils import all_finite, is_frame, missing_mask, take_rows
+from ..privacy import DP
 
 #: The largest total ``sample_weight`` (per fit, or accumulated over partial_fit calls): float64
 #: counts every integer up to 2**53 exactly; beyond it a row of weight 1 can vanish (c + 1 == c).
@@ -85,9 +84,9 @@ def check_private_fit(privacy, sample_weight, partial: bool, who: str) -> None:
         raise ValueError(f"{who}: sample_weight is not available with privacy=: the sensitivities assume each "
                          "row counts once (a weight above 1 would multiply a row's influence).")
     if privacy.classes is None:
-        warnings.warn(f"{who}: the class labels are read from y and treated as public; declare them with "
-                      "DP(classes=...) so that a label held by few rows is not revealed.", PrivacyWarning,
-                      stacklevel=4)
+        raise ValueError(f"{who}: with privacy= the class labels must be declared: DP(classes=[...]). Read from "
+                         "y, the set of labels would be released without noise (a label held by one row reveals "
+                         "that row).")
 
 
 def constraints(*names: str) -> dict:
@@ -387,3 +386,64 @@ def check_total_weight(w, already: float, who: str) -> None:
             "counts (a weight of 2 is a duplicated row), so they are never rescaled: divide them by a "
             "constant yourself if their scale means nothing (it sets how much the data outweigh the prior)."
         )
+
+
+def locate_bad_cells(encode, block, limit: int = 5):
+    """Which rows and columns of a block make its family's ``encode`` raise ValueError.
+
+    Called only after ``encode(block)`` failed, so a whole batch's error can name where the odd
+    cells are: rows are found by bisection (encoding row subsets with the same state: every
+    family encodes rows independently), columns by replacing, in the first bad row, one cell
+    at a time with a good row's cell.
+
+    Parameters
+    ----------
+    encode : callable
+        ``encode(sub_block)``; raises ValueError for a bad cell.
+    block : ndarray, sparse matrix or DataFrame of shape (n, d)
+        The block as the family receives it.
+    limit : int, default=5
+        The most rows reported.
+
+    Returns
+    -------
+    rows : list of int
+        The first (at most ``limit``) rows that fail on their own.
+    columns : list of int
+        Block positions whose cell alone makes the first bad row fail (empty when not isolated:
+        a sparse block, no good row, or several odd cells in that row).
+    """
+    def fails(rows):
+        try:
+            encode(take_rows(block, rows))
+        except ValueError:
+            return True
+        return False
+
+    bad, todo = [], [np.arange(block.shape[0])]
+    while todo and len(bad) < limit:
+        rows = todo.pop(0)
+        if rows.size == 0 or not fails(rows):
+            continue
+        if rows.size == 1:
+            bad.append(int(rows[0]))
+        else:
+            todo[:0] = [rows[: rows.size // 2], rows[rows.size // 2:]]
+    good = next((r for r in range(min(block.shape[0], 64)) if r not in bad and not fails([r])), None)
+    if not bad or good is None or sp.issparse(block):
+        return bad, []
+    columns = []
+    for c in range(block.shape[1]):
+        row = take_rows(block, [bad[0]]).copy()
+        if is_frame(row):
+            row = row.astype(object)
+            row.iloc[0, c] = block.iloc[good, c]
+        else:
+            row = row.astype(object) if row.dtype != block.dtype else row
+            row[0, c] = block[good, c]
+        try:
+            encode(row)
+        except (ValueError, TypeError):
+            continue
+        columns.append(c)
+    return bad, columns

@@ -7,8 +7,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["HistogramEncoding", "auto_bins", "bin_codes", "build_state", "check_state", "draw_within",
-           "within_means", "within_modes"]
+__all__ = ["HistogramEncoding", "auto_bins", "bin_codes", "bin_labels", "build_state", "check_state", "draw_within",
+           "tail_widths", "within_means", "within_modes"]
 
 #: the most bins ``bins="auto"`` makes
 MAX_AUTO_BINS = 20
@@ -121,9 +121,35 @@ def build_state(A: np.ndarray, bins) -> HistogramEncoding:
                              tuple(offsets))
 
 
+def tail_widths(edges: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """How far each value lies outside ``[edges[0], edges[-1]]``, in widths of the nearest end bin (0 inside).
+
+    The histogram's density beyond its range continues the end bin's with an exponential
+    decay of that scale: ``log p(x | k) = log theta_k,end - log w_end - tail_widths(x)``.
+    """
+    w = np.diff(edges)
+    below = np.maximum(edges[0] - x, 0.0) / w[0]
+    above = np.maximum(x - edges[-1], 0.0) / w[-1]
+    return below + above
+
+
+def bin_labels(edges: np.ndarray, integer: bool) -> list:
+    """The interval of each bin as text: ``"[a, b)"`` (the last ``"[a, b]"``), or for an integer column
+    the whole numbers it holds, ``"lo..hi"`` (``"v"`` for one)."""
+    if integer:
+        lo, hi = np.ceil(edges[:-1]).astype(np.int64), np.floor(edges[1:]).astype(np.int64)
+        return [str(a) if a == b else f"{a}..{b}" for a, b in zip(lo, hi)]
+    last = len(edges) - 2
+    return [f"[{a:.6g}, {b:.6g}{']' if i == last else ')'}" for i, (a, b) in enumerate(zip(edges[:-1], edges[1:]))]
+
+
 def bin_codes(A: np.ndarray, state: HistogramEncoding):
-    """``(codes, log_width)``: each cell's bin (int64, -1 where missing) and ``log`` of its bin's width
-    (0 where missing), both (n, d)."""
+    """``(codes, log_width)``: each cell's bin (int64, -1 where missing) and its row term (0 where missing),
+    both (n, d).
+
+    The row term is ``log`` of the bin's width, plus, for a value outside the bins' range (put in
+    the end bin), how many end-bin widths it lies beyond the range (:func:`tail_widths`).
+    """
     observed = ~np.isnan(A)
     codes = np.full(A.shape, -1, dtype=np.int64)
     lw = np.zeros(A.shape)
@@ -131,7 +157,7 @@ def bin_codes(A: np.ndarray, state: HistogramEncoding):
         rows = observed[:, j]
         c = bin_of(e, A[rows, j])
         codes[rows, j] = c
-        lw[rows, j] = np.log(np.diff(e))[c]
+        lw[rows, j] = np.log(np.diff(e))[c] + tail_widths(e, A[rows, j])
     return codes, lw
 
 

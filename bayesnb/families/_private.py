@@ -43,12 +43,17 @@ def check_no_auto(value, what, who):
 
 
 def check_declared(declared, names, who):
-    """Refuse columns whose categories were read from the data (they reveal its values)."""
+    """Refuse columns whose categories the user did not pass (read from the data, they reveal its values).
+
+    ``declared[j]`` is True only for categories given explicitly (``categories=``): a pandas
+    categorical's categories are built from the data by ``astype("category")``, so they do not count.
+    """
     found = [names[j] for j, d in enumerate(declared) if not d]
     if found:
         raise ValueError(f"{who}: with privacy= the categories must be declared, not read from the data "
                          f"(which reveals its values); column(s) {found} have none. Give categories= "
-                         "or a pandas categorical dtype.")
+                         "(a pandas categorical dtype does not count: astype('category') builds its categories "
+                         "from the data).")
 
 
 def check_no_bounds(bounds, names, family, who):

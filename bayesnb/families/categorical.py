@@ -240,7 +240,8 @@ class Categorical(Family):
         """Category counts with noise, L1 sensitivity 2 per column (:meth:`Family.dp_stats`); categories declared."""
         _private.check_no_auto(self.alpha, "alpha", who)
         _private.check_no_bounds(bounds, names, "Categorical", who)
-        _private.check_declared(state.declared, names, who)
+        # only categories passed as categories= are public (a pandas categorical's may come from the data)
+        _private.check_declared([not isinstance(self.categories, str)] * len(state.declared), names, who)
         return CategoricalStats(tuple(_private.noisy_counts(list(self.stats(codes, resp, state).counts), budget)))
 
     def log_likelihood(self, prior, post, codes, predictive="mean"):

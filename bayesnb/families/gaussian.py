@@ -296,6 +296,14 @@ class Gaussian(Family):
         mu, var = plug_in(point)
         return rng.normal(mu[z], np.sqrt(np.maximum(np.nan_to_num(var[z]), 0.0)))
 
+    def gen_sample_between(self, point, z, rng, j, lo, hi):
+        """Column ``j`` drawn from ``Normal(mu[z], var[z])`` truncated to ``[lo, hi]`` (scipy's truncnorm)."""
+        from scipy.stats import truncnorm
+
+        mu, var = plug_in(point)
+        m, s = mu[z, j], np.sqrt(np.maximum(np.nan_to_num(var[z, j]), 1e-300))
+        return truncnorm.rvs((lo - m) / s, (hi - m) / s, loc=m, scale=s, size=len(z), random_state=rng)
+
     def gen_missing(self, block):
         """Bool (n, d) mask of missing cells."""
         return ~block.observed

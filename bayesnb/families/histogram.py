@@ -26,7 +26,14 @@ distinct, so that a row's sample weight and its repetition give the same edges; 
 whole-number column a value held by at least ``1/B`` and 5% of the cells gets a unit bin of
 its own, a rule of cell counts); later
 batches are binned with the same edges. A value below the first or above the last edge
-falls into the end bin and gets its density (finite, never an error). Generated values
+falls into the end bin, and its density is the end bin's times ``exp(-t)``, ``t`` the number of
+end-bin widths it lies beyond the range (``_histogram_bins.tail_widths``): an exponential tail, so
+that a value far outside the training range costs its improbability (``tenure = 10000`` in a
+0..72 column, or 34 in a 0/1 column, lowers ``log p(x)`` by thousands or tens of nats) rather
+than scoring as typical. The tail extends the density beyond its bins without taking mass from
+them (as a Categorical's share for an unseen value does), so ``p(x | k)`` integrates to at most
+``1 + theta_first + theta_last``; the evidence of training cells (all inside the range) is
+unchanged, and a later ``partial_fit`` batch's cells outside it count with their tail. Generated values
 are drawn from the bins' empirical within-bin distributions (the distinct training values
 of the bin and their counts), so every generated value is an observed training value.
 """
@@ -215,6 +222,10 @@ class Histogram(Family):
             c = c.reshape(resp.shape[1], B)
             counts.append(c)
             lws.append(c * np.log(np.diff(e))[None, :])
+            tail = block.log_width[rows, j] - np.log(np.diff(e))[codes]  # 0 inside the bins' range
+            if np.any(tail > 0):  # cells of a later batch beyond the range count with their tail
+                lws[-1] = lws[-1] + np.array([np.bincount(codes, weights=resp[rows, k] * tail, minlength=B)
+                                              for k in range(resp.shape[1])]).reshape(resp.shape[1], B)
         return HistogramStats(tuple(counts), tuple(lws))
 
     def merge(self, a, b):
@@ -310,6 +321,11 @@ class Histogram(Family):
         imputation writes it, that of a part of a bin the part's midpoint. One-column ``state``."""
         return _interval.histogram_bins(_enc.probs(post)[0], state.edges[0], bool(state.integer[0]), edges,
                                         _bins.within_means(state, 0))
+
+    def param_value_labels(self, state):
+        """Each bin of each column as the interval it covers: ``"[30.1, 35.25)"`` (the last bin closed),
+        ``"3..5"`` or ``"4"`` (the whole numbers of a bin of an integer column)."""
+        return [_bins.bin_labels(e, bool(whole)) for e, whole in zip(state.edges, state.integer)]
 
     def round_fill(self, values, state):
         """Whole numbers in the integer columns (``values`` (n, d))."""

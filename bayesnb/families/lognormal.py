@@ -134,6 +134,11 @@ class LogNormal(Gaussian):
         """Values of ``x`` (n, d): ``exp`` of Normal draws of ``log x`` (``lengths`` unused)."""
         return np.exp(super().gen_sample(point, z, rng, lengths))
 
+    def gen_sample_between(self, point, z, rng, j, lo, hi):
+        """Column ``j`` of ``x`` between ``lo`` and ``hi``: ``log x`` from its Normal truncated to ``[log lo, log hi]``."""
+        with np.errstate(divide="ignore"):
+            return np.exp(super().gen_sample_between(point, z, rng, j, np.log(max(lo, 0.0)), np.log(hi)))
+
     def gen_fill(self, point, block, resp, strategy, z=None, rng=None, rate=None):
         """Values of ``x`` (n, d), missing cells filled; observed cells are the values given.
 

@@ -291,6 +291,13 @@ class Poisson(Family):
         """Whole counts (n, d) drawn from ``Poisson(lam[z])`` (``lengths`` unused; rate 0 where undefined)."""
         return rng.poisson(lam_of(point)[0][z]).astype(float)
 
+    def gen_sample_between(self, point, z, rng, j, lo, hi):
+        """Column ``j``: whole counts from ``Poisson(lam[z])`` truncated to ``ceil(lo)..floor(hi)`` (inverse CDF)."""
+        lam = lam_of(point)[0][z, j]
+        a, b = _stats.poisson.cdf(np.ceil(lo) - 1, lam), _stats.poisson.cdf(np.floor(hi), lam)
+        u = a + rng.random(len(z)) * (b - a)
+        return np.clip(_stats.poisson.ppf(u, lam), np.ceil(lo), np.floor(hi))
+
     def gen_missing(self, block):
         """Bool (n, d) mask of missing cells."""
         return ~block.observed

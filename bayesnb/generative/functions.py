@@ -128,7 +128,7 @@ def _lengths(length, rates_k, z, rng, n, who):
 
 
 def sample_rows(post, n_samples, n_columns, *, rng, z=None, group=None, parameter_uncertainty=True,
-                use_prior=False, length=None, who="NaiveBayes", stacklevel=2, params=None):
+                use_prior=False, length=None, who="NaiveBayes", stacklevel=2, params=None, bounds=None):
     """Ancestral draws from the posterior (or prior) predictive: a class, then every block given it.
 
     Parameters
@@ -159,6 +159,12 @@ def sample_rows(post, n_samples, n_columns, *, rng, z=None, group=None, paramete
         The parameters to use, already chosen (:func:`parameter_points`,
         :func:`class_log_weights`, :func:`length_rates`), e.g. those a conditional draw
         computed its states with; ``parameter_uncertainty`` and ``use_prior`` are then unused.
+    bounds : dict, optional
+        ``{column position: (lo, hi)}``: the declared support of numeric columns (a private
+        model's ``DP(bounds=...)``). A value drawn outside is drawn again from the family's law
+        truncated to the bounds, given the same parameters and class: by the family's
+        ``gen_sample_between`` (inverse CDF) where it has one, else by rejection, up to
+        :data:`MAX_REDRAWS` times (a value still outside is then clipped, with a warning).
 
     Returns
     -------
@@ -204,7 +210,37 @@ def sample_rows(post, n_samples, n_columns, *, rng, z=None, group=None, paramete
             continue
         for c, col in zip(b.columns, b.family.gen_decode(vals, b.state)):
             columns[int(c)] = col
+        for i, c in enumerate(b.columns):
+            if bounds and int(c) in bounds:
+                columns[int(c)] = _truncate(b, p, z, rng, lengths, i, columns[int(c)], bounds[int(c)], who,
+                                            stacklevel + 1)
     return columns, z
+
+
+#: how many times :func:`sample_rows` draws a value again that fell outside its column's bounds
+MAX_REDRAWS = 200
+
+
+def _truncate(b, point, z, rng, lengths, i, col, bound, who, stacklevel):
+    """Column ``i`` of block ``b`` with the values outside ``bound`` drawn again (see :func:`sample_rows`)."""
+    lo, hi = float(bound[0]), float(bound[1])
+    col = np.asarray(col, dtype=float).copy()
+    out = np.flatnonzero((col < lo) | (col > hi))
+    exact = b.family.gen_sample_between(point, z[out], rng, i, lo, hi) if out.size else None
+    if exact is not None:  # the family's own truncated law
+        col[out] = np.clip(exact, lo, hi)  # (clip: float rounding at the ends)
+        return col
+    for _ in range(MAX_REDRAWS):
+        if out.size == 0:
+            return col
+        again = b.family.gen_sample(point, z[out], rng, None if lengths is None else lengths[out])
+        col[out] = np.asarray(b.family.gen_decode(again, b.state)[i], dtype=float)
+        out = out[(col[out] < lo) | (col[out] > hi)]
+    warnings.warn(f"{who}: {out.size} value(s) of column {b.names[i]!r} stayed outside its bounds [{lo:g}, {hi:g}] "
+                  f"after {MAX_REDRAWS} draws (the model puts little mass there); they are clipped to the bounds.",
+                  UserWarning, stacklevel=stacklevel)
+    col[out] = np.clip(col[out], lo, hi)
+    return col
 
 
 def _block_cells(b, filled, miss):

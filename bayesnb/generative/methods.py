@@ -14,9 +14,10 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _dask
-from .._utils import as_generator, is_frame
+from .._utils import as_generator, check_memory, is_frame
 from ..inference import em
 from ..inference.em import allowed_states
+from ..inference.private import block_bounds
 from ._checks import check_dask_impute, check_not_private, sample_request
 from .conditional import check_known_values, sample_given
 from .functions import feature_contributions, impute_cells, sample_rows, score_rows
@@ -61,6 +62,16 @@ class GenerativeMixin:
             class_part[~known] = self.predict_proba(X[~known] if not is_frame(X) else X.iloc[np.flatnonzero(~known)])
         return encoded, class_part
 
+    def _declared_bounds(self):
+        """``{column position: (lo, hi)}`` of a private model's ``DP(bounds=...)`` (None otherwise): the
+        support its draws keep (:func:`~bayesnb.generative.functions.sample_rows`)."""
+        dp = getattr(self, "privacy", None)
+        if dp is None or not dp.bounds or not hasattr(self, "privacy_spent_"):
+            return None
+        specs = [(b.columns, b.family) for b in self.posterior_.blocks]
+        per_block = block_bounds(dp, specs, getattr(self, "feature_names_in_", None), self._who)
+        return {int(c): b for (cols, _), bs in zip(specs, per_block) for c, b in zip(cols, bs) if b is not None}
+
     def _gen_rows(self, n_samples, y, rng, length, latent=None, given=None, **options):
         """Validate ``n_samples`` / ``y`` / ``given``, sample (:func:`sample_rows`, :func:`sample_given`), assemble."""
         post, group, point = self._gen_model(latent)
@@ -68,9 +79,13 @@ class GenerativeMixin:
             options["parameter_uncertainty"] = False
         d, names = int(self.n_features_in_), getattr(self, "feature_names_in_", None)
         n, z, values, labels = sample_request(self.classes_, n_samples, y, given, d, names, self._who)
+        # a dense column per feature (a sparse block's rows hold its non-zeros: one column is the floor)
+        dense = sum(1 if b.family.accepts_sparse else len(b.names) for b in post.blocks)
+        check_memory(float(n) * (dense + 1), f"sample(n_samples={n})", self._who)
         if given is None:
             columns, z = sample_rows(post, n, d, rng=rng, z=z, group=None if latent is None else group,
-                                     length=length, who=self._who, stacklevel=4, **options)
+                                     length=length, who=self._who, stacklevel=4, bounds=self._declared_bounds(),
+                                     **options)
         else:
             encoded = encode_given(self._gen_encode, values, labels, n, names, d, self._who)
             check_known_values(post, encoded, {j: v.to_numpy(dtype=object) for j, v in values.items()}, self._who)
@@ -219,6 +234,7 @@ class GenerativeMixin:
         X_imputed : same type as X, or a list of ``n_imputations`` of them
         """
         m = check_impute_options(strategy, n_imputations, self._who)
+        check_memory(float(m) * np.prod(np.shape(X)), f"impute(n_imputations={m})", self._who)
         if _dask.is_dask(X):
             check_dask_impute(strategy, y, latent, n_components, self._who)
             check_is_fitted(self, "posterior_")
@@ -236,7 +252,7 @@ class GenerativeMixin:
 
     # -------------------------------------------------------------- latent class
     def fit_latent_class(self, X, y=None, *, n_components=2, candidates=(1, 2, 3, 4, 6, 8), holdout=0.1,
-                         n_init=3, tol=1e-6, max_iter=200, random_state=None):
+                         n_init=3, tol=1e-6, max_iter=200, random_state=None, verbose=None):
         """Fit a latent-class model on ``X``: each class a mixture of naive-Bayes components.
 
         The latent states are (class, component) pairs; every state has the estimator's
@@ -260,6 +276,9 @@ class GenerativeMixin:
             32, ...) up to ``n_rows // (10 * n_classes)`` components per class; if the cap
             still scores best, a :class:`~bayesnb.SearchEdgeWarning` says so. Every
             count tried and its score are in the fit's ``selection``.
+        verbose : bool or None, default=None
+            A progress bar over the counts tried by ``"auto"`` (None: :func:`bayesnb.set_progress`,
+            by default shown after 2 s on a terminal or in Jupyter).
 
         Returns
         -------
@@ -282,7 +301,7 @@ class GenerativeMixin:
             full, _ = self._encode_blocks(X, self.posterior_)
             cap = max(1, n // (10 * len(self.classes_)))
             scores = em.search_components(self.posterior_, train, full, y_codes, np.unique(rows), candidates, cap,
-                                          who=self._who, stacklevel=3, **opts)
+                                          who=self._who, stacklevel=3, verbose=verbose, **opts)
             fit = em.fit_latent_class(self.posterior_, *self._latent_start(X, y_codes), y_codes,
                                       max(scores, key=scores.get), **opts)
             return fit._replace(selection=scores)

@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._progress import progress
 from .._utils import SearchEdgeWarning
 from ..posterior import (
     BlockPosterior,
@@ -297,7 +298,7 @@ def holdout_cells(base, observed, fraction, rng):
 
 
 def latent_holdout_scores(base, train, encoded_full, y_codes, hidden_rows, candidates, *, n_init, tol, max_iter,
-                          rng):
+                          rng, verbose=None):
     """Held-out log-likelihood ``log p(x_hidden | x_rest)`` of each number of components.
 
     Parameters
@@ -314,6 +315,8 @@ def latent_holdout_scores(base, train, encoded_full, y_codes, hidden_rows, candi
     candidates : iterable of int
     n_init, tol, max_iter, rng
         As in :func:`fit_latent_class`.
+    verbose : bool or None
+        A progress bar over the candidates (:mod:`bayesnb._progress`).
 
     Returns
     -------
@@ -321,7 +324,7 @@ def latent_holdout_scores(base, train, encoded_full, y_codes, hidden_rows, candi
         ``{n_components: held-out log-likelihood}``.
     """
     scores = {}
-    for C in candidates:
+    for C in progress(list(candidates), desc="latent classes: component counts", verbose=verbose):
         fit = fit_latent_class(base, *train, y_codes, int(C), n_init=n_init, tol=tol, max_iter=max_iter, rng=rng)
         allowed = allowed_states(fit.group, y_codes)
         full, full_row = joint_log_likelihood_parts(fit.posterior, encoded_full, allowed=allowed)
@@ -338,7 +341,7 @@ def widening_steps(start, cap):
 
 
 def search_components(base, train, encoded_full, y_codes, hidden_rows, candidates, cap, *, n_init, tol, max_iter,
-                      rng, who="NaiveBayes", stacklevel=2):
+                      rng, who="NaiveBayes", stacklevel=2, verbose=None):
     """Held-out scores of ``candidates``, widened past the largest while it scores best.
 
     When the best candidate is the largest tried, the next count of
@@ -356,13 +359,15 @@ def search_components(base, train, encoded_full, y_codes, hidden_rows, candidate
         As in :func:`fit_latent_class`.
     who, stacklevel : str, int
         Estimator name for the warning; where it points (as for :func:`warnings.warn` called here).
+    verbose : bool or None
+        Progress bars (:func:`latent_holdout_scores`).
 
     Returns
     -------
     dict
         ``{n_components: held-out log-likelihood}`` of every count tried, in the order tried.
     """
-    opts = {"n_init": n_init, "tol": tol, "max_iter": max_iter, "rng": rng}
+    opts = {"n_init": n_init, "tol": tol, "max_iter": max_iter, "rng": rng, "verbose": verbose}
     scores = latent_holdout_scores(base, train, encoded_full, y_codes, hidden_rows, candidates, **opts)
     while scores and max(scores, key=scores.get) == max(scores):
         wider = widening_steps(max(scores), cap)

@@ -18,6 +18,7 @@ import time
 
 import numpy as np
 
+from .._progress import interactive, show
 from .numpyro_model import _unconstrained, make_model
 
 __all__ = ["default_compilation_cache", "enable_compilation_cache", "mcmc_draws", "run_nuts",
@@ -87,7 +88,8 @@ def show_progress(progress_bar, stream=None):
     Parameters
     ----------
     progress_bar : bool or None
-        None: automatic, on when ``stream`` (default ``sys.stderr``) is interactive.
+        None: automatic (:func:`bayesnb.set_progress`; by default on when ``stream``, default
+        ``sys.stderr``, is a terminal or the code runs in a Jupyter kernel).
     stream : file-like or None
 
     Returns
@@ -96,11 +98,7 @@ def show_progress(progress_bar, stream=None):
     """
     if progress_bar is not None:
         return bool(progress_bar)
-    stream = sys.stderr if stream is None else stream
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):  # no isatty, or a closed stream
-        return False
+    return show(None) if stream is None else interactive(stream)
 
 
 _CACHE: dict = {}

@@ -116,16 +116,39 @@ def test_samples_are_observed_training_values_in_range():
         assert np.all(S[:, 0] == np.round(S[:, 0]))
 
 
-def test_value_outside_the_training_range_gets_the_end_bin_density():
+def test_value_outside_the_training_range_gets_the_end_bin_density_with_an_exponential_tail():
     X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [10.0]]) + 0.25
     y = np.array([0, 0, 0, 1, 1, 1])
     fam = Histogram(bins=2)
     _, state, _, prior, post = _fit_family(X, y, fam)
-    far, _ = fam.encode(np.array([[-1e6], [1e6], [0.25], [10.25]]), state)
+    w = np.diff(state.edges[0])
+    far, _ = fam.encode(np.array([[-1e6], [1e6], [0.25], [10.25], [-2.0], [20.25]]), state)
     ll = fam.log_likelihood(prior, post, far)
     assert np.isfinite(ll).all()
-    np.testing.assert_array_equal(ll[0], ll[2])  # below the range: the first bin's density
-    np.testing.assert_array_equal(ll[1], ll[3])  # above: the last bin's
+    # beyond the range: the end bin's density times exp(-distance / end-bin width)
+    np.testing.assert_allclose(ll[0], ll[2] - (0.25 + 1e6) / w[0])
+    np.testing.assert_allclose(ll[1], ll[3] - (1e6 - 10.25) / w[-1])
+    np.testing.assert_allclose(ll[4], ll[2] - 2.25 / w[0])
+    np.testing.assert_allclose(ll[5], ll[3] - 10.0 / w[-1])
+    assert np.all(ll[4] > ll[0]) and np.all(ll[5] > ll[1])  # the further out, the less probable
+
+
+def test_impossible_values_lower_log_p_x_of_the_row():
+    """Issue 31: a value far outside a column's range (or a 0/1 column's 34, or a constant column's 1e6)
+    makes the row less typical under the default NaiveBayes, whose numeric columns choose Histogram."""
+    rng = np.random.default_rng(0)
+    n = 400
+    X = pd.DataFrame({"tenure": rng.integers(0, 73, n), "flag": rng.integers(0, 2, n), "const": np.ones(n, int),
+                      "charge": np.round(rng.gamma(2.0, 30.0, n), 2)})
+    y = rng.integers(0, 2, n)
+    model = NaiveBayes(features={tuple(X.columns): Histogram()}).fit(X, y)
+    clean = X.iloc[:20].copy()
+    base = model.score_samples(clean)
+    for col, value in (("tenure", 10000), ("flag", 34), ("const", 10**6), ("charge", -50.0)):
+        bad = clean.copy()
+        bad[col] = value
+        assert np.all(model.score_samples(bad) < base - 1.0), col
+    np.testing.assert_allclose(model.predict_proba(bad).sum(axis=1), 1.0)
 
 
 @pytest.mark.parametrize("kw, match", [({"bins": 0}, "bins must be an int >= 1 or 'auto'; received 0"),
@@ -263,3 +286,15 @@ def test_soft_weights_count_as_a_dense_one_hot_product():
         onehot[np.flatnonzero(ok), block.codes[ok, j]] = 1.0
         np.testing.assert_allclose(stats.counts[j], resp.T @ onehot, rtol=1e-12)
         np.testing.assert_allclose(stats.log_width[j], resp.T @ onehot * np.log(np.diff(e)), rtol=1e-12)
+
+
+def test_bins_are_labelled_by_the_interval_they_cover():
+    from bayesnb.families._histogram_bins import bin_labels
+
+    assert bin_labels(np.array([-0.5, 2.5, 3.5, 9.5]), True) == ["0..2", "3", "4..9"]
+    assert bin_labels(np.array([0.25, 1.5, 10.25]), False) == ["[0.25, 1.5)", "[1.5, 10.25]"]
+    block, state = Histogram(bins=3).encode(np.array([[0.0, 0.5], [1.0, 1.5], [5.0, 2.0], [9.0, 7.25]]))
+    labels = Histogram().param_value_labels(state)
+    assert [len(c) for c in labels] == [len(e) - 1 for e in state.edges]
+    assert labels[0][0].startswith("0") and labels[1][-1].endswith("7.25]")
+    assert Histogram().value_labels(state) is None  # still a numeric family (no finite set of values)
