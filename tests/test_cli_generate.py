@@ -111,7 +111,7 @@ def test_sample_names_the_label_after_the_target(penguins, tmp_path):
     assert all(re.fullmatch(r"\d+", line.split(",")[j]) for line in text[1:])  # whole numbers, no decimals
     np.testing.assert_array_equal(got["bill_length_mm"].to_numpy(), X["bill_length_mm"].to_numpy(dtype=float))
     assert main(["sample", str(penguins / "penguins.bnb"), "-n", "5", "--float-format", "%.3g",
-                 "--target", "kind", "-o", str(out)]) == 0
+                 "--target", "kind", "-o", str(out), "--force"]) == 0
     got = pd.read_csv(out)
     assert "kind" in got.columns and all(len(str(v).replace(".", "")) <= 3 for v in got["bill_length_mm"])
 
@@ -168,7 +168,7 @@ def test_datasets_list_and_export(tmp_path, capsys):
     assert back.astype(object).where(back.notna(), None).equals(load_house_votes())
     before = path.read_bytes()
     assert main(["datasets", "export", "penguins", "-o", str(path)]) == 2
-    assert "refusing to overwrite" in capsys.readouterr().err and path.read_bytes() == before
+    assert "refusing to replace" in capsys.readouterr().err and path.read_bytes() == before
     assert main(["datasets", "export", "penguins", "-o", str(path), "--force"]) == 0
     assert pd.read_csv(path).shape == (344, 8)
     assert main(["datasets", "export", "iris", "-o", str(tmp_path / "x.csv")]) == 2

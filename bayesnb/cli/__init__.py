@@ -25,7 +25,8 @@ User mistakes (a missing file, an unknown column, a corrupted model, a folder th
 exist...) print one line on stderr and exit with status 2; a failed demo step exits with
 status 1; an interrupted command exits with 130. ``-q``/``--quiet`` (before or after the
 subcommand) silences confirmations and progress messages. ``bayesnb --debug ...`` (or ``BAYESNB_DEBUG=1``) shows the traceback instead.
-No command writes over one of its inputs, and every output file is written completely to a
+No command replaces an existing output file unless given ``--force``, none ever writes over
+one of its inputs (not even with ``--force``), and every output file is written completely to a
 temporary file and only then renamed onto the destination (see :mod:`bayesnb.cli.io`).
 
 Modules: :mod:`~bayesnb.cli.commands` (the subcommands), :mod:`~bayesnb.cli.io` (tables and
@@ -126,6 +127,10 @@ def build_parser():
 
     sub.add_parser = add_parser
 
+    def force_opt(q):  # the one output policy: an existing -o file is replaced only with --force
+        q.add_argument("--force", action="store_true",
+                       help="replace an existing -o file (never one of the command's inputs)")
+
     def key_opt(q, what):
         q.add_argument("--key-file", default=None, metavar="PATH",
                        help=f"secret key file: {what} (HMAC-SHA256; see docs/cli.md)")
@@ -174,6 +179,7 @@ def build_parser():
                                    "allowed (left out of the statistics).")
     fit_opts(f, "")
     f.add_argument("-o", "--output", required=True, help="model file to write (e.g. model.bnb)")
+    force_opt(f)
     f.add_argument("--chunksize", type=int, default=None, metavar="N",
                    help="read a CSV larger than memory N rows at a time (model.partial_fit per chunk; the "
                         "same model as one fit). Reads the file twice: column types and classes, then the fit")
@@ -212,7 +218,7 @@ def build_parser():
                          "when the run reports divergent transitions): run_mcmc(target_accept_prob=P)")
     mc.add_argument("--rows", type=int, default=20, metavar="N",
                     help="parameter elements shown, the largest |z| first (default 20; 0: all)")
-    mc.add_argument("--force", action="store_true", help="replace an existing -o file")
+    force_opt(mc)
     mc.set_defaults(func=cmd_mcmc)
 
     def format_opt(q):
@@ -234,6 +240,7 @@ def build_parser():
 
     def output_opt(q, help="output table (default: CSV on stdout)"):
         q.add_argument("-o", "--output", default=None, help=help)
+        force_opt(q)
         format_opt(q)
 
     table = "table (.csv, .tsv, .parquet; '-' = stdin CSV)"
@@ -339,7 +346,6 @@ def build_parser():
     ds.add_argument("action", choices=("list", "export"))
     ds.add_argument("name", nargs="?", default=None, help=f"dataset to export: {', '.join(DATASETS)}")
     output_opt(ds, help="file to write ('-': stdout)")
-    ds.add_argument("--force", action="store_true", help="replace an existing -o file")
     ds.set_defaults(func=cmd_datasets)
 
     ch = model_command("check", cmd_check, "check the independence assumption on labelled data",

@@ -143,11 +143,11 @@ def fit_table(args):
 
 def cmd_fit(args):
     """``bayesnb fit``: fit a model to a table and save it (signed with ``--key-file``)."""
-    check_output(args.output, [args.data, args.key_file])
+    check_output(args.output, [args.data, args.key_file], force=args.force)
     key = key_of(args)  # before fitting: a bad key file fails fast
     model, X, y, n, d, dt = fit_table(args)
     with atomic_path(args.output) as tmp:
-        model.save(tmp, key=key)
+        model.save(tmp, key=key, overwrite=True)  # tmp: atomic_path's own new, empty file
     if not QUIET[0]:  # -q: the model file is the output; no summary
         _fit_summary(args, model, X, y, n, d, dt)
     return 0
@@ -225,11 +225,11 @@ def _proba_draws_table(model, X, args):
 
 def cmd_predict(args):
     """``bayesnb predict``: predicted class; ``--proba``/``--log``/``--joint`` scores, ``--interval``, ``--each-draw``."""
-    check_output(args.output, [args.model, args.data, args.key_file])
+    check_output(args.output, [args.model, args.data, args.key_file], force=args.force)
     model, df, X = _model_and_table(args)
     if args.each_draw:
         out = _proba_draws_table(model, X, args)
-        write_table(out, args.output, done=f"wrote {args.draws} draws x {len(X)} rows of p(class) to {args.output}",
+        write_table(out, args.output, force=args.force, done=f"wrote {args.draws} draws x {len(X)} rows of p(class) to {args.output}",
                     inputs=[args.model, args.data], fmt=args.format)
         return 0
     out = pd.DataFrame(index=df.index)
@@ -250,7 +250,7 @@ def cmd_predict(args):
         lo, hi = model.predict_proba_interval(X, ci=args.interval, n_draws=args.draws, random_state=args.seed)
         for k, c in enumerate(model.classes_):
             out[f"p({c}) lo"], out[f"p({c}) hi"] = lo[:, k], hi[:, k]
-    write_table(out, args.output, done=f"wrote {len(out)} predictions to {args.output}",
+    write_table(out, args.output, force=args.force, done=f"wrote {len(out)} predictions to {args.output}",
                 inputs=[args.model, args.data], fmt=args.format)
     return 0
 

@@ -67,7 +67,7 @@ def _labels(model, df, args):
 
 def cmd_impute(args):
     """``bayesnb impute``: fill the missing cells of a table from a saved model."""
-    check_output(args.output, [args.model, args.data, args.key_file])
+    check_output(args.output, [args.model, args.data, args.key_file], force=args.force)
     m = int(args.imputations)
     if m < 1:
         raise UsageError(f"-m/--imputations must be at least 1; received {m}")
@@ -102,7 +102,7 @@ def cmd_impute(args):
         tables.append(out)
     out = tables[0] if m == 1 else pd.concat(tables, ignore_index=True)
     what = f"filled {before} missing cell(s)" + (f" {m} times" if m > 1 else "")
-    write_table(out, args.output, done="; ".join([what] + notes + [f"wrote {args.output}"]),
+    write_table(out, args.output, force=args.force, done="; ".join([what] + notes + [f"wrote {args.output}"]),
                 inputs=[args.model, args.data], float_format=args.float_format, fmt=args.format)
     return 0
 
@@ -116,7 +116,7 @@ def cmd_sample(args):
     """
     if args.n < 1:
         raise UsageError(f"-n must be at least 1; received {args.n}")
-    check_output(args.output, [args.model, args.key_file])
+    check_output(args.output, [args.model, args.key_file], force=args.force)
     model = load_model(args)
     target = args.target if args.target is not None else getattr(model, "target_name_", "class")
     draw = model.sample_prior_predictive if args.prior else model.sample
@@ -128,6 +128,6 @@ def cmd_sample(args):
         raise UsageError(f"--target {target!r} is one of the model's feature columns; choose another name")
     out[target] = np.asarray(y)
     what = "prior predictive" if args.prior else "synthetic"
-    write_table(out, args.output, done=f"wrote {len(out)} {what} row(s) to {args.output}", inputs=[args.model],
+    write_table(out, args.output, force=args.force, done=f"wrote {len(out)} {what} row(s) to {args.output}", inputs=[args.model],
                 float_format=args.float_format, fmt=args.format)
     return 0

@@ -77,12 +77,7 @@ def _check_output(args):
     if path == "-":
         raise UsageError("-o -: a DataTree is a binary file; give a .nc or .zarr file name")
     kind, engine = _writer(path)
-    if os.path.lexists(path) and not args.force:
-        raise UsageError(f"{path} exists; pass --force to replace it")
-    if kind == "nc":
-        check_output(path, [args.data, args.model])
-    elif not os.path.isdir(os.path.dirname(os.path.realpath(path))):
-        raise UsageError(f"cannot write {path}: no such folder {os.path.dirname(path)}")
+    check_output(path, [args.data, args.model, args.key_file], force=args.force, store=kind == "zarr")
     return kind, engine
 
 

@@ -26,7 +26,7 @@ DEFAULT_CONTAMINATION = 0.05
 
 def cmd_outliers(args):
     """``bayesnb outliers``: DATA plus ``log_density`` and ``outlier`` columns; prints how many were flagged."""
-    check_output(args.output, [args.model, args.data, args.key_file])
+    check_output(args.output, [args.model, args.data, args.key_file], force=args.force)
     model, df, X = _model_and_table(args)
     if args.target is not None:
         if args.target not in df.columns:
@@ -54,7 +54,7 @@ def cmd_outliers(args):
     if not np.all(np.isfinite(scores)):
         message += f"; {int((~np.isfinite(scores)).sum())} row(s) have log_density -inf"
     to_stdout = args.output in (None, "-")
-    write_table(out, args.output, done=None if args.quiet else f"{message}; wrote {args.output}",
+    write_table(out, args.output, force=args.force, done=None if args.quiet else f"{message}; wrote {args.output}",
                 inputs=[args.model, args.data], float_format=args.float_format, fmt=args.format)
     if to_stdout and not args.quiet:
         print(message, file=sys.stderr, flush=True)

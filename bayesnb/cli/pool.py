@@ -88,12 +88,12 @@ def pool_table(df, imputation=".imputation", term="term", estimate="estimate", v
 
 def cmd_pool(args):
     """``bayesnb pool``: Rubin's rules over a long table of per-imputation estimates."""
-    check_output(args.output, [args.data])
+    check_output(args.output, [args.data], force=args.force)
     df = read_table(args.data, args.na_values)
     out = pool_table(df, imputation=args.imputation, term=args.term, estimate=args.estimate,
                      variance=args.variance, std_error=args.std_error, dfcom=args.dfcom,
                      conf_level=args.conf_level, where=args.data)
-    write_table(out, args.output, done=f"pooled {len(out)} parameter(s) over "
+    write_table(out, args.output, force=args.force, done=f"pooled {len(out)} parameter(s) over "
                 f"{df[args.imputation].nunique()} imputations; wrote {args.output}", inputs=[args.data],
                 float_format=args.float_format, fmt=args.format)
     return 0

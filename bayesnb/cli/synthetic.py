@@ -14,7 +14,7 @@ def cmd_evaluate_synthetic(args):
     """``bayesnb evaluate-synthetic``: print (``--json``: as JSON) the report; ``-o`` writes it as a table."""
     inputs = [args.real, args.synthetic] + ([args.real_test] if args.real_test else [])
     if args.output is not None:
-        check_output(args.output, inputs)
+        check_output(args.output, inputs, force=args.force)
     if [args.real, args.synthetic, args.real_test].count("-") > 1:
         raise UsageError("only one of the tables can be read from stdin ('-')")
     if args.bins < 2:
@@ -44,5 +44,5 @@ def cmd_evaluate_synthetic(args):
     else:
         print(report)
     if args.output is not None:
-        write_table(report.to_frame(), args.output, done=f"wrote the report to {args.output}", inputs=inputs, fmt=args.format)
+        write_table(report.to_frame(), args.output, force=args.force, done=f"wrote the report to {args.output}", inputs=inputs, fmt=args.format)
     return 0

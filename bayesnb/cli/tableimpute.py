@@ -32,7 +32,7 @@ def parse_configurations(text):
 
 def cmd_impute_table(args):
     """``bayesnb impute-table``: the completed table, each column imputed by the configuration chosen for it."""
-    check_output(args.output, [args.data])
+    check_output(args.output, [args.data], force=args.force)
     configurations = parse_configurations(args.configurations)
     if args.label_given and args.target is None:
         raise UsageError("--label-given needs --target (the label column to condition on)")
@@ -64,5 +64,5 @@ def cmd_impute_table(args):
              + ", ".join(cols) for cfg, cols in by.items()]
     done = "; ".join([f"filled {before} missing cell(s)"] + (["chose " + "; ".join(notes)] if notes else [])
                      + [f"wrote {args.output}"])
-    write_table(out, args.output, done=done, inputs=[args.data], float_format=args.float_format, fmt=args.format)
+    write_table(out, args.output, force=args.force, done=done, inputs=[args.data], float_format=args.float_format, fmt=args.format)
     return 0
