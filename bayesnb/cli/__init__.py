@@ -131,6 +131,11 @@ def build_parser():
         q.add_argument("--force", action="store_true",
                        help="replace an existing -o file (never one of the command's inputs)")
 
+    def drop_opt(q):  # the one rule for missing labels of every command that takes --target
+        q.add_argument("--drop-unlabelled", action="store_true",
+                       help="leave out the rows with no --target label (their count is reported on stderr); "
+                            "without it such rows are an error")
+
     def key_opt(q, what):
         q.add_argument("--key-file", default=None, metavar="PATH",
                        help=f"secret key file: {what} (HMAC-SHA256; see docs/cli.md)")
@@ -170,7 +175,7 @@ def build_parser():
                        help="smoothing pseudo-count (Dirichlet/Beta prior), e.g. 1 (Laplace), 0.5, 0, or 'auto' "
                             "(maximise the evidence)")
         q.add_argument("--columns", default=None, metavar="A,B,C", help="use only these feature columns")
-        q.add_argument("--drop-unlabelled", action="store_true", help="leave out rows with no label")
+        drop_opt(q)
         data_opts(q)
 
     f = sub.add_parser("fit", help="fit a model to a table and save it",
@@ -268,6 +273,7 @@ def build_parser():
                       "Evaluate a saved model on DATA with true labels in --target.",
                       data_help=f"labelled {table}")
     s.add_argument("--target", required=True, help="name of the label column")
+    drop_opt(s)
 
     inf = model_command("info", cmd_info, "a readable report of a model file",
                         "Print what a model file holds: estimator, target, classes with counts, the evidence, "
@@ -313,8 +319,10 @@ def build_parser():
     it.add_argument("data", help=f"{table} with missing cells")
     output_opt(it)
     it.add_argument("--target", default=None, metavar="COL",
-                    help="label column (every row labelled; copied unchanged): the class of every model. Default: "
+                    help="label column (every row labelled, or --drop-unlabelled; copied unchanged): the class of "
+                         "every model. Default: "
                          "none, every row one class (the label, if any, is imputed like a column)")
+    drop_opt(it)
     it.add_argument("--label-given", action="store_true",
                     help="also condition each row's imputation on its --target label (label_given=True)")
     it.add_argument("--configurations", default="auto", metavar="auto|A,B",
@@ -353,6 +361,7 @@ def build_parser():
                        "every feature pair within each class, a dependence statistic of DATA against "
                        "replicated datasets; prints the most severe pairs.", data_help=f"labelled {table}")
     ch.add_argument("--target", required=True, help="name of the label column")
+    drop_opt(ch)
     ch.add_argument("--replicates", type=int, default=200, help="replicated datasets (default 200)")
     ch.add_argument("--seed", type=int, default=0)
     ch.add_argument("--marginals", action="store_true",
@@ -434,6 +443,7 @@ def build_parser():
     ev.add_argument("real", help=f"real {table}")
     ev.add_argument("synthetic", help=f"synthetic {table}, with the same columns")
     ev.add_argument("--target", default=None, help="label column: adds TSTR and TRTR accuracy")
+    drop_opt(ev)
     ev.add_argument("--real-test", default=None, metavar="TEST",
                     help="real rows to test the classifiers on (default: 30%% of REAL held out)")
     ev.add_argument("--bins", type=int, default=10, help="quantile bins of numeric columns for Cramér's V")

@@ -23,6 +23,7 @@ from ..families import Histogram, Hurdle, LogNormal, Poisson
 from .chunks import fit_chunks
 from .demo import run_demo
 from .io import QUIET, UsageError, atomic_path, check_output, read_table, write_table
+from .labels import labelled_rows
 from .model import features_of, key_of, load_model, read_for_model, unseen_warning
 
 __all__ = ["DRAW_COLUMNS", "FAMILIES", "cmd_demo", "cmd_fit", "cmd_predict", "cmd_score", "fit_table", "make_estimator", "score_model",
@@ -79,23 +80,20 @@ def _labels(y):
     return y.where(y.isna(), y.astype(str)) if y.dtype == object else y
 
 
-def split_target(df, args, where=None):
+def split_target(df, args, where=None, report=True):
     """``(X, y)`` of table ``df``: the ``--target`` column, ``--columns`` (or every other column) as features.
 
-    Rows with no label are an error unless ``--drop-unlabelled`` (then left out).
+    Rows with no label are an error unless ``--drop-unlabelled`` (then left out, their count
+    reported on stderr unless ``report`` is false; see :func:`~bayesnb.cli.labels.labelled_rows`)
+    or ``--semi-supervised`` (then kept).
     """
     where = where or args.data
     if args.target not in df.columns:
         raise UsageError(f"{where}: no column {args.target!r} (columns: {list(df.columns)[:10]})")
+    if not getattr(args, "semi_supervised", False):
+        instead = "--semi-supervised to use them" if hasattr(args, "semi_supervised") else None
+        df, _ = labelled_rows(df, args.target, where, args.drop_unlabelled, instead, report=report)
     y = df[args.target]
-    if y.isna().any() and not getattr(args, "semi_supervised", False):
-        n = int(y.isna().sum())
-        if not args.drop_unlabelled:
-            raise UsageError(f"{where}: {n} row(s) have no {args.target!r} label (pass --drop-unlabelled to "
-                             "leave them out" + (", or --semi-supervised to use them)" if hasattr(args, "semi_supervised")
-                                                 else ")"))
-        df = df[~y.isna()]
-        y = df[args.target]
     X = df.drop(columns=[args.target])
     if args.columns:
         cols = [c.strip() for c in args.columns.split(",")]
@@ -129,7 +127,7 @@ def fit_table(args):
                          "combined with --drop-unlabelled or --chunksize")
     if getattr(args, "chunksize", None) is not None:
         return fit_chunks(args, alpha, lambda X: make_estimator(args.family, alpha, X),
-                          lambda df, where: split_target(df, args, where))
+                          lambda df, where: split_target(df, args, where, report=False))
     df = read_table(args.data, args.na_values, numeric=args.numeric, categorical=args.categorical)
     X, y = split_target(df, args)
     model = make_estimator(args.family, alpha, X)
@@ -187,15 +185,16 @@ def _labels_like(model, y):
 def _model_and_table(args, labels=None):
     """The model of ``args.model``, the table ``args.data`` and its feature columns ``X``.
 
-    With ``labels`` (a column name), only the rows with a label are kept. Warns about
-    categorical values the model never saw.
+    With ``labels`` (a column name), rows with no label are refused unless
+    ``--drop-unlabelled`` (then left out; :func:`~bayesnb.cli.labels.labelled_rows`). Warns
+    about categorical values the model never saw.
     """
     model = load_model(args)
     df = read_for_model(model, args)
     if labels is not None:
         if labels not in df.columns:
             raise UsageError(f"{args.data}: no column {labels!r}")
-        df = df[~df[labels].isna()]
+        df, _ = labelled_rows(df, labels, args.data, args.drop_unlabelled)
         if df.empty:
             raise UsageError(f"{args.data}: no row has a {labels!r} label")
     X = features_of(model, df, args.data)

@@ -6,6 +6,7 @@ import json
 
 from ..synthetic import synthetic_report
 from .io import UsageError, check_output, read_table, status, write_table
+from .labels import check_drop_option, labelled_rows
 
 __all__ = ["cmd_evaluate_synthetic"]
 
@@ -17,6 +18,7 @@ def cmd_evaluate_synthetic(args):
         check_output(args.output, inputs, force=args.force)
     if [args.real, args.synthetic, args.real_test].count("-") > 1:
         raise UsageError("only one of the tables can be read from stdin ('-')")
+    check_drop_option(args)
     if args.bins < 2:
         raise UsageError(f"--bins must be at least 2; received {args.bins}")
     read = {"na_values": args.na_values, "numeric": args.numeric, "categorical": args.categorical}
@@ -31,6 +33,9 @@ def cmd_evaluate_synthetic(args):
             raise UsageError(f"{path}: the columns differ from {args.real}'s: lacks {missing[:10]}, has extra {extra[:10]}")
     if args.target is not None and args.target not in real.columns:
         raise UsageError(f"{args.real}: no column {args.target!r} (columns: {list(real.columns)[:10]})")
+    if args.target is not None:  # the one rule for missing labels, table by table
+        real, synthetic, test = (None if df is None else labelled_rows(df, args.target, path, args.drop_unlabelled)[0]
+                                 for path, df in ((args.real, real), (args.synthetic, synthetic), (args.real_test, test)))
     if args.real_test and args.target is None:
         raise UsageError("--real-test needs --target (it is the test set of the TSTR/TRTR classifiers)")
     status("comparing the tables" + (" and training the TSTR/TRTR classifiers" if args.target else ""))
