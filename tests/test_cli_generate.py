@@ -104,7 +104,7 @@ def test_sample_names_the_label_after_the_target(penguins, tmp_path):
     model = bayesnb.load(penguins / "penguins.bnb")
     X, y = model.sample(30, random_state=4)
     got = pd.read_csv(out)
-    assert list(got.columns) == [*X.columns, "species"]
+    assert list(got.columns) == ["species", *X.columns]  # where it was in penguins.csv
     assert list(got["species"]) == list(y)
     text = out.read_text().splitlines()
     j = list(got.columns).index("body_mass_g")
@@ -190,3 +190,22 @@ def test_docs_cli_session_runs_as_pasted(tmp_path, monkeypatch, capsys):
         words = shlex.split(line.split(" #")[0])
         assert words[0] == "bayesnb", line
         assert main(words[1:]) == 0, (line, capsys.readouterr().err)
+
+
+def test_sample_keeps_the_label_where_it_was_in_the_training_table(tmp_path):
+    df = load_penguins()
+    cols = list(df.columns)
+    middle = df[cols[1:4] + ["species"] + cols[4:]]  # the label fourth
+    middle.to_csv(tmp_path / "p.csv", index=False)
+    expected = list(middle.columns)
+    for extra in ([], ["--chunksize", "100"]):
+        model = tmp_path / f"m{len(extra)}.bnb"
+        assert main(["-q", "fit", str(tmp_path / "p.csv"), "--target", "species", "-o", str(model), *extra]) == 0
+        assert bayesnb.load(model).target_index_ == 3
+        assert main(["-q", "sample", str(model), "-n", "4", "-o", str(tmp_path / f"s{len(extra)}.csv")]) == 0
+        assert list(pd.read_csv(tmp_path / f"s{len(extra)}.csv").columns) == expected
+    # a model fitted in Python does not know where the label was: it comes last
+    m = bayesnb.NaiveBayes().fit(middle.drop(columns="species"), middle["species"])
+    m.save(tmp_path / "py.bnb")
+    assert main(["-q", "sample", str(tmp_path / "py.bnb"), "-n", "4", "-o", str(tmp_path / "py.csv")]) == 0
+    assert list(pd.read_csv(tmp_path / "py.csv").columns) == [c for c in expected if c != "species"] + ["species"]

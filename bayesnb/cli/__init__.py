@@ -278,7 +278,7 @@ def build_parser():
     inf = model_command("info", cmd_info, "a readable report of a model file",
                         "Print what a model file holds: estimator, target, classes with counts, the evidence, "
                         "the alpha 'auto' chose, and per block its family, columns and posterior means with "
-                        "94%% intervals (the most probable values of categorical columns).")
+                        "94% intervals (the most probable values of categorical columns).")
     inf.add_argument("--json", action="store_true", help="print the file's summary as JSON instead")
     inf.add_argument("--columns-shown", type=int, default=8, metavar="N",
                      help="columns shown per block (default 8)")
@@ -387,7 +387,7 @@ def build_parser():
 
     po = model_command("posterior", cmd_posterior, "every parameter's posterior as a tidy table",
                        "One row per parameter element (block, parameter, class, feature, value) with the "
-                       "posterior mean, sd and 94%% highest-density interval (hdi_3%%, hdi_97%%) of exact "
+                       "posterior mean, sd and 94% highest-density interval (hdi_3%, hdi_97%) of exact "
                        "conjugate draws: those of model.sample_posterior(DRAWS, random_state=SEED).")
     output_opt(po)
     po.add_argument("--draws", type=int, default=2000, metavar="N", help="exact posterior draws (default 2000)")

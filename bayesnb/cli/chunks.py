@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from .io import QUIET, UsageError, read_table_chunks, warn
-from .labels import report_dropped
+from .labels import record_target_index, report_dropped, warn_one_class
 
 __all__ = ["fit_chunks", "read_chunks"]
 
@@ -73,6 +73,7 @@ def fit_chunks(args, alpha, make, split):
         _progress(_PASS1, rows)
     _progress(_PASS1, rows, done=True)
     report_dropped(dropped, args.target)  # once for the file, not per chunk
+    warn_one_class(classes, args.target, path)
     categorical = sorted(text - set(args.numeric or []))
     model, seen, t = None, 0, 0.0
     for df in read_chunks(path, n, args.na_values, args.numeric, categorical):  # pass 2: the fit
@@ -88,6 +89,7 @@ def fit_chunks(args, alpha, make, split):
         seen += len(df)
         _progress(_PASS2, seen)
     _progress(_PASS2, seen, done=True)
+    record_target_index(model, df.columns, args.target)
     return model, None, None, seen, len(model.feature_names_in_), t
 
 

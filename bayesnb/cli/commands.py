@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import log_loss
 
+from .._utils import shown_list
 from ..estimators import (
     BernoulliNB,
     CategoricalNB,
@@ -23,7 +24,7 @@ from ..families import Histogram, Hurdle, LogNormal, Poisson
 from .chunks import fit_chunks
 from .demo import run_demo
 from .io import QUIET, UsageError, atomic_path, check_output, read_table, write_table
-from .labels import labelled_rows
+from .labels import labelled_rows, record_target_index, warn_one_class
 from .model import features_of, key_of, load_model, read_for_model, unseen_warning
 
 __all__ = ["DRAW_COLUMNS", "FAMILIES", "cmd_demo", "cmd_fit", "cmd_predict", "cmd_score", "fit_table", "make_estimator", "score_model",
@@ -89,7 +90,7 @@ def split_target(df, args, where=None, report=True):
     """
     where = where or args.data
     if args.target not in df.columns:
-        raise UsageError(f"{where}: no column {args.target!r} (columns: {list(df.columns)[:10]})")
+        raise UsageError(f"{where}: no column {args.target!r} (columns: {shown_list(df.columns, 10)})")
     if not getattr(args, "semi_supervised", False):
         instead = "--semi-supervised to use them" if hasattr(args, "semi_supervised") else None
         df, _ = labelled_rows(df, args.target, where, args.drop_unlabelled, instead, report=report)
@@ -130,12 +131,14 @@ def fit_table(args):
                           lambda df, where: split_target(df, args, where, report=False))
     df = read_table(args.data, args.na_values, numeric=args.numeric, categorical=args.categorical)
     X, y = split_target(df, args)
+    warn_one_class(pd.unique(y.dropna()), args.target, args.data)
     model = make_estimator(args.family, alpha, X)
     t0 = time.perf_counter()
     if getattr(args, "semi_supervised", False):
         model.fit_semi_supervised(X, y.to_numpy(dtype=object) if y.isna().any() else y)
     else:
         model.fit(X, y)
+    record_target_index(model, df.columns, args.target)
     return model, X, y, X.shape[0], X.shape[1], time.perf_counter() - t0
 
 

@@ -18,7 +18,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from .._utils import as_generator
+from .._utils import as_generator, shown_list
 from .commands import _labels_like, _model_and_table
 from .io import UsageError, check_output, write_table
 from .model import load_model
@@ -54,7 +54,7 @@ def _labels(model, df, args):
         if name is None or name not in df.columns:
             return None, None
     elif name not in df.columns:
-        raise UsageError(f"{args.data}: no column {name!r} (columns: {list(df.columns)[:10]})")
+        raise UsageError(f"{args.data}: no column {name!r} (columns: {shown_list(df.columns, 10)})")
     names = getattr(model, "feature_names_in_", None)
     if names is not None and name in [str(n) for n in names]:
         raise UsageError(f"--target {name!r} is one of the model's feature columns, not the label column")
@@ -112,7 +112,8 @@ def cmd_sample(args):
 
     The label column is named ``--target``, by default the training target's name
     (``target_name_``, recorded when ``y`` was a named pandas Series, as ``bayesnb fit``
-    passes it), else ``class``.
+    passes it), else ``class``. It stands where it stood in the training table
+    (``target_index_``, recorded by ``bayesnb fit``), else after the features.
     """
     if args.n < 1:
         raise UsageError(f"-n must be at least 1; received {args.n}")
@@ -126,7 +127,8 @@ def cmd_sample(args):
     out = X.copy() if hasattr(X, "columns") else pd.DataFrame(np.asarray(X), columns=cols)
     if target in out.columns:
         raise UsageError(f"--target {target!r} is one of the model's feature columns; choose another name")
-    out[target] = np.asarray(y)
+    # where the label stood in the training table (bayesnb fit records it), else last
+    out.insert(min(getattr(model, "target_index_", out.shape[1]), out.shape[1]), target, np.asarray(y))
     what = "prior predictive" if args.prior else "synthetic"
     write_table(out, args.output, force=args.force, done=f"wrote {len(out)} {what} row(s) to {args.output}", inputs=[args.model],
                 float_format=args.float_format, fmt=args.format)

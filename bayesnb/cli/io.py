@@ -26,6 +26,8 @@ import tempfile
 import numpy as np
 import pandas as pd
 
+from .._utils import shown_list
+
 __all__ = ["FORMATS", "UsageError", "atomic_path", "check_output", "read_table", "read_table_chunks", "table_format", "warn", "write_table"]
 
 
@@ -61,7 +63,7 @@ def _split_names(text, option, columns, path):
     names = [c.strip() for c in (text or []) if c.strip()]
     bad = [c for c in names if c not in columns]
     if bad:
-        raise UsageError(f"{path}: {option} names no column(s) {bad} (columns: {list(columns)[:10]})")
+        raise UsageError(f"{path}: {option} names no column(s) {bad} (columns: {shown_list(columns, 10)})")
     return names
 
 

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .._mcmc_stats import ess_bulk, rhat_rank
+from .._utils import shown_list
 from ..diagnostics import compare_posteriors
 from ..inference.nuts import show_progress
 from ..model import posterior_moments
@@ -164,7 +165,7 @@ def _saved_model_data(args):
     model, df, X = _model_and_table(args)
     target = args.target if args.target is not None else getattr(model, "target_name_", None)
     if args.target is not None and target not in df.columns:
-        raise UsageError(f"{args.data}: no column {target!r} (columns: {list(df.columns)[:10]})")
+        raise UsageError(f"{args.data}: no column {target!r} (columns: {shown_list(df.columns, 10)})")
     if target is None or target not in df.columns:
         return model, X, None
     col = df[target]

@@ -15,6 +15,7 @@ import sys
 
 import numpy as np
 
+from .._utils import shown_list
 from .commands import _model_and_table
 from .io import UsageError, check_output, write_table
 
@@ -30,7 +31,7 @@ def cmd_outliers(args):
     model, df, X = _model_and_table(args)
     if args.target is not None:
         if args.target not in df.columns:
-            raise UsageError(f"{args.data}: no column {args.target!r} (columns: {list(df.columns)[:10]})")
+            raise UsageError(f"{args.data}: no column {args.target!r} (columns: {shown_list(df.columns, 10)})")
         if args.target in [str(c) for c in X.columns]:
             raise UsageError(f"--target {args.target!r} is one of the model's feature columns, not the label column")
     taken = [c for c in ("log_density", "outlier") if c in df.columns]

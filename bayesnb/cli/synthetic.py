@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from .._utils import shown_list
 from ..synthetic import synthetic_report
 from .io import UsageError, check_output, read_table, status, write_table
 from .labels import check_drop_option, labelled_rows
@@ -30,9 +31,9 @@ def cmd_evaluate_synthetic(args):
             continue
         missing, extra = [c for c in real.columns if c not in df.columns], [c for c in df.columns if c not in real.columns]
         if missing or extra:
-            raise UsageError(f"{path}: the columns differ from {args.real}'s: lacks {missing[:10]}, has extra {extra[:10]}")
+            raise UsageError(f"{path}: the columns differ from {args.real}'s: lacks {shown_list(missing, 10)}, has extra {shown_list(extra, 10)}")
     if args.target is not None and args.target not in real.columns:
-        raise UsageError(f"{args.real}: no column {args.target!r} (columns: {list(real.columns)[:10]})")
+        raise UsageError(f"{args.real}: no column {args.target!r} (columns: {shown_list(real.columns, 10)})")
     if args.target is not None:  # the one rule for missing labels, table by table
         real, synthetic, test = (None if df is None else labelled_rows(df, args.target, path, args.drop_unlabelled)[0]
                                  for path, df in ((args.real, real), (args.synthetic, synthetic), (args.real_test, test)))

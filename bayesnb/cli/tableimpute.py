@@ -14,6 +14,7 @@ imputations).
 
 from __future__ import annotations
 
+from .._utils import shown_list
 from ..imputation import CONFIGURATIONS, _configuration_names, impute_table
 from .io import UsageError, check_output, read_table, status, write_table
 from .labels import check_drop_option, labelled_rows
@@ -45,7 +46,7 @@ def cmd_impute_table(args):
     y, X = None, df
     if args.target is not None:
         if args.target not in df.columns:
-            raise UsageError(f"{args.data}: no column {args.target!r} (columns: {list(df.columns)[:10]})")
+            raise UsageError(f"{args.data}: no column {args.target!r} (columns: {shown_list(df.columns, 10)})")
         df, _ = labelled_rows(df, args.target, args.data, args.drop_unlabelled,
                               "leave out --target to impute the label like a column")
         y, X = df[args.target].to_numpy(dtype=object), df.drop(columns=args.target)

@@ -78,6 +78,10 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         The name of ``y``, only when it was a pandas Series with a string name (e.g.
         ``df["party"]``); kept in model files, and ``bayesnb sample`` names its label column
         with it.
+    target_index_ : int
+        Set by ``bayesnb fit`` only: how many feature columns preceded the label column in
+        the training table; kept in model files, and ``bayesnb sample`` puts its label
+        column there.
     """
 
     _parameter_constraints: ClassVar[dict] = _val.constraints()
