@@ -106,3 +106,12 @@ def test_impute_table_with_missing_labels_says_what_applies():
     with pytest.raises(ValueError, match=r"impute_table: .*1 missing label.*pass y=None") as e:
         bayesnb.impute_table(X, y)
     assert "fit_semi_supervised" not in str(e.value)
+
+
+def test_mcmc_of_a_saved_model_without_labels_needs_target_or_components(files, capsys):
+    load_play_tennis().drop(columns=TARGET).to_csv(files / "nolabel.csv", index=False)
+    code = main(["mcmc", str(files / "nolabel.csv"), "--model", str(files / "m.bnb"), "-o", str(files / "u.nc")])
+    line = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in line, line
+    assert f"no label column {TARGET!r}: give --target COL" in line and "--components K > 1" in line
+    assert not (files / "u.nc").exists()

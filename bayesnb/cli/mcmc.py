@@ -167,6 +167,9 @@ def _saved_model_data(args):
     if args.target is not None and target not in df.columns:
         raise UsageError(f"{args.data}: no column {target!r} (columns: {shown_list(df.columns, 10)})")
     if target is None or target not in df.columns:
+        if args.components == 1:
+            raise UsageError(f"{args.data}: no label column{f' {target!r}' if target else ''}: give --target COL "
+                             "(missing labels are marginalised), or --components K > 1 for the latent-class model")
         return model, X, None
     col = df[target]
     y = np.full(len(col), None, dtype=object)
