@@ -79,7 +79,8 @@ def test_an_existing_output_is_replaced_only_with_force(name, files, tmp_path, c
     assert out.read_bytes() != OLD and sorted(p.name for p in tmp_path.iterdir()) == [out.name]
 
 
-@pytest.mark.parametrize("argv, inp", [(["predict", "{m}", "{d}"], "{d}"), (["fit", "{d}", "--target", "PlayTennis"], "{d}"),
+@pytest.mark.parametrize("argv, inp", [(["predict", "{m}", "{d}"], "{d}"),
+                                       (["fit", "{d}", "--target", "PlayTennis"], "{d}"),
                                        (["posterior", "{m}"], "{m}"), (["pool", "{e}"], "{e}")])
 def test_an_input_is_never_replaced_even_with_force(argv, inp, files, capsys):
     names = {"{m}": str(files / "m.bnb"), "{d}": str(files / "data.csv"), "{e}": str(files / "estimates.csv")}

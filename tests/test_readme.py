@@ -123,7 +123,8 @@ def test_readme_shell_session_runs_in_bash_as_pasted(tmp_path):
                        timeout=900, check=False)
     assert r.returncode == 0, r.stderr
     [work] = tmp.iterdir()
-    assert {"votes.csv", "votes.bnb", "predictions.csv", "scored.csv", "posterior.csv"} <= {p.name for p in work.iterdir()}
+    written = {p.name for p in work.iterdir()}
+    assert {"votes.csv", "votes.bnb", "predictions.csv", "scored.csv", "posterior.csv"} <= written
     assert "accuracy:" in r.stdout and "command not found" not in r.stderr
 
 

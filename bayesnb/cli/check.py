@@ -40,6 +40,6 @@ def cmd_check(args):
         print(f"{len(table)} {what} checks, {args.replicates} replicates: {flagged} with p <= 0.05")
         print(table.head(20).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     if args.output is not None:
-        write_table(table, args.output, force=args.force, done=f"wrote {len(table)} rows to {args.output}",
-                    inputs=[args.model, args.data], fmt=args.format)
+        write_table(table, args.output, done=f"wrote {len(table)} rows to {args.output}",
+                    inputs=[args.model, args.data], fmt=args.format, force=args.force)
     return 0

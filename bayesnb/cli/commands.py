@@ -231,8 +231,8 @@ def cmd_predict(args):
     model, df, X = _model_and_table(args)
     if args.each_draw:
         out = _proba_draws_table(model, X, args)
-        write_table(out, args.output, force=args.force, done=f"wrote {args.draws} draws x {len(X)} rows of p(class) to {args.output}",
-                    inputs=[args.model, args.data], fmt=args.format)
+        write_table(out, args.output, done=f"wrote {args.draws} draws x {len(X)} rows of p(class) to {args.output}",
+                    inputs=[args.model, args.data], fmt=args.format, force=args.force)
         return 0
     out = pd.DataFrame(index=df.index)
     if args.keep:
@@ -252,8 +252,8 @@ def cmd_predict(args):
         lo, hi = model.predict_proba_interval(X, ci=args.interval, n_draws=args.draws, random_state=args.seed)
         for k, c in enumerate(model.classes_):
             out[f"p({c}) lo"], out[f"p({c}) hi"] = lo[:, k], hi[:, k]
-    write_table(out, args.output, force=args.force, done=f"wrote {len(out)} predictions to {args.output}",
-                inputs=[args.model, args.data], fmt=args.format)
+    write_table(out, args.output, done=f"wrote {len(out)} predictions to {args.output}",
+                inputs=[args.model, args.data], fmt=args.format, force=args.force)
     return 0
 
 

@@ -36,6 +36,6 @@ def cmd_datasets(args):
         raise UsageError("datasets export needs -o FILE (or -o - for stdout)")
     check_output(args.output, force=args.force)
     df = DATASETS[args.name][0]()
-    write_table(df, args.output, force=args.force, done=f"wrote {args.name} ({df.shape[0]} rows x {df.shape[1]} columns) to "
-                                      f"{args.output}", fmt=args.format)
+    write_table(df, args.output, done=f"wrote {args.name} ({df.shape[0]} rows x {df.shape[1]} columns) to "
+                                      f"{args.output}", fmt=args.format, force=args.force)
     return 0

@@ -67,6 +67,7 @@ def cmd_explain(args):
     check_output(args.output, [args.model, args.data, args.key_file], force=args.force)
     model, _, X = _model_and_table(args)
     out = explain_table(model, X, long=args.long)
-    write_table(out, args.output, force=args.force, done=f"wrote the contributions of {X.shape[1]} feature(s) for {len(X)} row(s) to "
-                f"{args.output}", inputs=[args.model, args.data], float_format=args.float_format, fmt=args.format)
+    write_table(out, args.output, done=f"wrote the contributions of {X.shape[1]} feature(s) for {len(X)} row(s) to "
+                f"{args.output}", inputs=[args.model, args.data], float_format=args.float_format, fmt=args.format,
+                force=args.force)
     return 0

@@ -102,8 +102,8 @@ def cmd_impute(args):
         tables.append(out)
     out = tables[0] if m == 1 else pd.concat(tables, ignore_index=True)
     what = f"filled {before} missing cell(s)" + (f" {m} times" if m > 1 else "")
-    write_table(out, args.output, force=args.force, done="; ".join([what] + notes + [f"wrote {args.output}"]),
-                inputs=[args.model, args.data], float_format=args.float_format, fmt=args.format)
+    write_table(out, args.output, done="; ".join([what] + notes + [f"wrote {args.output}"]),
+                inputs=[args.model, args.data], float_format=args.float_format, fmt=args.format, force=args.force)
     return 0
 
 
@@ -130,6 +130,6 @@ def cmd_sample(args):
     # where the label stood in the training table (bayesnb fit records it), else last
     out.insert(min(getattr(model, "target_index_", out.shape[1]), out.shape[1]), target, np.asarray(y))
     what = "prior predictive" if args.prior else "synthetic"
-    write_table(out, args.output, force=args.force, done=f"wrote {len(out)} {what} row(s) to {args.output}", inputs=[args.model],
-                float_format=args.float_format, fmt=args.format)
+    write_table(out, args.output, done=f"wrote {len(out)} {what} row(s) to {args.output}", inputs=[args.model],
+                float_format=args.float_format, fmt=args.format, force=args.force)
     return 0

@@ -55,8 +55,8 @@ def cmd_outliers(args):
     if not np.all(np.isfinite(scores)):
         message += f"; {int((~np.isfinite(scores)).sum())} row(s) have log_density -inf"
     to_stdout = args.output in (None, "-")
-    write_table(out, args.output, force=args.force, done=None if args.quiet else f"{message}; wrote {args.output}",
-                inputs=[args.model, args.data], float_format=args.float_format, fmt=args.format)
+    write_table(out, args.output, done=None if args.quiet else f"{message}; wrote {args.output}",
+                inputs=[args.model, args.data], float_format=args.float_format, fmt=args.format, force=args.force)
     if to_stdout and not args.quiet:
         print(message, file=sys.stderr, flush=True)
     return 0

@@ -94,7 +94,7 @@ def cmd_pool(args):
     out = pool_table(df, imputation=args.imputation, term=args.term, estimate=args.estimate,
                      variance=args.variance, std_error=args.std_error, dfcom=args.dfcom,
                      conf_level=args.conf_level, where=args.data)
-    write_table(out, args.output, force=args.force, done=f"pooled {len(out)} parameter(s) over "
+    write_table(out, args.output, done=f"pooled {len(out)} parameter(s) over "
                 f"{df[args.imputation].nunique()} imputations; wrote {args.output}", inputs=[args.data],
-                float_format=args.float_format, fmt=args.format)
+                float_format=args.float_format, fmt=args.format, force=args.force)
     return 0

@@ -184,6 +184,6 @@ def cmd_posterior(args):
     else:
         table = posterior_table(model, n_draws=args.draws, random_state=args.seed)
         what = f"{len(table)} parameter rows ({args.draws} exact draws, seed {args.seed})"
-    write_table(table, args.output, force=args.force, done=None if args.quiet else f"wrote {what} to {args.output}",
-                inputs=[args.model], float_format=args.float_format, fmt=args.format)
+    write_table(table, args.output, done=None if args.quiet else f"wrote {what} to {args.output}",
+                inputs=[args.model], float_format=args.float_format, fmt=args.format, force=args.force)
     return 0

@@ -31,12 +31,14 @@ def cmd_evaluate_synthetic(args):
             continue
         missing, extra = [c for c in real.columns if c not in df.columns], [c for c in df.columns if c not in real.columns]
         if missing or extra:
-            raise UsageError(f"{path}: the columns differ from {args.real}'s: lacks {shown_list(missing, 10)}, has extra {shown_list(extra, 10)}")
+            raise UsageError(f"{path}: the columns differ from {args.real}'s: lacks {shown_list(missing, 10)}, "
+                             f"has extra {shown_list(extra, 10)}")
     if args.target is not None and args.target not in real.columns:
         raise UsageError(f"{args.real}: no column {args.target!r} (columns: {shown_list(real.columns, 10)})")
     if args.target is not None:  # the one rule for missing labels, table by table
+        tables = ((args.real, real), (args.synthetic, synthetic), (args.real_test, test))
         real, synthetic, test = (None if df is None else labelled_rows(df, args.target, path, args.drop_unlabelled)[0]
-                                 for path, df in ((args.real, real), (args.synthetic, synthetic), (args.real_test, test)))
+                                 for path, df in tables)
     if args.real_test and args.target is None:
         raise UsageError("--real-test needs --target (it is the test set of the TSTR/TRTR classifiers)")
     status("comparing the tables" + (" and training the TSTR/TRTR classifiers" if args.target else ""))
@@ -50,5 +52,6 @@ def cmd_evaluate_synthetic(args):
     else:
         print(report)
     if args.output is not None:
-        write_table(report.to_frame(), args.output, force=args.force, done=f"wrote the report to {args.output}", inputs=inputs, fmt=args.format)
+        write_table(report.to_frame(), args.output, done=f"wrote the report to {args.output}", inputs=inputs,
+                    fmt=args.format, force=args.force)
     return 0

@@ -66,5 +66,6 @@ def cmd_impute_table(args):
              + ", ".join(cols) for cfg, cols in by.items()]
     done = "; ".join([f"filled {before} missing cell(s)"] + (["chose " + "; ".join(notes)] if notes else [])
                      + [f"wrote {args.output}"])
-    write_table(out, args.output, force=args.force, done=done, inputs=[args.data], float_format=args.float_format, fmt=args.format)
+    write_table(out, args.output, done=done, inputs=[args.data], float_format=args.float_format, fmt=args.format,
+                force=args.force)
     return 0
