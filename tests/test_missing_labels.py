@@ -115,3 +115,14 @@ def test_mcmc_of_a_saved_model_without_labels_needs_target_or_components(files, 
     assert code == 2 and "\n" not in line, line
     assert f"no label column {TARGET!r}: give --target COL" in line and "--components K > 1" in line
     assert not (files / "u.nc").exists()
+
+
+def test_synthetic_report_drop_unlabelled_equals_the_labelled_tables():
+    real = load_play_tennis()
+    synthetic = real.sample(frac=1.0, replace=True, random_state=1).reset_index(drop=True)
+    gaps = real.assign(**{TARGET: real[TARGET].where(real.index % 5 != 0)})
+    with pytest.raises(ValueError, match="3 missing value.*pass drop_unlabelled=True"):
+        bayesnb.synthetic_report(gaps, synthetic, TARGET, random_state=0)
+    got = bayesnb.synthetic_report(gaps, synthetic, TARGET, random_state=0, drop_unlabelled=True)
+    expected = bayesnb.synthetic_report(gaps.dropna(subset=[TARGET]), synthetic, TARGET, random_state=0)
+    pd.testing.assert_frame_equal(got.to_frame(), expected.to_frame())
