@@ -223,6 +223,10 @@ def check_extras(model, post, n_features, extra):
         t = extra["target_name_"]
         if not isinstance(t, str) or not t or len(t) > 1000:
             _fail(f"target_name_ must be a non-empty string of at most 1000 characters; the file holds {str(t)[:40]!r}")
+    if "target_index_" in extra:
+        t = extra["target_index_"]
+        if not isinstance(t, int) or isinstance(t, bool) or not 0 <= t <= n_features:
+            _fail(f"target_index_ must be an integer from 0 to {n_features}; the file holds {t!r}")
     if "feature_dtypes_" in extra:
         t = extra["feature_dtypes_"]
         if not isinstance(t, np.ndarray) or t.shape != (n_features,) or not all(is_dtype(v) for v in t):

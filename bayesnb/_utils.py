@@ -172,6 +172,28 @@ def warn_all_missing(who: str, names) -> None:
     )
 
 
+def shown_list(values, limit=5) -> str:
+    """A list for a message: its first ``limit`` items, then how many more (``['a', 'b'] and 3 more``).
+
+    Parameters
+    ----------
+    values : iterable
+    limit : int, default=5
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> shown_list(["a", "b", "c"], limit=2)
+    "['a', 'b'] and 1 more"
+    """
+    values = list(values)
+    more = f" and {len(values) - limit} more" if len(values) > limit else ""
+    return f"{values[:limit]}{more}"
+
+
 def is_dtype(obj) -> bool:
     """True for a NumPy dtype or a pandas extension dtype (pandas imported only here)."""
     from pandas.api.extensions import ExtensionDtype

@@ -193,7 +193,8 @@ class PosteriorMixin:
             Labels; missing labels (None, NaN, ``pd.NA``) make unlabelled rows, whose
             class is marginalised out (per-row likelihood with logsumexp); every other
             value, ``-1`` too, is a class. None: every row is unlabelled (the estimator
-            must be fitted).
+            must be fitted), only with ``n_components > 1`` (latent classes); for one
+            component pass ``y=[None] * n_samples`` to sample every row unlabelled on purpose.
         num_warmup, num_samples, num_chains : int
         random_state : int, numpy Generator/RandomState or None
         progress_bar : bool or None, default=None
@@ -257,6 +258,11 @@ class PosteriorMixin:
         if precision not in ("float32", "float64"):
             raise ValueError(f"{who}: precision must be 'float32' or 'float64'; received {precision!r}.")
         C, likelihood = self._check_model_args(n_components, likelihood)
+        if y is None and C == 1:
+            raise ValueError(f"{who}: run_mcmc(X) without y would sample every row as unlabelled, a mixture over "
+                             "the classes with no closed form to check; pass the labels y (missing ones, None/NaN, "
+                             "are marginalised), or n_components=C > 1 for the latent-class model. To sample "
+                             "every row unlabelled on purpose, pass y=[None] * len(X).")
         if init is None:
             init = "uniform" if C == 1 else "em"
         if isinstance(init, LatentClassFit):

@@ -52,6 +52,7 @@ from sklearn.base import clone
 
 from ._utils import is_numeric_column
 from .estimators import NaiveBayes
+from .estimators._validation import check_labelled
 from .generative.tables import missing_labels, write_cells
 
 __all__ = ["NIWFit", "conditional_mean", "fit_niw_em", "impute_mvn", "log_shift"]
@@ -330,6 +331,8 @@ def _check_table(X, y, estimator, who):
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
         raise ValueError(f"{who}: y must have shape ({X.shape[0]},), one label per row of X; "
                          f"received shape {y.shape}.")
+    check_labelled(y, who, "Leave those rows out of X and y, or put the labels in X as a column and pass "
+                           "y=None to impute them like any column.")
     return y
 
 

@@ -100,7 +100,8 @@ def _summary(model) -> dict:
 #: fitted attributes beyond the posterior that a model file keeps
 _EXTRA_FITTED = ("offset_", "contamination_", "em_objective_", "n_iter_", "converged_", "transduction_",
                  "feature_dtypes_", "family_scores_", "target_name_", "structure_kind_", "structure_parents_",
-                 "structure_stats_", "structure_scores_", "structure_bin_edges_", "privacy_spent_")
+                 "structure_stats_", "structure_scores_", "structure_bin_edges_", "privacy_spent_",
+                 "target_index_")
 #: fitted DataFrames, stored as a dict of lists (column name -> values, in column order)
 _FRAMES = ("family_scores_", "structure_scores_")
 
@@ -142,7 +143,7 @@ def _from_file(name, value):
     return value
 
 
-def save(model, path, *, key=None) -> None:
+def save(model, path, *, key=None, overwrite=False) -> None:
     """Write a fitted bayesnb estimator to ``path`` (see the module docstring for the format).
 
     Parameters
@@ -157,6 +158,13 @@ def save(model, path, *, key=None) -> None:
         checksums only catch accidents (anyone can recompute them after an edit); the HMAC
         also catches deliberate changes by anyone without the key. Neither encrypts: the
         file stays readable by anyone.
+    overwrite : bool, default False
+        Replace ``path`` if it exists. By default an existing file is never replaced.
+
+    Raises
+    ------
+    FileExistsError
+        ``path`` exists and ``overwrite`` is false.
     """
     key = check_key(key)
     estimators_, _, _ = registry()
@@ -164,6 +172,9 @@ def save(model, path, *, key=None) -> None:
     if estimators_.get(name) is not type(model):
         raise TypeError(f"save: {name} is not a bayesnb estimator.")
     check_is_fitted(model, "posterior_")
+    if not overwrite and os.path.lexists(path):
+        raise FileExistsError(f"save: {os.fspath(path)} exists; pass overwrite=True to replace it, or choose "
+                              f"another path")
     enc = Encoder()
     fitted = {
         "posterior": enc(model.posterior_, "posterior_"),
@@ -313,7 +324,7 @@ class PersistenceMixin:
         if not cls.__name__.startswith("_") and cls.__name__ != "BaseNB":
             ESTIMATORS[type_key(cls)] = cls
 
-    def save(self, path, *, key=None) -> None:
+    def save(self, path, *, key=None, overwrite=False) -> None:
         """Write the fitted model to ``path`` in bayesnb's safe, versioned format.
 
         Parameters
@@ -324,5 +335,8 @@ class PersistenceMixin:
             Sign the file with HMAC-SHA256 under this secret key; :func:`bayesnb.load`
             then needs the same key and refuses a file changed by anyone without it
             (see :func:`bayesnb.persistence.save`). The file is not encrypted.
+        overwrite : bool, default False
+            Replace ``path`` if it exists; by default an existing file is refused with a
+            ``FileExistsError`` naming it.
         """
-        save(self, path, key=key)
+        save(self, path, key=key, overwrite=overwrite)

@@ -230,7 +230,7 @@ def _labels(df, target, what):
     y = df[target]
     if y.isna().any():
         raise ValueError(f"synthetic_report: target {target!r} has {int(y.isna().sum())} missing value(s) in "
-                         f"the {what} table; drop those rows first.")
+                         f"the {what} table; pass drop_unlabelled=True to leave those rows out.")
     return y.astype(object).to_numpy()
 
 
@@ -258,7 +258,8 @@ def _utility(real, synthetic, target, real_test, random_state):
 
 
 # ------------------------------------------------------------------------------ report
-def synthetic_report(real, synthetic, target=None, *, real_test=None, bins=10, random_state=None):
+def synthetic_report(real, synthetic, target=None, *, real_test=None, bins=10, random_state=None,
+                     drop_unlabelled=False):
     """Compare a synthetic table with the real one: marginals, pairs, propensity and utility.
 
     Parameters
@@ -282,6 +283,10 @@ def synthetic_report(real, synthetic, target=None, *, real_test=None, bins=10, r
         bins if values repeat) for Cramér's V.
     random_state : None, int or numpy Generator
         Seeds the hold-out split and the classifiers.
+    drop_unlabelled : bool, default=False
+        With ``target``: leave out the rows of each table whose label is missing (as
+        ``bayesnb evaluate-synthetic --drop-unlabelled``). Otherwise such rows are refused
+        with a ``ValueError``.
 
     Returns
     -------
@@ -330,6 +335,11 @@ def synthetic_report(real, synthetic, target=None, *, real_test=None, bins=10, r
         random_state = int(random_state.integers(2**31))
     if target is not None and target not in r.columns:
         raise ValueError(f"synthetic_report: target {target!r} is not a column (columns: {list(r.columns)[:10]}).")
+    if target is not None and drop_unlabelled:
+        r, s = r[r[target].notna()], s[s[target].notna()]
+        if real_test is not None:
+            real_test = _frames(r, real_test)[1]
+            real_test = real_test[real_test[target].notna()]
     if not (isinstance(bins, (int, np.integer)) and bins >= 2):
         raise ValueError(f"synthetic_report: bins must be an integer >= 2; received {bins!r}.")
     prep = _prepare(r, (s, "synthetic"))

@@ -299,11 +299,11 @@ def test_failed_write_leaves_no_partial_file_and_no_temp_name(votes_csv, tmp_pat
 
     with monkeypatch.context() as m:
         m.setattr(pd.DataFrame, "to_csv", to_csv_fails)
-        line = one_line_error(*cli(capsys, "predict", model, d / "test.csv", "-o", out)[::2])
+        line = one_line_error(*cli(capsys, "predict", model, d / "test.csv", "-o", out, "--force")[::2])
         assert line.endswith(f"cannot write {out}: No space left on device"), line
     with monkeypatch.context() as m:
         m.setattr(bayesnb.persistence, "save", save_fails)
-        line = one_line_error(*cli(capsys, "fit", d / "train.csv", "--target", "party", "-o", model)[::2])
+        line = one_line_error(*cli(capsys, "fit", d / "train.csv", "--target", "party", "-o", model, "--force")[::2])
         assert line.endswith(f"cannot write {model}: No space left on device"), line
     assert "tmp" not in line.replace(str(tmp_path), "")
     # the old files are intact and no temporary file is left behind
@@ -316,7 +316,7 @@ def test_outputs_keep_permissions_and_write_through_symlinks(votes_csv, tmp_path
     real.write_text("old\n")
     real.chmod(0o640)
     (tmp_path / "link.csv").symlink_to(real)
-    code, _, err = cli(capsys, "predict", d / "m.bnb", d / "test.csv", "-o", tmp_path / "link.csv")
+    code, _, err = cli(capsys, "predict", d / "m.bnb", d / "test.csv", "-o", tmp_path / "link.csv", "--force")
     assert code == 0, err
     assert (tmp_path / "link.csv").is_symlink() and len(pd.read_csv(real)) == len(pd.read_csv(d / "test.csv"))
     assert real.stat().st_mode & 0o777 == 0o640
@@ -373,9 +373,9 @@ def test_numeric_and_categorical_overrides(tmp_path, capsys):
     X = test[["glucose", "age"]].astype({"age": str})
     np.testing.assert_allclose(pred.iloc[:, 1:].to_numpy(), model.predict_proba(X))
     # conflicting or unknown names
-    line = one_line_error(*cli(capsys, *fit, "--numeric", "age", "--categorical", "age")[::2])
+    line = one_line_error(*cli(capsys, *fit, "--force", "--numeric", "age", "--categorical", "age")[::2])
     assert "both" in line and "age" in line
-    line = one_line_error(*cli(capsys, *fit, "--categorical", "weight")[::2])
+    line = one_line_error(*cli(capsys, *fit, "--force", "--categorical", "weight")[::2])
     assert "--categorical names no column(s) ['weight']" in line
 
 
@@ -664,13 +664,13 @@ def test_format_json_equals_csv_for_sample_and_predict(penguins, tmp_path, capsy
         assert list(a.columns) == list(b.columns)
         pd.testing.assert_frame_equal(a, b, check_dtype=False)
         # by extension, and --format overriding it
-        assert cli(capsys, *cmd, "-o", tmp_path / "t.json")[0] == 0
+        assert cli(capsys, *cmd, "-o", tmp_path / "t.json", "--force")[0] == 0
         pd.testing.assert_frame_equal(pd.DataFrame(json.loads((tmp_path / "t.json").read_text())), b)
-        assert cli(capsys, *cmd, "-o", tmp_path / "t.json", "--format", "csv")[0] == 0
+        assert cli(capsys, *cmd, "-o", tmp_path / "t.json", "--format", "csv", "--force")[0] == 0
         pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "t.json"), a)
-        assert cli(capsys, *cmd, "-o", tmp_path / "t.tsv")[0] == 0
+        assert cli(capsys, *cmd, "-o", tmp_path / "t.tsv", "--force")[0] == 0
         pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "t.tsv", sep="\t"), a)
-        assert cli(capsys, *cmd, "-o", tmp_path / "t.dat")[0] == 0  # unknown extension: CSV
+        assert cli(capsys, *cmd, "-o", tmp_path / "t.dat", "--force")[0] == 0  # unknown extension: CSV
         pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "t.dat"), a)
 
 

@@ -124,7 +124,7 @@ def test_sample_prior_equals_sample_prior_predictive(files, tmp_path):
                  "-o", str(tmp_path / "s.json")]) == 0
     got = pd.DataFrame(json.loads((tmp_path / "s.json").read_text()))
     X, y = model.sample_prior_predictive(40, random_state=9)
-    assert list(got.columns) == [*X.columns, "species"]
+    assert list(got.columns) == ["species", *X.columns]  # the label where it was in the training table
     assert (got["species"] == np.asarray(y)).all()
     for c in X.columns:
         if X[c].dtype.kind == "f":

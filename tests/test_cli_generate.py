@@ -104,14 +104,14 @@ def test_sample_names_the_label_after_the_target(penguins, tmp_path):
     model = bayesnb.load(penguins / "penguins.bnb")
     X, y = model.sample(30, random_state=4)
     got = pd.read_csv(out)
-    assert list(got.columns) == [*X.columns, "species"]
+    assert list(got.columns) == ["species", *X.columns]  # where it was in penguins.csv
     assert list(got["species"]) == list(y)
     text = out.read_text().splitlines()
     j = list(got.columns).index("body_mass_g")
     assert all(re.fullmatch(r"\d+", line.split(",")[j]) for line in text[1:])  # whole numbers, no decimals
     np.testing.assert_array_equal(got["bill_length_mm"].to_numpy(), X["bill_length_mm"].to_numpy(dtype=float))
     assert main(["sample", str(penguins / "penguins.bnb"), "-n", "5", "--float-format", "%.3g",
-                 "--target", "kind", "-o", str(out)]) == 0
+                 "--target", "kind", "-o", str(out), "--force"]) == 0
     got = pd.read_csv(out)
     assert "kind" in got.columns and all(len(str(v).replace(".", "")) <= 3 for v in got["bill_length_mm"])
 
@@ -168,7 +168,7 @@ def test_datasets_list_and_export(tmp_path, capsys):
     assert back.astype(object).where(back.notna(), None).equals(load_house_votes())
     before = path.read_bytes()
     assert main(["datasets", "export", "penguins", "-o", str(path)]) == 2
-    assert "refusing to overwrite" in capsys.readouterr().err and path.read_bytes() == before
+    assert "refusing to replace" in capsys.readouterr().err and path.read_bytes() == before
     assert main(["datasets", "export", "penguins", "-o", str(path), "--force"]) == 0
     assert pd.read_csv(path).shape == (344, 8)
     assert main(["datasets", "export", "iris", "-o", str(tmp_path / "x.csv")]) == 2
@@ -190,3 +190,22 @@ def test_docs_cli_session_runs_as_pasted(tmp_path, monkeypatch, capsys):
         words = shlex.split(line.split(" #")[0])
         assert words[0] == "bayesnb", line
         assert main(words[1:]) == 0, (line, capsys.readouterr().err)
+
+
+def test_sample_keeps_the_label_where_it_was_in_the_training_table(tmp_path):
+    df = load_penguins()
+    cols = list(df.columns)
+    middle = df[cols[1:4] + ["species"] + cols[4:]]  # the label fourth
+    middle.to_csv(tmp_path / "p.csv", index=False)
+    expected = list(middle.columns)
+    for extra in ([], ["--chunksize", "100"]):
+        model = tmp_path / f"m{len(extra)}.bnb"
+        assert main(["-q", "fit", str(tmp_path / "p.csv"), "--target", "species", "-o", str(model), *extra]) == 0
+        assert bayesnb.load(model).target_index_ == 3
+        assert main(["-q", "sample", str(model), "-n", "4", "-o", str(tmp_path / f"s{len(extra)}.csv")]) == 0
+        assert list(pd.read_csv(tmp_path / f"s{len(extra)}.csv").columns) == expected
+    # a model fitted in Python does not know where the label was: it comes last
+    m = bayesnb.NaiveBayes().fit(middle.drop(columns="species"), middle["species"])
+    m.save(tmp_path / "py.bnb")
+    assert main(["-q", "sample", str(tmp_path / "py.bnb"), "-n", "4", "-o", str(tmp_path / "py.csv")]) == 0
+    assert list(pd.read_csv(tmp_path / "py.csv").columns) == [c for c in expected if c != "species"] + ["species"]

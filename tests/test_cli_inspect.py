@@ -158,7 +158,7 @@ def test_help_documents_exit_codes_and_quiet(capsys):
 
 def test_quiet_before_or_after_the_command(votes, tmp_path, capsys):
     for args in (["-q", "posterior"], ["posterior", "--quiet"]):
-        assert main([*args, str(votes / "votes.bnb"), "--draws", "10", "-o", str(tmp_path / "p.csv")]) == 0
+        assert main([*args, str(votes / "votes.bnb"), "--draws", "10", "-o", str(tmp_path / "p.csv"), "--force"]) == 0
         assert capsys.readouterr().out == ""
     assert main(["posterior", str(votes / "votes.bnb"), "--draws", "10", "-o", str(tmp_path / "p2.csv")]) == 0
     assert "wrote" in capsys.readouterr().out

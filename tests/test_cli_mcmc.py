@@ -44,7 +44,7 @@ def test_mcmc_writes_the_python_api_draws_and_prints_the_comparison(tmp_path, ca
     # an existing file is kept unless --force
     before = out.read_bytes()
     assert main(["-q", *args]) == 2
-    assert "exists; pass --force" in capsys.readouterr().err
+    assert "it exists (pass --force" in capsys.readouterr().err
     assert out.read_bytes() == before
 
 
@@ -130,7 +130,7 @@ def test_every_table_input_reads_stdin(tmp_path, capsys, monkeypatch):
     text = csv.read_text()
     assert main(["-q", "fit", str(csv), "--target", "party", "-o", str(tmp_path / "m.bnb")]) == 0
     model = str(tmp_path / "m.bnb")
-    commands = [["fit", "{}", "--target", "party", "-o", str(tmp_path / "s.bnb")],
+    commands = [["fit", "{}", "--target", "party", "-o", str(tmp_path / "s.bnb"), "--force"],
                 ["predict", model, "{}", "--proba"],
                 ["score", model, "{}", "--target", "party"],
                 ["impute", model, "{}"],
@@ -191,5 +191,5 @@ def test_fit_semi_supervised_equals_the_python_api(tmp_path, capsys):
     np.testing.assert_allclose(got.class_count_, expected.class_count_, rtol=1e-12)
     assert not np.allclose(got.class_count_, NaiveBayes().fit(X[y.notna()], y[y.notna()]).class_count_)
     assert main(["fit", str(csv), "--target", "species", "-o", str(model), "--semi-supervised",
-                 "--chunksize", "50"]) == 2
+                 "--chunksize", "50", "--force"]) == 2
     assert "cannot be combined" in capsys.readouterr().err

@@ -414,7 +414,7 @@ def test_fit_with_minus_one_labels_is_supervised(case):
 ], ids=["nan", "None", "pd.NA"])
 def test_fit_with_missing_label_raises_and_points_to_fit_semi_supervised(y):
     X = np.random.default_rng(0).normal(size=(40, 2))
-    with pytest.raises(ValueError, match=r"GaussianNB: expected a label for every training row; y contains 1 "
+    with pytest.raises(ValueError, match=r"GaussianNB: expected a label for every row; y contains 1 "
                                          r"missing label.*fit_semi_supervised\(X, y\)"):
         GaussianNB().fit(X, y)
 

@@ -118,6 +118,13 @@ def test_latent_model_prior_and_argument_checks():
         clf.run_mcmc(X, y, n_components=2, init=fit3)
     with pytest.raises(ValueError, match="needs a fitted estimator"):
         CategoricalNB().run_mcmc(X, None, n_components=2)
+    # without y only latent components make sense: one component would be a silent mixture over the classes
+    for call in (lambda: clf.run_mcmc(X), lambda: clf.run_mcmc(X, None, n_components=1)):
+        with pytest.raises(ValueError, match=r"run_mcmc\(X\) without y .*pass the labels y.*n_components=C > 1"):
+            call()
+    # every row unlabelled on purpose is still possible, and is the model it would have sampled
+    spec, _, data = clf.model_inputs(X, [None] * len(X))
+    assert data["unlabelled"] is not None and data.get("labelled") is None
 
 
 def test_latent_class_draws_one_component_exact_draws_average_to_closed_form():

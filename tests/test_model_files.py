@@ -207,6 +207,8 @@ EDITS = {  # name: (edit_meta, edit_arrays, message the refusal must contain)
                          None, "dtype"),
     "column covered twice": (None, _set_array(lambda m: _block(m, "Gaussian")[1], lambda a: a * 0), "exactly once"),
     "n_features lies": (lambda m: m["fitted"].update(n_features_in=9), None, "feature"),
+    "target index past the features": (lambda m: m["fitted"]["extra"].update(target_index_=99), None,
+                                       "target_index_ must be an integer from 0"),
     "unknown fitted attribute": (lambda m: m["fitted"]["extra"].update(__class__=1), None, "unknown fitted"),
     "unknown estimator": (lambda m: m.update(estimator="os.system"), None, "unknown estimator"),
     "unknown parameter": (lambda m: m["params"]["__dict__"].append(["evil", 1]), None, "evil"),

@@ -2,7 +2,8 @@
 
 README.md: each ```bash line that starts with ``bayesnb`` runs through ``bayesnb.cli.main``
 (``shlex.split``), in order, in an empty folder; the other lines must be on the allow-list
-:data:`NOT_RUN_COMMANDS` (each with its reason); each ```python block is executed in an empty
+:data:`NOT_RUN_COMMANDS` (each with its reason); the shell session also runs in bash as pasted,
+from a folder holding the ``.venv`` that ``make demo`` makes; each ```python block is executed in an empty
 folder (the ``>>>`` examples are doctests: ``--doctest-glob=README.md`` in pyproject.toml).
 
 docs/**/*.md: the ``bayesnb`` lines of the ```bash blocks run like the README's (other
@@ -16,8 +17,12 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
 import shlex
+import shutil
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -35,7 +40,9 @@ NOT_RUN_COMMANDS = {
     "make test": "runs this very test suite",
     "pip install": "installs packages (needs the network)",
     "git clone": "needs the network",
-    "cd ": "changes into the clone; the lines that follow run in a temporary folder",
+    "cd ": "changes into the clone or a new temporary folder; the lines that follow run in a temporary folder",
+    "source .venv/bin/activate": "puts .venv's bayesnb on the PATH; test_readme_shell_session_runs_in_bash_as_pasted "
+                                 "runs it",
 }
 
 #: docs python blocks run by another test: (page, index of the block on the page) -> that test
@@ -88,6 +95,37 @@ def test_readme_bash_lines_run_as_pasted(tmp_path, monkeypatch, capsys):
     assert ran >= 5
     assert {"votes.csv", "votes.bnb", "predictions.csv", "scored.csv", "posterior.csv"} <= {
         p.name for p in tmp_path.iterdir()}
+
+
+def _session_blocks():
+    """The README's bash blocks that run ``bayesnb`` (the shell session)."""
+    return [code for code, _, _ in _blocks((ROOT / "README.md").read_text(encoding="utf-8"), "bash")
+            if any(line.startswith("bayesnb ") for line in code.splitlines())]
+
+
+@pytest.mark.slow
+@pytest.mark.e2e
+def test_readme_shell_session_runs_in_bash_as_pasted(tmp_path):
+    """The README's shell session, pasted into bash in the repository folder after ``make demo``
+    (a ``.venv`` holding ``activate`` and the ``bayesnb`` script), runs and fills a new folder."""
+    venv = Path(sys.prefix)
+    if shutil.which("bash") is None or not all((venv / "bin" / f).exists() for f in ("activate", "bayesnb")):
+        pytest.skip("needs bash and a virtual environment with the bayesnb script, as 'make demo' makes")
+    [block] = _session_blocks()
+    clone, tmp = tmp_path / "clone", tmp_path / "tmp"
+    clone.mkdir()
+    tmp.mkdir()
+    (clone / ".venv").symlink_to(venv, target_is_directory=True)
+    env = dict(os.environ, TMPDIR=str(tmp), MPLBACKEND="Agg",  # mktemp -d makes its folder under tmp
+               PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+    env.pop("VIRTUAL_ENV", None)
+    r = subprocess.run(["bash", "-e", "-c", block], cwd=clone, env=env, capture_output=True, text=True,
+                       timeout=900, check=False)
+    assert r.returncode == 0, r.stderr
+    [work] = tmp.iterdir()
+    written = {p.name for p in work.iterdir()}
+    assert {"votes.csv", "votes.bnb", "predictions.csv", "scored.csv", "posterior.csv"} <= written
+    assert "accuracy:" in r.stdout and "command not found" not in r.stderr
 
 
 def test_readme_python_blocks_run_as_pasted(tmp_path, monkeypatch):

@@ -351,7 +351,7 @@ def test_multinomial_partial_fit_equals_fit_when_columns_are_first_observed_in_l
         batched = MultinomialNB().fit(X[:25], y[:25])
         for rows in (np.arange(25, 40), np.arange(40, 60), np.arange(60, n)):
             if save_between:
-                batched.save(tmp_path / "m.bnb")
+                batched.save(tmp_path / "m.bnb", overwrite=True)
                 batched = bayesnb.load(tmp_path / "m.bnb")
             batched.partial_fit(X[rows], y[rows])
     complete = ~np.isnan(X).any(axis=1)

@@ -154,7 +154,7 @@ def test_bad_labels(bad, what):
     (pd.Series([pd.NA] + [1] * 29, dtype="Int64"), [1]),
 ], ids=["nan", "None", "pd.NA"])
 def test_missing_labels_in_partial_fit(bad, classes):
-    with pytest.raises(ValueError, match=r"MultinomialNB: expected a label for every training row; "
+    with pytest.raises(ValueError, match=r"MultinomialNB: expected a label for every row; "
                                          r"y contains 1 missing label"):
         MultinomialNB().partial_fit(COUNTS, bad, classes=classes)
 

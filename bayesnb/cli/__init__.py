@@ -25,7 +25,8 @@ User mistakes (a missing file, an unknown column, a corrupted model, a folder th
 exist...) print one line on stderr and exit with status 2; a failed demo step exits with
 status 1; an interrupted command exits with 130. ``-q``/``--quiet`` (before or after the
 subcommand) silences confirmations and progress messages. ``bayesnb --debug ...`` (or ``BAYESNB_DEBUG=1``) shows the traceback instead.
-No command writes over one of its inputs, and every output file is written completely to a
+No command replaces an existing output file unless given ``--force``, none ever writes over
+one of its inputs (not even with ``--force``), and every output file is written completely to a
 temporary file and only then renamed onto the destination (see :mod:`bayesnb.cli.io`).
 
 Modules: :mod:`~bayesnb.cli.commands` (the subcommands), :mod:`~bayesnb.cli.io` (tables and
@@ -127,6 +128,15 @@ def build_parser():
 
     sub.add_parser = add_parser
 
+    def force_opt(q):  # the one output policy: an existing -o file is replaced only with --force
+        q.add_argument("--force", action="store_true",
+                       help="replace an existing -o file (never one of the command's inputs)")
+
+    def drop_opt(q):  # the one rule for missing labels of every command that takes --target
+        q.add_argument("--drop-unlabelled", action="store_true",
+                       help="leave out the rows with no --target label (their count is reported on stderr); "
+                            "without it such rows are an error")
+
     def key_opt(q, what):
         q.add_argument("--key-file", default=None, metavar="PATH",
                        help=f"secret key file: {what} (HMAC-SHA256; see docs/cli.md)")
@@ -166,7 +176,7 @@ def build_parser():
                        help="smoothing pseudo-count (Dirichlet/Beta prior), e.g. 1 (Laplace), 0.5, 0, or 'auto' "
                             "(maximise the evidence)")
         q.add_argument("--columns", default=None, metavar="A,B,C", help="use only these feature columns")
-        q.add_argument("--drop-unlabelled", action="store_true", help="leave out rows with no label")
+        drop_opt(q)
         data_opts(q)
 
     f = sub.add_parser("fit", help="fit a model to a table and save it",
@@ -175,6 +185,7 @@ def build_parser():
                                    "allowed (left out of the statistics).")
     fit_opts(f, "")
     f.add_argument("-o", "--output", required=True, help="model file to write (e.g. model.bnb)")
+    force_opt(f)
     f.add_argument("--chunksize", type=int, default=None, metavar="N",
                    help="read a CSV larger than memory N rows at a time (model.partial_fit per chunk; the "
                         "same model as one fit). Reads the file twice: column types and classes, then the fit")
@@ -214,7 +225,7 @@ def build_parser():
                          "when the run reports divergent transitions): run_mcmc(target_accept_prob=P)")
     mc.add_argument("--rows", type=int, default=20, metavar="N",
                     help="parameter elements shown, the largest |z| first (default 20; 0: all)")
-    mc.add_argument("--force", action="store_true", help="replace an existing -o file")
+    force_opt(mc)
     mc.set_defaults(func=cmd_mcmc)
 
     def format_opt(q):
@@ -236,6 +247,7 @@ def build_parser():
 
     def output_opt(q, help="output table (default: CSV on stdout)"):
         q.add_argument("-o", "--output", default=None, help=help)
+        force_opt(q)
         format_opt(q)
 
     table = "table (.csv, .tsv, .parquet; '-' = stdin CSV)"
@@ -263,11 +275,12 @@ def build_parser():
                       "Evaluate a saved model on DATA with true labels in --target.",
                       data_help=f"labelled {table}")
     s.add_argument("--target", required=True, help="name of the label column")
+    drop_opt(s)
 
     inf = model_command("info", cmd_info, "a readable report of a model file",
                         "Print what a model file holds: estimator, target, classes with counts, the evidence, "
                         "the alpha 'auto' chose, and per block its family, columns and posterior means with "
-                        "94%% intervals (the most probable values of categorical columns).")
+                        "94% intervals (the most probable values of categorical columns).")
     inf.add_argument("--json", action="store_true", help="print the file's summary as JSON instead")
     inf.add_argument("--columns-shown", type=int, default=8, metavar="N",
                      help="columns shown per block (default 8)")
@@ -308,8 +321,10 @@ def build_parser():
     it.add_argument("data", help=f"{table} with missing cells")
     output_opt(it)
     it.add_argument("--target", default=None, metavar="COL",
-                    help="label column (every row labelled; copied unchanged): the class of every model. Default: "
+                    help="label column (every row labelled, or --drop-unlabelled; copied unchanged): the class of "
+                         "every model. Default: "
                          "none, every row one class (the label, if any, is imputed like a column)")
+    drop_opt(it)
     it.add_argument("--label-given", action="store_true",
                     help="also condition each row's imputation on its --target label (label_given=True)")
     it.add_argument("--configurations", default="auto", metavar="auto|A,B",
@@ -341,7 +356,6 @@ def build_parser():
     ds.add_argument("action", choices=("list", "export"))
     ds.add_argument("name", nargs="?", default=None, help=f"dataset to export: {', '.join(DATASETS)}")
     output_opt(ds, help="file to write ('-': stdout)")
-    ds.add_argument("--force", action="store_true", help="replace an existing -o file")
     ds.set_defaults(func=cmd_datasets)
 
     ch = model_command("check", cmd_check, "check the independence assumption on labelled data",
@@ -349,6 +363,7 @@ def build_parser():
                        "every feature pair within each class, a dependence statistic of DATA against "
                        "replicated datasets; prints the most severe pairs.", data_help=f"labelled {table}")
     ch.add_argument("--target", required=True, help="name of the label column")
+    drop_opt(ch)
     ch.add_argument("--replicates", type=int, default=200, help="replicated datasets (default 200)")
     ch.add_argument("--seed", type=int, default=0)
     ch.add_argument("--marginals", action="store_true",
@@ -374,7 +389,7 @@ def build_parser():
 
     po = model_command("posterior", cmd_posterior, "every parameter's posterior as a tidy table",
                        "One row per parameter element (block, parameter, class, feature, value) with the "
-                       "posterior mean, sd and 94%% highest-density interval (hdi_3%%, hdi_97%%) of exact "
+                       "posterior mean, sd and 94% highest-density interval (hdi_3%, hdi_97%) of exact "
                        "conjugate draws: those of model.sample_posterior(DRAWS, random_state=SEED).")
     output_opt(po)
     po.add_argument("--draws", type=int, default=2000, metavar="N", help="exact posterior draws (default 2000)")
@@ -430,6 +445,7 @@ def build_parser():
     ev.add_argument("real", help=f"real {table}")
     ev.add_argument("synthetic", help=f"synthetic {table}, with the same columns")
     ev.add_argument("--target", default=None, help="label column: adds TSTR and TRTR accuracy")
+    drop_opt(ev)
     ev.add_argument("--real-test", default=None, metavar="TEST",
                     help="real rows to test the classifiers on (default: 30%% of REAL held out)")
     ev.add_argument("--bins", type=int, default=10, help="quantile bins of numeric columns for Cramér's V")

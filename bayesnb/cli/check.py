@@ -22,7 +22,7 @@ def cmd_check(args):
     if args.replicates < 1:
         raise UsageError(f"--replicates must be at least 1; received {args.replicates}")
     if args.output is not None:
-        check_output(args.output, [args.model, args.data, args.key_file])
+        check_output(args.output, [args.model, args.data, args.key_file], force=args.force)
     model, df, X = _model_and_table(args, labels=args.target)
     y = np.asarray(_labels_like(model, df[args.target]))
     unknown = sorted({str(v) for v in y if v not in set(model.classes_)})
@@ -41,5 +41,5 @@ def cmd_check(args):
         print(table.head(20).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     if args.output is not None:
         write_table(table, args.output, done=f"wrote {len(table)} rows to {args.output}",
-                    inputs=[args.model, args.data], fmt=args.format)
+                    inputs=[args.model, args.data], fmt=args.format, force=args.force)
     return 0

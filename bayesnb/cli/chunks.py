@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from .io import QUIET, UsageError, read_table_chunks, warn
+from .labels import record_target_index, report_dropped, warn_one_class
 
 __all__ = ["fit_chunks", "read_chunks"]
 
@@ -62,14 +63,17 @@ def fit_chunks(args, alpha, make, split):
         raise UsageError("--alpha auto is chosen by the evidence of the whole table, which --chunksize never "
                          "holds; give a number (e.g. --alpha 1), or fit without --chunksize")
     path, n = args.data, int(args.chunksize)
-    text, classes, rows = set(args.categorical or []), set(), 0
+    text, classes, rows, dropped = set(args.categorical or []), set(), 0, 0
     for df in read_chunks(path, n, args.na_values, args.numeric, args.categorical):  # pass 1: types and classes
         text |= {c for c in df.columns if df[c].dtype.kind not in "iufbmM"}
         _, y = split(df, f"{path} (rows {df.index[0] + 1}-{df.index[-1] + 1})")
         classes |= set(pd.unique(y))
         rows += len(df)
+        dropped += len(df) - len(y)
         _progress(_PASS1, rows)
     _progress(_PASS1, rows, done=True)
+    report_dropped(dropped, args.target)  # once for the file, not per chunk
+    warn_one_class(classes, args.target, path)
     categorical = sorted(text - set(args.numeric or []))
     model, seen, t = None, 0, 0.0
     for df in read_chunks(path, n, args.na_values, args.numeric, categorical):  # pass 2: the fit
@@ -85,6 +89,7 @@ def fit_chunks(args, alpha, make, split):
         seen += len(df)
         _progress(_PASS2, seen)
     _progress(_PASS2, seen, done=True)
+    record_target_index(model, df.columns, args.target)
     return model, None, None, seen, len(model.feature_names_in_), t
 
 

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import log_loss
 
+from .._utils import shown_list
 from ..estimators import (
     BernoulliNB,
     CategoricalNB,
@@ -23,6 +24,7 @@ from ..families import Histogram, Hurdle, LogNormal, Poisson
 from .chunks import fit_chunks
 from .demo import run_demo
 from .io import QUIET, UsageError, atomic_path, check_output, read_table, write_table
+from .labels import labelled_rows, record_target_index, warn_one_class
 from .model import features_of, key_of, load_model, read_for_model, unseen_warning
 
 __all__ = ["DRAW_COLUMNS", "FAMILIES", "cmd_demo", "cmd_fit", "cmd_predict", "cmd_score", "fit_table", "make_estimator", "score_model",
@@ -79,23 +81,20 @@ def _labels(y):
     return y.where(y.isna(), y.astype(str)) if y.dtype == object else y
 
 
-def split_target(df, args, where=None):
+def split_target(df, args, where=None, report=True):
     """``(X, y)`` of table ``df``: the ``--target`` column, ``--columns`` (or every other column) as features.
 
-    Rows with no label are an error unless ``--drop-unlabelled`` (then left out).
+    Rows with no label are an error unless ``--drop-unlabelled`` (then left out, their count
+    reported on stderr unless ``report`` is false; see :func:`~bayesnb.cli.labels.labelled_rows`)
+    or ``--semi-supervised`` (then kept).
     """
     where = where or args.data
     if args.target not in df.columns:
-        raise UsageError(f"{where}: no column {args.target!r} (columns: {list(df.columns)[:10]})")
+        raise UsageError(f"{where}: no column {args.target!r} (columns: {shown_list(df.columns, 10)})")
+    if not getattr(args, "semi_supervised", False):
+        instead = "--semi-supervised to use them" if hasattr(args, "semi_supervised") else None
+        df, _ = labelled_rows(df, args.target, where, args.drop_unlabelled, instead, report=report)
     y = df[args.target]
-    if y.isna().any() and not getattr(args, "semi_supervised", False):
-        n = int(y.isna().sum())
-        if not args.drop_unlabelled:
-            raise UsageError(f"{where}: {n} row(s) have no {args.target!r} label (pass --drop-unlabelled to "
-                             "leave them out" + (", or --semi-supervised to use them)" if hasattr(args, "semi_supervised")
-                                                 else ")"))
-        df = df[~y.isna()]
-        y = df[args.target]
     X = df.drop(columns=[args.target])
     if args.columns:
         cols = [c.strip() for c in args.columns.split(",")]
@@ -129,25 +128,27 @@ def fit_table(args):
                          "combined with --drop-unlabelled or --chunksize")
     if getattr(args, "chunksize", None) is not None:
         return fit_chunks(args, alpha, lambda X: make_estimator(args.family, alpha, X),
-                          lambda df, where: split_target(df, args, where))
+                          lambda df, where: split_target(df, args, where, report=False))
     df = read_table(args.data, args.na_values, numeric=args.numeric, categorical=args.categorical)
     X, y = split_target(df, args)
+    warn_one_class(pd.unique(y.dropna()), args.target, args.data)
     model = make_estimator(args.family, alpha, X)
     t0 = time.perf_counter()
     if getattr(args, "semi_supervised", False):
         model.fit_semi_supervised(X, y.to_numpy(dtype=object) if y.isna().any() else y)
     else:
         model.fit(X, y)
+    record_target_index(model, df.columns, args.target)
     return model, X, y, X.shape[0], X.shape[1], time.perf_counter() - t0
 
 
 def cmd_fit(args):
     """``bayesnb fit``: fit a model to a table and save it (signed with ``--key-file``)."""
-    check_output(args.output, [args.data, args.key_file])
+    check_output(args.output, [args.data, args.key_file], force=args.force)
     key = key_of(args)  # before fitting: a bad key file fails fast
     model, X, y, n, d, dt = fit_table(args)
     with atomic_path(args.output) as tmp:
-        model.save(tmp, key=key)
+        model.save(tmp, key=key, overwrite=True)  # tmp: atomic_path's own new, empty file
     if not QUIET[0]:  # -q: the model file is the output; no summary
         _fit_summary(args, model, X, y, n, d, dt)
     return 0
@@ -187,15 +188,16 @@ def _labels_like(model, y):
 def _model_and_table(args, labels=None):
     """The model of ``args.model``, the table ``args.data`` and its feature columns ``X``.
 
-    With ``labels`` (a column name), only the rows with a label are kept. Warns about
-    categorical values the model never saw.
+    With ``labels`` (a column name), rows with no label are refused unless
+    ``--drop-unlabelled`` (then left out; :func:`~bayesnb.cli.labels.labelled_rows`). Warns
+    about categorical values the model never saw.
     """
     model = load_model(args)
     df = read_for_model(model, args)
     if labels is not None:
         if labels not in df.columns:
             raise UsageError(f"{args.data}: no column {labels!r}")
-        df = df[~df[labels].isna()]
+        df, _ = labelled_rows(df, labels, args.data, args.drop_unlabelled)
         if df.empty:
             raise UsageError(f"{args.data}: no row has a {labels!r} label")
     X = features_of(model, df, args.data)
@@ -225,12 +227,12 @@ def _proba_draws_table(model, X, args):
 
 def cmd_predict(args):
     """``bayesnb predict``: predicted class; ``--proba``/``--log``/``--joint`` scores, ``--interval``, ``--each-draw``."""
-    check_output(args.output, [args.model, args.data, args.key_file])
+    check_output(args.output, [args.model, args.data, args.key_file], force=args.force)
     model, df, X = _model_and_table(args)
     if args.each_draw:
         out = _proba_draws_table(model, X, args)
         write_table(out, args.output, done=f"wrote {args.draws} draws x {len(X)} rows of p(class) to {args.output}",
-                    inputs=[args.model, args.data], fmt=args.format)
+                    inputs=[args.model, args.data], fmt=args.format, force=args.force)
         return 0
     out = pd.DataFrame(index=df.index)
     if args.keep:
@@ -251,7 +253,7 @@ def cmd_predict(args):
         for k, c in enumerate(model.classes_):
             out[f"p({c}) lo"], out[f"p({c}) hi"] = lo[:, k], hi[:, k]
     write_table(out, args.output, done=f"wrote {len(out)} predictions to {args.output}",
-                inputs=[args.model, args.data], fmt=args.format)
+                inputs=[args.model, args.data], fmt=args.format, force=args.force)
     return 0
 
 

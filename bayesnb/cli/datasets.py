@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from .. import datasets
 from .io import UsageError, check_output, write_table
 
@@ -36,10 +34,8 @@ def cmd_datasets(args):
         raise UsageError(f"no bundled dataset {args.name!r}; choose one of {', '.join(DATASETS)}")
     if args.output is None:
         raise UsageError("datasets export needs -o FILE (or -o - for stdout)")
-    if args.output != "-" and os.path.lexists(args.output) and not args.force:
-        raise UsageError(f"refusing to overwrite {args.output}: it exists (pass --force to replace it)")
-    check_output(args.output)
+    check_output(args.output, force=args.force)
     df = DATASETS[args.name][0]()
     write_table(df, args.output, done=f"wrote {args.name} ({df.shape[0]} rows x {df.shape[1]} columns) to "
-                                      f"{args.output}", fmt=args.format)
+                                      f"{args.output}", fmt=args.format, force=args.force)
     return 0

@@ -64,9 +64,10 @@ def explain_table(model, X, long=False):
 
 def cmd_explain(args):
     """``bayesnb explain``: per-row feature contributions to ``log p(x)`` (wide, or ``--long``)."""
-    check_output(args.output, [args.model, args.data, args.key_file])
+    check_output(args.output, [args.model, args.data, args.key_file], force=args.force)
     model, _, X = _model_and_table(args)
     out = explain_table(model, X, long=args.long)
     write_table(out, args.output, done=f"wrote the contributions of {X.shape[1]} feature(s) for {len(X)} row(s) to "
-                f"{args.output}", inputs=[args.model, args.data], float_format=args.float_format, fmt=args.format)
+                f"{args.output}", inputs=[args.model, args.data], float_format=args.float_format, fmt=args.format,
+                force=args.force)
     return 0

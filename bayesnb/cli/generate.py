@@ -18,7 +18,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from .._utils import as_generator
+from .._utils import as_generator, shown_list
 from .commands import _labels_like, _model_and_table
 from .io import UsageError, check_output, write_table
 from .model import load_model
@@ -54,7 +54,7 @@ def _labels(model, df, args):
         if name is None or name not in df.columns:
             return None, None
     elif name not in df.columns:
-        raise UsageError(f"{args.data}: no column {name!r} (columns: {list(df.columns)[:10]})")
+        raise UsageError(f"{args.data}: no column {name!r} (columns: {shown_list(df.columns, 10)})")
     names = getattr(model, "feature_names_in_", None)
     if names is not None and name in [str(n) for n in names]:
         raise UsageError(f"--target {name!r} is one of the model's feature columns, not the label column")
@@ -67,7 +67,7 @@ def _labels(model, df, args):
 
 def cmd_impute(args):
     """``bayesnb impute``: fill the missing cells of a table from a saved model."""
-    check_output(args.output, [args.model, args.data, args.key_file])
+    check_output(args.output, [args.model, args.data, args.key_file], force=args.force)
     m = int(args.imputations)
     if m < 1:
         raise UsageError(f"-m/--imputations must be at least 1; received {m}")
@@ -103,7 +103,7 @@ def cmd_impute(args):
     out = tables[0] if m == 1 else pd.concat(tables, ignore_index=True)
     what = f"filled {before} missing cell(s)" + (f" {m} times" if m > 1 else "")
     write_table(out, args.output, done="; ".join([what] + notes + [f"wrote {args.output}"]),
-                inputs=[args.model, args.data], float_format=args.float_format, fmt=args.format)
+                inputs=[args.model, args.data], float_format=args.float_format, fmt=args.format, force=args.force)
     return 0
 
 
@@ -112,11 +112,12 @@ def cmd_sample(args):
 
     The label column is named ``--target``, by default the training target's name
     (``target_name_``, recorded when ``y`` was a named pandas Series, as ``bayesnb fit``
-    passes it), else ``class``.
+    passes it), else ``class``. It stands where it stood in the training table
+    (``target_index_``, recorded by ``bayesnb fit``), else after the features.
     """
     if args.n < 1:
         raise UsageError(f"-n must be at least 1; received {args.n}")
-    check_output(args.output, [args.model, args.key_file])
+    check_output(args.output, [args.model, args.key_file], force=args.force)
     model = load_model(args)
     target = args.target if args.target is not None else getattr(model, "target_name_", "class")
     draw = model.sample_prior_predictive if args.prior else model.sample
@@ -126,8 +127,9 @@ def cmd_sample(args):
     out = X.copy() if hasattr(X, "columns") else pd.DataFrame(np.asarray(X), columns=cols)
     if target in out.columns:
         raise UsageError(f"--target {target!r} is one of the model's feature columns; choose another name")
-    out[target] = np.asarray(y)
+    # where the label stood in the training table (bayesnb fit records it), else last
+    out.insert(min(getattr(model, "target_index_", out.shape[1]), out.shape[1]), target, np.asarray(y))
     what = "prior predictive" if args.prior else "synthetic"
     write_table(out, args.output, done=f"wrote {len(out)} {what} row(s) to {args.output}", inputs=[args.model],
-                float_format=args.float_format, fmt=args.format)
+                float_format=args.float_format, fmt=args.format, force=args.force)
     return 0

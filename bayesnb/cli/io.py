@@ -6,10 +6,11 @@ column holds a few text cells (which would make it categorical) and applies the
 ``--numeric`` / ``--categorical`` overrides.
 
 Writing (:func:`check_output`, :func:`atomic_path`, :func:`write_table`) never loses data:
-an output may not be one of the command's inputs (same file by path, symbolic or hard
-link), and every file is written to a temporary file in the destination folder that is
-renamed onto the destination only once complete (removed on failure), so an interrupted or
-failed command leaves the previous file, if any, untouched. Error messages name the
+an existing file is replaced only with ``--force``, an output may never be one of the
+command's inputs (same file by path, symbolic or hard link; not even with ``--force``),
+and every file is written to a temporary file in the destination folder that is renamed
+onto the destination only once complete (removed on failure), so an interrupted or failed
+command leaves the previous file, if any, untouched. Error messages name the
 destination, never the temporary file.
 """
 
@@ -24,6 +25,8 @@ import tempfile
 
 import numpy as np
 import pandas as pd
+
+from .._utils import shown_list
 
 __all__ = ["FORMATS", "UsageError", "atomic_path", "check_output", "read_table", "read_table_chunks", "table_format", "warn", "write_table"]
 
@@ -60,7 +63,7 @@ def _split_names(text, option, columns, path):
     names = [c.strip() for c in (text or []) if c.strip()]
     bad = [c for c in names if c not in columns]
     if bad:
-        raise UsageError(f"{path}: {option} names no column(s) {bad} (columns: {list(columns)[:10]})")
+        raise UsageError(f"{path}: {option} names no column(s) {bad} (columns: {shown_list(columns, 10)})")
     return names
 
 
@@ -261,8 +264,11 @@ def _same_file(a, b):
     return os.path.realpath(a) == os.path.realpath(b)
 
 
-def check_output(path, inputs=(), option="-o"):
-    """Refuse an output that cannot be written or would replace one of the ``inputs``.
+def check_output(path, inputs=(), option="-o", force=False, store=False):
+    """Refuse an output that cannot be written, exists (unless ``force``) or is one of the ``inputs``.
+
+    The one output policy of every ``bayesnb`` command: an existing file is replaced only
+    with ``--force``, and an input never (not even with ``--force``).
 
     Parameters
     ----------
@@ -273,11 +279,16 @@ def check_output(path, inputs=(), option="-o"):
         name (symbolic or hard link) counts as the same.
     option : str
         The option that named ``path``, for the message.
+    force : bool
+        ``--force``: an existing ``path`` may be replaced.
+    store : bool
+        ``path`` may be a folder (a Zarr store) rather than a file.
 
     Raises
     ------
     UsageError
-        ``path`` is an input, a folder, or in a folder that does not exist.
+        ``path`` is an input, a folder (unless ``store``), in a folder that does not
+        exist, or exists and ``force`` is false.
     """
     if path in (None, "-"):
         return
@@ -288,12 +299,15 @@ def check_output(path, inputs=(), option="-o"):
         if _same_file(path, os.fspath(inp)):
             raise UsageError(f"refusing to write {path}: it is the input file {os.fspath(inp)} "
                              f"(choose another {option} file)")
-    if os.path.isdir(path):
+    if os.path.isdir(path) and not store:
         raise UsageError(f"{option} {path}: is a folder; give a file name")
     folder = os.path.dirname(os.path.realpath(path))
     if not os.path.isdir(folder):
         shown = os.path.dirname(path) or folder
         raise UsageError(f"cannot write {path}: no such folder {shown}")
+    if os.path.lexists(path) and not force:
+        raise UsageError(f"refusing to replace {path}: it exists (pass --force to replace it, or choose another "
+                         f"{option} file)")
 
 
 def _write_error(path, e):
@@ -430,7 +444,7 @@ def _to_json(df, out):
     out.write("\n]\n")
 
 
-def write_table(df, path, done=None, inputs=(), float_format=None, fmt=None):
+def write_table(df, path, done=None, inputs=(), float_format=None, fmt=None, force=False):
     """Write ``df`` as CSV, Parquet or JSON records, to a file (atomically) or stdout.
 
     Parameters
@@ -450,6 +464,8 @@ def write_table(df, path, done=None, inputs=(), float_format=None, fmt=None):
         ``--format``; default by the extension of ``path`` (``.csv``/``.tsv`` (tab-separated)
         /``.parquet``/``.json``), else CSV (see :func:`table_format`). JSON is an array of
         records, one object per row, missing cells ``null``, infinities ``"inf"``/``"-inf"``.
+    force : bool
+        ``--force``: replace an existing ``path`` (never an input; see :func:`check_output`).
 
     Raises
     ------
@@ -466,7 +482,7 @@ def write_table(df, path, done=None, inputs=(), float_format=None, fmt=None):
         else:
             df.to_csv(sys.stdout, index=False, float_format=float_format)
         return
-    check_output(path, inputs)
+    check_output(path, inputs, force=force)
     with atomic_path(path) as tmp:
         if fmt == "parquet":
             df.to_parquet(tmp, index=False)

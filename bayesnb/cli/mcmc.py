@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .._mcmc_stats import ess_bulk, rhat_rank
+from .._utils import shown_list
 from ..diagnostics import compare_posteriors
 from ..inference.nuts import show_progress
 from ..model import posterior_moments
@@ -77,12 +78,7 @@ def _check_output(args):
     if path == "-":
         raise UsageError("-o -: a DataTree is a binary file; give a .nc or .zarr file name")
     kind, engine = _writer(path)
-    if os.path.lexists(path) and not args.force:
-        raise UsageError(f"{path} exists; pass --force to replace it")
-    if kind == "nc":
-        check_output(path, [args.data, args.model])
-    elif not os.path.isdir(os.path.dirname(os.path.realpath(path))):
-        raise UsageError(f"cannot write {path}: no such folder {os.path.dirname(path)}")
+    check_output(path, [args.data, args.model, args.key_file], force=args.force, store=kind == "zarr")
     return kind, engine
 
 
@@ -169,8 +165,11 @@ def _saved_model_data(args):
     model, df, X = _model_and_table(args)
     target = args.target if args.target is not None else getattr(model, "target_name_", None)
     if args.target is not None and target not in df.columns:
-        raise UsageError(f"{args.data}: no column {target!r} (columns: {list(df.columns)[:10]})")
+        raise UsageError(f"{args.data}: no column {target!r} (columns: {shown_list(df.columns, 10)})")
     if target is None or target not in df.columns:
+        if args.components == 1:
+            raise UsageError(f"{args.data}: no label column{f' {target!r}' if target else ''}: give --target COL "
+                             "(missing labels are marginalised), or --components K > 1 for the latent-class model")
         return model, X, None
     col = df[target]
     y = np.full(len(col), None, dtype=object)

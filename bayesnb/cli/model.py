@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from .._utils import shown_list
 from ..persistence import ModelFileError, load
 from .io import UsageError, read_table, warn
 
@@ -57,7 +58,7 @@ def features_of(model, df, path):
     names = [str(n) for n in names]
     missing = [n for n in names if n not in df.columns]
     if missing:
-        raise UsageError(f"{path}: missing column(s) {missing[:5]} that the model was fitted on")
+        raise UsageError(f"{path}: missing column(s) {shown_list(missing)} that the model was fitted on")
     return df[names]
 
 

@@ -15,6 +15,7 @@ import sys
 
 import numpy as np
 
+from .._utils import shown_list
 from .commands import _model_and_table
 from .io import UsageError, check_output, write_table
 
@@ -26,11 +27,11 @@ DEFAULT_CONTAMINATION = 0.05
 
 def cmd_outliers(args):
     """``bayesnb outliers``: DATA plus ``log_density`` and ``outlier`` columns; prints how many were flagged."""
-    check_output(args.output, [args.model, args.data, args.key_file])
+    check_output(args.output, [args.model, args.data, args.key_file], force=args.force)
     model, df, X = _model_and_table(args)
     if args.target is not None:
         if args.target not in df.columns:
-            raise UsageError(f"{args.data}: no column {args.target!r} (columns: {list(df.columns)[:10]})")
+            raise UsageError(f"{args.data}: no column {args.target!r} (columns: {shown_list(df.columns, 10)})")
         if args.target in [str(c) for c in X.columns]:
             raise UsageError(f"--target {args.target!r} is one of the model's feature columns, not the label column")
     taken = [c for c in ("log_density", "outlier") if c in df.columns]
@@ -55,7 +56,7 @@ def cmd_outliers(args):
         message += f"; {int((~np.isfinite(scores)).sum())} row(s) have log_density -inf"
     to_stdout = args.output in (None, "-")
     write_table(out, args.output, done=None if args.quiet else f"{message}; wrote {args.output}",
-                inputs=[args.model, args.data], float_format=args.float_format, fmt=args.format)
+                inputs=[args.model, args.data], float_format=args.float_format, fmt=args.format, force=args.force)
     if to_stdout and not args.quiet:
         print(message, file=sys.stderr, flush=True)
     return 0

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._utils import shown_list
 from ..pooling import pool
 from .io import UsageError, check_output, read_table, write_table
 
@@ -58,7 +59,7 @@ def pool_table(df, imputation=".imputation", term="term", estimate="estimate", v
     need = [imputation, estimate, spread] + ([term] if explicit_term else [])
     missing = [c for c in need if c not in df.columns]
     if missing:
-        raise UsageError(f"{where}: no column(s) {missing} (columns: {list(df.columns)[:10]})")
+        raise UsageError(f"{where}: no column(s) {missing} (columns: {shown_list(df.columns, 10)})")
     names = df[term].astype(str) if term in df.columns else pd.Series(estimate, index=df.index)
     q = _numbers(df, estimate, where)
     u = _numbers(df, spread, where)
@@ -88,12 +89,12 @@ def pool_table(df, imputation=".imputation", term="term", estimate="estimate", v
 
 def cmd_pool(args):
     """``bayesnb pool``: Rubin's rules over a long table of per-imputation estimates."""
-    check_output(args.output, [args.data])
+    check_output(args.output, [args.data], force=args.force)
     df = read_table(args.data, args.na_values)
     out = pool_table(df, imputation=args.imputation, term=args.term, estimate=args.estimate,
                      variance=args.variance, std_error=args.std_error, dfcom=args.dfcom,
                      conf_level=args.conf_level, where=args.data)
     write_table(out, args.output, done=f"pooled {len(out)} parameter(s) over "
                 f"{df[args.imputation].nunique()} imputations; wrote {args.output}", inputs=[args.data],
-                float_format=args.float_format, fmt=args.format)
+                float_format=args.float_format, fmt=args.format, force=args.force)
     return 0

@@ -172,7 +172,7 @@ def coef_table(model, n_draws=2000, random_state=0, ci=0.94, each_draw=False):
 
 def cmd_posterior(args):
     """``bayesnb posterior``: the tidy table of every parameter's posterior (``--coef``: the log-odds weights)."""
-    check_output(args.output, [args.model, args.key_file])
+    check_output(args.output, [args.model, args.key_file], force=args.force)
     if (args.each_draw or args.ci is not None) and not args.coef:
         raise UsageError("--each-draw and --ci apply to --coef (the log-odds weights); pass --coef")
     model = load_model(args)
@@ -185,5 +185,5 @@ def cmd_posterior(args):
         table = posterior_table(model, n_draws=args.draws, random_state=args.seed)
         what = f"{len(table)} parameter rows ({args.draws} exact draws, seed {args.seed})"
     write_table(table, args.output, done=None if args.quiet else f"wrote {what} to {args.output}",
-                inputs=[args.model], float_format=args.float_format, fmt=args.format)
+                inputs=[args.model], float_format=args.float_format, fmt=args.format, force=args.force)
     return 0

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 
+from .._utils import shown_list
 from ..synthetic import synthetic_report
 from .io import UsageError, check_output, read_table, status, write_table
+from .labels import check_drop_option, labelled_rows
 
 __all__ = ["cmd_evaluate_synthetic"]
 
@@ -14,9 +16,10 @@ def cmd_evaluate_synthetic(args):
     """``bayesnb evaluate-synthetic``: print (``--json``: as JSON) the report; ``-o`` writes it as a table."""
     inputs = [args.real, args.synthetic] + ([args.real_test] if args.real_test else [])
     if args.output is not None:
-        check_output(args.output, inputs)
+        check_output(args.output, inputs, force=args.force)
     if [args.real, args.synthetic, args.real_test].count("-") > 1:
         raise UsageError("only one of the tables can be read from stdin ('-')")
+    check_drop_option(args)
     if args.bins < 2:
         raise UsageError(f"--bins must be at least 2; received {args.bins}")
     read = {"na_values": args.na_values, "numeric": args.numeric, "categorical": args.categorical}
@@ -28,9 +31,14 @@ def cmd_evaluate_synthetic(args):
             continue
         missing, extra = [c for c in real.columns if c not in df.columns], [c for c in df.columns if c not in real.columns]
         if missing or extra:
-            raise UsageError(f"{path}: the columns differ from {args.real}'s: lacks {missing[:10]}, has extra {extra[:10]}")
+            raise UsageError(f"{path}: the columns differ from {args.real}'s: lacks {shown_list(missing, 10)}, "
+                             f"has extra {shown_list(extra, 10)}")
     if args.target is not None and args.target not in real.columns:
-        raise UsageError(f"{args.real}: no column {args.target!r} (columns: {list(real.columns)[:10]})")
+        raise UsageError(f"{args.real}: no column {args.target!r} (columns: {shown_list(real.columns, 10)})")
+    if args.target is not None:  # the one rule for missing labels, table by table
+        tables = ((args.real, real), (args.synthetic, synthetic), (args.real_test, test))
+        real, synthetic, test = (None if df is None else labelled_rows(df, args.target, path, args.drop_unlabelled)[0]
+                                 for path, df in tables)
     if args.real_test and args.target is None:
         raise UsageError("--real-test needs --target (it is the test set of the TSTR/TRTR classifiers)")
     status("comparing the tables" + (" and training the TSTR/TRTR classifiers" if args.target else ""))
@@ -44,5 +52,6 @@ def cmd_evaluate_synthetic(args):
     else:
         print(report)
     if args.output is not None:
-        write_table(report.to_frame(), args.output, done=f"wrote the report to {args.output}", inputs=inputs, fmt=args.format)
+        write_table(report.to_frame(), args.output, done=f"wrote the report to {args.output}", inputs=inputs,
+                    fmt=args.format, force=args.force)
     return 0

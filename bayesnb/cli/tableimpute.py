@@ -2,7 +2,8 @@
 
 This is the shell's default imputation of a table: per column, the configuration (naive Bayes,
 latent-class mixture, TAN) that imputes hidden observed cells of DATA best, fitted on DATA
-itself. ``--target COL`` names the label column (every row labelled): it fits every
+itself. ``--target COL`` names the label column (every row labelled, or
+``--drop-unlabelled`` to leave out the rows with none): it fits every
 configuration and, with ``--label-given``, each row's imputation is also conditioned on its
 label; the label column is copied to the output unchanged. Without ``--target`` every row has
 one class. The output equals ``impute_table(X, y, configurations=..., label_given=...,
@@ -13,8 +14,10 @@ imputations).
 
 from __future__ import annotations
 
+from .._utils import shown_list
 from ..imputation import CONFIGURATIONS, _configuration_names, impute_table
 from .io import UsageError, check_output, read_table, status, write_table
+from .labels import check_drop_option, labelled_rows
 
 __all__ = ["cmd_impute_table", "parse_configurations"]
 
@@ -32,8 +35,9 @@ def parse_configurations(text):
 
 def cmd_impute_table(args):
     """``bayesnb impute-table``: the completed table, each column imputed by the configuration chosen for it."""
-    check_output(args.output, [args.data])
+    check_output(args.output, [args.data], force=args.force)
     configurations = parse_configurations(args.configurations)
+    check_drop_option(args)
     if args.label_given and args.target is None:
         raise UsageError("--label-given needs --target (the label column to condition on)")
     if args.search_rows is not None and args.search_rows < 2:
@@ -42,11 +46,9 @@ def cmd_impute_table(args):
     y, X = None, df
     if args.target is not None:
         if args.target not in df.columns:
-            raise UsageError(f"{args.data}: no column {args.target!r} (columns: {list(df.columns)[:10]})")
-        unlabelled = int(df[args.target].isna().sum())
-        if unlabelled:
-            raise UsageError(f"{args.data}: {unlabelled} row(s) have no {args.target!r} label; impute-table needs "
-                             "every row labelled (drop them, or leave out --target to impute the label like a column)")
+            raise UsageError(f"{args.data}: no column {args.target!r} (columns: {shown_list(df.columns, 10)})")
+        df, _ = labelled_rows(df, args.target, args.data, args.drop_unlabelled,
+                              "leave out --target to impute the label like a column")
         y, X = df[args.target].to_numpy(dtype=object), df.drop(columns=args.target)
     if X.shape[1] == 0:
         raise UsageError(f"{args.data}: no column to impute besides the label {args.target!r}")
@@ -64,5 +66,6 @@ def cmd_impute_table(args):
              + ", ".join(cols) for cfg, cols in by.items()]
     done = "; ".join([f"filled {before} missing cell(s)"] + (["chose " + "; ".join(notes)] if notes else [])
                      + [f"wrote {args.output}"])
-    write_table(out, args.output, done=done, inputs=[args.data], float_format=args.float_format, fmt=args.format)
+    write_table(out, args.output, done=done, inputs=[args.data], float_format=args.float_format, fmt=args.format,
+                force=args.force)
     return 0

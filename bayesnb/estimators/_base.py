@@ -78,6 +78,10 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         The name of ``y``, only when it was a pandas Series with a string name (e.g.
         ``df["party"]``); kept in model files, and ``bayesnb sample`` names its label column
         with it.
+    target_index_ : int
+        Set by ``bayesnb fit`` only: how many feature columns preceded the label column in
+        the training table; kept in model files, and ``bayesnb sample`` puts its label
+        column there.
     """
 
     _parameter_constraints: ClassVar[dict] = _val.constraints()
@@ -462,6 +466,29 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
                                                   classify=True)
         # the argmax of predict_log_proba without normalising (the normaliser is the same for every class)
         return self.classes_[_post.most_probable(rel, self.posterior_.class_log_prior, self._who)]
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy of :meth:`predict` on ``X`` against the true labels ``y`` (scikit-learn's).
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            True labels, none missing (a label the model does not know counts as wrong).
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        ValueError
+            Some label is missing (None/NaN/pd.NA): the message says which rows.
+        """
+        _val.check_labelled(y, f"{self._who}.score", "score compares predictions with true labels: leave the "
+                            "unlabelled rows out (e.g. keep = pd.notna(y); model.score(X[keep], y[keep])).")
+        return super().score(X, y, sample_weight=sample_weight)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

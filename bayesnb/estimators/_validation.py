@@ -259,6 +259,38 @@ def check_no_infinity(X, who: str, names=None) -> None:
 
 
 # ----------------------------------------------------------------------------- labels
+#: what ``fit`` suggests for missing labels
+FIT_REMEDY = ("Leave those rows out, or call fit_semi_supervised(X, y) to learn from the unlabelled rows too "
+              "(semi-supervised EM).")
+
+
+def check_labelled(y, who: str, remedy: str = FIT_REMEDY) -> None:
+    """Refuse labels with missing values (None/NaN/pd.NA), in a ``ValueError`` saying ``remedy``.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Labels (a list is looked at as Python objects, before NumPy coerces it).
+    who : str
+        The function or method, for the message.
+    remedy : str
+        What the caller can do instead (the message's last sentence).
+
+    Raises
+    ------
+    ValueError
+        Some label is missing.
+    """
+    y = np.asarray(y, dtype=object) if not hasattr(y, "dtype") else np.asarray(y)
+    missing = missing_mask(y)
+    if missing.any():
+        rows = np.flatnonzero(missing)
+        raise ValueError(
+            f"{who}: expected a label for every row; y contains {rows.size} missing label(s) (None/NaN/pd.NA), "
+            f"at row(s) {rows[:5].tolist()}{' ...' if rows.size > 5 else ''}. {remedy}"
+        )
+
+
 def check_y(y, n: int, who: str):
     """Validate the labels: one per row, none missing or infinite, all of one type."""
     if y is None:
@@ -272,13 +304,7 @@ def check_y(y, n: int, who: str):
         raise ValueError(f"{who}: y should be a 1d array (one label per row); received shape {y.shape}.")
     if y.shape[0] != n:
         raise ValueError(f"{who}: expected one label per row of X ({n}); received {y.shape[0]} labels.")
-    missing = missing_mask(y)
-    if missing.any():
-        raise ValueError(
-            f"{who}: expected a label for every training row; y contains {int(missing.sum())} "
-            "missing label(s) (None/NaN/pd.NA). Leave those rows out, or call "
-            "fit_semi_supervised(X, y) to learn from the unlabelled rows too (semi-supervised EM)."
-        )
+    check_labelled(y, who)
     inf = infinite(y)
     if inf.any():
         raise ValueError(f"{who}: expected class labels; y contains {int(inf.sum())} infinite value(s).")
