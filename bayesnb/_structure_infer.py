@@ -188,11 +188,6 @@ def log_likelihood(model: _mx.MixedModel, data, who="NaiveBayes", method="auto")
                                       model.predictive)
              if nd.numeric else None for j, nd in enumerate(nodes)]  # (n, C) log densities of the values
     npar = [_mx._n_parent_states(nodes, pa) for pa in parents]
-    unseen = states == _mx.UNSEEN
-    new = [None] * d  # per node with an unseen category, log p(new | y=k, pa_j) as (K, P_j)
-    for j in np.flatnonzero(unseen.any(axis=0)):
-        code = np.array([[nodes[j].n_states]], dtype=np.int64)  # the family's code of a value it has not seen
-        new[j] = nodes[j].family.log_likelihood(model.priors[j], model.posteriors[j], code)[0].reshape(K, npar[j])
     complete = ~miss.any(axis=1)
     if complete.all():
         for j in range(d):
@@ -205,6 +200,11 @@ def log_likelihood(model: _mx.MixedModel, data, who="NaiveBayes", method="auto")
             acc += _lookup(model, tables, cells, j, r, S, npar[j])
         out[r] = acc
     idx = np.flatnonzero(~complete)
+    unseen = states == _mx.UNSEEN
+    new = [None] * d  # per node with an unseen category, log p(new | y=k, pa_j) as (K, P_j)
+    for j in np.flatnonzero(unseen[idx].any(axis=0)):
+        code = np.array([[nodes[j].n_states]], dtype=np.int64)  # the family's code of a value it has not seen
+        new[j] = nodes[j].family.log_likelihood(model.priors[j], model.posteriors[j], code)[0].reshape(K, npar[j])
     if method == "auto" and all(len(pa) <= 1 for pa in parents):
         out[idx] = _forest(model, tables, cells, new, idx, miss[idx], states[idx])
         return out
