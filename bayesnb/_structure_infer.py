@@ -76,7 +76,9 @@ def _forest(model, tables, cells, new, r, miss, S):
         P, B = _mx._n_parent_states(nodes, parents[j]), nodes[j].n_states
         msg = np.empty((m, K, P))
         gone = miss[:, j]
-        if gone.any():
+        if gone.any() and B == 0:  # a feature with no value at all (every cell missing in training): log 1
+            msg[gone] = 0.0
+        elif gone.any():
             u = up[j][gone]
             top = u.max(axis=-1)
             top = np.where(np.isfinite(top), top, 0.0)

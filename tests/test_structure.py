@@ -292,6 +292,19 @@ def test_model_file_with_a_cycle_is_refused(tmp_path):
         bayesnb.load(tmp_path / "bad.bnb")
 
 
+@pytest.mark.parametrize("structure", ["tan", "kdb"])
+def test_a_feature_missing_in_every_training_row_sums_out(structure):
+    X, y = _tiny(16)
+    X = np.column_stack([X, np.full(len(y), np.nan)])  # a fourth feature that no row observes
+    with pytest.warns(Warning, match="no observed"):
+        m = bayesnb.CategoricalNB(structure=structure).fit(X, y)
+    ref = bayesnb.CategoricalNB(structure=structure).fit(X[:, :3], y)
+    assert all(m.structure_[c] == ref.structure_[c] for c in ref.structure_)
+    Xt, _ = _tiny(17, n=20, missing=0.3)
+    np.testing.assert_allclose(m.predict_joint_log_proba(np.column_stack([Xt, np.full(20, np.nan)])),
+                               ref.predict_joint_log_proba(Xt), rtol=1e-12)
+
+
 def test_kdb_enumeration_cap(monkeypatch):
     X, y = _tiny(8)
     m = bayesnb.CategoricalNB(structure="kdb", k=2).fit(X, y)
