@@ -14,7 +14,13 @@ node entering its children through its quantile bin. :func:`log_likelihood` scor
   ancestors of an observed node (the other missing cells sum out to 1), once per missing pattern,
   refused beyond :data:`~bayesnb._structured_mixed.MAX_ENUMERATION` joint states.
 
-A category never seen in training is treated as a missing cell.
+A category never seen in training (state :data:`~bayesnb._structured_mixed.UNSEEN`) is scored
+as the naive model scores it, a new value with its prior mass, in its own context: ``log
+p(new | y=k, pa_j) = log(a_new / (n_ctx + A_ctx + a_new))`` (the Categorical family's share
+for unseen values, ``a_new`` the mean of the node's alpha, ``n_ctx + A_ctx`` the context's
+posterior concentration). Its state, which no table knows, is summed out for its children,
+weighted by the node's own predictive ``p(s | y=k, pa_j)`` (as a missing parent's), so that
+``p(x_j = new, x_children | k, pa_j) = p(new | k, pa_j) sum_s p(s | k, pa_j) p(x_children | k, s)``.
 """
 
 from __future__ import annotations
@@ -51,13 +57,15 @@ def _lookup(model, tables, cells, j, r, S, P):
     return tables[j][u * nodes[j].n_states + S[..., j]]
 
 
-def _forest(model, tables, cells, r, miss, S):
+def _forest(model, tables, cells, new, r, miss, S):
     """Sum-product on a forest (at most one feature parent each) for rows ``r``, all classes at once, (m, K).
 
     Upward pass in reverse topological order: node ``j`` sends its parent ``m_j(k, u) = log sum_s
     phi_j(k, u, s) exp(up_j(k, s))``, ``up_j`` the sum of its children's messages, ``phi_j`` the
     table (a missing node: the category's probability, or the numeric node's bin mass; one
-    einsum, rescaled by the max) or the observed value's likelihood at its own state.
+    einsum, rescaled by the max) or the observed value's likelihood at its own state. A node
+    with an unseen category is a missing one whose message also carries ``new[j]``, its
+    value's log score per context (K, P).
     """
     nodes, parents, K = model.nodes, model.parents, model.n_classes
     m = r.size
@@ -68,13 +76,17 @@ def _forest(model, tables, cells, r, miss, S):
         P, B = _mx._n_parent_states(nodes, parents[j]), nodes[j].n_states
         msg = np.empty((m, K, P))
         gone = miss[:, j]
-        if gone.any():
+        if gone.any() and B == 0:  # a feature with no value at all (every cell missing in training): log 1
+            msg[gone] = 0.0
+        elif gone.any():
             u = up[j][gone]
             top = u.max(axis=-1)
             top = np.where(np.isfinite(top), top, 0.0)
             table = np.exp(tables[j]).reshape(P, B, K)
             with np.errstate(divide="ignore"):
                 msg[gone] = np.log(np.einsum("usk,mks->mku", table, np.exp(u - top[..., None]))) + top[..., None]
+            if new[j] is not None:
+                msg[S[:, j] == _mx.UNSEEN] += new[j]
         seen = ~gone
         if seen.any():
             i, s = rows[seen], S[seen, j]
@@ -108,13 +120,13 @@ def _logsumexp1(a):
         return np.log(np.exp(a - top[:, None]).sum(axis=1)) + top
 
 
-def _enumerate(model, tables, cells, idx, mask, states, anc, npar, who):
-    """``log p(x_obs | y=k)`` of rows ``idx`` sharing the missing pattern ``mask``, by enumerating
-    the joint states of the missing ancestors of observed nodes (the other missing cells sum out
-    to 1), (m, K)."""
+def _enumerate(model, tables, cells, new, idx, mask, unseen, states, anc, npar, who):
+    """``log p(x_obs | y=k)`` of rows ``idx`` sharing the missing pattern ``mask`` (unseen categories
+    ``unseen``, within ``mask``), by enumerating the joint states of the missing ancestors of the
+    observed nodes and of the unseen ones (the other missing cells sum out to 1), (m, K)."""
     nodes, K = model.nodes, model.n_classes
     obs = np.flatnonzero(~mask)
-    relevant = sorted({a for j in obs for a in anc[j] if mask[a]})
+    relevant = sorted({a for j in np.flatnonzero(~mask | unseen) for a in anc[j] if mask[a]})
     keep = sorted(set(obs.tolist()) | set(relevant))
     sizes = [nodes[m].n_states for m in relevant]
     total = int(np.prod(sizes, dtype=np.int64))
@@ -133,6 +145,8 @@ def _enumerate(model, tables, cells, idx, mask, states, anc, npar, who):
         acc = np.zeros((r.size, total, K))
         for j in keep:
             acc += _lookup(model, tables, cells if not mask[j] else [None] * len(nodes), j, r, S, npar[j])
+        for j in np.flatnonzero(unseen):  # the new value's score in its context
+            acc += np.ascontiguousarray(new[j].T)[_mx._parent_index(nodes, model.parents[j], S)]
         out[start:start + step] = _logsumexp1(acc)
     return out
 
@@ -188,14 +202,19 @@ def log_likelihood(model: _mx.MixedModel, data, who="NaiveBayes", method="auto")
             acc += _lookup(model, tables, cells, j, r, S, npar[j])
         out[r] = acc
     idx = np.flatnonzero(~complete)
+    unseen = states == _mx.UNSEEN
+    new = [None] * d  # per node with an unseen category, log p(new | y=k, pa_j) as (K, P_j)
+    for j in np.flatnonzero(unseen[idx].any(axis=0)):
+        code = np.array([[nodes[j].n_states]], dtype=np.int64)  # the family's code of a value it has not seen
+        new[j] = nodes[j].family.log_likelihood(model.priors[j], model.posteriors[j], code)[0].reshape(K, npar[j])
     if method == "auto" and all(len(pa) <= 1 for pa in parents):
-        out[idx] = _forest(model, tables, cells, idx, miss[idx], states[idx])
+        out[idx] = _forest(model, tables, cells, new, idx, miss[idx], states[idx])
         return out
     anc = _ancestors(parents)
-    masks, group = _patterns(miss[idx])
+    masks, group = _patterns(np.hstack([miss[idx], unseen[idx]]))
     order = np.argsort(group, kind="stable")
     bounds = np.searchsorted(group[order], np.arange(masks.shape[0] + 1))
     for g, mask in enumerate(masks):  # rows with one missing pattern share one enumeration
         r = idx[order[bounds[g]:bounds[g + 1]]]
-        out[r] = _enumerate(model, tables, cells, r, mask, states, anc, npar, who)
+        out[r] = _enumerate(model, tables, cells, new, r, mask[:d], mask[d:], states, anc, npar, who)
     return out

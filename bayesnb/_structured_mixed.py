@@ -40,7 +40,9 @@ Rules:
   states). A missing numeric node's value enters its children only through its bin, so it is
   summed over its bins with the bin's probability under its conditional predictive (the
   family's ``predictive_bins``).
-- A category never seen in training is treated as a missing cell.
+- A category never seen in training is scored as a new value with its prior mass in its context,
+  its state summed out for its children (:mod:`bayesnb._structure_infer`); imputation treats its
+  state as missing.
 """
 
 from __future__ import annotations
@@ -53,12 +55,15 @@ from scipy.special import logsumexp
 from .families._numeric import draw_categories
 from .structure import topological_order
 
-__all__ = ["MAX_ENUMERATION", "N_BINS", "MixedModel", "Node", "bin_edges", "encode_values", "fit_nodes",
+__all__ = ["MAX_ENUMERATION", "N_BINS", "UNSEEN", "MixedModel", "Node", "bin_edges", "encode_values", "fit_nodes",
            "log_table", "make_nodes", "model_from_stats", "node_data", "one_column_state",
            "sample_nodes", "take_contexts"]
 
 #: The most joint states of a row's missing cells that k-DB (k >= 2) enumerates (prediction and imputation).
 MAX_ENUMERATION = 2**18
+
+#: The state of a category never seen in training (a categorical node's code ``>= n_states``; ``-1`` is missing).
+UNSEEN = -2
 
 #: Number of quantile bins of a numeric column (its states as a parent and for the mutual informations).
 N_BINS = 5
@@ -217,7 +222,9 @@ def node_data(nodes, encoded) -> tuple:
     """Per node its one-column block (a numeric node: its values, NaN missing), and the (n, d)
     missing mask and states (``-1`` missing).
 
-    A category code ``>= n_states`` (never seen in training) is a missing state.
+    A category code ``>= n_states`` (never seen in training) has no state: it is in the missing
+    mask (fitting leaves it out, its state is summed out) with the state :data:`UNSEEN`, so that
+    :func:`bayesnb._structure_infer.log_likelihood` scores its value as a new category.
     """
     d = len(nodes)
     first = encoded[nodes[0].block] if d else encoded[0] if encoded else np.empty(0)
@@ -234,12 +241,13 @@ def node_data(nodes, encoded) -> tuple:
         blk, cs = encoded[b], [nodes[j].col for j in js]
         whole = np.column_stack([np.asarray(f) for f in blk]) if isinstance(blk, tuple) else np.asarray(blk)
         codes = whole if cs == list(range(whole.shape[1])) else whole[:, cs]
-        m = (np.asarray(nodes[js[0]].family.gen_missing(blk))[:, cs] | (codes < 0)
-             | (codes >= np.array([nodes[j].n_states for j in js])))
+        absent = np.asarray(nodes[js[0]].family.gen_missing(blk))[:, cs] | (codes < 0)
+        new = ~absent & (codes >= np.array([nodes[j].n_states for j in js]))
+        s = np.where(absent, -1, np.where(new, UNSEEN, codes)).astype(np.int64, copy=False)
         if js == list(range(d)):  # one categorical block is every node
-            miss, states = m, np.where(m, -1, codes).astype(np.int64, copy=False)
+            miss, states = absent | new, s
         else:
-            miss[:, js], states[:, js] = m, np.where(m, -1, codes)
+            miss[:, js], states[:, js] = absent | new, s
         for j in js:
             cols[j] = _column(blk, nodes[j].col)
     return tuple(cols), miss, states

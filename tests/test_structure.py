@@ -79,6 +79,79 @@ def test_tiny_matches_brute_force(structure, missing):
     assert np.array_equal(m.predict(Xt), m.classes_[want.argmax(1)])
 
 
+def _brute_unseen(X, y, parents, alpha=1.0):
+    """``{(j, k, *u): p(new value | k, u)}``: the Dirichlet's share for unseen values, mean(alpha) / (n + 3 alpha)."""
+    out = {}
+    for j, pa in enumerate(parents):
+        for k in range(2):
+            for u in itertools.product(range(2), repeat=len(pa)):
+                rows = (y == k) & ~np.isnan(X[:, j])
+                for p, val in zip(pa, u):
+                    rows &= X[:, p] == val
+                out[(j, k, *u)] = alpha / (rows.sum() + 3 * alpha)
+    return out
+
+
+def _brute_joint_unseen(x, tables, new, parents, log_prior):
+    """log p(x, y=k) with unseen values (code 7): each one's state summed over, weighted by its
+    table, times its new-value probability in its context; missing cells summed out."""
+    hidden = [j for j in range(len(x)) if np.isnan(x[j]) or x[j] == 7]
+    out = np.full(2, -np.inf)
+    for k in range(2):
+        tot = []
+        for fill in itertools.product(range(2), repeat=len(hidden)):
+            z = np.where(np.isnan(x), 0, x)
+            z[hidden] = fill
+            z = z.astype(int)
+            term = sum(np.log(tables[j][(k, *(z[p] for p in pa))][z[j]]) for j, pa in enumerate(parents))
+            term += sum(np.log(new[(j, k, *(z[p] for p in parents[j]))]) for j in range(len(x)) if x[j] == 7)
+            tot.append(term)
+        out[k] = log_prior[k] + logsumexp(tot)
+    return out
+
+
+@pytest.mark.parametrize("structure", ["tan", "kdb"])
+def test_unseen_category_is_a_new_value_with_its_prior_mass(structure):
+    X, y = _tiny(14, n=80)
+    m = bayesnb.CategoricalNB(structure=structure, k=2).fit(X, y)
+    parents = m._mixed.parents
+    assert any(parents)
+    tables, _ = _brute_tables(X, y, parents)
+    new = _brute_unseen(X, y, parents)
+    Xt, _ = _tiny(15, n=30, missing=0.2)
+    rng = np.random.default_rng(0)
+    Xt[rng.random(Xt.shape) < 0.25] = 7.0  # a category never seen in training
+    assert (Xt == 7).any(axis=1).sum() >= 10 and ((Xt == 7).any(axis=1) & np.isnan(Xt).any(axis=1)).any()
+    want = np.array([_brute_joint_unseen(x, tables, new, parents, m.class_log_prior_) for x in Xt])
+    np.testing.assert_allclose(m.predict_joint_log_proba(Xt), want, rtol=1e-10)
+    data = MX.node_data(m._mixed.nodes, m._encoded(Xt))
+    np.testing.assert_allclose(SI.log_likelihood(m._mixed, data, method="enumerate") + m.class_log_prior_, want,
+                               rtol=1e-10)
+
+
+@pytest.mark.parametrize("structure", ["tan", "kdb"])
+def test_swapping_in_an_unseen_category_lowers_the_score(structure):
+    d = load_house_votes()
+    X, y = d.drop(columns="party"), d["party"]
+    m = bayesnb.CategoricalNB(structure=structure).fit(X, y)
+    rng = np.random.default_rng(1)
+    rows = rng.choice(len(X), 60, replace=False)
+    clean = X.iloc[rows].reset_index(drop=True)
+    cols = rng.integers(0, X.shape[1], len(rows))
+
+    def put(value):
+        A = clean.to_numpy(dtype=object)
+        A[np.arange(len(rows)), cols] = value
+        return pd.DataFrame(A, columns=X.columns)
+
+    before, after = m.score_samples(clean), m.score_samples(put("maybe"))  # not a category of any column
+    assert np.all(after < before), (before - after).min()
+    # as under the naive model, an unseen value scores lower than a missing cell in its place
+    assert np.all(after < m.score_samples(put(np.nan)))
+    naive = bayesnb.CategoricalNB().fit(X, y)
+    assert np.all(naive.score_samples(put("maybe")) < naive.score_samples(clean))
+
+
 def test_forest_message_passing_equals_enumeration():
     X, y = _tiny(3, n=80)
     m = bayesnb.CategoricalNB(structure="tan").fit(X, y)
@@ -217,6 +290,19 @@ def test_model_file_with_a_cycle_is_refused(tmp_path):
     m.save(tmp_path / "bad.bnb")
     with pytest.raises(bayesnb.persistence.ModelFileError, match="cycle"):
         bayesnb.load(tmp_path / "bad.bnb")
+
+
+@pytest.mark.parametrize("structure", ["tan", "kdb"])
+def test_a_feature_missing_in_every_training_row_sums_out(structure):
+    X, y = _tiny(16)
+    X = np.column_stack([X, np.full(len(y), np.nan)])  # a fourth feature that no row observes
+    with pytest.warns(Warning, match="no observed"):
+        m = bayesnb.CategoricalNB(structure=structure).fit(X, y)
+    ref = bayesnb.CategoricalNB(structure=structure).fit(X[:, :3], y)
+    assert all(m.structure_[c] == ref.structure_[c] for c in ref.structure_)
+    Xt, _ = _tiny(17, n=20, missing=0.3)
+    np.testing.assert_allclose(m.predict_joint_log_proba(np.column_stack([Xt, np.full(20, np.nan)])),
+                               ref.predict_joint_log_proba(Xt), rtol=1e-12)
 
 
 def test_kdb_enumeration_cap(monkeypatch):

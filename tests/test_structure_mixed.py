@@ -341,3 +341,18 @@ def test_docs_mixed_section_runs_as_pasted():
     with contextlib.redirect_stdout(out):
         exec(compile(code[0], "docs/structure.md", "exec"), {})  # noqa: S102 - the page's own snippet
     same_printout(out.getvalue().strip(), shown[0].strip())
+
+
+@pytest.mark.parametrize("structure", ["tan", "kdb"])
+def test_an_unseen_island_lowers_the_score_of_a_mixed_row(structure):
+    d = load_penguins()
+    X, y = d.drop(columns="species"), d["species"]
+    m = bayesnb.NaiveBayes(structure=structure).fit(X, y)
+    clean = X.dropna().iloc[::7].reset_index(drop=True)
+    swapped, blank = clean.copy(), clean.copy()
+    swapped["island"] = "Atlantis"  # never seen in training: a new value with its prior mass, in its context
+    blank["island"] = np.nan
+    after = m.score_samples(swapped)
+    assert np.all(after < m.score_samples(clean)) and np.all(after < m.score_samples(blank))
+    # the class posterior still sums to 1 and follows the joint
+    np.testing.assert_allclose(m.predict_proba(swapped).sum(1), 1.0, rtol=1e-12)
