@@ -156,8 +156,12 @@ def _edge_log_bf(tabs, va, vb, ess) -> np.ndarray:
     K = tabs.shape[1]
     vb = np.asarray(vb, dtype=float).reshape(-1)
     one = np.ones(len(vb))
-    return (_dirichlet_gain(tabs, ess / (K * va * vb)) - _dirichlet_gain(tabs.sum(axis=3), one * ess / (K * va))
-            - _dirichlet_gain(tabs.sum(axis=2), ess / (K * vb)) + _dirichlet_gain(tabs.sum(axis=(2, 3)), one * ess / K))
+    # a feature with no value (never observed) has an empty table: every gain is 0, whatever its
+    # (infinite) pseudo-count, as _dirichlet_gain visits only positive counts
+    with np.errstate(divide="ignore"):
+        return (_dirichlet_gain(tabs, ess / (K * va * vb)) - _dirichlet_gain(tabs.sum(axis=3), one * ess / (K * va))
+                - _dirichlet_gain(tabs.sum(axis=2), ess / (K * vb))
+                + _dirichlet_gain(tabs.sum(axis=(2, 3)), one * ess / K))
 
 
 def _check_ess(ess) -> float:

@@ -196,7 +196,7 @@ def test_mcmc_from_a_saved_model_with_latent_components_equals_run_mcmc(tmp_path
     model.save(tmp_path / "m.bnb")
     df.to_csv(tmp_path / "t.csv", index=False)
     assert main(["-q", "mcmc", str(tmp_path / "t.csv"), "--model", str(tmp_path / "m.bnb"), "--components", "2",
-                 "--draws", "60", "--warmup", "60", "--seed", "5", "--rows", "0", "-o", str(tmp_path / "d.nc")]) == 0
+                 "--draws", "60", "--warmup", "60", "--chains", "1", "--seed", "5", "--rows", "0", "-o", str(tmp_path / "d.nc")]) == 0
     printed = capsys.readouterr().out
     dt = bayesnb.load(tmp_path / "m.bnb").run_mcmc(X, np.asarray(y, dtype=object), num_warmup=60, num_samples=60,
                                                    random_state=5, n_components=2, progress_bar=False)

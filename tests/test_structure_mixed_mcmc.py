@@ -138,7 +138,7 @@ def test_cli_mcmc_on_a_saved_mixed_structure(tmp_path, capsys):
     csv, out = tmp_path / "penguins.csv", tmp_path / "draws.nc"
     X.assign(species=y).to_csv(csv, index=False)
     assert main(["-q", "mcmc", str(csv), "--model", str(tmp_path / "m.bnb"), "--target", "species", "-o", str(out),
-                 "--warmup", "300", "--draws", "600", "--seed", "0", "--target-accept", "0.9"]) == 0
+                 "--warmup", "300", "--draws", "600", "--chains", "1", "--seed", "0", "--target-accept", "0.9"]) == 0
     printed = capsys.readouterr().out
     dt = m.run_mcmc(X, y, num_warmup=300, num_samples=600, random_state=0, target_accept_prob=0.9)
     got = xr.open_datatree(out, engine="h5netcdf")["posterior"]

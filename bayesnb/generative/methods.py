@@ -234,11 +234,11 @@ class GenerativeMixin:
         X_imputed : same type as X, or a list of ``n_imputations`` of them
         """
         m = check_impute_options(strategy, n_imputations, self._who)
-        check_memory(float(m) * np.prod(np.shape(X)), f"impute(n_imputations={m})", self._who)
-        if _dask.is_dask(X):
+        if _dask.is_dask(X):  # lazy, partition by partition (one completed table: no size guard needed)
             check_dask_impute(strategy, y, latent, n_components, self._who)
             check_is_fitted(self, "posterior_")
             return _dask.map_rows(lambda part: self.impute(part, strategy=strategy), X, "same", who=self._who)
+        check_memory(float(m) * np.prod(np.shape(X)), f"impute(n_imputations={m})", self._who)
         rng = as_generator(random_state)
         if latent is None and (n_components == "auto" or int(n_components) > 1):
             latent = self.fit_latent_class(X, y, n_components=n_components, random_state=rng)
