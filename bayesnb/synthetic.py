@@ -445,9 +445,9 @@ def synthetic_report(real, synthetic, target=None, *, real_test=None, bins=10, m
         raise ValueError(f"synthetic_report: target {target!r} is not a column (columns: {list(r.columns)[:10]}).")
     if not (isinstance(bins, (int, np.integer)) and bins >= 2):
         raise ValueError(f"synthetic_report: bins must be an integer >= 2; received {bins!r}.")
-    metrics = SLOW_METRICS if isinstance(metrics, str) and metrics == "all" else metrics
-    unknown = [m for m in ([metrics] if isinstance(metrics, str) else metrics) if m not in SLOW_METRICS]
-    if unknown:
+    chosen = (SLOW_METRICS if isinstance(metrics, str) and metrics == "all" else (metrics,)
+              if isinstance(metrics, str) or not np.iterable(metrics) else tuple(metrics))
+    if any(not isinstance(m, str) or m not in SLOW_METRICS for m in chosen):
         raise ValueError(f"synthetic_report: metrics must be 'all' or a collection of {list(SLOW_METRICS)}; "
                          f"received {metrics!r}.")
     if not (isinstance(max_rows, (int, np.integer)) and max_rows >= 2):
@@ -480,7 +480,7 @@ def synthetic_report(real, synthetic, target=None, *, real_test=None, bins=10, m
                "unseen_categories": int(columns["unseen_categories"].sum()),
                "unseen_category_pairs": float(np.any(list(unseen.values()), axis=0).mean()) if unseen else None}
     seed = None if random_state is None else int(np.random.default_rng([random_state, 1]).integers(2**31))
-    summary.update(distance_metrics(list(prep.values()), metrics, max_rows, seed), n_subsample=max_rows)
+    summary.update(distance_metrics(list(prep.values()), chosen, max_rows, seed), n_subsample=max_rows)
     if target is not None:
         (summary["tstr"], summary["trtr"], summary["n_test"], summary["efficacy_auc"],
          summary["efficacy_auc_real"]) = _utility(r, s, target, test, random_state)
