@@ -107,9 +107,10 @@ def correlation_similarity(real_x, real_y, synthetic_x, synthetic_y):
 def equal_width_codes(real, synthetic, bins=TREND_BINS):
     """Cut a numeric column into ``bins`` equal-width bins of its real observed range.
 
-    As SDMetrics' ``discretize_column``: the edges are ``numpy.histogram_bin_edges`` of the
-    real observed values, the outer two open (a synthetic value beyond the real range falls
-    into an end bin), and a missing cell is a bin of its own.
+    As SDMetrics' ``ContingencySimilarity`` with ``continuous_column_names``: the edges are
+    ``numpy.histogram_bin_edges`` of the real observed values, for both tables, the outer two
+    open (a synthetic value beyond the real range falls into an end bin), and a missing cell
+    is a bin of its own. (SDMetrics' ``QualityReport`` cuts each table at its own range.)
 
     Returns
     -------
