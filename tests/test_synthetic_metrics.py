@@ -188,3 +188,19 @@ def test_report_efficacy_and_metrics_argument():
         synthetic_report(real, real, metrics=["nope"])
     with pytest.raises(ValueError, match="max_rows must be an integer >= 2"):
         synthetic_report(real, real, max_rows=1)
+
+
+def test_alpha_precision_and_beta_recall_see_different_failures():
+    """Rows from half of the real distribution (mode collapse) keep precision and lose recall;
+    rows spread twice as wide keep recall and lose precision; a fresh sample keeps both."""
+    rng = np.random.default_rng(0)
+    real = rng.normal(size=(400, 2))
+    fresh = rng.normal(size=(400, 2))
+    half = fresh[fresh[:, 0] < 0]
+    wide = 2.5 * rng.normal(size=(400, 2))
+    p, r = sd.alpha_precision_beta_recall(real, fresh)
+    assert p > 0.9 and r > 0.9
+    p, r = sd.alpha_precision_beta_recall(real, half)
+    assert p > 0.9 and r < 0.8
+    p, r = sd.alpha_precision_beta_recall(real, wide)
+    assert p < 0.75 and r > 0.9
