@@ -273,9 +273,11 @@ def _literature_lines(s):
 def _marginal(name, kind, r, s):
     out = _marginal_distance(name, kind, r, s)
     rates = fid.missing_rate(r), fid.missing_rate(s)
-    out.update(shape_metric="TVComplement" if kind == "categorical" else "KSComplement", shape=1.0 - out["value"],
+    categorical = kind == "categorical"
+    out.update(shape_metric="TVComplement" if categorical else "KSComplement",
+               shape=fid.tv_complement(r, s) if categorical else fid.ks_complement(r, s),
                missing_real=rates[0], missing_synthetic=rates[1], missing_rate_error=abs(rates[0] - rates[1]),
-               unseen_categories=fid.unseen_values(r, s) if kind == "categorical" else pd.NA)
+               unseen_categories=fid.unseen_values(r, s) if categorical else pd.NA)
     return out
 
 
