@@ -12,6 +12,7 @@ import pandas as pd
 from scipy.linalg import qr
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
 from threadpoolctl import threadpool_limits
 
 __all__ = [
@@ -20,9 +21,12 @@ __all__ = [
     "category_codes",
     "cramers_v",
     "ks_statistic",
+    "hgb_classifier",
+    "hgb_matrices",
+    "macro_auc",
     "pmse",
     "pmse_null",
-    "train_accuracy",
+    "train_scores",
     "tvd",
 ]
 
@@ -154,29 +158,80 @@ def pmse_null(k, n_real, n_synthetic):
     return (k - 1) * (1 - c) ** 2 * c / N
 
 
-def train_accuracy(train, y_train, test, y_test, kinds, random_state):
-    """Accuracy on ``test`` of a HistGradientBoostingClassifier trained on ``train``.
+def hgb_matrices(kinds, *tables):
+    """Feature matrices of prepared columns for ``HistGradientBoostingClassifier``.
 
-    ``train`` and ``test`` are lists of prepared columns (one array per column);
-    categorical columns are coded jointly and passed as ``categorical_features`` (as
-    ordinal codes beyond 254 categories; missing is a category). With a single class in ``y_train`` the model is that class.
+    Parameters
+    ----------
+    kinds : list of str
+        ``"categorical"`` or ``"numeric"``, one per column.
+    *tables : lists of arrays
+        Each a list of prepared columns (one array per column, in the order of ``kinds``).
+
+    Returns
+    -------
+    matrices : list of ndarray of shape (n_rows_t, n_columns)
+        One per table: numerics as they are (NaN for missing), categoricals as integer
+        codes shared by all tables (missing is a category).
+    categorical : ndarray of bool of shape (n_columns,)
+        Which columns to pass as ``categorical_features`` (categoricals with fewer than
+        255 categories; more are used as ordinal codes, as HistGradientBoosting bins at
+        most 255).
     """
-    X_train, X_test, mask = [], [], []
-    for kind, a, b in zip(kinds, train, test):
+    columns, mask = [[] for _ in tables], []
+    for j, kind in enumerate(kinds):
+        arrays = [t[j] for t in tables]
         if kind == "categorical":
-            (ca, cb), k = category_codes(a, b)
-            a, b = ca.astype(float), cb.astype(float)
-        X_train.append(a)
-        X_test.append(b)
-        # HistGradientBoosting bins at most 255 categories; more are used as ordinal codes
+            arrays, k = category_codes(*arrays)
+            arrays = [a.astype(float) for a in arrays]
+        for out, a in zip(columns, arrays):
+            out.append(a)
         mask.append(kind == "categorical" and k < 255)
-    X_train, X_test = np.column_stack(X_train), np.column_stack(X_test)
+    return [np.column_stack(c) for c in columns], np.array(mask, dtype=bool)
+
+
+def hgb_classifier(categorical, random_state):
+    """The ``HistGradientBoostingClassifier`` of the report (default settings, seeded)."""
+    return HistGradientBoostingClassifier(categorical_features=categorical if categorical.any() else None,
+                                          random_state=random_state)
+
+
+def macro_auc(y_true, classes, proba):
+    """ROC AUC, macro-averaged one-vs-rest over the classes of ``y_true``.
+
+    ``proba[:, i]`` scores class ``classes[i]``; a class of ``y_true`` that the model does
+    not know scores 0. With two classes this is the binary ROC AUC (both one-vs-rest AUCs
+    are equal). Returns None when ``y_true`` holds fewer than two classes.
+    """
+    present = np.unique(y_true)
+    if present.size < 2:
+        return None
+    index = {c: i for i, c in enumerate(classes)}
+    aucs = [roc_auc_score(y_true == c, proba[:, index[c]] if c in index else np.zeros(len(y_true)))
+            for c in present]
+    return float(np.mean(aucs))
+
+
+def train_scores(train, y_train, test, y_test, kinds, random_state):
+    """Accuracy and ROC AUC on ``test`` of a HistGradientBoostingClassifier trained on ``train``.
+
+    ``train`` and ``test`` are lists of prepared columns (one array per column; see
+    :func:`hgb_matrices`). The AUC is :func:`macro_auc` (binary ROC AUC for two classes,
+    macro one-vs-rest for more; None if the test rows hold one class). With a single class
+    in ``y_train`` the model is that class (accuracy its share, AUC 0.5).
+
+    Returns
+    -------
+    accuracy : float
+    auc : float or None
+    """
+    (X_train, X_test), mask = hgb_matrices(kinds, train, test)
     classes = np.unique(y_train)
     if classes.size == 1:
-        return float(np.mean(y_test == classes[0]))
-    mask = np.array(mask, dtype=bool)
-    clf = HistGradientBoostingClassifier(categorical_features=mask if mask.any() else None,
-                                         random_state=random_state)
+        return float(np.mean(y_test == classes[0])), macro_auc(y_test, classes, np.ones((len(y_test), 1)))
+    clf = hgb_classifier(mask, random_state)
     with threadpool_limits(1, user_api="openmp"):  # small tables: threads only contend (10x slower)
         clf.fit(X_train, y_train)
-        return float(np.mean(clf.predict(X_test) == y_test))
+        proba = clf.predict_proba(X_test)
+    accuracy = float(np.mean(clf.classes_[np.argmax(proba, axis=1)] == y_test))
+    return accuracy, macro_auc(y_test, clf.classes_, proba)

@@ -1,6 +1,6 @@
 """How faithful is a synthetic table to the real one? :func:`synthetic_report`.
 
-Four views, on any synthetic table (from bayesnb's :meth:`~bayesnb.BaseNB.sample` or not):
+Five views, on any synthetic table (from bayesnb's :meth:`~bayesnb.BaseNB.sample` or not):
 
 - **marginals**, column by column: the total variation distance (TVD) of a categorical
   column's frequencies, the Kolmogorov-Smirnov (KS) statistic of a numeric column's
@@ -11,8 +11,13 @@ Four views, on any synthetic table (from bayesnb's :meth:`~bayesnb.BaseNB.sample
 - **propensity**: the pMSE of Snoke et al. (2018), how well a logistic regression tells
   synthetic rows from real ones, and its ratio to the value expected when they cannot be
   told apart;
-- **utility** (with a target): TSTR, the accuracy on real test rows of a gradient-boosted
-  classifier trained on synthetic rows, next to TRTR, the same trained on real rows.
+- **utility** (with a target): TSTR, the accuracy (and ROC AUC) on real test rows of a
+  gradient-boosted classifier trained on synthetic rows, next to TRTR, the same trained on
+  real rows;
+- **the literature's scores**: SDMetrics' column shapes and column-pair trends, missing-rate
+  errors, support checks (unseen categories and category pairs), alpha-precision and
+  beta-recall (Alaa et al. 2022), C2ST detection scores and the DCR share against a real
+  holdout (:mod:`bayesnb._synthetic_fidelity`, :mod:`bayesnb._synthetic_distance`).
 
 Snoke, J., Raab, G. M., Nowok, B., Dibben, C. and Slavkovic, A. (2018). General and
 specific utility measures for synthetic data. *JRSS A* 181(3), 663-688.
@@ -27,7 +32,9 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
+from . import _synthetic_fidelity as fid
 from . import _synthetic_metrics as sm
+from ._synthetic_distance import SLOW_METRICS, distance_metrics
 from ._utils import is_numeric_column
 from .plot import _pyplot
 
@@ -45,15 +52,32 @@ class SyntheticReport:
         ``metric`` (``"tvd"``/``"ks"``), ``value``, and for numeric columns
         ``out_of_range`` (synthetic values outside [real min, real max]) and
         ``non_integer`` (non-integer synthetic values where every real value is an
-        integer; 0 otherwise); these two are ``<NA>`` for categorical columns.
+        integer; 0 otherwise); these two are ``<NA>`` for categorical columns. Then
+        ``shape_metric`` (``"KSComplement"``/``"TVComplement"``) and ``shape`` (its value,
+        ``1 - value``), ``missing_real``, ``missing_synthetic`` (shares of missing cells)
+        and ``missing_rate_error`` (their absolute difference), and for categorical columns
+        ``unseen_categories`` (synthetic cells holding a value the real column never has;
+        ``<NA>`` for numeric columns).
     pairs : DataFrame
         One row per pair of columns: ``a``, ``b``, ``cramers_v_real``,
-        ``cramers_v_synthetic``, ``abs_diff``.
+        ``cramers_v_synthetic``, ``abs_diff``, ``trend_metric``
+        (``"CorrelationSimilarity"`` for two numeric columns, ``"ContingencySimilarity"``
+        otherwise), ``trend`` (its value; NaN when a correlation is undefined) and, for two
+        categorical columns, ``unseen_pair_share`` (share of synthetic rows whose pair of
+        values never occurs in the real table; ``<NA>`` otherwise).
     summary : dict
         ``n_real``, ``n_synthetic``, ``mean_tvd`` and ``mean_ks`` (None without such
         columns), ``mean_abs_cramers_v_diff``, ``max_abs_cramers_v_diff`` (None with one
-        column), ``pmse``, ``pmse_null``, ``pmse_ratio`` and, with a target, ``tstr``,
-        ``trtr``, ``n_test``.
+        column), ``pmse``, ``pmse_null``, ``pmse_ratio``; ``column_shapes``,
+        ``column_pair_trends`` (None without a defined pair) and ``quality_score`` (their
+        mean, SDMetrics' overall score), ``max_missing_rate_error``, ``out_of_range``,
+        ``non_integer`` and ``unseen_categories`` (totals over the columns),
+        ``unseen_category_pairs`` (share of synthetic rows holding any pair of categories
+        absent from the real table; None with fewer than two categorical columns);
+        ``alpha_precision``, ``beta_recall``, ``detection_logistic``, ``detection_gbm``,
+        ``dcr_share`` (None when not computed, see ``metrics``), ``n_subsample`` (rows of
+        each table they use at most); with a target, ``tstr``, ``trtr`` (accuracies),
+        ``efficacy_auc``, ``efficacy_auc_real`` (ROC AUC, TSTR and TRTR) and ``n_test``.
     target : str or None
     """
 
@@ -76,11 +100,19 @@ class SyntheticReport:
             if r.kind == "numeric":
                 rows += [("column", r.column, "out_of_range", r.out_of_range),
                          ("column", r.column, "non_integer", r.non_integer)]
+            else:
+                rows.append(("column", r.column, "unseen_categories", r.unseen_categories))
+            rows += [("column", r.column, r.shape_metric, r.shape),
+                     ("column", r.column, "missing_rate_error", r.missing_rate_error)]
         for r in self.pairs.itertuples(index=False):
             name = f"{r.a} x {r.b}"
             rows += [("pair", name, "cramers_v_real", r.cramers_v_real),
                      ("pair", name, "cramers_v_synthetic", r.cramers_v_synthetic),
                      ("pair", name, "abs_cramers_v_diff", r.abs_diff)]
+            if np.isfinite(r.trend):
+                rows.append(("pair", name, r.trend_metric, r.trend))
+            if r.unseen_pair_share is not pd.NA:
+                rows.append(("pair", name, "unseen_pair_share", r.unseen_pair_share))
         out = pd.DataFrame(rows, columns=["section", "name", "metric", "value"])
         out["value"] = out["value"].astype(float)
         return out
@@ -101,6 +133,9 @@ class SyntheticReport:
         if "tstr" in s:
             lines.append(f"  utility ({self.target!r}, {s['n_test']} real test rows): TSTR accuracy {s['tstr']:.4f}, "
                          f"TRTR {s['trtr']:.4f}")
+            if s["efficacy_auc"] is not None:
+                lines.append(f"  efficacy: ROC AUC TSTR {s['efficacy_auc']:.4f}, TRTR {s['efficacy_auc_real']:.4f}")
+        lines += _literature_lines(s)
         worst = self.columns.sort_values("value", ascending=False).head(3)
         lines.append("  worst marginals: " + ", ".join(f"{r.column} ({r.metric} {r.value:.3f})"
                                                        for r in worst.itertuples()))
@@ -211,7 +246,42 @@ def _prepare(real, *others):
     return out
 
 
+def _literature_lines(s):
+    """The report's lines on the literature's scores (see :class:`SyntheticReport`)."""
+    def f(v, fmt=".4f"):
+        return "–" if v is None else format(v, fmt)
+
+    pairs = "" if s["unseen_category_pairs"] is None else (
+        f"; {f(s['unseen_category_pairs'], '.2%')} of rows hold a category pair absent from the real data")
+    lines = [f"  SDMetrics quality: column shapes {f(s['column_shapes'])}, column pair trends "
+             f"{f(s['column_pair_trends'])} (score {f(s['quality_score'])})",
+             f"  missing cells: max |rate real - rate synthetic| {s['max_missing_rate_error']:.4f}",
+             f"  support: {s['out_of_range']} values out of range, {s['non_integer']} non-integers, "
+             f"{s['unseen_categories']} unseen categories{pairs}"]
+    if s["alpha_precision"] is not None:
+        lines.append(f"  alpha-precision {s['alpha_precision']:.4f}, beta-recall {s['beta_recall']:.4f} "
+                     f"(k-NN, alpha = beta = 0.95)")
+    if s["detection_logistic"] is not None:
+        lines.append(f"  detection (C2ST, 1 = indistinguishable): logistic {s['detection_logistic']:.4f}, "
+                     f"gradient boosting {s['detection_gbm']:.4f}")
+    if s["dcr_share"] is not None:
+        lines.append(f"  DCR share {s['dcr_share']:.4f} (synthetic rows closer to the training rows than to the "
+                     "holdout; 0.5 ideal)")
+    return lines
+
+
 def _marginal(name, kind, r, s):
+    out = _marginal_distance(name, kind, r, s)
+    rates = fid.missing_rate(r), fid.missing_rate(s)
+    categorical = kind == "categorical"
+    out.update(shape_metric="TVComplement" if categorical else "KSComplement",
+               shape=fid.tv_complement(r, s) if categorical else fid.ks_complement(r, s),
+               missing_real=rates[0], missing_synthetic=rates[1], missing_rate_error=abs(rates[0] - rates[1]),
+               unseen_categories=fid.unseen_values(r, s) if categorical else pd.NA)
+    return out
+
+
+def _marginal_distance(name, kind, r, s):
     if kind == "categorical":
         return {"column": name, "kind": kind, "metric": "tvd", "value": sm.tvd(r, s),
                 "out_of_range": pd.NA, "non_integer": pd.NA}
@@ -235,14 +305,14 @@ def _labels(df, target, what):
 
 
 def _utility(real, synthetic, target, real_test, random_state):
-    """``(tstr, trtr, n_test)``; without ``real_test``, 30% of ``real`` held out (stratified)."""
+    """``(tstr, trtr, n_test, auc_tstr, auc_trtr)``; without ``real_test``, 30% of ``real`` held out (stratified)."""
     if real_test is None:
         y = _labels(real, target, "real")
         counts = pd.Series(y).value_counts()
         strat = y if counts.min() >= 2 and len(counts) <= 0.3 * len(y) else None
         train, test = train_test_split(real, test_size=0.3, stratify=strat, random_state=random_state)
     else:
-        train, test = real, _frames(real, real_test)[1]
+        train, test = real, real_test
     y_train, y_test, y_syn = (_labels(d, target, w) for d, w in ((train, "real"), (test, "real test"),
                                                                   (synthetic, "synthetic")))
     feats = [c for c in real.columns if c != target]
@@ -251,16 +321,39 @@ def _utility(real, synthetic, target, real_test, random_state):
     prep = _prepare(train[feats], (synthetic[feats], "synthetic"), (test[feats], "the real test table"))
     kinds = [p[0] for p in prep.values()]
     seed = None if random_state is None else int(np.random.default_rng(random_state).integers(2**31))
-    tstr = sm.train_accuracy([p[2] for p in prep.values()], y_syn, [p[3] for p in prep.values()], y_test, kinds, seed)
-    trtr = sm.train_accuracy([p[1] for p in prep.values()], y_train, [p[3] for p in prep.values()], y_test, kinds,
-                             seed)
-    return tstr, trtr, len(test)
+    test_columns = [p[3] for p in prep.values()]
+    tstr = sm.train_scores([p[2] for p in prep.values()], y_syn, test_columns, y_test, kinds, seed)
+    trtr = sm.train_scores([p[1] for p in prep.values()], y_train, test_columns, y_test, kinds, seed)
+    return tstr[0], trtr[0], len(test), tstr[1], trtr[1]
+
+
+def _pairs(prep, bins, unseen):
+    """The pairs table: Cramér's V (quantile bins), SDMetrics' trend, unseen category pairs (``unseen``)."""
+    coded, wide = {}, {}
+    for name, (kind, a, b, *_) in prep.items():
+        coded[name] = sm.category_codes(a, b)[0] if kind == "categorical" else sm.bin_codes(a, b, bins)
+        wide[name] = coded[name] if kind == "categorical" else fid.equal_width_codes(a, b)
+    rows = []
+    for x, y in combinations(list(prep), 2):
+        numeric = prep[x][0] == prep[y][0] == "numeric"
+        trend = (fid.correlation_similarity(prep[x][1], prep[y][1], prep[x][2], prep[y][2]) if numeric else
+                 fid.contingency_similarity(wide[x][0], wide[y][0], wide[x][1], wide[y][1]))
+        rows.append({"a": x, "b": y, "cramers_v_real": sm.cramers_v(coded[x][0], coded[y][0]),
+                     "cramers_v_synthetic": sm.cramers_v(coded[x][1], coded[y][1]),
+                     "trend_metric": "CorrelationSimilarity" if numeric else "ContingencySimilarity", "trend": trend,
+                     "unseen_pair_share": float(unseen[(x, y)].mean()) if (x, y) in unseen else pd.NA})
+    names = ["a", "b", "cramers_v_real", "cramers_v_synthetic", "trend_metric", "trend", "unseen_pair_share"]
+    pairs = pd.DataFrame(rows, columns=names)
+    pairs.insert(4, "abs_diff", (pairs["cramers_v_synthetic"] - pairs["cramers_v_real"]).abs())
+    pairs["trend"] = pairs["trend"].astype(float)
+    pairs["unseen_pair_share"] = pairs["unseen_pair_share"].astype("Float64")
+    return pairs
 
 
 # ------------------------------------------------------------------------------ report
-def synthetic_report(real, synthetic, target=None, *, real_test=None, bins=10, random_state=None,
-                     drop_unlabelled=False):
-    """Compare a synthetic table with the real one: marginals, pairs, propensity and utility.
+def synthetic_report(real, synthetic, target=None, *, real_test=None, bins=10, metrics="all", max_rows=5000,
+                     random_state=None, drop_unlabelled=False):
+    """Compare a synthetic table with the real one: marginals, pairs, propensity, utility, the literature's scores.
 
     Parameters
     ----------
@@ -277,12 +370,19 @@ def synthetic_report(real, synthetic, target=None, *, real_test=None, bins=10, r
         (with a target): 30% of ``real`` held out (stratified by the target, seeded by
         ``random_state``); TRTR trains on the other 70%. The synthetic rows should then
         come from a model fitted *without* the held-out rows (else TSTR is optimistic);
-        pass ``real_test`` to control the split yourself.
+        pass ``real_test`` to control the split yourself. With or without a target,
+        ``real_test`` is the holdout of the DCR share (none without it).
     bins : int, default=10
         Numeric columns are cut at the ``bins``-quantiles of their real values (fewer
         bins if values repeat) for Cramér's V.
+    metrics : "all" or collection of str, default="all"
+        Which of the slower metrics to compute: ``"alpha_beta"`` (alpha-precision,
+        beta-recall), ``"detection"`` (the two C2ST detection scores), ``"dcr"`` (needs
+        ``real_test``). ``()`` skips all three (their summary entries are then None).
+    max_rows : int, default=5000
+        The slower metrics use at most this many rows of each table (a seeded subsample).
     random_state : None, int or numpy Generator
-        Seeds the hold-out split and the classifiers.
+        Seeds the hold-out split, the subsamples and the classifiers.
     drop_unlabelled : bool, default=False
         With ``target``: leave out the rows of each table whose label is missing (as
         ``bayesnb evaluate-synthetic --drop-unlabelled``). Otherwise such rows are refused
@@ -317,7 +417,21 @@ def synthetic_report(real, synthetic, target=None, *, real_test=None, bins=10, r
       simulation.
     - TSTR / TRTR: scikit-learn's ``HistGradientBoostingClassifier`` (categorical
       columns coded and declared ``categorical_features``), trained on the synthetic /
-      real rows, accuracy on the real test rows.
+      real rows, accuracy and ROC AUC (macro one-vs-rest beyond two classes) on the real
+      test rows (machine-learning efficacy).
+    - Column shapes and pair trends are SDMetrics' ``QualityReport`` definitions
+      (KSComplement, TVComplement, CorrelationSimilarity, ContingencySimilarity, a
+      numeric column cut into 10 equal-width bins of its real range in a mixed pair); a
+      missing cell is a category of its own, numeric missing cells are dropped (pairwise
+      for correlations).
+    - alpha-precision / beta-recall: the k-NN estimate (k = 5, alpha = beta = 0.95) of
+      Alaa et al. (2022), on standardised numerics and scaled one-hot categoricals
+      (:func:`bayesnb._synthetic_distance.alpha_precision_beta_recall`).
+    - Detection: SDMetrics' score ``1 - mean_folds(2 max(AUC, 0.5) - 1)`` of a logistic
+      regression and of a HistGradientBoostingClassifier telling real from synthetic
+      rows in 3-fold cross-validation; 1 means indistinguishable.
+    - DCR share: the share of synthetic rows nearer to a real training row than to a
+      ``real_test`` row (as many of each), 0.5 ideal.
 
     Examples
     --------
@@ -342,29 +456,43 @@ def synthetic_report(real, synthetic, target=None, *, real_test=None, bins=10, r
             real_test = real_test[real_test[target].notna()]
     if not (isinstance(bins, (int, np.integer)) and bins >= 2):
         raise ValueError(f"synthetic_report: bins must be an integer >= 2; received {bins!r}.")
-    prep = _prepare(r, (s, "synthetic"))
-    columns = pd.DataFrame([_marginal(name, *p) for name, p in prep.items()])
-    columns[["out_of_range", "non_integer"]] = columns[["out_of_range", "non_integer"]].astype("Int64")
-    coded = {}
-    for name, (kind, a, b) in prep.items():
-        coded[name] = sm.category_codes(a, b)[0] if kind == "categorical" else sm.bin_codes(a, b, bins)
-    pairs = pd.DataFrame([{"a": x, "b": y, "cramers_v_real": sm.cramers_v(coded[x][0], coded[y][0]),
-                           "cramers_v_synthetic": sm.cramers_v(coded[x][1], coded[y][1])}
-                          for x, y in combinations(list(prep), 2)],
-                         columns=["a", "b", "cramers_v_real", "cramers_v_synthetic"])
-    pairs["abs_diff"] = (pairs["cramers_v_synthetic"] - pairs["cramers_v_real"]).abs()
-    value, k = sm.pmse(list(prep.values()), len(r), len(s))
+    chosen = (SLOW_METRICS if isinstance(metrics, str) and metrics == "all" else (metrics,)
+              if isinstance(metrics, str) or not np.iterable(metrics) else tuple(metrics))
+    if any(not isinstance(m, str) or m not in SLOW_METRICS for m in chosen):
+        raise ValueError(f"synthetic_report: metrics must be 'all' or a collection of {list(SLOW_METRICS)}; "
+                         f"received {metrics!r}.")
+    if not (isinstance(max_rows, (int, np.integer)) and max_rows >= 2):
+        raise ValueError(f"synthetic_report: max_rows must be an integer >= 2; received {max_rows!r}.")
+    test = None if real_test is None else _frames(r, real_test)[1]
+    prep = _prepare(r, (s, "synthetic"), *([] if test is None else [(test, "the real test table")]))
+    columns = pd.DataFrame([_marginal(name, *p[:3]) for name, p in prep.items()])
+    columns[["out_of_range", "non_integer", "unseen_categories"]] = (
+        columns[["out_of_range", "non_integer", "unseen_categories"]].astype("Int64"))
+    unseen = fid.unseen_pair_rows({name: p[1:3] for name, p in prep.items() if p[0] == "categorical"})
+    pairs = _pairs(prep, bins, unseen)
+    value, k = sm.pmse([p[:3] for p in prep.values()], len(r), len(s))
     null = sm.pmse_null(k, len(r), len(s))
 
     def mean(x):
-        return float(np.mean(x)) if len(x) else None
+        x = np.asarray(x, dtype=float)
+        return float(np.mean(x[np.isfinite(x)])) if np.isfinite(x).any() else None
 
+    shapes, trends = mean(columns["shape"]), mean(pairs["trend"])
     summary = {"n_real": len(r), "n_synthetic": len(s),
                "mean_tvd": mean(columns.loc[columns.kind == "categorical", "value"]),
                "mean_ks": mean(columns.loc[columns.kind == "numeric", "value"]),
                "mean_abs_cramers_v_diff": mean(pairs["abs_diff"]),
                "max_abs_cramers_v_diff": float(pairs["abs_diff"].max()) if len(pairs) else None,
-               "pmse": value, "pmse_null": null, "pmse_ratio": value / null if null > 0 else None}
+               "pmse": value, "pmse_null": null, "pmse_ratio": value / null if null > 0 else None,
+               "column_shapes": shapes, "column_pair_trends": trends,
+               "quality_score": None if trends is None else (shapes + trends) / 2,
+               "max_missing_rate_error": float(columns["missing_rate_error"].max()),
+               "out_of_range": int(columns["out_of_range"].sum()), "non_integer": int(columns["non_integer"].sum()),
+               "unseen_categories": int(columns["unseen_categories"].sum()),
+               "unseen_category_pairs": float(np.any(list(unseen.values()), axis=0).mean()) if unseen else None}
+    seed = None if random_state is None else int(np.random.default_rng([random_state, 1]).integers(2**31))
+    summary.update(distance_metrics(list(prep.values()), chosen, max_rows, seed), n_subsample=max_rows)
     if target is not None:
-        summary["tstr"], summary["trtr"], summary["n_test"] = _utility(r, s, target, real_test, random_state)
+        (summary["tstr"], summary["trtr"], summary["n_test"], summary["efficacy_auc"],
+         summary["efficacy_auc_real"]) = _utility(r, s, target, test, random_state)
     return SyntheticReport(columns=columns, pairs=pairs, summary=summary, target=target, _pair_order=list(prep))

@@ -120,9 +120,10 @@ def test_pmse_matches_its_definition():
 def test_tstr_equals_trtr_when_synthetic_is_the_real_training_set():
     df = load_house_votes()
     train, test = df.iloc[::2], df.iloc[1::2]
-    r = synthetic_report(train, train.copy(), target="party", real_test=test, random_state=0)
+    r = synthetic_report(train, train.copy(), target="party", real_test=test, random_state=0, metrics=())
     assert r.summary["tstr"] == r.summary["trtr"] > 0.85 and r.summary["n_test"] == len(test)
-    held = synthetic_report(df, df.sample(frac=1, random_state=0), target="party", random_state=0)
+    assert r.summary["efficacy_auc"] == r.summary["efficacy_auc_real"] > 0.9
+    held = synthetic_report(df, df.sample(frac=1, random_state=0), target="party", random_state=0, metrics=())
     assert held.summary["n_test"] == round(0.3 * len(df) + 0.5)
 
 
@@ -185,12 +186,14 @@ def test_cli_evaluate_synthetic(tmp_path, capsys):
             tmp_path / "test.csv"]
     assert main([str(a) for a in args + ["-o", tmp_path / "rep.csv"]]) == 0
     out = capsys.readouterr().out
-    assert "mean TVD 0.0000" in out and "TSTR accuracy" in out
+    assert "mean TVD 0.0000" in out and "TSTR accuracy" in out and "column shapes 1.0000" in out
+    assert "DCR share" in out and "detection (C2ST" in out and "efficacy: ROC AUC" in out
     table = pd.read_csv(tmp_path / "rep.csv")
     assert set(table["section"]) == {"summary", "column", "pair"}
     assert main([str(a) for a in args + ["--json"]]) == 0
     rep = json.loads(capsys.readouterr().out)
     assert rep["summary"]["tstr"] == rep["summary"]["trtr"] and len(rep["pairs"]) == 136
+    assert rep["summary"]["column_pair_trends"] == 1 and rep["summary"]["dcr_share"] > 0.5
     # usage errors: one line, status 2, no traceback
     for bad, msg in (([tmp_path / "real.csv", tmp_path / "nope.csv"], "nope.csv"),
                      ([tmp_path / "real.csv", tmp_path / "syn.csv", "--target", "zz"], "no column 'zz'"),

@@ -41,17 +41,22 @@ def cmd_evaluate_synthetic(args):
                                  for path, df in tables)
     if args.real_test and args.target is None:
         raise UsageError("--real-test needs --target (it is the test set of the TSTR/TRTR classifiers)")
-    status("comparing the tables" + (" and training the TSTR/TRTR classifiers" if args.target else ""))
+    status("comparing the tables (with the C2ST detectors, alpha-precision/beta-recall"
+           + (" and DCR share)" if test is not None else ")")
+           + (" and training the TSTR/TRTR classifiers" if args.target else ""))
     report = synthetic_report(real, synthetic, target=args.target, real_test=test, bins=args.bins,
                               random_state=args.seed)
     if args.json:
-        print(json.dumps({"summary": report.summary,
-                          "columns": report.columns.astype(object).where(report.columns.notna(), None)
-                          .to_dict(orient="records"),
-                          "pairs": report.pairs.to_dict(orient="records")}, indent=2))
+        print(json.dumps({"summary": report.summary, "columns": _records(report.columns),
+                          "pairs": _records(report.pairs)}, indent=2))
     else:
         print(report)
     if args.output is not None:
         write_table(report.to_frame(), args.output, done=f"wrote the report to {args.output}", inputs=inputs,
                     fmt=args.format, force=args.force)
     return 0
+
+
+def _records(frame):
+    """A table's rows as JSON-ready dicts (missing values, ``<NA>`` and NaN, as None)."""
+    return frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
