@@ -19,6 +19,7 @@ import time
 
 import numpy as np
 from scipy.special import logsumexp
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .. import posterior as _post
@@ -30,11 +31,7 @@ from ..inference.em import allowed_states
 from ..inference.numpyro_model import check_proper
 from . import _validation as _val
 
-__all__ = ["REFITS", "StructureCommonMixin", "StructureNotSupportedError", "check_structured_mcmc_args",
-           "structured_mcmc_data"]
-
-#: fitting methods that would ignore ``structure`` (refused whatever was fitted)
-REFITS = frozenset({"partial_fit", "fit_semi_supervised", "fit_latent_class"})
+__all__ = ["StructureCommonMixin", "check_structured_mcmc_args", "structured_mcmc_data"]
 
 
 def check_structured_mcmc_args(who, kind, num_warmup, num_samples, num_chains, y, **naive_only):
@@ -97,33 +94,130 @@ def structured_mcmc_data(est, X, y, num_warmup, num_samples, num_chains, **naive
     return X, np.searchsorted(post.classes, yv)
 
 
-class StructureNotSupportedError(NotImplementedError, AttributeError):
-    """A method not written for structures other than naive yet (``hasattr`` is False for it)."""
+def _linear_view(self):
+    """``available_if`` check of the linear view: refused (AttributeError) under a fitted structure."""
+    if self._structure_fitted() is not None:
+        raise AttributeError(
+            f"{type(self).__name__} has no linear view under its fitted structure {self.structure_kind_!r}: "
+            "a feature's term depends on its parents' values, so log-odds are not linear in one-hot features "
+            "(coef_, intercept_, coef_names_, coef_draws, coef_interval need structure='naive').")
+    return True
+
+
+def _naive_numpyro_model(self):
+    """``available_if`` check of ``model_inputs``: the naive plate model, refused under a fitted structure."""
+    if self._structure_fitted() is not None:
+        raise AttributeError(
+            f"{type(self).__name__}.model_inputs returns the naive plate model, which is not this model under "
+            f"its fitted structure {self.structure_kind_!r}; run_mcmc samples the structure's own model "
+            "(bayesnb.inference.mixed_structured_model).")
+    return True
+
+
+def _naive_em(self):
+    """``available_if`` check of the EM fits: written for structure='naive' only so far."""
+    if self.structure != "naive":
+        raise AttributeError(
+            f"{type(self).__name__}: fit_semi_supervised and fit_latent_class fit the naive model; with "
+            f"structure={self.structure!r} they would ignore it (use structure='naive').")
+    return True
+
+
+def _pending(self):
+    if self.structure != "naive":
+        raise AttributeError(f"{type(self).__name__}.partial_fit is not available yet for structure={self.structure!r}; "
+                             "it works with structure='naive'.")
+    return True
+
+
+def _pending_fitted(self):
+    if self._structure_fitted() is not None:
+        raise AttributeError(f"{type(self).__name__}: this method is not available yet for structure="
+                             f"{self.structure!r} (learned {self.structure_kind_!r}); it works with structure='naive'.")
+    return True
 
 
 class StructureCommonMixin:
     """Predict, score and sample under a fitted structure (see the module docstring).
 
-    A subclass names in ``_structure_unsupported`` (a frozenset) the methods not written for its
-    fitted structures: they raise :class:`StructureNotSupportedError` (so ``hasattr`` is False)
-    once a structure other than naive is fitted, and those of :data:`REFITS` as soon as
-    ``structure`` is not naive; ``_structure_attr`` is the attribute holding the fitted structure.
+    ``_structure_attr`` names the attribute holding the fitted structure (None under naive).
+    What cannot apply to a fitted structure is hidden with scikit-learn's ``available_if``
+    (``hasattr`` is False, and the AttributeError says why): the linear view (``coef_``,
+    ``intercept_``, ``coef_names_``, ``coef_draws``, ``coef_interval``: log-odds are not
+    linear in one-hot features when a feature's term depends on its parents) and
+    ``model_inputs`` (the naive plate model).
     """
 
-    _structure_unsupported: frozenset = frozenset()
     _structure_attr: str = ""
 
-    def __getattribute__(self, name):
-        cls = type(self)
-        if name in cls._structure_unsupported:
-            d = object.__getattribute__(self, "__dict__")
-            fits_anew = name in REFITS and d.get("structure", "naive") != "naive"
-            if fits_anew or d.get(cls._structure_attr) is not None:
-                raise StructureNotSupportedError(
-                    f"{cls.__name__}.{name} is not available yet for structure={d.get('structure')!r}"
-                    f"{'' if fits_anew else ' (learned ' + repr(d.get('structure_kind_')) + ')'}; "
-                    "it works with structure='naive'.")
-        return object.__getattribute__(self, name)
+    # ------------------------------------------------- what a fitted structure has no use for
+    @property
+    def coef_names_(self):
+        """As :attr:`bayesnb.model.PosteriorMixin.coef_names_`; not under a fitted structure."""
+        _linear_view(self)
+        return super().coef_names_
+
+    @property
+    def coef_(self):
+        """As :attr:`bayesnb.model.PosteriorMixin.coef_`; not under a fitted structure."""
+        _linear_view(self)
+        return super().coef_
+
+    @property
+    def intercept_(self):
+        """As :attr:`bayesnb.model.PosteriorMixin.intercept_`; not under a fitted structure."""
+        _linear_view(self)
+        return super().intercept_
+
+    @available_if(_linear_view)
+    def coef_draws(self, n_draws=1000, random_state=None):
+        """As :meth:`bayesnb.model.PosteriorMixin.coef_draws`; not under a fitted structure."""
+        return super().coef_draws(n_draws, random_state)
+
+    @available_if(_linear_view)
+    def coef_interval(self, ci=0.94, n_draws=1000, random_state=None):
+        """As :meth:`bayesnb.model.PosteriorMixin.coef_interval`; not under a fitted structure."""
+        return super().coef_interval(ci, n_draws, random_state)
+
+    @available_if(_naive_numpyro_model)
+    def model_inputs(self, X, y=None, *, n_components=1, likelihood=None):
+        """As :meth:`bayesnb.model.PosteriorMixin.model_inputs`; not under a fitted structure."""
+        return super().model_inputs(X, y, n_components=n_components, likelihood=likelihood)
+
+    @available_if(_naive_em)
+    def fit_semi_supervised(self, X, y, **kwargs):
+        """As :meth:`bayesnb.generative.GenerativeMixin.fit_semi_supervised`; structure='naive' only."""
+        return super().fit_semi_supervised(X, y, **kwargs)
+
+    @available_if(_naive_em)
+    def fit_latent_class(self, X, y=None, **kwargs):
+        """As :meth:`bayesnb.generative.GenerativeMixin.fit_latent_class`; structure='naive' only."""
+        return super().fit_latent_class(X, y, **kwargs)
+
+    @available_if(_pending)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """As :meth:`bayesnb.estimators._base.BaseNB.partial_fit`."""
+        return super().partial_fit(X, y, classes, sample_weight)
+
+    @available_if(_pending_fitted)
+    def feature_log_contributions(self, X, *, return_class_term=False):
+        """As :meth:`bayesnb.generative.GenerativeMixin.feature_log_contributions`."""
+        return super().feature_log_contributions(X, return_class_term=return_class_term)
+
+    @available_if(_pending_fitted)
+    def sample_prior_predictive(self, n_samples=1, *, y=None, random_state=None, length=None):
+        """As :meth:`bayesnb.generative.GenerativeMixin.sample_prior_predictive`."""
+        return super().sample_prior_predictive(n_samples, y=y, random_state=random_state, length=length)
+
+    @available_if(_pending_fitted)
+    def predict_proba_draws(self, X, n_draws=1000, random_state=None):
+        """As :meth:`bayesnb.model.PosteriorMixin.predict_proba_draws`."""
+        return super().predict_proba_draws(X, n_draws, random_state)
+
+    @available_if(_pending_fitted)
+    def predict_proba_interval(self, X, ci=0.94, n_draws=1000, random_state=None):
+        """As :meth:`bayesnb.model.PosteriorMixin.predict_proba_interval`."""
+        return super().predict_proba_interval(X, ci, n_draws, random_state)
 
     def _structure_fitted(self):
         """The fitted structure (with a ``log_evidence``), or None under the naive structure."""

@@ -8,12 +8,9 @@ feature's family over its contexts (class, parents' states). A CategoricalNB is 
 one Categorical block makes every node categorical. The predict methods, ``score_samples``,
 ``sample``, ``impute``, ``sample_posterior`` and ``run_mcmc`` (NUTS,
 :mod:`bayesnb.inference.mixed_structured_model`) then use them
-(:class:`~bayesnb.estimators._structure_common.StructureCommonMixin`); the methods not written
-for structures yet raise :class:`StructureNotSupportedError`, a NotImplementedError that is
-also an AttributeError, so ``hasattr(model, "partial_fit")`` is False on such a model (as
-scikit-learn's ``available_if``). ``partial_fit``, ``fit_semi_supervised`` and
-``fit_latent_class`` are refused whenever ``structure`` is not "naive" (they would fit the
-naive model and ignore it).
+(:class:`~bayesnb.estimators._structure_common.StructureCommonMixin`, which also hides
+with scikit-learn's ``available_if`` what a fitted structure has no use for: the linear view
+and the naive plate model of ``model_inputs``).
 """
 
 from __future__ import annotations
@@ -43,9 +40,9 @@ from ..structure import (
     topological_order,
 )
 from . import _validation as _val
-from ._structure_common import REFITS, StructureCommonMixin, StructureNotSupportedError
+from ._structure_common import StructureCommonMixin
 
-__all__ = ["STRUCTURE_CONSTRAINTS", "StructureMixin", "StructureNotSupportedError"]
+__all__ = ["STRUCTURE_CONSTRAINTS", "StructureMixin"]
 
 #: Hyperparameter constraints of ``structure`` and ``k``.
 STRUCTURE_CONSTRAINTS: dict = {
@@ -53,11 +50,6 @@ STRUCTURE_CONSTRAINTS: dict = {
     "k": [Interval(Integral, 1, None, closed="left")],
 }
 
-#: methods not written for a fitted structure yet
-_UNSUPPORTED = frozenset({*REFITS, "feature_log_contributions", "sample_prior_predictive",
-                          # the naive posterior's draws / NumPyro model / log-odds would be silently wrong
-                          "model_inputs", "predict_proba_draws", "predict_proba_interval", "coef_",
-                          "intercept_", "coef_names_", "coef_draws", "coef_interval"})
 #: what a model file keeps of a fitted structure (files of 0.1's CategoricalNB have no edges: all categorical)
 _FILE_ATTRS = ("structure_parents_", "structure_stats_", "structure_bin_edges_")
 
@@ -75,7 +67,6 @@ class StructureMixin(StructureCommonMixin):
     and ``structure_bin_edges_``.
     """
 
-    _structure_unsupported = _UNSUPPORTED
     _structure_attr = "_mixed"
 
     def _dask_unsupported(self):
