@@ -24,7 +24,7 @@ import numpy as np
 from . import _structured_mixed as _mx
 from .structure import topological_order
 
-__all__ = ["log_likelihood"]
+__all__ = ["log_likelihood", "node_log_terms"]
 
 
 def _ancestors(parents):
@@ -198,4 +198,42 @@ def log_likelihood(model: _mx.MixedModel, data, who="NaiveBayes", method="auto")
     for g, mask in enumerate(masks):  # rows with one missing pattern share one enumeration
         r = idx[order[bounds[g]:bounds[g + 1]]]
         out[r] = _enumerate(model, tables, cells, r, mask, states, anc, npar, who)
+    return out
+
+
+def node_log_terms(model: _mx.MixedModel, data, who="NaiveBayes") -> np.ndarray:
+    """Each node's term of ``log p(x_obs | y=k)``, shape (n, d, K), adding up to :func:`log_likelihood`.
+
+    In a topological order of the nodes, node ``j``'s term is ``log p(x_j | x_<j, y=k)``, the
+    log-likelihood of its observed cell given the class and the observed cells of the nodes
+    before it (computed as ``log p(x_<=j | k) - log p(x_<j | k)`` with :func:`log_likelihood`, the
+    later cells masked): ``log p(x_j | pa_j, y=k)`` whenever its parents are observed (so for
+    every node of a complete row), the exact conditional with missing parents summed out
+    otherwise, and 0 for a missing cell (or a category never seen in training, scored as
+    missing). The terms of a row add up to its ``log p(x_obs | y=k)`` exactly.
+
+    Parameters
+    ----------
+    model : ~bayesnb._structured_mixed.MixedModel
+    data : tuple
+        :func:`~bayesnb._structured_mixed.node_data` of the rows.
+    who : str
+
+    Returns
+    -------
+    ndarray of shape (n, d, K)
+    """
+    cols, miss, states = data
+    n, d = miss.shape
+    out = np.zeros((n, d, model.n_classes))
+    before = np.zeros((n, model.n_classes))
+    hidden = np.ones(d, dtype=bool)
+    for j in topological_order(model.parents):
+        hidden[j] = False
+        if miss[:, j].all():
+            continue
+        masked = miss | hidden[None, :]
+        upto = log_likelihood(model, (cols, masked, np.where(masked, -1, states)), who)
+        out[:, j] = np.where(miss[:, j, None], 0.0, upto - before)
+        before = upto
     return out

@@ -231,14 +231,9 @@ def test_kdb_enumeration_cap(monkeypatch):
         m.predict_proba(row.to_numpy())
 
 
-def test_partial_fit_refused_and_hasattr_false():
-    X, y = _tiny(9)
-    m = bayesnb.CategoricalNB(structure="kdb")
-    assert not hasattr(m, "partial_fit")
-    with pytest.raises(AttributeError) as err:
-        m.partial_fit(X, y, classes=[0, 1])
-    assert "partial_fit is not available yet for structure='kdb'" in str(err.value.__cause__)
-    assert hasattr(bayesnb.CategoricalNB(), "partial_fit")
+def test_partial_fit_is_there_under_every_structure():
+    for structure in ("naive", "tan", "kdb", "auto"):  # tests/test_structure_uses.py checks what it does
+        assert hasattr(bayesnb.CategoricalNB(structure=structure), "partial_fit")
 
 
 def test_docs_structure_page_snippet_runs_as_pasted():

@@ -123,20 +123,6 @@ def _naive_em(self):
     return True
 
 
-def _pending(self):
-    if self.structure != "naive":
-        raise AttributeError(f"{type(self).__name__}.partial_fit is not available yet for structure={self.structure!r}; "
-                             "it works with structure='naive'.")
-    return True
-
-
-def _pending_fitted(self):
-    if self._structure_fitted() is not None:
-        raise AttributeError(f"{type(self).__name__}: this method is not available yet for structure="
-                             f"{self.structure!r} (learned {self.structure_kind_!r}); it works with structure='naive'.")
-    return True
-
-
 class StructureCommonMixin:
     """Predict, score and sample under a fitted structure (see the module docstring).
 
@@ -193,31 +179,6 @@ class StructureCommonMixin:
     def fit_latent_class(self, X, y=None, **kwargs):
         """As :meth:`bayesnb.generative.GenerativeMixin.fit_latent_class`; structure='naive' only."""
         return super().fit_latent_class(X, y, **kwargs)
-
-    @available_if(_pending)
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """As :meth:`bayesnb.estimators._base.BaseNB.partial_fit`."""
-        return super().partial_fit(X, y, classes, sample_weight)
-
-    @available_if(_pending_fitted)
-    def feature_log_contributions(self, X, *, return_class_term=False):
-        """As :meth:`bayesnb.generative.GenerativeMixin.feature_log_contributions`."""
-        return super().feature_log_contributions(X, return_class_term=return_class_term)
-
-    @available_if(_pending_fitted)
-    def sample_prior_predictive(self, n_samples=1, *, y=None, random_state=None, length=None):
-        """As :meth:`bayesnb.generative.GenerativeMixin.sample_prior_predictive`."""
-        return super().sample_prior_predictive(n_samples, y=y, random_state=random_state, length=length)
-
-    @available_if(_pending_fitted)
-    def predict_proba_draws(self, X, n_draws=1000, random_state=None):
-        """As :meth:`bayesnb.model.PosteriorMixin.predict_proba_draws`."""
-        return super().predict_proba_draws(X, n_draws, random_state)
-
-    @available_if(_pending_fitted)
-    def predict_proba_interval(self, X, ci=0.94, n_draws=1000, random_state=None):
-        """As :meth:`bayesnb.model.PosteriorMixin.predict_proba_interval`."""
-        return super().predict_proba_interval(X, ci, n_draws, random_state)
 
     def _structure_fitted(self):
         """The fitted structure (with a ``log_evidence``), or None under the naive structure."""
@@ -437,25 +398,25 @@ class StructureCommonMixin:
         cells come from the conditional Gaussian of their context (one exact posterior draw
         per call with ``parameter_uncertainty``, else each row from the Student-t posterior
         predictive); ``X`` is an object array, or a DataFrame with the training names (numeric
-        columns float). ``length``, ``latent`` and ``given`` need structure='naive'.
+        columns float). ``given`` (as in :meth:`bayesnb.generative.GenerativeMixin.sample`):
+        the class and the other cells are drawn exactly from ``p(y, x_rest | x_given)`` under
+        the call's parameters (one exact posterior draw, or the plug-in), by backward sampling
+        on a forest (naive, TAN) and by enumerating the missing ancestors of given cells on
+        k-DB (refused beyond :data:`~bayesnb._structured_mixed.MAX_ENUMERATION` joint
+        states); a given numeric value enters through its density. ``length`` and ``latent``
+        need structure='naive'.
         """
         if self._structure_fitted() is None:
             return super().sample(n_samples, y=y, random_state=random_state,
                                   parameter_uncertainty=parameter_uncertainty, **kwargs)
-        if any(v is not None for v in kwargs.values()):
-            raise NotImplementedError(f"{self._who}.sample({', '.join(kwargs)}=...) needs structure='naive'.")
+        given = kwargs.pop("given", None)
+        odd = [k for k, v in kwargs.items() if v is not None]
+        if odd:
+            raise NotImplementedError(f"{self._who}.sample({', '.join(odd)}=...) needs structure='naive'.")
         rng = as_generator(random_state)
+        if given is not None:
+            return self._structure_given(n_samples, y, given, rng, parameter_uncertainty)
         post = self.posterior_
-        if y is None:
-            if parameter_uncertainty and not post.fixed_class_prior:
-                p = rng.dirichlet(post.class_concentration)
-            else:
-                p = np.exp(post.class_log_prior - logsumexp(post.class_log_prior))
-            z = rng.choice(len(p), size=int(n_samples), p=p)
-        else:
-            yy = np.atleast_1d(np.asarray(y, dtype=object if post.classes.dtype == object else None))
-            if yy.shape[0] == 1:
-                yy = np.repeat(yy, int(n_samples))
-            _val.check_known_labels(yy, post.classes, self._who)
-            z = np.searchsorted(post.classes, yy)
+        log_p = None if y is not None else class_log_weights(post, rng if parameter_uncertainty else None)
+        z = self._structure_classes(n_samples, y, rng, log_p)
         return self._structure_sample(z, rng, parameter_uncertainty), post.classes[z]

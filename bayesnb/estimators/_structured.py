@@ -41,6 +41,7 @@ from ..structure import (
 )
 from . import _validation as _val
 from ._structure_common import StructureCommonMixin
+from ._structure_uses import StructureUsesMixin
 
 __all__ = ["STRUCTURE_CONSTRAINTS", "StructureMixin"]
 
@@ -54,7 +55,7 @@ STRUCTURE_CONSTRAINTS: dict = {
 _FILE_ATTRS = ("structure_parents_", "structure_stats_", "structure_bin_edges_")
 
 
-class StructureMixin(StructureCommonMixin):
+class StructureMixin(StructureUsesMixin, StructureCommonMixin):
     """Fit and predict with a learned structure (see the module docstring).
 
     Attributes set by ``fit``: ``structure_kind_``, ``structure_`` (dict: feature name ->
@@ -86,13 +87,21 @@ class StructureMixin(StructureCommonMixin):
         -------
         self : object
         """
-        if self.privacy is not None and self.structure != "naive":
-            raise ValueError(f"{self._who}: structure={self.structure!r} is not available with privacy=: learning "
-                             "the structure reads mutual information from the raw data. Use structure='naive'.")
+        self._check_structure_privacy()
         self._mixed = None
         for attr in ("structure_scores_", *_FILE_ATTRS):
             self.__dict__.pop(attr, None)
         super().fit(X, y, sample_weight)
+        return self._learn_structure(X, y, sample_weight)
+
+    def _check_structure_privacy(self):
+        if self.privacy is not None and self.structure != "naive":
+            raise ValueError(f"{self._who}: structure={self.structure!r} is not available with privacy=: learning "
+                             "the structure reads mutual information from the raw data. Use structure='naive'.")
+
+    def _learn_structure(self, X, y, sample_weight):
+        """Learn the parents on the rows ``X, y`` and fit every node over its contexts (after the naive fit)."""
+        self._mixed = None
         if self.structure == "naive":  # the naive posterior is the model (_set_attributes set structure_)
             return self
         post = self.posterior_
@@ -206,8 +215,11 @@ class StructureMixin(StructureCommonMixin):
         return _si.log_likelihood(self._mixed, _mx.node_data(self._mixed.nodes, encoded), self._who)
 
     def _structure_sample(self, z, rng, parameter_uncertainty):
+        return self._node_table(_mx.sample_nodes(self._mixed, z, rng, parameter_uncertainty), len(z))
+
+    def _node_columns(self, values):
+        """Per column of ``X``, its values from every node's (categorical codes decoded)."""
         post = self.posterior_
-        values = _mx.sample_nodes(self._mixed, z, rng, parameter_uncertainty)
         out = [None] * self.n_features_in_
         for b, blk in enumerate(post.blocks):
             js = [j for j, nd in enumerate(self._mixed.nodes) if nd.block == b]
@@ -215,8 +227,14 @@ class StructureMixin(StructureCommonMixin):
             cols = blk.family.gen_decode(np.column_stack([values[j] for j in codes]), blk.state) if codes else []
             for j in js:
                 out[int(blk.columns[self._mixed.nodes[j].col])] = cols[codes.index(j)] if j in codes else values[j]
+        return out
+
+    def _node_table(self, values, n, decoded=False):
+        """The rows of every node's ``values`` (or, ``decoded``, of the columns of ``X``) as a table."""
+        post = self.posterior_
+        out = values if decoded else self._node_columns(values)
         # the training dtypes where the values fit (whole-number columns stay integers)
-        return assemble_table(post, out, len(z), getattr(self, "feature_names_in_", None),
+        return assemble_table(post, out, n, getattr(self, "feature_names_in_", None),
                               getattr(self, "feature_dtypes_", None))
 
     def _structure_imputer(self, encoded, strategy, rng):
