@@ -318,3 +318,15 @@ def test_partial_fit_refuses_a_new_category_and_keeps_the_model():
     declared = bayesnb.CategoricalNB(structure="tan", categories=[[0.0, 1.0, 7.0], [0.0, 1.0], [0.0, 1.0]])
     declared.fit(X, y).partial_fit(bad, y[:5])  # a declared category: its contexts exist already
     assert declared.structure_kind_ == "tan" and declared.predict_proba(bad).shape == (5, 2)
+
+
+def test_check_independence_replicates_the_structure():
+    """b follows a within each class: naive's replicates miss it, TAN's (edge a - b) reproduce it."""
+    X, y = _cat_tiny(7, n=200)
+    p = {}
+    for s in ("naive", "tan"):
+        m = bayesnb.CategoricalNB(structure=s).fit(X, y)
+        out = m.check_independence(X, y, n_replicates=60, random_state=0)
+        p[s] = out.query("feature_a == '0' and feature_b == '1'")["p_value"].to_numpy()
+    assert bayesnb.CategoricalNB(structure="tan").fit(X, y).structure_["x1"] == ("x0",)
+    assert np.all(p["naive"] < 0.02) and np.all(p["tan"] > 0.1), p

@@ -118,7 +118,8 @@ def _naive_em(self):
     """``available_if`` check of the EM fits: written for structure='naive' only so far."""
     if self.structure != "naive":
         raise AttributeError(
-            f"{type(self).__name__}: fit_semi_supervised and fit_latent_class fit the naive model; with "
+            f"{type(self).__name__}: fit_semi_supervised, fit_latent_class and latent_class_draws are the naive "
+            f"model's (EM, latent classes); with "
             f"structure={self.structure!r} they would ignore it (use structure='naive').")
     return True
 
@@ -179,6 +180,12 @@ class StructureCommonMixin:
     def fit_latent_class(self, X, y=None, **kwargs):
         """As :meth:`bayesnb.generative.GenerativeMixin.fit_latent_class`; structure='naive' only."""
         return super().fit_latent_class(X, y, **kwargs)
+
+    @available_if(_naive_em)
+    def latent_class_draws(self, idata, *, n_draws=None, random_state=None):
+        """As :meth:`bayesnb.generative.GenerativeMixin.latent_class_draws`; structure='naive' only
+        (``run_mcmc(n_components=C)`` samples the naive latent-class model)."""
+        return super().latent_class_draws(idata, n_draws=n_draws, random_state=random_state)
 
     def _structure_fitted(self):
         """The fitted structure (with a ``log_evidence``), or None under the naive structure."""
