@@ -8,7 +8,8 @@ Categorical block and numeric blocks, each numeric column keeping the family tha
 - a categorical node's state is its category code;
 - a numeric node's state is its quantile bin: the edges are the distinct values among the
   :data:`N_BINS` - 1 interior quantiles (``1/N_BINS, ..., (N_BINS-1)/N_BINS``, NumPy's default
-  linear rule) of the column's observed training values with a positive weight, and a value's
+  linear rule) of the column's observed training values with a positive weight (each
+  repeated as many times as its weight), and a value's
   state is the number of edges ``<=`` it (so at most :data:`N_BINS` states; one for a constant
   column), whatever the column's family (a Histogram's own bins as states made the trees worse on
   penguins: more states, thinner contexts). The bins serve the structure learning (the mutual informations of
@@ -115,6 +116,10 @@ class MixedModel(NamedTuple):
 def bin_edges(x, w=None) -> np.ndarray:
     """Interior quantile edges of the observed values of ``x`` (rows with ``w > 0``), distinct, sorted.
 
+    The quantiles are NumPy's default (linear) ones of the values, each repeated as many times
+    as its weight (so a weight of 2 is exactly a duplicated row; fractional weights interpolate
+    the same rule); without weights, or with every weight 1, :func:`numpy.quantile` itself.
+
     Parameters
     ----------
     x : ndarray of shape (n,)
@@ -130,8 +135,27 @@ def bin_edges(x, w=None) -> np.ndarray:
     keep = np.isfinite(x) if w is None else np.isfinite(x) & (np.asarray(w) > 0)
     if not keep.any():
         return np.empty(0)
-    q = np.quantile(x[keep], np.arange(1, N_BINS) / N_BINS)
+    levels = np.arange(1, N_BINS) / N_BINS
+    if w is None or np.all(np.asarray(w)[keep] == 1):
+        q = np.quantile(x[keep], levels)
+    else:
+        q = _repeated_quantiles(x[keep], np.asarray(w, dtype=float)[keep], levels)
     return np.unique(q[q > x[keep].min()])  # an edge at the minimum would leave its bin empty
+
+
+def _repeated_quantiles(x, w, levels):
+    """:func:`numpy.quantile` (linear) of ``x`` with each value repeated ``w`` times, for any ``w > 0``."""
+    order = np.argsort(x, kind="stable")
+    v, c = x[order], np.cumsum(w[order])
+    top = max(c[-1] - 1.0, 0.0)
+    h = np.clip(levels * top, 0.0, top)  # position in the repeated, sorted values
+
+    def at(p):  # the repeated values' element at position p: the first value whose cumulative weight exceeds p
+        return v[np.minimum(np.searchsorted(c, p, side="right"), v.size - 1)]
+
+    lo, t = np.floor(h), h - np.floor(h)
+    a, b = at(lo), at(np.ceil(h))
+    return np.where(t >= 0.5, b - (b - a) * (1 - t), a + (b - a) * t)  # NumPy's lerp
 
 
 def one_column_state(state, j):

@@ -14,7 +14,7 @@ from scipy.special import logsumexp
 from test_structure import _brute_joint as _cat_joint
 from test_structure import _brute_tables
 from test_structure import _tiny as _cat_tiny
-from test_structure_mixed import _brute
+from test_structure_mixed import _MASS, _brute
 from test_structure_mixed import _brute_joint as _mixed_joint
 from test_structure_mixed import _tiny as _mixed_tiny
 
@@ -93,6 +93,7 @@ def test_mixed_contributions_are_the_nodes_terms(structure):
     m = bayesnb.NaiveBayes(structure=structure, k=2).fit(X, y)
     assert any(m.structure_.values())
     brute = _brute(m, X, y)
+    _MASS.clear()  # the bins' masses cached by an earlier model
     names = list(X.columns)
     parents = [[names.index(p) for p in m.structure_[c]] for c in names]
     Xt, _ = _mixed_tiny(2, n=10, missing=0.3)
@@ -330,3 +331,22 @@ def test_check_independence_replicates_the_structure():
         p[s] = out.query("feature_a == '0' and feature_b == '1'")["p_value"].to_numpy()
     assert bayesnb.CategoricalNB(structure="tan").fit(X, y).structure_["x1"] == ("x0",)
     assert np.all(p["naive"] < 0.02) and np.all(p["tan"] > 0.1), p
+
+
+def test_bin_edges_weigh_rows_as_repeated_rows():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=40)
+    x[::7] = np.nan
+    w = rng.integers(0, 4, 40).astype(float)
+    want = MX.bin_edges(np.repeat(x, w.astype(int)))
+    np.testing.assert_allclose(MX.bin_edges(x, w), want, rtol=1e-15)
+    np.testing.assert_array_equal(MX.bin_edges(x, np.ones(40)), MX.bin_edges(x))
+    np.testing.assert_allclose(MX.bin_edges(x, np.full(40, 3.0)), MX.bin_edges(np.repeat(x, 3)), rtol=1e-15)
+    # NaiveBayes(structure=...) with weights == with the rows repeated
+    X, y = _mixed_tiny(1, missing=0.1)
+    wi = rng.integers(0, 3, len(y))
+    a = bayesnb.NaiveBayes(structure="kdb", k=2).fit(X, y, sample_weight=wi.astype(float))
+    b = bayesnb.NaiveBayes(structure="kdb", k=2).fit(X.loc[X.index.repeat(wi)], np.repeat(y, wi))
+    assert a.structure_ == b.structure_
+    np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), rtol=1e-9)
+    np.testing.assert_allclose(a.log_evidence_, b.log_evidence_, rtol=1e-10)
