@@ -350,3 +350,20 @@ def test_bin_edges_weigh_rows_as_repeated_rows():
     assert a.structure_ == b.structure_
     np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X), rtol=1e-9)
     np.testing.assert_allclose(a.log_evidence_, b.log_evidence_, rtol=1e-10)
+
+
+def test_sample_given_a_dask_frame_samples_each_partition_on_the_structure():
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = _cat_tiny(7, missing=0.15)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    m = bayesnb.CategoricalNB(structure="tan").fit(frame, y)
+    parents = [[list(frame.columns).index(p) for p in m.structure_[c]] for c in frame.columns]
+    tables, _ = _brute_tables(X, y, parents)
+    child = next(j for j, pa in enumerate(parents) if pa)
+    given = dd.from_pandas(pd.DataFrame({frame.columns[child]: np.ones(4000)}), npartitions=4)
+    Xs, ys = m.sample(given=given, parameter_uncertainty=False, random_state=0)
+    Xs, ys = Xs.compute(), ys.compute()
+    assert len(Xs) == 4000 and np.all(Xs.iloc[:, child] == 1)
+    _, want = _exact_given(tables, parents, m.class_log_prior_, {child: 1})
+    p1 = sum(v for key, v in want.items() if key[0] == 1)  # p(y=1 | x_child = 1) on the structure
+    assert abs(np.mean(ys == 1) - p1) < 4 * np.sqrt(p1 * (1 - p1) / 4000)

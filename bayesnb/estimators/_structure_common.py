@@ -22,6 +22,7 @@ from scipy.special import logsumexp
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from .. import _dask
 from .. import posterior as _post
 from .._utils import as_generator
 from ..diagnostics import datatree_from_layout
@@ -413,7 +414,7 @@ class StructureCommonMixin:
         states); a given numeric value enters through its density. ``length`` and ``latent``
         need structure='naive'.
         """
-        if self._structure_fitted() is None:
+        if self._structure_fitted() is None or _dask.is_dask(kwargs.get("given")):  # Dask: partition by partition
             return super().sample(n_samples, y=y, random_state=random_state,
                                   parameter_uncertainty=parameter_uncertainty, **kwargs)
         given = kwargs.pop("given", None)
