@@ -49,7 +49,7 @@ from ._structured_mixed import (
 from .families._numeric import draw_categories
 from .structure import topological_order
 
-__all__ = ["draw_rows", "drawn_model", "impute_nodes", "node_factors", "posterior_families", "truncated_means"]
+__all__ = ["draw_rows", "drawn_model", "drawn_models", "impute_nodes", "node_factors", "posterior_families", "truncated_means"]
 
 #: Rows imputed at a time (the factors are (rows, K, P_j, B_j) per node).
 _CHUNK = 8192
@@ -59,8 +59,25 @@ _MAX_ROUNDS = 200
 
 def drawn_model(model, rng):
     """The model at one exact posterior draw of every node's parameters (values scored at that draw)."""
-    points = tuple(nd.family.gen_point(pr, po, rng) for nd, pr, po in zip(model.nodes, model.priors, model.posteriors))
-    return model._replace(posteriors=points, predictive="mean")
+    return drawn_models(model, 1, rng)
+
+
+def drawn_models(model, n_draws, rng):
+    """``n_draws`` exact posterior draws of every node's parameters as one model of ``n_draws * K`` classes.
+
+    "Class" ``s * K + k`` is class ``k`` at draw ``s``: every node's prior and posterior are
+    repeated over the draws on its context axis and drawn once (the family's ``gen_point``
+    draws each context independently), so one :func:`bayesnb._structure_infer.log_likelihood`
+    scores the rows under every draw; reshape its (n, n_draws * K) result to (n, n_draws, K).
+    """
+    K = model.n_classes
+    priors, points = [], []
+    for j, nd in enumerate(model.nodes):
+        idx = np.tile(np.arange(K * _n_parent_states(model.nodes, model.parents[j])), n_draws)
+        prior, post = _mx.take_contexts(model.priors[j], idx), _mx.take_contexts(model.posteriors[j], idx)
+        priors.append(prior)
+        points.append(nd.family.gen_point(prior, post, rng))
+    return model._replace(priors=tuple(priors), posteriors=tuple(points), predictive="mean", n_classes=n_draws * K)
 
 
 def node_factors(model, data):

@@ -41,6 +41,9 @@ from . import _validation as _val
 
 __all__ = ["StructureUsesMixin"]
 
+#: (draw, class) pairs that predict_proba_draws scores in one pass of the engine (bounds its memory)
+_DRAW_CLASSES = 32
+
 
 class StructureUsesMixin:
     """``feature_log_contributions``, ``predict_proba_draws``, ``sample_prior_predictive``,
@@ -114,13 +117,17 @@ class StructureUsesMixin:
         rng = as_generator(random_state)
         post, model = self.posterior_, self._mixed
         data = _mx.node_data(model.nodes, self._encoded(X))
-        out = np.empty((n_draws, data[1].shape[0], len(post.classes)))
-        for s in range(n_draws):
-            log_pi = class_log_weights(post, rng)
-            jll = _si.log_likelihood(_mi.drawn_model(model, rng), data, self._who) + log_pi
+        n, K = data[1].shape[0], len(post.classes)
+        out = np.empty((n_draws, n, K))
+        batch = max(1, _DRAW_CLASSES // K)
+        for start in range(0, n_draws, batch):  # a batch of draws scored at once, as (draw, class) classes
+            b = min(batch, n_draws - start)
+            log_pi = np.stack([class_log_weights(post, rng) for _ in range(b)])  # (b, K)
+            jll = _si.log_likelihood(_mi.drawn_models(model, b, rng), data, self._who).reshape(n, b, K) + log_pi
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ZeroProbabilityWarning)
-                out[s] = np.exp(_post.normalise(jll, log_pi, self._who))
+                for s in range(b):
+                    out[start + s] = np.exp(_post.normalise(jll[:, s], log_pi[s], self._who))
         return out
 
     def _structure_classes(self, n_samples, y, rng, log_p):
