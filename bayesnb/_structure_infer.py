@@ -214,10 +214,8 @@ def node_log_terms(model: _mx.MixedModel, data, who="NaiveBayes") -> np.ndarray:
 
     Parameters
     ----------
-    model : ~bayesnb._structured_mixed.MixedModel
-    data : tuple
-        :func:`~bayesnb._structured_mixed.node_data` of the rows.
-    who : str
+    model, data, who
+        As in :func:`log_likelihood`.
 
     Returns
     -------
