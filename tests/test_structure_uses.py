@@ -367,3 +367,15 @@ def test_sample_given_a_dask_frame_samples_each_partition_on_the_structure():
     _, want = _exact_given(tables, parents, m.class_log_prior_, {child: 1})
     p1 = sum(v for key, v in want.items() if key[0] == 1)  # p(y=1 | x_child = 1) on the structure
     assert abs(np.mean(ys == 1) - p1) < 4 * np.sqrt(p1 * (1 - p1) / 4000)
+
+
+def test_partial_fit_continues_a_loaded_model(tmp_path):
+    X, y = _mixed_tiny(1, n=120, missing=0.1)
+    m = bayesnb.NaiveBayes(structure="tan").fit(X.iloc[:60], y[:60])
+    m.save(tmp_path / "m.bnb")
+    back = bayesnb.load(tmp_path / "m.bnb")
+    for est in (m, back):
+        est.partial_fit(X.iloc[60:], y[60:])
+    assert back.structure_ == m.structure_ and back.structure_kind_ == "tan"
+    np.testing.assert_allclose(back.predict_proba(X), m.predict_proba(X), rtol=1e-12)
+    np.testing.assert_allclose(back.log_evidence_, m.log_evidence_, rtol=1e-12)
