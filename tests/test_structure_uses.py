@@ -379,3 +379,16 @@ def test_partial_fit_continues_a_loaded_model(tmp_path):
     assert back.structure_ == m.structure_ and back.structure_kind_ == "tan"
     np.testing.assert_allclose(back.predict_proba(X), m.predict_proba(X), rtol=1e-12)
     np.testing.assert_allclose(back.log_evidence_, m.log_evidence_, rtol=1e-12)
+
+
+def test_cli_posterior_refuses_a_structure_instead_of_summarising_the_naive_blocks(tmp_path, capsys):
+    from bayesnb.cli import main
+
+    X, y = _cat_tiny(7)
+    m = bayesnb.CategoricalNB(structure="tan").fit(pd.DataFrame(X, columns=["a", "b", "c"]), y)
+    m.save(tmp_path / "m.bnb")
+    for extra in ([], ["--coef"]):
+        assert main(["posterior", *extra, str(tmp_path / "m.bnb"), "-o", str(tmp_path / "out.csv")]) == 2
+        err = capsys.readouterr().err
+        assert "'tan'" in err and ("sample_posterior" in err or "no linear view" in err), err
+    assert not (tmp_path / "out.csv").exists()

@@ -30,6 +30,7 @@ from ..generative.functions import class_log_weights, warn_empty_columns
 from ..generative.tables import check_impute_options, label_codes, write_cells
 from ..inference.em import allowed_states
 from ..inference.numpyro_model import check_proper
+from ..model import NotLinearError
 from . import _validation as _val
 
 __all__ = ["StructureCommonMixin", "check_structured_mcmc_args", "structured_mcmc_data"]
@@ -97,8 +98,8 @@ def structured_mcmc_data(est, X, y, num_warmup, num_samples, num_chains, **naive
 
 def _linear_view(self):
     """``available_if`` check of the linear view: refused (AttributeError) under a fitted structure."""
-    if self._structure_fitted() is not None:
-        raise AttributeError(
+    if self._structure_fitted() is not None:  # NotLinearError: an AttributeError (hasattr False), and a ValueError
+        raise NotLinearError(
             f"{type(self).__name__} has no linear view under its fitted structure {self.structure_kind_!r}: "
             "a feature's term depends on its parents' values, so log-odds are not linear in one-hot features "
             "(coef_, intercept_, coef_names_, coef_draws, coef_interval need structure='naive').")
