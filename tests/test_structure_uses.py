@@ -392,3 +392,17 @@ def test_cli_posterior_refuses_a_structure_instead_of_summarising_the_naive_bloc
         err = capsys.readouterr().err
         assert "'tan'" in err and ("sample_posterior" in err or "no linear view" in err), err
     assert not (tmp_path / "out.csv").exists()
+
+
+def test_partial_fit_refuses_a_structure_changed_since_fit():
+    X, y = _cat_tiny(11, n=80)
+    for first, then in (("tan", "naive"), ("naive", "tan"), ("tan", "kdb")):
+        m = bayesnb.CategoricalNB(structure=first).fit(X, y)
+        before = m.predict_proba(X)
+        m.set_params(structure=then)
+        with pytest.raises(ValueError, match=f"continues the fitted structure '{first}'.*now '{then}'"):
+            m.partial_fit(X, y)
+        np.testing.assert_array_equal(m.predict_proba(X), before)
+    auto = bayesnb.CategoricalNB(structure="tan").fit(X, y).set_params(structure="auto")
+    auto.partial_fit(X[:10], y[:10])  # "auto" continues whatever was learned
+    assert auto.structure_kind_ == "tan"

@@ -206,9 +206,13 @@ class StructureUsesMixin:
         -------
         self : object
         """
+        fitted = getattr(self, "structure_kind_", None) if hasattr(self, "posterior_") else None
+        if fitted is not None and self.structure not in (fitted, "auto"):
+            raise ValueError(f"{self._who}.partial_fit continues the fitted structure {fitted!r}, but structure is "
+                             f"now {self.structure!r}; call fit to learn it.")
         if self.structure == "naive":
             return super().partial_fit(X, y, classes, sample_weight)
-        if not hasattr(self, "posterior_"):
+        if fitted is None:
             self._check_structure_privacy()
             super().partial_fit(X, y, classes, sample_weight)
             return self._learn_structure(X, y, sample_weight)
