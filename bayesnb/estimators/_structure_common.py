@@ -1,16 +1,20 @@
 """What CategoricalNB's and NaiveBayes's ``structure=`` share once a structure is fitted.
 
-:class:`StructureCommonMixin` holds the refusal of the methods not written for a structure
-(``hasattr`` False for them), the predict methods, ``score_samples``, ``log_evidence_``,
-``sample``, ``impute``, ``sample_posterior`` and ``run_mcmc`` of
+:class:`StructureCommonMixin` holds what a fitted structure has no use for, hidden with
+scikit-learn's ``available_if`` (``hasattr`` False, and the AttributeError says why: the
+linear view, the naive plate model of ``model_inputs``, and while ``structure`` is not naive
+the naive model's EM and latent classes), the predict methods, ``score_samples``,
+``log_evidence_``, ``sample``, ``impute``, ``sample_posterior`` and ``run_mcmc`` of
 :class:`~bayesnb.estimators._structured.StructureMixin` (CategoricalNB's and NaiveBayes's,
 on the one structure engine :mod:`bayesnb._structured_mixed`), and the checks of a structured
 ``run_mcmc``. The subclass names ``_structure_attr`` (the attribute holding the fitted
-structure, None when naive: every method then falls back on the estimator's base) and
-``_structure_unsupported``, and answers the hooks :meth:`_structure_joint` (``log p(x | y=k)`` under it),
+structure, None when naive: every method then falls back on the estimator's base) and answers
+the hooks :meth:`_structure_joint` (``log p(x | y=k)`` under it),
 :meth:`_structure_sample` (feature values drawn given the classes), :meth:`_structure_imputer`
 (missing cells filled given the class weights), :meth:`_structure_draws` (exact posterior
-draws) and :meth:`_structure_mcmc` (NUTS on its model).
+draws), :meth:`_structure_mcmc` (NUTS on its model) and, from
+:class:`~bayesnb.estimators._structure_uses.StructureUsesMixin`, ``_structure_classes`` and
+``_structure_given`` (the rows' classes; conditional sampling).
 """
 
 from __future__ import annotations
