@@ -382,7 +382,7 @@ def test_partial_fit_continues_a_loaded_model(tmp_path):
     np.testing.assert_allclose(back.log_evidence_, m.log_evidence_, rtol=1e-12)
 
 
-def test_cli_posterior_refuses_a_structure_instead_of_summarising_the_naive_blocks(tmp_path, capsys):
+def test_cli_posterior_refuses_a_structure_and_info_names_it(tmp_path, capsys):
     from bayesnb.cli import main
 
     X, y = _cat_tiny(7)
@@ -393,6 +393,10 @@ def test_cli_posterior_refuses_a_structure_instead_of_summarising_the_naive_bloc
         err = capsys.readouterr().err
         assert "'tan'" in err and ("sample_posterior" in err or "no linear view" in err), err
     assert not (tmp_path / "out.csv").exists()
+    assert main(["info", str(tmp_path / "m.bnb")]) == 0  # info names the structure its blocks are not
+    out = capsys.readouterr().out
+    edges = "; ".join(f"{c} <- {', '.join(pa)}" for c, pa in m.structure_.items() if pa)
+    assert f"structure: tan ({edges})" in out, out
 
 
 def test_partial_fit_refuses_a_structure_changed_since_fit():
