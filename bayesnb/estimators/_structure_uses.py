@@ -194,7 +194,7 @@ class StructureUsesMixin:
         each node's statistics over its contexts (its family's ``merge``), so two batches give
         exactly the model ``fit`` gives on all their rows with that structure. A batch cannot
         add a category (it would change the contexts): declare every category at the first
-        fit (``categories=``, ``min_categories``). Under naive, as
+        fit (``categories=``). Under naive, as
         :meth:`bayesnb.estimators._base.BaseNB.partial_fit`.
 
         Parameters
@@ -232,7 +232,7 @@ class StructureUsesMixin:
             names = self._node_names(model.nodes)
             raise ValueError(f"{self._who}.partial_fit: the batch adds categories to {[names[j] for j in grown]}, "
                              f"which would change the contexts of the fitted structure {self.structure_kind_!r}; "
-                             "declare every category at the first fit (categories=, min_categories).")
+                             "declare every category at the first fit (categories=).")
         n = _num_samples(X)
         ycodes = np.searchsorted(self.classes_, _val.check_y(y, n, self._who))
         w = self._check_weights(sample_weight, n)
