@@ -137,6 +137,22 @@ def _enumerate(model, tables, cells, idx, mask, states, anc, npar, who):
     return out
 
 
+def _factors(model, cols, miss):
+    """``(tables, cells, npar)`` of :func:`_lookup`: per node ``log p(state | context)`` as (P * B, K)
+    rows (a numeric node's bin masses only where it is missing), the (n, C) log densities of a
+    numeric node's values, and the number of joint states of its parents."""
+    nodes, K = model.nodes, model.n_classes
+    tables = [None] * len(nodes)
+    for j, nd in enumerate(nodes):
+        if not nd.numeric or miss[:, j].any():
+            t = _mx._state_table(model, j)  # (K * P, B)
+            tables[j] = np.ascontiguousarray(t.reshape(K, -1).T)
+    cells = [nd.family.log_likelihood(model.priors[j], model.posteriors[j], _mx.encode_values(nd, cols[j]),
+                                      model.predictive)
+             if nd.numeric else None for j, nd in enumerate(nodes)]
+    return tables, cells, [_mx._n_parent_states(nodes, pa) for pa in model.parents]
+
+
 def log_likelihood(model: _mx.MixedModel, data, who="NaiveBayes", method="auto") -> np.ndarray:
     """``log p(x_obs | y=k)`` of every row and class, missing cells summed out exactly, shape (n, K).
 
@@ -166,16 +182,7 @@ def log_likelihood(model: _mx.MixedModel, data, who="NaiveBayes", method="auto")
     out = np.zeros((n, K))
     if d == 0:
         return out
-    # per node log p(state | context) as (P * B, K) rows; a numeric node's (bin masses) only where it is missing
-    tables = [None] * d
-    for j, nd in enumerate(nodes):
-        if not nd.numeric or miss[:, j].any():
-            t = _mx._state_table(model, j)  # (K * P, B)
-            tables[j] = np.ascontiguousarray(t.reshape(K, -1).T)
-    cells = [nd.family.log_likelihood(model.priors[j], model.posteriors[j], _mx.encode_values(nd, cols[j]),
-                                      model.predictive)
-             if nd.numeric else None for j, nd in enumerate(nodes)]  # (n, C) log densities of the values
-    npar = [_mx._n_parent_states(nodes, pa) for pa in parents]
+    tables, cells, npar = _factors(model, cols, miss)
     complete = ~miss.any(axis=1)
     if complete.all():
         for j in range(d):
@@ -224,6 +231,17 @@ def node_log_terms(model: _mx.MixedModel, data, who="NaiveBayes") -> np.ndarray:
     cols, miss, states = data
     n, d = miss.shape
     out = np.zeros((n, d, model.n_classes))
+    complete = ~miss.any(axis=1)
+    if complete.any():  # every node's own term, by one lookup
+        r = np.flatnonzero(complete)
+        tables, cells, npar = _factors(model, cols, miss)
+        for j in range(d):
+            out[r, j] = _lookup(model, tables, cells, j, r, states[r], npar[j])
+        if complete.all():
+            return out
+        rest = np.flatnonzero(~complete)
+        out[rest] = node_log_terms(model, (tuple(_mx._rows(c, rest) for c in cols), miss[rest], states[rest]), who)
+        return out
     before = np.zeros((n, model.n_classes))
     hidden = np.ones(d, dtype=bool)
     for j in topological_order(model.parents):
