@@ -28,7 +28,8 @@ predictive). From the exact posterior of each missing node's family ``p(k, u, s 
 Inference is exact. On a forest given the class (naive, TAN: at most one feature parent) by
 sum-product message passing vectorised over rows; otherwise (k-DB, k >= 2) by enumerating the joint
 states of a row's missing cells, one enumeration per missing pattern, refused beyond
-:data:`~bayesnb._structured_mixed.MAX_ENUMERATION` joint states.
+:data:`~bayesnb._structured_mixed.MAX_ENUMERATION` joint states (a joint draw enumerates only
+the missing ancestors of observed cells, then draws the other missing cells forward).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
+from . import _structure_infer as _si
 from . import _structured_mixed as _mx
 from ._structured_mixed import (
     _n_parent_states,
@@ -47,7 +49,7 @@ from ._structured_mixed import (
 from .families._numeric import draw_categories
 from .structure import topological_order
 
-__all__ = ["drawn_model", "impute_nodes", "node_factors", "posterior_families", "truncated_means"]
+__all__ = ["draw_rows", "drawn_model", "drawn_models", "impute_nodes", "node_factors", "posterior_families", "truncated_means"]
 
 #: Rows imputed at a time (the factors are (rows, K, P_j, B_j) per node).
 _CHUNK = 8192
@@ -57,8 +59,25 @@ _MAX_ROUNDS = 200
 
 def drawn_model(model, rng):
     """The model at one exact posterior draw of every node's parameters (values scored at that draw)."""
-    points = tuple(nd.family.gen_point(pr, po, rng) for nd, pr, po in zip(model.nodes, model.priors, model.posteriors))
-    return model._replace(posteriors=points, predictive="mean")
+    return drawn_models(model, 1, rng)
+
+
+def drawn_models(model, n_draws, rng):
+    """``n_draws`` exact posterior draws of every node's parameters as one model of ``n_draws * K`` classes.
+
+    "Class" ``s * K + k`` is class ``k`` at draw ``s``: every node's prior and posterior are
+    repeated over the draws on its context axis and drawn once (the family's ``gen_point``
+    draws each context independently), so one :func:`bayesnb._structure_infer.log_likelihood`
+    scores the rows under every draw; reshape its (n, n_draws * K) result to (n, n_draws, K).
+    """
+    K = model.n_classes
+    priors, points = [], []
+    for j, nd in enumerate(model.nodes):
+        idx = np.tile(np.arange(K * _n_parent_states(model.nodes, model.parents[j])), n_draws)
+        prior, post = _mx.take_contexts(model.priors[j], idx), _mx.take_contexts(model.posteriors[j], idx)
+        priors.append(prior)
+        points.append(nd.family.gen_point(prior, post, rng))
+    return model._replace(priors=tuple(priors), posteriors=tuple(points), predictive="mean", n_classes=n_draws * K)
 
 
 def node_factors(model, data):
@@ -129,14 +148,13 @@ def _draw_forest(model, phi, extra, rng):
     return z, states
 
 
-def _enumerate(model, phi, logw, data, rng, who):
-    """Per missing pattern, the joint states of the missing cells: families' posteriors, or one joint draw."""
+def _enumerate(model, phi, logw, data, who):
+    """Per missing pattern, the joint states of the missing cells: each missing node's family posterior."""
     _, miss, states = data
     nodes, parents = model.nodes, model.parents
     n, K = logw.shape
     d = len(nodes)
     fam = [np.full(p.shape, -np.inf) for p in phi]
-    z, drawn = np.zeros(n, dtype=np.int64), states.copy()
     masks, group = np.unique(miss, axis=0, return_inverse=True)
     for g, mask in enumerate(masks):
         idx = np.flatnonzero(group.ravel() == g)
@@ -159,13 +177,7 @@ def _enumerate(model, phi, logw, data, rng, who):
                 acc += phi[j][r[:, None], :, us[j], S[..., j]]
             norm = logsumexp(acc, axis=(1, 2), keepdims=True)
             _check_rows(norm, who)
-            acc -= norm
-            if rng is not None:  # one joint draw of (configuration, class) per row
-                flat = draw_categories(np.exp(acc.reshape(r.size, -1)), rng.random(r.size))
-                cfg, z[r] = np.divmod(flat, K)
-                drawn[r[:, None], M[None, :]] = fill[cfg]
-                continue
-            p = np.exp(acc)
+            p = np.exp(acc - norm)
             for j in M:
                 P, B = phi[j].shape[2:]
                 q = np.zeros((r.size, K, P * B))
@@ -174,7 +186,57 @@ def _enumerate(model, phi, logw, data, rng, who):
                     np.add.at(q[:, k], (np.repeat(np.arange(r.size), total), key.ravel()), p[:, :, k].ravel())
                 with np.errstate(divide="ignore"):
                     fam[j][r] = np.log(q).reshape(r.size, K, P, B)
-    return fam, (z, drawn)
+    return fam
+
+
+def _draw_enumerate(model, phi, logw, data, rng, who):
+    """One joint draw of (class, every missing state) per row when the structure is not a forest.
+
+    The class and the missing ancestors of observed nodes are drawn jointly by enumerating
+    their states (one enumeration per missing pattern, refused beyond
+    :data:`~bayesnb._structured_mixed.MAX_ENUMERATION`); the other missing nodes then
+    forward in topological order from ``p(s | k, u)`` (their factors, given their parents, sum
+    to 1 over their own states and their missing descendants').
+    """
+    _, miss, states = data
+    nodes, parents = model.nodes, model.parents
+    n, K = logw.shape
+    anc = _si._ancestors(parents)
+    z, drawn, todo = np.zeros(n, dtype=np.int64), states.copy(), miss.copy()
+    masks, group = _si._patterns(miss)
+    for g, mask in enumerate(masks):
+        idx = np.flatnonzero(group == g)
+        obs = np.flatnonzero(~mask)
+        M = np.array(sorted({a for j in obs for a in anc[j] if mask[a]}), dtype=np.int64)
+        keep = sorted(set(obs.tolist()) | set(M.tolist()))
+        sizes = [nodes[m].n_states for m in M]
+        total = int(np.prod(sizes, dtype=np.int64))
+        if total > _mx.MAX_ENUMERATION:
+            raise ValueError(f"{who}: drawing a row's {M.size} missing cells that observed cells depend on means "
+                             f"enumerating {total} joint states (more than {_mx.MAX_ENUMERATION}); condition on "
+                             "fewer cells or use a structure with fewer parents (structure='tan' draws by message "
+                             "passing).")
+        fill = np.stack(np.unravel_index(np.arange(total), sizes), axis=1) if M.size else np.zeros((1, 0), np.int64)
+        step = max(1, _mx.MAX_ENUMERATION // total)
+        for start in range(0, idx.size, step):
+            r = idx[start:start + step]
+            S = np.repeat(states[r][:, None, :], total, axis=1)
+            S[:, :, M] = fill[None]
+            acc = np.broadcast_to(logw[r][:, None, :], (r.size, total, K)).copy()
+            for j in keep:
+                acc += phi[j][r[:, None], :, _parent_index(nodes, parents[j], S), S[..., j]]
+            norm = logsumexp(acc, axis=(1, 2), keepdims=True)
+            _check_rows(norm, who)
+            flat = draw_categories(np.exp((acc - norm).reshape(r.size, -1)), rng.random(r.size))
+            cfg, z[r] = np.divmod(flat, K)
+            drawn[r[:, None], M[None, :]] = fill[cfg]
+            todo[r[:, None], M[None, :]] = False
+    for j in topological_order(parents):
+        r = np.flatnonzero(todo[:, j])
+        if r.size:
+            lp = phi[j][r, z[r], _parent_index(nodes, parents[j], drawn[r])]  # (m, B_j)
+            drawn[r, j] = draw_categories(np.exp(lp - logsumexp(lp, axis=1, keepdims=True)), rng.random(r.size))
+    return z, drawn
 
 
 def posterior_families(model, data, logw, who="NaiveBayes"):
@@ -196,7 +258,7 @@ def posterior_families(model, data, logw, who="NaiveBayes"):
     phi = node_factors(model, data)
     if all(len(pa) <= 1 for pa in model.parents):
         return _forest(model, phi, logw, who)[0]
-    return _enumerate(model, phi, logw, data, None, who)[0]
+    return _enumerate(model, phi, logw, data, who)
 
 
 def _draw_states(model, data, logw, rng, who):
@@ -205,7 +267,7 @@ def _draw_states(model, data, logw, rng, who):
     if all(len(pa) <= 1 for pa in model.parents):
         extra = _forest(model, phi, logw, who)[1]
         return _draw_forest(model, phi, extra, rng)
-    return _enumerate(model, phi, logw, data, rng, who)[1]
+    return _draw_enumerate(model, phi, logw, data, rng, who)
 
 
 def truncated_means(model, j):
@@ -233,6 +295,43 @@ def _draw_in_bins(model, j, ctx, bins, rng):
     if todo.size:
         x[todo] = nd.family.round_fill(truncated_means(model, j)[ctx[todo], bins[todo]][:, None], nd.state)[:, 0]
     return x
+
+
+def draw_rows(model, data, logw, rng, who="NaiveBayes"):
+    """One joint draw of the class and every missing cell per row from ``p(y, x_miss | x_obs)``.
+
+    The class and the missing states (categories, numeric nodes' bins) by
+    backward sampling on a forest or bounded enumeration (see the module docstring), then
+    each missing numeric value from its family's predictive in its drawn context, within its
+    drawn bin. Used by ``strategy="draw"`` and by conditional sampling (``sample(given=)``).
+
+    Parameters
+    ----------
+    model, data, logw, rng, who
+        As in :func:`impute_nodes`.
+
+    Returns
+    -------
+    z : ndarray of int of shape (n,)
+        The drawn class codes.
+    values : list of ndarray of shape (n,)
+        Per node, its values with the missing cells drawn (codes for categorical nodes).
+    """
+    cols, miss, _ = data
+    z, S = _draw_states(model, data, logw, rng, who)
+    out = [None] * len(model.nodes)
+    for j, nd in enumerate(model.nodes):
+        if not nd.numeric:
+            out[j] = S[:, j]
+            continue
+        x = np.asarray(cols[j], dtype=float).copy()
+        r = np.flatnonzero(miss[:, j])
+        if r.size:
+            P = _n_parent_states(model.nodes, model.parents[j])
+            ctx = z[r] * P + _parent_index(model.nodes, model.parents[j], S[r])
+            x[r] = _draw_in_bins(model, j, ctx, S[r, j], rng)
+        out[j] = x
+    return z, out
 
 
 def impute_nodes(model, data, logw, strategy, rng, who="NaiveBayes"):
@@ -265,19 +364,7 @@ def impute_nodes(model, data, logw, strategy, rng, who="NaiveBayes"):
     cols, miss, states = data
     out = [None] * len(model.nodes)
     if strategy == "draw":
-        z, S = _draw_states(model, data, logw, rng, who)
-        for j, nd in enumerate(model.nodes):
-            if not nd.numeric:
-                out[j] = S[:, j]
-                continue
-            x = np.asarray(cols[j], dtype=float).copy()
-            r = np.flatnonzero(miss[:, j])
-            if r.size:
-                P = _n_parent_states(model.nodes, model.parents[j])
-                ctx = z[r] * P + _parent_index(model.nodes, model.parents[j], S[r])
-                x[r] = _draw_in_bins(model, j, ctx, S[r, j], rng)
-            out[j] = x
-        return out
+        return draw_rows(model, data, logw, rng, who)[1]
     fam = posterior_families(model, data, logw, who)
     for j, nd in enumerate(model.nodes):
         how = nd.family.default_fill if strategy == "auto" else strategy

@@ -30,7 +30,7 @@ import numpy as np
 from . import _structured_mixed as _mx
 from .structure import topological_order
 
-__all__ = ["log_likelihood"]
+__all__ = ["log_likelihood", "node_log_terms"]
 
 
 def _ancestors(parents):
@@ -151,6 +151,22 @@ def _enumerate(model, tables, cells, new, idx, mask, unseen, states, anc, npar, 
     return out
 
 
+def _factors(model, cols, miss):
+    """``(tables, cells, npar)`` of :func:`_lookup`: per node ``log p(state | context)`` as (P * B, K)
+    rows (a numeric node's bin masses only where it is missing), the (n, C) log densities of a
+    numeric node's values, and the number of joint states of its parents."""
+    nodes, K = model.nodes, model.n_classes
+    tables = [None] * len(nodes)
+    for j, nd in enumerate(nodes):
+        if not nd.numeric or miss[:, j].any():
+            t = _mx._state_table(model, j)  # (K * P, B)
+            tables[j] = np.ascontiguousarray(t.reshape(K, -1).T)
+    cells = [nd.family.log_likelihood(model.priors[j], model.posteriors[j], _mx.encode_values(nd, cols[j]),
+                                      model.predictive)
+             if nd.numeric else None for j, nd in enumerate(nodes)]
+    return tables, cells, [_mx._n_parent_states(nodes, pa) for pa in model.parents]
+
+
 def log_likelihood(model: _mx.MixedModel, data, who="NaiveBayes", method="auto") -> np.ndarray:
     """``log p(x_obs | y=k)`` of every row and class, missing cells summed out exactly, shape (n, K).
 
@@ -180,16 +196,7 @@ def log_likelihood(model: _mx.MixedModel, data, who="NaiveBayes", method="auto")
     out = np.zeros((n, K))
     if d == 0:
         return out
-    # per node log p(state | context) as (P * B, K) rows; a numeric node's (bin masses) only where it is missing
-    tables = [None] * d
-    for j, nd in enumerate(nodes):
-        if not nd.numeric or miss[:, j].any():
-            t = _mx._state_table(model, j)  # (K * P, B)
-            tables[j] = np.ascontiguousarray(t.reshape(K, -1).T)
-    cells = [nd.family.log_likelihood(model.priors[j], model.posteriors[j], _mx.encode_values(nd, cols[j]),
-                                      model.predictive)
-             if nd.numeric else None for j, nd in enumerate(nodes)]  # (n, C) log densities of the values
-    npar = [_mx._n_parent_states(nodes, pa) for pa in parents]
+    tables, cells, npar = _factors(model, cols, miss)
     complete = ~miss.any(axis=1)
     if complete.all():
         for j in range(d):
@@ -217,4 +224,51 @@ def log_likelihood(model: _mx.MixedModel, data, who="NaiveBayes", method="auto")
     for g, mask in enumerate(masks):  # rows with one missing pattern share one enumeration
         r = idx[order[bounds[g]:bounds[g + 1]]]
         out[r] = _enumerate(model, tables, cells, new, r, mask[:d], mask[d:], states, anc, npar, who)
+    return out
+
+
+def node_log_terms(model: _mx.MixedModel, data, who="NaiveBayes") -> np.ndarray:
+    """Each node's term of ``log p(x_obs | y=k)``, shape (n, d, K), adding up to :func:`log_likelihood`.
+
+    In a topological order of the nodes, node ``j``'s term is ``log p(x_j | x_<j, y=k)``, the
+    log-likelihood of its observed cell given the class and the observed cells of the nodes
+    before it (computed as ``log p(x_<=j | k) - log p(x_<j | k)`` with :func:`log_likelihood`, the
+    later cells masked): ``log p(x_j | pa_j, y=k)`` whenever its parents are observed (so for
+    every node of a complete row), the exact conditional with missing parents summed out
+    otherwise, and 0 for a missing cell (or a category never seen in training, scored as
+    missing). The terms of a row add up to its ``log p(x_obs | y=k)`` exactly.
+
+    Parameters
+    ----------
+    model, data, who
+        As in :func:`log_likelihood`.
+
+    Returns
+    -------
+    ndarray of shape (n, d, K)
+    """
+    cols, miss, states = data
+    n, d = miss.shape
+    out = np.zeros((n, d, model.n_classes))
+    complete = ~miss.any(axis=1)
+    if complete.any():  # every node's own term, by one lookup
+        r = np.flatnonzero(complete)
+        tables, cells, npar = _factors(model, cols, miss)
+        for j in range(d):
+            out[r, j] = _lookup(model, tables, cells, j, r, states[r], npar[j])
+        if complete.all():
+            return out
+        rest = np.flatnonzero(~complete)
+        out[rest] = node_log_terms(model, (tuple(_mx._rows(c, rest) for c in cols), miss[rest], states[rest]), who)
+        return out
+    before = np.zeros((n, model.n_classes))
+    hidden = np.ones(d, dtype=bool)
+    for j in topological_order(model.parents):
+        hidden[j] = False
+        if miss[:, j].all():
+            continue
+        masked = miss | hidden[None, :]
+        upto = log_likelihood(model, (cols, masked, np.where(masked, -1, states)), who)
+        out[:, j] = np.where(miss[:, j, None], 0.0, upto - before)
+        before = upto
     return out

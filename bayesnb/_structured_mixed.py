@@ -8,7 +8,8 @@ Categorical block and numeric blocks, each numeric column keeping the family tha
 - a categorical node's state is its category code;
 - a numeric node's state is its quantile bin: the edges are the distinct values among the
   :data:`N_BINS` - 1 interior quantiles (``1/N_BINS, ..., (N_BINS-1)/N_BINS``, NumPy's default
-  linear rule) of the column's observed training values with a positive weight, and a value's
+  linear rule) of the column's observed training values with a positive weight (each
+  repeated as many times as its weight), and a value's
   state is the number of edges ``<=`` it (so at most :data:`N_BINS` states; one for a constant
   column), whatever the column's family (a Histogram's own bins as states made the trees worse on
   penguins: more states, thinner contexts). The bins serve the structure learning (the mutual informations of
@@ -56,7 +57,7 @@ from .families._numeric import draw_categories
 from .structure import topological_order
 
 __all__ = ["MAX_ENUMERATION", "N_BINS", "UNSEEN", "MixedModel", "Node", "bin_edges", "encode_values", "fit_nodes",
-           "log_table", "make_nodes", "model_from_stats", "node_data", "one_column_state",
+           "log_table", "make_nodes", "model_from_stats", "node_data", "node_stats", "one_column_state",
            "sample_nodes", "take_contexts"]
 
 #: The most joint states of a row's missing cells that k-DB (k >= 2) enumerates (prediction and imputation).
@@ -120,6 +121,10 @@ class MixedModel(NamedTuple):
 def bin_edges(x, w=None) -> np.ndarray:
     """Interior quantile edges of the observed values of ``x`` (rows with ``w > 0``), distinct, sorted.
 
+    The quantiles are NumPy's default (linear) ones of the values, each repeated as many times
+    as its weight (so a weight of 2 is exactly a duplicated row; fractional weights interpolate
+    the same rule); without weights, or with every weight 1, :func:`numpy.quantile` itself.
+
     Parameters
     ----------
     x : ndarray of shape (n,)
@@ -135,8 +140,27 @@ def bin_edges(x, w=None) -> np.ndarray:
     keep = np.isfinite(x) if w is None else np.isfinite(x) & (np.asarray(w) > 0)
     if not keep.any():
         return np.empty(0)
-    q = np.quantile(x[keep], np.arange(1, N_BINS) / N_BINS)
+    levels = np.arange(1, N_BINS) / N_BINS
+    if w is None or np.all(np.asarray(w)[keep] == 1):
+        q = np.quantile(x[keep], levels)
+    else:
+        q = _repeated_quantiles(x[keep], np.asarray(w, dtype=float)[keep], levels)
     return np.unique(q[q > x[keep].min()])  # an edge at the minimum would leave its bin empty
+
+
+def _repeated_quantiles(x, w, levels):
+    """:func:`numpy.quantile` (linear) of ``x`` with each value repeated ``w`` times, for any ``w > 0``."""
+    order = np.argsort(x, kind="stable")
+    v, c = x[order], np.cumsum(w[order])
+    top = max(c[-1] - 1.0, 0.0)
+    h = np.clip(levels * top, 0.0, top)  # position in the repeated, sorted values
+
+    def at(p):  # the repeated values' element at position p: the first value whose cumulative weight exceeds p
+        return v[np.minimum(np.searchsorted(c, p, side="right"), v.size - 1)]
+
+    lo, t = np.floor(h), h - np.floor(h)
+    a, b = at(lo), at(np.ceil(h))
+    return np.where(t >= 0.5, b - (b - a) * (1 - t), a + (b - a) * t)  # NumPy's lerp
 
 
 def one_column_state(state, j):
@@ -294,6 +318,20 @@ def fit_nodes(nodes, data, y, w, K, parents, predictive="mean", rows=None, who="
     -------
     MixedModel
     """
+    return model_from_stats(nodes, node_stats(nodes, data, y, w, K, parents, rows), K, parents, predictive, who)
+
+
+def node_stats(nodes, data, y, w, K, parents, rows=None) -> list:
+    """Every node's family statistics over its ``K * prod_p B_p`` contexts (what :func:`fit_nodes` fits).
+
+    Statistics of two batches of rows add with each family's ``merge`` (``partial_fit``).
+    Parameters as in :func:`fit_nodes`.
+
+    Returns
+    -------
+    list
+        One statistics NamedTuple per node.
+    """
     cols, miss, states = data
     stats = []
     for j, (nd, pa) in enumerate(zip(nodes, parents)):
@@ -306,7 +344,7 @@ def fit_nodes(nodes, data, y, w, K, parents, predictive="mean", rows=None, who="
         resp[np.arange(resp.shape[0]), ctx] = w[ok]
         block = encode_values(nd, cols[j][ok]) if nd.numeric else _rows(cols[j], ok)
         stats.append(nd.family.stats(block, resp, nd.state))
-    return model_from_stats(nodes, stats, K, parents, predictive, who)
+    return stats
 
 
 def model_from_stats(nodes, stats, K, parents, predictive="mean", who="NaiveBayes") -> MixedModel:

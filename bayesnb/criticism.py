@@ -191,11 +191,15 @@ def replicate_columns(estimator, X, y_codes, R, rng, verbose=None):
     who, d, n = estimator._who, int(estimator.n_features_in_), X.shape[0]
     names = [str(c) for c in getattr(estimator, "feature_names_in_", range(d))]
     discrete = _discrete_columns(estimator, d)
-    # what estimator.sample(n, y=labels, parameter_uncertainty=True) draws, before the columns
-    # are assembled into the training dtypes (which the statistics do not need)
-    reps = [sample_rows(estimator.posterior_, n, d, rng=rng, z=y_codes, parameter_uncertainty=True, who=who,
-                        stacklevel=4)[0] for _ in progress(range(R), desc="posterior predictive replicates",
-                                                           verbose=verbose)]
+    replicates = progress(range(R), desc="posterior predictive replicates", verbose=verbose)
+    if getattr(estimator, "_structure_fitted", lambda: None)() is None:
+        # what estimator.sample(n, y=labels, parameter_uncertainty=True) draws, before the columns
+        # are assembled into the training dtypes (which the statistics do not need)
+        reps = [sample_rows(estimator.posterior_, n, d, rng=rng, z=y_codes, parameter_uncertainty=True, who=who,
+                            stacklevel=4)[0] for _ in replicates]
+    else:  # under a structure (TAN, k-DB), its own replicates: each feature drawn after its parents
+        labels = estimator.classes_[y_codes]
+        reps = [estimator.sample(n, y=labels, random_state=rng, parameter_uncertainty=True)[0] for _ in replicates]
     columns = []
     for j in range(d):
         data = _column(X, j)

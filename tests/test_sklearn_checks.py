@@ -8,7 +8,11 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from cases import PER_ESTIMATOR
 
-ESTIMATORS = [case.cls() for case in PER_ESTIMATOR]  # each class with its defaults
+import bayesnb
+
+# each class with its defaults, and the structures (one engine: CategoricalNB's and NaiveBayes's)
+ESTIMATORS = [case.cls() for case in PER_ESTIMATOR] + [bayesnb.CategoricalNB(structure="tan"),
+                                                       bayesnb.NaiveBayes(structure="kdb", k=2)]
 
 
 @parametrize_with_checks(ESTIMATORS)

@@ -17,7 +17,6 @@ import bayesnb
 from bayesnb import _structure_infer as SI
 from bayesnb import _structured_mixed as MX
 from bayesnb.datasets import load_penguins
-from bayesnb.estimators._structured import StructureNotSupportedError
 from bayesnb.families import Categorical, Gaussian
 
 
@@ -276,11 +275,11 @@ def test_sampled_categories_follow_the_exact_marginal():
 def test_unsupported_methods_and_errors_are_clear():
     X, y = _tiny(4)
     m = bayesnb.NaiveBayes(structure="tan").fit(X, y)
-    for name in ("partial_fit", "predict_proba_draws", "predict_proba_interval", "model_inputs"):
-        assert not hasattr(m, name), name  # the naive model's answers would be silently wrong here
+    assert not hasattr(m, "model_inputs")  # the naive plate model is not this model
     assert hasattr(m, "impute") and hasattr(m, "sample_posterior") and hasattr(m, "run_mcmc")
-    with pytest.raises(StructureNotSupportedError, match="feature_log_contributions"):
-        m.feature_log_contributions(X)
+    with pytest.raises(AttributeError) as err:
+        m.model_inputs(X, y)
+    assert "model_inputs returns the naive plate model" in str(err.value.__cause__)
     with pytest.raises(ValueError, match="features='auto'"):
         bayesnb.NaiveBayes(features={("a",): Categorical(), ("u", "v"): Gaussian()}, structure="tan").fit(X, y)
     with pytest.raises(ValueError, match="structure"):

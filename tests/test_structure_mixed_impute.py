@@ -96,7 +96,8 @@ def test_joint_draws_follow_the_exact_conditional(structure):
         assert abs(sel.mean() - given) < 4 * sel.std() / np.sqrt(sel.size)
     multi = m.impute(row, strategy="draw", n_imputations=3, random_state=1)
     assert len(multi) == 3 and all(not t.isna().any().any() for t in multi)
-    assert len({float(t["u"].iloc[0]) for t in multi}) == 3
+    # u is a Histogram column (values among its training values): two draws may coincide, three should not
+    assert len({float(t["u"].iloc[0]) for t in multi}) >= 2
 
 
 def test_naive_parents_give_todays_naive_impute():

@@ -70,10 +70,13 @@ def test_run_mcmc_refuses_what_it_does_not_do():
     m = bayesnb.CategoricalNB(structure="tan").fit(X, y)
     check_structured_mcmc_refusals(m, X, y)
     # naive-only methods that would silently use the naive posterior are refused
-    for name in ("model_inputs", "predict_proba_draws", "coef_", "coef_draws"):
+    for name in ("model_inputs", "coef_", "intercept_", "coef_names_", "coef_draws", "coef_interval"):
         assert not hasattr(m, name)
-    with pytest.raises(NotImplementedError, match="predict_proba_draws.*structure='tan'"):
-        m.predict_proba_draws(X)
+    with pytest.raises(AttributeError) as err:
+        m.coef_draws()
+    assert "no linear view under its fitted structure 'tan'" in str(err.value.__cause__)
+    with pytest.raises(AttributeError, match="no linear view under its fitted structure 'tan'"):
+        m.coef_  # a property says why itself
     assert hasattr(bayesnb.CategoricalNB().fit(X, y), "coef_")
 
 

@@ -108,6 +108,10 @@ def posterior_table(model, n_draws=2000, random_state=0):
     """
     if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 2:
         raise UsageError(f"--draws must be a whole number >= 2; received {n_draws!r}")
+    kind = getattr(model, "structure_kind_", "naive")
+    if kind != "naive":  # the table reads the naive blocks, which are not this model's parameters
+        raise UsageError(f"bayesnb posterior summarises the naive model's blocks; this model has the structure "
+                         f"{kind!r}, whose parameters are one per context: use model.sample_posterior() in Python")
     post = model.posterior_
     size = sum(int(np.size(m)) for b in post.blocks for m, _ in b.family.posterior_moments(b.posterior).values())
     if size * n_draws > MAX_DRAW_CELLS:

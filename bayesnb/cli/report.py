@@ -124,6 +124,11 @@ def model_report(model, max_columns=8, top=3, random_state=0):
         chose = "alpha='auto' chose" if getattr(model, "alpha", None) == "auto" else "alpha_:"
         shown = _fmt(alpha) if np.ndim(alpha) == 0 else "per column " + ", ".join(_fmt(a) for a in np.ravel(alpha)[:8])
         lines.append(f"{chose} {shown}")
+    kind = getattr(model, "structure_kind_", "naive")
+    if kind != "naive":  # the blocks below are the naive posterior's: each feature's p(x_j | y) alone
+        edges = [f"{c} <- {', '.join(pa)}" for c, pa in model.structure_.items() if pa]
+        lines.append(f"structure: {kind} ({'; '.join(edges[:max_columns])}{' ...' if len(edges) > max_columns else ''});"
+                     " the blocks below are each feature's p(x_j | y), not the per-context tables")
     for b in post.blocks:
         lines.append("")
         lines += _block_lines(b, model.classes_, rng, max_columns, top)

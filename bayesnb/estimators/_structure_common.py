@@ -1,16 +1,20 @@
 """What CategoricalNB's and NaiveBayes's ``structure=`` share once a structure is fitted.
 
-:class:`StructureCommonMixin` holds the refusal of the methods not written for a structure
-(``hasattr`` False for them), the predict methods, ``score_samples``, ``log_evidence_``,
-``sample``, ``impute``, ``sample_posterior`` and ``run_mcmc`` of
+:class:`StructureCommonMixin` holds what a fitted structure has no use for, hidden with
+scikit-learn's ``available_if`` (``hasattr`` False, and the AttributeError says why: the
+linear view, the naive plate model of ``model_inputs``, and while ``structure`` is not naive
+the naive model's EM and latent classes), the predict methods, ``score_samples``,
+``log_evidence_``, ``sample``, ``impute``, ``sample_posterior`` and ``run_mcmc`` of
 :class:`~bayesnb.estimators._structured.StructureMixin` (CategoricalNB's and NaiveBayes's,
 on the one structure engine :mod:`bayesnb._structured_mixed`), and the checks of a structured
 ``run_mcmc``. The subclass names ``_structure_attr`` (the attribute holding the fitted
-structure, None when naive: every method then falls back on the estimator's base) and
-``_structure_unsupported``, and answers the hooks :meth:`_structure_joint` (``log p(x | y=k)`` under it),
+structure, None when naive: every method then falls back on the estimator's base) and answers
+the hooks :meth:`_structure_joint` (``log p(x | y=k)`` under it),
 :meth:`_structure_sample` (feature values drawn given the classes), :meth:`_structure_imputer`
 (missing cells filled given the class weights), :meth:`_structure_draws` (exact posterior
-draws) and :meth:`_structure_mcmc` (NUTS on its model).
+draws), :meth:`_structure_mcmc` (NUTS on its model) and, from
+:class:`~bayesnb.estimators._structure_uses.StructureUsesMixin`, ``_structure_classes`` and
+``_structure_given`` (the rows' classes; conditional sampling).
 """
 
 from __future__ import annotations
@@ -19,8 +23,10 @@ import time
 
 import numpy as np
 from scipy.special import logsumexp
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from .. import _dask
 from .. import posterior as _post
 from .._utils import as_generator
 from ..diagnostics import datatree_from_layout
@@ -28,13 +34,10 @@ from ..generative.functions import class_log_weights, warn_empty_columns
 from ..generative.tables import check_impute_options, label_codes, write_cells
 from ..inference.em import allowed_states
 from ..inference.numpyro_model import check_proper
+from ..model import NotLinearError
 from . import _validation as _val
 
-__all__ = ["REFITS", "StructureCommonMixin", "StructureNotSupportedError", "check_structured_mcmc_args",
-           "structured_mcmc_data"]
-
-#: fitting methods that would ignore ``structure`` (refused whatever was fitted)
-REFITS = frozenset({"partial_fit", "fit_semi_supervised", "fit_latent_class"})
+__all__ = ["StructureCommonMixin", "check_structured_mcmc_args", "structured_mcmc_data"]
 
 
 def check_structured_mcmc_args(who, kind, num_warmup, num_samples, num_chains, y, **naive_only):
@@ -97,33 +100,98 @@ def structured_mcmc_data(est, X, y, num_warmup, num_samples, num_chains, **naive
     return X, np.searchsorted(post.classes, yv)
 
 
-class StructureNotSupportedError(NotImplementedError, AttributeError):
-    """A method not written for structures other than naive yet (``hasattr`` is False for it)."""
+def _linear_view(self):
+    """``available_if`` check of the linear view: refused (AttributeError) under a fitted structure."""
+    if self._structure_fitted() is not None:  # NotLinearError: an AttributeError (hasattr False), and a ValueError
+        raise NotLinearError(
+            f"{type(self).__name__} has no linear view under its fitted structure {self.structure_kind_!r}: "
+            "a feature's term depends on its parents' values, so log-odds are not linear in one-hot features "
+            "(coef_, intercept_, coef_names_, coef_draws, coef_interval need structure='naive').")
+    return True
+
+
+def _naive_numpyro_model(self):
+    """``available_if`` check of ``model_inputs``: the naive plate model, refused under a fitted structure."""
+    if self._structure_fitted() is not None:
+        raise AttributeError(
+            f"{type(self).__name__}.model_inputs returns the naive plate model, which is not this model under "
+            f"its fitted structure {self.structure_kind_!r}; run_mcmc samples the structure's own model "
+            "(bayesnb.inference.mixed_structured_model).")
+    return True
+
+
+def _naive_em(self):
+    """``available_if`` check of the EM fits: written for structure='naive' only so far."""
+    if self.structure != "naive":
+        raise AttributeError(
+            f"{type(self).__name__}: fit_semi_supervised, fit_latent_class and latent_class_draws are the naive "
+            f"model's (EM, latent classes); with "
+            f"structure={self.structure!r} they would ignore it (use structure='naive').")
+    return True
 
 
 class StructureCommonMixin:
     """Predict, score and sample under a fitted structure (see the module docstring).
 
-    A subclass names in ``_structure_unsupported`` (a frozenset) the methods not written for its
-    fitted structures: they raise :class:`StructureNotSupportedError` (so ``hasattr`` is False)
-    once a structure other than naive is fitted, and those of :data:`REFITS` as soon as
-    ``structure`` is not naive; ``_structure_attr`` is the attribute holding the fitted structure.
+    ``_structure_attr`` names the attribute holding the fitted structure (None under naive).
+    What cannot apply to a fitted structure is hidden with scikit-learn's ``available_if``
+    (``hasattr`` is False, and the AttributeError says why): the linear view (``coef_``,
+    ``intercept_``, ``coef_names_``, ``coef_draws``, ``coef_interval``: log-odds are not
+    linear in one-hot features when a feature's term depends on its parents) and
+    ``model_inputs`` (the naive plate model).
     """
 
-    _structure_unsupported: frozenset = frozenset()
     _structure_attr: str = ""
 
-    def __getattribute__(self, name):
-        cls = type(self)
-        if name in cls._structure_unsupported:
-            d = object.__getattribute__(self, "__dict__")
-            fits_anew = name in REFITS and d.get("structure", "naive") != "naive"
-            if fits_anew or d.get(cls._structure_attr) is not None:
-                raise StructureNotSupportedError(
-                    f"{cls.__name__}.{name} is not available yet for structure={d.get('structure')!r}"
-                    f"{'' if fits_anew else ' (learned ' + repr(d.get('structure_kind_')) + ')'}; "
-                    "it works with structure='naive'.")
-        return object.__getattribute__(self, name)
+    # ------------------------------------------------- what a fitted structure has no use for
+    @property
+    def coef_names_(self):
+        """As :attr:`bayesnb.model.PosteriorMixin.coef_names_`; not under a fitted structure."""
+        _linear_view(self)
+        return super().coef_names_
+
+    @property
+    def coef_(self):
+        """As :attr:`bayesnb.model.PosteriorMixin.coef_`; not under a fitted structure."""
+        _linear_view(self)
+        return super().coef_
+
+    @property
+    def intercept_(self):
+        """As :attr:`bayesnb.model.PosteriorMixin.intercept_`; not under a fitted structure."""
+        _linear_view(self)
+        return super().intercept_
+
+    @available_if(_linear_view)
+    def coef_draws(self, n_draws=1000, random_state=None):
+        """As :meth:`bayesnb.model.PosteriorMixin.coef_draws`; not under a fitted structure."""
+        return super().coef_draws(n_draws, random_state)
+
+    @available_if(_linear_view)
+    def coef_interval(self, ci=0.94, n_draws=1000, random_state=None):
+        """As :meth:`bayesnb.model.PosteriorMixin.coef_interval`; not under a fitted structure."""
+        return super().coef_interval(ci, n_draws, random_state)
+
+    @available_if(_naive_numpyro_model)
+    def model_inputs(self, X, y=None, *, n_components=1, likelihood=None):
+        """As :meth:`bayesnb.model.PosteriorMixin.model_inputs`; not under a fitted structure."""
+        return super().model_inputs(X, y, n_components=n_components, likelihood=likelihood)
+
+    @available_if(_naive_em)
+    def fit_semi_supervised(self, X, y, **kwargs):
+        """As :meth:`bayesnb.generative.GenerativeMixin.fit_semi_supervised`; structure='naive' only."""
+        return super().fit_semi_supervised(X, y, **kwargs)
+
+    @available_if(_naive_em)
+    def fit_latent_class(self, X, y=None, **kwargs):
+        """As :meth:`bayesnb.generative.GenerativeMixin.fit_latent_class`; structure='naive' only."""
+        return super().fit_latent_class(X, y, **kwargs)
+
+    @available_if(_naive_em)
+    def latent_class_draws(self, idata, *, n_draws=None, random_state=None):
+        """As :meth:`bayesnb.generative.GenerativeMixin.latent_class_draws`; structure='naive' only
+        (``run_mcmc(n_components=C)`` samples the naive latent-class model)."""
+        return super().latent_class_draws(idata, n_draws=n_draws, random_state=random_state)
 
     def _structure_fitted(self):
         """The fitted structure (with a ``log_evidence``), or None under the naive structure."""
@@ -343,25 +411,25 @@ class StructureCommonMixin:
         cells come from the conditional Gaussian of their context (one exact posterior draw
         per call with ``parameter_uncertainty``, else each row from the Student-t posterior
         predictive); ``X`` is an object array, or a DataFrame with the training names (numeric
-        columns float). ``length``, ``latent`` and ``given`` need structure='naive'.
+        columns float). ``given`` (as in :meth:`bayesnb.generative.GenerativeMixin.sample`):
+        the class and the other cells are drawn exactly from ``p(y, x_rest | x_given)`` under
+        the call's parameters (one exact posterior draw, or the plug-in), by backward sampling
+        on a forest (naive, TAN) and by enumerating the missing ancestors of given cells on
+        k-DB (refused beyond :data:`~bayesnb._structured_mixed.MAX_ENUMERATION` joint
+        states); a given numeric value enters through its density. ``length`` and ``latent``
+        need structure='naive'.
         """
-        if self._structure_fitted() is None:
+        if self._structure_fitted() is None or _dask.is_dask(kwargs.get("given")):  # Dask: partition by partition
             return super().sample(n_samples, y=y, random_state=random_state,
                                   parameter_uncertainty=parameter_uncertainty, **kwargs)
-        if any(v is not None for v in kwargs.values()):
-            raise NotImplementedError(f"{self._who}.sample({', '.join(kwargs)}=...) needs structure='naive'.")
+        given = kwargs.pop("given", None)
+        odd = [k for k, v in kwargs.items() if v is not None]
+        if odd:
+            raise NotImplementedError(f"{self._who}.sample({', '.join(odd)}=...) needs structure='naive'.")
         rng = as_generator(random_state)
+        if given is not None:
+            return self._structure_given(n_samples, y, given, rng, parameter_uncertainty)
         post = self.posterior_
-        if y is None:
-            if parameter_uncertainty and not post.fixed_class_prior:
-                p = rng.dirichlet(post.class_concentration)
-            else:
-                p = np.exp(post.class_log_prior - logsumexp(post.class_log_prior))
-            z = rng.choice(len(p), size=int(n_samples), p=p)
-        else:
-            yy = np.atleast_1d(np.asarray(y, dtype=object if post.classes.dtype == object else None))
-            if yy.shape[0] == 1:
-                yy = np.repeat(yy, int(n_samples))
-            _val.check_known_labels(yy, post.classes, self._who)
-            z = np.searchsorted(post.classes, yy)
+        log_p = None if y is not None else class_log_weights(post, rng if parameter_uncertainty else None)
+        z = self._structure_classes(n_samples, y, rng, log_p)
         return self._structure_sample(z, rng, parameter_uncertainty), post.classes[z]

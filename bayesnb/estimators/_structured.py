@@ -8,12 +8,9 @@ feature's family over its contexts (class, parents' states). A CategoricalNB is 
 one Categorical block makes every node categorical. The predict methods, ``score_samples``,
 ``sample``, ``impute``, ``sample_posterior`` and ``run_mcmc`` (NUTS,
 :mod:`bayesnb.inference.mixed_structured_model`) then use them
-(:class:`~bayesnb.estimators._structure_common.StructureCommonMixin`); the methods not written
-for structures yet raise :class:`StructureNotSupportedError`, a NotImplementedError that is
-also an AttributeError, so ``hasattr(model, "partial_fit")`` is False on such a model (as
-scikit-learn's ``available_if``). ``partial_fit``, ``fit_semi_supervised`` and
-``fit_latent_class`` are refused whenever ``structure`` is not "naive" (they would fit the
-naive model and ignore it).
+(:class:`~bayesnb.estimators._structure_common.StructureCommonMixin`, which also hides
+with scikit-learn's ``available_if`` what a fitted structure has no use for: the linear view
+and the naive plate model of ``model_inputs``).
 """
 
 from __future__ import annotations
@@ -42,9 +39,10 @@ from ..structure import (
     topological_order,
 )
 from . import _validation as _val
-from ._structure_common import REFITS, StructureCommonMixin, StructureNotSupportedError
+from ._structure_common import StructureCommonMixin
+from ._structure_uses import StructureUsesMixin
 
-__all__ = ["STRUCTURE_CONSTRAINTS", "StructureMixin", "StructureNotSupportedError"]
+__all__ = ["STRUCTURE_CONSTRAINTS", "StructureMixin"]
 
 #: Hyperparameter constraints of ``structure`` and ``k``.
 STRUCTURE_CONSTRAINTS: dict = {
@@ -52,16 +50,11 @@ STRUCTURE_CONSTRAINTS: dict = {
     "k": [Interval(Integral, 1, None, closed="left")],
 }
 
-#: methods not written for a fitted structure yet
-_UNSUPPORTED = frozenset({*REFITS, "feature_log_contributions", "sample_prior_predictive",
-                          # the naive posterior's draws / NumPyro model / log-odds would be silently wrong
-                          "model_inputs", "predict_proba_draws", "predict_proba_interval", "coef_",
-                          "intercept_", "coef_names_", "coef_draws", "coef_interval"})
 #: what a model file keeps of a fitted structure (files of 0.1's CategoricalNB have no edges: all categorical)
 _FILE_ATTRS = ("structure_parents_", "structure_stats_", "structure_bin_edges_")
 
 
-class StructureMixin(StructureCommonMixin):
+class StructureMixin(StructureUsesMixin, StructureCommonMixin):
     """Fit and predict with a learned structure (see the module docstring).
 
     Attributes set by ``fit``: ``structure_kind_``, ``structure_`` (dict: feature name ->
@@ -74,7 +67,6 @@ class StructureMixin(StructureCommonMixin):
     and ``structure_bin_edges_``.
     """
 
-    _structure_unsupported = _UNSUPPORTED
     _structure_attr = "_mixed"
 
     def _dask_unsupported(self):
@@ -94,13 +86,21 @@ class StructureMixin(StructureCommonMixin):
         -------
         self : object
         """
-        if self.privacy is not None and self.structure != "naive":
-            raise ValueError(f"{self._who}: structure={self.structure!r} is not available with privacy=: learning "
-                             "the structure reads mutual information from the raw data. Use structure='naive'.")
+        self._check_structure_privacy()
         self._mixed = None
         for attr in ("structure_scores_", *_FILE_ATTRS):
             self.__dict__.pop(attr, None)
         super().fit(X, y, sample_weight)
+        return self._learn_structure(X, y, sample_weight)
+
+    def _check_structure_privacy(self):
+        if self.privacy is not None and self.structure != "naive":
+            raise ValueError(f"{self._who}: structure={self.structure!r} is not available with privacy=: learning "
+                             "the structure reads mutual information from the raw data. Use structure='naive'.")
+
+    def _learn_structure(self, X, y, sample_weight):
+        """Learn the parents on the rows ``X, y`` and fit every node over its contexts (after the naive fit)."""
+        self._mixed = None
         if self.structure == "naive":  # the naive posterior is the model (_set_attributes set structure_)
             return self
         post = self.posterior_
@@ -213,8 +213,11 @@ class StructureMixin(StructureCommonMixin):
         return _si.log_likelihood(self._mixed, _mx.node_data(self._mixed.nodes, encoded), self._who)
 
     def _structure_sample(self, z, rng, parameter_uncertainty):
+        return self._node_table(_mx.sample_nodes(self._mixed, z, rng, parameter_uncertainty), len(z))
+
+    def _node_columns(self, values):
+        """Per column of ``X``, its values from every node's (categorical codes decoded)."""
         post = self.posterior_
-        values = _mx.sample_nodes(self._mixed, z, rng, parameter_uncertainty)
         out = [None] * self.n_features_in_
         for b, blk in enumerate(post.blocks):
             js = [j for j, nd in enumerate(self._mixed.nodes) if nd.block == b]
@@ -222,8 +225,14 @@ class StructureMixin(StructureCommonMixin):
             cols = blk.family.gen_decode(np.column_stack([values[j] for j in codes]), blk.state) if codes else []
             for j in js:
                 out[int(blk.columns[self._mixed.nodes[j].col])] = cols[codes.index(j)] if j in codes else values[j]
+        return out
+
+    def _node_table(self, values, n, decoded=False):
+        """The rows of every node's ``values`` (or, ``decoded``, of the columns of ``X``) as a table."""
+        post = self.posterior_
+        out = values if decoded else self._node_columns(values)
         # the training dtypes where the values fit (whole-number columns stay integers)
-        return assemble_table(post, out, len(z), getattr(self, "feature_names_in_", None),
+        return assemble_table(post, out, n, getattr(self, "feature_names_in_", None),
                               getattr(self, "feature_dtypes_", None))
 
     def _structure_imputer(self, encoded, strategy, rng):

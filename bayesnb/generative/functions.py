@@ -26,8 +26,8 @@ from ..families._numeric import dirichlet_draws, draw_categories
 from ..posterior import joint_log_likelihood_parts, log_marginal, normalise
 from .tables import SparseBlock
 
-__all__ = ["class_log_weights", "feature_contributions", "impute_cells", "length_rates", "parameter_points",
-           "sample_rows", "score_rows", "state_posterior", "warn_empty_columns"]
+__all__ = ["class_log_weights", "contribution_class_term", "feature_contributions", "impute_cells", "length_rates",
+           "parameter_points", "sample_rows", "score_rows", "state_posterior", "warn_empty_columns"]
 
 
 def parameter_points(post, rng=None, use_prior=False):
@@ -394,7 +394,21 @@ def feature_contributions(post, encoded, n_columns, *, predictive="mean", caches
         out = np.zeros((n, n_columns))
         for cols, c in parts:
             out[:, cols] = c
+    return out, contribution_class_term(resp, post.class_log_prior)
+
+
+def contribution_class_term(resp, class_log_prior):
+    """``sum_k p(k | x_i) (log p(y=k) - log p(k | x_i))`` per row, shape (n,).
+
+    What ``log p(x_i)`` adds to the features' contributions ``sum_k p(k | x_i) log p(x_ij | ...)``
+    (:func:`feature_contributions`, and under a structure each node's term).
+
+    Parameters
+    ----------
+    resp : ndarray of shape (n, K)
+        ``p(y=k | x_i)``.
+    class_log_prior : ndarray of shape (K,)
+    """
     with np.errstate(invalid="ignore", divide="ignore"):
         lr = np.where(resp > 0, np.log(np.where(resp > 0, resp, 1.0)), 0.0)
-        term = np.where(resp > 0, resp * (post.class_log_prior[None, :] - lr), 0.0).sum(1)
-    return out, term
+        return np.where(resp > 0, resp * (class_log_prior[None, :] - lr), 0.0).sum(1)

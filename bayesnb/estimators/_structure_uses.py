@@ -1,0 +1,246 @@
+"""The naive model's other uses, written once on the structure engine.
+
+:class:`StructureUsesMixin` gives CategoricalNB and NaiveBayes, under a fitted structure
+(TAN, k-DB), the methods the naive model has besides predict / sample / impute
+(:class:`~bayesnb.estimators._structure_common.StructureCommonMixin`):
+
+- ``feature_log_contributions``: each node's term of ``log p(x | y=k)``
+  (:func:`bayesnb._structure_infer.node_log_terms`), weighted by ``p(k | x)`` as the naive
+  model weights its features' terms;
+- ``predict_proba_draws`` (and so ``predict_proba_interval``): ``p(y | x)`` under exact
+  posterior draws of the class weights and of every context's parameters
+  (:func:`bayesnb._mixed_impute.drawn_model`);
+- ``sample_prior_predictive``: rows in ancestral order with every context's parameters drawn
+  from its prior;
+- ``sample(given=)`` (through :meth:`_structure_given`): the class and the other cells drawn
+  exactly from ``p(y, x_rest | x_given)`` (:func:`bayesnb._mixed_impute.draw_rows`);
+- ``partial_fit``: the structure learned at the first call (or by ``fit``) stays fixed and
+  each batch adds every node's statistics over its contexts (the families' ``merge``).
+
+Every method falls back on the naive model's when no structure is fitted.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import _num_samples, check_is_fitted
+
+from .. import _mixed_impute as _mi
+from .. import _structure_infer as _si
+from .. import _structured_mixed as _mx
+from .. import posterior as _post
+from .._utils import ZeroProbabilityWarning, as_generator, is_frame
+from ..generative._checks import sample_request
+from ..generative.conditional import check_known_values
+from ..generative.functions import class_log_weights, contribution_class_term
+from ..generative.given import encode_given, write_given
+from . import _validation as _val
+
+__all__ = ["StructureUsesMixin"]
+
+#: (draw, class) pairs that predict_proba_draws scores in one pass of the engine (bounds its memory)
+_DRAW_CLASSES = 32
+
+
+class StructureUsesMixin:
+    """``feature_log_contributions``, ``predict_proba_draws``, ``sample_prior_predictive``,
+    conditional sampling and ``partial_fit`` on a fitted structure (see the module docstring)."""
+
+    def _node_positions(self):
+        """The column of ``X`` of every node."""
+        post = self.posterior_
+        return np.array([int(post.blocks[nd.block].columns[nd.col]) for nd in self._mixed.nodes], dtype=np.int64)
+
+    def feature_log_contributions(self, X, *, return_class_term=False):
+        """Per-feature contributions to ``log p(x)``: which features make a row unusual.
+
+        Under a structure other than naive, ``C[i, j] = sum_k p(k | x_i) t_j(x_i, k)`` with
+        ``t_j`` feature ``j``'s node term: ``log p(x_ij | pa_j, y=k)`` when its parents are
+        observed (every feature of a complete row), the exact ``log p(x_ij | x_i<j, y=k)`` given
+        the observed cells before it in the structure's topological order otherwise (missing
+        parents summed out), 0 for a missing cell or a category never seen in training (scored
+        as missing, as :meth:`predict_joint_log_proba` scores it). They add up exactly:
+        ``score_samples(X) = C.sum(1) + class_term``, ``class_term[i] = sum_k p(k | x_i)
+        (log p(y=k) - log p(k | x_i))``. Under naive, as
+        :meth:`bayesnb.generative.GenerativeMixin.feature_log_contributions`.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        return_class_term : bool, default=False
+
+        Returns
+        -------
+        C : ndarray of shape (n_samples, n_features), or DataFrame for DataFrame input
+        class_term : ndarray of shape (n_samples,)
+            Only with ``return_class_term=True``.
+        """
+        if self._structure_fitted() is None:
+            return super().feature_log_contributions(X, return_class_term=return_class_term)
+        post = self.posterior_
+        terms = _si.node_log_terms(self._mixed, _mx.node_data(self._mixed.nodes, self._encoded(X)), self._who)
+        resp = np.exp(_post.normalise(terms.sum(axis=1) + post.class_log_prior, post.class_log_prior, self._who))
+        out = np.zeros((terms.shape[0], int(self.n_features_in_)))
+        out[:, self._node_positions()] = np.einsum("ijk,ik->ij", terms, resp)
+        if is_frame(X):
+            out = pd.DataFrame(out, columns=X.columns, index=X.index)
+        term = contribution_class_term(resp, post.class_log_prior)
+        return (out, term) if return_class_term else out
+
+    def predict_proba_draws(self, X, n_draws=1000, random_state=None):
+        """``p(y=k | x)`` under each of ``n_draws`` exact posterior draws of the parameters.
+
+        Under a structure other than naive, each draw is one exact posterior draw of the class
+        weights and of every context's parameters (every node's family, on its context axis),
+        and ``p(y | x)`` is exact under it (missing cells summed out as in :meth:`predict_proba`).
+        Their mean over draws is ``E[p(y | x, theta)]``, close to :meth:`predict_proba` (which
+        uses the posterior predictive) for large ``n_draws``. Under naive, as
+        :meth:`bayesnb.model.PosteriorMixin.predict_proba_draws`.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        n_draws : int, default=1000
+        random_state : int, numpy Generator/RandomState or None
+
+        Returns
+        -------
+        ndarray of shape (n_draws, n_samples, n_classes)
+        """
+        if self._structure_fitted() is None:
+            return super().predict_proba_draws(X, n_draws, random_state)
+        check_is_fitted(self, "posterior_")
+        n_draws = self._check_n_draws(n_draws)
+        rng = as_generator(random_state)
+        post, model = self.posterior_, self._mixed
+        data = _mx.node_data(model.nodes, self._encoded(X))
+        n, K = data[1].shape[0], len(post.classes)
+        out = np.empty((n_draws, n, K))
+        batch = max(1, _DRAW_CLASSES // K)
+        for start in range(0, n_draws, batch):  # a batch of draws scored at once, as (draw, class) classes
+            b = min(batch, n_draws - start)
+            log_pi = np.stack([class_log_weights(post, rng) for _ in range(b)])  # (b, K)
+            jll = _si.log_likelihood(_mi.drawn_models(model, b, rng), data, self._who).reshape(n, b, K) + log_pi
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ZeroProbabilityWarning)
+                for s in range(b):
+                    out[start + s] = np.exp(_post.normalise(jll[:, s], log_pi[s], self._who))
+        return out
+
+    def _structure_classes(self, n_samples, y, rng, log_p):
+        """Class codes of the rows: those of ``y``, or ``n_samples`` drawn from ``exp(log_p)``."""
+        post = self.posterior_
+        if y is None:
+            p = np.exp(log_p - np.max(log_p))
+            return rng.choice(len(p), size=int(n_samples), p=p / p.sum())
+        yy = np.atleast_1d(np.asarray(y, dtype=object if post.classes.dtype == object else None))
+        if yy.shape[0] == 1:
+            yy = np.repeat(yy, int(n_samples))
+        _val.check_known_labels(yy, post.classes, self._who)
+        return np.searchsorted(post.classes, yy)
+
+    def sample_prior_predictive(self, n_samples=1, *, y=None, random_state=None, length=None):
+        """Draw rows from the prior predictive (prior predictive checks).
+
+        Under a structure other than naive: one draw of the class weights from their
+        Dirichlet prior and of every context's parameters from its prior (each node's family,
+        the priors the fit resolved), shared by the rows, then the class and every feature
+        after its parents (ancestral order), as :meth:`sample`. ``length`` needs
+        structure='naive'. Under naive, as
+        :meth:`bayesnb.generative.GenerativeMixin.sample_prior_predictive`.
+
+        Returns
+        -------
+        X, y
+            As in :meth:`sample`.
+        """
+        if self._structure_fitted() is None:
+            return super().sample_prior_predictive(n_samples, y=y, random_state=random_state, length=length)
+        if length is not None:
+            raise NotImplementedError(f"{self._who}.sample_prior_predictive(length=...) needs structure='naive'.")
+        rng = as_generator(random_state)
+        post = self.posterior_
+        z = self._structure_classes(n_samples, y, rng, class_log_weights(post, rng, use_prior=True))
+        prior_model = self._mixed._replace(posteriors=self._mixed.priors)  # no data: the posterior is the prior
+        values = _mx.sample_nodes(prior_model, z, rng, parameter_uncertainty=True)
+        return self._node_table(values, len(z)), post.classes[z]
+
+    def _structure_given(self, n_samples, y, given, rng, parameter_uncertainty):
+        """``sample(given=)`` under the fitted structure: ``(X, y)`` drawn from ``p(y, x_rest | x_given)``."""
+        post, who = self.posterior_, self._who
+        d, names = int(self.n_features_in_), getattr(self, "feature_names_in_", None)
+        n, z, values, labels = sample_request(self.classes_, n_samples, y, given, d, names, who)
+        encoded = encode_given(self._gen_encode, values, labels, n, names, d, who)
+        check_known_values(post, encoded, {j: v.to_numpy(dtype=object) for j, v in values.items()}, who)
+        r = rng if parameter_uncertainty else None
+        model = self._mixed if r is None else _mi.drawn_model(self._mixed, r)
+        K = len(post.classes)
+        logw = np.broadcast_to(class_log_weights(post, r), (n, K))
+        if z is not None:
+            logw = np.where(np.arange(K)[None, :] == z[:, None], logw, -np.inf)
+        zz, drawn = _mi.draw_rows(model, _mx.node_data(model.nodes, encoded), logw, rng, who)
+        columns = write_given(self._node_columns(drawn), values)
+        return self._node_table(columns, n, decoded=True), post.classes[zz]
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a batch of labelled data to the posterior (counts accumulate).
+
+        Under a structure other than naive, the first call (on an unfitted estimator) fits
+        the naive posterior and learns the structure on its batch, as :meth:`fit`; later calls
+        (after ``fit`` too) keep the structure and the numeric columns' bin edges, and add
+        each node's statistics over its contexts (its family's ``merge``), so two batches give
+        exactly the model ``fit`` gives on all their rows with that structure. A batch cannot
+        add a category (it would change the contexts): declare every category at the first
+        fit (``categories=``). Under naive, as
+        :meth:`bayesnb.estimators._base.BaseNB.partial_fit`.
+
+        Parameters
+        ----------
+        X, y, classes, sample_weight
+            As in :meth:`bayesnb.estimators._base.BaseNB.partial_fit`.
+
+        Returns
+        -------
+        self : object
+        """
+        fitted = getattr(self, "structure_kind_", None) if hasattr(self, "posterior_") else None
+        if fitted is not None and self.structure not in (fitted, "auto"):
+            raise ValueError(f"{self._who}.partial_fit continues the fitted structure {fitted!r}, but structure is "
+                             f"now {self.structure!r}; call fit to learn it.")
+        if self.structure == "naive":
+            return super().partial_fit(X, y, classes, sample_weight)
+        if fitted is None:
+            self._check_structure_privacy()
+            super().partial_fit(X, y, classes, sample_weight)
+            return self._learn_structure(X, y, sample_weight)
+        model = self._mixed
+        if model is None:  # the structure learned was naive ("auto"): it stays naive
+            kept = {a: getattr(self, a) for a in ("structure_kind_", "structure_")}
+            super().partial_fit(X, y, classes, sample_weight)
+            self.__dict__.update(kept)
+            return self
+        saved = dict(self.__dict__)
+        super().partial_fit(X, y, classes, sample_weight)
+        nodes = _mx.make_nodes(self.posterior_.blocks, None, None, edges=[nd.edges for nd in model.nodes])
+        grown = [j for j, (a, b) in enumerate(zip(nodes, model.nodes)) if a.n_states != b.n_states]
+        if grown:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            names = self._node_names(model.nodes)
+            raise ValueError(f"{self._who}.partial_fit: the batch adds categories to {[names[j] for j in grown]}, "
+                             f"which would change the contexts of the fitted structure {self.structure_kind_!r}; "
+                             "declare every category at the first fit (categories=).")
+        n = _num_samples(X)
+        ycodes = np.searchsorted(self.classes_, _val.check_y(y, n, self._who))
+        w = self._check_weights(sample_weight, n)
+        data = _mx.node_data(nodes, self._encoded(X))
+        batch = _mx.node_stats(nodes, data, ycodes, w, len(self.classes_), model.parents)
+        merged = [nd.family.merge(a, b) for nd, a, b in zip(nodes, model.stats, batch)]
+        self._mixed = _mx.model_from_stats(nodes, merged, len(self.classes_), model.parents,
+                                           self._check_predictive(), self._who)
+        self.structure_kind_, self.structure_ = saved["structure_kind_"], saved["structure_"]
+        self.structure_stats_ = self._mixed.stats
+        return self
