@@ -83,8 +83,6 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
     ['body_mass_g']
     """
 
-    _parameter_constraints: dict = {}
-
     def __init__(self, estimator=None, *, contamination="auto"):
         self.estimator = estimator
         self.contamination = contamination
