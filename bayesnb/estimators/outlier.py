@@ -65,7 +65,10 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
     -----
     A row impossible under the model (``log p(x) = -inf``, e.g. a value outside a family's
     support at ``alpha=0``) is always an outlier; ``-inf`` training scores are left out of the
-    quantile. ``benchmarks/bench_outliers.py`` compares this detector with IsolationForest,
+    quantile. To save the detector, store its threshold on the model:
+    ``det.estimator_.set_outlier_threshold(X_train, det.contamination_)`` sets the same
+    ``offset_`` (same code), which :func:`bayesnb.load` restores and ``bayesnb outliers`` uses.
+    ``benchmarks/bench_outliers.py`` compares this detector with IsolationForest,
     LOF, ECOD, COPOD and AVF (``docs/outliers.md``).
 
     Examples
