@@ -27,6 +27,7 @@ from .estimators import (
     GaussianNB,
     MultinomialNB,
     NaiveBayes,
+    NBOutlierDetector,
 )
 from .families import Bernoulli, Categorical, Complement, Gaussian, Histogram, Hurdle, LogNormal, Multinomial, Poisson
 from .generative import LatentClassFit, missing_labels
@@ -55,6 +56,7 @@ __all__ = [
     "LogNormal",
     "Multinomial",
     "MultinomialNB",
+    "NBOutlierDetector",
     "NBPosterior",
     "NaiveBayes",
     "Poisson",

@@ -10,6 +10,8 @@ from ._auto import auto_blocks as auto_blocks
 from ._base import BaseNB
 from ._validation import MAX_TOTAL_WEIGHT as MAX_TOTAL_WEIGHT
 from .naive_bayes import NaiveBayes
+from .outlier import NBOutlierDetector
 from .single import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
 
-__all__ = ["BaseNB", "BernoulliNB", "CategoricalNB", "ComplementNB", "GaussianNB", "MultinomialNB", "NaiveBayes"]
+__all__ = ["BaseNB", "BernoulliNB", "CategoricalNB", "ComplementNB", "GaussianNB", "MultinomialNB", "NaiveBayes",
+           "NBOutlierDetector"]

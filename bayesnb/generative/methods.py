@@ -23,6 +23,7 @@ from .conditional import check_known_values, sample_given
 from .functions import feature_contributions, impute_cells, sample_rows, score_rows
 from .given import encode_given, write_given
 from .latent import check_latent, latent_fits_from_draws
+from .outliers import check_contamination, outlier_offset
 from .tables import (assemble_table, check_impute_options, label_codes, mask_cells, missing_cells, partial_labels,
                      write_cells)
 
@@ -397,29 +398,24 @@ class GenerativeMixin:
         return (out, term) if return_class_term else out
 
     def outlier_scores(self, X):
-        """``-score_samples(X)``: higher = more unusual."""
+        """``-score_samples(X)``: higher = more unusual (see :class:`~bayesnb.NBOutlierDetector`)."""
         return -self.score_samples(X)
 
     def set_outlier_threshold(self, X, contamination=0.05):
         """Set ``offset_`` to the ``contamination`` quantile of ``score_samples(X)``.
 
-        Fit cannot know the outlier rate, so the threshold is calibrated on rows you pass
-        (usually the training rows), as ``offset_`` of scikit-learn's novelty detectors:
+        A shortcut kept for saved models and ``bayesnb outliers``: the documented way is
+        :class:`~bayesnb.NBOutlierDetector` (``NBOutlierDetector(model, contamination=c).fit(X)``),
+        which sets the same threshold with the same code. Fit cannot know the outlier rate, so the
+        threshold is calibrated on rows you pass (usually the training rows):
         ``outlier_decision_function = score_samples - offset_`` is negative for outliers.
 
         Returns
         -------
         self
         """
-        c = float(contamination)
-        if not 0.0 < c < 0.5:
-            raise ValueError(f"{self._who}: contamination must be in (0, 0.5); received {contamination!r}.")
-        s = self.score_samples(X)
-        finite = s[np.isfinite(s)]
-        if finite.size == 0:
-            raise ValueError(f"{self._who}: every row of X has log p(x) = -inf; no threshold can be set "
-                             "(smooth with alpha > 0).")
-        self.offset_ = float(np.quantile(finite, c))
+        c = check_contamination(contamination, self._who, upper_inclusive=False)
+        self.offset_ = outlier_offset(self.score_samples(X), c, self._who)
         self.contamination_ = c
         return self
 

@@ -1,0 +1,238 @@
+"""``NBOutlierDetector``: a scikit-learn novelty detector on the log density of a bayesnb model.
+
+The score of a row is ``log p(x)`` under the wrapped model's posterior predictive (its
+``score_samples``: missing cells marginalised, a value outside a family's support or range
+costing its improbability). The threshold comes from ``contamination`` on the training rows
+(:mod:`bayesnb.generative.outliers`, the code the estimators' ``set_outlier_threshold`` and
+``bayesnb outliers`` use too), and :meth:`NBOutlierDetector.cell_scores` names the cells that
+make a row unusual.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, OutlierMixin, clone
+from sklearn.exceptions import NotFittedError
+from sklearn.utils import get_tags
+from sklearn.utils.validation import _check_sample_weight, _num_samples, check_is_fitted
+
+from ..generative.outliers import check_contamination, outlier_offset
+from ._base import BaseNB
+from .naive_bayes import NaiveBayes
+
+__all__ = ["NBOutlierDetector"]
+
+_WHO = "NBOutlierDetector"
+_CELL_METHODS = ("auto", "contribution", "conditional")
+
+
+class NBOutlierDetector(OutlierMixin, BaseEstimator):
+    """Novelty detection with ``log p(x)`` of a bayesnb model (higher = more normal).
+
+    Parameters
+    ----------
+    estimator : bayesnb estimator, default=None
+        The model of the table (None: ``NaiveBayes()``). Unfitted: a clone is fitted in
+        :meth:`fit` on the rows given, with their labels ``y`` when given, else as one class
+        (a model of the columns alone, as :func:`~bayesnb.impute_table` with ``y=None``).
+        Already fitted: used as it is, and :meth:`fit` only sets the threshold. Note that
+        :func:`sklearn.base.clone` (cross-validation, grid search) returns an unfitted copy,
+        which :meth:`fit` then fits on its rows.
+    contamination : "auto" or float, default="auto"
+        The share of the training rows flagged as outliers, in ``(0, 0.5]``: ``offset_`` is
+        that quantile of their finite scores. ``"auto"``: 0.05
+        (:data:`~bayesnb.generative.outliers.AUTO_CONTAMINATION`, the CLI's default).
+
+    Attributes
+    ----------
+    estimator_ : bayesnb estimator
+        The fitted model whose ``score_samples`` are the scores.
+    offset_ : float
+        The threshold: ``decision_function = score_samples - offset_``.
+    contamination_ : float
+        The contamination used (``"auto"`` resolved).
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Only when the model was fitted on a DataFrame.
+
+    See Also
+    --------
+    sklearn.ensemble.IsolationForest, sklearn.neighbors.LocalOutlierFactor
+
+    Notes
+    -----
+    A row impossible under the model (``log p(x) = -inf``, e.g. a value outside a family's
+    support at ``alpha=0``) is always an outlier; ``-inf`` training scores are left out of the
+    quantile. To save the detector, store its threshold on the model:
+    ``det.estimator_.set_outlier_threshold(X_train, det.contamination_)`` sets the same
+    ``offset_`` (same code), which :func:`bayesnb.load` restores and ``bayesnb outliers`` uses.
+    ``benchmarks/bench_outliers.py`` compares this detector with IsolationForest,
+    LOF, ECOD, COPOD and AVF (``docs/outliers.md``).
+
+    Examples
+    --------
+    >>> from bayesnb import NBOutlierDetector
+    >>> from bayesnb.datasets import load_penguins
+    >>> X = load_penguins().drop(columns="species")
+    >>> det = NBOutlierDetector(contamination=0.1).fit(X)
+    >>> round(float((det.predict(X) == -1).mean()), 2)
+    0.1
+    >>> odd = X.iloc[[0]].assign(body_mass_g=50_000)
+    >>> bool(det.score_samples(odd)[0] < det.score_samples(X.iloc[[0]])[0])
+    True
+    >>> det.cell_scores(odd).idxmin(axis=1).tolist()
+    ['body_mass_g']
+    """
+
+    def __init__(self, estimator=None, *, contamination="auto"):
+        self.estimator = estimator
+        self.contamination = contamination
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Fit the model (unless it is fitted already) and set ``offset_`` on ``X``'s scores.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+            The training rows (assumed mostly normal).
+        y : array-like of shape (n_samples,), optional
+            Labels for fitting an unfitted model (one class each, so ``log p(x)`` is a mixture
+            over them); None: one class for every row. Ignored when the model is fitted.
+        sample_weight : array-like of shape (n_samples,), optional
+            Passed to the model's ``fit``, and weights of the rows in the quantile.
+
+        Returns
+        -------
+        self
+        """
+        c = check_contamination(self.contamination, _WHO)
+        model = NaiveBayes() if self.estimator is None else self.estimator
+        if not isinstance(model, BaseNB):
+            raise TypeError(f"{_WHO}: estimator must be a bayesnb estimator (NaiveBayes, CategoricalNB, ...); "
+                            f"received {type(model).__name__}.")
+        if _is_fitted(model):
+            self.estimator_ = model
+        else:
+            labels = np.zeros(_num_samples(X), dtype=np.int64) if y is None else y
+            self.estimator_ = clone(model).fit(X, labels, sample_weight=sample_weight)
+        self.contamination_ = c
+        weights = None if sample_weight is None else _check_sample_weight(sample_weight, np.empty(_num_samples(X)))
+        self.offset_ = outlier_offset(self.estimator_.score_samples(X), c, _WHO, weights)
+        self.n_features_in_ = self.estimator_.n_features_in_
+        if hasattr(self.estimator_, "feature_names_in_"):
+            self.feature_names_in_ = self.estimator_.feature_names_in_
+        return self
+
+    def score_samples(self, X):
+        """``log p(x)`` of each row (higher = more normal): the model's ``score_samples``.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self, "offset_")
+        return self.estimator_.score_samples(X)
+
+    def decision_function(self, X):
+        """``score_samples(X) - offset_``: negative for outliers.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return self.score_samples(X) - self.offset_
+
+    def predict(self, X):
+        """+1 for an inlier, -1 for an outlier (``decision_function(X) < 0``).
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) of int
+        """
+        return np.where(self.decision_function(X) < 0, -1, 1)
+
+    def cell_scores(self, X, *, method="auto"):
+        """Per-cell scores: which cells make a row unusual (lower = more unusual).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        method : {"auto", "contribution", "conditional"}, default="auto"
+            ``"contribution"``: the model's ``feature_log_contributions``, which add up to
+            ``score_samples`` with the class term (naive structure only: TAN / k-DB models do
+            not offer them yet and raise). ``"conditional"``: ``log p(x_ij | x_i,-j)``, the
+            log density of the cell given the rest of its row, as
+            ``score_samples(X) - score_samples(X with column j missing)``: for every structure
+            (dense or DataFrame input; missing cells score 0, and NaN marks a cell of a row that is
+            impossible, ``-inf``, with and without it). ``"auto"``: contributions where
+            the model offers them, else conditional.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features), or DataFrame for DataFrame input
+            (``"contribution"`` on sparse input: a CSR matrix).
+        """
+        check_is_fitted(self, "offset_")
+        if method not in _CELL_METHODS:
+            raise ValueError(f"{_WHO}: method must be one of {_CELL_METHODS}; received {method!r}.")
+        model = self.estimator_
+        if method == "contribution" or (method == "auto" and hasattr(model, "feature_log_contributions")):
+            return model.feature_log_contributions(X)
+        if sp.issparse(X):
+            raise TypeError(f"{_WHO}: cell_scores(method='conditional') needs dense or DataFrame rows (a missing "
+                            "cell is marginalised); received a sparse matrix. Use method='contribution' "
+                            "with a naive model.")
+        return _conditional_scores(model, X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        model = NaiveBayes() if self.estimator is None else self.estimator
+        tags.input_tags = get_tags(model).input_tags
+        return tags
+
+
+def _is_fitted(model):
+    try:
+        check_is_fitted(model)
+    except NotFittedError:
+        return False
+    return True
+
+
+def _conditional_scores(model, X):
+    """``log p(x_ij | x_i,-j)`` for each cell: the score minus the score with that column missing."""
+    frame = isinstance(X, pd.DataFrame)
+    data = X if frame else np.asarray(X)
+    if data.ndim != 2:
+        raise ValueError(f"{_WHO}: X must be 2-D (n_samples, n_features); received shape {data.shape}.")
+    full = model.score_samples(data)
+    out = np.zeros(data.shape, dtype=float)
+    for j in range(data.shape[1]):
+        hidden = data.copy()
+        if frame:
+            column = hidden.iloc[:, j]
+            hidden[hidden.columns[j]] = column.where(np.zeros(len(column), dtype=bool))
+            observed = column.notna().to_numpy()
+        else:
+            if hidden.dtype.kind not in "fcO":
+                hidden = hidden.astype(float)
+            hidden[:, j] = None if hidden.dtype == object else np.nan
+            observed = ~pd.isna(data[:, j])
+        with np.errstate(invalid="ignore"):  # -inf - -inf: NaN, the row is impossible without the cell too
+            diff = full - model.score_samples(hidden)
+        out[:, j] = np.where(observed, diff, 0.0)
+    return pd.DataFrame(out, columns=X.columns, index=X.index) if frame else out

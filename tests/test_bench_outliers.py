@@ -1,0 +1,69 @@
+"""benchmarks/bench_outliers.py: its corruptions do what they say, its ECOD/COPOD/AVF rank an
+extreme row first (and equal PyOD's where PyOD is installed), and a small run reports the bar."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bench_outliers as bench
+
+
+@pytest.fixture(scope="module")
+def penguins():
+    return bench.load_tables(["penguins"], None, 0)[0]["penguins"]
+
+
+def test_corruptions(penguins):
+    X, _ = penguins
+    rng = np.random.default_rng(0)
+    train, test = X.iloc[:200].reset_index(drop=True), X.iloc[200:].reset_index(drop=True)
+    numeric = bench._numeric(test)
+    swapped, changed = bench.corrupt("swap-num", test, train, rng)
+    assert changed.sum() > 0.9 * len(test)
+    differs = (swapped[numeric] != test[numeric]) & test[numeric].notna()
+    assert (differs.sum(axis=1)[changed] == 2).all() and (differs.sum(axis=1)[~changed] == 0).all()
+    np.testing.assert_allclose(np.sort(swapped[numeric].to_numpy(), axis=1)[changed],
+                               np.sort(test[numeric].to_numpy(), axis=1)[changed])  # the same values, moved
+    far, changed = bench.corrupt("out-of-range", test, train, rng)
+    outside = (far[numeric] > train[numeric].max()) | (far[numeric] < train[numeric].min())
+    moved = (far[numeric].ne(test[numeric]) & far[numeric].notna()).to_numpy()
+    assert changed.all() and (moved.sum(axis=1) == 1).all() and outside.to_numpy()[moved].all()
+    mixed, changed = bench.corrupt("assembled", test, train, rng)
+    for c in X.columns:  # every column keeps its values, only the rows are reassembled
+        assert sorted(mixed[c].dropna().astype(str)) == sorted(test[c].dropna().astype(str))
+    assert changed.mean() > 0.9
+
+
+def test_baseline_scores_rank_an_extreme_row_first():
+    rng = np.random.default_rng(1)
+    train = rng.normal(size=(200, 4))
+    scored = np.vstack([rng.normal(size=(50, 4)), [[6.0, -6.0, 0.0, 6.0]]])
+    for score in (bench.ecod_scores, bench.copod_scores):
+        s = score(train, scored)
+        assert s.shape == (51,) and s.argmax() == 50, score.__name__
+    frame = pd.DataFrame({"a": rng.choice(["x", "y"], 200, p=[0.95, 0.05]), "b": rng.normal(size=200)})
+    odd = pd.DataFrame({"a": ["x", "y", "z"], "b": [0.0, 0.0, 0.0]})
+    assert np.argsort(bench.avf_scores(frame, odd)).tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("name", ["ECOD", "COPOD"])
+def test_baselines_equal_pyod(name):
+    cls = bench._pyod(name)
+    if cls is None:
+        pytest.skip("pyod not installed (pip install bayesnb[bench])")
+    rng = np.random.default_rng(2)
+    train, scored = rng.gamma(2.0, size=(100, 3)), rng.gamma(2.0, size=(30, 3))
+    mine = bench.ecod_scores(train, scored) if name == "ECOD" else bench.copod_scores(train, scored)
+    np.testing.assert_allclose(mine, cls().fit(train).decision_function(scored))
+
+
+def test_small_run_reports_the_bar(capsys):
+    results = bench.main(["--tables", "penguins", "--tasks", "novelty", "out-of-range", "--detectors", "NB", "IForest",
+                          "LOF", "--seeds", "1"])
+    assert set(results["task"]) == {"novelty", "out-of-range"} and set(results["detector"]) == {"NB", "IForest", "LOF"}
+    assert results["auc"].between(0, 1).all() and results["ap"].between(0, 1).all()
+    out = capsys.readouterr().out
+    assert "| novelty | penguins |" in out and "bar, novelty: NB" in out and "bar, out-of-range: NB" in out
+    assert "load before:" in out and "no --data-dir" in out

@@ -1,0 +1,160 @@
+"""NBOutlierDetector: scikit-learn's novelty-detector contract, the threshold, the scores and the
+cell scores, on the bundled tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import bayesnb
+from bayesnb import CategoricalNB, GaussianNB, NaiveBayes, NBOutlierDetector
+from bayesnb.datasets import load_house_votes, load_penguins
+from bayesnb.generative.outliers import AUTO_CONTAMINATION
+
+
+@pytest.fixture(scope="module")
+def penguins():
+    return load_penguins().drop(columns="species")
+
+
+@pytest.fixture(scope="module")
+def votes():
+    df = load_house_votes()
+    return df.drop(columns="party"), df["party"]
+
+
+@parametrize_with_checks([NBOutlierDetector()])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_contract_basics(penguins):
+    det = NBOutlierDetector(NaiveBayes(alpha=2.0), contamination=0.2)
+    assert det.get_params()["contamination"] == 0.2 and det.get_params()["estimator__alpha"] == 2.0
+    twin = clone(det)
+    assert twin is not det and twin.get_params()["estimator"] is not det.estimator
+    for method in (det.score_samples, det.decision_function, det.predict, det.cell_scores):
+        with pytest.raises(NotFittedError):
+            method(penguins)
+    assert det.fit(penguins) is det and not hasattr(det.estimator, "posterior_")  # the template stays unfitted
+    assert det.n_features_in_ == penguins.shape[1] and list(det.feature_names_in_) == list(penguins.columns)
+    assert "NBOutlierDetector" in bayesnb.__all__ and bayesnb.NBOutlierDetector is NBOutlierDetector
+
+
+@pytest.mark.parametrize("contamination", [0.01, 0.05, 0.1, 0.25, 0.5])
+def test_contamination_is_the_share_flagged_on_the_training_rows(penguins, contamination):
+    # the default model (histograms of binned values): scores tie, so the threshold is the lowest
+    # score with more than the contamination share at or below it
+    det = NBOutlierDetector(contamination=contamination).fit(penguins)
+    scores, k = det.score_samples(penguins), int(np.floor(contamination * len(penguins)))
+    flagged = det.predict(penguins) == -1
+    np.testing.assert_array_equal(flagged, scores < det.offset_)
+    assert flagged.sum() <= k < (scores <= det.offset_).sum()
+    assert det.contamination_ == contamination
+    # Gaussian numerics: distinct scores, so exactly floor(contamination * n) rows are flagged
+    numeric = penguins.select_dtypes("number").dropna().astype(float)
+    det = NBOutlierDetector(GaussianNB(), contamination=contamination).fit(numeric)
+    scores = det.score_samples(numeric)
+    assert np.unique(scores).size == len(scores)
+    assert (det.predict(numeric) == -1).sum() == int(np.floor(contamination * len(numeric)))
+
+
+def test_auto_contamination_and_bad_values(penguins):
+    det = NBOutlierDetector().fit(penguins)
+    assert det.contamination_ == AUTO_CONTAMINATION
+    assert (det.predict(penguins) == -1).sum() <= int(np.floor(AUTO_CONTAMINATION * len(penguins)))
+    for bad in (0, 0.0, 0.6, -0.1, "most", True, None):
+        with pytest.raises(ValueError, match=r"contamination must be 'auto' or a fraction in \(0, 0.5\]; received"):
+            NBOutlierDetector(contamination=bad).fit(penguins)
+    with pytest.raises(TypeError, match="estimator must be a bayesnb estimator.*received IsolationForest"):
+        from sklearn.ensemble import IsolationForest
+        NBOutlierDetector(IsolationForest()).fit(penguins)
+
+
+def test_scores_are_the_wrapped_models(penguins, votes):
+    # unfitted, no labels: one class for every row
+    det = NBOutlierDetector(contamination=0.1).fit(penguins)
+    one_class = NaiveBayes().fit(penguins, np.zeros(len(penguins), dtype=int))
+    np.testing.assert_allclose(det.score_samples(penguins), one_class.score_samples(penguins))
+    np.testing.assert_allclose(det.decision_function(penguins), one_class.score_samples(penguins) - det.offset_)
+    # unfitted, with labels: the class mixture
+    X, y = votes
+    labelled = NBOutlierDetector(CategoricalNB()).fit(X, y)
+    np.testing.assert_allclose(labelled.score_samples(X), CategoricalNB().fit(X, y).score_samples(X))
+    # fitted: used as it is (fit on other rows only calibrates the threshold)
+    model = CategoricalNB().fit(X, y)
+    det = NBOutlierDetector(model, contamination=0.1).fit(X.iloc[:100])
+    assert det.estimator_ is model and list(model.classes_) == sorted(set(y))
+    np.testing.assert_allclose(det.score_samples(X), model.score_samples(X))
+    # the estimators' shortcut sets the same threshold with the same code
+    assert model.set_outlier_threshold(X.iloc[:100], contamination=0.1).offset_ == det.offset_
+
+
+@pytest.mark.parametrize("structure", ["naive", "tan"])
+def test_out_of_range_value_scores_lower_and_its_cell_is_named(penguins, structure):
+    det = NBOutlierDetector(NaiveBayes(structure=structure)).fit(penguins)
+    clean = penguins.iloc[[0, 5, 10]]
+    for column, value in (("body_mass_g", 50_000), ("bill_length_mm", -40.0), ("flipper_length_mm", 10)):
+        odd = clean.assign(**{column: value})
+        assert (det.score_samples(odd) < det.score_samples(clean)).all(), column
+        assert (det.predict(odd) == -1).all(), column
+        assert (det.cell_scores(odd).idxmin(axis=1) == column).all(), column
+
+
+@pytest.mark.parametrize("structure", ["naive", "tan"])
+def test_swapped_categorical_cell_scores_lower(votes, structure):
+    X, y = votes
+    det = NBOutlierDetector(NaiveBayes(structure=structure)).fit(X, y)
+    model = det.estimator_
+    rows = X[(y == "democrat").to_numpy() & X.notna().all(axis=1).to_numpy()].iloc[:20]
+    # swap the vote on the issue that splits the parties most: each row takes the other party's typical vote
+    column = "physician-fee-freeze"
+    swapped = rows.assign(**{column: rows[column].map({"y": "n", "n": "y"})})
+    assert (det.score_samples(swapped) < det.score_samples(rows)).mean() >= 0.9
+    worst = det.cell_scores(swapped).idxmin(axis=1)
+    assert (worst == column).mean() >= 0.8
+    unseen = rows.assign(**{column: "maybe"})  # a category never seen in training
+    assert (model.score_samples(unseen) < model.score_samples(rows)).all()
+
+
+def test_cell_scores_methods(penguins, votes):
+    X, y = votes
+    det = NBOutlierDetector(CategoricalNB()).fit(X, y)
+    contributions, term = det.estimator_.feature_log_contributions(X.iloc[:30], return_class_term=True)
+    got = det.cell_scores(X.iloc[:30])
+    pd.testing.assert_frame_equal(got, contributions)
+    np.testing.assert_allclose(got.sum(axis=1) + term, det.score_samples(X.iloc[:30]))
+    # conditional: log p(x_j | rest of the row), for every structure; a missing cell scores 0
+    tan = NBOutlierDetector(NaiveBayes(structure="tan")).fit(penguins)
+    rows = penguins.iloc[:40]
+    cond = tan.cell_scores(rows)
+    assert isinstance(cond, pd.DataFrame) and list(cond.columns) == list(penguins.columns)
+    hidden = rows.assign(island=None)
+    np.testing.assert_allclose(cond["island"], tan.score_samples(rows) - tan.score_samples(hidden))
+    missing = rows.isna().to_numpy()
+    assert missing.any() and (cond.to_numpy()[missing] == 0).all()
+    first = X.columns[0]
+    some = X.iloc[:30]
+    cond = det.cell_scores(some, method="conditional")[first].to_numpy()
+    seen = some[first].notna().to_numpy()
+    np.testing.assert_allclose(cond[seen], (det.score_samples(some) - det.score_samples(some.assign(**{first: None})))[seen])
+    assert (cond[~seen] == 0).all()
+    with pytest.raises(ValueError, match="method must be one of"):
+        det.cell_scores(X, method="shap")
+    with pytest.raises(AttributeError, match="feature_log_contributions is not available yet"):
+        tan.cell_scores(rows, method="contribution")
+
+
+def test_dense_arrays(penguins):
+    numeric = penguins.select_dtypes("number").dropna().to_numpy(dtype=float)
+    det = NBOutlierDetector(contamination=0.1).fit(numeric)
+    odd = numeric[:3].copy()
+    odd[:, 1] = 1e4
+    assert (det.score_samples(odd) < det.score_samples(numeric[:3])).all()
+    cond = det.cell_scores(odd, method="conditional")
+    assert cond.shape == odd.shape and (cond.argmin(axis=1) == 1).all()
+    np.testing.assert_array_equal(det.cell_scores(odd).argmin(axis=1), [1, 1, 1])
