@@ -131,7 +131,7 @@ def test_cell_scores_methods(penguins, votes):
     # conditional: log p(x_j | rest of the row), for every structure; a missing cell scores 0
     tan = NBOutlierDetector(NaiveBayes(structure="tan")).fit(penguins)
     rows = penguins.iloc[:40]
-    cond = tan.cell_scores(rows)
+    cond = tan.cell_scores(rows, method="conditional")
     assert isinstance(cond, pd.DataFrame) and list(cond.columns) == list(penguins.columns)
     hidden = rows.assign(island=None)
     np.testing.assert_allclose(cond["island"], tan.score_samples(rows) - tan.score_samples(hidden))
@@ -145,8 +145,10 @@ def test_cell_scores_methods(penguins, votes):
     assert (cond[~seen] == 0).all()
     with pytest.raises(ValueError, match="method must be one of"):
         det.cell_scores(X, method="shap")
-    with pytest.raises(AttributeError, match="feature_log_contributions is not available yet"):
-        tan.cell_scores(rows, method="contribution")
+    # contributions under a structure: each node's term, adding up to the score with the class term
+    contributions, term = tan.estimator_.feature_log_contributions(rows, return_class_term=True)
+    pd.testing.assert_frame_equal(tan.cell_scores(rows), contributions)
+    np.testing.assert_allclose(contributions.sum(axis=1) + term, tan.score_samples(rows), rtol=1e-10)
 
 
 def test_dense_arrays(penguins):

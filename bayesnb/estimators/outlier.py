@@ -173,8 +173,8 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         X : array-like or DataFrame of shape (n_samples, n_features)
         method : {"auto", "contribution", "conditional"}, default="auto"
             ``"contribution"``: the model's ``feature_log_contributions``, which add up to
-            ``score_samples`` with the class term (naive structure only: TAN / k-DB models do
-            not offer them yet and raise). ``"conditional"``: ``log p(x_ij | x_i,-j)``, the
+            ``score_samples`` with the class term (every structure: under TAN / k-DB each node's
+            ``log p(x_j | pa_j, y)``). ``"conditional"``: ``log p(x_ij | x_i,-j)``, the
             log density of the cell given the rest of its row, as
             ``score_samples(X) - score_samples(X with column j missing)``: for every structure
             (dense or DataFrame input; missing cells score 0, and NaN marks a cell of a row that is
