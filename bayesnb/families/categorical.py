@@ -214,6 +214,10 @@ class Categorical(Family):
             spec = maximise_evidence(ev)
         return prior(spec)
 
+    def observed_rows(self, stats):
+        """Weighted number of observed cells per (class, column): each feature's counts summed."""
+        return np.stack([c.sum(axis=1) for c in stats.counts], axis=1) if stats.counts else None
+
     def update(self, prior, stats):
         """Conjugate update: posterior concentration = prior + counts (the only smoothing)."""
         return Dirichlets(tuple(a + n for a, n in zip(prior.concentration, stats.counts)))

@@ -235,6 +235,10 @@ class Histogram(Family):
         return BinDirichlets(tuple(np.full(c.shape, a) for c in stats.counts),
                              tuple(np.zeros(c.shape) for c in stats.counts))
 
+    def observed_rows(self, stats):
+        """Weighted number of observed cells per (class, column): each feature's counts summed."""
+        return np.stack([c.sum(axis=1) for c in stats.counts], axis=1) if stats.counts else None
+
     def update(self, prior, stats):
         """Conjugate update: concentration + counts (and the log-width sums accumulated)."""
         return BinDirichlets(tuple(a + n for a, n in zip(prior.concentration, stats.counts)),

@@ -91,7 +91,7 @@ def _rest(params: dict) -> dict:
     return {k: v for k, v in params.items() if k != "pi"}
 
 
-_BASE_RULES = {f"base_{i}": "finite or None" for i in range(BASE_FIELDS)}
+_BASE_RULES = {f"base_{i}": "real or None" for i in range(BASE_FIELDS)}  # the base family's fields, any scale
 
 
 class Hurdle(Family):
@@ -254,6 +254,10 @@ class Hurdle(Family):
         head, inner = self._split(stats)
         a = np.full(head[0].shape, float(alpha))
         return _pack(HurdleParams, (a, a.copy()), self._b.make_prior(inner, state, who))
+
+    def observed_rows(self, stats):
+        """Weighted number of observed cells per (class, column): at the hurdle or beyond it."""
+        return stats.at_count + stats.other_count
 
     def update(self, prior, stats):
         """Beta(a + at_count, b + other_count); the base's conjugate update."""
