@@ -33,6 +33,7 @@ import numbers
 
 import numpy as np
 
+from ._persist_tree import registry
 from ._safeio import ModelFileError
 from ._utils import is_dtype
 from .posterior import BlockPosterior, class_posterior
@@ -72,22 +73,27 @@ def _check_float(a, shape, rule, where, cap=MAX_COUNT):
         _fail(f"{where} holds values above {high:g} (e.g. {a.max():g}), more than a fit produces")
 
 
-def _check_tuple(nt, shapes, where, family, cap=MAX_COUNT):
-    """Check a family NamedTuple: every field by its rule; ``shapes`` per field (or per item)."""
-    rules = type(family).field_rules.get(type(nt).__name__)
+def _check_tuple(nt, shapes, where, field_rules, cap=MAX_COUNT):
+    """Check a family NamedTuple: every field by its rule (``field_rules``: a family's, by tuple
+    name); ``shapes`` per field, a list of them per item of a tuple field, or "any" (unchecked)."""
+    rules = field_rules.get(type(nt).__name__) if isinstance(nt, tuple) and hasattr(nt, "_fields") else None
     if rules is None or tuple(rules) != nt._fields:
         _fail(f"{where} is a {type(nt).__name__}, which no family stores")
     for field, value in zip(nt._fields, nt):
         if value is None and rules[field].endswith(" or None"):
             continue
-        if isinstance(shapes, list):  # categorical: a tuple of (K, V_j) arrays
+        if shapes == "any" and isinstance(value, tuple):
+            for j, a in enumerate(value):
+                _check_float(a, None, rules[field].removesuffix(" or None"), f"{where}.{field}[{j}]", cap)
+        elif isinstance(shapes, list):  # categorical: a tuple of (K, V_j) arrays
             if not isinstance(value, tuple) or len(value) != len(shapes):
                 _fail(f"{where}.{field} must hold {len(shapes)} arrays (one per feature); "
                       f"the file holds {len(value) if isinstance(value, tuple) else type(value).__name__}")
             for j, (a, s) in enumerate(zip(value, shapes)):
                 _check_float(a, s, rules[field].removesuffix(" or None"), f"{where}.{field}[{j}]", cap)
         else:
-            _check_float(value, shapes, rules[field].removesuffix(" or None"), f"{where}.{field}", cap)
+            _check_float(value, None if shapes == "any" else shapes, rules[field].removesuffix(" or None"),
+                         f"{where}.{field}", cap)
 
 
 def _check_state(block, K, d, where):
@@ -202,9 +208,10 @@ def check_model(model, post, n_features, feature_names):
                                      or not np.isfinite(binarize)):
             _fail(f"{where}: binarize must be None or a finite number; the file holds {binarize!r}")
         shapes = _check_state(b, K, d, where)
-        _check_tuple(b.stats, shapes, f"{where} stats", b.family)
-        _check_tuple(b.prior, shapes, f"{where} prior", b.family, 2 * MAX_COUNT)
-        _check_tuple(b.posterior, shapes, f"{where} posterior", b.family, 2 * MAX_COUNT)
+        rules = type(b.family).field_rules
+        _check_tuple(b.stats, shapes, f"{where} stats", rules)
+        _check_tuple(b.prior, shapes, f"{where} prior", rules, 2 * MAX_COUNT)
+        _check_tuple(b.posterior, shapes, f"{where} posterior", rules, 2 * MAX_COUNT)
         if getattr(model, "privacy", None) is None:  # a private fit's counts are noisy, each on its own
             _check_rows(b, post.class_count, where)
         with np.errstate(all="ignore"):
@@ -252,6 +259,14 @@ def check_extras(model, post, n_features, extra):
         t = extra["transduction_"]
         if not isinstance(t, np.ndarray) or t.ndim != 1 or not np.all(np.isin(t, post.classes)):
             _fail("transduction_ must be a 1-D array of class labels")
+    if "structure_stats_" in extra:  # a structure's tables are built from them on load
+        stats = extra["structure_stats_"]
+        if not isinstance(stats, (list, tuple)):
+            _fail("structure_stats_ must be a list of a family's statistics per feature")
+        _, families, _ = registry()
+        rules = {name: r for fam in families.values() for name, r in fam.field_rules.items()}
+        for j, st in enumerate(stats):
+            _check_tuple(st, "any", f"structure_stats_[{j}]", rules)
     if extra.get("family_scores_") is not None:
         _check_scores(extra["family_scores_"])
     if "target_name_" in extra:

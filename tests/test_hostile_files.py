@@ -20,6 +20,8 @@ import zlib
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 from test_model_files import _block, _key, _one_array_meta, _post, _rewrite, _zeros_deflated, _zip
 
 import bayesnb
@@ -332,3 +334,103 @@ def test_valid_file_with_json_escapes_round_trips(fitted, tmp_path):
     again = bayesnb.load(path)
     assert list(again.feature_names_in_) == list(m2.feature_names_in_)
     assert np.array_equal(again.predict_joint_log_proba(X2), m2.predict_joint_log_proba(X2))
+
+
+# ------------------------------------------------------------ mutated files (property)
+@pytest.fixture(scope="module")
+def saved_models(tmp_path_factory):
+    """Model files of every common family and of a TAN structure, with the rows to predict."""
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    n = 80
+    y = rng.choice(["a", "b", "c"], n)
+    X = pd.DataFrame({"dish": rng.choice(["x", "y", "z"], n), "sleep": rng.normal(7, 1, n),
+                      "w1": rng.poisson(2, n), "w2": rng.poisson(1, n), "visits": rng.poisson(3, n),
+                      "flag": rng.integers(0, 2, n), "spread": rng.gamma(2.0, 3.0, n)})
+    X.loc[rng.random(n) < 0.1, "sleep"] = np.nan
+    mixed = NaiveBayes(features={"dish": bayesnb.Categorical(), "sleep": bayesnb.Gaussian(),
+                                 ("w1", "w2"): bayesnb.Multinomial(), "visits": bayesnb.Poisson(),
+                                 "flag": bayesnb.Bernoulli(), "spread": bayesnb.Histogram()}).fit(X, y)
+    C = pd.DataFrame({f"v{j}": rng.choice(["p", "q", "r"], n) for j in range(4)})
+    tan = bayesnb.CategoricalNB(structure="tan").fit(C, y)
+    d = tmp_path_factory.mktemp("mutated")
+    out = []
+    for name, model, data in (("mixed", mixed, X), ("tan", tan, C)):
+        model.save(d / f"{name}.bnb")
+        out.append((d / f"{name}.bnb", data))
+    return out
+
+
+EXTREME_VALUES = [0.0, -1.0, 5e-324, 1e-300, 0.5, 2.0 ** 53, 2.0 ** 53 + 2, 1e154, 1e200, 1e308, -1e308,
+                  np.nan, np.inf]
+
+
+def _arrays_in(node):
+    """The keys of the arrays a JSON node refers to, in order."""
+    if isinstance(node, dict):
+        if "__array__" in node:
+            yield node["__array__"]
+        for v in node.values():
+            yield from _arrays_in(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _arrays_in(v)
+
+
+def _count_pairs(meta, arrays):
+    """(statistics, posterior) arrays of one field of one block, of one shape: editing both alike keeps
+    an additive family's posterior equal to its prior plus its counts."""
+    pairs = []
+    for b in _post(meta)[6]["__tuple__"]:
+        stats, post = (list(_arrays_in(b["fields"][i])) for i in (4, 6))
+        pairs += [(s, p) for s, p in zip(stats, post) if arrays[s].shape == arrays[p].shape]
+    return pairs
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@example(which=0, pick=0, cell=0, value=1e308, mode="all counts")  # the mixed model's categorical counts
+@example(which=1, pick=0, cell=0, value=1e308, mode="all counts")  # a TAN model's
+@example(which=0, pick=1, cell=3, value=1e300, mode="counts")
+@given(which=st.integers(0, 1), pick=st.integers(0, 10_000), cell=st.integers(0, 10_000),
+       value=st.sampled_from(EXTREME_VALUES), mode=st.sampled_from(["cell", "counts", "all counts"]))
+def test_a_mutated_file_is_refused_or_predicts_finite_normalised_probabilities(
+        saved_models, tmp_path, which, pick, cell, value, mode):
+    """Edit a valid file, checksums recomputed: set one cell of any float array to an extreme value
+    ("cell"), or change one count ("counts") or scale a whole table of counts ("all counts") to an
+    extreme value with the posterior changed alike (consistent, so only the bounds can refuse it).
+    The file is refused with ModelFileError, or it predicts finite probabilities summing to 1 on
+    every row, with no RuntimeWarning."""
+    import warnings
+
+    saved, X = saved_models[which]
+    path = tmp_path / "m.bnb"
+    path.write_bytes(saved.read_bytes())
+
+    def edit(meta, arrays):
+        if mode == "cell":
+            floats = sorted(k for k, a in arrays.items() if a.dtype == np.float64 and a.size)
+            a = arrays[floats[pick % len(floats)]]
+            a.flat[cell % a.size] = value
+            return
+        pairs = _count_pairs(meta, arrays)
+        s, p = pairs[pick % len(pairs)]
+        old = arrays[s]
+        new = old.copy()
+        big = value if np.isfinite(value) else 1e300
+        if mode == "counts":
+            new.flat[cell % new.size] = big
+        else:
+            new *= big / max(float(np.abs(new).max()), 1.0)
+        arrays[s], arrays[p] = new, arrays[p] + (new - old)
+    with np.errstate(all="ignore"):
+        _rewrite(path, edit_arrays=edit)
+    try:
+        model = bayesnb.load(path)
+    except ModelFileError:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        proba = model.predict_proba(X)
+    assert np.all(np.isfinite(proba)), proba[~np.isfinite(proba).all(axis=1)][:3]
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-9)

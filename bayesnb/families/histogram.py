@@ -45,7 +45,7 @@ from . import _histogram_bins as _bins
 from . import _interval
 from ._base import Family
 from ._histogram_bins import HistogramEncoding
-from ._numeric import dense_numbers, dirichlet_draws, draw_categories
+from ._numeric import MAX_ALPHA, dense_numbers, dirichlet_draws, draw_categories
 from .categorical import Categorical
 
 __all__ = ["BinDirichlets", "Histogram", "HistogramBlock", "HistogramEncoding", "HistogramStats"]
@@ -102,9 +102,10 @@ def _check_bins(bins, who):
 
 
 def _check_alpha(alpha, who):
-    if isinstance(alpha, numbers.Real) and not isinstance(alpha, bool) and np.isfinite(alpha) and alpha > 0:
+    if isinstance(alpha, numbers.Real) and not isinstance(alpha, bool) and 0 < alpha <= MAX_ALPHA:
         return float(alpha)
-    raise ValueError(f"{who}: alpha must be a finite number > 0 (the Dirichlet pseudo-count of every bin); "
+    raise ValueError(f"{who}: alpha must be a finite number > 0 and at most 2**53 (the Dirichlet pseudo-count of "
+                     "every bin); "
                      f"received {alpha!r}.")
 
 
