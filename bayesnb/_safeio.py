@@ -7,8 +7,9 @@ module reads one without trusting anything in it:
   file is opened without blocking and its type checked on the open descriptor);
 - every size the archive declares is checked against a budget (``max_bytes``) *before*
   anything is read or decompressed, the number of entries is capped before the archive's
-  directory is parsed, and no entry may declare more than ``max_ratio`` times its
-  compressed size (a zip bomb is refused before it is inflated);
+  directory is parsed, and the entries with the objects of the parsed metadata may not take
+  more than ``max_ratio`` times the file's size (beyond 16 MiB): a zip bomb is refused
+  before it is inflated;
 - only stored or deflated entries with the expected names are accepted; each ``.npy``
   header is parsed from the entry's first bytes, its dtype must be a plain number or
   fixed-width string type (never ``object``), and its shape times its dtype must account for
@@ -56,8 +57,8 @@ __all__ = [
 
 #: Default budget (bytes) for a model file's decompressed content, checked before reading.
 DEFAULT_MAX_BYTES = 1 << 30
-#: Default cap on an entry's decompressed size over its compressed size (a zip bomb inflates
-#: thousands of times; bayesnb's arrays of counts compress a few times at most).
+#: Default cap on what a file may make (its arrays and its parsed metadata) over its size: a zip
+#: bomb inflates thousands of times; a model's arrays, even mostly zeros, a few tens of times.
 DEFAULT_MAX_RATIO = 200
 #: Most entries an archive may hold (a model writes a few per feature).
 MAX_ENTRIES = 100_000
@@ -65,8 +66,8 @@ MAX_ENTRIES = 100_000
 MAX_NPY_HEADER = 10_000
 #: Longest central-directory record of an entry bayesnb accepts (NumPy writes under 100 bytes).
 _MAX_RECORD = 256
-#: Bytes any entry may inflate to whatever its compressed size (small arrays of zeros compress well).
-_RATIO_SLACK = 1 << 16
+#: Bytes any file may make whatever its size (small models of zeros compress well).
+_RATIO_SLACK = 16 << 20
 _CHUNK = 1 << 20
 _NAME = re.compile(r"^(__meta__|__hmac__|a\d{1,6})\.npy$")
 _SAFE_KINDS = "biufcUS"
@@ -234,11 +235,12 @@ def read_archive(path, max_bytes: int = DEFAULT_MAX_BYTES, max_ratio: float = DE
     max_bytes : int
         Most bytes the file and the sum of its declared decompressed entries may have.
     max_ratio : float
-        Most times an entry may inflate its compressed size (beyond a small allowance).
+        Most times the file's size its entries may declare (beyond 16 MiB), and with them the
+        objects its metadata makes.
     expect : callable, optional
         ``expect(first, budget_left)`` is called with the ``__meta__`` (and ``__hmac__``) arrays
-        as soon as they are read, before any other entry, and with the bytes of ``max_bytes``
-        the entries leave; it returns the names the other entries must have (anything else
+        as soon as they are read, before any other entry, and with the bytes that the budget
+        and the ratio leave to the metadata's objects once the entries are counted; it returns the names the other entries must have (anything else
         is refused unread), and may raise :class:`ModelFileError` itself.
 
     Returns
@@ -262,11 +264,15 @@ def read_archive(path, max_bytes: int = DEFAULT_MAX_BYTES, max_ratio: float = DE
         with _reading(path):
             _count_entries(f)
             zf = zipfile.ZipFile(f)
+        allowed = min(max_bytes, max_ratio * size + _RATIO_SLACK)
         with zf:
             with _reading(path):
-                infos, total = _check_infos(zf.infolist(), max_bytes, max_ratio)
+                infos, total = _check_infos(zf.infolist(), max_bytes)
+                if total > allowed:
+                    raise ModelFileError(f"its entries declare {total} bytes from a file of {size}, a ratio over "
+                                         f"max_ratio={max_ratio:g}")
                 first = {n: _read_entry(zf, infos[n]) for n in (_META, _MAC) if n in infos}
-            want = None if expect is None else expect(first, max_bytes - total)
+            want = None if expect is None else expect(first, int(allowed - total))
             with _reading(path):
                 rest = set(infos) - set(first)
                 if want is not None and rest != set(want):
@@ -308,7 +314,7 @@ def _count_entries(f):
                              f"{MAX_ENTRIES} entries are allowed")
 
 
-def _check_infos(infos, max_bytes: int, max_ratio: float):
+def _check_infos(infos, max_bytes: int):
     """The entries by name (without ``.npy``), and their declared total, once every limit is checked."""
     if len(infos) > MAX_ENTRIES:
         raise ModelFileError(f"{len(infos)} entries, more than {MAX_ENTRIES}")
@@ -330,9 +336,6 @@ def _check_infos(infos, max_bytes: int, max_ratio: float):
         if total > max_bytes:
             raise ModelFileError(f"its entries declare {total} or more decompressed bytes, more than the "
                                  f"budget max_bytes={max_bytes}")
-        if info.file_size > max_ratio * info.compress_size + _RATIO_SLACK:
-            raise ModelFileError(f"entry {info.filename} declares {info.file_size} bytes from "
-                                 f"{info.compress_size} compressed, a ratio over max_ratio={max_ratio:g}")
     return names, total
 
 

@@ -128,7 +128,7 @@ def parse_json(data: bytes, max_depth: int = MAX_JSON_DEPTH, max_bytes: int | No
         need = values * BYTES_PER_VALUE + 2 * len(data)
         if max_bytes is not None and need > max_bytes:
             raise ModelFileError(f"metadata of {values} values would take about {need} bytes, more than the "
-                                 f"budget left ({max_bytes} bytes of max_bytes)")
+                                 f"{max_bytes} bytes the budget (max_bytes) and the ratio (max_ratio) leave")
         try:
             text = bytes(data).decode("utf-8")
         except UnicodeDecodeError as e:

@@ -233,9 +233,9 @@ def load(path, *, key=None, max_bytes=DEFAULT_MAX_BYTES, max_ratio=DEFAULT_MAX_R
         the arrays it broadcasts, and of the objects its metadata would make), checked before
         reading them: a zip bomb or a header that claims terabytes is refused at once.
     max_ratio : float, default=DEFAULT_MAX_RATIO (200)
-        Most times an array may inflate its compressed size (arrays under 64 KiB are exempt).
-        A file that inflates more is refused before it is decompressed; raise it (or pass
-        ``math.inf``) for a trusted model whose arrays are almost all zeros.
+        Most times the file's size that its arrays and parsed metadata may take, beyond
+        16 MiB. A file that would make more is refused before it is decompressed; raise it
+        (or pass ``math.inf``) for a trusted model whose arrays are almost all zeros.
 
     Returns
     -------

@@ -194,11 +194,28 @@ def test_quadratic_strings_are_linear_even_uncapped(tmp_path):
     assert "not a bayesnb model file" in _refused_bounded(closed, max_ratio=math.inf)
 
 
-def test_inflating_member_loads_only_when_the_user_raises_the_cap(tmp_path):
+def test_inflating_member_loads_only_when_the_user_raises_the_cap(tmp_path, good):
     """The cap, not the budget, refused it: with a smaller member and the cap raised, it is read."""
-    path = _archive(tmp_path / "zeros.bnb", b"{}", extra=[("a0.npy", _npy(np.zeros(1 << 18)))])
+    zeros = ("a0.npy", _npy(np.zeros(3 << 20)))  # 24 MiB of zeros in ~24 KB
+    path = _archive(tmp_path / "zeros.bnb", _one_array_meta(good).tobytes(), extra=[zeros])
     assert "max_ratio" in _refused_bounded(path)
-    assert "not a bayesnb model file" in _refused_bounded(path, max_ratio=math.inf)
+    assert "checksum mismatch" in _refused_bounded(path, max_ratio=math.inf)  # read, then refused
+
+
+def test_a_sparse_text_model_loads_under_the_default_cap(tmp_path):
+    """Arrays that are mostly zeros (a vocabulary's counts, a mask) compress hundreds of times each:
+    the cap is on the whole file, so a real model of them loads."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(0)
+    n, V = 2000, 60_000
+    X = sp.csr_matrix((np.ones(100_000), (rng.integers(0, n, 100_000), rng.zipf(1.3, 100_000) % V)), shape=(n, V))
+    model = bayesnb.MultinomialNB(alpha=0.01).fit(X, rng.integers(0, 20, n))
+    path = tmp_path / "text.bnb"
+    model.save(path)
+    with zipfile.ZipFile(path) as z:
+        assert max(i.file_size / i.compress_size for i in z.infolist()) > 200  # one array alone would be refused
+    assert np.array_equal(bayesnb.load(path).predict(X[:50]), model.predict(X[:50]))
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero on this system")
