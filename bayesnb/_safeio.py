@@ -240,8 +240,9 @@ def read_archive(path, max_bytes: int = DEFAULT_MAX_BYTES, max_ratio: float = DE
     expect : callable, optional
         ``expect(first, budget_left)`` is called with the ``__meta__`` (and ``__hmac__``) arrays
         as soon as they are read, before any other entry, and with the bytes that the budget
-        and the ratio leave to the metadata's objects once the entries are counted; it returns the names the other entries must have (anything else
-        is refused unread), and may raise :class:`ModelFileError` itself.
+        and the ratio leave to the metadata's objects once the entries are counted; it returns
+        the names the other entries must have (anything else is refused unread), and may
+        raise :class:`ModelFileError` itself.
 
     Returns
     -------
