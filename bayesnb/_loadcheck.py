@@ -45,10 +45,14 @@ __all__ = ["check_extras", "check_model"]
 MAX_COUNT = 2.0 ** 53
 #: the largest magnitude of a mean: a fit refuses data whose squares overflow (about 1e154)
 MAX_MEAN = 1e154
-# The rule of each field of a family's NamedTuples comes from the family (``field_rules``, see
-# ``Family.field_rules``), with " or None" when the field may be None: (lowest, highest) value.
-_RULES = {"count": (0.0, 1.0), "a": (-0.5, 1.0), "sum": (0.0, np.inf), "finite": (-MAX_MEAN, MAX_MEAN),
-          "real": (-np.inf, np.inf)}
+
+
+def _bounds(rule, cap):
+    """(lowest, highest) value of a field by its rule, which comes from the family (``field_rules``,
+    see ``Family.field_rules``; " or None" removed); counts up to ``cap``, give or take rounding."""
+    cap *= 1 + 1e-9
+    return {"count": (0.0, cap), "a": (-0.5, cap), "sum": (0.0, np.inf),
+            "finite": (-MAX_MEAN, MAX_MEAN)}.get(rule, (-np.inf, np.inf))
 
 
 def _fail(msg):
@@ -64,9 +68,7 @@ def _check_float(a, shape, rule, where, cap=MAX_COUNT):
         _fail(f"{where} has shape {a.shape}; expected {shape}")
     if not np.all(np.isfinite(a)):
         _fail(f"{where} holds NaN or infinite values")
-    low, high = _RULES.get(rule, (-np.inf, np.inf))
-    if rule in ("count", "a"):
-        high = cap
+    low, high = _bounds(rule, cap)
     if a.size and a.min() < low:
         _fail(f"{where} holds values below {low:g} (e.g. {a.min():g})")
     if a.size and a.max() > high:
