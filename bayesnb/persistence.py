@@ -309,6 +309,8 @@ def _load(path, key, max_bytes, max_ratio):
             restore()
     except ModelFileError as e:
         raise ModelFileError(f"{path}: invalid model file ({e}).") from None
+    except MemoryError:
+        raise  # load says so in its own words
     except Exception as e:  # noqa: BLE001 - a hostile file must raise nothing but ModelFileError
         raise ModelFileError(
             f"{path}: invalid model file for this bayesnb ({type(e).__name__}: {str(e)[:200]})."

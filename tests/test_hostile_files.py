@@ -234,7 +234,7 @@ def test_named_pipe_is_refused_without_blocking(tmp_path):
 
 
 def test_directory_and_missing_file(tmp_path):
-    assert "directory" in _refused_bounded(tmp_path)
+    assert "is a directory, not a model file" in _refused_bounded(tmp_path)
     assert "no such model file" in _refused_bounded(tmp_path / "absent.bnb")
 
 
@@ -451,3 +451,20 @@ def test_a_mutated_file_is_refused_or_predicts_finite_normalised_probabilities(
         proba = model.predict_proba(X)
     assert np.all(np.isfinite(proba)), proba[~np.isfinite(proba).all(axis=1)][:3]
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-9)
+
+
+def test_memory_error_becomes_model_file_error(good, monkeypatch):
+    """Running out of memory while reading or checking a file is the package's error, never MemoryError."""
+    import bayesnb._safejson as safejson
+    import bayesnb.persistence as persistence
+
+    def exhausted(*a, **k):
+        raise MemoryError
+
+    with monkeypatch.context() as m:
+        m.setattr(safejson.json, "loads", exhausted)
+        assert "metadata needs more memory than is available" in _refused_bounded(good)
+    with monkeypatch.context() as m:
+        m.setattr(persistence, "check_model", exhausted)
+        assert "loading the model needs more memory than is available" in _refused_bounded(good)
+    assert bayesnb.load(good).classes_.shape == (2,)
