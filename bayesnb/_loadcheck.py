@@ -7,14 +7,21 @@ unrelated error, or allocate unbounded memory:
 
 - the classes are a 1-D array of unique labels in sorted order (as ``fit`` makes them);
 - the class counts, Dirichlet prior and posterior are float64 of shape ``(K,)``, finite and
-  non-negative, and the posterior and the log prior are exactly what ``class_posterior``
-  computes from the counts and the estimator's parameters;
+  non-negative, no count above 2**53 (float64 counts rows exactly up to there), and the
+  posterior and the log prior are exactly what ``class_posterior`` computes from the counts
+  and the estimator's parameters;
 - the blocks partition the ``n_features_in_`` columns, each block's family is the one its
   estimator uses, and its state matches its columns (categories unique, not missing);
 - every statistic, prior and posterior array is float64 of the family's shape
-  ``(K, d_block)`` (``(K, V_j)`` per categorical feature), finite, non-negative where it is
-  a count or a concentration, and the posterior equals ``family.update(prior, stats)``
-  bit for bit.
+  ``(K, d_block)`` (``(K, V_j)`` per categorical feature), finite, within its field's rule
+  (a count in ``[0, 2**53]``, a concentration up to ``2**54``, a mean of magnitude at most
+  1e154 as a fit's data must be, a sum non-negative), and the posterior equals
+  ``family.update(prior, stats)`` bit for bit;
+- no (class, column) counts more rows than its class holds (``Family.observed_rows``;
+  not checked for a differentially private fit, whose counts are noisy);
+- a structure's statistics (``structure_stats_``) follow the same rules.
+
+So a model file that loads predicts finite, normalised probabilities, as a fitted model does.
 
 Every failure raises :class:`~bayesnb.persistence.ModelFileError` naming what was expected
 and what the file holds.
@@ -26,49 +33,69 @@ import numbers
 
 import numpy as np
 
+from ._persist_tree import registry
 from ._safeio import ModelFileError
 from ._utils import is_dtype
 from .posterior import BlockPosterior, class_posterior
 
 __all__ = ["check_extras", "check_model"]
 
-# The rule of each field of a family's NamedTuples comes from the family (``field_rules``):
-# "count" (finite >= 0), "finite", "a" (>= -0.5), with " or None" when the field may be None.
+#: the largest count a fit makes: float64 counts rows exactly up to 2**53 (a prior or a
+#: posterior, a prior's concentration plus counts, may reach twice that)
+MAX_COUNT = 2.0 ** 53
+#: the largest magnitude of a mean: a fit refuses data whose squares overflow (about 1e154)
+MAX_MEAN = 1e154
+
+
+def _bounds(rule, cap):
+    """(lowest, highest) value of a field by its rule, which comes from the family (``field_rules``,
+    see ``Family.field_rules``; " or None" removed); counts up to ``cap``, give or take rounding."""
+    cap *= 1 + 1e-9
+    return {"count": (0.0, cap), "a": (-0.5, cap), "sum": (0.0, np.inf),
+            "finite": (-MAX_MEAN, MAX_MEAN)}.get(rule, (-np.inf, np.inf))
 
 
 def _fail(msg):
     raise ModelFileError(msg)
 
 
-def _check_float(a, shape, rule, where):
+def _check_float(a, shape, rule, where, cap=MAX_COUNT):
+    """A float64 array of ``shape`` (any shape when None), finite, within ``rule``; counts up to ``cap``."""
     if not isinstance(a, np.ndarray) or a.dtype != np.float64:
         got = a.dtype if isinstance(a, np.ndarray) else type(a).__name__
         _fail(f"{where} must be a float64 array; the file holds {got}")
-    if a.shape != shape:
+    if shape is not None and a.shape != shape:
         _fail(f"{where} has shape {a.shape}; expected {shape}")
     if not np.all(np.isfinite(a)):
         _fail(f"{where} holds NaN or infinite values")
-    low = {"count": 0.0, "a": -0.5}.get(rule)
-    if low is not None and np.any(a < low):
+    low, high = _bounds(rule, cap)
+    if a.size and a.min() < low:
         _fail(f"{where} holds values below {low:g} (e.g. {a.min():g})")
+    if a.size and a.max() > high:
+        _fail(f"{where} holds values above {high:g} (e.g. {a.max():g}), more than a fit produces")
 
 
-def _check_tuple(nt, shapes, where, family):
-    """Check a family NamedTuple: every field by its rule; ``shapes`` per field (or per item)."""
-    rules = type(family).field_rules.get(type(nt).__name__)
+def _check_tuple(nt, shapes, where, field_rules, cap=MAX_COUNT):
+    """Check a family NamedTuple: every field by its rule (``field_rules``: a family's, by tuple
+    name); ``shapes`` per field, a list of them per item of a tuple field, or "any" (unchecked)."""
+    rules = field_rules.get(type(nt).__name__) if isinstance(nt, tuple) and hasattr(nt, "_fields") else None
     if rules is None or tuple(rules) != nt._fields:
         _fail(f"{where} is a {type(nt).__name__}, which no family stores")
     for field, value in zip(nt._fields, nt):
         if value is None and rules[field].endswith(" or None"):
             continue
-        if isinstance(shapes, list):  # categorical: a tuple of (K, V_j) arrays
+        if shapes == "any" and isinstance(value, tuple):
+            for j, a in enumerate(value):
+                _check_float(a, None, rules[field].removesuffix(" or None"), f"{where}.{field}[{j}]", cap)
+        elif isinstance(shapes, list):  # categorical: a tuple of (K, V_j) arrays
             if not isinstance(value, tuple) or len(value) != len(shapes):
                 _fail(f"{where}.{field} must hold {len(shapes)} arrays (one per feature); "
                       f"the file holds {len(value) if isinstance(value, tuple) else type(value).__name__}")
             for j, (a, s) in enumerate(zip(value, shapes)):
-                _check_float(a, s, rules[field], f"{where}.{field}[{j}]")
+                _check_float(a, s, rules[field].removesuffix(" or None"), f"{where}.{field}[{j}]", cap)
         else:
-            _check_float(value, shapes, rules[field].removesuffix(" or None"), f"{where}.{field}")
+            _check_float(value, None if shapes == "any" else shapes, rules[field].removesuffix(" or None"),
+                         f"{where}.{field}", cap)
 
 
 def _check_state(block, K, d, where):
@@ -96,8 +123,9 @@ def _check_classes(model, post):
     if uniq.shape != classes.shape or not np.all(uniq == classes):
         _fail(f"classes must be unique and sorted as fit makes them; the file holds {classes[:10].tolist()}")
     K = classes.shape[0]
-    for field in ("class_count", "class_prior_alpha", "class_concentration"):
-        _check_float(getattr(post, field), (K,), "count", field)
+    for field, cap in (("class_count", MAX_COUNT), ("class_prior_alpha", MAX_COUNT),
+                       ("class_concentration", 2 * MAX_COUNT)):
+        _check_float(getattr(post, field), (K,), "count", field, cap)
     lp = post.class_log_prior
     if not isinstance(lp, np.ndarray) or lp.dtype != np.float64 or lp.shape != (K,):
         _fail(f"class_log_prior must be float64 of shape ({K},)")
@@ -111,6 +139,19 @@ def _check_classes(model, post):
     if not all(_bitwise_equal(e, g) for e, g in zip(expected[:3], got)) or expected[3] != post.fixed_class_prior:
         _fail("the class prior and posterior are not those of the class counts and the estimator's parameters")
     return K
+
+
+def _check_rows(block, class_count, where):
+    """No (class, column) of a block counts more rows than its class holds (up to rounding)."""
+    rows = block.family.observed_rows(block.stats)
+    if rows is None:
+        return
+    total = class_count[:, None]
+    over = np.asarray(rows) > total * (1 + 1e-9) + 1e-9
+    if np.any(over):
+        k, j = (int(i[0]) for i in np.nonzero(over))
+        _fail(f"{where}: column {j} of class {k} counts {float(np.asarray(rows)[k, j]):g} rows, more than the "
+              f"class count {float(class_count[k]):g}")
 
 
 def check_model(model, post, n_features, feature_names):
@@ -169,9 +210,12 @@ def check_model(model, post, n_features, feature_names):
                                      or not np.isfinite(binarize)):
             _fail(f"{where}: binarize must be None or a finite number; the file holds {binarize!r}")
         shapes = _check_state(b, K, d, where)
-        _check_tuple(b.stats, shapes, f"{where} stats", b.family)
-        _check_tuple(b.prior, shapes, f"{where} prior", b.family)
-        _check_tuple(b.posterior, shapes, f"{where} posterior", b.family)
+        rules = type(b.family).field_rules
+        _check_tuple(b.stats, shapes, f"{where} stats", rules)
+        _check_tuple(b.prior, shapes, f"{where} prior", rules, 2 * MAX_COUNT)
+        _check_tuple(b.posterior, shapes, f"{where} posterior", rules, 2 * MAX_COUNT)
+        if getattr(model, "privacy", None) is None:  # a private fit's counts are noisy, each on its own
+            _check_rows(b, post.class_count, where)
         with np.errstate(all="ignore"):
             again = b.family.update(b.prior, b.stats)
         if type(again) is not type(b.posterior) or not _bitwise_equal(tuple(again), tuple(b.posterior)):
@@ -217,6 +261,14 @@ def check_extras(model, post, n_features, extra):
         t = extra["transduction_"]
         if not isinstance(t, np.ndarray) or t.ndim != 1 or not np.all(np.isin(t, post.classes)):
             _fail("transduction_ must be a 1-D array of class labels")
+    if "structure_stats_" in extra:  # a structure's tables are built from them on load
+        stats = extra["structure_stats_"]
+        if not isinstance(stats, (list, tuple)):
+            _fail("structure_stats_ must be a list of a family's statistics per feature")
+        _, families, _ = registry()
+        rules = {name: r for fam in families.values() for name, r in fam.field_rules.items()}
+        for j, st in enumerate(stats):
+            _check_tuple(st, "any", f"structure_stats_[{j}]", rules)
     if extra.get("family_scores_") is not None:
         _check_scores(extra["family_scores_"])
     if "target_name_" in extra:

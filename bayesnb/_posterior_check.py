@@ -18,6 +18,21 @@ Each parameter element gets two checks:
   same formula with ``ESS = n_exact`` (independent draws; 0 for closed-form moments, whose
   kurtosis is then taken from the MCMC draws).
 
+When the exact side is draws (``sample_posterior``), both checks compare two sets of draws
+of one law (:func:`draws_z`), on scales where their estimates are close to normal:
+
+- a variable whose draws all lie in (0, 1) (a probability) is compared on the logit scale:
+  a small-probability cell has a skewed, heavy-tailed posterior (Beta(0.5, 20)), whose mean
+  and sd estimates are skewed in turn, while its logit is much closer to symmetric;
+- the sd check compares ``log sd`` (the sample sd's distribution is right-skewed; its
+  log is nearly symmetric), with ``var(log sd_hat) ~ (kurtosis - 1) / (4 ESS)`` on each
+  side and the kurtosis of both sides' centred draws pooled (under agreement they share it;
+  one side's 1,000 draws underestimate a heavy tail's kurtosis).
+
+Calibrated by simulation (1,000 independent exact draws fed as "MCMC draws", 1,000 or 4,000
+exact draws, a 1,000-element sparse Dirichlet posterior with concentrations 0.5 + counts):
+DISAGREE in 35% of seeds with the raw-scale checks, 4-5% with these (nominal 5%).
+
 Under a correct sampler each ``z`` is approximately standard normal, so with ``m``
 elements (``2 m`` checks) all ``|z|`` stay below ``Phi^{-1}(1 - alpha / (4 m))`` with
 probability at least ``1 - alpha`` (Bonferroni; conservative, as the checks are correlated).
@@ -28,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtri
 
-__all__ = ["bonferroni_limit", "kurtosis", "sd_error", "verdict_text"]
+__all__ = ["bonferroni_limit", "draws_z", "kurtosis", "sd_error", "verdict_text"]
 
 
 def bonferroni_limit(n_checks: int, alpha: float) -> float:
@@ -51,6 +66,40 @@ def sd_error(sd, kurt, ess) -> np.ndarray:
     """Standard error of an sd estimated from draws of effective size ``ess``: ``sd sqrt((kurt - 1) / (4 ess))``."""
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.asarray(sd, float) * np.sqrt(np.maximum(np.asarray(kurt, float) - 1.0, 0.0) / (4 * np.asarray(ess, float)))
+
+
+def draws_z(exact, mcmc, ess_of):
+    """The mean and sd checks of MCMC draws against independent exact draws of the same law.
+
+    Parameters
+    ----------
+    exact, mcmc : ndarray of shape (chain, draw, k)
+        Draws per element (the exact ones independent).
+    ess_of : callable
+        ``ess_of(draws)`` -> the ESS (k,) of (chain, draw, k) draws.
+
+    Returns
+    -------
+    dict of ndarray (k,)
+        ``z``, ``mcse`` (the MCMC mean's standard error), ``exact_se``, ``z_sd``, ``mcse_sd``
+        (the MCMC log-sd's standard error) and ``exact_se_sd``, on the logit scale when every
+        draw of both sides lies in (0, 1), on the draws' own scale otherwise.
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if np.all((exact > 0) & (exact < 1)) and np.all((mcmc > 0) & (mcmc < 1)):
+            exact, mcmc = (np.log(x) - np.log1p(-x) for x in (exact, mcmc))
+        n_exact = exact.shape[0] * exact.shape[1]
+        mean_e, mean_m = exact.mean((0, 1)), mcmc.mean((0, 1))
+        sd_e, sd_m = exact.std((0, 1), ddof=1), mcmc.std((0, 1), ddof=1)
+        centred = np.concatenate([(exact - mean_e).reshape(n_exact, -1),
+                                  (mcmc - mean_m).reshape(-1, mcmc.shape[2])])
+        kurt = np.maximum(kurtosis(centred[None]) - 1.0, 0.0)
+        mcse, exact_se = sd_m / np.sqrt(ess_of(mcmc)), sd_e / np.sqrt(n_exact)
+        mcse_sd = np.sqrt(kurt / (4 * ess_of((mcmc - mean_m) ** 2)))
+        exact_se_sd = np.sqrt(kurt / (4 * n_exact))
+        return {"z": (mean_m - mean_e) / np.hypot(mcse, exact_se), "mcse": mcse, "exact_se": exact_se,
+                "z_sd": (np.log(sd_m) - np.log(sd_e)) / np.hypot(mcse_sd, exact_se_sd), "mcse_sd": mcse_sd,
+                "exact_se_sd": exact_se_sd}
 
 
 def _fmt(v: float) -> str:

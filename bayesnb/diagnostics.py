@@ -43,7 +43,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._mcmc_stats import ess, ess_bulk, ess_tail, rhat_rank
-from ._posterior_check import bonferroni_limit, kurtosis, sd_error, verdict_text
+from ._posterior_check import bonferroni_limit, draws_z, kurtosis, sd_error, verdict_text
 
 
 __all__ = ["BlockLayout", "block_layouts", "compare_posteriors", "datatree_from_layout", "to_datatree",
@@ -232,15 +232,21 @@ def compare_posteriors(exact, mcmc, *, z_threshold: float | None = None, sd_tole
     """Compare MCMC draws with the exact conjugate posterior, element by element.
 
     Every element gets a mean check and an sd check, each a ``z`` in Monte-Carlo standard
-    errors (see :mod:`bayesnb._posterior_check`):
+    errors of both sides (see :mod:`bayesnb._posterior_check`). Against exact *draws*:
 
-    - ``z = (mcmc_mean - exact_mean) / sqrt(mcse^2 + exact_sd^2 / n_exact)`` with ArviZ's
-      ESS-based ``mcse(method="mean")``;
-    - ``z_sd = (mcmc_sd - exact_sd) / sqrt(mcse_sd^2 + se_sd_exact^2)`` by the delta method
-      on the second central moment, ``mcse_sd = exact_sd sqrt((kurtosis - 1) / (4 ESS_sq))``
-      with ``ESS_sq`` the ESS of the squared centred MCMC draws and the exact posterior's
-      kurtosis (the sd's Monte-Carlo error if the MCMC is right), and the same formula
-      with ``ESS = n_exact`` for the independent exact draws.
+    - ``z = (mcmc_mean - exact_mean) / sqrt(mcse^2 + exact_sd^2 / n_exact)`` with the
+      ESS-based ``mcse`` of the MCMC mean;
+    - ``z_sd = (log mcmc_sd - log exact_sd) / sqrt(mcse_sd^2 + se_sd_exact^2)`` by the delta
+      method, ``mcse_sd = sqrt((kurtosis - 1) / (4 ESS_sq))`` with ``ESS_sq`` the ESS of the
+      squared centred MCMC draws and the kurtosis of both sides' draws pooled, and the same
+      formula with ``ESS = n_exact`` for the independent exact draws;
+    - both on the logit scale for a variable whose draws all lie in (0, 1) (probabilities:
+      a small-probability cell's skewed posterior otherwise makes false alarms on large
+      sparse posteriors). The table's means and sds stay on the natural scale.
+
+    Against closed-form moments ``z`` is the same with ``n_exact = inf`` and
+    ``z_sd = (mcmc_sd - exact_sd) / mcse_sd`` with ``mcse_sd = exact_sd sqrt((kurtosis - 1)
+    / (4 ESS_sq))`` (the MCMC draws' kurtosis), on the natural scale.
 
     The verdict is AGREE when every ``|z|`` and ``|z_sd|`` is below a Bonferroni limit
     ``Phi^{-1}(1 - alpha / (2 * 2m))`` over the ``2m`` checks of ``m`` elements (3.55 for
@@ -311,7 +317,7 @@ def compare_posteriors(exact, mcmc, *, z_threshold: float | None = None, sd_tole
             if e_mean.shape != shape or e_sd.shape != shape:
                 raise ValueError(f"compare_posteriors: exact moments of {var!r} have shape {e_mean.shape}; "
                                  f"expected {shape} (the MCMC variable's dims {tuple(other)}).")
-            e_se, n_exact, kurt = np.zeros(shape), np.inf, None
+            e_se, n_exact = np.zeros(shape), np.inf
         else:
             e = ex[var]
             if e.dims != m.dims or any(not np.array_equal(e[d].values, m[d].values) for d in other):
@@ -321,7 +327,6 @@ def compare_posteriors(exact, mcmc, *, z_threshold: float | None = None, sd_tole
             ed = np.asarray(e.transpose("chain", "draw", *other).values, dtype=float)
             with np.errstate(invalid="ignore"):
                 e_mean, e_sd = ed.mean((0, 1)), ed.std((0, 1), ddof=1)
-            e_se, kurt = e_sd / np.sqrt(n_exact), kurtosis(ed)
         md = np.asarray(m.transpose("chain", "draw", *other).values, dtype=float)
         flat = md.reshape(md.shape[0], md.shape[1], -1)
         with np.errstate(invalid="ignore"):
@@ -331,15 +336,21 @@ def compare_posteriors(exact, mcmc, *, z_threshold: float | None = None, sd_tole
                     "r_hat": rhat_rank(flat)}
         diag = {k: v.reshape(md.shape[2:]) for k, v in diag.items()}
         ess_sq = ess_sq.reshape(md.shape[2:])
-        if kurt is None:  # closed-form moments: the MCMC draws' kurtosis (scale-free)
-            kurt = kurtosis(md)
-        # Monte-Carlo error of an sd estimate if the MCMC is right: delta method on the second
-        # central moment, var(sd_hat) ~ sd^2 (kurtosis - 1) / (4 ESS), with the exact sd
-        mcse_sd, e_se_sd = sd_error(e_sd, kurt, ess_sq), sd_error(e_sd, kurt, n_exact)
-        with np.errstate(invalid="ignore"):
-            cols = {"exact_mean": e_mean, "exact_sd": e_sd, "mcmc_mean": md.mean((0, 1)),
-                    "mcmc_sd": md.std((0, 1), ddof=1), "mcse_sd": mcse_sd, "exact_se": e_se,
-                    "exact_se_sd": e_se_sd, **diag}
+        with np.errstate(invalid="ignore", divide="ignore"):
+            m_mean, m_sd = md.mean((0, 1)), md.std((0, 1), ddof=1)
+            if closed_form:  # the MCMC draws' kurtosis (scale-free); no exact Monte-Carlo error
+                # Monte-Carlo error of an sd estimate if the MCMC is right: delta method on the second
+                # central moment, var(sd_hat) ~ sd^2 (kurtosis - 1) / (4 ESS), with the exact sd
+                kurt = kurtosis(md)
+                mcse_sd, e_se_sd = sd_error(e_sd, kurt, ess_sq), sd_error(e_sd, kurt, n_exact)
+                checks = {"z": (m_mean - e_mean) / np.hypot(diag["mcse"], e_se), "exact_se": e_se,
+                          "z_sd": (m_sd - e_sd) / np.hypot(mcse_sd, e_se_sd), "mcse_sd": mcse_sd,
+                          "exact_se_sd": e_se_sd}
+            else:  # two sets of draws of one law: logit scale for probabilities, log sds (draws_z)
+                checks = draws_z(ed.reshape(ed.shape[0], ed.shape[1], -1), flat, ess)
+                checks = {k: v.reshape(md.shape[2:]) for k, v in checks.items()}
+            cols = {"exact_mean": e_mean, "exact_sd": e_sd, "mcmc_mean": m_mean, "mcmc_sd": m_sd,
+                    **diag, **checks}
         frame = pd.DataFrame({k: np.ravel(np.asarray(v, float)) for k, v in cols.items()})
         if other:
             idx = pd.MultiIndex.from_product([m[d].values for d in other]) if len(other) > 1 else \
@@ -353,8 +364,6 @@ def compare_posteriors(exact, mcmc, *, z_threshold: float | None = None, sd_tole
     table = pd.concat(rows, ignore_index=True)
     table = table[np.isfinite(table["exact_mean"]) & np.isfinite(table["mcmc_mean"])].reset_index(drop=True)
     with np.errstate(divide="ignore", invalid="ignore"):
-        table["z"] = (table["mcmc_mean"] - table["exact_mean"]) / np.hypot(table["mcse"], table["exact_se"])
-        table["z_sd"] = (table["mcmc_sd"] - table["exact_sd"]) / np.hypot(table["mcse_sd"], table["exact_se_sd"])
         table["sd_rel_diff"] = table["mcmc_sd"] / table["exact_sd"] - 1.0
     table = table[["variable", "element", "exact_mean", "exact_sd", "mcmc_mean", "mcmc_sd", "mcse", "z",
                    "mcse_sd", "z_sd", "sd_rel_diff", "ess_bulk", "ess_tail", "r_hat"]]

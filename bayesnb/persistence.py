@@ -51,6 +51,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -62,11 +63,11 @@ from sklearn.utils.validation import check_is_fitted
 from . import posterior as _post
 from ._loadcheck import check_extras, check_model
 from ._persist_tree import ESTIMATORS, Decoder, Encoder, registry, type_key
-from ._safeio import DEFAULT_MAX_BYTES, ModelFileError, check_key, digest, read_model, sign
+from ._safeio import DEFAULT_MAX_BYTES, DEFAULT_MAX_RATIO, ModelFileError, check_key, digest, read_model, sign
 from ._version import __version__
 from .privacy import DP
 
-__all__ = ["DEFAULT_MAX_BYTES", "FORMAT_NAME", "FORMAT_VERSION", "ModelFileError", "PersistenceMixin", "load",
+__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_RATIO", "FORMAT_NAME", "FORMAT_VERSION", "ModelFileError", "PersistenceMixin", "load",
            "save"]
 
 #: Name written into every model file.
@@ -202,14 +203,19 @@ def save(model, path, *, key=None, overwrite=False) -> None:
     np.savez_compressed(buf, **entries, **enc.arrays)
     path = os.fspath(path)
     tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "wb") as f:
-        f.write(buf.getvalue())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(buf.getvalue())
+        os.replace(tmp, path)
+    except BaseException:  # a full disk, an interrupt: never leave the temporary file behind
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
 
 
-def _read(path, key=None, max_bytes=DEFAULT_MAX_BYTES):
+def _read(path, key=None, max_bytes=DEFAULT_MAX_BYTES, max_ratio=DEFAULT_MAX_RATIO):
     """Metadata (dict) and arrays of a model file, authenticated with ``key`` if given."""
-    return read_model(path, FORMAT_NAME, key, max_bytes)
+    return read_model(path, FORMAT_NAME, key, max_bytes, max_ratio)
 
 
 def _set(model, name, value):
@@ -219,7 +225,7 @@ def _set(model, name, value):
     setattr(model, name, value)
 
 
-def load(path, *, key=None, max_bytes=DEFAULT_MAX_BYTES):
+def load(path, *, key=None, max_bytes=DEFAULT_MAX_BYTES, max_ratio=DEFAULT_MAX_RATIO):
     """Load a model written by :meth:`save` (never executes code from the file).
 
     Sizes, checksums, the HMAC (with a ``key``) and the content are all checked first
@@ -235,8 +241,12 @@ def load(path, *, key=None, max_bytes=DEFAULT_MAX_BYTES):
         for a file saved without one is refused too. Neither keeps the content secret.
     max_bytes : int, default=DEFAULT_MAX_BYTES (1 GiB)
         Budget for the file's size and the sum of its declared decompressed sizes (and of
-        the arrays it broadcasts), checked before reading them: a zip bomb or a header that
-        claims terabytes is refused at once.
+        the arrays it broadcasts, and of the objects its metadata would make), checked before
+        reading them: a zip bomb or a header that claims terabytes is refused at once.
+    max_ratio : float, default=DEFAULT_MAX_RATIO (200)
+        Most times the file's size that its arrays and parsed metadata may take, beyond
+        16 MiB. A file that would make more is refused before it is decompressed; raise it
+        (or pass ``math.inf``) for a trusted model whose arrays are almost all zeros.
 
     Returns
     -------
@@ -251,7 +261,14 @@ def load(path, *, key=None, max_bytes=DEFAULT_MAX_BYTES):
         is raised for any file content.
     """
     path = os.fspath(path)
-    meta, arrays = _read(path, key, max_bytes)
+    try:
+        return _load(path, key, max_bytes, max_ratio)
+    except MemoryError:  # the package's error, never MemoryError itself
+        raise ModelFileError(f"{path}: loading the model needs more memory than is available.") from None
+
+
+def _load(path, key, max_bytes, max_ratio):
+    meta, arrays = _read(path, key, max_bytes, max_ratio)
     version = meta.get("format_version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise ModelFileError(f"{path}: invalid format version {version!r}.")
@@ -260,9 +277,7 @@ def load(path, *, key=None, max_bytes=DEFAULT_MAX_BYTES):
             f"{path}: written with model format version {version} (bayesnb {meta.get('bayesnb_version')}); "
             f"this bayesnb reads up to version {FORMAT_VERSION}: upgrade bayesnb."
         )
-    sums = meta.get("checksums")
-    if not isinstance(sums, dict) or set(sums) != set(arrays):
-        raise ModelFileError(f"{path}: corrupted model file (its arrays do not match its metadata).")
+    sums = meta["checksums"]  # read_model checked that it lists exactly the file's arrays
     for k, a in arrays.items():
         if digest(a) != sums[k]:
             raise ModelFileError(f"{path}: corrupted model file (checksum mismatch in array {k}).")
@@ -305,6 +320,8 @@ def load(path, *, key=None, max_bytes=DEFAULT_MAX_BYTES):
             restore()
     except ModelFileError as e:
         raise ModelFileError(f"{path}: invalid model file ({e}).") from None
+    except MemoryError:
+        raise  # load says so in its own words
     except Exception as e:  # noqa: BLE001 - a hostile file must raise nothing but ModelFileError
         raise ModelFileError(
             f"{path}: invalid model file for this bayesnb ({type(e).__name__}: {str(e)[:200]})."

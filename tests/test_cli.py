@@ -232,17 +232,66 @@ def test_permission_denied_is_one_line_exit_2(votes_csv, tmp_path, capsys, monke
     assert line.endswith(f"cannot write {tmp_path / 'p.csv'}: Permission denied") and "tmp" not in line.split("/")[-1]
 
 
-@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="needs a non-root POSIX user")
-def test_read_only_folder_is_one_line_exit_2(votes_csv, tmp_path, capsys):
-    d = votes_csv
-    ro = tmp_path / "ro"
-    ro.mkdir()
-    ro.chmod(0o500)
+#: Run the CLI twice in one process: once into a writable folder (so every lazy import is done while
+#: the interpreter, which may live in root's home, is still readable), then, privileges dropped to
+#: the user ``nobody`` when running as root, into the read-only folder; prints the second exit status.
+_AS_NOBODY = """
+import contextlib, io, os, sys
+from bayesnb.cli import main
+model, data, warm, target = sys.argv[1:5]
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    assert main(["predict", model, data, "-o", warm]) == 0
+if os.geteuid() == 0:
+    import pwd
+    user = pwd.getpwnam("nobody")
+    os.setgroups([])
+    os.setgid(user.pw_gid)
+    os.setuid(user.pw_uid)
+    assert os.geteuid() == user.pw_uid
+sys.exit(main(["predict", model, data, "-o", target]))
+"""
+
+
+def test_read_only_folder_is_one_line_exit_2(votes_csv):
+    """Writing into a folder the user may not write to is one line, exit 2, and writes nothing.
+
+    Root may write anywhere, so as root the command drops its privileges to the user ``nobody``
+    first, on copies of the inputs that ``nobody`` can read.
+    """
+    import shutil
+    import tempfile
+
+    if os.name != "posix":
+        pytest.skip("folder permissions are POSIX-only: this system has none to deny")
+    if os.geteuid() == 0:
+        import pwd
+
+        try:
+            pwd.getpwnam("nobody")
+        except KeyError:
+            pytest.skip("running as root, and there is no user 'nobody' to drop privileges to")
+    d = Path(tempfile.mkdtemp(prefix="bayesnb-ro-"))
+    ro = d / "ro"
     try:
-        line = one_line_error(*cli(capsys, "predict", d / "m.bnb", d / "test.csv", "-o", ro / "p.csv")[::2])
+        d.chmod(0o755)
+        for name in ("m.bnb", "test.csv"):
+            shutil.copy(votes_csv / name, d / name)
+            (d / name).chmod(0o644)
+        ro.mkdir()
+        ro.chmod(0o555)
+        env = dict(os.environ, PYTHONWARNINGS="ignore", MPLBACKEND="Agg")
+        r = subprocess.run([sys.executable, "-c", _AS_NOBODY, d / "m.bnb", d / "test.csv", d / "warm.csv",
+                            ro / "p.csv"], capture_output=True, text=True, cwd=str(d), env=env, timeout=1800,
+                           check=False)
+        if "PermissionError" in r.stderr and "setuid" in r.stderr:  # e.g. a container without CAP_SETUID
+            pytest.skip(f"running as root and cannot drop privileges to 'nobody' here: {r.stderr.strip()[-200:]}")
+        line = one_line_error(r.returncode, r.stderr)
+        assert "Permission denied" in line and f"cannot write {ro / 'p.csv'}" in line, line
+        assert list(ro.iterdir()) == []
     finally:
-        ro.chmod(0o700)
-    assert "Permission denied" in line and list(ro.iterdir()) == []
+        if ro.exists():
+            ro.chmod(0o755)
+        shutil.rmtree(d, ignore_errors=True)
 
 
 # --------------------------------------------------------------- never lose data

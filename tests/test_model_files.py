@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import struct
 import time
 import tracemalloc
@@ -23,7 +24,7 @@ import pytest
 import bayesnb
 from bayesnb import Bernoulli, Categorical, Gaussian, Multinomial, NaiveBayes
 from bayesnb._safeio import digest
-from bayesnb.persistence import ModelFileError
+from bayesnb.persistence import DEFAULT_MAX_BYTES, ModelFileError
 
 MiB = 1 << 20
 #: the slowest a single hostile file may take to be refused (generous: the machine is shared)
@@ -263,9 +264,16 @@ def _npy_header(descr, shape):
     return buf.getvalue()
 
 
+def _one_array_meta(path):
+    """The file's metadata listing one array, ``a0`` (the reader reads the arrays it lists)."""
+    meta = json.loads(_entries(path)["__meta__"].tobytes())
+    meta["checksums"] = {"a0": "0" * 64}
+    return np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+
+
 def test_npy_header_claiming_terabytes_is_refused(good):
     npy = _npy_header("<f8", (10 ** 12,)) + b"\0" * 64  # claims 7.3 TiB, holds 64 bytes
-    meta = _entries(good)["__meta__"]
+    meta = _one_array_meta(good)
     buf = io.BytesIO()
     np.save(buf, meta)
     raw = _zip([("__meta__.npy", 0, buf.getvalue(), zlib.crc32(buf.getvalue()), len(buf.getvalue())),
@@ -280,24 +288,26 @@ def test_zip_entry_claiming_terabytes_is_refused(good):
     assert "budget" in _refused(good)
 
 
+@pytest.mark.parametrize("ratio", [None, math.inf])
 @pytest.mark.parametrize("declared", ["honest", "lying"])
-def test_zip_bomb_is_refused_within_a_memory_budget(declared, tmp_path):
-    """1 GiB of zeros in ~1 MB: refused from its declared size, or cut at its (small) declaration."""
+def test_zip_bomb_is_refused_within_a_memory_budget(declared, ratio, tmp_path):
+    """1 GiB of zeros in ~1 MB, under the default budget (1 GiB): refused by its compression ratio,
+    or, with the ratio uncapped, from the first chunk (not a .npy), or cut at its small declaration."""
     payload = _zeros_deflated(1024)
-    size = 1 << 30 if declared == "honest" else MiB
+    size = DEFAULT_MAX_BYTES if declared == "honest" else MiB
     crc = zlib.crc32(b"\0" * size) if size == MiB else 0
     path = tmp_path / "bomb.bnb"
     path.write_bytes(_zip([("__meta__.npy", zipfile.ZIP_DEFLATED, payload, crc, size)]))
     assert path.stat().st_size < 2 * MiB
-    budget = 64 * MiB
     tracemalloc.start()
     try:
-        _refused(path, max_bytes=budget)
+        message = _refused(path, **({} if ratio is None else {"max_ratio": ratio}))
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert peak < budget, f"peak {peak / MiB:.0f} MiB"
-    assert peak < 16 * MiB  # in fact only the file and one declared entry are held
+    assert peak < 16 * MiB, f"peak {peak / MiB:.0f} MiB"  # the first chunk, never the declared size
+    if declared == "honest" and ratio is None:
+        assert "max_ratio" in message
 
 
 def test_budget_is_checked_before_decompressing(good):
@@ -318,7 +328,7 @@ def test_encrypted_or_exotic_entries_are_refused(good):
 
 def test_object_arrays_are_refused(good):
     npy = _npy_header("|O", (1,)) + b"\x80\x04N."  # a pickle: never unpickled
-    meta = _entries(good)["__meta__"]
+    meta = _one_array_meta(good)
     buf = io.BytesIO()
     np.save(buf, meta)
     good.write_bytes(_zip([("__meta__.npy", 0, buf.getvalue(), zlib.crc32(buf.getvalue()), len(buf.getvalue())),

@@ -628,7 +628,11 @@ def _tamper(path, how):
 
     ``how="params"`` flips the ``predictive`` hyperparameter in the metadata;
     ``how="array"`` adds 1 to the first cell of the last float array (a posterior
-    parameter). Either changes the loaded model's predictions. Returns whether an edit was made.
+    parameter, so the posterior is no longer the prior plus the counts);
+    ``how="counts"`` moves one count between two cells of the first row of the first
+    block's statistics and its posterior alike (an additive family stays consistent, its
+    totals unchanged). Each changes the loaded model's predictions. Returns whether an edit
+    was made.
     """
     from bayesnb._safeio import digest as _digest
 
@@ -641,6 +645,23 @@ def _tamper(path, how):
         for item in items:
             if item[0] == "predictive":
                 item[1] = "marginal" if item[1] == "mean" else "mean"
+    elif how == "counts":
+        block = meta["fitted"]["posterior"]["fields"][6]["__tuple__"][0]["fields"]
+        for node in (block[4], block[6]):  # statistics, then posterior: the same cells
+            name, transposed = _first_array(node)
+            a = np.load(io.BytesIO(entries[f"{name}.npy"]), allow_pickle=False).copy()
+            row = (a.T if transposed else a)[0]  # a view: the logical first row
+            if node is block[4]:
+                src = int(np.argmax(row))
+                if row.size < 2 or row[src] < 1:
+                    return False
+                dst = (src + 1) % row.size
+            row[src] -= 1.0
+            row[dst] += 1.0
+            buf = io.BytesIO()
+            np.save(buf, a, allow_pickle=False)
+            entries[f"{name}.npy"] = buf.getvalue()
+            meta["checksums"][name] = _digest(a)
     else:
         floats = [k for k in entries if k != meta_name
                   and np.load(io.BytesIO(entries[k]), allow_pickle=False).dtype.kind == "f"
@@ -663,14 +684,33 @@ def _tamper(path, how):
     return True
 
 
-@pytest.mark.parametrize("how", ["params", "array"])
-def test_tampering_changes_an_unkeyed_model(how):
+def _first_array(node):
+    """The key of the first array a JSON node refers to, and whether it is stored transposed."""
+    transposed = False
+    while "__array__" not in node:
+        if "__transpose__" in node:
+            node, transposed = node["__transpose__"], not transposed
+        else:
+            node = node.get("__broadcast__") or node["fields"][0]
+            node = node["__tuple__"][0] if "__tuple__" in node else node
+    return node["__array__"], transposed
+
+
+@pytest.mark.parametrize("how, refused, accepted", [
+    ("params", 0, 2),  # a valid hyperparameter flipped (Gaussian, Multinomial)
+    ("array", 3, 0),  # the posterior is no longer the prior plus the counts
+    ("counts", 0, 2),  # additive families (Multinomial, Categorical): consistent, totals kept
+])
+def test_tampering_changes_an_unkeyed_model(how, refused, accepted):
     """The edits of the keyed-file property are real: an unkeyed file refuses them only where the
-    load-time checks see an inconsistency, and otherwise takes them silently."""
+    load-time checks see an inconsistency, and otherwise takes them silently, changing predictions."""
     X = np.array([[0.0, 1.0], [1.0, 1.0], [2.0, 0.0], [0.0, 0.0], [3.0, 1.0]])
     y = [0, 1, 0, 1, 1]
     # (a Categorical row's exact predictive *is* its posterior mean: "predictive" changes nothing there)
-    for model in ((GaussianNB(), MultinomialNB()) + ((CategoricalNB(),) if how == "array" else ())):
+    models = {"params": (GaussianNB(), MultinomialNB()), "counts": (MultinomialNB(), CategoricalNB())}.get(
+        how, (GaussianNB(), MultinomialNB(), CategoricalNB()))
+    outcomes = []
+    for model in models:
         model.fit(X, y)
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "m.bnb")
@@ -679,8 +719,12 @@ def test_tampering_changes_an_unkeyed_model(how):
             try:  # the checksums only catch accidents; the load-time checks catch some edits
                 again = bayesnb.load(path)
             except bayesnb.persistence.ModelFileError:
+                outcomes.append("refused")
                 continue
-        assert not np.array_equal(again.predict_joint_log_proba(X), model.predict_joint_log_proba(X))
+        same = np.array_equal(again.predict_joint_log_proba(X), model.predict_joint_log_proba(X))
+        outcomes.append("unchanged" if same else "changed")
+    assert outcomes.count("refused") == refused and outcomes.count("changed") == accepted, outcomes
+    assert "unchanged" not in outcomes
 
 
 @given(case=cases(families=("categorical", "gaussian", "multinomial")),

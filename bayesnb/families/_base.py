@@ -74,8 +74,11 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, ABC):
     params_type: type = None
     #: NamedTuple types the encoding state may hold (besides ints and arrays)
     state_types: tuple = ()
-    #: per NamedTuple name, the rule of each field when a model file is read:
-    #: "count" (finite, >= 0), "finite", "a" (>= -0.5), "count or None"
+    #: per NamedTuple name, the rule of each field when a model file is read (see
+    #: :mod:`bayesnb._loadcheck`): "count" (a number of rows or pseudo-rows: 0 to 2**53 in
+    #: statistics, 2**54 in a prior or posterior), "a" (a count from -0.5), "sum" (finite, >= 0:
+    #: a sum of values or squares), "finite" (a mean: magnitude at most 1e154, as a fit's data),
+    #: "real" (any finite number); " or None" when the field may be None
     field_rules: dict = {}  # noqa: RUF012 - read-only, overridden per family
     #: whether :meth:`log_likelihood` scores an observed cell with a log density (True)
     #: rather than a log probability mass (False); see :meth:`density_cells`
@@ -125,6 +128,23 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, ABC):
     @abstractmethod
     def update(self, prior, stats):
         """The conjugate posterior: ``prior`` updated by ``stats`` (same NamedTuple type)."""
+
+    def observed_rows(self, stats):
+        """Weighted number of rows each (class, column) of ``stats`` counts, or None.
+
+        A row counts once per column it observes, so no entry can exceed its class's count;
+        loading a model file checks that. None (the default) where the statistics do not count
+        rows (a multinomial block counts words).
+
+        Parameters
+        ----------
+        stats : stats NamedTuple
+
+        Returns
+        -------
+        ndarray of shape (K, d) or None
+        """
+        return None
 
     def log_likelihood(self, prior, post, block, predictive="mean", cache=None):
         """``log p(x_i | y=k)`` of every row of an encoded block, shape (n, K).

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._utils import hard_labels, missing_mask
 from ..hierarchical import hierarchical_prior
-from ._numeric import check_alpha
+from ._numeric import MAX_ALPHA, check_alpha
 
 __all__ = []
 
@@ -343,6 +343,8 @@ def alpha_per_category(alpha, categories, K: int, who: str):
             )
         if np.any(a < 0) or not np.all(np.isfinite(a)):
             raise ValueError(f"{who}: alpha must be finite and >= 0; received {a!r}.")
+        if np.any(a > MAX_ALPHA):
+            raise ValueError(f"{who}: alpha must be at most 2**53 (a pseudo-count of rows); received {a!r}.")
         out.append(np.broadcast_to(a, (K, V)).copy())
     return tuple(out)
 

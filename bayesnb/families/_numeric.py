@@ -11,8 +11,13 @@ from scipy.optimize import minimize_scalar
 
 from .._utils import hard_labels
 
-__all__ = ["check_alpha", "class_sums", "dirichlet_draws", "draw_categories", "float32_args", "log_dot",
+__all__ = ["MAX_ALPHA", "check_alpha", "class_sums", "dirichlet_draws", "draw_categories", "float32_args", "log_dot",
            "maximise_evidence", "resolve_scalar_alpha", "sample_class_feature", "weighted_class_cells"]
+
+
+#: the largest smoothing pseudo-count accepted: as many rows as float64 counts exactly (2**53);
+#: beyond it sums of concentrations overflow or swallow every count, and probabilities break
+MAX_ALPHA = 2.0 ** 53
 
 
 def dense_numbers(X, who: str, what: str, sparse_hint: str = "Use .toarray().") -> np.ndarray:
@@ -67,6 +72,8 @@ def check_alpha(alpha, who: str, allow_array: bool = True):
         a = float(alpha)
         if not np.isfinite(a) or a < 0:
             raise ValueError(f"{who}: alpha must be a finite number >= 0; received {alpha!r}.")
+        if a > MAX_ALPHA:
+            raise ValueError(f"{who}: alpha must be at most 2**53 (a pseudo-count of rows); received {alpha!r}.")
         return a
     if not allow_array:
         raise TypeError(f"{who}: alpha must be a number >= 0 or 'auto'; received {type(alpha).__name__}.")
@@ -81,6 +88,8 @@ def check_alpha(alpha, who: str, allow_array: bool = True):
         return check_alpha(float(arr), who, allow_array)
     if not np.all(np.isfinite(arr)) or np.any(arr < 0):
         raise ValueError(f"{who}: every alpha must be a finite number >= 0; received {arr!r}.")
+    if np.any(arr > MAX_ALPHA):
+        raise ValueError(f"{who}: every alpha must be at most 2**53 (a pseudo-count of rows); received {arr!r}.")
     return arr
 
 

@@ -224,6 +224,10 @@ class Bernoulli(ThetaSite, Family):
         full = np.broadcast_to(np.float64(a), shape)  # read-only view: no K x d copy
         return Betas(full, full)
 
+    def observed_rows(self, stats):
+        """Weighted number of observed cells per (class, column)."""
+        return stats.observed
+
     def update(self, prior, stats):
         """Conjugate update: Beta(a + ones, b + zeros)."""
         return Betas(prior.a + stats.ones, prior.b + stats.observed - stats.ones)

@@ -232,6 +232,10 @@ class Categorical(Family):
             return self.make_prior(stats, state, who=who)
         return Dirichlets(_enc.hierarchical_alphas(stats.counts, contexts))
 
+    def observed_rows(self, stats):
+        """Weighted number of observed cells per (class, column): each feature's counts summed."""
+        return np.stack([c.sum(axis=1) for c in stats.counts], axis=1) if stats.counts else None
+
     def update(self, prior, stats):
         """Conjugate update: posterior concentration = prior + counts (the only smoothing)."""
         return Dirichlets(tuple(a + n for a, n in zip(prior.concentration, stats.counts)))

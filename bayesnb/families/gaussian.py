@@ -108,8 +108,8 @@ class Gaussian(Family):
     state_types = ()
     #: what each stored field must hold when a model file is read
     density = True
-    field_rules: ClassVar[dict] = {"GaussianStats": {"n": "count", "mean": "finite", "m2": "count"},
-                                   "NormalInverseGammas": {"mu": "finite", "kappa": "count", "a": "a", "b": "count"}}
+    field_rules: ClassVar[dict] = {"GaussianStats": {"n": "count", "mean": "finite", "m2": "sum"},
+                                   "NormalInverseGammas": {"mu": "finite", "kappa": "count", "a": "a", "b": "sum"}}
 
     #: a private fit releases counts, sums of u and sums of u**2 (:func:`._private.noisy_moments`)
     dp_statistics = 3
@@ -193,6 +193,10 @@ class Gaussian(Family):
                              f"received prior={self.prior!r}, improper where a noisy count is near 0.")
         lo, hi = require_bounds(bounds, names, who, type(self).__name__)
         return GaussianStats(*noisy_moments(block.X, block.observed, resp, lo, hi, budget))
+
+    def observed_rows(self, stats):
+        """Weighted number of observed cells per (class, column)."""
+        return stats.n
 
     def update(self, prior, stats):
         """Conjugate Normal-Inverse-Gamma update."""

@@ -52,7 +52,7 @@ from . import _histogram_bins as _bins
 from . import _interval
 from ._base import Family
 from ._histogram_bins import HistogramEncoding
-from ._numeric import dense_numbers, dirichlet_draws, draw_categories
+from ._numeric import MAX_ALPHA, dense_numbers, dirichlet_draws, draw_categories
 from .categorical import Categorical
 
 __all__ = ["BinDirichlets", "Histogram", "HistogramBlock", "HistogramEncoding", "HistogramStats"]
@@ -109,9 +109,10 @@ def _check_bins(bins, who):
 
 
 def _check_alpha(alpha, who):
-    if isinstance(alpha, numbers.Real) and not isinstance(alpha, bool) and np.isfinite(alpha) and alpha > 0:
+    if isinstance(alpha, numbers.Real) and not isinstance(alpha, bool) and 0 < alpha <= MAX_ALPHA:
         return float(alpha)
-    raise ValueError(f"{who}: alpha must be a finite number > 0 (the Dirichlet pseudo-count of every bin); "
+    raise ValueError(f"{who}: alpha must be a finite number > 0 and at most 2**53 (the Dirichlet pseudo-count of "
+                     "every bin); "
                      f"received {alpha!r}.")
 
 
@@ -245,6 +246,10 @@ class Histogram(Family):
         a = _check_alpha(self.alpha, who)
         return BinDirichlets(tuple(np.full(c.shape, a) for c in stats.counts),
                              tuple(np.zeros(c.shape) for c in stats.counts))
+
+    def observed_rows(self, stats):
+        """Weighted number of observed cells per (class, column): each feature's counts summed."""
+        return np.stack([c.sum(axis=1) for c in stats.counts], axis=1) if stats.counts else None
 
     def update(self, prior, stats):
         """Conjugate update: concentration + counts (and the log-width sums accumulated)."""

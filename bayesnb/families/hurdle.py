@@ -35,7 +35,7 @@ from scipy.special import betaln
 from .._utils import all_missing_columns
 from . import _interval
 from ._base import Family
-from ._numeric import sample_class_feature
+from ._numeric import MAX_ALPHA, sample_class_feature
 from ._private import noisy_pairs
 from .lognormal import LogNormal
 
@@ -91,7 +91,7 @@ def _rest(params: dict) -> dict:
     return {k: v for k, v in params.items() if k != "pi"}
 
 
-_BASE_RULES = {f"base_{i}": "finite or None" for i in range(BASE_FIELDS)}
+_BASE_RULES = {f"base_{i}": "real or None" for i in range(BASE_FIELDS)}  # the base family's fields, any scale
 
 
 class Hurdle(Family):
@@ -249,11 +249,15 @@ class Hurdle(Family):
     def make_prior(self, stats, state, who="Hurdle"):
         """Beta(alpha, alpha) for every (class, feature), then the base's prior from its statistics."""
         alpha = self.alpha
-        if not isinstance(alpha, numbers.Real) or isinstance(alpha, bool) or not (np.isfinite(alpha) and alpha > 0):
-            raise ValueError(f"{who}: alpha must be a finite number > 0; received {alpha!r}.")
+        if not isinstance(alpha, numbers.Real) or isinstance(alpha, bool) or not 0 < alpha <= MAX_ALPHA:
+            raise ValueError(f"{who}: alpha must be a finite number > 0 and at most 2**53; received {alpha!r}.")
         head, inner = self._split(stats)
         a = np.full(head[0].shape, float(alpha))
         return _pack(HurdleParams, (a, a.copy()), self._b.make_prior(inner, state, who))
+
+    def observed_rows(self, stats):
+        """Weighted number of observed cells per (class, column): at the hurdle or beyond it."""
+        return stats.at_count + stats.other_count
 
     def update(self, prior, stats):
         """Beta(a + at_count, b + other_count); the base's conjugate update."""

@@ -160,8 +160,8 @@ class Poisson(Family):
     #: other NamedTuples stored in a model file (the state is a plain int)
     state_types = ()
     #: what each stored field must hold when a model file is read
-    field_rules: ClassVar[dict] = {"PoissonStats": {"total": "count", "n": "count", "log_fact": "count"},
-                                   "Gammas": {"a": "count", "b": "count", "log_fact": "count or None"}}
+    field_rules: ClassVar[dict] = {"PoissonStats": {"total": "sum", "n": "count", "log_fact": "sum"},
+                                   "Gammas": {"a": "sum", "b": "sum", "log_fact": "sum or None"}}
 
     def __init__(self, a=1.0, b="auto"):
         self.a = a
@@ -221,6 +221,10 @@ class Poisson(Family):
             b = a / np.maximum(mean, MEAN_FLOOR)
         return Gammas(np.full(shape, a), np.broadcast_to(np.asarray(b, dtype=float), shape).copy(),
                       np.zeros(shape))
+
+    def observed_rows(self, stats):
+        """Weighted number of observed cells per (class, column)."""
+        return stats.n
 
     def update(self, prior, stats):
         """Conjugate update: Gamma(a + total, b + n) (and the ``log x!`` sums accumulated)."""
