@@ -11,7 +11,7 @@ from scipy.optimize import minimize_scalar
 
 from .._utils import hard_labels
 
-__all__ = ["check_alpha", "class_sums", "dirichlet_draws", "draw_categories", "float32_args", "log_dot",
+__all__ = ["c_floats", "check_alpha", "class_sums", "dirichlet_draws", "draw_categories", "float32_args", "log_dot",
            "maximise_evidence", "resolve_scalar_alpha", "sample_class_feature", "weighted_class_cells"]
 
 
@@ -42,6 +42,27 @@ def dense_numbers(X, who: str, what: str, sparse_hint: str = "Use .toarray().") 
     except (TypeError, ValueError):
         raise ValueError(f"{who}: {what} (NaN for missing); received values that are not numbers "
                          "(strings?).") from None
+
+
+def c_floats(X) -> np.ndarray:
+    """``X`` as an aligned, C-contiguous float array: float32 stays float32, anything else becomes float64.
+
+    Made once at encoding, so that the row gathers and chunked passes of the fit and the
+    predictions never copy the whole block again (``np.take`` copies any array that is not
+    aligned and C-contiguous, e.g. a DataFrame's transposed values, a Fortran-ordered array
+    or a Dask partition). No copy when ``X`` already is such an array.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+
+    Returns
+    -------
+    ndarray of float32 or float64
+    """
+    A = np.asarray(X)
+    dtype = A.dtype if A.dtype in (np.float32, np.float64) else np.float64
+    return np.require(A, dtype=dtype, requirements=["C", "A"])
 
 
 def check_alpha(alpha, who: str, allow_array: bool = True):
