@@ -270,7 +270,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         codes = np.searchsorted(classes_, y) if K > 1 else np.zeros(n, dtype=int)
         resp = np.zeros((n, K))
         resp[np.arange(n), codes] = w
-        del codes  # (n,) ints no longer needed: not held through the fit's peak
+        del codes, w  # (n,) ints and weights no longer needed: not held through the fit's peak
 
         if not partial:
             self._specs = self._resolve_specs(X, resp)
@@ -384,6 +384,13 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         X = self._check_X(X, reset=False)
         return self._encode_blocks(X, self.posterior_)[0]
 
+    def _class_scores(self, X):
+        """The class-relative scores ``predict*`` normalise, (n, K); the encoded blocks and the
+        row terms are released before the caller's (n, K) work."""
+        encoded = self._encoded(X)  # (checks that the model is fitted)
+        return _post.joint_log_likelihood_parts(self.posterior_, encoded, self._check_predictive(), self._caches,
+                                                classify=True)[0]
+
     def predict_log_proba(self, X):
         """``log p(y=k | x)`` for each row and class.
 
@@ -399,9 +406,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         """
         if _dask.is_dask(X):
             return self._lazy(self.predict_log_proba, X, "matrix")
-        encoded = self._encoded(X)  # (checks that the model is fitted)
-        rel, _ = _post.joint_log_likelihood_parts(self.posterior_, encoded, self._check_predictive(), self._caches,
-                                                  classify=True)
+        rel = self._class_scores(X)
         return _post.normalise(rel, self.posterior_.class_log_prior, self._who, copy=False)
 
     def predict_proba(self, X):
@@ -438,9 +443,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         """
         if _dask.is_dask(X):
             return self._lazy(self.predict, X, "vector", self.classes_.dtype)
-        encoded = self._encoded(X)  # (checks that the model is fitted)
-        rel, _ = _post.joint_log_likelihood_parts(self.posterior_, encoded, self._check_predictive(), self._caches,
-                                                  classify=True)
+        rel = self._class_scores(X)
         # the argmax of predict_log_proba without normalising (the normaliser is the same for every class)
         return self.classes_[_post.most_probable(rel, self.posterior_.class_log_prior, self._who)]
 

@@ -17,20 +17,33 @@ __all__ = []
 
 
 def _columns(X):
-    """Yield ``(name, values (n,), declared categories or None)`` for each column."""
+    """Yield ``(name, values (n,), declared categories or None, pandas codes or None)`` for each column.
+
+    A pandas categorical column gives its ``Categorical`` and its codes (``-1`` missing): it is
+    coded from those, never turned into an array of objects.
+    """
     if hasattr(X, "iloc"):
         import pandas as pd
 
-        for name in X.columns:
-            s = X[name]
-            declared = None
+        for j in range(X.shape[1]):
+            s = X.iloc[:, j]
+            name = X.columns[j]
             if isinstance(s.dtype, pd.CategoricalDtype):
-                declared = np.asarray(s.cat.categories.to_numpy())
-            yield name, s.to_numpy(dtype=object) if s.dtype.kind not in "biufcU" else s.to_numpy(), declared
+                yield name, s.array, np.asarray(s.cat.categories.to_numpy()), s.cat.codes.to_numpy()
+            else:
+                yield name, s.to_numpy(dtype=object) if s.dtype.kind not in "biufcU" else s.to_numpy(), None, None
     else:
         X = np.asarray(X)
         for j in range(X.shape[1]):
-            yield j, X[:, j], None
+            yield j, X[:, j], None, None
+
+
+def code_dtype(largest: int) -> np.dtype:
+    """The smallest signed integer dtype holding ``-1 .. largest`` (the codes of a block)."""
+    for t in (np.int8, np.int16, np.int32):
+        if largest <= np.iinfo(t).max:
+            return np.dtype(t)
+    return np.dtype(np.int64)
 
 
 def _sorted_unique(values, who, name):
@@ -39,7 +52,8 @@ def _sorted_unique(values, who, name):
     small = _small_int_range(values)
     if small is not None:  # integers in a short range: one bincount instead of a sort
         lo, hi = small
-        return (np.flatnonzero(np.bincount(values - lo, minlength=hi - lo + 1)) + lo).astype(values.dtype)
+        counts = np.bincount(values - lo if lo else values, minlength=hi - lo + 1)
+        return (np.flatnonzero(counts) + lo).astype(values.dtype)
     uniq = pd.unique(values) if values.dtype == object else np.unique(values)
     try:
         return np.asarray(np.sort(uniq), dtype=values.dtype if values.dtype != object else object)
@@ -93,8 +107,10 @@ def encode_columns(X, state=None, *, categories="auto", min_categories=None, ext
 
     Returns
     -------
-    codes : ndarray of int64, shape (n_samples, n_features)
-        ``-1`` marks a missing cell, ``V_j`` a value not among the categories.
+    codes : ndarray of int, shape (n_samples, n_features)
+        ``-1`` marks a missing cell, ``V_j`` a value not among the categories. The smallest
+        signed integer dtype that holds them (:func:`code_dtype`), or ``X`` itself (read-only)
+        when it is an int64 array of codes already.
     categories : tuple of ndarray
         The categories of each column (position = code).
     declared : tuple of bool
@@ -105,17 +121,17 @@ def encode_columns(X, state=None, *, categories="auto", min_categories=None, ext
         return same
     cols = list(_columns(X))
     n = len(cols[0][1]) if cols else 0
-    codes = np.empty((n, len(cols)), dtype=np.int64, order="F")  # columns contiguous: coded one by one
-    new_cats, new_decl = [], []
-    for j, (name, values, pd_declared) in enumerate(cols):
-        miss = missing_mask(values)
-        complete = not miss.any()
-        observed = values if complete else values[~miss]  # (never written to)
+    # the categories of every column first: they set the codes' dtype
+    plans = []
+    for j, (name, values, pd_declared, pd_codes) in enumerate(cols):
+        miss = missing_mask(values) if pd_codes is None else pd_codes < 0
+        miss = miss if miss.any() else None
         if state is None or extend:
             declared = _declared(categories, min_categories, j, len(cols), pd_declared, who)
             if declared is not None:
                 cats, is_decl = declared, True
             else:
+                observed = values if miss is None else values[~miss]  # (never written to)
                 seen = _sorted_unique(observed, who, name) if observed.size else np.array([], dtype=object)
                 if state is not None:
                     old = state.categories[j]
@@ -128,25 +144,53 @@ def encode_columns(X, state=None, *, categories="auto", min_categories=None, ext
                     cats, is_decl = seen, False
             if min_categories is not None and not is_decl:
                 cats = _with_min_categories(cats, min_categories, j, who)
+            check = is_decl
         else:
-            cats, is_decl = state.categories[j], state.declared[j]
-        idx = _indexer(cats, observed) if observed.size else np.array([], dtype=np.int64)
-        if (state is None or extend) and is_decl and np.any(idx < 0):
-            bad = observed[idx < 0][:5]
+            cats, is_decl, check = state.categories[j], state.declared[j], False
+        plans.append((cats, is_decl, miss, check))
+    # the smallest integer dtype for -1 .. V_j (not int64 whatever the input): columns contiguous
+    codes = np.empty((n, len(cols)), dtype=code_dtype(max((len(p[0]) for p in plans), default=0)), order="F")
+    for j, ((name, values, pd_declared, pd_codes), (cats, _, miss, check)) in enumerate(zip(cols, plans)):
+        _code_into(codes[:, j], cats, values, miss, pd_declared, pd_codes)
+        unseen = codes[:, j] == len(cats)
+        if check and unseen.any():
+            bad = np.asarray(values, dtype=object)[unseen][:5]
             raise ValueError(
                 f"{who}: feature {name!r} has value(s) {list(bad)} that are not among its "
                 f"declared categories {list(cats)}."
             )
-        if complete:
-            codes[:, j] = idx
-            codes[idx < 0, j] = len(cats)
-        else:
-            col = np.full(n, -1, dtype=np.int64)
-            col[~miss] = np.where(idx < 0, len(cats), idx)
-            codes[:, j] = col
-        new_cats.append(cats)
-        new_decl.append(is_decl)
-    return codes, tuple(new_cats), tuple(new_decl)
+    return codes, tuple(p[0] for p in plans), tuple(p[1] for p in plans)
+
+
+def _code_into(out, cats, values, miss, pd_categories=None, pd_codes=None):
+    """Write one column's codes into ``out``: position among ``cats``, ``-1`` missing, ``V`` not among them.
+
+    Without a full-size temporary where it can: a pandas categorical column through a lookup of
+    its own codes, a complete integer column in a short range through a table of its values.
+    """
+    V = len(cats)
+    if pd_codes is not None:  # lookup table: pandas code -> code; its last entry serves code -1
+        table = _indexer(cats, pd_categories)
+        table = np.append(np.where(table < 0, V, table), -1).astype(out.dtype)
+        np.take(table, pd_codes, out=out, mode="wrap")
+        return
+    cat_values = np.asarray(cats)
+    small = _small_int_range(values) if miss is None else None
+    if small is not None and cat_values.dtype.kind in "iu":
+        lo, hi = small
+        table = np.full(hi - lo + 1, V, dtype=out.dtype)  # value - lo -> code
+        inside = (cat_values >= lo) & (cat_values <= hi)
+        table[cat_values[inside].astype(np.int64) - lo] = np.flatnonzero(inside)
+        np.take(table, values - lo if lo else values, out=out, mode="clip")  # (values lie in lo..hi)
+        return
+    observed = values if miss is None else values[~miss]
+    idx = _indexer(cats, observed) if observed.size else np.array([], dtype=np.int64)
+    idx[idx < 0] = V
+    if miss is None:
+        out[...] = idx
+    else:
+        out[...] = -1
+        out[~miss] = idx
 
 
 def _codes_as_given(X, state, categories, min_categories, extend, who):
