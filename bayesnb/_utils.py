@@ -190,40 +190,6 @@ def is_frame(X) -> bool:
     return hasattr(X, "iloc") and hasattr(X, "columns")
 
 
-def frame_floats(frame) -> np.ndarray:
-    """A numeric DataFrame's values as one C-contiguous float array (NaN where missing), filled column by column.
-
-    float32 when every column is float32, else float64. Each column is written straight
-    into the result, so the only temporaries are of one column's size (``to_numpy`` of the
-    whole frame would give its transposed, Fortran-ordered values, which the row-wise
-    passes of the fit would copy again).
-
-    Parameters
-    ----------
-    frame : DataFrame of shape (n_samples, n_features)
-        Numbers, booleans, or object columns holding numbers and missing values
-        (None / pd.NA / NaN).
-
-    Returns
-    -------
-    ndarray of float32 or float64, shape (n_samples, n_features)
-
-    Raises
-    ------
-    TypeError, ValueError
-        From pandas, where a cell is not a number.
-    """
-    dtypes = list(frame.dtypes)
-    dtype = np.float32 if dtypes and all(t == np.float32 for t in dtypes) else np.float64
-    out = np.empty(frame.shape, dtype=dtype)
-    for j, t in enumerate(dtypes):
-        col = frame.iloc[:, j]
-        if getattr(t, "kind", "O") == "O":  # may hold pd.NA / None
-            col = col.astype(object).where(col.notna(), np.nan)
-        out[:, j] = col.to_numpy(dtype=dtype, na_value=np.nan)
-    return out
-
-
 def as_generator(random_state) -> np.random.Generator:
     """A NumPy ``Generator`` from None, an int seed, a ``Generator`` or a ``RandomState``.
 

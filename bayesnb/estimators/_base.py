@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import _dask
 from .. import posterior as _post
-from .._utils import ColumnNames, frame_floats, is_frame, missing_mask, take_rows, warn_all_missing
+from .._utils import ColumnNames, is_frame, missing_mask, take_rows, warn_all_missing
 from ..criticism import CriticismMixin
 from ..generative import GenerativeMixin
 from ..inference.conjugate import fit_posterior
@@ -147,7 +147,11 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
             if family.raw_values:
                 return sub
             try:
-                return frame_floats(sub)  # C-contiguous (float32 kept), as the families' row passes read it
+                if any(getattr(t, "kind", "O") == "O" for t in sub.dtypes):  # may hold pd.NA / None
+                    sub = sub.astype(object).where(sub.notna(), np.nan)
+                # a float frame's values without a copy (float32 kept, any layout: the families read it)
+                single = np.float32 if all(t == np.float32 for t in sub.dtypes) else float
+                return sub.to_numpy(dtype=single, na_value=np.nan)
             except (TypeError, ValueError):
                 raise TypeError(f"{self._who}: {_non_numbers(sub, type(family).__name__)}") from None
         sub = X if all_cols else X[:, columns]

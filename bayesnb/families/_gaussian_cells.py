@@ -110,7 +110,7 @@ def _parts_into(post, X, missing, predictive, rel, row):
 def _complete_stats(X, resp):
     """:meth:`Gaussian.stats` of a block without missing cells, with one (chunk, d) float64 buffer.
 
-    ``X`` (float32 or float64, C-contiguous: :meth:`Gaussian.encode`) is read a chunk of rows
+    ``X`` (float32 or float64, any layout: :meth:`Gaussian.encode`) is read a chunk of rows
     at a time into the buffer, so every sum is accumulated in float64 and nothing of size
     (n, d) is allocated.
     """
@@ -156,9 +156,12 @@ def _labelled_stats(X, hard, n, mean, m2, step, buf):
     # rows are gathered in X's own dtype (np.take casts ``out`` to it otherwise), then shifted
     # into the float64 buffer; mode="clip" (the indices are valid) gathers without a temporary
     raw = buf if X.dtype == buf.dtype else np.empty(buf.shape, dtype=X.dtype)
+    # np.take would copy a whole X that is not aligned and C-contiguous: such an X (Fortran
+    # order, a DataFrame's values, a Dask partition) is gathered by indexing, a chunk at a time
+    direct = X.flags.c_contiguous and X.flags.aligned
 
     def shifted(rows, by):
-        got = np.take(X, rows, axis=0, out=raw[: rows.size], mode="clip")
+        got = np.take(X, rows, axis=0, out=raw[: rows.size], mode="clip") if direct else X[rows]
         return np.subtract(got, by, out=buf[: rows.size])
 
     for k in range(mean.shape[0]):

@@ -11,7 +11,7 @@ from scipy.optimize import minimize_scalar
 
 from .._utils import hard_labels
 
-__all__ = ["c_floats", "check_alpha", "class_sums", "dirichlet_draws", "draw_categories", "float32_args", "log_dot",
+__all__ = ["check_alpha", "class_sums", "dirichlet_draws", "draw_categories", "float32_args", "float_array", "log_dot",
            "maximise_evidence", "resolve_scalar_alpha", "sample_class_feature", "weighted_class_cells"]
 
 
@@ -44,13 +44,12 @@ def dense_numbers(X, who: str, what: str, sparse_hint: str = "Use .toarray().") 
                          "(strings?).") from None
 
 
-def c_floats(X) -> np.ndarray:
-    """``X`` as an aligned, C-contiguous float array: float32 stays float32, anything else becomes float64.
+def float_array(X) -> np.ndarray:
+    """``X`` as a float array: a float32 or float64 array as it is (any layout, never copied), else float64.
 
-    Made once at encoding, so that the row gathers and chunked passes of the fit and the
-    predictions never copy the whole block again (``np.take`` copies any array that is not
-    aligned and C-contiguous, e.g. a DataFrame's transposed values, a Fortran-ordered array
-    or a Dask partition). No copy when ``X`` already is such an array.
+    The families' row passes read any layout (a DataFrame's transposed values, a Fortran-ordered
+    array, an unaligned Dask partition) a chunk of rows at a time, so the block is never copied
+    whole to change its layout; float32 stays float32 (statistics are accumulated in float64).
 
     Parameters
     ----------
@@ -59,10 +58,13 @@ def c_floats(X) -> np.ndarray:
     Returns
     -------
     ndarray of float32 or float64
+        ``X`` itself when it is a native float32 or float64 array; otherwise a C-ordered
+        float64 copy.
     """
     A = np.asarray(X)
-    dtype = A.dtype if A.dtype in (np.float32, np.float64) else np.float64
-    return np.require(A, dtype=dtype, requirements=["C", "A"])
+    if A.dtype in (np.float32, np.float64):
+        return A
+    return np.require(A, dtype=np.float64, requirements=["C", "A"])
 
 
 def check_alpha(alpha, who: str, allow_array: bool = True):
