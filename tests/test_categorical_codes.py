@@ -27,13 +27,24 @@ def test_code_dtype_is_the_smallest_holding_every_code(largest, dtype):
 def test_codes_take_the_smallest_dtype(V, dtype):
     """Codes run from -1 (missing) to V (a value not among the V categories)."""
     rng = np.random.default_rng(0)
-    X = pd.DataFrame({"a": np.arange(400) % V, "b": rng.integers(0, 3, 400)})
+    X = pd.DataFrame({"a": np.arange(400) % V + 10, "b": rng.integers(0, 3, 400)})  # values, not codes
     codes, state = Categorical().encode(X)
     assert codes.dtype == dtype
-    new = pd.DataFrame({"a": [V + 5, 0], "b": [1, 2]})  # an unseen value codes as V
+    new = pd.DataFrame({"a": [-3, 10], "b": [1, 2]})  # an unseen value codes as V
     codes_new, _ = Categorical().encode(new, state)
     assert codes_new.dtype == dtype
     assert codes_new[:, 0].tolist() == [V, 0]
+
+
+def test_an_int64_frame_of_codes_is_read_without_a_copy():
+    """Columns 0 .. V_j - 1 in one int64 block are their own codes (as an int64 array is)."""
+    X = pd.DataFrame(np.stack([np.arange(20) % 4, np.arange(20) % 3], axis=1))
+    codes, state = Categorical().encode(X)
+    assert np.shares_memory(codes, X.iloc[:, 0].to_numpy())
+    assert not codes.flags.writeable
+    np.testing.assert_array_equal(codes, X.to_numpy())
+    codes_later, _ = Categorical().encode(X.iloc[:5], state)
+    np.testing.assert_array_equal(codes_later, X.to_numpy()[:5])
 
 
 def _table(n=3000, seed=0):
@@ -93,19 +104,21 @@ def _peak(f):
         tracemalloc.stop()
 
 
-def test_fit_and_predict_on_an_int64_frame_hold_no_int64_copy():
+@pytest.mark.parametrize("offset", [0, 100])
+def test_fit_and_predict_on_an_int64_frame_hold_no_int64_copy(offset):
     """Peak memory of fit and predict on a 200,000 x 10 int64 DataFrame (X is 16 MB).
 
     What they need, per row: the one-hot responsibilities or the scores, (n, K) float64 (24 B
     at K = 3), a few per-row vectors (labels, weights, the class codes: 32 B), and the codes of
-    the cells, 1 byte each at 8 categories (10 B); plus 4 MiB of chunk buffers and tables.
-    That is 13.2 MB + 4 MiB; an int64 copy of the table (16 MB) would exceed it (and the
-    int64 codes of before this change peaked at 26 MiB).
+    the cells, at most 1 byte each at 8 categories (10 B: values 100..107; values 0..7 are
+    their own codes, read in place); plus 4 MiB of chunk buffers and tables. That is
+    13.2 MB + 4 MiB; an int64 copy of the table (16 MB) would exceed it (and the int64
+    codes of before this change peaked at 26 MiB).
     """
     n, d, K = 200_000, 10, 3
     rng = np.random.default_rng(0)
     y = rng.integers(0, K, n)
-    X = pd.DataFrame(rng.integers(0, 8, (n, d)), columns=[f"c{j}" for j in range(d)])
+    X = pd.DataFrame(rng.integers(0, 8, (n, d)) + offset, columns=[f"c{j}" for j in range(d)])
     CategoricalNB().fit(X.iloc[:100], y[:100]).predict(X.iloc[:100])  # imports out of the measurement
     bound = n * (8 * K + 32 + d) + (4 << 20)
     est = CategoricalNB()

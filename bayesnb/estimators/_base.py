@@ -147,14 +147,19 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
             if family.raw_values:
                 return sub
             try:
+                dtypes = set(sub.dtypes)
+                only = dtypes.pop() if len(dtypes) == 1 else None
+                if isinstance(only, np.dtype) and only.kind in "biuf":
+                    # columns of one NumPy number type: their values as an array of that type
+                    # would be taken, without a copy (one block; families read any layout)
+                    return sub.to_numpy()
                 if any(getattr(t, "kind", "O") == "O" for t in sub.dtypes):  # may hold pd.NA / None
                     sub = sub.astype(object).where(sub.notna(), np.nan)
-                # a float frame's values without a copy (float32 kept, any layout: the families read it)
-                single = np.float32 if all(t == np.float32 for t in sub.dtypes) else float
-                return sub.to_numpy(dtype=single, na_value=np.nan)
+                return sub.to_numpy(dtype=float, na_value=np.nan)
             except (TypeError, ValueError):
                 raise TypeError(f"{self._who}: {_non_numbers(sub, type(family).__name__)}") from None
-        sub = X if all_cols else X[:, columns]
+        consecutive = len(columns) and np.array_equal(columns, np.arange(columns[0], columns[0] + len(columns)))
+        sub = X if all_cols else X[:, columns[0]:columns[0] + len(columns)] if consecutive else X[:, columns]
         if sp.issparse(sub) or family.raw_values:
             return sub
         if sub.dtype.kind not in "biuf":

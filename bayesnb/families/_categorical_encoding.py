@@ -196,10 +196,16 @@ def _code_into(out, cats, values, miss, pd_categories=None, pd_codes=None):
 def _codes_as_given(X, state, categories, min_categories, extend, who):
     """:func:`encode_columns`'s result without a copy when ``X`` already holds the codes, else None.
 
-    That is an int64 array whose every column's categories are ``0 .. V_j - 1`` (learned:
-    every one of them occurs, or given by ``state``) and whose values lie among them. The
-    codes are then a read-only view of ``X``: a write would raise instead of changing it.
+    That is an int64 array (or a DataFrame of int64 columns held in one block, whose values
+    are then read without a copy) whose every column's categories are ``0 .. V_j - 1``
+    (learned: every one of them occurs, or given by ``state``) and whose values lie among
+    them. The codes are then a read-only view of ``X``: a write would raise instead of
+    changing it.
     """
+    if hasattr(X, "iloc") and X.size and all(t == np.int64 for t in X.dtypes):
+        values = X.to_numpy()
+        # only a view of the frame's one block (several blocks would be copied into int64)
+        X = values if np.may_share_memory(values, X.iloc[:, 0].to_numpy()) else None
     if not (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype == np.int64 and X.size) or extend:
         return None
     if state is None and not (isinstance(categories, str) and categories == "auto"):
