@@ -128,3 +128,20 @@ def test_fit_and_predict_on_an_int64_frame_hold_no_int64_copy(offset):
     assert predict_peak < bound, f"predict peaked at {predict_peak / 2**20:.1f} MiB (bound {bound / 2**20:.1f} MiB)"
     np.testing.assert_array_equal(est.predict(X.iloc[:2000]), CategoricalNB().fit(X.to_numpy(), y).predict(
         X.to_numpy()[:2000]))
+
+
+def test_floats_holding_integers_code_as_the_integers():
+    """The table path for floats holding integers gives the codes the hashing path gives."""
+    rng = np.random.default_rng(3)
+    ints = rng.integers(-2, 6, (500, 3))
+    codes_i, state_i = Categorical().encode(ints + 10)  # values, not codes: the coding path
+    codes_f, state_f = Categorical().encode((ints + 10).astype(float))
+    np.testing.assert_array_equal(codes_f, codes_i)
+    for ci, cf in zip(state_i.categories, state_f.categories):
+        np.testing.assert_array_equal(cf, ci)
+    later = np.array([[10.0, 11.5, np.nan], [13.0, 9.0, 12.0]])  # 11.5 and 9 are not categories
+    by_objects, _ = Categorical().encode(later.astype(object), state_f)
+    by_floats, _ = Categorical().encode(later, state_f)
+    np.testing.assert_array_equal(by_floats, by_objects)
+    V = [len(c) for c in state_f.categories]
+    assert by_floats[0].tolist() == [2, V[1], -1]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils import hard_labels, missing_mask
+from ._category_codes import _code_into, _indexer, _small_ints, code_dtype
 from ._numeric import check_alpha
 
 __all__ = []
@@ -38,21 +39,13 @@ def _columns(X):
             yield j, X[:, j], None, None
 
 
-def code_dtype(largest: int) -> np.dtype:
-    """The smallest signed integer dtype holding ``-1 .. largest`` (the codes of a block)."""
-    for t in (np.int8, np.int16, np.int32):
-        if largest <= np.iinfo(t).max:
-            return np.dtype(t)
-    return np.dtype(np.int64)
-
-
 def _sorted_unique(values, who, name):
     import pandas as pd
 
-    small = _small_int_range(values)
+    small = _small_ints(values)
     if small is not None:  # integers in a short range: one bincount instead of a sort
-        lo, hi = small
-        counts = np.bincount(values - lo if lo else values, minlength=hi - lo + 1)
+        ints, lo, hi = small
+        counts = np.bincount(ints - lo if lo else ints, minlength=hi - lo + 1)
         return (np.flatnonzero(counts) + lo).astype(values.dtype)
     uniq = pd.unique(values) if values.dtype == object else np.unique(values)
     try:
@@ -63,29 +56,6 @@ def _sorted_unique(values, who, name):
             f"{who}: feature {name!r} mixes value types {kinds}; a categorical feature "
             "expects values of one type (e.g. all strings or all integers)."
         ) from None
-
-
-def _small_int_range(values):
-    """``(min, max)`` of an integer array whose range is at most its length (else None)."""
-    if values.dtype.kind not in "iu" or values.size == 0:
-        return None
-    lo, hi = int(values.min()), int(values.max())
-    return (lo, hi) if hi - lo <= max(values.size, 1024) else None
-
-
-def _indexer(categories, values):
-    """Position of each value among ``categories`` (-1 where absent)."""
-    import pandas as pd
-
-    cats = np.asarray(categories)
-    small = _small_int_range(values)
-    if small is not None and cats.dtype.kind in "iu" and cats.size:
-        lo, hi = small
-        table = np.full(hi - lo + 1, -1, dtype=np.int64)  # value - lo -> position
-        inside = (cats >= lo) & (cats <= hi)
-        table[cats[inside].astype(np.int64) - lo] = np.flatnonzero(inside)
-        return table[values - lo]
-    return pd.Index(categories).get_indexer(values)
 
 
 def encode_columns(X, state=None, *, categories="auto", min_categories=None, extend=False, who="Categorical"):
@@ -160,37 +130,6 @@ def encode_columns(X, state=None, *, categories="auto", min_categories=None, ext
                 f"declared categories {list(cats)}."
             )
     return codes, tuple(p[0] for p in plans), tuple(p[1] for p in plans)
-
-
-def _code_into(out, cats, values, miss, pd_categories=None, pd_codes=None):
-    """Write one column's codes into ``out``: position among ``cats``, ``-1`` missing, ``V`` not among them.
-
-    Without a full-size temporary where it can: a pandas categorical column through a lookup of
-    its own codes, a complete integer column in a short range through a table of its values.
-    """
-    V = len(cats)
-    if pd_codes is not None:  # lookup table: pandas code -> code; its last entry serves code -1
-        table = _indexer(cats, pd_categories)
-        table = np.append(np.where(table < 0, V, table), -1).astype(out.dtype)
-        np.take(table, pd_codes, out=out, mode="wrap")
-        return
-    cat_values = np.asarray(cats)
-    small = _small_int_range(values) if miss is None else None
-    if small is not None and cat_values.dtype.kind in "iu":
-        lo, hi = small
-        table = np.full(hi - lo + 1, V, dtype=out.dtype)  # value - lo -> code
-        inside = (cat_values >= lo) & (cat_values <= hi)
-        table[cat_values[inside].astype(np.int64) - lo] = np.flatnonzero(inside)
-        np.take(table, values - lo if lo else values, out=out, mode="clip")  # (values lie in lo..hi)
-        return
-    observed = values if miss is None else values[~miss]
-    idx = _indexer(cats, observed) if observed.size else np.array([], dtype=np.int64)
-    idx[idx < 0] = V
-    if miss is None:
-        out[...] = idx
-    else:
-        out[...] = -1
-        out[~miss] = idx
 
 
 def _codes_as_given(X, state, categories, min_categories, extend, who):
