@@ -33,13 +33,11 @@ def _small_ints(values):
     """``(ints, min, max)``: the integers of ``values`` (an integer array, or floats that all hold
     integers) when their range is at most their number (else None)."""
     if values.dtype.kind == "f" and values.size:
-        lo, hi = values.min(), values.max()
-        if not (np.isfinite(lo) and np.isfinite(hi) and hi - lo <= max(values.size, 1024)):
-            return None
-        ints = values.astype(np.int64)
+        with np.errstate(invalid="ignore"):  # NaN, infinity, huge: not integers (the check below)
+            ints = values.astype(np.int64)
         if not np.array_equal(ints, values):
             return None
-        values = ints
+        values = ints  # contiguous: the range is read from it
     small = _small_int_range(values)
     return None if small is None else (values, *small)
 
