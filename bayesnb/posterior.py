@@ -231,11 +231,23 @@ def joint_log_likelihood_parts(post: NBPosterior, encoded_blocks, predictive="me
         cache = caches[i] if points is None and caches is not None else None
         score = block.family.classify_log_likelihood_parts if classify else block.family.log_likelihood_parts
         r, t = score(block.prior, params, data, predictive, cache)
-        rel, row = (r, t) if rel is None else (rel + r, row + t)
+        rel, row = (r, t) if rel is None else (_plus(rel, r), row + t)
     K = len(post.classes)
     if not classify or all(b.family.class_prior_in_classify(K) for b in post.blocks):
-        rel = rel + (post.class_log_prior if class_log_weights is None else class_log_weights)
+        rel = _plus(rel, post.class_log_prior if class_log_weights is None else class_log_weights)
     return (rel if allowed is None else np.where(allowed, rel, -np.inf)), row
+
+
+def _plus(a, b):
+    """``a + b``, written into ``a`` when it can hold the result (no second (n, K) array at the peak).
+
+    ``a`` is a family's new score array (:meth:`~bayesnb.families._base.Family.log_likelihood_parts`
+    returns arrays the caller owns) or a sum made here.
+    """
+    if (isinstance(a, np.ndarray) and a.dtype == np.float64 and a.flags.writeable
+            and np.broadcast_shapes(a.shape, np.shape(b)) == a.shape):
+        return np.add(a, b, out=a)
+    return a + b
 
 
 def warn_zero_probability(dead: np.ndarray, who: str = "NaiveBayes", stacklevel: int = 3) -> None:

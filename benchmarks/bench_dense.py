@@ -100,22 +100,24 @@ def tracemalloc_peak(fn):
     return peak / MIB
 
 
+def interleaved(fns, repeats=3):
+    """``(best wall times, tracemalloc peaks (MiB))`` of each function, their timed calls interleaved."""
+    best = [np.inf] * len(fns)
+    for _ in range(repeats):
+        for i, fn in enumerate(fns):
+            gc.collect()
+            t = time.perf_counter()
+            fn()
+            best[i] = min(best[i], time.perf_counter() - t)
+    return tuple(best), tuple(tracemalloc_peak(fn) for fn in fns)
+
+
 def side_by_side(name, X, y, repeats=3):
     """Rows ``(name, call, (t_ours, t_theirs), (tm_ours, tm_theirs))`` for every call."""
     _, make_ours, make_theirs = ESTIMATORS[name]
     ours, theirs = make_ours().fit(X, y), make_theirs().fit(X, y)
-    rows = []
-    for call in CALLS:
-        fns = (call_of(ours, call, X, y), call_of(theirs, call, X, y))
-        best = [np.inf, np.inf]
-        for _ in range(repeats):
-            for i, fn in enumerate(fns):
-                gc.collect()
-                t = time.perf_counter()
-                fn()
-                best[i] = min(best[i], time.perf_counter() - t)
-        rows.append((name, call, tuple(best), tuple(tracemalloc_peak(fn) for fn in fns)))
-    return rows
+    return [(name, call, *interleaved((call_of(ours, call, X, y), call_of(theirs, call, X, y)), repeats))
+            for call in CALLS]
 
 
 # ------------------------------------------------------------------ RSS in a fresh process
@@ -139,7 +141,12 @@ def child(name, call, lib, n):
     model = (make_ours if lib == "bayesnb" else make_theirs)()
     if call != "fit":
         model.fit(X, y)
-    fn = call_of(model, call, X, y)
+    print(json.dumps(rss_growth(call_of(model, call, X, y))))
+
+
+def rss_growth(fn):
+    """``{"rss_peak_mib", "reset"}``: the growth of the resident set over one call of ``fn``
+    (the kernel's high-water mark reset just before; ``reset`` False where it cannot be)."""
     gc.collect()
     base = _rss_mib()
     try:
@@ -151,7 +158,7 @@ def child(name, call, lib, n):
     out = fn()
     peak = _hwm_mib()
     del out
-    print(json.dumps({"rss_peak_mib": peak - base, "reset": reset}))
+    return {"rss_peak_mib": peak - base, "reset": reset}
 
 
 def rss_in_subprocess(name, call, lib, n):

@@ -151,12 +151,19 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
             if family.raw_values:
                 return sub
             try:
+                dtypes = set(sub.dtypes)
+                only = dtypes.pop() if len(dtypes) == 1 else None
+                if isinstance(only, np.dtype) and only.kind in "biuf":
+                    # columns of one NumPy number type: their values as an array of that type
+                    # would be taken, without a copy (one block; families read any layout)
+                    return sub.to_numpy()
                 if any(getattr(t, "kind", "O") == "O" for t in sub.dtypes):  # may hold pd.NA / None
                     sub = sub.astype(object).where(sub.notna(), np.nan)
                 return sub.to_numpy(dtype=float, na_value=np.nan)
             except (TypeError, ValueError):
                 raise TypeError(f"{self._who}: {_non_numbers(sub, type(family).__name__)}") from None
-        sub = X if all_cols else X[:, columns]
+        consecutive = len(columns) and np.array_equal(columns, np.arange(columns[0], columns[0] + len(columns)))
+        sub = X if all_cols else X[:, columns[0]:columns[0] + len(columns)] if consecutive else X[:, columns]
         if sp.issparse(sub) or family.raw_values:
             return sub
         if sub.dtype.kind not in "biuf":
@@ -293,7 +300,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         codes = np.searchsorted(classes_, y) if K > 1 else np.zeros(n, dtype=int)
         resp = np.zeros((n, K))
         resp[np.arange(n), codes] = w
-        del codes  # (n,) ints no longer needed: not held through the fit's peak
+        del codes, w  # (n,) ints and weights no longer needed: not held through the fit's peak
 
         if not partial:
             self._specs = self._resolve_specs(X, resp)
@@ -407,6 +414,13 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         X = self._check_X(X, reset=False)
         return self._encode_blocks(X, self.posterior_)[0]
 
+    def _class_scores(self, X):
+        """The class-relative scores ``predict*`` normalise, (n, K); the encoded blocks and the
+        row terms are released before the caller's (n, K) work."""
+        encoded = self._encoded(X)  # (checks that the model is fitted)
+        return _post.joint_log_likelihood_parts(self.posterior_, encoded, self._check_predictive(), self._caches,
+                                                classify=True)[0]
+
     def predict_log_proba(self, X):
         """``log p(y=k | x)`` for each row and class.
 
@@ -422,9 +436,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         """
         if _dask.is_dask(X):
             return self._lazy(self.predict_log_proba, X, "matrix")
-        encoded = self._encoded(X)  # (checks that the model is fitted)
-        rel, _ = _post.joint_log_likelihood_parts(self.posterior_, encoded, self._check_predictive(), self._caches,
-                                                  classify=True)
+        rel = self._class_scores(X)
         return _post.normalise(rel, self.posterior_.class_log_prior, self._who, copy=False)
 
     def predict_proba(self, X):
@@ -461,9 +473,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         """
         if _dask.is_dask(X):
             return self._lazy(self.predict, X, "vector", self.classes_.dtype)
-        encoded = self._encoded(X)  # (checks that the model is fitted)
-        rel, _ = _post.joint_log_likelihood_parts(self.posterior_, encoded, self._check_predictive(), self._caches,
-                                                  classify=True)
+        rel = self._class_scores(X)
         # the argmax of predict_log_proba without normalising (the normaliser is the same for every class)
         return self.classes_[_post.most_probable(rel, self.posterior_.class_log_prior, self._who)]
 

@@ -184,11 +184,14 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, ABC):
         Returns
         -------
         rel : ndarray of shape (n, K)
+            A new array, the caller's to write into (the scores of several blocks and the
+            class prior are added into it in place).
         row : ndarray of shape (n,)
+            Read-only (it may be a broadcast of one value).
         """
         kw = {} if cache is None else {"cache": cache}
         ll = self.log_likelihood(prior, post, block, predictive, **kw)
-        return ll, np.zeros(ll.shape[0])
+        return ll, np.broadcast_to(np.float64(0.0), ll.shape[:1])  # zeros that take no memory (read-only)
 
     def classify_log_likelihood_parts(self, prior, post, block, predictive="mean", cache=None):
         """The block's class scores for ``predict*``, as ``(rel, row)`` like :meth:`log_likelihood_parts`.

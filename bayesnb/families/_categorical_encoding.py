@@ -12,35 +12,42 @@ import numpy as np
 
 from .._utils import hard_labels, missing_mask
 from ..hierarchical import hierarchical_prior
+from ._category_codes import _code_into, _indexer, _small_ints, code_dtype
 from ._numeric import MAX_ALPHA, check_alpha
 
 __all__ = []
 
 
 def _columns(X):
-    """Yield ``(name, values (n,), declared categories or None)`` for each column."""
+    """Yield ``(name, values (n,), declared categories or None, pandas codes or None)`` for each column.
+
+    A pandas categorical column gives its ``Categorical`` and its codes (``-1`` missing): it is
+    coded from those, never turned into an array of objects.
+    """
     if hasattr(X, "iloc"):
         import pandas as pd
 
-        for name in X.columns:
-            s = X[name]
-            declared = None
+        for j in range(X.shape[1]):
+            s = X.iloc[:, j]
+            name = X.columns[j]
             if isinstance(s.dtype, pd.CategoricalDtype):
-                declared = np.asarray(s.cat.categories.to_numpy())
-            yield name, s.to_numpy(dtype=object) if s.dtype.kind not in "biufcU" else s.to_numpy(), declared
+                yield name, s.array, np.asarray(s.cat.categories.to_numpy()), s.cat.codes.to_numpy()
+            else:
+                yield name, s.to_numpy(dtype=object) if s.dtype.kind not in "biufcU" else s.to_numpy(), None, None
     else:
         X = np.asarray(X)
         for j in range(X.shape[1]):
-            yield j, X[:, j], None
+            yield j, X[:, j], None, None
 
 
 def _sorted_unique(values, who, name):
     import pandas as pd
 
-    small = _small_int_range(values)
+    small = _small_ints(values)
     if small is not None:  # integers in a short range: one bincount instead of a sort
-        lo, hi = small
-        return (np.flatnonzero(np.bincount(values - lo, minlength=hi - lo + 1)) + lo).astype(values.dtype)
+        ints, lo, hi = small
+        counts = np.bincount(ints - lo if lo else ints, minlength=hi - lo + 1)
+        return (np.flatnonzero(counts) + lo).astype(values.dtype)
     uniq = pd.unique(values) if values.dtype == object else np.unique(values)
     try:
         return np.asarray(np.sort(uniq), dtype=values.dtype if values.dtype != object else object)
@@ -50,29 +57,6 @@ def _sorted_unique(values, who, name):
             f"{who}: feature {name!r} mixes value types {kinds}; a categorical feature "
             "expects values of one type (e.g. all strings or all integers)."
         ) from None
-
-
-def _small_int_range(values):
-    """``(min, max)`` of an integer array whose range is at most its length (else None)."""
-    if values.dtype.kind not in "iu" or values.size == 0:
-        return None
-    lo, hi = int(values.min()), int(values.max())
-    return (lo, hi) if hi - lo <= max(values.size, 1024) else None
-
-
-def _indexer(categories, values):
-    """Position of each value among ``categories`` (-1 where absent)."""
-    import pandas as pd
-
-    cats = np.asarray(categories)
-    small = _small_int_range(values)
-    if small is not None and cats.dtype.kind in "iu" and cats.size:
-        lo, hi = small
-        table = np.full(hi - lo + 1, -1, dtype=np.int64)  # value - lo -> position
-        inside = (cats >= lo) & (cats <= hi)
-        table[cats[inside].astype(np.int64) - lo] = np.flatnonzero(inside)
-        return table[values - lo]
-    return pd.Index(categories).get_indexer(values)
 
 
 def encode_columns(X, state=None, *, categories="auto", min_categories=None, extend=False, who="Categorical"):
@@ -94,8 +78,10 @@ def encode_columns(X, state=None, *, categories="auto", min_categories=None, ext
 
     Returns
     -------
-    codes : ndarray of int64, shape (n_samples, n_features)
-        ``-1`` marks a missing cell, ``V_j`` a value not among the categories.
+    codes : ndarray of int, shape (n_samples, n_features)
+        ``-1`` marks a missing cell, ``V_j`` a value not among the categories. The smallest
+        signed integer dtype that holds them (:func:`code_dtype`), or ``X`` itself (read-only)
+        when it is an int64 array of codes already.
     categories : tuple of ndarray
         The categories of each column (position = code).
     declared : tuple of bool
@@ -106,17 +92,17 @@ def encode_columns(X, state=None, *, categories="auto", min_categories=None, ext
         return same
     cols = list(_columns(X))
     n = len(cols[0][1]) if cols else 0
-    codes = np.empty((n, len(cols)), dtype=np.int64, order="F")  # columns contiguous: coded one by one
-    new_cats, new_decl = [], []
-    for j, (name, values, pd_declared) in enumerate(cols):
-        miss = missing_mask(values)
-        complete = not miss.any()
-        observed = values if complete else values[~miss]  # (never written to)
+    # the categories of every column first: they set the codes' dtype
+    plans = []
+    for j, (name, values, pd_declared, pd_codes) in enumerate(cols):
+        miss = missing_mask(values) if pd_codes is None else pd_codes < 0
+        miss = miss if miss.any() else None
         if state is None or extend:
             declared = _declared(categories, min_categories, j, len(cols), pd_declared, who)
             if declared is not None:
                 cats, is_decl = declared, True
             else:
+                observed = values if miss is None else values[~miss]  # (never written to)
                 seen = _sorted_unique(observed, who, name) if observed.size else np.array([], dtype=object)
                 if state is not None:
                     old = state.categories[j]
@@ -129,34 +115,37 @@ def encode_columns(X, state=None, *, categories="auto", min_categories=None, ext
                     cats, is_decl = seen, False
             if min_categories is not None and not is_decl:
                 cats = _with_min_categories(cats, min_categories, j, who)
+            check = is_decl
         else:
-            cats, is_decl = state.categories[j], state.declared[j]
-        idx = _indexer(cats, observed) if observed.size else np.array([], dtype=np.int64)
-        if (state is None or extend) and is_decl and np.any(idx < 0):
-            bad = observed[idx < 0][:5]
+            cats, is_decl, check = state.categories[j], state.declared[j], False
+        plans.append((cats, is_decl, miss, check))
+    # the smallest integer dtype for -1 .. V_j (not int64 whatever the input): columns contiguous
+    codes = np.empty((n, len(cols)), dtype=code_dtype(max((len(p[0]) for p in plans), default=0)), order="F")
+    for j, ((name, values, pd_declared, pd_codes), (cats, _, miss, check)) in enumerate(zip(cols, plans)):
+        _code_into(codes[:, j], cats, values, miss, pd_declared, pd_codes)
+        unseen = codes[:, j] == len(cats)
+        if check and unseen.any():
+            bad = np.asarray(values, dtype=object)[unseen][:5]
             raise ValueError(
                 f"{who}: feature {name!r} has value(s) {list(bad)} that are not among its "
                 f"declared categories {list(cats)}."
             )
-        if complete:
-            codes[:, j] = idx
-            codes[idx < 0, j] = len(cats)
-        else:
-            col = np.full(n, -1, dtype=np.int64)
-            col[~miss] = np.where(idx < 0, len(cats), idx)
-            codes[:, j] = col
-        new_cats.append(cats)
-        new_decl.append(is_decl)
-    return codes, tuple(new_cats), tuple(new_decl)
+    return codes, tuple(p[0] for p in plans), tuple(p[1] for p in plans)
 
 
 def _codes_as_given(X, state, categories, min_categories, extend, who):
     """:func:`encode_columns`'s result without a copy when ``X`` already holds the codes, else None.
 
-    That is an int64 array whose every column's categories are ``0 .. V_j - 1`` (learned:
-    every one of them occurs, or given by ``state``) and whose values lie among them. The
-    codes are then a read-only view of ``X``: a write would raise instead of changing it.
+    That is an int64 array (or a DataFrame of int64 columns held in one block, whose values
+    are then read without a copy) whose every column's categories are ``0 .. V_j - 1``
+    (learned: every one of them occurs, or given by ``state``) and whose values lie among
+    them. The codes are then a read-only view of ``X``: a write would raise instead of
+    changing it.
     """
+    if hasattr(X, "iloc") and X.size and all(t == np.int64 for t in X.dtypes):
+        values = X.to_numpy()
+        # only a view of the frame's one block (several blocks would be copied into int64)
+        X = values if np.may_share_memory(values, X.iloc[:, 0].to_numpy()) else None
     if not (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype == np.int64 and X.size) or extend:
         return None
     if state is None and not (isinstance(categories, str) and categories == "auto"):

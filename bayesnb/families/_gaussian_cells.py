@@ -108,7 +108,12 @@ def _parts_into(post, X, missing, predictive, rel, row):
 
 
 def _complete_stats(X, resp):
-    """:meth:`Gaussian.stats` of a block without missing cells, with one (n, d) buffer."""
+    """:meth:`Gaussian.stats` of a block without missing cells, with one (chunk, d) float64 buffer.
+
+    ``X`` (float32 or float64, any layout: :meth:`Gaussian.encode`) is read a chunk of rows
+    at a time into the buffer, so every sum is accumulated in float64 and nothing of size
+    (n, d) is allocated.
+    """
     N, d = X.shape
     K = resp.shape[1]
     n = np.repeat(resp.T @ np.ones((N, 1)), d, axis=1)
@@ -126,7 +131,7 @@ def _complete_stats(X, resp):
         pos = w > 0
         if not pos.any():
             continue
-        ref = X[np.argmax(pos)]  # every feature's first value in the class (see stats)
+        ref = X[np.argmax(pos)].astype(np.float64)  # every feature's first value in the class (see stats)
         total = np.zeros(d)
         for a, b in chunks:
             t = np.subtract(X[a:b], ref, out=buf[: b - a])
@@ -148,21 +153,29 @@ def _labelled_stats(X, hard, n, mean, m2, step, buf):
     another order.
     """
     labels, w = hard
+    # rows are gathered in X's own dtype (np.take casts ``out`` to it otherwise), then shifted
+    # into the float64 buffer; mode="clip" (the indices are valid) gathers without a temporary
+    raw = buf if X.dtype == buf.dtype else np.empty(buf.shape, dtype=X.dtype)
+    # np.take would copy a whole X that is not aligned and C-contiguous: such an X (Fortran
+    # order, a DataFrame's values, a Dask partition) is gathered by indexing, a chunk at a time
+    direct = X.flags.c_contiguous and X.flags.aligned
+
+    def shifted(rows, by):
+        got = np.take(X, rows, axis=0, out=raw[: rows.size], mode="clip") if direct else X[rows]
+        return np.subtract(got, by, out=buf[: rows.size])
+
     for k in range(mean.shape[0]):
         idx = np.flatnonzero((labels == k) & (w > 0))
         if not idx.size:
             continue
-        ref = X[idx[0]]  # every feature's first value in the class (see Gaussian.stats)
+        ref = X[idx[0]].astype(np.float64)  # every feature's first value in the class (see Gaussian.stats)
         parts = [idx[a:a + step] for a in range(0, idx.size, step)]
         total = np.zeros(X.shape[1])
         for rows in parts:
-            t = np.take(X, rows, axis=0, out=buf[: rows.size])
-            t -= ref
-            total += w[rows] @ t
+            total += w[rows] @ shifted(rows, ref)
         with np.errstate(invalid="ignore", divide="ignore"):
             mean[k] = np.where(n[k] > 0, ref + total / n[k], 0.0)
         for rows in parts:
-            t = np.take(X, rows, axis=0, out=buf[: rows.size])
-            t -= mean[k]
+            t = shifted(rows, mean[k])
             np.square(t, out=t)
             m2[k] += w[rows] @ t

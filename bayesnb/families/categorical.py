@@ -106,7 +106,7 @@ class Categorical(Family):
 
     Notes
     -----
-    The encoding state is a :class:`CategoricalEncoding`; encoded blocks are int64 codes
+    The encoding state is a :class:`CategoricalEncoding`; encoded blocks are integer codes
     (n, d), ``-1`` for a missing cell and ``V_j`` for a value not among the categories.
     Prior, posterior and generative "points" are :class:`Dirichlets`, one (K, V_j) array
     per feature; the parameter of draws and of the NumPyro model is ``theta`` (K, d, V_max),
@@ -168,8 +168,10 @@ class Categorical(Family):
 
         Returns
         -------
-        codes : ndarray of int64, shape (n_samples, n_features)
-            ``-1`` marks a missing cell, ``V_j`` a value not among the categories.
+        codes : ndarray of int, shape (n_samples, n_features)
+            ``-1`` marks a missing cell, ``V_j`` a value not among the categories; the
+            smallest signed integer dtype that holds them (an int64 array of codes is used as
+            given, read-only).
         state : CategoricalEncoding
         """
         codes, cats, declared = _enc.encode_columns(

@@ -64,7 +64,7 @@ from ._gaussian_prior import (
 )
 from ._gaussian_prior import make_prior as _make_prior
 from ._nig_site import nig_log_norm, nig_unconstrained
-from ._numeric import float32_args, sample_class_feature, weighted_class_cells
+from ._numeric import float32_args, float_array, sample_class_feature, weighted_class_cells
 from ._private import noisy_moments, require_bounds
 
 __all__ = ["Gaussian", "GaussianStats", "NormalInverseGammas", "auto_prior", "plug_in"]
@@ -121,6 +121,9 @@ class Gaussian(Family):
     def encode(self, X, state=None, *, extend=False, who="Gaussian"):
         """Validate real values (NaN = missing, infinity = error); never modifies ``X``.
 
+        Float input is kept as it is, in any layout (:func:`._numeric.float_array`): float32
+        stays float32 when no cell is missing; missing cells make a float64 copy with 0 in them.
+
         Returns the :class:`GaussianBlock` and the state, the number of features ``d``
         (``state`` and ``extend`` are unused: a real-valued encoding has nothing to extend).
         """
@@ -129,13 +132,15 @@ class Gaussian(Family):
                 f"{who}: Gaussian features need a dense array; received a sparse matrix. "
                 "Use .toarray(), or a Multinomial/Bernoulli block for sparse counts."
             )
-        A = np.asarray(X, dtype=np.float64)
+        A = float_array(X)  # no copy of float input, whatever its layout (float32 kept; statistics in float64)
         if all_finite(A):  # nothing missing: no copy, and a mask that takes no memory
             return GaussianBlock(A, np.broadcast_to(True, A.shape)), X.shape[1]
         observed = ~np.isnan(A)
         if np.isinf(A).any():
             raise nonfinite_error(who, "Gaussian features", A)
-        return GaussianBlock(np.where(observed, A, 0.0), observed), X.shape[1]
+        values = np.zeros(A.shape)  # float64: the cells' shifts below are then float64 too
+        np.copyto(values, A, where=observed)
+        return GaussianBlock(values, observed), X.shape[1]
 
     def empty_stats(self, state, K):
         """Zero statistics."""
@@ -245,9 +250,16 @@ class Gaussian(Family):
         rel = np.empty((X.shape[0], post.mu.shape[0]))
         row = np.empty(X.shape[0])
         step = max(1, _chunk_rows(X.shape[1]) // 4)  # rows are independent: K buffers of ~512 KiB
+        # X in any layout (a DataFrame's values, Fortran order) is read once per chunk into a
+        # C-ordered chunk, which the K classes' passes then read
+        chunk = None if X.flags.c_contiguous else np.empty((min(step, X.shape[0]), X.shape[1]), dtype=X.dtype)
         for a in range(0, X.shape[0], step):
             b = min(a + step, X.shape[0])
-            _parts_into(post, X[a:b], None if complete else ~obs[a:b], predictive, rel[a:b], row[a:b])
+            rows = X[a:b]
+            if chunk is not None:
+                rows = chunk[: b - a]
+                np.copyto(rows, X[a:b])
+            _parts_into(post, rows, None if complete else ~obs[a:b], predictive, rel[a:b], row[a:b])
         return rel, row
 
     def log_evidence(self, prior, post):
@@ -260,7 +272,7 @@ class Gaussian(Family):
 
     def gen_values(self, block):
         """Values (n, d), NaN where missing."""
-        return np.where(block.observed, block.X, np.nan)
+        return np.where(block.observed, block.X, np.float64(np.nan))
 
     def predictive_bins(self, prior, post, state, edges, predictive="mean"):
         """Masses and truncated means of the Normal plug-in (``"mean"``) or Student-t (``"marginal"``)."""
@@ -320,7 +332,7 @@ class Gaussian(Family):
         is highest (an approximation of the mixture's mode); ``"draw"``: Normal given ``z``.
         ``rate`` is unused.
         """
-        X = block.X.copy()
+        X = block.X.astype(np.float64)  # a copy (the fills are float64 whatever the input's dtype)
         miss = ~block.observed
         if not miss.any():
             return X

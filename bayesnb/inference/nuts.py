@@ -5,12 +5,15 @@ The sampler is two jitted functions per model structure, array shapes and warmup
 and a fixed-length chunk of NUTS steps run in a Python loop, so the number of draws never
 recompiles. They are cached in-process, and JAX's persistent compilation cache is on by
 default (:func:`default_compilation_cache`; ``BAYESNB_JAX_CACHE=0`` turns it off). That
-cache folder is the only JAX setting bayesnb changes, and never one the user has set.
+cache folder is the only JAX setting bayesnb changes, and never one the user has set; while it
+samples, bayesnb also stores its own programs in that cache however fast they compile
+(:func:`cache_every_compile`, a thread-local override).
 JAX and NumPyro are imported inside the functions.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -21,7 +24,7 @@ import numpy as np
 from .._progress import interactive, show
 from .numpyro_model import _unconstrained, make_model
 
-__all__ = ["default_compilation_cache", "enable_compilation_cache", "mcmc_draws", "run_nuts",
+__all__ = ["cache_every_compile", "default_compilation_cache", "enable_compilation_cache", "mcmc_draws", "run_nuts",
            "sample_stats_from_extra", "show_progress"]
 
 
@@ -80,6 +83,47 @@ def default_compilation_cache():
     if os.environ.get(CACHE_ENV, "1").strip().lower() in ("0", "false", "no", "off"):
         return None
     return enable_compilation_cache()
+
+
+#: JAX's default ``jax_persistent_cache_min_compile_time_secs``: only compiles at least this long are stored
+JAX_MIN_COMPILE_SECS = 1.0
+
+
+@contextlib.contextmanager
+def cache_every_compile():
+    """Within the context, bayesnb's programs are written to the persistent compile cache however fast they compile.
+
+    JAX stores only the compiles that took at least ``jax_persistent_cache_min_compile_time_secs``
+    (1 s by default), and the samplers of small models compile in less (house votes: 0.99 s and
+    0.29 s), so every new process compiled them again. When a persistent cache is in use
+    (:func:`default_compilation_cache`) and that setting has JAX's default value, it is 0 inside
+    the context, for the calling thread only (JAX's thread-local override): programs compiled
+    elsewhere, and a threshold the user set, are left as they are.
+
+    Yields
+    ------
+    bool
+        Whether every compile inside is stored.
+    """
+    import jax
+
+    if default_compilation_cache() is None or jax.config.jax_persistent_cache_min_compile_time_secs != \
+            JAX_MIN_COMPILE_SECS:
+        yield False
+        return
+    try:  # the setting's thread-local context manager (not exported by jax)
+        from jax._src.config import persistent_cache_min_compile_time_secs as setting
+    except ImportError:  # pragma: no cover - another JAX layout: set and restore the global value
+        setting = None
+    if setting is not None:
+        with setting(0.0):
+            yield True
+        return
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)  # pragma: no cover
+    try:  # pragma: no cover
+        yield True
+    finally:  # pragma: no cover
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", JAX_MIN_COMPILE_SECS)
 
 
 def show_progress(progress_bar, stream=None):
@@ -180,7 +224,8 @@ def run_nuts(spec, priors, data, *, num_warmup=500, num_samples=1000, num_chains
 
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be 'float32' or 'float64'; received {precision!r}.")
-    with jax.enable_x64(precision == "float64"):  # thread-local: the global setting is left alone
+    # both thread-local: the global settings are left alone
+    with jax.enable_x64(precision == "float64"), cache_every_compile():
         return _run_nuts(spec, priors, data, num_warmup, num_samples, num_chains, chain_method, seed,
                          progress_bar, target_accept_prob, init_sites, precision)
 

@@ -1,0 +1,100 @@
+"""Integer codes of one categorical column (helpers of :mod:`._categorical_encoding`).
+
+The codes of a block are the smallest signed integer dtype that holds ``-1`` (missing) to
+``V_j`` (a value not among the categories): :func:`code_dtype`. A column is coded without
+hashing where it can: integers (or floats holding integers) in a short range through a table
+indexed by value, a pandas categorical through a lookup of its own codes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["code_dtype"]
+
+
+def code_dtype(largest: int) -> np.dtype:
+    """The smallest signed integer dtype holding ``-1 .. largest`` (the codes of a block)."""
+    for t in (np.int8, np.int16, np.int32):
+        if largest <= np.iinfo(t).max:
+            return np.dtype(t)
+    return np.dtype(np.int64)
+
+
+def _small_int_range(values):
+    """``(min, max)`` of an integer array whose range is at most its length (else None)."""
+    if values.dtype.kind not in "iu" or values.size == 0:
+        return None
+    lo, hi = int(values.min()), int(values.max())
+    return (lo, hi) if hi - lo <= max(values.size, 1024) else None
+
+
+def _small_ints(values):
+    """``(ints, min, max)``: the integers of ``values`` (an integer array, or floats that all hold
+    integers) when their range is at most their number (else None)."""
+    if values.dtype.kind == "f" and values.size:
+        with np.errstate(invalid="ignore"):  # NaN, infinity, huge: not integers (the check below)
+            ints = values.astype(np.int64)
+        if not np.array_equal(ints, values):
+            return None
+        values = ints  # contiguous: the range is read from it
+    small = _small_int_range(values)
+    return None if small is None else (values, *small)
+
+
+def _integer_categories(categories):
+    """The categories as int64 when they are all integers (integer or float dtype), else None."""
+    cats = np.asarray(categories)
+    if not cats.size or cats.dtype.kind not in "iuf":
+        return None
+    ints = cats.astype(np.int64)
+    return ints if cats.dtype.kind in "iu" or np.array_equal(ints, cats) else None
+
+
+def _table_codes(cat_ints, small, absent, dtype, out=None):
+    """Position of each of ``small``'s integers among the integer categories (``absent`` where not
+    among them), through a table indexed by value: no hashing, one pass."""
+    ints, lo, hi = small
+    table = np.full(hi - lo + 1, absent, dtype=dtype)  # value - lo -> position
+    inside = (cat_ints >= lo) & (cat_ints <= hi)
+    table[cat_ints[inside] - lo] = np.flatnonzero(inside)
+    return np.take(table, ints - lo if lo else ints, out=out, mode="clip")  # (ints lie in lo..hi)
+
+
+def _indexer(categories, values):
+    """Position of each value among ``categories`` (-1 where absent)."""
+    import pandas as pd
+
+    cat_ints = _integer_categories(categories)
+    small = _small_ints(values) if cat_ints is not None else None
+    if small is not None:
+        return _table_codes(cat_ints, small, -1, np.int64)
+    return pd.Index(categories).get_indexer(values)
+
+
+def _code_into(out, cats, values, miss, pd_categories=None, pd_codes=None):
+    """Write one column's codes into ``out``: position among ``cats``, ``-1`` missing, ``V`` not among them.
+
+    Without a full-size temporary where it can: a pandas categorical column through a lookup of
+    its own codes, a complete column of integers (or of floats holding integers) in a short
+    range through a table of its values.
+    """
+    V = len(cats)
+    if pd_codes is not None:  # lookup table: pandas code -> code; its last entry serves code -1
+        table = _indexer(cats, pd_categories)
+        table = np.append(np.where(table < 0, V, table), -1).astype(out.dtype)
+        np.take(table, pd_codes, out=out, mode="wrap")
+        return
+    cat_ints = _integer_categories(cats)
+    small = _small_ints(values) if miss is None and cat_ints is not None else None
+    if small is not None:  # written straight into out
+        _table_codes(cat_ints, small, V, out.dtype, out=out)
+        return
+    observed = values if miss is None else values[~miss]
+    idx = _indexer(cats, observed) if observed.size else np.array([], dtype=np.int64)
+    idx[idx < 0] = V
+    if miss is None:
+        out[...] = idx
+    else:
+        out[...] = -1
+        out[~miss] = idx
