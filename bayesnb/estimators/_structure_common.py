@@ -34,7 +34,7 @@ __all__ = ["REFITS", "StructureCommonMixin", "StructureNotSupportedError", "chec
            "structured_mcmc_data"]
 
 #: fitting methods that would ignore ``structure`` (refused whatever was fitted)
-REFITS = frozenset({"partial_fit", "fit_semi_supervised", "fit_latent_class"})
+REFITS = frozenset({"partial_fit", "fit_latent_class"})
 
 
 def check_structured_mcmc_args(who, kind, num_warmup, num_samples, num_chains, y, **naive_only):

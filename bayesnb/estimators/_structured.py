@@ -11,9 +11,10 @@ one Categorical block makes every node categorical. The predict methods, ``score
 (:class:`~bayesnb.estimators._structure_common.StructureCommonMixin`); the methods not written
 for structures yet raise :class:`StructureNotSupportedError`, a NotImplementedError that is
 also an AttributeError, so ``hasattr(model, "partial_fit")`` is False on such a model (as
-scikit-learn's ``available_if``). ``partial_fit``, ``fit_semi_supervised`` and
-``fit_latent_class`` are refused whenever ``structure`` is not "naive" (they would fit the
-naive model and ignore it).
+scikit-learn's ``available_if``). ``partial_fit`` and ``fit_latent_class`` are refused
+whenever ``structure`` is not "naive" (they would fit the naive model and ignore it);
+``fit_semi_supervised`` learns the structure on the labelled rows, then runs EM on it
+(:mod:`bayesnb._structure_em`).
 """
 
 from __future__ import annotations
@@ -28,12 +29,14 @@ from sklearn.utils.validation import _num_samples
 
 from .. import _mixed_impute as _mi
 from .. import _mixed_posterior as _mp
+from .. import _structure_em as _se
 from .. import _structure_infer as _si
 from .. import _structured_mixed as _mx
 from .. import posterior as _post
 from ..diagnostics import datatree_from_layout
 from ..generative.functions import _block_cells
 from ..generative.tables import assemble_table
+from ..inference import em
 from ..inference.mixed_structured_model import mixed_inputs, run_mixed_nuts
 from ..structure import (
     class_mutual_information,
@@ -104,11 +107,14 @@ class StructureMixin(StructureCommonMixin):
         super().fit(X, y, sample_weight)
         if self.structure == "naive":  # the naive posterior is the model (_set_attributes set structure_)
             return self
-        post = self.posterior_
-        encoded = self._encoded(X)
         n = _num_samples(X)
         ycodes = np.searchsorted(self.classes_, _val.check_y(y, n, self._who))
-        w = self._check_weights(sample_weight, n)
+        return self._fit_structure(X, ycodes, self._check_weights(sample_weight, n))
+
+    def _fit_structure(self, X, ycodes, w):
+        """Learn the structure on the rows ``X`` (class codes ``ycodes``, weights ``w``) and fit it."""
+        post = self.posterior_
+        encoded = self._encoded(X)
         K = len(self.classes_)
         nodes = _mx.make_nodes(post.blocks, encoded, w)
         data = _mx.node_data(nodes, encoded)
@@ -293,3 +299,51 @@ class StructureMixin(StructureCommonMixin):
                  "structure": self.structure_kind_, "num_warmup": int(num_warmup), "num_chains": int(num_chains),
                  **{k: v for k, v in timing.items() if k.endswith("_seconds")}}
         return datatree_from_layout(draws, dims, coords, sample_stats=stats, attrs=attrs)
+
+    def fit_semi_supervised(self, X, y, *, unlabeled="auto", sample_weight=None, unlabeled_weight=1.0, tol=1e-6,
+                            max_iter=100):
+        """Fit with some labels missing; under a structure, EM over the structure's nodes.
+
+        Under a structure other than naive the structure (parents, bins) and the priors are
+        learned on the labelled rows (``structure="auto"`` chooses on them), then EM
+        (:mod:`bayesnb._structure_em`) alternates the class responsibilities of the unlabelled
+        rows under the structured model (missing cells summed out exactly) with every
+        feature's statistics over its contexts (class, parents' states), each row counted in
+        its context under every class with its responsibility; the M-step is the posterior
+        mean (the MAP of ``em_objective_``'s log posterior). With every label present this is
+        exactly :meth:`fit`. Under naive, as :meth:`GenerativeMixin.fit_semi_supervised`.
+
+        Parameters
+        ----------
+        X, y, unlabeled, sample_weight, unlabeled_weight, tol, max_iter
+            As in :meth:`GenerativeMixin.fit_semi_supervised`.
+
+        Returns
+        -------
+        self
+            With ``em_objective_``, ``n_iter_``, ``converged_`` and ``transduction_``.
+        """
+        self._mixed = None
+        super().fit_semi_supervised(X, y, unlabeled=unlabeled, sample_weight=sample_weight,
+                                    unlabeled_weight=unlabeled_weight, tol=tol, max_iter=max_iter)
+        learned = self.__dict__.pop("_em_structure", None)
+        if learned is not None:  # storing the EM posterior set the naive structure's attributes back
+            self.structure_kind_, self.structure_ = learned
+        return self
+
+    def _semi_supervised_em(self, X, encoded, codes, rw, labelled_weight, tol, max_iter):
+        """The structure learned on the labelled rows, then EM on it (:mod:`bayesnb._structure_em`)."""
+        if self.structure != "naive":
+            self._fit_structure(X, np.maximum(codes, 0), labelled_weight)
+        if self._mixed is None:  # naive, or "auto" chose it
+            return super()._semi_supervised_em(X, encoded, codes, rw, labelled_weight, tol, max_iter)
+        self._em_structure = (self.structure_kind_, self.structure_)
+        params = self._check_class_params(len(self.classes_))
+        model, _, resp, hist, conv, trans = _se.fit_semi_supervised(
+            self._mixed, self.posterior_, _mx.node_data(self._mixed.nodes, encoded), codes, rw, params, tol=tol,
+            max_iter=max_iter, who=self._who)
+        post = self.posterior_ if resp is None else em.m_step(em.block_meta(self.posterior_), encoded, resp, params,
+                                                              self.classes_)
+        self._mixed = model
+        self.structure_stats_ = model.stats
+        return em.SemiSupervisedFit(post, hist, conv, trans)

@@ -415,6 +415,16 @@ class GenerativeMixin:
         return self.outlier_decision_function(X) < 0
 
     # ----------------------------------------------------------- semi-supervised
+    def _semi_supervised_em(self, X, encoded, codes, rw, labelled_weight, tol, max_iter):
+        """EM of :meth:`fit_semi_supervised` once the labelled rows are fitted: a ``SemiSupervisedFit``.
+
+        ``X`` the rows, ``encoded`` their blocks, ``codes`` their class indices (-1 unlabelled),
+        ``rw`` the EM row weights, ``labelled_weight`` the sample weights of the labelled rows
+        (0 for the others); a structure's override learns its structure from them first.
+        """
+        return em.fit_semi_supervised(self.posterior_, encoded, codes, rw, self._check_class_params(len(self.classes_)),
+                                      tol=tol, max_iter=max_iter)
+
     def fit_semi_supervised(self, X, y, *, unlabeled="auto", sample_weight=None, unlabeled_weight=1.0, tol=1e-6,
                             max_iter=100):
         """Fit with some labels missing: EM with the closed-form conjugate M-step.
@@ -467,7 +477,7 @@ class GenerativeMixin:
         who = self._who
         split = partial_labels(y, unlabeled, who)
         if split is None or not split[0].any():  # the full validation (and its message) is fit's
-            return self._fit(X, y, sample_weight, classes=None, partial=False)
+            return self.fit(X, y, sample_weight)
         miss, labels = split
         if miss.all():
             raise ValueError(f"{who}: every label is missing; at least one labelled row is needed.")
@@ -492,8 +502,7 @@ class GenerativeMixin:
         codes[~miss] = np.searchsorted(self.classes_, labels) if K > 1 else 0
         rw = w * np.where(miss, lam, 1.0)
         self._check_total_weight(rw, 0.0)  # unlabeled_weight scales the unlabelled rows' counts
-        fit = em.fit_semi_supervised(self.posterior_, encoded, codes, rw, self._check_class_params(K), tol=tol,
-                                     max_iter=max_iter)
+        fit = self._semi_supervised_em(X, encoded, codes, rw, np.where(miss, 0.0, w), tol, max_iter)
         post = self.posterior_ = fit.posterior
         self.classes_ = post.classes
         self.class_count_ = post.class_count

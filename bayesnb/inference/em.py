@@ -34,9 +34,9 @@ from ..posterior import (
     normalise,
 )
 
-__all__ = ["LatentClassFit", "SemiSupervisedFit", "allowed_states", "fit_latent_class", "fit_semi_supervised",
-           "holdout_cells", "latent_class_from_draws", "latent_holdout_scores", "log_penalty", "m_step", "run_em",
-           "search_components", "widening_steps"]
+__all__ = ["LatentClassFit", "SemiSupervisedFit", "allowed_states", "block_meta", "fit_latent_class",
+           "fit_semi_supervised", "holdout_cells", "latent_class_from_draws", "latent_holdout_scores", "log_penalty",
+           "m_step", "run_em", "search_components", "widening_steps"]
 
 
 class LatentClassFit(NamedTuple):
@@ -193,7 +193,7 @@ def run_em(post, meta, encoded, allowed, rw, class_params, classes, tol, max_ite
     return post, history, converged, resp
 
 
-def _block_meta(post, group=None):
+def block_meta(post, group=None):
     """(family, columns, names, state, prior) per block; priors taken per state with ``group``."""
     return [(b.family, b.columns, b.names, b.state, b.prior if group is None else index_params(b.prior, group))
             for b in post.blocks]
@@ -221,7 +221,7 @@ def fit_semi_supervised(post, encoded, y_codes, row_weight, class_params, *, tol
     SemiSupervisedFit
     """
     allowed = allowed_states(np.arange(len(post.classes)), y_codes)
-    post, hist, conv, _ = run_em(post, _block_meta(post), encoded, allowed, row_weight, class_params, post.classes,
+    post, hist, conv, _ = run_em(post, block_meta(post), encoded, allowed, row_weight, class_params, post.classes,
                                  tol, int(max_iter))
     transduction = np.argmax(joint_log_likelihood_parts(post, encoded, allowed=allowed)[0], axis=1)
     return SemiSupervisedFit(post, hist, conv, transduction)
@@ -257,7 +257,7 @@ def fit_latent_class(base, encoded, class_part, y_codes, n_components, *, n_init
     K = len(base.classes)
     S = K * C
     group = np.repeat(np.arange(K), C)
-    meta = _block_meta(base, group)
+    meta = block_meta(base, group)
     n = class_part.shape[0]
     allowed = allowed_states(group, y_codes)
     params = (np.ones(S), True, None)
