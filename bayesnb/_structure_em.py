@@ -29,8 +29,8 @@ import numpy as np
 
 from . import _structure_infer as _si
 from . import _structured_mixed as _mx
-from .inference.em import allowed_states, log_penalty
-from .posterior import build, log_marginal, normalise
+from .inference.em import allowed_states, climb, log_penalty
+from .posterior import build
 
 __all__ = ["fit_semi_supervised", "m_step", "structure_log_penalty"]
 
@@ -117,22 +117,17 @@ def fit_semi_supervised(model, post, data, y_codes, row_weight, class_params, *,
     K = model.n_classes
     classes = np.arange(K)
     allowed = allowed_states(classes, y_codes)
-    rw = np.asarray(row_weight, dtype=float)
-    ok = rw > 0
     predictive = model.predictive
-    model = model._replace(predictive="mean")
-    cls = post._replace(blocks=())
-    history, converged, used = [], False, None
-    for _ in range(int(max_iter) + 1):
-        jll = np.where(allowed, _si.log_likelihood(model, data, who) + cls.class_log_prior, -np.inf)
-        history.append(float((rw[ok] * log_marginal(jll[ok])).sum()) + structure_log_penalty(model, cls))
-        resp = np.exp(normalise(jll, None)) * rw[:, None]
-        if len(history) > 1 and abs(history[-1] - history[-2]) <= tol * max(1.0, abs(history[-1])):
-            converged = True
-            break
-        if len(history) > max_iter:
-            break
-        cls = build(classes, resp.sum(0), *class_params, [])
-        model = m_step(model, data, resp, who)
-        used = resp
-    return model._replace(predictive=predictive), cls, used, history, converged, np.argmax(jll, axis=1)
+
+    def joint(state):
+        mdl, cls, _ = state
+        return np.where(allowed, _si.log_likelihood(mdl, data, who) + cls.class_log_prior, -np.inf), 0.0
+
+    def update(resp):
+        return m_step(state0[0], data, resp, who), build(classes, resp.sum(0), *class_params, []), resp
+
+    state0 = (model._replace(predictive="mean"), post._replace(blocks=()), None)
+    (model, cls, used), history, converged, _ = climb(state0, joint, lambda s: structure_log_penalty(*s[:2]),
+                                                      update, np.asarray(row_weight, dtype=float), tol, int(max_iter))
+    transduction = np.argmax(joint((model, cls, used))[0], axis=1)
+    return model._replace(predictive=predictive), cls, used, history, converged, transduction

@@ -34,7 +34,7 @@ from ..posterior import (
     normalise,
 )
 
-__all__ = ["LatentClassFit", "SemiSupervisedFit", "allowed_states", "block_meta", "fit_latent_class",
+__all__ = ["LatentClassFit", "SemiSupervisedFit", "allowed_states", "block_meta", "climb", "fit_latent_class",
            "fit_semi_supervised", "holdout_cells", "latent_class_from_draws", "latent_holdout_scores", "log_penalty",
            "m_step", "run_em", "search_components", "widening_steps"]
 
@@ -174,23 +174,55 @@ def run_em(post, meta, encoded, allowed, rw, class_params, classes, tol, max_ite
         The last posterior, the objective after each iteration, whether it converged
         and the last E-step's weighted responsibilities (n, S).
     """
+    def joint(p):
+        return joint_log_likelihood_parts(p, encoded, allowed=allowed)
+
+    def update(resp):
+        return m_step(meta, encoded, resp, class_params, classes)
+
+    return climb(post, joint, log_penalty, update, rw, tol, max_iter)
+
+
+def climb(state, joint, penalty, update, rw, tol, max_iter):
+    """The EM loop: E-step, objective, M-step, until the objective settles.
+
+    Parameters
+    ----------
+    state : object
+        The starting parameters.
+    joint : callable
+        ``joint(state) -> (jll, row)``: ``log p(x_i, s)`` (n, S), ``-inf`` where a row may not take
+        state ``s``, and a per-row term (n,) added to the objective (or 0).
+    penalty : callable
+        ``penalty(state) -> float``: the log prior whose MAP is the M-step.
+    update : callable
+        ``update(resp) -> state``: the M-step from the weighted responsibilities (n, S).
+    rw : ndarray of shape (n,)
+        Row weights.
+    tol, max_iter
+        As in :func:`run_em`.
+
+    Returns
+    -------
+    state, history, converged, resp
+        As :func:`run_em`'s.
+    """
     history = []
     converged = False
     resp = None
+    ok = rw > 0
     for _ in range(max_iter + 1):
-        jll, row = joint_log_likelihood_parts(post, encoded, allowed=allowed)
+        jll, row = joint(state)
         ll = log_marginal(jll) + row
-        ok = rw > 0
-        obj = float((rw[ok] * ll[ok]).sum()) + log_penalty(post)
-        history.append(obj)
+        history.append(float((rw[ok] * ll[ok]).sum()) + penalty(state))
         resp = np.exp(normalise(jll, None)) * rw[:, None]
         if len(history) > 1 and abs(history[-1] - history[-2]) <= tol * max(1.0, abs(history[-1])):
             converged = True
             break
         if len(history) > max_iter:
             break
-        post = m_step(meta, encoded, resp, class_params, classes)
-    return post, history, converged, resp
+        state = update(resp)
+    return state, history, converged, resp
 
 
 def block_meta(post, group=None):
