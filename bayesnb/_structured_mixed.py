@@ -54,7 +54,7 @@ from .families._numeric import draw_categories
 from .structure import topological_order
 
 __all__ = ["MAX_ENUMERATION", "N_BINS", "MixedModel", "Node", "bin_edges", "encode_values", "fit_nodes",
-           "log_table", "make_nodes", "model_from_stats", "node_data", "node_stats", "one_column_state",
+           "log_table", "make_nodes", "model_from_stats", "node_data", "node_rows", "node_stats", "one_column_state",
            "sample_nodes", "take_contexts"]
 
 #: The most joint states of a row's missing cells that k-DB (k >= 2) enumerates (prediction and imputation).
@@ -243,6 +243,12 @@ def node_data(nodes, encoded) -> tuple:
         for j in js:
             cols[j] = _column(blk, nodes[j].col)
     return tuple(cols), miss, states
+
+
+def node_rows(data, rows) -> tuple:
+    """The :func:`node_data` of the rows ``rows`` (a bool mask or indices) of ``data``."""
+    cols, miss, states = data
+    return tuple(_rows(c, rows) for c in cols), miss[rows], states[rows]
 
 
 def _n_parent_states(nodes, pa) -> int:

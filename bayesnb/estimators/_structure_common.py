@@ -22,10 +22,10 @@ from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
 from .. import posterior as _post
-from .._utils import as_generator
+from .._utils import as_generator, take_rows
 from ..diagnostics import datatree_from_layout
 from ..generative.functions import class_log_weights, warn_empty_columns
-from ..generative.tables import check_impute_options, label_codes, write_cells
+from ..generative.tables import check_impute_options, label_codes, missing_labels, write_cells
 from ..inference.em import allowed_states
 from ..inference.numpyro_model import check_proper
 from . import _validation as _val
@@ -37,7 +37,7 @@ __all__ = ["REFITS", "StructureCommonMixin", "StructureNotSupportedError", "chec
 REFITS = frozenset({"partial_fit", "fit_latent_class"})
 
 
-def check_structured_mcmc_args(who, kind, num_warmup, num_samples, num_chains, y, **naive_only):
+def check_structured_mcmc_args(who, kind, num_warmup, num_samples, num_chains, **naive_only):
     """Refuse what ``run_mcmc`` under a structure other than naive does not do.
 
     Parameters
@@ -48,8 +48,6 @@ def check_structured_mcmc_args(who, kind, num_warmup, num_samples, num_chains, y
         The learned structure (``structure_kind_``).
     num_warmup, num_samples, num_chains : int
         Non-negative / positive / positive integers.
-    y : array-like or None
-        The labels (None is refused: unlabelled rows need the naive model).
     **naive_only
         ``likelihood``, ``chain_method``, ``init`` (must be None) and ``n_components`` (must be 1).
 
@@ -65,9 +63,6 @@ def check_structured_mcmc_args(who, kind, num_warmup, num_samples, num_chains, y
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (0 if name == "num_warmup" else 1):
             raise ValueError(f"{who}: {name} must be a {'non-negative' if name == 'num_warmup' else 'positive'} "
                              f"integer; received {v!r}.")
-    if y is None:
-        raise NotImplementedError(f"{who}.run_mcmc under structure {kind!r} needs every row "
-                                  "labelled (y); unlabelled rows need structure='naive'.")
 
 
 
@@ -79,7 +74,8 @@ def structured_mcmc_data(est, X, y, num_warmup, num_samples, num_chains, **naive
     est : estimator
         A fitted structured estimator (``posterior_``, ``structure_kind_``, ``_who``, ``_check_X``).
     X, y
-        The rows and their labels.
+        The rows and their labels (missing labels, or ``y=None`` for every row, mark
+        unlabelled rows; ``-1`` is a label like any other).
     num_warmup, num_samples, num_chains, **naive_only
         As :func:`check_structured_mcmc_args`.
 
@@ -87,14 +83,14 @@ def structured_mcmc_data(est, X, y, num_warmup, num_samples, num_chains, **naive
     -------
     X : ndarray or DataFrame
     ycodes : ndarray of int of shape (n_samples,)
+        Class codes, -1 for an unlabelled row.
     """
     who, post = est._who, est.posterior_
-    check_structured_mcmc_args(who, est.structure_kind_, num_warmup, num_samples, num_chains, y, **naive_only)
+    check_structured_mcmc_args(who, est.structure_kind_, num_warmup, num_samples, num_chains, **naive_only)
     check_proper(post, who)
     X = est._check_X(X, reset=False)
-    yv = _val.check_y(y, X.shape[0], who)
-    _val.check_known_labels(yv, post.classes, who)
-    return X, np.searchsorted(post.classes, yv)
+    n = X.shape[0]
+    return X, np.full(n, -1, dtype=np.int64) if y is None else label_codes(post.classes, y, n, who)
 
 
 class StructureNotSupportedError(NotImplementedError, AttributeError):
@@ -198,16 +194,21 @@ class StructureCommonMixin:
         the labelled rows through each feature's statistics over its contexts (a row adds to a
         feature when it and all its parents are observed, as in ``fit``):
         :mod:`bayesnb.inference.mixed_structured_model` (each feature's family on its context
-        axis: a Dirichlet per context for a categorical feature, all of ``CategoricalNB``'s). The draws have the layout of :meth:`sample_posterior`, so
-        :func:`bayesnb.compare_posteriors` compares the two. It needs every row labelled, and
-        ``likelihood``, ``chain_method``, ``n_components`` and ``init`` at their defaults
-        (chains run one after another). Under the naive structure, as
+        axis: a Dirichlet per context for a categorical feature, all of ``CategoricalNB``'s).
+        Unlabelled rows (missing labels) enter one factor each, their class summed out, each
+        feature's term taken in the row's context under every class (with the same rule:
+        a feature adds its term when it and all its parents are observed). The draws have the
+        layout of :meth:`sample_posterior`, so :func:`bayesnb.compare_posteriors` compares
+        the two. ``likelihood``, ``chain_method``, ``n_components`` and ``init`` stay at
+        their defaults (chains run one after another). Under the naive structure, as
         :meth:`bayesnb.model.PosteriorMixin.run_mcmc`.
 
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,) or None
+            Labels; missing labels (None, NaN, ``pd.NA``) make unlabelled rows (``-1`` is a
+            class). None: every row is unlabelled (the estimator must be fitted).
         num_warmup, num_samples, num_chains, random_state, progress_bar, target_accept_prob
             As in :meth:`bayesnb.model.PosteriorMixin.run_mcmc`.
         likelihood, chain_method, n_components, init
@@ -219,7 +220,12 @@ class StructureCommonMixin:
             Groups ``posterior`` and ``sample_stats``.
         """
         if not hasattr(self, "posterior_") and self.structure != "naive" and y is not None:
-            self.fit(X, y)  # fit the structure first (as the base method fits the naive model)
+            yo = np.asarray(y, dtype=object)
+            lab = np.flatnonzero(~missing_labels(yo, unlabeled=None))
+            if lab.size == 0:
+                raise ValueError(f"{self._who}: run_mcmc needs labelled rows to fit the model first.")
+            # the structure fitted on the labelled rows first (as the base method fits the naive model)
+            self.fit(*((X, y) if lab.size == yo.shape[0] else (take_rows(X, lab), np.asarray(list(yo[lab])))))
         if self._structure_fitted() is None:
             return super().run_mcmc(X, y, num_warmup=num_warmup, num_samples=num_samples, num_chains=num_chains,
                                     random_state=random_state, progress_bar=progress_bar, likelihood=likelihood,

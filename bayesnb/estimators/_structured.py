@@ -37,7 +37,7 @@ from ..diagnostics import datatree_from_layout
 from ..generative.functions import _block_cells
 from ..generative.tables import assemble_table
 from ..inference import em
-from ..inference.mixed_structured_model import mixed_inputs, run_mixed_nuts
+from ..inference.mixed_structured_model import mixed_inputs, run_mixed_nuts, unlabelled_inputs
 from ..structure import (
     class_mutual_information,
     conditional_mutual_information,
@@ -280,22 +280,24 @@ class StructureMixin(StructureCommonMixin):
 
     def _structure_mcmc(self, X, ycodes, num_warmup, num_samples, num_chains, seed, progress_bar, target_accept_prob):
         """NUTS on :mod:`bayesnb.inference.mixed_structured_model` (each feature's family prior per
-        context, the labelled rows through its statistics over its contexts); see ``run_mcmc``."""
-        who, post, model = self._who, self.posterior_, self._mixed
+        context, the labelled rows through its statistics over its contexts, the unlabelled ones
+        (``ycodes`` -1) one factor each); see ``run_mcmc``."""
+        post, model = self.posterior_, self._mixed
         K = len(post.classes)
         data = _mx.node_data(model.nodes, self._encode_blocks(X, post)[0])
-        counted = _mx.fit_nodes(model.nodes, data, ycodes, np.ones(len(ycodes)), K, model.parents,
-                                model.predictive, None, who)
+        lab = ycodes >= 0
+        counted = _mx.node_stats(model.nodes, data, np.maximum(ycodes, 0), lab.astype(float), K, model.parents)
         spec, priors, nuts_data = mixed_inputs(model, post.class_prior_alpha, post.class_log_prior,
-                                               post.fixed_class_prior, np.bincount(ycodes, minlength=K),
-                                               counted.stats)
+                                               post.fixed_class_prior, np.bincount(ycodes[lab], minlength=K), counted)
+        if not lab.all():
+            nuts_data["unlabelled"] = unlabelled_inputs(model, spec, _mx.node_rows(data, ~lab))
         dims, coords, shapes, variables = self._mixed_layout()
         draws, stats, timing = run_mixed_nuts(spec, priors, nuts_data, variables, shapes,
                                               num_warmup=int(num_warmup), num_samples=int(num_samples),
                                               num_chains=int(num_chains), seed=seed,
                                               progress_bar=bool(progress_bar),
                                               target_accept_prob=target_accept_prob)
-        attrs = {"inference": "NUTS (NumPyro)", "likelihood": "suffstats", "estimator": who,
+        attrs = {"inference": "NUTS (NumPyro)", "likelihood": "suffstats", "estimator": self._who,
                  "structure": self.structure_kind_, "num_warmup": int(num_warmup), "num_chains": int(num_chains),
                  **{k: v for k, v in timing.items() if k.endswith("_seconds")}}
         return datatree_from_layout(draws, dims, coords, sample_stats=stats, attrs=attrs)
