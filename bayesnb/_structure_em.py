@@ -1,4 +1,4 @@
-"""Semi-supervised EM on the one structure engine (TAN, k-DB, ``structure="auto"``).
+"""Semi-supervised and latent-class EM on the one structure engine (TAN, k-DB, ``structure="auto"``).
 
 The model is :mod:`bayesnb._structured_mixed`'s, ``p(y) prod_j p(x_j | y, pa_j)``, with the
 structure (parents and bin edges) and every prior fixed, both learned on the labelled rows.
@@ -17,6 +17,12 @@ Dirichlet term):
   the family's conjugate update with the prior held fixed: the posterior mean, which is the
   MAP of that objective. The class counts are ``sum_i w_i r_ik``.
 
+:func:`fit_latent_class` runs the same EM over (class, component) *states* (state ``k * C + c``
+is component ``c`` of class ``k``; :mod:`bayesnb.inference.em`'s latent-class model with the
+structure inside each component): every node's contexts are (state, parents' states), each
+with its class's prior (:func:`state_model`), the state weights a symmetric Dirichlet(1), a
+labelled row restricted to its class's states.
+
 Rows are scored by the plug-in (``predictive="mean"``) during EM, whatever the model's
 ``predictive``. A row adds to node ``j``'s statistics when ``x_j`` and all its parents are
 observed (the rule of ``fit``); the objective never decreases when no cell is missing (with
@@ -32,7 +38,7 @@ from . import _structured_mixed as _mx
 from .inference.em import allowed_states, climb, log_penalty
 from .posterior import build
 
-__all__ = ["fit_semi_supervised", "m_step", "structure_log_penalty"]
+__all__ = ["fit_latent_class", "fit_semi_supervised", "m_step", "state_model", "structure_log_penalty"]
 
 
 def structure_log_penalty(model, class_part) -> float:
@@ -131,3 +137,86 @@ def fit_semi_supervised(model, post, data, y_codes, row_weight, class_params, *,
                                                       update, np.asarray(row_weight, dtype=float), tol, int(max_iter))
     transduction = np.argmax(joint((model, cls, used))[0], axis=1)
     return model._replace(predictive=predictive), cls, used, history, converged, transduction
+
+
+def state_model(model, group):
+    """``model`` over latent states instead of classes: node ``j``'s context (state ``s``, parents
+    ``u``) gets the prior of context (``group[s]``, ``u``); no statistics yet (an M-step fills them).
+
+    Parameters
+    ----------
+    model : ~bayesnb._structured_mixed.MixedModel
+        Over ``K`` classes.
+    group : ndarray of int of shape (S,)
+        The class of each state.
+
+    Returns
+    -------
+    MixedModel
+        Over ``S`` states (its ``n_classes``), posteriors equal to the priors, evidence 0.
+    """
+    S = len(group)
+    priors = []
+    for nd, pa, prior in zip(model.nodes, model.parents, model.priors):
+        P = _mx._n_parent_states(model.nodes, pa)
+        ctx = np.arange(S * P)
+        priors.append(_mx.take_contexts(prior, np.asarray(group)[ctx // P] * P + ctx % P))
+    return model._replace(stats=(None,) * len(priors), priors=tuple(priors), posteriors=tuple(priors),
+                          log_evidence=0.0, n_classes=S)
+
+
+def fit_latent_class(model, data, class_part, y_codes, n_components, *, n_init=3, tol=1e-6, max_iter=200, rng,
+                     who="NaiveBayes"):
+    """EM for a latent-class model on a structure: each class a mixture of ``n_components`` components.
+
+    Parameters
+    ----------
+    model : ~bayesnb._structured_mixed.MixedModel
+        The fitted structure; its priors are every state's prior (by the state's class).
+    data : tuple
+        :func:`~bayesnb._structured_mixed.node_data` of the rows to model.
+    class_part, y_codes, n_components, n_init, rng
+        As in :func:`bayesnb.inference.em.fit_latent_class` (starting class weights (n, K), class
+        index per row or -1, components per class, random starts, generator).
+    tol, max_iter
+        As in :func:`fit_semi_supervised`.
+    who : str
+
+    Returns
+    -------
+    model : MixedModel
+        Over the ``K * n_components`` states (``predictive="mean"``).
+    class_part : NBPosterior
+        The state weights (no blocks).
+    resp : ndarray of shape (n, S)
+        The responsibilities of the last M-step.
+    history : list of float
+        The objective after each iteration (never decreases when no cell is missing).
+    group : ndarray of int of shape (S,)
+        The class of each state.
+    """
+    C, K = int(n_components), model.n_classes
+    S = K * C
+    group = np.repeat(np.arange(K), C)
+    template = state_model(model._replace(predictive="mean"), group)
+    allowed = allowed_states(group, y_codes)
+    n = class_part.shape[0]
+    params = (np.ones(S), True, None)
+
+    def joint(state):
+        mdl, cls, _ = state
+        return np.where(allowed, _si.log_likelihood(mdl, data, who) + cls.class_log_prior, -np.inf), 0.0
+
+    def update(resp):
+        return m_step(template, data, resp, who), build(np.arange(S), resp.sum(0), *params, []), resp
+
+    best = None
+    for _ in range(max(1, int(n_init) if C > 1 else 1)):
+        comp = rng.dirichlet(np.ones(C), size=n)
+        state, hist, _, _ = climb(update((class_part[:, :, None] * comp[:, None, :]).reshape(n, S) * allowed),
+                                  joint, lambda s: structure_log_penalty(*s[:2]), update, np.ones(n), tol,
+                                  int(max_iter))
+        if best is None or hist[-1] > best[1][-1]:
+            best = (state, hist)
+    (mdl, cls, resp), hist = best
+    return mdl, cls, resp, hist, group

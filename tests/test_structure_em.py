@@ -59,32 +59,38 @@ def test_unlabelled_rows_of_weight_zero_leave_the_labelled_fit(structure):
     np.testing.assert_array_equal(a.transduction_[lab], y[lab])
 
 
-def _brute_fixed_point(X, ys, parents, R, alpha=1.0, class_alpha=1.0):
-    """From responsibilities R (n, 2): the posterior-mean M-step by direct counting, then the E-step
-    by enumerating the joint; returns (pi, tables, R_new, objective)."""
+def _brute_fixed_point(X, allowed, parents, R, group, alpha=1.0, class_alpha=1.0):
+    """From responsibilities R (n, S) over states (class ``group[s]``): the posterior-mean M-step by
+    direct counting, then the E-step by enumerating the joint. Returns (pi, tables, R_new, objective,
+    log p(x) per row over every state)."""
     n, d = X.shape
-    W = R.copy()
-    W[ys >= 0] = np.eye(2)[ys[ys >= 0]]
+    S = len(group)
+    W = R * allowed
+    W = W / W.sum(1, keepdims=True)
     counts = W.sum(0)
-    pi = (counts + class_alpha) / (counts.sum() + 2 * class_alpha)
+    pi = (counts + class_alpha) / (counts.sum() + S * class_alpha)
     tables = []
     for j, pa in enumerate(parents):
         t = {}
-        for k in range(2):
+        for s in range(S):
             for u in itertools.product(range(2), repeat=len(pa)):
                 rows = np.ones(n, bool)
                 for p, val in zip(pa, u):
                     rows &= X[:, p] == val
-                c = np.array([np.sum(W[rows & (X[:, j] == v), k]) for v in range(2)])
-                t[(k, *u)] = (c + alpha) / (c.sum() + 2 * alpha)
+                c = np.array([np.sum(W[rows & (X[:, j] == v), s]) for v in range(2)])
+                t[(s, *u)] = (c + alpha) / (c.sum() + 2 * alpha)
         tables.append(t)
-    joint = np.array([[np.log(pi[k]) + sum(np.log(tables[j][(k, *(x[p] for p in pa))][x[j]])
-                                            for j, pa in enumerate(parents)) for k in range(2)] for x in X])
-    allowed = np.where(ys[:, None] >= 0, np.eye(2)[np.maximum(ys, 0)] > 0, True)
-    joint = np.where(allowed, joint, -np.inf)
-    R_new = np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
+    joint = np.array([[np.log(pi[s]) + sum(np.log(tables[j][(s, *(x[p] for p in pa))][x[j]])
+                                            for j, pa in enumerate(parents)) for s in range(S)] for x in X])
+    restricted = np.where(allowed, joint, -np.inf)
+    R_new = np.exp(restricted - logsumexp(restricted, axis=1, keepdims=True))
     penalty = class_alpha * np.log(pi).sum() + sum(alpha * np.log(p).sum() for t in tables for p in t.values())
-    return pi, tables, R_new, logsumexp(joint, axis=1).sum() + penalty
+    return pi, tables, R_new, logsumexp(restricted, axis=1).sum() + penalty, logsumexp(joint, axis=1)
+
+
+def _parents(m, d):
+    names = [f"x{j}" for j in range(d)]
+    return [tuple(names.index(p) for p in m.structure_[nm]) for nm in names]
 
 
 @pytest.mark.parametrize("structure", ["tan", "kdb"])
@@ -92,11 +98,11 @@ def test_the_fixed_point_satisfies_the_em_equations_by_brute_force(structure):
     X, y, ys = _binary(3, n=30, d=3, unlabelled=10)
     m = bayesnb.CategoricalNB(structure=structure).fit_semi_supervised(X, ys, tol=1e-14, max_iter=2000)
     assert m.converged_
-    names = [f"x{j}" for j in range(3)]
-    parents = [tuple(names.index(p) for p in m.structure_[nm]) for nm in names]
+    parents = _parents(m, 3)
     assert any(parents)
     R = m.predict_proba(X)
-    pi, tables, R_new, objective = _brute_fixed_point(X, ys, parents, R)
+    allowed = np.where(ys[:, None] >= 0, np.eye(2)[np.maximum(ys, 0)] > 0, True)
+    pi, tables, R_new, objective, _ = _brute_fixed_point(X, allowed, parents, R, np.arange(2))
     np.testing.assert_allclose(R_new[ys < 0], R[ys < 0], atol=1e-6)  # the E-step of the M-step of R is R
     np.testing.assert_allclose(np.exp(m.class_log_prior_), pi, rtol=1e-6)
     # the model's joint is the brute-force joint with the M-step's tables
@@ -106,6 +112,68 @@ def test_the_fixed_point_satisfies_the_em_equations_by_brute_force(structure):
     np.testing.assert_allclose(m.em_objective_[-1], objective, rtol=1e-8)
     np.testing.assert_array_equal(m.transduction_[ys >= 0], ys[ys >= 0])
     np.testing.assert_array_equal(m.transduction_[ys < 0], np.argmax(R[ys < 0], axis=1))
+
+
+@pytest.mark.parametrize("structure", ["tan", "kdb"])
+def test_latent_class_fixed_point_satisfies_the_em_equations_by_brute_force(structure):
+    """Two components per class, the structure inside each: the state responsibilities at the
+    fixed point reproduce themselves through the brute-force M-step and E-step, and
+    ``score_samples(latent=)`` is the brute-force ``log p(x)`` over the states."""
+    from bayesnb import _structure_infer as SI
+    from bayesnb import _structured_mixed as MX
+
+    X, y, ys = _binary(4, n=40, d=3, unlabelled=15)
+    m = bayesnb.CategoricalNB(structure=structure).fit(X[ys >= 0], ys[ys >= 0])
+    parents = _parents(m, 3)
+    assert any(parents)
+    yl = np.where(ys >= 0, ys, np.nan)
+    fit = m.fit_latent_class(X, yl, n_components=2, tol=1e-14, max_iter=3000, random_state=0)
+    assert fit.structure is not None and fit.n_components == 2 and fit.group.tolist() == [0, 0, 1, 1]
+    h = np.asarray(fit.em_objective)
+    assert np.all(np.diff(h) >= -1e-9 * np.abs(h[1:]))
+    allowed = np.where(ys[:, None] >= 0, fit.group[None, :] == ys[:, None], True)
+    data = MX.node_data(fit.structure.nodes, m._encoded(X))
+    joint = np.where(allowed, SI.log_likelihood(fit.structure, data) + fit.posterior.class_log_prior, -np.inf)
+    R = np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
+    pi, _, R_new, objective, log_px = _brute_fixed_point(X, allowed, parents, R, fit.group)
+    np.testing.assert_allclose(R_new, R, atol=1e-6)
+    np.testing.assert_allclose(np.exp(fit.posterior.class_log_prior), pi, rtol=1e-6)
+    np.testing.assert_allclose(h[-1], objective, rtol=1e-8)
+    np.testing.assert_allclose(m.score_samples(X, latent=fit), log_px, rtol=1e-6)
+    assert not np.allclose(log_px, m.score_samples(X))  # the mixture is another model than the classifier
+
+
+def test_one_component_per_labelled_class_is_the_classifier():
+    X, y, _ = _binary(5, n=50)
+    m = bayesnb.CategoricalNB(structure="tan").fit(X, y)
+    fit = m.fit_latent_class(X, y, n_components=1, tol=1e-12)
+    np.testing.assert_allclose(m.score_samples(X, latent=fit), m.score_samples(X), rtol=1e-10)
+
+
+def test_latent_class_on_a_mixed_structure_imputes_and_refuses_what_it_must():
+    X, y, _ = _mixed(6, n=120)
+    m = bayesnb.NaiveBayes(structure="tan").fit(X, y)
+    fit = m.fit_latent_class(X, None, n_components=3, random_state=0)
+    h = np.asarray(fit.em_objective)
+    assert np.all(np.diff(h) >= -1e-9 * np.abs(h[1:])) and len(fit.group) == 6
+    holes = X.copy()
+    holes.iloc[::3, 2] = np.nan
+    filled = m.impute(holes, latent=fit)
+    assert not filled.isna().any().any()
+    np.testing.assert_array_equal(filled.iloc[1::3].to_numpy(), X.iloc[1::3].to_numpy())  # observed rows kept
+    # n_components=3 fits the latent-class model on the rows given (same seed), then imputes with it
+    on_holes = m.fit_latent_class(holes, None, n_components=3, random_state=0)
+    assert m.impute(holes, n_components=3, random_state=0).equals(m.impute(holes, latent=on_holes))
+    with pytest.raises(ValueError, match="latent-class model of a structure"):
+        bayesnb.NaiveBayes().fit(X, y).score_samples(X, latent=fit)
+    with pytest.raises(NotImplementedError, match="n_components='auto' needs structure='naive'"):
+        m.fit_latent_class(X, y, n_components="auto")
+    for bad in (0, 1.5, "two"):
+        with pytest.raises(ValueError, match="n_components must be an int >= 1"):
+            m.fit_latent_class(X, y, n_components=bad)
+    naive_fit = bayesnb.NaiveBayes().fit(X, y).fit_latent_class(X, y, n_components=2, random_state=0)
+    with pytest.raises(ValueError, match="without a structure"):
+        m.impute(holes, latent=naive_fit)
 
 
 @pytest.mark.parametrize("structure", ["tan", "kdb"])

@@ -34,7 +34,7 @@ __all__ = ["REFITS", "StructureCommonMixin", "StructureNotSupportedError", "chec
            "structured_mcmc_data"]
 
 #: fitting methods that would ignore ``structure`` (refused whatever was fitted)
-REFITS = frozenset({"partial_fit", "fit_latent_class"})
+REFITS = frozenset({"partial_fit"})
 
 
 def check_structured_mcmc_args(who, kind, num_warmup, num_samples, num_chains, **naive_only):
@@ -125,18 +125,25 @@ class StructureCommonMixin:
         """The fitted structure (with a ``log_evidence``), or None under the naive structure."""
         return getattr(self, self._structure_attr, None)
 
-    def _structure_joint(self, X):
-        """``log p(x | y=k)`` under the fitted structure, shape (n_samples, n_classes)."""
+    def _structure_joint(self, X, model=None):
+        """``log p(x | y=k)`` under the fitted structure (or ``model``, one of :meth:`_structure_latent`'s,
+        over its states), shape (n_samples, n_classes)."""
+        raise NotImplementedError
+
+    def _structure_latent(self, latent):
+        """``(model over the states, NBPosterior of the states' weights, class of each state)`` of a
+        latent-class model of the fitted structure; a ValueError for anything else."""
         raise NotImplementedError
 
     def _structure_sample(self, z, rng, parameter_uncertainty):
         """Feature values drawn given the classes ``z`` (n,): an array, or a DataFrame with the training names."""
         raise NotImplementedError
 
-    def _structure_imputer(self, encoded, strategy, rng):
+    def _structure_imputer(self, encoded, strategy, rng, model=None):
         """A function ``fill(logw, r)`` -> the imputed cells (``write_cells``' list) of the encoded
         rows, given their (n, K) class log weights and a generator ``r`` for one posterior draw of
-        the parameters (None: the posterior itself)."""
+        the parameters (None: the posterior itself); ``model`` a latent-class model's structure
+        (:meth:`_structure_latent`; the weights then over its states)."""
         raise NotImplementedError
 
     def _structure_draws(self, n_draws, rng):
@@ -253,8 +260,9 @@ class StructureCommonMixin:
         from ``p(y, x_miss | x_obs)``, with one exact posterior draw of the class weights and of
         every table per completed table when ``parameter_uncertainty`` (proper multiple
         imputation). Categories stay among the training ones; numeric values are on the real
-        line, as the naive Gaussian impute. ``n_components`` > 1 and ``latent`` need
-        structure='naive'. Under naive, as :meth:`GenerativeMixin.impute`.
+        line, as the naive Gaussian impute. With ``latent`` (or ``n_components`` > 1, which
+        fits one by :meth:`fit_latent_class`) the same, over the latent-class model's (class,
+        component) states and its structure. Under naive, as :meth:`GenerativeMixin.impute`.
 
         Parameters
         ----------
@@ -267,7 +275,9 @@ class StructureCommonMixin:
         y : array-like of shape (n_samples,), optional
             Known labels (missing where unknown): those rows are conditioned on their class.
         n_components : int, default=1
-        latent : None
+            > 1: impute with a latent-class model fitted on ``X`` (``"auto"`` needs structure='naive').
+        latent : LatentClassFit, optional
+            From this estimator's :meth:`fit_latent_class` (overrides ``n_components``).
 
         Returns
         -------
@@ -278,22 +288,22 @@ class StructureCommonMixin:
                                   parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components,
                                   latent=latent)
         m = check_impute_options(strategy, n_imputations, self._who)
-        if latent is not None or n_components == "auto" or int(n_components) != 1:
-            raise NotImplementedError(f"{self._who}.impute(n_components=, latent=) needs structure='naive'; "
-                                      f"received n_components={n_components!r}, latent={type(latent).__name__}.")
         rng = as_generator(random_state)
+        if latent is None and (n_components == "auto" or int(n_components) != 1):
+            latent = self.fit_latent_class(X, y, n_components=n_components, random_state=rng)
         post = self.posterior_
+        model, states, group = (None, post, np.arange(len(self.classes_))) if latent is None else \
+            self._structure_latent(latent)
         X = self._check_X(X, reset=False)
         encoded, _ = self._encode_blocks(X, post)
-        K = len(self.classes_)
-        allowed = np.ones((X.shape[0], K), dtype=bool) if y is None else allowed_states(
-            np.arange(K), label_codes(self.classes_, y, X.shape[0], self._who))
+        allowed = np.ones((X.shape[0], len(group)), dtype=bool) if y is None else allowed_states(
+            group, label_codes(self.classes_, y, X.shape[0], self._who))
         warn_empty_columns(post, "impute", self._who, encoded, stacklevel=3)
-        fill = self._structure_imputer(encoded, strategy, rng)
+        fill = self._structure_imputer(encoded, strategy, rng, model)
         outs = []
         for _ in range(m):
             r = rng if strategy == "draw" and parameter_uncertainty else None
-            logw = np.where(allowed, class_log_weights(post, r)[None, :], -np.inf)
+            logw = np.where(allowed, class_log_weights(states, r)[None, :], -np.inf)
             outs.append(write_cells(X, fill(logw, r)))
         return outs[0] if m == 1 else outs
 
@@ -334,12 +344,14 @@ class StructureCommonMixin:
     def score_samples(self, X, *, latent=None):
         """``log p(x)`` (densities for numeric cells): logsumexp over classes of :meth:`predict_joint_log_proba`.
 
-        ``latent`` needs structure='naive'.
+        ``latent``: a model of this structure's :meth:`fit_latent_class`, scored at its plug-in
+        (logsumexp over its (class, component) states).
         """
         if self._structure_fitted() is None:
             return super().score_samples(X, latent=latent)
         if latent is not None:
-            raise NotImplementedError(f"{self._who}.score_samples(latent=...) needs structure='naive'.")
+            model, post, _ = self._structure_latent(latent)
+            return logsumexp(self._structure_joint(X, model) + post.class_log_prior, axis=1)
         return logsumexp(self.predict_joint_log_proba(X), axis=1)
 
     def sample(self, n_samples=1, *, y=None, random_state=None, parameter_uncertainty=True, **kwargs):

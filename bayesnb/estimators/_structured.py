@@ -33,9 +33,10 @@ from .. import _structure_em as _se
 from .. import _structure_infer as _si
 from .. import _structured_mixed as _mx
 from .. import posterior as _post
+from .._utils import as_generator
 from ..diagnostics import datatree_from_layout
 from ..generative.functions import _block_cells
-from ..generative.tables import assemble_table
+from ..generative.tables import assemble_table, label_codes
 from ..inference import em
 from ..inference.mixed_structured_model import mixed_inputs, run_mixed_nuts, unlabelled_inputs
 from ..structure import (
@@ -216,9 +217,10 @@ class StructureMixin(StructureCommonMixin):
                  for c in range(len(blk.names))]
         self.structure_ = self._named(nodes, [()] * len(nodes))
 
-    def _structure_joint(self, X):
+    def _structure_joint(self, X, model=None):
+        model = self._mixed if model is None else model
         encoded = self._encoded(X)
-        return _si.log_likelihood(self._mixed, _mx.node_data(self._mixed.nodes, encoded), self._who)
+        return _si.log_likelihood(model, _mx.node_data(model.nodes, encoded), self._who)
 
     def _structure_sample(self, z, rng, parameter_uncertainty):
         post = self.posterior_
@@ -234,13 +236,15 @@ class StructureMixin(StructureCommonMixin):
         return assemble_table(post, out, len(z), getattr(self, "feature_names_in_", None),
                               getattr(self, "feature_dtypes_", None))
 
-    def _structure_imputer(self, encoded, strategy, rng):
-        """Missing cells, exact on the structure (:mod:`bayesnb._mixed_impute`)."""
+    def _structure_imputer(self, encoded, strategy, rng, model=None):
+        """Missing cells, exact on the structure (:mod:`bayesnb._mixed_impute`); ``model`` another
+        model of the same nodes (a latent-class one over states)."""
         post = self.posterior_
-        data = _mx.node_data(self._mixed.nodes, encoded)
+        base = self._mixed if model is None else model
+        data = _mx.node_data(base.nodes, encoded)
 
         def fill(logw, r):
-            model = self._mixed if r is None else _mi.drawn_model(self._mixed, r)
+            model = base if r is None else _mi.drawn_model(base, r)
             values = _mi.impute_nodes(model, data, logw, strategy, rng, self._who)
             cells = []
             for b, blk in enumerate(post.blocks):
@@ -349,3 +353,64 @@ class StructureMixin(StructureCommonMixin):
         self._mixed = model
         self.structure_stats_ = model.stats
         return em.SemiSupervisedFit(post, hist, conv, trans)
+
+    def fit_latent_class(self, X, y=None, *, n_components=2, candidates=(1, 2, 3, 4, 6, 8), holdout=0.1,
+                         n_init=3, tol=1e-6, max_iter=200, random_state=None):
+        """Fit a latent-class model on ``X``; under a structure, the structure inside each component.
+
+        Under a structure other than naive the latent states are (class, component) pairs and
+        every feature's contexts are (state, parents' states), each with its class's prior,
+        the structure the fitted one; EM as :mod:`bayesnb._structure_em` (the naive EM's
+        objective, starts and state prior). ``n_components`` must be an int there
+        (``"auto"``'s held-out search needs structure='naive'). The result's ``structure`` is
+        the model over the states, which this estimator's :meth:`score_samples` and
+        :meth:`impute` take as ``latent=``. Under naive, as
+        :meth:`GenerativeMixin.fit_latent_class`.
+
+        Parameters
+        ----------
+        X, y, n_components, candidates, holdout, n_init, tol, max_iter, random_state
+            As in :meth:`GenerativeMixin.fit_latent_class`.
+
+        Returns
+        -------
+        LatentClassFit
+        """
+        if self._structure_fitted() is None:
+            return super().fit_latent_class(X, y, n_components=n_components, candidates=candidates,
+                                            holdout=holdout, n_init=n_init, tol=tol, max_iter=max_iter,
+                                            random_state=random_state)
+        who = self._who
+        if isinstance(n_components, str) and n_components == "auto":
+            raise NotImplementedError(f"{who}.fit_latent_class under structure {self.structure_kind_!r}: "
+                                      "n_components='auto' needs structure='naive' (its held-out search is the "
+                                      "naive model's); pass an int.")
+        if isinstance(n_components, (bool, str)) or not isinstance(n_components, (Integral, float)) \
+                or n_components != int(n_components) or n_components < 1:
+            raise ValueError(f"{who}: n_components must be an int >= 1 or 'auto'; received {n_components!r}.")
+        rng = as_generator(random_state)
+        X = self._check_X(X, reset=False)
+        n = X.shape[0]
+        y_codes = np.full(n, -1, dtype=np.int64) if y is None else label_codes(self.classes_, y, n, who)
+        encoded, class_part = self._latent_start(X, y_codes)
+        model, _, resp, hist, group = _se.fit_latent_class(
+            self._mixed, _mx.node_data(self._mixed.nodes, encoded), class_part, y_codes, int(n_components),
+            n_init=n_init, tol=tol, max_iter=max_iter, rng=rng, who=who)
+        S = len(group)
+        post = em.m_step(em.block_meta(self.posterior_, group), encoded, resp, (np.ones(S), True, None),
+                         np.arange(S))
+        return em.LatentClassFit(post, group, int(n_components), hist, None, structure=model)
+
+    def _structure_latent(self, latent):
+        """``(model over the states, the states' posterior, class of each state)`` of a latent-class
+        model of this structure (:meth:`fit_latent_class`); a ValueError for anything else."""
+        model = getattr(latent, "structure", None)
+        if (not isinstance(latent, em.LatentClassFit) or model is None
+                or model.parents != self._mixed.parents or len(model.nodes) != len(self._mixed.nodes)
+                or any(a.n_states != b.n_states or type(a.family) is not type(b.family)
+                       for a, b in zip(model.nodes, self._mixed.nodes))
+                or np.max(latent.group, initial=-1) >= len(self.classes_)):
+            raise ValueError(f"{self._who}: latent must be a LatentClassFit from this estimator's fit_latent_class "
+                             f"(structure {self.structure_kind_!r}); received {type(latent).__name__}"
+                             f"{'' if model is not None else ' without a structure'}.")
+        return model, latent.posterior, np.asarray(latent.group)

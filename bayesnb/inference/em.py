@@ -60,6 +60,11 @@ class LatentClassFit(NamedTuple):
         True for a model made from one MCMC draw (:meth:`GenerativeMixin.latent_class_draws`):
         its parameters are that draw, used as they are (``parameter_uncertainty`` is
         ignored: the uncertainty is in the set of draws).
+    structure : MixedModel or None, default=None
+        Under a structure other than naive (``fit_latent_class`` of a TAN / k-DB estimator):
+        the structure over the latent states (:func:`bayesnb._structure_em.fit_latent_class`),
+        which that estimator's ``score_samples`` and ``impute`` use; ``posterior``'s blocks
+        are then the naive model at the same responsibilities. None: a naive latent-class model.
     """
 
     posterior: object
@@ -68,6 +73,7 @@ class LatentClassFit(NamedTuple):
     em_objective: list
     selection: dict | None
     point: bool = False
+    structure: object = None
 
 
 class SemiSupervisedFit(NamedTuple):
