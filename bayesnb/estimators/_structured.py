@@ -11,9 +11,10 @@ one Categorical block makes every node categorical. The predict methods, ``score
 (:class:`~bayesnb.estimators._structure_common.StructureCommonMixin`); the methods not written
 for structures yet raise :class:`StructureNotSupportedError`, a NotImplementedError that is
 also an AttributeError, so ``hasattr(model, "partial_fit")`` is False on such a model (as
-scikit-learn's ``available_if``). ``partial_fit`` and ``fit_latent_class`` are refused
-whenever ``structure`` is not "naive" (they would fit the naive model and ignore it);
-``fit_semi_supervised`` learns the structure on the labelled rows, then runs EM on it
+scikit-learn's ``available_if``). ``partial_fit`` is refused whenever ``structure`` is not
+"naive" (it would fit the naive model and ignore it). ``fit_semi_supervised`` learns the
+structure on the labelled rows, then runs EM on it, and ``fit_latent_class`` runs EM over
+(class, component) states with the structure inside each component
 (:mod:`bayesnb._structure_em`).
 """
 
