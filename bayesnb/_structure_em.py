@@ -23,6 +23,9 @@ structure inside each component): every node's contexts are (state, parents' sta
 with its class's prior (:func:`state_model`), the state weights a symmetric Dirichlet(1), a
 labelled row restricted to its class's states.
 
+EM holds the priors resolved on the labelled rows (``alpha="auto"``) fixed; a model file keeps
+them (``structure_priors_``), :func:`with_priors` puts them back.
+
 Rows are scored by the plug-in (``predictive="mean"``) during EM, whatever the model's
 ``predictive``. A row adds to node ``j``'s statistics when ``x_j`` and all its parents are
 observed (the rule of ``fit``); the objective never decreases when no cell is missing (with
@@ -38,7 +41,8 @@ from . import _structured_mixed as _mx
 from .inference.em import allowed_states, climb, log_penalty
 from .posterior import build
 
-__all__ = ["fit_latent_class", "fit_semi_supervised", "m_step", "state_model", "structure_log_penalty"]
+__all__ = ["fit_latent_class", "fit_semi_supervised", "m_step", "state_model", "structure_log_penalty",
+           "with_priors"]
 
 
 def structure_log_penalty(model, class_part) -> float:
@@ -220,3 +224,46 @@ def fit_latent_class(model, data, class_part, y_codes, n_components, *, n_init=3
             best = (state, hist)
     (mdl, cls, resp), hist = best
     return mdl, cls, resp, hist, group
+
+
+def _same_layout(a, b) -> bool:
+    """``a`` has ``b``'s NamedTuple types, tuple lengths, None fields and array shapes, with finite numbers."""
+    if isinstance(b, tuple):
+        return (isinstance(a, tuple) and type(a) is type(b) and len(a) == len(b)
+                and all(_same_layout(x, y) for x, y in zip(a, b)))
+    if b is None:
+        return a is None
+    try:
+        arr = np.asarray(a, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return arr.shape == np.shape(b) and bool(np.all(np.isfinite(arr)))
+
+
+def with_priors(model, priors, who="NaiveBayes"):
+    """``model`` with its nodes' priors replaced by ``priors`` (those EM held fixed; a model file's).
+
+    Parameters
+    ----------
+    model : ~bayesnb._structured_mixed.MixedModel
+        Rebuilt from its statistics (priors resolved from them).
+    priors : sequence
+        Per node, its prior over its contexts.
+    who : str
+
+    Returns
+    -------
+    MixedModel
+
+    Raises
+    ------
+    ValueError
+        ``priors`` do not have the layout of the nodes' priors (types, shapes, finite values),
+        or one is improper.
+    """
+    if not isinstance(priors, (tuple, list)) or len(priors) != len(model.priors) or not all(
+            _same_layout(p, q) for p, q in zip(priors, model.priors)):
+        raise ValueError(f"{who}: structure_priors_ must be, per feature, its family's prior over its contexts "
+                         f"(the layout of the priors its statistics give, finite); received {type(priors).__name__}.")
+    return _mx.model_from_stats(model.nodes, model.stats, model.n_classes, model.parents, model.predictive, who,
+                                priors=tuple(priors))

@@ -199,3 +199,19 @@ def test_missing_cells_and_a_model_file(tmp_path):
     m.save(tmp_path / "m.nb")
     back = bayesnb.load(tmp_path / "m.nb")
     np.testing.assert_allclose(back.predict_proba(X), p, rtol=1e-10)
+
+
+def test_a_model_file_keeps_the_priors_em_held_fixed(tmp_path):
+    """alpha="auto" is resolved on the labelled rows and held fixed by EM: the file keeps those priors
+    (resolving them again from the EM's weighted statistics would give another model)."""
+    X, _, ys = _binary(3, n=80, d=4, unlabelled=40)
+    m = bayesnb.CategoricalNB(structure="tan", alpha="auto").fit_semi_supervised(X, ys)
+    m.save(tmp_path / "m.nb")
+    back = bayesnb.load(tmp_path / "m.nb")
+    np.testing.assert_array_equal(back.predict_proba(X), m.predict_proba(X))
+    del back.structure_priors_
+    back._restore_fitted()  # without them the priors come from the statistics: not the fitted model
+    assert not np.allclose(back.predict_proba(X), m.predict_proba(X))
+    back.structure_priors_ = m.structure_priors_[:-1]
+    with pytest.raises(ValueError, match="structure_priors_ must be"):
+        back._restore_fitted()

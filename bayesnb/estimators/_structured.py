@@ -77,7 +77,8 @@ class StructureMixin(StructureCommonMixin):
     any candidate are observed, the same cells for every candidate,
     :func:`bayesnb.structure.scoring_rows`; n_cells counts those cells). A fitted structure
     other than naive also sets the model file's ``structure_parents_``, ``structure_stats_``
-    and ``structure_bin_edges_``.
+    and ``structure_bin_edges_``; ``fit_semi_supervised`` also ``structure_priors_`` (the priors
+    resolved on the labelled rows, which EM held fixed).
     """
 
     _structure_unsupported = _UNSUPPORTED
@@ -195,6 +196,8 @@ class StructureMixin(StructureCommonMixin):
                 raise ValueError(f"structure_stats_[{j}] must be the family's finite statistics over its "
                                  f"{C} contexts (counts non-negative).")
         self._mixed = _mx.model_from_stats(nodes, stats, K, parents, self._check_predictive(), self._who)
+        if getattr(self, "structure_priors_", None) is not None:  # the priors EM held fixed
+            self._mixed = _se.with_priors(self._mixed, self.structure_priors_, self._who)
         self.structure_ = self._named(nodes, parents)
 
     def _node_names(self, nodes):
@@ -353,6 +356,7 @@ class StructureMixin(StructureCommonMixin):
                                                               self.classes_)
         self._mixed = model
         self.structure_stats_ = model.stats
+        self.structure_priors_ = model.priors  # resolved on the labelled rows, not from the EM's statistics
         return em.SemiSupervisedFit(post, hist, conv, trans)
 
     def fit_latent_class(self, X, y=None, *, n_components=2, candidates=(1, 2, 3, 4, 6, 8), holdout=0.1,
