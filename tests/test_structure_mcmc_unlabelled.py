@@ -128,3 +128,20 @@ def test_the_unlabelled_factor_is_the_exact_engines_row_likelihood(structure):
     factor, exact = _unlabelled_factor(m, X.iloc[:40])
     assert factor.shape == (40,)
     np.testing.assert_allclose(factor, exact, rtol=2e-5, atol=1e-4)
+
+
+def test_run_mcmc_reads_missing_labels_as_unlabelled_rows():
+    from bayesnb.estimators._structure_common import structured_mcmc_data
+
+    X, ys = _table(1, n=20, unlabelled=6)
+    lab = np.array([v is not None for v in ys])
+    m = bayesnb.CategoricalNB(structure="tan").fit(X[lab], ys[lab].astype(int))
+    opts = {"likelihood": None, "chain_method": None, "init": None, "n_components": 1}
+    _, codes = structured_mcmc_data(m, X, ys, 10, 10, 1, **opts)
+    np.testing.assert_array_equal(codes, np.where(lab, np.asarray([0 if v is None else v for v in ys]), -1))
+    _, codes = structured_mcmc_data(m, X, None, 10, 10, 1, **opts)  # y=None: every row unlabelled
+    assert (codes == -1).all()
+    with pytest.raises(ValueError, match="not among classes_"):
+        structured_mcmc_data(m, X, np.where(lab, 7, None), 10, 10, 1, **opts)
+    with pytest.raises(ValueError, match="labelled rows"):
+        bayesnb.CategoricalNB(structure="tan").run_mcmc(X, [None] * len(X))
