@@ -166,10 +166,8 @@ def test_latent_class_on_a_mixed_structure_imputes_and_refuses_what_it_must():
     assert m.impute(holes, n_components=3, random_state=0).equals(m.impute(holes, latent=on_holes))
     with pytest.raises(ValueError, match="latent-class model of a structure"):
         bayesnb.NaiveBayes().fit(X, y).score_samples(X, latent=fit)
-    with pytest.raises(NotImplementedError, match="n_components='auto' needs structure='naive'"):
-        m.fit_latent_class(X, y, n_components="auto")
-    for bad in (0, 1.5, "two"):
-        with pytest.raises(ValueError, match="n_components must be an int >= 1"):
+    for bad in (0, "two"):
+        with pytest.raises(ValueError, match="n_components must be"):
             m.fit_latent_class(X, y, n_components=bad)
     naive_fit = bayesnb.NaiveBayes().fit(X, y).fit_latent_class(X, y, n_components=2, random_state=0)
     with pytest.raises(ValueError, match="without a structure"):
@@ -215,3 +213,29 @@ def test_a_model_file_keeps_the_priors_em_held_fixed(tmp_path):
     back.structure_priors_ = m.structure_priors_[:-1]
     with pytest.raises(ValueError, match="structure_priors_ must be"):
         back._restore_fitted()
+
+
+def test_latent_class_auto_searches_the_components_of_the_structure():
+    """n_components="auto" scores held-out cells under the structured latent-class model: the fits
+    the search compares are the structure's (the same EM at the same seed gives the same score)."""
+    from bayesnb.generative.tables import mask_cells, missing_cells
+    from bayesnb.inference import em
+
+    X, y, _ = _mixed(7, n=150)
+    m = bayesnb.NaiveBayes(structure="tan").fit(X, y)
+    fit = m.fit_latent_class(X, y, n_components="auto", candidates=(1, 2), n_init=1, random_state=0)
+    assert fit.structure is not None and set(fit.selection) >= {1, 2}
+    assert fit.n_components == max(fit.selection, key=fit.selection.get)
+    # the search's scores are the structured model's: recompute the score of 1 component by hand
+    rng = np.random.default_rng(0)
+    rows, cols = em.holdout_cells(m.posterior_, ~missing_cells(X), 0.1, rng)
+    masked = mask_cells(X, rows, cols)
+    assert masked.isna().to_numpy().sum() == rows.size > 0
+    codes = np.searchsorted(m.classes_, y)
+    train = m._latent_start(masked, codes)
+    one = m._latent_em(*train, codes, 1, n_init=1, tol=1e-6, max_iter=200, rng=rng)
+    assert one.structure is not None
+    full = m._encode_blocks(X, m.posterior_)[0]
+    h = np.unique(rows)
+    score = (m._latent_log_px(one, full, codes)[h] - m._latent_log_px(one, train[0], codes)[h]).sum()
+    np.testing.assert_allclose(fit.selection[1], score, rtol=1e-10)

@@ -274,8 +274,8 @@ class StructureCommonMixin:
         parameter_uncertainty : bool, default=True
         y : array-like of shape (n_samples,), optional
             Known labels (missing where unknown): those rows are conditioned on their class.
-        n_components : int, default=1
-            > 1: impute with a latent-class model fitted on ``X`` (``"auto"`` needs structure='naive').
+        n_components : int or "auto", default=1
+            > 1 or "auto": impute with a latent-class model of the structure fitted on ``X``.
         latent : LatentClassFit, optional
             From this estimator's :meth:`fit_latent_class` (overrides ``n_components``).
 

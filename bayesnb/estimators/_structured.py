@@ -34,10 +34,9 @@ from .. import _structure_em as _se
 from .. import _structure_infer as _si
 from .. import _structured_mixed as _mx
 from .. import posterior as _post
-from .._utils import as_generator
 from ..diagnostics import datatree_from_layout
 from ..generative.functions import _block_cells
-from ..generative.tables import assemble_table, label_codes
+from ..generative.tables import assemble_table
 from ..inference import em
 from ..inference.mixed_structured_model import mixed_inputs, run_mixed_nuts, unlabelled_inputs
 from ..structure import (
@@ -359,52 +358,27 @@ class StructureMixin(StructureCommonMixin):
         self.structure_priors_ = model.priors  # resolved on the labelled rows, not from the EM's statistics
         return em.SemiSupervisedFit(post, hist, conv, trans)
 
-    def fit_latent_class(self, X, y=None, *, n_components=2, candidates=(1, 2, 3, 4, 6, 8), holdout=0.1,
-                         n_init=3, tol=1e-6, max_iter=200, random_state=None):
-        """Fit a latent-class model on ``X``; under a structure, the structure inside each component.
-
-        Under a structure other than naive the latent states are (class, component) pairs and
-        every feature's contexts are (state, parents' states), each with its class's prior,
-        the structure the fitted one; EM as :mod:`bayesnb._structure_em` (the naive EM's
-        objective, starts and state prior). ``n_components`` must be an int there
-        (``"auto"``'s held-out search needs structure='naive'). The result's ``structure`` is
-        the model over the states, which this estimator's :meth:`score_samples` and
-        :meth:`impute` take as ``latent=``. Under naive, as
-        :meth:`GenerativeMixin.fit_latent_class`.
-
-        Parameters
-        ----------
-        X, y, n_components, candidates, holdout, n_init, tol, max_iter, random_state
-            As in :meth:`GenerativeMixin.fit_latent_class`.
-
-        Returns
-        -------
-        LatentClassFit
-        """
-        if self._structure_fitted() is None:
-            return super().fit_latent_class(X, y, n_components=n_components, candidates=candidates,
-                                            holdout=holdout, n_init=n_init, tol=tol, max_iter=max_iter,
-                                            random_state=random_state)
-        who = self._who
-        if isinstance(n_components, str) and n_components == "auto":
-            raise NotImplementedError(f"{who}.fit_latent_class under structure {self.structure_kind_!r}: "
-                                      "n_components='auto' needs structure='naive' (its held-out search is the "
-                                      "naive model's); pass an int.")
-        if isinstance(n_components, (bool, str)) or not isinstance(n_components, (Integral, float)) \
-                or n_components != int(n_components) or n_components < 1:
-            raise ValueError(f"{who}: n_components must be an int >= 1 or 'auto'; received {n_components!r}.")
-        rng = as_generator(random_state)
-        X = self._check_X(X, reset=False)
-        n = X.shape[0]
-        y_codes = np.full(n, -1, dtype=np.int64) if y is None else label_codes(self.classes_, y, n, who)
-        encoded, class_part = self._latent_start(X, y_codes)
+    def _latent_em(self, encoded, class_part, y_codes, n_components, **opts):
+        """Under a structure, :func:`bayesnb._structure_em.fit_latent_class`: (class, component) states,
+        every feature's contexts (state, parents' states) with its class's prior; the fit's
+        ``structure`` is that model, its ``posterior`` the naive blocks at the same responsibilities."""
+        if self._mixed is None:
+            return super()._latent_em(encoded, class_part, y_codes, n_components, **opts)
         model, _, resp, hist, group = _se.fit_latent_class(
-            self._mixed, _mx.node_data(self._mixed.nodes, encoded), class_part, y_codes, int(n_components),
-            n_init=n_init, tol=tol, max_iter=max_iter, rng=rng, who=who)
+            self._mixed, _mx.node_data(self._mixed.nodes, encoded), class_part, y_codes, n_components,
+            who=self._who, **opts)
         S = len(group)
         post = em.m_step(em.block_meta(self.posterior_, group), encoded, resp, (np.ones(S), True, None),
                          np.arange(S))
         return em.LatentClassFit(post, group, int(n_components), hist, None, structure=model)
+
+    def _latent_log_px(self, fit, encoded, y_codes):
+        """Under a structure, ``log p(x)`` per row by the exact engine over the fit's states."""
+        if fit.structure is None:
+            return super()._latent_log_px(fit, encoded, y_codes)
+        jll = _si.log_likelihood(fit.structure, _mx.node_data(fit.structure.nodes, encoded), self._who)
+        allowed = em.allowed_states(fit.group, y_codes)
+        return _post.log_marginal(np.where(allowed, jll + fit.posterior.class_log_prior, -np.inf))
 
     def _structure_latent(self, latent):
         """``(model over the states, the states' posterior, class of each state)`` of a latent-class

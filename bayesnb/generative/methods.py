@@ -243,7 +243,10 @@ class GenerativeMixin:
         blocks with the priors resolved at fit, the state weights a symmetric Dirichlet(1)
         prior. EM with the closed-form conjugate M-step (MAP, posterior-mean form) from
         ``n_init`` random starts (the class part initialised from ``y`` or from the
-        fitted classifier's ``predict_proba``); the best final objective wins.
+        fitted classifier's ``predict_proba``); the best final objective wins. Under a structure
+        other than naive (TAN, k-DB) each component has the structure, every feature's contexts
+        being (state, parents' states) with its class's prior; the fit's ``structure`` holds that
+        model (:mod:`bayesnb._structure_em`).
 
         Parameters
         ----------
@@ -282,14 +285,23 @@ class GenerativeMixin:
             full, _ = self._encode_blocks(X, self.posterior_)
             cap = max(1, n // (10 * len(self.classes_)))
             scores = em.search_components(self.posterior_, train, full, y_codes, np.unique(rows), candidates, cap,
-                                          who=self._who, stacklevel=3, **opts)
-            fit = em.fit_latent_class(self.posterior_, *self._latent_start(X, y_codes), y_codes,
-                                      max(scores, key=scores.get), **opts)
+                                          who=self._who, stacklevel=3, fit=self._latent_em,
+                                          log_px=self._latent_log_px, **opts)
+            fit = self._latent_em(*self._latent_start(X, y_codes), y_codes, max(scores, key=scores.get), **opts)
             return fit._replace(selection=scores)
         C = int(n_components)
         if C < 1:
             raise ValueError(f"{self._who}: n_components must be >= 1; received {n_components!r}.")
-        return em.fit_latent_class(self.posterior_, *self._latent_start(X, y_codes), y_codes, C, **opts)
+        return self._latent_em(*self._latent_start(X, y_codes), y_codes, C, **opts)
+
+    def _latent_em(self, encoded, class_part, y_codes, n_components, **opts):
+        """The EM of :meth:`fit_latent_class` (:func:`bayesnb.inference.em.fit_latent_class` on the naive
+        posterior; a structure overrides it): a ``LatentClassFit``."""
+        return em.fit_latent_class(self.posterior_, encoded, class_part, y_codes, n_components, **opts)
+
+    def _latent_log_px(self, fit, encoded, y_codes):
+        """``log p(x)`` per encoded row under a :meth:`_latent_em` fit (labelled rows within their class)."""
+        return em.latent_log_px(fit, encoded, y_codes)
 
     def latent_class_draws(self, idata, *, n_draws=None, random_state=None):
         """One plug-in latent-class model per posterior draw of :meth:`run_mcmc`.

@@ -35,8 +35,8 @@ from ..posterior import (
 )
 
 __all__ = ["LatentClassFit", "SemiSupervisedFit", "allowed_states", "block_meta", "climb", "fit_latent_class",
-           "fit_semi_supervised", "holdout_cells", "latent_class_from_draws", "latent_holdout_scores", "log_penalty",
-           "m_step", "run_em", "search_components", "widening_steps"]
+           "fit_semi_supervised", "holdout_cells", "latent_class_from_draws", "latent_holdout_scores", "latent_log_px",
+           "log_penalty", "m_step", "run_em", "search_components", "widening_steps"]
 
 
 class LatentClassFit(NamedTuple):
@@ -334,8 +334,15 @@ def holdout_cells(base, observed, fraction, rng):
     return rows[pick], cols[pick]
 
 
+def latent_log_px(fit, encoded, y_codes):
+    """``log p(x_i)`` of every row under a naive latent-class model, each row restricted to its class's
+    states where its label is known (missing cells marginalised), shape (n,)."""
+    jll, row = joint_log_likelihood_parts(fit.posterior, encoded, allowed=allowed_states(fit.group, y_codes))
+    return log_marginal(jll) + row
+
+
 def latent_holdout_scores(base, train, encoded_full, y_codes, hidden_rows, candidates, *, n_init, tol, max_iter,
-                          rng):
+                          rng, fit=None, log_px=None):
     """Held-out log-likelihood ``log p(x_hidden | x_rest)`` of each number of components.
 
     Parameters
@@ -352,20 +359,24 @@ def latent_holdout_scores(base, train, encoded_full, y_codes, hidden_rows, candi
     candidates : iterable of int
     n_init, tol, max_iter, rng
         As in :func:`fit_latent_class`.
+    fit : callable, optional
+        ``fit(encoded, class_part, y_codes, n_components, n_init=, tol=, max_iter=, rng=)`` ->
+        LatentClassFit; by default :func:`fit_latent_class` on ``base`` (a structure passes its own).
+    log_px : callable, optional
+        ``log_px(fit, encoded, y_codes)`` -> (n,) ``log p(x)`` per row; by default :func:`latent_log_px`.
 
     Returns
     -------
     dict
         ``{n_components: held-out log-likelihood}``.
     """
+    fit = (lambda *a, **k: fit_latent_class(base, *a, **k)) if fit is None else fit
+    log_px = latent_log_px if log_px is None else log_px
     scores = {}
+    h = hidden_rows
     for C in candidates:
-        fit = fit_latent_class(base, *train, y_codes, int(C), n_init=n_init, tol=tol, max_iter=max_iter, rng=rng)
-        allowed = allowed_states(fit.group, y_codes)
-        full, full_row = joint_log_likelihood_parts(fit.posterior, encoded_full, allowed=allowed)
-        part, part_row = joint_log_likelihood_parts(fit.posterior, train[0], allowed=allowed)
-        h = hidden_rows
-        scores[int(C)] = float((log_marginal(full[h]) + full_row[h] - log_marginal(part[h]) - part_row[h]).sum())
+        f = fit(*train, y_codes, int(C), n_init=n_init, tol=tol, max_iter=max_iter, rng=rng)
+        scores[int(C)] = float((log_px(f, encoded_full, y_codes)[h] - log_px(f, train[0], y_codes)[h]).sum())
     return scores
 
 
@@ -376,7 +387,7 @@ def widening_steps(start, cap):
 
 
 def search_components(base, train, encoded_full, y_codes, hidden_rows, candidates, cap, *, n_init, tol, max_iter,
-                      rng, who="NaiveBayes", stacklevel=2):
+                      rng, who="NaiveBayes", stacklevel=2, fit=None, log_px=None):
     """Held-out scores of ``candidates``, widened past the largest while it scores best.
 
     When the best candidate is the largest tried, the next count of
@@ -394,13 +405,15 @@ def search_components(base, train, encoded_full, y_codes, hidden_rows, candidate
         As in :func:`fit_latent_class`.
     who, stacklevel : str, int
         Estimator name for the warning; where it points (as for :func:`warnings.warn` called here).
+    fit, log_px : callable, optional
+        As in :func:`latent_holdout_scores`.
 
     Returns
     -------
     dict
         ``{n_components: held-out log-likelihood}`` of every count tried, in the order tried.
     """
-    opts = {"n_init": n_init, "tol": tol, "max_iter": max_iter, "rng": rng}
+    opts = {"n_init": n_init, "tol": tol, "max_iter": max_iter, "rng": rng, "fit": fit, "log_px": log_px}
     scores = latent_holdout_scores(base, train, encoded_full, y_codes, hidden_rows, candidates, **opts)
     while scores and max(scores, key=scores.get) == max(scores):
         wider = widening_steps(max(scores), cap)
