@@ -333,6 +333,7 @@ class StructureMixin(StructureCommonMixin):
             With ``em_objective_``, ``n_iter_``, ``converged_`` and ``transduction_``.
         """
         self._mixed = None
+        self.__dict__.pop("_em_structure", None)
         super().fit_semi_supervised(X, y, unlabeled=unlabeled, sample_weight=sample_weight,
                                     unlabeled_weight=unlabeled_weight, tol=tol, max_iter=max_iter)
         learned = self.__dict__.pop("_em_structure", None)
