@@ -57,7 +57,7 @@ from .families._numeric import draw_categories
 from .structure import topological_order
 
 __all__ = ["MAX_ENUMERATION", "N_BINS", "UNSEEN", "MixedModel", "Node", "bin_edges", "encode_values", "fit_nodes",
-           "log_table", "make_nodes", "model_from_stats", "node_data", "node_stats", "one_column_state",
+           "log_table", "make_nodes", "model_from_stats", "node_data", "node_rows", "node_stats", "one_column_state",
            "sample_nodes", "take_contexts"]
 
 #: The most joint states of a row's missing cells that k-DB (k >= 2) enumerates (prediction and imputation).
@@ -277,6 +277,12 @@ def node_data(nodes, encoded) -> tuple:
     return tuple(cols), miss, states
 
 
+def node_rows(data, rows) -> tuple:
+    """The :func:`node_data` of the rows ``rows`` (a bool mask or indices) of ``data``."""
+    cols, miss, states = data
+    return tuple(_rows(c, rows) for c in cols), miss[rows], states[rows]
+
+
 def _n_parent_states(nodes, pa) -> int:
     return int(np.prod([nodes[p].n_states for p in pa], dtype=np.int64))
 
@@ -299,8 +305,9 @@ def fit_nodes(nodes, data, y, w, K, parents, predictive="mean", rows=None, who="
     nodes : tuple of Node
     data : tuple
         :func:`node_data` of the training rows.
-    y : ndarray of int of shape (n,)
-        Class codes.
+    y : ndarray of int of shape (n,), or ndarray of shape (n, K)
+        Class codes; or class weights per row (EM's responsibilities): the row then adds to
+        its context under every class ``k`` with weight ``y[i, k] * w[i]``.
     w : ndarray of shape (n,)
         Row weights.
     K : int
@@ -322,15 +329,16 @@ def fit_nodes(nodes, data, y, w, K, parents, predictive="mean", rows=None, who="
 
 
 def node_stats(nodes, data, y, w, K, parents, rows=None) -> list:
-    """Every node's family statistics over its ``K * prod_p B_p`` contexts (what :func:`fit_nodes` fits).
+    """Every node's family statistics over its ``K * prod_p B_p`` contexts (class, parents' states).
 
-    Statistics of two batches of rows add with each family's ``merge`` (``partial_fit``).
-    Parameters as in :func:`fit_nodes`.
+    A row adds to node ``j`` when ``x_j`` and all of ``j``'s parents are observed. Statistics of
+    two batches of rows add with each family's ``merge`` (``partial_fit``). Parameters as in
+    :func:`fit_nodes`.
 
     Returns
     -------
     list
-        One statistics NamedTuple per node.
+        Per node, its family's statistics over its ``K * prod_p B_p`` contexts.
     """
     cols, miss, states = data
     stats = []
@@ -339,24 +347,32 @@ def node_stats(nodes, data, y, w, K, parents, rows=None) -> list:
         ok = ~miss[:, j] & ~miss[:, list(pa)].any(axis=1)
         if rows is not None:
             ok = ok & (rows[:, j] if np.ndim(rows) == 2 else rows)
-        ctx = y[ok] * npar + _parent_index(nodes, pa, states[ok])
-        resp = np.zeros((int(ok.sum()), K * npar))
-        resp[np.arange(resp.shape[0]), ctx] = w[ok]
+        u = _parent_index(nodes, pa, states[ok])
+        m = int(ok.sum())
+        resp = np.zeros((m, K * npar))
+        if np.ndim(y) == 1:
+            resp[np.arange(m), y[ok] * npar + u] = w[ok]
+        else:  # context k * npar + u under every class k
+            resp.reshape(m, K, npar)[np.arange(m)[:, None], np.arange(K)[None, :], u[:, None]] = y[ok] * w[ok, None]
         block = encode_values(nd, cols[j][ok]) if nd.numeric else _rows(cols[j], ok)
         stats.append(nd.family.stats(block, resp, nd.state))
     return stats
 
 
-def model_from_stats(nodes, stats, K, parents, predictive="mean", who="NaiveBayes") -> MixedModel:
+def model_from_stats(nodes, stats, K, parents, predictive="mean", who="NaiveBayes", priors=None) -> MixedModel:
     """Priors, posteriors and evidence of every node from its statistics over its contexts.
 
     ``stats[j]`` is node ``j``'s family statistics over its ``K * prod_p B_p`` contexts (what
-    :func:`fit_nodes` counts; a model file stores them). Other parameters as in :func:`fit_nodes`.
+    :func:`fit_nodes` counts; a model file stores them). ``priors``: per node, a prior over
+    its contexts to hold fixed (an EM M-step) instead of resolving it. Other parameters as
+    in :func:`fit_nodes`.
     """
-    priors, posts, ev = [], [], 0.0
+    fixed, priors, posts, ev = priors, [], [], 0.0
     for j, (nd, pa) in enumerate(zip(nodes, parents)):
         npar = _n_parent_states(nodes, pa)
-        if nd.numeric:  # the naive prior of the context's class, the same under every structure
+        if fixed is not None:
+            prior = fixed[j]
+        elif nd.numeric:  # the naive prior of the context's class, the same under every structure
             cls = np.arange(K * npar) // npar
             prior = take_contexts(nd.class_prior, cls)
         else:

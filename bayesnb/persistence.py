@@ -101,8 +101,8 @@ def _summary(model) -> dict:
 #: fitted attributes beyond the posterior that a model file keeps
 _EXTRA_FITTED = ("offset_", "contamination_", "em_objective_", "n_iter_", "converged_", "transduction_",
                  "feature_dtypes_", "family_scores_", "target_name_", "structure_kind_", "structure_parents_",
-                 "structure_stats_", "structure_scores_", "structure_bin_edges_", "privacy_spent_",
-                 "target_index_")
+                 "structure_stats_", "structure_scores_", "structure_bin_edges_", "structure_priors_",
+                 "privacy_spent_", "target_index_")
 #: fitted DataFrames, stored as a dict of lists (column name -> values, in column order)
 _FRAMES = ("family_scores_", "structure_scores_")
 
@@ -129,7 +129,7 @@ def _to_file(name, value):
         return {c: value[c].tolist() for c in value.columns}
     if name == "structure_bin_edges_":
         return [[float(e) for e in v] for v in value]
-    if name in ("structure_parents_", "structure_stats_"):
+    if name in ("structure_parents_", "structure_stats_", "structure_priors_"):
         return [list(v) if name == "structure_parents_" else v for v in value]
     return value
 
@@ -139,7 +139,7 @@ def _from_file(name, value):
         return pd.DataFrame(value)
     if name == "structure_bin_edges_":
         return tuple(np.asarray(v, dtype=float).reshape(-1) for v in value)
-    if name in ("structure_parents_", "structure_stats_"):
+    if name in ("structure_parents_", "structure_stats_", "structure_priors_"):
         return tuple(tuple(int(p) for p in v) if name == "structure_parents_" else v for v in value)
     return value
 

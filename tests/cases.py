@@ -211,10 +211,8 @@ def with_missing(X, mask, marker=np.nan):
 
 def check_structured_mcmc_refusals(model, X, y):
     """A fitted TAN / k-DB ``model``'s ``run_mcmc`` refuses what it does not do, each with a clear error:
-    a latent-class model, unlabelled rows, and no draws."""
+    a latent-class model and no draws."""
     with pytest.raises(NotImplementedError, match="n_components"):
         model.run_mcmc(X, y, n_components=2)
-    with pytest.raises(NotImplementedError, match="labelled"):
-        model.run_mcmc(X)
     with pytest.raises(ValueError, match="num_samples"):
         model.run_mcmc(X, y, num_samples=0)

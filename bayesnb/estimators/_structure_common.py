@@ -28,10 +28,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import _dask
 from .. import posterior as _post
-from .._utils import as_generator
+from .._utils import as_generator, take_rows
 from ..diagnostics import datatree_from_layout
 from ..generative.functions import class_log_weights, warn_empty_columns
-from ..generative.tables import check_impute_options, label_codes, write_cells
+from ..generative.tables import check_impute_options, label_codes, missing_labels, write_cells
 from ..inference.em import allowed_states
 from ..inference.numpyro_model import check_proper
 from ..model import NotLinearError
@@ -40,7 +40,7 @@ from . import _validation as _val
 __all__ = ["StructureCommonMixin", "check_structured_mcmc_args", "structured_mcmc_data"]
 
 
-def check_structured_mcmc_args(who, kind, num_warmup, num_samples, num_chains, y, **naive_only):
+def check_structured_mcmc_args(who, kind, num_warmup, num_samples, num_chains, **naive_only):
     """Refuse what ``run_mcmc`` under a structure other than naive does not do.
 
     Parameters
@@ -51,8 +51,6 @@ def check_structured_mcmc_args(who, kind, num_warmup, num_samples, num_chains, y
         The learned structure (``structure_kind_``).
     num_warmup, num_samples, num_chains : int
         Non-negative / positive / positive integers.
-    y : array-like or None
-        The labels (None is refused: unlabelled rows need the naive model).
     **naive_only
         ``likelihood``, ``chain_method``, ``init`` (must be None) and ``n_components`` (must be 1).
 
@@ -68,9 +66,6 @@ def check_structured_mcmc_args(who, kind, num_warmup, num_samples, num_chains, y
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (0 if name == "num_warmup" else 1):
             raise ValueError(f"{who}: {name} must be a {'non-negative' if name == 'num_warmup' else 'positive'} "
                              f"integer; received {v!r}.")
-    if y is None:
-        raise NotImplementedError(f"{who}.run_mcmc under structure {kind!r} needs every row "
-                                  "labelled (y); unlabelled rows need structure='naive'.")
 
 
 
@@ -82,7 +77,8 @@ def structured_mcmc_data(est, X, y, num_warmup, num_samples, num_chains, **naive
     est : estimator
         A fitted structured estimator (``posterior_``, ``structure_kind_``, ``_who``, ``_check_X``).
     X, y
-        The rows and their labels.
+        The rows and their labels (missing labels, or ``y=None`` for every row, mark
+        unlabelled rows; ``-1`` is a label like any other).
     num_warmup, num_samples, num_chains, **naive_only
         As :func:`check_structured_mcmc_args`.
 
@@ -90,14 +86,14 @@ def structured_mcmc_data(est, X, y, num_warmup, num_samples, num_chains, **naive
     -------
     X : ndarray or DataFrame
     ycodes : ndarray of int of shape (n_samples,)
+        Class codes, -1 for an unlabelled row.
     """
     who, post = est._who, est.posterior_
-    check_structured_mcmc_args(who, est.structure_kind_, num_warmup, num_samples, num_chains, y, **naive_only)
+    check_structured_mcmc_args(who, est.structure_kind_, num_warmup, num_samples, num_chains, **naive_only)
     check_proper(post, who)
     X = est._check_X(X, reset=False)
-    yv = _val.check_y(y, X.shape[0], who)
-    _val.check_known_labels(yv, post.classes, who)
-    return X, np.searchsorted(post.classes, yv)
+    n = X.shape[0]
+    return X, np.full(n, -1, dtype=np.int64) if y is None else label_codes(post.classes, y, n, who)
 
 
 def _linear_view(self):
@@ -121,12 +117,12 @@ def _naive_numpyro_model(self):
 
 
 def _naive_em(self):
-    """``available_if`` check of the EM fits: written for structure='naive' only so far."""
+    """``available_if`` check of ``latent_class_draws``: it reads the naive latent-class model's NUTS draws."""
     if self.structure != "naive":
         raise AttributeError(
-            f"{type(self).__name__}: fit_semi_supervised, fit_latent_class and latent_class_draws are the naive "
-            f"model's (EM, latent classes); with "
-            f"structure={self.structure!r} they would ignore it (use structure='naive').")
+            f"{type(self).__name__}.latent_class_draws reads run_mcmc(n_components=C)'s draws of the naive "
+            f"latent-class model, which structure={self.structure!r} does not sample (use fit_latent_class for a "
+            "latent-class model on the structure, or structure='naive').")
     return True
 
 
@@ -178,16 +174,6 @@ class StructureCommonMixin:
         return super().model_inputs(X, y, n_components=n_components, likelihood=likelihood)
 
     @available_if(_naive_em)
-    def fit_semi_supervised(self, X, y, **kwargs):
-        """As :meth:`bayesnb.generative.GenerativeMixin.fit_semi_supervised`; structure='naive' only."""
-        return super().fit_semi_supervised(X, y, **kwargs)
-
-    @available_if(_naive_em)
-    def fit_latent_class(self, X, y=None, **kwargs):
-        """As :meth:`bayesnb.generative.GenerativeMixin.fit_latent_class`; structure='naive' only."""
-        return super().fit_latent_class(X, y, **kwargs)
-
-    @available_if(_naive_em)
     def latent_class_draws(self, idata, *, n_draws=None, random_state=None):
         """As :meth:`bayesnb.generative.GenerativeMixin.latent_class_draws`; structure='naive' only
         (``run_mcmc(n_components=C)`` samples the naive latent-class model)."""
@@ -197,18 +183,25 @@ class StructureCommonMixin:
         """The fitted structure (with a ``log_evidence``), or None under the naive structure."""
         return getattr(self, self._structure_attr, None)
 
-    def _structure_joint(self, X):
-        """``log p(x | y=k)`` under the fitted structure, shape (n_samples, n_classes)."""
+    def _structure_joint(self, X, model=None):
+        """``log p(x | y=k)`` under the fitted structure (or ``model``, one of :meth:`_structure_latent`'s,
+        over its states), shape (n_samples, n_classes)."""
+        raise NotImplementedError
+
+    def _structure_latent(self, latent):
+        """``(model over the states, NBPosterior of the states' weights, class of each state)`` of a
+        latent-class model of the fitted structure; a ValueError for anything else."""
         raise NotImplementedError
 
     def _structure_sample(self, z, rng, parameter_uncertainty):
         """Feature values drawn given the classes ``z`` (n,): an array, or a DataFrame with the training names."""
         raise NotImplementedError
 
-    def _structure_imputer(self, encoded, strategy, rng):
+    def _structure_imputer(self, encoded, strategy, rng, model=None):
         """A function ``fill(logw, r)`` -> the imputed cells (``write_cells``' list) of the encoded
         rows, given their (n, K) class log weights and a generator ``r`` for one posterior draw of
-        the parameters (None: the posterior itself)."""
+        the parameters (None: the posterior itself); ``model`` a latent-class model's structure
+        (:meth:`_structure_latent`; the weights then over its states)."""
         raise NotImplementedError
 
     def _structure_draws(self, n_draws, rng):
@@ -266,16 +259,21 @@ class StructureCommonMixin:
         the labelled rows through each feature's statistics over its contexts (a row adds to a
         feature when it and all its parents are observed, as in ``fit``):
         :mod:`bayesnb.inference.mixed_structured_model` (each feature's family on its context
-        axis: a Dirichlet per context for a categorical feature, all of ``CategoricalNB``'s). The draws have the layout of :meth:`sample_posterior`, so
-        :func:`bayesnb.compare_posteriors` compares the two. It needs every row labelled, and
-        ``likelihood``, ``chain_method``, ``n_components`` and ``init`` at their defaults
-        (chains run one after another). Under the naive structure, as
+        axis: a Dirichlet per context for a categorical feature, all of ``CategoricalNB``'s).
+        Unlabelled rows (missing labels) enter one factor each, their class summed out, each
+        feature's term taken in the row's context under every class (with the same rule:
+        a feature adds its term when it and all its parents are observed). The draws have the
+        layout of :meth:`sample_posterior`, so :func:`bayesnb.compare_posteriors` compares
+        the two. ``likelihood``, ``chain_method``, ``n_components`` and ``init`` stay at
+        their defaults (chains run one after another). Under the naive structure, as
         :meth:`bayesnb.model.PosteriorMixin.run_mcmc`.
 
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,) or None
+            Labels; missing labels (None, NaN, ``pd.NA``) make unlabelled rows (``-1`` is a
+            class). None: every row is unlabelled (the estimator must be fitted).
         num_warmup, num_samples, num_chains, random_state, progress_bar, target_accept_prob
             As in :meth:`bayesnb.model.PosteriorMixin.run_mcmc`.
         likelihood, chain_method, n_components, init
@@ -287,7 +285,12 @@ class StructureCommonMixin:
             Groups ``posterior`` and ``sample_stats``.
         """
         if not hasattr(self, "posterior_") and self.structure != "naive" and y is not None:
-            self.fit(X, y)  # fit the structure first (as the base method fits the naive model)
+            yo = np.asarray(y, dtype=object)
+            lab = np.flatnonzero(~missing_labels(yo, unlabeled=None))
+            if lab.size == 0:
+                raise ValueError(f"{self._who}: run_mcmc needs labelled rows to fit the model first.")
+            # the structure fitted on the labelled rows first (as the base method fits the naive model)
+            self.fit(*((X, y) if lab.size == yo.shape[0] else (take_rows(X, lab), np.asarray(list(yo[lab])))))
         if self._structure_fitted() is None:
             return super().run_mcmc(X, y, num_warmup=num_warmup, num_samples=num_samples, num_chains=num_chains,
                                     random_state=random_state, progress_bar=progress_bar, likelihood=likelihood,
@@ -315,8 +318,9 @@ class StructureCommonMixin:
         from ``p(y, x_miss | x_obs)``, with one exact posterior draw of the class weights and of
         every table per completed table when ``parameter_uncertainty`` (proper multiple
         imputation). Categories stay among the training ones; numeric values are on the real
-        line, as the naive Gaussian impute. ``n_components`` > 1 and ``latent`` need
-        structure='naive'. Under naive, as :meth:`GenerativeMixin.impute`.
+        line, as the naive Gaussian impute. With ``latent`` (or ``n_components`` > 1, which
+        fits one by :meth:`fit_latent_class`) the same, over the latent-class model's (class,
+        component) states and its structure. Under naive, as :meth:`GenerativeMixin.impute`.
 
         Parameters
         ----------
@@ -328,8 +332,10 @@ class StructureCommonMixin:
         parameter_uncertainty : bool, default=True
         y : array-like of shape (n_samples,), optional
             Known labels (missing where unknown): those rows are conditioned on their class.
-        n_components : int, default=1
-        latent : None
+        n_components : int or "auto", default=1
+            > 1 or "auto": impute with a latent-class model of the structure fitted on ``X``.
+        latent : LatentClassFit, optional
+            From this estimator's :meth:`fit_latent_class` (overrides ``n_components``).
 
         Returns
         -------
@@ -340,22 +346,22 @@ class StructureCommonMixin:
                                   parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components,
                                   latent=latent)
         m = check_impute_options(strategy, n_imputations, self._who)
-        if latent is not None or n_components == "auto" or int(n_components) != 1:
-            raise NotImplementedError(f"{self._who}.impute(n_components=, latent=) needs structure='naive'; "
-                                      f"received n_components={n_components!r}, latent={type(latent).__name__}.")
         rng = as_generator(random_state)
+        if latent is None and (n_components == "auto" or int(n_components) != 1):
+            latent = self.fit_latent_class(X, y, n_components=n_components, random_state=rng)
         post = self.posterior_
+        model, states, group = (None, post, np.arange(len(self.classes_))) if latent is None else \
+            self._structure_latent(latent)
         X = self._check_X(X, reset=False)
         encoded, _ = self._encode_blocks(X, post)
-        K = len(self.classes_)
-        allowed = np.ones((X.shape[0], K), dtype=bool) if y is None else allowed_states(
-            np.arange(K), label_codes(self.classes_, y, X.shape[0], self._who))
+        allowed = np.ones((X.shape[0], len(group)), dtype=bool) if y is None else allowed_states(
+            group, label_codes(self.classes_, y, X.shape[0], self._who))
         warn_empty_columns(post, "impute", self._who, encoded, stacklevel=3)
-        fill = self._structure_imputer(encoded, strategy, rng)
+        fill = self._structure_imputer(encoded, strategy, rng, model)
         outs = []
         for _ in range(m):
             r = rng if strategy == "draw" and parameter_uncertainty else None
-            logw = np.where(allowed, class_log_weights(post, r)[None, :], -np.inf)
+            logw = np.where(allowed, class_log_weights(states, r)[None, :], -np.inf)
             outs.append(write_cells(X, fill(logw, r)))
         return outs[0] if m == 1 else outs
 
@@ -396,12 +402,14 @@ class StructureCommonMixin:
     def score_samples(self, X, *, latent=None):
         """``log p(x)`` (densities for numeric cells): logsumexp over classes of :meth:`predict_joint_log_proba`.
 
-        ``latent`` needs structure='naive'.
+        ``latent``: a model of this structure's :meth:`fit_latent_class`, scored at its plug-in
+        (logsumexp over its (class, component) states).
         """
         if self._structure_fitted() is None:
             return super().score_samples(X, latent=latent)
         if latent is not None:
-            raise NotImplementedError(f"{self._who}.score_samples(latent=...) needs structure='naive'.")
+            model, post, _ = self._structure_latent(latent)
+            return logsumexp(self._structure_joint(X, model) + post.class_log_prior, axis=1)
         return logsumexp(self.predict_joint_log_proba(X), axis=1)
 
     def sample(self, n_samples=1, *, y=None, random_state=None, parameter_uncertainty=True, **kwargs):

@@ -10,7 +10,10 @@ one Categorical block makes every node categorical. The predict methods, ``score
 :mod:`bayesnb.inference.mixed_structured_model`) then use them
 (:class:`~bayesnb.estimators._structure_common.StructureCommonMixin`, which also hides
 with scikit-learn's ``available_if`` what a fitted structure has no use for: the linear view
-and the naive plate model of ``model_inputs``).
+and the naive plate model of ``model_inputs``). ``fit_semi_supervised`` learns the
+structure on the labelled rows, then runs EM on it, and ``fit_latent_class`` runs EM over
+(class, component) states with the structure inside each component
+(:mod:`bayesnb._structure_em`).
 """
 
 from __future__ import annotations
@@ -25,13 +28,15 @@ from sklearn.utils.validation import _num_samples
 
 from .. import _mixed_impute as _mi
 from .. import _mixed_posterior as _mp
+from .. import _structure_em as _se
 from .. import _structure_infer as _si
 from .. import _structured_mixed as _mx
 from .. import posterior as _post
 from ..diagnostics import datatree_from_layout
 from ..generative.functions import _block_cells
 from ..generative.tables import assemble_table
-from ..inference.mixed_structured_model import mixed_inputs, run_mixed_nuts
+from ..inference import em
+from ..inference.mixed_structured_model import mixed_inputs, run_mixed_nuts, unlabelled_inputs
 from ..structure import (
     edge_scores,
     learn_parents,
@@ -64,7 +69,8 @@ class StructureMixin(StructureUsesMixin, StructureCommonMixin):
     any candidate are observed, the same cells for every candidate,
     :func:`bayesnb.structure.scoring_rows`; n_cells counts those cells). A fitted structure
     other than naive also sets the model file's ``structure_parents_``, ``structure_stats_``
-    and ``structure_bin_edges_``.
+    and ``structure_bin_edges_``; ``fit_semi_supervised`` also ``structure_priors_`` (the priors
+    resolved on the labelled rows, which EM held fixed).
     """
 
     _structure_attr = "_mixed"
@@ -103,11 +109,14 @@ class StructureMixin(StructureUsesMixin, StructureCommonMixin):
         self._mixed = None
         if self.structure == "naive":  # the naive posterior is the model (_set_attributes set structure_)
             return self
-        post = self.posterior_
-        encoded = self._encoded(X)
         n = _num_samples(X)
         ycodes = np.searchsorted(self.classes_, _val.check_y(y, n, self._who))
-        w = self._check_weights(sample_weight, n)
+        return self._fit_structure(X, ycodes, self._check_weights(sample_weight, n))
+
+    def _fit_structure(self, X, ycodes, w):
+        """Learn the structure on the rows ``X`` (class codes ``ycodes``, weights ``w``) and fit it."""
+        post = self.posterior_
+        encoded = self._encoded(X)
         K = len(self.classes_)
         nodes = _mx.make_nodes(post.blocks, encoded, w)
         data = _mx.node_data(nodes, encoded)
@@ -185,6 +194,8 @@ class StructureMixin(StructureUsesMixin, StructureCommonMixin):
                 raise ValueError(f"structure_stats_[{j}] must be the family's finite statistics over its "
                                  f"{C} contexts (counts non-negative).")
         self._mixed = _mx.model_from_stats(nodes, stats, K, parents, self._check_predictive(), self._who)
+        if getattr(self, "structure_priors_", None) is not None:  # the priors EM held fixed
+            self._mixed = _se.with_priors(self._mixed, self.structure_priors_, self._who)
         self.structure_ = self._named(nodes, parents)
 
     def _node_names(self, nodes):
@@ -208,9 +219,10 @@ class StructureMixin(StructureUsesMixin, StructureCommonMixin):
                  for c in range(len(blk.names))]
         self.structure_ = self._named(nodes, [()] * len(nodes))
 
-    def _structure_joint(self, X):
+    def _structure_joint(self, X, model=None):
+        model = self._mixed if model is None else model
         encoded = self._encoded(X)
-        return _si.log_likelihood(self._mixed, _mx.node_data(self._mixed.nodes, encoded), self._who)
+        return _si.log_likelihood(model, _mx.node_data(model.nodes, encoded), self._who)
 
     def _structure_sample(self, z, rng, parameter_uncertainty):
         return self._node_table(_mx.sample_nodes(self._mixed, z, rng, parameter_uncertainty), len(z))
@@ -235,13 +247,15 @@ class StructureMixin(StructureUsesMixin, StructureCommonMixin):
         return assemble_table(post, out, n, getattr(self, "feature_names_in_", None),
                               getattr(self, "feature_dtypes_", None))
 
-    def _structure_imputer(self, encoded, strategy, rng):
-        """Missing cells, exact on the structure (:mod:`bayesnb._mixed_impute`)."""
+    def _structure_imputer(self, encoded, strategy, rng, model=None):
+        """Missing cells, exact on the structure (:mod:`bayesnb._mixed_impute`); ``model`` another
+        model of the same nodes (a latent-class one over states)."""
         post = self.posterior_
-        data = _mx.node_data(self._mixed.nodes, encoded)
+        base = self._mixed if model is None else model
+        data = _mx.node_data(base.nodes, encoded)
 
         def fill(logw, r):
-            model = self._mixed if r is None else _mi.drawn_model(self._mixed, r)
+            model = base if r is None else _mi.drawn_model(base, r)
             values = _mi.impute_nodes(model, data, logw, strategy, rng, self._who)
             cells = []
             for b, blk in enumerate(post.blocks):
@@ -281,22 +295,110 @@ class StructureMixin(StructureUsesMixin, StructureCommonMixin):
 
     def _structure_mcmc(self, X, ycodes, num_warmup, num_samples, num_chains, seed, progress_bar, target_accept_prob):
         """NUTS on :mod:`bayesnb.inference.mixed_structured_model` (each feature's family prior per
-        context, the labelled rows through its statistics over its contexts); see ``run_mcmc``."""
-        who, post, model = self._who, self.posterior_, self._mixed
+        context, the labelled rows through its statistics over its contexts, the unlabelled ones
+        (``ycodes`` -1) one factor each); see ``run_mcmc``."""
+        post, model = self.posterior_, self._mixed
         K = len(post.classes)
         data = _mx.node_data(model.nodes, self._encode_blocks(X, post)[0])
-        counted = _mx.fit_nodes(model.nodes, data, ycodes, np.ones(len(ycodes)), K, model.parents,
-                                model.predictive, None, who)
+        lab = ycodes >= 0
+        counted = _mx.node_stats(model.nodes, data, np.maximum(ycodes, 0), lab.astype(float), K, model.parents)
         spec, priors, nuts_data = mixed_inputs(model, post.class_prior_alpha, post.class_log_prior,
-                                               post.fixed_class_prior, np.bincount(ycodes, minlength=K),
-                                               counted.stats)
+                                               post.fixed_class_prior, np.bincount(ycodes[lab], minlength=K), counted)
+        if not lab.all():
+            nuts_data["unlabelled"] = unlabelled_inputs(model, spec, _mx.node_rows(data, ~lab))
         dims, coords, shapes, variables = self._mixed_layout()
         draws, stats, timing = run_mixed_nuts(spec, priors, nuts_data, variables, shapes,
                                               num_warmup=int(num_warmup), num_samples=int(num_samples),
                                               num_chains=int(num_chains), seed=seed,
                                               progress_bar=bool(progress_bar),
                                               target_accept_prob=target_accept_prob)
-        attrs = {"inference": "NUTS (NumPyro)", "likelihood": "suffstats", "estimator": who,
+        attrs = {"inference": "NUTS (NumPyro)", "likelihood": "suffstats", "estimator": self._who,
                  "structure": self.structure_kind_, "num_warmup": int(num_warmup), "num_chains": int(num_chains),
                  **{k: v for k, v in timing.items() if k.endswith("_seconds")}}
         return datatree_from_layout(draws, dims, coords, sample_stats=stats, attrs=attrs)
+
+    def fit_semi_supervised(self, X, y, *, unlabeled="auto", sample_weight=None, unlabeled_weight=1.0, tol=1e-6,
+                            max_iter=100):
+        """Fit with some labels missing; under a structure, EM over the structure's nodes.
+
+        Under a structure other than naive the structure (parents, bins) and the priors are
+        learned on the labelled rows (``structure="auto"`` chooses on them), then EM
+        (:mod:`bayesnb._structure_em`) alternates the class responsibilities of the unlabelled
+        rows under the structured model (missing cells summed out exactly) with every
+        feature's statistics over its contexts (class, parents' states), each row counted in
+        its context under every class with its responsibility; the M-step is the posterior
+        mean (the MAP of ``em_objective_``'s log posterior). With every label present this is
+        exactly :meth:`fit`. Under naive, as :meth:`GenerativeMixin.fit_semi_supervised`.
+
+        Parameters
+        ----------
+        X, y, unlabeled, sample_weight, unlabeled_weight, tol, max_iter
+            As in :meth:`GenerativeMixin.fit_semi_supervised`.
+
+        Returns
+        -------
+        self
+            With ``em_objective_``, ``n_iter_``, ``converged_`` and ``transduction_``.
+        """
+        self._mixed = None
+        self.__dict__.pop("_em_structure", None)
+        super().fit_semi_supervised(X, y, unlabeled=unlabeled, sample_weight=sample_weight,
+                                    unlabeled_weight=unlabeled_weight, tol=tol, max_iter=max_iter)
+        learned = self.__dict__.pop("_em_structure", None)
+        if learned is not None:  # storing the EM posterior set the naive structure's attributes back
+            self.structure_kind_, self.structure_ = learned
+        return self
+
+    def _semi_supervised_em(self, X, encoded, codes, rw, labelled_weight, tol, max_iter):
+        """The structure learned on the labelled rows, then EM on it (:mod:`bayesnb._structure_em`)."""
+        if self.structure != "naive":
+            self._fit_structure(X, np.maximum(codes, 0), labelled_weight)
+        if self._mixed is None:  # naive, or "auto" chose it
+            return super()._semi_supervised_em(X, encoded, codes, rw, labelled_weight, tol, max_iter)
+        self._em_structure = (self.structure_kind_, self.structure_)
+        params = self._check_class_params(len(self.classes_))
+        model, _, resp, hist, conv, trans = _se.fit_semi_supervised(
+            self._mixed, self.posterior_, _mx.node_data(self._mixed.nodes, encoded), codes, rw, params, tol=tol,
+            max_iter=max_iter, who=self._who)
+        post = self.posterior_ if resp is None else em.m_step(em.block_meta(self.posterior_), encoded, resp, params,
+                                                              self.classes_)
+        self._mixed = model
+        self.structure_stats_ = model.stats
+        self.structure_priors_ = model.priors  # resolved on the labelled rows, not from the EM's statistics
+        return em.SemiSupervisedFit(post, hist, conv, trans)
+
+    def _latent_em(self, encoded, class_part, y_codes, n_components, **opts):
+        """Under a structure, :func:`bayesnb._structure_em.fit_latent_class`: (class, component) states,
+        every feature's contexts (state, parents' states) with its class's prior; the fit's
+        ``structure`` is that model, its ``posterior`` the naive blocks at the same responsibilities."""
+        if self._mixed is None:
+            return super()._latent_em(encoded, class_part, y_codes, n_components, **opts)
+        model, _, resp, hist, group = _se.fit_latent_class(
+            self._mixed, _mx.node_data(self._mixed.nodes, encoded), class_part, y_codes, n_components,
+            who=self._who, **opts)
+        S = len(group)
+        post = em.m_step(em.block_meta(self.posterior_, group), encoded, resp, (np.ones(S), True, None),
+                         np.arange(S))
+        return em.LatentClassFit(post, group, int(n_components), hist, None, structure=model)
+
+    def _latent_log_px(self, fit, encoded, y_codes):
+        """Under a structure, ``log p(x)`` per row by the exact engine over the fit's states."""
+        if fit.structure is None:
+            return super()._latent_log_px(fit, encoded, y_codes)
+        jll = _si.log_likelihood(fit.structure, _mx.node_data(fit.structure.nodes, encoded), self._who)
+        allowed = em.allowed_states(fit.group, y_codes)
+        return _post.log_marginal(np.where(allowed, jll + fit.posterior.class_log_prior, -np.inf))
+
+    def _structure_latent(self, latent):
+        """``(model over the states, the states' posterior, class of each state)`` of a latent-class
+        model of this structure (:meth:`fit_latent_class`); a ValueError for anything else."""
+        model = getattr(latent, "structure", None)
+        if (not isinstance(latent, em.LatentClassFit) or model is None
+                or model.parents != self._mixed.parents or len(model.nodes) != len(self._mixed.nodes)
+                or any(a.n_states != b.n_states or type(a.family) is not type(b.family)
+                       for a, b in zip(model.nodes, self._mixed.nodes))
+                or np.max(latent.group, initial=-1) >= len(self.classes_)):
+            raise ValueError(f"{self._who}: latent must be a LatentClassFit from this estimator's fit_latent_class "
+                             f"(structure {self.structure_kind_!r}); received {type(latent).__name__}"
+                             f"{'' if model is not None else ' without a structure'}.")
+        return model, latent.posterior, np.asarray(latent.group)

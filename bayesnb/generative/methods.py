@@ -260,7 +260,10 @@ class GenerativeMixin:
         blocks with the priors resolved at fit, the state weights a symmetric Dirichlet(1)
         prior. EM with the closed-form conjugate M-step (MAP, posterior-mean form) from
         ``n_init`` random starts (the class part initialised from ``y`` or from the
-        fitted classifier's ``predict_proba``); the best final objective wins.
+        fitted classifier's ``predict_proba``); the best final objective wins. Under a structure
+        other than naive (TAN, k-DB) each component has the structure, every feature's contexts
+        being (state, parents' states) with its class's prior; the fit's ``structure`` holds that
+        model (:mod:`bayesnb._structure_em`).
 
         Parameters
         ----------
@@ -302,14 +305,23 @@ class GenerativeMixin:
             full, _ = self._encode_blocks(X, self.posterior_)
             cap = max(1, n // (10 * len(self.classes_)))
             scores = em.search_components(self.posterior_, train, full, y_codes, np.unique(rows), candidates, cap,
-                                          who=self._who, stacklevel=3, verbose=verbose, **opts)
-            fit = em.fit_latent_class(self.posterior_, *self._latent_start(X, y_codes), y_codes,
-                                      max(scores, key=scores.get), **opts)
+                                          who=self._who, stacklevel=3, fit=self._latent_em,
+                                          log_px=self._latent_log_px, verbose=verbose, **opts)
+            fit = self._latent_em(*self._latent_start(X, y_codes), y_codes, max(scores, key=scores.get), **opts)
             return fit._replace(selection=scores)
         C = int(n_components)
         if C < 1:
             raise ValueError(f"{self._who}: n_components must be >= 1; received {n_components!r}.")
-        return em.fit_latent_class(self.posterior_, *self._latent_start(X, y_codes), y_codes, C, **opts)
+        return self._latent_em(*self._latent_start(X, y_codes), y_codes, C, **opts)
+
+    def _latent_em(self, encoded, class_part, y_codes, n_components, **opts):
+        """The EM of :meth:`fit_latent_class` (:func:`bayesnb.inference.em.fit_latent_class` on the naive
+        posterior; a structure overrides it): a ``LatentClassFit``."""
+        return em.fit_latent_class(self.posterior_, encoded, class_part, y_codes, n_components, **opts)
+
+    def _latent_log_px(self, fit, encoded, y_codes):
+        """``log p(x)`` per encoded row under a :meth:`_latent_em` fit (labelled rows within their class)."""
+        return em.latent_log_px(fit, encoded, y_codes)
 
     def latent_class_draws(self, idata, *, n_draws=None, random_state=None):
         """One plug-in latent-class model per posterior draw of :meth:`run_mcmc`.
@@ -430,6 +442,16 @@ class GenerativeMixin:
         return self.outlier_decision_function(X) < 0
 
     # ----------------------------------------------------------- semi-supervised
+    def _semi_supervised_em(self, X, encoded, codes, rw, labelled_weight, tol, max_iter):
+        """EM of :meth:`fit_semi_supervised` once the labelled rows are fitted: a ``SemiSupervisedFit``.
+
+        ``X`` the rows, ``encoded`` their blocks, ``codes`` their class indices (-1 unlabelled),
+        ``rw`` the EM row weights, ``labelled_weight`` the sample weights of the labelled rows
+        (0 for the others); a structure's override learns its structure from them first.
+        """
+        return em.fit_semi_supervised(self.posterior_, encoded, codes, rw, self._check_class_params(len(self.classes_)),
+                                      tol=tol, max_iter=max_iter)
+
     def fit_semi_supervised(self, X, y, *, unlabeled="auto", sample_weight=None, unlabeled_weight=1.0, tol=1e-6,
                             max_iter=100):
         """Fit with some labels missing: EM with the closed-form conjugate M-step.
@@ -482,7 +504,7 @@ class GenerativeMixin:
         who = self._who
         split = partial_labels(y, unlabeled, who)
         if split is None or not split[0].any():  # the full validation (and its message) is fit's
-            return self._fit(X, y, sample_weight, classes=None, partial=False)
+            return self.fit(X, y, sample_weight)
         miss, labels = split
         if miss.all():
             raise ValueError(f"{who}: every label is missing; at least one labelled row is needed.")
@@ -507,8 +529,7 @@ class GenerativeMixin:
         codes[~miss] = np.searchsorted(self.classes_, labels) if K > 1 else 0
         rw = w * np.where(miss, lam, 1.0)
         self._check_total_weight(rw, 0.0)  # unlabeled_weight scales the unlabelled rows' counts
-        fit = em.fit_semi_supervised(self.posterior_, encoded, codes, rw, self._check_class_params(K), tol=tol,
-                                     max_iter=max_iter)
+        fit = self._semi_supervised_em(X, encoded, codes, rw, np.where(miss, 0.0, w), tol, max_iter)
         post = self.posterior_ = fit.posterior
         self.classes_ = post.classes
         self.class_count_ = post.class_count

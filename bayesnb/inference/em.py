@@ -35,9 +35,9 @@ from ..posterior import (
     normalise,
 )
 
-__all__ = ["LatentClassFit", "SemiSupervisedFit", "allowed_states", "fit_latent_class", "fit_semi_supervised",
-           "holdout_cells", "latent_class_from_draws", "latent_holdout_scores", "log_penalty", "m_step", "run_em",
-           "search_components", "widening_steps"]
+__all__ = ["LatentClassFit", "SemiSupervisedFit", "allowed_states", "block_meta", "climb", "fit_latent_class",
+           "fit_semi_supervised", "holdout_cells", "latent_class_from_draws", "latent_holdout_scores", "latent_log_px",
+           "log_penalty", "m_step", "run_em", "search_components", "widening_steps"]
 
 
 class LatentClassFit(NamedTuple):
@@ -61,6 +61,11 @@ class LatentClassFit(NamedTuple):
         True for a model made from one MCMC draw (:meth:`GenerativeMixin.latent_class_draws`):
         its parameters are that draw, used as they are (``parameter_uncertainty`` is
         ignored: the uncertainty is in the set of draws).
+    structure : MixedModel or None, default=None
+        Under a structure other than naive (``fit_latent_class`` of a TAN / k-DB estimator):
+        the structure over the latent states (:func:`bayesnb._structure_em.fit_latent_class`),
+        which that estimator's ``score_samples`` and ``impute`` use; ``posterior``'s blocks
+        are then the naive model at the same responsibilities. None: a naive latent-class model.
     """
 
     posterior: object
@@ -69,6 +74,7 @@ class LatentClassFit(NamedTuple):
     em_objective: list
     selection: dict | None
     point: bool = False
+    structure: object = None
 
 
 class SemiSupervisedFit(NamedTuple):
@@ -175,26 +181,58 @@ def run_em(post, meta, encoded, allowed, rw, class_params, classes, tol, max_ite
         The last posterior, the objective after each iteration, whether it converged
         and the last E-step's weighted responsibilities (n, S).
     """
+    def joint(p):
+        return joint_log_likelihood_parts(p, encoded, allowed=allowed)
+
+    def update(resp):
+        return m_step(meta, encoded, resp, class_params, classes)
+
+    return climb(post, joint, log_penalty, update, rw, tol, max_iter)
+
+
+def climb(state, joint, penalty, update, rw, tol, max_iter):
+    """The EM loop: E-step, objective, M-step, until the objective settles.
+
+    Parameters
+    ----------
+    state : object
+        The starting parameters.
+    joint : callable
+        ``joint(state) -> (jll, row)``: ``log p(x_i, s)`` (n, S), ``-inf`` where a row may not take
+        state ``s``, and a per-row term (n,) added to the objective (or 0).
+    penalty : callable
+        ``penalty(state) -> float``: the log prior whose MAP is the M-step.
+    update : callable
+        ``update(resp) -> state``: the M-step from the weighted responsibilities (n, S).
+    rw : ndarray of shape (n,)
+        Row weights.
+    tol, max_iter
+        As in :func:`run_em`.
+
+    Returns
+    -------
+    state, history, converged, resp
+        As :func:`run_em`'s.
+    """
     history = []
     converged = False
     resp = None
+    ok = rw > 0
     for _ in range(max_iter + 1):
-        jll, row = joint_log_likelihood_parts(post, encoded, allowed=allowed)
+        jll, row = joint(state)
         ll = log_marginal(jll) + row
-        ok = rw > 0
-        obj = float((rw[ok] * ll[ok]).sum()) + log_penalty(post)
-        history.append(obj)
+        history.append(float((rw[ok] * ll[ok]).sum()) + penalty(state))
         resp = np.exp(normalise(jll, None)) * rw[:, None]
         if len(history) > 1 and abs(history[-1] - history[-2]) <= tol * max(1.0, abs(history[-1])):
             converged = True
             break
         if len(history) > max_iter:
             break
-        post = m_step(meta, encoded, resp, class_params, classes)
-    return post, history, converged, resp
+        state = update(resp)
+    return state, history, converged, resp
 
 
-def _block_meta(post, group=None):
+def block_meta(post, group=None):
     """(family, columns, names, state, prior) per block; priors taken per state with ``group``."""
     return [(b.family, b.columns, b.names, b.state, b.prior if group is None else index_params(b.prior, group))
             for b in post.blocks]
@@ -222,7 +260,7 @@ def fit_semi_supervised(post, encoded, y_codes, row_weight, class_params, *, tol
     SemiSupervisedFit
     """
     allowed = allowed_states(np.arange(len(post.classes)), y_codes)
-    post, hist, conv, _ = run_em(post, _block_meta(post), encoded, allowed, row_weight, class_params, post.classes,
+    post, hist, conv, _ = run_em(post, block_meta(post), encoded, allowed, row_weight, class_params, post.classes,
                                  tol, int(max_iter))
     transduction = np.argmax(joint_log_likelihood_parts(post, encoded, allowed=allowed)[0], axis=1)
     return SemiSupervisedFit(post, hist, conv, transduction)
@@ -258,7 +296,7 @@ def fit_latent_class(base, encoded, class_part, y_codes, n_components, *, n_init
     K = len(base.classes)
     S = K * C
     group = np.repeat(np.arange(K), C)
-    meta = _block_meta(base, group)
+    meta = block_meta(base, group)
     n = class_part.shape[0]
     allowed = allowed_states(group, y_codes)
     params = (np.ones(S), True, None)
@@ -297,8 +335,15 @@ def holdout_cells(base, observed, fraction, rng):
     return rows[pick], cols[pick]
 
 
+def latent_log_px(fit, encoded, y_codes):
+    """``log p(x_i)`` of every row under a naive latent-class model, each row restricted to its class's
+    states where its label is known (missing cells marginalised), shape (n,)."""
+    jll, row = joint_log_likelihood_parts(fit.posterior, encoded, allowed=allowed_states(fit.group, y_codes))
+    return log_marginal(jll) + row
+
+
 def latent_holdout_scores(base, train, encoded_full, y_codes, hidden_rows, candidates, *, n_init, tol, max_iter,
-                          rng, verbose=None):
+                          rng, fit=None, log_px=None, verbose=None):
     """Held-out log-likelihood ``log p(x_hidden | x_rest)`` of each number of components.
 
     Parameters
@@ -315,6 +360,11 @@ def latent_holdout_scores(base, train, encoded_full, y_codes, hidden_rows, candi
     candidates : iterable of int
     n_init, tol, max_iter, rng
         As in :func:`fit_latent_class`.
+    fit : callable, optional
+        ``fit(encoded, class_part, y_codes, n_components, n_init=, tol=, max_iter=, rng=)`` ->
+        LatentClassFit; by default :func:`fit_latent_class` on ``base`` (a structure passes its own).
+    log_px : callable, optional
+        ``log_px(fit, encoded, y_codes)`` -> (n,) ``log p(x)`` per row; by default :func:`latent_log_px`.
     verbose : bool or None
         A progress bar over the candidates (:mod:`bayesnb._progress`).
 
@@ -323,14 +373,13 @@ def latent_holdout_scores(base, train, encoded_full, y_codes, hidden_rows, candi
     dict
         ``{n_components: held-out log-likelihood}``.
     """
+    fit = (lambda *a, **k: fit_latent_class(base, *a, **k)) if fit is None else fit
+    log_px = latent_log_px if log_px is None else log_px
     scores = {}
+    h = hidden_rows
     for C in progress(list(candidates), desc="latent classes: component counts", verbose=verbose):
-        fit = fit_latent_class(base, *train, y_codes, int(C), n_init=n_init, tol=tol, max_iter=max_iter, rng=rng)
-        allowed = allowed_states(fit.group, y_codes)
-        full, full_row = joint_log_likelihood_parts(fit.posterior, encoded_full, allowed=allowed)
-        part, part_row = joint_log_likelihood_parts(fit.posterior, train[0], allowed=allowed)
-        h = hidden_rows
-        scores[int(C)] = float((log_marginal(full[h]) + full_row[h] - log_marginal(part[h]) - part_row[h]).sum())
+        f = fit(*train, y_codes, int(C), n_init=n_init, tol=tol, max_iter=max_iter, rng=rng)
+        scores[int(C)] = float((log_px(f, encoded_full, y_codes)[h] - log_px(f, train[0], y_codes)[h]).sum())
     return scores
 
 
@@ -341,7 +390,7 @@ def widening_steps(start, cap):
 
 
 def search_components(base, train, encoded_full, y_codes, hidden_rows, candidates, cap, *, n_init, tol, max_iter,
-                      rng, who="NaiveBayes", stacklevel=2, verbose=None):
+                      rng, who="NaiveBayes", stacklevel=2, fit=None, log_px=None, verbose=None):
     """Held-out scores of ``candidates``, widened past the largest while it scores best.
 
     When the best candidate is the largest tried, the next count of
@@ -359,6 +408,8 @@ def search_components(base, train, encoded_full, y_codes, hidden_rows, candidate
         As in :func:`fit_latent_class`.
     who, stacklevel : str, int
         Estimator name for the warning; where it points (as for :func:`warnings.warn` called here).
+    fit, log_px : callable, optional
+        As in :func:`latent_holdout_scores`.
     verbose : bool or None
         Progress bars (:func:`latent_holdout_scores`).
 
@@ -367,7 +418,8 @@ def search_components(base, train, encoded_full, y_codes, hidden_rows, candidate
     dict
         ``{n_components: held-out log-likelihood}`` of every count tried, in the order tried.
     """
-    opts = {"n_init": n_init, "tol": tol, "max_iter": max_iter, "rng": rng, "verbose": verbose}
+    opts = {"n_init": n_init, "tol": tol, "max_iter": max_iter, "rng": rng, "fit": fit, "log_px": log_px,
+            "verbose": verbose}
     scores = latent_holdout_scores(base, train, encoded_full, y_codes, hidden_rows, candidates, **opts)
     while scores and max(scores, key=scores.get) == max(scores):
         wider = widening_steps(max(scores), cap)

@@ -6,6 +6,7 @@ The model (see :mod:`bayesnb._structured_mixed`)::
     params_j[c]     ~ prior of node j's family, one per context c = (class, parents' states)
     y, x            : sum_k n_k log pi_k + sum_j (node j's family log-likelihood of its
                       sufficient statistics over its contexts)
+    x (unlabelled)  : per row, log sum_k pi_k prod_j p(x_j | params_j[k, state(pa_j)])
 
 Every node is one column of its family on the *context axis*: the family's NumPyro hooks
 (``numpyro_sample``, ``numpyro_stats_args``, ``numpyro_suffstat_loglik``,
@@ -19,6 +20,13 @@ are those of the exact fit's rule: a row adds to node ``j`` when ``x_j`` and all
 parents are observed. So the closed-form posterior of each context is the family's
 conjugate update, and NUTS on this model samples the same posterior.
 
+Unlabelled rows (:func:`unlabelled_inputs`) enter one factor each, their class summed out:
+node ``j``'s family row log-likelihood (``numpyro_row_loglik``, every context) taken at the
+row's context ``k * prod_p B_p + u_i`` under every class ``k``, summed over the nodes and
+log-sum-exp'ed over the classes with ``log pi``. The rule of the statistics holds for them
+too: node ``j`` adds its term when ``x_j`` and all its parents are observed (on a row without
+missing cells, the exact likelihood of the row).
+
 Draws (NUTS here, exact in :mod:`bayesnb._mixed_posterior`) share one layout:
 ``<param>_<feature>`` for each of the node family's ``param_names``, dims ``(class,
 <parent>_state, ..., [<feature>_category])``.
@@ -26,6 +34,7 @@ Draws (NUTS here, exact in :mod:`bayesnb._mixed_posterior`) share one layout:
 - :class:`MixedSpec` -- hashable structure (the key of the compiled sampler)
 - :func:`make_mixed_model` -- the NumPyro model ``model(priors, data=None)``
 - :func:`mixed_inputs` -- its spec, prior and data arrays from a fitted :class:`~bayesnb._structured_mixed.MixedModel`
+- :func:`unlabelled_inputs` -- the data arrays of unlabelled rows
 - :func:`run_mixed_nuts` -- NUTS on it (the project's cached, chunked :func:`~bayesnb.inference.nuts.run_nuts`)
 
 JAX and NumPyro are imported lazily.
@@ -38,10 +47,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import _structured_mixed as _mx
 from .numpyro_model import FamilyCode, class_prior_args, sample_class_log_prior
 from .nuts import run_nuts, sample_stats_from_extra
 
-__all__ = ["MixedSpec", "make_mixed_model", "mixed_inputs", "run_mixed_nuts"]
+__all__ = ["MixedSpec", "make_mixed_model", "mixed_inputs", "run_mixed_nuts", "unlabelled_inputs"]
 
 
 class MixedSpec(NamedTuple):
@@ -77,9 +87,13 @@ def make_mixed_model(spec: MixedSpec):
         Sites ``pi`` (unless fixed) and node ``j``'s family sites labelled ``n<j>`` under plates
         ``context_<j>`` x ``node_<j>``. ``priors = {"class_alpha" | "class_log_prior", "nodes":
         [family prior args, ...]}``; ``data = {"class_count": (K,), "stats": [family stats
-        args, ...]}`` adds the labelled-data factors; ``data=None`` leaves the prior.
+        args, ...]}`` adds the labelled-data factors, and ``data["unlabelled"]``
+        (:func:`unlabelled_inputs`) one factor per unlabelled row in plate ``obs_unlabelled``;
+        ``data=None`` leaves the prior.
     """
+    import jax.numpy as jnp
     import numpyro
+    from jax.scipy.special import logsumexp
 
     fams = [code.family for code, _ in spec.nodes]
 
@@ -92,6 +106,14 @@ def make_mixed_model(spec: MixedSpec):
         numpyro.factor("y", (data["class_count"] * log_pi).sum())
         for j, fam in enumerate(fams):
             numpyro.factor(f"x_{j}", fam.numpyro_suffstat_loglik(params[j], data["stats"][j]))
+        if "unlabelled" in data:
+            unl = data["unlabelled"]
+            ll = log_pi[None, :]
+            for j, fam in enumerate(fams):  # (m, contexts) -> each row's context under every class (m, K)
+                at = jnp.take_along_axis(fam.numpyro_row_loglik(params[j], unl["rows"][j]), unl["context"][j], axis=1)
+                ll = ll + at * unl["parents_seen"][j][:, None]
+            with numpyro.plate("obs_unlabelled", ll.shape[0]):
+                numpyro.factor("x_unlabelled", logsumexp(ll, axis=1))
 
     return model
 
@@ -127,6 +149,40 @@ def mixed_inputs(model, class_prior_alpha, class_log_prior, fixed_class_prior, c
     data = {"class_count": np.asarray(class_count, dtype=np.float32),
             "stats": [nd.family.numpyro_stats_args(s) for nd, s in zip(model.nodes, stats)]}
     return MixedSpec(bool(fixed_class_prior), tuple(nodes)), priors, data
+
+
+def unlabelled_inputs(model, spec, data):
+    """``data["unlabelled"]`` of :func:`make_mixed_model`: the arrays of the unlabelled rows.
+
+    Parameters
+    ----------
+    model : MixedModel
+        The fitted structure.
+    spec : MixedSpec
+        From :func:`mixed_inputs` (each node's ``numpyro_static``).
+    data : tuple
+        :func:`~bayesnb._structured_mixed.node_data` of the unlabelled rows.
+
+    Returns
+    -------
+    dict
+        ``rows``: per node, its family's ``numpyro_row_args`` of its column (a numeric node's
+        values encoded alone); ``context``: per node, (m, K) int32, the row's context
+        ``k * prod_p B_p + u`` under every class ``k`` (``u`` its parents' joint state, 0 when
+        one is missing); ``parents_seen``: per node, (m,) float32, 1 when every parent is observed.
+    """
+    cols, miss, states = data
+    K = model.n_classes
+    rows, context, seen = [], [], []
+    for j, (nd, pa, (_, static)) in enumerate(zip(model.nodes, model.parents, spec.nodes)):
+        P = _mx._n_parent_states(model.nodes, pa)
+        ok = ~miss[:, list(pa)].any(axis=1)
+        u = _mx._parent_index(model.nodes, pa, np.where(miss, 0, states))
+        block = _mx.encode_values(nd, cols[j]) if nd.numeric else cols[j]
+        rows.append(nd.family.numpyro_row_args(block, static))
+        context.append((np.arange(K)[None, :] * P + u[:, None]).astype(np.int32))
+        seen.append(ok.astype(np.float32))
+    return {"rows": rows, "context": context, "parents_seen": seen}
 
 
 def run_mixed_nuts(spec, priors, data, variables, shapes, *, num_warmup=500, num_samples=1000, num_chains=1,

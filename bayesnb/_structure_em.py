@@ -1,0 +1,269 @@
+"""Semi-supervised and latent-class EM on the one structure engine (TAN, k-DB, ``structure="auto"``).
+
+The model is :mod:`bayesnb._structured_mixed`'s, ``p(y) prod_j p(x_j | y, pa_j)``, with the
+structure (parents and bin edges) and every prior fixed, both learned on the labelled rows.
+EM climbs the same objective as the naive EM (:mod:`bayesnb.inference.em`, Nigam et al.
+2000): ``sum_i w_i log p(x_i, y_i)`` over the labelled rows plus ``sum_i w_i log sum_k
+p(x_i, y=k)`` over the unlabelled ones (times ``unlabeled_weight``), plus the log prior
+whose MAP is the posterior-mean plug-in (the families' ``gen_log_penalty`` and the class
+Dirichlet term):
+
+- **E-step**: the class responsibilities ``r_ik = p(y=k | x_i)`` of every unlabelled row
+  under the structured model (:func:`bayesnb._structure_infer.log_likelihood` plus the
+  class log prior, normalised; missing cells summed out exactly), one-hot for a labelled row;
+- **M-step**: every node's statistics over its contexts with each row added to its context
+  ``k * prod_p B_p + u_i`` (``u_i`` its parents' joint state) with weight ``w_i r_ik``, for
+  every class ``k`` (:func:`~bayesnb._structured_mixed.fit_nodes` with class weights), then
+  the family's conjugate update with the prior held fixed: the posterior mean, which is the
+  MAP of that objective. The class counts are ``sum_i w_i r_ik``.
+
+:func:`fit_latent_class` runs the same EM over (class, component) *states* (state ``k * C + c``
+is component ``c`` of class ``k``; :mod:`bayesnb.inference.em`'s latent-class model with the
+structure inside each component): every node's contexts are (state, parents' states), each
+with its class's prior (:func:`state_model`), the state weights a symmetric Dirichlet(1), a
+labelled row restricted to its class's states.
+
+EM holds the priors resolved on the labelled rows (``alpha="auto"``) fixed; a model file keeps
+them (``structure_priors_``), :func:`with_priors` puts them back.
+
+Rows are scored by the plug-in (``predictive="mean"``) during EM, whatever the model's
+``predictive``. A row adds to node ``j``'s statistics when ``x_j`` and all its parents are
+observed (the rule of ``fit``); the objective never decreases when no cell is missing (with
+missing cells the M-step keeps that rule while the E-step marginalises them exactly).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _structure_infer as _si
+from . import _structured_mixed as _mx
+from .inference.em import allowed_states, climb, log_penalty
+from .posterior import build
+
+__all__ = ["fit_latent_class", "fit_semi_supervised", "m_step", "state_model", "structure_log_penalty",
+           "with_priors"]
+
+
+def structure_log_penalty(model, class_part) -> float:
+    """Log prior (up to a constant) whose MAP is the posterior-mean plug-in of ``model`` and ``class_part``.
+
+    Parameters
+    ----------
+    model : ~bayesnb._structured_mixed.MixedModel
+    class_part : NBPosterior
+        The class prior (its blocks are not read).
+
+    Returns
+    -------
+    float
+        Every node's family ``gen_log_penalty`` over its contexts, plus the class Dirichlet term
+        of :func:`bayesnb.inference.em.log_penalty`.
+    """
+    nodes = sum(nd.family.gen_log_penalty(prior, post)
+                for nd, prior, post in zip(model.nodes, model.priors, model.posteriors))
+    return float(nodes) + log_penalty(class_part._replace(blocks=()))
+
+
+def m_step(model, data, resp, who="NaiveBayes"):
+    """Every node refitted on the rows weighted by their class responsibilities, priors fixed.
+
+    Parameters
+    ----------
+    model : ~bayesnb._structured_mixed.MixedModel
+        Its nodes, parents and priors are kept.
+    data : tuple
+        :func:`~bayesnb._structured_mixed.node_data` of the rows.
+    resp : ndarray of shape (n, K)
+        Row weight times class responsibility.
+    who : str
+
+    Returns
+    -------
+    MixedModel
+    """
+    stats = _mx.node_stats(model.nodes, data, resp, np.ones(resp.shape[0]), model.n_classes, model.parents)
+    return _mx.model_from_stats(model.nodes, stats, model.n_classes, model.parents, model.predictive, who,
+                                priors=model.priors)
+
+
+def fit_semi_supervised(model, post, data, y_codes, row_weight, class_params, *, tol=1e-6, max_iter=100,
+                        who="NaiveBayes"):
+    """Semi-supervised EM on a structure, from the model fitted on the labelled rows.
+
+    Parameters
+    ----------
+    model : ~bayesnb._structured_mixed.MixedModel
+        Fitted on the labelled rows; its structure and priors are held fixed.
+    post : NBPosterior
+        The naive posterior fitted on the labelled rows (its class part starts EM).
+    data : tuple
+        :func:`~bayesnb._structured_mixed.node_data` of every row.
+    y_codes : ndarray of int of shape (n,)
+        Class index per row, -1 for an unlabelled row.
+    row_weight : ndarray of shape (n,)
+        Weight of each row (sample weight, times ``unlabeled_weight`` for unlabelled rows).
+    class_params : (class_alpha, fit_prior, class_prior)
+        As in :func:`~bayesnb.posterior.class_posterior`.
+    tol : float, default=1e-6
+        Stop when the relative objective change is at most ``tol``.
+    max_iter : int, default=100
+    who : str
+
+    Returns
+    -------
+    model : MixedModel
+        The structure at the last M-step (with the input model's ``predictive``).
+    class_part : NBPosterior
+        Its class prior (no blocks).
+    resp : ndarray of shape (n, K) or None
+        The weighted responsibilities of the last M-step (None if there was none).
+    history : list of float
+        The objective after each iteration (never decreases when no cell is missing).
+    converged : bool
+    transduction : ndarray of int of shape (n,)
+        Most probable class index of every row (its own class for a labelled row).
+    """
+    K = model.n_classes
+    classes = np.arange(K)
+    allowed = allowed_states(classes, y_codes)
+    predictive = model.predictive
+
+    def joint(state):
+        mdl, cls, _ = state
+        return np.where(allowed, _si.log_likelihood(mdl, data, who) + cls.class_log_prior, -np.inf), 0.0
+
+    def update(resp):
+        return m_step(state0[0], data, resp, who), build(classes, resp.sum(0), *class_params, []), resp
+
+    state0 = (model._replace(predictive="mean"), post._replace(blocks=()), None)
+    (model, cls, used), history, converged, _ = climb(state0, joint, lambda s: structure_log_penalty(*s[:2]),
+                                                      update, np.asarray(row_weight, dtype=float), tol, int(max_iter))
+    transduction = np.argmax(joint((model, cls, used))[0], axis=1)
+    return model._replace(predictive=predictive), cls, used, history, converged, transduction
+
+
+def state_model(model, group):
+    """``model`` over latent states instead of classes: node ``j``'s context (state ``s``, parents
+    ``u``) gets the prior of context (``group[s]``, ``u``); no statistics yet (an M-step fills them).
+
+    Parameters
+    ----------
+    model : ~bayesnb._structured_mixed.MixedModel
+        Over ``K`` classes.
+    group : ndarray of int of shape (S,)
+        The class of each state.
+
+    Returns
+    -------
+    MixedModel
+        Over ``S`` states (its ``n_classes``), posteriors equal to the priors, evidence 0.
+    """
+    S = len(group)
+    priors = []
+    for nd, pa, prior in zip(model.nodes, model.parents, model.priors):
+        P = _mx._n_parent_states(model.nodes, pa)
+        ctx = np.arange(S * P)
+        priors.append(_mx.take_contexts(prior, np.asarray(group)[ctx // P] * P + ctx % P))
+    return model._replace(stats=(None,) * len(priors), priors=tuple(priors), posteriors=tuple(priors),
+                          log_evidence=0.0, n_classes=S)
+
+
+def fit_latent_class(model, data, class_part, y_codes, n_components, *, n_init=3, tol=1e-6, max_iter=200, rng,
+                     who="NaiveBayes"):
+    """EM for a latent-class model on a structure: each class a mixture of ``n_components`` components.
+
+    Parameters
+    ----------
+    model : ~bayesnb._structured_mixed.MixedModel
+        The fitted structure; its priors are every state's prior (by the state's class).
+    data : tuple
+        :func:`~bayesnb._structured_mixed.node_data` of the rows to model.
+    class_part, y_codes, n_components, n_init, rng
+        As in :func:`bayesnb.inference.em.fit_latent_class` (starting class weights (n, K), class
+        index per row or -1, components per class, random starts, generator).
+    tol, max_iter
+        As in :func:`fit_semi_supervised`.
+    who : str
+
+    Returns
+    -------
+    model : MixedModel
+        Over the ``K * n_components`` states (``predictive="mean"``).
+    class_part : NBPosterior
+        The state weights (no blocks).
+    resp : ndarray of shape (n, S)
+        The responsibilities of the last M-step.
+    history : list of float
+        The objective after each iteration (never decreases when no cell is missing).
+    group : ndarray of int of shape (S,)
+        The class of each state.
+    """
+    C, K = int(n_components), model.n_classes
+    S = K * C
+    group = np.repeat(np.arange(K), C)
+    template = state_model(model._replace(predictive="mean"), group)
+    allowed = allowed_states(group, y_codes)
+    n = class_part.shape[0]
+    params = (np.ones(S), True, None)
+
+    def joint(state):
+        mdl, cls, _ = state
+        return np.where(allowed, _si.log_likelihood(mdl, data, who) + cls.class_log_prior, -np.inf), 0.0
+
+    def update(resp):
+        return m_step(template, data, resp, who), build(np.arange(S), resp.sum(0), *params, []), resp
+
+    best = None
+    for _ in range(max(1, int(n_init) if C > 1 else 1)):
+        comp = rng.dirichlet(np.ones(C), size=n)
+        state, hist, _, _ = climb(update((class_part[:, :, None] * comp[:, None, :]).reshape(n, S) * allowed),
+                                  joint, lambda s: structure_log_penalty(*s[:2]), update, np.ones(n), tol,
+                                  int(max_iter))
+        if best is None or hist[-1] > best[1][-1]:
+            best = (state, hist)
+    (mdl, cls, resp), hist = best
+    return mdl, cls, resp, hist, group
+
+
+def _same_layout(a, b) -> bool:
+    """``a`` has ``b``'s NamedTuple types, tuple lengths, None fields and array shapes, with finite numbers."""
+    if isinstance(b, tuple):
+        return (isinstance(a, tuple) and type(a) is type(b) and len(a) == len(b)
+                and all(_same_layout(x, y) for x, y in zip(a, b)))
+    if b is None:
+        return a is None
+    try:
+        arr = np.asarray(a, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return arr.shape == np.shape(b) and bool(np.all(np.isfinite(arr)))
+
+
+def with_priors(model, priors, who="NaiveBayes"):
+    """``model`` with its nodes' priors replaced by ``priors`` (those EM held fixed; a model file's).
+
+    Parameters
+    ----------
+    model : ~bayesnb._structured_mixed.MixedModel
+        Rebuilt from its statistics (priors resolved from them).
+    priors : sequence
+        Per node, its prior over its contexts.
+    who : str
+
+    Returns
+    -------
+    MixedModel
+
+    Raises
+    ------
+    ValueError
+        ``priors`` do not have the layout of the nodes' priors (types, shapes, finite values),
+        or one is improper.
+    """
+    if not isinstance(priors, (tuple, list)) or len(priors) != len(model.priors) or not all(
+            _same_layout(p, q) for p, q in zip(priors, model.priors)):
+        raise ValueError(f"{who}: structure_priors_ must be, per feature, its family's prior over its contexts "
+                         f"(the layout of the priors its statistics give, finite); received {type(priors).__name__}.")
+    return _mx.model_from_stats(model.nodes, model.stats, model.n_classes, model.parents, model.predictive, who,
+                                priors=tuple(priors))
