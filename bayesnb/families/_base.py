@@ -35,14 +35,14 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from .._utils import all_missing_columns
-from ._default_hooks import NodeDefaults, PartitionDefaults
+from ._default_hooks import NodeDefaults, PartitionDefaults, SupportDefaults
 from ._hyperparams import HyperParams
 from ._numeric import float32_args
 
 __all__ = ["Family"]
 
 
-class Family(HyperParams, PartitionDefaults, NodeDefaults, ABC):
+class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC):
     """Base class of feature families (Categorical, Bernoulli, Multinomial, Gaussian, LogNormal, Poisson).
 
     Subclasses list their hyperparameters in ``_param_names``, set the class attributes
@@ -314,29 +314,6 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, ABC):
             A "point" that :meth:`gen_sample`, :meth:`gen_fill` and :meth:`gen_cell_log_lik` read.
         """
 
-    def gen_sample_between(self, point, z, rng, j, lo, hi):
-        """Values of column ``j`` drawn given the classes ``z`` from the law truncated to ``[lo, hi]``.
-
-        The support a private model declared (``DP(bounds=...)``) is kept this way: inverse-CDF
-        draws between the bounds, exact however little mass lies between them. None (the
-        default): not available, and the caller draws again until inside (rejection).
-
-        Parameters
-        ----------
-        point : params NamedTuple
-            From :meth:`gen_point`.
-        z : ndarray of int, shape (n,)
-        rng : numpy.random.Generator
-        j : int
-            The column within the block.
-        lo, hi : float
-
-        Returns
-        -------
-        ndarray of shape (n,) or None
-        """
-        return None
-
     @abstractmethod
     def gen_sample(self, point, z, rng, lengths=None):
         """Draw one row of the block per entry of ``z`` (class indices, shape (n,)).
@@ -516,15 +493,6 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, ABC):
         """
         columns = self.value_columns(state)
         return None if columns is None else [list(values) for values, _ in columns]
-
-    def param_value_labels(self, state):
-        """Labels of the last axis of a parameter indexed by value (a list per column), else None.
-
-        The values themselves for a discrete-valued family (:meth:`value_labels`); a family whose
-        parameters run over something else (a Histogram's bins) labels that (the bins' intervals).
-        Tables for people (``bayesnb posterior``) show them.
-        """
-        return self.value_labels(state)
 
     def value_columns(self, state):
         """Per column, ``(values, declared)`` for a family with a finite set of values, else None.

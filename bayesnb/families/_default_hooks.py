@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["NodeDefaults", "PartitionDefaults"]
+__all__ = ["NodeDefaults", "PartitionDefaults", "SupportDefaults"]
 
 
 class PartitionDefaults:
@@ -135,3 +135,40 @@ class NodeDefaults:
             (:mod:`bayesnb.hierarchical`).
         """
         return self.make_prior(stats, state, who=who)
+
+
+class SupportDefaults:
+    """Hooks about where a family's values lie: draws kept inside declared bounds
+    (:meth:`gen_sample_between`) and the labels of a parameter's value axis (:meth:`param_value_labels`)."""
+
+    def gen_sample_between(self, point, z, rng, j, lo, hi):
+        """Values of column ``j`` drawn given the classes ``z`` from the law truncated to ``[lo, hi]``.
+
+        The support a private model declared (``DP(bounds=...)``) is kept this way: inverse-CDF
+        draws between the bounds, exact however little mass lies between them. None (the
+        default): not available, and the caller draws again until inside (rejection).
+
+        Parameters
+        ----------
+        point : params NamedTuple
+            From :meth:`gen_point`.
+        z : ndarray of int, shape (n,)
+        rng : numpy.random.Generator
+        j : int
+            The column within the block.
+        lo, hi : float
+
+        Returns
+        -------
+        ndarray of shape (n,) or None
+        """
+        return None
+
+    def param_value_labels(self, state):
+        """Labels of the last axis of a parameter indexed by value (a list per column), else None.
+
+        The values themselves for a discrete-valued family (:meth:`value_labels`); a family whose
+        parameters run over something else (a Histogram's bins) labels that (the bins' intervals).
+        Tables for people (``bayesnb posterior``) show them.
+        """
+        return self.value_labels(state)
