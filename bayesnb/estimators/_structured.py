@@ -371,7 +371,7 @@ class StructureMixin(StructureUsesMixin, StructureCommonMixin):
         """Under a structure, :func:`bayesnb._structure_em.fit_latent_class`: (class, component) states,
         every feature's contexts (state, parents' states) with its class's prior; the fit's
         ``structure`` is that model, its ``posterior`` the naive blocks at the same responsibilities."""
-        if self._mixed is None:
+        if self._structure_fitted() is None:  # naive (or a model loaded before any structure was fitted)
             return super()._latent_em(encoded, class_part, y_codes, n_components, **opts)
         model, _, resp, hist, group = _se.fit_latent_class(
             self._mixed, _mx.node_data(self._mixed.nodes, encoded), class_part, y_codes, n_components,
