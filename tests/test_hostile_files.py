@@ -11,6 +11,7 @@ counts or concentrations that are finite but beyond anything a fit produces.
 from __future__ import annotations
 
 import io
+import json
 import math
 import os
 import time
@@ -468,3 +469,37 @@ def test_memory_error_becomes_model_file_error(good, monkeypatch):
         m.setattr(persistence, "check_model", exhausted)
         assert "loading the model needs more memory than is available" in _refused_bounded(good)
     assert bayesnb.load(good).classes_.shape == (2,)
+
+
+def _depth_and_values(obj):
+    """Nesting depth and number of values (keys included) of a parsed JSON value."""
+    if isinstance(obj, list):
+        inner = [_depth_and_values(v) for v in obj]
+        return 1 + max((d for d, _ in inner), default=0), 1 + sum(n for _, n in inner)
+    if isinstance(obj, dict):
+        inner = [_depth_and_values(v) for v in obj.values()]
+        return 1 + max((d for d, _ in inner), default=0), 1 + len(obj) + sum(n for _, n in inner)
+    return 0, 1
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(alphabet='ab[]{}",:\\\\ \n'),
+                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+                         st.text(alphabet='k[]{}"\\\\', max_size=4), inner, max_size=3), max_leaves=20)
+
+
+@settings(max_examples=60, deadline=None)
+@given(obj=_JSON, chunk=st.integers(1, 9))
+def test_linear_scan_measures_json_exactly_across_chunks(obj, chunk):
+    """Brackets, quotes and backslashes inside strings, cut anywhere by the chunks: the scan's depth
+    is the parsed tree's, and its count of values is never below the tree's."""
+    import bayesnb._safejson as safejson
+
+    text = json.dumps(obj).encode()
+    old = safejson._CHUNK
+    safejson._CHUNK = chunk
+    try:
+        depth, values = safejson.measure_json(text)
+    finally:
+        safejson._CHUNK = old
+    want_depth, want_values = _depth_and_values(obj)
+    assert depth == want_depth and values >= want_values, (text, depth, values)
