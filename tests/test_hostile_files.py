@@ -328,7 +328,7 @@ def test_failed_save_leaves_no_temporary_file(fitted, tmp_path, monkeypatch):
 
     monkeypatch.setattr(persistence, "open", full_open, raising=False)
     with pytest.raises(OSError, match="No space left"):
-        model.save(path)
+        model.save(path, overwrite=True)  # replacing a model: the old file must survive the failure
     monkeypatch.undo()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.bnb"] and path.read_bytes() == before
 
@@ -336,7 +336,7 @@ def test_failed_save_leaves_no_temporary_file(fitted, tmp_path, monkeypatch):
         raise PermissionError(13, "Permission denied")
     monkeypatch.setattr(persistence.os, "replace", refuse)
     with pytest.raises(PermissionError):
-        model.save(path)
+        model.save(path, overwrite=True)
     monkeypatch.undo()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.bnb"] and path.read_bytes() == before
 
