@@ -56,7 +56,7 @@ from .families._numeric import draw_categories
 from .structure import topological_order
 
 __all__ = ["MAX_ENUMERATION", "N_BINS", "UNSEEN", "MixedModel", "Node", "bin_edges", "encode_values", "fit_nodes",
-           "log_table", "make_nodes", "model_from_stats", "node_data", "one_column_state",
+           "log_table", "make_nodes", "model_from_stats", "node_data", "node_stats", "one_column_state",
            "sample_nodes", "take_contexts"]
 
 #: The most joint states of a row's missing cells that k-DB (k >= 2) enumerates (prediction and imputation).
@@ -294,6 +294,12 @@ def fit_nodes(nodes, data, y, w, K, parents, predictive="mean", rows=None, who="
     -------
     MixedModel
     """
+    return model_from_stats(nodes, node_stats(nodes, data, y, w, K, parents, rows), K, parents, predictive, who)
+
+
+def node_stats(nodes, data, y, w, K, parents, rows=None) -> list:
+    """Every node's family statistics over its contexts (what :func:`fit_nodes` fits; they add
+    over row partitions, ``Family.merge``). Parameters as in :func:`fit_nodes`."""
     cols, miss, states = data
     stats = []
     for j, (nd, pa) in enumerate(zip(nodes, parents)):
@@ -306,7 +312,7 @@ def fit_nodes(nodes, data, y, w, K, parents, predictive="mean", rows=None, who="
         resp[np.arange(resp.shape[0]), ctx] = w[ok]
         block = encode_values(nd, cols[j][ok]) if nd.numeric else _rows(cols[j], ok)
         stats.append(nd.family.stats(block, resp, nd.state))
-    return model_from_stats(nodes, stats, K, parents, predictive, who)
+    return stats
 
 
 def model_from_stats(nodes, stats, K, parents, predictive="mean", who="NaiveBayes") -> MixedModel:
