@@ -41,7 +41,10 @@ from ..structure import (
     scoring_rows,
     topological_order,
 )
+from .._dask import is_dask
+from . import _dask_structure
 from . import _validation as _val
+from ._dask_structure import DaskPredictMixin
 from ._structure_common import REFITS, StructureCommonMixin, StructureNotSupportedError
 
 __all__ = ["STRUCTURE_CONSTRAINTS", "StructureMixin", "StructureNotSupportedError"]
@@ -62,7 +65,7 @@ _UNSUPPORTED = frozenset({*REFITS, "feature_log_contributions", "sample_prior_pr
 _FILE_ATTRS = ("structure_parents_", "structure_stats_", "structure_bin_edges_")
 
 
-class StructureMixin(StructureCommonMixin):
+class StructureMixin(DaskPredictMixin, StructureCommonMixin):
     """Fit and predict with a learned structure (see the module docstring).
 
     Attributes set by ``fit``: ``structure_kind_``, ``structure_`` (dict: feature name ->
@@ -79,9 +82,8 @@ class StructureMixin(StructureCommonMixin):
     _structure_attr = "_mixed"
 
     def _dask_unsupported(self):
-        if self.structure != "naive":
-            return f"structure={self.structure!r} (its tables condition on parent values learned from all rows)"
-        return super()._dask_unsupported()
+        reason = _dask_structure.unsupported(self) if self.structure != "naive" else None
+        return reason or super()._dask_unsupported()
 
     def fit(self, X, y, sample_weight=None):
         """Fit the naive posterior, then the structure's conditional families.
@@ -103,6 +105,9 @@ class StructureMixin(StructureCommonMixin):
             self.__dict__.pop(attr, None)
         super().fit(X, y, sample_weight)
         if self.structure == "naive":  # the naive posterior is the model (_set_attributes set structure_)
+            return self
+        if is_dask(X):  # learned from pairwise, then context statistics reduced over the partitions
+            self._store_structure(*_dask_structure.fit_structure(self, X, y, sample_weight))
             return self
         post = self.posterior_
         encoded = self._encoded(X)
@@ -139,10 +144,10 @@ class StructureMixin(StructureCommonMixin):
         chosen, frame, fitted = _sel.choose(self, nodes, parents, cands, scored, n_cells, all_stats,
                                             cv if self.auto_cv else None,
                                             _post.label_log_evidence(post) or 0.0)
-        self._store_structure(nodes, parents, chosen, frame, fitted)
+        self._store_structure(chosen, frame, fitted, nodes, parents)
         return self
 
-    def _store_structure(self, nodes, parents, chosen, frame, fitted):
+    def _store_structure(self, chosen, frame, fitted, nodes, parents):
         """The fitted attributes of the structure ``chosen`` (:func:`bayesnb._structure_select.choose`)."""
         if frame is not None:
             self.structure_scores_ = frame
