@@ -111,9 +111,11 @@ class NaiveBayes(StructureMixin, BaseNB):
 
     def _dask_unsupported(self):
         if isinstance(self.features, str) and self.features == "auto":
+            tail = ("; a structure other than 'naive' needs features='auto': compute the data, or fit an "
+                    "all-categorical table with CategoricalNB(structure=...)" if self.structure != "naive" else "")
             return ("features='auto' (it chooses each numeric column's family by the evidence of the whole "
                     "data, and the categorical columns by dtype; pass a features dict such as "
-                    "{'dish': Categorical(), 'sleep': Gaussian()})")
+                    f"{{'dish': Categorical(), 'sleep': Gaussian()}}{tail})")
         return super()._dask_unsupported()
 
     def _sparse_hint(self):
