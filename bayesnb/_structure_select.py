@@ -32,6 +32,8 @@ from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import _safe_indexing
 
+from ._dask import is_dask
+
 __all__ = ["CV_FOLDS", "CV_SEED", "CVCheck", "Candidate", "candidates", "choose", "cv_check", "hierarchical_nodes",
            "scores_frame"]
 
@@ -161,15 +163,10 @@ def cv_check(est, X, y, sample_weight, candidate, n_splits=CV_FOLDS, seed=CV_SEE
              else (1.0 if est.alpha is None and candidate.kind == "kdb" else est.alpha))
     models = {"naive": clone(est).set_params(structure="naive"),
               "cand": clone(est).set_params(structure=candidate.kind, alpha=alpha, auto_cv=False)}
-    loss = {key: np.zeros(len(y)) for key in models}
-    folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed)
     rows = np.flatnonzero(w > 0)
-    for train, test in folds.split(rows, y[rows]):
-        train, test = rows[train], rows[test]
-        Xtr, Xte = _safe_indexing(X, train), _safe_indexing(X, test)
-        for key, model in models.items():
-            m = clone(model).fit(Xtr, y[train], None if sample_weight is None else w[train])
-            loss[key][test] = _row_log_loss(m, Xte, y[test])
+    folds = list(StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed).split(rows, y[rows]))
+    folds = [(rows[train], rows[test]) for train, test in folds]
+    loss = (_dask_losses if is_dask(X) else _losses)(models, X, y, w, sample_weight is not None, folds)
     wt = w[rows]
     diff = loss["cand"][rows] - loss["naive"][rows]
     mean = float(np.average(diff, weights=wt))
@@ -178,6 +175,32 @@ def cv_check(est, X, y, sample_weight, candidate, n_splits=CV_FOLDS, seed=CV_SEE
     se = float(np.sqrt(var / n_eff))
     return CVCheck(float(np.average(loss["naive"][rows], weights=wt)),
                    float(np.average(loss["cand"][rows], weights=wt)), se, n_splits, mean > se)
+
+
+def _losses(models, X, y, w, weighted, folds):
+    """Out-of-fold ``-log p(y_i | x_i)`` of every model, each refitted on the rows of the other folds."""
+    loss = {key: np.zeros(len(y)) for key in models}
+    for train, test in folds:
+        Xtr, Xte = _safe_indexing(X, train), _safe_indexing(X, test)
+        for key, model in models.items():
+            m = clone(model).fit(Xtr, y[train], w[train] if weighted else None)
+            loss[key][test] = _row_log_loss(m, Xte, y[test])
+    return loss
+
+
+def _dask_losses(models, X, y, w, weighted, folds):
+    """:func:`_losses` on a Dask ``X``: each fold's model is the Dask fit with the held-out rows'
+    weights set to 0 (a Dask fit drops them, as the in-memory fit on the other rows never sees them)."""
+    loss = {key: np.zeros(len(y)) for key in models}
+    for train, test in folds:
+        wf = np.zeros(len(y))
+        wf[train] = w[train]
+        for key, model in models.items():
+            m = clone(model).fit(X, y, wf)
+            col = np.searchsorted(m.classes_, y)
+            logp = np.asarray(m.predict_log_proba(X).compute())
+            loss[key][test] = -logp[test, col[test]]
+    return loss
 
 
 def choose(est, nodes, parents, cands, scored, n_cells, all_stats, cv, label):

@@ -187,7 +187,7 @@ def test_partial_fit_adds_a_dask_batch_with_new_categories():
 
 @pytest.mark.parametrize("make, match", [
     (lambda: bn.NaiveBayes(), "features='auto'"),
-    (lambda: bn.CategoricalNB(structure="auto"), "auto_cv=False"),
+    (lambda: bn.NaiveBayes(structure="tan"), r"CategoricalNB\(structure=...\)"),
     (lambda: bn.NaiveBayes({0: Histogram(), 1: Gaussian()}), "Histogram"),
 ])
 def test_settings_that_need_all_rows_are_refused(make, match):

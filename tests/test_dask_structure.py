@@ -88,10 +88,29 @@ def test_pair_counts_add_over_partitions(edge_score):
     np.testing.assert_allclose(got.class_mi, want.class_mi, rtol=1e-10, atol=1e-15)
 
 
+def test_auto_with_its_cross_validation_check():
+    """The folds' models are Dask fits with the held-out rows' weights 0: the same rows, categories and
+    statistics as the in-memory fold fits, so the figures and the choice are the in-memory ones."""
+    rng = np.random.default_rng(2)
+    n, L = 160, 30
+    y = rng.integers(0, 2, n)
+    u = rng.integers(0, L, n)  # a many-valued column, two copies of it: the evidence wants the edges
+    X = pd.DataFrame({"x0": np.where(rng.random(n) < 0.8, y, 1 - y), "x1": np.where(rng.random(n) < 0.8, y, 1 - y),
+                      "u": u, "z0": (u * 7) % 4, "z1": np.where(rng.random(n) < 0.9, (u * 3) % 5, 0)}).astype(str)
+    w = rng.integers(1, 3, n).astype(float)
+    Xd, yd, wd = (dd.from_pandas(X, npartitions=3, sort=False), dd.from_pandas(pd.Series(y), npartitions=3,
+                                                                                 sort=False), w)
+    mem = bn.CategoricalNB(structure="auto").fit(X, y, sample_weight=w)
+    dist = bn.CategoricalNB(structure="auto").fit(Xd, yd, sample_weight=wd)
+    sc = mem.structure_scores_
+    assert sc["cv_log_loss"].notna().sum() == 2  # the check ran
+    pd.testing.assert_frame_equal(dist.structure_scores_, sc, rtol=1e-12)
+    assert dist.structure_kind_ == mem.structure_kind_ and dist.structure_ == mem.structure_
+    np.testing.assert_allclose(dist.predict_proba(Xd).compute(), mem.predict_proba(X), rtol=1e-12, atol=1e-15)
+
+
 def test_refused_settings_name_the_alternative():
     X, y = _votes()
     Xd, yd = dd.from_pandas(X, npartitions=2), dd.from_pandas(y, npartitions=2)
-    with pytest.raises(NotImplementedError, match="auto_cv=False"):
-        bn.CategoricalNB(structure="auto").fit(Xd, yd)
     with pytest.raises(NotImplementedError, match="CategoricalNB\\(structure=...\\)"):
         bn.NaiveBayes(structure="tan").fit(Xd, yd)

@@ -15,10 +15,12 @@ column's categories), two more passes over the partitions, each tree-reduced:
 The choice and the fitted model then come from the summed statistics through the code the
 in-memory fit runs (:func:`bayesnb._structure_select.choose`), so parents, evidence and
 predictions are those of the in-memory fit up to the order of floating-point additions.
-Refused: numeric nodes (their bins are quantiles of the whole column; ``NaiveBayes`` needs
-``features="auto"`` for a structure, which is refused on Dask too) and ``structure="auto"``
-with ``auto_cv=True`` (its folds refit on rows of the whole table: pass ``auto_cv=False``, or
-compute the data).
+The cross-validation check of ``structure="auto"`` (``auto_cv=True``) computes the labels
+(and weights) in memory for its folds and fits each fold's models on the Dask collection with
+the held-out rows' weights set to 0 (:func:`bayesnb._structure_select.cv_check`): the rows,
+categories and statistics of the in-memory fold fits. Refused: numeric nodes (their bins are
+quantiles of the whole column; ``NaiveBayes`` needs ``features="auto"`` for a structure,
+which is refused on Dask too).
 
 :class:`DaskPredictMixin` maps the structured predict methods over the partitions of a Dask
 ``X``, lazily, as the naive ones are.
@@ -33,17 +35,20 @@ from .. import _structure_select as _sel
 from .. import _structured_mixed as _mx
 from .. import posterior as _post
 from ..structure import edge_scores_from_counts, learn_parents, pair_counts, scoring_rows, warn_few_rows
+from . import _validation as _val
 from ._dask_fit import _light, _rows
 
 __all__ = ["DaskPredictMixin", "fit_structure", "unsupported"]
 
 
 def unsupported(est) -> str | None:
-    """The structure setting that a Dask fit refuses, or None."""
-    if est.structure == "auto" and est.auto_cv:
-        return ("structure='auto' with auto_cv=True (its cross-validation refits on folds of the whole table; "
-                "pass auto_cv=False to choose by the evidence alone)")
+    """The structure setting that a Dask fit refuses, or None (none: numeric nodes are refused by ``fit``)."""
     return None
+
+
+def _in_memory(v):
+    """A Dask vector computed (labels and weights of the cross-validation check); others unchanged."""
+    return None if v is None else np.asarray(v.compute() if _dask.is_dask(v) else v)
 
 
 def _nodes(est):
@@ -151,8 +156,13 @@ def fit_structure(est, X, y, sample_weight):
         [task(light_d, post_d, nodes_d, parents, auto, *p) for p in parts], _merge_contexts(nodes)).compute()
     if auto:
         warn_few_rows(observed, n_scored, est._node_names(nodes), who)
+    def cv(best):  # the folds' fits are Dask fits with the held-out rows' weights 0 (_structure_select)
+        labels = _in_memory(y)  # (aligned with X's rows: the Dask fit checked it)
+        return _sel.cv_check(est, X, _val.check_y(labels, len(labels), who), _in_memory(sample_weight), best)
+
     chosen, frame, model = _sel.choose(est, nodes, parents, cands, scored, int(np.sum(n_scored)),
-                                       full.__getitem__, None, _post.label_log_evidence(post) or 0.0)
+                                       full.__getitem__, cv if est.auto_cv else None,
+                                       _post.label_log_evidence(post) or 0.0)
     return chosen, frame, model, nodes, parents
 
 
