@@ -55,7 +55,7 @@ def test_categorical_dataframe_with_missing_cells(kw):
         pd.testing.assert_frame_equal(dist.structure_scores_, mem.structure_scores_, rtol=1e-12)
 
 
-def test_dask_array_with_weights_some_zero():
+def test_dask_array_with_zero_weights_and_a_partition_of_zero_weights_only():
     rng = np.random.default_rng(0)
     n = 600
     y = rng.integers(0, 3, n)
@@ -65,6 +65,7 @@ def test_dask_array_with_weights_some_zero():
     X[rng.random(X.shape) < 0.1] = np.nan
     w = rng.integers(0, 3, n).astype(float)
     w[150:300:2] = 0.0  # rows the fit leaves out
+    w[450:] = 0.0  # the last chunk: none
     Xd, yd, wd = da.from_array(X, chunks=(150, 4)), da.from_array(y, chunks=150), da.from_array(w, chunks=150)
     for kw in (dict(structure="kdb"), dict(structure="auto", auto_cv=False)):
         mem = bn.CategoricalNB(**kw).fit(X, y, sample_weight=w)
