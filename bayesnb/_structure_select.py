@@ -28,10 +28,12 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+import pandas as pd
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import _safe_indexing
 
+from . import _structured_mixed as _mx
 from ._dask import is_dask
 
 __all__ = ["CV_FOLDS", "CV_SEED", "CVCheck", "Candidate", "candidates", "choose", "cv_check", "hierarchical_nodes",
@@ -236,8 +238,6 @@ def choose(est, nodes, parents, cands, scored, n_cells, all_stats, cv, label):
     model : MixedModel or None
         None for the naive structure.
     """
-    from . import _structured_mixed as _mx
-
     K, who, predictive = len(est.classes_), est._who, est._check_predictive()
     hier = hierarchical_nodes(nodes) if any(c.hierarchical for c in cands) else None
 
@@ -272,8 +272,6 @@ def scores_frame(evidence, n_cells, chosen, best, check):
     ``cv_diff_se`` (on the best's row: the standard error of its paired differences with
     naive) and ``chosen`` (after the check: naive when the best cross-validated worse).
     """
-    import pandas as pd
-
     labels = [c.label for c in evidence]
     cv = {c: np.nan for c in evidence}
     se = {c: np.nan for c in evidence}
