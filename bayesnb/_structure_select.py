@@ -138,7 +138,9 @@ def cv_check(est, X, y, sample_weight, candidate, n_splits=CV_FOLDS, seed=CV_SEE
     structure *re-learned* in each fold, so that the guard measures the procedure that chose
     it, whose risk is exactly the learning of edges from few rows; the choice between the
     candidates is not re-made). The folds are shuffled with ``seed`` and stratified by class;
-    their number is at most the smallest class's row count.
+    their number is at most the smallest class's row count. On a Dask ``X`` (``y`` and
+    ``sample_weight`` in memory) each fold's models are Dask fits with the held-out rows'
+    weights set to 0, which see the rows of the in-memory fold fits (:func:`_dask_losses`).
 
     Parameters
     ----------
