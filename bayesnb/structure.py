@@ -39,9 +39,9 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import gammaln
 
-__all__ = ["EDGE_SCORES", "STRUCTURES", "EdgeScores", "chow_liu_parents", "class_mutual_information",
-           "conditional_mutual_information", "edge_log_bayes_factors", "edge_scores", "kdb_parents", "learn_parents",
-           "scoring_rows", "topological_order"]
+__all__ = ["EDGE_SCORES", "STRUCTURES", "EdgeScores", "PairCounts", "chow_liu_parents", "class_mutual_information",
+           "conditional_mutual_information", "edge_log_bayes_factors", "edge_scores", "edge_scores_from_counts",
+           "kdb_parents", "learn_parents", "pair_counts", "scoring_rows", "topological_order", "warn_few_rows"]
 
 #: The structures :func:`learn_parents` knows.
 STRUCTURES = ("naive", "tan", "kdb")
@@ -118,9 +118,8 @@ def conditional_mutual_information(codes, y, n_values, K, weights=None) -> np.nd
     d = np.shape(codes)[1]
     out = np.zeros((d, d))
     for i, tabs, V in _pair_tables(codes, y, n_values, K, weights):
-        for m, j in enumerate(range(i + 1, d)):
-            out[i, j] = out[j, i] = _mi(tabs[m, :, :, : V[j]])
-    return out
+        out[i, i + 1:] = _weights_from(i, tabs, V, "mi", None)
+    return out + out.T
 
 
 def class_mutual_information(codes, y, n_values, K, weights=None) -> np.ndarray:
@@ -154,14 +153,12 @@ def _edge_log_bf(tabs, va, vb, ess) -> np.ndarray:
     ``lgamma(ess / |S| + N) - lgamma(ess / |S|)``: symmetric in the two features.
     """
     K = tabs.shape[1]
-    vb = np.asarray(vb, dtype=float).reshape(-1)
+    # a feature without categories (never observed) has empty tables: any positive size gives 0
+    va = max(va, 1)
+    vb = np.maximum(np.asarray(vb, dtype=float).reshape(-1), 1.0)
     one = np.ones(len(vb))
-    # a feature with no value (never observed) has an empty table: every gain is 0, whatever its
-    # (infinite) pseudo-count, as _dirichlet_gain visits only positive counts
-    with np.errstate(divide="ignore"):
-        return (_dirichlet_gain(tabs, ess / (K * va * vb)) - _dirichlet_gain(tabs.sum(axis=3), one * ess / (K * va))
-                - _dirichlet_gain(tabs.sum(axis=2), ess / (K * vb))
-                + _dirichlet_gain(tabs.sum(axis=(2, 3)), one * ess / K))
+    return (_dirichlet_gain(tabs, ess / (K * va * vb)) - _dirichlet_gain(tabs.sum(axis=3), one * ess / (K * va))
+            - _dirichlet_gain(tabs.sum(axis=2), ess / (K * vb)) + _dirichlet_gain(tabs.sum(axis=(2, 3)), one * ess / K))
 
 
 def _check_ess(ess) -> float:
@@ -198,7 +195,7 @@ def edge_log_bayes_factors(codes, y, n_values, K, weights=None, ess: float = 1.0
     d = np.shape(codes)[1]
     out = np.zeros((d, d))
     for i, tabs, V in _pair_tables(codes, y, n_values, K, weights):
-        out[i, i + 1:] = _edge_log_bf(tabs, int(V[i]), V[i + 1:], ess)
+        out[i, i + 1:] = _weights_from(i, tabs, V, "bdeu", ess)
     return out + out.T
 
 
@@ -220,6 +217,73 @@ class EdgeScores(NamedTuple):
     edge_score: str
 
 
+class PairCounts(NamedTuple):
+    """The count tables that :func:`edge_scores` reads: they add over row partitions (Dask).
+
+    Attributes
+    ----------
+    pairs : tuple of ndarray
+        ``pairs[i]`` of shape (d - i - 1, K, V_i, max(V)): the weighted counts of (y, x_i, x_j),
+        ``j = i + 1 + m``, on the rows where both cells are observed (zero padding beyond ``V_j``).
+    classes : tuple of ndarray
+        ``classes[j]`` of shape (1, V_j, K): the weighted counts of (x_j, y) on its observed rows.
+    """
+
+    pairs: tuple
+    classes: tuple
+
+
+def pair_counts(codes, y, n_values, K, weights=None) -> PairCounts:
+    """Every table :func:`edge_scores` needs, at once (parameters as in :func:`conditional_mutual_information`).
+
+    Holds ``d^2 / 2 * K * V^2`` numbers: :func:`edge_scores` on an in-memory table streams them instead.
+    """
+    codes = np.asarray(codes)
+    n, d = codes.shape
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+    zeros = np.zeros(n, dtype=np.int64)
+    pairs = tuple(tabs for _, tabs, _ in _pair_tables(codes, y, n_values, K, w))
+    return PairCounts(pairs, tuple(_table(codes[:, j], y, n_values[j], K, zeros, 1, w) for j in range(d)))
+
+
+def _check_edge_score(edge_score):
+    if edge_score not in EDGE_SCORES:
+        raise ValueError(f"expected edge_score in {EDGE_SCORES}; received {edge_score!r}.")
+
+
+def _weights_from(i, tabs, V, edge_score, ess) -> np.ndarray:
+    """Row ``i`` of the edge weights (features ``j > i``) from ``tabs`` (:func:`_pair_tables`)."""
+    if edge_score == "bdeu":
+        return _edge_log_bf(tabs, int(V[i]), V[i + 1:], ess)
+    return np.array([_mi(tabs[m, :, :, : V[j]]) for m, j in enumerate(range(i + 1, len(V)))])
+
+
+def edge_scores_from_counts(counts: PairCounts, n_values, *, edge_score: str = "bdeu",
+                            ess: float = 1.0) -> EdgeScores:
+    """:func:`edge_scores` from its count tables (:func:`pair_counts`, e.g. summed over partitions).
+
+    Parameters
+    ----------
+    counts : PairCounts
+    n_values : sequence of int of length d
+    edge_score : {"bdeu", "mi"}, default="bdeu"
+    ess : float, default=1.0
+
+    Returns
+    -------
+    EdgeScores
+        Equal to :func:`edge_scores` on the rows that the counts count.
+    """
+    _check_edge_score(edge_score)
+    ess = _check_ess(ess)
+    V = np.asarray(n_values, dtype=np.int64)
+    d = len(V)
+    out = np.zeros((d, d))
+    for i, tabs in enumerate(counts.pairs):
+        out[i, i + 1:] = _weights_from(i, tabs, V, edge_score, ess)
+    return EdgeScores(out + out.T, np.array([_mi(t) for t in counts.classes]), edge_score)
+
+
 def edge_scores(codes, y, n_values, K, weights=None, *, edge_score: str = "bdeu", ess: float = 1.0) -> EdgeScores:
     """Edge weights and class mutual informations of a table, computed once for several structures.
 
@@ -236,8 +300,7 @@ def edge_scores(codes, y, n_values, K, weights=None, *, edge_score: str = "bdeu"
     -------
     EdgeScores
     """
-    if edge_score not in EDGE_SCORES:
-        raise ValueError(f"expected edge_score in {EDGE_SCORES}; received {edge_score!r}.")
+    _check_edge_score(edge_score)
     w = (edge_log_bayes_factors(codes, y, n_values, K, weights, ess) if edge_score == "bdeu"
          else conditional_mutual_information(codes, y, n_values, K, weights))
     return EdgeScores(w, class_mutual_information(codes, y, n_values, K, weights), edge_score)
@@ -428,8 +491,14 @@ def scoring_rows(missing, candidates, weights=None, *, names=None, who="structur
     for j in range(d):
         union = sorted({p for pa in candidates for p in pa[j]})
         rows[:, j] = keep & ~missing[:, j] & ~missing[:, union].any(axis=1)
-    observed = (keep[:, None] & ~missing).sum(axis=0)
-    scored = rows.sum(axis=0)
+    warn_few_rows((keep[:, None] & ~missing).sum(axis=0), rows.sum(axis=0), names, who, min_rows)
+    return rows
+
+
+def warn_few_rows(observed, scored, names=None, who="structure='auto'", min_rows=30):
+    """:func:`scoring_rows`' warning from the per-feature numbers of observed and of scored rows
+    (which add over row partitions: a Dask fit warns once, from the sums)."""
+    observed, scored = np.asarray(observed), np.asarray(scored)
     few = np.flatnonzero((scored < min_rows) & (observed >= min_rows))
     if few.size:
         label = [str(names[j]) if names is not None else str(j) for j in few]
@@ -437,5 +506,4 @@ def scoring_rows(missing, candidates, weights=None, *, names=None, who="structur
                       f"feature and all its candidate parents are observed, and for {', '.join(label[:5])}"
                       f"{' ...' if len(label) > 5 else ''} fewer than {min_rows} rows are (as few as "
                       f"{int(scored[few].min())}): the choice rests on few rows. Pass structure='tan' or 'kdb' "
-                      "to use one regardless (docs/structure.md).", UserWarning, stacklevel=4)
-    return rows
+                      "to use one regardless (docs/structure.md).", UserWarning, stacklevel=5)

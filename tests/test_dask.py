@@ -143,6 +143,25 @@ def _mixed(n):
 FEATURES = {"dish": Categorical(), "sleep": Gaussian(), ("w1", "w2"): Multinomial(), "likes": Bernoulli()}
 
 
+def test_structures_learned_from_partition_statistics():
+    """TAN and hierarchical k-DB on the cluster: pairwise counts, then context statistics, tree-reduced
+    (more cases, on the synchronous scheduler, in tests/test_dask_structure.py)."""
+    n = 800
+    a = RNG.integers(0, 3, n)
+    y = pd.Series(np.where(RNG.random(n) < 0.8, a % 2, 1 - a % 2), name="buy")
+    df = pd.DataFrame({"a": np.array(["x", "y", "z"])[a],
+                       "b": np.where(RNG.random(n) < 0.7, np.array(["p", "q", "r"])[a], "s"),
+                       "c": RNG.choice(["u", "v", None], n)})
+    df.loc[600:, "b"] = df.loc[600:, "b"].replace("s", "t")  # only in the last partitions
+    Xd, yd = dd.from_pandas(df, npartitions=4, sort=False), dd.from_pandas(y, npartitions=4, sort=False)
+    for kw in (dict(structure="tan"), dict(structure="kdb")):
+        mem = bn.CategoricalNB(**kw).fit(df, y)
+        dist = bn.CategoricalNB(**kw).fit(Xd, yd)
+        assert dist.structure_ == mem.structure_ and any(mem.structure_.values())
+        np.testing.assert_allclose(dist.log_evidence_, mem.log_evidence_, rtol=1e-12)
+        assert_same_predictions(mem, dist, df, Xd)
+
+
 def test_mixed_naive_bayes_fit_predict_impute():
     df, y = _mixed(700)
     mem = bn.NaiveBayes(FEATURES).fit(df, y)
@@ -168,7 +187,7 @@ def test_partial_fit_adds_a_dask_batch_with_new_categories():
 
 @pytest.mark.parametrize("make, match", [
     (lambda: bn.NaiveBayes(), "features='auto'"),
-    (lambda: bn.CategoricalNB(structure="tan"), "structure='tan'"),
+    (lambda: bn.NaiveBayes(structure="tan"), r"CategoricalNB\(structure=...\)"),
     (lambda: bn.NaiveBayes({0: Histogram(), 1: Gaussian()}), "Histogram"),
 ])
 def test_settings_that_need_all_rows_are_refused(make, match):

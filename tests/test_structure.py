@@ -65,7 +65,7 @@ def _brute_joint(x, tables, parents, log_prior):
 @pytest.mark.parametrize("missing", [0.0, 0.25])
 def test_tiny_matches_brute_force(structure, missing):
     X, y = _tiny(1, missing=missing)
-    m = bayesnb.CategoricalNB(structure=structure, k=2).fit(X, y)
+    m = bayesnb.CategoricalNB(structure=structure, k=2, alpha=1.0).fit(X, y)  # flat tables (k-DB default: hierarchical)
     parents = m._mixed.parents
     assert any(parents)
     tables, ev = _brute_tables(X, y, parents)
@@ -113,7 +113,7 @@ def _brute_joint_unseen(x, tables, new, parents, log_prior):
 @pytest.mark.parametrize("structure", ["tan", "kdb"])
 def test_unseen_category_is_a_new_value_with_its_prior_mass(structure):
     X, y = _tiny(14, n=80)
-    m = bayesnb.CategoricalNB(structure=structure, k=2).fit(X, y)
+    m = bayesnb.CategoricalNB(structure=structure, k=2, alpha=1.0).fit(X, y)  # flat tables (k-DB default: hierarchical)
     parents = m._mixed.parents
     assert any(parents)
     tables, _ = _brute_tables(X, y, parents)
@@ -197,7 +197,9 @@ def test_tan_beats_naive_on_dependent_data_and_auto_picks_it():
     auto = bayesnb.CategoricalNB(structure="auto").fit(X, y)
     assert auto.structure_kind_ != "naive"
     sc = auto.structure_scores_
-    assert list(sc.columns) == ["structure", "log_evidence", "n_cells", "chosen"] and sc["chosen"].sum() == 1
+    assert list(sc.columns) == ["structure", "log_evidence", "n_cells", "cv_log_loss", "cv_diff_se", "chosen"]
+    assert list(sc["structure"]) == ["naive", "tan", "tan (hierarchical)", "kdb (k=2)", "kdb (k=2, hierarchical)"]
+    assert sc["chosen"].sum() == 1
     assert (sc["n_cells"] == X.size).all()
     np.testing.assert_allclose(sc.loc[sc.structure == "naive", "log_evidence"].item(), naive.log_evidence_,
                                rtol=1e-12)

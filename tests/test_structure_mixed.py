@@ -183,7 +183,7 @@ def _brute_joint(row, k, brute):
 def test_tiny_mixed_matches_brute_force(structure, tiny):
     seed, n, counts = tiny
     X, y = _tiny(seed, n=n, missing=0.1, counts=counts)
-    m = bayesnb.NaiveBayes(structure=structure, k=2).fit(X, y)
+    m = bayesnb.NaiveBayes(structure=structure, k=2, alpha=1.0).fit(X, y)  # flat tables
     assert m.structure_kind_ == structure and any(m.structure_.values())
     assert m.family_scores_.query("chosen")["family"].str.split("(").str[0].tolist() == TINY[tiny]  # each node keeps its family
     brute = _brute(m, X, y)
@@ -228,14 +228,15 @@ def test_auto_on_penguins_takes_the_best_evidence_on_shared_cells():
     X, y = d.drop(columns="species"), d["species"]
     m = bayesnb.NaiveBayes(structure="auto").fit(X, y)
     sc = m.structure_scores_
-    assert list(sc["structure"]) == ["naive", "tan", "kdb (k=2)"]
+    assert list(sc["structure"]) == ["naive", "tan", "tan (hierarchical)", "kdb (k=2)", "kdb (k=2, hierarchical)"]
     assert sc["n_cells"].nunique() == 1 and 0 < sc["n_cells"][0] <= X.notna().to_numpy().sum()
     best = sc["structure"][sc["log_evidence"].idxmax()].split()[0]
     assert sc["chosen"].sum() == 1 and sc.loc[sc["chosen"], "structure"].item().split()[0] == best
     assert m.structure_kind_ == best
     assert sc.set_index("structure")["log_evidence"]["tan"] > sc.set_index("structure")["log_evidence"]["naive"]
     # the chosen model is the one structure=best fits
-    ref = bayesnb.NaiveBayes(structure=best).fit(X, y)
+    label = sc.loc[sc["chosen"], "structure"].item()
+    ref = bayesnb.NaiveBayes(structure=best, alpha="hierarchical" if "hierarchical" in label else 1.0).fit(X, y)
     assert ref.structure_ == m.structure_
     np.testing.assert_array_equal(ref.predict_proba(X), m.predict_proba(X))
     p = m.predict_proba(X)
@@ -259,7 +260,7 @@ def test_auto_warns_when_a_feature_is_scored_on_few_rows():
 
 def test_sampled_categories_follow_the_exact_marginal():
     X, y = _tiny(3, n=120)
-    m = bayesnb.NaiveBayes(structure="kdb", k=2).fit(X, y)
+    m = bayesnb.NaiveBayes(structure="kdb", k=2, alpha=1.0).fit(X, y)  # flat tables
     assert m.structure_["a"] or m.structure_["u"]
     Xs, _ = m.sample(20000, random_state=0, parameter_uncertainty=False)
     assert Xs["u"].dtype.kind == "f" and set(Xs["a"]) == {"p", "q"}

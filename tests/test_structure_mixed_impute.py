@@ -53,7 +53,7 @@ def _exact(row, brute, log_prior, ks=(0, 1), cache=None):
 def test_mean_imputation_matches_brute_force(structure, tiny):
     seed, n, counts = tiny
     X, y = _tiny(seed, n=n, missing=0.1, counts=counts)
-    m = bayesnb.NaiveBayes(structure=structure, k=2).fit(X, y)
+    m = bayesnb.NaiveBayes(structure=structure, k=2, alpha=1.0).fit(X, y)  # flat tables
     assert any(m.structure_.values())
     brute = _brute(m, X, y)
     Xt, yt = _tiny(3, n=12, missing=0.4, counts=counts)
@@ -78,7 +78,7 @@ def test_mean_imputation_matches_brute_force(structure, tiny):
 @pytest.mark.parametrize("structure", ["tan", "kdb"])
 def test_joint_draws_follow_the_exact_conditional(structure):
     X, y = _tiny(1, missing=0.1)
-    m = bayesnb.NaiveBayes(structure=structure, k=2).fit(X, y)
+    m = bayesnb.NaiveBayes(structure=structure, k=2, alpha=1.0).fit(X, y)  # flat tables
     brute = _brute(m, X, y)
     row = pd.DataFrame({"a": [None], "u": [np.nan], "v": [1.3]}, dtype=object).astype({"u": float, "v": float})
     want = _exact(row.iloc[0], brute, m.class_log_prior_)
@@ -177,7 +177,7 @@ def test_truncated_student_t_means_match_quadrature():
 
 def test_sample_posterior_draws_every_context_exactly():
     X, y = _tiny(5, n=120, missing=0.1, counts=True)  # u, v Gaussian (mu, sigma2), c Poisson (lam)
-    m = bayesnb.NaiveBayes(structure="kdb", k=2).fit(X, y)
+    m = bayesnb.NaiveBayes(structure="kdb", k=2, alpha=1.0).fit(X, y)  # flat tables
     n = 20000
     p = m.sample_posterior(n, random_state=0).posterior
     nodes = m._mixed.nodes

@@ -96,6 +96,8 @@ def _rows(est, X, y, w):
     X = est._check_X(X, reset=False)
     n = X.shape[0]
     y = _val.check_y(np.asarray(y), n, est._who)
+    if w is not None and np.shape(w) == (n,) and n and not np.any(np.asarray(w, dtype=float) != 0):
+        return take_rows(X, np.zeros(n, bool)), y[:0], np.zeros(0)  # a partition of zero weights only
     w = est._check_weights(None if w is None else np.asarray(w), n)
     if not w.all():
         keep = w > 0
@@ -154,6 +156,8 @@ def _chunk_stats(est, specs, states, classes, X, y, w):
                 [np.ones(len(cols), dtype=bool) for cols, _ in specs])
     X, y, w = _rows(est, X, y, w)
     n = X.shape[0]
+    if n == 0:
+        return _chunk_stats(est, specs, states, classes, X, y, w)
     codes = np.searchsorted(classes, y) if K > 1 else np.zeros(n, dtype=int)
     resp = np.zeros((n, K))
     resp[np.arange(n), codes] = w

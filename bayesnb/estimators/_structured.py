@@ -22,7 +22,6 @@ from numbers import Integral
 from typing import ClassVar
 
 import numpy as np
-import pandas as pd
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _num_samples
 
@@ -30,6 +29,7 @@ from .. import _mixed_impute as _mi
 from .. import _mixed_posterior as _mp
 from .. import _structure_em as _se
 from .. import _structure_infer as _si
+from .. import _structure_select as _sel
 from .. import _structured_mixed as _mx
 from .. import posterior as _post
 from ..diagnostics import datatree_from_layout
@@ -43,7 +43,10 @@ from ..structure import (
     scoring_rows,
     topological_order,
 )
+from .._dask import is_dask
+from . import _dask_structure
 from . import _validation as _val
+from ._dask_structure import DaskPredictMixin
 from ._structure_common import StructureCommonMixin
 from ._structure_uses import StructureUsesMixin
 
@@ -53,13 +56,14 @@ __all__ = ["STRUCTURE_CONSTRAINTS", "StructureMixin"]
 STRUCTURE_CONSTRAINTS: dict = {
     "structure": [StrOptions({"naive", "tan", "kdb", "auto"})],
     "k": [Interval(Integral, 1, None, closed="left")],
+    "auto_cv": ["boolean"],
 }
 
 #: what a model file keeps of a fitted structure (files of 0.1's CategoricalNB have no edges: all categorical)
 _FILE_ATTRS = ("structure_parents_", "structure_stats_", "structure_bin_edges_")
 
 
-class StructureMixin(StructureUsesMixin, StructureCommonMixin):
+class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin):
     """Fit and predict with a learned structure (see the module docstring).
 
     Attributes set by ``fit``: ``structure_kind_``, ``structure_`` (dict: feature name ->
@@ -76,9 +80,8 @@ class StructureMixin(StructureUsesMixin, StructureCommonMixin):
     _structure_attr = "_mixed"
 
     def _dask_unsupported(self):
-        if self.structure != "naive":
-            return f"structure={self.structure!r} (its tables condition on parent values learned from all rows)"
-        return super()._dask_unsupported()
+        reason = _dask_structure.unsupported(self) if self.structure != "naive" else None
+        return reason or super()._dask_unsupported()
 
     def fit(self, X, y, sample_weight=None):
         """Fit the naive posterior, then the structure's conditional families.
@@ -109,6 +112,9 @@ class StructureMixin(StructureUsesMixin, StructureCommonMixin):
         self._mixed = None
         if self.structure == "naive":  # the naive posterior is the model (_set_attributes set structure_)
             return self
+        if is_dask(X):  # learned from pairwise, then context statistics reduced over the partitions
+            self._store_structure(*_dask_structure.fit_structure(self, X, y, sample_weight))
+            return self
         n = _num_samples(X)
         ycodes = np.searchsorted(self.classes_, _val.check_y(y, n, self._who))
         return self._fit_structure(X, ycodes, self._check_weights(sample_weight, n))
@@ -125,36 +131,42 @@ class StructureMixin(StructureUsesMixin, StructureCommonMixin):
         scores = None
         if len(nodes) > 1:
             scores = edge_scores(states, ycodes, n_states, K, w)
-        wanted = ("naive", "tan", "kdb") if self.structure == "auto" else (self.structure,)
-        parents = {s: learn_parents(states, ycodes, n_states, K, s, self.k, w, scores=scores) for s in wanted}
-        predictive = self._check_predictive()
-        fits = {}
+        cands = _sel.candidates(self.structure, self.k, self.alpha is None)
+        parents = {c.kind: learn_parents(states, ycodes, n_states, K, c.kind, self.k, w, scores=scores)
+                   for c in cands}
+        scored, n_cells = None, 0
         if self.structure == "auto":  # every candidate's node j scored on the same rows (structure.scoring_rows)
             rows = scoring_rows(data[1], list(parents.values()), w, names=self._node_names(nodes), who=self._who)
-            label = _post.label_log_evidence(post) or 0.0
-            ev = {}
-            for s, pa in parents.items():
-                fitted = _mx.fit_nodes(nodes, data, ycodes, w, K, pa, predictive, rows, self._who)
-                ev[s] = label + fitted.log_evidence
-                if not data[1].any():  # every row scored: the scoring fit is the fit
-                    fits[s] = fitted
-            chosen = max(ev, key=ev.get)  # first on ties: naive before tan before kdb
-            self.structure_scores_ = pd.DataFrame({
-                "structure": [s + (f" (k={self.k})" if s == "kdb" else "") for s in ev],
-                "log_evidence": list(ev.values()),
-                "n_cells": [int(rows.sum())] * len(ev),
-                "chosen": [s == chosen for s in ev]})
-        else:
-            chosen = self.structure
-        self.structure_kind_ = chosen
-        self.structure_ = self._named(nodes, parents[chosen])
-        if chosen != "naive":
-            self._mixed = fits[chosen] if chosen in fits else _mx.fit_nodes(
-                nodes, data, ycodes, w, K, parents[chosen], predictive, None, self._who)
+            scored = {kind: _mx.node_stats(nodes, data, ycodes, w, K, pa, rows) for kind, pa in parents.items()}
+            n_cells = int(rows.sum())
+        complete = not data[1].any()  # every row scored: the scoring statistics are the fit's
+
+        def all_stats(kind):
+            if scored is not None and complete:
+                return scored[kind]
+            return _mx.node_stats(nodes, data, ycodes, w, K, parents[kind])
+
+        def cv(best):  # (rows of weight 0, e.g. EM's unlabelled rows, are left out of the folds)
+            return _sel.cv_check(self, X, self.classes_[ycodes], None if np.all(w == 1) else w, best)
+
+        chosen, frame, fitted = _sel.choose(self, nodes, parents, cands, scored, n_cells, all_stats,
+                                            cv if self.auto_cv else None,
+                                            _post.label_log_evidence(post) or 0.0)
+        self._store_structure(chosen, frame, fitted, nodes, parents)
+        return self
+
+    def _store_structure(self, chosen, frame, fitted, nodes, parents):
+        """The fitted attributes of the structure ``chosen`` (:func:`bayesnb._structure_select.choose`)."""
+        if frame is not None:
+            self.structure_scores_ = frame
+        self.structure_kind_ = chosen.kind
+        self.structure_hierarchical_ = chosen.hierarchical
+        self.structure_ = self._named(nodes, parents[chosen.kind])
+        if chosen.kind != "naive":
+            self._mixed = fitted
             self.structure_parents_ = self._mixed.parents
             self.structure_stats_ = self._mixed.stats
             self.structure_bin_edges_ = tuple(nd.edges for nd in nodes)
-        return self
 
     def _restore_fitted(self):
         """Rebuild a structure from ``structure_parents_``, ``structure_stats_`` and
@@ -177,6 +189,11 @@ class StructureMixin(StructureUsesMixin, StructureCommonMixin):
         topological_order(parents)  # refuses a cycle
         K = len(self.classes_)
         nodes = _mx.make_nodes(post.blocks, None, None, edges=[np.asarray(e, dtype=float) for e in edges])
+        hierarchical = getattr(self, "structure_hierarchical_", False)
+        if not isinstance(hierarchical, (bool, np.bool_)):
+            raise ValueError(f"structure_hierarchical_ must be True or False; received {hierarchical!r}.")
+        if hierarchical:  # the k-DB default (alpha unset): the categorical nodes' hierarchical smoothing
+            nodes = _sel.hierarchical_nodes(nodes)
         for j, nd in enumerate(nodes):
             e = nd.edges
             if (e.ndim != 1 or not np.all(np.isfinite(e)) or np.any(np.diff(e) <= 0)
@@ -214,6 +231,7 @@ class StructureMixin(StructureUsesMixin, StructureCommonMixin):
         """The base attributes, and the naive structure's (a naive fit or a loaded model keeps them)."""
         super()._set_attributes()
         self.structure_kind_ = "naive"
+        self.structure_hierarchical_ = False
         blocks = self.posterior_.blocks
         nodes = [_mx.Node(b, c, None, None, False, 0, None, None) for b, blk in enumerate(blocks)
                  for c in range(len(blk.names))]

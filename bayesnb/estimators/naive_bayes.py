@@ -34,11 +34,13 @@ class NaiveBayes(StructureMixin, BaseNB):
         (see :mod:`bayesnb.estimators._auto`), and the columns that chose one family form
         one block. With ``partial_fit``, the choice is made on the first batch.
     alpha : float, "auto" or "hierarchical", optional
-        The smoothing of the Categorical block that ``features="auto"`` makes (default
-        that of ``Categorical()``). With a features dict, set it on the families instead.
-        ``"hierarchical"`` centres each categorical node's (class, parents) Dirichlet on its
-        parent context's estimate (docs/structure.md, "Hierarchical smoothing"); with no
-        parents (``structure="naive"``) it is ``alpha=1``.
+        The smoothing of the Categorical block that ``features="auto"`` makes. With a
+        features dict, set it on the families instead. ``"hierarchical"`` centres each
+        categorical node's (class, parents) Dirichlet on its parent context's estimate
+        (docs/structure.md, "Hierarchical smoothing"); with no parents (``structure="naive"``)
+        it is ``alpha=1``. None (unset) is each structure's default: ``alpha=1`` for naive
+        and TAN, ``"hierarchical"`` for k-DB; ``structure="auto"`` then compares both
+        smoothings of TAN and k-DB.
     fit_prior, class_prior, class_alpha, predictive, privacy
         As in :class:`BaseNB` (``privacy`` needs a features dict and ``structure="naive"``).
     structure : {"naive", "tan", "kdb", "auto"}, default="naive"
@@ -53,6 +55,10 @@ class NaiveBayes(StructureMixin, BaseNB):
         the mutual informations and as parents; their own values are never discretised.
     k : int, default=2
         Number of parents per feature under ``structure="kdb"`` (and ``"auto"``'s k-DB).
+    auto_cv : bool, default=True
+        With ``structure="auto"``: check the evidence's choice against naive by 5-fold
+        cross-validated log loss, and keep naive when the choice is worse by more than one
+        standard error (docs/structure.md, "Choosing by evidence"). False skips it.
 
     Attributes
     ----------
@@ -69,11 +75,15 @@ class NaiveBayes(StructureMixin, BaseNB):
         The structure in use (``"naive"``, ``"tan"`` or ``"kdb"``).
     structure_ : dict
         Feature name -> tuple of parent feature names.
+    structure_hierarchical_ : bool
+        Whether the structure's categorical nodes use hierarchical smoothing because ``alpha``
+        was left unset (k-DB's default).
     structure_scores_ : DataFrame
         Only with ``structure="auto"``: ``structure``, ``log_evidence`` (``log p(y) + sum_j log p(x_j |
         y, pa_j)``, feature ``j`` on the rows where it and every parent it has in any candidate are
         observed, the same cells for every candidate; ``log p(X, y)`` when no cell is missing),
-        ``n_cells`` (how many cells that is), ``chosen``.
+        ``n_cells`` (how many cells that is), ``cv_log_loss`` and ``cv_diff_se``
+        (the cross-validation check of ``auto_cv``), ``chosen``.
     classes_, class_count_, class_log_prior_, log_evidence_, posterior_,
     n_features_in_, feature_names_in_
         As in :class:`BaseNB`.
@@ -85,11 +95,12 @@ class NaiveBayes(StructureMixin, BaseNB):
     _input_tags: ClassVar[dict] = {"categorical": True, "string": True}
 
     def __init__(self, features="auto", *, alpha=None, fit_prior=True, class_prior=None, class_alpha=1.0,
-                 predictive="mean", structure="naive", k=2, privacy=None):
+                 predictive="mean", structure="naive", k=2, auto_cv=True, privacy=None):
         self.features = features
         self.alpha = alpha
         self.structure = structure
         self.k = k
+        self.auto_cv = auto_cv
         super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive,
                          privacy=privacy)
 
@@ -100,9 +111,11 @@ class NaiveBayes(StructureMixin, BaseNB):
 
     def _dask_unsupported(self):
         if isinstance(self.features, str) and self.features == "auto":
+            tail = ("; a structure other than 'naive' needs features='auto': compute the data, or fit an "
+                    "all-categorical table with CategoricalNB(structure=...)" if self.structure != "naive" else "")
             return ("features='auto' (it chooses each numeric column's family by the evidence of the whole "
                     "data, and the categorical columns by dtype; pass a features dict such as "
-                    "{'dish': Categorical(), 'sleep': Gaussian()})")
+                    f"{{'dish': Categorical(), 'sleep': Gaussian()}}{tail})")
         return super()._dask_unsupported()
 
     def _sparse_hint(self):

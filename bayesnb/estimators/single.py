@@ -232,11 +232,13 @@ class CategoricalNB(StructureMixin, _SingleFamilyNB):
 
     Parameters
     ----------
-    alpha : float, "auto", "hierarchical", array-like or dict, default=1.0
+    alpha : float, "auto", "hierarchical", array-like, dict or None, default=None
         Dirichlet pseudo-count per value (see :class:`bayesnb.families.Categorical`).
         ``"hierarchical"`` centres each (class, parents) context's Dirichlet on its parent
         context's estimate (docs/structure.md, "Hierarchical smoothing"); under
-        ``structure="naive"`` it is ``alpha=1``.
+        ``structure="naive"`` it is ``alpha=1``. None (unset) is each structure's default:
+        ``alpha=1`` for naive and TAN, ``"hierarchical"`` for k-DB; ``structure="auto"``
+        then compares both smoothings of TAN and k-DB.
     categories : "auto", list or list of lists, default="auto"
         Declared categories.
     min_categories : int or array-like, optional
@@ -247,6 +249,11 @@ class CategoricalNB(StructureMixin, _SingleFamilyNB):
         three with the highest closed-form log evidence (docs/structure.md).
     k : int, default=2
         Number of parents per feature under ``structure="kdb"`` (and ``"auto"``'s k-DB).
+    auto_cv : bool, default=True
+        With ``structure="auto"``: check the evidence's choice against naive by 5-fold
+        cross-validated log loss, and keep naive when the choice is worse by more than one
+        standard error (docs/structure.md, "Choosing by evidence"). False skips it (about
+        ten fits fewer).
     fit_prior, class_prior, class_alpha, predictive, privacy
         As in :class:`BaseNB`.
 
@@ -254,11 +261,15 @@ class CategoricalNB(StructureMixin, _SingleFamilyNB):
     ----------
     structure_ : dict
         Feature name -> tuple of its parent features' names (empty under naive).
+    structure_hierarchical_ : bool
+        Whether the structure's categorical nodes use hierarchical smoothing because ``alpha``
+        was left unset (k-DB's default).
     structure_scores_ : DataFrame
         Only with ``structure="auto"``: ``structure``, ``log_evidence`` (``log p(y) + sum_j
         log p(x_j | y, pa_j)``, feature ``j`` on the rows where it and every parent it has in any
         candidate are observed, the same cells for every candidate; ``log p(X, y)`` when no cell
-        is missing), ``n_cells`` (how many cells that is), ``chosen``.
+        is missing), ``n_cells`` (how many cells that is), ``cv_log_loss`` and ``cv_diff_se``
+        (the cross-validation check of ``auto_cv``), ``chosen``.
     categories_ : list of ndarray
         The categories of each feature (code order).
     n_categories_ : ndarray of shape (n_features,)
@@ -270,22 +281,25 @@ class CategoricalNB(StructureMixin, _SingleFamilyNB):
     """
 
     _parameter_constraints: ClassVar[dict] = {**_val.constraints("alpha", "categories", "min_categories"),
-                                              "alpha": [Real, StrOptions({"auto", "hierarchical"}), "array-like"],
+                                              "alpha": [Real, StrOptions({"auto", "hierarchical"}), "array-like",
+                                                        None],
                                               **STRUCTURE_CONSTRAINTS}
     _input_tags: ClassVar[dict] = {"categorical": True, "string": True}
 
-    def __init__(self, *, alpha=1.0, categories="auto", min_categories=None, structure="naive", k=2,
-                 fit_prior=True, class_prior=None, class_alpha=1.0, predictive="mean", privacy=None):
+    def __init__(self, *, alpha=None, categories="auto", min_categories=None, structure="naive", k=2,
+                 auto_cv=True, fit_prior=True, class_prior=None, class_alpha=1.0, predictive="mean", privacy=None):
         self.alpha = alpha
         self.categories = categories
         self.min_categories = min_categories
         self.structure = structure
         self.k = k
+        self.auto_cv = auto_cv
         super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive,
                          privacy=privacy)
 
     def _family(self):
-        return Categorical(alpha=self.alpha, categories=self.categories, min_categories=self.min_categories)
+        alpha = 1.0 if self.alpha is None else self.alpha  # unset: 1 (k-DB's nodes: structure_hierarchical_)
+        return Categorical(alpha=alpha, categories=self.categories, min_categories=self.min_categories)
 
     def _set_attributes(self):
         super()._set_attributes()

@@ -112,6 +112,15 @@ class NodeDefaults:
         """Imputed values written as the family writes them (whole numbers for a count family); default unchanged."""
         return np.asarray(values, dtype=float)
 
+    def hierarchical_variant(self):
+        """This family with hierarchical smoothing over a node's contexts, or None when it has none.
+
+        ``structure="kdb"`` (and ``"auto"``'s hierarchical candidates) switch a categorical
+        node to it when the estimator's ``alpha`` is left unset; the default is None (the
+        family keeps its own prior in every context).
+        """
+        return None
+
     def context_prior(self, stats, state, contexts, who="NaiveBayes"):
         """The prior of a structure's node over its contexts, which may differ context by context.
 

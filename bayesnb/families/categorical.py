@@ -222,6 +222,10 @@ class Categorical(Family):
             spec = maximise_evidence(ev)
         return prior(spec)
 
+    def hierarchical_variant(self):
+        """This family with ``alpha="hierarchical"`` (:meth:`Family.hierarchical_variant`), categories kept."""
+        return Categorical(alpha="hierarchical", categories=self.categories, min_categories=self.min_categories)
+
     def context_prior(self, stats, state, contexts, who="Categorical"):
         """The prior over a structure node's contexts ``(K, B_1, ..., B_m)`` (:meth:`Family.context_prior`).
 

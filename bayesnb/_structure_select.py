@@ -1,0 +1,285 @@
+"""Which structures ``fit`` considers, and the cross-validation guard of ``structure="auto"``.
+
+A *candidate* is a structure kind (``"naive"``, ``"tan"``, ``"kdb"``) and whether its
+categorical nodes use hierarchical smoothing (:mod:`bayesnb.hierarchical`) in place of the
+estimator's flat ``alpha``:
+
+- ``alpha`` left unset (``None``, the default of both estimators) means "the structure's
+  default": ``Dirichlet(1)`` tables for naive and TAN, hierarchical tables for k-DB (each
+  (class, parents) context centred on its parent context, Petitjean et al. 2018). The naive
+  model at ``alpha=None`` is the naive model at ``alpha=1`` (scikit-learn's CategoricalNB).
+- ``alpha`` set explicitly is used by every structure as given (``alpha="hierarchical"``
+  included).
+- ``structure="auto"`` compares, by their closed-form evidence on the same cells
+  (:func:`bayesnb.structure.scoring_rows`): naive, TAN and k-DB, and with ``alpha`` unset also
+  TAN and k-DB with the other smoothing (both flat and hierarchical versions of each). A
+  hierarchical naive model *is* the naive model (no parents: no level to fit), so it is not
+  listed twice.
+
+The evidence favours structures whose edges happen to fit the training rows (a high-cardinality
+column made to look dependent on few rows), so ``"auto"`` then checks the winner against naive
+by stratified K-fold cross-validation on the training rows (:func:`cv_check`, skipped with
+``auto_cv=False``): the winner's out-of-fold log loss minus naive's, row by row (paired), and
+naive is kept when that mean difference exceeds one standard error of the differences.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+from sklearn.model_selection import StratifiedKFold
+from sklearn.utils import _safe_indexing
+
+from . import _structured_mixed as _mx
+from ._dask import is_dask
+
+__all__ = ["CV_FOLDS", "CV_SEED", "CVCheck", "Candidate", "candidates", "choose", "cv_check", "hierarchical_nodes",
+           "scores_frame"]
+
+#: Folds of the cross-validation guard of ``structure="auto"`` (fewer when a class has fewer rows).
+CV_FOLDS = 5
+#: Seed of its (shuffled, stratified) folds.
+CV_SEED = 0
+
+
+class Candidate(NamedTuple):
+    """One structure that ``fit`` considers.
+
+    Attributes
+    ----------
+    kind : str
+        ``"naive"``, ``"tan"`` or ``"kdb"``.
+    hierarchical : bool
+        Whether its categorical nodes are switched to hierarchical smoothing (``alpha`` unset).
+    label : str
+        Its row label in ``structure_scores_``, e.g. ``"kdb (k=2, hierarchical)"``.
+    """
+
+    kind: str
+    hierarchical: bool
+    label: str
+
+
+def _label(kind, k, hierarchical):
+    notes = ([f"k={k}"] if kind == "kdb" else []) + (["hierarchical"] if hierarchical else [])
+    return kind + (f" ({', '.join(notes)})" if notes else "")
+
+
+def candidates(structure, k, alpha_unset) -> list:
+    """The candidates of ``structure`` (module docstring), in the order ties are broken (first wins).
+
+    Parameters
+    ----------
+    structure : {"naive", "tan", "kdb", "auto"}
+    k : int
+        Parents per feature of k-DB.
+    alpha_unset : bool
+        Whether the estimator's ``alpha`` is None (each structure's default smoothing).
+
+    Returns
+    -------
+    list of Candidate
+    """
+    if structure != "auto":
+        hier = alpha_unset and structure == "kdb"
+        return [Candidate(structure, hier, _label(structure, k, hier))]
+    out = [Candidate("naive", False, "naive")]
+    for kind in ("tan", "kdb"):
+        for hier in ((False, True) if alpha_unset else (False,)):
+            out.append(Candidate(kind, hier, _label(kind, k, hier)))
+    return out
+
+
+def hierarchical_nodes(nodes) -> tuple:
+    """The nodes with each family's hierarchical variant (``Family.hierarchical_variant``) where it has one."""
+    out = []
+    for nd in nodes:
+        fam = nd.family.hierarchical_variant()
+        out.append(nd if fam is None else nd._replace(family=fam))
+    return tuple(out)
+
+
+class CVCheck(NamedTuple):
+    """What :func:`cv_check` measured.
+
+    Attributes
+    ----------
+    naive_log_loss, candidate_log_loss : float
+        Out-of-fold mean log loss (weighted by the row weights) of naive and of the candidate.
+    diff_se : float
+        Standard error of the mean of the paired per-row differences (candidate - naive).
+    n_splits : int
+        Folds used.
+    worse : bool
+        ``candidate_log_loss - naive_log_loss > diff_se``: the candidate is refused.
+    """
+
+    naive_log_loss: float
+    candidate_log_loss: float
+    diff_se: float
+    n_splits: int
+    worse: bool
+
+
+def _row_log_loss(model, X, y):
+    """``-log p(y_i | x_i)`` of every row."""
+    logp = model.predict_log_proba(X)
+    col = np.searchsorted(model.classes_, np.asarray(y))
+    return -logp[np.arange(len(col)), col]
+
+
+def cv_check(est, X, y, sample_weight, candidate, n_splits=CV_FOLDS, seed=CV_SEED):
+    """Stratified K-fold log loss of ``candidate`` against naive on the training rows.
+
+    In every fold both are refitted on the other folds by clones of ``est`` (the candidate's
+    structure *re-learned* in each fold, so that the guard measures the procedure that chose
+    it, whose risk is exactly the learning of edges from few rows; the choice between the
+    candidates is not re-made). The folds are shuffled with ``seed`` and stratified by class;
+    their number is at most the smallest class's row count. On a Dask ``X`` (``y`` and
+    ``sample_weight`` in memory) each fold's models are Dask fits with the held-out rows'
+    weights set to 0, which see the rows of the in-memory fold fits (:func:`_dask_losses`).
+
+    Parameters
+    ----------
+    est : StructureMixin
+        The estimator being fitted (its parameters are cloned).
+    X, y, sample_weight
+        The training data as ``fit`` received it (validated already).
+    candidate : Candidate
+    n_splits : int, default=CV_FOLDS
+    seed : int, default=CV_SEED
+
+    Returns
+    -------
+    CVCheck or None
+        None when some class has fewer than 2 rows (no fold would keep it in training).
+    """
+    y = np.asarray(y)
+    w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    _, counts = np.unique(y[w > 0], return_counts=True)
+    n_splits = int(min(n_splits, counts.min())) if counts.size else 0
+    if n_splits < 2:
+        return None
+    alpha = ("hierarchical" if candidate.hierarchical
+             else (1.0 if est.alpha is None and candidate.kind == "kdb" else est.alpha))
+    models = {"naive": clone(est).set_params(structure="naive"),
+              "cand": clone(est).set_params(structure=candidate.kind, alpha=alpha, auto_cv=False)}
+    rows = np.flatnonzero(w > 0)
+    folds = list(StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed).split(rows, y[rows]))
+    folds = [(rows[train], rows[test]) for train, test in folds]
+    loss = (_dask_losses if is_dask(X) else _losses)(models, X, y, w, sample_weight is not None, folds)
+    wt = w[rows]
+    diff = loss["cand"][rows] - loss["naive"][rows]
+    mean = float(np.average(diff, weights=wt))
+    n_eff = wt.sum() ** 2 / np.sum(wt**2)
+    var = float(np.average((diff - mean) ** 2, weights=wt)) * n_eff / max(n_eff - 1, 1)
+    se = float(np.sqrt(var / n_eff))
+    return CVCheck(float(np.average(loss["naive"][rows], weights=wt)),
+                   float(np.average(loss["cand"][rows], weights=wt)), se, n_splits, mean > se)
+
+
+def _losses(models, X, y, w, weighted, folds):
+    """Out-of-fold ``-log p(y_i | x_i)`` of every model, each refitted on the rows of the other folds."""
+    loss = {key: np.zeros(len(y)) for key in models}
+    for train, test in folds:
+        Xtr, Xte = _safe_indexing(X, train), _safe_indexing(X, test)
+        for key, model in models.items():
+            m = clone(model).fit(Xtr, y[train], w[train] if weighted else None)
+            loss[key][test] = _row_log_loss(m, Xte, y[test])
+    return loss
+
+
+def _dask_losses(models, X, y, w, weighted, folds):
+    """:func:`_losses` on a Dask ``X``: each fold's model is the Dask fit with the held-out rows'
+    weights set to 0 (a Dask fit drops them, as the in-memory fit on the other rows never sees them)."""
+    loss = {key: np.zeros(len(y)) for key in models}
+    for train, test in folds:
+        wf = np.zeros(len(y))
+        wf[train] = w[train]
+        for key, model in models.items():
+            m = clone(model).fit(X, y, wf)
+            col = np.searchsorted(m.classes_, y)
+            logp = np.asarray(m.predict_log_proba(X).compute())
+            loss[key][test] = -logp[test, col[test]]
+    return loss
+
+
+def choose(est, nodes, parents, cands, scored, n_cells, all_stats, cv, label):
+    """The candidate ``fit`` keeps, ``structure_scores_`` and the chosen structure's model.
+
+    Written once for the in-memory and the Dask fit, from node statistics.
+
+    Parameters
+    ----------
+    est : StructureMixin
+        The estimator (its ``_who``, ``predictive`` and classes).
+    nodes : tuple of Node
+    parents : dict
+        Structure kind -> parent lists.
+    cands : list of Candidate
+    scored : dict or None
+        With ``structure="auto"``: kind -> every node's statistics on the scoring cells
+        (:func:`bayesnb.structure.scoring_rows`); None otherwise (the one candidate is kept).
+    n_cells : int
+        How many cells were scored.
+    all_stats : callable
+        ``all_stats(kind)``: every node's statistics on all rows (the model's fit); it may return
+        ``scored[kind]`` when no cell is missing.
+    cv : callable or None
+        ``cv(candidate)``: :func:`cv_check` of the evidence's best, or None to skip it.
+    label : float
+        The label evidence ``log p(y)``.
+
+    Returns
+    -------
+    chosen : Candidate
+    frame : DataFrame or None
+    model : MixedModel or None
+        None for the naive structure.
+    """
+    K, who, predictive = len(est.classes_), est._who, est._check_predictive()
+    hier = hierarchical_nodes(nodes) if any(c.hierarchical for c in cands) else None
+
+    def model(c, stats):
+        return _mx.model_from_stats(hier if c.hierarchical else nodes, stats, K, parents[c.kind], predictive, who)
+
+    chosen, frame, models = cands[0], None, {}
+    if scored is not None:
+        ev = {}
+        for c in cands:
+            models[c] = model(c, scored[c.kind])
+            ev[c] = label + models[c].log_evidence
+        best = chosen = max(ev, key=ev.get)  # first on ties: naive, then flat before hierarchical
+        check = cv(best) if cv is not None and best.kind != "naive" else None
+        if check is not None and check.worse:
+            chosen = cands[0]
+        frame = scores_frame(ev, n_cells, chosen, best, check)
+    if chosen.kind == "naive":
+        return chosen, frame, None
+    stats = all_stats(chosen.kind)
+    if chosen in models and stats is scored[chosen.kind]:
+        return chosen, frame, models[chosen]
+    return chosen, frame, model(chosen, stats)
+
+
+def scores_frame(evidence, n_cells, chosen, best, check):
+    """``structure_scores_``: one row per candidate, in candidate order.
+
+    Columns: ``structure`` (the label), ``log_evidence``, ``n_cells`` (the cells scored,
+    :func:`bayesnb.structure.scoring_rows`), ``cv_log_loss`` (out-of-fold mean log loss of
+    naive and of the evidence's best, NaN for the others and when no check ran),
+    ``cv_diff_se`` (on the best's row: the standard error of its paired differences with
+    naive) and ``chosen`` (after the check: naive when the best cross-validated worse).
+    """
+    labels = [c.label for c in evidence]
+    cv = {c: np.nan for c in evidence}
+    se = {c: np.nan for c in evidence}
+    if check is not None:
+        naive = next(c for c in evidence if c.kind == "naive")
+        cv[naive], cv[best], se[best] = check.naive_log_loss, check.candidate_log_loss, check.diff_se
+    return pd.DataFrame({"structure": labels, "log_evidence": list(evidence.values()),
+                         "n_cells": [int(n_cells)] * len(labels), "cv_log_loss": list(cv.values()),
+                         "cv_diff_se": list(se.values()), "chosen": [c == chosen for c in evidence]})
