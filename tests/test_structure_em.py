@@ -96,7 +96,7 @@ def _parents(m, d):
 @pytest.mark.parametrize("structure", ["tan", "kdb"])
 def test_the_fixed_point_satisfies_the_em_equations_by_brute_force(structure):
     X, y, ys = _binary(3, n=30, d=3, unlabelled=10)
-    m = bayesnb.CategoricalNB(structure=structure).fit_semi_supervised(X, ys, tol=1e-14, max_iter=2000)
+    m = bayesnb.CategoricalNB(structure=structure, alpha=1.0).fit_semi_supervised(X, ys, tol=1e-14, max_iter=2000)
     assert m.converged_
     parents = _parents(m, 3)
     assert any(parents)
@@ -123,7 +123,7 @@ def test_latent_class_fixed_point_satisfies_the_em_equations_by_brute_force(stru
     from bayesnb import _structured_mixed as MX
 
     X, y, ys = _binary(4, n=40, d=3, unlabelled=15)
-    m = bayesnb.CategoricalNB(structure=structure).fit(X[ys >= 0], ys[ys >= 0])
+    m = bayesnb.CategoricalNB(structure=structure, alpha=1.0).fit(X[ys >= 0], ys[ys >= 0])
     parents = _parents(m, 3)
     assert any(parents)
     yl = np.where(ys >= 0, ys, np.nan)

@@ -225,6 +225,8 @@ class StructureUsesMixin:
         saved = dict(self.__dict__)
         super().partial_fit(X, y, classes, sample_weight)
         nodes = _mx.make_nodes(self.posterior_.blocks, None, None, edges=[nd.edges for nd in model.nodes])
+        # each node keeps the family it was fitted with (a hierarchical variant: structure_hierarchical_)
+        nodes = tuple(nd._replace(family=old.family) for nd, old in zip(nodes, model.nodes))
         grown = [j for j, (a, b) in enumerate(zip(nodes, model.nodes)) if a.n_states != b.n_states]
         if grown:
             self.__dict__.clear()
