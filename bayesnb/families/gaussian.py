@@ -246,9 +246,10 @@ class Gaussian(Family):
         rel = np.empty((X.shape[0], post.mu.shape[0]))
         row = np.empty(X.shape[0])
         step = max(1, _chunk_rows(X.shape[1]) // 4)  # rows are independent: K buffers of ~512 KiB
-        # X in any layout (a DataFrame's values, Fortran order) is read once per chunk into a
-        # C-ordered chunk, which the K classes' passes then read
-        chunk = None if X.flags.c_contiguous else np.empty((min(step, X.shape[0]), X.shape[1]), dtype=X.dtype)
+        # X in any layout or float32 (a DataFrame's values, Fortran order) is read once per chunk
+        # into a C-ordered float64 chunk, which the K classes' passes then read
+        direct = X.flags.c_contiguous and X.dtype == np.float64
+        chunk = None if direct else np.empty((min(step, X.shape[0]), X.shape[1]))
         for a in range(0, X.shape[0], step):
             b = min(a + step, X.shape[0])
             rows = X[a:b]
