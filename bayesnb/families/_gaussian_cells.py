@@ -8,7 +8,7 @@ from scipy.special import gammaln
 from .._utils import hard_labels
 from ._gaussian_prior import GaussianStats, NormalInverseGammas
 
-__all__ = ["class_cell_log_pdfs", "class_cell_log_pdfs_into", "defined", "plug_in"]
+__all__ = ["chunked_parts", "class_cell_log_pdfs", "class_cell_log_pdfs_into", "defined", "plug_in"]
 
 
 def plug_in(post: NormalInverseGammas):
@@ -105,6 +105,28 @@ def _parts_into(post, X, missing, predictive, rel, row):
         np.dot(diff, ones, out=sums[k])
     rel[...] = sums.T
     np.dot(top, ones, out=row)
+
+
+def chunked_parts(post, X, observed, predictive):
+    """:meth:`Gaussian.log_likelihood_parts` of the rows ``X``, ``(rel (n, K), row (n,))``, a chunk of rows at a time.
+
+    ``observed`` is the bool (n, d) mask, or None when no cell is missing. ``X`` in any
+    layout or float32 (a DataFrame's values, Fortran order) is read once per chunk into a
+    C-ordered float64 chunk, which the K classes' passes then read.
+    """
+    rel = np.empty((X.shape[0], post.mu.shape[0]))
+    row = np.empty(X.shape[0])
+    step = max(1, _chunk_rows(X.shape[1]) // 4)  # rows are independent: K buffers of ~512 KiB
+    direct = X.flags.c_contiguous and X.dtype == np.float64
+    chunk = None if direct else np.empty((min(step, X.shape[0]), X.shape[1]))
+    for a in range(0, X.shape[0], step):
+        b = min(a + step, X.shape[0])
+        rows = X[a:b]
+        if chunk is not None:
+            rows = chunk[: b - a]
+            np.copyto(rows, X[a:b])
+        _parts_into(post, rows, None if observed is None else ~observed[a:b], predictive, rel[a:b], row[a:b])
+    return rel, row
 
 
 def _complete_stats(X, resp):

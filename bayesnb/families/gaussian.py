@@ -49,9 +49,8 @@ from .._utils import all_finite, all_missing_columns, nonfinite_error
 from . import _interval
 from ._base import Family
 from ._gaussian_cells import (
-    _chunk_rows,
     _complete_stats,
-    _parts_into,
+    chunked_parts,
     class_cell_log_pdfs,
     defined,
     plug_in,
@@ -245,22 +244,7 @@ class Gaussian(Family):
         """
         if predictive not in ("mean", "marginal"):
             raise ValueError(f"predictive must be 'mean' or 'marginal'; received {predictive!r}.")
-        X, obs = block.X, block.observed
-        complete = _all_observed(obs)
-        rel = np.empty((X.shape[0], post.mu.shape[0]))
-        row = np.empty(X.shape[0])
-        step = max(1, _chunk_rows(X.shape[1]) // 4)  # rows are independent: K buffers of ~512 KiB
-        # X in any layout (a DataFrame's values, Fortran order) is read once per chunk into a
-        # C-ordered chunk, which the K classes' passes then read
-        chunk = None if X.flags.c_contiguous else np.empty((min(step, X.shape[0]), X.shape[1]), dtype=X.dtype)
-        for a in range(0, X.shape[0], step):
-            b = min(a + step, X.shape[0])
-            rows = X[a:b]
-            if chunk is not None:
-                rows = chunk[: b - a]
-                np.copyto(rows, X[a:b])
-            _parts_into(post, rows, None if complete else ~obs[a:b], predictive, rel[a:b], row[a:b])
-        return rel, row
+        return chunked_parts(post, block.X, None if _all_observed(block.observed) else block.observed, predictive)
 
     def log_evidence(self, prior, post):
         """Closed-form ``log p(x_block | y)`` of the training data per class, shape (K,)."""
