@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .structure import _mi, topological_order
+from .structure.learn import _mi, topological_order
 
 __all__ = ["edge_weights", "structure_layers"]
 

@@ -53,7 +53,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 import bayesnb
-import bayesnb.structure as S
+from bayesnb.structure import learn as S
 from bayesnb.datasets import load_house_votes, load_penguins
 
 

@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-import bayesnb.structure as S
+from bayesnb.structure import learn as S
 
 
 def table(n, d, levels, wide, seed=0):

@@ -12,7 +12,7 @@ from scipy.special import gammaln, logsumexp
 import bayesnb
 from bayesnb import _structure_infer as SI
 from bayesnb import _structured_mixed as MX
-from bayesnb import structure as S
+from bayesnb.structure import learn as S
 from bayesnb.datasets import load_house_votes
 
 

@@ -1,4 +1,4 @@
-"""Edge scores of structure learning: the BDeu log Bayes factor of an edge (bayesnb.structure).
+"""Edge scores of structure learning: the BDeu log Bayes factor of an edge (bayesnb.structure.learn).
 
 Brute force from ``scipy.special.gammaln`` on tiny tables, score equivalence (symmetry), the
 spanning forest against scipy's minimum spanning tree, and the behaviour that motivates the
@@ -15,8 +15,8 @@ from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 from scipy.special import gammaln
 
 import bayesnb
-import bayesnb.structure as S
 from bayesnb.datasets import load_house_votes
+from bayesnb.structure import learn as S
 
 
 def _dm_evidence(child, contexts, n_contexts, n_values, a, w):
@@ -198,3 +198,11 @@ def test_arguments_are_checked():
         S.learn_parents(codes, y, V, K, "tan", edge_score="bdeu", scores=mi_scores)
     assert S.learn_parents(codes, y, V, K, "tan", scores=mi_scores) == S.learn_parents(codes, y, V, K, "tan",
                                                                                       edge_score="mi")
+
+
+def test_structure_package_reexports_learning():
+    """``from bayesnb.structure import learn_parents`` keeps working: the package re-exports learn's public names."""
+    import bayesnb.structure as package
+
+    assert package.__all__ == S.__all__
+    assert all(getattr(package, name) is getattr(S, name) for name in S.__all__)

@@ -10,7 +10,7 @@ import pytest
 from cases import check_structured_mcmc_refusals
 
 import bayesnb
-from bayesnb import structure as S
+from bayesnb.structure import learn as S
 from bayesnb.datasets import load_house_votes, load_play_tennis
 from bayesnb import _structured_mixed as MX
 
