@@ -31,8 +31,8 @@ import time
 import numpy as np
 
 import bayesnb
-from bayesnb import _structure_infer as _si
-from bayesnb import _structured_mixed as _mx
+from bayesnb.structure import infer as _si
+from bayesnb.structure import model as _mx
 from bayesnb.datasets import load_house_votes
 
 

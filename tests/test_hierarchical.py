@@ -1,4 +1,4 @@
-"""Hierarchical smoothing (``alpha="hierarchical"``): bayesnb.hierarchical against brute force."""
+"""Hierarchical smoothing (``alpha="hierarchical"``): bayesnb.structure.hierarchical against brute force."""
 
 import numpy as np
 import pandas as pd
@@ -7,7 +7,7 @@ from scipy.special import gammaln
 
 import bayesnb
 from bayesnb.families import Categorical
-from bayesnb.hierarchical import expected_tables, hierarchical_prior
+from bayesnb.structure.hierarchical import expected_tables, hierarchical_prior
 
 
 def _counts(seed, shape, p=None, n=30):

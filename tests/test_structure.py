@@ -10,8 +10,8 @@ from conftest import run_docs_snippets
 from scipy.special import gammaln, logsumexp
 
 import bayesnb
-from bayesnb import _structure_infer as SI
-from bayesnb import _structured_mixed as MX
+from bayesnb.structure import infer as SI
+from bayesnb.structure import model as MX
 from bayesnb.structure import learn as S
 from bayesnb.datasets import load_house_votes
 

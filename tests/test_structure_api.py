@@ -19,8 +19,8 @@ from test_structure import _tiny as _cat_tiny
 from test_structure_mixed import _tiny as _mixed_tiny
 
 import bayesnb
-from bayesnb import _structure_infer as SI
-from bayesnb import _structured_mixed as MX
+from bayesnb.structure import infer as SI
+from bayesnb.structure import model as MX
 from bayesnb.posterior import label_log_evidence
 
 STRUCTURES = ["naive", "tan", "kdb"]

@@ -8,7 +8,7 @@ import pytest
 from sklearn.metrics import log_loss
 
 import bayesnb
-from bayesnb import _structured_mixed as MX
+from bayesnb.structure import model as MX
 from bayesnb.structure import learn_parents, scoring_rows
 
 

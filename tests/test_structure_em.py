@@ -119,8 +119,8 @@ def test_latent_class_fixed_point_satisfies_the_em_equations_by_brute_force(stru
     """Two components per class, the structure inside each: the state responsibilities at the
     fixed point reproduce themselves through the brute-force M-step and E-step, and
     ``score_samples(latent=)`` is the brute-force ``log p(x)`` over the states."""
-    from bayesnb import _structure_infer as SI
-    from bayesnb import _structured_mixed as MX
+    from bayesnb.structure import infer as SI
+    from bayesnb.structure import model as MX
 
     X, y, ys = _binary(4, n=40, d=3, unlabelled=15)
     m = bayesnb.CategoricalNB(structure=structure, alpha=1.0).fit(X[ys >= 0], ys[ys >= 0])

@@ -8,8 +8,8 @@ import pytest
 from scipy.special import logsumexp
 
 import bayesnb
-from bayesnb import _mixed_impute as MI
-from bayesnb import _structured_mixed as MX
+from bayesnb.structure import impute as MI
+from bayesnb.structure import model as MX
 
 
 def _tiny4(seed=0, n=80, missing=0.0):

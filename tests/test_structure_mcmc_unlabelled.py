@@ -91,8 +91,8 @@ def _unlabelled_factor(m, X):
     posterior plug-in of every node, and the same rows' ``log p(x)`` from the exact engine there."""
     from numpyro import handlers
 
-    from bayesnb import _structure_infer as SI
-    from bayesnb import _structured_mixed as MX
+    from bayesnb.structure import infer as SI
+    from bayesnb.structure import model as MX
     from bayesnb.inference.mixed_structured_model import mixed_inputs, unlabelled_inputs
 
     post, model = m.posterior_, m._mixed

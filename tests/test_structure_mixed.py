@@ -14,8 +14,8 @@ from scipy import integrate, stats
 from scipy.special import gammaln, logsumexp
 
 import bayesnb
-from bayesnb import _structure_infer as SI
-from bayesnb import _structured_mixed as MX
+from bayesnb.structure import infer as SI
+from bayesnb.structure import model as MX
 from bayesnb.datasets import load_penguins
 from bayesnb.families import Categorical, Gaussian
 

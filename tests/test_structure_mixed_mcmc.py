@@ -8,7 +8,7 @@ import pytest
 from cases import check_structured_mcmc_refusals
 
 import bayesnb
-from bayesnb import _structured_mixed as MX
+from bayesnb.structure import model as MX
 from bayesnb.datasets import load_penguins
 from bayesnb.inference.mixed_structured_model import mixed_inputs
 

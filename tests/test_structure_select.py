@@ -7,7 +7,7 @@ from sklearn.metrics import log_loss
 from sklearn.model_selection import StratifiedKFold
 
 import bayesnb
-from bayesnb._structure_select import candidates
+from bayesnb.structure.select import candidates
 
 
 def _hub_table(n, seed, L=40):

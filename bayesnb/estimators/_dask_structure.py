@@ -8,16 +8,16 @@ column's categories), two more passes over the partitions, each tree-reduced:
    edge weights of the whole table (:func:`bayesnb.structure.edge_scores_from_counts`), from
    which every candidate's parents are learned on the driver.
 2. **Context statistics**: per partition and candidate structure, every node's family
-   statistics over its contexts (:func:`bayesnb._structured_mixed.node_stats`), on all rows
+   statistics over its contexts (:func:`bayesnb.structure.model.node_stats`), on all rows
    and, for ``structure="auto"``, on the scoring cells (:func:`bayesnb.structure.scoring_rows`
    is row by row); they add (``Family.merge``).
 
 The choice and the fitted model then come from the summed statistics through the code the
-in-memory fit runs (:func:`bayesnb._structure_select.choose`), so parents, evidence and
+in-memory fit runs (:func:`bayesnb.structure.select.choose`), so parents, evidence and
 predictions are those of the in-memory fit up to the order of floating-point additions.
 The cross-validation check of ``structure="auto"`` (``auto_cv=True``) computes the labels
 (and weights) in memory for its folds and fits each fold's models on the Dask collection with
-the held-out rows' weights set to 0 (:func:`bayesnb._structure_select.cv_check`): the rows,
+the held-out rows' weights set to 0 (:func:`bayesnb.structure.select.cv_check`): the rows,
 categories and statistics of the in-memory fold fits. Refused: numeric nodes (their bins are
 quantiles of the whole column; ``NaiveBayes`` needs ``features="auto"`` for a structure,
 which is refused on Dask too).
@@ -31,9 +31,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dask
-from .. import _structure_select as _sel
-from .. import _structured_mixed as _mx
 from .. import posterior as _post
+from ..structure import model as _mx
+from ..structure import select as _sel
 from ..structure import edge_scores_from_counts, learn_parents, pair_counts, scoring_rows, warn_few_rows
 from . import _validation as _val
 from ._dask_fit import _light, _rows
@@ -156,7 +156,7 @@ def fit_structure(est, X, y, sample_weight):
         [task(light_d, post_d, nodes_d, parents, auto, *p) for p in parts], _merge_contexts(nodes)).compute()
     if auto:
         warn_few_rows(observed, n_scored, est._node_names(nodes), who)
-    def cv(best):  # the folds' fits are Dask fits with the held-out rows' weights 0 (_structure_select)
+    def cv(best):  # the folds' fits are Dask fits with the held-out rows' weights 0 (structure.select)
         labels = _in_memory(y)  # (aligned with X's rows: the Dask fit checked it)
         return _sel.cv_check(est, X, _val.check_y(labels, len(labels), who), _in_memory(sample_weight), best)
 

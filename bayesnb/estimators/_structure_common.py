@@ -6,7 +6,7 @@ linear view, the naive plate model of ``model_inputs``, and while ``structure`` 
 the naive model's EM and latent classes), the predict methods, ``score_samples``,
 ``log_evidence_``, ``sample``, ``impute``, ``sample_posterior`` and ``run_mcmc`` of
 :class:`~bayesnb.estimators._structured.StructureMixin` (CategoricalNB's and NaiveBayes's,
-on the one structure engine :mod:`bayesnb._structured_mixed`), and the checks of a structured
+on the one structure engine :mod:`bayesnb.structure.model`), and the checks of a structured
 ``run_mcmc``. The subclass names ``_structure_attr`` (the attribute holding the fitted
 structure, None when naive: every method then falls back on the estimator's base) and answers
 the hooks :meth:`_structure_joint` (``log p(x | y=k)`` under it),
@@ -219,7 +219,7 @@ class StructureCommonMixin:
         Dirichlet per context, last dim ``<feature>_category``) for a categorical feature (all
         of ``CategoricalNB``'s), ``mu_<feature>`` and
         ``sigma2_<feature>`` (a Normal-Inverse-Gamma per context) for a Gaussian one, ...; a
-        numeric parent's states are its bins (:mod:`bayesnb._mixed_posterior`). ``run_mcmc``
+        numeric parent's states are its bins (:mod:`bayesnb.structure.draws`). ``run_mcmc``
         returns the same layout. Under the naive structure, as
         :meth:`bayesnb.model.PosteriorMixin.sample_posterior`.
 
@@ -308,7 +308,7 @@ class StructureCommonMixin:
 
         Under a structure other than naive: ``p(x_miss | x_obs) = sum_k p(k | x_obs)
         p(x_miss | x_obs, k)``, exact on the structure (the parents are not dropped; see
-        :mod:`bayesnb._mixed_impute`). A categorical
+        :mod:`bayesnb.structure.impute`). A categorical
         cell gets the mode of its marginal posterior (``"auto"``, ``"mode"``, ``"mean"``:
         unordered categories have no mean); a numeric cell (``NaiveBayes``) its
         posterior-predictive mean (``"auto"``, ``"mean"``), a mixture over the class and the
@@ -379,7 +379,7 @@ class StructureCommonMixin:
         """``log p(x, y=k)`` per row and class, shape (n_samples, n_classes).
 
         Under a structure other than naive, missing cells are marginalised exactly given the
-        class (see :mod:`bayesnb._structured_mixed`); otherwise
+        class (see :mod:`bayesnb.structure.model`); otherwise
         as :meth:`BaseNB.predict_joint_log_proba`.
         """
         if self._structure_fitted() is None:
@@ -423,7 +423,7 @@ class StructureCommonMixin:
         the class and the other cells are drawn exactly from ``p(y, x_rest | x_given)`` under
         the call's parameters (one exact posterior draw, or the plug-in), by backward sampling
         on a forest (naive, TAN) and by enumerating the missing ancestors of given cells on
-        k-DB (refused beyond :data:`~bayesnb._structured_mixed.MAX_ENUMERATION` joint
+        k-DB (refused beyond :data:`~bayesnb.structure.model.MAX_ENUMERATION` joint
         states); a given numeric value enters through its density. ``length`` and ``latent``
         need structure='naive'.
         """

@@ -5,15 +5,15 @@
 (:class:`~bayesnb.estimators._structure_common.StructureCommonMixin`):
 
 - ``feature_log_contributions``: each node's term of ``log p(x | y=k)``
-  (:func:`bayesnb._structure_infer.node_log_terms`), weighted by ``p(k | x)`` as the naive
+  (:func:`bayesnb.structure.infer.node_log_terms`), weighted by ``p(k | x)`` as the naive
   model weights its features' terms;
 - ``predict_proba_draws`` (and so ``predict_proba_interval``): ``p(y | x)`` under exact
   posterior draws of the class weights and of every context's parameters
-  (:func:`bayesnb._mixed_impute.drawn_model`);
+  (:func:`bayesnb.structure.impute.drawn_model`);
 - ``sample_prior_predictive``: rows in ancestral order with every context's parameters drawn
   from its prior;
 - ``sample(given=)`` (through :meth:`_structure_given`): the class and the other cells drawn
-  exactly from ``p(y, x_rest | x_given)`` (:func:`bayesnb._mixed_impute.draw_rows`);
+  exactly from ``p(y, x_rest | x_given)`` (:func:`bayesnb.structure.impute.draw_rows`);
 - ``partial_fit``: the structure learned at the first call (or by ``fit``) stays fixed and
   each batch adds every node's statistics over its contexts (the families' ``merge``).
 
@@ -28,15 +28,15 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
-from .. import _mixed_impute as _mi
-from .. import _structure_infer as _si
-from .. import _structured_mixed as _mx
 from .. import posterior as _post
 from .._utils import ZeroProbabilityWarning, as_generator, is_frame
 from ..generative._checks import sample_request
 from ..generative.conditional import check_known_values
 from ..generative.functions import class_log_weights, contribution_class_term
 from ..generative.given import encode_given, write_given
+from ..structure import impute as _mi
+from ..structure import infer as _si
+from ..structure import model as _mx
 from . import _validation as _val
 
 __all__ = ["StructureUsesMixin"]

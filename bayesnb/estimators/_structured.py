@@ -1,7 +1,7 @@
 """``structure=`` for CategoricalNB and NaiveBayes: naive, TAN, k-DB, or chosen by closed-form evidence.
 
 :class:`StructureMixin` goes before the estimator's base, the one mixin of both estimators
-and of the one structure engine (:mod:`bayesnb._structured_mixed`). ``fit`` fits the naive
+and of the one structure engine (:mod:`bayesnb.structure.model`). ``fit`` fits the naive
 posterior as always and, for another structure, learns the parent lists on every column
 (:mod:`bayesnb.structure`; a numeric column through its quantile bins) and fits each
 feature's family over its contexts (class, parents' states). A CategoricalNB is the case whose
@@ -13,7 +13,7 @@ with scikit-learn's ``available_if`` what a fitted structure has no use for: the
 and the naive plate model of ``model_inputs``). ``fit_semi_supervised`` learns the
 structure on the labelled rows, then runs EM on it, and ``fit_latent_class`` runs EM over
 (class, component) states with the structure inside each component
-(:mod:`bayesnb._structure_em`).
+(:mod:`bayesnb.structure.em`).
 """
 
 from __future__ import annotations
@@ -25,18 +25,18 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _num_samples
 
-from .. import _mixed_impute as _mi
-from .. import _mixed_posterior as _mp
-from .. import _structure_em as _se
-from .. import _structure_infer as _si
-from .. import _structure_select as _sel
-from .. import _structured_mixed as _mx
 from .. import posterior as _post
 from ..diagnostics import datatree_from_layout
 from ..generative.functions import _block_cells
 from ..generative.tables import assemble_table
 from ..inference import em
 from ..inference.mixed_structured_model import mixed_inputs, run_mixed_nuts, unlabelled_inputs
+from ..structure import draws as _mp
+from ..structure import em as _se
+from ..structure import impute as _mi
+from ..structure import infer as _si
+from ..structure import model as _mx
+from ..structure import select as _sel
 from ..structure import (
     edge_scores,
     learn_parents,
@@ -156,7 +156,7 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
         return self
 
     def _store_structure(self, chosen, frame, fitted, nodes, parents):
-        """The fitted attributes of the structure ``chosen`` (:func:`bayesnb._structure_select.choose`)."""
+        """The fitted attributes of the structure ``chosen`` (:func:`bayesnb.structure.select.choose`)."""
         if frame is not None:
             self.structure_scores_ = frame
         self.structure_kind_ = chosen.kind
@@ -266,7 +266,7 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
                               getattr(self, "feature_dtypes_", None))
 
     def _structure_imputer(self, encoded, strategy, rng, model=None):
-        """Missing cells, exact on the structure (:mod:`bayesnb._mixed_impute`); ``model`` another
+        """Missing cells, exact on the structure (:mod:`bayesnb.structure.impute`); ``model`` another
         model of the same nodes (a latent-class one over states)."""
         post = self.posterior_
         base = self._mixed if model is None else model
@@ -287,7 +287,7 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
         return fill
 
     def _structure_draws(self, n_draws, rng):
-        """Exact draws of every feature's family parameters per context (:mod:`bayesnb._mixed_posterior`)."""
+        """Exact draws of every feature's family parameters per context (:mod:`bayesnb.structure.draws`)."""
         dims, coords, shapes, variables = self._mixed_layout()
         draws = _mp.mixed_draws(self._mixed, self.posterior_.class_concentration, dims, shapes, n_draws, rng,
                                 variables)
@@ -341,7 +341,7 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
 
         Under a structure other than naive the structure (parents, bins) and the priors are
         learned on the labelled rows (``structure="auto"`` chooses on them), then EM
-        (:mod:`bayesnb._structure_em`) alternates the class responsibilities of the unlabelled
+        (:mod:`bayesnb.structure.em`) alternates the class responsibilities of the unlabelled
         rows under the structured model (missing cells summed out exactly) with every
         feature's statistics over its contexts (class, parents' states), each row counted in
         its context under every class with its responsibility; the M-step is the posterior
@@ -368,7 +368,7 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
         return self
 
     def _semi_supervised_em(self, X, encoded, codes, rw, labelled_weight, tol, max_iter):
-        """The structure learned on the labelled rows, then EM on it (:mod:`bayesnb._structure_em`)."""
+        """The structure learned on the labelled rows, then EM on it (:mod:`bayesnb.structure.em`)."""
         if self.structure != "naive":
             self._fit_structure(X, np.maximum(codes, 0), labelled_weight)
         if self._mixed is None:  # naive, or "auto" chose it
@@ -386,7 +386,7 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
         return em.SemiSupervisedFit(post, hist, conv, trans)
 
     def _latent_em(self, encoded, class_part, y_codes, n_components, **opts):
-        """Under a structure, :func:`bayesnb._structure_em.fit_latent_class`: (class, component) states,
+        """Under a structure, :func:`bayesnb.structure.em.fit_latent_class`: (class, component) states,
         every feature's contexts (state, parents' states) with its class's prior; the fit's
         ``structure`` is that model, its ``posterior`` the naive blocks at the same responsibilities."""
         if self._structure_fitted() is None:  # naive (or a model loaded before any structure was fitted)

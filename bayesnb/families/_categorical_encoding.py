@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils import hard_labels, missing_mask
-from ..hierarchical import hierarchical_prior
+from ..structure.hierarchical import hierarchical_prior
 from ._category_codes import _code_into, _indexer, _small_ints, code_dtype
 from ._numeric import MAX_ALPHA, check_alpha
 
@@ -411,7 +411,7 @@ def is_hierarchical(alpha, m, who) -> bool:
 
 
 def hierarchical_alphas(counts, contexts):
-    """Per feature, the (C, V_j) Dirichlet parameters of :func:`bayesnb.hierarchical.hierarchical_prior`
+    """Per feature, the (C, V_j) Dirichlet parameters of :func:`bayesnb.structure.hierarchical.hierarchical_prior`
     for its counts (C, V_j) over the contexts ``contexts = (K, B_1, ..., B_m)`` (row-major, C = prod)."""
     shape = tuple(int(c) for c in contexts)
     return tuple(hierarchical_prior(n.reshape(shape + (n.shape[1],)), HIERARCHICAL_ROOT).alpha.reshape(n.shape)

@@ -141,7 +141,7 @@ class NodeDefaults:
         params NamedTuple
             The prior over the ``C`` contexts. The default is :meth:`make_prior`'s; Categorical's
             ``alpha="hierarchical"`` centres each context on its parent context's estimate
-            (:mod:`bayesnb.hierarchical`).
+            (:mod:`bayesnb.structure.hierarchical`).
         """
         return self.make_prior(stats, state, who=who)
 

@@ -93,7 +93,7 @@ class Categorical(Family):
         ``"auto"`` picks the scalar that maximises the closed-form evidence.
         ``"hierarchical"``: under a structure, each context's Dirichlet is centred on its
         parent context's estimate, with one concentration per level fitted by evidence
-        (:mod:`bayesnb.hierarchical`, docs/structure.md "Hierarchical smoothing"); without
+        (:mod:`bayesnb.structure.hierarchical`, docs/structure.md "Hierarchical smoothing"); without
         parents (the naive structure) it is ``alpha=1``.
     categories : "auto" or list or list of lists, default="auto"
         Declared categories (shared, or one list per feature). Declared categories may
@@ -231,7 +231,7 @@ class Categorical(Family):
 
         With ``alpha="hierarchical"`` each context's Dirichlet is centred on its parent
         context's estimate, the last parent dropped first, down to the class level's
-        ``Dirichlet(1)`` (:func:`bayesnb.hierarchical.hierarchical_prior`); otherwise
+        ``Dirichlet(1)`` (:func:`bayesnb.structure.hierarchical.hierarchical_prior`); otherwise
         :meth:`make_prior`'s prior, the same in every context.
         """
         if not _enc.is_hierarchical(self.alpha, self.m, who):

@@ -263,7 +263,7 @@ class GenerativeMixin:
         fitted classifier's ``predict_proba``); the best final objective wins. Under a structure
         other than naive (TAN, k-DB) each component has the structure, every feature's contexts
         being (state, parents' states) with its class's prior; the fit's ``structure`` holds that
-        model (:mod:`bayesnb._structure_em`).
+        model (:mod:`bayesnb.structure.em`).
 
         Parameters
         ----------

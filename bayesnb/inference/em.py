@@ -63,7 +63,7 @@ class LatentClassFit(NamedTuple):
         ignored: the uncertainty is in the set of draws).
     structure : MixedModel or None, default=None
         Under a structure other than naive (``fit_latent_class`` of a TAN / k-DB estimator):
-        the structure over the latent states (:func:`bayesnb._structure_em.fit_latent_class`),
+        the structure over the latent states (:func:`bayesnb.structure.em.fit_latent_class`),
         which that estimator's ``score_samples`` and ``impute`` use; ``posterior``'s blocks
         are then the naive model at the same responsibilities. None: a naive latent-class model.
     """

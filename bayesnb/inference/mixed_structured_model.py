@@ -1,6 +1,6 @@
 """The NumPyro model of a mixed structure (``NaiveBayes(structure="tan"|"kdb"|"auto")``).
 
-The model (see :mod:`bayesnb._structured_mixed`)::
+The model (see :mod:`bayesnb.structure.model`)::
 
     pi              ~ Dirichlet(class_alpha)                  (absent if the class prior is fixed)
     params_j[c]     ~ prior of node j's family, one per context c = (class, parents' states)
@@ -27,13 +27,13 @@ log-sum-exp'ed over the classes with ``log pi``. The rule of the statistics hold
 too: node ``j`` adds its term when ``x_j`` and all its parents are observed (on a row without
 missing cells, the exact likelihood of the row).
 
-Draws (NUTS here, exact in :mod:`bayesnb._mixed_posterior`) share one layout:
+Draws (NUTS here, exact in :mod:`bayesnb.structure.draws`) share one layout:
 ``<param>_<feature>`` for each of the node family's ``param_names``, dims ``(class,
 <parent>_state, ..., [<feature>_category])``.
 
 - :class:`MixedSpec` -- hashable structure (the key of the compiled sampler)
 - :func:`make_mixed_model` -- the NumPyro model ``model(priors, data=None)``
-- :func:`mixed_inputs` -- its spec, prior and data arrays from a fitted :class:`~bayesnb._structured_mixed.MixedModel`
+- :func:`mixed_inputs` -- its spec, prior and data arrays from a fitted :class:`~bayesnb.structure.model.MixedModel`
 - :func:`unlabelled_inputs` -- the data arrays of unlabelled rows
 - :func:`run_mixed_nuts` -- NUTS on it (the project's cached, chunked :func:`~bayesnb.inference.nuts.run_nuts`)
 
@@ -47,7 +47,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import _structured_mixed as _mx
+from ..structure import model as _mx
 from .numpyro_model import FamilyCode, class_prior_args, sample_class_log_prior
 from .nuts import run_nuts, sample_stats_from_extra
 
@@ -132,7 +132,7 @@ def mixed_inputs(model, class_prior_alpha, class_log_prior, fixed_class_prior, c
     class_count : ndarray of shape (K,)
         Class counts of the data.
     stats : sequence
-        Per node, its family statistics of the data over its contexts (:func:`~bayesnb._structured_mixed.fit_nodes`).
+        Per node, its family statistics of the data over its contexts (:func:`~bayesnb.structure.model.fit_nodes`).
 
     Returns
     -------
@@ -161,7 +161,7 @@ def unlabelled_inputs(model, spec, data):
     spec : MixedSpec
         From :func:`mixed_inputs` (each node's ``numpyro_static``).
     data : tuple
-        :func:`~bayesnb._structured_mixed.node_data` of the unlabelled rows.
+        :func:`~bayesnb.structure.model.node_data` of the unlabelled rows.
 
     Returns
     -------

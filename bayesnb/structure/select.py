@@ -1,7 +1,7 @@
 """Which structures ``fit`` considers, and the cross-validation guard of ``structure="auto"``.
 
 A *candidate* is a structure kind (``"naive"``, ``"tan"``, ``"kdb"``) and whether its
-categorical nodes use hierarchical smoothing (:mod:`bayesnb.hierarchical`) in place of the
+categorical nodes use hierarchical smoothing (:mod:`bayesnb.structure.hierarchical`) in place of the
 estimator's flat ``alpha``:
 
 - ``alpha`` left unset (``None``, the default of both estimators) means "the structure's
@@ -33,8 +33,8 @@ from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import _safe_indexing
 
-from . import _structured_mixed as _mx
-from ._dask import is_dask
+from . import model as _mx
+from .._dask import is_dask
 
 __all__ = ["CV_FOLDS", "CV_SEED", "CVCheck", "Candidate", "candidates", "choose", "cv_check", "hierarchical_nodes",
            "scores_frame"]

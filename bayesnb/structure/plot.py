@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .structure.learn import _mi, topological_order
+from .learn import _mi, topological_order
 
 __all__ = ["edge_weights", "structure_layers"]
 
@@ -31,7 +31,7 @@ def structure_layers(parents) -> list:
 def edge_weights(model) -> dict:
     """``{(parent, child): I(X_child; X_parent | Y)}`` from each categorical child's fitted counts (nats).
 
-    ``model`` is a fitted structure (:class:`~bayesnb._structured_mixed.MixedModel`); a numeric
+    ``model`` is a fitted structure (:class:`~bayesnb.structure.model.MixedModel`); a numeric
     child (no counts over its states) has no weight.
     """
     out = {}

@@ -1,6 +1,6 @@
 """Imputation on mixed structures: exact inference of the missing cells given the observed ones.
 
-The model is :mod:`bayesnb._structured_mixed`'s: ``p(y) prod_j p(x_j | y, pa_j)``, a numeric node
+The model is :mod:`bayesnb.structure.model`'s: ``p(y) prod_j p(x_j | y, pa_j)``, a numeric node
 entering its children through its bin. For one row, every node ``j`` has a *factor*
 ``phi_j(k, u, s)`` over its class ``k``, its parents' joint state ``u`` and its own state ``s``:
 
@@ -28,7 +28,7 @@ predictive). From the exact posterior of each missing node's family ``p(k, u, s 
 Inference is exact. On a forest given the class (naive, TAN: at most one feature parent) by
 sum-product message passing vectorised over rows; otherwise (k-DB, k >= 2) by enumerating the joint
 states of a row's missing cells, one enumeration per missing pattern, refused beyond
-:data:`~bayesnb._structured_mixed.MAX_ENUMERATION` joint states (a joint draw enumerates only
+:data:`~bayesnb.structure.model.MAX_ENUMERATION` joint states (a joint draw enumerates only
 the missing ancestors of observed cells, then draws the other missing cells forward).
 """
 
@@ -37,17 +37,17 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
-from . import _structure_infer as _si
-from . import _structured_mixed as _mx
-from ._structured_mixed import (
+from . import infer as _si
+from . import model as _mx
+from .model import (
     _n_parent_states,
     _parent_index,
     _rows,
     _state_table,
     encode_values,
 )
-from .families._numeric import draw_categories
-from .structure import topological_order
+from ..families._numeric import draw_categories
+from .learn import topological_order
 
 __all__ = ["draw_rows", "drawn_model", "drawn_models", "impute_nodes", "node_factors", "posterior_families", "truncated_means"]
 
@@ -67,7 +67,7 @@ def drawn_models(model, n_draws, rng):
 
     "Class" ``s * K + k`` is class ``k`` at draw ``s``: every node's prior and posterior are
     repeated over the draws on its context axis and drawn once (the family's ``gen_point``
-    draws each context independently), so one :func:`bayesnb._structure_infer.log_likelihood`
+    draws each context independently), so one :func:`bayesnb.structure.infer.log_likelihood`
     scores the rows under every draw; reshape its (n, n_draws * K) result to (n, n_draws, K).
     """
     K = model.n_classes
@@ -194,7 +194,7 @@ def _draw_enumerate(model, phi, logw, data, rng, who):
 
     The class and the missing ancestors of observed nodes are drawn jointly by enumerating
     their states (one enumeration per missing pattern, refused beyond
-    :data:`~bayesnb._structured_mixed.MAX_ENUMERATION`); the other missing nodes then
+    :data:`~bayesnb.structure.model.MAX_ENUMERATION`); the other missing nodes then
     forward in topological order from ``p(s | k, u)`` (their factors, given their parents, sum
     to 1 over their own states and their missing descendants').
     """
@@ -246,7 +246,7 @@ def posterior_families(model, data, logw, who="NaiveBayes"):
     ----------
     model : MixedModel
     data : tuple
-        :func:`~bayesnb._structured_mixed.node_data` of the rows.
+        :func:`~bayesnb.structure.model.node_data` of the rows.
     logw : ndarray of shape (n, K)
         ``log p(y=k)`` per row (``-inf`` for a class a known label rules out).
     who : str
@@ -342,7 +342,7 @@ def impute_nodes(model, data, logw, strategy, rng, who="NaiveBayes"):
     model : MixedModel
         The model in use (the posterior, or :func:`drawn_model`).
     data : tuple
-        :func:`~bayesnb._structured_mixed.node_data` of the rows.
+        :func:`~bayesnb.structure.model.node_data` of the rows.
     logw : ndarray of shape (n, K)
         ``log p(y=k)`` per row, ``-inf`` for classes a known label rules out.
     strategy : {"auto", "mode", "mean", "draw"}

@@ -35,14 +35,14 @@ Rules:
   scores every candidate with node ``j`` fitted on the rows where ``x_j`` and every parent it
   has in any candidate are observed (:func:`bayesnb.structure.scoring_rows`: the same cells
   for every structure, node by node; every row when no cell is missing).
-- Prediction (:func:`bayesnb._structure_infer.log_likelihood`): missing cells are summed out
+- Prediction (:func:`bayesnb.structure.infer.log_likelihood`): missing cells are summed out
   exactly given the class (a table lookup for complete rows, sum-product on a forest,
   enumeration per missing pattern on k-DB, refused beyond :data:`MAX_ENUMERATION` joint
   states). A missing numeric node's value enters its children only through its bin, so it is
   summed over its bins with the bin's probability under its conditional predictive (the
   family's ``predictive_bins``).
 - A category never seen in training is scored as a new value with its prior mass in its context,
-  its state summed out for its children (:mod:`bayesnb._structure_infer`); imputation treats its
+  its state summed out for its children (:mod:`bayesnb.structure.infer`); imputation treats its
   state as missing.
 """
 
@@ -53,8 +53,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import logsumexp
 
-from .families._numeric import draw_categories
-from .structure import topological_order
+from ..families._numeric import draw_categories
+from .learn import topological_order
 
 __all__ = ["MAX_ENUMERATION", "N_BINS", "UNSEEN", "MixedModel", "Node", "bin_edges", "encode_values", "fit_nodes",
            "log_table", "make_nodes", "model_from_stats", "node_data", "node_rows", "node_stats", "one_column_state",
@@ -248,7 +248,7 @@ def node_data(nodes, encoded) -> tuple:
 
     A category code ``>= n_states`` (never seen in training) has no state: it is in the missing
     mask (fitting leaves it out, its state is summed out) with the state :data:`UNSEEN`, so that
-    :func:`bayesnb._structure_infer.log_likelihood` scores its value as a new category.
+    :func:`bayesnb.structure.infer.log_likelihood` scores its value as a new category.
     """
     d = len(nodes)
     first = encoded[nodes[0].block] if d else encoded[0] if encoded else np.empty(0)
@@ -314,7 +314,7 @@ def fit_nodes(nodes, data, y, w, K, parents, predictive="mean", rows=None, who="
         Number of classes.
     parents : tuple of tuple of int
     predictive : {"mean", "marginal"}
-        How the fitted model scores rows (see :func:`bayesnb._structure_infer.log_likelihood`).
+        How the fitted model scores rows (see :func:`bayesnb.structure.infer.log_likelihood`).
     rows : ndarray of bool of shape (n,) or (n, d), optional
         Fit only these rows; of shape (n, d), node ``j`` only the rows ``rows[:, j]``
         (``structure="auto"`` scores every candidate on the same cells:

@@ -63,7 +63,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import digamma, gammaln
 
-from .families._numeric import maximise_evidence
+from ..families._numeric import maximise_evidence
 
 __all__ = ["HierarchicalPrior", "expected_tables", "hierarchical_prior"]
 
