@@ -4,6 +4,8 @@
 - the package's own modules are imported at module level (a function-level import only
   for heavy optional dependencies such as jax, numpyro, arviz, matplotlib);
 - nothing outside ``bayesnb/families`` asks which family it holds;
+- the families layer loads no more of the structure package than its pure parts (its
+  ``__init__``, ``learn`` and the ``hierarchical`` prior of a categorical node), never the engine;
 - no module grows far past the ~500-line budget (DESIGN.md).
 """
 
@@ -44,6 +46,23 @@ def test_family_isinstance_finder_sees_a_branch(tmp_path):
     pkg.mkdir()
     (pkg / "mod.py").write_text("def f(b):\n    return isinstance(b.family, (Gaussian, int))\n")
     assert arch.family_isinstance(pkg) == [("pkg/mod.py", 2)]
+
+
+#: the structure modules the families layer may load (pure functions of counts; no engine)
+FAMILIES_MAY_LOAD = {"bayesnb.structure", "bayesnb.structure.learn", "bayesnb.structure.hierarchical"}
+
+
+def test_families_do_not_load_the_structure_engine():
+    graph = arch.import_graph()
+    families = [m for m in graph if m == "bayesnb.families" or m.startswith("bayesnb.families.")]
+    loaded = {m for m in arch.reachable(graph, families) if m.startswith("bayesnb.structure")}
+    assert "bayesnb.structure.hierarchical" in loaded  # the categorical family's hierarchical prior
+    assert loaded <= FAMILIES_MAY_LOAD, f"the families layer loads the structure engine: {sorted(loaded)}"
+
+
+def test_reachable_follows_imports_and_package_inits():
+    graph = {"p": [], "p.f": ["p.s.h"], "p.s": ["p.s.l"], "p.s.h": [], "p.s.l": ["p.s.m"], "p.s.m": []}
+    assert arch.reachable(graph, ["p.f"]) == {"p.f", "p.s.h", "p.s", "p.s.l", "p.s.m"}
 
 
 @pytest.mark.parametrize("path", sorted(arch.line_counts()))

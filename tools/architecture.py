@@ -7,8 +7,9 @@ Usage::
 
 The functions are also used by ``tests/test_architecture.py``: the package has no import
 cycle among module-level imports, imports of its own modules are module-level (function-level
-imports only for heavy optional dependencies), and nothing outside ``bayesnb/families`` asks
-which family it holds.
+imports only for heavy optional dependencies), nothing outside ``bayesnb/families`` asks
+which family it holds, and the families load no more of ``bayesnb/structure`` than its
+learning and hierarchical prior (never the engine).
 """
 
 from __future__ import annotations
@@ -122,6 +123,25 @@ def cycles(graph: dict) -> list:
     return out
 
 
+def reachable(graph: dict, start) -> set:
+    """Modules loaded, at module level, by importing the modules ``start`` (themselves included).
+
+    Importing ``a.b.c`` first runs the ``__init__`` of its packages below the top level
+    (``a.b``), so that package is reached too (the top-level ``bayesnb`` is left out: every
+    import runs it, and it imports everything).
+    """
+    seen, todo = set(), list(start)
+    while todo:
+        m = todo.pop()
+        if m in seen:
+            continue
+        seen.add(m)
+        parts = m.split(".")
+        todo += [".".join(parts[:i]) for i in range(2, len(parts)) if ".".join(parts[:i]) in graph]
+        todo += graph.get(m, [])
+    return seen
+
+
 def function_level_imports(root: Path = PACKAGE) -> list:
     """``(module, lineno, target)`` of package modules imported inside a function."""
     known = modules(root)
@@ -178,6 +198,8 @@ def main(argv=None) -> int:
         if graph[m]:
             print(f"  {m} -> {', '.join(graph[m])}")
     print(f"\ncycles: {cycles(graph) or 'none'}")
+    families = [m for m in graph if m.startswith("bayesnb.families")]
+    print(f"structure modules the families load: {sorted(m for m in reachable(graph, families) if m.startswith('bayesnb.structure'))}")
     print(f"function-level imports of package modules: {function_level_imports() or 'none'}")
     print(f"isinstance on a family outside families/: {family_isinstance() or 'none'}")
     return 0
