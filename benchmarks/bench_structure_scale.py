@@ -118,6 +118,7 @@ def interleaved(names, X, y, repeats):
             t = time.perf_counter()
             models[m] = fit(m, X, y)
             best[m] = min(best[m], time.perf_counter() - t)
+            print(f"  {m}: {time.perf_counter() - t:.2f} s", file=sys.stderr, flush=True)
     return best, models
 
 
@@ -175,8 +176,13 @@ def main(argv=None):
     print(f"{args.rows:,} rows x {X.shape[1]} columns (10 categorical of 2-20 levels, 10 numeric), 3 classes, "
           f"2% missing; best of {args.repeat}; {os.cpu_count()} CPUs; load average (1, 5, 15 min) before: {load()}")
     times, models = interleaved(names, X, y, args.repeat)
-    peaks = {m: tracemalloc_peak(lambda m=m: fit(m, X, y)) for m in names}
-    rss = {m: rss_growth(m, args.rows) for m in names} if args.rss else {}
+    peaks, rss = {}, {}
+    for m in names:
+        peaks[m] = tracemalloc_peak(lambda m=m: fit(m, X, y))
+        print(f"  {m}: tracemalloc peak {peaks[m]:.0f} MiB", file=sys.stderr, flush=True)
+    for m in names if args.rss else ():
+        rss[m] = rss_growth(m, args.rows)
+        print(f"  {m}: RSS growth {rss[m]:.0f} MiB", file=sys.stderr, flush=True)
     head = f"{'fit':10s}{'chosen':>8s}{'time s':>9s}{'x naive':>9s}{'peak MiB':>10s}{'x naive':>9s}"
     print(head + (f"{'RSS MiB':>9s}{'x naive':>9s}" if rss else ""))
     for m in names:
