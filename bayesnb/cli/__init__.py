@@ -49,7 +49,6 @@ from .._safeio import ModelFileError
 from .._version import __version__
 from .check import cmd_check
 from .commands import (
-    FAMILIES,
     cmd_demo,
     cmd_fit,
     cmd_predict,
@@ -59,6 +58,7 @@ from .commands import (
 from .datasets import DATASETS, cmd_datasets
 from .demo import DemoStepError as _DemoStepError
 from .explain import cmd_explain
+from .families import NUMERIC_FAMILIES
 from .generate import cmd_impute, cmd_sample
 from .io import (
     FORMATS,
@@ -166,12 +166,20 @@ def build_parser():
     def fit_opts(q, what, target_help=None):
         q.add_argument("data", help=f"training table (.csv, .tsv, .parquet; '-' = stdin CSV){what}")
         q.add_argument("--target", required=target_help is None, help=target_help or "name of the label column")
-        q.add_argument("--family", choices=FAMILIES, default="auto",
-                       help="feature family: auto (text columns categorical, numeric Gaussian), "
+        q.add_argument("--family", action="append", default=None, metavar="NAME|COL=NAME",
+                       help="feature family. NAME for every column: auto (the default: text, bool and category "
+                            "columns categorical; each numeric column the family its evidence chooses among "
+                            "poisson, lognormal, hurdle, gaussian and histograms of 8 to 256 bins), "
                             "categorical, gaussian, multinomial (counts), complement (counts, Complement NB), "
                             "bernoulli (0/1), poisson (counts, column by column), lognormal (positive values), "
                             "histogram (numbers, binned at the training quantiles; --alpha is its pseudo-count "
-                            "per bin), hurdle (values >= 0 with exact zeros: P(x = 0) and a log-normal for x > 0)")
+                            "per bin), hurdle (values >= 0 with exact zeros: P(x = 0) and a log-normal for x > 0). "
+                            "COL=NAME (repeatable) for one column, e.g. --family age=gaussian --family "
+                            "city=categorical; the columns not named keep what auto gives them")
+        q.add_argument("--numeric-family", choices=NUMERIC_FAMILIES, default="auto",
+                       help="the family of every numeric column that --family COL=NAME does not name: auto "
+                            "(chosen by its evidence, as above; the default) or gaussian (the classic mixed "
+                            "categorical + Gaussian naive Bayes, no search)")
         q.add_argument("--alpha", default=None,
                        help="smoothing pseudo-count (Dirichlet/Beta prior), e.g. 1 (Laplace), 0.5, 0, or 'auto' "
                             "(maximise the evidence)")

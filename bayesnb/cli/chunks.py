@@ -55,7 +55,7 @@ def read_chunks(path, chunksize, na_values=None, numeric=None, categorical=None)
 
 
 def fit_chunks(args, alpha, make, split):
-    """Fit ``make(X)`` chunk by chunk; the return value of :func:`~bayesnb.cli.commands.fit_table`.
+    """Fit ``make(X, y)`` (the model and the scores of ``auto``'s choices) chunk by chunk; the return value of :func:`~bayesnb.cli.commands.fit_table`.
 
     ``split(df, where)`` turns a chunk into ``(X, y)`` as ``bayesnb fit`` does.
     """
@@ -80,8 +80,10 @@ def fit_chunks(args, alpha, make, split):
         X, y = split(df, f"{path} (rows {df.index[0] + 1}-{df.index[-1] + 1})")
         t0 = time.perf_counter()
         if model is None:
-            model = make(X)
+            model, scores = make(X, y)
             model.partial_fit(X, y, classes=np.array(sorted(classes), dtype=y.to_numpy().dtype))
+            if scores is not None:
+                model.family_scores_ = scores
             _family_warning(model, X, len(df), rows)
         else:
             model.partial_fit(X, y)
@@ -98,9 +100,10 @@ def _family_warning(model, X, n_first, n_all):
     scores = getattr(model, "family_scores_", None)
     if scores is None or n_first >= n_all or len(scores) == 0:
         return
-    chosen = [f"{b.names[j]}: {type(b.family).__name__}" for b in model.posterior_.blocks
-              if type(b.family).__name__ != "Categorical" for j in range(len(b.names))]
+    won = scores[scores["chosen"].astype(bool)]  # the columns auto chose (not those --family named)
+    chosen = [f"{c}: {str(f).split('(')[0]}" for c, f in zip(won["column"], won["family"])]
     if chosen:
-        warn(f"--family auto chose the family of each numeric column by its evidence on the first chunk "
+        warn(f"--family auto chose the family of each numeric column not named by its evidence on the first chunk "
              f"({n_first} of {n_all} rows): {', '.join(chosen[:8])}{' ...' if len(chosen) > 8 else ''}; "
-             "Histogram bins are its quantiles; give --family to choose it yourself")
+             "Histogram bins are its quantiles; to choose them yourself give --family COL=FAMILY per column "
+             "or --numeric-family gaussian")
