@@ -196,7 +196,13 @@ def build_parser():
     force_opt(f)
     f.add_argument("--chunksize", type=int, default=None, metavar="N",
                    help="read a CSV larger than memory N rows at a time (model.partial_fit per chunk; the "
-                        "same model as one fit). Reads the file twice: column types and classes, then the fit")
+                        "same model as one fit). Where auto chooses families, a first pass reads the column "
+                        "types and classes; where every family is given (--family NAME, or --family COL=NAME "
+                        "with --numeric-family gaussian) the types are the first chunk's and, with --classes, "
+                        "the file is read once")
+    f.add_argument("--classes", default=None, metavar="A,B,...",
+                   help="with --chunksize: every label of --target (a label not listed is an error), so that "
+                        "no pass is spent finding them")
     f.add_argument("--semi-supervised", action="store_true",
                    help="use the rows with no label too: model.fit_semi_supervised (EM, each unlabelled row "
                         "weighted by its class responsibilities)")

@@ -93,7 +93,8 @@ def fit_table(args):
         return make_estimator(family, alpha, X, y, per_column, getattr(args, "numeric_family", "auto"))
 
     if getattr(args, "chunksize", None) is not None:
-        return fit_chunks(args, alpha, make, lambda df, where: split_target(df, args, where, report=False))
+        return fit_chunks(args, alpha, make, lambda df, where: split_target(df, args, where, report=False),
+                          family, per_column)
     df = read_table(args.data, args.na_values, numeric=args.numeric, categorical=args.categorical)
     X, y = split_target(df, args)
     warn_one_class(pd.unique(y.dropna()), args.target, args.data)
