@@ -169,6 +169,8 @@ def fit_chunks(args, alpha, make, split, family="auto", per_column=None):
     if given_classes is not None:
         report_dropped(dropped, args.target)
         warn_one_class(classes, args.target, path)
+    if isinstance(y, np.ndarray):  # labels passed as a NumPy str array: the name pandas would have given
+        model.target_name_ = str(args.target)
     record_target_index(model, names, args.target)
     return model, None, None, seen, len(model.feature_names_in_), t
 
