@@ -1,8 +1,8 @@
 """Reading a CSV/TSV in chunks of rows at the speed of the parser, for ``bayesnb fit --chunksize``.
 
 Each column gets one *kind* for the whole file, ``"text"``, ``"int"``, ``"float"`` or
-``"bool"``, from a first pass over the file (:func:`scan_kinds`: the cells are read as text
-and a column is numbers where every cell converts; no per-chunk ``pd.to_numeric``), or from
+``"bool"``, from a first pass over the file (:func:`scan_kinds`: pandas' parser with its own
+inference, a column text where any chunk is; no per-chunk ``pd.to_numeric``), or from
 the first chunk alone (:func:`first_chunk_kinds`) where the families are given. Every
 chunk is then parsed with those types declared (:func:`read_kinds`), so that a column never
 changes type mid-file and nothing is converted after parsing but whole numbers (kept whole:
@@ -83,8 +83,8 @@ def _arrow_batches(path, na_values, types, columns=None):
     while True:
         try:
             if reader is None:  # opening parses the first block
-                reader = csv.open_csv(path, read_options=csv.ReadOptions(block_size=_BLOCK), parse_options=parse,
-                                      convert_options=conv)
+                read = csv.ReadOptions(block_size=_BLOCK, use_threads=(os.cpu_count() or 1) > 2)  # 2 cores: faster alone
+                reader = csv.open_csv(path, read_options=read, parse_options=parse, convert_options=conv)
             yield reader.read_next_batch()
         except StopIteration:
             return
@@ -104,38 +104,41 @@ def _conversion_error(path, e, names):
                       f"{col} (or --family {col}=categorical), or list the text in --na-values")
 
 
-def _kind_of(arr, kind):
-    """The kind of the text cells ``arr`` given the kind so far (``None``: no cell seen yet)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if kind == "text" or arr.null_count == len(arr):
+def _merge(kind, col):
+    """The kind of a column given its kind so far (``None``: no cell seen) and one more chunk of it as pandas read it."""
+    seen = col.dropna()
+    if kind == "text" or seen.empty:
         return kind
-    if kind in (None, "bool"):
-        if pc.all(pc.is_in(arr.drop_null(), value_set=pa.array(_TRUE + _FALSE))).as_py():
-            return "bool"
-        if kind == "bool":
-            return "text"
-    for k, t in (("int", pa.int64()), ("float", pa.float64())):
-        if kind == "float" and k == "int":
-            continue
-        try:
-            pc.cast(arr, t)
-            return k
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            pass
-    return "text"
+    k = col.dtype.kind
+    if k == "b":
+        new = "bool"
+    elif k in "iu":
+        new = "int"
+    elif k == "f":
+        new = "int" if len(seen) < len(col) and _whole(seen.to_numpy()) else "float"  # whole with NaN: Int64
+    else:
+        return "text"
+    if kind is None or kind == new:
+        return new
+    if {kind, new} == {"int", "float"}:
+        return "float"
+    return "text"  # bool beside numbers: pandas reads the whole column as objects
 
 
 def scan_kinds(path, na_values, declared, target, progress=None):
     """First pass: each column's kind over the whole file, whether it has missing cells, the labels.
+
+    pandas' C parser reads each chunk with its own type inference (nothing converted after
+    parsing): a column is text where any chunk reads it as text, whole numbers where every
+    chunk holds whole numbers. Only the columns whose kind is not ``declared`` are read,
+    and the target.
 
     Parameters
     ----------
     path : str
     na_values : list of str or None
     declared : dict
-        ``{column: kind}`` known beforehand (``--numeric``, ``--categorical``, ``--family``).
+        ``{column: kind}`` known beforehand (``--categorical``, ``--family``, the first chunk's).
     target : str
     progress : callable, optional
         Called with the number of rows read so far.
@@ -146,66 +149,37 @@ def scan_kinds(path, na_values, declared, target, progress=None):
         ``{column: kind}`` of every column, in file order (a column with no cell: ``"float"``).
     missing : set
         The columns with a missing cell.
-    labels : set of str
-        The texts of the target's observed cells.
+    labels : set
+        The target's observed values (as read: numbers or texts).
     rows, unlabelled : int
     """
     names = header(path, na_values)
     kinds = {c: declared.get(c) for c in names}
+    scan = [c for c in names if kinds[c] is None or c == target]
     missing, labels, rows, unlabelled = set(), set(), 0, 0
-    if use_pyarrow(path):
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        scan = [c for c in names if kinds[c] is None or c == target]
-        for batch in _arrow_batches(path, na_values, {c: pa.string() for c in scan}, scan):
-            for c, arr in zip(batch.schema.names, batch.columns):
-                if arr.null_count:
-                    missing.add(c)
-                if kinds[c] is None or c == target and c not in declared:
-                    kinds[c] = _kind_of(arr, kinds[c])
-                if c == target:
-                    labels.update(pc.unique(arr.drop_null()).to_pylist())
-                    unlabelled += arr.null_count
-            rows += batch.num_rows
-            if progress:
-                progress(rows)
-    else:
-        na, keep = _na(na_values)
-        kw = {"sep": _separator(os.path.splitext(path)[1].lower()), "na_values": na, "keep_default_na": keep,
-              "skipinitialspace": True, "dtype": str, "chunksize": 1 << 18}
-        try:
-            with pd.read_csv(path, **kw) as reader:
-                for df in reader:
-                    df.columns = names
-                    for c in names:
-                        col = df[c]
-                        if col.isna().any():
-                            missing.add(c)
-                        if kinds[c] is None or c == target and c not in declared:
-                            kinds[c] = _pandas_kind(col, kinds[c])
-                    labels.update(df[target].dropna().unique().tolist())
-                    unlabelled += int(df[target].isna().sum())
-                    rows += len(df)
-                    if progress:
-                        progress(rows)
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, OSError) as e:
-            raise _unreadable(path, e) from None
+    na, keep = _na(na_values)
+    kw = {"sep": _separator(os.path.splitext(path)[1].lower()), "na_values": na, "keep_default_na": keep,
+          "skipinitialspace": True, "usecols": scan, "chunksize": 1 << 18,
+          "dtype": {c: object for c in scan if declared.get(c) == "text"} or None}
+    try:
+        with pd.read_csv(path, **kw) as reader:
+            for df in reader:
+                df.columns = [str(c) for c in df.columns]
+                for c in scan:
+                    col = df[c]
+                    if col.hasnans:
+                        missing.add(c)
+                    if c not in declared:
+                        kinds[c] = _merge(kinds[c], col)
+                y = df[target]
+                labels.update(y.dropna().unique().tolist())
+                unlabelled += int(y.isna().sum())
+                rows += len(df)
+                if progress:
+                    progress(rows)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, OSError) as e:
+        raise _unreadable(path, e) from None
     return {c: k or "float" for c, k in kinds.items()}, missing, labels, rows, unlabelled
-
-
-def _pandas_kind(col, kind):
-    """:func:`_kind_of` for a pandas column of texts."""
-    seen = col.dropna()
-    if kind == "text" or seen.empty:
-        return kind
-    if kind in (None, "bool") and seen.isin(_TRUE + _FALSE).all():
-        return "bool"
-    num = pd.to_numeric(seen, errors="coerce")
-    if kind == "bool" or num.isna().any():
-        return "text"
-    whole = kind != "float" and not seen.str.contains(r"[.eE]|inf|nan", regex=True).any()
-    return "int" if whole else "float"
 
 
 def first_chunk_kinds(path, chunksize, na_values, declared):

@@ -37,7 +37,7 @@ import pandas as pd
 from .._utils import shown_list
 from .chunkread import first_chunk_kinds, header, read_kinds, scan_kinds
 from .families import NUMERIC
-from .io import QUIET, UsageError, _mixed_numeric_warning, warn
+from .io import QUIET, UsageError, _mixed_numeric_warning, _number_text, warn
 from .labels import record_target_index, report_dropped, warn_one_class
 
 __all__ = ["fit_chunks"]
@@ -82,15 +82,15 @@ def _declared(args, names, family, per_column):
     return declared, numbers, given
 
 
-def _typed(texts, kind):
-    """Label texts as the target column's kind reads them."""
+def _typed(values, kind):
+    """Labels (texts, or numbers as a chunk read them) as the target column's kind reads them."""
     if kind == "int":
-        return {int(float(t)) for t in texts}
+        return {int(float(t)) for t in values}
     if kind == "float":
-        return {float(t) for t in texts}
+        return {float(t) for t in values}
     if kind == "bool":
-        return {t in ("True", "TRUE", "true") for t in texts}
-    return set(texts)
+        return {t if isinstance(t, bool) else t in ("True", "TRUE", "true") for t in values}
+    return {t if isinstance(t, str) else _number_text(t) for t in values}
 
 
 def fit_chunks(args, alpha, make, split, family="auto", per_column=None):
