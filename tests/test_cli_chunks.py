@@ -36,7 +36,8 @@ def test_chunked_fit_equals_the_in_memory_fit(tmp_path, capsys, monkeypatch, eng
     path = tmp_path / "mixed.csv"
     df.to_csv(path, index=False)
     base = ["-q", "fit", str(path), "--target", "y", *extra]
-    assert main([*base, "-o", str(tmp_path / "mem.bnb")]) == 0
+    in_memory = [a for a in base if a != "u,v,w" and a != "--classes"]  # --classes: chunked fits only
+    assert main([*in_memory, "-o", str(tmp_path / "mem.bnb")]) == 0
     assert main([*base, "-o", str(tmp_path / "chunks.bnb"), "--chunksize", "90"]) == 0
     capsys.readouterr()
     mem, chunks = bayesnb.load(tmp_path / "mem.bnb"), bayesnb.load(tmp_path / "chunks.bnb")
@@ -86,6 +87,8 @@ def test_one_pass_errors_are_one_line(tmp_path, capsys, monkeypatch, engine):
         if "'age'" in message and engine == "pandas":
             message = "holds text further down"
         assert len(err.splitlines()) == 1 and message in err and "Traceback" not in err, err
+    assert main(["fit", str(path), "--target", "y", "-o", str(tmp_path / "m.bnb"), "--classes", "u,v,w"]) == 2
+    assert "--classes applies to a chunked fit" in capsys.readouterr().err
     # where auto chooses, the first pass sees the word: 'age' is categorical in every chunk, as in memory
     assert main(["-q", "fit", str(path), "--target", "y", "-o", str(tmp_path / "a.bnb"), "--chunksize", "100"]) == 0
     blocks = {str(c): type(p.family).__name__ for p in bayesnb.load(tmp_path / "a.bnb").posterior_.blocks

@@ -177,9 +177,8 @@ def build_parser():
                             "COL=NAME (repeatable) for one column, e.g. --family age=gaussian --family "
                             "city=categorical; the columns not named keep what auto gives them")
         q.add_argument("--numeric-family", choices=NUMERIC_FAMILIES, default="auto",
-                       help="the family of every numeric column that --family COL=NAME does not name: auto "
-                            "(chosen by its evidence, as above; the default) or gaussian (the classic mixed "
-                            "categorical + Gaussian naive Bayes, no search)")
+                       help="family of the numeric columns --family COL=NAME does not name: auto (by evidence, "
+                            "the default) or gaussian (categorical + Gaussian naive Bayes, no search)")
         q.add_argument("--alpha", default=None,
                        help="smoothing pseudo-count (Dirichlet/Beta prior), e.g. 1 (Laplace), 0.5, 0, or 'auto' "
                             "(maximise the evidence)")
@@ -201,8 +200,7 @@ def build_parser():
                         "with --numeric-family gaussian) the types are the first chunk's and, with --classes, "
                         "the file is read once")
     f.add_argument("--classes", default=None, metavar="A,B,...",
-                   help="with --chunksize: every label of --target (a label not listed is an error), so that "
-                        "no pass is spent finding them")
+                   help="with --chunksize: every label of --target (no pass spent finding them)")
     f.add_argument("--semi-supervised", action="store_true",
                    help="use the rows with no label too: model.fit_semi_supervised (EM, each unlabelled row "
                         "weighted by its class responsibilities)")

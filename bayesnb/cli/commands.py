@@ -88,6 +88,9 @@ def fit_table(args):
         raise UsageError("--semi-supervised uses the unlabelled rows (EM over the whole table): it cannot be "
                          "combined with --drop-unlabelled or --chunksize")
     family, per_column = column_families(args)
+    if getattr(args, "classes", None) is not None and args.chunksize is None:
+        raise UsageError("--classes applies to a chunked fit (--chunksize N); without it the classes are read "
+                         "from the table")
 
     def make(X, y):
         return make_estimator(family, alpha, X, y, per_column, getattr(args, "numeric_family", "auto"))
