@@ -27,8 +27,9 @@ def _same(a, b, X):
 
 
 @pytest.mark.parametrize("engine", ["pyarrow", "pandas"])
-@pytest.mark.parametrize("extra", [[], ["--numeric-family", "gaussian"], ["--numeric-family", "gaussian",
-                                                                          "--classes", "u,v,w"]])
+@pytest.mark.parametrize("extra", [[], ["--numeric-family", "gaussian"],
+                                   ["--numeric-family", "gaussian", "--classes", "u,v,w"],
+                                   ["--numeric-family", "gaussian", "--columns", "kids,city"]])
 def test_chunked_fit_equals_the_in_memory_fit(tmp_path, capsys, monkeypatch, engine, extra):
     if engine == "pandas":
         monkeypatch.setattr(chunkread, "use_pyarrow", lambda path: False)
@@ -42,6 +43,9 @@ def test_chunked_fit_equals_the_in_memory_fit(tmp_path, capsys, monkeypatch, eng
     capsys.readouterr()
     mem, chunks = bayesnb.load(tmp_path / "mem.bnb"), bayesnb.load(tmp_path / "chunks.bnb")
     X = pd.read_csv(path).drop(columns="y")
+    if "--columns" in extra:
+        X = X[["kids", "city"]]
+        assert list(chunks.feature_names_in_) == ["kids", "city"]
     if not extra:  # auto chooses the numeric families on the first chunk: same blocks, other posteriors
         assert [type(p.family).__name__ for p in chunks.posterior_.blocks] == \
                [type(p.family).__name__ for p in mem.posterior_.blocks]
@@ -50,7 +54,8 @@ def test_chunked_fit_equals_the_in_memory_fit(tmp_path, capsys, monkeypatch, eng
     def kinds(m):  # text: pandas' str dtype in memory, str objects in chunks (as before)
         return [str(d) if d.kind != "O" else "text" for d in m.feature_dtypes_]
 
-    assert kinds(chunks) == kinds(mem) == ["float64", "int64", "text", "bool"]
+    expected = {"age": "float64", "kids": "int64", "city": "text", "ok": "bool"}
+    assert kinds(chunks) == kinds(mem) == [expected[c] for c in X.columns]
 
 
 def test_spaces_after_separators_are_read_by_pandas(tmp_path, capsys):

@@ -215,7 +215,8 @@ def read_kinds(path, chunksize, na_values, kinds, missing=None):
     chunksize : int
     na_values : list of str or None
     kinds : dict
-        ``{column: kind}`` of every column (:func:`scan_kinds` or :func:`first_chunk_kinds`).
+        ``{column: kind}`` of the columns to read (:func:`scan_kinds` or :func:`first_chunk_kinds`),
+        in file order; the other columns are skipped by the parser.
     missing : set, optional
         The columns with a missing cell anywhere (their whole numbers are ``Int64`` in every
         chunk); None: decided per chunk.
@@ -244,7 +245,7 @@ def _arrow_chunks(path, chunksize, na_values, kinds):
 
     types = {"text": pa.string(), "int": pa.float64(), "float": pa.float64(), "bool": pa.bool_()}
     pending, held = [], 0
-    for batch in _arrow_batches(path, na_values, {c: types[k] for c, k in kinds.items()}):
+    for batch in _arrow_batches(path, na_values, {c: types[k] for c, k in kinds.items()}, list(kinds)):
         pending.append(batch)
         held += batch.num_rows
         while held >= chunksize:
@@ -282,12 +283,12 @@ def _pandas_chunks(path, chunksize, na_values, kinds):
     na, keep = _na(na_values)
     dtype = {c: (object if k == "text" else float) for c, k in kinds.items() if k != "bool"}
     kw = {"sep": _separator(os.path.splitext(path)[1].lower()), "na_values": na, "keep_default_na": keep,
-          "skipinitialspace": True, "dtype": dtype, "chunksize": chunksize}
+          "skipinitialspace": True, "dtype": dtype, "chunksize": chunksize, "usecols": list(kinds)}
     try:
         with pd.read_csv(path, **kw) as reader:
             for df in reader:
-                df.columns = list(kinds)
-                yield df
+                df.columns = [str(c) for c in df.columns]
+                yield df[list(kinds)]
     except ValueError as e:
         if "could not convert" in str(e) or "Unable to parse" in str(e):
             raise UsageError(f"{path}: a column read as numbers holds text further down ({str(e).splitlines()[0]}): "

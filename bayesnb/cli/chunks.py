@@ -134,6 +134,12 @@ def fit_chunks(args, alpha, make, split, family="auto", per_column=None):
     if classes is not None:
         report_dropped(dropped, args.target)  # once for the file, not per chunk
         warn_one_class(classes, args.target, path)
+    if args.columns:  # --columns: the parser skips the other columns
+        used = {c.strip() for c in args.columns.split(",")} | {args.target}
+        bad = sorted(used - set(kinds))
+        if bad:
+            raise UsageError(f"{path}: no column(s) {bad}")
+        kinds = {c: k for c, k in kinds.items() if c in used}
     what = "pass 2/2 (partial_fit)" if given_classes is None else "one pass (partial_fit)"
     model, seen, t = None, 0, 0.0
     for df in read_kinds(path, n, args.na_values, kinds, missing):
