@@ -216,6 +216,31 @@ def test_what_breaks_the_guarantee_is_refused(votes, penguins):
             call()
 
 
+
+@pytest.mark.parametrize("structure", ["auto", "tan", "kdb"])
+@pytest.mark.parametrize("how", ["NaiveBayes auto", "NaiveBayes dict", "CategoricalNB", "partial_fit"])
+def test_a_structure_under_privacy_is_refused_for_privacy_not_for_the_features(votes, penguins, structure, how):
+    """Issue 28, defect 7: the refusal names privacy (and private structure selection), before any
+    features check, whichever estimator and features are given."""
+    Xv, yv = votes
+    Xp, yp = penguins
+    dpp = bn.DP(1.0, classes=SPECIES, bounds=BOUNDS)
+    dpv = bn.DP(1.0, classes=PARTIES)
+    cats = [["n", "y"]] * Xv.shape[1]
+    call = {
+        "NaiveBayes auto": lambda: bn.NaiveBayes(structure=structure, privacy=dpp).fit(Xp, yp),
+        "NaiveBayes dict": lambda: bn.NaiveBayes(penguin_features(), structure=structure, privacy=dpp).fit(Xp, yp),
+        "CategoricalNB": lambda: bn.CategoricalNB(categories=cats, structure=structure, privacy=dpv).fit(Xv, yv),
+        "partial_fit": lambda: bn.CategoricalNB(categories=cats, structure=structure,
+                                                privacy=dpv).partial_fit(Xv, yv, classes=PARTIES),
+    }[how]
+    with pytest.raises(ValueError, match=f"structure='{structure}' is not available with privacy=") as info:
+        call()
+    msg = str(info.value)
+    assert "private structure selection" in msg and "use structure='naive'" in msg
+    assert "features" not in msg
+
+
 # ------------------------------------------------------------------------------ model files
 def test_a_private_model_says_so_in_its_file_and_in_info(tmp_path, votes, capsys):
     X, y = votes
