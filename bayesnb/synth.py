@@ -305,12 +305,14 @@ class Synthesizer(BaseEstimator):
         return out
 
     def save(self, path, *, key=None, overwrite=False):
-        """Save the chosen model (``model_``) in bayesnb's model format; load it with :func:`bayesnb.load`.
+        """Save the chosen model in bayesnb's model format (no pickle); read it back with :meth:`load`.
 
-        The file holds the fitted :class:`~bayesnb.NaiveBayes` (its structure included), not this
-        wrapper: ``bayesnb.load(path).sample(n)`` gives ``(X, y)``, the feature columns and the
-        target. A latent-class choice cannot be saved yet (model files do not hold a
-        ``LatentClassFit``): a ``NotImplementedError`` says so.
+        The file holds the fitted :class:`~bayesnb.NaiveBayes` (``model_``, its structure
+        included) with the target's name and place among the columns, so
+        ``Synthesizer.load(path).sample(n)`` gives the same table as this object (and
+        :func:`bayesnb.load` the estimator itself). ``selection_`` is not saved. A latent-class
+        choice cannot be saved yet (model files do not hold a ``LatentClassFit``): a
+        ``NotImplementedError`` says so.
 
         Parameters
         ----------
@@ -318,13 +320,53 @@ class Synthesizer(BaseEstimator):
         key : bytes or str, optional
             HMAC key, as in :func:`bayesnb.persistence.save`.
         overwrite : bool, default=False
+            Replace ``path`` if it exists (else a ``FileExistsError``).
         """
         check_is_fitted(self, "model_")
         if self.latent_ is not None:
             raise NotImplementedError(f"{_WHO}.save: the chosen model is a latent-class model "
                                       f"({self.chosen_}), which model files cannot hold yet; refit with "
                                       "latent=None to save a structure, or keep the Python object.")
-        self.model_.save(path, key=key, overwrite=overwrite)
+        model = self.model_
+        if self.target is not None:  # recorded as `bayesnb fit` records them
+            model.target_name_ = self.target
+            model.target_index_ = self.columns_.index(self.target)
+        model.save(path, key=key, overwrite=overwrite)
+
+    @classmethod
+    def load(cls, path, *, key=None):
+        """A fitted ``Synthesizer`` from a file written by :meth:`save` (or by ``bayesnb fit``).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+        key : bytes or str, optional
+            The HMAC key the file was saved with.
+
+        Returns
+        -------
+        Synthesizer
+            ``model_`` the loaded estimator, ``latent_`` None, ``chosen_`` its structure,
+            ``selection_`` None. Without a recorded target name the table had one class.
+        """
+        from .persistence import load
+
+        model = load(path, key=key)
+        if not isinstance(model, NaiveBayes) or getattr(model, "feature_names_in_", None) is None:
+            raise TypeError(f"{_WHO}.load: {path} holds a {type(model).__name__} not fitted on a DataFrame; "
+                            "expected a NaiveBayes saved by Synthesizer.save.")
+        target = getattr(model, "target_name_", None)
+        self = cls(target=target, structure=getattr(model, "structure_kind_", "naive"), latent=None)
+        columns = list(model.feature_names_in_)
+        dtypes = list(model.feature_dtypes_)
+        if target is not None:
+            at = min(int(getattr(model, "target_index_", len(columns))), len(columns))
+            columns.insert(at, target)
+            dtypes.insert(at, model.classes_.dtype)
+        self.model_, self.latent_, self.selection_ = model, None, None
+        self.chosen_ = _variant(model)[0]
+        self.columns_, self.dtypes_ = columns, pd.Series(dtypes, index=columns, dtype=object)
+        return self
 
 
 def _as_dtype(column, dtype):
