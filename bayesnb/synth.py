@@ -92,7 +92,8 @@ class Synthesizer(BaseEstimator):
         An int: always use the latent-class model with that many components per class
         (``structure`` is then not used). None: no latent-class model.
     latent_candidates : sequence of int, default=(1, 2, 3, 4, 6, 8)
-        Component counts the latent-class search compares (``fit_latent_class(candidates=)``).
+        Component counts the latent-class search compares (``fit_latent_class(candidates=)``;
+        while the largest scores best the search widens, up to ``n_rows // (10 * n_classes)``).
     holdout : float, default=0.2
         Share of the rows held out to compare the latent-class model with the structure.
     search_rows : int, default=5000
