@@ -41,6 +41,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._progress import progress
 from ._utils import as_generator
 from .estimators import NaiveBayes
+from .persistence import load
 
 __all__ = ["Synthesizer"]
 
@@ -350,8 +351,6 @@ class Synthesizer(BaseEstimator):
             ``model_`` the loaded estimator, ``latent_`` None, ``chosen_`` its structure,
             ``selection_`` None. Without a recorded target name the table had one class.
         """
-        from .persistence import load
-
         model = load(path, key=key)
         if not isinstance(model, NaiveBayes) or getattr(model, "feature_names_in_", None) is None:
             raise TypeError(f"{_WHO}.load: {path} holds a {type(model).__name__} not fitted on a DataFrame; "

@@ -469,8 +469,7 @@ def build_parser():
     output_opt(sy)
     sy.add_argument("--target", default=None, metavar="COL",
                     help="class column (every row labelled), sampled in its place; default: none, one class")
-    sy.add_argument("--structure", choices=("auto", "naive", "tan", "kdb"), default="auto",
-                    help="structure of the model (default auto: chosen by evidence)")
+    sy.add_argument("--structure", choices=("auto", "naive", "tan", "kdb"), default="auto", help="default: by evidence")
     sy.add_argument("--latent", default="auto", metavar="auto|none|K",
                     help="latent-class model: auto (kept when its held-out likelihood beats the structure's; the "
                          "default), none, or K components per class (always used)")
