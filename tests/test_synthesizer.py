@@ -205,3 +205,22 @@ def test_cli_synthesize_writes_the_python_api_rows(tmp_path, capsys):
     assert "refusing to replace" in capsys.readouterr().err
     assert main(["-q", "synthesize", str(data), "-n", "5", "--target", "island_x"]) == 2
     assert "no column 'island_x'" in capsys.readouterr().err
+
+
+def test_datetimes_categories_bools_and_an_integer_target_keep_their_dtypes(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 300
+    day = pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 1000, n), unit="D")
+    df = pd.DataFrame({"c": pd.Categorical(rng.choice(["a", "b", "c"], n)), "t": rng.integers(0, 2, n),
+                       "b": rng.random(n) < 0.3, "k": rng.integers(0, 50, n).astype("int32"), "day": day,
+                       "at": (day + pd.to_timedelta(rng.integers(0, 30, n), unit="D")).tz_localize("Europe/Paris")})
+    df.loc[3, "day"] = pd.NaT
+    synth = Synthesizer(target="t", latent=None, random_state=0).fit(df)
+    out = synth.sample(200, random_state=0)
+    assert (out.dtypes == df.dtypes).all(), (out.dtypes, df.dtypes)
+    assert synth.datetime_columns_ == ["day", "at"]
+    assert set(out["t"]) == {0, 1} and set(out["c"]) <= {"a", "b", "c"}
+    for c in ("day", "at"):  # histogram draws (the family the seconds chose): observed instants
+        assert out[c].between(df[c].min(), df[c].max()).all()
+    with pytest.raises(NotImplementedError, match="datetime"):
+        synth.save(tmp_path / "d.bnb")
