@@ -251,6 +251,7 @@ class Synthesizer(BaseEstimator):
             seed = int(rng.integers(2**31 - 1))
             tr, te = train_test_split(np.arange(X.shape[0]), test_size=self.holdout, stratify=strat,
                                       random_state=seed)
+            te = te[np.isin(labels[te], labels[tr])]  # a class with no training row cannot be scored
             Xtr, Xte, ytr = X.iloc[tr], X.iloc[te], labels[tr]
             scores = {}
             for cand, cparams in {"naive": {"structure": "naive"}, name: params}.items():

@@ -4,6 +4,8 @@ plain naive Bayes on the bundled tables."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -224,3 +226,15 @@ def test_datetimes_categories_bools_and_an_integer_target_keep_their_dtypes(tmp_
         assert out[c].between(df[c].min(), df[c].max()).all()
     with pytest.raises(NotImplementedError, match="datetime"):
         synth.save(tmp_path / "d.bnb")
+
+
+def test_a_class_with_one_row_is_kept_and_sampled():
+    pg = load_penguins().iloc[:120].copy()
+    pg.loc[pg.index[0], "species"] = "Rare"  # one row: the holdout split cannot stratify
+    with warnings.catch_warnings():  # 120 rows cap the component search (a SearchEdgeWarning says so)
+        warnings.simplefilter("ignore", bayesnb.SearchEdgeWarning)
+        synth = Synthesizer(target="species", latent_candidates=(1, 2), random_state=0).fit(pg)
+    assert np.isfinite(synth.selection_["holdout_loglik"].dropna()).all() and len(synth.selection_.dropna(
+        subset=["holdout_loglik"])) >= 2
+    assert "Rare" in set(synth.model_.classes_)
+    assert set(synth.sample(2000, random_state=0)["species"]) <= set(pg["species"])
