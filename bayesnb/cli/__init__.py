@@ -469,10 +469,10 @@ def build_parser():
     output_opt(sy)
     sy.add_argument("--target", default=None, metavar="COL",
                     help="class column (every row labelled), sampled in its place; default: none, one class")
+    drop_opt(sy)
     sy.add_argument("--structure", choices=("auto", "naive", "tan", "kdb"), default="auto", help="default: by evidence")
     sy.add_argument("--latent", default="auto", metavar="auto|none|K",
-                    help="latent-class model: auto (kept when its held-out likelihood beats the structure's; the "
-                         "default), none, or K components per class (always used)")
+                    help="latent class: auto (kept if better held out), none, K components per class")
     sy.add_argument("--seed", type=int, default=0, help="random seed of the fit and the draws (default 0)")
     data_opts(sy)
     float_opt(sy)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from .._utils import shown_list
 from ..synth import Synthesizer
 from .io import UsageError, check_output, read_table, status, write_table
+from .labels import check_drop_option, labelled_rows
 
 __all__ = ["cmd_synthesize", "parse_latent"]
 
@@ -35,9 +36,13 @@ def cmd_synthesize(args):
     if args.n < 1:
         raise UsageError(f"-n must be at least 1; received {args.n}")
     latent = parse_latent(args.latent)
+    check_drop_option(args)
     df = read_table(args.data, na_values=args.na_values, numeric=args.numeric, categorical=args.categorical)
-    if args.target is not None and args.target not in df.columns:
-        raise UsageError(f"{args.data}: no column {args.target!r} (columns: {shown_list(df.columns, 10)})")
+    if args.target is not None:
+        if args.target not in df.columns:
+            raise UsageError(f"{args.data}: no column {args.target!r} (columns: {shown_list(df.columns, 10)})")
+        df, _ = labelled_rows(df, args.target, args.data, args.drop_unlabelled,
+                              "leave out --target to model the label like a column")
     status(f"choosing a model of {len(df)} rows by evidence (structure {args.structure}, latent {args.latent})")
     synth = Synthesizer(target=args.target, structure=args.structure, latent=latent,
                         random_state=args.seed).fit(df)
