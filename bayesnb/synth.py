@@ -274,6 +274,9 @@ class Synthesizer(BaseEstimator):
             rows.append({"candidate": latent_name, "log_evidence": np.nan, "cv_log_loss": np.nan,
                          "holdout_loglik": np.nan, "chosen": False})
             for cand, s in scores.items():
+                if cand not in index:  # naive, as the reference of an explicit structure
+                    index[cand] = len(rows)
+                    rows.append({"candidate": cand, "log_evidence": np.nan, "cv_log_loss": np.nan, "chosen": False})
                 rows[index[cand]]["holdout_loglik"] = s
             if scores[latent_name] > scores[name]:  # 3. refit the winner on every row
                 self.model_ = NaiveBayes().fit(X, labels)

@@ -238,3 +238,14 @@ def test_a_class_with_one_row_is_kept_and_sampled():
         subset=["holdout_loglik"])) >= 2
     assert "Rare" in set(synth.model_.classes_)
     assert set(synth.sample(2000, random_state=0)["species"]) <= set(pg["species"])
+
+
+def test_an_explicit_structure_is_compared_with_naive_and_the_latent_model():
+    synth = Synthesizer(target="species", structure="kdb", latent_candidates=(1, 2), random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bayesnb.SearchEdgeWarning)
+        synth.fit(load_penguins())
+    sel = synth.selection_.set_index("candidate")
+    assert {"naive", "kdb (k=2, hierarchical)"} <= set(sel.index) and len(sel) == 3
+    assert sel["holdout_loglik"].notna().all() and np.isfinite(sel.loc["kdb (k=2, hierarchical)", "log_evidence"])
+    assert sel["chosen"].sum() == 1
