@@ -243,48 +243,60 @@ class Synthesizer(BaseEstimator):
                      "holdout_loglik": np.nan, "chosen": False}]
         index = {r["candidate"]: i for i, r in enumerate(rows)}
         self.model_, self.latent_, self.chosen_ = model, None, name
-        if self.latent is None:
+        split = None if self.latent is None else self._split(labels, rng)
+        if split is None:  # no latent-class candidate (latent=None, or too few rows to hold some out)
             bar.update(2)
         else:  # 2. the latent-class model against the structure, on held-out rows
-            counts = pd.Series(labels).value_counts()
-            strat = labels if self.target is not None and counts.min() >= 2 else None
-            seed = int(rng.integers(2**31 - 1))
-            tr, te = train_test_split(np.arange(X.shape[0]), test_size=self.holdout, stratify=strat,
-                                      random_state=seed)
-            te = te[np.isin(labels[te], labels[tr])]  # a class with no training row cannot be scored
-            Xtr, Xte, ytr = X.iloc[tr], X.iloc[te], labels[tr]
-            scores = {}
-            for cand, cparams in {"naive": {"structure": "naive"}, name: params}.items():
-                fitted = NaiveBayes(**cparams).fit(Xtr, ytr)
-                codes = pd.Index(fitted.classes_).get_indexer(labels[te])
-                scores[cand] = _holdout_loglik(fitted, Xte, codes)
-                if cand == "naive":
-                    base, base_codes = fitted, codes
-            bar.update()
-            search = tr if len(tr) <= self.search_rows else np.sort(rng.choice(tr, self.search_rows, replace=False))
-            fit = base.fit_latent_class(X.iloc[search], labels[search], n_components="auto",
-                                        candidates=tuple(self.latent_candidates), random_state=rng)
-            C = fit.n_components
-            if len(search) < len(tr):
-                fit = base.fit_latent_class(Xtr, ytr, n_components=C, random_state=rng)
-            latent_name = f"latent class (naive, C={C})"
-            scores[latent_name] = _holdout_loglik(base, Xte, base_codes, latent=fit)
-            bar.update()
-            index[latent_name] = len(rows)
-            rows.append({"candidate": latent_name, "log_evidence": np.nan, "cv_log_loss": np.nan,
-                         "holdout_loglik": np.nan, "chosen": False})
-            for cand, s in scores.items():
-                if cand not in index:  # naive, as the reference of an explicit structure
-                    index[cand] = len(rows)
-                    rows.append({"candidate": cand, "log_evidence": np.nan, "cv_log_loss": np.nan, "chosen": False})
-                rows[index[cand]]["holdout_loglik"] = s
-            if scores[latent_name] > scores[name]:  # 3. refit the winner on every row
-                self.model_ = NaiveBayes().fit(X, labels)
-                self.latent_ = self.model_.fit_latent_class(X, labels, n_components=C, random_state=rng)
-                self.chosen_ = latent_name
-            bar.update()
+            self._compare_latent(X, labels, split, name, params, rows, index, rng, bar)
         rows[index[self.chosen_]]["chosen"] = True
         self.selection_ = pd.DataFrame(rows)
+
+    def _split(self, labels, rng):
+        """Training and held-out row positions of step 2 (stratified when every class has 2 rows), or
+        None when no held-out row has a class seen in the training part."""
+        counts = pd.Series(labels).value_counts()
+        strat = labels if self.target is not None and counts.min() >= 2 else None
+        seed = int(rng.integers(2**31 - 1))
+        rows = np.arange(len(labels))
+        try:
+            tr, te = train_test_split(rows, test_size=self.holdout, stratify=strat, random_state=seed)
+        except ValueError:  # fewer held-out rows than classes: not stratified
+            tr, te = train_test_split(rows, test_size=self.holdout, random_state=seed)
+        te = te[np.isin(labels[te], labels[tr])]  # a class with no training row cannot be scored
+        return (tr, te) if len(te) and len(tr) >= 2 else None
+
+    def _compare_latent(self, X, labels, split, name, params, rows, index, rng, bar):
+        """Step 2: naive, the structure ``name`` (fitted with ``params``) and the latent-class model, fitted
+        on the training rows of ``split`` and scored on its held-out rows; step 3 when the latter wins."""
+        tr, te = split
+        Xtr, Xte, ytr = X.iloc[tr], X.iloc[te], labels[tr]
+        scores = {}
+        for cand, cparams in {"naive": {"structure": "naive"}, name: params}.items():
+            fitted = NaiveBayes(**cparams).fit(Xtr, ytr)
+            codes = pd.Index(fitted.classes_).get_indexer(labels[te])
+            scores[cand] = _holdout_loglik(fitted, Xte, codes)
+            if cand == "naive":
+                base, base_codes = fitted, codes
+        bar.update()
+        search = tr if len(tr) <= self.search_rows else np.sort(rng.choice(tr, self.search_rows, replace=False))
+        fit = base.fit_latent_class(X.iloc[search], labels[search], n_components="auto",
+                                    candidates=tuple(self.latent_candidates), random_state=rng)
+        C = fit.n_components
+        if len(search) < len(tr):
+            fit = base.fit_latent_class(Xtr, ytr, n_components=C, random_state=rng)
+        latent_name = f"latent class (naive, C={C})"
+        scores[latent_name] = _holdout_loglik(base, Xte, base_codes, latent=fit)
+        bar.update()
+        for cand, score in scores.items():
+            if cand not in index:  # the latent model; naive as the reference of an explicit structure
+                index[cand] = len(rows)
+                rows.append({"candidate": cand, "log_evidence": np.nan, "cv_log_loss": np.nan, "chosen": False})
+            rows[index[cand]]["holdout_loglik"] = score
+        if scores[latent_name] > scores[name]:  # 3. refit the winner on every row
+            self.model_ = NaiveBayes().fit(X, labels)
+            self.latent_ = self.model_.fit_latent_class(X, labels, n_components=C, random_state=rng)
+            self.chosen_ = latent_name
+        bar.update()
 
     # ------------------------------------------------------------------ sample
     def sample(self, n_samples, *, random_state=None, parameter_uncertainty=True):
