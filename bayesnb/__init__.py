@@ -36,6 +36,7 @@ from .persistence import load
 from .pooling import pool
 from .posterior import NBPosterior
 from .privacy import DP
+from .synth import Synthesizer
 from .synthetic import SyntheticReport, synthetic_report
 
 __all__ = [
@@ -62,6 +63,7 @@ __all__ = [
     "Poisson",
     "SearchEdgeWarning",
     "SyntheticReport",
+    "Synthesizer",
     "TableImputation",
     "ZeroProbabilityWarning",
     "check_independence",

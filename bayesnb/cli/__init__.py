@@ -20,6 +20,8 @@ Subcommands::
     bayesnb pool TABLE [-o OUT.csv]                Rubin's rules over per-imputation estimates and variances
     bayesnb datasets list|export NAME -o FILE      the bundled tables as files
     bayesnb evaluate-synthetic REAL SYNTH [--target COL]   how faithful synthetic rows are
+    bayesnb synthesize DATA -n N [-o OUT.csv]      synthetic rows, no model: the model chosen by evidence
+                                                   (bayesnb.Synthesizer; --target, --structure, --latent)
 
 User mistakes (a missing file, an unknown column, a corrupted model, a folder that does not
 exist...) print one line on stderr and exit with status 2; a failed demo step exits with
@@ -34,7 +36,8 @@ atomic writes), :mod:`~bayesnb.cli.model` (model files), :mod:`~bayesnb.cli.demo
 :mod:`~bayesnb.cli.generate` (impute, sample), :mod:`~bayesnb.cli.report` (info),
 :mod:`~bayesnb.cli.datasets` (datasets), :mod:`~bayesnb.cli.outliers` (outliers),
 :mod:`~bayesnb.cli.posterior` (posterior), :mod:`~bayesnb.cli.explain` (explain), :mod:`~bayesnb.cli.pool` (pool),
-:mod:`~bayesnb.cli.mcmc` (mcmc), :mod:`~bayesnb.cli.tableimpute` (impute-table).
+:mod:`~bayesnb.cli.mcmc` (mcmc), :mod:`~bayesnb.cli.tableimpute` (impute-table),
+:mod:`~bayesnb.cli.synthesize` (synthesize).
 """
 
 from __future__ import annotations
@@ -76,6 +79,7 @@ from .pool import cmd_pool
 from .posterior import cmd_posterior
 from .report import cmd_info
 from .synthetic import cmd_evaluate_synthetic
+from .synthesize import cmd_synthesize
 from .tableimpute import cmd_impute_table
 
 __all__ = ["EXIT_CODES", "UsageError", "main", "read_table", "score_model", "write_table"]
@@ -454,6 +458,25 @@ def build_parser():
     ev.add_argument("--seed", type=int, default=0)
     data_opts(ev)
     ev.set_defaults(func=cmd_evaluate_synthetic)
+
+    sy = sub.add_parser("synthesize", help="synthetic rows of a table, the model chosen by evidence",
+                        description="bayesnb.Synthesizer from the shell: no saved model; fits DATA with the structure "
+                                    "(naive, TAN, k-DB) its evidence chooses and, with --latent auto, a latent-class "
+                                    "model kept when its held-out likelihood is higher, then writes N synthetic rows "
+                                    "with DATA's columns in their order. Seconds to minutes (the latent-class search).")
+    sy.add_argument("data", help=f"real {table}")
+    sy.add_argument("-n", type=int, required=True, help="number of synthetic rows")
+    output_opt(sy)
+    sy.add_argument("--target", default=None, metavar="COL",
+                    help="class column (every row labelled), sampled in its place; default: none, one class")
+    drop_opt(sy)
+    sy.add_argument("--structure", choices=("auto", "naive", "tan", "kdb"), default="auto", help="default: by evidence")
+    sy.add_argument("--latent", default="auto", metavar="auto|none|K",
+                    help="latent class: auto (kept if better held out), none, K components per class")
+    sy.add_argument("--seed", type=int, default=0, help="random seed of the fit and the draws (default 0)")
+    data_opts(sy)
+    float_opt(sy)
+    sy.set_defaults(func=cmd_synthesize)
     return p
 
 
