@@ -6,13 +6,16 @@ import numbers
 from numbers import Real
 from typing import ClassVar
 
+import numpy as np
+import scipy.sparse as sp
 from sklearn.utils._param_validation import StrOptions
 
+from .. import _dask
 from .._utils import is_frame
 from ..families import Categorical
 from ..families._base import Family
 from . import _validation as _val
-from ._auto import auto_blocks
+from ._auto import auto_blocks, column_kinds
 from ._base import BaseNB
 from ._structured import STRUCTURE_CONSTRAINTS, StructureMixin
 
@@ -32,7 +35,9 @@ class NaiveBayes(StructureMixin, BaseNB):
         with exact zeros: Hurdle(LogNormal) or Histogram; other reals: Gaussian or
         Histogram; other whole numbers: Histogram), compared at the data's resolution
         (see :mod:`bayesnb.estimators._auto`), and the columns that chose one family form
-        one block. With ``partial_fit``, the choice is made on the first batch.
+        one block. ``partial_fit`` on an unfitted ``features="auto"`` model is refused when
+        ``X`` has a numeric column (see :meth:`partial_fit`); a table of categorical columns
+        only is accepted, and its batches add up to ``fit``.
     alpha : float, "auto" or "hierarchical", optional
         The smoothing of the Categorical block that ``features="auto"`` makes. With a
         features dict, set it on the families instead. ``"hierarchical"`` centres each
@@ -103,6 +108,56 @@ class NaiveBayes(StructureMixin, BaseNB):
         self.auto_cv = auto_cv
         super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive,
                          privacy=privacy)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a batch of labelled data to the posterior (counts accumulate).
+
+        With ``features="auto"`` the first call (on an unfitted model) is refused when ``X``
+        has a numeric column: ``"auto"`` chooses each numeric column's family (and a
+        Histogram's bins) by its evidence on the data it sees, so a first batch would fix a
+        choice that one ``fit`` on all the rows may not make, and the batches would not add
+        up to ``fit`` (joint log probabilities off by ``log 2`` where a Histogram's bins
+        differ), or a later batch would be refused by a family ``fit`` never chose. Fit the
+        first batch with :meth:`fit` and continue with ``partial_fit`` (the families and bins
+        are then that batch's, by your choice), or give the families:
+        ``NaiveBayes(features={tuple(cols): fam for cols, fam in first.blocks_})``. A Histogram's
+        bins are fixed by the batch it is first fitted on even with a features dict, so
+        ``partial_fit`` equals ``fit`` with a Histogram only when that batch sets the same bins.
+        A table of categorical columns only is accepted: its categories grow with the
+        batches, as :meth:`bayesnb.estimators._base.BaseNB.partial_fit` says.
+
+        Parameters
+        ----------
+        X, y, classes, sample_weight
+            As in :meth:`bayesnb.estimators._base.BaseNB.partial_fit`.
+
+        Returns
+        -------
+        self : object
+        """
+        if not hasattr(self, "posterior_") and isinstance(self.features, str) and self.features == "auto":
+            self._refuse_auto_numeric(X)
+        return super().partial_fit(X, y, classes, sample_weight)
+
+    def _refuse_auto_numeric(self, X):
+        """Raise ValueError naming ``X``'s numeric columns, whose family ``features="auto"`` would choose."""
+        if sp.issparse(X) or _dask.is_dask(X):
+            return  # refused with their own message by fit's checks
+        frame = X if is_frame(X) else np.asarray(X)
+        if frame.ndim != 2:
+            return
+        kinds = column_kinds(frame)
+        names = list(frame.columns) if is_frame(frame) else list(range(frame.shape[1]))
+        numeric = [names[j] for j, k in enumerate(kinds) if k == "numeric"]
+        if numeric:
+            raise ValueError(
+                f"{self._who}: partial_fit on an unfitted NaiveBayes(features='auto') is refused: X has numeric "
+                f"column(s) {numeric[:10]}{' ...' if len(numeric) > 10 else ''}, whose family (and a Histogram's "
+                "bins) 'auto' chooses by the evidence of the data it sees, so batches would not add up to one "
+                "fit. Fit the first batch with fit(X, y) and continue with partial_fit, or give the families: "
+                "NaiveBayes(features={tuple(cols): fam for cols, fam in first.blocks_}) or a features dict of "
+                "your own."
+            )
 
     def _accepts_sparse(self):
         feats = self.features
