@@ -64,12 +64,30 @@ def test_a_lossy_type_change_raises_naming_the_column(fit_col, bad, got):
 def test_an_unseen_value_of_the_right_type_is_still_unseen():
     X = pd.DataFrame({"level": [1, 2, 1, 2], "w": ["x", "y", "x", "y"]})
     model = CategoricalNB().fit(X, [0, 1, 0, 1])
-    unseen = pd.DataFrame({"level": [3, 3], "w": ["z", "x"]})  # 3 and "z": never seen, of the fitted types
+    unseen = pd.DataFrame({"level": [3, 1], "w": ["z", "x"]})  # 3 and "z": never seen, of the fitted types
     p = model.predict_proba(unseen)
-    assert np.isfinite(p).all()
+    assert np.isfinite(p).all() and not np.allclose(p[0], p[1])
     # an unseen int is the same as an unseen int given as a string or a float holding it
-    np.testing.assert_array_equal(model.predict_proba(unseen.assign(level=["3", "3"])), p)
-    np.testing.assert_array_equal(model.predict_proba(unseen.assign(level=[3.0, 3.0])), p)
+    np.testing.assert_array_equal(model.predict_proba(unseen.assign(level=["3", "1"])), p)
+    np.testing.assert_array_equal(model.predict_proba(unseen.assign(level=[3.0, 1.0])), p)
+
+
+def test_a_converted_column_matching_no_category_raises():
+    """Ints for the categories "a"/"b" convert to "1"/"2" losslessly but match nothing: a type error."""
+    model = CategoricalNB().fit(pd.DataFrame({"grade": ["a", "b", "a", "b"]}), [0, 1, 0, 1])
+    with pytest.raises(TypeError, match=r"feature 'grade' was fitted on str categories \['a', 'b'\] but received "
+                                        r"int value\(s\) \[1, 2\], none of which"):
+        model.predict(pd.DataFrame({"grade": [1, 2]}))
+    with pytest.raises(TypeError, match="feature 'grade'"):
+        model.partial_fit(pd.DataFrame({"grade": [1, 2]}), [0, 1])
+
+
+def test_a_structure_converts_too():
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"a": rng.choice(["1", "2", "3"], 200), "b": rng.choice(["1", "2"], 200)})
+    y = (X["a"] == "1").to_numpy().astype(int)
+    model = CategoricalNB(structure="tan").fit(X, y)
+    np.testing.assert_array_equal(model.predict_proba(X.astype(int)), model.predict_proba(X))
 
 
 def test_partial_fit_joins_converted_values_to_the_fitted_categories():

@@ -13,7 +13,7 @@ import numpy as np
 from .._utils import hard_labels, missing_mask
 from ..hierarchical import hierarchical_prior
 from ._category_codes import _code_into, _indexer, _small_ints, code_dtype
-from ._category_types import convert_unmatched
+from ._category_types import convert_unmatched, no_match_error
 from ._numeric import MAX_ALPHA, check_alpha
 
 __all__ = []
@@ -147,6 +147,8 @@ def _as_fitted_type(values, miss, categories, name, who):
     conv = convert_unmatched(observed, categories, name, who) if observed.size else None
     if conv is None:
         return values, miss
+    if not (_indexer(categories, conv) >= 0).any():  # converted, yet no value is a category
+        raise no_match_error(observed, categories, name, who)
     if miss is None:
         return conv, miss
     out = np.empty(len(values), dtype=object)
@@ -161,6 +163,8 @@ def _recode_converted(col, cats, values, unseen, name, who):
     conv = convert_unmatched(values, cats, name, who)
     if conv is not None:
         idx = _indexer(cats, conv)
+        if (idx < 0).all() and not ((col >= 0) & (col < len(cats))).any():  # no cell is a category
+            raise no_match_error(values, cats, name, who)
         idx[idx < 0] = len(cats)
         col[unseen] = idx
 

@@ -6,7 +6,8 @@ as an unseen value: the column silently drops out of the prediction. The values 
 whose type differs from its fitted categories' type are therefore converted when that is
 lossless (``"1"`` <-> ``1``, ``1.0`` -> ``1``, ``True``/``False`` <-> ``1``/``0``), and refused
 with an error naming the column and both types when it is not (``"a"`` or ``1.5`` for
-integer categories). A value of the categories' own type that is not among them stays an
+integer categories) or when no converted value is among the categories (``1`` for the
+categories ``"a"``/``"b"``). A value of the categories' own type that is not among them stays an
 unseen value (scored with the prior's pseudo-count), as before.
 """
 
@@ -111,7 +112,9 @@ def convert_unmatched(values, categories, name, who):
     ------
     TypeError
         When a value is of another type and has no lossless counterpart among the
-        categories' types (e.g. ``"a"`` or ``1.5`` for integer categories).
+        categories' types (e.g. ``"a"`` or ``1.5`` for integer categories), or when no
+        converted value is among the categories (the integers ``1``, ``2`` for the
+        categories ``"a"``, ``"b"``): a column of another type, not unseen values.
     """
     if not len(values) or not len(categories):
         return None
@@ -128,6 +131,23 @@ def convert_unmatched(values, categories, name, who):
     for i, v in enumerate(uniq):
         done[i] = _one(v, wanted, order, categories, name, who)
     return done[pd.Index(uniq).get_indexer(values)]
+
+
+def no_match_error(values, categories, name, who):
+    """The TypeError for a column whose values, converted to the categories' type, match none of them
+    (the integers ``1``, ``2`` for the categories ``"a"``, ``"b"``): a column of another type."""
+    import pandas as pd
+
+    wanted = _kinds(categories)
+    types = "/".join(sorted(wanted))
+    shown = [v for v in pd.unique(np.asarray(values, dtype=object)) if _kind(v) not in wanted][:5]
+    return TypeError(
+        f"{who}: feature {name!r} was fitted on {types} categories "
+        f"{list(np.asarray(categories, dtype=object)[:5])}{' ...' if len(categories) > 5 else ''} but received "
+        f"{'/'.join(sorted({_kind(v) for v in shown}))} value(s) {shown}, none of which is among them even as "
+        "that type; convert the column to the type it was fitted on (a column of values of another type is "
+        "never scored as unseen)."
+    )
 
 
 def _one(v, wanted, order, categories, name, who):
