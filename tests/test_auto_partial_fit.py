@@ -1,17 +1,20 @@
 """``partial_fit`` with ``NaiveBayes(features="auto")`` (issue 31, item 8).
 
-An unfitted auto model with a numeric column refuses ``partial_fit`` (the family and a
-Histogram's bins would be the first batch's, which ``fit`` need not choose); a categorical-only
-table is accepted and equals ``fit``; ``bayesnb fit --chunksize`` pins the first chunk's
-families explicitly.
+On an unfitted auto model with a numeric column, ``partial_fit`` chooses the families (and a
+Histogram's bins) on its first batch, which ``fit`` need not choose: it warns, naming the
+columns and the explicit alternatives, whose batches add up as documented. A categorical-only
+table partial_fits to ``fit`` with no warning. ``bayesnb fit --chunksize`` pins the first
+chunk's families explicitly.
 """
+
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import bayesnb
-from bayesnb import NaiveBayes
+from bayesnb import FirstBatchFamilyWarning, NaiveBayes
 from bayesnb.cli import main
 
 
@@ -23,33 +26,47 @@ def _table(n=120, seed=0):
     return X, y
 
 
-def test_partial_fit_on_an_unfitted_auto_model_with_numeric_columns_is_refused():
+def test_first_batch_choice_warns_naming_the_numeric_columns_and_the_alternatives():
     X, y = _table()
-    with pytest.raises(ValueError, match=r"refused: X has numeric column\(s\) \['count', 'size'\].*blocks_"):
-        NaiveBayes().partial_fit(X, y, classes=[0, 1])
-    # the alternatives it names work: fit a first batch then partial_fit, or pass its blocks_
-    first = NaiveBayes().fit(X[:60], y[:60])
-    first.partial_fit(X[60:], y[60:])
-    pinned = NaiveBayes(features={tuple(c): f for c, f in NaiveBayes().fit(X[:60], y[:60]).blocks_})
-    pinned.partial_fit(X[:60], y[:60], classes=[0, 1]).partial_fit(X[60:], y[60:])
+    with pytest.warns(FirstBatchFamilyWarning, match=r"numeric column\(s\) \['count', 'size'\].*blocks_"):
+        batched = NaiveBayes().partial_fit(X[:60], y[:60], classes=[0, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FirstBatchFamilyWarning)  # only the first call warns
+        batched.partial_fit(X[60:], y[60:])
+        # the alternatives it names: fit a first batch then partial_fit, or pass its blocks_
+        first = NaiveBayes().fit(X[:60], y[:60]).partial_fit(X[60:], y[60:])
+        pinned = NaiveBayes(features={tuple(c): f for c, f in NaiveBayes().fit(X[:60], y[:60]).blocks_})
+        pinned.partial_fit(X[:60], y[:60], classes=[0, 1]).partial_fit(X[60:], y[60:])
     np.testing.assert_allclose(pinned.predict_joint_log_proba(X), first.predict_joint_log_proba(X), rtol=1e-12)
-    # once fitted, partial_fit continues (the refusal is only about choosing on a batch)
-    assert hasattr(first, "posterior_")
+    np.testing.assert_allclose(batched.predict_joint_log_proba(X), first.predict_joint_log_proba(X), rtol=1e-12)
 
 
-def test_a_categorical_only_auto_table_partial_fits_to_fit():
+def test_pinned_families_without_histogram_and_categorical_tables_partial_fit_to_fit():
     X, y = _table()
-    X = X[["colour"]].assign(flag=X["count"] > 3)
-    once = NaiveBayes().fit(X, y)
-    batched = NaiveBayes().partial_fit(X[:40], y[:40], classes=[0, 1]).partial_fit(X[40:], y[40:])
-    np.testing.assert_allclose(batched.predict_joint_log_proba(X), once.predict_joint_log_proba(X), rtol=1e-12)
+    chosen = {tuple(c): f for c, f in NaiveBayes().fit(X, y).blocks_}
+    no_hist = {c: f for c, f in chosen.items() if type(f).__name__ != "Histogram"}
+    assert len(no_hist) >= 2
+    cols = [c for key in no_hist for c in key]
+    once = NaiveBayes(features=no_hist).fit(X[cols], y)
+    batched = NaiveBayes(features=no_hist).partial_fit(X[cols][:40], y[:40], classes=[0, 1])
+    batched.partial_fit(X[cols][40:], y[40:])
+    np.testing.assert_allclose(batched.predict_joint_log_proba(X[cols]), once.predict_joint_log_proba(X[cols]),
+                               rtol=1e-10)
+    cat = X[["colour"]].assign(flag=X["count"] > 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FirstBatchFamilyWarning)  # nothing to choose: no warning
+        auto = NaiveBayes().partial_fit(cat[:40], y[:40], classes=[0, 1]).partial_fit(cat[40:], y[40:])
+    np.testing.assert_allclose(auto.predict_joint_log_proba(cat), NaiveBayes().fit(cat, y).predict_joint_log_proba(cat),
+                               rtol=1e-12)
 
 
 def test_fit_chunksize_pins_the_first_chunks_families(tmp_path, capsys):
     X, y = _table(n=150)
     csv = tmp_path / "t.csv"
     X.assign(label=y).to_csv(csv, index=False)
-    assert main(["fit", str(csv), "--target", "label", "-o", str(tmp_path / "c.bnb"), "--chunksize", "50"]) == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FirstBatchFamilyWarning)  # the CLI pins the families explicitly
+        assert main(["fit", str(csv), "--target", "label", "-o", str(tmp_path / "c.bnb"), "--chunksize", "50"]) == 0
     err = capsys.readouterr().err
     assert "chose the family of each numeric column by its evidence on the first chunk" in err, err
     chunked = bayesnb.load(tmp_path / "c.bnb")

@@ -295,7 +295,7 @@ def test_partial_fit_keeps_the_structure_and_adds_context_statistics(structure, 
         first, rest = X.iloc[:50], X.iloc[50:]
     w = np.random.default_rng(0).uniform(0.5, 2.0, len(y))
     if kind == "mixed":  # features="auto" does not choose numeric families on a batch: fit the first one
-        with pytest.raises(ValueError, match=r"partial_fit on an unfitted NaiveBayes\(features='auto'\)"):
+        with pytest.warns(bayesnb.FirstBatchFamilyWarning, match=r"column\(s\) \['u', 'v'\]"):
             make().partial_fit(first, y[:50], classes=[0, 1], sample_weight=w[:50])
         pf = make().fit(first, y[:50], sample_weight=w[:50])
     else:

@@ -17,7 +17,7 @@ What cannot be streamed is said, never done silently: ``--alpha auto`` (chosen b
 evidence of the whole table) is refused, and with ``--family auto`` the family of each
 numeric column is chosen by its evidence on the *first chunk* (a warning names them; give
 ``--family`` to choose): a fit on that chunk chooses them and the model gets them as an explicit
-features dict (``NaiveBayes(features="auto").partial_fit`` refuses to choose them on one batch),
+features dict (``NaiveBayes(features="auto").partial_fit`` would choose on its first batch with a warning),
 so the families and a Histogram's bins are the first chunk's. A progress line on stderr counts the rows read (not with ``-q``,
 nor when stderr is not a terminal).
 """
@@ -86,7 +86,7 @@ def fit_chunks(args, alpha, make, split):
             model = make(X)
             scores = _pin_auto_families(model, X, y)
             model.partial_fit(X, y, classes=np.array(sorted(classes), dtype=y.to_numpy().dtype))
-            if scores is not None:
+            if scores is not None and len(scores):
                 model.family_scores_ = scores  # the first chunk's choice, as `bayesnb info` shows it
             _family_warning(model, X, len(df), rows)
         else:
@@ -100,13 +100,14 @@ def fit_chunks(args, alpha, make, split):
 
 
 def _pin_auto_families(model, X, y):
-    """With ``--family auto`` and numeric columns: fix the families the first chunk chooses.
+    """With ``--family auto``: fix the families the first chunk chooses.
 
-    ``NaiveBayes(features="auto").partial_fit`` refuses to choose a numeric column's family on
-    one batch (it would not equal ``fit``), so the choice is made here, explicitly: a fit on the
-    first chunk chooses each numeric column's family (and a Histogram's bins are set by the
-    first ``partial_fit``, on that same chunk), and ``model`` gets them as its features dict.
-    Returns that fit's ``family_scores_``, or None when there is nothing to choose.
+    ``NaiveBayes(features="auto").partial_fit`` would make that choice on its first batch with
+    a warning (it need not equal ``fit``); here it is made explicitly: a fit on the first chunk
+    chooses each numeric column's family (a Histogram's bins are set by the first
+    ``partial_fit``, on that same chunk), and ``model`` gets them as its features dict, and the
+    CLI says so (:func:`_family_warning`). Returns that fit's ``family_scores_``, or None when
+    there is nothing to choose.
     """
     from sklearn.base import clone
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 from numbers import Real
 from typing import ClassVar
 
@@ -11,7 +12,7 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import StrOptions
 
 from .. import _dask
-from .._utils import is_frame
+from .._utils import FirstBatchFamilyWarning, is_frame
 from ..families import Categorical
 from ..families._base import Family
 from . import _validation as _val
@@ -35,9 +36,8 @@ class NaiveBayes(StructureMixin, BaseNB):
         with exact zeros: Hurdle(LogNormal) or Histogram; other reals: Gaussian or
         Histogram; other whole numbers: Histogram), compared at the data's resolution
         (see :mod:`bayesnb.estimators._auto`), and the columns that chose one family form
-        one block. ``partial_fit`` on an unfitted ``features="auto"`` model is refused when
-        ``X`` has a numeric column (see :meth:`partial_fit`); a table of categorical columns
-        only is accepted, and its batches add up to ``fit``.
+        one block. ``partial_fit`` on an unfitted ``features="auto"`` model chooses on the
+        first batch and warns when ``X`` has a numeric column (see :meth:`partial_fit`).
     alpha : float, "auto" or "hierarchical", optional
         The smoothing of the Categorical block that ``features="auto"`` makes. With a
         features dict, set it on the families instead. ``"hierarchical"`` centres each
@@ -112,19 +112,21 @@ class NaiveBayes(StructureMixin, BaseNB):
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a batch of labelled data to the posterior (counts accumulate).
 
-        With ``features="auto"`` the first call (on an unfitted model) is refused when ``X``
-        has a numeric column: ``"auto"`` chooses each numeric column's family (and a
-        Histogram's bins) by its evidence on the data it sees, so a first batch would fix a
-        choice that one ``fit`` on all the rows may not make, and the batches would not add
-        up to ``fit`` (joint log probabilities off by ``log 2`` where a Histogram's bins
-        differ), or a later batch would be refused by a family ``fit`` never chose. Fit the
-        first batch with :meth:`fit` and continue with ``partial_fit`` (the families and bins
-        are then that batch's, by your choice), or give the families:
-        ``NaiveBayes(features={tuple(cols): fam for cols, fam in first.blocks_})``. A Histogram's
-        bins are fixed by the batch it is first fitted on even with a features dict, so
-        ``partial_fit`` equals ``fit`` with a Histogram only when that batch sets the same bins.
-        A table of categorical columns only is accepted: its categories grow with the
-        batches, as :meth:`bayesnb.estimators._base.BaseNB.partial_fit` says.
+        On an unfitted ``NaiveBayes(features="auto")`` whose ``X`` has a numeric column, the
+        first call warns (:class:`~bayesnb.FirstBatchFamilyWarning`, naming the columns):
+        ``"auto"`` chooses each numeric column's family (and a Histogram's bins) by its
+        evidence on the data it sees, so the first batch fixes a choice that one ``fit`` on all
+        the rows need not make, and the batches need not add up to ``fit`` (joint log
+        probabilities off by ``log 2`` where a Histogram's bins differ, or a later batch refused
+        by a family ``fit`` would not have chosen). It is a warning, not a refusal, because
+        scikit-learn's estimator contract has an unfitted clone ``partial_fit`` numeric data.
+        To make the choice yourself, fit the first batch with :meth:`fit` and continue with
+        ``partial_fit``, or give the families:
+        ``NaiveBayes(features={tuple(cols): fam for cols, fam in first.blocks_})``. A
+        Histogram's bins are fixed by the batch it is first fitted on even with a features
+        dict, so there ``partial_fit`` equals ``fit`` only when that batch sets the same bins;
+        the other families' statistics add up exactly. A table of categorical columns only
+        partial_fits to ``fit`` (categories grow with the batches).
 
         Parameters
         ----------
@@ -136,28 +138,24 @@ class NaiveBayes(StructureMixin, BaseNB):
         self : object
         """
         if not hasattr(self, "posterior_") and isinstance(self.features, str) and self.features == "auto":
-            self._refuse_auto_numeric(X)
+            self._warn_first_batch_families(X)
         return super().partial_fit(X, y, classes, sample_weight)
 
-    def _refuse_auto_numeric(self, X):
-        """Raise ValueError naming ``X``'s numeric columns, whose family ``features="auto"`` would choose."""
-        if sp.issparse(X) or _dask.is_dask(X):
+    def _warn_first_batch_families(self, X):
+        """Warn, naming ``X``'s numeric columns, that their families are chosen on this first batch."""
+        if sp.issparse(X) or _dask.is_dask(X) or not (is_frame(X) or np.ndim(X) == 2):
             return  # refused with their own message by fit's checks
         frame = X if is_frame(X) else np.asarray(X)
-        if frame.ndim != 2:
-            return
-        kinds = column_kinds(frame)
         names = list(frame.columns) if is_frame(frame) else list(range(frame.shape[1]))
-        numeric = [names[j] for j, k in enumerate(kinds) if k == "numeric"]
+        numeric = [names[j] for j, k in enumerate(column_kinds(frame)) if k == "numeric"]
         if numeric:
-            raise ValueError(
-                f"{self._who}: partial_fit on an unfitted NaiveBayes(features='auto') is refused: X has numeric "
-                f"column(s) {numeric[:10]}{' ...' if len(numeric) > 10 else ''}, whose family (and a Histogram's "
-                "bins) 'auto' chooses by the evidence of the data it sees, so batches would not add up to one "
-                "fit. Fit the first batch with fit(X, y) and continue with partial_fit, or give the families: "
-                "NaiveBayes(features={tuple(cols): fam for cols, fam in first.blocks_}) or a features dict of "
-                "your own."
-            )
+            warnings.warn(
+                f"{self._who}: partial_fit on an unfitted NaiveBayes(features='auto') chooses the family of "
+                f"numeric column(s) {numeric[:10]}{' ...' if len(numeric) > 10 else ''} (and a Histogram's bins) "
+                "by the evidence of this first batch, so the batches need not add up to one fit. To choose "
+                "yourself: fit the first batch with fit(X, y) and continue with partial_fit, or give the "
+                "families, NaiveBayes(features={tuple(cols): fam for cols, fam in first.blocks_}).",
+                FirstBatchFamilyWarning, stacklevel=3)
 
     def _accepts_sparse(self):
         feats = self.features
