@@ -44,7 +44,14 @@ def _kinds(values) -> set:
         return {simple[dt.kind]}
     import pandas as pd
 
-    return {_kind(v) for v in pd.unique(np.asarray(values, dtype=object))}
+    values = np.asarray(values, dtype=object)
+    one = _INFERRED.get(pd.api.types.infer_dtype(values, skipna=False))  # one pass in C
+    return one if one is not None else {_kind(v) for v in pd.unique(values)}
+
+
+#: pandas' ``infer_dtype`` names that mean one kind of value.
+_INFERRED = {"string": {"str"}, "integer": {"int"}, "floating": {"float"}, "boolean": {"bool"},
+             "mixed-integer-float": {"int", "float"}}
 
 
 class _Lossy(Exception):
