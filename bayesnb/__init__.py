@@ -15,7 +15,7 @@ Quick start
 """
 
 from ._progress import set_progress
-from ._utils import AllMissingWarning, SearchEdgeWarning, ZeroProbabilityWarning
+from ._utils import AllMissingWarning, FirstBatchFamilyWarning, SearchEdgeWarning, ZeroProbabilityWarning
 from ._version import __version__
 from .criticism import check_independence, check_marginals
 from .diagnostics import compare_posteriors
@@ -42,6 +42,7 @@ from .synthetic import SyntheticReport, synthetic_report
 __all__ = [
     "DP",
     "AllMissingWarning",
+    "FirstBatchFamilyWarning",
     "BaseNB",
     "Bernoulli",
     "BernoulliNB",

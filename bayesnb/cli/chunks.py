@@ -16,7 +16,9 @@ Two passes over the file, each holding one chunk at a time:
 What cannot be streamed is said, never done silently: ``--alpha auto`` (chosen by the
 evidence of the whole table) is refused, and with ``--family auto`` the family of each
 numeric column is chosen by its evidence on the *first chunk* (a warning names them; give
-``--family`` to choose). A progress line on stderr counts the rows read (not with ``-q``,
+``--family`` to choose): a fit on that chunk chooses them and the model gets them as an explicit
+features dict (``NaiveBayes(features="auto").partial_fit`` would choose on its first batch with a warning),
+so the families and a Histogram's bins are the first chunk's. A progress line on stderr counts the rows read (not with ``-q``,
 nor when stderr is not a terminal).
 """
 
@@ -29,6 +31,7 @@ import time
 import numpy as np
 import pandas as pd
 
+from ..estimators._auto import column_kinds
 from .io import QUIET, UsageError, read_table_chunks, warn
 from .labels import record_target_index, report_dropped, warn_one_class
 
@@ -81,7 +84,10 @@ def fit_chunks(args, alpha, make, split):
         t0 = time.perf_counter()
         if model is None:
             model = make(X)
+            scores = _pin_auto_families(model, X, y)
             model.partial_fit(X, y, classes=np.array(sorted(classes), dtype=y.to_numpy().dtype))
+            if scores is not None and len(scores):
+                model.family_scores_ = scores  # the first chunk's choice, as `bayesnb info` shows it
             _family_warning(model, X, len(df), rows)
         else:
             model.partial_fit(X, y)
@@ -91,6 +97,26 @@ def fit_chunks(args, alpha, make, split):
     _progress(_PASS2, seen, done=True)
     record_target_index(model, df.columns, args.target)
     return model, None, None, seen, len(model.feature_names_in_), t
+
+
+def _pin_auto_families(model, X, y):
+    """With ``--family auto``: fix the families the first chunk chooses.
+
+    ``NaiveBayes(features="auto").partial_fit`` would make that choice on its first batch with
+    a warning (it need not equal ``fit``); here it is made explicitly: a fit on the first chunk
+    chooses each numeric column's family (a Histogram's bins are set by the first
+    ``partial_fit``, on that same chunk), and ``model`` gets them as its features dict, and the
+    CLI says so (:func:`_family_warning`). Returns that fit's ``family_scores_``, or None when
+    there is nothing to choose.
+    """
+    from sklearn.base import clone
+
+    features = getattr(model, "features", None)
+    if not (isinstance(features, str) and features == "auto") or "numeric" not in column_kinds(X):
+        return None
+    first = clone(model).fit(X, y)
+    model.set_params(features={tuple(cols): fam for cols, fam in first.blocks_}, alpha=None)
+    return first.family_scores_
 
 
 def _family_warning(model, X, n_first, n_all):
