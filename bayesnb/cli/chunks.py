@@ -21,7 +21,9 @@ which gives the model of one ``fit`` on the whole table.
 What cannot be streamed is said, never done silently: ``--alpha auto`` (chosen by the
 evidence of the whole table) is refused, and where ``auto`` chooses numeric families it
 chooses them by their evidence on the *first chunk* (a warning names them; ``--family
-COL=NAME`` or ``--numeric-family gaussian`` choose them instead). A progress line on stderr
+COL=NAME`` or ``--numeric-family gaussian`` choose them instead): a fit on that chunk
+chooses them and the model gets them as an explicit features dict, so the families and a
+Histogram's bins are the first chunk's. A progress line on stderr
 counts the rows read (not with ``-q``, nor when stderr is not a terminal).
 """
 
@@ -35,12 +37,25 @@ import numpy as np
 import pandas as pd
 
 from .._utils import shown_list
+from ..estimators._auto import column_kinds
 from .chunkread import first_chunk_kinds, header, read_kinds, scan_kinds
 from .families import NUMERIC
 from .io import QUIET, UsageError, _mixed_numeric_warning, _number_text, warn
 from .labels import record_target_index, report_dropped, warn_one_class
 
-__all__ = ["fit_chunks"]
+__all__ = ["add_chunk_options", "fit_chunks"]
+
+
+def add_chunk_options(parser):
+    """Add ``--chunksize`` and ``--classes`` to the argparse ``parser`` of ``bayesnb fit``."""
+    parser.add_argument("--chunksize", type=int, default=None, metavar="N",
+                        help="read a CSV larger than memory N rows at a time (model.partial_fit per chunk; the "
+                             "same model as one fit). Where auto chooses families, a first pass reads the column "
+                             "types and classes; where every family is given (--family NAME, or --family COL=NAME "
+                             "with --numeric-family gaussian) the types are the first chunk's and, with --classes, "
+                             "the file is read once")
+    parser.add_argument("--classes", default=None, metavar="A,B,...",
+                        help="with --chunksize: every label of --target (no pass spent finding them)")
 
 
 def _progress(what, rows, done=False):
@@ -159,10 +174,12 @@ def fit_chunks(args, alpha, make, split, family="auto", per_column=None):
                 if kinds[c] == "text" and c not in declared and c in X.columns:
                     _mixed_numeric_warning(df, c, path)  # on the first chunk only
             model, scores = make(X, y)
+            pinned = _pin_auto_families(model, X, y)
+            scores = pinned if pinned is not None else scores
             model.partial_fit(X, y, classes=np.array(sorted(classes), dtype=object if y.dtype.kind == "U"
                                                       else y.dtype))
-            if scores is not None:
-                model.family_scores_ = scores
+            if scores is not None and len(scores):
+                model.family_scores_ = scores  # the first chunk's choice, as `bayesnb info` shows it
             _family_warning(model, len(df), rows)
         else:
             model.partial_fit(X, y)
@@ -179,6 +196,26 @@ def fit_chunks(args, alpha, make, split, family="auto", per_column=None):
         model.target_name_ = str(args.target)
     record_target_index(model, names, args.target)
     return model, None, None, seen, len(model.feature_names_in_), t
+
+
+def _pin_auto_families(model, X, y):
+    """With ``--family auto``: fix the families the first chunk chooses.
+
+    ``NaiveBayes(features="auto").partial_fit`` would make that choice on its first batch with
+    a warning (it need not equal ``fit``); here it is made explicitly: a fit on the first chunk
+    chooses each numeric column's family (a Histogram's bins are set by the first
+    ``partial_fit``, on that same chunk), and ``model`` gets them as its features dict, and the
+    CLI says so (:func:`_family_warning`). Returns that fit's ``family_scores_``, or None when
+    there is nothing to choose.
+    """
+    from sklearn.base import clone
+
+    features = getattr(model, "features", None)
+    if not (isinstance(features, str) and features == "auto") or "numeric" not in column_kinds(X):
+        return None
+    first = clone(model).fit(X, y)
+    model.set_params(features={tuple(cols): fam for cols, fam in first.blocks_}, alpha=None)
+    return first.family_scores_
 
 
 def _family_warning(model, n_first, n_all):

@@ -23,7 +23,7 @@ from ..estimators._auto import auto_blocks, column_kinds
 from ..families import Bernoulli, Categorical, Complement, Gaussian, Histogram, Hurdle, LogNormal, Multinomial, Poisson
 from .io import UsageError
 
-__all__ = ["COLUMN_FAMILIES", "FAMILIES", "NUMERIC_FAMILIES", "column_families", "make_estimator"]
+__all__ = ["COLUMN_FAMILIES", "FAMILIES", "NUMERIC_FAMILIES", "add_family_options", "column_families", "make_estimator"]
 
 #: the values of ``--family NAME`` (one family for every column)
 FAMILIES = ("auto", "categorical", "gaussian", "multinomial", "complement", "bernoulli", "poisson", "lognormal",
@@ -38,6 +38,23 @@ COLUMN_FAMILIES = {
 NUMERIC_FAMILIES = ("auto", "gaussian")
 #: the families whose values are numbers (their columns are read as numbers)
 NUMERIC = frozenset(COLUMN_FAMILIES) - {"categorical"}
+
+
+def add_family_options(parser):
+    """Add ``--family`` (repeatable) and ``--numeric-family`` to an argparse ``parser`` (fit, mcmc)."""
+    parser.add_argument("--family", action="append", default=None, metavar="NAME|COL=NAME",
+                        help="feature family. NAME for every column: auto (the default: text, bool and category "
+                             "columns categorical; each numeric column the family its evidence chooses among "
+                             "poisson, lognormal, hurdle, gaussian and histograms of 8 to 256 bins), "
+                             "categorical, gaussian, multinomial (counts), complement (counts, Complement NB), "
+                             "bernoulli (0/1), poisson (counts, column by column), lognormal (positive values), "
+                             "histogram (numbers, binned at the training quantiles; --alpha is its pseudo-count "
+                             "per bin), hurdle (values >= 0 with exact zeros: P(x = 0) and a log-normal for x > 0). "
+                             "COL=NAME (repeatable) for one column, e.g. --family age=gaussian --family "
+                             "city=categorical; the columns not named keep what auto gives them")
+    parser.add_argument("--numeric-family", choices=NUMERIC_FAMILIES, default="auto",
+                        help="family of the numeric columns --family COL=NAME does not name: auto (by evidence, "
+                             "the default) or gaussian (categorical + Gaussian naive Bayes, no search)")
 
 
 def column_families(args):
