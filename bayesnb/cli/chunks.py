@@ -226,7 +226,7 @@ def _family_warning(model, n_first, n_all):
     won = scores[scores["chosen"].astype(bool)]  # the columns auto chose (not those --family named)
     chosen = [f"{c}: {str(f).split('(')[0]}" for c, f in zip(won["column"], won["family"])]
     if chosen:
-        warn(f"--family auto chose the family of each numeric column not named by its evidence on the first chunk "
+        warn(f"--family auto chose the family of each numeric column by its evidence on the first chunk "
              f"({n_first} of {n_all} rows): {', '.join(chosen[:8])}{' ...' if len(chosen) > 8 else ''}; "
              "Histogram bins are its quantiles; to choose them yourself give --family COL=FAMILY per column "
              "or --numeric-family gaussian")
