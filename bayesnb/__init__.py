@@ -15,7 +15,7 @@ Quick start
 """
 
 from ._progress import set_progress
-from ._utils import AllMissingWarning, SearchEdgeWarning, ZeroProbabilityWarning
+from ._utils import AllMissingWarning, FirstBatchFamilyWarning, SearchEdgeWarning, ZeroProbabilityWarning
 from ._version import __version__
 from .criticism import check_independence, check_marginals
 from .diagnostics import compare_posteriors
@@ -36,11 +36,13 @@ from .persistence import load
 from .pooling import pool
 from .posterior import NBPosterior
 from .privacy import DP
+from .synth import Synthesizer
 from .synthetic import SyntheticReport, synthetic_report
 
 __all__ = [
     "DP",
     "AllMissingWarning",
+    "FirstBatchFamilyWarning",
     "BaseNB",
     "Bernoulli",
     "BernoulliNB",
@@ -62,6 +64,7 @@ __all__ = [
     "Poisson",
     "SearchEdgeWarning",
     "SyntheticReport",
+    "Synthesizer",
     "TableImputation",
     "ZeroProbabilityWarning",
     "check_independence",

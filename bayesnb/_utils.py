@@ -34,6 +34,10 @@ class AllMissingWarning(UserWarning):
     """A feature had no observed value in the training data: its posterior is its prior."""
 
 
+class FirstBatchFamilyWarning(UserWarning):
+    """``NaiveBayes(features="auto").partial_fit`` chose numeric families on its first batch (not ``fit``'s choice)."""
+
+
 class SearchEdgeWarning(UserWarning):
     """A search over a hyperparameter chose the largest value it was allowed to try."""
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.special import ndtr
+from scipy.special import log_ndtr, ndtr
 
 __all__ = ["DP", "Budget", "analytic_gaussian_sigma", "project_simplex"]
 
@@ -147,6 +147,15 @@ class Budget:
             return l1 / self.epsilon
         return analytic_gaussian_sigma(l2, self.epsilon, self.delta)
 
+    def noise_variance(self, l1: float, l2: float) -> float:
+        """The variance of the noise :meth:`noisy` adds per entry: ``2 b**2`` (Laplace), ``sigma**2`` (Gaussian).
+
+        A function of the public setting and the sensitivities only, so anything computed from it and
+        the released values is post-processing.
+        """
+        s = self.scale(l1, l2)
+        return 2.0 * s * s if self.mechanism == "laplace" else s * s
+
     def noisy(self, values, l1: float, l2: float) -> np.ndarray:
         """``values`` plus noise calibrated to the sensitivities of the whole array (a new array)."""
         values = np.asarray(values, dtype=float)
@@ -175,9 +184,9 @@ def analytic_gaussian_sigma(l2: float, epsilon: float, delta: float) -> float:
     if l2 <= 0:
         return 0.0
 
-    def excess(s):
+    def excess(s):  # exp(epsilon) Phi(.) in log space: no overflow at a large epsilon
         a, b = l2 / (2 * s), epsilon * s / l2
-        return ndtr(a - b) - math.exp(epsilon) * ndtr(-a - b) - delta
+        return ndtr(a - b) - math.exp(min(epsilon + log_ndtr(-a - b), 700.0)) - delta
 
     hi = l2
     while excess(hi) > 0:

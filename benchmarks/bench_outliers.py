@@ -37,9 +37,10 @@ Detectors:
 
 The baselines other than AVF see one-hot categorical columns (missing: a category of its own)
 and standardised numeric columns with missing cells set to the training median. Mean over
-seeds. A value outside a NB family's support (e.g. a negative value in a LogNormal column) makes
-this version's ``score_samples`` refuse the whole call: the rows are then scored one by one and
-a refused row counts as impossible (``log p(x) = -inf``, the most unusual); the count is printed. The machine load (1-minute average) is printed before and after.
+seeds. A value outside a NB family's support (e.g. a negative value in a LogNormal column) is
+scored ``log p(x) = -inf`` by ``score_samples`` (the most unusual). Should a call still be
+refused (a value of the wrong type), its rows are scored one by one and a refused row counts
+as impossible too; the count is printed. The machine load (1-minute average) is printed before and after.
 
 Run:  python benchmarks/bench_outliers.py [--quick] [--seeds N] [--tables votes penguins]
       python benchmarks/bench_outliers.py --data-dir DIR --rows 3000
@@ -268,8 +269,8 @@ def _pyod(name):
         return None
 
 
-#: rows the NB detectors refused (a value outside a family's support raises for the whole call in this
-#: version: those rows are scored one by one, a refused row as impossible, log p(x) = -inf)
+#: rows the NB detectors refused (a value outside a family's support is -inf without a refusal; a call
+#: still refused is scored row by row, a refused row as impossible, log p(x) = -inf)
 REFUSED = {"rows": 0, "calls": 0}
 
 

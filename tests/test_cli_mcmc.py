@@ -112,7 +112,7 @@ def test_fit_chunksize_refuses_what_it_cannot_stream(tmp_path, capsys):
     csv = tmp_path / "votes.csv"
     load_house_votes().to_csv(csv, index=False)
     for extra, message in ((["--alpha", "auto"], "--alpha auto"), (["--chunksize", "0"], "positive"),
-                           ([], "reads a CSV/TSV file twice")):
+                           ([], "reads a CSV/TSV file in chunks")):
         data = "-" if not extra else str(csv)
         argv = ["fit", data, "--target", "party", "-o", str(tmp_path / "m.bnb"), *extra]
         if "--chunksize" not in extra:

@@ -48,6 +48,7 @@ def _commands(d):
         "pool": ["pool", str(d / "estimates.csv")],
         "datasets": ["datasets", "export", "play_tennis"],
         "evaluate-synthetic": ["evaluate-synthetic", data, str(d / "synth.csv")],
+        "synthesize": ["synthesize", data, "-n", "5", "--latent", "none"],
     }
 
 

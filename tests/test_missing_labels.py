@@ -39,6 +39,7 @@ def _commands(d, data):
         "check": ["check", model, data, "--target", TARGET, "--replicates", "5"],
         "impute-table": ["impute-table", data, "--target", TARGET, "--configurations", "naive"],
         "evaluate-synthetic": ["evaluate-synthetic", data, str(d / "synth.csv"), "--target", TARGET],
+        "synthesize": ["synthesize", data, "-n", "5", "--target", TARGET, "--latent", "none"],
     }
 
 
@@ -66,7 +67,7 @@ def test_unlabelled_rows_are_refused_naming_the_flag(name, files, capsys):
     assert f"2 row(s) have no {TARGET!r} label (pass --drop-unlabelled" in lines[0], lines[0]
 
 
-@pytest.mark.parametrize("name", ["fit", "score", "check", "impute-table", "evaluate-synthetic"])
+@pytest.mark.parametrize("name", ["fit", "score", "check", "impute-table", "evaluate-synthetic", "synthesize"])
 def test_drop_unlabelled_reports_the_count_and_equals_the_labelled_table(name, files, capsys):
     """(mcmc fits through the same function as fit; its sampling is tested in test_cli_mcmc.)"""
     dropped = main(["-q", *_commands(files, str(files / "data.csv"))[name], "--drop-unlabelled"])

@@ -20,6 +20,8 @@ Subcommands::
     bayesnb pool TABLE [-o OUT.csv]                Rubin's rules over per-imputation estimates and variances
     bayesnb datasets list|export NAME -o FILE      the bundled tables as files
     bayesnb evaluate-synthetic REAL SYNTH [--target COL]   how faithful synthetic rows are
+    bayesnb synthesize DATA -n N [-o OUT.csv]      synthetic rows, no model: the model chosen by evidence
+                                                   (bayesnb.Synthesizer; --target, --structure, --latent)
 
 User mistakes (a missing file, an unknown column, a corrupted model, a folder that does not
 exist...) print one line on stderr and exit with status 2; a failed demo step exits with
@@ -34,7 +36,8 @@ atomic writes), :mod:`~bayesnb.cli.model` (model files), :mod:`~bayesnb.cli.demo
 :mod:`~bayesnb.cli.generate` (impute, sample), :mod:`~bayesnb.cli.report` (info),
 :mod:`~bayesnb.cli.datasets` (datasets), :mod:`~bayesnb.cli.outliers` (outliers),
 :mod:`~bayesnb.cli.posterior` (posterior), :mod:`~bayesnb.cli.explain` (explain), :mod:`~bayesnb.cli.pool` (pool),
-:mod:`~bayesnb.cli.mcmc` (mcmc), :mod:`~bayesnb.cli.tableimpute` (impute-table).
+:mod:`~bayesnb.cli.mcmc` (mcmc), :mod:`~bayesnb.cli.tableimpute` (impute-table),
+:mod:`~bayesnb.cli.synthesize` (synthesize).
 """
 
 from __future__ import annotations
@@ -48,8 +51,8 @@ from .._progress import set_progress
 from .._safeio import ModelFileError
 from .._version import __version__
 from .check import cmd_check
+from .chunks import add_chunk_options
 from .commands import (
-    FAMILIES,
     cmd_demo,
     cmd_fit,
     cmd_predict,
@@ -59,6 +62,7 @@ from .commands import (
 from .datasets import DATASETS, cmd_datasets
 from .demo import DemoStepError as _DemoStepError
 from .explain import cmd_explain
+from .families import add_family_options
 from .generate import cmd_impute, cmd_sample
 from .io import (
     FORMATS,
@@ -76,6 +80,7 @@ from .pool import cmd_pool
 from .posterior import cmd_posterior
 from .report import cmd_info
 from .synthetic import cmd_evaluate_synthetic
+from .synthesize import cmd_synthesize
 from .tableimpute import cmd_impute_table
 
 __all__ = ["EXIT_CODES", "UsageError", "main", "read_table", "score_model", "write_table"]
@@ -166,12 +171,7 @@ def build_parser():
     def fit_opts(q, what, target_help=None):
         q.add_argument("data", help=f"training table (.csv, .tsv, .parquet; '-' = stdin CSV){what}")
         q.add_argument("--target", required=target_help is None, help=target_help or "name of the label column")
-        q.add_argument("--family", choices=FAMILIES, default="auto",
-                       help="feature family: auto (text columns categorical, numeric Gaussian), "
-                            "categorical, gaussian, multinomial (counts), complement (counts, Complement NB), "
-                            "bernoulli (0/1), poisson (counts, column by column), lognormal (positive values), "
-                            "histogram (numbers, binned at the training quantiles; --alpha is its pseudo-count "
-                            "per bin), hurdle (values >= 0 with exact zeros: P(x = 0) and a log-normal for x > 0)")
+        add_family_options(q)
         q.add_argument("--alpha", default=None,
                        help="smoothing pseudo-count (Dirichlet/Beta prior), e.g. 1 (Laplace), 0.5, 0, or 'auto' "
                             "(maximise the evidence)")
@@ -186,9 +186,7 @@ def build_parser():
     fit_opts(f, "")
     f.add_argument("-o", "--output", required=True, help="model file to write (e.g. model.bnb)")
     force_opt(f)
-    f.add_argument("--chunksize", type=int, default=None, metavar="N",
-                   help="read a CSV larger than memory N rows at a time (model.partial_fit per chunk; the "
-                        "same model as one fit). Reads the file twice: column types and classes, then the fit")
+    add_chunk_options(f)
     f.add_argument("--semi-supervised", action="store_true",
                    help="use the rows with no label too: model.fit_semi_supervised (EM, each unlabelled row "
                         "weighted by its class responsibilities)")
@@ -454,6 +452,25 @@ def build_parser():
     ev.add_argument("--seed", type=int, default=0)
     data_opts(ev)
     ev.set_defaults(func=cmd_evaluate_synthetic)
+
+    sy = sub.add_parser("synthesize", help="synthetic rows of a table, the model chosen by evidence",
+                        description="bayesnb.Synthesizer from the shell: no saved model; fits DATA with the structure "
+                                    "(naive, TAN, k-DB) its evidence chooses and, with --latent auto, a latent-class "
+                                    "model kept when its held-out likelihood is higher, then writes N synthetic rows "
+                                    "with DATA's columns in their order. Seconds to minutes (the latent-class search).")
+    sy.add_argument("data", help=f"real {table}")
+    sy.add_argument("-n", type=int, required=True, help="number of synthetic rows")
+    output_opt(sy)
+    sy.add_argument("--target", default=None, metavar="COL",
+                    help="class column (every row labelled), sampled in its place; default: none, one class")
+    drop_opt(sy)
+    sy.add_argument("--structure", choices=("auto", "naive", "tan", "kdb"), default="auto", help="default: by evidence")
+    sy.add_argument("--latent", default="auto", metavar="auto|none|K",
+                    help="latent class: auto (kept if better held out), none, K components per class")
+    sy.add_argument("--seed", type=int, default=0, help="random seed of the fit and the draws (default 0)")
+    data_opts(sy)
+    float_opt(sy)
+    sy.set_defaults(func=cmd_synthesize)
     return p
 
 

@@ -1,23 +1,30 @@
-"""``bayesnb fit --chunksize N``: fit a CSV larger than memory, ``partial_fit`` on pandas chunks.
+"""``bayesnb fit --chunksize N``: fit a CSV larger than memory, ``partial_fit`` on chunks of rows.
 
-Two passes over the file, each holding one chunk at a time:
+Every chunk is parsed with one type per column (:mod:`~bayesnb.cli.chunkread`: pyarrow's
+streaming CSV reader where installed), so a column never changes type mid-file:
 
-1. **Column types.** pandas infers each chunk's dtypes on its own, so a column of numbers
-   in the first chunk may hold a word in a later one, and would change type mid-fit. The
-   first pass reads every chunk as :func:`~bayesnb.cli.io.read_table` would and notes the
-   columns that are text in any chunk: those are read as text (categories) in every chunk
-   of the second pass, as reading the whole file at once would.
-2. **Fitting.** Each chunk is split into features and labels exactly as ``bayesnb fit``
-   does and added with ``partial_fit`` (the classes, found in the first pass, are given to
-   the first call). A category first seen in a late chunk is added to its column by
-   ``partial_fit`` (categories stay sorted, each with the prior's pseudo-count in every
-   class), which gives the model of one ``fit`` on the whole table.
+- **Families given** (``--family NAME``, or ``--family COL=NAME`` with ``--numeric-family
+  gaussian``, or every feature column named): **one pass**. The column types are those
+  pandas infers on the first chunk (or declared by ``--categorical``/``--numeric``/``--family``);
+  a later text cell in a column of numbers is an error naming the column. The classes are
+  ``--classes``; without it a first pass reads the ``--target`` column alone.
+- **Families chosen** (``auto``): a first pass reads every cell as text and notes each
+  column's type over the whole file (a column of numbers in the first chunk that holds a
+  word further down is text in every chunk, as reading the whole file would make it), the
+  columns with missing cells and the classes; the second pass fits.
+
+Each chunk is split into features and labels exactly as ``bayesnb fit`` does and added with
+``partial_fit``. A category first seen in a late chunk is added to its column by
+``partial_fit`` (categories stay sorted, each with the prior's pseudo-count in every class),
+which gives the model of one ``fit`` on the whole table.
 
 What cannot be streamed is said, never done silently: ``--alpha auto`` (chosen by the
-evidence of the whole table) is refused, and with ``--family auto`` the family of each
-numeric column is chosen by its evidence on the *first chunk* (a warning names them; give
-``--family`` to choose). A progress line on stderr counts the rows read (not with ``-q``,
-nor when stderr is not a terminal).
+evidence of the whole table) is refused, and where ``auto`` chooses numeric families it
+chooses them by their evidence on the *first chunk* (a warning names them; ``--family
+COL=NAME`` or ``--numeric-family gaussian`` choose them instead): a fit on that chunk
+chooses them and the model gets them as an explicit features dict, so the families and a
+Histogram's bins are the first chunk's. A progress line on stderr
+counts the rows read (not with ``-q``, nor when stderr is not a terminal).
 """
 
 from __future__ import annotations
@@ -29,12 +36,26 @@ import time
 import numpy as np
 import pandas as pd
 
-from .io import QUIET, UsageError, read_table_chunks, warn
+from .._utils import shown_list
+from ..estimators._auto import column_kinds
+from .chunkread import first_chunk_kinds, header, read_kinds, scan_kinds
+from .families import NUMERIC
+from .io import QUIET, UsageError, _mixed_numeric_warning, _number_text, warn
 from .labels import record_target_index, report_dropped, warn_one_class
 
-__all__ = ["fit_chunks", "read_chunks"]
+__all__ = ["add_chunk_options", "fit_chunks"]
 
-_PASS1, _PASS2 = "pass 1/2 (column types and classes)", "pass 2/2 (partial_fit)"
+
+def add_chunk_options(parser):
+    """Add ``--chunksize`` and ``--classes`` to the argparse ``parser`` of ``bayesnb fit``."""
+    parser.add_argument("--chunksize", type=int, default=None, metavar="N",
+                        help="read a CSV larger than memory N rows at a time (model.partial_fit per chunk; the "
+                             "same model as one fit). Where auto chooses families, a first pass reads the column "
+                             "types and classes; where every family is given (--family NAME, or --family COL=NAME "
+                             "with --numeric-family gaussian) the types are the first chunk's and, with --classes, "
+                             "the file is read once")
+    parser.add_argument("--classes", default=None, metavar="A,B,...",
+                        help="with --chunksize: every label of --target (no pass spent finding them)")
 
 
 def _progress(what, rows, done=False):
@@ -44,63 +65,168 @@ def _progress(what, rows, done=False):
     print(f"\r{what}: {rows:,} rows read" + ("\n" if done else ""), end="", file=sys.stderr, flush=True)
 
 
-def read_chunks(path, chunksize, na_values=None, numeric=None, categorical=None):
-    """:func:`~bayesnb.cli.io.read_table_chunks`, refusing stdin and Parquet and a bad ``chunksize``."""
+def _check(path, chunksize):
     if path == "-" or os.path.splitext(path)[1].lower() in (".parquet", ".pq"):
-        raise UsageError(f"--chunksize reads a CSV/TSV file twice (column types, then the fit); "
-                         f"received {path!r}: fit it without --chunksize")
+        raise UsageError(f"--chunksize reads a CSV/TSV file in chunks of rows; received {path!r}: fit it without "
+                         "--chunksize")
     if chunksize < 1:
         raise UsageError(f"--chunksize must be a positive number of rows; received {chunksize}")
-    yield from read_table_chunks(path, chunksize, na_values, numeric, categorical)
+    if not os.path.isfile(path):
+        raise UsageError(f"{path}: no such file")
 
 
-def fit_chunks(args, alpha, make, split):
-    """Fit ``make(X)`` chunk by chunk; the return value of :func:`~bayesnb.cli.commands.fit_table`.
+def _declared(args, names, family, per_column):
+    """``({column: kind} known before reading, {column: why it holds numbers}, all families given)``."""
+    for option, cols in (("--numeric", args.numeric), ("--categorical", args.categorical)):
+        bad = [c for c in cols or [] if c not in names]
+        if bad:
+            raise UsageError(f"{args.data}: {option} names no column(s) {bad} (columns: {shown_list(names, 10)})")
+    both = sorted(set(args.numeric or []) & set(args.categorical or []))
+    if both:
+        raise UsageError(f"column(s) {both} are given both as --numeric and --categorical")
+    declared = {c: "text" for c in args.categorical or []}
+    numbers = {c: f"--numeric {c}" for c in args.numeric or []}
+    for c, name in (per_column or {}).items():
+        if name == "categorical" and c not in numbers:
+            declared.setdefault(c, "text")
+        elif name in NUMERIC and c not in declared:
+            numbers[c] = f"--family {c}={name}"
+    features = [c.strip() for c in args.columns.split(",")] if args.columns else [c for c in names if c != args.target]
+    given = family != "auto" or (per_column is not None and (getattr(args, "numeric_family", "auto") == "gaussian"
+                                                              or all(c in per_column for c in features)))
+    return declared, numbers, given
 
-    ``split(df, where)`` turns a chunk into ``(X, y)`` as ``bayesnb fit`` does.
+
+def _typed(values, kind):
+    """Labels (texts, or numbers as a chunk read them) as the target column's kind reads them."""
+    if kind == "int":
+        return {int(float(t)) for t in values}
+    if kind == "float":
+        return {float(t) for t in values}
+    if kind == "bool":
+        return {t if isinstance(t, bool) else t in ("True", "TRUE", "true") for t in values}
+    return {t if isinstance(t, str) else _number_text(t) for t in values}
+
+
+def fit_chunks(args, alpha, make, split, family="auto", per_column=None):
+    """Fit ``make(X, y)`` (the model and the scores of ``auto``'s choices) chunk by chunk.
+
+    The return value is that of :func:`~bayesnb.cli.commands.fit_table`. ``split(df, where)``
+    turns a chunk into ``(X, y)`` as ``bayesnb fit`` does; ``family`` and ``per_column`` are
+    :func:`~bayesnb.cli.families.column_families` of the options.
     """
     if alpha == "auto":
         raise UsageError("--alpha auto is chosen by the evidence of the whole table, which --chunksize never "
                          "holds; give a number (e.g. --alpha 1), or fit without --chunksize")
     path, n = args.data, int(args.chunksize)
-    text, classes, rows, dropped = set(args.categorical or []), set(), 0, 0
-    for df in read_chunks(path, n, args.na_values, args.numeric, args.categorical):  # pass 1: types and classes
-        text |= {c for c in df.columns if df[c].dtype.kind not in "iufbmM"}
-        _, y = split(df, f"{path} (rows {df.index[0] + 1}-{df.index[-1] + 1})")
-        classes |= set(pd.unique(y))
-        rows += len(df)
-        dropped += len(df) - len(y)
-        _progress(_PASS1, rows)
-    _progress(_PASS1, rows, done=True)
-    report_dropped(dropped, args.target)  # once for the file, not per chunk
-    warn_one_class(classes, args.target, path)
-    categorical = sorted(text - set(args.numeric or []))
+    _check(path, n)
+    names = header(path, args.na_values)
+    if args.target not in names:
+        raise UsageError(f"{path}: no column {args.target!r} (columns: {shown_list(names, 10)})")
+    declared, numbers, given = _declared(args, names, family, per_column)
+    given_classes = getattr(args, "classes", None)
+    missing, classes, dropped, rows = None, None, 0, None
+    if given:
+        kinds = first_chunk_kinds(path, n, args.na_values, declared)
+        if given_classes is None:  # a first pass over the target column alone
+            label_kinds = {c: k for c, k in kinds.items() if c != args.target}
+            target_kind, _, texts, rows, dropped = scan_kinds(path, args.na_values, label_kinds, args.target,
+                                                              lambda r: _progress("pass 1/2 (classes)", r))
+            _progress("pass 1/2 (classes)", rows, done=True)
+            kinds[args.target] = target_kind[args.target]
+            classes = _typed(texts, kinds[args.target])
+    else:
+        kinds, missing, texts, rows, dropped = scan_kinds(path, args.na_values, declared, args.target,
+                                                          lambda r: _progress("pass 1/2 (column types)", r))
+        _progress("pass 1/2 (column types and classes)", rows, done=True)
+        classes = _typed(texts, kinds[args.target])
+    for c, why in numbers.items():
+        if kinds[c] in ("text", "bool"):
+            raise UsageError(f"{path}: column {c!r} ({why}) holds text; expected numbers (list the text in "
+                             "--na-values to read it as missing)")
+    if given_classes is not None:
+        classes = _typed([c.strip() for c in given_classes.split(",") if c.strip()], kinds[args.target])
+    if classes is not None:
+        report_dropped(dropped, args.target)  # once for the file, not per chunk
+        warn_one_class(classes, args.target, path)
+    if args.columns:  # --columns: the parser skips the other columns
+        used = {c.strip() for c in args.columns.split(",")} | {args.target}
+        bad = sorted(used - set(kinds))
+        if bad:
+            raise UsageError(f"{path}: no column(s) {bad}")
+        kinds = {c: k for c, k in kinds.items() if c in used}
+    what = "pass 2/2 (partial_fit)" if given_classes is None else "one pass (partial_fit)"
     model, seen, t = None, 0, 0.0
-    for df in read_chunks(path, n, args.na_values, args.numeric, categorical):  # pass 2: the fit
-        X, y = split(df, f"{path} (rows {df.index[0] + 1}-{df.index[-1] + 1})")
+    for df in read_kinds(path, n, args.na_values, kinds, missing):
+        rows_of = f"{path} (rows {df.index[0] + 1}-{df.index[-1] + 1})"
+        X, y = split(df, rows_of)
+        if given_classes is not None:
+            dropped += len(df) - len(y)
+            new = set(pd.unique(y).tolist()) - classes
+            if new:
+                raise UsageError(f"{rows_of}: label(s) {shown_list(sorted(map(str, new)), 5)} of {args.target!r} are "
+                                 f"not in --classes")
+        if y.dtype.kind in "OT" or isinstance(y.dtype, pd.StringDtype):
+            y = y.to_numpy(dtype=str)  # text labels as a NumPy str array: no per-chunk sort to check them
         t0 = time.perf_counter()
         if model is None:
-            model = make(X)
-            model.partial_fit(X, y, classes=np.array(sorted(classes), dtype=y.to_numpy().dtype))
-            _family_warning(model, X, len(df), rows)
+            for c in kinds:
+                if kinds[c] == "text" and c not in declared and c in X.columns:
+                    _mixed_numeric_warning(df, c, path)  # on the first chunk only
+            model, scores = make(X, y)
+            pinned = _pin_auto_families(model, X, y)
+            scores = pinned if pinned is not None else scores
+            model.partial_fit(X, y, classes=np.array(sorted(classes), dtype=object if y.dtype.kind == "U"
+                                                      else y.dtype))
+            if scores is not None and len(scores):
+                model.family_scores_ = scores  # the first chunk's choice, as `bayesnb info` shows it
+            _family_warning(model, len(df), rows)
         else:
             model.partial_fit(X, y)
         t += time.perf_counter() - t0
         seen += len(df)
-        _progress(_PASS2, seen)
-    _progress(_PASS2, seen, done=True)
-    record_target_index(model, df.columns, args.target)
+        _progress(what, seen)
+    _progress(what, seen, done=True)
+    if model is None:
+        raise UsageError(f"{path}: the table is empty")
+    if given_classes is not None:
+        report_dropped(dropped, args.target)
+        warn_one_class(classes, args.target, path)
+    if isinstance(y, np.ndarray):  # labels passed as a NumPy str array: the name pandas would have given
+        model.target_name_ = str(args.target)
+    record_target_index(model, names, args.target)
     return model, None, None, seen, len(model.feature_names_in_), t
 
 
-def _family_warning(model, X, n_first, n_all):
-    """Say which families ``--family auto`` chose for numeric columns on the first chunk."""
+def _pin_auto_families(model, X, y):
+    """With ``--family auto``: fix the families the first chunk chooses.
+
+    ``NaiveBayes(features="auto").partial_fit`` would make that choice on its first batch with
+    a warning (it need not equal ``fit``); here it is made explicitly: a fit on the first chunk
+    chooses each numeric column's family (a Histogram's bins are set by the first
+    ``partial_fit``, on that same chunk), and ``model`` gets them as its features dict, and the
+    CLI says so (:func:`_family_warning`). Returns that fit's ``family_scores_``, or None when
+    there is nothing to choose.
+    """
+    from sklearn.base import clone
+
+    features = getattr(model, "features", None)
+    if not (isinstance(features, str) and features == "auto") or "numeric" not in column_kinds(X):
+        return None
+    first = clone(model).fit(X, y)
+    model.set_params(features={tuple(cols): fam for cols, fam in first.blocks_}, alpha=None)
+    return first.family_scores_
+
+
+def _family_warning(model, n_first, n_all):
+    """Say which families ``auto`` chose for the numeric columns not named, on the first chunk."""
     scores = getattr(model, "family_scores_", None)
-    if scores is None or n_first >= n_all or len(scores) == 0:
+    if scores is None or n_all is None or n_first >= n_all or len(scores) == 0:
         return
-    chosen = [f"{b.names[j]}: {type(b.family).__name__}" for b in model.posterior_.blocks
-              if type(b.family).__name__ != "Categorical" for j in range(len(b.names))]
+    won = scores[scores["chosen"].astype(bool)]  # the columns auto chose (not those --family named)
+    chosen = [f"{c}: {str(f).split('(')[0]}" for c, f in zip(won["column"], won["family"])]
     if chosen:
         warn(f"--family auto chose the family of each numeric column by its evidence on the first chunk "
              f"({n_first} of {n_all} rows): {', '.join(chosen[:8])}{' ...' if len(chosen) > 8 else ''}; "
-             "Histogram bins are its quantiles; give --family to choose it yourself")
+             "Histogram bins are its quantiles; to choose them yourself give --family COL=FAMILY per column "
+             "or --numeric-family gaussian")

@@ -12,27 +12,15 @@ import pandas as pd
 from sklearn.metrics import log_loss
 
 from .._utils import shown_list
-from ..estimators import (
-    BernoulliNB,
-    CategoricalNB,
-    ComplementNB,
-    GaussianNB,
-    MultinomialNB,
-    NaiveBayes,
-)
-from ..families import Histogram, Hurdle, LogNormal, Poisson
 from .chunks import fit_chunks
 from .demo import run_demo
+from .families import FAMILIES, column_families, make_estimator
 from .io import QUIET, UsageError, atomic_path, check_output, read_table, write_table
 from .labels import labelled_rows, record_target_index, warn_one_class
 from .model import features_of, key_of, load_model, read_for_model, unseen_warning
 
 __all__ = ["DRAW_COLUMNS", "FAMILIES", "cmd_demo", "cmd_fit", "cmd_predict", "cmd_score", "fit_table", "make_estimator", "score_model",
            "split_target"]
-
-FAMILIES = ("auto", "categorical", "gaussian", "multinomial", "complement", "bernoulli", "poisson", "lognormal",
-            "histogram", "hurdle")
-
 
 def _parse_alpha(text):
     """``--alpha``: None, "auto" or a number >= 0."""
@@ -47,33 +35,6 @@ def _parse_alpha(text):
     if not a >= 0:
         raise UsageError(f"--alpha must be a number >= 0 or 'auto'; received {text!r}")
     return a
-
-
-def make_estimator(family, alpha, X):
-    """The estimator that ``bayesnb fit --family FAMILY --alpha ALPHA`` uses for table ``X``."""
-    kw = {} if alpha is None else {"alpha": alpha}
-    if family == "categorical":
-        return CategoricalNB(**kw)
-    if family == "multinomial":
-        return MultinomialNB(**kw)
-    if family == "complement":
-        return ComplementNB(**kw)
-    if family == "bernoulli":
-        return BernoulliNB(**kw)
-    if family in ("histogram", "hurdle"):
-        if alpha == "auto":
-            what = "its pseudo-count per bin" if family == "histogram" else "the Beta pseudo-count of P(x = 0)"
-            raise UsageError(f"--alpha of the {family} family must be a number > 0 ({what}); received 'auto'")
-        return NaiveBayes(features={tuple(X.columns): Histogram(**kw) if family == "histogram" else Hurdle(**kw)})
-    if family in ("gaussian", "poisson", "lognormal"):
-        if alpha is not None:
-            raise UsageError(f"--alpha applies to the categorical, multinomial, complement and bernoulli families; "
-                             f"a {family} family has no alpha")
-        if family == "gaussian":
-            return GaussianNB()
-        return NaiveBayes(features={tuple(X.columns): Poisson() if family == "poisson" else LogNormal()})
-    # auto: the estimators' own rule (text/bool/category columns Categorical, numeric by evidence)
-    return NaiveBayes(**kw)
 
 
 def _labels(y):
@@ -126,18 +87,29 @@ def fit_table(args):
     if getattr(args, "semi_supervised", False) and (args.drop_unlabelled or args.chunksize is not None):
         raise UsageError("--semi-supervised uses the unlabelled rows (EM over the whole table): it cannot be "
                          "combined with --drop-unlabelled or --chunksize")
+    family, per_column = column_families(args)
+    if getattr(args, "classes", None) is not None and args.chunksize is None:
+        raise UsageError("--classes applies to a chunked fit (--chunksize N); without it the classes are read "
+                         "from the table")
+
+    def make(X, y):
+        return make_estimator(family, alpha, X, y, per_column, getattr(args, "numeric_family", "auto"))
+
     if getattr(args, "chunksize", None) is not None:
-        return fit_chunks(args, alpha, lambda X: make_estimator(args.family, alpha, X),
-                          lambda df, where: split_target(df, args, where, report=False))
+        return fit_chunks(args, alpha, make, lambda df, where: split_target(df, args, where, report=False),
+                          family, per_column)
     df = read_table(args.data, args.na_values, numeric=args.numeric, categorical=args.categorical)
     X, y = split_target(df, args)
     warn_one_class(pd.unique(y.dropna()), args.target, args.data)
-    model = make_estimator(args.family, alpha, X)
+    known = y.notna().to_numpy()  # --semi-supervised: auto chooses families on the labelled rows
+    model, scores = make(X[known], y[known]) if not known.all() else make(X, y)
     t0 = time.perf_counter()
     if getattr(args, "semi_supervised", False):
         model.fit_semi_supervised(X, y.to_numpy(dtype=object) if y.isna().any() else y)
     else:
         model.fit(X, y)
+    if scores is not None:  # the families that auto chose beside the named ones
+        model.family_scores_ = scores
     record_target_index(model, df.columns, args.target)
     return model, X, y, X.shape[0], X.shape[1], time.perf_counter() - t0
 

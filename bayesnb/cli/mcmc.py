@@ -157,7 +157,8 @@ def draws_summary(dt):
 
 def _saved_model_data(args):
     """``--model``: the model file, DATA's feature columns and labels (None where missing, or no labels)."""
-    for option, value in (("--family", args.family != "auto"), ("--alpha", args.alpha is not None),
+    for option, value in (("--family", bool(args.family)),
+                          ("--numeric-family", args.numeric_family != "auto"), ("--alpha", args.alpha is not None),
                           ("--columns", args.columns is not None), ("--drop-unlabelled", args.drop_unlabelled)):
         if value:
             raise UsageError(f"{option} applies when mcmc fits the model; with --model the model file's priors "

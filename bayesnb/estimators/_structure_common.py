@@ -31,6 +31,7 @@ from .. import posterior as _post
 from .._utils import as_generator, take_rows
 from ..diagnostics import datatree_from_layout
 from ..generative.functions import class_log_weights, warn_empty_columns
+from ..generative.support import blank_impossible, impossible_rows
 from ..generative.tables import check_impute_options, label_codes, missing_labels, write_cells
 from ..inference.em import allowed_states
 from ..inference.numpyro_model import check_proper
@@ -407,10 +408,11 @@ class StructureCommonMixin:
         """
         if self._structure_fitted() is None:
             return super().score_samples(X, latent=latent)
+        X, bad = blank_impossible(self, X)  # a cell outside its family's support: the row is -inf
         if latent is not None:
             model, post, _ = self._structure_latent(latent)
-            return logsumexp(self._structure_joint(X, model) + post.class_log_prior, axis=1)
-        return logsumexp(self.predict_joint_log_proba(X), axis=1)
+            return impossible_rows(logsumexp(self._structure_joint(X, model) + post.class_log_prior, axis=1), bad)
+        return impossible_rows(logsumexp(self.predict_joint_log_proba(X), axis=1), bad)
 
     def sample(self, n_samples=1, *, y=None, random_state=None, parameter_uncertainty=True, **kwargs):
         """Rows ``(X, y)`` in ancestral order: the class, then every feature after its parents.

@@ -34,6 +34,7 @@ from ..generative._checks import sample_request
 from ..generative.conditional import check_known_values
 from ..generative.functions import class_log_weights, contribution_class_term
 from ..generative.given import encode_given, write_given
+from ..generative.support import blank_impossible, impossible_cells
 from ..structure import impute as _mi
 from ..structure import infer as _si
 from ..structure import model as _mx
@@ -81,10 +82,12 @@ class StructureUsesMixin:
         if self._structure_fitted() is None:
             return super().feature_log_contributions(X, return_class_term=return_class_term)
         post = self.posterior_
+        X, bad = blank_impossible(self, X)  # a cell outside its family's support is -inf
         terms = _si.node_log_terms(self._mixed, _mx.node_data(self._mixed.nodes, self._encoded(X)), self._who)
         resp = np.exp(_post.normalise(terms.sum(axis=1) + post.class_log_prior, post.class_log_prior, self._who))
         out = np.zeros((terms.shape[0], int(self.n_features_in_)))
         out[:, self._node_positions()] = np.einsum("ijk,ik->ij", terms, resp)
+        out = impossible_cells(out, bad)
         if is_frame(X):
             out = pd.DataFrame(out, columns=X.columns, index=X.index)
         term = contribution_class_term(resp, post.class_log_prior)

@@ -103,9 +103,16 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
         return self._learn_structure(X, y, sample_weight)
 
     def _check_structure_privacy(self):
+        """Refuse a learned structure under ``privacy=``, before any other check (features included).
+
+        The message names privacy as the reason: choosing parents reads mutual information from the
+        raw data, and private structure selection (issue 28) is not built yet.
+        """
         if self.privacy is not None and self.structure != "naive":
-            raise ValueError(f"{self._who}: structure={self.structure!r} is not available with privacy=: learning "
-                             "the structure reads mutual information from the raw data. Use structure='naive'.")
+            raise ValueError(f"{self._who}: structure={self.structure!r} is not available with privacy=: a "
+                             "structure is not yet learned privately (learning it reads mutual information from "
+                             "the raw data; private structure selection is issue 28's feature). With privacy= "
+                             "use structure='naive'.")
 
     def _learn_structure(self, X, y, sample_weight):
         """Learn the parents on the rows ``X, y`` and fit every node over its contexts (after the naive fit)."""

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 from numbers import Real
 from typing import ClassVar
 
+import numpy as np
+import scipy.sparse as sp
 from sklearn.utils._param_validation import StrOptions
 
-from .._utils import is_frame
+from .. import _dask
+from .._utils import FirstBatchFamilyWarning, is_frame
 from ..families import Categorical
 from ..families._base import Family
 from . import _validation as _val
-from ._auto import auto_blocks
+from ._auto import auto_blocks, column_kinds
 from ._base import BaseNB
 from ._structured import STRUCTURE_CONSTRAINTS, StructureMixin
 
@@ -32,7 +36,8 @@ class NaiveBayes(StructureMixin, BaseNB):
         with exact zeros: Hurdle(LogNormal) or Histogram; other reals: Gaussian or
         Histogram; other whole numbers: Histogram), compared at the data's resolution
         (see :mod:`bayesnb.estimators._auto`), and the columns that chose one family form
-        one block. With ``partial_fit``, the choice is made on the first batch.
+        one block. ``partial_fit`` on an unfitted ``features="auto"`` model chooses on the
+        first batch and warns when ``X`` has a numeric column (see :meth:`partial_fit`).
     alpha : float, "auto" or "hierarchical", optional
         The smoothing of the Categorical block that ``features="auto"`` makes. With a
         features dict, set it on the families instead. ``"hierarchical"`` centres each
@@ -103,6 +108,54 @@ class NaiveBayes(StructureMixin, BaseNB):
         self.auto_cv = auto_cv
         super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive,
                          privacy=privacy)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a batch of labelled data to the posterior (counts accumulate).
+
+        On an unfitted ``NaiveBayes(features="auto")`` whose ``X`` has a numeric column, the
+        first call warns (:class:`~bayesnb.FirstBatchFamilyWarning`, naming the columns):
+        ``"auto"`` chooses each numeric column's family (and a Histogram's bins) by its
+        evidence on the data it sees, so the first batch fixes a choice that one ``fit`` on all
+        the rows need not make, and the batches need not add up to ``fit`` (joint log
+        probabilities off by ``log 2`` where a Histogram's bins differ, or a later batch refused
+        by a family ``fit`` would not have chosen). It is a warning, not a refusal, because
+        scikit-learn's estimator contract has an unfitted clone ``partial_fit`` numeric data.
+        To make the choice yourself, fit the first batch with :meth:`fit` and continue with
+        ``partial_fit``, or give the families:
+        ``NaiveBayes(features={tuple(cols): fam for cols, fam in first.blocks_})``. A
+        Histogram's bins are fixed by the batch it is first fitted on even with a features
+        dict, so there ``partial_fit`` equals ``fit`` only when that batch sets the same bins;
+        the other families' statistics add up exactly. A table of categorical columns only
+        partial_fits to ``fit`` (categories grow with the batches).
+
+        Parameters
+        ----------
+        X, y, classes, sample_weight
+            As in :meth:`bayesnb.estimators._base.BaseNB.partial_fit`.
+
+        Returns
+        -------
+        self : object
+        """
+        if not hasattr(self, "posterior_") and isinstance(self.features, str) and self.features == "auto":
+            self._warn_first_batch_families(X)
+        return super().partial_fit(X, y, classes, sample_weight)
+
+    def _warn_first_batch_families(self, X):
+        """Warn, naming ``X``'s numeric columns, that their families are chosen on this first batch."""
+        if sp.issparse(X) or _dask.is_dask(X) or not (is_frame(X) or np.ndim(X) == 2):
+            return  # refused with their own message by fit's checks
+        frame = X if is_frame(X) else np.asarray(X)
+        names = list(frame.columns) if is_frame(frame) else list(range(frame.shape[1]))
+        numeric = [names[j] for j, k in enumerate(column_kinds(frame)) if k == "numeric"]
+        if numeric:
+            warnings.warn(
+                f"{self._who}: partial_fit on an unfitted NaiveBayes(features='auto') chooses the family of "
+                f"numeric column(s) {numeric[:10]}{' ...' if len(numeric) > 10 else ''} (and a Histogram's bins) "
+                "by the evidence of this first batch, so the batches need not add up to one fit. To choose "
+                "yourself: fit the first batch with fit(X, y) and continue with partial_fit, or give the "
+                "families, NaiveBayes(features={tuple(cols): fam for cols, fam in first.blocks_}).",
+                FirstBatchFamilyWarning, stacklevel=3)
 
     def _accepts_sparse(self):
         feats = self.features

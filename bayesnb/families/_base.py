@@ -228,6 +228,24 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
         """
         return all_missing_columns(block.missing, block.X.shape)
 
+    def out_of_support(self, X, state=None):
+        """Bool (n, d): the cells of a raw block outside the family's support, or None.
+
+        A cell outside the support (a negative or fractional count under Poisson, a value
+        <= 0 under LogNormal, 34 in a 0/1 Bernoulli column) has probability 0 under the
+        family: :meth:`encode` refuses it, while ``score_samples`` scores its row ``-inf``
+        and ``feature_log_contributions`` its cell. The default, None, says that every value
+        ``encode`` accepts is in the support (malformed input still makes ``encode`` raise).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            The block as :meth:`encode` receives it.
+        state : object, optional
+            The fitted encoding state.
+        """
+        return None
+
     def density_cells(self, X) -> int:
         """Number of observed cells of a raw numeric block that the likelihood scores with a density.
 

@@ -13,6 +13,7 @@ import numpy as np
 from .._utils import hard_labels, missing_mask
 from ..structure.hierarchical import hierarchical_prior
 from ._category_codes import _code_into, _indexer, _small_ints, code_dtype
+from ._category_types import convert_unmatched, no_match_error
 from ._numeric import MAX_ALPHA, check_alpha
 
 __all__ = []
@@ -97,6 +98,9 @@ def encode_columns(X, state=None, *, categories="auto", min_categories=None, ext
     for j, (name, values, pd_declared, pd_codes) in enumerate(cols):
         miss = missing_mask(values) if pd_codes is None else pd_codes < 0
         miss = miss if miss.any() else None
+        if state is not None and extend and pd_codes is None:  # partial_fit: "1" joins 1, never a new category
+            values, miss = _as_fitted_type(values, miss, state.categories[j], name, who)
+            cols[j] = (name, values, pd_declared, pd_codes)
         if state is None or extend:
             declared = _declared(categories, min_categories, j, len(cols), pd_declared, who)
             if declared is not None:
@@ -124,6 +128,9 @@ def encode_columns(X, state=None, *, categories="auto", min_categories=None, ext
     for j, ((name, values, pd_declared, pd_codes), (cats, _, miss, check)) in enumerate(zip(cols, plans)):
         _code_into(codes[:, j], cats, values, miss, pd_declared, pd_codes)
         unseen = codes[:, j] == len(cats)
+        if state is not None and not extend and unseen.any():  # of another type: converted or refused
+            _recode_converted(codes[:, j], cats, np.asarray(values)[unseen], unseen, name, who)
+            unseen = codes[:, j] == len(cats)
         if check and unseen.any():
             bad = np.asarray(values, dtype=object)[unseen][:5]
             raise ValueError(
@@ -131,6 +138,35 @@ def encode_columns(X, state=None, *, categories="auto", min_categories=None, ext
                 f"declared categories {list(cats)}."
             )
     return codes, tuple(p[0] for p in plans), tuple(p[1] for p in plans)
+
+
+def _as_fitted_type(values, miss, categories, name, who):
+    """``(values, miss)`` with values of another type than ``categories`` converted losslessly
+    (:func:`._category_types.convert_unmatched`; a TypeError where that is impossible)."""
+    observed = values if miss is None else values[~miss]
+    conv = convert_unmatched(observed, categories, name, who) if observed.size else None
+    if conv is None:
+        return values, miss
+    if not (_indexer(categories, conv) >= 0).any():  # converted, yet no value is a category
+        raise no_match_error(observed, categories, name, who)
+    if miss is None:
+        return conv, miss
+    out = np.empty(len(values), dtype=object)
+    out[miss] = None
+    out[~miss] = conv
+    return out, miss
+
+
+def _recode_converted(col, cats, values, unseen, name, who):
+    """Code again, in ``col``, the cells ``unseen`` (values ``values``) after converting them to the
+    categories' type when they are of another type (a TypeError where no lossless conversion exists)."""
+    conv = convert_unmatched(values, cats, name, who)
+    if conv is not None:
+        idx = _indexer(cats, conv)
+        if (idx < 0).all() and not ((col >= 0) & (col < len(cats))).any():  # no cell is a category
+            raise no_match_error(values, cats, name, who)
+        idx[idx < 0] = len(cats)
+        col[unseen] = idx
 
 
 def _codes_as_given(X, state, categories, min_categories, extend, who):

@@ -13,7 +13,8 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = [
-    "VAR_FLOOR",
+    "FLOOR_NOISE_SDS",
+    "VAR_FLOOR_MIN",
     "check_declared",
     "check_no_auto",
     "check_no_bounds",
@@ -26,13 +27,41 @@ __all__ = [
     "require_row_length",
     "row_counts_release",
     "scale_rows",
+    "var_floor",
     "whole_bounds",
 ]
 
-#: the smallest released within-class variance, as a fraction of the squared half-range of the
-#: bounds (a released sd is at least 10% of the half-range): keeps every variance positive, and
-#: a variance that noise pushed near 0 from making the model overconfident
-VAR_FLOOR = 1e-2
+#: the variance floor of :func:`noisy_moments`, in noise standard deviations of the released variance
+FLOOR_NOISE_SDS = 1.0
+#: the floor's smallest value, as a fraction of the squared half-range of the bounds (keeps every
+#: variance positive however large epsilon is)
+VAR_FLOOR_MIN = 1e-9
+
+
+def var_floor(n, sd_s2):
+    """The smallest released within-class variance, on the scale ``u = (x - c) / r`` of :func:`noisy_moments`.
+
+    ``FLOOR_NOISE_SDS * sd_s2 / n``, the noise sd of the released ``s2 / n`` (``sd_s2`` the noise sd
+    of the released sum of ``u**2``, ``n`` the released count), kept within ``[VAR_FLOOR_MIN, 1]``
+    (1 is the largest variance of values in ``[-1, 1]``). A variance below the noise level cannot be
+    told from 0, and one that noise pushed near 0 would make the model overconfident; the floor
+    vanishes as epsilon grows (``sd_s2`` is proportional to ``1 / epsilon``), so a private fit tends
+    to the exact one. It reads only released values and the public noise scale: post-processing.
+
+    Parameters
+    ----------
+    n : ndarray
+        Released (non-negative) counts.
+    sd_s2 : float
+
+    Returns
+    -------
+    ndarray
+        Same shape as ``n``.
+    """
+    with np.errstate(divide="ignore"):
+        floor = np.where(n > 0, FLOOR_NOISE_SDS * sd_s2 / np.where(n > 0, n, 1.0), 1.0)
+    return np.clip(floor, VAR_FLOOR_MIN, 1.0)
 
 
 def check_no_auto(value, what, who):
@@ -111,8 +140,22 @@ def noisy_moments(X, observed, resp, lo, hi, budget):
     (``c``, ``r`` the centre and half-range). The budget is split in three equal shares over
     the counts ``n`` (L1 ``2 d``, L2 ``sqrt(2 d)``), the sums of ``u`` (L1 ``2 d``, L2 ``2 sqrt(d)``:
     a row kept in its class may move ``u`` by 2) and the sums of ``u**2`` (L1 ``2 d``,
-    L2 ``sqrt(2 d)``). Post-processing: ``n >= 0``, the mean within the bounds, the variance
-    between ``VAR_FLOOR * r**2`` and the largest the bounds allow.
+    L2 ``sqrt(2 d)``).
+
+    Post-processing (released values and the public noise variances ``v_n``, ``v_1``, ``v_2`` of the
+    three releases only, so the guarantee is kept):
+
+    - ``n >= 0``; the mean ``m = s1 / n`` within the bounds (``|m| <= 1``);
+    - the variance ``s2 / n - m**2`` between :func:`var_floor` (the noise sd of ``s2 / n``: it vanishes
+      as epsilon grows) and the largest the bounds allow, ``1 - m**2``;
+    - **noise-aware count** (issue 28, defect 6). The released mean is the sample mean plus noise of
+      variance ``v_m = (v_1 + m**2 v_n) / n**2`` (delta method on ``s1 / n``). Treated as one
+      measurement with known noise, it has variance ``var / n + v_m = var / n_eff`` with
+      ``n_eff = n var / (var + n v_m)``: the statistics returned are those of ``n_eff`` rows with the
+      released mean and variance. The conjugate update then gives the mean a posterior variance of
+      about ``var / n + v_m`` (the noise included), and tends to the exact update as epsilon grows.
+      It is an approximation: ``var`` is the released (noisy) variance, the noise is taken as
+      Gaussian with its variance, and the variance's own posterior is that of ``n_eff`` rows.
 
     Parameters
     ----------
@@ -126,23 +169,28 @@ def noisy_moments(X, observed, resp, lo, hi, budget):
 
     Returns
     -------
-    n, mean, m2 : ndarray of shape (K, d)
+    n_eff, mean, m2 : ndarray of shape (K, d)
+        The noise-aware count, the mean and ``n_eff`` times the variance (on the data's scale).
     """
     c, r = (lo + hi) / 2, (hi - lo) / 2
     obs = np.broadcast_to(observed, X.shape)
     u = np.where(obs, (np.clip(X, lo, hi) - c) / r, 0.0)
     d = X.shape[1]
     b_n, b_1, b_2 = budget.split([1, 1, 1])
-    n = np.maximum(b_n.noisy(resp.T @ obs.astype(float), 2.0 * d, math.sqrt(2.0 * d)), 0.0)
-    s1 = b_1.noisy(resp.T @ u, 2.0 * d, 2.0 * math.sqrt(d))
-    s2 = b_2.noisy(resp.T @ (u * u), 2.0 * d, math.sqrt(2.0 * d))
+    sens_n, sens_1, sens_2 = (2.0 * d, math.sqrt(2.0 * d)), (2.0 * d, 2.0 * math.sqrt(d)), (2.0 * d, math.sqrt(2.0 * d))
+    n = np.maximum(b_n.noisy(resp.T @ obs.astype(float), *sens_n), 0.0)
+    s1 = b_1.noisy(resp.T @ u, *sens_1)
+    s2 = b_2.noisy(resp.T @ (u * u), *sens_2)
     has = n > 0
     safe = np.where(has, n, 1.0)
     mu = np.clip(s1 / safe, -1.0, 1.0)
-    var = np.clip(s2 / safe - mu * mu, VAR_FLOOR, np.maximum(1.0 - mu * mu, VAR_FLOOR))
+    floor = var_floor(n, math.sqrt(b_2.noise_variance(*sens_2)))
+    var = np.clip(s2 / safe - mu * mu, floor, np.maximum(1.0 - mu * mu, floor))
+    v_mean = (b_1.noise_variance(*sens_1) + mu * mu * b_n.noise_variance(*sens_n)) / (safe * safe)
+    n_eff = np.where(has, n * var / (var + n * v_mean), 0.0)
     mean = np.where(has, c + r * mu, 0.0)
-    m2 = np.where(has, n * var * r * r, 0.0)
-    return n, mean, m2
+    m2 = np.where(has, n_eff * var * r * r, 0.0)
+    return n_eff, mean, m2
 
 
 def noisy_sums(X, observed, resp, lo, hi, fns, budget):

@@ -190,6 +190,16 @@ class Bernoulli(ThetaSite, Family):
             X.eliminate_zeros()  # on copies of the index arrays
         return BernoulliBlock(X, missing), X.shape[1]
 
+    def out_of_support(self, X, state=None):
+        """Bool (n, d): without ``binarize``, finite cells other than 0 and 1 (probability 0).
+
+        None with a threshold (every number is binarized) and for sparse input.
+        """
+        if self.binarize is not None or sp.issparse(X):
+            return None
+        A = np.asarray(X, dtype=np.float64)
+        return np.isfinite(A) & (A != 0) & (A != 1)
+
     def empty_stats(self, state, K):
         """Zero statistics, each (K, d)."""
         return BernoulliStats(np.zeros((K, state)), np.zeros((K, state)))

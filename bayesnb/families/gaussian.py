@@ -188,7 +188,9 @@ class Gaussian(Family):
     def dp_stats(self, block, resp, state, budget, bounds, names, who="Gaussian"):
         """Counts, means and squared deviations of values clipped to the declared bounds, with noise.
 
-        See :func:`bayesnb.families._private.noisy_moments` for the sensitivities and
+        See :func:`bayesnb.families._private.noisy_moments` for the sensitivities, the variance
+        floor and the noise-aware count (the returned ``n`` is ``n_eff``, at most the released
+        count, so that a class mean's posterior variance includes the noise's), and
         :meth:`Family.dp_stats`. The prior must be proper (``"auto"`` or a dict): a released
         count can be near 0, where an improper prior leaves the posterior undefined.
         """

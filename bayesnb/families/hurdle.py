@@ -208,6 +208,13 @@ class Hurdle(Family):
                              f"{base!r}.)") from None
         return HurdleBlock(is_at, missing, bblock), state
 
+    def out_of_support(self, X, state=None):
+        """Bool (n, d): cells other than ``at`` outside the base's support (None where the base has none)."""
+        if sp.issparse(X):
+            return None
+        A = np.asarray(X, dtype=np.float64)
+        return self._b.out_of_support(np.where(A == self._at("Hurdle"), np.nan, A), state)
+
     def empty_stats(self, state, K):
         """Zero statistics (K, d)."""
         base = self._b

@@ -95,6 +95,13 @@ class LogNormal(Gaussian):
         block, d = super().encode(logs, state, extend=extend, who=who)
         return LogNormalBlock(block.X, block.observed, np.where(observed, A, 0.0)), d
 
+    def out_of_support(self, X, state=None):
+        """Bool (n, d): finite cells <= 0 (probability 0 under a log-normal)."""
+        if sp.issparse(X):
+            return None
+        A = np.asarray(X, dtype=np.float64)
+        return np.isfinite(A) & (A <= 0)
+
     def dp_stats(self, block, resp, state, budget, bounds, names, who="LogNormal"):
         """Gaussian's release of ``log x``, clipped to the logs of the declared bounds ``0 < lo < hi`` of ``x``."""
         bad = [names[j] for j, b in enumerate(bounds) if b is not None and b[0] <= 0]

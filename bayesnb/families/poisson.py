@@ -24,6 +24,7 @@ import numbers
 from typing import ClassVar, NamedTuple
 
 import numpy as np
+import scipy.sparse as sp
 from scipy import stats as _stats
 from scipy.special import gammaln, logsumexp, xlogy
 
@@ -185,6 +186,14 @@ class Poisson(Family):
                 raise ValueError(f"{who}: Poisson features must be non-negative whole counts (or NaN for "
                                  f"missing); received {what} value(s) {np.unique(vals[bad])[:5].tolist()}.")
         return PoissonBlock(np.where(observed, A, 0.0), observed), A.shape[1]
+
+    def out_of_support(self, X, state=None):
+        """Bool (n, d): finite cells that are negative or not whole (probability 0 under a Poisson)."""
+        if sp.issparse(X):
+            return None
+        A = np.asarray(X, dtype=np.float64)
+        with np.errstate(invalid="ignore"):
+            return np.isfinite(A) & ((A < 0) | (A != np.floor(A)))
 
     def empty_stats(self, state, K):
         """Zero statistics, each (K, d)."""

@@ -24,6 +24,7 @@ from .functions import feature_contributions, impute_cells, sample_rows, score_r
 from .given import encode_given, write_given
 from .latent import check_latent, latent_fits_from_draws
 from .outliers import check_contamination, outlier_offset
+from .support import blank_impossible, impossible_cells, impossible_rows
 from .tables import (assemble_table, check_impute_options, label_codes, mask_cells, missing_cells, partial_labels,
                      write_cells)
 
@@ -360,7 +361,9 @@ class GenerativeMixin:
         ``logsumexp`` over classes of ``log p(x, y=k)`` (:meth:`predict_joint_log_proba` for
         every estimator but :class:`~bayesnb.ComplementNB`, whose predict scores are
         complement weights and whose ``log p(x, y=k)`` is the multinomial's); missing cells are
-        marginalised (their factors drop out). Uses the estimator's ``predictive``.
+        marginalised (their factors drop out). A row with a cell outside its family's support
+        (a negative count under Poisson, ...) is ``-inf``, which ``predict`` refuses. Uses the
+        estimator's ``predictive``.
 
         Parameters
         ----------
@@ -378,11 +381,12 @@ class GenerativeMixin:
         if _dask.is_dask(X):
             check_is_fitted(self, "posterior_")
             return _dask.map_rows(lambda part: self.score_samples(part, latent=latent), X, "vector", who=self._who)
+        X, bad = blank_impossible(self, X)  # a cell outside its family's support: the row is -inf
         post, _, _ = self._gen_model(latent)
         _, encoded = self._gen_encode(X)
         if latent is None:  # the generative model's joint (ComplementNB's predict* scores are not one)
-            return score_rows(post, encoded, predictive=self._check_predictive(), caches=self._caches)
-        return score_rows(post, encoded, plug_in=True)
+            return impossible_rows(score_rows(post, encoded, predictive=self._check_predictive(), caches=self._caches), bad)
+        return impossible_rows(score_rows(post, encoded, plug_in=True), bad)
 
     def feature_log_contributions(self, X, *, return_class_term=False):
         """Per-feature contributions to ``log p(x)``: which features make a row unusual.
@@ -402,9 +406,11 @@ class GenerativeMixin:
             Only with ``return_class_term=True``.
         """
         post, _, _ = self._gen_model()
+        X, bad = blank_impossible(self, X)  # a cell outside its family's support is -inf
         _, encoded = self._gen_encode(X)
         out, term = feature_contributions(post, encoded, int(self.n_features_in_), predictive=self._check_predictive(),
                                           caches=self._caches, who=self._who, stacklevel=3)
+        out = impossible_cells(out, bad)
         if is_frame(X):
             out = pd.DataFrame(out, columns=X.columns, index=X.index)
         return (out, term) if return_class_term else out

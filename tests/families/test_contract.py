@@ -397,3 +397,26 @@ def test_predictive_bins_match_integration_of_the_predictive(name):
                 np.testing.assert_allclose(np.exp(logm[:, b]), mass, rtol=tol, atol=1e-9, err_msg=f"{name} {j}")
                 if predictive in spec["means"] and np.all(mass > 0):
                     np.testing.assert_allclose(mean[:, b], mom / mass, rtol=1e-5, err_msg=f"{name} {j}")
+
+
+#: a value outside the support of the families that have one (``out_of_support``)
+OUTSIDE = {"bernoulli": 34.0, "lognormal": -2.0, "poisson": 1.5, "hurdle": -3.0}
+
+
+def test_out_of_support_agrees_with_encode(case):
+    """``out_of_support`` marks no cell of valid data, and exactly the cells ``encode`` refuses."""
+    fam, X, *_ = _fitted(case)
+    mask = fam.out_of_support(X)
+    assert mask is None or (mask.shape == X.shape and not mask.any())
+    if case[0] not in OUTSIDE:
+        assert mask is None
+        return
+    bad = np.array(X, dtype=float, copy=True)
+    bad[[2, 5], 1] = OUTSIDE[case[0]]
+    mask = fam.out_of_support(bad)
+    expected = np.zeros(bad.shape, dtype=bool)
+    expected[[2, 5], 1] = True
+    np.testing.assert_array_equal(mask, expected)
+    with pytest.raises(ValueError):
+        fam.encode(bad)
+    fam.encode(np.where(mask, np.nan, bad))  # the other cells are in the support

@@ -1,0 +1,299 @@
+"""Reading a CSV/TSV in chunks of rows at the speed of the parser, for ``bayesnb fit --chunksize``.
+
+Each column gets one *kind* for the whole file, ``"text"``, ``"int"``, ``"float"`` or
+``"bool"``, from a first pass over the file (:func:`scan_kinds`: pandas' parser with its own
+inference, a column text where any chunk is; no per-chunk ``pd.to_numeric``), or from
+the first chunk alone (:func:`first_chunk_kinds`) where the families are given. Every
+chunk is then parsed with those types declared (:func:`read_kinds`), so that a column never
+changes type mid-file and nothing is converted after parsing but whole numbers (kept whole:
+``int64``, or the nullable ``Int64`` where cells are missing, as
+:func:`~bayesnb.cli.io.read_table` keeps them).
+
+The parser is pyarrow's streaming CSV reader (``pyarrow.csv.open_csv``) where pyarrow is
+installed; files with spaces after the separators (which pandas' ``skipinitialspace``
+strips and pyarrow does not) and installs without pyarrow are read by pandas' C parser with
+the same declared types.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+
+import numpy as np
+import pandas as pd
+
+from .io import UsageError, _separator
+
+__all__ = ["first_chunk_kinds", "read_kinds", "scan_kinds", "use_pyarrow"]
+
+#: the cell texts pandas reads as True / False
+_TRUE, _FALSE = ["True", "TRUE", "true"], ["False", "FALSE", "false"]
+#: the block of bytes pyarrow parses at a time
+_BLOCK = 1 << 22
+
+
+def _na(na_values):
+    """``(cell texts read as missing, keep pandas' defaults)``, as :func:`~bayesnb.cli.io.read_table` reads them."""
+    return (["?"], True) if na_values is None else (list(na_values) + [""], False)
+
+
+def _null_texts(na_values):
+    from pandas._libs.parsers import STR_NA_VALUES
+
+    na, keep = _na(na_values)
+    return sorted(set(na) | (set(STR_NA_VALUES) if keep else set()))
+
+
+def use_pyarrow(path):
+    """Whether ``path`` is read with pyarrow: installed, and no space after a separator in the first 64 KiB."""
+    if importlib.util.find_spec("pyarrow") is None:
+        return False
+    sep = _separator(os.path.splitext(path)[1].lower())
+    with open(path, "rb") as f:
+        head = f.read(1 << 16)
+    return (sep + " ").encode() not in head
+
+
+def header(path, na_values=None):
+    """The column names of a delimited file."""
+    na, keep = _na(na_values)
+    try:
+        return [str(c) for c in pd.read_csv(path, nrows=0, sep=_separator(os.path.splitext(path)[1].lower()),
+                                            na_values=na, keep_default_na=keep, skipinitialspace=True).columns]
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, OSError) as e:
+        raise _unreadable(path, e) from None
+
+
+def _unreadable(path, e):
+    first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    return UsageError(f"{path}: cannot read as a table ({first})")
+
+
+def _arrow_batches(path, na_values, types, columns=None):
+    """pyarrow record batches of ``path`` with ``types`` (``{column: pyarrow type}``) declared."""
+    import pyarrow as pa
+    from pyarrow import csv
+
+    conv = csv.ConvertOptions(column_types=types, null_values=_null_texts(na_values), strings_can_be_null=True,
+                              true_values=_TRUE, false_values=_FALSE, include_columns=columns)
+    parse = csv.ParseOptions(delimiter=_separator(os.path.splitext(path)[1].lower()))
+    reader = None
+    while True:
+        try:
+            if reader is None:  # opening parses the first block
+                read = csv.ReadOptions(block_size=_BLOCK, use_threads=(os.cpu_count() or 1) > 2)  # 2 cores: faster alone
+                reader = csv.open_csv(path, read_options=read, parse_options=parse, convert_options=conv)
+            yield reader.read_next_batch()
+        except StopIteration:
+            return
+        except pa.ArrowInvalid as e:
+            raise _conversion_error(path, e, list(types)) from None
+
+
+def _conversion_error(path, e, names):
+    """A :class:`UsageError` naming the column of pyarrow's ``In CSV column #j: ... invalid value 'x'``."""
+    m = re.search(r"column #(\d+)", str(e))
+    v = re.search(r"invalid value (.*)$", str(e).splitlines()[0])
+    if not m or int(m.group(1)) >= len(names):
+        return _unreadable(path, e)
+    col = names[int(m.group(1))]
+    return UsageError(f"{path}: column {col!r} is read as numbers (its type in the first rows, or --numeric, or its "
+                      f"--family) but holds {v.group(1) if v else 'a text cell'} further down: pass --categorical "
+                      f"{col} (or --family {col}=categorical), or list the text in --na-values")
+
+
+def _merge(kind, col):
+    """The kind of a column given its kind so far (``None``: no cell seen) and one more chunk of it as pandas read it."""
+    seen = col.dropna()
+    if kind == "text" or seen.empty:
+        return kind
+    k = col.dtype.kind
+    if k == "b":
+        new = "bool"
+    elif k in "iu":
+        new = "int"
+    elif k == "f":
+        new = "int" if len(seen) < len(col) and _whole(seen.to_numpy()) else "float"  # whole with NaN: Int64
+    else:
+        return "text"
+    if kind is None or kind == new:
+        return new
+    if {kind, new} == {"int", "float"}:
+        return "float"
+    return "text"  # bool beside numbers: pandas reads the whole column as objects
+
+
+def scan_kinds(path, na_values, declared, target, progress=None):
+    """First pass: each column's kind over the whole file, whether it has missing cells, the labels.
+
+    pandas' C parser reads each chunk with its own type inference (nothing converted after
+    parsing): a column is text where any chunk reads it as text, whole numbers where every
+    chunk holds whole numbers. Only the columns whose kind is not ``declared`` are read,
+    and the target.
+
+    Parameters
+    ----------
+    path : str
+    na_values : list of str or None
+    declared : dict
+        ``{column: kind}`` known beforehand (``--categorical``, ``--family``, the first chunk's).
+    target : str
+    progress : callable, optional
+        Called with the number of rows read so far.
+
+    Returns
+    -------
+    kinds : dict
+        ``{column: kind}`` of every column, in file order (a column with no cell: ``"float"``).
+    missing : set
+        The columns with a missing cell.
+    labels : set
+        The target's observed values (as read: numbers or texts).
+    rows, unlabelled : int
+    """
+    names = header(path, na_values)
+    kinds = {c: declared.get(c) for c in names}
+    scan = [c for c in names if kinds[c] is None or c == target]
+    missing, labels, rows, unlabelled = set(), set(), 0, 0
+    na, keep = _na(na_values)
+    kw = {"sep": _separator(os.path.splitext(path)[1].lower()), "na_values": na, "keep_default_na": keep,
+          "skipinitialspace": True, "usecols": scan, "chunksize": 1 << 18,
+          "dtype": {c: object for c in scan if declared.get(c) == "text"} or None}
+    try:
+        with pd.read_csv(path, **kw) as reader:
+            for df in reader:
+                df.columns = [str(c) for c in df.columns]
+                for c in scan:
+                    col = df[c]
+                    if col.hasnans:
+                        missing.add(c)
+                    if c not in declared:
+                        kinds[c] = _merge(kinds[c], col)
+                y = df[target]
+                labels.update(y.dropna().unique().tolist())
+                unlabelled += int(y.isna().sum())
+                rows += len(df)
+                if progress:
+                    progress(rows)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, OSError) as e:
+        raise _unreadable(path, e) from None
+    return {c: k or "float" for c, k in kinds.items()}, missing, labels, rows, unlabelled
+
+
+def first_chunk_kinds(path, chunksize, na_values, declared):
+    """Each column's kind as pandas infers it on the first ``chunksize`` rows (``declared`` kept)."""
+    na, keep = _na(na_values)
+    try:
+        df = pd.read_csv(path, nrows=chunksize, sep=_separator(os.path.splitext(path)[1].lower()), na_values=na,
+                         keep_default_na=keep, skipinitialspace=True,
+                         dtype={c: object for c, k in declared.items() if k == "text"} or None)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, OSError) as e:
+        raise _unreadable(path, e) from None
+    df.columns = [str(c) for c in df.columns]
+    kinds = {}
+    for c in df.columns:
+        k = df[c].dtype.kind
+        whole = k == "f" and _whole(df[c].to_numpy())
+        kinds[c] = declared.get(c) or ("bool" if k == "b" else "int" if k in "iu" or whole and df[c].isna().any()
+                                      else "float" if k == "f" else "text")
+    return kinds
+
+
+def _whole(v):
+    seen = v[np.isfinite(v)]
+    return bool(seen.size) and bool(np.all((seen == np.round(seen)) & (np.abs(seen) < 2.0 ** 53)))
+
+
+def read_kinds(path, chunksize, na_values, kinds, missing=None):
+    """The file's chunks of ``chunksize`` rows, every column parsed as its kind.
+
+    Parameters
+    ----------
+    path : str
+    chunksize : int
+    na_values : list of str or None
+    kinds : dict
+        ``{column: kind}`` of the columns to read (:func:`scan_kinds` or :func:`first_chunk_kinds`),
+        in file order; the other columns are skipped by the parser.
+    missing : set, optional
+        The columns with a missing cell anywhere (their whole numbers are ``Int64`` in every
+        chunk); None: decided per chunk.
+
+    Yields
+    ------
+    DataFrame
+        One chunk; its index continues the file's row numbers (0-based, header not counted).
+    """
+    start = 0
+    for df in (_arrow_chunks if use_pyarrow(path) else _pandas_chunks)(path, chunksize, na_values, kinds):
+        df.index = pd.RangeIndex(start, start + len(df))
+        start += len(df)
+        for c, k in kinds.items():
+            if k == "int" and df[c].dtype.kind == "f":
+                v = df[c].to_numpy()
+                nan = np.isnan(v)
+                if _whole(v) or nan.all():
+                    has_na = nan.any() or (missing is not None and c in missing)
+                    df[c] = df[c].astype("Int64") if has_na else df[c].astype(np.int64)
+        yield df
+
+
+def _arrow_chunks(path, chunksize, na_values, kinds):
+    import pyarrow as pa
+
+    types = {"text": pa.string(), "int": pa.float64(), "float": pa.float64(), "bool": pa.bool_()}
+    pending, held = [], 0
+    for batch in _arrow_batches(path, na_values, {c: types[k] for c, k in kinds.items()}, list(kinds)):
+        pending.append(batch)
+        held += batch.num_rows
+        while held >= chunksize:
+            table = pa.Table.from_batches(pending)
+            yield _frame(table.slice(0, chunksize), kinds)
+            rest = table.slice(chunksize)
+            pending, held = rest.to_batches(), rest.num_rows
+    if held:
+        yield _frame(pa.Table.from_batches(pending), kinds)
+
+
+def _frame(table, kinds):
+    """A pyarrow table as the DataFrame pandas' C parser gives: text columns of ``str`` objects, missing NaN.
+
+    A text column is dictionary-encoded first, so that each distinct value becomes one Python
+    string (not one per cell).
+    """
+    import pyarrow.compute as pc
+
+    cols = {}
+    for c, k in kinds.items():
+        arr = table.column(c)
+        if k == "text":
+            d = pc.dictionary_encode(arr).combine_chunks()
+            values = np.append(d.dictionary.to_numpy(zero_copy_only=False).astype(object), np.nan)
+            cols[c] = pd.Series(values[d.indices.fill_null(-1).to_numpy()], dtype=object, copy=False)
+        elif k == "bool":
+            cols[c] = arr.to_pandas()
+        else:
+            cols[c] = pd.Series(arr.to_numpy(), copy=False)
+    return pd.DataFrame(cols, copy=False)
+
+
+def _pandas_chunks(path, chunksize, na_values, kinds):
+    na, keep = _na(na_values)
+    dtype = {c: (object if k == "text" else float) for c, k in kinds.items() if k != "bool"}
+    kw = {"sep": _separator(os.path.splitext(path)[1].lower()), "na_values": na, "keep_default_na": keep,
+          "skipinitialspace": True, "dtype": dtype, "chunksize": chunksize, "usecols": list(kinds)}
+    try:
+        with pd.read_csv(path, **kw) as reader:
+            for df in reader:
+                df.columns = [str(c) for c in df.columns]
+                yield df[list(kinds)]
+    except ValueError as e:
+        if "could not convert" in str(e) or "Unable to parse" in str(e):
+            raise UsageError(f"{path}: a column read as numbers holds text further down ({str(e).splitlines()[0]}): "
+                             "pass --categorical COL (or --family COL=categorical), or list the text in "
+                             "--na-values") from None
+        raise _unreadable(path, e) from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError) as e:
+        raise _unreadable(path, e) from None

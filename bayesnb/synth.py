@@ -1,0 +1,433 @@
+"""``Synthesizer``: one entry point for synthetic tables, the model chosen by evidence.
+
+``Synthesizer(target=None).fit(df).sample(n)`` fits a :class:`~bayesnb.NaiveBayes` to a table
+and draws synthetic rows with its columns, in their order and dtypes. How it chooses:
+
+1. **Structure by evidence.** ``NaiveBayes(structure="auto")`` (the default ``structure``)
+   fits naive Bayes, TAN and k-DB (flat and hierarchical smoothing) on every row and keeps the
+   one with the highest closed-form evidence ``log p(X, y)``, checked against naive by 5-fold
+   cross-validation (docs/structure.md, "Choosing by evidence"). Their scores are the
+   ``log_evidence`` and ``cv_log_loss`` columns of :attr:`Synthesizer.selection_`.
+2. **Latent classes by held-out likelihood.** A latent-class model (each class a mixture of
+   naive-Bayes components, :meth:`~bayesnb.NaiveBayes.fit_latent_class`, the number of
+   components chosen by its own held-out search) is fitted by EM, so it has no closed-form
+   evidence to compare. Instead, every row is split once into a training part and a
+   ``holdout`` part (stratified by the target); the structure of step 1 (its variant fixed),
+   plain naive Bayes and the latent-class model are fitted on the training part and scored by
+   the mean held-out ``log p(x, y)`` (missing cells marginalised; column ``holdout_loglik``).
+   The latent-class model replaces the structure of step 1 only when it scores higher.
+   Naive Bayes' held-out score is shown for reference.
+3. The winner is refitted on every row (``model_``, and ``latent_`` for a latent-class model
+   with the chosen number of components).
+
+Latent class × structure (a component node above a TAN / k-DB) is fitted by
+``fit_latent_class`` of a structured estimator, but its ``sample(latent=)`` needs
+``structure="naive"``, so the latent-class candidate here is the naive one.
+
+Datetime columns are modelled as numbers (seconds since 1970-01-01 UTC, a family chosen by
+evidence like any numeric column's) and sampled back as datetimes of their dtype.
+
+Without a target the table is modelled with one class (as :func:`~bayesnb.impute_table` does
+with ``y=None``): the structure and the latent components carry all the dependence.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+from sklearn.model_selection import train_test_split
+from sklearn.utils.validation import check_is_fitted
+
+from ._progress import progress
+from ._utils import as_generator
+from .estimators import NaiveBayes
+from .persistence import load
+
+__all__ = ["Synthesizer"]
+
+_WHO = "Synthesizer"
+
+
+def _variant(model):
+    """``(name, parameters)`` of a fitted structured NaiveBayes: its row in ``structure_scores_`` and the
+    ``NaiveBayes`` parameters that fit that variant alone."""
+    kind, hier = model.structure_kind_, bool(getattr(model, "structure_hierarchical_", False))
+    if kind == "naive":
+        return "naive", {"structure": "naive"}
+    name = kind if kind == "tan" else f"kdb (k={model.k})"
+    if hier:
+        name = f"{name[:-1]}, hierarchical)" if kind == "kdb" else f"{name} (hierarchical)"
+    alpha = "hierarchical" if hier else (1.0 if kind == "kdb" else None)
+    return name, {"structure": kind, "k": model.k, "alpha": alpha}
+
+
+def _holdout_loglik(model, X, codes, latent=None):
+    """Mean ``log p(x_i, y_i)`` of the rows ``X`` with class codes ``codes`` (missing cells marginalised)."""
+    if latent is None:
+        return float(np.mean(model.predict_joint_log_proba(X)[np.arange(len(codes)), codes]))
+    out = np.empty(len(codes))
+    prior = latent.posterior.class_log_prior
+    for k in np.unique(codes):  # log sum over class k's states of w_s p(x | s): p(x, y=k)
+        rows = np.flatnonzero(codes == k)
+        only = latent._replace(posterior=latent.posterior._replace(
+            class_log_prior=np.where(latent.group == k, prior, -np.inf)))
+        out[rows] = model.score_samples(X.iloc[rows], latent=only)
+    return float(np.mean(out))
+
+
+class Synthesizer(BaseEstimator):
+    """Synthetic rows of a table from the generative model its evidence chooses.
+
+    See the module docstring for how the model is chosen.
+
+    Parameters
+    ----------
+    target : str, optional
+        The class column: it is the model's class variable and is sampled too, in its place
+        among the columns. Every row must have a label. None: the table has one class.
+    structure : {"auto", "naive", "tan", "kdb"}, default="auto"
+        Passed to :class:`~bayesnb.NaiveBayes` (``"auto"``: chosen by evidence with a CV guard).
+    latent : "auto", int or None, default="auto"
+        ``"auto"``: also consider a latent-class model (naive components, their number chosen
+        among ``latent_candidates``), kept when its held-out likelihood beats the structure's.
+        An int: always use the latent-class model with that many components per class
+        (``structure`` is then not used). None: no latent-class model.
+    latent_candidates : sequence of int, default=(1, 2, 3, 4, 6, 8)
+        Component counts the latent-class search compares (``fit_latent_class(candidates=)``;
+        while the largest scores best the search widens, up to ``n_rows // (10 * n_classes)``).
+    holdout : float, default=0.2
+        Share of the rows held out to compare the latent-class model with the structure.
+    search_rows : int, default=5000
+        The component search runs on at most this many training rows (a random subsample);
+        the chosen count is then fitted on every row.
+    random_state : None, int or numpy Generator
+        Seeds the split and the EM starts (``fit``).
+    verbose : bool or None
+        A progress bar over the fitting steps (None: :func:`bayesnb.set_progress`).
+
+    Attributes
+    ----------
+    model_ : NaiveBayes
+        The chosen model, fitted on every row.
+    latent_ : LatentClassFit or None
+        The chosen latent-class model of ``model_`` (None when the choice is not one).
+    chosen_ : str
+        Name of the chosen candidate, a value of ``selection_["candidate"]``.
+    selection_ : DataFrame
+        One row per candidate: ``candidate``, ``log_evidence`` (closed form, step 1),
+        ``cv_log_loss`` (step 1's CV guard), ``holdout_loglik`` (mean held-out ``log p(x, y)``,
+        step 2; NaN where not computed), ``chosen``.
+    columns_ : list
+        The training columns, in order.
+    dtypes_ : Series
+        Their dtypes.
+    datetime_columns_ : list
+        The datetime columns, modelled as seconds since 1970-01-01 UTC.
+
+    Examples
+    --------
+    >>> from bayesnb import Synthesizer
+    >>> from bayesnb.datasets import load_penguins
+    >>> penguins = load_penguins()
+    >>> synth = Synthesizer(target="species", latent=None, random_state=0).fit(penguins)
+    >>> rows = synth.sample(5, random_state=0)
+    >>> list(rows.columns) == list(penguins.columns)
+    True
+    """
+
+    def __init__(self, target=None, *, structure="auto", latent="auto", latent_candidates=(1, 2, 3, 4, 6, 8),
+                 holdout=0.2, search_rows=5000, random_state=None, verbose=None):
+        self.target = target
+        self.structure = structure
+        self.latent = latent
+        self.latent_candidates = latent_candidates
+        self.holdout = holdout
+        self.search_rows = search_rows
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ------------------------------------------------------------------ checks
+    def _check_params(self):
+        if self.structure not in ("auto", "naive", "tan", "kdb"):
+            raise ValueError(f"{_WHO}: structure must be one of 'auto', 'naive', 'tan', 'kdb'; "
+                             f"received {self.structure!r}.")
+        lat = self.latent
+        if not (lat is None or (isinstance(lat, str) and lat == "auto")
+                or (isinstance(lat, numbers.Integral) and not isinstance(lat, bool) and lat >= 1)):
+            raise ValueError(f"{_WHO}: latent must be 'auto', a whole number >= 1 or None; received {lat!r}.")
+        if not (isinstance(self.holdout, numbers.Real) and 0 < self.holdout < 1):
+            raise ValueError(f"{_WHO}: holdout must be a fraction in (0, 1); received {self.holdout!r}.")
+        if not (isinstance(self.search_rows, numbers.Integral) and self.search_rows >= 2):
+            raise ValueError(f"{_WHO}: search_rows must be a whole number >= 2; received {self.search_rows!r}.")
+
+    def _split_table(self, data):
+        """``(X, labels)``: the feature columns and the labels (zeros without a target)."""
+        if not isinstance(data, pd.DataFrame):
+            raise TypeError(f"{_WHO}: data must be a pandas DataFrame (one column per variable); "
+                            f"received {type(data).__name__}.")
+        if data.shape[0] < 2:
+            raise ValueError(f"{_WHO}: data must have at least 2 rows; received {data.shape[0]}.")
+        if self.target is None:
+            return data, np.zeros(data.shape[0], dtype=np.int64)
+        if self.target not in data.columns:
+            raise ValueError(f"{_WHO}: target {self.target!r} is not a column of data; columns: "
+                             f"{list(data.columns)}.")
+        labels = data[self.target]
+        if labels.isna().any():
+            raise ValueError(f"{_WHO}: the target column {self.target!r} has {int(labels.isna().sum())} missing "
+                             "label(s); leave those rows out, or pass target=None to model the column like any other.")
+        X = data.drop(columns=self.target)
+        if X.shape[1] == 0:
+            raise ValueError(f"{_WHO}: data has no column besides the target {self.target!r}.")
+        return X, labels.to_numpy()
+
+    # --------------------------------------------------------------------- fit
+    def fit(self, data, y=None):
+        """Choose and fit the model on ``data`` (see the module docstring).
+
+        Parameters
+        ----------
+        data : DataFrame of shape (n_samples, n_columns)
+            The real table (the target column among its columns, if any); missing cells allowed
+            in the other columns.
+        y : None
+            Ignored (the target is a column of ``data``).
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        X, labels = self._split_table(data)
+        self.datetime_columns_ = [c for c in X.columns if pd.api.types.is_datetime64_any_dtype(X[c].dtype)]
+        if self.datetime_columns_:  # modelled as numbers: seconds since 1970-01-01 (UTC)
+            X = X.copy()
+            for c in self.datetime_columns_:
+                X[c] = _to_seconds(X[c])
+        rng = as_generator(self.random_state)
+        fixed = self.latent is not None and not isinstance(self.latent, str)
+        steps = 1 if fixed else (3 if self.latent is None else 5)
+        with progress(total=steps, desc=f"{_WHO}.fit", verbose=self.verbose, unit="step") as bar:
+            if fixed:
+                self._fit_latent(X, labels, int(self.latent), rng, rows=[])
+                bar.update()
+            else:
+                self._fit_choice(X, labels, rng, bar)
+        self.columns_ = list(data.columns)
+        self.dtypes_ = data.dtypes.copy()
+        return self
+
+    def _fit_latent(self, X, labels, n_components, rng, rows):
+        model = NaiveBayes().fit(X, labels)
+        self.model_ = model
+        self.latent_ = model.fit_latent_class(X, labels, n_components=n_components, random_state=rng)
+        self.chosen_ = f"latent class (naive, C={n_components})"
+        rows.append({"candidate": self.chosen_, "log_evidence": np.nan, "cv_log_loss": np.nan,
+                     "holdout_loglik": np.nan, "chosen": True})
+        self.selection_ = pd.DataFrame(rows)
+
+    def _fit_choice(self, X, labels, rng, bar):
+        """Steps 1-3 of the module docstring."""
+        model = NaiveBayes(structure=self.structure).fit(X, labels)  # 1. structure by evidence
+        bar.update()
+        name, params = _variant(model)
+        if self.structure == "auto":
+            rows = [{"candidate": r["structure"], "log_evidence": r["log_evidence"],
+                     "cv_log_loss": r.get("cv_log_loss", np.nan), "holdout_loglik": np.nan, "chosen": False}
+                    for _, r in model.structure_scores_.iterrows()]
+        else:
+            rows = [{"candidate": name, "log_evidence": model.log_evidence_, "cv_log_loss": np.nan,
+                     "holdout_loglik": np.nan, "chosen": False}]
+        index = {r["candidate"]: i for i, r in enumerate(rows)}
+        self.model_, self.latent_, self.chosen_ = model, None, name
+        split = None if self.latent is None else self._split(labels, rng)
+        if split is None:  # no latent-class candidate (latent=None, or too few rows to hold some out)
+            bar.update(2)
+        else:  # 2. the latent-class model against the structure, on held-out rows
+            self._compare_latent(X, labels, split, name, params, rows, index, rng, bar)
+        rows[index[self.chosen_]]["chosen"] = True
+        self.selection_ = pd.DataFrame(rows)
+
+    def _split(self, labels, rng):
+        """Training and held-out row positions of step 2 (stratified when every class has 2 rows), or
+        None when no held-out row has a class seen in the training part."""
+        counts = pd.Series(labels).value_counts()
+        strat = labels if self.target is not None and counts.min() >= 2 else None
+        seed = int(rng.integers(2**31 - 1))
+        rows = np.arange(len(labels))
+        try:
+            tr, te = train_test_split(rows, test_size=self.holdout, stratify=strat, random_state=seed)
+        except ValueError:  # fewer held-out rows than classes: not stratified
+            tr, te = train_test_split(rows, test_size=self.holdout, random_state=seed)
+        te = te[np.isin(labels[te], labels[tr])]  # a class with no training row cannot be scored
+        return (tr, te) if len(te) and len(tr) >= 2 else None
+
+    def _compare_latent(self, X, labels, split, name, params, rows, index, rng, bar):
+        """Step 2: naive, the structure ``name`` (fitted with ``params``) and the latent-class model, fitted
+        on the training rows of ``split`` and scored on its held-out rows; step 3 when the latter wins."""
+        tr, te = split
+        Xtr, Xte, ytr = X.iloc[tr], X.iloc[te], labels[tr]
+        scores = {}
+        for cand, cparams in {"naive": {"structure": "naive"}, name: params}.items():
+            fitted = NaiveBayes(**cparams).fit(Xtr, ytr)
+            codes = pd.Index(fitted.classes_).get_indexer(labels[te])
+            scores[cand] = _holdout_loglik(fitted, Xte, codes)
+            if cand == "naive":
+                base, base_codes = fitted, codes
+        bar.update()
+        search = tr if len(tr) <= self.search_rows else np.sort(rng.choice(tr, self.search_rows, replace=False))
+        fit = base.fit_latent_class(X.iloc[search], labels[search], n_components="auto",
+                                    candidates=tuple(self.latent_candidates), random_state=rng)
+        C = fit.n_components
+        if len(search) < len(tr):
+            fit = base.fit_latent_class(Xtr, ytr, n_components=C, random_state=rng)
+        latent_name = f"latent class (naive, C={C})"
+        scores[latent_name] = _holdout_loglik(base, Xte, base_codes, latent=fit)
+        bar.update()
+        for cand, score in scores.items():
+            if cand not in index:  # the latent model; naive as the reference of an explicit structure
+                index[cand] = len(rows)
+                rows.append({"candidate": cand, "log_evidence": np.nan, "cv_log_loss": np.nan, "chosen": False})
+            rows[index[cand]]["holdout_loglik"] = score
+        if scores[latent_name] > scores[name]:  # 3. refit the winner on every row
+            self.model_ = NaiveBayes().fit(X, labels)
+            self.latent_ = self.model_.fit_latent_class(X, labels, n_components=C, random_state=rng)
+            self.chosen_ = latent_name
+        bar.update()
+
+    # ------------------------------------------------------------------ sample
+    def sample(self, n_samples, *, random_state=None, parameter_uncertainty=True):
+        """Draw ``n_samples`` synthetic rows with the training columns, in their order and dtypes.
+
+        Parameters
+        ----------
+        n_samples : int
+            Number of rows (>= 1).
+        random_state : None, int or numpy Generator
+        parameter_uncertainty : bool, default=True
+            True: one exact posterior draw of the parameters shared by the call's rows; False:
+            the posterior-mean plug-in (see :meth:`bayesnb.NaiveBayes.sample`).
+
+        Returns
+        -------
+        DataFrame of shape (n_samples, n_columns)
+            The target column (if any) holds classes seen in training; categorical columns hold
+            categories seen in training; integer columns stay integer where the chosen family
+            draws whole numbers (see ``synthetic_report``'s support checks).
+        """
+        check_is_fitted(self, "model_")
+        if not (isinstance(n_samples, numbers.Integral) and not isinstance(n_samples, bool) and n_samples >= 1):
+            raise ValueError(f"{_WHO}: n_samples must be a whole number >= 1; received {n_samples!r}.")
+        kw = {} if self.latent_ is None else {"latent": self.latent_}
+        X, y = self.model_.sample(int(n_samples), random_state=random_state,
+                                  parameter_uncertainty=parameter_uncertainty, **kw)
+        out = pd.DataFrame(X).reset_index(drop=True)
+        if self.target is not None:
+            out[self.target] = y
+        out = out[self.columns_]
+        for c in getattr(self, "datetime_columns_", []):
+            out[c] = _from_seconds(out[c], self.dtypes_[c])
+        for c in self.columns_:
+            out[c] = _as_dtype(out[c], self.dtypes_[c])
+        return out
+
+    def save(self, path, *, key=None, overwrite=False):
+        """Save the chosen model in bayesnb's model format (no pickle); read it back with :meth:`load`.
+
+        The file holds the fitted :class:`~bayesnb.NaiveBayes` (``model_``, its structure
+        included) with the target's name and place among the columns, so
+        ``Synthesizer.load(path).sample(n)`` gives the same table as this object (and
+        :func:`bayesnb.load` the estimator itself). ``selection_`` is not saved. A latent-class
+        choice cannot be saved yet (model files do not hold a ``LatentClassFit``): a
+        ``NotImplementedError`` says so.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+        key : bytes or str, optional
+            HMAC key, as in :func:`bayesnb.persistence.save`.
+        overwrite : bool, default=False
+            Replace ``path`` if it exists (else a ``FileExistsError``).
+        """
+        check_is_fitted(self, "model_")
+        if getattr(self, "datetime_columns_", []):
+            raise NotImplementedError(f"{_WHO}.save: datetime columns {self.datetime_columns_} are modelled as "
+                                      "seconds and model files do not record them yet; convert them to numbers "
+                                      "before fit to save the model.")
+        if self.latent_ is not None:
+            raise NotImplementedError(f"{_WHO}.save: the chosen model is a latent-class model "
+                                      f"({self.chosen_}), which model files cannot hold yet; refit with "
+                                      "latent=None to save a structure, or keep the Python object.")
+        model = self.model_
+        if self.target is not None:  # recorded as `bayesnb fit` records them
+            model.target_name_ = self.target
+            model.target_index_ = self.columns_.index(self.target)
+        model.save(path, key=key, overwrite=overwrite)
+
+    @classmethod
+    def load(cls, path, *, key=None):
+        """A fitted ``Synthesizer`` from a file written by :meth:`save` (or by ``bayesnb fit``).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+        key : bytes or str, optional
+            The HMAC key the file was saved with.
+
+        Returns
+        -------
+        Synthesizer
+            ``model_`` the loaded estimator, ``latent_`` None, ``chosen_`` its structure,
+            ``selection_`` None. Without a recorded target name the table had one class.
+        """
+        model = load(path, key=key)
+        if not isinstance(model, NaiveBayes) or getattr(model, "feature_names_in_", None) is None:
+            raise TypeError(f"{_WHO}.load: {path} holds a {type(model).__name__} not fitted on a DataFrame; "
+                            "expected a NaiveBayes saved by Synthesizer.save.")
+        target = getattr(model, "target_name_", None)
+        self = cls(target=target, structure=getattr(model, "structure_kind_", "naive"), latent=None)
+        columns = list(model.feature_names_in_)
+        dtypes = list(model.feature_dtypes_)
+        if target is not None:
+            at = min(int(getattr(model, "target_index_", len(columns))), len(columns))
+            columns.insert(at, target)
+            dtypes.insert(at, model.classes_.dtype)
+        self.model_, self.latent_, self.selection_ = model, None, None
+        self.chosen_ = _variant(model)[0]
+        self.columns_, self.dtypes_ = columns, pd.Series(dtypes, index=columns, dtype=object)
+        return self
+
+
+def _to_seconds(column):
+    """A datetime column as float seconds since 1970-01-01 UTC (NaT: NaN)."""
+    col = column.dt.tz_convert("UTC").dt.tz_localize(None) if column.dt.tz is not None else column
+    ns = col.to_numpy(dtype="datetime64[ns]").astype("int64").astype(float)
+    ns[col.isna().to_numpy()] = np.nan
+    return pd.Series(ns / 1e9, index=column.index)
+
+
+def _from_seconds(column, dtype):
+    """Sampled seconds back to a datetime column of the training ``dtype``."""
+    values = pd.to_datetime(pd.to_numeric(column), unit="s")
+    tz = getattr(dtype, "tz", None)
+    if tz is not None:
+        values = values.dt.tz_localize("UTC").dt.tz_convert(tz)
+    return values.astype(dtype)
+
+
+def _as_dtype(column, dtype):
+    """``column`` in the training ``dtype`` when the cast keeps every value (else as sampled)."""
+    if column.dtype == dtype:
+        return column
+    if dtype == object:
+        return column.astype(object).where(column.notna(), np.nan)
+    try:
+        cast = column.astype(dtype)
+    except (TypeError, ValueError):
+        return column
+    same = cast.isna().eq(column.isna()).all() and (cast[column.notna()].astype(object).to_numpy()
+                                                    == column[column.notna()].astype(object).to_numpy()).all()
+    return cast if same else column

@@ -1,0 +1,125 @@
+"""``bayesnb fit --chunksize`` against reading the same file with ``pandas.read_csv`` in the same chunks.
+
+Generates a mixed CSV (``--rows`` rows: 3 real columns, a count, 2 text columns and a
+3-class label), then runs, each in a fresh process (its wall time, CPU time and peak RSS):
+
+- ``pandas``: ``for chunk in pandas.read_csv(FILE, chunksize=N): pass`` (the reference);
+- ``fit given``: ``bayesnb fit FILE --target y --chunksize N --numeric-family gaussian
+  --classes a,b,c`` (every family given: one pass);
+- ``fit given, no --classes``: the same, with a first pass over the target column;
+- ``fit auto``: ``bayesnb fit FILE --target y --chunksize N`` (families chosen on the first
+  chunk: a first pass reads every column's type).
+
+It prints one row per run, the ratio to pandas' wall time and CPU time, and the machine's
+load (``os.getloadavg``) before and after; issue 30's target is ``fit`` at most 3x pandas'
+wall time, at bounded memory.
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_chunked_fit.py                 # 2,000,000 rows, chunks of 200,000
+    .venv/bin/python benchmarks/bench_chunked_fit.py --rows 200000 --chunksize 50000
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+_CHILD = """
+import resource, sys, time
+t00 = time.perf_counter()
+kind, path, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if kind == "pandas":
+    import pandas as pd
+    t0 = time.perf_counter()
+    rows = 0
+    for chunk in pd.read_csv(path, chunksize=n):
+        rows += len(chunk)
+    code = 0
+else:
+    from bayesnb.cli import main
+    t0 = time.perf_counter()
+    code = main(["-q", "fit", path, "--target", "y", "--chunksize", str(n), "-o", sys.argv[4], "--force",
+                 *sys.argv[5:]])
+ru = resource.getrusage(resource.RUSAGE_SELF)
+t1 = time.perf_counter()
+print(f"RESULT {t1 - t0:.3f} {t1 - t00:.3f} {ru.ru_utime + ru.ru_stime:.3f} {ru.ru_maxrss / 1024:.1f} {code}")
+"""
+
+
+def make_csv(path, rows, seed=0):
+    """A mixed table of ``rows`` rows written to ``path`` (in blocks of 500,000 rows)."""
+    rng = np.random.default_rng(seed)
+    cities = np.array([f"city{i:02d}" for i in range(20)])
+    with open(path, "w") as f:
+        for start in range(0, rows, 500_000):
+            m = min(500_000, rows - start)
+            y = rng.choice(np.array(["a", "b", "c"]), m, p=[0.5, 0.3, 0.2])
+            shift = (y == "b") * 1.0 + (y == "c") * 2.0
+            df = pd.DataFrame({
+                "age": np.round(rng.normal(40 + 3 * shift, 10, m), 1),
+                "income": np.round(rng.lognormal(3 + 0.2 * shift, 1, m), 2),
+                "score": np.round(rng.normal(shift, 1, m), 3),
+                "kids": rng.poisson(1 + 0.3 * shift),
+                "city": cities[rng.integers(0, 20, m)],
+                "device": rng.choice(np.array(["mobile", "desktop", "tablet"]), m),
+                "y": y,
+            })
+            df.to_csv(f, index=False, header=start == 0)
+
+
+def run(kind, path, n, out, extra=(), root=None):
+    """``(wall s after imports, process wall s, cpu s, peak RSS MiB)`` of one child process (bayesnb from ``root``)."""
+    env = dict(os.environ, PYTHONPATH=str(root or Path(__file__).resolve().parents[1]))
+    res = subprocess.run([sys.executable, "-c", _CHILD, kind, str(path), str(n), str(out), *extra],
+                         capture_output=True, text=True, env=env, check=False)
+    line = [s for s in res.stdout.splitlines() if s.startswith("RESULT")]
+    if res.returncode or not line or line[0].split()[-1] != "0":
+        raise SystemExit(f"{kind} failed:\n{res.stderr}")
+    return tuple(float(v) for v in line[0].split()[1:5])
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--rows", type=int, default=2_000_000)
+    p.add_argument("--chunksize", type=int, default=200_000)
+    p.add_argument("--data", default=None, help="CSV to use (written if missing; default: a temporary file)")
+    p.add_argument("--baseline", default=None, metavar="DIR",
+                   help="also time 'fit auto' with the bayesnb of another checkout (e.g. before a change)")
+    a = p.parse_args(argv)
+    folder = tempfile.mkdtemp(prefix="bench-chunked-")
+    path = Path(a.data or os.path.join(folder, f"mixed-{a.rows}.csv"))
+    if not path.exists():
+        t0 = time.perf_counter()
+        make_csv(path, a.rows)
+        print(f"wrote {path} ({path.stat().st_size / 2**20:.0f} MiB) in {time.perf_counter() - t0:.1f} s")
+    load0 = os.getloadavg()[0]
+    out = os.path.join(folder, "m.bnb")
+    cases = [("pandas.read_csv (chunks)", "pandas", ()),
+             ("fit given, --classes (1 pass)", "fit", ("--numeric-family", "gaussian", "--classes", "a,b,c")),
+             ("fit given (target pass + fit)", "fit", ("--numeric-family", "gaussian")),
+             ("fit auto (types pass + fit)", "fit", ())]
+    if a.baseline:
+        cases.append((f"fit auto, {Path(a.baseline).name}", "fit", (), a.baseline))
+    rows = []
+    for label, kind, extra, *root in cases:
+        rows.append((label, *run(kind, path, a.chunksize, out, extra, *root)))
+    base = rows[0]
+    print(f"\n{a.rows:,} rows, chunks of {a.chunksize:,}; {os.cpu_count()} CPUs; "
+          f"load {load0:.2f} before, {os.getloadavg()[0]:.2f} after; pandas {pd.__version__}")
+    print("wall: after the imports (bayesnb's take ~2-4 s; 'process' includes them)")
+    print(f"{'run':32} {'wall s':>7} {'process':>8} {'cpu s':>7} {'peak MiB':>9} {'x wall':>7} {'x proc':>7} {'x cpu':>6}")
+    for label, wall, proc, cpu, rss in rows:
+        print(f"{label:32} {wall:7.2f} {proc:8.2f} {cpu:7.2f} {rss:9.0f} {wall / base[1]:7.2f} {proc / base[2]:7.2f} "
+              f"{cpu / base[3]:6.2f}")
+
+if __name__ == "__main__":
+    main()
