@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 import bayesnb
+from bench_dense import rss_growth as rss_of_call
 
 MIB = 2.0**20
 FITS = {
@@ -123,29 +124,12 @@ def interleaved(names, X, y, repeats):
 
 
 # ------------------------------------------------------------------ RSS in a fresh process
-def _rss_mib():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / MIB
-
-
-def _hwm_mib():
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmHWM in /proc/self/status")
-
-
 def child(name, n):
     """Run in a fresh process: print the RSS growth (MiB) of one fit as JSON."""
     X, y = table(n)
     fit("naive", X.iloc[:1000], y[:1000])  # imports and first-call caches out of the measure
-    gc.collect()
-    with open("/proc/self/clear_refs", "w") as f:
-        f.write("5")
-    before = _rss_mib()
-    fit(name, X, y)
-    print(json.dumps({"rss": _hwm_mib() - before}))
+    got = rss_of_call(lambda: fit(name, X, y))  # bench_dense's measure: the high-water mark reset first
+    print(json.dumps({"rss": got["rss_peak_mib"] if got["reset"] else float("nan")}))
 
 
 def rss_growth(name, n):
