@@ -356,3 +356,26 @@ def test_an_unseen_island_lowers_the_score_of_a_mixed_row(structure):
     assert np.all(after < m.score_samples(clean)) and np.all(after < m.score_samples(blank))
     # the class posterior still sums to 1 and follows the joint
     np.testing.assert_allclose(m.predict_proba(swapped).sum(1), 1.0, rtol=1e-12)
+
+
+@pytest.mark.parametrize("structure", ["tan", "kdb"])
+def test_node_statistics_in_row_chunks_equal_one_pass(structure, monkeypatch):
+    """node_stats bounds its (rows x contexts) weights by working in row chunks merged with each family's
+    merge: tiny chunks give the statistics, evidence and predictions of one pass (EM's soft weights too)."""
+    X, y = _tiny(3, n=120, missing=0.1)
+    one = bayesnb.NaiveBayes(structure=structure, k=2, alpha=1.0).fit(X, y)
+    nodes, parents = one._mixed.nodes, one._mixed.parents
+    data = MX.node_data(nodes, one._encoded(X))
+    soft = np.random.default_rng(0).dirichlet([1.0, 1.0], len(y))
+    whole = [MX.node_stats(nodes, data, yy, np.ones(len(y)), 2, parents) for yy in (np.asarray(y), soft)]
+    monkeypatch.setattr(MX, "MAX_RESP_CELLS", 7)  # a few rows per chunk
+    chunked = bayesnb.NaiveBayes(structure=structure, k=2, alpha=1.0).fit(X, y)
+    assert chunked.structure_ == one.structure_
+    np.testing.assert_allclose(chunked.log_evidence_, one.log_evidence_, rtol=1e-12)
+    np.testing.assert_allclose(chunked.predict_proba(X), one.predict_proba(X), rtol=1e-10, atol=1e-14)
+    for yy, ref in zip((np.asarray(y), soft), whole):
+        got = MX.node_stats(nodes, data, yy, np.ones(len(y)), 2, parents)
+        for a, b in zip(got, ref):
+            for fa, fb in zip(a, b):
+                for u, v in zip(fa if isinstance(fa, tuple) else (fa,), fb if isinstance(fb, tuple) else (fb,)):
+                    np.testing.assert_allclose(u, v, rtol=1e-12, atol=1e-12)

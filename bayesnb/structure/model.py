@@ -66,6 +66,9 @@ MAX_ENUMERATION = 2**18
 #: The state of a category never seen in training (a categorical node's code ``>= n_states``; ``-1`` is missing).
 UNSEEN = -2
 
+#: The most weights :func:`node_stats` holds at once for one node (rows x contexts, float64: 16 MiB).
+MAX_RESP_CELLS = 2**21
+
 #: Number of quantile bins of a numeric column (its states as a parent and for the mutual informations).
 N_BINS = 5
 
@@ -347,16 +350,37 @@ def node_stats(nodes, data, y, w, K, parents, rows=None) -> list:
         ok = ~miss[:, j] & ~miss[:, list(pa)].any(axis=1)
         if rows is not None:
             ok = ok & (rows[:, j] if np.ndim(rows) == 2 else rows)
-        u = _parent_index(nodes, pa, states[ok])
-        m = int(ok.sum())
-        resp = np.zeros((m, K * npar))
-        if np.ndim(y) == 1:
-            resp[np.arange(m), y[ok] * npar + u] = w[ok]
-        else:  # context k * npar + u under every class k
-            resp.reshape(m, K, npar)[np.arange(m)[:, None], np.arange(K)[None, :], u[:, None]] = y[ok] * w[ok, None]
-        block = encode_values(nd, cols[j][ok]) if nd.numeric else _rows(cols[j], ok)
-        stats.append(nd.family.stats(block, resp, nd.state))
+        idx = np.flatnonzero(ok)
+        # the (rows x contexts) weights one row chunk at a time: their memory stays bounded however
+        # many rows and contexts (the chunks' statistics add with the family's merge)
+        step = max(1, MAX_RESP_CELLS // (K * npar))
+        total = None
+        for start in range(0, max(idx.size, 1), step):
+            part = idx[start:start + step]
+            st = nd.family.stats(_node_block(nd, cols[j], part), _context_weights(nodes, pa, states[part], y[part],
+                                                                                 w[part], K, npar), nd.state)
+            total = st if total is None else nd.family.merge(total, st)
+        stats.append(total)
     return stats
+
+
+def _node_block(nd, col, part):
+    """Rows ``part`` of node ``nd``'s one-column block."""
+    return encode_values(nd, col[part]) if nd.numeric else _rows(col, part)
+
+
+def _context_weights(nodes, pa, states, y, w, K, npar):
+    """(m, K * npar) weight of each row in each context (class, parents' states): its weight in its
+    context; with ``y`` of shape (m, K) (EM's class responsibilities), in context ``k * npar + u`` under every
+    class ``k``."""
+    u = _parent_index(nodes, pa, states)
+    m = u.shape[0]
+    resp = np.zeros((m, K * npar))
+    if np.ndim(y) == 1:
+        resp[np.arange(m), y * npar + u] = w
+    else:
+        resp.reshape(m, K, npar)[np.arange(m)[:, None], np.arange(K)[None, :], u[:, None]] = y * w[:, None]
+    return resp
 
 
 def model_from_stats(nodes, stats, K, parents, predictive="mean", who="NaiveBayes", priors=None) -> MixedModel:
