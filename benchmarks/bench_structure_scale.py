@@ -41,7 +41,6 @@ import os
 import subprocess
 import sys
 import time
-import tracemalloc
 import warnings
 
 import numpy as np
@@ -49,6 +48,7 @@ import pandas as pd
 
 import bayesnb
 from bench_dense import rss_growth as rss_of_call
+from bench_dense import tracemalloc_peak
 
 MIB = 2.0**20
 FITS = {
@@ -99,15 +99,6 @@ def fit(name, X, y):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return FITS[name]().fit(X, y)
-
-
-def tracemalloc_peak(fn):
-    gc.collect()
-    tracemalloc.start()
-    fn()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return peak / MIB
 
 
 def interleaved(names, X, y, repeats):
