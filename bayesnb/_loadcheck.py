@@ -36,6 +36,7 @@ import numpy as np
 from ._persist_tree import registry
 from ._safeio import ModelFileError
 from ._utils import is_dtype
+from .generative.values import support_from_dict
 from .posterior import BlockPosterior, class_posterior
 
 __all__ = ["check_extras", "check_model"]
@@ -279,6 +280,11 @@ def check_extras(model, post, n_features, extra):
         t = extra["target_index_"]
         if not isinstance(t, int) or isinstance(t, bool) or not 0 <= t <= n_features:
             _fail(f"target_index_ must be an integer from 0 to {n_features}; the file holds {t!r}")
+    if "value_support_" in extra:
+        try:
+            support_from_dict(extra["value_support_"], n_features)
+        except (ValueError, TypeError, KeyError, OverflowError) as e:
+            _fail(f"value_support_ is not a valid record of the columns' values ({str(e)[:80]})")
     if "feature_dtypes_" in extra:
         t = extra["feature_dtypes_"]
         if not isinstance(t, np.ndarray) or t.shape != (n_features,) or not all(is_dtype(v) for v in t):

@@ -65,6 +65,7 @@ from ._loadcheck import check_extras, check_model
 from ._persist_tree import ESTIMATORS, Decoder, Encoder, registry, type_key
 from ._safeio import DEFAULT_MAX_BYTES, DEFAULT_MAX_RATIO, ModelFileError, check_key, digest, read_model, sign
 from ._version import __version__
+from .generative.values import support_from_dict, support_to_dict
 from .privacy import DP
 
 __all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_RATIO", "FORMAT_NAME", "FORMAT_VERSION", "ModelFileError", "PersistenceMixin", "load",
@@ -102,7 +103,7 @@ def _summary(model) -> dict:
 _EXTRA_FITTED = ("offset_", "contamination_", "em_objective_", "n_iter_", "converged_", "transduction_",
                  "feature_dtypes_", "family_scores_", "target_name_", "structure_kind_", "structure_hierarchical_",
                  "structure_parents_", "structure_stats_", "structure_scores_", "structure_bin_edges_",
-                 "structure_priors_", "privacy_spent_", "target_index_")
+                 "structure_priors_", "privacy_spent_", "target_index_", "value_support_")
 #: fitted DataFrames, stored as a dict of lists (column name -> values, in column order)
 _FRAMES = ("family_scores_", "structure_scores_")
 
@@ -125,6 +126,8 @@ def _params_from_file(params):
 
 
 def _to_file(name, value):
+    if name == "value_support_":
+        return support_to_dict(value)
     if name in _FRAMES and value is not None:
         return {c: value[c].tolist() for c in value.columns}
     if name == "structure_bin_edges_":
@@ -135,6 +138,8 @@ def _to_file(name, value):
 
 
 def _from_file(name, value):
+    if name == "value_support_":  # checked by check_extras
+        return support_from_dict(value)
     if name in _FRAMES and value is not None:
         return pd.DataFrame(value)
     if name == "structure_bin_edges_":

@@ -24,6 +24,7 @@ from .. import posterior as _post
 from .._utils import ColumnNames, is_frame, missing_mask, take_rows, warn_all_missing
 from ..criticism import CriticismMixin
 from ..generative import GenerativeMixin
+from ..generative.values import record_supports
 from ..inference.conjugate import fit_posterior
 from ..model import PosteriorMixin
 from ..persistence import PersistenceMixin
@@ -309,6 +310,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         else:
             old = self.posterior_
             encoded, states = self._encode_blocks(X, old, extend=True)
+        record_supports(self, X, partial)  # the values each numeric column takes (imputations keep to them)
         all_names = getattr(self, "feature_names_in_", None)
         names = [ColumnNames(cols, all_names) for cols, _ in self._specs]
         never_observed = self._track_all_missing([fam.all_missing(e) for (_, fam), e in zip(self._specs, encoded)],

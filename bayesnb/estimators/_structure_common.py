@@ -33,6 +33,7 @@ from ..diagnostics import datatree_from_layout
 from ..generative.functions import class_log_weights, warn_empty_columns
 from ..generative.support import blank_impossible, impossible_rows
 from ..generative.tables import check_impute_options, label_codes, missing_labels, write_cells
+from ..generative.values import keep_cells, median_draws
 from ..inference.em import allowed_states
 from ..inference.numpyro_model import check_proper
 from ..model import NotLinearError
@@ -359,11 +360,13 @@ class StructureCommonMixin:
             group, label_codes(self.classes_, y, X.shape[0], self._who))
         warn_empty_columns(post, "impute", self._who, encoded, stacklevel=3)
         fill = self._structure_imputer(encoded, strategy, rng, model)
+        draws = median_draws(self, X, y, latent, rng)  # "auto"'s conditional medians (generative.values)
         outs = []
         for _ in range(m):
             r = rng if strategy == "draw" and parameter_uncertainty else None
             logw = np.where(allowed, class_log_weights(states, r)[None, :], -np.inf)
-            outs.append(write_cells(X, fill(logw, r)))
+            outs.append(write_cells(X, keep_cells(fill(logw, r), getattr(self, "value_support_", None), strategy,
+                                                  draws)))
         return outs[0] if m == 1 else outs
 
     @property

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..inference.private import block_bounds
 from .given import given_columns
 from .tables import label_codes
 
-__all__ = ["check_dask_impute", "check_not_private", "sample_request"]
+__all__ = ["check_dask_impute", "check_not_private", "declared_bounds", "sample_request"]
 
 
 def sample_request(classes, n_samples, y, given, n_features, feature_names, who):
@@ -87,3 +88,14 @@ def check_not_private(estimator, method, how):
     if getattr(estimator, "privacy", None) is not None:
         raise ValueError(f"{type(estimator).__name__}.{method} is not available with privacy=: {how} on the raw rows "
                          "without noise, so its result is not differentially private. Use fit.")
+
+
+def declared_bounds(model):
+    """``{column position: (lo, hi)}`` of a private model's ``DP(bounds=...)`` (None otherwise): the
+    support its draws keep (:func:`~bayesnb.generative.functions.sample_rows`)."""
+    dp = getattr(model, "privacy", None)
+    if dp is None or not dp.bounds or not hasattr(model, "privacy_spent_"):
+        return None
+    specs = [(b.columns, b.family) for b in model.posterior_.blocks]
+    per_block = block_bounds(dp, specs, getattr(model, "feature_names_in_", None), model._who)
+    return {int(c): b for (cols, _), bs in zip(specs, per_block) for c, b in zip(cols, bs) if b is not None}

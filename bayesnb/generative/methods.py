@@ -17,14 +17,14 @@ from .. import _dask
 from .._utils import as_generator, check_memory, is_frame
 from ..inference import em
 from ..inference.em import allowed_states
-from ..inference.private import block_bounds
-from ._checks import check_dask_impute, check_not_private, sample_request
+from ._checks import check_dask_impute, check_not_private, declared_bounds, sample_request
 from .conditional import check_known_values, sample_given
 from .functions import feature_contributions, impute_cells, sample_rows, score_rows
 from .given import encode_given, write_given
 from .latent import check_latent, latent_fits_from_draws
 from .outliers import check_contamination, outlier_offset
 from .support import blank_impossible, impossible_cells, impossible_rows
+from .values import keep_cells, median_draws
 from .tables import (assemble_table, check_impute_options, label_codes, mask_cells, missing_cells, partial_labels,
                      write_cells)
 
@@ -64,16 +64,6 @@ class GenerativeMixin:
             class_part[~known] = self.predict_proba(X[~known] if not is_frame(X) else X.iloc[np.flatnonzero(~known)])
         return encoded, class_part
 
-    def _declared_bounds(self):
-        """``{column position: (lo, hi)}`` of a private model's ``DP(bounds=...)`` (None otherwise): the
-        support its draws keep (:func:`~bayesnb.generative.functions.sample_rows`)."""
-        dp = getattr(self, "privacy", None)
-        if dp is None or not dp.bounds or not hasattr(self, "privacy_spent_"):
-            return None
-        specs = [(b.columns, b.family) for b in self.posterior_.blocks]
-        per_block = block_bounds(dp, specs, getattr(self, "feature_names_in_", None), self._who)
-        return {int(c): b for (cols, _), bs in zip(specs, per_block) for c, b in zip(cols, bs) if b is not None}
-
     def _gen_rows(self, n_samples, y, rng, length, latent=None, given=None, **options):
         """Validate ``n_samples`` / ``y`` / ``given``, sample (:func:`sample_rows`, :func:`sample_given`), assemble."""
         post, group, point = self._gen_model(latent)
@@ -86,7 +76,7 @@ class GenerativeMixin:
         check_memory(float(n) * (dense + 1), f"sample(n_samples={n})", self._who)
         if given is None:
             columns, z = sample_rows(post, n, d, rng=rng, z=z, group=None if latent is None else group,
-                                     length=length, who=self._who, stacklevel=4, bounds=self._declared_bounds(),
+                                     length=length, who=self._who, stacklevel=4, bounds=declared_bounds(self),
                                      **options)
         else:
             encoded = encode_given(self._gen_encode, values, labels, n, names, d, self._who)
@@ -206,15 +196,18 @@ class GenerativeMixin:
         ----------
         X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
         strategy : {"auto", "mode", "mean", "draw"}, default="auto"
-            ``"auto"``: each family's best point estimate (its ``default_fill``): the
-            posterior-predictive mean for numeric families (Gaussian, LogNormal,
-            Poisson -- rounded --, Hurdle), the mode for categorical and Bernoulli cells
-            and for Multinomial counts (whole counts); see docs/benchmarks.md for the measurements.
-            ``"mode"``: most probable value of each cell's conditional distribution
-            (categorical/Bernoulli; the highest mixture density among the class means for
-            Gaussian; the floor of the mean for counts). ``"mean"``: its mean (a
-            probability for Bernoulli cells, the mode for unordered categories).
-            ``"draw"``: draws (multiple imputation).
+            ``"auto"``: each family's best point estimate (its ``default_fill``: the
+            posterior-predictive mean of numeric families, the mode of categorical, Bernoulli and
+            Multinomial cells), kept on the values the column takes: in a coded or whole-number
+            column the value nearest the mean, in a column with a point mass (the zeros of a
+            zero-inflated column) the conditional median (:mod:`bayesnb.generative.values`).
+            ``"mode"``: most probable value of each cell's conditional distribution (the highest
+            mixture density among the class means for Gaussian; the floor of the mean for counts),
+            and ``"draw"``: draws (multiple imputation), both moved to the nearest value the column
+            takes. ``"mean"``: the conditional mean as it is (a probability for Bernoulli cells, the
+            mode for unordered categories). Under naive Bayes with ``y`` given, a point fill depends
+            on the label only (the features are independent given the class): use draws, a
+            structure or :func:`bayesnb.impute_table` for fills that vary with the observed cells.
         n_imputations : int, default=1
             Number of completed datasets (``strategy="draw"`` only).
         random_state : None, int or Generator
@@ -247,9 +240,10 @@ class GenerativeMixin:
         post, group, point = self._gen_model(latent)
         X, encoded = self._gen_encode(X)
         allowed = None if y is None else allowed_states(group, label_codes(self.classes_, y, X.shape[0], self._who))
-        outs = [write_cells(X, cells) for cells in impute_cells(
-            post, encoded, strategy=strategy, n_imputations=m, rng=rng, allowed=allowed, who=self._who,
-            parameter_uncertainty=parameter_uncertainty and not point, stacklevel=3)]
+        draws = median_draws(self, X, y, latent, rng)  # "auto"'s conditional medians (generative.values)
+        outs = [write_cells(X, keep_cells(cells, getattr(self, "value_support_", None), strategy, draws)) for cells
+                in impute_cells(post, encoded, strategy=strategy, n_imputations=m, rng=rng, allowed=allowed,
+                                who=self._who, parameter_uncertainty=parameter_uncertainty and not point, stacklevel=3)]
         return outs[0] if m == 1 else outs
 
     # -------------------------------------------------------------- latent class

@@ -1,0 +1,345 @@
+"""The values a numeric column takes, recorded at fit, and imputations kept on them.
+
+A fitted model remembers, per numeric column of its (dense) training table, a
+:class:`ColumnSupport`: the set of values the column takes when it is small (a *coded* column:
+at most :data:`MAX_CODES` distinct observed values, e.g. a 7-code income scale), else its
+*point masses* (values holding at least :data:`POINT_MASS_SHARE` of the observed cells, at most
+:data:`MAX_MASSES` of them, e.g. the zeros of a debt column) and the range of its other values,
+and whether every observed value is a whole number. Its *support* is then the value set, or the
+masses together with the range of the other values (whole numbers only, in a whole-number column).
+
+Imputation keeps every filled cell on that support (:func:`keep_cells`), by the rules below. ``x``
+is the missing cell, ``x_obs`` the row's observed cells (and label), ``S`` the column's support:
+
+- ``strategy="auto"`` (the default), coded and whole-number columns: the point of ``S`` nearest the
+  conditional mean ``mu = E[x | x_obs]``. This is the Bayes action for squared loss *restricted to
+  the values the column takes*: ``E[(a - x)^2 | x_obs] = (a - mu)^2 + Var(x | x_obs)``, so among
+  the points ``a`` of ``S`` the nearest to ``mu`` has the least expected loss.
+- ``strategy="auto"``, columns with a point mass: the conditional *median* (the Bayes action for
+  absolute loss), estimated from :data:`MEDIAN_DRAWS` plug-in draws of ``p(x | x_obs)`` (an odd
+  number: the median is one of the draws, so a value of the support). A mixture of a mass and a
+  continuous part has a mean that is neither (82% zeros and amounts in the thousands give a mean
+  of a few hundred, a debt no row has); its median is the mass whenever the mass holds at least
+  half of the conditional probability, and an amount otherwise.
+- ``"mode"`` and ``"draw"``: each value moved to the nearest point of ``S``. For a mode this is a
+  no-op on families with discrete values; for a draw from a continuous family of a coded column it
+  is a draw from the predictive *discretised* onto the codes (each code carries the predictive
+  mass of the values nearest to it), so multiple imputations draw only values the column takes.
+- ``"mean"``: unchanged, the conditional mean as asked (a probability in a 0/1 column).
+
+A model fitted under ``privacy=`` records nothing (an exact value set would be released
+unprotected), nor does one fitted on sparse or Dask data, nor one read from a model file written
+before these records existed: their imputations are as before. :func:`bayesnb.impute_table`
+keeps the cells of every configuration on the supports of the table it imputes.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._utils import is_frame, is_numeric_column, take_rows
+
+__all__ = ["MAX_CODES", "MAX_MASSES", "MEDIAN_DRAWS", "POINT_MASS_SHARE", "ColumnSupport", "column_supports",
+           "keep_cells", "median_draws", "merge_supports", "project", "record_supports", "support_from_dict",
+           "support_to_dict"]
+
+#: a numeric column with at most this many distinct observed values is coded: its imputations are among them
+MAX_CODES = 20
+#: a value holding at least this share of a column's observed cells is a point mass of the column
+POINT_MASS_SHARE = 0.1
+#: at most this many point masses per column (the heaviest)
+MAX_MASSES = 3
+#: plug-in draws per missing cell behind the conditional median of a column with a point mass
+MEDIAN_DRAWS = 101
+
+
+class ColumnSupport(NamedTuple):
+    """The values one numeric column takes (see the module docstring).
+
+    Attributes
+    ----------
+    values : ndarray of shape (V,) or None
+        The sorted distinct observed values of a coded column (``V <= MAX_CODES``); None otherwise.
+    counts : ndarray of shape (V,) or (M,)
+        Observed cells holding each of ``values`` (coded) or of ``masses``.
+    masses : ndarray of shape (M,)
+        The point masses of a column that is not coded (empty for a coded one).
+    lo, hi : float
+        The range of the observed values that are not masses (of all of them when coded).
+    integer : bool
+        Whether every observed value is a whole number.
+    n : int
+        Number of observed cells.
+    """
+
+    values: np.ndarray | None
+    counts: np.ndarray
+    masses: np.ndarray
+    lo: float
+    hi: float
+    integer: bool
+    n: int
+
+
+def _support_of(x):
+    """The :class:`ColumnSupport` of the observed (finite) values ``x``, or None when there are none."""
+    x = x[np.isfinite(x)]
+    if x.size == 0:
+        return None
+    vals, counts = np.unique(x, return_counts=True)
+    integer = bool(np.all(vals == np.round(vals)))
+    if vals.size <= MAX_CODES:
+        return ColumnSupport(vals, counts, np.zeros(0), float(vals[0]), float(vals[-1]), integer, int(x.size))
+    heavy = np.flatnonzero(counts >= POINT_MASS_SHARE * x.size)
+    heavy = np.sort(heavy[np.argsort(-counts[heavy], kind="stable")][:MAX_MASSES])
+    rest = np.delete(vals, heavy)
+    return ColumnSupport(None, counts[heavy], vals[heavy], float(rest[0]), float(rest[-1]), integer, int(x.size))
+
+
+def column_supports(X):
+    """``{column position: ColumnSupport}`` of the numeric columns of a dense training table.
+
+    Parameters
+    ----------
+    X : ndarray or DataFrame of shape (n_samples, n_features)
+        The validated training rows (missing cells NaN/None/``pd.NA``). Boolean and non-numeric
+        columns have no record (their imputations are among their categories already); an object
+        array has none either.
+
+    Returns
+    -------
+    dict
+        Columns with no observed value are left out.
+    """
+    out = {}
+    if is_frame(X):
+        cols = [(j, X.iloc[:, j]) for j in range(X.shape[1]) if is_numeric_column(X.iloc[:, j])]
+        cols = [(j, c.to_numpy(dtype=float, na_value=np.nan)) for j, c in cols]
+    else:
+        A = np.asarray(X)
+        if A.dtype.kind not in "iuf":
+            return out
+        cols = [(j, A[:, j].astype(float)) for j in range(A.shape[1])]
+    for j, x in cols:
+        s = _support_of(x)
+        if s is not None:
+            out[int(j)] = s
+    return out
+
+
+def merge_supports(a, b):
+    """The records of two batches' rows together (``partial_fit``): ``a`` and ``b`` as from :func:`column_supports`.
+
+    Value sets are merged exactly while the union stays coded; past :data:`MAX_CODES` values, the
+    masses kept are the recorded ones (masses or codes of either batch) whose combined share reaches
+    :data:`POINT_MASS_SHARE` (a value heavy only in the two batches together, and recorded in
+    neither, is missed). A column recorded in one batch only keeps that record.
+    """
+    out = dict(a)
+    for j, s in b.items():
+        r = out.get(j)
+        if r is None:
+            out[j] = s
+            continue
+        n = r.n + s.n
+        va, vb = (r.values if r.values is not None else r.masses), (s.values if s.values is not None else s.masses)
+        vals = np.union1d(va, vb)
+        counts = np.zeros(vals.size, dtype=np.int64)
+        counts[np.searchsorted(vals, va)] += r.counts
+        counts[np.searchsorted(vals, vb)] += s.counts
+        lo, hi, integer = min(r.lo, s.lo), max(r.hi, s.hi), r.integer and s.integer
+        if r.values is not None and s.values is not None and vals.size <= MAX_CODES:
+            out[j] = ColumnSupport(vals, counts, np.zeros(0), lo, hi, integer, n)
+            continue
+        heavy = np.flatnonzero(counts >= POINT_MASS_SHARE * n)
+        heavy = np.sort(heavy[np.argsort(-counts[heavy], kind="stable")][:MAX_MASSES])
+        rest = np.delete(vals, heavy)
+        if rest.size:
+            lo, hi = min(lo, float(rest.min())), max(hi, float(rest.max()))
+        out[j] = ColumnSupport(None, counts[heavy], vals[heavy], lo, hi, integer, n)
+    return out
+
+
+def project(values, support):
+    """Each of ``values`` moved to the nearest point of the column's support (ties: the lower point).
+
+    Parameters
+    ----------
+    values : array-like of float, shape (m,)
+    support : ColumnSupport
+
+    Returns
+    -------
+    ndarray of float, shape (m,)
+        A new array; NaN stays NaN.
+    """
+    v = np.asarray(values, dtype=float)
+    if support.values is not None:
+        pts = support.values
+    else:
+        inner = np.clip(v, support.lo, support.hi)
+        if support.integer:  # a whole number inside the range (lo and hi are whole numbers then)
+            inner = np.clip(np.round(inner), support.lo, support.hi)
+        if support.masses.size == 0:
+            return np.where(np.isnan(v), np.nan, inner)
+        cand = np.column_stack([inner, np.broadcast_to(support.masses, (v.size, support.masses.size))])
+        best = np.abs(cand - v[:, None]).argmin(axis=1)  # the first of equals: the range's point
+        return np.where(np.isnan(v), np.nan, cand[np.arange(v.size), best])
+    i = np.clip(np.searchsorted(pts, v), 1, max(pts.size - 1, 1))
+    lower, upper = pts[i - 1], pts[np.minimum(i, pts.size - 1)]
+    out = np.where(np.abs(v - lower) <= np.abs(upper - v), lower, upper)
+    return np.where(np.isnan(v), np.nan, out)
+
+
+def _median_columns(cells, supports):
+    """Columns of ``cells`` whose "auto" fill is the conditional median (those with a point mass)."""
+    cols = set()
+    for _, c, vals in cells:
+        if np.asarray(vals).dtype.kind in "biuf":
+            cols |= {int(j) for j in np.unique(c) if int(j) in supports and supports[int(j)].masses.size}
+    return cols
+
+
+def keep_cells(cells, supports, strategy, draws=None):
+    """Imputed cells kept on their columns' supports (see the module docstring).
+
+    Parameters
+    ----------
+    cells : list of (rows, cols, values)
+        One completed table's filled cells, as :func:`~bayesnb.generative.functions.impute_cells` gives them.
+    supports : dict or None
+        ``{column position: ColumnSupport}`` (the model's ``value_support_``); None: ``cells`` unchanged.
+    strategy : {"auto", "mode", "mean", "draw"}
+    draws : callable, optional
+        ``draws(rows, S)``: ``S`` plug-in draws of those rows' missing cells from ``p(x_miss | x_obs)``,
+        a float array of shape (S, len(rows), n_features) (:func:`median_draws`); needed for the
+        conditional median of a column with a point mass under ``"auto"``.
+
+    Returns
+    -------
+    list of (rows, cols, values)
+        New arrays where a value changed; categorical (object) values are left as they are.
+    """
+    if not supports or strategy == "mean":
+        return cells
+    medians = _median_columns(cells, supports) if strategy == "auto" and draws is not None else set()
+    if medians:
+        need = np.unique(np.concatenate([r[np.isin(c, list(medians))] for r, c, _ in cells]))
+        drawn = draws(need, MEDIAN_DRAWS)
+    out = []
+    for rows, cols, vals in cells:
+        if np.asarray(vals).dtype.kind not in "biuf":
+            out.append((rows, cols, vals))
+            continue
+        vals = np.asarray(vals, dtype=float).copy()
+        for j in np.unique(cols):
+            s = supports.get(int(j))
+            if s is None:
+                continue
+            sel = cols == j
+            if int(j) in medians:
+                stack = drawn[:, np.searchsorted(need, rows[sel]), int(j)]  # (S, m)
+                vals[sel] = np.median(project(stack.ravel(), s).reshape(stack.shape), axis=0)
+            else:
+                vals[sel] = project(vals[sel], s)
+        out.append((rows, cols, vals))
+    return out
+
+
+def median_draws(model, X, y=None, latent=None, rng=None):
+    """The ``draws`` of :func:`keep_cells` for a fitted model: ``model.impute(..., strategy="draw")`` of
+    the rows repeated ``S`` times, at the plug-in parameters, in one call.
+
+    Parameters
+    ----------
+    model : BaseNB
+        The fitted estimator imputing ``X``.
+    X : ndarray or DataFrame
+        The validated rows being imputed.
+    y : label or array-like, optional
+        Their known labels, as given to ``impute``.
+    latent : LatentClassFit, optional
+        The latent-class model in use.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    callable
+    """
+    def draws(rows, S):
+        idx = np.tile(np.asarray(rows, dtype=np.int64), S)
+        ys = y
+        if y is not None and np.ndim(y) > 0:
+            arr = np.asarray(y)
+            ys = np.asarray(y, dtype=object if arr.dtype == object else None)[idx]
+        with warnings.catch_warnings():  # the fill's own call has given them
+            warnings.simplefilter("ignore")
+            out = model.impute(take_rows(X, idx), strategy="draw", parameter_uncertainty=False, random_state=rng,
+                               y=ys, latent=latent)
+        A = np.full((idx.size, int(model.n_features_in_)), np.nan)
+        for j in range(A.shape[1]):
+            col = out.iloc[:, j] if hasattr(out, "iloc") else np.asarray(out)[:, j]
+            try:
+                A[:, j] = np.asarray(col, dtype=float)
+            except (TypeError, ValueError):  # a categorical column: no median taken there
+                pass
+        return A.reshape(S, len(rows), -1)
+    return draws
+
+
+def support_to_dict(supports):
+    """The records as a JSON-able dict for a model file (keys are column positions as strings)."""
+    return {str(j): {"values": None if s.values is None else [float(v) for v in s.values],
+                     "counts": [int(c) for c in s.counts], "masses": [float(v) for v in s.masses],
+                     "lo": float(s.lo), "hi": float(s.hi), "integer": bool(s.integer), "n": int(s.n)}
+            for j, s in supports.items()}
+
+
+def support_from_dict(d, n_features=None):
+    """The records read back from :func:`support_to_dict`'s form; ``ValueError`` on a malformed one.
+
+    ``n_features`` (when given) bounds the column positions.
+    """
+    if not isinstance(d, dict):
+        raise ValueError("value_support_ must be a dict")
+    out = {}
+    for key, r in d.items():
+        j = int(key)
+        if j < 0 or (n_features is not None and j >= n_features) or not isinstance(r, dict):
+            raise ValueError(f"value_support_ has a bad column {key!r}")
+        values = None if r["values"] is None else np.asarray(r["values"], dtype=float).reshape(-1)
+        counts = np.asarray(r["counts"], dtype=np.int64).reshape(-1)
+        masses = np.asarray(r["masses"], dtype=float).reshape(-1)
+        lo, hi, n = float(r["lo"]), float(r["hi"]), int(r["n"])
+        pts = masses if values is None else values
+        if (not np.all(np.isfinite(pts)) or not np.isfinite([lo, hi]).all() or lo > hi or counts.size != pts.size
+                or np.any(np.diff(pts) <= 0) or np.any(counts < 0) or n < 0 or (values is None and pts.size > MAX_MASSES)
+                or (values is not None and pts.size > MAX_CODES)):
+            raise ValueError(f"value_support_ of column {j} is malformed")
+        out[j] = ColumnSupport(values, counts, masses, lo, hi, bool(r["integer"]), n)
+    return out
+
+
+def record_supports(est, X, partial):
+    """Set (or, ``partial``, extend) ``est.value_support_`` from the training rows ``X`` (see the module docstring).
+
+    Nothing is recorded, and an earlier record is forgotten, for a private fit (``est.privacy``
+    set) and for sparse rows; the columns of a block drawn jointly (a family with ``joint_columns``,
+    e.g. Multinomial counts, whose row total a moved value would change) have no record; a
+    ``partial_fit`` batch extends the record with :func:`merge_supports`.
+    """
+    if getattr(est, "privacy", None) is not None or sp.issparse(X):
+        est.__dict__.pop("value_support_", None)
+        return
+    if partial and not hasattr(est, "value_support_"):  # fitted without a record (privately, sparse, an old file)
+        return
+    joint = {int(c) for cols, fam in est._specs if fam.joint_columns for c in cols}  # drawn as one row
+    new = {j: s for j, s in column_supports(X).items() if j not in joint}
+    if partial:
+        new = merge_supports(est.value_support_, new)
+    est.value_support_ = new
+
