@@ -8,15 +8,19 @@ accurate:
 2. fit each configuration on that table and impute it; score each column's imputations of the
    hidden cells with the loss its fill minimises: squared error over the variance of the hidden
    true values (NRMSE squared) for numeric columns, where the fill is a posterior-predictive
-   mean, and the error rate for the other columns, where it is a mode;
+   mean (kept on the values the column takes); absolute error over the mean absolute deviation
+   from the median for numeric columns with a point mass, where the fill is a conditional median
+   (:mod:`bayesnb.generative.values`); and the error rate for the other columns, where it is a mode;
 3. per column, the configuration with the lowest loss wins (ties: the earlier in
    ``configurations``, so the cheaper);
 4. fit the winning configurations on the real table and impute its missing cells with them
    (``"latent"`` with the component count its search chose in step 2: not searched twice);
-   an imputed numeric value outside its column's observed range is moved to the nearest end of
-   it. A posterior-predictive mean can leave the range (a log-normal's mean ``exp(mu + s**2 / 2)``
-   on a spread-out column); moving it onto the range never increases its error when the true
-   value lies in the range. (Step 2 scores the configurations' fills as they are.)
+   an imputed numeric value is then moved to the nearest value its column takes in the table
+   (:func:`bayesnb.generative.values.project`): into its observed range, onto its codes in a coded
+   column, to a whole number in a whole-number column. A posterior-predictive mean can leave the range
+   (a log-normal's mean ``exp(mu + s**2 / 2)`` on a spread-out column); moving it onto the range never
+   increases its error when the true value lies in the range. (Step 2 scores the configurations'
+   fills as they are; each configuration keeps its own fills on the values its columns take.)
 
 The configurations (all :class:`~bayesnb.NaiveBayes`, cloned from ``estimator``):
 
@@ -59,6 +63,7 @@ from sklearn.base import clone
 from ._progress import progress
 from ._utils import as_generator, is_numeric_column
 from .estimators import NaiveBayes
+from .generative.values import column_supports, project
 from .mvn_impute import _check_table, impute_mvn
 
 __all__ = ["CONFIGURATIONS", "SEARCH_ROWS", "TableImputation", "impute_table", "latent_class_auto"]
@@ -81,7 +86,7 @@ class TableImputation(NamedTuple):
         Column -> the configuration that imputed it (only columns with missing cells).
     scores : DataFrame or None
         One row per (column, configuration) scored: ``column``, ``configuration``, ``loss``
-        (NRMSE squared or error rate on the hidden cells), ``n_hidden``, ``chosen``. None
+        (NRMSE squared, normalised absolute error or error rate on the hidden cells), ``n_hidden``, ``chosen``. None
         when a single configuration was asked for (nothing was selected).
     n_components : int or None
         Components per class of the ``"latent"`` configuration (chosen by its held-out search
@@ -181,22 +186,35 @@ def _run(config, estimator, X, y, label_given, rng, search_rows, n_components=No
 
 
 def _clip_to_observed(table, X):
-    """``table`` with the imputed cells of each numeric column clipped to that column's observed range in ``X``."""
-    for c in X.columns:
+    """``table`` with the imputed cells of each numeric column moved to the nearest value that column takes in
+    ``X`` (:func:`~bayesnb.generative.values.project`: its observed range, its codes, its point masses)."""
+    supports = column_supports(X)
+    for j, c in enumerate(X.columns):
         miss = X[c].isna().to_numpy()
-        if is_numeric_column(X[c]) and miss.any() and not miss.all():
-            table.loc[miss, c] = table.loc[miss, c].clip(X[c].min(), X[c].max())
+        if j in supports and miss.any():
+            table.loc[miss, c] = project(table.loc[miss, c].to_numpy(dtype=float, na_value=np.nan), supports[j])
     return table
 
 
-def _loss(truth, filled, numeric):
-    """NRMSE squared (numeric) or error rate of ``filled`` against ``truth``."""
-    if numeric:
-        t = np.asarray(truth, dtype=float)
-        v = np.asarray(filled, dtype=float)
-        var = np.var(t)
-        return float(np.mean((v - t) ** 2) / (var if var > 0 else 1.0))
-    return float(np.mean(np.asarray(filled, dtype=object) != np.asarray(truth, dtype=object)))
+def _loss(truth, filled, kind):
+    """The loss of ``filled`` against ``truth``: ``"squared"`` (NRMSE squared), ``"absolute"`` (mean absolute
+    error over the mean absolute deviation from the median) or ``"error"`` (error rate)."""
+    if kind == "error":
+        return float(np.mean(np.asarray(filled, dtype=object) != np.asarray(truth, dtype=object)))
+    t, v = np.asarray(truth, dtype=float), np.asarray(filled, dtype=float)
+    if kind == "absolute":
+        scale = np.mean(np.abs(t - np.median(t)))
+        return float(np.mean(np.abs(v - t)) / (scale if scale > 0 else 1.0))
+    var = np.var(t)
+    return float(np.mean((v - t) ** 2) / (var if var > 0 else 1.0))
+
+
+def _loss_kinds(X):
+    """Per column of ``X``, the loss its fill minimises (see :func:`_loss`): the median's for a numeric column
+    with a point mass (:mod:`bayesnb.generative.values`), the mean's for the other numeric columns."""
+    supports = column_supports(X)
+    return ["error" if not is_numeric_column(X[c]) else "absolute" if j in supports and supports[j].masses.size
+            else "squared" for j, c in enumerate(X.columns)]
 
 
 def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=False, estimator=None,
@@ -241,8 +259,8 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
     Returns
     -------
     TableImputation
-        ``(table, chosen, scores, n_components)``; the imputed numeric cells of ``table`` lie
-        in their column's observed range.
+        ``(table, chosen, scores, n_components)``; the imputed numeric cells of ``table`` are
+        values their column takes (within its observed range; among its codes when coded).
 
     Examples
     --------
@@ -276,12 +294,12 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
         runs[cfg] = _run(cfg, estimator, Xh, y, label_given, rng, search_rows)
         bar.update()
     fills, count = {cfg: run[0] for cfg, run in runs.items()}, runs.get("latent", (None, None))[1]
-    rows, chosen = [], {}
+    rows, chosen, kinds = [], {}, _loss_kinds(X)
     for j, c in enumerate(X.columns):
         h = hidden[:, j]
         if not h.any():
             continue
-        losses = {cfg: _loss(X[c].to_numpy()[h], fills[cfg][c].to_numpy()[h], is_numeric_column(X[c])) for cfg in configs}
+        losses = {cfg: _loss(X[c].to_numpy()[h], fills[cfg][c].to_numpy()[h], kinds[j]) for cfg in configs}
         best = min(configs, key=lambda cfg: losses[cfg])  # first of the tied: the cheaper
         if c in missing:
             chosen[c] = best

@@ -360,7 +360,7 @@ class StructureCommonMixin:
             group, label_codes(self.classes_, y, X.shape[0], self._who))
         warn_empty_columns(post, "impute", self._who, encoded, stacklevel=3)
         fill = self._structure_imputer(encoded, strategy, rng, model)
-        draws = median_draws(self, X, y, latent, rng)  # "auto"'s conditional medians (generative.values)
+        draws = median_draws(self, X, y, latent)  # "auto"'s conditional medians (generative.values)
         outs = []
         for _ in range(m):
             r = rng if strategy == "draw" and parameter_uncertainty else None

@@ -240,7 +240,7 @@ class GenerativeMixin:
         post, group, point = self._gen_model(latent)
         X, encoded = self._gen_encode(X)
         allowed = None if y is None else allowed_states(group, label_codes(self.classes_, y, X.shape[0], self._who))
-        draws = median_draws(self, X, y, latent, rng)  # "auto"'s conditional medians (generative.values)
+        draws = median_draws(self, X, y, latent)  # "auto"'s conditional medians (generative.values)
         outs = [write_cells(X, keep_cells(cells, getattr(self, "value_support_", None), strategy, draws)) for cells
                 in impute_cells(post, encoded, strategy=strategy, n_imputations=m, rng=rng, allowed=allowed,
                                 who=self._who, parameter_uncertainty=parameter_uncertainty and not point, stacklevel=3)]

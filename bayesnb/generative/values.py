@@ -17,7 +17,8 @@ is the missing cell, ``x_obs`` the row's observed cells (and label), ``S`` the c
   the points ``a`` of ``S`` the nearest to ``mu`` has the least expected loss.
 - ``strategy="auto"``, columns with a point mass: the conditional *median* (the Bayes action for
   absolute loss), estimated from :data:`MEDIAN_DRAWS` plug-in draws of ``p(x | x_obs)`` (an odd
-  number: the median is one of the draws, so a value of the support). A mixture of a mass and a
+  number: the median is one of the draws, so a value of the support) from a fixed random stream
+  (:data:`MEDIAN_SEED`), so that the fill is the same on every call. A mixture of a mass and a
   continuous part has a mean that is neither (82% zeros and amounts in the thousands give a mean
   of a few hundred, a debt no row has); its median is the mass whenever the mass holds at least
   half of the conditional probability, and an amount otherwise.
@@ -43,7 +44,7 @@ import scipy.sparse as sp
 
 from .._utils import is_frame, is_numeric_column, take_rows
 
-__all__ = ["MAX_CODES", "MAX_MASSES", "MEDIAN_DRAWS", "POINT_MASS_SHARE", "ColumnSupport", "column_supports",
+__all__ = ["MAX_CODES", "MAX_MASSES", "MEDIAN_DRAWS", "MEDIAN_SEED", "POINT_MASS_SHARE", "ColumnSupport", "column_supports",
            "keep_cells", "median_draws", "merge_supports", "project", "record_supports", "support_from_dict",
            "support_to_dict"]
 
@@ -55,6 +56,8 @@ POINT_MASS_SHARE = 0.1
 MAX_MASSES = 3
 #: plug-in draws per missing cell behind the conditional median of a column with a point mass
 MEDIAN_DRAWS = 101
+#: the seed of those draws (a fixed stream: the median fill is the same on every call)
+MEDIAN_SEED = 0
 
 
 class ColumnSupport(NamedTuple):
@@ -250,9 +253,11 @@ def keep_cells(cells, supports, strategy, draws=None):
     return out
 
 
-def median_draws(model, X, y=None, latent=None, rng=None):
+def median_draws(model, X, y=None, latent=None, seed=MEDIAN_SEED):
     """The ``draws`` of :func:`keep_cells` for a fitted model: ``model.impute(..., strategy="draw")`` of
-    the rows repeated ``S`` times, at the plug-in parameters, in one call.
+    the rows repeated ``S`` times, at the plug-in parameters, in one call, from the random stream of
+    ``seed``: a fixed one, so that the medians, like the other point fills, do not change from call to
+    call (they estimate a fixed quantity; ``impute``'s ``random_state`` is for its draws).
 
     Parameters
     ----------
@@ -264,7 +269,7 @@ def median_draws(model, X, y=None, latent=None, rng=None):
         Their known labels, as given to ``impute``.
     latent : LatentClassFit, optional
         The latent-class model in use.
-    rng : numpy.random.Generator
+    seed : int, default=MEDIAN_SEED
 
     Returns
     -------
@@ -278,7 +283,7 @@ def median_draws(model, X, y=None, latent=None, rng=None):
             ys = np.asarray(y, dtype=object if arr.dtype == object else None)[idx]
         with warnings.catch_warnings():  # the fill's own call has given them
             warnings.simplefilter("ignore")
-            out = model.impute(take_rows(X, idx), strategy="draw", parameter_uncertainty=False, random_state=rng,
+            out = model.impute(take_rows(X, idx), strategy="draw", parameter_uncertainty=False, random_state=seed,
                                y=ys, latent=latent)
         A = np.full((idx.size, int(model.n_features_in_)), np.nan)
         for j in range(A.shape[1]):
