@@ -1,0 +1,220 @@
+"""Imputed cells take only values their column takes (issue 27): codes, point masses, categories.
+
+A property test over generated tables (a coded integer column, a column with a point mass, a
+categorical column) for every imputation path, then the three symptoms of the issue on generated
+tables, and the record's own rules (:mod:`bayesnb.generative.values`).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import bayesnb
+from bayesnb import Gaussian, NaiveBayes, impute_table
+from bayesnb.generative.values import (MAX_CODES, ColumnSupport, column_supports, merge_supports, project,
+                                       support_from_dict, support_to_dict)
+
+
+def _table(rng, n, codes, mass, mass_share, missing):
+    """Two classes; ``code`` among ``codes`` (depends on the class and on ``edu``), ``amount`` = ``mass``
+    with probability ``mass_share`` else a log-normal amount above it, ``cat`` a category."""
+    y = rng.integers(0, 2, n)
+    edu = rng.integers(0, 4, n) + 2 * y
+    codes = np.asarray(codes, dtype=float)
+    code = codes[np.clip(edu + rng.integers(-1, 2, n), 0, codes.size - 1)]
+    amount = np.where(rng.random(n) < mass_share, mass, mass + np.round(np.exp(rng.normal(3 + y, 1, n)), 2) + 0.01)
+    cat = np.where(rng.random(n) < 0.7, np.array(["a", "b"])[y], rng.choice(["a", "b", "c"], n))
+    X = pd.DataFrame({"edu": edu.astype(float), "code": code, "amount": amount, "cat": cat,
+                      "g": rng.normal(y * 2.0, 1.0, n)})
+    M = rng.random(X.shape) < missing
+    out = X.copy()
+    for j, c in enumerate(X.columns):
+        out.loc[M[:, j], c] = None if c == "cat" else np.nan
+    return out, y
+
+
+def _takes(X, T, column):
+    """Whether every imputed cell of ``column`` in ``T`` is a value the column takes in ``X``."""
+    miss = X[column].isna().to_numpy()
+    obs = X[column].dropna()
+    vals = T[column].to_numpy()[miss]
+    if column == "cat":
+        return set(vals) <= set(obs)
+    s = column_supports(X[[column]])[0]
+    if s.values is not None:
+        return set(np.asarray(vals, dtype=float)) <= set(s.values)
+    v = np.asarray(vals, dtype=float)
+    inside = (v >= s.lo) & (v <= s.hi) & ((not s.integer) | (v == np.round(v)))
+    return bool(np.all(inside | np.isin(v, s.masses)))
+
+
+@st.composite
+def tables(draw):
+    k = draw(st.integers(2, 9))
+    start = draw(st.integers(-5, 20))
+    steps = draw(st.lists(st.integers(1, 25), min_size=k - 1, max_size=k - 1))
+    codes = np.cumsum([start, *steps])
+    mass = draw(st.sampled_from([0.0, -1.0, 5.0]))
+    share = draw(st.floats(0.3, 0.9))
+    seed = draw(st.integers(0, 2**16))
+    return _table(np.random.default_rng(seed), 240, codes, mass, share, missing=0.2)
+
+
+@settings(max_examples=12, deadline=None)
+@given(data=tables())
+def test_every_imputed_cell_is_a_value_its_column_takes(data):
+    X, y = data
+    cols = ("code", "amount", "cat")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        naive = NaiveBayes().fit(X, y)
+        tan = NaiveBayes(structure="tan").fit(X, y)
+        outs = {"naive": naive.impute(X), "naive+y": naive.impute(X, y=y), "mode": naive.impute(X, strategy="mode"),
+                "tan": tan.impute(X), "tan+y": tan.impute(X, y=y),
+                "table": impute_table(X, y, configurations=("naive", "mvn"), random_state=0).table}
+        for i, t in enumerate(naive.impute(X, strategy="draw", n_imputations=3, random_state=1)):
+            outs[f"draw{i}"] = t
+        for i, t in enumerate(tan.impute(X, strategy="draw", n_imputations=3, random_state=1)):
+            outs[f"tan draw{i}"] = t
+    bad = [(name, c) for name, T in outs.items() for c in cols if not _takes(X, T, c)]
+    assert not bad, bad
+
+
+# ------------------------------------------------------------------------- the three symptoms
+def _symptoms(codes=(10, 20, 30, 40, 50, 75, 100), seed=0):
+    """A 7-code income (depends on the label and on edu) and a debt column that is 82% zeros."""
+    rng = np.random.default_rng(seed)
+    n = 1200
+    y = rng.integers(0, 2, n)
+    edu = rng.integers(0, 5, n) + 2 * y
+    income = np.asarray(codes, dtype=float)[np.clip(edu + rng.integers(-1, 2, n), 0, len(codes) - 1)]
+    debt = np.where(rng.random(n) < 0.82, 0.0, np.round(np.exp(rng.normal(8 + y, 1, n)), 2))
+    X = pd.DataFrame({"edu": edu.astype(float), "income": income, "debt": debt, "hours": rng.normal(38 + 4 * y, 6, n)})
+    return X.mask(rng.random(X.shape) < 0.15), y
+
+
+@pytest.fixture(scope="module")
+def symptoms():
+    X, y = _symptoms()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return X, y, NaiveBayes().fit(X, y), NaiveBayes(structure="tan").fit(X, y)
+
+
+def _imputed(X, T, c):
+    return T[c].to_numpy()[X[c].isna().to_numpy()]
+
+
+def test_a_coded_column_gets_its_codes(symptoms):
+    X, y, naive, tan = symptoms
+    codes = set(X["income"].dropna())
+    assert len(codes) == 7
+    gauss = NaiveBayes(features=dict.fromkeys(X.columns, Gaussian())).fit(X, y)
+    for T in (naive.impute(X), tan.impute(X), gauss.impute(X), naive.impute(X, strategy="mode"),
+              impute_table(X, y, configurations=("naive", "tan", "mvn"), random_state=0).table):
+        v = _imputed(X, T, "income")
+        assert v.size > 100 and set(v) <= codes
+    # the conditional mean is still there when asked for: it is mostly not a code
+    assert np.mean(np.isin(_imputed(X, gauss.impute(X, strategy="mean"), "income"), list(codes))) < 0.1
+
+
+def test_a_zero_inflated_column_gets_zeros(symptoms):
+    X, y, naive, tan = symptoms
+    assert 0.78 < np.mean(X["debt"].dropna() == 0) < 0.86
+    for T in (naive.impute(X), tan.impute(X), impute_table(X, y, configurations=("naive", "mvn"),
+                                                           random_state=0).table):
+        v = _imputed(X, T, "debt")
+        assert np.mean(v == 0) > 0.5
+        assert np.all((v == 0) | (v >= X["debt"][X["debt"] > 0].min()))
+    drawn = np.concatenate([_imputed(X, T, "debt") for T in naive.impute(X, strategy="draw", n_imputations=3,
+                                                                           random_state=0)])
+    assert 0.7 < np.mean(drawn == 0) < 0.95  # draws keep the mass and the amounts
+    # where the mass holds less than half of the conditional probability, the median is an amount
+    rng = np.random.default_rng(1)
+    z = rng.integers(0, 2, 600)
+    debt = np.where(rng.random(600) < np.where(z == 0, 0.97, 0.3), 0.0, np.round(np.exp(rng.normal(7, 0.5, 600)), 2))
+    D = pd.DataFrame({"z": np.where(rng.random(600) < 0.95, z, 1 - z).astype(str), "debt": debt})
+    D.loc[::10, "debt"] = np.nan
+    fill = _imputed(D, NaiveBayes().fit(D, z).impute(D), "debt")
+    assert np.all(fill[D["z"].to_numpy()[D["debt"].isna()] == "0"] == 0)
+    assert np.all(fill[D["z"].to_numpy()[D["debt"].isna()] == "1"] >= debt[debt > 0].min())
+
+
+def test_labelled_fills_are_codes_and_vary_with_the_observed_cells(symptoms):
+    X, y, naive, tan = symptoms
+    codes = set(X["income"].dropna())
+    v = _imputed(X, naive.impute(X, y=y), "income")
+    assert set(v) <= codes  # naive given the label: a function of the label only, but codes
+    for T in (tan.impute(X, y=y),
+              impute_table(X, y, configurations=("naive", "tan"), label_given=True, random_state=0).table):
+        v = _imputed(X, T, "income")
+        assert set(v) <= codes and len(set(v)) > 2
+
+
+def test_auto_fills_are_deterministic_and_mean_is_unchanged(symptoms):
+    X, _, naive, _ = symptoms
+    pd.testing.assert_frame_equal(naive.impute(X, random_state=1), naive.impute(X, random_state=2))
+    free = NaiveBayes().fit(X, np.zeros(len(X)))
+    del free.value_support_  # a model without a record (an old file) imputes as before
+    pd.testing.assert_frame_equal(free.impute(X, strategy="mean"),
+                                  NaiveBayes().fit(X, np.zeros(len(X))).impute(X, strategy="mean"))
+
+
+# ------------------------------------------------------------------------------ the record
+def test_support_rules():
+    x = np.r_[np.zeros(80), np.linspace(3.5, 90.0, 40), [np.nan] * 5]
+    s = column_supports(pd.DataFrame({"a": x, "c": ["u"] * 125}))
+    assert set(s) == {0} and s[0].values is None and s[0].masses.tolist() == [0.0]
+    assert (s[0].lo, s[0].hi, s[0].n) == (3.5, 90.0, 120)
+    np.testing.assert_array_equal(project([-4.0, 1.0, 2.0, 50.2, 1e6, np.nan], s[0]),
+                                  [0.0, 0.0, 3.5, 50.2, 90.0, np.nan])
+    coded = column_supports(np.array([[1.0], [4.0], [9.0], [np.nan]]))[0]
+    np.testing.assert_array_equal(project([2.4, 2.5, 2.6, 100.0], coded), [1.0, 1.0, 4.0, 9.0])
+    many = column_supports(np.arange(MAX_CODES + 1.0)[:, None])[0]
+    assert many.values is None and many.integer and project([3.4], many)[0] == 3.0
+
+
+def test_partial_fit_merges_the_record():
+    a = column_supports(np.array([[1.0], [2.0], [2.0]]))
+    b = column_supports(np.array([[3.0], [np.nan]]))
+    m = merge_supports(a, b)[0]
+    assert m.values.tolist() == [1.0, 2.0, 3.0] and m.counts.tolist() == [1, 2, 1] and m.n == 4
+    X = pd.DataFrame({"a": [1.0, 2.0, 2.0, 3.0, 5.0, 5.0]})
+    est = NaiveBayes(features={"a": Gaussian()}).partial_fit(X.iloc[:3], [0, 1, 0], classes=[0, 1])
+    est.partial_fit(X.iloc[3:], [1, 0, 1])
+    assert est.value_support_[0].values.tolist() == [1.0, 2.0, 3.0, 5.0]
+
+
+def test_private_and_joint_blocks_record_nothing(symptoms):
+    X, y, _, _ = symptoms
+    dp = NaiveBayes(features=dict.fromkeys(X.columns, Gaussian()), privacy=bayesnb.DP(epsilon=1.0, bounds={"edu": (0, 10), "income": (0, 100), "debt": (0, 1e5),
+                                                              "hours": (0, 100)}, classes=[0, 1]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert not hasattr(dp.fit(X.fillna(0), y), "value_support_")
+    counts = np.random.default_rng(0).poisson(1.0, (50, 4))
+    assert bayesnb.MultinomialNB().fit(counts, np.arange(50) % 2).value_support_ == {}
+
+
+def test_the_record_is_saved_and_checked(symptoms):
+    X, _, naive, _ = symptoms
+    path = os.path.join(tempfile.mkdtemp(), "m.bnb")
+    naive.save(path)
+    again = bayesnb.load(path)
+    assert support_to_dict(again.value_support_) == support_to_dict(naive.value_support_)
+    pd.testing.assert_frame_equal(again.impute(X), naive.impute(X))
+    bad = support_to_dict(naive.value_support_)
+    bad["1"]["values"] = bad["1"]["values"][::-1]  # not sorted
+    with pytest.raises(ValueError, match="malformed"):
+        support_from_dict(bad, 4)
+    with pytest.raises(ValueError, match="bad column"):
+        support_from_dict({"9": bad["0"]}, 4)
+    assert isinstance(support_from_dict(support_to_dict(naive.value_support_))[2], ColumnSupport)
