@@ -22,6 +22,12 @@ Statistics
   the data's edges.
 - **marginals** (each numeric column, within each class): skewness, zero fraction,
   minimum, maximum and number of distinct values of the observed cells.
+- **deterministic relations** (numeric columns, all rows): a column that is 0 wherever
+  another is 0, or the sum or the product of two others within a relative ``1e-6`` on at least
+  99% of the rows where the three are observed (:func:`deterministic_relations`, module
+  :mod:`bayesnb._relations`). No replicate of a model with independent features keeps them,
+  so :func:`check_independence` reports them beside its pairs, in its result's
+  ``attrs["deterministic_relations"]``, without a p-value: they hold or they do not.
 
 p-values and effect sizes
 -------------------------
@@ -47,11 +53,12 @@ from scipy.stats import rankdata
 from sklearn.utils.validation import check_is_fitted
 
 from ._progress import progress
+from ._relations import deterministic_relations
 from ._utils import as_generator, is_frame, missing_mask
 from .generative.functions import sample_rows
 from .generative.tables import label_codes
 
-__all__ = ["CriticismMixin", "check_independence", "check_marginals", "mutual_information"]
+__all__ = ["CriticismMixin", "check_independence", "check_marginals", "deterministic_relations", "mutual_information"]
 
 PAIR_COLUMNS = ["class", "feature_a", "feature_b", "kind", "statistic", "replicated_mean", "replicated_sd",
                 "p_value", "effect", "n"]
@@ -263,7 +270,12 @@ def check_independence(estimator, X, y, *, n_replicates=200, random_state=None, 
         (``mutual_information``, ``abs_spearman`` or ``mutual_information_binned``),
         ``statistic`` (on the data), ``replicated_mean``, ``replicated_sd``, ``p_value``,
         ``effect`` and ``n`` (rows of the class where both cells are observed); sorted by
-        ``p_value``, then by decreasing ``effect``.
+        ``p_value``, then by decreasing ``effect``. Its ``attrs["deterministic_relations"]``
+        holds the deterministic relations among the numeric columns of ``X``, which no
+        replicate keeps: a column that is 0 wherever another is, or equal to the sum or the
+        product of two others on at least 99% of the rows
+        (:func:`bayesnb.criticism.deterministic_relations`: ``kind``, ``target``, ``sources``,
+        ``share``, ``n``; empty when there are none).
     """
     X, codes, R = _check_inputs(estimator, X, y, n_replicates)
     columns, discrete, names = replicate_columns(estimator, X, codes, R, as_generator(random_state), verbose)
@@ -275,7 +287,9 @@ def check_independence(estimator, X, y, *, n_replicates=200, random_state=None, 
             values, kind, m = _pair_statistic(sub[i], sub[j], discrete[i], discrete[j])
             rows.append((label, names[i], names[j], kind, m))
             stats.append(values)
-    return _table(rows, stats, PAIR_COLUMNS, "greater", ["class", "feature_a", "feature_b", "kind", "n"])
+    out = _table(rows, stats, PAIR_COLUMNS, "greater", ["class", "feature_a", "feature_b", "kind", "n"])
+    out.attrs["deterministic_relations"] = deterministic_relations(X)
+    return out
 
 
 def _marginal_stats(x):
@@ -365,7 +379,8 @@ class CriticismMixin:
         Returns
         -------
         DataFrame
-            One row per (class, pair), most severe first.
+            One row per (class, pair), most severe first; ``attrs["deterministic_relations"]``:
+            the deterministic relations among the numeric columns (zeros, sums, products).
         """
         return check_independence(self, X, y, n_replicates=n_replicates, random_state=random_state, verbose=verbose)
 

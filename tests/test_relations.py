@@ -1,0 +1,83 @@
+"""Deterministic relations among numeric columns (issue 27): found, reported by check_independence."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bayesnb import NaiveBayes
+from bayesnb.criticism import check_independence, deterministic_relations
+
+
+def _telco(n=1500, seed=0):
+    rng = np.random.default_rng(seed)
+    tenure = np.where(rng.random(n) < 0.1, 0, rng.integers(1, 72, n)).astype(float)
+    monthly = np.round(rng.uniform(20, 110, n), 2)
+    a, b = rng.normal(size=n), rng.exponential(size=n)
+    X = pd.DataFrame({"tenure": tenure, "monthly": monthly, "total": tenure * monthly, "a": a, "b": b,
+                      "c": a + b, "noise": rng.normal(size=n), "plan": rng.choice(["m", "y"], n)})
+    X.loc[rng.random(n) < 0.05, "c"] = np.nan
+    return X
+
+
+def _found(table):
+    return {(r.kind, r.target, tuple(r.sources)) for r in table.itertuples()}
+
+
+def test_zero_sum_and_product_relations_are_found():
+    found = _found(deterministic_relations(_telco()))
+    assert found == {("zero", "total", ("tenure",)), ("zero", "tenure", ("total",)),
+                     ("product", "total", ("tenure", "monthly")), ("sum", "c", ("a", "b"))}
+
+
+def test_a_difference_is_the_sum_read_the_other_way():
+    X = _telco()
+    D = pd.DataFrame({"c": X["c"], "b": X["b"], "d": X["c"] - X["b"]})
+    assert ("sum", "c", ("b", "d")) in _found(deterministic_relations(D))
+
+
+def test_no_relation_in_independent_columns():
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"x": rng.normal(size=800), "n": rng.poisson(0.3, 800).astype(float),
+                      "m": rng.poisson(0.3, 800).astype(float), "k": rng.integers(0, 5, 800).astype(float),
+                      "u": rng.uniform(size=800)})
+    assert deterministic_relations(X).empty
+    assert list(deterministic_relations(X).columns) == ["kind", "target", "sources", "share", "n"]
+
+
+def test_what_is_not_reported():
+    rng = np.random.default_rng(2)
+    a, b = rng.normal(size=500), rng.normal(size=500)
+    near = a + b
+    near[:10] += 1.0  # holds on 98% of the rows only
+    X = pd.DataFrame({"a": a, "b": b, "near": near, "noisy": a + b + rng.normal(0, 1e-3, 500),
+                      "zeros": np.zeros(500), "ones": np.ones(500)})
+    found = _found(deterministic_relations(X))
+    # not on 99% of rows, not within rtol, and a + 0, a * 1 are trivial
+    assert not {f for f in found if f[0] in ("sum", "product")}
+    assert ("sum", "near", ("a", "b")) in _found(deterministic_relations(X, share=0.98))
+    assert ("sum", "noisy", ("a", "b")) in _found(deterministic_relations(X, rtol=0.1))
+
+
+def test_arrays_are_read_by_position_and_categorical_tables_have_none():
+    X = _telco()[["a", "b", "c"]].to_numpy()
+    assert _found(deterministic_relations(X)) == {("sum", 2, (0, 1))}
+    assert deterministic_relations(pd.DataFrame({"s": ["a", "b"] * 20})).empty
+    assert deterministic_relations(np.array([["a", "b"]] * 20, dtype=object)).empty
+
+
+@pytest.mark.parametrize("kw", [{"share": 0.4}, {"share": 1.5}, {"rtol": -1.0}, {"min_rows": 0}, {"min_rows": 2.5}])
+def test_bad_options_are_refused(kw):
+    with pytest.raises(ValueError, match="deterministic_relations"):
+        deterministic_relations(_telco(), **kw)
+
+
+def test_check_independence_reports_them():
+    X = _telco(600)
+    y = (X["plan"] == "y").to_numpy().astype(int)
+    X = X.drop(columns="plan")
+    res = check_independence(NaiveBayes().fit(X, y), X, y, n_replicates=5, random_state=0)
+    rel = res.attrs["deterministic_relations"]
+    assert ("product", "total", ("tenure", "monthly")) in _found(rel)
+    assert {"class", "feature_a", "feature_b", "p_value"} <= set(res.columns)  # the pair table as before
