@@ -37,6 +37,7 @@ from ._persist_tree import registry
 from ._safeio import ModelFileError
 from ._utils import is_dtype
 from .generative.values import support_from_dict
+from .generative.zero_links import check_zero_links
 from .posterior import BlockPosterior, class_posterior
 
 __all__ = ["check_extras", "check_model"]
@@ -285,6 +286,11 @@ def check_extras(model, post, n_features, extra):
             support_from_dict(extra["value_support_"], n_features)
         except (ValueError, TypeError, KeyError, OverflowError) as e:
             _fail(f"value_support_ is not a valid record of the columns' values ({str(e)[:80]})")
+    if "zero_links_" in extra:
+        try:
+            check_zero_links(extra["zero_links_"], n_features)
+        except ValueError as e:
+            _fail(str(e))
     if "feature_dtypes_" in extra:
         t = extra["feature_dtypes_"]
         if not isinstance(t, np.ndarray) or t.shape != (n_features,) or not all(is_dtype(v) for v in t):

@@ -103,7 +103,7 @@ def _summary(model) -> dict:
 _EXTRA_FITTED = ("offset_", "contamination_", "em_objective_", "n_iter_", "converged_", "transduction_",
                  "feature_dtypes_", "family_scores_", "target_name_", "structure_kind_", "structure_hierarchical_",
                  "structure_parents_", "structure_stats_", "structure_scores_", "structure_bin_edges_",
-                 "structure_priors_", "privacy_spent_", "target_index_", "value_support_")
+                 "structure_priors_", "privacy_spent_", "target_index_", "value_support_", "zero_links_")
 #: fitted DataFrames, stored as a dict of lists (column name -> values, in column order)
 _FRAMES = ("family_scores_", "structure_scores_")
 
@@ -128,6 +128,8 @@ def _params_from_file(params):
 def _to_file(name, value):
     if name == "value_support_":
         return support_to_dict(value)
+    if name == "zero_links_":
+        return [[int(t), int(s)] for t, s in value]
     if name in _FRAMES and value is not None:
         return {c: value[c].tolist() for c in value.columns}
     if name == "structure_bin_edges_":
@@ -140,6 +142,8 @@ def _to_file(name, value):
 def _from_file(name, value):
     if name == "value_support_":  # checked by check_extras
         return support_from_dict(value)
+    if name == "zero_links_":
+        return [tuple(int(v) for v in link) for link in value]
     if name in _FRAMES and value is not None:
         return pd.DataFrame(value)
     if name == "structure_bin_edges_":

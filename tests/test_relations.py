@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bayesnb import NaiveBayes
+from bayesnb import Gaussian, NaiveBayes
 from bayesnb.criticism import check_independence, deterministic_relations
 
 
@@ -81,3 +81,62 @@ def test_check_independence_reports_them():
     rel = res.attrs["deterministic_relations"]
     assert ("product", "total", ("tenure", "monthly")) in _found(rel)
     assert {"class", "feature_a", "feature_b", "p_value"} <= set(res.columns)  # the pair table as before
+
+
+# ------------------------------------------------------------------ zero links kept by impute
+def _tenure(n=1200, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    tenure = np.where(rng.random(n) < 0.15 + 0.1 * y, 0, rng.integers(1, 72, n)).astype(float)
+    monthly = np.round(rng.uniform(20, 110, n), 2)
+    X = pd.DataFrame({"tenure": tenure, "monthly": monthly, "charges": tenure * monthly})
+    Xm = X.copy()
+    Xm.loc[rng.random(n) < 0.3, "charges"] = np.nan
+    Xm.loc[rng.random(n) < 0.1, "tenure"] = np.nan
+    return Xm, y
+
+
+@pytest.mark.parametrize("structure", ["naive", "tan"])
+@pytest.mark.parametrize("strategy", ["auto", "mean", "draw"])
+def test_impute_keeps_a_zero_link(structure, strategy):
+    Xm, y = _tenure()
+    model = NaiveBayes(structure=structure).fit(Xm, y)
+    assert sorted(model.zero_links_) == [(0, 2), (2, 0)]  # charges 0 iff tenure 0
+    T = model.impute(Xm, strategy=strategy, random_state=0)
+    at_zero = Xm["charges"].isna().to_numpy() & (T["tenure"].to_numpy() == 0)
+    assert at_zero.sum() > 50 and np.all(T["charges"].to_numpy()[at_zero] == 0)
+    pd.testing.assert_frame_equal(T[Xm.notna()], Xm[Xm.notna()])  # observed cells untouched
+    # without the link, the independent model writes other charges there
+    del model.zero_links_
+    T = model.impute(Xm, strategy=strategy, random_state=0)
+    assert np.mean(T["charges"].to_numpy()[at_zero] == 0) < 0.9
+
+
+def test_zero_links_need_evidence_and_follow_partial_fit():
+    from bayesnb.generative.zero_links import zero_links
+
+    rng = np.random.default_rng(3)
+    a = rng.poisson(0.5, 400).astype(float)
+    assert zero_links(pd.DataFrame({"a": a, "b": rng.poisson(0.5, 400).astype(float)})) == []
+    assert zero_links(pd.DataFrame({"a": [0.0] * 5 + [1.0] * 5, "b": [0.0] * 5 + [2.0] * 5})) == []  # 5 < 10 rows
+    Xm, y = _tenure()
+    model = NaiveBayes(features={"tenure": Gaussian(), "monthly": Gaussian(), "charges": Gaussian()})
+    model.partial_fit(Xm, y, classes=[0, 1])
+    assert sorted(model.zero_links_) == [(0, 2), (2, 0)]
+    model.partial_fit(pd.DataFrame({"tenure": [0.0], "monthly": [50.0], "charges": [12.0]}), [1])
+    assert model.zero_links_ == [(0, 2)]  # charges 12 at tenure 0 breaks "charges is 0 where tenure is"
+
+
+def test_zero_links_are_saved_and_checked(tmp_path):
+    import bayesnb
+    from bayesnb.generative.zero_links import check_zero_links
+
+    Xm, y = _tenure(400)
+    model = NaiveBayes().fit(Xm, y)
+    model.save(tmp_path / "m.bnb")
+    again = bayesnb.load(tmp_path / "m.bnb")
+    assert sorted(again.zero_links_) == sorted(model.zero_links_)
+    pd.testing.assert_frame_equal(again.impute(Xm), model.impute(Xm))
+    for bad in ([[0, 0]], [[0, 7]], [[0]], "x", [[True, 1]]):
+        with pytest.raises(ValueError, match="zero_links_"):
+            check_zero_links(bad, 3)

@@ -32,8 +32,8 @@ from .._utils import as_generator, take_rows
 from ..diagnostics import datatree_from_layout
 from ..generative.functions import class_log_weights, warn_empty_columns
 from ..generative.support import blank_impossible, impossible_rows
-from ..generative.tables import check_impute_options, label_codes, missing_labels, write_cells
-from ..generative.values import keep_cells, median_draws
+from ..generative.tables import check_impute_options, label_codes, missing_labels
+from ..generative.values import complete, median_draws
 from ..inference.em import allowed_states
 from ..inference.numpyro_model import check_proper
 from ..model import NotLinearError
@@ -365,8 +365,7 @@ class StructureCommonMixin:
         for _ in range(m):
             r = rng if strategy == "draw" and parameter_uncertainty else None
             logw = np.where(allowed, class_log_weights(states, r)[None, :], -np.inf)
-            outs.append(write_cells(X, keep_cells(fill(logw, r), getattr(self, "value_support_", None), strategy,
-                                                  draws)))
+            outs.append(complete(self, X, fill(logw, r), strategy, draws))
         return outs[0] if m == 1 else outs
 
     @property

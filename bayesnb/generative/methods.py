@@ -24,9 +24,8 @@ from .given import encode_given, write_given
 from .latent import check_latent, latent_fits_from_draws
 from .outliers import check_contamination, outlier_offset
 from .support import blank_impossible, impossible_cells, impossible_rows
-from .values import keep_cells, median_draws
-from .tables import (assemble_table, check_impute_options, label_codes, mask_cells, missing_cells, partial_labels,
-                     write_cells)
+from .values import complete, median_draws
+from .tables import assemble_table, check_impute_options, label_codes, mask_cells, missing_cells, partial_labels
 
 __all__ = ["GenerativeMixin"]
 
@@ -241,9 +240,9 @@ class GenerativeMixin:
         X, encoded = self._gen_encode(X)
         allowed = None if y is None else allowed_states(group, label_codes(self.classes_, y, X.shape[0], self._who))
         draws = median_draws(self, X, y, latent)  # "auto"'s conditional medians (generative.values)
-        outs = [write_cells(X, keep_cells(cells, getattr(self, "value_support_", None), strategy, draws)) for cells
-                in impute_cells(post, encoded, strategy=strategy, n_imputations=m, rng=rng, allowed=allowed,
-                                who=self._who, parameter_uncertainty=parameter_uncertainty and not point, stacklevel=3)]
+        outs = [complete(self, X, cells, strategy, draws) for cells in impute_cells(
+            post, encoded, strategy=strategy, n_imputations=m, rng=rng, allowed=allowed, who=self._who,
+            parameter_uncertainty=parameter_uncertainty and not point, stacklevel=3)]
         return outs[0] if m == 1 else outs
 
     # -------------------------------------------------------------- latent class

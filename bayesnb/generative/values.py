@@ -43,9 +43,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._utils import is_frame, is_numeric_column, take_rows
+from .tables import write_cells
+from .zero_links import keep_zero_links, record_zero_links
 
 __all__ = ["MAX_CODES", "MAX_MASSES", "MEDIAN_DRAWS", "MEDIAN_SEED", "POINT_MASS_SHARE", "ColumnSupport", "column_supports",
-           "keep_cells", "median_draws", "merge_supports", "project", "record_supports", "support_from_dict",
+           "complete", "keep_cells", "median_draws", "merge_supports", "project", "record_supports", "support_from_dict",
            "support_to_dict"]
 
 #: a numeric column with at most this many distinct observed values is coded: its imputations are among them
@@ -339,7 +341,9 @@ def record_supports(est, X, partial):
     """
     if getattr(est, "privacy", None) is not None or sp.issparse(X):
         est.__dict__.pop("value_support_", None)
+        est.__dict__.pop("zero_links_", None)
         return
+    record_zero_links(est, X, partial)  # a column 0 wherever another is 0 (generative.zero_links)
     if partial and not hasattr(est, "value_support_"):  # fitted without a record (privately, sparse, an old file)
         return
     joint = {int(c) for cols, fam in est._specs if fam.joint_columns for c in cols}  # drawn as one row
@@ -348,3 +352,12 @@ def record_supports(est, X, partial):
         new = merge_supports(est.value_support_, new)
     est.value_support_ = new
 
+
+
+def complete(model, X, cells, strategy, draws=None):
+    """A completed copy of ``X``: ``cells`` kept on their columns' values (:func:`keep_cells`), written in
+    (:func:`~bayesnb.generative.tables.write_cells`), then the model's zero links kept
+    (:func:`~bayesnb.generative.zero_links.keep_zero_links`). ``model`` a fitted estimator (its
+    ``value_support_`` and ``zero_links_``, where it has them)."""
+    table = write_cells(X, keep_cells(cells, getattr(model, "value_support_", None), strategy, draws))
+    return keep_zero_links(table, X, getattr(model, "zero_links_", None))
