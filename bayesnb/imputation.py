@@ -21,6 +21,8 @@ accurate:
    (a log-normal's mean ``exp(mu + s**2 / 2)`` on a spread-out column); moving it onto the range never
    increases its error when the true value lies in the range. (Step 2 scores the configurations'
    fills as they are; each configuration keeps its own fills on the values its columns take.)
+   A column that is 0 wherever another is 0 in the table (:mod:`bayesnb.generative.zero_links`)
+   gets 0 where the other's cell, observed or imputed by another configuration, is 0.
 
 The configurations (all :class:`~bayesnb.NaiveBayes`, cloned from ``estimator``):
 
@@ -64,6 +66,7 @@ from ._progress import progress
 from ._utils import as_generator, is_numeric_column
 from .estimators import NaiveBayes
 from .generative.values import column_supports, project
+from .generative.zero_links import keep_zero_links, zero_links
 from .mvn_impute import _check_table, impute_mvn
 
 __all__ = ["CONFIGURATIONS", "SEARCH_ROWS", "TableImputation", "impute_table", "latent_class_auto"]
@@ -322,5 +325,6 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
     table = X.copy()
     for c in missing:
         table[c] = finals[chosen[c]][c]
+    table = keep_zero_links(table, X, zero_links(X))  # columns from different configurations
     return TableImputation(_clip_to_observed(table, X), chosen, pd.DataFrame(rows, columns=["column", "configuration", "loss", "n_hidden",
                                                                       "chosen"]), count)

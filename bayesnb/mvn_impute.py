@@ -43,7 +43,8 @@ point mass when it is nearer than the column's other values. (A normal has no po
 of a zero-inflated column is a conditional mean, not a median; :func:`bayesnb.impute_table` judges
 such a column by absolute error and picks the configuration that fills it best.)
 Categorical columns (and numeric columns with fewer than two observed cells) keep the naive
-model's imputation, so the result is a full table like the other configurations'.
+model's imputation, so the result is a full table like the other configurations'; the naive
+model's zero links are kept (:mod:`bayesnb.generative.zero_links`).
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ from .estimators import NaiveBayes
 from .estimators._validation import check_labelled
 from .generative.tables import missing_labels, write_cells
 from .generative.values import keep_cells
+from .generative.zero_links import keep_zero_links
 
 __all__ = ["NIWFit", "conditional_mean", "fit_niw_em", "impute_mvn", "log_shift"]
 
@@ -443,4 +445,5 @@ def impute_mvn(X, y=None, *, label_given=False, class_posterior="naive", estimat
         rows = np.flatnonzero(miss[:, i])
         if rows.size:
             cells.append((rows, np.full(rows.size, j), fill[rows, i]))
-    return write_cells(base, keep_cells(cells, supports, "mode"))  # the nearest value the column takes
+    table = write_cells(base, keep_cells(cells, supports, "mode"))  # the nearest value the column takes
+    return keep_zero_links(table, X, getattr(model, "zero_links_", None))

@@ -140,3 +140,13 @@ def test_zero_links_are_saved_and_checked(tmp_path):
     for bad in ([[0, 0]], [[0, 7]], [[0]], "x", [[True, 1]]):
         with pytest.raises(ValueError, match="zero_links_"):
             check_zero_links(bad, 3)
+
+
+def test_impute_table_and_mvn_keep_a_zero_link():
+    from bayesnb import impute_table
+    from bayesnb.mvn_impute import impute_mvn
+
+    Xm, y = _tenure(600)
+    for T in (impute_mvn(Xm, y), impute_table(Xm, y, configurations=("naive", "mvn"), random_state=0).table):
+        at_zero = Xm["charges"].isna().to_numpy() & (T["tenure"].to_numpy() == 0)
+        assert at_zero.sum() > 20 and np.all(T["charges"].to_numpy()[at_zero] == 0)
