@@ -119,6 +119,7 @@ def test_a_coded_column_gets_its_codes(symptoms):
     assert len(codes) == 7
     gauss = NaiveBayes(features=dict.fromkeys(X.columns, Gaussian())).fit(X, y)
     for T in (naive.impute(X), tan.impute(X), gauss.impute(X), naive.impute(X, strategy="mode"),
+              naive.impute(X, n_components=2, random_state=0), tan.impute(X, n_components=2, random_state=0),
               impute_table(X, y, configurations=("naive", "tan", "mvn"), random_state=0).table):
         v = _imputed(X, T, "income")
         assert v.size > 100 and set(v) <= codes
@@ -218,3 +219,12 @@ def test_the_record_is_saved_and_checked(symptoms):
     with pytest.raises(ValueError, match="bad column"):
         support_from_dict({"9": bad["0"]}, 4)
     assert isinstance(support_from_dict(support_to_dict(naive.value_support_))[2], ColumnSupport)
+
+
+def test_a_dask_partial_fit_forgets_the_record(symptoms):
+    dd = pytest.importorskip("dask.dataframe")
+    X, y, _, _ = symptoms
+    est = NaiveBayes(features=dict.fromkeys(X.columns, Gaussian())).partial_fit(X.iloc[:600], y[:600], classes=[0, 1])
+    assert hasattr(est, "value_support_") and hasattr(est, "zero_links_")
+    est.partial_fit(dd.from_pandas(X.iloc[600:], npartitions=2), dd.from_array(y[600:], chunksize=300))
+    assert not hasattr(est, "value_support_") and not hasattr(est, "zero_links_")

@@ -24,7 +24,7 @@ from .. import posterior as _post
 from .._utils import ColumnNames, is_frame, missing_mask, take_rows, warn_all_missing
 from ..criticism import CriticismMixin
 from ..generative import GenerativeMixin
-from ..generative.values import record_supports
+from ..generative.values import forget_supports, record_supports
 from ..inference.conjugate import fit_posterior
 from ..model import PosteriorMixin
 from ..persistence import PersistenceMixin
@@ -267,6 +267,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         first = not hasattr(self, "posterior_")
         _val.check_partial_fit_classes(classes, None if first else self.classes_, self._who)
         if _dask.is_dask(X):
+            forget_supports(self)  # a Dask batch is not read for them: the records would be incomplete
             return _dask_fit.fit(self, X, y, sample_weight, classes=classes if first else self.classes_,
                                  partial=not first)
         return self._fit(X, y, sample_weight, classes=classes if first else self.classes_, partial=not first)

@@ -47,7 +47,7 @@ from .tables import write_cells
 from .zero_links import keep_zero_links, record_zero_links
 
 __all__ = ["MAX_CODES", "MAX_MASSES", "MEDIAN_DRAWS", "MEDIAN_SEED", "POINT_MASS_SHARE", "ColumnSupport", "column_supports",
-           "complete", "keep_cells", "median_draws", "merge_supports", "project", "record_supports", "support_from_dict",
+           "complete", "forget_supports", "keep_cells", "median_draws", "merge_supports", "project", "record_supports", "support_from_dict",
            "support_to_dict"]
 
 #: a numeric column with at most this many distinct observed values is coded: its imputations are among them
@@ -340,8 +340,7 @@ def record_supports(est, X, partial):
     ``partial_fit`` batch extends the record with :func:`merge_supports`.
     """
     if getattr(est, "privacy", None) is not None or sp.issparse(X):
-        est.__dict__.pop("value_support_", None)
-        est.__dict__.pop("zero_links_", None)
+        forget_supports(est)
         return
     record_zero_links(est, X, partial)  # a column 0 wherever another is 0 (generative.zero_links)
     if partial and not hasattr(est, "value_support_"):  # fitted without a record (privately, sparse, an old file)
@@ -361,3 +360,9 @@ def complete(model, X, cells, strategy, draws=None):
     ``value_support_`` and ``zero_links_``, where it has them)."""
     table = write_cells(X, keep_cells(cells, getattr(model, "value_support_", None), strategy, draws))
     return keep_zero_links(table, X, getattr(model, "zero_links_", None))
+
+
+def forget_supports(est):
+    """Drop ``est``'s records of its columns' values and zero links (a fit they cannot follow)."""
+    est.__dict__.pop("value_support_", None)
+    est.__dict__.pop("zero_links_", None)
