@@ -319,8 +319,9 @@ class StructureCommonMixin:
         those pieces' modes. ``"draw"`` draws the class and every missing cell of a row jointly
         from ``p(y, x_miss | x_obs)``, with one exact posterior draw of the class weights and of
         every table per completed table when ``parameter_uncertainty`` (proper multiple
-        imputation). Categories stay among the training ones; numeric values are on the real
-        line, as the naive Gaussian impute. With ``latent`` (or ``n_components`` > 1, which
+        imputation). Categories stay among the training ones; numeric values are kept on the values
+        their column takes, and zero links are kept, as in the naive impute
+        (:mod:`bayesnb.generative.values`, :mod:`bayesnb.generative.zero_links`). With ``latent`` (or ``n_components`` > 1, which
         fits one by :meth:`fit_latent_class`) the same, over the latent-class model's (class,
         component) states and its structure. Under naive, as :meth:`GenerativeMixin.impute`.
 

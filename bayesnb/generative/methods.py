@@ -207,6 +207,7 @@ class GenerativeMixin:
             mode for unordered categories). Under naive Bayes with ``y`` given, a point fill depends
             on the label only (the features are independent given the class): use draws, a
             structure or :func:`bayesnb.impute_table` for fills that vary with the observed cells.
+            Every strategy keeps zero links (``zero_links_``: a column 0 wherever another is 0).
         n_imputations : int, default=1
             Number of completed datasets (``strategy="draw"`` only).
         random_state : None, int or Generator
