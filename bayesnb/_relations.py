@@ -24,8 +24,6 @@ checked for zero relations only (the triples grow as the cube of the columns).
 
 from __future__ import annotations
 
-from itertools import combinations
-
 import numpy as np
 import pandas as pd
 

@@ -196,8 +196,9 @@ def test_partial_fit_merges_the_record():
 
 def test_private_and_joint_blocks_record_nothing(symptoms):
     X, y, _, _ = symptoms
-    dp = NaiveBayes(features=dict.fromkeys(X.columns, Gaussian()), privacy=bayesnb.DP(epsilon=1.0, bounds={"edu": (0, 10), "income": (0, 100), "debt": (0, 1e5),
-                                                              "hours": (0, 100)}, classes=[0, 1]))
+    bounds = {"edu": (0, 10), "income": (0, 100), "debt": (0, 1e5), "hours": (0, 100)}
+    dp = NaiveBayes(features=dict.fromkeys(X.columns, Gaussian()),
+                    privacy=bayesnb.DP(epsilon=1.0, bounds=bounds, classes=[0, 1]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert not hasattr(dp.fit(X.fillna(0), y), "value_support_")

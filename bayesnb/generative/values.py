@@ -46,9 +46,9 @@ from .._utils import is_frame, is_numeric_column, take_rows
 from .tables import write_cells
 from .zero_links import keep_zero_links, record_zero_links
 
-__all__ = ["MAX_CODES", "MAX_MASSES", "MEDIAN_DRAWS", "MEDIAN_SEED", "POINT_MASS_SHARE", "ColumnSupport", "column_supports",
-           "complete", "forget_supports", "keep_cells", "median_draws", "merge_supports", "project", "record_supports", "support_from_dict",
-           "support_to_dict"]
+__all__ = ["MAX_CODES", "MAX_MASSES", "MEDIAN_DRAWS", "MEDIAN_SEED", "POINT_MASS_SHARE", "ColumnSupport",
+           "column_supports", "complete", "forget_supports", "keep_cells", "median_draws", "merge_supports", "project",
+           "record_supports", "support_from_dict", "support_to_dict"]
 
 #: a numeric column with at most this many distinct observed values is coded: its imputations are among them
 MAX_CODES = 20
@@ -323,9 +323,9 @@ def support_from_dict(d, n_features=None):
         masses = np.asarray(r["masses"], dtype=float).reshape(-1)
         lo, hi, n = float(r["lo"]), float(r["hi"]), int(r["n"])
         pts = masses if values is None else values
+        too_many = pts.size > (MAX_MASSES if values is None else MAX_CODES)
         if (not np.all(np.isfinite(pts)) or not np.isfinite([lo, hi]).all() or lo > hi or counts.size != pts.size
-                or np.any(np.diff(pts) <= 0) or np.any(counts < 0) or n < 0 or (values is None and pts.size > MAX_MASSES)
-                or (values is not None and pts.size > MAX_CODES)):
+                or np.any(np.diff(pts) <= 0) or np.any(counts < 0) or n < 0 or too_many):
             raise ValueError(f"value_support_ of column {j} is malformed")
         out[j] = ColumnSupport(values, counts, masses, lo, hi, bool(r["integer"]), n)
     return out
