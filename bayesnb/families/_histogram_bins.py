@@ -8,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = ["HistogramEncoding", "auto_bins", "bin_codes", "bin_labels", "build_state", "check_state", "draw_within",
-           "tail_widths", "within_means", "within_modes"]
+           "range_fractions", "tail_widths", "within_means", "within_modes"]
 
 #: the most bins ``bins="auto"`` makes
 MAX_AUTO_BINS = 20
@@ -161,12 +161,14 @@ def bin_codes(A: np.ndarray, state: HistogramEncoding):
     return codes, lw
 
 
-def draw_within(state: HistogramEncoding, j: int, b: np.ndarray, u: np.ndarray) -> np.ndarray:
+def draw_within(state: HistogramEncoding, j: int, b: np.ndarray, u: np.ndarray, counts=None) -> np.ndarray:
     """Values of column ``j`` drawn from the within-bin empirical distribution of bins ``b``.
 
     ``u`` holds Uniform(0, 1) numbers, one per draw. A column with no training value gives NaN.
+    ``counts``: other weights of ``values[j]`` (:func:`range_fractions`' for draws within a range).
     """
-    vals, cnt, off = state.values[j], state.counts[j], state.offsets[j]
+    vals, off = state.values[j], state.offsets[j]
+    cnt = state.counts[j] if counts is None else counts
     if vals.size == 0:
         return np.full(b.shape, np.nan)
     cum = np.concatenate([[0.0], np.cumsum(cnt)])
@@ -174,6 +176,19 @@ def draw_within(state: HistogramEncoding, j: int, b: np.ndarray, u: np.ndarray) 
     target = cum[start] + u * (cum[stop] - cum[start])
     idx = np.searchsorted(cum, target, side="right") - 1
     return vals[np.clip(idx, start, stop - 1)]
+
+
+def range_fractions(state: HistogramEncoding, j: int, lo: float, hi: float):
+    """``(frac, counts)``: per bin of column ``j``, the share (B_j,) of its training cells whose value lies in
+    ``[lo, hi]``, and the counts of ``values[j]`` with those outside set to 0 (what :func:`draw_within`
+    draws from to stay inside)."""
+    vals, cnt, off = state.values[j], state.counts[j], state.offsets[j]
+    inside = np.where((vals >= lo) & (vals <= hi), cnt, 0.0)
+    if vals.size == 0:
+        return np.zeros(off.size - 1), inside
+    with np.errstate(invalid="ignore", divide="ignore"):
+        frac = np.add.reduceat(inside, off[:-1]) / np.add.reduceat(cnt, off[:-1])
+    return np.where(np.diff(off) > 0, np.nan_to_num(frac), 0.0), inside
 
 
 def within_means(state: HistogramEncoding, j: int) -> np.ndarray:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats as _stats
 
-__all__ = ["bounds", "continuous_bins", "count_bins", "histogram_bins", "log_interval_mass", "mixture_at",
-           "nig_loc_scale"]
+__all__ = ["bounds", "continuous_bins", "continuous_mass", "count_bins", "count_mass", "histogram_bins",
+           "log_interval_mass", "mixture_at", "nig_loc_scale"]
 
 
 def bounds(edges):
@@ -29,6 +29,28 @@ def log_interval_mass(dist, lo, hi):
         a = np.where(right, dist.logsf(lo), dist.logcdf(hi))
         b = np.where(right, dist.logsf(hi), dist.logcdf(lo))
         return np.where(a == -np.inf, -np.inf, a + np.log1p(-np.exp(np.minimum(b - a, 0.0))))
+
+
+def continuous_mass(loc, scale, nu, lo, hi, log_scale=False):
+    """``log P(lo <= X <= hi)`` (C,) of Normal (``nu`` None) or Student-t predictives with ``loc``,
+    ``scale`` (C,); with ``log_scale`` those of ``log X`` (LogNormal: ``X <= 0`` has no mass)."""
+    if log_scale:
+        with np.errstate(divide="ignore"):
+            lo, hi = np.log(max(lo, 0.0)), np.log(max(hi, 0.0))
+    if hi == -np.inf or lo > hi:
+        return np.full(np.shape(loc), -np.inf)
+    loc, scale = np.asarray(loc, dtype=float), np.asarray(scale, dtype=float)
+    dist = _stats.norm(loc=loc, scale=scale) if nu is None else _stats.t(nu, loc=loc, scale=scale)
+    return log_interval_mass(dist, np.full(loc.shape, float(lo)), np.full(loc.shape, float(hi)))
+
+
+def count_mass(dist, lo, hi):
+    """``log P(lo <= X <= hi)`` of a whole-number ``dist`` (C,): the whole numbers ``ceil(lo)..floor(hi)``."""
+    a, b = np.ceil(lo) - 1.0, np.floor(hi)
+    if a >= b:
+        return np.full(np.shape(dist.mean()), -np.inf)
+    shape = np.shape(dist.mean())
+    return log_interval_mass(dist, np.full(shape, a), np.full(shape, b))
 
 
 def _t_partial_mean(nu, a, b, std_mass):

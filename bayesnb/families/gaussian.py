@@ -298,7 +298,12 @@ class Gaussian(Family):
         mu, var = plug_in(point)
         return rng.normal(mu[z], np.sqrt(np.maximum(np.nan_to_num(var[z]), 0.0)))
 
-    def gen_sample_between(self, point, z, rng, j, lo, hi):
+    def gen_log_mass_between(self, prior, params, state, j, lo, hi, predictive="mean"):
+        """``log P(lo <= x_j <= hi)`` per class: Normal plug-in (``"mean"``) or Student-t (``"marginal"``)."""
+        loc, scale, nu = _interval.nig_loc_scale(params, predictive)
+        return _interval.continuous_mass(loc[:, j], scale[:, j], None if nu is None else nu[:, j], lo, hi)
+
+    def gen_sample_between(self, point, z, rng, j, lo, hi, state=None):
         """Column ``j`` drawn from ``Normal(mu[z], var[z])`` truncated to ``[lo, hi]`` (scipy's truncnorm)."""
         from scipy.stats import truncnorm
 

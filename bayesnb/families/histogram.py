@@ -319,6 +319,22 @@ class Histogram(Family):
         """Values (n, d), NaN where missing."""
         return np.where(block.codes >= 0, block.X, np.nan)
 
+    def gen_log_mass_between(self, prior, params, state, j, lo, hi, predictive="mean"):
+        """``log P(lo <= x_j <= hi)`` per class under the law draws follow: each bin's probability (the
+        posterior mean, the predictive of either kind) times the share of its training cells in the range."""
+        frac = _bins.range_fractions(state, j, lo, hi)[0]
+        with np.errstate(divide="ignore"):
+            return np.log(_enc.probs(params)[j] @ frac)
+
+    def gen_sample_between(self, point, z, rng, j, lo, hi, state=None):
+        """Column ``j`` within ``[lo, hi]``: a bin from ``theta[z]`` weighted by its share of training cells in the
+        range, then one of those cells' values (the within-bin draw restricted to the range); needs ``state``."""
+        frac, inside = _bins.range_fractions(state, j, lo, hi)
+        w = _enc.probs(point)[j][z] * frac[None, :]
+        with np.errstate(invalid="ignore"):
+            b = draw_categories(w / w.sum(axis=1, keepdims=True), rng.random(z.shape[0]))
+        return _bins.draw_within(state, j, b, rng.random(z.shape[0]), counts=inside)
+
     def predictive_bins(self, prior, post, state, edges, predictive="mean"):
         """Each histogram bin's probability (the posterior mean: the predictive of either kind) spread
         uniformly over the bin (over its whole numbers in an integer column), as the density scores
