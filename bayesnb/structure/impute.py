@@ -110,8 +110,9 @@ def _check_rows(norm, who):
                          "under every allowed class; impute cannot condition on them.")
 
 
-def _forest(model, phi, logw, who):
-    """Message passing: per node ``log p(k, u, s | x_obs)``, and what the joint draw needs."""
+def _forest(model, phi, logw, who, check=True):
+    """Message passing: per node ``log p(k, u, s | x_obs)``, and what the joint draw needs (with the
+    rows' log normalisers, ``log p(x_obs)`` under the factors; ``check``: refuse a row of probability 0)."""
     parents, d = model.parents, len(phi)
     children = [[c for c in range(d) if j in parents[c]] for j in range(d)]
     order = topological_order(parents)
@@ -123,7 +124,8 @@ def _forest(model, phi, logw, who):
     roots = [j for j in order if not parents[j]]
     joint = logw + sum((msg[r][:, :, 0] for r in roots), np.zeros((n, K)))
     norm = logsumexp(joint, axis=1, keepdims=True)
-    _check_rows(norm, who)
+    if check:
+        _check_rows(norm, who)
     out, fam = [None] * d, [None] * d
     for j in order:
         if not parents[j]:
@@ -132,11 +134,11 @@ def _forest(model, phi, logw, who):
         down = logsumexp(out[j][..., None] + phi[j], axis=2)  # (n, K, B_j)
         for c in children[j]:
             out[c] = down + sum((msg[o] for o in children[j] if o != c), np.zeros_like(down))
-    return fam, (joint - norm, up)
+    return fam, (joint - norm, up, norm[:, 0])
 
 
 def _draw_forest(model, phi, extra, rng):
-    log_pk, up = extra
+    log_pk, up, _ = extra
     n = log_pk.shape[0]
     z = draw_categories(np.exp(log_pk), rng.random(n))
     states = np.zeros((n, len(phi)), dtype=np.int64)
@@ -189,25 +191,29 @@ def _enumerate(model, phi, logw, data, who):
     return fam
 
 
-def _draw_enumerate(model, phi, logw, data, rng, who):
+def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True):
     """One joint draw of (class, every missing state) per row when the structure is not a forest.
 
     The class and the missing ancestors of observed nodes are drawn jointly by enumerating
     their states (one enumeration per missing pattern, refused beyond
     :data:`~bayesnb.structure.model.MAX_ENUMERATION`); the other missing nodes then
     forward in topological order from ``p(s | k, u)`` (their factors, given their parents, sum
-    to 1 over their own states and their missing descendants').
+    to 1 over their own states and their missing descendants'). ``evidence`` (d,) bool: missing
+    nodes whose factors do not sum to 1 (a constrained cell's), enumerated with their missing
+    ancestors as observed ones are. Also returns the rows' log normalisers (``check``: refuse 0).
     """
     _, miss, states = data
     nodes, parents = model.nodes, model.parents
     n, K = logw.shape
     anc = _si._ancestors(parents)
     z, drawn, todo = np.zeros(n, dtype=np.int64), states.copy(), miss.copy()
+    lognorm = np.zeros(n)
+    ev = np.zeros(len(nodes), dtype=bool) if evidence is None else np.asarray(evidence, dtype=bool)
     masks, group = _si._patterns(miss)
     for g, mask in enumerate(masks):
         idx = np.flatnonzero(group == g)
-        obs = np.flatnonzero(~mask)
-        M = np.array(sorted({a for j in obs for a in anc[j] if mask[a]}), dtype=np.int64)
+        obs = np.flatnonzero(~mask | ev)
+        M = np.array(sorted({a for j in obs for a in anc[j] | {j} if mask[a]}), dtype=np.int64)
         keep = sorted(set(obs.tolist()) | set(M.tolist()))
         sizes = [nodes[m].n_states for m in M]
         total = int(np.prod(sizes, dtype=np.int64))
@@ -226,8 +232,11 @@ def _draw_enumerate(model, phi, logw, data, rng, who):
             for j in keep:
                 acc += phi[j][r[:, None], :, _parent_index(nodes, parents[j], S), S[..., j]]
             norm = logsumexp(acc, axis=(1, 2), keepdims=True)
-            _check_rows(norm, who)
-            flat = draw_categories(np.exp((acc - norm).reshape(r.size, -1)), rng.random(r.size))
+            if check:
+                _check_rows(norm, who)
+            lognorm[r] = norm.ravel()
+            flat = draw_categories(np.exp((acc - np.where(np.isfinite(norm), norm, 0.0)).reshape(r.size, -1)),
+                                   rng.random(r.size))
             cfg, z[r] = np.divmod(flat, K)
             drawn[r[:, None], M[None, :]] = fill[cfg]
             todo[r[:, None], M[None, :]] = False
@@ -236,7 +245,7 @@ def _draw_enumerate(model, phi, logw, data, rng, who):
         if r.size:
             lp = phi[j][r, z[r], _parent_index(nodes, parents[j], drawn[r])]  # (m, B_j)
             drawn[r, j] = draw_categories(np.exp(lp - logsumexp(lp, axis=1, keepdims=True)), rng.random(r.size))
-    return z, drawn
+    return z, drawn, lognorm
 
 
 def posterior_families(model, data, logw, who="NaiveBayes"):
@@ -261,13 +270,17 @@ def posterior_families(model, data, logw, who="NaiveBayes"):
     return _enumerate(model, phi, logw, data, who)
 
 
-def _draw_states(model, data, logw, rng, who):
-    """One joint draw of (class, every node's state) per row from ``p(k, s | x_obs)``."""
-    phi = node_factors(model, data)
+def _draw_states(model, data, logw, rng, who, phi=None, evidence=None, check=True):
+    """One joint draw of (class, every node's state) per row from ``p(k, s | x_obs)``, and the rows'
+    log normalisers ``log p(x_obs)``; ``phi``: other node factors (a constrained draw's), ``evidence``
+    the missing nodes whose factors are not probabilities (see :func:`_draw_enumerate`)."""
+    phi = node_factors(model, data) if phi is None else phi
     if all(len(pa) <= 1 for pa in model.parents):
-        extra = _forest(model, phi, logw, who)[1]
-        return _draw_forest(model, phi, extra, rng)
-    return _draw_enumerate(model, phi, logw, data, rng, who)
+        extra = _forest(model, phi, logw, who, check)[1]
+        if not check:  # rows of probability 0 draw anything: the caller refuses or drops them
+            extra = (np.where(np.isfinite(extra[0]), extra[0], 0.0), extra[1], extra[2])
+        return (*_draw_forest(model, phi, extra, rng), extra[2])
+    return _draw_enumerate(model, phi, logw, data, rng, who, evidence, check)
 
 
 def truncated_means(model, j):
@@ -318,7 +331,7 @@ def draw_rows(model, data, logw, rng, who="NaiveBayes"):
         Per node, its values with the missing cells drawn (codes for categorical nodes).
     """
     cols, miss, _ = data
-    z, S = _draw_states(model, data, logw, rng, who)
+    z, S, _ = _draw_states(model, data, logw, rng, who)
     out = [None] * len(model.nodes)
     for j, nd in enumerate(model.nodes):
         if not nd.numeric:
