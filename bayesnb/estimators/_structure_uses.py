@@ -200,8 +200,14 @@ class StructureUsesMixin:
         pieces = [{node_of[c]: cons for c, cons in p.items()} for p in req.pieces]
         r = rng if parameter_uncertainty else None
         point = model._replace(predictive="mean") if r is None else _mi.drawn_model(model, r)
-        logw = _class_weights(class_log_weights(post, r), req.z, req.n)
-        zz, drawn, _ = _sc.draw_constrained(point, _mx.node_data(model.nodes, req.encoded), logw, pieces, rng, who)
+        if req.one is not None:  # one condition for every row: its messages once, then req.n draws
+            logw = _class_weights(class_log_weights(post, r), None if req.z is None else req.z[:1], 1)
+            zz, drawn, _ = _sc.draw_constrained(point, _mx.node_data(model.nodes, req.encoded), logw, pieces, rng,
+                                                who, n=req.n)
+        else:
+            logw = _class_weights(class_log_weights(post, r), req.z, req.n)
+            zz, drawn, _ = _sc.draw_constrained(point, _mx.node_data(model.nodes, req.encoded), logw, pieces, rng,
+                                                who)
         columns = write_given(self._node_columns(drawn), req.values)
         out = (self._node_table(columns, req.n, decoded=True), post.classes[zz])
         if not return_probability:
@@ -209,8 +215,8 @@ class StructureUsesMixin:
         one = req.one is not None
         z = None if req.z is None else req.z[:1] if one else req.z
         logw = _class_weights(post.class_log_prior, z, 1 if one else req.n)
-        logp = _sc.log_probability(model._replace(predictive="marginal"),
-                                   _mx.node_data(model.nodes, req.one if one else req.encoded), logw, pieces, who)
+        logp = _sc.log_probability(model._replace(predictive="marginal"), _mx.node_data(model.nodes, req.encoded),
+                                   logw, pieces, who)
         if z is not None:
             logp = logp - logsumexp(logw, axis=1)
         return (*out, finish_probability(logp, req, who))

@@ -62,9 +62,10 @@ class ConditionRequest(NamedTuple):
     values : dict of int to Series
         The cells given as values (one per row; missing: not given).
     encoded : list
-        The encoded blocks of the rows with those cells (others missing).
+        The encoded blocks of the rows with those cells (others missing); of the first row alone
+        when every row has the same condition.
     one : list or None
-        The same for the first row alone when every row has the same condition (else None).
+        ``encoded`` when every row has the same condition (then one row), else None.
     pieces : list of dict
         Disjoint pieces ``{column position: ("set", codes) | ("range", lo, hi)}``.
     set_encoded : dict of int to list
@@ -110,11 +111,13 @@ def parse_conditions(est, n_samples, y, given, forbid):
     pieces = expand_pieces(constraints, forbid, scalar, set(values) - set(scalar), domains, names, d, who)
     if not pieces:
         raise zero_probability(who)
-    encoded = encode_given(est._gen_encode, values, vlabels, n, names, d, who)
-    check_known_values(post, encoded, {j: v.to_numpy(dtype=object) for j, v in values.items()}, who)
     same = len(scalar) == len(values) and (z is None or np.unique(z).size <= 1)
     one = (encode_given(est._gen_encode, {j: v.iloc[:1] for j, v in values.items()}, vlabels, 1, names, d, who)
            if same and n else None)
+    # the rows themselves only when they differ (one condition: the engines use the first row's)
+    encoded = one if one is not None else encode_given(est._gen_encode, values, vlabels, n, names, d, who)
+    check_known_values(post, encoded, {j: v.to_numpy(dtype=object)[:1 if one is not None else n]
+                                       for j, v in values.items()}, who)
     set_encoded = {}
     for c in sorted({c for p in pieces for c, k in p.items() if k[0] == "set"}):
         vals = domains[c][2]
@@ -182,7 +185,7 @@ def log_probability_naive(post, encoded, pieces, set_encoded, domains, *, allowe
 
 
 def draw_naive(post, encoded, pieces, set_encoded, domains, n_columns, *, rng, allowed=None,
-               parameter_uncertainty=True, length=None, who="NaiveBayes", stacklevel=2):
+               parameter_uncertainty=True, length=None, who="NaiveBayes", stacklevel=2, n_rows=None):
     """Draw each row's state and every cell from ``p(state, x | condition)`` under one set of parameters.
 
     Parameters
@@ -199,6 +202,8 @@ def draw_naive(post, encoded, pieces, set_encoded, domains, n_columns, *, rng, a
     length : int or array-like, optional
         Row totals of blocks with a length model.
     who, stacklevel : str, int
+    n_rows : int, optional
+        With ``encoded`` (and ``allowed``) of one row: draw ``n_rows`` rows under its condition.
 
     Returns
     -------
@@ -215,12 +220,14 @@ def draw_naive(post, encoded, pieces, set_encoded, domains, n_columns, *, rng, a
     rel, row = joint_log_likelihood_parts(post, encoded, points=points, class_log_weights=params[1], allowed=allowed)
     tables = _value_tables(post, set_encoded, points, "mean")
     LQ = np.stack([_piece_mass(post, q, tables, points, domains, "mean", who) for q in pieces])  # (Q, S)
-    n, S = rel.shape
-    W = ((rel + row[:, None])[:, None, :] + LQ[None]).reshape(n, -1)
+    S = rel.shape[1]
+    W = ((rel + row[:, None])[:, None, :] + LQ[None]).reshape(rel.shape[0], -1)
     lognorm = logsumexp(W, axis=1)
     if not np.all(np.isfinite(lognorm)):
         raise zero_probability(who)
-    piece_of, z = np.divmod(draw_categories(np.exp(W - lognorm[:, None]), rng.random(n)), S)
+    n = rel.shape[0] if n_rows is None else int(n_rows)
+    P = np.exp(W - lognorm[:, None])
+    piece_of, z = np.divmod(draw_categories(np.broadcast_to(P, (n, P.shape[1])), rng.random(n)), S)
     columns, z = sample_rows(post, n, n_columns, rng=rng, z=z, length=length, who=who, stacklevel=stacklevel + 1,
                              params=params)
     drawn = {}
@@ -256,11 +263,12 @@ def constrained_sample(est, n_samples, y, given, forbid, rng, *, length=None, la
     post, group, point = est._gen_model(latent)
     who = est._who
     req = parse_conditions(est, n_samples, y, given, forbid)
-    allowed = None if req.z is None else allowed_states(group, req.z)
+    one = req.one is not None
+    allowed = None if req.z is None else allowed_states(group, req.z[:1] if one else req.z)
     columns, z, drawn = draw_naive(post, req.encoded, req.pieces, req.set_encoded, req.domains,
                                    int(est.n_features_in_), rng=rng, allowed=allowed,
                                    parameter_uncertainty=parameter_uncertainty and not point, length=length,
-                                   who=who, stacklevel=4)
+                                   who=who, stacklevel=4, n_rows=req.n if one else None)
     columns = write_given(write_given(columns, drawn), req.values)
     X = assemble_table(post, columns, z.shape[0], getattr(est, "feature_names_in_", None),
                        getattr(est, "feature_dtypes_", None), sparse=getattr(est, "_fitted_sparse", False))
@@ -273,10 +281,9 @@ def constrained_sample(est, n_samples, y, given, forbid, rng, *, length=None, la
 def condition_probability(est, req, post, group, predictive="marginal"):
     """``p(condition)`` of a request under the naive model (:func:`log_probability_naive`): a float when
     every row has the same condition, else an ndarray (n,); a ``ValueError`` when it is 0."""
-    rows = req.one if req.one is not None else req.encoded
     z = None if req.z is None else (req.z[:1] if req.one is not None else req.z)
     allowed = None if z is None else allowed_states(group, z)
-    logp = log_probability_naive(post, rows, req.pieces, req.set_encoded, req.domains, allowed=allowed,
+    logp = log_probability_naive(post, req.encoded, req.pieces, req.set_encoded, req.domains, allowed=allowed,
                                  predictive=predictive, who=est._who)
     return finish_probability(logp, req, est._who)
 

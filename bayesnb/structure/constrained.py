@@ -76,11 +76,11 @@ def _piece_factors(model, phi0, piece, who):
     return phi
 
 
-def _piece_states(model, data, logw, phi, piece, rng, who, check=False):
+def _piece_states(model, data, logw, phi, piece, rng, who, check=False, rows=None):
     """``(z, states, lognorm)`` of :func:`~bayesnb.structure.impute._draw_states` under a piece's factors."""
     evidence = np.zeros(len(model.nodes), dtype=bool)
     evidence[list(piece)] = True
-    return _mi._draw_states(model, data, logw, rng, who, phi=phi, evidence=evidence, check=check)
+    return _mi._draw_states(model, data, logw, rng, who, phi=phi, evidence=evidence, check=check, rows=rows)
 
 
 def log_probability(model, data, logw, pieces, who="NaiveBayes"):
@@ -126,7 +126,22 @@ def _range_values(model, j, ctx, bins, lo, hi, rng, who):
     return x
 
 
-def draw_constrained(model, data, logw, pieces, rng, who="NaiveBayes"):
+def _free_tables(model, data, who):
+    """Per numeric node missing in every row and with a mass between bounds, its bins' masses under the law
+    its draws follow (``gen_log_mass_between``, consistent with the within-bin draws of
+    :func:`_range_values`); other nodes None (their factors and within-bin draws stay the engine's)."""
+    miss = data[1]
+    out = [None] * len(model.nodes)
+    for j, nd in enumerate(model.nodes):
+        if nd.numeric and miss[:, j].all():
+            try:
+                out[j] = _range_table(model, j, -np.inf, np.inf, who)
+            except ValueError:
+                pass
+    return out
+
+
+def draw_constrained(model, data, logw, pieces, rng, who="NaiveBayes", n=None):
     """One exact draw per row of the class and every cell from ``p(y, x | condition)``.
 
     Parameters
@@ -137,6 +152,9 @@ def draw_constrained(model, data, logw, pieces, rng, who="NaiveBayes"):
     data, logw, pieces, who
         As in :func:`log_probability`.
     rng : numpy.random.Generator
+    n : int, optional
+        With ``data`` and ``logw`` of one row: draw ``n`` rows under that row's condition (the
+        messages are computed once; on a forest the draws then cost no more than unconditional ones).
 
     Returns
     -------
@@ -147,43 +165,55 @@ def draw_constrained(model, data, logw, pieces, rng, who="NaiveBayes"):
         ``log p(condition)`` of each row at ``model``'s parameters (finite: a row of probability 0
         is refused with a ``ValueError``).
     """
+    forest = all(len(pa) <= 1 for pa in model.parents)
+    if n is not None and not forest:  # enumeration works row by row: repeat the row
+        data, logw, n = node_rows(data, np.zeros(n, dtype=np.int64)), np.repeat(logw, n, axis=0), None
     cols, miss, _ = data
-    n = miss.shape[0]
+    src = np.arange(miss.shape[0]) if n is None else np.zeros(n, dtype=np.int64)  # the data row of each draw
+    m = src.size
     phi0 = _mi.node_factors(model, data)
+    free = _free_tables(model, data, who)
+    for j, t in enumerate(free):
+        if t is not None:
+            phi0[j] = np.broadcast_to(t.reshape(phi0[j].shape[1:]), phi0[j].shape)
     phis = [_piece_factors(model, phi0, q, who) for q in pieces]
     if len(pieces) == 1:
-        piece_of, lognorm = np.zeros(n, dtype=np.int64), None
+        piece_of, lognorm = np.zeros(m, dtype=np.int64), None
     else:  # each row's piece, in proportion to the pieces' probabilities
         logp = np.stack([_piece_states(model, data, logw, f, q, rng, who)[2] for f, q in zip(phis, pieces)], axis=1)
-        lognorm = logsumexp(logp, axis=1)
-        _refuse_zero(lognorm, who)
-        piece_of = draw_categories(np.exp(logp - lognorm[:, None]), rng.random(n))
-    z, S = np.zeros(n, dtype=np.int64), np.zeros(miss.shape, dtype=np.int64)
+        _refuse_zero(logsumexp(logp, axis=1), who)
+        lognorm = logsumexp(logp, axis=1)[src]
+        piece_of = draw_categories(np.exp(logp - logsumexp(logp, axis=1, keepdims=True))[src], rng.random(m))
+    z, S = np.zeros(m, dtype=np.int64), np.zeros((m, len(model.nodes)), dtype=np.int64)
     for q, piece in enumerate(pieces):
         r = np.flatnonzero(piece_of == q)
         if r.size == 0:
             continue
-        sub = node_rows(data, r)
-        phi = [f[r] for f in phis[q]]
-        z[r], S[r], norm = _piece_states(model, sub, logw[r], phi, piece, rng, who)
+        if n is not None:  # one row's messages, r.size draws
+            z[r], S[r], norm = _piece_states(model, data, logw, phis[q], piece, rng, who, rows=np.zeros(r.size, int))
+            norm = norm[np.zeros(r.size, dtype=np.int64)]
+        else:
+            z[r], S[r], norm = _piece_states(model, node_rows(data, r), logw[r], [f[r] for f in phis[q]], piece, rng,
+                                             who)
         if lognorm is None:
+            _refuse_zero(norm, who)
             lognorm = norm
-            _refuse_zero(lognorm, who)
     out = [None] * len(model.nodes)
     for j, nd in enumerate(model.nodes):
         if not nd.numeric:
             out[j] = S[:, j]
             continue
-        x = np.asarray(cols[j], dtype=float).copy()
+        x = np.asarray(cols[j], dtype=float)[src]
         P = _n_parent_states(model.nodes, model.parents[j])
         ctx = z * P + _parent_index(model.nodes, model.parents[j], S)
-        free = miss[:, j].copy()
+        left = miss[src, j].copy()
         for q, piece in enumerate(pieces):
-            if j in piece:
-                r = np.flatnonzero(piece_of == q)
-                x[r] = _range_values(model, j, ctx[r], S[r, j], piece[j][1], piece[j][2], rng, who)
-                free[r] = False
-        r = np.flatnonzero(free)
+            r = np.flatnonzero((piece_of == q) & left) if (j in piece or free[j] is not None) else np.zeros(0, int)
+            if r.size:
+                lo, hi = piece[j][1:] if j in piece else (-np.inf, np.inf)
+                x[r] = _range_values(model, j, ctx[r], S[r, j], lo, hi, rng, who)
+                left[r] = False
+        r = np.flatnonzero(left)
         if r.size:
             x[r] = _mi._draw_in_bins(model, j, ctx[r], S[r, j], rng)
         out[j] = x

@@ -137,14 +137,24 @@ def _forest(model, phi, logw, who, check=True):
     return fam, (joint - norm, up, norm[:, 0])
 
 
-def _draw_forest(model, phi, extra, rng):
+def _draw_forest(model, phi, extra, rng, rows=None):
+    """Backward sampling of (class, every state) per row; ``rows``: the factor row each draw uses
+    (e.g. all zeros: ``rows.size`` draws of one row's condition)."""
     log_pk, up, _ = extra
-    n = log_pk.shape[0]
-    z = draw_categories(np.exp(log_pk), rng.random(n))
+    rows = np.arange(log_pk.shape[0]) if rows is None else np.asarray(rows)
+    n = rows.size
+    z = draw_categories(np.exp(log_pk[rows]), rng.random(n))
     states = np.zeros((n, len(phi)), dtype=np.int64)
-    rows = np.arange(n)
+    shared = n > 0 and log_pk.shape[0] == 1  # one data row: its (class, parent state) tables, normalised once
     for j in topological_order(model.parents):
         u = _parent_index(model.nodes, model.parents[j], states)
+        if shared:
+            lp = phi[j][0] + up[j][0][:, None, :]  # (K, P, B)
+            top = np.max(lp, axis=2, keepdims=True)
+            p = np.exp(lp - np.where(np.isfinite(top), top, 0.0))
+            p = p[z, u]
+            states[:, j] = draw_categories(p / p.sum(axis=1, keepdims=True), rng.random(n))
+            continue
         lp = phi[j][rows, z, u] + up[j][rows, z]
         states[:, j] = draw_categories(np.exp(lp - logsumexp(lp, axis=1, keepdims=True)), rng.random(n))
     return z, states
@@ -270,16 +280,17 @@ def posterior_families(model, data, logw, who="NaiveBayes"):
     return _enumerate(model, phi, logw, data, who)
 
 
-def _draw_states(model, data, logw, rng, who, phi=None, evidence=None, check=True):
+def _draw_states(model, data, logw, rng, who, phi=None, evidence=None, check=True, rows=None):
     """One joint draw of (class, every node's state) per row from ``p(k, s | x_obs)``, and the rows'
     log normalisers ``log p(x_obs)``; ``phi``: other node factors (a constrained draw's), ``evidence``
-    the missing nodes whose factors are not probabilities (see :func:`_draw_enumerate`)."""
+    the missing nodes whose factors are not probabilities (see :func:`_draw_enumerate`); ``rows``
+    (forests only): draw ``rows.size`` rows, each from the data row it names."""
     phi = node_factors(model, data) if phi is None else phi
     if all(len(pa) <= 1 for pa in model.parents):
         extra = _forest(model, phi, logw, who, check)[1]
         if not check:  # rows of probability 0 draw anything: the caller refuses or drops them
             extra = (np.where(np.isfinite(extra[0]), extra[0], 0.0), extra[1], extra[2])
-        return (*_draw_forest(model, phi, extra, rng), extra[2])
+        return (*_draw_forest(model, phi, extra, rng, rows), extra[2])
     return _draw_enumerate(model, phi, logw, data, rng, who, evidence, check)
 
 
