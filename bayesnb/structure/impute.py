@@ -127,14 +127,15 @@ def _forest(model, phi, logw, who, check=True):
     if check:
         _check_rows(norm, who)
     out, fam = [None] * d, [None] * d
-    for j in order:
-        if not parents[j]:
-            out[j] = (joint - norm - msg[j][:, :, 0])[:, :, None]  # (n, K, 1)
-        fam[j] = out[j][..., None] + phi[j] + up[j][:, :, None, :]
-        down = logsumexp(out[j][..., None] + phi[j], axis=2)  # (n, K, B_j)
-        for c in children[j]:
-            out[c] = down + sum((msg[o] for o in children[j] if o != c), np.zeros_like(down))
-    return fam, (joint - norm, up, norm[:, 0])
+    with np.errstate(invalid="ignore"):  # (check=False) a row of probability 0: NaN, never drawn from
+        for j in order:
+            if not parents[j]:
+                out[j] = (joint - norm - msg[j][:, :, 0])[:, :, None]  # (n, K, 1)
+            fam[j] = out[j][..., None] + phi[j] + up[j][:, :, None, :]
+            down = logsumexp(out[j][..., None] + phi[j], axis=2)  # (n, K, B_j)
+            for c in children[j]:
+                out[c] = down + sum((msg[o] for o in children[j] if o != c), np.zeros_like(down))
+        return fam, (joint - norm, up, norm[:, 0])
 
 
 def _draw_forest(model, phi, extra, rng, rows=None):
@@ -146,6 +147,13 @@ def _draw_forest(model, phi, extra, rng, rows=None):
     z = draw_categories(np.exp(log_pk[rows]), rng.random(n))
     states = np.zeros((n, len(phi)), dtype=np.int64)
     shared = n > 0 and log_pk.shape[0] == 1  # one data row: its (class, parent state) tables, normalised once
+    with np.errstate(invalid="ignore"):  # a row of probability 0 (only drawn by a caller that discards it)
+        _draw_forest_states(model, phi, up, rows, z, states, shared, rng)
+    return z, states
+
+
+def _draw_forest_states(model, phi, up, rows, z, states, shared, rng):
+    n = rows.size
     for j in topological_order(model.parents):
         u = _parent_index(model.nodes, model.parents[j], states)
         if shared:
@@ -157,7 +165,6 @@ def _draw_forest(model, phi, extra, rng, rows=None):
             continue
         lp = phi[j][rows, z, u] + up[j][rows, z]
         states[:, j] = draw_categories(np.exp(lp - logsumexp(lp, axis=1, keepdims=True)), rng.random(n))
-    return z, states
 
 
 def _enumerate(model, phi, logw, data, who):
@@ -289,7 +296,7 @@ def _draw_states(model, data, logw, rng, who, phi=None, evidence=None, check=Tru
     if all(len(pa) <= 1 for pa in model.parents):
         extra = _forest(model, phi, logw, who, check)[1]
         if not check:  # rows of probability 0 draw anything: the caller refuses or drops them
-            extra = (np.where(np.isfinite(extra[0]), extra[0], 0.0), extra[1], extra[2])
+            extra = (np.where(np.isfinite(extra[2])[:, None], extra[0], 0.0), extra[1], extra[2])
         return (*_draw_forest(model, phi, extra, rng, rows), extra[2])
     return _draw_enumerate(model, phi, logw, data, rng, who, evidence, check)
 
