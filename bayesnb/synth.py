@@ -42,6 +42,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted
 
 from ._progress import progress
+from ._synth_given import model_conditions
 from ._utils import as_generator
 from .estimators import NaiveBayes
 from .persistence import load
@@ -299,31 +300,56 @@ class Synthesizer(BaseEstimator):
         bar.update()
 
     # ------------------------------------------------------------------ sample
-    def sample(self, n_samples, *, random_state=None, parameter_uncertainty=True):
+    def sample(self, n_samples, *, random_state=None, parameter_uncertainty=True, given=None, forbid=None,
+               return_probability=False):
         """Draw ``n_samples`` synthetic rows with the training columns, in their order and dtypes.
 
         Parameters
         ----------
         n_samples : int
-            Number of rows (>= 1).
+            Number of rows (>= 1; with per-row values in ``given``, 1 or their number).
         random_state : None, int or numpy Generator
         parameter_uncertainty : bool, default=True
             True: one exact posterior draw of the parameters shared by the call's rows; False:
             the posterior-mean plug-in (see :meth:`bayesnb.NaiveBayes.sample`).
+        given : dict, optional
+            Conditions on the table's columns, drawn exactly (no rejection; see
+            :meth:`bayesnb.NaiveBayes.sample`): ``{column: value}`` (or per-row values), a ``set``
+            of values for a categorical column, a tuple ``(low, high)`` for a numeric or datetime
+            column (inclusive, None for an open end). The target column takes one label (or one
+            per row), which fixes the rows' class.
+        forbid : list of dict, optional
+            Combinations no row may hold, ``[{column: value, set or (low, high), ...}, ...]``,
+            over the columns other than the target.
+        return_probability : bool, default=False
+            Also return the probability of the condition under the posterior predictive of one
+            row (given the target's label when ``given`` names it): ``(table, p)``.
 
         Returns
         -------
         DataFrame of shape (n_samples, n_columns)
             The target column (if any) holds classes seen in training; categorical columns hold
             categories seen in training; integer columns stay integer where the chosen family
-            draws whole numbers (see ``synthetic_report``'s support checks).
+            draws whole numbers (see ``synthetic_report``'s support checks). With
+            ``return_probability``, ``(DataFrame, p)``: ``p`` a float (an array, one per row, for
+            per-row values).
+
+        Raises
+        ------
+        ValueError
+            A malformed condition, or one of probability 0 under the model.
         """
         check_is_fitted(self, "model_")
         if not (isinstance(n_samples, numbers.Integral) and not isinstance(n_samples, bool) and n_samples >= 1):
             raise ValueError(f"{_WHO}: n_samples must be a whole number >= 1; received {n_samples!r}.")
         kw = {} if self.latent_ is None else {"latent": self.latent_}
-        X, y = self.model_.sample(int(n_samples), random_state=random_state,
-                                  parameter_uncertainty=parameter_uncertainty, **kw)
+        dt = {c: self.dtypes_[c] for c in getattr(self, "datetime_columns_", [])}
+        given, forbid, y = model_conditions(given, forbid, self.target, self.columns_, dt, _to_seconds, _WHO)
+        if given is not None or forbid is not None or return_probability or y is not None:
+            kw.update(given=given, forbid=forbid, y=y, return_probability=return_probability)
+        got = self.model_.sample(int(n_samples), random_state=random_state,
+                                 parameter_uncertainty=parameter_uncertainty, **kw)
+        X, y = got[:2]
         out = pd.DataFrame(X).reset_index(drop=True)
         if self.target is not None:
             out[self.target] = y
@@ -332,7 +358,7 @@ class Synthesizer(BaseEstimator):
             out[c] = _from_seconds(out[c], self.dtypes_[c])
         for c in self.columns_:
             out[c] = _as_dtype(out[c], self.dtypes_[c])
-        return out
+        return (out, got[2]) if return_probability else out
 
     def save(self, path, *, key=None, overwrite=False):
         """Save the chosen model in bayesnb's model format (no pickle); read it back with :meth:`load`.

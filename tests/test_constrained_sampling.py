@@ -240,3 +240,29 @@ def test_a_forbidden_range_on_counts(structure):
         observed = np.append(counts[top], counts[~top].sum())
         ok = expected > 0
         assert stats.chisquare(observed[ok], expected[ok]).pvalue > 0.01
+
+
+@pytest.mark.parametrize("kwargs", [{"structure": "tan", "latent": None}, {"structure": "naive", "latent": 2}])
+def test_synthesizer_conditions(kwargs):
+    df = load_penguins()
+    df["when"] = pd.Timestamp("2020-01-01") + pd.to_timedelta(np.arange(len(df)) % 365, unit="D")
+    synth = bayesnb.Synthesizer(target="species", random_state=0, **kwargs).fit(df)
+    given = {"species": "Gentoo", "island": {"Biscoe", "Dream"}, "bill_length_mm": (45, 50),
+             "when": (pd.Timestamp("2020-03-01"), None)}
+    forbid = [{"sex": "male", "body_mass_g": (None, 5000)}]
+    out, p = synth.sample(400, given=given, forbid=forbid, random_state=0, return_probability=True)
+    assert list(out.columns) == list(df.columns) and out["when"].dtype == df["when"].dtype
+    assert (out.species == "Gentoo").all() and out.island.isin(["Biscoe", "Dream"]).all()
+    assert out.bill_length_mm.between(45, 50).all() and (out["when"] >= pd.Timestamp("2020-03-01")).all()
+    assert not ((out.sex == "male") & (out.body_mass_g <= 5000)).any()
+    assert 0 < p < 1
+    # p is p(condition | species) under the model: the same number the model itself gives
+    _, _, q = synth.model_.sample(3, y="Gentoo", given={**{k: v for k, v in given.items() if k not in ("species", "when")},
+                                                          "when": (pd.Timestamp("2020-03-01").value / 1e9, None)},
+                                  forbid=forbid, random_state=0, return_probability=True,
+                                  **({} if synth.latent_ is None else {"latent": synth.latent_}))
+    np.testing.assert_allclose(p, q, rtol=1e-12)
+    with pytest.raises(ValueError, match="target"):
+        synth.sample(5, given={"species": {"Gentoo", "Adelie"}})
+    with pytest.raises(ValueError, match="probability 0 under the model"):
+        synth.sample(5, given={"island": {"Dream"}}, forbid=[{"island": "Dream"}])
