@@ -195,7 +195,7 @@ class StructureUsesMixin:
         """``sample(given=, forbid=)`` with sets, ranges or forbidden combinations under the fitted structure:
         ``(X, y)`` (and ``p``) drawn exactly by :func:`bayesnb.structure.constrained.draw_constrained`."""
         post, who, model = self.posterior_, self._who, self._mixed
-        req = parse_conditions(self, n_samples, y, given, forbid)
+        req = parse_conditions(self, n_samples, y, given, forbid, value_tables=False)
         node_of = {int(c): j for j, c in enumerate(self._node_positions())}
         pieces = [{node_of[c]: cons for c, cons in p.items()} for p in req.pieces]
         r = rng if parameter_uncertainty else None

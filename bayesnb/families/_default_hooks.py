@@ -167,8 +167,8 @@ class SupportDefaults:
         rng : numpy.random.Generator
         j : int
             The column within the block.
-        lo, hi : float
-            Inclusive bounds (``-inf`` / ``inf`` for an open end).
+        lo, hi : float or ndarray of shape (n,)
+            Inclusive bounds (``-inf`` / ``inf`` for an open end), or one pair per row.
         state : object, optional
             The block's encoding state (a family whose draws decode through it needs it).
 
@@ -196,8 +196,9 @@ class SupportDefaults:
             The block's encoding state.
         j : int
             The column within the block.
-        lo, hi : float
-            Inclusive bounds (``-inf`` / ``inf`` for an open end; ``lo <= hi``).
+        lo, hi : float or ndarray of shape (m,)
+            Inclusive bounds (``-inf`` / ``inf`` for an open end), or ``m`` ranges at once (an empty
+            one, ``lo > hi``, has no mass).
         predictive : {"mean", "marginal"}
             ``"mean"``: the law :meth:`gen_sample` draws from at ``params`` (a point, or the
             plug-in of a posterior); ``"marginal"``: the exact posterior predictive of the
@@ -205,7 +206,7 @@ class SupportDefaults:
 
         Returns
         -------
-        ndarray of shape (C,)
+        ndarray of shape (C,), or (C, m) for ``m`` ranges
             ``-inf`` where the range has no mass.
 
         Raises

@@ -178,16 +178,17 @@ def draw_within(state: HistogramEncoding, j: int, b: np.ndarray, u: np.ndarray, 
     return vals[np.clip(idx, start, stop - 1)]
 
 
-def range_fractions(state: HistogramEncoding, j: int, lo: float, hi: float):
+def range_fractions(state: HistogramEncoding, j: int, lo, hi):
     """``(frac, counts)``: per bin of column ``j``, the share (B_j,) of its training cells whose value lies in
     ``[lo, hi]``, and the counts of ``values[j]`` with those outside set to 0 (what :func:`draw_within`
-    draws from to stay inside)."""
+    draws from to stay inside); for bounds of shape (m,), (m, B_j) and (m, V_j)."""
     vals, cnt, off = state.values[j], state.counts[j], state.offsets[j]
+    lo, hi = np.asarray(lo, dtype=float)[..., None], np.asarray(hi, dtype=float)[..., None]
     inside = np.where((vals >= lo) & (vals <= hi), cnt, 0.0)
     if vals.size == 0:
-        return np.zeros(off.size - 1), inside
+        return np.zeros(inside.shape[:-1] + (off.size - 1,)), inside
     with np.errstate(invalid="ignore", divide="ignore"):
-        frac = np.add.reduceat(inside, off[:-1]) / np.add.reduceat(cnt, off[:-1])
+        frac = np.add.reduceat(inside, off[:-1], axis=-1) / np.add.reduceat(cnt, off[:-1])
     return np.where(np.diff(off) > 0, np.nan_to_num(frac), 0.0), inside
 
 

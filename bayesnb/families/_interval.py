@@ -31,26 +31,42 @@ def log_interval_mass(dist, lo, hi):
         return np.where(a == -np.inf, -np.inf, a + np.log1p(-np.exp(np.minimum(b - a, 0.0))))
 
 
+def _bounded(lo, hi, *params):
+    """Bounds as arrays and each parameter (C,) reshaped to broadcast against them: (C,) for scalar
+    bounds, (C, 1) for bounds of shape (m,)."""
+    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    shape = (-1,) + (1,) * lo.ndim
+    return lo, hi, [None if p is None else np.asarray(p, dtype=float).reshape(shape) for p in params]
+
+
 def continuous_mass(loc, scale, nu, lo, hi, log_scale=False):
-    """``log P(lo <= X <= hi)`` (C,) of Normal (``nu`` None) or Student-t predictives with ``loc``,
-    ``scale`` (C,); with ``log_scale`` those of ``log X`` (LogNormal: ``X <= 0`` has no mass)."""
+    """``log P(lo <= X <= hi)`` of Normal (``nu`` None) or Student-t predictives with ``loc``,
+    ``scale`` (C,): (C,) for float bounds, (C, m) for bounds of shape (m,); with ``log_scale``
+    those of ``log X`` (LogNormal: ``X <= 0`` has no mass)."""
+    lo, hi, (loc, scale, nu) = _bounded(lo, hi, loc, scale, nu)
     if log_scale:
         with np.errstate(divide="ignore"):
-            lo, hi = np.log(max(lo, 0.0)), np.log(max(hi, 0.0))
-    if hi == -np.inf or lo > hi:
-        return np.full(np.shape(loc), -np.inf)
-    loc, scale = np.asarray(loc, dtype=float), np.asarray(scale, dtype=float)
+            lo, hi = np.log(np.maximum(lo, 0.0)), np.log(np.maximum(hi, 0.0))
+    empty = (lo > hi) | (hi == -np.inf)
     dist = _stats.norm(loc=loc, scale=scale) if nu is None else _stats.t(nu, loc=loc, scale=scale)
-    return log_interval_mass(dist, np.full(loc.shape, float(lo)), np.full(loc.shape, float(hi)))
+    shape = np.broadcast_shapes(loc.shape, lo.shape)
+    out = log_interval_mass(dist, np.broadcast_to(np.where(empty, -np.inf, lo), shape),
+                            np.broadcast_to(np.where(empty, -np.inf, hi), shape))
+    return np.where(empty, -np.inf, out)
 
 
-def count_mass(dist, lo, hi):
-    """``log P(lo <= X <= hi)`` of a whole-number ``dist`` (C,): the whole numbers ``ceil(lo)..floor(hi)``."""
+def count_mass(make, lo, hi, *params):
+    """``log P(lo <= X <= hi)`` of whole-number predictives ``make(*params)`` (params (C,)): the whole
+    numbers ``ceil(lo)..floor(hi)``; (C,) for float bounds, (C, m) for bounds of shape (m,)."""
+    lo, hi, params = _bounded(lo, hi, *params)
     a, b = np.ceil(lo) - 1.0, np.floor(hi)
-    if a >= b:
-        return np.full(np.shape(dist.mean()), -np.inf)
-    shape = np.shape(dist.mean())
-    return log_interval_mass(dist, np.full(shape, a), np.full(shape, b))
+    empty = a >= b
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dist = make(*params)
+        shape = np.broadcast_shapes(params[0].shape, lo.shape)
+        out = log_interval_mass(dist, np.broadcast_to(np.where(empty, 0.0, a), shape),
+                                np.broadcast_to(np.where(empty, 1.0, b), shape))
+    return np.where(empty, -np.inf, out)
 
 
 def _t_partial_mean(nu, a, b, std_mass):

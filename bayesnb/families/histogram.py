@@ -324,16 +324,25 @@ class Histogram(Family):
         posterior mean, the predictive of either kind) times the share of its training cells in the range."""
         frac = _bins.range_fractions(state, j, lo, hi)[0]
         with np.errstate(divide="ignore"):
-            return np.log(_enc.probs(params)[j] @ frac)
+            return np.log(_enc.probs(params)[j] @ frac.T)
 
     def gen_sample_between(self, point, z, rng, j, lo, hi, state=None):
         """Column ``j`` within ``[lo, hi]``: a bin from ``theta[z]`` weighted by its share of training cells in the
-        range, then one of those cells' values (the within-bin draw restricted to the range); needs ``state``."""
-        frac, inside = _bins.range_fractions(state, j, lo, hi)
-        w = _enc.probs(point)[j][z] * frac[None, :]
-        with np.errstate(invalid="ignore"):
-            b = draw_categories(w / w.sum(axis=1, keepdims=True), rng.random(z.shape[0]))
-        return _bins.draw_within(state, j, b, rng.random(z.shape[0]), counts=inside)
+        range, then one of those cells' values (the within-bin draw restricted to the range); needs ``state``.
+        Bounds may be one per row (rows sharing bounds are drawn together). None without ``state``."""
+        if state is None:
+            return None
+        (ulo, ilo), (uhi, ihi) = (np.unique(np.broadcast_to(v, z.shape), return_inverse=True) for v in (lo, hi))
+        keys, which = np.unique(ilo.ravel() * uhi.size + ihi.ravel(), return_inverse=True)
+        out = np.empty(z.shape[0])
+        for i, (a, b) in enumerate(zip(ulo[keys // uhi.size], uhi[keys % uhi.size])):
+            r = np.flatnonzero(which.ravel() == i)
+            frac, inside = _bins.range_fractions(state, j, a, b)
+            w = _enc.probs(point)[j][z[r]] * frac[None, :]
+            with np.errstate(invalid="ignore"):
+                bins = draw_categories(w / w.sum(axis=1, keepdims=True), rng.random(r.size))
+            out[r] = _bins.draw_within(state, j, bins, rng.random(r.size), counts=inside)
+        return out
 
     def predictive_bins(self, prior, post, state, edges, predictive="mean"):
         """Each histogram bin's probability (the posterior mean: the predictive of either kind) spread

@@ -337,9 +337,10 @@ class Hurdle(Family):
         the base's mass (``pi`` the plug-in, which is also the exact predictive)."""
         base = self._b.gen_log_mass_between(self._split(prior)[1], self._split(params)[1], state, j, lo, hi,
                                             predictive)
-        pi = _pi(params)[0][:, j]
+        lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+        pi = _pi(params)[0][:, j].reshape((-1,) + (1,) * lo.ndim)
         with np.errstate(divide="ignore"):
-            return np.log(pi * float(lo <= self._at() <= hi) + (1.0 - pi) * np.exp(base))
+            return np.log(pi * ((lo <= self._at()) & (self._at() <= hi)) + (1.0 - pi) * np.exp(base))
 
     def gen_sample_between(self, point, z, rng, j, lo, hi, state=None):
         """Column ``j`` within ``[lo, hi]``: ``at`` with its share of the range's mass, else the base's
@@ -348,9 +349,11 @@ class Hurdle(Family):
         base = self._b.gen_sample_between(pin, z, rng, j, lo, hi, state=state)
         if base is None:
             return None
-        pi = _pi(point)[0][z, j] * float(lo <= self._at() <= hi)
+        lo, hi = np.broadcast_to(lo, z.shape), np.broadcast_to(hi, z.shape)
+        pi = _pi(point)[0][z, j] * ((lo <= self._at()) & (self._at() <= hi))
         with np.errstate(divide="ignore"):  # the base's prior is unused by its mass at a point
-            rest = (1.0 - _pi(point)[0][z, j]) * np.exp(self._b.gen_log_mass_between(pin, pin, state, j, lo, hi)[z])
+            mass = self._b.gen_log_mass_between(pin, pin, state, j, lo, hi)  # (C, n): each row's own bounds
+            rest = (1.0 - _pi(point)[0][z, j]) * np.exp(mass[z, np.arange(z.shape[0])])
         with np.errstate(invalid="ignore"):
             at = rng.random(z.shape[0]) * (pi + rest) < pi
         return np.where(at, self._at(), np.asarray(base, dtype=float))

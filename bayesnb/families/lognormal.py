@@ -150,7 +150,8 @@ class LogNormal(Gaussian):
     def gen_sample_between(self, point, z, rng, j, lo, hi, state=None):
         """Column ``j`` of ``x`` between ``lo`` and ``hi``: ``log x`` from its Normal truncated to ``[log lo, log hi]``."""
         with np.errstate(divide="ignore"):
-            return np.exp(super().gen_sample_between(point, z, rng, j, np.log(max(lo, 0.0)), np.log(max(hi, 0.0))))
+            return np.exp(super().gen_sample_between(point, z, rng, j, np.log(np.maximum(lo, 0.0)),
+                                                     np.log(np.maximum(hi, 0.0))))
 
     def gen_fill(self, point, block, resp, strategy, z=None, rng=None, rate=None):
         """Values of ``x`` (n, d), missing cells filled; observed cells are the values given.

@@ -68,8 +68,9 @@ class ConditionRequest(NamedTuple):
         ``encoded`` when every row has the same condition (then one row), else None.
     pieces : list of dict
         Disjoint pieces ``{column position: ("set", codes) | ("range", lo, hi)}``.
-    set_encoded : dict of int to list
-        Per column with a set constraint, the encoded rows of each of its values (code order).
+    set_encoded : (list, dict of int to slice) or None
+        The encoded rows of every value of each column with a set constraint (code order), and
+        each column's rows; None without set constraints (or when not asked for).
     domains : dict
         :func:`~bayesnb.generative.conditions.column_domains`.
     """
@@ -90,8 +91,11 @@ def zero_probability(who):
                       "can be drawn that meets it.")
 
 
-def parse_conditions(est, n_samples, y, given, forbid):
+def parse_conditions(est, n_samples, y, given, forbid, value_tables=True):
     """Read ``given`` and ``forbid`` for estimator ``est``: a :class:`ConditionRequest`.
+
+    ``value_tables``: encode every value of each set-constrained column (the naive engine
+    scores them; the structure engine reads its categorical nodes' tables instead).
 
     Raises a ``ValueError``/``TypeError`` naming the column for a malformed condition, and the
     :func:`zero_probability` error when the conditions leave nothing (a forbidden combination that
@@ -118,22 +122,26 @@ def parse_conditions(est, n_samples, y, given, forbid):
     encoded = one if one is not None else encode_given(est._gen_encode, values, vlabels, n, names, d, who)
     check_known_values(post, encoded, {j: v.to_numpy(dtype=object)[:1 if one is not None else n]
                                        for j, v in values.items()}, who)
-    set_encoded = {}
-    for c in sorted({c for p in pieces for c, k in p.items() if k[0] == "set"}):
-        vals = domains[c][2]
-        set_encoded[c] = encode_given(est._gen_encode, {c: pd.Series(list(vals), dtype=object)},
-                                      {c: labels.get(c, c)}, len(vals), names, d, who)
+    set_encoded = None
+    cols = sorted({c for p in pieces for c, k in p.items() if k[0] == "set"})
+    if value_tables and cols:  # every value of each set column, in one table: column c's rows hold its values
+        sizes = [len(domains[c][2]) for c in cols]
+        start = np.concatenate([[0], np.cumsum(sizes)])
+        table = {c: pd.Series([None] * int(start[i]) + list(domains[c][2]) + [None] * int(start[-1] - start[i + 1]),
+                              dtype=object) for i, c in enumerate(cols)}
+        set_encoded = (encode_given(est._gen_encode, table, {c: labels.get(c, c) for c in cols}, int(start[-1]),
+                                    names, d, who), {c: slice(start[i], start[i + 1]) for i, c in enumerate(cols)})
     return ConditionRequest(n, z, values, encoded, one, pieces, set_encoded, domains)
 
 
 def _value_tables(post, set_encoded, points, predictive):
     """Per set-constrained column, ``log p(x_j = v | state)`` of each of its values, (V, S)."""
-    S = len(post.classes)
-    out = {}
-    for c, enc in set_encoded.items():
-        rel, row = joint_log_likelihood_parts(post, enc, predictive, points=points, class_log_weights=np.zeros(S))
-        out[c] = rel + row[:, None]
-    return out
+    if set_encoded is None:
+        return {}
+    enc, rows = set_encoded
+    rel, row = joint_log_likelihood_parts(post, enc, predictive, points=points,
+                                          class_log_weights=np.zeros(len(post.classes)))
+    return {c: (rel + row[:, None])[r] for c, r in rows.items()}
 
 
 def _piece_mass(post, piece, tables, points, domains, predictive, who):

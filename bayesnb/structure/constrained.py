@@ -31,31 +31,24 @@ from .model import _n_parent_states, _parent_index, node_rows
 __all__ = ["draw_constrained", "log_probability"]
 
 
-def _bin_range(nd, s, lo, hi):
-    """The inclusive part ``[a, b]`` of node ``nd``'s bin ``s`` (``[e_(s-1), e_s)``) inside ``[lo, hi]``."""
-    e = nd.edges
-    a = max(lo, e[s - 1]) if s > 0 else lo
-    b = min(hi, np.nextafter(e[s], -np.inf)) if s < e.size else hi
+def _bin_ranges(nd, lo, hi):
+    """``(a, b)`` (B,): the inclusive part of each of node ``nd``'s bins (``[e_(s-1), e_s)``) inside ``[lo, hi]``
+    (empty where ``a > b``)."""
+    e = np.asarray(nd.edges, dtype=float)
+    a = np.maximum(lo, np.concatenate([[-np.inf], e]))
+    b = np.minimum(hi, np.concatenate([np.nextafter(e, -np.inf), [np.inf]]))
     return a, b
 
 
 def _range_table(model, j, lo, hi, who):
     """``log P(x_j in bin s, lo <= x_j <= hi | context)`` of numeric node ``j``, shape (C, B)."""
     nd = model.nodes[j]
-    cols = []
-    for s in range(nd.n_states):
-        a, b = _bin_range(nd, s, lo, hi)
-        if a > b:
-            cols.append(None)
-            continue
-        try:
-            cols.append(nd.family.gen_log_mass_between(model.priors[j], model.posteriors[j], nd.state, 0, a, b,
-                                                       model.predictive))
-        except NotImplementedError as e:
-            raise ValueError(f"{who}: {e}") from None
-    C = next((c.shape[0] for c in cols if c is not None), model.n_classes * _n_parent_states(model.nodes,
-                                                                                             model.parents[j]))
-    return np.stack([np.full(C, -np.inf) if c is None else c for c in cols], axis=1)
+    a, b = _bin_ranges(nd, lo, hi)
+    try:
+        return nd.family.gen_log_mass_between(model.priors[j], model.posteriors[j], nd.state, 0, a, b,
+                                              model.predictive)
+    except NotImplementedError as e:
+        raise ValueError(f"{who}: {e}") from None
 
 
 def _piece_factors(model, phi0, piece, who):
@@ -114,16 +107,12 @@ def log_probability(model, data, logw, pieces, who="NaiveBayes"):
 def _range_values(model, j, ctx, bins, lo, hi, rng, who):
     """Node ``j``'s values in contexts ``ctx``: its family's law truncated to bin ``bins`` inside ``[lo, hi]``."""
     nd = model.nodes[j]
-    x = np.empty(ctx.size)
-    for s in np.unique(bins):
-        r = np.flatnonzero(bins == s)
-        a, b = _bin_range(nd, int(s), lo, hi)
-        v = nd.family.gen_sample_between(model.posteriors[j], ctx[r], rng, 0, a, b, state=nd.state)
-        if v is None:
-            raise ValueError(f"{who}: the {type(nd.family).__name__} family draws no values within a range "
-                             "(gen_sample_between), so its columns take no (low, high) condition.")
-        x[r] = np.clip(np.asarray(v, dtype=float), a, b)
-    return x
+    a, b = (t[bins] for t in _bin_ranges(nd, lo, hi))
+    v = nd.family.gen_sample_between(model.posteriors[j], ctx, rng, 0, a, b, state=nd.state)
+    if v is None:
+        raise ValueError(f"{who}: the {type(nd.family).__name__} family draws no values within a range "
+                         "(gen_sample_between), so its columns take no (low, high) condition.")
+    return np.clip(np.asarray(v, dtype=float), a, b)
 
 
 def _free_tables(model, data, who):
