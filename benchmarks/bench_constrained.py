@@ -2,7 +2,7 @@
 
 On the bundled house votes (target ``party``) and penguins (target ``species``), under
 ``structure="naive"`` and ``structure="tan"``, for each condition: the median seconds of
-``sample(10_000)`` and of ``sample(10_000, given=..., forbid=...)`` over ``--repeats`` calls
+``sample(10_000)`` and of ``sample(10_000, given=..., forbid=...)`` over ``--repeats`` calls, timed in turn
 (one exact posterior draw per call, as by default), their ratio, the probability of the condition
 (``return_probability=True``, under the posterior predictive) and the share of drawn rows that
 meet it (100% by construction: no rejection).
@@ -15,7 +15,7 @@ Conditions:
 
 Usage::
 
-    python benchmarks/bench_constrained.py [--repeats 5]
+    python benchmarks/bench_constrained.py [--repeats 7]
 """
 
 from __future__ import annotations
@@ -50,18 +50,21 @@ def _conditions(name, X):
     ]
 
 
-def _median_seconds(f, repeats):
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t)
-    return float(np.median(times))
+def _median_seconds(fs, repeats):
+    """Median seconds of each of the callables ``fs``, timed in turn within each repeat (the machine's load
+    then weighs on each alike)."""
+    times = np.zeros((repeats, len(fs)))
+    for r in range(repeats):
+        for i, f in enumerate(fs):
+            t = time.perf_counter()
+            f()
+            times[r, i] = time.perf_counter() - t
+    return np.median(times, axis=0)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--rows", type=int, default=10_000)
     args = ap.parse_args(argv)
     tables = {"house votes": (load_house_votes(), "party"), "penguins": (load_penguins(), "species")}
@@ -72,12 +75,12 @@ def main(argv=None):
         for structure in ("naive", "tan"):
             m = NaiveBayes(structure=structure).fit(X, y)
             m.sample(100, random_state=0)  # warm caches
-            base = _median_seconds(lambda: m.sample(args.rows, random_state=1), args.repeats)
             for label, given, forbid, check in _conditions(name, X):
                 S, _, p = m.sample(args.rows, given=given, forbid=forbid, random_state=2, return_probability=True)
                 met = float(np.mean(np.asarray(check(S), dtype=bool)))
-                cond = _median_seconds(lambda: m.sample(args.rows, given=given, forbid=forbid, random_state=1),
-                                       args.repeats)
+                base, cond = _median_seconds([lambda: m.sample(args.rows, random_state=1),
+                                              lambda: m.sample(args.rows, given=given, forbid=forbid, random_state=1)],
+                                             args.repeats)
                 print(f"| {name} | {structure} | {label} | {p:.4f} | {100 * met:.1f}% | {base:.3f} | {cond:.3f} | "
                       f"{cond / base:.2f} |")
 

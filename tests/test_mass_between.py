@@ -77,3 +77,17 @@ def test_poisson_bounds_are_inclusive():
 def test_families_without_ranges_say_so(family):
     with pytest.raises(NotImplementedError, match=f"the {type(family).__name__} family has no probability of a range"):
         family.gen_log_mass_between(None, None, None, 0, 0.0, 1.0)
+
+
+@pytest.mark.parametrize("lo, hi", [(2.0, 2.5), (10.0, 10.5), (-41.0, -40.0), (38.0, np.inf)])
+def test_gaussian_truncated_draws_in_far_tails(lo, hi):
+    from scipy import stats
+    rng = np.random.default_rng(2)
+    X, y = _data("gaussian", rng)
+    b = bayesnb.NaiveBayes(features={0: Gaussian()}).fit(X, y).posterior_.blocks[0]
+    z = np.zeros(4000, dtype=int)
+    x = b.family.gen_sample_between(b.posterior, z, rng, 0, lo, hi)
+    mu, sd = float(b.posterior.mu[0, 0]), float(np.sqrt(b.posterior.b[0, 0] / b.posterior.a[0, 0]))
+    assert ((x >= lo) & (x <= hi)).all()
+    law = stats.truncnorm((lo - mu) / sd, (hi - mu) / sd, loc=mu, scale=sd)
+    assert stats.kstest(x, law.cdf).pvalue > 0.01

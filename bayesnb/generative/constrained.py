@@ -116,8 +116,10 @@ def parse_conditions(est, n_samples, y, given, forbid, value_tables=True):
     if not pieces:
         raise zero_probability(who)
     same = len(scalar) == len(values) and (z is None or np.unique(z).size <= 1)
-    one = (encode_given(est._gen_encode, {j: v.iloc[:1] for j, v in values.items()}, vlabels, 1, names, d, who)
-           if same and n else None)
+    one = None
+    if same and n:
+        one = (_blank_row(est, names, d, who) if not values else
+               encode_given(est._gen_encode, {j: v.iloc[:1] for j, v in values.items()}, vlabels, 1, names, d, who))
     # the rows themselves only when they differ (one condition: the engines use the first row's)
     encoded = one if one is not None else encode_given(est._gen_encode, values, vlabels, n, names, d, who)
     check_known_values(post, encoded, {j: v.to_numpy(dtype=object)[:1 if one is not None else n]
@@ -132,6 +134,21 @@ def parse_conditions(est, n_samples, y, given, forbid, value_tables=True):
         set_encoded = (encode_given(est._gen_encode, table, {c: labels.get(c, c) for c in cols}, int(start[-1]),
                                     names, d, who), {c: slice(start[i], start[i + 1]) for i, c in enumerate(cols)})
     return ConditionRequest(n, z, values, encoded, one, pieces, set_encoded, domains)
+
+
+#: the encoded row with every cell missing, per fitted posterior (its identity checked): (posterior, blocks)
+_BLANK = {}
+
+
+def _blank_row(est, names, d, who):
+    """One encoded row with every cell missing (a condition without values), encoded once per fit."""
+    post = est.posterior_
+    hit = _BLANK.get(id(post))
+    if hit is None or hit[0] is not post:
+        if len(_BLANK) >= 8:
+            _BLANK.clear()
+        hit = _BLANK[id(post)] = (post, encode_given(est._gen_encode, {}, {}, 1, names, d, who))
+    return hit[1]
 
 
 def _value_tables(post, set_encoded, points, predictive):

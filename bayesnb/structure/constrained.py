@@ -31,13 +31,14 @@ from .model import _n_parent_states, _parent_index, node_rows
 __all__ = ["draw_constrained", "log_probability"]
 
 
-def _bin_ranges(nd, lo, hi):
-    """``(a, b)`` (B,): the inclusive part of each of node ``nd``'s bins (``[e_(s-1), e_s)``) inside ``[lo, hi]``
-    (empty where ``a > b``)."""
+def _bin_ranges(nd, lo, hi, bins=None):
+    """``(a, b)``: the inclusive part of each of node ``nd``'s bins (``[e_(s-1), e_s)``) inside ``[lo, hi]``
+    (empty where ``a > b``), (B,); with ``bins`` (n,), that of each row's bin inside its range ``lo``, ``hi`` (n,)."""
     e = np.asarray(nd.edges, dtype=float)
-    a = np.maximum(lo, np.concatenate([[-np.inf], e]))
-    b = np.minimum(hi, np.concatenate([np.nextafter(e, -np.inf), [np.inf]]))
-    return a, b
+    left, right = np.concatenate([[-np.inf], e]), np.concatenate([np.nextafter(e, -np.inf), [np.inf]])
+    if bins is not None:
+        left, right = left[bins], right[bins]
+    return np.maximum(lo, left), np.minimum(hi, right)
 
 
 def _range_table(model, j, lo, hi, who):
@@ -105,9 +106,10 @@ def log_probability(model, data, logw, pieces, who="NaiveBayes"):
 
 
 def _range_values(model, j, ctx, bins, lo, hi, rng, who):
-    """Node ``j``'s values in contexts ``ctx``: its family's law truncated to bin ``bins`` inside ``[lo, hi]``."""
+    """Node ``j``'s values in contexts ``ctx``: its family's law truncated to bin ``bins`` inside ``[lo, hi]``
+    (all (n,))."""
     nd = model.nodes[j]
-    a, b = (t[bins] for t in _bin_ranges(nd, lo, hi))
+    a, b = _bin_ranges(nd, lo, hi, bins)
     v = nd.family.gen_sample_between(model.posteriors[j], ctx, rng, 0, a, b, state=nd.state)
     if v is None:
         raise ValueError(f"{who}: the {type(nd.family).__name__} family draws no values within a range "
@@ -160,11 +162,8 @@ def draw_constrained(model, data, logw, pieces, rng, who="NaiveBayes", n=None):
     cols, miss, _ = data
     src = np.arange(miss.shape[0]) if n is None else np.zeros(n, dtype=np.int64)  # the data row of each draw
     m = src.size
-    phi0 = _mi.node_factors(model, data)
     free = _free_tables(model, data, who)
-    for j, t in enumerate(free):
-        if t is not None:
-            phi0[j] = np.broadcast_to(t.reshape(phi0[j].shape[1:]), phi0[j].shape)
+    phi0 = _mi.node_factors(model, data, tables=free)
     phis = [_piece_factors(model, phi0, q, who) for q in pieces]
     if len(pieces) == 1:
         piece_of, lognorm = np.zeros(m, dtype=np.int64), None
@@ -196,12 +195,16 @@ def draw_constrained(model, data, logw, pieces, rng, who="NaiveBayes", n=None):
         P = _n_parent_states(model.nodes, model.parents[j])
         ctx = z * P + _parent_index(model.nodes, model.parents[j], S)
         left = miss[src, j].copy()
+        lo, hi = np.full(m, -np.inf), np.full(m, np.inf)  # each row's range: its piece's, or none
+        ranged = np.full(m, free[j] is not None)
         for q, piece in enumerate(pieces):
-            r = np.flatnonzero((piece_of == q) & left) if (j in piece or free[j] is not None) else np.zeros(0, int)
-            if r.size:
-                lo, hi = piece[j][1:] if j in piece else (-np.inf, np.inf)
-                x[r] = _range_values(model, j, ctx[r], S[r, j], lo, hi, rng, who)
-                left[r] = False
+            if j in piece:
+                r = piece_of == q
+                lo[r], hi[r], ranged[r] = piece[j][1], piece[j][2], True
+        r = np.flatnonzero(ranged & left)
+        if r.size:  # one truncated draw per row, within its bin and its range
+            x[r] = _range_values(model, j, ctx[r], S[r, j], lo[r], hi[r], rng, who)
+            left[r] = False
         r = np.flatnonzero(left)
         if r.size:
             x[r] = _mi._draw_in_bins(model, j, ctx[r], S[r, j], rng)

@@ -80,14 +80,15 @@ def drawn_models(model, n_draws, rng):
     return model._replace(priors=tuple(priors), posteriors=tuple(points), predictive="mean", n_classes=n_draws * K)
 
 
-def node_factors(model, data):
-    """Per node, ``log phi_j(k, u, s)`` of every row, shape (n, K, P_j, B_j) (see the module docstring)."""
+def node_factors(model, data, tables=None):
+    """Per node, ``log phi_j(k, u, s)`` of every row, shape (n, K, P_j, B_j) (see the module docstring);
+    ``tables``: per node, its ``log p(s | context)`` (C, B_j) to use instead of its own (None: its own)."""
     cols, miss, states = data
     n, K = miss.shape[0], model.n_classes
     out = []
     for j, nd in enumerate(model.nodes):
         P, B = _n_parent_states(model.nodes, model.parents[j]), nd.n_states
-        table = _state_table(model, j).reshape(K, P, B)
+        table = (_state_table(model, j) if tables is None or tables[j] is None else tables[j]).reshape(K, P, B)
         phi = np.broadcast_to(table, (n, K, P, B)).copy()
         obs = np.flatnonzero(~miss[:, j])
         if obs.size:
