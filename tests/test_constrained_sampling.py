@@ -266,3 +266,34 @@ def test_synthesizer_conditions(kwargs):
         synth.sample(5, given={"species": {"Gentoo", "Adelie"}})
     with pytest.raises(ValueError, match="probability 0 under the model"):
         synth.sample(5, given={"island": {"Dream"}}, forbid=[{"island": "Dream"}])
+
+
+@pytest.mark.parametrize("structure", ["naive", "tan", "kdb"])
+def test_per_row_values_with_a_set(tiny, structure):
+    """Per-row given values and a set: every row its own condition, its own probability."""
+    X, y = tiny
+    m = bayesnb.CategoricalNB(structure=structure, alpha=1.0).fit(X, y)
+    x0 = np.array(["a", "b", "c", "a"] * 500)
+    S, ys, p = m.sample(given={"x0": x0, "x2": {"s", "t"}}, random_state=4, parameter_uncertainty=False,
+                        return_probability=True)
+    assert (S.x0.to_numpy() == x0).all() and S.x2.isin(["s", "t"]).all() and p.shape == (x0.size,)
+    grid, joint, _ = _exact(m, X, lambda g: g.x0 == g.x0)
+    for v in "abc":
+        keep = ((grid.x0 == v) & grid.x2.isin(["s", "t"])).to_numpy()
+        np.testing.assert_allclose(p[x0 == v], joint[keep].sum(), rtol=1e-9)
+        # the rows given x0 = v follow p(x1, x2, x3, y | x0 = v, x2 in {s, t})
+        rows = x0 == v
+        assert _chi2(m, X, S[rows], ys[rows], grid, joint, keep) > 0.01
+    # a forbidden entry on a column given per-row values is refused
+    with pytest.raises(ValueError, match="forbid names a column that given holds per-row values"):
+        m.sample(given={"x0": x0}, forbid=[{"x0": "a"}])
+
+
+def test_value_only_condition_returns_its_probability(tiny):
+    X, y = tiny
+    for structure in ("naive", "tan"):
+        m = bayesnb.CategoricalNB(structure=structure, alpha=1.0).fit(X, y)
+        S, _, p = m.sample(50, given={"x1": "v", "x3": "m"}, random_state=0, return_probability=True)
+        grid, joint, keep = _exact(m, X, lambda g: (g.x1 == "v") & (g.x3 == "m"))
+        np.testing.assert_allclose(p, joint[keep].sum(), rtol=1e-9)
+        assert ((S.x1 == "v") & (S.x3 == "m")).all()

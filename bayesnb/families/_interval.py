@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import stats as _stats
+from scipy.special import ndtr, ndtri
 
 __all__ = ["bounds", "continuous_bins", "continuous_mass", "count_bins", "count_mass", "histogram_bins",
-           "log_interval_mass", "mixture_at", "nig_loc_scale"]
+           "log_interval_mass", "mixture_at", "nig_loc_scale", "truncated_normal"]
 
 
 def bounds(edges):
@@ -67,6 +68,22 @@ def count_mass(make, lo, hi, *params):
         out = log_interval_mass(dist, np.broadcast_to(np.where(empty, 0.0, a), shape),
                                 np.broadcast_to(np.where(empty, 1.0, b), shape))
     return np.where(empty, -np.inf, out)
+
+
+def truncated_normal(m, s, lo, hi, rng):
+    """Draws from ``Normal(m, s)`` (n,) truncated to ``[lo, hi]`` (floats or (n,)): the inverse CDF of a uniform
+    draw between the bounds' CDFs, in the nearer tail's terms; scipy's truncnorm where even that underflows
+    (a range beyond ~37 sd)."""
+    a, b = np.broadcast_to((lo - m) / s, m.shape), np.broadcast_to((hi - m) / s, m.shape)
+    flip = a > 0  # both bounds above the mean: work in the upper tail, -x
+    pa, pb = ndtr(np.where(flip, -b, a)), ndtr(np.where(flip, -a, b))
+    with np.errstate(invalid="ignore"):
+        t = ndtri(pa + rng.random(m.shape) * (pb - pa))
+    x = m + s * np.where(flip, -t, t)
+    bad = ~(pb - pa > 1e-250) | ~np.isfinite(x)
+    if bad.any():
+        x[bad] = _stats.truncnorm.rvs(a[bad], b[bad], loc=m[bad], scale=s[bad], size=int(bad.sum()), random_state=rng)
+    return x
 
 
 def _t_partial_mean(nu, a, b, std_mass):

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
 
+from .. import _dask
 from ..families._numeric import draw_categories
 from ..inference.em import allowed_states
 from ..posterior import joint_log_likelihood_parts
@@ -287,6 +288,9 @@ def constrained_sample(est, n_samples, y, given, forbid, rng, *, length=None, la
     """
     post, group, point = est._gen_model(latent)
     who = est._who
+    if _dask.is_dask(given):
+        raise TypeError(f"{who}: forbid= and return_probability= need given as a dict or a pandas DataFrame; a dask "
+                        "given is sampled partition by partition, without them.")
     req = parse_conditions(est, n_samples, y, given, forbid)
     one = req.one is not None
     allowed = None if req.z is None else allowed_states(group, req.z[:1] if one else req.z)

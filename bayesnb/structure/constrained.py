@@ -144,8 +144,8 @@ def draw_constrained(model, data, logw, pieces, rng, who="NaiveBayes", n=None):
         As in :func:`log_probability`.
     rng : numpy.random.Generator
     n : int, optional
-        With ``data`` and ``logw`` of one row: draw ``n`` rows under that row's condition (the
-        messages are computed once; on a forest the draws then cost no more than unconditional ones).
+        With ``data`` and ``logw`` of one row: draw ``n`` rows under that row's condition (its
+        messages, or its enumeration, computed once).
 
     Returns
     -------
@@ -156,9 +156,6 @@ def draw_constrained(model, data, logw, pieces, rng, who="NaiveBayes", n=None):
         ``log p(condition)`` of each row at ``model``'s parameters (finite: a row of probability 0
         is refused with a ``ValueError``).
     """
-    forest = all(len(pa) <= 1 for pa in model.parents)
-    if n is not None and not forest:  # enumeration works row by row: repeat the row
-        data, logw, n = node_rows(data, np.zeros(n, dtype=np.int64)), np.repeat(logw, n, axis=0), None
     cols, miss, _ = data
     src = np.arange(miss.shape[0]) if n is None else np.zeros(n, dtype=np.int64)  # the data row of each draw
     m = src.size

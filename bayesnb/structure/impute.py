@@ -209,7 +209,7 @@ def _enumerate(model, phi, logw, data, who):
     return fam
 
 
-def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True):
+def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True, rows=None):
     """One joint draw of (class, every missing state) per row when the structure is not a forest.
 
     The class and the missing ancestors of observed nodes are drawn jointly by enumerating
@@ -218,13 +218,16 @@ def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True)
     forward in topological order from ``p(s | k, u)`` (their factors, given their parents, sum
     to 1 over their own states and their missing descendants'). ``evidence`` (d,) bool: missing
     nodes whose factors do not sum to 1 (a constrained cell's), enumerated with their missing
-    ancestors as observed ones are. Also returns the rows' log normalisers (``check``: refuse 0).
+    ancestors as observed ones are. Also returns the data rows' log normalisers (``check``: refuse 0).
+    ``rows``: draw ``rows.size`` rows, each from the data row it names (each data row enumerated once).
     """
     _, miss, states = data
     nodes, parents = model.nodes, model.parents
     n, K = logw.shape
     anc = _si._ancestors(parents)
-    z, drawn, todo = np.zeros(n, dtype=np.int64), states.copy(), miss.copy()
+    src = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
+    order = np.argsort(src, kind="stable")
+    z, drawn, todo = np.zeros(src.size, dtype=np.int64), states[src], miss[src]
     lognorm = np.zeros(n)
     ev = np.zeros(len(nodes), dtype=bool) if evidence is None else np.asarray(evidence, dtype=bool)
     masks, group = _si._patterns(miss)
@@ -253,15 +256,16 @@ def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True)
             if check:
                 _check_rows(norm, who)
             lognorm[r] = norm.ravel()
-            flat = draw_categories(np.exp((acc - np.where(np.isfinite(norm), norm, 0.0)).reshape(r.size, -1)),
-                                   rng.random(r.size))
-            cfg, z[r] = np.divmod(flat, K)
-            drawn[r[:, None], M[None, :]] = fill[cfg]
-            todo[r[:, None], M[None, :]] = False
+            P = np.exp((acc - np.where(np.isfinite(norm), norm, 0.0)).reshape(r.size, -1))
+            outs = r if rows is None else order[np.isin(src[order], r)]  # the draws from these data rows
+            flat = draw_categories(P if rows is None else P[np.searchsorted(r, src[outs])], rng.random(outs.size))
+            cfg, z[outs] = np.divmod(flat, K)
+            drawn[outs[:, None], M[None, :]] = fill[cfg]
+            todo[outs[:, None], M[None, :]] = False
     for j in topological_order(parents):
         r = np.flatnonzero(todo[:, j])
         if r.size:
-            lp = phi[j][r, z[r], _parent_index(nodes, parents[j], drawn[r])]  # (m, B_j)
+            lp = phi[j][src[r], z[r], _parent_index(nodes, parents[j], drawn[r])]  # (m, B_j)
             drawn[r, j] = draw_categories(np.exp(lp - logsumexp(lp, axis=1, keepdims=True)), rng.random(r.size))
     return z, drawn, lognorm
 
@@ -291,15 +295,15 @@ def posterior_families(model, data, logw, who="NaiveBayes"):
 def _draw_states(model, data, logw, rng, who, phi=None, evidence=None, check=True, rows=None):
     """One joint draw of (class, every node's state) per row from ``p(k, s | x_obs)``, and the rows'
     log normalisers ``log p(x_obs)``; ``phi``: other node factors (a constrained draw's), ``evidence``
-    the missing nodes whose factors are not probabilities (see :func:`_draw_enumerate`); ``rows``
-    (forests only): draw ``rows.size`` rows, each from the data row it names."""
+    the missing nodes whose factors are not probabilities (see :func:`_draw_enumerate`); ``rows``:
+    draw ``rows.size`` rows, each from the data row it names."""
     phi = node_factors(model, data) if phi is None else phi
     if all(len(pa) <= 1 for pa in model.parents):
         extra = _forest(model, phi, logw, who, check)[1]
         if not check:  # rows of probability 0 draw anything: the caller refuses or drops them
             extra = (np.where(np.isfinite(extra[2])[:, None], extra[0], 0.0), extra[1], extra[2])
         return (*_draw_forest(model, phi, extra, rng, rows), extra[2])
-    return _draw_enumerate(model, phi, logw, data, rng, who, evidence, check)
+    return _draw_enumerate(model, phi, logw, data, rng, who, evidence, check, rows)
 
 
 def truncated_means(model, j):
