@@ -297,3 +297,41 @@ def test_value_only_condition_returns_its_probability(tiny):
         grid, joint, keep = _exact(m, X, lambda g: (g.x1 == "v") & (g.x3 == "m"))
         np.testing.assert_allclose(p, joint[keep].sum(), rtol=1e-9)
         assert ((S.x1 == "v") & (S.x3 == "m")).all()
+
+
+@pytest.mark.parametrize("forbid", [None, [{0: (2, 3)}, {0: 0}]])
+def test_tan_count_nodes_follow_the_exact_conditional(forbid):
+    """A TAN over two count columns (x1's parent is x0's bin): a range on x1 (and forbidden x0 values, or x0
+    free: drawn within its bin), drawn rows against the exact conditional of the model enumerated over
+    (class, x0, x1)."""
+    rng = np.random.default_rng(5)
+    y = rng.choice([0, 1], 1500)
+    x0 = rng.poisson(np.where(y == 0, 2.0, 6.0))
+    x1 = rng.poisson(1.0 + x0 / 2.0)
+    m = bayesnb.NaiveBayes(structure="tan").fit(np.column_stack([x0, x1]).astype(float), y)
+    mm = m._mixed
+    assert [nd.family.name for nd in mm.nodes] == ["poisson", "poisson"] and mm.parents[1] == (0,)
+    v = np.arange(60)
+    lam = [np.asarray(p.a) / np.asarray(p.b) for p in mm.posteriors]  # plug-in rates per context
+    B0 = mm.nodes[0].n_states
+    s0 = np.searchsorted(mm.nodes[0].edges, v, side="right")  # x0's bin: x1's parent state
+    w = np.exp(m.posterior_.class_log_prior)
+    joint = np.zeros((2, v.size, v.size))
+    for k in range(2):
+        p0 = stats.poisson.pmf(v, lam[0][k, 0])
+        p1 = stats.poisson.pmf(v[None, :], lam[1][k * B0 + s0, 0][:, None])  # (x0, x1)
+        joint[k] = w[k] * p0[:, None] * p1
+    allowed = ((v[None, :] >= 1) & (v[None, :] <= 4)) & ~np.isin(v, [0, 2, 3] if forbid else [])[:, None]
+    exact = np.where(allowed[None], joint, 0.0)
+    S, ys, p = m.sample(6000, given={1: (1, 4)}, forbid=forbid, random_state=1, parameter_uncertainty=False,
+                        return_probability=True)
+    a, b = np.asarray(S[:, 0], float).astype(int), np.asarray(S[:, 1], float).astype(int)
+    assert allowed[a, b].all()
+    counts = np.zeros_like(exact)
+    np.add.at(counts, (np.searchsorted(m.classes_, ys), a, b), 1)
+    probs = exact / exact.sum()
+    big = probs * len(ys) >= 5  # cells with an expected count of 5 or more, the rest pooled
+    observed = np.append(counts[big], counts[~big].sum())
+    expected = np.append(probs[big], probs[~big].sum()) * len(ys)
+    assert stats.chisquare(observed, expected).pvalue > 0.01
+    assert 0 < p < 1
