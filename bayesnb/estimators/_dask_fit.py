@@ -19,6 +19,7 @@ from sklearn.base import clone
 
 from .. import _dask
 from .._utils import ColumnNames, is_frame, missing_mask, take_rows
+from ..families._default_hooks import same_state
 from ..inference.conjugate import posterior_from_stats
 from . import _validation as _val
 
@@ -51,7 +52,7 @@ def fit(est, X, y, sample_weight, classes, partial):
     light = _light(est)
     raw = [i for i, (_, fam) in enumerate(specs) if fam.raw_values]
     # pass 1: labels and the values of every raw-value (categorical) column, per partition
-    found = dask.compute(*[dask.delayed(_discover)(light, specs, raw, *p) for p in parts])
+    found = dask.compute(*[dask.delayed(_discover)(light, specs, raw, states, *p) for p in parts])
     labels = _val.unique_labels(np.concatenate([f[0] for f in found]), who)
     if partial or classes is not None:
         classes_ = est.classes_ if partial else _val.unique_labels(np.asarray(classes), who)
@@ -63,8 +64,12 @@ def fit(est, X, y, sample_weight, classes, partial):
         if i in raw:
             table = _value_table(head, cols, [[f[1][raw.index(i)][j] for f in found] for j in range(len(cols))])
             states[i] = fam.encode(est._take(table, cols, fam), states[i], extend=partial, who=who)[1]
-        else:  # each partition's own state, merged (and merged into the earlier batches' one)
+        else:  # each partition's own state, merged; after earlier batches, each partition's extension of
+            # their state (what an in-memory partial_fit of it makes: bins stay, observed columns grow)
+            old = states[i]
             for s in [f[2][i] for f in found if f[2][i] is not None]:
+                if old is not None and same_state(s, old):
+                    continue  # nothing new (merging the earlier batches' rows twice would count them twice)
                 states[i] = s if states[i] is None else fam.merge_states(states[i], s)
     # pass 2: per-partition statistics, reduced in a tree
     chunk = dask.delayed(_chunk_stats, pure=True)
@@ -105,16 +110,18 @@ def _rows(est, X, y, w):
     return X, y, w
 
 
-def _discover(est, specs, raw, X, y, w):
+def _discover(est, specs, raw, old, X, y, w):
     """A partition's labels; per raw-value block and column, its distinct observed values; per other
-    block, the encoding state of its rows (None for a raw-value block)."""
+    block, the encoding state of its rows, or (``old[i]`` not None: earlier batches) their state
+    extended by its rows (None for a raw-value block)."""
     if X.shape[0] == 0:
         return np.asarray(y)[:0], [[np.empty(0)] * len(specs[i][0]) for i in raw], [None] * len(specs)
     X, y, w = _rows(est, X, y, w)
     if X.shape[0] == 0:
         return y, [[np.empty(0)] * len(specs[i][0]) for i in raw], [None] * len(specs)
-    states = [None if fam.raw_values else fam.encode(est._take(X, cols, fam), who=est._who)[1]
-              for cols, fam in specs]
+    states = [None if fam.raw_values else fam.encode(est._take(X, cols, fam), st, extend=st is not None,
+                                                     who=est._who)[1]
+              for (cols, fam), st in zip(specs, old)]
     values = []
     for i in raw:
         cols, fam = specs[i]
