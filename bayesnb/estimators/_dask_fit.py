@@ -40,25 +40,29 @@ def fit(est, X, y, sample_weight, classes, partial):
     head = parts[0][0].compute()
     if head.shape[0] == 0:
         raise ValueError(f"{who}: the first partition of X is empty; expected rows in it (repartition X).")
+    def classes_of(labels):  # the fit's classes, from the labels found in the partitions
+        labels = _val.unique_labels(np.asarray(labels), who)
+        if not partial and classes is None:
+            return labels
+        classes_ = est.classes_ if partial else _val.unique_labels(np.asarray(classes), who)
+        _val.check_known_labels(labels, classes_, who)
+        return classes_
+
     if not partial:
         head = est._check_X(head, reset=True)
         est._record_target_name(getattr(y, "_meta", y))  # a dask Series' name is on its (empty) meta
-        specs = est._resolve_specs(head, None)
+        light = _light(est)
+        specs = est._dask_specs(head, light, parts, classes_of)  # (features="auto": its own passes)
         states = [None] * len(specs)
     else:
         est._check_X(head, reset=False)
+        light = _light(est)
         specs = [(b.columns, b.family) for b in est.posterior_.blocks]
         states = [b.state for b in est.posterior_.blocks]
-    light = _light(est)
     raw = [i for i, (_, fam) in enumerate(specs) if fam.raw_values]
     # pass 1: labels and the values of every raw-value (categorical) column, per partition
     found = dask.compute(*[dask.delayed(_discover)(light, specs, raw, states, *p) for p in parts])
-    labels = _val.unique_labels(np.concatenate([f[0] for f in found]), who)
-    if partial or classes is not None:
-        classes_ = est.classes_ if partial else _val.unique_labels(np.asarray(classes), who)
-        _val.check_known_labels(labels, classes_, who)
-    else:
-        classes_ = labels
+    classes_ = classes_of(np.concatenate([f[0] for f in found]))
     class_alpha, fit_prior, class_prior = est._check_class_params(len(classes_))
     for i, (cols, fam) in enumerate(specs):
         if i in raw:
@@ -162,18 +166,24 @@ def _chunk_stats(est, specs, states, classes, X, y, w):
         return (np.zeros(K), [fam.empty_stats(st, K) for (_, fam), st in zip(specs, states)],
                 [np.ones(len(cols), dtype=bool) for cols, _ in specs])
     X, y, w = _rows(est, X, y, w)
-    n = X.shape[0]
-    if n == 0:
+    if X.shape[0] == 0:
         return _chunk_stats(est, specs, states, classes, X, y, w)
-    codes = np.searchsorted(classes, y) if K > 1 else np.zeros(n, dtype=int)
-    resp = np.zeros((n, K))
-    resp[np.arange(n), codes] = w
+    resp = _resp(classes, y, w)
     stats, allm = [], []
     for (cols, fam), st in zip(specs, states):
         block = fam.encode(est._take(X, cols, fam), st, extend=False, who=est._who)[0]
         stats.append(fam.stats(block, resp, st))
         allm.append(np.asarray(fam.all_missing(block), dtype=bool))
     return resp.sum(0), stats, allm
+
+
+def _resp(classes, y, w):
+    """Row weights per class (n, K): each row's weight under its class, as the in-memory fit makes them."""
+    K, n = len(classes), len(y)
+    codes = np.searchsorted(classes, y) if K > 1 else np.zeros(n, dtype=int)
+    resp = np.zeros((n, K))
+    resp[np.arange(n), codes] = w
+    return resp
 
 
 def _merge_pair(specs):
