@@ -127,7 +127,8 @@ class NaiveBayes(StructureMixin, BaseNB):
         Histogram's bins are fixed by the batch it is first fitted on even with a features
         dict, so there ``partial_fit`` equals ``fit`` only when that batch sets the same bins;
         the other families' statistics add up exactly. A table of categorical columns only
-        partial_fits to ``fit`` (categories grow with the batches).
+        partial_fits to ``fit`` (categories grow with the batches). A Dask ``X`` is one batch (its
+        families chosen over all its partitions) and warns when a column's dtype is numeric.
 
         Parameters
         ----------
@@ -144,7 +145,9 @@ class NaiveBayes(StructureMixin, BaseNB):
 
     def _warn_first_batch_families(self, X):
         """Warn, naming ``X``'s numeric columns, that their families are chosen on this first batch."""
-        if sp.issparse(X) or _dask.is_dask(X) or not (is_frame(X) or np.ndim(X) == 2):
+        if _dask.is_dask(X):  # the kinds its dtypes tell (an object array's columns are not read here)
+            X = X._meta if is_frame(X._meta) else np.empty((0, X.shape[1]) if X.ndim == 2 else 0, X.dtype)
+        if sp.issparse(X) or not (is_frame(X) or np.ndim(X) == 2):
             return  # refused with their own message by fit's checks
         frame = X if is_frame(X) else np.asarray(X)
         names = list(frame.columns) if is_frame(frame) else list(range(frame.shape[1]))
