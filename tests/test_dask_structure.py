@@ -222,3 +222,22 @@ def test_bins_from_a_table_of_values_and_weights_are_the_bins_of_the_rows():
             else:  # fractional ones are summed in another order
                 np.testing.assert_allclose(got, want, rtol=1e-12)
     assert bin_edges_from_table(np.empty(0), np.empty(0)).size == 0
+
+
+def test_a_columns_candidate_states_hold_its_table_of_values_once():
+    """features="auto" on Dask merges every candidate's encoding of a column (up to 21 Histogram candidates); the
+    merged states equal the unshared merges and hold the column's distinct values in one array."""
+    from bayesnb.estimators._auto import column_candidates, value_table
+    from bayesnb.estimators._dask_auto import _merge_states
+    from bayesnb.families._default_hooks import same_state
+
+    x = np.random.default_rng(7).normal(size=3000)
+    jobs = [(0, fam) for _, fam in column_candidates(*value_table(x))[1]]
+    parts = [[fam.encode(x[i::3, None])[1] for _, fam in jobs] for i in range(3)]
+    merge = _merge_states(jobs)
+    shared = merge(merge(parts[0], parts[1]), parts[2])
+    plain = [fam.merge_states(fam.merge_states(a, b), c) for (_, fam), a, b, c in zip(jobs, *parts)]
+    assert all(same_state(a, b) for a, b in zip(shared, plain, strict=True))
+    tables = [st.values[0] for st in shared if hasattr(st, "values")]
+    assert len(tables) == len(jobs) - 1 > 10 and len({id(t) for t in tables}) == 1  # (and Gaussian)
+    assert len({id(st.values[0]) for st in plain if hasattr(st, "values")}) == len(tables)

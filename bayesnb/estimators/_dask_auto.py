@@ -25,6 +25,8 @@ bytes), never the rows.
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 
 from .. import _dask
@@ -68,6 +70,7 @@ def auto_blocks(light, parts, head, classes_of, categorical=None):
     names = list(head.columns) if is_frame(head) else list(range(head.shape[1]))
     empty = (np.empty(0), np.empty(0))
     cands = {j: column_candidates(*tables.get(j, empty)) for j, k in enumerate(kinds) if k == "numeric"}
+    del tables  # (each numeric column's distinct values: the candidates' states hold them from here)
     jobs = [(j, fam) for j, (_, cs) in cands.items() for _, fam in cs]
     if jobs:
         jobs_d = dask.delayed(jobs)
@@ -108,14 +111,33 @@ def _states(est, jobs, X, y, w):
     if X.shape[0] == 0:
         return [None] * len(jobs)
     cols = {j: numeric_column(X, j)[:, None] for j in {j for j, _ in jobs}}
-    return [fam.encode(cols[j], who=_WHO)[1] for j, fam in jobs]
+    return _shared(jobs, [fam.encode(cols[j], who=_WHO)[1] for j, fam in jobs])
 
 
 def _merge_states(jobs):
     def merge(a, b):
-        return [x if z is None else z if x is None else fam.merge_states(x, z) for (_, fam), x, z in zip(jobs, a, b)]
+        return _shared(jobs, [x if z is None else z if x is None else fam.merge_states(x, z)
+                              for (_, fam), x, z in zip(jobs, a, b)])
 
     return merge
+
+
+def _shared(jobs, states):
+    """``states`` with the equal arrays of one column's candidates made one object (their tables of values,
+    e.g. every Histogram candidate's, then travel and stay in memory once per column, not once per candidate)."""
+    seen = {}
+
+    def share(x, j):
+        if isinstance(x, tuple):
+            fields = [share(f, j) for f in x]
+            return type(x)(*fields) if hasattr(x, "_fields") else tuple(fields)
+        if isinstance(x, np.ndarray) and x.size >= 64 and x.dtype.kind in "biuf":
+            key = (j, x.dtype.str, x.shape, hashlib.sha1(np.ascontiguousarray(x).view(np.uint8)).hexdigest())
+            kept = seen.setdefault(key, x)
+            return kept if kept is x or np.array_equal(kept, x) else x
+        return x
+
+    return [share(st, j) for (j, _), st in zip(jobs, states)]
 
 
 def _stats(est, jobs, states, classes, X, y, w):
