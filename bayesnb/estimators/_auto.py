@@ -98,13 +98,33 @@ def resolution(values) -> float:
 
 
 def column_kinds(X) -> list:
-    """Per column ``"numeric"`` (ints, floats) or ``"categorical"`` (strings, objects, bools, categories)."""
+    """Per column ``"numeric"`` (ints, floats) or ``"categorical"`` (strings, objects, bools, categories).
+
+    Parameters
+    ----------
+    X : ndarray or DataFrame of shape (n_samples, n_features)
+
+    Returns
+    -------
+    list of str
+    """
     return merge_kinds([kind_votes(X)])
 
 
 def kind_votes(X) -> list:
-    """What each column of ``X`` says of its kind: ``"numeric"``, ``"categorical"``, or None (an
-    object column with no observed value says nothing: batches of one table vote, :func:`merge_kinds`)."""
+    """What each column of ``X`` says of its kind, a batch's vote (:func:`merge_kinds`).
+
+    Parameters
+    ----------
+    X : ndarray or DataFrame of shape (n_samples, n_features)
+
+    Returns
+    -------
+    list
+        Per column ``"numeric"`` (a number dtype, or an object column whose observed values are
+        all numbers), ``"categorical"``, or None (an object column with no observed value says
+        nothing).
+    """
     if is_frame(X):
         dtypes = [X.iloc[:, j].dtype for j in range(X.shape[1])]
         kinds = ["O" if isinstance(t, pd.CategoricalDtype) else getattr(t, "kind", "O") for t in dtypes]
@@ -121,29 +141,73 @@ def kind_votes(X) -> list:
 
 
 def merge_kinds(votes) -> list:
-    """Per column ``"numeric"`` when some batch's :func:`kind_votes` says numeric and none says
-    categorical, else ``"categorical"`` (a column observed nowhere is categorical, as in one batch)."""
+    """The kinds of a table's columns from its batches' :func:`kind_votes`.
+
+    Parameters
+    ----------
+    votes : sequence of list
+        One :func:`kind_votes` per batch.
+
+    Returns
+    -------
+    list of str
+        Per column ``"numeric"`` when some batch says numeric and none says categorical, else
+        ``"categorical"`` (a column observed nowhere is categorical, as in one batch).
+    """
     return ["numeric" if "numeric" in col and "categorical" not in col else "categorical" for col in zip(*votes)]
 
 
 def numeric_column(X, j) -> np.ndarray:
-    """Column ``j`` of ``X`` as float64 (NaN missing)."""
+    """Column ``j`` of ``X`` as float64 (NaN missing).
+
+    Parameters
+    ----------
+    X : ndarray or DataFrame of shape (n_samples, n_features)
+    j : int
+        Column position.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+    """
     col = X.iloc[:, j] if is_frame(X) else X[:, j]
     return pd.to_numeric(pd.Series(col, copy=False), errors="raise").to_numpy(dtype=float, na_value=np.nan)
 
 
 def value_table(x):
-    """``(values, counts)``: the distinct finite values of ``x`` (sorted) and how many cells hold each (float64).
+    """The distinct finite values of a column and how many cells hold each.
 
     Everything :func:`column_candidates` reads of a column; tables of disjoint batches add
     (:func:`merge_tables`), so a column's candidates are the same whether it is read at once or by parts.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n,)
+        The column (NaN = missing).
+
+    Returns
+    -------
+    values : ndarray of shape (m,)
+        Sorted.
+    counts : ndarray of shape (m,)
+        float64.
     """
     values, counts = np.unique(x[np.isfinite(x)], return_counts=True)
     return values, counts.astype(np.float64)
 
 
 def merge_tables(a, b):
-    """The :func:`value_table` of two disjoint batches together, from their tables."""
+    """The :func:`value_table` of two disjoint batches together, from their tables.
+
+    Parameters
+    ----------
+    a, b : tuple of ndarray
+        ``(values, counts)`` of each batch.
+
+    Returns
+    -------
+    values, counts : ndarray
+    """
     values, inverse = np.unique(np.concatenate([a[0], b[0]]), return_inverse=True)
     return values, np.bincount(inverse, weights=np.concatenate([a[1], b[1]]), minlength=values.size)
 

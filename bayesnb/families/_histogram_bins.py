@@ -116,6 +116,17 @@ def merge_states(a: HistogramEncoding, b: HistogramEncoding, bins) -> HistogramE
     A state holds every column's distinct values and how many cells held each, and the edges
     are a function of that table alone (:func:`_column_edges`), so the tables are added and
     the edges made again: exactly the state of the rows together (a fit over partitions).
+
+    Parameters
+    ----------
+    a, b : HistogramEncoding
+        The states of two batches of one block's columns.
+    bins : int or "auto"
+        The family's (validated) ``bins``.
+
+    Returns
+    -------
+    HistogramEncoding
     """
     if len(a.edges) != len(b.edges):
         raise ValueError(f"Histogram: the two states have {len(a.edges)} and {len(b.edges)} columns; expected the "
