@@ -5,10 +5,12 @@ Every partition is encoded against the same encoding (the union of what all part
 hold: classes, each categorical column's values), so its statistics are those of its
 rows in the in-memory fit; statistics add (``Family.merge``), and the prior is resolved
 from the reduced statistics (``make_prior``), so the posterior is the in-memory one up to
-the order of floating-point additions. An encoding that is learned from the data in any
-other way (e.g. Histogram bins) cannot be rebuilt from partitions and is refused with an
-error, as are options that need the whole data at once (the estimator's
-``_dask_unsupported``).
+the order of floating-point additions. Other encodings learned from the data are each
+partition's own, merged by the family (``Family.merge_states``: a Histogram's bins are made
+again from the partitions' summed tables of distinct values); one whose states cannot be
+combined is refused with an error, as are options that need the whole data at once (the
+estimator's ``_dask_unsupported``). Blocks that depend on the data (``NaiveBayes(features="auto")``)
+are chosen by the estimator's own passes first (``_dask_specs``, :mod:`._dask_auto`).
 """
 
 from __future__ import annotations
