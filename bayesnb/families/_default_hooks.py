@@ -23,10 +23,10 @@ class PartitionDefaults:
         """The encoding state of two batches' rows together, from each batch's own ``encode`` state.
 
         A fit over partitions (Dask) encodes every partition alone, merges the states, and
-        encodes every partition again against the merged one. The default accepts equal
-        states (an encoding fixed by the number of columns) and refuses others: an encoding
-        learned from the data in a way its states cannot combine (e.g. histogram bins from
-        the data's range) cannot be rebuilt from partitions.
+        encodes every partition again against the merged one (Histogram adds its tables of
+        distinct values and makes its bins again). The default accepts equal states (an
+        encoding fixed by the number of columns) and refuses others: an encoding learned from
+        the data in a way its states cannot combine cannot be rebuilt from partitions.
 
         Raises
         ------

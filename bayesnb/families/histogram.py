@@ -24,7 +24,9 @@ Bins are fixed by the first encoding (``fit``, or the first batch of ``partial_f
 the quantiles of the distinct observed values pooled over classes (:mod:`._histogram_bins`:
 distinct, so that a row's sample weight and its repetition give the same edges; in a
 whole-number column a value held by at least ``1/B`` and 5% of the cells gets a unit bin of
-its own, a rule of cell counts); later
+its own, a rule of cell counts). The edges are a function of each column's table of distinct
+values and cell counts, which the state keeps, so the states of disjoint partitions merge into
+the state of their rows together (:meth:`Histogram.merge_states`, a Dask fit); later
 batches are binned with the same edges. A value below the first or above the last edge
 falls into the end bin, and its density is the end bin's times ``exp(-t)``, ``t`` the number of
 end-bin widths it lies beyond the range (``_histogram_bins.tail_widths``): an exponential tail, so
@@ -205,6 +207,11 @@ class Histogram(Family):
                              f"{len(state.edges)}.")
         codes, lw = _bins.bin_codes(A, state)
         return HistogramBlock(A, codes, lw, state), state
+
+    def merge_states(self, a, b):
+        """The bins of two disjoint batches' rows together: their tables of distinct values and cell
+        counts added, the edges made again from the sum (exactly ``encode`` of the rows together)."""
+        return _bins.merge_states(a, b, _check_bins(self.bins, "Histogram"))
 
     def empty_stats(self, state, K):
         """Zero statistics, (K, B_j) per feature."""
