@@ -335,3 +335,16 @@ def test_tan_count_nodes_follow_the_exact_conditional(forbid):
     expected = np.append(probs[big], probs[~big].sum()) * len(ys)
     assert stats.chisquare(observed, expected).pvalue > 0.01
     assert 0 < p < 1
+
+
+@pytest.mark.parametrize("structure", ["naive", "tan"])
+def test_a_class_per_row(tiny, structure):
+    """``y`` one label per row: each row's condition holds given its class, ``p`` is ``p(condition | y_i)``."""
+    X, y = tiny
+    m = bayesnb.CategoricalNB(structure=structure, alpha=1.0).fit(X, y)
+    labels = np.array(["p", "q", "q"] * 200)
+    S, ys, p = m.sample(y=labels, given={"x3": {"n"}}, forbid=[{"x1": "u"}], random_state=6, return_probability=True)
+    assert (ys == labels).all() and (S.x3 == "n").all() and (S.x1 != "u").all()
+    grid, joint, keep = _exact(m, X, lambda g: (g.x3 == "n") & (g.x1 != "u"))
+    for k, label in enumerate(m.classes_):
+        np.testing.assert_allclose(p[labels == label], joint[keep, k].sum() / joint[:, k].sum(), rtol=1e-9)
