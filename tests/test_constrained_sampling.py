@@ -348,3 +348,14 @@ def test_a_class_per_row(tiny, structure):
     grid, joint, keep = _exact(m, X, lambda g: (g.x3 == "n") & (g.x1 != "u"))
     for k, label in enumerate(m.classes_):
         np.testing.assert_allclose(p[labels == label], joint[keep, k].sum() / joint[:, k].sum(), rtol=1e-9)
+
+
+def test_per_row_values_with_missing_cells_and_a_range(gauss):
+    X, y = gauss
+    m = bayesnb.NaiveBayes(features={0: Gaussian(), 1: Gaussian()}).fit(X, y)
+    given = {1: pd.array([1.0, pd.NA, 3.0, pd.NA] * 50, dtype="Float64"), 0: (-1.0, 1.0)}
+    S, _, p = m.sample(given=given, random_state=0, return_probability=True)
+    v = np.asarray(S[:, 1], dtype=float)
+    assert p.shape == (200,) and ((S[:, 0] >= -1) & (S[:, 0] <= 1)).all()
+    assert (v[::4] == 1.0).all() and (v[2::4] == 3.0).all()
+    assert np.allclose(p[1::2], p[1]) and 0 < p[1] < 1  # rows with no value: the range's probability alone

@@ -31,7 +31,7 @@ import pandas as pd
 from .._utils import is_frame
 from .given import _given_position
 
-__all__ = ["MAX_PIECES", "column_domains", "expand_pieces", "has_constraints", "split_given"]
+__all__ = ["MAX_PIECES", "column_domains", "expand_pieces", "has_constraints", "same_value", "split_given"]
 
 #: The most disjoint pieces ``forbid`` may expand into (each is one more exact message pass).
 MAX_PIECES = 256
@@ -57,7 +57,7 @@ def _codes(values, items, label, who):
     """Code (position in ``values``) of each of ``items``, a clear error for one the model does not know."""
     out = []
     for v in items:
-        hit = [i for i, u in enumerate(values) if u is v or _equal(u, v)]
+        hit = [i for i, u in enumerate(values) if u is v or same_value(u, v)]
         if not hit:
             raise ValueError(f"{who}: value {v!r} of column {label!r} is not a value of the model (never seen in "
                              f"training and not declared); its values are {list(values)[:20]}.")
@@ -65,7 +65,8 @@ def _codes(values, items, label, who):
     return tuple(sorted(set(out)))
 
 
-def _equal(u, v):
+def same_value(u, v) -> bool:
+    """``u == v`` as one bool (False where the comparison is not one: missing values, arrays)."""
     try:
         return bool(u == v)
     except (TypeError, ValueError):

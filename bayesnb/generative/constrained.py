@@ -42,7 +42,7 @@ from ..inference.em import allowed_states
 from ..posterior import joint_log_likelihood_parts
 from ._checks import sample_request
 from .conditional import check_joint_blocks, check_known_values
-from .conditions import column_domains, expand_pieces, split_given
+from .conditions import column_domains, expand_pieces, same_value, split_given
 from .functions import class_log_weights, length_rates, parameter_points, sample_rows
 from .given import encode_given, write_given
 from .tables import assemble_table
@@ -111,7 +111,7 @@ def parse_conditions(est, n_samples, y, given, forbid, value_tables=True):
     scalar = {}
     for j, v in values.items():
         raw = v.to_numpy(dtype=object)
-        if len(raw) and not pd.isna(raw[0]) and all(u is raw[0] or u == raw[0] for u in raw):
+        if len(raw) and not pd.isna(raw[0]) and all(u is raw[0] or same_value(u, raw[0]) for u in raw):
             scalar[j] = raw[0]
     pieces = expand_pieces(constraints, forbid, scalar, set(values) - set(scalar), domains, names, d, who)
     if not pieces:
