@@ -43,7 +43,7 @@ def model_conditions(given, forbid, target, columns, datetime_dtypes, to_seconds
         ``{column: value, set, (low, high) or per-row values}`` of the table.
     forbid : list of dict or None
     target : str or None
-        The target column: its value in ``given`` (one label, or one per row) becomes ``y``.
+        The target column: its value in ``given`` (one label, one per row, or a set of labels) becomes ``y``.
     columns : list
         The table's columns.
     datetime_dtypes : dict
@@ -64,9 +64,9 @@ def model_conditions(given, forbid, target, columns, datetime_dtypes, to_seconds
         if key not in columns:
             raise ValueError(f"{who}: given has column {key!r}, which is not a column of the table ({columns}).")
         if key == target:
-            if isinstance(v, (set, frozenset, tuple)):
-                raise ValueError(f"{who}: given[{target!r}] (the target) must be one label or one per row; a set "
-                                 "or range of classes is not supported.")
+            if isinstance(v, tuple):
+                raise ValueError(f"{who}: given[{target!r}] (the target) takes a label, one per row or a set of "
+                                 "labels; a (low, high) range of classes is not one.")
             y = v
         else:
             out[key] = _convert(v, datetime_dtypes[key], to_seconds) if key in datetime_dtypes else v

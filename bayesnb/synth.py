@@ -317,7 +317,7 @@ class Synthesizer(BaseEstimator):
             :meth:`bayesnb.NaiveBayes.sample`): ``{column: value}`` (or per-row values), a ``set``
             of values for a categorical column, a tuple ``(low, high)`` for a numeric or datetime
             column (inclusive, None for an open end). The target column takes one label (or one
-            per row), which fixes the rows' class.
+            per row), which fixes the rows' class, or a set of labels to draw the class among.
         forbid : list of dict, optional
             Combinations no row may hold, ``[{column: value, set or (low, high), ...}, ...]``,
             over the columns other than the target.

@@ -263,7 +263,10 @@ def test_synthesizer_conditions(kwargs):
                                   **({} if synth.latent_ is None else {"latent": synth.latent_}))
     np.testing.assert_allclose(p, q, rtol=1e-12)
     with pytest.raises(ValueError, match="target"):
-        synth.sample(5, given={"species": {"Gentoo", "Adelie"}})
+        synth.sample(5, given={"species": (1, 2)})
+    two, p2 = synth.sample(300, given={"species": {"Gentoo", "Chinstrap"}, "island": {"Dream"}}, random_state=1,
+                           return_probability=True)
+    assert two.species.isin(["Gentoo", "Chinstrap"]).all() and (two.island == "Dream").all() and 0 < p2 < 1
     with pytest.raises(ValueError, match="probability 0 under the model"):
         synth.sample(5, given={"island": {"Dream"}}, forbid=[{"island": "Dream"}])
 
@@ -359,3 +362,18 @@ def test_per_row_values_with_missing_cells_and_a_range(gauss):
     assert p.shape == (200,) and ((S[:, 0] >= -1) & (S[:, 0] <= 1)).all()
     assert (v[::4] == 1.0).all() and (v[2::4] == 3.0).all()
     assert np.allclose(p[1::2], p[1]) and 0 < p[1] < 1  # rows with no value: the range's probability alone
+
+
+@pytest.mark.parametrize("structure", ["naive", "tan"])
+def test_a_set_of_classes(tiny, structure):
+    X, y = tiny
+    m = bayesnb.CategoricalNB(structure=structure, alpha=1.0).fit(X, y)
+    kw = dict(given={"x0": {"b", "c"}}, random_state=0, parameter_uncertainty=False, return_probability=True)
+    _, ys, p = m.sample(400, y={"q"}, **kw)
+    assert (ys == "q").all() and np.isclose(p, m.sample(5, y="q", **kw)[2], rtol=1e-12)
+    _, _, p_all = m.sample(5, y={"p", "q"}, **kw)
+    assert np.isclose(p_all, m.sample(5, **kw)[2], rtol=1e-12)  # every class: p(condition)
+    with pytest.raises(ValueError, match="not in classes"):
+        m.sample(5, y={"r"})
+    with pytest.raises(ValueError, match="empty set of classes"):
+        m.sample(5, y=set())

@@ -442,7 +442,7 @@ class StructureCommonMixin:
         if odd:
             raise NotImplementedError(f"{self._who}.sample({', '.join(odd)}=...) needs structure='naive'.")
         rng = as_generator(random_state)
-        if forbid is not None or return_probability or has_constraints(given):
+        if forbid is not None or return_probability or has_constraints(given) or isinstance(y, (set, frozenset)):
             return self._structure_constrained(n_samples, y, given, forbid, rng, parameter_uncertainty,
                                                return_probability)
         if given is not None:

@@ -33,6 +33,7 @@ from .. import posterior as _post
 from .._utils import ZeroProbabilityWarning, as_generator, is_frame
 from ..generative._checks import sample_request
 from ..generative.conditional import check_known_values
+from ..generative.conditions import class_set
 from ..generative.constrained import finish_probability, parse_conditions
 from ..generative.functions import class_log_weights, contribution_class_term
 from ..generative.given import encode_given, write_given
@@ -195,17 +196,18 @@ class StructureUsesMixin:
         """``sample(given=, forbid=)`` with sets, ranges or forbidden combinations under the fitted structure:
         ``(X, y)`` (and ``p``) drawn exactly by :func:`bayesnb.structure.constrained.draw_constrained`."""
         post, who, model = self.posterior_, self._who, self._mixed
+        y, classes = class_set(post.classes, y, who)
         req = parse_conditions(self, n_samples, y, given, forbid, value_tables=False)
         node_of = {int(c): j for j, c in enumerate(self._node_positions())}
         pieces = [{node_of[c]: cons for c, cons in p.items()} for p in req.pieces]
         r = rng if parameter_uncertainty else None
         point = model._replace(predictive="mean") if r is None else _mi.drawn_model(model, r)
         if req.one is not None:  # one condition for every row: its messages once, then req.n draws
-            logw = _class_weights(class_log_weights(post, r), None if req.z is None else req.z[:1], 1)
+            logw = _class_weights(class_log_weights(post, r), None if req.z is None else req.z[:1], 1, classes)
             zz, drawn, _ = _sc.draw_constrained(point, _mx.node_data(model.nodes, req.encoded), logw, pieces, rng,
                                                 who, n=req.n)
         else:
-            logw = _class_weights(class_log_weights(post, r), req.z, req.n)
+            logw = _class_weights(class_log_weights(post, r), req.z, req.n, classes)
             zz, drawn, _ = _sc.draw_constrained(point, _mx.node_data(model.nodes, req.encoded), logw, pieces, rng,
                                                 who)
         columns = write_given(self._node_columns(drawn), req.values)
@@ -214,10 +216,10 @@ class StructureUsesMixin:
             return out
         one = req.one is not None
         z = None if req.z is None else req.z[:1] if one else req.z
-        logw = _class_weights(post.class_log_prior, z, 1 if one else req.n)
+        logw = _class_weights(post.class_log_prior, z, 1 if one else req.n, classes)
         logp = _sc.log_probability(model._replace(predictive="marginal"), _mx.node_data(model.nodes, req.encoded),
                                    logw, pieces, who)
-        if z is not None:
+        if z is not None or classes is not None:
             logp = logp - logsumexp(logw, axis=1)
         return (*out, finish_probability(logp, req, who))
 
@@ -284,7 +286,10 @@ class StructureUsesMixin:
         return self
 
 
-def _class_weights(log_w, z, n):
-    """``log p(y=k)`` per row (n, K), ``-inf`` off each row's class ``z`` when given."""
+def _class_weights(log_w, z, n, classes=None):
+    """``log p(y=k)`` per row (n, K), ``-inf`` off each row's class ``z`` when given, and off ``classes``
+    (bool (K,), a set ``y``'s classes) when given."""
     logw = np.broadcast_to(log_w, (n, log_w.shape[0]))
+    if classes is not None:
+        logw = np.where(classes[None, :], logw, -np.inf)
     return logw if z is None else np.where(np.arange(log_w.shape[0])[None, :] == np.asarray(z)[:, None], logw, -np.inf)

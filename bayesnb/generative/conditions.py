@@ -31,10 +31,25 @@ import pandas as pd
 from .._utils import is_frame
 from .given import _given_position
 
-__all__ = ["MAX_PIECES", "column_domains", "expand_pieces", "has_constraints", "same_value", "split_given"]
+__all__ = ["MAX_PIECES", "class_set", "column_domains", "expand_pieces", "has_constraints", "same_value",
+           "split_given"]
 
 #: The most disjoint pieces ``forbid`` may expand into (each is one more exact message pass).
 MAX_PIECES = 256
+
+
+def class_set(classes, y, who):
+    """``(y, allowed)``: for ``y`` a set (or frozenset) of labels, ``(None, bool (K,))`` marking its classes (each
+    row's class is then drawn among them); any other ``y`` is returned as it is, with None."""
+    if not isinstance(y, (set, frozenset)):
+        return y, None
+    if not y:
+        raise ValueError(f"{who}: y is an empty set of classes; give the classes the rows may take.")
+    hit = np.array([any(same_value(c, v) for v in y) for c in classes])
+    unknown = [v for v in y if not any(same_value(c, v) for c in classes)]
+    if unknown:
+        raise ValueError(f"{who}: y holds label(s) {unknown[:5]} that are not in classes={list(classes)}.")
+    return None, hit
 
 
 def has_constraints(given) -> bool:

@@ -42,7 +42,7 @@ from ..inference.em import allowed_states
 from ..posterior import joint_log_likelihood_parts
 from ._checks import sample_request
 from .conditional import check_joint_blocks, check_known_values
-from .conditions import column_domains, expand_pieces, same_value, split_given
+from .conditions import class_set, column_domains, expand_pieces, same_value, split_given
 from .functions import class_log_weights, length_rates, parameter_points, sample_rows
 from .given import encode_given, write_given
 from .tables import assemble_table
@@ -291,9 +291,11 @@ def constrained_sample(est, n_samples, y, given, forbid, rng, *, length=None, la
     if _dask.is_dask(given):
         raise TypeError(f"{who}: forbid= and return_probability= need given as a dict or a pandas DataFrame; a dask "
                         "given is sampled partition by partition, without them.")
+    y, classes = class_set(est.classes_, y, who)
     req = parse_conditions(est, n_samples, y, given, forbid)
     one = req.one is not None
-    allowed = None if req.z is None else allowed_states(group, req.z[:1] if one else req.z)
+    allowed = (np.isin(group, np.flatnonzero(classes))[None, :] if classes is not None else
+               None if req.z is None else allowed_states(group, req.z[:1] if one else req.z))
     columns, z, drawn = draw_naive(post, req.encoded, req.pieces, req.set_encoded, req.domains,
                                    int(est.n_features_in_), rng=rng, allowed=allowed,
                                    parameter_uncertainty=parameter_uncertainty and not point, length=length,
@@ -304,14 +306,16 @@ def constrained_sample(est, n_samples, y, given, forbid, rng, *, length=None, la
     out = (X, est.classes_[group[z]])
     if not return_probability:
         return out
-    return (*out, condition_probability(est, req, post, group, "mean" if point else "marginal"))
+    return (*out, condition_probability(est, req, post, group, "mean" if point else "marginal", classes))
 
 
-def condition_probability(est, req, post, group, predictive="marginal"):
+def condition_probability(est, req, post, group, predictive="marginal", classes=None):
     """``p(condition)`` of a request under the naive model (:func:`log_probability_naive`): a float when
-    every row has the same condition, else an ndarray (n,); a ``ValueError`` when it is 0."""
+    every row has the same condition, else an ndarray (n,); a ``ValueError`` when it is 0. ``classes``:
+    bool (K,), the classes a set ``y`` allows."""
     z = None if req.z is None else (req.z[:1] if req.one is not None else req.z)
-    allowed = None if z is None else allowed_states(group, z)
+    allowed = (np.isin(group, np.flatnonzero(classes))[None, :] if classes is not None else
+               None if z is None else allowed_states(group, z))
     logp = log_probability_naive(post, req.encoded, req.pieces, req.set_encoded, req.domains, allowed=allowed,
                                  predictive=predictive, who=est._who)
     return finish_probability(logp, req, est._who)

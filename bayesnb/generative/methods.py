@@ -115,8 +115,9 @@ class GenerativeMixin(SemiSupervisedMixin):
         ----------
         n_samples : int, default=1
             Number of rows (ignored when ``y`` is an array).
-        y : label or array-like of shape (n_samples,), optional
-            Draw the features for these classes instead of drawing the classes.
+        y : label, array-like of shape (n_samples,) or set, optional
+            Draw the features for these classes instead of drawing the classes; a ``set`` of
+            labels: each row's class drawn among them (with the condition, exactly).
         random_state : None, int, numpy Generator or RandomState
         parameter_uncertainty : bool, default=True
             True: one exact draw of all parameters from the posterior, shared by the rows
@@ -181,7 +182,7 @@ class GenerativeMixin(SemiSupervisedMixin):
         p : float or ndarray of shape (n_samples,)
             Only with ``return_probability=True``.
         """
-        if forbid is not None or return_probability or has_constraints(given):
+        if forbid is not None or return_probability or has_constraints(given) or isinstance(y, (set, frozenset)):
             return constrained_sample(self, n_samples, y, given, forbid, as_generator(random_state), length=length,
                                       latent=latent, parameter_uncertainty=parameter_uncertainty,
                                       return_probability=return_probability)
