@@ -16,7 +16,7 @@ from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 from scipy.special import gammaln
 
 import bayesnb
-from bayesnb.datasets import load_house_votes
+from bayesnb.datasets import load_house_votes, load_penguins
 from bayesnb.structure import learn as S
 
 
@@ -244,3 +244,18 @@ def test_estimator_forbidden_edges_by_name_and_clear_errors():
         bayesnb.NaiveBayes(forbidden_edges=[("crime", "crime")]).fit(X, y)
     with pytest.raises(ValueError, match=r"list of \(feature, feature\) pairs"):
         bayesnb.NaiveBayes(forbidden_edges=["crime"]).fit(X, y)
+
+
+def test_forbidden_edges_follow_names_when_blocks_reorder_the_columns():
+    """On a mixed table the structure's nodes come in block order (categorical block first), not column order."""
+    pg = load_penguins().dropna()
+    X, y = pg.drop(columns="species"), pg["species"]
+    free = bayesnb.NaiveBayes(structure="tan").fit(X, y).structure_
+    banned = [(c, p[0]) for c, p in free.items() if p]
+    assert any("sex" in pair for pair in banned)  # a categorical node meets a numeric one
+    model = bayesnb.NaiveBayes(structure="tan", forbidden_edges=banned).fit(X, y)
+    taken = {frozenset((c, p)) for c, ps in model.structure_.items() for p in ps}
+    assert not taken & {frozenset(pair) for pair in banned}
+    by_position = [(list(X.columns).index(a), list(X.columns).index(b)) for a, b in banned]
+    again = bayesnb.NaiveBayes(structure="tan", forbidden_edges=by_position).fit(X, y)
+    assert again.structure_ == model.structure_

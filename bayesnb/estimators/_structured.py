@@ -140,7 +140,7 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
         states = data[2]
         scores = None
         if len(nodes) > 1:
-            scores = without_edges(edge_scores(states, ycodes, n_states, K, w), self._forbidden_pairs())
+            scores = without_edges(edge_scores(states, ycodes, n_states, K, w), self._forbidden_pairs(nodes))
         cands = _sel.candidates(self.structure, self.k, self.alpha is None)
         parents = {c.kind: learn_parents(states, ycodes, n_states, K, c.kind, self.k, w, scores=scores)
                    for c in cands}
@@ -165,8 +165,9 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
         self._store_structure(chosen, frame, fitted, nodes, parents)
         return self
 
-    def _forbidden_pairs(self):
-        """``forbidden_edges`` as feature positions ``(i, j)``; a clear error for anything else."""
+    def _forbidden_pairs(self, nodes=None):
+        """``forbidden_edges`` as node positions ``(i, j)`` of ``nodes`` (feature positions without them: the
+        check alone); a clear error for anything else. Nodes come in block order, not column order."""
         given = getattr(self, "forbidden_edges", None)
         if not given:
             return []
@@ -191,7 +192,11 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
             if i == j:
                 raise ValueError(f"{self._who}: forbidden_edges pairs a feature with itself: {pair!r}.")
             pairs.append((i, j))
-        return pairs
+        if nodes is None:
+            return pairs
+        post = self.posterior_
+        node_of = {int(post.blocks[nd.block].columns[nd.col]): n for n, nd in enumerate(nodes)}
+        return [(node_of[i], node_of[j]) for i, j in pairs]
 
     def _store_structure(self, chosen, frame, fitted, nodes, parents):
         """The fitted attributes of the structure ``chosen`` (:func:`bayesnb.structure.select.choose`)."""
