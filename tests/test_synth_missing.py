@@ -18,6 +18,7 @@ from scipy.special import logsumexp
 
 from bayesnb import Synthesizer, synthetic_report
 from bayesnb._synth_missing import indicator_names, indicators_in
+from bayesnb.cli import main
 from bayesnb.datasets import load_house_votes, load_penguins
 
 
@@ -154,3 +155,21 @@ def test_house_votes_bar():
     assert ratio <= 2.5 and errors.max() <= 0.01, (ratio, errors.round(4).to_dict())
     ratio, errors = _votes_scores(default, votes)
     assert ratio <= 16 / 3 and errors.max() <= 0.03, (default.chosen_, ratio, errors.round(4).to_dict())
+
+
+def test_cli_missing_option_equals_the_python_api(tmp_path, capsys):
+    df = _table(n=300, seed=4)
+    data = tmp_path / "t.csv"
+    df.to_csv(data, index=False)
+    real = pd.read_csv(data)
+    for missing in ("model", "drop"):
+        out = tmp_path / f"{missing}.csv"
+        argv = ["-q", "synthesize", str(data), "-n", "200", "--target", "y", "--latent", "none", "--seed", "2",
+                "--missing", missing, "-o", str(out)]
+        assert main(argv) == 0, capsys.readouterr().err
+        written = pd.read_csv(out)
+        expected = Synthesizer(target="y", latent=None, random_state=2, missing=missing).fit(real).sample(
+            200, random_state=2)
+        pd.testing.assert_frame_equal(written, expected.astype(written.dtypes.to_dict()), check_exact=False,
+                                      rtol=1e-12)
+        assert written.isna().any().any() == (missing == "model")
