@@ -78,13 +78,18 @@ def add_indicators(X, names):
     return pd.concat([X, flags], axis=1)
 
 
-def forbidden_pairs(X, names):
+def forbidden_pairs(columns, names):
     """The ``forbidden_edges`` of the model: every (column with missing cells, indicator) pair, or None.
 
+    ``columns`` are the model table's column labels (indicators included): the pairs name them
+    when they are all strings (the model then has feature names), else give their positions.
     See the module docstring for why.
     """
     pairs = [(c, ind) for c in names for ind in names.values()]
-    return pairs or None
+    if not pairs or all(isinstance(c, str) for c in columns):
+        return pairs or None
+    where = {c: j for j, c in enumerate(columns)}
+    return [(where[a], where[b]) for a, b in pairs]
 
 
 def blank_missing(out, names):

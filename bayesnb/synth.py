@@ -224,9 +224,9 @@ class Synthesizer(BaseEstimator):
         X, labels = self._split_table(data)
         self.datetime_columns_ = [c for c in X.columns if pd.api.types.is_datetime64_any_dtype(X[c].dtype)]
         self.missing_indicators_ = indicator_names(X) if self.missing == "model" else {}
-        self._forbidden = forbidden_pairs(X, self.missing_indicators_)
         X = self._as_model_table(X)  # one table for every candidate
         self._model_columns = list(X.columns)
+        self._forbidden = forbidden_pairs(self._model_columns, self.missing_indicators_)
         rng = as_generator(self.random_state)
         fixed = self.latent is not None and not isinstance(self.latent, str)
         steps = 1 if fixed else (3 if self.latent is None else 5)

@@ -16,16 +16,16 @@ import pandas as pd
 import pytest
 from scipy.special import logsumexp
 
-from bayesnb import Synthesizer, synthetic_report
+from bayesnb import AllMissingWarning, Synthesizer, synthetic_report
 from bayesnb._synth_missing import indicator_names, indicators_in
 from bayesnb.cli import main
 from bayesnb.datasets import load_house_votes, load_penguins
 
 
-def _exact_probability(synth, flags):
+def _exact_probability(synth, df, flags):
     """``p(m_c = True for every c in flags)`` under the posterior-mean model: one row whose cells are all
     missing but those indicators (True), its joint log probability summed over the classes."""
-    X, _ = synth.model_table(synth._fit_table)
+    X, _ = synth.model_table(df)
     row = X.iloc[:1].copy()
     for c in row.columns:
         row[c] = row[c].astype(object)
@@ -51,9 +51,7 @@ def _table(n=600, seed=0):
 @pytest.fixture(scope="module")
 def fitted():
     df = _table()
-    synth = Synthesizer(target="y", latent=None, random_state=0).fit(df)
-    synth._fit_table = df  # (the tests' own handle on the training rows)
-    return df, synth
+    return df, Synthesizer(target="y", latent=None, random_state=0).fit(df)
 
 
 def test_indicator_nodes_are_named_recorded_and_kept_apart(fitted):
@@ -72,11 +70,11 @@ def test_indicator_nodes_are_named_recorded_and_kept_apart(fitted):
 
 
 def test_sampled_missing_rates_match_the_models_exact_probabilities(fitted):
-    _, synth = fitted
+    df, synth = fitted
     n = 20000
     out = synth.sample(n, random_state=1, parameter_uncertainty=False)
     for c in ("a", "b", "x"):
-        p = _exact_probability(synth, [c])
+        p = _exact_probability(synth, df, [c])
         sd = np.sqrt(p * (1 - p) / n)
         assert abs(out[c].isna().mean() - p) < 4 * sd, (c, out[c].isna().mean(), p)
     assert out["c"].notna().all() and out["y"].notna().all()
@@ -87,12 +85,24 @@ def test_a_pattern_shared_by_two_columns_comes_back(fitted):
     n = 20000
     out = synth.sample(n, random_state=2, parameter_uncertainty=False)
     both = (out["a"].isna() & out["b"].isna()).mean()
-    p = _exact_probability(synth, ["a", "b"])
+    p = _exact_probability(synth, df, ["a", "b"])
     assert abs(both - p) < 4 * np.sqrt(p * (1 - p) / n)
     real = (df["a"].isna() & df["b"].isna()).mean()  # about 0.15; independent columns would give about 0.03
     assert abs(both - real) < 0.03 and both > 3 * out["a"].isna().mean() * out["b"].isna().mean()
     by_class = out.groupby("y")["x"].apply(lambda s: s.isna().mean())  # x is missing far more often in class v
     assert by_class["v"] > 0.15 > 0.06 > by_class["u"]
+
+
+def test_columns_without_string_names_and_a_column_never_observed():
+    df = _table(n=300, seed=5).drop(columns="y")
+    df["never"] = np.nan
+    df.columns = range(df.shape[1])  # no feature names: indicators are labelled ("_missing", column)
+    with pytest.warns(AllMissingWarning):  # column 4: its prior is what is sampled, and it is always blanked
+        synth = Synthesizer(latent=None, random_state=0).fit(df)
+    assert synth.missing_indicators_ == {c: ("_missing", c) for c in (0, 1, 2, 4)}
+    out = synth.sample(3000, random_state=0)
+    assert list(out.columns) == list(df.columns) and out[4].isna().all() and out[3].notna().all()
+    assert abs(out[0].isna().mean() - df[0].isna().mean()) < 0.05
 
 
 def test_no_missing_cell_without_missing_data_or_with_drop():
