@@ -395,7 +395,10 @@ class Synthesizer(BaseEstimator):
         The file holds the fitted :class:`~bayesnb.NaiveBayes` (``model_``, its structure
         included) with the target's name and place among the columns, so
         ``Synthesizer.load(path).sample(n)`` gives the same table as this object (and
-        :func:`bayesnb.load` the estimator itself). ``selection_`` is not saved. A latent-class
+        :func:`bayesnb.load` the estimator itself). The missing-indicator columns are features of
+        that estimator; :meth:`load` reads :attr:`missing_indicators_` back from their names (the
+        estimator alone, e.g. ``bayesnb generate``, samples them as bool columns and does not blank
+        cells). ``selection_`` is not saved. A latent-class
         choice cannot be saved yet (model files do not hold a ``LatentClassFit``): a
         ``NotImplementedError`` says so.
 
