@@ -132,6 +132,11 @@ def test_data_is_not_modified_and_save_load_keeps_the_indicators(tmp_path):
     pd.testing.assert_frame_equal(a, b)
     assert a["sex"].isna().any() and list(a.columns) == list(pg.columns)
     assert (a.dtypes == pg.dtypes).all()
+    written = tmp_path / "rows.csv"  # bayesnb sample on the saved file: the same cells blanked, no indicator
+    assert main(["-q", "sample", str(path), "-n", "3000", "--seed", "5", "-o", str(written)]) == 0
+    rows = pd.read_csv(written)
+    assert list(rows.columns) == list(pg.columns) and rows["sex"].isna().any()
+    assert rows.isna().equals(a.isna())  # the same draws as Synthesizer.sample with that seed
 
 
 def _votes_scores(synth, votes, seeds=3):
