@@ -34,8 +34,22 @@ def _convert(v, dtype, to_seconds):
     return _seconds(v, dtype, to_seconds)
 
 
-def model_conditions(given, forbid, target, columns, datetime_dtypes, to_seconds, who):
+def _observed(v):
+    """The missing indicator's condition for a column conditioned on ``v``: observed (False), one per row for
+    per-row values (None where a row's value is missing: that row's column is not conditioned), or None."""
+    if isinstance(v, (set, frozenset, tuple)):
+        return False
+    if np.ndim(v) == 0:
+        return None if pd.isna(v) else False
+    return pd.Series([None if pd.isna(u) else False for u in v], dtype=object)
+
+
+def model_conditions(given, forbid, target, columns, datetime_dtypes, to_seconds, who, indicators=None):
     """``(given, forbid, y)`` for the model from the Synthesizer's ``given`` and ``forbid``.
+
+    A column with a missing-indicator node (``indicators``: ``{column: indicator}``) that a condition
+    names must be observed to meet it: ``given`` adds its indicator as False (observed), and each
+    forbidden combination holds only where its columns are observed (the indicators' False joins it).
 
     Parameters
     ----------
@@ -51,11 +65,14 @@ def model_conditions(given, forbid, target, columns, datetime_dtypes, to_seconds
     to_seconds : callable
         A datetime Series as float seconds.
     who : str
+    indicators : dict, optional
+        The Synthesizer's ``missing_indicators_``.
 
     Returns
     -------
     given, forbid, y
     """
+    indicators = indicators or {}
     if given is not None and not isinstance(given, dict):
         raise TypeError(f"{who}: given must be a dict {{column: value, set or (low, high)}}; received "
                         f"{type(given).__name__}.")
@@ -70,6 +87,9 @@ def model_conditions(given, forbid, target, columns, datetime_dtypes, to_seconds
             y = v
         else:
             out[key] = _convert(v, datetime_dtypes[key], to_seconds) if key in datetime_dtypes else v
+            flag = _observed(v) if key in indicators else None
+            if flag is not None:
+                out[indicators[key]] = flag
     model_forbid = None
     if forbid is not None:
         if isinstance(forbid, dict) or not isinstance(forbid, (list, tuple)):
@@ -80,6 +100,10 @@ def model_conditions(given, forbid, target, columns, datetime_dtypes, to_seconds
             if isinstance(entry, dict) and target is not None and target in entry:
                 raise ValueError(f"{who}: forbid names the target {target!r}; forbid combinations of the other "
                                  "columns (or give the target's label in given).")
-            model_forbid.append({k: _convert(v, datetime_dtypes[k], to_seconds) if k in datetime_dtypes else v
-                                 for k, v in entry.items()} if isinstance(entry, dict) else entry)
+            if not isinstance(entry, dict):
+                model_forbid.append(entry)  # the model says what a forbid entry must be
+                continue
+            model_forbid.append({**{k: _convert(v, datetime_dtypes[k], to_seconds) if k in datetime_dtypes else v
+                                    for k, v in entry.items()},
+                                 **{indicators[k]: False for k in entry if k in indicators}})
     return (out or None), model_forbid, y

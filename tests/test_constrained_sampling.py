@@ -256,12 +256,21 @@ def test_synthesizer_conditions(kwargs):
     assert out.bill_length_mm.between(45, 50).all() and (out["when"] >= pd.Timestamp("2020-03-01")).all()
     assert not ((out.sex == "male") & (out.body_mass_g <= 5000)).any()
     assert 0 < p < 1
-    # p is p(condition | species) under the model: the same number the model itself gives
-    _, _, q = synth.model_.sample(3, y="Gentoo", given={**{k: v for k, v in given.items() if k not in ("species", "when")},
-                                                          "when": (pd.Timestamp("2020-03-01").value / 1e9, None)},
-                                  forbid=forbid, random_state=0, return_probability=True,
-                                  **({} if synth.latent_ is None else {"latent": synth.latent_}))
+    # p is p(condition | species) under the model: the same number the model itself gives, a conditioned
+    # column with a missing-indicator node (penguins have missing cells) being observed
+    ind = synth.missing_indicators_
+    assert {"bill_length_mm", "sex", "body_mass_g"} <= set(ind)
+    model_given = {**{k: v for k, v in given.items() if k not in ("species", "when")},
+                   "when": (pd.Timestamp("2020-03-01").value / 1e9, None),
+                   **{ind[k]: False for k in given if k in ind}}
+    model_forbid = [{**f, **{ind[k]: False for k in f if k in ind}} for f in forbid]
+    _, _, q = synth.model_.sample(3, y="Gentoo", given=model_given, forbid=model_forbid, random_state=0,
+                                  return_probability=True, **({} if synth.latent_ is None else {"latent": synth.latent_}))
     np.testing.assert_allclose(p, q, rtol=1e-12)
+    # a forbidden combination holds only where its cells are observed: rows with sex missing may be light
+    free, _ = synth.sample(2000, forbid=forbid, random_state=3, return_probability=True)
+    assert not ((free.sex == "male") & (free.body_mass_g <= 5000)).any()
+    assert (free.sex.isna() & (free.body_mass_g <= 5000)).any()
     with pytest.raises(ValueError, match="target"):
         synth.sample(5, given={"species": (1, 2)})
     two, p2 = synth.sample(300, given={"species": {"Gentoo", "Chinstrap"}, "island": {"Dream"}}, random_state=1,

@@ -38,7 +38,14 @@ from .. import _dask
 from .. import posterior as _post
 from ..structure import model as _mx
 from ..structure import select as _sel
-from ..structure import edge_scores_from_counts, learn_parents, pair_counts, scoring_rows, warn_few_rows
+from ..structure import (
+    edge_scores_from_counts,
+    learn_parents,
+    pair_counts,
+    scoring_rows,
+    warn_few_rows,
+    without_edges,
+)
 from . import _validation as _val
 from ._dask_fit import _light, _rows
 
@@ -184,7 +191,7 @@ def fit_structure(est, X, y, sample_weight):
                                   _add_pairs).compute()
         if pairs is None:  # no row of positive weight (the naive fit refuses this first)
             pairs = pair_counts(np.zeros((0, d), np.int64), np.zeros(0, np.int64), n_states, K)
-        scores = edge_scores_from_counts(pairs, n_states)
+        scores = without_edges(edge_scores_from_counts(pairs, n_states), est._forbidden_pairs(nodes))
     none = np.zeros((0, d), np.int64)
     parents = {c.kind: learn_parents(none, none[:, 0], n_states, K, c.kind, est.k, scores=scores) for c in cands}
     auto = est.structure == "auto"

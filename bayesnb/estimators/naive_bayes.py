@@ -65,6 +65,10 @@ class NaiveBayes(StructureMixin, BaseNB):
         With ``structure="auto"``: check the evidence's choice against naive by 5-fold
         cross-validated log loss, and keep naive when the choice is worse by more than one
         standard error (docs/structure.md, "Choosing by evidence"). False skips it.
+    forbidden_edges : list of (feature, feature) pairs, optional
+        Structure constraints: neither feature of a pair is ever a parent of the other under
+        ``"tan"``, ``"kdb"`` or ``"auto"`` (features by name when fitted on a DataFrame, else by
+        position). None: every edge may be learned.
 
     Attributes
     ----------
@@ -101,12 +105,13 @@ class NaiveBayes(StructureMixin, BaseNB):
     _input_tags: ClassVar[dict] = {"categorical": True, "string": True}
 
     def __init__(self, features="auto", *, alpha=None, fit_prior=True, class_prior=None, class_alpha=1.0,
-                 predictive="mean", structure="naive", k=2, auto_cv=True, privacy=None):
+                 predictive="mean", structure="naive", k=2, auto_cv=True, forbidden_edges=None, privacy=None):
         self.features = features
         self.alpha = alpha
         self.structure = structure
         self.k = k
         self.auto_cv = auto_cv
+        self.forbidden_edges = forbidden_edges
         super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive,
                          privacy=privacy)
 
