@@ -129,7 +129,9 @@ def count_bins(dist, dist_shifted, scale, edges):
     """Whole-number predictives: ``dist`` (C, 1) of ``X``; ``E[X; X <= m] = scale * P(X' <= m - 1)``
     with ``X' ~ dist_shifted`` (Poisson: the same; negative binomial ``NB(r, p)``: ``NB(r + 1, p)``)."""
     lo, hi = bounds(edges)
-    lo, hi = np.floor(lo), np.floor(hi)  # whole numbers in (lo, hi] are those in (floor lo, floor hi]
+    # a node's state s holds the values in [e_(s-1), e_s) (``searchsorted(edges, x, side="right")``):
+    # the whole numbers in [lo, hi) are those in (ceil lo - 1, ceil hi - 1]
+    lo, hi = np.ceil(lo) - 1.0, np.ceil(hi) - 1.0
     logm = log_interval_mass(dist, lo, hi)
     part = np.exp(log_interval_mass(dist_shifted, lo - 1, hi - 1))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -145,8 +147,8 @@ def histogram_bins(probs, hist_edges, integer, edges, bin_means=None):
     lo, hi = bounds(edges)
     h = np.asarray(hist_edges, dtype=float)
     a, b = h[:-1][:, None], h[1:][:, None]  # (B_h, 1)
-    if integer:  # whole numbers in (lo, hi] and in the bin [a, b) (half-integer edges)
-        first, last = np.maximum(np.floor(lo) + 1, np.ceil(a)), np.minimum(np.floor(hi), np.ceil(b) - 1)
+    if integer:  # whole numbers in the state's [lo, hi) and in the bin [a, b) (half-integer edges)
+        first, last = np.maximum(np.ceil(lo), np.ceil(a)), np.minimum(np.ceil(hi) - 1, np.ceil(b) - 1)
         n = np.maximum(last - first + 1, 0.0)
         frac = n / np.maximum(np.ceil(b) - np.ceil(a), 1.0)
         mid = np.where(n > 0, (first + last) / 2, 0.0)
@@ -167,7 +169,7 @@ def mixture_at(pi, at, base_logm, base_mean, edges):
     """A point mass ``pi`` (C, 1) at ``at`` and ``1 - pi`` times a base predictive (its bins' log
     masses and means)."""
     lo, hi = bounds(edges)
-    inside = ((lo < at) & (at <= hi)).astype(float)
+    inside = ((lo <= at) & (at < hi)).astype(float)  # the state [lo, hi) that holds the point
     q = np.exp(base_logm) * (1.0 - pi)
     mass = pi * inside + q
     with np.errstate(divide="ignore", invalid="ignore"):
