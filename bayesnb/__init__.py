@@ -17,7 +17,7 @@ Quick start
 from ._progress import set_progress
 from ._utils import AllMissingWarning, FirstBatchFamilyWarning, SearchEdgeWarning, ZeroProbabilityWarning
 from ._version import __version__
-from .criticism import check_independence, check_marginals
+from .criticism import check_independence, check_marginals, check_mcar
 from .diagnostics import compare_posteriors
 from .estimators import (
     BaseNB,
@@ -69,6 +69,7 @@ __all__ = [
     "ZeroProbabilityWarning",
     "check_independence",
     "check_marginals",
+    "check_mcar",
     "compare_posteriors",
     "__version__",
     "impute_table",

@@ -38,6 +38,13 @@ replicate equals the data; +-inf when the replicates are constant and the data d
 Posterior predictive p-values use the data twice (for the posterior and the check), so
 they are conservative: under the model, ``P(p <= a) <= a`` roughly, not exactly ``a``.
 
+Missing cells
+-------------
+:func:`check_independence` also says whether each column's missing cells look missing
+completely at random (MCAR): a likelihood-ratio test of the column's missing indicator against
+the class and every other column, Bonferroni-adjusted over them (:mod:`bayesnb._mcar`). The
+verdicts are in the result's ``attrs["mcar"]``; :func:`check_mcar` gives the whole table.
+
 Gelman, A., Meng, X.-L. and Stern, H. (1996). Posterior predictive assessment of model
 fitness via realized discrepancies. *Statistica Sinica* 6, 733-807.
 """
@@ -52,13 +59,15 @@ import scipy.sparse as sp
 from scipy.stats import rankdata
 from sklearn.utils.validation import check_is_fitted
 
+from ._mcar import mcar_table
 from ._progress import progress
 from ._relations import deterministic_relations
 from ._utils import as_generator, is_frame, missing_mask
 from .generative.functions import sample_rows
 from .generative.tables import label_codes
 
-__all__ = ["CriticismMixin", "check_independence", "check_marginals", "deterministic_relations", "mutual_information"]
+__all__ = ["CriticismMixin", "check_independence", "check_marginals", "check_mcar", "deterministic_relations",
+           "mutual_information"]
 
 PAIR_COLUMNS = ["class", "feature_a", "feature_b", "kind", "statistic", "replicated_mean", "replicated_sd",
                 "p_value", "effect", "n"]
@@ -270,15 +279,19 @@ def check_independence(estimator, X, y, *, n_replicates=200, random_state=None, 
         (``mutual_information``, ``abs_spearman`` or ``mutual_information_binned``),
         ``statistic`` (on the data), ``replicated_mean``, ``replicated_sd``, ``p_value``,
         ``effect`` and ``n`` (rows of the class where both cells are observed); sorted by
-        ``p_value``, then by decreasing ``effect``. Its ``attrs["deterministic_relations"]``
-        holds the deterministic relations among the numeric columns of ``X``, which no
-        replicate keeps: a column that is 0 wherever another is, or equal to the sum or the
-        product of two others on at least 99% of the rows
-        (:func:`bayesnb.criticism.deterministic_relations`: ``kind``, ``target``, ``sources``,
-        ``share``, ``n``; empty when there are none).
+        ``p_value``, then by decreasing ``effect``. Its ``attrs["mcar"]`` holds, for every
+        column with a missing cell, ``{"mcar": bool, "p_value": float, "partner": str}``: does
+        the column's missingness look MCAR at level 0.05, the p-value of :func:`check_mcar`
+        and the partner most dependent with it (empty dict: no cell is missing). Its
+        ``attrs["deterministic_relations"]`` holds the deterministic relations among the numeric
+        columns of ``X``, which no replicate keeps: a column that is 0 wherever another is, or
+        equal to the sum or the product of two others on at least 99% of the rows -- the rows of
+        :func:`bayesnb.criticism.deterministic_relations` as a list of plain dicts (``kind``,
+        ``target``, ``sources`` (a tuple), ``share``, ``n``; empty list: none).
     """
     X, codes, R = _check_inputs(estimator, X, y, n_replicates)
     columns, discrete, names = replicate_columns(estimator, X, codes, R, as_generator(random_state), verbose)
+    mcar = mcar_table([c[0] for c in columns], discrete, names, codes)
     rows, stats = [], []
     for k, label in enumerate(estimator.classes_):
         in_k = codes == k
@@ -288,8 +301,44 @@ def check_independence(estimator, X, y, *, n_replicates=200, random_state=None, 
             rows.append((label, names[i], names[j], kind, m))
             stats.append(values)
     out = _table(rows, stats, PAIR_COLUMNS, "greater", ["class", "feature_a", "feature_b", "kind", "n"])
-    out.attrs["deterministic_relations"] = deterministic_relations(X)
+    out.attrs["mcar"] = {r.feature: {"mcar": bool(r.mcar), "p_value": float(r.p_value), "partner": r.partner}
+                         for r in mcar.itertuples()}  # plain values: pandas compares attrs when it combines frames
+    out.attrs["deterministic_relations"] = [
+        {"kind": r.kind, "target": r.target, "sources": tuple(r.sources), "share": float(r.share), "n": int(r.n)}
+        for r in deterministic_relations(X).itertuples()]
     return out
+
+
+def check_mcar(estimator, X, y, *, alpha=0.05):
+    """Does each column's missingness look missing completely at random? One test per column, no replicate.
+
+    For each column with a missing cell, its missing indicator is tested for independence of
+    the class and of every other column (on the rows where that column is observed) by a
+    likelihood-ratio (G) test; the column's p-value is the smallest one times the number of
+    partners tested (Bonferroni). See :mod:`bayesnb._mcar` for the binning and the caveats.
+
+    Parameters
+    ----------
+    estimator : fitted bayesnb estimator
+        Tells which columns are discrete (numeric ones are binned at their quartiles).
+    X : array-like or DataFrame of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        The labels, all known to the estimator.
+    alpha : float, default=0.05
+        Level of the verdict (``mcar`` is ``p_value >= alpha``).
+
+    Returns
+    -------
+    DataFrame
+        One row per column with a missing cell: ``feature``, ``n_missing``, ``missing_rate``,
+        ``partner`` (most dependent: ``"class"`` or a column), ``g_statistic``, ``dof``,
+        ``n_partners``, ``p_value`` (adjusted) and ``mcar``; sorted by ``p_value``.
+    """
+    if not (isinstance(alpha, float | int) and not isinstance(alpha, bool) and 0 < alpha < 1):
+        raise ValueError(f"check_mcar: alpha must be a level in (0, 1); received {alpha!r}.")
+    X, codes, _ = _check_inputs(estimator, X, y, 1)
+    columns, discrete, names = replicate_columns(estimator, X, codes, 0, as_generator(0))
+    return mcar_table([c[0] for c in columns], discrete, names, codes, alpha=alpha)
 
 
 def _marginal_stats(x):
@@ -404,3 +453,21 @@ class CriticismMixin:
             One row per (class, numeric feature, check), most severe first.
         """
         return check_marginals(self, X, y, n_replicates=n_replicates, random_state=random_state, verbose=verbose)
+
+    def check_mcar(self, X, y, *, alpha=0.05):
+        """Test whether each column's missing cells look missing completely at random (MCAR).
+
+        Delegates to :func:`bayesnb.criticism.check_mcar`.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        alpha : float, default=0.05
+
+        Returns
+        -------
+        DataFrame
+            One row per column with a missing cell, least MCAR-like first.
+        """
+        return check_mcar(self, X, y, alpha=alpha)

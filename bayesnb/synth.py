@@ -27,6 +27,14 @@ Latent class × structure (a component node above a TAN / k-DB) is fitted by
 Datetime columns are modelled as numbers (seconds since 1970-01-01 UTC, a family chosen by
 evidence like any numeric column's) and sampled back as datetimes of their dtype.
 
+Missing cells are modelled (``missing="model"``, the default): every column with a missing
+cell gets a missing-indicator node, an ordinary categorical column of the table every
+candidate is fitted and compared on, so its parents are chosen by evidence like any node's and
+the missing patterns (rates, their dependence on the class and on each other) come back in
+:meth:`Synthesizer.sample` (:mod:`bayesnb._synth_missing` says how, and why a column with
+missing cells is never joined to an indicator). ``missing="drop"`` (or None) fits the columns
+alone and never draws a missing cell.
+
 Without a target the table is modelled with one class (as :func:`~bayesnb.impute_table` does
 with ``y=None``): the structure and the latent components carry all the dependence.
 """
@@ -42,6 +50,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted
 
 from ._progress import progress
+from ._synth_given import model_conditions
+from ._synth_missing import add_indicators, blank_missing, forbidden_pairs, indicator_names, indicators_in
 from ._utils import as_generator
 from .estimators import NaiveBayes
 from .persistence import load
@@ -107,6 +117,10 @@ class Synthesizer(BaseEstimator):
         Seeds the split and the EM starts (``fit``).
     verbose : bool or None
         A progress bar over the fitting steps (None: :func:`bayesnb.set_progress`).
+    missing : {"model", "drop"} or None, default="model"
+        ``"model"``: a missing-indicator node per column with missing cells (module docstring),
+        so samples have missing cells where the model draws them. ``"drop"`` or None: no
+        indicator; samples have no missing cell.
 
     Attributes
     ----------
@@ -126,6 +140,10 @@ class Synthesizer(BaseEstimator):
         Their dtypes.
     datetime_columns_ : list
         The datetime columns, modelled as seconds since 1970-01-01 UTC.
+    missing_indicators_ : dict
+        ``{column: indicator column}`` of the columns with a missing-indicator node (empty when
+        no cell is missing or ``missing`` is not ``"model"``); the indicators are features of
+        ``model_`` (``model_.structure_`` shows their parents) and are not in the samples.
 
     Examples
     --------
@@ -139,7 +157,7 @@ class Synthesizer(BaseEstimator):
     """
 
     def __init__(self, target=None, *, structure="auto", latent="auto", latent_candidates=(1, 2, 3, 4, 6, 8),
-                 holdout=0.2, search_rows=5000, random_state=None, verbose=None):
+                 holdout=0.2, search_rows=5000, random_state=None, verbose=None, missing="model"):
         self.target = target
         self.structure = structure
         self.latent = latent
@@ -148,6 +166,7 @@ class Synthesizer(BaseEstimator):
         self.search_rows = search_rows
         self.random_state = random_state
         self.verbose = verbose
+        self.missing = missing
 
     # ------------------------------------------------------------------ checks
     def _check_params(self):
@@ -162,6 +181,8 @@ class Synthesizer(BaseEstimator):
             raise ValueError(f"{_WHO}: holdout must be a fraction in (0, 1); received {self.holdout!r}.")
         if not (isinstance(self.search_rows, numbers.Integral) and self.search_rows >= 2):
             raise ValueError(f"{_WHO}: search_rows must be a whole number >= 2; received {self.search_rows!r}.")
+        if not (self.missing is None or (isinstance(self.missing, str) and self.missing in ("model", "drop"))):
+            raise ValueError(f"{_WHO}: missing must be 'model', 'drop' or None; received {self.missing!r}.")
 
     def _split_table(self, data):
         """``(X, labels)``: the feature columns and the labels (zeros without a target)."""
@@ -203,10 +224,10 @@ class Synthesizer(BaseEstimator):
         self._check_params()
         X, labels = self._split_table(data)
         self.datetime_columns_ = [c for c in X.columns if pd.api.types.is_datetime64_any_dtype(X[c].dtype)]
-        if self.datetime_columns_:  # modelled as numbers: seconds since 1970-01-01 (UTC)
-            X = X.copy()
-            for c in self.datetime_columns_:
-                X[c] = _to_seconds(X[c])
+        self.missing_indicators_ = indicator_names(X) if self.missing == "model" else {}
+        X = self._as_model_table(X)  # one table for every candidate
+        self._model_columns = list(X.columns)
+        self._forbidden = forbidden_pairs(self._model_columns, self.missing_indicators_)
         rng = as_generator(self.random_state)
         fixed = self.latent is not None and not isinstance(self.latent, str)
         steps = 1 if fixed else (3 if self.latent is None else 5)
@@ -220,8 +241,41 @@ class Synthesizer(BaseEstimator):
         self.dtypes_ = data.dtypes.copy()
         return self
 
+    def _as_model_table(self, X):
+        """The feature columns ``X`` as the model sees them: datetimes as seconds, missing indicators added."""
+        if getattr(self, "datetime_columns_", []):  # modelled as numbers: seconds since 1970-01-01 (UTC)
+            X = X.copy()
+            for c in self.datetime_columns_:
+                X[c] = _to_seconds(X[c])
+        return add_indicators(X, self.missing_indicators_)
+
+    def model_table(self, data):
+        """``(X, y)``: rows of the training table as :attr:`model_` sees them, e.g. to score them.
+
+        Parameters
+        ----------
+        data : DataFrame
+            Rows with the training columns (the target's labels known, when there is a target).
+
+        Returns
+        -------
+        X : DataFrame
+            The feature columns with datetimes as seconds and the missing indicators
+            (:attr:`missing_indicators_`) added: ``model_.predict_joint_log_proba(X)`` scores
+            ``log p(x, m, y)``, the missing cells marginalised and their indicators scored.
+        y : ndarray
+            The labels (zeros without a target).
+        """
+        check_is_fitted(self, "model_")
+        X, labels = self._split_table(data)
+        return self._as_model_table(X), labels
+
+    def _nb(self, **params):
+        """An unfitted NaiveBayes with ``params`` and the missing indicators' forbidden edges."""
+        return NaiveBayes(forbidden_edges=getattr(self, "_forbidden", None), **params)
+
     def _fit_latent(self, X, labels, n_components, rng, rows):
-        model = NaiveBayes().fit(X, labels)
+        model = self._nb().fit(X, labels)
         self.model_ = model
         self.latent_ = model.fit_latent_class(X, labels, n_components=n_components, random_state=rng)
         self.chosen_ = f"latent class (naive, C={n_components})"
@@ -231,7 +285,7 @@ class Synthesizer(BaseEstimator):
 
     def _fit_choice(self, X, labels, rng, bar):
         """Steps 1-3 of the module docstring."""
-        model = NaiveBayes(structure=self.structure).fit(X, labels)  # 1. structure by evidence
+        model = self._nb(structure=self.structure).fit(X, labels)  # 1. structure by evidence
         bar.update()
         name, params = _variant(model)
         if self.structure == "auto":
@@ -272,7 +326,7 @@ class Synthesizer(BaseEstimator):
         Xtr, Xte, ytr = X.iloc[tr], X.iloc[te], labels[tr]
         scores = {}
         for cand, cparams in {"naive": {"structure": "naive"}, name: params}.items():
-            fitted = NaiveBayes(**cparams).fit(Xtr, ytr)
+            fitted = self._nb(**cparams).fit(Xtr, ytr)
             codes = pd.Index(fitted.classes_).get_indexer(labels[te])
             scores[cand] = _holdout_loglik(fitted, Xte, codes)
             if cand == "naive":
@@ -293,38 +347,68 @@ class Synthesizer(BaseEstimator):
                 rows.append({"candidate": cand, "log_evidence": np.nan, "cv_log_loss": np.nan, "chosen": False})
             rows[index[cand]]["holdout_loglik"] = score
         if scores[latent_name] > scores[name]:  # 3. refit the winner on every row
-            self.model_ = NaiveBayes().fit(X, labels)
+            self.model_ = self._nb().fit(X, labels)
             self.latent_ = self.model_.fit_latent_class(X, labels, n_components=C, random_state=rng)
             self.chosen_ = latent_name
         bar.update()
 
     # ------------------------------------------------------------------ sample
-    def sample(self, n_samples, *, random_state=None, parameter_uncertainty=True):
+    def sample(self, n_samples, *, random_state=None, parameter_uncertainty=True, given=None, forbid=None,
+               return_probability=False):
         """Draw ``n_samples`` synthetic rows with the training columns, in their order and dtypes.
 
         Parameters
         ----------
         n_samples : int
-            Number of rows (>= 1).
+            Number of rows (>= 1; with per-row values in ``given``, 1 or their number).
         random_state : None, int or numpy Generator
         parameter_uncertainty : bool, default=True
             True: one exact posterior draw of the parameters shared by the call's rows; False:
             the posterior-mean plug-in (see :meth:`bayesnb.NaiveBayes.sample`).
+        given : dict, optional
+            Conditions on the table's columns, drawn exactly (no rejection; see
+            :meth:`bayesnb.NaiveBayes.sample`): ``{column: value}`` (or per-row values), a ``set``
+            of values for a categorical column, a tuple ``(low, high)`` for a numeric or datetime
+            column (inclusive, None for an open end). The target column takes one label (or one
+            per row), which fixes the rows' class, or a set of labels to draw the class among.
+        forbid : list of dict, optional
+            Combinations no row may hold, ``[{column: value, set or (low, high), ...}, ...]``,
+            over the columns other than the target. With missing cells modelled, a column that
+            ``given`` conditions is observed in every row (its missing indicator conditioned), and a
+            forbidden combination is one of observed cells (a row missing one of them holds none).
+        return_probability : bool, default=False
+            Also return the probability of the condition under the posterior predictive of one
+            row (given the target's label when ``given`` names it): ``(table, p)``.
 
         Returns
         -------
         DataFrame of shape (n_samples, n_columns)
             The target column (if any) holds classes seen in training; categorical columns hold
             categories seen in training; integer columns stay integer where the chosen family
-            draws whole numbers (see ``synthetic_report``'s support checks).
+            draws whole numbers (see ``synthetic_report``'s support checks). With
+            ``return_probability``, ``(DataFrame, p)``: ``p`` a float (an array, one per row, for
+            per-row values).
+
+        Raises
+        ------
+        ValueError
+            A malformed condition, or one of probability 0 under the model.
         """
         check_is_fitted(self, "model_")
         if not (isinstance(n_samples, numbers.Integral) and not isinstance(n_samples, bool) and n_samples >= 1):
             raise ValueError(f"{_WHO}: n_samples must be a whole number >= 1; received {n_samples!r}.")
         kw = {} if self.latent_ is None else {"latent": self.latent_}
-        X, y = self.model_.sample(int(n_samples), random_state=random_state,
-                                  parameter_uncertainty=parameter_uncertainty, **kw)
+        dt = {c: self.dtypes_[c] for c in getattr(self, "datetime_columns_", [])}
+        given, forbid, y = model_conditions(given, forbid, self.target, self.columns_, dt, _to_seconds, _WHO,
+                                            getattr(self, "missing_indicators_", {}))
+        if given is not None or forbid is not None or return_probability or y is not None:
+            kw.update(given=given, forbid=forbid, y=y, return_probability=return_probability)
+        got = self.model_.sample(int(n_samples), random_state=random_state,
+                                 parameter_uncertainty=parameter_uncertainty, **kw)
+        X, y = got[:2]
         out = pd.DataFrame(X).reset_index(drop=True)
+        out.columns = self._model_columns
+        out = blank_missing(out, getattr(self, "missing_indicators_", {}))
         if self.target is not None:
             out[self.target] = y
         out = out[self.columns_]
@@ -332,7 +416,7 @@ class Synthesizer(BaseEstimator):
             out[c] = _from_seconds(out[c], self.dtypes_[c])
         for c in self.columns_:
             out[c] = _as_dtype(out[c], self.dtypes_[c])
-        return out
+        return (out, got[2]) if return_probability else out
 
     def save(self, path, *, key=None, overwrite=False):
         """Save the chosen model in bayesnb's model format (no pickle); read it back with :meth:`load`.
@@ -340,7 +424,10 @@ class Synthesizer(BaseEstimator):
         The file holds the fitted :class:`~bayesnb.NaiveBayes` (``model_``, its structure
         included) with the target's name and place among the columns, so
         ``Synthesizer.load(path).sample(n)`` gives the same table as this object (and
-        :func:`bayesnb.load` the estimator itself). ``selection_`` is not saved. A latent-class
+        :func:`bayesnb.load` the estimator itself). The missing-indicator columns are features of
+        that estimator; :meth:`load` reads :attr:`missing_indicators_` back from their names (the
+        estimator alone, e.g. ``bayesnb generate``, samples them as bool columns and does not blank
+        cells). ``selection_`` is not saved. A latent-class
         choice cannot be saved yet (model files do not hold a ``LatentClassFit``): a
         ``NotImplementedError`` says so.
 
@@ -389,13 +476,16 @@ class Synthesizer(BaseEstimator):
                             "expected a NaiveBayes saved by Synthesizer.save.")
         target = getattr(model, "target_name_", None)
         self = cls(target=target, structure=getattr(model, "structure_kind_", "naive"), latent=None)
-        columns = list(model.feature_names_in_)
-        dtypes = list(model.feature_dtypes_)
+        indicators = indicators_in(model.feature_names_in_)
+        kept = [(n, t) for n, t in zip(model.feature_names_in_, model.feature_dtypes_)
+                if n not in set(indicators.values())]
+        columns, dtypes = [n for n, _ in kept], [t for _, t in kept]
         if target is not None:
             at = min(int(getattr(model, "target_index_", len(columns))), len(columns))
             columns.insert(at, target)
             dtypes.insert(at, model.classes_.dtype)
         self.model_, self.latent_, self.selection_ = model, None, None
+        self._model_columns, self.missing_indicators_ = list(model.feature_names_in_), indicators
         self.chosen_ = _variant(model)[0]
         self.columns_, self.dtypes_ = columns, pd.Series(dtypes, index=columns, dtype=object)
         return self

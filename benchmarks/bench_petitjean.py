@@ -13,13 +13,17 @@ Models (all ``bayesnb.NaiveBayes`` on the all-categorical table, one Categorical
 - ``kdb flat``   ``structure="kdb", k=2``, ``alpha=1`` (one Dirichlet(1) per context);
 - ``kdb hier``   ``structure="kdb", k=2``, ``alpha="hierarchical"`` (docs/structure.md);
 - ``tan hier``   ``structure="tan"``, ``alpha="hierarchical"``;
+- ``kdb all``    ``kdb hier`` with Petitjean et al.'s top level, the context of all classes
+  (``hierarchical_prior(..., root="all")``; the estimators have no such parameter, so the
+  benchmark swaps it in where the categorical family calls :func:`hierarchical_prior`,
+  :func:`all_classes_root`);
 - ``RF``         scikit-learn ``RandomForestClassifier(n_estimators=100)`` on the one-hot table
   (``OneHotEncoder(handle_unknown="ignore")``), ``random_state`` = the seed.
 
 Metrics, mean (and standard deviation) over the 10 folds: 0-1 loss, and RMSE of the predicted
 class probabilities against the one-hot truth, ``sqrt(mean over test rows and classes of
 (p(c | x) - [y = c])^2)``. The issue's bar: ``kdb hier``'s 0-1 loss <= min(``naive``, ``kdb
-flat``) + 0.002 on every table (printed as ``bar``).
+flat``) + 0.002 on every table (printed as ``bar``, and for ``kdb all`` too).
 
 Tables: house votes (bundled) always; with ``--data-dir DIR`` also the UCI tables below when their
 file is in ``DIR`` (an absent one is skipped with a note); with ``--sklearn`` also scikit-learn's
@@ -31,6 +35,8 @@ Run:  python benchmarks/bench_petitjean.py [--data-dir DIR] [--sklearn] [--seeds
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import os
 import time
 import warnings
@@ -43,6 +49,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.preprocessing import OneHotEncoder
 
 from bayesnb import NaiveBayes
+from bayesnb.families import _categorical_encoding as _enc
 from bayesnb.structure.model import N_BINS, bin_edges
 from bayesnb.datasets import load_house_votes
 
@@ -64,8 +71,22 @@ MODELS = {
     "kdb flat": lambda seed: NaiveBayes(alpha=1.0, structure="kdb", k=2),
     "kdb hier": lambda seed: NaiveBayes(alpha="hierarchical", structure="kdb", k=2),
     "tan hier": lambda seed: NaiveBayes(alpha="hierarchical", structure="tan"),
+    "kdb all": lambda seed: NaiveBayes(alpha="hierarchical", structure="kdb", k=2),
     "RF": None,
 }
+#: the models fitted with the all-classes top level (:func:`all_classes_root`)
+ALL_ROOT = {"kdb all"}
+
+
+@contextlib.contextmanager
+def all_classes_root():
+    """Fit with ``hierarchical_prior(..., root="all")`` where the categorical family calls it."""
+    original = _enc.hierarchical_prior
+    _enc.hierarchical_prior = functools.partial(original, root="all")
+    try:
+        yield
+    finally:
+        _enc.hierarchical_prior = original
 
 
 def house_votes():
@@ -143,8 +164,9 @@ def run_table(X, y, seeds):
                     est.fit(enc.fit_transform(Xtr.astype(str)), y[tr])
                     proba = est.predict_proba(enc.transform(Xte.astype(str)))
                 else:
-                    est = make(seed).fit(Xtr, y[tr])
-                    proba = est.predict_proba(Xte)
+                    with all_classes_root() if name in ALL_ROOT else contextlib.nullcontext():
+                        est = make(seed).fit(Xtr, y[tr])
+                        proba = est.predict_proba(Xte)
                 out[name]["time"].append(time.perf_counter() - t0)
                 loss, rmse = scores(proba, est.classes_, y[te])
                 out[name]["loss"].append(loss)
@@ -159,10 +181,11 @@ def report(name, X, res):
         print(f"  {m:10s} {np.mean(r['loss']):8.4f} ({np.std(r['loss']):.4f}) {np.mean(r['rmse']):8.4f} "
               f"({np.std(r['rmse']):.4f}) {np.mean(r['time']):8.3f}")
     best = min(np.mean(res["naive"]["loss"]), np.mean(res["kdb flat"]["loss"]))
-    hier = np.mean(res["kdb hier"]["loss"])
-    print(f"  bar: kdb hier {hier:.4f} <= min(naive, kdb flat) + {BAR} = {best + BAR:.4f}: "
-          f"{'PASS' if hier <= best + BAR + 1e-12 else 'FAIL'}; "
-          f"RMSE kdb hier {'<=' if np.mean(res['kdb hier']['rmse']) <= np.mean(res['RF']['rmse']) else '>'} RF")
+    for m in ("kdb hier", "kdb all"):
+        hier = np.mean(res[m]["loss"])
+        print(f"  bar: {m} {hier:.4f} <= min(naive, kdb flat) + {BAR} = {best + BAR:.4f}: "
+              f"{'PASS' if hier <= best + BAR + 1e-12 else 'FAIL'}; "
+              f"RMSE {m} {'<=' if np.mean(res[m]['rmse']) <= np.mean(res['RF']['rmse']) else '>'} RF")
 
 
 def main(argv=None):

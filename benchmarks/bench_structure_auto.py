@@ -15,13 +15,21 @@ over the folds) of
   :func:`bayesnb.structure.edge_scores` / :func:`~bayesnb.structure.learn_parents` where the
   estimator modules imported them (:func:`edge_score`);
 - scikit-learn ``LogisticRegression`` (one-hot categorical columns, standardised numeric ones,
-  missing cells imputed with the most frequent category / the median; ``C=1``) for reference.
+  missing cells imputed with the most frequent category / the median; ``C=1``) for reference;
+- issue 25's references, in the same folds: the default model ``NaiveBayes()`` (row "NaiveBayes()
+  default"), scikit-learn's ``CategoricalNB`` and pgmpy's TAN (BDeu, ``--pgmpy-ess``, default 5,
+  pgmpy's own) on every column cut into 10 quantile bins learned on the training fold, a missing
+  cell a category of its own (``_references.py``; pgmpy's row is skipped with the install
+  command when pgmpy is absent). Printed last: whether the default's mean log loss is <= both,
+  and whether the best ``NaiveBayes`` / ``CategoricalNB`` row's mean accuracy is within 1 point
+  of logistic regression's, per table.
 
 Also reported: which structure ``auto`` chose on the folds (e.g. ``tan x4 naive x1``) and the
 number of feature parents of the fitted structure (mean over folds).
 
 Tables: house votes and penguins (bundled), with ``--sklearn`` scikit-learn's bundled wine and
-breast cancer, and every ``*.csv`` in ``--data-dir`` (target: the column named by ``--target``,
+breast cancer, with ``--census FILE`` UCI's ``adult.data`` (``--census-rows`` rows sampled with
+``random_state=0``, default 10,000; ``?`` missing; see ``_census.py``), and every ``*.csv`` in ``--data-dir`` (target: the column named by ``--target``,
 default the last one; a column is numeric when pandas reads it as a number with more than 10
 distinct values, categorical otherwise). With ``--noise L``, each table again with one more
 column of ``L`` random levels (uniform, independent of everything): the case where the mutual
@@ -29,6 +37,7 @@ information makes a high-cardinality column everyone's parent.
 
 Run:  python benchmarks/bench_structure_auto.py [--sklearn] [--data-dir DIR] [--target NAME]
                                                  [--ess 1 10] [--folds 5] [--noise 50]
+                                                 [--census adult.data] [--pgmpy-ess 5]
 """
 
 from __future__ import annotations
@@ -36,6 +45,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import os
 import sys
 import time
 import warnings
@@ -55,6 +65,9 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 import bayesnb
 from bayesnb.structure import learn as S
 from bayesnb.datasets import load_house_votes, load_penguins
+
+import _census
+import _references as R
 
 
 @contextlib.contextmanager
@@ -124,7 +137,7 @@ def configurations(ess_values):
     return rows
 
 
-def run_table(name, X, y, ess_values, folds=5):
+def run_table(name, X, y, ess_values, folds=5, pgmpy_ess=5.0):
     X = _clean(X)
     y = np.asarray(y)
     classes = np.unique(y)
@@ -149,15 +162,74 @@ def run_table(name, X, y, ess_values, folds=5):
             npar.append(sum(len(v) for v in model.structure_.values()))
         out.append(_row(name, label, ll, acc, time.perf_counter() - t0,
                         " ".join(f"{k} x{v}" for k, v in chose.items()) if structure == "auto" else "", np.mean(npar)))
-    ll, acc = [], []
-    t0 = time.perf_counter()
-    for tr, te in cv:
-        model = _logreg(X).fit(X.iloc[tr], y[tr])
-        p = model.predict_proba(X.iloc[te])
-        ll.append(log_loss(y[te], p, labels=classes))
-        acc.append(accuracy_score(y[te], model.classes_[np.argmax(p, axis=1)]))
-    out.append(_row(name, "LogisticRegression", ll, acc, time.perf_counter() - t0, "", np.nan))
+    for label, fit_predict in references(X, pgmpy_ess):
+        ll, acc = [], []
+        t0 = time.perf_counter()
+        try:
+            for tr, te in cv:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UserWarning)
+                    p, cls = fit_predict(X.iloc[tr], y[tr], X.iloc[te])
+                ll.append(log_loss(y[te], p, labels=cls))
+                acc.append(accuracy_score(y[te], cls[np.argmax(p, axis=1)]))
+        except ImportError:
+            print(f"# {name}: {label} skipped: pgmpy is not installed ({R.PGMPY_INSTALL})", flush=True)
+            ll, acc = [np.nan] * 2, [np.nan] * 2
+        out.append(_row(name, label, ll, acc, time.perf_counter() - t0, "", np.nan))
     return out
+
+
+DEFAULT, CNB10, LOGREG = "NaiveBayes() default", "sklearn CategoricalNB 10 bins", "LogisticRegression"
+
+
+def references(X, pgmpy_ess):
+    """(label, fit_predict) of the reference rows; ``fit_predict(Xtr, ytr, Xte) -> (proba, classes)``.
+
+    The default model ``NaiveBayes()`` as a user gets it; scikit-learn's ``CategoricalNB`` and
+    pgmpy's TAN on 10 quantile bins of the training fold, missing cells a category of their own
+    (:mod:`_references`); logistic regression (:func:`_logreg`)."""
+    def default(Xtr, ytr, Xte):
+        m = bayesnb.NaiveBayes().fit(Xtr, ytr)
+        return m.predict_proba(Xte), m.classes_
+
+    def cnb10(Xtr, ytr, Xte):
+        return R.sklearn_categorical_nb(*_relabel(Xtr, Xte, ytr))
+
+    def tan10(Xtr, ytr, Xte):
+        return R.pgmpy_tan(*_relabel(Xtr, Xte, ytr), ess=pgmpy_ess)
+
+    def logreg(Xtr, ytr, Xte):
+        m = _logreg(X).fit(Xtr, ytr)
+        return m.predict_proba(Xte), m.classes_
+
+    return [(DEFAULT, default), (CNB10, cnb10), (f"pgmpy TAN 10 bins BDeu(ess={pgmpy_ess:g})", tan10), (LOGREG, logreg)]
+
+
+def _relabel(Xtr, Xte, ytr):
+    Ltr, Lte = R.quantile_labels(Xtr, Xte, bins=10)
+    return Ltr, ytr, Lte
+
+
+def bars(df):
+    """Issue 25's bars per table, as a markdown table: the default's log loss against CategoricalNB on 10
+    bins and pgmpy's TAN, and the best bayesnb configuration's accuracy within 1 point of logistic regression's."""
+    lines = ["| table | default log loss | CategoricalNB 10 bins | pgmpy TAN | LogisticRegression | "
+             "default <= CategoricalNB 10 bins | default <= pgmpy TAN | best bayesnb accuracy | LogisticRegression "
+             "accuracy | best within 1 point |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for table, g in df.groupby("table", sort=False):
+        r = {m: g[g["model"] == m].iloc[0] for m in g["model"]}
+        tan = next(v for m, v in r.items() if m.startswith("pgmpy TAN"))
+        ours = g[g["model"].str.startswith(("NaiveBayes", "CategoricalNB"))]
+        best = ours.loc[ours["accuracy"].idxmax()]
+        d, lr = r[DEFAULT], r[LOGREG]
+        f = lambda v, m="log_loss": f"{v[m]:.4f} ± {v[m + '_se']:.4f}"  # noqa: E731
+        yes = lambda ok: "n/a (skipped)" if ok is None else ("yes" if ok else "**no**")  # noqa: E731
+        lines.append(f"| {table} | {f(d)} | {f(r[CNB10])} | {f(tan)} | {f(lr)} | "
+                     f"{yes(d['log_loss'] <= r[CNB10]['log_loss'])} | "
+                     f"{yes(None if np.isnan(tan['log_loss']) else d['log_loss'] <= tan['log_loss'])} | "
+                     f"{f(best, 'accuracy')} ({best['model']}) | {f(lr, 'accuracy')} | "
+                     f"{yes(best['accuracy'] >= lr['accuracy'] - 0.01)} |")
+    return "\n".join(lines)
 
 
 def _row(table, label, ll, acc, secs, chose, npar):
@@ -169,6 +241,7 @@ def _row(table, label, ll, acc, secs, chose, npar):
 def summary(df, metric):
     """A markdown table: one row per (table, estimator), one column per structure and edge score."""
     df = df.assign(estimator=df["model"].str.split().str[0], config=df["model"].str.split(n=1).str[1].fillna(""))
+    df = df[df["estimator"].isin(["NaiveBayes", "CategoricalNB", LOGREG])]
     configs = list(dict.fromkeys(c for c in df["config"] if c))
     lines = [f"| table | estimator | {' | '.join(configs)} | LogisticRegression |",
              "|---|---|" + "---|" * (len(configs) + 1)]
@@ -204,6 +277,12 @@ def _tables(args):
         for nm, loader in (("wine", load_wine), ("breast cancer", load_breast_cancer)):
             d = loader(as_frame=True)
             yield nm, d.data, d.target.astype(str)
+    if args.census:
+        d = _census._read(args.census)
+        if args.census_rows and len(d) > args.census_rows:
+            d = d.sample(n=args.census_rows, random_state=0).reset_index(drop=True)
+        X = d.drop(columns=_census.TARGET).astype({c: float for c in _census.NUMERIC})
+        yield f"census ({len(d):,} rows)", X, d[_census.TARGET].str.strip()
     if args.data_dir:
         for path in sorted(Path(args.data_dir).glob("*.csv")):
             df = pd.read_csv(path)
@@ -223,11 +302,14 @@ def main(argv=None):
     ap.add_argument("--ess", type=float, nargs="+", default=[1.0], help="BDeu equivalent sample sizes")
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--noise", type=int, default=0, help="also each table with a column of this many random levels")
+    ap.add_argument("--census", help="also UCI's adult.data (this file; '?' is missing)")
+    ap.add_argument("--census-rows", type=int, default=10_000, help="rows of --census kept (a sample, random_state=0)")
+    ap.add_argument("--pgmpy-ess", type=float, default=5.0, help="BDeu equivalent sample size of pgmpy's TAN")
     args = ap.parse_args(argv)
     rows = []
     for name, X, y in tables(args):
         t0 = time.perf_counter()
-        rows += run_table(name, X, y, args.ess, args.folds)
+        rows += run_table(name, X, y, args.ess, args.folds, args.pgmpy_ess)
         print(f"# {name}: {time.perf_counter() - t0:.0f} s", flush=True)
     df = pd.DataFrame(rows)
     with pd.option_context("display.width", 200, "display.max_rows", 1000):
@@ -235,6 +317,11 @@ def main(argv=None):
     for metric in ("log_loss", "accuracy"):
         print(f"\n{metric} (mean ± standard error over the folds; auto: the structure chosen on the folds)\n")
         print(summary(df, metric))
+    print("\nissue 25's bars (mean ± standard error over the folds; best: the highest accuracy of the NaiveBayes and "
+          "CategoricalNB rows)\n")
+    print(bars(df))
+    load = os.getloadavg() if hasattr(os, "getloadavg") else ()
+    print(f"\nload average at the end: {' '.join(f'{v:.2f}' for v in load)} on {os.cpu_count()} cores")
     return df
 
 

@@ -66,6 +66,28 @@ def mixed_frame(n=40, seed=0, missing=0.0):
     return df, y
 
 
+def auto_frame(n=400, seed=8):
+    """A table for ``NaiveBayes()`` (``features="auto"``): its numeric columns choose Gaussian, Poisson,
+    Histogram and Hurdle, two Gaussian columns depend on each other (a numeric parent under a structure),
+    missing cells everywhere, and ``spent`` missing in its first quarter. Returns ``X, y, sample_weight``
+    (whole weights, zeros too)."""
+    rng = np.random.default_rng(seed)
+    y = pd.Series(rng.choice(["a", "b", "c"], n), name="group")
+    k, a = (y == "a").to_numpy(), rng.integers(0, 3, n)
+    X = pd.DataFrame({"dish": np.array(["pasta", "rice", "soup"])[a],
+                      "size": np.where(rng.random(n) < 0.8, np.array(["S", "M", "L"])[a], "XL"),
+                      "sleep": rng.normal(k, 1, n).round(2),
+                      "clicks": rng.poisson(2 + 2 * k),
+                      "visits": rng.poisson(4, n) * (rng.random(n) < 0.5),  # zero-inflated counts
+                      "spent": np.where(rng.random(n) < 0.3, 0, np.exp(rng.normal(1 + k, 1, n))).round(2),
+                      "bimodal": np.where(rng.random(n) < 0.5, rng.normal(-3, 0.3, n), rng.normal(3, 0.3, n))})
+    X.insert(3, "nap", (X["sleep"] + rng.normal(0, 0.3, n)).round(2))
+    for c in ("nap", "dish", "sleep", "clicks", "spent", "bimodal"):
+        X.loc[rng.random(n) < 0.1, c] = np.nan if c != "dish" else None
+    X.loc[:n // 4, "spent"] = np.nan
+    return X, y, rng.integers(0, 3, n).astype(float)
+
+
 def mixed_features(gauss_prior="auto", alpha=1.0):
     """The ``features`` of :func:`mixed_frame`: one block of each family."""
     return {"dish": Categorical(alpha=alpha), ("w1", "w2", "w3"): Multinomial(alpha=alpha),

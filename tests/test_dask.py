@@ -16,7 +16,8 @@ import pytest
 import scipy.sparse as sp
 
 import bayesnb as bn
-from bayesnb.families import Bernoulli, Categorical, Gaussian, Histogram, Multinomial
+from bayesnb.families import Bernoulli, Categorical, Gaussian, Multinomial
+from cases import auto_frame
 
 da = pytest.importorskip("dask.array", reason="dask is an optional extra: pip install 'bayesnb[dask]'")
 dd = pytest.importorskip("dask.dataframe", reason="dask is an optional extra: pip install 'bayesnb[dask]'")
@@ -185,15 +186,33 @@ def test_partial_fit_adds_a_dask_batch_with_new_categories():
     assert_same_fit(mem, dist)
 
 
-@pytest.mark.parametrize("make, match", [
-    (lambda: bn.NaiveBayes(), "features='auto'"),
-    (lambda: bn.NaiveBayes(structure="tan"), r"CategoricalNB\(structure=...\)"),
-    (lambda: bn.NaiveBayes({0: Histogram(), 1: Gaussian()}), "Histogram"),
-])
-def test_settings_that_need_all_rows_are_refused(make, match):
-    X = da.from_array(RNG.normal(size=(400, 2)).round(1), chunks=(100, -1))
-    with pytest.raises(NotImplementedError, match=match):
-        make().fit(X, RNG.integers(0, 2, 400))
+def test_default_naive_bayes_and_auto_structure_on_the_cluster():
+    """features="auto" (families chosen from partition statistics) and structure="auto" (numeric nodes'
+    bins from partition tables): the families, scores, bins, parents and predictions of the in-memory fit
+    (more cases, on the synchronous scheduler, in tests/test_dask_structure.py)."""
+    df, y, w = auto_frame()
+    Xd, yd = dd.from_pandas(df, npartitions=3, sort=False), dd.from_pandas(y, npartitions=3, sort=False)
+    mem, dist = bn.NaiveBayes().fit(df, y, sample_weight=w), bn.NaiveBayes().fit(Xd, yd, sample_weight=w)
+    chosen = [(c, type(f).__name__) for c, f in mem.blocks_]
+    assert {"Categorical", "Gaussian", "Poisson", "Histogram", "Hurdle"} == {t for _, t in chosen}
+    assert [(c, type(f).__name__) for c, f in dist.blocks_] == chosen
+    pd.testing.assert_frame_equal(dist.family_scores_, mem.family_scores_, rtol=1e-12)
+    assert_same_fit(mem, dist)  # the Histogram's bins (its state) included
+    assert_same_predictions(mem, dist, df, Xd)
+    mem = bn.NaiveBayes(structure="auto", auto_cv=False).fit(df, y, sample_weight=w)
+    dist = bn.NaiveBayes(structure="auto", auto_cv=False).fit(Xd, yd, sample_weight=w)
+    assert dist.structure_kind_ == mem.structure_kind_ != "naive" and dist.structure_ == mem.structure_
+    assert any(mem.structure_[c] for c in ("sleep", "nap"))  # a numeric node with a (numeric) parent
+    pd.testing.assert_frame_equal(dist.structure_scores_, mem.structure_scores_, rtol=1e-12)
+    for a, b in zip(dist.structure_bin_edges_, mem.structure_bin_edges_, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert_same_predictions(mem, dist, df, Xd)
+
+
+def test_privacy_is_refused():
+    X = da.from_array((RNG.random((400, 2)) < 0.5).astype(float), chunks=(100, -1))
+    with pytest.raises(NotImplementedError, match=r"privacy=DP\(...\) \(the noise is added once"):
+        bn.BernoulliNB(privacy=bn.DP(1.0, classes=[0, 1])).fit(X, RNG.integers(0, 2, 400))
 
 
 def test_random_imputation_is_refused():

@@ -1,5 +1,5 @@
-"""``structure=`` on Dask collections equals the in-memory fit (synchronous scheduler; the
-LocalCluster case is in tests/test_dask.py)."""
+"""``structure=`` and ``NaiveBayes(features="auto")`` on Dask collections equal the in-memory fit
+(synchronous scheduler; the LocalCluster cases are in tests/test_dask.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import pytest
 
 import bayesnb as bn
 from bayesnb.structure import edge_scores, edge_scores_from_counts, pair_counts
+from bayesnb.structure.model import bin_edges, bin_edges_from_table
+from cases import auto_frame
 
 dask = pytest.importorskip("dask", reason="dask is an optional extra: pip install 'bayesnb[dask]'")
 da = pytest.importorskip("dask.array")
@@ -29,10 +31,12 @@ def _votes():
 def _assert_same(mem, dist, X, Xd):
     assert dist.structure_ == mem.structure_ and dist.structure_kind_ == mem.structure_kind_
     assert dist.structure_hierarchical_ == mem.structure_hierarchical_
-    np.testing.assert_allclose(dist.log_evidence_, mem.log_evidence_, rtol=1e-12)
-    for a, b in zip(dist.structure_stats_, mem.structure_stats_, strict=True):
-        for x, z in zip(a, b, strict=True):
-            np.testing.assert_allclose(np.asarray(x), np.asarray(z), rtol=1e-12, atol=0)
+    if mem.log_evidence_ is None:  # (a data-dependent prior of a numeric node: no evidence in memory either)
+        assert dist.log_evidence_ is None
+    else:
+        np.testing.assert_allclose(dist.log_evidence_, mem.log_evidence_, rtol=1e-12)
+    for x, z in zip(_arrays(dist.structure_stats_), _arrays(mem.structure_stats_), strict=True):
+        np.testing.assert_allclose(x, z, rtol=1e-12, atol=0)
     proba = dist.predict_proba(Xd)
     assert isinstance(proba, da.Array)  # lazy
     np.testing.assert_allclose(proba.compute(), mem.predict_proba(X), rtol=1e-12, atol=1e-15)
@@ -110,8 +114,130 @@ def test_auto_with_its_cross_validation_check():
     np.testing.assert_allclose(dist.predict_proba(Xd).compute(), mem.predict_proba(X), rtol=1e-12, atol=1e-15)
 
 
-def test_refused_settings_name_the_alternative():
+def test_naive_bayes_structure_on_an_all_categorical_table():
+    """NaiveBayes(structure=...) (features="auto": one Categorical block) fits on Dask as CategoricalNB does."""
     X, y = _votes()
     Xd, yd = dd.from_pandas(X, npartitions=2), dd.from_pandas(y, npartitions=2)
-    with pytest.raises(NotImplementedError, match="CategoricalNB\\(structure=...\\)"):
-        bn.NaiveBayes(structure="tan").fit(Xd, yd)
+    mem, dist = bn.NaiveBayes(structure="tan").fit(X, y), bn.NaiveBayes(structure="tan").fit(Xd, yd)
+    assert any(dist.structure_.values())
+    _assert_same(mem, dist, X, Xd)
+
+
+def _same_auto_fit(mem, dist, X, Xd):
+    """The families, their scores and every block's state, statistics and posterior of the in-memory fit."""
+    assert [(c, type(f).__name__) for c, f in dist.blocks_] == [(c, type(f).__name__) for c, f in mem.blocks_]
+    pd.testing.assert_frame_equal(dist.family_scores_, mem.family_scores_, rtol=1e-12)
+    for bm, bd in zip(mem.posterior_.blocks, dist.posterior_.blocks, strict=True):
+        for field in ("state", "stats", "posterior"):
+            for a, b in zip(_arrays(getattr(bm, field)), _arrays(getattr(bd, field)), strict=True):
+                if a.dtype.kind in "fc":
+                    np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-300, err_msg=field)
+                else:  # categories, integer flags and offsets, bin codes: exactly
+                    np.testing.assert_array_equal(b, a, err_msg=field)
+    np.testing.assert_allclose(dist.predict_proba(Xd).compute(), mem.predict_proba(X), rtol=1e-12, atol=1e-15)
+
+
+def _arrays(x):
+    if isinstance(x, (tuple, list)):
+        return [a for item in x for a in _arrays(item)]
+    return [] if x is None else [np.asarray(x)]
+
+
+def test_auto_structure_of_a_mixed_table_with_its_cross_validation_check():
+    """NaiveBayes(structure="auto") with numeric columns: families, bins, evidence, the CV check's folds
+    (drawn from the labels in memory) and choice are the in-memory ones."""
+    X, y, w = auto_frame(240)
+    Xd, yd = dd.from_pandas(X, npartitions=2, sort=False), dd.from_pandas(y, npartitions=2, sort=False)
+    mem = bn.NaiveBayes(structure="auto").fit(X, y, sample_weight=w)
+    dist = bn.NaiveBayes(structure="auto").fit(Xd, yd, sample_weight=w)
+    assert mem.structure_scores_["cv_log_loss"].notna().sum() == 2  # the check ran
+    pd.testing.assert_frame_equal(dist.structure_scores_, mem.structure_scores_, rtol=1e-10)
+    _same_auto_fit(mem, dist, X, Xd)
+    _assert_same(mem, dist, X, Xd)
+    for a, b in zip(dist.structure_bin_edges_, mem.structure_bin_edges_, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("structure", ["naive", "tan"])
+def test_numeric_array_with_zero_weights_and_a_partition_of_zero_weights_only(structure):
+    rng = np.random.default_rng(3)
+    n = 480
+    y = rng.integers(0, 2, n)
+    x0 = rng.normal(y, 1, n).round(1)
+    X = np.column_stack([x0, (x0 + rng.normal(0, 0.5, n)).round(1), rng.poisson(1 + y), rng.exponential(1 + y)])
+    X[rng.random(X.shape) < 0.1] = np.nan
+    w = rng.integers(0, 3, n).astype(float)
+    w[360:] = 0.0  # the last chunk: left out (its values make no bin and no category)
+    X[360:, 3] = 1e6
+    Xd, yd, wd = da.from_array(X, chunks=(120, 4)), da.from_array(y, chunks=120), da.from_array(w, chunks=120)
+    mem = bn.NaiveBayes(structure=structure).fit(X, y, sample_weight=w)
+    dist = bn.NaiveBayes(structure=structure).fit(Xd, yd, sample_weight=wd)
+    _same_auto_fit(mem, dist, X, Xd)
+    if structure != "naive":
+        assert any(dist.structure_.values())
+        _assert_same(mem, dist, X, Xd)
+
+
+def test_object_array_columns_are_numeric_when_every_partition_observing_them_says_so():
+    """An object column with no value in one partition takes its kind from the others (as the whole column)."""
+    rng = np.random.default_rng(4)
+    n = 300
+    y = rng.integers(0, 2, n)
+    X = np.empty((n, 3), dtype=object)
+    X[:, 0] = rng.choice(["u", "v"], n)
+    X[:, 1] = rng.poisson(2 + 2 * y).astype(float)
+    X[:100, 1] = None  # the first partition: nothing observed
+    X[:, 2] = np.where(np.arange(n) < 200, rng.normal(size=n).round(1), "text")  # text in the last one only
+    Xd = da.from_array(X, chunks=(100, 3))
+    mem, dist = bn.NaiveBayes().fit(X, y), bn.NaiveBayes().fit(Xd, y)
+    assert [c for c, f in mem.blocks_][0] == ["x0", "x2"]  # x2 is categorical, x1 numeric
+    _same_auto_fit(mem, dist, X, Xd)
+
+
+def test_partial_fit_with_a_dask_first_batch_chooses_there_and_keeps_the_bins():
+    X, y, _ = auto_frame(300)
+    first, rest = X.iloc[:200], X.iloc[200:]
+    with pytest.warns(bn.FirstBatchFamilyWarning, match="sleep"):
+        dist = bn.NaiveBayes().partial_fit(dd.from_pandas(first, npartitions=2, sort=False), y.iloc[:200].to_numpy(),
+                                           classes=["a", "b", "c"])
+    with pytest.warns(bn.FirstBatchFamilyWarning):
+        mem = bn.NaiveBayes().partial_fit(first, y.iloc[:200], classes=["a", "b", "c"])
+    _same_auto_fit(mem, dist, first, dd.from_pandas(first, npartitions=2, sort=False))
+    mem.partial_fit(rest, y.iloc[200:])
+    dist.partial_fit(dd.from_pandas(rest, npartitions=2, sort=False), y.iloc[200:].to_numpy())
+    _same_auto_fit(mem, dist, X, dd.from_pandas(X, npartitions=2, sort=False))
+
+
+def test_bins_from_a_table_of_values_and_weights_are_the_bins_of_the_rows():
+    rng = np.random.default_rng(6)
+    for _ in range(300):
+        n = int(rng.integers(1, 200))
+        x = rng.choice(rng.normal(size=int(rng.integers(1, 30))).round(int(rng.integers(0, 3))), n)
+        for w in (np.ones(n), rng.integers(1, 4, n).astype(float), rng.random(n) + 0.01):
+            values, inverse = np.unique(x, return_inverse=True)
+            got = bin_edges_from_table(values, np.bincount(inverse, weights=w))
+            want = bin_edges(x, w)
+            if np.all(w == np.round(w)):  # whole weights (ones included): bit for bit
+                np.testing.assert_array_equal(got, want)
+            else:  # fractional ones are summed in another order
+                np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert bin_edges_from_table(np.empty(0), np.empty(0)).size == 0
+
+
+def test_a_columns_candidate_states_hold_its_table_of_values_once():
+    """features="auto" on Dask merges every candidate's encoding of a column (up to 21 Histogram candidates); the
+    merged states equal the unshared merges and hold the column's distinct values in one array."""
+    from bayesnb.estimators._auto import column_candidates, value_table
+    from bayesnb.estimators._dask_auto import _merge_states
+    from bayesnb.families._default_hooks import same_state
+
+    x = np.random.default_rng(7).normal(size=3000)
+    jobs = [(0, fam) for _, fam in column_candidates(*value_table(x))[1]]
+    parts = [[fam.encode(x[i::3, None])[1] for _, fam in jobs] for i in range(3)]
+    merge = _merge_states(jobs)
+    shared = merge(merge(parts[0], parts[1]), parts[2])
+    plain = [fam.merge_states(fam.merge_states(a, b), c) for (_, fam), a, b, c in zip(jobs, *parts)]
+    assert all(same_state(a, b) for a, b in zip(shared, plain, strict=True))
+    tables = [st.values[0] for st in shared if hasattr(st, "values")]
+    assert len(tables) == len(jobs) - 1 > 10 and len({id(t) for t in tables}) == 1  # (and Gaussian)
+    assert len({id(st.values[0]) for st in plain if hasattr(st, "values")}) == len(tables)

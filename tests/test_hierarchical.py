@@ -68,6 +68,43 @@ def test_no_nan_with_zero_counts():
     assert np.all(np.isfinite(h.alpha)) and np.all(h.alpha[..., 0] > 0)
 
 
+def test_root_all_centres_each_class_on_all_classes():
+    """``root="all"`` (Petitjean et al.'s top level): without parents the classes' Dirichlets are
+    centred on the all-classes estimate (``Dirichlet(alpha_root)`` + the classes' table counts),
+    each without its own table counts, with concentration ``c_0``."""
+    n = _counts(1, (3, 5))
+    h = hierarchical_prior(n, alpha_root=0.7, root="all")
+    assert h.concentrations == () and h.estimates == ()
+    c0 = h.class_concentration
+    np.testing.assert_allclose(h.alpha.sum(-1), c0)
+    tables = expected_tables(n, h.alpha)
+    base = 0.7 + tables.sum(0) - tables  # the root's prior + tables, less the class's own
+    np.testing.assert_allclose(h.alpha, c0 * base / base.sum(-1, keepdims=True), rtol=1e-3)  # at the fixed point
+    np.testing.assert_allclose(h.root, (0.7 + tables.sum(0)) / (0.7 * 5 + tables.sum()), rtol=1e-3)
+    assert hierarchical_prior(n, alpha_root=0.7).class_concentration is None  # the default: the class level on top
+
+
+def test_root_all_keeps_the_levels_below_the_class():
+    n = _counts(9, (2, 3, 4, 5))
+    h = hierarchical_prior(n, root="all")
+    assert h.alpha.shape == n.shape and len(h.concentrations) == 2 and h.root.shape == (5,)
+    assert [e.shape for e in h.estimates] == [(2, 5), (2, 3, 5)]
+    np.testing.assert_allclose(h.alpha.sum(-1), h.concentrations[-1])  # the leaves' c_m times a base
+
+
+def test_root_all_class_concentration_higher_when_the_classes_share_one_distribution():
+    """A column independent of the class pools its class tables (large c_0); one that separates the
+    classes keeps them apart (small c_0)."""
+    shared = hierarchical_prior(_counts(8, (4, 5), p=np.array([0.3, 0.3, 0.2, 0.1, 0.1]), n=200), root="all")
+    differ = hierarchical_prior(_counts(8, (4, 5), n=200), root="all")
+    assert shared.class_concentration > 10 * differ.class_concentration
+
+
+def test_bad_root():
+    with pytest.raises(ValueError, match="root"):
+        hierarchical_prior(np.ones((2, 2, 3)), root="uniform")
+
+
 def test_empty_context_gets_its_parents_estimate():
     n = _counts(3, (2, 3, 3, 4))
     n[1, 2, 0] = 0.0  # one leaf context with no rows

@@ -49,8 +49,8 @@ NOT_RUN_COMMANDS = {
 RUN_ELSEWHERE = {
     ("model.md", 0): "tests/test_auto_features.py",
     ("structure.md", 2): "tests/test_structure.py",
-    ("synthetic.md", 1): "tests/test_synthetic_report.py",
     ("synthetic.md", 2): "tests/test_synthetic_report.py",
+    ("synthetic.md", 3): "tests/test_synthetic_report.py",
 }
 
 NOT_RUN = re.compile(r"<!--\s*not-run:\s*(\S[^>]*?)\s*-->\s*$")

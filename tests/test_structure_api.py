@@ -206,6 +206,11 @@ def check_check_independence(m, X, y, table):
     assert len(out) == 2 * 3 and out["p_value"].between(0, 1).all()
 
 
+def check_check_mcar(m, X, y, table):
+    out = m.check_mcar(X, y)
+    assert len(out) == int(pd.DataFrame(X).isna().any().sum()) and out["p_value"].between(0, 1).all()
+
+
 def check_check_marginals(m, X, y, table):
     out = m.check_marginals(X, y, n_replicates=20, random_state=0)
     assert isinstance(out, pd.DataFrame)
@@ -274,7 +279,7 @@ CHECKS = {
     "predict_proba_interval": check_predict_proba_interval, "sample": check_sample,
     "sample_prior_predictive": check_sample_prior_predictive, "sample_posterior": check_sample_posterior,
     "impute": check_impute, "save": check_save, "check_independence": check_check_independence,
-    "check_marginals": check_check_marginals, "model_inputs": check_model_inputs,
+    "check_marginals": check_check_marginals, "check_mcar": check_check_mcar, "model_inputs": check_model_inputs,
     **{n: check_linear_view(n) for n in ("coef_", "intercept_", "coef_names_", "coef_draws", "coef_interval")},
     "fit_semi_supervised": check_fit_semi_supervised, "fit_latent_class": check_fit_latent_class,
     "latent_class_draws": check_naive_only("latent_class_draws", "does not sample"),

@@ -10,12 +10,13 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 from scipy.special import gammaln
 
 import bayesnb
-from bayesnb.datasets import load_house_votes
+from bayesnb.datasets import load_house_votes, load_penguins
 from bayesnb.structure import learn as S
 
 
@@ -206,3 +207,55 @@ def test_structure_package_reexports_learning():
 
     assert package.__all__ == S.__all__
     assert all(getattr(package, name) is getattr(S, name) for name in S.__all__)
+
+
+@pytest.mark.parametrize("edge_score", ["bdeu", "mi"])
+def test_forbidden_edges_are_never_learned_in_either_direction(edge_score):
+    votes = load_house_votes()
+    X, y = votes.drop(columns="party"), votes["party"].to_numpy()
+    codes = np.column_stack([pd.factorize(X[c], use_na_sentinel=True)[0] for c in X.columns])
+    V = codes.max(axis=0) + 1
+    yc = (y == "republican").astype(int)
+    scores = S.edge_scores(codes, yc, V, 2, edge_score=edge_score)
+    free = {kind: S.learn_parents(codes, yc, V, 2, kind, scores=scores) for kind in ("tan", "kdb")}
+    learned = {frozenset((j, p)) for pa in free.values() for j, ps in enumerate(pa) for p in ps}
+    banned = sorted(tuple(sorted(e)) for e in learned)[:6]  # edges the free structures do take
+    constrained = S.without_edges(scores, banned)
+    assert np.isfinite(scores.weights[~np.eye(len(V), dtype=bool)]).all()  # the input is left as it was
+    for kind in ("tan", "kdb"):
+        pa = S.learn_parents(codes, yc, V, 2, kind, scores=constrained)
+        edges = {frozenset((j, p)) for j, ps in enumerate(pa) for p in ps}
+        assert not edges & {frozenset(e) for e in banned}, (kind, pa)
+        assert edges, kind  # other edges are still learned
+
+
+def test_estimator_forbidden_edges_by_name_and_clear_errors():
+    votes = load_house_votes()
+    X, y = votes.drop(columns="party"), votes["party"]
+    free = bayesnb.NaiveBayes(structure="tan").fit(X, y).structure_
+    banned = [(c, p[0]) for c, p in free.items() if p][:4]
+    model = bayesnb.NaiveBayes(structure="tan", forbidden_edges=banned).fit(X, y)
+    for child, parents in model.structure_.items():
+        for a, b in banned:
+            assert not (child == a and b in parents) and not (child == b and a in parents)
+    with pytest.raises(ValueError, match="'nope', which is not a feature"):
+        bayesnb.NaiveBayes(structure="tan", forbidden_edges=[("nope", "crime")]).fit(X, y)
+    with pytest.raises(ValueError, match="pairs a feature with itself"):
+        bayesnb.NaiveBayes(forbidden_edges=[("crime", "crime")]).fit(X, y)
+    with pytest.raises(ValueError, match=r"list of \(feature, feature\) pairs"):
+        bayesnb.NaiveBayes(forbidden_edges=["crime"]).fit(X, y)
+
+
+def test_forbidden_edges_follow_names_when_blocks_reorder_the_columns():
+    """On a mixed table the structure's nodes come in block order (categorical block first), not column order."""
+    pg = load_penguins().dropna()
+    X, y = pg.drop(columns="species"), pg["species"]
+    free = bayesnb.NaiveBayes(structure="tan").fit(X, y).structure_
+    banned = [(c, p[0]) for c, p in free.items() if p]
+    assert any("sex" in pair for pair in banned)  # a categorical node meets a numeric one
+    model = bayesnb.NaiveBayes(structure="tan", forbidden_edges=banned).fit(X, y)
+    taken = {frozenset((c, p)) for c, ps in model.structure_.items() for p in ps}
+    assert not taken & {frozenset(pair) for pair in banned}
+    by_position = [(list(X.columns).index(a), list(X.columns).index(b)) for a, b in banned]
+    again = bayesnb.NaiveBayes(structure="tan", forbidden_edges=by_position).fit(X, y)
+    assert again.structure_ == model.structure_

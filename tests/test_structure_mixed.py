@@ -62,7 +62,7 @@ class _Hist:
 
 
 def _interval(law, lo, hi):
-    """(mass, first moment / mass) of ``law`` on (lo, hi]: quadrature, or a sum over whole numbers."""
+    """(mass, first moment / mass) of ``law`` on a node state [lo, hi): quadrature, or a sum over whole numbers."""
     if isinstance(law, _Hist):  # the density is constant between its edges: quad piece by piece
         pts = np.unique(np.clip(np.concatenate([[lo, hi], law.e]), max(lo, law.e[0]), min(hi, law.e[-1])))
         mass = mom = 0.0
@@ -74,7 +74,7 @@ def _interval(law, lo, hi):
         return mass, (mom / mass if mass > 0 else 0.0)
     if hasattr(law, "pmf"):
         top = law.mean() + 40 * law.std() + 50  # the mass beyond is far below the tolerance
-        ks = np.arange(np.floor(max(lo, -1)) + 1, np.floor(min(hi, top)) + 1)
+        ks = np.arange(np.ceil(max(lo, -1)), np.ceil(min(hi, top)))  # a state's whole numbers: [lo, hi)
         pm = law.pmf(ks)
         return pm.sum(), (float(ks @ pm / pm.sum()) if pm.sum() > 0 else 0.0)
     mass = integrate.quad(law.pdf, lo, hi, epsabs=0, epsrel=1e-12)[0]

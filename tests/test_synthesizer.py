@@ -87,8 +87,7 @@ def test_selection_lists_the_candidates_and_names_the_choice(fixture, request):
 
 def _test_loglik(synth, test, target):
     """Mean ``log p(x, y)`` of the test rows under the Synthesizer's choice, computed here independently."""
-    X = test if target is None else test.drop(columns=target)
-    y = np.zeros(len(test), dtype=int) if target is None else test[target].to_numpy(dtype=object)
+    X, y = synth.model_table(test)  # the missing indicators added: log p(x, m, y)
     codes = pd.Index(synth.model_.classes_).get_indexer(y)
     if synth.latent_ is None:
         return float(np.mean(synth.model_.predict_joint_log_proba(X)[np.arange(len(y)), codes]))
@@ -107,9 +106,11 @@ def _test_loglik(synth, test, target):
 def test_the_choice_beats_naive_on_unseen_rows(penguins_split, penguins_synth):
     train, test = penguins_split
     assert penguins_synth.chosen_ != "naive"
-    naive = NaiveBayes().fit(train.drop(columns="species"), train["species"])
+    X, y = penguins_synth.model_table(train)  # naive on the same table: the missing indicators included
+    naive = NaiveBayes().fit(X, y)
     codes = pd.Index(naive.classes_).get_indexer(test["species"])
-    naive_ll = float(np.mean(naive.predict_joint_log_proba(test.drop(columns="species"))[np.arange(len(test)), codes]))
+    naive_ll = float(np.mean(naive.predict_joint_log_proba(penguins_synth.model_table(test)[0])[np.arange(len(test)),
+                                                                                                 codes]))
     assert _test_loglik(penguins_synth, test, "species") > naive_ll + 0.5
 
 
@@ -120,8 +121,8 @@ def test_a_latent_choice_beats_naive_on_unseen_rows():
     assert synth.chosen_ == "latent class (naive, C=2)" and synth.latent_ is not None
     out = synth.sample(200, random_state=0)
     _check_support(votes, out, synth.model_)
-    naive = NaiveBayes().fit(train, np.zeros(len(train), dtype=int))
-    assert _test_loglik(synth, test, None) > float(np.mean(naive.score_samples(test))) + 0.5
+    naive = NaiveBayes().fit(*synth.model_table(train))  # the same table: the missing indicators included
+    assert _test_loglik(synth, test, None) > float(np.mean(naive.score_samples(synth.model_table(test)[0]))) + 0.5
 
 
 def test_seeds_reproduce(unlabelled_synth):
@@ -223,7 +224,8 @@ def test_datetimes_categories_bools_and_an_integer_target_keep_their_dtypes(tmp_
     assert synth.datetime_columns_ == ["day", "at"]
     assert set(out["t"]) == {0, 1} and set(out["c"]) <= {"a", "b", "c"}
     for c in ("day", "at"):  # histogram draws (the family the seconds chose): observed instants
-        assert out[c].between(df[c].min(), df[c].max()).all()
+        assert out[c].dropna().between(df[c].min(), df[c].max()).all()  # (a NaT now and then: "day" has one)
+    assert out["at"].notna().all() and list(synth.missing_indicators_) == ["day"]
     with pytest.raises(NotImplementedError, match="datetime"):
         synth.save(tmp_path / "d.bnb")
 

@@ -467,6 +467,8 @@ def build_parser():
     sy.add_argument("--structure", choices=("auto", "naive", "tan", "kdb"), default="auto", help="default: by evidence")
     sy.add_argument("--latent", default="auto", metavar="auto|none|K",
                     help="latent class: auto (kept if better held out), none, K components per class")
+    sy.add_argument("--missing", choices=("model", "drop"), default="model",
+                    help="model: missing cells drawn by missing-indicator nodes (default); drop: none drawn")
     sy.add_argument("--seed", type=int, default=0, help="random seed of the fit and the draws (default 0)")
     data_opts(sy)
     float_opt(sy)

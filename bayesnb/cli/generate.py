@@ -18,6 +18,7 @@ import sys
 import numpy as np
 import pandas as pd
 
+from .._synth_missing import blank_missing, indicators_in
 from .._utils import as_generator, shown_list
 from .commands import _labels_like, _model_and_table
 from .io import UsageError, check_output, write_table
@@ -113,7 +114,9 @@ def cmd_sample(args):
     The label column is named ``--target``, by default the training target's name
     (``target_name_``, recorded when ``y`` was a named pandas Series, as ``bayesnb fit``
     passes it), else ``class``. It stands where it stood in the training table
-    (``target_index_``, recorded by ``bayesnb fit``), else after the features.
+    (``target_index_``, recorded by ``bayesnb fit``), else after the features. A model saved by
+    ``Synthesizer.save`` with missing-indicator columns gets its cells blanked where they are
+    True, and the indicators are not written (as ``Synthesizer.sample``).
     """
     if args.n < 1:
         raise UsageError(f"-n must be at least 1; received {args.n}")
@@ -125,6 +128,7 @@ def cmd_sample(args):
     names = getattr(model, "feature_names_in_", None)
     cols = [str(c) for c in names] if names is not None else [f"x{j}" for j in range(model.n_features_in_)]
     out = X.copy() if hasattr(X, "columns") else pd.DataFrame(np.asarray(X), columns=cols)
+    out = blank_missing(out, indicators_in(cols))  # a Synthesizer's missing indicators: blank, then drop them
     if target in out.columns:
         raise UsageError(f"--target {target!r} is one of the model's feature columns; choose another name")
     # where the label stood in the training table (bayesnb fit records it), else last

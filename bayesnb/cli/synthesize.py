@@ -1,9 +1,9 @@
 """``bayesnb synthesize``: synthetic rows of a table with no saved model (:class:`bayesnb.Synthesizer`).
 
-``bayesnb synthesize DATA -n N -o OUT [--target COL] [--seed S]`` fits a
+``bayesnb synthesize DATA -n N -o OUT [--target COL] [--missing model|drop] [--seed S]`` fits a
 :class:`~bayesnb.Synthesizer` on DATA (the structure chosen by evidence, a latent-class model
 by held-out likelihood) and writes N synthetic rows with DATA's columns, in their order. The
-output equals ``Synthesizer(target=COL, structure=..., latent=..., random_state=S).fit(df)
+output equals ``Synthesizer(target=COL, structure=..., latent=..., random_state=S, missing=...).fit(df)
 .sample(N, random_state=S)``. Without ``--target`` the table has one class.
 """
 
@@ -45,8 +45,11 @@ def cmd_synthesize(args):
                               "leave out --target to model the label like a column")
     status(f"choosing a model of {len(df)} rows by evidence (structure {args.structure}, latent {args.latent})")
     synth = Synthesizer(target=args.target, structure=args.structure, latent=latent,
-                        random_state=args.seed).fit(df)
+                        random_state=args.seed, missing=args.missing).fit(df)
     out = synth.sample(args.n, random_state=args.seed)
-    write_table(out, args.output, done=f"chose {synth.chosen_}; wrote {len(out)} synthetic row(s) to {args.output}",
+    n_miss = len(synth.missing_indicators_)
+    modelled = f", missing cells of {n_miss} column(s) modelled" if n_miss else ""
+    write_table(out, args.output,
+                done=f"chose {synth.chosen_}{modelled}; wrote {len(out)} synthetic row(s) to {args.output}",
                 inputs=[args.data], float_format=args.float_format, fmt=args.format, force=args.force)
     return 0

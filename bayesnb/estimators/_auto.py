@@ -47,9 +47,9 @@ from .._loadcheck import SCORE_COLUMNS
 from .._progress import progress
 from .._utils import is_frame, missing_mask
 from ..families import Categorical, Gaussian, Histogram, Hurdle, LogNormal, Poisson
-from ..inference.conjugate import fit_block
 
-__all__ = ["CANDIDATES", "auto_blocks", "candidate_family", "column_kinds", "resolution"]
+__all__ = ["CANDIDATES", "assemble_blocks", "auto_blocks", "candidate_family", "column_candidates", "column_kinds",
+           "kind_votes", "merge_kinds", "merge_tables", "numeric_column", "pick", "resolution", "score", "value_table"]
 
 #: name -> (factory, applies(summary)): the candidate families of a numeric column
 CANDIDATES = {
@@ -98,7 +98,33 @@ def resolution(values) -> float:
 
 
 def column_kinds(X) -> list:
-    """Per column ``"numeric"`` (ints, floats) or ``"categorical"`` (strings, objects, bools, categories)."""
+    """Per column ``"numeric"`` (ints, floats) or ``"categorical"`` (strings, objects, bools, categories).
+
+    Parameters
+    ----------
+    X : ndarray or DataFrame of shape (n_samples, n_features)
+
+    Returns
+    -------
+    list of str
+    """
+    return merge_kinds([kind_votes(X)])
+
+
+def kind_votes(X) -> list:
+    """What each column of ``X`` says of its kind, a batch's vote (:func:`merge_kinds`).
+
+    Parameters
+    ----------
+    X : ndarray or DataFrame of shape (n_samples, n_features)
+
+    Returns
+    -------
+    list
+        Per column ``"numeric"`` (a number dtype, or an object column whose observed values are
+        all numbers), ``"categorical"``, or None (an object column with no observed value says
+        nothing).
+    """
     if is_frame(X):
         dtypes = [X.iloc[:, j].dtype for j in range(X.shape[1])]
         kinds = ["O" if isinstance(t, pd.CategoricalDtype) else getattr(t, "kind", "O") for t in dtypes]
@@ -106,23 +132,113 @@ def column_kinds(X) -> list:
         kinds = []
         for j in range(X.shape[1]):
             col = X[:, j][~missing_mask(X[:, j])]
-            kinds.append("f" if col.size and all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
-                                                 for v in col) else "O")
+            kinds.append(None if not col.size else "f" if all(isinstance(v, numbers.Real) and
+                                                              not isinstance(v, (bool, np.bool_)) for v in col)
+                         else "O")
     else:
         kinds = [X.dtype.kind] * X.shape[1]
-    return ["numeric" if k in "iuf" else "categorical" for k in kinds]
+    return [None if k is None else "numeric" if k in "iuf" else "categorical" for k in kinds]
 
 
-def _numeric_column(X, j) -> np.ndarray:
+def merge_kinds(votes) -> list:
+    """The kinds of a table's columns from its batches' :func:`kind_votes`.
+
+    Parameters
+    ----------
+    votes : sequence of list
+        One :func:`kind_votes` per batch.
+
+    Returns
+    -------
+    list of str
+        Per column ``"numeric"`` when some batch says numeric and none says categorical, else
+        ``"categorical"`` (a column observed nowhere is categorical, as in one batch).
+    """
+    return ["numeric" if "numeric" in col and "categorical" not in col else "categorical" for col in zip(*votes)]
+
+
+def numeric_column(X, j) -> np.ndarray:
+    """Column ``j`` of ``X`` as float64 (NaN missing).
+
+    Parameters
+    ----------
+    X : ndarray or DataFrame of shape (n_samples, n_features)
+    j : int
+        Column position.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+    """
     col = X.iloc[:, j] if is_frame(X) else X[:, j]
     return pd.to_numeric(pd.Series(col, copy=False), errors="raise").to_numpy(dtype=float, na_value=np.nan)
+
+
+def value_table(x):
+    """The distinct finite values of a column and how many cells hold each.
+
+    Everything :func:`column_candidates` reads of a column; tables of disjoint batches add
+    (:func:`merge_tables`), so a column's candidates are the same whether it is read at once or by parts.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n,)
+        The column (NaN = missing).
+
+    Returns
+    -------
+    values : ndarray of shape (m,)
+        Sorted.
+    counts : ndarray of shape (m,)
+        float64.
+    """
+    values, counts = np.unique(x[np.isfinite(x)], return_counts=True)
+    return values, counts.astype(np.float64)
+
+
+def merge_tables(a, b):
+    """The :func:`value_table` of two disjoint batches together, from their tables.
+
+    Parameters
+    ----------
+    a, b : tuple of ndarray
+        ``(values, counts)`` of each batch.
+
+    Returns
+    -------
+    values, counts : ndarray
+    """
+    values, inverse = np.unique(np.concatenate([a[0], b[0]]), return_inverse=True)
+    return values, np.bincount(inverse, weights=np.concatenate([a[1], b[1]]), minlength=values.size)
 
 
 def _score(fam, x, resp, h) -> float:
     """``log p(x | y) + density_cells * log h`` of one column under a fresh ``fam``."""
     X = x.reshape(-1, 1)
-    _, _, _, prior, post = fit_block(fam, X, resp, who="NaiveBayes(features='auto')")
-    return float(np.sum(fam.log_evidence(prior, post))) + fam.density_cells(X) * float(np.log(h))
+    block, state = fam.encode(X, who="NaiveBayes(features='auto')")
+    return score(fam, fam.stats(block, resp, state), state, fam.density_cells(X), h)
+
+
+def score(fam, stats, state, density_cells, h) -> float:
+    """A candidate's score from its statistics of the column: ``log p(x | y) + density_cells * log h``.
+
+    Parameters
+    ----------
+    fam : Family
+        The candidate.
+    stats, state
+        Its statistics of the column (one column) and its encoding state.
+    density_cells : int
+        ``fam.density_cells`` of the column.
+    h : float
+        The column's :func:`resolution`.
+
+    Returns
+    -------
+    float
+    """
+    prior = fam.make_prior(stats, state)
+    return float(np.sum(fam.log_evidence(prior, fam.update(prior, stats)))) + density_cells * float(np.log(h))
 
 
 def _histogram_label(bins, alpha) -> str:
@@ -168,6 +284,54 @@ def candidate_family(label):
                      f"{sorted(k for k in CANDIDATES if k != 'Histogram')} or one of {sorted(grid)}.")
 
 
+def column_candidates(values, counts):
+    """A column's resolution and candidate families, from its :func:`value_table`.
+
+    Parameters
+    ----------
+    values, counts : ndarray
+        The column's distinct finite values (sorted) and how many cells hold each.
+
+    Returns
+    -------
+    h : float or None
+        :func:`resolution` of the values (None without an observed value).
+    candidates : list of (str, Family)
+        Label and unfitted family of every candidate that respects the column's support
+        (Histogram's grid included, see :func:`_variants`); empty without an observed value.
+    """
+    if not values.size:
+        return None, []
+    summary = {"integer": bool(np.all(values == np.round(values))), "min": float(values[0])}
+    out = []
+    for name, (factory, applies) in CANDIDATES.items():
+        if applies(summary):
+            out += _variants(name, factory, values.size, counts.sum())
+    return resolution(values), out
+
+
+def pick(candidates, scores, h):
+    """The winner among a column's scored candidates (:func:`_with_tie_rule`) and the rows of its scores.
+
+    Parameters
+    ----------
+    candidates : list of (str, Family)
+        From :func:`column_candidates`.
+    scores : sequence of float
+        Each candidate's :func:`score`.
+    h : float
+        The column's resolution.
+
+    Returns
+    -------
+    name, rows, family
+        As :func:`choose_family`.
+    """
+    rows = [{"family": label, "log_evidence": s, "resolution": h} for (label, _), s in zip(candidates, scores)]
+    best = _with_tie_rule(rows)
+    return best, rows, dict(candidates)[best]
+
+
 def choose_family(x, resp):
     """Score the candidates of one numeric column and return the winner and the table of scores.
 
@@ -194,20 +358,10 @@ def choose_family(x, resp):
     family : Family or None
         The winning family, unfitted.
     """
-    seen = x[np.isfinite(x)]
-    if not seen.size:
+    h, candidates = column_candidates(*value_table(x))
+    if not candidates:
         return None, [], None
-    summary = {"integer": bool(np.all(seen == np.round(seen))), "min": float(seen.min())}
-    h = resolution(seen)
-    n_distinct = np.unique(seen).size
-    rows, fams = [], {}
-    for name, (factory, applies) in CANDIDATES.items():
-        if applies(summary):
-            for label, fam in _variants(name, factory, n_distinct, seen.size):
-                fams[label] = fam
-                rows.append({"family": label, "log_evidence": _score(fam, x, resp, h), "resolution": h})
-    best = _with_tie_rule(rows)
-    return best, rows, fams[best]
+    return pick(candidates, [_score(fam, x, resp, h) for _, fam in candidates], h)
 
 
 def _kind(label) -> str:
@@ -260,19 +414,44 @@ def auto_blocks(X, categorical=None, resp=None):
     """
     kinds = column_kinds(X)
     names = list(X.columns) if is_frame(X) else list(range(X.shape[1]))
+    numeric = [j for j, k in enumerate(kinds) if k == "numeric"]
+    choices = None
+    if resp is not None:
+        choices = {j: choose_family(numeric_column(X, j), resp)
+                   for j in progress(numeric, desc="features='auto': family search")}
+    return assemble_blocks(kinds, names, choices, categorical)
+
+
+def assemble_blocks(kinds, names, choices, categorical=None):
+    """The blocks and score table of ``features="auto"`` from each numeric column's choice.
+
+    Parameters
+    ----------
+    kinds : list of str
+        :func:`column_kinds` of the table.
+    names : list
+        The column names (positions for an array).
+    choices : dict or None
+        Numeric column position -> ``(name, rows, family)`` of :func:`choose_family` (or
+        :func:`pick`); None: every numeric column Gaussian, no scores.
+    categorical : Categorical, optional
+        The family of the categorical block (default ``Categorical()``).
+
+    Returns
+    -------
+    specs, scores
+        As :func:`auto_blocks`.
+    """
     cat = [j for j, k in enumerate(kinds) if k == "categorical"]
     specs = [(cat, Categorical() if categorical is None else categorical)] if cat else []
     groups, rows = {}, []
-    numeric = [j for j, k in enumerate(kinds) if k == "numeric"]
-    for j in progress(numeric, desc="features='auto': family search", disable=resp is None):
-        best, scored, fam = "Gaussian", [], None
-        if resp is not None:
-            best, scored, fam = choose_family(_numeric_column(X, j), resp)
+    for j in [j for j, k in enumerate(kinds) if k == "numeric"]:
+        best, scored, fam = choices[j] if choices is not None else ("Gaussian", [], None)
         if fam is None:
             best, fam = "Gaussian", Gaussian()
         groups.setdefault(best, ([], fam))[0].append(j)
         rows += [{"column": names[j], **r, "chosen": r["family"] == best} for r in scored]
     for cols, fam in groups.values():
         specs.append((cols, fam))
-    scores = None if resp is None else pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
+    scores = None if choices is None else pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
     return specs, scores

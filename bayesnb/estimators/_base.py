@@ -359,11 +359,16 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
                 warn_all_missing(self._who, [names[i][j] for j in np.flatnonzero(allm)])
         return out
 
-    def _resolve_specs(self, X, resp):
+    def _resolve_specs(self, X, resp, **options):
         specs = []
-        for cols, fam in self._block_specs(X, resp):
+        for cols, fam in self._block_specs(X, resp, **options):
             specs.append((np.asarray(cols, dtype=int), copy.deepcopy(fam)))
         return specs
+
+    def _dask_specs(self, head, light, parts, classes_of):
+        """The blocks of a Dask fit (:mod:`._dask_fit`): those of its first partition ``head``
+        (validated), as no block of this estimator depends on the data beyond the columns."""
+        return self._resolve_specs(head, None)
 
     @property
     def log_evidence_(self):

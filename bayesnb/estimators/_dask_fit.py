@@ -5,10 +5,12 @@ Every partition is encoded against the same encoding (the union of what all part
 hold: classes, each categorical column's values), so its statistics are those of its
 rows in the in-memory fit; statistics add (``Family.merge``), and the prior is resolved
 from the reduced statistics (``make_prior``), so the posterior is the in-memory one up to
-the order of floating-point additions. An encoding that is learned from the data in any
-other way (e.g. Histogram bins) cannot be rebuilt from partitions and is refused with an
-error, as are options that need the whole data at once (the estimator's
-``_dask_unsupported``).
+the order of floating-point additions. Other encodings learned from the data are each
+partition's own, merged by the family (``Family.merge_states``: a Histogram's bins are made
+again from the partitions' summed tables of distinct values); one whose states cannot be
+combined is refused with an error, as are options that need the whole data at once (the
+estimator's ``_dask_unsupported``). Blocks that depend on the data (``NaiveBayes(features="auto")``)
+are chosen by the estimator's own passes first (``_dask_specs``, :mod:`._dask_auto`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from sklearn.base import clone
 
 from .. import _dask
 from .._utils import ColumnNames, is_frame, missing_mask, take_rows
+from ..families._default_hooks import same_state
 from ..inference.conjugate import posterior_from_stats
 from . import _validation as _val
 
@@ -39,32 +42,40 @@ def fit(est, X, y, sample_weight, classes, partial):
     head = parts[0][0].compute()
     if head.shape[0] == 0:
         raise ValueError(f"{who}: the first partition of X is empty; expected rows in it (repartition X).")
+    def classes_of(labels):  # the fit's classes, from the labels found in the partitions
+        labels = _val.unique_labels(np.asarray(labels), who)
+        if not partial and classes is None:
+            return labels
+        classes_ = est.classes_ if partial else _val.unique_labels(np.asarray(classes), who)
+        _val.check_known_labels(labels, classes_, who)
+        return classes_
+
     if not partial:
         head = est._check_X(head, reset=True)
         est._record_target_name(getattr(y, "_meta", y))  # a dask Series' name is on its (empty) meta
-        specs = est._resolve_specs(head, None)
+        light = _light(est)
+        specs = est._dask_specs(head, light, parts, classes_of)  # (features="auto": its own passes)
         states = [None] * len(specs)
     else:
         est._check_X(head, reset=False)
+        light = _light(est)
         specs = [(b.columns, b.family) for b in est.posterior_.blocks]
         states = [b.state for b in est.posterior_.blocks]
-    light = _light(est)
     raw = [i for i, (_, fam) in enumerate(specs) if fam.raw_values]
     # pass 1: labels and the values of every raw-value (categorical) column, per partition
-    found = dask.compute(*[dask.delayed(_discover)(light, specs, raw, *p) for p in parts])
-    labels = _val.unique_labels(np.concatenate([f[0] for f in found]), who)
-    if partial or classes is not None:
-        classes_ = est.classes_ if partial else _val.unique_labels(np.asarray(classes), who)
-        _val.check_known_labels(labels, classes_, who)
-    else:
-        classes_ = labels
+    found = dask.compute(*[dask.delayed(_discover)(light, specs, raw, states, *p) for p in parts])
+    classes_ = classes_of(np.concatenate([f[0] for f in found]))
     class_alpha, fit_prior, class_prior = est._check_class_params(len(classes_))
     for i, (cols, fam) in enumerate(specs):
         if i in raw:
             table = _value_table(head, cols, [[f[1][raw.index(i)][j] for f in found] for j in range(len(cols))])
             states[i] = fam.encode(est._take(table, cols, fam), states[i], extend=partial, who=who)[1]
-        else:  # each partition's own state, merged (and merged into the earlier batches' one)
+        else:  # each partition's own state, merged; after earlier batches, each partition's extension of
+            # their state (what an in-memory partial_fit of it makes: bins stay, observed columns grow)
+            old = states[i]
             for s in [f[2][i] for f in found if f[2][i] is not None]:
+                if old is not None and same_state(s, old):
+                    continue  # nothing new (merging the earlier batches' rows twice would count them twice)
                 states[i] = s if states[i] is None else fam.merge_states(states[i], s)
     # pass 2: per-partition statistics, reduced in a tree
     chunk = dask.delayed(_chunk_stats, pure=True)
@@ -105,16 +116,18 @@ def _rows(est, X, y, w):
     return X, y, w
 
 
-def _discover(est, specs, raw, X, y, w):
+def _discover(est, specs, raw, old, X, y, w):
     """A partition's labels; per raw-value block and column, its distinct observed values; per other
-    block, the encoding state of its rows (None for a raw-value block)."""
+    block, the encoding state of its rows, or (``old[i]`` not None: earlier batches) their state
+    extended by its rows (None for a raw-value block)."""
     if X.shape[0] == 0:
         return np.asarray(y)[:0], [[np.empty(0)] * len(specs[i][0]) for i in raw], [None] * len(specs)
     X, y, w = _rows(est, X, y, w)
     if X.shape[0] == 0:
         return y, [[np.empty(0)] * len(specs[i][0]) for i in raw], [None] * len(specs)
-    states = [None if fam.raw_values else fam.encode(est._take(X, cols, fam), who=est._who)[1]
-              for cols, fam in specs]
+    states = [None if fam.raw_values else fam.encode(est._take(X, cols, fam), st, extend=st is not None,
+                                                     who=est._who)[1]
+              for (cols, fam), st in zip(specs, old)]
     values = []
     for i in raw:
         cols, fam = specs[i]
@@ -155,18 +168,24 @@ def _chunk_stats(est, specs, states, classes, X, y, w):
         return (np.zeros(K), [fam.empty_stats(st, K) for (_, fam), st in zip(specs, states)],
                 [np.ones(len(cols), dtype=bool) for cols, _ in specs])
     X, y, w = _rows(est, X, y, w)
-    n = X.shape[0]
-    if n == 0:
+    if X.shape[0] == 0:
         return _chunk_stats(est, specs, states, classes, X, y, w)
-    codes = np.searchsorted(classes, y) if K > 1 else np.zeros(n, dtype=int)
-    resp = np.zeros((n, K))
-    resp[np.arange(n), codes] = w
+    resp = _resp(classes, y, w)
     stats, allm = [], []
     for (cols, fam), st in zip(specs, states):
         block = fam.encode(est._take(X, cols, fam), st, extend=False, who=est._who)[0]
         stats.append(fam.stats(block, resp, st))
         allm.append(np.asarray(fam.all_missing(block), dtype=bool))
     return resp.sum(0), stats, allm
+
+
+def _resp(classes, y, w):
+    """Row weights per class (n, K): each row's weight under its class, as the in-memory fit makes them."""
+    K, n = len(classes), len(y)
+    codes = np.searchsorted(classes, y) if K > 1 else np.zeros(n, dtype=int)
+    resp = np.zeros((n, K))
+    resp[np.arange(n), codes] = w
+    return resp
 
 
 def _merge_pair(specs):

@@ -1,7 +1,12 @@
 """``structure=`` on Dask collections: the structure learned from partition statistics.
 
-After the naive fit (:mod:`bayesnb.estimators._dask_fit`, which fixes the classes and every
-column's categories), two more passes over the partitions, each tree-reduced:
+After the naive fit (:mod:`bayesnb.estimators._dask_fit`, which fixes the classes, every
+column's categories and, with ``NaiveBayes(features="auto")``, every numeric column's family),
+two more passes over the partitions, each tree-reduced (three with a numeric feature):
+
+0. **Bins** (numeric features): per partition each numeric column's distinct values and their
+   summed weights; the summed table gives the column's quantile bins, the edges the in-memory
+   fit takes from the rows (:func:`bayesnb.structure.model.bin_edges_from_table`).
 
 1. **Pairwise statistics**: per partition the count tables of every pair of features and the
    class (:func:`bayesnb.structure.pair_counts`); they add, and the summed tables give the
@@ -18,9 +23,8 @@ predictions are those of the in-memory fit up to the order of floating-point add
 The cross-validation check of ``structure="auto"`` (``auto_cv=True``) computes the labels
 (and weights) in memory for its folds and fits each fold's models on the Dask collection with
 the held-out rows' weights set to 0 (:func:`bayesnb.structure.select.cv_check`): the rows,
-categories and statistics of the in-memory fold fits. Refused: numeric nodes (their bins are
-quantiles of the whole column; ``NaiveBayes`` needs ``features="auto"`` for a structure,
-which is refused on Dask too).
+categories, families, bins and statistics of the in-memory fold fits (the folds are drawn from
+the labels in memory, so they are the in-memory folds).
 
 :class:`DaskPredictMixin` maps the structured predict methods over the partitions of a Dask
 ``X``, lazily, as the naive ones are.
@@ -34,7 +38,14 @@ from .. import _dask
 from .. import posterior as _post
 from ..structure import model as _mx
 from ..structure import select as _sel
-from ..structure import edge_scores_from_counts, learn_parents, pair_counts, scoring_rows, warn_few_rows
+from ..structure import (
+    edge_scores_from_counts,
+    learn_parents,
+    pair_counts,
+    scoring_rows,
+    warn_few_rows,
+    without_edges,
+)
 from . import _validation as _val
 from ._dask_fit import _light, _rows
 
@@ -42,7 +53,7 @@ __all__ = ["DaskPredictMixin", "fit_structure", "unsupported"]
 
 
 def unsupported(est) -> str | None:
-    """The structure setting that a Dask fit refuses, or None (none: numeric nodes are refused by ``fit``)."""
+    """The structure setting that a Dask fit refuses, or None (none: every structure fits on Dask)."""
     return None
 
 
@@ -51,15 +62,48 @@ def _in_memory(v):
     return None if v is None else np.asarray(v.compute() if _dask.is_dask(v) else v)
 
 
-def _nodes(est):
+def _nodes(est, parts, light):
+    """The structure's nodes; a numeric node's bin edges from its column's table of distinct values and
+    summed weights over the partitions (:func:`bayesnb.structure.model.bin_edges_from_table`)."""
+    import dask
+
     post = est.posterior_
     d = sum(len(b.names) for b in post.blocks)
     nodes = _mx.make_nodes(post.blocks, None, None, edges=[np.empty(0)] * d)
-    if any(nd.numeric for nd in nodes):
-        raise NotImplementedError(f"{est._who}: structure={est.structure!r} on Dask collections needs categorical "
-                                  "features only (a numeric feature's bins are quantiles of the whole column); "
-                                  "compute the data (X.compute()).")
-    return nodes
+    numeric = [j for j, nd in enumerate(nodes) if nd.numeric]
+    if not numeric:
+        return nodes
+    post_d, nodes_d, light_d = dask.delayed(post), dask.delayed(nodes), dask.delayed(light)
+    tables = _dask.tree_reduce([dask.delayed(_value_weights, pure=True)(light_d, post_d, nodes_d, numeric, *p)
+                                for p in parts], _merge_value_weights).compute()
+    edges = [np.empty(0)] * d
+    for j, (values, weights) in zip(numeric, tables):
+        edges[j] = _mx.bin_edges_from_table(values, weights)
+    return _mx.make_nodes(post.blocks, None, None, edges=edges)
+
+
+def _value_weights(light, post, nodes, numeric, X, y, w):
+    """Per numeric node, its column's distinct finite values in a partition and their summed weights."""
+    X, y, w = _rows(light, X, y, w) if X.shape[0] else (X, y, np.zeros(0))
+    encoded = light._encode_blocks(X, post)[0] if X.shape[0] else None
+    out = []
+    for j in numeric:
+        if encoded is None:
+            out.append((np.empty(0), np.empty(0)))
+            continue
+        x = np.asarray(nodes[j].family.gen_values(encoded[nodes[j].block]), dtype=float)[:, nodes[j].col]
+        keep = np.isfinite(x)
+        values, inverse = np.unique(x[keep], return_inverse=True)
+        out.append((values, np.bincount(inverse, weights=w[keep], minlength=values.size)))
+    return out
+
+
+def _merge_value_weights(a, b):
+    out = []
+    for (va, wa), (vb, wb) in zip(a, b):
+        values, inverse = np.unique(np.concatenate([va, vb]), return_inverse=True)
+        out.append((values, np.bincount(inverse, weights=np.concatenate([wa, wb]), minlength=values.size)))
+    return out
 
 
 def _partition(light, post, nodes, X, y, w):
@@ -134,10 +178,10 @@ def fit_structure(est, X, y, sample_weight):
     import dask
 
     post, who = est.posterior_, est._who
-    nodes = _nodes(est)
-    K, d = len(post.classes), len(nodes)
     parts = _dask.row_partitions(X, y, sample_weight, who=who)
     light = _light(est)
+    nodes = _nodes(est, parts, light)
+    K, d = len(post.classes), len(nodes)
     post_d, nodes_d, light_d = dask.delayed(post), dask.delayed(nodes), dask.delayed(light)
     n_states = [nd.n_states for nd in nodes]
     cands = _sel.candidates(est.structure, est.k, est.alpha is None)
@@ -147,7 +191,7 @@ def fit_structure(est, X, y, sample_weight):
                                   _add_pairs).compute()
         if pairs is None:  # no row of positive weight (the naive fit refuses this first)
             pairs = pair_counts(np.zeros((0, d), np.int64), np.zeros(0, np.int64), n_states, K)
-        scores = edge_scores_from_counts(pairs, n_states)
+        scores = without_edges(edge_scores_from_counts(pairs, n_states), est._forbidden_pairs(nodes))
     none = np.zeros((0, d), np.int64)
     parents = {c.kind: learn_parents(none, none[:, 0], n_states, K, c.kind, est.k, scores=scores) for c in cands}
     auto = est.structure == "auto"

@@ -30,6 +30,7 @@ from .. import _dask
 from .. import posterior as _post
 from .._utils import as_generator, take_rows
 from ..diagnostics import datatree_from_layout
+from ..generative.conditions import has_constraints
 from ..generative.functions import class_log_weights, warn_empty_columns
 from ..generative.support import blank_impossible, impossible_rows
 from ..generative.tables import check_impute_options, label_codes, missing_labels
@@ -429,17 +430,24 @@ class StructureCommonMixin:
         the call's parameters (one exact posterior draw, or the plug-in), by backward sampling
         on a forest (naive, TAN) and by enumerating the missing ancestors of given cells on
         k-DB (refused beyond :data:`~bayesnb.structure.model.MAX_ENUMERATION` joint
-        states); a given numeric value enters through its density. ``length`` and ``latent``
-        need structure='naive'.
+        states); a given numeric value enters through its density. Sets, ranges, ``forbid`` and
+        ``return_probability`` as there, by the same message passing with the constrained
+        nodes' factors restricted (:mod:`bayesnb.structure.constrained`); those draws use the
+        call's posterior draw or, with ``parameter_uncertainty=False``, the plug-in. ``length``
+        and ``latent`` need structure='naive'.
         """
         if self._structure_fitted() is None or _dask.is_dask(kwargs.get("given")):  # Dask: partition by partition
             return super().sample(n_samples, y=y, random_state=random_state,
                                   parameter_uncertainty=parameter_uncertainty, **kwargs)
-        given = kwargs.pop("given", None)
+        given, forbid = kwargs.pop("given", None), kwargs.pop("forbid", None)
+        return_probability = bool(kwargs.pop("return_probability", False))
         odd = [k for k, v in kwargs.items() if v is not None]
         if odd:
             raise NotImplementedError(f"{self._who}.sample({', '.join(odd)}=...) needs structure='naive'.")
         rng = as_generator(random_state)
+        if forbid is not None or return_probability or has_constraints(given) or isinstance(y, (set, frozenset)):
+            return self._structure_constrained(n_samples, y, given, forbid, rng, parameter_uncertainty,
+                                               return_probability)
         if given is not None:
             return self._structure_given(n_samples, y, given, rng, parameter_uncertainty)
         post = self.posterior_

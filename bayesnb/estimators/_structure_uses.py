@@ -26,15 +26,19 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from scipy.special import logsumexp
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from .. import posterior as _post
 from .._utils import ZeroProbabilityWarning, as_generator, is_frame
 from ..generative._checks import sample_request
 from ..generative.conditional import check_known_values
+from ..generative.conditions import class_set
+from ..generative.constrained import finish_probability, parse_conditions
 from ..generative.functions import class_log_weights, contribution_class_term
 from ..generative.given import encode_given, write_given
 from ..generative.support import blank_impossible, impossible_cells
+from ..structure import constrained as _sc
 from ..structure import impute as _mi
 from ..structure import infer as _si
 from ..structure import model as _mx
@@ -188,6 +192,37 @@ class StructureUsesMixin:
         columns = write_given(self._node_columns(drawn), values)
         return self._node_table(columns, n, decoded=True), post.classes[zz]
 
+    def _structure_constrained(self, n_samples, y, given, forbid, rng, parameter_uncertainty, return_probability):
+        """``sample(given=, forbid=)`` with sets, ranges or forbidden combinations under the fitted structure:
+        ``(X, y)`` (and ``p``) drawn exactly by :func:`bayesnb.structure.constrained.draw_constrained`."""
+        post, who, model = self.posterior_, self._who, self._mixed
+        y, classes = class_set(post.classes, y, who)
+        req = parse_conditions(self, n_samples, y, given, forbid, value_tables=False)
+        node_of = {int(c): j for j, c in enumerate(self._node_positions())}
+        pieces = [{node_of[c]: cons for c, cons in p.items()} for p in req.pieces]
+        r = rng if parameter_uncertainty else None
+        point = model._replace(predictive="mean") if r is None else _mi.drawn_model(model, r)
+        if req.one is not None:  # one condition for every row: its messages once, then req.n draws
+            logw = _class_weights(class_log_weights(post, r), None if req.z is None else req.z[:1], 1, classes)
+            zz, drawn, _ = _sc.draw_constrained(point, _mx.node_data(model.nodes, req.encoded), logw, pieces, rng,
+                                                who, n=req.n)
+        else:
+            logw = _class_weights(class_log_weights(post, r), req.z, req.n, classes)
+            zz, drawn, _ = _sc.draw_constrained(point, _mx.node_data(model.nodes, req.encoded), logw, pieces, rng,
+                                                who)
+        columns = write_given(self._node_columns(drawn), req.values)
+        out = (self._node_table(columns, req.n, decoded=True), post.classes[zz])
+        if not return_probability:
+            return out
+        one = req.one is not None
+        z = None if req.z is None else req.z[:1] if one else req.z
+        logw = _class_weights(post.class_log_prior, z, 1 if one else req.n, classes)
+        logp = _sc.log_probability(model._replace(predictive="marginal"), _mx.node_data(model.nodes, req.encoded),
+                                   logw, pieces, who)
+        if z is not None or classes is not None:
+            logp = logp - logsumexp(logw, axis=1)
+        return (*out, finish_probability(logp, req, who))
+
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a batch of labelled data to the posterior (counts accumulate).
 
@@ -249,3 +284,12 @@ class StructureUsesMixin:
         self.structure_kind_, self.structure_ = saved["structure_kind_"], saved["structure_"]
         self.structure_stats_ = self._mixed.stats
         return self
+
+
+def _class_weights(log_w, z, n, classes=None):
+    """``log p(y=k)`` per row (n, K), ``-inf`` off each row's class ``z`` when given, and off ``classes``
+    (bool (K,), a set ``y``'s classes) when given."""
+    logw = np.broadcast_to(log_w, (n, log_w.shape[0]))
+    if classes is not None:
+        logw = np.where(classes[None, :], logw, -np.inf)
+    return logw if z is None else np.where(np.arange(log_w.shape[0])[None, :] == np.asarray(z)[:, None], logw, -np.inf)

@@ -42,6 +42,7 @@ from ..structure import (
     learn_parents,
     scoring_rows,
     topological_order,
+    without_edges,
 )
 from .._dask import is_dask
 from . import _dask_structure
@@ -57,6 +58,7 @@ STRUCTURE_CONSTRAINTS: dict = {
     "structure": [StrOptions({"naive", "tan", "kdb", "auto"})],
     "k": [Interval(Integral, 1, None, closed="left")],
     "auto_cv": ["boolean"],
+    "forbidden_edges": [list, tuple, None],
 }
 
 #: what a model file keeps of a fitted structure (files of 0.1's CategoricalNB have no edges: all categorical)
@@ -117,6 +119,7 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
     def _learn_structure(self, X, y, sample_weight):
         """Learn the parents on the rows ``X, y`` and fit every node over its contexts (after the naive fit)."""
         self._mixed = None
+        self._forbidden_pairs()  # a clear error for a bad constraint, whatever the structure
         if self.structure == "naive":  # the naive posterior is the model (_set_attributes set structure_)
             return self
         if is_dask(X):  # learned from pairwise, then context statistics reduced over the partitions
@@ -137,7 +140,7 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
         states = data[2]
         scores = None
         if len(nodes) > 1:
-            scores = edge_scores(states, ycodes, n_states, K, w)
+            scores = without_edges(edge_scores(states, ycodes, n_states, K, w), self._forbidden_pairs(nodes))
         cands = _sel.candidates(self.structure, self.k, self.alpha is None)
         parents = {c.kind: learn_parents(states, ycodes, n_states, K, c.kind, self.k, w, scores=scores)
                    for c in cands}
@@ -161,6 +164,39 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
                                             _post.label_log_evidence(post) or 0.0)
         self._store_structure(chosen, frame, fitted, nodes, parents)
         return self
+
+    def _forbidden_pairs(self, nodes=None):
+        """``forbidden_edges`` as node positions ``(i, j)`` of ``nodes`` (feature positions without them: the
+        check alone); a clear error for anything else. Nodes come in block order, not column order."""
+        given = getattr(self, "forbidden_edges", None)
+        if not given:
+            return []
+        names = getattr(self, "feature_names_in_", None)
+        d = int(self.n_features_in_)
+        where = {} if names is None else {str(n): j for j, n in enumerate(names)}
+
+        def position(f):
+            if isinstance(f, str) and f in where:
+                return where[f]
+            if isinstance(f, Integral) and not isinstance(f, bool) and 0 <= int(f) < d:
+                return int(f)
+            known = f"feature names {list(where)}" if where else f"positions 0 to {d - 1}"
+            raise ValueError(f"{self._who}: forbidden_edges names {f!r}, which is not a feature; expected {known}.")
+
+        pairs = []
+        for pair in given:
+            if isinstance(pair, str) or not hasattr(pair, "__len__") or len(pair) != 2:
+                raise ValueError(f"{self._who}: forbidden_edges must be a list of (feature, feature) pairs; "
+                                 f"received the entry {pair!r}.")
+            i, j = position(pair[0]), position(pair[1])
+            if i == j:
+                raise ValueError(f"{self._who}: forbidden_edges pairs a feature with itself: {pair!r}.")
+            pairs.append((i, j))
+        if nodes is None:
+            return pairs
+        post = self.posterior_
+        node_of = {int(post.blocks[nd.block].columns[nd.col]): n for n, nd in enumerate(nodes)}
+        return [(node_of[i], node_of[j]) for i, j in pairs]
 
     def _store_structure(self, chosen, frame, fitted, nodes, parents):
         """The fitted attributes of the structure ``chosen`` (:func:`bayesnb.structure.select.choose`)."""

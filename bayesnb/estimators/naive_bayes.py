@@ -15,6 +15,7 @@ from .. import _dask
 from .._utils import FirstBatchFamilyWarning, is_frame
 from ..families import Categorical
 from ..families._base import Family
+from . import _dask_auto
 from . import _validation as _val
 from ._auto import auto_blocks, column_kinds
 from ._base import BaseNB
@@ -64,6 +65,10 @@ class NaiveBayes(StructureMixin, BaseNB):
         With ``structure="auto"``: check the evidence's choice against naive by 5-fold
         cross-validated log loss, and keep naive when the choice is worse by more than one
         standard error (docs/structure.md, "Choosing by evidence"). False skips it.
+    forbidden_edges : list of (feature, feature) pairs, optional
+        Structure constraints: neither feature of a pair is ever a parent of the other under
+        ``"tan"``, ``"kdb"`` or ``"auto"`` (features by name when fitted on a DataFrame, else by
+        position). None: every edge may be learned.
 
     Attributes
     ----------
@@ -100,12 +105,13 @@ class NaiveBayes(StructureMixin, BaseNB):
     _input_tags: ClassVar[dict] = {"categorical": True, "string": True}
 
     def __init__(self, features="auto", *, alpha=None, fit_prior=True, class_prior=None, class_alpha=1.0,
-                 predictive="mean", structure="naive", k=2, auto_cv=True, privacy=None):
+                 predictive="mean", structure="naive", k=2, auto_cv=True, forbidden_edges=None, privacy=None):
         self.features = features
         self.alpha = alpha
         self.structure = structure
         self.k = k
         self.auto_cv = auto_cv
+        self.forbidden_edges = forbidden_edges
         super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive,
                          privacy=privacy)
 
@@ -126,7 +132,8 @@ class NaiveBayes(StructureMixin, BaseNB):
         Histogram's bins are fixed by the batch it is first fitted on even with a features
         dict, so there ``partial_fit`` equals ``fit`` only when that batch sets the same bins;
         the other families' statistics add up exactly. A table of categorical columns only
-        partial_fits to ``fit`` (categories grow with the batches).
+        partial_fits to ``fit`` (categories grow with the batches). A Dask ``X`` is one batch (its
+        families chosen over all its partitions) and warns when a column's dtype is numeric.
 
         Parameters
         ----------
@@ -143,7 +150,9 @@ class NaiveBayes(StructureMixin, BaseNB):
 
     def _warn_first_batch_families(self, X):
         """Warn, naming ``X``'s numeric columns, that their families are chosen on this first batch."""
-        if sp.issparse(X) or _dask.is_dask(X) or not (is_frame(X) or np.ndim(X) == 2):
+        if _dask.is_dask(X):  # the kinds its dtypes tell (an object array's columns are not read here)
+            X = X._meta if is_frame(X._meta) else np.empty((0, X.shape[1]) if X.ndim == 2 else 0, X.dtype)
+        if sp.issparse(X) or not (is_frame(X) or np.ndim(X) == 2):
             return  # refused with their own message by fit's checks
         frame = X if is_frame(X) else np.asarray(X)
         names = list(frame.columns) if is_frame(frame) else list(range(frame.shape[1]))
@@ -162,14 +171,13 @@ class NaiveBayes(StructureMixin, BaseNB):
         return (isinstance(feats, dict) and len(feats) > 0
                 and all(getattr(f, "accepts_sparse", False) for f in feats.values()))
 
-    def _dask_unsupported(self):
-        if isinstance(self.features, str) and self.features == "auto":
-            tail = ("; a structure other than 'naive' needs features='auto': compute the data, or fit an "
-                    "all-categorical table with CategoricalNB(structure=...)" if self.structure != "naive" else "")
-            return ("features='auto' (it chooses each numeric column's family by the evidence of the whole "
-                    "data, and the categorical columns by dtype; pass a features dict such as "
-                    f"{{'dish': Categorical(), 'sleep': Gaussian()}}{tail})")
-        return super()._dask_unsupported()
+    def _dask_specs(self, head, light, parts, classes_of):
+        """The blocks of a Dask fit: with ``features="auto"`` each numeric column's family chosen over
+        every partition (:mod:`._dask_auto`: the in-memory choice, from summed statistics)."""
+        def choose(categorical):
+            return _dask_auto.auto_blocks(light, parts, head, classes_of, categorical)
+
+        return self._resolve_specs(head, None, choose=choose)
 
     def _sparse_hint(self):
         if isinstance(self.features, dict):
@@ -179,11 +187,12 @@ class NaiveBayes(StructureMixin, BaseNB):
         return ("features='auto' chooses Categorical/Gaussian blocks, which need dense data: "
                 "convert with X.toarray(), or map the columns to Multinomial()/Bernoulli() in features.")
 
-    def _block_specs(self, X, resp=None):
+    def _block_specs(self, X, resp=None, choose=None):
         """Resolve ``features`` to ``[(column positions, family), ...]`` covering every column once.
 
         ``resp`` (row weights per class) lets ``features="auto"`` choose each numeric
-        column's family by evidence; the scores go to ``family_scores_``.
+        column's family by evidence; the scores go to ``family_scores_``. ``choose(categorical)``,
+        if given, makes that choice instead (a Dask fit: over all partitions, ``X`` the first).
         """
         who = self._who
         n_cols = X.shape[1]
@@ -198,7 +207,7 @@ class NaiveBayes(StructureMixin, BaseNB):
                                  "(e.g. {'a': Categorical(categories=[...]), 'x': Gaussian()}).")
             cat = None if self.alpha is None else Categorical(alpha=self.alpha)
             # the same families under every structure: each numeric column's chosen by its evidence
-            specs, self.family_scores_ = auto_blocks(X, cat, resp=resp)
+            specs, self.family_scores_ = auto_blocks(X, cat, resp=resp) if choose is None else choose(cat)
             return specs
         if structured:
             raise ValueError(f"{who}: structure={self.structure!r} needs features='auto' (categorical columns "

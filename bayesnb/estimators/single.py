@@ -254,6 +254,10 @@ class CategoricalNB(StructureMixin, _SingleFamilyNB):
         cross-validated log loss, and keep naive when the choice is worse by more than one
         standard error (docs/structure.md, "Choosing by evidence"). False skips it (about
         ten fits fewer).
+    forbidden_edges : list of (feature, feature) pairs, optional
+        Structure constraints: neither feature of a pair is ever a parent of the other under
+        ``"tan"``, ``"kdb"`` or ``"auto"`` (features by name when fitted on a DataFrame, else by
+        position). None: every edge may be learned.
     fit_prior, class_prior, class_alpha, predictive, privacy
         As in :class:`BaseNB`.
 
@@ -287,13 +291,15 @@ class CategoricalNB(StructureMixin, _SingleFamilyNB):
     _input_tags: ClassVar[dict] = {"categorical": True, "string": True}
 
     def __init__(self, *, alpha=None, categories="auto", min_categories=None, structure="naive", k=2,
-                 auto_cv=True, fit_prior=True, class_prior=None, class_alpha=1.0, predictive="mean", privacy=None):
+                 auto_cv=True, forbidden_edges=None, fit_prior=True, class_prior=None, class_alpha=1.0,
+                 predictive="mean", privacy=None):
         self.alpha = alpha
         self.categories = categories
         self.min_categories = min_categories
         self.structure = structure
         self.k = k
         self.auto_cv = auto_cv
+        self.forbidden_edges = forbidden_edges
         super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive,
                          privacy=privacy)
 

@@ -23,10 +23,10 @@ class PartitionDefaults:
         """The encoding state of two batches' rows together, from each batch's own ``encode`` state.
 
         A fit over partitions (Dask) encodes every partition alone, merges the states, and
-        encodes every partition again against the merged one. The default accepts equal
-        states (an encoding fixed by the number of columns) and refuses others: an encoding
-        learned from the data in a way its states cannot combine (e.g. histogram bins from
-        the data's range) cannot be rebuilt from partitions.
+        encodes every partition again against the merged one (Histogram adds its tables of
+        distinct values and makes its bins again). The default accepts equal states (an
+        encoding fixed by the number of columns) and refuses others: an encoding learned from
+        the data in a way its states cannot combine cannot be rebuilt from partitions.
 
         Raises
         ------
@@ -150,12 +150,14 @@ class SupportDefaults:
     """Hooks about where a family's values lie: draws kept inside declared bounds
     (:meth:`gen_sample_between`) and the labels of a parameter's value axis (:meth:`param_value_labels`)."""
 
-    def gen_sample_between(self, point, z, rng, j, lo, hi):
+    def gen_sample_between(self, point, z, rng, j, lo, hi, state=None):
         """Values of column ``j`` drawn given the classes ``z`` from the law truncated to ``[lo, hi]``.
 
         The support a private model declared (``DP(bounds=...)``) is kept this way: inverse-CDF
         draws between the bounds, exact however little mass lies between them. None (the
         default): not available, and the caller draws again until inside (rejection).
+        Constrained sampling (``sample(given={col: (low, high)})``) draws its range cells here,
+        after :meth:`gen_log_mass_between` weighed them.
 
         Parameters
         ----------
@@ -165,13 +167,56 @@ class SupportDefaults:
         rng : numpy.random.Generator
         j : int
             The column within the block.
-        lo, hi : float
+        lo, hi : float or ndarray of shape (n,)
+            Inclusive bounds (``-inf`` / ``inf`` for an open end), or one pair per row.
+        state : object, optional
+            The block's encoding state (a family whose draws decode through it needs it).
 
         Returns
         -------
         ndarray of shape (n,) or None
         """
         return None
+
+    def gen_log_mass_between(self, prior, params, state, j, lo, hi, predictive="mean"):
+        """``log P(lo <= x_j <= hi | context)`` of column ``j``, per context: the evidence of a range.
+
+        Constrained sampling (``sample(given={col: (low, high)})``) weighs each context (class,
+        or class and parents' states) by this mass and then draws the cell with
+        :meth:`gen_sample_between`, so the two must describe the same law. The default raises:
+        the family has no probability of a range.
+
+        Parameters
+        ----------
+        prior : params NamedTuple
+            The block's prior (some families' predictives need it).
+        params : params NamedTuple
+            A posterior, or a parameter point from :meth:`gen_point`.
+        state : object
+            The block's encoding state.
+        j : int
+            The column within the block.
+        lo, hi : float or ndarray of shape (m,)
+            Inclusive bounds (``-inf`` / ``inf`` for an open end), or ``m`` ranges at once (an empty
+            one, ``lo > hi``, has no mass).
+        predictive : {"mean", "marginal"}
+            ``"mean"``: the law :meth:`gen_sample` draws from at ``params`` (a point, or the
+            plug-in of a posterior); ``"marginal"``: the exact posterior predictive of the
+            posterior ``params``.
+
+        Returns
+        -------
+        ndarray of shape (C,), or (C, m) for ``m`` ranges
+            ``-inf`` where the range has no mass.
+
+        Raises
+        ------
+        NotImplementedError
+            The family has no mass between bounds.
+        """
+        raise NotImplementedError(
+            f"the {type(self).__name__} family has no probability of a range (gen_log_mass_between), so its "
+            "columns take no (low, high) condition; condition them on a value instead.")
 
     def param_value_labels(self, state):
         """Labels of the last axis of a parameter indexed by value (a list per column), else None.

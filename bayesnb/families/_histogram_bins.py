@@ -8,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = ["HistogramEncoding", "auto_bins", "bin_codes", "bin_labels", "build_state", "check_state", "draw_within",
-           "tail_widths", "within_means", "within_modes"]
+           "merge_states", "range_fractions", "tail_widths", "within_means", "within_modes"]
 
 #: the most bins ``bins="auto"`` makes
 MAX_AUTO_BINS = 20
@@ -52,8 +52,9 @@ def auto_bins(n_unique: int) -> int:
     return int(min(MAX_AUTO_BINS, max(2, round(n_unique ** 0.5))))
 
 
-def _column_edges(vals: np.ndarray, bins, integer: bool) -> np.ndarray:
-    """Edges of one column from its observed values (non-empty): quantiles, merged, no empty bin.
+def _column_edges(uniq: np.ndarray, cnt: np.ndarray, bins, integer: bool) -> np.ndarray:
+    """Edges of one column from its distinct observed values ``uniq`` (sorted, non-empty) and how
+    many cells hold each (``cnt``): quantiles, merged, no empty bin.
 
     In a whole-number column a value held by at least ``1 / B`` of the cells and at least
     ``1 / MAX_AUTO_BINS`` (5%) of them (a spike, such as the zeros of a zero-inflated count)
@@ -61,7 +62,7 @@ def _column_edges(vals: np.ndarray, bins, integer: bool) -> np.ndarray:
     integers around it. These are counts of cells: unlike the quantile edges, a row repeated
     can make a spike where the same row weighted does not.
     """
-    uniq, cnt = np.unique(vals, return_counts=True)
+    n_cells = cnt.sum()
     lo, hi = uniq[0], uniq[-1]
     B = auto_bins(uniq.size) if isinstance(bins, str) else bins
     # integer columns: half-integer edges; a constant real column: one bin of width 1 around its value
@@ -74,7 +75,7 @@ def _column_edges(vals: np.ndarray, bins, integer: bool) -> np.ndarray:
     if integer:
         inner = np.floor(inner) + 0.5
         if B > 1:
-            spikes = uniq[cnt * min(B, MAX_AUTO_BINS) >= vals.size]
+            spikes = uniq[cnt * min(B, MAX_AUTO_BINS) >= n_cells]
             spike_edges = np.unique(np.concatenate([spikes - 0.5, spikes + 0.5]))
             inner = np.concatenate([inner, spike_edges])
     inner = np.unique(inner[(inner > outer[0]) & (inner < outer[1])])
@@ -102,20 +103,57 @@ def bin_of(edges: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 def build_state(A: np.ndarray, bins) -> HistogramEncoding:
     """The :class:`HistogramEncoding` of a validated float block ``A`` (n, d), NaN = missing."""
-    edges, integer, values, counts, offsets = [], [], [], [], []
+    tables = []
     for j in range(A.shape[1]):
-        vals = A[:, j][~np.isnan(A[:, j])]
-        if vals.size == 0:  # all missing: one bin [0, 1) with no value to draw
-            e, whole, u, c = np.array([0.0, 1.0]), False, np.empty(0), np.empty(0)
+        u, c = np.unique(A[:, j][~np.isnan(A[:, j])], return_counts=True)
+        tables.append((u, c.astype(np.float64)))
+    return _state(tables, bins)
+
+
+def merge_states(a: HistogramEncoding, b: HistogramEncoding, bins) -> HistogramEncoding:
+    """The state :func:`build_state` makes of two disjoint batches' rows together, from their states.
+
+    A state holds every column's distinct values and how many cells held each, and the edges
+    are a function of that table alone (:func:`_column_edges`), so the tables are added and
+    the edges made again: exactly the state of the rows together (a fit over partitions).
+
+    Parameters
+    ----------
+    a, b : HistogramEncoding
+        The states of two batches of one block's columns.
+    bins : int or "auto"
+        The family's (validated) ``bins``.
+
+    Returns
+    -------
+    HistogramEncoding
+    """
+    if len(a.edges) != len(b.edges):
+        raise ValueError(f"Histogram: the two states have {len(a.edges)} and {len(b.edges)} columns; expected the "
+                         "same block.")
+    tables = []
+    for j in range(len(a.edges)):
+        v = np.concatenate([a.values[j], b.values[j]])
+        u, inverse = np.unique(v, return_inverse=True)
+        tables.append((u, np.bincount(inverse, weights=np.concatenate([a.counts[j], b.counts[j]]),
+                                      minlength=u.size).astype(np.float64)))
+    return _state(tables, bins)
+
+
+def _state(tables, bins) -> HistogramEncoding:
+    """The state of per-column ``(distinct values, cell counts)`` tables."""
+    edges, integer, values, counts, offsets = [], [], [], [], []
+    for u, c in tables:
+        if u.size == 0:  # all missing: one bin [0, 1) with no value to draw
+            e, whole = np.array([0.0, 1.0]), False
         else:
-            whole = bool(np.all(vals == np.floor(vals)))
-            e = _column_edges(vals, bins, whole)
-            u, c = np.unique(vals, return_counts=True)
+            whole = bool(np.all(u == np.floor(u)))
+            e = _column_edges(u, c, bins, whole)
         off = np.searchsorted(u, e[1:-1], side="left") if u.size else np.zeros(e.size - 2, np.int64)
         edges.append(e)
         integer.append(whole)
         values.append(u)
-        counts.append(c.astype(np.float64))
+        counts.append(c)
         offsets.append(np.concatenate([[0], off, [u.size]]).astype(np.int64))
     return HistogramEncoding(tuple(edges), np.array(integer, dtype=bool), tuple(values), tuple(counts),
                              tuple(offsets))
@@ -161,12 +199,14 @@ def bin_codes(A: np.ndarray, state: HistogramEncoding):
     return codes, lw
 
 
-def draw_within(state: HistogramEncoding, j: int, b: np.ndarray, u: np.ndarray) -> np.ndarray:
+def draw_within(state: HistogramEncoding, j: int, b: np.ndarray, u: np.ndarray, counts=None) -> np.ndarray:
     """Values of column ``j`` drawn from the within-bin empirical distribution of bins ``b``.
 
     ``u`` holds Uniform(0, 1) numbers, one per draw. A column with no training value gives NaN.
+    ``counts``: other weights of ``values[j]`` (:func:`range_fractions`' for draws within a range).
     """
-    vals, cnt, off = state.values[j], state.counts[j], state.offsets[j]
+    vals, off = state.values[j], state.offsets[j]
+    cnt = state.counts[j] if counts is None else counts
     if vals.size == 0:
         return np.full(b.shape, np.nan)
     cum = np.concatenate([[0.0], np.cumsum(cnt)])
@@ -174,6 +214,20 @@ def draw_within(state: HistogramEncoding, j: int, b: np.ndarray, u: np.ndarray) 
     target = cum[start] + u * (cum[stop] - cum[start])
     idx = np.searchsorted(cum, target, side="right") - 1
     return vals[np.clip(idx, start, stop - 1)]
+
+
+def range_fractions(state: HistogramEncoding, j: int, lo, hi):
+    """``(frac, counts)``: per bin of column ``j``, the share (B_j,) of its training cells whose value lies in
+    ``[lo, hi]``, and the counts of ``values[j]`` with those outside set to 0 (what :func:`draw_within`
+    draws from to stay inside); for bounds of shape (m,), (m, B_j) and (m, V_j)."""
+    vals, cnt, off = state.values[j], state.counts[j], state.offsets[j]
+    lo, hi = np.asarray(lo, dtype=float)[..., None], np.asarray(hi, dtype=float)[..., None]
+    inside = np.where((vals >= lo) & (vals <= hi), cnt, 0.0)
+    if vals.size == 0:
+        return np.zeros(inside.shape[:-1] + (off.size - 1,)), inside
+    with np.errstate(invalid="ignore", divide="ignore"):
+        frac = np.add.reduceat(inside, off[:-1], axis=-1) / np.add.reduceat(cnt, off[:-1])
+    return np.where(np.diff(off) > 0, np.nan_to_num(frac), 0.0), inside
 
 
 def within_means(state: HistogramEncoding, j: int) -> np.ndarray:

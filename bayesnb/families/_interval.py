@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import stats as _stats
+from scipy.special import ndtr, ndtri
 
-__all__ = ["bounds", "continuous_bins", "count_bins", "histogram_bins", "log_interval_mass", "mixture_at",
-           "nig_loc_scale"]
+__all__ = ["bounds", "continuous_bins", "continuous_mass", "count_bins", "count_mass", "histogram_bins",
+           "log_interval_mass", "mixture_at", "nig_loc_scale", "truncated_normal"]
 
 
 def bounds(edges):
@@ -29,6 +30,60 @@ def log_interval_mass(dist, lo, hi):
         a = np.where(right, dist.logsf(lo), dist.logcdf(hi))
         b = np.where(right, dist.logsf(hi), dist.logcdf(lo))
         return np.where(a == -np.inf, -np.inf, a + np.log1p(-np.exp(np.minimum(b - a, 0.0))))
+
+
+def _bounded(lo, hi, *params):
+    """Bounds as arrays and each parameter (C,) reshaped to broadcast against them: (C,) for scalar
+    bounds, (C, 1) for bounds of shape (m,)."""
+    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    shape = (-1,) + (1,) * lo.ndim
+    return lo, hi, [None if p is None else np.asarray(p, dtype=float).reshape(shape) for p in params]
+
+
+def continuous_mass(loc, scale, nu, lo, hi, log_scale=False):
+    """``log P(lo <= X <= hi)`` of Normal (``nu`` None) or Student-t predictives with ``loc``,
+    ``scale`` (C,): (C,) for float bounds, (C, m) for bounds of shape (m,); with ``log_scale``
+    those of ``log X`` (LogNormal: ``X <= 0`` has no mass)."""
+    lo, hi, (loc, scale, nu) = _bounded(lo, hi, loc, scale, nu)
+    if log_scale:
+        with np.errstate(divide="ignore"):
+            lo, hi = np.log(np.maximum(lo, 0.0)), np.log(np.maximum(hi, 0.0))
+    empty = (lo > hi) | (hi == -np.inf)
+    dist = _stats.norm(loc=loc, scale=scale) if nu is None else _stats.t(nu, loc=loc, scale=scale)
+    shape = np.broadcast_shapes(loc.shape, lo.shape)
+    out = log_interval_mass(dist, np.broadcast_to(np.where(empty, -np.inf, lo), shape),
+                            np.broadcast_to(np.where(empty, -np.inf, hi), shape))
+    return np.where(empty, -np.inf, out)
+
+
+def count_mass(make, lo, hi, *params):
+    """``log P(lo <= X <= hi)`` of whole-number predictives ``make(*params)`` (params (C,)): the whole
+    numbers ``ceil(lo)..floor(hi)``; (C,) for float bounds, (C, m) for bounds of shape (m,)."""
+    lo, hi, params = _bounded(lo, hi, *params)
+    a, b = np.ceil(lo) - 1.0, np.floor(hi)
+    empty = a >= b
+    with np.errstate(invalid="ignore", divide="ignore"):
+        dist = make(*params)
+        shape = np.broadcast_shapes(params[0].shape, lo.shape)
+        out = log_interval_mass(dist, np.broadcast_to(np.where(empty, 0.0, a), shape),
+                                np.broadcast_to(np.where(empty, 1.0, b), shape))
+    return np.where(empty, -np.inf, out)
+
+
+def truncated_normal(m, s, lo, hi, rng):
+    """Draws from ``Normal(m, s)`` (n,) truncated to ``[lo, hi]`` (floats or (n,)): the inverse CDF of a uniform
+    draw between the bounds' CDFs, in the nearer tail's terms; scipy's truncnorm where even that underflows
+    (a range beyond ~37 sd)."""
+    a, b = np.broadcast_to((lo - m) / s, m.shape), np.broadcast_to((hi - m) / s, m.shape)
+    flip = a > 0  # both bounds above the mean: work in the upper tail, -x
+    pa, pb = ndtr(np.where(flip, -b, a)), ndtr(np.where(flip, -a, b))
+    with np.errstate(invalid="ignore"):
+        t = ndtri(pa + rng.random(m.shape) * (pb - pa))
+    x = m + s * np.where(flip, -t, t)
+    bad = ~(pb - pa > 1e-250) | ~np.isfinite(x)
+    if bad.any():
+        x[bad] = _stats.truncnorm.rvs(a[bad], b[bad], loc=m[bad], scale=s[bad], size=int(bad.sum()), random_state=rng)
+    return x
 
 
 def _t_partial_mean(nu, a, b, std_mass):
@@ -74,7 +129,9 @@ def count_bins(dist, dist_shifted, scale, edges):
     """Whole-number predictives: ``dist`` (C, 1) of ``X``; ``E[X; X <= m] = scale * P(X' <= m - 1)``
     with ``X' ~ dist_shifted`` (Poisson: the same; negative binomial ``NB(r, p)``: ``NB(r + 1, p)``)."""
     lo, hi = bounds(edges)
-    lo, hi = np.floor(lo), np.floor(hi)  # whole numbers in (lo, hi] are those in (floor lo, floor hi]
+    # a node's state s holds the values in [e_(s-1), e_s) (``searchsorted(edges, x, side="right")``):
+    # the whole numbers in [lo, hi) are those in (ceil lo - 1, ceil hi - 1]
+    lo, hi = np.ceil(lo) - 1.0, np.ceil(hi) - 1.0
     logm = log_interval_mass(dist, lo, hi)
     part = np.exp(log_interval_mass(dist_shifted, lo - 1, hi - 1))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -90,8 +147,8 @@ def histogram_bins(probs, hist_edges, integer, edges, bin_means=None):
     lo, hi = bounds(edges)
     h = np.asarray(hist_edges, dtype=float)
     a, b = h[:-1][:, None], h[1:][:, None]  # (B_h, 1)
-    if integer:  # whole numbers in (lo, hi] and in the bin [a, b) (half-integer edges)
-        first, last = np.maximum(np.floor(lo) + 1, np.ceil(a)), np.minimum(np.floor(hi), np.ceil(b) - 1)
+    if integer:  # whole numbers in the state's [lo, hi) and in the bin [a, b) (half-integer edges)
+        first, last = np.maximum(np.ceil(lo), np.ceil(a)), np.minimum(np.ceil(hi) - 1, np.ceil(b) - 1)
         n = np.maximum(last - first + 1, 0.0)
         frac = n / np.maximum(np.ceil(b) - np.ceil(a), 1.0)
         mid = np.where(n > 0, (first + last) / 2, 0.0)
@@ -112,7 +169,7 @@ def mixture_at(pi, at, base_logm, base_mean, edges):
     """A point mass ``pi`` (C, 1) at ``at`` and ``1 - pi`` times a base predictive (its bins' log
     masses and means)."""
     lo, hi = bounds(edges)
-    inside = ((lo < at) & (at <= hi)).astype(float)
+    inside = ((lo <= at) & (at < hi)).astype(float)  # the state [lo, hi) that holds the point
     q = np.exp(base_logm) * (1.0 - pi)
     mass = pi * inside + q
     with np.errstate(divide="ignore", invalid="ignore"):

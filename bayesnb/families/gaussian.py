@@ -298,13 +298,17 @@ class Gaussian(Family):
         mu, var = plug_in(point)
         return rng.normal(mu[z], np.sqrt(np.maximum(np.nan_to_num(var[z]), 0.0)))
 
-    def gen_sample_between(self, point, z, rng, j, lo, hi):
-        """Column ``j`` drawn from ``Normal(mu[z], var[z])`` truncated to ``[lo, hi]`` (scipy's truncnorm)."""
-        from scipy.stats import truncnorm
+    def gen_log_mass_between(self, prior, params, state, j, lo, hi, predictive="mean"):
+        """``log P(lo <= x_j <= hi)`` per class: Normal plug-in (``"mean"``) or Student-t (``"marginal"``)."""
+        loc, scale, nu = _interval.nig_loc_scale(params, predictive)
+        return _interval.continuous_mass(loc[:, j], scale[:, j], None if nu is None else nu[:, j], lo, hi)
 
+    def gen_sample_between(self, point, z, rng, j, lo, hi, state=None):
+        """Column ``j`` drawn from ``Normal(mu[z], var[z])`` truncated to ``[lo, hi]``: the inverse CDF of a
+        uniform draw between the bounds' CDFs (in the nearer tail's terms), scipy's truncnorm where even
+        that underflows (a range beyond ~37 sd)."""
         mu, var = plug_in(point)
-        m, s = mu[z, j], np.sqrt(np.maximum(np.nan_to_num(var[z, j]), 1e-300))
-        return truncnorm.rvs((lo - m) / s, (hi - m) / s, loc=m, scale=s, size=len(z), random_state=rng)
+        return _interval.truncated_normal(mu[z, j], np.sqrt(np.maximum(np.nan_to_num(var[z, j]), 1e-300)), lo, hi, rng)
 
     def gen_missing(self, block):
         """Bool (n, d) mask of missing cells."""

@@ -24,7 +24,9 @@ Bins are fixed by the first encoding (``fit``, or the first batch of ``partial_f
 the quantiles of the distinct observed values pooled over classes (:mod:`._histogram_bins`:
 distinct, so that a row's sample weight and its repetition give the same edges; in a
 whole-number column a value held by at least ``1/B`` and 5% of the cells gets a unit bin of
-its own, a rule of cell counts); later
+its own, a rule of cell counts). The edges are a function of each column's table of distinct
+values and cell counts, which the state keeps, so the states of disjoint partitions merge into
+the state of their rows together (:meth:`Histogram.merge_states`, a Dask fit); later
 batches are binned with the same edges. A value below the first or above the last edge
 falls into the end bin, and its density is the end bin's times ``exp(-t)``, ``t`` the number of
 end-bin widths it lies beyond the range (``_histogram_bins.tail_widths``): an exponential tail, so
@@ -206,6 +208,11 @@ class Histogram(Family):
         codes, lw = _bins.bin_codes(A, state)
         return HistogramBlock(A, codes, lw, state), state
 
+    def merge_states(self, a, b):
+        """The bins of two disjoint batches' rows together: their tables of distinct values and cell
+        counts added, the edges made again from the sum (exactly ``encode`` of the rows together)."""
+        return _bins.merge_states(a, b, _check_bins(self.bins, "Histogram"))
+
     def empty_stats(self, state, K):
         """Zero statistics, (K, B_j) per feature."""
         z = tuple(np.zeros((K, e.size - 1)) for e in state.edges)
@@ -318,6 +325,31 @@ class Histogram(Family):
     def gen_values(self, block):
         """Values (n, d), NaN where missing."""
         return np.where(block.codes >= 0, block.X, np.nan)
+
+    def gen_log_mass_between(self, prior, params, state, j, lo, hi, predictive="mean"):
+        """``log P(lo <= x_j <= hi)`` per class under the law draws follow: each bin's probability (the
+        posterior mean, the predictive of either kind) times the share of its training cells in the range."""
+        frac = _bins.range_fractions(state, j, lo, hi)[0]
+        with np.errstate(divide="ignore"):
+            return np.log(_enc.probs(params)[j] @ frac.T)
+
+    def gen_sample_between(self, point, z, rng, j, lo, hi, state=None):
+        """Column ``j`` within ``[lo, hi]``: a bin from ``theta[z]`` weighted by its share of training cells in the
+        range, then one of those cells' values (the within-bin draw restricted to the range); needs ``state``.
+        Bounds may be one per row (rows sharing bounds are drawn together). None without ``state``."""
+        if state is None:
+            return None
+        (ulo, ilo), (uhi, ihi) = (np.unique(np.broadcast_to(v, z.shape), return_inverse=True) for v in (lo, hi))
+        keys, which = np.unique(ilo.ravel() * uhi.size + ihi.ravel(), return_inverse=True)
+        out = np.empty(z.shape[0])
+        for i, (a, b) in enumerate(zip(ulo[keys // uhi.size], uhi[keys % uhi.size])):
+            r = np.flatnonzero(which.ravel() == i)
+            frac, inside = _bins.range_fractions(state, j, a, b)
+            w = _enc.probs(point)[j][z[r]] * frac[None, :]
+            with np.errstate(invalid="ignore"):
+                bins = draw_categories(w / w.sum(axis=1, keepdims=True), rng.random(r.size))
+            out[r] = _bins.draw_within(state, j, bins, rng.random(r.size), counts=inside)
+        return out
 
     def predictive_bins(self, prior, post, state, edges, predictive="mean"):
         """Each histogram bin's probability (the posterior mean: the predictive of either kind) spread

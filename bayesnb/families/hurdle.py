@@ -332,6 +332,32 @@ class Hurdle(Family):
         pi = _pi(point)[0][z]
         return np.where(rng.random(vals.shape) < pi, self._at(), vals)
 
+    def gen_log_mass_between(self, prior, params, state, j, lo, hi, predictive="mean"):
+        """``log P(lo <= x_j <= hi)`` per class: ``pi`` when ``at`` is in the range, plus ``1 - pi`` times
+        the base's mass (``pi`` the plug-in, which is also the exact predictive)."""
+        base = self._b.gen_log_mass_between(self._split(prior)[1], self._split(params)[1], state, j, lo, hi,
+                                            predictive)
+        lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+        pi = _pi(params)[0][:, j].reshape((-1,) + (1,) * lo.ndim)
+        with np.errstate(divide="ignore"):
+            return np.log(pi * ((lo <= self._at()) & (self._at() <= hi)) + (1.0 - pi) * np.exp(base))
+
+    def gen_sample_between(self, point, z, rng, j, lo, hi, state=None):
+        """Column ``j`` within ``[lo, hi]``: ``at`` with its share of the range's mass, else the base's
+        truncated draw (None when the base has none)."""
+        pin = self._split(point)[1]
+        base = self._b.gen_sample_between(pin, z, rng, j, lo, hi, state=state)
+        if base is None:
+            return None
+        lo, hi = np.broadcast_to(lo, z.shape), np.broadcast_to(hi, z.shape)
+        pi = _pi(point)[0][z, j] * ((lo <= self._at()) & (self._at() <= hi))
+        with np.errstate(divide="ignore"):  # the base's prior is unused by its mass at a point
+            mass = self._b.gen_log_mass_between(pin, pin, state, j, lo, hi)  # (C, n): each row's own bounds
+            rest = (1.0 - _pi(point)[0][z, j]) * np.exp(mass[z, np.arange(z.shape[0])])
+        with np.errstate(invalid="ignore"):
+            at = rng.random(z.shape[0]) * (pi + rest) < pi
+        return np.where(at, self._at(), np.asarray(base, dtype=float))
+
     def gen_decode(self, values, state):
         """Raw values per column of :meth:`gen_sample`'s draws: ``at`` cells stay ``at``, the base's
         draws go through the base's decoding (a Histogram base turns its encoded draws into training

@@ -141,10 +141,17 @@ class LogNormal(Gaussian):
         """Values of ``x`` (n, d): ``exp`` of Normal draws of ``log x`` (``lengths`` unused)."""
         return np.exp(super().gen_sample(point, z, rng, lengths))
 
-    def gen_sample_between(self, point, z, rng, j, lo, hi):
+    def gen_log_mass_between(self, prior, params, state, j, lo, hi, predictive="mean"):
+        """``log P(lo <= x_j <= hi)`` per class under the predictive of ``log x`` (Normal or Student-t)."""
+        loc, scale, nu = _interval.nig_loc_scale(params, predictive)
+        return _interval.continuous_mass(loc[:, j], scale[:, j], None if nu is None else nu[:, j], lo, hi,
+                                         log_scale=True)
+
+    def gen_sample_between(self, point, z, rng, j, lo, hi, state=None):
         """Column ``j`` of ``x`` between ``lo`` and ``hi``: ``log x`` from its Normal truncated to ``[log lo, log hi]``."""
         with np.errstate(divide="ignore"):
-            return np.exp(super().gen_sample_between(point, z, rng, j, np.log(max(lo, 0.0)), np.log(hi)))
+            return np.exp(super().gen_sample_between(point, z, rng, j, np.log(np.maximum(lo, 0.0)),
+                                                     np.log(np.maximum(hi, 0.0))))
 
     def gen_fill(self, point, block, resp, strategy, z=None, rng=None, rate=None):
         """Values of ``x`` (n, d), missing cells filled; observed cells are the values given.

@@ -304,12 +304,20 @@ class Poisson(Family):
         """Whole counts (n, d) drawn from ``Poisson(lam[z])`` (``lengths`` unused; rate 0 where undefined)."""
         return rng.poisson(lam_of(point)[0][z]).astype(float)
 
-    def gen_sample_between(self, point, z, rng, j, lo, hi):
+    def gen_log_mass_between(self, prior, params, state, j, lo, hi, predictive="mean"):
+        """``log P(lo <= x_j <= hi)`` per class over the whole numbers: Poisson plug-in (``"mean"``) or the
+        negative binomial predictive (``"marginal"``)."""
+        a, b = np.asarray(params.a, dtype=float)[:, j], np.asarray(params.b, dtype=float)[:, j]
+        if predictive == "marginal":
+            return _interval.count_mass(lambda a, b: _stats.nbinom(a, b / (b + 1.0)), lo, hi, a, b)
+        return _interval.count_mass(_stats.poisson, lo, hi, lam_of(params)[0][:, j])
+
+    def gen_sample_between(self, point, z, rng, j, lo, hi, state=None):
         """Column ``j``: whole counts from ``Poisson(lam[z])`` truncated to ``ceil(lo)..floor(hi)`` (inverse CDF)."""
         lam = lam_of(point)[0][z, j]
         a, b = _stats.poisson.cdf(np.ceil(lo) - 1, lam), _stats.poisson.cdf(np.floor(hi), lam)
         u = a + rng.random(len(z)) * (b - a)
-        return np.clip(_stats.poisson.ppf(u, lam), np.ceil(lo), np.floor(hi))
+        return np.clip(_stats.poisson.ppf(u, lam), np.ceil(lo), np.floor(hi))  # (bounds: floats or one per row)
 
     def gen_missing(self, block):
         """Bool (n, d) mask of missing cells."""

@@ -226,7 +226,7 @@ def _truncate(b, point, z, rng, lengths, i, col, bound, who, stacklevel):
     lo, hi = float(bound[0]), float(bound[1])
     col = np.asarray(col, dtype=float).copy()
     out = np.flatnonzero((col < lo) | (col > hi))
-    exact = b.family.gen_sample_between(point, z[out], rng, i, lo, hi) if out.size else None
+    exact = b.family.gen_sample_between(point, z[out], rng, i, lo, hi, state=b.state) if out.size else None
     if exact is not None:  # the family's own truncated law
         col[out] = np.clip(exact, lo, hi)  # (clip: float rounding at the ends)
         return col

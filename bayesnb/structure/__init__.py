@@ -42,8 +42,10 @@ from .learn import (
     scoring_rows,
     topological_order,
     warn_few_rows,
+    without_edges,
 )
 
 __all__ = ["EDGE_SCORES", "STRUCTURES", "EdgeScores", "PairCounts", "chow_liu_parents", "class_mutual_information",
            "conditional_mutual_information", "edge_log_bayes_factors", "edge_scores", "edge_scores_from_counts",
-           "kdb_parents", "learn_parents", "pair_counts", "scoring_rows", "topological_order", "warn_few_rows"]
+           "kdb_parents", "learn_parents", "pair_counts", "scoring_rows", "topological_order", "warn_few_rows",
+           "without_edges"]

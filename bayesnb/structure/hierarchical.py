@@ -17,6 +17,15 @@ with one concentration ``c_l`` per level. The class level is the top: its prior 
 model's ``Dirichlet(alpha_root)``, so a node without parents is exactly the naive model's node
 (no concentration is fitted; ``alpha_ctx = alpha_root``).
 
+``root="all"`` puts one more level on top, as Petitjean et al.'s trees do (their root is the
+empty context): the context of all classes, ``phi_all ~ Dirichlet(alpha_root)``, with the class
+level ``phi_y ~ Dirichlet(c_0 * phi_all)`` and ``c_0`` fitted like the others (so a node without
+parents is smoothed too). It is not the estimators' default: the naive model keeps
+``Dirichlet(alpha_root)`` per class, so under ``structure="auto"`` the hierarchical candidates
+would gain a fitted class-level concentration per feature that the naive candidate lacks, and
+the evidence would prefer them on data with no dependence between the features
+(docs/benchmarks.md "Hierarchical smoothing: the Petitjean protocol").
+
 The hierarchy is collapsed to a point (empirical Bayes): the bases and the concentrations are
 fixed at the values below, and each leaf context keeps the conjugate prior
 ``Dirichlet(alpha_ctx)``, ``alpha_ctx = c_m * b_ctx``. So the posterior of a context is
@@ -89,11 +98,18 @@ class HierarchicalPrior(NamedTuple):
     estimates : tuple of ndarray
         ``estimates[l]`` of shape (K, B_1, ..., B_l, V): the posterior-mean estimate ``phi`` of
         every context of level ``l = 0..m-1`` (the leaves' parents last; empty without parents).
+    class_concentration : float or None
+        With ``root="all"``, ``c_0``: the class level's concentration around the all-classes
+        estimate; None with ``root="class"``.
+    root : ndarray of shape (V,) or None
+        With ``root="all"``, the all-classes context's posterior-mean estimate; otherwise None.
     """
 
     alpha: np.ndarray
     concentrations: tuple
     estimates: tuple
+    class_concentration: float | None = None
+    root: np.ndarray | None = None
 
 
 def expected_tables(counts, prior) -> np.ndarray:
@@ -152,7 +168,7 @@ def _loo_base(parent_prior, parent_data, up, lv) -> np.ndarray:
     return num / num.sum(-1, keepdims=True)
 
 
-def hierarchical_prior(counts, alpha_root=1.0) -> HierarchicalPrior:
+def hierarchical_prior(counts, alpha_root=1.0, root="class") -> HierarchicalPrior:
     """Per-context Dirichlet parameters of one categorical node, each centred on its parent context.
 
     Parameters
@@ -161,7 +177,11 @@ def hierarchical_prior(counts, alpha_root=1.0) -> HierarchicalPrior:
         The node's weighted counts per context: class, then the parents' states in the order the
         hierarchy drops them from last to first (``B_m`` goes first), then the node's values.
     alpha_root : float or array-like of shape (V,), default=1.0
-        The class level's ``Dirichlet(alpha_root)`` (> 0), the naive model's prior.
+        The top level's ``Dirichlet(alpha_root)`` (> 0), the naive model's prior.
+    root : {"class", "all"}, default="class"
+        The top level: the class level (a node without parents is the naive model's), or
+        Petitjean et al.'s context of all classes above it (the class level centred on it with
+        a fitted concentration ``c_0``, for nodes without parents too).
 
     Returns
     -------
@@ -174,8 +194,8 @@ def hierarchical_prior(counts, alpha_root=1.0) -> HierarchicalPrior:
     Raises
     ------
     ValueError
-        When ``counts`` has fewer than 2 axes or negative / non-finite entries, or ``alpha_root``
-        is not positive and finite with one entry per value.
+        When ``counts`` has fewer than 2 axes or negative / non-finite entries, ``alpha_root``
+        is not positive and finite with one entry per value, or ``root`` is neither option.
 
     Examples
     --------
@@ -184,6 +204,9 @@ def hierarchical_prior(counts, alpha_root=1.0) -> HierarchicalPrior:
     >>> h.alpha.shape, len(h.concentrations)
     ((2, 2, 2), 1)
     """
+    top = root
+    if not (isinstance(top, str) and top in ("class", "all")):
+        raise ValueError(f"hierarchical_prior: expected root='class' or 'all'; received {top!r}.")
     n = np.asarray(counts, dtype=float)
     if n.ndim < 2:
         raise ValueError("hierarchical_prior: expected counts of shape (K, B_1, ..., B_m, V); "
@@ -196,6 +219,10 @@ def hierarchical_prior(counts, alpha_root=1.0) -> HierarchicalPrior:
     if root.shape != (V,) or not np.all(np.isfinite(root)) or np.any(root <= 0):
         raise ValueError(f"hierarchical_prior: expected alpha_root > 0 (a number or {V} of them); "
                          f"received {alpha_root!r}.")
+    if top == "all":  # the all-classes context on top: the counts' hierarchy with one more level
+        h = hierarchical_prior(n[None], alpha_root)
+        return HierarchicalPrior(h.alpha[0], h.concentrations[1:], tuple(e[0] for e in h.estimates[1:]),
+                                 h.concentrations[0], h.estimates[0][0])
     m = n.ndim - 2
     if m == 0:
         return HierarchicalPrior(np.broadcast_to(root, n.shape).copy(), (), ())

@@ -80,14 +80,15 @@ def drawn_models(model, n_draws, rng):
     return model._replace(priors=tuple(priors), posteriors=tuple(points), predictive="mean", n_classes=n_draws * K)
 
 
-def node_factors(model, data):
-    """Per node, ``log phi_j(k, u, s)`` of every row, shape (n, K, P_j, B_j) (see the module docstring)."""
+def node_factors(model, data, tables=None):
+    """Per node, ``log phi_j(k, u, s)`` of every row, shape (n, K, P_j, B_j) (see the module docstring);
+    ``tables``: per node, its ``log p(s | context)`` (C, B_j) to use instead of its own (None: its own)."""
     cols, miss, states = data
     n, K = miss.shape[0], model.n_classes
     out = []
     for j, nd in enumerate(model.nodes):
         P, B = _n_parent_states(model.nodes, model.parents[j]), nd.n_states
-        table = _state_table(model, j).reshape(K, P, B)
+        table = (_state_table(model, j) if tables is None or tables[j] is None else tables[j]).reshape(K, P, B)
         phi = np.broadcast_to(table, (n, K, P, B)).copy()
         obs = np.flatnonzero(~miss[:, j])
         if obs.size:
@@ -110,8 +111,9 @@ def _check_rows(norm, who):
                          "under every allowed class; impute cannot condition on them.")
 
 
-def _forest(model, phi, logw, who):
-    """Message passing: per node ``log p(k, u, s | x_obs)``, and what the joint draw needs."""
+def _forest(model, phi, logw, who, check=True):
+    """Message passing: per node ``log p(k, u, s | x_obs)``, and what the joint draw needs (with the
+    rows' log normalisers, ``log p(x_obs)`` under the factors; ``check``: refuse a row of probability 0)."""
     parents, d = model.parents, len(phi)
     children = [[c for c in range(d) if j in parents[c]] for j in range(d)]
     order = topological_order(parents)
@@ -123,29 +125,47 @@ def _forest(model, phi, logw, who):
     roots = [j for j in order if not parents[j]]
     joint = logw + sum((msg[r][:, :, 0] for r in roots), np.zeros((n, K)))
     norm = logsumexp(joint, axis=1, keepdims=True)
-    _check_rows(norm, who)
+    if check:
+        _check_rows(norm, who)
     out, fam = [None] * d, [None] * d
-    for j in order:
-        if not parents[j]:
-            out[j] = (joint - norm - msg[j][:, :, 0])[:, :, None]  # (n, K, 1)
-        fam[j] = out[j][..., None] + phi[j] + up[j][:, :, None, :]
-        down = logsumexp(out[j][..., None] + phi[j], axis=2)  # (n, K, B_j)
-        for c in children[j]:
-            out[c] = down + sum((msg[o] for o in children[j] if o != c), np.zeros_like(down))
-    return fam, (joint - norm, up)
+    with np.errstate(invalid="ignore"):  # (check=False) a row of probability 0: NaN, never drawn from
+        for j in order:
+            if not parents[j]:
+                out[j] = (joint - norm - msg[j][:, :, 0])[:, :, None]  # (n, K, 1)
+            fam[j] = out[j][..., None] + phi[j] + up[j][:, :, None, :]
+            down = logsumexp(out[j][..., None] + phi[j], axis=2)  # (n, K, B_j)
+            for c in children[j]:
+                out[c] = down + sum((msg[o] for o in children[j] if o != c), np.zeros_like(down))
+        return fam, (joint - norm, up, norm[:, 0])
 
 
-def _draw_forest(model, phi, extra, rng):
-    log_pk, up = extra
-    n = log_pk.shape[0]
-    z = draw_categories(np.exp(log_pk), rng.random(n))
+def _draw_forest(model, phi, extra, rng, rows=None):
+    """Backward sampling of (class, every state) per row; ``rows``: the factor row each draw uses
+    (e.g. all zeros: ``rows.size`` draws of one row's condition)."""
+    log_pk, up, _ = extra
+    rows = np.arange(log_pk.shape[0]) if rows is None else np.asarray(rows)
+    n = rows.size
+    z = draw_categories(np.exp(log_pk[rows]), rng.random(n))
     states = np.zeros((n, len(phi)), dtype=np.int64)
-    rows = np.arange(n)
+    shared = n > 0 and log_pk.shape[0] == 1  # one data row: its (class, parent state) tables, normalised once
+    with np.errstate(invalid="ignore"):  # a row of probability 0 (only drawn by a caller that discards it)
+        _draw_forest_states(model, phi, up, rows, z, states, shared, rng)
+    return z, states
+
+
+def _draw_forest_states(model, phi, up, rows, z, states, shared, rng):
+    n = rows.size
     for j in topological_order(model.parents):
         u = _parent_index(model.nodes, model.parents[j], states)
+        if shared:
+            lp = phi[j][0] + up[j][0][:, None, :]  # (K, P, B)
+            top = np.max(lp, axis=2, keepdims=True)
+            p = np.exp(lp - np.where(np.isfinite(top), top, 0.0))
+            p = p[z, u]
+            states[:, j] = draw_categories(p / p.sum(axis=1, keepdims=True), rng.random(n))
+            continue
         lp = phi[j][rows, z, u] + up[j][rows, z]
         states[:, j] = draw_categories(np.exp(lp - logsumexp(lp, axis=1, keepdims=True)), rng.random(n))
-    return z, states
 
 
 def _enumerate(model, phi, logw, data, who):
@@ -189,25 +209,32 @@ def _enumerate(model, phi, logw, data, who):
     return fam
 
 
-def _draw_enumerate(model, phi, logw, data, rng, who):
+def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True, rows=None):
     """One joint draw of (class, every missing state) per row when the structure is not a forest.
 
     The class and the missing ancestors of observed nodes are drawn jointly by enumerating
     their states (one enumeration per missing pattern, refused beyond
     :data:`~bayesnb.structure.model.MAX_ENUMERATION`); the other missing nodes then
     forward in topological order from ``p(s | k, u)`` (their factors, given their parents, sum
-    to 1 over their own states and their missing descendants').
+    to 1 over their own states and their missing descendants'). ``evidence`` (d,) bool: missing
+    nodes whose factors do not sum to 1 (a constrained cell's), enumerated with their missing
+    ancestors as observed ones are. Also returns the data rows' log normalisers (``check``: refuse 0).
+    ``rows``: draw ``rows.size`` rows, each from the data row it names (each data row enumerated once).
     """
     _, miss, states = data
     nodes, parents = model.nodes, model.parents
     n, K = logw.shape
     anc = _si._ancestors(parents)
-    z, drawn, todo = np.zeros(n, dtype=np.int64), states.copy(), miss.copy()
+    src = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
+    order = np.argsort(src, kind="stable")
+    z, drawn, todo = np.zeros(src.size, dtype=np.int64), states[src], miss[src]
+    lognorm = np.zeros(n)
+    ev = np.zeros(len(nodes), dtype=bool) if evidence is None else np.asarray(evidence, dtype=bool)
     masks, group = _si._patterns(miss)
     for g, mask in enumerate(masks):
         idx = np.flatnonzero(group == g)
-        obs = np.flatnonzero(~mask)
-        M = np.array(sorted({a for j in obs for a in anc[j] if mask[a]}), dtype=np.int64)
+        obs = np.flatnonzero(~mask | ev)
+        M = np.array(sorted({a for j in obs for a in anc[j] | {j} if mask[a]}), dtype=np.int64)
         keep = sorted(set(obs.tolist()) | set(M.tolist()))
         sizes = [nodes[m].n_states for m in M]
         total = int(np.prod(sizes, dtype=np.int64))
@@ -226,17 +253,21 @@ def _draw_enumerate(model, phi, logw, data, rng, who):
             for j in keep:
                 acc += phi[j][r[:, None], :, _parent_index(nodes, parents[j], S), S[..., j]]
             norm = logsumexp(acc, axis=(1, 2), keepdims=True)
-            _check_rows(norm, who)
-            flat = draw_categories(np.exp((acc - norm).reshape(r.size, -1)), rng.random(r.size))
-            cfg, z[r] = np.divmod(flat, K)
-            drawn[r[:, None], M[None, :]] = fill[cfg]
-            todo[r[:, None], M[None, :]] = False
+            if check:
+                _check_rows(norm, who)
+            lognorm[r] = norm.ravel()
+            P = np.exp((acc - np.where(np.isfinite(norm), norm, 0.0)).reshape(r.size, -1))
+            outs = r if rows is None else order[np.isin(src[order], r)]  # the draws from these data rows
+            flat = draw_categories(P if rows is None else P[np.searchsorted(r, src[outs])], rng.random(outs.size))
+            cfg, z[outs] = np.divmod(flat, K)
+            drawn[outs[:, None], M[None, :]] = fill[cfg]
+            todo[outs[:, None], M[None, :]] = False
     for j in topological_order(parents):
         r = np.flatnonzero(todo[:, j])
         if r.size:
-            lp = phi[j][r, z[r], _parent_index(nodes, parents[j], drawn[r])]  # (m, B_j)
+            lp = phi[j][src[r], z[r], _parent_index(nodes, parents[j], drawn[r])]  # (m, B_j)
             drawn[r, j] = draw_categories(np.exp(lp - logsumexp(lp, axis=1, keepdims=True)), rng.random(r.size))
-    return z, drawn
+    return z, drawn, lognorm
 
 
 def posterior_families(model, data, logw, who="NaiveBayes"):
@@ -261,13 +292,18 @@ def posterior_families(model, data, logw, who="NaiveBayes"):
     return _enumerate(model, phi, logw, data, who)
 
 
-def _draw_states(model, data, logw, rng, who):
-    """One joint draw of (class, every node's state) per row from ``p(k, s | x_obs)``."""
-    phi = node_factors(model, data)
+def _draw_states(model, data, logw, rng, who, phi=None, evidence=None, check=True, rows=None):
+    """One joint draw of (class, every node's state) per row from ``p(k, s | x_obs)``, and the rows'
+    log normalisers ``log p(x_obs)``; ``phi``: other node factors (a constrained draw's), ``evidence``
+    the missing nodes whose factors are not probabilities (see :func:`_draw_enumerate`); ``rows``:
+    draw ``rows.size`` rows, each from the data row it names."""
+    phi = node_factors(model, data) if phi is None else phi
     if all(len(pa) <= 1 for pa in model.parents):
-        extra = _forest(model, phi, logw, who)[1]
-        return _draw_forest(model, phi, extra, rng)
-    return _draw_enumerate(model, phi, logw, data, rng, who)
+        extra = _forest(model, phi, logw, who, check)[1]
+        if not check:  # rows of probability 0 draw anything: the caller refuses or drops them
+            extra = (np.where(np.isfinite(extra[2])[:, None], extra[0], 0.0), extra[1], extra[2])
+        return (*_draw_forest(model, phi, extra, rng, rows), extra[2])
+    return _draw_enumerate(model, phi, logw, data, rng, who, evidence, check, rows)
 
 
 def truncated_means(model, j):
@@ -318,7 +354,7 @@ def draw_rows(model, data, logw, rng, who="NaiveBayes"):
         Per node, its values with the missing cells drawn (codes for categorical nodes).
     """
     cols, miss, _ = data
-    z, S = _draw_states(model, data, logw, rng, who)
+    z, S, _ = _draw_states(model, data, logw, rng, who)
     out = [None] * len(model.nodes)
     for j, nd in enumerate(model.nodes):
         if not nd.numeric:

@@ -41,7 +41,8 @@ from scipy.special import gammaln
 
 __all__ = ["EDGE_SCORES", "STRUCTURES", "EdgeScores", "PairCounts", "chow_liu_parents", "class_mutual_information",
            "conditional_mutual_information", "edge_log_bayes_factors", "edge_scores", "edge_scores_from_counts",
-           "kdb_parents", "learn_parents", "pair_counts", "scoring_rows", "topological_order", "warn_few_rows"]
+           "kdb_parents", "learn_parents", "pair_counts", "scoring_rows", "topological_order", "warn_few_rows",
+           "without_edges"]
 
 #: The structures :func:`learn_parents` knows.
 STRUCTURES = ("naive", "tan", "kdb")
@@ -348,7 +349,8 @@ def chow_liu_parents(cmi: np.ndarray, root: int = 0, *, positive: bool = False, 
     for _ in range(d - 1):
         cand = np.where(in_tree, -np.inf, best)
         j = int(np.argmax(cand))  # first on ties: deterministic
-        if positive and not cand[j] > 0:  # no positive edge leaves the trees: a new tree at the best remaining root
+        if (positive and not cand[j] > 0) or cand[j] == -np.inf:  # no (allowed) edge leaves the trees: a new tree
+            # at the best remaining root
             add(next(s for s in starts if not in_tree[s]))
             continue
         parents[j] = (int(link[j]),)
@@ -379,10 +381,34 @@ def kdb_parents(cmi: np.ndarray, mi: np.ndarray, k: int = 2, *, positive: bool =
     for pos, j in enumerate(order):
         earlier = order[:pos]
         ranked = earlier[np.argsort(-cmi[j, earlier], kind="stable")]
+        ranked = ranked[cmi[j, ranked] > -np.inf]  # a forbidden edge (without_edges) is never taken
         if positive:
             ranked = ranked[cmi[j, ranked] > 0]
         parents[j] = tuple(int(p) for p in ranked[:k])
     return tuple(parents)
+
+
+def without_edges(scores: EdgeScores, pairs) -> EdgeScores:
+    """``scores`` with every edge of ``pairs`` forbidden: its weight ``-inf``, in both directions.
+
+    :func:`learn_parents` (TAN and k-DB, either edge score) then never makes one feature of a
+    forbidden pair a parent of the other (a structure constraint, as bnlearn's ``blacklist``).
+
+    Parameters
+    ----------
+    scores : EdgeScores
+    pairs : iterable of (int, int)
+        Feature positions ``(i, j)``, ``i != j``.
+
+    Returns
+    -------
+    EdgeScores
+        A copy; ``scores`` is not modified.
+    """
+    w = np.array(scores.weights, dtype=float, copy=True)
+    for i, j in pairs:
+        w[i, j] = w[j, i] = -np.inf
+    return scores._replace(weights=w)
 
 
 def learn_parents(codes, y, n_values, K, structure: str, k: int = 2, weights=None, *, scores=None,

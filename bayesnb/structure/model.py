@@ -56,7 +56,8 @@ from scipy.special import logsumexp
 from ..families._numeric import draw_categories
 from .learn import topological_order
 
-__all__ = ["MAX_ENUMERATION", "N_BINS", "UNSEEN", "MixedModel", "Node", "bin_edges", "encode_values", "fit_nodes",
+__all__ = ["MAX_ENUMERATION", "N_BINS", "UNSEEN", "MixedModel", "Node", "bin_edges", "bin_edges_from_table",
+           "encode_values", "fit_nodes",
            "log_table", "make_nodes", "model_from_stats", "node_data", "node_rows", "node_stats", "one_column_state",
            "sample_nodes", "take_contexts"]
 
@@ -149,6 +150,32 @@ def bin_edges(x, w=None) -> np.ndarray:
     else:
         q = _repeated_quantiles(x[keep], np.asarray(w, dtype=float)[keep], levels)
     return np.unique(q[q > x[keep].min()])  # an edge at the minimum would leave its bin empty
+
+
+def bin_edges_from_table(values, weights) -> np.ndarray:
+    """:func:`bin_edges` of a column given as its distinct observed values and their summed weights.
+
+    The table of disjoint batches adds, so a fit over partitions (Dask) gets the edges of the whole
+    column without its rows: the same edges as :func:`bin_edges` of the rows (bit for bit with whole
+    weights, unit weights included, as ``numpy.quantile``'s linear rule is the repeated values'
+    rule; fractional weights are summed in another order, which can move an edge in its last digits).
+
+    Parameters
+    ----------
+    values : ndarray of shape (m,)
+        The distinct finite values of positive weight, sorted.
+    weights : ndarray of shape (m,)
+        The sum of the weights of the rows holding each (> 0).
+
+    Returns
+    -------
+    ndarray of shape (k,), ``k <= N_BINS - 1``
+    """
+    values = np.asarray(values, dtype=float)
+    if not values.size:
+        return np.empty(0)
+    q = _repeated_quantiles(values, np.asarray(weights, dtype=float), np.arange(1, N_BINS) / N_BINS)
+    return np.unique(q[q > values[0]])
 
 
 def _repeated_quantiles(x, w, levels):

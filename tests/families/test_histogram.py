@@ -298,3 +298,26 @@ def test_bins_are_labelled_by_the_interval_they_cover():
     assert [len(c) for c in labels] == [len(e) - 1 for e in state.edges]
     assert labels[0][0].startswith("0") and labels[1][-1].endswith("7.25]")
     assert Histogram().value_labels(state) is None  # still a numeric family (no finite set of values)
+
+
+@pytest.mark.parametrize("bins", ["auto", 3, 16])
+def test_merged_states_of_parts_are_the_state_of_the_rows_together(bins):
+    """merge_states (a fit over partitions) adds the tables of distinct values and cell counts and makes
+    the edges again: bit for bit the state of encoding all rows at once, spikes and empty parts included."""
+    rng = np.random.default_rng(5)
+    X = np.column_stack([rng.normal(size=300).round(2),
+                         rng.poisson(5, 300) * (rng.random(300) < 0.6),  # a spike at 0: its own unit bin
+                         np.where(np.arange(300) < 100, np.nan, rng.exponential(size=300))])
+    X[rng.random(X.shape) < 0.1] = np.nan
+    fam = Histogram(bins=bins)
+    whole = fam.encode(X)[1]
+    parts = [fam.encode(X[s])[1] for s in (slice(0, 100), slice(100, 120), slice(120, 300))]
+    merged = fam.merge_states(fam.merge_states(parts[0], parts[1]), parts[2])
+    other = fam.merge_states(parts[2], fam.merge_states(parts[1], parts[0]))  # any order
+    for state in (merged, other):
+        assert check_state(state, 3)
+        for a, b in zip(whole, state):
+            for u, v in zip(a if isinstance(a, tuple) else [a], b if isinstance(b, tuple) else [b]):
+                assert u.dtype == v.dtype and np.array_equal(u, v)
+    assert parts[0].edges[2].tolist() == [0.0, 1.0] and whole.edges[2].size > 2  # a part with nothing seen
+    assert not np.array_equal(parts[2].edges[0], whole.edges[0])  # a part's own bins are not the column's
