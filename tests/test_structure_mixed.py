@@ -379,3 +379,17 @@ def test_node_statistics_in_row_chunks_equal_one_pass(structure, monkeypatch):
             for fa, fb in zip(a, b):
                 for u, v in zip(fa if isinstance(fa, tuple) else (fa,), fb if isinstance(fb, tuple) else (fb,)):
                     np.testing.assert_allclose(u, v, rtol=1e-12, atol=1e-12)
+
+
+def test_save_load_with_a_hurdle_node(tmp_path):
+    """A Hurdle node's statistics hold an optional field (None) that the loader must accept as None."""
+    rng = np.random.default_rng(0)
+    tenure = rng.integers(0, 72, 300).astype(float)
+    monthly = rng.uniform(20, 110, 300)
+    X = pd.DataFrame({"tenure": tenure, "monthly": monthly, "charges": tenure * monthly})
+    y = rng.integers(0, 2, 300)
+    m = bayesnb.NaiveBayes(structure="tan").fit(X, y)
+    assert any(type(st).__name__ == "HurdleStats" and None in st for st in m.structure_stats_)
+    m.save(tmp_path / "m.bnb")
+    back = bayesnb.load(tmp_path / "m.bnb")
+    np.testing.assert_array_equal(back.predict_proba(X), m.predict_proba(X))

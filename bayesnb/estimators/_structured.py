@@ -248,9 +248,10 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
             want = nd.family.empty_stats(nd.state, C)
             rules = nd.family.field_rules.get(type(want).__name__, {})
             if type(st) is not type(want) or any(
-                    np.shape(a) != np.shape(b) or not np.all(np.isfinite(a))
-                    or (rules.get(f) == "count" and np.any(np.asarray(a) < 0))
-                    for f, a, b in zip(want._fields, st, want)):
+                    (a is None) != (b is None) or (a is not None and (
+                        np.shape(a) != np.shape(b) or not np.all(np.isfinite(a))
+                        or (rules.get(f) == "count" and np.any(np.asarray(a) < 0))))
+                    for f, a, b in zip(want._fields, st, want)):  # an optional field (None) stays None
                 raise ValueError(f"structure_stats_[{j}] must be the family's finite statistics over its "
                                  f"{C} contexts (counts non-negative).")
         self._mixed = _mx.model_from_stats(nodes, stats, K, parents, self._check_predictive(), self._who)
