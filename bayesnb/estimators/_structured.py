@@ -133,6 +133,7 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
         K = len(self.classes_)
         nodes = _mx.make_nodes(post.blocks, encoded, w)
         data = _mx.node_data(nodes, encoded)
+        del encoded  # node_data holds what the structure needs (the numeric blocks' values, views of the codes)
         n_states = [nd.n_states for nd in nodes]
         states = data[2]
         scores = None

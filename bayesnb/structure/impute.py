@@ -202,7 +202,7 @@ def _draw_enumerate(model, phi, logw, data, rng, who):
     nodes, parents = model.nodes, model.parents
     n, K = logw.shape
     anc = _si._ancestors(parents)
-    z, drawn, todo = np.zeros(n, dtype=np.int64), states.copy(), miss.copy()
+    z, drawn, todo = np.zeros(n, dtype=np.int64), states.astype(np.int64), miss.copy()
     masks, group = _si._patterns(miss)
     for g, mask in enumerate(masks):
         idx = np.flatnonzero(group == g)
@@ -370,7 +370,7 @@ def impute_nodes(model, data, logw, strategy, rng, who="NaiveBayes"):
         how = nd.family.default_fill if strategy == "auto" else strategy
         r = np.flatnonzero(miss[:, j])
         if not nd.numeric:
-            s = states[:, j].copy()
+            s = states[:, j].astype(np.int64)  # (codes as int64, whatever the states' type)
             if r.size:
                 s[r] = logsumexp(fam[j][r], axis=(1, 2)).argmax(axis=1)
             out[j] = s
