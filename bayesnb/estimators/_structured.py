@@ -155,7 +155,8 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
             return _mx.node_stats(nodes, data, ycodes, w, K, parents[kind])
 
         def cv(best):  # (rows of weight 0, e.g. EM's unlabelled rows, are left out of the folds)
-            return _sel.cv_check(self, X, self.classes_[ycodes], None if np.all(w == 1) else w, best)
+            return _sel.cv_check(self, X, self.classes_[ycodes], None if np.all(w == 1) else w, best,
+                                 fitted=(nodes, data))
 
         chosen, frame, fitted = _sel.choose(self, nodes, parents, cands, scored, n_cells, all_stats,
                                             cv if self.auto_cv else None,

@@ -295,12 +295,12 @@ def fit_nodes(nodes, data, y, w, K, parents, predictive="mean", rows=None, who="
     return model_from_stats(nodes, node_stats(nodes, data, y, w, K, parents, rows), K, parents, predictive, who)
 
 
-def node_stats(nodes, data, y, w, K, parents, rows=None) -> list:
+def node_stats(nodes, data, y, w, K, parents, rows=None, only=None) -> list:
     """Every node's family statistics over its ``K * prod_p B_p`` contexts (class, parents' states).
 
     A row adds to node ``j`` when ``x_j`` and all of ``j``'s parents are observed. Statistics of
     two batches of rows add with each family's ``merge`` (``partial_fit``). Parameters as in
-    :func:`fit_nodes`.
+    :func:`fit_nodes`; ``only``: the nodes to count (the others' entries are None).
 
     The family reads a (rows x contexts) weight matrix: it is built a batch of rows at a time, at
     most :data:`MAX_RESP_CELLS` weights, and the batches' statistics are added with ``merge``. With
@@ -316,6 +316,9 @@ def node_stats(nodes, data, y, w, K, parents, rows=None) -> list:
     cols, miss, states = data
     stats = []
     for j, (nd, pa) in enumerate(zip(nodes, parents)):
+        if only is not None and j not in only:
+            stats.append(None)
+            continue
         npar = _n_parent_states(nodes, pa)
         ok = ~miss[:, j] & ~miss[:, list(pa)].any(axis=1)
         if rows is not None:
