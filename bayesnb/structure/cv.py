@@ -29,7 +29,10 @@ from . import infer as _si
 from . import model as _mx
 from .learn import PairCounts, edge_scores_from_counts, learn_parents, pair_counts
 
-__all__ = ["fold_losses"]
+__all__ = ["SCORE_ROWS", "fold_losses"]
+
+#: Held-out rows scored at once (the exact scoring holds a few (rows, K, states) arrays).
+SCORE_ROWS = 4096
 
 
 def _sum_counts(parts):
@@ -119,11 +122,13 @@ def fold_losses(nodes, data, y, w, K, folds, candidate, *, k, class_params, pred
     for f, (train, test) in enumerate(folds):
         counts = np.bincount(y[train], weights=w[train], minlength=K)
         log_prior = _post.class_posterior(counts, *class_params)[2]
-        held = _mx.node_rows(data, test)
         for key, pa, nds in (("naive", naive, nodes), ("cand", learned[f], cand_nodes)):
             C = [K * _mx._n_parent_states(nodes, p) for p in pa]
             fs = [_train_stats(nd, stats[j, p], f, F, C[j]) for j, (nd, p) in enumerate(zip(nodes, pa))]
             model = _mx.model_from_stats(nds, fs, K, pa, predictive, who)
-            logp = _post.normalise(_si.log_likelihood(model, held, who) + log_prior, log_prior, who)
-            loss[key][test] = -logp[np.arange(test.size), y[test]]
+            tables = _si.state_tables(model)
+            for a in range(0, test.size, SCORE_ROWS):  # rows are independent: bound the scoring's memory
+                r = test[a:a + SCORE_ROWS]
+                jll = _si.log_likelihood(model, _mx.node_rows(data, r), who, tables=tables) + log_prior
+                loss[key][r] = -_post.normalise(jll, log_prior, who)[np.arange(r.size), y[r]]
     return loss
