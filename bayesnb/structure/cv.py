@@ -40,22 +40,23 @@ def _sum_counts(parts):
     return PairCounts(*(tuple(sum(ts) for ts in zip(*(getattr(p, f) for p in parts))) for f in PairCounts._fields))
 
 
-def _fold_parents(kind, k, states, y, w, n_states, K, folds):
+def _fold_parents(kind, k, states, y, w, n_states, K, fold, F):
     """Per fold, ``kind``'s parents learned from the pairwise counts of the other folds' rows."""
-    counts = [pair_counts(states[test], y[test], n_states, K, w[test]) for _, test in folds]
+    counts = []
+    for f in range(F):
+        test = np.flatnonzero(fold == f)
+        counts.append(pair_counts(states[test], y[test], n_states, K, w[test]))
     out = []
-    for f in range(len(folds)):
+    for f in range(F):
         scores = edge_scores_from_counts(_sum_counts([c for g, c in enumerate(counts) if g != f]), n_states)
         out.append(learn_parents(states, y, n_states, K, kind, k, scores=scores))
     return out
 
 
-def _fold_stats(nodes, data, y, w, K, folds, structures):
+def _fold_stats(nodes, data, y, w, K, fold, F, structures):
     """``{(j, parents of j): stats over (fold, class, parents' states)}`` for every parent set in ``structures``."""
-    fold = np.zeros(len(y), dtype=np.int64)
-    for f, (_, test) in enumerate(folds):
-        fold[test] = f
-    yf = fold * K + y  # the context axis of every node becomes (fold, class, parents' states)
+    # the context axis of every node becomes (fold, class, parents' states); rows in no fold have weight 0
+    yf = np.maximum(fold, 0).astype(np.int64) * K + y
     todo = {}
     for pa in structures:
         for j, p in enumerate(pa):
@@ -66,7 +67,7 @@ def _fold_stats(nodes, data, y, w, K, folds, structures):
     for r in range(max(len(v) for v in todo.values())):  # one pass over the rows per round of parent sets
         only = {j for j, v in todo.items() if r < len(v)}
         parents = tuple(todo[j][r] if j in only else () for j in range(len(nodes)))
-        got = _mx.node_stats(nodes, data, yf, w, len(folds) * K, parents, only=only)
+        got = _mx.node_stats(nodes, data, yf, w, F * K, parents, only=only)
         out.update({(j, parents[j]): got[j] for j in only})
     return out
 
@@ -81,7 +82,7 @@ def _train_stats(nd, st, f, n_folds, C):
     return total
 
 
-def fold_losses(nodes, data, y, w, K, folds, candidate, *, k, class_params, predictive, who, hier_nodes=None):
+def fold_losses(nodes, data, y, w, K, fold, candidate, *, k, class_params, predictive, who, hier_nodes=None):
     """Out-of-fold ``-log p(y_i | x_i)`` of naive and of ``candidate`` (module docstring).
 
     Parameters
@@ -93,10 +94,11 @@ def fold_losses(nodes, data, y, w, K, folds, candidate, *, k, class_params, pred
     y : ndarray of int of shape (n,)
         Class codes.
     w : ndarray of shape (n,)
-        Row weights (rows in no fold must have weight 0).
+        Row weights.
     K : int
-    folds : list of (ndarray, ndarray)
-        ``(train, test)`` row indices of each fold; the test rows partition the rows of positive weight.
+    fold : ndarray of int of shape (n,)
+        Each row's fold, ``0..F-1`` (its held-out fold; the others train on it), or ``-1`` for a row in
+        no fold (its weight must be 0).
     candidate : Candidate
         Its ``kind`` is re-learned in every fold; ``hierarchical`` selects ``hier_nodes``.
     k : int
@@ -113,14 +115,17 @@ def fold_losses(nodes, data, y, w, K, folds, candidate, *, k, class_params, pred
     dict
         ``{"naive": loss, "cand": loss}``, each of shape (n,) (0 outside the folds' test rows).
     """
-    states, n_states, F = data[2], [nd.n_states for nd in nodes], len(folds)
+    states, n_states, F = data[2], [nd.n_states for nd in nodes], int(fold.max()) + 1
     naive = tuple(() for _ in nodes)
-    learned = _fold_parents(candidate.kind, k, states, y, w, n_states, K, folds)
-    stats = _fold_stats(nodes, data, y, w, K, folds, [naive, *learned])
+    learned = _fold_parents(candidate.kind, k, states, y, w, n_states, K, fold, F)
+    stats = _fold_stats(nodes, data, y, w, K, fold, F, [naive, *learned])
     cand_nodes = hier_nodes if candidate.hierarchical else nodes
     loss = {"naive": np.zeros(len(y)), "cand": np.zeros(len(y))}
-    for f, (train, test) in enumerate(folds):
-        counts = np.bincount(y[train], weights=w[train], minlength=K)
+    per_fold = np.bincount(np.maximum(fold, 0).astype(np.int64) * K + y, weights=np.where(fold >= 0, w, 0.0),
+                           minlength=F * K)
+    for f in range(F):
+        test = np.flatnonzero(fold == f)
+        counts = per_fold.reshape(F, K)[np.arange(F) != f].sum(axis=0)  # the class counts of the other folds
         log_prior = _post.class_posterior(counts, *class_params)[2]
         for key, pa, nds in (("naive", naive, nodes), ("cand", learned[f], cand_nodes)):
             C = [K * _mx._n_parent_states(nodes, p) for p in pa]

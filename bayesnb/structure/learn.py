@@ -70,8 +70,8 @@ def _table(a, b, va, vb, y, K, w):
     return np.bincount(idx, weights=w[ok], minlength=K * va * vb).reshape(K, va, vb)
 
 
-#: The most (row, feature) cells :func:`_pair_tables` keys at once (its int64 keys and float64 weights: 4 MiB each).
-PAIR_CHUNK_CELLS = 2**19
+#: The most (row, feature) cells :func:`_pair_tables` keys at once (its int64 keys and float64 weights: 2 MiB each).
+PAIR_CHUNK_CELLS = 2**18
 
 
 def _pair_tables(codes, y, n_values, K, weights):

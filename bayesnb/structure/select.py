@@ -175,16 +175,18 @@ def cv_check(est, X, y, sample_weight, candidate, n_splits=CV_FOLDS, seed=CV_SEE
     models = {"naive": clone(est).set_params(structure="naive"),
               "cand": clone(est).set_params(structure=candidate.kind, alpha=alpha, auto_cv=False)}
     rows = np.flatnonzero(w > 0)
-    folds = list(StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed).split(rows, y[rows]))
-    folds = [(rows[train], rows[test]) for train, test in folds]
+    split = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed).split(rows, y[rows])
     if fitted is not None and not is_dask(X):  # from per-fold statistics (bayesnb.structure.cv)
+        fold = np.full(len(y), -1, dtype=np.int64 if n_splits > 127 else np.int8)
+        for f, (_, test) in enumerate(split):  # each row's fold (no list of training rows held)
+            fold[rows[test]] = f
         nodes, data = fitted
         K = len(est.classes_)
-        loss = _cv.fold_losses(nodes, data, np.searchsorted(est.classes_, y), np.where(w > 0, w, 0.0), K, folds,
-                               candidate, k=est.k, class_params=est._check_class_params(K),
-                               predictive=est._check_predictive(), who=est._who,
-                               hier_nodes=hierarchical_nodes(nodes) if candidate.hierarchical else None)
+        loss = _cv.fold_losses(nodes, data, np.searchsorted(est.classes_, y), w, K, fold, candidate, k=est.k,
+                               class_params=est._check_class_params(K), predictive=est._check_predictive(),
+                               who=est._who, hier_nodes=hierarchical_nodes(nodes) if candidate.hierarchical else None)
     else:
+        folds = [(rows[train], rows[test]) for train, test in split]
         loss = (_dask_losses if is_dask(X) else _losses)(models, X, y, w, sample_weight is not None, folds)
     wt = w[rows]
     diff = loss["cand"][rows] - loss["naive"][rows]
