@@ -90,3 +90,34 @@ def test_held_out_rows_scored_in_chunks_with_shared_tables_give_the_same_figures
     data = MX.node_data(model.nodes, chunked._encoded(X))
     np.testing.assert_array_equal(SI.log_likelihood(model, data, tables=SI.state_tables(model)),
                                   SI.log_likelihood(model, data))
+
+
+def test_the_fit_reuses_the_checks_fold_statistics_merged_over_the_folds():
+    """With missing cells the chosen structure is counted on all rows; where the CV check counted its parent
+    sets per fold, the fit merges those (cv.whole_stats): the one-pass statistics, model and predictions."""
+    from bayesnb.structure import cv as CV
+    from bayesnb.structure import model as MX
+
+    X, y, _ = _bench()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = bayesnb.NaiveBayes(structure="auto").fit(X, y)
+        plain = bayesnb.NaiveBayes(structure="auto", auto_cv=False).fit(X, y)
+    assert m.structure_ == plain.structure_ and m.structure_kind_ == "tan"
+    nodes, parents = m._mixed.nodes, m._mixed.parents
+    data = MX.node_data(nodes, m._encoded(X))
+    yc, K = np.searchsorted(m.classes_, y), len(m.classes_)
+    one = MX.node_stats(nodes, data, yc, np.ones(len(y)), K, parents)
+    fold = np.random.default_rng(0).integers(0, 5, len(y))
+    kept = {"stats": {(j, pa): MX.node_stats(nodes, data, fold * K + yc, np.ones(len(y)), 5 * K, parents)[j]
+                      for j, pa in enumerate(parents) if j % 2}, "folds": 5}
+    merged = CV.whole_stats(nodes, data, yc, np.ones(len(y)), K, parents, kept)  # odd nodes merged, even counted
+    for j, (a, b) in enumerate(zip(merged, one)):
+        for fa, fb in zip(a, b):
+            for u, v in zip(fa if isinstance(fa, tuple) else (fa,), fb if isinstance(fb, tuple) else (fb,)):
+                if j % 2:
+                    np.testing.assert_allclose(u, v, rtol=1e-12, atol=1e-12)
+                else:
+                    np.testing.assert_array_equal(u, v)
+    np.testing.assert_allclose(m._mixed.log_evidence, plain._mixed.log_evidence, rtol=1e-12)
+    np.testing.assert_allclose(m.predict_proba(X), plain.predict_proba(X), rtol=1e-10, atol=1e-14)

@@ -29,7 +29,7 @@ from . import infer as _si
 from . import model as _mx
 from .learn import PairCounts, edge_scores_from_counts, learn_parents, pair_counts
 
-__all__ = ["SCORE_ROWS", "fold_losses"]
+__all__ = ["SCORE_ROWS", "fold_losses", "whole_stats"]
 
 #: Held-out rows scored at once (the exact scoring holds a few (rows, K, states) arrays).
 SCORE_ROWS = 4096
@@ -82,7 +82,30 @@ def _train_stats(nd, st, f, n_folds, C):
     return total
 
 
-def fold_losses(nodes, data, y, w, K, fold, candidate, *, k, class_params, predictive, who, hier_nodes=None):
+def whole_stats(nodes, data, y, w, K, parents, kept=None) -> list:
+    """Every node's statistics over its contexts on all rows (:func:`~bayesnb.structure.model.node_stats`), the
+    guard's per-fold ones merged over the folds where :func:`fold_losses` counted ``(j, parents[j])``
+    (``kept``), the others counted here.
+
+    The folds' rows are all the rows (a row in no fold has weight 0), so the merged statistics are
+    the one-pass ones, added in another order.
+    """
+    got = [None] * len(nodes)
+    if kept:
+        F = kept["folds"]
+        for j, (nd, pa) in enumerate(zip(nodes, parents)):
+            st = kept["stats"].get((j, tuple(pa)))
+            if st is not None:
+                got[j] = _train_stats(nd, st, -1, F, K * _mx._n_parent_states(nodes, pa))
+    todo = {j for j, st in enumerate(got) if st is None}
+    if todo:
+        fresh = _mx.node_stats(nodes, data, y, w, K, parents, only=todo)
+        got = [fresh[j] if j in todo else st for j, st in enumerate(got)]
+    return got
+
+
+def fold_losses(nodes, data, y, w, K, fold, candidate, *, k, class_params, predictive, who, hier_nodes=None,
+                kept=None):
     """Out-of-fold ``-log p(y_i | x_i)`` of naive and of ``candidate`` (module docstring).
 
     Parameters
@@ -109,6 +132,8 @@ def fold_losses(nodes, data, y, w, K, fold, candidate, *, k, class_params, predi
     who : str
     hier_nodes : tuple of Node, optional
         The nodes with hierarchical smoothing (a hierarchical candidate).
+    kept : dict, optional
+        Receives the per-fold node statistics (``"stats"``, ``"folds"``) for :func:`whole_stats`.
 
     Returns
     -------
@@ -119,6 +144,8 @@ def fold_losses(nodes, data, y, w, K, fold, candidate, *, k, class_params, predi
     naive = tuple(() for _ in nodes)
     learned = _fold_parents(candidate.kind, k, states, y, w, n_states, K, fold, F)
     stats = _fold_stats(nodes, data, y, w, K, fold, F, [naive, *learned])
+    if kept is not None:
+        kept.update(stats=stats, folds=F)
     cand_nodes = hier_nodes if candidate.hierarchical else nodes
     loss = {"naive": np.zeros(len(y)), "cand": np.zeros(len(y))}
     per_fold = np.bincount(np.maximum(fold, 0).astype(np.int64) * K + y, weights=np.where(fold >= 0, w, 0.0),

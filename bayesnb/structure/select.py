@@ -132,7 +132,7 @@ def _row_log_loss(model, X, y):
     return -logp[np.arange(len(col)), col]
 
 
-def cv_check(est, X, y, sample_weight, candidate, n_splits=CV_FOLDS, seed=CV_SEED, fitted=None):
+def cv_check(est, X, y, sample_weight, candidate, n_splits=CV_FOLDS, seed=CV_SEED, fitted=None, kept=None):
     """Stratified K-fold log loss of ``candidate`` against naive on the training rows.
 
     In every fold both are refitted on the other folds (the candidate's structure *re-learned*
@@ -158,6 +158,8 @@ def cv_check(est, X, y, sample_weight, candidate, n_splits=CV_FOLDS, seed=CV_SEE
     fitted : tuple, optional
         ``(nodes, data)``: the fit's nodes and their :func:`~bayesnb.structure.model.node_data` of
         the rows ``X`` (all of them, in order).
+    kept : dict, optional
+        With ``fitted``: receives the folds' node statistics (:func:`bayesnb.structure.cv.whole_stats`).
 
     Returns
     -------
@@ -184,7 +186,8 @@ def cv_check(est, X, y, sample_weight, candidate, n_splits=CV_FOLDS, seed=CV_SEE
         K = len(est.classes_)
         loss = _cv.fold_losses(nodes, data, np.searchsorted(est.classes_, y), w, K, fold, candidate, k=est.k,
                                class_params=est._check_class_params(K), predictive=est._check_predictive(),
-                               who=est._who, hier_nodes=hierarchical_nodes(nodes) if candidate.hierarchical else None)
+                               who=est._who, hier_nodes=hierarchical_nodes(nodes) if candidate.hierarchical else None,
+                               kept=kept)
     else:
         folds = [(rows[train], rows[test]) for train, test in split]
         loss = (_dask_losses if is_dask(X) else _losses)(models, X, y, w, sample_weight is not None, folds)
