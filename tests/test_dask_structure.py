@@ -9,6 +9,7 @@ import pytest
 
 import bayesnb as bn
 from bayesnb.structure import edge_scores, edge_scores_from_counts, pair_counts
+from bayesnb.structure import select as SEL
 from bayesnb.structure.model import bin_edges, bin_edges_from_table
 from cases import auto_frame
 
@@ -95,7 +96,9 @@ def test_pair_counts_add_over_partitions(edge_score):
 
 def test_auto_with_its_cross_validation_check():
     """The folds' models are Dask fits with the held-out rows' weights 0: the same rows, categories and
-    statistics as the in-memory fold fits, so the figures and the choice are the in-memory ones."""
+    statistics as in-memory clones refitted on each fold (cv_check without the fit's statistics), so the
+    figures are theirs; the in-memory fit's guard works from per-fold statistics of its own encoding
+    (bayesnb.structure.cv) and makes the same choice with nearly the same figures."""
     rng = np.random.default_rng(2)
     n, L = 160, 30
     y = rng.integers(0, 2, n)
@@ -107,9 +110,16 @@ def test_auto_with_its_cross_validation_check():
                                                                                  sort=False), w)
     mem = bn.CategoricalNB(structure="auto").fit(X, y, sample_weight=w)
     dist = bn.CategoricalNB(structure="auto").fit(Xd, yd, sample_weight=wd)
-    sc = mem.structure_scores_
+    sc, got = mem.structure_scores_, dist.structure_scores_
     assert sc["cv_log_loss"].notna().sum() == 2  # the check ran
-    pd.testing.assert_frame_equal(dist.structure_scores_, sc, rtol=1e-12)
+    best = int(sc["log_evidence"].idxmax())
+    cand = next(c for c in SEL.candidates("auto", mem.k, True) if c.label == sc["structure"][best])
+    refit = SEL.cv_check(mem, X, y, w, cand)  # in-memory clones refitted on each fold's rows
+    np.testing.assert_allclose([got["cv_log_loss"][0], got["cv_log_loss"][best], got["cv_diff_se"][best]],
+                               [refit.naive_log_loss, refit.candidate_log_loss, refit.diff_se], rtol=1e-12)
+    cols = ["structure", "log_evidence", "n_cells", "chosen"]
+    pd.testing.assert_frame_equal(got[cols], sc[cols], rtol=1e-12)
+    np.testing.assert_allclose(got["cv_log_loss"], sc["cv_log_loss"], atol=0.02)
     assert dist.structure_kind_ == mem.structure_kind_ and dist.structure_ == mem.structure_
     np.testing.assert_allclose(dist.predict_proba(Xd).compute(), mem.predict_proba(X), rtol=1e-12, atol=1e-15)
 
@@ -145,13 +155,22 @@ def _arrays(x):
 
 def test_auto_structure_of_a_mixed_table_with_its_cross_validation_check():
     """NaiveBayes(structure="auto") with numeric columns: families, bins, evidence, the CV check's folds
-    (drawn from the labels in memory) and choice are the in-memory ones."""
+    (drawn from the labels in memory) and choice are the in-memory ones; the check's figures are those of
+    fold refits on Dask, of per-fold statistics of the whole fit's encoding in memory (nearly the same)."""
     X, y, w = auto_frame(240)
     Xd, yd = dd.from_pandas(X, npartitions=2, sort=False), dd.from_pandas(y, npartitions=2, sort=False)
     mem = bn.NaiveBayes(structure="auto").fit(X, y, sample_weight=w)
     dist = bn.NaiveBayes(structure="auto").fit(Xd, yd, sample_weight=w)
-    assert mem.structure_scores_["cv_log_loss"].notna().sum() == 2  # the check ran
-    pd.testing.assert_frame_equal(dist.structure_scores_, mem.structure_scores_, rtol=1e-10)
+    sc, got = mem.structure_scores_, dist.structure_scores_
+    assert sc["cv_log_loss"].notna().sum() == 2  # the check ran
+    cols = ["structure", "log_evidence", "n_cells", "chosen"]
+    pd.testing.assert_frame_equal(got[cols], sc[cols], rtol=1e-10)
+    best = int(sc["log_evidence"].idxmax())
+    cand = next(c for c in SEL.candidates("auto", mem.k, True) if c.label == sc["structure"][best])
+    refit = SEL.cv_check(mem, X, y, w, cand)  # in-memory clones refitted on each fold's rows, as on Dask
+    np.testing.assert_allclose([got["cv_log_loss"][0], got["cv_log_loss"][best], got["cv_diff_se"][best]],
+                               [refit.naive_log_loss, refit.candidate_log_loss, refit.diff_se], rtol=1e-10)
+    assert dist.structure_kind_ == mem.structure_kind_
     _same_auto_fit(mem, dist, X, Xd)
     _assert_same(mem, dist, X, Xd)
     for a, b in zip(dist.structure_bin_edges_, mem.structure_bin_edges_, strict=True):

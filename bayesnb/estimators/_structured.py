@@ -31,6 +31,7 @@ from ..generative.functions import _block_cells
 from ..generative.tables import assemble_table
 from ..inference import em
 from ..inference.mixed_structured_model import mixed_inputs, run_mixed_nuts, unlabelled_inputs
+from ..structure import cv as _cv
 from ..structure import draws as _mp
 from ..structure import em as _se
 from ..structure import impute as _mi
@@ -136,6 +137,7 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
         K = len(self.classes_)
         nodes = _mx.make_nodes(post.blocks, encoded, w)
         data = _mx.node_data(nodes, encoded)
+        del encoded  # node_data holds what the structure needs (the numeric blocks' values, views of the codes)
         n_states = [nd.n_states for nd in nodes]
         states = data[2]
         scores = None
@@ -150,14 +152,16 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
             scored = {kind: _mx.node_stats(nodes, data, ycodes, w, K, pa, rows) for kind, pa in parents.items()}
             n_cells = int(rows.sum())
         complete = not data[1].any()  # every row scored: the scoring statistics are the fit's
+        kept = {}  # the CV check's per-fold node statistics, merged for the fit where they serve
 
         def all_stats(kind):
             if scored is not None and complete:
                 return scored[kind]
-            return _mx.node_stats(nodes, data, ycodes, w, K, parents[kind])
+            return _cv.whole_stats(nodes, data, ycodes, w, K, parents[kind], kept)
 
         def cv(best):  # (rows of weight 0, e.g. EM's unlabelled rows, are left out of the folds)
-            return _sel.cv_check(self, X, self.classes_[ycodes], None if np.all(w == 1) else w, best)
+            return _sel.cv_check(self, X, self.classes_[ycodes], None if np.all(w == 1) else w, best,
+                                 fitted=(nodes, data), kept=kept)
 
         chosen, frame, fitted = _sel.choose(self, nodes, parents, cands, scored, n_cells, all_stats,
                                             cv if self.auto_cv else None,

@@ -227,7 +227,7 @@ def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True,
     anc = _si._ancestors(parents)
     src = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
     order = np.argsort(src, kind="stable")
-    z, drawn, todo = np.zeros(src.size, dtype=np.int64), states[src], miss[src]
+    z, drawn, todo = np.zeros(src.size, dtype=np.int64), states[src].astype(np.int64), miss[src]
     lognorm = np.zeros(n)
     ev = np.zeros(len(nodes), dtype=bool) if evidence is None else np.asarray(evidence, dtype=bool)
     masks, group = _si._patterns(miss)
@@ -406,7 +406,7 @@ def impute_nodes(model, data, logw, strategy, rng, who="NaiveBayes"):
         how = nd.family.default_fill if strategy == "auto" else strategy
         r = np.flatnonzero(miss[:, j])
         if not nd.numeric:
-            s = states[:, j].copy()
+            s = states[:, j].astype(np.int64)  # (codes as int64, whatever the states' type)
             if r.size:
                 s[r] = logsumexp(fam[j][r], axis=(1, 2)).argmax(axis=1)
             out[j] = s

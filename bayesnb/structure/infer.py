@@ -30,7 +30,7 @@ import numpy as np
 from . import model as _mx
 from .learn import topological_order
 
-__all__ = ["log_likelihood", "node_log_terms"]
+__all__ = ["log_likelihood", "node_log_terms", "state_tables"]
 
 
 def _ancestors(parents):
@@ -151,13 +151,20 @@ def _enumerate(model, tables, cells, new, idx, mask, unseen, states, anc, npar, 
     return out
 
 
-def _factors(model, cols, miss):
+def state_tables(model: _mx.MixedModel) -> list:
+    """Every node's ``log p(state | context)`` as (P * B, K) rows, what :func:`log_likelihood` looks up
+    (pass them as its ``tables`` to score many batches of rows under one model)."""
+    K = model.n_classes
+    return [np.ascontiguousarray(_mx._state_table(model, j).reshape(K, -1).T) for j in range(len(model.nodes))]
+
+
+def _factors(model, cols, miss, given=None):
     """``(tables, cells, npar)`` of :func:`_lookup`: per node ``log p(state | context)`` as (P * B, K)
-    rows (a numeric node's bin masses only where it is missing), the (n, C) log densities of a
-    numeric node's values, and the number of joint states of its parents."""
+    rows (a numeric node's bin masses only where it is missing; ``given``: :func:`state_tables`), the
+    (n, C) log densities of a numeric node's values, and the number of joint states of its parents."""
     nodes, K = model.nodes, model.n_classes
-    tables = [None] * len(nodes)
-    for j, nd in enumerate(nodes):
+    tables = [None] * len(nodes) if given is None else given
+    for j, nd in enumerate(nodes if given is None else ()):
         if not nd.numeric or miss[:, j].any():
             t = _mx._state_table(model, j)  # (K * P, B)
             tables[j] = np.ascontiguousarray(t.reshape(K, -1).T)
@@ -167,7 +174,7 @@ def _factors(model, cols, miss):
     return tables, cells, [_mx._n_parent_states(nodes, pa) for pa in model.parents]
 
 
-def log_likelihood(model: _mx.MixedModel, data, who="NaiveBayes", method="auto") -> np.ndarray:
+def log_likelihood(model: _mx.MixedModel, data, who="NaiveBayes", method="auto", tables=None) -> np.ndarray:
     """``log p(x_obs | y=k)`` of every row and class, missing cells summed out exactly, shape (n, K).
 
     Complete rows by direct lookup of every node's term; rows with missing cells on a forest
@@ -184,6 +191,8 @@ def log_likelihood(model: _mx.MixedModel, data, who="NaiveBayes", method="auto")
     method : {"auto", "enumerate"}, default="auto"
         ``"enumerate"``: rows with missing cells by enumeration whatever the structure (the
         reference the message passing is tested against).
+    tables : list, optional
+        :func:`state_tables` of ``model``, computed once for several batches of rows.
 
     Returns
     -------
@@ -196,7 +205,7 @@ def log_likelihood(model: _mx.MixedModel, data, who="NaiveBayes", method="auto")
     out = np.zeros((n, K))
     if d == 0:
         return out
-    tables, cells, npar = _factors(model, cols, miss)
+    tables, cells, npar = _factors(model, cols, miss, tables)
     complete = ~miss.any(axis=1)
     if complete.all():
         for j in range(d):

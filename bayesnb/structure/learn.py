@@ -71,28 +71,37 @@ def _table(a, b, va, vb, y, K, w):
     return np.bincount(idx, weights=w[ok], minlength=K * va * vb).reshape(K, va, vb)
 
 
+#: The most (row, feature) cells :func:`_pair_tables` keys at once (its int64 keys and float64 weights: 2 MiB each).
+PAIR_CHUNK_CELLS = 2**18
+
+
 def _pair_tables(codes, y, n_values, K, weights):
-    """Yield ``(i, tabs, V)`` for every feature ``i < d - 1``, one bincount each.
+    """Yield ``(i, tabs, V)`` for every feature ``i < d - 1``.
 
     ``tabs[m]`` is the weighted (K, V[i], max(V)) count table of (y, x_i, x_j), ``j = i + 1 + m``,
     on the rows where both cells are observed (columns ``>= V[j]`` are zero padding); ``V`` is
-    ``n_values`` as an int array.
+    ``n_values`` as an int array. The rows are counted in chunks of at most
+    :data:`PAIR_CHUNK_CELLS` (row, feature) cells, one bincount each, the chunks' tables added.
     """
-    codes = np.asarray(codes)
+    codes, y = np.asarray(codes), np.asarray(y, dtype=np.int64)
     n, d = codes.shape
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     V = np.asarray(n_values, dtype=np.int64)
-    obs = (codes >= 0) & (codes < V[None, :]) if d else np.zeros((n, 0), bool)
     vmax = int(V.max()) if d else 0
     for i in range(d - 1):
         # every pair (i, j > i) at once: one bincount over the (row, j) cells where both are observed
-        rest = codes[:, i + 1:]
-        ok = obs[:, i][:, None] & obs[:, i + 1:]
         size = K * int(V[i]) * vmax
-        key = (np.arange(d - i - 1)[None, :] * size + ((y * V[i] + codes[:, i]) * vmax)[:, None] + rest)[ok]
-        wts = np.broadcast_to(w[:, None], ok.shape)[ok]
-        tabs = np.bincount(key, weights=wts, minlength=(d - i - 1) * size).reshape(d - i - 1, K, int(V[i]), vmax)
-        yield i, tabs, V
+        tabs = np.zeros((d - i - 1) * size)
+        step = max(1, PAIR_CHUNK_CELLS // (d - i - 1))
+        for a in range(0, n, step):
+            rest = codes[a:a + step, i + 1:]
+            ok = ((rest >= 0) & (rest < V[None, i + 1:])) & ((codes[a:a + step, i] >= 0)
+                                                             & (codes[a:a + step, i] < V[i]))[:, None]
+            lead = (y[a:a + step] * V[i] + codes[a:a + step, i]) * vmax  # int64, whatever the codes' type
+            key = (np.arange(d - i - 1)[None, :] * size + lead[:, None] + rest)[ok]
+            wts = np.broadcast_to(w[a:a + step, None], ok.shape)[ok]
+            tabs += np.bincount(key, weights=wts, minlength=(d - i - 1) * size)
+        yield i, tabs.reshape(d - i - 1, K, int(V[i]), vmax), V
 
 
 def conditional_mutual_information(codes, y, n_values, K, weights=None) -> np.ndarray:

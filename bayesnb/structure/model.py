@@ -54,12 +54,13 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ..families._numeric import draw_categories
+from .bins import N_BINS, bin_edges, bin_edges_from_table
 from .learn import topological_order
 
 __all__ = ["MAX_ENUMERATION", "N_BINS", "UNSEEN", "MixedModel", "Node", "bin_edges", "bin_edges_from_table",
            "encode_values", "fit_nodes",
            "log_table", "make_nodes", "model_from_stats", "node_data", "node_rows", "node_stats", "one_column_state",
-           "sample_nodes", "take_contexts"]
+           "put_contexts", "sample_nodes", "state_dtype", "take_contexts"]
 
 #: The most joint states of a row's missing cells that k-DB (k >= 2) enumerates (prediction and imputation).
 MAX_ENUMERATION = 2**18
@@ -67,11 +68,8 @@ MAX_ENUMERATION = 2**18
 #: The state of a category never seen in training (a categorical node's code ``>= n_states``; ``-1`` is missing).
 UNSEEN = -2
 
-#: The most weights :func:`node_stats` holds at once for one node (rows x contexts, float64: 16 MiB).
-MAX_RESP_CELLS = 2**21
-
-#: Number of quantile bins of a numeric column (its states as a parent and for the mutual informations).
-N_BINS = 5
+#: The most weights :func:`node_stats` holds at once for one node (rows x contexts, float64: 4 MiB).
+MAX_RESP_CELLS = 2**19
 
 
 class Node(NamedTuple):
@@ -120,77 +118,6 @@ class MixedModel(NamedTuple):
     log_evidence: float
     predictive: str
     n_classes: int
-
-
-def bin_edges(x, w=None) -> np.ndarray:
-    """Interior quantile edges of the observed values of ``x`` (rows with ``w > 0``), distinct, sorted.
-
-    The quantiles are NumPy's default (linear) ones of the values, each repeated as many times
-    as its weight (so a weight of 2 is exactly a duplicated row; fractional weights interpolate
-    the same rule); without weights, or with every weight 1, :func:`numpy.quantile` itself.
-
-    Parameters
-    ----------
-    x : ndarray of shape (n,)
-        Values, NaN missing.
-    w : ndarray of shape (n,), optional
-        Row weights; rows of weight 0 are left out.
-
-    Returns
-    -------
-    ndarray of shape (m,), ``m <= N_BINS - 1``
-    """
-    x = np.asarray(x, dtype=float)
-    keep = np.isfinite(x) if w is None else np.isfinite(x) & (np.asarray(w) > 0)
-    if not keep.any():
-        return np.empty(0)
-    levels = np.arange(1, N_BINS) / N_BINS
-    if w is None or np.all(np.asarray(w)[keep] == 1):
-        q = np.quantile(x[keep], levels)
-    else:
-        q = _repeated_quantiles(x[keep], np.asarray(w, dtype=float)[keep], levels)
-    return np.unique(q[q > x[keep].min()])  # an edge at the minimum would leave its bin empty
-
-
-def bin_edges_from_table(values, weights) -> np.ndarray:
-    """:func:`bin_edges` of a column given as its distinct observed values and their summed weights.
-
-    The table of disjoint batches adds, so a fit over partitions (Dask) gets the edges of the whole
-    column without its rows: the same edges as :func:`bin_edges` of the rows (bit for bit with whole
-    weights, unit weights included, as ``numpy.quantile``'s linear rule is the repeated values'
-    rule; fractional weights are summed in another order, which can move an edge in its last digits).
-
-    Parameters
-    ----------
-    values : ndarray of shape (m,)
-        The distinct finite values of positive weight, sorted.
-    weights : ndarray of shape (m,)
-        The sum of the weights of the rows holding each (> 0).
-
-    Returns
-    -------
-    ndarray of shape (k,), ``k <= N_BINS - 1``
-    """
-    values = np.asarray(values, dtype=float)
-    if not values.size:
-        return np.empty(0)
-    q = _repeated_quantiles(values, np.asarray(weights, dtype=float), np.arange(1, N_BINS) / N_BINS)
-    return np.unique(q[q > values[0]])
-
-
-def _repeated_quantiles(x, w, levels):
-    """:func:`numpy.quantile` (linear) of ``x`` with each value repeated ``w`` times, for any ``w > 0``."""
-    order = np.argsort(x, kind="stable")
-    v, c = x[order], np.cumsum(w[order])
-    top = max(c[-1] - 1.0, 0.0)
-    h = np.clip(levels * top, 0.0, top)  # position in the repeated, sorted values
-
-    def at(p):  # the repeated values' element at position p: the first value whose cumulative weight exceeds p
-        return v[np.minimum(np.searchsorted(c, p, side="right"), v.size - 1)]
-
-    lo, t = np.floor(h), h - np.floor(h)
-    a, b = at(lo), at(np.ceil(h))
-    return np.where(t >= 0.5, b - (b - a) * (1 - t), a + (b - a) * t)  # NumPy's lerp
 
 
 def one_column_state(state, j):
@@ -279,32 +206,43 @@ def node_data(nodes, encoded) -> tuple:
     A category code ``>= n_states`` (never seen in training) has no state: it is in the missing
     mask (fitting leaves it out, its state is summed out) with the state :data:`UNSEEN`, so that
     :func:`bayesnb.structure.infer.log_likelihood` scores its value as a new category.
+
+    The states are kept in the narrowest signed integer type that holds every node's states
+    (:func:`state_dtype`: int8 up to 127 states); a categorical node's block is a view of its
+    encoded block, and the numeric nodes of one block are views of one array of that block's
+    values (``gen_values`` is called once per block).
     """
     d = len(nodes)
     first = encoded[nodes[0].block] if d else encoded[0] if encoded else np.empty(0)
     n = len(first[0] if isinstance(first, tuple) else first)
-    cols, miss, states = [None] * d, np.zeros((n, d), bool), np.empty((n, d), np.int64)
-    for j, nd in enumerate(nodes):
-        if nd.numeric:
-            cols[j] = np.asarray(nd.family.gen_values(encoded[nd.block]), dtype=float)[:, nd.col]
-            miss[:, j] = np.isnan(cols[j])
-            states[:, j] = np.where(miss[:, j], -1, np.searchsorted(nd.edges, np.where(miss[:, j], 0.0, cols[j]),
-                                                                     side="right"))
-    for b in sorted({nd.block for nd in nodes if not nd.numeric}):  # a block's categorical nodes at once
-        js = [j for j, nd in enumerate(nodes) if nd.block == b and not nd.numeric]
-        blk, cs = encoded[b], [nodes[j].col for j in js]
-        whole = np.column_stack([np.asarray(f) for f in blk]) if isinstance(blk, tuple) else np.asarray(blk)
-        codes = whole if cs == list(range(whole.shape[1])) else whole[:, cs]
-        absent = np.asarray(nodes[js[0]].family.gen_missing(blk))[:, cs] | (codes < 0)
-        new = ~absent & (codes >= np.array([nodes[j].n_states for j in js]))
-        s = np.where(absent, -1, np.where(new, UNSEEN, codes)).astype(np.int64, copy=False)
-        if js == list(range(d)):  # one categorical block is every node
-            miss, states = absent | new, s
-        else:
-            miss[:, js], states[:, js] = absent | new, s
+    cols, miss, states = [None] * d, np.zeros((n, d), bool), np.empty((n, d), state_dtype(nodes))
+    for b in sorted({nd.block for nd in nodes}):
+        js = [j for j, nd in enumerate(nodes) if nd.block == b]
+        fam, blk = nodes[js[0]].family, encoded[b]
+        if nodes[js[0]].numeric:  # one array of the block's values, each node's column a view of it
+            values = np.asarray(fam.gen_values(blk), dtype=float)
+            for j in js:
+                cols[j] = values[:, nodes[j].col]
+                miss[:, j] = np.isnan(cols[j])
+                states[:, j] = np.searchsorted(nodes[j].edges, np.where(miss[:, j], 0.0, cols[j]), side="right")
+                states[miss[:, j], j] = -1
+            continue
+        gone = fam.gen_missing(blk)  # a block's categorical nodes column by column: no (n, d) temporaries
         for j in js:
-            cols[j] = _column(blk, nodes[j].col)
+            c = nodes[j].col
+            codes = np.asarray(blk[0] if isinstance(blk, tuple) else blk)[:, c]  # (a tuple block: its first field)
+            absent = np.asarray(gone[:, c]) | (codes < 0)
+            new = ~absent & (codes >= nodes[j].n_states)
+            miss[:, j] = absent | new
+            states[:, j] = np.where(absent, -1, np.where(new, UNSEEN, codes))
+            cols[j] = _column(blk, c)
     return tuple(cols), miss, states
+
+
+def state_dtype(nodes):
+    """The narrowest signed integer type holding every node's states, ``-1`` and :data:`UNSEEN`."""
+    top = max([nd.n_states for nd in nodes], default=0)
+    return next(t for t in (np.int8, np.int16, np.int32, np.int64) if top <= np.iinfo(t).max)
 
 
 def node_rows(data, rows) -> tuple:
@@ -321,7 +259,7 @@ def _parent_index(nodes, pa, states):
     """Row-major index of the parents' joint state (0 without parents); ``states`` (..., d)."""
     if not pa:
         return np.zeros(states.shape[:-1], dtype=np.int64)
-    u = states[..., pa[0]]
+    u = states[..., pa[0]].astype(np.int64)  # (narrow states: the products need 64 bits)
     for p in pa[1:]:
         u = u * nodes[p].n_states + states[..., p]
     return u
@@ -358,12 +296,18 @@ def fit_nodes(nodes, data, y, w, K, parents, predictive="mean", rows=None, who="
     return model_from_stats(nodes, node_stats(nodes, data, y, w, K, parents, rows), K, parents, predictive, who)
 
 
-def node_stats(nodes, data, y, w, K, parents, rows=None) -> list:
+def node_stats(nodes, data, y, w, K, parents, rows=None, only=None) -> list:
     """Every node's family statistics over its ``K * prod_p B_p`` contexts (class, parents' states).
 
     A row adds to node ``j`` when ``x_j`` and all of ``j``'s parents are observed. Statistics of
     two batches of rows add with each family's ``merge`` (``partial_fit``). Parameters as in
-    :func:`fit_nodes`.
+    :func:`fit_nodes`; ``only``: the nodes to count (the others' entries are None).
+
+    The family reads a (rows x contexts) weight matrix: it is built a batch of rows at a time, at
+    most :data:`MAX_RESP_CELLS` weights, and the batches' statistics are added with ``merge``. With
+    class codes (``y`` of shape (n,)) each row has one context: the rows are sorted by context
+    (stably) and a batch holds whole consecutive contexts, its weight matrix only their columns
+    (:func:`_context_batches`), so a node's cost grows with its rows, not rows x contexts.
 
     Returns
     -------
@@ -373,13 +317,19 @@ def node_stats(nodes, data, y, w, K, parents, rows=None) -> list:
     cols, miss, states = data
     stats = []
     for j, (nd, pa) in enumerate(zip(nodes, parents)):
+        if only is not None and j not in only:
+            stats.append(None)
+            continue
         npar = _n_parent_states(nodes, pa)
         ok = ~miss[:, j] & ~miss[:, list(pa)].any(axis=1)
         if rows is not None:
             ok = ok & (rows[:, j] if np.ndim(rows) == 2 else rows)
         idx = np.flatnonzero(ok)
-        # the (rows x contexts) weights one row chunk at a time: their memory stays bounded however
-        # many rows and contexts (the chunks' statistics add with the family's merge)
+        if np.ndim(y) == 1:
+            stats.append(_sorted_stats(nodes[j], cols[j], _contexts(nodes, pa, states, idx, y, npar), idx, w,
+                                       K * npar))
+            continue
+        # soft classes (EM): every row in K contexts; the (rows x contexts) weights a row chunk at a time
         step = max(1, MAX_RESP_CELLS // (K * npar))
         total = None
         for start in range(0, max(idx.size, 1), step):
@@ -389,6 +339,67 @@ def node_stats(nodes, data, y, w, K, parents, rows=None) -> list:
             total = st if total is None else nd.family.merge(total, st)
         stats.append(total)
     return stats
+
+
+def _contexts(nodes, pa, states, idx, y, npar):
+    """The context ``y * npar + u`` (``u`` the parents' joint state, :func:`_parent_index`) of the rows ``idx``."""
+    u = np.zeros(idx.size, dtype=np.int64)
+    for p in pa:  # one parent's column at a time: no (rows, d) copy of the states
+        u = u * nodes[p].n_states + states[idx, p]
+    return np.asarray(y)[idx] * npar + u
+
+
+def _sorted_stats(nd, col, ctx, idx, w, C):
+    """Node ``nd``'s statistics over its ``C`` contexts from the rows ``idx`` of contexts ``ctx``, sorted by context."""
+    order = np.argsort(ctx.astype(np.int32) if C < 2**31 else ctx, kind="stable")  # (a radix sort for small ints)
+    idx, ctx = idx[order], ctx[order]
+    del order
+    total = None
+    for a, b in _context_batches(ctx, C):
+        lo, hi = int(ctx[a]) if b > a else 0, int(ctx[b - 1]) + 1 if b > a else 1
+        part = idx[a:b]
+        resp = np.zeros((b - a, hi - lo))
+        resp[np.arange(b - a), ctx[a:b] - lo] = w[part]
+        st = nd.family.stats(_node_block(nd, col, part), resp, nd.state)
+        st = put_contexts(nd.family.empty_stats(nd.state, C), st, lo)
+        total = st if total is None else nd.family.merge(total, st)
+    return total
+
+
+def _context_batches(ctx, C):
+    """``(a, b)`` bounds of batches of the context-sorted rows ``ctx``: whole consecutive contexts each,
+    at most :data:`MAX_RESP_CELLS` (rows x the batch's context span) weights, but at least one context
+    (a context with more rows than that is cut into row chunks of :data:`MAX_RESP_CELLS` rows)."""
+    m = ctx.size
+    if m == 0:
+        return [(0, 0)]
+    starts = np.searchsorted(ctx, np.arange(C + 1))  # the first row of every context
+    out, a = [], 0
+    while a < m:
+        lo = int(ctx[a])
+        span = np.arange(1, C - lo + 1)
+        cells = (starts[lo + 1:] - a) * span
+        width = max(1, int(np.count_nonzero(cells <= MAX_RESP_CELLS)))
+        b = int(starts[lo + width])
+        if width == 1 and b - a > MAX_RESP_CELLS:
+            b = a + MAX_RESP_CELLS
+        out.append((a, b))
+        a = b
+    return out
+
+
+def put_contexts(empty, part, lo):
+    """Statistics ``empty`` over all contexts with those of contexts ``lo, lo + 1, ...`` replaced by ``part``.
+
+    Every array of a family's statistics has the contexts on its leading axis (also inside per-column
+    tuples), as :func:`take_contexts` reads parameters.
+    """
+    def put(e, p):
+        e = np.array(e, dtype=np.result_type(e, p))
+        e[lo:lo + np.shape(p)[0]] = p
+        return e
+    return type(empty)(*(None if f is None else tuple(put(e, p) for e, p in zip(f, g)) if isinstance(f, tuple)
+                         else put(f, g) for f, g in zip(empty, part)))
 
 
 def _node_block(nd, col, part):

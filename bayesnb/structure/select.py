@@ -33,6 +33,7 @@ from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import _safe_indexing
 
+from . import cv as _cv
 from . import model as _mx
 from .._dask import is_dask
 
@@ -131,13 +132,16 @@ def _row_log_loss(model, X, y):
     return -logp[np.arange(len(col)), col]
 
 
-def cv_check(est, X, y, sample_weight, candidate, n_splits=CV_FOLDS, seed=CV_SEED):
+def cv_check(est, X, y, sample_weight, candidate, n_splits=CV_FOLDS, seed=CV_SEED, fitted=None, kept=None):
     """Stratified K-fold log loss of ``candidate`` against naive on the training rows.
 
-    In every fold both are refitted on the other folds by clones of ``est`` (the candidate's
-    structure *re-learned* in each fold, so that the guard measures the procedure that chose
-    it, whose risk is exactly the learning of edges from few rows; the choice between the
-    candidates is not re-made). The folds are shuffled with ``seed`` and stratified by class;
+    In every fold both are refitted on the other folds (the candidate's structure *re-learned*
+    in each fold, so that the guard measures the procedure that chose it, whose risk is exactly
+    the learning of edges from few rows; the choice between the candidates is not re-made).
+    With ``fitted`` (an in-memory fit) the folds' models come from per-fold statistics
+    (:func:`bayesnb.structure.cv.fold_losses`: edges, node and class statistics of the other
+    folds, with the families, encodings and bin edges of the whole fit); without it, they are
+    clones of ``est`` fitted on the other folds' rows. The folds are shuffled with ``seed`` and stratified by class;
     their number is at most the smallest class's row count. On a Dask ``X`` (``y`` and
     ``sample_weight`` in memory) each fold's models are Dask fits with the held-out rows'
     weights set to 0, which see the rows of the in-memory fold fits (:func:`_dask_losses`).
@@ -151,6 +155,11 @@ def cv_check(est, X, y, sample_weight, candidate, n_splits=CV_FOLDS, seed=CV_SEE
     candidate : Candidate
     n_splits : int, default=CV_FOLDS
     seed : int, default=CV_SEED
+    fitted : tuple, optional
+        ``(nodes, data)``: the fit's nodes and their :func:`~bayesnb.structure.model.node_data` of
+        the rows ``X`` (all of them, in order).
+    kept : dict, optional
+        With ``fitted``: receives the folds' node statistics (:func:`bayesnb.structure.cv.whole_stats`).
 
     Returns
     -------
@@ -168,9 +177,20 @@ def cv_check(est, X, y, sample_weight, candidate, n_splits=CV_FOLDS, seed=CV_SEE
     models = {"naive": clone(est).set_params(structure="naive"),
               "cand": clone(est).set_params(structure=candidate.kind, alpha=alpha, auto_cv=False)}
     rows = np.flatnonzero(w > 0)
-    folds = list(StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed).split(rows, y[rows]))
-    folds = [(rows[train], rows[test]) for train, test in folds]
-    loss = (_dask_losses if is_dask(X) else _losses)(models, X, y, w, sample_weight is not None, folds)
+    split = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed).split(rows, y[rows])
+    if fitted is not None and not is_dask(X):  # from per-fold statistics (bayesnb.structure.cv)
+        fold = np.full(len(y), -1, dtype=np.int64 if n_splits > 127 else np.int8)
+        for f, (_, test) in enumerate(split):  # each row's fold (no list of training rows held)
+            fold[rows[test]] = f
+        nodes, data = fitted
+        K = len(est.classes_)
+        loss = _cv.fold_losses(nodes, data, np.searchsorted(est.classes_, y), w, K, fold, candidate, k=est.k,
+                               class_params=est._check_class_params(K), predictive=est._check_predictive(),
+                               who=est._who, hier_nodes=hierarchical_nodes(nodes) if candidate.hierarchical else None,
+                               kept=kept)
+    else:
+        folds = [(rows[train], rows[test]) for train, test in split]
+        loss = (_dask_losses if is_dask(X) else _losses)(models, X, y, w, sample_weight is not None, folds)
     wt = w[rows]
     diff = loss["cand"][rows] - loss["naive"][rows]
     mean = float(np.average(diff, weights=wt))
