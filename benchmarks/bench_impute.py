@@ -3,7 +3,7 @@
 Tables (label in brackets): house votes (16 categorical, [party]), penguins (2 categorical,
 5 numeric, [species]), sklearn diabetes (10 numeric, [target cut at its tertiles]) and
 breast cancer (30 numeric, [diagnosis]); with ``--adult DIR``, a random subsample of UCI
-Adult's ``adult.data`` (``--adult-rows``, default 5,000; 8 categorical, 6 numeric, [income];
+Adult's ``adult.data`` (``--adult-rows``, default 5,000; only ``adult.data`` is needed; 8 categorical, 6 numeric, [income];
 its own ``?`` cells stay missing and are not scored), the public table the project has not seen.
 
 Masks, applied to the observed cells only (the label is never blanked):
@@ -80,7 +80,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from _census import NOT_GIVEN, NUMERIC, TARGET, load_adult
+from _census import NOT_GIVEN, NUMERIC, TARGET, load_adult_train
 from _impute_peers import DEFAULT_PEERS, PEERS, from_onehot, onehot_frame, peer_methods
 from sklearn.datasets import load_breast_cancer, load_diabetes
 from sklearn.ensemble import ExtraTreesRegressor
@@ -94,11 +94,10 @@ from bayesnb.mvn_impute import impute_mvn
 
 def adult_table(folder, n_rows):
     """A random ``n_rows`` subsample (seed 0) of adult.data: (X, income), numeric columns float; None if not given."""
-    split = load_adult(folder)
-    if split is None:
+    train = load_adult_train(folder)
+    if train is None:
         print(NOT_GIVEN)
         return None
-    train = split[0]
     rows = np.random.default_rng(0).choice(len(train), size=min(n_rows, len(train)), replace=False)
     sub = train.iloc[np.sort(rows)].reset_index(drop=True)
     X = sub.drop(columns=TARGET)
@@ -294,7 +293,7 @@ def main(argv=None):
     ap.add_argument("--no-sklearn", action="store_true", help="skip the scikit-learn imputers")
     ap.add_argument("--masks", nargs="+", default=None, help='e.g. "MCAR 30%%" (default: all)')
     ap.add_argument("--tables", nargs="+", default=None, help='e.g. penguins "breast cancer" (default: all)')
-    ap.add_argument("--adult", default=None, metavar="DIR", help="folder with UCI's adult.data and adult.test")
+    ap.add_argument("--adult", default=None, metavar="DIR", help="folder with UCI's adult.data")
     ap.add_argument("--adult-rows", type=int, default=5000, help="rows sampled from adult.data (default 5000)")
     ap.add_argument("--peers", nargs="*", default=None, choices=PEERS, metavar="PEER",
                     help=f"add these peers (no value: {', '.join(DEFAULT_PEERS)}); implies --select")
