@@ -60,15 +60,18 @@ column's observed range by more than 1e-9 of it (summed over columns, mean over 
 column has (numeric: farther than 1e-9 of the range from every observed value; a rounded
 column's fractional fills count); ``time x`` (with ``--select``): seconds divided by those of
 the last ``impute_table`` run of the same table, mask and seed (``+y``, ``label_given=True``,
-unless ``--select-no-y``), measured in the same process. Mean +- sd over seeds.
+unless ``--select-no-y``), measured in the same process; run it with one thread per library
+(``OMP_NUM_THREADS=1``) so that every method has the same. Mean +- sd over seeds.
 
 Run:  python benchmarks/bench_impute.py [--quick] [--seeds N] [--structures] [--masks "MCAR 30%"]
       python benchmarks/bench_impute.py --adult DIR --tables adult --structures --seeds 2
       python benchmarks/bench_impute.py --adult DIR --tables adult --seeds 2 --no-latent --select  # impute_table
       python benchmarks/bench_impute.py --adult DIR --adult-rows 32561 --tables adult --seeds 1 --masks "MCAR 30%" \
           --no-latent --select --select-no-y --no-sklearn   # impute_table on the whole table
-      python benchmarks/bench_impute.py --adult DIR --tables adult "house votes" penguins --masks "MCAR 30%" MAR MNAR \
-          --seeds 2 --no-latent --no-sklearn --no-mvn --peers   # issue 27: peers beside impute_table
+      python benchmarks/bench_impute.py --tables "house votes" penguins --masks "MCAR 30%" MAR MNAR --seeds 2 \
+          --no-latent --no-sklearn --no-mvn --peers   # issue 27: peers beside impute_table
+      python benchmarks/bench_impute.py --adult DIR --tables adult --masks MNAR --seeds 1 --no-latent --no-sklearn \
+          --no-mvn --select-given --peers missForest miceforest "Iterative(BayesianRidge)"   # the census, one mask
       (``--quick``: 2 seeds, no MAR or MNAR, house votes and penguins only)
 """
 
@@ -289,6 +292,8 @@ def main(argv=None):
                          "(default, no value: 'auto', all of bayesnb.imputation.CONFIGURATIONS)")
     ap.add_argument("--select-no-y", action="store_true",
                     help="run impute_table without the label given only (default: without and with, label_given=True)")
+    ap.add_argument("--select-given", action="store_true",
+                    help="run impute_table with the label given only (label_given=True; the peers' counterpart)")
     ap.add_argument("--no-mvn", action="store_true", help="skip the multivariate-normal (mvn) rows")
     ap.add_argument("--no-sklearn", action="store_true", help="skip the scikit-learn imputers")
     ap.add_argument("--masks", nargs="+", default=None, help='e.g. "MCAR 30%%" (default: all)')
@@ -332,7 +337,8 @@ def main(argv=None):
                 times, ref = {}, None
                 if args.select is not None:
                     args.select = args.select or "auto"
-                    for tag, given in (("", False), (" +y", True))[:1 if args.select_no_y else 2]:
+                    labels = (("", False), (" +y", True))
+                    for tag, given in labels[:1] if args.select_no_y else labels[1:] if args.select_given else labels:
                         t4 = time.perf_counter()
                         r = impute_table(Xm, y, configurations=args.select, label_given=given, random_state=seed)
                         ref = f"bayesnb impute_table({'/'.join(args.select) if args.select != 'auto' else 'auto'}){tag}"
