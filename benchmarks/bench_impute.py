@@ -284,6 +284,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--seeds", type=int, default=None)
+    ap.add_argument("--first-seed", type=int, default=0, help="seeds first-seed .. first-seed + seeds - 1 (default 0)")
     ap.add_argument("--no-latent", action="store_true", help="skip the latent-class configurations")
     ap.add_argument("--structures", action="store_true", help="add the structure rows (tan, auto)")
     ap.add_argument("--structure-kinds", nargs="+", default=("tan", "auto"), help="structures to add (tan, auto)")
@@ -305,7 +306,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.peers is not None and args.select is None:
         args.select = []
-    seeds = range(args.seeds or (2 if args.quick else 3))
+    seeds = range(args.first_seed, args.first_seed + (args.seeds or (2 if args.quick else 3)))
     masks = args.masks or ["MCAR 10%", "MCAR 30%"] + ([] if args.quick else ["MAR", "MNAR"])
     t0 = time.perf_counter()
     for name, (X, y) in tables(args.quick, args.adult, args.adult_rows).items():
