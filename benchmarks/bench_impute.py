@@ -3,15 +3,17 @@
 Tables (label in brackets): house votes (16 categorical, [party]), penguins (2 categorical,
 5 numeric, [species]), sklearn diabetes (10 numeric, [target cut at its tertiles]) and
 breast cancer (30 numeric, [diagnosis]); with ``--adult DIR``, a random subsample of UCI
-Adult's ``adult.data`` (``--adult-rows``, default 5,000; only ``adult.data`` is needed; 8 categorical, 6 numeric, [income];
-its own ``?`` cells stay missing and are not scored), the public table the project has not seen.
+Adult's ``adult.data`` (``--adult-rows``, default 5,000; only ``adult.data`` is needed;
+8 categorical, 6 numeric, [income]; its own ``?`` cells stay missing and are not scored), the
+public table the project has not seen.
 
 Masks, applied to the observed cells only (the label is never blanked):
 
 - ``MCAR 10%`` / ``MCAR 30%``: each cell blanked with probability 0.1 / 0.3.
 - ``MAR`` (missingness driven by another column): one driver column, the one with the fewest
-  missing cells (the first of the tied; its name is printed), is never blanked; every other cell is blanked with probability
-  0.45 when its row's driver cell is "high" and 0.15 otherwise (about 30% overall), where
+  missing cells (the first of the tied; its name is printed), is never blanked; every other
+  cell is blanked with probability 0.45 when its row's driver cell is "high" and 0.15
+  otherwise (about 30% overall), where
   "high" is above the median for a numeric driver and equal to its most frequent value for a
   categorical one (a missing driver cell is not high). Missingness depends only on an
   observed cell of the same row, so it is missing at random, not completely at random.
@@ -45,9 +47,9 @@ one-hot column for scikit-learn):
   class-conditional multivariate normal of :mod:`bayesnb.mvn_impute` (impute_table's ``"mvn"``);
 - peers (``--peers [NAME ...]``, issue 27; implies ``--select``): missForest (Stekhoven &
   Buehlmann's algorithm with scikit-learn forests), miceforest, HyperImpute (only when named:
-  it fails with scikit-learn 1.9), ``IterativeImputer(BayesianRidge)`` and ``IterativeImputer(ExtraTrees)`` on the one-hot
-  table, each given the label as an observed column (``+y``); see ``_impute_peers.py`` for
-  how each is run. A peer that is not installed is skipped with a message
+  it fails with scikit-learn 1.9), ``IterativeImputer(BayesianRidge)`` and
+  ``IterativeImputer(ExtraTrees)`` on the one-hot table, each given the label as an observed
+  column (``+y``); see ``_impute_peers.py`` for how each is run. A peer that is not installed is skipped with a message
   (``pip install -e .[bench]`` installs them);
 - scikit-learn ``SimpleImputer`` (mean for numeric, most frequent for categorical
   columns), ``KNNImputer(5)`` on one-hot categorical and standardised numeric columns,
