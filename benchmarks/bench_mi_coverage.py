@@ -8,7 +8,7 @@ it reports, per coefficient, the bias (mean estimate minus the true value), the 
 width. With ``R`` replicates the Monte-Carlo standard error of a coverage near 0.95 is
 ``sqrt(0.95 * 0.05 / R)`` (0.015 at R = 200).
 
-The model (covariates mixed categorical and numeric; categorical columns are those of object dtype)::
+The model (covariates mixed categorical and numeric; categorical columns have a non-numeric dtype)::
 
     x1 ~ Normal(0, 1)                                        always observed
     x2 in {a, b},     P(x2 = b) = logistic(0.8 x1)
