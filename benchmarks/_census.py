@@ -54,3 +54,22 @@ def load_adult(folder):
     if not (folder / "adult.data").is_file() or not (folder / "adult.test").is_file():
         return None
     return _read(folder / "adult.data"), _read(folder / "adult.test")
+
+
+def load_adult_train(folder):
+    """Read ``adult.data`` only (the benchmarks that sample its rows need no ``adult.test``).
+
+    Parameters
+    ----------
+    folder : str or Path or None
+        Folder holding ``adult.data``.
+
+    Returns
+    -------
+    DataFrame or None
+        The table as :func:`load_adult`'s ``train``, or None when ``folder`` is None or lacks
+        ``adult.data``.
+    """
+    if folder is None or not (Path(folder) / "adult.data").is_file():
+        return None
+    return _read(Path(folder) / "adult.data")

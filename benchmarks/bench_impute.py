@@ -3,16 +3,28 @@
 Tables (label in brackets): house votes (16 categorical, [party]), penguins (2 categorical,
 5 numeric, [species]), sklearn diabetes (10 numeric, [target cut at its tertiles]) and
 breast cancer (30 numeric, [diagnosis]); with ``--adult DIR``, a random subsample of UCI
-Adult's ``adult.data`` (``--adult-rows``, default 5,000; 8 categorical, 6 numeric, [income];
-its own ``?`` cells stay missing and are not scored), the public table the project has not seen.
+Adult's ``adult.data`` (``--adult-rows``, default 5,000; only ``adult.data`` is needed;
+8 categorical, 6 numeric, [income]; its own ``?`` cells stay missing and are not scored), the
+public table the project has not seen.
 
 Masks, applied to the observed cells only (the label is never blanked):
 
 - ``MCAR 10%`` / ``MCAR 30%``: each cell blanked with probability 0.1 / 0.3.
-- ``MNAR``: a numeric cell above its column's median is blanked with probability 0.45,
+- ``MAR`` (missingness driven by another column): one driver column, the one with the fewest
+  missing cells (the first of the tied; its name is printed), is never blanked; every other
+  cell is blanked with probability 0.45 when its row's driver cell is "high" and 0.15
+  otherwise (about 30% overall), where
+  "high" is above the median for a numeric driver and equal to its most frequent value for a
+  categorical one (a missing driver cell is not high). Missingness depends only on an
+  observed cell of the same row, so it is missing at random, not completely at random.
+- ``MNAR`` (self-masking, as issue 27 names it: a cell's missingness depends on its own value
+  only): a numeric cell above its column's median is blanked with probability 0.45,
   one at or below it with probability 0.15; a categorical cell equal to its column's
   most frequent value with probability 0.45, any other with probability 0.15 (so about
   30% overall, and the blanked cells are not a random sample of the column).
+
+Categorical and numeric columns are told apart by dtype: a column whose dtype is not numeric
+is categorical.
 
 Methods (``+y``: the label is given -- ``impute(..., y=y)`` for bayesnb, an extra
 one-hot column for scikit-learn):
@@ -33,20 +45,36 @@ one-hot column for scikit-learn):
   ``impute(X, latent=fit)`` (strategy ``"auto"``);
 - bayesnb ``mvn`` (tables with numeric columns; not with ``--no-mvn``): ``impute_mvn(X, y)``, the
   class-conditional multivariate normal of :mod:`bayesnb.mvn_impute` (impute_table's ``"mvn"``);
+- peers (``--peers [NAME ...]``, issue 27; implies ``--select``): missForest (Stekhoven &
+  Buehlmann's algorithm with scikit-learn forests), miceforest, HyperImpute (only when named:
+  it fails with scikit-learn 1.9), ``IterativeImputer(BayesianRidge)`` and
+  ``IterativeImputer(ExtraTrees)`` on the one-hot table, each given the label as an observed
+  column (``+y``); see ``_impute_peers.py`` for how each is run. A peer that is not installed is skipped with a message
+  (``pip install -e .[bench]`` installs them);
 - scikit-learn ``SimpleImputer`` (mean for numeric, most frequent for categorical
   columns), ``KNNImputer(5)`` on one-hot categorical and standardised numeric columns,
   ``IterativeImputer(ExtraTreesRegressor)`` (numeric tables only).
 
 Metrics on the blanked cells: categorical accuracy; numeric NRMSE = RMSE / sd of the true
 values, per column, averaged over columns; ``out``: imputed numeric values outside the
-column's observed range by more than 1e-9 of it (summed over columns, mean over seeds). Mean +- sd over seeds.
+column's observed range by more than 1e-9 of it (summed over columns, mean over seeds);
+``outside``: share of the blanked cells imputed with a value that no observed cell of the
+column has (numeric: farther than 1e-9 of the range from every observed value; a rounded
+column's fractional fills count); ``time x`` (with ``--select``): seconds divided by those of
+the last ``impute_table`` run of the same table, mask and seed (``+y``, ``label_given=True``,
+unless ``--select-no-y``), measured in the same process; run it with one thread per library
+(``OMP_NUM_THREADS=1``) so that every method has the same. Mean +- sd over seeds.
 
 Run:  python benchmarks/bench_impute.py [--quick] [--seeds N] [--structures] [--masks "MCAR 30%"]
       python benchmarks/bench_impute.py --adult DIR --tables adult --structures --seeds 2
       python benchmarks/bench_impute.py --adult DIR --tables adult --seeds 2 --no-latent --select  # impute_table
       python benchmarks/bench_impute.py --adult DIR --adult-rows 32561 --tables adult --seeds 1 --masks "MCAR 30%" \
           --no-latent --select --select-no-y --no-sklearn   # impute_table on the whole table
-      (``--quick``: 2 seeds, no MNAR, house votes and penguins only)
+      python benchmarks/bench_impute.py --tables "house votes" penguins --masks "MCAR 30%" MAR MNAR --seeds 2 \
+          --no-latent --no-sklearn --no-mvn --peers   # issue 27: peers beside impute_table
+      python benchmarks/bench_impute.py --adult DIR --tables adult --masks MNAR --seeds 1 --no-latent --no-sklearn \
+          --no-mvn --select-given --peers missForest miceforest "Iterative(BayesianRidge)"   # the census, one mask
+      (``--quick``: 2 seeds, no MAR or MNAR, house votes and penguins only)
 """
 
 from __future__ import annotations
@@ -57,7 +85,8 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from _census import NOT_GIVEN, NUMERIC, TARGET, load_adult
+from _census import NOT_GIVEN, NUMERIC, TARGET, load_adult_train
+from _impute_peers import DEFAULT_PEERS, PEERS, from_onehot, onehot_frame, peer_methods
 from sklearn.datasets import load_breast_cancer, load_diabetes
 from sklearn.ensemble import ExtraTreesRegressor
 from sklearn.experimental import enable_iterative_imputer  # noqa: F401
@@ -70,11 +99,10 @@ from bayesnb.mvn_impute import impute_mvn
 
 def adult_table(folder, n_rows):
     """A random ``n_rows`` subsample (seed 0) of adult.data: (X, income), numeric columns float; None if not given."""
-    split = load_adult(folder)
-    if split is None:
+    train = load_adult_train(folder)
+    if train is None:
         print(NOT_GIVEN)
         return None
-    train = split[0]
     rows = np.random.default_rng(0).choice(len(train), size=min(n_rows, len(train)), replace=False)
     sub = train.iloc[np.sort(rows)].reset_index(drop=True)
     X = sub.drop(columns=TARGET)
@@ -105,6 +133,18 @@ def tables(quick, adult=None, adult_rows=5000):
     return out
 
 
+def _high(col):
+    """Bool: a numeric cell above its column's median, a categorical one equal to its most frequent value."""
+    if pd.api.types.is_numeric_dtype(col):
+        return (col > col.median()).to_numpy(dtype=bool)
+    return (col == col.mode().iloc[0]).to_numpy(dtype=bool)
+
+
+def mar_driver(X):
+    """The MAR mask's driver: the column with the fewest missing cells (the first of the tied)."""
+    return X.columns[int(np.argmin(X.isna().sum().to_numpy()))]
+
+
 def mask(X, kind, rng):
     """Bool (n, d): cells to blank (observed cells only), as the module docstring says."""
     obs = X.notna().to_numpy()
@@ -112,14 +152,14 @@ def mask(X, kind, rng):
     if kind.startswith("MCAR"):
         p = float(kind.split()[1].rstrip("%")) / 100
         return obs & (u < p)
-    P = np.empty(X.shape)
-    for j, c in enumerate(X.columns):
-        col = X[c]
-        if pd.api.types.is_numeric_dtype(col):
-            high = (col > col.median()).to_numpy(dtype=bool)
-        else:
-            high = (col == col.mode().iloc[0]).to_numpy(dtype=bool)
-        P[:, j] = np.where(high, 0.45, 0.15)
+    if kind == "MAR":
+        driver = mar_driver(X)
+        P = np.repeat(np.where(_high(X[driver]), 0.45, 0.15)[:, None], X.shape[1], axis=1)
+        P[:, list(X.columns).index(driver)] = 0.0
+        return obs & (u < P)
+    if kind != "MNAR":
+        raise ValueError(f"unknown mask {kind!r}: 'MCAR <p>%', 'MAR' or 'MNAR'")
+    P = np.column_stack([np.where(_high(X[c]), 0.45, 0.15) for c in X.columns])
     return obs & (u < P)
 
 
@@ -129,38 +169,6 @@ def blank(X, M):
         if M[:, j].any():
             Xm.loc[M[:, j], c] = np.nan if pd.api.types.is_numeric_dtype(X[c]) else None
     return Xm
-
-
-def onehot_frame(Xm, cats, nums, y=None):
-    """Standardised numerics and one-hot categoricals (NaN rows where missing), for KNN."""
-    parts, layout = [], []
-    for c in nums:
-        v = Xm[c].to_numpy(dtype=float)
-        mu, sd = np.nanmean(v), np.nanstd(v) or 1.0
-        parts.append(((v - mu) / sd)[:, None])
-        layout.append((c, "num", (mu, sd)))
-    for c in cats:
-        levels = sorted(Xm[c].dropna().unique().tolist(), key=str)
-        v = Xm[c].to_numpy(dtype=object)
-        oh = np.array([[float(x == lv) for lv in levels] for x in v])
-        oh[pd.isna(v)] = np.nan
-        parts.append(oh)
-        layout.append((c, "cat", levels))
-    if y is not None:
-        parts.append(np.eye(len(np.unique(y)))[np.unique(y, return_inverse=True)[1]])
-    return np.hstack(parts), layout
-
-
-def from_onehot(A, layout, index):
-    out, k = {}, 0
-    for c, kind, info in layout:
-        if kind == "num":
-            out[c] = A[:, k] * info[1] + info[0]
-            k += 1
-        else:
-            out[c] = np.asarray(info, dtype=object)[np.argmax(A[:, k:k + len(info)], axis=1)]
-            k += len(info)
-    return pd.DataFrame(out, index=index)
 
 
 def sklearn_methods(Xm, cats, nums, y, seed):
@@ -227,7 +235,33 @@ def bayesnb_methods(Xm, y, seed, latent=True):
     return res, chosen
 
 
+def outside_share(X, F, M, nums):
+    """Share of the blanked cells whose imputed value is not among the column's observed values.
+
+    Numeric: farther than 1e-9 of the column's observed range from every observed value;
+    categorical: a value (or None) no observed cell of the column has.
+    """
+    bad, total = 0, 0
+    for j, c in enumerate(X.columns):
+        m = M[:, j]
+        if not m.any() or c not in F.columns:
+            continue
+        seen = X[c][~m & X[c].notna().to_numpy()]
+        v = np.asarray(F[c])[m]
+        if c in nums:
+            u = np.unique(seen.to_numpy(dtype=float))
+            v = v.astype(float)
+            k = np.clip(np.searchsorted(u, v), 1, len(u) - 1) if len(u) > 1 else np.zeros(len(v), dtype=int)
+            near = np.minimum(np.abs(v - u[k]), np.abs(v - u[k - 1])) if len(u) > 1 else np.abs(v - u[0])
+            bad += int(np.sum(~(near <= 1e-9 * (np.ptp(u) or 1.0))))
+        else:
+            bad += int(np.sum(~pd.Series(v).isin(set(seen.tolist())).to_numpy()))
+        total += int(m.sum())
+    return bad / total if total else np.nan
+
+
 def score(X, F, M, cats, nums):
+    """(categorical accuracy, mean NRMSE, cells outside the observed range, share outside the observed values)."""
     acc = [np.asarray(F[c])[M[:, j]].astype(str) == np.asarray(X[c])[M[:, j]].astype(str)
            for j, c in enumerate(X.columns) if c in cats and c in F.columns and M[:, j].any()]
     nrmse, out = [], 0
@@ -240,7 +274,7 @@ def score(X, F, M, cats, nums):
             tol = 1e-9 * (seen.max() - seen.min())  # not the float error of a standardise/unstandardise round trip
             out += int(((v < seen.min() - tol) | (v > seen.max() + tol)).sum())
     return (float(np.mean(np.concatenate(acc))) if acc else np.nan,
-            float(np.mean(nrmse)) if nrmse else np.nan, out)
+            float(np.mean(nrmse)) if nrmse else np.nan, out, outside_share(X, F, M, nums))
 
 
 def fmt(vals):
@@ -252,6 +286,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--seeds", type=int, default=None)
+    ap.add_argument("--first-seed", type=int, default=0, help="seeds first-seed .. first-seed + seeds - 1 (default 0)")
     ap.add_argument("--no-latent", action="store_true", help="skip the latent-class configurations")
     ap.add_argument("--structures", action="store_true", help="add the structure rows (tan, auto)")
     ap.add_argument("--structure-kinds", nargs="+", default=("tan", "auto"), help="structures to add (tan, auto)")
@@ -260,15 +295,21 @@ def main(argv=None):
                          "(default, no value: 'auto', all of bayesnb.imputation.CONFIGURATIONS)")
     ap.add_argument("--select-no-y", action="store_true",
                     help="run impute_table without the label given only (default: without and with, label_given=True)")
+    ap.add_argument("--select-given", action="store_true",
+                    help="run impute_table with the label given only (label_given=True; the peers' counterpart)")
     ap.add_argument("--no-mvn", action="store_true", help="skip the multivariate-normal (mvn) rows")
     ap.add_argument("--no-sklearn", action="store_true", help="skip the scikit-learn imputers")
     ap.add_argument("--masks", nargs="+", default=None, help='e.g. "MCAR 30%%" (default: all)')
     ap.add_argument("--tables", nargs="+", default=None, help='e.g. penguins "breast cancer" (default: all)')
-    ap.add_argument("--adult", default=None, metavar="DIR", help="folder with UCI's adult.data and adult.test")
+    ap.add_argument("--adult", default=None, metavar="DIR", help="folder with UCI's adult.data")
     ap.add_argument("--adult-rows", type=int, default=5000, help="rows sampled from adult.data (default 5000)")
+    ap.add_argument("--peers", nargs="*", default=None, choices=PEERS, metavar="PEER",
+                    help=f"add these peers (no value: {', '.join(DEFAULT_PEERS)}); implies --select")
     args = ap.parse_args(argv)
-    seeds = range(args.seeds or (2 if args.quick else 3))
-    masks = args.masks or ["MCAR 10%", "MCAR 30%"] + ([] if args.quick else ["MNAR"])
+    if args.peers is not None and args.select is None:
+        args.select = []
+    seeds = range(args.first_seed, args.first_seed + (args.seeds or (2 if args.quick else 3)))
+    masks = args.masks or ["MCAR 10%", "MCAR 30%"] + ([] if args.quick else ["MAR", "MNAR"])
     t0 = time.perf_counter()
     for name, (X, y) in tables(args.quick, args.adult, args.adult_rows).items():
         if args.tables and name not in args.tables:
@@ -276,6 +317,8 @@ def main(argv=None):
         cats = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
         nums = [c for c in X.columns if c not in cats]
         results, picks = {}, {}
+        if "MAR" in masks:
+            print(f"  [{name}: the MAR driver column is {mar_driver(X)!r}]")
         for kind in masks:
             for seed in seeds:
                 rng = np.random.default_rng(seed)
@@ -294,11 +337,15 @@ def main(argv=None):
                         methods[f"bayesnb mvn{tag}"] = impute_mvn(Xm, y, label_given=given)
                     print(f"  [mvn {time.perf_counter() - t3:.0f} s]", flush=True)
                     t3 = time.perf_counter()
+                times, ref = {}, None
                 if args.select is not None:
                     args.select = args.select or "auto"
-                    for tag, given in (("", False), (" +y", True))[:1 if args.select_no_y else 2]:
+                    labels = (("", False), (" +y", True))
+                    for tag, given in labels[:1] if args.select_no_y else labels[1:] if args.select_given else labels:
+                        t4 = time.perf_counter()
                         r = impute_table(Xm, y, configurations=args.select, label_given=given, random_state=seed)
-                        methods[f"bayesnb impute_table({'/'.join(args.select) if args.select != 'auto' else 'auto'}){tag}"] = r.table
+                        ref = f"bayesnb impute_table({'/'.join(args.select) if args.select != 'auto' else 'auto'}){tag}"
+                        methods[ref], times[ref] = r.table, time.perf_counter() - t4
                         picks.setdefault((kind, f" impute_table{tag}"), []).append(
                             "".join(v[0] for v in r.chosen.values())
                             + (f" C={r.n_components}" if r.n_components is not None else ""))
@@ -310,14 +357,20 @@ def main(argv=None):
                     methods.update(extra)
                     for k, v in kinds.items():
                         picks.setdefault((kind, f" structure={k} learned"), []).append(v)
+                if args.peers is not None:
+                    for m, (F, sec) in peer_methods(Xm, cats, nums, y, seed, args.peers).items():
+                        methods[m], times[m] = F, sec
+                        print(f"  [{m} {sec:.1f} s]", flush=True)
                 for k, v in chosen.items():
                     picks.setdefault((kind, k), []).append(v)
-                for m, F in methods.items():
+                for m, F in methods.items():  # time: a ratio to the last impute_table run (+y) of this run
+                    ratio = times[m] / times[ref] if m in times else np.nan
                     results.setdefault(m, {}).setdefault(kind, []).append(
-                        (np.nan, np.nan, np.nan) if F is None else score(X, F, M, cats, nums))
+                        (np.nan,) * 4 + (ratio,) if F is None else score(X, F, M, cats, nums) + (ratio,))
         print(f"\n### {name} ({X.shape[0]} rows; {len(cats)} categorical, {len(nums)} numeric; "
               f"{len(seeds)} seeds)\n")
-        metric = ([("accuracy", 0)] if cats else []) + ([("NRMSE", 1), ("out", 2)] if nums else [])
+        metric = (([("accuracy", 0)] if cats else []) + ([("NRMSE", 1), ("out", 2)] if nums else [])
+                  + [("outside", 3)] + ([("time x", 4)] if args.select is not None else []))
         head = [f"{kind} {m}" for kind in masks for m, _ in metric]
         print("| method | " + " | ".join(head) + " |")
         print("|---" * (len(head) + 1) + "|")
