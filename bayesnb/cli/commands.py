@@ -38,8 +38,19 @@ def _parse_alpha(text):
 
 
 def _labels(y):
-    """Text labels as ``str`` (a missing label stays missing: ``NaN``)."""
-    return y.where(y.isna(), y.astype(str)) if y.dtype == object else y
+    """Text labels as ``str`` (a missing label stays missing: ``NaN``).
+
+    A column of Python strings (the usual case) is factorized once and its few distinct
+    labels taken back into a ``str`` array (no per-cell conversion); other object columns
+    (numbers among texts) are converted cell by cell.
+    """
+    if y.dtype != object:
+        return y
+    codes, uniques = pd.factorize(y.to_numpy(), use_na_sentinel=True)
+    if len(uniques) and all(type(u) is str for u in uniques):
+        texts = pd.Series(np.asarray(uniques, dtype=object)).astype(str).array  # the dtype astype(str) gives
+        return pd.Series(texts.take(codes, allow_fill=True), index=y.index, name=y.name)
+    return y.where(y.isna(), y.astype(str))
 
 
 def split_target(df, args, where=None, report=True):
