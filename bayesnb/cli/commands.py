@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import log_loss
 
-from .._utils import shown_list
+from .._utils import one_class_on_purpose, shown_list
 from .chunks import fit_chunks
 from .demo import run_demo
 from .families import FAMILIES, column_families, make_estimator
@@ -118,7 +118,8 @@ def fit_table(args):
     if getattr(args, "semi_supervised", False):
         model.fit_semi_supervised(X, y.to_numpy(dtype=object) if y.isna().any() else y)
     else:
-        model.fit(X, y)
+        with one_class_on_purpose():  # warned above, naming the file and the column
+            model.fit(X, y)
     if scores is not None:  # the families that auto chose beside the named ones
         model.family_scores_ = scores
     record_target_index(model, df.columns, args.target)

@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import _dask
 from .. import posterior as _post
-from .._utils import ColumnNames, is_frame, missing_mask, take_rows, warn_all_missing
+from .._utils import ColumnNames, is_frame, missing_mask, take_rows, warn_all_missing, warn_one_class
 from ..criticism import CriticismMixin
 from ..generative import GenerativeMixin
 from ..inference.conjugate import fit_posterior
@@ -241,8 +241,11 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         """
         self._reset_fitted()
         if _dask.is_dask(X):
-            return _dask_fit.fit(self, X, y, sample_weight, classes=None, partial=False)
-        return self._fit(X, y, sample_weight, classes=None, partial=False)
+            _dask_fit.fit(self, X, y, sample_weight, classes=None, partial=False)
+        else:
+            self._fit(X, y, sample_weight, classes=None, partial=False)
+        warn_one_class(self.classes_, self._who, stacklevel=3 if type(self).fit is BaseNB.fit else 4)
+        return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a batch of labelled data to the posterior (counts accumulate).
