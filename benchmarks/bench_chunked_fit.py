@@ -46,7 +46,9 @@ if kind == "pandas":
         rows += len(chunk)
     code = 0
 else:
+    import bayesnb
     from bayesnb.cli import main
+    print("FROM", bayesnb.__file__)
     t0 = time.perf_counter()
     c0 = time.process_time()
     code = main(["-q", "fit", path, "--target", "y", "--chunksize", str(n), "-o", sys.argv[4], "--force",
@@ -82,12 +84,18 @@ def make_csv(path, rows, seed=0):
 def run(kind, path, n, out, extra=(), root=None):
     """``(wall s after imports, process wall s, cpu s, peak RSS MiB, cpu s after imports)`` of one child process
     (bayesnb from ``root``)."""
-    env = dict(os.environ, PYTHONPATH=str(root or Path(__file__).resolve().parents[1]))
-    res = subprocess.run([sys.executable, "-c", _CHILD, kind, str(path), str(n), str(out), *extra],
+    # PYTHONSAFEPATH: ``python -c`` would put the working directory first on sys.path, so that a
+    # baseline run from a checkout would import that checkout's bayesnb, not ``root``'s
+    env = dict(os.environ, PYTHONPATH=str(Path(root or Path(__file__).resolve().parents[1]).resolve()),
+               PYTHONSAFEPATH="1")
+    res = subprocess.run([sys.executable, "-c", _CHILD, kind, str(Path(path).resolve()), str(n), str(out), *extra],
                          capture_output=True, text=True, env=env, check=False)
     line = [s for s in res.stdout.splitlines() if s.startswith("RESULT")]
     if res.returncode or not line or line[0].split()[-1] != "0":
         raise SystemExit(f"{kind} failed:\n{res.stderr}")
+    used = [s.split(maxsplit=1)[1] for s in res.stdout.splitlines() if s.startswith("FROM ")]
+    if used and not Path(used[0]).resolve().is_relative_to(Path(env["PYTHONPATH"])):
+        raise SystemExit(f"{kind}: imported bayesnb from {used[0]}, not from {env['PYTHONPATH']}")
     return tuple(float(v) for v in line[0].split()[1:6])
 
 
