@@ -364,12 +364,27 @@ def check_known_labels(y, classes, who: str) -> None:
 
 
 def label_codes(y, classes, who: str, check: bool = True):
-    """Position of each label of ``y`` among the sorted ``classes``, an int array of shape (n,).
+    """Position of each label of ``y`` among the sorted ``classes``.
 
-    With ``check``, a label that is not among them is the ValueError of
-    :func:`check_known_labels`. Labels in a NumPy ``str`` array are compared with the classes
-    as ``str`` too (object classes of Python strings are cast once: K values), so the n
-    labels are never turned into Python objects.
+    Labels in a NumPy ``str`` array are compared with the classes as ``str`` too (object
+    classes of Python strings are cast once: K values), so the n labels are never turned
+    into Python objects.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Validated labels (:func:`check_y`).
+    classes : ndarray of shape (K,)
+        Sorted classes.
+    who : str
+        The estimator's name, for the error.
+    check : bool
+        Refuse a label that is not among ``classes`` (the ValueError of :func:`check_known_labels`).
+
+    Returns
+    -------
+    codes : ndarray of int, shape (n,)
+        Zeros when there is one class.
     """
     K = len(classes)
     cl = classes

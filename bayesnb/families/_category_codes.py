@@ -3,7 +3,8 @@
 The codes of a block are the smallest signed integer dtype that holds ``-1`` (missing) to
 ``V_j`` (a value not among the categories): :func:`code_dtype`. A column is coded without
 hashing where it can: integers (or floats holding integers) in a short range through a table
-indexed by value, a pandas categorical through a lookup of its own codes.
+indexed by value, a pandas categorical (or a column of strings factorized once: :func:`_columns`)
+through a lookup of its own codes.
 """
 
 from __future__ import annotations
@@ -75,8 +76,8 @@ def _indexer(categories, values):
 def _code_into(out, cats, values, miss, pd_categories=None, pd_codes=None):
     """Write one column's codes into ``out``: position among ``cats``, ``-1`` missing, ``V`` not among them.
 
-    Without a full-size temporary where it can: a pandas categorical column through a lookup of
-    its own codes, a complete column of integers (or of floats holding integers) in a short
+    Without a full-size temporary where it can: a pandas categorical column (or a factorized
+    column of strings: ``pd_categories`` its distinct values) through a lookup of its own codes, a complete column of integers (or of floats holding integers) in a short
     range through a table of its values.
     """
     V = len(cats)
