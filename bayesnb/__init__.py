@@ -15,7 +15,13 @@ Quick start
 """
 
 from ._progress import set_progress
-from ._utils import AllMissingWarning, FirstBatchFamilyWarning, SearchEdgeWarning, ZeroProbabilityWarning
+from ._utils import (
+    AllMissingWarning,
+    FirstBatchFamilyWarning,
+    OneClassWarning,
+    SearchEdgeWarning,
+    ZeroProbabilityWarning,
+)
 from ._version import __version__
 from .criticism import check_independence, check_marginals, check_mcar
 from .diagnostics import compare_posteriors
@@ -61,6 +67,7 @@ __all__ = [
     "NBOutlierDetector",
     "NBPosterior",
     "NaiveBayes",
+    "OneClassWarning",
     "Poisson",
     "SearchEdgeWarning",
     "SyntheticReport",

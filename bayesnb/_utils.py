@@ -5,6 +5,7 @@ Nothing here knows about a distribution; the families do.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import warnings
 from collections.abc import Sequence
@@ -40,6 +41,46 @@ class FirstBatchFamilyWarning(UserWarning):
 
 class SearchEdgeWarning(UserWarning):
     """A search over a hyperparameter chose the largest value it was allowed to try."""
+
+
+class OneClassWarning(UserWarning):
+    """``fit`` was given labels of a single class: the classifier predicts that class for every row.
+
+    Not raised where bayesnb fits one class on purpose (an outlier detector, imputation or
+    a synthesizer without a target: :func:`one_class_on_purpose`).
+    """
+
+
+def warn_one_class(classes, who: str, stacklevel: int = 3) -> None:
+    """Warn (:class:`OneClassWarning`) when the fitted ``classes`` hold a single class, naming it.
+
+    Parameters
+    ----------
+    classes : ndarray of shape (n_classes,)
+        The classes a ``fit`` found in the labels it was given.
+    who : str
+        The estimator's name.
+    stacklevel : int
+        As in :func:`warnings.warn` (3: the caller of the method that calls this).
+    """
+    if len(classes) == 1:
+        label = np.asarray(classes).tolist()[0]
+        warnings.warn(f"{who}: every label given to fit is the class {label!r}: the model predicts that "
+                      "class for every row (a classifier needs labels of at least two classes)",
+                      OneClassWarning, stacklevel=stacklevel)
+
+
+@contextlib.contextmanager
+def one_class_on_purpose():
+    """A context in which :class:`OneClassWarning` is silenced: bayesnb's own one-class fits.
+
+    Yields
+    ------
+    None
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OneClassWarning)
+        yield
 
 
 def missing_mask(values: np.ndarray) -> np.ndarray:

@@ -63,7 +63,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from ._progress import progress
-from ._utils import as_generator, is_numeric_column
+from ._utils import as_generator, is_numeric_column, one_class_on_purpose
 from .estimators import NaiveBayes
 from .generative.values import column_supports, project
 from .generative.zero_links import keep_zero_links, zero_links
@@ -177,7 +177,8 @@ def _run(config, estimator, X, y, label_given, rng, search_rows, n_components=No
     model = clone(estimator)
     if config == "tan":
         model.set_params(structure="tan")
-    model.fit(X, y)
+    with one_class_on_purpose():  # y=None: every row one class (imputation, not classification)
+        model.fit(X, y)
     given = y if label_given else None
     if config != "latent":
         return model.impute(X, y=given), None

@@ -55,7 +55,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from ._utils import is_numeric_column
+from ._utils import is_numeric_column, one_class_on_purpose
 from .estimators import NaiveBayes
 from .estimators._validation import check_labelled
 from .generative.tables import missing_labels, write_cells
@@ -388,7 +388,8 @@ def impute_mvn(X, y=None, *, label_given=False, class_posterior="naive", estimat
     y = _check_table(X, y, estimator, "impute_mvn")
     if class_posterior not in ("joint", "naive"):
         raise ValueError(f"impute_mvn: class_posterior must be 'joint' or 'naive'; received {class_posterior!r}.")
-    model = clone(NaiveBayes() if estimator is None else estimator).fit(X, y)
+    with one_class_on_purpose():  # y=None: every row one class (imputation, not classification)
+        model = clone(NaiveBayes() if estimator is None else estimator).fit(X, y)
     base = model.impute(X, y=y if label_given else None)
     cols = [j for j, c in enumerate(X.columns) if is_numeric_column(X[c]) and X[c].notna().sum() >= 2]
     A = np.column_stack([X.iloc[:, j].to_numpy(dtype=float, na_value=np.nan) for j in cols]) if cols else None

@@ -52,7 +52,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._progress import progress
 from ._synth_given import model_conditions
 from ._synth_missing import add_indicators, blank_missing, forbidden_pairs, indicator_names, indicators_in
-from ._utils import as_generator
+from ._utils import as_generator, one_class_on_purpose
 from .estimators import NaiveBayes
 from .persistence import load
 
@@ -221,6 +221,10 @@ class Synthesizer(BaseEstimator):
         -------
         self
         """
+        with one_class_on_purpose():  # without a target (or with one class) every row is one class
+            return self._fit_table(data)
+
+    def _fit_table(self, data):
         self._check_params()
         X, labels = self._split_table(data)
         self.datetime_columns_ = [c for c in X.columns if pd.api.types.is_datetime64_any_dtype(X[c].dtype)]

@@ -40,18 +40,23 @@ kind, path, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 if kind == "pandas":
     import pandas as pd
     t0 = time.perf_counter()
+    c0 = time.process_time()
     rows = 0
     for chunk in pd.read_csv(path, chunksize=n):
         rows += len(chunk)
     code = 0
 else:
+    import bayesnb
     from bayesnb.cli import main
+    print("FROM", bayesnb.__file__)
     t0 = time.perf_counter()
+    c0 = time.process_time()
     code = main(["-q", "fit", path, "--target", "y", "--chunksize", str(n), "-o", sys.argv[4], "--force",
                  *sys.argv[5:]])
 ru = resource.getrusage(resource.RUSAGE_SELF)
 t1 = time.perf_counter()
-print(f"RESULT {t1 - t0:.3f} {t1 - t00:.3f} {ru.ru_utime + ru.ru_stime:.3f} {ru.ru_maxrss / 1024:.1f} {code}")
+c1 = time.process_time()
+print(f"RESULT {t1 - t0:.3f} {t1 - t00:.3f} {ru.ru_utime + ru.ru_stime:.3f} {ru.ru_maxrss / 1024:.1f} {c1 - c0:.3f} {code}")
 """
 
 
@@ -77,14 +82,21 @@ def make_csv(path, rows, seed=0):
 
 
 def run(kind, path, n, out, extra=(), root=None):
-    """``(wall s after imports, process wall s, cpu s, peak RSS MiB)`` of one child process (bayesnb from ``root``)."""
-    env = dict(os.environ, PYTHONPATH=str(root or Path(__file__).resolve().parents[1]))
-    res = subprocess.run([sys.executable, "-c", _CHILD, kind, str(path), str(n), str(out), *extra],
+    """``(wall s after imports, process wall s, cpu s, peak RSS MiB, cpu s after imports)`` of one child process
+    (bayesnb from ``root``)."""
+    # PYTHONSAFEPATH: ``python -c`` would put the working directory first on sys.path, so that a
+    # baseline run from a checkout would import that checkout's bayesnb, not ``root``'s
+    env = dict(os.environ, PYTHONPATH=str(Path(root or Path(__file__).resolve().parents[1]).resolve()),
+               PYTHONSAFEPATH="1")
+    res = subprocess.run([sys.executable, "-c", _CHILD, kind, str(Path(path).resolve()), str(n), str(out), *extra],
                          capture_output=True, text=True, env=env, check=False)
     line = [s for s in res.stdout.splitlines() if s.startswith("RESULT")]
     if res.returncode or not line or line[0].split()[-1] != "0":
         raise SystemExit(f"{kind} failed:\n{res.stderr}")
-    return tuple(float(v) for v in line[0].split()[1:5])
+    used = [s.split(maxsplit=1)[1] for s in res.stdout.splitlines() if s.startswith("FROM ")]
+    if used and not Path(used[0]).resolve().is_relative_to(Path(env["PYTHONPATH"])):
+        raise SystemExit(f"{kind}: imported bayesnb from {used[0]}, not from {env['PYTHONPATH']}")
+    return tuple(float(v) for v in line[0].split()[1:6])
 
 
 def main(argv=None):
@@ -93,7 +105,11 @@ def main(argv=None):
     p.add_argument("--chunksize", type=int, default=200_000)
     p.add_argument("--data", default=None, help="CSV to use (written if missing; default: a temporary file)")
     p.add_argument("--baseline", default=None, metavar="DIR",
-                   help="also time 'fit auto' with the bayesnb of another checkout (e.g. before a change)")
+                   help="also time 'fit given, --classes' and 'fit auto' with the bayesnb of another checkout "
+                        "(e.g. before a change)")
+    p.add_argument("--repeat", type=int, default=1,
+                   help="run every case this many times, in interleaved rounds, and keep each column's median "
+                        "(a busy machine)")
     a = p.parse_args(argv)
     folder = tempfile.mkdtemp(prefix="bench-chunked-")
     path = Path(a.data or os.path.join(folder, f"mixed-{a.rows}.csv"))
@@ -108,18 +124,23 @@ def main(argv=None):
              ("fit given (target pass + fit)", "fit", ("--numeric-family", "gaussian")),
              ("fit auto (types pass + fit)", "fit", ())]
     if a.baseline:
+        cases.append((f"fit given, --classes, {Path(a.baseline).name}", "fit",
+                      ("--numeric-family", "gaussian", "--classes", "a,b,c"), a.baseline))
         cases.append((f"fit auto, {Path(a.baseline).name}", "fit", (), a.baseline))
-    rows = []
-    for label, kind, extra, *root in cases:
-        rows.append((label, *run(kind, path, a.chunksize, out, extra, *root)))
+    runs = [[] for _ in cases]
+    for _ in range(max(1, a.repeat)):  # interleaved: each round runs every case once
+        for i, (label, kind, extra, *root) in enumerate(cases):
+            runs[i].append(run(kind, path, a.chunksize, out, extra, *root))
+    rows = [(c[0], *np.median(np.array(r), axis=0)) for c, r in zip(cases, runs)]
     base = rows[0]
-    print(f"\n{a.rows:,} rows, chunks of {a.chunksize:,}; {os.cpu_count()} CPUs; "
+    print(f"\n{a.rows:,} rows, chunks of {a.chunksize:,}; median of {max(1, a.repeat)}; {os.cpu_count()} CPUs; "
           f"load {load0:.2f} before, {os.getloadavg()[0]:.2f} after; pandas {pd.__version__}")
-    print("wall: after the imports (bayesnb's take ~2-4 s; 'process' includes them)")
-    print(f"{'run':32} {'wall s':>7} {'process':>8} {'cpu s':>7} {'peak MiB':>9} {'x wall':>7} {'x proc':>7} {'x cpu':>6}")
-    for label, wall, proc, cpu, rss in rows:
-        print(f"{label:32} {wall:7.2f} {proc:8.2f} {cpu:7.2f} {rss:9.0f} {wall / base[1]:7.2f} {proc / base[2]:7.2f} "
-              f"{cpu / base[3]:6.2f}")
+    print("wall, cpu: after the imports (bayesnb's take ~2-4 s; 'process' and 'proc cpu' include them)")
+    print(f"{'run':40} {'wall s':>7} {'cpu s':>6} {'process':>8} {'proc cpu':>8} {'peak MiB':>9} {'x wall':>7} "
+          f"{'x cpu':>6}")
+    for label, wall, proc, pcpu, rss, cpu in rows:
+        print(f"{label:40} {wall:7.2f} {cpu:6.2f} {proc:8.2f} {pcpu:8.2f} {rss:9.0f} {wall / base[1]:7.2f} "
+              f"{cpu / base[5]:6.2f}")
 
 if __name__ == "__main__":
     main()

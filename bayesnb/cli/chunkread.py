@@ -31,7 +31,7 @@ __all__ = ["first_chunk_kinds", "read_kinds", "scan_kinds", "use_pyarrow"]
 #: the cell texts pandas reads as True / False
 _TRUE, _FALSE = ["True", "TRUE", "true"], ["False", "FALSE", "false"]
 #: the block of bytes pyarrow parses at a time
-_BLOCK = 1 << 22
+_BLOCK = 1 << 20
 
 
 def _na(na_values):

@@ -36,7 +36,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from .._utils import shown_list
+from .._utils import one_class_on_purpose, shown_list
 from ..estimators._auto import column_kinds
 from .chunkread import first_chunk_kinds, header, read_kinds, scan_kinds
 from .families import NUMERIC
@@ -167,7 +167,7 @@ def fit_chunks(args, alpha, make, split, family="auto", per_column=None):
                 raise UsageError(f"{rows_of}: label(s) {shown_list(sorted(map(str, new)), 5)} of {args.target!r} are "
                                  f"not in --classes")
         if y.dtype.kind in "OT" or isinstance(y.dtype, pd.StringDtype):
-            y = y.to_numpy(dtype=str)  # text labels as a NumPy str array: no per-chunk sort to check them
+            y = _str_labels(y)  # text labels as a NumPy str array: no per-chunk sort to check them
         t0 = time.perf_counter()
         if model is None:
             for c in kinds:
@@ -198,6 +198,14 @@ def fit_chunks(args, alpha, make, split, family="auto", per_column=None):
     return model, None, None, seen, len(model.feature_names_in_), t
 
 
+def _str_labels(y):
+    """``y.to_numpy(dtype=str)`` of a column of text labels, through its few distinct labels (one gather)."""
+    codes, uniques = pd.factorize(y, use_na_sentinel=True)
+    if len(codes) and codes.min() >= 0:
+        return np.asarray(uniques.to_numpy(dtype=object), dtype=str)[codes]
+    return y.to_numpy(dtype=str)
+
+
 def _pin_auto_families(model, X, y):
     """With ``--family auto``: fix the families the first chunk chooses.
 
@@ -213,7 +221,8 @@ def _pin_auto_families(model, X, y):
     features = getattr(model, "features", None)
     if not (isinstance(features, str) and features == "auto") or "numeric" not in column_kinds(X):
         return None
-    first = clone(model).fit(X, y)
+    with one_class_on_purpose():  # the CLI warns once for the file (warn_one_class)
+        first = clone(model).fit(X, y)
     model.set_params(features={tuple(cols): fam for cols, fam in first.blocks_}, alpha=None)
     return first.family_scores_
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import log_loss
 
-from .._utils import shown_list
+from .._utils import one_class_on_purpose, shown_list
 from .chunks import fit_chunks
 from .demo import run_demo
 from .families import FAMILIES, column_families, make_estimator
@@ -38,8 +38,19 @@ def _parse_alpha(text):
 
 
 def _labels(y):
-    """Text labels as ``str`` (a missing label stays missing: ``NaN``)."""
-    return y.where(y.isna(), y.astype(str)) if y.dtype == object else y
+    """Text labels as ``str`` (a missing label stays missing: ``NaN``).
+
+    A column of Python strings (the usual case) is factorized once and its few distinct
+    labels taken back into a ``str`` array (no per-cell conversion); other object columns
+    (numbers among texts) are converted cell by cell.
+    """
+    if y.dtype != object:
+        return y
+    codes, uniques = pd.factorize(y.to_numpy(), use_na_sentinel=True)
+    if len(uniques) and all(type(u) is str for u in uniques):
+        texts = pd.Series(np.asarray(uniques, dtype=object)).astype(str).array  # the dtype astype(str) gives
+        return pd.Series(texts.take(codes, allow_fill=True), index=y.index, name=y.name)
+    return y.where(y.isna(), y.astype(str))
 
 
 def split_target(df, args, where=None, report=True):
@@ -107,7 +118,8 @@ def fit_table(args):
     if getattr(args, "semi_supervised", False):
         model.fit_semi_supervised(X, y.to_numpy(dtype=object) if y.isna().any() else y)
     else:
-        model.fit(X, y)
+        with one_class_on_purpose():  # warned above, naming the file and the column
+            model.fit(X, y)
     if scores is not None:  # the families that auto chose beside the named ones
         model.family_scores_ = scores
     record_target_index(model, df.columns, args.target)

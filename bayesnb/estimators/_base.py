@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import _dask
 from .. import posterior as _post
-from .._utils import ColumnNames, is_frame, missing_mask, take_rows, warn_all_missing
+from .._utils import ColumnNames, is_frame, missing_mask, take_rows, warn_all_missing, warn_one_class
 from ..criticism import CriticismMixin
 from ..generative import GenerativeMixin
 from ..generative.values import forget_supports, record_supports
@@ -242,8 +242,11 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         """
         self._reset_fitted()
         if _dask.is_dask(X):
-            return _dask_fit.fit(self, X, y, sample_weight, classes=None, partial=False)
-        return self._fit(X, y, sample_weight, classes=None, partial=False)
+            _dask_fit.fit(self, X, y, sample_weight, classes=None, partial=False)
+        else:
+            self._fit(X, y, sample_weight, classes=None, partial=False)
+        warn_one_class(self.classes_, self._who, stacklevel=3 if type(self).fit is BaseNB.fit else 4)
+        return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a batch of labelled data to the posterior (counts accumulate).
@@ -289,17 +292,16 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
             self._check_total_weight(w, float(np.sum(self.class_count_)))
         if partial or classes is not None:
             classes_ = self.classes_ if partial else _val.unique_labels(np.asarray(classes), who)
-            _val.check_known_labels(y, classes_, who)
         else:
             classes_ = _val.unique_labels(y, who)
+        codes = _val.label_codes(y, classes_, who, check=partial or classes is not None)
         # a zero weight is a removed row: it adds nothing, not even a category (semi-supervised
         # EM keeps its unlabelled rows for the encoding: their values are categories too)
         if not w.all() and not encode_zero_weight_rows:
             keep = w > 0
-            X, y, w, n = take_rows(X, keep), y[keep], w[keep], int(keep.sum())
+            X, y, w, codes, n = take_rows(X, keep), y[keep], w[keep], codes[keep], int(keep.sum())
         K = len(classes_)
         class_alpha, fit_prior, class_prior = self._check_class_params(K)
-        codes = np.searchsorted(classes_, y) if K > 1 else np.zeros(n, dtype=int)
         resp = np.zeros((n, K))
         resp[np.arange(n), codes] = w
         del codes, w  # (n,) ints and weights no longer needed: not held through the fit's peak

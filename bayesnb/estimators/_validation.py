@@ -237,9 +237,11 @@ def check_no_infinity(X, who: str, names=None) -> None:
         per_col = np.zeros(X.shape[1], dtype=np.int64)
         kinds = np.array([getattr(t, "kind", "O") for t in X.dtypes])
         floats = np.flatnonzero(kinds == "f")
-        if floats.size:  # all float columns in one pass
-            values = X.iloc[:, floats].to_numpy(dtype=np.float64, na_value=np.nan)
-            per_col[floats] = np.isinf(values).sum(axis=0)
+        for j in floats:  # a column whose sum is finite holds no infinity (one reduction, no copy)
+            col = X.iloc[:, j].to_numpy(dtype=np.float64, na_value=np.nan)
+            with np.errstate(over="ignore", invalid="ignore"):
+                if not np.isfinite(col.sum()):  # NaN (missing), infinity or an overflow: count
+                    per_col[j] = np.isinf(col).sum()
         for j in np.flatnonzero(kinds == "O"):
             per_col[j] = infinite(np.asarray(X.iloc[:, j].to_numpy(dtype=object))).sum()
         count, cols = int(per_col.sum()), np.flatnonzero(per_col)
@@ -359,6 +361,44 @@ def check_known_labels(y, classes, who: str) -> None:
             f"{unique_labels(y[unknown], who)[:5].tolist()} that are not in classes."
         )
 
+
+
+def label_codes(y, classes, who: str, check: bool = True):
+    """Position of each label of ``y`` among the sorted ``classes``.
+
+    Labels in a NumPy ``str`` array are compared with the classes as ``str`` too (object
+    classes of Python strings are cast once: K values), so the n labels are never turned
+    into Python objects.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Validated labels (:func:`check_y`).
+    classes : ndarray of shape (K,)
+        Sorted classes.
+    who : str
+        The estimator's name, for the error.
+    check : bool
+        Refuse a label that is not among ``classes`` (the ValueError of :func:`check_known_labels`).
+
+    Returns
+    -------
+    codes : ndarray of int, shape (n,)
+        Zeros when there is one class.
+    """
+    K = len(classes)
+    cl = classes
+    if y.dtype.kind == "U" and classes.dtype == object and K and all(type(c) is str for c in classes):
+        text = classes.astype(str)
+        cl = text if text.tolist() == classes.tolist() else classes  # (a trailing NUL would be lost)
+    if cl.dtype.kind != "U" or y.dtype.kind != "U":
+        if check:
+            check_known_labels(y, classes, who)
+        return np.searchsorted(classes, y) if K > 1 else np.zeros(len(y), dtype=int)
+    pos = np.searchsorted(cl, y) if K else np.zeros(len(y), dtype=np.intp)
+    if check and (not K or (cl[np.minimum(pos, K - 1)] != y).any()):
+        check_known_labels(y, classes, who)  # raises, naming the labels
+    return pos if K > 1 else np.zeros(len(y), dtype=int)
 
 # ---------------------------------------------------------------------------- weights
 def check_weights(sample_weight, n: int, who: str):

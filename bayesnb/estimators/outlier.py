@@ -18,6 +18,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import get_tags
 from sklearn.utils.validation import _check_sample_weight, _num_samples, check_is_fitted
 
+from .._utils import one_class_on_purpose
 from ..generative.outliers import check_contamination, outlier_offset
 from ._base import BaseNB
 from .naive_bayes import NaiveBayes
@@ -116,7 +117,8 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
             self.estimator_ = model
         else:
             labels = np.zeros(_num_samples(X), dtype=np.int64) if y is None else y
-            self.estimator_ = clone(model).fit(X, labels, sample_weight=sample_weight)
+            with one_class_on_purpose():  # one class (y=None) is how a detector models p(x)
+                self.estimator_ = clone(model).fit(X, labels, sample_weight=sample_weight)
         self.contamination_ = c
         weights = None if sample_weight is None else _check_sample_weight(sample_weight, np.empty(_num_samples(X)))
         self.offset_ = outlier_offset(self.estimator_.score_samples(X), c, _WHO, weights)

@@ -12,33 +12,11 @@ import numpy as np
 
 from .._utils import hard_labels, missing_mask
 from ..structure.hierarchical import hierarchical_prior
-from ._category_codes import _code_into, _indexer, _small_ints, code_dtype
+from ._category_codes import _code_into, _columns, _indexer, _small_ints, code_dtype
 from ._category_types import convert_unmatched, no_match_error
 from ._numeric import MAX_ALPHA, check_alpha
 
 __all__ = []
-
-
-def _columns(X):
-    """Yield ``(name, values (n,), declared categories or None, pandas codes or None)`` for each column.
-
-    A pandas categorical column gives its ``Categorical`` and its codes (``-1`` missing): it is
-    coded from those, never turned into an array of objects.
-    """
-    if hasattr(X, "iloc"):
-        import pandas as pd
-
-        for j in range(X.shape[1]):
-            s = X.iloc[:, j]
-            name = X.columns[j]
-            if isinstance(s.dtype, pd.CategoricalDtype):
-                yield name, s.array, np.asarray(s.cat.categories.to_numpy()), s.cat.codes.to_numpy()
-            else:
-                yield name, s.to_numpy(dtype=object) if s.dtype.kind not in "biufcU" else s.to_numpy(), None, None
-    else:
-        X = np.asarray(X)
-        for j in range(X.shape[1]):
-            yield j, X[:, j], None, None
 
 
 def _sorted_unique(values, who, name):
@@ -95,18 +73,24 @@ def encode_columns(X, state=None, *, categories="auto", min_categories=None, ext
     n = len(cols[0][1]) if cols else 0
     # the categories of every column first: they set the codes' dtype
     plans = []
-    for j, (name, values, pd_declared, pd_codes) in enumerate(cols):
-        miss = missing_mask(values) if pd_codes is None else pd_codes < 0
+    for j, (name, values, pd_declared, distinct, dcodes) in enumerate(cols):
+        miss = missing_mask(values) if dcodes is None else dcodes < 0
         miss = miss if miss.any() else None
-        if state is not None and extend and pd_codes is None:  # partial_fit: "1" joins 1, never a new category
-            values, miss = _as_fitted_type(values, miss, state.categories[j], name, who)
-            cols[j] = (name, values, pd_declared, pd_codes)
+        if state is not None and extend and pd_declared is None:  # partial_fit: "1" joins 1, never a new category
+            if distinct is None:
+                values, miss = _as_fitted_type(values, miss, state.categories[j], name, who)
+            else:  # the distinct strings stand for the cells
+                distinct, _ = _as_fitted_type(distinct, None, state.categories[j], name, who)
+            cols[j] = (name, values, pd_declared, distinct, dcodes)
         if state is None or extend:
             declared = _declared(categories, min_categories, j, len(cols), pd_declared, who)
             if declared is not None:
                 cats, is_decl = declared, True
             else:
-                observed = values if miss is None else values[~miss]  # (never written to)
+                if distinct is not None:
+                    observed = distinct
+                else:
+                    observed = values if miss is None else values[~miss]  # (never written to)
                 seen = _sorted_unique(observed, who, name) if observed.size else np.array([], dtype=object)
                 if state is not None:
                     old = state.categories[j]
@@ -125,8 +109,8 @@ def encode_columns(X, state=None, *, categories="auto", min_categories=None, ext
         plans.append((cats, is_decl, miss, check))
     # the smallest integer dtype for -1 .. V_j (not int64 whatever the input): columns contiguous
     codes = np.empty((n, len(cols)), dtype=code_dtype(max((len(p[0]) for p in plans), default=0)), order="F")
-    for j, ((name, values, pd_declared, pd_codes), (cats, _, miss, check)) in enumerate(zip(cols, plans)):
-        _code_into(codes[:, j], cats, values, miss, pd_declared, pd_codes)
+    for j, ((name, values, _, distinct, dcodes), (cats, _, miss, check)) in enumerate(zip(cols, plans)):
+        _code_into(codes[:, j], cats, values, miss, distinct, dcodes)
         unseen = codes[:, j] == len(cats)
         if state is not None and not extend and unseen.any():  # of another type: converted or refused
             _recode_converted(codes[:, j], cats, np.asarray(values)[unseen], unseen, name, who)

@@ -3,7 +3,8 @@
 The codes of a block are the smallest signed integer dtype that holds ``-1`` (missing) to
 ``V_j`` (a value not among the categories): :func:`code_dtype`. A column is coded without
 hashing where it can: integers (or floats holding integers) in a short range through a table
-indexed by value, a pandas categorical through a lookup of its own codes.
+indexed by value, a pandas categorical (or a column of strings factorized once: :func:`_columns`)
+through a lookup of its own codes.
 """
 
 from __future__ import annotations
@@ -75,8 +76,8 @@ def _indexer(categories, values):
 def _code_into(out, cats, values, miss, pd_categories=None, pd_codes=None):
     """Write one column's codes into ``out``: position among ``cats``, ``-1`` missing, ``V`` not among them.
 
-    Without a full-size temporary where it can: a pandas categorical column through a lookup of
-    its own codes, a complete column of integers (or of floats holding integers) in a short
+    Without a full-size temporary where it can: a pandas categorical column (or a factorized
+    column of strings: ``pd_categories`` its distinct values) through a lookup of its own codes, a complete column of integers (or of floats holding integers) in a short
     range through a table of its values.
     """
     V = len(cats)
@@ -98,3 +99,51 @@ def _code_into(out, cats, values, miss, pd_categories=None, pd_codes=None):
     else:
         out[...] = -1
         out[~miss] = idx
+
+
+def _columns(X):
+    """Yield ``(name, values (n,), declared categories or None, distinct values or None, their codes or None)``.
+
+    A pandas categorical column gives its categories (declared) and its codes (``-1``
+    missing): it is coded from those, never turned into an array of objects. A column of
+    Python strings (object dtype, missing cells None/NaN) is factorized once
+    (:func:`_factorized`): its distinct strings and their codes, so that every later step
+    (type checks, the sorted categories, the codes) works on the few distinct values and
+    one lookup per cell. Other columns give ``None`` for both.
+    """
+    if hasattr(X, "iloc"):
+        import pandas as pd
+
+        for j in range(X.shape[1]):
+            s = X.iloc[:, j]
+            name = X.columns[j]
+            if isinstance(s.dtype, pd.CategoricalDtype):
+                cats = np.asarray(s.cat.categories.to_numpy())
+                yield name, s.array, cats, cats, s.cat.codes.to_numpy()
+            else:
+                values = s.to_numpy(dtype=object) if s.dtype.kind not in "biufcU" else s.to_numpy()
+                yield name, values, None, *_factorized(values)
+    else:
+        X = np.asarray(X)
+        for j in range(X.shape[1]):
+            yield j, X[:, j], None, *_factorized(X[:, j])
+
+
+def _factorized(values):
+    """``(distinct strings, codes)`` of an object column of strings (code ``-1``: missing), else ``(None, None)``.
+
+    ``pandas.factorize`` reads each cell once (a string's hash is cached by Python, and a
+    column read from a file holds few distinct string objects); the codes are those of the
+    distinct values in order of appearance. Only where every distinct value is a ``str``
+    (mixed types keep the cell-by-cell path, whose equality rules differ: ``1 == True``),
+    and missing cells are exactly those :func:`~bayesnb._utils.missing_mask` finds.
+    """
+    if values.dtype != object or values.size < 2:
+        return None, None
+    import pandas as pd
+
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    uniques = np.asarray(uniques, dtype=object)
+    if not all(type(u) is str for u in uniques):
+        return None, None
+    return uniques, codes
