@@ -139,8 +139,23 @@ def fit_bayesnb(params):
     """A maker: ``(train, target, seed) -> (sampler(n, seed), description)`` for ``Synthesizer(**params)``."""
     def make(train, target, seed):
         s = Synthesizer(target=target, random_state=seed, verbose=False, **params).fit(train)
-        return (lambda n, sd: s.sample(n, random_state=sd)), f"chose {s.chosen_}"
+        return (lambda n, sd: s.sample(n, random_state=sd)), describe(s)
     return make
+
+
+def describe(synth):
+    """The choice of a fitted Synthesizer: candidate, parents of each node, families of numeric columns."""
+    m = synth.model_
+    text = f"chose {synth.chosen_}"
+    parents = getattr(m, "structure_", None) or {}
+    if any(parents.values()):
+        text += "; parents " + ", ".join(f"{c} <- {'+'.join(map(str, p))}" for c, p in parents.items() if p)
+    fam = getattr(m, "family_scores_", None)
+    if fam is not None and len(fam):
+        text += "; numeric families " + ", ".join(f"{r.column}: {r.family}" for r in fam[fam.chosen].itertuples())
+    if synth.latent_ is not None:
+        text += f"; {getattr(synth.latent_, 'n_components', '?')} components per class"
+    return text
 
 
 #: a missing categorical cell as SDV sees it: RDT 1.19's UniformEncoder under pandas 3.1 gives missing
@@ -251,7 +266,9 @@ def worst(report, k=5):
             + "\n    worst trends: " + ", ".join(f"{r.a} x {r.b} {r.trend:.3f}" for r in pairs.itertuples()))
 
 
-def run_table(name, train, test, target, makers, seed, max_rows, note=""):
+def run_table(name, train, test, target, makers, seed, max_rows, note="", details=None):
+    """Fit, sample and score every method on one table; with ``details`` (a folder) also write each
+    report's per-column and per-pair tables there."""
     rows = []
     for method, make in makers.items():
         print(f"[{time.strftime('%H:%M:%S')}] {name}: {method} ...", flush=True)
@@ -271,6 +288,11 @@ def run_table(name, train, test, target, makers, seed, max_rows, note=""):
               f"trend {s['column_pair_trends']:.4f}, C2ST GBM {s['detection_gbm']:.4f}, "
               f"AUC {s['efficacy_auc']:.4f}", flush=True)
         print(worst(report), flush=True)
+        if details:
+            os.makedirs(details, exist_ok=True)
+            stem = os.path.join(details, f"{name}_{method}_{seed}".replace(" ", "_").replace("/", "_"))
+            report.columns.to_csv(stem + "_columns.csv", index=False)
+            report.pairs.to_csv(stem + "_pairs.csv", index=False)
     return rows
 
 
@@ -352,6 +374,7 @@ def main(argv=None):
     p.add_argument("--sdv", default="GaussianCopula,CTGAN,TVAE", help="SDV synthesizers ('' for none)")
     p.add_argument("--max-rows", type=int, default=10000, help="rows per table for the slow metrics")
     p.add_argument("--csv", help="also write every row to this CSV")
+    p.add_argument("--details", metavar="DIR", help="write each report's per-column and per-pair tables here")
     p.add_argument("--merge", nargs="+", metavar="CSV", help="print one table from earlier --csv files and exit")
     args = p.parse_args(argv)
     if args.merge:
@@ -369,10 +392,10 @@ def main(argv=None):
                     p.error("--census FILE (adult.data) is needed unless --bundled-only")
                 train, test, note = census_tables(args.census, args.census_test, seed, args.keep_missing)
                 print(note)
-                rows += run_table("census", train, test, TARGET, makers, seed, args.max_rows, note)
+                rows += run_table("census", train, test, TARGET, makers, seed, args.max_rows, note, args.details)
             if not args.census_only:
                 for name, (train, test, target) in bundled_tables(seed).items():
-                    rows += run_table(name, train, test, target, makers, seed, args.max_rows)
+                    rows += run_table(name, train, test, target, makers, seed, args.max_rows, details=args.details)
         res = pd.DataFrame(rows)
         if args.csv:
             res.to_csv(args.csv, index=False)
