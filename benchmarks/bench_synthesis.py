@@ -34,7 +34,7 @@ shapes (KS / TV complement) and column-pair trends (correlation / contingency si
 "XGB-style" detector; XGBoost itself is not used). With ``sdmetrics`` installed (it comes with
 SDV), three cross-checks computed by SDMetrics itself on the same rows: ``QualityReport``'s
 column shapes and pair trends (``SDM shape`` / ``SDM trend``) and ``LogisticDetection``
-(``SDM C2ST``: what TabSyn's and TabDiff's tables call "C2ST"). ``AUC`` / ``acc``: efficacy, a
+(``SDM C2ST``: what TabSyn's and TabDiff's tables call "C2ST"; on the whole tables, as TabSyn). ``AUC`` / ``acc``: efficacy, a
 ``HistGradientBoostingClassifier`` trained on the synthetic rows and tested on the real test
 rows (``AUC real``: trained on the real training rows). ``alpha-P`` / ``beta-R``:
 alpha-precision / beta-recall (k-NN). ``DCR``: share of synthetic rows nearer a training row
@@ -220,7 +220,7 @@ def _kw(params):
 
 
 # ------------------------------------------------------------------------------ scores
-def sdmetrics_scores(train, syn, max_rows, seed):
+def sdmetrics_scores(train, syn, seed):
     """SDMetrics' own QualityReport shapes / trends and LogisticDetection (None without sdmetrics)."""
     if importlib.util.find_spec("sdmetrics") is None:
         return {}
@@ -239,10 +239,10 @@ def sdmetrics_scores(train, syn, max_rows, seed):
         report.generate(train, syn, meta, verbose=False)
         props = report.get_properties().set_index("Property")["Score"]
         out.update(sdm_shape=float(props["Column Shapes"]), sdm_trend=float(props["Column Pair Trends"]))
-        rng = np.random.default_rng(seed)
-        sub = lambda d: d.iloc[np.sort(rng.choice(len(d), min(len(d), max_rows), replace=False))]
         np.random.seed(seed)  # LogisticDetection's folds draw from numpy's global state
-        out["sdm_c2st"] = float(LogisticDetection.compute(sub(train), sub(syn), meta))
+        # whole tables, as TabSyn's eval_detection.py (a subsample can hold a category the real
+        # subsample lacks, which SDMetrics' one-hot encoder refuses)
+        out["sdm_c2st"] = float(LogisticDetection.compute(train, syn, meta))
     except Exception as e:  # a cross-check only: say why it is missing, keep bayesnb's scores
         print(f"    sdmetrics cross-check failed: {type(e).__name__}: {e}", flush=True)
     return out
@@ -254,7 +254,7 @@ def score(train, test, syn, target, max_rows, seed):
     s = dict(report.summary)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        s.update(sdmetrics_scores(train, syn, max_rows, seed))
+        s.update(sdmetrics_scores(train, syn, seed))
     return s, report
 
 
@@ -293,6 +293,7 @@ def run_table(name, train, test, target, makers, seed, max_rows, note="", detail
             stem = os.path.join(details, f"{name}_{method}_{seed}".replace(" ", "_").replace("/", "_"))
             report.columns.to_csv(stem + "_columns.csv", index=False)
             report.pairs.to_csv(stem + "_pairs.csv", index=False)
+            syn.to_csv(stem + "_synthetic.csv", index=False)
     return rows
 
 
@@ -374,7 +375,8 @@ def main(argv=None):
     p.add_argument("--sdv", default="GaussianCopula,CTGAN,TVAE", help="SDV synthesizers ('' for none)")
     p.add_argument("--max-rows", type=int, default=10000, help="rows per table for the slow metrics")
     p.add_argument("--csv", help="also write every row to this CSV")
-    p.add_argument("--details", metavar="DIR", help="write each report's per-column and per-pair tables here")
+    p.add_argument("--details", metavar="DIR",
+                   help="write each report's per-column and per-pair tables and the synthetic rows here")
     p.add_argument("--merge", nargs="+", metavar="CSV", help="print one table from earlier --csv files and exit")
     args = p.parse_args(argv)
     if args.merge:
