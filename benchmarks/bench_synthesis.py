@@ -266,7 +266,7 @@ def worst(report, k=5):
             + "\n    worst trends: " + ", ".join(f"{r.a} x {r.b} {r.trend:.3f}" for r in pairs.itertuples()))
 
 
-def run_table(name, train, test, target, makers, seed, max_rows, note="", details=None):
+def run_table(name, train, test, target, makers, seed, max_rows, note="", details=None, csv=None):
     """Fit, sample and score every method on one table; with ``details`` (a folder) also write each
     report's per-column and per-pair tables there."""
     rows = []
@@ -288,6 +288,8 @@ def run_table(name, train, test, target, makers, seed, max_rows, note="", detail
               f"trend {s['column_pair_trends']:.4f}, C2ST GBM {s['detection_gbm']:.4f}, "
               f"AUC {s['efficacy_auc']:.4f}", flush=True)
         print(worst(report), flush=True)
+        if csv:  # row by row, so that a run stopped early keeps what it measured
+            pd.DataFrame(rows[-1:]).to_csv(csv, mode="a", header=not os.path.exists(csv), index=False)
         if details:
             os.makedirs(details, exist_ok=True)
             stem = os.path.join(details, f"{name}_{method}_{seed}".replace(" ", "_").replace("/", "_"))
@@ -374,7 +376,7 @@ def main(argv=None):
                         "time ratios need a 'default' row of the same table and seed, here or in a --merge file)")
     p.add_argument("--sdv", default="GaussianCopula,CTGAN,TVAE", help="SDV synthesizers ('' for none)")
     p.add_argument("--max-rows", type=int, default=10000, help="rows per table for the slow metrics")
-    p.add_argument("--csv", help="also write every row to this CSV")
+    p.add_argument("--csv", help="also append every row to this CSV, as it is measured")
     p.add_argument("--details", metavar="DIR",
                    help="write each report's per-column and per-pair tables and the synthetic rows here")
     p.add_argument("--merge", nargs="+", metavar="CSV", help="print one table from earlier --csv files and exit")
@@ -394,13 +396,11 @@ def main(argv=None):
                     p.error("--census FILE (adult.data) is needed unless --bundled-only")
                 train, test, note = census_tables(args.census, args.census_test, seed, args.keep_missing)
                 print(note)
-                rows += run_table("census", train, test, TARGET, makers, seed, args.max_rows, note, args.details)
+                rows += run_table("census", train, test, TARGET, makers, seed, args.max_rows, note, args.details, args.csv)
             if not args.census_only:
                 for name, (train, test, target) in bundled_tables(seed).items():
-                    rows += run_table(name, train, test, target, makers, seed, args.max_rows, details=args.details)
+                    rows += run_table(name, train, test, target, makers, seed, args.max_rows, details=args.details, csv=args.csv)
         res = pd.DataFrame(rows)
-        if args.csv:
-            res.to_csv(args.csv, index=False)
     print()
     print(markdown(res))
     print()
