@@ -34,8 +34,8 @@ shapes (KS / TV complement) and column-pair trends (correlation / contingency si
 "XGB-style" detector; XGBoost itself is not used). With ``sdmetrics`` installed (it comes with
 SDV), three cross-checks computed by SDMetrics itself on the same rows: ``QualityReport``'s
 column shapes and pair trends (``SDM shape`` / ``SDM trend``) and ``LogisticDetection``
-(``SDM C2ST``: what TabSyn's and TabDiff's tables call "C2ST"; on the whole tables, as TabSyn). ``AUC`` / ``acc``: efficacy, a
-``HistGradientBoostingClassifier`` trained on the synthetic rows and tested on the real test
+(``SDM C2ST``: what TabSyn's and TabDiff's tables call "C2ST"; on the whole tables, as TabSyn).
+``AUC`` / ``acc``: efficacy, a ``HistGradientBoostingClassifier`` trained on the synthetic rows and tested on the real test
 rows (``AUC real``: trained on the real training rows). ``alpha-P`` / ``beta-R``:
 alpha-precision / beta-recall (k-NN). ``DCR``: share of synthetic rows nearer a training row
 than a test row (0.5 ideal). ``miss err``: largest per-column missing-rate error. ``OOR``:
@@ -396,10 +396,12 @@ def main(argv=None):
                     p.error("--census FILE (adult.data) is needed unless --bundled-only")
                 train, test, note = census_tables(args.census, args.census_test, seed, args.keep_missing)
                 print(note)
-                rows += run_table("census", train, test, TARGET, makers, seed, args.max_rows, note, args.details, args.csv)
+                rows += run_table("census", train, test, TARGET, makers, seed, args.max_rows, note, args.details,
+                                  args.csv)
             if not args.census_only:
                 for name, (train, test, target) in bundled_tables(seed).items():
-                    rows += run_table(name, train, test, target, makers, seed, args.max_rows, details=args.details, csv=args.csv)
+                    rows += run_table(name, train, test, target, makers, seed, args.max_rows, details=args.details,
+                                      csv=args.csv)
         res = pd.DataFrame(rows)
     print()
     print(markdown(res))
