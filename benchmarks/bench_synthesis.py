@@ -35,8 +35,8 @@ shapes (KS / TV complement) and column-pair trends (correlation / contingency si
 SDV), three cross-checks computed by SDMetrics itself on the same rows: ``QualityReport``'s
 column shapes and pair trends (``SDM shape`` / ``SDM trend``) and ``LogisticDetection``
 (``SDM C2ST``: what TabSyn's and TabDiff's tables call "C2ST"; on the whole tables, as TabSyn).
-``AUC`` / ``acc``: efficacy, a ``HistGradientBoostingClassifier`` trained on the synthetic rows and tested on the real test
-rows (``AUC real``: trained on the real training rows). ``alpha-P`` / ``beta-R``:
+``AUC`` / ``acc``: efficacy, a ``HistGradientBoostingClassifier`` trained on the synthetic rows
+and tested on the real test rows (``AUC real``: trained on the real training rows). ``alpha-P`` / ``beta-R``:
 alpha-precision / beta-recall (k-NN). ``DCR``: share of synthetic rows nearer a training row
 than a test row (0.5 ideal). ``miss err``: largest per-column missing-rate error. ``OOR``:
 values outside the real range; ``unseen cat``: unseen categories; ``unseen pair``: share of
