@@ -21,7 +21,8 @@ Each is fitted on the training rows and draws as many synthetic rows (as TabSyn 
   rows for other public settings (``latent=None``, ``structure="kdb"``, ``latent=K``, ...);
 - ``SDV GaussianCopula``, ``SDV CTGAN``, ``SDV TVAE``: SDV's single-table synthesizers (CPU),
   numeric columns declared numerical, the others categorical; CTGAN and TVAE at SDV's default
-  300 epochs unless ``--epochs N`` (stated in the output).
+  300 epochs unless ``--epochs N`` (stated in the output), torch on ``--torch-threads`` threads
+  (default 1: on a loaded 2-core machine two threads burned ~7x the CPU time for the same fit).
 
 Scores
 ------
@@ -158,6 +159,10 @@ def describe(synth):
     return text
 
 
+#: torch's intra-op threads for CTGAN / TVAE (``--torch-threads``): on a shared 2-core machine two
+#: threads spun ~7x the CPU time of one for the same CTGAN fit
+TORCH_THREADS = [1]
+
 #: a missing categorical cell as SDV sees it: RDT 1.19's UniformEncoder under pandas 3.1 gives missing
 #: cells a NaN frequency (then NaN intervals and an OverflowError), so they are passed as this
 #: category and mapped back to missing in the synthetic rows
@@ -183,6 +188,7 @@ def fit_sdv(kind, epochs):
         import torch
         from sdv import single_table
 
+        torch.set_num_threads(TORCH_THREADS[0])
         torch.manual_seed(seed)
         np.random.seed(seed)
         cls = getattr(single_table, f"{kind}Synthesizer")
@@ -375,12 +381,14 @@ def main(argv=None):
                    help=f"comma-separated Synthesizer settings among {list(CONFIGS)} (default: default; the "
                         "time ratios need a 'default' row of the same table and seed, here or in a --merge file)")
     p.add_argument("--sdv", default="GaussianCopula,CTGAN,TVAE", help="SDV synthesizers ('' for none)")
+    p.add_argument("--torch-threads", type=int, default=1, help="torch threads for CTGAN/TVAE (default 1)")
     p.add_argument("--max-rows", type=int, default=10000, help="rows per table for the slow metrics")
     p.add_argument("--csv", help="also append every row to this CSV, as it is measured")
     p.add_argument("--details", metavar="DIR",
                    help="write each report's per-column and per-pair tables and the synthetic rows here")
     p.add_argument("--merge", nargs="+", metavar="CSV", help="print one table from earlier --csv files and exit")
     args = p.parse_args(argv)
+    TORCH_THREADS[0] = args.torch_threads
     if args.merge:
         res = pd.concat([pd.read_csv(f) for f in args.merge], ignore_index=True)
     else:
