@@ -313,7 +313,8 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         else:
             old = self.posterior_
             encoded, states = self._encode_blocks(X, old, extend=True)
-        record_supports(self, X, partial)  # the values each numeric column takes (imputations keep to them)
+        # the values each numeric column takes, counted by row weight (imputations keep to them)
+        record_supports(self, X, partial, resp.sum(axis=1))
         all_names = getattr(self, "feature_names_in_", None)
         names = [ColumnNames(cols, all_names) for cols, _ in self._specs]
         never_observed = self._track_all_missing([fam.all_missing(e) for (_, fam), e in zip(self._specs, encoded)],

@@ -42,9 +42,9 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from .._utils import is_frame, is_numeric_column, take_rows
+from .._utils import take_rows
 from .tables import write_cells
-from .zero_links import keep_zero_links, record_zero_links
+from .zero_links import keep_zero_links, numeric_columns, record_zero_links
 
 __all__ = ["MAX_CODES", "MAX_MASSES", "MEDIAN_DRAWS", "MEDIAN_SEED", "POINT_MASS_SHARE", "ColumnSupport",
            "column_supports", "complete", "forget_supports", "keep_cells", "median_draws", "merge_supports", "project",
@@ -70,15 +70,15 @@ class ColumnSupport(NamedTuple):
     values : ndarray of shape (V,) or None
         The sorted distinct observed values of a coded column (``V <= MAX_CODES``); None otherwise.
     counts : ndarray of shape (V,) or (M,)
-        Observed cells holding each of ``values`` (coded) or of ``masses``.
+        Summed weight of the observed cells holding each of ``values`` (coded) or of ``masses``.
     masses : ndarray of shape (M,)
         The point masses of a column that is not coded (empty for a coded one).
     lo, hi : float
         The range of the observed values that are not masses (of all of them when coded).
     integer : bool
         Whether every observed value is a whole number.
-    n : int
-        Number of observed cells.
+    n : float
+        Summed weight of the observed cells.
     """
 
     values: np.ndarray | None
@@ -87,25 +87,41 @@ class ColumnSupport(NamedTuple):
     lo: float
     hi: float
     integer: bool
-    n: int
+    n: float
 
 
-def _support_of(x):
-    """The :class:`ColumnSupport` of the observed (finite) values ``x``, or None when there are none."""
-    x = x[np.isfinite(x)]
-    if x.size == 0:
+def _support_of(x, w=None):
+    """The :class:`ColumnSupport` of the observed (finite) values ``x`` with row weights ``w`` (None: 1
+    each), or None when there are none. A value's count is its rows' summed weight (an integer weight
+    is that many copies of the row), so the point masses are shares of the column's weight."""
+    ok = np.isfinite(x)
+    if not ok.any():
         return None
-    vals, counts = np.unique(x, return_counts=True)
+    if w is None:
+        vals, counts = np.unique(x[ok], return_counts=True)
+    else:
+        vals, inv = np.unique(x[ok], return_inverse=True)
+        counts = np.bincount(inv.ravel(), weights=np.asarray(w, dtype=float)[ok], minlength=vals.size)
+    n = counts.sum()
     integer = bool(np.all(vals == np.round(vals)))
     if vals.size <= MAX_CODES:
-        return ColumnSupport(vals, counts, np.zeros(0), float(vals[0]), float(vals[-1]), integer, int(x.size))
-    heavy = np.flatnonzero(counts >= POINT_MASS_SHARE * x.size)
+        return ColumnSupport(vals, counts, np.zeros(0), float(vals[0]), float(vals[-1]), integer, n)
+    heavy = np.flatnonzero(counts >= POINT_MASS_SHARE * n)
     heavy = np.sort(heavy[np.argsort(-counts[heavy], kind="stable")][:MAX_MASSES])
     rest = np.delete(vals, heavy)
-    return ColumnSupport(None, counts[heavy], vals[heavy], float(rest[0]), float(rest[-1]), integer, int(x.size))
+    return ColumnSupport(None, counts[heavy], vals[heavy], float(rest[0]), float(rest[-1]), integer, n)
 
 
-def column_supports(X):
+def _numeric_columns(X, skip=()):
+    """``(position, float64 values)`` of each numeric column of ``X`` not in ``skip``, one column at a
+    time (no whole copy)."""
+    pos, get = numeric_columns(X)
+    for j in pos:
+        if j not in skip:
+            yield j, get(j)
+
+
+def column_supports(X, sample_weight=None, skip=()):
     """``{column position: ColumnSupport}`` of the numeric columns of a dense training table.
 
     Parameters
@@ -113,7 +129,11 @@ def column_supports(X):
     X : ndarray or DataFrame of shape (n_samples, n_features)
         The validated training rows (missing cells NaN/None/``pd.NA``). Boolean and non-numeric
         columns have no record (their imputations are among their categories already); an object
-        array has none either.
+        array's columns have one where every cell is a number or missing.
+    sample_weight : ndarray of shape (n_samples,), optional
+        Row weights: a value's count is its rows' summed weight (None: one per row).
+    skip : collection of int, optional
+        Column positions to leave out (not read).
 
     Returns
     -------
@@ -121,16 +141,10 @@ def column_supports(X):
         Columns with no observed value are left out.
     """
     out = {}
-    if is_frame(X):
-        cols = [(j, X.iloc[:, j]) for j in range(X.shape[1]) if is_numeric_column(X.iloc[:, j])]
-        cols = [(j, c.to_numpy(dtype=float, na_value=np.nan)) for j, c in cols]
-    else:
-        A = np.asarray(X)
-        if A.dtype.kind not in "iuf":
-            return out
-        cols = [(j, A[:, j].astype(float)) for j in range(A.shape[1])]
-    for j, x in cols:
-        s = _support_of(x)
+    if sample_weight is not None and np.all(sample_weight == 1):
+        sample_weight = None  # plain counts
+    for j, x in _numeric_columns(X, skip):
+        s = _support_of(x, sample_weight)
         if s is not None:
             out[int(j)] = s
     return out
@@ -153,7 +167,7 @@ def merge_supports(a, b):
         n = r.n + s.n
         va, vb = (r.values if r.values is not None else r.masses), (s.values if s.values is not None else s.masses)
         vals = np.union1d(va, vb)
-        counts = np.zeros(vals.size, dtype=np.int64)
+        counts = np.zeros(vals.size)
         counts[np.searchsorted(vals, va)] += r.counts
         counts[np.searchsorted(vals, vb)] += s.counts
         lo, hi, integer = min(r.lo, s.lo), max(r.hi, s.hi), r.integer and s.integer
@@ -301,8 +315,8 @@ def median_draws(model, X, y=None, latent=None, seed=MEDIAN_SEED):
 def support_to_dict(supports):
     """The records as a JSON-able dict for a model file (keys are column positions as strings)."""
     return {str(j): {"values": None if s.values is None else [float(v) for v in s.values],
-                     "counts": [int(c) for c in s.counts], "masses": [float(v) for v in s.masses],
-                     "lo": float(s.lo), "hi": float(s.hi), "integer": bool(s.integer), "n": int(s.n)}
+                     "counts": [float(c) for c in s.counts], "masses": [float(v) for v in s.masses],
+                     "lo": float(s.lo), "hi": float(s.hi), "integer": bool(s.integer), "n": float(s.n)}
             for j, s in supports.items()}
 
 
@@ -319,24 +333,26 @@ def support_from_dict(d, n_features=None):
         if j < 0 or (n_features is not None and j >= n_features) or not isinstance(r, dict):
             raise ValueError(f"value_support_ has a bad column {key!r}")
         values = None if r["values"] is None else np.asarray(r["values"], dtype=float).reshape(-1)
-        counts = np.asarray(r["counts"], dtype=np.int64).reshape(-1)
+        counts = np.asarray(r["counts"], dtype=float).reshape(-1)
         masses = np.asarray(r["masses"], dtype=float).reshape(-1)
-        lo, hi, n = float(r["lo"]), float(r["hi"]), int(r["n"])
+        lo, hi, n = float(r["lo"]), float(r["hi"]), float(r["n"])
         pts = masses if values is None else values
         too_many = pts.size > (MAX_MASSES if values is None else MAX_CODES)
         if (not np.all(np.isfinite(pts)) or not np.isfinite([lo, hi]).all() or lo > hi or counts.size != pts.size
-                or np.any(np.diff(pts) <= 0) or np.any(counts < 0) or n < 0 or too_many):
+                or np.any(np.diff(pts) <= 0) or not np.all(np.isfinite(counts)) or np.any(counts < 0) or not n >= 0
+                or too_many):
             raise ValueError(f"value_support_ of column {j} is malformed")
         out[j] = ColumnSupport(values, counts, masses, lo, hi, bool(r["integer"]), n)
     return out
 
 
-def record_supports(est, X, partial):
+def record_supports(est, X, partial, sample_weight=None):
     """Set (or, ``partial``, extend) ``est.value_support_`` from the training rows ``X`` (see the module docstring).
 
     Nothing is recorded, and an earlier record is forgotten, for a private fit (``est.privacy``
     set) and for sparse rows; the columns of a block drawn jointly (a family with ``joint_columns``,
-    e.g. Multinomial counts, whose row total a moved value would change) have no record; a
+    e.g. Multinomial counts, whose row total a moved value would change) and of a block whose values are
+    decoded codes (``raw_values``, e.g. Categorical: its fills are its categories) have no record; a
     ``partial_fit`` batch extends the record with :func:`merge_supports`.
     """
     if getattr(est, "privacy", None) is not None or sp.issparse(X):
@@ -345,8 +361,10 @@ def record_supports(est, X, partial):
     record_zero_links(est, X, partial)  # a column 0 wherever another is 0 (generative.zero_links)
     if partial and not hasattr(est, "value_support_"):  # fitted without a record (privately, sparse, an old file)
         return
-    joint = {int(c) for cols, fam in est._specs if fam.joint_columns for c in cols}  # drawn as one row
-    new = {j: s for j, s in column_supports(X).items() if j not in joint}
+    # no record for a block drawn as one row, nor for one whose values are decoded codes (its fills
+    # are among its categories already)
+    skip = {int(c) for cols, fam in est._specs if fam.joint_columns or fam.raw_values for c in cols}
+    new = column_supports(X, sample_weight, skip)
     if partial:
         new = merge_supports(est.value_support_, new)
     est.value_support_ = new

@@ -17,30 +17,56 @@ or for sparse or Dask data; a ``partial_fit`` batch keeps the links that it does
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 
 from .._utils import is_frame, is_numeric_column, missing_mask
 
-__all__ = ["MIN_ZERO_ROWS", "check_zero_links", "keep_zero_links", "zero_links"]
+__all__ = ["MIN_ZERO_ROWS", "check_zero_links", "keep_zero_links", "numeric_columns", "zero_links"]
 
 #: fewest rows where the source is 0 (and the target observed) for a link to be recorded
 MIN_ZERO_ROWS = 10
 
 
-def _numeric(X):
-    """``(positions, (n, d) float array)`` of the numeric, non-boolean columns of ``X``."""
+def _object_floats(col):
+    """An object column's values as float64 (None, ``pd.NA`` and NaN missing), or None when a cell is not a number."""
+    try:
+        return pd.Series(col, copy=False).to_numpy(dtype=float, na_value=np.nan)
+    except (TypeError, ValueError):
+        return None
+
+
+def numeric_columns(X):
+    """``(positions, get)``: the numeric, non-boolean columns of a dense table and ``get(j)``, column
+    ``j``'s values as float64 (NaN missing), read one column at a time (never a whole copy of ``X``).
+
+    Numeric columns: those of a numeric, non-boolean dtype, and object columns whose every cell is a
+    number or missing (None, ``pd.NA``, NaN), as the estimators read them.
+    """
     if is_frame(X):
-        pos = [j for j in range(X.shape[1]) if is_numeric_column(X.iloc[:, j])]
-        cols = [X.iloc[:, j].to_numpy(dtype=float, na_value=np.nan) for j in pos]
-        return pos, (np.column_stack(cols) if cols else np.zeros((X.shape[0], 0)))
-    A = np.asarray(X)
-    if A.ndim != 2 or A.dtype.kind not in "iuf":
-        return [], np.zeros((A.shape[0] if A.ndim else 0, 0))
-    return list(range(A.shape[1])), A.astype(float)
+        cols = [X.iloc[:, j] for j in range(X.shape[1])]
+    else:
+        A = np.asarray(X)
+        if A.ndim != 2 or (A.dtype.kind not in "iuf" and A.dtype != object):
+            return [], None
+        cols = [A[:, j] for j in range(A.shape[1])]
+
+    def get(j):
+        c = cols[j]
+        if getattr(c, "dtype", None) == object:
+            return _object_floats(c)
+        return c.to_numpy(dtype=float, na_value=np.nan) if is_frame(X) else c.astype(float)
+
+    pos = [j for j, c in enumerate(cols)
+           if (is_numeric_column(c) if c.dtype != object else _object_floats(c) is not None)]
+    return pos, get
 
 
 def zero_links(X, min_rows=MIN_ZERO_ROWS):
     """The zero links of a table: a list of ``(target, source)`` column positions (see the module docstring).
+
+    Only columns with at least ``min_rows`` zeros can be sources; each source's zero rows are checked
+    against the other columns one column at a time, so the memory is a few columns', not the table's.
 
     Parameters
     ----------
@@ -52,25 +78,37 @@ def zero_links(X, min_rows=MIN_ZERO_ROWS):
     -------
     list of (int, int)
     """
-    pos, A = _numeric(X)
-    obs, zero = ~np.isnan(A), A == 0
+    pos, get = numeric_columns(X)
+    sources = [i for i, j in enumerate(pos) if np.count_nonzero(get(j) == 0) >= min_rows]
     out = []
-    for s in range(A.shape[1]):
-        for t in range(A.shape[1]):
-            both = obs[:, s] & obs[:, t]
-            at, rest = both & zero[:, s], both & ~zero[:, s]
-            if (s != t and at.sum() >= min_rows and zero[at, t].all()
-                    and (not rest.any() or zero[rest, t].mean() <= 0.5)):
-                out.append((pos[t], pos[s]))
+    for i in sources:
+        xs = get(pos[i])
+        zs, other = np.flatnonzero(xs == 0), ~np.isnan(xs) & (xs != 0)
+        for k, t in enumerate(pos):
+            if k == i:
+                continue
+            xt = get(t)
+            at = xt[zs]
+            at = at[~np.isnan(at)]
+            if at.size < min_rows or np.any(at != 0):
+                continue
+            rest = xt[other & ~np.isnan(xt)]
+            if not rest.size or np.mean(rest == 0) <= 0.5:
+                out.append((t, pos[i]))
     return out
 
 
 def _contradicted(X, links):
     """The links of ``links`` that a row of ``X`` breaks (its source 0, its target observed and not 0)."""
-    A = np.full(X.shape, np.nan)
-    pos, B = _numeric(X)
-    A[:, pos] = B
-    return {(t, s) for t, s in links if np.any((A[:, s] == 0) & ~np.isnan(A[:, t]) & (A[:, t] != 0))}
+    pos, get = numeric_columns(X)
+    pos = set(pos)
+    out = set()
+    for t, s in links:
+        if t in pos and s in pos:
+            xs, xt = get(s), get(t)
+            if np.any((xs == 0) & ~np.isnan(xt) & (xt != 0)):
+                out.add((t, s))
+    return out
 
 
 def record_zero_links(est, X, partial):

@@ -380,9 +380,10 @@ def test_predictive_bins_match_integration_of_the_predictive(name):
             assert logm.shape == mean.shape == (K, edges.size + 1)
             np.testing.assert_allclose(np.exp(logm).sum(axis=1), 1.0, rtol=1e-6)
             for b in range(edges.size + 1):
-                if whole:  # every whole number of the interval (within the support)
-                    first = np.floor(bounds[b]) + 1 if np.isfinite(bounds[b]) else lo_s
-                    ks = np.arange(first, np.floor(min(bounds[b + 1], hi_s, 20 * seen.max() + 60)) + 1)
+                if whole:  # every whole number of the node state [e_(b-1), e_b) (within the support)
+                    first = np.ceil(bounds[b]) if np.isfinite(bounds[b]) else lo_s
+                    last = np.ceil(bounds[b + 1]) - 1 if np.isfinite(bounds[b + 1]) else np.inf
+                    ks = np.arange(first, min(last, np.floor(hi_s), np.floor(20 * seen.max() + 60)) + 1)
                     p = dens(ks) if ks.size else np.zeros((0, K))
                     mass, mom = p.sum(axis=0), ks @ p
                 else:
@@ -391,7 +392,7 @@ def test_predictive_bins_match_integration_of_the_predictive(name):
                         a, c = (np.log(a) if a > 0 else -np.inf), np.log(c)
                     mass, mom = _grid_integral(u, f, x, a, c, not spec.get("bounded"))
                     for at in spec.get("atoms", ()):
-                        if bounds[b] < at <= bounds[b + 1]:
+                        if bounds[b] <= at < bounds[b + 1]:  # the state that holds the atom
                             mass, mom = mass + dens(at)[0], mom + at * dens(at)[0]
                 tol = 1e-4 if spec.get("bounded") else 1e-5  # the trapezoid rule errs by h x jump at each step
                 np.testing.assert_allclose(np.exp(logm[:, b]), mass, rtol=tol, atol=1e-9, err_msg=f"{name} {j}")
