@@ -50,6 +50,8 @@ class MNARImputation(NamedTuple):
     column_means : DataFrame
         Per selected column (rows): the mean of its observed cells, of the column completed under
         MAR (the starting naive model) and under MNAR (this fit, ``delta`` included).
+    mar_table : DataFrame
+        The table completed by the same model without the missingness nodes (MAR), for comparison.
     em_objective : list of float
         Log posterior (up to a constant) after each EM iteration.
     converged : bool
@@ -60,6 +62,7 @@ class MNARImputation(NamedTuple):
     table: object
     selection: dict
     column_means: pd.DataFrame
+    mar_table: pd.DataFrame
     em_objective: list
     converged: bool
     fit: object
@@ -95,23 +98,36 @@ def _delta_of(delta, X, column, unit, who):
     return float(d)
 
 
-def _fit(X, y, estimator, n_bins, alpha, tol, max_iter, who, by_class=False):
-    """The starting naive model, the encoded rows, the selection fit and the class index per row."""
+def _check_components(n_components, who):
+    if isinstance(n_components, str):
+        if n_components != "auto":
+            raise ValueError(f"{who}: n_components must be an int >= 1 or 'auto'; received {n_components!r}.")
+    elif not isinstance(n_components, int | np.integer) or isinstance(n_components, bool) or n_components < 1:
+        raise ValueError(f"{who}: n_components must be an int >= 1 or 'auto'; received {n_components!r}.")
+
+
+def _fit(X, y, who, *, estimator, n_bins, alpha, tol, max_iter, by_class, n_components, rng):
+    """The MAR model (naive, or its latent-class model), the encoded rows, the selection fit, the class
+    index per row and the latent-class fit (None when naive)."""
     model = clone(estimator if estimator is not None else NaiveBayes()).fit(X, y)
     encoded, _ = model._encode_blocks(model._check_X(X, reset=False), model.posterior_)
-    post = model.posterior_
+    latent = None
+    post, group = model.posterior_, np.arange(len(model.posterior_.classes))
+    class_params = (model.class_alpha, model.fit_prior, model.class_prior)
+    if n_components == "auto" or int(n_components) > 1:
+        latent = model.fit_latent_class(X, y, n_components=n_components, random_state=rng)
+        post, group = latent.posterior, latent.group
+        class_params = (np.ones(len(group)), True, None)  # the state weights' Dirichlet(1) of fit_latent_class
     columns = selection_columns(post, encoded, n_bins)
     if not columns:
         raise ValueError(f"{who}: no column can take a missingness node: it needs a numeric column (a family "
                          "with predictive_bins: Gaussian, LogNormal, Poisson, Hurdle, Histogram) with missing "
                          "cells and at least two observed ones; received none.")
-    codes = pd.Index(post.classes).get_indexer(y)
-    group = np.arange(len(post.classes))
+    codes = pd.Index(model.classes_).get_indexer(y)
     allowed = allowed_states(group, codes)
-    class_params = (model.class_alpha, model.fit_prior, model.class_prior)
     fit = fit_selection(post, encoded, columns, group, allowed, np.ones(X.shape[0]), class_params, alpha=alpha,
                         tol=tol, max_iter=max_iter, by_state=by_class)
-    return model, encoded, fit, codes
+    return model, encoded, fit, codes, latent
 
 
 def _complete(X, fit, encoded, allowed, strategy, rng, delta, delta_unit, who, parameter_uncertainty=True):
@@ -148,8 +164,8 @@ def _complete(X, fit, encoded, allowed, strategy, rng, delta, delta_unit, who, p
 
 
 def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=0.0, delta_unit="value",
-                label_given=False, selection_by_class=False, alpha=1.0, estimator=None, tol=1e-6, max_iter=200,
-                random_state=None):
+                label_given=False, selection_by_class=False, n_components=1, alpha=1.0, estimator=None, tol=1e-6,
+                max_iter=200, random_state=None):
     """Impute a table whose numeric columns may be missing because of their own values (self-masking MNAR).
 
     Parameters
@@ -177,6 +193,11 @@ def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=
         False: ``p(missing | bin)`` is the same in every class (missingness depends on the value
         only; each class reveals the part of the selection curve where its values lie, which is
         what identifies it). True: one per (class, bin), weaker identification.
+    n_components : int or "auto", default=1
+        Components per class of the model under the selection nodes: 1 is naive Bayes; more is its
+        latent-class model (:meth:`~bayesnb.NaiveBayes.fit_latent_class`, fitted under MAR, then refitted
+        with the missingness nodes), whose components carry the dependence between columns;
+        ``"auto"`` chooses the count under MAR by held-out log-likelihood.
     alpha : float, default=1.0
         Beta(alpha, alpha) prior of each selection probability.
     estimator : NaiveBayes, optional
@@ -218,14 +239,16 @@ def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=
     rng = as_generator(random_state)
     if not isinstance(selection_by_class, bool):
         raise TypeError(f"{who}: selection_by_class must be True or False; received {selection_by_class!r}.")
-    model, encoded, fit, codes = _fit(X, y, estimator, int(n_bins), float(alpha), tol, max_iter, who,
-                                      selection_by_class)
+    _check_components(n_components, who)
+    model, encoded, fit, codes, latent = _fit(
+        X, y, who, estimator=estimator, n_bins=int(n_bins), alpha=float(alpha), tol=tol, max_iter=max_iter,
+        by_class=selection_by_class, n_components=n_components, rng=rng)
     allowed = allowed_states(fit.group, codes) if label_given else None
     tables = [_complete(X, fit, encoded, allowed, strategy, rng, delta, delta_unit, who)
               for _ in range(int(n_imputations))]
-    mar = model.impute(X, y=y if label_given else None)
+    mar = model.impute(X, y=y if label_given else None, latent=latent)
     return MNARImputation(tables[0] if n_imputations == 1 else tables, _selection_tables(fit, X),
-                          _means(X, fit, mar, tables[0]), fit.em_objective, fit.converged, fit)
+                          _means(X, fit, mar, tables[0]), mar, fit.em_objective, fit.converged, fit)
 
 
 def _selection_tables(fit, X):
@@ -246,7 +269,8 @@ def _means(X, fit, mar, mnar):
 
 
 def mnar_sensitivity(X, y=None, *, deltas=(-1.0, -0.5, 0.0, 0.5, 1.0), delta_unit="sd", n_bins=5,
-                     label_given=False, selection_by_class=False, alpha=1.0, estimator=None, tol=1e-6, max_iter=200):
+                     label_given=False, selection_by_class=False, n_components=1, alpha=1.0, estimator=None, tol=1e-6,
+                     max_iter=200, random_state=None):
     """How the completed columns' means move with the delta adjustment of the MNAR imputation.
 
     The selection model is fitted once (:func:`impute_mnar`); each ``delta`` is added to every
@@ -256,7 +280,7 @@ def mnar_sensitivity(X, y=None, *, deltas=(-1.0, -0.5, 0.0, 0.5, 1.0), delta_uni
 
     Parameters
     ----------
-    X, y, n_bins, label_given, selection_by_class, alpha, estimator, tol, max_iter
+    X, y, n_bins, label_given, selection_by_class, n_components, alpha, estimator, tol, max_iter, random_state
         As in :func:`impute_mnar`.
     deltas : sequence of float, default=(-1, -0.5, 0, 0.5, 1)
     delta_unit : {"value", "sd"}, default="sd"
@@ -274,11 +298,13 @@ def mnar_sensitivity(X, y=None, *, deltas=(-1.0, -0.5, 0.0, 0.5, 1.0), delta_uni
     if not deltas or not np.all(np.isfinite(deltas)):
         raise ValueError(f"{who}: deltas must be a non-empty sequence of finite numbers.")
     _check_options(n_bins, "mean", 1, 0.0, delta_unit, alpha, label_given, who)
-    model, encoded, fit, codes = _fit(X, y, estimator, int(n_bins), float(alpha), tol, max_iter, who,
-                                      bool(selection_by_class))
+    _check_components(n_components, who)
+    model, encoded, fit, codes, latent = _fit(
+        X, y, who, estimator=estimator, n_bins=int(n_bins), alpha=float(alpha), tol=tol, max_iter=max_iter,
+        by_class=bool(selection_by_class), n_components=n_components, rng=as_generator(random_state))
     allowed = allowed_states(fit.group, codes) if label_given else None
     names = [X.columns[sc.column] for sc in fit.columns]
-    mar = model.impute(X, y=y if label_given else None)
+    mar = model.impute(X, y=y if label_given else None, latent=latent)
     rows = {"observed": [X[c].astype(float).mean() for c in names], "MAR": [mar[c].astype(float).mean() for c in names]}
     for d in deltas:
         t = _complete(X, fit, encoded, allowed, "mean", None, float(d), delta_unit, who)

@@ -417,7 +417,8 @@ def fill_selection(fit, encoded, resp, *, strategy="mean", rng=None, points=None
             bins = np.minimum((rng.random(rows.size)[:, None] > cb[:, :-1]).sum(1), q.shape[1] - 1)
             e = np.concatenate([[-np.inf], sc.edges, [np.inf]])
             vals = _draw_between(b.family, params, z, rng, sc.col, e[bins], e[bins + 1], mean[z, bins])
-        out[sc.column] = (rows, b.family.round_fill(vals, _column_state(b.state, sc.col)))
+        out[sc.column] = (rows, np.asarray(b.family.round_fill(np.asarray(vals, dtype=float)[:, None],
+                                                               _column_state(b.state, sc.col))).ravel())
     return out
 
 
