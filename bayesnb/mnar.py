@@ -247,17 +247,23 @@ def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=
     tables = [_complete(X, fit, encoded, allowed, strategy, rng, delta, delta_unit, who)
               for _ in range(int(n_imputations))]
     mar = model.impute(X, y=y if label_given else None, latent=latent)
-    return MNARImputation(tables[0] if n_imputations == 1 else tables, _selection_tables(fit, X),
+    return MNARImputation(tables[0] if n_imputations == 1 else tables, _selection_tables(fit, X, model.classes_),
                           _means(X, fit, mar, tables[0]), mar, fit.em_objective, fit.converged, fit)
 
 
-def _selection_tables(fit, X):
+def _selection_tables(fit, X, classes):
+    """Per selected column, ``p(missing | bin, state)`` as a DataFrame (rows: classes, or (class, component))."""
+    g = np.asarray(fit.group)
+    if len(g) == len(classes):
+        index = pd.Index(classes, name="class")
+    else:
+        comp = np.array([np.sum(g[:s] == g[s]) for s in range(len(g))])
+        index = pd.MultiIndex.from_arrays([np.asarray(classes)[g], comp], names=["class", "component"])
     out = {}
     for sc, rho in zip(fit.columns, fit.selection):
         e = np.concatenate([[-np.inf], sc.edges, [np.inf]])
         labels = [f"({e[b]:.4g}, {e[b + 1]:.4g}]" for b in range(len(e) - 1)]
-        out[X.columns[sc.column]] = pd.DataFrame(rho, index=pd.Index(fit.posterior.classes, name="class"),
-                                                 columns=labels)
+        out[X.columns[sc.column]] = pd.DataFrame(rho, index=index, columns=labels)
     return out
 
 
