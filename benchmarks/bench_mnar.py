@@ -15,10 +15,10 @@ for bayesnb, an extra one-hot column for scikit-learn; every bayesnb model is fi
 
 - ``bayesnb MAR``: ``NaiveBayes().fit(X, y).impute(X)`` (strategy ``"auto"``, MAR);
 - ``bayesnb MNAR``: ``impute_mnar(X, y)`` (selection model, ``p(missing | own bin)`` shared by the classes);
-- ``bayesnb MNAR by class``: ``impute_mnar(X, y, selection_by_class=True)``;
-- ``bayesnb MNAR latent auto``: ``impute_mnar(X, y, n_components="auto")`` (the latent-class model, its
-  component count chosen under MAR, with the missingness nodes); ``bayesnb MAR latent auto``: that
-  latent-class model's MAR imputation (the result's ``mar_table``);
+- ``bayesnb MNAR latent auto``: ``impute_mnar(X, y, n_components=C)`` (the latent-class model with the
+  missingness nodes), ``C`` chosen once per seed under MAR by ``fit_latent_class(X, y, n_components="auto")``
+  (what ``impute_mnar(n_components="auto")`` does); ``bayesnb MAR latent auto``: that latent-class
+  model's MAR imputation (the result's ``mar_table``);
 - ``IterativeImputer(ExtraTrees)`` (``ExtraTreesRegressor(n_estimators=20)``, ``max_iter=5``) and
   ``IterativeImputer(BayesianRidge)`` (its default) on the standardised numeric columns and the one-hot
   categorical ones.
@@ -116,20 +116,20 @@ def nrmse(X, F, M, nums):
 def methods(Xm, y, nums, cats, seed):
     res = {}
     nb = NaiveBayes().fit(Xm, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SearchEdgeWarning of the component search
+        C = nb.fit_latent_class(Xm, y, n_components="auto", random_state=seed).n_components
     for tag, given in (("", False), (" +y", True)):
         yy = y if given else None
         res[f"bayesnb MAR{tag}"] = nb.impute(Xm, y=yy)
         res[f"bayesnb MNAR{tag}"] = impute_mnar(Xm, y, label_given=given).table
-        res[f"bayesnb MNAR by class{tag}"] = impute_mnar(Xm, y, label_given=given, selection_by_class=True).table
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # SearchEdgeWarning of the component search
-            r = impute_mnar(Xm, y, label_given=given, n_components="auto", random_state=seed)
-        res[f"bayesnb MNAR latent auto{tag}"] = r.table
+        r = impute_mnar(Xm, y, label_given=given, n_components=C, random_state=seed)
         res[f"bayesnb MAR latent auto{tag}"] = r.mar_table
+        res[f"bayesnb MNAR latent auto{tag}"] = r.table
         res[f"sklearn Iterative(ExtraTrees){tag}"] = sklearn_fill(
             Xm, nums, cats, yy, ExtraTreesRegressor(n_estimators=20, random_state=seed), seed)
         res[f"sklearn Iterative(BayesianRidge){tag}"] = sklearn_fill(Xm, nums, cats, yy, BayesianRidge(), seed)
-    return res
+    return res, C
 
 
 def main(argv=None):
@@ -141,14 +141,16 @@ def main(argv=None):
     for name, (X, y) in tables(args.tables).items():
         nums = [c for c in X.columns if pd.api.types.is_numeric_dtype(X[c])]
         cats = [c for c in X.columns if c not in nums]
-        scores, seconds = {}, {}
+        scores, seconds, comps = {}, {}, {}
         for kind in args.masks:
             for seed in range(args.seeds):
                 rng = np.random.default_rng(seed)
                 M = mask(X, nums, kind, rng)
                 t = time.perf_counter()
-                for meth, F in methods(blank(X, M), y, nums, cats, seed).items():
+                res, C = methods(blank(X, M), y, nums, cats, seed)
+                for meth, F in res.items():
                     scores.setdefault((meth, kind), []).append(nrmse(X, F, M, nums))
+                comps.setdefault(kind, []).append(C)
                 seconds[(kind, seed)] = time.perf_counter() - t
         print(f"\n### {name} ({X.shape[0]} rows, {len(nums)} numeric), NRMSE mean ± sd over {args.seeds} seeds\n")
         print("| method | " + " | ".join(args.masks) + " |")
@@ -156,7 +158,8 @@ def main(argv=None):
         for meth in dict.fromkeys(m for m, _ in scores):
             cells = [f"{np.mean(scores[(meth, k)]):.3f} ± {np.std(scores[(meth, k)]):.3f}" for k in args.masks]
             print(f"| {meth} | " + " | ".join(cells) + " |")
-        print(f"\n(all methods, seconds per seed: {np.mean(list(seconds.values())):.1f})")
+        print(f"\n(all methods, seconds per seed and mask: {np.mean(list(seconds.values())):.1f}; latent components "
+              f"per seed: {comps})", flush=True)
 
 
 if __name__ == "__main__":

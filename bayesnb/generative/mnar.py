@@ -44,9 +44,11 @@ __all__ = ["SelectionColumn", "SelectionFit", "fill_selection", "fit_selection",
            "selection_columns", "state_posterior_mnar"]
 
 #: Fine sub-bins per bin (quadrature of the M-step).
-SUB_BINS = 8
+SUB_BINS = 4
 #: Sub-bin cut points past each end of the observed range, in observed standard deviations.
-TAIL_SD = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 6.0)
+TAIL_SD = (0.5, 1.0, 1.5, 2.0, 3.0, 4.0)
+#: EM iterations from each starting selection pattern before the best is run to convergence.
+START_ITER = 10
 
 
 class SelectionColumn(NamedTuple):
@@ -175,11 +177,26 @@ def selection_columns(post, encoded, n_bins):
     return tuple(out)
 
 
+_BINS = {}
+
+
 def _column_bins(block, params, c, edges):
-    """``(log_mass, mean)`` (S, B) of column ``c`` of ``block`` under ``params`` (plug-in predictive)."""
+    """``(log_mass, mean)`` (S, B) of column ``c`` of ``block`` under ``params`` (plug-in predictive).
+
+    The last results are kept (by the identity of ``params`` and ``edges``, both held, so a key
+    cannot be reused by another object): an EM iteration asks for the same bins in its E- and M-step.
+    """
+    key = (id(params), c, id(edges))
+    hit = _BINS.get(key)
+    if hit is not None and hit[0] is params and hit[1] is edges:
+        return hit[2]
     fam = block.family
-    return fam.predictive_bins(_column_params(block.prior, c), _column_params(params, c),
-                               _column_state(block.state, c), edges, "mean")
+    out = fam.predictive_bins(_column_params(block.prior, c), _column_params(params, c),
+                              _column_state(block.state, c), edges, "mean")
+    if len(_BINS) > 512:
+        _BINS.clear()
+    _BINS[key] = (params, edges, out)
+    return out
 
 
 def _log_missing_bins(block, params, sc, rho):
@@ -307,7 +324,7 @@ def fit_selection(post, encoded, columns, group, allowed, rw, class_params, *, a
         As in :func:`bayesnb.inference.em.run_em`.
     starts : sequence of {"flat", "rising", "falling"}
         Starting selection patterns over the bins (the column's missing rate, flat or tilted); EM runs
-        from each and the highest final objective wins.
+        :data:`START_ITER` iterations from each, then on from the one with the highest objective.
     by_state : bool, default=False
         False: ``p(m_j | bin)`` is shared by every state (the missingness depends on the value, not
         on the class: each class then reveals the part of the selection curve where its values
@@ -337,13 +354,17 @@ def fit_selection(post, encoded, columns, group, allowed, rw, class_params, *, a
         return new, sel, n1, n0
 
     best = None
-    for shape in starts:
+    for shape in starts:  # a few iterations from each start, then the best to convergence
         start = _start_selection(columns, len(post.classes), shape)
         empty = tuple(np.zeros_like(r) for r in start)
-        state, hist, conv, _ = climb((post, start, empty, empty), joint, penalty, update, rw, tol, max_iter)
+        first = min(START_ITER, max_iter) if len(starts) > 1 else max_iter
+        state, hist, conv, _ = climb((post, start, empty, empty), joint, penalty, update, rw, tol, first)
         if best is None or hist[-1] > best[1][-1]:
             best = (state, hist, conv)
     state, hist, conv = best
+    if not conv and max_iter > len(hist) - 1:
+        state, more, conv, _ = climb(state, joint, penalty, update, rw, tol, max_iter - (len(hist) - 1))
+        hist = hist + more[1:]
     return SelectionFit(state[0], np.asarray(group), columns, state[2], state[3], state[1], float(alpha), hist,
                         conv)
 
