@@ -44,9 +44,9 @@ __all__ = ["SelectionColumn", "SelectionFit", "fill_selection", "fit_selection",
            "selection_columns", "state_posterior_mnar"]
 
 #: Fine sub-bins per bin (quadrature of the M-step).
-SUB_BINS = 4
+SUB_BINS = 8
 #: Sub-bin cut points past each end of the observed range, in observed standard deviations.
-TAIL_SD = (0.5, 1.0, 1.5, 2.0, 3.0, 4.0)
+TAIL_SD = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 6.0)
 #: EM iterations from each starting selection pattern before the best is run to convergence.
 START_ITER = 10
 
