@@ -83,7 +83,8 @@ def _check_options(n_bins, strategy, n_imputations, delta, delta_unit, alpha, la
         raise ValueError(f"{who}: alpha must be a number > 0; received {alpha!r}.")
     if not isinstance(label_given, bool):
         raise TypeError(f"{who}: label_given must be True or False; received {label_given!r}.")
-    if not isinstance(delta, dict) and not (isinstance(delta, float | int | np.number) and np.isfinite(delta)):
+    if not isinstance(delta, dict) and (isinstance(delta, bool) or not (
+            isinstance(delta, float | int | np.number) and np.isfinite(delta))):
         raise TypeError(f"{who}: delta must be a finite number or a dict {{column: number}}; received {delta!r}.")
 
 
@@ -300,9 +301,13 @@ def mnar_sensitivity(X, y=None, *, deltas=(-1.0, -0.5, 0.0, 0.5, 1.0), delta_uni
     """
     who = "mnar_sensitivity"
     y = _check_table(X, y, estimator, who)
-    deltas = list(np.atleast_1d(np.asarray(deltas, dtype=float))) if not isinstance(deltas, str) else None
+    given = deltas
+    try:
+        deltas = None if isinstance(deltas, str) else list(np.atleast_1d(np.asarray(deltas, dtype=float)))
+    except (TypeError, ValueError):
+        deltas = None
     if not deltas or not np.all(np.isfinite(deltas)):
-        raise ValueError(f"{who}: deltas must be a non-empty sequence of finite numbers.")
+        raise ValueError(f"{who}: deltas must be a non-empty sequence of finite numbers; received {given!r}.")
     _check_options(n_bins, "mean", 1, 0.0, delta_unit, alpha, label_given, who)
     _check_components(n_components, who)
     model, encoded, fit, codes, latent = _fit(

@@ -40,7 +40,7 @@ from ..inference.em import climb, log_penalty
 from ..posterior import build, joint_log_likelihood_parts, normalise
 from ..structure.model import _column_params, _column_state
 
-__all__ = ["SelectionColumn", "SelectionFit", "fill_selection", "fit_selection", "quantile_edges",
+__all__ = ["SelectionColumn", "SelectionFit", "fill_selection", "fit_selection", "quantile_edges", "resp_for_fill",
            "selection_columns", "state_posterior_mnar"]
 
 #: Fine sub-bins per bin (quadrature of the M-step).
