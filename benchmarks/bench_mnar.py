@@ -151,6 +151,8 @@ def main(argv=None):
                 for meth, F in res.items():
                     scores.setdefault((meth, kind), []).append(nrmse(X, F, M, nums))
                 comps.setdefault(kind, []).append(C)
+                print(f"  {name} | {kind} | seed {seed} | C={C} | " + "; ".join(
+                    f"{m} {scores[(m, kind)][-1]:.3f}" for m in res), flush=True)
                 seconds[(kind, seed)] = time.perf_counter() - t
         print(f"\n### {name} ({X.shape[0]} rows, {len(nums)} numeric), NRMSE mean ± sd over {args.seeds} seeds\n")
         print("| method | " + " | ".join(args.masks) + " |")
