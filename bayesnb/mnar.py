@@ -137,7 +137,8 @@ def _complete(X, fit, encoded, allowed, strategy, rng, delta, delta_unit, who, p
     points = selection = logw = None
     if strategy == "draw" and parameter_uncertainty:
         points = [b.family.gen_point(b.prior, b.posterior, rng) for b in post.blocks]
-        selection = tuple(rng.beta(n1 + fit.alpha, n0 + fit.alpha)
+        selection = tuple(rng.beta(n1 + fit.alpha, n0 + fit.alpha) if fit.by_state else
+                          np.broadcast_to(rng.beta(n1[0] + fit.alpha, n0[0] + fit.alpha), n1.shape)
                           for n1, n0 in zip(fit.missing_count, fit.observed_count))
         logw = np.log(rng.dirichlet(np.maximum(post.class_concentration, 1e-300)))
     resp = resp_for_fill(fit, encoded, allowed, points=points, selection=selection, logw=logw, who=who)

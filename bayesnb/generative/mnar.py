@@ -96,6 +96,8 @@ class SelectionFit(NamedTuple):
     em_objective : list of float
         Log posterior (up to a constant) after each iteration.
     converged : bool
+    by_state : bool
+        Whether each state has its own selection probabilities (else one row shared by all).
     """
 
     posterior: object
@@ -107,6 +109,7 @@ class SelectionFit(NamedTuple):
     alpha: float
     em_objective: list
     converged: bool
+    by_state: bool = False
 
 
 def quantile_edges(x, n_bins):
@@ -366,7 +369,7 @@ def fit_selection(post, encoded, columns, group, allowed, rw, class_params, *, a
         state, more, conv, _ = climb(state, joint, penalty, update, rw, tol, max_iter - (len(hist) - 1))
         hist = hist + more[1:]
     return SelectionFit(state[0], np.asarray(group), columns, state[2], state[3], state[1], float(alpha), hist,
-                        conv)
+                        conv, bool(by_state))
 
 
 def _start_selection(columns, S, shape):
