@@ -35,8 +35,8 @@ def test_mnar_recovers_the_mean_that_mar_misses(masked):
     err_mar = np.sqrt(np.mean((res.mar_table["x"].to_numpy()[hide] - x[hide]) ** 2))
     assert err_mnar < 0.8 * err_mar
     sel = res.selection["x"].to_numpy()
-    assert sel.shape == (2, 7)  # 5 quantile bins and the two beyond the observed range
-    assert sel[0, -1] > 0.5 and sel[0, -2] > 0.4 and np.all(sel[0, 1:4] < 0.05)  # high values hidden, low ones not
+    assert sel.shape == (2, 5)
+    assert sel[0, -1] > 0.4 and np.all(sel[0, :3] < 0.05)  # high values hidden, low ones not
 
 
 def test_em_objective_never_decreases(masked):
@@ -62,8 +62,10 @@ def test_mcar_gives_flat_selection():
     x = rng.normal(2.0 * y, 1.0)
     X = pd.DataFrame({"x": np.where(rng.random(n) < 0.25, np.nan, x), "z": rng.normal(y, 1.0)})
     res = impute_mnar(X, y)
-    sel = res.selection["x"].to_numpy()[:, 1:-1]  # the outer bins (beyond the observed range) hold almost no mass
-    assert np.all(np.abs(sel - 0.25) < 0.1), sel
+    sel = res.selection["x"].to_numpy()
+    # the unbounded end bins rest on the Gaussian's tails and are less well determined than the inner ones
+    assert np.all(np.abs(sel[:, 1:-1] - 0.25) < 0.07), sel
+    assert np.all(np.abs(sel - 0.25) < 0.12), sel
     assert abs(res.column_means.loc["x", "MNAR"] - res.column_means.loc["x", "MAR"]) < 0.05
 
 
@@ -108,7 +110,7 @@ def test_latent_and_by_class_options():
     res = impute_mnar(X[["x", "z"]], y, n_components=2, random_state=0)
     hist = np.asarray(res.em_objective)
     assert np.all(np.diff(hist) >= -1e-7 * np.abs(hist[1:]))
-    assert res.selection["x"].shape == (4, 7)  # (class, component) states
+    assert res.selection["x"].shape == (4, 5)  # (class, component) states
     assert list(res.selection["x"].index) == [(0, 0), (0, 1), (1, 0), (1, 1)]
     by = impute_mnar(X[["x", "z"]], y, selection_by_class=True)
     s = by.selection["x"].to_numpy()
@@ -118,7 +120,7 @@ def test_latent_and_by_class_options():
 def test_no_label_is_one_class():
     X, y, x, hide = _self_masked(n=600, seed=4)
     res = impute_mnar(X, None)
-    assert res.selection["x"].shape == (1, 7)
+    assert res.selection["x"].shape == (1, 5)
     assert not res.table.isna().any().any()
 
 

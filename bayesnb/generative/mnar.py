@@ -122,13 +122,6 @@ def quantile_edges(x, n_bins):
     return np.unique(q[q > x.min()])
 
 
-def _outer(edges, x):
-    """``edges`` with the observed minimum and maximum added: the two outer bins hold the values
-    beyond the observed range, which no observed cell shows (their selection probability is then
-    learned from the missing cells alone: the family's tails say how many values lie there)."""
-    return np.unique(np.concatenate([edges, [x.min(), x.max()]]))
-
-
 def _fine_edges(x, edges, n_bins):
     """Quadrature cut points: the bins' edges, finer observed quantiles, and cuts past the observed range."""
     x = x[np.isfinite(x)]
@@ -168,7 +161,7 @@ def selection_columns(post, encoded, n_bins):
             obs = np.isfinite(x)
             if obs.all() or obs.sum() < 2:
                 continue
-            edges = _outer(quantile_edges(x, n_bins), x[obs])
+            edges = quantile_edges(x, n_bins)
             try:
                 _column_bins(b, b.posterior, c, edges)
             except NotImplementedError:
