@@ -38,6 +38,7 @@ from .estimators import (
 from .families import Bernoulli, Categorical, Complement, Gaussian, Histogram, Hurdle, LogNormal, Multinomial, Poisson
 from .generative import LatentClassFit, missing_labels
 from .imputation import TableImputation, impute_table
+from .mnar import MNARImputation, impute_mnar, mnar_sensitivity
 from .persistence import load
 from .pooling import pool
 from .posterior import NBPosterior
@@ -62,6 +63,7 @@ __all__ = [
     "Hurdle",
     "Histogram",
     "LogNormal",
+    "MNARImputation",
     "Multinomial",
     "MultinomialNB",
     "NBOutlierDetector",
@@ -79,7 +81,9 @@ __all__ = [
     "check_mcar",
     "compare_posteriors",
     "__version__",
+    "impute_mnar",
     "impute_table",
+    "mnar_sensitivity",
     "missing_labels",
     "pool",
     "set_progress",

@@ -1,0 +1,457 @@
+"""Self-masking missingness (MNAR) as a selection model on the naive posterior, fitted by EM.
+
+For each numeric column ``j`` with missing cells the model adds a missingness node ``m_j``
+whose parents are the row's state ``s`` (its class, or (class, component) of a latent-class
+model) and the *bin* ``b_j`` of the column's own value::
+
+    p(x, m | s) = prod_j p(x_j | s) * prod_{j selected} p(m_j | b(x_j), s)
+    p(m_j = 1 | b, s) = rho_j[s, b]  ~ Beta(a, a)
+
+The bins are the quantile bins of the column's observed values (``n_bins`` of them, the
+rule of :func:`bayesnb.structure.model.bin_edges`). A row with ``x_j`` missing sums its value
+out over the bins: ``p(m_j=1, x_j missing | s) = sum_b P(b | s) rho_j[s, b]``, with ``P(b | s)``
+the mass of bin ``b`` under the family's plug-in predictive (the family hook
+:meth:`~bayesnb.families._base.Family.predictive_bins`).
+
+EM (:func:`fit_selection`): the E-step is the state posterior of each row under the feature
+likelihood of its observed cells times its selection factors, and, for a missing cell, the
+posterior over its bins ``q[s, b] ∝ P(b | s) rho[s, b]``. The M-step is exact for the
+selection probabilities (Beta posterior mean of the expected counts). For the feature
+families it adds each missing cell's expected contribution to the family's statistics by
+quadrature, through the family contract only (``encode``/``stats``/``merge``): the column's
+cut points are refined into fine sub-bins (finer observed quantiles, plus sub-bins past the
+observed range at multiples of its standard deviation) and each sub-bin contributes its
+truncated predictive mean with its posterior weight. The first moment of the missing cells is
+then exact; the spread within a sub-bin is left out, so the variance of the column is slightly
+understated and the EM objective can move by the quadrature error near convergence.
+
+Columns of families without ``predictive_bins`` (categorical, multinomial blocks) keep the
+MAR assumption: their missing cells are marginalised and imputed as usual.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from scipy.special import logsumexp
+
+from ..inference.em import climb, log_penalty
+from ..posterior import build, joint_log_likelihood_parts, normalise
+from ..structure.model import _column_params, _column_state
+
+__all__ = ["SelectionColumn", "SelectionFit", "fill_selection", "fit_selection", "quantile_edges", "resp_for_fill",
+           "selection_columns", "state_posterior_mnar"]
+
+#: Fine sub-bins per bin (quadrature of the M-step).
+SUB_BINS = 8
+#: Sub-bin cut points past each end of the observed range, in observed standard deviations.
+TAIL_SD = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 6.0)
+#: EM iterations from each starting selection pattern before the best is run to convergence.
+START_ITER = 10
+
+
+class SelectionColumn(NamedTuple):
+    """One column with a missingness node.
+
+    Attributes
+    ----------
+    block, col, column : int
+        Its block, its position within the block, its position in the table.
+    edges : ndarray of shape (B - 1,)
+        Cut points of its ``B`` bins (quantiles of the observed values).
+    fine : ndarray of shape (F - 1,)
+        Cut points of the ``F`` quadrature sub-bins (each inside one bin).
+    coarse : ndarray of int, shape (F,)
+        The bin of each sub-bin.
+    observed_bin : ndarray of int, shape (n,)
+        The bin of each row's observed value, -1 where missing.
+    """
+
+    block: int
+    col: int
+    column: int
+    edges: np.ndarray
+    fine: np.ndarray
+    coarse: np.ndarray
+    observed_bin: np.ndarray
+
+
+class SelectionFit(NamedTuple):
+    """A naive (or latent-class) posterior with self-masking missingness nodes, fitted by EM.
+
+    Attributes
+    ----------
+    posterior : NBPosterior
+        Over the ``S`` states (classes, or (class, component) pairs).
+    group : ndarray of int, shape (S,)
+        The class of each state.
+    columns : tuple of SelectionColumn
+    missing_count, observed_count : tuple of ndarray of shape (S, B_j)
+        Expected numbers of missing and of observed cells per (state, bin), per column.
+    selection : tuple of ndarray of shape (S, B_j)
+        ``p(m_j = 1 | bin, state)``: the Beta posterior mean.
+    alpha : float
+        The Beta(alpha, alpha) prior of every selection probability.
+    em_objective : list of float
+        Log posterior (up to a constant) after each iteration.
+    converged : bool
+    by_state : bool
+        Whether each state has its own selection probabilities (else one row shared by all).
+    """
+
+    posterior: object
+    group: np.ndarray
+    columns: tuple
+    missing_count: tuple
+    observed_count: tuple
+    selection: tuple
+    alpha: float
+    em_objective: list
+    converged: bool
+    by_state: bool = False
+
+
+def quantile_edges(x, n_bins):
+    """Distinct interior quantile cut points (levels ``1/n_bins ... (n_bins-1)/n_bins``) of the finite values of ``x``."""
+    x = np.asarray(x, dtype=float)
+    x = x[np.isfinite(x)]
+    if x.size == 0 or n_bins < 2:
+        return np.empty(0)
+    q = np.quantile(x, np.arange(1, n_bins) / n_bins)
+    return np.unique(q[q > x.min()])
+
+
+def _fine_edges(x, edges, n_bins):
+    """Quadrature cut points: the bins' edges, finer observed quantiles, and cuts past the observed range."""
+    x = x[np.isfinite(x)]
+    sd = float(np.std(x)) or 1.0
+    inner = quantile_edges(x, n_bins * SUB_BINS)
+    tails = np.concatenate([x.min() - sd * np.asarray(TAIL_SD), x.max() + sd * np.asarray(TAIL_SD)])
+    return np.unique(np.concatenate([edges, inner, tails]))
+
+
+def selection_columns(post, encoded, n_bins):
+    """The columns that get a missingness node: numeric columns (families with ``predictive_bins``)
+    with at least one missing and two observed cells.
+
+    Parameters
+    ----------
+    post : NBPosterior
+    encoded : list
+        Encoded blocks, in block order.
+    n_bins : int
+        Bins of each column's own value (>= 2).
+
+    Returns
+    -------
+    tuple of SelectionColumn
+    """
+    out = []
+    for bi, (b, e) in enumerate(zip(post.blocks, encoded)):
+        fam = b.family
+        if fam.joint_columns or fam.value_columns(b.state) is not None:
+            continue
+        try:
+            values = np.asarray(fam.gen_values(e), dtype=float)
+        except NotImplementedError:
+            continue
+        for c in range(values.shape[1]):
+            x = values[:, c]
+            obs = np.isfinite(x)
+            if obs.all() or obs.sum() < 2:
+                continue
+            edges = quantile_edges(x, n_bins)
+            try:
+                _column_bins(b, b.posterior, c, edges)
+            except NotImplementedError:
+                continue
+            fine = _fine_edges(x, edges, n_bins)
+            coarse = np.searchsorted(edges, np.concatenate([fine, [np.inf]]), side="left")
+            ob = np.where(obs, np.searchsorted(edges, np.where(obs, x, 0.0), side="left"), -1)
+            out.append(SelectionColumn(bi, c, int(b.columns[c]), edges, fine, coarse, ob))
+    return tuple(out)
+
+
+_BINS = {}
+
+
+def _column_bins(block, params, c, edges):
+    """``(log_mass, mean)`` (S, B) of column ``c`` of ``block`` under ``params`` (plug-in predictive).
+
+    The last results are kept (by the identity of ``params`` and ``edges``, both held, so a key
+    cannot be reused by another object): an EM iteration asks for the same bins in its E- and M-step.
+    """
+    key = (id(params), c, id(edges))
+    hit = _BINS.get(key)
+    if hit is not None and hit[0] is params and hit[1] is edges:
+        return hit[2]
+    fam = block.family
+    out = fam.predictive_bins(_column_params(block.prior, c), _column_params(params, c),
+                              _column_state(block.state, c), edges, "mean")
+    if len(_BINS) > 512:
+        _BINS.clear()
+    _BINS[key] = (params, edges, out)
+    return out
+
+
+def _log_missing_bins(block, params, sc, rho):
+    """``log P(b | s) + log rho[s, b]`` (S, B): the joint of a missing cell's bin and its missingness."""
+    logm, _ = _column_bins(block, params, sc.col, sc.edges)
+    with np.errstate(divide="ignore"):
+        return logm + np.log(rho)
+
+
+def state_posterior_mnar(post, encoded, columns, selection, *, points=None, allowed=None):
+    """``(rel, row)``: :func:`~bayesnb.posterior.joint_log_likelihood_parts` plus the selection factors.
+
+    Parameters
+    ----------
+    post : NBPosterior
+    encoded : list
+    columns : tuple of SelectionColumn
+    selection : sequence of ndarray of shape (S, B_j)
+        ``p(m_j = 1 | bin, state)`` per column.
+    points : list of params NamedTuple, optional
+        Per-block parameters instead of the posteriors (a draw).
+    allowed : ndarray of bool, shape (n, S), optional
+
+    Returns
+    -------
+    rel : ndarray of shape (n, S)
+        ``log p(x_obs, m, s)`` less the row term.
+    row : ndarray of shape (n,)
+    """
+    rel, row = joint_log_likelihood_parts(post, encoded, points=points, allowed=allowed)
+    rel = np.array(rel, dtype=float, copy=True)
+    for sc, rho in zip(columns, selection):
+        b = post.blocks[sc.block]
+        params = b.posterior if points is None else points[sc.block]
+        obs = sc.observed_bin >= 0
+        with np.errstate(divide="ignore"):
+            rel[obs] += np.log1p(-rho[:, sc.observed_bin[obs]]).T
+        rel[~obs] += logsumexp(_log_missing_bins(b, params, sc, rho), axis=1)[None, :]
+    return rel, row
+
+
+def _pseudo_stats(block, sc, rho, weight):
+    """The family statistics of a column's missing cells by quadrature on its sub-bins.
+
+    ``weight`` (S,) is the summed state responsibility of the missing cells; each sub-bin ``f``
+    adds its truncated mean with weight ``weight[s] * P(f | s) rho[s, bin(f)] / normaliser``.
+    """
+    fam = block.family
+    logm, mean = _column_bins(block, block.posterior, sc.col, sc.fine)
+    with np.errstate(divide="ignore"):
+        lw = logm + np.log(rho[:, sc.coarse])
+    lw = lw - logsumexp(lw, axis=1, keepdims=True)
+    w = np.exp(lw) * weight[:, None]
+    ok = np.isfinite(mean) & (w > 0)
+    s_idx, f_idx = np.nonzero(ok)
+    S, d = w.shape[0], len(block.names)
+    raw = np.full((s_idx.size, d), np.nan)
+    raw[:, sc.col] = mean[s_idx, f_idx]
+    resp = np.zeros((s_idx.size, S))
+    resp[np.arange(s_idx.size), s_idx] = w[s_idx, f_idx]
+    enc, _ = fam.encode(raw, block.state, who="impute_mnar")
+    return fam.stats(enc, resp, block.state)
+
+
+def _selection_counts(post, sc, rho, resp):
+    """Expected (missing, observed) counts per (state, bin) of one column."""
+    obs = sc.observed_bin >= 0
+    B = rho.shape[1]
+    onehot = np.zeros((int(obs.sum()), B))
+    onehot[np.arange(onehot.shape[0]), sc.observed_bin[obs]] = 1.0
+    n0 = resp[obs].T @ onehot
+    q = _log_missing_bins(post.blocks[sc.block], post.blocks[sc.block].posterior, sc, rho)
+    q = np.exp(q - logsumexp(q, axis=1, keepdims=True))
+    n1 = resp[~obs].sum(0)[:, None] * q
+    return n1, n0
+
+
+def _m_step(post, encoded, columns, rho, resp, class_params, alpha, shared):
+    """New (posterior, selection, counts) from the weighted responsibilities (n, S); ``shared``: one
+    selection probability per bin for every state (counts summed over the states)."""
+    extra = {}
+    counts = []
+    for sc, r in zip(columns, rho):
+        n1, n0 = _selection_counts(post, sc, r, resp)
+        if shared:
+            n1, n0 = (np.broadcast_to(a.sum(0), a.shape).copy() for a in (n1, n0))
+        counts.append((n1, n0))
+        b = post.blocks[sc.block]
+        st = _pseudo_stats(b, sc, r, resp[sc.observed_bin < 0].sum(0))
+        extra[sc.block] = st if sc.block not in extra else b.family.merge(extra[sc.block], st)
+    blocks = []
+    for i, (b, e) in enumerate(zip(post.blocks, encoded)):
+        st = b.family.stats(e, resp, b.state)
+        if i in extra:
+            st = b.family.merge(st, extra[i])
+        blocks.append((b.family, b.columns, b.names, b.state, st, "impute_mnar"))
+    new = build(post.classes, resp.sum(0), *class_params, blocks, priors=[b.prior for b in post.blocks])
+    sel = tuple((n1 + alpha) / (n1 + n0 + 2 * alpha) for n1, n0 in counts)
+    return new, sel, tuple(c[0] for c in counts), tuple(c[1] for c in counts)
+
+
+def fit_selection(post, encoded, columns, group, allowed, rw, class_params, *, alpha=1.0, tol=1e-6,
+                  max_iter=200, starts=("flat", "rising", "falling"), by_state=False):
+    """EM for the selection model from a MAR posterior (flat selection probabilities to start).
+
+    Parameters
+    ----------
+    post : NBPosterior
+        The starting posterior over the states (its priors are held fixed).
+    encoded : list
+        Encoded blocks of every row.
+    columns : tuple of SelectionColumn
+        From :func:`selection_columns`.
+    group : ndarray of int, shape (S,)
+        The class of each state.
+    allowed : ndarray of bool, shape (n, S)
+        States each row may take (its label's).
+    rw : ndarray of shape (n,)
+        Row weights.
+    class_params : (class_alpha, fit_prior, class_prior)
+        As in :func:`~bayesnb.posterior.class_posterior`.
+    alpha : float, default=1.0
+        Beta(alpha, alpha) prior of each selection probability (> 0).
+    tol, max_iter
+        As in :func:`bayesnb.inference.em.run_em`.
+    starts : sequence of {"flat", "rising", "falling"}
+        Starting selection patterns over the bins (the column's missing rate, flat or tilted); EM runs
+        :data:`START_ITER` iterations from each, then on from the one with the highest objective.
+    by_state : bool, default=False
+        False: ``p(m_j | bin)`` is shared by every state (the missingness depends on the value, not
+        on the class: each class then reveals the part of the selection curve where its values
+        lie); True: one per (state, bin).
+
+    Returns
+    -------
+    SelectionFit
+    """
+    cache = {}
+
+    def joint(state):
+        cache["state"] = state
+        return state_posterior_mnar(state[0], encoded, columns, state[1], allowed=allowed)
+
+    def penalty(state):
+        total = log_penalty(state[0])
+        for r in state[1]:
+            r = r if by_state else r[:1]
+            with np.errstate(divide="ignore"):
+                total += float(alpha * (np.log(r) + np.log1p(-r)).sum())
+        return total
+
+    def update(resp):
+        p, rho = cache["state"][:2]
+        new, sel, n1, n0 = _m_step(p, encoded, columns, rho, resp, class_params, alpha, not by_state)
+        return new, sel, n1, n0
+
+    best = None
+    for shape in starts:  # a few iterations from each start, then the best to convergence
+        start = _start_selection(columns, len(post.classes), shape)
+        empty = tuple(np.zeros_like(r) for r in start)
+        first = min(START_ITER, max_iter) if len(starts) > 1 else max_iter
+        state, hist, conv, _ = climb((post, start, empty, empty), joint, penalty, update, rw, tol, first)
+        if best is None or hist[-1] > best[1][-1]:
+            best = (state, hist, conv)
+    state, hist, conv = best
+    if not conv and max_iter > len(hist) - 1:
+        state, more, conv, _ = climb(state, joint, penalty, update, rw, tol, max_iter - (len(hist) - 1))
+        hist = hist + more[1:]
+    return SelectionFit(state[0], np.asarray(group), columns, state[2], state[3], state[1], float(alpha), hist,
+                        conv, bool(by_state))
+
+
+def _start_selection(columns, S, shape):
+    """Starting ``p(m_j = 1 | bin, state)``: the column's missing rate, flat, or rising or falling over
+    the bins (logits spread over +-2 around it)."""
+    out = []
+    for sc in columns:
+        B = len(sc.edges) + 1
+        rate = float(np.clip(np.mean(sc.observed_bin < 0), 1e-3, 1 - 1e-3))
+        tilt = {"flat": 0.0, "rising": 2.0, "falling": -2.0}[shape] * np.linspace(-1.0, 1.0, B)
+        logit = np.log(rate) - np.log1p(-rate) + tilt
+        out.append(np.broadcast_to(1.0 / (1.0 + np.exp(-logit)), (S, B)).copy())
+    return tuple(out)
+
+
+def _draw_between(fam, point, z, rng, c, lo, hi, fallback):
+    """Values of block column ``c`` given states ``z`` inside ``(lo, hi]``: the family's truncated
+    sampler, else rejection (200 tries), else ``fallback`` (the truncated means)."""
+    exact = fam.gen_sample_between(point, z, rng, c, lo, hi)
+    if exact is not None:
+        return np.asarray(exact, dtype=float)
+    out = np.array(fallback, dtype=float)
+    todo = np.ones(z.size, dtype=bool)
+    for _ in range(200):
+        if not todo.any():
+            break
+        v = np.asarray(fam.gen_sample(point, z[todo], rng), dtype=float)[:, c]
+        ok = (v > lo[todo]) & (v <= hi[todo])
+        idx = np.flatnonzero(todo)[ok]
+        out[idx] = v[ok]
+        todo[idx] = False
+    return out
+
+
+def fill_selection(fit, encoded, resp, *, strategy="mean", rng=None, points=None, selection=None):
+    """Values of each selected column's missing cells under the selection model.
+
+    A missing cell's predictive is its family's predictive reweighted by the selection probability
+    of each bin: ``p(x | m=1, s) ∝ p(x | s) rho[s, b(x)]``, a mixture of the family's predictive
+    truncated to each bin.
+
+    Parameters
+    ----------
+    fit : SelectionFit
+    encoded : list
+    resp : ndarray of shape (n, S)
+        ``p(state | x_obs, m)`` of every row.
+    strategy : {"mean", "draw"}
+        The mean of that predictive, or one draw from it (a state, a bin, then a value).
+    rng : numpy.random.Generator, optional
+        For ``"draw"``.
+    points, selection : optional
+        Per-block parameters and selection probabilities to use instead of the fit's (a draw).
+
+    Returns
+    -------
+    dict
+        ``{table column: (rows, values)}``.
+    """
+    post = fit.posterior
+    selection = fit.selection if selection is None else selection
+    out = {}
+    for sc, rho in zip(fit.columns, selection):
+        b = post.blocks[sc.block]
+        params = b.posterior if points is None else points[sc.block]
+        rows = np.flatnonzero(sc.observed_bin < 0)
+        lq = _log_missing_bins(b, params, sc, rho)
+        q = np.exp(lq - logsumexp(lq, axis=1, keepdims=True))  # (S, B): bin given state and m = 1
+        _, mean = _column_bins(b, params, sc.col, sc.edges)
+        r = resp[rows]
+        if strategy == "mean":
+            vals = r @ np.nansum(q * np.nan_to_num(mean), axis=1)
+        else:
+            z = (rng.random(rows.size)[:, None] > np.cumsum(r, axis=1)[:, :-1]).sum(1)
+            cb = np.cumsum(q[z], axis=1)
+            bins = np.minimum((rng.random(rows.size)[:, None] > cb[:, :-1]).sum(1), q.shape[1] - 1)
+            e = np.concatenate([[-np.inf], sc.edges, [np.inf]])
+            vals = _draw_between(b.family, params, z, rng, sc.col, e[bins], e[bins + 1], mean[z, bins])
+        out[sc.column] = (rows, np.asarray(b.family.round_fill(np.asarray(vals, dtype=float)[:, None],
+                                                               _column_state(b.state, sc.col))).ravel())
+    return out
+
+
+def resp_for_fill(fit, encoded, allowed, *, points=None, selection=None, logw=None, who="impute_mnar"):
+    """``p(state | x_obs, m)`` (n, S) under the fit (or a draw of its parameters)."""
+    post = fit.posterior
+    if logw is not None:
+        post = post._replace(class_log_prior=logw)
+    rel, _ = state_posterior_mnar(post, encoded, fit.columns, fit.selection if selection is None else selection,
+                                  points=points, allowed=allowed)
+    fallback = post.class_log_prior if allowed is None else np.where(allowed, post.class_log_prior, -np.inf)
+    return np.exp(normalise(rel, fallback, who, stacklevel=4))

@@ -1,0 +1,168 @@
+"""Imputation under self-masking MNAR: bayesnb MAR vs MNAR (``impute_mnar``) vs scikit-learn.
+
+Tables (label in brackets): penguins (5 numeric, 2 categorical, [species]), sklearn diabetes
+(10 numeric, [target cut at its tertiles]) and breast cancer (30 numeric, [diagnosis]).
+
+Masks (numeric cells only; the label and categorical cells are never blanked), each cell's
+probability of being hidden depending on its own value (self-masking):
+
+- ``self 45/15``: above its column's median with probability 0.45, at or below it with 0.15
+  (the numeric part of bench_impute.py's MNAR mask);
+- ``self top``: above its column's 3rd quartile with probability 0.7, else 0.05.
+
+Methods (``+y``: the label is used when imputing -- ``label_given=True`` / ``impute(..., y=y)``
+for bayesnb, an extra one-hot column for scikit-learn; every bayesnb model is fitted with the label):
+
+- ``bayesnb MAR``: ``NaiveBayes().fit(X, y).impute(X)`` (strategy ``"auto"``, MAR);
+- ``bayesnb MNAR``: ``impute_mnar(X, y)`` (selection model, ``p(missing | own bin)`` shared by the classes);
+- ``bayesnb MNAR latent auto``: ``impute_mnar(X, y, n_components=C)`` (the latent-class model with the
+  missingness nodes), ``C`` chosen once per seed under MAR by ``fit_latent_class(X, y, n_components="auto")``
+  (what ``impute_mnar(n_components="auto")`` does); ``bayesnb MAR latent auto``: that latent-class
+  model's MAR imputation (the result's ``mar_table``);
+- ``IterativeImputer(ExtraTrees)`` (``ExtraTreesRegressor(n_estimators=20)``, ``max_iter=5``) and
+  ``IterativeImputer(BayesianRidge)`` (its default) on the standardised numeric columns and the one-hot
+  categorical ones.
+
+Metric: NRMSE = RMSE / sd of the true values of the hidden cells, per column, averaged over columns;
+mean ± sd over seeds.
+
+Run:  python benchmarks/bench_mnar.py [--seeds 3] [--tables penguins diabetes "breast cancer"]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.datasets import load_breast_cancer, load_diabetes
+from sklearn.ensemble import ExtraTreesRegressor
+from sklearn.experimental import enable_iterative_imputer  # noqa: F401
+from sklearn.impute import IterativeImputer
+from sklearn.linear_model import BayesianRidge
+
+from bayesnb import NaiveBayes, impute_mnar
+from bayesnb.datasets import load_penguins
+
+MASKS = {"self 45/15": (0.5, 0.45, 0.15), "self top": (0.75, 0.7, 0.05)}
+
+
+def tables(names):
+    out = {}
+    if "penguins" in names:
+        pg = load_penguins()
+        X = pg.drop(columns=["species", "year"])
+        for c in X.columns:
+            if str(X[c].dtype) == "Int64":
+                X[c] = X[c].astype(float)
+        out["penguins"] = (X, pg["species"].to_numpy(dtype=object))
+    if "diabetes" in names:
+        d = load_diabetes(as_frame=True)
+        out["diabetes"] = (d.data, np.digitize(d.target, np.quantile(d.target, [1 / 3, 2 / 3])))
+    if "breast cancer" in names:
+        b = load_breast_cancer(as_frame=True)
+        out["breast cancer"] = (b.data, b.target.to_numpy())
+    return out
+
+
+def mask(X, nums, kind, rng):
+    """Bool (n, d): numeric cells to hide, each with a probability set by its own value."""
+    q, hi, lo = MASKS[kind]
+    M = np.zeros(X.shape, dtype=bool)
+    for j, c in enumerate(X.columns):
+        if c in nums:
+            v = X[c].to_numpy(dtype=float)
+            p = np.where(v > np.nanquantile(v, q), hi, lo)
+            M[:, j] = np.isfinite(v) & (rng.random(len(v)) < p)
+    return M
+
+
+def blank(X, M):
+    Xm = X.copy()
+    for j, c in enumerate(X.columns):
+        if M[:, j].any():
+            Xm.loc[M[:, j], c] = np.nan
+    return Xm
+
+
+def sklearn_fill(Xm, nums, cats, y, estimator, seed):
+    """IterativeImputer on standardised numerics + one-hot categoricals (+ one-hot y); numeric columns back."""
+    mu, sd = Xm[nums].mean(), Xm[nums].std().replace(0, 1.0)
+    parts = [((Xm[nums] - mu) / sd).to_numpy(dtype=float)]
+    if cats:
+        parts.append(pd.get_dummies(Xm[cats], dummy_na=False).to_numpy(dtype=float))
+    if y is not None:
+        parts.append(np.eye(len(np.unique(y)))[np.unique(y, return_inverse=True)[1]])
+    A = np.hstack(parts)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        it = IterativeImputer(estimator, max_iter=5, random_state=seed, skip_complete=True)
+        F = it.fit_transform(A)[:, :len(nums)]
+    return pd.DataFrame(F * sd.to_numpy() + mu.to_numpy(), columns=nums, index=Xm.index)
+
+
+def nrmse(X, F, M, nums):
+    out = []
+    for j, c in enumerate(X.columns):
+        if c in nums and M[:, j].sum() > 1:
+            t = X[c].to_numpy(dtype=float)[M[:, j]]
+            v = np.asarray(F[c], dtype=float)[M[:, j]]
+            out.append(np.sqrt(np.mean((v - t) ** 2)) / (np.std(t) or 1.0))
+    return float(np.mean(out))
+
+
+def methods(Xm, y, nums, cats, seed):
+    res = {}
+    nb = NaiveBayes().fit(Xm, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SearchEdgeWarning of the component search
+        C = nb.fit_latent_class(Xm, y, n_components="auto", random_state=seed).n_components
+    for tag, given in (("", False), (" +y", True)):
+        yy = y if given else None
+        res[f"bayesnb MAR{tag}"] = nb.impute(Xm, y=yy)
+        res[f"bayesnb MNAR{tag}"] = impute_mnar(Xm, y, label_given=given).table
+        r = impute_mnar(Xm, y, label_given=given, n_components=C, random_state=seed)
+        res[f"bayesnb MAR latent auto{tag}"] = r.mar_table
+        res[f"bayesnb MNAR latent auto{tag}"] = r.table
+        res[f"sklearn Iterative(ExtraTrees){tag}"] = sklearn_fill(
+            Xm, nums, cats, yy, ExtraTreesRegressor(n_estimators=20, random_state=seed), seed)
+        res[f"sklearn Iterative(BayesianRidge){tag}"] = sklearn_fill(Xm, nums, cats, yy, BayesianRidge(), seed)
+    return res, C
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--tables", nargs="+", default=["penguins", "diabetes", "breast cancer"])
+    ap.add_argument("--masks", nargs="+", default=list(MASKS))
+    args = ap.parse_args(argv)
+    for name, (X, y) in tables(args.tables).items():
+        nums = [c for c in X.columns if pd.api.types.is_numeric_dtype(X[c])]
+        cats = [c for c in X.columns if c not in nums]
+        scores, seconds, comps = {}, {}, {}
+        for kind in args.masks:
+            for seed in range(args.seeds):
+                rng = np.random.default_rng(seed)
+                M = mask(X, nums, kind, rng)
+                t = time.perf_counter()
+                res, C = methods(blank(X, M), y, nums, cats, seed)
+                for meth, F in res.items():
+                    scores.setdefault((meth, kind), []).append(nrmse(X, F, M, nums))
+                comps.setdefault(kind, []).append(C)
+                print(f"  {name} | {kind} | seed {seed} | C={C} | " + "; ".join(
+                    f"{m} {scores[(m, kind)][-1]:.3f}" for m in res), flush=True)
+                seconds[(kind, seed)] = time.perf_counter() - t
+        print(f"\n### {name} ({X.shape[0]} rows, {len(nums)} numeric), NRMSE mean ± sd over {args.seeds} seeds\n")
+        print("| method | " + " | ".join(args.masks) + " |")
+        print("|---" * (len(args.masks) + 1) + "|")
+        for meth in dict.fromkeys(m for m, _ in scores):
+            cells = [f"{np.mean(scores[(meth, k)]):.3f} ± {np.std(scores[(meth, k)]):.3f}" for k in args.masks]
+            print(f"| {meth} | " + " | ".join(cells) + " |")
+        print(f"\n(all methods, seconds per seed and mask: {np.mean(list(seconds.values())):.1f}; latent components "
+              f"per seed: {comps})", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,156 @@
+"""Self-masking MNAR imputation (bayesnb.impute_mnar, bayesnb.mnar_sensitivity)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bayesnb import NaiveBayes, impute_mnar, mnar_sensitivity
+
+
+def _self_masked(n=1500, seed=0, hide_above=0.6, p_hide=0.8):
+    """A Gaussian column x whose mean depends on the class; values above its ``hide_above``
+    quantile hidden with probability ``p_hide``; a second Gaussian z and a categorical c, complete."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    x = rng.normal(3.0 * y, 1.0)
+    hide = (x > np.quantile(x, hide_above)) & (rng.random(n) < p_hide)
+    X = pd.DataFrame({"x": np.where(hide, np.nan, x), "z": rng.normal(2.0 * y, 1.0),
+                      "c": np.where(rng.random(n) < 0.7, np.array(["a", "b"])[y], "c")})
+    return X, y, x, hide
+
+
+@pytest.fixture(scope="module")
+def masked():
+    X, y, x, hide = _self_masked()
+    return X, y, x, hide, impute_mnar(X, y)
+
+
+def test_mnar_recovers_the_mean_that_mar_misses(masked):
+    X, y, x, hide, res = masked
+    means, sd = res.column_means.loc["x"], x.std()
+    assert means["MAR"] < x.mean() - 0.2 * sd  # MAR: biased low
+    assert abs(means["MNAR"] - x.mean()) < 0.1 * sd
+    assert abs(means["MNAR"] - x.mean()) < 0.5 * abs(means["MAR"] - x.mean())
+    err_mnar = np.sqrt(np.mean((res.table["x"].to_numpy()[hide] - x[hide]) ** 2))
+    err_mar = np.sqrt(np.mean((res.mar_table["x"].to_numpy()[hide] - x[hide]) ** 2))
+    assert err_mnar < 0.8 * err_mar
+    sel = res.selection["x"].to_numpy()
+    assert sel.shape == (2, 5)
+    assert sel[0, -1] > 0.4 and np.all(sel[0, :3] < 0.05)  # high values hidden, low ones not
+
+
+def test_em_objective_never_decreases(masked):
+    hist = np.asarray(masked[4].em_objective)
+    assert len(hist) > 2 and masked[4].converged
+    assert np.all(np.diff(hist) >= -1e-7 * np.abs(hist[1:]))
+
+
+def test_observed_cells_and_input_unchanged(masked):
+    X, y, x, hide, res = masked
+    X2, _, _, _ = _self_masked()
+    pd.testing.assert_frame_equal(X, X2)  # not modified in place
+    obs = ~hide
+    np.testing.assert_array_equal(res.table["x"].to_numpy()[obs], X["x"].to_numpy()[obs])
+    assert not res.table.isna().any().any()
+    assert list(res.table.columns) == list(X.columns)
+
+
+def test_mcar_gives_flat_selection():
+    rng = np.random.default_rng(1)
+    n = 3000
+    y = rng.integers(0, 2, n)
+    x = rng.normal(2.0 * y, 1.0)
+    X = pd.DataFrame({"x": np.where(rng.random(n) < 0.25, np.nan, x), "z": rng.normal(y, 1.0)})
+    res = impute_mnar(X, y)
+    sel = res.selection["x"].to_numpy()
+    # the unbounded end bins rest on the Gaussian's tails and are less well determined than the inner ones
+    assert np.all(np.abs(sel[:, 1:-1] - 0.25) < 0.07), sel
+    assert np.all(np.abs(sel - 0.25) < 0.12), sel
+    assert abs(res.column_means.loc["x", "MNAR"] - res.column_means.loc["x", "MAR"]) < 0.05
+
+
+def test_delta_adjustment(masked):
+    X, y, x, hide, res = masked
+    zero = impute_mnar(X, y, delta=0.0)
+    pd.testing.assert_frame_equal(zero.table, res.table)
+    one = impute_mnar(X, y, delta={"x": 1.0})
+    np.testing.assert_allclose(one.table["x"].to_numpy()[hide] - res.table["x"].to_numpy()[hide], 1.0)
+    np.testing.assert_array_equal(one.table["x"].to_numpy()[~hide], res.table["x"].to_numpy()[~hide])
+    sd = impute_mnar(X, y, delta=0.5, delta_unit="sd")
+    shift = sd.table["x"].to_numpy()[hide] - res.table["x"].to_numpy()[hide]
+    np.testing.assert_allclose(shift, 0.5 * np.nanstd(X["x"].to_numpy(dtype=float)))
+
+
+def test_sensitivity_report(masked):
+    X, y, x, hide, res = masked
+    rep = mnar_sensitivity(X, y, deltas=(-1.0, 0.0, 1.0))
+    assert list(rep.index) == ["observed", "MAR", "delta=-1", "delta=0", "delta=1"]
+    assert list(rep.columns) == ["x"]
+    assert rep.loc["delta=0", "x"] == pytest.approx(res.column_means.loc["x", "MNAR"])
+    assert rep.loc["MAR", "x"] == pytest.approx(res.column_means.loc["x", "MAR"])
+    step = hide.mean() * np.nanstd(X["x"].to_numpy(dtype=float))  # a 1-sd shift of the hidden share
+    assert rep.loc["delta=1", "x"] - rep.loc["delta=0", "x"] == pytest.approx(step)
+    assert rep.loc["delta=-1", "x"] < rep.loc["delta=0", "x"] < rep.loc["delta=1", "x"]
+
+
+def test_draws_and_label_given(masked):
+    X, y, x, hide, _ = masked
+    res = impute_mnar(X, y, strategy="draw", n_imputations=2, random_state=0)
+    a, b = res.table
+    assert not a.isna().any().any() and not b.isna().any().any()
+    assert not np.allclose(a["x"].to_numpy()[hide], b["x"].to_numpy()[hide])
+    # draws follow the MNAR predictive: their mean is near the MNAR mean fill, above the MAR one
+    assert abs(a["x"].mean() - res.column_means.loc["x", "MNAR"]) < 0.15
+    given = impute_mnar(X, y, label_given=True)
+    assert abs(given.column_means.loc["x", "MNAR"] - x.mean()) < 0.1 * x.std()
+
+
+def test_latent_and_by_class_options():
+    X, y, x, hide = _self_masked(n=600, seed=3)
+    res = impute_mnar(X[["x", "z"]], y, n_components=2, random_state=0)
+    hist = np.asarray(res.em_objective)
+    assert np.all(np.diff(hist) >= -1e-7 * np.abs(hist[1:]))
+    assert res.selection["x"].shape == (4, 5)  # (class, component) states
+    assert list(res.selection["x"].index) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    by = impute_mnar(X[["x", "z"]], y, selection_by_class=True)
+    s = by.selection["x"].to_numpy()
+    assert not np.allclose(s[0], s[1])  # one selection curve per class
+
+
+def test_no_label_is_one_class():
+    X, y, x, hide = _self_masked(n=600, seed=4)
+    res = impute_mnar(X, None)
+    assert res.selection["x"].shape == (1, 5)
+    assert not res.table.isna().any().any()
+
+
+def test_clear_errors():
+    X, y, _, _ = _self_masked(n=200, seed=5)
+    with pytest.raises(TypeError, match="DataFrame"):
+        impute_mnar(X.to_numpy(), y)
+    with pytest.raises(ValueError, match="n_bins must be an int >= 2"):
+        impute_mnar(X, y, n_bins=1)
+    with pytest.raises(ValueError, match="strategy must be 'mean' or 'draw'"):
+        impute_mnar(X, y, strategy="mode")
+    with pytest.raises(ValueError, match="n_imputations > 1 needs strategy='draw'"):
+        impute_mnar(X, y, n_imputations=3)
+    with pytest.raises(ValueError, match=r"delta names column\(s\) \['nope'\]"):
+        impute_mnar(X, y, delta={"nope": 1.0})
+    with pytest.raises(TypeError, match="delta must be a finite number"):
+        impute_mnar(X, y, delta="big")
+    with pytest.raises(ValueError, match="delta_unit must be"):
+        impute_mnar(X, y, delta_unit="percent")
+    with pytest.raises(ValueError, match="n_components must be an int >= 1 or 'auto'"):
+        impute_mnar(X, y, n_components=0)
+    with pytest.raises(TypeError, match="estimator must be a NaiveBayes"):
+        impute_mnar(X, y, estimator="nb")
+    with pytest.raises(ValueError, match="no column can take a missingness node"):
+        impute_mnar(X.assign(x=X["x"].fillna(0.0)), y)
+    with pytest.raises(ValueError, match="deltas must be a non-empty sequence"):
+        mnar_sensitivity(X, y, deltas=())
+
+
+def test_estimator_template_is_used():
+    X, y, _, _ = _self_masked(n=400, seed=6)
+    res = impute_mnar(X, y, estimator=NaiveBayes(class_alpha=2.0))
+    np.testing.assert_allclose(res.fit.posterior.class_prior_alpha, 2.0)
