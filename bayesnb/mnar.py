@@ -131,6 +131,31 @@ def _fit(X, y, who, *, estimator, n_bins, alpha, tol, max_iter, by_class, n_comp
     return model, encoded, fit, codes, latent
 
 
+#: how far beyond its observed range (in multiples of that range) an imputed value means the fit diverged
+DIVERGED_RANGES = 10.0
+
+
+def _check_diverged(X, col, values, who):
+    """Raise when column ``col``'s MNAR fills lie more than :data:`DIVERGED_RANGES` observed ranges beyond
+    its observed values: EM has let the selection model explain the missing cells by an ever wider
+    family (a component of few rows), an answer no data support."""
+    obs = pd.to_numeric(X.iloc[:, col], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    obs = obs[np.isfinite(obs)]
+    v = np.asarray(values, dtype=float)
+    if not obs.size or not v.size:
+        return
+    lo, hi = float(obs.min()), float(obs.max())
+    reach = DIVERGED_RANGES * max(hi - lo, np.finfo(float).tiny)
+    bad = ~np.isfinite(v) | (v < lo - reach) | (v > hi + reach)
+    if bad.any():
+        worst = v[bad][np.argmax(np.abs(np.nan_to_num(v[bad], nan=np.inf)))]
+        raise ValueError(
+            f"{who}: the MNAR fit of column {X.columns[col]!r} diverged: {int(bad.sum())} imputed value(s) reach "
+            f"{worst:.4g}, more than {DIVERGED_RANGES:g} times the observed range ({lo:.4g} to {hi:.4g}) beyond it. "
+            "The selection model is not identified here: use fewer components (n_components=1) or report the "
+            "delta sensitivity analysis (mnar_sensitivity; docs/mnar.md).")
+
+
 def _complete(X, fit, encoded, allowed, strategy, rng, delta, delta_unit, who, parameter_uncertainty=True):
     """One completed table: selected columns from the selection model, the others from the fitted naive model."""
     post = fit.posterior
@@ -156,6 +181,7 @@ def _complete(X, fit, encoded, allowed, strategy, rng, delta, delta_unit, who, p
         rows, cols, vals = _block_cells(b, b.family.gen_fill(p, e, resp, how, z, rng), miss)
         vals = np.array(vals, dtype=object if vals.dtype == object else float)
         for col, (r_sel, v_sel) in filled.items():
+            _check_diverged(X, col, v_sel, who)
             at = cols == col
             if at.any():
                 pos = {int(r): k for k, r in enumerate(r_sel)}
