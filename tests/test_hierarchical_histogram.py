@@ -3,6 +3,7 @@ context's Dirichlet over the bins is centred on its parent context's bin probabi
 
 import numpy as np
 import pandas as pd
+import pytest
 from scipy.special import gammaln
 
 import bayesnb
@@ -147,3 +148,32 @@ def test_older_files_keep_their_flat_numeric_nodes():
     assert all(m.nodes[j].family.alpha == "hierarchical" for j in cat)
     nodes = SEL.hierarchical_nodes(m.nodes, numeric=False)
     assert all(nd.family is old.family for nd, old in zip(nodes, m.nodes) if old.numeric)
+
+
+def test_alpha_hierarchical_switches_histogram_nodes_too(tmp_path):
+    """``alpha="hierarchical"`` given explicitly: the k-DB default's model, the naive model's under naive,
+    and a TAN whose Histogram blocks are saved with ``hierarchical=True``."""
+    est, X, y = _fit()
+    given = bayesnb.NaiveBayes(structure="kdb", k=2, alpha="hierarchical").fit(X, y)
+    np.testing.assert_array_equal(given.predict_proba(X), est.predict_proba(X))
+    assert given.log_evidence_ == est.log_evidence_
+    naive = [bayesnb.NaiveBayes(alpha=a).fit(X, y) for a in ("hierarchical", 1.0)]
+    np.testing.assert_array_equal(naive[0].predict_proba(X), naive[1].predict_proba(X))
+    assert naive[0].log_evidence_ == naive[1].log_evidence_
+    tan = bayesnb.NaiveBayes(structure="tan", alpha="hierarchical").fit(X, y)
+    flat = bayesnb.NaiveBayes(structure="tan", alpha=1.0).fit(X, y)
+    m = tan._mixed
+    hist = [j for j in _numeric_nodes(tan) if m.parents[j]]
+    assert hist and all(m.nodes[j].family.hierarchical for j in hist)
+    assert all(not np.array_equal(m.priors[j].concentration[0], flat._mixed.priors[j].concentration[0]) for j in hist)
+    tan.save(tmp_path / "tan.bnb")
+    back = bayesnb.load(tmp_path / "tan.bnb")
+    np.testing.assert_array_equal(back.predict_proba(X), tan.predict_proba(X))
+
+
+def test_hierarchical_must_be_a_bool():
+    fam = Histogram(bins=4, hierarchical="yes")
+    block, state = fam.encode(np.arange(20.0)[:, None])
+    st = fam.stats(block, np.ones((20, 1)), state)
+    with pytest.raises(ValueError, match="hierarchical must be True or False"):
+        fam.context_prior(st, state, (1, 2))

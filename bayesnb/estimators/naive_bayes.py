@@ -45,9 +45,9 @@ class NaiveBayes(StructureMixin, BaseNB):
         categorical node's (class, parents) Dirichlet on its parent context's estimate
         (docs/structure.md, "Hierarchical smoothing"), and each Histogram node's Dirichlet over
         its bins likewise (``Histogram(hierarchical=True)``); with no parents
-        (``structure="naive"``) it is ``alpha=1`` and the Histograms' own alpha. None (unset) is each structure's default: ``alpha=1`` for naive
-        and TAN, ``"hierarchical"`` for k-DB; ``structure="auto"`` then compares both
-        smoothings of TAN and k-DB.
+        (``structure="naive"``) it is ``alpha=1`` and the Histograms' own alpha. None (unset)
+        is each structure's default: ``alpha=1`` for naive and TAN, ``"hierarchical"`` for
+        k-DB; ``structure="auto"`` then compares both smoothings of TAN and k-DB.
     fit_prior, class_prior, class_alpha, predictive, privacy
         As in :class:`BaseNB` (``privacy`` needs a features dict and ``structure="naive"``).
     structure : {"naive", "tan", "kdb", "auto"}, default="naive"
@@ -213,7 +213,7 @@ class NaiveBayes(StructureMixin, BaseNB):
             # the same families under every structure: each numeric column's chosen by its evidence
             specs, self.family_scores_ = auto_blocks(X, cat, resp=resp) if choose is None else choose(cat)
             if isinstance(self.alpha, str) and self.alpha == "hierarchical":  # the numeric blocks' too (Histogram)
-                specs = [(cols, fam.hierarchical_variant() or fam) for cols, fam in specs]
+                specs = [(cols, fam if (h := fam.hierarchical_variant()) is None else h) for cols, fam in specs]
             return specs
         if structured:
             raise ValueError(f"{who}: structure={self.structure!r} needs features='auto' (categorical columns "
