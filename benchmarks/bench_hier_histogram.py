@@ -11,9 +11,13 @@ Run the same command on two checkouts (``PYTHONPATH`` before / after) and compar
   (``random_state=0``); for ``hours-per-week``: its parents, the share of rows at exactly 40
   hours (real and synthetic) and the column shape (1 - KS statistic); the mean column shape
   over all columns (1 - KS for numeric, 1 - total variation for categorical, a missing cell a
-  category of its own).
+  category of its own);
+- with ``--census DIR --synthesizer`` also issue 26's setting: ``Synthesizer(target="income",
+  latent=None, random_state=0)`` fitted on the census training rows of ``bench_synthesis.py``
+  (a stratified holdout of ``adult.data`` with TabDiff's test share, seed 0, a missing
+  categorical cell the category ``?``), as many rows sampled (``random_state=0``), the same figures.
 
-Run:  python benchmarks/bench_hier_histogram.py [--census DIR]
+Run:  python benchmarks/bench_hier_histogram.py [--census DIR [--synthesizer]] [--no-cv]
 """
 
 from __future__ import annotations
@@ -88,21 +92,39 @@ def census(folder, n=20_000):
     nd, prior = m._mixed.nodes[j], m._mixed.priors[j].concentration[0]
     print(f"hours-per-week: family {nd.family!r}, parents {m.structure_['hours-per-week']}, "
           f"contexts {prior.shape[0]}, prior pseudo-counts per context: median {np.median(prior.sum(1)):.1f}")
-    real40 = float((X["hours-per-week"] == 40).mean())
-    syn40 = float((pd.to_numeric(Xs["hours-per-week"]) == 40).mean())
-    print(f"share at 40 hours: real {real40:.3f}, sampled {syn40:.3f}")
-    print(f"hours-per-week shape (1 - KS): {_shape(X['hours-per-week'], Xs['hours-per-week'], True):.4f}")
-    shapes = {c: _shape(X[c], Xs[c], c in NUMERIC) for c in COLUMNS if c != TARGET}
-    shapes[TARGET] = _shape(pd.Series(y), pd.Series(ys), False)
-    print(f"mean column shape ({len(shapes)} columns): {np.mean(list(shapes.values())):.4f}; "
-          f"numeric: {', '.join(f'{c} {shapes[c]:.4f}' for c in NUMERIC)}")
+    _report(X, Xs, y, ys)
     print(f"fit {fit_s:.1f} s")
+
+
+def _report(real, synth, y_real, y_synth):
+    h = "hours-per-week"
+    real40 = float((real[h] == 40).mean())
+    syn40 = float((pd.to_numeric(synth[h]) == 40).mean())
+    print(f"share at 40 hours: real {real40:.4f}, sampled {syn40:.4f}")
+    shapes = {c: _shape(real[c], synth[c], c in NUMERIC) for c in COLUMNS if c != TARGET}
+    shapes[TARGET] = _shape(pd.Series(y_real), pd.Series(y_synth), False)
+    print(f"hours-per-week shape (1 - KS): {shapes[h]:.4f}")
+    print(f"mean column shape ({len(shapes)} columns): {np.mean(list(shapes.values())):.5f}; "
+          f"numeric: {', '.join(f'{c} {shapes[c]:.4f}' for c in NUMERIC)}")
+
+
+def synthesizer_census(folder):
+    """Issue 26's setting: the Synthesizer (latent=None) on bench_synthesis.py's census training rows."""
+    from bench_synthesis import census_tables
+
+    train, _, note = census_tables(str(Path(folder) / "adult.data"), None, 0, False)
+    t = time.process_time()
+    s = bayesnb.Synthesizer(target=TARGET, random_state=0, verbose=False, latent=None).fit(train)
+    print(f"Synthesizer: {note}; chose {s.chosen_}; fit {time.process_time() - t:.1f} CPU s")
+    syn = s.sample(len(train), random_state=0)
+    _report(train, syn, train[TARGET], syn[TARGET])
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--census", default=None, help="folder with UCI adult.data")
     ap.add_argument("--no-cv", action="store_true", help="skip the CV tables")
+    ap.add_argument("--synthesizer", action="store_true", help="with --census: also the Synthesizer (issue 26)")
     args = ap.parse_args(argv)
     print(f"bayesnb from {Path(bayesnb.__file__).parent}")
     if not args.no_cv:
@@ -111,6 +133,8 @@ def main(argv=None):
             cv_table(name, X, y)
     if args.census:
         census(args.census)
+        if args.synthesizer:
+            synthesizer_census(args.census)
 
 
 if __name__ == "__main__":
