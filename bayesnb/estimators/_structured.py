@@ -208,6 +208,7 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
             self.structure_scores_ = frame
         self.structure_kind_ = chosen.kind
         self.structure_hierarchical_ = chosen.hierarchical
+        self.structure_hierarchical_numeric_ = chosen.hierarchical  # numeric nodes too (Histogram)
         self.structure_ = self._named(nodes, parents[chosen.kind])
         if chosen.kind != "naive":
             self._mixed = fitted
@@ -239,8 +240,11 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
         hierarchical = getattr(self, "structure_hierarchical_", False)
         if not isinstance(hierarchical, (bool, np.bool_)):
             raise ValueError(f"structure_hierarchical_ must be True or False; received {hierarchical!r}.")
-        if hierarchical:  # the k-DB default (alpha unset): the categorical nodes' hierarchical smoothing
-            nodes = _sel.hierarchical_nodes(nodes)
+        numeric = getattr(self, "structure_hierarchical_numeric_", False)  # absent in older files: False
+        if not isinstance(numeric, (bool, np.bool_)):
+            raise ValueError(f"structure_hierarchical_numeric_ must be True or False; received {numeric!r}.")
+        if hierarchical:  # the k-DB default (alpha unset): the nodes' hierarchical smoothing
+            nodes = _sel.hierarchical_nodes(nodes, numeric=bool(numeric))
         for j, nd in enumerate(nodes):
             e = nd.edges
             if (e.ndim != 1 or not np.all(np.isfinite(e)) or np.any(np.diff(e) <= 0)
@@ -279,7 +283,7 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
         """The base attributes, and the naive structure's (a naive fit or a loaded model keeps them)."""
         super()._set_attributes()
         self.structure_kind_ = "naive"
-        self.structure_hierarchical_ = False
+        self.structure_hierarchical_ = self.structure_hierarchical_numeric_ = False
         blocks = self.posterior_.blocks
         nodes = [_mx.Node(b, c, None, None, False, 0, None, None) for b, blk in enumerate(blocks)
                  for c in range(len(blk.names))]

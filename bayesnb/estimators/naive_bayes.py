@@ -43,10 +43,11 @@ class NaiveBayes(StructureMixin, BaseNB):
         The smoothing of the Categorical block that ``features="auto"`` makes. With a
         features dict, set it on the families instead. ``"hierarchical"`` centres each
         categorical node's (class, parents) Dirichlet on its parent context's estimate
-        (docs/structure.md, "Hierarchical smoothing"); with no parents (``structure="naive"``)
-        it is ``alpha=1``. None (unset) is each structure's default: ``alpha=1`` for naive
-        and TAN, ``"hierarchical"`` for k-DB; ``structure="auto"`` then compares both
-        smoothings of TAN and k-DB.
+        (docs/structure.md, "Hierarchical smoothing"), and each Histogram node's Dirichlet over
+        its bins likewise (``Histogram(hierarchical=True)``); with no parents
+        (``structure="naive"``) it is ``alpha=1`` and the Histograms' own alpha. None (unset)
+        is each structure's default: ``alpha=1`` for naive and TAN, ``"hierarchical"`` for
+        k-DB; ``structure="auto"`` then compares both smoothings of TAN and k-DB.
     fit_prior, class_prior, class_alpha, predictive, privacy
         As in :class:`BaseNB` (``privacy`` needs a features dict and ``structure="naive"``).
     structure : {"naive", "tan", "kdb", "auto"}, default="naive"
@@ -88,6 +89,9 @@ class NaiveBayes(StructureMixin, BaseNB):
     structure_hierarchical_ : bool
         Whether the structure's categorical nodes use hierarchical smoothing because ``alpha``
         was left unset (k-DB's default).
+    structure_hierarchical_numeric_ : bool
+        Whether that smoothing covers the Histogram nodes too (True whenever
+        ``structure_hierarchical_`` is, in this version; False in model files written before).
     structure_scores_ : DataFrame
         Only with ``structure="auto"``: ``structure``, ``log_evidence`` (``log p(y) + sum_j log p(x_j |
         y, pa_j)``, feature ``j`` on the rows where it and every parent it has in any candidate are
@@ -208,6 +212,8 @@ class NaiveBayes(StructureMixin, BaseNB):
             cat = None if self.alpha is None else Categorical(alpha=self.alpha)
             # the same families under every structure: each numeric column's chosen by its evidence
             specs, self.family_scores_ = auto_blocks(X, cat, resp=resp) if choose is None else choose(cat)
+            if isinstance(self.alpha, str) and self.alpha == "hierarchical":  # the numeric blocks' too (Histogram)
+                specs = [(cols, fam if (h := fam.hierarchical_variant()) is None else h) for cols, fam in specs]
             return specs
         if structured:
             raise ValueError(f"{who}: structure={self.structure!r} needs features='auto' (categorical columns "

@@ -268,6 +268,9 @@ class CategoricalNB(StructureMixin, _SingleFamilyNB):
     structure_hierarchical_ : bool
         Whether the structure's categorical nodes use hierarchical smoothing because ``alpha``
         was left unset (k-DB's default).
+    structure_hierarchical_numeric_ : bool
+        Whether that smoothing covers numeric nodes that have it too (as ``structure_hierarchical_``
+        in this version; False in model files written before Histogram nodes had it).
     structure_scores_ : DataFrame
         Only with ``structure="auto"``: ``structure``, ``log_evidence`` (``log p(y) + sum_j
         log p(x_j | y, pa_j)``, feature ``j`` on the rows where it and every parent it has in any

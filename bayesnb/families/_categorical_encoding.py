@@ -430,12 +430,17 @@ def is_hierarchical(alpha, m, who) -> bool:
     return True
 
 
-def hierarchical_alphas(counts, contexts):
+def hierarchical_alphas(counts, contexts, roots=None):
     """Per feature, the (C, V_j) Dirichlet parameters of :func:`bayesnb.structure.hierarchical.hierarchical_prior`
-    for its counts (C, V_j) over the contexts ``contexts = (K, B_1, ..., B_m)`` (row-major, C = prod)."""
+    for its counts (C, V_j) over the contexts ``contexts = (K, B_1, ..., B_m)`` (row-major, C = prod).
+
+    ``roots``: per feature, the class level's prior, (C, V_j) with each context holding its class's
+    row (a numeric node's naive prior); None: :data:`HIERARCHICAL_ROOT` in every class."""
     shape = tuple(int(c) for c in contexts)
-    return tuple(hierarchical_prior(n.reshape(shape + (n.shape[1],)), HIERARCHICAL_ROOT).alpha.reshape(n.shape)
-                 if n.shape[1] else np.ones(n.shape) for n in counts)
+    per = int(np.prod(shape[1:], dtype=np.int64))
+    roots = [HIERARCHICAL_ROOT] * len(counts) if roots is None else [np.asarray(r)[::per] for r in roots]
+    return tuple(hierarchical_prior(n.reshape(shape + (n.shape[1],)), r).alpha.reshape(n.shape)
+                 if n.shape[1] else np.ones(n.shape) for n, r in zip(counts, roots))
 
 
 def alpha_spec(alpha, m, p, who):

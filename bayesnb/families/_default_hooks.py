@@ -115,13 +115,13 @@ class NodeDefaults:
     def hierarchical_variant(self):
         """This family with hierarchical smoothing over a node's contexts, or None when it has none.
 
-        ``structure="kdb"`` (and ``"auto"``'s hierarchical candidates) switch a categorical
-        node to it when the estimator's ``alpha`` is left unset; the default is None (the
+        ``structure="kdb"`` (and ``"auto"``'s hierarchical candidates) switch a node to it when
+        the estimator's ``alpha`` is left unset (Categorical, Histogram); the default is None (the
         family keeps its own prior in every context).
         """
         return None
 
-    def context_prior(self, stats, state, contexts, who="NaiveBayes"):
+    def context_prior(self, stats, state, contexts, who="NaiveBayes", naive_prior=None):
         """The prior of a structure's node over its contexts, which may differ context by context.
 
         Parameters
@@ -135,15 +135,20 @@ class NodeDefaults:
             ``c`` is the row-major index of ``(class, parents' states)``.
         who : str
             Name used in error messages.
+        naive_prior : params NamedTuple or None
+            A numeric node's class level: the naive model's prior of its column, repeated over
+            the ``C`` contexts (each context holds its class's prior; the same under every
+            structure). None for a categorical node.
 
         Returns
         -------
         params NamedTuple
-            The prior over the ``C`` contexts. The default is :meth:`make_prior`'s; Categorical's
-            ``alpha="hierarchical"`` centres each context on its parent context's estimate
+            The prior over the ``C`` contexts. The default is ``naive_prior`` when given, else
+            :meth:`make_prior`'s; Categorical's ``alpha="hierarchical"`` and Histogram's
+            ``hierarchical=True`` centre each context on its parent context's estimate
             (:mod:`bayesnb.structure.hierarchical`).
         """
-        return self.make_prior(stats, state, who=who)
+        return self.make_prior(stats, state, who=who) if naive_prior is None else naive_prior
 
 
 class SupportDefaults:

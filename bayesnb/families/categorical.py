@@ -226,13 +226,14 @@ class Categorical(Family):
         """This family with ``alpha="hierarchical"`` (:meth:`Family.hierarchical_variant`), categories kept."""
         return Categorical(alpha="hierarchical", categories=self.categories, min_categories=self.min_categories)
 
-    def context_prior(self, stats, state, contexts, who="Categorical"):
+    def context_prior(self, stats, state, contexts, who="Categorical", naive_prior=None):
         """The prior over a structure node's contexts ``(K, B_1, ..., B_m)`` (:meth:`Family.context_prior`).
 
         With ``alpha="hierarchical"`` each context's Dirichlet is centred on its parent
         context's estimate, the last parent dropped first, down to the class level's
         ``Dirichlet(1)`` (:func:`bayesnb.structure.hierarchical.hierarchical_prior`); otherwise
-        :meth:`make_prior`'s prior, the same in every context.
+        :meth:`make_prior`'s prior, the same in every context (``naive_prior`` unused: a
+        categorical node's class level is its own).
         """
         if not _enc.is_hierarchical(self.alpha, self.m, who):
             return self.make_prior(stats, state, who=who)

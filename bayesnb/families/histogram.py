@@ -131,6 +131,12 @@ class Histogram(Family):
         whole number held by at least ``1/B`` and 5% of the cells a bin ``[v - 0.5, v + 0.5]``.
     alpha : float, default=1.0
         Dirichlet pseudo-count of every bin (> 0); 1 is Laplace smoothing.
+    hierarchical : bool, default=False
+        Under a structure (TAN, k-DB): each (class, parents) context's Dirichlet over the bins
+        is centred on its parent context's bin probabilities, one concentration per level
+        fitted by evidence (:mod:`bayesnb.structure.hierarchical`); the class level keeps
+        ``Dirichlet(alpha)``, so a node without parents (the naive model) is unchanged. k-DB
+        switches its Histogram nodes to it when the estimator's ``alpha`` is unset.
 
     Notes
     -----
@@ -155,7 +161,7 @@ class Histogram(Family):
     [False, True]
     """
 
-    _param_names = ("bins", "alpha")
+    _param_names = ("bins", "alpha", "hierarchical")
     name = "histogram"
     density = True
     default_fill = "mean"  # the posterior-predictive mean (rounded in whole-number columns)
@@ -171,9 +177,10 @@ class Histogram(Family):
     field_rules: ClassVar[dict] = {"HistogramStats": {"counts": "count", "log_width": "finite"},
                                    "BinDirichlets": {"concentration": "count", "log_width": "finite or None"}}
 
-    def __init__(self, bins="auto", alpha=1.0):
+    def __init__(self, bins="auto", alpha=1.0, hierarchical=False):
         self.bins = bins
         self.alpha = alpha
+        self.hierarchical = hierarchical
 
     # ------------------------------------------------------------------ closed form
     def encode(self, X, state=None, *, extend=False, who="Histogram"):
@@ -252,6 +259,27 @@ class Histogram(Family):
         """Dirichlet(alpha) over the bins of every (class, feature), no log widths yet."""
         a = _check_alpha(self.alpha, who)
         return BinDirichlets(tuple(np.full(c.shape, a) for c in stats.counts),
+                             tuple(np.zeros(c.shape) for c in stats.counts))
+
+    def hierarchical_variant(self):
+        """This family with ``hierarchical=True`` (:meth:`Family.hierarchical_variant`), bins and alpha kept."""
+        return Histogram(bins=self.bins, alpha=self.alpha, hierarchical=True)
+
+    def context_prior(self, stats, state, contexts, who="Histogram", naive_prior=None):
+        """The prior over a structure node's contexts ``(K, B_1, ..., B_m)`` (:meth:`Family.context_prior`).
+
+        With ``hierarchical=True`` each context's Dirichlet over the bins is centred on its parent
+        context's estimate, down to the class level's ``naive_prior`` (else ``Dirichlet(alpha)``),
+        as :func:`bayesnb.structure.hierarchical.hierarchical_prior` does for a categorical node: the
+        bin widths are constants of the density and cancel in each concentration's evidence.
+        Otherwise ``naive_prior`` (or :meth:`make_prior`'s), the same in every context of a class.
+        """
+        if not isinstance(self.hierarchical, (bool, np.bool_)):
+            raise ValueError(f"{who}: hierarchical must be True or False; received {self.hierarchical!r}.")
+        flat = self.make_prior(stats, state, who=who) if naive_prior is None else naive_prior
+        if not self.hierarchical:
+            return flat
+        return BinDirichlets(_enc.hierarchical_alphas(stats.counts, contexts, flat.concentration),
                              tuple(np.zeros(c.shape) for c in stats.counts))
 
     def observed_rows(self, stats):

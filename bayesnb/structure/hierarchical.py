@@ -176,8 +176,9 @@ def hierarchical_prior(counts, alpha_root=1.0, root="class") -> HierarchicalPrio
     counts : array-like of shape (K, B_1, ..., B_m, V)
         The node's weighted counts per context: class, then the parents' states in the order the
         hierarchy drops them from last to first (``B_m`` goes first), then the node's values.
-    alpha_root : float or array-like of shape (V,), default=1.0
-        The top level's ``Dirichlet(alpha_root)`` (> 0), the naive model's prior.
+    alpha_root : float or array-like of shape (V,) or (K, V), default=1.0
+        The top level's ``Dirichlet(alpha_root)`` (> 0), the naive model's prior (one row per
+        class with ``root="class"`` when the classes' priors differ).
     root : {"class", "all"}, default="class"
         The top level: the class level (a node without parents is the naive model's), or
         Petitjean et al.'s context of all classes above it (the class level centred on it with
@@ -216,9 +217,10 @@ def hierarchical_prior(counts, alpha_root=1.0, root="class") -> HierarchicalPrio
     V = n.shape[-1]
     root = np.asarray(alpha_root, dtype=float)
     root = np.full(V, float(root)) if root.ndim == 0 else root
-    if root.shape != (V,) or not np.all(np.isfinite(root)) or np.any(root <= 0):
-        raise ValueError(f"hierarchical_prior: expected alpha_root > 0 (a number or {V} of them); "
-                         f"received {alpha_root!r}.")
+    shapes = ((V,), (n.shape[0], V)) if top == "class" else ((V,),)
+    if root.shape not in shapes or not np.all(np.isfinite(root)) or np.any(root <= 0):
+        raise ValueError(f"hierarchical_prior: expected alpha_root > 0 (a number, {V} of them, or with "
+                         f"root='class' one row of {V} per class); received {alpha_root!r}.")
     if top == "all":  # the all-classes context on top: the counts' hierarchy with one more level
         h = hierarchical_prior(n[None], alpha_root)
         return HierarchicalPrior(h.alpha[0], h.concentrations[1:], tuple(e[0] for e in h.estimates[1:]),

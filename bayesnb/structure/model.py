@@ -434,11 +434,10 @@ def model_from_stats(nodes, stats, K, parents, predictive="mean", who="NaiveBaye
         npar = _n_parent_states(nodes, pa)
         if fixed is not None:
             prior = fixed[j]
-        elif nd.numeric:  # the naive prior of the context's class, the same under every structure
-            cls = np.arange(K * npar) // npar
-            prior = take_contexts(nd.class_prior, cls)
-        else:
-            prior = nd.family.context_prior(stats[j], nd.state, (K, *(nodes[p].n_states for p in pa)), who=who)
+        else:  # a numeric node's class level: the naive prior of the context's class, as in every structure
+            naive = take_contexts(nd.class_prior, np.arange(K * npar) // npar) if nd.numeric else None
+            prior = nd.family.context_prior(stats[j], nd.state, (K, *(nodes[p].n_states for p in pa)), who=who,
+                                            naive_prior=naive)
         if not nd.family.is_proper(prior):
             raise ValueError(f"{who}: a structure other than 'naive' needs a proper prior for every feature "
                              f"(its evidence and the tables of unseen contexts are otherwise undefined); "
