@@ -132,6 +132,7 @@ def latent_search(base, structure, X, y, Xte, codes, candidates, rng, *, holdout
     hidden = np.unique(rows)
     cap = max(1, n // (10 * len(base.classes_)))
     ref = holdout_rows(structure(masked, y), Xte, codes)
+    te, _ = base._encode_blocks(base._check_X(Xte, reset=False), base.posterior_)  # encoded once for every count
     fits, per_row, trace = {}, {}, []
 
     def run(counts):
@@ -139,7 +140,8 @@ def latent_search(base, structure, X, y, Xte, codes, candidates, rng, *, holdout
             f = base._latent_em(*train, y_codes, int(C), n_init=n_init, tol=tol, max_iter=max_iter, rng=rng)
             score = float((base._latent_log_px(f, full, y_codes)[hidden]
                            - base._latent_log_px(f, train[0], y_codes)[hidden]).sum())
-            fits[int(C)], per_row[int(C)] = f, holdout_rows(base, Xte, codes, latent=f)
+            # log p(x, y) of the held-out rows: their class's states summed (as holdout_rows scores them)
+            fits[int(C)], per_row[int(C)] = f, base._latent_log_px(f, te, codes)
             gap, se = _paired(per_row[int(C)], ref)
             trace.append({"n_components": int(C), "cell_score": score,
                           "holdout_loglik": float(per_row[int(C)].mean()), "gap": gap, "se": se})
