@@ -181,6 +181,11 @@ class Synthesizer(BaseEstimator):
         if not (lat is None or (isinstance(lat, str) and lat == "auto")
                 or (isinstance(lat, numbers.Integral) and not isinstance(lat, bool) and lat >= 1)):
             raise ValueError(f"{_WHO}: latent must be 'auto', a whole number >= 1 or None; received {lat!r}.")
+        cands = self.latent_candidates
+        if not (np.ndim(cands) == 1 and len(cands) and all(isinstance(c, numbers.Integral) and not isinstance(c, bool)
+                                                          and c >= 1 for c in cands)):
+            raise ValueError(f"{_WHO}: latent_candidates must be a non-empty sequence of whole numbers >= 1; "
+                             f"received {cands!r}.")
         if not (isinstance(self.holdout, numbers.Real) and 0 < self.holdout < 1):
             raise ValueError(f"{_WHO}: holdout must be a fraction in (0, 1); received {self.holdout!r}.")
         if not (isinstance(self.search_rows, numbers.Integral) and self.search_rows >= 2):

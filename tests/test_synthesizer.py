@@ -181,6 +181,8 @@ def test_a_latent_choice_is_not_saved(tmp_path):
 @pytest.mark.parametrize("kwargs, data, match", [
     ({"target": "nope"}, None, "not a column"),
     ({"latent": 0}, None, "latent must be"),
+    ({"latent_candidates": ()}, None, "latent_candidates must be"),
+    ({"latent_candidates": (0, 2)}, None, "latent_candidates must be"),
     ({"structure": "forest"}, None, "structure must be"),
     ({"holdout": 1.5}, None, "holdout"),
     ({"target": "sex"}, None, "missing label"),
