@@ -13,8 +13,8 @@ question the search serves, "can the latent-class model beat the structure on he
   held-out rows by ``log p(x, y)`` per row (missing cells marginalised).
 - Before each widening step the largest count fitted so far is compared with the structure by
   the paired per-row differences ``d_i`` of those scores: their mean ``gap`` and its standard
-  error ``se`` (``std(d) / sqrt(n)``), and the same for the **gain** of that count over the
-  count before it. The search stops widening when the latent model is *clearly behind*
+  error ``se`` (``std(d) / sqrt(n)``), and the mean **gain** of that count's per-row scores over
+  those of the count before it. The search stops widening when the latent model is *clearly behind*
   (``gap < -z * se``) and *not closing the gap*: the gain of the last step, even if every
   further step of the widening that remains allowed repeated it, would not make up the gap
   (``gain * steps_left < -gap``; a count's gain is assumed not to grow with the count, the
@@ -169,5 +169,6 @@ def latent_search(base, structure, X, y, Xte, codes, candidates, rng, *, holdout
         scores = {r["n_components"]: r["cell_score"] for r in trace}
     C = max(scores, key=scores.get)
     gap, se = _paired(per_row[C], ref)
-    info = {"structure_loglik": float(ref.mean()), "latent_loglik": float(per_row[C].mean()), "behind": bool(gap < -Z_BEHIND * se), "stop": stop}
+    info = {"structure_loglik": float(ref.mean()), "latent_loglik": float(per_row[C].mean()),
+            "behind": bool(gap < -Z_BEHIND * se), "stop": stop}
     return fits[C]._replace(selection=scores), pd.DataFrame(trace), info
