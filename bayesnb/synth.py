@@ -17,6 +17,13 @@ and draws synthetic rows with its columns, in their order and dtypes. How it cho
    the mean held-out ``log p(x, y)`` (missing cells marginalised; column ``holdout_loglik``).
    The latent-class model replaces the structure of step 1 only when it scores higher.
    Naive Bayes' held-out score is shown for reference.
+   The component search runs on at most ``search_rows`` training rows and stops widening once
+   the latent model is clearly behind the structure fitted on the same rows (by more than 3
+   standard errors of the paired per-row held-out differences) and its last gain could not
+   close the gap (:mod:`bayesnb._synth_select`); a count still that far behind at the search
+   size is not refitted on the training part (its ``holdout_loglik`` is then NaN). Every count
+   tried is a row of :attr:`Synthesizer.latent_search_`, and the latent row's ``note`` says why
+   the search stopped.
 3. The winner is refitted on every row (``model_``, and ``latent_`` for a latent-class model
    with the chosen number of components).
 
@@ -50,8 +57,10 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted
 
 from ._progress import progress
+from ._synth_dtypes import as_dtype, from_seconds, to_seconds
 from ._synth_given import model_conditions
 from ._synth_missing import add_indicators, blank_missing, forbidden_pairs, indicator_names, indicators_in
+from ._synth_select import Z_BEHIND, holdout_rows, latent_search
 from ._utils import as_generator, one_class_on_purpose
 from .estimators import NaiveBayes
 from .persistence import load
@@ -59,6 +68,8 @@ from .persistence import load
 __all__ = ["Synthesizer"]
 
 _WHO = "Synthesizer"
+#: the columns of ``Synthesizer.selection_``
+_SELECTION = ["candidate", "log_evidence", "cv_log_loss", "holdout_loglik", "chosen", "note"]
 
 
 def _variant(model):
@@ -72,20 +83,6 @@ def _variant(model):
         name = f"{name[:-1]}, hierarchical)" if kind == "kdb" else f"{name} (hierarchical)"
     alpha = "hierarchical" if hier else (1.0 if kind == "kdb" else None)
     return name, {"structure": kind, "k": model.k, "alpha": alpha}
-
-
-def _holdout_loglik(model, X, codes, latent=None):
-    """Mean ``log p(x_i, y_i)`` of the rows ``X`` with class codes ``codes`` (missing cells marginalised)."""
-    if latent is None:
-        return float(np.mean(model.predict_joint_log_proba(X)[np.arange(len(codes)), codes]))
-    out = np.empty(len(codes))
-    prior = latent.posterior.class_log_prior
-    for k in np.unique(codes):  # log sum over class k's states of w_s p(x | s): p(x, y=k)
-        rows = np.flatnonzero(codes == k)
-        only = latent._replace(posterior=latent.posterior._replace(
-            class_log_prior=np.where(latent.group == k, prior, -np.inf)))
-        out[rows] = model.score_samples(X.iloc[rows], latent=only)
-    return float(np.mean(out))
 
 
 class Synthesizer(BaseEstimator):
@@ -133,7 +130,14 @@ class Synthesizer(BaseEstimator):
     selection_ : DataFrame
         One row per candidate: ``candidate``, ``log_evidence`` (closed form, step 1),
         ``cv_log_loss`` (step 1's CV guard), ``holdout_loglik`` (mean held-out ``log p(x, y)``,
-        step 2; NaN where not computed), ``chosen``.
+        step 2; NaN where not computed), ``chosen``, ``note`` (the latent row: why its search
+        stopped, and whether it was refitted).
+    latent_search_ : DataFrame
+        Set when a latent-class model was searched (``latent="auto"``): one row per component
+        count tried, ``n_components``, ``cell_score`` (the search's held-out cell score, which
+        picks the count), ``holdout_loglik`` (mean held-out ``log p(x, y)`` at the search size),
+        ``gap`` and ``se`` (paired difference to the structure fitted on the same rows, and its
+        standard error).
     columns_ : list
         The training columns, in order.
     dtypes_ : Series
@@ -177,6 +181,11 @@ class Synthesizer(BaseEstimator):
         if not (lat is None or (isinstance(lat, str) and lat == "auto")
                 or (isinstance(lat, numbers.Integral) and not isinstance(lat, bool) and lat >= 1)):
             raise ValueError(f"{_WHO}: latent must be 'auto', a whole number >= 1 or None; received {lat!r}.")
+        cands = self.latent_candidates
+        if not (np.ndim(cands) == 1 and len(cands) and all(isinstance(c, numbers.Integral) and not isinstance(c, bool)
+                                                          and c >= 1 for c in cands)):
+            raise ValueError(f"{_WHO}: latent_candidates must be a non-empty sequence of whole numbers >= 1; "
+                             f"received {cands!r}.")
         if not (isinstance(self.holdout, numbers.Real) and 0 < self.holdout < 1):
             raise ValueError(f"{_WHO}: holdout must be a fraction in (0, 1); received {self.holdout!r}.")
         if not (isinstance(self.search_rows, numbers.Integral) and self.search_rows >= 2):
@@ -250,7 +259,7 @@ class Synthesizer(BaseEstimator):
         if getattr(self, "datetime_columns_", []):  # modelled as numbers: seconds since 1970-01-01 (UTC)
             X = X.copy()
             for c in self.datetime_columns_:
-                X[c] = _to_seconds(X[c])
+                X[c] = to_seconds(X[c])
         return add_indicators(X, self.missing_indicators_)
 
     def model_table(self, data):
@@ -285,7 +294,7 @@ class Synthesizer(BaseEstimator):
         self.chosen_ = f"latent class (naive, C={n_components})"
         rows.append({"candidate": self.chosen_, "log_evidence": np.nan, "cv_log_loss": np.nan,
                      "holdout_loglik": np.nan, "chosen": True})
-        self.selection_ = pd.DataFrame(rows)
+        self.selection_ = pd.DataFrame(rows, columns=_SELECTION)
 
     def _fit_choice(self, X, labels, rng, bar):
         """Steps 1-3 of the module docstring."""
@@ -307,7 +316,7 @@ class Synthesizer(BaseEstimator):
         else:  # 2. the latent-class model against the structure, on held-out rows
             self._compare_latent(X, labels, split, name, params, rows, index, rng, bar)
         rows[index[self.chosen_]]["chosen"] = True
-        self.selection_ = pd.DataFrame(rows)
+        self.selection_ = pd.DataFrame(rows, columns=_SELECTION)
 
     def _split(self, labels, rng):
         """Training and held-out row positions of step 2 (stratified when every class has 2 rows), or
@@ -332,25 +341,31 @@ class Synthesizer(BaseEstimator):
         for cand, cparams in {"naive": {"structure": "naive"}, name: params}.items():
             fitted = self._nb(**cparams).fit(Xtr, ytr)
             codes = pd.Index(fitted.classes_).get_indexer(labels[te])
-            scores[cand] = _holdout_loglik(fitted, Xte, codes)
+            scores[cand] = float(holdout_rows(fitted, Xte, codes).mean())
             if cand == "naive":
                 base, base_codes = fitted, codes
         bar.update()
         search = tr if len(tr) <= self.search_rows else np.sort(rng.choice(tr, self.search_rows, replace=False))
-        fit = base.fit_latent_class(X.iloc[search], labels[search], n_components="auto",
-                                    candidates=tuple(self.latent_candidates), random_state=rng)
+        fit, self.latent_search_, info = latent_search(
+            base, lambda Xs, ys: self._nb(**params).fit(Xs, ys), X.iloc[search], labels[search], Xte, base_codes,
+            tuple(self.latent_candidates), rng)
         C = fit.n_components
-        if len(search) < len(tr):
-            fit = base.fit_latent_class(Xtr, ytr, n_components=C, random_state=rng)
         latent_name = f"latent class (naive, C={C})"
-        scores[latent_name] = _holdout_loglik(base, Xte, base_codes, latent=fit)
+        note = f"search stopped: {info['stop']}"
+        if info["behind"]:  # decided at the search size: not refitted on the training part
+            note += (f"; at {len(search)} search rows C={C} scored {info['latent_loglik']:.3f} against the "
+                     f"structure's {info['structure_loglik']:.3f}, over {Z_BEHIND:g} SE behind: not refitted")
+        else:
+            fit = base.fit_latent_class(Xtr, ytr, n_components=C, random_state=rng)
+            scores[latent_name] = float(holdout_rows(base, Xte, base_codes, latent=fit).mean())
         bar.update()
-        for cand, score in scores.items():
+        for cand in [*scores, latent_name]:
             if cand not in index:  # the latent model; naive as the reference of an explicit structure
                 index[cand] = len(rows)
                 rows.append({"candidate": cand, "log_evidence": np.nan, "cv_log_loss": np.nan, "chosen": False})
-            rows[index[cand]]["holdout_loglik"] = score
-        if scores[latent_name] > scores[name]:  # 3. refit the winner on every row
+            rows[index[cand]]["holdout_loglik"] = scores.get(cand, np.nan)
+        rows[index[latent_name]]["note"] = note
+        if scores.get(latent_name, -np.inf) > scores[name]:  # 3. refit the winner on every row
             self.model_ = self._nb().fit(X, labels)
             self.latent_ = self.model_.fit_latent_class(X, labels, n_components=C, random_state=rng)
             self.chosen_ = latent_name
@@ -403,7 +418,7 @@ class Synthesizer(BaseEstimator):
             raise ValueError(f"{_WHO}: n_samples must be a whole number >= 1; received {n_samples!r}.")
         kw = {} if self.latent_ is None else {"latent": self.latent_}
         dt = {c: self.dtypes_[c] for c in getattr(self, "datetime_columns_", [])}
-        given, forbid, y = model_conditions(given, forbid, self.target, self.columns_, dt, _to_seconds, _WHO,
+        given, forbid, y = model_conditions(given, forbid, self.target, self.columns_, dt, to_seconds, _WHO,
                                             getattr(self, "missing_indicators_", {}))
         if given is not None or forbid is not None or return_probability or y is not None:
             kw.update(given=given, forbid=forbid, y=y, return_probability=return_probability)
@@ -417,9 +432,9 @@ class Synthesizer(BaseEstimator):
             out[self.target] = y
         out = out[self.columns_]
         for c in getattr(self, "datetime_columns_", []):
-            out[c] = _from_seconds(out[c], self.dtypes_[c])
+            out[c] = from_seconds(out[c], self.dtypes_[c])
         for c in self.columns_:
-            out[c] = _as_dtype(out[c], self.dtypes_[c])
+            out[c] = as_dtype(out[c], self.dtypes_[c])
         return (out, got[2]) if return_probability else out
 
     def save(self, path, *, key=None, overwrite=False):
@@ -493,35 +508,3 @@ class Synthesizer(BaseEstimator):
         self.chosen_ = _variant(model)[0]
         self.columns_, self.dtypes_ = columns, pd.Series(dtypes, index=columns, dtype=object)
         return self
-
-
-def _to_seconds(column):
-    """A datetime column as float seconds since 1970-01-01 UTC (NaT: NaN)."""
-    col = column.dt.tz_convert("UTC").dt.tz_localize(None) if column.dt.tz is not None else column
-    ns = col.to_numpy(dtype="datetime64[ns]").astype("int64").astype(float)
-    ns[col.isna().to_numpy()] = np.nan
-    return pd.Series(ns / 1e9, index=column.index)
-
-
-def _from_seconds(column, dtype):
-    """Sampled seconds back to a datetime column of the training ``dtype``."""
-    values = pd.to_datetime(pd.to_numeric(column), unit="s")
-    tz = getattr(dtype, "tz", None)
-    if tz is not None:
-        values = values.dt.tz_localize("UTC").dt.tz_convert(tz)
-    return values.astype(dtype)
-
-
-def _as_dtype(column, dtype):
-    """``column`` in the training ``dtype`` when the cast keeps every value (else as sampled)."""
-    if column.dtype == dtype:
-        return column
-    if dtype == object:
-        return column.astype(object).where(column.notna(), np.nan)
-    try:
-        cast = column.astype(dtype)
-    except (TypeError, ValueError):
-        return column
-    same = cast.isna().eq(column.isna()).all() and (cast[column.notna()].astype(object).to_numpy()
-                                                    == column[column.notna()].astype(object).to_numpy()).all()
-    return cast if same else column

@@ -74,10 +74,15 @@ def test_samples_without_a_target(unlabelled_synth):
 def test_selection_lists_the_candidates_and_names_the_choice(fixture, request):
     synth = request.getfixturevalue(fixture)
     sel = synth.selection_
-    assert list(sel.columns) == ["candidate", "log_evidence", "cv_log_loss", "holdout_loglik", "chosen"]
+    assert list(sel.columns) == ["candidate", "log_evidence", "cv_log_loss", "holdout_loglik", "chosen", "note"]
     assert {"naive", "tan", "kdb (k=2)"} <= set(sel["candidate"])
-    assert sel["candidate"].str.startswith("latent class (naive, C=").sum() == 1
+    latent = sel["candidate"].str.startswith("latent class (naive, C=")
+    assert latent.sum() == 1 and sel.loc[latent, "note"].item().startswith("search stopped: ")
     assert sel["chosen"].sum() == 1 and sel.loc[sel["chosen"], "candidate"].item() == synth.chosen_
+    trace = synth.latent_search_  # every count the search tried, scored on the held-out rows
+    assert list(trace.columns) == ["n_components", "cell_score", "holdout_loglik", "gap", "se"]
+    best = trace.loc[trace["cell_score"].idxmax(), "n_components"]  # the count the cell score picks
+    assert sel.loc[latent, "candidate"].item() == f"latent class (naive, C={best})"
     scored = sel.dropna(subset=["holdout_loglik"])
     assert "naive" in set(scored["candidate"]) and len(scored) >= 2
     if synth.chosen_ != "naive":  # the choice is never worse than the best other candidate held out
@@ -177,6 +182,8 @@ def test_a_latent_choice_is_not_saved(tmp_path):
 @pytest.mark.parametrize("kwargs, data, match", [
     ({"target": "nope"}, None, "not a column"),
     ({"latent": 0}, None, "latent must be"),
+    ({"latent_candidates": ()}, None, "latent_candidates must be"),
+    ({"latent_candidates": (0, 2)}, None, "latent_candidates must be"),
     ({"structure": "forest"}, None, "structure must be"),
     ({"holdout": 1.5}, None, "holdout"),
     ({"target": "sex"}, None, "missing label"),

@@ -15,6 +15,7 @@ from ..structure.hierarchical import hierarchical_prior
 from ._category_codes import _code_into, _columns, _indexer, _small_ints, code_dtype
 from ._category_types import convert_unmatched, no_match_error
 from ._numeric import MAX_ALPHA, check_alpha
+from ._weighted_counts import code_counts
 
 __all__ = []
 
@@ -276,19 +277,7 @@ def count_codes(codes, resp, categories):
     hard = hard_labels(resp) if K and len(categories) else None
     if hard is not None:
         return _count_labelled(codes, *hard, K, categories)
-    counts = []
-    for j, cats in enumerate(categories):
-        V = len(cats)
-        c = codes[:, j]
-        ok = (c >= 0) & (c < V)
-        complete = ok.all()
-        if not complete:
-            c = c[ok]
-        cj = np.empty((K, V))
-        for k in range(K):
-            cj[k] = np.bincount(c, weights=resp[:, k] if complete else resp[ok, k], minlength=V)[:V]
-        counts.append(cj)
-    return tuple(counts)
+    return tuple(code_counts(codes[:, j], resp, len(cats)) for j, cats in enumerate(categories))
 
 
 def _count_labelled(codes, label, weight, K, categories):

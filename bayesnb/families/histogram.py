@@ -55,6 +55,7 @@ from . import _interval
 from ._base import Family
 from ._histogram_bins import HistogramEncoding
 from ._numeric import MAX_ALPHA, dense_numbers, dirichlet_draws, draw_categories
+from ._weighted_counts import code_counts
 from .categorical import Categorical
 
 __all__ = ["BinDirichlets", "Histogram", "HistogramBlock", "HistogramEncoding", "HistogramStats"]
@@ -232,9 +233,7 @@ class Histogram(Family):
             B = e.size - 1
             rows = np.flatnonzero(block.codes[:, j] >= 0)
             codes = block.codes[rows, j]
-            # weighted bin counts per class (a bincount: O(n K), not a dense (n, B) one-hot product)
-            c = np.array([np.bincount(codes, weights=resp[rows, k], minlength=B) for k in range(resp.shape[1])])
-            c = c.reshape(resp.shape[1], B)
+            c = code_counts(block.codes[:, j], resp, B)  # weighted bin counts per class, O(n K)
             counts.append(c)
             lws.append(c * np.log(np.diff(e))[None, :])
             tail = block.log_width[rows, j] - np.log(np.diff(e))[codes]  # 0 inside the bins' range

@@ -1,0 +1,65 @@
+"""The Synthesizer's latent-class search (bayesnb._synth_select): a latent model that must win is still
+chosen, and a search that cannot win stops widening, with the reason in ``selection_``."""
+
+import numpy as np
+import pandas as pd
+
+from bayesnb import Synthesizer
+from bayesnb._synth_select import Z_BEHIND
+
+
+def _mixture_table(n, seed):
+    """Two classes, each a two-component mixture: in one component every column is mostly one value,
+    in the other mostly another, so the columns depend strongly on each other within a class."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    z = rng.integers(0, 2, n)
+    cols = {}
+    for j in range(8):
+        main = (2 * y + z + j) % 4  # the component's usual value of column j
+        noise = rng.integers(0, 4, n)
+        cols[f"c{j}"] = np.where(rng.random(n) < 0.85, main, noise).astype(str)
+    return pd.DataFrame({"y": y.astype(str), **cols})
+
+
+def _chain_table(n, seed):
+    """A Markov chain over 8 columns of 6 values: each column copies the one before it, mostly. A
+    tree (TAN / k-DB) is the exact model; a mixture needs very many components."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    prev = rng.integers(0, 6, n)
+    cols = {}
+    for j in range(8):
+        step = np.where(rng.random(n) < 0.8, 0, rng.integers(1, 6, n))
+        prev = (prev + step + y) % 6
+        cols[f"c{j}"] = prev.astype(str)
+    return pd.DataFrame({"y": y.astype(str), **cols})
+
+
+def test_a_mixture_within_each_class_is_chosen():
+    data = _mixture_table(3000, 0)
+    synth = Synthesizer(target="y", search_rows=1000, random_state=0, verbose=False).fit(data)
+    sel = synth.selection_.set_index("candidate")
+    assert synth.chosen_.startswith("latent class (naive, C=") and synth.latent_ is not None
+    assert synth.latent_.n_components >= 2
+    structure = sel.index[sel["log_evidence"].notna() & sel["holdout_loglik"].notna()
+                          & (sel.index != "naive")]
+    assert len(structure) == 1  # the structure of step 1 and the latent model, both held out
+    assert sel.loc[synth.chosen_, "holdout_loglik"] > sel.loc[structure[0], "holdout_loglik"]
+    assert sel.loc[synth.chosen_, "note"].startswith("search stopped: ")
+
+
+def test_a_search_that_cannot_win_stops_widening_and_says_why():
+    data = _chain_table(4000, 1)
+    synth = Synthesizer(target="y", latent_candidates=(1, 2), search_rows=2000, random_state=0,
+                        verbose=False).fit(data)
+    assert not synth.chosen_.startswith("latent class")
+    trace = synth.latent_search_
+    note = synth.selection_["note"].dropna().item()
+    assert "trails the structure" in note and "not refitted" in note
+    last = trace.iloc[-1]
+    assert last["gap"] < -Z_BEHIND * last["se"]  # clearly behind where it stopped
+    cap = 2000 // (10 * 2)
+    assert trace["n_components"].max() < cap  # it stopped before the widening's cap
+    latent = synth.selection_["candidate"].str.startswith("latent class")
+    assert synth.selection_.loc[latent, "holdout_loglik"].isna().all()  # decided at the search size
