@@ -87,13 +87,14 @@ import numpy as np
 import pandas as pd
 from _census import NOT_GIVEN, NUMERIC, TARGET, load_adult_train
 from _impute_peers import DEFAULT_PEERS, PEERS, from_onehot, onehot_frame, peer_methods
+from _tables import penguins_xy
 from sklearn.datasets import load_breast_cancer, load_diabetes
 from sklearn.ensemble import ExtraTreesRegressor
 from sklearn.experimental import enable_iterative_imputer  # noqa: F401
 from sklearn.impute import IterativeImputer, KNNImputer, SimpleImputer
 
 from bayesnb import Categorical, Gaussian, NaiveBayes, impute_table
-from bayesnb.datasets import load_house_votes, load_penguins
+from bayesnb.datasets import load_house_votes
 from bayesnb.mvn_impute import impute_mvn
 
 
@@ -118,12 +119,7 @@ def tables(quick, adult=None, adult_rows=5000):
             out["adult"] = table
     hv = load_house_votes()
     out["house votes"] = (hv.drop(columns="party"), hv["party"].to_numpy(dtype=object))
-    pg = load_penguins()
-    X = pg.drop(columns=["species", "year"])
-    for c in X.columns:
-        if str(X[c].dtype) == "Int64":
-            X[c] = X[c].astype(float)
-    out["penguins"] = (X, pg["species"].to_numpy(dtype=object))
+    out["penguins"] = penguins_xy()
     if quick:
         return out
     d = load_diabetes(as_frame=True)

@@ -43,8 +43,9 @@ from sklearn.experimental import enable_iterative_imputer  # noqa: F401
 from sklearn.impute import IterativeImputer
 from sklearn.linear_model import BayesianRidge
 
+from _tables import penguins_xy
+
 from bayesnb import NaiveBayes, impute_mnar
-from bayesnb.datasets import load_penguins
 
 MASKS = {"self 45/15": (0.5, 0.45, 0.15), "self top": (0.75, 0.7, 0.05)}
 
@@ -52,12 +53,7 @@ MASKS = {"self 45/15": (0.5, 0.45, 0.15), "self top": (0.75, 0.7, 0.05)}
 def tables(names):
     out = {}
     if "penguins" in names:
-        pg = load_penguins()
-        X = pg.drop(columns=["species", "year"])
-        for c in X.columns:
-            if str(X[c].dtype) == "Int64":
-                X[c] = X[c].astype(float)
-        out["penguins"] = (X, pg["species"].to_numpy(dtype=object))
+        out["penguins"] = penguins_xy()
     if "diabetes" in names:
         d = load_diabetes(as_frame=True)
         out["diabetes"] = (d.data, np.digitize(d.target, np.quantile(d.target, [1 / 3, 2 / 3])))
