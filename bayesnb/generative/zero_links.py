@@ -37,8 +37,9 @@ def _object_floats(col):
 
 
 def numeric_columns(X):
-    """``(positions, get)``: the numeric, non-boolean columns of a dense table and ``get(j)``, column
-    ``j``'s values as float64 (NaN missing), read one column at a time (never a whole copy of ``X``).
+    """``(positions, get)``: the numeric, non-boolean columns of a dense table and ``get(j, rows=None)``,
+    column ``j``'s values as float64 (NaN missing), of the rows ``rows`` (indices) only when given, read
+    one column at a time (never a whole copy of ``X``).
 
     Numeric columns: those of a numeric, non-boolean dtype, and object columns whose every cell is a
     number or missing (None, ``pd.NA``, NaN), as the estimators read them.
@@ -51,8 +52,10 @@ def numeric_columns(X):
             return [], None
         cols = [A[:, j] for j in range(A.shape[1])]
 
-    def get(j):
+    def get(j, rows=None):
         c = cols[j]
+        if rows is not None:
+            c = c.iloc[rows] if is_frame(X) else c[rows]
         if getattr(c, "dtype", None) == object:
             return _object_floats(c)
         return c.to_numpy(dtype=float, na_value=np.nan) if is_frame(X) else c.astype(float)
@@ -65,8 +68,9 @@ def numeric_columns(X):
 def zero_links(X, min_rows=MIN_ZERO_ROWS):
     """The zero links of a table: a list of ``(target, source)`` column positions (see the module docstring).
 
-    Only columns with at least ``min_rows`` zeros can be sources; each source's zero rows are checked
-    against the other columns one column at a time, so the memory is a few columns', not the table's.
+    Only columns with at least ``min_rows`` zeros can be sources; each other column is read at a
+    source's first zero rows, then at all of them, and whole only when it is 0 on all of them, so the
+    memory is a few columns', not the table's, and a pair that fails costs little.
 
     Parameters
     ----------
@@ -87,11 +91,14 @@ def zero_links(X, min_rows=MIN_ZERO_ROWS):
         for k, t in enumerate(pos):
             if k == i:
                 continue
-            xt = get(t)
-            at = xt[zs]
+            head = get(t, zs[:64])  # most pairs fail on a source's first zero rows: read those first
+            if np.any(~np.isnan(head) & (head != 0)):
+                continue
+            at = get(t, zs)
             at = at[~np.isnan(at)]
             if at.size < min_rows or np.any(at != 0):
                 continue
+            xt = get(t)
             rest = xt[other & ~np.isnan(xt)]
             if not rest.size or np.mean(rest == 0) <= 0.5:
                 out.append((t, pos[i]))
