@@ -183,6 +183,32 @@ def test_support_rules():
     assert many.values is None and many.integer and project([3.4], many)[0] == 3.0
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(MAX_CODES + 1, 3000), st.lists(st.floats(0.0, 0.35), max_size=5))
+def test_the_unweighted_record_without_a_value_count_is_the_counted_one(seed, n, shares):
+    """The record of a column of many values, made from its sorted cells at a few ranks, equals the one
+    from counting every distinct value (point masses of any share near the 10% rule, ties, few rows)."""
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.normal(size=n) * rng.choice([1.0, 100.0]), int(rng.integers(0, 3)))
+    start = 0
+    for k, share in enumerate(shares):  # runs of a repeated value, some just under or over the rule
+        m = int(round(share * n))
+        x[start:start + m] = float(k) - 2.0
+        start += m
+    rng.shuffle(x)
+    vals, counts = np.unique(x, return_counts=True)
+    if vals.size <= MAX_CODES:
+        return
+    heavy = np.flatnonzero(counts >= 0.1 * n)
+    heavy = np.sort(heavy[np.argsort(-counts[heavy], kind="stable")][:3])
+    rest = np.delete(vals, heavy)
+    got = column_supports(x[:, None])[0]
+    assert got.values is None and int(got.n) == n and got.integer == bool(np.all(vals == np.round(vals)))
+    np.testing.assert_array_equal(got.masses, vals[heavy])
+    np.testing.assert_array_equal(got.counts, counts[heavy])
+    assert (got.lo, got.hi) == (rest[0], rest[-1])
+
+
 def test_partial_fit_merges_the_record():
     a = column_supports(np.array([[1.0], [2.0], [2.0]]))
     b = column_supports(np.array([[3.0], [np.nan]]))

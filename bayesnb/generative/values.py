@@ -90,6 +90,17 @@ class ColumnSupport(NamedTuple):
     n: float
 
 
+#: cells of a column read first: more than MAX_CODES distinct values among them rule a value set out
+_PROBE = 1024
+
+
+def _heaviest(counts, n):
+    """Indices (ascending) of the at most :data:`MAX_MASSES` heaviest of ``counts`` holding at least
+    :data:`POINT_MASS_SHARE` of ``n`` (ties: the lower index first)."""
+    heavy = np.flatnonzero(counts >= POINT_MASS_SHARE * n)
+    return np.sort(heavy[np.argsort(-counts[heavy], kind="stable")][:MAX_MASSES])
+
+
 def _support_of(x, w=None):
     """The :class:`ColumnSupport` of the observed (finite) values ``x`` with row weights ``w`` (None: 1
     each), or None when there are none. A value's count is its rows' summed weight (an integer weight
@@ -97,19 +108,41 @@ def _support_of(x, w=None):
     ok = np.isfinite(x)
     if not ok.any():
         return None
+    x = x[ok]
+    if w is None and np.unique(x[:_PROBE]).size > MAX_CODES:
+        return _uncoded_support(x)
     if w is None:
-        vals, counts = np.unique(x[ok], return_counts=True)
+        vals, counts = np.unique(x, return_counts=True)
     else:
-        vals, inv = np.unique(x[ok], return_inverse=True)
+        vals, inv = np.unique(x, return_inverse=True)
         counts = np.bincount(inv.ravel(), weights=np.asarray(w, dtype=float)[ok], minlength=vals.size)
     n = counts.sum()
     integer = bool(np.all(vals == np.round(vals)))
     if vals.size <= MAX_CODES:
         return ColumnSupport(vals, counts, np.zeros(0), float(vals[0]), float(vals[-1]), integer, n)
-    heavy = np.flatnonzero(counts >= POINT_MASS_SHARE * n)
-    heavy = np.sort(heavy[np.argsort(-counts[heavy], kind="stable")][:MAX_MASSES])
+    heavy = _heaviest(counts, n)
     rest = np.delete(vals, heavy)
     return ColumnSupport(None, counts[heavy], vals[heavy], float(rest[0]), float(rest[-1]), integer, n)
+
+
+def _uncoded_support(x):
+    """:func:`_support_of` of unweighted observed values ``x`` known to hold more than :data:`MAX_CODES`
+    distinct values, without counting every distinct value (this runs in every fit).
+
+    A value holding at least :data:`POINT_MASS_SHARE` of the cells fills a run at least that long of the
+    sorted column, so it is one of the values at ``ceil(1 / POINT_MASS_SHARE) + 1`` evenly spaced ranks
+    (spaced at most that run's length apart); only those are counted (two binary searches each).
+    """
+    s = np.sort(x)
+    n = np.int64(s.size)
+    kth = np.round(np.linspace(0, s.size - 1, int(np.ceil(1 / POINT_MASS_SHARE)) + 1)).astype(np.intp)
+    cand = np.unique(s[kth])
+    counts = (np.searchsorted(s, cand, side="right") - np.searchsorted(s, cand, side="left")).astype(np.int64)
+    heavy = _heaviest(counts, n)
+    masses = cand[heavy]
+    rest = s[~np.isin(s, masses)] if masses.size else s
+    integer = bool(np.all(s == np.round(s)))
+    return ColumnSupport(None, counts[heavy], masses, float(rest[0]), float(rest[-1]), integer, n)
 
 
 def _numeric_columns(X, skip=()):
