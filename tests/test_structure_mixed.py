@@ -394,3 +394,20 @@ def test_save_load_with_a_hurdle_node(tmp_path):
     m.save(tmp_path / "m.bnb")
     back = bayesnb.load(tmp_path / "m.bnb")
     np.testing.assert_array_equal(back.predict_proba(X), m.predict_proba(X))
+
+
+def test_the_loader_refuses_structure_statistics_that_are_not_finite_or_negative_counts():
+    """A structure's statistics are checked by the families' field rules when a file is read (the
+    structure's own check on load then compares their contexts only)."""
+    from bayesnb._loadcheck import check_extras
+    from bayesnb._safejson import ModelFileError
+    X, y = _tiny(5)
+    m = bayesnb.NaiveBayes(structure="tan").fit(X, y)
+    for bad, what in ((np.nan, "NaN"), (-1.0, "below 0")):
+        stats = list(m.structure_stats_)
+        st = stats[0]
+        first = np.array(st[0], dtype=float, copy=True)
+        first.flat[0] = bad
+        stats[0] = st._replace(**{st._fields[0]: first})
+        with pytest.raises(ModelFileError, match=rf"structure_stats_\[0\].*{what}"):
+            check_extras(m, m.posterior_, m.n_features_in_, {"structure_stats_": stats})
