@@ -17,7 +17,7 @@ from ._utils import as_generator, is_numeric_column, one_class_on_purpose
 from .generative.values import column_supports, project
 from .mvn_impute import draw_mvn, fill_mvn, fit_mvn
 
-__all__ = ["CONFIGURATIONS", "SEARCH_ROWS", "fill_config", "fit_config", "latent_class_auto"]
+__all__ = ["CONFIGURATIONS", "SEARCH_ROWS", "fill_config", "fit_config", "latent_class_auto", "reading_model"]
 
 #: The configurations :func:`~bayesnb.impute_table` chooses among, cheapest first.
 CONFIGURATIONS = ("naive", "latent", "tan", "mvn")
@@ -117,6 +117,17 @@ def fill_config(config, member, X, given, rng, strategy="auto", n_imputations=1)
     model, kw = (member[0], {"latent": member[1]}) if config == "latent" else (member, {})
     out = model.impute(X, y=given, strategy=strategy, n_imputations=n_imputations, random_state=rng, **kw)
     return out if isinstance(out, list) else [out]
+
+
+def reading_model(model):
+    """The :class:`~bayesnb.NaiveBayes` that reads a table for ``model``: itself, or for an
+    :class:`~bayesnb.Imputer` the model of its first fitted configuration (every one is fitted on the
+    same columns with the same template)."""
+    members = getattr(model, "models_", None)
+    if members is None:
+        return model
+    config, member = next(iter(members.items()))
+    return member[0] if config == "latent" else member.model if config == "mvn" else member
 
 
 def project_fills(table, X, supports):

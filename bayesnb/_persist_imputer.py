@@ -4,7 +4,7 @@ The file is an ordinary model file (:mod:`bayesnb.persistence`: one ``.npz`` arc
 checksums, the optional HMAC) whose ``estimator`` is ``"Imputer"``. Its metadata holds the imputer's
 parameters (the template estimator by class name and parameters) and, under ``fitted``:
 
-- ``columns``, ``labelled``, ``chosen`` (``[column position, configuration]`` pairs), ``n_components``,
+- ``columns``, ``labelled``, ``target_name`` (the label column's name, or None), ``chosen`` (``[column position, configuration]`` pairs), ``n_components``,
   ``scores`` (the ``scores_`` table as lists, or None), ``supports`` and ``zero_links`` (the training
   table's value records and zero links, as a NaiveBayes file stores its own);
 - ``models``: per fitted configuration, its estimators as :func:`~bayesnb.persistence.encode_estimator`
@@ -96,6 +96,7 @@ def imputer_to_file(imp, enc):
         "supports": enc(support_to_dict(imp.supports_)),
         "zero_links": [[int(t), int(s)] for t, s in imp.zero_links_],
         "models": {cfg: _member_to_file(cfg, m, enc) for cfg, m in imp.models_.items()},
+        "target_name": enc(getattr(imp, "target_name_", None)),  # the label column (set by bayesnb fit-imputer)
     }
     return {"estimator": type(imp).__name__, "params": enc(params, "params"),
             "template": None if est is None else {"estimator": type(est).__name__,
@@ -239,4 +240,9 @@ def imputer_from_file(cls, meta, dec):
     imp.models_, imp.chosen_, imp.scores_, imp.n_components_ = models, chosen, scores, n_comp
     imp.columns_, imp.labelled_ = columns.tolist(), bool(fitted["labelled"])
     imp.supports_, imp.zero_links_ = supports, links
+    target = dec(fitted.get("target_name"))
+    if target is not None:
+        if not isinstance(target, str):
+            _fail("the imputer's target name must be a string")
+        imp.target_name_ = target
     return imp
