@@ -4,9 +4,10 @@ The file is an ordinary model file (:mod:`bayesnb.persistence`: one ``.npz`` arc
 checksums, the optional HMAC) whose ``estimator`` is ``"Imputer"``. Its metadata holds the imputer's
 parameters (the template estimator by class name and parameters) and, under ``fitted``:
 
-- ``columns``, ``labelled``, ``target_name`` (the label column's name, or None), ``chosen`` (``[column position, configuration]`` pairs), ``n_components``,
-  ``scores`` (the ``scores_`` table as lists, or None), ``supports`` and ``zero_links`` (the training
-  table's value records and zero links, as a NaiveBayes file stores its own);
+- ``columns``, ``labelled``, ``target_name`` (the label column's name, or None), ``chosen``
+  (``[column position, configuration]`` pairs), ``n_components``, ``scores`` (the ``scores_`` table
+  as lists, or None), ``supports`` and ``zero_links`` (the training table's value records and zero
+  links, as a NaiveBayes file stores its own);
 - ``models``: per fitted configuration, its estimators as :func:`~bayesnb.persistence.encode_estimator`
   writes them, with a latent-class fit's posterior over the latent states (a naive-Bayes posterior,
   checked like an estimator's) and a multivariate normal's per-class Normal-Inverse-Wishart parameters.

@@ -2,7 +2,9 @@
 
 :func:`impute_table` fits several bayesnb configurations on the table being imputed and keeps,
 for each column, the one whose imputations of *observed* cells, hidden on purpose, are the most
-accurate:
+accurate. Its fitted form is :class:`~bayesnb.Imputer` (:mod:`bayesnb.imputer`): ``Imputer.fit``
+runs steps 1-3 and step 4's fits and keeps the fitted configurations, ``Imputer.impute`` step 4's
+fills (on the training table or new rows), and ``impute_table(X, y, ...)`` is the two in one call:
 
 1. hide a random ``holdout`` fraction of the observed cells (the real missing cells stay missing);
 2. fit each configuration on that table and impute it; score each column's imputations of the

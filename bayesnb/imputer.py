@@ -105,6 +105,9 @@ class Imputer(TransformerMixin, BaseEstimator):
         The training table's zero links ``(target, source)``.
     labelled_ : bool
         Whether ``fit`` was given labels (without, every row is one class).
+    target_name_ : str
+        Only on an imputer from ``bayesnb fit-imputer --target COL``: the label column, which
+        ``bayesnb impute`` passes as ``y`` (saved in the file).
 
     Examples
     --------
