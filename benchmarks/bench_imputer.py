@@ -14,8 +14,8 @@ printed as counts of runs: the Imputer's table equals ``impute_table(Xm, y, ...)
 same arguments (cell for cell), and an Imputer saved and loaded back imputes the same table.
 
 Tables: penguins (bundled, without ``year``; species the label), house votes (bundled, party the
-label) and, with ``--adult DIR``, the census table (UCI Adult train split, its first
-``--adult-rows`` rows, income the label; :mod:`_census`).
+label) and, with ``--adult DIR``, the census table (a random ``--adult-rows`` subsample of UCI
+Adult's ``adult.data``, seed 0, as ``bench_impute.py`` draws it; income the label; :mod:`_census`).
 
 Run::
 
@@ -33,7 +33,7 @@ import warnings
 
 import numpy as np
 
-from _census import NUMERIC, TARGET, load_adult
+from _census import NUMERIC, TARGET, load_adult_train
 from _tables import penguins_xy
 
 from bayesnb import Imputer, NaiveBayes, impute_table
@@ -48,12 +48,13 @@ def tables(names, adult=None, adult_rows=5000):
     if "house_votes" in names:
         hv = load_house_votes()
         out["house_votes"] = hv.drop(columns="party"), hv["party"].to_numpy(dtype=object)
-    if "adult" in names and adult is not None:
-        train = load_adult(adult)[0].iloc[:adult_rows].reset_index(drop=True)
-        X = train.drop(columns=TARGET)
-        for c in NUMERIC:
-            X[c] = X[c].astype(float)
-        out["adult"] = X, train[TARGET].to_numpy(dtype=object)
+    if "adult" in names and adult is not None:  # bench_impute.py's subsample: seed 0, sorted rows
+        train = load_adult_train(adult)
+        rows = np.random.default_rng(0).choice(len(train), size=min(adult_rows, len(train)), replace=False)
+        sub = train.iloc[np.sort(rows)].reset_index(drop=True)
+        X = sub.drop(columns=TARGET)
+        X[NUMERIC] = X[NUMERIC].astype(float)
+        out["adult"] = X, sub[TARGET].to_numpy(dtype=object)
     return out
 
 
@@ -98,7 +99,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=3, help="seeds 0..N-1 (default 3)")
     ap.add_argument("--tables", default="penguins,house_votes", help="comma-separated: penguins, house_votes, adult")
-    ap.add_argument("--adult", default=None, metavar="DIR", help="folder with UCI adult.data and adult.test")
+    ap.add_argument("--adult", default=None, metavar="DIR", help="folder with UCI's adult.data")
     ap.add_argument("--adult-rows", type=int, default=5000, help="rows of the census train split (default 5000)")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
