@@ -153,8 +153,8 @@ def _mvn_from_file(model, node, dec):
     if np.any(arrays["scale"] <= 0) or np.any(arrays["low"] > arrays["high"]):
         _fail("the multivariate normal's scales must be positive and its ranges ordered")
     fits = node["fits"]
-    if not isinstance(fits, list) or len(fits) != len(model.classes_):
-        _fail("the multivariate normal must have one fit (or null) per class")
+    if not isinstance(fits, list) or len(fits) != (len(model.classes_) if q else 0):
+        _fail("the multivariate normal must have one fit (or null) per class, none without numeric columns")
     out = []
     for f in fits:
         if f is None:

@@ -132,6 +132,32 @@ def test_saved_and_loaded_imputer_imputes_identically(penguins, fitted, tmp_path
         Imputer.load(path)
 
 
+@pytest.mark.parametrize("configuration", ["mvn", "latent"])
+def test_one_configuration_saves_and_loads_on_a_categorical_table(configuration, tmp_path):
+    """house votes has no numeric column: the mvn state is the naive model alone; the latent fit is saved whole."""
+    Xm, y = masked(load_house_votes(), "party", p=0.2)
+    imp = Imputer(configurations=configuration, random_state=0).fit(Xm, y)
+    assert imp.scores_ is None and set(imp.chosen_.values()) == {configuration}
+    imp.save(tmp_path / "one.bnb")
+    again = Imputer.load(tmp_path / "one.bnb")
+    pd.testing.assert_frame_equal(again.impute(Xm), imp.impute(Xm))
+    assert again.n_components_ == imp.n_components_ and (configuration == "mvn") == (imp.n_components_ is None)
+
+
+def test_a_column_without_a_choice_is_filled_by_the_first_fitted_configuration(penguins):
+    X = masked(load_penguins(), "species", p=0.0)[0].dropna().reset_index(drop=True)
+    Xm = X.copy()
+    Xm.loc[::4, "bill_length_mm"] = np.nan
+    imp = Imputer(configurations=("naive", "tan"), columns="missing", random_state=0).fit(Xm)
+    assert list(imp.chosen_) == ["bill_length_mm"]
+    new = X.iloc[:8].copy()
+    new.loc[:, "flipper_length_mm"] = np.nan
+    first = next(iter(imp.models_))
+    expected = imp.models_[first].impute(new)["flipper_length_mm"]
+    np.testing.assert_array_equal(imp.impute(new)["flipper_length_mm"].to_numpy(dtype=float),
+                                  expected.to_numpy(dtype=float))
+
+
 def _edit_meta(path, out, change):
     """Write ``path`` to ``out`` with its metadata changed by ``change`` (checksums cover the arrays only)."""
     with np.load(path) as f:
