@@ -230,7 +230,7 @@ class Imputer(TransformerMixin, BaseEstimator):
             raise ValueError(f"{who}: X must have the training columns, in order: {self.columns_[:10]}"
                              f"{'...' if len(self.columns_) > 10 else ''}; received {list(X.columns)[:10]}.")
         if y is not None:
-            y = np.asarray(y, dtype=object)
+            y = np.asarray(y)
             if y.shape != (X.shape[0],):
                 raise ValueError(f"{who}: y must have shape ({X.shape[0]},), one label per row of X (None where "
                                  f"unknown); received shape {y.shape}.")
