@@ -38,6 +38,7 @@ from .estimators import (
 from .families import Bernoulli, Categorical, Complement, Gaussian, Histogram, Hurdle, LogNormal, Multinomial, Poisson
 from .generative import LatentClassFit, missing_labels
 from .imputation import TableImputation, impute_table
+from .imputer import Imputer
 from .mnar import MNARImputation, impute_mnar, mnar_sensitivity
 from .persistence import load
 from .pooling import pool
@@ -61,6 +62,7 @@ __all__ = [
     "LatentClassFit",
     "GaussianNB",
     "Hurdle",
+    "Imputer",
     "Histogram",
     "LogNormal",
     "MNARImputation",

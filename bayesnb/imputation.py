@@ -2,7 +2,9 @@
 
 :func:`impute_table` fits several bayesnb configurations on the table being imputed and keeps,
 for each column, the one whose imputations of *observed* cells, hidden on purpose, are the most
-accurate:
+accurate. Its fitted form is :class:`~bayesnb.Imputer` (:mod:`bayesnb.imputer`): ``Imputer.fit``
+runs steps 1-3 and step 4's fits and keeps the fitted configurations, ``Imputer.impute`` step 4's
+fills (on the training table or new rows), and ``impute_table(X, y, ...)`` is the two in one call:
 
 1. hide a random ``holdout`` fraction of the observed cells (the real missing cells stay missing);
 2. fit each configuration on that table and impute it; score each column's imputations of the
@@ -55,27 +57,22 @@ iterations), whose cost grows linearly with the rows.
 
 from __future__ import annotations
 
-import warnings
 from typing import NamedTuple
 
-import numpy as np
 import pandas as pd
-from sklearn.base import clone
 
-from ._progress import progress
-from ._utils import as_generator, is_numeric_column, one_class_on_purpose
-from .estimators import NaiveBayes
-from .generative.values import column_supports, project
-from .generative.zero_links import keep_zero_links, zero_links
-from .mvn_impute import _check_table, impute_mvn
+from ._impute_configs import (
+    CONFIGURATIONS,
+    SEARCH_ROWS,
+    _check_search_rows,
+    _configuration_names,
+    latent_class_auto,
+)
+from ._utils import as_generator
+from .imputer import Imputer
+from .mvn_impute import _check_table
 
-__all__ = ["CONFIGURATIONS", "SEARCH_ROWS", "TableImputation", "impute_table", "latent_class_auto"]
-
-#: The configurations :func:`impute_table` chooses among, cheapest first.
-CONFIGURATIONS = ("naive", "latent", "tan", "mvn")
-
-#: Default number of rows the latent-class component search of :func:`impute_table` runs on.
-SEARCH_ROWS = 5000
+__all__ = ["CONFIGURATIONS", "SEARCH_ROWS", "Imputer", "TableImputation", "impute_table", "latent_class_auto"]
 
 
 class TableImputation(NamedTuple):
@@ -103,24 +100,6 @@ class TableImputation(NamedTuple):
     n_components: int | None = None
 
 
-def _check_search_rows(search_rows, who):
-    if search_rows is not None and not (isinstance(search_rows, int | np.integer) and not isinstance(search_rows, bool)
-                                        and search_rows >= 2):
-        raise ValueError(f"{who}: search_rows must be None or a whole number >= 2; received {search_rows!r}.")
-
-
-def _configuration_names(configurations):
-    """``configurations`` (``"auto"``, a name or names) as a tuple of distinct names among
-    :data:`CONFIGURATIONS`; a ValueError otherwise."""
-    configs = CONFIGURATIONS if isinstance(configurations, str) and configurations == "auto" else (
-        (configurations,) if isinstance(configurations, str) else tuple(configurations))
-    bad = [c for c in configs if c not in CONFIGURATIONS]
-    if not configs or bad or len(set(configs)) != len(configs):
-        raise ValueError(f"impute_table: configurations must be 'auto' or distinct names among {CONFIGURATIONS}; "
-                         f"received {configurations!r}.")
-    return configs
-
-
 def _check(X, y, configurations, holdout, estimator, search_rows):
     y = _check_table(X, y, estimator, "impute_table")
     configs = _configuration_names(configurations)
@@ -130,102 +109,13 @@ def _check(X, y, configurations, holdout, estimator, search_rows):
     return configs, y
 
 
-def latent_class_auto(model, X, y=None, *, search_rows=SEARCH_ROWS, random_state=None):
-    """A fitted model's latent-class model with the component count chosen on at most ``search_rows`` rows.
-
-    ``model.fit_latent_class(X, y, n_components="auto")`` when ``X`` has at most
-    ``search_rows`` rows (or ``search_rows`` is None); otherwise the same search on a random
-    subsample of ``search_rows`` rows, then ``fit_latent_class`` with the chosen count on every
-    row. The returned fit's ``selection`` holds the subsample's scores.
-
-    Parameters
-    ----------
-    model : NaiveBayes
-        Fitted.
-    X : DataFrame of shape (n_samples, n_features)
-    y : array-like of shape (n_samples,), optional
-        Labels passed to ``fit_latent_class`` (None: inferred).
-    search_rows : int or None, default=SEARCH_ROWS
-        Rows the component search runs on (>= 2); None: every row.
-    random_state : None, int or Generator
-
-    Returns
-    -------
-    LatentClassFit
-    """
-    _check_search_rows(search_rows, "latent_class_auto")
-    if not isinstance(X, pd.DataFrame):
-        raise TypeError(f"latent_class_auto: X must be a pandas DataFrame; received {type(X).__name__}.")
-    rng = as_generator(random_state)
-    n = X.shape[0]
-    if search_rows is None or n <= search_rows:
-        return model.fit_latent_class(X, y, n_components="auto", random_state=rng)
-    rows = np.sort(rng.choice(n, size=search_rows, replace=False))
-    sub = model.fit_latent_class(X.iloc[rows], None if y is None else np.asarray(y)[rows], n_components="auto",
-                                 random_state=rng)
-    fit = model.fit_latent_class(X, y, n_components=sub.n_components, random_state=rng)
-    return fit._replace(selection=sub.selection)
-
-
-def _run(config, estimator, X, y, label_given, rng, search_rows, n_components=None):
-    """Fit ``config`` on ``X`` (labels ``y``) and impute ``X``: ``(table, latent components or None)``.
-
-    ``"latent"`` searches its component count (:func:`latent_class_auto`) unless ``n_components`` is given.
-    """
-    if config == "mvn":
-        return impute_mvn(X, y, label_given=label_given, estimator=estimator), None
-    model = clone(estimator)
-    if config == "tan":
-        model.set_params(structure="tan")
-    with one_class_on_purpose():  # y=None: every row one class (imputation, not classification)
-        model.fit(X, y)
-    given = y if label_given else None
-    if config != "latent":
-        return model.impute(X, y=given), None
-    if n_components is None:
-        fit = latent_class_auto(model, X, given, search_rows=search_rows, random_state=rng)
-    else:
-        fit = model.fit_latent_class(X, given, n_components=n_components, random_state=rng)
-    return model.impute(X, y=given, latent=fit, random_state=rng), fit.n_components
-
-
-def _clip_to_observed(table, X):
-    """``table`` with the imputed cells of each numeric column moved to the nearest value that column takes in
-    ``X`` (:func:`~bayesnb.generative.values.project`: its observed range, its codes, its point masses)."""
-    supports = column_supports(X)
-    for j, c in enumerate(X.columns):
-        miss = X[c].isna().to_numpy()
-        if j in supports and miss.any():
-            table.loc[miss, c] = project(table.loc[miss, c].to_numpy(dtype=float, na_value=np.nan), supports[j])
-    return table
-
-
-def _loss(truth, filled, kind):
-    """The loss of ``filled`` against ``truth``: ``"squared"`` (NRMSE squared), ``"absolute"`` (mean absolute
-    error over the mean absolute deviation from the median) or ``"error"`` (error rate)."""
-    if kind == "error":
-        return float(np.mean(np.asarray(filled, dtype=object) != np.asarray(truth, dtype=object)))
-    t, v = np.asarray(truth, dtype=float), np.asarray(filled, dtype=float)
-    if kind == "absolute":
-        scale = np.mean(np.abs(t - np.median(t)))
-        return float(np.mean(np.abs(v - t)) / (scale if scale > 0 else 1.0))
-    var = np.var(t)
-    return float(np.mean((v - t) ** 2) / (var if var > 0 else 1.0))
-
-
-def _loss_kinds(X):
-    """Per column of ``X``, the loss its fill minimises (see :func:`_loss`): the median's for a numeric column
-    with a point mass (:mod:`bayesnb.generative.values`), the mean's for the other numeric columns."""
-    supports = column_supports(X)
-    return ["error" if not is_numeric_column(X[c]) else "absolute" if j in supports and supports[j].masses.size
-            else "squared" for j, c in enumerate(X.columns)]
-
-
 def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=False, estimator=None,
                  search_rows=SEARCH_ROWS, random_state=None, verbose=None):
     """Fill the missing cells of ``X`` with, per column, the configuration that imputes it best.
 
-    See the module docstring for the procedure. Cost: every configuration is fitted and imputes
+    See the module docstring for the procedure; ``impute_table(X, y, **kw).table`` is
+    ``Imputer(**kw).fit(X, y).impute(X, y)`` (:class:`~bayesnb.Imputer`), which keeps the chosen
+    configurations fitted (to impute new rows, save, draw multiple imputations). Cost: every configuration is fitted and imputes
     once on the table with hidden cells, and each configuration chosen for some column once more
     on the real table; the latent-class search dominates (seconds to minutes: it fits EM for
     several component counts on at most ``search_rows`` rows, once; then the chosen count on
@@ -276,56 +166,10 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
     >>> int(res.table.isna().sum().sum())
     0
     """
-    configs, y = _check(X, y, configurations, holdout, estimator, search_rows)
-    estimator = NaiveBayes() if estimator is None else estimator
-    rng = as_generator(random_state)
-    missing = [c for c in X.columns if X[c].isna().any()]
-    if len(configs) == 1:
-        table, count = _run(configs[0], estimator, X, y, label_given, rng, search_rows)
-        return TableImputation(_clip_to_observed(table, X), dict.fromkeys(missing, configs[0]), None, count)
-    observed = X.notna().to_numpy()
-    # a child stream: a table blanked with the same seed (rng.random(X.shape) < p) would otherwise
-    # have its missing cells exactly where the first draws fall, and no observed cell would be hidden
-    hidden = observed & (rng.spawn(1)[0].random(X.shape) < holdout)
-    Xh = X.copy()
-    for j, c in enumerate(X.columns):
-        if hidden[:, j].any():
-            Xh.loc[hidden[:, j], c] = None if not is_numeric_column(X[c]) else np.nan
-    bar = progress(total=2 * len(configs), desc="impute_table: configurations", verbose=verbose)
-    runs = {}
-    for cfg in configs:
-        bar.set_postfix_str(f"{cfg} (hidden cells)")
-        runs[cfg] = _run(cfg, estimator, Xh, y, label_given, rng, search_rows)
-        bar.update()
-    fills, count = {cfg: run[0] for cfg, run in runs.items()}, runs.get("latent", (None, None))[1]
-    rows, chosen, kinds = [], {}, _loss_kinds(X)
-    for j, c in enumerate(X.columns):
-        h = hidden[:, j]
-        if not h.any():
-            continue
-        losses = {cfg: _loss(X[c].to_numpy()[h], fills[cfg][c].to_numpy()[h], kinds[j]) for cfg in configs}
-        best = min(configs, key=lambda cfg: losses[cfg])  # first of the tied: the cheaper
-        if c in missing:
-            chosen[c] = best
-        rows += [{"column": c, "configuration": cfg, "loss": loss, "n_hidden": int(h.sum()), "chosen": cfg == best}
-                 for cfg, loss in losses.items()]
-    unjudged = [c for c in missing if c not in chosen]
-    if unjudged:
-        warnings.warn(f"impute_table: no observed cell of {unjudged} was hidden (too few observed cells for "
-                      f"holdout={holdout}); they are imputed with the first configuration, {configs[0]!r}.",
-                      UserWarning, stacklevel=2)
-    for c in unjudged:
-        chosen[c] = configs[0]
-    # the real table: the latent count chosen above is fitted again, not searched again
-    finals = {}
-    for cfg in (cfg for cfg in configs if cfg in chosen.values()):
-        bar.set_postfix_str(f"{cfg} (the table)")
-        finals[cfg] = _run(cfg, estimator, X, y, label_given, rng, search_rows, count)[0]
-        bar.update()
-    bar.close()
-    table = X.copy()
-    for c in missing:
-        table[c] = finals[chosen[c]][c]
-    table = keep_zero_links(table, X, zero_links(X))  # columns from different configurations
-    return TableImputation(_clip_to_observed(table, X), chosen, pd.DataFrame(rows, columns=["column", "configuration", "loss", "n_hidden",
-                                                                      "chosen"]), count)
+    configs, labels = _check(X, y, configurations, holdout, estimator, search_rows)
+    rng = as_generator(random_state)  # one stream: the selection, the fits, then the fills
+    imp = Imputer(configurations=configs, holdout=holdout, label_given=label_given, estimator=estimator,
+                  search_rows=search_rows, random_state=rng, verbose=verbose, columns="missing")
+    imp._fit(X, labels, configs, y is not None, "impute_table")  # Imputer.fit, its messages naming impute_table
+    table = imp.impute(X, labels, random_state=rng)
+    return TableImputation(table, dict(imp.chosen_), imp.scores_, imp.n_components_)

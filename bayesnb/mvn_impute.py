@@ -55,274 +55,16 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from ._utils import is_numeric_column, one_class_on_purpose
+from ._niw import NIWFit, _condition, _log_density, _patterns, conditional_mean, fit_niw_em, log_shift
+from ._utils import as_generator, is_numeric_column, one_class_on_purpose
 from .estimators import NaiveBayes
 from .estimators._validation import check_labelled
 from .generative.tables import missing_labels, write_cells
 from .generative.values import keep_cells
 from .generative.zero_links import keep_zero_links
 
-__all__ = ["NIWFit", "conditional_mean", "fit_niw_em", "impute_mvn", "log_shift"]
-
-
-class NIWFit(NamedTuple):
-    """The Normal-Inverse-Wishart posterior of one class (from :func:`fit_niw_em`).
-
-    Attributes
-    ----------
-    mean : ndarray of shape (p,)
-        ``mu_n``, the posterior mean (and mode) of the class mean.
-    psi : ndarray of shape (p, p)
-        ``Psi_n``, the posterior scale matrix.
-    kappa : float
-        ``kappa_n = kappa0 + n``.
-    nu : float
-        ``nu_n = nu0 + n``.
-    n_iter : int
-        EM iterations run.
-    converged : bool
-        Whether the parameters moved less than ``tol`` at the last iteration.
-    """
-
-    mean: np.ndarray
-    psi: np.ndarray
-    kappa: float
-    nu: float
-    n_iter: int
-    converged: bool
-
-    @property
-    def cov_map(self):
-        """The MAP covariance ``Psi_n / (nu_n + p + 2)`` (joint mode of the NIW)."""
-        return self.psi / (self.nu + self.psi.shape[0] + 2)
-
-    @property
-    def cov_predictive(self):
-        """The posterior-predictive covariance ``Psi_n (kappa_n + 1) / (kappa_n (nu_n - p - 1))``."""
-        p = self.psi.shape[0]
-        return self.psi * (self.kappa + 1) / (self.kappa * (self.nu - p - 1))
-
-
-def _patterns(mask):
-    """The rows of ``mask`` grouped by their count ``r`` of True cells (r >= 1), for batched linear algebra.
-
-    Each group: ``(mi, oi, rows, pid)`` with ``mi`` (G, r) / ``oi`` (G, p - r) the True /
-    False columns of its G distinct patterns, ``rows`` its rows and ``pid`` each row's
-    pattern (0..G-1). With ``mask`` the missing cells: the rows to condition; with the observed
-    cells: the rows with a density.
-    """
-    keys, inv = np.unique(mask, axis=0, return_inverse=True)
-    inv = inv.ravel()
-    counts = keys.sum(axis=1)
-    groups = []
-    for r in np.unique(counts[counts > 0]):
-        pats = np.flatnonzero(counts == r)
-        mi = np.array([np.flatnonzero(keys[g]) for g in pats]).reshape(len(pats), r)
-        oi = np.array([np.flatnonzero(~keys[g]) for g in pats]).reshape(len(pats), mask.shape[1] - r)
-        pid = pd.Index(pats).get_indexer(inv)
-        rows = np.flatnonzero(pid >= 0)
-        groups.append((mi, oi, rows, pid[rows]))
-    return groups
-
-
-def _condition(mean, cov, Z, groups):
-    """Fill the NaN cells of Z by Gaussian conditioning: (filled, per-cell variances, per-group blocks).
-
-    Uses the precision form: ``E[x_m | x_o] = mu_m - L_mm^-1 L_mo (x_o - mu_o)``,
-    ``Var = L_mm^-1`` with ``L = cov^-1``, batched over the patterns with the same number
-    of missing cells. A block is the (G, r, r) stack of the patterns' conditional covariances.
-    """
-    prec = np.linalg.inv(cov)
-    prec = (prec + prec.T) / 2
-    filled = Z.copy()
-    var = np.zeros_like(Z)
-    blocks = []
-    for mi, oi, rows, pid in groups:
-        cond = np.linalg.inv(prec[mi[:, :, None], mi[:, None, :]])  # (G, r, r)
-        coef = cond @ prec[mi[:, :, None], oi[:, None, :]]  # (G, r, p - r)
-        m, o = mi[pid], oi[pid]
-        cm = mean[m] - np.einsum("nij,nj->ni", coef[pid], Z[rows[:, None], o] - mean[o])
-        filled[rows[:, None], m] = cm
-        var[rows[:, None], m] = np.diagonal(cond, axis1=1, axis2=2)[pid]
-        blocks.append(cond)
-    return filled, var, blocks
-
-
-def _log_density(mean, cov, Z):
-    """``log N(z_o | mean_o, cov_oo)`` of each row's observed cells (0 for a row with none)."""
-    out = np.zeros(len(Z))
-    for oi, _, rows, pid in _patterns(~np.isnan(Z)):
-        q = oi.shape[1]
-        L = np.linalg.cholesky(cov[oi[:, :, None], oi[:, None, :]])  # (G, q, q)
-        o = oi[pid]
-        d = Z[rows[:, None], o] - mean[o]
-        u = np.linalg.solve(L[pid], d[:, :, None])[:, :, 0]
-        logdet = 2 * np.log(np.diagonal(L, axis1=1, axis2=2)).sum(axis=1)
-        out[rows] = -0.5 * (np.sum(u ** 2, axis=1) + logdet[pid] + q * np.log(2 * np.pi))
-    return out
-
-
-def conditional_mean(mean, cov, X):
-    """The Gaussian conditional mean of each row's missing cells given its observed cells.
-
-    Parameters
-    ----------
-    mean : array-like of shape (p,)
-    cov : array-like of shape (p, p)
-        Symmetric positive definite covariance.
-    X : array-like of shape (n, p)
-        Rows with missing cells as NaN.
-
-    Returns
-    -------
-    filled : ndarray of shape (n, p)
-        ``X`` with each NaN cell replaced by ``E[x_m | x_o]`` (observed cells unchanged).
-    variance : ndarray of shape (n, p)
-        The conditional variance of each filled cell (0 for observed cells).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> conditional_mean([0.0, 0.0], [[1.0, 0.5], [0.5, 1.0]], np.array([[2.0, np.nan]]))[0]
-    array([[2., 1.]])
-    """
-    mean = np.asarray(mean, dtype=float)
-    cov = np.asarray(cov, dtype=float)
-    Z = np.array(X, dtype=float, ndmin=2)
-    p = mean.shape[0]
-    if mean.ndim != 1 or cov.shape != (p, p) or Z.shape[1] != p:
-        raise ValueError(f"conditional_mean: expected mean (p,), cov (p, p) and X (n, p) with one p; received "
-                         f"mean {mean.shape}, cov {cov.shape}, X {Z.shape}.")
-    if not np.allclose(cov, cov.T) or np.any(np.linalg.eigvalsh(cov) <= 0):
-        raise ValueError("conditional_mean: cov must be symmetric positive definite.")
-    return _condition(mean, cov, Z, _patterns(np.isnan(Z)))[:2]
-
-
-def fit_niw_em(Z, weights=None, *, kappa0=1.0, nu0=None, psi0=None, mu0=None, max_iter=200, tol=1e-4):
-    """EM (MAP) for a multivariate normal with missing cells under a Normal-Inverse-Wishart prior.
-
-    Parameters
-    ----------
-    Z : array-like of shape (n, p)
-        Data, missing cells NaN. Rows with no observed cell are ignored.
-    weights : array-like of shape (n,), optional
-        Non-negative row weights (a class's responsibilities); default 1.
-    kappa0 : float, default=1.0
-        Prior pseudo-count of the mean.
-    nu0 : float, optional
-        Inverse-Wishart degrees of freedom, > p - 1 (default ``p + 2``).
-    psi0 : array-like of shape (p, p), optional
-        Inverse-Wishart scale, positive definite (default the identity).
-    mu0 : array-like of shape (p,), optional
-        Prior mean (default 0).
-    max_iter : int, default=200
-    tol : float, default=1e-4
-        Stop when the mean and the MAP covariance move less than this (max absolute change).
-
-    Returns
-    -------
-    NIWFit
-        ``mu_n``, ``Psi_n``, ``kappa_n``, ``nu_n`` from the expected sufficient statistics at the
-        EM fixed point. On complete data: the conjugate closed form ``kappa_n = kappa0 + n``,
-        ``mu_n = (kappa0 mu0 + n xbar) / kappa_n``, ``Psi_n = Psi0 + S + kappa0 n / kappa_n
-        (xbar - mu0)(xbar - mu0)^T`` with ``S`` the scatter about ``xbar``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> fit = fit_niw_em(np.array([[0.0, 1.0], [2.0, np.nan], [1.0, 2.0]]))
-    >>> fit.mean.shape, bool(np.all(np.linalg.eigvalsh(fit.psi) > 0))
-    ((2,), True)
-    """
-    Z = np.array(Z, dtype=float, ndmin=2)
-    n, p = Z.shape
-    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
-    if w.shape != (n,) or np.any(~np.isfinite(w)) or np.any(w < 0):
-        raise ValueError(f"fit_niw_em: weights must be {n} finite non-negative numbers; received shape {w.shape}.")
-    if np.any(np.isinf(Z)):
-        raise ValueError("fit_niw_em: Z has infinite values; missing cells must be NaN.")
-    nu0 = p + 2.0 if nu0 is None else float(nu0)
-    psi0 = np.eye(p) if psi0 is None else np.asarray(psi0, dtype=float)
-    mu0 = np.zeros(p) if mu0 is None else np.asarray(mu0, dtype=float)
-    if not kappa0 > 0 or not nu0 > p - 1 or psi0.shape != (p, p) or mu0.shape != (p,) \
-            or np.any(np.linalg.eigvalsh((psi0 + psi0.T) / 2) <= 0):
-        raise ValueError(f"fit_niw_em: the prior needs kappa0 > 0, nu0 > p - 1 = {p - 1}, psi0 ({p}, {p}) positive "
-                         f"definite and mu0 ({p},); received kappa0={kappa0}, nu0={nu0}, psi0 {psi0.shape}, "
-                         f"mu0 {mu0.shape}.")
-    miss = np.isnan(Z)
-    keep = (~miss).any(axis=1) & (w > 0)
-    Z, w, miss = Z[keep], w[keep], miss[keep]
-    groups = _patterns(miss)
-    nw = w.sum()
-    kappa, nu = kappa0 + nw, nu0 + nw
-    mean, cov = mu0.copy(), psi0 / (nu + p + 2)
-    if nw > 0:
-        obs = ~miss
-        cnt = obs.T @ w
-        mean = np.where(cnt > 0, (np.where(obs, Z, 0.0).T @ w) / np.maximum(cnt, 1e-300), mu0)
-        dev = np.where(obs, Z - mean, 0.0)
-        cov = np.diag(np.where(cnt > 0, (dev ** 2).T @ w / np.maximum(cnt, 1e-300), 1.0) + 1e-3)
-    converged, it = False, 0
-    psi = psi0.copy()
-    for it in range(1, max_iter + 1):
-        filled, _, blocks = _condition(mean, cov, Z, groups)
-        xbar = filled.T @ w / nw if nw > 0 else mu0
-        d = filled - xbar
-        scatter = (d * w[:, None]).T @ d
-        for (mi, _, rows, pid), block in zip(groups, blocks):  # E[x_m x_m^T] adds the conditional covariance
-            wp = np.bincount(pid, weights=w[rows], minlength=len(mi))
-            np.add.at(scatter, (mi[:, :, None], mi[:, None, :]), wp[:, None, None] * block)
-        new_mean = (kappa0 * mu0 + nw * xbar) / kappa
-        dm = xbar - mu0
-        psi = psi0 + scatter + kappa0 * nw / kappa * np.outer(dm, dm)
-        psi = (psi + psi.T) / 2
-        new_cov = psi / (nu + p + 2)
-        delta = max(np.max(np.abs(new_mean - mean)), np.max(np.abs(new_cov - cov)))
-        mean, cov = new_mean, new_cov
-        if delta < tol:
-            converged = True
-            break
-    return NIWFit(mean, psi, float(kappa), float(nu), it, converged)
-
-
-def log_shift(values):
-    """The shift ``c`` of the ``log(x + c)`` scale for a column, or None to keep it as it is.
-
-    The rule of the module docstring: the observed values are non-negative, their skewness is
-    above 1, and ``log(x + c)`` (``c = 0`` when all are positive, else the smallest positive
-    value) has a smaller absolute skewness.
-
-    Parameters
-    ----------
-    values : array-like of shape (n,)
-        The column's observed values (NaN ignored).
-
-    Returns
-    -------
-    float or None
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> log_shift(np.exp(np.random.default_rng(0).normal(size=500)))
-    0.0
-    >>> log_shift(np.arange(10.0)) is None
-    True
-    """
-    v = np.asarray(values, dtype=float)
-    v = v[~np.isnan(v)]
-    if v.size < 3 or v.min() < 0 or not np.any(v > 0):
-        return None
-
-    def skew(a):
-        sd = a.std()
-        return 0.0 if sd == 0 else float(np.mean((a - a.mean()) ** 3) / sd ** 3)
-
-    s = skew(v)
-    if s <= 1:
-        return None
-    c = 0.0 if v.min() > 0 else float(v[v > 0].min())
-    return c if abs(skew(np.log(v + c))) < abs(s) else None
+__all__ = ["MVNFit", "NIWFit", "conditional_mean", "draw_mvn", "fill_mvn", "fit_mvn", "fit_niw_em", "impute_mvn",
+           "log_shift"]
 
 
 def _check_table(X, y, estimator, who):
@@ -388,16 +130,97 @@ def impute_mvn(X, y=None, *, label_given=False, class_posterior="naive", estimat
     y = _check_table(X, y, estimator, "impute_mvn")
     if class_posterior not in ("joint", "naive"):
         raise ValueError(f"impute_mvn: class_posterior must be 'joint' or 'naive'; received {class_posterior!r}.")
+    fit = fit_mvn(X, y, estimator=estimator, max_iter=max_iter, tol=tol)
+    return fill_mvn(fit, X, y, label_given=label_given, class_posterior=class_posterior)
+
+
+class MVNFit(NamedTuple):
+    """A fitted ``"mvn"`` configuration (from :func:`fit_mvn`), imputing with :func:`fill_mvn`.
+
+    Attributes
+    ----------
+    model : NaiveBayes
+        The naive model fitted on the table: it fills the other columns and gives the class weights.
+    columns : tuple of int
+        Positions of the numeric columns the multivariate normal covers (``q`` of them; empty: none).
+    low, high : ndarray of shape (q,)
+        Their observed ranges (fills are clipped to them).
+    integer : ndarray of bool, shape (q,)
+        Whether every observed value of the column is a whole number (fills are rounded).
+    shift : ndarray of shape (q,)
+        ``c`` of the ``log(x + c)`` scale (0 where not logged).
+    logged : ndarray of bool, shape (q,)
+        Whether the column is fitted on the log scale (:func:`log_shift`).
+    loc, scale : ndarray of shape (q,)
+        The standardisation of the (logged) column: observed mean and sd (1 where the sd is 0).
+    fits : tuple of NIWFit or None
+        One per class of ``model`` (None for a class with no weight).
+    """
+
+    model: object
+    columns: tuple
+    low: np.ndarray
+    high: np.ndarray
+    integer: np.ndarray
+    shift: np.ndarray
+    logged: np.ndarray
+    loc: np.ndarray
+    scale: np.ndarray
+    fits: tuple
+
+
+def _numeric_block(fit, X, who):
+    """The covered columns of ``X`` as a float array (missing NaN), refusing infinite values."""
+    A = np.column_stack([X.iloc[:, j].to_numpy(dtype=float, na_value=np.nan) for j in fit.columns])
+    if np.any(np.isinf(A)):
+        raise ValueError(f"{who}: the numeric columns have infinite values; missing cells must be NaN.")
+    return A
+
+
+def _standardise(fit, A):
+    """``A`` on the fitted scale (logged where ``fit.logged``, then standardised)."""
+    logged, c = fit.logged, fit.shift
+    with np.errstate(divide="ignore", invalid="ignore"):
+        T = np.where(logged, np.log(np.maximum(np.where(logged, A + c, 1.0), 1e-300)), A)
+    return (T - fit.loc) / fit.scale
+
+
+def _label_codes(model, y):
+    """Each row's class position in ``model`` (-1 where the label is missing or ``y`` is None)."""
+    if y is None:
+        return np.full(0, -1)
+    return pd.Index(model.classes_).get_indexer(np.where(missing_labels(y, unlabeled=None), None, y))
+
+
+def fit_mvn(X, y=None, *, estimator=None, max_iter=200, tol=1e-4):
+    """Fit the ``"mvn"`` configuration on ``X`` (the model of the module docstring), for :func:`fill_mvn`.
+
+    Parameters
+    ----------
+    X : DataFrame of shape (n_samples, n_features)
+        The training table; missing cells NaN/None/``pd.NA``.
+    y : array-like of shape (n_samples,), optional
+        Labels of the rows (one multivariate normal per class); None: one class.
+    estimator : NaiveBayes, optional
+        Unfitted template of the naive model (default ``NaiveBayes()``).
+    max_iter : int, default=200
+    tol : float, default=1e-4
+        EM settings (see :func:`fit_niw_em`).
+
+    Returns
+    -------
+    MVNFit
+    """
+    y = _check_table(X, y, estimator, "fit_mvn")
     with one_class_on_purpose():  # y=None: every row one class (imputation, not classification)
         model = clone(NaiveBayes() if estimator is None else estimator).fit(X, y)
-    base = model.impute(X, y=y if label_given else None)
-    cols = [j for j, c in enumerate(X.columns) if is_numeric_column(X[c]) and X[c].notna().sum() >= 2]
-    A = np.column_stack([X.iloc[:, j].to_numpy(dtype=float, na_value=np.nan) for j in cols]) if cols else None
-    if A is None or not np.isnan(A).any():
-        return base
+    cols = tuple(j for j, c in enumerate(X.columns) if is_numeric_column(X[c]) and X[c].notna().sum() >= 2)
+    empty = np.zeros(0)
+    if not cols:
+        return MVNFit(model, (), empty, empty, empty.astype(bool), empty, empty.astype(bool), empty, empty, ())
+    A = np.column_stack([X.iloc[:, j].to_numpy(dtype=float, na_value=np.nan) for j in cols])
     if np.any(np.isinf(A)):
-        raise ValueError("impute_mvn: the numeric columns have infinite values; missing cells must be NaN.")
-    miss = np.isnan(A)
+        raise ValueError("fit_mvn: the numeric columns have infinite values; missing cells must be NaN.")
     lo, hi = np.nanmin(A, axis=0), np.nanmax(A, axis=0)
     integer = np.array([np.all(a[~np.isnan(a)] == np.round(a[~np.isnan(a)])) for a in A.T])
     shift = [log_shift(a) for a in A.T]
@@ -408,30 +231,70 @@ def impute_mvn(X, y=None, *, label_given=False, class_posterior="naive", estimat
     sd = np.where(sd > 0, sd, 1.0)
     Z = (T - loc) / sd
     post = model.predict_proba(X)
-    codes = pd.Index(model.classes_).get_indexer(np.where(missing_labels(y, unlabeled=None), None, y))
-    onehot = np.eye(len(model.classes_))[np.maximum(codes, 0)]
-    W = np.where((codes >= 0)[:, None], onehot, post)  # fit weights: the label, else the class posterior
-    groups = _patterns(miss)
-    fits = [fit_niw_em(Z, W[:, k], max_iter=max_iter, tol=tol) if W[:, k].sum() > 0 else None
-            for k in range(W.shape[1])]
+    codes = _label_codes(model, y)
+    W = np.where((codes >= 0)[:, None], np.eye(len(model.classes_))[np.maximum(codes, 0)], post)  # label, else p(k|x)
+    fits = tuple(fit_niw_em(Z, W[:, k], max_iter=max_iter, tol=tol) if W[:, k].sum() > 0 else None
+                 for k in range(W.shape[1]))
+    return MVNFit(model, cols, lo, hi, integer, c, logged, loc, sd, fits)
+
+
+def _weights(fit, X, Z, y, label_given, class_posterior):
+    """The rows' class weights of the fill (module docstring, "Imputation")."""
+    model = fit.model
+    post = model.predict_proba(X)
     if label_given:
-        R = W
-    elif class_posterior == "naive":
-        R = post
-    else:
-        Xc = X.copy()
-        for j in cols:
-            Xc.isetitem(j, pd.Series(np.nan, index=X.index))
-        logr = np.log(np.maximum(model.predict_proba(Xc), 1e-300)) + np.column_stack(
-            [_log_density(f.mean, f.cov_predictive, Z) if f is not None else np.full(len(Z), -np.inf) for f in fits])
-        logr -= logr.max(axis=1, keepdims=True)
-        R = np.exp(logr)
-        R /= R.sum(axis=1, keepdims=True)
+        codes = _label_codes(model, y) if y is not None else np.full(len(Z), -1)
+        return np.where((codes >= 0)[:, None], np.eye(len(model.classes_))[np.maximum(codes, 0)], post)
+    if class_posterior == "naive":
+        return post
+    Xc = X.copy()
+    for j in fit.columns:
+        Xc.isetitem(j, pd.Series(np.nan, index=X.index))
+    logr = np.log(np.maximum(model.predict_proba(Xc), 1e-300)) + np.column_stack(
+        [_log_density(f.mean, f.cov_predictive, Z) if f is not None else np.full(len(Z), -np.inf) for f in fit.fits])
+    logr -= logr.max(axis=1, keepdims=True)
+    R = np.exp(logr)
+    return R / R.sum(axis=1, keepdims=True)
+
+
+def fill_mvn(fit, X, y=None, *, label_given=False, class_posterior="naive"):
+    """Fill the missing cells of ``X`` with a fitted ``"mvn"`` configuration (:func:`fit_mvn`).
+
+    ``X`` is the training table or new rows with its columns. ``fill_mvn(fit_mvn(X, y), X, y)``
+    is :func:`impute_mvn` (same arguments).
+
+    Parameters
+    ----------
+    fit : MVNFit
+    X : DataFrame of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,), optional
+        Labels of the rows (None/NaN where unknown), used when ``label_given``.
+    label_given : bool, default=False
+    class_posterior : {"naive", "joint"}, default="naive"
+        As in :func:`impute_mvn`.
+
+    Returns
+    -------
+    DataFrame
+        The completed table.
+    """
+    model = fit.model
+    base = model.impute(X, y=y if label_given else None)
+    if not fit.columns:
+        return base
+    A = _numeric_block(fit, X, "impute_mvn")
+    if not np.isnan(A).any():
+        return base
+    miss = np.isnan(A)
+    Z = _standardise(fit, A)
+    R = _weights(fit, X, Z, y, label_given, class_posterior)
+    groups = _patterns(miss)
+    lo, hi, c, logged, loc, sd = fit.low, fit.high, fit.shift, fit.logged, fit.loc, fit.scale
     fill, total = np.zeros_like(A), np.zeros(len(A))
-    for k, fit in enumerate(fits):
-        if fit is None:
+    for k, f in enumerate(fit.fits):
+        if f is None:
             continue
-        mz, vz = _condition(fit.mean, fit.cov_predictive, Z, groups)[:2]
+        mz, vz = _condition(f.mean, f.cov_predictive, Z, groups)[:2]
         t, vt = mz * sd + loc, vz * sd ** 2
         with np.errstate(over="ignore"):
             xk = np.where(logged, np.exp(np.minimum(t + vt / 2, np.log(np.where(logged, hi + c, 1.0)))) - c, t)
@@ -439,12 +302,85 @@ def impute_mvn(X, y=None, *, label_given=False, class_posterior="naive", estimat
         total += R[:, k]
     fill /= np.where(total > 0, total, 1.0)[:, None]
     fill = np.clip(fill, lo, hi)
-    fill = np.where(integer, np.round(fill), fill)
+    fill = np.where(fit.integer, np.round(fill), fill)
     supports = getattr(model, "value_support_", None) or {}
     cells = []
-    for i, j in enumerate(cols):
+    for i, j in enumerate(fit.columns):
         rows = np.flatnonzero(miss[:, i])
         if rows.size:
             cells.append((rows, np.full(rows.size, j), fill[rows, i]))
     table = write_cells(base, keep_cells(cells, supports, "mode"))  # the nearest value the column takes
     return keep_zero_links(table, X, getattr(model, "zero_links_", None))
+
+
+def draw_mvn(fit, X, y=None, *, label_given=False, n_imputations=1, random_state=None):
+    """Multiple imputations of ``X`` from a fitted ``"mvn"`` configuration (:func:`fit_mvn`).
+
+    Each completed table takes one draw of every class's parameters from its Normal-Inverse-Wishart
+    posterior (``Sigma ~ IW(nu_n, Psi_n)``, ``mu | Sigma ~ N(mu_n, Sigma / kappa_n)``, on the fitted
+    scale), one class per row from its class weights, and the row's missing numeric cells from the
+    normal conditional on its observed ones; the other columns are the naive model's draws
+    (``impute(strategy="draw")``). The NIW is the EM fit's (the parameters' uncertainty given the
+    observed cells, not a data-augmentation sampler's). Draws are moved to the values the column takes
+    as :meth:`~bayesnb.NaiveBayes.impute` moves its draws.
+
+    Parameters
+    ----------
+    fit : MVNFit
+    X : DataFrame of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,), optional
+        Labels of the rows (None/NaN where unknown), used when ``label_given``.
+    label_given : bool, default=False
+    n_imputations : int, default=1
+    random_state : None, int or Generator
+
+    Returns
+    -------
+    list of DataFrame
+        ``n_imputations`` completed tables.
+    """
+    from scipy.stats import invwishart
+
+    rng = as_generator(random_state)
+    model = fit.model
+    bases = model.impute(X, y=y if label_given else None, strategy="draw", n_imputations=n_imputations,
+                         random_state=rng)
+    bases = bases if isinstance(bases, list) else [bases]
+    if not fit.columns:
+        return bases
+    A = _numeric_block(fit, X, "draw_mvn")
+    miss = np.isnan(A)
+    if not miss.any():
+        return bases
+    Z = _standardise(fit, A)
+    R = _weights(fit, X, Z, y, label_given, "naive")
+    lo, hi, c, logged = fit.low, fit.high, fit.shift, fit.logged
+    supports = getattr(model, "value_support_", None) or {}
+    out = []
+    for base in bases:
+        state = (rng.random(len(Z))[:, None] > np.cumsum(R, axis=1)).sum(axis=1)
+        drawn = Z.copy()
+        for k, f in enumerate(fit.fits):
+            rows = np.flatnonzero((np.minimum(state, len(fit.fits) - 1) == k) & miss.any(axis=1))
+            if f is None or not rows.size:
+                continue
+            sigma = np.atleast_2d(invwishart(df=f.nu, scale=f.psi).rvs(random_state=rng))
+            mu = rng.multivariate_normal(f.mean, sigma / f.kappa)
+            sub = Z[rows]
+            groups = _patterns(np.isnan(sub))
+            mean, _, blocks = _condition(mu, sigma, sub, groups)
+            for (mi, _, grows, pid), block in zip(groups, blocks):
+                L = np.linalg.cholesky((block + np.swapaxes(block, 1, 2)) / 2)
+                eps = rng.standard_normal((grows.size, mi.shape[1]))
+                mean[grows[:, None], mi[pid]] += np.einsum("nij,nj->ni", L[pid], eps)
+            drawn[rows] = mean
+        t = drawn * fit.scale + fit.loc
+        with np.errstate(over="ignore"):
+            x = np.where(logged, np.exp(np.minimum(t, np.log(np.where(logged, hi + c, 1.0)))) - c, t)
+        x = np.clip(x, lo, hi)
+        x = np.where(fit.integer, np.round(x), x)
+        cells = [(np.flatnonzero(miss[:, i]), np.full(int(miss[:, i].sum()), j), x[miss[:, i], i])
+                 for i, j in enumerate(fit.columns) if miss[:, i].any()]
+        out.append(keep_zero_links(write_cells(base, keep_cells(cells, supports, "draw")), X,
+                                   getattr(model, "zero_links_", None)))
+    return out

@@ -68,7 +68,8 @@ from ._version import __version__
 from .generative.values import support_from_dict, support_to_dict
 from .privacy import DP
 
-__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_RATIO", "FORMAT_NAME", "FORMAT_VERSION", "ModelFileError", "PersistenceMixin", "load",
+__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_RATIO", "FORMAT_NAME", "FORMAT_VERSION", "ModelFileError", "PersistenceMixin",
+           "decode_estimator", "encode_estimator", "load", "register_composite",
            "save"]
 
 #: Name written into every model file.
@@ -154,6 +155,55 @@ def _from_file(name, value):
     return value
 
 
+#: composite models a file may hold (name -> (class, to_file, from_file)); see :func:`register_composite`
+_COMPOSITES: dict = {}
+
+
+def register_composite(cls, to_file, from_file):
+    """Let :func:`save` and :func:`load` handle ``cls``, a model made of bayesnb estimators (an ``Imputer``).
+
+    Parameters
+    ----------
+    cls : type
+        The class; a file names it by ``cls.__name__`` in its ``estimator`` field.
+    to_file : callable
+        ``to_file(model, encoder) -> dict``: the file's ``estimator`` field and the rest of the metadata
+        (estimators inside encoded with :func:`encode_estimator`).
+    from_file : callable
+        ``from_file(cls, meta, decoder) -> model``: the model from the metadata, raising
+        :class:`ModelFileError` on anything it does not accept (estimators read with :func:`decode_estimator`).
+    """
+    _COMPOSITES[cls.__name__] = (cls, to_file, from_file)
+
+
+def encode_estimator(model, enc):
+    """A fitted bayesnb estimator as the model file's JSON tree (arrays into ``enc``).
+
+    Parameters
+    ----------
+    model : BaseNB
+        Fitted.
+    enc : Encoder
+
+    Returns
+    -------
+    dict
+        ``estimator`` (its class name), ``params``, ``summary`` and ``fitted``.
+    """
+    if registry()[0].get(type(model).__name__) is not type(model):
+        raise TypeError(f"save: {type(model).__name__} is not a bayesnb estimator.")
+    check_is_fitted(model, "posterior_")
+    fitted = {
+        "posterior": enc(model.posterior_, "posterior_"),
+        "n_features_in": int(model.n_features_in_),
+        "feature_names_in": enc(getattr(model, "feature_names_in_", None), "feature_names_in_"),
+        # state set after fit (outlier threshold), by semi-supervised EM, or the training frame's dtypes
+        "extra": {a: enc(_to_file(a, getattr(model, a)), a) for a in _EXTRA_FITTED if hasattr(model, a)},
+    }
+    return {"estimator": type(model).__name__, "params": enc(_params_to_file(model.get_params(deep=False)), "params"),
+            "summary": _summary(model), "fitted": fitted}
+
+
 def save(model, path, *, key=None, overwrite=False) -> None:
     """Write a fitted bayesnb estimator to ``path`` (see the module docstring for the format).
 
@@ -178,33 +228,23 @@ def save(model, path, *, key=None, overwrite=False) -> None:
         ``path`` exists and ``overwrite`` is false.
     """
     key = check_key(key)
-    estimators_, _, _ = registry()
     name = type(model).__name__
-    if estimators_.get(name) is not type(model):
-        raise TypeError(f"save: {name} is not a bayesnb estimator.")
-    check_is_fitted(model, "posterior_")
+    composite = _COMPOSITES.get(name)
+    if composite is not None and composite[0] is type(model):
+        check_is_fitted(model)
+    else:
+        composite = None
+        if registry()[0].get(name) is not type(model):
+            raise TypeError(f"save: {name} is not a bayesnb estimator.")
+        check_is_fitted(model, "posterior_")
     if not overwrite and os.path.lexists(path):
         raise FileExistsError(f"save: {os.fspath(path)} exists; pass overwrite=True to replace it, or choose "
                               f"another path")
     enc = Encoder()
-    fitted = {
-        "posterior": enc(model.posterior_, "posterior_"),
-        "n_features_in": int(model.n_features_in_),
-        "feature_names_in": enc(getattr(model, "feature_names_in_", None), "feature_names_in_"),
-        # state set after fit (outlier threshold), by semi-supervised EM, or the training frame's dtypes
-        "extra": {a: enc(_to_file(a, getattr(model, a)), a) for a in _EXTRA_FITTED if hasattr(model, a)},
-    }
-    meta = {
-        "format": FORMAT_NAME,
-        "format_version": FORMAT_VERSION,
-        "bayesnb_version": __version__,
-        "estimator": name,
-        "keyed": key is not None,
-        "params": enc(_params_to_file(model.get_params(deep=False)), "params"),
-        "summary": _summary(model),
-        "fitted": fitted,
-        "checksums": {k: digest(a) for k, a in enc.arrays.items()},
-    }
+    body = encode_estimator(model, enc) if composite is None else composite[1](model, enc)
+    meta = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "bayesnb_version": __version__,
+            "estimator": body.pop("estimator"), "keyed": key is not None, **body,
+            "checksums": {k: digest(a) for k, a in enc.arrays.items()}}
     text = json.dumps(meta, allow_nan=False).encode("utf-8")
     entries = {_META: np.frombuffer(text, dtype=np.uint8)}
     if key is not None:
@@ -291,44 +331,14 @@ def _load(path, key, max_bytes, max_ratio):
     for k, a in arrays.items():
         if digest(a) != sums[k]:
             raise ModelFileError(f"{path}: corrupted model file (checksum mismatch in array {k}).")
-    estimators_, _, _ = registry()
     name = meta.get("estimator")
-    cls = estimators_.get(name) if isinstance(name, str) else None
-    if cls is None:
-        raise ModelFileError(f"{path}: unknown estimator {str(name)[:80]!r} in this bayesnb version.")
+    composite = _COMPOSITES.get(name) if isinstance(name, str) else None
     dec = Decoder(arrays, max_bytes)
     try:
-        fitted = meta["fitted"]
-        params = dec(meta["params"])
-        if not isinstance(params, dict) or not isinstance(fitted, dict):
-            raise ModelFileError("params and fitted must be JSON objects")
-        post = dec(fitted["posterior"])
-        if not isinstance(post, _post.NBPosterior):
-            raise ModelFileError("the posterior is not an NBPosterior")
-        model = cls(**_params_from_file(params))
-        n_features = fitted["n_features_in"]
-        names = dec(fitted["feature_names_in"])
-        check_model(model, post, n_features, names)
-        _set(model, "posterior_", post)
-        _set(model, "_specs", [(np.asarray(b.columns), b.family) for b in post.blocks])
-        _set(model, "classes_", post.classes)
-        _set(model, "class_count_", post.class_count)
-        _set(model, "class_log_prior_", post.class_log_prior)
-        _set(model, "n_features_in_", n_features)
-        if names is not None:
-            _set(model, "feature_names_in_", names)
-        extra = fitted.get("extra", {})
-        if not isinstance(extra, dict) or not set(extra) <= set(_EXTRA_FITTED):
-            raise ModelFileError(f"unknown fitted attributes {sorted(set(extra) - set(_EXTRA_FITTED))[:3]}")
-        extra = {a: dec(v) for a, v in extra.items()}
-        check_extras(model, post, n_features, extra)
-        model._set_attributes()
-        for a, v in extra.items():
-            _set(model, a, _from_file(a, v))
-        restore = getattr(model, "_restore_fitted", None)  # state rebuilt from the extras (a structure's tables)
-        if restore is not None:
-            restore()
+        model = composite[2](composite[0], meta, dec) if composite is not None else decode_estimator(meta, dec)
     except ModelFileError as e:
+        if str(e).startswith("unknown estimator"):
+            raise ModelFileError(f"{path}: {e}.") from None
         raise ModelFileError(f"{path}: invalid model file ({e}).") from None
     except MemoryError:
         raise  # load says so in its own words
@@ -336,6 +346,63 @@ def _load(path, key, max_bytes, max_ratio):
         raise ModelFileError(
             f"{path}: invalid model file for this bayesnb ({type(e).__name__}: {str(e)[:200]})."
         ) from None
+    return model
+
+
+def decode_estimator(node, dec):
+    """The fitted estimator of a model file's JSON tree (:func:`encode_estimator`'s), checked.
+
+    Parameters
+    ----------
+    node : dict
+        ``estimator``, ``params`` and ``fitted``.
+    dec : Decoder
+
+    Returns
+    -------
+    BaseNB
+
+    Raises
+    ------
+    ModelFileError
+        Anything the loader does not accept (other errors may escape: :func:`load` turns them into one).
+    """
+    if not isinstance(node, dict):
+        raise ModelFileError("an estimator must be a JSON object")
+    name = node.get("estimator")
+    cls = registry()[0].get(name) if isinstance(name, str) else None
+    if cls is None:
+        raise ModelFileError(f"unknown estimator {str(name)[:80]!r} in this bayesnb version")
+    fitted = node["fitted"]
+    params = dec(node["params"])
+    if not isinstance(params, dict) or not isinstance(fitted, dict):
+        raise ModelFileError("params and fitted must be JSON objects")
+    post = dec(fitted["posterior"])
+    if not isinstance(post, _post.NBPosterior):
+        raise ModelFileError("the posterior is not an NBPosterior")
+    model = cls(**_params_from_file(params))
+    n_features = fitted["n_features_in"]
+    names = dec(fitted["feature_names_in"])
+    check_model(model, post, n_features, names)
+    _set(model, "posterior_", post)
+    _set(model, "_specs", [(np.asarray(b.columns), b.family) for b in post.blocks])
+    _set(model, "classes_", post.classes)
+    _set(model, "class_count_", post.class_count)
+    _set(model, "class_log_prior_", post.class_log_prior)
+    _set(model, "n_features_in_", n_features)
+    if names is not None:
+        _set(model, "feature_names_in_", names)
+    extra = fitted.get("extra", {})
+    if not isinstance(extra, dict) or not set(extra) <= set(_EXTRA_FITTED):
+        raise ModelFileError(f"unknown fitted attributes {sorted(set(extra) - set(_EXTRA_FITTED))[:3]}")
+    extra = {a: dec(v) for a, v in extra.items()}
+    check_extras(model, post, n_features, extra)
+    model._set_attributes()
+    for a, v in extra.items():
+        _set(model, a, _from_file(a, v))
+    restore = getattr(model, "_restore_fitted", None)  # state rebuilt from the extras (a structure's tables)
+    if restore is not None:
+        restore()
     return model
 
 

@@ -40,6 +40,7 @@ def _commands(d):
         "predict": ["predict", model, data],
         "impute": ["impute", model, data],
         "impute-table": ["impute-table", data, "--configurations", "naive"],
+        "fit-imputer": ["fit-imputer", data, "--configurations", "naive"],
         "sample": ["sample", model, "-n", "5"],
         "check": ["check", model, data, "--target", "PlayTennis", "--replicates", "5"],
         "outliers": ["outliers", model, data, "--target", "PlayTennis"],
@@ -65,7 +66,7 @@ def test_the_walk_covers_every_subcommand_that_writes_a_file(tmp_path):
 @pytest.mark.parametrize("name", sorted(_commands(__import__("pathlib").Path("."))))
 def test_an_existing_output_is_replaced_only_with_force(name, files, tmp_path, capsys):
     argv = _commands(files)[name]
-    out = tmp_path / ("out.nc" if name == "mcmc" else "out.bnb" if name == "fit" else "out.csv")
+    out = tmp_path / ("out.nc" if name == "mcmc" else "out.bnb" if name in ("fit", "fit-imputer") else "out.csv")
     out.write_bytes(OLD)
     code = main(["-q", *argv, "-o", str(out)])
     err = capsys.readouterr().err
@@ -82,6 +83,7 @@ def test_an_existing_output_is_replaced_only_with_force(name, files, tmp_path, c
 
 @pytest.mark.parametrize("argv, inp", [(["predict", "{m}", "{d}"], "{d}"),
                                        (["fit", "{d}", "--target", "PlayTennis"], "{d}"),
+                                       (["fit-imputer", "{d}", "--configurations", "naive"], "{d}"),
                                        (["posterior", "{m}"], "{m}"), (["pool", "{e}"], "{e}")])
 def test_an_input_is_never_replaced_even_with_force(argv, inp, files, capsys):
     names = {"{m}": str(files / "m.bnb"), "{d}": str(files / "data.csv"), "{e}": str(files / "estimates.csv")}

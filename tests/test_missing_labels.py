@@ -38,6 +38,8 @@ def _commands(d, data):
         "score": ["score", model, data, "--target", TARGET],
         "check": ["check", model, data, "--target", TARGET, "--replicates", "5"],
         "impute-table": ["impute-table", data, "--target", TARGET, "--configurations", "naive"],
+        "fit-imputer": ["fit-imputer", data, "--target", TARGET, "--configurations", "naive", "-o",
+                        str(d / "imputer.bnb"), "--force"],
         "evaluate-synthetic": ["evaluate-synthetic", data, str(d / "synth.csv"), "--target", TARGET],
         "synthesize": ["synthesize", data, "-n", "5", "--target", TARGET, "--latent", "none"],
     }

@@ -11,7 +11,8 @@ Subcommands::
     bayesnb info MODEL.bnb [--json]                a readable report of a model file
     bayesnb impute MODEL.bnb DATA [-o OUT.csv]     fill missing cells (--strategy, -m, --latent)
     bayesnb impute-table DATA [-o OUT.csv]         fill missing cells, no model: per column the best of naive,
-                                                   latent class, TAN on hidden cells (--target, --label-given)
+                                                   latent class, TAN, mvn on hidden cells (--target, --label-given)
+    bayesnb fit-imputer DATA -o IMPUTER.bnb        the same choice kept as a model (bayesnb.Imputer), for impute
     bayesnb sample MODEL.bnb -n N [-o OUT.csv]     synthetic rows (--prior: from the prior predictive)
     bayesnb check MODEL.bnb DATA --target COL     posterior predictive check of independence (--marginals)
     bayesnb outliers MODEL.bnb DATA [-o OUT.csv]   log density of each row and an outlier flag
@@ -81,7 +82,7 @@ from .posterior import cmd_posterior
 from .report import cmd_info
 from .synthetic import cmd_evaluate_synthetic
 from .synthesize import cmd_synthesize
-from .tableimpute import cmd_impute_table
+from .tableimpute import add_imputer_options, cmd_fit_imputer, cmd_impute_table
 
 __all__ = ["EXIT_CODES", "UsageError", "main", "read_table", "score_model", "write_table"]
 
@@ -288,11 +289,14 @@ def build_parser():
                        help="printf format of float cells in CSV output, e.g. %%.6g (default: every float "
                             "written exactly, the shortest text that reads back as the same number)")
 
-    im = model_command("impute", cmd_impute, "fill missing cells with a saved model",
+    im = model_command("impute", cmd_impute, "fill missing cells with a saved model or imputer",
                        "Fill the missing cells of DATA from the model's posterior predictive given each "
                        "row's observed cells (and its label, when DATA has the label column). Equals "
                        "model.impute(X, strategy=..., n_imputations=M, y=labels, n_components=K, "
-                       "random_state=SEED) of the Python API.", data_help=f"{table} with missing cells")
+                       "random_state=SEED) of the Python API. With an imputer from 'bayesnb fit-imputer' "
+                       "(bayesnb.Imputer), each column is filled by the configuration chosen for it: "
+                       "imputer.impute(X, y, strategy=auto|draw, n_imputations=M, random_state=SEED).",
+                       data_help=f"{table} with missing cells")
     output_opt(im)
     im.add_argument("--target", default=None, metavar="COL",
                     help="label column of DATA, passed as y (missing labels allowed; default: the model's "
@@ -311,29 +315,28 @@ def build_parser():
     float_opt(im)
 
     it = sub.add_parser("impute-table", help="fill missing cells with the configuration that imputes DATA best",
-                        description="bayesnb.impute_table from the shell, the default imputation of a table: no "
-                                    "saved model; per column, the configuration (naive, latent class, TAN, mvn) whose "
+                        description="bayesnb.Imputer (impute_table) from the shell, the default imputation of a "
+                                    "table: per column, the configuration (naive, latent class, TAN, mvn) whose "
                                     "imputations of a random 15% of DATA's observed cells, hidden on purpose, are "
                                     "the most accurate, fitted on DATA. Slower than 'impute' (seconds to minutes: it "
-                                    "fits every configuration twice). 'impute MODEL DATA' uses a saved model instead.")
+                                    "fits every configuration twice). 'fit-imputer' saves the choice as a model for "
+                                    "'impute MODEL DATA'.")
     it.add_argument("data", help=f"{table} with missing cells")
     output_opt(it)
-    it.add_argument("--target", default=None, metavar="COL",
-                    help="label column (every row labelled, or --drop-unlabelled; copied unchanged): the class of "
-                         "every model. Default: "
-                         "none, every row one class (the label, if any, is imputed like a column)")
-    drop_opt(it)
-    it.add_argument("--label-given", action="store_true",
-                    help="also condition each row's imputation on its --target label (label_given=True)")
-    it.add_argument("--configurations", default="auto", metavar="auto|A,B",
-                    help="configurations to choose among: auto (naive,latent,tan,mvn; the default) or some of them "
-                         "separated by commas; one name: no selection")
-    it.add_argument("--search-rows", type=int, default=5000, metavar="N",
-                    help="rows the latent-class component search runs on when DATA has more (default 5000)")
-    it.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    data_opts(it)
+    add_imputer_options(it, drop_opt, data_opts)
     float_opt(it)
     it.set_defaults(func=cmd_impute_table)
+
+    fi = sub.add_parser("fit-imputer", help="fit bayesnb.Imputer on a table and save it (for impute)",
+                        description="impute-table's choice for every column of DATA, fitted and saved as one "
+                                    "model file: Imputer(...).fit(X, y).save(OUTPUT). 'bayesnb impute OUTPUT NEW' "
+                                    "then fills DATA or new rows with its columns (--strategy draw -m M: draws).")
+    fi.add_argument("data", help=f"training {table}")
+    fi.add_argument("-o", "--output", required=True, help="imputer file to write (e.g. imputer.bnb)")
+    force_opt(fi)
+    add_imputer_options(fi, drop_opt, data_opts)
+    key_opt(fi, "sign the imputer file, so that it loads only with the same key")
+    fi.set_defaults(func=cmd_fit_imputer)
 
     sa = model_command("sample", cmd_sample, "draw synthetic rows from a saved model",
                        "Draw synthetic labelled rows from the model's posterior predictive.")

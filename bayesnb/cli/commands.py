@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import log_loss
 
+from .._impute_configs import reading_model
 from .._utils import one_class_on_purpose, shown_list
 from .chunks import fit_chunks
 from .demo import run_demo
@@ -169,23 +170,24 @@ def _labels_like(model, y):
     return np.asarray(y)
 
 
-def _model_and_table(args, labels=None):
+def _model_and_table(args, labels=None, imputer=False):
     """The model of ``args.model``, the table ``args.data`` and its feature columns ``X``.
 
     With ``labels`` (a column name), rows with no label are refused unless
     ``--drop-unlabelled`` (then left out; :func:`~bayesnb.cli.labels.labelled_rows`). Warns
     about categorical values the model never saw.
     """
-    model = load_model(args)
-    df = read_for_model(model, args)
+    model = load_model(args, imputer=imputer)
+    nb = reading_model(model) if imputer else model  # an Imputer's data is read as its models read it
+    df = read_for_model(nb, args)
     if labels is not None:
         if labels not in df.columns:
             raise UsageError(f"{args.data}: no column {labels!r}")
         df, _ = labelled_rows(df, labels, args.data, args.drop_unlabelled)
         if df.empty:
             raise UsageError(f"{args.data}: no row has a {labels!r} label")
-    X = features_of(model, df, args.data)
-    unseen_warning(model, X, args.data)
+    X = features_of(nb, df, args.data)
+    unseen_warning(nb, X, args.data)
     return model, df, X
 
 

@@ -9,6 +9,12 @@ one random generator seeded by ``--seed`` for both, the output equals
 ``model.impute(X, strategy=..., n_imputations=..., y=y, n_components=K, random_state=seed)``.
 Several imputations are written as one long table: a first column ``.imputation``
 (1..M), then DATA's columns, M blocks of rows.
+
+MODEL may also hold an :class:`~bayesnb.Imputer` (``bayesnb fit-imputer``, ``Imputer.save``): then
+each column is filled by the configuration the imputer chose for it and the output equals
+``imputer.impute(X, y, strategy=..., n_imputations=M, random_state=seed)`` (``--strategy auto`` or
+``draw``; ``--latent`` does not apply; the label column, ``--target`` or the imputer's, is used
+when the imputer was fitted with ``--label-given``).
 """
 
 from __future__ import annotations
@@ -19,10 +25,13 @@ import numpy as np
 import pandas as pd
 
 from .._synth_missing import blank_missing, indicators_in
+from .._impute_configs import reading_model
 from .._utils import as_generator, shown_list
+from ..imputer import Imputer
 from .commands import _labels_like, _model_and_table
 from .io import UsageError, check_output, write_table
 from .model import load_model
+from .tableimpute import choices_note
 
 __all__ = ["IMPUTATION_COLUMN", "cmd_impute", "cmd_sample", "parse_latent"]
 
@@ -43,15 +52,18 @@ def parse_latent(text):
     return k
 
 
-def _labels(model, df, args):
-    """``y`` for impute (None/NaN where unknown) and the name of its column, or ``(None, None)``."""
+def _labels(model, df, args, default=None):
+    """``y`` for impute (None/NaN where unknown) and the name of its column, or ``(None, None)``.
+
+    ``default``: the label column when ``--target`` is not given (else the model's ``target_name_``).
+    """
     if args.no_labels:
         if args.target is not None:
             raise UsageError("--target and --no-labels contradict each other; give one")
         return None, None
     name = args.target
     if name is None:
-        name = getattr(model, "target_name_", None)
+        name = default if default is not None else getattr(model, "target_name_", None)
         if name is None or name not in df.columns:
             return None, None
     elif name not in df.columns:
@@ -76,14 +88,20 @@ def cmd_impute(args):
         raise UsageError(f"-m/--imputations {m} needs --strategy draw (several imputations are draws); "
                          f"received --strategy {args.strategy}")
     latent = parse_latent(args.latent)
-    model, df, X = _model_and_table(args)
+    model, df, X = _model_and_table(args, imputer=True)
+    imputer = model if isinstance(model, Imputer) else None
+    if imputer is not None:
+        model = reading_model(imputer)
+        _check_imputer_options(imputer, args, latent)
     if m > 1 and IMPUTATION_COLUMN in df.columns:
         raise UsageError(f"{args.data}: has a column {IMPUTATION_COLUMN!r}, which -m {m} writes; rename it")
-    y, label = _labels(model, df, args)
+    y, label = _labels(model, df, args, getattr(imputer, "target_name_", None))
     rng = as_generator(args.seed)
     fit, notes = None, []
     if label is not None:
-        notes.append(f"labels from column {label!r} ({sum(v is not None for v in y)} of {len(y)} rows labelled)")
+        unused = imputer is not None and not imputer.label_given
+        notes.append(f"labels from column {label!r} ({sum(v is not None for v in y)} of {len(y)} rows labelled"
+                     + ("; not used: the imputer was fitted without --label-given)" if unused else ")"))
     if latent is not None and latent != 1:
         if not args.quiet:
             print(f"fitting a latent-class model on {len(X)} rows "
@@ -93,7 +111,14 @@ def cmd_impute(args):
         notes.append(f"latent classes: {fit.n_components} component(s) per class"
                      + (" (chosen by held-out likelihood)" if latent == "auto" else ""))
     before = int(X.isna().sum().sum())
-    filled = model.impute(X, strategy=args.strategy, n_imputations=m, random_state=rng, y=y, latent=fit)
+    if imputer is None:
+        filled = model.impute(X, strategy=args.strategy, n_imputations=m, random_state=rng, y=y, latent=fit)
+    else:
+        got = imputer.impute(X.set_axis(imputer.columns_, axis=1), y, strategy=args.strategy, n_imputations=m,
+                             random_state=rng)  # the training columns' names (DATA's are text)
+        filled = [f.set_axis(X.columns, axis=1) for f in (got if m > 1 else [got])]
+        filled = filled if m > 1 else filled[0]
+        notes.append("the imputer's choices: " + (choices_note(imputer) or "none"))
     tables = []
     for k, f in enumerate(filled if m > 1 else [filled], start=1):
         out = df.copy()
@@ -106,6 +131,16 @@ def cmd_impute(args):
     write_table(out, args.output, done="; ".join([what] + notes + [f"wrote {args.output}"]),
                 inputs=[args.model, args.data], float_format=args.float_format, fmt=args.format, force=args.force)
     return 0
+
+
+def _check_imputer_options(imputer, args, latent):
+    """Refuse the options of ``impute`` that a saved Imputer does not take."""
+    if latent is not None:
+        raise UsageError(f"--latent is for a model from 'bayesnb fit'; {args.model} holds an Imputer, whose "
+                         "configurations (the latent-class one among them) were chosen and fitted by fit-imputer")
+    if args.strategy not in ("auto", "draw"):
+        raise UsageError(f"--strategy {args.strategy}: an Imputer fills with 'auto' (each column's chosen model's "
+                         "point fill) or 'draw'")
 
 
 def cmd_sample(args):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .._utils import shown_list
+from ..imputer import Imputer
 from ..persistence import ModelFileError, load
 from .io import UsageError, read_table, warn
 
@@ -36,16 +37,24 @@ def key_of(args):
     return key
 
 
-def load_model(args):
-    """The model file ``args.model``, read with the ``--key-file`` key if given."""
+def load_model(args, imputer=False):
+    """The model file ``args.model``, read with the ``--key-file`` key if given.
+
+    A file holding an :class:`~bayesnb.Imputer` is refused unless ``imputer`` (only ``bayesnb impute``
+    reads one).
+    """
 
     key = key_of(args)
     try:
-        return load(args.model, key=key)
+        model = load(args.model, key=key)
     except ModelFileError as e:
         if key is None and "signed with a key" in str(e):
             raise UsageError(f"{args.model}: the model file is signed with a key; pass its --key-file") from None
         raise
+    if isinstance(model, Imputer) and not imputer:
+        raise UsageError(f"{args.model}: holds an Imputer (from 'bayesnb fit-imputer' or Imputer.save), which only "
+                         "'bayesnb impute' reads; expected a model from 'bayesnb fit'")
+    return model
 
 
 def features_of(model, df, path):

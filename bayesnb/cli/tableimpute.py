@@ -1,25 +1,32 @@
-"""``bayesnb impute-table``: fill a table's missing cells with no saved model (:func:`bayesnb.impute_table`).
+"""``bayesnb impute-table`` and ``bayesnb fit-imputer``: a table's imputation chosen per column (:class:`bayesnb.Imputer`).
 
-This is the shell's default imputation of a table: per column, the configuration (naive Bayes,
-latent-class mixture, TAN) that imputes hidden observed cells of DATA best, fitted on DATA
-itself. ``--target COL`` names the label column (every row labelled, or
-``--drop-unlabelled`` to leave out the rows with none): it fits every
-configuration and, with ``--label-given``, each row's imputation is also conditioned on its
-label; the label column is copied to the output unchanged. Without ``--target`` every row has
-one class. The output equals ``impute_table(X, y, configurations=..., label_given=...,
-search_rows=..., random_state=SEED).table`` with DATA's other columns where they were.
-``bayesnb impute MODEL DATA`` imputes with a given saved model instead (and draws multiple
-imputations).
+``impute-table DATA`` is the shell's default imputation of a table: per column, the configuration
+(naive Bayes, latent-class mixture, TAN, multivariate normal) that imputes hidden observed cells of
+DATA best, fitted on DATA itself. ``--target COL`` names the label column (every row labelled, or
+``--drop-unlabelled`` to leave out the rows with none): it fits every configuration and, with
+``--label-given``, each row's imputation is also conditioned on its label; the label column is
+copied to the output unchanged. Without ``--target`` every row has one class. The output equals
+``Imputer(configurations=..., label_given=..., search_rows=..., random_state=SEED, columns="missing")
+.fit(X, y).impute(X, y)``, which is ``impute_table(X, y, ...).table``, with DATA's other columns
+where they were.
+
+``fit-imputer DATA -o IMPUTER.bnb`` fits the same :class:`~bayesnb.Imputer` (a choice for every
+column, ``columns="all"``) and saves it; ``bayesnb impute IMPUTER.bnb NEW`` then fills DATA or new
+rows with its columns, with the chosen models (and draws multiple imputations).
 """
 
 from __future__ import annotations
 
-from .._utils import shown_list
-from ..imputation import CONFIGURATIONS, _configuration_names, impute_table
-from .io import UsageError, check_output, read_table, status, write_table
-from .labels import check_drop_option, labelled_rows
+import time
 
-__all__ = ["cmd_impute_table", "parse_configurations"]
+from .._utils import shown_list
+from ..imputation import CONFIGURATIONS, _configuration_names
+from ..imputer import Imputer
+from .io import QUIET, UsageError, atomic_path, check_output, read_table, status, write_table
+from .labels import check_drop_option, labelled_rows
+from .model import key_of
+
+__all__ = ["add_imputer_options", "choices_note", "cmd_fit_imputer", "cmd_impute_table", "parse_configurations"]
 
 
 def parse_configurations(text):
@@ -33,9 +40,35 @@ def parse_configurations(text):
                          f"separated by commas; received {text!r}") from None
 
 
-def cmd_impute_table(args):
-    """``bayesnb impute-table``: the completed table, each column imputed by the configuration chosen for it."""
-    check_output(args.output, [args.data], force=args.force)
+def add_imputer_options(q, drop_opt, data_opts):
+    """The options of ``impute-table`` and ``fit-imputer`` (``drop_opt``, ``data_opts``: the parser's shared ones)."""
+    q.add_argument("--target", default=None, metavar="COL",
+                   help="label column (every row labelled, or --drop-unlabelled; copied unchanged): the class of "
+                        "every model. Default: none, every row one class (the label, if any, is imputed like a column)")
+    drop_opt(q)
+    q.add_argument("--label-given", action="store_true",
+                   help="also condition each row's imputation on its --target label (label_given=True)")
+    q.add_argument("--configurations", default="auto", metavar="auto|A,B",
+                   help="configurations to choose among: auto (naive,latent,tan,mvn; the default) or some of them "
+                        "separated by commas; one name: no selection")
+    q.add_argument("--search-rows", type=int, default=5000, metavar="N",
+                   help="rows the latent-class component search runs on when DATA has more (default 5000)")
+    q.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    data_opts(q)
+
+
+def choices_note(imp, columns=None):
+    """``"naive for a, b; latent (3 component(s) per class) for c"``: which configuration fills which column."""
+    by = {}
+    for col, cfg in imp.chosen_.items():
+        if columns is None or col in columns:
+            by.setdefault(cfg, []).append(str(col))
+    return "; ".join(f"{cfg}{f' ({imp.n_components_} component(s) per class)' if cfg == 'latent' else ''} for "
+                     + ", ".join(cols) for cfg, cols in by.items())
+
+
+def _imputer_and_table(args, columns):
+    """The unfitted Imputer of the options, DATA, its feature columns ``X`` and labels ``y`` (None)."""
     configurations = parse_configurations(args.configurations)
     check_drop_option(args)
     if args.label_given and args.target is None:
@@ -52,20 +85,42 @@ def cmd_impute_table(args):
         y, X = df[args.target].to_numpy(dtype=object), df.drop(columns=args.target)
     if X.shape[1] == 0:
         raise UsageError(f"{args.data}: no column to impute besides the label {args.target!r}")
-    before = int(X.isna().sum().sum())
     status(f"choosing per column among {', '.join(CONFIGURATIONS if configurations == 'auto' else configurations)} "
            f"on hidden observed cells of {len(X)} rows")
-    res = impute_table(X, y, configurations=configurations, label_given=args.label_given,
-                       search_rows=args.search_rows, random_state=args.seed)
+    imp = Imputer(configurations=configurations, label_given=args.label_given, search_rows=args.search_rows,
+                  random_state=args.seed, columns=columns)
+    return imp, df, X, y
+
+
+def cmd_impute_table(args):
+    """``bayesnb impute-table``: the completed table, each column imputed by the configuration chosen for it."""
+    check_output(args.output, [args.data], force=args.force)
+    imp, df, X, y = _imputer_and_table(args, "missing")
+    before = int(X.isna().sum().sum())
+    filled = imp.fit(X, y).impute(X, y)
     out = df.copy()
-    out[list(X.columns)] = res.table[list(X.columns)]
-    by = {}
-    for col, cfg in res.chosen.items():
-        by.setdefault(cfg, []).append(str(col))
-    notes = [f"{cfg}{f' ({res.n_components} component(s) per class)' if cfg == 'latent' else ''} for "
-             + ", ".join(cols) for cfg, cols in by.items()]
-    done = "; ".join([f"filled {before} missing cell(s)"] + (["chose " + "; ".join(notes)] if notes else [])
+    out[list(X.columns)] = filled[list(X.columns)]
+    note = choices_note(imp)
+    done = "; ".join([f"filled {before} missing cell(s)"] + (["chose " + note] if note else [])
                      + [f"wrote {args.output}"])
     write_table(out, args.output, done=done, inputs=[args.data], float_format=args.float_format, fmt=args.format,
                 force=args.force)
+    return 0
+
+
+def cmd_fit_imputer(args):
+    """``bayesnb fit-imputer``: fit an Imputer on DATA and save it (signed with ``--key-file``)."""
+    check_output(args.output, [args.data, args.key_file], force=args.force)
+    key = key_of(args)  # before fitting: a bad key file fails fast
+    t0 = time.perf_counter()
+    imp, df, X, y = _imputer_and_table(args, "all")
+    imp.fit(X, y)
+    if args.target is not None:  # `bayesnb impute` passes this column as the labels, as for a fitted model
+        imp.target_name_ = args.target
+    with atomic_path(args.output) as tmp:
+        imp.save(tmp, key=key, overwrite=True)  # tmp: atomic_path's own new, empty file
+    if not QUIET[0]:  # -q: the model file is the output; no summary
+        print(f"fitted Imputer on {X.shape[0]} rows x {X.shape[1]} columns in {time.perf_counter() - t0:.1f} s")
+        print(f"  chose {choices_note(imp) or 'nothing (no column had a hidden cell)'}")
+        print(f"saved imputer to {args.output}")
     return 0

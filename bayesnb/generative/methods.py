@@ -203,12 +203,13 @@ class GenerativeMixin(SemiSupervisedMixin):
         """Fill missing cells from ``p(x_miss | x_obs) = sum_y p(y | x_obs) p(x_miss | y)``.
 
         This imputes with *this fitted model*. To impute a table by default, use
-        :func:`bayesnb.impute_table` (``bayesnb impute-table`` in the shell): it chooses per
-        column among naive Bayes, the latent-class model and TAN by how well each imputes
-        hidden observed cells, and is the best imputer measured (docs/benchmarks.md). This
-        method is for imputing with a given model (fitted on other rows, loaded from a file),
-        multiple imputation (``strategy="draw"``, ``n_imputations``), and a latent-class or
-        MCMC fit (``latent=``). Observed cells are never changed. A categorical feature missing in every training
+        :class:`bayesnb.Imputer` (``bayesnb fit-imputer`` / ``impute-table`` in the shell): it
+        chooses per column among naive Bayes, the latent-class model, TAN and a multivariate
+        normal by how well each imputes hidden observed cells, keeps the chosen models fitted (to
+        impute new rows, save, draw multiple imputations), and is the best imputer measured
+        (docs/benchmarks.md). This method is for imputing with a given model (fitted on other
+        rows, loaded from a file), multiple imputation (``strategy="draw"``, ``n_imputations``),
+        and a latent-class or MCMC fit (``latent=``). Observed cells are never changed. A categorical feature missing in every training
         row has its prior as posterior: over its declared categories (``categories=``,
         ``min_categories``) when there are some; with none it has nothing to draw from and
         its cells stay missing (None), with an :class:`~bayesnb.AllMissingWarning`. A row

@@ -1,0 +1,249 @@
+"""An :class:`~bayesnb.Imputer` in bayesnb's model file (no pickle): what is written and how it is checked.
+
+The file is an ordinary model file (:mod:`bayesnb.persistence`: one ``.npz`` archive, JSON metadata,
+checksums, the optional HMAC) whose ``estimator`` is ``"Imputer"``. Its metadata holds the imputer's
+parameters (the template estimator by class name and parameters) and, under ``fitted``:
+
+- ``columns``, ``labelled``, ``target_name`` (the label column's name, or None), ``chosen``
+  (``[column position, configuration]`` pairs), ``n_components``, ``scores`` (the ``scores_`` table
+  as lists, or None), ``supports`` and ``zero_links`` (the training table's value records and zero
+  links, as a NaiveBayes file stores its own);
+- ``models``: per fitted configuration, its estimators as :func:`~bayesnb.persistence.encode_estimator`
+  writes them, with a latent-class fit's posterior over the latent states (a naive-Bayes posterior,
+  checked like an estimator's) and a multivariate normal's per-class Normal-Inverse-Wishart parameters.
+
+Loading checks every estimator as :func:`bayesnb.load` does, and the rest by type, shape and range
+(finite values, positive definite scale matrices, column positions among the columns); anything
+else is refused with :class:`~bayesnb.persistence.ModelFileError`.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+
+from ._impute_configs import CONFIGURATIONS
+from ._loadcheck import check_model
+from ._safeio import ModelFileError
+from .estimators import NaiveBayes
+from .generative import LatentClassFit
+from .generative.values import support_from_dict, support_to_dict
+from .generative.zero_links import check_zero_links
+from .mvn_impute import MVNFit, NIWFit
+from ._persist_tree import registry
+from .persistence import _params_from_file, _params_to_file, decode_estimator, encode_estimator
+from .posterior import NBPosterior
+
+__all__ = ["imputer_from_file", "imputer_to_file"]
+
+_MVN_ARRAYS = ("low", "high", "integer", "shift", "logged", "loc", "scale")
+
+
+def _fail(msg):
+    raise ModelFileError(msg)
+
+
+# ----------------------------------------------------------------------------- write
+def _member_to_file(cfg, member, enc):
+    if cfg in ("naive", "tan"):
+        return {"model": encode_estimator(member, enc)}
+    if cfg == "latent":
+        model, fit = member
+        if fit.structure is not None or fit.point:
+            raise TypeError("save: only a naive latent-class fit by EM can be saved.")
+        return {"model": encode_estimator(model, enc),
+                "latent": {"posterior": enc(fit.posterior, "latent"), "group": enc(np.asarray(fit.group), "group"),
+                           "n_components": int(fit.n_components),
+                           "em_objective": [enc(float(v)) for v in fit.em_objective],
+                           "selection": enc(None if fit.selection is None else
+                                            {int(k): float(v) for k, v in fit.selection.items()})}}
+    return {"model": encode_estimator(member.model, enc), "columns": [int(j) for j in member.columns],
+            **{a: enc(np.asarray(getattr(member, a)), a) for a in _MVN_ARRAYS},
+            "fits": [None if f is None else {"mean": enc(f.mean), "psi": enc(f.psi), "kappa": enc(f.kappa),
+                                             "nu": enc(f.nu), "n_iter": int(f.n_iter), "converged": bool(f.converged)}
+                     for f in member.fits]}
+
+
+def imputer_to_file(imp, enc):
+    """The metadata of a fitted :class:`~bayesnb.Imputer`'s file (see the module docstring).
+
+    Parameters
+    ----------
+    imp : Imputer
+        Fitted.
+    enc : Encoder
+
+    Returns
+    -------
+    dict
+        ``estimator`` (``"Imputer"``), ``params`` and ``fitted``.
+    """
+    params = imp.get_params(deep=False)
+    est = params.pop("estimator")
+    params["random_state"] = params["random_state"] if isinstance(params["random_state"], int | None) else None
+    params["configurations"] = list(params["configurations"]) if not isinstance(params["configurations"], str) \
+        else params["configurations"]
+    scores = None if imp.scores_ is None else {c: imp.scores_[c].tolist() for c in imp.scores_.columns}
+    pos = {c: j for j, c in enumerate(imp.columns_)}
+    fitted = {
+        "columns": enc(np.asarray(imp.columns_, dtype=object), "columns_"),
+        "labelled": bool(imp.labelled_),
+        "chosen": [[pos[c], cfg] for c, cfg in imp.chosen_.items()],
+        "n_components": None if imp.n_components_ is None else int(imp.n_components_),
+        "scores": None if scores is None else enc({**scores, "column": [pos[c] for c in scores["column"]]}),
+        "supports": enc(support_to_dict(imp.supports_)),
+        "zero_links": [[int(t), int(s)] for t, s in imp.zero_links_],
+        "models": {cfg: _member_to_file(cfg, m, enc) for cfg, m in imp.models_.items()},
+        "target_name": enc(getattr(imp, "target_name_", None)),  # the label column (set by bayesnb fit-imputer)
+    }
+    return {"estimator": type(imp).__name__, "params": enc(params, "params"),
+            "template": None if est is None else {"estimator": type(est).__name__,
+                                                  "params": enc(_params_to_file(est.get_params(deep=False)))},
+            "fitted": fitted}
+
+
+# ------------------------------------------------------------------------------ read
+def _float_array(a, shape, where, kind="f"):
+    if not isinstance(a, np.ndarray) or a.shape != shape or a.dtype.kind not in ("b" if kind == "b" else "fiu"):
+        _fail(f"{where} must be an array of shape {shape}")
+    if kind != "b" and not np.all(np.isfinite(a)):
+        _fail(f"{where} must be finite")
+    return a.astype(bool) if kind == "b" else a.astype(float)
+
+
+def _number(v, where, lo):
+    if not isinstance(v, numbers.Real) or isinstance(v, bool) or not np.isfinite(v) or not v > lo:
+        _fail(f"{where} must be a finite number above {lo}")
+    return float(v)
+
+
+def _latent_from_file(model, node, dec):
+    post = dec(node["posterior"])
+    if not isinstance(post, NBPosterior):
+        _fail("the latent-class posterior is not an NBPosterior")
+    check_model(clone(model), post, model.n_features_in_, getattr(model, "feature_names_in_", None))
+    C, S, K = node["n_components"], post.classes.shape[0], len(model.classes_)
+    if not isinstance(C, int) or isinstance(C, bool) or C < 1 or S != K * C:
+        _fail(f"a latent-class fit of {K} class(es) with {C!r} component(s) each has {K} x {C} states; the file "
+              f"holds {S}")
+    group = dec(node["group"])
+    if not isinstance(group, np.ndarray) or group.dtype.kind not in "iu" or not np.array_equal(
+            group, np.repeat(np.arange(K), C)):
+        _fail("the latent states' classes must be each class repeated once per component")
+    objective = [float(dec(v)) for v in node["em_objective"]]
+    selection = dec(node["selection"])
+    if selection is not None and not (isinstance(selection, dict) and all(
+            isinstance(k, int) and isinstance(v, float) for k, v in selection.items())):
+        _fail("the latent-class selection must be None or {components: score}")
+    return LatentClassFit(post, group, C, objective, selection)
+
+
+def _mvn_from_file(model, node, dec):
+    cols = node["columns"]
+    p = model.n_features_in_
+    if not isinstance(cols, list) or not all(isinstance(j, int) and not isinstance(j, bool) and 0 <= j < p
+                                             for j in cols) or len(set(cols)) != len(cols):
+        _fail("the multivariate normal's columns must be distinct column positions")
+    q = len(cols)
+    arrays = {a: _float_array(dec(node[a]), (q,), f"mvn {a}", "b" if a in ("integer", "logged") else "f")
+              for a in _MVN_ARRAYS}
+    if np.any(arrays["scale"] <= 0) or np.any(arrays["low"] > arrays["high"]):
+        _fail("the multivariate normal's scales must be positive and its ranges ordered")
+    fits = node["fits"]
+    if not isinstance(fits, list) or len(fits) != (len(model.classes_) if q else 0):
+        _fail("the multivariate normal must have one fit (or null) per class, none without numeric columns")
+    out = []
+    for f in fits:
+        if f is None:
+            out.append(None)
+            continue
+        psi = _float_array(dec(f["psi"]), (q, q), "mvn psi")
+        if not np.allclose(psi, psi.T) or (q and np.any(np.linalg.eigvalsh(psi) <= 0)):
+            _fail("a multivariate normal's scale matrix must be symmetric positive definite")
+        out.append(NIWFit(_float_array(dec(f["mean"]), (q,), "mvn mean"), psi, _number(dec(f["kappa"]), "kappa", 0),
+                          _number(dec(f["nu"]), "nu", q + 1), int(f["n_iter"]), bool(f["converged"])))
+    return MVNFit(model, tuple(cols), *(arrays[a] for a in _MVN_ARRAYS), tuple(out))
+
+
+def _member_from_file(cfg, node, dec):
+    model = decode_estimator(node["model"], dec)
+    if not isinstance(model, NaiveBayes):
+        _fail(f"the {cfg} configuration's model must be a NaiveBayes; the file holds {type(model).__name__}")
+    if cfg == "latent":
+        return model, _latent_from_file(model, node["latent"], dec)
+    return _mvn_from_file(model, node, dec) if cfg == "mvn" else model
+
+
+def imputer_from_file(cls, meta, dec):
+    """The fitted :class:`~bayesnb.Imputer` of a file's metadata (see the module docstring), checked.
+
+    Parameters
+    ----------
+    cls : type
+        ``Imputer``.
+    meta : dict
+    dec : Decoder
+
+    Returns
+    -------
+    Imputer
+    """
+    params = dec(meta["params"])
+    if not isinstance(params, dict) or set(params) != set(cls().get_params()) - {"estimator"}:
+        _fail("the imputer's parameters are not Imputer's")
+    template = meta.get("template")
+    if template is not None:
+        tcls = registry()[0].get(template.get("estimator"))
+        if tcls is not NaiveBayes:
+            _fail("the imputer's template estimator must be a NaiveBayes")
+        template = tcls(**_params_from_file(dec(template["params"])))
+    imp = cls(**params, estimator=template)
+    fitted = meta["fitted"]
+    columns = dec(fitted["columns"])
+    if not isinstance(columns, np.ndarray) or columns.ndim != 1 or len(set(columns.tolist())) != columns.size:
+        _fail("the imputer's columns must be a list of distinct names")
+    p = columns.size
+    models = {}
+    for cfg, node in fitted["models"].items():
+        if cfg not in CONFIGURATIONS or not isinstance(node, dict):
+            _fail(f"unknown configuration {str(cfg)[:40]!r}")
+        models[cfg] = _member_from_file(cfg, node, dec)
+        model = models[cfg][0] if cfg == "latent" else models[cfg].model if cfg == "mvn" else models[cfg]
+        if model.n_features_in_ != p:
+            _fail(f"the {cfg} model has {model.n_features_in_} features; the imputer has {p} columns")
+    if not models:
+        _fail("the imputer holds no fitted configuration")
+    chosen = {}
+    for pair in fitted["chosen"]:
+        if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], int) and 0 <= pair[0] < p
+                and pair[1] in models):
+            _fail("the imputer's choices must be [column position, fitted configuration] pairs")
+        chosen[columns[pair[0]]] = pair[1]
+    n_comp = fitted["n_components"]
+    if n_comp is not None and (not isinstance(n_comp, int) or isinstance(n_comp, bool) or n_comp < 1):
+        _fail("n_components must be None or a positive int")
+    scores = dec(fitted["scores"])
+    if scores is not None:
+        scores = pd.DataFrame(scores)
+        if list(scores.columns) != ["column", "configuration", "loss", "n_hidden", "chosen"] or not all(
+                isinstance(j, int) and 0 <= j < p for j in scores["column"]):
+            _fail("the imputer's scores table is malformed")
+        scores["column"] = [columns[j] for j in scores["column"]]
+    try:
+        supports = support_from_dict(dec(fitted["supports"]), p)
+        check_zero_links(fitted["zero_links"], p)
+        links = [tuple(int(v) for v in link) for link in fitted["zero_links"]]
+    except (TypeError, ValueError, KeyError) as e:
+        _fail(f"the imputer's value records or zero links are malformed ({str(e)[:80]})")
+    imp.models_, imp.chosen_, imp.scores_, imp.n_components_ = models, chosen, scores, n_comp
+    imp.columns_, imp.labelled_ = columns.tolist(), bool(fitted["labelled"])
+    imp.supports_, imp.zero_links_ = supports, links
+    target = dec(fitted.get("target_name"))
+    if target is not None:
+        if not isinstance(target, str):
+            _fail("the imputer's target name must be a string")
+        imp.target_name_ = target
+    return imp
