@@ -293,7 +293,7 @@ class PosteriorMixin:
                  "compile_seconds": timing["compile_seconds"], "sampling_seconds": timing["sampling_seconds"],
                  "total_seconds": timing["total_seconds"], "cache_hit": int(timing["cache_hit"]),
                  "precision": precision}
-        return to_datatree(post, mcmc_draws(post, spec, samples), sample_stats_from_extra(extra), attrs=attrs,
+        return to_datatree(post, mcmc_draws(spec, samples), sample_stats_from_extra(extra), attrs=attrs,
                            n_components=C)
 
     # ------------------------------------------------------------------ p(y | x) uncertainty

@@ -93,20 +93,15 @@ def _unlabelled_factor(m, X):
 
     from bayesnb.structure import infer as SI
     from bayesnb.structure import model as MX
-    from bayesnb.inference.mixed_structured_model import mixed_inputs, unlabelled_inputs
+    from bayesnb.inference.numpyro_model import make_model, point_sites, structure_inputs
 
     post, model = m.posterior_, m._mixed
-    K = len(post.classes)
     data = MX.node_data(model.nodes, m._encode_blocks(m._check_X(X, reset=False), post)[0])
-    spec, priors, nuts = mixed_inputs(model, post.class_prior_alpha, post.class_log_prior, post.fixed_class_prior,
-                                      np.zeros(K), model.stats)
-    nuts["unlabelled"] = unlabelled_inputs(model, spec, data)
-    sites = {"pi": np.exp(post.class_log_prior)}
-    for j, ((code, static), prior, p) in enumerate(zip(spec.nodes, model.priors, model.posteriors)):
-        fam = code.family
-        sites.update(fam.sites_from_params(f"n{j}", static, fam.point_params(p), priors["nodes"][j]))
-    sites = {k: np.asarray(v, dtype=np.float32) for k, v in sites.items()}
-    tr = handlers.trace(handlers.substitute(spec.make_model(), data=sites)).get_trace(priors, nuts)
+    spec, priors, nuts = structure_inputs(post, model, data, np.full(len(X), -1))
+    assert set(nuts) == {"unlabelled"}
+    sites = point_sites(post, spec, priors, [(nd.family, pr, p) for nd, pr, p in
+                                             zip(model.nodes, model.priors, model.posteriors)])
+    tr = handlers.trace(handlers.substitute(make_model(spec), data=sites)).get_trace(priors, nuts)
     site = tr["x_unlabelled"]
     factor = np.asarray(site["fn"].log_prob(site["value"]), dtype=float)
     exact = logsumexp(SI.log_likelihood(model, data) + post.class_log_prior, axis=1)

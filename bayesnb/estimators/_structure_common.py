@@ -261,7 +261,7 @@ class StructureCommonMixin:
         parents' states) for every feature, with the fitted model's priors and structure, and
         the labelled rows through each feature's statistics over its contexts (a row adds to a
         feature when it and all its parents are observed, as in ``fit``):
-        :mod:`bayesnb.inference.mixed_structured_model` (each feature's family on its context
+        :mod:`bayesnb.inference.numpyro_model` (each feature's family on its context
         axis: a Dirichlet per context for a categorical feature, all of ``CategoricalNB``'s).
         Unlabelled rows (missing labels) enter one factor each, their class summed out, each
         feature's term taken in the row's context under every class (with the same rule:

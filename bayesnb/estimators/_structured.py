@@ -7,7 +7,7 @@ posterior as always and, for another structure, learns the parent lists on every
 feature's family over its contexts (class, parents' states). A CategoricalNB is the case whose
 one Categorical block makes every node categorical. The predict methods, ``score_samples``,
 ``sample``, ``impute``, ``sample_posterior`` and ``run_mcmc`` (NUTS,
-:mod:`bayesnb.inference.mixed_structured_model`) then use them
+:mod:`bayesnb.inference.numpyro_model`, the one model) then use them
 (:class:`~bayesnb.estimators._structure_common.StructureCommonMixin`, which also hides
 with scikit-learn's ``available_if`` what a fitted structure has no use for: the linear view
 and the naive plate model of ``model_inputs``). ``fit_semi_supervised`` learns the
@@ -30,7 +30,8 @@ from ..diagnostics import datatree_from_layout
 from ..generative.functions import _block_cells
 from ..generative.tables import assemble_table
 from ..inference import em
-from ..inference.mixed_structured_model import mixed_inputs, run_mixed_nuts, unlabelled_inputs
+from ..inference.numpyro_model import structure_inputs
+from ..inference.nuts import mcmc_draws, run_nuts, sample_stats_from_extra
 from ..structure import cv as _cv
 from ..structure import draws as _mp
 from ..structure import em as _se
@@ -361,28 +362,22 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
         return dims, coords, shapes, _mp.node_variables(model, names)
 
     def _structure_mcmc(self, X, ycodes, num_warmup, num_samples, num_chains, seed, progress_bar, target_accept_prob):
-        """NUTS on :mod:`bayesnb.inference.mixed_structured_model` (each feature's family prior per
-        context, the labelled rows through its statistics over its contexts, the unlabelled ones
-        (``ycodes`` -1) one factor each); see ``run_mcmc``."""
+        """NUTS on the one model (:mod:`bayesnb.inference.numpyro_model`) of the fitted structure: each
+        feature's family prior per context, the labelled rows through its statistics over its contexts,
+        the unlabelled ones (``ycodes`` -1) one factor each; see ``run_mcmc``."""
         post, model = self.posterior_, self._mixed
-        K = len(post.classes)
         data = _mx.node_data(model.nodes, self._encode_blocks(X, post)[0])
-        lab = ycodes >= 0
-        counted = _mx.node_stats(model.nodes, data, np.maximum(ycodes, 0), lab.astype(float), K, model.parents)
-        spec, priors, nuts_data = mixed_inputs(model, post.class_prior_alpha, post.class_log_prior,
-                                               post.fixed_class_prior, np.bincount(ycodes[lab], minlength=K), counted)
-        if not lab.all():
-            nuts_data["unlabelled"] = unlabelled_inputs(model, spec, _mx.node_rows(data, ~lab))
+        spec, priors, nuts_data = structure_inputs(post, model, data, ycodes)
         dims, coords, shapes, variables = self._mixed_layout()
-        draws, stats, timing = run_mixed_nuts(spec, priors, nuts_data, variables, shapes,
-                                              num_warmup=int(num_warmup), num_samples=int(num_samples),
-                                              num_chains=int(num_chains), seed=seed,
-                                              progress_bar=bool(progress_bar),
-                                              target_accept_prob=target_accept_prob)
+        samples, extra, timing = run_nuts(spec, priors, nuts_data, num_warmup=int(num_warmup),
+                                          num_samples=int(num_samples), num_chains=int(num_chains),
+                                          chain_method="sequential", seed=int(seed), progress_bar=bool(progress_bar),
+                                          target_accept_prob=target_accept_prob)
         attrs = {"inference": "NUTS (NumPyro)", "likelihood": "suffstats", "estimator": self._who,
                  "structure": self.structure_kind_, "num_warmup": int(num_warmup), "num_chains": int(num_chains),
                  **{k: v for k, v in timing.items() if k.endswith("_seconds")}}
-        return datatree_from_layout(draws, dims, coords, sample_stats=stats, attrs=attrs)
+        return datatree_from_layout(mcmc_draws(spec, samples, variables, shapes), dims, coords,
+                                    sample_stats=sample_stats_from_extra(extra), attrs=attrs)
 
     def fit_semi_supervised(self, X, y, *, unlabeled="auto", sample_weight=None, unlabeled_weight=1.0, tol=1e-6,
                             max_iter=100):
