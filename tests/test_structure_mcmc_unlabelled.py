@@ -126,17 +126,17 @@ def test_the_unlabelled_factor_is_the_exact_engines_row_likelihood(structure):
 
 
 def test_run_mcmc_reads_missing_labels_as_unlabelled_rows():
-    from bayesnb.estimators._structure_common import structured_mcmc_data
-
     X, ys = _table(1, n=20, unlabelled=6)
     lab = np.array([v is not None for v in ys])
     m = bayesnb.CategoricalNB(structure="tan").fit(X[lab], ys[lab].astype(int))
-    opts = {"likelihood": None, "chain_method": None, "init": None, "n_components": 1}
-    _, codes = structured_mcmc_data(m, X, ys, 10, 10, 1, **opts)
-    np.testing.assert_array_equal(codes, np.where(lab, np.asarray([0 if v is None else v for v in ys]), -1))
-    _, codes = structured_mcmc_data(m, X, None, 10, 10, 1, **opts)  # y=None: every row unlabelled
-    assert (codes == -1).all()
-    with pytest.raises(ValueError, match="not among classes_"):
-        structured_mcmc_data(m, X, np.where(lab, 7, None), 10, 10, 1, **opts)
+    assert any(m.structure_.values())
+    _, _, data = m.model_inputs(X, ys, likelihood="rows")  # what run_mcmc samples, one factor per row
+    np.testing.assert_array_equal(data["y"], ys[lab].astype(int))
+    (child,) = [j for j, b in enumerate(m.model_inputs(X, ys)[0].blocks) if b.parent_states]
+    np.testing.assert_array_equal(data["unlabelled"][child]["u"], X[~lab, 1 - child])  # the parent's value
+    _, _, data = m.model_inputs(X, None)  # y=None: every row unlabelled
+    assert set(data) == {"unlabelled"} and len(data["unlabelled"][child]["u"]) == len(X)
+    with pytest.raises(ValueError, match="not in classes_"):
+        m.model_inputs(X, np.where(lab, 7, None))
     with pytest.raises(ValueError, match="labelled rows"):
         bayesnb.CategoricalNB(structure="tan").run_mcmc(X, [None] * len(X))

@@ -348,9 +348,9 @@ def structure_inputs(post, model, data, ycodes, likelihood="suffstats", n_compon
     likelihood, C = _check_form(likelihood, n_components)
     K = len(post.classes)
     P = [_mx._n_parent_states(model.nodes, pa) if pa else 0 for pa in model.parents]
-    spec, priors = _spec_priors(post, [(nd.family, f"n{j}", f"node_{j}", f"context_{j}", P[j], pr, po) for j, (nd, pr, po)
-                                       in enumerate(zip(model.nodes, model.priors, model.posteriors))],
-                                likelihood, C, component_alpha)
+    blocks = [(nd.family, f"n{j}", f"node_{j}", f"context_{j}", P[j], pr, po)
+              for j, (nd, pr, po) in enumerate(zip(model.nodes, model.priors, model.posteriors))]
+    spec, priors = _spec_priors(post, blocks, likelihood, C, component_alpha)
 
     def rows(part):
         cols, miss, states = _mx.node_rows(data, part)
