@@ -124,7 +124,7 @@ class PosteriorMixin:
             raise ValueError(f"{who}: y must be 1-D with one label per row of X ({X.shape[0]}); "
                              f"received shape {y.shape}.")
         miss = missing_labels(y, unlabeled=None)  # only missing values: -1 is a label
-        lab, unl = np.flatnonzero(~miss), np.flatnonzero(miss)
+        lab = np.flatnonzero(~miss)
         if not hasattr(self, "posterior_"):
             if lab.size == 0:
                 raise ValueError(f"{who}: run_mcmc needs labelled rows to fit the model first.")
@@ -132,26 +132,45 @@ class PosteriorMixin:
         post = self.posterior_
         check_proper(post, who)
         X = self._check_X(X, reset=False)
-        labelled = unlabelled = None
+        codes = np.full(X.shape[0], -1, dtype=np.int64)
         if lab.size:
             yl = np.asarray(list(y[lab]))
             known = np.isin(yl, post.classes)
             if not known.all():
                 raise ValueError(f"{who}: y has label(s) {list(np.unique(yl[~known]))[:5]} that are not in "
                                  f"classes_ {list(post.classes)}.")
-            codes = np.searchsorted(post.classes, yl)
-            enc, _ = self._encode_blocks(take_rows(X, lab), post)
-            labelled = (enc, codes)
-        if unl.size:
-            unlabelled, _ = self._encode_blocks(take_rows(X, unl), post)
-        return X, y, model_inputs(post, labelled, unlabelled, likelihood, n_components=C)
+            codes[lab] = np.searchsorted(post.classes, yl)
+        return X, y, self._numpyro_inputs(X, codes, C, likelihood)
+
+    def _numpyro_inputs(self, X, codes, C, likelihood):
+        """``(spec, priors, data)`` of the one model (:mod:`bayesnb.inference.numpyro_model`) for the
+        checked rows ``X`` and their class codes (-1: unlabelled); a structure's estimator answers
+        with its nodes (:func:`~bayesnb.inference.numpyro_model.structure_inputs`)."""
+        post = self.posterior_
+        lab, unl = np.flatnonzero(codes >= 0), np.flatnonzero(codes < 0)
+        labelled = (self._encode_blocks(take_rows(X, lab), post)[0], codes[lab]) if lab.size else None
+        unlabelled = self._encode_blocks(take_rows(X, unl), post)[0] if unl.size else None
+        return model_inputs(post, labelled, unlabelled, likelihood, n_components=C)
+
+    def _point_sites(self, spec, priors, fit=None):
+        """Site values at the plug-in of the fitted posterior, or of a :class:`LatentClassFit`
+        (a chain's start, ``init="em"``); a structure's estimator takes its nodes' plug-ins."""
+        return point_sites(self.posterior_ if fit is None else fit.posterior, spec, priors)
+
+    def _mcmc_tree(self, spec, samples, sample_stats, attrs):
+        """The ``DataTree`` of NUTS samples, in :meth:`sample_posterior`'s layout (``component`` and
+        ``w`` added for the latent-class model)."""
+        return to_datatree(self.posterior_, mcmc_draws(spec, samples), sample_stats, attrs=attrs,
+                           n_components=spec.n_components)
 
     def model_inputs(self, X, y=None, *, n_components=1, likelihood=None):
         """The NumPyro model of this estimator on ``X, y``, for your own NumPyro inference.
 
         ``make_model(spec)(priors, data)`` is the model :meth:`run_mcmc` samples (with
-        ``data=None``, its prior); :func:`point_sites` and :func:`model_log_likelihood`
-        evaluate it at a point (e.g. a :meth:`fit_latent_class` solution).
+        ``data=None``, its prior), under the naive structure or a fitted one (then one
+        block per feature on its contexts, :func:`~bayesnb.inference.numpyro_model.structure_inputs`);
+        :func:`point_sites` and :func:`model_log_likelihood` evaluate it at a point (e.g. a
+        :meth:`fit_latent_class` solution).
 
         Parameters
         ----------
@@ -174,13 +193,20 @@ class PosteriorMixin:
 
         The priors (and categories) are those of the fitted estimator; if it is not
         fitted yet, it is first fitted on the labelled rows of ``X, y``. To compare with
-        :meth:`sample_posterior`, pass the training data.
+        :meth:`sample_posterior`, pass the training data. Under a fitted structure (TAN,
+        k-DB) the model is the same one NumPyro model with every feature a block on its
+        contexts (class, parents' states), a row adding a feature's term when it and all
+        its parents are observed (as in ``fit``); its draws have that structure's
+        :meth:`sample_posterior` layout (``<param>_<feature>`` over ``(class,
+        <parent>_state, ...)``).
 
         With ``n_components=C > 1`` the model is the latent-class model of
         :meth:`~bayesnb.generative.GenerativeMixin.fit_latent_class` (each class a
         mixture of ``C`` naive-Bayes components, component weights ``w[k] ~
         Dirichlet(1)``, every (class, component) pair with the block priors of its
-        class), the component marginalised in every row (see :mod:`bayesnb.model`).
+        class; under a structure every (class, component, parents' states) context
+        with the prior of its (class, parents' states)), the component marginalised in
+        every row (see :mod:`bayesnb.inference.numpyro_model`).
         Its components are exchangeable, so their labels may switch between chains:
         compare label-invariant quantities (e.g. through
         :meth:`~bayesnb.generative.GenerativeMixin.latent_class_draws`), not components.
@@ -271,18 +297,14 @@ class PosteriorMixin:
         elif not isinstance(init, str) or init not in ("uniform", "em"):
             raise ValueError(f"{who}: init must be 'uniform', 'em', a LatentClassFit or None; received {init!r}.")
         X, y, (spec, priors, data) = self._model_data(X, y, C, likelihood)
-        post = self.posterior_
         rng = as_generator(random_state)
         seed = rng.integers(2**31 - 1)
         init_sites = None
         if isinstance(init, LatentClassFit):
-            init_sites = point_sites(init.posterior, spec, priors)
+            init_sites = self._point_sites(spec, priors, init)
         elif init == "em":
-            if C == 1:
-                init_sites = point_sites(post, spec, priors)
-            else:
-                init_sites = point_sites(self.fit_latent_class(X, y, n_components=C, random_state=rng).posterior,
-                                         spec, priors)
+            init_sites = self._point_sites(spec, priors, None if C == 1 else
+                                           self.fit_latent_class(X, y, n_components=C, random_state=rng))
         samples, extra, timing = run_nuts(spec, priors, data, num_warmup=num_warmup, num_samples=num_samples,
                                           num_chains=num_chains, chain_method=chain_method, seed=seed,
                                           progress_bar=progress_bar, target_accept_prob=target_accept_prob,
@@ -293,8 +315,7 @@ class PosteriorMixin:
                  "compile_seconds": timing["compile_seconds"], "sampling_seconds": timing["sampling_seconds"],
                  "total_seconds": timing["total_seconds"], "cache_hit": int(timing["cache_hit"]),
                  "precision": precision}
-        return to_datatree(post, mcmc_draws(post, spec, samples), sample_stats_from_extra(extra), attrs=attrs,
-                           n_components=C)
+        return self._mcmc_tree(spec, samples, sample_stats_from_extra(extra), attrs)
 
     # ------------------------------------------------------------------ p(y | x) uncertainty
     def _param_draws(self, n_draws, random_state):

@@ -232,9 +232,14 @@ def with_missing(X, mask, marker=np.nan):
 
 
 def check_structured_mcmc_refusals(model, X, y):
-    """A fitted TAN / k-DB ``model``'s ``run_mcmc`` refuses what it does not do, each with a clear error:
-    a latent-class model and no draws."""
-    with pytest.raises(NotImplementedError, match="n_components"):
-        model.run_mcmc(X, y, n_components=2)
+    """A fitted TAN / k-DB ``model``'s ``run_mcmc`` refuses bad arguments as the naive one does, each
+    with a clear error, before anything is compiled: no draws, no likelihood form, a latent-class
+    model on statistics, an unknown start."""
     with pytest.raises(ValueError, match="num_samples"):
         model.run_mcmc(X, y, num_samples=0)
+    with pytest.raises(ValueError, match="likelihood must be"):
+        model.run_mcmc(X, y, likelihood="bogus")
+    with pytest.raises(ValueError, match="likelihood='rows'"):
+        model.run_mcmc(X, y, n_components=2, likelihood="suffstats")
+    with pytest.raises(ValueError, match="init must be"):
+        model.run_mcmc(X, y, init="kmeans")

@@ -247,7 +247,7 @@ def test_unsupported_methods_and_errors_are_clear(tmp_path):
     X, y = _tiny(7)
     m = bayesnb.CategoricalNB(structure="tan").fit(X, y)
     assert hasattr(m, "impute")
-    for name in ("coef_", "coef_draws", "model_inputs"):
+    for name in ("coef_", "coef_draws"):
         with pytest.raises(AttributeError) as err:
             getattr(m, name)
         # available_if's own message names the attribute; the reason is the cause it chains

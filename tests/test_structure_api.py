@@ -232,10 +232,14 @@ def check_linear_view(name):
 
 
 def check_model_inputs(m, X, y, table):
-    if m.structure_kind_ != "naive":
-        _absent(m, "model_inputs", "model_inputs returns the naive plate model")
+    """The one NumPyro model: the naive blocks, or one block per feature on its contexts under a structure."""
+    spec, priors, data = m.model_inputs(X, y)
+    assert len(priors["blocks"]) == len(spec.blocks) and len(data["stats"]) == len(spec.blocks)
+    if m.structure_kind_ == "naive":
+        assert [b.context_plate for b in spec.blocks] == ["class"] * len(m.posterior_.blocks)
     else:
-        assert len(m.model_inputs(X, y)) == 3
+        assert [b.label for b in spec.blocks] == [f"n{j}" for j in range(X.shape[1])]
+        assert {b.parent_states > 0 for b in spec.blocks} == {True, False}  # a root and its children
 
 
 def check_fit_semi_supervised(m, X, y, table):
@@ -282,7 +286,7 @@ CHECKS = {
     "check_marginals": check_check_marginals, "check_mcar": check_check_mcar, "model_inputs": check_model_inputs,
     **{n: check_linear_view(n) for n in ("coef_", "intercept_", "coef_names_", "coef_draws", "coef_interval")},
     "fit_semi_supervised": check_fit_semi_supervised, "fit_latent_class": check_fit_latent_class,
-    "latent_class_draws": check_naive_only("latent_class_draws", "does not sample"),
+    "latent_class_draws": check_naive_only("latent_class_draws", "which it does not read"),
     **{n: check_sklearn(n) for n in SKLEARN},
 }
 

@@ -93,20 +93,15 @@ def _unlabelled_factor(m, X):
 
     from bayesnb.structure import infer as SI
     from bayesnb.structure import model as MX
-    from bayesnb.inference.mixed_structured_model import mixed_inputs, unlabelled_inputs
+    from bayesnb.inference.numpyro_model import make_model, point_sites, structure_inputs
 
     post, model = m.posterior_, m._mixed
-    K = len(post.classes)
     data = MX.node_data(model.nodes, m._encode_blocks(m._check_X(X, reset=False), post)[0])
-    spec, priors, nuts = mixed_inputs(model, post.class_prior_alpha, post.class_log_prior, post.fixed_class_prior,
-                                      np.zeros(K), model.stats)
-    nuts["unlabelled"] = unlabelled_inputs(model, spec, data)
-    sites = {"pi": np.exp(post.class_log_prior)}
-    for j, ((code, static), prior, p) in enumerate(zip(spec.nodes, model.priors, model.posteriors)):
-        fam = code.family
-        sites.update(fam.sites_from_params(f"n{j}", static, fam.point_params(p), priors["nodes"][j]))
-    sites = {k: np.asarray(v, dtype=np.float32) for k, v in sites.items()}
-    tr = handlers.trace(handlers.substitute(spec.make_model(), data=sites)).get_trace(priors, nuts)
+    spec, priors, nuts = structure_inputs(post, model, data, np.full(len(X), -1))
+    assert set(nuts) == {"unlabelled"}
+    sites = point_sites(post, spec, priors, [(nd.family, pr, p) for nd, pr, p in
+                                             zip(model.nodes, model.priors, model.posteriors)])
+    tr = handlers.trace(handlers.substitute(make_model(spec), data=sites)).get_trace(priors, nuts)
     site = tr["x_unlabelled"]
     factor = np.asarray(site["fn"].log_prob(site["value"]), dtype=float)
     exact = logsumexp(SI.log_likelihood(model, data) + post.class_log_prior, axis=1)
@@ -131,17 +126,17 @@ def test_the_unlabelled_factor_is_the_exact_engines_row_likelihood(structure):
 
 
 def test_run_mcmc_reads_missing_labels_as_unlabelled_rows():
-    from bayesnb.estimators._structure_common import structured_mcmc_data
-
     X, ys = _table(1, n=20, unlabelled=6)
     lab = np.array([v is not None for v in ys])
     m = bayesnb.CategoricalNB(structure="tan").fit(X[lab], ys[lab].astype(int))
-    opts = {"likelihood": None, "chain_method": None, "init": None, "n_components": 1}
-    _, codes = structured_mcmc_data(m, X, ys, 10, 10, 1, **opts)
-    np.testing.assert_array_equal(codes, np.where(lab, np.asarray([0 if v is None else v for v in ys]), -1))
-    _, codes = structured_mcmc_data(m, X, None, 10, 10, 1, **opts)  # y=None: every row unlabelled
-    assert (codes == -1).all()
-    with pytest.raises(ValueError, match="not among classes_"):
-        structured_mcmc_data(m, X, np.where(lab, 7, None), 10, 10, 1, **opts)
+    assert any(m.structure_.values())
+    _, _, data = m.model_inputs(X, ys, likelihood="rows")  # what run_mcmc samples, one factor per row
+    np.testing.assert_array_equal(data["y"], ys[lab].astype(int))
+    (child,) = [j for j, b in enumerate(m.model_inputs(X, ys)[0].blocks) if b.parent_states]
+    np.testing.assert_array_equal(data["unlabelled"][child]["u"], X[~lab, 1 - child])  # the parent's value
+    _, _, data = m.model_inputs(X, None)  # y=None: every row unlabelled
+    assert set(data) == {"unlabelled"} and len(data["unlabelled"][child]["u"]) == len(X)
+    with pytest.raises(ValueError, match="not in classes_"):
+        m.model_inputs(X, np.where(lab, 7, None))
     with pytest.raises(ValueError, match="labelled rows"):
         bayesnb.CategoricalNB(structure="tan").run_mcmc(X, [None] * len(X))

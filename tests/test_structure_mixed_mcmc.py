@@ -10,7 +10,7 @@ from cases import check_structured_mcmc_refusals
 import bayesnb
 from bayesnb.structure import model as MX
 from bayesnb.datasets import load_penguins
-from bayesnb.inference.mixed_structured_model import mixed_inputs
+from bayesnb.inference.numpyro_model import structure_inputs
 
 
 def _penguins(cols=("sex", "bill_depth_mm", "flipper_length_mm")):
@@ -25,8 +25,7 @@ def _model_terms(m, X, y):
     yc = np.searchsorted(post.classes, np.asarray(y))
     data = MX.node_data(model.nodes, m._encode_blocks(m._check_X(X, reset=False), post)[0])
     counted = MX.fit_nodes(model.nodes, data, yc, np.ones(len(yc)), len(post.classes), model.parents)
-    return mixed_inputs(model, post.class_prior_alpha, post.class_log_prior, post.fixed_class_prior,
-                        np.bincount(yc, minlength=len(post.classes)), counted.stats), counted
+    return structure_inputs(post, model, data, yc), counted
 
 
 def test_model_counts_the_rows_of_the_exact_fit_and_its_sites_follow_the_contexts():
@@ -45,9 +44,47 @@ def test_model_counts_the_rows_of_the_exact_fit_and_its_sites_follow_the_context
         np.searchsorted(m.classes_, y), minlength=K).tolist()
     for j, (nd, pa) in enumerate(zip(m._mixed.nodes, m._mixed.parents)):
         C = K * int(np.prod([m._mixed.nodes[p].n_states for p in pa]))  # one set per (class, parents' states)
-        for arr in (*priors["nodes"][j].values(), *data["stats"][j].values()):  # per context, or a scalar total
+        for arr in (*priors["blocks"][j].values(), *data["stats"][j].values()):  # per context, or a scalar total
             assert np.ndim(arr) == 0 or np.shape(arr)[:2] == (C, 1), (j, np.shape(arr))
-        assert type(spec.nodes[j][0].family) is type(nd.family)
+        for got, want in zip(data["stats"][j].values(), nd.family.numpyro_stats_args(counted.stats[j]).values()):
+            np.testing.assert_allclose(np.asarray(got, float), np.asarray(want, float), rtol=1e-6)
+        b = spec.blocks[j]
+        assert type(b.code.family) is type(nd.family) and b.context_plate == f"context_{j}"
+        assert b.parent_states == (C // K if pa else 0)
+
+
+def test_the_likelihood_forms_agree_and_are_the_exact_engines_on_complete_rows():
+    """Labelled rows through statistics or one factor each: the same log-likelihood at the plug-in
+    (cells missing: a feature adds its term when it and its parents are observed, in both forms);
+    on complete rows it is the exact engine's ``sum_i log pi_y + log p(x_i | y_i)``."""
+    from scipy.special import logsumexp
+
+    from bayesnb.model import model_log_likelihood
+    from bayesnb.structure import infer as SI
+
+    X, y = _penguins(("island", "sex", "bill_depth_mm", "flipper_length_mm", "body_mass_g"))
+    X = X.copy()
+    X.loc[X.index[::9], "sex"] = np.nan  # a parent missing now and then
+    m = bayesnb.NaiveBayes(structure="tan").fit(X, y)
+    assert any(m.structure_.values())
+    lls = {}
+    for form in ("suffstats", "rows"):
+        spec, priors, data = m.model_inputs(X, y, likelihood=form)
+        lls[form] = model_log_likelihood(spec, priors, data, m._point_sites(spec, priors))
+    assert lls["rows"] == pytest.approx(lls["suffstats"], rel=2e-5)
+    full = X.notna().all(axis=1).to_numpy()
+    Xc, yc = X[full], y[full]
+    spec, priors, data = m.model_inputs(Xc, yc, likelihood="rows")
+    ll = model_log_likelihood(spec, priors, data, m._point_sites(spec, priors))
+    post, model = m.posterior_, m._mixed
+    jll = SI.log_likelihood(model, MX.node_data(model.nodes, m._encode_blocks(m._check_X(Xc, reset=False),
+                                                                              post)[0])) + post.class_log_prior
+    codes = np.searchsorted(m.classes_, np.asarray(yc))
+    assert ll == pytest.approx(jll[np.arange(len(codes)), codes].sum(), rel=2e-5)
+    # the unlabelled factor is its log-sum-exp over the classes (every row unlabelled)
+    spec, priors, data = m.model_inputs(Xc, [None] * len(Xc))
+    ll = model_log_likelihood(spec, priors, data, m._point_sites(spec, priors))
+    assert ll == pytest.approx(logsumexp(jll, axis=1).sum(), rel=2e-5)
 
 
 def test_run_mcmc_refuses_what_it_does_not_do():

@@ -2,17 +2,17 @@
 
 :class:`StructureCommonMixin` holds what a fitted structure has no use for, hidden with
 scikit-learn's ``available_if`` (``hasattr`` False, and the AttributeError says why: the
-linear view, the naive plate model of ``model_inputs``, and while ``structure`` is not naive
-the naive model's EM and latent classes), the predict methods, ``score_samples``,
-``log_evidence_``, ``sample``, ``impute``, ``sample_posterior`` and ``run_mcmc`` of
-:class:`~bayesnb.estimators._structured.StructureMixin` (CategoricalNB's and NaiveBayes's,
-on the one structure engine :mod:`bayesnb.structure.model`), and the checks of a structured
-``run_mcmc``. The subclass names ``_structure_attr`` (the attribute holding the fitted
-structure, None when naive: every method then falls back on the estimator's base) and answers
+linear view, and while ``structure`` is not naive the naive model's latent-class draws), the
+predict methods, ``score_samples``, ``log_evidence_``, ``sample``, ``impute`` and
+``sample_posterior`` of :class:`~bayesnb.estimators._structured.StructureMixin` (CategoricalNB's
+and NaiveBayes's, on the one structure engine :mod:`bayesnb.structure.model`); ``run_mcmc`` and
+``model_inputs`` are the base's, on the one NumPyro model. The subclass names
+``_structure_attr`` (the attribute holding the fitted structure, None when naive: every
+method then falls back on the estimator's base) and answers
 the hooks :meth:`_structure_joint` (``log p(x | y=k)`` under it),
 :meth:`_structure_sample` (feature values drawn given the classes), :meth:`_structure_imputer`
 (missing cells filled given the class weights), :meth:`_structure_draws` (exact posterior
-draws), :meth:`_structure_mcmc` (NUTS on its model) and, from
+draws) and, from
 :class:`~bayesnb.estimators._structure_uses.StructureUsesMixin`, ``_structure_classes`` and
 ``_structure_given`` (the rows' classes; conditional sampling).
 """
@@ -28,75 +28,18 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import _dask
 from .. import posterior as _post
-from .._utils import as_generator, take_rows
+from .._utils import as_generator
 from ..diagnostics import datatree_from_layout
 from ..generative.conditions import has_constraints
 from ..generative.functions import class_log_weights, warn_empty_columns
 from ..generative.support import blank_impossible, impossible_rows
-from ..generative.tables import check_impute_options, label_codes, missing_labels
+from ..generative.tables import check_impute_options, label_codes
 from ..generative.values import complete, median_draws
 from ..inference.em import allowed_states
-from ..inference.numpyro_model import check_proper
 from ..model import NotLinearError
 from . import _validation as _val
 
-__all__ = ["StructureCommonMixin", "check_structured_mcmc_args", "structured_mcmc_data"]
-
-
-def check_structured_mcmc_args(who, kind, num_warmup, num_samples, num_chains, **naive_only):
-    """Refuse what ``run_mcmc`` under a structure other than naive does not do.
-
-    Parameters
-    ----------
-    who : str
-        The estimator's name (for the messages).
-    kind : str
-        The learned structure (``structure_kind_``).
-    num_warmup, num_samples, num_chains : int
-        Non-negative / positive / positive integers.
-    **naive_only
-        ``likelihood``, ``chain_method``, ``init`` (must be None) and ``n_components`` (must be 1).
-
-    Raises
-    ------
-    NotImplementedError, ValueError
-    """
-    odd = {k: v for k, v in naive_only.items() if (v != 1 if k == "n_components" else v is not None)}
-    if odd:
-        raise NotImplementedError(f"{who}.run_mcmc({', '.join(f'{k}={v!r}' for k, v in odd.items())}) needs "
-                                  f"structure='naive'; under {kind!r} leave them at their defaults.")
-    for name, v in (("num_warmup", num_warmup), ("num_samples", num_samples), ("num_chains", num_chains)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (0 if name == "num_warmup" else 1):
-            raise ValueError(f"{who}: {name} must be a {'non-negative' if name == 'num_warmup' else 'positive'} "
-                             f"integer; received {v!r}.")
-
-
-
-def structured_mcmc_data(est, X, y, num_warmup, num_samples, num_chains, **naive_only):
-    """The checks every structured ``run_mcmc`` makes, then ``(X checked, class codes of y)``.
-
-    Parameters
-    ----------
-    est : estimator
-        A fitted structured estimator (``posterior_``, ``structure_kind_``, ``_who``, ``_check_X``).
-    X, y
-        The rows and their labels (missing labels, or ``y=None`` for every row, mark
-        unlabelled rows; ``-1`` is a label like any other).
-    num_warmup, num_samples, num_chains, **naive_only
-        As :func:`check_structured_mcmc_args`.
-
-    Returns
-    -------
-    X : ndarray or DataFrame
-    ycodes : ndarray of int of shape (n_samples,)
-        Class codes, -1 for an unlabelled row.
-    """
-    who, post = est._who, est.posterior_
-    check_structured_mcmc_args(who, est.structure_kind_, num_warmup, num_samples, num_chains, **naive_only)
-    check_proper(post, who)
-    X = est._check_X(X, reset=False)
-    n = X.shape[0]
-    return X, np.full(n, -1, dtype=np.int64) if y is None else label_codes(post.classes, y, n, who)
+__all__ = ["StructureCommonMixin"]
 
 
 def _linear_view(self):
@@ -109,23 +52,14 @@ def _linear_view(self):
     return True
 
 
-def _naive_numpyro_model(self):
-    """``available_if`` check of ``model_inputs``: the naive plate model, refused under a fitted structure."""
-    if self._structure_fitted() is not None:
-        raise AttributeError(
-            f"{type(self).__name__}.model_inputs returns the naive plate model, which is not this model under "
-            f"its fitted structure {self.structure_kind_!r}; run_mcmc samples the structure's own model "
-            "(bayesnb.inference.mixed_structured_model).")
-    return True
-
-
 def _naive_em(self):
     """``available_if`` check of ``latent_class_draws``: it reads the naive latent-class model's NUTS draws."""
     if self.structure != "naive":
         raise AttributeError(
-            f"{type(self).__name__}.latent_class_draws reads run_mcmc(n_components=C)'s draws of the naive "
-            f"latent-class model, which structure={self.structure!r} does not sample (use fit_latent_class for a "
-            "latent-class model on the structure, or structure='naive').")
+            f"{type(self).__name__}.latent_class_draws turns run_mcmc(n_components=C)'s draws of the naive "
+            f"latent-class model into naive LatentClassFits; under structure={self.structure!r} the draws are over "
+            "the structure's contexts, which it does not read (use fit_latent_class for a latent-class model on "
+            "the structure, or structure='naive').")
     return True
 
 
@@ -136,8 +70,7 @@ class StructureCommonMixin:
     What cannot apply to a fitted structure is hidden with scikit-learn's ``available_if``
     (``hasattr`` is False, and the AttributeError says why): the linear view (``coef_``,
     ``intercept_``, ``coef_names_``, ``coef_draws``, ``coef_interval``: log-odds are not
-    linear in one-hot features when a feature's term depends on its parents) and
-    ``model_inputs`` (the naive plate model).
+    linear in one-hot features when a feature's term depends on its parents).
     """
 
     _structure_attr: str = ""
@@ -171,15 +104,10 @@ class StructureCommonMixin:
         """As :meth:`bayesnb.model.PosteriorMixin.coef_interval`; not under a fitted structure."""
         return super().coef_interval(ci, n_draws, random_state)
 
-    @available_if(_naive_numpyro_model)
-    def model_inputs(self, X, y=None, *, n_components=1, likelihood=None):
-        """As :meth:`bayesnb.model.PosteriorMixin.model_inputs`; not under a fitted structure."""
-        return super().model_inputs(X, y, n_components=n_components, likelihood=likelihood)
-
     @available_if(_naive_em)
     def latent_class_draws(self, idata, *, n_draws=None, random_state=None):
         """As :meth:`bayesnb.generative.GenerativeMixin.latent_class_draws`; structure='naive' only
-        (``run_mcmc(n_components=C)`` samples the naive latent-class model)."""
+        (it reads the draws of the naive latent-class model)."""
         return super().latent_class_draws(idata, n_draws=n_draws, random_state=random_state)
 
     def _structure_fitted(self):
@@ -246,64 +174,6 @@ class StructureCommonMixin:
         return datatree_from_layout({k: v[None] for k, v in draws.items()}, dims, coords,
                                     attrs={"inference": "exact conjugate posterior", "sampling_seconds": secs,
                                            "estimator": self._who, "structure": self.structure_kind_})
-
-    def _structure_mcmc(self, X, ycodes, num_warmup, num_samples, num_chains, seed, progress_bar, target_accept_prob):
-        """NUTS on the fitted structure's model for the checked rows ``X`` and their class codes:
-        a DataTree in :meth:`sample_posterior`'s layout."""
-        raise NotImplementedError
-
-    def run_mcmc(self, X, y=None, *, num_warmup=500, num_samples=1000, num_chains=1, random_state=None,
-                 progress_bar=None, likelihood=None, chain_method=None, target_accept_prob=0.8,
-                 n_components=1, init=None):
-        """NUTS on the same model; under TAN / k-DB, on the structure's model.
-
-        Under a structure other than naive the model is one prior per context (class,
-        parents' states) for every feature, with the fitted model's priors and structure, and
-        the labelled rows through each feature's statistics over its contexts (a row adds to a
-        feature when it and all its parents are observed, as in ``fit``):
-        :mod:`bayesnb.inference.mixed_structured_model` (each feature's family on its context
-        axis: a Dirichlet per context for a categorical feature, all of ``CategoricalNB``'s).
-        Unlabelled rows (missing labels) enter one factor each, their class summed out, each
-        feature's term taken in the row's context under every class (with the same rule:
-        a feature adds its term when it and all its parents are observed). The draws have the
-        layout of :meth:`sample_posterior`, so :func:`bayesnb.compare_posteriors` compares
-        the two. ``likelihood``, ``chain_method``, ``n_components`` and ``init`` stay at
-        their defaults (chains run one after another). Under the naive structure, as
-        :meth:`bayesnb.model.PosteriorMixin.run_mcmc`.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,) or None
-            Labels; missing labels (None, NaN, ``pd.NA``) make unlabelled rows (``-1`` is a
-            class). None: every row is unlabelled (the estimator must be fitted).
-        num_warmup, num_samples, num_chains, random_state, progress_bar, target_accept_prob
-            As in :meth:`bayesnb.model.PosteriorMixin.run_mcmc`.
-        likelihood, chain_method, n_components, init
-            Naive structure only.
-
-        Returns
-        -------
-        xarray.DataTree
-            Groups ``posterior`` and ``sample_stats``.
-        """
-        if not hasattr(self, "posterior_") and self.structure != "naive" and y is not None:
-            yo = np.asarray(y, dtype=object)
-            lab = np.flatnonzero(~missing_labels(yo, unlabeled=None))
-            if lab.size == 0:
-                raise ValueError(f"{self._who}: run_mcmc needs labelled rows to fit the model first.")
-            # the structure fitted on the labelled rows first (as the base method fits the naive model)
-            self.fit(*((X, y) if lab.size == yo.shape[0] else (take_rows(X, lab), np.asarray(list(yo[lab])))))
-        if self._structure_fitted() is None:
-            return super().run_mcmc(X, y, num_warmup=num_warmup, num_samples=num_samples, num_chains=num_chains,
-                                    random_state=random_state, progress_bar=progress_bar, likelihood=likelihood,
-                                    chain_method=chain_method, target_accept_prob=target_accept_prob,
-                                    n_components=n_components, init=init)
-        X, ycodes = structured_mcmc_data(self, X, y, num_warmup, num_samples, num_chains, likelihood=likelihood,
-                                         chain_method=chain_method, init=init, n_components=n_components)
-        seed = as_generator(random_state).integers(2**31 - 1)
-        return self._structure_mcmc(X, ycodes, int(num_warmup), int(num_samples), int(num_chains), seed,
-                                    bool(progress_bar), target_accept_prob)
 
     def impute(self, X, *, strategy="auto", n_imputations=1, random_state=None, parameter_uncertainty=True,
                y=None, n_components=1, latent=None):

@@ -6,11 +6,12 @@ posterior as always and, for another structure, learns the parent lists on every
 (:mod:`bayesnb.structure`; a numeric column through its quantile bins) and fits each
 feature's family over its contexts (class, parents' states). A CategoricalNB is the case whose
 one Categorical block makes every node categorical. The predict methods, ``score_samples``,
-``sample``, ``impute``, ``sample_posterior`` and ``run_mcmc`` (NUTS,
-:mod:`bayesnb.inference.mixed_structured_model`) then use them
+``sample``, ``impute`` and ``sample_posterior`` then use them
 (:class:`~bayesnb.estimators._structure_common.StructureCommonMixin`, which also hides
-with scikit-learn's ``available_if`` what a fitted structure has no use for: the linear view
-and the naive plate model of ``model_inputs``). ``fit_semi_supervised`` learns the
+with scikit-learn's ``available_if`` what a fitted structure has no use for: the linear
+view), and ``model_inputs`` / ``run_mcmc`` (NUTS) the base's, on the one NumPyro model
+(:mod:`bayesnb.inference.numpyro_model`) with every feature a block on its contexts (the
+hooks ``_numpyro_inputs``, ``_point_sites``, ``_mcmc_tree``). ``fit_semi_supervised`` learns the
 structure on the labelled rows, then runs EM on it, and ``fit_latent_class`` runs EM over
 (class, component) states with the structure inside each component
 (:mod:`bayesnb.structure.em`).
@@ -30,7 +31,8 @@ from ..diagnostics import datatree_from_layout
 from ..generative.functions import _block_cells
 from ..generative.tables import assemble_table
 from ..inference import em
-from ..inference.mixed_structured_model import mixed_inputs, run_mixed_nuts, unlabelled_inputs
+from ..inference.numpyro_model import point_sites, structure_inputs
+from ..inference.nuts import mcmc_draws
 from ..structure import cv as _cv
 from ..structure import draws as _mp
 from ..structure import em as _se
@@ -360,29 +362,36 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
         dims, coords, shapes = _mp.mixed_layout(model, post.classes, names, cats, post.fixed_class_prior)
         return dims, coords, shapes, _mp.node_variables(model, names)
 
-    def _structure_mcmc(self, X, ycodes, num_warmup, num_samples, num_chains, seed, progress_bar, target_accept_prob):
-        """NUTS on :mod:`bayesnb.inference.mixed_structured_model` (each feature's family prior per
-        context, the labelled rows through its statistics over its contexts, the unlabelled ones
-        (``ycodes`` -1) one factor each); see ``run_mcmc``."""
+    def _numpyro_inputs(self, X, codes, C, likelihood):
+        """Under a structure, the one model over every feature's contexts (class[, component],
+        parents' states): :func:`~bayesnb.inference.numpyro_model.structure_inputs`."""
+        if self._structure_fitted() is None:
+            return super()._numpyro_inputs(X, codes, C, likelihood)
         post, model = self.posterior_, self._mixed
-        K = len(post.classes)
-        data = _mx.node_data(model.nodes, self._encode_blocks(X, post)[0])
-        lab = ycodes >= 0
-        counted = _mx.node_stats(model.nodes, data, np.maximum(ycodes, 0), lab.astype(float), K, model.parents)
-        spec, priors, nuts_data = mixed_inputs(model, post.class_prior_alpha, post.class_log_prior,
-                                               post.fixed_class_prior, np.bincount(ycodes[lab], minlength=K), counted)
-        if not lab.all():
-            nuts_data["unlabelled"] = unlabelled_inputs(model, spec, _mx.node_rows(data, ~lab))
+        return structure_inputs(post, model, _mx.node_data(model.nodes, self._encode_blocks(X, post)[0]), codes,
+                                likelihood, C)
+
+    def _point_sites(self, spec, priors, fit=None):
+        """Under a structure, the plug-in of every node (of ``fit``'s structure over its states)."""
+        if self._structure_fitted() is None:
+            return super()._point_sites(spec, priors, fit)
+        post, model = (self.posterior_, self._mixed) if fit is None else (fit.posterior, self._structure_latent(fit)[0])
+        return point_sites(post, spec, priors, [(nd.family, pr, po) for nd, pr, po in
+                                                zip(model.nodes, model.priors, model.posteriors)])
+
+    def _mcmc_tree(self, spec, samples, sample_stats, attrs):
+        """Under a structure, the NUTS draws in :meth:`sample_posterior`'s layout (with ``n_components
+        > 1``, a dim ``component`` after ``class`` and ``w`` (class, component))."""
+        if self._structure_fitted() is None:
+            return super()._mcmc_tree(spec, samples, sample_stats, attrs)
         dims, coords, shapes, variables = self._mixed_layout()
-        draws, stats, timing = run_mixed_nuts(spec, priors, nuts_data, variables, shapes,
-                                              num_warmup=int(num_warmup), num_samples=int(num_samples),
-                                              num_chains=int(num_chains), seed=seed,
-                                              progress_bar=bool(progress_bar),
-                                              target_accept_prob=target_accept_prob)
-        attrs = {"inference": "NUTS (NumPyro)", "likelihood": "suffstats", "estimator": self._who,
-                 "structure": self.structure_kind_, "num_warmup": int(num_warmup), "num_chains": int(num_chains),
-                 **{k: v for k, v in timing.items() if k.endswith("_seconds")}}
-        return datatree_from_layout(draws, dims, coords, sample_stats=stats, attrs=attrs)
+        C = spec.n_components
+        if C > 1:
+            dims = {v: d if v == "pi" else d[:1] + ["component"] + d[1:] for v, d in dims.items()}
+            shapes = {v: s if v == "pi" else s[:1] + (C,) + tuple(s[1:]) for v, s in shapes.items()}
+            dims["w"], shapes["w"], coords["component"] = ["class", "component"], (len(self.classes_), C), np.arange(C)
+        return datatree_from_layout(mcmc_draws(spec, samples, variables, shapes), dims, coords,
+                                    sample_stats=sample_stats, attrs={**attrs, "structure": self.structure_kind_})
 
     def fit_semi_supervised(self, X, y, *, unlabeled="auto", sample_weight=None, unlabeled_weight=1.0, tol=1e-6,
                             max_iter=100):

@@ -1,38 +1,44 @@
-"""The one NumPyro plate model of Naive Bayes, assembled from the families' NumPyro pieces.
+"""The one NumPyro model of bayesnb: every structure (naive, TAN, k-DB), assembled from the families' NumPyro pieces.
 
-The model (plates ``class``, ``feature``, ``obs``)::
+The model::
 
-    pi                ~ Dirichlet(class_alpha)                    (absent if the class prior is fixed)
-    theta[k, j]       ~ the family prior of block b               plates class x feature_b
-    y[i] | labelled   : sum_k n_k log pi_k + block log-likelihoods on sufficient statistics
-                        (``likelihood="suffstats"``), or per row in plate ``obs`` (``"rows"``)
-    x[i] | unlabelled : logsumexp_k (log pi_k + sum_b log p(x_ib | theta_b[k]))   plate ``obs_unlabelled``
+    pi               ~ Dirichlet(class_alpha)                   (absent if the class prior is fixed)
+    w[k]             ~ Dirichlet(component_alpha[k])            (only with n_components = C > 1)
+    theta_b[c]       ~ the family prior of block b, per context c    plates context_b x feature_b
+    y[i] | labelled  : sum_k n_k log pi_k + block log-likelihoods on sufficient statistics
+                       over their contexts (``likelihood="suffstats"``), or per row in plate
+                       ``obs``: log pi_y + logsumexp_c (log w[y, c] + sum_b ll_b(x_i, ctx_b(i, y, c))) (``"rows"``)
+    x[i] | unlabelled: logsumexp_k (log pi_k + the same row term under class k)   plate ``obs_unlabelled``
 
-assembled from each family module's pieces (``numpyro_sample``,
-``numpyro_suffstat_loglik``, ``numpyro_row_loglik``), so any estimator -- including a
-mixed :class:`~bayesnb.NaiveBayes` -- gets the same model, and the MCMC likelihood is
-never re-derived here.
+Every block is a family on its *context axis*. A block of the naive structure holds
+features sharing a family and its contexts are the classes (plate ``class``), or the
+(class, component) pairs of the latent-class model (plate ``class_component`` of size
+``K * C``, pair ``k * C + c``, the state order of :class:`~bayesnb.generative.LatentClassFit`).
+A node of a structure (TAN / k-DB) is one column (plate ``node_<j>`` of size 1, sites
+labelled ``n<j>``) whose contexts are (class, [component,] parents' joint state),
+``context_<j>`` of size ``K * C * prod_p B_p``; a row's context under class ``k`` and
+component ``c`` is ``(k * C + c) * prod_p B_p + u_i`` (``u_i`` its parents' joint state),
+and the node adds its row term only when all its parents are observed (``parents_seen``, the
+exact fit's rule; a missing ``x_j`` is masked by the family). Its statistics are those
+the exact fit counts (:func:`~bayesnb.structure.model.node_stats`), so the closed-form
+posterior of each context is the family's conjugate update, and NUTS samples the same posterior.
 
-The latent-class model (``n_components = C > 1``; the model behind
-:meth:`~bayesnb.generative.GenerativeMixin.fit_latent_class`) is the same function
-with every class a mixture of ``C`` naive-Bayes components::
-
-    w[k]              ~ Dirichlet(1, ..., 1)                     plate class (component weights)
-    theta[k, c, j]    ~ the family prior of block b              plates class_component x feature_b
-    y[i] | labelled   : log pi_y + logsumexp_c (log w[y, c] + sum_b log p(x_ib | theta_b[y, c]))
-    x[i] | unlabelled : logsumexp_k,c (log pi_k + log w[k, c] + sum_b log p(x_ib | theta_b[k, c]))
-
-The (class, component) pairs are one plate ``class_component`` of size ``K * C``
-(pair ``k * C + c``, the state order of :class:`~bayesnb.generative.LatentClassFit`),
-so the family pieces are used unchanged; the component is marginalised with logsumexp
-(rows only: a row's component is never observed, so there are no sufficient statistics).
-Missing cells are masked, not imputed. ``data=None`` (the default) leaves only the prior:
+The family hooks (``numpyro_sample``, ``numpyro_suffstat_loglik``, ``numpyro_row_loglik``,
+``params_from_sites`` ...) are the whole likelihood: nothing here knows which family it holds,
+and the likelihood is never re-derived. The component is marginalised with logsumexp (rows
+only: a row's component is never observed, so there are no sufficient statistics). Missing
+cells are masked, not imputed. ``data=None`` (the default) leaves only the prior:
 ``numpyro.infer.Predictive(model, num_samples=...)`` then simulates parameters from the prior.
 
+- :func:`model_inputs` -- ``(spec, priors, data)`` of a naive posterior and encoded rows
+- :func:`structure_inputs` -- the same for a fitted structure (:class:`~bayesnb.structure.model.MixedModel`)
+- :func:`make_model` -- the model; :func:`point_sites`, :func:`model_log_likelihood` evaluate it
+
 The estimator methods that build and run it (``model_inputs``, ``run_mcmc``) are in
-:mod:`bayesnb.model`. Both kinds of draws come back as the same ArviZ ``DataTree`` (see
-:mod:`bayesnb.diagnostics`). JAX, NumPyro and ArviZ are imported lazily; nothing here changes JAX's global settings
-(float32 is used; ``numpyro.set_host_device_count`` is left to the user).
+:mod:`bayesnb.model` and :mod:`bayesnb.estimators._structured`. Both kinds of draws come back
+as the same ArviZ ``DataTree`` (see :mod:`bayesnb.diagnostics`). JAX, NumPyro and ArviZ are
+imported lazily; nothing here changes JAX's global settings (float32 is used;
+``numpyro.set_host_device_count`` is left to the user).
 """
 
 from __future__ import annotations
@@ -44,24 +50,53 @@ import numpy as np
 from ..diagnostics import block_layouts
 from ..families._fixed_norm import dirichlet_fixed_norm, lgamma32
 from ..posterior import index_params
+from ..structure import model as _mx
 
-__all__ = ["FamilyCode", "ModelSpec", "check_proper", "class_prior_args", "make_model", "model_inputs", "model_log_likelihood", "point_sites"]
+__all__ = ["BlockSpec", "FamilyCode", "ModelSpec", "check_proper", "class_prior_args", "make_model", "model_inputs",
+           "model_log_likelihood", "point_sites", "structure_inputs"]
+
+
+class BlockSpec(NamedTuple):
+    """Static (hashable) structure of one block of the model.
+
+    Attributes
+    ----------
+    code : FamilyCode
+        The block's family.
+    label : str
+        Prefix of its sites (naive: the layout's label; a structure node ``n<j>``).
+    static : object
+        The family's ``numpyro_static`` of the block's prior.
+    feature_plate, context_plate : str
+        Its plates: features (naive: the layout's ``feature`` dim; a node ``node_<j>`` of size 1)
+        and contexts (``class``, ``class_component``, or a node's ``context_<j>``).
+    parent_states : int, default=0
+        ``prod_p B_p`` of a node with parents: its row terms are taken at the row's
+        context; 0: no parents (the contexts are the classes, or (class, component) pairs).
+    """
+
+    code: object
+    label: str
+    static: object
+    feature_plate: str
+    context_plate: str
+    parent_states: int = 0
 
 
 class ModelSpec(NamedTuple):
-    """Static (hashable) structure of the NumPyro model.
+    """Static (hashable) structure of the NumPyro model: the key of the compiled sampler.
 
     Attributes
     ----------
     n_classes : int
     fixed_pi : bool
         The class prior is fixed (no ``pi`` site).
-    blocks : tuple of (:class:`FamilyCode`, label, static structure, feature plate name)
+    blocks : tuple of BlockSpec
     likelihood : {"suffstats", "rows"}
         Form used for the labelled rows.
     n_components : int, default=1
-        Naive-Bayes components per class; > 1 is the latent-class model (site ``w`` of
-        shape (K, C), block parameters over the ``K * C`` (class, component) pairs).
+        Components per class; > 1 is the latent-class model (site ``w`` of shape (K, C),
+        block parameters over (class, component[, parents' states]) contexts).
     """
 
     n_classes: int
@@ -93,18 +128,18 @@ class FamilyCode:
 
 def class_prior_args(fixed_class_prior, class_log_prior, class_prior_alpha) -> dict:
     """The class prior's NumPyro inputs: ``{"class_log_prior"}`` (fixed; ``-inf`` floored at ``-1e30``)
-    or ``{"class_alpha"}`` (Dirichlet pseudo-counts), float32."""
+    or ``{"class_alpha", "class_log_norm"}`` (Dirichlet pseudo-counts and normaliser), float32."""
     if fixed_class_prior:
         return {"class_log_prior": np.maximum(np.asarray(class_log_prior, float), -1e30).astype(np.float32)}
-    return {"class_alpha": np.asarray(class_prior_alpha, dtype=np.float32)}
+    return {"class_alpha": np.asarray(class_prior_alpha, dtype=np.float32),
+            "class_log_norm": _dirichlet_log_norm(class_prior_alpha)}
 
 
 def sample_class_log_prior(priors, fixed_pi):
     """``log pi`` inside a NumPyro model: ``priors["class_log_prior"]`` when the class prior is
     fixed, else the log of the site ``pi ~ Dirichlet(priors["class_alpha"])`` (its normalising
     constant from ``priors["class_log_norm"]`` when given, :func:`dirichlet_fixed_norm`),
-    clipped at the smallest positive float. Every model (naive, structured, mixed structured)
-    samples its class prior here."""
+    clipped at the smallest positive float."""
     import jax.numpy as jnp
     import numpyro
     import numpyro.distributions as dist
@@ -117,23 +152,30 @@ def sample_class_log_prior(priors, fixed_pi):
 
 
 def make_model(spec: ModelSpec):
-    """The NumPyro model function ``model(priors, data=None)`` for a structure.
+    """The NumPyro model function ``model(priors, data=None)`` of a :class:`ModelSpec`.
 
-    ``priors`` holds the prior hyperparameters (arrays), ``data`` the observations:
-    ``{"stats": ..., "class_count": ...}`` (labelled, sufficient statistics),
-    ``{"rows": ..., "y": ...}`` (labelled, per row) and/or ``{"unlabelled": ...}``.
-    With ``data=None`` only the prior is sampled. With ``spec.n_components > 1`` the
-    block priors are per (class, component) pair and ``priors["component_alpha"]``
-    (K, C) is the Dirichlet prior of the component weights.
+    Parameters
+    ----------
+    spec : ModelSpec
+
+    Returns
+    -------
+    callable
+        ``priors`` holds the prior arrays (``"blocks"``: per block its family's prior args;
+        the class prior; ``"component_alpha"`` (K, C) with ``n_components > 1``), ``data`` the
+        observations: ``{"stats", "class_count"}`` (labelled, statistics over each block's
+        contexts), ``{"rows", "y"}`` (labelled, per row) and/or ``{"unlabelled"}``. A row
+        entry of a block with parents is ``{"x": row args, "u": (n,) parents' joint state,
+        "seen": (n,) 1 when every parent is observed}``. With ``data=None`` only the prior is sampled.
     """
     import jax.numpy as jnp
     import numpyro
     import numpyro.distributions as dist
     from jax.scipy.special import logsumexp as jlse
 
-    mods = [code.family for code, *_ in spec.blocks]
+    mods = [b.code.family for b in spec.blocks]
     K, C = int(spec.n_classes), int(spec.n_components)
-    class_plate = "class" if C == 1 else "class_component"
+    pairs = np.arange(K * C, dtype=np.int32)[None, :]  # the (class, component) pairs, k * C + c
 
     def model(priors, data=None):
         log_pi = sample_class_log_prior(priors, spec.fixed_pi)
@@ -142,22 +184,30 @@ def make_model(spec: ModelSpec):
                 w = numpyro.sample("w", dist.Dirichlet(priors["component_alpha"]) if "component_log_norm" not in priors
                                    else dirichlet_fixed_norm(priors["component_alpha"], priors["component_log_norm"]))
             log_w = jnp.log(jnp.clip(w, jnp.finfo(w.dtype).tiny))
-        params = [mod.numpyro_sample(label, static, priors["blocks"][i], plate, class_plate)
-                  for i, (mod, (_, label, static, plate)) in enumerate(zip(mods, spec.blocks))]
+        params = [mod.numpyro_sample(b.label, b.static, priors["blocks"][i], b.feature_plate, b.context_plate)
+                  for i, (mod, b) in enumerate(zip(mods, spec.blocks))]
         if data is None:
             return
 
         def class_loglik(rows):
-            """``log p(x_i | y=k)`` (n, K): the block likelihoods, components marginalised."""
-            ll = sum(mod.numpyro_row_loglik(params[i], rows[i]) for i, mod in enumerate(mods))
+            """``log p(x_i | y=k)`` (n, K): each block's row terms at the row's contexts, components marginalised."""
+            ll = 0.0
+            for i, (mod, b) in enumerate(zip(mods, spec.blocks)):
+                if not b.parent_states:
+                    ll = ll + mod.numpyro_row_loglik(params[i], rows[i])
+                    continue
+                r = rows[i]  # (n, contexts) -> the row's context under every pair (n, K * C)
+                at = jnp.take_along_axis(mod.numpyro_row_loglik(params[i], r["x"]),
+                                         pairs * b.parent_states + r["u"][:, None], axis=1)
+                ll = ll + at * r["seen"][:, None]
             if C == 1:
                 return ll
             return jlse(ll.reshape(ll.shape[0], K, C) + log_w, axis=-1)
 
         if "stats" in data:
             numpyro.factor("y", (data["class_count"] * log_pi).sum())
-            for i, (mod, (_, label, _s, _p)) in enumerate(zip(mods, spec.blocks)):
-                numpyro.factor(f"x_{label}", mod.numpyro_suffstat_loglik(params[i], data["stats"][i]))
+            for i, (mod, b) in enumerate(zip(mods, spec.blocks)):
+                numpyro.factor(f"x_{b.label}", mod.numpyro_suffstat_loglik(params[i], data["stats"][i]))
         if "rows" in data:
             ll = class_loglik(data["rows"])
             y = data["y"]
@@ -190,9 +240,41 @@ def check_proper(post, who):
                              "prior=None/'reference'). Use alpha > 0 or prior='auto'.")
 
 
+def _check_form(likelihood, n_components):
+    """Validated ``(likelihood, C)``."""
+    if likelihood not in ("suffstats", "rows"):
+        raise ValueError(f"likelihood must be 'suffstats' or 'rows'; received {likelihood!r}.")
+    C = int(n_components)
+    if C < 1:
+        raise ValueError(f"n_components must be >= 1; received {n_components!r}.")
+    if C > 1 and likelihood != "rows":
+        raise ValueError("the latent-class model (n_components > 1) needs likelihood='rows': a row's "
+                         "component is never observed, so there are no sufficient statistics.")
+    return likelihood, C
+
+
+def _spec_priors(post, blocks, likelihood, C, component_alpha):
+    """``(spec, priors)`` of ``blocks``: per block ``(family, label, feature plate, context plate,
+    parent states (0: none), prior, posterior)``, prior and posterior over (class, parents' states);
+    with ``C > 1`` every (class, component) pair takes the prior of its class."""
+    K = len(post.classes)
+    specs, args = [], []
+    for fam, label, fplate, cplate, P, prior, bpost in blocks:
+        if C > 1:  # context (k, c, u) <- (k, u)
+            group = (np.repeat(np.arange(K), C)[:, None] * max(P, 1) + np.arange(max(P, 1))[None, :]).ravel()
+            prior, bpost = index_params(prior, group), index_params(bpost, group)
+        specs.append(BlockSpec(FamilyCode(fam), label, fam.numpyro_static(prior), fplate, cplate, int(P)))
+        args.append({**fam.numpyro_prior_args(prior), **fam.numpyro_sampler_args(prior, bpost)})
+    priors = {"blocks": args, **class_prior_args(post.fixed_class_prior, post.class_log_prior, post.class_prior_alpha)}
+    if C > 1:
+        priors["component_alpha"] = np.full((K, C), float(component_alpha), dtype=np.float32)
+        priors["component_log_norm"] = _dirichlet_log_norm(priors["component_alpha"])
+    return ModelSpec(K, bool(post.fixed_class_prior), tuple(specs), likelihood, C), priors
+
+
 def model_inputs(post, labelled=None, unlabelled=None, likelihood="suffstats", n_components=1,
                  component_alpha=1.0):
-    """Static spec and array inputs of the model for a fitted posterior and data.
+    """Static spec and array inputs of the model for a fitted naive posterior and data.
 
     Parameters
     ----------
@@ -216,31 +298,12 @@ def model_inputs(post, labelled=None, unlabelled=None, likelihood="suffstats", n
     priors : dict
     data : dict or None
     """
-    if likelihood not in ("suffstats", "rows"):
-        raise ValueError(f"likelihood must be 'suffstats' or 'rows'; received {likelihood!r}.")
-    C = int(n_components)
-    if C < 1:
-        raise ValueError(f"n_components must be >= 1; received {n_components!r}.")
-    if C > 1 and likelihood != "rows":
-        raise ValueError("the latent-class model (n_components > 1) needs likelihood='rows': a row's "
-                         "component is never observed, so there are no sufficient statistics.")
-    layouts = block_layouts(post)
-    mods = [b.family for b in post.blocks]
+    likelihood, C = _check_form(likelihood, n_components)
     K = len(post.classes)
-    group = np.repeat(np.arange(K), C)
-    block_priors = [b.prior if C == 1 else index_params(b.prior, group) for b in post.blocks]
-    blocks = tuple((FamilyCode(b.family), lay.label, mod.numpyro_static(pr), lay.feature_dim)
-                   for b, pr, lay, mod in zip(post.blocks, block_priors, layouts, mods))
-    spec = ModelSpec(K, bool(post.fixed_class_prior), blocks, likelihood, C)
-    block_posts = [b.posterior if C == 1 else index_params(b.posterior, group) for b in post.blocks]
-    priors = {"blocks": [{**mod.numpyro_prior_args(pr), **mod.numpyro_sampler_args(pr, po)}
-                         for pr, po, mod in zip(block_priors, block_posts, mods)]}
-    if C > 1:
-        priors["component_alpha"] = np.full((K, C), float(component_alpha), dtype=np.float32)
-        priors["component_log_norm"] = _dirichlet_log_norm(priors["component_alpha"])
-    priors.update(class_prior_args(post.fixed_class_prior, post.class_log_prior, post.class_prior_alpha))
-    if not post.fixed_class_prior:
-        priors["class_log_norm"] = _dirichlet_log_norm(post.class_prior_alpha)
+    plate = "class" if C == 1 else "class_component"
+    spec, priors = _spec_priors(post, [(b.family, lay.label, lay.feature_dim, plate, 0, b.prior, b.posterior)
+                                       for b, lay in zip(post.blocks, block_layouts(post))], likelihood, C,
+                                component_alpha)
     data = {}
     if labelled is not None:
         encoded, codes = labelled
@@ -249,19 +312,71 @@ def model_inputs(post, labelled=None, unlabelled=None, likelihood="suffstats", n
             resp = np.zeros((codes.shape[0], K))
             resp[np.arange(codes.shape[0]), codes] = 1.0
             data["class_count"] = resp.sum(0).astype(np.float32)
-            data["stats"] = [mod.numpyro_stats_args(b.family.stats(enc, resp, b.state))
-                             for b, mod, enc in zip(post.blocks, mods, encoded)]
+            data["stats"] = [b.family.numpyro_stats_args(b.family.stats(enc, resp, b.state))
+                             for b, enc in zip(post.blocks, encoded)]
         else:
             data["y"] = codes.astype(np.int32)
-            data["rows"] = [mod.numpyro_row_args(enc, static)
-                            for mod, enc, (_, _, static, _) in zip(mods, encoded, blocks)]
+            data["rows"] = [b.code.family.numpyro_row_args(enc, b.static) for b, enc in zip(spec.blocks, encoded)]
     if unlabelled is not None:
-        data["unlabelled"] = [mod.numpyro_row_args(enc, static)
-                              for mod, enc, (_, _, static, _) in zip(mods, unlabelled, blocks)]
+        data["unlabelled"] = [b.code.family.numpyro_row_args(enc, b.static) for b, enc in zip(spec.blocks, unlabelled)]
     return spec, priors, (data or None)
 
 
-def point_sites(post, spec, priors=None) -> dict:
+def structure_inputs(post, model, data, ycodes, likelihood="suffstats", n_components=1, component_alpha=1.0):
+    """Static spec and array inputs of the model for a fitted structure and its rows.
+
+    Parameters
+    ----------
+    post : NBPosterior
+        The estimator's posterior (its class prior).
+    model : MixedModel
+        The fitted structure: per node its family, parents, prior and posterior over its
+        contexts (the posteriors only tune the sampler through ``numpyro_sampler_args``).
+    data : tuple
+        :func:`~bayesnb.structure.model.node_data` of the rows.
+    ycodes : ndarray of int of shape (n,)
+        Class codes, ``-1`` for an unlabelled row.
+    likelihood, n_components, component_alpha
+        As in :func:`model_inputs`.
+
+    Returns
+    -------
+    spec : ModelSpec
+    priors : dict
+    data : dict or None
+    """
+    likelihood, C = _check_form(likelihood, n_components)
+    K = len(post.classes)
+    P = [_mx._n_parent_states(model.nodes, pa) if pa else 0 for pa in model.parents]
+    blocks = [(nd.family, f"n{j}", f"node_{j}", f"context_{j}", P[j], pr, po)
+              for j, (nd, pr, po) in enumerate(zip(model.nodes, model.priors, model.posteriors))]
+    spec, priors = _spec_priors(post, blocks, likelihood, C, component_alpha)
+
+    def rows(part):
+        cols, miss, states = _mx.node_rows(data, part)
+        out = []
+        for j, (nd, pa, b) in enumerate(zip(model.nodes, model.parents, spec.blocks)):
+            x = nd.family.numpyro_row_args(_mx.encode_values(nd, cols[j]) if nd.numeric else cols[j], b.static)
+            out.append(x if not pa else {
+                "x": x, "u": _mx._parent_index(model.nodes, pa, np.where(miss, 0, states)).astype(np.int32),
+                "seen": (~miss[:, list(pa)].any(axis=1)).astype(np.float32)})
+        return out
+
+    ycodes = np.asarray(ycodes, dtype=np.int64)
+    lab = ycodes >= 0
+    out = {}
+    if lab.any() and likelihood == "suffstats":
+        out["class_count"] = np.bincount(ycodes[lab], minlength=K).astype(np.float32)
+        stats = _mx.node_stats(model.nodes, data, np.maximum(ycodes, 0), lab.astype(float), K, model.parents)
+        out["stats"] = [nd.family.numpyro_stats_args(s) for nd, s in zip(model.nodes, stats)]
+    elif lab.any():
+        out["y"], out["rows"] = ycodes[lab].astype(np.int32), rows(lab)
+    if not lab.all():
+        out["unlabelled"] = rows(~lab)
+    return spec, priors, (out or None)
+
+
+def point_sites(post, spec, priors=None, blocks=None) -> dict:
     """NumPyro site values (constrained) at the plug-in of a posterior.
 
     Parameters
@@ -274,7 +389,10 @@ def point_sites(post, spec, priors=None) -> dict:
     priors : dict, optional
         The model's prior arguments (from :func:`model_inputs`); they fix the
         reparametrisation of a block's sample sites (the Gaussian's standardised scale).
-        By default they are those of ``post``'s blocks.
+        By default they are those of the blocks.
+    blocks : sequence of (family, prior, posterior), optional
+        The blocks' own (default: ``post.blocks``; a structure's nodes, as ``zip(families,
+        model.priors, model.posteriors)``).
 
     Returns
     -------
@@ -292,11 +410,11 @@ def point_sites(post, spec, priors=None) -> dict:
         sites["pi"] = p.sum(1) / p.sum()
     if C > 1:
         sites["w"] = p / p.sum(1, keepdims=True)
-    for i, (b, (_, label, static, _)) in enumerate(zip(post.blocks, spec.blocks)):
-        mod = b.family
-        args = ({**mod.numpyro_prior_args(b.prior), **mod.numpyro_sampler_args(b.prior, b.posterior)}
+    blocks = [(b.family, b.prior, b.posterior) for b in post.blocks] if blocks is None else blocks
+    for i, ((fam, prior, bpost), b) in enumerate(zip(blocks, spec.blocks)):
+        args = ({**fam.numpyro_prior_args(prior), **fam.numpyro_sampler_args(prior, bpost)}
                 if priors is None else priors["blocks"][i])
-        sites.update(mod.sites_from_params(label, static, mod.point_params(b.posterior), args))
+        sites.update(fam.sites_from_params(b.label, b.static, fam.point_params(bpost), args))
     return {k: np.asarray(v, dtype=np.float32) for k, v in sites.items()}
 
 
@@ -306,7 +424,7 @@ def model_log_likelihood(spec, priors, data, sites) -> float:
     Parameters
     ----------
     spec, priors, data
-        As returned by :func:`model_inputs`.
+        As returned by :func:`model_inputs` or :func:`structure_inputs`.
     sites : dict
         Values of every latent site (constrained), e.g. from :func:`point_sites`.
 

@@ -359,17 +359,10 @@ def _to_numpy(tree):
     return jax.tree.map(np.asarray, tree)
 
 
-def _model_of(spec):
-    """The NumPyro model of ``spec``: a :class:`ModelSpec`, or any hashable spec with a
-    ``make_model()`` method (e.g. a structured model's spec), so that one runner and cache serve both."""
-    build = getattr(spec, "make_model", None)
-    return build() if build is not None else make_model(spec)
-
-
 def _build_mcmc(spec, num_warmup, num_samples, num_chains, chain_method, progress_bar, target_accept_prob):
     from numpyro.infer import MCMC, NUTS, init_to_uniform
 
-    kernel = NUTS(_model_of(spec), init_strategy=init_to_uniform, target_accept_prob=target_accept_prob)
+    kernel = NUTS(make_model(spec), init_strategy=init_to_uniform, target_accept_prob=target_accept_prob)
     return MCMC(kernel, num_warmup=num_warmup, num_samples=num_samples, num_chains=num_chains,
                 chain_method=chain_method, progress_bar=progress_bar, jit_model_args=True)
 
@@ -393,7 +386,7 @@ def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
 
     def setup(priors, data):
         info, pe_gen, post_gen, _ = initialize_model(
-            jax.random.PRNGKey(0), _model_of(spec), model_args=(priors, data), dynamic_args=True,
+            jax.random.PRNGKey(0), make_model(spec), model_args=(priors, data), dynamic_args=True,
             init_strategy=init_to_uniform, validate_grad=False)
         fns.append((pe_gen, post_gen))
         return info[0]  # the unconstrained sites
@@ -447,11 +440,25 @@ def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
     return jax.jit(init_one), jax.jit(chunk_one), n_params
 
 
-def mcmc_draws(post, spec, samples) -> dict:
+def mcmc_draws(spec, samples, variables=None, shapes=None) -> dict:
     """NumPyro sites (chain, draw, ...) -> variables named as the exact draws.
 
-    For the latent-class model the (class, component) axis of every block variable is
-    split into two, ``(chain, draw, K, C, ...)``, and ``w`` (chain, draw, K, C) is added.
+    Parameters
+    ----------
+    spec : ModelSpec
+    samples : dict
+        ``{site: (chain, draw, ...)}`` (:func:`run_nuts`).
+    variables : sequence of dict, optional
+        Per block, ``{param name: variable}``; default ``<param>_<label>`` for every parameter.
+    shapes : dict, optional
+        ``{variable: shape}`` without ``chain``/``draw`` (a structure's ``(K, [C,] parent
+        states..., ...)``); default the site's own, its (class, component) axis split in two
+        (``(K, C, ...)``) for the latent-class model.
+
+    Returns
+    -------
+    dict
+        ``{variable: (chain, draw, ...)}`` float64, with ``pi`` (unless fixed) and ``w`` (C > 1).
     """
     out = {}
     K, C = spec.n_classes, spec.n_components
@@ -459,11 +466,12 @@ def mcmc_draws(post, spec, samples) -> dict:
         out["pi"] = np.asarray(samples["pi"], dtype=float)
     if C > 1:
         out["w"] = np.asarray(samples["w"], dtype=float)
-    for b, (_, label, static, _) in zip(post.blocks, spec.blocks):
-        for name, arr in b.family.params_from_sites(label, static, samples).items():
-            if C > 1:
-                arr = arr.reshape(arr.shape[:2] + (K, C) + arr.shape[3:])
-            out[f"{name}_{label}"] = arr
+    for i, b in enumerate(spec.blocks):
+        params = b.code.family.params_from_sites(b.label, b.static, samples)
+        for name, var in (variables[i] if variables is not None else {p: f"{p}_{b.label}" for p in params}).items():
+            a = np.asarray(params[name], dtype=float)
+            shape = shapes[var] if shapes is not None else ((K, C) if C > 1 else (K,)) + a.shape[3:]
+            out[var] = a.reshape(a.shape[:2] + tuple(shape))
     return out
 
 

@@ -16,8 +16,8 @@ One package, by job:
   with a cross-validation guard against naive;
 - :mod:`~bayesnb.structure.plot` -- the drawing of a fitted structure.
 
-The one NumPyro model of every structure is :mod:`bayesnb.inference.mixed_structured_model`,
-beside the naive plate model and the NUTS runner it shares.
+The one NumPyro model of every structure, naive included, is :mod:`bayesnb.inference.numpyro_model`
+(:func:`~bayesnb.inference.numpyro_model.structure_inputs`), run by the NUTS runner of every model.
 
 The public names of :mod:`~bayesnb.structure.learn` are re-exported here
 (``from bayesnb.structure import learn_parents``). Nothing else is imported at package level,

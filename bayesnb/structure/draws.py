@@ -13,7 +13,7 @@ Variables (dims without ``chain``/``draw``), parents as named dims:
   Histogram ``theta_f`` with its bins as ``theta_f_dim_0``.
 
 Every draw is the node family's ``sample_params`` on its context axis, so the layout is that
-of the NUTS draws of :mod:`bayesnb.inference.mixed_structured_model` (``compare_posteriors``
+of the NUTS draws of :mod:`bayesnb.inference.numpyro_model` (``compare_posteriors``
 compares them). A numeric parent's states are its bins, labelled ``"(lo, hi]"`` by their edges.
 """
 
