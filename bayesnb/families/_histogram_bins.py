@@ -8,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = ["HistogramEncoding", "auto_bins", "bin_codes", "bin_labels", "build_state", "check_state", "draw_within",
-           "merge_states", "range_fractions", "tail_scales", "tail_widths", "within_means", "within_modes"]
+           "merge_states", "range_fractions", "tail_costs", "tail_scales", "tail_widths", "within_means", "within_modes"]
 
 #: the most bins ``bins="auto"`` makes
 MAX_AUTO_BINS = 20
@@ -181,8 +181,6 @@ def tail_scales(state: HistogramEncoding, j: int) -> tuple:
 def tail_widths(edges: np.ndarray, x: np.ndarray, scales=None) -> np.ndarray:
     """How far each value lies outside ``[edges[0], edges[-1]]``, in tail scales (0 inside).
 
-    The histogram's density beyond its range continues the end bin's with an exponential
-    decay of that scale: ``log p(x | k) = log theta_k,end - log w_end - tail_widths(x)``.
     ``scales`` is ``(below, above)`` (:func:`tail_scales`); None: the end bins' widths.
     """
     w = np.diff(edges)
@@ -190,6 +188,28 @@ def tail_widths(edges: np.ndarray, x: np.ndarray, scales=None) -> np.ndarray:
     below = np.maximum(edges[0] - x, 0.0) / below_scale
     above = np.maximum(x - edges[-1], 0.0) / above_scale
     return below + above
+
+
+def tail_costs(state: HistogramEncoding, j: int, x: np.ndarray) -> np.ndarray:
+    """``log`` of the end bin's density over the density at ``x`` (0 inside the range), shape of ``x``.
+
+    Beyond the range the density is the end bin's probability times ``1 / (m + 1)``, the chance
+    that a new value is more extreme than all ``m`` distinct training values of the end bin
+    (exchangeability), spread as an exponential of scale ``s`` (:func:`tail_scales`)::
+
+        log p(x | k) = log theta_k,end - log(m + 1) - log s - t / s      (t: distance beyond the edge)
+
+    The cost is at least 0: a value beyond the range is never denser than the end bin.
+    """
+    e, off = state.edges[j], state.offsets[j]
+    w = np.diff(e)
+    out = np.zeros(np.shape(x))
+    for side, (scale, m, width) in enumerate(zip(tail_scales(state, j), (off[1] - off[0], off[-1] - off[-2]),
+                                                 (w[0], w[-1]))):
+        t = np.maximum(e[0] - x, 0.0) if side == 0 else np.maximum(x - e[-1], 0.0)
+        step = max(float(np.log((m + 1) * scale / width)), 0.0)
+        out += np.where(t > 0, step + t / scale, 0.0)
+    return out
 
 
 def bin_labels(edges: np.ndarray, integer: bool) -> list:
@@ -216,7 +236,7 @@ def bin_codes(A: np.ndarray, state: HistogramEncoding):
         rows = observed[:, j]
         c = bin_of(e, A[rows, j])
         codes[rows, j] = c
-        lw[rows, j] = np.log(np.diff(e))[c] + tail_widths(e, A[rows, j], tail_scales(state, j))
+        lw[rows, j] = np.log(np.diff(e))[c] + tail_costs(state, j, A[rows, j])
     return codes, lw
 
 

@@ -126,14 +126,17 @@ def test_value_outside_the_training_range_gets_the_end_bin_density_with_an_expon
     # the tails' scales: the mean distance of the end bin's values from its inner edge (2.75), the
     # maximum-likelihood scale of an exponential fitted to them as excesses over that edge
     below, above = (2.5 + 1.5 + 0.5) / 3, (0.5 + 1.5 + 7.5) / 3
+    # beyond an edge: the chance of being more extreme than the end bin's 3 distinct values, 1 / 4,
+    # spread as an exponential of that scale, against the end bin's uniform density 1 / width
+    step_below, step_above = np.log(4 * below / 2.5), np.log(4 * above / 7.5)
     far, _ = fam.encode(np.array([[-1e6], [1e6], [0.25], [10.25], [-2.0], [20.25]]), state)
     ll = fam.log_likelihood(prior, post, far)
     assert np.isfinite(ll).all()
-    # beyond the range: the end bin's density times exp(-distance / tail scale)
-    np.testing.assert_allclose(ll[0], ll[2] - (0.25 + 1e6) / below)
-    np.testing.assert_allclose(ll[1], ll[3] - (1e6 - 10.25) / above)
-    np.testing.assert_allclose(ll[4], ll[2] - 2.25 / below)
-    np.testing.assert_allclose(ll[5], ll[3] - 10.0 / above)
+    # beyond the range: the end bin's density times exp(-step - distance / tail scale)
+    np.testing.assert_allclose(ll[0], ll[2] - step_below - (0.25 + 1e6) / below)
+    np.testing.assert_allclose(ll[1], ll[3] - step_above - (1e6 - 10.25) / above)
+    np.testing.assert_allclose(ll[4], ll[2] - step_below - 2.25 / below)
+    np.testing.assert_allclose(ll[5], ll[3] - step_above - 10.0 / above)
     assert np.all(ll[4] > ll[0]) and np.all(ll[5] > ll[1])  # the further out, the less probable
 
 
