@@ -25,8 +25,9 @@ the outliers the positives):
 
 Detectors:
 
-- ``NB``: ``NBOutlierDetector()`` (``NaiveBayes()`` fitted on the rows as one class, missing
-  cells marginalised), and ``NB-auto``: ``NBOutlierDetector(NaiveBayes(structure="auto"))``;
+- ``NB``: ``NBOutlierDetector()``, the default (``NaiveBayes(structure="auto", auto_cv=False)``
+  fitted on the rows as one class, missing cells marginalised), and ``NB-naive``:
+  ``NBOutlierDetector(NaiveBayes())`` (the naive model, the default before issue 31's work);
 - scikit-learn ``IsolationForest`` (``random_state`` = seed) and ``LocalOutlierFactor(novelty=True)``;
 - ``ECOD`` (Li et al. 2022, TKDE) and ``COPOD`` (Li et al. 2020, ICDM): PyOD's when importable
   (``pip install bayesnb[bench]``), else the definitions written below as PyOD computes them
@@ -72,7 +73,7 @@ from bayesnb.datasets import load_house_votes, load_penguins
 
 INJECTED = ("swap-num", "swap-cat", "out-of-range", "assembled")
 TASKS = ("novelty", *INJECTED, "rare-class")
-DETECTORS = ("NB", "NB-auto", "IForest", "LOF", "ECOD", "COPOD", "AVF")
+DETECTORS = ("NB", "NB-naive", "IForest", "LOF", "ECOD", "COPOD", "AVF")
 BASELINES = ("IForest", "LOF", "ECOD", "COPOD")
 RARE_SHARE = 0.05
 
@@ -291,9 +292,9 @@ def _nb_scores(detector, scored):
 
 def outlier_scores(name, train, scored, seed):
     """Higher = more unusual, for detector ``name`` fitted on ``train``; None where it does not apply."""
-    if name in ("NB", "NB-auto"):
-        model = NaiveBayes() if name == "NB" else NaiveBayes(structure="auto")
-        return -_nb_scores(NBOutlierDetector(model).fit(train), scored)
+    if name in ("NB", "NB-naive"):
+        detector = NBOutlierDetector() if name == "NB" else NBOutlierDetector(NaiveBayes())
+        return -_nb_scores(detector.fit(train), scored)
     if name == "AVF":
         return None if not [c for c in train.columns if c not in _numeric(train)] else avf_scores(train, scored)
     encoder = _encoder(train)
