@@ -58,3 +58,17 @@ def test_every_structure_scores_further_beyond_the_range_lower(structure):
     for column in ("normal", "skewed", "count", "zeros"):
         edge, near, mid, far = _beyond(det, X, column)
         assert np.median(near - edge) < 0 and np.all(mid < near) and np.all(far < mid - 5.0), column
+
+
+def test_histogram_tail_is_the_same_for_weights_and_repeated_rows():
+    """The tail's scale and its share of the end bin come from the end bin's distinct values (as the
+    edges do), so a row of weight w and the row repeated w times give the same scores beyond the range."""
+    rng = np.random.default_rng(0)
+    X = np.round(rng.normal(size=(40, 1)) * 3)
+    sw = rng.integers(0, 4, 40)
+    y = np.zeros(40, dtype=int)
+    weighted = NaiveBayes(features={(0,): Histogram()}).fit(X, y, sample_weight=sw)
+    repeated = NaiveBayes(features={(0,): Histogram()}).fit(np.repeat(X, sw, axis=0), np.repeat(y, sw))
+    T = np.array([[X.max() + 2.0], [X.min() - 3.0], [X.max() + 40.0], [0.0]])
+    np.testing.assert_allclose(weighted.score_samples(T), repeated.score_samples(T))
+    assert weighted.score_samples(T)[2] < weighted.score_samples(T)[0] - 5.0
