@@ -58,6 +58,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from _census import NOT_GIVEN, TARGET, load_adult
+from _census import _read as read_adult
 from scipy.stats import rankdata, skew
 from sklearn.compose import ColumnTransformer
 from sklearn.datasets import load_breast_cancer, load_wine
@@ -106,8 +107,10 @@ def load_tables(names, data_dir, rows, seed=0):
         notes.append("no --data-dir: census and other public tables skipped")
         return tables, notes
     adult = load_adult(data_dir)
+    if adult is None and (Path(data_dir) / "adult.data").is_file():  # this benchmark reads adult.data only
+        adult = (read_adult(Path(data_dir) / "adult.data"),)
     if adult is None:
-        notes.append(NOT_GIVEN.replace("--adult DIR", "--data-dir DIR"))
+        notes.append(NOT_GIVEN.replace("--adult DIR", "--data-dir DIR").replace(" and adult.test", ""))
     else:
         frame = adult[0]
         frame = frame.sample(n=min(rows, len(frame)), random_state=seed)
