@@ -67,3 +67,17 @@ def test_small_run_reports_the_bar(capsys):
     out = capsys.readouterr().out
     assert "| novelty | penguins |" in out and "bar, novelty: NB" in out and "bar, out-of-range: NB" in out
     assert "load before:" in out and "no --data-dir" in out
+
+
+def test_data_dir_with_adult_data_alone_adds_the_census_table(tmp_path):
+    """The outlier benchmark reads only UCI's adult.data (its 70/30 splits are its own), so adult.test
+    need not be there; ``--rows`` subsamples it."""
+    rng = np.random.default_rng(0)
+    lines = [f"{20 + i % 50}, Private, {10000 + i}, HS-grad, 9, Never-married, Sales, Own-child, White, "
+             f"{'Male' if i % 2 else 'Female'}, 0, {'?' if i % 7 == 0 else 0}, 40, United-States, "
+             f"{'>50K' if rng.random() < 0.3 else '<=50K'}" for i in range(60)]
+    (tmp_path / "adult.data").write_text("\n".join(lines) + "\n", encoding="ascii")
+    tables, notes = bench.load_tables([], tmp_path, 50)
+    X, y = tables["adult"]
+    assert X.shape == (50, 14) and set(y) <= {">50K", "<=50K"} and not any("census" in n for n in notes)
+    assert X["capital-loss"].isna().any() and X["age"].dtype == np.float64

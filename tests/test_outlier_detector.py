@@ -76,10 +76,14 @@ def test_auto_contamination_and_bad_values(penguins):
 
 
 def test_scores_are_the_wrapped_models(penguins, votes):
-    # unfitted, no labels: one class for every row
+    # unfitted, no labels: one class for every row (the default: a structure chosen by evidence)
     det = NBOutlierDetector(contamination=0.1).fit(penguins)
-    one_class = NaiveBayes().fit(penguins, np.zeros(len(penguins), dtype=int))
+    one_class = NaiveBayes(structure="auto", auto_cv=False).fit(penguins, np.zeros(len(penguins), dtype=int))
+    assert det.estimator_.structure_kind_ != "naive"
     np.testing.assert_allclose(det.score_samples(penguins), one_class.score_samples(penguins))
+    naive = NBOutlierDetector(NaiveBayes(), contamination=0.1).fit(penguins)
+    np.testing.assert_allclose(naive.score_samples(penguins), NaiveBayes().fit(
+        penguins, np.zeros(len(penguins), dtype=int)).score_samples(penguins))
     np.testing.assert_allclose(det.decision_function(penguins), one_class.score_samples(penguins) - det.offset_)
     # unfitted, with labels: the class mixture
     X, y = votes
@@ -160,3 +164,20 @@ def test_dense_arrays(penguins):
     cond = det.cell_scores(odd, method="conditional")
     assert cond.shape == odd.shape and (cond.argmin(axis=1) == 1).all()
     np.testing.assert_array_equal(det.cell_scores(odd).argmin(axis=1), [1, 1, 1])
+
+
+def test_the_default_sees_rows_whose_values_do_not_go_together(penguins):
+    """Each column of the scored rows permuted on its own: every value is real, the rows are not. A naive
+    model of one class (the product of the column marginals) cannot tell them from real rows; the
+    default, whose structure models the dependence between the columns, scores them lower."""
+    rng = np.random.default_rng(0)
+    order = rng.permutation(len(penguins))
+    train, held = penguins.iloc[order[:240]], penguins.iloc[order[240:]].reset_index(drop=True)
+    assembled = held.apply(lambda c: c.sample(frac=1.0, random_state=int(rng.integers(1 << 30))).to_numpy())
+    for det, gap in ((NBOutlierDetector(), 2.0), (NBOutlierDetector(NaiveBayes()), None)):
+        det.fit(train)
+        real, fake = det.score_samples(held), det.score_samples(assembled)
+        if gap is None:  # naive: the same marginals, about the same scores
+            assert abs(np.median(real) - np.median(fake)) < 1.0
+        else:
+            assert np.median(real) - np.median(fake) > gap

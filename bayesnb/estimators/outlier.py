@@ -35,7 +35,10 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
     Parameters
     ----------
     estimator : bayesnb estimator, default=None
-        The model of the table (None: ``NaiveBayes()``). Unfitted: a clone is fitted in
+        The model of the table (None: ``NaiveBayes(structure="auto", auto_cv=False)``, naive,
+        TAN or k-DB by evidence, so that a row whose values are each typical but do not go
+        together scores low; the cross-validation guard of ``"auto"`` measures a classifier's
+        ``-log p(y | x)``, 0 for one class). Unfitted: a clone is fitted in
         :meth:`fit` on the rows given, with their labels ``y`` when given, else as one class
         (a model of the columns alone, as :func:`~bayesnb.impute_table` with ``y=None``).
         Already fitted: used as it is, and :meth:`fit` only sets the threshold. Note that
@@ -109,7 +112,7 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         self
         """
         c = check_contamination(self.contamination, _WHO)
-        model = NaiveBayes() if self.estimator is None else self.estimator
+        model = _default_model() if self.estimator is None else self.estimator
         if not isinstance(model, BaseNB):
             raise TypeError(f"{_WHO}: estimator must be a bayesnb estimator (NaiveBayes, CategoricalNB, ...); "
                             f"received {type(model).__name__}.")
@@ -202,9 +205,16 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        model = NaiveBayes() if self.estimator is None else self.estimator
+        model = _default_model() if self.estimator is None else self.estimator
         tags.input_tags = get_tags(model).input_tags
         return tags
+
+
+def _default_model():
+    """The model of ``estimator=None``: ``NaiveBayes(structure="auto")``, which models the dependence
+    between the columns (a naive model of one class is the product of the column marginals, blind
+    to a row whose values are each typical but do not go together)."""
+    return NaiveBayes(structure="auto", auto_cv=False)
 
 
 def _is_fitted(model):

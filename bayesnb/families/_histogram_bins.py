@@ -8,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = ["HistogramEncoding", "auto_bins", "bin_codes", "bin_labels", "build_state", "check_state", "draw_within",
-           "merge_states", "range_fractions", "tail_widths", "within_means", "within_modes"]
+           "merge_states", "range_fractions", "tail_costs", "tail_scales", "tail_widths", "within_means", "within_modes"]
 
 #: the most bins ``bins="auto"`` makes
 MAX_AUTO_BINS = 20
@@ -159,16 +159,57 @@ def _state(tables, bins) -> HistogramEncoding:
                              tuple(offsets))
 
 
-def tail_widths(edges: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """How far each value lies outside ``[edges[0], edges[-1]]``, in widths of the nearest end bin (0 inside).
+def tail_scales(state: HistogramEncoding, j: int) -> tuple:
+    """``(below, above)``: the scales of column ``j``'s exponential tails beyond its first and last edge.
 
-    The histogram's density beyond its range continues the end bin's with an exponential
-    decay of that scale: ``log p(x | k) = log theta_k,end - log w_end - tail_widths(x)``.
+    Each is the maximum-likelihood scale of an exponential fitted to the end bin's distinct
+    training values as excesses over the bin's inner edge (the exponential limit of the peaks
+    over a threshold: the mean of ``|value - inner edge|``), so a tail is as steep as the column
+    thins out towards its extreme values. Distinct values, as for the edges, so that a row's
+    sample weight and its repetition give the same tails. It is at most the end bin's width,
+    which it is when the end bin holds no value (an all-missing column).
+    """
+    e, u, off = state.edges[j], state.values[j], state.offsets[j]
+    w = np.diff(e)
+    scales = []
+    for lo, hi, inner, width in ((off[0], off[1], e[1], w[0]), (off[-2], off[-1], e[-2], w[-1])):
+        mean = float(np.mean(np.abs(u[lo:hi] - inner))) if hi > lo else width
+        scales.append(min(mean, width) if mean > 0 else width)
+    return tuple(scales)
+
+
+def tail_widths(edges: np.ndarray, x: np.ndarray, scales=None) -> np.ndarray:
+    """How far each value lies outside ``[edges[0], edges[-1]]``, in tail scales (0 inside).
+
+    ``scales`` is ``(below, above)`` (:func:`tail_scales`); None: the end bins' widths.
     """
     w = np.diff(edges)
-    below = np.maximum(edges[0] - x, 0.0) / w[0]
-    above = np.maximum(x - edges[-1], 0.0) / w[-1]
+    below_scale, above_scale = (w[0], w[-1]) if scales is None else scales
+    below = np.maximum(edges[0] - x, 0.0) / below_scale
+    above = np.maximum(x - edges[-1], 0.0) / above_scale
     return below + above
+
+
+def tail_costs(state: HistogramEncoding, j: int, x: np.ndarray) -> np.ndarray:
+    """``log`` of the end bin's density over the density at ``x`` (0 inside the range), shape of ``x``.
+
+    Beyond the range the density is the end bin's probability times ``1 / (m + 1)``, the chance
+    that a new value is more extreme than all ``m`` distinct training values of the end bin
+    (exchangeability), spread as an exponential of scale ``s`` (:func:`tail_scales`)::
+
+        log p(x | k) = log theta_k,end - log(m + 1) - log s - t / s      (t: distance beyond the edge)
+
+    The cost is at least 0: a value beyond the range is never denser than the end bin.
+    """
+    e, off = state.edges[j], state.offsets[j]
+    w = np.diff(e)
+    out = np.zeros(np.shape(x))
+    for side, (scale, m, width) in enumerate(zip(tail_scales(state, j), (off[1] - off[0], off[-1] - off[-2]),
+                                                 (w[0], w[-1]))):
+        t = np.maximum(e[0] - x, 0.0) if side == 0 else np.maximum(x - e[-1], 0.0)
+        step = max(float(np.log((m + 1) * scale / width)), 0.0)
+        out += np.where(t > 0, step + t / scale, 0.0)
+    return out
 
 
 def bin_labels(edges: np.ndarray, integer: bool) -> list:
@@ -186,7 +227,7 @@ def bin_codes(A: np.ndarray, state: HistogramEncoding):
     both (n, d).
 
     The row term is ``log`` of the bin's width, plus, for a value outside the bins' range (put in
-    the end bin), how many end-bin widths it lies beyond the range (:func:`tail_widths`).
+    the end bin), how many tail scales it lies beyond the range (:func:`tail_widths`, :func:`tail_scales`).
     """
     observed = ~np.isnan(A)
     codes = np.full(A.shape, -1, dtype=np.int64)
@@ -195,7 +236,7 @@ def bin_codes(A: np.ndarray, state: HistogramEncoding):
         rows = observed[:, j]
         c = bin_of(e, A[rows, j])
         codes[rows, j] = c
-        lw[rows, j] = np.log(np.diff(e))[c] + tail_widths(e, A[rows, j])
+        lw[rows, j] = np.log(np.diff(e))[c] + tail_costs(state, j, A[rows, j])
     return codes, lw
 
 

@@ -28,11 +28,15 @@ its own, a rule of cell counts). The edges are a function of each column's table
 values and cell counts, which the state keeps, so the states of disjoint partitions merge into
 the state of their rows together (:meth:`Histogram.merge_states`, a Dask fit); later
 batches are binned with the same edges. A value below the first or above the last edge
-falls into the end bin, and its density is the end bin's times ``exp(-t)``, ``t`` the number of
-end-bin widths it lies beyond the range (``_histogram_bins.tail_widths``): an exponential tail, so
-that a value far outside the training range costs its improbability (``tenure = 10000`` in a
-0..72 column, or 34 in a 0/1 column, lowers ``log p(x)`` by thousands or tens of nats) rather
-than scoring as typical. The tail extends the density beyond its bins without taking mass from
+falls into the end bin, and its density is the end bin's probability times ``1 / (m + 1)`` (the
+chance of being more extreme than the end bin's ``m`` distinct training values) spread as an
+exponential of scale ``s`` beyond the edge: ``s`` the maximum-likelihood scale of an exponential
+fitted to those values as excesses over the bin's inner edge, at most the bin's width
+(``_histogram_bins.tail_costs``, ``tail_scales``). A tail as steep as the column thins out towards
+its extremes, so that a value outside the training range costs its improbability
+(``tenure = 10000`` in a 0..72 column, or 34 in a 0/1 column, lowers ``log p(x)`` by thousands
+or tens of nats; a value 10% of the range beyond a bell-shaped column's edge, a few nats)
+rather than scoring as typical. The tail extends the density beyond its bins without taking mass from
 them (as a Categorical's share for an unseen value does), so ``p(x | k)`` integrates to at most
 ``1 + theta_first + theta_last``; the evidence of training cells (all inside the range) is
 unchanged, and a later ``partial_fit`` batch's cells outside it count with their tail. Generated values

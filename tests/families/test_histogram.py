@@ -13,6 +13,7 @@ from sklearn.model_selection import train_test_split
 
 import bayesnb
 from bayesnb import GaussianNB, Histogram, NaiveBayes
+from bayesnb.families import _histogram_bins as _bins
 from bayesnb.families._histogram_bins import auto_bins, check_state
 from bayesnb.inference.conjugate import fit_block
 
@@ -121,16 +122,38 @@ def test_value_outside_the_training_range_gets_the_end_bin_density_with_an_expon
     y = np.array([0, 0, 0, 1, 1, 1])
     fam = Histogram(bins=2)
     _, state, _, prior, post = _fit_family(X, y, fam)
-    w = np.diff(state.edges[0])
+    np.testing.assert_allclose(state.edges[0], [0.25, 2.75, 10.25])  # the median of the distinct values
+    # the tails' scales: the mean distance of the end bin's values from its inner edge (2.75), the
+    # maximum-likelihood scale of an exponential fitted to them as excesses over that edge
+    below, above = (2.5 + 1.5 + 0.5) / 3, (0.5 + 1.5 + 7.5) / 3
+    # beyond an edge: the chance of being more extreme than the end bin's 3 distinct values, 1 / 4,
+    # spread as an exponential of that scale, against the end bin's uniform density 1 / width
+    step_below, step_above = np.log(4 * below / 2.5), np.log(4 * above / 7.5)
     far, _ = fam.encode(np.array([[-1e6], [1e6], [0.25], [10.25], [-2.0], [20.25]]), state)
     ll = fam.log_likelihood(prior, post, far)
     assert np.isfinite(ll).all()
-    # beyond the range: the end bin's density times exp(-distance / end-bin width)
-    np.testing.assert_allclose(ll[0], ll[2] - (0.25 + 1e6) / w[0])
-    np.testing.assert_allclose(ll[1], ll[3] - (1e6 - 10.25) / w[-1])
-    np.testing.assert_allclose(ll[4], ll[2] - 2.25 / w[0])
-    np.testing.assert_allclose(ll[5], ll[3] - 10.0 / w[-1])
+    # beyond the range: the end bin's density times exp(-step - distance / tail scale)
+    np.testing.assert_allclose(ll[0], ll[2] - step_below - (0.25 + 1e6) / below)
+    np.testing.assert_allclose(ll[1], ll[3] - step_above - (1e6 - 10.25) / above)
+    np.testing.assert_allclose(ll[4], ll[2] - step_below - 2.25 / below)
+    np.testing.assert_allclose(ll[5], ll[3] - step_above - 10.0 / above)
     assert np.all(ll[4] > ll[0]) and np.all(ll[5] > ll[1])  # the further out, the less probable
+
+
+def test_tail_scale_follows_how_the_column_thins_out():
+    """A column whose end bin's values crowd its inner edge (a light tail) gets a steeper tail than
+    one whose cells spread to its extreme: the same distance beyond the range costs more nats."""
+    rng = np.random.default_rng(3)
+    light = np.sort(rng.normal(size=400))
+    heavy = np.sort(rng.standard_t(2, size=400))
+    for col in (light, heavy):
+        state = _bins.build_state(col[:, None], 10)
+        below, above = _bins.tail_scales(state, 0)
+        w = np.diff(state.edges[0])
+        assert 0 < below <= w[0] and 0 < above <= w[-1]
+    s_light = _bins.tail_scales(_bins.build_state(light[:, None], 10), 0)
+    s_heavy = _bins.tail_scales(_bins.build_state(heavy[:, None], 10), 0)
+    assert s_light[0] < s_heavy[0] and s_light[1] < s_heavy[1]
 
 
 def test_impossible_values_lower_log_p_x_of_the_row():
