@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import _dask
 from .. import posterior as _post
-from .._utils import ColumnNames, is_frame, missing_mask, take_rows, warn_all_missing, warn_one_class
+from .._utils import ColumnNames, is_frame, missing_mask, one_hot, take_rows, warn_all_missing, warn_one_class
 from ..criticism import CriticismMixin
 from ..generative import GenerativeMixin
 from ..generative.values import forget_supports, record_supports
@@ -302,8 +302,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
             X, y, w, codes, n = take_rows(X, keep), y[keep], w[keep], codes[keep], int(keep.sum())
         K = len(classes_)
         class_alpha, fit_prior, class_prior = self._check_class_params(K)
-        resp = np.zeros((n, K))
-        resp[np.arange(n), codes] = w
+        resp = one_hot(codes, w, K)  # (families read the codes back from it: no argmax per block)
         del codes, w  # (n,) ints and weights no longer needed: not held through the fit's peak
 
         if not partial:

@@ -24,7 +24,7 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d, validate_data
 
-from .._utils import all_finite, is_frame, missing_mask, take_rows
+from .._utils import all_finite, is_arrow_text, is_frame, missing_mask, take_rows
 from ..privacy import DP
 
 #: The largest total ``sample_weight`` (per fit, or accumulated over partial_fit calls): float64
@@ -243,6 +243,8 @@ def check_no_infinity(X, who: str, names=None) -> None:
                 if not np.isfinite(col.sum()):  # NaN (missing), infinity or an overflow: count
                     per_col[j] = np.isinf(col).sum()
         for j in np.flatnonzero(kinds == "O"):
+            if is_arrow_text(X.dtypes.iloc[j]):  # strings stored by pyarrow: never infinite
+                continue
             per_col[j] = infinite(np.asarray(X.iloc[:, j].to_numpy(dtype=object))).sum()
         count, cols = int(per_col.sum()), np.flatnonzero(per_col)
     else:

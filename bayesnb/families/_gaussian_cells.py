@@ -138,12 +138,14 @@ def _complete_stats(X, resp):
     """
     N, d = X.shape
     K = resp.shape[1]
-    n = np.repeat(resp.T @ np.ones((N, 1)), d, axis=1)
+    hard = hard_labels(resp) if K and N else None
+    # each class's summed weight (labelled rows: one bincount, not a product with the (n, K) matrix)
+    total = resp.T @ np.ones((N, 1)) if hard is None else np.bincount(hard[0], hard[1], K)[:, None]
+    n = np.repeat(total, d, axis=1)
     mean = np.zeros((K, d))
     m2 = np.zeros((K, d))
     step = _chunk_rows(d)
     buf = np.empty((min(step, N), d))
-    hard = hard_labels(resp) if K and N else None
     if hard is not None:  # labelled rows: each class reads its own rows only
         _labelled_stats(X, hard, n, mean, m2, step, buf)
         return GaussianStats(n, mean, m2)
@@ -178,12 +180,24 @@ def _labelled_stats(X, hard, n, mean, m2, step, buf):
     # rows are gathered in X's own dtype (np.take casts ``out`` to it otherwise), then shifted
     # into the float64 buffer; mode="clip" (the indices are valid) gathers without a temporary
     raw = buf if X.dtype == buf.dtype else np.empty(buf.shape, dtype=X.dtype)
-    # np.take would copy a whole X that is not aligned and C-contiguous: such an X (Fortran
-    # order, a DataFrame's values, a Dask partition) is gathered by indexing, a chunk at a time
+    # np.take would copy a whole X that is not aligned and C-contiguous: a Fortran-ordered X
+    # (a DataFrame's values) is gathered a column at a time (each contiguous) into a Fortran
+    # buffer; any other layout (a Dask partition) by indexing, a chunk at a time. The sums are
+    # then taken over the same C-ordered buffer whatever the layout (the same bits)
     direct = X.flags.c_contiguous and X.flags.aligned
+    columns = not direct and X.flags.f_contiguous and X.flags.aligned
+    if columns:
+        raw = np.empty(buf.shape, dtype=X.dtype, order="F")
 
     def shifted(rows, by):
-        got = np.take(X, rows, axis=0, out=raw[: rows.size], mode="clip") if direct else X[rows]
+        if direct:
+            got = np.take(X, rows, axis=0, out=raw[: rows.size], mode="clip")
+        elif columns:
+            got = raw[: rows.size]
+            for j in range(X.shape[1]):
+                np.take(X[:, j], rows, out=got[:, j], mode="clip")
+        else:
+            got = X[rows]
         return np.subtract(got, by, out=buf[: rows.size])
 
     for k in range(mean.shape[0]):
