@@ -145,6 +145,38 @@ def one_hot(codes, weights, K: int) -> np.ndarray:
     return resp
 
 
+def class_totals(resp: np.ndarray) -> np.ndarray:
+    """Summed weight per class, ``resp.sum(axis=0)`` (of :func:`one_hot` responsibilities: one bincount).
+
+    Parameters
+    ----------
+    resp : ndarray of shape (n_samples, n_classes)
+
+    Returns
+    -------
+    ndarray of shape (n_classes,)
+    """
+    if type(resp) is _LabelledRows and resp._hard is not None and resp._hard[0].shape[0] == resp.shape[0]:
+        return np.bincount(resp._hard[0], weights=resp._hard[1], minlength=resp.shape[1]).astype(float)
+    return np.asarray(resp.sum(axis=0), dtype=float)
+
+
+def row_weights(resp: np.ndarray) -> np.ndarray:
+    """Each row's total weight, ``resp.sum(axis=1)`` (of :func:`one_hot` responsibilities: its weights).
+
+    Parameters
+    ----------
+    resp : ndarray of shape (n_samples, n_classes)
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+    """
+    if type(resp) is _LabelledRows and resp._hard is not None and resp._hard[0].shape[0] == resp.shape[0]:
+        return resp._hard[1]
+    return np.asarray(resp.sum(axis=1), dtype=float)
+
+
 def hard_labels(resp: np.ndarray):
     """Return ``(labels, weights)`` if each row of ``resp`` has at most one non-zero.
 
@@ -350,13 +382,14 @@ def arrow_factorize(values):
     if isinstance(data, pa.ChunkedArray):
         data = data.combine_chunks() if data.num_chunks != 1 else data.chunk(0)
     indices = data.indices
-    codes = indices.cast(pa.int64()).fill_null(-1).to_numpy() if indices.null_count else \
-        indices.to_numpy().astype(np.intp, copy=False)
+    nulls = indices.null_count > 0
+    codes = indices.cast(pa.int64()).fill_null(-1).to_numpy() if nulls else indices.to_numpy()
     # each dictionary entry's code among the distinct strings (a missing entry: -1), then
     # the entries no cell uses left out
     entry, distinct = pd.factorize(data.dictionary.to_numpy(zero_copy_only=False), use_na_sentinel=True)
     entry = np.append(entry, -1).astype(np.intp)  # index -1 (a missing cell) -> -1
-    cells = np.bincount(codes + 1, minlength=len(entry))  # cells per dictionary entry (first: missing)
+    cells = np.bincount(codes + 1, minlength=len(entry)) if nulls else \
+        np.append(0, np.bincount(codes, minlength=len(entry) - 1))  # cells per entry (first: missing)
     used = np.zeros(len(distinct) + 1, dtype=bool)
     used[entry[np.flatnonzero(cells[1:])]] = True
     used = used[:-1]
@@ -365,6 +398,8 @@ def arrow_factorize(values):
         renumber[:-1][~used] = -1
         entry = renumber[entry]
         distinct = distinct[used]
+    if np.array_equal(entry[:-1], np.arange(len(entry) - 1)):  # distinct values in the dictionary's order
+        return np.asarray(distinct, dtype=object), codes
     return np.asarray(distinct, dtype=object), entry[codes]
 
 

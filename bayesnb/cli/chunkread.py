@@ -236,6 +236,12 @@ def read_kinds(path, chunksize, na_values, kinds, missing=None):
             if k == "int" and df[c].dtype.kind == "f":
                 v = df[c].to_numpy()
                 nan = np.isnan(v)
+                if not nan.any() and not (missing is not None and c in missing):  # one conversion, checked
+                    with np.errstate(invalid="ignore"):
+                        ints = v.astype(np.int64)
+                    if v.size and np.array_equal(ints, v) and np.abs(v).max() < 2.0 ** 53:
+                        df[c] = ints
+                    continue
                 if _whole(v) or nan.all():
                     has_na = nan.any() or (missing is not None and c in missing)
                     df[c] = df[c].astype("Int64") if has_na else df[c].astype(np.int64)

@@ -21,7 +21,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import _dask
 from .. import posterior as _post
-from .._utils import ColumnNames, is_frame, missing_mask, one_hot, take_rows, warn_all_missing, warn_one_class
+from .._utils import (ColumnNames, is_frame, missing_mask, one_hot, row_weights, take_rows, warn_all_missing,
+                      warn_one_class)
 from ..criticism import CriticismMixin
 from ..generative import GenerativeMixin
 from ..generative.values import forget_supports, record_supports
@@ -158,6 +159,8 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
                     # columns of one NumPy number type: their values as an array of that type
                     # would be taken, without a copy (one block; families read any layout)
                     return sub.to_numpy()
+                if all(isinstance(t, np.dtype) and t.kind in "biuf" for t in sub.dtypes):
+                    return sub.to_numpy(dtype=float)  # NumPy numbers: NaN is their only missing value
                 if any(getattr(t, "kind", "O") == "O" for t in sub.dtypes):  # may hold pd.NA / None
                     sub = sub.astype(object).where(sub.notna(), np.nan)
                 return sub.to_numpy(dtype=float, na_value=np.nan)
@@ -313,7 +316,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
             old = self.posterior_
             encoded, states = self._encode_blocks(X, old, extend=True)
         # the values each numeric column takes, counted by row weight (imputations keep to them)
-        record_supports(self, X, partial, resp.sum(axis=1))
+        record_supports(self, X, partial, row_weights(resp))
         all_names = getattr(self, "feature_names_in_", None)
         names = [ColumnNames(cols, all_names) for cols, _ in self._specs]
         never_observed = self._track_all_missing([fam.all_missing(e) for (_, fam), e in zip(self._specs, encoded)],

@@ -75,7 +75,22 @@ def _indexer(categories, values):
     small = _small_ints(values) if cat_ints is not None else None
     if small is not None:
         return _table_codes(cat_ints, small, -1, np.int64)
+    few = _few_strings(categories, values)
+    if few is not None:
+        return few
     return pd.Index(categories).get_indexer(values)
+
+
+def _few_strings(categories, values):
+    """:func:`_indexer` of a few strings among string categories, by a dict (building a pandas
+    Index costs more than the lookup), else None."""
+    if len(values) > 256 or len(categories) > 4096 or values.dtype.kind not in "OU":
+        return None
+    cats, vals = list(categories), list(values)
+    if not (all(type(c) is str for c in cats) and all(type(v) is str for v in vals)):
+        return None
+    pos = {c: i for i, c in enumerate(cats)}
+    return np.fromiter((pos.get(v, -1) for v in vals), dtype=np.int64, count=len(vals))
 
 
 def _code_into(out, cats, values, miss, pd_categories=None, pd_codes=None):
