@@ -202,3 +202,39 @@ def test_chunked_fit_records_the_text_dtype_of_a_whole_read(tmp_path, capsys):
     assert main([*base, "--classes", "a,b,c", "--chunksize", "100", "-o", str(tmp_path / "chunks.bnb")]) == 0
     mem, chunks = bayesnb.load(tmp_path / "mem.bnb"), bayesnb.load(tmp_path / "chunks.bnb")
     assert [str(t) for t in chunks.feature_dtypes_] == [str(t) for t in mem.feature_dtypes_]
+
+
+@pytest.mark.parametrize("storage", ["dictionary", "str"])
+def test_labels_stored_by_pyarrow_give_the_model_of_their_strings(storage):
+    """Text labels stored by pyarrow are coded through their distinct values: the same classes and model;
+    a missing label and a label not among the classes are refused as for a NumPy array of labels."""
+    import pyarrow as pa
+
+    df = _table()
+    X, labels = df.drop(columns="y"), df["y"].to_numpy(dtype=object)
+    if storage == "dictionary":
+        y = pd.Series(pd.arrays.ArrowExtensionArray(pa.chunked_array(
+            [pa.array(labels[:250]).dictionary_encode(), pa.array(labels[250:][::-1]).dictionary_encode().take(
+                pa.array(np.arange(len(labels) - 250)[::-1]))])), name="y")
+    else:
+        y = pd.Series(labels, dtype="str", name="y")
+    assert bayesnb._utils.is_arrow_text(y.dtype)
+
+    def model():
+        return bayesnb.NaiveBayes(features={("city", "device"): bayesnb.Categorical(), ("age",): bayesnb.Gaussian(),
+                                            ("kids",): bayesnb.Poisson()})
+
+    ref = model().fit(X, labels)
+    _assert_same_model(ref, model().fit(X, y))
+    part = model()
+    for a in range(0, len(X), 150):
+        part.partial_fit(X.iloc[a:a + 150], y.iloc[a:a + 150], classes=np.array(["a", "b", "c"], dtype=object))
+    _assert_same_model(ref, part)
+    assert part.target_name_ == "y"
+    with pytest.raises(ValueError, match=r"label\(s\) \['zz'\]"):
+        part.partial_fit(X.iloc[:3], pd.Series(["a", "zz", "b"], dtype="str"))
+    with pytest.raises(ValueError, match=r"1 missing label\(s\).*row\(s\) \[1\]"):
+        part.partial_fit(X.iloc[:3], pd.Series(["a", None, "b"], dtype="str"))
+    numbers = model().partial_fit(X.iloc[:4], np.array([0, 1, 0, 1]), classes=np.array([0, 1]))
+    with pytest.raises(ValueError, match="not in classes"):
+        numbers.partial_fit(X.iloc[:3], pd.Series(["a", "b", "a"], dtype="str"))

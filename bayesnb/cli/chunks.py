@@ -160,7 +160,8 @@ def fit_chunks(args, alpha, make, split, family="auto", per_column=None):
     for df in read_kinds(path, n, args.na_values, kinds, missing):
         rows_of = f"{path} (rows {df.index[0] + 1}-{df.index[-1] + 1})"
         X, y = split(df, rows_of)
-        # text labels as a NumPy str array (no per-chunk sort to check them), with their distinct values
+        # text labels read by pyarrow as they are (partial_fit codes them through their distinct values),
+        # others as a NumPy str array (no per-chunk sort to check them); with their distinct values
         y, labels = _str_labels(y)
         if given_classes is not None:
             dropped += len(df) - len(y)
@@ -176,8 +177,8 @@ def fit_chunks(args, alpha, make, split, family="auto", per_column=None):
             model, scores = make(X, y)
             pinned = _pin_auto_families(model, X, y)
             scores = pinned if pinned is not None else scores
-            model.partial_fit(X, y, classes=np.array(sorted(classes), dtype=object if y.dtype.kind == "U"
-                                                      else y.dtype))
+            text = y.dtype.kind == "U" or is_arrow_text(y.dtype)
+            model.partial_fit(X, y, classes=np.array(sorted(classes), dtype=object if text else y.dtype))
             _read_dtypes(model)
             if scores is not None and len(scores):
                 model.family_scores_ = scores  # the first chunk's choice, as `bayesnb info` shows it
@@ -200,13 +201,16 @@ def fit_chunks(args, alpha, make, split, family="auto", per_column=None):
 
 
 def _str_labels(y):
-    """``(labels, their distinct values)`` of a chunk's label column: text labels as a NumPy ``str`` array.
+    """``(labels, their distinct values)`` of a chunk's label column.
 
-    Text labels are gathered through their few distinct values (pyarrow's dictionary of a
-    column read by pyarrow, else one ``pandas.factorize``); other labels are kept as they are.
+    Text read by pyarrow is kept as it is (its distinct values from pyarrow's dictionary);
+    other text labels become a NumPy ``str`` array, gathered through their few distinct values
+    (one ``pandas.factorize``); other labels are kept as they are.
     """
     if is_arrow_text(y.dtype):
         distinct, codes = arrow_factorize(y.array)
+        if len(codes) and codes.min() >= 0:
+            return y, distinct.tolist()
     elif y.dtype.kind in "OT" or isinstance(y.dtype, pd.StringDtype):
         codes, distinct = pd.factorize(y, use_na_sentinel=True)
         distinct = distinct.to_numpy(dtype=object)

@@ -289,7 +289,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         if not partial:
             self._record_target_name(y)
         n = X.shape[0]
-        y = _val.check_y(y, n, who)
+        y = _val.check_y(y, n, who, arrow=True)  # (text stored by pyarrow: coded through its distinct labels)
         w = self._check_weights(sample_weight, n)
         if partial:
             self._check_total_weight(w, float(np.sum(self.class_count_)))
