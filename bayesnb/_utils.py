@@ -386,7 +386,11 @@ def arrow_factorize(values):
     codes = indices.cast(pa.int64()).fill_null(-1).to_numpy() if nulls else indices.to_numpy()
     # each dictionary entry's code among the distinct strings (a missing entry: -1), then
     # the entries no cell uses left out
-    entry, distinct = pd.factorize(data.dictionary.to_numpy(zero_copy_only=False), use_na_sentinel=True)
+    names = data.dictionary.to_numpy(zero_copy_only=False)
+    if data.dictionary.null_count == 0 and len(set(names.tolist())) == len(names):  # (as a parser makes it)
+        entry, distinct = np.arange(len(names)), names
+    else:
+        entry, distinct = pd.factorize(names, use_na_sentinel=True)
     entry = np.append(entry, -1).astype(np.intp)  # index -1 (a missing cell) -> -1
     cells = np.bincount(codes + 1, minlength=len(entry)) if nulls else \
         np.append(0, np.bincount(codes, minlength=len(entry) - 1))  # cells per entry (first: missing)
