@@ -100,7 +100,7 @@ def run(kind, path, n, out, extra=(), root=None):
     return tuple(float(v) for v in line[0].split()[1:6])
 
 
-def profile(path, n, out, top=25):
+def profile(path, n, out, top=45):
     """cProfile (CPU clock) of the one-pass fit (families given, ``--classes``), in this process, after one warm-up
     run: the functions of bayesnb (and pyarrow's parse) by cumulative CPU seconds."""
     import cProfile
