@@ -117,7 +117,8 @@ def _dictionary_frame(df, text=("city", "device")):
     for c in text:
         values = df[c].tolist()
         # blocks of rows dictionary-encoded separately: their dictionaries differ (order, members)
-        chunks = [pa.array(values[a:a + 97][::-1], from_pandas=True).dictionary_encode() for a in range(0, len(values), 97)]
+        chunks = [pa.array(values[a:a + 97][::-1], from_pandas=True).dictionary_encode()
+                  for a in range(0, len(values), 97)]
         chunks = [pa.DictionaryArray.from_arrays(ch.indices, ch.dictionary).take(
             pa.array(np.arange(len(ch))[::-1])) for ch in chunks]
         out[c] = pd.Series(pd.arrays.ArrowExtensionArray(pa.chunked_array(chunks)), index=df.index)
