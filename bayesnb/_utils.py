@@ -105,11 +105,84 @@ def missing_mask(values: np.ndarray) -> np.ndarray:
     return np.asarray(pd.isna(values), dtype=bool)
 
 
+class _LabelledRows(np.ndarray):
+    """Responsibilities of labelled rows (:func:`one_hot`) that remember each row's class and weight.
+
+    An ``ndarray`` like any other for every reader; :func:`hard_labels` reads the classes
+    back instead of recovering them from the matrix. A view, a copy or a result computed
+    from it (a sum, a product) is a plain array, or one that has forgotten them.
+    """
+
+    _hard = None
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        out = array.view(np.ndarray) if isinstance(array, np.ndarray) else array
+        return out[()] if return_scalar else out
+
+
+def one_hot(codes, weights, K: int) -> np.ndarray:
+    """The (n, K) responsibilities of labelled rows: row ``i`` holds ``weights[i]`` in column ``codes[i]``.
+
+    :func:`hard_labels` of the result returns ``codes`` and ``weights`` as given, without
+    reading the matrix.
+
+    Parameters
+    ----------
+    codes : ndarray of int, shape (n,)
+        Each row's class, in ``0 .. K - 1``.
+    weights : ndarray of float, shape (n,)
+    K : int
+
+    Returns
+    -------
+    ndarray of shape (n, K)
+    """
+    codes = np.asarray(codes, dtype=np.intp)
+    weights = np.asarray(weights, dtype=float)
+    resp = np.zeros((codes.shape[0], K)).view(_LabelledRows)
+    resp[np.arange(codes.shape[0]), codes] = weights
+    resp._hard = (codes, weights)
+    return resp
+
+
+def class_totals(resp: np.ndarray) -> np.ndarray:
+    """Summed weight per class, ``resp.sum(axis=0)`` (of :func:`one_hot` responsibilities: one bincount).
+
+    Parameters
+    ----------
+    resp : ndarray of shape (n_samples, n_classes)
+
+    Returns
+    -------
+    ndarray of shape (n_classes,)
+    """
+    if type(resp) is _LabelledRows and resp._hard is not None and resp._hard[0].shape[0] == resp.shape[0]:
+        return np.bincount(resp._hard[0], weights=resp._hard[1], minlength=resp.shape[1]).astype(float)
+    return np.asarray(resp.sum(axis=0), dtype=float)
+
+
+def row_weights(resp: np.ndarray) -> np.ndarray:
+    """Each row's total weight, ``resp.sum(axis=1)`` (of :func:`one_hot` responsibilities: its weights).
+
+    Parameters
+    ----------
+    resp : ndarray of shape (n_samples, n_classes)
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+    """
+    if type(resp) is _LabelledRows and resp._hard is not None and resp._hard[0].shape[0] == resp.shape[0]:
+        return resp._hard[1]
+    return np.asarray(resp.sum(axis=1), dtype=float)
+
+
 def hard_labels(resp: np.ndarray):
     """Return ``(labels, weights)`` if each row of ``resp`` has at most one non-zero.
 
     Hard (labelled) responsibilities allow one ``bincount`` instead of a matrix
     product. Returns ``None`` for soft responsibilities (semi-supervised EM).
+    Responsibilities made by :func:`one_hot` give back its codes and weights.
 
     Parameters
     ----------
@@ -119,6 +192,9 @@ def hard_labels(resp: np.ndarray):
     -------
     (labels, weights) : tuple of ndarray of shape (n_samples,), or None
     """
+    if type(resp) is _LabelledRows and resp._hard is not None and resp._hard[0].shape[0] == resp.shape[0]:
+        return resp._hard
+    resp = np.asarray(resp)
     labels = np.argmax(resp, axis=1)
     weights = resp[np.arange(resp.shape[0]), labels]
     if np.count_nonzero(resp) != np.count_nonzero(weights):
@@ -251,6 +327,84 @@ def is_numeric_column(col) -> bool:
     from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
     return is_numeric_dtype(col) and not is_bool_dtype(col)
+
+
+def is_arrow_text(dtype) -> bool:
+    """True for the dtype of a pandas column of text stored by pyarrow.
+
+    pandas' ``str`` (``StringDtype`` with pyarrow storage, what ``read_csv`` gives text in
+    pandas 3), and ``pd.ArrowDtype`` of a string type or of a dictionary of strings. Its
+    cells are observed strings (or missing), whatever the storage: a dictionary is an
+    encoding, not a declaration of categories (unlike a pandas ``Categorical``).
+    """
+    import pandas as pd
+
+    if isinstance(dtype, pd.StringDtype):
+        return dtype.storage == "pyarrow"
+    if not isinstance(dtype, pd.ArrowDtype):
+        return False
+    import pyarrow as pa
+
+    t = dtype.pyarrow_dtype
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    return pa.types.is_string(t) or pa.types.is_large_string(t)
+
+
+def arrow_factorize(values):
+    """``(distinct strings, codes)`` of a pandas array of text stored by pyarrow (code ``-1``: missing).
+
+    The column is dictionary-encoded by pyarrow (kept as it is where it is a dictionary
+    already; the dictionaries of its chunks unified), so Python strings are made for its
+    distinct values only. A dictionary may hold values that no cell uses (a slice of a longer
+    column), missing values or repeats: the distinct strings returned are exactly the values
+    of the cells, each once, in the dictionary's order, as ``pandas.factorize`` gives them.
+
+    Parameters
+    ----------
+    values : pandas ExtensionArray
+        Text stored by pyarrow (:func:`is_arrow_text` of its dtype).
+
+    Returns
+    -------
+    distinct : ndarray of object, shape (m,)
+        The distinct strings.
+    codes : ndarray of int, shape (n,)
+        Each cell's position in ``distinct``, ``-1`` where missing.
+    """
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    data = values.__arrow_array__()
+    if not pa.types.is_dictionary(data.type):
+        data = pc.dictionary_encode(data)
+    if isinstance(data, pa.ChunkedArray):
+        data = data.combine_chunks() if data.num_chunks != 1 else data.chunk(0)
+    indices = data.indices
+    nulls = indices.null_count > 0
+    codes = indices.cast(pa.int64()).fill_null(-1).to_numpy() if nulls else indices.to_numpy()
+    # each dictionary entry's code among the distinct strings (a missing entry: -1), then
+    # the entries no cell uses left out
+    names = data.dictionary.to_numpy(zero_copy_only=False)
+    if data.dictionary.null_count == 0 and len(set(names.tolist())) == len(names):  # (as a parser makes it)
+        entry, distinct = np.arange(len(names)), names
+    else:
+        entry, distinct = pd.factorize(names, use_na_sentinel=True)
+    entry = np.append(entry, -1).astype(np.intp)  # index -1 (a missing cell) -> -1
+    cells = np.bincount(codes + 1, minlength=len(entry)) if nulls else \
+        np.append(0, np.bincount(codes, minlength=len(entry) - 1))  # cells per entry (first: missing)
+    used = np.zeros(len(distinct) + 1, dtype=bool)
+    used[entry[np.flatnonzero(cells[1:])]] = True
+    used = used[:-1]
+    if not used.all():
+        renumber = np.append(np.cumsum(used) - 1, -1)
+        renumber[:-1][~used] = -1
+        entry = renumber[entry]
+        distinct = distinct[used]
+    if np.array_equal(entry[:-1], np.arange(len(entry) - 1)):  # distinct values in the dictionary's order
+        return np.asarray(distinct, dtype=object), codes
+    return np.asarray(distinct, dtype=object), entry[codes]
 
 
 def is_frame(X) -> bool:

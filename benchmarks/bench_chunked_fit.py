@@ -18,6 +18,7 @@ Usage::
 
     .venv/bin/python benchmarks/bench_chunked_fit.py                 # 2,000,000 rows, chunks of 200,000
     .venv/bin/python benchmarks/bench_chunked_fit.py --rows 200000 --chunksize 50000
+    .venv/bin/python benchmarks/bench_chunked_fit.py --profile   # where the one-pass fit's CPU goes
 """
 
 from __future__ import annotations
@@ -99,6 +100,30 @@ def run(kind, path, n, out, extra=(), root=None):
     return tuple(float(v) for v in line[0].split()[1:6])
 
 
+def profile(path, n, out, top=45):
+    """cProfile (CPU clock) of the one-pass fit (families given, ``--classes``), in this process, after one warm-up
+    run: the functions of bayesnb (and pyarrow's parse) by cumulative CPU seconds."""
+    import cProfile
+    import pstats
+
+    from bayesnb.cli import main as cli
+
+    args = ["-q", "fit", str(path), "--target", "y", "--chunksize", str(n), "-o", str(out), "--force",
+            "--numeric-family", "gaussian", "--classes", "a,b,c"]
+    cli(args)  # warm: imports, first allocations
+    prof = cProfile.Profile(time.process_time)
+    c0 = time.process_time()
+    prof.enable()
+    cli(args)
+    prof.disable()
+    print(f"one-pass fit under cProfile: {time.process_time() - c0:.2f} CPU s (load {os.getloadavg()[0]:.2f})")
+    rows = sorted(((ct, name, nc, file.split("bayesnb/")[-1]) for (file, _, name), (_, nc, _, ct, _)
+                   in pstats.Stats(prof).stats.items() if "/bayesnb/" in file and "/cli/__init__" not in file),
+                  reverse=True)
+    for ct, name, nc, file in rows[:top]:
+        print(f"{ct:7.3f} s {nc:5d} calls  {name} ({file})")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rows", type=int, default=2_000_000)
@@ -110,6 +135,8 @@ def main(argv=None):
     p.add_argument("--repeat", type=int, default=1,
                    help="run every case this many times, in interleaved rounds, and keep each column's median "
                         "(a busy machine)")
+    p.add_argument("--profile", action="store_true",
+                   help="instead: where the one-pass fit's CPU time goes (cProfile, this checkout's bayesnb)")
     a = p.parse_args(argv)
     folder = tempfile.mkdtemp(prefix="bench-chunked-")
     path = Path(a.data or os.path.join(folder, f"mixed-{a.rows}.csv"))
@@ -117,6 +144,9 @@ def main(argv=None):
         t0 = time.perf_counter()
         make_csv(path, a.rows)
         print(f"wrote {path} ({path.stat().st_size / 2**20:.0f} MiB) in {time.perf_counter() - t0:.1f} s")
+    if a.profile:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's bayesnb
+        return profile(path, a.chunksize, os.path.join(folder, "m.bnb"))
     load0 = os.getloadavg()[0]
     out = os.path.join(folder, "m.bnb")
     cases = [("pandas.read_csv (chunks)", "pandas", ()),

@@ -10,9 +10,11 @@ changes type mid-file and nothing is converted after parsing but whole numbers (
 :func:`~bayesnb.cli.io.read_table` keeps them).
 
 The parser is pyarrow's streaming CSV reader (``pyarrow.csv.open_csv``) where pyarrow is
-installed; files with spaces after the separators (which pandas' ``skipinitialspace``
-strips and pyarrow does not) and installs without pyarrow are read by pandas' C parser with
-the same declared types.
+installed; it dictionary-encodes the text columns as it parses them, and they reach
+``partial_fit`` so (``pd.ArrowDtype`` of a dictionary of strings: observed values coded through
+the few distinct strings of a chunk, never a Python string per cell); files with spaces
+after the separators (which pandas' ``skipinitialspace`` strips and pyarrow does not) and
+installs without pyarrow are read by pandas' C parser with the same declared types.
 """
 
 from __future__ import annotations
@@ -84,12 +86,28 @@ def _arrow_batches(path, na_values, types, columns=None):
         try:
             if reader is None:  # opening parses the first block
                 read = csv.ReadOptions(block_size=_BLOCK, use_threads=(os.cpu_count() or 1) > 2)  # 2 cores: faster alone
-                reader = csv.open_csv(path, read_options=read, parse_options=parse, convert_options=conv)
+                reader = csv.open_csv(path, read_options=read, parse_options=parse, convert_options=conv,
+                                      memory_pool=_pool())
             yield reader.read_next_batch()
         except StopIteration:
             return
         except pa.ArrowInvalid as e:
             raise _conversion_error(path, e, list(types)) from None
+
+
+def _pool():
+    """The memory pool the parser allocates from: pyarrow's jemalloc where this build has it.
+
+    ``bayesnb fit`` runs in a fresh process, where the default pool (mimalloc) costs about a
+    tenth of a second of CPU more for the first batches (measured on Linux, pyarrow 26);
+    jemalloc reuses the memory of one batch for the next as well. Other builds: the default.
+    """
+    import pyarrow as pa
+
+    try:
+        return pa.jemalloc_memory_pool()
+    except (NotImplementedError, pa.ArrowException):
+        return None
 
 
 def _conversion_error(path, e, names):
@@ -234,6 +252,12 @@ def read_kinds(path, chunksize, na_values, kinds, missing=None):
             if k == "int" and df[c].dtype.kind == "f":
                 v = df[c].to_numpy()
                 nan = np.isnan(v)
+                if not nan.any() and not (missing is not None and c in missing):  # one conversion, checked
+                    with np.errstate(invalid="ignore"):
+                        ints = v.astype(np.int64)
+                    if v.size and np.array_equal(ints, v) and np.abs(v).max() < 2.0 ** 53:
+                        df[c] = ints
+                    continue
                 if _whole(v) or nan.all():
                     has_na = nan.any() or (missing is not None and c in missing)
                     df[c] = df[c].astype("Int64") if has_na else df[c].astype(np.int64)
@@ -243,7 +267,9 @@ def read_kinds(path, chunksize, na_values, kinds, missing=None):
 def _arrow_chunks(path, chunksize, na_values, kinds):
     import pyarrow as pa
 
-    types = {"text": pa.string(), "int": pa.float64(), "float": pa.float64(), "bool": pa.bool_()}
+    # text dictionary-encoded by the parser: one Python string per distinct value of a chunk, not per cell
+    types = {"text": pa.dictionary(pa.int32(), pa.string()), "int": pa.float64(), "float": pa.float64(),
+             "bool": pa.bool_()}
     pending, held = [], 0
     for batch in _arrow_batches(path, na_values, {c: types[k] for c, k in kinds.items()}, list(kinds)):
         pending.append(batch)
@@ -258,20 +284,20 @@ def _arrow_chunks(path, chunksize, na_values, kinds):
 
 
 def _frame(table, kinds):
-    """A pyarrow table as the DataFrame pandas' C parser gives: text columns of ``str`` objects, missing NaN.
+    """A pyarrow table as a DataFrame: numbers as NumPy arrays, text as pyarrow dictionaries.
 
-    A text column is dictionary-encoded first, so that each distinct value becomes one Python
-    string (not one per cell).
+    A text column stays dictionary-encoded (``pd.ArrowDtype`` of a dictionary of strings,
+    the dictionaries of its batches unified): the estimators read its cells as observed
+    strings, coded through the few distinct values (no Python string per cell), and a missing
+    cell is pyarrow's null.
     """
-    import pyarrow.compute as pc
+    import pyarrow as pa
 
     cols = {}
     for c, k in kinds.items():
         arr = table.column(c)
         if k == "text":
-            d = pc.dictionary_encode(arr).combine_chunks()
-            values = np.append(d.dictionary.to_numpy(zero_copy_only=False).astype(object), np.nan)
-            cols[c] = pd.Series(values[d.indices.fill_null(-1).to_numpy()], dtype=object, copy=False)
+            cols[c] = pd.Series(pd.arrays.ArrowExtensionArray(pa.chunked_array([arr.combine_chunks()])), copy=False)
         elif k == "bool":
             cols[c] = arr.to_pandas()
         else:

@@ -36,7 +36,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from .._utils import one_class_on_purpose, shown_list
+from .._utils import arrow_factorize, is_arrow_text, one_class_on_purpose, shown_list
 from ..estimators._auto import column_kinds
 from .chunkread import first_chunk_kinds, header, read_kinds, scan_kinds
 from .families import NUMERIC
@@ -160,14 +160,15 @@ def fit_chunks(args, alpha, make, split, family="auto", per_column=None):
     for df in read_kinds(path, n, args.na_values, kinds, missing):
         rows_of = f"{path} (rows {df.index[0] + 1}-{df.index[-1] + 1})"
         X, y = split(df, rows_of)
+        # text labels read by pyarrow as they are (partial_fit codes them through their distinct values),
+        # others as a NumPy str array (no per-chunk sort to check them); with their distinct values
+        y, labels = _str_labels(y)
         if given_classes is not None:
             dropped += len(df) - len(y)
-            new = set(pd.unique(y).tolist()) - classes
+            new = set(labels) - classes
             if new:
                 raise UsageError(f"{rows_of}: label(s) {shown_list(sorted(map(str, new)), 5)} of {args.target!r} are "
                                  f"not in --classes")
-        if y.dtype.kind in "OT" or isinstance(y.dtype, pd.StringDtype):
-            y = _str_labels(y)  # text labels as a NumPy str array: no per-chunk sort to check them
         t0 = time.perf_counter()
         if model is None:
             for c in kinds:
@@ -176,8 +177,9 @@ def fit_chunks(args, alpha, make, split, family="auto", per_column=None):
             model, scores = make(X, y)
             pinned = _pin_auto_families(model, X, y)
             scores = pinned if pinned is not None else scores
-            model.partial_fit(X, y, classes=np.array(sorted(classes), dtype=object if y.dtype.kind == "U"
-                                                      else y.dtype))
+            text = y.dtype.kind == "U" or is_arrow_text(y.dtype)
+            model.partial_fit(X, y, classes=np.array(sorted(classes), dtype=object if text else y.dtype))
+            _read_dtypes(model)
             if scores is not None and len(scores):
                 model.family_scores_ = scores  # the first chunk's choice, as `bayesnb info` shows it
             _family_warning(model, len(df), rows)
@@ -199,11 +201,33 @@ def fit_chunks(args, alpha, make, split, family="auto", per_column=None):
 
 
 def _str_labels(y):
-    """``y.to_numpy(dtype=str)`` of a column of text labels, through its few distinct labels (one gather)."""
-    codes, uniques = pd.factorize(y, use_na_sentinel=True)
+    """``(labels, their distinct values)`` of a chunk's label column.
+
+    Text read by pyarrow is kept as it is (its distinct values from pyarrow's dictionary);
+    other text labels become a NumPy ``str`` array, gathered through their few distinct values
+    (one ``pandas.factorize``); other labels are kept as they are.
+    """
+    if is_arrow_text(y.dtype):
+        distinct, codes = arrow_factorize(y.array)
+        if len(codes) and codes.min() >= 0:
+            return y, distinct.tolist()
+    elif y.dtype.kind in "OT" or isinstance(y.dtype, pd.StringDtype):
+        codes, distinct = pd.factorize(y, use_na_sentinel=True)
+        distinct = distinct.to_numpy(dtype=object)
+    else:
+        return y, pd.unique(y).tolist()
     if len(codes) and codes.min() >= 0:
-        return np.asarray(uniques.to_numpy(dtype=object), dtype=str)[codes]
-    return y.to_numpy(dtype=str)
+        return np.asarray(distinct, dtype=str)[codes], distinct.tolist()
+    return y.to_numpy(dtype=str), distinct.tolist()
+
+
+def _read_dtypes(model):
+    """Record a text column read by pyarrow with the dtype pandas' parser gives text (as ``bayesnb fit`` without
+    --chunksize records it), not the dictionary-encoded one the chunks are read as."""
+    dtypes = getattr(model, "feature_dtypes_", None)
+    if dtypes is not None:
+        text = pd.Series([""]).dtype  # pandas' text dtype: str (pandas 3) or object
+        model.feature_dtypes_ = np.asarray([text if is_arrow_text(t) else t for t in dtypes], dtype=object)
 
 
 def _pin_auto_families(model, X, y):

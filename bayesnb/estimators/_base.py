@@ -21,7 +21,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import _dask
 from .. import posterior as _post
-from .._utils import ColumnNames, is_frame, missing_mask, take_rows, warn_all_missing, warn_one_class
+from .._utils import (ColumnNames, is_frame, missing_mask, one_hot, row_weights, take_rows, warn_all_missing,
+                      warn_one_class)
 from ..criticism import CriticismMixin
 from ..generative import GenerativeMixin
 from ..generative.values import forget_supports, record_supports
@@ -158,6 +159,8 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
                     # columns of one NumPy number type: their values as an array of that type
                     # would be taken, without a copy (one block; families read any layout)
                     return sub.to_numpy()
+                if all(isinstance(t, np.dtype) and t.kind in "biuf" for t in sub.dtypes):
+                    return sub.to_numpy(dtype=float)  # NumPy numbers: NaN is their only missing value
                 if any(getattr(t, "kind", "O") == "O" for t in sub.dtypes):  # may hold pd.NA / None
                     sub = sub.astype(object).where(sub.notna(), np.nan)
                 return sub.to_numpy(dtype=float, na_value=np.nan)
@@ -286,7 +289,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         if not partial:
             self._record_target_name(y)
         n = X.shape[0]
-        y = _val.check_y(y, n, who)
+        y = _val.check_y(y, n, who, arrow=True)  # (text stored by pyarrow: coded through its distinct labels)
         w = self._check_weights(sample_weight, n)
         if partial:
             self._check_total_weight(w, float(np.sum(self.class_count_)))
@@ -302,8 +305,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
             X, y, w, codes, n = take_rows(X, keep), y[keep], w[keep], codes[keep], int(keep.sum())
         K = len(classes_)
         class_alpha, fit_prior, class_prior = self._check_class_params(K)
-        resp = np.zeros((n, K))
-        resp[np.arange(n), codes] = w
+        resp = one_hot(codes, w, K)  # (families read the codes back from it: no argmax per block)
         del codes, w  # (n,) ints and weights no longer needed: not held through the fit's peak
 
         if not partial:
@@ -314,7 +316,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
             old = self.posterior_
             encoded, states = self._encode_blocks(X, old, extend=True)
         # the values each numeric column takes, counted by row weight (imputations keep to them)
-        record_supports(self, X, partial, resp.sum(axis=1))
+        record_supports(self, X, partial, row_weights(resp))
         all_names = getattr(self, "feature_names_in_", None)
         names = [ColumnNames(cols, all_names) for cols, _ in self._specs]
         never_observed = self._track_all_missing([fam.all_missing(e) for (_, fam), e in zip(self._specs, encoded)],

@@ -24,8 +24,9 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d, validate_data
 
-from .._utils import all_finite, is_frame, missing_mask, take_rows
+from .._utils import all_finite, is_arrow_text, is_frame, missing_mask, take_rows
 from ..privacy import DP
+from ._text_labels import arrow_label_codes, checked_arrow_labels
 
 #: The largest total ``sample_weight`` (per fit, or accumulated over partial_fit calls): float64
 #: counts every integer up to 2**53 exactly; beyond it a row of weight 1 can vanish (c + 1 == c).
@@ -243,6 +244,8 @@ def check_no_infinity(X, who: str, names=None) -> None:
                 if not np.isfinite(col.sum()):  # NaN (missing), infinity or an overflow: count
                     per_col[j] = np.isinf(col).sum()
         for j in np.flatnonzero(kinds == "O"):
+            if is_arrow_text(X.dtypes.iloc[j]):  # strings stored by pyarrow: never infinite
+                continue
             per_col[j] = infinite(np.asarray(X.iloc[:, j].to_numpy(dtype=object))).sum()
         count, cols = int(per_col.sum()), np.flatnonzero(per_col)
     else:
@@ -293,10 +296,13 @@ def check_labelled(y, who: str, remedy: str = FIT_REMEDY) -> None:
         )
 
 
-def check_y(y, n: int, who: str):
-    """Validate the labels: one per row, none missing or infinite, all of one type."""
+def check_y(y, n: int, who: str, arrow: bool = False):
+    """Validate the labels: one per row, none missing or infinite, all of one type (``arrow``: text
+    stored by pyarrow kept as a pandas array, :mod:`._text_labels`)."""
     if y is None:
         raise ValueError(f"{who} requires y to be passed, but the target y is None.")
+    if arrow and is_arrow_text(getattr(y, "dtype", None)):
+        return checked_arrow_labels(y, n, who)
     # Look at a list's Python objects before NumPy coerces them (["a", 1] would become strings).
     from_list = not hasattr(y, "dtype")
     y = np.asarray(y, dtype=object) if from_list else np.asarray(y)
@@ -386,6 +392,8 @@ def label_codes(y, classes, who: str, check: bool = True):
     codes : ndarray of int, shape (n,)
         Zeros when there is one class.
     """
+    if is_arrow_text(y.dtype):  # (check_y with arrow=True)
+        return arrow_label_codes(y, classes, who, check)
     K = len(classes)
     cl = classes
     if y.dtype.kind == "U" and classes.dtype == object and K and all(type(c) is str for c in classes):

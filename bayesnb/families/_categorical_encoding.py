@@ -294,11 +294,15 @@ def _count_labelled(codes, label, weight, K, categories):
     total = np.zeros(K * S)
     n, d = codes.shape
     step = max(1, (1 << 16) // max(d, 1))
+    unit = bool(np.all(weight == 1))  # rows of weight 1: counted without weights (the same integers)
     for a in range(0, n, step):
         c = codes[a:a + step]
         valid = (c >= 0) & (c < V)
         idx = np.add(c, offset, dtype=np.intp)
         idx += (label[a:a + step] * S)[:, None]
+        if unit:
+            total += np.bincount(idx[valid], minlength=K * S)
+            continue
         idx[~valid] = 0
         wts = np.where(valid, weight[a:a + step, None], 0.0)
         total += np.bincount(idx.ravel(), weights=wts.ravel(), minlength=K * S)

@@ -4,12 +4,17 @@ The codes of a block are the smallest signed integer dtype that holds ``-1`` (mi
 ``V_j`` (a value not among the categories): :func:`code_dtype`. A column is coded without
 hashing where it can: integers (or floats holding integers) in a short range through a table
 indexed by value, a pandas categorical (or a column of strings factorized once: :func:`_columns`)
-through a lookup of its own codes.
+through a lookup of its own codes. A column of text stored by pyarrow (pandas' ``str``, or a
+dictionary-encoded ``pd.ArrowDtype``, as ``bayesnb fit --chunksize`` reads text) is coded
+from pyarrow's dictionary: its observed strings are values seen, as for a column of Python
+strings, never declared categories.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from .._utils import arrow_factorize, is_arrow_text
 
 __all__ = ["code_dtype"]
 
@@ -70,7 +75,22 @@ def _indexer(categories, values):
     small = _small_ints(values) if cat_ints is not None else None
     if small is not None:
         return _table_codes(cat_ints, small, -1, np.int64)
+    few = _few_strings(categories, values)
+    if few is not None:
+        return few
     return pd.Index(categories).get_indexer(values)
+
+
+def _few_strings(categories, values):
+    """:func:`_indexer` of a few strings among string categories, by a dict (building a pandas
+    Index costs more than the lookup), else None."""
+    if len(values) > 256 or len(categories) > 4096 or values.dtype.kind not in "OU":
+        return None
+    cats, vals = list(categories), list(values)
+    if not (all(type(c) is str for c in cats) and all(type(v) is str for v in vals)):
+        return None
+    pos = {c: i for i, c in enumerate(cats)}
+    return np.fromiter((pos.get(v, -1) for v in vals), dtype=np.int64, count=len(vals))
 
 
 def _code_into(out, cats, values, miss, pd_categories=None, pd_codes=None):
@@ -120,6 +140,8 @@ def _columns(X):
             if isinstance(s.dtype, pd.CategoricalDtype):
                 cats = np.asarray(s.cat.categories.to_numpy())
                 yield name, s.array, cats, cats, s.cat.codes.to_numpy()
+            elif is_arrow_text(s.dtype):  # observed strings stored by pyarrow: coded without a Python string per cell
+                yield name, s.array, None, *arrow_factorize(s.array)
             else:
                 values = s.to_numpy(dtype=object) if s.dtype.kind not in "biufcU" else s.to_numpy()
                 yield name, values, None, *_factorized(values)
@@ -147,3 +169,4 @@ def _factorized(values):
     if not all(type(u) is str for u in uniques):
         return None, None
     return uniques, codes
+

@@ -138,12 +138,14 @@ def _complete_stats(X, resp):
     """
     N, d = X.shape
     K = resp.shape[1]
-    n = np.repeat(resp.T @ np.ones((N, 1)), d, axis=1)
+    hard = hard_labels(resp) if K and N else None
+    # each class's summed weight (labelled rows: one bincount, not a product with the (n, K) matrix)
+    total = resp.T @ np.ones((N, 1)) if hard is None else np.bincount(hard[0], hard[1], K)[:, None]
+    n = np.repeat(total, d, axis=1)
     mean = np.zeros((K, d))
     m2 = np.zeros((K, d))
     step = _chunk_rows(d)
     buf = np.empty((min(step, N), d))
-    hard = hard_labels(resp) if K and N else None
     if hard is not None:  # labelled rows: each class reads its own rows only
         _labelled_stats(X, hard, n, mean, m2, step, buf)
         return GaussianStats(n, mean, m2)
@@ -170,34 +172,45 @@ def _complete_stats(X, resp):
 def _labelled_stats(X, hard, n, mean, m2, step, buf):
     """:func:`_complete_stats` when each row has one class: fills ``mean`` and ``m2`` in place.
 
-    Class ``k``'s rows (those with a positive weight) are gathered a chunk at a time into
-    ``buf``; the sums are the same as over all rows (the other rows have weight 0), in
-    another order.
+    Class ``k``'s rows (those with a positive weight) are gathered a chunk at a time (once,
+    where they fit one chunk) and shifted into ``buf``; the sums are the same as over all rows
+    (the other rows have weight 0), in another order.
     """
     labels, w = hard
-    # rows are gathered in X's own dtype (np.take casts ``out`` to it otherwise), then shifted
-    # into the float64 buffer; mode="clip" (the indices are valid) gathers without a temporary
-    raw = buf if X.dtype == buf.dtype else np.empty(buf.shape, dtype=X.dtype)
-    # np.take would copy a whole X that is not aligned and C-contiguous: such an X (Fortran
-    # order, a DataFrame's values, a Dask partition) is gathered by indexing, a chunk at a time
+    # rows are gathered in X's own dtype (np.take casts ``out`` to it otherwise) into ``raw``, then
+    # shifted into the float64 buffer; mode="clip" (the indices are valid) gathers without a
+    # temporary. np.take would copy a whole X that is not aligned and C-contiguous: a
+    # Fortran-ordered X (a DataFrame's values) is gathered a column at a time (each contiguous)
+    # into a Fortran ``raw``; any other layout (a Dask partition) by indexing, a chunk at a time.
+    # The sums are then taken over the same C-ordered buffer whatever the layout (the same bits)
     direct = X.flags.c_contiguous and X.flags.aligned
+    columns = not direct and X.flags.f_contiguous and X.flags.aligned
+    raw = np.empty(buf.shape, dtype=X.dtype, order="F" if columns else "C")
 
-    def shifted(rows, by):
-        got = np.take(X, rows, axis=0, out=raw[: rows.size], mode="clip") if direct else X[rows]
-        return np.subtract(got, by, out=buf[: rows.size])
+    def gathered(rows):
+        if direct:
+            return np.take(X, rows, axis=0, out=raw[: rows.size], mode="clip")
+        if columns:
+            got = raw[: rows.size]
+            for j in range(X.shape[1]):
+                np.take(X[:, j], rows, out=got[:, j], mode="clip")
+            return got
+        return X[rows]
 
+    unit = bool(np.all(w == 1))
     for k in range(mean.shape[0]):
-        idx = np.flatnonzero((labels == k) & (w > 0))
+        idx = np.flatnonzero(labels == k) if unit else np.flatnonzero((labels == k) & (w > 0))
         if not idx.size:
             continue
         ref = X[idx[0]].astype(np.float64)  # every feature's first value in the class (see Gaussian.stats)
         parts = [idx[a:a + step] for a in range(0, idx.size, step)]
+        held = gathered(parts[0]) if len(parts) == 1 else None  # the class fits the buffer: gathered once
         total = np.zeros(X.shape[1])
         for rows in parts:
-            total += w[rows] @ shifted(rows, ref)
+            total += w[rows] @ np.subtract(held if held is not None else gathered(rows), ref, out=buf[: rows.size])
         with np.errstate(invalid="ignore", divide="ignore"):
             mean[k] = np.where(n[k] > 0, ref + total / n[k], 0.0)
         for rows in parts:
-            t = shifted(rows, mean[k])
+            t = np.subtract(held if held is not None else gathered(rows), mean[k], out=buf[: rows.size])
             np.square(t, out=t)
             m2[k] += w[rows] @ t

@@ -42,7 +42,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from .._utils import take_rows
+from .._utils import all_finite, take_rows
 from .tables import write_cells
 from .zero_links import keep_zero_links, numeric_columns, record_zero_links
 
@@ -105,17 +105,21 @@ def _support_of(x, w=None):
     """The :class:`ColumnSupport` of the observed (finite) values ``x`` with row weights ``w`` (None: 1
     each), or None when there are none. A value's count is its rows' summed weight (an integer weight
     is that many copies of the row), so the point masses are shares of the column's weight."""
-    ok = np.isfinite(x)
-    if not ok.any():
+    ok = None if all_finite(x) else np.isfinite(x)  # (one sum where every value is finite: no mask, no copy)
+    if ok is not None:
+        if not ok.any():
+            return None
+        x = x[ok]
+    if not x.size:
         return None
-    x = x[ok]
     if w is None and np.unique(x[:_PROBE]).size > MAX_CODES:
         return _uncoded_support(x)
     if w is None:
         vals, counts = np.unique(x, return_counts=True)
     else:
         vals, inv = np.unique(x, return_inverse=True)
-        counts = np.bincount(inv.ravel(), weights=np.asarray(w, dtype=float)[ok], minlength=vals.size)
+        counts = np.bincount(inv.ravel(), weights=np.asarray(w, dtype=float)[ok] if ok is not None
+                             else np.asarray(w, dtype=float), minlength=vals.size)
     n = counts.sum()
     integer = bool(np.all(vals == np.round(vals)))
     if vals.size <= MAX_CODES:
@@ -123,6 +127,11 @@ def _support_of(x, w=None):
     heavy = _heaviest(counts, n)
     rest = np.delete(vals, heavy)
     return ColumnSupport(None, counts[heavy], vals[heavy], float(rest[0]), float(rest[-1]), integer, n)
+
+
+def _integers(x):
+    """Whether every value of ``x`` is a whole number."""
+    return bool(np.all(x == np.round(x)))
 
 
 def _uncoded_support(x):
@@ -141,7 +150,7 @@ def _uncoded_support(x):
     heavy = _heaviest(counts, n)
     masses = cand[heavy]
     rest = s[~np.isin(s, masses)] if masses.size else s
-    integer = bool(np.all(s == np.round(s)))
+    integer = _integers(s[:_PROBE]) and _integers(s)  # (most columns of reals fail on their first values)
     return ColumnSupport(None, counts[heavy], masses, float(rest[0]), float(rest[-1]), integer, n)
 
 

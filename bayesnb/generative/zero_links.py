@@ -58,6 +58,10 @@ def numeric_columns(X):
             c = c.iloc[rows] if is_frame(X) else c[rows]
         if getattr(c, "dtype", None) == object:
             return _object_floats(c)
+        if is_frame(X) and c.dtype == np.float64:  # NaN marks missing already: the column itself, read-only
+            v = c.to_numpy().view()
+            v.flags.writeable = False
+            return v
         return c.to_numpy(dtype=float, na_value=np.nan) if is_frame(X) else c.astype(float)
 
     pos = [j for j, c in enumerate(cols)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._utils import class_totals
 from ..posterior import NBPosterior, build
 from .private import private_statistics
 
@@ -105,7 +106,7 @@ def fit_posterior(classes, resp, specs, encoded, states, names, class_alpha, fit
         return posterior_from_stats(classes, class_count, specs, states, stats, names, class_alpha, fit_prior,
                                     class_prior, who=who), spent
     stats = block_statistics(specs, encoded, states, resp)
-    return posterior_from_stats(classes, resp.sum(0), specs, states, stats, names, class_alpha, fit_prior,
+    return posterior_from_stats(classes, class_totals(resp), specs, states, stats, names, class_alpha, fit_prior,
                                 class_prior, previous=previous, who=who)
 
 

@@ -1,0 +1,82 @@
+"""Class labels stored by pyarrow as text, coded without a Python string per label.
+
+``fit``/``partial_fit`` take a label column of text stored by pyarrow (a pandas ``Series`` of
+``str`` or of a ``pd.ArrowDtype`` of strings or of a dictionary of strings, as
+``bayesnb fit --chunksize`` reads its target) as it comes: the labels are checked and coded
+through their few distinct values (:func:`~bayesnb._utils.arrow_factorize`), the same labels
+and classes as the column's strings in a NumPy array give.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._utils import arrow_factorize
+
+__all__ = ["arrow_label_codes", "checked_arrow_labels"]
+
+
+def checked_arrow_labels(y, n: int, who: str):
+    """The labels ``y`` (pyarrow text, one per row, none missing) as a pandas array; a ValueError otherwise.
+
+    Parameters
+    ----------
+    y : pandas Series or ExtensionArray
+        Text stored by pyarrow.
+    n : int
+        Rows of X.
+    who : str
+        The estimator, for messages.
+
+    Returns
+    -------
+    pandas ExtensionArray of shape (n,)
+    """
+    values = getattr(y, "array", y)
+    if len(values) != n:
+        raise ValueError(f"{who}: expected one label per row of X ({n}); received {len(values)} labels.")
+    missing = np.asarray(values.isna())
+    if missing.any():
+        rows = np.flatnonzero(missing)
+        raise ValueError(
+            f"{who}: expected a label for every row; y contains {rows.size} missing label(s) (None/NaN/pd.NA), "
+            f"at row(s) {rows[:5].tolist()}{' ...' if rows.size > 5 else ''}. Leave those rows out, or call "
+            "fit_semi_supervised(X, y) to learn from the unlabelled rows too (semi-supervised EM).")
+    return values
+
+
+def arrow_label_codes(y, classes, who: str, check: bool = True):
+    """Position of each label of ``y`` (:func:`checked_arrow_labels`) among the sorted ``classes``.
+
+    Parameters
+    ----------
+    y : pandas ExtensionArray of shape (n,)
+    classes : ndarray of shape (K,)
+        Sorted classes.
+    who : str
+    check : bool
+        Refuse a label that is not among ``classes`` (naming it).
+
+    Returns
+    -------
+    codes : ndarray of int, shape (n,)
+    """
+    distinct, codes = arrow_factorize(y)
+    K = len(classes)
+    pos = np.array([_position(classes, v) for v in distinct], dtype=np.intp)
+    if check and (pos < 0).any():
+        unknown = sorted(str(v) for v in np.asarray(distinct, dtype=object)[pos < 0])
+        raise ValueError(f"{who}: expected labels among classes={classes.tolist()}; received label(s) "
+                         f"{unknown[:5]} that are not in classes.")
+    if K <= 1:
+        return np.zeros(len(codes), dtype=int)
+    return pos[codes]
+
+
+def _position(classes, value):
+    """Index of ``value`` in the sorted ``classes`` (-1 where absent)."""
+    try:
+        i = int(np.searchsorted(classes, value))
+    except TypeError:  # classes of another type (numbers): not a class
+        return -1
+    return i if i < len(classes) and classes[i] == value else -1
