@@ -210,7 +210,7 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
         self.structure_hierarchical_ = chosen.hierarchical
         self.structure_hierarchical_numeric_ = chosen.hierarchical  # numeric nodes too (Histogram)
         self.structure_ = self._named(nodes, parents[chosen.kind])
-        if chosen.kind != "naive":
+        if fitted is not None:  # (a hierarchical naive candidate too: the engine with empty parent sets)
             self._mixed = fitted
             self.structure_parents_ = self._mixed.parents
             self.structure_stats_ = self._mixed.stats
