@@ -76,8 +76,9 @@ def _variant(model):
     """``(name, parameters)`` of a fitted structured NaiveBayes: its row in ``structure_scores_`` and the
     ``NaiveBayes`` parameters that fit that variant alone."""
     kind, hier = model.structure_kind_, bool(getattr(model, "structure_hierarchical_", False))
-    if kind == "naive":
-        return "naive", {"structure": "naive"}
+    if kind == "naive":  # auto's hierarchical naive candidate: alpha="hierarchical" under naive
+        return ("naive (hierarchical)", {"structure": "naive", "alpha": "hierarchical"}) if hier else \
+            ("naive", {"structure": "naive"})
     name = kind if kind == "tan" else f"kdb (k={model.k})"
     if hier:
         name = f"{name[:-1]}, hierarchical)" if kind == "kdb" else f"{name} (hierarchical)"

@@ -73,9 +73,12 @@ import _references as R
 @contextlib.contextmanager
 def edge_score(kind: str, ess: float = 1.0):
     """Make ``kind`` (and ``ess``) the default edge score of every bayesnb module that imported
-    :func:`bayesnb.structure.edge_scores` or :func:`~bayesnb.structure.learn_parents`."""
+    :func:`bayesnb.structure.edge_scores`, :func:`~bayesnb.structure.learn_parents` or
+    :func:`~bayesnb.structure.learn.edge_scores_from_counts` (the CV guard's folds)."""
     swaps = {S.edge_scores: functools.partial(S.edge_scores, edge_score=kind, ess=ess),
-             S.learn_parents: functools.partial(S.learn_parents, edge_score=kind, ess=ess)}
+             S.learn_parents: functools.partial(S.learn_parents, edge_score=kind, ess=ess),
+             # the CV guard's folds re-learn the edges from summed pair counts (bayesnb.structure.cv)
+             S.edge_scores_from_counts: functools.partial(S.edge_scores_from_counts, edge_score=kind, ess=ess)}
     undo = []
     for mod in [m for name, m in list(sys.modules.items()) if name.startswith("bayesnb") and m is not None]:
         for attr, value in list(vars(mod).items()):

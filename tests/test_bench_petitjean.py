@@ -1,4 +1,5 @@
-"""benchmarks/bench_petitjean.py: ``kdb all`` is hierarchical k-DB with the all-classes top level, and only it."""
+"""benchmarks/bench_petitjean.py: ``kdb hier`` is hierarchical k-DB with the all-classes top level (the
+estimators' own ``alpha="hierarchical"``, no swap), ``naive hier`` the same hierarchy without parents."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import pandas as pd
 
 import bayesnb
 import bench_petitjean as bench
-from bayesnb.families import _categorical_encoding as enc
 from bayesnb.structure.hierarchical import hierarchical_prior
 
 
@@ -21,18 +21,23 @@ def _table(n=300, seed=0):
     return X, y
 
 
-def test_all_classes_root_swaps_the_top_level_in_and_out():
-    X, y = _table()
-    with bench.all_classes_root():
-        est = bench.MODELS["kdb all"](0).fit(X, y)
-    assert enc.hierarchical_prior is hierarchical_prior  # restored
-    default = bench.MODELS["kdb hier"](0).fit(X, y)
-    assert est.structure_ == default.structure_
+def _check_priors(est, X):
     model, cats = est._mixed, {c: sorted(X[c].unique()) for c in X.columns}
     for j, pa in enumerate(model.parents):
         shape = (2, *(len(cats[X.columns[p]]) for p in pa), len(cats[X.columns[j]]))
         counts = np.round(model.posteriors[j].concentration[0] - model.priors[j].concentration[0])  # rows: integers
         want = hierarchical_prior(counts.reshape(shape), root="all").alpha.reshape(counts.shape)
         np.testing.assert_allclose(model.priors[j].concentration[0], want, rtol=1e-12)
-    assert not np.allclose(est.predict_proba(X), default.predict_proba(X))
-    assert bench.ALL_ROOT == {"kdb all"} and isinstance(default, bayesnb.NaiveBayes)
+
+
+def test_kdb_hier_has_the_all_classes_top_level():
+    X, y = _table()
+    est = bench.MODELS["kdb hier"](0).fit(X, y)
+    _check_priors(est, X)
+    flat = bench.MODELS["kdb flat"](0).fit(X, y)
+    assert est.structure_ == flat.structure_ and any(est.structure_.values())
+    assert not np.allclose(est.predict_proba(X), flat.predict_proba(X))
+    naive = bench.MODELS["naive hier"](0).fit(X, y)
+    assert naive.structure_kind_ == "naive" and isinstance(naive, bayesnb.NaiveBayes)
+    assert not np.allclose(naive.predict_proba(X), bench.MODELS["naive"](0).fit(X, y).predict_proba(X))
+    assert not hasattr(bench, "all_classes_root") and "kdb all" not in bench.MODELS

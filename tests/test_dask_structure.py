@@ -271,3 +271,19 @@ def test_a_columns_candidate_states_hold_its_table_of_values_once():
     tables = [st.values[0] for st in shared if hasattr(st, "values")]
     assert len(tables) == len(jobs) - 1 > 10 and len({id(t) for t in tables}) == 1  # (and Gaussian)
     assert len({id(st.values[0]) for st in plain if hasattr(st, "values")}) == len(tables)
+
+
+def test_auto_keeping_the_hierarchical_naive_candidate():
+    """Independent binary columns: ``auto`` keeps naive with hierarchical tables (the CV guard against the
+    flat naive model ran); on Dask it is the same model, fitted from the reduced statistics."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 400)
+    p = np.random.default_rng(0).uniform(0.2, 0.8, (2, 6))
+    X = pd.DataFrame((rng.random((400, 6)) < p[y]).astype(int).astype(str), columns=[f"x{j}" for j in range(6)])
+    Xd, yd = dd.from_pandas(X, npartitions=3, sort=False), dd.from_pandas(pd.Series(y), npartitions=3, sort=False)
+    mem = bn.CategoricalNB(structure="auto").fit(X, y)
+    dist = bn.CategoricalNB(structure="auto").fit(Xd, yd)
+    sc = dist.structure_scores_
+    assert sc.loc[sc["chosen"], "structure"].item() == "naive (hierarchical)" and sc["cv_log_loss"].notna().sum() == 2
+    assert mem.structure_kind_ == "naive" and mem.structure_hierarchical_
+    _assert_same(mem, dist, X, Xd)

@@ -50,11 +50,11 @@ def test_shapes_and_finite(shape):
         np.testing.assert_allclose(e.sum(-1), 1.0)
 
 
-def test_no_parents_is_the_naive_prior():
+def test_no_parents_with_the_class_level_on_top_is_the_flat_prior():
     n = _counts(1, (3, 5))
-    h = hierarchical_prior(n, alpha_root=0.7)
+    h = hierarchical_prior(n, alpha_root=0.7, root="class")
     np.testing.assert_array_equal(h.alpha, np.full((3, 5), 0.7))
-    assert h.concentrations == () and h.estimates == ()
+    assert h.concentrations == () and h.estimates == () and h.class_concentration is None
 
 
 def test_no_nan_with_zero_counts():
@@ -69,19 +69,21 @@ def test_no_nan_with_zero_counts():
 
 
 def test_root_all_centres_each_class_on_all_classes():
-    """``root="all"`` (Petitjean et al.'s top level): without parents the classes' Dirichlets are
-    centred on the all-classes estimate (``Dirichlet(alpha_root)`` + the classes' table counts),
-    each without its own table counts, with concentration ``c_0``."""
+    """``root="all"`` (Petitjean et al.'s top level, the default): without parents the classes'
+    Dirichlets are centred on the all-classes estimate (``Dirichlet(alpha_root)`` + the classes'
+    table counts), each without its own table counts, with concentration ``c_0``."""
     n = _counts(1, (3, 5))
-    h = hierarchical_prior(n, alpha_root=0.7, root="all")
+    h = hierarchical_prior(n, alpha_root=0.7)
     assert h.concentrations == () and h.estimates == ()
+    h2 = hierarchical_prior(n, alpha_root=0.7, root="all")
+    np.testing.assert_array_equal(h2.alpha, h.alpha)  # the default
     c0 = h.class_concentration
     np.testing.assert_allclose(h.alpha.sum(-1), c0)
     tables = expected_tables(n, h.alpha)
     base = 0.7 + tables.sum(0) - tables  # the root's prior + tables, less the class's own
     np.testing.assert_allclose(h.alpha, c0 * base / base.sum(-1, keepdims=True), rtol=1e-3)  # at the fixed point
     np.testing.assert_allclose(h.root, (0.7 + tables.sum(0)) / (0.7 * 5 + tables.sum()), rtol=1e-3)
-    assert hierarchical_prior(n, alpha_root=0.7).class_concentration is None  # the default: the class level on top
+    assert hierarchical_prior(n, alpha_root=0.7, root="class").class_concentration is None
 
 
 def test_root_all_keeps_the_levels_below_the_class():
@@ -183,6 +185,7 @@ def _brute_counts(X, y, j, parents, cats, classes):
 def test_structured_fit_is_conjugate_with_the_hierarchical_prior(structure):
     X, y = _table()
     est = bayesnb.NaiveBayes(alpha="hierarchical", structure=structure).fit(X, y)
+    naive = bayesnb.NaiveBayes(alpha="hierarchical").fit(X, y)
     model = est._mixed
     cats = {c: sorted(X[c].unique()) for c in X.columns}
     names = list(X.columns)
@@ -195,8 +198,9 @@ def test_structured_fit_is_conjugate_with_the_hierarchical_prior(structure):
         np.testing.assert_allclose(prior, alpha.reshape(-1, n.shape[-1]), rtol=1e-12)
         np.testing.assert_allclose(post, (alpha + n).reshape(-1, n.shape[-1]), rtol=1e-12)
         total += _dm_log_evidence(alpha, n)
-        if not pa:
-            np.testing.assert_array_equal(prior, 1.0)  # a node without parents: the naive Dirichlet(1)
+        if not pa:  # a node without parents: the hierarchical naive model's prior of its column
+            col = list(naive.posterior_.blocks[0].names).index(names[j])
+            np.testing.assert_array_equal(prior, naive.posterior_.blocks[0].prior.concentration[col])
     assert np.isclose(model.log_evidence, total, rtol=1e-10)
     assert any(len(p) for p in model.parents) and names == list(est.structure_)
     # predict_proba is the posterior-mean tables: (alpha + n) / sum, multiplied along the structure
@@ -213,14 +217,31 @@ def test_structured_fit_is_conjugate_with_the_hierarchical_prior(structure):
     np.testing.assert_allclose(est.predict_proba(X), want / want.sum(1, keepdims=True), rtol=1e-9)
 
 
-def test_naive_structure_equals_alpha_one():
+def test_naive_hierarchical_is_the_structure_with_empty_parent_sets():
+    """``alpha="hierarchical"`` under naive is the same prior as under k-DB or TAN whose every edge is
+    forbidden (empty parent sets): each class centred on the all-classes estimate, ``c_0`` fitted."""
     X, y = _table(1)
-    a = bayesnb.NaiveBayes(alpha="hierarchical").fit(X, y)
-    b = bayesnb.NaiveBayes(alpha=1.0).fit(X, y)
-    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
-    assert a.log_evidence_ == b.log_evidence_
+    naive = bayesnb.NaiveBayes(alpha="hierarchical").fit(X, y)
+    blk = naive.posterior_.blocks[0]
+    pairs = [(a, b) for a in X.columns for b in X.columns if a != b]
+    for structure in ("kdb", "tan"):
+        est = bayesnb.NaiveBayes(alpha="hierarchical", structure=structure, forbidden_edges=pairs).fit(X, y)
+        model = est._mixed
+        assert all(pa == () for pa in est.structure_.values()) and all(pa == () for pa in model.parents)
+        for j, nd in enumerate(model.nodes):
+            np.testing.assert_array_equal(model.priors[j].concentration[0], blk.prior.concentration[nd.col])
+        np.testing.assert_allclose(est.predict_proba(X), naive.predict_proba(X), rtol=1e-12)
+        np.testing.assert_allclose(est.log_evidence_, naive.log_evidence_, rtol=1e-12)
+    cats = {c: sorted(X[c].unique()) for c in X.columns}
+    for col, name in enumerate(blk.names):  # the prior from the counts directly: the all-classes top level
+        n = _brute_counts(X, y, list(X.columns).index(name), (), cats, naive.classes_)
+        h = hierarchical_prior(n, alpha_root=1.0, root="all")
+        np.testing.assert_allclose(blk.prior.concentration[col], h.alpha, rtol=1e-12)
+        np.testing.assert_allclose(blk.prior.concentration[col].sum(1), h.class_concentration, rtol=1e-12)
+    flat = bayesnb.NaiveBayes(alpha=1.0).fit(X, y)
+    assert not np.allclose(naive.predict_proba(X), flat.predict_proba(X))  # smoothed towards all classes
     c = bayesnb.CategoricalNB(alpha="hierarchical").fit(X, y)
-    np.testing.assert_allclose(c.predict_proba(X), b.predict_proba(X), rtol=1e-12)
+    np.testing.assert_allclose(c.predict_proba(X), naive.predict_proba(X), rtol=1e-12)
 
 
 def test_categorical_nb_and_naive_bayes_agree():

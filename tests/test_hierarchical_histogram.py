@@ -9,7 +9,7 @@ from scipy.special import gammaln
 import bayesnb
 from bayesnb.families import Histogram
 from bayesnb.structure import select as SEL
-from bayesnb.structure.hierarchical import CONCENTRATION_BOUNDS
+from bayesnb.structure.hierarchical import CONCENTRATION_BOUNDS, hierarchical_prior
 
 ALPHA = 0.5  # the unit tests' Histogram pseudo-count
 
@@ -54,30 +54,37 @@ def test_histogram_has_a_hierarchical_variant_that_keeps_bins_and_alpha():
 
 
 def test_no_parents_is_the_naive_prior():
+    """Without parents the prior is the class level under the all-classes ``Dirichlet(alpha)``: the
+    hierarchical naive model's (``make_prior``), not the flat one."""
     fam = Histogram(bins=4, alpha=ALPHA, hierarchical=True)
     block, state = fam.encode(np.random.default_rng(1).normal(size=(50, 1)))
     resp = np.eye(3)[np.random.default_rng(2).integers(0, 3, 50)]
     st = fam.stats(block, resp, state)
     prior = fam.context_prior(st, state, (3,))
-    np.testing.assert_array_equal(prior.concentration[0], np.full((3, st.counts[0].shape[1]), ALPHA))
+    np.testing.assert_array_equal(prior.concentration[0], fam.make_prior(st, state).concentration[0])
+    h = hierarchical_prior(st.counts[0], alpha_root=ALPHA, root="all")
+    np.testing.assert_allclose(prior.concentration[0], h.alpha, rtol=1e-12)
+    assert not np.allclose(prior.concentration[0], ALPHA)
+    flat = Histogram(bins=4, alpha=ALPHA)
+    np.testing.assert_array_equal(flat.make_prior(st, state).concentration[0], np.full(h.alpha.shape, ALPHA))
 
 
-def test_kdb_default_uses_it_and_a_root_node_stays_naive():
+def test_kdb_default_uses_it_and_a_root_node_is_the_hierarchical_naive_one():
     est, X, y = _fit()
     assert est.structure_hierarchical_ and est.structure_hierarchical_numeric_
     m = est._mixed
     nodes = _numeric_nodes(est)
     assert all(m.nodes[j].family.hierarchical for j in nodes)
     for j in nodes:
-        if not m.parents[j]:  # no parents: the naive model's Dirichlet(alpha)
-            np.testing.assert_array_equal(m.priors[j].concentration[0], _alpha(m, j))
-    # the same node under the flat prior (alpha given) differs wherever it has parents
+        if not m.parents[j]:  # no parents: the class level under the all-classes Dirichlet(alpha)
+            want = hierarchical_prior(m.stats[j].counts[0], alpha_root=_alpha(m, j), root="all").alpha
+            np.testing.assert_allclose(m.priors[j].concentration[0], want, rtol=1e-12)
+    # the same node under the flat prior (alpha given) differs, with parents or without
     flat = bayesnb.NaiveBayes(structure="kdb", k=2, alpha=1.0).fit(X, y)
     assert flat.structure_ == est.structure_
-    assert any(m.parents[j] for j in nodes)
+    assert any(m.parents[j] for j in nodes) and any(not m.parents[j] for j in nodes)
     for j in nodes:
-        same = np.array_equal(m.priors[j].concentration[0], flat._mixed.priors[j].concentration[0])
-        assert same == (not m.parents[j])
+        assert not np.array_equal(m.priors[j].concentration[0], flat._mixed.priors[j].concentration[0])
 
 
 def _with_parents(est):
@@ -151,15 +158,20 @@ def test_older_files_keep_their_flat_numeric_nodes():
 
 
 def test_alpha_hierarchical_switches_histogram_nodes_too(tmp_path):
-    """``alpha="hierarchical"`` given explicitly: the k-DB default's model, the naive model's under naive,
+    """``alpha="hierarchical"`` given explicitly: the k-DB default's model, the hierarchical class level under naive,
     and a TAN whose Histogram blocks are saved with ``hierarchical=True``."""
     est, X, y = _fit()
     given = bayesnb.NaiveBayes(structure="kdb", k=2, alpha="hierarchical").fit(X, y)
     np.testing.assert_array_equal(given.predict_proba(X), est.predict_proba(X))
     assert given.log_evidence_ == est.log_evidence_
     naive = [bayesnb.NaiveBayes(alpha=a).fit(X, y) for a in ("hierarchical", 1.0)]
-    np.testing.assert_array_equal(naive[0].predict_proba(X), naive[1].predict_proba(X))
-    assert naive[0].log_evidence_ == naive[1].log_evidence_
+    assert not np.allclose(naive[0].predict_proba(X), naive[1].predict_proba(X))
+    hist = [b for b in naive[0].posterior_.blocks if isinstance(b.family, Histogram)]
+    assert hist and all(b.family.hierarchical for b in hist)
+    for b in hist:  # each column's class level under the all-classes Dirichlet(alpha)
+        for c, n in zip(b.prior.concentration, b.stats.counts):
+            want = hierarchical_prior(n, alpha_root=b.family.alpha, root="all").alpha
+            np.testing.assert_allclose(c, want, rtol=1e-12)
     tan = bayesnb.NaiveBayes(structure="tan", alpha="hierarchical").fit(X, y)
     flat = bayesnb.NaiveBayes(structure="tan", alpha=1.0).fit(X, y)
     m = tan._mixed

@@ -43,6 +43,19 @@ def test_every_row_labelled_is_fit(structure):
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
 
 
+def test_em_keeps_the_smoothing_it_learned_with(tmp_path):
+    """With unlabelled rows EM stores its posterior after the structure was learned: k-DB's default
+    hierarchical tables stay recorded (``structure_hierarchical_``), as the model file needs them."""
+    X, _, ys = _binary(4, n=80, d=4, unlabelled=30)
+    m = bayesnb.CategoricalNB(structure="kdb").fit_semi_supervised(X, ys)
+    assert m.structure_kind_ == "kdb" and m.structure_hierarchical_ and m.structure_hierarchical_numeric_
+    assert all(nd.family.alpha == "hierarchical" for nd in m._mixed.nodes)
+    m.save(tmp_path / "m.nb")
+    back = bayesnb.load(tmp_path / "m.nb")
+    assert back.structure_hierarchical_
+    np.testing.assert_array_equal(back.predict_proba(X), m.predict_proba(X))
+
+
 @pytest.mark.parametrize("structure", ["tan", "kdb", "auto"])
 def test_unlabelled_rows_of_weight_zero_leave_the_labelled_fit(structure):
     """With ``unlabeled_weight=0`` the EM's weighted statistics are the labelled rows' (the structure,

@@ -228,7 +228,8 @@ def test_auto_on_penguins_takes_the_best_evidence_on_shared_cells():
     X, y = d.drop(columns="species"), d["species"]
     m = bayesnb.NaiveBayes(structure="auto").fit(X, y)
     sc = m.structure_scores_
-    assert list(sc["structure"]) == ["naive", "tan", "tan (hierarchical)", "kdb (k=2)", "kdb (k=2, hierarchical)"]
+    assert list(sc["structure"]) == ["naive", "naive (hierarchical)", "tan", "tan (hierarchical)", "kdb (k=2)",
+                                     "kdb (k=2, hierarchical)"]
     assert sc["n_cells"].nunique() == 1 and 0 < sc["n_cells"][0] <= X.notna().to_numpy().sum()
     best = sc["structure"][sc["log_evidence"].idxmax()].split()[0]
     assert sc["chosen"].sum() == 1 and sc.loc[sc["chosen"], "structure"].item().split()[0] == best

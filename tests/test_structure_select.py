@@ -36,7 +36,7 @@ def _votes():
 
 def test_candidates():
     assert [c.label for c in candidates("auto", 3, True)] == [
-        "naive", "tan", "tan (hierarchical)", "kdb (k=3)", "kdb (k=3, hierarchical)"]
+        "naive", "naive (hierarchical)", "tan", "tan (hierarchical)", "kdb (k=3)", "kdb (k=3, hierarchical)"]
     assert [c.label for c in candidates("auto", 2, False)] == ["naive", "tan", "kdb (k=2)"]
     assert [(c.kind, c.hierarchical) for c in candidates("kdb", 2, True)] == [("kdb", True)]
     assert [(c.kind, c.hierarchical) for c in candidates("kdb", 2, False)] == [("kdb", False)]
@@ -139,3 +139,42 @@ def test_cv_check_runs_with_row_weights(weights):
     m = bayesnb.CategoricalNB(structure="auto").fit(X, y, sample_weight=w)
     assert m.structure_kind_ == "naive"
     assert np.isfinite(m.structure_scores_["cv_log_loss"]).sum() == 2
+
+
+def _independent(n=400, seed=0, d=6):
+    """Binary features independent given the class (tests/test_structure.py's naive table)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    p = np.random.default_rng(0).uniform(0.2, 0.8, (2, d))
+    return (rng.random((n, d)) < p[y]).astype(int), y
+
+
+def test_auto_keeps_the_hierarchical_naive_candidate_as_the_naive_structure(tmp_path):
+    """Where the evidence's best is the hierarchical naive candidate, ``auto`` keeps the naive structure
+    (empty parent sets) with its hierarchical tables: the CV guard checked it against the user's
+    (flat) naive model, and the model is ``alpha="hierarchical"`` under naive, saved and continued as such."""
+    X, y = _independent()
+    m = bayesnb.CategoricalNB(structure="auto").fit(X, y)
+    sc = m.structure_scores_.set_index("structure")
+    assert sc["chosen"].idxmax() == sc["log_evidence"].idxmax() == "naive (hierarchical)"
+    assert m.structure_kind_ == "naive" and m.structure_hierarchical_
+    assert all(v == () for v in m.structure_.values())
+    ref = bayesnb.CategoricalNB(alpha="hierarchical").fit(X, y)
+    np.testing.assert_allclose(m.predict_proba(X), ref.predict_proba(X), rtol=1e-12)
+    # the guard: out-of-fold log losses of the flat naive model and of the hierarchical one
+    loss = {"naive": np.zeros(len(y)), "cand": np.zeros(len(y))}
+    for train, test in StratifiedKFold(5, shuffle=True, random_state=0).split(X, y):
+        for key, est in (("naive", bayesnb.CategoricalNB()), ("cand", bayesnb.CategoricalNB(alpha="hierarchical"))):
+            p = est.fit(X[train], y[train]).predict_proba(X[test])
+            loss[key][test] = -np.log(p[np.arange(len(test)), y[test]])
+    np.testing.assert_allclose(sc.loc["naive", "cv_log_loss"], loss["naive"].mean(), rtol=1e-10)
+    np.testing.assert_allclose(sc.loc["naive (hierarchical)", "cv_log_loss"], loss["cand"].mean(), rtol=1e-10)
+    assert sc["cv_log_loss"].notna().sum() == 2
+    m.save(tmp_path / "m.bnb")
+    back = bayesnb.load(tmp_path / "m.bnb")
+    assert back.structure_kind_ == "naive" and back.structure_hierarchical_
+    np.testing.assert_array_equal(back.predict_proba(X), m.predict_proba(X))
+    X2, y2 = _independent(200, 1)
+    m.partial_fit(X2, y2)  # continues the hierarchical naive model: its prior from the merged counts
+    whole = bayesnb.CategoricalNB(alpha="hierarchical").fit(np.vstack([X, X2]), np.concatenate([y, y2]))
+    np.testing.assert_allclose(m.predict_proba(X2), whole.predict_proba(X2), rtol=1e-10)

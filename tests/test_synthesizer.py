@@ -268,3 +268,20 @@ def test_a_tiny_table_still_fits_and_samples():
     out = synth.sample(30, random_state=0)
     _check_support(tennis, out, synth.model_)
     assert synth.selection_["chosen"].sum() == 1
+
+
+def test_the_hierarchical_naive_choice_is_named_as_its_row_and_refitted_as_itself():
+    """``auto`` may keep the naive structure with hierarchical tables: the Synthesizer names it by its
+    ``structure_scores_`` row and refits it (step 2) with ``alpha="hierarchical"`` under naive."""
+    from bayesnb.synth import _variant
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 400)
+    p = np.random.default_rng(0).uniform(0.2, 0.8, (2, 6))
+    X = pd.DataFrame((rng.random((400, 6)) < p[y]).astype(int).astype(str), columns=[f"x{j}" for j in range(6)])
+    m = NaiveBayes(structure="auto").fit(X, y)
+    name, params = _variant(m)
+    assert name == m.structure_scores_.loc[m.structure_scores_["chosen"], "structure"].item() == "naive (hierarchical)"
+    ref = NaiveBayes(**params).fit(X, y)
+    np.testing.assert_allclose(ref.predict_proba(X), m.predict_proba(X), rtol=1e-12)
+    assert _variant(NaiveBayes().fit(X, y)) == ("naive", {"structure": "naive"})

@@ -212,7 +212,7 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
         self.structure_hierarchical_ = chosen.hierarchical
         self.structure_hierarchical_numeric_ = chosen.hierarchical  # numeric nodes too (Histogram)
         self.structure_ = self._named(nodes, parents[chosen.kind])
-        if chosen.kind != "naive":
+        if fitted is not None:  # (a hierarchical naive candidate too: the engine with empty parent sets)
             self._mixed = fitted
             self.structure_parents_ = self._mixed.parents
             self.structure_stats_ = self._mixed.stats
@@ -422,7 +422,7 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
                                     unlabeled_weight=unlabeled_weight, tol=tol, max_iter=max_iter)
         learned = self.__dict__.pop("_em_structure", None)
         if learned is not None:  # storing the EM posterior set the naive structure's attributes back
-            self.structure_kind_, self.structure_ = learned
+            self.__dict__.update(learned)
         return self
 
     def _semi_supervised_em(self, X, encoded, codes, rw, labelled_weight, tol, max_iter):
@@ -431,7 +431,8 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
             self._fit_structure(X, np.maximum(codes, 0), labelled_weight)
         if self._mixed is None:  # naive, or "auto" chose it
             return super()._semi_supervised_em(X, encoded, codes, rw, labelled_weight, tol, max_iter)
-        self._em_structure = (self.structure_kind_, self.structure_)
+        self._em_structure = {a: getattr(self, a) for a in ("structure_kind_", "structure_", "structure_hierarchical_",
+                                                             "structure_hierarchical_numeric_")}
         params = self._check_class_params(len(self.classes_))
         model, _, resp, hist, conv, trans = _se.fit_semi_supervised(
             self._mixed, self.posterior_, _mx.node_data(self._mixed.nodes, encoded), codes, rw, params, tol=tol,

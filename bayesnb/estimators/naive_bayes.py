@@ -44,10 +44,12 @@ class NaiveBayes(StructureMixin, BaseNB):
         features dict, set it on the families instead. ``"hierarchical"`` centres each
         categorical node's (class, parents) Dirichlet on its parent context's estimate
         (docs/structure.md, "Hierarchical smoothing"), and each Histogram node's Dirichlet over
-        its bins likewise (``Histogram(hierarchical=True)``); with no parents
-        (``structure="naive"``) it is ``alpha=1`` and the Histograms' own alpha. None (unset)
-        is each structure's default: ``alpha=1`` for naive and TAN, ``"hierarchical"`` for
-        k-DB; ``structure="auto"`` then compares both smoothings of TAN and k-DB.
+        its bins likewise (``Histogram(hierarchical=True)``), up to the context of all classes
+        (``Dirichlet(1)``, a Histogram's own alpha); with no parents (``structure="naive"``)
+        each class is centred on the all-classes estimate, as a structure's node without
+        parents. None (unset) is each structure's default: ``alpha=1`` for naive and TAN,
+        ``"hierarchical"`` for k-DB; ``structure="auto"`` then compares both smoothings of
+        naive, TAN and k-DB.
     fit_prior, class_prior, class_alpha, predictive, privacy
         As in :class:`BaseNB` (``privacy`` needs a features dict and ``structure="naive"``).
     structure : {"naive", "tan", "kdb", "auto"}, default="naive"
@@ -88,7 +90,7 @@ class NaiveBayes(StructureMixin, BaseNB):
         Feature name -> tuple of parent feature names.
     structure_hierarchical_ : bool
         Whether the structure's categorical nodes use hierarchical smoothing because ``alpha``
-        was left unset (k-DB's default).
+        was left unset (k-DB's default, or ``"auto"``'s hierarchical candidates, naive's included).
     structure_hierarchical_numeric_ : bool
         Whether that smoothing covers the Histogram nodes too (True whenever
         ``structure_hierarchical_`` is, in this version; False in model files written before).

@@ -235,10 +235,11 @@ class CategoricalNB(StructureMixin, _SingleFamilyNB):
     alpha : float, "auto", "hierarchical", array-like, dict or None, default=None
         Dirichlet pseudo-count per value (see :class:`bayesnb.families.Categorical`).
         ``"hierarchical"`` centres each (class, parents) context's Dirichlet on its parent
-        context's estimate (docs/structure.md, "Hierarchical smoothing"); under
-        ``structure="naive"`` it is ``alpha=1``. None (unset) is each structure's default:
-        ``alpha=1`` for naive and TAN, ``"hierarchical"`` for k-DB; ``structure="auto"``
-        then compares both smoothings of TAN and k-DB.
+        context's estimate, up to the context of all classes (docs/structure.md,
+        "Hierarchical smoothing"); under ``structure="naive"`` each class is centred on the
+        all-classes estimate, as a structure's node without parents. None (unset) is each
+        structure's default: ``alpha=1`` for naive and TAN, ``"hierarchical"`` for k-DB;
+        ``structure="auto"`` then compares both smoothings of naive, TAN and k-DB.
     categories : "auto", list or list of lists, default="auto"
         Declared categories.
     min_categories : int or array-like, optional
@@ -267,7 +268,7 @@ class CategoricalNB(StructureMixin, _SingleFamilyNB):
         Feature name -> tuple of its parent features' names (empty under naive).
     structure_hierarchical_ : bool
         Whether the structure's categorical nodes use hierarchical smoothing because ``alpha``
-        was left unset (k-DB's default).
+        was left unset (k-DB's default, or ``"auto"``'s hierarchical candidates, naive's included).
     structure_hierarchical_numeric_ : bool
         Whether that smoothing covers numeric nodes that have it too (as ``structure_hierarchical_``
         in this version; False in model files written before Histogram nodes had it).

@@ -409,8 +409,8 @@ def pad(arrays, fill):
     return out
 
 
-#: The class level's Dirichlet pseudo-count under ``alpha="hierarchical"`` (Laplace): with no
-#: parents a node is the naive model's with ``alpha=1``.
+#: The top level's Dirichlet pseudo-count under ``alpha="hierarchical"`` (Laplace): the context of
+#: all classes has ``Dirichlet(1)``, each class is centred on its estimate.
 HIERARCHICAL_ROOT = 1.0
 
 
@@ -427,12 +427,13 @@ def hierarchical_alphas(counts, contexts, roots=None):
     """Per feature, the (C, V_j) Dirichlet parameters of :func:`bayesnb.structure.hierarchical.hierarchical_prior`
     for its counts (C, V_j) over the contexts ``contexts = (K, B_1, ..., B_m)`` (row-major, C = prod).
 
-    ``roots``: per feature, the class level's prior, (C, V_j) with each context holding its class's
-    row (a numeric node's naive prior); None: :data:`HIERARCHICAL_ROOT` in every class."""
+    The naive model's prior is the case ``contexts = (K,)`` (no parents: the class level under
+    the all-classes context), so it and a structure's nodes share this one function. ``roots``:
+    per feature, the all-classes context's ``Dirichlet`` parameter (a number or (V_j,)); None:
+    :data:`HIERARCHICAL_ROOT`."""
     shape = tuple(int(c) for c in contexts)
-    per = int(np.prod(shape[1:], dtype=np.int64))
-    roots = [HIERARCHICAL_ROOT] * len(counts) if roots is None else [np.asarray(r)[::per] for r in roots]
-    return tuple(hierarchical_prior(n.reshape(shape + (n.shape[1],)), r).alpha.reshape(n.shape)
+    roots = [HIERARCHICAL_ROOT] * len(counts) if roots is None else roots
+    return tuple(hierarchical_prior(n.reshape(shape + (n.shape[1],)), r, root="all").alpha.reshape(n.shape)
                  if n.shape[1] else np.ones(n.shape) for n, r in zip(counts, roots))
 
 

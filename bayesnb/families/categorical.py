@@ -91,10 +91,12 @@ class Categorical(Family):
         An array gives one pseudo-count per category (in category order), a dict maps
         category -> pseudo-count, a list of arrays gives one array per feature.
         ``"auto"`` picks the scalar that maximises the closed-form evidence.
-        ``"hierarchical"``: under a structure, each context's Dirichlet is centred on its
-        parent context's estimate, with one concentration per level fitted by evidence
-        (:mod:`bayesnb.structure.hierarchical`, docs/structure.md "Hierarchical smoothing"); without
-        parents (the naive structure) it is ``alpha=1``.
+        ``"hierarchical"``: each context's Dirichlet is centred on its parent context's
+        estimate, with one concentration per level fitted by evidence, up to the context of
+        all classes with ``Dirichlet(1)`` (:mod:`bayesnb.structure.hierarchical`,
+        docs/structure.md "Hierarchical smoothing"); without parents (the naive structure)
+        each class is centred on the all-classes estimate, the same prior as a structure's
+        node without parents.
     categories : "auto" or list or list of lists, default="auto"
         Declared categories (shared, or one list per feature). Declared categories may
         include values never seen in training; values outside them are an error in fit.
@@ -204,7 +206,7 @@ class Categorical(Family):
             return Dirichlets(_enc.alpha_per_category(a, state.categories, K, who))
 
         if _enc.is_hierarchical(self.alpha, self.m, who):  # no parents: the hierarchy's class level
-            return prior(_enc.HIERARCHICAL_ROOT)
+            return Dirichlets(_enc.hierarchical_alphas(stats.counts, (K,)))
         spec = _enc.alpha_spec(self.alpha, self.m, self.p, who)
         if isinstance(spec, tuple):
             _, m, p = spec
@@ -230,10 +232,11 @@ class Categorical(Family):
         """The prior over a structure node's contexts ``(K, B_1, ..., B_m)`` (:meth:`Family.context_prior`).
 
         With ``alpha="hierarchical"`` each context's Dirichlet is centred on its parent
-        context's estimate, the last parent dropped first, down to the class level's
-        ``Dirichlet(1)`` (:func:`bayesnb.structure.hierarchical.hierarchical_prior`); otherwise
-        :meth:`make_prior`'s prior, the same in every context (``naive_prior`` unused: a
-        categorical node's class level is its own).
+        context's estimate, the last parent dropped first, up to the class level and the
+        all-classes context's ``Dirichlet(1)``
+        (:func:`bayesnb.structure.hierarchical.hierarchical_prior`; with ``contexts = (K,)`` it
+        is :meth:`make_prior`'s, the naive model's); otherwise :meth:`make_prior`'s prior, the
+        same in every context (``naive_prior`` unused: a categorical node's class level is its own).
         """
         if not _enc.is_hierarchical(self.alpha, self.m, who):
             return self.make_prior(stats, state, who=who)

@@ -137,11 +137,12 @@ class Histogram(Family):
     alpha : float, default=1.0
         Dirichlet pseudo-count of every bin (> 0); 1 is Laplace smoothing.
     hierarchical : bool, default=False
-        Under a structure (TAN, k-DB): each (class, parents) context's Dirichlet over the bins
-        is centred on its parent context's bin probabilities, one concentration per level
-        fitted by evidence (:mod:`bayesnb.structure.hierarchical`); the class level keeps
-        ``Dirichlet(alpha)``, so a node without parents (the naive model) is unchanged. k-DB
-        switches its Histogram nodes to it when the estimator's ``alpha`` is unset.
+        Each (class, parents) context's Dirichlet over the bins is centred on its parent
+        context's bin probabilities, one concentration per level fitted by evidence, up to the
+        context of all classes with ``Dirichlet(alpha)`` (:mod:`bayesnb.structure.hierarchical`);
+        without parents (the naive model) each class is centred on the all-classes estimate, the
+        same prior as a structure's node without parents. k-DB switches its Histogram nodes to it
+        when the estimator's ``alpha`` is unset.
 
     Notes
     -----
@@ -259,7 +260,14 @@ class Histogram(Family):
             "with declared edges into a Categorical block with declared categories.")
 
     def make_prior(self, stats, state, who="Histogram"):
-        """Dirichlet(alpha) over the bins of every (class, feature), no log widths yet."""
+        """Dirichlet(alpha) over the bins of every (class, feature), no log widths yet; with
+        ``hierarchical=True`` the class level of :meth:`context_prior` (each class centred on the
+        all-classes estimate: the naive model is a structure without parents)."""
+        K = stats.counts[0].shape[0] if stats.counts else 1
+        return self.context_prior(stats, state, (K,), who=who)
+
+    def _flat_prior(self, stats, who):
+        """``Dirichlet(alpha)`` over the bins of every context, no log widths."""
         a = _check_alpha(self.alpha, who)
         return BinDirichlets(tuple(np.full(c.shape, a) for c in stats.counts),
                              tuple(np.zeros(c.shape) for c in stats.counts))
@@ -272,17 +280,19 @@ class Histogram(Family):
         """The prior over a structure node's contexts ``(K, B_1, ..., B_m)`` (:meth:`Family.context_prior`).
 
         With ``hierarchical=True`` each context's Dirichlet over the bins is centred on its parent
-        context's estimate, down to the class level's ``naive_prior`` (else ``Dirichlet(alpha)``),
-        as :func:`bayesnb.structure.hierarchical.hierarchical_prior` does for a categorical node: the
-        bin widths are constants of the density and cancel in each concentration's evidence.
-        Otherwise ``naive_prior`` (or :meth:`make_prior`'s), the same in every context of a class.
+        context's estimate, up to the class level and the all-classes context's
+        ``Dirichlet(alpha)``, as :func:`bayesnb.structure.hierarchical.hierarchical_prior` does for
+        a categorical node (``naive_prior`` unused: the hierarchy holds its own class level, the
+        naive model's at ``contexts = (K,)``): the bin widths are constants of the density and
+        cancel in each concentration's evidence. Otherwise ``naive_prior`` (or ``Dirichlet(alpha)``),
+        the same in every context of a class.
         """
         if not isinstance(self.hierarchical, (bool, np.bool_)):
             raise ValueError(f"{who}: hierarchical must be True or False; received {self.hierarchical!r}.")
-        flat = self.make_prior(stats, state, who=who) if naive_prior is None else naive_prior
         if not self.hierarchical:
-            return flat
-        return BinDirichlets(_enc.hierarchical_alphas(stats.counts, contexts, flat.concentration),
+            return self._flat_prior(stats, who) if naive_prior is None else naive_prior
+        a = _check_alpha(self.alpha, who)
+        return BinDirichlets(_enc.hierarchical_alphas(stats.counts, contexts, [a] * len(stats.counts)),
                              tuple(np.zeros(c.shape) for c in stats.counts))
 
     def observed_rows(self, stats):

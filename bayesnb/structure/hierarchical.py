@@ -11,20 +11,19 @@ context with the last parent dropped::
     level m-1 (y, pa_1, ..., pa_m-1)  phi_ctx      ~ Dirichlet(c_{m-1} * phi_parent(ctx))
     ...
     level 1   (y, pa_1)               phi_ctx      ~ Dirichlet(c_1     * phi_y)
-    level 0   (y)                     phi_y        ~ Dirichlet(alpha_root)
+    level 0   (y)                     phi_y        ~ Dirichlet(c_0     * phi_all)
+    top       ()                      phi_all      ~ Dirichlet(alpha_root)
 
-with one concentration ``c_l`` per level. The class level is the top: its prior is the naive
-model's ``Dirichlet(alpha_root)``, so a node without parents is exactly the naive model's node
-(no concentration is fitted; ``alpha_ctx = alpha_root``).
-
-``root="all"`` puts one more level on top, as Petitjean et al.'s trees do (their root is the
-empty context): the context of all classes, ``phi_all ~ Dirichlet(alpha_root)``, with the class
-level ``phi_y ~ Dirichlet(c_0 * phi_all)`` and ``c_0`` fitted like the others (so a node without
-parents is smoothed too). It is not the estimators' default: the naive model keeps
-``Dirichlet(alpha_root)`` per class, so under ``structure="auto"`` the hierarchical candidates
-would gain a fitted class-level concentration per feature that the naive candidate lacks, and
-the evidence would prefer them on data with no dependence between the features
-(docs/benchmarks.md "Hierarchical smoothing: the Petitjean protocol").
+with one concentration ``c_l`` per level, ``c_0`` included: the top is, as in Petitjean et
+al.'s trees (their root is the empty context), the context of all classes. This is the
+hierarchy of ``alpha="hierarchical"`` on every structure, the naive one included: a node
+without parents keeps the class level alone, each class's Dirichlet ``c_0 * b_y`` centred on
+the all-classes estimate, so the naive model under ``alpha="hierarchical"`` *is* a structure
+whose parent sets are empty (the families' naive prior and their prior over a structure's
+contexts both come from this function). ``root="class"`` stops at the class level instead
+(``phi_y ~ Dirichlet(alpha_root)``, no ``c_0``; a node without parents has the flat naive
+prior), the estimators' hierarchy before, kept for comparison (docs/benchmarks.md
+"Hierarchical smoothing: the Petitjean protocol").
 
 The hierarchy is collapsed to a point (empirical Bayes): the bases and the concentrations are
 fixed at the values below, and each leaf context keeps the conjugate prior
@@ -94,15 +93,15 @@ class HierarchicalPrior(NamedTuple):
         without its own table counts).
     concentrations : tuple of float
         ``(c_1, ..., c_m)``: the concentration of each level below the class level, top first
-        (empty without parents).
+        (empty without parents; ``c_0`` is ``class_concentration``).
     estimates : tuple of ndarray
         ``estimates[l]`` of shape (K, B_1, ..., B_l, V): the posterior-mean estimate ``phi`` of
         every context of level ``l = 0..m-1`` (the leaves' parents last; empty without parents).
     class_concentration : float or None
-        With ``root="all"``, ``c_0``: the class level's concentration around the all-classes
-        estimate; None with ``root="class"``.
+        ``c_0``: the class level's concentration around the all-classes estimate (the default
+        ``root="all"``); None with ``root="class"``.
     root : ndarray of shape (V,) or None
-        With ``root="all"``, the all-classes context's posterior-mean estimate; otherwise None.
+        The all-classes context's posterior-mean estimate (``root="all"``); otherwise None.
     """
 
     alpha: np.ndarray
@@ -168,7 +167,7 @@ def _loo_base(parent_prior, parent_data, up, lv) -> np.ndarray:
     return num / num.sum(-1, keepdims=True)
 
 
-def hierarchical_prior(counts, alpha_root=1.0, root="class") -> HierarchicalPrior:
+def hierarchical_prior(counts, alpha_root=1.0, root="all") -> HierarchicalPrior:
     """Per-context Dirichlet parameters of one categorical node, each centred on its parent context.
 
     Parameters
@@ -177,20 +176,20 @@ def hierarchical_prior(counts, alpha_root=1.0, root="class") -> HierarchicalPrio
         The node's weighted counts per context: class, then the parents' states in the order the
         hierarchy drops them from last to first (``B_m`` goes first), then the node's values.
     alpha_root : float or array-like of shape (V,) or (K, V), default=1.0
-        The top level's ``Dirichlet(alpha_root)`` (> 0), the naive model's prior (one row per
-        class with ``root="class"`` when the classes' priors differ).
-    root : {"class", "all"}, default="class"
-        The top level: the class level (a node without parents is the naive model's), or
-        Petitjean et al.'s context of all classes above it (the class level centred on it with
-        a fitted concentration ``c_0``, for nodes without parents too).
+        The top level's ``Dirichlet(alpha_root)`` (> 0): the all-classes context's (one row of
+        ``V``), or with ``root="class"`` each class's (one row per class when they differ).
+    root : {"all", "class"}, default="all"
+        The top level: Petitjean et al.'s context of all classes, the class level centred on it
+        with a fitted concentration ``c_0`` (nodes without parents too), or the class level
+        itself (``Dirichlet(alpha_root)`` per class, no ``c_0``).
 
     Returns
     -------
     HierarchicalPrior
-        ``alpha`` of the shape of ``counts``: with ``m = 0`` parents ``alpha_root`` in every
-        class (the naive model); otherwise ``c_m * b_ctx``, ``b_ctx`` the parent context's
+        ``alpha`` of the shape of ``counts``: ``c_m * b_ctx``, ``b_ctx`` the parent context's
         estimate without the context's own table counts (the parent's estimate itself for an
-        empty context).
+        empty context); with ``m = 0`` parents the class level, ``c_0 * b_y`` (with
+        ``root="class"``: ``alpha_root`` in every class, the flat naive prior).
 
     Raises
     ------
@@ -202,8 +201,8 @@ def hierarchical_prior(counts, alpha_root=1.0, root="class") -> HierarchicalPrio
     --------
     >>> n = np.array([[[9., 1.], [8., 2.]], [[1., 9.], [2., 8.]]])  # K=2, one binary parent, V=2
     >>> h = hierarchical_prior(n)
-    >>> h.alpha.shape, len(h.concentrations)
-    ((2, 2, 2), 1)
+    >>> h.alpha.shape, len(h.concentrations), h.class_concentration > 0
+    ((2, 2, 2), 1, True)
     """
     top = root
     if not (isinstance(top, str) and top in ("class", "all")):
@@ -222,7 +221,7 @@ def hierarchical_prior(counts, alpha_root=1.0, root="class") -> HierarchicalPrio
         raise ValueError(f"hierarchical_prior: expected alpha_root > 0 (a number, {V} of them, or with "
                          f"root='class' one row of {V} per class); received {alpha_root!r}.")
     if top == "all":  # the all-classes context on top: the counts' hierarchy with one more level
-        h = hierarchical_prior(n[None], alpha_root)
+        h = hierarchical_prior(n[None], alpha_root, root="class")
         return HierarchicalPrior(h.alpha[0], h.concentrations[1:], tuple(e[0] for e in h.estimates[1:]),
                                  h.concentrations[0], h.estimates[0][0])
     m = n.ndim - 2

@@ -6,21 +6,29 @@ estimator's flat ``alpha``:
 
 - ``alpha`` left unset (``None``, the default of both estimators) means "the structure's
   default": ``Dirichlet(1)`` tables for naive and TAN, hierarchical tables for k-DB (each
-  (class, parents) context centred on its parent context, Petitjean et al. 2018). The naive
-  model at ``alpha=None`` is the naive model at ``alpha=1`` (scikit-learn's CategoricalNB).
+  (class, parents) context centred on its parent context, up to the context of all classes,
+  Petitjean et al. 2018). The naive model at ``alpha=None`` is the naive model at ``alpha=1``
+  (scikit-learn's CategoricalNB).
 - ``alpha`` set explicitly is used by every structure as given (``alpha="hierarchical"``
-  included).
+  included: under naive, each class centred on the all-classes estimate).
 - ``structure="auto"`` compares, by their closed-form evidence on the same cells
   (:func:`bayesnb.structure.scoring_rows`): naive, TAN and k-DB, and with ``alpha`` unset also
-  TAN and k-DB with the other smoothing (both flat and hierarchical versions of each). A
-  hierarchical naive model *is* the naive model (no parents: no level to fit), so it is not
-  listed twice.
+  each of them with the other smoothing (flat and hierarchical versions of each, naive
+  included). The hierarchical naive candidate is the naive structure (no parents) whose class
+  level is fitted under the all-classes context as every hierarchical candidate's is, so the
+  comparison is like for like: without it the hierarchical TAN and k-DB would win on data
+  with no dependence between the features by their fitted class level alone. When it is
+  chosen the estimator keeps the naive structure (``structure_kind_ == "naive"``) with
+  ``structure_hierarchical_`` True, its model the structure engine's with empty parent sets
+  (the naive posterior ``posterior_`` stays the flat one that ``fit`` fitted first).
 
 The evidence favours structures whose edges happen to fit the training rows (a high-cardinality
 column made to look dependent on few rows), so ``"auto"`` then checks the winner against naive
 by stratified K-fold cross-validation on the training rows (:func:`cv_check`, skipped with
 ``auto_cv=False``): the winner's out-of-fold log loss minus naive's, row by row (paired), and
-naive is kept when that mean difference exceeds one standard error of the differences.
+naive is kept when that mean difference exceeds one standard error of the differences. The
+guard is against the user's naive model (the flat one when ``alpha`` is unset), so it checks a
+hierarchical naive winner too.
 """
 
 from __future__ import annotations
@@ -87,8 +95,8 @@ def candidates(structure, k, alpha_unset) -> list:
     if structure != "auto":
         hier = alpha_unset and structure == "kdb"
         return [Candidate(structure, hier, _label(structure, k, hier))]
-    out = [Candidate("naive", False, "naive")]
-    for kind in ("tan", "kdb"):
+    out = []
+    for kind in ("naive", "tan", "kdb"):
         for hier in ((False, True) if alpha_unset else (False,)):
             out.append(Candidate(kind, hier, _label(kind, k, hier)))
     return out
@@ -262,7 +270,8 @@ def choose(est, nodes, parents, cands, scored, n_cells, all_stats, cv, label):
     chosen : Candidate
     frame : DataFrame or None
     model : MixedModel or None
-        None for the naive structure.
+        None for the naive structure with the estimator's own smoothing (the naive posterior);
+        the hierarchical naive candidate's is the structure engine's, with empty parent sets.
     """
     K, who, predictive = len(est.classes_), est._who, est._check_predictive()
     hier = hierarchical_nodes(nodes) if any(c.hierarchical for c in cands) else None
@@ -277,11 +286,11 @@ def choose(est, nodes, parents, cands, scored, n_cells, all_stats, cv, label):
             models[c] = model(c, scored[c.kind])
             ev[c] = label + models[c].log_evidence
         best = chosen = max(ev, key=ev.get)  # first on ties: naive, then flat before hierarchical
-        check = cv(best) if cv is not None and best.kind != "naive" else None
+        check = cv(best) if cv is not None and best != cands[0] else None  # against the user's naive
         if check is not None and check.worse:
             chosen = cands[0]
         frame = scores_frame(ev, n_cells, chosen, best, check)
-    if chosen.kind == "naive":
+    if chosen.kind == "naive" and not chosen.hierarchical:  # the naive posterior is the model
         return chosen, frame, None
     stats = all_stats(chosen.kind)
     if chosen in models and stats is scored[chosen.kind]:
