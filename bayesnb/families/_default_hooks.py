@@ -150,6 +150,37 @@ class NodeDefaults:
         """
         return self.make_prior(stats, state, who=who) if naive_prior is None else naive_prior
 
+    def component_prior(self, prior, stats, state, contexts, who="NaiveBayes"):
+        """The prior of a latent-class model's (class, component) contexts, refitted from EM's statistics.
+
+        Under ``component_prior="hierarchical"`` (:func:`bayesnb.inference.em.fit_latent_class`)
+        each component is a child context of its class: the family's :meth:`hierarchical_variant`
+        gives the prior (:meth:`context_prior` over ``contexts = (K, C)`` with ``prior`` as the class
+        level), each component's Dirichlet centred on its class's estimate with a concentration
+        fitted by evidence (:mod:`bayesnb.structure.hierarchical`). A family without a hierarchical
+        variant keeps ``prior``.
+
+        Parameters
+        ----------
+        prior : params NamedTuple
+            The fixed prior over the ``K * C`` states (each state holds its class's prior).
+        stats : stats NamedTuple
+            The block's statistics over the states (an M-step's weighted counts).
+        state : object
+            The block's encoding state.
+        contexts : tuple of int
+            ``(K, C)``: state ``k * C + c`` is component ``c`` of class ``k``.
+        who : str
+            Name used in error messages.
+
+        Returns
+        -------
+        params NamedTuple
+            The prior over the states.
+        """
+        h = self.hierarchical_variant()
+        return prior if h is None else h.context_prior(stats, state, contexts, who=who, naive_prior=prior)
+
 
 class SupportDefaults:
     """Hooks about where a family's values lie: draws kept inside declared bounds

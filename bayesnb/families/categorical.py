@@ -231,13 +231,14 @@ class Categorical(Family):
 
         With ``alpha="hierarchical"`` each context's Dirichlet is centred on its parent
         context's estimate, the last parent dropped first, down to the class level's
-        ``Dirichlet(1)`` (:func:`bayesnb.structure.hierarchical.hierarchical_prior`); otherwise
-        :meth:`make_prior`'s prior, the same in every context (``naive_prior`` unused: a
-        categorical node's class level is its own).
+        ``Dirichlet(1)`` (:func:`bayesnb.structure.hierarchical.hierarchical_prior`), or ``naive_prior``
+        when given (a latent model's class level, :meth:`Family.component_prior`); otherwise
+        :meth:`make_prior`'s prior, the same in every context.
         """
         if not _enc.is_hierarchical(self.alpha, self.m, who):
             return self.make_prior(stats, state, who=who)
-        return Dirichlets(_enc.hierarchical_alphas(stats.counts, contexts))
+        roots = None if naive_prior is None else naive_prior.concentration
+        return Dirichlets(_enc.hierarchical_alphas(stats.counts, contexts, roots))
 
     def observed_rows(self, stats):
         """Weighted number of observed cells per (class, column): each feature's counts summed."""
