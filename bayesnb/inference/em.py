@@ -54,7 +54,8 @@ class LatentClassFit(NamedTuple):
     n_components : int
     em_objective : list of float
         Log posterior (up to a constant) after each EM iteration; never decreases
-        (empty for a model made from an MCMC draw).
+        (empty for a model made from an MCMC draw; under ``component_prior="hierarchical"``
+        the EM's before the final smoothing, :func:`fit_latent_class`).
     selection : dict or None
         ``{n_components: held-out log-likelihood}`` when the count was chosen.
     point : bool, default=False
