@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from bayesnb import NaiveBayes, Synthesizer
+from bayesnb.families import Categorical, Gaussian, Histogram
 from bayesnb.inference import em
 from bayesnb.posterior import joint_log_likelihood_parts, normalise
 from bayesnb.structure.hierarchical import hierarchical_prior
@@ -100,3 +101,31 @@ def test_clear_errors():
         NaiveBayes(structure="tan").fit(X, y).fit_latent_class(X, y, component_prior="hierarchical")
     with pytest.raises(ValueError, match="component_prior"):
         Synthesizer(component_prior="flat").fit(X.assign(y=y))
+
+
+def test_each_family_answers_through_its_hierarchical_variant():
+    """A Histogram block's bins are smoothed like a categorical feature (centred on the class's bins); a
+    Gaussian block, which has no hierarchical variant, keeps its class's prior in every component."""
+    rng = np.random.default_rng(4)
+    n = 400
+    y = rng.integers(0, 2, n)
+    z = rng.integers(0, 2, n)
+    X = pd.DataFrame({"a": np.where(rng.random(n) < 0.2 + 0.6 * z, "p", "q"),
+                      "w": np.round(rng.gamma(2 + 3 * z, 2 + y)),
+                      "g": rng.normal(3 * z + y, 1.0)})
+    base = NaiveBayes(features={"a": Categorical(), "w": Histogram(bins=8), "g": Gaussian()}).fit(X, y)
+    C = 3
+    fit = base.fit_latent_class(X, y, n_components=C, random_state=0, component_prior="hierarchical")
+    fixed = {type(b.family).__name__: m[4] for b, m in zip(base.posterior_.blocks,
+                                                          em.block_meta(base.posterior_, fit.group))}
+    got = {type(b.family).__name__: b for b in fit.posterior.blocks}
+    assert {"Categorical", "Histogram", "Gaussian"} <= set(got), set(got)
+    for name in ("Categorical", "Histogram"):
+        b = got[name]
+        for j, n_ in enumerate(b.stats.counts):
+            root = next(x for x in base.posterior_.blocks if type(x.family).__name__ == name).prior.concentration[j]
+            h = hierarchical_prior(n_.reshape(2, C, -1), root[:2])
+            np.testing.assert_allclose(b.prior.concentration[j], h.alpha.reshape(n_.shape), rtol=1e-12)
+        assert not np.allclose(b.prior.concentration[0], fixed[name].concentration[0])
+    for p, q in zip(got["Gaussian"].prior, fixed["Gaussian"]):
+        np.testing.assert_array_equal(p, q)
