@@ -305,9 +305,10 @@ class GenerativeMixin(SemiSupervisedMixin):
             A progress bar over the counts tried by ``"auto"`` (None: :func:`bayesnb.set_progress`,
             by default shown after 2 s on a terminal or in Jupyter).
         component_prior : {"class", "hierarchical"}, default="class"
-            ``"class"``: each component has its class's prior (fixed). ``"hierarchical"``: each
-            component's Dirichlet is centred on its class's estimate, the concentration per feature
-            fitted by evidence at every M-step (naive structure only; docs/generative.md
+            ``"class"``: each component has its class's prior (fixed). ``"hierarchical"``: after EM
+            each component's Dirichlet is centred on its class's estimate, the concentration per
+            feature fitted by evidence, and the state weights' prior is Dirichlet(1/C) (naive
+            structure only; :func:`bayesnb.inference.em.fit_latent_class`, docs/synthetic.md
             "Hierarchical component priors").
 
         Returns
