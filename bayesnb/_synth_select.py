@@ -84,7 +84,7 @@ def _paired(a, b):
 
 
 def latent_search(base, structure, X, y, Xte, codes, candidates, rng, *, holdout=0.1, n_init=3, tol=1e-6,
-                  max_iter=200):
+                  max_iter=200, component_prior="class"):
     """The component search of the module docstring on the search rows ``X``.
 
     Parameters
@@ -104,7 +104,7 @@ def latent_search(base, structure, X, y, Xte, codes, candidates, rng, *, holdout
     candidates : sequence of int
         Counts always tried; the widening goes on past them (:func:`~bayesnb.inference.em.widening_steps`).
     rng : numpy.random.Generator
-    holdout, n_init, tol, max_iter
+    holdout, n_init, tol, max_iter, component_prior
         As in :meth:`~bayesnb.NaiveBayes.fit_latent_class`.
 
     Returns
@@ -137,7 +137,8 @@ def latent_search(base, structure, X, y, Xte, codes, candidates, rng, *, holdout
 
     def run(counts):
         for C in counts:
-            f = base._latent_em(*train, y_codes, int(C), n_init=n_init, tol=tol, max_iter=max_iter, rng=rng)
+            f = base._latent_em(*train, y_codes, int(C), n_init=n_init, tol=tol, max_iter=max_iter, rng=rng,
+                                component_prior=component_prior)
             score = float((base._latent_log_px(f, full, y_codes)[hidden]
                            - base._latent_log_px(f, train[0], y_codes)[hidden]).sum())
             # log p(x, y) of the held-out rows: their class's states summed (as holdout_rows scores them)

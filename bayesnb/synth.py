@@ -23,7 +23,8 @@ and draws synthetic rows with its columns, in their order and dtypes. How it cho
    close the gap (:mod:`bayesnb._synth_select`); a count still that far behind at the search
    size is not refitted on the training part (its ``holdout_loglik`` is then NaN). Every count
    tried is a row of :attr:`Synthesizer.latent_search_`, and the latent row's ``note`` says why
-   the search stopped.
+   the search stopped. Each component's tables are centred on its class's estimate with
+   concentrations fitted by evidence (``component_prior="hierarchical"``).
 3. The winner is refitted on every row (``model_``, and ``latent_`` for a latent-class model
    with the chosen number of components).
 
@@ -119,6 +120,11 @@ class Synthesizer(BaseEstimator):
         ``"model"``: a missing-indicator node per column with missing cells (module docstring),
         so samples have missing cells where the model draws them. ``"drop"`` or None: no
         indicator; samples have no missing cell.
+    component_prior : {"hierarchical", "class"}, default="hierarchical"
+        The latent-class components' prior (:meth:`~bayesnb.NaiveBayes.fit_latent_class`): each
+        component's tables centred on its class's estimate with concentrations fitted by evidence
+        (rare values, e.g. missing cells, keep their rates; docs/synthetic.md "Hierarchical
+        component priors"), or ``"class"``: the class's prior in every component.
 
     Attributes
     ----------
@@ -162,7 +168,8 @@ class Synthesizer(BaseEstimator):
     """
 
     def __init__(self, target=None, *, structure="auto", latent="auto", latent_candidates=(1, 2, 3, 4, 6, 8),
-                 holdout=0.2, search_rows=5000, random_state=None, verbose=None, missing="model"):
+                 holdout=0.2, search_rows=5000, random_state=None, verbose=None, missing="model",
+                 component_prior="hierarchical"):
         self.target = target
         self.structure = structure
         self.latent = latent
@@ -172,6 +179,7 @@ class Synthesizer(BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.missing = missing
+        self.component_prior = component_prior
 
     # ------------------------------------------------------------------ checks
     def _check_params(self):
@@ -193,6 +201,9 @@ class Synthesizer(BaseEstimator):
             raise ValueError(f"{_WHO}: search_rows must be a whole number >= 2; received {self.search_rows!r}.")
         if not (self.missing is None or (isinstance(self.missing, str) and self.missing in ("model", "drop"))):
             raise ValueError(f"{_WHO}: missing must be 'model', 'drop' or None; received {self.missing!r}.")
+        if self.component_prior not in ("class", "hierarchical"):
+            raise ValueError(f"{_WHO}: component_prior must be 'class' or 'hierarchical'; "
+                             f"received {self.component_prior!r}.")
 
     def _split_table(self, data):
         """``(X, labels)``: the feature columns and the labels (zeros without a target)."""
@@ -291,7 +302,8 @@ class Synthesizer(BaseEstimator):
     def _fit_latent(self, X, labels, n_components, rng, rows):
         model = self._nb().fit(X, labels)
         self.model_ = model
-        self.latent_ = model.fit_latent_class(X, labels, n_components=n_components, random_state=rng)
+        self.latent_ = model.fit_latent_class(X, labels, n_components=n_components, random_state=rng,
+                                              component_prior=self.component_prior)
         self.chosen_ = f"latent class (naive, C={n_components})"
         rows.append({"candidate": self.chosen_, "log_evidence": np.nan, "cv_log_loss": np.nan,
                      "holdout_loglik": np.nan, "chosen": True})
@@ -349,7 +361,7 @@ class Synthesizer(BaseEstimator):
         search = tr if len(tr) <= self.search_rows else np.sort(rng.choice(tr, self.search_rows, replace=False))
         fit, self.latent_search_, info = latent_search(
             base, lambda Xs, ys: self._nb(**params).fit(Xs, ys), X.iloc[search], labels[search], Xte, base_codes,
-            tuple(self.latent_candidates), rng)
+            tuple(self.latent_candidates), rng, component_prior=self.component_prior)
         C = fit.n_components
         latent_name = f"latent class (naive, C={C})"
         note = f"search stopped: {info['stop']}"
@@ -357,7 +369,8 @@ class Synthesizer(BaseEstimator):
             note += (f"; at {len(search)} search rows C={C} scored {info['latent_loglik']:.3f} against the "
                      f"structure's {info['structure_loglik']:.3f}, over {Z_BEHIND:g} SE behind: not refitted")
         else:
-            fit = base.fit_latent_class(Xtr, ytr, n_components=C, random_state=rng)
+            fit = base.fit_latent_class(Xtr, ytr, n_components=C, random_state=rng,
+                                        component_prior=self.component_prior)
             scores[latent_name] = float(holdout_rows(base, Xte, base_codes, latent=fit).mean())
         bar.update()
         for cand in [*scores, latent_name]:
@@ -368,7 +381,8 @@ class Synthesizer(BaseEstimator):
         rows[index[latent_name]]["note"] = note
         if scores.get(latent_name, -np.inf) > scores[name]:  # 3. refit the winner on every row
             self.model_ = self._nb().fit(X, labels)
-            self.latent_ = self.model_.fit_latent_class(X, labels, n_components=C, random_state=rng)
+            self.latent_ = self.model_.fit_latent_class(X, labels, n_components=C, random_state=rng,
+                                                        component_prior=self.component_prior)
             self.chosen_ = latent_name
         bar.update()
 

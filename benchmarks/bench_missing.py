@@ -1,9 +1,10 @@
 """Benchmark: missing cells in ``bayesnb.Synthesizer``'s samples (issue 26, item 2), on house votes.
 
 Fits ``Synthesizer(target="party", random_state=0)`` on all 435 rows with ``missing="drop"``
-(no missing-indicator node: the behaviour before), ``missing="model"`` (the default) and
-``missing="model", latent=None`` (the structure evidence chooses, no latent-class candidate),
-then for each:
+(no missing-indicator node: the behaviour before), ``missing="model"`` (the default),
+``missing="model", component_prior="class"`` (the latent components' prior before the hierarchical
+one) and ``missing="model", latent=None`` (the structure evidence chooses, no latent-class
+candidate), then for each:
 
 - the pMSE ratio (Snoke et al.; ``synthetic_report``) of 435 synthetic rows, mean ± sd over
   ``--seeds`` seeds, with one posterior draw of the parameters per call (the default) and with
@@ -29,6 +30,7 @@ from bayesnb import Synthesizer, synthetic_report
 from bayesnb.datasets import load_house_votes
 
 SETTINGS = {"missing='drop'": {"missing": "drop"}, "missing='model'": {},
+            "missing='model', component_prior='class'": {"component_prior": "class"},
             "missing='model', latent=None": {"latent": None}}
 
 

@@ -89,6 +89,7 @@ CONFIGS = {
     "latent8": {"latent": 8},
     "latent20": {"latent": 20},
     "latent50": {"latent": 50},
+    "classprior": {"component_prior": "class"},
 }
 
 COLUMNS_OUT = [("shape", "column_shapes"), ("trend", "column_pair_trends"), ("SDM shape", "sdm_shape"),

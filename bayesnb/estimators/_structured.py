@@ -450,6 +450,9 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
         ``structure`` is that model, its ``posterior`` the naive blocks at the same responsibilities."""
         if self._structure_fitted() is None:  # naive (or a model loaded before any structure was fitted)
             return super()._latent_em(encoded, class_part, y_codes, n_components, **opts)
+        if opts.pop("component_prior", "class") != "class":
+            raise ValueError(f"{self._who}: component_prior='hierarchical' needs structure='naive'; under a "
+                             "structure each component keeps its class's prior (component_prior='class').")
         model, _, resp, hist, group = _se.fit_latent_class(
             self._mixed, _mx.node_data(self._mixed.nodes, encoded), class_part, y_codes, n_components,
             who=self._who, **opts)

@@ -121,7 +121,7 @@ class NodeDefaults:
         """
         return None
 
-    def context_prior(self, stats, state, contexts, who="NaiveBayes", naive_prior=None):
+    def context_prior(self, stats, state, contexts, who="NaiveBayes", naive_prior=None, class_level=None):
         """The prior of a structure's node over its contexts, which may differ context by context.
 
         Parameters
@@ -139,6 +139,10 @@ class NodeDefaults:
             A numeric node's class level: the naive model's prior of its column, repeated over
             the ``C`` contexts (each context holds its class's prior; the same under every
             structure). None for a categorical node.
+        class_level : params NamedTuple or None
+            A fixed class level for a hierarchical prior (:meth:`component_prior`: a latent
+            model's per-class prior over its ``(class, component)`` contexts), where the hierarchy
+            stops instead of going up to the all-classes context. Unused by a family without one.
 
         Returns
         -------
@@ -149,6 +153,37 @@ class NodeDefaults:
             (:mod:`bayesnb.structure.hierarchical`).
         """
         return self.make_prior(stats, state, who=who) if naive_prior is None else naive_prior
+
+    def component_prior(self, prior, stats, state, contexts, who="NaiveBayes"):
+        """The prior of a latent-class model's (class, component) contexts, refitted from EM's statistics.
+
+        Under ``component_prior="hierarchical"`` (:func:`bayesnb.inference.em.fit_latent_class`)
+        each component is a child context of its class: the family's :meth:`hierarchical_variant`
+        gives the prior (:meth:`context_prior` over ``contexts = (K, C)`` with ``prior`` as the class
+        level), each component's Dirichlet centred on its class's estimate with a concentration
+        fitted by evidence (:mod:`bayesnb.structure.hierarchical`). A family without a hierarchical
+        variant keeps ``prior``.
+
+        Parameters
+        ----------
+        prior : params NamedTuple
+            The fixed prior over the ``K * C`` states (each state holds its class's prior).
+        stats : stats NamedTuple
+            The block's statistics over the states (an M-step's weighted counts).
+        state : object
+            The block's encoding state.
+        contexts : tuple of int
+            ``(K, C)``: state ``k * C + c`` is component ``c`` of class ``k``.
+        who : str
+            Name used in error messages.
+
+        Returns
+        -------
+        params NamedTuple
+            The prior over the states.
+        """
+        h = self.hierarchical_variant()
+        return prior if h is None else h.context_prior(stats, state, contexts, who=who, naive_prior=prior, class_level=prior)
 
 
 class SupportDefaults:

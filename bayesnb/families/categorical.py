@@ -228,19 +228,22 @@ class Categorical(Family):
         """This family with ``alpha="hierarchical"`` (:meth:`Family.hierarchical_variant`), categories kept."""
         return Categorical(alpha="hierarchical", categories=self.categories, min_categories=self.min_categories)
 
-    def context_prior(self, stats, state, contexts, who="Categorical", naive_prior=None):
+    def context_prior(self, stats, state, contexts, who="Categorical", naive_prior=None, class_level=None):
         """The prior over a structure node's contexts ``(K, B_1, ..., B_m)`` (:meth:`Family.context_prior`).
 
         With ``alpha="hierarchical"`` each context's Dirichlet is centred on its parent
         context's estimate, the last parent dropped first, up to the class level and the
         all-classes context's ``Dirichlet(1)``
         (:func:`bayesnb.structure.hierarchical.hierarchical_prior`; with ``contexts = (K,)`` it
-        is :meth:`make_prior`'s, the naive model's); otherwise :meth:`make_prior`'s prior, the
-        same in every context (``naive_prior`` unused: a categorical node's class level is its own).
+        is :meth:`make_prior`'s, the naive model's), or down to ``class_level`` when given (a
+        latent model's per-class prior, :meth:`Family.component_prior`); otherwise
+        :meth:`make_prior`'s prior, the same in every context (``naive_prior`` unused: a
+        categorical node's class level is its own).
         """
         if not _enc.is_hierarchical(self.alpha, self.m, who):
             return self.make_prior(stats, state, who=who)
-        return Dirichlets(_enc.hierarchical_alphas(stats.counts, contexts))
+        fixed = None if class_level is None else class_level.concentration
+        return Dirichlets(_enc.hierarchical_alphas(stats.counts, contexts, class_level=fixed))
 
     def observed_rows(self, stats):
         """Weighted number of observed cells per (class, column): each feature's counts summed."""

@@ -276,7 +276,7 @@ class Histogram(Family):
         """This family with ``hierarchical=True`` (:meth:`Family.hierarchical_variant`), bins and alpha kept."""
         return Histogram(bins=self.bins, alpha=self.alpha, hierarchical=True)
 
-    def context_prior(self, stats, state, contexts, who="Histogram", naive_prior=None):
+    def context_prior(self, stats, state, contexts, who="Histogram", naive_prior=None, class_level=None):
         """The prior over a structure node's contexts ``(K, B_1, ..., B_m)`` (:meth:`Family.context_prior`).
 
         With ``hierarchical=True`` each context's Dirichlet over the bins is centred on its parent
@@ -284,7 +284,8 @@ class Histogram(Family):
         ``Dirichlet(alpha)``, as :func:`bayesnb.structure.hierarchical.hierarchical_prior` does for
         a categorical node (``naive_prior`` unused: the hierarchy holds its own class level, the
         naive model's at ``contexts = (K,)``): the bin widths are constants of the density and
-        cancel in each concentration's evidence. Otherwise ``naive_prior`` (or ``Dirichlet(alpha)``),
+        cancel in each concentration's evidence; down to ``class_level`` when given (a latent
+        model's per-class prior, :meth:`Family.component_prior`). Otherwise ``naive_prior`` (or ``Dirichlet(alpha)``),
         the same in every context of a class.
         """
         if not isinstance(self.hierarchical, (bool, np.bool_)):
@@ -292,7 +293,8 @@ class Histogram(Family):
         if not self.hierarchical:
             return self._flat_prior(stats, who) if naive_prior is None else naive_prior
         a = _check_alpha(self.alpha, who)
-        return BinDirichlets(_enc.hierarchical_alphas(stats.counts, contexts, [a] * len(stats.counts)),
+        fixed = None if class_level is None else class_level.concentration
+        return BinDirichlets(_enc.hierarchical_alphas(stats.counts, contexts, [a] * len(stats.counts), fixed),
                              tuple(np.zeros(c.shape) for c in stats.counts))
 
     def observed_rows(self, stats):

@@ -274,7 +274,8 @@ class GenerativeMixin(SemiSupervisedMixin):
 
     # -------------------------------------------------------------- latent class
     def fit_latent_class(self, X, y=None, *, n_components=2, candidates=(1, 2, 3, 4, 6, 8), holdout=0.1,
-                         n_init=3, tol=1e-6, max_iter=200, random_state=None, verbose=None):
+                         n_init=3, tol=1e-6, max_iter=200, random_state=None, verbose=None,
+                         component_prior="class"):
         """Fit a latent-class model on ``X``: each class a mixture of naive-Bayes components.
 
         The latent states are (class, component) pairs; every state has the estimator's
@@ -304,6 +305,12 @@ class GenerativeMixin(SemiSupervisedMixin):
         verbose : bool or None, default=None
             A progress bar over the counts tried by ``"auto"`` (None: :func:`bayesnb.set_progress`,
             by default shown after 2 s on a terminal or in Jupyter).
+        component_prior : {"class", "hierarchical"}, default="class"
+            ``"class"``: each component has its class's prior (fixed). ``"hierarchical"``: after EM
+            each component's Dirichlet is centred on its class's estimate, the concentration per
+            feature fitted by evidence, and the state weights' prior is Dirichlet(1/C) (naive
+            structure only; :func:`bayesnb.inference.em.fit_latent_class`, docs/synthetic.md
+            "Hierarchical component priors").
 
         Returns
         -------
@@ -316,6 +323,11 @@ class GenerativeMixin(SemiSupervisedMixin):
         n = X.shape[0]
         y_codes = np.full(n, -1, dtype=np.int64) if y is None else label_codes(self.classes_, y, n, self._who)
         opts = {"n_init": n_init, "tol": tol, "max_iter": max_iter, "rng": rng}
+        em._component_contexts(component_prior, 1, 2)  # checked before any work
+
+        def latent_em(*args, **kw):
+            return self._latent_em(*args, component_prior=component_prior, **kw)
+
         if isinstance(n_components, str):
             if n_components != "auto":
                 raise ValueError(f"{self._who}: n_components must be an int >= 1 or 'auto'.")
@@ -326,14 +338,14 @@ class GenerativeMixin(SemiSupervisedMixin):
             full, _ = self._encode_blocks(X, self.posterior_)
             cap = max(1, n // (10 * len(self.classes_)))
             scores = em.search_components(self.posterior_, train, full, y_codes, np.unique(rows), candidates, cap,
-                                          who=self._who, stacklevel=3, fit=self._latent_em,
+                                          who=self._who, stacklevel=3, fit=latent_em,
                                           log_px=self._latent_log_px, verbose=verbose, **opts)
-            fit = self._latent_em(*self._latent_start(X, y_codes), y_codes, max(scores, key=scores.get), **opts)
+            fit = latent_em(*self._latent_start(X, y_codes), y_codes, max(scores, key=scores.get), **opts)
             return fit._replace(selection=scores)
         C = int(n_components)
         if C < 1:
             raise ValueError(f"{self._who}: n_components must be >= 1; received {n_components!r}.")
-        return self._latent_em(*self._latent_start(X, y_codes), y_codes, C, **opts)
+        return latent_em(*self._latent_start(X, y_codes), y_codes, C, **opts)
 
     def _latent_em(self, encoded, class_part, y_codes, n_components, **opts):
         """The EM of :meth:`fit_latent_class` (:func:`bayesnb.inference.em.fit_latent_class` on the naive

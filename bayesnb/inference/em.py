@@ -54,7 +54,8 @@ class LatentClassFit(NamedTuple):
     n_components : int
     em_objective : list of float
         Log posterior (up to a constant) after each EM iteration; never decreases
-        (empty for a model made from an MCMC draw).
+        (empty for a model made from an MCMC draw; under ``component_prior="hierarchical"``
+        the EM's before the final smoothing, :func:`fit_latent_class`).
     selection : dict or None
         ``{n_components: held-out log-likelihood}`` when the count was chosen.
     point : bool, default=False
@@ -134,8 +135,8 @@ def log_penalty(post):
     return total
 
 
-def m_step(meta, encoded, resp, class_params, classes):
-    """Closed-form conjugate M-step: statistics of the responsibilities + fixed prior.
+def m_step(meta, encoded, resp, class_params, classes, contexts=None):
+    """Closed-form conjugate M-step: statistics of the responsibilities + prior (fixed, or refitted).
 
     Parameters
     ----------
@@ -148,6 +149,10 @@ def m_step(meta, encoded, resp, class_params, classes):
     class_params : (class_alpha, fit_prior, class_prior)
         As in :func:`~bayesnb.posterior.class_posterior`.
     classes : ndarray of shape (S,)
+    contexts : (K, C) or None
+        A latent-class model's classes and components per class: each block's prior is refitted
+        from the statistics by its family's ``component_prior`` (hierarchical), the fixed prior of
+        ``meta`` its class level. None: the priors of ``meta``, held fixed.
 
     Returns
     -------
@@ -155,7 +160,9 @@ def m_step(meta, encoded, resp, class_params, classes):
     """
     blocks = [(fam, cols, names, state, fam.stats(e, resp, state), "EM") for (fam, cols, names, state, _), e
               in zip(meta, encoded)]
-    return build(classes, resp.sum(0), *class_params, blocks, priors=[m[4] for m in meta])
+    priors = [m[4] if contexts is None else m[0].component_prior(m[4], b[4], m[3], contexts)
+              for m, b in zip(meta, blocks)]
+    return build(classes, resp.sum(0), *class_params, blocks, priors=priors)
 
 
 def run_em(post, meta, encoded, allowed, rw, class_params, classes, tol, max_iter):
@@ -267,7 +274,7 @@ def fit_semi_supervised(post, encoded, y_codes, row_weight, class_params, *, tol
 
 
 def fit_latent_class(base, encoded, class_part, y_codes, n_components, *, n_init=3, tol=1e-6, max_iter=200,
-                     rng):
+                     rng, component_prior="class"):
     """EM for a latent-class model: each class of ``base`` a mixture of ``n_components`` components.
 
     Parameters
@@ -287,6 +294,13 @@ def fit_latent_class(base, encoded, class_part, y_codes, n_components, *, n_init
     tol, max_iter
         As in :func:`run_em`.
     rng : numpy.random.Generator
+    component_prior : {"class", "hierarchical"}, default="class"
+        ``"class"``: every component has its class's prior and the states' weights a Dirichlet(1)
+        each. ``"hierarchical"``: the weights get Dirichlet(1/C) each (a class's sum is the
+        classifier's Dirichlet(1)), and after EM (priors fixed) every component's table is smoothed
+        towards its class's estimate with a concentration per feature fitted by evidence, at the
+        EM's last responsibilities (:meth:`Family.component_prior`; docs/synthetic.md "Hierarchical
+        component priors"); ``em_objective`` is the EM's, before that step.
 
     Returns
     -------
@@ -299,16 +313,28 @@ def fit_latent_class(base, encoded, class_part, y_codes, n_components, *, n_init
     meta = block_meta(base, group)
     n = class_part.shape[0]
     allowed = allowed_states(group, y_codes)
-    params = (np.ones(S), True, None)
+    ctx = _component_contexts(component_prior, K, C)
+    # "hierarchical": Dirichlet(1/C) per state, which sums to the classifier's Dirichlet(1) per class
+    params = (np.ones(S) if ctx is None else np.full(S, 1.0 / C), True, None)
     best = None
     for _ in range(max(1, int(n_init) if C > 1 else 1)):
         comp = rng.dirichlet(np.ones(C), size=n)
         resp = (class_part[:, :, None] * comp[:, None, :]).reshape(n, S) * allowed
         post0 = m_step(meta, encoded, resp, params, np.arange(S))
-        post, hist, _, _ = run_em(post0, meta, encoded, allowed, np.ones(n), params, np.arange(S), tol, max_iter)
+        post, hist, _, resp = run_em(post0, meta, encoded, allowed, np.ones(n), params, np.arange(S), tol, max_iter)
         if best is None or hist[-1] > best[1][-1]:
-            best = (post, hist)
+            best = (post, hist, resp)
+    if ctx is not None:  # the tables smoothed at the EM's responsibilities (refitted in every M-step, the
+        # evidence would tie the components to their class before they separate)
+        best = (m_step(meta, encoded, best[2], params, np.arange(S), ctx), best[1])
     return LatentClassFit(best[0], group, C, best[1], None)
+
+
+def _component_contexts(component_prior, K, C):
+    """``(K, C)`` for :func:`m_step` under ``component_prior="hierarchical"`` with ``C > 1``, else None."""
+    if component_prior not in ("class", "hierarchical"):
+        raise ValueError(f"component_prior must be 'class' or 'hierarchical'; received {component_prior!r}.")
+    return (K, C) if component_prior == "hierarchical" and C > 1 else None
 
 
 def holdout_cells(base, observed, fraction, rng):
