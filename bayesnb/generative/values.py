@@ -42,7 +42,8 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from .._utils import take_rows
+from .._utils import is_frame, take_rows
+from ._column_scan import scan_columns
 from .tables import write_cells
 from .zero_links import keep_zero_links, numeric_columns, record_zero_links
 
@@ -145,16 +146,27 @@ def _uncoded_support(x):
     return ColumnSupport(None, counts[heavy], masses, float(rest[0]), float(rest[-1]), integer, n)
 
 
-def _numeric_columns(X, skip=()):
-    """``(position, float64 values)`` of each numeric column of ``X`` not in ``skip``, one column at a
-    time (no whole copy)."""
-    pos, get = numeric_columns(X)
-    for j in pos:
-        if j not in skip:
-            yield j, get(j)
+def float_table(X):
+    """``X``'s cells as one 2-D float32 or float64 array (a float array itself, or the values of a DataFrame
+    whose columns share one of those NumPy dtypes), or None for any other table."""
+    if is_frame(X):
+        kinds = set(X.dtypes)
+        only = kinds.pop() if len(kinds) == 1 else None
+        return X.to_numpy() if isinstance(only, np.dtype) and only in (np.float32, np.float64) else None
+    return X if isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype in (np.float32, np.float64) else None
 
 
-def column_supports(X, sample_weight=None, skip=()):
+def _scanned(s, j):
+    """The record of column ``j`` from the :class:`~._column_scan.ColumnScan` ``s`` when the scan decides it (a
+    column of more than :data:`MAX_CODES` values whose fullest hash bucket holds under :data:`POINT_MASS_SHARE`
+    of its cells: no point mass), else None."""
+    if not s.many[j] or not s.fullest[j] < POINT_MASS_SHARE * s.n[j]:
+        return None
+    return ColumnSupport(None, np.zeros(0, dtype=np.int64), np.zeros(0), float(s.lo[j]), float(s.hi[j]),
+                         bool(s.integer[j]), np.int64(s.n[j]))
+
+
+def column_supports(X, sample_weight=None, skip=(), scan=None):
     """``{column position: ColumnSupport}`` of the numeric columns of a dense training table.
 
     Parameters
@@ -167,6 +179,8 @@ def column_supports(X, sample_weight=None, skip=()):
         Row weights: a value's count is its rows' summed weight (None: one per row).
     skip : collection of int, optional
         Column positions to leave out (not read).
+    scan : ColumnScan, optional
+        :func:`~._column_scan.scan_columns` of :func:`float_table` ``(X)``, when made already.
 
     Returns
     -------
@@ -176,8 +190,15 @@ def column_supports(X, sample_weight=None, skip=()):
     out = {}
     if sample_weight is not None and np.all(sample_weight == 1):
         sample_weight = None  # plain counts
-    for j, x in _numeric_columns(X, skip):
-        s = _support_of(x, sample_weight)
+    if scan is None and sample_weight is None and (A := float_table(X)) is not None:
+        scan = scan_columns(A, MAX_CODES)  # the table read once, every column at a time
+    pos, get = numeric_columns(X)
+    for j in pos:
+        if j in skip:
+            continue
+        s = _scanned(scan, j) if scan is not None and sample_weight is None else None
+        if s is None:  # a coded column, or one with a point mass: its values counted
+            s = _support_of(get(j), sample_weight)
         if s is not None:
             out[int(j)] = s
     return out
@@ -391,13 +412,15 @@ def record_supports(est, X, partial, sample_weight=None):
     if getattr(est, "privacy", None) is not None or sp.issparse(X):
         forget_supports(est)
         return
-    record_zero_links(est, X, partial)  # a column 0 wherever another is 0 (generative.zero_links)
+    A = float_table(X)
+    scan = scan_columns(A, MAX_CODES) if A is not None else None  # one read of the table for both records
+    record_zero_links(est, X, partial, None if scan is None else scan.zeros)  # a column 0 wherever another is 0
     if partial and not hasattr(est, "value_support_"):  # fitted without a record (privately, sparse, an old file)
         return
     # no record for a block drawn as one row, nor for one whose values are decoded codes (its fills
     # are among its categories already)
     skip = {int(c) for cols, fam in est._specs if fam.joint_columns or fam.raw_values for c in cols}
-    new = column_supports(X, sample_weight, skip)
+    new = column_supports(X, sample_weight, skip, scan)
     if partial:
         new = merge_supports(est.value_support_, new)
     est.value_support_ = new

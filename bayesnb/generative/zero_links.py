@@ -65,7 +65,7 @@ def numeric_columns(X):
     return pos, get
 
 
-def zero_links(X, min_rows=MIN_ZERO_ROWS):
+def zero_links(X, min_rows=MIN_ZERO_ROWS, zeros=None):
     """The zero links of a table: a list of ``(target, source)`` column positions (see the module docstring).
 
     Only columns with at least ``min_rows`` zeros can be sources; each other column is read at a
@@ -77,13 +77,17 @@ def zero_links(X, min_rows=MIN_ZERO_ROWS):
     X : ndarray or DataFrame of shape (n_samples, n_features)
         Missing cells NaN/None/``pd.NA``; non-numeric and boolean columns are ignored.
     min_rows : int, default=MIN_ZERO_ROWS
+    zeros : ndarray of int, shape (n_features,), optional
+        Each column's count of zeros, when counted already (a float table's
+        :func:`~bayesnb.generative._column_scan.scan_columns`); None: counted here.
 
     Returns
     -------
     list of (int, int)
     """
     pos, get = numeric_columns(X)
-    sources = [i for i, j in enumerate(pos) if np.count_nonzero(get(j) == 0) >= min_rows]
+    sources = [i for i, j in enumerate(pos)
+               if (np.count_nonzero(get(j) == 0) if zeros is None else zeros[j]) >= min_rows]
     out = []
     for i in sources:
         xs = get(pos[i])
@@ -118,13 +122,14 @@ def _contradicted(X, links):
     return out
 
 
-def record_zero_links(est, X, partial):
-    """Set ``est.zero_links_`` from the training rows ``X`` (``partial``: keep the old links ``X`` does not break)."""
+def record_zero_links(est, X, partial, zeros=None):
+    """Set ``est.zero_links_`` from the training rows ``X`` (``partial``: keep the old links ``X`` does not break);
+    ``zeros`` as in :func:`zero_links`."""
     if partial:
         if hasattr(est, "zero_links_"):
             est.zero_links_ = [link for link in est.zero_links_ if link not in _contradicted(X, est.zero_links_)]
         return
-    est.zero_links_ = zero_links(X)
+    est.zero_links_ = zero_links(X, zeros=zeros)
 
 
 def keep_zero_links(table, X, links):
