@@ -147,12 +147,13 @@ def _uncoded_support(x):
 
 
 def float_table(X):
-    """``X``'s cells as one 2-D float32 or float64 array (a float array itself, or the values of a DataFrame
-    whose columns share one of those NumPy dtypes), or None for any other table."""
+    """``X``'s cells as one 2-D float32 or float64 array, never a copy (a float array itself, or the values of a
+    DataFrame held in one block of one of those NumPy dtypes), or None for any other table."""
     if is_frame(X):
         kinds = set(X.dtypes)
         only = kinds.pop() if len(kinds) == 1 else None
-        return X.to_numpy() if isinstance(only, np.dtype) and only in (np.float32, np.float64) else None
+        one_block = getattr(getattr(X, "_mgr", None), "nblocks", 0) == 1  # to_numpy() then copies nothing
+        return X.to_numpy() if one_block and isinstance(only, np.dtype) and only in (np.float32, np.float64) else None
     return X if isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype in (np.float32, np.float64) else None
 
 
