@@ -280,6 +280,29 @@ def test_the_records_read_in_one_pass_are_the_counted_ones(X):
     assert zero_links(X) == zero_links(pd.DataFrame(A.astype(float)).astype(object))  # the column-by-column count
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 2500), st.lists(st.integers(0, 4), min_size=1, max_size=5),
+       st.sampled_from(["int64", "int32", "F", "DataFrame"]))
+def test_the_records_of_integer_tables_are_the_counted_ones(seed, n, kinds, layout):
+    """Integer tables (codes, counts, a wide range, a zero-inflated range) are read in one pass too, their
+    narrow columns' values counted exactly: the records equal the counting rule."""
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([[rng.integers(0, 5, n), rng.poisson(2.0, n), rng.integers(-10**6, 10**6, n),
+                          np.where(rng.random(n) < rng.uniform(0.05, 0.3), 0, rng.integers(-3000, 3000, n)),
+                          np.where(rng.random(n) < 0.1, 7, rng.integers(0, 5000, n))][k] for k in kinds])
+    X = {"int64": X, "int32": X.astype(np.int32), "F": np.asfortranarray(X), "DataFrame": pd.DataFrame(X)}[layout]
+    got, A = column_supports(X), np.asarray(X)
+    assert set(got) == set(range(A.shape[1]))
+    for j, s in got.items():
+        want = _counted(A[:, j].astype(float))
+        assert (s.values is None) == (want.values is None)
+        if s.values is not None:
+            np.testing.assert_array_equal(s.values, want.values)
+        np.testing.assert_array_equal(s.masses, want.masses)
+        np.testing.assert_array_equal(s.counts, want.counts)
+        assert (s.lo, s.hi, s.integer, s.n) == (want.lo, want.hi, want.integer, want.n)
+
+
 def test_partial_fit_merges_the_record():
     a = column_supports(np.array([[1.0], [2.0], [2.0]]))
     b = column_supports(np.array([[3.0], [np.nan]]))

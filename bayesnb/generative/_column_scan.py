@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["BUCKETS", "PROBE", "ColumnScan", "scan_columns"]
+__all__ = ["BUCKETS", "PROBE", "ColumnScan", "scan_columns", "scannable"]
 
 #: buckets of the hash histogram per column
 BUCKETS = 256
@@ -33,6 +33,8 @@ BUCKETS = 256
 PROBE = 1024
 #: cells per block of rows read at a time
 _BLOCK_CELLS = 1 << 16
+#: an integer column of at most this many values between its least and greatest has every value counted
+_SPAN = 4096
 
 
 class ColumnScan(NamedTuple):
@@ -53,6 +55,9 @@ class ColumnScan(NamedTuple):
     fullest : ndarray of int64, shape (d,)
         Cells of the column's fullest bucket, the most any one value can hold (0 for a column
         without ``many``: not bucketed).
+    counted : dict
+        ``{column: (values, counts)}``: every distinct value (sorted, float64) and its cells, of
+        each column of integers spanning at most :data:`_SPAN` values (a table of integers only).
     """
 
     n: np.ndarray
@@ -62,6 +67,12 @@ class ColumnScan(NamedTuple):
     many: np.ndarray
     integer: np.ndarray
     fullest: np.ndarray
+    counted: dict
+
+
+def scannable(dtype):
+    """Whether :func:`scan_columns` reads an array of ``dtype``: float32/64 or 32/64-bit integers, native byte order."""
+    return dtype.kind in "fiu" and dtype.itemsize in (4, 8) and dtype.isnative
 
 
 def _probe(A, max_codes):
@@ -152,7 +163,7 @@ class _Buckets:
 
 
 def scan_columns(A, max_codes):
-    """The :class:`ColumnScan` of a 2-D float32 or float64 array (any layout), or None for another dtype.
+    """The :class:`ColumnScan` of a 2-D array (any layout) of a :func:`scannable` dtype, or None for another.
 
     Parameters
     ----------
@@ -165,7 +176,7 @@ def scan_columns(A, max_codes):
     -------
     ColumnScan or None
     """
-    if A.ndim != 2 or A.dtype not in (np.float32, np.float64) or not A.dtype.isnative or not A.shape[0]:
+    if A.ndim != 2 or not scannable(A.dtype) or not A.shape[0]:
         return None
     n, d = A.shape
     many, integer = _probe(A, max_codes)
@@ -203,4 +214,36 @@ def scan_columns(A, max_codes):
         fullest[hashed] = hist.reshape(hashed.size, BUCKETS).max(axis=1)
     none = count == 0
     lo[none], hi[none] = np.nan, np.nan
-    return ColumnScan(count, lo, hi, zeros, many, integer & many, fullest)
+    counted = {}
+    if A.dtype.kind in "iu":
+        many &= (lo > -2.0**53) & (hi < 2.0**53)  # (distinct integers past 2**53 may be one float64)
+        counted = _count_values(A, lo, hi)
+    return ColumnScan(count, lo, hi, zeros, many, integer & many, fullest, counted)
+
+
+def _count_values(A, lo, hi):
+    """``{column: (values, counts)}`` of the integer columns of ``A`` spanning at most :data:`_SPAN` values, from
+    one more pass: a histogram of every cell's offset from its column's least value."""
+    small = np.flatnonzero((hi - lo < _SPAN) & (lo > -2.0**62) & (hi < 2.0**62))  # (offsets in int64)
+    if not small.size:
+        return {}
+    base = lo[small].astype(np.int64)
+    hist = np.zeros(small.size * _SPAN, dtype=np.int64)
+    shift = base - np.arange(small.size, dtype=np.int64) * _SPAN  # cell - shift: its bin
+    tiled, buf = None, None
+    for B, axis in _blocks(A):
+        if small.size != B.shape[1 - axis]:
+            B = np.take(B, small, axis=1 - axis)
+        if axis == 1:  # a column's cells contiguous: one shift per row of the block
+            W = np.subtract(B, shift[:, None], dtype=np.int64)
+        else:  # C-ordered rows: the shifts laid out as the block, once (a short broadcast row is slow)
+            if tiled is None or tiled.size < B.size:
+                tiled, buf = np.tile(shift, B.shape[0]), np.empty(B.size, dtype=np.int64)
+            W = np.subtract(B.ravel(), tiled[: B.size], out=buf[: B.size], dtype=np.int64)
+        hist += np.bincount(W.ravel(), minlength=hist.size)
+    out = {}
+    for i, j in enumerate(small):
+        c = hist[i * _SPAN:(i + 1) * _SPAN]
+        at = np.flatnonzero(c)
+        out[int(j)] = ((base[i] + at).astype(np.float64), c[at])
+    return out

@@ -43,7 +43,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._utils import is_frame, take_rows
-from ._column_scan import scan_columns
+from ._column_scan import scan_columns, scannable
 from .tables import write_cells
 from .zero_links import keep_zero_links, numeric_columns, record_zero_links
 
@@ -117,6 +117,11 @@ def _support_of(x, w=None):
     else:
         vals, inv = np.unique(x, return_inverse=True)
         counts = np.bincount(inv.ravel(), weights=np.asarray(w, dtype=float)[ok], minlength=vals.size)
+    return _from_counts(vals, counts)
+
+
+def _from_counts(vals, counts):
+    """The :class:`ColumnSupport` of a column's sorted distinct finite values ``vals`` (float64) held by ``counts`` cells."""
     n = counts.sum()
     integer = bool(np.all(vals == np.round(vals)))
     if vals.size <= MAX_CODES:
@@ -146,15 +151,15 @@ def _uncoded_support(x):
     return ColumnSupport(None, counts[heavy], masses, float(rest[0]), float(rest[-1]), integer, n)
 
 
-def float_table(X):
-    """``X``'s cells as one 2-D float32 or float64 array, never a copy (a float array itself, or the values of a
-    DataFrame held in one block of one of those NumPy dtypes), or None for any other table."""
+def table_array(X):
+    """``X``'s cells as one 2-D array of a type :func:`~._column_scan.scan_columns` reads, never a copy (an array
+    itself, or the values of a DataFrame held in one block of one NumPy dtype), or None for any other table."""
     if is_frame(X):
         kinds = set(X.dtypes)
         only = kinds.pop() if len(kinds) == 1 else None
         one_block = getattr(getattr(X, "_mgr", None), "nblocks", 0) == 1  # to_numpy() then copies nothing
-        return X.to_numpy() if one_block and isinstance(only, np.dtype) and only in (np.float32, np.float64) else None
-    return X if isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype in (np.float32, np.float64) else None
+        X = X.to_numpy() if one_block and isinstance(only, np.dtype) and scannable(only) else None
+    return X if isinstance(X, np.ndarray) and X.ndim == 2 and scannable(X.dtype) else None
 
 
 def _scanned(s, j):
@@ -181,7 +186,7 @@ def column_supports(X, sample_weight=None, skip=(), scan=None):
     skip : collection of int, optional
         Column positions to leave out (not read).
     scan : ColumnScan, optional
-        :func:`~._column_scan.scan_columns` of :func:`float_table` ``(X)``, when made already.
+        :func:`~._column_scan.scan_columns` of :func:`table_array` ``(X)``, when made already.
 
     Returns
     -------
@@ -191,13 +196,15 @@ def column_supports(X, sample_weight=None, skip=(), scan=None):
     out = {}
     if sample_weight is not None and np.all(sample_weight == 1):
         sample_weight = None  # plain counts
-    if scan is None and sample_weight is None and (A := float_table(X)) is not None:
+    if scan is None and sample_weight is None and (A := table_array(X)) is not None:
         scan = scan_columns(A, MAX_CODES)  # the table read once, every column at a time
     pos, get = numeric_columns(X)
     for j in pos:
         if j in skip:
             continue
-        s = _scanned(scan, j) if scan is not None and sample_weight is None else None
+        s = None
+        if scan is not None and sample_weight is None:
+            s = _from_counts(*scan.counted[j]) if j in scan.counted else _scanned(scan, j)
         if s is None:  # a coded column, or one with a point mass: its values counted
             s = _support_of(get(j), sample_weight)
         if s is not None:
@@ -413,9 +420,10 @@ def record_supports(est, X, partial, sample_weight=None):
     if getattr(est, "privacy", None) is not None or sp.issparse(X):
         forget_supports(est)
         return
-    A = float_table(X)
+    A = table_array(X)
     scan = scan_columns(A, MAX_CODES) if A is not None else None  # one read of the table for both records
-    record_zero_links(est, X, partial, None if scan is None else scan.zeros)  # a column 0 wherever another is 0
+    # a column 0 wherever another is 0 (a DataFrame read through its one array: no pandas indexing per read)
+    record_zero_links(est, X if A is None else A, partial, None if scan is None else scan.zeros)
     if partial and not hasattr(est, "value_support_"):  # fitted without a record (privately, sparse, an old file)
         return
     # no record for a block drawn as one row, nor for one whose values are decoded codes (its fills

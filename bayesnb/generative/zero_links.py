@@ -89,14 +89,17 @@ def zero_links(X, min_rows=MIN_ZERO_ROWS, zeros=None):
     sources = [i for i, j in enumerate(pos)
                if (np.count_nonzero(get(j) == 0) if zeros is None else zeros[j]) >= min_rows]
     out = []
+    n = X.shape[0]
     for i in sources:
+        first = np.flatnonzero(get(pos[i], np.arange(min(n, _HEAD_ROWS))) == 0)[:64]  # (its head only)
+        targets = [k for k, t in enumerate(pos) if k != i and not _nonzero_at(get(t, first))]
+        if not targets:  # most pairs fail on a source's first zero rows: the source is read whole only if one holds
+            continue
         xs = get(pos[i])
         zs, other = np.flatnonzero(xs == 0), ~np.isnan(xs) & (xs != 0)
-        for k, t in enumerate(pos):
-            if k == i:
-                continue
-            head = get(t, zs[:64])  # most pairs fail on a source's first zero rows: read those first
-            if np.any(~np.isnan(head) & (head != 0)):
+        for k in targets:
+            t = pos[k]
+            if _nonzero_at(get(t, zs[:64])):
                 continue
             at = get(t, zs)
             at = at[~np.isnan(at)]
@@ -107,6 +110,15 @@ def zero_links(X, min_rows=MIN_ZERO_ROWS, zeros=None):
             if not rest.size or np.mean(rest == 0) <= 0.5:
                 out.append((t, pos[i]))
     return out
+
+
+#: rows of a source column searched first for its first zeros
+_HEAD_ROWS = 4096
+
+
+def _nonzero_at(cells):
+    """Whether any of ``cells`` is observed and not 0."""
+    return bool(np.any(~np.isnan(cells) & (cells != 0)))
 
 
 def _contradicted(X, links):
