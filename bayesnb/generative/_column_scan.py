@@ -34,7 +34,7 @@ PROBE = 1024
 #: cells per block of rows read at a time
 _BLOCK_CELLS = 1 << 16
 #: an integer column of at most this many values between its least and greatest has every value counted
-_SPAN = 4096
+_SPAN = 1024
 
 
 class ColumnScan(NamedTuple):
@@ -162,7 +162,7 @@ class _Buckets:
         return np.add(h.ravel(), self.offset[: B.size], out=self.index[: B.size])
 
 
-def scan_columns(A, max_codes):
+def scan_columns(A, max_codes, skip=()):
     """The :class:`ColumnScan` of a 2-D array (any layout) of a :func:`scannable` dtype, or None for another.
 
     Parameters
@@ -171,6 +171,8 @@ def scan_columns(A, max_codes):
         Missing cells NaN.
     max_codes : int
         Most distinct values of a coded column.
+    skip : collection of int, optional
+        Columns whose values are not wanted (only their range and zeros): neither bucketed nor counted.
 
     Returns
     -------
@@ -180,6 +182,9 @@ def scan_columns(A, max_codes):
         return None
     n, d = A.shape
     many, integer = _probe(A, max_codes)
+    wanted = np.ones(d, dtype=bool)
+    wanted[list(skip)] = False
+    many &= wanted
     hashed = np.flatnonzero(many)
     hist = np.zeros(hashed.size * BUCKETS, dtype=np.int64)
     count, zeros = np.zeros(d, dtype=np.int64), np.zeros(d, dtype=np.int64)
@@ -217,7 +222,7 @@ def scan_columns(A, max_codes):
     counted = {}
     if A.dtype.kind in "iu":
         many &= (lo > -2.0**53) & (hi < 2.0**53)  # (distinct integers past 2**53 may be one float64)
-        counted = _count_values(A, lo, hi)
+        counted = _count_values(A, np.where(wanted, lo, np.nan), hi)
     return ColumnScan(count, lo, hi, zeros, many, integer & many, fullest, counted)
 
 

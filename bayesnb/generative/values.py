@@ -420,15 +420,15 @@ def record_supports(est, X, partial, sample_weight=None):
     if getattr(est, "privacy", None) is not None or sp.issparse(X):
         forget_supports(est)
         return
+    # no record for a block drawn as one row, nor for one whose values are decoded codes (its fills
+    # are among its categories already)
+    skip = {int(c) for cols, fam in est._specs if fam.joint_columns or fam.raw_values for c in cols}
     A = table_array(X)
-    scan = scan_columns(A, MAX_CODES) if A is not None else None  # one read of the table for both records
+    scan = scan_columns(A, MAX_CODES, skip) if A is not None else None  # one read of the table for both records
     # a column 0 wherever another is 0 (a DataFrame read through its one array: no pandas indexing per read)
     record_zero_links(est, X if A is None else A, partial, None if scan is None else scan.zeros)
     if partial and not hasattr(est, "value_support_"):  # fitted without a record (privately, sparse, an old file)
         return
-    # no record for a block drawn as one row, nor for one whose values are decoded codes (its fills
-    # are among its categories already)
-    skip = {int(c) for cols, fam in est._specs if fam.joint_columns or fam.raw_values for c in cols}
     new = column_supports(X, sample_weight, skip, scan)
     if partial:
         new = merge_supports(est.value_support_, new)
