@@ -51,13 +51,14 @@ class ColumnScan(NamedTuple):
     many : ndarray of bool, shape (d,)
         The first :data:`PROBE` rows hold more than ``max_codes`` distinct finite values.
     integer : ndarray of bool, shape (d,)
-        Every finite cell is a whole number (only read for the columns with ``many``).
+        Every finite cell is a whole number (for the columns with ``many``; False for the others).
     fullest : ndarray of int64, shape (d,)
         Cells of the column's fullest bucket, the most any one value can hold (0 for a column
         without ``many``: not bucketed).
     counted : dict
         ``{column: (values, counts)}``: every distinct value (sorted, float64) and its cells, of
-        each column of integers spanning at most :data:`_SPAN` values (a table of integers only).
+        each column of whole numbers spanning at most :data:`_SPAN` values (integers, or floats
+        without a missing cell).
     """
 
     n: np.ndarray
@@ -207,7 +208,7 @@ def scan_columns(A, max_codes, skip=()):
             count[bad] += ok.sum(axis=axis)
             lo[bad] = np.minimum(lo[bad], W.min(axis=axis, where=ok, initial=np.inf))
             hi[bad] = np.maximum(hi[bad], W.max(axis=axis, where=ok, initial=-np.inf))
-        check = np.flatnonzero(many & integer)
+        check = np.flatnonzero(wanted & integer) if A.dtype.kind == "f" else hashed[:0]
         if check.size:
             W = B[check] if axis == 1 else B[:, check]
             with np.errstate(invalid="ignore"):
@@ -223,11 +224,14 @@ def scan_columns(A, max_codes, skip=()):
     if A.dtype.kind in "iu":
         many &= (lo > -2.0**53) & (hi < 2.0**53)  # (distinct integers past 2**53 may be one float64)
         counted = _count_values(A, np.where(wanted, lo, np.nan), hi)
+    else:  # complete float columns of whole numbers (codes held as floats) counted the same way
+        counted = _count_values(A, np.where(wanted & integer & (count == n), lo, np.nan), hi)
     return ColumnScan(count, lo, hi, zeros, many, integer & many, fullest, counted)
 
 
 def _count_values(A, lo, hi):
-    """``{column: (values, counts)}`` of the integer columns of ``A`` spanning at most :data:`_SPAN` values, from
+    """``{column: (values, counts)}`` of the columns of ``A`` spanning at most :data:`_SPAN` values (only whole
+    numbers: integers, or floats the caller knows to be whole and finite; ``lo`` NaN leaves a column out), from
     one more pass: a histogram of every cell's offset from its column's least value."""
     small = np.flatnonzero((hi - lo < _SPAN) & (lo > -2.0**62) & (hi < 2.0**62))  # (offsets in int64)
     if not small.size:
@@ -240,11 +244,11 @@ def _count_values(A, lo, hi):
         if small.size != B.shape[1 - axis]:
             B = np.take(B, small, axis=1 - axis)
         if axis == 1:  # a column's cells contiguous: one shift per row of the block
-            W = np.subtract(B, shift[:, None], dtype=np.int64)
+            W = np.subtract(B, shift[:, None], dtype=np.int64, casting="unsafe")  # (whole floats: exact)
         else:  # C-ordered rows: the shifts laid out as the block, once (a short broadcast row is slow)
             if tiled is None or tiled.size < B.size:
                 tiled, buf = np.tile(shift, B.shape[0]), np.empty(B.size, dtype=np.int64)
-            W = np.subtract(B.ravel(), tiled[: B.size], out=buf[: B.size], dtype=np.int64)
+            W = np.subtract(B.ravel(), tiled[: B.size], out=buf[: B.size], dtype=np.int64, casting="unsafe")
         hist += np.bincount(W.ravel(), minlength=hist.size)
     out = {}
     for i, j in enumerate(small):
