@@ -20,10 +20,11 @@ from ._weighted_counts import code_counts
 __all__ = []
 
 
-def _sorted_unique(values, who, name):
+def _sorted_unique(values, who, name, small=...):
+    """The sorted distinct ``values`` (``small``: :func:`._category_codes._small_ints` of them, when known)."""
     import pandas as pd
 
-    small = _small_ints(values)
+    small = _small_ints(values) if small is ... else small
     if small is not None:  # integers in a short range: one bincount instead of a sort
         ints, lo, hi = small
         counts = np.bincount(ints - lo if lo else ints, minlength=hi - lo + 1)
@@ -77,6 +78,7 @@ def encode_columns(X, state=None, *, categories="auto", min_categories=None, ext
     for j, (name, values, pd_declared, distinct, dcodes) in enumerate(cols):
         miss = missing_mask(values) if dcodes is None else dcodes < 0
         miss = miss if miss.any() else None
+        small = ...  # the integers of a complete numeric column, found once for its categories and its codes
         if state is not None and extend and pd_declared is None:  # partial_fit: "1" joins 1, never a new category
             if distinct is None:
                 values, miss = _as_fitted_type(values, miss, state.categories[j], name, who)
@@ -92,7 +94,9 @@ def encode_columns(X, state=None, *, categories="auto", min_categories=None, ext
                     observed = distinct
                 else:
                     observed = values if miss is None else values[~miss]  # (never written to)
-                seen = _sorted_unique(observed, who, name) if observed.size else np.array([], dtype=object)
+                if miss is None and distinct is None and values.dtype.kind in "iuf":
+                    small = _small_ints(values)
+                seen = _sorted_unique(observed, who, name, small) if observed.size else np.array([], dtype=object)
                 if state is not None:
                     old = state.categories[j]
                     if state.declared[j]:
@@ -107,11 +111,11 @@ def encode_columns(X, state=None, *, categories="auto", min_categories=None, ext
             check = is_decl
         else:
             cats, is_decl, check = state.categories[j], state.declared[j], False
-        plans.append((cats, is_decl, miss, check))
+        plans.append((cats, is_decl, miss, check, small))
     # the smallest integer dtype for -1 .. V_j (not int64 whatever the input): columns contiguous
     codes = np.empty((n, len(cols)), dtype=code_dtype(max((len(p[0]) for p in plans), default=0)), order="F")
-    for j, ((name, values, _, distinct, dcodes), (cats, _, miss, check)) in enumerate(zip(cols, plans)):
-        _code_into(codes[:, j], cats, values, miss, distinct, dcodes)
+    for j, ((name, values, _, distinct, dcodes), (cats, _, miss, check, small)) in enumerate(zip(cols, plans)):
+        _code_into(codes[:, j], cats, values, miss, distinct, dcodes, small)
         unseen = codes[:, j] == len(cats)
         if state is not None and not extend and unseen.any():  # of another type: converted or refused
             _recode_converted(codes[:, j], cats, np.asarray(values)[unseen], unseen, name, who)

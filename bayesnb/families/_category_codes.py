@@ -93,12 +93,13 @@ def _few_strings(categories, values):
     return np.fromiter((pos.get(v, -1) for v in vals), dtype=np.int64, count=len(vals))
 
 
-def _code_into(out, cats, values, miss, pd_categories=None, pd_codes=None):
+def _code_into(out, cats, values, miss, pd_categories=None, pd_codes=None, small=...):
     """Write one column's codes into ``out``: position among ``cats``, ``-1`` missing, ``V`` not among them.
 
     Without a full-size temporary where it can: a pandas categorical column (or a factorized
     column of strings: ``pd_categories`` its distinct values) through a lookup of its own codes, a complete column of integers (or of floats holding integers) in a short
-    range through a table of its values.
+    range through a table of its values (``small``: :func:`_small_ints` of ``values`` when already
+    computed, ``...`` when not).
     """
     V = len(cats)
     if pd_codes is not None:  # lookup table: pandas code -> code; its last entry serves code -1
@@ -107,7 +108,10 @@ def _code_into(out, cats, values, miss, pd_categories=None, pd_codes=None):
         np.take(table, pd_codes, out=out, mode="wrap")
         return
     cat_ints = _integer_categories(cats)
-    small = _small_ints(values) if miss is None and cat_ints is not None else None
+    if miss is not None or cat_ints is None:
+        small = None
+    elif small is ...:
+        small = _small_ints(values)
     if small is not None:  # written straight into out
         _table_codes(cat_ints, small, V, out.dtype, out=out)
         return

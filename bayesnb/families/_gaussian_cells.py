@@ -79,53 +79,67 @@ def _chunk_rows(d: int) -> int:
     return max(1, (1 << 18) // max(d, 1))
 
 
-def _parts_into(post, X, missing, predictive, rel, row):
-    """:meth:`Gaussian.log_likelihood_parts` of the rows ``X``, written into ``rel`` and ``row``."""
+def _parts_into(post, X, missing, predictive, rel, row, lls=None, top=None):
+    """:meth:`Gaussian.log_likelihood_parts` of the rows ``X``, written into ``rel`` and ``row``.
+
+    ``lls`` (K, rows, d) and ``top`` (rows, d): float64 work buffers (made here when None). ``X``
+    may be float32 or of any layout: the first operation on it, ``X - mu``, reads it into float64.
+    """
+    K = post.mu.shape[0]
     # every class's log densities are computed once, kept in one (K, rows, d) buffer
-    lls = np.empty((post.mu.shape[0],) + X.shape)
+    lls = np.empty((K,) + X.shape) if lls is None else lls
+    top = np.empty(X.shape) if top is None else top
     if predictive == "mean":
         for _ in class_cell_log_pdfs_into(post, X, predictive, out=lls):
             pass
     else:
         for k, ll in enumerate(class_cell_log_pdfs(post, X, predictive)):
             lls[k] = ll
-    top = np.full(X.shape, -np.inf)
-    for k in range(lls.shape[0]):
+    np.maximum(lls[0], lls[min(1, K - 1)], out=top)  # the largest of the classes' values of each cell
+    for k in range(2, K):
         np.maximum(top, lls[k], out=top)
-    top[~np.isfinite(top)] = 0.0
     if missing is not None:
         top[missing] = 0.0
     # row sums as matrix-vector products (BLAS), several times faster than sum(axis=1) over d
     ones = np.ones(X.shape[1])
-    sums = np.empty((lls.shape[0], X.shape[0]))
-    for k in range(lls.shape[0]):
+    np.dot(top, ones, out=row)
+    if not np.isfinite(row).all():  # a cell impossible (-inf) or undefined in every class: its top is 0
+        top[~np.isfinite(top)] = 0.0
+        np.dot(top, ones, out=row)
+    sums = np.empty((K, X.shape[0]))
+    for k in range(K):
         diff = np.subtract(lls[k], top, out=lls[k])
         if missing is not None:
             diff[missing] = 0.0
         np.dot(diff, ones, out=sums[k])
     rel[...] = sums.T
-    np.dot(top, ones, out=row)
 
 
 def chunked_parts(post, X, observed, predictive):
     """:meth:`Gaussian.log_likelihood_parts` of the rows ``X``, ``(rel (n, K), row (n,))``, a chunk of rows at a time.
 
     ``observed`` is the bool (n, d) mask, or None when no cell is missing. ``X`` in any
-    layout or float32 (a DataFrame's values, Fortran order) is read once per chunk into a
-    C-ordered float64 chunk, which the K classes' passes then read.
+    layout or float32 (a DataFrame's values, Fortran order) is read in place, by each class's
+    first operation (``X - mu``, in float64: float32 values are exact in it); only data off its
+    alignment (or not in the machine's byte order) is first copied a chunk at a time. The work
+    buffers are made once, for all chunks.
     """
-    rel = np.empty((X.shape[0], post.mu.shape[0]))
-    row = np.empty(X.shape[0])
-    step = max(1, _chunk_rows(X.shape[1]) // 4)  # rows are independent: K buffers of ~512 KiB
-    direct = X.flags.c_contiguous and X.dtype == np.float64
-    chunk = None if direct else np.empty((min(step, X.shape[0]), X.shape[1]))
-    for a in range(0, X.shape[0], step):
-        b = min(a + step, X.shape[0])
+    n, d = X.shape
+    K = post.mu.shape[0]
+    rel = np.empty((n, K))
+    row = np.empty(n)
+    step = max(1, _chunk_rows(d) // 4)  # rows are independent: K buffers of ~512 KiB
+    m = min(step, n)
+    chunk = None if X.flags.aligned and X.dtype.isnative else np.empty((m, d))
+    lls, top = np.empty((K, m, d)), np.empty((m, d))
+    for a in range(0, n, step):
+        b = min(a + step, n)
         rows = X[a:b]
         if chunk is not None:
             rows = chunk[: b - a]
             np.copyto(rows, X[a:b])
-        _parts_into(post, rows, None if observed is None else ~observed[a:b], predictive, rel[a:b], row[a:b])
+        _parts_into(post, rows, None if observed is None else ~observed[a:b], predictive, rel[a:b], row[a:b],
+                    lls[:, : b - a], top[: b - a])
     return rel, row
 
 

@@ -42,7 +42,8 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from .._utils import all_finite, take_rows
+from .._utils import all_finite, is_frame, take_rows
+from ._column_scan import scan_columns, scannable
 from .tables import write_cells
 from .zero_links import keep_zero_links, numeric_columns, record_zero_links
 
@@ -120,6 +121,11 @@ def _support_of(x, w=None):
         vals, inv = np.unique(x, return_inverse=True)
         counts = np.bincount(inv.ravel(), weights=np.asarray(w, dtype=float)[ok] if ok is not None
                              else np.asarray(w, dtype=float), minlength=vals.size)
+    return _from_counts(vals, counts)
+
+
+def _from_counts(vals, counts):
+    """The :class:`ColumnSupport` of a column's sorted distinct finite values ``vals`` (float64) held by ``counts`` cells."""
     n = counts.sum()
     integer = bool(np.all(vals == np.round(vals)))
     if vals.size <= MAX_CODES:
@@ -154,16 +160,28 @@ def _uncoded_support(x):
     return ColumnSupport(None, counts[heavy], masses, float(rest[0]), float(rest[-1]), integer, n)
 
 
-def _numeric_columns(X, skip=()):
-    """``(position, float64 values)`` of each numeric column of ``X`` not in ``skip``, one column at a
-    time (no whole copy)."""
-    pos, get = numeric_columns(X)
-    for j in pos:
-        if j not in skip:
-            yield j, get(j)
+def table_array(X):
+    """``X``'s cells as one 2-D array of a type :func:`~._column_scan.scan_columns` reads, never a copy (an array
+    itself, or the values of a DataFrame held in one block of one NumPy dtype), or None for any other table."""
+    if is_frame(X):
+        kinds = set(X.dtypes)
+        only = kinds.pop() if len(kinds) == 1 else None
+        one_block = getattr(getattr(X, "_mgr", None), "nblocks", 0) == 1  # to_numpy() then copies nothing
+        X = X.to_numpy() if one_block and isinstance(only, np.dtype) and scannable(only) else None
+    return X if isinstance(X, np.ndarray) and X.ndim == 2 and scannable(X.dtype) else None
 
 
-def column_supports(X, sample_weight=None, skip=()):
+def _scanned(s, j):
+    """The record of column ``j`` from the :class:`~._column_scan.ColumnScan` ``s`` when the scan decides it (a
+    column of more than :data:`MAX_CODES` values whose fullest hash bucket holds under :data:`POINT_MASS_SHARE`
+    of its cells: no point mass), else None."""
+    if not s.many[j] or not s.fullest[j] < POINT_MASS_SHARE * s.n[j]:
+        return None
+    return ColumnSupport(None, np.zeros(0, dtype=np.int64), np.zeros(0), float(s.lo[j]), float(s.hi[j]),
+                         bool(s.integer[j]), np.int64(s.n[j]))
+
+
+def column_supports(X, sample_weight=None, skip=(), scan=None):
     """``{column position: ColumnSupport}`` of the numeric columns of a dense training table.
 
     Parameters
@@ -176,6 +194,8 @@ def column_supports(X, sample_weight=None, skip=()):
         Row weights: a value's count is its rows' summed weight (None: one per row).
     skip : collection of int, optional
         Column positions to leave out (not read).
+    scan : ColumnScan, optional
+        :func:`~._column_scan.scan_columns` of :func:`table_array` ``(X)``, when made already.
 
     Returns
     -------
@@ -185,8 +205,17 @@ def column_supports(X, sample_weight=None, skip=()):
     out = {}
     if sample_weight is not None and np.all(sample_weight == 1):
         sample_weight = None  # plain counts
-    for j, x in _numeric_columns(X, skip):
-        s = _support_of(x, sample_weight)
+    if scan is None and sample_weight is None and (A := table_array(X)) is not None:
+        scan = scan_columns(A, MAX_CODES)  # the table read once, every column at a time
+    pos, get = numeric_columns(X)
+    for j in pos:
+        if j in skip:
+            continue
+        s = None
+        if scan is not None and sample_weight is None:
+            s = _from_counts(*scan.counted[j]) if j in scan.counted else _scanned(scan, j)
+        if s is None:  # a coded column, or one with a point mass: its values counted
+            s = _support_of(get(j), sample_weight)
         if s is not None:
             out[int(j)] = s
     return out
@@ -400,13 +429,16 @@ def record_supports(est, X, partial, sample_weight=None):
     if getattr(est, "privacy", None) is not None or sp.issparse(X):
         forget_supports(est)
         return
-    record_zero_links(est, X, partial)  # a column 0 wherever another is 0 (generative.zero_links)
-    if partial and not hasattr(est, "value_support_"):  # fitted without a record (privately, sparse, an old file)
-        return
     # no record for a block drawn as one row, nor for one whose values are decoded codes (its fills
     # are among its categories already)
     skip = {int(c) for cols, fam in est._specs if fam.joint_columns or fam.raw_values for c in cols}
-    new = column_supports(X, sample_weight, skip)
+    A = table_array(X)
+    scan = scan_columns(A, MAX_CODES, skip) if A is not None else None  # one read of the table for both records
+    # a column 0 wherever another is 0 (a DataFrame read through its one array: no pandas indexing per read)
+    record_zero_links(est, X if A is None else A, partial, None if scan is None else scan.zeros)
+    if partial and not hasattr(est, "value_support_"):  # fitted without a record (privately, sparse, an old file)
+        return
+    new = column_supports(X, sample_weight, skip, scan)
     if partial:
         new = merge_supports(est.value_support_, new)
     est.value_support_ = new

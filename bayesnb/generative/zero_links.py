@@ -69,7 +69,7 @@ def numeric_columns(X):
     return pos, get
 
 
-def zero_links(X, min_rows=MIN_ZERO_ROWS):
+def zero_links(X, min_rows=MIN_ZERO_ROWS, zeros=None):
     """The zero links of a table: a list of ``(target, source)`` column positions (see the module docstring).
 
     Only columns with at least ``min_rows`` zeros can be sources; each other column is read at a
@@ -81,22 +81,29 @@ def zero_links(X, min_rows=MIN_ZERO_ROWS):
     X : ndarray or DataFrame of shape (n_samples, n_features)
         Missing cells NaN/None/``pd.NA``; non-numeric and boolean columns are ignored.
     min_rows : int, default=MIN_ZERO_ROWS
+    zeros : ndarray of int, shape (n_features,), optional
+        Each column's count of zeros, when counted already (a float table's
+        :func:`~bayesnb.generative._column_scan.scan_columns`); None: counted here.
 
     Returns
     -------
     list of (int, int)
     """
     pos, get = numeric_columns(X)
-    sources = [i for i, j in enumerate(pos) if np.count_nonzero(get(j) == 0) >= min_rows]
+    sources = [i for i, j in enumerate(pos)
+               if (np.count_nonzero(get(j) == 0) if zeros is None else zeros[j]) >= min_rows]
     out = []
+    n = X.shape[0]
     for i in sources:
+        first = np.flatnonzero(get(pos[i], np.arange(min(n, _HEAD_ROWS))) == 0)[:64]  # (its head only)
+        targets = [k for k, t in enumerate(pos) if k != i and not _nonzero_at(get(t, first))]
+        if not targets:  # most pairs fail on a source's first zero rows: the source is read whole only if one holds
+            continue
         xs = get(pos[i])
         zs, other = np.flatnonzero(xs == 0), ~np.isnan(xs) & (xs != 0)
-        for k, t in enumerate(pos):
-            if k == i:
-                continue
-            head = get(t, zs[:64])  # most pairs fail on a source's first zero rows: read those first
-            if np.any(~np.isnan(head) & (head != 0)):
+        for k in targets:
+            t = pos[k]
+            if _nonzero_at(get(t, zs[:64])):
                 continue
             at = get(t, zs)
             at = at[~np.isnan(at)]
@@ -107,6 +114,15 @@ def zero_links(X, min_rows=MIN_ZERO_ROWS):
             if not rest.size or np.mean(rest == 0) <= 0.5:
                 out.append((t, pos[i]))
     return out
+
+
+#: rows of a source column searched first for its first zeros
+_HEAD_ROWS = 4096
+
+
+def _nonzero_at(cells):
+    """Whether any of ``cells`` is observed and not 0."""
+    return bool(np.any(~np.isnan(cells) & (cells != 0)))
 
 
 def _contradicted(X, links):
@@ -122,13 +138,14 @@ def _contradicted(X, links):
     return out
 
 
-def record_zero_links(est, X, partial):
-    """Set ``est.zero_links_`` from the training rows ``X`` (``partial``: keep the old links ``X`` does not break)."""
+def record_zero_links(est, X, partial, zeros=None):
+    """Set ``est.zero_links_`` from the training rows ``X`` (``partial``: keep the old links ``X`` does not break);
+    ``zeros`` as in :func:`zero_links`."""
     if partial:
         if hasattr(est, "zero_links_"):
             est.zero_links_ = [link for link in est.zero_links_ if link not in _contradicted(X, est.zero_links_)]
         return
-    est.zero_links_ = zero_links(X)
+    est.zero_links_ = zero_links(X, zeros=zeros)
 
 
 def keep_zero_links(table, X, links):
