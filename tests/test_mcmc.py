@@ -207,7 +207,10 @@ def test_nuts_matches_exact_house_votes(votes):
     ss = mcmc["sample_stats"]
     assert {"diverging", "tree_depth"} <= set(ss.data_vars)
     assert ss["diverging"].dims == ("chain", "draw")
-    assert mcmc.attrs["compile_seconds"] > 0 and mcmc.attrs["sampling_seconds"] > 0
+    assert mcmc.attrs["sampling_seconds"] > 0
+    # compiled here, or by an earlier test of the same worker (one NumPyro model: a structure
+    # without parents on this table has the same compiled sampler)
+    assert mcmc.attrs["compile_seconds"] > 0 or mcmc.attrs["cache_hit"] == 1
 
 
 @pytest.mark.slow
