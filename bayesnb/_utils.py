@@ -142,6 +142,7 @@ def one_hot(codes, weights, K: int) -> np.ndarray:
     resp = np.zeros((codes.shape[0], K)).view(_LabelledRows)
     resp[np.arange(codes.shape[0]), codes] = weights
     resp._hard = (codes, weights)
+    resp.flags.writeable = False  # the remembered codes must stay the matrix's: no write can change one without the other
     return resp
 
 

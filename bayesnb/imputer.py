@@ -203,8 +203,12 @@ class Imputer(TransformerMixin, BaseEstimator):
                      for cfg, v in losses.items()]
         unjudged = [c for c in prepare if c not in chosen and X[c].isna().any()]
         if unjudged:
-            warnings.warn(f"{who}: no observed cell of {unjudged} was hidden (too few observed cells for "
-                          f"holdout={self.holdout}); they are imputed with the first configuration, {configs[0]!r}.",
+            empty = [c for c in unjudged if X[c].isna().all()]
+            why = (f"{empty} have no observed cell" + ("; " if len(empty) < len(unjudged) else "")) if empty else ""
+            few = [c for c in unjudged if c not in empty]
+            why += (f"no observed cell of {few} was hidden (too few observed cells for holdout={self.holdout})"
+                    if few else "")
+            warnings.warn(f"{who}: {why}; they are imputed with the first configuration, {configs[0]!r}.",
                           UserWarning, stacklevel=3)
         for c in unjudged:
             chosen[c] = configs[0]

@@ -163,3 +163,11 @@ def test_imputed_numeric_values_stay_in_the_observed_range():
     res = impute_table(X, y, configurations="naive", estimator=est)
     np.testing.assert_array_equal(res.table["a"].to_numpy()[[3, 8, 13]], 1000.0)
     np.testing.assert_array_equal(res.table["b"], X["b"])  # nothing missing there: untouched
+
+
+def test_a_column_with_no_observed_cell_is_named_for_that_reason():
+    X, Xm, _, y = chained(n=60)
+    Xm = Xm.assign(e=np.nan)
+    with pytest.warns(UserWarning, match=r"\['e'\] have no observed cell; they are imputed with the first"):
+        res = impute_table(Xm, y, configurations=("naive", "tan"), random_state=0)
+    assert res.chosen["e"] == "naive"

@@ -215,7 +215,9 @@ def test_auto_picks_naive_on_naive_data():
     auto = bayesnb.CategoricalNB(structure="auto").fit(X, y)
     assert auto.structure_kind_ == "naive"
     assert all(v == () for v in auto.structure_.values())
-    # the naive model, flat or hierarchical (each class centred on all classes) as the evidence chose
+    # the naive model, flat or hierarchical (each class centred on all classes): the one of higher evidence
+    ev = auto.structure_scores_.set_index("structure")["log_evidence"]
+    assert auto.structure_hierarchical_ == (ev["naive (hierarchical)"] > ev["naive"])
     ref = bayesnb.CategoricalNB(alpha="hierarchical" if auto.structure_hierarchical_ else None).fit(X, y)
     np.testing.assert_allclose(auto.predict_proba(X), ref.predict_proba(X), rtol=1e-12)
     np.testing.assert_allclose(auto.log_evidence_, ref.log_evidence_, rtol=1e-12)

@@ -178,3 +178,28 @@ def test_auto_keeps_the_hierarchical_naive_candidate_as_the_naive_structure(tmp_
     m.partial_fit(X2, y2)  # continues the hierarchical naive model: its prior from the merged counts
     whole = bayesnb.CategoricalNB(alpha="hierarchical").fit(np.vstack([X, X2]), np.concatenate([y, y2]))
     np.testing.assert_allclose(m.predict_proba(X2), whole.predict_proba(X2), rtol=1e-10)
+
+
+def test_auto_hierarchical_naive_is_the_hierarchical_naive_model_everywhere():
+    """``auto``'s hierarchical naive choice is ``alpha="hierarchical"``'s naive model in every reader: its
+    ``posterior_`` (what ``bayesnb posterior`` / ``info`` and ``bayesnb mcmc``'s exact side read), ``coef_``
+    (linear: no parents) and the exact draws' variables, not the flat posterior beside a structure engine."""
+    from bayesnb.cli.mcmc import exact_posterior
+
+    X, y = _independent()
+    m = bayesnb.CategoricalNB(structure="auto").fit(X, y)
+    assert m.structure_scores_.set_index("structure")["chosen"].idxmax() == "naive (hierarchical)"
+    ref = bayesnb.CategoricalNB(alpha="hierarchical").fit(X, y)
+    flat = bayesnb.CategoricalNB().fit(X, y)
+    for got, want, other in zip(m.posterior_.blocks, ref.posterior_.blocks, flat.posterior_.blocks):
+        for a, b, c in zip(got.prior.concentration, want.prior.concentration, other.prior.concentration):
+            np.testing.assert_allclose(a, b, rtol=1e-12)
+            assert not np.allclose(a, c)
+    np.testing.assert_allclose(m.coef_, ref.coef_, rtol=1e-12)
+    assert m.log_evidence_ == pytest.approx(ref.log_evidence_, rel=1e-12)
+    exact = exact_posterior(m)
+    assert set(exact) == set(exact_posterior(ref))
+    draws, want = (est.sample_posterior(5, random_state=0)["posterior"] for est in (m, ref))
+    assert set(exact) == set(draws.data_vars) == set(want.data_vars)
+    for v in exact:
+        np.testing.assert_array_equal(draws[v].values, want[v].values)

@@ -208,15 +208,35 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
         """The fitted attributes of the structure ``chosen`` (:func:`bayesnb.structure.select.choose`)."""
         if frame is not None:
             self.structure_scores_ = frame
+        if chosen.kind == "naive" and chosen.hierarchical:  # alpha="hierarchical"'s naive model, no engine
+            self._hierarchical_naive()
+            fitted = None
         self.structure_kind_ = chosen.kind
         self.structure_hierarchical_ = chosen.hierarchical
         self.structure_hierarchical_numeric_ = chosen.hierarchical  # numeric nodes too (Histogram)
         self.structure_ = self._named(nodes, parents[chosen.kind])
-        if fitted is not None:  # (a hierarchical naive candidate too: the engine with empty parent sets)
+        if fitted is not None:
             self._mixed = fitted
             self.structure_parents_ = self._mixed.parents
             self.structure_stats_ = self._mixed.stats
             self.structure_bin_edges_ = tuple(nd.edges for nd in nodes)
+
+    def _hierarchical_naive(self):
+        """Make the naive posterior ``auto``'s hierarchical naive candidate: each block with its family's
+        hierarchical variant (where it has one), the prior from the block's counts, as
+        ``alpha="hierarchical"`` fits it; so ``posterior_``, ``coef_`` and the exact draws are the model's."""
+        post, blocks, specs = self.posterior_, [], []
+        for b, (cols, fam) in zip(post.blocks, self._specs):
+            h = b.family.hierarchical_variant()
+            if h is None:
+                blocks.append(b)
+                specs.append((cols, fam))
+                continue
+            prior = h.make_prior(b.stats, b.state, who=self._who)
+            blocks.append(b._replace(family=h, prior=prior, posterior=h.update(prior, b.stats)))
+            specs.append((cols, h))
+        self._specs = specs
+        self._store_posterior(post._replace(blocks=tuple(blocks)), self._never_observed)
 
     def _restore_fitted(self):
         """Rebuild a structure from ``structure_parents_``, ``structure_stats_`` and
