@@ -6,7 +6,9 @@ to, as a JSON object:
 
 - ``posterior``: the posterior over the ``n_classes * n_components`` latent states (an
   ``NBPosterior``, written by the file's :class:`~bayesnb._persist_tree.Encoder` and checked on
-  reading like an estimator's posterior, against that estimator's blocks and columns);
+  reading like an estimator's posterior, against that estimator's blocks and columns, the states'
+  weights with the prior EM gives them: Dirichlet(1) each, or Dirichlet(1/C) under
+  ``component_prior="hierarchical"``);
 - ``group``: the class index of each state (each class repeated once per component);
 - ``n_components``, ``em_objective`` (floats) and ``selection`` (``{components: score}`` or null).
 
@@ -85,9 +87,19 @@ def latent_from_file(model, node, dec):
     post = dec(node["posterior"])
     if not isinstance(post, NBPosterior):
         raise ModelFileError("the latent-class posterior is not an NBPosterior")
-    check_model(clone(model), post, model.n_features_in_, getattr(model, "feature_names_in_", None))
-    C, S, K = node["n_components"], post.classes.shape[0], len(model.classes_)
-    if not isinstance(C, int) or isinstance(C, bool) or C < 1 or S != K * C:
+    C, K = node["n_components"], len(model.classes_)
+    if not isinstance(C, int) or isinstance(C, bool) or C < 1:
+        raise ModelFileError(f"a latent-class fit's n_components must be a positive int; the file holds {C!r}")
+    # the states' weights: Dirichlet(1) each, or Dirichlet(1/C) under component_prior="hierarchical"
+    alpha = post.class_prior_alpha
+    pick = next((a for a in (1.0, 1.0 / C) if isinstance(alpha, np.ndarray) and alpha.dtype == np.float64
+                 and alpha.ndim == 1 and np.array_equal(alpha, np.full(alpha.shape, a))), None)
+    if pick is None:
+        raise ModelFileError(f"the latent states' weights must have a Dirichlet(1) or Dirichlet(1/{C}) prior each")
+    states = clone(model).set_params(class_alpha=pick, fit_prior=True, class_prior=None)
+    check_model(states, post, model.n_features_in_, getattr(model, "feature_names_in_", None))
+    S = post.classes.shape[0]
+    if S != K * C:
         raise ModelFileError(f"a latent-class fit of {K} class(es) with {C!r} component(s) each has {K} x {C} "
                              f"states; the file holds {S}")
     group = dec(node["group"])
