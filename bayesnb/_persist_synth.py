@@ -38,7 +38,13 @@ _WHO = "Synthesizer"
 
 def record_target(synth):
     """Record ``synth``'s target name and place on its estimator (``target_name_``, ``target_index_``),
-    as ``bayesnb fit`` does, so that the estimator's file says where the label column goes."""
+    as ``bayesnb fit`` does, so that the estimator's file says where the label column goes.
+
+    Parameters
+    ----------
+    synth : Synthesizer
+        Fitted; nothing is recorded without a target.
+    """
     if synth.target is not None:
         synth.model_.target_name_ = synth.target
         synth.model_.target_index_ = synth.columns_.index(synth.target)

@@ -57,7 +57,7 @@ def load_model(args, imputer=False, synthesizer=False):
         raise UsageError(f"{args.model}: holds an Imputer (from 'bayesnb fit-imputer' or Imputer.save), which only "
                          "'bayesnb impute' reads; expected a model from 'bayesnb fit'")
     if isinstance(model, Synthesizer) and not synthesizer:
-        raise UsageError(f"{args.model}: holds a Synthesizer's latent-class model (Synthesizer.save), which only "
+        raise UsageError(f"{args.model}: holds a Synthesizer (Synthesizer.save of a latent-class choice), which only "
                          "'bayesnb sample' reads; expected a model from 'bayesnb fit'")
     return model
 
