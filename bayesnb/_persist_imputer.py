@@ -9,8 +9,9 @@ parameters (the template estimator by class name and parameters) and, under ``fi
   as lists, or None), ``supports`` and ``zero_links`` (the training table's value records and zero
   links, as a NaiveBayes file stores its own);
 - ``models``: per fitted configuration, its estimators as :func:`~bayesnb.persistence.encode_estimator`
-  writes them, with a latent-class fit's posterior over the latent states (a naive-Bayes posterior,
-  checked like an estimator's) and a multivariate normal's per-class Normal-Inverse-Wishart parameters.
+  writes them, with a latent-class fit as :mod:`bayesnb._persist_latent` writes it (its posterior over the
+  latent states checked like an estimator's) and a multivariate normal's per-class Normal-Inverse-Wishart
+  parameters.
 
 Loading checks every estimator as :func:`bayesnb.load` does, and the rest by type, shape and range
 (finite values, positive definite scale matrices, column positions among the columns); anything
@@ -23,19 +24,16 @@ import numbers
 
 import numpy as np
 import pandas as pd
-from sklearn.base import clone
 
 from ._impute_configs import CONFIGURATIONS
-from ._loadcheck import check_model
+from ._persist_latent import latent_from_file, latent_to_file
 from ._safeio import ModelFileError
 from .estimators import NaiveBayes
-from .generative import LatentClassFit
 from .generative.values import support_from_dict, support_to_dict
 from .generative.zero_links import check_zero_links
 from .mvn_impute import MVNFit, NIWFit
 from ._persist_tree import registry
 from .persistence import _params_from_file, _params_to_file, decode_estimator, encode_estimator
-from .posterior import NBPosterior
 
 __all__ = ["imputer_from_file", "imputer_to_file"]
 
@@ -52,14 +50,7 @@ def _member_to_file(cfg, member, enc):
         return {"model": encode_estimator(member, enc)}
     if cfg == "latent":
         model, fit = member
-        if fit.structure is not None or fit.point:
-            raise TypeError("save: only a naive latent-class fit by EM can be saved.")
-        return {"model": encode_estimator(model, enc),
-                "latent": {"posterior": enc(fit.posterior, "latent"), "group": enc(np.asarray(fit.group), "group"),
-                           "n_components": int(fit.n_components),
-                           "em_objective": [enc(float(v)) for v in fit.em_objective],
-                           "selection": enc(None if fit.selection is None else
-                                            {int(k): float(v) for k, v in fit.selection.items()})}}
+        return {"model": encode_estimator(model, enc), "latent": latent_to_file(fit, enc)}
     return {"model": encode_estimator(member.model, enc), "columns": [int(j) for j in member.columns],
             **{a: enc(np.asarray(getattr(member, a)), a) for a in _MVN_ARRAYS},
             "fits": [None if f is None else {"mean": enc(f.mean), "psi": enc(f.psi), "kappa": enc(f.kappa),
@@ -120,27 +111,6 @@ def _number(v, where, lo):
     return float(v)
 
 
-def _latent_from_file(model, node, dec):
-    post = dec(node["posterior"])
-    if not isinstance(post, NBPosterior):
-        _fail("the latent-class posterior is not an NBPosterior")
-    check_model(clone(model), post, model.n_features_in_, getattr(model, "feature_names_in_", None))
-    C, S, K = node["n_components"], post.classes.shape[0], len(model.classes_)
-    if not isinstance(C, int) or isinstance(C, bool) or C < 1 or S != K * C:
-        _fail(f"a latent-class fit of {K} class(es) with {C!r} component(s) each has {K} x {C} states; the file "
-              f"holds {S}")
-    group = dec(node["group"])
-    if not isinstance(group, np.ndarray) or group.dtype.kind not in "iu" or not np.array_equal(
-            group, np.repeat(np.arange(K), C)):
-        _fail("the latent states' classes must be each class repeated once per component")
-    objective = [float(dec(v)) for v in node["em_objective"]]
-    selection = dec(node["selection"])
-    if selection is not None and not (isinstance(selection, dict) and all(
-            isinstance(k, int) and isinstance(v, float) for k, v in selection.items())):
-        _fail("the latent-class selection must be None or {components: score}")
-    return LatentClassFit(post, group, C, objective, selection)
-
-
 def _mvn_from_file(model, node, dec):
     cols = node["columns"]
     p = model.n_features_in_
@@ -173,7 +143,7 @@ def _member_from_file(cfg, node, dec):
     if not isinstance(model, NaiveBayes):
         _fail(f"the {cfg} configuration's model must be a NaiveBayes; the file holds {type(model).__name__}")
     if cfg == "latent":
-        return model, _latent_from_file(model, node["latent"], dec)
+        return model, latent_from_file(model, node["latent"], dec)
     return _mvn_from_file(model, node, dec) if cfg == "mvn" else model
 
 

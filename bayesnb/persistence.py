@@ -160,7 +160,8 @@ _COMPOSITES: dict = {}
 
 
 def register_composite(cls, to_file, from_file):
-    """Let :func:`save` and :func:`load` handle ``cls``, a model made of bayesnb estimators (an ``Imputer``).
+    """Let :func:`save` and :func:`load` handle ``cls``, a model made of bayesnb estimators (an ``Imputer``,
+    a ``Synthesizer``).
 
     Parameters
     ----------
@@ -300,8 +301,11 @@ def load(path, *, key=None, max_bytes=DEFAULT_MAX_BYTES, max_ratio=DEFAULT_MAX_R
 
     Returns
     -------
-    BaseNB
-        The fitted estimator, predicting bit for bit as the saved one.
+    BaseNB, Imputer or Synthesizer
+        The fitted estimator, predicting bit for bit as the saved one; for a composite file
+        (:func:`register_composite`) the model it holds: an :class:`~bayesnb.Imputer`, or a
+        :class:`~bayesnb.Synthesizer` whose chosen model is a latent-class one (a Synthesizer
+        that chose a structure saves the plain estimator, which this returns).
 
     Raises
     ------

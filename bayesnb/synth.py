@@ -57,14 +57,15 @@ from sklearn.base import BaseEstimator
 from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted
 
+from ._persist_synth import record_target, synth_from_file, synth_from_model, synth_to_file
 from ._progress import progress
 from ._synth_dtypes import as_dtype, from_seconds, to_seconds
 from ._synth_given import model_conditions
-from ._synth_missing import add_indicators, blank_missing, forbidden_pairs, indicator_names, indicators_in
+from ._synth_missing import add_indicators, blank_missing, forbidden_pairs, indicator_names
 from ._synth_select import Z_BEHIND, holdout_rows, latent_search
 from ._utils import as_generator, one_class_on_purpose
 from .estimators import NaiveBayes
-from .persistence import load
+from .persistence import load, register_composite, save
 
 __all__ = ["Synthesizer"]
 
@@ -455,15 +456,14 @@ class Synthesizer(BaseEstimator):
     def save(self, path, *, key=None, overwrite=False):
         """Save the chosen model in bayesnb's model format (no pickle); read it back with :meth:`load`.
 
-        The file holds the fitted :class:`~bayesnb.NaiveBayes` (``model_``, its structure
-        included) with the target's name and place among the columns, so
-        ``Synthesizer.load(path).sample(n)`` gives the same table as this object (and
-        :func:`bayesnb.load` the estimator itself). The missing-indicator columns are features of
-        that estimator; :meth:`load` reads :attr:`missing_indicators_` back from their names (the
-        estimator alone, e.g. ``bayesnb generate``, samples them as bool columns and does not blank
-        cells). ``selection_`` is not saved. A latent-class
-        choice cannot be saved yet (model files do not hold a ``LatentClassFit``): a
-        ``NotImplementedError`` says so.
+        ``Synthesizer.load(path).sample(n, random_state=s)`` then gives the same table as this
+        object's ``sample(n, random_state=s)``, missing cells included (the indicator columns are
+        features of the estimator; :meth:`load` reads :attr:`missing_indicators_` back from their
+        names). A structure's file is the fitted :class:`~bayesnb.NaiveBayes` with the target's
+        name and place, as ``bayesnb fit`` writes it (:func:`bayesnb.load` gives the estimator). A
+        latent-class model's file also holds its :class:`~bayesnb.LatentClassFit`, and
+        :func:`bayesnb.load` gives this ``Synthesizer``; ``bayesnb sample`` samples either as
+        :meth:`sample` does (:mod:`bayesnb._persist_synth`). ``selection_`` is not saved.
 
         Parameters
         ----------
@@ -472,21 +472,21 @@ class Synthesizer(BaseEstimator):
             HMAC key, as in :func:`bayesnb.persistence.save`.
         overwrite : bool, default=False
             Replace ``path`` if it exists (else a ``FileExistsError``).
+
+        Raises
+        ------
+        NotImplementedError
+            The table has datetime columns (model files do not record them yet).
+        TypeError
+            The latent-class fit is not a naive one by EM (never the case for a fitted
+            ``Synthesizer``, whose latent-class candidate is naive).
         """
         check_is_fitted(self, "model_")
-        if getattr(self, "datetime_columns_", []):
-            raise NotImplementedError(f"{_WHO}.save: datetime columns {self.datetime_columns_} are modelled as "
-                                      "seconds and model files do not record them yet; convert them to numbers "
-                                      "before fit to save the model.")
-        if self.latent_ is not None:
-            raise NotImplementedError(f"{_WHO}.save: the chosen model is a latent-class model "
-                                      f"({self.chosen_}), which model files cannot hold yet; refit with "
-                                      "latent=None to save a structure, or keep the Python object.")
-        model = self.model_
-        if self.target is not None:  # recorded as `bayesnb fit` records them
-            model.target_name_ = self.target
-            model.target_index_ = self.columns_.index(self.target)
-        model.save(path, key=key, overwrite=overwrite)
+        if self.latent_ is not None or getattr(self, "datetime_columns_", []):
+            save(self, path, key=key, overwrite=overwrite)  # synth_to_file; refuses datetime columns
+            return
+        record_target(self)
+        self.model_.save(path, key=key, overwrite=overwrite)
 
     @classmethod
     def load(cls, path, *, key=None):
@@ -501,25 +501,25 @@ class Synthesizer(BaseEstimator):
         Returns
         -------
         Synthesizer
-            ``model_`` the loaded estimator, ``latent_`` None, ``chosen_`` its structure,
-            ``selection_`` None. Without a recorded target name the table had one class.
+            ``model_`` the loaded estimator, ``latent_`` its latent-class fit (None for a
+            structure), ``chosen_`` the chosen candidate's name, ``selection_`` None, and the
+            parameters ``target``, ``structure`` and ``latent`` (the number of components, or
+            None) of that kind of model. Without a recorded target name the table had one class.
+
+        Raises
+        ------
+        ModelFileError
+            The file is missing, damaged or not a bayesnb model file (:func:`bayesnb.load`).
+        TypeError
+            It holds another model than a Synthesizer's or a NaiveBayes fitted on a DataFrame.
         """
         model = load(path, key=key)
+        if isinstance(model, Synthesizer):
+            return model
         if not isinstance(model, NaiveBayes) or getattr(model, "feature_names_in_", None) is None:
             raise TypeError(f"{_WHO}.load: {path} holds a {type(model).__name__} not fitted on a DataFrame; "
-                            "expected a NaiveBayes saved by Synthesizer.save.")
-        target = getattr(model, "target_name_", None)
-        self = cls(target=target, structure=getattr(model, "structure_kind_", "naive"), latent=None)
-        indicators = indicators_in(model.feature_names_in_)
-        kept = [(n, t) for n, t in zip(model.feature_names_in_, model.feature_dtypes_)
-                if n not in set(indicators.values())]
-        columns, dtypes = [n for n, _ in kept], [t for _, t in kept]
-        if target is not None:
-            at = min(int(getattr(model, "target_index_", len(columns))), len(columns))
-            columns.insert(at, target)
-            dtypes.insert(at, model.classes_.dtype)
-        self.model_, self.latent_, self.selection_ = model, None, None
-        self._model_columns, self.missing_indicators_ = list(model.feature_names_in_), indicators
-        self.chosen_ = _variant(model)[0]
-        self.columns_, self.dtypes_ = columns, pd.Series(dtypes, index=columns, dtype=object)
-        return self
+                            "expected a NaiveBayes or a Synthesizer saved by Synthesizer.save.")
+        return synth_from_model(cls, model, None, _variant(model)[0])
+
+
+register_composite(Synthesizer, synth_to_file, synth_from_file)

@@ -132,6 +132,15 @@ def test_saved_and_loaded_imputer_imputes_identically(penguins, fitted, tmp_path
         Imputer.load(path)
 
 
+def test_a_latent_configuration_under_another_class_alpha_loads(penguins, tmp_path):
+    """The latent states' weights have EM's Dirichlet(1) prior whatever the template's class_alpha: the
+    file is checked against that prior (before, a template with class_alpha=2 wrote a file it refused)."""
+    Xm, y = penguins
+    imp = Imputer(estimator=NaiveBayes(class_alpha=2.0), configurations=("latent",), random_state=0).fit(Xm, y)
+    imp.save(tmp_path / "a2.bnb")
+    pd.testing.assert_frame_equal(Imputer.load(tmp_path / "a2.bnb").impute(Xm, y), imp.impute(Xm, y))
+
+
 @pytest.mark.parametrize("configuration", ["mvn", "latent"])
 def test_one_configuration_saves_and_loads_on_a_categorical_table(configuration, tmp_path):
     """house votes has no numeric column: the mvn state is the naive model alone; the latent fit is saved whole."""

@@ -172,13 +172,6 @@ def test_save_and_load_give_the_same_rows(penguins_split, tmp_path):
                                   unlabelled.sample(20, random_state=1))
 
 
-def test_a_latent_choice_is_not_saved(tmp_path):
-    synth = Synthesizer(latent=1, random_state=0).fit(load_penguins())
-    with pytest.raises(NotImplementedError, match="latent-class"):
-        synth.save(tmp_path / "x.bnb")
-    assert not (tmp_path / "x.bnb").exists()
-
-
 @pytest.mark.parametrize("kwargs, data, match", [
     ({"target": "nope"}, None, "not a column"),
     ({"latent": 0}, None, "latent must be"),

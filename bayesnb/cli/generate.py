@@ -20,6 +20,7 @@ when the imputer was fitted with ``--label-given``).
 from __future__ import annotations
 
 import sys
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,7 @@ from .._synth_missing import blank_missing, indicators_in
 from .._impute_configs import reading_model
 from .._utils import as_generator, shown_list
 from ..imputer import Imputer
+from ..synth import Synthesizer
 from .commands import _labels_like, _model_and_table
 from .io import UsageError, check_output, write_table
 from .model import load_model
@@ -151,14 +153,22 @@ def cmd_sample(args):
     passes it), else ``class``. It stands where it stood in the training table
     (``target_index_``, recorded by ``bayesnb fit``), else after the features. A model saved by
     ``Synthesizer.save`` with missing-indicator columns gets its cells blanked where they are
-    True, and the indicators are not written (as ``Synthesizer.sample``).
+    True, and the indicators are not written (as ``Synthesizer.sample``). A file of a
+    Synthesizer's latent-class model is sampled with its latent components, as
+    ``Synthesizer.sample(n, random_state=seed)`` (no ``--prior``).
     """
     if args.n < 1:
         raise UsageError(f"-n must be at least 1; received {args.n}")
     check_output(args.output, [args.model, args.key_file], force=args.force)
-    model = load_model(args)
+    model = load_model(args, synthesizer=True)
+    latent = None
+    if isinstance(model, Synthesizer):  # a latent-class choice: the estimator with its LatentClassFit
+        if args.prior and model.latent_ is not None:
+            raise UsageError(f"--prior: {args.model} holds a Synthesizer's latent-class model, whose prior "
+                             "predictive 'bayesnb sample' does not draw; leave out --prior")
+        model, latent = model.model_, model.latent_
     target = args.target if args.target is not None else getattr(model, "target_name_", "class")
-    draw = model.sample_prior_predictive if args.prior else model.sample
+    draw = model.sample_prior_predictive if args.prior else partial(model.sample, latent=latent)
     X, y = draw(args.n, random_state=args.seed)
     names = getattr(model, "feature_names_in_", None)
     cols = [str(c) for c in names] if names is not None else [f"x{j}" for j in range(model.n_features_in_)]

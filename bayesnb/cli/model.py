@@ -13,6 +13,7 @@ import pandas as pd
 from .._utils import shown_list
 from ..imputer import Imputer
 from ..persistence import ModelFileError, load
+from ..synth import Synthesizer
 from .io import UsageError, read_table, warn
 
 __all__ = ["features_of", "key_of", "load_model", "read_for_model", "unseen_warning"]
@@ -37,11 +38,12 @@ def key_of(args):
     return key
 
 
-def load_model(args, imputer=False):
+def load_model(args, imputer=False, synthesizer=False):
     """The model file ``args.model``, read with the ``--key-file`` key if given.
 
     A file holding an :class:`~bayesnb.Imputer` is refused unless ``imputer`` (only ``bayesnb impute``
-    reads one).
+    reads one), and one holding a :class:`~bayesnb.Synthesizer` (``Synthesizer.save`` of a latent-class
+    choice) unless ``synthesizer`` (only ``bayesnb sample`` reads one).
     """
 
     key = key_of(args)
@@ -54,6 +56,9 @@ def load_model(args, imputer=False):
     if isinstance(model, Imputer) and not imputer:
         raise UsageError(f"{args.model}: holds an Imputer (from 'bayesnb fit-imputer' or Imputer.save), which only "
                          "'bayesnb impute' reads; expected a model from 'bayesnb fit'")
+    if isinstance(model, Synthesizer) and not synthesizer:
+        raise UsageError(f"{args.model}: holds a Synthesizer (Synthesizer.save of a latent-class choice), which only "
+                         "'bayesnb sample' reads; expected a model from 'bayesnb fit'")
     return model
 
 

@@ -1,0 +1,155 @@
+"""A :class:`~bayesnb.Synthesizer` in bayesnb's model file (no pickle): the two layouts, and reading them back.
+
+:meth:`Synthesizer.save <bayesnb.Synthesizer.save>` writes one of two layouts, both ordinary model
+files (:mod:`bayesnb.persistence`: one ``.npz`` archive, JSON metadata, checksums, the optional HMAC):
+
+- **A structure chosen** (naive Bayes, TAN, k-DB): the chosen :class:`~bayesnb.NaiveBayes`'s own file,
+  with the target's name and place (``target_name_``, ``target_index_``) as ``bayesnb fit`` records
+  them. :func:`bayesnb.load` gives that estimator, and ``bayesnb sample`` reads it as any model file.
+- **A latent-class model chosen**: a file whose ``estimator`` is ``"Synthesizer"``, with ``model``
+  (the estimator, as :func:`~bayesnb.persistence.encode_estimator` writes it, target recorded the same
+  way), ``latent`` (its :class:`~bayesnb.LatentClassFit`, as :mod:`bayesnb._persist_latent` writes
+  it) and ``chosen`` (the candidate's name). :func:`bayesnb.load` gives the
+  :class:`~bayesnb.Synthesizer` itself (the estimator alone would sample without the latent
+  components), and ``bayesnb sample`` samples it as :meth:`~bayesnb.Synthesizer.sample` does.
+
+``bayesnb.persistence.save(synth, path)`` writes the second layout whatever the choice (``latent``
+null for a structure); it loads back as a ``Synthesizer`` too. Reading checks the estimator as
+:func:`bayesnb.load` does, the latent-class fit against it, and that a latent-class model sits on a
+naive estimator fitted on a DataFrame; anything else is refused with
+:class:`~bayesnb.persistence.ModelFileError`. The training columns, their dtypes and the missing
+indicators are read back from the estimator (:func:`synth_from_model`); ``selection_`` is not saved.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ._persist_latent import latent_from_file, latent_to_file
+from ._safeio import ModelFileError
+from ._synth_missing import indicators_in
+from .estimators import NaiveBayes
+from .persistence import decode_estimator, encode_estimator
+
+__all__ = ["record_target", "synth_from_file", "synth_from_model", "synth_to_file"]
+
+_WHO = "Synthesizer"
+
+
+def record_target(synth):
+    """Record ``synth``'s target name and place on its estimator (``target_name_``, ``target_index_``),
+    as ``bayesnb fit`` does, so that the estimator's file says where the label column goes.
+
+    Parameters
+    ----------
+    synth : Synthesizer
+        Fitted; nothing is recorded without a target.
+    """
+    if synth.target is not None:
+        synth.model_.target_name_ = synth.target
+        synth.model_.target_index_ = synth.columns_.index(synth.target)
+
+
+def synth_to_file(synth, enc):
+    """The metadata of a fitted :class:`~bayesnb.Synthesizer`'s file, second layout (module docstring).
+
+    Parameters
+    ----------
+    synth : Synthesizer
+        Fitted, without datetime columns.
+    enc : Encoder
+
+    Returns
+    -------
+    dict
+        ``estimator`` (``"Synthesizer"``), ``model``, ``latent`` and ``chosen``.
+
+    Raises
+    ------
+    NotImplementedError
+        ``synth`` models datetime columns (the file would not record them).
+    TypeError
+        Its latent-class fit is not a naive one by EM (:func:`~bayesnb._persist_latent.latent_to_file`).
+    """
+    if getattr(synth, "datetime_columns_", []):
+        raise NotImplementedError(f"{_WHO}.save: datetime columns {synth.datetime_columns_} are modelled as "
+                                  "seconds and model files do not record them yet; convert them to numbers "
+                                  "before fit to save the model.")
+    record_target(synth)
+    latent = None if synth.latent_ is None else latent_to_file(synth.latent_, enc, f"{_WHO}.save")
+    return {"estimator": type(synth).__name__, "model": encode_estimator(synth.model_, enc), "latent": latent,
+            "chosen": str(synth.chosen_)}
+
+
+def synth_from_file(cls, meta, dec):
+    """The fitted :class:`~bayesnb.Synthesizer` of a second-layout file's metadata, checked.
+
+    Parameters
+    ----------
+    cls : type
+        ``Synthesizer``.
+    meta : dict
+    dec : Decoder
+
+    Returns
+    -------
+    Synthesizer
+
+    Raises
+    ------
+    ModelFileError
+        The metadata is malformed or inconsistent (module docstring).
+    """
+    model = decode_estimator(meta["model"], dec)
+    if not isinstance(model, NaiveBayes) or getattr(model, "feature_names_in_", None) is None:
+        raise ModelFileError(f"a Synthesizer's model must be a NaiveBayes fitted on a DataFrame; the file holds "
+                             f"a {type(model).__name__}")
+    chosen = meta["chosen"]
+    if not isinstance(chosen, str) or not 0 < len(chosen) <= 200:
+        raise ModelFileError("a Synthesizer's chosen candidate must be a name of at most 200 characters")
+    latent = None
+    if meta["latent"] is not None:
+        kinds = {model.structure, getattr(model, "structure_kind_", "naive")}
+        if kinds != {"naive"}:
+            raise ModelFileError("a Synthesizer's latent-class model needs a naive estimator; the file's has "
+                                 f"structure {str(sorted(map(str, kinds - {'naive'})))[:40]}")
+        latent = latent_from_file(model, meta["latent"], dec)
+    return synth_from_model(cls, model, latent, chosen)
+
+
+def synth_from_model(cls, model, latent, chosen):
+    """A fitted ``cls`` (:class:`~bayesnb.Synthesizer`) around a loaded estimator and latent-class fit.
+
+    Parameters
+    ----------
+    cls : type
+    model : NaiveBayes
+        Fitted on a DataFrame; its ``target_name_`` / ``target_index_`` (if any) name the target and
+        its place, and its missing-indicator columns give ``missing_indicators_``.
+    latent : LatentClassFit or None
+    chosen : str
+        ``chosen_``.
+
+    Returns
+    -------
+    Synthesizer
+        ``model_``, ``latent_`` and ``chosen_`` as given, ``selection_`` None, the columns and dtypes
+        of the training table (the target's dtype its classes'), and the parameters that fit the
+        same kind of model: ``target``, ``structure`` (the estimator's) and ``latent`` (the number
+        of components, or None).
+    """
+    target = getattr(model, "target_name_", None)
+    self = cls(target=target, structure=getattr(model, "structure_kind_", "naive"),
+               latent=None if latent is None else int(latent.n_components))
+    indicators = indicators_in(model.feature_names_in_)
+    kept = [(n, t) for n, t in zip(model.feature_names_in_, model.feature_dtypes_)
+            if n not in set(indicators.values())]
+    columns, dtypes = [n for n, _ in kept], [t for _, t in kept]
+    if target is not None:
+        at = min(int(getattr(model, "target_index_", len(columns))), len(columns))
+        columns.insert(at, target)
+        dtypes.insert(at, model.classes_.dtype)
+    self.model_, self.latent_, self.selection_, self.chosen_ = model, latent, None, chosen
+    self._model_columns, self.missing_indicators_ = list(model.feature_names_in_), indicators
+    self.columns_, self.dtypes_ = columns, pd.Series(dtypes, index=columns, dtype=object)
+    return self
