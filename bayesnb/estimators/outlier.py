@@ -20,6 +20,7 @@ from sklearn.utils.validation import _check_sample_weight, _num_samples, check_i
 
 from .._utils import one_class_on_purpose
 from ..generative.outliers import check_contamination, outlier_offset
+from ..generative.support import blank_impossible, impossible_cells
 from ._base import BaseNB
 from .naive_bayes import NaiveBayes
 
@@ -182,8 +183,8 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
             ``log p(x_j | pa_j, y)``). ``"conditional"``: ``log p(x_ij | x_i,-j)``, the
             log density of the cell given the rest of its row, as
             ``score_samples(X) - score_samples(X with column j missing)``: for every structure
-            (dense or DataFrame input; missing cells score 0, and NaN marks a cell of a row that is
-            impossible, ``-inf``, with and without it). ``"auto"``: contributions where
+            (dense or DataFrame input; missing cells score 0, a cell outside its family's support
+            ``-inf``, and NaN marks another cell of a row that is impossible with and without it). ``"auto"``: contributions where
             the model offers them, else conditional.
 
         Returns
@@ -226,7 +227,8 @@ def _is_fitted(model):
 
 
 def _conditional_scores(model, X):
-    """``log p(x_ij | x_i,-j)`` for each cell: the score minus the score with that column missing."""
+    """``log p(x_ij | x_i,-j)`` for each cell: the score minus the score with that column missing
+    (``-inf`` for a cell outside its family's support, even beside another such cell)."""
     frame = isinstance(X, pd.DataFrame)
     data = X if frame else np.asarray(X)
     if data.ndim != 2:
@@ -247,4 +249,5 @@ def _conditional_scores(model, X):
         with np.errstate(invalid="ignore"):  # -inf - -inf: NaN, the row is impossible without the cell too
             diff = full - model.score_samples(hidden)
         out[:, j] = np.where(observed, diff, 0.0)
+    out = impossible_cells(out, blank_impossible(model, data)[1])  # p(x_ij | rest) = 0 whatever the rest
     return pd.DataFrame(out, columns=X.columns, index=X.index) if frame else out

@@ -8,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = ["HistogramEncoding", "auto_bins", "bin_codes", "bin_labels", "build_state", "check_state", "draw_within",
-           "merge_states", "range_fractions", "tail_costs", "tail_scales", "tail_widths", "within_means", "within_modes"]
+           "merge_states", "outside_support", "range_fractions", "tail_costs", "tail_scales", "tail_widths", "within_means", "within_modes"]
 
 #: the most bins ``bins="auto"`` makes
 MAX_AUTO_BINS = 20
@@ -157,6 +157,23 @@ def _state(tables, bins) -> HistogramEncoding:
         offsets.append(np.concatenate([[0], off, [u.size]]).astype(np.int64))
     return HistogramEncoding(tuple(edges), np.array(integer, dtype=bool), tuple(values), tuple(counts),
                              tuple(offsets))
+
+
+def outside_support(state: HistogramEncoding, X) -> np.ndarray:
+    """Bool (n, d): the finite cells of ``X`` outside the support the training values declare.
+
+    A column whose training values were all whole numbers (``state.integer``: a count, a year,
+    a 0/1 flag) takes whole numbers only, so a fraction there has probability 0; one whose
+    whole-number training values were also all ``>= 0`` (a count) takes no negative value
+    either. A real-valued column's support is the whole line (values beyond its range are
+    charged by the tails, :func:`tail_costs`). An all-missing column declares nothing.
+    """
+    A = np.asarray(X, dtype=np.float64)
+    whole = np.asarray(state.integer, dtype=bool)
+    counts = whole & np.array([v.size > 0 and v[0] >= 0 for v in state.values], dtype=bool)
+    with np.errstate(invalid="ignore"):
+        bad = (whole[None, :] & (A != np.floor(A))) | (counts[None, :] & (A < 0))
+    return np.isfinite(A) & bad
 
 
 def tail_scales(state: HistogramEncoding, j: int) -> tuple:

@@ -12,36 +12,36 @@ For class ``k`` and feature ``j`` with bins ``b = 1..B_j`` of widths ``w_b``::
     exact       the same number (the predictive of one draw is the posterior mean)
     evidence    log B(alpha + n) - log B(alpha) - sum over observed cells of log w_(bin of the cell)
 
-The log-likelihoods and the evidence are those of a piecewise-constant **density** of ``x``,
-so they compare with Gaussian and LogNormal densities on the same column (choosing a
-family by evidence). For an integer-valued column the edges are half-integers ``k + 0.5``
-and ``w_b`` is the number of integers the bin covers, so ``exp(log p(x | k))`` is the
-probability of that integer under a uniform spread within its bin. The log width is the
-same for every class: it is the row term of :meth:`Histogram.log_likelihood_parts` and
-leaves ``predict_proba`` as a categorical model of the bins.
+The log-likelihoods and the evidence are those of a piecewise-constant **density** of ``x``, so they compare
+with Gaussian and LogNormal densities on the same column (choosing a family by evidence). For an
+integer-valued column the edges are half-integers ``k + 0.5`` and ``w_b`` is the number of integers the bin
+covers, so ``exp(log p(x | k))`` is the probability of that integer under a uniform spread within its bin. The
+log width is the same for every class: it is the row term of :meth:`Histogram.log_likelihood_parts` and leaves
+``predict_proba`` as a categorical model of the bins. **Support**: a whole-number column takes whole numbers
+only, and one whose training values are also all ``>= 0`` (a count) no negative value
+(:meth:`Histogram.out_of_support`): ``score_samples`` scores a fraction there, or a negative count, ``-inf``
+(impossible), as Poisson does; a real column's support is the line.
 
-Bins are fixed by the first encoding (``fit``, or the first batch of ``partial_fit``) from
-the quantiles of the distinct observed values pooled over classes (:mod:`._histogram_bins`:
-distinct, so that a row's sample weight and its repetition give the same edges; in a
-whole-number column a value held by at least ``1/B`` and 5% of the cells gets a unit bin of
-its own, a rule of cell counts). The edges are a function of each column's table of distinct
-values and cell counts, which the state keeps, so the states of disjoint partitions merge into
-the state of their rows together (:meth:`Histogram.merge_states`, a Dask fit); later
-batches are binned with the same edges. A value below the first or above the last edge
-falls into the end bin, and its density is the end bin's probability times ``1 / (m + 1)`` (the
-chance of being more extreme than the end bin's ``m`` distinct training values) spread as an
-exponential of scale ``s`` beyond the edge: ``s`` the maximum-likelihood scale of an exponential
-fitted to those values as excesses over the bin's inner edge, at most the bin's width
-(``_histogram_bins.tail_costs``, ``tail_scales``). A tail as steep as the column thins out towards
-its extremes, so that a value outside the training range costs its improbability
-(``tenure = 10000`` in a 0..72 column, or 34 in a 0/1 column, lowers ``log p(x)`` by thousands
-or tens of nats; a value 10% of the range beyond a bell-shaped column's edge, a few nats)
-rather than scoring as typical. The tail extends the density beyond its bins without taking mass from
-them (as a Categorical's share for an unseen value does), so ``p(x | k)`` integrates to at most
-``1 + theta_first + theta_last``; the evidence of training cells (all inside the range) is
-unchanged, and a later ``partial_fit`` batch's cells outside it count with their tail. Generated values
-are drawn from the bins' empirical within-bin distributions (the distinct training values
-of the bin and their counts), so every generated value is an observed training value.
+Bins are fixed by the first encoding (``fit``, or the first batch of ``partial_fit``) from the quantiles of
+the distinct observed values pooled over classes (:mod:`._histogram_bins`: distinct, so that a row's sample
+weight and its repetition give the same edges; in a whole-number column a value held by at least ``1/B`` and
+5% of the cells gets a unit bin of its own, a rule of cell counts). The edges are a function of each
+column's table of distinct values and cell counts, which the state keeps, so the states of disjoint
+partitions merge into the state of their rows together (:meth:`Histogram.merge_states`, a Dask fit); later
+batches are binned with the same edges. A value below the first or above the last edge falls into the end
+bin, and its density is the end bin's probability times ``1 / (m + 1)`` (the chance of being more extreme
+than the end bin's ``m`` distinct training values) spread as an exponential of scale ``s`` beyond the edge:
+``s`` the maximum-likelihood scale of an exponential fitted to those values as excesses over the bin's inner
+edge, at most the bin's width (``_histogram_bins.tail_costs``, ``tail_scales``). A tail as steep as the
+column thins out towards its extremes, so that a value outside the training range costs its improbability
+(``tenure = 10000`` in a 0..72 column, or 34 in a 0/1 column, lowers ``log p(x)`` by thousands or tens of
+nats; a value 10% of the range beyond a bell-shaped column's edge, a few nats) rather than scoring as
+typical. The tail extends the density beyond its bins without taking mass from them (as a Categorical's
+share for an unseen value does), so ``p(x | k)`` integrates to at most ``1 + theta_first + theta_last``; the
+evidence of training cells (all inside the range) is unchanged, and a later ``partial_fit`` batch's cells
+outside it count with their tail. Generated values are drawn from the bins' empirical within-bin
+distributions (the distinct training values of the bin and their counts), so every generated value is an
+observed training value.
 """
 
 from __future__ import annotations
@@ -220,6 +220,10 @@ class Histogram(Family):
                              f"{len(state.edges)}.")
         codes, lw = _bins.bin_codes(A, state)
         return HistogramBlock(A, codes, lw, state), state
+
+    def out_of_support(self, X, state=None):
+        """Bool (n, d): fractions in a whole-number column; negatives in one whose values were all ``>= 0``."""
+        return None if state is None else _bins.outside_support(state, X)
 
     def merge_states(self, a, b):
         """The bins of two disjoint batches' rows together: their tables of distinct values and cell

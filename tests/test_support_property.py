@@ -1,0 +1,134 @@
+"""Issue 31, item 1: one rule for a cell outside its family's support, under every numeric family and
+every structure. The cell has probability 0: ``score_samples`` scores its row ``-inf`` (the other rows
+as before), ``feature_log_contributions`` marks that cell ``-inf`` (the other cells finite), and the
+outlier detector flags the row. A Histogram fitted on a whole-number column knows its support (whole
+numbers, and no negative value where the training values were all ``>= 0``) as Poisson does."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bayesnb import Bernoulli, Categorical, Gaussian, Histogram, Hurdle, LogNormal, NaiveBayes, NBOutlierDetector, Poisson
+
+
+def _table(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    base = rng.normal(size=n)
+    return pd.DataFrame({
+        "normal": 50 + 10 * base + rng.normal(scale=4, size=n),
+        "skewed": np.exp(0.4 * base + rng.normal(scale=0.3, size=n)) * 20,
+        "count": rng.poisson(np.exp(1.5 + 0.3 * base)).astype(float),
+        "zeros": np.where(rng.random(n) < 0.3, 0.0, np.exp(rng.normal(1, 0.5, n))),
+        "year": np.where(base > 0.5, 2009.0, np.where(base > -0.5, 2008.0, 2007.0)),
+        "flag": (base + rng.normal(size=n) > 0).astype(float),
+        "cat": np.where(base > 0, "a", "b"),
+    })
+
+
+DEFAULT = {"normal": Gaussian(), "skewed": LogNormal(), "count": Poisson(), "zeros": Hurdle(LogNormal()),
+           "year": Histogram(), "flag": Bernoulli(), "cat": Categorical()}
+# (column, family under test, a value outside that family's support on that column)
+CASES = [("count", Poisson(), -1.0), ("count", Poisson(), 1.5), ("count", Histogram(), -1.0),
+         ("count", Histogram(), 2.5), ("year", Histogram(), 2007.5), ("year", Poisson(), 2008.25),
+         ("flag", Histogram(), 0.5), ("flag", Histogram(), -1.0), ("flag", Bernoulli(), 34.0),
+         ("skewed", LogNormal(), -2.0), ("skewed", LogNormal(), 0.0), ("zeros", Hurdle(LogNormal()), -3.0)]
+
+
+def _detector(structure, column, family, X):
+    if column is None:  # features="auto": each column's family chosen by its evidence (as a structure needs)
+        return NBOutlierDetector(NaiveBayes(structure=structure)).fit(X)
+    features = {(c,): (family if c == column else f) for c, f in DEFAULT.items()}
+    return NBOutlierDetector(NaiveBayes(features=features)).fit(X)
+
+
+def _check_impossible_cell(det, X, column, value):
+    Q = X.iloc[:8].copy()
+    clean = det.score_samples(Q)
+    Q.loc[Q.index[3], column] = value
+    s = det.score_samples(Q)
+    assert np.isneginf(s[3]) and s[3] < clean[3]
+    np.testing.assert_allclose(np.delete(s, 3), np.delete(clean, 3), rtol=1e-12)
+    C = det.estimator_.feature_log_contributions(Q)
+    expected = np.zeros(C.shape, dtype=bool)
+    expected[3, list(C.columns).index(column)] = True
+    np.testing.assert_array_equal(np.isneginf(C.to_numpy()), expected)
+    assert np.isfinite(C.to_numpy()[~expected]).all()
+    assert det.predict(Q)[3] == -1
+
+
+@pytest.mark.parametrize("column, family, value", CASES,
+                         ids=[f"{c}-{type(f).__name__}-{v}" for c, f, v in CASES])
+def test_an_out_of_support_cell_is_impossible_and_named_under_every_family(column, family, value):
+    X = _table()
+    _check_impossible_cell(_detector("naive", column, family, X), X, column, value)
+
+
+STRUCTURED = [("count", -1.0), ("count", 1.5), ("year", 2007.5), ("year", -1.0), ("flag", 0.5), ("flag", -1.0),
+              ("skewed", -2.0), ("zeros", -3.0)]
+
+
+@pytest.mark.parametrize("structure", ["naive", "tan", "kdb"])
+def test_an_out_of_support_cell_is_impossible_and_named_under_every_structure(structure):
+    """Under ``features="auto"`` the table's columns get Poisson, Histogram (the whole-number year and
+    flag columns), LogNormal and Hurdle; each of their impossible cells is named under each structure."""
+    X = _table()
+    det = _detector(structure, None, None, X)
+    chosen = {c: type(f).__name__ for cols, f in det.estimator_.blocks_ for c in cols}
+    assert {chosen[c] for c, _ in STRUCTURED} == {"Poisson", "Histogram", "LogNormal", "Hurdle"}
+    if structure != "naive":
+        assert any(det.estimator_.structure_.values())  # the structured engine
+    for column, value in STRUCTURED:
+        _check_impossible_cell(det, X, column, value)
+
+
+@pytest.mark.parametrize("column, value", [("normal", -1000.5), ("skewed", -3.0), ("zeros", -0.5)])
+def test_real_columns_have_no_support_of_their_own_under_histogram_and_gaussian(column, value):
+    """A Histogram on a real-valued column (and Gaussian everywhere) has the whole line for support:
+    a value far outside the range is charged by the tail (lower, finite), not made impossible."""
+    X = _table()
+    for family in (Histogram(), Gaussian()):
+        det = _detector("naive", column, family, X)
+        Q = X.iloc[:4].copy()
+        clean = det.score_samples(Q)
+        Q.loc[Q.index[1], column] = value
+        s = det.score_samples(Q)
+        assert np.isfinite(s).all() and s[1] < clean[1], type(family).__name__
+
+
+def test_histogram_support_comes_from_the_values_and():
+    X = _table()
+    model = NaiveBayes(features={("count", "year", "normal", "zeros"): Histogram()})
+    model.fit(X[["count", "year", "normal", "zeros"]], (X["normal"] > 50).to_numpy())
+    ((cols, fam),) = model.blocks_
+    state = model.posterior_.blocks[0].state
+    odd = np.array([[-1.0, 2008.0, -5.0, -1.0], [0.5, 2007.5, 0.5, 0.5], [40.0, 2100.0, 1e4, 1e4]])
+    np.testing.assert_array_equal(fam.out_of_support(odd, state),
+                                  [[True, False, False, False], [True, True, False, False], [False] * 4])
+    assert fam.out_of_support(odd, None) is None
+
+
+def test_predict_proba_stays_a_distribution_beside_an_impossible_histogram_cell():
+    """``predict`` reads the class from the bins; the cell's support is the outlier score's business, so
+    the class probabilities of a row with a fraction in a whole-number Histogram column stay finite."""
+    X = _table()
+    y = (X["normal"] > 50).to_numpy()
+    model = NaiveBayes(features={("count",): Histogram(), ("normal",): Gaussian()}).fit(X[["count", "normal"]], y)
+    Q = X[["count", "normal"]].iloc[:3].copy()
+    Q.loc[Q.index[0], "count"] = 2.5
+    P = model.predict_proba(Q)
+    assert np.isfinite(P).all() and np.allclose(P.sum(axis=1), 1.0)
+    assert np.isneginf(model.score_samples(Q)[0])
+
+
+def test_conditional_cell_scores_name_every_impossible_cell_of_a_row():
+    """Two impossible cells in one row: each is ``-inf`` given the rest (not ``-inf - -inf = NaN``)."""
+    X = _table()
+    det = _detector("tan", None, None, X)
+    Q = X.iloc[:4].copy()
+    Q.loc[Q.index[2], "count"] = 1.5
+    Q.loc[Q.index[2], "year"] = 2008.5
+    S = det.cell_scores(Q, method="conditional")
+    assert np.isneginf(S.loc[Q.index[2], ["count", "year"]].to_numpy()).all()
+    assert np.isfinite(S.drop(index=Q.index[2]).to_numpy()).all()
