@@ -161,8 +161,19 @@ def _uncoded_support(x):
 
 
 def table_array(X):
-    """``X``'s cells as one 2-D array of a type :func:`~._column_scan.scan_columns` reads, never a copy (an array
-    itself, or the values of a DataFrame held in one block of one NumPy dtype), or None for any other table."""
+    """``X``'s cells as one 2-D array of a type :func:`~._column_scan.scan_columns` reads, never a copy.
+
+    Parameters
+    ----------
+    X : ndarray or DataFrame of shape (n_samples, n_features)
+        A dense training table.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features) or None
+        The array itself, or the values of a DataFrame held in one block of one NumPy dtype (a
+        view); None for any other table (its columns are then read one at a time).
+    """
     if is_frame(X):
         kinds = set(X.dtypes)
         only = kinds.pop() if len(kinds) == 1 else None

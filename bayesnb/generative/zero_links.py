@@ -139,8 +139,20 @@ def _contradicted(X, links):
 
 
 def record_zero_links(est, X, partial, zeros=None):
-    """Set ``est.zero_links_`` from the training rows ``X`` (``partial``: keep the old links ``X`` does not break);
-    ``zeros`` as in :func:`zero_links`."""
+    """Set ``est.zero_links_`` from the training rows ``X``.
+
+    Parameters
+    ----------
+    est : fitted estimator
+        Gets (or updates) ``zero_links_``.
+    X : ndarray or DataFrame of shape (n_samples, n_features)
+        The training rows of this call.
+    partial : bool
+        A ``partial_fit`` batch: keep the recorded links that ``X`` does not break (a first batch
+        records none, so no link is invented from a later batch alone).
+    zeros : optional
+        As in :func:`zero_links`.
+    """
     if partial:
         if hasattr(est, "zero_links_"):
             est.zero_links_ = [link for link in est.zero_links_ if link not in _contradicted(X, est.zero_links_)]
