@@ -28,6 +28,7 @@ from ._impute_configs import (
     loss,
     loss_kinds,
     project_fills,
+    reading_model,
 )
 from ._persist_imputer import imputer_from_file, imputer_to_file
 from ._progress import progress
@@ -242,6 +243,12 @@ class Imputer(TransformerMixin, BaseEstimator):
             return None
         if y is None:  # without labels at fit every row is the one class; with them, unknown
             return np.zeros(X.shape[0], dtype=np.int64) if not self.labelled_ else None
+        classes = list(reading_model(self).classes_)
+        known = set(classes)
+        bad = [v for v in y[~np.asarray(pd.isna(y), dtype=bool)] if v not in known] if self.labelled_ else []
+        if bad:
+            raise ValueError(f"{who}: y has label(s) {list(dict.fromkeys(bad))[:5]} that are not among the training "
+                             f"classes {classes[:10]}; give None where a row's label is unknown.")
         return y
 
     def impute(self, X, y=None, *, strategy="auto", n_imputations=1, random_state=None):

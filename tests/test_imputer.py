@@ -234,3 +234,16 @@ def test_scikit_learn_api(penguins):
     assert clone(imp).get_params() == imp.get_params()
     out = imp.fit_transform(Xm)
     assert out.equals(imp.transform(Xm)) and not out.isna().any().any()
+
+
+def test_an_unknown_label_is_named_by_the_imputer():
+    Xm, y = masked(load_house_votes(), "party")
+    imp = Imputer(configurations=("naive", "tan"), label_given=True, random_state=0).fit(Xm, y)
+    bad = y.copy()
+    bad[3] = "whig"
+    with pytest.raises(ValueError, match=r"^Imputer.impute: y has label\(s\) \['whig'\] that are not among the "
+                                         r"training classes \['democrat', 'republican'\]"):
+        imp.impute(Xm, bad)
+    unknown = y.copy()
+    unknown[3] = None  # an unknown label is allowed
+    assert not imp.impute(Xm, unknown).isna().any().any()
