@@ -21,7 +21,7 @@ from scipy.special import gammaln, logsumexp
 
 from ._utils import ZeroProbabilityWarning
 
-__all__ = ["BlockPosterior", "NBPosterior", "build", "class_posterior", "joint_log_likelihood",
+__all__ = ["BlockPosterior", "NBPosterior", "block_posterior", "build", "class_posterior", "joint_log_likelihood",
            "joint_log_likelihood_parts", "log_evidence", "log_marginal", "normalise"]
 
 
@@ -160,14 +160,33 @@ def build(classes, class_count, class_alpha, fit_prior, class_prior, blocks, *, 
         since a state without rows is a normal step of EM.
     """
     alpha, conc, log_prior, fixed = class_posterior(class_count, class_alpha, fit_prior, class_prior)
-    out = []
-    for i, (family, columns, names, state, stats, who) in enumerate(blocks):
-        prior = family.make_prior(stats, state, who=who) if priors is None else priors[i]
-        post = family.update(prior, stats)
-        if priors is None:
-            family.check_posterior(post, stats, names, classes, who=who)
-        out.append(BlockPosterior(family, np.asarray(columns), names, state, stats, prior, post))
-    return NBPosterior(np.asarray(classes), class_count, alpha, conc, log_prior, fixed, tuple(out))
+    out = tuple(block_posterior(*blk, classes, prior=None if priors is None else priors[i])
+                for i, blk in enumerate(blocks))
+    return NBPosterior(np.asarray(classes), class_count, alpha, conc, log_prior, fixed, out)
+
+
+def block_posterior(family, columns, names, state, stats, who, classes, *, prior=None):
+    """One block's :class:`BlockPosterior` of its accumulated statistics (the step :func:`build` takes per block).
+
+    Parameters
+    ----------
+    family, columns, names, state, stats, who
+        As in :func:`build`'s ``blocks``.
+    classes : ndarray of shape (K,)
+        The class labels (named by the posterior check's messages).
+    prior : params NamedTuple, optional
+        A prior to hold fixed (not checked); by default the family's, resolved from ``stats``.
+
+    Returns
+    -------
+    BlockPosterior
+    """
+    fixed = prior is not None
+    prior = family.make_prior(stats, state, who=who) if not fixed else prior
+    post = family.update(prior, stats)
+    if not fixed:
+        family.check_posterior(post, stats, names, classes, who=who)
+    return BlockPosterior(family, np.asarray(columns), names, state, stats, prior, post)
 
 
 def joint_log_likelihood(post: NBPosterior, encoded_blocks, predictive="mean", caches=None, *, points=None,

@@ -228,13 +228,9 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
         post, blocks, specs = self.posterior_, [], []
         for b, (cols, fam) in zip(post.blocks, self._specs):
             h = b.family.hierarchical_variant()
-            if h is None:
-                blocks.append(b)
-                specs.append((cols, fam))
-                continue
-            prior = h.make_prior(b.stats, b.state, who=self._who)
-            blocks.append(b._replace(family=h, prior=prior, posterior=h.update(prior, b.stats)))
-            specs.append((cols, h))
+            blocks.append(b if h is None else
+                          _post.block_posterior(h, b.columns, b.names, b.state, b.stats, self._who, post.classes))
+            specs.append((cols, fam if h is None else h))
         self._specs = specs
         self._store_posterior(post._replace(blocks=tuple(blocks)), self._never_observed)
 
