@@ -6,7 +6,7 @@ structure naive, tan or kdb. Every public name of the class must have a row in `
 Where brute force is cheap, the row checks the answer exactly: the joint by enumeration on
 the categorical table, the evidence by direct counting, partial_fit against a weighted fit.
 What cannot apply under a structure (the linear view, the naive plate model, the naive model's
-EM and latent classes) must be absent (``hasattr`` False) with a message that says why.
+EM) must be absent (``hasattr`` False) with a message that says why.
 """
 
 import numpy as np
@@ -256,13 +256,14 @@ def check_fit_latent_class(m, X, y, table):
     assert not m.impute(X, latent=fit).isna().any().any()
 
 
-def check_naive_only(name, why="with structure="):
-    def check(m, X, y, table):
-        if m.structure != "naive":
-            _absent(m, name, why)
-        else:
-            assert callable(getattr(m, name))
-    return check
+def check_latent_class_draws(m, X, y, table):
+    """Each posterior draw (here exact ones: run_mcmc's layout with one component) a plug-in latent-class
+    model of the estimator's structure, which scores and imputes use (NUTS draws:
+    tests/test_structure_latent_draws.py)."""
+    fits = m.latent_class_draws(m.sample_posterior(2, random_state=0))
+    assert len(fits) == 2 and all(f.point and (f.structure is None) == (m.structure == "naive") for f in fits)
+    assert np.isfinite(m.score_samples(X, latent=fits[0])).all()
+    assert not m.impute(X, latent=fits[1]).isna().any().any()
 
 
 def check_sklearn(name):
@@ -286,7 +287,7 @@ CHECKS = {
     "check_marginals": check_check_marginals, "check_mcar": check_check_mcar, "model_inputs": check_model_inputs,
     **{n: check_linear_view(n) for n in ("coef_", "intercept_", "coef_names_", "coef_draws", "coef_interval")},
     "fit_semi_supervised": check_fit_semi_supervised, "fit_latent_class": check_fit_latent_class,
-    "latent_class_draws": check_naive_only("latent_class_draws", "which it does not read"),
+    "latent_class_draws": check_latent_class_draws,
     **{n: check_sklearn(n) for n in SKLEARN},
 }
 

@@ -2,14 +2,14 @@
 
 :class:`StructureCommonMixin` holds what a fitted structure has no use for, hidden with
 scikit-learn's ``available_if`` (``hasattr`` False, and the AttributeError says why: the
-linear view, and while ``structure`` is not naive the naive model's latent-class draws), the
-predict methods, ``score_samples``, ``log_evidence_``, ``sample``, ``impute`` and
-``sample_posterior`` of :class:`~bayesnb.estimators._structured.StructureMixin` (CategoricalNB's
+linear view), the predict methods, ``score_samples``, ``log_evidence_``, ``sample``, ``impute``,
+``latent_class_draws`` and ``sample_posterior`` of :class:`~bayesnb.estimators._structured.StructureMixin` (CategoricalNB's
 and NaiveBayes's, on the one structure engine :mod:`bayesnb.structure.model`); ``run_mcmc`` and
 ``model_inputs`` are the base's, on the one NumPyro model. The subclass names
 ``_structure_attr`` (the attribute holding the fitted structure, None when naive: every
 method then falls back on the estimator's base) and answers
 the hooks :meth:`_structure_joint` (``log p(x | y=k)`` under it),
+:meth:`_structure_latent_draws` (plug-in latent-class models from ``run_mcmc``'s draws),
 :meth:`_structure_sample` (feature values drawn given the classes), :meth:`_structure_imputer`
 (missing cells filled given the class weights), :meth:`_structure_draws` (exact posterior
 draws) and, from
@@ -49,17 +49,6 @@ def _linear_view(self):
             f"{type(self).__name__} has no linear view under its fitted structure {self.structure_kind_!r}: "
             "a feature's term depends on its parents' values, so log-odds are not linear in one-hot features "
             "(coef_, intercept_, coef_names_, coef_draws, coef_interval need structure='naive').")
-    return True
-
-
-def _naive_em(self):
-    """``available_if`` check of ``latent_class_draws``: it reads the naive latent-class model's NUTS draws."""
-    if self.structure != "naive":
-        raise AttributeError(
-            f"{type(self).__name__}.latent_class_draws turns run_mcmc(n_components=C)'s draws of the naive "
-            f"latent-class model into naive LatentClassFits; under structure={self.structure!r} the draws are over "
-            "the structure's contexts, which it does not read (use fit_latent_class for a latent-class model on "
-            "the structure, or structure='naive').")
     return True
 
 
@@ -104,11 +93,49 @@ class StructureCommonMixin:
         """As :meth:`bayesnb.model.PosteriorMixin.coef_interval`; not under a fitted structure."""
         return super().coef_interval(ci, n_draws, random_state)
 
-    @available_if(_naive_em)
     def latent_class_draws(self, idata, *, n_draws=None, random_state=None):
-        """As :meth:`bayesnb.generative.GenerativeMixin.latent_class_draws`; structure='naive' only
-        (it reads the draws of the naive latent-class model)."""
-        return super().latent_class_draws(idata, n_draws=n_draws, random_state=random_state)
+        """One plug-in latent-class model per posterior draw of :meth:`run_mcmc`.
+
+        Under a structure other than naive (TAN, k-DB), the draws of ``run_mcmc(X, y,
+        n_components=C)`` (every feature's parameters per context (class, component,
+        parents' states), :meth:`sample_posterior`'s layout with a ``component`` dim; or of
+        ``n_components=1``) become :class:`~bayesnb.generative.LatentClassFit` objects with
+        ``point=True`` whose ``structure`` is the model over the (class, component) states at
+        that draw, its parameters used as they are (:func:`bayesnb.structure.em.draw_model`):
+        :meth:`score_samples` and :meth:`impute` accept them (``latent=``), as they accept
+        :meth:`fit_latent_class`'s. Under naive, as
+        :meth:`bayesnb.generative.GenerativeMixin.latent_class_draws`.
+
+        Parameters
+        ----------
+        idata : xarray.DataTree
+            The result of this estimator's :meth:`run_mcmc` (any ``n_components``).
+        n_draws : int or None, default=None
+            Number of draws to use, taken at random without replacement over chains and
+            draws; None: all of them, in (chain, draw) order.
+        random_state : None, int or Generator
+
+        Returns
+        -------
+        list of LatentClassFit
+            With ``point=True`` and an empty ``em_objective``; state ``k * C + c`` is
+            component ``c`` of class ``k``. Under a structure their ``posterior`` holds the
+            state weights only (no naive blocks).
+
+        Raises
+        ------
+        ValueError
+            ``idata`` is not of this estimator's model (another estimator's, or another
+            structure's: its variables, dims or shapes differ).
+        """
+        if self._structure_fitted() is None:
+            return super().latent_class_draws(idata, n_draws=n_draws, random_state=random_state)
+        check_is_fitted(self, "posterior_")
+        return self._structure_latent_draws(idata, n_draws, random_state)
+
+    def _structure_latent_draws(self, idata, n_draws, random_state):
+        """:meth:`latent_class_draws` under the fitted structure."""
+        raise NotImplementedError
 
     def _structure_fitted(self):
         """The fitted structure (with a ``log_evidence``), or None under the naive structure."""
@@ -209,7 +236,9 @@ class StructureCommonMixin:
         n_components : int or "auto", default=1
             > 1 or "auto": impute with a latent-class model of the structure fitted on ``X``.
         latent : LatentClassFit, optional
-            From this estimator's :meth:`fit_latent_class` (overrides ``n_components``).
+            From this estimator's :meth:`fit_latent_class`, or one MCMC draw from its
+            :meth:`latent_class_draws` (its parameters used as they are:
+            ``parameter_uncertainty`` is ignored), overriding ``n_components``.
 
         Returns
         -------
@@ -226,6 +255,8 @@ class StructureCommonMixin:
         post = self.posterior_
         model, states, group = (None, post, np.arange(len(self.classes_))) if latent is None else \
             self._structure_latent(latent)
+        # one MCMC draw (latent_class_draws): its parameters are used as they are
+        parameter_uncertainty = parameter_uncertainty and not (latent is not None and latent.point)
         X = self._check_X(X, reset=False)
         encoded, _ = self._encode_blocks(X, post)
         allowed = np.ones((X.shape[0], len(group)), dtype=bool) if y is None else allowed_states(
@@ -277,8 +308,9 @@ class StructureCommonMixin:
     def score_samples(self, X, *, latent=None):
         """``log p(x)`` (densities for numeric cells): logsumexp over classes of :meth:`predict_joint_log_proba`.
 
-        ``latent``: a model of this structure's :meth:`fit_latent_class`, scored at its plug-in
-        (logsumexp over its (class, component) states).
+        ``latent``: a model of this structure's :meth:`fit_latent_class` (or one draw of
+        :meth:`latent_class_draws`), scored at its plug-in (logsumexp over its (class,
+        component) states).
         """
         if self._structure_fitted() is None:
             return super().score_samples(X, latent=latent)

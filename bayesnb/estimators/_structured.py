@@ -29,6 +29,7 @@ from sklearn.utils.validation import _num_samples
 from .. import posterior as _post
 from ..diagnostics import datatree_from_layout
 from ..generative.functions import _block_cells
+from ..generative.latent import read_draws
 from ..generative.tables import assemble_table
 from ..inference import em
 from ..inference.numpyro_model import point_sites, structure_inputs
@@ -400,14 +401,27 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
         > 1``, a dim ``component`` after ``class`` and ``w`` (class, component))."""
         if self._structure_fitted() is None:
             return super()._mcmc_tree(spec, samples, sample_stats, attrs)
+        dims, coords, shapes, variables = self._draw_layout(spec.n_components)
+        return datatree_from_layout(mcmc_draws(spec, samples, variables, shapes), dims, coords,
+                                    sample_stats=sample_stats, attrs={**attrs, "structure": self.structure_kind_})
+
+    def _draw_layout(self, C):
+        """``(dims, coords, shapes, variables)`` of ``run_mcmc``'s draws under the structure with ``C``
+        components (``C > 1``: a dim ``component`` after ``class`` and ``w`` (class, component))."""
         dims, coords, shapes, variables = self._mixed_layout()
-        C = spec.n_components
         if C > 1:
             dims = {v: d if v == "pi" else d[:1] + ["component"] + d[1:] for v, d in dims.items()}
             shapes = {v: s if v == "pi" else s[:1] + (C,) + tuple(s[1:]) for v, s in shapes.items()}
             dims["w"], shapes["w"], coords["component"] = ["class", "component"], (len(self.classes_), C), np.arange(C)
-        return datatree_from_layout(mcmc_draws(spec, samples, variables, shapes), dims, coords,
-                                    sample_stats=sample_stats, attrs={**attrs, "structure": self.structure_kind_})
+        return dims, coords, shapes, variables
+
+    def _structure_latent_draws(self, idata, n_draws, random_state):
+        """One plug-in latent-class model of the structure per draw of ``run_mcmc`` (``LatentClassFit``
+        with ``point=True``, its ``structure`` the model over the states at that draw)."""
+        values, pick, C = read_draws(idata, lambda c: self._draw_layout(c)[:2], n_draws, random_state, self._who)
+        group, variables = np.repeat(np.arange(len(self.classes_)), C), self._draw_layout(C)[3]
+        return em.latent_class_from_draws(self.posterior_, values, None, C, pick,
+                                          structure=lambda d: _se.draw_model(self._mixed, group, d, variables))
 
     def fit_semi_supervised(self, X, y, *, unlabeled="auto", sample_weight=None, unlabeled_weight=1.0, tol=1e-6,
                             max_iter=100):

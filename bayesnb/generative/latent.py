@@ -8,7 +8,7 @@ from .._utils import as_generator
 from ..diagnostics import variable_layout
 from ..inference import em
 
-__all__ = ["check_latent", "latent_fits_from_draws"]
+__all__ = ["check_latent", "latent_fits_from_draws", "read_draws"]
 
 
 def check_latent(post, latent, n_classes, who):
@@ -50,6 +50,62 @@ def check_latent(post, latent, n_classes, who):
     return latent.posterior, latent.group, bool(latent.point)
 
 
+def read_draws(idata, layout, n_draws, random_state, who):
+    """The draws of ``run_mcmc``'s ``idata``, checked against the estimator's layout.
+
+    Parameters
+    ----------
+    idata : xarray.DataTree
+        The result of the estimator's ``run_mcmc``.
+    layout : callable
+        ``n_components`` -> ``(dims, coords)`` of the estimator's draws (``{variable: dims}``
+        without ``chain``/``draw``; ``coords`` the length of every dim).
+    n_draws : int or None
+        Draws taken at random without replacement; None: all, in (chain, draw) order.
+    random_state : None, int or Generator
+    who : str
+        Name used in error messages.
+
+    Returns
+    -------
+    values : dict
+        ``{variable: ndarray (chains * draws, ...)}``.
+    pick : ndarray of int
+        The draws to use.
+    n_components : int
+        From ``w``'s last axis (1 without ``w``).
+
+    Raises
+    ------
+    TypeError
+        ``idata`` is not a DataTree with a ``posterior`` group.
+    ValueError
+        Its variables, dims or shapes are not the estimator's (another estimator's or
+        structure's draws), or ``n_draws`` is out of range.
+    """
+    try:
+        ds = idata["posterior"]
+        names = set(ds.data_vars)
+    except (KeyError, TypeError, AttributeError):
+        raise TypeError(f"{who}: idata must be the DataTree returned by run_mcmc.") from None
+    C = int(ds["w"].shape[-1]) if "w" in names else 1
+    dims, coords = layout(C)
+    if names != set(dims) or any(tuple(ds[v].dims[2:]) != tuple(dims[v])
+                                 or ds[v].shape[2:] != tuple(len(coords[d]) for d in dims[v]) for v in dims):
+        raise ValueError(f"{who}: idata does not match this estimator's model (variables "
+                         f"{sorted(names)}; expected {sorted(dims)}, with their dims and shapes): pass the result "
+                         "of its run_mcmc.")
+    chains, draws = ds[next(iter(dims))].shape[:2]
+    pick = np.arange(chains * draws)
+    if n_draws is not None:
+        n = int(n_draws)
+        if n < 1 or n > pick.size:
+            raise ValueError(f"{who}: n_draws must be in [1, {pick.size}]; received {n_draws!r}.")
+        pick = as_generator(random_state).choice(pick.size, size=n, replace=False)
+    values = {v: np.asarray(ds[v].values, dtype=float).reshape((chains * draws,) + ds[v].shape[2:]) for v in dims}
+    return values, pick, C
+
+
 def latent_fits_from_draws(base, idata, n_draws, random_state, who):
     """One plug-in :class:`LatentClassFit` per posterior draw of ``run_mcmc`` (see ``latent_class_draws``).
 
@@ -69,22 +125,20 @@ def latent_fits_from_draws(base, idata, n_draws, random_state, who):
     -------
     list of LatentClassFit
     """
-    try:
-        ds = idata["posterior"]
-        names = set(ds.data_vars)
-    except (KeyError, TypeError, AttributeError):
-        raise TypeError(f"{who}: idata must be the DataTree returned by run_mcmc.") from None
-    C = int(ds["w"].shape[-1]) if "w" in names else 1
+    values, pick, C = read_draws(idata, lambda C: _naive_layout(base, C), n_draws, random_state, who)
+    return em.latent_class_from_draws(base, values, variable_layout(base, C)[3], C, pick)
+
+
+def _naive_layout(base, C):
+    """``(dims, coords)`` of the naive model's draws: :func:`~bayesnb.diagnostics.variable_layout`'s,
+    with a parameter's own axes beyond its category axis (a Histogram's bins) named as the DataTree
+    names them, ``<variable>_dim_<i>``."""
     dims, coords, _, layouts = variable_layout(base, C)
-    if names != set(dims) or any(ds[v].shape[2:] != tuple(len(coords[d]) for d in dims[v]) for v in dims):
-        raise ValueError(f"{who}: idata does not match this estimator's model (variables "
-                         f"{sorted(names)}; expected {sorted(dims)}): pass the result of its run_mcmc.")
-    chains, draws = ds[next(iter(dims))].shape[:2]
-    pick = np.arange(chains * draws)
-    if n_draws is not None:
-        n = int(n_draws)
-        if n < 1 or n > pick.size:
-            raise ValueError(f"{who}: n_draws must be in [1, {pick.size}]; received {n_draws!r}.")
-        pick = as_generator(random_state).choice(pick.size, size=n, replace=False)
-    values = {v: np.asarray(ds[v].values, dtype=float).reshape((chains * draws,) + ds[v].shape[2:]) for v in dims}
-    return em.latent_class_from_draws(base, values, layouts, C, pick)
+    for b, lay in zip(base.blocks, layouts):
+        point = b.family.point_params(b.posterior)
+        for p in (p for p in b.family.param_names if p in point):
+            v = f"{p}_{lay.label}"
+            own = np.shape(point[p])[2 + bool(lay.category_dim):]  # (K, d[, categories], own...)
+            dims[v] = dims[v] + [f"{v}_dim_{i}" for i in range(len(own))]
+            coords.update({f"{v}_dim_{i}": np.arange(n) for i, n in enumerate(own)})
+    return dims, coords

@@ -465,7 +465,7 @@ def _states(a, S, C):
     return a.reshape((S,) + a.shape[1 + (C > 1):])
 
 
-def latent_class_from_draws(base, values, layouts, n_components, pick):
+def latent_class_from_draws(base, values, layouts, n_components, pick, structure=None):
     """One plug-in :class:`LatentClassFit` per MCMC draw of the latent-class model.
 
     Parameters
@@ -481,6 +481,11 @@ def latent_class_from_draws(base, values, layouts, n_components, pick):
     n_components : int
     pick : ndarray of int
         Draws to use.
+    structure : callable, optional
+        Under a structure other than naive: ``{variable: one draw's values}`` -> the
+        structure over the states at that draw (``LatentClassFit.structure``); the draws are
+        then the structure's (``layouts`` is not read) and the fits' posteriors hold only the
+        state weights (no blocks).
 
     Returns
     -------
@@ -493,7 +498,7 @@ def latent_class_from_draws(base, values, layouts, n_components, pick):
     group = np.repeat(np.arange(K), C)
     class_count = base.class_count[group]
     blocks = []
-    for b, lay in zip(base.blocks, layouts):
+    for b, lay in zip(() if structure is not None else base.blocks, layouts or ()):
         params = list(b.family.point_params(b.posterior))
         blocks.append((b, params, lay.label, index_params(b.stats, group), index_params(b.prior, group)))
     out = []
@@ -507,5 +512,6 @@ def latent_class_from_draws(base, values, layouts, n_components, pick):
             point = b.family.posterior_from_params({p: _states(values[f"{p}_{label}"][i], S, C) for p in params})
             bp.append(BlockPosterior(b.family, b.columns, b.names, b.state, stats, prior, point))
         post = NBPosterior(np.arange(S), class_count, np.ones(S), np.ones(S) + class_count, logw, True, tuple(bp))
-        out.append(LatentClassFit(post, group, C, [], None, True))
+        model = None if structure is None else structure({v: a[i] for v, a in values.items()})
+        out.append(LatentClassFit(post, group, C, [], None, True, model))
     return out

@@ -41,8 +41,8 @@ from . import model as _mx
 from ..inference.em import allowed_states, climb, log_penalty
 from ..posterior import build
 
-__all__ = ["fit_latent_class", "fit_semi_supervised", "m_step", "state_model", "structure_log_penalty",
-           "with_priors"]
+__all__ = ["draw_model", "fit_latent_class", "fit_semi_supervised", "m_step", "state_model",
+           "structure_log_penalty", "with_priors"]
 
 
 def structure_log_penalty(model, class_part) -> float:
@@ -167,6 +167,42 @@ def state_model(model, group):
         priors.append(_mx.take_contexts(prior, np.asarray(group)[ctx // P] * P + ctx % P))
     return model._replace(stats=(None,) * len(priors), priors=tuple(priors), posteriors=tuple(priors),
                           log_evidence=0.0, n_classes=S)
+
+
+def draw_model(model, group, draw, variables):
+    """``model`` over the latent states of ``group`` at one MCMC draw, its parameters used as they are.
+
+    Parameters
+    ----------
+    model : ~bayesnb.structure.model.MixedModel
+        The fitted structure, over ``K`` classes.
+    group : ndarray of int of shape (S,)
+        The class of each state (``S = K * C``, state ``k * C + c`` component ``c`` of class ``k``).
+    draw : dict
+        ``{variable: values}`` of one draw of ``run_mcmc`` under the structure: node ``j``'s
+        parameter with dims ``(class, [component,] <parent>_state..., own axes...)``
+        (``component`` only when ``C > 1``), as :func:`bayesnb.structure.draws.mixed_layout`.
+    variables : sequence of dict
+        Per node, ``{param name: variable}`` (:func:`bayesnb.structure.draws.node_variables`).
+
+    Returns
+    -------
+    MixedModel
+        Over the ``S`` states (:func:`state_model`: every context its class's prior), each
+        node's posterior its family's ``posterior_from_params`` of the draw (its plug-in is
+        the draw), ``predictive="mean"``: rows are scored and imputed at the draw.
+    """
+    template = state_model(model, group)
+    lead = 2 if len(group) > model.n_classes else 1  # (class[, component]) axes before the parents'
+    posts = []
+    for nd, pa, names in zip(template.nodes, template.parents, variables):
+        n_ctx = template.n_classes * _mx._n_parent_states(template.nodes, pa)
+        params = {}
+        for p, var in names.items():
+            a = np.asarray(draw[var], dtype=float)
+            params[p] = a.reshape((n_ctx, 1) + a.shape[lead + len(pa):])
+        posts.append(nd.family.posterior_from_params(params))
+    return template._replace(posteriors=tuple(posts), predictive="mean")
 
 
 def fit_latent_class(model, data, class_part, y_codes, n_components, *, n_init=3, tol=1e-6, max_iter=200, rng,
