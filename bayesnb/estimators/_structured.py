@@ -501,7 +501,8 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
 
     def _structure_latent(self, latent):
         """``(model over the states, the states' posterior, class of each state)`` of a latent-class
-        model of this structure (:meth:`fit_latent_class`); a ValueError for anything else."""
+        model of this structure (:meth:`fit_latent_class`, :meth:`latent_class_draws`); a ValueError
+        for anything else."""
         model = getattr(latent, "structure", None)
         if (not isinstance(latent, em.LatentClassFit) or model is None
                 or model.parents != self._mixed.parents or len(model.nodes) != len(self._mixed.nodes)
@@ -509,6 +510,6 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
                        for a, b in zip(model.nodes, self._mixed.nodes))
                 or np.max(latent.group, initial=-1) >= len(self.classes_)):
             raise ValueError(f"{self._who}: latent must be a LatentClassFit from this estimator's fit_latent_class "
-                             f"(structure {self.structure_kind_!r}); received {type(latent).__name__}"
+                             f"or latent_class_draws (structure {self.structure_kind_!r}); received {type(latent).__name__}"
                              f"{'' if model is not None else ' without a structure'}.")
         return model, latent.posterior, np.asarray(latent.group)

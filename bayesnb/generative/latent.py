@@ -39,8 +39,9 @@ def check_latent(post, latent, n_classes, who):
         ``latent`` is not a latent-class model of this estimator.
     """
     if getattr(latent, "structure", None) is not None:
-        raise ValueError(f"{who}: latent is a latent-class model of a structure (fit_latent_class of an "
-                         "estimator with structure='tan'/'kdb'); use it with that estimator.")
+        raise ValueError(f"{who}: latent is a latent-class model of a structure (fit_latent_class or "
+                         "latent_class_draws of an estimator with structure='tan'/'kdb'); use it with that "
+                         "estimator.")
     ours, theirs = post.blocks, getattr(getattr(latent, "posterior", None), "blocks", None)
     if theirs is None or len(theirs) != len(ours) or any(
             type(a.family) is not type(b.family) or not np.array_equal(a.columns, b.columns)

@@ -66,7 +66,9 @@ class LatentClassFit(NamedTuple):
         Under a structure other than naive (``fit_latent_class`` of a TAN / k-DB estimator):
         the structure over the latent states (:func:`bayesnb.structure.em.fit_latent_class`),
         which that estimator's ``score_samples`` and ``impute`` use; ``posterior``'s blocks
-        are then the naive model at the same responsibilities. None: a naive latent-class model.
+        are then the naive model at the same responsibilities (none for one MCMC draw,
+        ``latent_class_draws``: :func:`bayesnb.structure.em.draw_model`). None: a naive
+        latent-class model.
     """
 
     posterior: object
