@@ -3,9 +3,10 @@
 :class:`StructureCommonMixin` holds what a fitted structure has no use for, hidden with
 scikit-learn's ``available_if`` (``hasattr`` False, and the AttributeError says why: the
 linear view), the predict methods, ``score_samples``, ``log_evidence_``, ``sample``, ``impute``,
-``latent_class_draws`` and ``sample_posterior`` of :class:`~bayesnb.estimators._structured.StructureMixin` (CategoricalNB's
-and NaiveBayes's, on the one structure engine :mod:`bayesnb.structure.model`); ``run_mcmc`` and
-``model_inputs`` are the base's, on the one NumPyro model. The subclass names
+``latent_class_draws`` and ``sample_posterior`` of
+:class:`~bayesnb.estimators._structured.StructureMixin` (CategoricalNB's and NaiveBayes's, on
+the one structure engine :mod:`bayesnb.structure.model`); ``run_mcmc`` and ``model_inputs`` are
+the base's, on the one NumPyro model. The subclass names
 ``_structure_attr`` (the attribute holding the fitted structure, None when naive: every
 method then falls back on the estimator's base) and answers
 the hooks :meth:`_structure_joint` (``log p(x | y=k)`` under it),

@@ -510,6 +510,7 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
                        for a, b in zip(model.nodes, self._mixed.nodes))
                 or np.max(latent.group, initial=-1) >= len(self.classes_)):
             raise ValueError(f"{self._who}: latent must be a LatentClassFit from this estimator's fit_latent_class "
-                             f"or latent_class_draws (structure {self.structure_kind_!r}); received {type(latent).__name__}"
+                             f"or latent_class_draws (structure {self.structure_kind_!r}); received "
+                             f"{type(latent).__name__}"
                              f"{'' if model is not None else ' without a structure'}.")
         return model, latent.posterior, np.asarray(latent.group)
