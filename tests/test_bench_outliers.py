@@ -30,6 +30,8 @@ def test_corruptions(penguins):
     outside = (far[numeric] > train[numeric].max()) | (far[numeric] < train[numeric].min())
     moved = (far[numeric].ne(test[numeric]) & far[numeric].notna()).to_numpy()
     assert changed.all() and (moved.sum(axis=1) == 1).all() and outside.to_numpy()[moved].all()
+    whole = [c for c in numeric if (train[c].dropna() % 1 == 0).all()]  # flipper length, body mass, year
+    assert whole and (far[whole] % 1 == 0).where(far[whole].notna(), True).all().all()  # no fraction wins
     mixed, changed = bench.corrupt("assembled", test, train, rng)
     for c in X.columns:  # every column keeps its values, only the rows are reassembled
         assert sorted(mixed[c].dropna().astype(str)) == sorted(test[c].dropna().astype(str))
