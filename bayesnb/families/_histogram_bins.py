@@ -238,8 +238,9 @@ def tail_count_costs(state: HistogramEncoding, j: int, x: np.ndarray, ends) -> n
     In a whole-number column a bin of one value held by a hundred cells has ``m = 1``: its next
     integer would cost about one nat. With ``ends = (n_below, n_above)``, the (weighted) cells of
     the first and last bin (so a row's weight and its repetition count alike), the cost of the
-    share is ``log((n + 1) s / w)`` (at least 0) instead of ``log((m + 1) s / w)``: this returns the
-    difference for the values beyond the range (0 inside it), shape of ``x``.
+    share is ``log((max(n, m) + 1) s / w)`` (at least 0) instead of ``log((m + 1) s / w)``: this
+    returns the difference for the values beyond the range (0 inside it), shape of ``x``; ``n``
+    below ``m`` (fractional weights, or parameters that are not a posterior) keeps ``m``.
     """
     e, off = state.edges[j], state.offsets[j]
     w = np.diff(e)
@@ -248,7 +249,7 @@ def tail_count_costs(state: HistogramEncoding, j: int, x: np.ndarray, ends) -> n
                                                     ends, (w[0], w[-1]))):
         t = np.maximum(e[0] - x, 0.0) if side == 0 else np.maximum(x - e[-1], 0.0)
         old = max(float(np.log((m + 1) * scale / width)), 0.0)
-        new = max(float(np.log((max(float(n), 0.0) + 1) * scale / width)), 0.0)
+        new = max(float(np.log((max(float(n), m) + 1) * scale / width)), 0.0)  # never heavier than 1/(m+1)
         out += np.where(t > 0, new - old, 0.0)
     return out
 
