@@ -17,7 +17,8 @@ the outliers the positives):
     - ``swap-num``: the values of two numeric cells of the row exchanged (observed, different);
     - ``swap-cat``: the values of two categorical cells of the row exchanged (observed, different);
     - ``out-of-range``: one numeric cell set beyond its column's training range, by 10-50% of
-      the range, on a random side;
+      the range, on a random side (rounded away from the range to a whole number in a column
+      whose training values are all whole numbers, so that no value wins by being a fraction);
     - ``assembled``: every cell taken from a different random held-out row (each column an
       independent permutation), so the marginals are real and the joint is not.
 - ``rare-class``: the smallest class is thinned to 5% of the rows (if larger); train on 70%
@@ -152,11 +153,15 @@ def _out_of_range(X, train, numeric, rng):
     if not numeric:
         return out, np.zeros(len(X), dtype=bool)
     lo, hi = train[numeric].min(), train[numeric].max()
+    whole = {c: bool((train[c].dropna() % 1 == 0).all()) for c in numeric}
     for i in range(len(X)):
         c = numeric[rng.integers(len(numeric))]
         span = (hi[c] - lo[c]) or 1.0
         step = rng.uniform(0.1, 0.5) * span
-        out.iloc[i, out.columns.get_loc(c)] = hi[c] + step if rng.random() < 0.5 else lo[c] - step
+        value = hi[c] + step if rng.random() < 0.5 else lo[c] - step
+        if whole[c]:  # a whole number beyond the range: a detector cannot win on a fraction in a count column
+            value = np.ceil(value) if value > hi[c] else np.floor(value)
+        out.iloc[i, out.columns.get_loc(c)] = value
     return out, np.ones(len(X), dtype=bool)
 
 

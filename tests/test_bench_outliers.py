@@ -30,6 +30,8 @@ def test_corruptions(penguins):
     outside = (far[numeric] > train[numeric].max()) | (far[numeric] < train[numeric].min())
     moved = (far[numeric].ne(test[numeric]) & far[numeric].notna()).to_numpy()
     assert changed.all() and (moved.sum(axis=1) == 1).all() and outside.to_numpy()[moved].all()
+    whole = [c for c in numeric if (train[c].dropna() % 1 == 0).all()]  # flipper length, body mass, year
+    assert whole and (far[whole] % 1 == 0).where(far[whole].notna(), True).all().all()  # no fraction wins
     mixed, changed = bench.corrupt("assembled", test, train, rng)
     for c in X.columns:  # every column keeps its values, only the rows are reassembled
         assert sorted(mixed[c].dropna().astype(str)) == sorted(test[c].dropna().astype(str))
@@ -81,3 +83,18 @@ def test_data_dir_with_adult_data_alone_adds_the_census_table(tmp_path):
     X, y = tables["adult"]
     assert X.shape == (50, 14) and set(y) <= {">50K", "<=50K"} and not any("census" in n for n in notes)
     assert X["capital-loss"].isna().any() and X["age"].dtype == np.float64
+
+
+def test_structures_script_reports_heldout_and_auc_per_model():
+    """benchmarks/bench_outlier_structures.py: per table and model, the held-out log density of the normal
+    rows and the novelty AUC on bench_outliers' splits (the same splits for every model)."""
+    import bench_outlier_structures as structures
+
+    tables = {"penguins": bench.load_tables(["penguins"], None, 0)[0]["penguins"]}
+    res = structures.run(tables, 1)
+    assert sorted(res["model"]) == sorted(structures.MODELS)
+    assert np.isfinite(res["heldout"]).all() and res["auc"].between(0.5, 1.0).all()
+    # the richer model of the columns is the denser on held-out normal rows (why held-out likelihood
+    # cannot pick naive for novelty)
+    held = res.set_index("model")["heldout"]
+    assert held["tan"] > held["naive"]

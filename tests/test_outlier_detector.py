@@ -181,3 +181,24 @@ def test_the_default_sees_rows_whose_values_do_not_go_together(penguins):
             assert abs(np.median(real) - np.median(fake)) < 1.0
         else:
             assert np.median(real) - np.median(fake) > gap
+
+
+def test_the_default_keeps_its_cv_guard_when_given_labels():
+    """With labels the default model is a classifier of them, and its structure="auto" check (the
+    out-of-fold ``-log p(y | x)`` of the evidence's choice against naive's) runs; for one class (no
+    labels) that loss is 0 for every structure and the check is off. Weights stay equivalent to
+    repeated rows with labels."""
+    df = load_penguins()
+    X, y = df.drop(columns="species"), df["species"]
+    labelled = NBOutlierDetector().fit(X, y).estimator_
+    assert labelled.get_params()["auto_cv"] is True
+    assert np.isfinite(labelled.structure_scores_["cv_log_loss"]).any()
+    alone = NBOutlierDetector().fit(X).estimator_
+    assert alone.get_params()["auto_cv"] is False
+    assert not np.isfinite(alone.structure_scores_["cv_log_loss"]).any()
+    w = np.where(np.arange(len(X)) % 3 == 0, 2.0, 1.0)
+    rep = np.repeat(np.arange(len(X)), w.astype(int))
+    weighted = NBOutlierDetector().fit(X, y, sample_weight=w)
+    repeated = NBOutlierDetector().fit(X.iloc[rep], y.iloc[rep])
+    assert weighted.estimator_.structure_kind_ == repeated.estimator_.structure_kind_
+    np.testing.assert_allclose(weighted.score_samples(X.head(50)), repeated.score_samples(X.head(50)))

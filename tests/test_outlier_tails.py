@@ -72,3 +72,20 @@ def test_histogram_tail_is_the_same_for_weights_and_repeated_rows():
     T = np.array([[X.max() + 2.0], [X.min() - 3.0], [X.max() + 40.0], [0.0]])
     np.testing.assert_allclose(weighted.score_samples(T), repeated.score_samples(T))
     assert weighted.score_samples(T)[2] < weighted.score_samples(T)[0] - 5.0
+
+
+def test_histogram_tail_share_counts_tied_cells():
+    """A whole-number column whose values are 2007, 2008 and 2009, a hundred rows each: by exchangeability
+    a new cell exceeds the last bin's hundred cells with probability at most 1/101, so 2010 costs about
+    log(101 * s / w) + t / s nats over 2009 (s = 0.5, w = 1, t = 0.5: about 4.9), not the 1 nat of a share
+    taken from the bin's one distinct value. Under naive and under a structure alike."""
+    rng = np.random.default_rng(0)
+    year = np.repeat([2007.0, 2008.0, 2009.0], 100)
+    X = pd.DataFrame({"year": year, "x": rng.normal(size=300)})
+    for det in (NBOutlierDetector(NaiveBayes()), NBOutlierDetector(NaiveBayes(structure="tan"))):
+        det.fit(X)
+        rows = X.iloc[200:210]  # year 2009
+        gap = det.score_samples(rows) - det.score_samples(rows.assign(year=2010.0))
+        np.testing.assert_allclose(gap, np.log(101 * 0.5) + 1.0, atol=0.05)
+        far = det.score_samples(rows) - det.score_samples(rows.assign(year=2012.0))
+        np.testing.assert_allclose(far - gap, 4.0, atol=0.05)  # two whole numbers further: t / s grows by 4

@@ -36,10 +36,11 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
     Parameters
     ----------
     estimator : bayesnb estimator, default=None
-        The model of the table (None: ``NaiveBayes(structure="auto", auto_cv=False)``, naive,
-        TAN or k-DB by evidence, so that a row whose values are each typical but do not go
-        together scores low; the cross-validation guard of ``"auto"`` measures a classifier's
-        ``-log p(y | x)``, 0 for one class). Unfitted: a clone is fitted in
+        The model of the table (None: ``NaiveBayes(structure="auto")``, naive, TAN or k-DB by
+        evidence, so that a row whose values are each typical but do not go together scores low;
+        the cross-validation guard of ``"auto"`` measures a classifier's ``-log p(y | x)``, so it
+        runs when :meth:`fit` is given labels ``y`` and is off for one class, where that loss
+        is 0: ``auto_cv=False``). Unfitted: a clone is fitted in
         :meth:`fit` on the rows given, with their labels ``y`` when given, else as one class
         (a model of the columns alone, as :func:`~bayesnb.impute_table` with ``y=None``).
         Already fitted: used as it is, and :meth:`fit` only sets the threshold. Note that
@@ -113,7 +114,7 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         self
         """
         c = check_contamination(self.contamination, _WHO)
-        model = _default_model() if self.estimator is None else self.estimator
+        model = _default_model(y is not None) if self.estimator is None else self.estimator
         if not isinstance(model, BaseNB):
             raise TypeError(f"{_WHO}: estimator must be a bayesnb estimator (NaiveBayes, CategoricalNB, ...); "
                             f"received {type(model).__name__}.")
@@ -211,11 +212,13 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         return tags
 
 
-def _default_model():
+def _default_model(labelled=False):
     """The model of ``estimator=None``: ``NaiveBayes(structure="auto")``, which models the dependence
     between the columns (a naive model of one class is the product of the column marginals, blind
-    to a row whose values are each typical but do not go together)."""
-    return NaiveBayes(structure="auto", auto_cv=False)
+    to a row whose values are each typical but do not go together). Its cross-validation guard
+    (the classifier's out-of-fold ``-log p(y | x)`` against naive's) is on when the rows come
+    with labels ``y``, and off for one class, where that loss is 0 for every structure."""
+    return NaiveBayes(structure="auto", auto_cv=bool(labelled))
 
 
 def _is_fitted(model):

@@ -8,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = ["HistogramEncoding", "auto_bins", "bin_codes", "bin_labels", "build_state", "check_state", "draw_within",
-           "merge_states", "outside_support", "range_fractions", "tail_costs", "tail_scales", "tail_widths", "within_means", "within_modes"]
+           "merge_states", "outside_support", "range_fractions", "tail_costs", "tail_count_costs", "count_tail_costs", "tail_scales", "tail_widths", "within_means", "within_modes"]
 
 #: the most bins ``bins="auto"`` makes
 MAX_AUTO_BINS = 20
@@ -226,6 +226,50 @@ def tail_costs(state: HistogramEncoding, j: int, x: np.ndarray) -> np.ndarray:
         t = np.maximum(e[0] - x, 0.0) if side == 0 else np.maximum(x - e[-1], 0.0)
         step = max(float(np.log((m + 1) * scale / width)), 0.0)
         out += np.where(t > 0, step + t / scale, 0.0)
+    return out
+
+
+def tail_count_costs(state: HistogramEncoding, j: int, x: np.ndarray, ends) -> np.ndarray:
+    """What :func:`tail_costs` adds at ``x`` when the end bins' shares of the tails come from their cell counts.
+
+    :func:`tail_costs` gives a value beyond the range the share ``1 / (m + 1)`` of its end bin, ``m``
+    the bin's distinct training values: by exchangeability a new cell exceeds all ``n`` cells of the
+    bin with probability at most ``1 / (n + 1)``, which is ``1 / (m + 1)`` only when no two cells tie.
+    In a whole-number column a bin of one value held by a hundred cells has ``m = 1``: its next
+    integer would cost about one nat. With ``ends = (n_below, n_above)``, the (weighted) cells of
+    the first and last bin (so a row's weight and its repetition count alike), the cost of the
+    share is ``log((max(n, m) + 1) s / w)`` (at least 0) instead of ``log((m + 1) s / w)``: this
+    returns the difference for the values beyond the range (0 inside it), shape of ``x``; ``n``
+    below ``m`` (fractional weights, or parameters that are not a posterior) keeps ``m``.
+    """
+    e, off = state.edges[j], state.offsets[j]
+    w = np.diff(e)
+    out = np.zeros(np.shape(x))
+    for side, (scale, m, n, width) in enumerate(zip(tail_scales(state, j), (off[1] - off[0], off[-1] - off[-2]),
+                                                    ends, (w[0], w[-1]))):
+        t = np.maximum(e[0] - x, 0.0) if side == 0 else np.maximum(x - e[-1], 0.0)
+        old = max(float(np.log((m + 1) * scale / width)), 0.0)
+        new = max(float(np.log((max(float(n), m) + 1) * scale / width)), 0.0)  # never heavier than 1/(m+1)
+        out += np.where(t > 0, new - old, 0.0)
+    return out
+
+
+def count_tail_costs(block, prior, post) -> np.ndarray:
+    """Per row of an encoded Histogram block, the sum over its cells beyond the range of
+    :func:`tail_count_costs`, shape (n,).
+
+    ``n`` of each end bin is its weighted training cells over every class and context: the
+    posterior's concentrations minus the prior's (``BinDirichlets``, (C, B_j) per column).
+    """
+    state, A = block.state, np.asarray(block.X, dtype=float)
+    prior, post = prior.concentration, post.concentration
+    out = np.zeros(A.shape[0])
+    for j, e in enumerate(state.edges):
+        x = A[:, j]
+        outside = (x < e[0]) | (x > e[-1])  # NaN (missing) compares False
+        if outside.any():
+            n = (np.asarray(post[j]) - np.asarray(prior[j])).sum(axis=0)
+            out[outside] += tail_count_costs(state, j, x[outside], (n[0], n[-1]))
     return out
 
 

@@ -29,11 +29,12 @@ weight and its repetition give the same edges; in a whole-number column a value 
 column's table of distinct values and cell counts, which the state keeps, so the states of disjoint
 partitions merge into the state of their rows together (:meth:`Histogram.merge_states`, a Dask fit); later
 batches are binned with the same edges. A value below the first or above the last edge falls into the end
-bin, and its density is the end bin's probability times ``1 / (m + 1)`` (the chance of being more extreme
-than the end bin's ``m`` distinct training values) spread as an exponential of scale ``s`` beyond the edge:
-``s`` the maximum-likelihood scale of an exponential fitted to those values as excesses over the bin's inner
-edge, at most the bin's width (``_histogram_bins.tail_costs``, ``tail_scales``). A tail as steep as the
-column thins out towards its extremes, so that a value outside the training range costs its improbability
+bin, and its density is the end bin's probability times ``1 / (n + 1)`` (exchangeability: the chance of
+exceeding its ``n`` training cells, weighted, every class and context, ties counted) spread as an exponential
+of scale ``s``: the maximum-likelihood scale of the bin's distinct values as excesses over its inner edge,
+at most its width (``_histogram_bins``: ``tail_scales``, ``count_tail_costs``; ``stats`` and the generative
+cell likelihoods its ``m`` distinct values for ``n``, ``tail_costs``). A tail as steep as the column thins
+out towards its extremes, so that a value outside the training range costs its improbability
 (``tenure = 10000`` in a 0..72 column, or 34 in a 0/1 column, lowers ``log p(x)`` by thousands or tens of
 nats; a value 10% of the range beyond a bell-shaped column's edge, a few nats) rather than scoring as
 typical. The tail extends the density beyond its bins without taking mass from them (as a Categorical's
@@ -257,11 +258,11 @@ class Histogram(Family):
 
     def dp_stats(self, block, resp, state, budget, bounds, names, who="Histogram"):
         """Refused: the bins are data-derived (quantiles) and the state holds training values."""
-        raise NotImplementedError(
-            f"{who}: a Histogram block has no differentially private release: its bin edges are quantiles of "
-            "the data and its state stores the training values that sampling draws from, both of which reveal "
-            "rows. Use a Gaussian, LogNormal or Poisson block with declared bounds, or bin the column yourself "
-            "with declared edges into a Categorical block with declared categories.")
+        raise NotImplementedError(f"{who}: a Histogram block has no differentially private release: its bin edges "
+                                  "are quantiles of the data and its state stores the training values that sampling "
+                                  "draws from, both of which reveal rows. Use a Gaussian, LogNormal or Poisson block "
+                                  "with declared bounds, or bin the column yourself with declared edges into a "
+                                  "Categorical block with declared categories.")
 
     def make_prior(self, stats, state, who="Histogram"):
         """Dirichlet(alpha) over the bins of every (class, feature), no log widths yet; with
@@ -311,16 +312,15 @@ class Histogram(Family):
                              tuple(p + s for p, s in zip(prior.log_width, stats.log_width)))
 
     def log_likelihood_parts(self, prior, post, block, predictive="mean", cache=None):
-        """``log p(bin | y=k)`` summed over the observed cells (relative), and ``-sum log w`` (row)."""
+        """``log p(bin | y=k)`` summed over the observed cells (relative), and ``-sum log w`` and tails (row)."""
         if predictive not in ("mean", "marginal"):
             raise ValueError(f"predictive must be 'mean' or 'marginal'; received {predictive!r}.")
-        codes = block.codes
-        K = post.concentration[0].shape[0] if post.concentration else 0
+        codes, K = block.codes, post.concentration[0].shape[0] if post.concentration else 0
         rel = np.zeros((codes.shape[0], K))
         for j, lp in enumerate(_enc.log_probs(post)):
             table = np.concatenate([lp, np.zeros((K, 1))], axis=1)  # code -1 (missing) picks 0
             rel += table[:, codes[:, j]].T
-        return rel, -block.log_width.sum(axis=1)
+        return rel, -block.log_width.sum(axis=1) - _bins.count_tail_costs(block, prior, post)
 
     def log_evidence(self, prior, post):
         """Closed-form ``log p(x_block | y)`` per class (K,): Dirichlet-multinomial minus ``sum log w``."""
