@@ -29,8 +29,9 @@ and draws synthetic rows with its columns, in their order and dtypes. How it cho
    with the chosen number of components).
 
 Latent class × structure (a component node above a TAN / k-DB) is fitted by
-``fit_latent_class`` of a structured estimator, but its ``sample(latent=)`` needs
-``structure="naive"``, so the latent-class candidate here is the naive one.
+``fit_latent_class`` of a structured estimator, whose ``sample(latent=)`` draws from it, but a
+model file cannot hold such a fit (``save`` refuses it), so the latent-class candidate here is
+the naive one.
 
 Datetime columns are modelled as numbers (seconds since 1970-01-01 UTC, a family chosen by
 evidence like any numeric column's) and sampled back as datetimes of their dtype.

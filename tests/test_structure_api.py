@@ -250,10 +250,12 @@ def check_fit_semi_supervised(m, X, y, table):
 
 
 def check_fit_latent_class(m, X, y, table):
-    """Latent classes with the structure inside each component; scores and imputations use it."""
+    """Latent classes with the structure inside each component; scores, imputations and samples use it."""
     fit = m.fit_latent_class(X, y, n_components=2, n_init=1, max_iter=20, random_state=0)
     assert np.isfinite(m.score_samples(X, latent=fit)).all()
     assert not m.impute(X, latent=fit).isna().any().any()
+    S, ys = m.sample(20, latent=fit, random_state=0)
+    assert S.shape == (20, X.shape[1]) and set(ys) <= set(m.classes_)
 
 
 def check_latent_class_draws(m, X, y, table):
@@ -264,6 +266,8 @@ def check_latent_class_draws(m, X, y, table):
     assert len(fits) == 2 and all(f.point and (f.structure is None) == (m.structure == "naive") for f in fits)
     assert np.isfinite(m.score_samples(X, latent=fits[0])).all()
     assert not m.impute(X, latent=fits[1]).isna().any().any()
+    S, ys = m.sample(20, latent=fits[0], random_state=0)
+    assert S.shape == (20, X.shape[1]) and set(ys) <= set(m.classes_)
 
 
 def check_sklearn(name):

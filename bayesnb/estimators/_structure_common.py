@@ -336,24 +336,32 @@ class StructureCommonMixin:
         states); a given numeric value enters through its density. Sets, ranges, ``forbid`` and
         ``return_probability`` as there, by the same message passing with the constrained
         nodes' factors restricted (:mod:`bayesnb.structure.constrained`); those draws use the
-        call's posterior draw or, with ``parameter_uncertainty=False``, the plug-in. ``length``
-        and ``latent`` need structure='naive'.
+        call's posterior draw or, with ``parameter_uncertainty=False``, the plug-in. ``latent``:
+        a model of this structure's :meth:`fit_latent_class` (or one draw of
+        :meth:`latent_class_draws`, its parameters used as they are): each row's (class,
+        component) state from the state weights (within its class when ``y`` is given), then
+        every feature after its parents in that state's context; with ``given`` (values), the
+        state from ``p(state | x_given)`` by the same conditional sampler. ``length``, and
+        ``latent`` with sets, ranges, ``forbid`` or ``return_probability``, need structure='naive'.
         """
         if self._structure_fitted() is None or _dask.is_dask(kwargs.get("given")):  # Dask: partition by partition
             return super().sample(n_samples, y=y, random_state=random_state,
                                   parameter_uncertainty=parameter_uncertainty, **kwargs)
         given, forbid = kwargs.pop("given", None), kwargs.pop("forbid", None)
         return_probability = bool(kwargs.pop("return_probability", False))
+        latent = kwargs.pop("latent", None)
         odd = [k for k, v in kwargs.items() if v is not None]
         if odd:
             raise NotImplementedError(f"{self._who}.sample({', '.join(odd)}=...) needs structure='naive'.")
         rng = as_generator(random_state)
         if forbid is not None or return_probability or has_constraints(given) or isinstance(y, (set, frozenset)):
+            if latent is not None:
+                raise NotImplementedError(
+                    f"{self._who}.sample(latent=...) under structure {self.structure_kind_!r} takes y as labels and "
+                    "given as values only (no sets, ranges, forbid or return_probability); drop latent to "
+                    "draw those from the structure itself, or use structure='naive'.")
             return self._structure_constrained(n_samples, y, given, forbid, rng, parameter_uncertainty,
                                                return_probability)
         if given is not None:
-            return self._structure_given(n_samples, y, given, rng, parameter_uncertainty)
-        post = self.posterior_
-        log_p = None if y is not None else class_log_weights(post, rng if parameter_uncertainty else None)
-        z = self._structure_classes(n_samples, y, rng, log_p)
-        return self._structure_sample(z, rng, parameter_uncertainty), post.classes[z]
+            return self._structure_given(n_samples, y, given, rng, parameter_uncertainty, latent)
+        return self._structure_rows(n_samples, y, rng, parameter_uncertainty, latent)

@@ -35,9 +35,10 @@ from ..generative._checks import sample_request
 from ..generative.conditional import check_known_values
 from ..generative.conditions import class_set
 from ..generative.constrained import finish_probability, parse_conditions
-from ..generative.functions import class_log_weights, contribution_class_term
+from ..generative.functions import class_log_weights, contribution_class_term, states_of_classes
 from ..generative.given import encode_given, write_given
 from ..generative.support import blank_impossible, impossible_cells
+from ..inference.em import allowed_states
 from ..structure import constrained as _sc
 from ..structure import impute as _mi
 from ..structure import infer as _si
@@ -175,22 +176,42 @@ class StructureUsesMixin:
         values = _mx.sample_nodes(prior_model, z, rng, parameter_uncertainty=True)
         return self._node_table(values, len(z)), post.classes[z]
 
-    def _structure_given(self, n_samples, y, given, rng, parameter_uncertainty):
-        """``sample(given=)`` under the fitted structure: ``(X, y)`` drawn from ``p(y, x_rest | x_given)``."""
+    def _sampling_model(self, latent, parameter_uncertainty):
+        """``(model, its class part, class of each state, parameter_uncertainty)`` that :meth:`sample` draws
+        from: the fitted structure over the classes, or a latent-class model of it over its (class,
+        component) states (one MCMC draw's parameters are used as they are)."""
+        if latent is None:
+            return self._mixed, self.posterior_, np.arange(len(self.classes_)), parameter_uncertainty
+        model, states, group = self._structure_latent(latent)
+        return model, states, group, bool(parameter_uncertainty) and not latent.point
+
+    def _structure_rows(self, n_samples, y, rng, parameter_uncertainty, latent=None):
+        """``sample()`` under the fitted structure: a class (with ``latent``, a state: within the row's
+        class when ``y`` is given), then every node after its parents in that state's context."""
+        model, states, group, pu = self._sampling_model(latent, parameter_uncertainty)
+        logw = class_log_weights(states, rng if pu else None) if latent is not None or y is None else None
+        z = self._structure_classes(n_samples, y, rng, None if y is not None else logw)
+        if latent is not None and y is not None:  # the component among the class's states
+            z = states_of_classes(group, z, logw, rng)
+        return self._structure_sample(z, rng, pu, model), self.classes_[group[z]]
+
+    def _structure_given(self, n_samples, y, given, rng, parameter_uncertainty, latent=None):
+        """``sample(given=)`` under the fitted structure: ``(X, y)`` drawn from ``p(y, x_rest | x_given)``
+        (with ``latent``, the row's state from ``p(state | x_given)``, within its class when ``y`` is given)."""
         post, who = self.posterior_, self._who
         d, names = int(self.n_features_in_), getattr(self, "feature_names_in_", None)
         n, z, values, labels = sample_request(self.classes_, n_samples, y, given, d, names, who)
         encoded = encode_given(self._gen_encode, values, labels, n, names, d, who)
         check_known_values(post, encoded, {j: v.to_numpy(dtype=object) for j, v in values.items()}, who)
-        r = rng if parameter_uncertainty else None
-        model = self._mixed if r is None else _mi.drawn_model(self._mixed, r)
-        K = len(post.classes)
-        logw = np.broadcast_to(class_log_weights(post, r), (n, K))
+        model, states, group, pu = self._sampling_model(latent, parameter_uncertainty)
+        r = rng if pu else None
+        model = model if r is None else _mi.drawn_model(model, r)
+        logw = np.broadcast_to(class_log_weights(states, r), (n, len(group)))
         if z is not None:
-            logw = np.where(np.arange(K)[None, :] == z[:, None], logw, -np.inf)
+            logw = np.where(allowed_states(group, z), logw, -np.inf)
         zz, drawn = _mi.draw_rows(model, _mx.node_data(model.nodes, encoded), logw, rng, who)
         columns = write_given(self._node_columns(drawn), values)
-        return self._node_table(columns, n, decoded=True), post.classes[zz]
+        return self._node_table(columns, n, decoded=True), post.classes[group[zz]]
 
     def _structure_constrained(self, n_samples, y, given, forbid, rng, parameter_uncertainty, return_probability):
         """``sample(given=, forbid=)`` with sets, ranges or forbidden combinations under the fitted structure:

@@ -310,8 +310,10 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
         encoded = self._encoded(X)
         return _si.log_likelihood(model, _mx.node_data(model.nodes, encoded), self._who)
 
-    def _structure_sample(self, z, rng, parameter_uncertainty):
-        return self._node_table(_mx.sample_nodes(self._mixed, z, rng, parameter_uncertainty), len(z))
+    def _structure_sample(self, z, rng, parameter_uncertainty, model=None):
+        """Rows drawn in ancestral order in the contexts of ``z`` (classes, or ``model``'s latent states)."""
+        model = self._mixed if model is None else model
+        return self._node_table(_mx.sample_nodes(model, z, rng, parameter_uncertainty), len(z))
 
     def _node_columns(self, values):
         """Per column of ``X``, its values from every node's (categorical codes decoded)."""

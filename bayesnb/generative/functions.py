@@ -27,7 +27,7 @@ from ..posterior import joint_log_likelihood_parts, log_marginal, normalise
 from .tables import SparseBlock
 
 __all__ = ["class_log_weights", "contribution_class_term", "feature_contributions", "impute_cells", "length_rates",
-           "parameter_points", "sample_rows", "score_rows", "state_posterior", "warn_empty_columns"]
+           "parameter_points", "sample_rows", "score_rows", "state_posterior", "states_of_classes", "warn_empty_columns"]
 
 
 def parameter_points(post, rng=None, use_prior=False):
@@ -108,6 +108,31 @@ def warn_empty_columns(post, what, who, missing=None, stacklevel=3):
             AllMissingWarning,
             stacklevel=stacklevel,
         )
+
+
+def states_of_classes(group, z, logw, rng):
+    """A latent state of each row's class, drawn in proportion to the states' weights.
+
+    Parameters
+    ----------
+    group : ndarray of int, shape (S,)
+        The class of each state.
+    z : array-like of int, shape (n,)
+        Class index of each row.
+    logw : ndarray of shape (S,)
+        Log weight of each state (a class whose states all have weight 0: its states alike).
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of int, shape (n,)
+        State index of each row.
+    """
+    z = np.asarray(z)
+    W = np.where(group[None, :] == z[:, None], np.exp(logw)[None, :], 0.0)
+    none = W.sum(axis=1) == 0
+    W[none] = group[None, :] == z[none, None]
+    return _draw_index(W / W.sum(axis=1, keepdims=True), rng) if z.shape[0] else np.zeros(0, int)
 
 
 def _draw_index(P, rng):
@@ -192,10 +217,7 @@ def sample_rows(post, n_samples, n_columns, *, rng, z=None, group=None, paramete
         n = int(n_samples)
         z = _draw_index(np.broadcast_to(np.exp(logw), (n, logw.shape[0])), rng) if n else np.zeros(0, int)
     elif group is not None:  # a state of each row's class, by the states' weights
-        W = np.where(group[None, :] == np.asarray(z)[:, None], np.exp(logw)[None, :], 0.0)
-        none = W.sum(axis=1) == 0  # a class whose states all have weight 0: its states alike
-        W[none] = group[None, :] == np.asarray(z)[none, None]
-        z = _draw_index(W / W.sum(axis=1, keepdims=True), rng) if z.shape[0] else np.zeros(0, int)
+        z = states_of_classes(group, z, logw, rng)
     n = z.shape[0]
     columns = [None] * n_columns
     if n:
