@@ -93,11 +93,14 @@ def test_a_damaged_or_stale_entry_is_ignored(tmp_path, damage):
     assert pc.STATS["rejected"] == rejected + 1
 
 
-def test_an_unwritable_folder_is_not_an_error(tmp_path):
+def test_an_unwritable_or_remote_folder_is_not_an_error(tmp_path, monkeypatch):
     c, _ = _compiled(2.5)
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     assert pc.store(blocker, _key(), (c,)) is False
+    assert list(tmp_path.iterdir()) == [blocker]
+    monkeypatch.chdir(tmp_path)  # a remote folder configured in JAX is left to JAX: nothing written here
+    assert pc.store("gs://bucket/jax", _key(), (c,)) is False and pc.load("gs://bucket/jax", _key()) is None
     assert list(tmp_path.iterdir()) == [blocker]
 
 

@@ -220,6 +220,8 @@ def load(cache_dir, key):
     -------
     tuple of jax.stages.Compiled or None
     """
+    if "://" in str(cache_dir):  # a remote folder configured in JAX: JAX's cache only
+        return None
     try:
         with open(_path(cache_dir, key), "rb") as f:
             blob = f.read()
@@ -256,9 +258,11 @@ def store(cache_dir, key, programs) -> bool:
     Returns
     -------
     bool
-        Whether the entry was written (False when the backend cannot serialize or the folder
-        is not writable; the run goes on without it).
+        Whether the entry was written (False when the backend cannot serialize, the folder
+        is not writable or is a remote one such as ``gs://...``; the run goes on without it).
     """
+    if "://" in str(cache_dir):
+        return False
     path = _path(cache_dir, key)
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
