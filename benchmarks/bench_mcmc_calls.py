@@ -228,8 +228,8 @@ def processes(args):
                                           load_1min=0.5 * (load0 + _loadavg()))
                 finally:
                     shutil.rmtree(cache, ignore_errors=True)
-                rows.append({"repeat": rep, "code": code, "first_s": pair["first"]["wall_s"],
-                             "second_s": pair["second"]["wall_s"], "ratio": pair["second"]["wall_s"] / pair["first"]["wall_s"],
+                first, second = pair["first"]["wall_s"], pair["second"]["wall_s"]
+                rows.append({"repeat": rep, "code": code, "first_s": first, "second_s": second, "ratio": second / first,
                              "second_program_cache": pair["second"].get("program_cache"),
                              "load_1min": [pair["first"]["load_1min"], pair["second"]["load_1min"]]})
                 print(json.dumps(rows[-1]), flush=True)

@@ -220,7 +220,8 @@ def run_nuts(spec, priors, data, *, num_warmup=500, num_samples=1000, num_chains
     timing : dict
         ``compile_seconds`` (building, tracing and compiling the sampler, ahead of the
         run on the default path, as reported by JAX's monitoring events with
-        ``numpyro.infer.MCMC``; 0 on a cache hit of the default path),
+        ``numpyro.infer.MCMC``; 0 on a cache hit of the default path; the time to key and load
+        it when it comes from the on-disk program cache),
         ``sampling_seconds`` (the rest of the run), ``total_seconds``, ``cache_hit`` (a
         compiled sampler of the same shapes was reused in this process), ``program_cache``:
         ``"memory"`` (that reuse), ``"loaded"`` (the compiled sampler read from
@@ -464,7 +465,8 @@ def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
         return lax.scan(body, state, None, length=CHUNK)
 
     if vec:
-        init_one, chunk_one = jax.vmap(init_one, in_axes=(0, None, None, None)), jax.vmap(chunk_one, in_axes=(0, None, None))
+        init_one = jax.vmap(init_one, in_axes=(0, None, None, None))
+        chunk_one = jax.vmap(chunk_one, in_axes=(0, None, None))
     # The state crosses the programs' boundary as its list of leaves (NumPyro's HMCState rebuilt
     # inside): the compiled programs' argument trees then hold only lists, tuples and dicts, so a
     # program loaded from the on-disk cache needs neither NumPyro nor the model to be imported.
