@@ -111,3 +111,23 @@ def test_fresh_compiles_keep_programs_out_of_jax_cache_in_this_thread_only():
     with pc.fresh_compiles():
         assert jax.config.jax_persistent_cache_min_compile_time_secs == float("inf")
     assert jax.config.jax_persistent_cache_min_compile_time_secs == JAX_MIN_COMPILE_SECS
+
+
+def test_fresh_compiles_count_what_jax_read_from_its_cache():
+    """A compile that JAX served from its own cache is counted (such an executable is not stored)."""
+    import jax
+    import jax.numpy as jnp
+
+    from bayesnb.inference.nuts import cache_every_compile
+
+    offset = float(np.random.default_rng().integers(1 << 30))  # a program no earlier run has cached
+    x = jnp.zeros(3, jnp.float32)
+    with cache_every_compile() as stored:
+        jax.jit(lambda v: v * 2 + offset).lower(x).compile()  # written to JAX's cache
+    with pc.fresh_compiles() as hits:
+        jax.jit(lambda v: v * 3 + offset).lower(x).compile()  # another program: a miss
+    assert hits == [0]
+    with pc.fresh_compiles() as hits:
+        jax.jit(lambda v: v * 2 + offset).lower(x).compile()
+    assert hits == ([1] if stored else [0])
+    assert stored  # the tests run with a persistent cache (conftest)

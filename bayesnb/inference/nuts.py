@@ -292,10 +292,9 @@ def _run_nuts(spec, priors, data, num_warmup, num_samples, num_chains, chain_met
                 cached = None if disk_key is None else program_cache.load(cache_dir, disk_key)
                 program = "loaded" if cached is not None else "stored" if disk_key is not None else "off"
                 if cached is None:
-                    with program_cache.fresh_compiles() if disk_key else contextlib.nullcontext([1]) as jax_hits:
-                        cached = _compile_fn(spec, priors, data, z_init, keys, num_warmup, vec, target_accept_prob,
-                                             show, cache_dir)
-                    if jax_hits[0] or not program_cache.store(cache_dir, disk_key, cached):
+                    cached, jax_hits = _compile_fn(spec, priors, data, z_init, keys, num_warmup, vec,
+                                                   target_accept_prob, show, cache_dir, disk_key is not None)
+                    if jax_hits or not program_cache.store(cache_dir, disk_key, cached):
                         program = "off"
                 aot_seconds = time.perf_counter() - t_c
             if len(_CACHE) >= _CACHE_MAX:
@@ -323,8 +322,12 @@ def _run_nuts(spec, priors, data, num_warmup, num_samples, num_chains, chain_met
     return samples, extra, timing
 
 
-def _compile_fn(spec, priors, data, z_init, keys, num_warmup, vec, target_accept_prob, show, cache_dir):
-    """Build, trace and compile (ahead of time) the initialiser and the chunk: ``(init, chunk)`` compiled."""
+def _compile_fn(spec, priors, data, z_init, keys, num_warmup, vec, target_accept_prob, show, cache_dir, fresh):
+    """Build, trace and compile (ahead of time) the initialiser and the chunk: ``((init, chunk), jax_hits)``.
+
+    ``fresh``: the two compiles are kept out of JAX's cache (:func:`program_cache.fresh_compiles`)
+    and ``jax_hits`` counts those of them that JAX read from its cache anyway; otherwise
+    ``jax_hits`` is 1 (nothing to store)."""
     import jax
 
     init_fn, chunk_fn, n_params = _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob)
@@ -334,9 +337,11 @@ def _compile_fn(spec, priors, data, z_init, keys, num_warmup, vec, target_accept
               f"(first call only; {where})", file=sys.stderr, flush=True)
     # compile ahead of time, so that compile and sampling are timed apart
     k0 = keys if vec else keys[0]
-    init_c = init_fn.lower(k0, priors, data, z_init).compile(compiler_options=_init_options())
-    state0 = jax.eval_shape(init_fn, k0, priors, data, z_init)
-    return init_c, chunk_fn.lower(state0, priors, data).compile()
+    init_l = init_fn.lower(k0, priors, data, z_init)
+    chunk_l = chunk_fn.lower(jax.eval_shape(init_fn, k0, priors, data, z_init), priors, data)
+    with program_cache.fresh_compiles() if fresh else contextlib.nullcontext([1]) as jax_hits:
+        compiled = init_l.compile(compiler_options=_init_options()), chunk_l.compile()
+    return compiled, jax_hits[0]
 
 
 def _init_options():

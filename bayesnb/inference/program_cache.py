@@ -318,8 +318,9 @@ def chain_keys(seed, num_chains, precision, cache_dir, memo):
             "chain keys", [], (seed,), (num_chains, precision))
         loaded = None if disk_key is None else load(cache_dir, disk_key)
         if loaded is None:
+            lowered = jax.jit(lambda s: jax.random.split(jax.random.PRNGKey(s), num_chains)).lower(seed)
             with fresh_compiles() if disk_key else contextlib.nullcontext([1]) as jax_hits:
-                compiled = jax.jit(lambda s: jax.random.split(jax.random.PRNGKey(s), num_chains)).lower(seed).compile()
+                compiled = lowered.compile()
             if not jax_hits[0]:
                 store(cache_dir, disk_key, (compiled,))
         else:
