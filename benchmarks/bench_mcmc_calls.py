@@ -48,19 +48,34 @@ import time
 
 def one_call(num_warmup, num_samples, seed):
     """Wall seconds of one ``run_mcmc`` (house votes, fitted model) and its timing attributes."""
+    import bayesnb.model
     from bayesnb import CategoricalNB
     from bayesnb.datasets import load_house_votes
 
     df = load_house_votes()
     X, y = df.drop(columns="party"), df["party"]
     clf = CategoricalNB().fit(X, y)
-    t0 = time.perf_counter()
-    dt = clf.run_mcmc(X, y, num_warmup=num_warmup, num_samples=num_samples, random_state=seed, progress_bar=False)
-    wall = time.perf_counter() - t0
+    run_nuts, spent = bayesnb.model.run_nuts, []
+
+    def timed_run_nuts(*args, **kwargs):  # the call's time inside run_nuts (JAX's import included)
+        t = time.perf_counter()
+        out = run_nuts(*args, **kwargs)
+        spent.append(time.perf_counter() - t)
+        return out
+
+    bayesnb.model.run_nuts = timed_run_nuts
+    try:
+        t0 = time.perf_counter()
+        dt = clf.run_mcmc(X, y, num_warmup=num_warmup, num_samples=num_samples, random_state=seed,
+                          progress_bar=False)
+        wall = time.perf_counter() - t0
+    finally:
+        bayesnb.model.run_nuts = run_nuts
     a = dt.attrs
     return {"wall_s": wall, "compile_s": a["compile_seconds"], "sampling_s": a["sampling_seconds"],
             "cache_hit": bool(a["cache_hit"]), "draws": int(dt["posterior"].sizes["draw"]),
-            "program_cache": a.get("program_cache")}
+            "program_cache": a.get("program_cache"), "run_nuts_s": sum(spent),
+            "nuts_setup_s": sum(spent) - a["total_seconds"], "outside_run_nuts_s": wall - sum(spent)}
 
 
 def _models():
@@ -231,6 +246,8 @@ def processes(args):
                 first, second = pair["first"]["wall_s"], pair["second"]["wall_s"]
                 rows.append({"repeat": rep, "code": code, "first_s": first, "second_s": second, "ratio": second / first,
                              "second_program_cache": pair["second"].get("program_cache"),
+                             "second_parts": {k: pair["second"][k] for k in
+                                              ("nuts_setup_s", "compile_s", "sampling_s", "outside_run_nuts_s")},
                              "load_1min": [pair["first"]["load_1min"], pair["second"]["load_1min"]]})
                 print(json.dumps(rows[-1]), flush=True)
     finally:
@@ -245,6 +262,12 @@ def processes(args):
         sel = [r for r in rows if r["code"] == code]
         print(f"{code:28s} {_median([r['first_s'] for r in sel]):8.2f} {_median([r['second_s'] for r in sel]):9.2f} "
               f"{_median([r['ratio'] for r in sel]):12.2f}x  {', '.join(format(r['ratio'], '.2f') for r in sel)}")
+    print("second process, median s: run_nuts before the sampler (JAX's import, setup) / getting the sampler "
+          "(key + load or trace + compile) / sampling / outside run_nuts (model arrays, DataTree with its imports)")
+    for code in codes:
+        parts = [_median([r["second_parts"][k] for r in rows if r["code"] == code])
+                 for k in ("nuts_setup_s", "compile_s", "sampling_s", "outside_run_nuts_s")]
+        print(f"{code:28s} " + " / ".join(f"{p:.2f}" for p in parts))
     return rows
 
 
