@@ -261,8 +261,10 @@ class PosteriorMixin:
             with ``n_components > 1`` a dim ``component`` after ``class`` and a variable
             ``w`` (class, component)) and ``sample_stats`` (``diverging``, ``tree_depth``,
             ``n_steps``, ``acceptance_rate``, ``lp``, ``energy``, ``step_size``). ``attrs``
-            holds ``compile_seconds``, ``sampling_seconds``, ``cache_hit``,
-            ``likelihood``, ``n_components``, ``init`` and ``precision``.
+            holds ``compile_seconds``, ``sampling_seconds``, ``cache_hit``, ``program_cache``
+            (``"memory"``, ``"loaded"``, ``"stored"`` or ``"off"``: where the compiled sampler
+            came from, :func:`bayesnb.inference.nuts.run_nuts`), ``likelihood``,
+            ``n_components``, ``init`` and ``precision``.
 
         Examples
         --------
@@ -314,6 +316,7 @@ class PosteriorMixin:
                  "init": init if isinstance(init, str) else "LatentClassFit",
                  "compile_seconds": timing["compile_seconds"], "sampling_seconds": timing["sampling_seconds"],
                  "total_seconds": timing["total_seconds"], "cache_hit": int(timing["cache_hit"]),
+                 "program_cache": timing["program_cache"],
                  "precision": precision}
         return self._mcmc_tree(spec, samples, sample_stats_from_extra(extra), attrs)
 

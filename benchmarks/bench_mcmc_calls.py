@@ -22,6 +22,12 @@ code in turn, ``--repeats`` times, default 3), with the load average beside each
 
     python benchmarks/bench_mcmc_calls.py --sizes --before 0a9e7e9 [--repeats 3] [--json out.json]
 
+``--processes`` measures the compile cache across processes: per repeat and code (``--before``
+revision, working tree; interleaved), a new empty cache folder, a first process and a second
+one, each timing one ``run_mcmc`` after its imports and ``fit``; second / first per pair::
+
+    python benchmarks/bench_mcmc_calls.py --processes --before main [--repeats 3] [--json out.json]
+
 Per model and code: compile seconds, warm sampling seconds (a second call in the same process,
 same shapes), minimum bulk ESS per second of warm sampling, and ``compare_posteriors``' largest
 |z| against 20,000 exact draws (both versions must sample the same posterior); the compile
@@ -42,18 +48,34 @@ import time
 
 def one_call(num_warmup, num_samples, seed):
     """Wall seconds of one ``run_mcmc`` (house votes, fitted model) and its timing attributes."""
+    import bayesnb.model
     from bayesnb import CategoricalNB
     from bayesnb.datasets import load_house_votes
 
     df = load_house_votes()
     X, y = df.drop(columns="party"), df["party"]
     clf = CategoricalNB().fit(X, y)
-    t0 = time.perf_counter()
-    dt = clf.run_mcmc(X, y, num_warmup=num_warmup, num_samples=num_samples, random_state=seed, progress_bar=False)
-    wall = time.perf_counter() - t0
+    run_nuts, spent = bayesnb.model.run_nuts, []
+
+    def timed_run_nuts(*args, **kwargs):  # the call's time inside run_nuts (JAX's import included)
+        t = time.perf_counter()
+        out = run_nuts(*args, **kwargs)
+        spent.append(time.perf_counter() - t)
+        return out
+
+    bayesnb.model.run_nuts = timed_run_nuts
+    try:
+        t0 = time.perf_counter()
+        dt = clf.run_mcmc(X, y, num_warmup=num_warmup, num_samples=num_samples, random_state=seed,
+                          progress_bar=False)
+        wall = time.perf_counter() - t0
+    finally:
+        bayesnb.model.run_nuts = run_nuts
     a = dt.attrs
     return {"wall_s": wall, "compile_s": a["compile_seconds"], "sampling_s": a["sampling_seconds"],
-            "cache_hit": bool(a["cache_hit"]), "draws": int(dt["posterior"].sizes["draw"])}
+            "cache_hit": bool(a["cache_hit"]), "draws": int(dt["posterior"].sizes["draw"]),
+            "program_cache": a.get("program_cache"), "run_nuts_s": sum(spent),
+            "nuts_setup_s": sum(spent) - a["total_seconds"], "outside_run_nuts_s": wall - sum(spent)}
 
 
 def _models():
@@ -187,6 +209,68 @@ def sizes(args):
     return rows
 
 
+def processes(args):
+    """First vs second process on one compile-cache folder, ``--before`` revision vs working tree, one run.
+
+    Per repeat and code (interleaved: before, after, before, after, ...): a new empty cache
+    folder (``JAX_COMPILATION_CACHE_DIR``), a first process (cold: compiles and fills the cache)
+    and then a second process (warm cache), each a fresh interpreter timing one ``run_mcmc``
+    call after its imports and ``fit``. The ratio second / first is reported per pair (the two
+    processes of one repeat and code, back to back) and as the median of those ratios.
+    """
+    import shutil
+
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    old = tempfile.mkdtemp(prefix="bayesnb-before-")
+    archive = subprocess.run(["git", "-C", repo, "archive", args.before, "bayesnb"], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", old], input=archive.stdout, check=True)
+    codes = {f"before ({args.before})": old, "after (working tree)": repo}
+    env = {k: v for k, v in os.environ.items() if k not in ("BAYESNB_JAX_CACHE", "JAX_COMPILATION_CACHE_DIR")}
+    rows = []
+    try:
+        for rep in range(args.repeats):
+            for code, path in codes.items():
+                cache = tempfile.mkdtemp(prefix="bayesnb-jax-cache-")
+                try:
+                    pair = {}
+                    for call in ("first", "second"):
+                        load0 = _loadavg()
+                        out = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", "--num-warmup",
+                                              str(args.num_warmup), "--num-samples", str(args.num_samples)],
+                                             capture_output=True, text=True, check=True, cwd=old,
+                                             env=dict(env, PYTHONPATH=path, JAX_COMPILATION_CACHE_DIR=cache))
+                        pair[call] = dict(json.loads(out.stdout.strip().splitlines()[-1]),
+                                          load_1min=0.5 * (load0 + _loadavg()))
+                finally:
+                    shutil.rmtree(cache, ignore_errors=True)
+                first, second = pair["first"]["wall_s"], pair["second"]["wall_s"]
+                rows.append({"repeat": rep, "code": code, "first_s": first, "second_s": second, "ratio": second / first,
+                             "second_program_cache": pair["second"].get("program_cache"),
+                             "second_parts": {k: pair["second"][k] for k in
+                                              ("nuts_setup_s", "compile_s", "sampling_s", "outside_run_nuts_s")},
+                             "load_1min": [pair["first"]["load_1min"], pair["second"]["load_1min"]]})
+                print(json.dumps(rows[-1]), flush=True)
+    finally:
+        shutil.rmtree(old, ignore_errors=True)
+    loads = [x for r in rows for x in r["load_1min"]]
+    print(f"\nhouse votes, {args.num_warmup} warmup + {args.num_samples} draws, 1 chain; run_mcmc wall seconds in a "
+          f"first and a second fresh process on one new cache folder; {args.repeats} repeat(s), interleaved; "
+          f"1-minute load average {min(loads):.1f}-{max(loads):.1f} (median {_median(loads):.1f}) "
+          f"on {os.cpu_count()} CPU(s)")
+    print(f"{'code':28s} {'first s':>8s} {'second s':>9s} {'second/first':>13s}  per pair")
+    for code in codes:
+        sel = [r for r in rows if r["code"] == code]
+        print(f"{code:28s} {_median([r['first_s'] for r in sel]):8.2f} {_median([r['second_s'] for r in sel]):9.2f} "
+              f"{_median([r['ratio'] for r in sel]):12.2f}x  {', '.join(format(r['ratio'], '.2f') for r in sel)}")
+    print("second process, median s: run_nuts before the sampler (JAX's import, setup) / getting the sampler "
+          "(key + load or trace + compile) / sampling / outside run_nuts (model arrays, DataTree with its imports)")
+    for code in codes:
+        parts = [_median([r["second_parts"][k] for r in rows if r["code"] == code])
+                 for k in ("nuts_setup_s", "compile_s", "sampling_s", "outside_run_nuts_s")]
+        print(f"{code:28s} " + " / ".join(f"{p:.2f}" for p in parts))
+    return rows
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--num-warmup", type=int, default=500)
@@ -195,15 +279,17 @@ def main(argv=None):
     ap.add_argument("--json", default=None)
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--sizes", action="store_true", help="house votes vs a ~600-parameter mixed table, before vs after")
-    ap.add_argument("--before", default="HEAD", help="git revision measured as 'before' by --sizes")
-    ap.add_argument("--repeats", type=int, default=3, help="repeats of each --sizes measurement (median shown)")
+    ap.add_argument("--processes", action="store_true",
+                    help="first vs second process on one new cache folder, before vs after")
+    ap.add_argument("--before", default="HEAD", help="git revision measured as 'before' by --sizes and --processes")
+    ap.add_argument("--repeats", type=int, default=3, help="repeats of each --sizes or --processes measurement")
     ap.add_argument("--size-child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.size_child:
         print(json.dumps(size_child(args.size_child, args.num_warmup, args.num_samples)))
         return None
-    if args.sizes:
-        rows = sizes(args)
+    if args.sizes or args.processes:
+        rows = sizes(args) if args.sizes else processes(args)
         if args.json:
             with open(args.json, "w") as f:
                 json.dump(rows, f, indent=2)

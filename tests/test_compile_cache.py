@@ -1,7 +1,10 @@
-"""The persistent compile cache works across processes: bayesnb's programs are stored however fast they compile.
+"""The compile cache works across processes: a second process loads the compiled sampler.
 
-JAX stores only compiles of at least ``jax_persistent_cache_min_compile_time_secs`` (1 s by
-default); bayesnb lowers that to 0 for its own programs while it samples, for its thread only.
+bayesnb stores the compiled NUTS programs in its own entries inside the persistent cache
+folder (``bayesnb.inference.program_cache``), keyed without tracing, so a new process neither
+builds the model nor calls JAX's tracing, lowering or compiler. JAX stores only compiles of at
+least ``jax_persistent_cache_min_compile_time_secs`` (1 s by default); bayesnb lowers that to 0
+for its other programs while it samples, for its thread only.
 """
 
 from __future__ import annotations
@@ -15,50 +18,87 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, run_python
 
-from bayesnb.inference import nuts
+from bayesnb.inference import nuts, program_cache
 from bayesnb.inference.nuts import JAX_MIN_COMPILE_SECS, cache_every_compile
 
-#: a small run_mcmc that reports JAX's compile-cache events during the run (as JSON)
+#: a house-votes run_mcmc that reports, as JSON: JAX's compile events during the call, how often
+#: the sampler was built (traced), where the compiled sampler came from, and a digest of the draws
 _PROBE = """
-import json
+import hashlib, json
 import jax.monitoring
 events = {}
 jax.monitoring.register_event_listener(lambda name, **kw: events.__setitem__(name, events.get(name, 0) + 1))
+jax.monitoring.register_event_duration_secs_listener(
+    lambda name, d, **kw: events.__setitem__(name, events.get(name, 0) + 1))
 from bayesnb import CategoricalNB
-from bayesnb.datasets import load_play_tennis
-df = load_play_tennis()
-X, y = df.drop(columns="PlayTennis"), df["PlayTennis"]
+from bayesnb.datasets import load_house_votes
+from bayesnb.inference import nuts, program_cache
+built = []
+build = nuts._build_fn
+nuts._build_fn = lambda *a, **k: built.append(1) or build(*a, **k)
+df = load_house_votes()
+X, y = df.drop(columns="party"), df["party"]
 est = CategoricalNB().fit(X, y)
 before = dict(events)
-est.run_mcmc(X, y, num_warmup=10, num_samples=10, random_state=0, progress_bar=False)
-print(json.dumps({k: v - before.get(k, 0) for k, v in events.items()}))
+dt = est.run_mcmc(X, y, num_warmup=20, num_samples=30, random_state=0, progress_bar=False)
+draws = b"".join(dt["posterior"][v].values.tobytes() for v in sorted(dt["posterior"].data_vars))
+stats = b"".join(dt["sample_stats"][v].values.tobytes() for v in sorted(dt["sample_stats"].data_vars))
+print(json.dumps({"events": {k: v - before.get(k, 0) for k, v in events.items() if v != before.get(k, 0)},
+                  "built": len(built), "program_cache": dt.attrs["program_cache"], "stats": program_cache.STATS,
+                  "draws": hashlib.sha256(draws + stats).hexdigest()}))
 """
 
 
-def _run_probe(xdg: Path) -> dict:
+def _run_probe(xdg: Path, cache_off: bool = False) -> dict:
     env = {k: v for k, v in os.environ.items()
            if k not in ("JAX_COMPILATION_CACHE_DIR", "BAYESNB_JAX_CACHE", "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS")}
     env.update(XDG_CACHE_HOME=str(xdg), PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""))
+    if cache_off:
+        env["BAYESNB_JAX_CACHE"] = "0"
     r = run_python(["-c", _PROBE], env=env, cwd=ROOT)
     assert r.returncode == 0, r.stderr[-2000:]
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
+_COMPILES = ("/jax/core/compile/jaxpr_trace_duration", "/jax/core/compile/jaxpr_to_mlir_module_duration",
+             "/jax/core/compile/backend_compile_duration", "/jax/compilation_cache/compile_requests_use_cache")
+
+
 @pytest.mark.slow
-def test_a_second_process_finds_every_program_in_the_cache(tmp_path):
-    """The first process stores every program it compiles (not only those over 1 s); the second
-    finds each one (JAX's cache-hit events) and writes nothing new."""
-    cache = tmp_path / "bayesnb" / "jax"
+def test_a_second_process_loads_the_compiled_sampler_and_compiles_nothing(tmp_path):
+    """The first process compiles the sampler and stores it; the second loads it: the model is
+    never built or traced, JAX lowers and compiles nothing, and the draws are bit for bit those
+    of the first process and of a process with the cache off. A damaged entry is ignored (the
+    sampler is compiled and stored again, same draws) and the one after it loads again."""
+    programs = tmp_path / "bayesnb" / "jax" / program_cache.SUBDIR
     first = _run_probe(tmp_path)
-    stored = sorted(p.name for p in cache.iterdir())
-    requests = first["/jax/compilation_cache/compile_requests_use_cache"]
-    assert requests >= 2  # at least the initialiser and the NUTS chunk
-    assert first.get("/jax/compilation_cache/cache_hits", 0) == 0
-    assert len(stored) == requests  # every compile written, however fast
+    assert first["program_cache"] == "stored" and first["built"] == 1
+    assert first["stats"] == {"loaded": 0, "stored": 2, "rejected": 0}  # the sampler and the chain keys
+    assert all(first["events"].get(e, 0) > 0 for e in _COMPILES)
+    entries = sorted(programs.iterdir())
+    assert len(entries) == 2
+
     second = _run_probe(tmp_path)
-    assert second["/jax/compilation_cache/compile_requests_use_cache"] == requests
-    assert second.get("/jax/compilation_cache/cache_hits", 0) == requests
-    assert sorted(p.name for p in cache.iterdir()) == stored
+    assert second["program_cache"] == "loaded" and second["built"] == 0
+    assert second["stats"] == {"loaded": 2, "stored": 0, "rejected": 0}
+    assert [e for e in _COMPILES if second["events"].get(e, 0)] == []  # no trace, lowering or compile
+    assert second["draws"] == first["draws"]
+
+    for entry in entries:  # damage every entry: one byte in the middle of the executable
+        blob = bytearray(entry.read_bytes())
+        blob[len(blob) // 2] ^= 0xFF
+        entry.write_bytes(bytes(blob))
+    third = _run_probe(tmp_path)
+    assert third["program_cache"] == "stored" and third["built"] == 1
+    assert third["stats"] == {"loaded": 0, "stored": 2, "rejected": 2}
+    assert third["draws"] == first["draws"]
+    fourth = _run_probe(tmp_path)
+    assert fourth["program_cache"] == "loaded" and fourth["draws"] == first["draws"]
+
+    off = _run_probe(tmp_path / "off", cache_off=True)
+    assert off["program_cache"] == "off" and off["stats"] == {"loaded": 0, "stored": 0, "rejected": 0}
+    assert off["draws"] == first["draws"]
+    assert not (tmp_path / "off" / "bayesnb").exists()
 
 
 def test_threshold_is_lowered_in_the_context_and_thread_only(monkeypatch, tmp_path):

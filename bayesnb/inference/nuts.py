@@ -7,7 +7,10 @@ recompiles. They are cached in-process, and JAX's persistent compilation cache i
 default (:func:`default_compilation_cache`; ``BAYESNB_JAX_CACHE=0`` turns it off). That
 cache folder is the only JAX setting bayesnb changes, and never one the user has set; while it
 samples, bayesnb also stores its own programs in that cache however fast they compile
-(:func:`cache_every_compile`, a thread-local override).
+(:func:`cache_every_compile`, a thread-local override). The compiled initialiser, chunk and
+chain-key programs themselves are kept in :mod:`~bayesnb.inference.program_cache` (inside that
+folder), under a key computed without tracing, so a new process loads them and traces,
+lowers and compiles nothing.
 JAX and NumPyro are imported inside the functions.
 """
 
@@ -22,6 +25,7 @@ import time
 import numpy as np
 
 from .._progress import interactive, show
+from . import program_cache
 from .numpyro_model import _unconstrained, make_model
 
 __all__ = ["cache_every_compile", "default_compilation_cache", "enable_compilation_cache", "mcmc_draws", "run_nuts",
@@ -216,9 +220,14 @@ def run_nuts(spec, priors, data, *, num_warmup=500, num_samples=1000, num_chains
     timing : dict
         ``compile_seconds`` (building, tracing and compiling the sampler, ahead of the
         run on the default path, as reported by JAX's monitoring events with
-        ``numpyro.infer.MCMC``; 0 on a cache hit of the default path),
+        ``numpyro.infer.MCMC``; 0 on a cache hit of the default path; the time to key and load
+        it when it comes from the on-disk program cache),
         ``sampling_seconds`` (the rest of the run), ``total_seconds``, ``cache_hit`` (a
-        compiled sampler of the same shapes was reused).
+        compiled sampler of the same shapes was reused in this process), ``program_cache``:
+        ``"memory"`` (that reuse), ``"loaded"`` (the compiled sampler read from
+        :mod:`~bayesnb.inference.program_cache`, no tracing), ``"stored"`` (compiled and written
+        there) or ``"off"`` (compiled, not written: no persistent cache, ``chain_method="parallel"``,
+        or a model that cannot be keyed).
     """
     import jax
 
@@ -264,25 +273,29 @@ def _run_nuts(spec, priors, data, num_warmup, num_samples, num_chains, chain_met
     _COMPILE.active, _COMPILE.seconds = True, 0.0
     t0 = time.perf_counter()
     aot_seconds = 0.0
+    program = "memory" if hit else "off"
     try:
-        rng_key = jax.random.PRNGKey(int(seed))
-        keys = jax.random.split(rng_key, num_chains)
+        if use_mcmc:
+            rng_key = jax.random.PRNGKey(int(seed))
+        else:
+            keys = program_cache.chain_keys(int(seed), num_chains, precision, cache_dir, _CACHE)
         if not hit:
             t_c = time.perf_counter()
             if use_mcmc:
                 cached = _build_mcmc(spec, num_warmup, num_samples, num_chains, chain_method, show,
                                      target_accept_prob)
             else:
-                init_fn, chunk_fn, n_params = _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob)
-                if show:
-                    where = f"cached in {cache_dir}" if cache_dir else f"persistent cache off: {CACHE_ENV}=0"
-                    print(f"bayesnb: compiling the NUTS sampler for a model with {n_params} parameters "
-                          f"(first call only; {where})", file=sys.stderr, flush=True)
-                # compile ahead of time, so that compile and sampling are timed apart
-                k0 = keys if vec else keys[0]
-                init_c = init_fn.lower(k0, priors, data, z_init).compile(compiler_options=_init_options())
-                state0 = jax.eval_shape(init_fn, k0, priors, data, z_init)
-                cached = (init_c, chunk_fn.lower(state0, priors, data).compile())
+                disk_key = None if cache_dir is None else program_cache.program_key(
+                    spec, [type(b.code.family) for b in spec.blocks], (priors, data, z_init),
+                    (int(num_warmup), float(target_accept_prob), num_chains if vec else 1, CHUNK, precision,
+                     _init_options()))
+                cached = None if disk_key is None else program_cache.load(cache_dir, disk_key)
+                program = "loaded" if cached is not None else "stored" if disk_key is not None else "off"
+                if cached is None:
+                    cached, jax_hits = _compile_fn(spec, priors, data, z_init, keys, num_warmup, vec,
+                                                   target_accept_prob, show, cache_dir, disk_key is not None)
+                    if jax_hits or not program_cache.store(cache_dir, disk_key, cached):
+                        program = "off"
                 aot_seconds = time.perf_counter() - t_c
             if len(_CACHE) >= _CACHE_MAX:
                 _CACHE.pop(next(iter(_CACHE)))
@@ -294,7 +307,7 @@ def _run_nuts(spec, priors, data, num_warmup, num_samples, num_chains, chain_met
             samples = {k: np.asarray(v) for k, v in cached.get_samples(group_by_chain=True).items()}
             extra = {k: np.asarray(v) for k, v in cached.get_extra_fields(group_by_chain=True).items()}
         else:
-            starts = [keys] if vec else [k for k in keys]
+            starts = [keys] if vec else list(keys)
             outs = [_run_chunks(cached, k, priors, data, z_init, int(num_warmup), int(num_samples), vec, show,
                                 f"chain {i + 1}/{len(starts)}" if len(starts) > 1 else "NUTS")
                     for i, k in enumerate(starts)]
@@ -305,8 +318,30 @@ def _run_nuts(spec, priors, data, num_warmup, num_samples, num_chains, chain_met
     total = time.perf_counter() - t0
     compile_s = min(_COMPILE.seconds if use_mcmc else aot_seconds, total)
     timing = {"compile_seconds": compile_s, "sampling_seconds": total - compile_s, "total_seconds": total,
-              "cache_hit": hit}
+              "cache_hit": hit, "program_cache": program}
     return samples, extra, timing
+
+
+def _compile_fn(spec, priors, data, z_init, keys, num_warmup, vec, target_accept_prob, show, cache_dir, fresh):
+    """Build, trace and compile (ahead of time) the initialiser and the chunk: ``((init, chunk), jax_hits)``.
+
+    ``fresh``: the two compiles are kept out of JAX's cache (:func:`program_cache.fresh_compiles`)
+    and ``jax_hits`` counts those of them that JAX read from its cache anyway; otherwise
+    ``jax_hits`` is 1 (nothing to store)."""
+    import jax
+
+    init_fn, chunk_fn, n_params = _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob)
+    if show:
+        where = f"cached in {cache_dir}" if cache_dir else f"persistent cache off: {CACHE_ENV}=0"
+        print(f"bayesnb: compiling the NUTS sampler for a model with {n_params} parameters "
+              f"(first call only; {where})", file=sys.stderr, flush=True)
+    # compile ahead of time, so that compile and sampling are timed apart
+    k0 = keys if vec else keys[0]
+    init_l = init_fn.lower(k0, priors, data, z_init)
+    chunk_l = chunk_fn.lower(jax.eval_shape(init_fn, k0, priors, data, z_init), priors, data)
+    with program_cache.fresh_compiles() if fresh else contextlib.nullcontext([1]) as jax_hits:
+        compiled = init_l.compile(compiler_options=_init_options()), chunk_l.compile()
+    return compiled, jax_hits[0]
 
 
 def _init_options():
@@ -435,9 +470,23 @@ def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
         return lax.scan(body, state, None, length=CHUNK)
 
     if vec:
-        return (jax.jit(jax.vmap(init_one, in_axes=(0, None, None, None))),
-                jax.jit(jax.vmap(chunk_one, in_axes=(0, None, None))), n_params)
-    return jax.jit(init_one), jax.jit(chunk_one), n_params
+        init_one = jax.vmap(init_one, in_axes=(0, None, None, None))
+        chunk_one = jax.vmap(chunk_one, in_axes=(0, None, None))
+    # The state crosses the programs' boundary as its list of leaves (NumPyro's HMCState rebuilt
+    # inside): the compiled programs' argument trees then hold only lists, tuples and dicts, so a
+    # program loaded from the on-disk cache needs neither NumPyro nor the model to be imported.
+    treedef = []
+
+    def init_flat(key, priors, data, z_init=None):
+        leaves, tdef = jax.tree.flatten(init_one(key, priors, data, z_init))
+        treedef[:] = [tdef]
+        return leaves
+
+    def chunk_flat(leaves, priors, data):
+        state, out = chunk_one(jax.tree.unflatten(treedef[0], leaves), priors, data)
+        return jax.tree.leaves(state), out
+
+    return jax.jit(init_flat), jax.jit(chunk_flat), n_params
 
 
 def mcmc_draws(spec, samples, variables=None, shapes=None) -> dict:
