@@ -79,6 +79,20 @@ def test_theta_read_after_urn_draws_is_drawn_given_them():
     assert chisquare(seen.ravel(), expected.ravel()).pvalue > P_MIN
 
 
+def test_polya_draw_reads_as_the_dirichlet_rows_of_its_theta():
+    point = PolyaDraw(np.array([[1.0, 2.0, 0.0], [0.0, 0.0, 0.0]]), np.random.default_rng(0))
+    assert not point.materialised and repr(point).startswith("PolyaDraw(K=2, d=3")
+    theta = point.concentration
+    assert point.materialised and point.concentration is theta
+    np.testing.assert_allclose(theta.sum(axis=1), [1.0, 0.0])  # a row of zeros stays zeros (uniform in use)
+    assert theta[0, 2] == 0.0  # a zero concentration: probability 0
+    (again,) = point
+    assert again is theta and point[0] is theta
+    rebuilt = type(point)(*point)  # a NamedTuple rebuilt from its fields is the same theta
+    assert rebuilt.materialised and rebuilt.concentration is theta
+    assert point._replace(concentration=theta * 2).concentration[0, 1] == 2 * theta[0, 1]
+
+
 def _fitted(alpha=0.5):
     X = sp.csr_matrix(np.array([[2, 0, 1, 0], [1, 1, 0, 0], [0, 0, 1, 3], [0, 1, 0, 2]], dtype=float))
     return MultinomialNB(alpha=alpha).fit(X, [0, 0, 1, 1])

@@ -50,16 +50,18 @@ class PolyaDraw(DirichletRows):
     ----------
     concentration : ndarray of shape (K, d)
         The Dirichlet's concentrations (a posterior or a prior); not copied, never modified.
-    rng : numpy.random.Generator
+    rng : numpy.random.Generator or None
         The draw's own generator (a child of the caller's): theta, when read, is drawn from it.
+        None: ``concentration`` is theta itself, already drawn (as when a NamedTuple is rebuilt
+        from its fields, ``type(point)(*point)``).
     """
 
-    def __new__(cls, concentration, rng):
+    def __new__(cls, concentration, rng=None):
         self = super().__new__(cls, None)
         self.base = concentration
         self.rng = rng
         self.tokens = {}  # class -> list of int64 arrays: the tokens the urn has drawn
-        self._theta = None
+        self._theta = None if rng is not None else np.asarray(concentration)
         return self
 
     def __iter__(self):
