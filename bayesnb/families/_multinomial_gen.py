@@ -24,7 +24,8 @@ import scipy.sparse as sp
 
 from ._numeric import dirichlet_draws
 
-__all__ = ["DirichletRows", "PolyaDraw", "fill_missing_counts", "length_rate", "polya_tokens", "sample_tokens"]
+__all__ = ["DirichletRows", "PolyaDraw", "fill_missing_counts", "length_rate", "polya_tokens", "sample_polya",
+           "sample_tokens"]
 
 
 class DirichletRows(NamedTuple):
