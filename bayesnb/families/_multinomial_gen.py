@@ -1,22 +1,222 @@
-"""Generation helpers of :class:`~bayesnb.families.multinomial.Multinomial`: token sampling, count filling and document-length rates."""
+"""Generation helpers of :class:`~bayesnb.families.multinomial.Multinomial`: token sampling (from a
+theta, or from the Polya urn of a posterior draw never materialised), count filling and document-length rates.
+
+A posterior draw of theta is K x d numbers (a 20 Newsgroups bigram model: 20 x 1.2 million,
+180 MiB), while a call of ``sample`` draws a few hundred thousand tokens. :class:`PolyaDraw`
+is such a draw left unmaterialised: the tokens drawn from it are drawn with theta integrated
+out, which for tokens that share one ``theta_k ~ Dirichlet(a_k)`` is the Polya urn (the
+Dirichlet-multinomial sequence)::
+
+    token t of class k = j   with probability   (a_kj + c_kj) / (A_k + t)
+
+(``c_kj`` the class's tokens already drawn in column ``j``, ``A_k = sum_j a_kj``): the same joint
+law of the tokens, in memory that follows the tokens drawn. Anything that reads the draw's
+``concentration`` gets theta itself, drawn then from ``Dirichlet(a_k + c_k)`` (its law given the
+tokens already drawn from it), so every use of one draw sees one theta.
+"""
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["fill_missing_counts", "length_rate", "sample_tokens"]
+from ._numeric import dirichlet_draws
+
+__all__ = ["DirichletRows", "PolyaDraw", "fill_missing_counts", "length_rate", "polya_tokens", "sample_polya",
+           "sample_tokens"]
 
 
-def sample_tokens(theta, z, lengths, rng):
+class DirichletRows(NamedTuple):
+    """One Dirichlet per class over the block's columns: prior and posterior alike.
+
+    Attributes
+    ----------
+    concentration : ndarray of shape (K, d)
+    """
+
+    concentration: np.ndarray
+
+
+class PolyaDraw(DirichletRows):
+    """One exact posterior draw of theta (K, d), materialised only when its values are read.
+
+    :meth:`Multinomial.gen_point` returns it for a draw; :meth:`Multinomial.gen_sample` draws
+    tokens from it by the Polya urn (:func:`polya_tokens`) while it is not materialised,
+    keeping the tokens so drawn (memory: the tokens, never K x d). As a :class:`DirichletRows`
+    its one field, ``concentration`` (by name, index or iteration), is theta.
+
+    Parameters
+    ----------
+    concentration : ndarray of shape (K, d)
+        The Dirichlet's concentrations (a posterior or a prior); not copied, never modified.
+    rng : numpy.random.Generator or None
+        The draw's own generator (a child of the caller's): theta, when read, is drawn from it.
+        None: ``concentration`` is theta itself, already drawn (as when a NamedTuple is rebuilt
+        from its fields, ``type(point)(*point)``).
+    """
+
+    def __new__(cls, concentration, rng=None):
+        self = super().__new__(cls, None)
+        self.base = concentration
+        self.rng = rng
+        self.tokens = {}  # class -> list of int64 arrays: the tokens the urn has drawn
+        self._theta = None if rng is not None else np.asarray(concentration)
+        return self
+
+    def __iter__(self):
+        yield self.concentration
+
+    def __getitem__(self, i):
+        return (self.concentration,)[i]
+
+    def _replace(self, **fields):
+        return DirichletRows(self.concentration)._replace(**fields)
+
+    def __reduce__(self):  # copied or pickled as the materialised draw
+        return DirichletRows, (self.concentration,)
+
+    def __repr__(self):
+        return f"PolyaDraw(K={self.base.shape[0]}, d={self.base.shape[1]}, materialised={self.materialised})"
+
+    @property
+    def materialised(self) -> bool:
+        """Whether theta has been drawn (tokens then come from it, not from the urn)."""
+        return self._theta is not None
+
+    @property
+    def concentration(self) -> np.ndarray:
+        """Theta (K, d), drawn on first access from ``Dirichlet(base + tokens drawn so far)``.
+
+        Rows whose concentrations are all 0 come back as zeros (uniform in use), as from
+        :func:`~bayesnb.families._numeric.dirichlet_draws`.
+        """
+        if self._theta is None:
+            conc = self.base
+            if self.tokens:
+                conc = np.array(conc, dtype=float)
+                for k, parts in self.tokens.items():
+                    cols = np.concatenate(parts)
+                    conc[k] += np.bincount(cols, minlength=conc.shape[1])
+            self._theta = dirichlet_draws(conc, 1, self.rng)[0]
+            self.tokens = {}
+        return self._theta
+
+
+def _inverse_cdf(cdf, u):
+    """Columns of the uniforms ``u`` (scaled to ``cdf[-1]``) under the cumulative weights ``cdf``.
+
+    A column of weight 0 is never returned (also when rounding puts ``u`` on the total).
+    """
+    j = np.searchsorted(cdf, u * cdf[-1], side="right")
+    last = int(np.searchsorted(cdf, cdf[-1], side="left"))  # the last column of positive weight
+    return np.minimum(j, last)
+
+
+def polya_tokens(a, old, T, rng):
+    """``T`` more tokens of the Polya urn of ``Dirichlet(a)`` after the tokens ``old``, (T,) int64.
+
+    Token ``s`` of the sequence (``old`` first) is column ``j`` with probability
+    ``(a_j + c_j) / (A + s)``, ``c_j`` the earlier tokens in ``j``: exactly the law of tokens
+    drawn iid from ``theta ~ Dirichlet(a)`` with theta integrated out. Drawn without a loop
+    over tokens, as the mixture it is: with probability ``A / (A + s)`` a fresh column from
+    ``a / A`` (inverse CDF), else a copy of an earlier token chosen uniformly; the copies are
+    resolved by pointer jumping (each points to an earlier token, ``O(log T)`` passes).
+
+    Parameters
+    ----------
+    a : ndarray of shape (d,)
+        Concentrations, >= 0 with a positive sum.
+    old : ndarray of int, shape (C,)
+        Tokens already drawn from the same urn.
+    T : int
+        Number of tokens to draw.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of int64, shape (T,)
+    """
+    C = old.size
+    cdf = np.cumsum(a, dtype=float)
+    A = cdf[-1]
+    s = np.arange(C, C + T, dtype=np.float64)
+    fresh = rng.random(T) * (A + s) < A
+    src = np.minimum(np.floor(rng.random(T) * s), np.maximum(s - 1, 0)).astype(np.int64)
+    seq = np.empty(C + T, dtype=np.int64)
+    seq[:C] = old
+    at = np.flatnonzero(fresh)
+    seq[C + at] = _inverse_cdf(cdf, rng.random(at.size))
+    del cdf
+    ptr = np.arange(C + T, dtype=np.int64)
+    ptr[C:] = np.where(fresh, ptr[C:], src)
+    while True:  # follow the copies back to a fresh or an old token
+        nxt = ptr[ptr]
+        if np.array_equal(nxt, ptr):
+            break
+        ptr = nxt
+    return seq[ptr[C:]]
+
+
+def _tally(rows_out, cols_out, n, d):
+    """CSR (n, d) of ones at (row, token), duplicates summed."""
+    if not rows_out:
+        return sp.csr_matrix((n, d))
+    r, c = np.concatenate(rows_out), np.concatenate(cols_out)
+    out = sp.csr_matrix((np.ones(r.size), (r, c)), shape=(n, d))
+    out.sum_duplicates()
+    return out
+
+
+def sample_polya(point, z, lengths, rng):
+    """Counts, a CSR matrix (n, d), of tokens drawn from an unmaterialised :class:`PolyaDraw`.
+
+    The rows of class ``k`` take, in order, consecutive tokens of class ``k``'s Polya urn
+    (:func:`polya_tokens`), which continues the tokens earlier calls drew from ``point``
+    (kept in ``point.tokens``). A class whose concentrations are all 0 (theta undefined,
+    uniform in use) draws its tokens uniformly, as from the materialised draw.
+
+    Parameters
+    ----------
+    point : PolyaDraw
+    z : ndarray of int, shape (n,)
+    lengths : array-like of int, shape (n,)
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (n, d)
+    """
+    n, d = z.shape[0], point.base.shape[1]
+    lengths = np.asarray(lengths, dtype=np.int64)
+
+    rows_out, cols_out = [], []
+    for k in np.unique(z):
+        rows = np.flatnonzero(z == k)
+        T = int(lengths[rows].sum())
+        a = point.base[k]
+        if not (np.asarray(a) > 0).any():
+            tokens = np.minimum((rng.random(T) * d).astype(np.int64), d - 1)
+        else:
+            old = point.tokens.setdefault(int(k), [])
+            tokens = polya_tokens(a, np.concatenate(old) if old else np.zeros(0, np.int64), T, rng)
+            old.append(tokens)
+        rows_out.append(np.repeat(rows, lengths[rows]))
+        cols_out.append(tokens)
+    return _tally(rows_out, cols_out, n, d)
+
+
+def sample_tokens(conc, z, lengths, rng):
     """Counts, a CSR matrix (n, d): row i has ``lengths[i]`` tokens drawn from ``theta[z[i]]``.
 
     Exactly ``Multinomial(lengths[i], theta[z[i]])``; see :meth:`Multinomial.gen_sample`.
 
     Parameters
     ----------
-    theta : ndarray of shape (K, d)
-        Normalised rows (each sums to 1).
+    conc : ndarray of shape (K, d)
+        Non-negative rows, theta their normalisation (uniform for a row of zeros); one
+        row's cumulative sum at a time, never a normalised K x d copy.
     z : ndarray of int, shape (n,)
         Class of each row.
     lengths : array-like of int, shape (n,)
@@ -27,28 +227,23 @@ def sample_tokens(theta, z, lengths, rng):
     -------
     scipy.sparse.csr_matrix of shape (n, d)
     """
-    n, d = z.shape[0], theta.shape[1]
+    n, d = z.shape[0], conc.shape[1]
     lengths = np.asarray(lengths, dtype=np.int64)
     rows_out, cols_out = [], []
     for k in np.unique(z):
-        cdf = np.cumsum(theta[k])
-        cdf /= cdf[-1]
+        cdf = np.cumsum(conc[k], dtype=float)
+        if not cdf[-1] > 0:  # theta undefined: uniform
+            cdf = np.arange(1.0, d + 1.0)
         rows = np.flatnonzero(z == k)
         ends = np.cumsum(lengths[rows])
         start = 0
         while start < rows.size:
             stop = max(start + 1, int(np.searchsorted(ends, ends[start] - lengths[rows[start]] + 2**22, "right")))
             chunk = rows[start:stop]
-            tokens = np.minimum(np.searchsorted(cdf, rng.random(int(lengths[chunk].sum())), side="right"), d - 1)
             rows_out.append(np.repeat(chunk, lengths[chunk]))
-            cols_out.append(tokens)
+            cols_out.append(_inverse_cdf(cdf, rng.random(int(lengths[chunk].sum()))))
             start = stop
-    if not rows_out:
-        return sp.csr_matrix((n, d))
-    r, c = np.concatenate(rows_out), np.concatenate(cols_out)
-    out = sp.csr_matrix((np.ones(r.size), (r, c)), shape=(n, d))
-    out.sum_duplicates()
-    return out
+    return _tally(rows_out, cols_out, n, d)
 
 
 def fill_missing_counts(theta, block, resp, strategy, z, rng, rate):

@@ -44,7 +44,7 @@ from ._dirichlet_rows import (
     with_missing_columns,
 )
 from ._mixins import ThetaSite
-from ._multinomial_gen import fill_missing_counts, length_rate, sample_tokens
+from ._multinomial_gen import DirichletRows, PolyaDraw, fill_missing_counts, length_rate, sample_polya, sample_tokens
 from ._numeric import (
     check_alpha,
     class_sums,
@@ -74,17 +74,6 @@ class MultinomialStats(NamedTuple):
 
     counts: np.ndarray
     pending: object = None
-
-
-class DirichletRows(NamedTuple):
-    """One Dirichlet per class over the block's columns: prior and posterior alike.
-
-    Attributes
-    ----------
-    concentration : ndarray of shape (K, d)
-    """
-
-    concentration: np.ndarray
 
 
 class MultinomialBlock(NamedTuple):
@@ -323,14 +312,19 @@ class Multinomial(ThetaSite, Family):
     def gen_point(self, prior, post, rng=None):
         """Plug-in (``rng=None``: the posterior itself) or one exact Dirichlet draw of theta per class.
 
+        The draw is a :class:`~bayesnb.families._multinomial_gen.PolyaDraw` on a child of
+        ``rng``: theta (K, d) is drawn when its ``concentration`` is first read, and tokens
+        sampled before that (:meth:`gen_sample`) come from the Polya urn with theta integrated
+        out, the same law in memory that follows the tokens instead of K x d.
+
         Returns
         -------
-        DirichletRows
-            The posterior, or a draw of theta (K, d) stored as concentrations.
+        DirichletRows or PolyaDraw
+            The posterior, or one draw of theta whose ``concentration`` is theta.
         """
         if rng is None:
             return post
-        return DirichletRows(dirichlet_draws(post.concentration, 1, rng)[0])
+        return PolyaDraw(post.concentration, np.random.default_rng(rng.integers(0, 2**63, size=2)))
 
     def gen_rate(self, stats, class_count, rng=None):
         """Poisson rate of the document length per class, (K,).
@@ -350,9 +344,14 @@ class Multinomial(ThetaSite, Family):
         and a binary search in its class's cumulative theta) and a row's counts are the
         tallies of its tokens: exactly ``Multinomial(lengths[i], theta[z[i]])``, in time
         ``O(d K + T log d)`` and memory that follows the ``T`` tokens (drawn at most about
-        2**22 at a time), never ``n x d``.
+        2**22 at a time), never ``n x d``. From a draw not yet materialised
+        (:meth:`gen_point`) the tokens of each class are its Polya urn's
+        (:func:`~bayesnb.families._multinomial_gen.polya_tokens`): the same joint law with
+        theta integrated out, in memory ``O(d + T)``, never K x d.
         """
-        return sample_tokens(_theta(point), z, lengths, rng)
+        if isinstance(point, PolyaDraw) and not point.materialised:
+            return sample_polya(point, z, lengths, rng)
+        return sample_tokens(point.concentration, z, lengths, rng)
 
     def gen_missing(self, block):
         """Bool CSR matrix (n, d) of the cells missing in the input: only those are stored.

@@ -227,8 +227,12 @@ def sample_rows(post, n_samples, n_columns, *, rng, z=None, group=None, paramete
         vals = b.family.gen_sample(p, z, rng, lengths)
         if sp.issparse(vals):  # numeric values, kept sparse (no per-column split)
             block = SparseBlock(vals.tocsr(), np.asarray(b.columns))
-            for c in b.columns:
-                columns[int(c)] = block
+            cols = np.asarray(b.columns)
+            if cols.size and np.array_equal(cols, np.arange(cols[0], cols[0] + cols.size)):
+                columns[int(cols[0]):int(cols[0]) + cols.size] = [block] * cols.size  # (a vocabulary: no loop)
+            else:
+                for c in cols:
+                    columns[int(c)] = block
             continue
         for c, col in zip(b.columns, b.family.gen_decode(vals, b.state)):
             columns[int(c)] = col
