@@ -55,8 +55,9 @@ def _compiled(offset):
     import jax
     import jax.numpy as jnp
 
+    x0 = np.zeros(3, np.float32)  # a NumPy input: no JAX program (which another run may have cached) to make it
     with pc.fresh_compiles() as hits:
-        c = jax.jit(lambda x: {"y": jnp.sin(x) + offset}).lower(jnp.zeros(3, jnp.float32)).compile()
+        c = jax.jit(lambda x: {"y": jnp.sin(x) + offset}).lower(x0).compile()
     return c, hits[0]
 
 
