@@ -273,7 +273,8 @@ def _run_nuts(spec, priors, data, num_warmup, num_samples, num_chains, chain_met
                 cached = _build_mcmc(spec, num_warmup, num_samples, num_chains, chain_method, show,
                                      target_accept_prob)
             else:
-                init_fn, chunk_fn, n_params = _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob)
+                init_fn, chunk_fn, n_params, layout = _build_fn(spec, priors, data, num_warmup, vec,
+                                                                target_accept_prob)
                 if show:
                     where = f"cached in {cache_dir}" if cache_dir else f"persistent cache off: {CACHE_ENV}=0"
                     print(f"bayesnb: compiling the NUTS sampler for a model with {n_params} parameters "
@@ -282,7 +283,7 @@ def _run_nuts(spec, priors, data, num_warmup, num_samples, num_chains, chain_met
                 k0 = keys if vec else keys[0]
                 init_c = init_fn.lower(k0, priors, data, z_init).compile(compiler_options=_init_options())
                 state0 = jax.eval_shape(init_fn, k0, priors, data, z_init)
-                cached = (init_c, chunk_fn.lower(state0, priors, data).compile())
+                cached = (init_c, chunk_fn.lower(state0, priors, data).compile(), layout)
                 aot_seconds = time.perf_counter() - t_c
             if len(_CACHE) >= _CACHE_MAX:
                 _CACHE.pop(next(iter(_CACHE)))
@@ -299,7 +300,7 @@ def _run_nuts(spec, priors, data, num_warmup, num_samples, num_chains, chain_met
                                 f"chain {i + 1}/{len(starts)}" if len(starts) > 1 else "NUTS")
                     for i, k in enumerate(starts)]
             samples = {k: np.concatenate([o[0][k] for o in outs]) for k in outs[0][0]}
-            extra = {name: np.concatenate([o[1][i] for o in outs]) for i, name in enumerate(_EXTRA)}
+            extra = {name: np.concatenate([o[1][name] for o in outs]) for name in _EXTRA}
     finally:
         _COMPILE.active = False
     total = time.perf_counter() - t0
@@ -322,41 +323,63 @@ def _init_options():
 
 
 def _run_chunks(compiled, key, priors, data, z_init, W, S, vec, show, desc):
-    """Initialise, then call the compiled chunk until W + S steps: draws W..W+S-1, each (chain, draw, ...)."""
-    init_c, chunk_c = compiled
+    """Initialise, then call the compiled chunk until W + S steps: draws W..W+S-1, each (chain, draw, ...).
+
+    Each chunk returns one array (its steps' constrained sites and extra fields side by side,
+    :func:`_pack`), so a chunk costs one device-to-host copy; the next chunk is dispatched
+    before that copy, so the copy overlaps the sampling. The columns are split into
+    ``{site: (chain, draw, ...)}`` and ``{extra field: (chain, draw)}`` at the end."""
+    init_c, chunk_c, layout = compiled
     state = init_c(key, priors, data, z_init)
     n_chunks = -(-(W + S) // CHUNK)
+    first = W // CHUNK  # chunks wholly in the warmup: their draws are not kept
     bar = None
     if show:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=W + S, desc=desc, delay=2.0, file=sys.stderr, leave=True)
-    pieces = []
+    pieces, pending = [], None
     try:
         for i in range(n_chunks):
-            state, out = chunk_c(state, priors, data)
-            pieces.append(_to_numpy(out))
+            state, out = chunk_c(state, priors, data)  # dispatched: runs while the previous copy is made
+            if pending is not None:
+                pieces.append(np.asarray(pending))
+            pending = out if i >= first else None
             if bar is not None:
                 done = min((i + 1) * CHUNK, W + S)
                 bar.set_description(f"{desc} {'warmup' if done <= W else 'sample'}", refresh=False)
                 bar.update(done - bar.n)
+        pieces.append(np.asarray(pending))
     finally:
         if bar is not None:
             bar.close()
     axis = 1 if vec else 0
-    z = {k: np.concatenate([p[0][k] for p in pieces], axis=axis) for k in pieces[0][0]}
-    ex = [np.concatenate([p[1][i] for p in pieces], axis=axis) for i in range(len(_EXTRA))]
-    sl = (slice(None), slice(W, W + S)) if vec else (slice(W, W + S),)
-    z = {k: v[sl] if vec else v[sl][None] for k, v in z.items()}
-    ex = [v[sl] if vec else v[sl][None] for v in ex]
-    return z, ex
+    flat = np.concatenate(pieces, axis=axis)
+    lo = W - first * CHUNK
+    flat = flat[:, lo:lo + S] if vec else flat[None, lo:lo + S]
+    return _unpack(flat, layout)
 
 
-def _to_numpy(tree):
-    """A pytree of JAX arrays as NumPy arrays (blocks until they are computed)."""
-    import jax
+def _unpack(flat, layout):
+    """``(chain, draw, columns)`` of :func:`_pack` -> ``({site: (chain, draw, ...)}, {extra: (chain, draw)})``."""
+    out, at = [], 0
+    for part in layout:
+        d = {}
+        for name, shape, dtype in part:
+            n = int(np.prod(shape, dtype=int))
+            d[name] = flat[..., at:at + n].reshape(flat.shape[:2] + tuple(shape)).astype(dtype, copy=False)
+            at += n
+        out.append(d)
+    return out[0], out[1]
 
-    return jax.tree.map(np.asarray, tree)
+
+def _pack(sites, extras, dtype):
+    """One step's constrained sites (by name) and extra fields as one ``dtype`` vector (see :func:`_unpack`);
+    integer and boolean fields (``num_steps``, ``diverging``) are exact in it."""
+    import jax.numpy as jnp
+
+    leaves = [jnp.ravel(sites[k]).astype(dtype) for k in sorted(sites)] + [jnp.ravel(v).astype(dtype) for v in extras]
+    return jnp.concatenate(leaves)
 
 
 def _build_mcmc(spec, num_warmup, num_samples, num_chains, chain_method, progress_bar, target_accept_prob):
@@ -369,11 +392,12 @@ def _build_mcmc(spec, num_warmup, num_samples, num_chains, chain_method, progres
 
 def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
     """Jitted ``init(key, priors, data, z_init) -> state`` and ``chunk(state, priors, data) -> (state, draws)``,
-    and the number of unconstrained parameters.
+    the number of unconstrained parameters and the layout of ``draws`` (:func:`_unpack`).
 
     ``z_init``: None (uniform in (-2, 2) on the unconstrained scale) or an unconstrained point.
     ``chunk`` runs :data:`CHUNK` NUTS steps (adapting while the step counter is below
-    ``num_warmup``) and returns the constrained sites and extra fields of each."""
+    ``num_warmup``) and returns the constrained sites and extra fields of each, packed in one
+    array of shape (CHUNK, columns) (:func:`_pack`)."""
     import jax
     import jax.numpy as jnp
     from jax import lax
@@ -429,15 +453,25 @@ def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
 
         def body(st, _):
             st = sample_kernel(st, model_args=(priors, data))
-            return st, (constrain(unravel(st.z)), (st.diverging, st.num_steps, st.accept_prob, st.potential_energy,
-                                          st.energy, st.adapt_state.step_size))
+            return st, _pack(constrain(unravel(st.z)), _extras(st), st.z.dtype)
 
         return lax.scan(body, state, None, length=CHUNK)
 
+    def _extras(st):
+        return (st.diverging, st.num_steps, st.accept_prob, st.potential_energy, st.energy, st.adapt_state.step_size)
+
+    def shapes(key, priors, data):  # the sites and extra fields of one step, as abstract values
+        st = init_one(key, priors, data)
+        return post_gen(priors, data)(unravel(st.z)), _extras(st)
+
+    site_proto, extra_proto = jax.eval_shape(shapes, jax.random.PRNGKey(0), priors, data)
+    layout = ([(k, v.shape, np.dtype(v.dtype)) for k, v in sorted(site_proto.items())],
+              [(k, v.shape, np.dtype(v.dtype)) for k, v in zip(_EXTRA, extra_proto)])
+
     if vec:
         return (jax.jit(jax.vmap(init_one, in_axes=(0, None, None, None))),
-                jax.jit(jax.vmap(chunk_one, in_axes=(0, None, None))), n_params)
-    return jax.jit(init_one), jax.jit(chunk_one), n_params
+                jax.jit(jax.vmap(chunk_one, in_axes=(0, None, None))), n_params, layout)
+    return jax.jit(init_one), jax.jit(chunk_one), n_params, layout
 
 
 def mcmc_draws(spec, samples, variables=None, shapes=None) -> dict:
