@@ -2,8 +2,8 @@
 
 The sampler is two jitted functions per model structure, array shapes and warmup length
 (NumPyro's functional ``hmc`` kernels, chains by ``vmap`` or sequentially): an initialiser
-and a fixed-length chunk of NUTS steps run in a Python loop, so the number of draws never
-recompiles. They are cached in-process, and JAX's persistent compilation cache is on by
+and a run of a given number of NUTS steps that keeps up to a fixed number of them, called
+in a Python loop, so the number of draws never recompiles. They are cached in-process, and JAX's persistent compilation cache is on by
 default (:func:`default_compilation_cache`; ``BAYESNB_JAX_CACHE=0`` turns it off). That
 cache folder is the only JAX setting bayesnb changes, and never one the user has set; while it
 samples, bayesnb also stores its own programs in that cache however fast they compile
@@ -178,7 +178,9 @@ def _shapes(tree):
 _EXTRA = ("diverging", "num_steps", "accept_prob", "potential_energy", "energy", "adapt_state.step_size")
 
 
-CHUNK = 100  # NUTS steps per compiled call: the draw count is a Python loop over chunks
+CHUNK = 100  # NUTS steps per compiled call while a progress bar is shown
+#: draws one compiled call keeps at most, and the most values (draws x columns) it holds
+BUF_MAX, BUF_VALUES = 1000, 2**22
 
 
 def run_nuts(spec, priors, data, *, num_warmup=500, num_samples=1000, num_chains=1, chain_method=None,
@@ -187,9 +189,11 @@ def run_nuts(spec, priors, data, *, num_warmup=500, num_samples=1000, num_chains
 
     The default path is two jitted functions (NumPyro's functional ``hmc`` kernels): an
     initialiser (uniform in (-2, 2) on the unconstrained scale, or ``init_sites``) and a
-    chunk of :data:`CHUNK` NUTS steps (warmup with step-size and diagonal mass
-    adaptation while the step counter is below ``num_warmup``, sampling after it), called
-    in a Python loop until ``num_warmup + num_samples`` steps are done. Both are compiled
+    run of ``n`` NUTS steps (warmup with step-size and diagonal mass adaptation while the
+    step counter is below ``num_warmup``, sampling after it) that keeps up to
+    :data:`BUF_MAX` draws, called in a Python loop until ``num_warmup + num_samples``
+    steps are done: one call when the draws fit (the warmup and the draws in one program
+    run, as NumPyro's loop), calls of :data:`CHUNK` steps while a progress bar is shown. Both are compiled
     once per model structure, array shapes and ``num_warmup``, and reused for any
     ``num_samples``, new data, priors, seeds and (sequential or vectorized) chains.
     ``chain_method="parallel"`` uses :class:`numpyro.infer.MCMC` instead (cached too, but
@@ -257,7 +261,7 @@ def _run_nuts(spec, priors, data, num_warmup, num_samples, num_chains, chain_met
     vec = chain_method == "vectorized" and num_chains > 1
     z_init = None if init_sites is None else _cast(_unconstrained(spec, priors, data, init_sites), dtype)
     key = (spec, precision, _shapes(priors), _shapes(data), _shapes(z_init), int(num_warmup), float(target_accept_prob),
-           ("mcmc", int(num_samples), num_chains, show) if use_mcmc else ("fn", num_chains if vec else 1, CHUNK))
+           ("mcmc", int(num_samples), num_chains, show) if use_mcmc else ("fn", num_chains if vec else 1, BUF_MAX, BUF_VALUES))
     cached = _CACHE.get(key)
     hit = cached is not None
     _listen()
@@ -283,7 +287,8 @@ def _run_nuts(spec, priors, data, num_warmup, num_samples, num_chains, chain_met
                 k0 = keys if vec else keys[0]
                 init_c = init_fn.lower(k0, priors, data, z_init).compile(compiler_options=_init_options())
                 state0 = jax.eval_shape(init_fn, k0, priors, data, z_init)
-                cached = (init_c, chunk_fn.lower(state0, priors, data).compile(), layout)
+                n0 = np.int32(0)
+                cached = (init_c, chunk_fn.lower(state0, priors, data, n0, n0).compile(), layout)
                 aot_seconds = time.perf_counter() - t_c
             if len(_CACHE) >= _CACHE_MAX:
                 _CACHE.pop(next(iter(_CACHE)))
@@ -322,48 +327,57 @@ def _init_options():
     return {"xla_backend_optimization_level": 0} if jax.default_backend() == "cpu" else None
 
 
-def _run_chunks(compiled, key, priors, data, z_init, W, S, vec, show, desc):
-    """Initialise, then call the compiled chunk until W + S steps: draws W..W+S-1, each (chain, draw, ...).
+def _calls(W, S, buf, cap):
+    """``(steps, first kept step)`` of each compiled call: ``W + S`` steps in all, at most ``cap``
+    per call and at most ``buf`` kept (steps ``>= W``) per call."""
+    out, a = [], 0
+    while a < W + S:
+        keep_from = max(W - a, 0)
+        n = min(cap, W + S - a, keep_from + buf)
+        out.append((n, keep_from))
+        a += n
+    return out
 
-    Each chunk returns one array (its steps' constrained sites and extra fields side by side,
-    :func:`_pack`), so a chunk costs one device-to-host copy; the next chunk is dispatched
-    before that copy, so the copy overlaps the sampling. The columns are split into
-    ``{site: (chain, draw, ...)}`` and ``{extra field: (chain, draw)}`` at the end."""
+
+def _run_chunks(compiled, key, priors, data, z_init, W, S, vec, show, desc):
+    """Initialise, then call the compiled run until W + S steps: draws W..W+S-1, each (chain, draw, ...).
+
+    A call runs ``n`` steps and returns the ones from ``keep_from`` on, as one array (their
+    constrained sites and extra fields side by side, :func:`_pack`): without a progress bar,
+    the warmup and up to ``buf`` draws are one call, and each call costs one device-to-host
+    copy; a call holding no draw is never copied, and the next call is dispatched before the
+    copy, so the copy overlaps the sampling. The columns are split into ``{site: (chain,
+    draw, ...)}`` and ``{extra field: (chain, draw)}`` at the end."""
     init_c, chunk_c, layout = compiled
     state = init_c(key, priors, data, z_init)
-    n_chunks = -(-(W + S) // CHUNK)
-    first = W // CHUNK  # chunks wholly in the warmup: their draws are not kept
     bar = None
     if show:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=W + S, desc=desc, delay=2.0, file=sys.stderr, leave=True)
-    pieces, pending = [], None
+    pieces, pending, done = [], None, 0
     try:
-        for i in range(n_chunks):
-            state, out = chunk_c(state, priors, data)  # dispatched: runs while the previous copy is made
+        for n, keep_from in _calls(W, S, layout[2], CHUNK if show else W + S):
+            state, out = chunk_c(state, priors, data, np.int32(n), np.int32(keep_from))  # dispatched, not waited for
             if pending is not None:
-                pieces.append(np.asarray(pending))
-            pending = out if i >= first else None
+                pieces.append(np.asarray(pending[0])[..., :pending[1], :])
+            pending = (out, n - keep_from) if n > keep_from else None
+            done += n
             if bar is not None:
-                done = min((i + 1) * CHUNK, W + S)
                 bar.set_description(f"{desc} {'warmup' if done <= W else 'sample'}", refresh=False)
                 bar.update(done - bar.n)
-        pieces.append(np.asarray(pending))
+        pieces.append(np.asarray(pending[0])[..., :pending[1], :])
     finally:
         if bar is not None:
             bar.close()
-    axis = 1 if vec else 0
-    flat = np.concatenate(pieces, axis=axis)
-    lo = W - first * CHUNK
-    flat = flat[:, lo:lo + S] if vec else flat[None, lo:lo + S]
-    return _unpack(flat, layout)
+    flat = np.concatenate(pieces, axis=1 if vec else 0)
+    return _unpack(flat if vec else flat[None], layout)
 
 
 def _unpack(flat, layout):
     """``(chain, draw, columns)`` of :func:`_pack` -> ``({site: (chain, draw, ...)}, {extra: (chain, draw)})``."""
     out, at = [], 0
-    for part in layout:
+    for part in layout[:2]:
         d = {}
         for name, shape, dtype in part:
             n = int(np.prod(shape, dtype=int))
@@ -391,13 +405,16 @@ def _build_mcmc(spec, num_warmup, num_samples, num_chains, chain_method, progres
 
 
 def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
-    """Jitted ``init(key, priors, data, z_init) -> state`` and ``chunk(state, priors, data) -> (state, draws)``,
-    the number of unconstrained parameters and the layout of ``draws`` (:func:`_unpack`).
+    """Jitted ``init(key, priors, data, z_init) -> state`` and ``chunk(state, priors, data, n, keep_from)
+    -> (state, draws)``, the number of unconstrained parameters and the layout of ``draws``
+    (:func:`_unpack`; its last item ``buf``, the draws a call keeps at most).
 
     ``z_init``: None (uniform in (-2, 2) on the unconstrained scale) or an unconstrained point.
-    ``chunk`` runs :data:`CHUNK` NUTS steps (adapting while the step counter is below
-    ``num_warmup``) and returns the constrained sites and extra fields of each, packed in one
-    array of shape (CHUNK, columns) (:func:`_pack`)."""
+    ``chunk`` runs ``n`` NUTS steps (adapting while the step counter is below ``num_warmup``)
+    and returns the constrained sites and extra fields of steps ``keep_from`` to
+    ``keep_from + buf - 1`` (those run), packed in the rows of one (buf, columns) array
+    (:func:`_pack`); ``buf`` is :data:`BUF_MAX`, or fewer so that it holds at most
+    :data:`BUF_VALUES` values."""
     import jax
     import jax.numpy as jnp
     from jax import lax
@@ -444,19 +461,6 @@ def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
         return init_kernel(z0, W, target_accept_prob=target_accept_prob, model_args=(priors, data),
                            rng_key=k_run)
 
-    def chunk_one(state, priors, data):
-        # hmc() keeps its adaptation and integrator in closures set by init_kernel, tied to the
-        # traced model arguments: set them again in this trace (the unused result is dropped).
-        init_kernel(state.z, W, target_accept_prob=target_accept_prob, model_args=(priors, data),
-                    rng_key=state.rng_key)
-        constrain = post_gen(priors, data)
-
-        def body(st, _):
-            st = sample_kernel(st, model_args=(priors, data))
-            return st, _pack(constrain(unravel(st.z)), _extras(st), st.z.dtype)
-
-        return lax.scan(body, state, None, length=CHUNK)
-
     def _extras(st):
         return (st.diverging, st.num_steps, st.accept_prob, st.potential_energy, st.energy, st.adapt_state.step_size)
 
@@ -464,13 +468,34 @@ def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
         st = init_one(key, priors, data)
         return post_gen(priors, data)(unravel(st.z)), _extras(st)
 
-    site_proto, extra_proto = jax.eval_shape(shapes, jax.random.PRNGKey(0), priors, data)
-    layout = ([(k, v.shape, np.dtype(v.dtype)) for k, v in sorted(site_proto.items())],
-              [(k, v.shape, np.dtype(v.dtype)) for k, v in zip(_EXTRA, extra_proto)])
+    key_proto = jax.eval_shape(jax.random.PRNGKey, 0)  # abstract: nothing runs (nor compiles) eagerly
+    site_proto, extra_proto = jax.eval_shape(shapes, key_proto, priors, data)
+    sites = [(k, v.shape, np.dtype(v.dtype)) for k, v in sorted(site_proto.items())]
+    extras = [(k, v.shape, np.dtype(v.dtype)) for k, v in zip(_EXTRA, extra_proto)]
+    cols = sum(int(np.prod(sh, dtype=int)) for _, sh, _ in sites + extras)
+    buf = max(1, min(BUF_MAX, BUF_VALUES // cols))
 
+    def chunk_one(state, priors, data, n, keep_from):
+        # hmc() keeps its adaptation and integrator in closures set by init_kernel, tied to the
+        # traced model arguments: set them again in this trace (the unused result is dropped).
+        init_kernel(state.z, W, target_accept_prob=target_accept_prob, model_args=(priors, data),
+                    rng_key=state.rng_key)
+        constrain = post_gen(priors, data)
+
+        def body(i, carry):  # step i is row i - keep_from; the steps before keep_from go to the spare row
+            st, rows = carry
+            st = sample_kernel(st, model_args=(priors, data))
+            row = _pack(constrain(unravel(st.z)), _extras(st), st.z.dtype)
+            at = jnp.where(i >= keep_from, jnp.minimum(i - keep_from, buf), buf).astype(jnp.int32)
+            return st, lax.dynamic_update_slice(rows, row[None], (at, jnp.int32(0)))
+
+        st, rows = lax.fori_loop(0, n, body, (state, jnp.zeros((buf + 1, cols), state.z.dtype)))
+        return st, rows[:buf]
+
+    layout = (sites, extras, buf)
     if vec:
         return (jax.jit(jax.vmap(init_one, in_axes=(0, None, None, None))),
-                jax.jit(jax.vmap(chunk_one, in_axes=(0, None, None))), n_params, layout)
+                jax.jit(jax.vmap(chunk_one, in_axes=(0, None, None, None, None))), n_params, layout)
     return jax.jit(init_one), jax.jit(chunk_one), n_params, layout
 
 
