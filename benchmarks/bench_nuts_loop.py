@@ -22,19 +22,24 @@ chain, target acceptance 0.8, float32, and both are timed **without tracing or c
 ESS is the min bulk ESS over every parameter of the model (``pi`` and each block's
 constrained parameters, as ``mcmc_draws`` names them). The libraries are interleaved,
 seed by seed; each seed is timed ``--repeats`` times (the same draws each time) and its least
-time kept, so a busy machine's pauses count less. The ratio reported is the median over
+time kept, so a busy machine's pauses count less; before each timed call the process collects
+its garbage and waits 0.3 s, so that no thread of the previous call (NumPyro's compile) still
+runs. ``--clock cpu`` times CPU seconds of the process (every thread) instead of wall seconds:
+on a machine shared with other work, wall seconds measure the scheduler as much as the
+sampler, CPU seconds the work each loop does. The ratio reported is the median over
 seeds of the ESS/s ratios of the same seed, and the ratio of ESS/s pooled over the seeds
 (sum of ESS / sum of seconds).
 
 Usage::
 
     python benchmarks/bench_nuts_loop.py [--num-warmup 1000] [--num-samples 1000] [--seeds 5] [--repeats 3]
-                                         [--datasets votes,penguins] [--json out.json]
+                                         [--clock wall|cpu] [--datasets votes,penguins] [--json out.json]
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import time
@@ -44,6 +49,13 @@ import numpy as np
 _COMPILE_EVENTS = ("/jax/core/compile/jaxpr_trace_duration", "/jax/core/compile/jaxpr_to_mlir_module_duration",
                    "/jax/core/compile/backend_compile_duration")
 _STATE = {"on": False, "s": 0.0, "n": 0, "loop_s": 0.0}
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+_clock = [time.perf_counter]
+
+
+def clock():
+    """The clock of the timings (``--clock``): wall seconds, or CPU seconds of the process (all its threads)."""
+    return _clock[0]()
 
 
 def _listen():
@@ -79,9 +91,9 @@ def _time_fori_collect():
         def run(*a):
             compiled = jitted.lower(*a).compile()
             dyn = [x for i, x in enumerate(a) if i not in static]
-            t0 = time.perf_counter()
+            t0 = clock()
             out = jax.block_until_ready(compiled(*dyn))
-            _STATE["loop_s"] += time.perf_counter() - t0
+            _STATE["loop_s"] += clock() - t0
             return out
 
         return run
@@ -152,9 +164,9 @@ class Bayesnb:
         self.run(10_000)  # compile
 
     def timed(self, seed):
-        t0 = time.perf_counter()
+        t0 = clock()
         samples, extra, timing = self.run(seed)
-        wall = time.perf_counter() - t0
+        wall = clock() - t0
         if not timing["cache_hit"]:
             raise RuntimeError("bayesnb: the timed call was not a cache hit")
         return samples, wall, wall, float(np.mean(extra["num_steps"]))
@@ -179,12 +191,12 @@ class Numpyro:
 
     def timed(self, seed):
         _STATE["loop_s"] = 0.0
-        t0 = time.perf_counter()
+        t0 = clock()
         self.mcmc.run(self._key(seed), *self.args, extra_fields=("num_steps",))
         s = self.mcmc.get_samples(group_by_chain=True)
         samples = {k: np.asarray(v) for k, v in s.items()}
         steps = float(np.mean(self.mcmc.get_extra_fields()["num_steps"]))
-        return samples, _STATE["loop_s"], time.perf_counter() - t0, steps
+        return samples, _STATE["loop_s"], clock() - t0, steps
 
 
 def _ess_of(lib, samples):
@@ -196,10 +208,11 @@ def _ess_of(lib, samples):
     return _min_ess(lib.spec, samples)
 
 
-def bench(names, W, S, seeds, repeats=3):
+def bench(names, W, S, seeds, repeats=3, clock_name="wall"):
     """Rows of (dataset, library, seed): loop seconds, run seconds, min ESS, ESS/s."""
     import jax
 
+    _clock[0] = CLOCKS[clock_name]
     _listen()
     _time_fori_collect()
     rows = []
@@ -217,6 +230,8 @@ def bench(names, W, S, seeds, repeats=3):
                     _STATE.update(on=True, s=0.0, n=0)
                     loop_s = run_s = np.inf
                     for _ in range(repeats):  # the same seed, the same draws: the least time of the repeats
+                        gc.collect()
+                        time.sleep(0.3)  # let the last call's leftover threads (NumPyro's compile) finish
                         samples, loop_r, run_r, steps = lib.timed(seed)
                         loop_s, run_s = min(loop_s, loop_r), min(run_s, run_r)
                     _STATE["on"] = False
@@ -231,11 +246,11 @@ def bench(names, W, S, seeds, repeats=3):
     return rows
 
 
-def report(rows, W, S):
+def report(rows, W, S, clock_name="wall"):
     import pandas as pd
 
     df = pd.DataFrame(rows)
-    print(f"\n{W} warmup + {S} draws, 1 chain, float32; load avg {os.getloadavg()} on {os.cpu_count()} cores")
+    print(f"\n{W} warmup + {S} draws, 1 chain, float32, {clock_name} seconds; load avg {os.getloadavg()} on {os.cpu_count()} cores")
     g = df.groupby(["dataset", "library"], sort=False)
     tab = g.agg(params=("params", "first"), loop_s=("loop_s", "median"), run_s=("run_s", "median"),
                 min_ess=("min_ess_bulk", "median"), steps=("leapfrog_per_draw", "median"), ess_per_s=("ess_per_s", "median"),
@@ -265,11 +280,13 @@ def main(argv=None):
     ap.add_argument("--num-samples", type=int, default=1000)
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--repeats", type=int, default=3, help="timed calls per seed (the least time is kept)")
+    ap.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
+                    help="wall seconds, or CPU seconds of the process (steadier on a busy machine)")
     ap.add_argument("--datasets", default="votes,penguins")
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
-    rows = bench(args.datasets.split(","), args.num_warmup, args.num_samples, args.seeds, args.repeats)
-    report(rows, args.num_warmup, args.num_samples)
+    rows = bench(args.datasets.split(","), args.num_warmup, args.num_samples, args.seeds, args.repeats, args.clock)
+    report(rows, args.num_warmup, args.num_samples, args.clock)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=2)
