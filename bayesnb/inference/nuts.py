@@ -3,11 +3,12 @@
 The sampler is two jitted functions per model structure, array shapes and warmup length
 (NumPyro's functional ``hmc`` kernels, chains by ``vmap`` or sequentially): an initialiser
 and a run of a given number of NUTS steps that keeps up to a fixed number of them, called
-in a Python loop, so the number of draws never recompiles. They are cached in-process, and JAX's persistent compilation cache is on by
-default (:func:`default_compilation_cache`; ``BAYESNB_JAX_CACHE=0`` turns it off). That
-cache folder is the only JAX setting bayesnb changes, and never one the user has set; while it
-samples, bayesnb also stores its own programs in that cache however fast they compile
-(:func:`cache_every_compile`, a thread-local override).
+in a Python loop, so the number of draws never recompiles. They are cached in-process, and
+JAX's persistent compilation cache is on by default (:func:`default_compilation_cache`;
+``BAYESNB_JAX_CACHE=0`` turns it off). That cache folder is the only JAX setting bayesnb
+changes, and never one the user has set; while it samples, bayesnb also stores its own
+programs in that cache however fast they compile (:func:`cache_every_compile`, a
+thread-local override).
 JAX and NumPyro are imported inside the functions.
 """
 
@@ -193,9 +194,9 @@ def run_nuts(spec, priors, data, *, num_warmup=500, num_samples=1000, num_chains
     step counter is below ``num_warmup``, sampling after it) that keeps up to
     :data:`BUF_MAX` draws, called in a Python loop until ``num_warmup + num_samples``
     steps are done: one call when the draws fit (the warmup and the draws in one program
-    run, as NumPyro's loop), calls of :data:`CHUNK` steps while a progress bar is shown. Both are compiled
-    once per model structure, array shapes and ``num_warmup``, and reused for any
-    ``num_samples``, new data, priors, seeds and (sequential or vectorized) chains.
+    run, as NumPyro's loop), calls of :data:`CHUNK` steps while a progress bar is shown.
+    Both are compiled once per model structure, array shapes and ``num_warmup``, and reused
+    for any ``num_samples``, new data, priors, seeds and (sequential or vectorized) chains.
     ``chain_method="parallel"`` uses :class:`numpyro.infer.MCMC` instead (cached too, but
     it re-traces its initialisation on each call). ``init_sites`` (constrained site
     values, e.g. from :func:`point_sites`) starts every chain there instead.
@@ -261,7 +262,8 @@ def _run_nuts(spec, priors, data, num_warmup, num_samples, num_chains, chain_met
     vec = chain_method == "vectorized" and num_chains > 1
     z_init = None if init_sites is None else _cast(_unconstrained(spec, priors, data, init_sites), dtype)
     key = (spec, precision, _shapes(priors), _shapes(data), _shapes(z_init), int(num_warmup), float(target_accept_prob),
-           ("mcmc", int(num_samples), num_chains, show) if use_mcmc else ("fn", num_chains if vec else 1, BUF_MAX, BUF_VALUES))
+           ("mcmc", int(num_samples), num_chains, show) if use_mcmc
+           else ("fn", num_chains if vec else 1, BUF_MAX, BUF_VALUES))
     cached = _CACHE.get(key)
     hit = cached is not None
     _listen()
