@@ -32,8 +32,8 @@ def main(argv=None):
         real_build = nuts._build_fn
 
         def build(*a, **k):  # the runner's jitted functions, compiled with the options
-            init_fn, chunk_fn, n = real_build(*a, **k)
-            return _with_options(init_fn, opts), _with_options(chunk_fn, opts), n
+            init_fn, chunk_fn, n, layout = real_build(*a, **k)
+            return _with_options(init_fn, opts), _with_options(chunk_fn, opts), n, layout
 
         nuts._build_fn = build
     d = load_penguins()

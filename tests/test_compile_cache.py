@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, run_python
 
-from bayesnb.inference import nuts, program_cache
+from bayesnb.inference import compile_cache, nuts, program_cache
 from bayesnb.inference.nuts import JAX_MIN_COMPILE_SECS, cache_every_compile
 
 #: a house-votes run_mcmc that reports, as JSON: JAX's compile events during the call, how often
@@ -128,7 +128,7 @@ def test_threshold_the_user_set_or_no_cache_is_left_alone(monkeypatch, tmp_path)
             assert jax.config.jax_persistent_cache_min_compile_time_secs == 2.5
     finally:
         jax.config.update("jax_persistent_cache_min_compile_time_secs", JAX_MIN_COMPILE_SECS)
-    monkeypatch.setattr(nuts, "default_compilation_cache", lambda: None)  # the cache turned off
+    monkeypatch.setattr(compile_cache, "default_compilation_cache", lambda: None)  # the cache turned off
     with cache_every_compile() as lowered:
         assert not lowered
         assert jax.config.jax_persistent_cache_min_compile_time_secs == JAX_MIN_COMPILE_SECS

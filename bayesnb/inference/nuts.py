@@ -2,22 +2,21 @@
 
 The sampler is two jitted functions per model structure, array shapes and warmup length
 (NumPyro's functional ``hmc`` kernels, chains by ``vmap`` or sequentially): an initialiser
-and a fixed-length chunk of NUTS steps run in a Python loop, so the number of draws never
-recompiles. They are cached in-process, and JAX's persistent compilation cache is on by
-default (:func:`default_compilation_cache`; ``BAYESNB_JAX_CACHE=0`` turns it off). That
-cache folder is the only JAX setting bayesnb changes, and never one the user has set; while it
-samples, bayesnb also stores its own programs in that cache however fast they compile
-(:func:`cache_every_compile`, a thread-local override). The compiled initialiser, chunk and
-chain-key programs themselves are kept in :mod:`~bayesnb.inference.program_cache` (inside that
-folder), under a key computed without tracing, so a new process loads them and traces,
-lowers and compiles nothing.
+and a run of a given number of NUTS steps that keeps up to a fixed number of them, called
+in a Python loop, so the number of draws never recompiles. They are cached in-process, and
+JAX's persistent compilation cache is on by default (:func:`default_compilation_cache`;
+``BAYESNB_JAX_CACHE=0`` turns it off). That cache folder is the only JAX setting bayesnb
+changes, and never one the user has set; while it samples, bayesnb also stores its own
+programs in that cache however fast they compile (:func:`cache_every_compile`, a
+thread-local override). The compiled initialiser, run and chain-key programs themselves are
+kept in :mod:`~bayesnb.inference.program_cache` (inside that folder), under a key computed
+without tracing, so a new process loads them and traces, lowers and compiles nothing.
 JAX and NumPyro are imported inside the functions.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 import threading
 import time
@@ -26,108 +25,12 @@ import numpy as np
 
 from .._progress import interactive, show
 from . import program_cache
+from .compile_cache import (CACHE_ENV, JAX_MIN_COMPILE_SECS, cache_every_compile, default_compilation_cache,
+                            enable_compilation_cache)
 from .numpyro_model import _unconstrained, make_model
 
 __all__ = ["cache_every_compile", "default_compilation_cache", "enable_compilation_cache", "mcmc_draws", "run_nuts",
            "sample_stats_from_extra", "show_progress"]
-
-
-def enable_compilation_cache(path=None):
-    """Opt in to JAX's persistent compilation cache (NUTS compiles once per model shape).
-
-    Parameters
-    ----------
-    path : str or None
-        Cache directory (created if needed). Default: ``JAX_COMPILATION_CACHE_DIR`` when set
-        (left as it is), else ``$XDG_CACHE_HOME/bayesnb/jax`` (``~/.cache/bayesnb/jax``).
-
-    Returns
-    -------
-    str
-        The cache directory in use.
-    """
-    import jax
-
-    if path is None and os.environ.get("JAX_COMPILATION_CACHE_DIR"):
-        return os.environ["JAX_COMPILATION_CACHE_DIR"]
-    if path is None:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        path = os.path.join(base, "bayesnb", "jax")
-    os.makedirs(path, exist_ok=True)
-    if jax.config.jax_compilation_cache_dir != str(path):
-        from jax.experimental.compilation_cache import compilation_cache
-
-        jax.config.update("jax_compilation_cache_dir", str(path))
-        compilation_cache.reset_cache()  # JAX decides once whether to use a cache: decide again
-    return str(path)
-
-
-CACHE_ENV = "BAYESNB_JAX_CACHE"
-
-
-def default_compilation_cache():
-    """The persistent compile cache NUTS uses unless turned off; called by :func:`run_nuts`.
-
-    A folder already configured in JAX (``jax.config.jax_compilation_cache_dir`` or the
-    ``JAX_COMPILATION_CACHE_DIR`` variable) is used as it is, never overridden. Otherwise,
-    unless the environment variable ``BAYESNB_JAX_CACHE`` is ``0``, ``false``, ``no`` or
-    ``off``, :func:`enable_compilation_cache` sets ``$XDG_CACHE_HOME/bayesnb/jax``
-    (``~/.cache/bayesnb/jax``).
-
-    Returns
-    -------
-    str or None
-        The cache folder in use, or None when the cache is off.
-    """
-    import jax
-
-    configured = jax.config.jax_compilation_cache_dir or os.environ.get("JAX_COMPILATION_CACHE_DIR")
-    if configured:
-        return str(configured)
-    if os.environ.get(CACHE_ENV, "1").strip().lower() in ("0", "false", "no", "off"):
-        return None
-    return enable_compilation_cache()
-
-
-#: JAX's default ``jax_persistent_cache_min_compile_time_secs``: only compiles at least this long are stored
-JAX_MIN_COMPILE_SECS = 1.0
-
-
-@contextlib.contextmanager
-def cache_every_compile():
-    """Within the context, bayesnb's programs are written to the persistent compile cache however fast they compile.
-
-    JAX stores only the compiles that took at least ``jax_persistent_cache_min_compile_time_secs``
-    (1 s by default), and the samplers of small models compile in less (house votes: 0.99 s and
-    0.29 s), so every new process compiled them again. When a persistent cache is in use
-    (:func:`default_compilation_cache`) and that setting has JAX's default value, it is 0 inside
-    the context, for the calling thread only (JAX's thread-local override): programs compiled
-    elsewhere, and a threshold the user set, are left as they are.
-
-    Yields
-    ------
-    bool
-        Whether every compile inside is stored.
-    """
-    import jax
-
-    if default_compilation_cache() is None or jax.config.jax_persistent_cache_min_compile_time_secs != \
-            JAX_MIN_COMPILE_SECS:
-        yield False
-        return
-    try:  # the setting's thread-local context manager (not exported by jax)
-        from jax._src.config import persistent_cache_min_compile_time_secs as setting
-    except ImportError:  # pragma: no cover - another JAX layout: set and restore the global value
-        setting = None
-    if setting is not None:
-        with setting(0.0):
-            yield True
-        return
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)  # pragma: no cover
-    try:  # pragma: no cover
-        yield True
-    finally:  # pragma: no cover
-        jax.config.update("jax_persistent_cache_min_compile_time_secs", JAX_MIN_COMPILE_SECS)
 
 
 def show_progress(progress_bar, stream=None):
@@ -182,7 +85,9 @@ def _shapes(tree):
 _EXTRA = ("diverging", "num_steps", "accept_prob", "potential_energy", "energy", "adapt_state.step_size")
 
 
-CHUNK = 100  # NUTS steps per compiled call: the draw count is a Python loop over chunks
+CHUNK = 100  # NUTS steps per compiled call while a progress bar is shown
+#: draws one compiled call keeps at most, and the most values (draws x columns) it holds
+BUF_MAX, BUF_VALUES = 1000, 2**22
 
 
 def run_nuts(spec, priors, data, *, num_warmup=500, num_samples=1000, num_chains=1, chain_method=None,
@@ -191,11 +96,13 @@ def run_nuts(spec, priors, data, *, num_warmup=500, num_samples=1000, num_chains
 
     The default path is two jitted functions (NumPyro's functional ``hmc`` kernels): an
     initialiser (uniform in (-2, 2) on the unconstrained scale, or ``init_sites``) and a
-    chunk of :data:`CHUNK` NUTS steps (warmup with step-size and diagonal mass
-    adaptation while the step counter is below ``num_warmup``, sampling after it), called
-    in a Python loop until ``num_warmup + num_samples`` steps are done. Both are compiled
-    once per model structure, array shapes and ``num_warmup``, and reused for any
-    ``num_samples``, new data, priors, seeds and (sequential or vectorized) chains.
+    run of ``n`` NUTS steps (warmup with step-size and diagonal mass adaptation while the
+    step counter is below ``num_warmup``, sampling after it) that keeps up to
+    :data:`BUF_MAX` draws, called in a Python loop until ``num_warmup + num_samples``
+    steps are done: one call when the draws fit (the warmup and the draws in one program
+    run, as NumPyro's loop), calls of :data:`CHUNK` steps while a progress bar is shown.
+    Both are compiled once per model structure, array shapes and ``num_warmup``, and reused
+    for any ``num_samples``, new data, priors, seeds and (sequential or vectorized) chains.
     ``chain_method="parallel"`` uses :class:`numpyro.infer.MCMC` instead (cached too, but
     it re-traces its initialisation on each call). ``init_sites`` (constrained site
     values, e.g. from :func:`point_sites`) starts every chain there instead.
@@ -266,7 +173,8 @@ def _run_nuts(spec, priors, data, num_warmup, num_samples, num_chains, chain_met
     vec = chain_method == "vectorized" and num_chains > 1
     z_init = None if init_sites is None else _cast(_unconstrained(spec, priors, data, init_sites), dtype)
     key = (spec, precision, _shapes(priors), _shapes(data), _shapes(z_init), int(num_warmup), float(target_accept_prob),
-           ("mcmc", int(num_samples), num_chains, show) if use_mcmc else ("fn", num_chains if vec else 1, CHUNK))
+           ("mcmc", int(num_samples), num_chains, show) if use_mcmc
+           else ("fn", num_chains if vec else 1, BUF_MAX, BUF_VALUES))
     cached = _CACHE.get(key)
     hit = cached is not None
     _listen()
@@ -287,7 +195,7 @@ def _run_nuts(spec, priors, data, num_warmup, num_samples, num_chains, chain_met
             else:
                 disk_key = None if cache_dir is None else program_cache.program_key(
                     spec, [type(b.code.family) for b in spec.blocks], (priors, data, z_init),
-                    (int(num_warmup), float(target_accept_prob), num_chains if vec else 1, CHUNK, precision,
+                    (int(num_warmup), float(target_accept_prob), num_chains if vec else 1, BUF_MAX, BUF_VALUES, precision,
                      _init_options()))
                 cached = None if disk_key is None else program_cache.load(cache_dir, disk_key)
                 program = "loaded" if cached is not None else "stored" if disk_key is not None else "off"
@@ -312,7 +220,7 @@ def _run_nuts(spec, priors, data, num_warmup, num_samples, num_chains, chain_met
                                 f"chain {i + 1}/{len(starts)}" if len(starts) > 1 else "NUTS")
                     for i, k in enumerate(starts)]
             samples = {k: np.concatenate([o[0][k] for o in outs]) for k in outs[0][0]}
-            extra = {name: np.concatenate([o[1][i] for o in outs]) for i, name in enumerate(_EXTRA)}
+            extra = {name: np.concatenate([o[1][name] for o in outs]) for name in _EXTRA}
     finally:
         _COMPILE.active = False
     total = time.perf_counter() - t0
@@ -323,14 +231,15 @@ def _run_nuts(spec, priors, data, num_warmup, num_samples, num_chains, chain_met
 
 
 def _compile_fn(spec, priors, data, z_init, keys, num_warmup, vec, target_accept_prob, show, cache_dir, fresh):
-    """Build, trace and compile (ahead of time) the initialiser and the chunk: ``((init, chunk), jax_hits)``.
+    """Build, trace and compile (ahead of time) the initialiser and the run: ``((init, run, layout), jax_hits)``
+    (``layout``: :func:`_build_fn`'s, kept beside the programs).
 
     ``fresh``: the two compiles are kept out of JAX's cache (:func:`program_cache.fresh_compiles`)
     and ``jax_hits`` counts those of them that JAX read from its cache anyway; otherwise
     ``jax_hits`` is 1 (nothing to store)."""
     import jax
 
-    init_fn, chunk_fn, n_params = _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob)
+    init_fn, chunk_fn, n_params, layout = _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob)
     if show:
         where = f"cached in {cache_dir}" if cache_dir else f"persistent cache off: {CACHE_ENV}=0"
         print(f"bayesnb: compiling the NUTS sampler for a model with {n_params} parameters "
@@ -338,9 +247,10 @@ def _compile_fn(spec, priors, data, z_init, keys, num_warmup, vec, target_accept
     # compile ahead of time, so that compile and sampling are timed apart
     k0 = keys if vec else keys[0]
     init_l = init_fn.lower(k0, priors, data, z_init)
-    chunk_l = chunk_fn.lower(jax.eval_shape(init_fn, k0, priors, data, z_init), priors, data)
+    n0 = np.int32(0)
+    chunk_l = chunk_fn.lower(jax.eval_shape(init_fn, k0, priors, data, z_init), priors, data, n0, n0)
     with program_cache.fresh_compiles() if fresh else contextlib.nullcontext([1]) as jax_hits:
-        compiled = init_l.compile(compiler_options=_init_options()), chunk_l.compile()
+        compiled = init_l.compile(compiler_options=_init_options()), chunk_l.compile(), layout
     return compiled, jax_hits[0]
 
 
@@ -356,42 +266,73 @@ def _init_options():
     return {"xla_backend_optimization_level": 0} if jax.default_backend() == "cpu" else None
 
 
+def _calls(W, S, buf, cap):
+    """``(steps, first kept step)`` of each compiled call: ``W + S`` steps in all, at most ``cap``
+    per call and at most ``buf`` kept (steps ``>= W``) per call."""
+    out, a = [], 0
+    while a < W + S:
+        keep_from = max(W - a, 0)
+        n = min(cap, W + S - a, keep_from + buf)
+        out.append((n, keep_from))
+        a += n
+    return out
+
+
 def _run_chunks(compiled, key, priors, data, z_init, W, S, vec, show, desc):
-    """Initialise, then call the compiled chunk until W + S steps: draws W..W+S-1, each (chain, draw, ...)."""
-    init_c, chunk_c = compiled
+    """Initialise, then call the compiled run until W + S steps: draws W..W+S-1, each (chain, draw, ...).
+
+    A call runs ``n`` steps and returns the ones from ``keep_from`` on, as one array (their
+    constrained sites and extra fields side by side, :func:`_pack`): without a progress bar,
+    the warmup and up to ``buf`` draws are one call, and each call costs one device-to-host
+    copy; a call holding no draw is never copied, and the next call is dispatched before the
+    copy, so the copy overlaps the sampling. The columns are split into ``{site: (chain,
+    draw, ...)}`` and ``{extra field: (chain, draw)}`` at the end."""
+    init_c, chunk_c, layout = compiled
     state = init_c(key, priors, data, z_init)
-    n_chunks = -(-(W + S) // CHUNK)
     bar = None
     if show:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=W + S, desc=desc, delay=2.0, file=sys.stderr, leave=True)
-    pieces = []
+    pieces, pending, done = [], None, 0
     try:
-        for i in range(n_chunks):
-            state, out = chunk_c(state, priors, data)
-            pieces.append(_to_numpy(out))
+        for n, keep_from in _calls(W, S, layout[2], CHUNK if show else W + S):
+            state, out = chunk_c(state, priors, data, np.int32(n), np.int32(keep_from))  # dispatched, not waited for
+            if pending is not None:
+                pieces.append(np.asarray(pending[0])[..., :pending[1], :])
+            pending = (out, n - keep_from) if n > keep_from else None
+            done += n
             if bar is not None:
-                done = min((i + 1) * CHUNK, W + S)
                 bar.set_description(f"{desc} {'warmup' if done <= W else 'sample'}", refresh=False)
                 bar.update(done - bar.n)
+        pieces.append(np.asarray(pending[0])[..., :pending[1], :])
     finally:
         if bar is not None:
             bar.close()
-    axis = 1 if vec else 0
-    z = {k: np.concatenate([p[0][k] for p in pieces], axis=axis) for k in pieces[0][0]}
-    ex = [np.concatenate([p[1][i] for p in pieces], axis=axis) for i in range(len(_EXTRA))]
-    sl = (slice(None), slice(W, W + S)) if vec else (slice(W, W + S),)
-    z = {k: v[sl] if vec else v[sl][None] for k, v in z.items()}
-    ex = [v[sl] if vec else v[sl][None] for v in ex]
-    return z, ex
+    flat = np.concatenate(pieces, axis=1 if vec else 0)
+    return _unpack(flat if vec else flat[None], layout)
 
 
-def _to_numpy(tree):
-    """A pytree of JAX arrays as NumPy arrays (blocks until they are computed)."""
-    import jax
+def _unpack(flat, layout):
+    """``(chain, draw, columns)`` of :func:`_pack` -> ``({site: (chain, draw, ...)}, {extra: (chain, draw)})``."""
+    out, at = [], 0
+    for part in layout[:2]:
+        d = {}
+        for name, shape, dtype in part:
+            n = int(np.prod(shape, dtype=int))
+            d[name] = flat[..., at:at + n].reshape(flat.shape[:2] + tuple(shape)).astype(dtype, copy=False)
+            at += n
+        out.append(d)
+    return out[0], out[1]
 
-    return jax.tree.map(np.asarray, tree)
+
+def _pack(sites, extras, dtype):
+    """One step's constrained sites (by name) and extra fields as one ``dtype`` vector (see :func:`_unpack`);
+    integer and boolean fields (``num_steps``, ``diverging``) are exact in it."""
+    import jax.numpy as jnp
+
+    leaves = [jnp.ravel(sites[k]).astype(dtype) for k in sorted(sites)] + [jnp.ravel(v).astype(dtype) for v in extras]
+    return jnp.concatenate(leaves)
 
 
 def _build_mcmc(spec, num_warmup, num_samples, num_chains, chain_method, progress_bar, target_accept_prob):
@@ -403,12 +344,16 @@ def _build_mcmc(spec, num_warmup, num_samples, num_chains, chain_method, progres
 
 
 def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
-    """Jitted ``init(key, priors, data, z_init) -> state`` and ``chunk(state, priors, data) -> (state, draws)``,
-    and the number of unconstrained parameters.
+    """Jitted ``init(key, priors, data, z_init) -> state`` and ``chunk(state, priors, data, n, keep_from)
+    -> (state, draws)``, the number of unconstrained parameters and the layout of ``draws``
+    (:func:`_unpack`; its last item ``buf``, the draws a call keeps at most).
 
     ``z_init``: None (uniform in (-2, 2) on the unconstrained scale) or an unconstrained point.
-    ``chunk`` runs :data:`CHUNK` NUTS steps (adapting while the step counter is below
-    ``num_warmup``) and returns the constrained sites and extra fields of each."""
+    ``chunk`` runs ``n`` NUTS steps (adapting while the step counter is below ``num_warmup``)
+    and returns the constrained sites and extra fields of steps ``keep_from`` to
+    ``keep_from + buf - 1`` (those run), packed in the rows of one (buf, columns) array
+    (:func:`_pack`); ``buf`` is :data:`BUF_MAX`, or fewer so that it holds at most
+    :data:`BUF_VALUES` values."""
     import jax
     import jax.numpy as jnp
     from jax import lax
@@ -455,23 +400,41 @@ def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
         return init_kernel(z0, W, target_accept_prob=target_accept_prob, model_args=(priors, data),
                            rng_key=k_run)
 
-    def chunk_one(state, priors, data):
+    def _extras(st):
+        return (st.diverging, st.num_steps, st.accept_prob, st.potential_energy, st.energy, st.adapt_state.step_size)
+
+    def shapes(key, priors, data):  # the sites and extra fields of one step, as abstract values
+        st = init_one(key, priors, data)
+        return post_gen(priors, data)(unravel(st.z)), _extras(st)
+
+    key_proto = jax.eval_shape(jax.random.PRNGKey, 0)  # abstract: nothing runs (nor compiles) eagerly
+    site_proto, extra_proto = jax.eval_shape(shapes, key_proto, priors, data)
+    sites = [(k, v.shape, np.dtype(v.dtype)) for k, v in sorted(site_proto.items())]
+    extras = [(k, v.shape, np.dtype(v.dtype)) for k, v in zip(_EXTRA, extra_proto)]
+    cols = sum(int(np.prod(sh, dtype=int)) for _, sh, _ in sites + extras)
+    buf = max(1, min(BUF_MAX, BUF_VALUES // cols))
+
+    def chunk_one(state, priors, data, n, keep_from):
         # hmc() keeps its adaptation and integrator in closures set by init_kernel, tied to the
         # traced model arguments: set them again in this trace (the unused result is dropped).
         init_kernel(state.z, W, target_accept_prob=target_accept_prob, model_args=(priors, data),
                     rng_key=state.rng_key)
         constrain = post_gen(priors, data)
 
-        def body(st, _):
+        def body(i, carry):  # step i is row i - keep_from; the steps before keep_from go to the spare row
+            st, rows = carry
             st = sample_kernel(st, model_args=(priors, data))
-            return st, (constrain(unravel(st.z)), (st.diverging, st.num_steps, st.accept_prob, st.potential_energy,
-                                          st.energy, st.adapt_state.step_size))
+            row = _pack(constrain(unravel(st.z)), _extras(st), st.z.dtype)
+            at = jnp.where(i >= keep_from, jnp.minimum(i - keep_from, buf), buf).astype(jnp.int32)
+            return st, lax.dynamic_update_slice(rows, row[None], (at, jnp.int32(0)))
 
-        return lax.scan(body, state, None, length=CHUNK)
+        st, rows = lax.fori_loop(0, n, body, (state, jnp.zeros((buf + 1, cols), state.z.dtype)))
+        return st, rows[:buf]
 
+    layout = (sites, extras, buf)
     if vec:
         init_one = jax.vmap(init_one, in_axes=(0, None, None, None))
-        chunk_one = jax.vmap(chunk_one, in_axes=(0, None, None))
+        chunk_one = jax.vmap(chunk_one, in_axes=(0, None, None, None, None))
     # The state crosses the programs' boundary as its list of leaves (NumPyro's HMCState rebuilt
     # inside): the compiled programs' argument trees then hold only lists, tuples and dicts, so a
     # program loaded from the on-disk cache needs neither NumPyro nor the model to be imported.
@@ -482,11 +445,11 @@ def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
         treedef[:] = [tdef]
         return leaves
 
-    def chunk_flat(leaves, priors, data):
-        state, out = chunk_one(jax.tree.unflatten(treedef[0], leaves), priors, data)
+    def chunk_flat(leaves, priors, data, n, keep_from):
+        state, out = chunk_one(jax.tree.unflatten(treedef[0], leaves), priors, data, n, keep_from)
         return jax.tree.leaves(state), out
 
-    return jax.jit(init_flat), jax.jit(chunk_flat), n_params
+    return jax.jit(init_flat), jax.jit(chunk_flat), n_params, layout
 
 
 def mcmc_draws(spec, samples, variables=None, shapes=None) -> dict:

@@ -36,7 +36,7 @@ import threading
 __all__ = ["FORMAT", "STATS", "chain_keys", "fresh_compiles", "load", "program_key", "store"]
 
 #: version of the entry layout; part of every key
-FORMAT = 1
+FORMAT = 2
 #: folder of the entries inside the compile-cache folder
 SUBDIR = "bayesnb-programs"
 _MAGIC = b"bayesnb compiled programs\n"
@@ -218,7 +218,8 @@ def load(cache_dir, key):
 
     Returns
     -------
-    tuple of jax.stages.Compiled or None
+    tuple or None
+        The programs (and plain values) stored under ``key``, in their order.
     """
     if "://" in str(cache_dir):  # a remote folder configured in JAX: JAX's cache only
         return None
@@ -236,7 +237,7 @@ def load(cache_dir, key):
             raise ValueError("stale entry")
         from jax.experimental.serialize_executable import deserialize_and_load
 
-        programs = tuple(deserialize_and_load(p, i, o) for p, i, o in entry["programs"])
+        programs = tuple(deserialize_and_load(*v) if kind == "program" else v for kind, v in entry["programs"])
     except Exception:
         STATS["rejected"] += 1
         return None
@@ -253,7 +254,9 @@ def store(cache_dir, key, programs) -> bool:
         The compile-cache folder (``bayesnb-programs`` is created inside).
     key : str
         From :func:`program_key`.
-    programs : sequence of jax.stages.Compiled
+    programs : sequence
+        Compiled programs (``jax.stages.Compiled``), and plain values kept beside them (such as
+        the layout of a program's output), returned by :func:`load` in the same order.
 
     Returns
     -------
@@ -268,8 +271,10 @@ def store(cache_dir, key, programs) -> bool:
     try:
         from jax.experimental.serialize_executable import serialize
 
-        body = pickle.dumps({"format": FORMAT, "key": key, "programs": [serialize(c) for c in programs]},
-                            protocol=pickle.HIGHEST_PROTOCOL)
+        import jax
+
+        items = [("program", serialize(c)) if isinstance(c, jax.stages.Compiled) else ("value", c) for c in programs]
+        body = pickle.dumps({"format": FORMAT, "key": key, "programs": items}, protocol=pickle.HIGHEST_PROTOCOL)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(tmp, "wb") as f:
             f.write(_MAGIC + hashlib.sha256(body).digest() + body)

@@ -1,0 +1,108 @@
+"""The NUTS loop of ``run_nuts``: its kept draws, their fields, its calls and what it copies to the host."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bayesnb import CategoricalNB
+from bayesnb.inference import nuts
+
+
+@pytest.fixture(scope="module")
+def votes_model(votes):
+    X, y = votes
+    return CategoricalNB(alpha=1.0).fit(X, y).model_inputs(X, y)
+
+
+def _key(spec, W, buf_max):
+    """The cache key of the default path's one-chain sampler of ``spec`` with ``W`` warmup steps."""
+    return next(k for k in nuts._CACHE if k[0] == spec and k[5] == W and k[-1] == ("fn", 1, buf_max, nuts.BUF_VALUES))
+
+
+class _Spy:
+    """A chunk's output that counts its copies to the host."""
+
+    copies = 0
+
+    def __init__(self, out):
+        self.out = out
+
+    def __array__(self, dtype=None, copy=None):
+        _Spy.copies += 1
+        return np.asarray(self.out, dtype=dtype)
+
+
+@pytest.mark.parametrize("W, S, buf_max", [(150, 70, 1000), (200, 100, 40), (0, 30, 1000), (90, 85, 30)])
+def test_kept_draws_are_the_steps_after_warmup_one_copy_per_kept_call(votes_model, monkeypatch, W, S, buf_max):
+    """The draws are steps W..W+S-1 of the chain (here run one step per call of the same compiled
+    program), every field with its own dtype. Without a progress bar the warmup and the first
+    ``buf`` draws are one call, and only the calls holding draws are copied to the host."""
+    import jax
+
+    monkeypatch.setattr(nuts, "BUF_MAX", buf_max)
+    spec, priors, data = votes_model
+    kw = {"num_warmup": W, "num_samples": S, "seed": 3, "progress_bar": False}
+    samples, extra, _ = nuts.run_nuts(spec, priors, data, **kw)
+    key = _key(spec, W, buf_max)
+    init_c, chunk_c, layout = nuts._CACHE[key]
+    assert layout[2] == buf_max  # the votes model's draws are small
+    p32, d32 = nuts._cast(priors, np.float32), nuts._cast(data, np.float32)
+    state = init_c(jax.random.split(jax.random.PRNGKey(3), 1)[0], p32, d32, None)
+    steps = []
+    one, zero = np.int32(1), np.int32(0)
+    for _ in range(W + S):
+        state, out = chunk_c(state, p32, d32, one, zero)
+        steps.append(np.asarray(out)[:1])
+    ref_s, ref_e = nuts._unpack(np.concatenate(steps)[None, W:W + S], layout)
+    assert set(samples) == set(ref_s) and set(extra) == set(nuts._EXTRA)
+    for k, v in ref_s.items():
+        assert samples[k].shape == (1, S) + v.shape[2:] and samples[k].dtype == np.float32
+        np.testing.assert_array_equal(samples[k], v)
+    for k, v in ref_e.items():
+        np.testing.assert_array_equal(extra[k], v)
+    assert extra["diverging"].dtype == bool and extra["diverging"].shape == (1, S)
+    assert np.issubdtype(extra["num_steps"].dtype, np.integer) and (extra["num_steps"] >= 1).all()
+    np.testing.assert_allclose(samples["pi"].sum(-1), 1.0, rtol=1e-5)
+
+    calls = []
+    spied = (init_c, lambda *a: (calls.append(int(a[3])), (lambda st, out: (st, _Spy(out)))(*chunk_c(*a)))[1], layout)
+    _Spy.copies = 0
+    nuts._CACHE[key] = spied
+    try:
+        again, _, timing = nuts.run_nuts(spec, priors, data, **kw)
+    finally:
+        nuts._CACHE[key] = (init_c, chunk_c, layout)
+    assert timing["cache_hit"] and sum(calls) == W + S
+    assert len(calls) == _Spy.copies == -(-S // buf_max)  # the first call runs the warmup too
+    for k, v in samples.items():
+        np.testing.assert_array_equal(again[k], v)
+
+
+def test_progress_bar_calls_are_chunks(votes_model):
+    """With a progress bar the steps run in calls of at most CHUNK steps, the same draws."""
+    spec, priors, data = votes_model
+    kw = {"num_warmup": 130, "num_samples": 150, "seed": 1}
+    quiet, _, _ = nuts.run_nuts(spec, priors, data, progress_bar=False, **kw)
+    key = _key(spec, 130, nuts.BUF_MAX)
+    init_c, chunk_c, layout = nuts._CACHE[key]
+    calls = []
+    nuts._CACHE[key] = (init_c, lambda *a: (calls.append((int(a[3]), int(a[4]))), chunk_c(*a))[1], layout)
+    try:
+        shown, _, _ = nuts.run_nuts(spec, priors, data, progress_bar=True, **kw)
+    finally:
+        nuts._CACHE[key] = (init_c, chunk_c, layout)
+    assert calls == [(100, 130), (100, 30), (80, 0)]  # (steps, first kept step)
+    for k, v in quiet.items():
+        np.testing.assert_array_equal(shown[k], v)
+
+
+def test_vectorized_chains_keep_their_own_draws(votes_model):
+    """Vectorized chains: (chain, draw, ...) per field, each chain its own draws."""
+    spec, priors, data = votes_model
+    samples, extra, _ = nuts.run_nuts(spec, priors, data, num_warmup=120, num_samples=90, num_chains=2,
+                                      chain_method="vectorized", seed=0, progress_bar=False)
+    assert samples["pi"].shape == (2, 90, 2)
+    assert all(v.shape == (2, 90) for v in extra.values())
+    assert not np.array_equal(samples["pi"][0], samples["pi"][1])
+    assert extra["diverging"].dtype == bool
