@@ -7,11 +7,14 @@ of as many rows scored by :func:`bayesnb.synthetic_report` (shape, trend, C2ST G
 unseen category pairs), as ``bench_synthesis.py`` scores it. With ``--pairs``, for the first
 ``k`` and sample seed, the share of synthetic rows holding an unseen pair of each two
 categorical columns (> 0.1%), once with one posterior draw of the parameters and once with the
-posterior mean.
+posterior mean. With ``--edges COLUMN``: k-DB's ranking of the columns (by ``I(X; Y)``) and the
+edge scores (flat-Dirichlet BDeu log Bayes factors, ``structure.edge_scores``) of COLUMN as a child
+of every other column: k-DB takes a parent only among earlier columns with a positive score.
 
 Usage::
 
     python benchmarks/census_kdb_k.py adult.data [--ks 2,3,4] [--sample-seeds 0,1,2,3] [--pairs]
+    python benchmarks/census_kdb_k.py adult.data --ks '' --edges native-country
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ from bench_synthesis import census_tables  # noqa: E402
 
 from bayesnb import NaiveBayes, synthetic_report  # noqa: E402
 from bayesnb._synth_select import holdout_rows  # noqa: E402
+from bayesnb.structure import model as _mx  # noqa: E402
+from bayesnb.structure.learn import edge_scores  # noqa: E402
 
 
 def as_table(model, X, y, train):
@@ -53,19 +58,37 @@ def unseen_pairs(train, syn, cats):
     return float(any_bad.mean()), sorted(out, key=lambda r: -r[2])
 
 
+def edges(X, y, column):
+    """Print k-DB's column ranking and ``column``'s edge scores as a child of each other column."""
+    model = NaiveBayes(structure="kdb", alpha="hierarchical").fit(X, y)
+    encoded = model._encoded(X)
+    nodes = _mx.make_nodes(model.posterior_.blocks, encoded, None)
+    data = _mx.node_data(nodes, encoded)
+    names = model._node_names(nodes)
+    scores = edge_scores(data[2], np.searchsorted(model.classes_, y), [nd.n_states for nd in nodes],
+                         len(model.classes_), None)
+    print("ranking by I(X; Y):", ", ".join(names[i] for i in np.argsort(-scores.class_mi, kind="stable")))
+    j = names.index(column)
+    print(f"edge scores of {column} as a child:",
+          ", ".join(f"{names[i]} {scores.weights[j, i]:.1f}" for i in range(len(names)) if i != j), flush=True)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("census")
     p.add_argument("--ks", default="2,3,4")
     p.add_argument("--sample-seeds", default="0,1,2,3")
     p.add_argument("--pairs", action="store_true")
+    p.add_argument("--edges", metavar="COLUMN")
     args = p.parse_args(argv)
     warnings.simplefilter("ignore")
     train, test, note = census_tables(args.census, None, 0, False)
     print(note, f"(load {os.getloadavg()[0]:.1f})")
     X, y = train.drop(columns=TARGET), train[TARGET].to_numpy()
     Xte = test.drop(columns=TARGET)
-    for i, k in enumerate(int(v) for v in args.ks.split(",")):
+    if args.edges:
+        edges(X, y, args.edges)
+    for i, k in enumerate(int(v) for v in args.ks.split(",") if v):
         t0 = time.process_time()
         model = NaiveBayes(structure="kdb", k=k, alpha="hierarchical").fit(X, y)
         codes = pd.Index(model.classes_).get_indexer(test[TARGET])
