@@ -40,7 +40,7 @@ from ._utils import SearchEdgeWarning
 from .generative.tables import label_codes, mask_cells, missing_cells
 from .inference import em
 
-__all__ = ["Z_BEHIND", "holdout_rows", "latent_search"]
+__all__ = ["Z_BEHIND", "add_rows", "holdout_rows", "latent_search", "widen_k"]
 
 _WHO = "Synthesizer"
 
@@ -81,6 +81,74 @@ def _paired(a, b):
     """Mean and standard error of the paired differences ``a - b``."""
     d = np.asarray(a) - np.asarray(b)
     return float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else np.inf
+
+
+def add_rows(rows, index, scores, notes):
+    """Held-out scores and notes into ``Synthesizer.selection_``'s rows (in place).
+
+    Parameters
+    ----------
+    rows : list of dict
+        The selection rows; a row is added for a candidate first scored in step 2 (the latent
+        model, a widened k-DB, naive as the reference of an explicit structure).
+    index : dict
+        ``{candidate: position in rows}``, updated.
+    scores : dict
+        ``{candidate: mean held-out log p(x, y)}`` (NaN where not computed).
+    notes : dict
+        ``{candidate: note}``.
+    """
+    for cand, score in scores.items():
+        if cand not in index:
+            index[cand] = len(rows)
+            rows.append({"candidate": cand, "log_evidence": np.nan, "cv_log_loss": np.nan, "chosen": False})
+        rows[index[cand]]["holdout_loglik"] = score
+        if cand in notes:
+            rows[index[cand]]["note"] = notes[cand]
+
+
+def widen_k(fit, k, scores, Xte, codes, max_k):
+    """k-DB's number of parents by held-out likelihood: ``k + 1`` replaces ``k`` while it is *clearly* better.
+
+    The evidence of step 1 compares structures at one ``k``; a larger ``k`` gives every node
+    more parents (thinner contexts, each shrunk toward its parent context under hierarchical
+    smoothing), and whether the data carry that much dependence is asked of the held-out rows:
+    ``k + 1`` is kept when its paired per-row gain over ``k`` in ``log p(x, y)`` exceeds
+    :data:`Z_BEHIND` standard errors, and the widening stops at the first ``k`` that is not.
+
+    Parameters
+    ----------
+    fit : callable
+        ``fit(k) -> fitted NaiveBayes``: the k-DB variant with ``k`` parents, fitted on the training part.
+    k : int
+        The ``k`` of step 1.
+    scores : ndarray
+        Its per-row held-out ``log p(x, y)``.
+    Xte : DataFrame
+        The held-out rows.
+    codes : ndarray of int
+        Their class indices.
+    max_k : int
+        The largest ``k`` tried (a k-DB node has at most ``n_features - 1`` parents).
+
+    Returns
+    -------
+    k : int
+        The ``k`` kept.
+    tried : list of tuple
+        ``(k, mean held-out score, gain over k - 1, its standard error, kept)`` per ``k`` tried
+        beyond the first.
+    """
+    tried = []
+    while k < max_k:
+        rows = holdout_rows(fit(k + 1), Xte, codes)
+        gain, se = _paired(rows, scores)
+        keep = bool(gain > Z_BEHIND * se)
+        tried.append((k + 1, float(rows.mean()), gain, se, keep))
+        if not keep:
+            break
+        k, scores = k + 1, rows
+    return k, tried
 
 
 def latent_search(base, structure, X, y, Xte, codes, candidates, rng, *, holdout=0.1, n_init=3, tol=1e-6,

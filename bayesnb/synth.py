@@ -15,8 +15,11 @@ and draws synthetic rows with its columns, in their order and dtypes. How it cho
    ``holdout`` part (stratified by the target); the structure of step 1 (its variant fixed),
    plain naive Bayes and the latent-class model are fitted on the training part and scored by
    the mean held-out ``log p(x, y)`` (missing cells marginalised; column ``holdout_loglik``).
-   The latent-class model replaces the structure of step 1 only when it scores higher.
-   Naive Bayes' held-out score is shown for reference.
+   When step 1 chose k-DB, its ``k`` first grows on the same rows while ``k + 1`` parents per
+   node score clearly higher (by more than 3 standard errors of the paired per-row gains;
+   :func:`bayesnb._synth_select.widen_k`, a row per ``k`` tried; also with ``latent=None``).
+   The latent-class model replaces that structure only when it scores higher. Naive Bayes'
+   held-out score is shown for reference.
    The component search runs on at most ``search_rows`` training rows and stops widening once
    the latent model is clearly behind the structure fitted on the same rows (by more than 3
    standard errors of the paired per-row held-out differences) and its last gain could not
@@ -28,10 +31,8 @@ and draws synthetic rows with its columns, in their order and dtypes. How it cho
 3. The winner is refitted on every row (``model_``, and ``latent_`` for a latent-class model
    with the chosen number of components).
 
-Latent class × structure (a component node above a TAN / k-DB) is fitted by
-``fit_latent_class`` of a structured estimator, whose ``sample(latent=)`` draws from it, but a
-model file cannot hold such a fit (``save`` refuses it), so the latent-class candidate here is
-the naive one.
+Latent class × structure (``fit_latent_class`` of a TAN / k-DB) samples (``sample(latent=)``),
+but a model file cannot hold such a fit (``save`` refuses it): the latent candidate is naive.
 
 Datetime columns are modelled as numbers (seconds since 1970-01-01 UTC, a family chosen by
 evidence like any numeric column's) and sampled back as datetimes of their dtype.
@@ -63,9 +64,10 @@ from ._progress import progress
 from ._synth_dtypes import as_dtype, from_seconds, to_seconds
 from ._synth_given import model_conditions
 from ._synth_missing import add_indicators, blank_missing, forbidden_pairs, indicator_names
-from ._synth_select import Z_BEHIND, holdout_rows, latent_search
+from ._synth_select import Z_BEHIND, add_rows, holdout_rows, latent_search, widen_k
 from ._utils import as_generator, one_class_on_purpose
 from .estimators import NaiveBayes
+from .structure.select import _label as _variant_name
 from .persistence import load, register_composite, save
 
 __all__ = ["Synthesizer"]
@@ -82,9 +84,7 @@ def _variant(model):
     if kind == "naive":  # auto's hierarchical naive candidate: alpha="hierarchical" under naive
         return ("naive (hierarchical)", {"structure": "naive", "alpha": "hierarchical"}) if hier else \
             ("naive", {"structure": "naive"})
-    name = kind if kind == "tan" else f"kdb (k={model.k})"
-    if hier:
-        name = f"{name[:-1]}, hierarchical)" if kind == "kdb" else f"{name} (hierarchical)"
+    name = _variant_name(kind, model.k, hier)
     alpha = "hierarchical" if hier else (1.0 if kind == "kdb" else None)
     return name, {"structure": kind, "k": model.k, "alpha": alpha}
 
@@ -325,10 +325,10 @@ class Synthesizer(BaseEstimator):
                      "holdout_loglik": np.nan, "chosen": False}]
         index = {r["candidate"]: i for i, r in enumerate(rows)}
         self.model_, self.latent_, self.chosen_ = model, None, name
-        split = None if self.latent is None else self._split(labels, rng)
-        if split is None:  # no latent-class candidate (latent=None, or too few rows to hold some out)
+        split = None if self.latent is None and params["structure"] != "kdb" else self._split(labels, rng)
+        if split is None:  # nothing held out (latent=None and no k-DB, or too few rows to hold some out)
             bar.update(2)
-        else:  # 2. the latent-class model against the structure, on held-out rows
+        else:  # 2. k-DB's k, and the latent-class model against the structure, on held-out rows
             self._compare_latent(X, labels, split, name, params, rows, index, rng, bar)
         rows[index[self.chosen_]]["chosen"] = True
         self.selection_ = pd.DataFrame(rows, columns=_SELECTION)
@@ -352,14 +352,28 @@ class Synthesizer(BaseEstimator):
         on the training rows of ``split`` and scored on its held-out rows; step 3 when the latter wins."""
         tr, te = split
         Xtr, Xte, ytr = X.iloc[tr], X.iloc[te], labels[tr]
-        scores = {}
+        scores, per_row, notes = {}, {}, {}
         for cand, cparams in {"naive": {"structure": "naive"}, name: params}.items():
             fitted = self._nb(**cparams).fit(Xtr, ytr)
             codes = pd.Index(fitted.classes_).get_indexer(labels[te])
-            scores[cand] = float(holdout_rows(fitted, Xte, codes).mean())
+            per_row[cand] = holdout_rows(fitted, Xte, codes)
+            scores[cand] = float(per_row[cand].mean())
             if cand == "naive":
                 base, base_codes = fitted, codes
+        first = name
+        if params["structure"] == "kdb":  # k + 1 parents while clearly better held out (_synth_select.widen_k)
+            k, tried = widen_k(lambda kk: self._nb(**{**params, "k": kk}).fit(Xtr, ytr), params["k"],
+                               per_row[name], Xte, base_codes, X.shape[1] - 1)
+            for kk, mean, gain, se, keep in tried:
+                cand = _variant_name("kdb", kk, params["alpha"] == "hierarchical")
+                scores[cand] = mean
+                notes[cand] = (f"k={kk} against k={kk - 1}: {gain:+.4f} per held-out row (SE {se:.4f}); "
+                               + ("kept" if keep else f"not kept (needs > {Z_BEHIND:g} SE)"))
+            name, params = _variant_name("kdb", k, params["alpha"] == "hierarchical"), {**params, "k": k}
         bar.update()
+        if self.latent is None:
+            add_rows(rows, index, scores, notes)
+            return self._refit_structure(X, labels, first, name, params, bar, 1)
         search = tr if len(tr) <= self.search_rows else np.sort(rng.choice(tr, self.search_rows, replace=False))
         fit, self.latent_search_, info = latent_search(
             base, lambda Xs, ys: self._nb(**params).fit(Xs, ys), X.iloc[search], labels[search], Xte, base_codes,
@@ -375,18 +389,22 @@ class Synthesizer(BaseEstimator):
                                         component_prior=self.component_prior)
             scores[latent_name] = float(holdout_rows(base, Xte, base_codes, latent=fit).mean())
         bar.update()
-        for cand in [*scores, latent_name]:
-            if cand not in index:  # the latent model; naive as the reference of an explicit structure
-                index[cand] = len(rows)
-                rows.append({"candidate": cand, "log_evidence": np.nan, "cv_log_loss": np.nan, "chosen": False})
-            rows[index[cand]]["holdout_loglik"] = scores.get(cand, np.nan)
-        rows[index[latent_name]]["note"] = note
+        notes[latent_name] = note
+        add_rows(rows, index, {**scores, latent_name: scores.get(latent_name, np.nan)}, notes)
         if scores.get(latent_name, -np.inf) > scores[name]:  # 3. refit the winner on every row
             self.model_ = self._nb().fit(X, labels)
             self.latent_ = self.model_.fit_latent_class(X, labels, n_components=C, random_state=rng,
                                                         component_prior=self.component_prior)
             self.chosen_ = latent_name
+        elif name != first:
+            self._refit_structure(X, labels, first, name, params, bar, 0)
         bar.update()
+
+    def _refit_structure(self, X, labels, first, name, params, bar, steps):
+        """Step 3 for a structure: a widened k-DB (``name`` is not step 1's ``first``) refitted on every row."""
+        if name != first:
+            self.model_, self.chosen_ = self._nb(**params).fit(X, labels), name
+        bar.update(steps)
 
     # ------------------------------------------------------------------ sample
     def sample(self, n_samples, *, random_state=None, parameter_uncertainty=True, given=None, forbid=None,

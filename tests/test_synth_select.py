@@ -2,6 +2,7 @@
 chosen, and a search that cannot win stops widening, with the reason in ``selection_``."""
 
 import numpy as np
+import pytest
 import pandas as pd
 
 from bayesnb import Synthesizer
@@ -63,3 +64,33 @@ def test_a_search_that_cannot_win_stops_widening_and_says_why():
     assert trace["n_components"].max() < cap  # it stopped before the widening's cap
     latent = synth.selection_["candidate"].str.startswith("latent class")
     assert synth.selection_.loc[latent, "holdout_loglik"].isna().all()  # decided at the search size
+
+
+def _sum_table(n, seed):
+    """Three columns that follow the class and a fourth, ``d = a + b - c`` mostly: d needs all three as
+    parents, which k-DB with k = 2 cannot give it."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    a, b, c = (np.where(rng.random(n) < 0.6, 2 * y + rng.integers(0, 2, n), rng.integers(0, 4, n)) for _ in range(3))
+    d = np.where(rng.random(n) < 0.9, a + b - c + 3, rng.integers(0, 10, n))
+    return pd.DataFrame({"y": y.astype(str), **{k: v.astype(str) for k, v in zip("abcd", (a, b, c, d))}})
+
+
+@pytest.mark.parametrize("latent", [None, "auto"])
+def test_kdb_takes_a_third_parent_when_held_out_rows_need_it(latent):
+    synth = Synthesizer(target="y", structure="kdb", latent=latent, latent_candidates=(1, 2), search_rows=1000,
+                        random_state=0, verbose=False).fit(_sum_table(3000, 0))
+    sel = synth.selection_.set_index("candidate")
+    assert synth.chosen_ == "kdb (k=3, hierarchical)" and synth.model_.k == 3
+    assert set(synth.model_.structure_["d"]) == {"a", "b", "c"}  # refitted on every row with k = 3
+    assert sel.loc["kdb (k=3, hierarchical)", "holdout_loglik"] > sel.loc["kdb (k=2, hierarchical)", "holdout_loglik"]
+    assert sel.loc["kdb (k=3, hierarchical)", "note"].endswith("kept") and sel.loc[synth.chosen_, "chosen"]
+
+
+def test_kdb_keeps_its_k_when_a_further_parent_does_not_help():
+    synth = Synthesizer(target="y", structure="kdb", latent=None, random_state=0,
+                        verbose=False).fit(_chain_table(3000, 1))  # a chain: one parent per column is exact
+    sel = synth.selection_.set_index("candidate")
+    assert synth.chosen_ == "kdb (k=2, hierarchical)" and synth.model_.k == 2
+    assert "not kept" in sel.loc["kdb (k=3, hierarchical)", "note"]
+    assert list(sel.index[sel["chosen"]]) == [synth.chosen_]

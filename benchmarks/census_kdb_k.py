@@ -1,0 +1,114 @@
+"""Census (issue 26): k-DB (hierarchical) at several k, and which category pairs make the unseen-pair rows.
+
+For each ``k`` of ``--ks``: ``NaiveBayes(structure="kdb", k=k, alpha="hierarchical")`` fitted on
+the training rows of ``bench_synthesis.py``'s census split (seed 0), its mean held-out
+``log p(x, y)`` on the test rows, and for each sample seed of ``--sample-seeds`` a synthetic table
+of as many rows scored by :func:`bayesnb.synthetic_report` (shape, trend, C2ST GBM, efficacy AUC,
+unseen category pairs), as ``bench_synthesis.py`` scores it. With ``--pairs``, for the first
+``k`` and sample seed, the share of synthetic rows holding an unseen pair of each two
+categorical columns (> 0.1%), once with one posterior draw of the parameters and once with the
+posterior mean. With ``--edges COLUMN``: k-DB's ranking of the columns (by ``I(X; Y)``) and the
+edge scores (flat-Dirichlet BDeu log Bayes factors, ``structure.edge_scores``) of COLUMN as a child
+of every other column: k-DB takes a parent only among earlier columns with a positive score.
+
+Usage::
+
+    python benchmarks/census_kdb_k.py adult.data [--ks 2,3,4] [--sample-seeds 0,1,2,3] [--pairs]
+    python benchmarks/census_kdb_k.py adult.data --ks '' --edges native-country
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import sys
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _census import TARGET  # noqa: E402
+from bench_synthesis import census_tables  # noqa: E402
+
+from bayesnb import NaiveBayes, synthetic_report  # noqa: E402
+from bayesnb._synth_select import holdout_rows  # noqa: E402
+from bayesnb.structure import model as _mx  # noqa: E402
+from bayesnb.structure.learn import edge_scores  # noqa: E402
+
+
+def as_table(model, X, y, train):
+    """The synthetic rows ``(X, y)`` as a table with ``train``'s columns and dtypes."""
+    syn = pd.DataFrame(X, columns=train.columns.drop(TARGET))
+    syn[TARGET] = y
+    return syn[train.columns].astype(train.dtypes.to_dict())
+
+
+def unseen_pairs(train, syn, cats):
+    """``(share of rows with any unseen pair, [(a, b, share)] of the pairs above 0.1%)``."""
+    any_bad, out = np.zeros(len(syn), bool), []
+    for a, b in itertools.combinations(cats, 2):
+        real = set(zip(train[a], train[b]))
+        bad = np.array([pair not in real for pair in zip(syn[a], syn[b])])
+        any_bad |= bad
+        if bad.mean() > 0.001:
+            out.append((a, b, float(bad.mean())))
+    return float(any_bad.mean()), sorted(out, key=lambda r: -r[2])
+
+
+def edges(X, y, column):
+    """Print k-DB's column ranking and ``column``'s edge scores as a child of each other column."""
+    model = NaiveBayes(structure="kdb", alpha="hierarchical").fit(X, y)
+    encoded = model._encoded(X)
+    nodes = _mx.make_nodes(model.posterior_.blocks, encoded, None)
+    data = _mx.node_data(nodes, encoded)
+    names = model._node_names(nodes)
+    scores = edge_scores(data[2], np.searchsorted(model.classes_, y), [nd.n_states for nd in nodes],
+                         len(model.classes_), None)
+    print("ranking by I(X; Y):", ", ".join(names[i] for i in np.argsort(-scores.class_mi, kind="stable")))
+    j = names.index(column)
+    print(f"edge scores of {column} as a child:",
+          ", ".join(f"{names[i]} {scores.weights[j, i]:.1f}" for i in range(len(names)) if i != j), flush=True)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("census")
+    p.add_argument("--ks", default="2,3,4")
+    p.add_argument("--sample-seeds", default="0,1,2,3")
+    p.add_argument("--pairs", action="store_true")
+    p.add_argument("--edges", metavar="COLUMN")
+    args = p.parse_args(argv)
+    warnings.simplefilter("ignore")
+    train, test, note = census_tables(args.census, None, 0, False)
+    print(note, f"(load {os.getloadavg()[0]:.1f})")
+    X, y = train.drop(columns=TARGET), train[TARGET].to_numpy()
+    Xte = test.drop(columns=TARGET)
+    if args.edges:
+        edges(X, y, args.edges)
+    for i, k in enumerate(int(v) for v in args.ks.split(",") if v):
+        t0 = time.process_time()
+        model = NaiveBayes(structure="kdb", k=k, alpha="hierarchical").fit(X, y)
+        codes = pd.Index(model.classes_).get_indexer(test[TARGET])
+        print(f"k={k}: fit {time.process_time() - t0:.1f} s CPU, held-out log p(x, y) "
+              f"{holdout_rows(model, Xte, codes).mean():.4f}; parents {model.structure_}", flush=True)
+        for sd in (int(v) for v in args.sample_seeds.split(",")):
+            syn = as_table(model, *model.sample(len(train), random_state=sd), train)
+            s = synthetic_report(train, syn, target=TARGET, real_test=test, max_rows=10000, random_state=0).summary
+            print(f"  sample seed {sd}: shape {s['column_shapes']:.4f} trend {s['column_pair_trends']:.4f} "
+                  f"C2ST GBM {s['detection_gbm']:.4f} AUC {s['efficacy_auc']:.4f} "
+                  f"unseen pairs {s['unseen_category_pairs']:.4f}", flush=True)
+            if args.pairs and i == 0:
+                cats = [c for c in train.columns if not pd.api.types.is_numeric_dtype(train[c])]
+                for pu in (True, False):
+                    rows = as_table(model, *model.sample(len(train), random_state=sd, parameter_uncertainty=pu),
+                                    train)
+                    share, worst = unseen_pairs(train, rows, cats)
+                    print(f"    parameter_uncertainty={pu}: {share:.4f} of rows hold an unseen pair; "
+                          + ", ".join(f"{a} x {b} {v:.4f}" for a, b, v in worst), flush=True)
+
+
+if __name__ == "__main__":
+    main()
