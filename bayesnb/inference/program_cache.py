@@ -8,7 +8,8 @@ and chunk, :func:`jax.experimental.serialize_executable.serialize`) are written 
 ``bayesnb-programs`` folder inside that cache folder, under a key computed *without* tracing:
 the model's static structure, the shapes, dtypes and tree structure of its inputs, the
 sampler's settings, the versions of Python, JAX, jaxlib and NumPyro, a digest of bayesnb's own
-source and of the modules defining the model's families, the JAX settings and ``XLA_FLAGS``
+source and of the modules defining the model's families, their base classes and the classes
+reachable in its structure (each file hashed again once edited), the JAX settings and ``XLA_FLAGS``
 that change a program, and the backend and host (device kind, platform version, CPU flags).
 A new process with the same key loads the executables and runs them: the same machine code,
 so the draws are bit for bit those of the process that compiled them.
