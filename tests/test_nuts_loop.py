@@ -106,3 +106,31 @@ def test_vectorized_chains_keep_their_own_draws(votes_model):
     assert all(v.shape == (2, 90) for v in extra.values())
     assert not np.array_equal(samples["pi"][0], samples["pi"][1])
     assert extra["diverging"].dtype == bool
+
+
+class _Evicting(dict):
+    """A full in-process cache whose oldest entry another thread evicts while this one looks it up."""
+
+    def __iter__(self):
+        keys = list(dict.__iter__(self))
+        if keys:
+            dict.pop(self, keys[0])
+        return iter(keys)
+
+
+def test_an_entry_evicted_by_another_thread_meanwhile_is_not_an_error(votes_model, monkeypatch):
+    spec, priors, data = votes_model
+    full = _Evicting({("other", i): None for i in range(nuts._CACHE_MAX)})
+    monkeypatch.setattr(nuts, "_CACHE", full)
+    samples, _, timing = nuts.run_nuts(spec, priors, data, num_warmup=20, num_samples=5, progress_bar=False)
+    assert not timing["cache_hit"] and samples["pi"].shape == (1, 5, 2)
+    assert len(full) <= nuts._CACHE_MAX and any(k[0] == spec for k in dict.keys(full))
+
+
+@pytest.mark.parametrize("name, value, low", [("num_samples", 0, 1), ("num_samples", -3, 1), ("num_warmup", -1, 0),
+                                              ("num_chains", 0, 1), ("num_samples", 2.5, 1), ("num_chains", True, 1)])
+def test_run_nuts_checks_its_counts(votes_model, name, value, low):
+    spec, priors, data = votes_model
+    kw = {"num_warmup": 10, "num_samples": 10, "num_chains": 1, name: value}
+    with pytest.raises(ValueError, match=rf"run_nuts: {name} must be an integer >= {low}; received {value!r}\."):
+        nuts.run_nuts(spec, priors, data, progress_bar=False, **kw)

@@ -123,7 +123,8 @@ class FamilyCode:
         return hash(type(self.family))
 
     def __repr__(self):
-        return f"FamilyCode({type(self.family).__qualname__})"
+        cls = type(self.family)
+        return f"FamilyCode({cls.__module__}.{cls.__qualname__})"
 
 
 def class_prior_args(fixed_class_prior, class_log_prior, class_prior_alpha) -> dict:

@@ -54,6 +54,7 @@ def show_progress(progress_bar, stream=None):
 
 _CACHE: dict = {}
 _CACHE_MAX = 16
+_CACHE_LOCK = threading.Lock()
 _COMPILE = threading.local()
 _LISTENER = []
 _COMPILE_EVENTS = ("/jax/core/compile/jaxpr_trace_duration",
@@ -135,9 +136,18 @@ def run_nuts(spec, priors, data, *, num_warmup=500, num_samples=1000, num_chains
         :mod:`~bayesnb.inference.program_cache`, no tracing), ``"stored"`` (compiled and written
         there) or ``"off"`` (compiled, not written: no persistent cache, ``chain_method="parallel"``,
         or a model that cannot be keyed).
+
+    Raises
+    ------
+    ValueError
+        ``num_warmup`` not an integer >= 0, ``num_samples`` or ``num_chains`` not an integer
+        >= 1, or an unknown ``precision`` or ``chain_method``.
     """
     import jax
 
+    for name, v, low in (("num_warmup", num_warmup, 0), ("num_samples", num_samples, 1), ("num_chains", num_chains, 1)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
+            raise ValueError(f"run_nuts: {name} must be an integer >= {low}; received {v!r}.")
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be 'float32' or 'float64'; received {precision!r}.")
     # both thread-local: the global settings are left alone
@@ -205,9 +215,10 @@ def _run_nuts(spec, priors, data, num_warmup, num_samples, num_chains, chain_met
                     if jax_hits or not program_cache.store(cache_dir, disk_key, cached):
                         program = "off"
                 aot_seconds = time.perf_counter() - t_c
-            if len(_CACHE) >= _CACHE_MAX:
-                _CACHE.pop(next(iter(_CACHE)))
-            _CACHE[key] = cached
+            with _CACHE_LOCK:  # another thread may be evicting too
+                while _CACHE and len(_CACHE) >= _CACHE_MAX:
+                    _CACHE.pop(next(iter(_CACHE), None), None)
+                _CACHE[key] = cached
         if use_mcmc:
             init = None if z_init is None else {k: np.broadcast_to(v, (num_chains,) + v.shape) if num_chains > 1
                                                 else v for k, v in z_init.items()}
