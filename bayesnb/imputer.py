@@ -6,7 +6,8 @@
 best, and fits the chosen configurations on the whole table; the fitted imputer then fills the
 training table or new rows with the same columns, saves to a model file (:meth:`Imputer.save`, no
 pickle) and loads back (:meth:`Imputer.load`, :func:`bayesnb.load`), and draws multiple imputations
-from the chosen models (``strategy="draw"``) for :func:`bayesnb.pool`.
+(``strategy="draw"``) for :func:`bayesnb.pool` from one joint model of every column, the latent-class
+configuration (``draw_configuration_``), not from each column's point choice.
 """
 
 from __future__ import annotations
