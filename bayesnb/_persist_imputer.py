@@ -5,7 +5,8 @@ checksums, the optional HMAC) whose ``estimator`` is ``"Imputer"``. Its metadata
 parameters (the template estimator by class name and parameters) and, under ``fitted``:
 
 - ``columns``, ``labelled``, ``target_name`` (the label column's name, or None), ``chosen``
-  (``[column position, configuration]`` pairs), ``n_components``, ``scores`` (the ``scores_`` table
+  (``[column position, configuration]`` pairs), ``draw_configuration`` (the configuration that draws
+  every column under ``strategy="draw"``, or None: each column's own), ``n_components``, ``scores`` (the ``scores_`` table
   as lists, or None), ``supports`` and ``zero_links`` (the training table's value records and zero
   links, as a NaiveBayes file stores its own);
 - ``models``: per fitted configuration, its estimators as :func:`~bayesnb.persistence.encode_estimator`
@@ -84,6 +85,7 @@ def imputer_to_file(imp, enc):
         "labelled": bool(imp.labelled_),
         "chosen": [[pos[c], cfg] for c, cfg in imp.chosen_.items()],
         "n_components": None if imp.n_components_ is None else int(imp.n_components_),
+        "draw_configuration": getattr(imp, "draw_configuration_", None),
         "scores": None if scores is None else enc({**scores, "column": [pos[c] for c in scores["column"]]}),
         "supports": enc(support_to_dict(imp.supports_)),
         "zero_links": [[int(t), int(s)] for t, s in imp.zero_links_],
@@ -192,6 +194,9 @@ def imputer_from_file(cls, meta, dec):
                 and pair[1] in models):
             _fail("the imputer's choices must be [column position, fitted configuration] pairs")
         chosen[columns[pair[0]]] = pair[1]
+    draw = fitted.get("draw_configuration")  # absent from files written before it: each column's own
+    if draw is not None and draw not in models:
+        _fail("the imputer's draw configuration must be None or a fitted configuration")
     n_comp = fitted["n_components"]
     if n_comp is not None and (not isinstance(n_comp, int) or isinstance(n_comp, bool) or n_comp < 1):
         _fail("n_components must be None or a positive int")
@@ -209,6 +214,7 @@ def imputer_from_file(cls, meta, dec):
     except (TypeError, ValueError, KeyError) as e:
         _fail(f"the imputer's value records or zero links are malformed ({str(e)[:80]})")
     imp.models_, imp.chosen_, imp.scores_, imp.n_components_ = models, chosen, scores, n_comp
+    imp.draw_configuration_ = draw
     imp.columns_, imp.labelled_ = columns.tolist(), bool(fitted["labelled"])
     imp.supports_, imp.zero_links_ = supports, links
     target = dec(fitted.get("target_name"))

@@ -170,6 +170,7 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
     rng = as_generator(random_state)  # one stream: the selection, the fits, then the fills
     imp = Imputer(configurations=configs, holdout=holdout, label_given=label_given, estimator=estimator,
                   search_rows=search_rows, random_state=rng, verbose=verbose, columns="missing")
-    imp._fit(X, labels, configs, y is not None, "impute_table")  # Imputer.fit, its messages naming impute_table
+    # Imputer.fit, its messages naming impute_table; no draws, so no joint model fitted for them
+    imp._fit(X, labels, configs, y is not None, "impute_table", draws=False)
     table = imp.impute(X, labels, random_state=rng)
     return TableImputation(table, dict(imp.chosen_), imp.scores_, imp.n_components_)

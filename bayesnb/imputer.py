@@ -6,7 +6,8 @@
 best, and fits the chosen configurations on the whole table; the fitted imputer then fills the
 training table or new rows with the same columns, saves to a model file (:meth:`Imputer.save`, no
 pickle) and loads back (:meth:`Imputer.load`, :func:`bayesnb.load`), and draws multiple imputations
-from the chosen models (``strategy="draw"``) for :func:`bayesnb.pool`.
+(``strategy="draw"``) for :func:`bayesnb.pool` from one joint model of every column, the latent-class
+configuration (``draw_configuration_``), not from each column's point choice.
 """
 
 from __future__ import annotations
@@ -86,7 +87,17 @@ class Imputer(TransformerMixin, BaseEstimator):
     Attributes
     ----------
     chosen_ : dict
-        Column -> the configuration that imputes it.
+        Column -> the configuration that imputes it (its point fill).
+    draw_configuration_ : str or None
+        The configuration that draws every missing cell under ``impute(strategy="draw")``:
+        ``"latent"`` when it is among ``configurations``, the single configuration when only one was
+        asked for, else None (each column from ``chosen_``). Multiple imputation needs one joint
+        model of every column: draws of a row's cells from different configurations are independent
+        of each other given its observed cells, and a column drawn by the naive model ignores the
+        other columns given the class, which biases an analysis that relates them (docs/benchmarks.md,
+        "Multiple imputation"). The latent-class model is the configuration whose model links every
+        pair of columns, of any type, and its component count is chosen by a held-out log score of
+        the hidden cells given the rest of their row (one component: the naive model).
     scores_ : DataFrame or None
         One row per (column, configuration) scored: ``column``, ``configuration``, ``loss`` (NRMSE
         squared, normalised absolute error or error rate on the hidden cells), ``n_hidden``,
@@ -163,7 +174,7 @@ class Imputer(TransformerMixin, BaseEstimator):
         configs, labels = self._check_params(X, y, _WHO)
         return self._fit(X, labels, configs, y is not None, _WHO)
 
-    def _fit(self, X, y, configs, labelled, who):
+    def _fit(self, X, y, configs, labelled, who, draws=True):
         estimator = NaiveBayes() if self.estimator is None else self.estimator
         rng = as_generator(self.random_state)
         prepare = [c for c in X.columns if self.columns == "all" or X[c].isna().any()]
@@ -174,6 +185,7 @@ class Imputer(TransformerMixin, BaseEstimator):
             member, self.n_components_ = fit_config(configs[0], estimator, X, y, self.label_given, rng,
                                                     self.search_rows)
             self.models_, self.chosen_, self.scores_ = {configs[0]: member}, dict.fromkeys(prepare, configs[0]), None
+            self.draw_configuration_ = configs[0]
             return self
         observed = X.notna().to_numpy()
         # a child stream: a table blanked with the same seed (rng.random(X.shape) < p) would otherwise
@@ -213,14 +225,18 @@ class Imputer(TransformerMixin, BaseEstimator):
                           UserWarning, stacklevel=3)
         for c in unjudged:
             chosen[c] = configs[0]
+        # strategy="draw" draws every column from the one joint model of all of them, "latent" (see impute);
+        # impute_table (draws=False) never draws. It is fitted last, so the others' fits are those without it.
+        draw = "latent" if draws and "latent" in configs else None
         # the real table: the latent count chosen above is fitted again, not searched again
         models = {}
-        for cfg in (cfg for cfg in configs if cfg in chosen.values()):
+        for cfg in [cfg for cfg in configs if cfg in chosen.values()] + ([draw] if draw not in (None, *chosen.values())
+                                                                          else []):
             bar.set_postfix_str(f"{cfg} (the table)")
             models[cfg] = fit_config(cfg, estimator, X, y, self.label_given, rng, self.search_rows, count)[0]
             bar.update()
         bar.close()
-        self.models_, self.chosen_, self.n_components_ = models, chosen, count
+        self.models_, self.chosen_, self.n_components_, self.draw_configuration_ = models, chosen, count, draw
         self.scores_ = pd.DataFrame(rows, columns=_SCORES)
         return self
 
@@ -263,9 +279,10 @@ class Imputer(TransformerMixin, BaseEstimator):
             ``label_given``; otherwise ignored.
         strategy : {"auto", "draw"}, default="auto"
             ``"auto"``: each configuration's point fill (posterior-predictive mean, median or mode,
-            as :func:`~bayesnb.impute_table`); ``"draw"``: draws from each column's chosen model, with
-            one exact posterior draw of its parameters per completed table (proper multiple imputation,
-            for :func:`bayesnb.pool`).
+            as :func:`~bayesnb.impute_table`); ``"draw"``: draws from one joint model of every column,
+            ``draw_configuration_`` (the latent-class model by default; each column's chosen model when
+            it is None), with one posterior draw of its parameters per completed table (proper multiple
+            imputation, for :func:`bayesnb.pool`).
         n_imputations : int, default=1
             Number of completed tables (more than 1 needs ``strategy="draw"``).
         random_state : None, int or Generator
@@ -287,8 +304,8 @@ class Imputer(TransformerMixin, BaseEstimator):
                              f"strategy='draw'; received n_imputations={m!r}, strategy={strategy!r}.")
         rng = as_generator(random_state)
         missing = [c for c in X.columns if X[c].isna().any()]
-        first = next(iter(self.models_))
-        use = {c: self.chosen_.get(c, first) for c in missing}
+        first, draw = next(iter(self.models_)), getattr(self, "draw_configuration_", None)
+        use = {c: draw if strategy == "draw" and draw is not None else self.chosen_.get(c, first) for c in missing}
         tables = {cfg: fill_config(cfg, model, X, given, rng, strategy, m) for cfg, model in self.models_.items()
                   if cfg in use.values()}
         out = []

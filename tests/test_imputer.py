@@ -12,6 +12,8 @@ from sklearn.base import clone
 import bayesnb
 from bayesnb import Imputer, NaiveBayes, impute_table
 from bayesnb.datasets import load_house_votes, load_penguins
+from bayesnb._impute_configs import fill_config, project_fills
+from bayesnb.generative.zero_links import keep_zero_links
 from bayesnb.persistence import ModelFileError
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -113,12 +115,55 @@ def test_draws_are_multiple_imputations_for_pool(penguins, fitted):
     assert float(pooled["b"].iloc[0]) > 0  # the imputations disagree: Rubin's between variance
 
 
+def _linked_table(n=600, seed=0):
+    """x2 in {a, b} follows the sign of x1 (95%), x4 = x1 + noise; a third of x2 and x4 missing (MCAR)."""
+    rng = np.random.default_rng(seed)
+    x1 = rng.normal(size=n)
+    x2 = np.where((x1 > 0) ^ (rng.random(n) < 0.05), "b", "a").astype(object)
+    X = pd.DataFrame({"x1": x1, "x2": x2, "x3": rng.choice(np.array(["u", "v"], dtype=object), n),
+                      "x4": x1 + rng.normal(0, 0.5, n)})
+    Xm = X.copy()
+    Xm.loc[rng.random(n) < 1 / 3, "x2"] = None
+    Xm.loc[rng.random(n) < 1 / 3, "x4"] = np.nan
+    return X, Xm
+
+
+def test_draws_come_from_one_joint_model_of_every_column():
+    """strategy="draw" draws every column from the latent-class model, whatever each column's point choice."""
+    X, Xm = _linked_table()
+    imp = Imputer(configurations=("naive", "latent", "mvn"), random_state=0).fit(Xm)
+    assert imp.draw_configuration_ == "latent"
+    tables = imp.impute(Xm, strategy="draw", n_imputations=5, random_state=4)
+    rng = np.random.default_rng(4)
+    expected = fill_config("latent", imp.models_["latent"], Xm, None, rng, "draw", 5)
+    for got, want in zip(tables, expected, strict=True):
+        want = project_fills(keep_zero_links(want, Xm, imp.zero_links_), Xm, imp.supports_)
+        pd.testing.assert_frame_equal(got, want)
+    # the draws keep x2's link to the observed x1 (the naive model, one class, would draw x2 at random)
+    miss = Xm["x2"].isna().to_numpy()
+    agree = np.mean([np.mean((t["x2"].to_numpy()[miss] == "b") == (X["x1"].to_numpy()[miss] > 0)) for t in tables])
+    assert agree > 0.8
+
+
+def test_draws_without_a_joint_configuration_use_each_columns_choice():
+    X, Xm = _linked_table()
+    imp = Imputer(configurations=("naive", "tan"), random_state=0).fit(Xm)
+    assert imp.draw_configuration_ is None and set(imp.models_) == set(imp.chosen_.values())
+    tables = imp.impute(Xm, strategy="draw", n_imputations=2, random_state=1)
+    assert len(tables) == 2 and not any(t.isna().any().any() for t in tables)
+    # impute_table never draws, so it fits no joint model beyond the columns' choices
+    one = Imputer(configurations=("naive", "latent"), random_state=0, columns="missing")
+    one._fit(Xm, np.zeros(len(Xm), dtype=np.int64), ("naive", "latent"), False, "impute_table", draws=False)
+    assert one.draw_configuration_ is None and set(one.models_) == set(one.chosen_.values())
+
+
 def test_saved_and_loaded_imputer_imputes_identically(penguins, fitted, tmp_path):
     Xm, y = penguins
     path = tmp_path / "imputer.bnb"
     fitted.save(path)
     for again in (Imputer.load(path), bayesnb.load(path)):
         assert isinstance(again, Imputer) and again.chosen_ == fitted.chosen_
+        assert again.draw_configuration_ == fitted.draw_configuration_ == "latent"
         pd.testing.assert_frame_equal(again.impute(Xm, y), fitted.impute(Xm, y))
         pd.testing.assert_frame_equal(again.scores_, fitted.scores_)
         a = again.impute(Xm.iloc[:50], strategy="draw", n_imputations=2, random_state=3)
@@ -183,6 +228,7 @@ def _edit_meta(path, out, change):
     (lambda m: m["fitted"]["models"]["latent"]["latent"].update(n_components=7), "states"),
     (lambda m: m["fitted"]["models"]["mvn"].update(columns=[0, 0, 1, 2]), "columns"),
     (lambda m: m["fitted"]["zero_links"].append([1, 1]), "zero links"),
+    (lambda m: m["fitted"].update(draw_configuration="forest"), "draw configuration"),
 ])
 def test_a_damaged_imputer_file_is_refused(fitted, tmp_path, change, match):
     path, bad = tmp_path / "imputer.bnb", tmp_path / "bad.bnb"
@@ -190,6 +236,16 @@ def test_a_damaged_imputer_file_is_refused(fitted, tmp_path, change, match):
     _edit_meta(path, bad, change)
     with pytest.raises(ModelFileError, match=match):
         Imputer.load(bad)
+
+
+def test_a_file_written_before_draw_configuration_draws_each_column_from_its_choice(fitted, penguins, tmp_path):
+    Xm, y = penguins
+    path, old = tmp_path / "imputer.bnb", tmp_path / "old.bnb"
+    fitted.save(path)
+    _edit_meta(path, old, lambda m: m["fitted"].pop("draw_configuration"))
+    again = Imputer.load(old)
+    assert again.draw_configuration_ is None
+    assert len(again.impute(Xm, y, strategy="draw", n_imputations=2, random_state=0)) == 2
 
 
 def test_a_naive_bayes_file_is_not_an_imputer(tmp_path):
