@@ -22,6 +22,7 @@ from bayesnb import CategoricalNB, LatentClassFit, NaiveBayes
 from bayesnb.datasets import load_house_votes, load_penguins
 from bayesnb.families import Categorical, Histogram
 from bayesnb.structure.draws import node_variables
+from latent_structure import random_draw, tiny
 
 
 def _votes():
@@ -64,34 +65,6 @@ def test_nuts_draws_give_structured_fits_that_score_and_impute(table, structure)
     assert len(m.latent_class_draws(idata, n_draws=2, random_state=0)) == 2
 
 
-def _tiny(seed, n):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 2, n)
-    a = (rng.random(n) < np.where(y == 1, 0.8, 0.3)).astype(int)
-    b = (rng.random(n) < np.where(y == 1, 0.6, 0.4)).astype(int)
-    c = np.where(rng.random(n) < 0.9, a | b, 1 - (a | b))  # k-DB (k=2) gives c both a and b
-    X = pd.DataFrame({"a": a, "b": b, "c": c}).replace({0: "n", 1: "y"}).astype(object)
-    return X, np.array(["u", "v"])[y]
-
-
-def _with_components(idata, C, rng):
-    """``idata``'s posterior (one draw, no component) as the layout of ``run_mcmc(n_components=C)``:
-    a dim ``component`` after ``class`` and ``w`` (class, component), filled with random parameters
-    (Dirichlet on the last axis of every variable)."""
-    ds = idata["posterior"].to_dataset()
-    out = {}
-    for v, da in ds.data_vars.items():
-        if v == "pi":
-            out[v] = da
-            continue
-        dims = (*da.dims[:3], "component", *da.dims[3:])
-        shape = (*da.shape[:3], C, *da.shape[3:])
-        out[v] = (dims, rng.dirichlet(np.ones(shape[-1]), size=shape[:-1]))
-    K = ds.sizes["class"]
-    out["w"] = (("chain", "draw", "class", "component"), rng.dirichlet(np.ones(C), size=(1, 1, K)))
-    return xr.DataTree.from_dict({"posterior": xr.Dataset(out, coords={**ds.coords, "component": np.arange(C)})})
-
-
 def _brute_log_px(x, ds, names):
     """log p(x_obs) of one row by enumerating (class, component) and every completion of its missing cells."""
     pi, w = ds["pi"].values[0, 0], ds["w"].values[0, 0]
@@ -113,12 +86,12 @@ def _brute_log_px(x, ds, names):
 @pytest.mark.parametrize("structure", ["tan", "kdb"])
 @pytest.mark.parametrize("cls", [CategoricalNB, NaiveBayes])
 def test_draw_of_known_parameters_scores_brute_force(cls, structure):
-    X, y = _tiny(0, 120)
+    X, y = tiny(0, 120)
     m = cls(structure=structure, k=2).fit(X, y)
     assert max(len(p) for p in m.structure_.values()) == (1 if structure == "tan" else 2)
-    idata = _with_components(m.sample_posterior(1, random_state=0), 2, np.random.default_rng(1))
+    idata = random_draw(m.sample_posterior(1, random_state=0), 2, np.random.default_rng(1))
     (fit,) = m.latent_class_draws(idata)
-    Xt, _ = _tiny(5, 20)
+    Xt, _ = tiny(5, 20)
     Xt = Xt.mask(np.random.default_rng(2).random(Xt.shape) < 0.3)
     want = np.array([_brute_log_px(row, idata["posterior"], list(X.columns)) for row in Xt.to_numpy()])
     np.testing.assert_allclose(m.score_samples(Xt, latent=fit), want, rtol=1e-10, atol=1e-12)
@@ -154,7 +127,7 @@ def test_draw_at_em_parameters_scores_and_imputes_as_em_mixed(structure):
 
 
 def test_naive_structure_keeps_naive_draws():
-    X, y = _tiny(0, 120)
+    X, y = tiny(0, 120)
     tan = NaiveBayes(structure="tan").fit(X, y)
     naive = NaiveBayes(structure="naive").fit(X, y)
     idata = naive.sample_posterior(4, random_state=0)
@@ -175,7 +148,7 @@ def test_naive_structure_keeps_naive_draws():
 
 
 def test_other_models_draws_are_refused():
-    X, y = _tiny(0, 120)
+    X, y = tiny(0, 120)
     tan = NaiveBayes(structure="tan").fit(X, y)
     kdb = NaiveBayes(structure="kdb", k=2).fit(X, y)
     assert tan._mixed.parents != kdb._mixed.parents

@@ -16,11 +16,11 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-import xarray as xr
 from scipy.stats import chisquare
 
 from bayesnb import CategoricalNB, NaiveBayes
 from bayesnb.datasets import load_house_votes, load_penguins
+from latent_structure import random_draw, tiny
 
 
 def _votes():
@@ -62,33 +62,6 @@ def test_rows_have_the_training_columns_and_are_reproducible(table, structure):
         m.sample(5, latent=fit, forbid=[{col: X[col].dropna().iloc[0]}])
 
 
-def _tiny(seed, n):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 2, n)
-    a = (rng.random(n) < np.where(y == 1, 0.8, 0.3)).astype(int)
-    b = (rng.random(n) < np.where(y == 1, 0.6, 0.4)).astype(int)
-    c = np.where(rng.random(n) < 0.9, a | b, 1 - (a | b))  # k-DB (k=2) gives c both a and b
-    X = pd.DataFrame({"a": a, "b": b, "c": c}).replace({0: "n", 1: "y"}).astype(object)
-    return X, np.array(["u", "v"])[y]
-
-
-def _random_draw(idata, C, rng):
-    """``idata``'s posterior (one draw) in the layout of ``run_mcmc(n_components=C)``, every parameter
-    random (Dirichlet on its last axis), ``pi`` and ``w`` too."""
-    ds = idata["posterior"].to_dataset()
-    out = {}
-    for v, da in ds.data_vars.items():
-        if v == "pi":
-            out[v] = (da.dims, rng.dirichlet(np.ones(da.shape[-1]))[None, None])
-            continue
-        dims = (*da.dims[:3], "component", *da.dims[3:])
-        shape = (*da.shape[:3], C, *da.shape[3:])
-        out[v] = (dims, rng.dirichlet(np.ones(shape[-1]) * 0.7, size=shape[:-1]))
-    K = ds.sizes["class"]
-    out["w"] = (("chain", "draw", "class", "component"), rng.dirichlet(np.ones(C), size=(1, 1, K)))
-    return xr.DataTree.from_dict({"posterior": xr.Dataset(out, coords={**ds.coords, "component": np.arange(C)})})
-
-
 def _brute_joint(ds, names, classes, components=True):
     """``{(x..., y): p(x, y)}`` by enumerating every cell, class and component from the draw's numbers
     (``components=False``: component 0 only, the model without its mixture)."""
@@ -112,10 +85,11 @@ def _brute_joint(ds, names, classes, components=True):
 @pytest.mark.parametrize("structure", ["tan", "kdb"])
 @pytest.mark.parametrize("cls", [CategoricalNB, NaiveBayes])
 def test_frequencies_match_the_brute_force_joint(cls, structure):
-    X, y = _tiny(0, 120)
+    X, y = tiny(0, 120)
     m = cls(structure=structure, k=2).fit(X, y)
     assert max(len(p) for p in m.structure_.values()) == (1 if structure == "tan" else 2)
-    idata = _random_draw(m.sample_posterior(1, random_state=0), 2, np.random.default_rng(4))
+    idata = random_draw(m.sample_posterior(1, random_state=0), 2, np.random.default_rng(4),
+                        random_pi=True, concentration=0.7)
     (fit,) = m.latent_class_draws(idata)
     assert fit.point
     joint = _brute_joint(idata["posterior"], list(X.columns), list(m.classes_))
@@ -144,9 +118,10 @@ def test_frequencies_match_the_brute_force_joint(cls, structure):
 
 @pytest.mark.parametrize("structure", ["tan", "kdb"])
 def test_given_draws_the_state_from_its_conditional(structure):
-    X, y = _tiny(0, 120)
+    X, y = tiny(0, 120)
     m = CategoricalNB(structure=structure, k=2).fit(X, y)
-    idata = _random_draw(m.sample_posterior(1, random_state=0), 2, np.random.default_rng(6))
+    idata = random_draw(m.sample_posterior(1, random_state=0), 2, np.random.default_rng(6),
+                        random_pi=True, concentration=0.7)
     (fit,) = m.latent_class_draws(idata)
     joint = _brute_joint(idata["posterior"], list(X.columns), list(m.classes_))
     n = 20_000
@@ -171,7 +146,7 @@ def test_nuts_draws_sample():
 
 
 def test_without_latent_and_naive_unchanged():
-    X, y = _tiny(0, 120)
+    X, y = tiny(0, 120)
     naive = NaiveBayes().fit(X, y)
     fit = naive.fit_latent_class(X, y, n_components=2, n_init=1, random_state=0)
     a = naive.sample(40, latent=fit, random_state=0)
