@@ -208,7 +208,8 @@ class Decoder:
             if cls is None:
                 raise ModelFileError(f"unknown posterior type {node['__nt__']!r}")
             fields = [self(v) for v in node["fields"]]
-            if len(fields) != len(cls._fields):
+            # a file written before a field with a default existed: that field takes its default
+            if not len(cls._fields) - len(cls._field_defaults) <= len(fields) <= len(cls._fields):
                 raise ModelFileError(f"{cls.__name__} has {len(fields)} fields; expected {len(cls._fields)}")
             return cls(*fields)
         if "__tuple__" in node:

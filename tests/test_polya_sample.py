@@ -86,11 +86,45 @@ def test_polya_draw_reads_as_the_dirichlet_rows_of_its_theta():
     assert point.materialised and point.concentration is theta
     np.testing.assert_allclose(theta.sum(axis=1), [1.0, 0.0])  # a row of zeros stays zeros (uniform in use)
     assert theta[0, 2] == 0.0  # a zero concentration: probability 0
-    (again,) = point
-    assert again is theta and point[0] is theta
-    rebuilt = type(point)(*point)  # a NamedTuple rebuilt from its fields is the same theta
+    rebuilt = PolyaDraw(theta)  # without a generator: the concentrations are theta, already drawn
     assert rebuilt.materialised and rebuilt.concentration is theta
     assert point._replace(concentration=theta * 2).concentration[0, 1] == 2 * theta[0, 1]
+
+
+def test_polya_draw_is_not_a_tuple_and_equals_only_itself():
+    """Two draws of one posterior are different draws: not equal, whatever they hold (materialised or not);
+    not a tuple (nothing reads an empty field by index or as a pytree leaf)."""
+    import jax
+
+    a = np.array([[1.0, 2.0, 0.5]])
+    one, two = PolyaDraw(a, np.random.default_rng(0)), PolyaDraw(a, np.random.default_rng(1))
+    assert one == one and one != two and not (one == two)
+    assert not isinstance(one, tuple) and len({one, two}) == 2
+    with pytest.raises(TypeError):
+        one[0]
+    assert jax.tree.leaves(one) == [one]
+    one.concentration, two.concentration
+    assert one != two and not np.array_equal(one.concentration, two.concentration)
+
+
+@pytest.mark.parametrize("how", ["copy", "deepcopy", "pickle"])
+def test_copying_a_polya_draw_keeps_it_unmaterialised(how):
+    """A copy neither materialises the original nor consumes its generator: both then read the same theta,
+    also after tokens drawn from the urn before the copy."""
+    import copy
+    import pickle
+
+    from bayesnb.families.multinomial import Multinomial
+
+    a = np.array([[1.0, 2.0, 0.5], [0.3, 0.3, 3.0]])
+    point = PolyaDraw(a, np.random.default_rng(7))
+    Multinomial().gen_sample(point, np.array([0, 1, 1]), np.random.default_rng(0), np.array([5, 4, 6]))
+    dup = {"copy": copy.copy, "deepcopy": copy.deepcopy,
+           "pickle": lambda p: pickle.loads(pickle.dumps(p))}[how](point)
+    assert isinstance(dup, PolyaDraw) and dup is not point and dup != point
+    assert not point.materialised and not dup.materialised
+    np.testing.assert_array_equal(dup.concentration, point.concentration)
+    assert point.materialised and dup.materialised
 
 
 def _fitted(alpha=0.5):

@@ -329,7 +329,9 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
         Returns
         -------
         params NamedTuple
-            A "point" that :meth:`gen_sample`, :meth:`gen_fill` and :meth:`gen_cell_log_lik` read.
+            A "point" that :meth:`gen_sample`, :meth:`gen_fill` and :meth:`gen_cell_log_lik` read; a
+            draw may instead be an object (not a tuple) whose attributes are the params fields, read
+            lazily (:class:`~bayesnb.families._multinomial_gen.PolyaDraw`).
         """
 
     @abstractmethod

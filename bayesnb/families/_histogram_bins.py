@@ -8,7 +8,8 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = ["HistogramEncoding", "auto_bins", "bin_codes", "bin_labels", "build_state", "check_state", "draw_within",
-           "merge_states", "outside_support", "range_fractions", "tail_costs", "tail_count_costs", "count_tail_costs", "tail_scales", "tail_widths", "within_means", "within_modes"]
+           "count_tail_costs", "end_cells", "merge_states", "outside_support", "pooled_counts", "range_fractions",
+           "tail_costs", "tail_scales", "tail_widths", "within_means", "within_modes"]
 
 #: the most bins ``bins="auto"`` makes
 MAX_AUTO_BINS = 20
@@ -207,69 +208,66 @@ def tail_widths(edges: np.ndarray, x: np.ndarray, scales=None) -> np.ndarray:
     return below + above
 
 
-def tail_costs(state: HistogramEncoding, j: int, x: np.ndarray) -> np.ndarray:
+def end_cells(state: HistogramEncoding, j: int) -> tuple:
+    """``(n_below, n_above)``: the training cells of column ``j``'s first and last bin that the bins were made from
+    (:attr:`HistogramEncoding.counts`, unweighted), the fallback of :func:`tail_costs`."""
+    cnt, off = state.counts[j], state.offsets[j]
+    return float(cnt[off[0]:off[1]].sum()), float(cnt[off[-2]:off[-1]].sum())
+
+
+def tail_costs(state: HistogramEncoding, j: int, x: np.ndarray, ends=None) -> np.ndarray:
     """``log`` of the end bin's density over the density at ``x`` (0 inside the range), shape of ``x``.
 
-    Beyond the range the density is the end bin's probability times ``1 / (m + 1)``, the chance
-    that a new value is more extreme than all ``m`` distinct training values of the end bin
-    (exchangeability), spread as an exponential of scale ``s`` (:func:`tail_scales`)::
+    Beyond the range the density is the end bin's probability times ``1 / (n + 1)``, the chance that
+    a new cell exceeds all ``n`` training cells of the end bin (exchangeability, ties counted), spread
+    as an exponential of scale ``s`` (:func:`tail_scales`)::
 
-        log p(x | k) = log theta_k,end - log(m + 1) - log s - t / s      (t: distance beyond the edge)
+        log p(x | k) = log theta_k,end - log(n + 1) - log s - t / s      (t: distance beyond the edge)
 
-    The cost is at least 0: a value beyond the range is never denser than the end bin.
+    ``ends = (n_below, n_above)``: the end bins' weighted training cells over every class and context
+    (:func:`pooled_counts`, so that a row's weight and its repetition count alike); None: the cells the
+    bins were made from (:func:`end_cells`). ``n`` below the bin's ``m`` distinct values (fractional
+    weights) counts as ``m``. The cost is at least 0: a value beyond the range is never denser than the
+    end bin.
     """
     e, off = state.edges[j], state.offsets[j]
     w = np.diff(e)
-    out = np.zeros(np.shape(x))
-    for side, (scale, m, width) in enumerate(zip(tail_scales(state, j), (off[1] - off[0], off[-1] - off[-2]),
-                                                 (w[0], w[-1]))):
-        t = np.maximum(e[0] - x, 0.0) if side == 0 else np.maximum(x - e[-1], 0.0)
-        step = max(float(np.log((m + 1) * scale / width)), 0.0)
-        out += np.where(t > 0, step + t / scale, 0.0)
-    return out
-
-
-def tail_count_costs(state: HistogramEncoding, j: int, x: np.ndarray, ends) -> np.ndarray:
-    """What :func:`tail_costs` adds at ``x`` when the end bins' shares of the tails come from their cell counts.
-
-    :func:`tail_costs` gives a value beyond the range the share ``1 / (m + 1)`` of its end bin, ``m``
-    the bin's distinct training values: by exchangeability a new cell exceeds all ``n`` cells of the
-    bin with probability at most ``1 / (n + 1)``, which is ``1 / (m + 1)`` only when no two cells tie.
-    In a whole-number column a bin of one value held by a hundred cells has ``m = 1``: its next
-    integer would cost about one nat. With ``ends = (n_below, n_above)``, the (weighted) cells of
-    the first and last bin (so a row's weight and its repetition count alike), the cost of the
-    share is ``log((max(n, m) + 1) s / w)`` (at least 0) instead of ``log((m + 1) s / w)``: this
-    returns the difference for the values beyond the range (0 inside it), shape of ``x``; ``n``
-    below ``m`` (fractional weights, or parameters that are not a posterior) keeps ``m``.
-    """
-    e, off = state.edges[j], state.offsets[j]
-    w = np.diff(e)
+    ends = end_cells(state, j) if ends is None else ends
     out = np.zeros(np.shape(x))
     for side, (scale, m, n, width) in enumerate(zip(tail_scales(state, j), (off[1] - off[0], off[-1] - off[-2]),
                                                     ends, (w[0], w[-1]))):
         t = np.maximum(e[0] - x, 0.0) if side == 0 else np.maximum(x - e[-1], 0.0)
-        old = max(float(np.log((m + 1) * scale / width)), 0.0)
-        new = max(float(np.log((max(float(n), m) + 1) * scale / width)), 0.0)  # never heavier than 1/(m+1)
-        out += np.where(t > 0, new - old, 0.0)
+        step = max(float(np.log((max(float(n), m) + 1) * scale / width)), 0.0)
+        out += np.where(t > 0, step + t / scale, 0.0)
     return out
 
 
-def count_tail_costs(block, prior, post) -> np.ndarray:
-    """Per row of an encoded Histogram block, the sum over its cells beyond the range of
-    :func:`tail_count_costs`, shape (n,).
+def pooled_counts(counts) -> tuple:
+    """Per column, its weighted training cells per bin summed over every class and context, repeated on
+    each context's row (``(C, B_j)``, so that contexts taken or tiled keep the training total): the
+    ``pooled`` field of :class:`~bayesnb.families.histogram.BinDirichlets`, from statistics' ``counts``."""
+    return tuple(np.broadcast_to(np.asarray(c, dtype=float).sum(axis=0), np.shape(c)).copy() for c in counts)
 
-    ``n`` of each end bin is its weighted training cells over every class and context: the
-    posterior's concentrations minus the prior's (``BinDirichlets``, (C, B_j) per column).
+
+def count_tail_costs(block, prior, point) -> np.ndarray:
+    """Per cell of an encoded Histogram block, what the tail costs add beyond :func:`tail_costs`' fallback
+    (in ``block.log_width``) when the end bins' ``n`` is the training statistic the parameters carry, (n, d).
+
+    ``n`` is read from the ``pooled`` field of ``prior`` (else of ``point``): a training total, the same
+    for the posterior, an exact or MCMC draw and contexts tiled over draws; when neither has it (a model
+    file written before the field existed) the fallback stands and this is 0.
     """
     state, A = block.state, np.asarray(block.X, dtype=float)
-    prior, post = prior.concentration, post.concentration
-    out = np.zeros(A.shape[0])
+    pooled = next((p.pooled for p in (prior, point) if getattr(p, "pooled", None) is not None), None)
+    out = np.zeros(A.shape)
+    if pooled is None:
+        return out
     for j, e in enumerate(state.edges):
         x = A[:, j]
         outside = (x < e[0]) | (x > e[-1])  # NaN (missing) compares False
         if outside.any():
-            n = (np.asarray(post[j]) - np.asarray(prior[j])).sum(axis=0)
-            out[outside] += tail_count_costs(state, j, x[outside], (n[0], n[-1]))
+            n = np.asarray(pooled[j])[0]
+            out[outside, j] = tail_costs(state, j, x[outside], (n[0], n[-1])) - tail_costs(state, j, x[outside])
     return out
 
 

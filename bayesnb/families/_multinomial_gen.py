@@ -17,6 +17,7 @@ tokens already drawn from it), so every use of one draw sees one theta.
 
 from __future__ import annotations
 
+import copy
 from typing import NamedTuple
 
 import numpy as np
@@ -39,13 +40,20 @@ class DirichletRows(NamedTuple):
     concentration: np.ndarray
 
 
-class PolyaDraw(DirichletRows):
+class PolyaDraw:
     """One exact posterior draw of theta (K, d), materialised only when its values are read.
 
     :meth:`Multinomial.gen_point` returns it for a draw; :meth:`Multinomial.gen_sample` draws
     tokens from it by the Polya urn (:func:`polya_tokens`) while it is not materialised,
-    keeping the tokens so drawn (memory: the tokens, never K x d). As a :class:`DirichletRows`
-    its one field, ``concentration`` (by name, index or iteration), is theta.
+    keeping the tokens so drawn (memory: the tokens, never K x d). It is not a tuple: its
+    ``concentration`` is theta, a property read like a :class:`DirichletRows`' field.
+
+    Two draws are equal only when they are the same object (``==`` is ``is``: a draw's values
+    are not known until read). ``copy.copy``, ``copy.deepcopy`` and pickling keep it
+    unmaterialised: the copy holds the same concentrations, a copy of the generator's state
+    and of the tokens drawn so far, so the original and the copy read the same theta unless
+    tokens are drawn from one of them in between. Single-threaded: reading ``concentration``
+    and drawing tokens change its state, so one draw must not be used from several threads.
 
     Parameters
     ----------
@@ -53,29 +61,34 @@ class PolyaDraw(DirichletRows):
         The Dirichlet's concentrations (a posterior or a prior); not copied, never modified.
     rng : numpy.random.Generator or None
         The draw's own generator (a child of the caller's): theta, when read, is drawn from it.
-        None: ``concentration`` is theta itself, already drawn (as when a NamedTuple is rebuilt
-        from its fields, ``type(point)(*point)``).
+        None: ``concentration`` is theta itself, already drawn.
     """
 
-    def __new__(cls, concentration, rng=None):
-        self = super().__new__(cls, None)
+    __hash__ = object.__hash__
+
+    def __init__(self, concentration, rng=None):
         self.base = concentration
         self.rng = rng
         self.tokens = {}  # class -> list of int64 arrays: the tokens the urn has drawn
         self._theta = None if rng is not None else np.asarray(concentration)
-        return self
 
-    def __iter__(self):
-        yield self.concentration
+    def __eq__(self, other):
+        return self is other
 
-    def __getitem__(self, i):
-        return (self.concentration,)[i]
+    def __copy__(self):
+        return self.__deepcopy__({})
+
+    def __deepcopy__(self, memo):
+        out = PolyaDraw.__new__(PolyaDraw)
+        out.base, out._theta = self.base, self._theta  # read-only arrays, shared
+        out.rng = copy.deepcopy(self.rng, memo)
+        out.tokens = {k: [t.copy() for t in parts] for k, parts in self.tokens.items()}
+        memo[id(self)] = out
+        return out
 
     def _replace(self, **fields):
+        """A :class:`DirichletRows` of theta (read, so materialised) with ``fields`` replaced."""
         return DirichletRows(self.concentration)._replace(**fields)
-
-    def __reduce__(self):  # copied or pickled as the materialised draw
-        return DirichletRows, (self.concentration,)
 
     def __repr__(self):
         return f"PolyaDraw(K={self.base.shape[0]}, d={self.base.shape[1]}, materialised={self.materialised})"

@@ -28,21 +28,16 @@ weight and its repetition give the same edges; in a whole-number column a value 
 5% of the cells gets a unit bin of its own, a rule of cell counts). The edges are a function of each
 column's table of distinct values and cell counts, which the state keeps, so the states of disjoint
 partitions merge into the state of their rows together (:meth:`Histogram.merge_states`, a Dask fit); later
-batches are binned with the same edges. A value below the first or above the last edge falls into the end
-bin, and its density is the end bin's probability times ``1 / (n + 1)`` (exchangeability: the chance of
-exceeding its ``n`` training cells, weighted, every class and context, ties counted) spread as an exponential
-of scale ``s``: the maximum-likelihood scale of the bin's distinct values as excesses over its inner edge,
-at most its width (``_histogram_bins``: ``tail_scales``, ``count_tail_costs``; ``stats`` and the generative
-cell likelihoods its ``m`` distinct values for ``n``, ``tail_costs``). A tail as steep as the column thins
-out towards its extremes, so that a value outside the training range costs its improbability
-(``tenure = 10000`` in a 0..72 column, or 34 in a 0/1 column, lowers ``log p(x)`` by thousands or tens of
-nats; a value 10% of the range beyond a bell-shaped column's edge, a few nats) rather than scoring as
-typical. The tail extends the density beyond its bins without taking mass from them (as a Categorical's
-share for an unseen value does), so ``p(x | k)`` integrates to at most ``1 + theta_first + theta_last``; the
-evidence of training cells (all inside the range) is unchanged, and a later ``partial_fit`` batch's cells
-outside it count with their tail. Generated values are drawn from the bins' empirical within-bin
-distributions (the distinct training values of the bin and their counts), so every generated value is an
-observed training value.
+batches are binned with the same edges. A value beyond the first or last edge falls into the end bin, with
+density the end bin's probability times ``1 / (n + 1)`` (the chance of exceeding its ``n`` training cells,
+weighted, every class and context, ties counted: ``BinDirichlets.pooled``, which draws keep) spread as an
+exponential of scale ``s``, the mean excess of the bin's distinct values over its inner edge, at most its width
+(``_histogram_bins.tail_costs``). So a value outside the training range costs its improbability (``tenure =
+10000`` in a 0..72 column lowers ``log p(x)`` by thousands of nats; 10% of the range beyond a bell-shaped
+column's edge, a few) rather than scoring as typical. The tail takes no mass from the bins, so ``p(x | k)``
+integrates to at most ``1 + theta_first + theta_last``; a later ``partial_fit`` batch's cells beyond the range
+add their tail (``n``: the cells the bins were made from) to the evidence. Generated values are drawn from
+the bins' empirical within-bin distributions, so every generated value is an observed training value.
 """
 
 from __future__ import annotations
@@ -102,10 +97,16 @@ class BinDirichlets(NamedTuple):
     log_width : tuple of ndarray or None
         Sums of ``log w_b`` over the cells the parameters were updated with (0 in a prior),
         carried for the evidence; None in a generative "point" or a point from parameters.
+    pooled : tuple of ndarray or None
+        ``pooled[j]`` (K, B_j): the weighted training cells of each bin over every class and context,
+        the same on every row (``_histogram_bins.pooled_counts``): the end bins' ``n`` of the tails'
+        share ``1 / (n + 1)``. None in a point from parameters and in model files written without it
+        (then the prior's, or else the cells the bins were made from: ``_histogram_bins.tail_costs``).
     """
 
     concentration: tuple
     log_width: tuple | None = None
+    pooled: tuple | None = None
 
 
 def _check_bins(bins, who):
@@ -182,7 +183,8 @@ class Histogram(Family):
     state_types = (HistogramEncoding,)
     #: what each stored field must hold when a model file is read
     field_rules: ClassVar[dict] = {"HistogramStats": {"counts": "count", "log_width": "finite"},
-                                   "BinDirichlets": {"concentration": "count", "log_width": "finite or None"}}
+                                   "BinDirichlets": {"concentration": "count", "log_width": "finite or None",
+                                                     "pooled": "count or None"}}
 
     def __init__(self, bins="auto", alpha=1.0, hierarchical=False):
         self.bins = bins
@@ -275,7 +277,7 @@ class Histogram(Family):
         """``Dirichlet(alpha)`` over the bins of every context, no log widths."""
         a = _check_alpha(self.alpha, who)
         return BinDirichlets(tuple(np.full(c.shape, a) for c in stats.counts),
-                             tuple(np.zeros(c.shape) for c in stats.counts))
+                             tuple(np.zeros(c.shape) for c in stats.counts), _bins.pooled_counts(stats.counts))
 
     def hierarchical_variant(self):
         """This family with ``hierarchical=True`` (:meth:`Family.hierarchical_variant`), bins and alpha kept."""
@@ -300,16 +302,16 @@ class Histogram(Family):
         a = _check_alpha(self.alpha, who)
         fixed = None if class_level is None else class_level.concentration
         return BinDirichlets(_enc.hierarchical_alphas(stats.counts, contexts, [a] * len(stats.counts), fixed),
-                             tuple(np.zeros(c.shape) for c in stats.counts))
+                             tuple(np.zeros(c.shape) for c in stats.counts), _bins.pooled_counts(stats.counts))
 
     def observed_rows(self, stats):
         """Weighted number of observed cells per (class, column): each feature's counts summed."""
         return np.stack([c.sum(axis=1) for c in stats.counts], axis=1) if stats.counts else None
 
     def update(self, prior, stats):
-        """Conjugate update: concentration + counts (and the log-width sums accumulated)."""
+        """Conjugate update: concentration + counts (the log-width sums accumulated, the prior's ``pooled`` kept)."""
         return BinDirichlets(tuple(a + n for a, n in zip(prior.concentration, stats.counts)),
-                             tuple(p + s for p, s in zip(prior.log_width, stats.log_width)))
+                             tuple(p + s for p, s in zip(prior.log_width, stats.log_width)), prior.pooled)
 
     def log_likelihood_parts(self, prior, post, block, predictive="mean", cache=None):
         """``log p(bin | y=k)`` summed over the observed cells (relative), and ``-sum log w`` and tails (row)."""
@@ -320,7 +322,7 @@ class Histogram(Family):
         for j, lp in enumerate(_enc.log_probs(post)):
             table = np.concatenate([lp, np.zeros((K, 1))], axis=1)  # code -1 (missing) picks 0
             rel += table[:, codes[:, j]].T
-        return rel, -block.log_width.sum(axis=1) - _bins.count_tail_costs(block, prior, post)
+        return rel, -(block.log_width + _bins.count_tail_costs(block, prior, post)).sum(axis=1)
 
     def log_evidence(self, prior, post):
         """Closed-form ``log p(x_block | y)`` per class (K,): Dirichlet-multinomial minus ``sum log w``."""
@@ -348,7 +350,7 @@ class Histogram(Family):
         """Plug-in (``rng=None``: the posterior itself) or one exact Dirichlet draw per (class, feature)."""
         if rng is None:
             return post
-        return BinDirichlets(tuple(dirichlet_draws(a, 1, rng)[0] for a in post.concentration))
+        return BinDirichlets(tuple(dirichlet_draws(a, 1, rng)[0] for a in post.concentration), None, post.pooled)
 
     def gen_sample(self, point, z, rng, lengths=None):
         """Encoded values (n, d): ``b + u``, a bin ``b`` drawn from ``theta[z]`` and ``u ~ Uniform(0, 1)``
@@ -443,11 +445,10 @@ class Histogram(Family):
 
     def gen_cell_log_lik(self, prior, point, block, weights, predictive="mean"):
         """Per-cell ``sum_k weights[i, k] log p(x_ij | y=k)`` (densities, ``-log w`` included), (n, d)."""
-        n, d = block.codes.shape
-        out = np.zeros((n, d))
+        out, row = np.zeros(block.codes.shape), block.log_width + _bins.count_tail_costs(block, prior, point)
         for j, lp in enumerate(_enc.log_probs(point)):
             obs = block.codes[:, j] >= 0
-            vals = lp[:, np.where(obs, block.codes[:, j], 0)].T - block.log_width[:, j:j + 1]
+            vals = lp[:, np.where(obs, block.codes[:, j], 0)].T - row[:, j:j + 1]
             with np.errstate(invalid="ignore"):
                 out[:, j] = np.where(obs, np.where(weights > 0, weights * vals, 0.0).sum(axis=1), 0.0)
         return out
@@ -492,28 +493,24 @@ class Histogram(Family):
 
     def numpyro_prior_args(self, prior) -> dict:
         """Prior pseudo-counts as one padded (K, d, B_max) float32 array (pads = 1, unused)."""
-        return self._categorical().numpyro_prior_args(prior)
+        return Categorical().numpyro_prior_args(prior)
 
     def numpyro_sampler_args(self, prior, posterior) -> dict:
         """As :meth:`Categorical.numpyro_sampler_args <bayesnb.families.Categorical.numpyro_sampler_args>`, over bins."""
-        return self._categorical().numpyro_sampler_args(prior, posterior)
+        return Categorical().numpyro_sampler_args(prior, posterior)
 
     def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
         """``theta`` from the Dirichlet prior under plates ``class_plate`` x feature, one site for the
         block, padded to the most bins (as :class:`~bayesnb.families.Categorical`); ``{"log_theta"}`` (K, d, B_max)."""
-        return self._categorical().numpyro_sample(label, static, prior_args, feature_plate, class_plate)
+        return Categorical().numpyro_sample(label, static, prior_args, feature_plate, class_plate)
 
     def params_from_sites(self, label, static, samples: dict) -> dict:
         """MCMC samples -> ``{"theta": (..., K, d, B_max)}``, NaN-padded."""
-        return self._categorical().params_from_sites(label, static, samples)
+        return Categorical().params_from_sites(label, static, samples)
 
     def sites_from_params(self, label, static, params: dict, prior_args=None) -> dict:
         """Inverse of :meth:`params_from_sites`."""
-        return self._categorical().sites_from_params(label, static, params, prior_args)
-
-    @staticmethod
-    def _categorical():
-        return Categorical()
+        return Categorical().sites_from_params(label, static, params, prior_args)
 
     def numpyro_stats_args(self, stats) -> dict:
         """Bin counts (K, d, B_max) and the total ``sum log w`` of the labelled cells, float32."""

@@ -201,7 +201,10 @@ def test_generative_hooks(case):
     n, d = X.shape
     rate = fam.gen_rate(stats, resp.sum(0), None)
     for point in (fam.gen_point(prior, post, None), fam.gen_point(prior, post, rng)):
-        assert isinstance(point, fam.params_type)
+        if not isinstance(point, fam.params_type):  # a lazily drawn point (PolyaDraw): the fields as attributes
+            assert not isinstance(point, tuple)
+            for f, v in zip(fam.params_type._fields, post):
+                assert v is None or np.shape(getattr(point, f)) == np.shape(v), f
         z = rng.integers(0, K, 50)
         lengths = None if rate is None else rng.poisson(rate[z])
         vals = fam.gen_sample(point, z, rng, lengths)
