@@ -101,7 +101,7 @@ def directed_log_bayes_factor(counts, theta) -> float:
     pos = data > 0
     log_l0 = float((data[pos] * np.log(base[pos])).sum())
     grid = _grid()
-    log_l1 = np.array([_level_log_evidence(c, data, base) for c in grid])
+    log_l1 = _level_log_evidence(grid, data, base)
     return float(logsumexp(log_l1 - log_l0) - np.log(len(grid)))
 
 
