@@ -16,6 +16,10 @@ Models (all ``bayesnb.NaiveBayes`` on the all-categorical table, one Categorical
 - ``kdb hier``   ``structure="kdb", k=2``, ``alpha="hierarchical"`` (docs/structure.md: Petitjean
   et al.'s hierarchy up to the context of all classes);
 - ``tan hier``   ``structure="tan"``, ``alpha="hierarchical"``;
+- with ``--edge-score E`` (any of :data:`bayesnb.structure.EDGE_SCORES` but the default
+  ``bdeu``), also ``kdb hier E`` and ``tan hier E``: the same models with their edges weighted by
+  ``E`` (the default swapped as ``bench_structure_auto.edge_score`` does; the estimators have no
+  parameter for it);
 - ``RF``         scikit-learn ``RandomForestClassifier(n_estimators=100)`` on the one-hot table
   (``OneHotEncoder(handle_unknown="ignore")``), ``random_state`` = the seed.
 
@@ -28,7 +32,7 @@ Tables: house votes (bundled) always; with ``--data-dir DIR`` also the UCI table
 file is in ``DIR`` (an absent one is skipped with a note); with ``--sklearn`` also scikit-learn's
 bundled breast cancer (Wisconsin diagnostic, 569 rows, 30 numeric columns).
 
-Run:  python benchmarks/bench_petitjean.py [--data-dir DIR] [--sklearn] [--seeds N]
+Run:  python benchmarks/bench_petitjean.py [--data-dir DIR] [--sklearn] [--seeds N] [--edge-score hierarchical]
 """
 
 from __future__ import annotations
@@ -46,7 +50,9 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.preprocessing import OneHotEncoder
 
 from bayesnb import NaiveBayes
+from bayesnb.structure import EDGE_SCORES
 from bayesnb.structure.model import N_BINS, bin_edges
+from bench_structure_auto import edge_score as swap_edge_score
 from bayesnb.datasets import load_house_votes
 
 MISSING = "?"
@@ -130,14 +136,19 @@ def scores(proba, classes, y):
     return loss01, float(np.sqrt(np.mean((proba - onehot) ** 2)))
 
 
-def run_table(X, y, seeds):
-    """Per model, the 0-1 losses, RMSEs and fit+predict seconds of every fold."""
-    out = {m: {"loss": [], "rmse": [], "time": []} for m in MODELS}
+def run_table(X, y, seeds, edge=None):
+    """Per model, the 0-1 losses, RMSEs and fit+predict seconds of every fold (``edge``: also
+    k-DB and TAN hier with that edge score)."""
+    models = dict(MODELS)
+    if edge is not None:
+        models[f"kdb hier {edge}"] = models["kdb hier"]
+        models[f"tan hier {edge}"] = models["tan hier"]
+    out = {m: {"loss": [], "rmse": [], "time": []} for m in models}
     for seed in range(seeds):
         cv = StratifiedKFold(n_splits=2, shuffle=True, random_state=seed)
         for tr, te in cv.split(X, y):
             Xtr, Xte = discretise(X.iloc[tr].reset_index(drop=True), X.iloc[te].reset_index(drop=True))
-            for name, make in MODELS.items():
+            for name, make in models.items():
                 t0 = time.perf_counter()
                 if make is None:
                     enc = OneHotEncoder(handle_unknown="ignore")
@@ -145,7 +156,8 @@ def run_table(X, y, seeds):
                     est.fit(enc.fit_transform(Xtr.astype(str)), y[tr])
                     proba = est.predict_proba(enc.transform(Xte.astype(str)))
                 else:
-                    est = make(seed).fit(Xtr, y[tr])
+                    with swap_edge_score(edge if edge is not None and name.endswith(edge) else "bdeu"):
+                        est = make(seed).fit(Xtr, y[tr])
                     proba = est.predict_proba(Xte)
                 out[name]["time"].append(time.perf_counter() - t0)
                 loss, rmse = scores(proba, est.classes_, y[te])
@@ -156,9 +168,9 @@ def run_table(X, y, seeds):
 
 def report(name, X, res):
     print(f"\n{name}: {X.shape[0]} rows x {X.shape[1]} columns, {len(res['naive']['loss'])} folds")
-    print(f"  {'model':10s} {'0-1 loss':>16s} {'RMSE':>16s} {'s/fold':>8s}")
+    print(f"  {'model':22s} {'0-1 loss':>16s} {'RMSE':>16s} {'s/fold':>8s}")
     for m, r in res.items():
-        print(f"  {m:10s} {np.mean(r['loss']):8.4f} ({np.std(r['loss']):.4f}) {np.mean(r['rmse']):8.4f} "
+        print(f"  {m:22s} {np.mean(r['loss']):8.4f} ({np.std(r['loss']):.4f}) {np.mean(r['rmse']):8.4f} "
               f"({np.std(r['rmse']):.4f}) {np.mean(r['time']):8.3f}")
     best = min(np.mean(res["naive"]["loss"]), np.mean(res["kdb flat"]["loss"]))
     for m in ("kdb hier",):
@@ -173,6 +185,8 @@ def main(argv=None):
     ap.add_argument("--data-dir", type=Path, help="folder with the UCI files of UCI_TABLES")
     ap.add_argument("--sklearn", action="store_true", help="also scikit-learn's bundled breast cancer")
     ap.add_argument("--seeds", type=int, default=5, help="repetitions of 2-fold CV (seeds 0..N-1)")
+    ap.add_argument("--edge-score", choices=[e for e in EDGE_SCORES if e != "bdeu"],
+                    help="also k-DB and TAN hier with their edges weighted by this score")
     args = ap.parse_args(argv)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"5 x 2-fold CV (seeds 0..{args.seeds - 1}); machine load {load:.2f} on {os.cpu_count()} cores")
@@ -189,7 +203,7 @@ def main(argv=None):
         X, y = loader()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. unseen categories of a test fold
-            res = run_table(X, y, args.seeds)
+            res = run_table(X, y, args.seeds, args.edge_score)
         report(name, X, res)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"\nmachine load at the end {load:.2f}")

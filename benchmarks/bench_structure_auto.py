@@ -10,7 +10,8 @@ over the folds) of
   missing);
 - each structure other than naive twice: its edges weighted by the BDeu log Bayes factor
   (``edge_score="bdeu"``, the default; with ``--ess`` values) and by the conditional mutual
-  information (``edge_score="mi"``, the behaviour before). The estimators have no
+  information (``edge_score="mi"``, the behaviour before); with ``--edge-scores`` any of
+  :data:`bayesnb.structure.EDGE_SCORES` (e.g. ``bdeu hierarchical``). The estimators have no
   ``edge_score`` parameter: the benchmark swaps the default of
   :func:`bayesnb.structure.edge_scores` / :func:`~bayesnb.structure.learn_parents` where the
   estimator modules imported them (:func:`edge_score`);
@@ -38,6 +39,7 @@ information makes a high-cardinality column everyone's parent.
 Run:  python benchmarks/bench_structure_auto.py [--sklearn] [--data-dir DIR] [--target NAME]
                                                  [--ess 1 10] [--folds 5] [--noise 50]
                                                  [--census adult.data] [--pgmpy-ess 5]
+                                                 [--edge-scores bdeu mi hierarchical]
 """
 
 from __future__ import annotations
@@ -128,26 +130,27 @@ def _clean(X):
     return X
 
 
-def configurations(ess_values):
+def configurations(ess_values, kinds=("bdeu", "mi")):
     """(label, estimator class, structure, edge score, ess) rows, naive once per estimator."""
     rows = []
     for est in ("NaiveBayes", "CategoricalNB"):
         rows.append((f"{est} naive", est, "naive", "bdeu", 1.0))
         for s in ("tan", "kdb", "auto"):
-            for ess in ess_values:
-                rows.append((f"{est} {s} bdeu(ess={ess:g})", est, s, "bdeu", ess))
-            rows.append((f"{est} {s} mi", est, s, "mi", 1.0))
+            if "bdeu" in kinds:
+                for ess in ess_values:
+                    rows.append((f"{est} {s} bdeu(ess={ess:g})", est, s, "bdeu", ess))
+            rows.extend((f"{est} {s} {k}", est, s, k, 1.0) for k in kinds if k != "bdeu")
     return rows
 
 
-def run_table(name, X, y, ess_values, folds=5, pgmpy_ess=5.0):
+def run_table(name, X, y, ess_values, folds=5, pgmpy_ess=5.0, kinds=("bdeu", "mi")):
     X = _clean(X)
     y = np.asarray(y)
     classes = np.unique(y)
     cv = list(StratifiedKFold(folds, shuffle=True, random_state=0).split(X, y))
     mixed = bool(_numeric(X))
     out = []
-    for label, est, structure, kind, ess in configurations(ess_values):
+    for label, est, structure, kind, ess in configurations(ess_values, kinds):
         ll, acc, chose, npar = [], [], Counter(), []
         t0 = time.perf_counter()
         for tr, te in cv:
@@ -307,13 +310,19 @@ def main(argv=None):
     ap.add_argument("--noise", type=int, default=0, help="also each table with a column of this many random levels")
     ap.add_argument("--census", help="also UCI's adult.data (this file; '?' is missing)")
     ap.add_argument("--census-rows", type=int, default=10_000, help="rows of --census kept (a sample, random_state=0)")
+    ap.add_argument("--edge-scores", nargs="+", default=["bdeu", "mi"], choices=S.EDGE_SCORES,
+                    help="edge scores compared (default bdeu mi; 'hierarchical': bayesnb.structure.hier_edges)")
     ap.add_argument("--pgmpy-ess", type=float, default=5.0, help="BDeu equivalent sample size of pgmpy's TAN")
     args = ap.parse_args(argv)
     rows = []
     for name, X, y in tables(args):
         t0 = time.perf_counter()
-        rows += run_table(name, X, y, args.ess, args.folds, args.pgmpy_ess)
+        new = run_table(name, X, y, args.ess, args.folds, args.pgmpy_ess, tuple(args.edge_scores))
+        rows += new
         print(f"# {name}: {time.perf_counter() - t0:.0f} s", flush=True)
+        for r in new:  # as it goes: the summary below comes only at the end
+            print(f"#   {r['model']}: log loss {r['log_loss']:.4f} ± {r['log_loss_se']:.4f}, accuracy "
+                  f"{r['accuracy']:.4f}, parents {r['parents']:.1f} {r['auto_chose']}", flush=True)
     df = pd.DataFrame(rows)
     with pd.option_context("display.width", 200, "display.max_rows", 1000):
         print(df.round(4).to_string(index=False))

@@ -9,12 +9,15 @@ unseen category pairs), as ``bench_synthesis.py`` scores it. With ``--pairs``, f
 categorical columns (> 0.1%), once with one posterior draw of the parameters and once with the
 posterior mean. With ``--edges COLUMN``: k-DB's ranking of the columns (by ``I(X; Y)``) and the
 edge scores (flat-Dirichlet BDeu log Bayes factors, ``structure.edge_scores``) of COLUMN as a child
-of every other column: k-DB takes a parent only among earlier columns with a positive score.
+of every other column: k-DB takes a parent only among earlier columns with a positive score. With
+``--edge-score E`` (one of ``structure.EDGE_SCORES``, default ``bdeu``) every fit and the printed
+scores use ``E`` (the default swapped as ``bench_structure_auto.edge_score`` does).
 
 Usage::
 
     python benchmarks/census_kdb_k.py adult.data [--ks 2,3,4] [--sample-seeds 0,1,2,3] [--pairs]
     python benchmarks/census_kdb_k.py adult.data --ks '' --edges native-country
+    python benchmarks/census_kdb_k.py adult.data --ks 2 --edges native-country --edge-score hierarchical
 """
 
 from __future__ import annotations
@@ -31,12 +34,13 @@ import pandas as pd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _census import TARGET  # noqa: E402
+from bench_structure_auto import edge_score as swap_edge_score  # noqa: E402
 from bench_synthesis import census_tables  # noqa: E402
 
 from bayesnb import NaiveBayes, synthetic_report  # noqa: E402
 from bayesnb._synth_select import holdout_rows  # noqa: E402
 from bayesnb.structure import model as _mx  # noqa: E402
-from bayesnb.structure.learn import edge_scores  # noqa: E402
+from bayesnb.structure import learn as _learn  # noqa: E402
 
 
 def as_table(model, X, y, train):
@@ -58,15 +62,15 @@ def unseen_pairs(train, syn, cats):
     return float(any_bad.mean()), sorted(out, key=lambda r: -r[2])
 
 
-def edges(X, y, column):
+def edges(X, y, column, kind="bdeu"):
     """Print k-DB's column ranking and ``column``'s edge scores as a child of each other column."""
     model = NaiveBayes(structure="kdb", alpha="hierarchical").fit(X, y)
     encoded = model._encoded(X)
     nodes = _mx.make_nodes(model.posterior_.blocks, encoded, None)
     data = _mx.node_data(nodes, encoded)
     names = model._node_names(nodes)
-    scores = edge_scores(data[2], np.searchsorted(model.classes_, y), [nd.n_states for nd in nodes],
-                         len(model.classes_), None)
+    scores = _learn.edge_scores(data[2], np.searchsorted(model.classes_, y), [nd.n_states for nd in nodes],
+                         len(model.classes_), None, edge_score=kind)
     print("ranking by I(X; Y):", ", ".join(names[i] for i in np.argsort(-scores.class_mi, kind="stable")))
     j = names.index(column)
     print(f"edge scores of {column} as a child:",
@@ -80,14 +84,20 @@ def main(argv=None):
     p.add_argument("--sample-seeds", default="0,1,2,3")
     p.add_argument("--pairs", action="store_true")
     p.add_argument("--edges", metavar="COLUMN")
+    p.add_argument("--edge-score", default="bdeu", choices=_learn.EDGE_SCORES)
     args = p.parse_args(argv)
+    with swap_edge_score(args.edge_score, 1.0):
+        run(args)
+
+
+def run(args):
     warnings.simplefilter("ignore")
     train, test, note = census_tables(args.census, None, 0, False)
     print(note, f"(load {os.getloadavg()[0]:.1f})")
     X, y = train.drop(columns=TARGET), train[TARGET].to_numpy()
     Xte = test.drop(columns=TARGET)
     if args.edges:
-        edges(X, y, args.edges)
+        edges(X, y, args.edges, args.edge_score)
     for i, k in enumerate(int(v) for v in args.ks.split(",") if v):
         t0 = time.process_time()
         model = NaiveBayes(structure="kdb", k=k, alpha="hierarchical").fit(X, y)

@@ -49,7 +49,8 @@ def test_family_isinstance_finder_sees_a_branch(tmp_path):
 
 
 #: the structure modules the families layer may load (pure functions of counts; no engine)
-FAMILIES_MAY_LOAD = {"bayesnb.structure", "bayesnb.structure.learn", "bayesnb.structure.hierarchical"}
+FAMILIES_MAY_LOAD = {"bayesnb.structure", "bayesnb.structure.learn", "bayesnb.structure.hierarchical",
+                     "bayesnb.structure.hier_edges"}
 
 
 def test_families_do_not_load_the_structure_engine():

@@ -41,3 +41,21 @@ def test_kdb_hier_has_the_all_classes_top_level():
     assert naive.structure_kind_ == "naive" and isinstance(naive, bayesnb.NaiveBayes)
     assert not np.allclose(naive.predict_proba(X), bench.MODELS["naive"](0).fit(X, y).predict_proba(X))
     assert not hasattr(bench, "all_classes_root") and "kdb all" not in bench.MODELS
+
+
+def test_edge_score_flag_adds_rows_fitted_under_that_score(monkeypatch):
+    import contextlib
+
+    used = []
+
+    @contextlib.contextmanager
+    def record(kind):
+        used.append(kind)
+        yield
+
+    monkeypatch.setattr(bench, "swap_edge_score", record)
+    X, y = _table(120)
+    out = bench.run_table(X, y, 1, "hierarchical")
+    assert {"kdb hier hierarchical", "tan hier hierarchical"} <= set(out)
+    # 2 folds x (5 bayesnb models under bdeu + the 2 hierarchical rows); RF is not swapped
+    assert used.count("hierarchical") == 4 and used.count("bdeu") == 10

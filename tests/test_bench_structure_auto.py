@@ -21,3 +21,11 @@ def test_mi_edges_reach_the_cv_guard_and_are_restored():
     assert sc["cv_log_loss"].notna().sum() == 2 and m.structure_kind_ != "naive"
     bdeu = bayesnb.CategoricalNB(structure="auto").fit(X, y)
     assert bdeu.structure_scores_["log_evidence"].iloc[2] != sc["log_evidence"].iloc[2]  # other TAN edges
+
+
+def test_edge_scores_flag_picks_the_configurations():
+    rows = bench.configurations([1.0], ("bdeu", "hierarchical"))
+    kinds = {(structure, kind) for _, est, structure, kind, _ in rows if est == "NaiveBayes"}
+    assert ("kdb", "hierarchical") in kinds and ("auto", "hierarchical") in kinds
+    assert not any(kind == "mi" for _, _, _, kind, _ in rows)
+    assert bench.configurations([1.0]) == bench.configurations([1.0], ("bdeu", "mi"))

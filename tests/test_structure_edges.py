@@ -189,7 +189,7 @@ def test_estimators_learn_with_bdeu_by_default():
 
 def test_arguments_are_checked():
     codes, y, V, K, w = _tiny(1)
-    with pytest.raises(ValueError, match=r"edge_score in \('bdeu', 'mi'\); received 'bic'"):
+    with pytest.raises(ValueError, match=r"edge_score in \('bdeu', 'mi', 'hierarchical'\); received 'bic'"):
         S.edge_scores(codes, y, V, K, edge_score="bic")
     for bad in (0, -1.0, np.inf, "1", True):
         with pytest.raises(ValueError, match="equivalent sample size"):

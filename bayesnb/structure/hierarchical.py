@@ -132,8 +132,18 @@ def expected_tables(counts, prior) -> np.ndarray:
     return np.where(n > 0, a * (digamma(a + n) - digamma(a)), 0.0)
 
 
-def _level_log_evidence(c, data, base) -> float:
-    """Sum over contexts of the Dirichlet-multinomial log evidence of ``data`` given ``c * base``."""
+def _level_log_evidence(c, data, base):
+    """Sum over contexts of the Dirichlet-multinomial log evidence of ``data`` given ``c * base``.
+
+    ``c`` a number: a float; ``c`` a 1-D array (a grid of concentrations): one sum per entry, the
+    cells visited only where ``data > 0`` (an empty cell adds 0).
+    """
+    if np.ndim(c) == 1:
+        cc = np.asarray(c, dtype=float)[:, None]
+        pos = data > 0
+        a = cc * np.broadcast_to(base, data.shape)[pos]
+        return (np.sum(gammaln(cc) - gammaln(cc + data.sum(-1).reshape(1, -1)), axis=1)
+                + np.sum(gammaln(a + data[pos]) - gammaln(a), axis=1))
     a = c * base
     return float(np.sum(gammaln(c) - gammaln(c + data.sum(-1)))
                  + np.sum(gammaln(a + data) - gammaln(a)))

@@ -12,7 +12,7 @@ class codes:
   ``log p(x_j | y, x_i) - log p(x_j | y)`` on the same pairwise-complete counts; symmetric
   (score equivalence) and, unlike the mutual information, paying for the parent's
   cardinality. :func:`edge_scores` computes the weights of one kind (``"bdeu"``, the default,
-  or ``"mi"``) and ``I(X; Y)`` once for several structures.
+  ``"mi"`` or ``"hierarchical"``, :mod:`~bayesnb.structure.hier_edges`) and ``I(X; Y)`` once.
 - :func:`chow_liu_parents` (TAN, Friedman, Geiger & Goldszmidt 1997): the maximum spanning
   tree of the edge weights (Prim), rooted at the feature with the highest ``I(X; Y)`` (the
   first such feature on ties), edges directed away from the root; with ``positive=True`` (the
@@ -39,6 +39,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import gammaln
 
+from .hier_edges import class_estimates, hierarchical_edge_weights
+
 __all__ = ["EDGE_SCORES", "STRUCTURES", "EdgeScores", "PairCounts", "chow_liu_parents", "class_mutual_information",
            "conditional_mutual_information", "edge_log_bayes_factors", "edge_scores", "edge_scores_from_counts",
            "kdb_parents", "learn_parents", "pair_counts", "scoring_rows", "topological_order", "warn_few_rows",
@@ -48,7 +50,7 @@ __all__ = ["EDGE_SCORES", "STRUCTURES", "EdgeScores", "PairCounts", "chow_liu_pa
 STRUCTURES = ("naive", "tan", "kdb")
 
 #: How :func:`learn_parents` weights an edge.
-EDGE_SCORES = ("bdeu", "mi")
+EDGE_SCORES = ("bdeu", "mi", "hierarchical")
 
 
 def _mi(counts: np.ndarray) -> float:
@@ -125,11 +127,24 @@ def conditional_mutual_information(codes, y, n_values, K, weights=None) -> np.nd
     ndarray of shape (d, d)
         Symmetric, zero diagonal, in nats; each pair estimated on its pairwise-complete rows.
     """
-    d = np.shape(codes)[1]
-    out = np.zeros((d, d))
+    return _streamed(codes, y, n_values, K, weights, "mi", None)
+
+
+def _streamed(codes, y, n_values, K, weights, kind, ess) -> np.ndarray:
+    """The symmetric (d, d) weights of one kind, the pair tables streamed (:func:`_pair_tables`)."""
+    out = np.zeros((np.shape(codes)[1],) * 2)
+    thetas = class_estimates(_class_tables(codes, y, n_values, K, weights)) if kind == "hierarchical" else None
     for i, tabs, V in _pair_tables(codes, y, n_values, K, weights):
-        out[i, i + 1:] = _weights_from(i, tabs, V, "mi", None)
+        out[i, i + 1:] = _weights_from(i, tabs, V, kind, ess, thetas)
     return out + out.T
+
+
+def _class_tables(codes, y, n_values, K, weights) -> tuple:
+    """``(1, V_j, K)`` weighted counts of (x_j, y) on each feature's observed rows."""
+    codes = np.asarray(codes)
+    w = np.ones(len(codes)) if weights is None else np.asarray(weights, dtype=float)
+    zeros = np.zeros(len(codes), dtype=np.int64)
+    return tuple(_table(codes[:, j], y, n_values[j], K, zeros, 1, w) for j in range(codes.shape[1]))
 
 
 def class_mutual_information(codes, y, n_values, K, weights=None) -> np.ndarray:
@@ -137,12 +152,7 @@ def class_mutual_information(codes, y, n_values, K, weights=None) -> np.ndarray:
 
     Parameters are as in :func:`conditional_mutual_information`.
     """
-    codes = np.asarray(codes)
-    n, d = codes.shape
-    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
-    zeros = np.zeros(n, dtype=np.int64)
-    # I(X; Y) = I(X; Y | C) with a constant C: the (1, V, K) table of (x, y)
-    return np.array([_mi(_table(codes[:, j], y, n_values[j], K, zeros, 1, w)) for j in range(d)])
+    return np.array([_mi(t) for t in _class_tables(codes, y, n_values, K, weights)])
 
 
 def _dirichlet_gain(counts, a) -> np.ndarray:
@@ -201,12 +211,7 @@ def edge_log_bayes_factors(codes, y, n_values, K, weights=None, ess: float = 1.0
     ndarray of shape (d, d)
         Symmetric, zero diagonal, in nats.
     """
-    ess = _check_ess(ess)
-    d = np.shape(codes)[1]
-    out = np.zeros((d, d))
-    for i, tabs, V in _pair_tables(codes, y, n_values, K, weights):
-        out[i, i + 1:] = _weights_from(i, tabs, V, "bdeu", ess)
-    return out + out.T
+    return _streamed(codes, y, n_values, K, weights, "bdeu", _check_ess(ess))
 
 
 class EdgeScores(NamedTuple):
@@ -215,11 +220,12 @@ class EdgeScores(NamedTuple):
     Attributes
     ----------
     weights : ndarray of shape (d, d)
-        Symmetric edge weights: BDeu log Bayes factors (``"bdeu"``) or ``I(X_i; X_j | Y)`` (``"mi"``).
+        Symmetric edge weights: BDeu log Bayes factors (``"bdeu"``), ``I(X_i; X_j | Y)`` (``"mi"``)
+        or hierarchical log Bayes factors (``"hierarchical"``, :mod:`~bayesnb.structure.hier_edges`).
     class_mi : ndarray of shape (d,)
         ``I(X_j; Y)``: ranks the features for k-DB and roots the TAN trees.
     edge_score : str
-        ``"bdeu"`` or ``"mi"``.
+        One of :data:`EDGE_SCORES`.
     """
 
     weights: np.ndarray
@@ -248,12 +254,8 @@ def pair_counts(codes, y, n_values, K, weights=None) -> PairCounts:
 
     Holds ``d^2 / 2 * K * V^2`` numbers: :func:`edge_scores` on an in-memory table streams them instead.
     """
-    codes = np.asarray(codes)
-    n, d = codes.shape
-    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
-    zeros = np.zeros(n, dtype=np.int64)
-    pairs = tuple(tabs for _, tabs, _ in _pair_tables(codes, y, n_values, K, w))
-    return PairCounts(pairs, tuple(_table(codes[:, j], y, n_values[j], K, zeros, 1, w) for j in range(d)))
+    pairs = tuple(tabs for _, tabs, _ in _pair_tables(codes, y, n_values, K, weights))
+    return PairCounts(pairs, _class_tables(codes, y, n_values, K, weights))
 
 
 def _check_edge_score(edge_score):
@@ -261,10 +263,12 @@ def _check_edge_score(edge_score):
         raise ValueError(f"expected edge_score in {EDGE_SCORES}; received {edge_score!r}.")
 
 
-def _weights_from(i, tabs, V, edge_score, ess) -> np.ndarray:
+def _weights_from(i, tabs, V, edge_score, ess, thetas=None) -> np.ndarray:
     """Row ``i`` of the edge weights (features ``j > i``) from ``tabs`` (:func:`_pair_tables`)."""
     if edge_score == "bdeu":
         return _edge_log_bf(tabs, int(V[i]), V[i + 1:], ess)
+    if edge_score == "hierarchical":  # thetas: class_estimates of every feature
+        return hierarchical_edge_weights(i, tabs, V, thetas)
     return np.array([_mi(tabs[m, :, :, : V[j]]) for m, j in enumerate(range(i + 1, len(V)))])
 
 
@@ -276,7 +280,7 @@ def edge_scores_from_counts(counts: PairCounts, n_values, *, edge_score: str = "
     ----------
     counts : PairCounts
     n_values : sequence of int of length d
-    edge_score : {"bdeu", "mi"}, default="bdeu"
+    edge_score : {"bdeu", "mi", "hierarchical"}, default="bdeu"
     ess : float, default=1.0
 
     Returns
@@ -289,8 +293,9 @@ def edge_scores_from_counts(counts: PairCounts, n_values, *, edge_score: str = "
     V = np.asarray(n_values, dtype=np.int64)
     d = len(V)
     out = np.zeros((d, d))
+    thetas = class_estimates(counts.classes) if edge_score == "hierarchical" else None
     for i, tabs in enumerate(counts.pairs):
-        out[i, i + 1:] = _weights_from(i, tabs, V, edge_score, ess)
+        out[i, i + 1:] = _weights_from(i, tabs, V, edge_score, ess, thetas)
     return EdgeScores(out + out.T, np.array([_mi(t) for t in counts.classes]), edge_score)
 
 
@@ -301,8 +306,9 @@ def edge_scores(codes, y, n_values, K, weights=None, *, edge_score: str = "bdeu"
     ----------
     codes, y, n_values, K, weights
         As in :func:`conditional_mutual_information`.
-    edge_score : {"bdeu", "mi"}, default="bdeu"
-        ``"bdeu"``: :func:`edge_log_bayes_factors`; ``"mi"``: :func:`conditional_mutual_information`.
+    edge_score : {"bdeu", "mi", "hierarchical"}, default="bdeu"
+        ``"bdeu"``: :func:`edge_log_bayes_factors`; ``"mi"``: :func:`conditional_mutual_information`;
+        ``"hierarchical"``: the Bayes factor under hierarchical smoothing (:mod:`~bayesnb.structure.hier_edges`).
     ess : float, default=1.0
         The BDeu equivalent sample size (``"bdeu"`` only).
 
@@ -311,8 +317,7 @@ def edge_scores(codes, y, n_values, K, weights=None, *, edge_score: str = "bdeu"
     EdgeScores
     """
     _check_edge_score(edge_score)
-    w = (edge_log_bayes_factors(codes, y, n_values, K, weights, ess) if edge_score == "bdeu"
-         else conditional_mutual_information(codes, y, n_values, K, weights))
+    w = _streamed(codes, y, n_values, K, weights, edge_score, _check_ess(ess))
     return EdgeScores(w, class_mutual_information(codes, y, n_values, K, weights), edge_score)
 
 
@@ -431,6 +436,7 @@ def learn_parents(codes, y, n_values, K, structure: str, k: int = 2, weights=Non
     k-DB takes up to ``k`` earlier features of positive weight. With ``edge_score="mi"`` edges
     are weighted by ``I(X_i; X_j | Y)``: TAN is the spanning tree rooted at the feature with the
     highest ``I(X; Y)``, and k-DB takes the ``k`` best earlier features whatever their weight.
+    ``edge_score="hierarchical"`` (:mod:`~bayesnb.structure.hier_edges`) is used as ``"bdeu"``.
 
     Parameters
     ----------
@@ -443,7 +449,7 @@ def learn_parents(codes, y, n_values, K, structure: str, k: int = 2, weights=Non
         Already computed from the same data (so that several structures share them): an
         :func:`edge_scores` result, or a pair (``I(X_i; X_j | Y)``, ``I(X; Y)``), which is
         ``edge_score="mi"``.
-    edge_score : {"bdeu", "mi"}, optional
+    edge_score : {"bdeu", "mi", "hierarchical"}, optional
         How edges are weighted; default ``"bdeu"``, or the kind of ``scores`` when given
         (a different one is a ValueError).
     ess : float, default=1.0
