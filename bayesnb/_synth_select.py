@@ -40,12 +40,15 @@ from ._utils import SearchEdgeWarning
 from .generative.tables import label_codes, mask_cells, missing_cells
 from .inference import em
 
-__all__ = ["Z_BEHIND", "add_rows", "holdout_rows", "latent_search", "widen_k"]
+__all__ = ["EDGE_SCORES", "Z_BEHIND", "add_rows", "choose_edges", "edge_name", "holdout_rows", "latent_search",
+           "widen_k"]
 
 _WHO = "Synthesizer"
 
 #: standard errors of the paired per-row differences by which the latent model must trail the structure
 Z_BEHIND = 3.0
+#: the edge scores a TAN / k-DB structure is learned with and compared by (the first is step 1's)
+EDGE_SCORES = ("bdeu", "hierarchical")
 
 
 def holdout_rows(model, X, codes, latent=None):
@@ -105,6 +108,48 @@ def add_rows(rows, index, scores, notes):
         rows[index[cand]]["holdout_loglik"] = score
         if cand in notes:
             rows[index[cand]]["note"] = notes[cand]
+
+
+def edge_name(name, edge):
+    """The ``selection_`` name of structure ``name`` learned with edge score ``edge`` (``"bdeu"``: ``name``)."""
+    return name if edge == EDGE_SCORES[0] else f"{name} [{edge} edges]"
+
+
+def choose_edges(fit, scores, Xte, codes):
+    """The structure's edge score by held-out likelihood: the one whose fit has the higher mean held-out score.
+
+    Step 1 learns TAN's and k-DB's parents from BDeu edge weights; the same variant is refitted on
+    the training part with each other edge score of :data:`EDGE_SCORES` (e.g. ``"hierarchical"``,
+    :mod:`bayesnb.structure.hier_edges`) and the edge score whose fit scores the higher mean
+    held-out ``log p(x, y)`` is kept (ties: BDeu), the rule by which the latent-class model
+    replaces the structure. It is chosen once, at step 1's ``k``; :func:`widen_k` then uses it.
+
+    Parameters
+    ----------
+    fit : callable
+        ``fit(edge_score) -> fitted NaiveBayes``: the variant fitted on the training part.
+    scores : ndarray
+        The BDeu fit's per-row held-out ``log p(x, y)``.
+    Xte : DataFrame
+        The held-out rows.
+    codes : ndarray of int
+        Their class indices.
+
+    Returns
+    -------
+    edge : str
+        The edge score kept.
+    rows : ndarray
+        Its fit's per-row held-out scores.
+    means : dict
+        ``{edge score: mean held-out score}``.
+    """
+    rows = {EDGE_SCORES[0]: np.asarray(scores)}
+    for edge in EDGE_SCORES[1:]:
+        rows[edge] = holdout_rows(fit(edge), Xte, codes)
+    means = {edge: float(r.mean()) for edge, r in rows.items()}
+    edge = max(means, key=means.get)
+    return edge, rows[edge], means
 
 
 def widen_k(fit, k, scores, Xte, codes, max_k):

@@ -15,11 +15,11 @@ and draws synthetic rows with its columns, in their order and dtypes. How it cho
    ``holdout`` part (stratified by the target); the structure of step 1 (its variant fixed),
    plain naive Bayes and the latent-class model are fitted on the training part and scored by
    the mean held-out ``log p(x, y)`` (missing cells marginalised; column ``holdout_loglik``).
-   When step 1 chose k-DB, its ``k`` first grows on the same rows while ``k + 1`` parents per
-   node score clearly higher (by more than 3 standard errors of the paired per-row gains;
-   :func:`bayesnb._synth_select.widen_k`, a row per ``k`` tried; also with ``latent=None``).
-   The latent-class model replaces that structure only when it scores higher. Naive Bayes'
-   held-out score is shown for reference.
+   A TAN / k-DB is refitted with ``edge_score="hierarchical"`` too and keeps the edge score that
+   scores higher (:func:`bayesnb._synth_select.choose_edges`; a row each); a k-DB's ``k`` then grows
+   while ``k + 1`` parents score clearly higher (by > 3 standard errors of the paired per-row gains;
+   :func:`~bayesnb._synth_select.widen_k`, a row per ``k``; also with ``latent=None``). The
+   latent-class model replaces that structure only when it scores higher (naive: for reference).
    The component search runs on at most ``search_rows`` training rows and stops widening once
    the latent model is clearly behind the structure fitted on the same rows (by more than 3
    standard errors of the paired per-row held-out differences) and its last gain could not
@@ -28,8 +28,7 @@ and draws synthetic rows with its columns, in their order and dtypes. How it cho
    tried is a row of :attr:`Synthesizer.latent_search_`, and the latent row's ``note`` says why
    the search stopped. Each component's tables are centred on its class's estimate with
    concentrations fitted by evidence (``component_prior="hierarchical"``).
-3. The winner is refitted on every row (``model_``, and ``latent_`` for a latent-class model
-   with the chosen number of components).
+3. The winner is refitted on every row (``model_``, and ``latent_`` for a latent-class model).
 
 Latent class × structure (``fit_latent_class`` of a TAN / k-DB) samples (``sample(latent=)``),
 but a model file cannot hold such a fit (``save`` refuses it): the latent candidate is naive.
@@ -64,7 +63,7 @@ from ._progress import progress
 from ._synth_dtypes import as_dtype, from_seconds, to_seconds
 from ._synth_given import model_conditions
 from ._synth_missing import add_indicators, blank_missing, forbidden_pairs, indicator_names
-from ._synth_select import Z_BEHIND, add_rows, holdout_rows, latent_search, widen_k
+from ._synth_select import Z_BEHIND, add_rows, choose_edges, edge_name, holdout_rows, latent_search, widen_k
 from ._utils import as_generator, one_class_on_purpose
 from .estimators import NaiveBayes
 from .structure.select import _label as _variant_name
@@ -325,8 +324,8 @@ class Synthesizer(BaseEstimator):
                      "holdout_loglik": np.nan, "chosen": False}]
         index = {r["candidate"]: i for i, r in enumerate(rows)}
         self.model_, self.latent_, self.chosen_ = model, None, name
-        split = None if self.latent is None and params["structure"] != "kdb" else self._split(labels, rng)
-        if split is None:  # nothing held out (latent=None and no k-DB, or too few rows to hold some out)
+        split = None if self.latent is None and params["structure"] == "naive" else self._split(labels, rng)
+        if split is None:  # nothing held out (latent=None and naive, or too few rows to hold some out)
             bar.update(2)
         else:  # 2. k-DB's k, and the latent-class model against the structure, on held-out rows
             self._compare_latent(X, labels, split, name, params, rows, index, rng, bar)
@@ -361,15 +360,22 @@ class Synthesizer(BaseEstimator):
             if cand == "naive":
                 base, base_codes = fitted, codes
         first = name
+        if params["structure"] != "naive":  # the edge score by held-out likelihood (_synth_select.choose_edges)
+            edge, rows_e, means = choose_edges(lambda e: self._nb(**params, edge_score=e).fit(Xtr, ytr),
+                                               per_row[name], Xte, base_codes)
+            for e, mean in means.items():
+                scores[edge_name(first, e)], notes[edge_name(first, e)] = mean, f"edge_score={e!r}"
+            name = edge_name(first, edge)
+            params, per_row[name] = {**params, "edge_score": edge}, rows_e
         if params["structure"] == "kdb":  # k + 1 parents while clearly better held out (_synth_select.widen_k)
             k, tried = widen_k(lambda kk: self._nb(**{**params, "k": kk}).fit(Xtr, ytr), params["k"],
                                per_row[name], Xte, base_codes, X.shape[1] - 1)
+            kdb = lambda kk: edge_name(_variant_name("kdb", kk, params["alpha"] == "hierarchical"), edge)  # noqa: E731
             for kk, mean, gain, se, keep in tried:
-                cand = _variant_name("kdb", kk, params["alpha"] == "hierarchical")
-                scores[cand] = mean
-                notes[cand] = (f"k={kk} against k={kk - 1}: {gain:+.4f} per held-out row (SE {se:.4f}); "
-                               + ("kept" if keep else f"not kept (needs > {Z_BEHIND:g} SE)"))
-            name, params = _variant_name("kdb", k, params["alpha"] == "hierarchical"), {**params, "k": k}
+                scores[kdb(kk)] = mean
+                notes[kdb(kk)] = (f"k={kk} against k={kk - 1}: {gain:+.4f} per held-out row (SE {se:.4f}); "
+                                  + ("kept" if keep else f"not kept (needs > {Z_BEHIND:g} SE)"))
+            name, params = kdb(k), {**params, "k": k}
         bar.update()
         if self.latent is None:
             add_rows(rows, index, scores, notes)

@@ -191,7 +191,8 @@ def fit_structure(est, X, y, sample_weight):
                                   _add_pairs).compute()
         if pairs is None:  # no row of positive weight (the naive fit refuses this first)
             pairs = pair_counts(np.zeros((0, d), np.int64), np.zeros(0, np.int64), n_states, K)
-        scores = without_edges(edge_scores_from_counts(pairs, n_states), est._forbidden_pairs(nodes))
+        scores = without_edges(edge_scores_from_counts(pairs, n_states, edge_score=est._edge_score()),
+                               est._forbidden_pairs(nodes))
     none = np.zeros((0, d), np.int64)
     parents = {c.kind: learn_parents(none, none[:, 0], n_states, K, c.kind, est.k, scores=scores) for c in cands}
     auto = est.structure == "auto"

@@ -145,7 +145,8 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
         states = data[2]
         scores = None
         if len(nodes) > 1:
-            scores = without_edges(edge_scores(states, ycodes, n_states, K, w), self._forbidden_pairs(nodes))
+            scores = without_edges(edge_scores(states, ycodes, n_states, K, w, edge_score=self._edge_score()),
+                                   self._forbidden_pairs(nodes))
         cands = _sel.candidates(self.structure, self.k, self.alpha is None)
         parents = {c.kind: learn_parents(states, ycodes, n_states, K, c.kind, self.k, w, scores=scores)
                    for c in cands}
@@ -171,6 +172,10 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
                                             _post.label_log_evidence(post) or 0.0)
         self._store_structure(chosen, frame, fitted, nodes, parents)
         return self
+
+    def _edge_score(self):
+        """The edge score TAN and k-DB learn from (``edge_score``; estimators without it: ``"bdeu"``)."""
+        return getattr(self, "edge_score", "bdeu")
 
     def _forbidden_pairs(self, nodes=None):
         """``forbidden_edges`` as node positions ``(i, j)`` of ``nodes`` (feature positions without them: the

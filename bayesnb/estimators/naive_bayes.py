@@ -72,6 +72,10 @@ class NaiveBayes(StructureMixin, BaseNB):
         Structure constraints: neither feature of a pair is ever a parent of the other under
         ``"tan"``, ``"kdb"`` or ``"auto"`` (features by name when fitted on a DataFrame, else by
         position). None: every edge may be learned.
+    edge_score : {"bdeu", "hierarchical"}, default="bdeu"
+        The edge weights TAN and k-DB learn their parents from (also in ``"auto"``'s CV folds):
+        BDeu log Bayes factors, or their hierarchical-prior version
+        (:mod:`bayesnb.structure.hier_edges`, docs/structure.md "hierarchical edge score").
 
     Attributes
     ----------
@@ -107,17 +111,20 @@ class NaiveBayes(StructureMixin, BaseNB):
 
     _parameter_constraints: ClassVar[dict] = {**_val.constraints("features"),
                                               "alpha": [Real, StrOptions({"auto", "hierarchical"}), None],
+                                              "edge_score": [StrOptions({"bdeu", "hierarchical"})],
                                               **STRUCTURE_CONSTRAINTS}
     _input_tags: ClassVar[dict] = {"categorical": True, "string": True}
 
     def __init__(self, features="auto", *, alpha=None, fit_prior=True, class_prior=None, class_alpha=1.0,
-                 predictive="mean", structure="naive", k=2, auto_cv=True, forbidden_edges=None, privacy=None):
+                 predictive="mean", structure="naive", k=2, auto_cv=True, forbidden_edges=None, privacy=None,
+                 edge_score="bdeu"):
         self.features = features
         self.alpha = alpha
         self.structure = structure
         self.k = k
         self.auto_cv = auto_cv
         self.forbidden_edges = forbidden_edges
+        self.edge_score = edge_score
         super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive,
                          privacy=privacy)
 

@@ -40,7 +40,7 @@ def _sum_counts(parts):
     return PairCounts(*(tuple(sum(ts) for ts in zip(*(getattr(p, f) for p in parts))) for f in PairCounts._fields))
 
 
-def _fold_parents(kind, k, states, y, w, n_states, K, fold, F):
+def _fold_parents(kind, k, states, y, w, n_states, K, fold, F, edge_score="bdeu"):
     """Per fold, ``kind``'s parents learned from the pairwise counts of the other folds' rows."""
     counts = []
     for f in range(F):
@@ -48,7 +48,8 @@ def _fold_parents(kind, k, states, y, w, n_states, K, fold, F):
         counts.append(pair_counts(states[test], y[test], n_states, K, w[test]))
     out = []
     for f in range(F):
-        scores = edge_scores_from_counts(_sum_counts([c for g, c in enumerate(counts) if g != f]), n_states)
+        scores = edge_scores_from_counts(_sum_counts([c for g, c in enumerate(counts) if g != f]), n_states,
+                                         edge_score=edge_score)
         out.append(learn_parents(states, y, n_states, K, kind, k, scores=scores))
     return out
 
@@ -105,7 +106,7 @@ def whole_stats(nodes, data, y, w, K, parents, kept=None) -> list:
 
 
 def fold_losses(nodes, data, y, w, K, fold, candidate, *, k, class_params, predictive, who, hier_nodes=None,
-                kept=None):
+                kept=None, edge_score="bdeu"):
     """Out-of-fold ``-log p(y_i | x_i)`` of naive and of ``candidate`` (module docstring).
 
     Parameters
@@ -134,6 +135,8 @@ def fold_losses(nodes, data, y, w, K, fold, candidate, *, k, class_params, predi
         The nodes with hierarchical smoothing (a hierarchical candidate).
     kept : dict, optional
         Receives the per-fold node statistics (``"stats"``, ``"folds"``) for :func:`whole_stats`.
+    edge_score : str, default="bdeu"
+        The edge score each fold's parents are learned from (:func:`~bayesnb.structure.edge_scores`).
 
     Returns
     -------
@@ -142,7 +145,7 @@ def fold_losses(nodes, data, y, w, K, fold, candidate, *, k, class_params, predi
     """
     states, n_states, F = data[2], [nd.n_states for nd in nodes], int(fold.max()) + 1
     naive = tuple(() for _ in nodes)
-    learned = _fold_parents(candidate.kind, k, states, y, w, n_states, K, fold, F)
+    learned = _fold_parents(candidate.kind, k, states, y, w, n_states, K, fold, F, edge_score)
     stats = _fold_stats(nodes, data, y, w, K, fold, F, [naive, *learned])
     if kept is not None:
         kept.update(stats=stats, folds=F)

@@ -199,7 +199,7 @@ def cv_check(est, X, y, sample_weight, candidate, n_splits=CV_FOLDS, seed=CV_SEE
         loss = _cv.fold_losses(nodes, data, np.searchsorted(est.classes_, y), w, K, fold, candidate, k=est.k,
                                class_params=est._check_class_params(K), predictive=est._check_predictive(),
                                who=est._who, hier_nodes=hierarchical_nodes(nodes) if candidate.hierarchical else None,
-                               kept=kept)
+                               kept=kept, edge_score=est._edge_score())
     else:
         folds = [(rows[train], rows[test]) for train, test in split]
         loss = (_dask_losses if is_dask(X) else _losses)(models, X, y, w, sample_weight is not None, folds)
