@@ -5,8 +5,10 @@ import numpy as np
 import pytest
 import pandas as pd
 
-from bayesnb import Synthesizer
-from bayesnb._synth_select import Z_BEHIND
+from sklearn.model_selection import train_test_split
+
+from bayesnb import NaiveBayes, Synthesizer
+from bayesnb._synth_select import EDGE_SCORES, Z_BEHIND, edge_name
 
 
 def _mixture_table(n, seed):
@@ -56,7 +58,8 @@ def test_a_search_that_cannot_win_stops_widening_and_says_why():
                         verbose=False).fit(data)
     assert not synth.chosen_.startswith("latent class")
     trace = synth.latent_search_
-    note = synth.selection_["note"].dropna().item()
+    sel = synth.selection_
+    note = sel.loc[sel["candidate"].str.startswith("latent class"), "note"].item()
     assert "trails the structure" in note and "not refitted" in note
     last = trace.iloc[-1]
     assert last["gap"] < -Z_BEHIND * last["se"]  # clearly behind where it stopped
@@ -91,6 +94,61 @@ def test_kdb_keeps_its_k_when_a_further_parent_does_not_help():
     synth = Synthesizer(target="y", structure="kdb", latent=None, random_state=0,
                         verbose=False).fit(_chain_table(3000, 1))  # a chain: one parent per column is exact
     sel = synth.selection_.set_index("candidate")
-    assert synth.chosen_ == "kdb (k=2, hierarchical)" and synth.model_.k == 2
-    assert "not kept" in sel.loc["kdb (k=3, hierarchical)", "note"]
+    edge = synth.model_.edge_score  # chosen first, at k = 2 (test_the_edge_score_is_the_one_that_scores_higher)
+    assert synth.chosen_ == edge_name("kdb (k=2, hierarchical)", edge) and synth.model_.k == 2
+    assert "not kept" in sel.loc[edge_name("kdb (k=3, hierarchical)", edge), "note"]
     assert list(sel.index[sel["chosen"]]) == [synth.chosen_]
+
+
+def _wide_parent_table(n, seed):
+    """A 30-value column ``p`` that two 5-value columns follow through ``p mod 5`` and ``p mod 7``, half
+    the time: real dependence on a many-valued parent, split into thin contexts."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    p = rng.integers(0, 30, n)
+    c = np.where(rng.random(n) < 0.5, (p % 5 + y) % 5, rng.integers(0, 5, n))
+    d = np.where(rng.random(n) < 0.5, (p % 7) % 5, rng.integers(0, 5, n))
+    cols = {"p": p, "c": c, "d": d, "e": rng.integers(0, 3, n)}
+    return pd.DataFrame({"y": y.astype(str), **{k: v.astype(str) for k, v in cols.items()}})
+
+
+def _held_out_means(data, params, seed, holdout=0.2):
+    """Mean held-out ``log p(x, y)`` per edge score of the variant ``params``, on the split the Synthesizer
+    draws from ``random_state=seed`` (recomputed here from NaiveBayes alone)."""
+    y = data["y"].to_numpy()
+    split = int(np.random.default_rng(seed).integers(2**31 - 1))
+    tr, te = train_test_split(np.arange(len(y)), test_size=holdout, stratify=y, random_state=split)
+    X = data.drop(columns="y")
+    out = {}
+    for edge in EDGE_SCORES:
+        model = NaiveBayes(**params, edge_score=edge).fit(X.iloc[tr], y[tr])
+        codes = np.searchsorted(model.classes_, y[te])
+        out[edge] = model.predict_joint_log_proba(X.iloc[te])[np.arange(len(te)), codes].mean()
+    return out
+
+
+@pytest.mark.parametrize(("table", "structure", "params", "name"), [
+    (_wide_parent_table(1500, 0), "tan", {"structure": "tan"}, "tan"),
+    (_chain_table(3000, 1), "tan", {"structure": "tan"}, "tan"),
+    (_sum_table(3000, 0), "kdb", {"structure": "kdb", "k": 2, "alpha": "hierarchical"}, "kdb (k=2, hierarchical)"),
+])
+def test_the_edge_score_is_the_one_that_scores_higher(table, structure, params, name):
+    synth = Synthesizer(target="y", structure=structure, latent=None, random_state=0, verbose=False).fit(table)
+    sel = synth.selection_.set_index("candidate")
+    expected = _held_out_means(table, params, 0)
+    for edge in EDGE_SCORES:  # a row per edge score, its held-out score the one recomputed here
+        assert sel.loc[edge_name(name, edge), "note"] == f"edge_score={edge!r}"
+        assert sel.loc[edge_name(name, edge), "holdout_loglik"] == pytest.approx(expected[edge], rel=1e-9)
+    best = max(expected, key=expected.get)
+    assert synth.model_.edge_score == best
+    if structure == "tan":  # no k to widen: the chosen row is the edge score's
+        assert synth.chosen_ == edge_name(name, best) and sel.loc[synth.chosen_, "chosen"]
+
+
+def test_a_many_valued_parent_takes_the_hierarchical_edge_score():
+    table = _wide_parent_table(1500, 0)
+    synth = Synthesizer(target="y", structure="tan", latent=None, random_state=0, verbose=False).fit(table)
+    assert synth.chosen_ == "tan [hierarchical edges]" and synth.model_.edge_score == "hierarchical"
+    assert synth.model_.structure_["c"] == ("p",)  # refitted on every row with the hierarchical edges
+    bdeu = NaiveBayes(structure="tan").fit(table.drop(columns="y"), table["y"])
+    assert bdeu.structure_["c"] != ("p",)  # BDeu does not give c its 30-value parent
