@@ -248,8 +248,9 @@ def test_an_explicit_structure_is_compared_with_naive_and_the_latent_model():
         warnings.simplefilter("ignore", bayesnb.SearchEdgeWarning)
         synth.fit(load_penguins())
     sel = synth.selection_.set_index("candidate")
-    wider = sel.index.str.startswith("kdb (k=") & (sel.index != "kdb (k=2, hierarchical)")  # k widened held out
-    assert {"naive", "kdb (k=2, hierarchical)"} <= set(sel.index) and len(sel) == 3 + wider.sum() and wider.sum() >= 1
+    edges = ["kdb (k=2, hierarchical)", "kdb (k=2, hierarchical) [hierarchical edges]"]  # its edge score, held out
+    wider = sel.index.str.startswith("kdb (k=") & ~sel.index.isin(edges)  # k widened held out
+    assert {"naive", *edges} <= set(sel.index) and len(sel) == 4 + wider.sum() and wider.sum() >= 1
     assert sel.loc[wider, "note"].str.contains("against k=").all()
     assert sel["holdout_loglik"].notna().all() and np.isfinite(sel.loc["kdb (k=2, hierarchical)", "log_evidence"])
     assert sel["chosen"].sum() == 1
