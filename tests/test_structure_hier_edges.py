@@ -107,3 +107,31 @@ def test_from_counts_equals_streamed_and_is_offered():
     assert direct.edge_score == "hierarchical"
     with pytest.raises(ValueError, match="hierarchical"):
         edge_scores(codes, y, [3] * 4, 3, edge_score="bayes")
+
+
+@pytest.mark.parametrize("structure", ["tan", "kdb", "auto"])
+def test_naive_bayes_edge_score_learns_the_parents_of_that_score(structure):
+    import pandas as pd
+
+    from bayesnb import NaiveBayes
+
+    rng = np.random.default_rng(0)  # a 30-value column p that c follows through p mod 5, half the time
+    n = 1500
+    y = rng.integers(0, 2, n)
+    p = rng.integers(0, 30, n)
+    c = np.where(rng.random(n) < 0.5, (p % 5 + y) % 5, rng.integers(0, 5, n))
+    X = pd.DataFrame({"p": p.astype(str), "c": c.astype(str), "e": rng.integers(0, 3, n).astype(str)})
+    codes = np.stack([pd.factorize(X[col], sort=True)[0] for col in X], axis=1)
+    n_values = [len(np.unique(X[col])) for col in X]
+    for edge in EDGE_SCORES[:1] + ("hierarchical",):
+        model = NaiveBayes(structure=structure, edge_score=edge, auto_cv=False).fit(X, y)
+        kind = model.structure_kind_
+        if kind == "naive":
+            continue
+        pa = learn_parents(codes, y, n_values, 2, kind, model.k, edge_score=edge)
+        assert model.structure_ == {X.columns[j]: tuple(X.columns[i] for i in pa[j]) for j in range(3)}
+    bdeu = NaiveBayes(structure="tan").fit(X, y).structure_["c"]
+    hier = NaiveBayes(structure="tan", edge_score="hierarchical").fit(X, y).structure_["c"]
+    assert hier == ("p",) and bdeu != ("p",)
+    with pytest.raises(ValueError, match="edge_score"):
+        NaiveBayes(structure="tan", edge_score="nope").fit(X, y)
