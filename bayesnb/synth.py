@@ -83,7 +83,7 @@ def _variant(model):
     if kind == "naive":  # auto's hierarchical naive candidate: alpha="hierarchical" under naive
         return ("naive (hierarchical)", {"structure": "naive", "alpha": "hierarchical"}) if hier else \
             ("naive", {"structure": "naive"})
-    name = _variant_name(kind, model.k, hier)
+    name = edge_name(_variant_name(kind, model.k, hier), getattr(model, "edge_score", "bdeu"))
     alpha = "hierarchical" if hier else (1.0 if kind == "kdb" else None)
     return name, {"structure": kind, "k": model.k, "alpha": alpha}
 

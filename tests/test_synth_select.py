@@ -145,10 +145,13 @@ def test_the_edge_score_is_the_one_that_scores_higher(table, structure, params, 
         assert synth.chosen_ == edge_name(name, best) and sel.loc[synth.chosen_, "chosen"]
 
 
-def test_a_many_valued_parent_takes_the_hierarchical_edge_score():
+def test_a_many_valued_parent_takes_the_hierarchical_edge_score(tmp_path):
     table = _wide_parent_table(1500, 0)
     synth = Synthesizer(target="y", structure="tan", latent=None, random_state=0, verbose=False).fit(table)
     assert synth.chosen_ == "tan [hierarchical edges]" and synth.model_.edge_score == "hierarchical"
+    synth.save(tmp_path / "m.bnb")
+    back = Synthesizer.load(tmp_path / "m.bnb")  # the model file: its chosen_ named from the model
+    assert back.chosen_ == synth.chosen_ and back.model_.edge_score == "hierarchical"
     assert synth.model_.structure_["c"] == ("p",)  # refitted on every row with the hierarchical edges
     bdeu = NaiveBayes(structure="tan").fit(table.drop(columns="y"), table["y"])
     assert bdeu.structure_["c"] != ("p",)  # BDeu does not give c its 30-value parent
