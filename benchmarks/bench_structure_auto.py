@@ -77,10 +77,12 @@ def edge_score(kind: str, ess: float = 1.0):
     """Make ``kind`` (and ``ess``) the default edge score of every bayesnb module that imported
     :func:`bayesnb.structure.edge_scores`, :func:`~bayesnb.structure.learn_parents` or
     :func:`~bayesnb.structure.learn.edge_scores_from_counts` (the CV guard's folds)."""
-    swaps = {S.edge_scores: functools.partial(S.edge_scores, edge_score=kind, ess=ess),
-             S.learn_parents: functools.partial(S.learn_parents, edge_score=kind, ess=ess),
+    def forced(f):  # over any edge_score the caller passes (the estimators pass their own, "bdeu" by default)
+        return functools.wraps(f)(lambda *a, **kw: f(*a, **{**kw, "edge_score": kind, "ess": ess}))
+
+    swaps = {S.edge_scores: forced(S.edge_scores), S.learn_parents: forced(S.learn_parents),
              # the CV guard's folds re-learn the edges from summed pair counts (bayesnb.structure.cv)
-             S.edge_scores_from_counts: functools.partial(S.edge_scores_from_counts, edge_score=kind, ess=ess)}
+             S.edge_scores_from_counts: forced(S.edge_scores_from_counts)}
     undo = []
     for mod in [m for name, m in list(sys.modules.items()) if name.startswith("bayesnb") and m is not None]:
         for attr, value in list(vars(mod).items()):
