@@ -135,3 +135,19 @@ def test_naive_bayes_edge_score_learns_the_parents_of_that_score(structure):
     assert hier == ("p",) and bdeu != ("p",)
     with pytest.raises(ValueError, match="edge_score"):
         NaiveBayes(structure="tan", edge_score="nope").fit(X, y)
+
+
+def test_auto_cv_folds_learn_with_the_estimators_edge_score(monkeypatch):
+    import bayesnb.structure.cv as cv
+    from bayesnb import NaiveBayes
+    from bayesnb.datasets import load_house_votes
+
+    seen = []
+    real = cv.edge_scores_from_counts
+    monkeypatch.setattr(cv, "edge_scores_from_counts",
+                        lambda *a, **kw: seen.append(kw.get("edge_score", "bdeu")) or real(*a, **kw))
+    d = load_house_votes()
+    for edge in ("bdeu", "hierarchical"):
+        seen.clear()
+        NaiveBayes(structure="auto", edge_score=edge).fit(d.drop(columns="party"), d["party"])
+        assert seen and set(seen) == {edge}  # every fold's parents learned from that edge score
