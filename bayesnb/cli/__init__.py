@@ -38,7 +38,8 @@ atomic writes), :mod:`~bayesnb.cli.model` (model files), :mod:`~bayesnb.cli.demo
 :mod:`~bayesnb.cli.datasets` (datasets), :mod:`~bayesnb.cli.outliers` (outliers),
 :mod:`~bayesnb.cli.posterior` (posterior), :mod:`~bayesnb.cli.explain` (explain), :mod:`~bayesnb.cli.pool` (pool),
 :mod:`~bayesnb.cli.mcmc` (mcmc), :mod:`~bayesnb.cli.tableimpute` (impute-table),
-:mod:`~bayesnb.cli.synthesize` (synthesize).
+:mod:`~bayesnb.cli.synthesize` (synthesize),
+:mod:`~bayesnb.cli.fitoptions` (fit's --structure, --k, --edge-score).
 """
 
 from __future__ import annotations
@@ -52,7 +53,6 @@ from .._progress import set_progress
 from .._safeio import ModelFileError
 from .._version import __version__
 from .check import cmd_check
-from .chunks import add_chunk_options
 from .commands import (
     cmd_demo,
     cmd_fit,
@@ -64,6 +64,7 @@ from .datasets import DATASETS, cmd_datasets
 from .demo import DemoStepError as _DemoStepError
 from .explain import cmd_explain
 from .families import add_family_options
+from .fitoptions import add_fit_options
 from .generate import cmd_impute, cmd_sample
 from .io import (
     FORMATS,
@@ -174,8 +175,8 @@ def build_parser():
         q.add_argument("--target", required=target_help is None, help=target_help or "name of the label column")
         add_family_options(q)
         q.add_argument("--alpha", default=None,
-                       help="smoothing pseudo-count (Dirichlet/Beta prior), e.g. 1 (Laplace), 0.5, 0, or 'auto' "
-                            "(maximise the evidence)")
+                       help="smoothing pseudo-count (Dirichlet/Beta prior), e.g. 1 (Laplace), 0.5, 0, 'auto' "
+                            "(maximise the evidence) or 'hierarchical' (each context shrunk to its parent's)")
         q.add_argument("--columns", default=None, metavar="A,B,C", help="use only these feature columns")
         drop_opt(q)
         data_opts(q)
@@ -187,10 +188,7 @@ def build_parser():
     fit_opts(f, "")
     f.add_argument("-o", "--output", required=True, help="model file to write (e.g. model.bnb)")
     force_opt(f)
-    add_chunk_options(f)
-    f.add_argument("--semi-supervised", action="store_true",
-                   help="use the rows with no label too: model.fit_semi_supervised (EM, each unlabelled row "
-                        "weighted by its class responsibilities)")
+    add_fit_options(f)  # --chunksize, --semi-supervised, --structure, --k, --edge-score
     key_opt(f, "sign the model file, so that it loads only with the same key")
     f.set_defaults(func=cmd_fit)
 

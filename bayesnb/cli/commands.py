@@ -16,6 +16,7 @@ from .._utils import one_class_on_purpose, shown_list
 from .chunks import fit_chunks
 from .demo import run_demo
 from .families import FAMILIES, column_families, make_estimator
+from .fitoptions import with_structure
 from .io import QUIET, UsageError, atomic_path, check_output, read_table, write_table
 from .labels import labelled_rows, record_target_index, warn_one_class
 from .model import features_of, key_of, load_model, read_for_model, unseen_warning
@@ -23,18 +24,23 @@ from .model import features_of, key_of, load_model, read_for_model, unseen_warni
 __all__ = ["DRAW_COLUMNS", "FAMILIES", "cmd_demo", "cmd_fit", "cmd_predict", "cmd_score", "fit_table", "make_estimator", "score_model",
            "split_target"]
 
+#: the texts ``--alpha`` takes besides numbers (those of NaiveBayes and CategoricalNB's alpha)
+ALPHA_WORDS = ("auto", "hierarchical")
+
+
 def _parse_alpha(text):
-    """``--alpha``: None, "auto" or a number >= 0."""
+    """``--alpha``: None, one of :data:`ALPHA_WORDS` or a number >= 0."""
     if text is None:
         return None
-    if text == "auto":
-        return "auto"
+    if text in ALPHA_WORDS:
+        return text
+    why = f"--alpha must be a number >= 0, 'auto' or 'hierarchical'; received {text!r}"
     try:
         a = float(text)
     except ValueError:
-        raise UsageError(f"--alpha must be a number >= 0 or 'auto'; received {text!r}") from None
+        raise UsageError(why) from None
     if not a >= 0:
-        raise UsageError(f"--alpha must be a number >= 0 or 'auto'; received {text!r}")
+        raise UsageError(why)
     return a
 
 
@@ -105,7 +111,8 @@ def fit_table(args):
                          "from the table")
 
     def make(X, y):
-        return make_estimator(family, alpha, X, y, per_column, getattr(args, "numeric_family", "auto"))
+        model, scores = make_estimator(family, alpha, X, y, per_column, getattr(args, "numeric_family", "auto"))
+        return with_structure(model, args), scores
 
     if getattr(args, "chunksize", None) is not None:
         return fit_chunks(args, alpha, make, lambda df, where: split_target(df, args, where, report=False),
