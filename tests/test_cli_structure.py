@@ -42,6 +42,10 @@ def _fit(capsys, path, tmp_path, *options):
 
 def test_tan_model_predicts_as_the_python_api(votes, tmp_path, capsys):
     path, X, y = votes
+    code, out, err = cli(capsys, "fit", path, "--target", "party", "-o", tmp_path / "t.bnb", "--structure", "tan")
+    assert code == 0, err
+    edges = sum(len(p) for p in bayesnb.load(tmp_path / "t.bnb").structure_.values())
+    assert 0 < edges < X.shape[1] and f"structure: tan, {edges} feature-to-feature edges" in out  # a tree (forest)
     model = _fit(capsys, path, tmp_path, "--structure", "tan")
     assert type(model) is NaiveBayes and model.get_params()["structure"] == "tan"
     api = NaiveBayes(structure="tan").fit(X, y)

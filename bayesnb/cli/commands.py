@@ -154,6 +154,11 @@ def _fit_summary(args, model, X, y, n, d, dt):
         names = [str(n) for n in b.names]
         shown = ", ".join(names[:6]) + (f", ... ({len(names)} columns)" if len(names) > 6 else "")
         print(f"  block {type(b.family).__name__}: {shown}")
+    kind = getattr(model, "structure_kind_", "naive")
+    if kind != "naive":  # --structure: the dependencies learnt (their list: bayesnb info)
+        edges = sum(len(p) for p in model.structure_.values())
+        how = " (chosen by held-out log-likelihood)" if model.get_params()["structure"] == "auto" else ""
+        print(f"  structure: {kind}{how}, {edges} feature-to-feature edges (listed by 'bayesnb info')")
     counts = ", ".join(f"{c}: {n:g}" for c, n in zip(model.classes_, model.class_count_))
     print(f"  classes: {counts}")
     if X is not None:
