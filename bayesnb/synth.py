@@ -66,7 +66,7 @@ from ._synth_missing import add_indicators, blank_missing, forbidden_pairs, indi
 from ._synth_select import Z_BEHIND, add_rows, choose_edges, edge_name, holdout_rows, latent_search, widen_k
 from ._utils import as_generator, one_class_on_purpose
 from .estimators import NaiveBayes
-from .structure.select import _label as _variant_name
+from .structure.select import variant_label
 from .persistence import load, register_composite, save
 
 __all__ = ["Synthesizer"]
@@ -83,7 +83,7 @@ def _variant(model):
     if kind == "naive":  # auto's hierarchical naive candidate: alpha="hierarchical" under naive
         return ("naive (hierarchical)", {"structure": "naive", "alpha": "hierarchical"}) if hier else \
             ("naive", {"structure": "naive"})
-    name = edge_name(_variant_name(kind, model.k, hier), getattr(model, "edge_score", "bdeu"))
+    name = edge_name(variant_label(kind, model.k, hier), getattr(model, "edge_score", "bdeu"))
     alpha = "hierarchical" if hier else (1.0 if kind == "kdb" else None)
     return name, {"structure": kind, "k": model.k, "alpha": alpha}
 
@@ -370,7 +370,7 @@ class Synthesizer(BaseEstimator):
         if params["structure"] == "kdb":  # k + 1 parents while clearly better held out (_synth_select.widen_k)
             k, tried = widen_k(lambda kk: self._nb(**{**params, "k": kk}).fit(Xtr, ytr), params["k"],
                                per_row[name], Xte, base_codes, X.shape[1] - 1)
-            kdb = lambda kk: edge_name(_variant_name("kdb", kk, params["alpha"] == "hierarchical"), edge)  # noqa: E731
+            kdb = lambda kk: edge_name(variant_label("kdb", kk, params["alpha"] == "hierarchical"), edge)  # noqa: E731
             for kk, mean, gain, se, keep in tried:
                 scores[kdb(kk)] = mean
                 notes[kdb(kk)] = (f"k={kk} against k={kk - 1}: {gain:+.4f} per held-out row (SE {se:.4f}); "
@@ -402,7 +402,7 @@ class Synthesizer(BaseEstimator):
             self.latent_ = self.model_.fit_latent_class(X, labels, n_components=C, random_state=rng,
                                                         component_prior=self.component_prior)
             self.chosen_ = latent_name
-        elif name != first:
+        else:
             self._refit_structure(X, labels, first, name, params, bar, 0)
         bar.update()
 

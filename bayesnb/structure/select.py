@@ -46,7 +46,7 @@ from . import model as _mx
 from .._dask import is_dask
 
 __all__ = ["CV_FOLDS", "CV_SEED", "CVCheck", "Candidate", "candidates", "choose", "cv_check", "hierarchical_nodes",
-           "scores_frame"]
+           "scores_frame", "variant_label"]
 
 #: Folds of the cross-validation guard of ``structure="auto"`` (fewer when a class has fewer rows).
 CV_FOLDS = 5
@@ -72,7 +72,21 @@ class Candidate(NamedTuple):
     label: str
 
 
-def _label(kind, k, hierarchical):
+def variant_label(kind, k, hierarchical):
+    """A structure variant's name in score tables: ``"tan"``, ``"kdb (k=2)"``, ``"tan (hierarchical)"``, ...
+
+    Parameters
+    ----------
+    kind : {"naive", "tan", "kdb"}
+    k : int
+        k-DB's number of parents (shown for ``"kdb"`` only).
+    hierarchical : bool
+        Whether the variant uses hierarchical smoothing.
+
+    Returns
+    -------
+    str
+    """
     notes = ([f"k={k}"] if kind == "kdb" else []) + (["hierarchical"] if hierarchical else [])
     return kind + (f" ({', '.join(notes)})" if notes else "")
 
@@ -94,11 +108,11 @@ def candidates(structure, k, alpha_unset) -> list:
     """
     if structure != "auto":
         hier = alpha_unset and structure == "kdb"
-        return [Candidate(structure, hier, _label(structure, k, hier))]
+        return [Candidate(structure, hier, variant_label(structure, k, hier))]
     out = []
     for kind in ("naive", "tan", "kdb"):
         for hier in ((False, True) if alpha_unset else (False,)):
-            out.append(Candidate(kind, hier, _label(kind, k, hier)))
+            out.append(Candidate(kind, hier, variant_label(kind, k, hier)))
     return out
 
 
