@@ -12,8 +12,8 @@ from .io import UsageError
 
 __all__ = ["STRUCTURE_OPTIONS", "add_fit_options", "with_structure"]
 
-#: ``{argparse dest: the estimator hyperparameter it sets}``
-STRUCTURE_OPTIONS = {"structure": "structure", "k": "k", "edge_score": "edge_score"}
+#: the estimator hyperparameters these options set (each option's argparse dest is its name)
+STRUCTURE_OPTIONS = ("structure", "k", "edge_score")
 
 
 def add_fit_options(q):
@@ -60,8 +60,7 @@ def with_structure(model, args):
         ``--k`` without ``--structure kdb`` or ``auto``, ``--k`` below 1, ``--edge-score``
         under the naive structure, or an estimator without these hyperparameters.
     """
-    given = {param: getattr(args, dest, None) for dest, param in STRUCTURE_OPTIONS.items()}
-    given = {param: value for param, value in given.items() if value is not None}
+    given = {p: getattr(args, p) for p in STRUCTURE_OPTIONS if getattr(args, p, None) is not None}
     if not given:
         return model
     structure = given.get("structure", "naive")
