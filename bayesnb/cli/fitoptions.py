@@ -1,8 +1,10 @@
 """``bayesnb fit``'s own options (beside those it shares with ``bayesnb mcmc``) and the structure they ask for.
 
-:func:`add_fit_options` adds ``--chunksize``, ``--semi-supervised``, ``--structure``, ``--k``
-and ``--edge-score`` to the ``fit`` subparser; :func:`with_structure` passes the last three to
-the estimator the command builds (its ``structure``, ``k`` and ``edge_score`` hyperparameters).
+:func:`add_fit_options` adds ``--chunksize``, ``--semi-supervised`` and the structure options to
+the ``fit`` subparser; :func:`add_structure_options` adds ``--structure``, ``--k`` and
+``--edge-score`` (``bayesnb mcmc`` takes them too: ``run_mcmc`` samples every structure), and
+:func:`with_structure` passes them to the estimator the command builds (its ``structure``, ``k``
+and ``edge_score`` hyperparameters).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from .chunks import add_chunk_options
 from .io import UsageError
 
-__all__ = ["STRUCTURE_OPTIONS", "add_fit_options", "with_structure"]
+__all__ = ["STRUCTURE_OPTIONS", "add_fit_options", "add_structure_options", "with_structure"]
 
 #: the estimator hyperparameters these options set (each option's argparse dest is its name)
 STRUCTURE_OPTIONS = ("structure", "k", "edge_score")
@@ -28,10 +30,23 @@ def add_fit_options(q):
     q.add_argument("--semi-supervised", action="store_true",
                    help="use the rows with no label too: model.fit_semi_supervised (EM, each unlabelled row "
                         "weighted by its class responsibilities)")
+    add_structure_options(q, "; with --chunksize it is learnt on the first chunk, as partial_fit does")
+
+
+def add_structure_options(q, note=""):
+    """Add ``--structure``, ``--k`` and ``--edge-score`` (the estimator's hyperparameters) to parser ``q``.
+
+    Parameters
+    ----------
+    q : argparse.ArgumentParser
+        The ``fit`` or ``mcmc`` subparser (the command builds its estimator with :func:`with_structure`).
+    note : str, default=""
+        Appended to ``--structure``'s help (what the command does with it).
+    """
     q.add_argument("--structure", choices=["naive", "tan", "kdb", "auto"], default=None,
                    help="dependencies between features given the class: naive (none; the default), tan (a tree), "
                         "kdb (up to --k parents each) or auto (chosen by held-out log-likelihood): the estimator's "
-                        "structure=; with --chunksize it is learnt on the first chunk, as partial_fit does")
+                        "structure=" + note)
     q.add_argument("--k", type=int, default=None, metavar="K",
                    help="parents per feature besides the class under --structure kdb (or auto's k-DB candidate); "
                         "an integer >= 1, default 2: the estimator's k=")
