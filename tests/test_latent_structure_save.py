@@ -74,12 +74,21 @@ def test_a_structured_latent_fit_round_trips_bit_for_bit(structured, tmp_path):
 
 
 def test_an_imputer_with_a_structured_latent_configuration_saves_and_imputes_alike(tmp_path):
-    votes = load_house_votes().drop(columns="party")
-    imp = Imputer(estimator=NaiveBayes(structure="kdb"), configurations="latent", random_state=0).fit(votes)
+    votes = load_house_votes().drop(columns="party").iloc[::3, :8]
+    imp = Imputer(estimator=NaiveBayes(structure="kdb"), configurations="latent", search_rows=60,
+                  random_state=0).fit(votes)
     assert imp.models_["latent"][1].structure is not None
     imp.save(tmp_path / "imp.bnb")  # a TypeError before: only a naive fit could be saved
     back = Imputer.load(tmp_path / "imp.bnb")
+    assert votes.isna().any().any()
     pd.testing.assert_frame_equal(back.impute(votes), imp.impute(votes))
+
+    def naive(meta, _):  # the k-DB estimator's fit written as a naive one
+        meta["fitted"]["models"]["latent"]["latent"]["structure"] = None
+
+    _rewrite(tmp_path / "imp.bnb", tmp_path / "bad.bnb", naive)
+    with pytest.raises(ModelFileError, match="a naive latent-class fit does not belong to an estimator of structure"):
+        Imputer.load(tmp_path / "bad.bnb")
 
 
 def test_a_damaged_latent_structure_is_refused(tmp_path):
@@ -102,7 +111,7 @@ def test_a_damaged_latent_structure_is_refused(tmp_path):
         meta["latent"]["structure"] = None
 
     for edit, match in [(drop_feature, "one entry per feature"), (negative_counts, "below"),
-                        (wrong_shape, "prior over its"), (missing_structure, "does not belong")]:
+                        (wrong_shape, "prior over its"), (missing_structure, "naive latent-class")]:
         bad = tmp_path / f"{edit.__name__}.bnb"
         _rewrite(path, bad, edit)
         with pytest.raises(ModelFileError, match=match):
@@ -134,3 +143,11 @@ def test_a_naive_latent_file_without_the_structure_field_still_loads(tmp_path):
     back = Synthesizer.load(tmp_path / "old.bnb")
     assert back.latent_.structure is None
     pd.testing.assert_frame_equal(back.sample(50, random_state=2), synth.sample(50, random_state=2))
+
+
+def test_the_synthesizer_samples_a_loaded_structured_latent_fit_alike(tmp_path):
+    model, fit, _, _ = _structured("kdb", "votes")
+    synth = synth_from_model(Synthesizer, model, fit, "latent over k-DB")
+    synth.save(tmp_path / "s.bnb")
+    back = Synthesizer.load(tmp_path / "s.bnb")
+    pd.testing.assert_frame_equal(back.sample(80, random_state=6), synth.sample(80, random_state=6))
