@@ -129,3 +129,23 @@ def test_ranges_and_sets_on_a_mixed_table_with_an_em_fit(structure):
     # the latent model's probability, not the structure's without components
     plain = m.sample(1, given={"bill_length_mm": (None, 44.0)}, return_probability=True, random_state=0)[2]
     assert not np.isclose(prob({"bill_length_mm": (None, 44.0)}), plain, rtol=1e-6)
+
+
+@pytest.mark.parametrize("structure", ["tan", "kdb"])
+def test_an_em_fit_probability_is_the_enumerated_posterior_predictive(structure):
+    """An EM fit (not one draw): ``p`` under its posterior predictive, which for one categorical row is
+    the plug-in ``score_samples`` enumerates; the plain structure's probability differs."""
+    import itertools
+    X, y = tiny(1, 150)
+    m = NaiveBayes(structure=structure, k=2).fit(X, y)
+    fit = m.fit_latent_class(X, y, n_components=2, n_init=1, random_state=0)
+    rows = pd.DataFrame(list(itertools.product("ny", repeat=3)), columns=list(X.columns)).astype(object)
+    px = np.exp(m.score_samples(rows, latent=fit))
+    assert np.isclose(px.sum(), 1.0)
+    forbidden = ((rows["a"] == "y") & (rows["c"] == "n")).to_numpy()
+    _, _, p = m.sample(1, latent=fit, forbid=[{"a": "y", "c": "n"}], return_probability=True, random_state=0)
+    assert np.isclose(p, px[~forbidden].sum(), rtol=1e-10, atol=0)
+    plain = m.sample(1, forbid=[{"a": "y", "c": "n"}], return_probability=True, random_state=0)[2]
+    assert not np.isclose(plain, p, rtol=1e-6, atol=0)  # the latent model's, not the structure's alone
+    _, _, p_set = m.sample(1, latent=fit, given={"b": {"y"}}, return_probability=True, random_state=0)
+    assert np.isclose(p_set, px[(rows["b"] == "y").to_numpy()].sum(), rtol=1e-10, atol=0)
