@@ -17,8 +17,9 @@ files (:mod:`bayesnb.persistence`: one ``.npz`` archive, JSON metadata, checksum
 null for a structure); it loads back as a ``Synthesizer`` too. Reading checks the estimator as
 :func:`bayesnb.load` does (fitted on a DataFrame), and the latent-class fit against it (a naive fit on
 an estimator naive by parameter and by fit, a structured one over the estimator's structure); anything
-else is refused with :class:`~bayesnb.persistence.ModelFileError`. The training columns, their dtypes and the missing
-indicators are read back from the estimator (:func:`synth_from_model`); ``selection_`` is not saved.
+else is refused with :class:`~bayesnb.persistence.ModelFileError`. The training columns, their dtypes
+and the missing indicators are read back from the estimator (:func:`synth_from_model`); ``selection_``
+is not saved.
 """
 
 from __future__ import annotations

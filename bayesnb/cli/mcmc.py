@@ -7,9 +7,8 @@ with the exact conjugate posterior by :func:`bayesnb.compare_posteriors` against
 and sds (:func:`bayesnb.model.posterior_moments`: no Monte-Carlo error on the exact side); a model with
 a learned structure (``--structure``, or a saved one with ``--model``; TAN / k-DB, categorical or
 mixed) against the closed-form means and sds of every context's posterior (the layout of its
-``run_mcmc``). The
-DataTree goes to ``-o``: ``.nc`` (NetCDF 4, through h5netcdf or netCDF4) or ``.zarr``
-(needs zarr), written completely before it replaces anything.
+``run_mcmc``). The DataTree goes to ``-o``: ``.nc`` (NetCDF 4, through h5netcdf or netCDF4) or
+``.zarr`` (needs zarr), written completely before it replaces anything.
 """
 
 from __future__ import annotations
@@ -162,7 +161,8 @@ def _saved_model_data(args):
     for option, value in (("--family", bool(args.family)),
                           ("--numeric-family", args.numeric_family != "auto"), ("--alpha", args.alpha is not None),
                           ("--columns", args.columns is not None), ("--drop-unlabelled", args.drop_unlabelled),
-                          *((f"--{p.replace('_', '-')}", getattr(args, p, None) is not None) for p in STRUCTURE_OPTIONS)):
+                          *((f"--{p.replace('_', '-')}", getattr(args, p, None) is not None)
+                            for p in STRUCTURE_OPTIONS)):
         if value:
             raise UsageError(f"{option} applies when mcmc fits the model; with --model the model file's priors, "
                              "structure and columns are used")
