@@ -54,7 +54,8 @@ def latent_to_file(fit, enc, who="save", model=None):
         Name used in the error message.
     model : NaiveBayes or None, default=None
         The estimator the fit belongs to: when given, a fit over a structure must be over its
-        structure, and a naive fit needs a naive estimator.
+        fitted structure, and a naive fit needs a naive fitted structure (whatever its ``structure``
+        parameter: ``"auto"`` may choose naive).
 
     Returns
     -------
@@ -88,14 +89,24 @@ def latent_to_file(fit, enc, who="save", model=None):
             "structure": node}
 
 
+def _not_belonging(model, structured):
+    """Why a latent-class fit (``structured``: over a TAN / k-DB structure, else naive) does not belong
+    to ``model``, or None: the one rule of saving and loading, by ``model``'s *fitted* structure (a
+    ``structure="auto"`` estimator that chose naive takes a naive fit)."""
+    fitted = getattr(model, "_structure_fitted", lambda: None)()
+    if (fitted is not None) == structured:
+        return None
+    what = "a structured (TAN / k-DB)" if structured else "a naive"
+    return (f"{what} latent-class fit does not belong to an estimator of structure "
+            f"{getattr(model, 'structure_kind_', 'naive')!r}")
+
+
 def _check_belongs(model, fit, who, error):
     """Raise ``error`` unless ``fit`` is over ``model``'s structure (naive fit: naive ``model``)."""
-    fitted = getattr(model, "_structure_fitted", lambda: None)()
-    if (fitted is None) != (fit.structure is None):
-        kind = getattr(model, "structure_kind_", "naive")
-        what = "a naive" if fit.structure is None else "a structured (TAN / k-DB)"
-        raise error(f"{who}: {what} latent-class fit does not belong to an estimator of structure {kind!r}.")
-    if fitted is not None:
+    why = _not_belonging(model, fit.structure is not None)
+    if why is not None:
+        raise error(f"{who}: {why}.")
+    if fit.structure is not None:
         try:
             model._structure_latent(fit)
         except ValueError as e:
@@ -158,15 +169,12 @@ def latent_from_file(model, node, dec):
 def _structure_from_file(model, node, group, dec):
     """The model over the latent states of a fit's ``structure`` field (None: a naive fit), checked
     against ``model``'s fitted structure (see the module docstring)."""
-    fitted = model._structure_fitted()
+    why = _not_belonging(model, node is not None)
+    if why is not None:
+        raise ModelFileError(why)
     if node is None:
-        if fitted is not None:
-            raise ModelFileError(f"a naive latent-class fit does not belong to an estimator of structure "
-                                 f"{model.structure_kind_!r}")
         return None
-    if fitted is None:
-        raise ModelFileError("a latent-class fit over a structure needs an estimator with that structure; the "
-                             "file's estimator is naive")
+    fitted = model._structure_fitted()
     if not isinstance(node, dict) or set(node) != {"stats", "priors"}:
         raise ModelFileError("a latent-class fit's structure must be a JSON object of stats and priors")
     template = _se.state_model(fitted._replace(predictive="mean"), group)

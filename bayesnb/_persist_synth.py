@@ -15,8 +15,9 @@ files (:mod:`bayesnb.persistence`: one ``.npz`` archive, JSON metadata, checksum
 
 ``bayesnb.persistence.save(synth, path)`` writes the second layout whatever the choice (``latent``
 null for a structure); it loads back as a ``Synthesizer`` too. Reading checks the estimator as
-:func:`bayesnb.load` does (fitted on a DataFrame), and the latent-class fit against it (a naive fit on
-an estimator naive by parameter and by fit, a structured one over the estimator's structure); anything
+:func:`bayesnb.load` does (fitted on a DataFrame), and the latent-class fit against it by the rule saving
+uses, the estimator's *fitted* structure (a naive fit on an estimator whose fit is naive, even with
+``structure="auto"``; a structured one over the estimator's structure); anything
 else is refused with :class:`~bayesnb.persistence.ModelFileError`. The training columns, their dtypes
 and the missing indicators are read back from the estimator (:func:`synth_from_model`); ``selection_``
 is not saved.
@@ -110,11 +111,7 @@ def synth_from_file(cls, meta, dec):
     if not isinstance(chosen, str) or not 0 < len(chosen) <= 200:
         raise ModelFileError("a Synthesizer's chosen candidate must be a name of at most 200 characters")
     latent = None
-    if meta["latent"] is not None:  # naive, or over the estimator's structure (checked by latent_from_file)
-        kinds = {model.structure, getattr(model, "structure_kind_", "naive")}
-        if isinstance(meta["latent"], dict) and meta["latent"].get("structure") is None and kinds != {"naive"}:
-            raise ModelFileError("a Synthesizer's naive latent-class model needs a naive estimator; the file's has "
-                                 f"structure {str(sorted(map(str, kinds - {'naive'})))[:40]}")
+    if meta["latent"] is not None:  # naive, or over the estimator's fitted structure (latent_from_file checks)
         latent = latent_from_file(model, meta["latent"], dec)
     return synth_from_model(cls, model, latent, chosen)
 

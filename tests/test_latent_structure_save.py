@@ -151,3 +151,21 @@ def test_the_synthesizer_samples_a_loaded_structured_latent_fit_alike(tmp_path):
     synth.save(tmp_path / "s.bnb")
     back = Synthesizer.load(tmp_path / "s.bnb")
     pd.testing.assert_frame_equal(back.sample(80, random_state=6), synth.sample(80, random_state=6))
+
+
+def test_a_naive_fit_of_an_auto_estimator_that_chose_naive_saves_and_loads(tmp_path):
+    # save and load judge a latent fit by the estimator's *fitted* structure, not its parameter: an
+    # estimator with structure="auto" that chose naive takes a naive fit both ways (loading refused it)
+    rng = np.random.default_rng(0)
+    z = rng.integers(0, 2, 80)
+    X = pd.DataFrame({c: np.where(rng.random(80) < np.where(z == 1, 0.7, 0.3), "y", "n") for c in "abc"})
+    y = np.array(["u", "v"])[z]
+    model = NaiveBayes(structure="auto").fit(X.astype(object), y)
+    assert model.structure == "auto" and model.structure_kind_ == "naive"
+    fit = model.fit_latent_class(X.astype(object), y, n_components=2, n_init=1, random_state=0)
+    assert fit.structure is None
+    synth = synth_from_model(Synthesizer, model, fit, "latent, auto chose naive")
+    synth.save(tmp_path / "s.bnb")
+    back = Synthesizer.load(tmp_path / "s.bnb")
+    assert back.latent_.structure is None and back.model_.structure == "auto"
+    pd.testing.assert_frame_equal(back.sample(40, random_state=1), synth.sample(40, random_state=1))

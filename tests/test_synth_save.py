@@ -114,11 +114,8 @@ def _nothing(meta):
     (lambda m: m["latent"].update(posterior=m["model"]["fitted"]["posterior"]), None, "states"),
     (lambda m: m.update(latent=[1, 2]), None, "JSON object"),
     (lambda m: m.update(chosen=7), None, "chosen"),
-    (lambda m: m["model"]["params"]["__dict__"].__setitem__(
-        [i for i, kv in enumerate(m["model"]["params"]["__dict__"]) if kv[0] == "structure"][0],
-        ["structure", "tan"]), None, "needs a naive estimator"),
     (lambda m: m["latent"].update(structure={"stats": [], "priors": []}), None,
-     "over a structure needs an estimator with that structure"),
+     r"a structured \(TAN / k-DB\) latent-class fit does not belong to an estimator of structure 'naive'"),
     (_nothing, _weights, "Dirichlet"),
     (_nothing, _group, "classes must be each class"),
 ])
