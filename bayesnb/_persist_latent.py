@@ -185,14 +185,12 @@ def _structure_from_file(model, node, group, dec):
         if len(values) != d:
             raise ModelFileError(f"the latent structure's {name} must hold one entry per feature ({d}); the "
                                  f"file holds {len(values)}")
-    for j, (nd, pa, st, pr, want) in enumerate(zip(template.nodes, template.parents, stats, priors,
-                                                   template.priors)):
-        empty = nd.family.empty_stats(nd.state, S * _mx._n_parent_states(template.nodes, pa))
-        if type(st) is not type(empty) or any((a is None) != (b is None) or np.shape(a) != np.shape(b)
-                                              for a, b in zip(st, empty)):
-            raise ModelFileError(f"the latent structure's stats[{j}] must be the family's statistics over its "
-                                 f"{S} states x parents' states")
-        if not _se._same_layout(pr, want):
+    try:
+        _mx.check_node_stats(template.nodes, template.parents, stats, S)
+    except ValueError as e:
+        raise ModelFileError(f"the latent structure's {e}") from None
+    for j, (pr, want) in enumerate(zip(priors, template.priors)):
+        if not _se.same_layout(pr, want):
             raise ModelFileError(f"the latent structure's priors[{j}] must be the family's prior over its "
                                  f"{S} states x parents' states")
     try:

@@ -1,6 +1,7 @@
 """structure= on NaiveBayes with mixed (categorical + numeric) tables, against brute force on tiny data."""
 
 import contextlib
+import copy
 import io
 import itertools
 import re
@@ -410,3 +411,28 @@ def test_the_loader_refuses_structure_statistics_that_are_not_finite_or_negative
         stats[0] = st._replace(**{st._fields[0]: first})
         with pytest.raises(ModelFileError, match=rf"structure_stats_\[0\].*{what}"):
             check_extras(m, m.posterior_, m.n_features_in_, {"structure_stats_": stats})
+
+
+def test_check_node_stats_refuses_statistics_of_another_layout():
+    """One check (``bayesnb.structure.model.check_node_stats``) of a node's statistics against its
+    contexts: the fitted ones pass; another node's, a wrong class count or another family's are refused,
+    and a model file's estimator with a feature's statistics swapped refuses to rebuild."""
+    from bayesnb.structure.model import check_node_stats
+    X, y = _tiny(5)
+    m = bayesnb.NaiveBayes(structure="tan").fit(X, y)
+    mx = m._mixed
+    check_node_stats(mx.nodes, mx.parents, mx.stats, mx.n_classes)
+    sizes = [mx.n_classes * int(np.prod([mx.nodes[p].n_states for p in pa])) for pa in mx.parents]
+    j = next(j for j in range(len(sizes)) if any(sizes[i] != sizes[j] or type(mx.stats[i]) is not type(mx.stats[j])
+                                                  for i in range(len(sizes))))
+    i = next(i for i in range(len(sizes)) if sizes[i] != sizes[j] or type(mx.stats[i]) is not type(mx.stats[j]))
+    swapped = list(mx.stats)
+    swapped[j] = mx.stats[i]
+    with pytest.raises(ValueError, match=rf"stats\[{j}\] must be the family's statistics over its {sizes[j]} contexts"):
+        check_node_stats(mx.nodes, mx.parents, swapped, mx.n_classes)
+    with pytest.raises(ValueError, match=r"^held\[0\] must be"):
+        check_node_stats(mx.nodes, mx.parents, mx.stats, mx.n_classes + 1, "held")
+    bad = copy.deepcopy(m)
+    bad.structure_stats_ = tuple(swapped)
+    with pytest.raises(ValueError, match=rf"structure_stats_\[{j}\] must be the family's statistics"):
+        bad._restore_fitted()

@@ -275,14 +275,9 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
                     or e.size > (_mx.N_BINS - 1 if nd.numeric else 0)):
                 raise ValueError(f"structure_bin_edges_[{j}] must be increasing finite edges (at most "
                                  f"{_mx.N_BINS - 1}, none for a categorical feature); received {e!r}.")
-        for j, (nd, st) in enumerate(zip(nodes, stats)):
-            C = K * int(np.prod([nodes[p].n_states for p in parents[j]], dtype=np.int64))
-            want = nd.family.empty_stats(nd.state, C)
-            # values (finite, counts non-negative, optional fields None) were checked by the loader's
-            # field rules (bayesnb._loadcheck); the contexts, which depend on the structure, are checked here
-            if type(st) is not type(want) or any((a is None) != (b is None) or np.shape(a) != np.shape(b)
-                                                 for a, b in zip(st, want)):
-                raise ValueError(f"structure_stats_[{j}] must be the family's statistics over its {C} contexts.")
+        # values (finite, counts non-negative, optional fields None) were checked by the loader's
+        # field rules (bayesnb._loadcheck); the contexts, which depend on the structure, are checked here
+        _mx.check_node_stats(nodes, parents, stats, K, "structure_stats_")
         self._mixed = _mx.model_from_stats(nodes, stats, K, parents, self._check_predictive(), self._who)
         if getattr(self, "structure_priors_", None) is not None:  # the priors EM held fixed
             self._mixed = _se.with_priors(self._mixed, self.structure_priors_, self._who)

@@ -41,7 +41,7 @@ from . import model as _mx
 from ..inference.em import allowed_states, climb, log_penalty
 from ..posterior import build
 
-__all__ = ["draw_model", "fit_latent_class", "fit_semi_supervised", "m_step", "state_model",
+__all__ = ["draw_model", "fit_latent_class", "fit_semi_supervised", "m_step", "same_layout", "state_model",
            "structure_log_penalty", "with_priors"]
 
 
@@ -262,11 +262,24 @@ def fit_latent_class(model, data, class_part, y_codes, n_components, *, n_init=3
     return mdl, cls, resp, hist, group
 
 
-def _same_layout(a, b) -> bool:
-    """``a`` has ``b``'s NamedTuple types, tuple lengths, None fields and array shapes, with finite numbers."""
+def same_layout(a, b) -> bool:
+    """Whether ``a`` has the layout of ``b`` (a node's prior: a file's against the structure's).
+
+    Parameters
+    ----------
+    a : object
+        A family NamedTuple (or a field of one) to check.
+    b : object
+        The reference: its NamedTuple types, tuple lengths, None fields and array shapes.
+
+    Returns
+    -------
+    bool
+        True when ``a`` has every one of those, with finite numbers.
+    """
     if isinstance(b, tuple):
         return (isinstance(a, tuple) and type(a) is type(b) and len(a) == len(b)
-                and all(_same_layout(x, y) for x, y in zip(a, b)))
+                and all(same_layout(x, y) for x, y in zip(a, b)))
     if b is None:
         return a is None
     try:
@@ -298,7 +311,7 @@ def with_priors(model, priors, who="NaiveBayes"):
         or one is improper.
     """
     if not isinstance(priors, (tuple, list)) or len(priors) != len(model.priors) or not all(
-            _same_layout(p, q) for p, q in zip(priors, model.priors)):
+            same_layout(p, q) for p, q in zip(priors, model.priors)):
         raise ValueError(f"{who}: structure_priors_ must be, per feature, its family's prior over its contexts "
                          f"(the layout of the priors its statistics give, finite); received {type(priors).__name__}.")
     return _mx.model_from_stats(model.nodes, model.stats, model.n_classes, model.parents, model.predictive, who,

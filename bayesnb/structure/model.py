@@ -58,7 +58,7 @@ from .bins import N_BINS, bin_edges, bin_edges_from_table
 from .learn import topological_order
 
 __all__ = ["MAX_ENUMERATION", "N_BINS", "UNSEEN", "MixedModel", "Node", "bin_edges", "bin_edges_from_table",
-           "encode_values", "fit_nodes",
+           "check_node_stats", "encode_values", "fit_nodes",
            "log_table", "make_nodes", "model_from_stats", "node_data", "node_rows", "node_stats", "one_column_state",
            "put_contexts", "sample_nodes", "state_dtype", "take_contexts"]
 
@@ -448,6 +448,40 @@ def model_from_stats(nodes, stats, K, parents, predictive="mean", who="NaiveBaye
         ev += float(np.sum(nd.family.log_evidence(prior, post)))
     return MixedModel(tuple(parents), tuple(nodes), tuple(stats), tuple(priors), tuple(posts), ev, predictive,
                       int(K))
+
+
+def check_node_stats(nodes, parents, stats, n_classes, name="stats"):
+    """Check that each node's statistics have its family's layout over its contexts.
+
+    Node ``j``'s contexts are ``n_classes * prod_p B_p`` (class or latent state, then its
+    parents' states); its statistics must be the family's NamedTuple with the fields and shapes
+    of ``empty_stats`` over them. The values (finite, counts non-negative) are not checked here:
+    a model file's field rules check them (:func:`bayesnb._loadcheck.check_node_tuples`).
+
+    Parameters
+    ----------
+    nodes : sequence of Node
+    parents : sequence of tuple of int
+        Per node, its parents' indices.
+    stats : sequence
+        Per node, its family's statistics.
+    n_classes : int
+        Classes (or latent states) of the contexts.
+    name : str, default="stats"
+        What the message calls ``stats``.
+
+    Raises
+    ------
+    ValueError
+        ``stats[j]`` is not its family's statistics over its contexts.
+    """
+    for j, (nd, pa, st) in enumerate(zip(nodes, parents, stats)):
+        C = int(n_classes) * _n_parent_states(nodes, pa)
+        want = nd.family.empty_stats(nd.state, C)
+        if type(st) is not type(want) or any((a is None) != (b is None) or np.shape(a) != np.shape(b)
+                                             for a, b in zip(st, want)):
+            raise ValueError(f"{name}[{j}] must be the family's statistics over its {C} contexts ({n_classes} "
+                             "classes or states x its parents' states).")
 
 
 def _state_table(model, j, post=None):
