@@ -177,18 +177,18 @@ def _structure_from_file(model, node, group, dec):
     fitted = model._structure_fitted()
     if not isinstance(node, dict) or set(node) != {"stats", "priors"}:
         raise ModelFileError("a latent-class fit's structure must be a JSON object of stats and priors")
-    template = _se.state_model(fitted._replace(predictive="mean"), group)
-    S, d = template.n_classes, len(template.nodes)
+    S, d = len(group), len(fitted.nodes)
     stats, priors = dec(node["stats"]), dec(node["priors"])
-    for name, values in (("stats", stats), ("priors", priors)):
+    for name, values in (("stats", stats), ("priors", priors)):  # the cheap checks first
         check_node_tuples(values, f"the latent structure's {name}")
         if len(values) != d:
             raise ModelFileError(f"the latent structure's {name} must hold one entry per feature ({d}); the "
                                  f"file holds {len(values)}")
     try:
-        _mx.check_node_stats(template.nodes, template.parents, stats, S)
+        _mx.check_node_stats(fitted.nodes, fitted.parents, stats, S)
     except ValueError as e:
         raise ModelFileError(f"the latent structure's {e}") from None
+    template = _se.state_model(fitted._replace(predictive="mean"), group)  # the priors' layout over S x parents
     for j, (pr, want) in enumerate(zip(priors, template.priors)):
         if not _se.same_layout(pr, want):
             raise ModelFileError(f"the latent structure's priors[{j}] must be the family's prior over its "

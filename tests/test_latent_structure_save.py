@@ -169,3 +169,30 @@ def test_a_naive_fit_of_an_auto_estimator_that_chose_naive_saves_and_loads(tmp_p
     back = Synthesizer.load(tmp_path / "s.bnb")
     assert back.latent_.structure is None and back.model_.structure == "auto"
     pd.testing.assert_frame_equal(back.sample(40, random_state=1), synth.sample(40, random_state=1))
+
+
+def test_the_cheap_checks_come_before_the_model_over_the_states(tmp_path, monkeypatch):
+    # a file whose stats have the wrong count or a feature's stats of another layout is refused before the
+    # model over the K x C states (state_model, the costly template) is built
+    from bayesnb.structure import em as se
+    model, fit, _, _ = _structured("tan", "votes")
+    path = tmp_path / "s.bnb"
+    synth_from_model(Synthesizer, model, fit, "x").save(path)
+    built = []
+    real = se.state_model
+    monkeypatch.setattr(se, "state_model", lambda *a, **k: built.append(1) or real(*a, **k))
+
+    def drop_feature(meta, _):
+        meta["latent"]["structure"]["stats"].pop()
+
+    def short_stats(meta, arrays):
+        name = _first_array(meta["latent"]["structure"]["stats"][0])
+        arrays[name] = arrays[name][:1]
+
+    for edit, match in [(drop_feature, "one entry per feature"), (short_stats, r"stats\[0\] must be the family's")]:
+        _rewrite(path, tmp_path / f"{edit.__name__}.bnb", edit)
+        with pytest.raises(ModelFileError, match=match):
+            Synthesizer.load(tmp_path / f"{edit.__name__}.bnb")
+    assert not built
+    Synthesizer.load(path)
+    assert built  # the check above can fail: a good file builds it
