@@ -12,10 +12,12 @@ to, as a JSON object:
 - ``group``: the class index of each state (each class repeated once per component);
 - ``n_components``, ``em_objective`` (floats) and ``selection`` (``{components: score}`` or null);
 - ``structure`` (absent or null for a naive fit): for a fit over the estimator's TAN / k-DB
-  structure (``fit_latent_class`` of such an estimator), ``{"stats": [...], "priors": [...]}``,
-  per feature its family's statistics and prior over its contexts (state, parents' states), as
-  EM's last M-step left them. Reading rebuilds the model over the states from them with the
-  estimator's nodes and parents (:func:`bayesnb.structure.model.model_from_stats`, the M-step's
+  structure (``fit_latent_class`` of such an estimator), ``{"parents": [[int, ...], ...],
+  "stats": [...], "priors": [...]}``: per feature its parents (feature indices; reading requires
+  the estimator's, refusing a fit made over other parents whose statistics happen to have the same
+  shapes; files written before the key are checked by shape alone), and its family's statistics and
+  prior over its contexts (state, parents' states), as EM's last M-step left them. Reading
+  rebuilds the model over the states from them with the estimator's nodes and parents (:func:`bayesnb.structure.model.model_from_stats`, the M-step's
   own function, so scores, imputations and samples are bit for bit the saved fit's), after
   checking each by its family's field rules and against the layout the estimator's structure
   gives (:func:`bayesnb.structure.em.state_model`). Files written before this field load as
@@ -79,6 +81,7 @@ def latent_to_file(fit, enc, who="save", model=None):
     if model is not None:
         _check_belongs(model, fit, who, TypeError)
     node = None if structure is None else {
+        "parents": [[int(p) for p in pa] for pa in structure.parents],
         "stats": enc(list(structure.stats), "latent_structure_stats"),
         "priors": enc(list(structure.priors), "latent_structure_priors")}
     return {"posterior": enc(fit.posterior, "latent"), "group": enc(np.asarray(fit.group), "group"),
@@ -175,8 +178,14 @@ def _structure_from_file(model, node, group, dec):
     if node is None:
         return None
     fitted = model._structure_fitted()
-    if not isinstance(node, dict) or set(node) != {"stats", "priors"}:
-        raise ModelFileError("a latent-class fit's structure must be a JSON object of stats and priors")
+    if not isinstance(node, dict) or set(node) - {"parents"} != {"stats", "priors"}:
+        raise ModelFileError("a latent-class fit's structure must be a JSON object of parents, stats and priors")
+    if "parents" in node:  # absent in files written before it: those are checked by their layout only
+        pa = node["parents"]
+        if not (isinstance(pa, list) and all(isinstance(p, list) and all(type(i) is int for i in p) for p in pa)
+                and tuple(tuple(p) for p in pa) == tuple(tuple(int(i) for i in p) for p in fitted.parents)):
+            raise ModelFileError(f"the latent structure's parents must be the estimator's "
+                                 f"{[list(map(int, p)) for p in fitted.parents]}; the file holds {str(pa)[:80]}")
     S, d = len(group), len(fitted.nodes)
     stats, priors = dec(node["stats"]), dec(node["priors"])
     for name, values in (("stats", stats), ("priors", priors)):  # the cheap checks first

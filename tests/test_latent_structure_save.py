@@ -196,3 +196,34 @@ def test_the_cheap_checks_come_before_the_model_over_the_states(tmp_path, monkey
     assert not built
     Synthesizer.load(path)
     assert built  # the check above can fail: a good file builds it
+
+
+def test_the_file_names_the_fits_parents_and_loading_requires_the_estimators(structured, tmp_path):
+    # a fit over other parents whose statistics have the same shapes cannot be told by its layout:
+    # the file writes the parents, and loading requires the estimator's (ModelFileError otherwise)
+    model, fit, X, _ = structured
+    path = tmp_path / "s.bnb"
+    synth_from_model(Synthesizer, model, fit, "x").save(path)
+    with np.load(path) as f:
+        meta = json.loads(f["__meta__"].tobytes())
+    assert meta["latent"]["structure"]["parents"] == [list(p) for p in fit.structure.parents]
+    j = next(j for j, p in enumerate(fit.structure.parents) if p)
+
+    def other_parents(meta, _):  # the same number of parents, another feature's (shapes may well agree)
+        pa = meta["latent"]["structure"]["parents"]
+        pa[j] = [next(i for i in range(len(pa)) if i != j and i not in pa[j])] + pa[j][1:]
+
+    def not_ints(meta, _):
+        meta["latent"]["structure"]["parents"][j] = [str(i) for i in meta["latent"]["structure"]["parents"][j]]
+
+    def as_before(meta, _):  # files written before the key: checked by their layout only, and load
+        del meta["latent"]["structure"]["parents"]
+
+    for edit in (other_parents, not_ints):
+        _rewrite(path, tmp_path / "bad.bnb", edit)
+        with pytest.raises(ModelFileError, match="the latent structure's parents must be the estimator's"):
+            Synthesizer.load(tmp_path / "bad.bnb")
+        (tmp_path / "bad.bnb").unlink()
+    _rewrite(path, tmp_path / "old.bnb", as_before)
+    back = Synthesizer.load(tmp_path / "old.bnb")
+    np.testing.assert_array_equal(back.model_.score_samples(X, latent=back.latent_), model.score_samples(X, latent=fit))
