@@ -135,8 +135,9 @@ def verdict_text(table, *, limit: float, alpha: float, fixed_limit: bool, bad_me
         problems.append(f"the MCMC run had {n_div} divergent transition(s)")
     ok = not problems
     iz, isd = table["z"].abs().idxmax(), table["z_sd"].abs().idxmax()
-    rhat_note = f"max r_hat {max_rhat:.3f}" + (f" (above {rhat_threshold:g}: mixing warning)"
-                                               if max_rhat > rhat_threshold else "")
+    rhat_note = ("r_hat not computed (mixing unchecked)" if np.isnan(max_rhat) else
+                 f"max r_hat {max_rhat:.3f}" + (f" (above {rhat_threshold:g}: mixing warning)"
+                                                if max_rhat > rhat_threshold else ""))
     tail = f"min ESS {table['ess_bulk'].min():.0f}; {rhat_note}; {n_div} divergences"
     if ok:
         text = (f"AGREE: {len(table)} parameters; means and sds within the Monte-Carlo error "

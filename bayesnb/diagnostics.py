@@ -292,7 +292,9 @@ def compare_posteriors(exact, mcmc, *, z_threshold: float | None = None, sd_tole
     Warns
     -----
     UserWarning
-        On divergent transitions and on r-hat above ``rhat_threshold``.
+        On divergent transitions, on r-hat above ``rhat_threshold``, and when r-hat could not be
+        computed for any element (constant or too short chains): mixing is then unchecked, and
+        the verdict says so.
     """
     import pandas as pd
 

@@ -203,3 +203,5 @@ def test_constant_chains_warn_that_r_hat_is_unchecked_and_disagree(votes):
     assert not any(w.category is RuntimeWarning for w in caught), [str(w.message) for w in caught]
     assert any("r_hat could not be computed" in str(w.message) for w in caught)
     assert not t.attrs["ok"]
+    assert "r_hat not computed (mixing unchecked)" in t.attrs["verdict"], t.attrs["verdict"]
+    assert "nan" not in t.attrs["verdict"].lower(), t.attrs["verdict"]
