@@ -183,7 +183,7 @@ def _saved_model_data(args):
 
 def cmd_mcmc(args):
     """``bayesnb mcmc``: NUTS on the model ``bayesnb fit`` would fit (or ``--model``); DataTree to ``-o``; checked."""
-    kind, engine = _check_output(args)  # before any work: a bad -o fails fast
+    fmt, engine = _check_output(args)  # before any work: a bad -o fails fast
     for option, value, least in (("--draws", args.draws, 1), ("--warmup", args.warmup, 0),
                                  ("--chains", args.chains, 1), ("--rows", args.rows, 0), ("--components", args.components, 1)):
         if value < least:
@@ -209,10 +209,10 @@ def cmd_mcmc(args):
     unlabelled = y is None or any(v is None for v in y)
     exact = args.components == 1 and not unlabelled
     table = compare_posteriors(exact_posterior(model), dt, verbose=False) if exact else draws_summary(dt)
-    _write(dt, args.output, kind, engine)
+    _write(dt, args.output, fmt, engine)
     a = dt.attrs
-    kind = getattr(model, "structure_kind_", "naive")
-    what = (f"{type(model).__name__}" + ("" if kind == "naive" else f" (structure {kind})")
+    structure = getattr(model, "structure_kind_", "naive")
+    what = (f"{type(model).__name__}" + ("" if structure == "naive" else f" (structure {structure})")
             + (f", {args.components} latent components per class" if args.components > 1 else ""))
     print(f"NUTS on {what} ({n} rows x {d} features): {args.chains} chain(s) x {args.draws} draws "
           f"after {args.warmup} warmup; "
