@@ -228,9 +228,11 @@ def check_model(model, post, n_features, feature_names):
 
 
 def check_node_tuples(values, where):
-    """Check a structure's per-feature family NamedTuples (statistics or priors over contexts) by the
-    families' field rules (finite float64, counts and concentrations in range); not their shapes,
-    which depend on the structure (the reader checks those).
+    """Check a structure's per-feature family NamedTuples by the families' field rules.
+
+    The NamedTuples are statistics or priors over contexts; the rules: finite float64, counts and
+    concentrations in range. Not their shapes, which depend on the structure (the reader checks
+    those: :func:`bayesnb.structure.model.check_node_stats`).
 
     Parameters
     ----------

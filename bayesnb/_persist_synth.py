@@ -39,8 +39,9 @@ _WHO = "Synthesizer"
 
 
 def record_target(synth):
-    """Record ``synth``'s target name and place on its estimator (``target_name_``, ``target_index_``),
-    as ``bayesnb fit`` does, so that the estimator's file says where the label column goes.
+    """Record ``synth``'s target name and place on its estimator, as ``bayesnb fit`` does.
+
+    ``target_name_`` and ``target_index_``: the estimator's file says where the label column goes.
 
     Parameters
     ----------

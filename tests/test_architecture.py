@@ -6,11 +6,14 @@
 - nothing outside ``bayesnb/families`` asks which family it holds;
 - the families layer loads no more of the structure package than its pure parts (its
   ``__init__``, ``learn`` and the ``hierarchical`` prior of a categorical node), never the engine;
-- no module grows far past the ~500-line budget (DESIGN.md).
+- no module grows far past the ~500-line budget (DESIGN.md);
+- in the modules listed in ``ONE_LINE_SUMMARY`` (more join as they are cleaned), every public
+  function's and class's docstring opens with a one-line numpydoc summary.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 from pathlib import Path
 
@@ -69,3 +72,32 @@ def test_reachable_follows_imports_and_package_inits():
 @pytest.mark.parametrize("path", sorted(arch.line_counts()))
 def test_module_size(path):
     assert arch.line_counts()[path] <= MAX_LINES, f"{path} is over {MAX_LINES} lines: split it by job"
+
+
+#: modules whose public docstrings are held to numpydoc's one-line summary (the others: not yet)
+ONE_LINE_SUMMARY = ["_loadcheck.py", "_persist_latent.py", "_persist_synth.py", "_posterior_check.py",
+                    "cli/mcmc.py", "diagnostics.py", "structure/em.py", "structure/model.py"]
+
+
+def _long_summaries(source):
+    """Public functions and classes (module level and in classes) whose docstring's summary runs on."""
+    tree = ast.parse(source)
+    out = []
+    for scope in [tree] + [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]:
+        for n in scope.body:
+            if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and not n.name.startswith("_"):
+                lines = (ast.get_docstring(n, clean=False) or "").strip("\n").splitlines()
+                if len(lines) > 1 and lines[1].strip():
+                    out.append(n.name)
+    return out
+
+
+def test_summary_finder_sees_a_two_line_summary():
+    assert _long_summaries('def f():\n    """One\n    two.\n\n    More.\n    """\n') == ["f"]
+    assert _long_summaries('def f():\n    """One.\n\n    More.\n    """\n\ndef _g():\n    """a\n    b"""\n') == []
+
+
+@pytest.mark.parametrize("module", ONE_LINE_SUMMARY)
+def test_public_docstrings_open_with_a_one_line_summary(module):
+    path = Path(__file__).resolve().parents[1] / "bayesnb" / module
+    assert _long_summaries(path.read_text(encoding="utf-8")) == [], f"{module}: a summary over one line"

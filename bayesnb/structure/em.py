@@ -144,8 +144,10 @@ def fit_semi_supervised(model, post, data, y_codes, row_weight, class_params, *,
 
 
 def state_model(model, group):
-    """``model`` over latent states instead of classes: node ``j``'s context (state ``s``, parents
-    ``u``) gets the prior of context (``group[s]``, ``u``); no statistics yet (an M-step fills them).
+    """``model`` over latent states instead of classes, each context with its class's prior.
+
+    Node ``j``'s context (state ``s``, parents ``u``) gets the prior of context (``group[s]``,
+    ``u``); no statistics yet (an M-step fills them).
 
     Parameters
     ----------

@@ -200,8 +200,9 @@ def make_nodes(blocks, encoded, w, edges=None) -> tuple:
 
 
 def node_data(nodes, encoded) -> tuple:
-    """Per node its one-column block (a numeric node: its values, NaN missing), and the (n, d)
-    missing mask and states (``-1`` missing).
+    """Per node its one-column block, and the (n, d) missing mask and states.
+
+    A numeric node's block holds its values (NaN missing); a missing state is ``-1``.
 
     A category code ``>= n_states`` (never seen in training) has no state: it is in the missing
     mask (fitting leaves it out, its state is summed out) with the state :data:`UNSEEN`, so that
