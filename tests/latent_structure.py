@@ -41,7 +41,8 @@ def random_draw(idata, C, rng, *, random_pi=False, concentration=1.0):
 
 def brute_states(ds, names, values=("n", "y")):
     """``{(x..., k, c): p(x, class k, component c)}`` of a :func:`random_draw` draw ``ds`` (its
-    ``posterior``), by enumerating every cell, class and component from the draw's numbers."""
+    ``posterior``), by enumerating every cell, class and component from the draw's numbers (the one
+    enumeration of these tests: ``test_structure_latent_sample._brute_joint`` sums it over components)."""
     import itertools
     pi, w = ds["pi"].values[0, 0], ds["w"].values[0, 0]
     out = {}

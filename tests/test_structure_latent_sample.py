@@ -12,8 +12,6 @@ ranges, ``forbid`` and ``return_probability`` with ``latent``: ``test_structure_
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -21,7 +19,7 @@ from scipy.stats import chisquare
 
 from bayesnb import CategoricalNB, NaiveBayes
 from bayesnb.datasets import load_house_votes, load_penguins
-from latent_structure import random_draw, tiny
+from latent_structure import brute_states, random_draw, tiny
 
 
 def _votes():
@@ -65,22 +63,16 @@ def test_rows_have_the_training_columns_and_are_reproducible(table, structure):
 
 
 def _brute_joint(ds, names, classes, components=True):
-    """``{(x..., y): p(x, y)}`` by enumerating every cell, class and component from the draw's numbers
-    (``components=False``: component 0 only, the model without its mixture)."""
-    pi, w = ds["pi"].values[0, 0], ds["w"].values[0, 0]
+    """``{(x..., y): p(x, y)}``: :func:`brute_states`' enumeration summed over the components
+    (``components=False``: component 0 only, its weight taken off, the model without its mixture)."""
+    w = ds["w"].values[0, 0]
     out = {}
-    for x in itertools.product(["n", "y"], repeat=len(names)):
-        z = dict(zip(names, x))
-        for k in range(len(classes)):
-            total = 0.0
-            for c in range(w.shape[1]) if components else [0]:
-                p = pi[k] * (w[k, c] if components else 1.0)
-                for f in names:
-                    da = ds[f"theta_{f}"].isel(chain=0, draw=0, **{"class": k, "component": c})
-                    sel = {d: str(z[d[:-len("_state")]]) for d in da.dims if d.endswith("_state")}
-                    p *= float(da.sel(sel).sel({f"{f}_category": str(z[f])}))
-                total += p
-            out[(*x, classes[k])] = total
+    for (*x, k, c), p in brute_states(ds, names).items():
+        key = (*x, classes[k])
+        if components:
+            out[key] = out.get(key, 0.0) + p
+        elif c == 0:
+            out[key] = p / w[k, 0]
     return out
 
 
