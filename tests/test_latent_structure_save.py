@@ -29,9 +29,21 @@ def _structured(structure, data="penguins", **kw):
     return model, fit, X, y
 
 
+@pytest.fixture(scope="module")
+def fitted():
+    """``fitted(structure, data)``: :func:`_structured`'s fit, made once per module (the fits cost seconds)."""
+    cache = {}
+
+    def get(structure, data):
+        if (structure, data) not in cache:
+            cache[structure, data] = _structured(structure, data)
+        return cache[structure, data]
+    return get
+
+
 @pytest.fixture(scope="module", params=[("tan", "penguins"), ("kdb", "votes")], ids=["tan-mixed", "kdb-categorical"])
-def structured(request):
-    return _structured(*request.param)
+def structured(request, fitted):
+    return fitted(*request.param)
 
 
 def _rewrite(path, out, edit):
@@ -71,6 +83,22 @@ def test_a_structured_latent_fit_round_trips_bit_for_bit(structured, tmp_path):
     b = m2.sample(60, latent=f2, random_state=4)
     for u, v in zip(a if isinstance(a, tuple) else (a,), b if isinstance(b, tuple) else (b,)):
         np.testing.assert_array_equal(np.asarray(u, dtype=object), np.asarray(v, dtype=object))
+    # constrained sampling (a set, a range or a value, forbid, a set of classes) and its probability alike
+    cat = next(c for c in X.columns if X[c].dtype.kind not in "fiu")
+    values = list(X[cat].dropna().unique())
+    num = next((c for c in X.columns if X[c].dtype.kind == "f"), None)
+    given = {cat: set(values[:2])}
+    if num is not None:
+        given[num] = (float(X[num].quantile(0.2)), float(X[num].quantile(0.8)))
+    forbid = [{c: X[c].dropna().iloc[0] for c in X.columns if c != cat and X[c].dtype.kind not in "fiu"}]
+    opts = dict(latent=None, y=set(model.classes_[:2]), given=given, forbid=forbid, return_probability=True,
+                random_state=5)
+    a = model.sample(80, **{**opts, "latent": fit})
+    b = m2.sample(80, **{**opts, "latent": f2})
+    pd.testing.assert_frame_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
+    assert 0 < a[2] < 1 and a[2] == b[2]
+    assert (a[0][cat].isin(values[:2])).all()
 
 
 def test_an_imputer_with_a_structured_latent_configuration_saves_and_imputes_alike(tmp_path):
@@ -91,8 +119,8 @@ def test_an_imputer_with_a_structured_latent_configuration_saves_and_imputes_ali
         Imputer.load(tmp_path / "bad.bnb")
 
 
-def test_a_damaged_latent_structure_is_refused(tmp_path):
-    model, fit, X, _ = _structured("tan", "votes")
+def test_a_damaged_latent_structure_is_refused(fitted, tmp_path):
+    model, fit, X, _ = fitted("tan", "votes")
     path = tmp_path / "s.bnb"
     synth_from_model(Synthesizer, model, fit, "x").save(path)
 
@@ -110,16 +138,25 @@ def test_a_damaged_latent_structure_is_refused(tmp_path):
     def missing_structure(meta, _):  # a naive fit for a TAN estimator
         meta["latent"]["structure"] = None
 
+    stats = fit.structure.stats
+    j, i = next((j, i) for j in range(len(stats)) for i in range(len(stats))
+                if any(np.shape(a) != np.shape(b) for a, b in zip(stats[i], stats[j])))
+
+    def swapped(meta, _):  # feature i's statistics (their arrays) written as feature j's
+        st = meta["latent"]["structure"]["stats"]
+        st[j] = st[i]
+
     for edit, match in [(drop_feature, "one entry per feature"), (negative_counts, "below"),
-                        (wrong_shape, "prior over its"), (missing_structure, "naive latent-class")]:
+                        (wrong_shape, "prior over its"), (missing_structure, "naive latent-class"),
+                        (swapped, rf"stats\[{j}\] must be the family's statistics over its")]:
         bad = tmp_path / f"{edit.__name__}.bnb"
         _rewrite(path, bad, edit)
         with pytest.raises(ModelFileError, match=match):
             Synthesizer.load(bad)
 
 
-def test_a_fit_of_another_structure_is_refused_at_save(tmp_path):
-    tan, fit, _, _ = _structured("tan", "votes")
+def test_a_fit_of_another_structure_is_refused_at_save(fitted, tmp_path):
+    tan, fit, _, _ = fitted("tan", "votes")
     naive = NaiveBayes().fit(load_house_votes().drop(columns="party"), load_house_votes()["party"])
     naive_fit = naive.fit_latent_class(load_house_votes().drop(columns="party"), n_components=2, random_state=0)
     with pytest.raises(TypeError, match="structured .* does not belong to an estimator of structure 'naive'"):
@@ -145,8 +182,8 @@ def test_a_naive_latent_file_without_the_structure_field_still_loads(tmp_path):
     pd.testing.assert_frame_equal(back.sample(50, random_state=2), synth.sample(50, random_state=2))
 
 
-def test_the_synthesizer_samples_a_loaded_structured_latent_fit_alike(tmp_path):
-    model, fit, _, _ = _structured("kdb", "votes")
+def test_the_synthesizer_samples_a_loaded_structured_latent_fit_alike(fitted, tmp_path):
+    model, fit, _, _ = fitted("kdb", "votes")  # the round trip's k-DB fit, not fitted again
     synth = synth_from_model(Synthesizer, model, fit, "latent over k-DB")
     synth.save(tmp_path / "s.bnb")
     back = Synthesizer.load(tmp_path / "s.bnb")
@@ -171,11 +208,11 @@ def test_a_naive_fit_of_an_auto_estimator_that_chose_naive_saves_and_loads(tmp_p
     pd.testing.assert_frame_equal(back.sample(40, random_state=1), synth.sample(40, random_state=1))
 
 
-def test_the_cheap_checks_come_before_the_model_over_the_states(tmp_path, monkeypatch):
+def test_the_cheap_checks_come_before_the_model_over_the_states(fitted, tmp_path, monkeypatch):
     # a file whose stats have the wrong count or a feature's stats of another layout is refused before the
     # model over the K x C states (state_model, the costly template) is built
     from bayesnb.structure import em as se
-    model, fit, _, _ = _structured("tan", "votes")
+    model, fit, _, _ = fitted("tan", "votes")
     path = tmp_path / "s.bnb"
     synth_from_model(Synthesizer, model, fit, "x").save(path)
     built = []
