@@ -17,15 +17,19 @@ to, as a JSON object:
   the estimator's, refusing a fit made over other parents whose statistics happen to have the same
   shapes; files written before the key are checked by shape alone), and its family's statistics and
   prior over its contexts (state, parents' states), as EM's last M-step left them. Reading
-  rebuilds the model over the states from them with the estimator's nodes and parents (:func:`bayesnb.structure.model.model_from_stats`, the M-step's
-  own function, so scores, imputations and samples are bit for bit the saved fit's), after
-  checking each by its family's field rules and against the layout the estimator's structure
-  gives (:func:`bayesnb.structure.em.state_model`). Files written before this field load as
-  before (a naive fit).
+  rebuilds the model over the states from them with the estimator's nodes and parents
+  (:func:`bayesnb.structure.model.model_from_stats`, the M-step's own function, so scores,
+  imputations and samples are bit for bit the saved fit's), after checking each by its family's
+  field rules, the statistics against their contexts
+  (:func:`bayesnb.structure.model.check_node_stats`, before anything over the states is built)
+  and the priors against the layout the estimator's structure gives
+  (:func:`bayesnb.structure.em.state_model`). Files written before this field load as before (a
+  naive fit).
 
 A fit made from one MCMC draw (``point``) is refused with a ``TypeError`` naming it, and so is
-a fit whose structure is not the estimator's (a structured fit of a naive estimator, or the
-reverse).
+a fit whose structure is not the estimator's (a structured fit of an estimator whose *fitted*
+structure is naive, or the reverse: one rule on saving and loading, whatever the ``structure``
+parameter, so an estimator with ``structure="auto"`` that chose naive takes a naive fit).
 """
 
 from __future__ import annotations
