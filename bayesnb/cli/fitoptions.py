@@ -1,8 +1,11 @@
 """``bayesnb fit``'s own options (beside those it shares with ``bayesnb mcmc``) and the structure they ask for.
 
-:func:`add_fit_options` adds ``--chunksize``, ``--semi-supervised``, ``--structure``, ``--k``
-and ``--edge-score`` to the ``fit`` subparser; :func:`with_structure` passes the last three to
-the estimator the command builds (its ``structure``, ``k`` and ``edge_score`` hyperparameters).
+:func:`add_fit_options` adds ``--chunksize``, ``--semi-supervised``, ``--structure``, ``--k``,
+``--edge-score`` and the ``--for-imputation`` options to the ``fit`` subparser; :func:`with_structure`
+passes ``--structure``, ``--k`` and ``--edge-score`` to the estimator the command builds (its
+``structure``, ``k`` and ``edge_score`` hyperparameters), and :func:`imputation_options` turns
+``--for-imputation`` (with ``--configurations``, ``--label-given``, ``--search-rows`` and ``--seed``) into
+``fit(X, y, impute=Imputer(configurations=..., label_given=..., search_rows=..., random_state=SEED))``.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 from .chunks import add_chunk_options
 from .io import UsageError
 
-__all__ = ["STRUCTURE_OPTIONS", "add_fit_options", "with_structure"]
+__all__ = ["STRUCTURE_OPTIONS", "add_fit_options", "imputation_options", "with_structure"]
 
 #: the estimator hyperparameters these options set (each option's argparse dest is its name)
 STRUCTURE_OPTIONS = ("structure", "k", "edge_score")
@@ -37,6 +40,17 @@ def add_fit_options(q):
                         "an integer >= 1, default 2: the estimator's k=")
     q.add_argument("--edge-score", choices=["bdeu", "hierarchical"], default=None,
                    help="score of the edges that tan and kdb learn from (default bdeu): the estimator's edge_score=")
+    q.add_argument("--for-imputation", action="store_true",
+                   help="also fit, on DATA, the imputer impute-table fits (a model per column chosen on hidden "
+                        "cells) and save it in the model: 'bayesnb impute MODEL DATA' then fills with it "
+                        "(fit(X, y, impute=Imputer(...)); costs seconds to minutes)")
+    q.add_argument("--configurations", default=None, metavar="auto|A,B",
+                   help="with --for-imputation: the configurations to choose among (as impute-table; default auto)")
+    q.add_argument("--label-given", action="store_true",
+                   help="with --for-imputation: condition each row's imputation on its label")
+    q.add_argument("--search-rows", type=int, default=None, metavar="N",
+                   help="with --for-imputation: rows of the latent-class component search (default 5000)")
+    q.add_argument("--seed", type=int, default=None, help="with --for-imputation: random seed (default 0)")
 
 
 def with_structure(model, args):
@@ -80,3 +94,46 @@ def with_structure(model, args):
                          f"{', '.join(lacking)} (NaiveBayes, built by --family auto or COL=FAMILY, has structure, k "
                          "and edge_score; CategoricalNB structure and k)")
     return model.set_params(**given)
+
+
+def imputation_options(model, args):
+    """``fit``'s keyword arguments for ``--for-imputation``: ``{"impute": Imputer(...)}``, or ``{}`` without it.
+
+    Parameters
+    ----------
+    model : estimator
+        The estimator ``bayesnb fit`` built (``--for-imputation`` needs a NaiveBayes).
+    args : argparse.Namespace
+        The parsed options (a command without them: ``{}``).
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    UsageError
+        An imputer option without ``--for-imputation``, ``--for-imputation`` with ``--chunksize`` or
+        ``--semi-supervised``, or an estimator other than NaiveBayes.
+    """
+    from ..estimators import NaiveBayes
+    from ..imputer import Imputer
+    from .tableimpute import parse_configurations
+
+    given = [f"--{o.replace('_', '-')}" for o in ("configurations", "search_rows", "seed")
+             if getattr(args, o, None) is not None] + (["--label-given"] if getattr(args, "label_given", False) else [])
+    if not getattr(args, "for_imputation", False):
+        if given:
+            raise UsageError(f"{', '.join(given)} set the imputer of --for-imputation; add --for-imputation")
+        return {}
+    if getattr(args, "chunksize", None) is not None or getattr(args, "semi_supervised", False):
+        raise UsageError("--for-imputation fits the imputer on the whole labelled table: it cannot be combined "
+                         "with --chunksize or --semi-supervised")
+    if not isinstance(model, NaiveBayes):
+        raise UsageError(f"--for-imputation needs a NaiveBayes (--family auto or COL=FAMILY); this --family builds "
+                         f"{type(model).__name__}")
+    if args.search_rows is not None and args.search_rows < 2:
+        raise UsageError(f"--search-rows must be at least 2; received {args.search_rows}")
+    imp = Imputer(configurations=parse_configurations(args.configurations or "auto"), label_given=args.label_given,
+                  random_state=0 if args.seed is None else args.seed)
+    return {"impute": imp if args.search_rows is None else imp.set_params(search_rows=args.search_rows)}
