@@ -22,7 +22,20 @@ from sklearn.base import clone
 
 from . import _dask
 
-__all__ = ["imputer_for", "impute_with_imputer", "uses_imputer"]
+__all__ = ["imputer_for", "impute_with_imputer", "register_imputer", "uses_imputer"]
+
+#: the Imputer class, registered by :mod:`bayesnb.imputer` (which imports the estimators that import this module)
+_IMPUTER: list = []
+
+
+def register_imputer(cls):
+    """Make ``cls`` (:class:`~bayesnb.Imputer`) the imputer that ``fit(X, y, impute=...)`` fits.
+
+    Parameters
+    ----------
+    cls : type
+    """
+    _IMPUTER[:] = [cls]
 
 
 def imputer_for(model, impute, X, sample_weight):
@@ -42,8 +55,7 @@ def imputer_for(model, impute, X, sample_weight):
     -------
     Imputer or None
     """
-    from .imputer import Imputer  # the imputer imports the estimators
-
+    Imputer = _IMPUTER[0]  # noqa: N806 - the class, registered by bayesnb.imputer
     who = f"{type(model).__name__}.fit"
     if impute is False or impute is None:
         return None

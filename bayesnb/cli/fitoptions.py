@@ -10,8 +10,11 @@ passes ``--structure``, ``--k`` and ``--edge-score`` to the estimator the comman
 
 from __future__ import annotations
 
+from ..estimators import NaiveBayes
+from ..imputer import Imputer
 from .chunks import add_chunk_options
 from .io import UsageError
+from .tableimpute import parse_configurations
 
 __all__ = ["STRUCTURE_OPTIONS", "add_fit_options", "imputation_options", "with_structure"]
 
@@ -116,10 +119,6 @@ def imputation_options(model, args):
         An imputer option without ``--for-imputation``, ``--for-imputation`` with ``--chunksize`` or
         ``--semi-supervised``, or an estimator other than NaiveBayes.
     """
-    from ..estimators import NaiveBayes
-    from ..imputer import Imputer
-    from .tableimpute import parse_configurations
-
     given = [f"--{o.replace('_', '-')}" for o in ("configurations", "search_rows", "seed")
              if getattr(args, o, None) is not None] + (["--label-given"] if getattr(args, "label_given", False) else [])
     if not getattr(args, "for_imputation", False):
