@@ -4,6 +4,8 @@ its default ``impute`` is impute_table's imputation, the model file keeps it, an
 
 from __future__ import annotations
 
+import copy
+import json
 import warnings
 
 import numpy as np
@@ -15,6 +17,7 @@ from bayesnb import Imputer, NaiveBayes, impute_table
 from bayesnb.cli import main
 from bayesnb.cli.io import read_table, write_table
 from bayesnb.datasets import load_penguins
+from bayesnb.persistence import ModelFileError
 
 CONFIGS = ("naive", "tan", "mvn")  # the fast ones: the latent-class search takes seconds
 
@@ -89,6 +92,36 @@ def test_the_model_file_keeps_the_imputer(penguins, fitted, tmp_path):
     assert back.impute(Xm).equals(fitted.impute(Xm))
     rows = Xm.sample(7, random_state=1)
     assert back.impute(rows).equals(fitted.imputer_.impute(rows))  # new rows: the same chosen models
+
+
+def _edit_meta(path, out, change):
+    """Write ``path`` to ``out`` with its metadata changed by ``change`` (checksums cover the arrays only)."""
+    with np.load(path) as f:
+        entries = {n: f[n] for n in f.files}
+    meta = json.loads(entries["__meta__"].tobytes())
+    change(meta)
+    entries["__meta__"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    with open(out, "wb") as f:  # a file object: savez would add ".npz" to a path
+        np.savez_compressed(f, **entries)
+
+
+def _nest(meta):
+    """The imputer's first configuration's model made to hold the imputer itself."""
+    imp = meta["fitted"]["imputer"]
+    next(iter(imp["fitted"]["models"].values()))["model"]["fitted"]["imputer"] = copy.deepcopy(imp)
+
+
+@pytest.mark.parametrize(("change", "match"), [
+    (lambda m: m["fitted"]["imputer"].update(estimator="NaiveBayes"), "must be an Imputer"),
+    (lambda m: m["fitted"].update(feature_names_in=None), "the model's feature columns"),
+    (_nest, "must not hold an imputer"),
+])
+def test_a_damaged_model_imputer_is_refused(fitted, tmp_path, change, match):
+    path, bad = tmp_path / "m.bnb", tmp_path / "bad.bnb"
+    fitted.save(path)
+    _edit_meta(path, bad, change)
+    with pytest.raises(ModelFileError, match=match):
+        bayesnb.load(bad)
 
 
 def test_refit_and_partial_fit_drop_the_imputer(penguins):
