@@ -178,10 +178,10 @@ def test_cli_fit_for_imputation_then_impute_equals_the_api(csv, tmp_path, capsys
     pd.testing.assert_frame_equal(got, read_table_of(expected, tmp_path))
 
 
-def read_table_of(df, folder):
+def read_table_of(df, folder, name="expected.csv"):
     """``df`` written and read back as the CLI writes and reads tables."""
-    write_table(df, str(folder / "expected.csv"))
-    return read_table(str(folder / "expected.csv"))
+    write_table(df, str(folder / name))
+    return read_table(str(folder / name))
 
 
 def test_cli_plain_model_says_it_imputes_with_itself(csv, tmp_path, capsys):
@@ -200,3 +200,23 @@ def test_cli_plain_model_says_it_imputes_with_itself(csv, tmp_path, capsys):
 def test_cli_for_imputation_refusals(csv, tmp_path, capsys, extra, message):
     code = main(["fit", str(csv / "pg.csv"), "--target", "species", "-o", str(tmp_path / "m.bnb"), *extra])
     assert code == 2 and message in capsys.readouterr().err
+
+
+def test_cli_draws_and_info_of_a_model_fitted_for_imputation(csv, tmp_path, capsys):
+    path = tmp_path / "m.bnb"
+    assert main(["-q", "fit", str(csv / "pg.csv"), "--target", "species", "--for-imputation", "--configurations",
+                 "naive,tan", "--seed", "1", "-o", str(path)]) == 0
+    model = bayesnb.load(path)
+    df = read_table(str(csv / "pg.csv"))
+    X = df.drop(columns="species")
+    out = tmp_path / "draws.csv"
+    assert main(["-q", "impute", str(path), str(csv / "pg.csv"), "--strategy", "draw", "-m", "2", "--seed", "4",
+                 "-o", str(out)]) == 0
+    want = model.imputer_.impute(X, strategy="draw", n_imputations=2, random_state=4)
+    got = read_table(str(out))
+    for k, table in enumerate(want, start=1):
+        block = got[got[".imputation"] == k].drop(columns=[".imputation", "species"]).reset_index(drop=True)
+        pd.testing.assert_frame_equal(block, read_table_of(table, tmp_path, f"expected{k}.csv"), check_dtype=False)
+    capsys.readouterr()
+    assert main(["info", str(path)]) == 0
+    assert "imputer (fitted for imputation; impute fills with it): " in capsys.readouterr().out
