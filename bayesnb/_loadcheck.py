@@ -40,7 +40,7 @@ from .generative.values import support_from_dict
 from .generative.zero_links import check_zero_links
 from .posterior import BlockPosterior, class_posterior
 
-__all__ = ["check_extras", "check_model"]
+__all__ = ["check_extras", "check_model", "check_node_tuples"]
 
 #: the largest count a fit makes: float64 counts rows exactly up to 2**53 (a prior or a
 #: posterior, a prior's concentration plus counts, may reach twice that)
@@ -227,6 +227,31 @@ def check_model(model, post, n_features, feature_names):
         _fail(f"the blocks' columns must cover each of the {n_features} features exactly once")
 
 
+def check_node_tuples(values, where):
+    """Check a structure's per-feature family NamedTuples (statistics or priors over contexts) by the
+    families' field rules (finite float64, counts and concentrations in range); not their shapes,
+    which depend on the structure (the reader checks those).
+
+    Parameters
+    ----------
+    values : list or tuple
+        One family NamedTuple per feature, as decoded from the file.
+    where : str
+        Name used in the error message.
+
+    Raises
+    ------
+    ModelFileError
+        ``values`` is not a list, or an item is not a family's NamedTuple or breaks its field rules.
+    """
+    if not isinstance(values, (list, tuple)):
+        _fail(f"{where} must be a list of a family's statistics per feature")
+    _, families, _ = registry()
+    rules = {name: r for fam in families.values() for name, r in fam.field_rules.items()}
+    for j, st in enumerate(values):
+        _check_tuple(st, "any", f"{where}[{j}]", rules)
+
+
 def check_extras(model, post, n_features, extra):
     """Check the fitted attributes beyond the posterior (outlier threshold, EM state, dtypes).
 
@@ -264,13 +289,7 @@ def check_extras(model, post, n_features, extra):
         if not isinstance(t, np.ndarray) or t.ndim != 1 or not np.all(np.isin(t, post.classes)):
             _fail("transduction_ must be a 1-D array of class labels")
     if "structure_stats_" in extra:  # a structure's tables are built from them on load
-        stats = extra["structure_stats_"]
-        if not isinstance(stats, (list, tuple)):
-            _fail("structure_stats_ must be a list of a family's statistics per feature")
-        _, families, _ = registry()
-        rules = {name: r for fam in families.values() for name, r in fam.field_rules.items()}
-        for j, st in enumerate(stats):
-            _check_tuple(st, "any", f"structure_stats_[{j}]", rules)
+        check_node_tuples(extra["structure_stats_"], "structure_stats_")
     if extra.get("family_scores_") is not None:
         _check_scores(extra["family_scores_"])
     if "target_name_" in extra:

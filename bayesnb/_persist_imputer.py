@@ -51,7 +51,7 @@ def _member_to_file(cfg, member, enc):
         return {"model": encode_estimator(member, enc)}
     if cfg == "latent":
         model, fit = member
-        return {"model": encode_estimator(model, enc), "latent": latent_to_file(fit, enc)}
+        return {"model": encode_estimator(model, enc), "latent": latent_to_file(fit, enc, model=model)}
     return {"model": encode_estimator(member.model, enc), "columns": [int(j) for j in member.columns],
             **{a: enc(np.asarray(getattr(member, a)), a) for a in _MVN_ARRAYS},
             "fits": [None if f is None else {"mean": enc(f.mean), "psi": enc(f.psi), "kappa": enc(f.kappa),

@@ -1,4 +1,4 @@
-"""A naive latent-class fit (:class:`~bayesnb.LatentClassFit`) in a model file: written and checked once.
+"""A latent-class fit (:class:`~bayesnb.LatentClassFit`) in a model file: written and checked once.
 
 The model files of an :class:`~bayesnb.Imputer` (its ``"latent"`` configuration) and of a
 :class:`~bayesnb.Synthesizer` that chose a latent-class model hold one beside the estimator it belongs
@@ -10,10 +10,20 @@ to, as a JSON object:
   weights with the prior EM gives them: Dirichlet(1) each, or Dirichlet(1/C) under
   ``component_prior="hierarchical"``);
 - ``group``: the class index of each state (each class repeated once per component);
-- ``n_components``, ``em_objective`` (floats) and ``selection`` (``{components: score}`` or null).
+- ``n_components``, ``em_objective`` (floats) and ``selection`` (``{components: score}`` or null);
+- ``structure`` (absent or null for a naive fit): for a fit over the estimator's TAN / k-DB
+  structure (``fit_latent_class`` of such an estimator), ``{"stats": [...], "priors": [...]}``,
+  per feature its family's statistics and prior over its contexts (state, parents' states), as
+  EM's last M-step left them. Reading rebuilds the model over the states from them with the
+  estimator's nodes and parents (:func:`bayesnb.structure.model.model_from_stats`, the M-step's
+  own function, so scores, imputations and samples are bit for bit the saved fit's), after
+  checking each by its family's field rules and against the layout the estimator's structure
+  gives (:func:`bayesnb.structure.em.state_model`). Files written before this field load as
+  before (a naive fit).
 
-Only a naive fit found by EM is written: a fit made from one MCMC draw (``point``) or one over a
-structure (``fit_latent_class`` of a TAN / k-DB estimator) is refused with a ``TypeError`` naming it.
+A fit made from one MCMC draw (``point``) is refused with a ``TypeError`` naming it, and so is
+a fit whose structure is not the estimator's (a structured fit of a naive estimator, or the
+reverse).
 """
 
 from __future__ import annotations
@@ -21,45 +31,75 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import clone
 
-from ._loadcheck import check_model
+from ._loadcheck import check_model, check_node_tuples
 from ._safeio import ModelFileError
 from .inference.em import LatentClassFit
 from .posterior import NBPosterior
+from .structure import em as _se
+from .structure import model as _mx
 
 __all__ = ["latent_from_file", "latent_to_file"]
 
 
-def latent_to_file(fit, enc, who="save"):
-    """The JSON object of a naive latent-class fit (see the module docstring).
+def latent_to_file(fit, enc, who="save", model=None):
+    """The JSON object of a latent-class fit by EM (see the module docstring).
 
     Parameters
     ----------
     fit : LatentClassFit
-        From ``fit_latent_class`` of a naive-structure estimator.
+        From ``fit_latent_class`` (naive, TAN or k-DB).
     enc : Encoder
         The file's encoder (arrays go into it).
     who : str, default="save"
         Name used in the error message.
+    model : NaiveBayes or None, default=None
+        The estimator the fit belongs to: when given, a fit over a structure must be over its
+        structure, and a naive fit needs a naive estimator.
 
     Returns
     -------
     dict
-        ``posterior``, ``group``, ``n_components``, ``em_objective`` and ``selection``.
+        ``posterior``, ``group``, ``n_components``, ``em_objective``, ``selection`` and
+        ``structure`` (None for a naive fit).
 
     Raises
     ------
     TypeError
-        ``fit`` is over a structure, or is one MCMC draw: only a naive fit by EM can be saved.
+        ``fit`` is one MCMC draw, its structure is not a model over latent states, or it does
+        not belong to ``model``'s structure.
     """
-    if fit.structure is not None or fit.point:
-        what = "over a structure (fit_latent_class of a TAN / k-DB estimator)" if fit.structure is not None \
-            else "made from one MCMC draw"
-        raise TypeError(f"{who}: only a naive latent-class fit by EM can be saved; received one {what}.")
+    if fit.point:
+        raise TypeError(f"{who}: only a latent-class fit by EM can be saved; received one made from one MCMC "
+                        "draw.")
+    structure = fit.structure
+    if structure is not None and not isinstance(structure, _mx.MixedModel):
+        raise TypeError(f"{who}: a latent-class fit's structure must be the model over latent states that "
+                        f"fit_latent_class gives; received {type(structure).__name__}.")
+    if model is not None:
+        _check_belongs(model, fit, who, TypeError)
+    node = None if structure is None else {
+        "stats": enc(list(structure.stats), "latent_structure_stats"),
+        "priors": enc(list(structure.priors), "latent_structure_priors")}
     return {"posterior": enc(fit.posterior, "latent"), "group": enc(np.asarray(fit.group), "group"),
             "n_components": int(fit.n_components),
             "em_objective": [enc(float(v)) for v in fit.em_objective],
             "selection": enc(None if fit.selection is None else
-                             {int(k): float(v) for k, v in fit.selection.items()})}
+                             {int(k): float(v) for k, v in fit.selection.items()}),
+            "structure": node}
+
+
+def _check_belongs(model, fit, who, error):
+    """Raise ``error`` unless ``fit`` is over ``model``'s structure (naive fit: naive ``model``)."""
+    fitted = getattr(model, "_structure_fitted", lambda: None)()
+    if (fitted is None) != (fit.structure is None):
+        kind = getattr(model, "structure_kind_", "naive")
+        what = "a naive" if fit.structure is None else "a structured (TAN / k-DB)"
+        raise error(f"{who}: {what} latent-class fit does not belong to an estimator of structure {kind!r}.")
+    if fitted is not None:
+        try:
+            model._structure_latent(fit)
+        except ValueError as e:
+            raise error(f"{who}: {e}") from None
 
 
 def latent_from_file(model, node, dec):
@@ -111,4 +151,44 @@ def latent_from_file(model, node, dec):
     if selection is not None and not (isinstance(selection, dict) and all(
             isinstance(k, int) and isinstance(v, float) for k, v in selection.items())):
         raise ModelFileError("the latent-class selection must be None or {components: score}")
-    return LatentClassFit(post, group, C, objective, selection)
+    structure = _structure_from_file(model, node.get("structure"), group, dec)  # absent in older files
+    return LatentClassFit(post, group, C, objective, selection, structure=structure)
+
+
+def _structure_from_file(model, node, group, dec):
+    """The model over the latent states of a fit's ``structure`` field (None: a naive fit), checked
+    against ``model``'s fitted structure (see the module docstring)."""
+    fitted = model._structure_fitted()
+    if node is None:
+        if fitted is not None:
+            raise ModelFileError(f"a naive latent-class fit does not belong to an estimator of structure "
+                                 f"{model.structure_kind_!r}")
+        return None
+    if fitted is None:
+        raise ModelFileError("a latent-class fit over a structure needs an estimator with that structure; the "
+                             "file's estimator is naive")
+    if not isinstance(node, dict) or set(node) != {"stats", "priors"}:
+        raise ModelFileError("a latent-class fit's structure must be a JSON object of stats and priors")
+    template = _se.state_model(fitted._replace(predictive="mean"), group)
+    S, d = template.n_classes, len(template.nodes)
+    stats, priors = dec(node["stats"]), dec(node["priors"])
+    for name, values in (("stats", stats), ("priors", priors)):
+        check_node_tuples(values, f"the latent structure's {name}")
+        if len(values) != d:
+            raise ModelFileError(f"the latent structure's {name} must hold one entry per feature ({d}); the "
+                                 f"file holds {len(values)}")
+    for j, (nd, pa, st, pr, want) in enumerate(zip(template.nodes, template.parents, stats, priors,
+                                                   template.priors)):
+        empty = nd.family.empty_stats(nd.state, S * _mx._n_parent_states(template.nodes, pa))
+        if type(st) is not type(empty) or any((a is None) != (b is None) or np.shape(a) != np.shape(b)
+                                              for a, b in zip(st, empty)):
+            raise ModelFileError(f"the latent structure's stats[{j}] must be the family's statistics over its "
+                                 f"{S} states x parents' states")
+        if not _se._same_layout(pr, want):
+            raise ModelFileError(f"the latent structure's priors[{j}] must be the family's prior over its "
+                                 f"{S} states x parents' states")
+    try:
+        return _mx.model_from_stats(template.nodes, tuple(stats), S, template.parents, "mean", model._who,
+                                    priors=tuple(priors))
+    except ValueError as e:  # an improper prior
+        raise ModelFileError(f"the latent structure: {e}") from None

@@ -15,10 +15,11 @@ files (:mod:`bayesnb.persistence`: one ``.npz`` archive, JSON metadata, checksum
 
 ``bayesnb.persistence.save(synth, path)`` writes the second layout whatever the choice (``latent``
 null for a structure); it loads back as a ``Synthesizer`` too. Reading checks the estimator as
-:func:`bayesnb.load` does, the latent-class fit against it, and that a latent-class model sits on a
-naive estimator fitted on a DataFrame; anything else is refused with
-:class:`~bayesnb.persistence.ModelFileError`. The training columns, their dtypes and the missing
-indicators are read back from the estimator (:func:`synth_from_model`); ``selection_`` is not saved.
+:func:`bayesnb.load` does (fitted on a DataFrame), and the latent-class fit against it (a naive fit on
+an estimator naive by parameter and by fit, a structured one over the estimator's structure); anything
+else is refused with :class:`~bayesnb.persistence.ModelFileError`. The training columns, their dtypes
+and the missing indicators are read back from the estimator (:func:`synth_from_model`); ``selection_``
+is not saved.
 """
 
 from __future__ import annotations
@@ -69,14 +70,15 @@ def synth_to_file(synth, enc):
     NotImplementedError
         ``synth`` models datetime columns (the file would not record them).
     TypeError
-        Its latent-class fit is not a naive one by EM (:func:`~bayesnb._persist_latent.latent_to_file`).
+        Its latent-class fit is one MCMC draw, or not over its estimator's structure
+        (:func:`~bayesnb._persist_latent.latent_to_file`).
     """
     if getattr(synth, "datetime_columns_", []):
         raise NotImplementedError(f"{_WHO}.save: datetime columns {synth.datetime_columns_} are modelled as "
                                   "seconds and model files do not record them yet; convert them to numbers "
                                   "before fit to save the model.")
     record_target(synth)
-    latent = None if synth.latent_ is None else latent_to_file(synth.latent_, enc, f"{_WHO}.save")
+    latent = None if synth.latent_ is None else latent_to_file(synth.latent_, enc, f"{_WHO}.save", synth.model_)
     return {"estimator": type(synth).__name__, "model": encode_estimator(synth.model_, enc), "latent": latent,
             "chosen": str(synth.chosen_)}
 
@@ -108,10 +110,10 @@ def synth_from_file(cls, meta, dec):
     if not isinstance(chosen, str) or not 0 < len(chosen) <= 200:
         raise ModelFileError("a Synthesizer's chosen candidate must be a name of at most 200 characters")
     latent = None
-    if meta["latent"] is not None:
+    if meta["latent"] is not None:  # naive, or over the estimator's structure (checked by latent_from_file)
         kinds = {model.structure, getattr(model, "structure_kind_", "naive")}
-        if kinds != {"naive"}:
-            raise ModelFileError("a Synthesizer's latent-class model needs a naive estimator; the file's has "
+        if isinstance(meta["latent"], dict) and meta["latent"].get("structure") is None and kinds != {"naive"}:
+            raise ModelFileError("a Synthesizer's naive latent-class model needs a naive estimator; the file's has "
                                  f"structure {str(sorted(map(str, kinds - {'naive'})))[:40]}")
         latent = latent_from_file(model, meta["latent"], dec)
     return synth_from_model(cls, model, latent, chosen)

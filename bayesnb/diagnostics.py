@@ -371,7 +371,11 @@ def compare_posteriors(exact, mcmc, *, z_threshold: float | None = None, sd_tole
     n_div = 0
     if "sample_stats" in getattr(mcmc, "children", {}) and "diverging" in mcmc["sample_stats"].data_vars:
         n_div = int(np.asarray(mcmc["sample_stats"]["diverging"].values).sum())
-    max_rhat = float(np.nanmax(table["r_hat"])) if len(table) else float("nan")
+    finite_rhat = table["r_hat"].to_numpy()[np.isfinite(table["r_hat"].to_numpy())]
+    max_rhat = float(finite_rhat.max()) if finite_rhat.size else float("nan")
+    if len(table) and not finite_rhat.size:
+        warnings.warn("compare_posteriors: r_hat could not be computed for any element (constant or "
+                      "too short chains); mixing is unchecked.", UserWarning, stacklevel=2)
     if n_div:
         warnings.warn(f"compare_posteriors: the MCMC run had {n_div} divergent transition(s); "
                       "its draws may be biased (increase num_warmup or target_accept_prob).",

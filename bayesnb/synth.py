@@ -30,8 +30,8 @@ and draws synthetic rows with its columns, in their order and dtypes. How it cho
    concentrations fitted by evidence (``component_prior="hierarchical"``).
 3. The winner is refitted on every row (``model_``, and ``latent_`` for a latent-class model).
 
-Latent class × structure (``fit_latent_class`` of a TAN / k-DB) samples (``sample(latent=)``),
-but a model file cannot hold such a fit (``save`` refuses it): the latent candidate is naive.
+Latent class × structure (``fit_latent_class`` of a TAN / k-DB) samples (``sample(latent=)``) and
+a model file holds it (:mod:`bayesnb._persist_latent`), but the latent candidate here is naive.
 
 Datetime columns are modelled as numbers (seconds since 1970-01-01 UTC, a family chosen by
 evidence like any numeric column's) and sampled back as datetimes of their dtype.

@@ -37,3 +37,21 @@ def random_draw(idata, C, rng, *, random_pi=False, concentration=1.0):
     K = ds.sizes["class"]
     out["w"] = (("chain", "draw", "class", "component"), rng.dirichlet(np.ones(C), size=(1, 1, K)))
     return xr.DataTree.from_dict({"posterior": xr.Dataset(out, coords={**ds.coords, "component": np.arange(C)})})
+
+
+def brute_states(ds, names, values=("n", "y")):
+    """``{(x..., k, c): p(x, class k, component c)}`` of a :func:`random_draw` draw ``ds`` (its
+    ``posterior``), by enumerating every cell, class and component from the draw's numbers."""
+    import itertools
+    pi, w = ds["pi"].values[0, 0], ds["w"].values[0, 0]
+    out = {}
+    for x in itertools.product(values, repeat=len(names)):
+        z = dict(zip(names, x))
+        for k, c in itertools.product(range(w.shape[0]), range(w.shape[1])):
+            p = pi[k] * w[k, c]
+            for f in names:
+                da = ds[f"theta_{f}"].isel(chain=0, draw=0, **{"class": k, "component": c})
+                sel = {d: str(z[d[:-len("_state")]]) for d in da.dims if d.endswith("_state")}
+                p *= float(da.sel(sel).sel({f"{f}_category": str(z[f])}))
+            out[(*x, k, c)] = p
+    return out

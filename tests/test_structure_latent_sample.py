@@ -6,7 +6,8 @@ ancestral sampler, ``sample_nodes``, on the model over the states). Checked: cat
 votes) and mixed (penguins) tables give rows of the training columns and dtypes, reproducibly;
 on a tiny table the frequencies of 20,000 rows match the joint ``p(x, y)`` enumerated by brute
 force from the parameters (and not the joint without the components); ``latent_class_draws``
-fits sample at their draw; ``given`` conditions the state; the naive path is unchanged.
+fits sample at their draw; ``given`` conditions the state; the naive path is unchanged (sets,
+ranges, ``forbid`` and ``return_probability`` with ``latent``: ``test_structure_latent_constrained.py``).
 """
 
 from __future__ import annotations
@@ -58,8 +59,9 @@ def test_rows_have_the_training_columns_and_are_reproducible(table, structure):
     col = X.columns[0]
     Xg, _ = m.sample(10, given={col: X[col].dropna().iloc[0]}, latent=fit, random_state=0)
     assert (Xg[col] == X[col].dropna().iloc[0]).all()
-    with pytest.raises(NotImplementedError, match="latent"):
-        m.sample(5, latent=fit, forbid=[{col: X[col].dropna().iloc[0]}])
+    # forbid (and sets, ranges, return_probability) by the same message passing over the states
+    Xf, _ = m.sample(10, latent=fit, forbid=[{col: X[col].dropna().iloc[0]}], random_state=0)
+    assert (Xf[col] != X[col].dropna().iloc[0]).all()
 
 
 def _brute_joint(ds, names, classes, components=True):

@@ -117,6 +117,8 @@ def _nothing(meta):
     (lambda m: m["model"]["params"]["__dict__"].__setitem__(
         [i for i, kv in enumerate(m["model"]["params"]["__dict__"]) if kv[0] == "structure"][0],
         ["structure", "tan"]), None, "needs a naive estimator"),
+    (lambda m: m["latent"].update(structure={"stats": [], "priors": []}), None,
+     "over a structure needs an estimator with that structure"),
     (_nothing, _weights, "Dirichlet"),
     (_nothing, _group, "classes must be each class"),
 ])
@@ -148,12 +150,14 @@ def test_a_truncated_or_bit_flipped_file_is_refused(latent_penguins, tmp_path):
         Synthesizer.load(tmp_path / "rot.bnb")
 
 
-@pytest.mark.parametrize("replace, match", [({"structure": "tan tables"}, "over a structure"),
-                                            ({"point": True}, "made from one MCMC draw")])
+@pytest.mark.parametrize("replace, match", [
+    ({"structure": "tan tables"}, "structure must be the model over latent states that fit_latent_class gives; "
+                                  "received str"),
+    ({"point": True}, "only a latent-class fit by EM can be saved; received one made from one MCMC draw")])
 def test_a_latent_fit_that_cannot_be_saved_is_refused_clearly(latent_penguins, tmp_path, replace, match):
     synth = copy.copy(latent_penguins)
     synth.latent_ = latent_penguins.latent_._replace(**replace)
-    with pytest.raises(TypeError, match=f"only a naive latent-class fit by EM can be saved; received one {match}"):
+    with pytest.raises(TypeError, match=match):
         synth.save(tmp_path / "x.bnb")
     assert not (tmp_path / "x.bnb").exists()
 

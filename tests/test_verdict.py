@@ -189,3 +189,17 @@ def test_false_alarms_on_a_large_sparse_posterior():
           f"{caught.count(False)}/2")
     assert alarms <= 0.05 * SEEDS, [t for ok, t in verdicts if not ok]
     assert caught == [False, False]
+
+
+def test_constant_chains_warn_that_r_hat_is_unchecked_and_disagree(votes):
+    """Chains stuck at one point give no r_hat anywhere: a UserWarning says so (not numpy's
+    all-NaN RuntimeWarning), and the verdict is DISAGREE since the draws cannot match."""
+    clf = CategoricalNB().fit(*votes)
+    post = clf.sample_posterior(400, random_state=0)["posterior"].to_dataset()
+    stuck = post.isel(draw=np.zeros(200, dtype=int)).assign_coords(draw=np.arange(200))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        t = compare_posteriors(post, stuck, verbose=False)
+    assert not any(w.category is RuntimeWarning for w in caught), [str(w.message) for w in caught]
+    assert any("r_hat could not be computed" in str(w.message) for w in caught)
+    assert not t.attrs["ok"]

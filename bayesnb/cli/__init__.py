@@ -39,7 +39,7 @@ atomic writes), :mod:`~bayesnb.cli.model` (model files), :mod:`~bayesnb.cli.demo
 :mod:`~bayesnb.cli.posterior` (posterior), :mod:`~bayesnb.cli.explain` (explain), :mod:`~bayesnb.cli.pool` (pool),
 :mod:`~bayesnb.cli.mcmc` (mcmc), :mod:`~bayesnb.cli.tableimpute` (impute-table),
 :mod:`~bayesnb.cli.synthesize` (synthesize),
-:mod:`~bayesnb.cli.fitoptions` (fit's --structure, --k, --edge-score).
+:mod:`~bayesnb.cli.fitoptions` (fit's and mcmc's --structure, --k, --edge-score).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ from .datasets import DATASETS, cmd_datasets
 from .demo import DemoStepError as _DemoStepError
 from .explain import cmd_explain
 from .families import add_family_options
-from .fitoptions import add_fit_options
+from .fitoptions import add_fit_options, add_structure_options
 from .generate import cmd_impute, cmd_sample
 from .io import (
     FORMATS,
@@ -208,6 +208,7 @@ def build_parser():
                          "instead of fitting one; the comparison with its exact posterior holds when DATA is its "
                          "training table")
     key_opt(mc, "the --model file must be signed with this key")
+    add_structure_options(mc, ": run_mcmc samples every context's parameters (not with --model: the file's is used)")
     mc.add_argument("--components", type=int, default=1, metavar="K",
                     help="naive-Bayes components per class: K > 1 samples the latent-class model "
                          "(run_mcmc(n_components=K), chains started at an EM fit; default 1)")

@@ -1,9 +1,10 @@
 """``bayesnb fit``'s own options (beside those it shares with ``bayesnb mcmc``) and the structure they ask for.
 
-:func:`add_fit_options` adds ``--chunksize``, ``--semi-supervised``, ``--structure``, ``--k``,
-``--edge-score`` and the ``--for-imputation`` options to the ``fit`` subparser; :func:`with_structure`
-passes ``--structure``, ``--k`` and ``--edge-score`` to the estimator the command builds (its
-``structure``, ``k`` and ``edge_score`` hyperparameters), and :func:`imputation_options` turns
+:func:`add_fit_options` adds ``--chunksize``, ``--semi-supervised``, the structure options and the
+``--for-imputation`` options to the ``fit`` subparser; :func:`add_structure_options` adds
+``--structure``, ``--k`` and ``--edge-score`` (``bayesnb mcmc`` takes them too: ``run_mcmc`` samples
+every structure), and :func:`with_structure` passes them to the estimator the command builds (its
+``structure``, ``k`` and ``edge_score`` hyperparameters); :func:`imputation_options` turns
 ``--for-imputation`` (with ``--configurations``, ``--label-given``, ``--search-rows`` and ``--seed``) into
 ``fit(X, y, impute=Imputer(configurations=..., label_given=..., search_rows=..., random_state=SEED))``.
 """
@@ -16,7 +17,7 @@ from .chunks import add_chunk_options
 from .io import UsageError
 from .tableimpute import parse_configurations
 
-__all__ = ["STRUCTURE_OPTIONS", "add_fit_options", "imputation_options", "with_structure"]
+__all__ = ["STRUCTURE_OPTIONS", "add_fit_options", "add_structure_options", "imputation_options", "with_structure"]
 
 #: the estimator hyperparameters these options set (each option's argparse dest is its name)
 STRUCTURE_OPTIONS = ("structure", "k", "edge_score")
@@ -34,15 +35,7 @@ def add_fit_options(q):
     q.add_argument("--semi-supervised", action="store_true",
                    help="use the rows with no label too: model.fit_semi_supervised (EM, each unlabelled row "
                         "weighted by its class responsibilities)")
-    q.add_argument("--structure", choices=["naive", "tan", "kdb", "auto"], default=None,
-                   help="dependencies between features given the class: naive (none; the default), tan (a tree), "
-                        "kdb (up to --k parents each) or auto (chosen by held-out log-likelihood): the estimator's "
-                        "structure=; with --chunksize it is learnt on the first chunk, as partial_fit does")
-    q.add_argument("--k", type=int, default=None, metavar="K",
-                   help="parents per feature besides the class under --structure kdb (or auto's k-DB candidate); "
-                        "an integer >= 1, default 2: the estimator's k=")
-    q.add_argument("--edge-score", choices=["bdeu", "hierarchical"], default=None,
-                   help="score of the edges that tan and kdb learn from (default bdeu): the estimator's edge_score=")
+    add_structure_options(q, "; with --chunksize it is learnt on the first chunk, as partial_fit does")
     q.add_argument("--for-imputation", action="store_true",
                    help="also fit, on DATA, the imputer impute-table fits (a model per column chosen on hidden "
                         "cells) and save it in the model: 'bayesnb impute MODEL DATA' then fills with it "
@@ -54,6 +47,27 @@ def add_fit_options(q):
     q.add_argument("--search-rows", type=int, default=None, metavar="N",
                    help="with --for-imputation: rows of the latent-class component search (default 5000)")
     q.add_argument("--seed", type=int, default=None, help="with --for-imputation: random seed (default 0)")
+
+
+def add_structure_options(q, note=""):
+    """Add ``--structure``, ``--k`` and ``--edge-score`` (the estimator's hyperparameters) to parser ``q``.
+
+    Parameters
+    ----------
+    q : argparse.ArgumentParser
+        The ``fit`` or ``mcmc`` subparser (the command builds its estimator with :func:`with_structure`).
+    note : str, default=""
+        Appended to ``--structure``'s help (what the command does with it).
+    """
+    q.add_argument("--structure", choices=["naive", "tan", "kdb", "auto"], default=None,
+                   help="dependencies between features given the class: naive (none; the default), tan (a tree), "
+                        "kdb (up to --k parents each) or auto (chosen by held-out log-likelihood): the estimator's "
+                        "structure=" + note)
+    q.add_argument("--k", type=int, default=None, metavar="K",
+                   help="parents per feature besides the class under --structure kdb (or auto's k-DB candidate); "
+                        "an integer >= 1, default 2: the estimator's k=")
+    q.add_argument("--edge-score", choices=["bdeu", "hierarchical"], default=None,
+                   help="score of the edges that tan and kdb learn from (default bdeu): the estimator's edge_score=")
 
 
 def with_structure(model, args):
@@ -119,6 +133,8 @@ def imputation_options(model, args):
         An imputer option without ``--for-imputation``, ``--for-imputation`` with ``--chunksize`` or
         ``--semi-supervised``, or an estimator other than NaiveBayes.
     """
+    if not hasattr(args, "for_imputation"):  # a command without these options (bayesnb mcmc: its own --seed)
+        return {}
     given = [f"--{o.replace('_', '-')}" for o in ("configurations", "search_rows", "seed")
              if getattr(args, o, None) is not None] + (["--label-given"] if getattr(args, "label_given", False) else [])
     if not getattr(args, "for_imputation", False):

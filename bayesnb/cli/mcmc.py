@@ -1,14 +1,14 @@
 """``bayesnb mcmc``: NUTS draws of a fitted model, written as an ArviZ DataTree and checked.
 
 The model is the one ``bayesnb fit`` fits (:func:`~bayesnb.cli.commands.fit_table`, the same
-options); its posterior is sampled with ``model.run_mcmc(X, y, num_warmup=W,
-num_samples=D, num_chains=C, random_state=SEED)`` and compared with the exact conjugate
-posterior by :func:`bayesnb.compare_posteriors` against the closed-form means and sds
-(:func:`bayesnb.model.posterior_moments`: no Monte-Carlo error on the exact side); a saved
-model with a learned structure (``--model``; TAN / k-DB, categorical or mixed) against the
-closed-form means and sds of every context's posterior (the layout of its ``run_mcmc``). The
-DataTree goes to ``-o``: ``.nc`` (NetCDF 4, through h5netcdf or netCDF4) or ``.zarr``
-(needs zarr), written completely before it replaces anything.
+options, ``--structure``, ``--k`` and ``--edge-score`` included); its posterior is sampled with
+``model.run_mcmc(X, y, num_warmup=W, num_samples=D, num_chains=C, random_state=SEED)`` and compared
+with the exact conjugate posterior by :func:`bayesnb.compare_posteriors` against the closed-form means
+and sds (:func:`bayesnb.model.posterior_moments`: no Monte-Carlo error on the exact side); a model with
+a learned structure (``--structure``, or a saved one with ``--model``; TAN / k-DB, categorical or
+mixed) against the closed-form means and sds of every context's posterior (the layout of its
+``run_mcmc``). The DataTree goes to ``-o``: ``.nc`` (NetCDF 4, through h5netcdf or netCDF4) or
+``.zarr`` (needs zarr), written completely before it replaces anything.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from ..diagnostics import compare_posteriors
 from ..inference.nuts import show_progress
 from ..model import posterior_moments
 from .commands import _labels_like, _model_and_table, fit_table
+from .fitoptions import STRUCTURE_OPTIONS
 from .io import PROG, QUIET, UsageError, atomic_path, check_output
 
 __all__ = ["SHOWN", "cmd_mcmc", "comparison_text", "draws_summary", "exact_posterior"]
@@ -159,10 +160,12 @@ def _saved_model_data(args):
     """``--model``: the model file, DATA's feature columns and labels (None where missing, or no labels)."""
     for option, value in (("--family", bool(args.family)),
                           ("--numeric-family", args.numeric_family != "auto"), ("--alpha", args.alpha is not None),
-                          ("--columns", args.columns is not None), ("--drop-unlabelled", args.drop_unlabelled)):
+                          ("--columns", args.columns is not None), ("--drop-unlabelled", args.drop_unlabelled),
+                          *((f"--{p.replace('_', '-')}", getattr(args, p, None) is not None)
+                            for p in STRUCTURE_OPTIONS)):
         if value:
-            raise UsageError(f"{option} applies when mcmc fits the model; with --model the model file's priors "
-                             "and columns are used")
+            raise UsageError(f"{option} applies when mcmc fits the model; with --model the model file's priors, "
+                             "structure and columns are used")
     model, df, X = _model_and_table(args)
     target = args.target if args.target is not None else getattr(model, "target_name_", None)
     if args.target is not None and target not in df.columns:
@@ -208,8 +211,9 @@ def cmd_mcmc(args):
     table = compare_posteriors(exact_posterior(model), dt, verbose=False) if exact else draws_summary(dt)
     _write(dt, args.output, kind, engine)
     a = dt.attrs
-    what = f"{type(model).__name__}" + (f", {args.components} latent components per class" if args.components > 1
-                                        else "")
+    kind = getattr(model, "structure_kind_", "naive")
+    what = (f"{type(model).__name__}" + ("" if kind == "naive" else f" (structure {kind})")
+            + (f", {args.components} latent components per class" if args.components > 1 else ""))
     print(f"NUTS on {what} ({n} rows x {d} features): {args.chains} chain(s) x {args.draws} draws "
           f"after {args.warmup} warmup; "
           + (f"compile {a['compile_seconds']:.1f} s, sampling {a['sampling_seconds']:.1f} s" if "compile_seconds" in a

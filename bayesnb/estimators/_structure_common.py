@@ -340,9 +340,11 @@ class StructureCommonMixin:
         a model of this structure's :meth:`fit_latent_class` (or one draw of
         :meth:`latent_class_draws`, its parameters used as they are): each row's (class,
         component) state from the state weights (within its class when ``y`` is given), then
-        every feature after its parents in that state's context; with ``given`` (values), the
-        state from ``p(state | x_given)`` by the same conditional sampler. ``length``, and
-        ``latent`` with sets, ranges, ``forbid`` or ``return_probability``, need structure='naive'.
+        every feature after its parents in that state's context; with ``given`` (values, sets or
+        ranges) or ``forbid``, the state from ``p(state | condition)`` by the same message passing
+        on the model over the states (``return_probability``: ``p(condition)`` under that model's
+        posterior predictive, or under the draw's law for one MCMC draw). ``length`` needs
+        structure='naive'.
         """
         if self._structure_fitted() is None or _dask.is_dask(kwargs.get("given")):  # Dask: partition by partition
             return super().sample(n_samples, y=y, random_state=random_state,
@@ -355,13 +357,8 @@ class StructureCommonMixin:
             raise NotImplementedError(f"{self._who}.sample({', '.join(odd)}=...) needs structure='naive'.")
         rng = as_generator(random_state)
         if forbid is not None or return_probability or has_constraints(given) or isinstance(y, (set, frozenset)):
-            if latent is not None:
-                raise NotImplementedError(
-                    f"{self._who}.sample(latent=...) under structure {self.structure_kind_!r} takes y as labels and "
-                    "given as values only (no sets, ranges, forbid or return_probability); drop latent to "
-                    "draw those from the structure itself, or use structure='naive'.")
             return self._structure_constrained(n_samples, y, given, forbid, rng, parameter_uncertainty,
-                                               return_probability)
+                                               return_probability, latent)
         if given is not None:
             return self._structure_given(n_samples, y, given, rng, parameter_uncertainty, latent)
         return self._structure_rows(n_samples, y, rng, parameter_uncertainty, latent)

@@ -13,7 +13,9 @@
 - ``sample_prior_predictive``: rows in ancestral order with every context's parameters drawn
   from its prior;
 - ``sample(given=)`` (through :meth:`_structure_given`): the class and the other cells drawn
-  exactly from ``p(y, x_rest | x_given)`` (:func:`bayesnb.structure.impute.draw_rows`);
+  exactly from ``p(y, x_rest | x_given)`` (:func:`bayesnb.structure.impute.draw_rows`); sets,
+  ranges, ``forbid`` and ``return_probability`` through :meth:`_structure_constrained`
+  (:mod:`bayesnb.structure.constrained`), with ``latent`` too (the model over its states);
 - ``partial_fit``: the structure learned at the first call (or by ``fit``) stays fixed and
   each batch adds every node's statistics over its contexts (the families' ``merge``).
 
@@ -213,34 +215,34 @@ class StructureUsesMixin:
         columns = write_given(self._node_columns(drawn), values)
         return self._node_table(columns, n, decoded=True), post.classes[group[zz]]
 
-    def _structure_constrained(self, n_samples, y, given, forbid, rng, parameter_uncertainty, return_probability):
+    def _structure_constrained(self, n_samples, y, given, forbid, rng, parameter_uncertainty, return_probability,
+                               latent=None):
         """``sample(given=, forbid=)`` with sets, ranges or forbidden combinations under the fitted structure:
-        ``(X, y)`` (and ``p``) drawn exactly by :func:`bayesnb.structure.constrained.draw_constrained`."""
-        post, who, model = self.posterior_, self._who, self._mixed
+        ``(X, y)`` (and ``p``) drawn exactly by :func:`bayesnb.structure.constrained.draw_constrained`. With
+        ``latent``, the same message passing on the model over its (class, component) states: each row's
+        state from ``p(state | condition)`` (among its class's, or a set ``y``'s, states)."""
+        post, who = self.posterior_, self._who
+        model, states, group, pu = self._sampling_model(latent, parameter_uncertainty)
         y, classes = class_set(post.classes, y, who)
+        allowed = None if classes is None else classes[group]  # the states of a set y's classes
         req = parse_conditions(self, n_samples, y, given, forbid, value_tables=False)
         node_of = {int(c): j for j, c in enumerate(self._node_positions())}
         pieces = [{node_of[c]: cons for c, cons in p.items()} for p in req.pieces]
-        r = rng if parameter_uncertainty else None
+        r = rng if pu else None
         point = model._replace(predictive="mean") if r is None else _mi.drawn_model(model, r)
-        if req.one is not None:  # one condition for every row: its messages once, then req.n draws
-            logw = _class_weights(class_log_weights(post, r), None if req.z is None else req.z[:1], 1, classes)
-            zz, drawn, _ = _sc.draw_constrained(point, _mx.node_data(model.nodes, req.encoded), logw, pieces, rng,
-                                                who, n=req.n)
-        else:
-            logw = _class_weights(class_log_weights(post, r), req.z, req.n, classes)
-            zz, drawn, _ = _sc.draw_constrained(point, _mx.node_data(model.nodes, req.encoded), logw, pieces, rng,
-                                                who)
+        data = _mx.node_data(model.nodes, req.encoded)
+        one = req.one is not None  # one condition for every row: its messages once, then req.n draws
+        z = None if req.z is None else req.z[:1] if one else req.z
+        logw = _class_weights(class_log_weights(states, r), z, 1 if one else req.n, allowed, group)
+        zz, drawn, _ = _sc.draw_constrained(point, data, logw, pieces, rng, who, n=req.n if one else None)
         columns = write_given(self._node_columns(drawn), req.values)
-        out = (self._node_table(columns, req.n, decoded=True), post.classes[zz])
+        out = (self._node_table(columns, req.n, decoded=True), post.classes[group[zz]])
         if not return_probability:
             return out
-        one = req.one is not None
-        z = None if req.z is None else req.z[:1] if one else req.z
-        logw = _class_weights(post.class_log_prior, z, 1 if one else req.n, classes)
-        logp = _sc.log_probability(model._replace(predictive="marginal"), _mx.node_data(model.nodes, req.encoded),
-                                   logw, pieces, who)
-        if z is not None or classes is not None:
+        logw = _class_weights(states.class_log_prior, z, 1 if one else req.n, allowed, group)
+        law = "mean" if latent is not None and latent.point else "marginal"  # one MCMC draw: its own law
+        logp = _sc.log_probability(model._replace(predictive=law), data, logw, pieces, who)
+        if z is not None or allowed is not None:
             logp = logp - logsumexp(logw, axis=1)
         return (*out, finish_probability(logp, req, who))
 
@@ -308,10 +310,12 @@ class StructureUsesMixin:
         return self
 
 
-def _class_weights(log_w, z, n, classes=None):
-    """``log p(y=k)`` per row (n, K), ``-inf`` off each row's class ``z`` when given, and off ``classes``
-    (bool (K,), a set ``y``'s classes) when given."""
+def _class_weights(log_w, z, n, allowed=None, group=None):
+    """``log p(state=s)`` per row (n, S), ``-inf`` off the states of each row's class ``z`` when given, and
+    off ``allowed`` (bool (S,), a set ``y``'s states) when given; ``group`` the class of each state
+    (None: the states are the classes)."""
     logw = np.broadcast_to(log_w, (n, log_w.shape[0]))
-    if classes is not None:
-        logw = np.where(classes[None, :], logw, -np.inf)
-    return logw if z is None else np.where(np.arange(log_w.shape[0])[None, :] == np.asarray(z)[:, None], logw, -np.inf)
+    if allowed is not None:
+        logw = np.where(allowed[None, :], logw, -np.inf)
+    cls = np.arange(log_w.shape[0]) if group is None else np.asarray(group)
+    return logw if z is None else np.where(cls[None, :] == np.asarray(z)[:, None], logw, -np.inf)
