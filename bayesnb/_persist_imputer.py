@@ -141,6 +141,9 @@ def _mvn_from_file(model, node, dec):
 
 
 def _member_from_file(cfg, node, dec):
+    inner = node["model"].get("fitted") if isinstance(node.get("model"), dict) else None
+    if isinstance(inner, dict) and inner.get("imputer") is not None:  # no imputer nested in an imputer
+        _fail(f"the {cfg} configuration's model must not hold an imputer")
     model = decode_estimator(node["model"], dec)
     if not isinstance(model, NaiveBayes):
         _fail(f"the {cfg} configuration's model must be a NaiveBayes; the file holds {type(model).__name__}")

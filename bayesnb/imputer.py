@@ -31,6 +31,7 @@ from ._impute_configs import (
     project_fills,
     reading_model,
 )
+from ._fit_imputer import register_imputer
 from ._persist_imputer import imputer_from_file, imputer_to_file
 from ._progress import progress
 from ._utils import as_generator, is_numeric_column
@@ -371,3 +372,4 @@ class Imputer(TransformerMixin, BaseEstimator):
 
 
 register_composite(Imputer, imputer_to_file, imputer_from_file)
+register_imputer(Imputer)  # NaiveBayes.fit(X, y, impute=...) fits one

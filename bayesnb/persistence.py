@@ -201,6 +201,9 @@ def encode_estimator(model, enc):
         # state set after fit (outlier threshold), by semi-supervised EM, or the training frame's dtypes
         "extra": {a: enc(_to_file(a, getattr(model, a)), a) for a in _EXTRA_FITTED if hasattr(model, a)},
     }
+    imputer = getattr(model, "imputer_", None)  # fit(X, y, impute=...): the Imputer's own file layout
+    if imputer is not None:
+        fitted["imputer"] = _COMPOSITES[type(imputer).__name__][1](imputer, enc)
     return {"estimator": type(model).__name__, "params": enc(_params_to_file(model.get_params(deep=False)), "params"),
             "summary": _summary(model), "fitted": fitted}
 
@@ -407,7 +410,21 @@ def decode_estimator(node, dec):
     restore = getattr(model, "_restore_fitted", None)  # state rebuilt from the extras (a structure's tables)
     if restore is not None:
         restore()
+    if fitted.get("imputer") is not None:
+        _set(model, "imputer_", _imputer_from_file(model, fitted["imputer"], dec))
     return model
+
+
+def _imputer_from_file(model, node, dec):
+    """The ``imputer_`` of a model fitted with ``fit(X, y, impute=...)``, read as an Imputer's file and checked."""
+    composite = _COMPOSITES.get("Imputer")
+    if composite is None or not isinstance(node, dict) or node.get("estimator") != "Imputer":
+        raise ModelFileError("the model's imputer must be an Imputer")
+    imp = composite[2](composite[0], node, dec)
+    names = getattr(model, "feature_names_in_", None)
+    if names is None or [str(c) for c in imp.columns_] != [str(c) for c in names]:
+        raise ModelFileError("the model's imputer must have the model's feature columns")
+    return imp
 
 
 class PersistenceMixin:

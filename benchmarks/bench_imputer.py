@@ -17,10 +17,26 @@ Tables: penguins (bundled, without ``year``; species the label), house votes (bu
 label) and, with ``--adult DIR``, the census table (a random ``--adult-rows`` subsample of UCI
 Adult's ``adult.data``, seed 0, as ``bench_impute.py`` draws it; income the label; :mod:`_census`).
 
+``--mode fitted`` (issue 27's bar, "a fitted model's default impute equals impute_table quality"):
+per table and seed, the same 30% MCAR mask, then
+
+- ``NaiveBayes.impute`` (plain fit): ``NaiveBayes().fit(Xm, y).impute(Xm)``, a model fitted without
+  imputation in mind, as before;
+- ``fit(impute=) .impute``: ``NaiveBayes().fit(Xm, y, impute=Imputer(random_state=seed)).impute(Xm)``,
+  a model fitted for imputation (``bayesnb fit --for-imputation``), its default ``impute``;
+- ``impute_table``: ``impute_table(Xm, y, random_state=seed).table``;
+
+and prints, per run, whether the fitted model's table equals impute_table's cell for cell, and the
+largest gap between the two in categorical accuracy and in NRMSE (the bar: within 0.01). Tables there
+also: ``diabetes`` (scikit-learn's, 10 numeric; target cut at its tertiles) and ``breast_cancer``
+(scikit-learn's, 30 numeric; diagnosis), as ``bench_impute.py`` loads them.
+
 Run::
 
     python benchmarks/bench_imputer.py                    # penguins and house votes, seeds 0-2
     python benchmarks/bench_imputer.py --adult DIR --adult-rows 5000 --seeds 1 --tables adult
+    python benchmarks/bench_imputer.py --mode fitted --tables penguins,house_votes,diabetes,breast_cancer
+    python benchmarks/bench_imputer.py --mode fitted --adult DIR --tables adult --seeds 1
 """
 
 from __future__ import annotations
@@ -32,6 +48,7 @@ import time
 import warnings
 
 import numpy as np
+from sklearn.datasets import load_breast_cancer, load_diabetes
 
 from _census import NUMERIC, TARGET, load_adult_train
 from _tables import penguins_xy
@@ -48,6 +65,12 @@ def tables(names, adult=None, adult_rows=5000):
     if "house_votes" in names:
         hv = load_house_votes()
         out["house_votes"] = hv.drop(columns="party"), hv["party"].to_numpy(dtype=object)
+    if "diabetes" in names:
+        d = load_diabetes(as_frame=True)
+        out["diabetes"] = d.data, np.digitize(d.target, np.quantile(d.target, [1 / 3, 2 / 3]))
+    if "breast_cancer" in names:
+        b = load_breast_cancer(as_frame=True)
+        out["breast_cancer"] = b.data, b.target.to_numpy()
     if "adult" in names and adult is not None:  # bench_impute.py's subsample: seed 0, sorted rows
         train = load_adult_train(adult)
         rows = np.random.default_rng(0).choice(len(train), size=min(adult_rows, len(train)), replace=False)
@@ -95,10 +118,34 @@ def run(X, y, seed, folder):
     return res, checks
 
 
+def run_fitted(X, y, seed, folder=None):
+    """``--mode fitted``: scores and seconds of the plain model, the model fitted for imputation and
+    impute_table, and the checks (equal tables, the gaps between the last two)."""
+    M = np.random.default_rng(seed).random(X.shape) < 0.3
+    Xm = X.mask(M)
+    res, tabs = {}, {}
+    for name, make in (("NaiveBayes.impute (plain fit)", lambda: NaiveBayes().fit(Xm, y).impute(Xm)),
+                       ("fit(impute=) .impute", lambda: NaiveBayes().fit(
+                           Xm, y, impute=Imputer(random_state=seed)).impute(Xm)),
+                       ("impute_table", lambda: impute_table(Xm, y, random_state=seed).table)):
+        t0 = time.perf_counter()
+        tabs[name] = make()
+        res[name] = (*score(X, tabs[name], M), time.perf_counter() - t0)
+    a, b = res["fit(impute=) .impute"], res["impute_table"]
+    checks = {"fitted model's table equals impute_table's": tabs["fit(impute=) .impute"].equals(tabs["impute_table"]),
+              "accuracy gap": abs(a[0] - b[0]) if np.isfinite(a[0]) else 0.0,
+              "NRMSE gap": abs(a[1] - b[1]) if np.isfinite(a[1]) else 0.0}
+    return res, checks
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=3, help="seeds 0..N-1 (default 3)")
-    ap.add_argument("--tables", default="penguins,house_votes", help="comma-separated: penguins, house_votes, adult")
+    ap.add_argument("--tables", default="penguins,house_votes",
+                    help="comma-separated: penguins, house_votes, diabetes, breast_cancer, adult")
+    ap.add_argument("--mode", choices=["imputer", "fitted"], default="imputer",
+                    help="imputer: the Imputer against a plain model (default); fitted: a model fitted with "
+                         "fit(impute=) against impute_table")
     ap.add_argument("--adult", default=None, metavar="DIR", help="folder with UCI's adult.data")
     ap.add_argument("--adult-rows", type=int, default=5000, help="rows of the census train split (default 5000)")
     args = ap.parse_args(argv)
@@ -107,20 +154,21 @@ def main(argv=None):
     for name, (X, y) in tables(args.tables.split(","), args.adult, args.adult_rows).items():
         rows, checks = {}, {}
         for seed in range(args.seeds):
-            res, chk = run(X, y, seed, folder)
+            res, chk = (run if args.mode == "imputer" else run_fitted)(X, y, seed, folder)
             for k, v in res.items():
                 rows.setdefault(k, []).append(v)
             for k, v in chk.items():
                 checks.setdefault(k, []).append(v)
         print(f"\n{name} ({X.shape[0]} rows x {X.shape[1]} columns), 30% MCAR, seeds 0-{args.seeds - 1}")
-        print(f"  {'method':<22} {'cat. accuracy':>15} {'numeric NRMSE':>15} {'seconds':>8}")
+        print(f"  {'method':<30} {'cat. accuracy':>15} {'numeric NRMSE':>15} {'seconds':>8}")
         for k, v in rows.items():
             a = np.asarray(v)
             cells = [f"{np.mean(a[:, i]):.3f} ± {np.std(a[:, i]):.3f}" if np.isfinite(a[:, i]).all() else "-"
                      for i in (0, 1)]
-            print(f"  {k:<22} {cells[0]:>15} {cells[1]:>15} {np.mean(a[:, 2]):8.2f}")
+            print(f"  {k:<30} {cells[0]:>15} {cells[1]:>15} {np.mean(a[:, 2]):8.2f}")
         for k, v in checks.items():
-            print(f"  {k}: {sum(v)} of {len(v)} runs")
+            print(f"  {k}: " + (f"{sum(v)} of {len(v)} runs" if isinstance(v[0], bool | np.bool_) else
+                                f"largest {max(v):.4f} over {len(v)} runs"))
 
 
 if __name__ == "__main__":

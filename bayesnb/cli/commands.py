@@ -16,10 +16,11 @@ from .._utils import one_class_on_purpose, shown_list
 from .chunks import fit_chunks
 from .demo import run_demo
 from .families import FAMILIES, column_families, make_estimator
-from .fitoptions import with_structure
+from .fitoptions import imputation_options, with_structure
 from .io import QUIET, UsageError, atomic_path, check_output, read_table, write_table
 from .labels import labelled_rows, record_target_index, warn_one_class
 from .model import features_of, key_of, load_model, read_for_model, unseen_warning
+from .tableimpute import choices_note
 
 __all__ = ["DRAW_COLUMNS", "FAMILIES", "cmd_demo", "cmd_fit", "cmd_predict", "cmd_score", "fit_table", "make_estimator", "score_model",
            "split_target"]
@@ -115,6 +116,7 @@ def fit_table(args):
         return with_structure(model, args), scores
 
     if getattr(args, "chunksize", None) is not None:
+        imputation_options(None, args)  # --for-imputation refused with --chunksize
         return fit_chunks(args, alpha, make, lambda df, where: split_target(df, args, where, report=False),
                           family, per_column)
     df = read_table(args.data, args.na_values, numeric=args.numeric, categorical=args.categorical)
@@ -124,10 +126,11 @@ def fit_table(args):
     model, scores = make(X[known], y[known]) if not known.all() else make(X, y)
     t0 = time.perf_counter()
     if getattr(args, "semi_supervised", False):
+        imputation_options(model, args)  # --for-imputation refused with --semi-supervised
         model.fit_semi_supervised(X, y.to_numpy(dtype=object) if y.isna().any() else y)
     else:
         with one_class_on_purpose():  # warned above, naming the file and the column
-            model.fit(X, y)
+            model.fit(X, y, **imputation_options(model, args))  # --for-imputation: its imputer too
     if scores is not None:  # the families that auto chose beside the named ones
         model.family_scores_ = scores
     record_target_index(model, df.columns, args.target)
@@ -166,6 +169,8 @@ def _fit_summary(args, model, X, y, n, d, dt):
         n_known = f" (the {int(known.sum())} labelled rows)" if not known.all() else ""
         print(f"  training accuracy{n_known}: {model.score(X[known], y[known]):.3f}")
     print(f"  log evidence log p(X, y): {ev:.2f}" if ev is not None else "  log evidence: undefined (improper prior)")
+    if getattr(model, "imputer_", None) is not None:  # --for-imputation
+        print(f"  imputer: chose {choices_note(model.imputer_) or 'nothing (no column had a hidden cell)'}")
     print(f"saved model to {args.output}")
 
 

@@ -10,7 +10,10 @@ one random generator seeded by ``--seed`` for both, the output equals
 Several imputations are written as one long table: a first column ``.imputation``
 (1..M), then DATA's columns, M blocks of rows.
 
-MODEL may also hold an :class:`~bayesnb.Imputer` (``bayesnb fit-imputer``, ``Imputer.save``): then
+A model from ``bayesnb fit --for-imputation`` (``fit(X, y, impute=Imputer(...))``) holds the imputer
+:func:`~bayesnb.impute_table` fits: with ``--strategy auto`` or ``draw`` and no ``--latent``, the model's
+``impute`` fills with it, so the output equals ``model.imputer_.impute(X, y, ...)`` (the label column is
+used when it was fitted with ``--label-given``). MODEL may also hold an :class:`~bayesnb.Imputer` (``bayesnb fit-imputer``, ``Imputer.save``): then
 each column is filled by the configuration the imputer chose for it and the output equals
 ``imputer.impute(X, y, strategy=..., n_imputations=M, random_state=seed)`` (``--strategy auto`` or
 ``draw``; ``--latent`` does not apply; the label column, ``--target`` or the imputer's, is used
@@ -100,8 +103,11 @@ def cmd_impute(args):
     y, label = _labels(model, df, args, getattr(imputer, "target_name_", None))
     rng = as_generator(args.seed)
     fit, notes = None, []
+    own = getattr(model, "imputer_", None)  # a model from `bayesnb fit --for-imputation`
+    answers = own is not None and latent in (None, 1) and args.strategy in ("auto", "draw")
+    filler = imputer if imputer is not None else own if answers else None  # an Imputer fills, not the model
+    unused = label is not None and filler is not None and not filler.label_given
     if label is not None:
-        unused = imputer is not None and not imputer.label_given
         notes.append(f"labels from column {label!r} ({sum(v is not None for v in y)} of {len(y)} rows labelled"
                      + ("; not used: the imputer was fitted without --label-given)" if unused else ")"))
     if latent is not None and latent != 1:
@@ -114,7 +120,13 @@ def cmd_impute(args):
                      + (" (chosen by held-out likelihood)" if latent == "auto" else ""))
     before = int(X.isna().sum().sum())
     if imputer is None:
-        filled = model.impute(X, strategy=args.strategy, n_imputations=m, random_state=rng, y=y, latent=fit)
+        names = own.columns_ if answers else X.columns  # the imputer's training columns (DATA's are text)
+        filled = model.impute(X.set_axis(names, axis=1), strategy=args.strategy, n_imputations=m, random_state=rng,
+                              y=None if unused else y, latent=fit)
+        filled = [f.set_axis(X.columns, axis=1) for f in filled] if m > 1 else filled.set_axis(X.columns, axis=1)
+        notes.append("the model's imputer's choices: " + (choices_note(own) or "none") if answers else
+                     "imputed with the model itself" + ("" if fit is not None or own is not None else
+                                                        " (bayesnb fit --for-imputation: a model chosen per column)"))
     else:
         got = imputer.impute(X.set_axis(imputer.columns_, axis=1), y, strategy=args.strategy, n_imputations=m,
                              random_state=rng)  # the training columns' names (DATA's are text)

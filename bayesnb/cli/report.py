@@ -17,6 +17,7 @@ import numpy as np
 
 from ..persistence import _read
 from .model import key_of, load_model
+from .tableimpute import choices_note
 
 __all__ = ["cmd_info", "model_report"]
 
@@ -129,6 +130,9 @@ def model_report(model, max_columns=8, top=3, random_state=0):
         edges = [f"{c} <- {', '.join(pa)}" for c, pa in model.structure_.items() if pa]
         lines.append(f"structure: {kind} ({'; '.join(edges[:max_columns])}{' ...' if len(edges) > max_columns else ''});"
                      " the blocks below are each feature's p(x_j | y), not the per-context tables")
+    imputer = getattr(model, "imputer_", None)
+    if imputer is not None:  # fit --for-imputation: what impute fills with
+        lines.append(f"imputer (fitted for imputation; impute fills with it): {choices_note(imputer) or 'no choice'}")
     for b in post.blocks:
         lines.append("")
         lines += _block_lines(b, model.classes_, rng, max_columns, top)
@@ -144,6 +148,8 @@ def cmd_info(args):
         summary.update({"estimator": meta["estimator"], "target": getattr(model, "target_name_", None),
                         "class_count": [float(n) for n in model.class_count_],
                         "log_evidence": model.log_evidence_})
+        if getattr(model, "imputer_", None) is not None:  # fit --for-imputation: column -> configuration
+            summary["imputer_chosen"] = {str(c): cfg for c, cfg in model.imputer_.chosen_.items()}
         print(json.dumps(summary, indent=2))
         return 0
     print(f"{args.model}: {meta['estimator']} (format {meta['format']} v{meta['format_version']}, "

@@ -12,6 +12,7 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import StrOptions
 
 from .. import _dask
+from .._fit_imputer import imputer_for
 from .._utils import FirstBatchFamilyWarning, is_frame
 from ..families import Categorical
 from ..families._base import Family
@@ -104,6 +105,9 @@ class NaiveBayes(StructureMixin, BaseNB):
         observed, the same cells for every candidate; ``log p(X, y)`` when no cell is missing),
         ``n_cells`` (how many cells that is), ``cv_log_loss`` and ``cv_diff_se``
         (the cross-validation check of ``auto_cv``), ``chosen``.
+    imputer_ : Imputer
+        Only after ``fit(X, y, impute=...)``: the fitted :class:`~bayesnb.Imputer` (a configuration per
+        column, chosen on hidden cells of the training table) that :meth:`impute` fills with by default.
     classes_, class_count_, class_log_prior_, log_evidence_, posterior_,
     n_features_in_, feature_names_in_
         As in :class:`BaseNB`.
@@ -127,6 +131,34 @@ class NaiveBayes(StructureMixin, BaseNB):
         self.edge_score = edge_score
         super().__init__(fit_prior=fit_prior, class_prior=class_prior, class_alpha=class_alpha, predictive=predictive,
                          privacy=privacy)
+
+    def fit(self, X, y, sample_weight=None, *, impute=False):
+        """Fit the posterior (and the structure) to labelled data; with ``impute=``, also the table's imputer.
+
+        Parameters
+        ----------
+        X, y, sample_weight
+            As in :meth:`bayesnb.estimators._base.BaseNB.fit`.
+        impute : bool or Imputer, default=False
+            Fit the model for imputation: ``True`` (``Imputer()``'s options) or an unfitted
+            :class:`~bayesnb.Imputer` (its options: ``random_state``, ``configurations``,
+            ``label_given``, ...; its ``estimator`` left None) also fits, on ``X`` and ``y``, the
+            imputer :func:`~bayesnb.impute_table` fits, with this estimator's parameters as the template
+            of every configuration, and keeps it as ``imputer_`` (saved with the model). Then
+            :meth:`impute` (``strategy="auto"`` or ``"draw"``) fills with it, so
+            ``NaiveBayes().fit(X, y, impute=Imputer(random_state=0)).impute(X)`` is
+            ``impute_table(X, y, random_state=0).table`` (:mod:`bayesnb._fit_imputer`). Needs ``X`` as
+            a DataFrame and no ``sample_weight``; costs the imputer's search (seconds to minutes).
+
+        Returns
+        -------
+        self : object
+        """
+        imputer = imputer_for(self, impute, X, sample_weight)  # checked before anything is fitted
+        super().fit(X, y, sample_weight)
+        if imputer is not None:
+            self.imputer_ = imputer.fit(X, y)
+        return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a batch of labelled data to the posterior (counts accumulate).
@@ -159,6 +191,10 @@ class NaiveBayes(StructureMixin, BaseNB):
         """
         if not hasattr(self, "posterior_") and isinstance(self.features, str) and self.features == "auto":
             self._warn_first_batch_families(X)
+        if self.__dict__.pop("imputer_", None) is not None:  # fitted on the rows before this batch
+            warnings.warn(f"{self._who}.partial_fit: the imputer fitted by fit(..., impute=) is dropped (it saw only "
+                          "the earlier rows); impute now uses the model itself. Refit with impute= to keep one.",
+                          UserWarning, stacklevel=2)
         return super().partial_fit(X, y, classes, sample_weight)
 
     def _warn_first_batch_families(self, X):

@@ -14,6 +14,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _dask
+from .._fit_imputer import impute_with_imputer, uses_imputer
 from .._utils import as_generator, check_memory, is_frame
 from ..inference import em
 from ..inference.em import allowed_states
@@ -202,14 +203,17 @@ class GenerativeMixin(SemiSupervisedMixin):
                y=None, n_components=1, latent=None):
         """Fill missing cells from ``p(x_miss | x_obs) = sum_y p(y | x_obs) p(x_miss | y)``.
 
-        This imputes with *this fitted model*. To impute a table by default, use
-        :class:`bayesnb.Imputer` (``bayesnb fit-imputer`` / ``impute-table`` in the shell): it
-        chooses per column among naive Bayes, the latent-class model, TAN and a multivariate
-        normal by how well each imputes hidden observed cells, keeps the chosen models fitted (to
-        impute new rows, save, draw multiple imputations), and is the best imputer measured
-        (docs/benchmarks.md). This method is for imputing with a given model (fitted on other
-        rows, loaded from a file), multiple imputation (``strategy="draw"``, ``n_imputations``),
-        and a latent-class or MCMC fit (``latent=``). Observed cells are never changed. A categorical feature missing in every training
+        A model fitted for imputation (``NaiveBayes().fit(X, y, impute=True)``, ``bayesnb fit
+        --for-imputation``) fills with the imputer it fitted (``imputer_``, the one
+        :func:`bayesnb.impute_table` fits: per column the configuration among naive Bayes, the
+        latent-class model, TAN and a multivariate normal that imputes hidden observed cells best)
+        whenever ``strategy`` is ``"auto"`` or ``"draw"`` and none of ``latent``, ``n_components`` and
+        ``parameter_uncertainty=False`` is asked for: then this method returns
+        ``imputer_.impute(X, y, strategy=..., n_imputations=..., random_state=...)`` (``y`` used only
+        when the imputer was fitted with ``label_given=True``; otherwise a warning says it is not).
+        Any other model imputes with *this fitted model* (the weaker imputer on a table with
+        dependent columns): use it to impute with a given model (fitted on other rows, loaded from
+        a file) or a latent-class or MCMC fit (``latent=``). Observed cells are never changed. A categorical feature missing in every training
         row has its prior as posterior: over its declared categories (``categories=``,
         ``min_categories``) when there are some; with none it has nothing to draw from and
         its cells stay missing (None), with an :class:`~bayesnb.AllMissingWarning`. A row
@@ -255,6 +259,8 @@ class GenerativeMixin(SemiSupervisedMixin):
         X_imputed : same type as X, or a list of ``n_imputations`` of them
         """
         m = check_impute_options(strategy, n_imputations, self._who)
+        if uses_imputer(self, strategy, n_components, latent, parameter_uncertainty):  # fit(..., impute=)
+            return impute_with_imputer(self, X, y, strategy, m, random_state)
         if _dask.is_dask(X):  # lazy, partition by partition (one completed table: no size guard needed)
             check_dask_impute(strategy, y, latent, n_components, self._who)
             check_is_fitted(self, "posterior_")

@@ -1,0 +1,101 @@
+"""A :class:`~bayesnb.NaiveBayes` fitted for imputation: ``fit(X, y, impute=...)`` and the ``impute`` it answers.
+
+One imputer (issue 27): ``NaiveBayes(...).fit(X, y, impute=True)`` fits the classifier as ``fit`` does
+and, on the same table, the :class:`~bayesnb.Imputer` of :func:`~bayesnb.impute_table` (a
+configuration per column chosen on hidden observed cells: naive Bayes, latent-class mixture, TAN,
+multivariate normal), with this estimator's parameters as the template of every configuration. The
+fitted imputer is the model's ``imputer_``; the model's own :meth:`impute` then fills with it by
+default, so ``model.impute(X)`` is ``impute_table(X, y, random_state=seed).table`` (the same code:
+``Imputer.fit`` then ``Imputer.impute``), the model file keeps it, and ``bayesnb impute MODEL DATA``
+uses it. What the model is asked explicitly (``strategy="mode"``/``"mean"``, ``latent=``,
+``n_components``, ``parameter_uncertainty=False``) it answers with its own posterior, as any fitted
+model does.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+
+from . import _dask
+
+__all__ = ["imputer_for", "impute_with_imputer", "register_imputer", "uses_imputer"]
+
+#: the Imputer class, registered by :mod:`bayesnb.imputer` (which imports the estimators that import this module)
+_IMPUTER: list = []
+
+
+def register_imputer(cls):
+    """Make ``cls`` (:class:`~bayesnb.Imputer`) the imputer that ``fit(X, y, impute=...)`` fits.
+
+    Parameters
+    ----------
+    cls : type
+    """
+    _IMPUTER[:] = [cls]
+
+
+def imputer_for(model, impute, X, sample_weight):
+    """The unfitted :class:`~bayesnb.Imputer` that ``fit(X, y, impute=impute)`` fits, or None (checked first).
+
+    Parameters
+    ----------
+    model : NaiveBayes
+        The estimator being fitted (its parameters are the template of every configuration).
+    impute : bool or Imputer
+        ``False``: none; ``True``: ``Imputer()``; an unfitted ``Imputer``: its options (a copy of it
+        is fitted; its ``estimator`` must be left None: the template is ``model``).
+    X : the training table
+    sample_weight : array-like or None
+
+    Returns
+    -------
+    Imputer or None
+    """
+    Imputer = _IMPUTER[0]  # noqa: N806 - the class, registered by bayesnb.imputer
+    who = f"{type(model).__name__}.fit"
+    if impute is False or impute is None:
+        return None
+    if impute is True:
+        imp = Imputer()
+    elif isinstance(impute, Imputer):
+        if impute.estimator is not None:
+            raise ValueError(f"{who}: impute=Imputer(estimator=...) is not taken: the template of every "
+                             "configuration is the estimator being fitted; leave the Imputer's estimator None.")
+        imp = clone(impute)
+    else:
+        raise TypeError(f"{who}: impute must be False, True or an unfitted bayesnb.Imputer (its options); "
+                        f"received {type(impute).__name__}.")
+    if _dask.is_dask(X) or not isinstance(X, pd.DataFrame):
+        raise TypeError(f"{who}: impute= needs X as a pandas DataFrame (one column per feature; the imputer "
+                        f"chooses a model per column); received {type(X).__name__}.")
+    if sample_weight is not None:
+        raise ValueError(f"{who}: impute= does not take sample_weight (the imputer's selection counts rows); "
+                         "fit without weights, or without impute=.")
+    return imp.set_params(estimator=clone(model))
+
+
+def uses_imputer(model, strategy, n_components, latent, parameter_uncertainty):
+    """Whether ``model.impute(...)`` with these arguments is answered by ``model.imputer_``.
+
+    The imputer answers the default point fill (``strategy="auto"``) and multiple imputation
+    (``"draw"`` with parameter draws); an explicit model choice is the model's own.
+    """
+    return (getattr(model, "imputer_", None) is not None and isinstance(strategy, str)
+            and strategy in ("auto", "draw") and latent is None and parameter_uncertainty is True
+            and isinstance(n_components, int | np.integer) and not isinstance(n_components, bool)
+            and n_components == 1)
+
+
+def impute_with_imputer(model, X, y, strategy, n_imputations, random_state):
+    """``model.imputer_.impute(X, y, ...)``, warning when ``y`` is given to an imputer that does not use it."""
+    imp = model.imputer_
+    if y is not None and not imp.label_given:
+        warnings.warn(f"{type(model).__name__}.impute: y is not used: the model's imputer was fitted without "
+                      "label_given (fit(X, y, impute=Imputer(label_given=True)) conditions each row's "
+                      "imputation on its label).", UserWarning, stacklevel=3)
+        y = None
+    return imp.impute(X, y, strategy=strategy, n_imputations=n_imputations, random_state=random_state)

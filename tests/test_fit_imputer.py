@@ -1,0 +1,222 @@
+"""One imputer (issue 27): ``NaiveBayes().fit(X, y, impute=...)`` keeps impute_table's Imputer as ``imputer_``,
+its default ``impute`` is impute_table's imputation, the model file keeps it, and the CLI
+(``bayesnb fit --for-imputation``, then ``bayesnb impute``) equals the API."""
+
+from __future__ import annotations
+
+import copy
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayesnb
+from bayesnb import Imputer, NaiveBayes, impute_table
+from bayesnb.cli import main
+from bayesnb.cli.io import read_table, write_table
+from bayesnb.datasets import load_penguins
+from bayesnb.persistence import ModelFileError
+
+CONFIGS = ("naive", "tan", "mvn")  # the fast ones: the latent-class search takes seconds
+
+
+@pytest.fixture(scope="module")
+def penguins():
+    df = load_penguins()
+    X = df.drop(columns=["species", "year"])
+    for c in X.columns:
+        if str(X[c].dtype) == "Int64":
+            X[c] = X[c].astype(float)
+    Xm = X.mask(np.random.default_rng(0).random(X.shape) < 0.3)
+    return Xm, df["species"].to_numpy(dtype=object)
+
+
+@pytest.fixture(scope="module")
+def fitted(penguins):
+    Xm, y = penguins
+    return NaiveBayes().fit(Xm, y, impute=Imputer(configurations=CONFIGS, random_state=3))
+
+
+def test_default_impute_equals_impute_table_with_every_configuration(penguins):
+    Xm, y = penguins
+    Xs, ys = Xm.iloc[:160], y[:160]  # every configuration, the latent-class search included
+    model = NaiveBayes().fit(Xs, ys, impute=Imputer(random_state=7))
+    res = impute_table(Xs, ys, random_state=7)
+    filled = model.impute(Xs)
+    assert filled.equals(res.table) and filled.notna().all().all()
+    assert model.imputer_.chosen_ == res.chosen and model.imputer_.n_components_ == res.n_components
+
+
+def test_default_impute_is_the_imputers_not_the_plain_models(penguins, fitted):
+    Xm, y = penguins
+    assert fitted.impute(Xm).equals(impute_table(Xm, y, configurations=CONFIGS, random_state=3).table)
+    plain = NaiveBayes().fit(Xm, y)
+    assert not fitted.impute(Xm).equals(plain.impute(Xm))  # the search chose something else for some column
+    assert set(fitted.imputer_.chosen_.values()) - {"naive"}
+    # the classifier is the plain fit: fitting for imputation changes no prediction
+    np.testing.assert_array_equal(fitted.predict_proba(Xm), plain.predict_proba(Xm))
+
+
+def test_draws_are_the_imputers_and_explicit_choices_the_models_own(penguins, fitted):
+    Xm, y = penguins
+    got = fitted.impute(Xm, strategy="draw", n_imputations=2, random_state=1)
+    want = fitted.imputer_.impute(Xm, strategy="draw", n_imputations=2, random_state=1)
+    assert all(a.equals(b) for a, b in zip(got, want, strict=True))
+    plain = NaiveBayes().fit(Xm, y)
+    assert fitted.impute(Xm, strategy="mode").equals(plain.impute(Xm, strategy="mode"))
+    a = fitted.impute(Xm, strategy="draw", parameter_uncertainty=False, random_state=2)
+    assert a.equals(plain.impute(Xm, strategy="draw", parameter_uncertainty=False, random_state=2))
+    latent = plain.fit_latent_class(Xm, y, n_components=2, random_state=0)
+    assert fitted.impute(Xm, latent=latent).equals(plain.impute(Xm, latent=latent))
+
+
+def test_labels_are_used_only_by_an_imputer_fitted_with_label_given(penguins, fitted):
+    Xm, y = penguins
+    with pytest.warns(UserWarning, match="y is not used"):
+        got = fitted.impute(Xm, y=y)
+    assert got.equals(fitted.impute(Xm))
+    model = NaiveBayes().fit(Xm, y, impute=Imputer(configurations=CONFIGS, label_given=True, random_state=3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = model.impute(Xm, y=y)
+    assert got.equals(impute_table(Xm, y, configurations=CONFIGS, label_given=True, random_state=3).table)
+
+
+def test_the_model_file_keeps_the_imputer(penguins, fitted, tmp_path):
+    Xm, _ = penguins
+    fitted.save(tmp_path / "m.bnb")
+    back = bayesnb.load(tmp_path / "m.bnb")
+    assert back.imputer_.chosen_ == fitted.imputer_.chosen_
+    assert back.impute(Xm).equals(fitted.impute(Xm))
+    rows = Xm.sample(7, random_state=1)
+    assert back.impute(rows).equals(fitted.imputer_.impute(rows))  # new rows: the same chosen models
+
+
+def _edit_meta(path, out, change):
+    """Write ``path`` to ``out`` with its metadata changed by ``change`` (checksums cover the arrays only)."""
+    with np.load(path) as f:
+        entries = {n: f[n] for n in f.files}
+    meta = json.loads(entries["__meta__"].tobytes())
+    change(meta)
+    entries["__meta__"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    with open(out, "wb") as f:  # a file object: savez would add ".npz" to a path
+        np.savez_compressed(f, **entries)
+
+
+def _nest(meta):
+    """The imputer's first configuration's model made to hold the imputer itself."""
+    imp = meta["fitted"]["imputer"]
+    next(iter(imp["fitted"]["models"].values()))["model"]["fitted"]["imputer"] = copy.deepcopy(imp)
+
+
+@pytest.mark.parametrize(("change", "match"), [
+    (lambda m: m["fitted"]["imputer"].update(estimator="NaiveBayes"), "must be an Imputer"),
+    (lambda m: m["fitted"].update(feature_names_in=None), "the model's feature columns"),
+    (_nest, "must not hold an imputer"),
+])
+def test_a_damaged_model_imputer_is_refused(fitted, tmp_path, change, match):
+    path, bad = tmp_path / "m.bnb", tmp_path / "bad.bnb"
+    fitted.save(path)
+    _edit_meta(path, bad, change)
+    with pytest.raises(ModelFileError, match=match):
+        bayesnb.load(bad)
+
+
+def test_refit_and_partial_fit_drop_the_imputer(penguins):
+    Xm, y = penguins
+    model = NaiveBayes().fit(Xm, y, impute=Imputer(configurations=("naive", "tan"), random_state=0))
+    with pytest.warns(UserWarning, match="imputer fitted by fit"):
+        model.partial_fit(Xm.iloc[:10], y[:10])
+    assert not hasattr(model, "imputer_")
+    model.fit(Xm, y, impute=True)
+    assert model.imputer_.random_state is None and model.imputer_.estimator is not None
+    model.fit(Xm, y)
+    assert not hasattr(model, "imputer_")
+
+
+def test_bad_impute_arguments_are_refused_before_fitting(penguins):
+    Xm, y = penguins
+    model = NaiveBayes()
+    with pytest.raises(TypeError, match="impute must be False, True or an unfitted bayesnb.Imputer"):
+        model.fit(Xm, y, impute="auto")
+    with pytest.raises(ValueError, match="leave the Imputer's estimator None"):
+        model.fit(Xm, y, impute=Imputer(estimator=NaiveBayes()))
+    with pytest.raises(TypeError, match="needs X as a pandas DataFrame"):
+        model.fit(np.asarray(Xm[["bill_length_mm", "bill_depth_mm"]]), y, impute=True)
+    with pytest.raises(ValueError, match="does not take sample_weight"):
+        model.fit(Xm, y, sample_weight=np.ones(len(y)), impute=True)
+    assert not hasattr(model, "posterior_")
+
+
+# ---------------------------------------------------------------------------------------------- CLI
+@pytest.fixture(scope="module")
+def csv(tmp_path_factory, penguins):
+    Xm, y = penguins
+    d = tmp_path_factory.mktemp("fitimp")
+    write_table(Xm.assign(species=y), str(d / "pg.csv"))
+    return d
+
+
+def test_cli_fit_for_imputation_then_impute_equals_the_api(csv, tmp_path, capsys):
+    path = tmp_path / "m.bnb"
+    assert main(["fit", str(csv / "pg.csv"), "--target", "species", "--for-imputation", "--configurations",
+                 ",".join(CONFIGS), "--seed", "3", "-o", str(path)]) == 0
+    assert "imputer: chose " in capsys.readouterr().out
+    df = read_table(str(csv / "pg.csv"))
+    X, y = df.drop(columns="species"), df["species"]
+    api = NaiveBayes().fit(X, y, impute=Imputer(configurations=CONFIGS, random_state=3))
+    assert bayesnb.load(path).imputer_.chosen_ == api.imputer_.chosen_
+    out = tmp_path / "filled.csv"
+    assert main(["impute", str(path), str(csv / "pg.csv"), "-o", str(out)]) == 0
+    done = capsys.readouterr().out
+    assert "the model's imputer's choices" in done and "not used" in done
+    expected = df.copy()
+    expected[list(X.columns)] = api.impute(X)
+    got = read_table(str(out))
+    pd.testing.assert_frame_equal(got, read_table_of(expected, tmp_path))
+
+
+def read_table_of(df, folder, name="expected.csv"):
+    """``df`` written and read back as the CLI writes and reads tables."""
+    write_table(df, str(folder / name))
+    return read_table(str(folder / name))
+
+
+def test_cli_plain_model_says_it_imputes_with_itself(csv, tmp_path, capsys):
+    path = tmp_path / "plain.bnb"
+    assert main(["-q", "fit", str(csv / "pg.csv"), "--target", "species", "-o", str(path)]) == 0
+    assert main(["impute", str(path), str(csv / "pg.csv"), "-o", str(tmp_path / "o.csv")]) == 0
+    assert "imputed with the model itself (bayesnb fit --for-imputation" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--configurations", "naive"], "add --for-imputation"),
+    (["--for-imputation", "--chunksize", "100"], "cannot be combined with --chunksize"),
+    (["--for-imputation", "--family", "categorical"], "needs a NaiveBayes"),
+    (["--for-imputation", "--configurations", "naive,bogus"], "--configurations must be"),
+])
+def test_cli_for_imputation_refusals(csv, tmp_path, capsys, extra, message):
+    code = main(["fit", str(csv / "pg.csv"), "--target", "species", "-o", str(tmp_path / "m.bnb"), *extra])
+    assert code == 2 and message in capsys.readouterr().err
+
+
+def test_cli_draws_and_info_of_a_model_fitted_for_imputation(csv, tmp_path, capsys):
+    path = tmp_path / "m.bnb"
+    assert main(["-q", "fit", str(csv / "pg.csv"), "--target", "species", "--for-imputation", "--configurations",
+                 "naive,tan", "--seed", "1", "-o", str(path)]) == 0
+    model = bayesnb.load(path)
+    df = read_table(str(csv / "pg.csv"))
+    X = df.drop(columns="species")
+    out = tmp_path / "draws.csv"
+    assert main(["-q", "impute", str(path), str(csv / "pg.csv"), "--strategy", "draw", "-m", "2", "--seed", "4",
+                 "-o", str(out)]) == 0
+    want = model.imputer_.impute(X, strategy="draw", n_imputations=2, random_state=4)
+    got = read_table(str(out))
+    for k, table in enumerate(want, start=1):
+        block = got[got[".imputation"] == k].drop(columns=[".imputation", "species"]).reset_index(drop=True)
+        pd.testing.assert_frame_equal(block, read_table_of(table, tmp_path, f"expected{k}.csv"), check_dtype=False)
+    capsys.readouterr()
+    assert main(["info", str(path)]) == 0
+    assert "imputer (fitted for imputation; impute fills with it): " in capsys.readouterr().out
