@@ -240,8 +240,8 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
 
 def _default_model(labelled=False):
     """The model of ``estimator=None``: ``NaiveBayes(structure="auto", edge_score="hierarchical")`` (the
-    edge score of higher held-out log-likelihood on three of the outlier benchmark's four tables, a tie
-    on the fourth, as the Synthesizer chooses it; ``docs/outliers.md``), which models the dependence
+    edge score of higher mean held-out log-likelihood on the outlier benchmark's tables, the rule by which
+    the Synthesizer keeps it; ``docs/outliers.md``), which models the dependence
     between the columns (a naive model of one class is the product of the column marginals, blind
     to a row whose values are each typical but do not go together). Its cross-validation guard
     (the classifier's out-of-fold ``-log p(y | x)`` against naive's) is on when the rows come
