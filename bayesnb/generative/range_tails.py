@@ -25,6 +25,8 @@ import pandas as pd
 import scipy.sparse as sp
 from sklearn.utils.validation import _num_samples
 
+from .. import _dask
+
 __all__ = ["RangeTails", "fit_range_tails", "range_tail_costs"]
 
 
@@ -79,14 +81,14 @@ def fit_range_tails(X, sample_weight=None) -> RangeTails | None:
 
     Returns
     -------
-    RangeTails, or None when no column is numeric (or ``X`` is sparse).
+    RangeTails, or None when no column is numeric (or ``X`` is sparse or a Dask collection).
 
     Notes
     -----
     A column with one distinct value has scale ``max(|value|, 1)`` on both sides; a side whose
     ``k - 1`` most extreme values equal the ``k``-th, the range ``hi - lo``.
     """
-    if sp.issparse(X):
+    if sp.issparse(X) or _dask.is_dask(X):
         return None
     columns = _numeric_columns(X)
     if not any(c is not None for c in columns):
@@ -114,8 +116,9 @@ def fit_range_tails(X, sample_weight=None) -> RangeTails | None:
 
 def range_tail_costs(tails: RangeTails | None, X) -> np.ndarray | None:
     """Each cell's cost of lying beyond its column's training range, ``t / s`` (0 inside, missing or not
-    numeric), shape (n_samples, n_features); None when ``tails`` is None or ``X`` is sparse."""
-    if tails is None or sp.issparse(X):
+    numeric), shape (n_samples, n_features); None when ``tails`` is None or ``X`` is sparse or a Dask
+    collection (scored by the model alone)."""
+    if tails is None or sp.issparse(X) or _dask.is_dask(X):
         return None
     columns = _numeric_columns(X)
     out = np.zeros((_num_samples(X), len(tails.lo)))
