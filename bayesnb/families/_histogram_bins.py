@@ -8,7 +8,8 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = ["HistogramEncoding", "auto_bins", "bin_codes", "bin_labels", "build_state", "check_state", "draw_within",
-           "cell_tail_costs", "end_cells", "end_counts", "merge_states", "outside_support", "pooled_counts", "range_fractions", "row_terms",
+           "cell_tail_costs", "end_cells", "end_counts", "merge_states", "outside_support", "pooled_counts",
+           "range_fractions", "row_terms",
            "tail_costs", "tail_scales", "tail_widths", "within_means", "within_modes"]
 
 #: the most bins ``bins="auto"`` makes

@@ -37,8 +37,9 @@ assembled (``_histogram_bins.row_terms``), with ``n`` from the parameters:
 ``tenure = 10000`` in a 0..72 column lowers ``log p(x)`` by thousands of nats, 10% of the range beyond a
 bell-shaped column's edge by a few. The tail takes no mass from the bins (``p(x | k)`` integrates to at most
 ``1 + theta_first + theta_last``); a later ``partial_fit`` batch's cells beyond the range add their tail to the
-evidence with ``n`` the cells the bins were made from (statistics have no parameters yet). Generated values are drawn from
-the bins' empirical within-bin distributions, so every generated value is an observed training value.
+evidence with ``n`` the cells the bins were made from (statistics have no parameters yet).
+Generated values are drawn from the bins' empirical within-bin distributions, so every generated value is
+an observed training value.
 """
 
 from __future__ import annotations
