@@ -26,8 +26,9 @@ the outliers the positives):
 
 Detectors:
 
-- ``NB``: ``NBOutlierDetector()``, the default (``NaiveBayes(structure="auto", auto_cv=False)``
-  fitted on the rows as one class, missing cells marginalised), and ``NB-naive``:
+- ``NB``: ``NBOutlierDetector()``, the default (``NaiveBayes(structure="auto", auto_cv=False,
+  edge_score="hierarchical")`` fitted on the rows as one class, missing cells marginalised, plus the
+  range tails of numeric cells beyond their training range), and ``NB-naive``:
   ``NBOutlierDetector(NaiveBayes())`` (the naive model, the default before issue 31's work);
 - scikit-learn ``IsolationForest`` (``random_state`` = seed) and ``LocalOutlierFactor(novelty=True)``;
 - ``ECOD`` (Li et al. 2022, TKDE) and ``COPOD`` (Li et al. 2020, ICDM): PyOD's when importable

@@ -98,3 +98,21 @@ def test_structures_script_reports_heldout_and_auc_per_model():
     # cannot pick naive for novelty)
     held = res.set_index("model")["heldout"]
     assert held["tan"] > held["naive"]
+
+
+def test_ensemble_script_blends_standardised_scores(penguins):
+    """benchmarks/bench_outlier_ensemble.py: ``w=0`` is the default detector itself (standardising keeps
+    its ranking), and every blend is an AUC on the same split."""
+    import bench_outlier_ensemble as ensemble
+    from sklearn.metrics import roc_auc_score
+
+    from bayesnb import NBOutlierDetector
+
+    res = ensemble.run({"penguins": penguins}, ["assembled"], 1)
+    assert {k[2] for k in res} == {f"w={w:g}" for w in ensemble.WEIGHTS} | {"min"}
+    assert all(0.0 <= v <= 1.0 for v in res.values())
+    X, y = penguins
+    rng = np.random.default_rng([0, bench.TASKS.index("assembled"), len(X)])
+    ((train, scored, outlier),) = bench.task_sets("assembled", X, y, rng)
+    default = roc_auc_score(outlier, -bench._ranked(NBOutlierDetector().fit(train).score_samples(scored)))
+    assert res["assembled", "penguins", "w=0"] == pytest.approx(default, abs=1e-12)

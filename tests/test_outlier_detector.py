@@ -78,7 +78,9 @@ def test_auto_contamination_and_bad_values(penguins):
 def test_scores_are_the_wrapped_models(penguins, votes):
     # unfitted, no labels: one class for every row (the default: a structure chosen by evidence)
     det = NBOutlierDetector(contamination=0.1).fit(penguins)
-    one_class = NaiveBayes(structure="auto", auto_cv=False).fit(penguins, np.zeros(len(penguins), dtype=int))
+    one_class = NaiveBayes(structure="auto", auto_cv=False, edge_score="hierarchical").fit(
+        penguins, np.zeros(len(penguins), dtype=int))
+    assert det.estimator_.get_params()["edge_score"] == "hierarchical"
     assert det.estimator_.structure_kind_ != "naive"
     np.testing.assert_allclose(det.score_samples(penguins), one_class.score_samples(penguins))
     naive = NBOutlierDetector(NaiveBayes(), contamination=0.1).fit(penguins)

@@ -38,9 +38,9 @@ CASES = [("count", Poisson(), -1.0), ("count", Poisson(), 1.5), ("count", Histog
 
 def _detector(structure, column, family, X):
     if column is None:  # features="auto": each column's family chosen by its evidence (as a structure needs)
-        return NBOutlierDetector(NaiveBayes(structure=structure)).fit(X)
+        return NBOutlierDetector(NaiveBayes(structure=structure), range_tails=False).fit(X)
     features = {(c,): (family if c == column else f) for c, f in DEFAULT.items()}
-    return NBOutlierDetector(NaiveBayes(features=features)).fit(X)
+    return NBOutlierDetector(NaiveBayes(features=features), range_tails=False).fit(X)
 
 
 def _check_impossible_cell(det, X, column, value):
@@ -132,3 +132,49 @@ def test_conditional_cell_scores_name_every_impossible_cell_of_a_row():
     S = det.cell_scores(Q, method="conditional")
     assert np.isneginf(S.loc[Q.index[2], ["count", "year"]].to_numpy()).all()
     assert np.isfinite(S.drop(index=Q.index[2]).to_numpy()).all()
+
+
+# ------------------------------------------------------------------ property: out-of-range cells lower log p(x)
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+MODELS = {"naive-default": lambda num: NaiveBayes(features={(c,): f for c, f in DEFAULT.items()}),
+          "naive-histogram": lambda num: NaiveBayes(features={tuple(num): Histogram(), ("cat",): Categorical()}),
+          "naive-gaussian": lambda num: NaiveBayes(features={tuple(num): Gaussian(), ("cat",): Categorical()}),
+          "tan": lambda num: NaiveBayes(structure="tan"), "kdb": lambda num: NaiveBayes(structure="kdb")}
+
+
+def _moved_out(X, column, side, steps):
+    """The column's training edge on ``side``, then values further and further beyond it (whole numbers
+    rounded outward in a whole-number column, duplicates dropped)."""
+    lo, hi = X[column].min(), X[column].max()
+    edge = hi if side == "above" else lo
+    whole = bool((X[column] % 1 == 0).all())
+    values = [edge]
+    for step in sorted(steps):
+        v = edge + step * (hi - lo) * (1 if side == "above" else -1)
+        v = (np.ceil(v) if side == "above" else np.floor(v)) if whole else v
+        if v not in values:
+            values.append(v)
+    return values
+
+
+@given(seed=st.integers(0, 2**16), model=st.sampled_from(sorted(MODELS)), range_tails=st.booleans(),
+       steps=st.lists(st.floats(0.005, 5.0), min_size=1, max_size=3, unique=True))
+@settings(max_examples=12, deadline=None)
+def test_out_of_range_and_unseen_cells_always_lower_the_score(seed, model, range_tails, steps):
+    """Under every family (the fixed families, Histogram and Gaussian everywhere, the families ``"auto"``
+    chooses) and every structure, moving one cell of a row from its column's training edge further
+    and further beyond the range lowers the row's score strictly at each step (or leaves it ``-inf``
+    once outside the family's support); an unseen category scores below the same cell missing. With and
+    without the detector's range tails (without them the score is the model's ``log p(x)``)."""
+    X = _table(n=150, seed=seed)
+    numeric = [c for c in X.columns if c != "cat"]
+    det = NBOutlierDetector(MODELS[model](numeric), range_tails=range_tails).fit(X)
+    rows = X.iloc[:10]
+    for column in numeric:
+        for side in ("below", "above"):
+            scores = [det.score_samples(rows.assign(**{column: v})) for v in _moved_out(X, column, side, steps)]
+            for before, after in zip(scores, scores[1:]):
+                assert np.all((after < before) | (np.isneginf(after) & np.isneginf(before))), (column, side)
+    assert np.all(det.score_samples(rows.assign(cat="unseen")) < det.score_samples(rows.assign(cat=np.nan)))

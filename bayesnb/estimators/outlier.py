@@ -2,7 +2,8 @@
 
 The score of a row is ``log p(x)`` under the wrapped model's posterior predictive (its
 ``score_samples``: missing cells marginalised, a value outside a family's support or range
-costing its improbability). The threshold comes from ``contamination`` on the training rows
+costing its improbability), plus, with ``range_tails=True``, what leaving each numeric column's training
+range costs (:mod:`bayesnb.generative.range_tails`). The threshold comes from ``contamination`` on the training rows
 (:mod:`bayesnb.generative.outliers`, the code the estimators' ``set_outlier_threshold`` and
 ``bayesnb outliers`` use too), and :meth:`NBOutlierDetector.cell_scores` names the cells that
 make a row unusual.
@@ -20,6 +21,7 @@ from sklearn.utils.validation import _check_sample_weight, _num_samples, check_i
 
 from .._utils import one_class_on_purpose
 from ..generative.outliers import check_contamination, outlier_offset
+from ..generative.range_tails import fit_range_tails, range_tail_costs
 from ..generative.support import blank_impossible, impossible_cells
 from ._base import BaseNB
 from .naive_bayes import NaiveBayes
@@ -36,8 +38,9 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
     Parameters
     ----------
     estimator : bayesnb estimator, default=None
-        The model of the table (None: ``NaiveBayes(structure="auto")``, naive, TAN or k-DB by
-        evidence, so that a row whose values are each typical but do not go together scores low;
+        The model of the table (None: ``NaiveBayes(structure="auto", edge_score="hierarchical")``,
+        naive, TAN or k-DB by evidence, the edges scored by the hierarchical model's evidence, so
+        that a row whose values are each typical but do not go together scores low;
         the cross-validation guard of ``"auto"`` measures a classifier's ``-log p(y | x)``, so it
         runs when :meth:`fit` is given labels ``y`` and is off for one class, where that loss
         is 0: ``auto_cv=False``). Unfitted: a clone is fitted in
@@ -50,6 +53,12 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         The share of the training rows flagged as outliers, in ``(0, 0.5]``: ``offset_`` is
         that quantile of their finite scores. ``"auto"``: 0.05
         (:data:`~bayesnb.generative.outliers.AUTO_CONTAMINATION`, the CLI's default).
+    range_tails : bool, default=True
+        Add to each row's score, for every numeric cell beyond its column's training range, minus its
+        distance beyond the range in units of an exponential tail fitted to the column's most extreme
+        training values (:mod:`bayesnb.generative.range_tails`: 0 at the edge, whatever the family), so
+        a value beyond the range costs at least what the column's own extremes say. False: the score
+        is the model's ``log p(x)`` alone.
 
     Attributes
     ----------
@@ -57,6 +66,9 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         The fitted model whose ``score_samples`` are the scores.
     offset_ : float
         The threshold: ``decision_function = score_samples - offset_``.
+    range_tails_ : RangeTails or None
+        The numeric columns' training ranges and tail scales (None with ``range_tails=False`` or
+        when no column is numeric).
     contamination_ : float
         The contamination used (``"auto"`` resolved).
     n_features_in_ : int
@@ -92,9 +104,10 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
     ['body_mass_g']
     """
 
-    def __init__(self, estimator=None, *, contamination="auto"):
+    def __init__(self, estimator=None, *, contamination="auto", range_tails=True):
         self.estimator = estimator
         self.contamination = contamination
+        self.range_tails = range_tails
 
     def fit(self, X, y=None, sample_weight=None):
         """Fit the model (unless it is fitted already) and set ``offset_`` on ``X``'s scores.
@@ -114,6 +127,8 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         self
         """
         c = check_contamination(self.contamination, _WHO)
+        if not isinstance(self.range_tails, (bool, np.bool_)):
+            raise ValueError(f"{_WHO}: range_tails must be True or False; received {self.range_tails!r}.")
         model = _default_model(y is not None) if self.estimator is None else self.estimator
         if not isinstance(model, BaseNB):
             raise TypeError(f"{_WHO}: estimator must be a bayesnb estimator (NaiveBayes, CategoricalNB, ...); "
@@ -126,14 +141,16 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
                 self.estimator_ = clone(model).fit(X, labels, sample_weight=sample_weight)
         self.contamination_ = c
         weights = None if sample_weight is None else _check_sample_weight(sample_weight, np.empty(_num_samples(X)))
-        self.offset_ = outlier_offset(self.estimator_.score_samples(X), c, _WHO, weights)
+        self.range_tails_ = fit_range_tails(X, weights) if self.range_tails else None
+        self.offset_ = outlier_offset(self._scores(X), c, _WHO, weights)
         self.n_features_in_ = self.estimator_.n_features_in_
         if hasattr(self.estimator_, "feature_names_in_"):
             self.feature_names_in_ = self.estimator_.feature_names_in_
         return self
 
     def score_samples(self, X):
-        """``log p(x)`` of each row (higher = more normal): the model's ``score_samples``.
+        """``log p(x)`` of each row (higher = more normal): the model's ``score_samples``, minus the
+        range tails' costs (``range_tails=True``).
 
         Parameters
         ----------
@@ -144,7 +161,12 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
         """
         check_is_fitted(self, "offset_")
-        return self.estimator_.score_samples(X)
+        return self._scores(X)
+
+    def _scores(self, X):
+        costs = range_tail_costs(getattr(self, "range_tails_", None), X)
+        scores = self.estimator_.score_samples(X)
+        return scores if costs is None else scores - costs.sum(axis=1)
 
     def decision_function(self, X):
         """``score_samples(X) - offset_``: negative for outliers.
@@ -186,7 +208,8 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
             ``score_samples(X) - score_samples(X with column j missing)``: for every structure
             (dense or DataFrame input; missing cells score 0, a cell outside its family's support
             ``-inf``, and NaN marks another cell of a row that is impossible with and without it). ``"auto"``: contributions where
-            the model offers them, else conditional.
+            the model offers them, else conditional. Either way minus each cell's range-tail cost
+            (``range_tails=True``), so the cells add up to ``score_samples`` with the class term.
 
         Returns
         -------
@@ -198,12 +221,15 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
             raise ValueError(f"{_WHO}: method must be one of {_CELL_METHODS}; received {method!r}.")
         model = self.estimator_
         if method == "contribution" or (method == "auto" and hasattr(model, "feature_log_contributions")):
-            return model.feature_log_contributions(X)
-        if sp.issparse(X):
+            cells = model.feature_log_contributions(X)
+        elif sp.issparse(X):
             raise TypeError(f"{_WHO}: cell_scores(method='conditional') needs dense or DataFrame rows (a missing "
                             "cell is marginalised); received a sparse matrix. Use method='contribution' "
                             "with a naive model.")
-        return _conditional_scores(model, X)
+        else:
+            cells = _conditional_scores(model, X)
+        costs = range_tail_costs(self.range_tails_, X)
+        return cells if costs is None else cells - costs
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -213,12 +239,14 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
 
 
 def _default_model(labelled=False):
-    """The model of ``estimator=None``: ``NaiveBayes(structure="auto")``, which models the dependence
+    """The model of ``estimator=None``: ``NaiveBayes(structure="auto", edge_score="hierarchical")`` (the
+    edge score of higher mean held-out log-likelihood on the outlier benchmark's tables, the rule by which
+    the Synthesizer keeps it; ``docs/outliers.md``), which models the dependence
     between the columns (a naive model of one class is the product of the column marginals, blind
     to a row whose values are each typical but do not go together). Its cross-validation guard
     (the classifier's out-of-fold ``-log p(y | x)`` against naive's) is on when the rows come
     with labels ``y``, and off for one class, where that loss is 0 for every structure."""
-    return NaiveBayes(structure="auto", auto_cv=bool(labelled))
+    return NaiveBayes(structure="auto", auto_cv=bool(labelled), edge_score="hierarchical")
 
 
 def _is_fitted(model):

@@ -8,7 +8,8 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = ["HistogramEncoding", "auto_bins", "bin_codes", "bin_labels", "build_state", "check_state", "draw_within",
-           "count_tail_costs", "end_cells", "merge_states", "outside_support", "pooled_counts", "range_fractions",
+           "cell_tail_costs", "end_cells", "end_counts", "merge_states", "outside_support", "pooled_counts",
+           "range_fractions", "row_terms",
            "tail_costs", "tail_scales", "tail_widths", "within_means", "within_modes"]
 
 #: the most bins ``bins="auto"`` makes
@@ -249,26 +250,40 @@ def pooled_counts(counts) -> tuple:
     return tuple(np.broadcast_to(np.asarray(c, dtype=float).sum(axis=0), np.shape(c)).copy() for c in counts)
 
 
-def count_tail_costs(block, prior, point) -> np.ndarray:
-    """Per cell of an encoded Histogram block, what the tail costs add beyond :func:`tail_costs`' fallback
-    (in ``block.log_width``) when the end bins' ``n`` is the training statistic the parameters carry, (n, d).
-
-    ``n`` is read from the ``pooled`` field of ``prior`` (else of ``point``): a training total, the same
-    for the posterior, an exact or MCMC draw and contexts tiled over draws; when neither has it (a model
-    file written before the field existed) the fallback stands and this is 0.
-    """
-    state, A = block.state, np.asarray(block.X, dtype=float)
-    pooled = next((p.pooled for p in (prior, point) if getattr(p, "pooled", None) is not None), None)
-    out = np.zeros(A.shape)
+def end_counts(*params):
+    """Per column, the end bins' ``(n_below, n_above)`` that the tails' share ``1 / (n + 1)`` counts: from the
+    ``pooled`` field of the first of ``params`` (BinDirichlets: prior, posterior, draw) that has it, a training
+    total (weighted, every class and context), the same for the posterior, an exact or MCMC draw and contexts
+    tiled over draws. None when none has it (a model file written before the field existed, a point from
+    parameters): :func:`cell_tail_costs` then counts the cells the bins were made from (:func:`end_cells`)."""
+    pooled = next((p.pooled for p in params if getattr(p, "pooled", None) is not None), None)
     if pooled is None:
-        return out
+        return None
+    return tuple((float(np.asarray(c)[0][0]), float(np.asarray(c)[0][-1])) for c in pooled)
+
+
+def cell_tail_costs(state: HistogramEncoding, X, ends=None) -> np.ndarray:
+    """The tail cost (:func:`tail_costs`) of every cell of ``X`` (n, d), 0 inside the range and where missing.
+
+    ``ends``: per column ``(n_below, n_above)`` (:func:`end_counts`, from the parameters the likelihood is
+    assembled with); None: each column's :func:`end_cells`. This is the one place a cell's tail is costed:
+    the encoding holds only each bin's log width.
+    """
+    A = np.asarray(X, dtype=float)
+    out = np.zeros(A.shape)
     for j, e in enumerate(state.edges):
         x = A[:, j]
         outside = (x < e[0]) | (x > e[-1])  # NaN (missing) compares False
         if outside.any():
-            n = np.asarray(pooled[j])[0]
-            out[outside, j] = tail_costs(state, j, x[outside], (n[0], n[-1])) - tail_costs(state, j, x[outside])
+            out[outside, j] = tail_costs(state, j, x[outside], None if ends is None else ends[j])
     return out
+
+
+def row_terms(block, *params) -> np.ndarray:
+    """Each cell's class-free term of an encoded Histogram block (n, d): its bin's log width plus, beyond the
+    range, its tail cost (:func:`cell_tail_costs`) with the end bins' ``n`` of ``params``, the parameters the
+    likelihood is assembled with (:func:`end_counts`)."""
+    return block.log_width + cell_tail_costs(block.state, block.X, end_counts(*params))
 
 
 def bin_labels(edges: np.ndarray, integer: bool) -> list:
@@ -282,12 +297,9 @@ def bin_labels(edges: np.ndarray, integer: bool) -> list:
 
 
 def bin_codes(A: np.ndarray, state: HistogramEncoding):
-    """``(codes, log_width)``: each cell's bin (int64, -1 where missing) and its row term (0 where missing),
-    both (n, d).
-
-    The row term is ``log`` of the bin's width, plus, for a value outside the bins' range (put in
-    the end bin), how many tail scales it lies beyond the range (:func:`tail_widths`, :func:`tail_scales`).
-    """
+    """``(codes, log_width)``: each cell's bin (int64, -1 where missing) and ``log`` of that bin's width
+    (0 where missing), both (n, d). A value outside the bins' range is put in the end bin; its tail cost is
+    added where the likelihood is assembled (:func:`cell_tail_costs`), from the parameters' ``n``."""
     observed = ~np.isnan(A)
     codes = np.full(A.shape, -1, dtype=np.int64)
     lw = np.zeros(A.shape)
@@ -295,7 +307,7 @@ def bin_codes(A: np.ndarray, state: HistogramEncoding):
         rows = observed[:, j]
         c = bin_of(e, A[rows, j])
         codes[rows, j] = c
-        lw[rows, j] = np.log(np.diff(e))[c] + tail_costs(state, j, A[rows, j])
+        lw[rows, j] = np.log(np.diff(e))[c]
     return codes, lw
 
 

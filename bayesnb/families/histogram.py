@@ -29,15 +29,17 @@ weight and its repetition give the same edges; in a whole-number column a value 
 column's table of distinct values and cell counts, which the state keeps, so the states of disjoint
 partitions merge into the state of their rows together (:meth:`Histogram.merge_states`, a Dask fit); later
 batches are binned with the same edges. A value beyond the first or last edge falls into the end bin, with
-density the end bin's probability times ``1 / (n + 1)`` (the chance of exceeding its ``n`` training cells,
-weighted, every class and context, ties counted: ``BinDirichlets.pooled``, which draws keep) spread as an
-exponential of scale ``s``, the mean excess of the bin's distinct values over its inner edge, at most its width
-(``_histogram_bins.tail_costs``). So a value outside the training range costs its improbability (``tenure =
-10000`` in a 0..72 column lowers ``log p(x)`` by thousands of nats; 10% of the range beyond a bell-shaped
-column's edge, a few) rather than scoring as typical. The tail takes no mass from the bins, so ``p(x | k)``
-integrates to at most ``1 + theta_first + theta_last``; a later ``partial_fit`` batch's cells beyond the range
-add their tail (``n``: the cells the bins were made from) to the evidence. Generated values are drawn from
-the bins' empirical within-bin distributions, so every generated value is an observed training value.
+density the end bin's probability times ``1 / (n + 1)`` (the chance of exceeding the bin's ``n`` training cells)
+spread as an exponential of scale ``s`` (the mean excess of the bin's distinct values over its inner edge, at
+most its width). The encoding holds each cell's bin width only; the tail is costed once, where the likelihood is
+assembled (``_histogram_bins.row_terms``), with ``n`` from the parameters:
+``BinDirichlets.pooled``, the weighted training cells over every class and context, which draws keep. So
+``tenure = 10000`` in a 0..72 column lowers ``log p(x)`` by thousands of nats, 10% of the range beyond a
+bell-shaped column's edge by a few. The tail takes no mass from the bins (``p(x | k)`` integrates to at most
+``1 + theta_first + theta_last``); a later ``partial_fit`` batch's cells beyond the range add their tail to the
+evidence with ``n`` the cells the bins were made from (statistics have no parameters yet).
+Generated values are drawn from the bins' empirical within-bin distributions, so every generated value is
+an observed training value.
 """
 
 from __future__ import annotations
@@ -101,7 +103,7 @@ class BinDirichlets(NamedTuple):
         ``pooled[j]`` (K, B_j): the weighted training cells of each bin over every class and context,
         the same on every row (``_histogram_bins.pooled_counts``): the end bins' ``n`` of the tails'
         share ``1 / (n + 1)``. None in a point from parameters and in model files written without it
-        (then the prior's, or else the cells the bins were made from: ``_histogram_bins.tail_costs``).
+        (then the cells the bins were made from: ``_histogram_bins.end_counts``).
     """
 
     concentration: tuple
@@ -248,8 +250,8 @@ class Histogram(Family):
             c = code_counts(block.codes[:, j], resp, B)  # weighted bin counts per class, O(n K)
             counts.append(c)
             lws.append(c * np.log(np.diff(e))[None, :])
-            tail = block.log_width[rows, j] - np.log(np.diff(e))[codes]  # 0 inside the bins' range
-            if np.any(tail > 0):  # cells of a later batch beyond the range count with their tail
+            tail = _bins.tail_costs(state, j, block.X[rows, j])  # a later batch's cells beyond the range
+            if np.any(tail > 0):  # (n: the cells the bins were made from; statistics have no parameters)
                 lws[-1] = lws[-1] + np.array([np.bincount(codes, weights=resp[rows, k] * tail, minlength=B)
                                               for k in range(resp.shape[1])]).reshape(resp.shape[1], B)
         return HistogramStats(tuple(counts), tuple(lws))
@@ -322,7 +324,7 @@ class Histogram(Family):
         for j, lp in enumerate(_enc.log_probs(post)):
             table = np.concatenate([lp, np.zeros((K, 1))], axis=1)  # code -1 (missing) picks 0
             rel += table[:, codes[:, j]].T
-        return rel, -(block.log_width + _bins.count_tail_costs(block, prior, post)).sum(axis=1)
+        return rel, -_bins.row_terms(block, prior, post).sum(axis=1)
 
     def log_evidence(self, prior, post):
         """Closed-form ``log p(x_block | y)`` per class (K,): Dirichlet-multinomial minus ``sum log w``."""
@@ -445,7 +447,7 @@ class Histogram(Family):
 
     def gen_cell_log_lik(self, prior, point, block, weights, predictive="mean"):
         """Per-cell ``sum_k weights[i, k] log p(x_ij | y=k)`` (densities, ``-log w`` included), (n, d)."""
-        out, row = np.zeros(block.codes.shape), block.log_width + _bins.count_tail_costs(block, prior, point)
+        out, row = np.zeros(block.codes.shape), _bins.row_terms(block, prior, point)
         for j, lp in enumerate(_enc.log_probs(point)):
             obs = block.codes[:, j] >= 0
             vals = lp[:, np.where(obs, block.codes[:, j], 0)].T - row[:, j:j + 1]
@@ -488,8 +490,8 @@ class Histogram(Family):
         return {"theta": self.posterior_moments(post)["theta"][0]}
 
     def numpyro_static(self, prior):
-        """Hashable structure: the number of bins of each feature."""
-        return tuple(int(a.shape[1]) for a in prior.concentration)
+        """Hashable: each feature's number of bins, and the tails' end-bin ``n`` (a training statistic)."""
+        return tuple(int(a.shape[1]) for a in prior.concentration), _bins.end_counts(prior)
 
     def numpyro_prior_args(self, prior) -> dict:
         """Prior pseudo-counts as one padded (K, d, B_max) float32 array (pads = 1, unused)."""
@@ -502,15 +504,15 @@ class Histogram(Family):
     def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
         """``theta`` from the Dirichlet prior under plates ``class_plate`` x feature, one site for the
         block, padded to the most bins (as :class:`~bayesnb.families.Categorical`); ``{"log_theta"}`` (K, d, B_max)."""
-        return Categorical().numpyro_sample(label, static, prior_args, feature_plate, class_plate)
+        return Categorical().numpyro_sample(label, static[0], prior_args, feature_plate, class_plate)
 
     def params_from_sites(self, label, static, samples: dict) -> dict:
         """MCMC samples -> ``{"theta": (..., K, d, B_max)}``, NaN-padded."""
-        return Categorical().params_from_sites(label, static, samples)
+        return Categorical().params_from_sites(label, static[0], samples)
 
     def sites_from_params(self, label, static, params: dict, prior_args=None) -> dict:
         """Inverse of :meth:`params_from_sites`."""
-        return Categorical().sites_from_params(label, static, params, prior_args)
+        return Categorical().sites_from_params(label, static[0], params, prior_args)
 
     def numpyro_stats_args(self, stats) -> dict:
         """Bin counts (K, d, B_max) and the total ``sum log w`` of the labelled cells, float32."""
@@ -522,10 +524,11 @@ class Histogram(Family):
         return (stats_args["counts"] * params["log_theta"]).sum() - stats_args["log_width"]
 
     def numpyro_row_args(self, block, static) -> dict:
-        """Bin codes as int32 (n, d), an observed mask and each row's ``sum_j log w``."""
+        """Bin codes as int32 (n, d), an observed mask and each row's ``sum_j log w`` (tails included)."""
         ok = block.codes >= 0
+        row = block.log_width + _bins.cell_tail_costs(block.state, block.X, static[1])
         return {"codes": np.where(ok, block.codes, 0).astype(np.int32), "mask": ok.astype(np.float32),
-                "log_width": block.log_width.sum(axis=1).astype(np.float32)}
+                "log_width": row.sum(axis=1).astype(np.float32)}
 
     def numpyro_row_loglik(self, params, row_args):
         """``log p(x_i | y=k)`` per row and class, (n, K); missing cells add 0."""

@@ -1,0 +1,67 @@
+"""Issue 31: the outlier detector's range tails. Beyond a numeric column's training range a cell costs
+its distance in units of an exponential fitted to the column's most extreme training values, whatever
+the family (a LogNormal with a long right tail charges a value 10% of the range past the largest almost
+nothing of its own)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bayesnb import Categorical, LogNormal, NaiveBayes, NBOutlierDetector
+from bayesnb.generative.range_tails import fit_range_tails, range_tail_costs
+
+
+def _skewed(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"size": np.exp(rng.normal(2.0, 0.6, n)), "grade": rng.integers(1, 6, n).astype(float),
+                         "kind": rng.choice(["a", "b"], n)})
+
+
+def test_scales_are_the_mean_excess_of_the_extreme_distinct_values():
+    X = pd.DataFrame({"v": [0.0, 1.0, 2.0, 3.0, 5.0, 9.0, 9.0, 9.0, 20.0], "s": list("abcabcabc")})
+    tails = fit_range_tails(X)
+    # 7 distinct values: k = ceil(sqrt(7)) = 3; above: (9 - 5, 20 - 5) / 2; below: (2 - 0, 2 - 1) / 2
+    np.testing.assert_allclose([tails.lo[0], tails.hi[0], tails.below[0], tails.above[0]], [0, 20, 1.5, 9.5])
+    assert np.isnan(tails.lo[1])  # not numeric
+    costs = range_tail_costs(tails, pd.DataFrame({"v": [-3.0, 10.0, 39.0, np.nan], "s": ["z"] * 4}))
+    np.testing.assert_allclose(costs, [[2.0, 0], [0, 0], [2.0, 0], [0, 0]])
+
+
+def test_a_value_beyond_a_long_tail_costs_its_distance_in_the_extremes_units():
+    X = _skewed()
+    model = NaiveBayes(features={("size",): LogNormal(), ("grade",): LogNormal(), ("kind",): Categorical()})
+    on = NBOutlierDetector(model).fit(X)
+    off = NBOutlierDetector(model, range_tails=False).fit(X)
+    rows = X.iloc[:20]
+    far = rows.assign(size=X["size"].max() + 0.1 * (X["size"].max() - X["size"].min()))
+    np.testing.assert_array_equal(off.score_samples(far), on.estimator_.score_samples(far))
+    np.testing.assert_allclose(on.score_samples(rows), off.score_samples(rows))  # inside the range: no cost
+    extra = off.score_samples(far) - on.score_samples(far)
+    np.testing.assert_allclose(extra, range_tail_costs(on.range_tails_, far).sum(axis=1))
+    edge = rows.assign(size=X["size"].max())
+    own = off.score_samples(edge) - off.score_samples(far)  # the LogNormal's own charge for the move
+    assert np.all(own > 0) and np.all(on.score_samples(edge) - on.score_samples(far) > 2 * own)
+    C, term = on.estimator_.feature_log_contributions(far, return_class_term=True)
+    cells = on.cell_scores(far)
+    np.testing.assert_allclose(cells.to_numpy().sum(axis=1) + term, on.score_samples(far), rtol=1e-10)
+    assert set(cells.idxmin(axis=1)) == {"size"}
+
+
+def test_weights_equal_repeated_rows_and_zero_weights_are_left_out():
+    X = _skewed(60, seed=1)
+    w = np.random.default_rng(2).integers(0, 4, 60)
+    a = NBOutlierDetector(NaiveBayes()).fit(X, sample_weight=w)
+    b = NBOutlierDetector(NaiveBayes()).fit(X.loc[X.index.repeat(w)].reset_index(drop=True))
+    for u, v in zip(a.range_tails_, b.range_tails_):
+        np.testing.assert_array_equal(u, v)
+
+
+def test_arrays_sparse_and_bad_values():
+    A = _skewed()[["size", "grade"]].to_numpy()
+    det = NBOutlierDetector(NaiveBayes()).fit(A)
+    assert det.range_tails_ is not None and det.score_samples(A[:1] * 10)[0] < det.score_samples(A[:1])[0] - 5
+    assert fit_range_tails(pd.DataFrame({"s": ["a", "b"]})) is None
+    with pytest.raises(ValueError, match="range_tails must be True or False"):
+        NBOutlierDetector(range_tails="yes").fit(A)
