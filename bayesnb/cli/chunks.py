@@ -38,7 +38,7 @@ import pandas as pd
 
 from .._utils import arrow_factorize, is_arrow_text, one_class_on_purpose, shown_list
 from ..estimators._auto import column_kinds
-from .chunkread import first_chunk_kinds, header, read_kinds, scan_kinds
+from .chunkread import first_chunk_kinds, header, keep_freed_memory, read_kinds, scan_kinds
 from .families import NUMERIC
 from .io import QUIET, UsageError, _mixed_numeric_warning, _number_text, warn
 from .labels import record_target_index, report_dropped, warn_one_class
@@ -120,6 +120,7 @@ def fit_chunks(args, alpha, make, split, family="auto", per_column=None):
                          "holds; give a number (e.g. --alpha 1), or fit without --chunksize")
     path, n = args.data, int(args.chunksize)
     _check(path, n)
+    keep_freed_memory()  # each chunk reuses the pages of the one before (no page faults per chunk)
     names = header(path, args.na_values)
     if args.target not in names:
         raise UsageError(f"{path}: no column {args.target!r} (columns: {shown_list(names, 10)})")
