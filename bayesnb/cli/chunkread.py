@@ -3,9 +3,10 @@
 Each column gets one *kind* for the whole file, ``"text"``, ``"int"``, ``"float"`` or
 ``"bool"``, from a first pass over the file (:func:`scan_kinds`: pandas' parser with its own
 inference, a column text where any chunk is; no per-chunk ``pd.to_numeric``), or from
-the first chunk alone (:func:`first_chunk_kinds`) where the families are given. Every
-chunk is then parsed with those types declared (:func:`read_kinds`), so that a column never
-changes type mid-file and nothing is converted after parsing but whole numbers (kept whole:
+the first chunk alone (:func:`first_chunk_kinds` on its first rows, checked on the whole chunk
+by :func:`agrees`) where the families are given. Every chunk is then parsed with those
+types declared (:func:`read_kinds`), so that a column never changes type mid-file and
+nothing is converted after parsing but whole numbers (kept whole:
 ``int64``, or the nullable ``Int64`` where cells are missing, as
 :func:`~bayesnb.cli.io.read_table` keeps them).
 

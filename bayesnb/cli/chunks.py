@@ -5,8 +5,10 @@ streaming CSV reader where installed), so a column never changes type mid-file:
 
 - **Families given** (``--family NAME``, or ``--family COL=NAME`` with ``--numeric-family
   gaussian``, or every feature column named): **one pass**. The column types are those
-  pandas infers on the first chunk (or declared by ``--categorical``/``--numeric``/``--family``);
-  a later text cell in a column of numbers is an error naming the column. The classes are
+  pandas infers on the first chunk (or declared by ``--categorical``/``--numeric``/``--family``):
+  inferred on its first :data:`~bayesnb.cli.chunkread.SAMPLE_ROWS` rows and checked on the whole
+  chunk once it is read (:func:`_confirmed`), which is read again with the whole chunk's types
+  where they disagree; a later text cell in a column of numbers is an error naming the column. The classes are
   ``--classes``; without it a first pass reads the ``--target`` column alone.
 - **Families chosen** (``auto``): a first pass reads every cell as text and notes each
   column's type over the whole file (a column of numbers in the first chunk that holds a
