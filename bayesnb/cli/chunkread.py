@@ -108,8 +108,9 @@ def keep_freed_memory(held=256 << 20):
     Every chunk allocates the same arrays again (its columns, codes, responsibilities, the
     families' buffers: a few MiB each). glibc serves an allocation of more than 128 KiB by
     ``mmap`` and returns the heap's free top to the kernel past a few MiB, so each chunk's
-    arrays are fresh pages, faulted in one 4 KiB page at a time: about 60,000 faults, a
-    sixth of the fit's CPU time, on a 2,000,000-row file in chunks of 200,000 rows. This
+    arrays are fresh pages, faulted in one 4 KiB page at a time: about 60,000 faults (a tenth
+    to a sixth of the fit's CPU time, as system time) on a 2,000,000-row file in chunks of
+    200,000 rows. This
     serves allocations of up to 32 MiB from the heap and keeps up to ``held`` bytes of its
     free top, so the next chunk reuses the same pages. It changes no result; the process's
     peak memory is the same (one chunk's arrays). ``bayesnb fit --chunksize`` calls it once;

@@ -8,8 +8,8 @@ streaming CSV reader where installed), so a column never changes type mid-file:
   pandas infers on the first chunk (or declared by ``--categorical``/``--numeric``/``--family``):
   inferred on its first :data:`~bayesnb.cli.chunkread.SAMPLE_ROWS` rows and checked on the whole
   chunk once it is read (:func:`_confirmed`), which is read again with the whole chunk's types
-  where they disagree; a later text cell in a column of numbers is an error naming the column. The classes are
-  ``--classes``; without it a first pass reads the ``--target`` column alone.
+  where they disagree; a later text cell in a column of numbers is an error naming the column.
+  The classes are ``--classes``; without it a first pass reads the ``--target`` column alone.
 - **Families chosen** (``auto``): a first pass reads every cell as text and notes each
   column's type over the whole file (a column of numbers in the first chunk that holds a
   word further down is text in every chunk, as reading the whole file would make it), the
