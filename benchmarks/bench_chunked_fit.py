@@ -10,9 +10,10 @@ Generates a mixed CSV (``--rows`` rows: 3 real columns, a count, 2 text columns 
 - ``fit auto``: ``bayesnb fit FILE --target y --chunksize N`` (families chosen on the first
   chunk: a first pass reads every column's type).
 
-It prints one row per run, the ratio to pandas' wall time and CPU time, and the machine's
-load (``os.getloadavg``) before and after; issue 30's target is ``fit`` at most 3x pandas'
-wall time, at bounded memory.
+It prints one row per run (with its minor page faults after the imports), the ratio to
+pandas' wall time and CPU time, and the machine's load (``os.getloadavg``) before and after;
+issue 30's target is ``fit`` at most 3x pandas' wall time, at bounded memory, and issue 32's
+the one-pass ``fit`` at most 3x pandas' CPU time.
 
 Usage::
 
@@ -42,6 +43,7 @@ if kind == "pandas":
     import pandas as pd
     t0 = time.perf_counter()
     c0 = time.process_time()
+    f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     rows = 0
     for chunk in pd.read_csv(path, chunksize=n):
         rows += len(chunk)
@@ -52,12 +54,14 @@ else:
     print("FROM", bayesnb.__file__)
     t0 = time.perf_counter()
     c0 = time.process_time()
+    f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     code = main(["-q", "fit", path, "--target", "y", "--chunksize", str(n), "-o", sys.argv[4], "--force",
                  *sys.argv[5:]])
 ru = resource.getrusage(resource.RUSAGE_SELF)
 t1 = time.perf_counter()
 c1 = time.process_time()
-print(f"RESULT {t1 - t0:.3f} {t1 - t00:.3f} {ru.ru_utime + ru.ru_stime:.3f} {ru.ru_maxrss / 1024:.1f} {c1 - c0:.3f} {code}")
+print(f"RESULT {t1 - t0:.3f} {t1 - t00:.3f} {ru.ru_utime + ru.ru_stime:.3f} {ru.ru_maxrss / 1024:.1f} {c1 - c0:.3f} "
+      f"{ru.ru_minflt - f0} {code}")
 """
 
 
@@ -83,8 +87,8 @@ def make_csv(path, rows, seed=0):
 
 
 def run(kind, path, n, out, extra=(), root=None):
-    """``(wall s after imports, process wall s, cpu s, peak RSS MiB, cpu s after imports)`` of one child process
-    (bayesnb from ``root``)."""
+    """``(wall s after imports, process wall s, cpu s, peak RSS MiB, cpu s after imports, page faults after imports)``
+    of one child process (bayesnb from ``root``)."""
     # PYTHONSAFEPATH: ``python -c`` would put the working directory first on sys.path, so that a
     # baseline run from a checkout would import that checkout's bayesnb, not ``root``'s
     env = dict(os.environ, PYTHONPATH=str(Path(root or Path(__file__).resolve().parents[1]).resolve()),
@@ -97,7 +101,7 @@ def run(kind, path, n, out, extra=(), root=None):
     used = [s.split(maxsplit=1)[1] for s in res.stdout.splitlines() if s.startswith("FROM ")]
     if used and not Path(used[0]).resolve().is_relative_to(Path(env["PYTHONPATH"])):
         raise SystemExit(f"{kind}: imported bayesnb from {used[0]}, not from {env['PYTHONPATH']}")
-    return tuple(float(v) for v in line[0].split()[1:6])
+    return tuple(float(v) for v in line[0].split()[1:7])
 
 
 def profile(path, n, out, top=45):
@@ -165,12 +169,13 @@ def main(argv=None):
     base = rows[0]
     print(f"\n{a.rows:,} rows, chunks of {a.chunksize:,}; median of {max(1, a.repeat)}; {os.cpu_count()} CPUs; "
           f"load {load0:.2f} before, {os.getloadavg()[0]:.2f} after; pandas {pd.__version__}")
-    print("wall, cpu: after the imports (bayesnb's take ~2-4 s; 'process' and 'proc cpu' include them)")
-    print(f"{'run':40} {'wall s':>7} {'cpu s':>6} {'process':>8} {'proc cpu':>8} {'peak MiB':>9} {'x wall':>7} "
-          f"{'x cpu':>6}")
-    for label, wall, proc, pcpu, rss, cpu in rows:
-        print(f"{label:40} {wall:7.2f} {cpu:6.2f} {proc:8.2f} {pcpu:8.2f} {rss:9.0f} {wall / base[1]:7.2f} "
-              f"{cpu / base[5]:6.2f}")
+    print("wall, cpu, faults (minor page faults): after the imports (bayesnb's take ~2-4 s; 'process' and "
+          "'proc cpu' include them)")
+    print(f"{'run':40} {'wall s':>7} {'cpu s':>6} {'process':>8} {'proc cpu':>8} {'peak MiB':>9} {'faults':>7} "
+          f"{'x wall':>7} {'x cpu':>6}")
+    for label, wall, proc, pcpu, rss, cpu, faults in rows:
+        print(f"{label:40} {wall:7.2f} {cpu:6.2f} {proc:8.2f} {pcpu:8.2f} {rss:9.0f} {faults:7.0f} "
+              f"{wall / base[1]:7.2f} {cpu / base[5]:6.2f}")
 
 if __name__ == "__main__":
     main()

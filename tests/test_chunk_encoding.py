@@ -5,6 +5,11 @@ parameter (to 1e-12), with a category first seen in a late chunk and missing tex
 the factorized coding of text columns equals the cell-by-cell coding it replaced.
 """
 
+import os
+import platform
+import subprocess
+import sys
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -239,3 +244,35 @@ def test_labels_stored_by_pyarrow_give_the_model_of_their_strings(storage):
     numbers = model().partial_fit(X.iloc[:4], np.array([0, 1, 0, 1]), classes=np.array([0, 1]))
     with pytest.raises(ValueError, match="not in classes"):
         numbers.partial_fit(X.iloc[:3], pd.Series(["a", "b", "a"], dtype="str"))
+
+
+_FAULTS = """
+import resource, sys
+import numpy as np
+if sys.argv[1] == "keep":
+    from bayesnb.cli.chunkread import keep_freed_memory
+    assert keep_freed_memory()
+for _ in range(3):  # warm: the first arrays are fresh pages either way
+    a = np.ones(200_000)
+    del a
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(40):  # what each chunk does: arrays of a few MiB made and freed
+    arrays = [np.ones(200_000) for _ in range(6)]  # freed together: a heap top past glibc's trim threshold
+    del arrays
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc",
+                    reason="glibc's mallopt")
+def test_keep_freed_memory_reuses_pages():
+    """Issue 32: after ``keep_freed_memory`` a chunk's arrays reuse the pages freed by the one before (few page
+    faults), where glibc's defaults map fresh pages for every array of more than 128 KiB (~1,000 faults each)."""
+    def faults(mode):
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+        out = subprocess.run([sys.executable, "-c", _FAULTS, mode], capture_output=True, text=True, env=env, check=True)
+        return int(out.stdout.split()[-1])
+
+    kept, default = faults("keep"), faults("default")
+    assert default > 40 * 1000  # fresh pages for every round (9.6 MiB: ~2,300 pages)
+    assert kept < default / 10

@@ -5,9 +5,11 @@ streaming CSV reader where installed), so a column never changes type mid-file:
 
 - **Families given** (``--family NAME``, or ``--family COL=NAME`` with ``--numeric-family
   gaussian``, or every feature column named): **one pass**. The column types are those
-  pandas infers on the first chunk (or declared by ``--categorical``/``--numeric``/``--family``);
-  a later text cell in a column of numbers is an error naming the column. The classes are
-  ``--classes``; without it a first pass reads the ``--target`` column alone.
+  pandas infers on the first chunk (or declared by ``--categorical``/``--numeric``/``--family``):
+  inferred on its first :data:`~bayesnb.cli.chunkread.SAMPLE_ROWS` rows and checked on the whole
+  chunk once it is read (:func:`_confirmed`), which is read again with the whole chunk's types
+  where they disagree; a later text cell in a column of numbers is an error naming the column.
+  The classes are ``--classes``; without it a first pass reads the ``--target`` column alone.
 - **Families chosen** (``auto``): a first pass reads every cell as text and notes each
   column's type over the whole file (a column of numbers in the first chunk that holds a
   word further down is text in every chunk, as reading the whole file would make it), the
@@ -29,6 +31,7 @@ counts the rows read (not with ``-q``, nor when stderr is not a terminal).
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 import time
@@ -38,7 +41,7 @@ import pandas as pd
 
 from .._utils import arrow_factorize, is_arrow_text, one_class_on_purpose, shown_list
 from ..estimators._auto import column_kinds
-from .chunkread import first_chunk_kinds, header, read_kinds, scan_kinds
+from .chunkread import SAMPLE_ROWS, agrees, first_chunk_kinds, header, keep_freed_memory, read_kinds, scan_kinds
 from .families import NUMERIC
 from .io import QUIET, UsageError, _mixed_numeric_warning, _number_text, warn
 from .labels import record_target_index, report_dropped, warn_one_class
@@ -120,44 +123,48 @@ def fit_chunks(args, alpha, make, split, family="auto", per_column=None):
                          "holds; give a number (e.g. --alpha 1), or fit without --chunksize")
     path, n = args.data, int(args.chunksize)
     _check(path, n)
+    keep_freed_memory()  # each chunk reuses the pages of the one before (no page faults per chunk)
     names = header(path, args.na_values)
     if args.target not in names:
         raise UsageError(f"{path}: no column {args.target!r} (columns: {shown_list(names, 10)})")
     declared, numbers, given = _declared(args, names, family, per_column)
     given_classes = getattr(args, "classes", None)
-    missing, classes, dropped, rows = None, None, 0, None
+    missing, classes, texts, dropped, rows, sampled = None, None, None, 0, None, False
     if given:
-        kinds = first_chunk_kinds(path, n, args.na_values, declared)
+        # the types of the first rows, checked on the whole first chunk once it is read (_confirmed)
+        kinds = first_chunk_kinds(path, n, args.na_values, declared, rows=SAMPLE_ROWS)
+        sampled = n > SAMPLE_ROWS
         if given_classes is None:  # a first pass over the target column alone
             label_kinds = {c: k for c, k in kinds.items() if c != args.target}
             target_kind, _, texts, rows, dropped = scan_kinds(path, args.na_values, label_kinds, args.target,
                                                               lambda r: _progress("pass 1/2 (classes)", r))
             _progress("pass 1/2 (classes)", rows, done=True)
             kinds[args.target] = target_kind[args.target]
-            classes = _typed(texts, kinds[args.target])
     else:
         kinds, missing, texts, rows, dropped = scan_kinds(path, args.na_values, declared, args.target,
                                                           lambda r: _progress("pass 1/2 (column types)", r))
         _progress("pass 1/2 (column types and classes)", rows, done=True)
-        classes = _typed(texts, kinds[args.target])
-    for c, why in numbers.items():
-        if kinds[c] in ("text", "bool"):
-            raise UsageError(f"{path}: column {c!r} ({why}) holds text; expected numbers (list the text in "
-                             "--na-values to read it as missing)")
+    kinds = _usable(kinds, numbers, args, path)
+    chunks = read_kinds(path, n, args.na_values, kinds, missing)
+    if sampled:
+        def whole_chunk_kinds():
+            full = first_chunk_kinds(path, n, args.na_values, declared)
+            if given_classes is None:
+                full[args.target] = kinds[args.target]  # the whole file's (its first pass)
+            return _usable(full, numbers, args, path)
+
+        chunks, kinds = _confirmed(chunks, kinds, whole_chunk_kinds,
+                                   lambda k: read_kinds(path, n, args.na_values, k, missing))
     if given_classes is not None:
         classes = _typed([c.strip() for c in given_classes.split(",") if c.strip()], kinds[args.target])
+    elif texts is not None:
+        classes = _typed(texts, kinds[args.target])
     if classes is not None:
         report_dropped(dropped, args.target)  # once for the file, not per chunk
         warn_one_class(classes, args.target, path)
-    if args.columns:  # --columns: the parser skips the other columns
-        used = {c.strip() for c in args.columns.split(",")} | {args.target}
-        bad = sorted(used - set(kinds))
-        if bad:
-            raise UsageError(f"{path}: no column(s) {bad}")
-        kinds = {c: k for c, k in kinds.items() if c in used}
     what = "pass 2/2 (partial_fit)" if given_classes is None else "one pass (partial_fit)"
     model, seen, t = None, 0, 0.0
-    for df in read_kinds(path, n, args.na_values, kinds, missing):
+    for df in chunks:
         rows_of = f"{path} (rows {df.index[0] + 1}-{df.index[-1] + 1})"
         X, y = split(df, rows_of)
         # text labels read by pyarrow as they are (partial_fit codes them through their distinct values),
@@ -198,6 +205,43 @@ def fit_chunks(args, alpha, make, split, family="auto", per_column=None):
         model.target_name_ = str(args.target)
     record_target_index(model, names, args.target)
     return model, None, None, seen, len(model.feature_names_in_), t
+
+
+def _usable(kinds, numbers, args, path):
+    """``kinds`` checked against ``numbers`` (``--numeric``, ``--family COL=NUMERIC``: a column of text or booleans
+    refused) and cut to ``--columns`` and the target (the parser skips the other columns)."""
+    for c, why in numbers.items():
+        if kinds[c] in ("text", "bool"):
+            raise UsageError(f"{path}: column {c!r} ({why}) holds text; expected numbers (list the text in "
+                             "--na-values to read it as missing)")
+    if args.columns:
+        used = {c.strip() for c in args.columns.split(",")} | {args.target}
+        bad = sorted(used - set(kinds))
+        if bad:
+            raise UsageError(f"{path}: no column(s) {bad}")
+        kinds = {c: k for c, k in kinds.items() if c in used}
+    return kinds
+
+
+def _confirmed(chunks, kinds, whole_chunk_kinds, read):
+    """``(chunks, kinds)``, the first chunk read with ``kinds`` inferred on a sample of its first rows checked.
+
+    Where the whole first chunk agrees with them (:func:`~bayesnb.cli.chunkread.agrees`), the
+    chunks as read; where it does not (or a cell of it is not of its column's type), the file
+    is read again (``read(kinds)``) with ``whole_chunk_kinds()``, the kinds pandas infers on the
+    whole first chunk, so the types are always the first chunk's.
+    """
+    try:
+        first = next(chunks)
+    except StopIteration:
+        return iter(()), kinds
+    except UsageError:  # a cell of another type further down (or further on: read again, it says so)
+        first = None
+    if first is not None and agrees(first, kinds):
+        return itertools.chain([first], chunks), kinds
+    chunks.close()
+    kinds = whole_chunk_kinds()
+    return read(kinds), kinds
 
 
 def _str_labels(y):
