@@ -12,7 +12,7 @@ import numpy as np
 
 from .._utils import hard_labels, missing_mask
 from ..structure.hierarchical import hierarchical_prior
-from ._category_codes import _code_into, _columns, _indexer, _small_ints, code_dtype
+from ._category_codes import _code_into, _columns, _indexer, _small_ints, code_dtype, numeric_block_codes
 from ._category_types import convert_unmatched, no_match_error
 from ._numeric import MAX_ALPHA, check_alpha
 from ._weighted_counts import code_counts
@@ -69,6 +69,8 @@ def encode_columns(X, state=None, *, categories="auto", min_categories=None, ext
         Whether each column's categories were declared.
     """
     same = _codes_as_given(X, state, categories, min_categories, extend, who)
+    if same is None and state is not None and not extend:
+        same = _coded_numbers(X, state, who)
     if same is not None:
         return same
     cols = list(_columns(X))
@@ -194,6 +196,32 @@ def _codes_as_given(X, state, categories, min_categories, extend, who):
     codes = X.view()
     codes.flags.writeable = False
     return codes, tuple(cats), tuple(False for _ in cats) if state is None else tuple(state.declared)
+
+
+def _coded_numbers(X, state, who):
+    """:func:`encode_columns`'s result for numbers coded against fitted integer categories, else None.
+
+    A numeric array, or a DataFrame of one NumPy number type held in one block (read
+    without a copy), is coded a block of rows at a time (:func:`numeric_block_codes`); the
+    cells left unseen are then treated as by the column-by-column path.
+    """
+    names = None
+    if hasattr(X, "iloc"):
+        if not (X.size and len(set(X.dtypes)) == 1 and isinstance(X.dtypes.iloc[0], np.dtype)):
+            return None
+        values = X.to_numpy()
+        if not np.may_share_memory(values, X.iloc[:, 0].to_numpy()):  # several blocks: not without a copy
+            return None
+        X, names = values, list(X.columns)
+    cats = state.categories
+    codes = numeric_block_codes(X, cats, code_dtype(max((len(c) for c in cats), default=0)))
+    if codes is None:
+        return None
+    for j, c in enumerate(cats):
+        unseen = codes[:, j] == len(c)
+        if unseen.any():  # of another type: converted or refused (as encode_columns)
+            _recode_converted(codes[:, j], c, X[:, j][unseen], unseen, j if names is None else names[j], who)
+    return codes, tuple(cats), tuple(state.declared)
 
 
 def _every_code_occurs(X, hi):

@@ -115,6 +115,48 @@ def _parts_into(post, X, missing, predictive, rel, row, lls=None, top=None):
     rel[...] = sums.T
 
 
+#: a row whose least summed scaled squared distance (over the classes) exceeds this is scored cell by cell
+#: (:func:`_summed_parts_into`): below it the class differences of the sums are exact to ~1e-12
+EXACT_FROM = 4096.0
+
+
+def _summed_constants(post):
+    """``(mu, s, c)`` of :func:`_summed_parts_into`: each cell's term is ``((x - mu) * s)**2`` with
+    ``s = sqrt(1 / (2 var))``, each class's constant ``c = sum_j -log(2 pi var) / 2``; an undefined
+    factor (:func:`defined`) has ``mu = s = 0`` and adds nothing."""
+    mu, var = plug_in(post)
+    ok = defined(post)
+    v = np.where(ok, var, 1.0)
+    return np.where(ok, mu, 0.0), np.where(ok, np.sqrt(0.5 / v), 0.0), np.where(ok, -0.5 * np.log(2 * np.pi * v), 0.0).sum(1)
+
+
+def _summed_parts_into(consts, X, rel, row, buf, sums):
+    """The ``"mean"`` parts of complete rows from each class's summed distances; the rows to score cell by cell.
+
+    Class ``k``'s log density of a row is ``c_k - S_k`` with ``S_k = sum_j ((x_j - mu_kj) * s_kj)**2``
+    (one (rows, d) buffer, three vector operations and a matrix-vector product per class).
+    With ``low`` the least ``S_k`` of the row, ``rel_k = c_k - (S_k - low)`` and ``row = -low``:
+    rounding errs by about ``1e-16 * low`` in ``rel``, so the rows whose ``low`` exceeds
+    :data:`EXACT_FROM` (or is not finite: a density that underflows in every class) are
+    returned for :func:`_parts_into`, which subtracts each cell's largest log density first.
+    """
+    mu, s, c = consts
+    ones = np.ones(X.shape[1])
+    for k in range(mu.shape[0]):
+        np.subtract(X, mu[k], out=buf)
+        np.multiply(buf, s[k], out=buf)
+        with np.errstate(over="ignore"):  # a distance past 1e154 sd: the row goes cell by cell
+            np.square(buf, out=buf)
+        np.dot(buf, ones, out=sums[k])
+    low = sums.min(axis=0)
+    with np.errstate(invalid="ignore"):  # inf - inf: such rows are scored again
+        np.subtract(sums, low, out=sums)
+    np.subtract(c[:, None], sums, out=sums)
+    rel[...] = sums.T
+    np.negative(low, out=row)
+    return np.flatnonzero(~(low <= EXACT_FROM))
+
+
 def chunked_parts(post, X, observed, predictive):
     """:meth:`Gaussian.log_likelihood_parts` of the rows ``X``, ``(rel (n, K), row (n,))``, a chunk of rows at a time.
 
@@ -122,7 +164,9 @@ def chunked_parts(post, X, observed, predictive):
     layout or float32 (a DataFrame's values, Fortran order) is read in place, by each class's
     first operation (``X - mu``, in float64: float32 values are exact in it); only data off its
     alignment (or not in the machine's byte order) is first copied a chunk at a time. The work
-    buffers are made once, for all chunks.
+    buffers are made once, for all chunks. Under ``"mean"``, a row without missing cells is
+    scored from its summed distances (:func:`_summed_parts_into`), the others cell by cell: a
+    row's scores do not depend on the other rows.
     """
     n, d = X.shape
     K = post.mu.shape[0]
@@ -131,15 +175,27 @@ def chunked_parts(post, X, observed, predictive):
     step = max(1, _chunk_rows(d) // 4)  # rows are independent: K buffers of ~512 KiB
     m = min(step, n)
     chunk = None if X.flags.aligned and X.dtype.isnative else np.empty((m, d))
-    lls, top = np.empty((K, m, d)), np.empty((m, d))
+    summed = predictive == "mean"
+    consts = _summed_constants(post) if summed else None
+    lls, top = (None, None) if summed else (np.empty((K, m, d)), np.empty((m, d)))
+    buf, sums = (np.empty((m, d)), np.empty((K, m))) if summed else (None, None)
     for a in range(0, n, step):
         b = min(a + step, n)
         rows = X[a:b]
         if chunk is not None:
             rows = chunk[: b - a]
             np.copyto(rows, X[a:b])
-        _parts_into(post, rows, None if observed is None else ~observed[a:b], predictive, rel[a:b], row[a:b],
-                    lls[:, : b - a], top[: b - a])
+        missing = None if observed is None else ~observed[a:b]
+        if not summed:
+            _parts_into(post, rows, missing, predictive, rel[a:b], row[a:b], lls[:, : b - a], top[: b - a])
+            continue
+        again = _summed_parts_into(consts, rows, rel[a:b], row[a:b], buf[: b - a], sums[:, : b - a])
+        if missing is not None:  # (a missing cell holds 0 in the block: its sums are finite, then replaced)
+            again = np.union1d(again, np.flatnonzero(missing.any(axis=1)))
+        if again.size:  # rows with a missing cell, or far from every class: cell by cell
+            r, t = np.empty((again.size, K)), np.empty(again.size)
+            _parts_into(post, rows[again], None if missing is None else missing[again], predictive, r, t)
+            rel[a + again], row[a + again] = r, t
     return rel, row
 
 

@@ -1,0 +1,121 @@
+"""Cheaper predict paths (issue 32) give the results of the general ones.
+
+- Categorical codes of a numeric array (or a one-block numeric DataFrame) against fitted
+  integer categories are made a block of rows at a time: they must equal the codes of the
+  column-by-column path, with missing cells, fractions, values out of range, any layout.
+- Gaussian ``"mean"`` scores of a complete row come from each class's summed distances:
+  they must equal the cell-by-cell scores (the largest log density per cell subtracted
+  first) to rounding, and rows far from every class must still be scored cell by cell.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayesnb
+import bayesnb.families._categorical_encoding as enc
+from bayesnb.families import _gaussian_cells as cells
+from bayesnb.families.categorical import CategoricalEncoding
+
+
+def _fitted_state(seed=0, n=3000, d=6):
+    rng = np.random.default_rng(seed)
+    _, cats, declared = enc.encode_columns(rng.integers(-2, 5, size=(n, d)).astype(float))
+    return CategoricalEncoding(cats, declared)
+
+
+def _test_rows(kind, seed=1, n=40000, d=6):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-4, 8, size=(n, d)).astype(float)  # some values below / above the categories
+    if kind in ("nan", "fraction", "fortran", "float32", "frame"):
+        X[rng.random((n, d)) < 0.0005] = np.nan
+    if kind in ("fraction", "fortran"):
+        X[rng.random((n, d)) < 0.0005] = 2.5
+    if kind == "fortran":
+        return np.asfortranarray(X)
+    if kind == "float32":
+        return X.astype(np.float32)
+    if kind == "int32":
+        return np.clip(X, -4, 8).astype(np.int32)
+    if kind == "frame":
+        return pd.DataFrame(X, columns=[f"c{j}" for j in range(d)])
+    return X
+
+
+@pytest.mark.parametrize("kind", ["clean", "nan", "fraction", "fortran", "float32", "int32", "frame"])
+def test_block_codes_equal_column_codes(kind, monkeypatch):
+    state = _fitted_state()
+    X = _test_rows(kind)
+    calls = []
+    real = enc.numeric_block_codes
+    monkeypatch.setattr(enc, "numeric_block_codes", lambda *a: calls.append(1) or real(*a))
+    fast, cats, declared = enc.encode_columns(X, state)
+    assert calls  # the block path was taken
+    monkeypatch.setattr(enc, "numeric_block_codes", lambda *a: None)  # the column-by-column path
+    slow, cats2, declared2 = enc.encode_columns(X, state)
+    assert fast.dtype == slow.dtype == np.int8
+    np.testing.assert_array_equal(fast, slow)
+    assert cats == cats2 and declared == declared2
+
+
+def test_block_codes_refuse_what_they_cannot_code():
+    state = _fitted_state()
+    X = np.zeros((10, 6))
+    assert enc.numeric_block_codes(X.astype(object), state.categories, np.int8) is None
+    assert enc.numeric_block_codes(X.astype(np.uint64), state.categories, np.int8) is None
+    text = CategoricalEncoding(tuple(np.array(["a", "b"], dtype=object) for _ in range(6)), (False,) * 6)
+    assert enc.numeric_block_codes(X, text.categories, np.int8) is None
+    assert enc.numeric_block_codes(X[:, :5], state.categories, np.int8) is None
+
+
+def test_categorical_predict_on_floats_equals_integer_input():
+    rng = np.random.default_rng(2)
+    X = rng.integers(0, 5, size=(5000, 8))
+    y = rng.integers(0, 3, 5000)
+    model = bayesnb.CategoricalNB().fit(X, y)
+    Xf = X.astype(float)
+    Xf[7, 3] = np.nan  # marginalised out
+    np.testing.assert_allclose(model.predict_proba(Xf)[8:], model.predict_proba(X)[8:], rtol=0, atol=0)
+    assert np.isfinite(model.predict_proba(Xf)[7]).all()
+
+
+def _gaussian_post(seed=0, d=7, K=4):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, K, 2000)
+    X = rng.normal(size=(2000, d)) * rng.uniform(0.01, 50, d) + y[:, None] * rng.normal(size=d) * 3 + 1e3
+    return bayesnb.GaussianNB().fit(X, y).posterior_.blocks[0].posterior, X
+
+
+def _cell_by_cell(post, X):
+    rel, row = np.empty((X.shape[0], post.mu.shape[0])), np.empty(X.shape[0])
+    cells._parts_into(post, np.ascontiguousarray(X, dtype=float), None, "mean", rel, row)
+    return rel, row
+
+
+def test_summed_scores_equal_cell_by_cell_scores():
+    post, X = _gaussian_post()
+    rng = np.random.default_rng(5)
+    Q = np.vstack([X[:3000], X[:200] + rng.normal(size=(200, X.shape[1])) * 1e4])  # some rows far from every class
+    rel, row = cells.chunked_parts(post, Q, None, "mean")
+    ref_rel, ref_row = _cell_by_cell(post, Q)
+    np.testing.assert_allclose(rel + row[:, None], ref_rel + ref_row[:, None], rtol=1e-13)
+    # the class-relative part (what predict_proba reads; the split between the two parts may differ
+    # by a constant per row) to ~1e-16 of the rows' summed distances
+    np.testing.assert_allclose(rel - rel.max(1, keepdims=True), ref_rel - ref_rel.max(1, keepdims=True),
+                               rtol=1e-12, atol=1e-11)
+    far = -row > cells.EXACT_FROM
+    assert far.sum() >= 150  # those were scored cell by cell: bit for bit
+    np.testing.assert_array_equal(rel[far], ref_rel[far])
+    np.testing.assert_array_equal(row[far], ref_row[far])
+
+
+def test_summed_scores_of_float32_and_fortran_input_are_identical():
+    post, X = _gaussian_post(1)
+    X = X.astype(np.float32).astype(np.float64)
+    ref = cells.chunked_parts(post, X, None, "mean")
+    for other in (np.asfortranarray(X), X.astype(np.float32)):
+        got = cells.chunked_parts(post, other, None, "mean")
+        np.testing.assert_array_equal(got[0], ref[0])
+        np.testing.assert_array_equal(got[1], ref[1])
