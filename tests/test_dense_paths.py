@@ -119,3 +119,23 @@ def test_summed_scores_of_float32_and_fortran_input_are_identical():
         got = cells.chunked_parts(post, other, None, "mean")
         np.testing.assert_array_equal(got[0], ref[0])
         np.testing.assert_array_equal(got[1], ref[1])
+
+
+@pytest.mark.parametrize("y", [np.array([3, 1, 1, 7], np.int8), np.array([-100, 100, 2, -100], np.int8),
+                               np.array([255, 0, 7], np.uint8), np.array([-5, 2, 2]), np.array([0, 2**40, 5]),
+                               np.array([2**63 + 5, 2**63 + 1], np.uint64), np.array([4], np.int16)])
+def test_integer_labels_counted_like_np_unique(y):
+    from bayesnb.estimators._validation import unique_labels
+
+    got = unique_labels(y, "t")
+    assert got.dtype == y.dtype
+    np.testing.assert_array_equal(got, np.unique(y))
+
+
+def test_integer_labels_fit_as_before():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 3))
+    y = rng.choice(np.array([-7, 2, 40], np.int16), 300)
+    model = bayesnb.GaussianNB().fit(X, y)
+    assert model.classes_.dtype == np.int16 and list(model.classes_) == [-7, 2, 40]
+    assert set(model.predict(X)) <= {-7, 2, 40}

@@ -160,11 +160,11 @@ def _summed_parts_into(consts, X, rel, row, buf, sums):
 def chunked_parts(post, X, observed, predictive):
     """:meth:`Gaussian.log_likelihood_parts` of the rows ``X``, ``(rel (n, K), row (n,))``, a chunk of rows at a time.
 
-    ``observed`` is the bool (n, d) mask, or None when no cell is missing. ``X`` in any
-    layout or float32 (a DataFrame's values, Fortran order) is read in place, by each class's
-    first operation (``X - mu``, in float64: float32 values are exact in it); only data off its
-    alignment (or not in the machine's byte order) is first copied a chunk at a time. The work
-    buffers are made once, for all chunks. Under ``"mean"``, a row without missing cells is
+    ``observed`` is the bool (n, d) mask, or None when no cell is missing. A float64 ``X`` in
+    any layout (a DataFrame's values, Fortran order) is read in place, by each class's first
+    operation (``X - mu``); float32 data (exact in float64), and data off its alignment or not
+    in the machine's byte order, are first copied into a float64 buffer a chunk at a time (one
+    conversion, not one per class). The work buffers are made once, for all chunks. Under ``"mean"``, a row without missing cells is
     scored from its summed distances (:func:`_summed_parts_into`), the others cell by cell: a
     row's scores do not depend on the other rows.
     """
@@ -174,7 +174,7 @@ def chunked_parts(post, X, observed, predictive):
     row = np.empty(n)
     step = max(1, _chunk_rows(d) // 4)  # rows are independent: K buffers of ~512 KiB
     m = min(step, n)
-    chunk = None if X.flags.aligned and X.dtype.isnative else np.empty((m, d))
+    chunk = None if X.flags.aligned and X.dtype == np.float64 else np.empty((m, d))  # (float64: native)
     summed = predictive == "mean"
     consts = _summed_constants(post) if summed else None
     lls, top = (None, None) if summed else (np.empty((K, m, d)), np.empty((m, d)))
