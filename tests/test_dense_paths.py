@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -139,3 +141,25 @@ def test_integer_labels_fit_as_before():
     model = bayesnb.GaussianNB().fit(X, y)
     assert model.classes_.dtype == np.int16 and list(model.classes_) == [-7, 2, 40]
     assert set(model.predict(X)) <= {-7, 2, 40}
+
+
+@pytest.mark.parametrize("first", [0.0, 3.0, 1e3, 1e6])
+def test_one_pass_class_statistics_match_two_pass(first):
+    """Each class's mean and m2 from one pass over its shifted rows, or two where that would lose
+    precision (its first row far from its mean), equal numpy's two-pass moments."""
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 3, 30000)
+    X = 1e8 + rng.normal(size=(30000, 4)) * np.array([1.0, 1e-3, 50.0, 1.0]) + y[:, None]
+    X[:, 3] = 0.1  # constant: exactly, whatever the summation
+    X[np.argmax(y == 0), :3] += first  # class 0's first row (the shift) an outlier
+    stats = bayesnb.GaussianNB().fit(X, y).posterior_.blocks[0].stats
+    for k in range(3):
+        rows = X[y == k]
+        # exact references: the shifts t = x - x_0 are exact, their sums correctly rounded (fsum); the
+        # squared deviations from a rounded mean would err by n * (its rounding)**2 (1e-11 here, column 1)
+        t = rows - rows[0]
+        s1 = np.array([math.fsum(c) for c in t.T])
+        m2 = np.array([math.fsum(c * c) for c in t.T]) - s1 * s1 / len(rows)
+        np.testing.assert_allclose(stats.mean[k], rows[0] + s1 / len(rows), rtol=1e-15, atol=0)
+        np.testing.assert_allclose(stats.m2[k, :3], m2[:3], rtol=5e-12)
+        assert stats.m2[k, 3] == 0.0 and stats.mean[k, 3] == 0.1

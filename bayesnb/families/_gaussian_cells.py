@@ -239,12 +239,21 @@ def _complete_stats(X, resp):
     return GaussianStats(n, mean, m2)
 
 
+#: the most ``S2 / m2`` (the ulps lost by ``m2 = S2 - S1**2 / n``) with which one pass over a class's
+#: shifted rows gives its m2 (:func:`_labelled_stats`); above it a second pass sums the squared
+#: deviations from the mean
+SHIFTED_LOSS = 64.0
+
+
 def _labelled_stats(X, hard, n, mean, m2, step, buf):
     """:func:`_complete_stats` when each row has one class: fills ``mean`` and ``m2`` in place.
 
     Class ``k``'s rows (those with a positive weight) are gathered a chunk at a time (once,
     where they fit one chunk) and shifted into ``buf``; the sums are the same as over all rows
-    (the other rows have weight 0), in another order.
+    (the other rows have weight 0), in another order. One pass sums the shifts from the
+    class's first row and their squares; a class where ``m2 = S2 - S1**2 / n`` would lose
+    more than :data:`SHIFTED_LOSS` ulps (its mean far from its first row, in units of its
+    spread) is read a second time for its squared deviations from the mean.
     """
     labels, w = hard
     # rows are gathered in X's own dtype (np.take casts ``out`` to it otherwise) into ``raw``, then
@@ -268,6 +277,7 @@ def _labelled_stats(X, hard, n, mean, m2, step, buf):
         return X[rows]
 
     unit = bool(np.all(w == 1))
+    ones = np.ones(step) if unit else None  # unit weights: no gather of them
     for k in range(mean.shape[0]):
         idx = np.flatnonzero(labels == k) if unit else np.flatnonzero((labels == k) & (w > 0))
         if not idx.size:
@@ -275,12 +285,22 @@ def _labelled_stats(X, hard, n, mean, m2, step, buf):
         ref = X[idx[0]].astype(np.float64)  # every feature's first value in the class (see Gaussian.stats)
         parts = [idx[a:a + step] for a in range(0, idx.size, step)]
         held = gathered(parts[0]) if len(parts) == 1 else None  # the class fits the buffer: gathered once
-        total = np.zeros(X.shape[1])
+        # one pass: the sums of the shifts t = x - ref and of their squares, then m2 = S2 - S1**2 / n,
+        # which loses about S2 / m2 ulps: where that exceeds SHIFTED_LOSS the class takes a second pass
+        s1, s2 = np.zeros(X.shape[1]), np.zeros(X.shape[1])
         for rows in parts:
-            total += w[rows] @ np.subtract(held if held is not None else gathered(rows), ref, out=buf[: rows.size])
+            t = np.subtract(held if held is not None else gathered(rows), ref, out=buf[: rows.size])
+            wr = ones[: rows.size] if unit else w[rows]
+            s1 += wr @ t
+            np.square(t, out=t)
+            s2 += wr @ t
         with np.errstate(invalid="ignore", divide="ignore"):
-            mean[k] = np.where(n[k] > 0, ref + total / n[k], 0.0)
+            mean[k] = np.where(n[k] > 0, ref + s1 / n[k], 0.0)
+            one = np.where(n[k] > 0, s2 - s1 * (s1 / n[k]), 0.0)
+        if np.all(s2 <= SHIFTED_LOSS * one):  # (a column constant in the class: s1 = s2 = 0, m2 exactly 0)
+            m2[k] = one
+            continue
         for rows in parts:
             t = np.subtract(held if held is not None else gathered(rows), mean[k], out=buf[: rows.size])
             np.square(t, out=t)
-            m2[k] += w[rows] @ t
+            m2[k] += (ones[: rows.size] if unit else w[rows]) @ t
