@@ -163,3 +163,32 @@ def test_one_pass_class_statistics_match_two_pass(first):
         np.testing.assert_allclose(stats.mean[k], rows[0] + s1 / len(rows), rtol=1e-15, atol=0)
         np.testing.assert_allclose(stats.m2[k, :3], m2[:3], rtol=5e-12)
         assert stats.m2[k, 3] == 0.0 and stats.mean[k, 3] == 0.1
+
+
+def test_thresholded_bernoulli_block_is_compact_and_scores_as_floats():
+    rng = np.random.default_rng(6)
+    X = rng.integers(0, 4, size=(30000, 12)).astype(float)
+    y = rng.integers(0, 3, 30000)
+    raw = bayesnb.BernoulliNB(binarize=0.5).fit(X, y)
+    ones = bayesnb.BernoulliNB().fit((X > 0.5).astype(float), y)  # the same model on float 0/1 values
+    block, _ = raw.posterior_.blocks[0].family.encode(X)
+    assert block.X.dtype == np.uint8 and block.X.nbytes == X.size
+    np.testing.assert_array_equal(raw.feature_count_, ones.feature_count_)
+    np.testing.assert_allclose(raw.predict_joint_log_proba(X), ones.predict_joint_log_proba((X > 0.5).astype(float)),
+                               rtol=1e-13)
+    np.testing.assert_array_equal(raw.predict(X), ones.predict((X > 0.5).astype(float)))
+
+
+def test_thresholded_bernoulli_predict_makes_no_float_copy_of_x():
+    import tracemalloc
+
+    rng = np.random.default_rng(7)
+    X = rng.integers(0, 4, size=(100000, 20)).astype(float)  # 16 MB
+    y = rng.integers(0, 3, 100000)
+    model = bayesnb.BernoulliNB(binarize=0.0).fit(X, y)
+    model.predict(X[:10])
+    tracemalloc.start()
+    model.predict(X)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < X.nbytes / 2  # a float64 0/1 copy of X alone is X.nbytes (the compact one an eighth)
