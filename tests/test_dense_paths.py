@@ -192,3 +192,40 @@ def test_thresholded_bernoulli_predict_makes_no_float_copy_of_x():
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < X.nbytes / 2  # a float64 0/1 copy of X alone is X.nbytes (the compact one an eighth)
+
+
+@pytest.mark.parametrize("kw", [{}, {"min_categories": 9}, {"categories": [[-2, -1, 0, 1, 2, 3, 4, 5]] * 6}])
+@pytest.mark.parametrize("kind", ["clean", "nan", "float32", "int32", "frame"])
+def test_fit_block_codes_equal_column_codes(kind, kw, monkeypatch):
+    X = _test_rows(kind)
+    if kind == "int32":
+        X = np.clip(X, -2, 4)
+    else:
+        X = np.clip(X, -2, 4) if not hasattr(X, "iloc") else X.clip(-2, 4)
+    fast = enc.encode_columns(X, **kw)
+    monkeypatch.setattr(enc, "numeric_block_codes", lambda *a: None)
+    slow = enc.encode_columns(X, **kw)
+    np.testing.assert_array_equal(fast[0], slow[0])
+    assert fast[0].dtype == slow[0].dtype
+    assert all(np.array_equal(a, b) for a, b in zip(fast[1], slow[1])) and fast[2] == slow[2]
+
+
+def test_fit_block_codes_refuse_undeclared_values():
+    X = np.zeros((100, 2))
+    X[5, 1] = 7.0
+    with pytest.raises(ValueError, match="not among its declared categories"):
+        enc.encode_columns(X, categories=[[0.0, 1.0], [0.0, 1.0]])
+
+
+def test_float32_categorical_fit_keeps_no_integer_copy_per_column():
+    import tracemalloc
+
+    rng = np.random.default_rng(8)
+    X = rng.integers(0, 5, size=(100000, 20)).astype(np.float32)  # 8 MB
+    y = rng.integers(0, 3, 100000)
+    bayesnb.CategoricalNB().fit(X[:100], y[:100])
+    tracemalloc.start()
+    bayesnb.CategoricalNB().fit(X, y)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < X.nbytes * 1.25  # each column's int64 values kept until coding: 2 X.nbytes
