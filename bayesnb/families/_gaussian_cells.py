@@ -174,11 +174,14 @@ def chunked_parts(post, X, observed, predictive):
     row = np.empty(n)
     step = max(1, _chunk_rows(d) // 4)  # rows are independent: K buffers of ~512 KiB
     m = min(step, n)
-    chunk = None if X.flags.aligned and X.dtype == np.float64 else np.empty((m, d))  # (float64: native)
     summed = predictive == "mean"
+    # a Fortran-ordered X (a DataFrame's values) is read into Fortran-ordered buffers: between
+    # layouts, a vector operation is many times slower
+    order = "F" if summed and d > 1 and X.strides[0] == X.itemsize else "C"
+    chunk = None if X.flags.aligned and X.dtype == np.float64 else np.empty((m, d), order=order)  # (float64: native)
     consts = _summed_constants(post) if summed else None
     lls, top = (None, None) if summed else (np.empty((K, m, d)), np.empty((m, d)))
-    buf, sums = (np.empty((m, d)), np.empty((K, m))) if summed else (None, None)
+    buf, sums = (np.empty((m, d), order=order), np.empty((K, m))) if summed else (None, None)
     for a in range(0, n, step):
         b = min(a + step, n)
         rows = X[a:b]
