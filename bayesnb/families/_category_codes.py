@@ -219,7 +219,8 @@ def numeric_block_codes(X, categories, dtype):
     base = np.cumsum([0] + [p.size for p in parts[:-1]]).astype(np.int64)
     out = np.empty((n, d), dtype=dtype, order="F")
     step = max(1, (1 << 16) // d)  # blocks of ~512 KiB of int64
-    ints, codes = np.empty((min(step, n), d), np.int64), np.empty((min(step, n), d), dtype)
+    order = "F" if d > 1 and X.strides[0] == X.itemsize else "C"  # buffers in X's layout: no transposing pass
+    ints, codes = np.empty((min(step, n), d), np.int64, order=order), np.empty((min(step, n), d), dtype, order=order)
     for a in range(0, n, step):
         b = min(a + step, n)
         rows, got = X[a:b], ints[: b - a]
