@@ -233,3 +233,22 @@ def test_float32_categorical_fit_keeps_no_integer_copy_per_column():
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < X.nbytes * 1.25  # each column's int64 values kept until coding: 2 X.nbytes
+
+
+def test_categorical_code_tables_made_once_by_the_first_prediction():
+    import pickle
+
+    rng = np.random.default_rng(9)
+    X = rng.integers(0, 4, size=(500, 5))
+    y = rng.integers(0, 2, 500)
+    model = bayesnb.CategoricalNB().fit(X, y)
+    cache = model._caches[0]
+    assert cache.value is None  # a fit pays nothing for them
+    first = model.predict_proba(X)
+    tables = cache.value
+    assert tables is not None
+    np.testing.assert_array_equal(model.predict_proba(X), first)
+    assert cache.value is tables  # reused
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).predict_proba(X), first)
+    model.partial_fit(X, y)  # a new posterior: new tables
+    assert model._caches[0] is not cache
