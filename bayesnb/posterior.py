@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
-from ._utils import ZeroProbabilityWarning
+from ._utils import ZeroProbabilityWarning, all_finite
 
 __all__ = ["BlockPosterior", "NBPosterior", "block_posterior", "build", "class_posterior", "joint_log_likelihood",
            "joint_log_likelihood_parts", "log_evidence", "log_marginal", "normalise"]
@@ -338,6 +338,8 @@ def most_probable(jll: np.ndarray, class_log_prior: np.ndarray | None, who: str 
     ndarray of int, shape (n,)
     """
     jll = np.asarray(jll, dtype=float)
+    if jll.ndim == 2 and all_finite(jll):  # one sum: no row to fill in
+        return np.argmax(jll, axis=1)
     dead = ~np.isfinite(jll).any(axis=1)
     if dead.any():  # only then copy: the fallback writes rows
         jll = jll.copy()
@@ -377,7 +379,7 @@ def normalise(jll: np.ndarray, class_log_prior: np.ndarray | None, who: str = "N
         If ``jll`` holds NaN or ``+inf`` (a bug, never hidden by the fallback).
     """
     jll = np.array(jll, dtype=float, copy=copy or None)
-    if not (jll.ndim == 2 and np.isfinite(jll).all()):  # one check when every entry is finite
+    if not (jll.ndim == 2 and all_finite(jll)):  # one sum when every entry is finite
         jll = _checked(jll, class_log_prior, who, stacklevel)
     jll -= _row_logsumexp(jll)[:, None]  # every row has a finite entry now
     return jll

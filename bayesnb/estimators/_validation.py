@@ -330,7 +330,7 @@ def check_y(y, n: int, who: str, arrow: bool = False):
             raise TypeError(f"{who}: expected labels of one type; y mixes {kinds}.")
         if from_list:
             y = np.asarray(y.tolist())  # the dtype NumPy gives the list (as scikit-learn)
-    if y.dtype.kind in "US":  # strings are always class labels (and np.unique is not cheap)
+    if y.dtype.kind in "USiub":  # strings and integers (1-d) are always class labels (np.unique is not cheap)
         return y
     try:
         check_classification_targets(y)
@@ -340,7 +340,17 @@ def check_y(y, n: int, who: str, arrow: bool = False):
 
 
 def unique_labels(y, who: str):
-    """Sorted unique labels; a clear TypeError when they cannot be compared."""
+    """Sorted unique labels; a clear TypeError when they cannot be compared.
+
+    Integers spanning at most as many values as there are labels are counted (one bincount),
+    not hashed or sorted.
+    """
+    y = np.asarray(y)
+    if y.dtype.kind in "iu" and y.ndim == 1 and y.size:
+        lo, hi = int(y.min()), int(y.max())
+        if hi - lo <= max(y.size, 1024) and hi <= np.iinfo(np.intp).max:
+            seen = np.flatnonzero(np.bincount(np.subtract(y, lo, dtype=np.intp), minlength=hi - lo + 1))
+            return (seen + lo).astype(y.dtype)
     try:
         return np.unique(y)
     except TypeError:

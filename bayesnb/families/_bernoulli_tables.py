@@ -6,10 +6,12 @@
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._utils import all_finite
+from ._numeric import class_sums
 
-__all__ = ["_Tables", "_binarized", "_log_p", "_prob"]
+__all__ = ["_Tables", "_binarized", "_log_p", "_prob", "column_sums", "row_products"]
 
 
 def _log_p(post):
@@ -38,15 +40,54 @@ def _log_part(a, tot, log_tot):
     return lp
 
 
-def _binarized(values, binarize):
-    """``values > binarize`` as a new float64 array in one pass, or None (no threshold, or not
-    a plain numeric array whose every entry is finite: the general path checks those)."""
+def _binarized(values, binarize, compact=False):
+    """``values > binarize`` as a new array in one pass, or None (no threshold, or not a plain
+    numeric array whose every entry is finite: the general path checks those).
+
+    float64, or with ``compact`` uint8 (one byte a cell: a dense block's 0/1 values, read a
+    chunk of rows at a time into float64 by :func:`row_products` and :func:`column_sums`)."""
     if binarize is None or not isinstance(values, np.ndarray) or values.dtype.kind not in "biuf":
         return None
     if not all_finite(values):
         return None
+    if compact:
+        return np.greater(values, binarize).view(np.uint8)
     out = np.empty(values.shape)
     np.greater(values, binarize, out=out)
+    return out
+
+
+def _chunks(X):
+    """``(a, b, float64 buffer)`` over the rows of a dense (n, d) ``X``, a buffer of ~512 KiB made once."""
+    n, d = X.shape
+    step = max(1, (1 << 16) // max(d, 1))
+    buf = np.empty((min(step, n), d))
+    for a in range(0, n, step):
+        b = min(a + step, n)
+        np.copyto(buf[: b - a], X[a:b])
+        yield a, b, buf[: b - a]
+
+
+def row_products(X, W):
+    """``X @ W`` (n, K) for dense or sparse ``X``; a dense ``X`` not of float64 (the compact 0/1
+    of :func:`_binarized`) read a chunk of rows at a time into float64, never converted whole."""
+    if sp.issparse(X) or X.dtype == np.float64:
+        return np.asarray(X @ W)
+    out = np.empty((X.shape[0], W.shape[1]))
+    for a, b, buf in _chunks(X):
+        np.dot(buf, W, out=out[a:b])
+    return out
+
+
+def column_sums(X, resp):
+    """``resp.T @ X`` (K, d) as :func:`._numeric.class_sums`; a dense ``X`` not of float64 read a chunk
+    of rows at a time (as :func:`row_products`)."""
+    if sp.issparse(X) or X.dtype == np.float64:
+        return class_sums(X, resp)
+    resp = np.asarray(resp)
+    out = np.zeros((resp.shape[1], X.shape[1]))
+    for a, b, buf in _chunks(X):
+        out += resp[a:b].T @ buf
     return out
 
 

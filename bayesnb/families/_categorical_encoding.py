@@ -12,7 +12,8 @@ import numpy as np
 
 from .._utils import hard_labels, missing_mask
 from ..structure.hierarchical import hierarchical_prior
-from ._category_codes import _code_into, _columns, _indexer, _small_ints, code_dtype
+from ._category_codes import _code_into, _columns, _indexer, _integer_categories, _small_ints, code_dtype
+from ._category_codes import numeric_block_codes
 from ._category_types import convert_unmatched, no_match_error
 from ._numeric import MAX_ALPHA, check_alpha
 from ._weighted_counts import code_counts
@@ -69,10 +70,13 @@ def encode_columns(X, state=None, *, categories="auto", min_categories=None, ext
         Whether each column's categories were declared.
     """
     same = _codes_as_given(X, state, categories, min_categories, extend, who)
+    if same is None and state is not None and not extend:
+        same = _coded_numbers(X, state, who)
     if same is not None:
         return same
     cols = list(_columns(X))
     n = len(cols[0][1]) if cols else 0
+    numbers = _numeric_array(X) if state is None else None  # a fit: coded a block of rows at a time where it can
     # the categories of every column first: they set the codes' dtype
     plans = []
     for j, (name, values, pd_declared, distinct, dcodes) in enumerate(cols):
@@ -111,11 +115,16 @@ def encode_columns(X, state=None, *, categories="auto", min_categories=None, ext
             check = is_decl
         else:
             cats, is_decl, check = state.categories[j], state.declared[j], False
+        if numbers is not None and small is not ... and _integer_categories(cats) is not None:
+            small = ...  # (its integers, n int64, are not kept for the codes: the block path needs none)
         plans.append((cats, is_decl, miss, check, small))
     # the smallest integer dtype for -1 .. V_j (not int64 whatever the input): columns contiguous
-    codes = np.empty((n, len(cols)), dtype=code_dtype(max((len(p[0]) for p in plans), default=0)), order="F")
+    dtype = code_dtype(max((len(p[0]) for p in plans), default=0))
+    block = None if numbers is None else numeric_block_codes(numbers[0], [p[0] for p in plans], dtype)
+    codes = np.empty((n, len(cols)), dtype=dtype, order="F") if block is None else block
     for j, ((name, values, _, distinct, dcodes), (cats, _, miss, check, small)) in enumerate(zip(cols, plans)):
-        _code_into(codes[:, j], cats, values, miss, distinct, dcodes, small)
+        if block is None:
+            _code_into(codes[:, j], cats, values, miss, distinct, dcodes, small)
         unseen = codes[:, j] == len(cats)
         if state is not None and not extend and unseen.any():  # of another type: converted or refused
             _recode_converted(codes[:, j], cats, np.asarray(values)[unseen], unseen, name, who)
@@ -194,6 +203,42 @@ def _codes_as_given(X, state, categories, min_categories, extend, who):
     codes = X.view()
     codes.flags.writeable = False
     return codes, tuple(cats), tuple(False for _ in cats) if state is None else tuple(state.declared)
+
+
+def _coded_numbers(X, state, who):
+    """:func:`encode_columns`'s result for numbers coded against fitted integer categories, else None.
+
+    A numeric array, or a DataFrame of one NumPy number type held in one block (read
+    without a copy), is coded a block of rows at a time (:func:`numeric_block_codes`); the
+    cells left unseen are then treated as by the column-by-column path.
+    """
+    numbers = _numeric_array(X)
+    if numbers is None:
+        return None
+    X, names = numbers
+    cats = state.categories
+    codes = numeric_block_codes(X, cats, code_dtype(max((len(c) for c in cats), default=0)))
+    if codes is None:
+        return None
+    for j, c in enumerate(cats):
+        unseen = codes[:, j] == len(c)
+        if unseen.any():  # of another type: converted or refused (as encode_columns)
+            _recode_converted(codes[:, j], c, X[:, j][unseen], unseen, j if names is None else names[j], who)
+    return codes, tuple(cats), tuple(state.declared)
+
+
+def _numeric_array(X):
+    """``(array, names)`` of a numeric ndarray (names None) or of a DataFrame of one NumPy number type
+    held in one block (its values read without a copy), else None."""
+    if isinstance(X, np.ndarray):
+        return (X, None) if X.ndim == 2 and X.dtype.kind in "iuf" else None
+    if not (hasattr(X, "iloc") and X.size and len(set(X.dtypes)) == 1 and isinstance(X.dtypes.iloc[0], np.dtype)
+            and X.dtypes.iloc[0].kind in "iuf"):
+        return None
+    values = X.to_numpy()
+    if not np.may_share_memory(values, X.iloc[:, 0].to_numpy()):  # several blocks: not without a copy
+        return None
+    return values, list(X.columns)
 
 
 def _every_code_occurs(X, hi):

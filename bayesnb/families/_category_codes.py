@@ -174,3 +174,68 @@ def _factorized(values):
         return None, None
     return uniques, codes
 
+
+
+def numeric_block_codes(X, categories, dtype):
+    """The codes of a numeric (n, d) array against integer categories, a block of rows at a time, or None.
+
+    The codes :func:`_code_into` gives each column (position among the column's categories,
+    ``-1`` missing, ``V_j`` a value not among them), written into a new Fortran-ordered array
+    of ``dtype``. A block of rows whose every cell is an integer within its column's
+    categories' range is read once into an int64 buffer and coded through one table of all
+    the columns (one gather); any other block is coded column by column by
+    :func:`_code_into`. Reading rows in blocks keeps a C-ordered ``X`` (a DataFrame's
+    values, a Dask partition) from being read one strided column at a time, several times.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        Integer or float values, any layout.
+    categories : sequence of d ndarrays
+        Each column's categories (position = code); all must hold integers.
+    dtype : numpy dtype
+        The codes' dtype (:func:`code_dtype`).
+
+    Returns
+    -------
+    codes : ndarray of shape (n, d), or None
+        None when ``X`` or a column's categories do not qualify (not a numeric 2-D array,
+        categories not all integers, or spanning more than 65,536 values).
+    """
+    if not (isinstance(X, np.ndarray) and X.ndim == 2 and X.size and len(categories) == X.shape[1]
+            and (X.dtype.kind == "f" or (X.dtype.kind in "iu" and X.dtype.itemsize < 8) or X.dtype == np.int64)):
+        return None
+    n, d = X.shape
+    lo, span, parts = np.empty(d, np.int64), np.empty(d, np.uint64), []
+    for j, cats in enumerate(categories):
+        ints = _integer_categories(cats)
+        if ints is None or int(ints.max()) - int(ints.min()) > 1 << 16:
+            return None
+        lo[j], span[j] = ints.min(), ints.max() - ints.min()
+        table = np.full(int(span[j]) + 1, len(cats), dtype=dtype)  # value - lo -> position
+        table[ints - lo[j]] = np.arange(len(ints))
+        parts.append(table)
+    big = np.concatenate(parts)  # column j's table starts at base[j]
+    base = np.cumsum([0] + [p.size for p in parts[:-1]]).astype(np.int64)
+    out = np.empty((n, d), dtype=dtype, order="F")
+    step = max(1, (1 << 16) // d)  # blocks of ~512 KiB of int64
+    order = "F" if d > 1 and X.strides[0] == X.itemsize else "C"  # buffers in X's layout: no transposing pass
+    ints, codes = np.empty((min(step, n), d), np.int64, order=order), np.empty((min(step, n), d), dtype, order=order)
+    for a in range(0, n, step):
+        b = min(a + step, n)
+        rows, got = X[a:b], ints[: b - a]
+        with np.errstate(invalid="ignore"):  # NaN, infinities, huge values: not integers (checked below)
+            np.copyto(got, rows, casting="unsafe")
+        ok = X.dtype.kind != "f" or bool((got == rows).all())
+        if ok:
+            np.subtract(got, lo, out=got)
+            ok = bool((got.view(np.uint64) <= span).all())  # (a value below lo wraps past span)
+        if ok:
+            np.add(got, base, out=got)
+            np.take(big, got, out=codes[: b - a], mode="clip")
+            out[a:b] = codes[: b - a]
+            continue
+        for j in range(d):  # a block with a missing cell, a fraction or a value out of range
+            miss = np.isnan(rows[:, j]) if X.dtype.kind == "f" else None
+            _code_into(out[a:b, j], categories[j], rows[:, j], miss if miss is not None and miss.any() else None)
+    return out

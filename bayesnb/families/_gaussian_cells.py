@@ -115,14 +115,58 @@ def _parts_into(post, X, missing, predictive, rel, row, lls=None, top=None):
     rel[...] = sums.T
 
 
+#: a row whose least summed scaled squared distance (over the classes) exceeds this is scored cell by cell
+#: (:func:`_summed_parts_into`): below it the class differences of the sums are exact to ~1e-12
+EXACT_FROM = 4096.0
+
+
+def _summed_constants(post):
+    """``(mu, s, c)`` of :func:`_summed_parts_into`: each cell's term is ``((x - mu) * s)**2`` with
+    ``s = sqrt(1 / (2 var))``, each class's constant ``c = sum_j -log(2 pi var) / 2``; an undefined
+    factor (:func:`defined`) has ``mu = s = 0`` and adds nothing."""
+    mu, var = plug_in(post)
+    ok = defined(post)
+    v = np.where(ok, var, 1.0)
+    return np.where(ok, mu, 0.0), np.where(ok, np.sqrt(0.5 / v), 0.0), np.where(ok, -0.5 * np.log(2 * np.pi * v), 0.0).sum(1)
+
+
+def _summed_parts_into(consts, X, rel, row, buf, sums):
+    """The ``"mean"`` parts of complete rows from each class's summed distances; the rows to score cell by cell.
+
+    Class ``k``'s log density of a row is ``c_k - S_k`` with ``S_k = sum_j ((x_j - mu_kj) * s_kj)**2``
+    (one (rows, d) buffer, three vector operations and a matrix-vector product per class).
+    With ``low`` the least ``S_k`` of the row, ``rel_k = c_k - (S_k - low)`` and ``row = -low``:
+    rounding errs by about ``1e-16 * low`` in ``rel``, so the rows whose ``low`` exceeds
+    :data:`EXACT_FROM` (or is not finite: a density that underflows in every class) are
+    returned for :func:`_parts_into`, which subtracts each cell's largest log density first.
+    """
+    mu, s, c = consts
+    ones = np.ones(X.shape[1])
+    for k in range(mu.shape[0]):
+        np.subtract(X, mu[k], out=buf)
+        np.multiply(buf, s[k], out=buf)
+        with np.errstate(over="ignore"):  # a distance past 1e154 sd: the row goes cell by cell
+            np.square(buf, out=buf)
+        np.dot(buf, ones, out=sums[k])
+    low = sums.min(axis=0)
+    with np.errstate(invalid="ignore"):  # inf - inf: such rows are scored again
+        np.subtract(sums, low, out=sums)
+    np.subtract(c[:, None], sums, out=sums)
+    rel[...] = sums.T
+    np.negative(low, out=row)
+    return np.flatnonzero(~(low <= EXACT_FROM))
+
+
 def chunked_parts(post, X, observed, predictive):
     """:meth:`Gaussian.log_likelihood_parts` of the rows ``X``, ``(rel (n, K), row (n,))``, a chunk of rows at a time.
 
-    ``observed`` is the bool (n, d) mask, or None when no cell is missing. ``X`` in any
-    layout or float32 (a DataFrame's values, Fortran order) is read in place, by each class's
-    first operation (``X - mu``, in float64: float32 values are exact in it); only data off its
-    alignment (or not in the machine's byte order) is first copied a chunk at a time. The work
-    buffers are made once, for all chunks.
+    ``observed`` is the bool (n, d) mask, or None when no cell is missing. A float64 ``X`` in
+    any layout (a DataFrame's values, Fortran order) is read in place, by each class's first
+    operation (``X - mu``); float32 data (exact in float64), and data off its alignment or not
+    in the machine's byte order, are first copied into a float64 buffer a chunk at a time (one
+    conversion, not one per class). The work buffers are made once, for all chunks. Under ``"mean"``, a row without missing cells is
+    scored from its summed distances (:func:`_summed_parts_into`), the others cell by cell: a
+    row's scores do not depend on the other rows.
     """
     n, d = X.shape
     K = post.mu.shape[0]
@@ -130,16 +174,31 @@ def chunked_parts(post, X, observed, predictive):
     row = np.empty(n)
     step = max(1, _chunk_rows(d) // 4)  # rows are independent: K buffers of ~512 KiB
     m = min(step, n)
-    chunk = None if X.flags.aligned and X.dtype.isnative else np.empty((m, d))
-    lls, top = np.empty((K, m, d)), np.empty((m, d))
+    summed = predictive == "mean"
+    # a Fortran-ordered X (a DataFrame's values) is read into Fortran-ordered buffers: between
+    # layouts, a vector operation is many times slower
+    order = "F" if summed and d > 1 and X.strides[0] == X.itemsize else "C"
+    chunk = None if X.flags.aligned and X.dtype == np.float64 else np.empty((m, d), order=order)  # (float64: native)
+    consts = _summed_constants(post) if summed else None
+    lls, top = (None, None) if summed else (np.empty((K, m, d)), np.empty((m, d)))
+    buf, sums = (np.empty((m, d), order=order), np.empty((K, m))) if summed else (None, None)
     for a in range(0, n, step):
         b = min(a + step, n)
         rows = X[a:b]
         if chunk is not None:
             rows = chunk[: b - a]
             np.copyto(rows, X[a:b])
-        _parts_into(post, rows, None if observed is None else ~observed[a:b], predictive, rel[a:b], row[a:b],
-                    lls[:, : b - a], top[: b - a])
+        missing = None if observed is None else ~observed[a:b]
+        if not summed:
+            _parts_into(post, rows, missing, predictive, rel[a:b], row[a:b], lls[:, : b - a], top[: b - a])
+            continue
+        again = _summed_parts_into(consts, rows, rel[a:b], row[a:b], buf[: b - a], sums[:, : b - a])
+        if missing is not None:  # (a missing cell holds 0 in the block: its sums are finite, then replaced)
+            again = np.union1d(again, np.flatnonzero(missing.any(axis=1)))
+        if again.size:  # rows with a missing cell, or far from every class: cell by cell
+            r, t = np.empty((again.size, K)), np.empty(again.size)
+            _parts_into(post, rows[again], None if missing is None else missing[again], predictive, r, t)
+            rel[a + again], row[a + again] = r, t
     return rel, row
 
 
@@ -183,12 +242,21 @@ def _complete_stats(X, resp):
     return GaussianStats(n, mean, m2)
 
 
+#: the most ``S2 / m2`` (the ulps lost by ``m2 = S2 - S1**2 / n``) with which one pass over a class's
+#: shifted rows gives its m2 (:func:`_labelled_stats`); above it a second pass sums the squared
+#: deviations from the mean
+SHIFTED_LOSS = 64.0
+
+
 def _labelled_stats(X, hard, n, mean, m2, step, buf):
     """:func:`_complete_stats` when each row has one class: fills ``mean`` and ``m2`` in place.
 
     Class ``k``'s rows (those with a positive weight) are gathered a chunk at a time (once,
     where they fit one chunk) and shifted into ``buf``; the sums are the same as over all rows
-    (the other rows have weight 0), in another order.
+    (the other rows have weight 0), in another order. One pass sums the shifts from the
+    class's first row and their squares; a class where ``m2 = S2 - S1**2 / n`` would lose
+    more than :data:`SHIFTED_LOSS` ulps (its mean far from its first row, in units of its
+    spread) is read a second time for its squared deviations from the mean.
     """
     labels, w = hard
     # rows are gathered in X's own dtype (np.take casts ``out`` to it otherwise) into ``raw``, then
@@ -212,6 +280,7 @@ def _labelled_stats(X, hard, n, mean, m2, step, buf):
         return X[rows]
 
     unit = bool(np.all(w == 1))
+    ones = np.ones(step) if unit else None  # unit weights: no gather of them
     for k in range(mean.shape[0]):
         idx = np.flatnonzero(labels == k) if unit else np.flatnonzero((labels == k) & (w > 0))
         if not idx.size:
@@ -219,12 +288,22 @@ def _labelled_stats(X, hard, n, mean, m2, step, buf):
         ref = X[idx[0]].astype(np.float64)  # every feature's first value in the class (see Gaussian.stats)
         parts = [idx[a:a + step] for a in range(0, idx.size, step)]
         held = gathered(parts[0]) if len(parts) == 1 else None  # the class fits the buffer: gathered once
-        total = np.zeros(X.shape[1])
+        # one pass: the sums of the shifts t = x - ref and of their squares, then m2 = S2 - S1**2 / n,
+        # which loses about S2 / m2 ulps: where that exceeds SHIFTED_LOSS the class takes a second pass
+        s1, s2 = np.zeros(X.shape[1]), np.zeros(X.shape[1])
         for rows in parts:
-            total += w[rows] @ np.subtract(held if held is not None else gathered(rows), ref, out=buf[: rows.size])
+            t = np.subtract(held if held is not None else gathered(rows), ref, out=buf[: rows.size])
+            wr = ones[: rows.size] if unit else w[rows]
+            s1 += wr @ t
+            np.square(t, out=t)
+            s2 += wr @ t
         with np.errstate(invalid="ignore", divide="ignore"):
-            mean[k] = np.where(n[k] > 0, ref + total / n[k], 0.0)
+            mean[k] = np.where(n[k] > 0, ref + s1 / n[k], 0.0)
+            one = np.where(n[k] > 0, s2 - s1 * (s1 / n[k]), 0.0)
+        if np.all(s2 <= SHIFTED_LOSS * one):  # (a column constant in the class: s1 = s2 = 0, m2 exactly 0)
+            m2[k] = one
+            continue
         for rows in parts:
             t = np.subtract(held if held is not None else gathered(rows), mean[k], out=buf[: rows.size])
             np.square(t, out=t)
-            m2[k] += w[rows] @ t
+            m2[k] += (ones[: rows.size] if unit else w[rows]) @ t

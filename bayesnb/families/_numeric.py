@@ -319,3 +319,16 @@ def sample_class_feature(name: str, distribution, feature_plate: str, class_plat
     K, d = distribution.batch_shape
     with numpyro.plate(class_plate, K, dim=-2), numpyro.plate(feature_plate, d, dim=-1):
         return numpyro.sample(name, distribution)
+
+
+class Memo:
+    """``fn(*args)`` computed on the first call and kept (a picklable lazy value: a family's
+    :meth:`~bayesnb.families._base.Family.predict_cache` made without cost at fit time)."""
+
+    def __init__(self, fn, *args):
+        self.fn, self.args, self.value = fn, args, None
+
+    def __call__(self):
+        if self.value is None:
+            self.value = self.fn(*self.args)
+        return self.value

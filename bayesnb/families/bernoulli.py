@@ -27,7 +27,7 @@ from scipy.special import betaln
 
 from .._utils import dense, nonfinite_error
 from ._base import Family
-from ._bernoulli_tables import _binarized, _log_p, _prob, _Tables
+from ._bernoulli_tables import _binarized, _log_p, _prob, _Tables, column_sums, row_products
 from ._mixins import ThetaSite
 from ._numeric import check_alpha, class_sums, dirichlet_draws, resolve_scalar_alpha, sample_class_feature
 from ._private import check_no_auto, check_no_bounds, noisy_counts
@@ -71,7 +71,8 @@ class BernoulliBlock(NamedTuple):
     Attributes
     ----------
     X : ndarray or sparse matrix of shape (n, d)
-        0/1 values with missing cells set to 0.
+        0/1 values with missing cells set to 0: float64, or uint8 for a dense block thresholded
+        at ``binarize`` with nothing missing (one byte a cell, read a chunk of rows at a time).
     missing : ndarray, sparse matrix of shape (n, d), or None
         1 where the cell was missing; None when nothing is missing.
     """
@@ -151,7 +152,7 @@ class Bernoulli(ThetaSite, Family):
                         shape=X.shape)
             data = X.data
         else:
-            fast = _binarized(X, binarize)
+            fast = _binarized(X, binarize, compact=True)  # uint8 0/1: one byte a cell
             X = np.array(X, dtype=float, copy=True) if fast is None else fast
             data = X
         if fast is not None:  # thresholded, nothing missing
@@ -212,7 +213,7 @@ class Bernoulli(ThetaSite, Family):
         BernoulliStats
             ``ones`` and ``observed``, each (K, d).
         """
-        ones = class_sums(block.X, resp)
+        ones = column_sums(block.X, resp)
         if block.missing is None:
             observed = np.broadcast_to(resp.sum(0)[:, None], ones.shape)  # same for every feature
         else:
@@ -286,7 +287,8 @@ class Bernoulli(ThetaSite, Family):
             jll[impossible > 0.5] = -np.inf
             return jll
         # x log p + (1 - x) log q, written to stay sparse: x (log p - log q) + sum log q
-        jll = np.asarray(X1 @ diff_T) + lq_sum
+        jll = row_products(X1, diff_T)
+        jll += lq_sum
         if M is not None:
             jll = jll - np.asarray(M @ lq.T)
         return jll

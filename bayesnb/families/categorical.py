@@ -33,7 +33,7 @@ from . import _categorical_encoding as _enc
 from . import _private
 from ._base import Family
 from ._tilted_gamma import log_tilted_gamma_rows, row_sum, tilted_log_norm
-from ._numeric import dirichlet_draws, draw_categories, maximise_evidence
+from ._numeric import Memo, dirichlet_draws, draw_categories, maximise_evidence
 from ._categorical_encoding import log_probs  # (CategoricalNB.feature_log_prob_)
 
 __all__ = ["Categorical", "CategoricalEncoding", "CategoricalStats", "Dirichlets"]
@@ -261,16 +261,20 @@ class Categorical(Family):
         _private.check_declared([not isinstance(self.categories, str)] * len(state.declared), names, who)
         return CategoricalStats(tuple(_private.noisy_counts(list(self.stats(codes, resp, state).counts), budget)))
 
-    def log_likelihood(self, prior, post, codes, predictive="mean"):
+    def predict_cache(self, prior, post):
+        """The code tables of :meth:`log_likelihood`, made by the first prediction (a :class:`._numeric.Memo`)."""
+        return Memo(_enc.code_log_tables, prior, post)
+
+    def log_likelihood(self, prior, post, codes, predictive="mean", cache=None):
         """``log p(x_block | y=k)`` under the posterior predictive (= posterior mean), (n, K).
 
         Missing cells contribute 0 (marginalised). Values never seen in training get the
         probability of a zero-count category with pseudo-count ``mean(alpha_j)``.
-        ``"mean"`` and ``"marginal"`` coincide.
+        ``"mean"`` and ``"marginal"`` coincide. ``cache``: :meth:`predict_cache` of ``post``.
         """
         n = codes.shape[0]
         K = post.concentration[0].shape[0] if post.concentration else 0
-        tables = _enc.code_log_tables(prior, post)
+        tables = _enc.code_log_tables(prior, post) if cache is None else cache()
         if not tables:
             return np.zeros((n, K))
         return _enc.sum_code_logs(tables, codes, K)

@@ -239,10 +239,14 @@ class Gaussian(Family):
                 "larger b0."
             )
     def log_likelihood_parts(self, prior, post, block, predictive="mean", cache=None):
-        """Per cell, the largest log density over the classes is the row term; the rest is relative.
+        """The class-relative part and the row term of each row's class log densities.
 
-        A feature tied across classes (constant in training) then adds exactly 0 to every
-        class's relative part, however far from its value a row lies.
+        Under ``"mean"``, a complete row within :data:`~._gaussian_cells.EXACT_FROM` of some
+        class (its summed squared distance in units of ``2 var``) takes its row term from the
+        closest class's summed distance (exact to about 1e-12); any other row, and every row
+        under ``"marginal"``, takes per cell the largest log density over the classes as the
+        row term. A feature tied across classes (constant in training) then adds exactly 0 to
+        every class's relative part, however far from its value a row lies.
         """
         if predictive not in ("mean", "marginal"):
             raise ValueError(f"predictive must be 'mean' or 'marginal'; received {predictive!r}.")
