@@ -54,6 +54,14 @@ def imputer_for(model, impute, X, sample_weight):
     Returns
     -------
     Imputer or None
+
+    Raises
+    ------
+    ValueError
+        With ``model.privacy`` set (the imputer would be fitted on the raw cells, outside the privacy
+        budget), or with ``sample_weight``.
+    TypeError
+        A bad ``impute`` or ``X`` not a pandas DataFrame.
     """
     Imputer = _IMPUTER[0]  # noqa: N806 - the class, registered by bayesnb.imputer
     who = f"{type(model).__name__}.fit"
@@ -69,6 +77,10 @@ def imputer_for(model, impute, X, sample_weight):
     else:
         raise TypeError(f"{who}: impute must be False, True or an unfitted bayesnb.Imputer (its options); "
                         f"received {type(impute).__name__}.")
+    if model.privacy is not None:  # the imputer's selection and models would see the raw cells
+        raise ValueError(f"{who}: impute= under privacy=DP(...) is not available: the imputer's configurations "
+                         "and its selection on hidden cells are fitted on the raw table, not differentially "
+                         "private. Fit without impute= and use the private model's own impute (post-processing).")
     if _dask.is_dask(X) or not isinstance(X, pd.DataFrame):
         raise TypeError(f"{who}: impute= needs X as a pandas DataFrame (one column per feature; the imputer "
                         f"chooses a model per column); received {type(X).__name__}.")

@@ -220,3 +220,16 @@ def test_cli_draws_and_info_of_a_model_fitted_for_imputation(csv, tmp_path, caps
     capsys.readouterr()
     assert main(["info", str(path)]) == 0
     assert "imputer (fitted for imputation; impute fills with it): " in capsys.readouterr().out
+
+
+def test_impute_under_privacy_is_refused_before_fitting():
+    df = load_penguins().dropna()
+    X, y = df[["bill_length_mm", "island"]], df["species"]
+    features = {"bill_length_mm": bayesnb.Gaussian(),
+                "island": bayesnb.Categorical(categories=[["Biscoe", "Dream", "Torgersen"]])}
+    dp = bayesnb.DP(1.0, bounds={"bill_length_mm": (30, 60)}, classes=["Adelie", "Chinstrap", "Gentoo"])
+    model = NaiveBayes(features, privacy=dp)
+    with pytest.raises(ValueError, match="impute= under privacy=DP.*not available.*private model's own impute"):
+        model.fit(X, y, impute=True)
+    assert not hasattr(model, "posterior_") and not hasattr(model, "imputer_")
+    assert model.fit(X, y).impute(X.mask(X.index.to_series().mod(3).eq(0), axis=0)).notna().all().all()
