@@ -103,11 +103,57 @@ def uses_imputer(model, strategy, n_components, latent, parameter_uncertainty):
 
 
 def impute_with_imputer(model, X, y, strategy, n_imputations, random_state):
-    """``model.imputer_.impute(X, y, ...)``, warning when ``y`` is given to an imputer that does not use it."""
+    """``model.imputer_.impute(X, y, ...)``, warning when ``y`` is given to an imputer that does not use it.
+
+    The imputer fills a pandas DataFrame with the fitted columns: ``X`` with those columns in another
+    order is filled in the imputer's order and returned in its own; anything else (an array, a sparse
+    matrix, a Dask collection, other columns) is refused, the error naming what to pass (the model's
+    own posterior answers an explicit choice such as ``strategy="mode"``, for any input it takes).
+
+    Parameters
+    ----------
+    model : NaiveBayes
+        Fitted with ``fit(X, y, impute=...)`` (it has ``imputer_``).
+    X : pandas.DataFrame
+        Rows with the fitted columns (any order); missing cells NaN/None/``pd.NA``.
+    y : array-like of shape (n_samples,) or None
+        Known labels (used only by an imputer fitted with ``label_given=True``).
+    strategy : {"auto", "draw"}
+    n_imputations : int
+    random_state : None, int or Generator
+
+    Returns
+    -------
+    DataFrame, or a list of ``n_imputations`` of them (``"draw"``)
+
+    Raises
+    ------
+    TypeError
+        ``X`` not a pandas DataFrame.
+    ValueError
+        ``X``'s columns are not the fitted ones.
+    """
     imp = model.imputer_
+    who = f"{type(model).__name__}.impute"
+    fitted = list(imp.columns_)
+    shown = f"{fitted[:10]}{'...' if len(fitted) > 10 else ''}"
+    if _dask.is_dask(X) or not isinstance(X, pd.DataFrame):
+        raise TypeError(f"{who}: this model was fitted with impute= and fills with its imputer, which needs a "
+                        f"pandas DataFrame with the fitted columns {shown}; received {type(X).__name__} "
+                        "(pass pd.DataFrame(X, columns=model.feature_names_in_), or ask the model's own "
+                        "posterior explicitly, e.g. strategy=\"mode\").")
+    order = list(X.columns)
+    if order != fitted:
+        if set(order) != set(fitted) or len(set(order)) != len(order):
+            raise ValueError(f"{who}: X must have the columns the model's imputer was fitted on {shown} "
+                             f"(any order); received {order[:10]}{'...' if len(order) > 10 else ''}.")
+        X = X[fitted]
     if y is not None and not imp.label_given:
-        warnings.warn(f"{type(model).__name__}.impute: y is not used: the model's imputer was fitted without "
+        warnings.warn(f"{who}: y is not used: the model's imputer was fitted without "
                       "label_given (fit(X, y, impute=Imputer(label_given=True)) conditions each row's "
                       "imputation on its label).", UserWarning, stacklevel=3)
         y = None
-    return imp.impute(X, y, strategy=strategy, n_imputations=n_imputations, random_state=random_state)
+    out = imp.impute(X, y, strategy=strategy, n_imputations=n_imputations, random_state=random_state)
+    if order == fitted:
+        return out
+    return [t[order] for t in out] if isinstance(out, list) else out[order]

@@ -233,3 +233,26 @@ def test_impute_under_privacy_is_refused_before_fitting():
         model.fit(X, y, impute=True)
     assert not hasattr(model, "posterior_") and not hasattr(model, "imputer_")
     assert model.fit(X, y).impute(X.mask(X.index.to_series().mod(3).eq(0), axis=0)).notna().all().all()
+
+
+def test_impute_of_a_model_with_an_imputer_takes_frames_in_any_column_order_and_names_what_to_pass(penguins, fitted):
+    Xm, _ = penguins
+    with pytest.raises(TypeError, match=r"NaiveBayes.impute: .*pandas DataFrame with the fitted columns"):
+        fitted.impute(Xm.to_numpy())
+    with pytest.raises(ValueError, match=r"NaiveBayes.impute: X must have the columns"):
+        fitted.impute(Xm.drop(columns="sex"))
+    shuffled = Xm[list(Xm.columns[::-1])]
+    got = fitted.impute(shuffled)
+    assert list(got.columns) == list(shuffled.columns) and got[list(Xm.columns)].equals(fitted.impute(Xm))
+    draws = fitted.impute(shuffled, strategy="draw", n_imputations=2, random_state=0)
+    assert draws[1][list(Xm.columns)].equals(fitted.impute(Xm, strategy="draw", n_imputations=2, random_state=0)[1])
+    with warnings.catch_warnings():  # sklearn's "X does not have valid feature names"
+        warnings.simplefilter("ignore", UserWarning)
+        assert fitted.impute(Xm.to_numpy(), strategy="mode").shape == Xm.shape  # the model's own: any input
+
+
+def test_impute_of_a_model_with_an_imputer_refuses_dask_with_the_models_name(penguins, fitted):
+    dd = pytest.importorskip("dask.dataframe")
+    Xm, _ = penguins
+    with pytest.raises(TypeError, match=r"NaiveBayes.impute: .*pandas DataFrame with the fitted columns"):
+        fitted.impute(dd.from_pandas(Xm, npartitions=2))

@@ -149,6 +149,10 @@ class NaiveBayes(StructureMixin, BaseNB):
             ``NaiveBayes().fit(X, y, impute=Imputer(random_state=0)).impute(X)`` is
             ``impute_table(X, y, random_state=0).table`` (:mod:`bayesnb._fit_imputer`). Needs ``X`` as
             a DataFrame and no ``sample_weight``; costs the imputer's search (seconds to minutes).
+            That :meth:`impute` then takes a DataFrame with the fitted columns (any order; returned in
+            the caller's); an array or a Dask collection is refused with an error saying so (an explicit
+            ``strategy="mode"``/``"mean"`` is the model's own and takes any input). Refused under
+            ``privacy`` (the imputer would see the raw cells).
 
         Returns
         -------
