@@ -65,3 +65,19 @@ def test_arrays_sparse_and_bad_values():
     assert fit_range_tails(pd.DataFrame({"s": ["a", "b"]})) is None
     with pytest.raises(ValueError, match="range_tails must be True or False"):
         NBOutlierDetector(range_tails="yes").fit(A)
+
+
+def test_a_column_numeric_at_fit_is_costed_whatever_its_dtype_when_scored():
+    X = _skewed()
+    det = NBOutlierDetector(NaiveBayes()).fit(X)
+    far = X.iloc[:5].assign(size=X["size"].max() * 3)
+    as_object = far.astype({"size": object, "grade": object})
+    want = range_tail_costs(det.range_tails_, far)
+    assert want[:, 0].min() > 1
+    np.testing.assert_array_equal(range_tail_costs(det.range_tails_, as_object), want)
+    np.testing.assert_array_equal(range_tail_costs(det.range_tails_, as_object.to_numpy()), want)
+    with pytest.raises(ValueError, match="column 'size' was numeric at fit"):
+        range_tail_costs(det.range_tails_, far.astype({"size": object}).assign(size="big"))
+    obj = X.iloc[:5].astype({"grade": object}).assign(grade=X["grade"].max() + 20)  # the model reads it as floats
+    np.testing.assert_allclose(det.score_samples(obj), det.score_samples(obj.astype({"grade": float})))
+    assert det.score_samples(obj).max() < det.estimator_.score_samples(obj).min() - 1

@@ -164,8 +164,8 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         return self._scores(X)
 
     def _scores(self, X):
-        costs = range_tail_costs(getattr(self, "range_tails_", None), X)
-        scores = self.estimator_.score_samples(X)
+        scores = self.estimator_.score_samples(X)  # the model's checks of X first
+        costs = range_tail_costs(getattr(self, "range_tails_", None), X, _WHO)
         return scores if costs is None else scores - costs.sum(axis=1)
 
     def decision_function(self, X):
@@ -228,7 +228,7 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
                             "with a naive model.")
         else:
             cells = _conditional_scores(model, X)
-        costs = range_tail_costs(self.range_tails_, X)
+        costs = range_tail_costs(self.range_tails_, X, _WHO)
         return cells if costs is None else cells - costs
 
     def __sklearn_tags__(self):

@@ -26,6 +26,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import _num_samples
 
 from .. import _dask
+from .._utils import is_numeric_column
 
 __all__ = ["RangeTails", "fit_range_tails", "range_tail_costs"]
 
@@ -47,21 +48,35 @@ class RangeTails(NamedTuple):
     above: np.ndarray
 
 
-def _numeric_columns(X) -> list:
-    """Per column, its values as float64, or None when it is not numeric (strings, categories, booleans)."""
+def _fit_columns(X) -> list:
+    """Per column, its training values as float64, or None when it gets no tail (not numeric: strings,
+    categories, booleans)."""
     if isinstance(X, pd.DataFrame):
-        out = []
-        for c in X.columns:
-            col = X[c]
-            numeric = pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
-            out.append(col.to_numpy(dtype=np.float64, na_value=np.nan) if numeric else None)
-        return out
+        return [X[c].to_numpy(dtype=np.float64, na_value=np.nan) if is_numeric_column(X[c]) else None
+                for c in X.columns]
     A = np.asarray(X)
     if A.ndim != 2:
         return []
     if A.dtype.kind in "iuf":
         return [A[:, j].astype(np.float64) for j in range(A.shape[1])]
     return [None] * A.shape[1]
+
+
+def _scoring_column(X, j: int, who: str) -> np.ndarray:
+    """Column ``j`` of the scored rows as float64, whatever its dtype (the column got a tail at fit)."""
+    if isinstance(X, pd.DataFrame):
+        col, name = X.iloc[:, j], X.columns[j]
+    else:
+        A = np.asarray(X)
+        col, name = pd.Series(A[:, j] if A.ndim == 2 else A), j
+    if is_numeric_column(col):
+        return col.to_numpy(dtype=np.float64, na_value=np.nan)
+    try:
+        values = pd.to_numeric(col.astype(object), errors="raise")
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{who}: column {name!r} was numeric at fit (its training range has tails) and must hold "
+                         f"numbers (or missing cells) when scored; received dtype {col.dtype} ({err}).") from None
+    return pd.Series(values).to_numpy(dtype=np.float64, na_value=np.nan)
 
 
 def _scale(excess: np.ndarray, fallback: float) -> float:
@@ -90,7 +105,7 @@ def fit_range_tails(X, sample_weight=None) -> RangeTails | None:
     """
     if sp.issparse(X) or _dask.is_dask(X):
         return None
-    columns = _numeric_columns(X)
+    columns = _fit_columns(X)
     if not any(c is not None for c in columns):
         return None
     keep = None if sample_weight is None else np.asarray(sample_weight, dtype=float) > 0
@@ -114,17 +129,35 @@ def fit_range_tails(X, sample_weight=None) -> RangeTails | None:
     return RangeTails(lo, hi, below, above)
 
 
-def range_tail_costs(tails: RangeTails | None, X) -> np.ndarray | None:
-    """Each cell's cost of lying beyond its column's training range, ``t / s`` (0 inside, missing or not
-    numeric), shape (n_samples, n_features); None when ``tails`` is None or ``X`` is sparse or a Dask
-    collection (scored by the model alone)."""
+def range_tail_costs(tails: RangeTails | None, X, who: str = "NBOutlierDetector") -> np.ndarray | None:
+    """Each cell's cost of lying beyond its column's training range, ``t / s``.
+
+    Parameters
+    ----------
+    tails : RangeTails or None
+        From :func:`fit_range_tails`; the columns with a range there (``lo`` not NaN) are costed, whatever
+        their dtype in ``X`` (an object column of numbers is read as numbers).
+    X : array-like or DataFrame of shape (n_samples, n_features)
+        The scored rows, the training columns in their order.
+    who : str
+        The caller, named in errors.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features) or None
+        0 inside the range, for a missing cell and for a column without a range; None when ``tails``
+        is None or ``X`` is sparse or a Dask collection (scored by the model alone).
+
+    Raises
+    ------
+    ValueError
+        A costed column holding a value that is not a number.
+    """
     if tails is None or sp.issparse(X) or _dask.is_dask(X):
         return None
-    columns = _numeric_columns(X)
     out = np.zeros((_num_samples(X), len(tails.lo)))
-    for j, col in enumerate(columns[:len(tails.lo)]):
-        if col is None or np.isnan(tails.lo[j]):
-            continue
+    for j in np.flatnonzero(~np.isnan(tails.lo)):
+        col = _scoring_column(X, int(j), who)
         with np.errstate(invalid="ignore"):
             t_lo = np.where(col < tails.lo[j], (tails.lo[j] - col) / tails.below[j], 0.0)
             t_hi = np.where(col > tails.hi[j], (col - tails.hi[j]) / tails.above[j], 0.0)
