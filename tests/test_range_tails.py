@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bayesnb import Categorical, LogNormal, NaiveBayes, NBOutlierDetector
-from bayesnb.generative.range_tails import fit_range_tails, range_tail_costs
+from bayesnb import (Bernoulli, Categorical, Gaussian, Histogram, Hurdle, LogNormal, Multinomial, NaiveBayes,
+                     NBOutlierDetector, Poisson)
+from bayesnb.generative.range_tails import fit_range_tails, ordered_columns, range_tail_costs
 
 
 def _skewed(n=300, seed=0):
@@ -76,8 +77,23 @@ def test_a_column_numeric_at_fit_is_costed_whatever_its_dtype_when_scored():
     assert want[:, 0].min() > 1
     np.testing.assert_array_equal(range_tail_costs(det.range_tails_, as_object), want)
     np.testing.assert_array_equal(range_tail_costs(det.range_tails_, as_object.to_numpy()), want)
-    with pytest.raises(ValueError, match="column 'size' was numeric at fit"):
+    with pytest.raises(ValueError, match="column .size. is scored with range tails"):
         range_tail_costs(det.range_tails_, far.astype({"size": object}).assign(size="big"))
     obj = X.iloc[:5].astype({"grade": object}).assign(grade=X["grade"].max() + 20)  # the model reads it as floats
     np.testing.assert_allclose(det.score_samples(obj), det.score_samples(obj.astype({"grade": float})))
     assert det.score_samples(obj).max() < det.estimator_.score_samples(obj).min() - 1
+
+
+def test_only_columns_the_model_scores_on_an_ordered_scale_get_tails():
+    X = _skewed().assign(code=np.random.default_rng(3).integers(1, 4, 300).astype(float))
+    model = NaiveBayes(features={("size",): LogNormal(), ("grade",): Hurdle(Poisson(), at=0.0),
+                                 ("kind", "code"): Categorical()})
+    det = NBOutlierDetector(model).fit(X)
+    np.testing.assert_array_equal(ordered_columns(det.estimator_, 4), [True, True, False, False])
+    assert not np.isnan(det.range_tails_.lo[:2]).any() and np.isnan(det.range_tails_.lo[2:]).all()
+    rows = X.iloc[:5]
+    costs = range_tail_costs(det.range_tails_, rows.assign(code=50.0, grade=X["grade"].max() + 30))
+    assert np.all(costs[:, 3] == 0) and np.all(costs[:, 1] > 1)  # the coded category costs nothing beyond 3
+    assert fit_range_tails(X)[0][3] == 1.0  # by dtype alone the coded column would get a range
+    assert [Gaussian().ordered_support, Histogram().ordered_support, Bernoulli().ordered_support,
+            Multinomial().ordered_support, Hurdle().ordered_support] == [True, True, False, False, True]

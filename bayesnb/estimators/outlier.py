@@ -21,7 +21,7 @@ from sklearn.utils.validation import _check_sample_weight, _num_samples, check_i
 
 from .._utils import one_class_on_purpose
 from ..generative.outliers import check_contamination, outlier_offset
-from ..generative.range_tails import fit_range_tails, range_tail_costs
+from ..generative.range_tails import fit_range_tails, ordered_columns, range_tail_costs
 from ..generative.support import blank_impossible, impossible_cells
 from ._base import BaseNB
 from .naive_bayes import NaiveBayes
@@ -54,9 +54,11 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         that quantile of their finite scores. ``"auto"``: 0.05
         (:data:`~bayesnb.generative.outliers.AUTO_CONTAMINATION`, the CLI's default).
     range_tails : bool, default=True
-        Add to each row's score, for every numeric cell beyond its column's training range, minus its
+        Add to each row's score, for every cell beyond its column's training range, minus its
         distance beyond the range in units of an exponential tail fitted to the column's most extreme
-        training values (:mod:`bayesnb.generative.range_tails`: 0 at the edge, whatever the family), so
+        training values (:mod:`bayesnb.generative.range_tails`: 0 at the edge), in each column the
+        model scores with an ordered numeric family (``Family.ordered_support``: Gaussian, LogNormal,
+        Histogram, Poisson; not a numerically coded Categorical or Bernoulli), so
         a value beyond the range costs at least what the column's own extremes say. False: the score
         is the model's ``log p(x)`` alone.
 
@@ -67,8 +69,8 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
     offset_ : float
         The threshold: ``decision_function = score_samples - offset_``.
     range_tails_ : RangeTails or None
-        The numeric columns' training ranges and tail scales (None with ``range_tails=False`` or
-        when no column is numeric).
+        Those columns' training ranges and tail scales (None with ``range_tails=False`` or when the
+        model has no such column).
     contamination_ : float
         The contamination used (``"auto"`` resolved).
     n_features_in_ : int
@@ -141,7 +143,8 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
                 self.estimator_ = clone(model).fit(X, labels, sample_weight=sample_weight)
         self.contamination_ = c
         weights = None if sample_weight is None else _check_sample_weight(sample_weight, np.empty(_num_samples(X)))
-        self.range_tails_ = fit_range_tails(X, weights) if self.range_tails else None
+        self.range_tails_ = (fit_range_tails(X, weights, ordered_columns(self.estimator_, self.estimator_.n_features_in_))
+                             if self.range_tails else None)
         self.offset_ = outlier_offset(self._scores(X), c, _WHO, weights)
         self.n_features_in_ = self.estimator_.n_features_in_
         if hasattr(self.estimator_, "feature_names_in_"):

@@ -83,6 +83,11 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
     #: whether :meth:`log_likelihood` scores an observed cell with a log density (True)
     #: rather than a log probability mass (False); see :meth:`density_cells`
     density = False
+    #: whether an observed cell is a number on an ordered scale that can lie beyond the training
+    #: values (Gaussian, LogNormal, Histogram, Poisson), not a category, a binary value or a token
+    #: count of a row's vector: the columns an outlier score's range tails cost
+    #: (:mod:`bayesnb.generative.range_tails`)
+    ordered_support = False
 
     # ------------------------------------------------------------------ conjugate core
     @abstractmethod

@@ -107,6 +107,7 @@ class Gaussian(Family):
     state_types = ()
     #: what each stored field must hold when a model file is read
     density = True
+    ordered_support = True
     field_rules: ClassVar[dict] = {"GaussianStats": {"n": "count", "mean": "finite", "m2": "sum"},
                                    "NormalInverseGammas": {"mu": "finite", "kappa": "count", "a": "a", "b": "sum"}}
 

@@ -173,7 +173,7 @@ class Histogram(Family):
 
     _param_names = ("bins", "alpha", "hierarchical")
     name = "histogram"
-    density = True
+    density = ordered_support = True
     default_fill = "mean"  # the posterior-predictive mean (rounded in whole-number columns)
     #: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
     param_names = ("theta",)

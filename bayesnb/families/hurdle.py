@@ -148,6 +148,11 @@ class Hurdle(Family):
         """The base family's fill for ``impute(strategy="auto")`` (a numeric base: "mean")."""
         return self._b.default_fill
 
+    @property
+    def ordered_support(self) -> bool:
+        """Whether the cells lie on an ordered numeric scale: the base's (the point mass is one of its values)."""
+        return self._b.ordered_support
+
     # ------------------------------------------------------------------ helpers
     @property
     def _b(self):

@@ -152,6 +152,7 @@ class Poisson(Family):
     _param_names = ("a", "b")
     name = "poisson"
     default_fill = "mean"  # the posterior-predictive mean: best for squared loss
+    ordered_support = True
     #: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
     param_names = ("lam",)
     #: NamedTuple of the sufficient statistics

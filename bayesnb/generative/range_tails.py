@@ -1,9 +1,10 @@
-"""Range tails of an outlier score: what leaving a numeric column's training range costs, whatever the family.
+"""Range tails of an outlier score: what leaving a numeric column's training range costs.
 
 A model's density can be generous beyond the values it was fitted on (a LogNormal fitted to a column
 with a long right tail puts a value 10% of the range past the largest at a fraction of a nat below it).
 :class:`~bayesnb.NBOutlierDetector` adds to each row's ``log p(x)`` the log survival of an exponential
-fitted to each column's most extreme training values (the peaks-over-threshold limit, as a
+fitted to the most extreme training values of each column its model scores with an ordered numeric
+family (:func:`ordered_columns`: ``Family.ordered_support``) (the peaks-over-threshold limit, as a
 Histogram's own tails)::
 
     cost(x_j) = t / s_side     t: how far x_j lies beyond the training minimum or maximum (0 inside)
@@ -28,7 +29,7 @@ from sklearn.utils.validation import _num_samples
 from .. import _dask
 from .._utils import is_numeric_column
 
-__all__ = ["RangeTails", "fit_range_tails", "range_tail_costs"]
+__all__ = ["RangeTails", "fit_range_tails", "numeric_columns", "ordered_columns", "range_tail_costs"]
 
 
 class RangeTails(NamedTuple):
@@ -48,22 +49,39 @@ class RangeTails(NamedTuple):
     above: np.ndarray
 
 
-def _fit_columns(X) -> list:
-    """Per column, its training values as float64, or None when it gets no tail (not numeric: strings,
-    categories, booleans)."""
+def numeric_columns(X) -> np.ndarray:
+    """Which columns of ``X`` hold numbers by their dtype (a DataFrame's numeric, non-boolean columns;
+    every column of a numeric array), as a boolean mask."""
     if isinstance(X, pd.DataFrame):
-        return [X[c].to_numpy(dtype=np.float64, na_value=np.nan) if is_numeric_column(X[c]) else None
-                for c in X.columns]
+        return np.array([is_numeric_column(X[c]) for c in X.columns], dtype=bool)
     A = np.asarray(X)
-    if A.ndim != 2:
-        return []
-    if A.dtype.kind in "iuf":
-        return [A[:, j].astype(np.float64) for j in range(A.shape[1])]
-    return [None] * A.shape[1]
+    return np.full(A.shape[1] if A.ndim == 2 else 0, A.dtype.kind in "iuf")
+
+
+def ordered_columns(model, n_features: int) -> np.ndarray:
+    """Which columns the fitted ``model`` scores with a family of ordered numeric support.
+
+    Parameters
+    ----------
+    model : fitted bayesnb estimator
+        Its ``posterior_.blocks`` say each column's family (``Family.ordered_support``).
+    n_features : int
+
+    Returns
+    -------
+    ndarray of shape (n_features,) of bool
+        True for a column of a Gaussian, LogNormal, Histogram or Poisson block (or a hurdle on
+        one); False for categories, binary values and token counts, even when numerically coded.
+    """
+    mask = np.zeros(n_features, dtype=bool)
+    for block in model.posterior_.blocks:
+        if block.family.ordered_support:
+            mask[np.asarray(block.columns, dtype=np.int64)] = True
+    return mask
 
 
 def _scoring_column(X, j: int, who: str) -> np.ndarray:
-    """Column ``j`` of the scored rows as float64, whatever its dtype (the column got a tail at fit)."""
+    """Column ``j`` of ``X`` as float64, whatever its dtype (a column that gets or got a range)."""
     if isinstance(X, pd.DataFrame):
         col, name = X.iloc[:, j], X.columns[j]
     else:
@@ -74,8 +92,8 @@ def _scoring_column(X, j: int, who: str) -> np.ndarray:
     try:
         values = pd.to_numeric(col.astype(object), errors="raise")
     except (TypeError, ValueError) as err:
-        raise ValueError(f"{who}: column {name!r} was numeric at fit (its training range has tails) and must hold "
-                         f"numbers (or missing cells) when scored; received dtype {col.dtype} ({err}).") from None
+        raise ValueError(f"{who}: column {name!r} is scored with range tails (numeric at fit) and must hold "
+                         f"numbers (or missing cells); received dtype {col.dtype} ({err}).") from None
     return pd.Series(values).to_numpy(dtype=np.float64, na_value=np.nan)
 
 
@@ -84,19 +102,27 @@ def _scale(excess: np.ndarray, fallback: float) -> float:
     return s if s > 0 and np.isfinite(s) else fallback
 
 
-def fit_range_tails(X, sample_weight=None) -> RangeTails | None:
+def fit_range_tails(X, sample_weight=None, columns=None) -> RangeTails | None:
     """The :class:`RangeTails` of the training rows ``X`` (rows of weight 0 left out).
 
     Parameters
     ----------
     X : array-like or DataFrame of shape (n_samples, n_features)
-        Numeric columns (a DataFrame's numeric, non-boolean columns; every column of a numeric array)
-        get a range; others, and sparse input, none.
+        The training rows; sparse input gets no tails.
     sample_weight : array-like of shape (n_samples,), optional
+    columns : array-like of shape (n_features,) of bool, optional
+        The columns that get a range (:func:`ordered_columns` of the fitted model: the detector's
+        choice), read as numbers whatever their dtype; None: the columns numeric by their dtype
+        (:func:`numeric_columns`).
 
     Returns
     -------
-    RangeTails, or None when no column is numeric (or ``X`` is sparse or a Dask collection).
+    RangeTails, or None when no column gets a range (or ``X`` is sparse or a Dask collection).
+
+    Raises
+    ------
+    ValueError
+        A column of ``columns`` holding a value that is not a number.
 
     Notes
     -----
@@ -105,9 +131,10 @@ def fit_range_tails(X, sample_weight=None) -> RangeTails | None:
     """
     if sp.issparse(X) or _dask.is_dask(X):
         return None
-    columns = _fit_columns(X)
-    if not any(c is not None for c in columns):
+    chosen = numeric_columns(X) if columns is None else np.asarray(columns, dtype=bool)
+    if not chosen.any():
         return None
+    columns = [_scoring_column(X, j, "NBOutlierDetector.fit") if chosen[j] else None for j in range(chosen.size)]
     keep = None if sample_weight is None else np.asarray(sample_weight, dtype=float) > 0
     d = len(columns)
     lo, hi, below, above = (np.full(d, np.nan) for _ in range(4))
