@@ -7,13 +7,28 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["HistogramEncoding", "auto_bins", "bin_codes", "bin_labels", "build_state", "check_state", "draw_within",
-           "cell_tail_costs", "end_cells", "end_counts", "merge_states", "outside_support", "pooled_counts",
-           "range_fractions", "row_terms",
+__all__ = ["BinShapes", "HistogramEncoding", "auto_bins", "bin_codes", "bin_labels", "build_state", "check_state",
+           "draw_within", "cell_tail_costs", "end_cells", "end_counts", "merge_states", "outside_support",
+           "pooled_counts", "range_fractions", "row_terms",
            "tail_costs", "tail_scales", "tail_widths", "within_means", "within_modes"]
 
 #: the most bins ``bins="auto"`` makes
 MAX_AUTO_BINS = 20
+
+
+class BinShapes(tuple):
+    """A Histogram block's ``numpyro_static``: the tuple of each feature's number of bins, what the compiled
+    NumPyro program depends on (its equality, hash and repr, so the in-memory and on-disk compile caches).
+
+    ``ends`` (:func:`end_counts` of the prior, a training statistic) rides along outside them: it is read
+    host-side only, by ``numpyro_row_args``, so fits with the same bins but other data share a program.
+    """
+
+    def __new__(cls, bins=(), ends=None):
+        """The tuple ``bins`` (ints) carrying ``ends`` (per column ``(n_below, n_above)``, or None)."""
+        obj = super().__new__(cls, bins)
+        obj.ends = ends
+        return obj
 
 
 class HistogramEncoding(NamedTuple):

@@ -490,8 +490,8 @@ class Histogram(Family):
         return {"theta": self.posterior_moments(post)["theta"][0]}
 
     def numpyro_static(self, prior):
-        """Hashable: each feature's number of bins, and the tails' end-bin ``n`` (a training statistic)."""
-        return tuple(int(a.shape[1]) for a in prior.concentration), _bins.end_counts(prior)
+        """Each feature's number of bins, carrying the tails' end-bin ``n`` outside equality (``_bins.BinShapes``)."""
+        return _bins.BinShapes((int(a.shape[1]) for a in prior.concentration), _bins.end_counts(prior))
 
     def numpyro_prior_args(self, prior) -> dict:
         """Prior pseudo-counts as one padded (K, d, B_max) float32 array (pads = 1, unused)."""
@@ -504,15 +504,15 @@ class Histogram(Family):
     def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
         """``theta`` from the Dirichlet prior under plates ``class_plate`` x feature, one site for the
         block, padded to the most bins (as :class:`~bayesnb.families.Categorical`); ``{"log_theta"}`` (K, d, B_max)."""
-        return Categorical().numpyro_sample(label, static[0], prior_args, feature_plate, class_plate)
+        return Categorical().numpyro_sample(label, tuple(static), prior_args, feature_plate, class_plate)
 
     def params_from_sites(self, label, static, samples: dict) -> dict:
         """MCMC samples -> ``{"theta": (..., K, d, B_max)}``, NaN-padded."""
-        return Categorical().params_from_sites(label, static[0], samples)
+        return Categorical().params_from_sites(label, tuple(static), samples)
 
     def sites_from_params(self, label, static, params: dict, prior_args=None) -> dict:
         """Inverse of :meth:`params_from_sites`."""
-        return Categorical().sites_from_params(label, static[0], params, prior_args)
+        return Categorical().sites_from_params(label, tuple(static), params, prior_args)
 
     def numpyro_stats_args(self, stats) -> dict:
         """Bin counts (K, d, B_max) and the total ``sum log w`` of the labelled cells, float32."""
@@ -526,7 +526,7 @@ class Histogram(Family):
     def numpyro_row_args(self, block, static) -> dict:
         """Bin codes as int32 (n, d), an observed mask and each row's ``sum_j log w`` (tails included)."""
         ok = block.codes >= 0
-        row = block.log_width + _bins.cell_tail_costs(block.state, block.X, static[1])
+        row = block.log_width + _bins.cell_tail_costs(block.state, block.X, static.ends)
         return {"codes": np.where(ok, block.codes, 0).astype(np.int32), "mask": ok.astype(np.float32),
                 "log_width": row.sum(axis=1).astype(np.float32)}
 
