@@ -417,6 +417,9 @@ def decode_estimator(node, dec):
 
 def _imputer_from_file(model, node, dec):
     """The ``imputer_`` of a model fitted with ``fit(X, y, impute=...)``, read as an Imputer's file and checked."""
+    if type(model) is not ESTIMATORS.get("NaiveBayes"):  # only NaiveBayes.fit(X, y, impute=...) keeps an imputer
+        raise ModelFileError(f"a {type(model).__name__} model must not hold an imputer (only a NaiveBayes fitted "
+                             "with fit(X, y, impute=...) has one)")
     composite = _COMPOSITES.get("Imputer")
     if composite is None or not isinstance(node, dict) or node.get("estimator") != "Imputer":
         raise ModelFileError("the model's imputer must be an Imputer")

@@ -124,6 +124,34 @@ def test_a_damaged_model_imputer_is_refused(fitted, tmp_path, change, match):
         bayesnb.load(bad)
 
 
+@pytest.mark.parametrize("other", [bayesnb.CategoricalNB, bayesnb.GaussianNB])
+def test_an_imputer_in_a_file_of_another_estimator_is_refused(penguins, fitted, tmp_path, other):
+    Xm, y = penguins
+    Xo = Xm.select_dtypes("number") if other is bayesnb.GaussianNB else Xm.astype(str)
+    fitted_imp = NaiveBayes().fit(Xo, y, impute=Imputer(configurations=("naive",), random_state=0))
+    fitted_imp.save(tmp_path / "nb.bnb")
+    other().fit(Xo, y).save(tmp_path / "o.bnb")
+    with np.load(tmp_path / "nb.bnb") as f, np.load(tmp_path / "o.bnb") as g:
+        nb, entries = {n: f[n] for n in f.files}, {n: g[n] for n in g.files}
+    meta, nb_meta = json.loads(entries["__meta__"].tobytes()), json.loads(nb["__meta__"].tobytes())
+
+    def moved(node):  # the imputer's arrays, renamed beside the other model's
+        if isinstance(node, dict):
+            if "__array__" in node:
+                new = f"a{len(entries) - 1}"  # after the other model's a0..a{m-1} (and __meta__)
+                entries[new], meta["checksums"][new] = nb[node["__array__"]], nb_meta["checksums"][node["__array__"]]
+                return {"__array__": new}
+            return {k: moved(v) for k, v in node.items()}
+        return [moved(v) for v in node] if isinstance(node, list) else node
+
+    meta["fitted"]["imputer"] = moved(nb_meta["fitted"]["imputer"])
+    entries["__meta__"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    with open(tmp_path / "bad.bnb", "wb") as out:
+        np.savez_compressed(out, **entries)
+    with pytest.raises(ModelFileError, match=f"a {other.__name__} model must not hold an imputer"):
+        bayesnb.load(tmp_path / "bad.bnb")
+
+
 def test_refit_and_partial_fit_drop_the_imputer(penguins):
     Xm, y = penguins
     model = NaiveBayes().fit(Xm, y, impute=Imputer(configurations=("naive", "tan"), random_state=0))
