@@ -97,3 +97,13 @@ def test_only_columns_the_model_scores_on_an_ordered_scale_get_tails():
     assert fit_range_tails(X)[0][3] == 1.0  # by dtype alone the coded column would get a range
     assert [Gaussian().ordered_support, Histogram().ordered_support, Bernoulli().ordered_support,
             Multinomial().ordered_support, Hurdle().ordered_support] == [True, True, False, False, True]
+
+
+def test_scores_and_cells_read_the_tails_the_same_way():
+    X = _skewed()
+    det = NBOutlierDetector(NaiveBayes()).fit(X)
+    far = X.iloc[:5].assign(size=X["size"].max() * 3)
+    del det.range_tails_  # a detector pickled before the tails existed: the model's scores alone, cells too
+    C, term = det.estimator_.feature_log_contributions(far, return_class_term=True)
+    np.testing.assert_allclose(det.cell_scores(far).to_numpy(), C.to_numpy())
+    np.testing.assert_allclose(det.score_samples(far), det.estimator_.score_samples(far))

@@ -168,8 +168,13 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
 
     def _scores(self, X):
         scores = self.estimator_.score_samples(X)  # the model's checks of X first
-        costs = range_tail_costs(getattr(self, "range_tails_", None), X, _WHO)
+        costs = self._range_costs(X)
         return scores if costs is None else scores - costs.sum(axis=1)
+
+    def _range_costs(self, X):
+        """Each cell's range-tail cost (n, d), or None: the one reader of ``range_tails_`` (a detector
+        pickled before it existed has none, and scores and cells alike are the model's alone)."""
+        return range_tail_costs(getattr(self, "range_tails_", None), X, _WHO)
 
     def decision_function(self, X):
         """``score_samples(X) - offset_``: negative for outliers.
@@ -231,7 +236,7 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
                             "with a naive model.")
         else:
             cells = _conditional_scores(model, X)
-        costs = range_tail_costs(self.range_tails_, X, _WHO)
+        costs = self._range_costs(X)
         return cells if costs is None else cells - costs
 
     def __sklearn_tags__(self):
