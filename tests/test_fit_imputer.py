@@ -155,6 +155,9 @@ def test_an_imputer_in_a_file_of_another_estimator_is_refused(penguins, fitted, 
 def test_refit_and_partial_fit_drop_the_imputer(penguins):
     Xm, y = penguins
     model = NaiveBayes().fit(Xm, y, impute=Imputer(configurations=("naive", "tan"), random_state=0))
+    with pytest.raises(ValueError):  # a refused batch changes nothing: the imputer is kept
+        model.partial_fit(Xm.iloc[:10], y[:9])
+    assert model.imputer_ is not None
     with pytest.warns(UserWarning, match="imputer fitted by fit"):
         model.partial_fit(Xm.iloc[:10], y[:10])
     assert not hasattr(model, "imputer_")

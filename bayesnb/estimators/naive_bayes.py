@@ -195,11 +195,12 @@ class NaiveBayes(StructureMixin, BaseNB):
         """
         if not hasattr(self, "posterior_") and isinstance(self.features, str) and self.features == "auto":
             self._warn_first_batch_families(X)
+        super().partial_fit(X, y, classes, sample_weight)  # a refused batch keeps the model and its imputer
         if self.__dict__.pop("imputer_", None) is not None:  # fitted on the rows before this batch
             warnings.warn(f"{self._who}.partial_fit: the imputer fitted by fit(..., impute=) is dropped (it saw only "
                           "the earlier rows); impute now uses the model itself. Refit with impute= to keep one.",
                           UserWarning, stacklevel=2)
-        return super().partial_fit(X, y, classes, sample_weight)
+        return self
 
     def _warn_first_batch_families(self, X):
         """Warn, naming ``X``'s numeric columns, that their families are chosen on this first batch."""
