@@ -107,3 +107,13 @@ def test_scores_and_cells_read_the_tails_the_same_way():
     C, term = det.estimator_.feature_log_contributions(far, return_class_term=True)
     np.testing.assert_allclose(det.cell_scores(far).to_numpy(), C.to_numpy())
     np.testing.assert_allclose(det.score_samples(far), det.estimator_.score_samples(far))
+
+
+def test_a_one_value_column_gets_no_range_in_any_units_and_an_infinite_value_costs_inf():
+    X = pd.DataFrame({"c": [5.0] * 6, "v": [0.0, 1.0, 2.0, 3.0, 4.0, 6.0]})
+    for scale in (1.0, 1000.0):
+        tails = fit_range_tails(X * scale)
+        assert np.isnan([tails.lo[0], tails.below[0], tails.above[0]]).all()
+        np.testing.assert_array_equal(range_tail_costs(tails, pd.DataFrame({"c": [-9.0 * scale], "v": [1.0]})), [[0, 0]])
+    costs = range_tail_costs(fit_range_tails(X), pd.DataFrame({"c": [5.0, 5.0], "v": [np.inf, -np.inf]}))
+    assert np.isposinf(costs[:, 1]).all() and (costs[:, 0] == 0).all()

@@ -38,7 +38,8 @@ class RangeTails(NamedTuple):
     Attributes
     ----------
     lo, hi : ndarray of shape (d,)
-        The smallest and largest training value (NaN for a column that is not numeric or has no value).
+        The smallest and largest training value (NaN for a column without a range: not chosen, or
+        fewer than two distinct values).
     below, above : ndarray of shape (d,)
         The exponential tails' scales beyond ``lo`` and ``hi`` (> 0; NaN where ``lo`` is).
     """
@@ -97,11 +98,6 @@ def _scoring_column(X, j: int, who: str) -> np.ndarray:
     return pd.Series(values).to_numpy(dtype=np.float64, na_value=np.nan)
 
 
-def _scale(excess: np.ndarray, fallback: float) -> float:
-    s = float(np.mean(excess)) if excess.size else 0.0
-    return s if s > 0 and np.isfinite(s) else fallback
-
-
 def fit_range_tails(X, sample_weight=None, columns=None) -> RangeTails | None:
     """The :class:`RangeTails` of the training rows ``X`` (rows of weight 0 left out).
 
@@ -126,8 +122,9 @@ def fit_range_tails(X, sample_weight=None, columns=None) -> RangeTails | None:
 
     Notes
     -----
-    A column with one distinct value has scale ``max(|value|, 1)`` on both sides; a side whose
-    ``k - 1`` most extreme values equal the ``k``-th, the range ``hi - lo``.
+    The values are distinct, so each side's excesses are positive and its scale too. A column with
+    fewer than two distinct values gets no range (its values say nothing of a scale in any units):
+    its cells are costed by the model's density alone.
     """
     if sp.issparse(X) or _dask.is_dask(X):
         return None
@@ -143,16 +140,11 @@ def fit_range_tails(X, sample_weight=None, columns=None) -> RangeTails | None:
             continue
         v = col if keep is None else col[keep]
         v = np.unique(v[np.isfinite(v)])
-        if v.size == 0:
-            continue
-        lo[j], hi[j] = v[0], v[-1]
-        if v.size == 1:
-            below[j] = above[j] = max(abs(float(v[0])), 1.0)
+        if v.size < 2:
             continue
         k = min(v.size, max(2, int(np.ceil(np.sqrt(v.size)))))
-        span = float(v[-1] - v[0])
-        below[j] = _scale(v[k - 1] - v[:k - 1], span)
-        above[j] = _scale(v[-(k - 1):] - v[-k], span)
+        lo[j], hi[j] = v[0], v[-1]
+        below[j], above[j] = np.mean(v[k - 1] - v[:k - 1]), np.mean(v[-(k - 1):] - v[-k])
     return RangeTails(lo, hi, below, above)
 
 
@@ -172,8 +164,9 @@ def range_tail_costs(tails: RangeTails | None, X, who: str = "NBOutlierDetector"
     Returns
     -------
     ndarray of shape (n_samples, n_features) or None
-        0 inside the range, for a missing cell and for a column without a range; None when ``tails``
-        is None or ``X`` is sparse or a Dask collection (scored by the model alone).
+        0 inside the range, for a missing cell and for a column without a range, ``inf`` for an infinite
+        value; None when ``tails`` is None or ``X`` is sparse or a Dask collection (scored by the model
+        alone).
 
     Raises
     ------
@@ -188,5 +181,6 @@ def range_tail_costs(tails: RangeTails | None, X, who: str = "NBOutlierDetector"
         with np.errstate(invalid="ignore"):
             t_lo = np.where(col < tails.lo[j], (tails.lo[j] - col) / tails.below[j], 0.0)
             t_hi = np.where(col > tails.hi[j], (col - tails.hi[j]) / tails.above[j], 0.0)
-        out[:, j] = np.nan_to_num(t_lo + t_hi, nan=0.0)
+        t = t_lo + t_hi
+        out[:, j] = np.where(np.isnan(t), 0.0, t)  # missing: 0; an infinite value: an infinite cost
     return out
