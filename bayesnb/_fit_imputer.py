@@ -94,12 +94,28 @@ def uses_imputer(model, strategy, n_components, latent, parameter_uncertainty):
     """Whether ``model.impute(...)`` with these arguments is answered by ``model.imputer_``.
 
     The imputer answers the default point fill (``strategy="auto"``) and multiple imputation
-    (``"draw"`` with parameter draws); an explicit model choice is the model's own.
+    (``"draw"`` with parameter draws); an explicit model choice is the model's own. NumPy scalars
+    count as the Python values they equal (``np.True_``, ``np.int64(1)``).
+
+    Parameters
+    ----------
+    model : NaiveBayes
+    strategy : str
+    n_components : int or "auto"
+    latent : LatentClassFit or None
+    parameter_uncertainty : bool
+
+    Returns
+    -------
+    bool
+        True when ``model`` has ``imputer_``, ``strategy`` is ``"auto"`` or ``"draw"``, ``latent`` is
+        None, ``parameter_uncertainty`` is true and ``n_components`` is 1.
     """
+    whole = isinstance(n_components, int | np.integer) and not isinstance(n_components, bool | np.bool_)
     return (getattr(model, "imputer_", None) is not None and isinstance(strategy, str)
-            and strategy in ("auto", "draw") and latent is None and parameter_uncertainty is True
-            and isinstance(n_components, int | np.integer) and not isinstance(n_components, bool)
-            and n_components == 1)
+            and strategy in ("auto", "draw") and latent is None
+            and isinstance(parameter_uncertainty, bool | np.bool_) and bool(parameter_uncertainty)
+            and whole and int(n_components) == 1)
 
 
 def impute_with_imputer(model, X, y, strategy, n_imputations, random_state):

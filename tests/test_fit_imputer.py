@@ -72,6 +72,16 @@ def test_draws_are_the_imputers_and_explicit_choices_the_models_own(penguins, fi
     assert fitted.impute(Xm, latent=latent).equals(plain.impute(Xm, latent=latent))
 
 
+def test_numpy_scalars_choose_the_imputer_as_the_python_values_they_equal(penguins, fitted):
+    Xm, _ = penguins
+    want = fitted.impute(Xm, strategy="draw", random_state=4)
+    got = fitted.impute(Xm, strategy=np.str_("draw"), parameter_uncertainty=np.True_, n_components=np.int64(1),
+                        random_state=4)
+    assert got.equals(want)
+    own = fitted.impute(Xm, strategy="draw", parameter_uncertainty=np.False_, random_state=4)
+    assert own.equals(fitted.impute(Xm, strategy="draw", parameter_uncertainty=False, random_state=4))
+
+
 def test_labels_are_used_only_by_an_imputer_fitted_with_label_given(penguins, fitted):
     Xm, y = penguins
     with pytest.warns(UserWarning, match="y is not used"):
