@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 
 from bayesnb import (Bernoulli, Categorical, Gaussian, Histogram, Hurdle, LogNormal, Multinomial, NaiveBayes,
                      NBOutlierDetector, Poisson)
@@ -57,6 +58,9 @@ def test_weights_equal_repeated_rows_and_zero_weights_are_left_out():
     b = NBOutlierDetector(NaiveBayes()).fit(X.loc[X.index.repeat(w)].reset_index(drop=True))
     for u, v in zip(a.range_tails_, b.range_tails_):
         np.testing.assert_array_equal(u, v)
+    far = X.iloc[:5].assign(size=X["size"].max() * 2)
+    np.testing.assert_allclose(a.score_samples(far), b.score_samples(far), rtol=1e-9)
+    np.testing.assert_allclose(a.offset_, b.offset_, rtol=1e-9)
 
 
 def test_arrays_sparse_and_bad_values():
@@ -64,6 +68,11 @@ def test_arrays_sparse_and_bad_values():
     det = NBOutlierDetector(NaiveBayes()).fit(A)
     assert det.range_tails_ is not None and det.score_samples(A[:1] * 10)[0] < det.score_samples(A[:1])[0] - 5
     assert fit_range_tails(pd.DataFrame({"s": ["a", "b"]})) is None
+    S = sp.csr_matrix(np.round(A))  # counts: sparse input gets no range, scored by the model alone
+    assert fit_range_tails(S) is None and range_tail_costs(det.range_tails_, S) is None
+    sparse = NBOutlierDetector(NaiveBayes(features={(0, 1): Multinomial()})).fit(S)
+    assert sparse.range_tails_ is None
+    np.testing.assert_array_equal(sparse.score_samples(S * 10), sparse.estimator_.score_samples(S * 10))
     with pytest.raises(ValueError, match="range_tails must be True or False"):
         NBOutlierDetector(range_tails="yes").fit(A)
 
