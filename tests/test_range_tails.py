@@ -123,6 +123,7 @@ def test_a_one_value_column_gets_no_range_in_any_units_and_an_infinite_value_cos
     for scale in (1.0, 1000.0):
         tails = fit_range_tails(X * scale)
         assert np.isnan([tails.lo[0], tails.below[0], tails.above[0]]).all()
-        np.testing.assert_array_equal(range_tail_costs(tails, pd.DataFrame({"c": [-9.0 * scale], "v": [1.0]})), [[0, 0]])
+        far = pd.DataFrame({"c": [-9.0 * scale], "v": [1.0]})
+        np.testing.assert_array_equal(range_tail_costs(tails, far), [[0, 0]])
     costs = range_tail_costs(fit_range_tails(X), pd.DataFrame({"c": [5.0, 5.0], "v": [np.inf, -np.inf]}))
     assert np.isposinf(costs[:, 1]).all() and (costs[:, 0] == 0).all()

@@ -143,8 +143,8 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
                 self.estimator_ = clone(model).fit(X, labels, sample_weight=sample_weight)
         self.contamination_ = c
         weights = None if sample_weight is None else _check_sample_weight(sample_weight, np.empty(_num_samples(X)))
-        self.range_tails_ = (fit_range_tails(X, weights, ordered_columns(self.estimator_, self.estimator_.n_features_in_))
-                             if self.range_tails else None)
+        ordered = ordered_columns(self.estimator_, self.estimator_.n_features_in_) if self.range_tails else None
+        self.range_tails_ = fit_range_tails(X, weights, ordered) if self.range_tails else None
         self.offset_ = outlier_offset(self._scores(X), c, _WHO, weights)
         self.n_features_in_ = self.estimator_.n_features_in_
         if hasattr(self.estimator_, "feature_names_in_"):
