@@ -319,6 +319,19 @@ class Categorical(Family):
             return post
         return Dirichlets(tuple(dirichlet_draws(a, 1, rng)[0] for a in post.concentration))
 
+    def gen_observed_support(self, prior, post):
+        """Each context's counts alone where it has data, its prior where it has none.
+
+        The Haldane limit of the context's Dirichlet (prior pseudo-counts to 0): a value never
+        seen in a context with data gets probability 0; an empty context keeps its prior (under
+        ``alpha="hierarchical"`` its parent context's estimate) (:meth:`Family.gen_observed_support`).
+        """
+        out = []
+        for a0, a in zip(prior.concentration, post.concentration):
+            n = np.maximum(a - a0, 0.0)
+            out.append(np.where(n.sum(axis=-1, keepdims=True) > 0, n, a0))
+        return Dirichlets(tuple(out))
+
     def gen_sample(self, point, z, rng, lengths=None):
         """Codes (n, d) drawn from ``x_j | y = z[i]`` (categories by position; ``lengths`` unused)."""
         P = _enc.probs(point)
