@@ -33,7 +33,7 @@ from . import _categorical_encoding as _enc
 from . import _private
 from ._base import Family
 from ._tilted_gamma import log_tilted_gamma_rows, row_sum, tilted_log_norm
-from ._numeric import dirichlet_draws, draw_categories, maximise_evidence
+from ._numeric import dirichlet_draws, draw_categories, maximise_evidence, observed_counts
 from ._categorical_encoding import log_probs  # (CategoricalNB.feature_log_prob_)
 
 __all__ = ["Categorical", "CategoricalEncoding", "CategoricalStats", "Dirichlets"]
@@ -326,11 +326,7 @@ class Categorical(Family):
         seen in a context with data gets probability 0; an empty context keeps its prior (under
         ``alpha="hierarchical"`` its parent context's estimate) (:meth:`Family.gen_observed_support`).
         """
-        out = []
-        for a0, a in zip(prior.concentration, post.concentration):
-            n = np.maximum(a - a0, 0.0)
-            out.append(np.where(n.sum(axis=-1, keepdims=True) > 0, n, a0))
-        return Dirichlets(tuple(out))
+        return Dirichlets(observed_counts(prior.concentration, post.concentration))
 
     def gen_sample(self, point, z, rng, lengths=None):
         """Codes (n, d) drawn from ``x_j | y = z[i]`` (categories by position; ``lengths`` unused)."""

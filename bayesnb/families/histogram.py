@@ -56,7 +56,7 @@ from . import _histogram_bins as _bins
 from . import _interval
 from ._base import Family
 from ._histogram_bins import HistogramEncoding
-from ._numeric import MAX_ALPHA, dense_numbers, dirichlet_draws, draw_categories
+from ._numeric import MAX_ALPHA, dense_numbers, dirichlet_draws, draw_categories, observed_counts
 from ._weighted_counts import code_counts
 from .categorical import Categorical
 
@@ -346,13 +346,16 @@ class Histogram(Family):
         """Check a :class:`HistogramEncoding` read from a model file; ``(K, B_j)`` per column."""
         return [(K, B) for B in _bins.check_state(state, d)]
 
-    # ------------------------------------------------------------------ generative hooks
-    # A "point" is a BinDirichlets whose normalised rows are the bin probabilities in use.
+    # ---------------- generative hooks: a "point" is a BinDirichlets whose normalised rows are the bin probabilities
     def gen_point(self, prior, post, rng=None):
         """Plug-in (``rng=None``: the posterior itself) or one exact Dirichlet draw per (class, feature)."""
         if rng is None:
             return post
         return BinDirichlets(tuple(dirichlet_draws(a, 1, rng)[0] for a in post.concentration), None, post.pooled)
+
+    def gen_observed_support(self, prior, post):
+        """Each context's bin counts alone where it has data, its prior where not (:meth:`Family.gen_observed_support`)."""
+        return post._replace(concentration=observed_counts(prior.concentration, post.concentration))
 
     def gen_sample(self, point, z, rng, lengths=None):
         """Encoded values (n, d): ``b + u``, a bin ``b`` drawn from ``theta[z]`` and ``u ~ Uniform(0, 1)``
