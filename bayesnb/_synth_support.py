@@ -12,10 +12,14 @@ Haldane limit of its Dirichlet (the prior's pseudo-counts to 0) wherever the con
 the context's counts alone (a parameter draw is ``Dirichlet(counts)``, so a never-seen
 (context, value) cell gets 0). A context without data keeps its prior, which under
 ``alpha="hierarchical"`` is its parent context's estimate: the back-off that lets a rare value
-come only from contexts that held it. Structure, contexts and numeric nodes are unchanged; the
-model's scores (evidence, held-out likelihood, ``predict``) are those of the fitted posterior.
-Each family says what its observed support is (:meth:`~bayesnb.families._base.Family.gen_observed_support`;
-only the categorical family changes its tables).
+come only from contexts that held it. A histogram node's bins (a Dirichlet over bins per context)
+are treated the same way, so a numeric value comes from bins its context held (on census this is
+what lifts the categorical x numeric pair trends). Structure, contexts and the chosen model are
+unchanged; the model's scores (evidence, held-out likelihood, ``predict``) are those of the fitted
+posterior. Each family says what its observed support is
+(:meth:`~bayesnb.families._base.Family.gen_observed_support`, :func:`~bayesnb.families._numeric.observed_counts`;
+the other families keep their posterior). The price is privacy-relevant: a thin context's rows
+are reproduced more closely (``synthetic_report``'s DCR share rises a little; docs/synthetic.md).
 """
 
 from __future__ import annotations

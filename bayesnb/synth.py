@@ -33,6 +33,11 @@ and draws synthetic rows with its columns, in their order and dtypes. How it cho
 Latent class × structure (``fit_latent_class`` of a TAN / k-DB) samples (``sample(latent=)``) and
 a model file holds it (:mod:`bayesnb._persist_latent`), but the latent candidate here is naive.
 
+Sampling keeps a structure's observed support (``support="observed"``, the default): each context's
+categorical table and numeric bins are drawn from its counts where it has rows and from its prior
+(the hierarchy's back-off) where it has none, so a combination never seen in a context is not drawn
+there (:mod:`bayesnb._synth_support`); ``support="smoothed"`` samples the posterior predictive.
+
 Datetime columns are modelled as numbers (seconds since 1970-01-01 UTC, a family chosen by
 evidence like any numeric column's) and sampled back as datetimes of their dtype.
 
@@ -129,8 +134,8 @@ class Synthesizer(BaseEstimator):
         (rare values, e.g. missing cells, keep their rates; docs/synthetic.md "Hierarchical
         component priors"), or ``"class"``: the class's prior in every component.
     support : {"observed", "smoothed"}, default="observed"
-        ``"observed"``: :meth:`sample` draws a structure's categorical cells from each context's
-        counts where the context has rows (a value never seen in a context is not drawn there)
+        ``"observed"``: :meth:`sample` draws a structure's categorical cells (and numeric bins) from each
+        context's counts where the context has rows (a value never seen in a context is not drawn there)
         and from the context's prior (the hierarchy's back-off) where it has none
         (:mod:`bayesnb._synth_support`; fewer rows with category pairs the real table never
         holds). ``"smoothed"``: the posterior predictive as fitted. A latent-class model samples

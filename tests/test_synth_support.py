@@ -94,3 +94,34 @@ def test_a_latent_class_model_samples_as_fitted_whatever_the_support():
 def test_a_bad_support_is_refused_clearly():
     with pytest.raises(ValueError, match="support must be one of"):
         Synthesizer(support="all").fit(load_penguins())
+
+
+def test_a_numeric_node_draws_only_bins_its_context_held():
+    """Histogram bins: with support="observed" a context's values come from bins it held (the
+    smoothed predictive gives every bin of the column some mass in every context; a value is then
+    one of the bin's training values, of any context)."""
+    rng = np.random.default_rng(1)
+    group = rng.choice(["a", "b", "c"], size=1500)
+    centre = pd.Series(group).map({"a": 0.0, "b": 50.0, "c": 100.0}).to_numpy()
+    df = pd.DataFrame({"group": group, "value": centre + rng.gamma(2.0, 2.0, size=1500),
+                       "other": rng.choice(["x", "y"], size=1500)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fits = {s: Synthesizer(structure="tan", latent=None, random_state=0, support=s).fit(df)
+                for s in ("observed", "smoothed")}
+    families = {name: type(fam).__name__ for names, fam in fits["observed"].model_.blocks_ for name in names}
+    assert families["value"] == "Histogram"
+    links = fits["observed"].model_.structure_
+    assert "group" in links["value"] or "value" in links["group"]
+
+    [edges] = [b.state.edges[list(b.names).index("value")] for b in fits["observed"].model_.posterior_.blocks
+               if "value" in b.names]
+
+    def unseen(rows):  # share of rows whose (group, bin of value) pair the real table never holds
+        def pairs(t):
+            return list(zip(t["group"], np.searchsorted(edges, t["value"].to_numpy(), side="right")))
+        real = set(pairs(df))
+        return float(np.mean([p not in real for p in pairs(rows)]))
+
+    assert unseen(fits["observed"].sample(20000, random_state=0)) == 0.0
+    assert unseen(fits["smoothed"].sample(20000, random_state=0)) > 0.003
