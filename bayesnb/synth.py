@@ -432,8 +432,9 @@ class Synthesizer(BaseEstimator):
             ``given`` conditions is observed in every row (its missing indicator conditioned), and a
             forbidden combination is one of observed cells (a row missing one of them holds none).
         return_probability : bool, default=False
-            Also return the probability of the condition under the posterior predictive of one
-            row (given the target's label when ``given`` names it): ``(table, p)``.
+            Also return the probability of the condition for one row of the model the rows are
+            drawn from (the posterior predictive; with ``support="observed"`` a structure's
+            observed-support tables), given the target's label when ``given`` names it: ``(table, p)``.
 
         Returns
         -------

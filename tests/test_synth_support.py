@@ -125,3 +125,20 @@ def test_a_numeric_node_draws_only_bins_its_context_held():
 
     assert unseen(fits["observed"].sample(20000, random_state=0)) == 0.0
     assert unseen(fits["smoothed"].sample(20000, random_state=0)) > 0.003
+
+
+@pytest.mark.parametrize("support", ["observed", "smoothed"])
+def test_the_support_is_saved_and_bayesnb_sample_draws_as_the_synthesizer(rare_table, tmp_path, support):
+    from bayesnb.cli import main
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        synth = Synthesizer(structure="tan", latent=None, random_state=0, support=support).fit(rare_table)
+    synth.save(tmp_path / "s.bnb")
+    back = Synthesizer.load(tmp_path / "s.bnb")
+    assert back.support == support
+    a = synth.sample(3000, random_state=4)
+    pd.testing.assert_frame_equal(back.sample(3000, random_state=4), a)
+    assert main(["-q", "sample", str(tmp_path / "s.bnb"), "-n", "3000", "--seed", "4", "-o", str(tmp_path / "r.csv")]) == 0
+    rows = pd.read_csv(tmp_path / "r.csv")
+    pd.testing.assert_frame_equal(rows[list(a.columns)], a, check_dtype=False)
