@@ -14,6 +14,8 @@ of every other column: k-DB takes a parent only among earlier columns with a pos
 scores use ``E`` (the default swapped as ``bench_structure_auto.edge_score`` does). With
 ``--support observed`` the samples are drawn on the fitted model's observed support
 (:func:`bayesnb._synth_support.observed_support`, what ``Synthesizer(support="observed")`` samples).
+With ``--real-pairs`` it first prints the same share for the real test rows against the
+training rows (the rate a perfect model of the population would give).
 
 Usage::
 
@@ -89,6 +91,7 @@ def main(argv=None):
     p.add_argument("--pairs", action="store_true")
     p.add_argument("--edges", metavar="COLUMN")
     p.add_argument("--edge-score", default="bdeu", choices=_learn.EDGE_SCORES)
+    p.add_argument("--real-pairs", action="store_true", help="unseen pairs of the real test rows")
     p.add_argument("--support", default="smoothed", choices=SUPPORTS,
                    help="sample the posterior predictive (smoothed, the default) or the observed support")
     args = p.parse_args(argv)
@@ -102,6 +105,11 @@ def run(args):
     print(note, f"(load {os.getloadavg()[0]:.1f})")
     X, y = train.drop(columns=TARGET), train[TARGET].to_numpy()
     Xte = test.drop(columns=TARGET)
+    if args.real_pairs:
+        cats = [c for c in train.columns if not pd.api.types.is_numeric_dtype(train[c])]
+        share, worst = unseen_pairs(train, test, cats)
+        print(f"real test rows: {share:.4f} hold a pair unseen in the training rows; "
+              + ", ".join(f"{a} x {b} {v:.4f}" for a, b, v in worst), flush=True)
     if args.edges:
         edges(X, y, args.edges, args.edge_score)
     for i, k in enumerate(int(v) for v in args.ks.split(",") if v):
