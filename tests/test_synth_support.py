@@ -142,3 +142,15 @@ def test_the_support_is_saved_and_bayesnb_sample_draws_as_the_synthesizer(rare_t
     assert main(["-q", "sample", str(tmp_path / "s.bnb"), "-n", "3000", "--seed", "4", "-o", str(tmp_path / "r.csv")]) == 0
     rows = pd.read_csv(tmp_path / "r.csv")
     pd.testing.assert_frame_equal(rows[list(a.columns)], a, check_dtype=False)
+
+
+def test_the_naive_model_keeps_each_class_s_observed_values(rare_table):
+    """Under the naive structure the contexts are the classes: a country is drawn only in classes that held it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fits = {s: Synthesizer(target="region", structure="naive", latent=None, random_state=0, support=s).fit(rare_table)
+                for s in ("observed", "smoothed")}
+    assert fits["observed"].chosen_ == "naive"
+    observed, smoothed = (fits[s].sample(20000, random_state=1) for s in ("observed", "smoothed"))
+    assert _unseen_pair_share(rare_table, observed, "region", "country") == 0.0
+    assert _unseen_pair_share(rare_table, smoothed, "region", "country") > 0.003
