@@ -325,8 +325,9 @@ class Categorical(Family):
         The Haldane limit of the context's Dirichlet (prior pseudo-counts to 0): a value never
         seen in a context with data gets probability 0; an empty context keeps its prior (under
         ``alpha="hierarchical"`` its parent context's estimate) (:meth:`Family.gen_observed_support`).
+        :class:`~bayesnb.families.Histogram` uses it for its bins (a ``BinDirichlets``, its other fields kept).
         """
-        return Dirichlets(observed_counts(prior.concentration, post.concentration))
+        return post._replace(concentration=observed_counts(prior.concentration, post.concentration))
 
     def gen_sample(self, point, z, rng, lengths=None):
         """Codes (n, d) drawn from ``x_j | y = z[i]`` (categories by position; ``lengths`` unused)."""

@@ -56,7 +56,7 @@ from . import _histogram_bins as _bins
 from . import _interval
 from ._base import Family
 from ._histogram_bins import HistogramEncoding
-from ._numeric import MAX_ALPHA, dense_numbers, dirichlet_draws, draw_categories, observed_counts
+from ._numeric import MAX_ALPHA, dense_numbers, dirichlet_draws, draw_categories
 from ._weighted_counts import code_counts
 from .categorical import Categorical
 
@@ -353,9 +353,7 @@ class Histogram(Family):
             return post
         return BinDirichlets(tuple(dirichlet_draws(a, 1, rng)[0] for a in post.concentration), None, post.pooled)
 
-    def gen_observed_support(self, prior, post):
-        """Each context's bin counts alone where it has data, its prior where not (:meth:`Family.gen_observed_support`)."""
-        return post._replace(concentration=observed_counts(prior.concentration, post.concentration))
+    gen_observed_support = Categorical.gen_observed_support  # each context's bin counts where it has data, else its prior
 
     def gen_sample(self, point, z, rng, lengths=None):
         """Encoded values (n, d): ``b + u``, a bin ``b`` drawn from ``theta[z]`` and ``u ~ Uniform(0, 1)``
@@ -544,8 +542,7 @@ class Histogram(Family):
 
     # ------------------------------------------------------------ display
     def plot_panels(self, block, top=10) -> list:
-        """One bar panel per feature: ``p(bin | y=k)`` under the posterior mean, bars labelled by
-        their edges (``top`` unused)."""
+        """One bar panel per feature: ``p(bin | y=k)`` (posterior mean), bars labelled by their edges (``top`` unused)."""
         out = []
         for j, (name, P) in enumerate(zip(block.names, _enc.probs(block.posterior))):
             e = block.state.edges[j]
