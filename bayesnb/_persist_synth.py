@@ -39,15 +39,17 @@ _WHO = "Synthesizer"
 
 
 def record_target(synth):
-    """Record ``synth``'s target name and place on its estimator, as ``bayesnb fit`` does.
+    """Record ``synth``'s target name and place and its ``support`` on its estimator, as ``bayesnb fit`` does.
 
-    ``target_name_`` and ``target_index_``: the estimator's file says where the label column goes.
+    ``target_name_`` and ``target_index_``: the estimator's file says where the label column goes;
+    ``sample_support_``: ``Synthesizer.load`` and ``bayesnb sample`` draw as the Synthesizer does.
 
     Parameters
     ----------
     synth : Synthesizer
         Fitted; nothing is recorded without a target.
     """
+    synth.model_.sample_support_ = synth.support
     if synth.target is not None:
         synth.model_.target_name_ = synth.target
         synth.model_.target_index_ = synth.columns_.index(synth.target)
@@ -135,12 +137,14 @@ def synth_from_model(cls, model, latent, chosen):
     Synthesizer
         ``model_``, ``latent_`` and ``chosen_`` as given, ``selection_`` None, the columns and dtypes
         of the training table (the target's dtype its classes'), and the parameters that fit the
-        same kind of model: ``target``, ``structure`` (the estimator's) and ``latent`` (the number
-        of components, or None).
+        same kind of model: ``target``, ``structure`` (the estimator's), ``latent`` (the number
+        of components, or None) and ``support`` (the recorded ``sample_support_``; ``"smoothed"``,
+        the estimator's own sampling, for a file without it, e.g. one ``bayesnb fit`` wrote).
     """
     target = getattr(model, "target_name_", None)
     self = cls(target=target, structure=getattr(model, "structure_kind_", "naive"),
-               latent=None if latent is None else int(latent.n_components))
+               latent=None if latent is None else int(latent.n_components),
+               support=getattr(model, "sample_support_", "smoothed"))  # a file without it: as it was sampled
     indicators = indicators_in(model.feature_names_in_)
     kept = [(n, t) for n, t in zip(model.feature_names_in_, model.feature_dtypes_)
             if n not in set(indicators.values())]

@@ -105,7 +105,8 @@ _EXTRA_FITTED = ("offset_", "contamination_", "em_objective_", "n_iter_", "conve
                  "feature_dtypes_", "family_scores_", "target_name_", "structure_kind_", "structure_hierarchical_",
                  "structure_hierarchical_numeric_",
                  "structure_parents_", "structure_stats_", "structure_scores_", "structure_bin_edges_",
-                 "structure_priors_", "privacy_spent_", "target_index_", "value_support_", "zero_links_")
+                 "structure_priors_", "privacy_spent_", "target_index_", "value_support_", "zero_links_",
+                 "sample_support_")
 #: fitted DataFrames, stored as a dict of lists (column name -> values, in column order)
 _FRAMES = ("family_scores_", "structure_scores_")
 

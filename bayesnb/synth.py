@@ -33,6 +33,11 @@ and draws synthetic rows with its columns, in their order and dtypes. How it cho
 Latent class × structure (``fit_latent_class`` of a TAN / k-DB) samples (``sample(latent=)``) and
 a model file holds it (:mod:`bayesnb._persist_latent`), but the latent candidate here is naive.
 
+Sampling keeps a structure's observed support (``support="observed"``, the default): each context's
+categorical table and numeric bins are drawn from its counts where it has rows and from its prior
+(the hierarchy's back-off) where it has none, so a combination never seen in a context is not drawn
+there (:mod:`bayesnb._synth_support`); ``support="smoothed"`` samples the posterior predictive.
+
 Datetime columns are modelled as numbers (seconds since 1970-01-01 UTC, a family chosen by
 evidence like any numeric column's) and sampled back as datetimes of their dtype.
 
@@ -62,6 +67,8 @@ from ._persist_synth import record_target, synth_from_file, synth_from_model, sy
 from ._progress import progress
 from ._synth_dtypes import as_dtype, from_seconds, to_seconds
 from ._synth_given import model_conditions
+from ._synth_params import check_params
+from ._synth_support import observed_support
 from ._synth_missing import add_indicators, blank_missing, forbidden_pairs, indicator_names
 from ._synth_select import Z_BEHIND, add_rows, choose_edges, edge_name, holdout_rows, latent_search, widen_k
 from ._utils import as_generator, one_class_on_purpose
@@ -126,6 +133,13 @@ class Synthesizer(BaseEstimator):
         component's tables centred on its class's estimate with concentrations fitted by evidence
         (rare values, e.g. missing cells, keep their rates; docs/synthetic.md "Hierarchical
         component priors"), or ``"class"``: the class's prior in every component.
+    support : {"observed", "smoothed"}, default="observed"
+        ``"observed"``: :meth:`sample` draws a structure's categorical cells (and numeric bins) from each
+        context's counts where the context has rows (a value never seen in a context is not drawn there)
+        and from the context's prior (the hierarchy's back-off) where it has none
+        (:mod:`bayesnb._synth_support`; fewer rows with category pairs the real table never
+        holds). ``"smoothed"``: the posterior predictive as fitted. A latent-class model samples
+        its components as fitted either way; the choice of model does not depend on it.
 
     Attributes
     ----------
@@ -170,7 +184,7 @@ class Synthesizer(BaseEstimator):
 
     def __init__(self, target=None, *, structure="auto", latent="auto", latent_candidates=(1, 2, 3, 4, 6, 8),
                  holdout=0.2, search_rows=5000, random_state=None, verbose=None, missing="model",
-                 component_prior="hierarchical"):
+                 component_prior="hierarchical", support="observed"):
         self.target = target
         self.structure = structure
         self.latent = latent
@@ -181,30 +195,11 @@ class Synthesizer(BaseEstimator):
         self.verbose = verbose
         self.missing = missing
         self.component_prior = component_prior
+        self.support = support
 
     # ------------------------------------------------------------------ checks
     def _check_params(self):
-        if self.structure not in ("auto", "naive", "tan", "kdb"):
-            raise ValueError(f"{_WHO}: structure must be one of 'auto', 'naive', 'tan', 'kdb'; "
-                             f"received {self.structure!r}.")
-        lat = self.latent
-        if not (lat is None or (isinstance(lat, str) and lat == "auto")
-                or (isinstance(lat, numbers.Integral) and not isinstance(lat, bool) and lat >= 1)):
-            raise ValueError(f"{_WHO}: latent must be 'auto', a whole number >= 1 or None; received {lat!r}.")
-        cands = self.latent_candidates
-        if not (np.ndim(cands) == 1 and len(cands) and all(isinstance(c, numbers.Integral) and not isinstance(c, bool)
-                                                          and c >= 1 for c in cands)):
-            raise ValueError(f"{_WHO}: latent_candidates must be a non-empty sequence of whole numbers >= 1; "
-                             f"received {cands!r}.")
-        if not (isinstance(self.holdout, numbers.Real) and 0 < self.holdout < 1):
-            raise ValueError(f"{_WHO}: holdout must be a fraction in (0, 1); received {self.holdout!r}.")
-        if not (isinstance(self.search_rows, numbers.Integral) and self.search_rows >= 2):
-            raise ValueError(f"{_WHO}: search_rows must be a whole number >= 2; received {self.search_rows!r}.")
-        if not (self.missing is None or (isinstance(self.missing, str) and self.missing in ("model", "drop"))):
-            raise ValueError(f"{_WHO}: missing must be 'model', 'drop' or None; received {self.missing!r}.")
-        if self.component_prior not in ("class", "hierarchical"):
-            raise ValueError(f"{_WHO}: component_prior must be 'class' or 'hierarchical'; "
-                             f"received {self.component_prior!r}.")
+        check_params(self)
 
     def _split_table(self, data):
         """``(X, labels)``: the feature columns and the labels (zeros without a target)."""
@@ -437,8 +432,9 @@ class Synthesizer(BaseEstimator):
             ``given`` conditions is observed in every row (its missing indicator conditioned), and a
             forbidden combination is one of observed cells (a row missing one of them holds none).
         return_probability : bool, default=False
-            Also return the probability of the condition under the posterior predictive of one
-            row (given the target's label when ``given`` names it): ``(table, p)``.
+            Also return the probability of the condition for one row of the model the rows are
+            drawn from (the posterior predictive; with ``support="observed"`` a structure's
+            observed-support tables), given the target's label when ``given`` names it: ``(table, p)``.
 
         Returns
         -------
@@ -463,7 +459,8 @@ class Synthesizer(BaseEstimator):
                                             getattr(self, "missing_indicators_", {}))
         if given is not None or forbid is not None or return_probability or y is not None:
             kw.update(given=given, forbid=forbid, y=y, return_probability=return_probability)
-        got = self.model_.sample(int(n_samples), random_state=random_state,
+        model = observed_support(self.model_) if self.latent_ is None and self.support == "observed" else self.model_
+        got = model.sample(int(n_samples), random_state=random_state,
                                  parameter_uncertainty=parameter_uncertainty, **kw)
         X, y = got[:2]
         out = pd.DataFrame(X).reset_index(drop=True)

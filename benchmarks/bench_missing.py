@@ -3,8 +3,9 @@
 Fits ``Synthesizer(target="party", random_state=0)`` on all 435 rows with ``missing="drop"``
 (no missing-indicator node: the behaviour before), ``missing="model"`` (the default),
 ``missing="model", component_prior="class"`` (the latent components' prior before the hierarchical
-one) and ``missing="model", latent=None`` (the structure evidence chooses, no latent-class
-candidate), then for each:
+one), ``missing="model", latent=None`` (the structure evidence chooses, no latent-class
+candidate) and the same with ``support="smoothed"`` (the structure's posterior predictive as
+fitted, not its observed support), then for each:
 
 - the pMSE ratio (Snoke et al.; ``synthetic_report``) of 435 synthetic rows, mean ± sd over
   ``--seeds`` seeds, with one posterior draw of the parameters per call (the default) and with
@@ -31,7 +32,8 @@ from bayesnb.datasets import load_house_votes
 
 SETTINGS = {"missing='drop'": {"missing": "drop"}, "missing='model'": {},
             "missing='model', component_prior='class'": {"component_prior": "class"},
-            "missing='model', latent=None": {"latent": None}}
+            "missing='model', latent=None": {"latent": None},
+            "missing='model', latent=None, support='smoothed'": {"latent": None, "support": "smoothed"}}
 
 
 def measure(votes, kwargs, seeds):

@@ -90,6 +90,7 @@ CONFIGS = {
     "latent20": {"latent": 20},
     "latent50": {"latent": 50},
     "classprior": {"component_prior": "class"},
+    "smoothed": {"support": "smoothed"},
 }
 
 COLUMNS_OUT = [("shape", "column_shapes"), ("trend", "column_pair_trends"), ("SDM shape", "sdm_shape"),

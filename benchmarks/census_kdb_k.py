@@ -11,13 +11,18 @@ posterior mean. With ``--edges COLUMN``: k-DB's ranking of the columns (by ``I(X
 edge scores (flat-Dirichlet BDeu log Bayes factors, ``structure.edge_scores``) of COLUMN as a child
 of every other column: k-DB takes a parent only among earlier columns with a positive score. With
 ``--edge-score E`` (one of ``structure.EDGE_SCORES``, default ``bdeu``) every fit and the printed
-scores use ``E`` (the default swapped as ``bench_structure_auto.edge_score`` does).
+scores use ``E`` (the default swapped as ``bench_structure_auto.edge_score`` does). With
+``--support observed`` the samples are drawn on the fitted model's observed support
+(:func:`bayesnb._synth_support.observed_support`, what ``Synthesizer(support="observed")`` samples).
+With ``--real-pairs`` it first prints the same share for the real test rows against the
+training rows (the rate a perfect model of the population would give).
 
 Usage::
 
     python benchmarks/census_kdb_k.py adult.data [--ks 2,3,4] [--sample-seeds 0,1,2,3] [--pairs]
     python benchmarks/census_kdb_k.py adult.data --ks '' --edges native-country
     python benchmarks/census_kdb_k.py adult.data --ks 2 --edges native-country --edge-score hierarchical
+    python benchmarks/census_kdb_k.py adult.data --ks 3 --edge-score hierarchical --support observed --sample-seeds 1,2,3
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from bench_synthesis import census_tables  # noqa: E402
 
 from bayesnb import NaiveBayes, synthetic_report  # noqa: E402
 from bayesnb._synth_select import holdout_rows  # noqa: E402
+from bayesnb._synth_support import SUPPORTS, observed_support  # noqa: E402
 from bayesnb.structure import model as _mx  # noqa: E402
 from bayesnb.structure import learn as _learn  # noqa: E402
 
@@ -85,6 +91,9 @@ def main(argv=None):
     p.add_argument("--pairs", action="store_true")
     p.add_argument("--edges", metavar="COLUMN")
     p.add_argument("--edge-score", default="bdeu", choices=_learn.EDGE_SCORES)
+    p.add_argument("--real-pairs", action="store_true", help="unseen pairs of the real test rows")
+    p.add_argument("--support", default="smoothed", choices=SUPPORTS,
+                   help="sample the posterior predictive (smoothed, the default) or the observed support")
     args = p.parse_args(argv)
     with swap_edge_score(args.edge_score, 1.0):
         run(args)
@@ -96,14 +105,20 @@ def run(args):
     print(note, f"(load {os.getloadavg()[0]:.1f})")
     X, y = train.drop(columns=TARGET), train[TARGET].to_numpy()
     Xte = test.drop(columns=TARGET)
+    if args.real_pairs:
+        cats = [c for c in train.columns if not pd.api.types.is_numeric_dtype(train[c])]
+        share, worst = unseen_pairs(train, test, cats)
+        print(f"real test rows: {share:.4f} hold a pair unseen in the training rows; "
+              + ", ".join(f"{a} x {b} {v:.4f}" for a, b, v in worst), flush=True)
     if args.edges:
         edges(X, y, args.edges, args.edge_score)
     for i, k in enumerate(int(v) for v in args.ks.split(",") if v):
         t0 = time.process_time()
         model = NaiveBayes(structure="kdb", k=k, alpha="hierarchical").fit(X, y)
         codes = pd.Index(model.classes_).get_indexer(test[TARGET])
+        fitted, model = model, observed_support(model) if args.support == "observed" else model
         print(f"k={k}: fit {time.process_time() - t0:.1f} s CPU, held-out log p(x, y) "
-              f"{holdout_rows(model, Xte, codes).mean():.4f}; parents {model.structure_}", flush=True)
+              f"{holdout_rows(fitted, Xte, codes).mean():.4f}; parents {model.structure_}", flush=True)
         for sd in (int(v) for v in args.sample_seeds.split(",")):
             syn = as_table(model, *model.sample(len(train), random_state=sd), train)
             s = synthetic_report(train, syn, target=TARGET, real_test=test, max_rows=10000, random_state=0).summary

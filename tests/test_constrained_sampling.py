@@ -15,6 +15,7 @@ import pytest
 from scipy import stats
 
 import bayesnb
+from bayesnb._synth_support import observed_support
 from bayesnb.datasets import load_penguins
 from bayesnb.families import Gaussian, Poisson
 from bayesnb.families.gaussian import plug_in
@@ -264,8 +265,10 @@ def test_synthesizer_conditions(kwargs):
                    "when": (pd.Timestamp("2020-03-01").value / 1e9, None),
                    **{ind[k]: False for k in given if k in ind}}
     model_forbid = [{**f, **{ind[k]: False for k in f if k in ind}} for f in forbid]
-    _, _, q = synth.model_.sample(3, y="Gentoo", given=model_given, forbid=model_forbid, random_state=0,
-                                  return_probability=True, **({} if synth.latent_ is None else {"latent": synth.latent_}))
+    # the model the rows are drawn from: a structure on its observed support (Synthesizer(support="observed"))
+    drawn = synth.model_ if synth.latent_ is not None else observed_support(synth.model_)
+    _, _, q = drawn.sample(3, y="Gentoo", given=model_given, forbid=model_forbid, random_state=0,
+                           return_probability=True, **({} if synth.latent_ is None else {"latent": synth.latent_}))
     np.testing.assert_allclose(p, q, rtol=1e-12)
     # a forbidden combination holds only where its cells are observed: rows with sex missing may be light
     free, _ = synth.sample(2000, forbid=forbid, random_state=3, return_probability=True)

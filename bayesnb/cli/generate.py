@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .._synth_missing import blank_missing, indicators_in
+from .._synth_support import observed_support
 from .._impute_configs import reading_model
 from .._utils import as_generator, shown_list
 from ..imputer import Imputer
@@ -166,7 +167,8 @@ def cmd_sample(args):
     (``target_index_``, recorded by ``bayesnb fit``), else after the features. A model saved by
     ``Synthesizer.save`` with missing-indicator columns gets its cells blanked where they are
     True, and the indicators are not written (as ``Synthesizer.sample``). A file of a
-    Synthesizer's latent-class model is sampled with its latent components, as
+    Synthesizer's latent-class model is sampled with its latent components, and a Synthesizer's
+    structure saved with ``support="observed"`` (``sample_support_``) on its observed support, as
     ``Synthesizer.sample(n, random_state=seed)`` (no ``--prior``).
     """
     if args.n < 1:
@@ -179,6 +181,8 @@ def cmd_sample(args):
             raise UsageError(f"--prior: {args.model} holds a Synthesizer's latent-class model, whose prior "
                              "predictive 'bayesnb sample' does not draw; leave out --prior")
         model, latent = model.model_, model.latent_
+    if latent is None and not args.prior and getattr(model, "sample_support_", None) == "observed":
+        model = observed_support(model)  # a Synthesizer's structure, sampled as Synthesizer.sample draws it
     target = args.target if args.target is not None else getattr(model, "target_name_", "class")
     draw = model.sample_prior_predictive if args.prior else partial(model.sample, latent=latent)
     X, y = draw(args.n, random_state=args.seed)

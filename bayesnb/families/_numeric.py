@@ -12,6 +12,7 @@ from scipy.optimize import minimize_scalar
 from .._utils import hard_labels
 
 __all__ = ["MAX_ALPHA", "check_alpha", "class_sums", "dirichlet_draws", "draw_categories", "float32_args",
+           "observed_counts",
            "float_array", "log_dot", "maximise_evidence", "resolve_scalar_alpha", "sample_class_feature", "weighted_class_cells"]
 
 
@@ -271,6 +272,31 @@ def dirichlet_draws(conc, n_draws, rng) -> np.ndarray:
             tot = lg.sum(axis=-1, keepdims=True)
             lg /= np.where(tot > 0, tot, 1.0)
     return out
+
+
+def observed_counts(prior, post) -> tuple:
+    """Dirichlet concentrations on the observed support: each row's counts where it has data, its prior where not.
+
+    The Haldane limit (prior pseudo-counts to 0) of every context (row) that holds data, so a
+    value (or bin) it never saw gets probability 0; an empty context keeps its prior (under a
+    hierarchical prior, its parent context's estimate). Used by the families'
+    ``gen_observed_support`` (:mod:`bayesnb._synth_support`).
+
+    Parameters
+    ----------
+    prior, post : tuple of ndarray
+        Prior and posterior concentrations, one (C, V) array per column.
+
+    Returns
+    -------
+    tuple of ndarray
+        One (C, V) array per column.
+    """
+    out = []
+    for a0, a in zip(prior, post):
+        n = np.maximum(np.asarray(a, dtype=float) - a0, 0.0)
+        out.append(np.where(n.sum(axis=-1, keepdims=True) > 0, n, a0))
+    return tuple(out)
 
 
 def draw_categories(P: np.ndarray, u: np.ndarray) -> np.ndarray:

@@ -33,7 +33,7 @@ from . import _categorical_encoding as _enc
 from . import _private
 from ._base import Family
 from ._tilted_gamma import log_tilted_gamma_rows, row_sum, tilted_log_norm
-from ._numeric import Memo, dirichlet_draws, draw_categories, maximise_evidence
+from ._numeric import Memo, dirichlet_draws, draw_categories, maximise_evidence, observed_counts
 from ._categorical_encoding import log_probs  # (CategoricalNB.feature_log_prob_)
 
 __all__ = ["Categorical", "CategoricalEncoding", "CategoricalStats", "Dirichlets"]
@@ -322,6 +322,16 @@ class Categorical(Family):
         if rng is None:
             return post
         return Dirichlets(tuple(dirichlet_draws(a, 1, rng)[0] for a in post.concentration))
+
+    def gen_observed_support(self, prior, post):
+        """Each context's counts alone where it has data, its prior where it has none.
+
+        The Haldane limit of the context's Dirichlet (prior pseudo-counts to 0): a value never
+        seen in a context with data gets probability 0; an empty context keeps its prior (under
+        ``alpha="hierarchical"`` its parent context's estimate) (:meth:`Family.gen_observed_support`).
+        :class:`~bayesnb.families.Histogram` uses it for its bins (a ``BinDirichlets``, its other fields kept).
+        """
+        return post._replace(concentration=observed_counts(prior.concentration, post.concentration))
 
     def gen_sample(self, point, z, rng, lengths=None):
         """Codes (n, d) drawn from ``x_j | y = z[i]`` (categories by position; ``lengths`` unused)."""

@@ -346,13 +346,14 @@ class Histogram(Family):
         """Check a :class:`HistogramEncoding` read from a model file; ``(K, B_j)`` per column."""
         return [(K, B) for B in _bins.check_state(state, d)]
 
-    # ------------------------------------------------------------------ generative hooks
-    # A "point" is a BinDirichlets whose normalised rows are the bin probabilities in use.
+    # ---------------- generative hooks: a "point" is a BinDirichlets whose normalised rows are the bin probabilities
     def gen_point(self, prior, post, rng=None):
         """Plug-in (``rng=None``: the posterior itself) or one exact Dirichlet draw per (class, feature)."""
         if rng is None:
             return post
         return BinDirichlets(tuple(dirichlet_draws(a, 1, rng)[0] for a in post.concentration), None, post.pooled)
+
+    gen_observed_support = Categorical.gen_observed_support  # each context's bin counts where it has data, else its prior
 
     def gen_sample(self, point, z, rng, lengths=None):
         """Encoded values (n, d): ``b + u``, a bin ``b`` drawn from ``theta[z]`` and ``u ~ Uniform(0, 1)``
@@ -541,8 +542,7 @@ class Histogram(Family):
 
     # ------------------------------------------------------------ display
     def plot_panels(self, block, top=10) -> list:
-        """One bar panel per feature: ``p(bin | y=k)`` under the posterior mean, bars labelled by
-        their edges (``top`` unused)."""
+        """One bar panel per feature: ``p(bin | y=k)`` (posterior mean), bars labelled by their edges (``top`` unused)."""
         out = []
         for j, (name, P) in enumerate(zip(block.names, _enc.probs(block.posterior))):
             e = block.state.edges[j]
