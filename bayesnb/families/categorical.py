@@ -327,9 +327,8 @@ class Categorical(Family):
         """Each context's counts alone where it has data, its prior where it has none.
 
         The Haldane limit of the context's Dirichlet (prior pseudo-counts to 0): a value never
-        seen in a context with data gets probability 0; an empty context keeps its prior (under
-        ``alpha="hierarchical"`` its parent context's estimate) (:meth:`Family.gen_observed_support`).
-        :class:`~bayesnb.families.Histogram` uses it for its bins (a ``BinDirichlets``, its other fields kept).
+        seen in a context with data gets probability 0; an empty context keeps its prior (its parent
+        context's estimate under ``alpha="hierarchical"``). Histogram uses it for its bins.
         """
         return post._replace(concentration=observed_counts(prior.concentration, post.concentration))
 
