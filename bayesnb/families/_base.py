@@ -339,15 +339,6 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
             lazily (:class:`~bayesnb.families._multinomial_gen.PolyaDraw`).
         """
 
-    def gen_observed_support(self, prior, post):
-        """``post`` restricted to what was observed, for synthetic rows (here: unchanged).
-
-        Parameters: the block's ``prior, post``. Returns ``post``'s type and shapes. The categorical
-        family returns each context's counts alone where it has data, its prior where it has none
-        (:func:`bayesnb._synth_support.observed_support`).
-        """
-        return post
-
     @abstractmethod
     def gen_sample(self, point, z, rng, lengths=None):
         """Draw one row of the block per entry of ``z`` (class indices, shape (n,)).

@@ -187,8 +187,18 @@ class NodeDefaults:
 
 
 class SupportDefaults:
-    """Hooks about where a family's values lie: draws kept inside declared bounds
+    """Hooks about where a family's values lie: synthetic rows on the observed support
+    (:meth:`gen_observed_support`), draws kept inside declared bounds
     (:meth:`gen_sample_between`) and the labels of a parameter's value axis (:meth:`param_value_labels`)."""
+
+    def gen_observed_support(self, prior, post):
+        """``post`` restricted to what was observed, for synthetic rows (here: unchanged).
+
+        Parameters: the block's ``prior, post``. Returns ``post``'s type and shapes. The categorical
+        family returns each context's counts alone where it has data, its prior where it has none
+        (:func:`bayesnb._synth_support.observed_support`).
+        """
+        return post
 
     def gen_sample_between(self, point, z, rng, j, lo, hi, state=None):
         """Values of column ``j`` drawn given the classes ``z`` from the law truncated to ``[lo, hi]``.
