@@ -298,6 +298,8 @@ def check_extras(model, post, n_features, extra):
         t = extra["target_name_"]
         if not isinstance(t, str) or not t or len(t) > 1000:
             _fail(f"target_name_ must be a non-empty string of at most 1000 characters; the file holds {str(t)[:40]!r}")
+    if "sample_support_" in extra and type(model).__name__ != "NaiveBayes":  # only a Synthesizer's model has one
+        _fail(f"a {type(model).__name__} model must not hold sample_support_ (a Synthesizer's NaiveBayes does)")
     if extra.get("sample_support_", "observed") not in ("observed", "smoothed"):
         _fail(f"sample_support_ must be 'observed' or 'smoothed'; the file holds {str(extra['sample_support_'])[:40]!r}")
     if "target_index_" in extra:

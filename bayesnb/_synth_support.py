@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import copy
 
-__all__ = ["SUPPORTS", "observed_support"]
+from ._utils import ZeroProbabilityCondition
+
+__all__ = ["SUPPORTS", "observed_support", "sample_on_support"]
 
 #: the ``support`` options of :class:`~bayesnb.Synthesizer`
 SUPPORTS = ("observed", "smoothed")
@@ -47,13 +49,59 @@ def observed_support(model):
         (structure) replaced by its family's :meth:`gen_observed_support`; its ``sample``
         (``given=``, ``forbid=`` included) then draws from those tables.
     """
+    if getattr(model, "_structure_fitted", None) is None:
+        raise TypeError(f"support='observed' needs a fitted NaiveBayes; received {type(model).__name__}.")
     out = copy.copy(model)
     post = model.posterior_
     out.posterior_ = post._replace(blocks=tuple(
         b._replace(posterior=b.family.gen_observed_support(b.prior, b.posterior)) for b in post.blocks))
+    out._caches = [b.family.predict_cache(b.prior, b.posterior) for b in out.posterior_.blocks]  # not the fit's
     mixed = model._structure_fitted()  # None under the naive structure
     if mixed is not None:
         setattr(out, model._structure_attr, mixed._replace(posteriors=tuple(
             nd.family.gen_observed_support(pr, po)
             for nd, pr, po in zip(mixed.nodes, mixed.priors, mixed.posteriors))))
     return out
+
+
+def sample_on_support(model, observed, who, n_samples, **kwargs):
+    """``model.sample(n_samples, **kwargs)``, on the observed support when ``observed``.
+
+    Parameters
+    ----------
+    model : NaiveBayes
+        Fitted; not changed.
+    observed : bool
+        Draw from :func:`observed_support` of ``model`` (True) or from ``model`` itself.
+    who : str
+        The caller's name, for errors.
+    n_samples : int
+        Rows to draw.
+    **kwargs
+        Passed to ``model.sample`` (``random_state``, ``given``, ``forbid``, ...).
+
+    Returns
+    -------
+    tuple
+        What ``model.sample`` returns.
+
+    Raises
+    ------
+    ZeroProbabilityCondition
+        A condition no row can meet. Where only the observed support rules it out (the fitted
+        model allows it), the message says so and names ``support='smoothed'``.
+    """
+    drawn = observed_support(model) if observed else model
+    try:
+        return drawn.sample(n_samples, **kwargs)
+    except ZeroProbabilityCondition as err:
+        if not observed:
+            raise
+        try:  # impossible under the fitted model too: its own message
+            model.sample(1, **kwargs)
+        except ZeroProbabilityCondition:
+            raise err from None
+        raise ZeroProbabilityCondition(
+            f"{who}: the condition has probability 0 on the observed support (support='observed' draws only "
+            "what each context held in training); the fitted model allows it: support='smoothed' samples "
+            "that model.") from err

@@ -31,6 +31,10 @@ class ZeroProbabilityWarning(UserWarning):
     """
 
 
+class ZeroProbabilityCondition(ValueError):
+    """A sampling condition (``given=``, ``forbid=``) that no row can meet: probability 0 under the model."""
+
+
 class AllMissingWarning(UserWarning):
     """A feature had no observed value in the training data: its posterior is its prior."""
 

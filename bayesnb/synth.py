@@ -68,7 +68,7 @@ from ._progress import progress
 from ._synth_dtypes import as_dtype, from_seconds, to_seconds
 from ._synth_given import model_conditions
 from ._synth_params import check_params
-from ._synth_support import observed_support
+from ._synth_support import sample_on_support
 from ._synth_missing import add_indicators, blank_missing, forbidden_pairs, indicator_names
 from ._synth_select import Z_BEHIND, add_rows, choose_edges, edge_name, holdout_rows, latent_search, widen_k
 from ._utils import as_generator, one_class_on_purpose
@@ -134,9 +134,9 @@ class Synthesizer(BaseEstimator):
         (rare values, e.g. missing cells, keep their rates; docs/synthetic.md "Hierarchical
         component priors"), or ``"class"``: the class's prior in every component.
     support : {"observed", "smoothed"}, default="observed"
-        ``"observed"``: :meth:`sample` draws a structure's categorical cells (and numeric bins) from each
-        context's counts where the context has rows (a value never seen in a context is not drawn there)
-        and from the context's prior (the hierarchy's back-off) where it has none
+        ``"observed"``: :meth:`sample` draws categorical cells (and numeric bins) from each context's
+        counts (a context: a class, or a class and the parents' values) where the context has rows
+        (a value never seen in a context is not drawn there) and from the context's prior (the hierarchy's back-off) where it has none
         (:mod:`bayesnb._synth_support`; fewer rows with category pairs the real table never
         holds). ``"smoothed"``: the posterior predictive as fitted. A latent-class model samples
         its components as fitted either way; the choice of model does not depend on it.
@@ -459,9 +459,9 @@ class Synthesizer(BaseEstimator):
                                             getattr(self, "missing_indicators_", {}))
         if given is not None or forbid is not None or return_probability or y is not None:
             kw.update(given=given, forbid=forbid, y=y, return_probability=return_probability)
-        model = observed_support(self.model_) if self.latent_ is None and self.support == "observed" else self.model_
-        got = model.sample(int(n_samples), random_state=random_state,
-                                 parameter_uncertainty=parameter_uncertainty, **kw)
+        got = sample_on_support(self.model_, self.latent_ is None and self.support == "observed", _WHO,
+                                int(n_samples), random_state=random_state,
+                                parameter_uncertainty=parameter_uncertainty, **kw)
         X, y = got[:2]
         out = pd.DataFrame(X).reset_index(drop=True)
         out.columns = self._model_columns

@@ -77,8 +77,11 @@ def test_given_forbid_and_probabilities_work_on_the_observed_support(rare_table)
     assert (rows["country"] == "rare5").all() and set(rows["region"]) <= seen
     np.testing.assert_allclose(p, (rare_table["country"] == "rare5").mean(), rtol=0.05)
     other = sorted(set(rare_table["region"]) - seen)[0]
-    with pytest.raises(ValueError, match="probability"):  # never seen together: probability 0 on this support
-        synth.sample(5, random_state=0, given={"country": "rare5", "region": other})
+    with pytest.raises(ValueError, match="probability 0 on the observed support.*support='smoothed'"):
+        synth.sample(5, random_state=0, given={"country": "rare5", "region": other})  # never seen together
+    smooth = Synthesizer(structure="tan", latent=None, random_state=0, support="smoothed").fit(rare_table)
+    assert smooth.sample(5, random_state=0, given={"country": "rare5", "region": other},
+                         return_probability=True)[1] > 0  # the fitted model allows it
     rows = synth.sample(500, random_state=0, forbid=[{"sector": "s0"}])
     assert not (rows["sector"] == "s0").any()
 
@@ -154,3 +157,21 @@ def test_the_naive_model_keeps_each_class_s_observed_values(rare_table):
     observed, smoothed = (fits[s].sample(20000, random_state=1) for s in ("observed", "smoothed"))
     assert _unseen_pair_share(rare_table, observed, "region", "country") == 0.0
     assert _unseen_pair_share(rare_table, smoothed, "region", "country") > 0.003
+
+
+def test_a_file_of_another_estimator_holding_a_sample_support_is_refused(tmp_path, capsys):
+    """Only a Synthesizer's NaiveBayes records how it samples: elsewhere the file is damaged (no traceback)."""
+    from bayesnb import GaussianNB
+    from bayesnb.persistence import load, save
+    from bayesnb.persistence import ModelFileError
+    from bayesnb.cli import main
+
+    pg = load_penguins().dropna()
+    gnb = GaussianNB().fit(pg[["bill_length_mm", "flipper_length_mm"]], pg["species"])
+    gnb.sample_support_ = "observed"
+    save(gnb, tmp_path / "g.bnb")
+    with pytest.raises(ModelFileError, match="must not hold sample_support_"):
+        load(tmp_path / "g.bnb")
+    assert main(["-q", "sample", str(tmp_path / "g.bnb"), "-n", "5", "-o", str(tmp_path / "r.csv")]) != 0
+    err = capsys.readouterr().err
+    assert "sample_support_" in err and "Traceback" not in err

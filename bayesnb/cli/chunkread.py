@@ -114,7 +114,9 @@ def keep_freed_memory(held=256 << 20):
     serves allocations of up to 32 MiB from the heap and keeps up to ``held`` bytes of its
     free top, so the next chunk reuses the same pages. It changes no result; the process's
     peak memory is the same (one chunk's arrays). ``bayesnb fit --chunksize`` calls it once;
-    elsewhere than glibc it does nothing.
+    elsewhere than glibc it does nothing. The settings are the process's and last as long as it
+    does: a Python session that runs ``bayesnb.cli.main(["fit", ..., "--chunksize", ...])`` keeps
+    up to ``held`` bytes of freed memory from then on.
 
     Parameters
     ----------

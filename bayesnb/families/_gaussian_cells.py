@@ -127,7 +127,9 @@ def _summed_constants(post):
     mu, var = plug_in(post)
     ok = defined(post)
     v = np.where(ok, var, 1.0)
-    return np.where(ok, mu, 0.0), np.where(ok, np.sqrt(0.5 / v), 0.0), np.where(ok, -0.5 * np.log(2 * np.pi * v), 0.0).sum(1)
+    with np.errstate(over="ignore"):  # a subnormal variance: s = inf, its rows go cell by cell
+        s = np.where(ok, np.sqrt(0.5 / v), 0.0)
+    return np.where(ok, mu, 0.0), s, np.where(ok, -0.5 * np.log(2 * np.pi * v), 0.0).sum(1)
 
 
 def _summed_parts_into(consts, X, rel, row, buf, sums):
@@ -144,8 +146,8 @@ def _summed_parts_into(consts, X, rel, row, buf, sums):
     ones = np.ones(X.shape[1])
     for k in range(mu.shape[0]):
         np.subtract(X, mu[k], out=buf)
-        np.multiply(buf, s[k], out=buf)
-        with np.errstate(over="ignore"):  # a distance past 1e154 sd: the row goes cell by cell
+        with np.errstate(over="ignore", invalid="ignore"):  # past 1e154 sd, or 0 * inf: the row goes cell by cell
+            np.multiply(buf, s[k], out=buf)
             np.square(buf, out=buf)
         np.dot(buf, ones, out=sums[k])
     low = sums.min(axis=0)
@@ -300,7 +302,9 @@ def _labelled_stats(X, hard, n, mean, m2, step, buf):
         with np.errstate(invalid="ignore", divide="ignore"):
             mean[k] = np.where(n[k] > 0, ref + s1 / n[k], 0.0)
             one = np.where(n[k] > 0, s2 - s1 * (s1 / n[k]), 0.0)
-        if np.all(s2 <= SHIFTED_LOSS * one):  # (a column constant in the class: s1 = s2 = 0, m2 exactly 0)
+        with np.errstate(over="ignore"):  # s2 itself overflowing: the second pass decides
+            close = np.all(s2 <= SHIFTED_LOSS * one)
+        if close:  # (a column constant in the class: s1 = s2 = 0, m2 exactly 0)
             m2[k] = one
             continue
         for rows in parts:

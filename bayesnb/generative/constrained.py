@@ -37,6 +37,7 @@ import pandas as pd
 from scipy.special import logsumexp
 
 from .. import _dask
+from .._utils import ZeroProbabilityCondition
 from ..families._numeric import draw_categories
 from ..inference.em import allowed_states
 from ..posterior import joint_log_likelihood_parts
@@ -87,8 +88,8 @@ class ConditionRequest(NamedTuple):
 
 
 def zero_probability(who):
-    """The ``ValueError`` of a condition that no row can meet."""
-    return ValueError(f"{who}: the condition (given= and forbid=) has probability 0 under the model, so no row "
+    """The error (a ``ValueError``) of a condition that no row can meet."""
+    return ZeroProbabilityCondition(f"{who}: the condition (given= and forbid=) has probability 0 under the model, so no row "
                       "can be drawn that meets it.")
 
 

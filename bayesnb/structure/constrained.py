@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
+from .._utils import ZeroProbabilityCondition
 from ..families._numeric import draw_categories
 from . import impute as _mi
 from .model import _n_parent_states, _parent_index, node_rows
@@ -212,5 +213,5 @@ def draw_constrained(model, data, logw, pieces, rng, who="NaiveBayes", n=None):
 def _refuse_zero(lognorm, who):
     bad = ~np.isfinite(lognorm)
     if bad.any():
-        raise ValueError(f"{who}: the condition (given= and forbid=) has probability 0 under the model at the "
+        raise ZeroProbabilityCondition(f"{who}: the condition (given= and forbid=) has probability 0 under the model at the "
                          f"parameters in use ({int(bad.sum())} row(s)), so no row can be drawn that meets it.")

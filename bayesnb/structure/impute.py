@@ -46,6 +46,7 @@ from .model import (
     _state_table,
     encode_values,
 )
+from .._utils import ZeroProbabilityCondition
 from ..families._numeric import draw_categories
 from .learn import topological_order
 
@@ -107,8 +108,9 @@ def node_factors(model, data, tables=None):
 
 def _check_rows(norm, who):
     if not np.all(np.isfinite(norm)):
-        raise ValueError(f"{who}: {int(np.sum(~np.isfinite(norm)))} row(s) have probability 0 (or not finite) "
-                         "under every allowed class; impute cannot condition on them.")
+        raise ZeroProbabilityCondition(f"{who}: {int(np.sum(~np.isfinite(norm)))} row(s) have probability 0 (or not "
+                                       "finite) under every allowed class: their known values (observed cells or "
+                                       "given=) cannot be conditioned on.")
 
 
 def _forest(model, phi, logw, who, check=True):
