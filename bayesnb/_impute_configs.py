@@ -25,6 +25,9 @@ CONFIGURATIONS = ("naive", "latent", "tan", "mvn")
 #: Default number of rows the latent-class component search of :func:`~bayesnb.impute_table` runs on.
 SEARCH_ROWS = 5000
 
+#: Random starts of each count's EM in that search (the final fit at the chosen count keeps ``n_init=3``).
+SEARCH_N_INIT = 1
+
 
 def _check_search_rows(search_rows, who):
     if search_rows is not None and not (isinstance(search_rows, int | np.integer) and not isinstance(search_rows, bool)
@@ -44,13 +47,15 @@ def _configuration_names(configurations, who="impute_table"):
     return configs
 
 
-def latent_class_auto(model, X, y=None, *, search_rows=SEARCH_ROWS, random_state=None):
+def latent_class_auto(model, X, y=None, *, search_rows=SEARCH_ROWS, random_state=None, search_n_init=SEARCH_N_INIT):
     """A fitted model's latent-class model with the component count chosen on at most ``search_rows`` rows.
 
     ``model.fit_latent_class(X, y, n_components="auto")`` when ``X`` has at most
     ``search_rows`` rows (or ``search_rows`` is None); otherwise the same search on a random
     subsample of ``search_rows`` rows, then ``fit_latent_class`` with the chosen count on every
-    row. The returned fit's ``selection`` holds the subsample's scores.
+    row. The returned fit's ``selection`` holds the subsample's scores. Each count tried in the search
+    is fitted from ``search_n_init`` random starts (``fit_latent_class(search_n_init=)``), the chosen
+    count from ``fit_latent_class``'s three.
 
     Parameters
     ----------
@@ -62,6 +67,8 @@ def latent_class_auto(model, X, y=None, *, search_rows=SEARCH_ROWS, random_state
     search_rows : int or None, default=SEARCH_ROWS
         Rows the component search runs on (>= 2); None: every row.
     random_state : None, int or Generator
+    search_n_init : int or None, default=SEARCH_N_INIT
+        Random starts per count tried in the search (None: ``fit_latent_class``'s ``n_init``, 3).
 
     Returns
     -------
@@ -73,10 +80,10 @@ def latent_class_auto(model, X, y=None, *, search_rows=SEARCH_ROWS, random_state
     rng = as_generator(random_state)
     n = X.shape[0]
     if search_rows is None or n <= search_rows:
-        return model.fit_latent_class(X, y, n_components="auto", random_state=rng)
+        return model.fit_latent_class(X, y, n_components="auto", random_state=rng, search_n_init=search_n_init)
     rows = np.sort(rng.choice(n, size=search_rows, replace=False))
     sub = model.fit_latent_class(X.iloc[rows], None if y is None else np.asarray(y)[rows], n_components="auto",
-                                 random_state=rng)
+                                 random_state=rng, search_n_init=search_n_init)
     fit = model.fit_latent_class(X, y, n_components=sub.n_components, random_state=rng)
     return fit._replace(selection=sub.selection)
 
