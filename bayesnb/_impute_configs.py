@@ -1,7 +1,7 @@
 """The configurations :class:`~bayesnb.Imputer` and :func:`~bayesnb.impute_table` choose among, as fit and fill.
 
 One fitted configuration (a *member*) is what :func:`fit_config` returns: a fitted
-:class:`~bayesnb.NaiveBayes` (``"naive"``, ``"tan"``), a pair ``(NaiveBayes, LatentClassFit)``
+:class:`~bayesnb.NaiveBayes` (``"naive"``, ``"tan"``, ``"tan-mi"``), a pair ``(NaiveBayes, LatentClassFit)``
 (``"latent"``) or an :class:`~bayesnb.mvn_impute.MVNFit` (``"mvn"``); :func:`fill_config` imputes
 a table with it. Also here: the selection's losses and the projection of fills onto the values a
 column takes (:mod:`bayesnb.imputation` describes the procedure).
@@ -17,10 +17,14 @@ from ._utils import as_generator, is_numeric_column, one_class_on_purpose
 from .generative.values import column_supports, project
 from .mvn_impute import draw_mvn, fill_mvn, fit_mvn
 
-__all__ = ["CONFIGURATIONS", "SEARCH_ROWS", "fill_config", "fit_config", "latent_class_auto", "reading_model"]
+__all__ = ["CONFIGURATIONS", "SEARCH_ROWS", "TAN_EDGE_SCORES", "fill_config", "fit_config", "latent_class_auto", "reading_model"]
 
-#: The configurations :func:`~bayesnb.impute_table` chooses among, cheapest first.
-CONFIGURATIONS = ("naive", "latent", "tan", "mvn")
+#: The configurations :func:`~bayesnb.impute_table` chooses among (ties: the earlier).
+CONFIGURATIONS = ("naive", "latent", "tan", "mvn", "tan-mi")
+
+#: The configurations whose member is one fitted tree-augmented :class:`~bayesnb.NaiveBayes`, and its edge score
+#: (None: the estimator's own).
+TAN_EDGE_SCORES = {"tan": None, "tan-mi": "mi"}
 
 #: Default number of rows the latent-class component search of :func:`~bayesnb.impute_table` runs on.
 SEARCH_ROWS = 5000
@@ -97,8 +101,12 @@ def fit_config(config, estimator, X, y, label_given, rng, search_rows, n_compone
     if config == "mvn":
         return fit_mvn(X, y, estimator=estimator), None
     model = clone(estimator)
-    if config == "tan":
-        model.set_params(structure="tan")
+    if config in TAN_EDGE_SCORES:
+        score = TAN_EDGE_SCORES[config]
+        if score is not None and "edge_score" not in model.get_params():
+            raise ValueError(f"impute_table: the {config!r} configuration needs an estimator with edge_score "
+                             f"(NaiveBayes); received {type(model).__name__}.")
+        model.set_params(structure="tan", **({} if score is None else {"edge_score": score}))
     with one_class_on_purpose():  # y=None: every row one class (imputation, not classification)
         model.fit(X, y)
     if config != "latent":
