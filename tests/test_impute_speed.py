@@ -85,7 +85,16 @@ def test_structure_draws_of_repeated_rows_equal_the_row_by_row_draws(monkeypatch
     tiled = X.iloc[np.tile(np.arange(40), 30)].reset_index(drop=True)  # 40 distinct rows, 1,200 draws
     if chunk is not None:  # more rows than a chunk: the distinct rows are drawn in one piece
         monkeypatch.setattr(structure_impute, "_CHUNK", chunk)
+    found, distinct = [], structure_impute._distinct_rows
+
+    def spy(data, logw):
+        out = distinct(data, logw)
+        found.append(None if out is None else (data[1].shape[0], out[0].size))
+        return out
+
+    monkeypatch.setattr(structure_impute, "_distinct_rows", spy)
     merged = model.impute(tiled, strategy="draw", random_state=3)
+    assert (1200, 40) in found  # the repeated rows were merged (the factors of 40 rows, not 1,200)
     monkeypatch.setattr(structure_impute, "_distinct_rows", lambda data, logw: None)
     by_row = model.impute(tiled, strategy="draw", random_state=3)
     if chunk is None:

@@ -338,10 +338,11 @@ def _distinct_rows(data, logw):
     states and class weights alike) and each row's distinct row; None when a node's block is not one
     array (nothing merged)."""
     cols, miss, states = data
-    if any(isinstance(c, tuple) or np.ndim(c) != 1 for c in cols):
+    n = miss.shape[0]
+    if any(isinstance(c, tuple) or np.ndim(c) not in (1, 2) or np.shape(c)[0] != n for c in cols):
         return None
     with np.errstate(invalid="ignore"):
-        vals = [np.nan_to_num(np.asarray(c, dtype=float), nan=0.0) for c in cols]
+        vals = [np.nan_to_num(np.asarray(c, dtype=float).reshape(n, -1), nan=0.0) for c in cols]
     key = np.column_stack([miss, states.astype(float), np.nan_to_num(logw, neginf=-np.finfo(float).max), *vals])
     _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
     return first, np.asarray(inverse).reshape(-1)
