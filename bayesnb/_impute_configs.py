@@ -1,7 +1,7 @@
 """The configurations :class:`~bayesnb.Imputer` and :func:`~bayesnb.impute_table` choose among, as fit and fill.
 
 One fitted configuration (a *member*) is what :func:`fit_config` returns: a fitted
-:class:`~bayesnb.NaiveBayes` (``"naive"``, ``"tan"``), a pair ``(NaiveBayes, LatentClassFit)``
+:class:`~bayesnb.NaiveBayes` (``"naive"``, ``"tan"``, ``"tan-mi"``), a pair ``(NaiveBayes, LatentClassFit)``
 (``"latent"``) or an :class:`~bayesnb.mvn_impute.MVNFit` (``"mvn"``); :func:`fill_config` imputes
 a table with it. Also here: the selection's losses and the projection of fills onto the values a
 column takes (:mod:`bayesnb.imputation` describes the procedure).
@@ -17,13 +17,20 @@ from ._utils import as_generator, is_numeric_column, one_class_on_purpose
 from .generative.values import column_supports, project
 from .mvn_impute import draw_mvn, fill_mvn, fit_mvn
 
-__all__ = ["CONFIGURATIONS", "SEARCH_ROWS", "fill_config", "fit_config", "latent_class_auto", "reading_model"]
+__all__ = ["CONFIGURATIONS", "SEARCH_ROWS", "TAN_EDGE_SCORES", "fill_config", "fit_config", "latent_class_auto", "reading_model"]
 
-#: The configurations :func:`~bayesnb.impute_table` chooses among, cheapest first.
-CONFIGURATIONS = ("naive", "latent", "tan", "mvn")
+#: The configurations :func:`~bayesnb.impute_table` chooses among (ties: the earlier).
+CONFIGURATIONS = ("naive", "latent", "tan", "mvn", "tan-mi")
+
+#: The configurations whose member is one fitted tree-augmented :class:`~bayesnb.NaiveBayes`, and its edge score
+#: (None: the estimator's own).
+TAN_EDGE_SCORES = {"tan": None, "tan-mi": "mi"}
 
 #: Default number of rows the latent-class component search of :func:`~bayesnb.impute_table` runs on.
 SEARCH_ROWS = 5000
+
+#: Random starts of each count's EM in that search (the final fit at the chosen count keeps ``n_init=3``).
+SEARCH_N_INIT = 1
 
 
 def _check_search_rows(search_rows, who):
@@ -44,13 +51,15 @@ def _configuration_names(configurations, who="impute_table"):
     return configs
 
 
-def latent_class_auto(model, X, y=None, *, search_rows=SEARCH_ROWS, random_state=None):
+def latent_class_auto(model, X, y=None, *, search_rows=SEARCH_ROWS, random_state=None, search_n_init=SEARCH_N_INIT):
     """A fitted model's latent-class model with the component count chosen on at most ``search_rows`` rows.
 
     ``model.fit_latent_class(X, y, n_components="auto")`` when ``X`` has at most
     ``search_rows`` rows (or ``search_rows`` is None); otherwise the same search on a random
     subsample of ``search_rows`` rows, then ``fit_latent_class`` with the chosen count on every
-    row. The returned fit's ``selection`` holds the subsample's scores.
+    row. The returned fit's ``selection`` holds the subsample's scores. Each count tried in the search
+    is fitted from ``search_n_init`` random starts (``fit_latent_class(search_n_init=)``), the chosen
+    count from ``fit_latent_class``'s three.
 
     Parameters
     ----------
@@ -62,6 +71,8 @@ def latent_class_auto(model, X, y=None, *, search_rows=SEARCH_ROWS, random_state
     search_rows : int or None, default=SEARCH_ROWS
         Rows the component search runs on (>= 2); None: every row.
     random_state : None, int or Generator
+    search_n_init : int or None, default=SEARCH_N_INIT
+        Random starts per count tried in the search (None: ``fit_latent_class``'s ``n_init``, 3).
 
     Returns
     -------
@@ -73,10 +84,10 @@ def latent_class_auto(model, X, y=None, *, search_rows=SEARCH_ROWS, random_state
     rng = as_generator(random_state)
     n = X.shape[0]
     if search_rows is None or n <= search_rows:
-        return model.fit_latent_class(X, y, n_components="auto", random_state=rng)
+        return model.fit_latent_class(X, y, n_components="auto", random_state=rng, search_n_init=search_n_init)
     rows = np.sort(rng.choice(n, size=search_rows, replace=False))
     sub = model.fit_latent_class(X.iloc[rows], None if y is None else np.asarray(y)[rows], n_components="auto",
-                                 random_state=rng)
+                                 random_state=rng, search_n_init=search_n_init)
     fit = model.fit_latent_class(X, y, n_components=sub.n_components, random_state=rng)
     return fit._replace(selection=sub.selection)
 
@@ -90,8 +101,9 @@ def fit_config(config, estimator, X, y, label_given, rng, search_rows, n_compone
     if config == "mvn":
         return fit_mvn(X, y, estimator=estimator), None
     model = clone(estimator)
-    if config == "tan":
-        model.set_params(structure="tan")
+    if config in TAN_EDGE_SCORES:
+        score = TAN_EDGE_SCORES[config]  # (the template is a NaiveBayes: _check_table)
+        model.set_params(structure="tan", **({} if score is None else {"edge_score": score}))
     with one_class_on_purpose():  # y=None: every row one class (imputation, not classification)
         model.fit(X, y)
     if config != "latent":

@@ -26,7 +26,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from ._impute_configs import CONFIGURATIONS
+from ._impute_configs import CONFIGURATIONS, TAN_EDGE_SCORES
 from ._persist_latent import latent_from_file, latent_to_file
 from ._safeio import ModelFileError
 from .estimators import NaiveBayes
@@ -47,7 +47,7 @@ def _fail(msg):
 
 # ----------------------------------------------------------------------------- write
 def _member_to_file(cfg, member, enc):
-    if cfg in ("naive", "tan"):
+    if cfg == "naive" or cfg in TAN_EDGE_SCORES:
         return {"model": encode_estimator(member, enc)}
     if cfg == "latent":
         model, fit = member

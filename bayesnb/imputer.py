@@ -62,7 +62,7 @@ class Imputer(TransformerMixin, BaseEstimator):
     ----------
     configurations : "auto", str or sequence of str, default="auto"
         ``"auto"``: all of :data:`~bayesnb.imputation.CONFIGURATIONS` (``"naive"``, ``"latent"``,
-        ``"tan"``, ``"mvn"``); a name or a list of them to choose among; a single name: no selection
+        ``"tan"``, ``"mvn"``, ``"tan-mi"``); a name or a list of them to choose among; a single name: no selection
         (that configuration imputes every column).
     holdout : float, default=0.15
         Probability that an observed cell is hidden for the selection.
@@ -108,7 +108,7 @@ class Imputer(TransformerMixin, BaseEstimator):
         cells); None when it was not fitted.
     models_ : dict
         Configuration -> its fitted model on the training table, for the configurations in
-        ``chosen_``: a :class:`~bayesnb.NaiveBayes` (``"naive"``, ``"tan"``), ``(NaiveBayes,
+        ``chosen_``: a :class:`~bayesnb.NaiveBayes` (``"naive"``, ``"tan"``, ``"tan-mi"``), ``(NaiveBayes,
         LatentClassFit)`` (``"latent"``) or a :class:`~bayesnb.mvn_impute.MVNFit` (``"mvn"``).
     columns_ : list
         The training table's columns, in order.

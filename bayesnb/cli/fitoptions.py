@@ -66,7 +66,7 @@ def add_structure_options(q, note=""):
     q.add_argument("--k", type=int, default=None, metavar="K",
                    help="parents per feature besides the class under --structure kdb (or auto's k-DB candidate); "
                         "an integer >= 1, default 2: the estimator's k=")
-    q.add_argument("--edge-score", choices=["bdeu", "hierarchical"], default=None,
+    q.add_argument("--edge-score", choices=["bdeu", "hierarchical", "mi"], default=None,
                    help="score of the edges that tan and kdb learn from (default bdeu): the estimator's edge_score=")
 
 

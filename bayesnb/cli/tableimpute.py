@@ -49,7 +49,7 @@ def add_imputer_options(q, drop_opt, data_opts):
     q.add_argument("--label-given", action="store_true",
                    help="also condition each row's imputation on its --target label (label_given=True)")
     q.add_argument("--configurations", default="auto", metavar="auto|A,B",
-                   help="configurations to choose among: auto (naive,latent,tan,mvn; the default) or some of them "
+                   help="configurations to choose among: auto (naive,latent,tan,mvn,tan-mi; the default) or some of them "
                         "separated by commas; one name: no selection")
     q.add_argument("--search-rows", type=int, default=5000, metavar="N",
                    help="rows the latent-class component search runs on when DATA has more (default 5000)")

@@ -73,10 +73,12 @@ class NaiveBayes(StructureMixin, BaseNB):
         Structure constraints: neither feature of a pair is ever a parent of the other under
         ``"tan"``, ``"kdb"`` or ``"auto"`` (features by name when fitted on a DataFrame, else by
         position). None: every edge may be learned.
-    edge_score : {"bdeu", "hierarchical"}, default="bdeu"
+    edge_score : {"bdeu", "hierarchical", "mi"}, default="bdeu"
         The edge weights TAN and k-DB learn their parents from (also in ``"auto"``'s CV folds):
         BDeu log Bayes factors, or their hierarchical-prior version
-        (:mod:`bayesnb.structure.hier_edges`, docs/structure.md "hierarchical edge score").
+        (:mod:`bayesnb.structure.hier_edges`, docs/structure.md "hierarchical edge score"), or the
+        conditional mutual information ``I(X_i; X_j | Y)`` (``"mi"``: TAN is the Chow-Liu spanning
+        tree, every feature linked; the ``"tan"`` configuration of :func:`~bayesnb.impute_table`).
 
     Attributes
     ----------
@@ -115,7 +117,7 @@ class NaiveBayes(StructureMixin, BaseNB):
 
     _parameter_constraints: ClassVar[dict] = {**_val.constraints("features"),
                                               "alpha": [Real, StrOptions({"auto", "hierarchical"}), None],
-                                              "edge_score": [StrOptions({"bdeu", "hierarchical"})],
+                                              "edge_score": [StrOptions({"bdeu", "hierarchical", "mi"})],
                                               **STRUCTURE_CONSTRAINTS}
     _input_tags: ClassVar[dict] = {"categorical": True, "string": True}
 

@@ -28,6 +28,7 @@ from .._utils import SearchEdgeWarning
 from ..posterior import (
     BlockPosterior,
     NBPosterior,
+    _row_logsumexp,
     build,
     index_params,
     joint_log_likelihood_parts,
@@ -229,9 +230,10 @@ def climb(state, joint, penalty, update, rw, tol, max_iter):
     ok = rw > 0
     for _ in range(max_iter + 1):
         jll, row = joint(state)
-        ll = log_marginal(jll) + row
+        ll, resp = _e_step(jll)
+        ll = ll + row
         history.append(float((rw[ok] * ll[ok]).sum()) + penalty(state))
-        resp = np.exp(normalise(jll, None)) * rw[:, None]
+        resp *= rw[:, None]
         if len(history) > 1 and abs(history[-1] - history[-2]) <= tol * max(1.0, abs(history[-1])):
             converged = True
             break
@@ -239,6 +241,22 @@ def climb(state, joint, penalty, update, rw, tol, max_iter):
             break
         state = update(resp)
     return state, history, converged, resp
+
+
+def _e_step(jll):
+    """``(log p(x_i), p(s | x_i))`` from the joint ``jll`` (n, S), one log-sum-exp per row.
+
+    When every row has a finite entry, the normaliser is computed once and shared by the objective and
+    the responsibilities (the responsibilities equal :func:`~bayesnb.posterior.normalise`'s, which uses
+    the same row sum); otherwise :func:`~bayesnb.posterior.log_marginal` (``-inf`` for an impossible
+    row) and ``normalise`` (uniform weights for it).
+    """
+    jll = np.asarray(jll, dtype=float)
+    if jll.ndim == 2 and jll.shape[1] and np.isfinite(jll.max(axis=1)).all():
+        lm = _row_logsumexp(jll)
+        with np.errstate(under="ignore"):
+            return lm, np.exp(jll - lm[:, None])
+    return log_marginal(jll), np.exp(normalise(jll, None))
 
 
 def block_meta(post, group=None):

@@ -335,6 +335,21 @@ def _draw_in_bins(model, j, ctx, bins, rng):
     return x
 
 
+def _distinct_rows(data, logw):
+    """``(first, inverse)``: one index per distinct row of ``data`` and ``logw`` (its values, missing mask,
+    states and class weights alike) and each row's distinct row; None when a node's block is not one
+    array (nothing merged)."""
+    cols, miss, states = data
+    n = miss.shape[0]
+    if any(isinstance(c, tuple) or np.ndim(c) not in (1, 2) or np.shape(c)[0] != n for c in cols):
+        return None
+    with np.errstate(invalid="ignore"):
+        vals = [np.nan_to_num(np.asarray(c, dtype=float).reshape(n, -1), nan=0.0) for c in cols]
+    key = np.column_stack([miss, states.astype(float), np.nan_to_num(logw, neginf=-np.finfo(float).max), *vals])
+    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    return first, np.asarray(inverse).reshape(-1)
+
+
 def draw_rows(model, data, logw, rng, who="NaiveBayes"):
     """One joint draw of the class and every missing cell per row from ``p(y, x_miss | x_obs)``.
 
@@ -356,7 +371,14 @@ def draw_rows(model, data, logw, rng, who="NaiveBayes"):
         Per node, its values with the missing cells drawn (codes for categorical nodes).
     """
     cols, miss, _ = data
-    z, S, _ = _draw_states(model, data, logw, rng, who)
+    n = miss.shape[0]
+    merged = _distinct_rows(data, logw) if n > 1 else None
+    if merged is not None and merged[0].size < n:  # repeated rows (the conditional median's draws): each
+        first, inverse = merged  # distinct row's factors and messages once, one draw per row (the same law)
+        sub = (tuple(_rows(c, first) for c in cols), miss[first], data[2][first])
+        z, S, _ = _draw_states(model, sub, logw[first], rng, who, rows=inverse)
+    else:
+        z, S, _ = _draw_states(model, data, logw, rng, who)
     out = [None] * len(model.nodes)
     for j, nd in enumerate(model.nodes):
         if not nd.numeric:
@@ -394,6 +416,10 @@ def impute_nodes(model, data, logw, strategy, rng, who="NaiveBayes"):
         Only the missing cells are meaningful for :func:`_block_cells` (observed cells as encoded).
     """
     n = data[1].shape[0]
+    if strategy == "draw" and n > _CHUNK:  # repeated rows are drawn from their distinct rows' factors (draw_rows)
+        merged = _distinct_rows(data, logw)
+        if merged is not None and merged[0].size <= _CHUNK:
+            return draw_rows(model, data, logw, rng, who)[1]
     if n > _CHUNK:  # rows are independent: bound the (rows, K, P, B) factors' memory
         parts = [impute_nodes(model, (tuple(_rows(c, slice(a, a + _CHUNK)) for c in data[0]), data[1][a:a + _CHUNK],
                                       data[2][a:a + _CHUNK]), logw[a:a + _CHUNK], strategy, rng, who)

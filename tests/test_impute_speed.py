@@ -1,0 +1,105 @@
+"""The imputation's speed-ups keep its results: one shared normaliser in EM's E-step, one start per count
+in impute_table's latent-class search, and repeated rows drawn from one set of factors under a structure."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import bayesnb.structure.impute as structure_impute
+from bayesnb import NaiveBayes
+from bayesnb.datasets import load_house_votes, load_penguins
+from bayesnb.imputation import latent_class_auto
+from bayesnb.inference import em
+from bayesnb.posterior import log_marginal, normalise
+
+
+def _votes(seed=0, p=0.2):
+    hv = load_house_votes()
+    X = hv.drop(columns="party")
+    return X.mask(np.random.default_rng(seed).random(X.shape) < p), hv["party"].to_numpy()
+
+
+def test_e_step_equals_log_marginal_and_normalise():
+    rng = np.random.default_rng(0)
+    jll = rng.normal(size=(50, 6)) * 30
+    jll[rng.random(jll.shape) < 0.3] = -np.inf  # states a row may not take
+    jll[:, 0] = np.where(np.isinf(jll).all(axis=1), 0.0, jll[:, 0])
+    ll, resp = em._e_step(jll)
+    np.testing.assert_allclose(ll, log_marginal(jll), rtol=0, atol=1e-10)
+    np.testing.assert_array_equal(resp, np.exp(normalise(jll, None)))
+    jll[3] = -np.inf  # an impossible row: -inf objective, uniform weights, as before
+    ll, resp = em._e_step(jll)
+    assert ll[3] == -np.inf and np.allclose(resp[3], 1 / 6)
+    np.testing.assert_array_equal(resp, np.exp(normalise(jll, None)))
+
+
+def _record_starts(monkeypatch, model):
+    calls = []
+    inner = model._latent_em
+
+    def latent_em(encoded, class_part, y_codes, n_components, **opts):
+        calls.append((n_components, opts["n_init"]))
+        return inner(encoded, class_part, y_codes, n_components, **opts)
+
+    monkeypatch.setattr(model, "_latent_em", latent_em)
+    return calls
+
+
+def test_search_n_init_sets_the_starts_of_the_search_only(monkeypatch):
+    X, y = _votes()
+    nb = NaiveBayes().fit(X, y)
+    calls = _record_starts(monkeypatch, nb)
+    fit = nb.fit_latent_class(X, y, n_components="auto", candidates=(1, 2, 3), search_n_init=1, random_state=0)
+    searched, final = calls[:-1], calls[-1]
+    assert [c for c, _ in searched] == list(fit.selection)
+    assert all(k == 1 for _, k in searched) and final == (fit.n_components, 3)
+    calls.clear()
+    nb.fit_latent_class(X, y, n_components="auto", candidates=(1, 2), random_state=0)
+    assert all(k == 3 for _, k in calls)  # default: every fit n_init
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True, "1"])
+def test_search_n_init_refuses_a_bad_value(bad):
+    X, y = _votes()
+    with pytest.raises(ValueError, match="search_n_init"):
+        NaiveBayes().fit(X, y).fit_latent_class(X, y, n_components="auto", search_n_init=bad)
+
+
+def test_latent_class_auto_searches_with_one_start_per_count(monkeypatch):
+    X, y = _votes()
+    nb = NaiveBayes().fit(X, y)
+    calls = _record_starts(monkeypatch, nb)
+    fit = latent_class_auto(nb, X, y, random_state=0)
+    assert all(k == 1 for _, k in calls[:-1]) and calls[-1] == (fit.n_components, 3)
+    calls.clear()
+    latent_class_auto(nb, X, y, random_state=0, search_n_init=None)
+    assert all(k == 3 for _, k in calls)
+
+
+@pytest.mark.parametrize("chunk", [None, 50])
+def test_structure_draws_of_repeated_rows_equal_the_row_by_row_draws(monkeypatch, chunk):
+    pg = load_penguins()
+    X = pg.drop(columns="species").mask(np.random.default_rng(0).random((len(pg), pg.shape[1] - 1)) < 0.3)
+    model = NaiveBayes(structure="tan").fit(X, pg["species"])
+    tiled = X.iloc[np.tile(np.arange(40), 30)].reset_index(drop=True)  # 40 distinct rows, 1,200 draws
+    if chunk is not None:  # more rows than a chunk: the distinct rows are drawn in one piece
+        monkeypatch.setattr(structure_impute, "_CHUNK", chunk)
+    found, distinct = [], structure_impute._distinct_rows
+
+    def spy(data, logw):
+        out = distinct(data, logw)
+        found.append(None if out is None else (data[1].shape[0], out[0].size))
+        return out
+
+    monkeypatch.setattr(structure_impute, "_distinct_rows", spy)
+    merged = model.impute(tiled, strategy="draw", random_state=3)
+    assert (1200, 40) in found  # the repeated rows were merged (the factors of 40 rows, not 1,200)
+    monkeypatch.setattr(structure_impute, "_distinct_rows", lambda data, logw: None)
+    by_row = model.impute(tiled, strategy="draw", random_state=3)
+    if chunk is None:
+        assert merged.equals(by_row)  # the same uniforms on the same probabilities
+    else:  # drawn in another order across chunks: the same law, compared by each column's mean
+        num = [c for c in X.columns if X[c].dtype.kind == "f"]
+        np.testing.assert_allclose(merged[num].mean(), by_row[num].mean(), rtol=0.05)
+    assert not merged.isna().any().any()
