@@ -55,7 +55,11 @@ class OneClassWarning(UserWarning):
     """
 
 
-def warn_one_class(classes, who: str, stacklevel: int = 3) -> None:
+#: the package's folder: warnings that name the user's call skip its frames
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn_one_class(classes, who: str) -> None:
     """Warn (:class:`OneClassWarning`) when the fitted ``classes`` hold a single class, naming it.
 
     Parameters
@@ -64,14 +68,15 @@ def warn_one_class(classes, who: str, stacklevel: int = 3) -> None:
         The classes a ``fit`` found in the labels it was given.
     who : str
         The estimator's name.
-    stacklevel : int
-        As in :func:`warnings.warn` (3: the caller of the method that calls this).
+
+    The warning points at the first frame outside the package (the user's ``fit`` call),
+    however many of bayesnb's ``fit`` overrides lie between.
     """
     if len(classes) == 1:
         label = np.asarray(classes).tolist()[0]
         warnings.warn(f"{who}: every label given to fit is the class {label!r}: the model predicts that "
                       "class for every row (a classifier needs labels of at least two classes)",
-                      OneClassWarning, stacklevel=stacklevel)
+                      OneClassWarning, skip_file_prefixes=(_PACKAGE_DIR,))
 
 
 @contextlib.contextmanager

@@ -248,7 +248,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
             _dask_fit.fit(self, X, y, sample_weight, classes=None, partial=False)
         else:
             self._fit(X, y, sample_weight, classes=None, partial=False)
-        warn_one_class(self.classes_, self._who, stacklevel=3 if type(self).fit is BaseNB.fit else 4)
+        warn_one_class(self.classes_, self._who)
         return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
