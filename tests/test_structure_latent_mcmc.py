@@ -66,7 +66,7 @@ def test_the_model_likelihood_at_an_em_solution_is_the_enumerated_one():
         P = max(b.parent_states, 1)
         order = ((np.arange(K)[:, None, None] * C + swap[None, :, None]) * P + np.arange(P)).ravel()
         for k in sites:
-            if k.split("__")[0].endswith(f"_{b.label}"):  # theta_<label> and theta_<label>__log_gamma
+            if k.split("__")[0].endswith(f"_{b.label}"):  # theta_<label> and theta_<label>__stick
                 perm[k] = sites[k][order]
     assert model_log_likelihood(spec, priors, data, perm) == pytest.approx(ll, rel=1e-5)
     perm["w"] = sites["w"]
