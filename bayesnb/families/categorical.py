@@ -418,15 +418,15 @@ class Categorical(Family):
 
     def numpyro_prior_args(self, prior) -> dict:
         """The prior of the block's NUTS site (:meth:`numpyro_sample`) as float32 arrays: for
-        stick-breaking logits ``a``, ``b``, ``shift``, ``scale`` (K, d, V_max - 1), for normalised
+        stick-breaking logits ``a``, ``b``, ``shift`` (K, d, max(V_max - 1, 1)), for normalised
         Gammas the padded pseudo-counts ``alpha`` (K, d, V_max), pads 1; and ``log_norm`` (K, d)."""
         sizes = self.numpyro_static(prior)
         return self._site_form(sizes).prior_args(_enc.pad(list(prior.concentration), 1.0), sizes)
 
     def numpyro_sampler_args(self, prior, posterior) -> dict:
-        """Coordinates fitted to ``posterior`` (else ``prior``) that leave the model unchanged: the
-        stick logits centred and scaled by their posterior mean and sd, or the Gamma sum given the
-        law Gamma(summed posterior concentration); with the ``log_norm`` that goes with them."""
+        """For normalised Gammas, their sum given the law Gamma(summed concentration of
+        ``posterior``, else of ``prior``) and the ``log_norm`` that goes with it (the model is
+        unchanged); none for stick logits."""
         sizes = self.numpyro_static(prior)
         alpha = _enc.pad(list(prior.concentration), 1.0)
         conc = None if posterior is None else _enc.pad(list(posterior.concentration), 1.0)
