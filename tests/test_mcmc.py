@@ -125,10 +125,10 @@ def test_model_likelihood_forms_match_numpy():
     # one posterior draw as parameter values
     draws = {k: v.values[0, 0] for k, v in clf.sample_posterior(1, random_state=3)["posterior"].data_vars.items()}
     sites = {"pi": draws["pi"]}  # the model's sites (sample and deterministic) at that draw
-    for b in post.blocks:
+    block_args = model_inputs(post)[1]["blocks"]  # in the model's coordinates (its sampler arguments too)
+    for b, args in zip(post.blocks, block_args):
         par = {k.split("_")[0]: v for k, v in draws.items() if k.endswith("_" + b.family.name)}
-        sites.update(b.family.sites_from_params(b.family.name, b.family.numpyro_static(b.prior), par,
-                                                b.family.numpyro_prior_args(b.prior)))
+        sites.update(b.family.sites_from_params(b.family.name, b.family.numpyro_static(b.prior), par, args))
     enc, _ = clf._encode_blocks(X, post)
     codes = np.searchsorted(post.classes, y)
     # NumPy reference: log p(x, y) with the drawn parameters, via the family log-likelihoods
@@ -429,8 +429,8 @@ def test_changing_num_samples_does_not_recompile(votes, capsys, caplog, monkeypa
     """A second run_mcmc on the same model with another num_samples reuses the compiled sampler: JAX
     logs no compilation of it (while it logs the first call's), and the draw count is the new one.
     The first call prints the compile message when the progress bar is on, with the sampler's
-    dimension: 1 for pi and 2 x 16 x 2 Gamma cells for theta (a Dirichlet per (class, feature) is
-    sampled as normalised Gammas). (num_warmup=300 is used by no other test, so the first call
+    dimension: 1 for pi and 2 x 16 x 1 stick-breaking logits for theta (a Dirichlet over V values
+    is sampled on its V - 1 identified coordinates: one per binary vote). (num_warmup=300 is used by no other test, so the first call
     always compiles: one compile for this test; the on-disk program cache is bypassed, since an
     earlier session may have stored this sampler.)"""
     import logging
@@ -459,7 +459,7 @@ def test_changing_num_samples_does_not_recompile(votes, capsys, caplog, monkeypa
     finally:
         jax.config.update("jax_log_compiles", before)
     assert first.attrs["cache_hit"] == 0
-    assert "compiling the NUTS sampler for a model with 65 parameters (first call only" in capsys.readouterr().err
+    assert "compiling the NUTS sampler for a model with 33 parameters (first call only" in capsys.readouterr().err
     assert second.attrs["cache_hit"] == 1 and second.attrs["compile_seconds"] == 0.0
     assert first["posterior"].sizes["draw"] == 130 and second["posterior"].sizes["draw"] == 270
     assert second["sample_stats"]["step_size"].shape == (1, 270)

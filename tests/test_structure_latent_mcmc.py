@@ -54,7 +54,7 @@ def test_the_model_likelihood_at_an_em_solution_is_the_enumerated_one():
     spec, priors, data = m.model_inputs(X, ys, n_components=C)
     assert spec.likelihood == "rows" and set(data) == {"y", "rows", "unlabelled"}
     for j, b in enumerate(spec.blocks):  # contexts (class, component, parents' states)
-        assert priors["blocks"][j]["alpha"].shape[0] == K * C * 2 ** len(parents[j])
+        assert priors["blocks"][j]["log_norm"].shape[0] == K * C * 2 ** len(parents[j])
     sites = m._point_sites(spec, priors, fit)
     ll = model_log_likelihood(spec, priors, data, sites)
     assert ll == pytest.approx(_brute_force_loglik(fit, parents, X, ys, K, C), rel=1e-5)
@@ -66,7 +66,7 @@ def test_the_model_likelihood_at_an_em_solution_is_the_enumerated_one():
         P = max(b.parent_states, 1)
         order = ((np.arange(K)[:, None, None] * C + swap[None, :, None]) * P + np.arange(P)).ravel()
         for k in sites:
-            if k.split("__")[0].endswith(f"_{b.label}"):  # theta_<label> and theta_<label>__log_gamma
+            if k.split("__")[0].endswith(f"_{b.label}"):  # theta_<label> and theta_<label>__stick
                 perm[k] = sites[k][order]
     assert model_log_likelihood(spec, priors, data, perm) == pytest.approx(ll, rel=1e-5)
     perm["w"] = sites["w"]

@@ -21,7 +21,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln
 
-__all__ = ["log_tilted_gamma_rows", "tilted_gamma_rows", "tilted_log_norm"]
+__all__ = ["log_tilted_gamma_rows", "prior_args", "row_sum", "sample_site", "sampler_args", "site_values", "stats_args",
+           "suffstat_loglik", "tilted_gamma_rows", "tilted_log_norm"]
 
 _CLASS = []  # the Distribution subclass, built on first use (jax and numpyro load only for MCMC)
 
@@ -200,3 +201,72 @@ def _build():
             return jnp.where(self.valid, g / s_old * s_new, g)
 
     return TiltedGammaRows
+
+
+# ------------------------------------------------------------ the site form of a Categorical block
+# (the same functions as :mod:`bayesnb.families._stick_rows`'; Categorical picks one module)
+SITE = "log_gamma"
+
+
+def _valid(sizes, vmax):
+    return np.arange(vmax)[None, :] < np.asarray(sizes, dtype=np.int64).reshape(-1, 1)
+
+
+def prior_args(alpha, sizes) -> dict:
+    """Prior pseudo-counts ``alpha`` (K, d, V_max) as float32 (pads 1, unused) and ``log_norm`` (K, d)."""
+    alpha = np.asarray(alpha, dtype=float)
+    return {"alpha": alpha.astype(np.float32), "log_norm": tilted_log_norm(alpha, None)}
+
+
+def sampler_args(alpha, conc, sizes) -> dict:
+    """``s_shape`` (K, d), the summed concentration of ``conc`` (None: of ``alpha``) over each row's valid
+    cells (the shape of the law :func:`sample_site` gives ``S``), and the ``log_norm`` that goes with it."""
+    valid = _valid(sizes, np.shape(alpha)[-1])
+    conc = alpha if conc is None else conc
+    s_shape = np.where(valid, np.asarray(conc, dtype=float), 0.0).sum(-1)
+    return {"s_shape": s_shape.astype(np.float32), "log_norm": tilted_log_norm(alpha, valid, s_shape)}
+
+
+def stats_args(counts, sizes) -> dict:
+    """Counts as one padded (K, d, V_max) float32 array."""
+    return {"counts": np.asarray(counts, dtype=np.float32)}
+
+
+def suffstat_loglik(params, stats_args):
+    """``sum n log theta = sum n u - sum N log S`` (pads have no counts)."""
+    n = stats_args["counts"]
+    return (n * params["u"]).sum() - (n.sum(-1) * params["log_s"]).sum()
+
+
+def sample_site(label, sizes, prior_args, feature_plate, class_plate):
+    """The sample site ``theta_<label>__log_gamma`` (K, d, V_max), the logs ``u`` of the Gamma draws
+    (:func:`log_tilted_gamma_rows`), and the deterministic ``theta_<label>``, each row normalised
+    over its valid cells (pads at 0).
+
+    Returns ``{"log_theta", "u", "log_s"}``: ``log theta`` and ``u`` (K, d, V_max), pads at 0, and
+    ``log S`` (K, d), so that :func:`suffstat_loglik` is ``sum n u - sum N log S``.
+    """
+    import jax.numpy as jnp
+    import numpyro
+
+    alpha = prior_args["alpha"]
+    K, d, vmax = alpha.shape
+    mask = _valid(sizes, vmax)  # (d, V_max) constant
+    with numpyro.plate(class_plate, K, dim=-2), numpyro.plate(feature_plate, d, dim=-1):
+        u = numpyro.sample(f"theta_{label}__{SITE}",
+                           log_tilted_gamma_rows(alpha, mask, prior_args.get("s_shape"), prior_args.get("log_norm")))
+    g = jnp.where(mask, jnp.exp(u), 0.0)
+    s = row_sum(g)[..., None]
+    log_s = jnp.log(s)
+    numpyro.deterministic(f"theta_{label}", g / s)
+    return {"log_theta": jnp.where(mask, u - log_s, 0.0), "u": jnp.where(mask, u, 0.0), "log_s": log_s[..., 0]}
+
+
+def site_values(label, theta, sizes, prior_args=None) -> dict:
+    """``{"theta_<label>__log_gamma": u}``: the log of ``theta`` times ``S`` (``prior_args``' ``s_shape``
+    when given, else 1; pads at 0)."""
+    theta = np.asarray(theta, dtype=float)
+    valid = _valid(sizes, theta.shape[-1])
+    shape = None if prior_args is None else prior_args.get("s_shape")
+    scale = 1.0 if shape is None else np.asarray(shape, dtype=float)[..., None]
+    return {f"theta_{label}__{SITE}": np.where(valid, np.log(np.maximum(np.nan_to_num(theta) * scale, 1e-30)), 0.0)}

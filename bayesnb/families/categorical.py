@@ -32,7 +32,7 @@ from scipy.special import gammaln
 from . import _categorical_encoding as _enc
 from . import _private
 from ._base import Family
-from ._tilted_gamma import log_tilted_gamma_rows, row_sum, tilted_log_norm
+from . import _stick_rows, _tilted_gamma
 from ._numeric import Memo, dirichlet_draws, draw_categories, maximise_evidence, observed_counts
 from ._categorical_encoding import log_probs  # (CategoricalNB.feature_log_prob_)
 
@@ -419,59 +419,52 @@ class Categorical(Family):
         """Hashable structure: the number of values of each feature."""
         return tuple(int(a.shape[1]) for a in prior.concentration)
 
+    #: the most values a block's features may have for its NUTS site to be stick-breaking logits
+    #: (:mod:`~bayesnb.families._stick_rows`); a block with more samples normalised Gammas
+    #: (:mod:`~bayesnb.families._tilted_gamma`). docs/mcmc.md has the measurements.
+    STICK_MAX_VALUES: ClassVar[int] = 3
+
+    @classmethod
+    def _site_form(cls, sizes):
+        """The module of the block's NUTS site, from its features' numbers of values."""
+        return _stick_rows if max(sizes, default=0) <= cls.STICK_MAX_VALUES else _tilted_gamma
+
     def numpyro_prior_args(self, prior) -> dict:
-        """Prior pseudo-counts as one padded (K, d, V_max) float32 array (pads = 1, unused), and
-        ``log_norm`` (K, d), the rows' normalising constants (``tilted_log_norm``)."""
-        alpha = _enc.pad(list(prior.concentration), 1.0)
-        return {"alpha": alpha.astype(np.float32), "log_norm": tilted_log_norm(alpha, None)}
+        """The prior of the block's NUTS site (:meth:`numpyro_sample`) as float32 arrays: for
+        stick-breaking logits ``a``, ``b``, ``shift`` (K, d, max(V_max - 1, 1)), for normalised
+        Gammas the padded pseudo-counts ``alpha`` (K, d, V_max), pads 1; and ``log_norm`` (K, d)."""
+        sizes = self.numpyro_static(prior)
+        return self._site_form(sizes).prior_args(_enc.pad(list(prior.concentration), 1.0), sizes)
 
     def numpyro_sampler_args(self, prior, posterior) -> dict:
-        """``s_shape`` (K, d): the summed concentration of ``posterior`` (else of ``prior``), the
-        shape of the density :meth:`numpyro_sample` gives ``S``, and the ``log_norm`` that goes with it."""
-        conc = (posterior if posterior is not None else prior).concentration
-        s_shape = np.stack([c.sum(-1) for c in conc], axis=-1)
+        """For normalised Gammas, their sum given the law Gamma(summed concentration of
+        ``posterior``, else of ``prior``) and the ``log_norm`` that goes with it (the model is
+        unchanged); none for stick logits."""
+        sizes = self.numpyro_static(prior)
         alpha = _enc.pad(list(prior.concentration), 1.0)
-        valid = np.arange(alpha.shape[-1]) < np.asarray(self.numpyro_static(prior)).reshape(-1, 1)
-        return {"s_shape": s_shape.astype(np.float32), "log_norm": tilted_log_norm(alpha, valid, s_shape)}
+        conc = None if posterior is None else _enc.pad(list(posterior.concentration), 1.0)
+        return self._site_form(sizes).sampler_args(alpha, conc, sizes)
 
     def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
         """Sample ``theta`` from the Dirichlet prior under plates ``class_plate`` x feature.
 
-        One sample site for the whole block, whatever the features' numbers of values:
-        ``theta_<label>__log_gamma`` (K, d, V_max), the logs ``u`` of Gamma(alpha, 1) draws
-        (the value axis is the event), with alpha padded by 1 past each feature's ``V_j``
-        values. The pads are zeroed by the mask ``v < V_j`` and each row normalised, giving
-        the deterministic site ``theta_<label>`` (K, d, V_max), pads at 0.
+        One sample site for the whole block, whatever the features' numbers of values, padded
+        to the largest ``V_max`` (the value axis is the event), and the deterministic site
+        ``theta_<label>`` (K, d, V_max), pads at 0. With at most :attr:`STICK_MAX_VALUES` values,
+        the site is ``theta_<label>__stick`` (K, d, max(V_max - 1, 1)), the stick-breaking logits
+        of each row (:mod:`bayesnb.families._stick_rows`): ``V_j - 1`` independent ``logit Beta``
+        coordinates, as NumPyro's ``Dirichlet``, no direction the posterior leaves free. With
+        more, ``theta_<label>__log_gamma`` (K, d, V_max), the logs of Gamma draws normalised per
+        row, their sum given a law fitted to the posterior (:mod:`bayesnb.families._tilted_gamma`),
+        whose coordinates sample many-valued sparse rows better. Either way ``theta``'s law is
+        exactly Dirichlet(alpha), and the density is written out on the unconstrained scale: no
+        transform, no scatter, one site, so the compiled sampler does not grow with the number
+        of distinct vocabularies.
 
-        The valid entries are exactly Dirichlet(alpha), independent of the row sum ``S``
-        (the proof is in :mod:`bayesnb.families._tilted_gamma`); the pads never enter
-        ``theta`` or the likelihood, so ``theta``'s posterior is the Dirichlet one. With
-        ``s_shape`` (:meth:`numpyro_sampler_args`, the summed posterior concentration), ``S``
-        has the law Gamma(``s_shape``): the model is unchanged, and NUTS's diagonal mass
-        matrix fits the near independent posterior Gammas. The site is
-        :func:`~bayesnb.families._tilted_gamma.log_tilted_gamma_rows`, the density written
-        out on the unconstrained scale, and the row sums are
-        :func:`~bayesnb.families._tilted_gamma.row_sum`. No scatter, no transform, one site:
-        the compiled sampler does not grow with the number of distinct vocabularies.
-
-        Returns ``{"log_theta", "u", "log_s"}``: ``log theta`` and ``u`` (K, d, V_max), pads
-        at 0, and ``log S`` (K, d), so that :meth:`numpyro_suffstat_loglik` is
-        ``sum n u - sum N log S`` (no (K, d, V_max) ``log theta`` in the potential's gradient).
+        Returns ``{"log_theta", ...}``: ``log theta`` (K, d, V_max), pads at 0, and what
+        :meth:`numpyro_suffstat_loglik` needs.
         """
-        import jax.numpy as jnp
-        import numpyro
-
-        alpha = prior_args["alpha"]
-        K, d, vmax = alpha.shape
-        mask = np.arange(vmax)[None, :] < np.asarray(static, dtype=np.int64).reshape(d, 1)  # (d, V_max) constant
-        with numpyro.plate(class_plate, K, dim=-2), numpyro.plate(feature_plate, d, dim=-1):
-            u = numpyro.sample(f"theta_{label}__log_gamma",
-                               log_tilted_gamma_rows(alpha, mask, prior_args.get("s_shape"), prior_args.get("log_norm")))
-        g = jnp.where(mask, jnp.exp(u), 0.0)
-        s = row_sum(g)[..., None]
-        log_s = jnp.log(s)
-        numpyro.deterministic(f"theta_{label}", g / s)
-        return {"log_theta": jnp.where(mask, u - log_s, 0.0), "u": jnp.where(mask, u, 0.0), "log_s": log_s[..., 0]}
+        return self._site_form(static).sample_site(label, static, prior_args, feature_plate, class_plate)
 
     def params_from_sites(self, label, static, samples: dict) -> dict:
         """MCMC samples (leading sample axes) -> ``{"theta": (..., K, d, V_max)}``, NaN-padded."""
@@ -486,23 +479,23 @@ class Categorical(Family):
 
     def sites_from_params(self, label, static, params: dict, prior_args=None) -> dict:
         """Inverse of :meth:`params_from_sites`: from ``theta`` (..., K, d, V_max), the sample site
-        ``theta_<label>__log_gamma`` (the log of ``theta`` times ``S``, at ``prior_args``'
-        ``s_shape`` when given, else 1; pads at 0) and the deterministic ``theta_<label>`` (pads at 0)."""
+        (in ``prior_args``' coordinates; the default ones when not given) and the deterministic
+        ``theta_<label>`` (pads at 0)."""
         theta = np.asarray(params["theta"], dtype=float)
         valid = np.arange(theta.shape[-1])[None, :] < np.asarray(static, dtype=np.int64).reshape(-1, 1)
-        shape = None if prior_args is None else prior_args.get("s_shape")
-        scale = 1.0 if shape is None else np.asarray(shape, dtype=float)[..., None]
-        return {f"theta_{label}__log_gamma": np.where(valid, np.log(np.maximum(np.nan_to_num(theta) * scale, 1e-30)), 0.0),
+        return {**self._site_form(static).site_values(label, theta, static, prior_args),
                 f"theta_{label}": np.where(valid, np.nan_to_num(theta), 0.0)}
 
     def numpyro_stats_args(self, stats) -> dict:
-        """Counts as one padded (K, d, V_max) float32 array."""
-        return {"counts": _enc.pad(list(stats.counts), 0.0).astype(np.float32)}
+        """The labelled counts as the block's NUTS site uses them, float32."""
+        sizes = tuple(int(c.shape[-1]) for c in stats.counts)
+        return self._site_form(sizes).stats_args(_enc.pad(list(stats.counts), 0.0), sizes)
 
     def numpyro_suffstat_loglik(self, params, stats_args):
-        """``sum_{k,j,v} n[k,j,v] log theta[k,j,v]``: the labelled-data log-likelihood."""
-        n = stats_args["counts"]  # log theta = u - log S on the valid cells (pads have no counts)
-        return (n * params["u"]).sum() - (n.sum(-1) * params["log_s"]).sum()
+        """``sum_{k,j,v} n[k,j,v] log theta[k,j,v]``: the labelled-data log-likelihood (per stick
+        ``sum n t - (n + m) softplus(t)``, or ``sum n u - sum N log S``: no (K, d, V_max)
+        ``log theta`` in the potential's gradient)."""
+        return (_stick_rows if "tail" in stats_args else _tilted_gamma).suffstat_loglik(params, stats_args)
 
     def numpyro_row_args(self, block, static) -> dict:
         """Codes as int32 (n, d) and an observed mask; missing / unseen values are masked."""

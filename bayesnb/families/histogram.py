@@ -516,13 +516,15 @@ class Histogram(Family):
         return Categorical().sites_from_params(label, tuple(static), params, prior_args)
 
     def numpyro_stats_args(self, stats) -> dict:
-        """Bin counts (K, d, B_max) and the total ``sum log w`` of the labelled cells, float32."""
-        return {"counts": _enc.pad(list(stats.counts), 0.0).astype(np.float32),
+        """Bin counts per stick (as :meth:`Categorical.numpyro_stats_args
+        <bayesnb.families.Categorical.numpyro_stats_args>`) and the total ``sum log w`` of the
+        labelled cells, float32."""
+        return {**Categorical().numpyro_stats_args(stats),
                 "log_width": np.float32(sum(lw.sum() for lw in stats.log_width))}
 
     def numpyro_suffstat_loglik(self, params, stats_args):
         """``sum n[k,j,b] log theta[k,j,b] - sum log w``: the labelled-data log density."""
-        return (stats_args["counts"] * params["log_theta"]).sum() - stats_args["log_width"]
+        return Categorical().numpyro_suffstat_loglik(params, stats_args) - stats_args["log_width"]
 
     def numpyro_row_args(self, block, static) -> dict:
         """Bin codes as int32 (n, d), an observed mask and each row's ``sum_j log w`` (tails included)."""
