@@ -516,9 +516,7 @@ class Histogram(Family):
         return Categorical().sites_from_params(label, tuple(static), params, prior_args)
 
     def numpyro_stats_args(self, stats) -> dict:
-        """Bin counts per stick (as :meth:`Categorical.numpyro_stats_args
-        <bayesnb.families.Categorical.numpyro_stats_args>`) and the total ``sum log w`` of the
-        labelled cells, float32."""
+        """Bin counts as :meth:`Categorical.numpyro_stats_args` and the labelled cells' ``sum log w``, float32."""
         return {**Categorical().numpyro_stats_args(stats),
                 "log_width": np.float32(sum(lw.sum() for lw in stats.log_width))}
 
