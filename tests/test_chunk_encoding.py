@@ -17,6 +17,7 @@ import pytest
 import bayesnb
 from bayesnb.cli import chunkread, main
 from bayesnb.families import _category_codes
+from helpers import leaves as _leaves
 
 
 def _table(n=600, seed=1):
@@ -31,13 +32,6 @@ def _table(n=600, seed=1):
                          "kids": rng.poisson(1 + 0.3 * (y == "c"), n), "city": city, "device": device, "y": y})
 
 
-def _leaves(tree):
-    """Every array of a fitted posterior's blocks (state, statistics, prior, posterior), in order."""
-    if isinstance(tree, (np.ndarray, int, float, np.number)):
-        yield np.asarray(tree)
-    elif isinstance(tree, tuple):
-        for t in tree:
-            yield from _leaves(t)
 
 
 def _assert_same_model(a, b):

@@ -13,6 +13,7 @@ import pytest
 
 import bayesnb
 from bayesnb.cli import chunkread, chunks, main
+from helpers import leaves as _leaves
 
 CHUNK, SAMPLE, ODD = 300, 40, 150  # the odd cell: in the first chunk, below the sample
 
@@ -53,12 +54,6 @@ def _fit(tmp_path, monkeypatch, sample, name, extra=()):
     return (bayesnb.load(out) if code == 0 else None), calls, code
 
 
-def _leaves(tree):
-    if isinstance(tree, (np.ndarray, int, float, np.number)):
-        yield np.asarray(tree)
-    elif isinstance(tree, tuple):
-        for t in tree:
-            yield from _leaves(t)
 
 
 def _assert_same_model(a, b):

@@ -18,6 +18,7 @@ from bayesnb.cli import main
 from bayesnb.cli.io import read_table, write_table
 from bayesnb.datasets import load_penguins
 from bayesnb.persistence import ModelFileError
+from helpers import edit_meta as _edit_meta
 
 CONFIGS = ("naive", "tan", "mvn")  # the fast ones: the latent-class search takes seconds
 
@@ -104,15 +105,6 @@ def test_the_model_file_keeps_the_imputer(penguins, fitted, tmp_path):
     assert back.impute(rows).equals(fitted.imputer_.impute(rows))  # new rows: the same chosen models
 
 
-def _edit_meta(path, out, change):
-    """Write ``path`` to ``out`` with its metadata changed by ``change`` (checksums cover the arrays only)."""
-    with np.load(path) as f:
-        entries = {n: f[n] for n in f.files}
-    meta = json.loads(entries["__meta__"].tobytes())
-    change(meta)
-    entries["__meta__"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
-    with open(out, "wb") as f:  # a file object: savez would add ".npz" to a path
-        np.savez_compressed(f, **entries)
 
 
 def _nest(meta):

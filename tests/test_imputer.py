@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -15,6 +13,7 @@ from bayesnb.datasets import load_house_votes, load_penguins
 from bayesnb._impute_configs import fill_config, project_fills
 from bayesnb.generative.zero_links import keep_zero_links
 from bayesnb.persistence import ModelFileError
+from helpers import edit_meta as _edit_meta
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -212,15 +211,6 @@ def test_a_column_without_a_choice_is_filled_by_the_first_fitted_configuration(p
                                   expected.to_numpy(dtype=float))
 
 
-def _edit_meta(path, out, change):
-    """Write ``path`` to ``out`` with its metadata changed by ``change`` (checksums cover the arrays only)."""
-    with np.load(path) as f:
-        entries = {n: f[n] for n in f.files}
-    meta = json.loads(entries["__meta__"].tobytes())
-    change(meta)
-    entries["__meta__"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
-    with open(out, "wb") as f:  # a file object: savez would add ".npz" to a path
-        np.savez_compressed(f, **entries)
 
 
 @pytest.mark.parametrize("change, match", [
