@@ -20,6 +20,7 @@ from ._utils import (
     FirstBatchFamilyWarning,
     OneClassWarning,
     SearchEdgeWarning,
+    ZeroProbabilityCondition,
     ZeroProbabilityWarning,
 )
 from ._version import __version__
@@ -77,6 +78,7 @@ __all__ = [
     "SyntheticReport",
     "Synthesizer",
     "TableImputation",
+    "ZeroProbabilityCondition",
     "ZeroProbabilityWarning",
     "check_independence",
     "check_marginals",

@@ -26,7 +26,10 @@ from __future__ import annotations
 
 import copy
 
+from sklearn.utils.validation import check_is_fitted
+
 from ._utils import ZeroProbabilityCondition
+from .estimators import NaiveBayes
 
 __all__ = ["SUPPORTS", "observed_support", "sample_on_support"]
 
@@ -49,8 +52,9 @@ def observed_support(model):
         (structure) replaced by its family's :meth:`gen_observed_support`; its ``sample``
         (``given=``, ``forbid=`` included) then draws from those tables.
     """
-    if getattr(model, "_structure_fitted", None) is None:
+    if not isinstance(model, NaiveBayes):
         raise TypeError(f"support='observed' needs a fitted NaiveBayes; received {type(model).__name__}.")
+    check_is_fitted(model, "posterior_")
     out = copy.copy(model)
     post = model.posterior_
     out.posterior_ = post._replace(blocks=tuple(

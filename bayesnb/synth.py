@@ -448,7 +448,7 @@ class Synthesizer(BaseEstimator):
         Raises
         ------
         ValueError
-            A malformed condition, or one of probability 0 under the model.
+            A malformed condition, or one of probability 0 (:class:`~bayesnb.ZeroProbabilityCondition`).
         """
         check_is_fitted(self, "model_")
         if not (isinstance(n_samples, numbers.Integral) and not isinstance(n_samples, bool) and n_samples >= 1):

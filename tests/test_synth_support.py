@@ -175,3 +175,15 @@ def test_a_file_of_another_estimator_holding_a_sample_support_is_refused(tmp_pat
     assert main(["-q", "sample", str(tmp_path / "g.bnb"), "-n", "5", "-o", str(tmp_path / "r.csv")]) != 0
     err = capsys.readouterr().err
     assert "sample_support_" in err and "Traceback" not in err
+
+
+def test_the_observed_support_needs_a_fitted_naive_bayes():
+    from bayesnb import CategoricalNB, NaiveBayes, ZeroProbabilityCondition
+    from bayesnb._synth_support import observed_support
+    from sklearn.exceptions import NotFittedError
+
+    assert issubclass(ZeroProbabilityCondition, ValueError)
+    with pytest.raises(TypeError, match="needs a fitted NaiveBayes; received CategoricalNB"):
+        observed_support(CategoricalNB().fit([[0], [1]], [0, 1]))
+    with pytest.raises(NotFittedError):
+        observed_support(NaiveBayes())
