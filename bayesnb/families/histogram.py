@@ -322,8 +322,8 @@ class Histogram(Family):
         codes, K = block.codes, post.concentration[0].shape[0] if post.concentration else 0
         rel = np.zeros((codes.shape[0], K))
         for j, lp in enumerate(_enc.log_probs(post)):
-            table = np.concatenate([lp, np.zeros((K, 1))], axis=1)  # code -1 (missing) picks 0
-            rel += table[:, codes[:, j]].T
+            table = np.concatenate([lp, np.zeros((K, 1))], axis=1).T.copy()  # code -1 (missing) picks 0
+            rel += table[codes[:, j]]  # rows of a (bins + 1, K) table: the same values, gathered contiguously
         return rel, -_bins.row_terms(block, prior, post).sum(axis=1)
 
     def log_evidence(self, prior, post):
