@@ -67,3 +67,19 @@ def test_sparse_expected_tables_is_the_dense_form_bit_for_bit():
         dense = np.where(n > 0, full * (digamma(full + n) - digamma(full)), 0.0)
         got = expected_tables(n, a)
         assert got.shape == dense.shape and np.array_equal(got, dense)
+
+
+def test_code_counts_of_every_column_equal_the_per_column_counts_bit_for_bit():
+    from bayesnb.families._weighted_counts import code_counts, code_counts_columns
+
+    rng = np.random.default_rng(2)
+    for _ in range(100):
+        n, d, K = int(rng.integers(1, 2000)), int(rng.integers(1, 8)), int(rng.integers(1, 40))
+        sizes = rng.integers(1, 30, size=d)
+        codes = np.stack([rng.integers(-1, v + 1, size=n) for v in sizes], axis=1)  # -1 and V_j left out
+        resp = rng.dirichlet(np.ones(K), size=n)
+        got = code_counts_columns(codes, resp, sizes)
+        assert len(got) == d
+        for j, v in enumerate(sizes):
+            assert np.array_equal(got[j], code_counts(codes[:, j], resp, v))
+    assert code_counts_columns(np.zeros((5, 0), int), np.ones((5, 2)), []) == ()
