@@ -16,7 +16,7 @@ from ._category_codes import _code_into, _columns, _indexer, _integer_categories
 from ._category_codes import numeric_block_codes
 from ._category_types import convert_unmatched, no_match_error
 from ._numeric import MAX_ALPHA, check_alpha
-from ._weighted_counts import code_counts
+from ._weighted_counts import code_counts_columns
 
 __all__ = []
 
@@ -326,7 +326,7 @@ def count_codes(codes, resp, categories):
     hard = hard_labels(resp) if K and len(categories) else None
     if hard is not None:
         return _count_labelled(codes, *hard, K, categories)
-    return tuple(code_counts(codes[:, j], resp, len(cats)) for j, cats in enumerate(categories))
+    return code_counts_columns(codes, resp, [len(cats) for cats in categories])
 
 
 def _count_labelled(codes, label, weight, K, categories):

@@ -57,7 +57,7 @@ from . import _interval
 from ._base import Family
 from ._histogram_bins import HistogramEncoding
 from ._numeric import MAX_ALPHA, dense_numbers, dirichlet_draws, draw_categories
-from ._weighted_counts import code_counts
+from ._weighted_counts import code_counts_columns
 from .categorical import Categorical
 
 __all__ = ["BinDirichlets", "Histogram", "HistogramBlock", "HistogramEncoding", "HistogramStats"]
@@ -243,11 +243,11 @@ class Histogram(Family):
     def stats(self, block, resp, state):
         """Weighted bin counts per (class, feature) and their sums of ``log w_b``."""
         counts, lws = [], []
-        for j, e in enumerate(state.edges):
+        every = code_counts_columns(block.codes, resp, [e.size - 1 for e in state.edges])  # one product, O(n K d)
+        for j, (e, c) in enumerate(zip(state.edges, every)):  # c: weighted bin counts per class
             B = e.size - 1
             rows = np.flatnonzero(block.codes[:, j] >= 0)
             codes = block.codes[rows, j]
-            c = code_counts(block.codes[:, j], resp, B)  # weighted bin counts per class, O(n K)
             counts.append(c)
             lws.append(c * np.log(np.diff(e))[None, :])
             tail = _bins.tail_costs(state, j, block.X[rows, j])  # a later batch's cells beyond the range
@@ -322,8 +322,8 @@ class Histogram(Family):
         codes, K = block.codes, post.concentration[0].shape[0] if post.concentration else 0
         rel = np.zeros((codes.shape[0], K))
         for j, lp in enumerate(_enc.log_probs(post)):
-            table = np.concatenate([lp, np.zeros((K, 1))], axis=1)  # code -1 (missing) picks 0
-            rel += table[:, codes[:, j]].T
+            table = np.concatenate([lp, np.zeros((K, 1))], axis=1).T.copy()  # code -1 (missing) picks 0
+            rel += table[codes[:, j]]  # rows of a (bins + 1, K) table: the same values, gathered contiguously
         return rel, -_bins.row_terms(block, prior, post).sum(axis=1)
 
     def log_evidence(self, prior, post):
