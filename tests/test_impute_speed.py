@@ -94,7 +94,8 @@ def test_structure_draws_of_repeated_rows_equal_the_row_by_row_draws(monkeypatch
 
     monkeypatch.setattr(structure_impute, "_distinct_rows", spy)
     merged = model.impute(tiled, strategy="draw", random_state=3)
-    assert (1200, 40) in found  # the repeated rows were merged (the factors of 40 rows, not 1,200)
+    pieces = [f for f in found if f[0] < 1200 or chunk is None]  # (with a chunk: the pieces drawn)
+    assert sum(r for r, _ in pieces) == 1200 and sum(k for _, k in pieces) == 40  # factors of 40 rows, not 1,200
     monkeypatch.setattr(structure_impute, "_distinct_rows", lambda data, logw: None)
     by_row = model.impute(tiled, strategy="draw", random_state=3)
     if chunk is None:
@@ -103,3 +104,31 @@ def test_structure_draws_of_repeated_rows_equal_the_row_by_row_draws(monkeypatch
         num = [c for c in X.columns if X[c].dtype.kind == "f"]
         np.testing.assert_allclose(merged[num].mean(), by_row[num].mean(), rtol=0.05)
     assert not merged.isna().any().any()
+
+
+def test_structure_draws_merge_copies_beyond_a_chunk_of_distinct_rows(monkeypatch):
+    """More distinct rows than a chunk, each repeated as median_draws repeats them (np.tile: copies a
+    chunk apart): each piece holds whole copies, at most a chunk of distinct rows, drawn by the same law."""
+    pg = load_penguins()
+    X = pg.drop(columns="species").mask(np.random.default_rng(1).random((len(pg), pg.shape[1] - 1)) < 0.3)
+    model = NaiveBayes(structure="tan").fit(X, pg["species"])
+    tiled = X.iloc[np.tile(np.arange(60), 25)].reset_index(drop=True)  # 60 distinct rows, 1,500 draws
+    monkeypatch.setattr(structure_impute, "_CHUNK", 16)
+    found, distinct = [], structure_impute._distinct_rows
+
+    def spy(data, logw):
+        out = distinct(data, logw)
+        found.append((data[1].shape[0], out[0].size))
+        return out
+
+    monkeypatch.setattr(structure_impute, "_distinct_rows", spy)
+    merged = model.impute(tiled, strategy="draw", random_state=3)
+    assert all(k <= 16 for _, k in found)  # bounded: no key or factors of all the rows at once
+    assert sum(r for r, _ in found) == 1500 and sum(k for _, k in found) == 60  # each distinct row once
+    monkeypatch.setattr(structure_impute, "_distinct_rows", lambda data, logw: None)
+    by_row = model.impute(tiled, strategy="draw", random_state=3)
+    num = [c for c in X.columns if X[c].dtype.kind == "f"]
+    np.testing.assert_allclose(merged[num].mean(), by_row[num].mean(), rtol=0.05)
+    for c in X.columns:  # the observed cells kept, every cell filled
+        seen = tiled[c].notna()
+        assert merged.loc[seen, c].equals(tiled.loc[seen, c]) and merged[c].notna().all()
