@@ -3,6 +3,8 @@ in impute_table's latent-class search, and repeated rows drawn from one set of f
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 
@@ -132,3 +134,14 @@ def test_structure_draws_merge_copies_beyond_a_chunk_of_distinct_rows(monkeypatc
     for c in X.columns:  # the observed cells kept, every cell filled
         seen = tiled[c].notna()
         assert merged.loc[seen, c].equals(tiled.loc[seen, c]) and merged[c].notna().all()
+
+
+def test_batch_positions_equal_isin_on_the_sorted_rows():
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        src = np.sort(rng.integers(0, 30, size=rng.integers(0, 200)))
+        r = np.unique(rng.integers(0, 35, size=rng.integers(1, 20)))
+        pos, pick = structure_impute._batch_positions(src, r)
+        np.testing.assert_array_equal(pos, np.flatnonzero(np.isin(src, r)))
+        np.testing.assert_array_equal(r[pick], src[pos])
+

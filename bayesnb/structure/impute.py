@@ -211,6 +211,17 @@ def _enumerate(model, phi, logw, data, who):
     return fam
 
 
+def _batch_positions(sorted_src, r):
+    """``(pos, pick)``: the positions in ``sorted_src`` (ascending) whose values are in ``r`` (ascending,
+    distinct), in ascending order, and for each the index in ``r`` of its value (``np.isin``'s positions
+    by binary search: a batch's cost, not the whole ``sorted_src``'s)."""
+    lo, hi = np.searchsorted(sorted_src, r, side="left"), np.searchsorted(sorted_src, r, side="right")
+    counts = hi - lo
+    pick = np.repeat(np.arange(r.size), counts)
+    pos = np.arange(pick.size) + np.repeat(lo - np.cumsum(counts) + counts, counts)
+    return pos, pick
+
+
 def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True, rows=None):
     """One joint draw of (class, every missing state) per row when the structure is not a forest.
 
@@ -229,6 +240,7 @@ def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True,
     anc = _si._ancestors(parents)
     src = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
     order = np.argsort(src, kind="stable")
+    sorted_src = src[order]
     z, drawn, todo = np.zeros(src.size, dtype=np.int64), states[src].astype(np.int64), miss[src]
     lognorm = np.zeros(n)
     ev = np.zeros(len(nodes), dtype=bool) if evidence is None else np.asarray(evidence, dtype=bool)
@@ -259,8 +271,12 @@ def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True,
                 _check_rows(norm, who)
             lognorm[r] = norm.ravel()
             P = np.exp((acc - np.where(np.isfinite(norm), norm, 0.0)).reshape(r.size, -1))
-            outs = r if rows is None else order[np.isin(src[order], r)]  # the draws from these data rows
-            flat = draw_categories(P if rows is None else P[np.searchsorted(r, src[outs])], rng.random(outs.size))
+            if rows is None:
+                outs, pick = r, slice(None)
+            else:  # the draws from these data rows: their slices of the sorted src
+                pos, pick = _batch_positions(sorted_src, r)
+                outs = order[pos]
+            flat = draw_categories(P[pick], rng.random(outs.size))
             cfg, z[outs] = np.divmod(flat, K)
             drawn[outs[:, None], M[None, :]] = fill[cfg]
             todo[outs[:, None], M[None, :]] = False
