@@ -145,3 +145,66 @@ def test_batch_positions_equal_isin_on_the_sorted_rows():
         np.testing.assert_array_equal(pos, np.flatnonzero(np.isin(src, r)))
         np.testing.assert_array_equal(r[pick], src[pos])
 
+
+def _kdb_draws(monkeypatch, rows, copies, merge):
+    """``copies`` draws of each of ``rows`` (votes with missing cells) under k-DB (k=2) at the plug-in
+    parameters, merged per distinct row (``_draw_enumerate(rows=)``) or row by row."""
+    X, y = _votes(seed=2, p=0.3)
+    model = NaiveBayes(structure="kdb", k=2).fit(X, y)
+    X = _shared_pattern(X, rows)
+    tiled = X.iloc[np.tile(rows, copies)].reset_index(drop=True)
+    calls, inner = [], structure_impute._draw_enumerate
+
+    def spy(*args, **kw):
+        calls.append(inspect.signature(inner).bind(*args, **kw).arguments.get("rows") is not None)
+        return inner(*args, **kw)
+
+    monkeypatch.setattr(structure_impute, "_draw_enumerate", spy)
+    if not merge:
+        monkeypatch.setattr(structure_impute, "_distinct_rows", lambda data, logw: None)
+    out = model.impute(tiled, strategy="draw", parameter_uncertainty=False, random_state=5 if merge else 6)
+    monkeypatch.undo()
+    return X, out, calls
+
+
+def _shared_pattern(X, rows):
+    """``X`` with its first four columns also missing in the first four of ``rows`` (one missing pattern
+    shared by several source rows: one enumeration batch holding several of them)."""
+    X = X.copy()
+    X.iloc[rows[:4], :4] = np.nan
+    return X
+
+
+def _joint_chi2_p(a, b, min_count=10):
+    """Chi-squared p-value of two samples of a row's joint missing cells (rows of ``a``, ``b``) having one
+    law; joint states seen fewer than ``min_count`` times together are pooled."""
+    from scipy.stats import chi2_contingency
+    ka, kb = ["|".join(map(str, r)) for r in a], ["|".join(map(str, r)) for r in b]
+    cats, counts = np.unique(ka + kb, return_counts=True)
+    big = set(cats[counts >= min_count])
+    table = np.array([[sum(k == c for k in ks) for c in sorted(big)] + [sum(k not in big for k in ks)]
+                      for ks in (ka, kb)])
+    table = table[:, table.sum(axis=0) > 0]
+    return chi2_contingency(table)[1] if table.shape[1] > 1 else 1.0
+
+
+def test_kdb_merged_draws_follow_the_row_by_row_law_per_source_row(monkeypatch):
+    X, _ = _votes(seed=2, p=0.3)
+    rows = np.flatnonzero(X.iloc[:, 4:].isna().sum(axis=1) == 0)[:4]  # rows sharing one missing pattern
+    rows = np.r_[rows, np.flatnonzero(X.isna().sum(axis=1) >= 3)[:4]]  # and rows with their own
+    X = _shared_pattern(X, rows)
+    copies = 400
+    _, merged, calls = _kdb_draws(monkeypatch, rows, copies, merge=True)
+    assert calls and all(calls)  # the merged enumeration (rows=) drew them
+    _, by_row, calls = _kdb_draws(monkeypatch, rows, copies, merge=False)
+    assert calls and not any(calls)
+    src = np.tile(np.arange(rows.size), copies)
+    shared = X.columns[:4]
+    assert X.iloc[rows[:2]][shared].isna().all().all()  # (two source rows in one enumeration batch)
+    for i, row in enumerate(rows):  # each source row's joint missing cells: one law
+        cols = X.columns[X.iloc[row].isna().to_numpy()]
+        p = _joint_chi2_p(merged.loc[src == i, cols].to_numpy(), by_row.loc[src == i, cols].to_numpy())
+        assert p > 0.01, (row, p)
+    # negative control: the same test tells apart two source rows of one missing pattern
+    a, b = merged.loc[src == 0, shared].to_numpy(), by_row.loc[src == 1, shared].to_numpy()
+    assert _joint_chi2_p(a, b) < 0.01
