@@ -68,6 +68,16 @@ def test_search_n_init_refuses_a_bad_value(bad):
         NaiveBayes().fit(X, y).fit_latent_class(X, y, n_components="auto", search_n_init=bad)
 
 
+@pytest.mark.parametrize("bad", [0, 1.5, True])
+def test_search_n_init_is_checked_before_any_work_whatever_n_components(monkeypatch, bad):
+    X, y = _votes()
+    nb = NaiveBayes().fit(X, y)
+    monkeypatch.setattr(nb, "_check_X", lambda *a, **k: pytest.fail("validated X before search_n_init"))
+    for n_components in (2, "auto"):
+        with pytest.raises(ValueError, match="search_n_init"):
+            nb.fit_latent_class(X, y, n_components=n_components, search_n_init=bad)
+
+
 def test_latent_class_auto_searches_with_one_start_per_count(monkeypatch):
     X, y = _votes()
     nb = NaiveBayes().fit(X, y)
