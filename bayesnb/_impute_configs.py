@@ -39,11 +39,14 @@ def _check_search_rows(search_rows, who):
         raise ValueError(f"{who}: search_rows must be None or a whole number >= 2; received {search_rows!r}.")
 
 
-def _configuration_names(configurations, who="impute_table"):
+def _configuration_names(configurations, who="impute_table", estimator=None):
     """``configurations`` (``"auto"``, a name or names) as a tuple of distinct names among
-    :data:`CONFIGURATIONS`; a ValueError otherwise."""
-    configs = CONFIGURATIONS if isinstance(configurations, str) and configurations == "auto" else (
-        (configurations,) if isinstance(configurations, str) else tuple(configurations))
+    :data:`CONFIGURATIONS`; a ValueError otherwise. ``"auto"`` leaves out ``"tan-mi"`` when the
+    ``estimator`` template's own edge score is already ``"mi"`` (it would fit the same model as ``"tan"``)."""
+    if isinstance(configurations, str) and configurations == "auto":
+        own = getattr(estimator, "edge_score", None)
+        return tuple(c for c in CONFIGURATIONS if not (own is not None and TAN_EDGE_SCORES.get(c) == own))
+    configs = (configurations,) if isinstance(configurations, str) else tuple(configurations)
     bad = [c for c in configs if c not in CONFIGURATIONS]
     if not configs or bad or len(set(configs)) != len(configs):
         raise ValueError(f"{who}: configurations must be 'auto' or distinct names among {CONFIGURATIONS}; "

@@ -186,6 +186,12 @@ def imputer_from_file(cls, meta, dec):
         if cfg not in CONFIGURATIONS or not isinstance(node, dict):
             _fail(f"unknown configuration {str(cfg)[:40]!r}")
         models[cfg] = _member_from_file(cfg, node, dec)
+        if cfg in TAN_EDGE_SCORES:
+            own = (NaiveBayes() if template is None else template).get_params()["edge_score"]
+            want = TAN_EDGE_SCORES[cfg] or own
+            if models[cfg].structure != "tan" or models[cfg].edge_score != want:
+                _fail(f"the {cfg} model must have structure='tan' and edge_score={want!r}; it has "
+                      f"structure={models[cfg].structure!r}, edge_score={models[cfg].edge_score!r}")
         model = models[cfg][0] if cfg == "latent" else models[cfg].model if cfg == "mvn" else models[cfg]
         if model.n_features_in_ != p:
             _fail(f"the {cfg} model has {model.n_features_in_} features; the imputer has {p} columns")

@@ -109,7 +109,7 @@ class TableImputation(NamedTuple):
 
 def _check(X, y, configurations, holdout, estimator, search_rows):
     y = _check_table(X, y, estimator, "impute_table")
-    configs = _configuration_names(configurations)
+    configs = _configuration_names(configurations, estimator=estimator)
     if not (isinstance(holdout, float | int) and 0 < holdout < 1):
         raise ValueError(f"impute_table: holdout must be a fraction in (0, 1); received {holdout!r}.")
     _check_search_rows(search_rows, "impute_table")
@@ -138,7 +138,8 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
         Labels of the rows, used to fit every configuration (the class of the naive model).
         None: one class for every row (a plain mixture / tree model of the columns).
     configurations : "auto", str or sequence of str, default="auto"
-        ``"auto"``: all of :data:`CONFIGURATIONS` (``"naive"``, ``"latent"``, ``"tan"``, ``"mvn"``, ``"tan-mi"``);
+        ``"auto"``: all of :data:`CONFIGURATIONS` (``"naive"``, ``"latent"``, ``"tan"``, ``"mvn"``, ``"tan-mi"``;
+        ``"tan-mi"`` left out when ``estimator`` already has ``edge_score="mi"``, the same model as ``"tan"``);
         a name or a list of them to choose among; a single name: no selection.
     holdout : float, default=0.15
         Probability that an observed cell is hidden for the selection.

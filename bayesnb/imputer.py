@@ -62,8 +62,8 @@ class Imputer(TransformerMixin, BaseEstimator):
     ----------
     configurations : "auto", str or sequence of str, default="auto"
         ``"auto"``: all of :data:`~bayesnb.imputation.CONFIGURATIONS` (``"naive"``, ``"latent"``,
-        ``"tan"``, ``"mvn"``, ``"tan-mi"``); a name or a list of them to choose among; a single name: no selection
-        (that configuration imputes every column).
+        ``"tan"``, ``"mvn"``, ``"tan-mi"``; ``"tan-mi"`` left out when ``estimator`` already has ``edge_score="mi"``);
+        a name or a list of them to choose among; a single name: no selection (that configuration imputes every column).
     holdout : float, default=0.15
         Probability that an observed cell is hidden for the selection.
     label_given : bool, default=False
@@ -147,7 +147,7 @@ class Imputer(TransformerMixin, BaseEstimator):
 
     def _check_params(self, X, y, who):
         y = _check_table(X, y, self.estimator, who)
-        configs = _configuration_names(self.configurations, who)
+        configs = _configuration_names(self.configurations, who, self.estimator)
         if not (isinstance(self.holdout, numbers.Real) and not isinstance(self.holdout, bool)
                 and 0 < self.holdout < 1):
             raise ValueError(f"{who}: holdout must be a fraction in (0, 1); received {self.holdout!r}.")

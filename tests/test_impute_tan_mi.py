@@ -4,9 +4,12 @@ beside the BDeu tree, chosen per column like any configuration."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
+
 from bayesnb import Imputer, NaiveBayes, impute_table, load
 from bayesnb.datasets import load_house_votes
-from bayesnb.imputation import CONFIGURATIONS
+from bayesnb.imputation import CONFIGURATIONS, _check
+from bayesnb.persistence import ModelFileError
 
 
 def _votes(seed=0, p=0.2):
@@ -21,8 +24,7 @@ def test_edge_score_mi_gives_a_spanning_tree_where_bdeu_gives_a_forest():
     X = X.assign(noise=rng.choice([f"v{i}" for i in range(30)], size=len(X)).astype(object))
     mi = NaiveBayes(structure="tan", edge_score="mi").fit(X, y).structure_
     bdeu = NaiveBayes(structure="tan").fit(X, y).structure_
-    assert sum(len(p) for p in mi.values()) == X.shape[1] - 1  # every feature linked: d - 1 edges
-    assert mi["noise"] or any("noise" in p for p in mi.values())
+    assert sum(len(p) for p in mi.values()) == X.shape[1] - 1  # every feature linked (noise too): d - 1 edges
     assert not bdeu["noise"] and not any("noise" in p for p in bdeu.values())  # BDeu leaves the noise out
 
 
@@ -44,3 +46,25 @@ def test_tan_mi_is_a_configuration_fitted_with_the_mi_tree(tmp_path):
     table = impute_table(X, y, configurations="tan-mi", random_state=0).table
     assert table.equals(NaiveBayes(structure="tan", edge_score="mi").fit(X, y).impute(X))
 
+
+
+def test_auto_leaves_out_tan_mi_when_the_template_already_scores_edges_by_mi():
+    X, y = _votes()
+    mi = NaiveBayes(edge_score="mi")
+    assert Imputer(estimator=mi)._check_params(X, y, "Imputer")[0] == ("naive", "latent", "tan", "mvn")
+    assert Imputer()._check_params(X, y, "Imputer")[0] == CONFIGURATIONS
+    assert Imputer(estimator=mi, configurations=("tan", "tan-mi"))._check_params(X, y, "Imputer")[0] == ("tan", "tan-mi")
+    assert _check(X, y, "auto", 0.15, mi, None)[0] == ("naive", "latent", "tan", "mvn")
+
+
+@pytest.mark.parametrize("config, params", [("tan-mi", {"edge_score": "bdeu"}), ("tan", {"edge_score": "mi"}),
+                                            ("tan-mi", {"structure": "naive"}), ("tan", {"structure": "naive"})])
+def test_load_refuses_a_tan_member_without_its_structure_and_edge_score(tmp_path, config, params):
+    X, y = _votes()
+    imp = Imputer(configurations=config, random_state=0).fit(X, y)
+    imp.save(tmp_path / "ok.bnb")
+    load(tmp_path / "ok.bnb")  # as fitted: loads
+    imp.models_[config].set_params(**params)
+    imp.save(tmp_path / "bad.bnb")
+    with pytest.raises(ModelFileError, match=config):
+        load(tmp_path / "bad.bnb")

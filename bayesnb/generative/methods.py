@@ -313,22 +313,26 @@ class GenerativeMixin(SemiSupervisedMixin):
         verbose : bool or None, default=None
             A progress bar over the counts tried by ``"auto"`` (None: :func:`bayesnb.set_progress`,
             by default shown after 2 s on a terminal or in Jupyter).
-        search_n_init : int or None, default=None
-            Random starts of each count's fit in the ``"auto"`` search (None: ``n_init``); the
-            final fit at the chosen count always uses ``n_init``. One start per count makes the
-            search about ``n_init`` times cheaper, at the cost of a noisier score per count.
         component_prior : {"class", "hierarchical"}, default="class"
             ``"class"``: each component has its class's prior (fixed). ``"hierarchical"``: after EM
             each component's Dirichlet is centred on its class's estimate, the concentration per
             feature fitted by evidence, and the state weights' prior is Dirichlet(1/C) (naive
             structure only; :func:`bayesnb.inference.em.fit_latent_class`, docs/synthetic.md
             "Hierarchical component priors").
+        search_n_init : int or None, default=None
+            Random starts of each count's fit in the ``"auto"`` search (None: ``n_init``); the
+            final fit at the chosen count always uses ``n_init``. One start per count makes the
+            search about ``n_init`` times cheaper, at the cost of a noisier score per count.
 
         Returns
         -------
         LatentClassFit
         """
         check_not_private(self, "fit_latent_class", "it fits its components by EM")
+        if search_n_init is not None and not (isinstance(search_n_init, numbers.Integral)
+                                              and not isinstance(search_n_init, bool) and search_n_init >= 1):
+            raise ValueError(f"{self._who}: search_n_init must be None or a whole number >= 1; "
+                             f"received {search_n_init!r}.")
         rng = as_generator(random_state)
         self._gen_model()
         X = self._check_X(X, reset=False)
@@ -349,10 +353,6 @@ class GenerativeMixin(SemiSupervisedMixin):
             train = self._latent_start(mask_cells(X, rows, cols), y_codes)
             full, _ = self._encode_blocks(X, self.posterior_)
             cap = max(1, n // (10 * len(self.classes_)))
-            if search_n_init is not None and not (isinstance(search_n_init, numbers.Integral)
-                                                  and not isinstance(search_n_init, bool) and search_n_init >= 1):
-                raise ValueError(f"{self._who}: search_n_init must be None or a whole number >= 1; "
-                                 f"received {search_n_init!r}.")
             search = {**opts, "n_init": n_init if search_n_init is None else int(search_n_init)}
             scores = em.search_components(self.posterior_, train, full, y_codes, np.unique(rows), candidates, cap,
                                           who=self._who, stacklevel=3, fit=latent_em,

@@ -211,6 +211,17 @@ def _enumerate(model, phi, logw, data, who):
     return fam
 
 
+def _batch_positions(sorted_src, r):
+    """``(pos, pick)``: the positions in ``sorted_src`` (ascending) whose values are in ``r`` (ascending,
+    distinct), in ascending order, and for each the index in ``r`` of its value (``np.isin``'s positions
+    by binary search: a batch's cost, not the whole ``sorted_src``'s)."""
+    lo, hi = np.searchsorted(sorted_src, r, side="left"), np.searchsorted(sorted_src, r, side="right")
+    counts = hi - lo
+    pick = np.repeat(np.arange(r.size), counts)
+    pos = np.arange(pick.size) + np.repeat(lo - np.cumsum(counts) + counts, counts)
+    return pos, pick
+
+
 def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True, rows=None):
     """One joint draw of (class, every missing state) per row when the structure is not a forest.
 
@@ -229,6 +240,7 @@ def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True,
     anc = _si._ancestors(parents)
     src = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
     order = np.argsort(src, kind="stable")
+    sorted_src = src[order]
     z, drawn, todo = np.zeros(src.size, dtype=np.int64), states[src].astype(np.int64), miss[src]
     lognorm = np.zeros(n)
     ev = np.zeros(len(nodes), dtype=bool) if evidence is None else np.asarray(evidence, dtype=bool)
@@ -259,8 +271,12 @@ def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True,
                 _check_rows(norm, who)
             lognorm[r] = norm.ravel()
             P = np.exp((acc - np.where(np.isfinite(norm), norm, 0.0)).reshape(r.size, -1))
-            outs = r if rows is None else order[np.isin(src[order], r)]  # the draws from these data rows
-            flat = draw_categories(P if rows is None else P[np.searchsorted(r, src[outs])], rng.random(outs.size))
+            if rows is None:
+                outs, pick = r, slice(None)
+            else:  # the draws from these data rows: their slices of the sorted src
+                pos, pick = _batch_positions(sorted_src, r)
+                outs = order[pos]
+            flat = draw_categories(P[pick], rng.random(outs.size))
             cfg, z[outs] = np.divmod(flat, K)
             drawn[outs[:, None], M[None, :]] = fill[cfg]
             todo[outs[:, None], M[None, :]] = False
@@ -335,19 +351,52 @@ def _draw_in_bins(model, j, ctx, bins, rng):
     return x
 
 
-def _distinct_rows(data, logw):
-    """``(first, inverse)``: one index per distinct row of ``data`` and ``logw`` (its values, missing mask,
-    states and class weights alike) and each row's distinct row; None when a node's block is not one
-    array (nothing merged)."""
+def _row_key(data, logw):
+    """One float row per data row (its values, missing mask, states and class weights), or None when a
+    node's block is not one array."""
     cols, miss, states = data
     n = miss.shape[0]
     if any(isinstance(c, tuple) or np.ndim(c) not in (1, 2) or np.shape(c)[0] != n for c in cols):
         return None
     with np.errstate(invalid="ignore"):
         vals = [np.nan_to_num(np.asarray(c, dtype=float).reshape(n, -1), nan=0.0) for c in cols]
-    key = np.column_stack([miss, states.astype(float), np.nan_to_num(logw, neginf=-np.finfo(float).max), *vals])
+    return np.column_stack([miss, states.astype(float), np.nan_to_num(logw, neginf=-np.finfo(float).max), *vals])
+
+
+def _distinct_rows(data, logw):
+    """``(first, inverse)``: one index per distinct row of ``data`` and ``logw`` (its values, missing mask,
+    states and class weights alike) and each row's distinct row; None when a node's block is not one
+    array (nothing merged)."""
+    key = _row_key(data, logw)
+    if key is None:
+        return None
     _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
     return first, np.asarray(inverse).reshape(-1)
+
+
+def _draw_windows(data, logw):
+    """Row indices of the pieces a large ``"draw"`` is drawn in: copies of a row in one piece, at most
+    :data:`_CHUNK` distinct rows (and about ``16 * _CHUNK`` rows) a piece; None when a block is not one
+    array. Rows are grouped by a hash of their key, built :data:`_CHUNK` rows at a time (bounded memory);
+    a collision only joins two rows' groups (each piece merges its exact repeats, :func:`draw_rows`)."""
+    n = data[1].shape[0]
+    h = np.zeros(n, dtype=np.uint64)
+    for a in range(0, n, _CHUNK):
+        part = slice(a, a + _CHUNK)
+        key = _row_key((tuple(_rows(c, part) for c in data[0]), data[1][part], data[2][part]), logw[part])
+        if key is None:
+            return None
+        bits = np.ascontiguousarray(key + 0.0).view(np.uint64)  # (-0.0 as 0.0)
+        mult = np.random.default_rng(key.shape[1]).integers(1, 2**63, size=key.shape[1], dtype=np.uint64) | 1
+        with np.errstate(over="ignore"):
+            h[part] = (bits * mult).sum(axis=1, dtype=np.uint64)
+    order = np.argsort(h, kind="stable")
+    hs = h[order]
+    starts = np.flatnonzero(np.r_[True, hs[1:] != hs[:-1]])  # each group's first position in ``order``
+    g = np.arange(starts.size)
+    block = starts // (16 * _CHUNK)
+    cut = starts[(g % _CHUNK == 0) | np.r_[True, block[1:] != block[:-1]]]
+    return np.split(order, cut[1:])
 
 
 def draw_rows(model, data, logw, rng, who="NaiveBayes"):
@@ -416,10 +465,16 @@ def impute_nodes(model, data, logw, strategy, rng, who="NaiveBayes"):
         Only the missing cells are meaningful for :func:`_block_cells` (observed cells as encoded).
     """
     n = data[1].shape[0]
-    if strategy == "draw" and n > _CHUNK:  # repeated rows are drawn from their distinct rows' factors (draw_rows)
-        merged = _distinct_rows(data, logw)
-        if merged is not None and merged[0].size <= _CHUNK:
-            return draw_rows(model, data, logw, rng, who)[1]
+    windows = _draw_windows(data, logw) if strategy == "draw" and n > _CHUNK else None
+    if windows is not None:  # copies of a row in one piece: drawn from one set of factors (draw_rows)
+        out = [None] * len(model.nodes)
+        for idx in windows:
+            part = draw_rows(model, (tuple(_rows(c, idx) for c in data[0]), data[1][idx], data[2][idx]),
+                             logw[idx], rng, who)[1]
+            for j, v in enumerate(part):
+                out[j] = np.empty(n, dtype=v.dtype) if out[j] is None else out[j]
+                out[j][idx] = v
+        return out
     if n > _CHUNK:  # rows are independent: bound the (rows, K, P, B) factors' memory
         parts = [impute_nodes(model, (tuple(_rows(c, slice(a, a + _CHUNK)) for c in data[0]), data[1][a:a + _CHUNK],
                                       data[2][a:a + _CHUNK]), logw[a:a + _CHUNK], strategy, rng, who)
