@@ -138,3 +138,42 @@ def _fit_peak(X, y):
         return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+
+
+@pytest.mark.parametrize("layout", ["fortran", "unaligned", "float32_fortran"])
+def test_labelled_statistics_gather_other_layouts_in_small_pieces(layout):
+    """A Fortran-ordered or unaligned X is gathered a few rows at a time, without a chunk-sized buffer.
+
+    The class statistics of labelled rows are summed over one float64 work buffer of about 2 MiB
+    (given to the function). An aligned C-ordered X is gathered through a second buffer of that
+    size; any other layout takes its rows by indexing in pieces of about 256 KiB, shifted straight
+    into the work buffer, so its peak stays well below one more buffer, with the same sums (bits)
+    as from the C-ordered array.
+    """
+    from bayesnb.families._gaussian_cells import _chunk_rows, _labelled_stats
+
+    n, d, K = 60_000, 20, 3
+    X64, X32, y = _data(n=n, d=d, K=K, seed=1)
+    given = _layouts(X64, X32)[layout]
+    step = _chunk_rows(d)
+    counts = np.bincount(y, minlength=K).astype(float)[:, None] * np.ones(d)
+    hard = (y, np.ones(n))
+
+    def stats(A):
+        mean, m2 = np.zeros((K, d)), np.zeros((K, d))
+        buf = np.empty((step, d))
+        _labelled_stats(A, hard, counts, mean, m2, step, buf)
+        return mean, m2, buf.nbytes
+
+    ref_mean, ref_m2, _ = stats(np.ascontiguousarray(X64))
+    stats(given)  # warm
+    tracemalloc.start()
+    try:
+        mean, m2, size = stats(given)
+        peak = tracemalloc.get_traced_memory()[1] - size
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_array_equal(mean, ref_mean)
+    np.testing.assert_array_equal(m2, ref_m2)
+    # the class's row indices (n / K int64s) and a piece of rows; not a second (step, d) buffer
+    assert peak < size // 2, f"peak {peak / 2**20:.2f} MiB besides the {size / 2**20:.2f} MiB work buffer"

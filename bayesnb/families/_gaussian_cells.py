@@ -261,25 +261,29 @@ def _labelled_stats(X, hard, n, mean, m2, step, buf):
     spread) is read a second time for its squared deviations from the mean.
     """
     labels, w = hard
-    # rows are gathered in X's own dtype (np.take casts ``out`` to it otherwise) into ``raw``, then
-    # shifted into the float64 buffer; mode="clip" (the indices are valid) gathers without a
-    # temporary. np.take would copy a whole X that is not aligned and C-contiguous: a
-    # Fortran-ordered X (a DataFrame's values) is gathered a column at a time (each contiguous)
-    # into a Fortran ``raw``; any other layout (a Dask partition) by indexing, a chunk at a time.
-    # The sums are then taken over the same C-ordered buffer whatever the layout (the same bits)
+    # An aligned C-ordered X: a chunk's rows are gathered by np.take in X's own dtype (np.take casts
+    # ``out`` to it otherwise) into ``raw`` (mode="clip": the indices are valid; no temporary), then
+    # shifted into the float64 ``buf``. np.take would copy a whole X of any other layout, so a
+    # Fortran-ordered X (a DataFrame's values) or one off its alignment (a Dask partition) is
+    # gathered by indexing a few rows at a time (X[rows] is C-ordered, and small enough to stay in
+    # cache) and each piece shifted into ``buf``: gathering a Fortran X into a Fortran buffer and
+    # converting it to C order as a whole reads and writes it twice. Either way the sums are then
+    # taken over the same C-ordered buffer of the same values (x - shift): the same bits in every layout.
     direct = X.flags.c_contiguous and X.flags.aligned
-    columns = not direct and X.flags.f_contiguous and X.flags.aligned
-    raw = np.empty(buf.shape, dtype=X.dtype, order="F" if columns else "C")
+    raw = np.empty(buf.shape, dtype=X.dtype) if direct else None
+    piece = max(1, (1 << 15) // max(X.shape[1], 1))  # rows gathered at once (about 256 KiB of float64)
 
     def gathered(rows):
-        if direct:
-            return np.take(X, rows, axis=0, out=raw[: rows.size], mode="clip")
-        if columns:
-            got = raw[: rows.size]
-            for j in range(X.shape[1]):
-                np.take(X[:, j], rows, out=got[:, j], mode="clip")
-            return got
-        return X[rows]
+        return np.take(X, rows, axis=0, out=raw[: rows.size], mode="clip")
+
+    def shifted(rows, held, shift):
+        """``X[rows] - shift`` in ``buf[:rows.size]`` (from ``held``, the rows gathered already, when not None)."""
+        out = buf[: rows.size]
+        if held is not None or direct:
+            return np.subtract(held if held is not None else gathered(rows), shift, out=out)
+        for a in range(0, rows.size, piece):
+            np.subtract(X[rows[a:a + piece]], shift, out=out[a:a + piece])
+        return out
 
     unit = bool(np.all(w == 1))
     ones = np.ones(step) if unit else None  # unit weights: no gather of them
@@ -289,12 +293,13 @@ def _labelled_stats(X, hard, n, mean, m2, step, buf):
             continue
         ref = X[idx[0]].astype(np.float64)  # every feature's first value in the class (see Gaussian.stats)
         parts = [idx[a:a + step] for a in range(0, idx.size, step)]
-        held = gathered(parts[0]) if len(parts) == 1 else None  # the class fits the buffer: gathered once
+        # the class fits the buffer (and X is C-ordered): gathered once for both passes
+        held = gathered(parts[0]) if direct and len(parts) == 1 else None
         # one pass: the sums of the shifts t = x - ref and of their squares, then m2 = S2 - S1**2 / n,
         # which loses about S2 / m2 ulps: where that exceeds SHIFTED_LOSS the class takes a second pass
         s1, s2 = np.zeros(X.shape[1]), np.zeros(X.shape[1])
         for rows in parts:
-            t = np.subtract(held if held is not None else gathered(rows), ref, out=buf[: rows.size])
+            t = shifted(rows, held, ref)
             wr = ones[: rows.size] if unit else w[rows]
             s1 += wr @ t
             np.square(t, out=t)
@@ -308,6 +313,6 @@ def _labelled_stats(X, hard, n, mean, m2, step, buf):
             m2[k] = one
             continue
         for rows in parts:
-            t = np.subtract(held if held is not None else gathered(rows), mean[k], out=buf[: rows.size])
+            t = shifted(rows, held, mean[k])
             np.square(t, out=t)
             m2[k] += (ones[: rows.size] if unit else w[rows]) @ t
