@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import betaln
 
-from ._tilted_gamma import row_sum
+from ._tilted_gamma import row_sum, valid_cells
 
 __all__ = ["logits_from_theta", "prior_args", "sample_site", "sampler_args", "site_values", "stats_args",
            "suffstat_loglik", "stick_counts", "stick_log_theta", "stick_logit_rows", "stick_prior_args",
@@ -49,7 +49,7 @@ def _width(vmax: int) -> int:
 
 def _stick_valid(sizes, width):
     """(d, W) bool: stick ``i`` of feature ``j`` is real (``i < V_j - 1``)."""
-    return np.arange(width)[None, :] < (_sizes(sizes) - 1)[:, None]
+    return valid_cells(_sizes(sizes) - 1, width)
 
 
 def _sticks(conc, sizes):
@@ -58,7 +58,7 @@ def _sticks(conc, sizes):
     conc = np.asarray(conc, dtype=float)
     vmax = conc.shape[-1]
     W = _width(vmax)
-    valid_v = np.arange(vmax)[None, :] < _sizes(sizes)[:, None]
+    valid_v = valid_cells(sizes, vmax)
     c = np.where(valid_v, conc, 0.0)
     tail = np.cumsum(c[..., ::-1], axis=-1)[..., ::-1]  # sum_{v >= i}
     ok = _stick_valid(sizes, W)
@@ -138,7 +138,7 @@ def stick_log_theta(t, sp, sizes):
         cs = l1 @ jnp.triu(jnp.ones((W, W), l1.dtype))
     zero = jnp.zeros(t.shape[:-1] + (1,), t.dtype)
     lt = jnp.concatenate([lz, zero], -1)[..., :vmax] + jnp.concatenate([zero, cs], -1)[..., :vmax]
-    valid = np.arange(vmax)[None, :] < sz[:, None]
+    valid = valid_cells(sz, vmax)
     return jnp.where(valid, lt, 0.0)
 
 
@@ -152,7 +152,7 @@ def logits_from_theta(theta, sizes, prior_args=None):
     theta = np.maximum(np.nan_to_num(np.asarray(theta, dtype=float)), 1e-30)
     sz = _sizes(sizes)
     vmax = theta.shape[-1]
-    valid_v = np.arange(vmax)[None, :] < sz[:, None]
+    valid_v = valid_cells(sz, vmax)
     c = np.where(valid_v, theta, 0.0)
     tail = np.cumsum(c[..., ::-1], axis=-1)[..., ::-1]
     W = _width(vmax)

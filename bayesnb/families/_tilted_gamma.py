@@ -22,7 +22,7 @@ import numpy as np
 from scipy.special import gammaln
 
 __all__ = ["log_tilted_gamma_rows", "prior_args", "row_sum", "sample_site", "sampler_args", "site_values", "stats_args",
-           "suffstat_loglik", "tilted_gamma_rows", "tilted_log_norm"]
+           "suffstat_loglik", "tilted_gamma_rows", "tilted_log_norm", "valid_cells"]
 
 _CLASS = []  # the Distribution subclass, built on first use (jax and numpyro load only for MCMC)
 
@@ -208,7 +208,8 @@ def _build():
 SITE = "log_gamma"
 
 
-def _valid(sizes, vmax):
+def valid_cells(sizes, vmax):
+    """(d, V_max) bool: value ``v`` of feature ``j`` is real (``v < V_j``), not padding."""
     return np.arange(vmax)[None, :] < np.asarray(sizes, dtype=np.int64).reshape(-1, 1)
 
 
@@ -221,7 +222,7 @@ def prior_args(alpha, sizes) -> dict:
 def sampler_args(alpha, conc, sizes) -> dict:
     """``s_shape`` (K, d), the summed concentration of ``conc`` (None: of ``alpha``) over each row's valid
     cells (the shape of the law :func:`sample_site` gives ``S``), and the ``log_norm`` that goes with it."""
-    valid = _valid(sizes, np.shape(alpha)[-1])
+    valid = valid_cells(sizes, np.shape(alpha)[-1])
     conc = alpha if conc is None else conc
     s_shape = np.where(valid, np.asarray(conc, dtype=float), 0.0).sum(-1)
     return {"s_shape": s_shape.astype(np.float32), "log_norm": tilted_log_norm(alpha, valid, s_shape)}
@@ -251,7 +252,7 @@ def sample_site(label, sizes, prior_args, feature_plate, class_plate):
 
     alpha = prior_args["alpha"]
     K, d, vmax = alpha.shape
-    mask = _valid(sizes, vmax)  # (d, V_max) constant
+    mask = valid_cells(sizes, vmax)  # (d, V_max) constant
     with numpyro.plate(class_plate, K, dim=-2), numpyro.plate(feature_plate, d, dim=-1):
         u = numpyro.sample(f"theta_{label}__{SITE}",
                            log_tilted_gamma_rows(alpha, mask, prior_args.get("s_shape"), prior_args.get("log_norm")))
@@ -266,7 +267,7 @@ def site_values(label, theta, sizes, prior_args=None) -> dict:
     """``{"theta_<label>__log_gamma": u}``: the log of ``theta`` times ``S`` (``prior_args``' ``s_shape``
     when given, else 1; pads at 0)."""
     theta = np.asarray(theta, dtype=float)
-    valid = _valid(sizes, theta.shape[-1])
+    valid = valid_cells(sizes, theta.shape[-1])
     shape = None if prior_args is None else prior_args.get("s_shape")
     scale = 1.0 if shape is None else np.asarray(shape, dtype=float)[..., None]
     return {f"theta_{label}__{SITE}": np.where(valid, np.log(np.maximum(np.nan_to_num(theta) * scale, 1e-30)), 0.0)}

@@ -470,7 +470,7 @@ class Categorical(Family):
         """MCMC samples (leading sample axes) -> ``{"theta": (..., K, d, V_max)}``, NaN-padded."""
         theta = np.array(samples[f"theta_{label}"], dtype=float)
         vmax = theta.shape[-1]
-        theta[..., np.arange(vmax)[None, :] >= np.asarray(static, dtype=np.int64).reshape(-1, 1)] = np.nan
+        theta[..., ~_tilted_gamma.valid_cells(static, vmax)] = np.nan
         return {"theta": theta}
 
     def point_params(self, post) -> dict:
