@@ -271,7 +271,7 @@ def sample_site(label, sizes, prior_args, feature_plate, class_plate):
         x = numpyro.sample(f"theta_{label}__{SITE}", site)
     t, sp = site.logits(x)
     log_theta = stick_log_theta(t, sp, sizes)
-    valid = np.arange(log_theta.shape[-1])[None, :] < _sizes(sizes)[:, None]
+    valid = valid_cells(sizes, log_theta.shape[-1])
     numpyro.deterministic(f"theta_{label}", jnp.where(valid, jnp.exp(log_theta), 0.0))
     return {"t": t, "softplus": sp, "log_theta": log_theta}
 

@@ -482,7 +482,7 @@ class Categorical(Family):
         (in ``prior_args``' coordinates; the default ones when not given) and the deterministic
         ``theta_<label>`` (pads at 0)."""
         theta = np.asarray(params["theta"], dtype=float)
-        valid = np.arange(theta.shape[-1])[None, :] < np.asarray(static, dtype=np.int64).reshape(-1, 1)
+        valid = _tilted_gamma.valid_cells(static, theta.shape[-1])
         return {**self._site_form(static).site_values(label, theta, static, prior_args),
                 f"theta_{label}": np.where(valid, np.nan_to_num(theta), 0.0)}
 
