@@ -30,6 +30,7 @@ Usage::
     PYTHONPATH=. .venv/bin/python benchmarks/bench_inputs.py                  # 20,000 rows (~1 min)
     PYTHONPATH=. .venv/bin/python benchmarks/bench_inputs.py --rows 100000 1000000
     PYTHONPATH=. .venv/bin/python benchmarks/bench_inputs.py --only GaussianNB --layouts C Fortran
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_inputs.py --rows 100000 1000000 5000000 --rss-rows 1000000
     PYTHONPATH=. .venv/bin/python benchmarks/bench_inputs.py --write-docs     # refuses on a busy machine
 """
 
@@ -212,6 +213,8 @@ def main():
     parser.add_argument("--only", default=None, choices=list(ESTIMATORS), help="one estimator")
     parser.add_argument("--rss", action="store_true", help="RSS subprocesses at every size (default: >= 1e6 rows)")
     parser.add_argument("--no-rss", action="store_true", help="no RSS subprocesses")
+    parser.add_argument("--rss-rows", type=int, nargs="+", default=None,
+                        help="take RSS only at these sizes (default: every size >= 1e6)")
     parser.add_argument("--write-docs", action="store_true", help="record the tables in docs/benchmarks.md")
     parser.add_argument("--force", action="store_true", help="write the docs even on a busy machine")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
@@ -227,7 +230,7 @@ def main():
     t0 = time.perf_counter()
     lines = []
     for n in args.rows:
-        rss = not args.no_rss and (args.rss or n >= 1_000_000)
+        rss = not args.no_rss and (args.rss or (n in args.rss_rows if args.rss_rows else n >= 1_000_000))
         run_size(n, args.layouts, args.repeats, rss, lines)
     loads.append(load_per_core())
     la = os.getloadavg()
