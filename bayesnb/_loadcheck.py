@@ -20,6 +20,8 @@ unrelated error, or allocate unbounded memory:
 - no (class, column) counts more rows than its class holds (``Family.observed_rows``;
   not checked for a differentially private fit, whose counts are noisy);
 - a structure's statistics (``structure_stats_``) follow the same rules.
+- only a NaiveBayes (the registered class itself) holds ``sample_support_`` or an imputer
+  (:data:`NAIVE_BAYES_ONLY`, :func:`check_naive_bayes_only`).
 
 So a model file that loads predicts finite, normalised probabilities, as a fitted model does.
 
@@ -33,14 +35,14 @@ import numbers
 
 import numpy as np
 
-from ._persist_tree import registry
+from ._persist_tree import ESTIMATORS, registry, type_key
 from ._safeio import ModelFileError
 from ._utils import is_dtype
 from .generative.values import support_from_dict
 from .generative.zero_links import check_zero_links
 from .posterior import BlockPosterior, class_posterior
 
-__all__ = ["check_extras", "check_model", "check_node_tuples"]
+__all__ = ["NAIVE_BAYES_ONLY", "check_extras", "check_model", "check_naive_bayes_only", "check_node_tuples"]
 
 #: the largest count a fit makes: float64 counts rows exactly up to 2**53 (a prior or a
 #: posterior, a prior's concentration plus counts, may reach twice that)
@@ -254,6 +256,36 @@ def check_node_tuples(values, where):
         _check_tuple(st, "any", f"{where}[{j}]", rules)
 
 
+#: fitted attributes only a NaiveBayes may hold: name -> (what an error calls it, who has one)
+NAIVE_BAYES_ONLY = {"sample_support_": ("sample_support_", "a Synthesizer's NaiveBayes"),
+                    "imputer_": ("an imputer", "a NaiveBayes fitted with fit(X, y, impute=...)")}
+
+
+def check_naive_bayes_only(model, held):
+    """Refuse a model that is not a NaiveBayes but holds an attribute of :data:`NAIVE_BAYES_ONLY`.
+
+    Parameters
+    ----------
+    model : BaseNB
+        The estimator the file names; a NaiveBayes is the registered class itself
+        (``ESTIMATORS["NaiveBayes"]``), not a class of that name.
+    held : iterable of str
+        The fitted attributes the file holds (names as in :data:`NAIVE_BAYES_ONLY`).
+
+    Raises
+    ------
+    ModelFileError
+        Naming the model's class as a file names it (:func:`~bayesnb._persist_tree.type_key`), the
+        first such attribute and who may hold it.
+    """
+    if type(model) is ESTIMATORS.get("NaiveBayes"):
+        return
+    held = set(held)
+    for name, (what, who) in NAIVE_BAYES_ONLY.items():
+        if name in held:
+            _fail(f"a {type_key(type(model))} model must not hold {what} (only {who} has one)")
+
+
 def check_extras(model, post, n_features, extra):
     """Check the fitted attributes beyond the posterior (outlier threshold, EM state, dtypes).
 
@@ -298,8 +330,6 @@ def check_extras(model, post, n_features, extra):
         t = extra["target_name_"]
         if not isinstance(t, str) or not t or len(t) > 1000:
             _fail(f"target_name_ must be a non-empty string of at most 1000 characters; the file holds {str(t)[:40]!r}")
-    if "sample_support_" in extra and type(model).__name__ != "NaiveBayes":  # only a Synthesizer's model has one
-        _fail(f"a {type(model).__name__} model must not hold sample_support_ (a Synthesizer's NaiveBayes does)")
     if extra.get("sample_support_", "observed") not in ("observed", "smoothed"):
         _fail(f"sample_support_ must be 'observed' or 'smoothed'; the file holds {str(extra['sample_support_'])[:40]!r}")
     if "target_index_" in extra:

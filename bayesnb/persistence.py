@@ -61,7 +61,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from . import posterior as _post
-from ._loadcheck import check_extras, check_model
+from ._loadcheck import check_extras, check_model, check_naive_bayes_only
 from ._persist_tree import ESTIMATORS, Decoder, Encoder, registry, type_key
 from ._safeio import DEFAULT_MAX_BYTES, DEFAULT_MAX_RATIO, ModelFileError, check_key, digest, read_model, sign
 from ._version import __version__
@@ -404,6 +404,7 @@ def decode_estimator(node, dec):
     if not isinstance(extra, dict) or not set(extra) <= set(_EXTRA_FITTED):
         raise ModelFileError(f"unknown fitted attributes {sorted(set(extra) - set(_EXTRA_FITTED))[:3]}")
     extra = {a: dec(v) for a, v in extra.items()}
+    check_naive_bayes_only(model, [*extra, *(["imputer_"] if fitted.get("imputer") is not None else [])])
     check_extras(model, post, n_features, extra)
     model._set_attributes()
     for a, v in extra.items():
@@ -418,9 +419,6 @@ def decode_estimator(node, dec):
 
 def _imputer_from_file(model, node, dec):
     """The ``imputer_`` of a model fitted with ``fit(X, y, impute=...)``, read as an Imputer's file and checked."""
-    if type(model) is not ESTIMATORS.get("NaiveBayes"):  # only NaiveBayes.fit(X, y, impute=...) keeps an imputer
-        raise ModelFileError(f"a {type(model).__name__} model must not hold an imputer (only a NaiveBayes fitted "
-                             "with fit(X, y, impute=...) has one)")
     composite = _COMPOSITES.get("Imputer")
     if composite is None or not isinstance(node, dict) or node.get("estimator") != "Imputer":
         raise ModelFileError("the model's imputer must be an Imputer")

@@ -165,3 +165,41 @@ def test_categorical_site_form_follows_the_number_of_values(monkeypatch, stick_m
                    for j, c in enumerate(post.blocks[0].stats.counts))
         want += float((np.bincount(np.searchsorted(post.classes, y)) * post.class_log_prior).sum())
         assert model_log_likelihood(spec, priors, data, sites) == pytest.approx(want, rel=1e-4)
+
+
+def test_both_site_modules_are_dirichlet_sites_registered_by_their_suffix():
+    """The two site modules implement every member of the written-out interface, and the registry
+    names each by the suffix of its sample site."""
+    from bayesnb.families import _dirichlet_site as D
+    from bayesnb.families import _tilted_gamma
+
+    assert D.FORMS == {"stick": S, "log_gamma": _tilted_gamma}
+    members = [m for m in vars(D.DirichletSite) if not m.startswith("_")]
+    assert "suffstat_loglik" in members and "SITE" in D.DirichletSite.__annotations__
+    for name, mod in D.FORMS.items():
+        assert isinstance(mod, D.DirichletSite) and mod.SITE == name
+        assert all(callable(getattr(mod, m)) for m in members)
+    assert D.site_for([2, 3], 3) is S and D.site_for([2, 4], 3) is _tilted_gamma and D.site_for([], 0) is S
+
+
+@pytest.mark.parametrize(("sizes", "stick"), [([2, 3], True), ([2, 12], False)])
+def test_the_site_is_chosen_once_and_the_suffstat_likelihood_follows_it(monkeypatch, sizes, stick):
+    """numpyro_sample records the site module it chose from the sizes, and the labelled-data likelihood
+    uses that record, whatever the rule says later (no guess from the statistics' keys)."""
+    from numpyro import handlers
+
+    from bayesnb.families import Categorical, _dirichlet_site as D
+
+    rng = np.random.default_rng(2)
+    fam = Categorical()
+    prior = fam.params_type(tuple(rng.uniform(0.5, 2.0, (3, v)) for v in sizes))
+    stats = fam.stats_type(tuple(rng.integers(0, 9, (3, v)).astype(float) for v in sizes))
+    static, args, sargs = fam.numpyro_static(prior), fam.numpyro_prior_args(prior), fam.numpyro_stats_args(stats)
+    with handlers.seed(rng_seed=0):
+        params = fam.numpyro_sample("t", static, args, "feature", "class")
+    form = params[D.SITE_KEY]
+    assert form is (S if stick else D.FORMS["log_gamma"])
+    want = float(sum((n * np.asarray(params["log_theta"])[:, j, :v]).sum()
+                     for j, (n, v) in enumerate(zip(stats.counts, sizes))))
+    monkeypatch.setattr(Categorical, "STICK_MAX_VALUES", 0 if stick else 100)  # the rule now says the other form
+    assert float(fam.numpyro_suffstat_loglik(params, sargs)) == pytest.approx(want, rel=1e-5)

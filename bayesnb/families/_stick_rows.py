@@ -229,7 +229,8 @@ def _build():
 
 
 # ------------------------------------------------------------ the site form of a Categorical block
-# (the same functions as :mod:`bayesnb.families._tilted_gamma`'s; Categorical picks one module)
+# (a :class:`~bayesnb.families._dirichlet_site.DirichletSite`, as :mod:`bayesnb.families._tilted_gamma`;
+# :func:`~bayesnb.families._dirichlet_site.site_for` picks one)
 SITE = "stick"
 
 

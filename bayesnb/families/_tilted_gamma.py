@@ -204,7 +204,8 @@ def _build():
 
 
 # ------------------------------------------------------------ the site form of a Categorical block
-# (the same functions as :mod:`bayesnb.families._stick_rows`'; Categorical picks one module)
+# (a :class:`~bayesnb.families._dirichlet_site.DirichletSite`, as :mod:`bayesnb.families._stick_rows`;
+# :func:`~bayesnb.families._dirichlet_site.site_for` picks one)
 SITE = "log_gamma"
 
 

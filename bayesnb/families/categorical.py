@@ -32,7 +32,7 @@ from scipy.special import gammaln
 from . import _categorical_encoding as _enc
 from . import _private
 from ._base import Family
-from . import _stick_rows, _tilted_gamma
+from . import _dirichlet_site, _tilted_gamma
 from ._numeric import Memo, dirichlet_draws, draw_categories, maximise_evidence, observed_counts
 from ._categorical_encoding import log_probs  # (CategoricalNB.feature_log_prob_)
 
@@ -426,8 +426,8 @@ class Categorical(Family):
 
     @classmethod
     def _site_form(cls, sizes):
-        """The module of the block's NUTS site, from its features' numbers of values."""
-        return _stick_rows if max(sizes, default=0) <= cls.STICK_MAX_VALUES else _tilted_gamma
+        """The block's NUTS site module (:func:`._dirichlet_site.site_for`), from its features' numbers of values."""
+        return _dirichlet_site.site_for(sizes, cls.STICK_MAX_VALUES)
 
     def numpyro_prior_args(self, prior) -> dict:
         """The prior of the block's NUTS site (:meth:`numpyro_sample`) as float32 arrays: for
@@ -461,10 +461,12 @@ class Categorical(Family):
         transform, no scatter, one site, so the compiled sampler does not grow with the number
         of distinct vocabularies.
 
-        Returns ``{"log_theta", ...}``: ``log theta`` (K, d, V_max), pads at 0, and what
-        :meth:`numpyro_suffstat_loglik` needs.
+        Returns ``{"log_theta", "site", ...}``: ``log theta`` (K, d, V_max), pads at 0, the site
+        module chosen (:data:`._dirichlet_site.SITE_KEY`) and what its likelihood needs.
         """
-        return self._site_form(static).sample_site(label, static, prior_args, feature_plate, class_plate)
+        form = self._site_form(static)
+        params = form.sample_site(label, static, prior_args, feature_plate, class_plate)
+        return {**params, _dirichlet_site.SITE_KEY: form}
 
     def params_from_sites(self, label, static, samples: dict) -> dict:
         """MCMC samples (leading sample axes) -> ``{"theta": (..., K, d, V_max)}``, NaN-padded."""
@@ -494,8 +496,8 @@ class Categorical(Family):
     def numpyro_suffstat_loglik(self, params, stats_args):
         """``sum_{k,j,v} n[k,j,v] log theta[k,j,v]``: the labelled-data log-likelihood (per stick
         ``sum n t - (n + m) softplus(t)``, or ``sum n u - sum N log S``: no (K, d, V_max)
-        ``log theta`` in the potential's gradient)."""
-        return (_stick_rows if "tail" in stats_args else _tilted_gamma).suffstat_loglik(params, stats_args)
+        ``log theta`` in the potential's gradient), by the site module :meth:`numpyro_sample` chose."""
+        return params[_dirichlet_site.SITE_KEY].suffstat_loglik(params, stats_args)
 
     def numpyro_row_args(self, block, static) -> dict:
         """Codes as int32 (n, d) and an observed mask; missing / unseen values are masked."""

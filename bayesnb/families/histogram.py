@@ -504,7 +504,7 @@ class Histogram(Family):
 
     def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
         """``theta`` from the Dirichlet prior under plates ``class_plate`` x feature, one site for the
-        block, padded to the most bins (as :class:`~bayesnb.families.Categorical`); ``{"log_theta"}`` (K, d, B_max)."""
+        block, padded to the most bins; Categorical's ``{"log_theta", "site", ...}`` (K, d, B_max)."""
         return Categorical().numpyro_sample(label, tuple(static), prior_args, feature_plate, class_plate)
 
     def params_from_sites(self, label, static, samples: dict) -> dict:
