@@ -119,18 +119,22 @@ def fit_config(config, estimator, X, y, label_given, rng, search_rows, n_compone
     return (model, fit), fit.n_components
 
 
-def fill_config(config, member, X, given, rng, strategy="auto", n_imputations=1):
+def fill_config(config, member, X, given, rng, strategy="auto", n_imputations=1, cells=None):
     """The completed tables of ``X`` by a fitted configuration: a list of ``n_imputations`` DataFrames.
 
-    ``given``: the rows' labels to condition on (None: inferred from the observed cells).
+    ``given``: the rows' labels to condition on (None: inferred from the observed cells). ``cells``: a bool
+    (n, d) mask of the missing cells that will be used (None: all): the conditional medians of point-mass
+    columns (``"auto"``, :func:`~bayesnb.generative.values.keep_cells`) are drawn for these cells only,
+    the other cells of those columns get their projected mean (cheap; not used).
     """
     if config == "mvn":
         if strategy == "draw":
             return draw_mvn(member, X, given, label_given=given is not None, n_imputations=n_imputations,
                             random_state=rng)
         return [fill_mvn(member, X, given, label_given=given is not None)]
-    model, kw = (member[0], {"latent": member[1]}) if config == "latent" else (member, {})
-    out = model.impute(X, y=given, strategy=strategy, n_imputations=n_imputations, random_state=rng, **kw)
+    model, latent = (member[0], member[1]) if config == "latent" else (member, None)
+    out = model._impute(X, y=given, strategy=strategy, n_imputations=n_imputations, random_state=rng,
+                        parameter_uncertainty=True, n_components=1, latent=latent, median_cells=cells)
     return out if isinstance(out, list) else [out]
 
 

@@ -267,6 +267,15 @@ class GenerativeMixin(SemiSupervisedMixin):
             check_dask_impute(strategy, y, latent, n_components, self._who)
             check_is_fitted(self, "posterior_")
             return _dask.map_rows(lambda part: self.impute(part, strategy=strategy), X, "same", who=self._who)
+        return self._impute(X, strategy=strategy, n_imputations=m, random_state=random_state,
+                            parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components, latent=latent)
+
+    def _impute(self, X, *, strategy, n_imputations, random_state, parameter_uncertainty, y, n_components, latent,
+                median_cells=None):
+        """:meth:`impute` of a pandas/NumPy table (options checked), with ``median_cells``: a bool (n, d) mask
+        of the missing cells whose conditional median ``"auto"`` computes (None: every one); a point-mass
+        column's other missing cells get the projected mean (:func:`~bayesnb.generative.values.keep_cells`)."""
+        m = n_imputations
         check_memory(float(m) * np.prod(np.shape(X)), f"impute(n_imputations={m})", self._who)
         rng = as_generator(random_state)
         if latent is None and (n_components == "auto" or int(n_components) > 1):
@@ -275,9 +284,9 @@ class GenerativeMixin(SemiSupervisedMixin):
         X, encoded = self._gen_encode(X)
         allowed = None if y is None else allowed_states(group, label_codes(self.classes_, y, X.shape[0], self._who))
         draws = median_draws(self, X, y, latent)  # "auto"'s conditional medians (generative.values)
-        outs = [complete(self, X, cells, strategy, draws) for cells in impute_cells(
+        outs = [complete(self, X, cells, strategy, draws, median_cells) for cells in impute_cells(
             post, encoded, strategy=strategy, n_imputations=m, rng=rng, allowed=allowed, who=self._who,
-            parameter_uncertainty=parameter_uncertainty and not point, stacklevel=3)]
+            parameter_uncertainty=parameter_uncertainty and not point, stacklevel=5)]  # (impute, _impute)
         return outs[0] if m == 1 else outs
 
     # -------------------------------------------------------------- latent class
