@@ -1,5 +1,6 @@
-"""Imputation speed (issue 27): the conditional medians are drawn only for the cells that are used, and the
-structure draws' log-sum-exp, inverse-cdf draw and distinct-row grouping equal the slower forms they replace."""
+"""Imputation speed (issue 27): the conditional medians are drawn only for the cells that are used, the
+latent-class search's fits stop at a looser EM tolerance than the final fit, and the structure draws'
+log-sum-exp, inverse-cdf draw and distinct-row grouping equal the slower forms they replace."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import bayesnb.generative.values as values
 import bayesnb.imputer as imputer_mod
 import bayesnb.structure._logdraw as logdraw
 from bayesnb import Imputer, NaiveBayes
+from bayesnb.datasets import load_house_votes
+from bayesnb.imputation import latent_class_auto
 from bayesnb.families._numeric import draw_categories
 
 
@@ -129,3 +132,43 @@ def test_distinct_rows_groups_as_np_unique(monkeypatch):
     monkeypatch.setattr(logdraw, "_row_hash", lambda bits: np.zeros(bits.shape[0], dtype=np.uint64))
     first, inverse = logdraw.distinct_rows(key)  # every row collides: grouped exactly by np.unique
     _same_partition(first, inverse, key)
+
+
+def _record_tols(monkeypatch, model):
+    calls = []
+    inner = model._latent_em
+
+    def latent_em(encoded, class_part, y_codes, n_components, **opts):
+        calls.append((n_components, opts["n_init"], opts["tol"]))
+        return inner(encoded, class_part, y_codes, n_components, **opts)
+
+    monkeypatch.setattr(model, "_latent_em", latent_em)
+    return calls
+
+
+def test_search_tol_sets_the_tolerance_of_the_search_only(monkeypatch):
+    hv = load_house_votes()
+    X = hv.drop(columns="party").mask(np.random.default_rng(0).random((len(hv), hv.shape[1] - 1)) < 0.2)
+    y = hv["party"].to_numpy()
+    nb = NaiveBayes().fit(X, y)
+    calls = _record_tols(monkeypatch, nb)
+    fit = nb.fit_latent_class(X, y, n_components="auto", candidates=(1, 2, 3), search_tol=1e-3, random_state=0)
+    assert [c for c, _, _ in calls[:-1]] == list(fit.selection)
+    assert all(t == 1e-3 for _, _, t in calls[:-1]) and calls[-1] == (fit.n_components, 3, 1e-6)
+    calls.clear()
+    fit = latent_class_auto(nb, X, y, random_state=0)  # impute_table's search: one start, 1e-5, then 3 at 1e-6
+    assert all((k, t) == (1, 1e-5) for _, k, t in calls[:-1]) and calls[-1] == (fit.n_components, 3, 1e-6)
+    calls.clear()
+    nb.fit_latent_class(X, y, n_components="auto", candidates=(1, 2), tol=1e-4, random_state=0)
+    assert all(t == 1e-4 for _, _, t in calls)  # default: the search at tol
+    calls.clear()
+    again = latent_class_auto(nb, X, y, random_state=0)  # deterministic given the seed
+    assert again.selection == fit.selection and again.n_components == fit.n_components
+
+
+@pytest.mark.parametrize("bad", [0, 1, -1e-5, True, "1e-5"])
+def test_search_tol_refuses_a_bad_value(bad):
+    hv = load_house_votes()
+    with pytest.raises(ValueError, match="search_tol"):
+        NaiveBayes().fit(hv.drop(columns="party"), hv["party"]).fit_latent_class(
+            hv.drop(columns="party"), n_components="auto", search_tol=bad)
