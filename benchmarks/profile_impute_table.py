@@ -42,6 +42,7 @@ def main():
     ap.add_argument("--mask", default="MCAR 30%")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("--sort", default="cumulative", help="pstats order: cumulative, tottime, ...")
     ap.add_argument("--no-profile", action="store_true", help="phase times only (no cProfile overhead)")
     args = ap.parse_args()
     X, y = adult_table(args.adult, args.rows)
@@ -61,7 +62,7 @@ def main():
     for what, cfg, sec in log:
         print(f"  {what:5s} {cfg:7s} {sec:8.1f} s")
     if prof is not None:
-        pstats.Stats(prof).sort_stats("cumulative").print_stats(args.top)
+        pstats.Stats(prof).sort_stats(args.sort).print_stats(args.top)
 
 
 if __name__ == "__main__":
