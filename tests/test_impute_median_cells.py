@@ -172,3 +172,29 @@ def test_search_tol_refuses_a_bad_value(bad):
     with pytest.raises(ValueError, match="search_tol"):
         NaiveBayes().fit(hv.drop(columns="party"), hv["party"]).fit_latent_class(
             hv.drop(columns="party"), n_components="auto", search_tol=bad)
+
+
+def test_mvn_fill_draws_no_median_for_the_columns_it_covers(monkeypatch):
+    from bayesnb.mvn_impute import fill_mvn, fit_mvn
+
+    X, y = _zero_inflated(seed=3)
+    fit = fit_mvn(X, y)
+    assert 0 in fit.columns  # the point-mass column is one the multivariate normal fills
+    asked = []
+    inner = values.median_draws
+
+    def median_draws(*a, **k):
+        draws = inner(*a, **k)
+        return lambda rows, S: asked.append(rows) or draws(rows, S)
+
+    monkeypatch.setattr("bayesnb.generative.methods.median_draws", median_draws)
+    got = fill_mvn(fit, X, y, label_given=True)
+    assert not asked  # before: a median for every missing gain cell, then written over
+    plain = type(fit.model)._impute
+
+    def every_median(self, X, **kw):  # the base fill with every median, as model.impute computes it
+        return plain(self, X, **{**kw, "median_cells": None})
+
+    monkeypatch.setattr(type(fit.model), "_impute", every_median)
+    pd.testing.assert_frame_equal(got, fill_mvn(fit, X, y, label_given=True))
+    assert asked
