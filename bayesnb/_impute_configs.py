@@ -32,6 +32,10 @@ SEARCH_ROWS = 5000
 #: Random starts of each count's EM in that search (the final fit at the chosen count keeps ``n_init=3``).
 SEARCH_N_INIT = 1
 
+#: EM tolerance of each count's fit in that search (the final fit at the chosen count keeps ``tol=1e-6``):
+#: on the census table it halves the search's iterations and chose the same counts (docs/benchmarks.md).
+SEARCH_TOL = 1e-5
+
 
 def _check_search_rows(search_rows, who):
     if search_rows is not None and not (isinstance(search_rows, int | np.integer) and not isinstance(search_rows, bool)
@@ -54,15 +58,16 @@ def _configuration_names(configurations, who="impute_table", estimator=None):
     return configs
 
 
-def latent_class_auto(model, X, y=None, *, search_rows=SEARCH_ROWS, random_state=None, search_n_init=SEARCH_N_INIT):
+def latent_class_auto(model, X, y=None, *, search_rows=SEARCH_ROWS, random_state=None, search_n_init=SEARCH_N_INIT,
+                      search_tol=SEARCH_TOL):
     """A fitted model's latent-class model with the component count chosen on at most ``search_rows`` rows.
 
     ``model.fit_latent_class(X, y, n_components="auto")`` when ``X`` has at most
     ``search_rows`` rows (or ``search_rows`` is None); otherwise the same search on a random
     subsample of ``search_rows`` rows, then ``fit_latent_class`` with the chosen count on every
     row. The returned fit's ``selection`` holds the subsample's scores. Each count tried in the search
-    is fitted from ``search_n_init`` random starts (``fit_latent_class(search_n_init=)``), the chosen
-    count from ``fit_latent_class``'s three.
+    is fitted from ``search_n_init`` random starts (``fit_latent_class(search_n_init=)``) to the EM tolerance
+    ``search_tol``, the chosen count from ``fit_latent_class``'s three to its tolerance (``1e-6``).
 
     Parameters
     ----------
@@ -76,6 +81,8 @@ def latent_class_auto(model, X, y=None, *, search_rows=SEARCH_ROWS, random_state
     random_state : None, int or Generator
     search_n_init : int or None, default=SEARCH_N_INIT
         Random starts per count tried in the search (None: ``fit_latent_class``'s ``n_init``, 3).
+    search_tol : float or None, default=SEARCH_TOL
+        EM tolerance of each count's fit in the search (None: ``fit_latent_class``'s ``tol``, 1e-6).
 
     Returns
     -------
@@ -87,10 +94,11 @@ def latent_class_auto(model, X, y=None, *, search_rows=SEARCH_ROWS, random_state
     rng = as_generator(random_state)
     n = X.shape[0]
     if search_rows is None or n <= search_rows:
-        return model.fit_latent_class(X, y, n_components="auto", random_state=rng, search_n_init=search_n_init)
+        return model.fit_latent_class(X, y, n_components="auto", random_state=rng, search_n_init=search_n_init,
+                                      search_tol=search_tol)
     rows = np.sort(rng.choice(n, size=search_rows, replace=False))
     sub = model.fit_latent_class(X.iloc[rows], None if y is None else np.asarray(y)[rows], n_components="auto",
-                                 random_state=rng, search_n_init=search_n_init)
+                                 random_state=rng, search_n_init=search_n_init, search_tol=search_tol)
     fit = model.fit_latent_class(X, y, n_components=sub.n_components, random_state=rng)
     return fit._replace(selection=sub.selection)
 
@@ -119,18 +127,22 @@ def fit_config(config, estimator, X, y, label_given, rng, search_rows, n_compone
     return (model, fit), fit.n_components
 
 
-def fill_config(config, member, X, given, rng, strategy="auto", n_imputations=1):
+def fill_config(config, member, X, given, rng, strategy="auto", n_imputations=1, cells=None):
     """The completed tables of ``X`` by a fitted configuration: a list of ``n_imputations`` DataFrames.
 
-    ``given``: the rows' labels to condition on (None: inferred from the observed cells).
+    ``given``: the rows' labels to condition on (None: inferred from the observed cells). ``cells``: a bool
+    (n, d) mask of the missing cells that will be used (None: all): the conditional medians of point-mass
+    columns (``"auto"``, :func:`~bayesnb.generative.values.keep_cells`) are drawn for these cells only,
+    the other cells of those columns get their projected mean (cheap; not used).
     """
     if config == "mvn":
         if strategy == "draw":
             return draw_mvn(member, X, given, label_given=given is not None, n_imputations=n_imputations,
                             random_state=rng)
         return [fill_mvn(member, X, given, label_given=given is not None)]
-    model, kw = (member[0], {"latent": member[1]}) if config == "latent" else (member, {})
-    out = model.impute(X, y=given, strategy=strategy, n_imputations=n_imputations, random_state=rng, **kw)
+    model, latent = (member[0], member[1]) if config == "latent" else (member, None)
+    out = model._impute(X, y=given, strategy=strategy, n_imputations=n_imputations, random_state=rng,
+                        parameter_uncertainty=True, n_components=1, latent=latent, median_cells=cells)
     return out if isinstance(out, list) else [out]
 
 

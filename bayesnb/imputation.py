@@ -124,9 +124,11 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
     ``Imputer(**kw).fit(X, y).impute(X, y)`` (:class:`~bayesnb.Imputer`), which keeps the chosen
     configurations fitted (to impute new rows, save, draw multiple imputations). Cost: every configuration is fitted and imputes
     once on the table with hidden cells, and each configuration chosen for some column once more
-    on the real table; the latent-class search dominates (seconds to minutes: it fits EM for
-    several component counts on at most ``search_rows`` rows, once; then the chosen count on
-    every row, in each of the two passes). Pass a single
+    on the real table. The two larger parts: the latent-class search (EM for several component
+    counts on at most ``search_rows`` rows, once, each count to a looser tolerance; then the
+    chosen count on every row, in each of the two passes), and the conditional medians of
+    point-mass columns (101 draws per cell), drawn only for the cells that are used: the hidden
+    cells in the selection, each configuration's own columns in the fill. Pass a single
     configuration (e.g. ``configurations="naive"``) to skip the selection.
 
     Parameters

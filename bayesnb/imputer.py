@@ -201,7 +201,7 @@ class Imputer(TransformerMixin, BaseEstimator):
         for cfg in configs:
             bar.set_postfix_str(f"{cfg} (hidden cells)")
             member, n = fit_config(cfg, estimator, Xh, y, self.label_given, rng, self.search_rows)
-            fills[cfg] = fill_config(cfg, member, Xh, given, rng)[0]
+            fills[cfg] = fill_config(cfg, member, Xh, given, rng, cells=hidden)[0]  # only hidden cells are scored
             count = n if cfg == "latent" else count
             bar.update()
         rows, chosen, kinds = [], {}, loss_kinds(X)
@@ -307,8 +307,10 @@ class Imputer(TransformerMixin, BaseEstimator):
         missing = [c for c in X.columns if X[c].isna().any()]
         first, draw = next(iter(self.models_)), getattr(self, "draw_configuration_", None)
         use = {c: draw if strategy == "draw" and draw is not None else self.chosen_.get(c, first) for c in missing}
-        tables = {cfg: fill_config(cfg, model, X, given, rng, strategy, m) for cfg, model in self.models_.items()
-                  if cfg in use.values()}
+        miss = X.isna().to_numpy()  # each configuration's medians only for the columns it fills
+        tables = {cfg: fill_config(cfg, model, X, given, rng, strategy, m,
+                                   cells=miss & np.array([use.get(c) == cfg for c in X.columns])[None, :])
+                  for cfg, model in self.models_.items() if cfg in use.values()}
         out = []
         for i in range(m):
             table = X.copy()

@@ -279,7 +279,11 @@ def fill_mvn(fit, X, y=None, *, label_given=False, class_posterior="naive"):
         The completed table.
     """
     model = fit.model
-    base = model.impute(X, y=y if label_given else None)
+    # the naive model fills the other columns: the conditional medians of the covered ones (written over
+    # below) are not drawn
+    other = X.isna().to_numpy() & ~np.isin(np.arange(X.shape[1]), fit.columns)[None, :]
+    base = model._impute(X, strategy="auto", n_imputations=1, random_state=None, parameter_uncertainty=True,
+                         y=y if label_given else None, n_components=1, latent=None, median_cells=other)
     if not fit.columns:
         return base
     A = _numeric_block(fit, X, "impute_mvn")

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from bayesnb import Gaussian, LogNormal, NaiveBayes, impute_table
-from bayesnb._impute_configs import SEARCH_N_INIT
+from bayesnb._impute_configs import SEARCH_N_INIT, SEARCH_TOL
 from bayesnb.imputation import latent_class_auto
 
 
@@ -114,7 +114,7 @@ def test_latent_count_is_searched_on_a_subsample_then_fitted_on_every_row():
     rng = np.random.default_rng(0)
     rows = np.sort(rng.choice(len(X), size=80, replace=False))
     sub = model.fit_latent_class(X.iloc[rows], None, n_components="auto", random_state=rng,
-                                 search_n_init=SEARCH_N_INIT)
+                                 search_n_init=SEARCH_N_INIT, search_tol=SEARCH_TOL)
     full = model.fit_latent_class(X, None, n_components=sub.n_components, random_state=rng)
     assert fit.n_components == sub.n_components >= 2 and fit.selection == sub.selection
     assert max(fit.selection) <= 8  # the subsample's cap (80 // 10), not the table's (20)
@@ -123,7 +123,8 @@ def test_latent_count_is_searched_on_a_subsample_then_fitted_on_every_row():
     assert again.n_components == fit.n_components and again.em_objective == fit.em_objective  # a seed fixes it
     # a table no larger than search_rows: the plain search on every row
     small = latent_class_auto(model, X.iloc[:80], None, search_rows=80, random_state=1)
-    plain = model.fit_latent_class(X.iloc[:80], None, n_components="auto", random_state=1, search_n_init=1)
+    plain = model.fit_latent_class(X.iloc[:80], None, n_components="auto", random_state=1, search_n_init=1,
+                                   search_tol=SEARCH_TOL)
     assert small.selection == plain.selection and small.em_objective == plain.em_objective
 
 

@@ -250,6 +250,17 @@ class StructureCommonMixin:
                                   parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components,
                                   latent=latent)
         m = check_impute_options(strategy, n_imputations, self._who)
+        return self._impute(X, strategy=strategy, n_imputations=m, random_state=random_state,
+                            parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components, latent=latent)
+
+    def _impute(self, X, *, strategy, n_imputations, random_state, parameter_uncertainty, y, n_components, latent,
+                median_cells=None):
+        """:meth:`impute` with its options checked, and ``median_cells`` (see ``GenerativeMixin._impute``)."""
+        if self._structure_fitted() is None:
+            return super()._impute(X, strategy=strategy, n_imputations=n_imputations, random_state=random_state,
+                                   parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components,
+                                   latent=latent, median_cells=median_cells)
+        m = n_imputations
         rng = as_generator(random_state)
         if latent is None and (n_components == "auto" or int(n_components) != 1):
             latent = self.fit_latent_class(X, y, n_components=n_components, random_state=rng)
@@ -262,14 +273,14 @@ class StructureCommonMixin:
         encoded, _ = self._encode_blocks(X, post)
         allowed = np.ones((X.shape[0], len(group)), dtype=bool) if y is None else allowed_states(
             group, label_codes(self.classes_, y, X.shape[0], self._who))
-        warn_empty_columns(post, "impute", self._who, encoded, stacklevel=3)
+        warn_empty_columns(post, "impute", self._who, encoded, stacklevel=4)  # the caller of impute
         fill = self._structure_imputer(encoded, strategy, rng, model)
         draws = median_draws(self, X, y, latent)  # "auto"'s conditional medians (generative.values)
         outs = []
         for _ in range(m):
             r = rng if strategy == "draw" and parameter_uncertainty else None
             logw = np.where(allowed, class_log_weights(states, r)[None, :], -np.inf)
-            outs.append(complete(self, X, fill(logw, r), strategy, draws))
+            outs.append(complete(self, X, fill(logw, r), strategy, draws, median_cells))
         return outs[0] if m == 1 else outs
 
     @property

@@ -267,6 +267,15 @@ class GenerativeMixin(SemiSupervisedMixin):
             check_dask_impute(strategy, y, latent, n_components, self._who)
             check_is_fitted(self, "posterior_")
             return _dask.map_rows(lambda part: self.impute(part, strategy=strategy), X, "same", who=self._who)
+        return self._impute(X, strategy=strategy, n_imputations=m, random_state=random_state,
+                            parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components, latent=latent)
+
+    def _impute(self, X, *, strategy, n_imputations, random_state, parameter_uncertainty, y, n_components, latent,
+                median_cells=None):
+        """:meth:`impute` of a pandas/NumPy table (options checked), with ``median_cells``: a bool (n, d) mask
+        of the missing cells whose conditional median ``"auto"`` computes (None: every one); a point-mass
+        column's other missing cells get the projected mean (:func:`~bayesnb.generative.values.keep_cells`)."""
+        m = n_imputations
         check_memory(float(m) * np.prod(np.shape(X)), f"impute(n_imputations={m})", self._who)
         rng = as_generator(random_state)
         if latent is None and (n_components == "auto" or int(n_components) > 1):
@@ -275,15 +284,15 @@ class GenerativeMixin(SemiSupervisedMixin):
         X, encoded = self._gen_encode(X)
         allowed = None if y is None else allowed_states(group, label_codes(self.classes_, y, X.shape[0], self._who))
         draws = median_draws(self, X, y, latent)  # "auto"'s conditional medians (generative.values)
-        outs = [complete(self, X, cells, strategy, draws) for cells in impute_cells(
+        outs = [complete(self, X, cells, strategy, draws, median_cells) for cells in impute_cells(
             post, encoded, strategy=strategy, n_imputations=m, rng=rng, allowed=allowed, who=self._who,
-            parameter_uncertainty=parameter_uncertainty and not point, stacklevel=3)]
+            parameter_uncertainty=parameter_uncertainty and not point, stacklevel=5)]  # (impute, _impute)
         return outs[0] if m == 1 else outs
 
     # -------------------------------------------------------------- latent class
     def fit_latent_class(self, X, y=None, *, n_components=2, candidates=(1, 2, 3, 4, 6, 8), holdout=0.1,
                          n_init=3, tol=1e-6, max_iter=200, random_state=None, verbose=None,
-                         component_prior="class", search_n_init=None):
+                         component_prior="class", search_n_init=None, search_tol=None):
         """Fit a latent-class model on ``X``: each class a mixture of naive-Bayes components.
 
         The latent states are (class, component) pairs; every state has the estimator's
@@ -323,6 +332,11 @@ class GenerativeMixin(SemiSupervisedMixin):
             Random starts of each count's fit in the ``"auto"`` search (None: ``n_init``); the
             final fit at the chosen count always uses ``n_init``. One start per count makes the
             search about ``n_init`` times cheaper, at the cost of a noisier score per count.
+        search_tol : float or None, default=None
+            The EM tolerance of each count's fit in the ``"auto"`` search (None: ``tol``); the final fit
+            at the chosen count always uses ``tol``. The search compares held-out scores that differ by
+            tens of nats between counts; a looser tolerance (``1e-5``) stops each fit in about half
+            the iterations and moves those scores by a few nats.
 
         Returns
         -------
@@ -333,6 +347,9 @@ class GenerativeMixin(SemiSupervisedMixin):
                                               and not isinstance(search_n_init, bool) and search_n_init >= 1):
             raise ValueError(f"{self._who}: search_n_init must be None or a whole number >= 1; "
                              f"received {search_n_init!r}.")
+        if search_tol is not None and not (isinstance(search_tol, numbers.Real) and not isinstance(search_tol, bool)
+                                           and 0 < search_tol < 1):
+            raise ValueError(f"{self._who}: search_tol must be None or a number in (0, 1); received {search_tol!r}.")
         rng = as_generator(random_state)
         self._gen_model()
         X = self._check_X(X, reset=False)
@@ -353,7 +370,8 @@ class GenerativeMixin(SemiSupervisedMixin):
             train = self._latent_start(mask_cells(X, rows, cols), y_codes)
             full, _ = self._encode_blocks(X, self.posterior_)
             cap = max(1, n // (10 * len(self.classes_)))
-            search = {**opts, "n_init": n_init if search_n_init is None else int(search_n_init)}
+            search = {**opts, "n_init": n_init if search_n_init is None else int(search_n_init),
+                      "tol": tol if search_tol is None else float(search_tol)}
             scores = em.search_components(self.posterior_, train, full, y_codes, np.unique(rows), candidates, cap,
                                           who=self._who, stacklevel=3, fit=latent_em,
                                           log_px=self._latent_log_px, verbose=verbose, **search)

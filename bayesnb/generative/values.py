@@ -305,7 +305,7 @@ def _median_columns(cells, supports):
     return cols
 
 
-def keep_cells(cells, supports, strategy, draws=None):
+def keep_cells(cells, supports, strategy, draws=None, median_cells=None):
     """Imputed cells kept on their columns' supports (see the module docstring).
 
     Parameters
@@ -319,6 +319,12 @@ def keep_cells(cells, supports, strategy, draws=None):
         ``draws(rows, S)``: ``S`` plug-in draws of those rows' missing cells from ``p(x_miss | x_obs)``,
         a float array of shape (S, len(rows), n_features) (:func:`median_draws`); needed for the
         conditional median of a column with a point mass under ``"auto"``.
+    median_cells : ndarray of bool of shape (n_samples, n_features), optional
+        The cells whose conditional median is wanted (None: every imputed cell of a column with a point
+        mass); the other cells of those columns are moved onto the column's values like any numeric
+        fill, and no row is drawn for them. :class:`~bayesnb.Imputer` passes the cells it will use
+        (the hidden cells it scores; the columns a configuration fills): the draws for the medians
+        are most of a fill's cost.
 
     Returns
     -------
@@ -328,9 +334,14 @@ def keep_cells(cells, supports, strategy, draws=None):
     if not supports or strategy == "mean":
         return cells
     medians = _median_columns(cells, supports) if strategy == "auto" and draws is not None else set()
+    def wanted(rows, cols):  # cells of a median column whose median is wanted
+        sel = np.isin(cols, list(medians))
+        return sel if median_cells is None else sel & np.asarray(median_cells, dtype=bool)[rows, cols]
+
     if medians:
-        need = np.unique(np.concatenate([r[np.isin(c, list(medians))] for r, c, _ in cells]))
-        drawn = draws(need, MEDIAN_DRAWS)
+        need = np.unique(np.concatenate([r[wanted(r, c)] for r, c, _ in cells]))
+        medians = medians if need.size else set()
+        drawn = draws(need, MEDIAN_DRAWS) if need.size else None
     out = []
     for rows, cols, vals in cells:
         if np.asarray(vals).dtype.kind not in "biuf":
@@ -342,11 +353,13 @@ def keep_cells(cells, supports, strategy, draws=None):
             if s is None:
                 continue
             sel = cols == j
-            if int(j) in medians:
-                stack = drawn[:, np.searchsorted(need, rows[sel]), int(j)]  # (S, m)
-                vals[sel] = np.median(project(stack.ravel(), s).reshape(stack.shape), axis=0)
-            else:
-                vals[sel] = project(vals[sel], s)
+            med = sel & wanted(rows, cols) if int(j) in medians else np.zeros_like(sel)
+            if med.any():
+                stack = drawn[:, np.searchsorted(need, rows[med]), int(j)]  # (S, m)
+                vals[med] = np.median(project(stack.ravel(), s).reshape(stack.shape), axis=0)
+            rest = sel & ~med
+            if rest.any():
+                vals[rest] = project(vals[rest], s)
         out.append((rows, cols, vals))
     return out
 
@@ -456,12 +469,13 @@ def record_supports(est, X, partial, sample_weight=None):
 
 
 
-def complete(model, X, cells, strategy, draws=None):
-    """A completed copy of ``X``: ``cells`` kept on their columns' values (:func:`keep_cells`), written in
-    (:func:`~bayesnb.generative.tables.write_cells`), then the model's zero links kept
-    (:func:`~bayesnb.generative.zero_links.keep_zero_links`). ``model`` a fitted estimator (its
+def complete(model, X, cells, strategy, draws=None, median_cells=None):
+    """A completed copy of ``X``: ``cells`` kept on their columns' values (:func:`keep_cells`, with
+    ``median_cells``), written in (:func:`~bayesnb.generative.tables.write_cells`), then the model's zero
+    links kept (:func:`~bayesnb.generative.zero_links.keep_zero_links`). ``model`` a fitted estimator (its
     ``value_support_`` and ``zero_links_``, where it has them)."""
-    table = write_cells(X, keep_cells(cells, getattr(model, "value_support_", None), strategy, draws))
+    table = write_cells(X, keep_cells(cells, getattr(model, "value_support_", None), strategy, draws,
+                                      median_cells))
     return keep_zero_links(table, X, getattr(model, "zero_links_", None))
 
 

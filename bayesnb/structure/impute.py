@@ -35,10 +35,10 @@ the missing ancestors of observed cells, then draws the other missing cells forw
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logsumexp
 
 from . import infer as _si
 from . import model as _mx
+from ._logdraw import distinct_rows, draw_log, lse
 from .model import (
     _n_parent_states,
     _parent_index,
@@ -123,10 +123,10 @@ def _forest(model, phi, logw, who, check=True):
     up, msg = [None] * d, [None] * d
     for j in reversed(order):
         up[j] = sum((msg[c] for c in children[j]), np.zeros((n, K, phi[j].shape[3])))
-        msg[j] = logsumexp(phi[j] + up[j][:, :, None, :], axis=3)  # (n, K, P_j)
+        msg[j] = lse(phi[j] + up[j][:, :, None, :], axis=3)  # (n, K, P_j)
     roots = [j for j in order if not parents[j]]
     joint = logw + sum((msg[r][:, :, 0] for r in roots), np.zeros((n, K)))
-    norm = logsumexp(joint, axis=1, keepdims=True)
+    norm = lse(joint, axis=1, keepdims=True)
     if check:
         _check_rows(norm, who)
     out, fam = [None] * d, [None] * d
@@ -135,7 +135,7 @@ def _forest(model, phi, logw, who, check=True):
             if not parents[j]:
                 out[j] = (joint - norm - msg[j][:, :, 0])[:, :, None]  # (n, K, 1)
             fam[j] = out[j][..., None] + phi[j] + up[j][:, :, None, :]
-            down = logsumexp(out[j][..., None] + phi[j], axis=2)  # (n, K, B_j)
+            down = lse(out[j][..., None] + phi[j], axis=2)  # (n, K, B_j)
             for c in children[j]:
                 out[c] = down + sum((msg[o] for o in children[j] if o != c), np.zeros_like(down))
         return fam, (joint - norm, up, norm[:, 0])
@@ -166,8 +166,7 @@ def _draw_forest_states(model, phi, up, rows, z, states, shared, rng):
             p = p[z, u]
             states[:, j] = draw_categories(p / p.sum(axis=1, keepdims=True), rng.random(n))
             continue
-        lp = phi[j][rows, z, u] + up[j][rows, z]
-        states[:, j] = draw_categories(np.exp(lp - logsumexp(lp, axis=1, keepdims=True)), rng.random(n))
+        states[:, j] = draw_log(phi[j][rows, z, u] + up[j][rows, z], rng.random(n))
 
 
 def _enumerate(model, phi, logw, data, who):
@@ -197,7 +196,7 @@ def _enumerate(model, phi, logw, data, who):
             us = [_parent_index(nodes, parents[j], S) for j in range(d)]
             for j in range(d):
                 acc += phi[j][r[:, None], :, us[j], S[..., j]]
-            norm = logsumexp(acc, axis=(1, 2), keepdims=True)
+            norm = lse(acc, axis=(1, 2), keepdims=True)
             _check_rows(norm, who)
             p = np.exp(acc - norm)
             for j in M:
@@ -266,7 +265,7 @@ def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True,
             acc = np.broadcast_to(logw[r][:, None, :], (r.size, total, K)).copy()
             for j in keep:
                 acc += phi[j][r[:, None], :, _parent_index(nodes, parents[j], S), S[..., j]]
-            norm = logsumexp(acc, axis=(1, 2), keepdims=True)
+            norm = lse(acc, axis=(1, 2), keepdims=True)
             if check:
                 _check_rows(norm, who)
             lognorm[r] = norm.ravel()
@@ -284,7 +283,7 @@ def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True,
         r = np.flatnonzero(todo[:, j])
         if r.size:
             lp = phi[j][src[r], z[r], _parent_index(nodes, parents[j], drawn[r])]  # (m, B_j)
-            drawn[r, j] = draw_categories(np.exp(lp - logsumexp(lp, axis=1, keepdims=True)), rng.random(r.size))
+            drawn[r, j] = draw_log(lp, rng.random(r.size))
     return z, drawn, lognorm
 
 
@@ -370,8 +369,7 @@ def _distinct_rows(data, logw):
     key = _row_key(data, logw)
     if key is None:
         return None
-    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
-    return first, np.asarray(inverse).reshape(-1)
+    return distinct_rows(key)
 
 
 def _draw_windows(data, logw):
@@ -491,7 +489,7 @@ def impute_nodes(model, data, logw, strategy, rng, who="NaiveBayes"):
         if not nd.numeric:
             s = states[:, j].astype(np.int64)  # (codes as int64, whatever the states' type)
             if r.size:
-                s[r] = logsumexp(fam[j][r], axis=(1, 2)).argmax(axis=1)
+                s[r] = lse(fam[j][r], axis=(1, 2)).argmax(axis=1)
             out[j] = s
             continue
         x = np.asarray(cols[j], dtype=float).copy()
