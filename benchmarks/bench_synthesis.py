@@ -254,8 +254,13 @@ def methods(configs, epochs, sdv_kinds, copula=True):
         print("sdv not installed (pip install 'bayesnb[bench]'): SDV rows skipped")
         return out
     for kind in sdv_kinds:
-        out[f"SDV {kind}"] = fit_sdv(kind, epochs)
+        out[sdv_name(kind, epochs)] = fit_sdv(kind, epochs)
     return out
+
+
+def sdv_name(kind, epochs):
+    """The row name of an SDV synthesizer: a neural one at other than SDV's default epochs is named with them."""
+    return f"SDV {kind}" + (f" ({epochs} epochs)" if epochs is not None and kind != "GaussianCopula" else "")
 
 
 def _kw(params):

@@ -93,6 +93,12 @@ def test_copula_peer_keeps_integer_dtypes_and_seen_categories(tmp_path):
     assert bench.COPULA not in bench.methods(["default"], None, [], copula=False)
 
 
+def test_neural_peers_at_other_epochs_are_named_with_them():
+    names = [bench.sdv_name(k, 30) for k in ("GaussianCopula", "CTGAN", "TVAE")]
+    assert names == ["SDV GaussianCopula", "SDV CTGAN (30 epochs)", "SDV TVAE (30 epochs)"]
+    assert bench.sdv_name("CTGAN", None) == "SDV CTGAN"
+
+
 def test_bars_count_lower_is_better_metrics_ties_and_the_copula_and_quote_the_reference():
     rows = _rows()
     rows["unseen_category_pairs"] = [0.008, 0.02]
