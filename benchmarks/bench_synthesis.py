@@ -324,7 +324,8 @@ def worst(report, k=5):
 
 def _real_holdout(test):
     """The maker of the reference row: the real test rows, as they are."""
-    return lambda train, target, seed: ((lambda n, sd: test.copy()), f"the {len(test)} real test rows, unseen in fitting")
+    info = f"the {len(test)} real test rows, unseen in fitting"
+    return lambda train, target, seed: ((lambda n, sd: test.copy()), info)
 
 
 def run_table(name, train, test, target, makers, seed, max_rows, note="", details=None, csv=None, reference=False):
