@@ -16,7 +16,9 @@ shares can differ from the report's in the third digit):
   distance to the nearest row of the other table, counted over the misses (the top five).
 
 The real holdout (the test rows) is scored as a method of its own ("real holdout"), as the
-reference of what fresh real rows read.
+reference of what fresh real rows read. Column shapes and pair trends depend on the table's size
+(sampling noise lowers both), and the holdout has fewer rows than a synthetic table; so ``shape
+@n`` / ``trend @n`` also score a seeded subsample of each synthetic table of the holdout's size.
 
 Usage::
 
@@ -37,6 +39,7 @@ from sklearn.neighbors import NearestNeighbors
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_synthesis as bench  # noqa: E402
 
+from bayesnb import synthetic_report  # noqa: E402
 from bayesnb._synthetic_distance import encode, nearest_distances  # noqa: E402
 from bayesnb.synthetic import _prepare  # noqa: E402
 
@@ -52,8 +55,10 @@ def _width(prep):
     return np.array(names)
 
 
-def analyse(train, syn, seed, max_rows, k=5, q=0.95):
+def analyse(train, syn, seed, max_rows, n_equal, k=5, q=0.95):
     """The radii, scores and the columns of the misses of one synthetic table (a dict)."""
+    sub = syn.sample(min(n_equal, len(syn)), random_state=seed) if len(syn) > n_equal else syn
+    s = synthetic_report(train, sub, metrics=()).summary
     prep = _prepare(train, (syn, "synthetic"))
     real, points = encode(list(prep.values()))
     cols = _width(prep)
@@ -62,7 +67,7 @@ def analyse(train, syn, seed, max_rows, k=5, q=0.95):
     points = points[np.sort(rng.choice(len(points), min(max_rows, len(points)), replace=False))]
     r_alpha = np.quantile(nearest_distances(real, real, k, exclude_self=True), q)
     r_beta = np.quantile(nearest_distances(points, points, k, exclude_self=True), q)
-    out = {"r_alpha": r_alpha, "r_beta": r_beta}
+    out = {"r_alpha": r_alpha, "r_beta": r_beta, "shape @n": s["column_shapes"], "trend @n": s["column_pair_trends"]}
     for label, a, b, r in (("alpha", points, real, r_alpha), ("beta", real, points, r_beta)):
         d, idx = NearestNeighbors(n_neighbors=1).fit(b).kneighbors(a)
         d, idx = d[:, 0], idx[:, 0]
@@ -93,11 +98,12 @@ def main(argv=None):
             tables[name] = pd.read_csv(f).astype(train.dtypes.to_dict())
     rows = []
     for name, syn in tables.items():
-        rows.append({"method": name, **analyse(train, syn, args.seed, args.max_rows)})
+        rows.append({"method": name, **analyse(train, syn, args.seed, args.max_rows, len(test))})
         print(rows[-1], flush=True)
     res = pd.DataFrame(rows)
     print()
-    keys = ["r_alpha", "r_beta", "alpha score", "beta score", "alpha median nn", "beta median nn"]
+    keys = ["shape @n", "trend @n", "r_alpha", "r_beta", "alpha score", "beta score", "alpha median nn",
+            "beta median nn"]
     print("| method | " + " | ".join(keys) + " |\n" + "|---" * (len(keys) + 1) + "|")
     for r in rows:
         print(f"| {r['method']} | " + " | ".join(f"{r[k]:.3f}" for k in keys) + " |")
