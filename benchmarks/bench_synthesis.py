@@ -328,6 +328,19 @@ def _real_holdout(test):
     return lambda train, target, seed: ((lambda n, sd: test.copy()), info)
 
 
+def append_csv(row, csv):
+    """Append one row to ``csv``, under the file's header when it has one (a row lacking some of its
+    columns, e.g. the reference's efficacy, leaves them empty; a new column is dropped with a warning)."""
+    frame = pd.DataFrame([row])
+    if os.path.exists(csv):
+        header = list(pd.read_csv(csv, nrows=0).columns)
+        extra = [c for c in frame.columns if c not in header]
+        if extra:
+            print(f"    {csv}: columns {extra} not in its header, not written", flush=True)
+        frame = frame.reindex(columns=header)
+    frame.to_csv(csv, mode="a", header=not os.path.exists(csv), index=False)
+
+
 def run_table(name, train, test, target, makers, seed, max_rows, note="", details=None, csv=None, reference=False):
     """Fit, sample and score every method on one table; with ``details`` (a folder) also write each
     report's per-column and per-pair tables there; with ``reference`` add the real-holdout row."""
@@ -354,7 +367,7 @@ def run_table(name, train, test, target, makers, seed, max_rows, note="", detail
               f"beta-R {s['beta_recall']:.4f}", flush=True)
         print(worst(report), flush=True)
         if csv:  # row by row, so that a run stopped early keeps what it measured
-            pd.DataFrame(rows[-1:]).to_csv(csv, mode="a", header=not os.path.exists(csv), index=False)
+            append_csv(rows[-1], csv)
         if details:
             os.makedirs(details, exist_ok=True)
             stem = os.path.join(details, f"{name}_{method}_{seed}".replace(" ", "_").replace("/", "_"))

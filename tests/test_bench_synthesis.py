@@ -112,3 +112,11 @@ def test_bars_count_lower_is_better_metrics_ties_and_the_copula_and_quote_the_re
     assert "beta_recall vs SDV CTGAN (0.995 vs 0.990; real holdout 0.970)" in text
     assert "tied: " in text and "out_of_range vs SDV CTGAN (0.000)" in text
     assert text.count("  real holdout") == 0 and text.count("  Synthesizer:") == 1  # the reference is no row
+
+
+def test_csv_rows_are_appended_under_the_files_header(tmp_path):
+    csv = str(tmp_path / "out.csv")
+    bench.append_csv({"method": "Synthesizer", "efficacy_auc": 0.9, "alpha_precision": 0.98}, csv)
+    bench.append_csv({"method": bench.REFERENCE, "alpha_precision": 0.986}, csv)  # no efficacy
+    back = pd.read_csv(csv)
+    assert back.alpha_precision.tolist() == [0.98, 0.986] and back.efficacy_auc.isna().tolist() == [False, True]
