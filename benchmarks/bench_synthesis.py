@@ -22,7 +22,15 @@ Each is fitted on the training rows and draws as many synthetic rows (as TabSyn 
 - ``SDV GaussianCopula``, ``SDV CTGAN``, ``SDV TVAE``: SDV's single-table synthesizers (CPU),
   numeric columns declared numerical, the others categorical; CTGAN and TVAE at SDV's default
   300 epochs unless ``--epochs N`` (stated in the output), torch on ``--torch-threads`` threads
-  (default 1: on a loaded 2-core machine two threads burned ~7x the CPU time for the same fit).
+  (default 1: on a loaded 2-core machine two threads burned ~7x the CPU time for the same fit);
+- ``Gaussian copula (empirical)``: the Gaussian copula with empirical marginals of
+  ``bench_synthetic.py`` (numpy/scipy; issue 26's other baseline), integer columns cast back to
+  their training dtype; ``--no-copula`` leaves it out;
+- ``real holdout (reference)``: not a generator but the real test rows scored as if they were
+  synthetic (against the training rows): what "as good as real" reads on each metric at this
+  table's size (shapes, trends, detection, alpha-precision / beta-recall, unseen pairs). Efficacy
+  and DCR are not scored for it (the test rows are the efficacy test and the DCR holdout), and the
+  test table has fewer rows than the synthetic ones; ``--no-reference`` leaves it out.
 
 Scores
 ------
@@ -72,6 +80,7 @@ from sklearn.model_selection import train_test_split
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _census import COLUMNS, NUMERIC, TARGET, _read  # noqa: E402
+from bench_synthetic import GaussianCopula  # noqa: E402
 
 from bayesnb import Synthesizer, synthetic_report  # noqa: E402
 from bayesnb.datasets import load_house_votes, load_penguins  # noqa: E402
@@ -146,6 +155,27 @@ def fit_bayesnb(params):
     return make
 
 
+def fit_copula(train, target, seed):
+    """A maker: the Gaussian copula with empirical marginals (``bench_synthetic.GaussianCopula``)."""
+    model = GaussianCopula().fit(train)
+
+    def sample(n, sd):
+        out = model.sample(n, np.random.default_rng(sd))[list(train.columns)]
+        for c in train.columns:  # its numerics are observed values: integer columns back to their dtype
+            if pd.api.types.is_integer_dtype(train[c]) and not out[c].isna().any():
+                out[c] = out[c].astype(train[c].dtype)
+        return out
+
+    return sample, "numpy/scipy, empirical marginals"
+
+
+#: the method name of the real-holdout reference row
+REFERENCE = "real holdout (reference)"
+
+#: the method names counted as peers in :func:`bars` (besides SDV's)
+COPULA = "Gaussian copula (empirical)"
+
+
 def describe(synth):
     """The choice of a fitted Synthesizer: candidate, parents of each node, families of numeric columns."""
     m = synth.model_
@@ -164,6 +194,9 @@ def describe(synth):
 #: torch's intra-op threads for CTGAN / TVAE (``--torch-threads``): on a shared 2-core machine two
 #: threads spun ~7x the CPU time of one for the same CTGAN fit
 TORCH_THREADS = [1]
+
+#: ``--sdv-verbose``: CTGAN / TVAE print their progress per epoch (to follow a long fit)
+SDV_VERBOSE = [False]
 
 #: a missing categorical cell as SDV sees it: RDT 1.19's UniformEncoder under pandas 3.1 gives missing
 #: cells a NaN frequency (then NaN intervals and an OverflowError), so they are passed as this
@@ -194,7 +227,7 @@ def fit_sdv(kind, epochs):
         torch.manual_seed(seed)
         np.random.seed(seed)
         cls = getattr(single_table, f"{kind}Synthesizer")
-        kw = {} if kind == "GaussianCopula" else {"enable_gpu": False}
+        kw = {} if kind == "GaussianCopula" else {"enable_gpu": False, "verbose": SDV_VERBOSE[0]}
         if epochs is not None and kind != "GaussianCopula":
             kw["epochs"] = epochs
         cats = [c for c in train.columns if not _numeric(train[c])]
@@ -212,15 +245,22 @@ def fit_sdv(kind, epochs):
     return make
 
 
-def methods(configs, epochs, sdv_kinds):
+def methods(configs, epochs, sdv_kinds, copula=True):
     out = {("Synthesizer" if c == "default" else f"Synthesizer({_kw(CONFIGS[c])})"): fit_bayesnb(CONFIGS[c])
            for c in configs}
+    if copula:
+        out[COPULA] = fit_copula
     if importlib.util.find_spec("sdv") is None:
         print("sdv not installed (pip install 'bayesnb[bench]'): SDV rows skipped")
         return out
     for kind in sdv_kinds:
-        out[f"SDV {kind}"] = fit_sdv(kind, epochs)
+        out[sdv_name(kind, epochs)] = fit_sdv(kind, epochs)
     return out
+
+
+def sdv_name(kind, epochs):
+    """The row name of an SDV synthesizer: a neural one at other than SDV's default epochs is named with them."""
+    return f"SDV {kind}" + (f" ({epochs} epochs)" if epochs is not None and kind != "GaussianCopula" else "")
 
 
 def _kw(params):
@@ -256,9 +296,17 @@ def sdmetrics_scores(train, syn, seed):
     return out
 
 
-def score(train, test, syn, target, max_rows, seed):
-    """``(summary dict, SyntheticReport)`` of one synthetic table, SDMetrics' cross-checks added."""
-    report = synthetic_report(train, syn, target=target, real_test=test, max_rows=max_rows, random_state=seed)
+def score(train, test, syn, target, max_rows, seed, reference=False):
+    """``(summary dict, SyntheticReport)`` of one synthetic table, SDMetrics' cross-checks added.
+
+    With ``reference=True`` ``syn`` is the real test table itself: no efficacy (it would be tested
+    on its own training rows) and no DCR (it is its own holdout); those entries are None.
+    """
+    if reference:
+        report = synthetic_report(train, syn, metrics=("alpha_beta", "detection"), max_rows=max_rows,
+                                  random_state=seed)
+    else:
+        report = synthetic_report(train, syn, target=target, real_test=test, max_rows=max_rows, random_state=seed)
     s = dict(report.summary)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -274,10 +322,30 @@ def worst(report, k=5):
             + "\n    worst trends: " + ", ".join(f"{r.a} x {r.b} {r.trend:.3f}" for r in pairs.itertuples()))
 
 
-def run_table(name, train, test, target, makers, seed, max_rows, note="", details=None, csv=None):
+def _real_holdout(test):
+    """The maker of the reference row: the real test rows, as they are."""
+    info = f"the {len(test)} real test rows, unseen in fitting"
+    return lambda train, target, seed: ((lambda n, sd: test.copy()), info)
+
+
+def append_csv(row, csv):
+    """Append one row to ``csv``, under the file's header when it has one (a row lacking some of its
+    columns, e.g. the reference's efficacy, leaves them empty; a new column is dropped with a warning)."""
+    frame = pd.DataFrame([row])
+    if os.path.exists(csv):
+        header = list(pd.read_csv(csv, nrows=0).columns)
+        extra = [c for c in frame.columns if c not in header]
+        if extra:
+            print(f"    {csv}: columns {extra} not in its header, not written", flush=True)
+        frame = frame.reindex(columns=header)
+    frame.to_csv(csv, mode="a", header=not os.path.exists(csv), index=False)
+
+
+def run_table(name, train, test, target, makers, seed, max_rows, note="", details=None, csv=None, reference=False):
     """Fit, sample and score every method on one table; with ``details`` (a folder) also write each
-    report's per-column and per-pair tables there."""
+    report's per-column and per-pair tables there; with ``reference`` add the real-holdout row."""
     rows = []
+    makers = {**makers, REFERENCE: _real_holdout(test)} if reference else makers
     for method, make in makers.items():
         print(f"[{time.strftime('%H:%M:%S')}] {name}: {method} ...", flush=True)
         with warnings.catch_warnings():
@@ -287,17 +355,19 @@ def run_table(name, train, test, target, makers, seed, max_rows, note="", detail
             t1, c1 = time.perf_counter(), time.process_time()
             syn = sampler(len(train), seed)
             t2, c2 = time.perf_counter(), time.process_time()
-        s, report = score(train, test, syn, target, max_rows, seed)
+        s, report = score(train, test, syn, target, max_rows, seed, reference=method == REFERENCE)
+        times = (t1 - t0, t2 - t1, c1 - c0, c2 - c1) if method != REFERENCE else (np.nan,) * 4
         rows.append({"data": name, "method": method, "seed": seed, "info": info, "note": note,
-                     "fit_s": t1 - t0, "sample_s": t2 - t1, "fit_cpu_s": c1 - c0, "sample_cpu_s": c2 - c1,
+                     **dict(zip(("fit_s", "sample_s", "fit_cpu_s", "sample_cpu_s"), times)),
                      "load_avg": os.getloadavg()[0], **s})
-        print(f"    fit {t1 - t0:.1f} s ({c1 - c0:.1f} s CPU), sample {t2 - t1:.1f} s, {info}; "
+        print(f"    fit {times[0]:.1f} s ({times[2]:.1f} s CPU), sample {times[1]:.1f} s, {info}; "
               f"shape {s['column_shapes']:.4f}, "
               f"trend {s['column_pair_trends']:.4f}, C2ST GBM {s['detection_gbm']:.4f}, "
-              f"AUC {s['efficacy_auc']:.4f}", flush=True)
+              f"AUC {s.get('efficacy_auc') or float('nan'):.4f}, alpha-P {s['alpha_precision']:.4f}, "
+              f"beta-R {s['beta_recall']:.4f}", flush=True)
         print(worst(report), flush=True)
         if csv:  # row by row, so that a run stopped early keeps what it measured
-            pd.DataFrame(rows[-1:]).to_csv(csv, mode="a", header=not os.path.exists(csv), index=False)
+            append_csv(rows[-1], csv)
         if details:
             os.makedirs(details, exist_ok=True)
             stem = os.path.join(details, f"{name}_{method}_{seed}".replace(" ", "_").replace("/", "_"))
@@ -347,25 +417,54 @@ def published_table():
     return "\n".join(lines)
 
 
+#: metrics where higher is better, and where lower is better (DCR: nearer 0.5 is better), in :func:`bars`
+HIGHER = ["column_shapes", "column_pair_trends", "sdm_shape", "sdm_trend", "detection_logistic", "detection_gbm",
+          "sdm_c2st", "efficacy_auc", "tstr", "alpha_precision", "beta_recall"]
+LOWER = ["max_missing_rate_error", "out_of_range", "unseen_categories", "unseen_category_pairs"]
+
+
 def bars(res):
-    """Issue 26's census bars for each census row, as text."""
+    """Issue 26's census bars for each census row, as text.
+
+    A peer (an SDV row or the empirical Gaussian copula) beats a ``Synthesizer`` row on a metric
+    when it scores strictly better, and ties it when equal; each such metric is listed with both
+    values and, when the run has it, the real holdout's value beside them.
+    """
     cen = res[res.data == "census"]
     if cen.empty:
         return ""
-    sdv = cen[cen.method.str.startswith("SDV")]
-    higher = ["column_shapes", "column_pair_trends", "detection_logistic", "detection_gbm", "efficacy_auc",
-              "tstr", "alpha_precision", "beta_recall"]
+    peers = cen[cen.method.str.startswith("SDV") | (cen.method == COPULA)]
+    ref = cen[cen.method == REFERENCE]
     out = ["Issue 26 bars on census (shape >= 0.99, trend >= 0.98, C2ST GBM >= 0.80, AUC >= 0.910, fit <= 60 s; "
-           "beat every SDV row on every metric):"]
-    for r in cen[cen.method.str.startswith("Synthesizer")].itertuples():
+           "beat every peer on every metric):"]
+
+    def val(row, k):
+        v = row.get(k) if hasattr(row, "get") else getattr(row, k, None)
+        return None if v is None or pd.isna(v) else float(v)
+
+    for _, r in cen[cen.method.str.startswith("Synthesizer")].iterrows():
         checks = [("shape", r.column_shapes >= 0.99), ("trend", r.column_pair_trends >= 0.98),
                   ("C2ST GBM", r.detection_gbm >= 0.80), ("AUC", r.efficacy_auc >= 0.910), ("fit", r.fit_s <= 60)]
-        lost = [f"{k} vs {m}" for k in higher for m, v in zip(sdv.method, sdv[k]) if v >= getattr(r, k)]
-        lost += [f"DCR vs {m}" for m, v in zip(sdv.method, sdv["dcr_share"])
-                 if abs(v - 0.5) < abs(r.dcr_share - 0.5)]
+        lost, tied = [], []
+        for _, p in peers.iterrows():
+            for k in HIGHER + LOWER + ["dcr_share"]:
+                a, b = val(r, k), val(p, k)
+                if a is None or b is None:
+                    continue
+                if k == "dcr_share":
+                    a, b = -abs(a - 0.5), -abs(b - 0.5)
+                elif k in LOWER:
+                    a, b = -a, -b
+                if b == a:
+                    tied.append(f"{k} vs {p.method} ({val(r, k):.3f})")
+                elif b > a:
+                    rv = val(ref.iloc[0], k) if len(ref) else None
+                    lost.append(f"{k} vs {p.method} ({val(p, k):.3f} vs {val(r, k):.3f}"
+                                + (f"; real holdout {rv:.3f}" if rv is not None else "") + ")")
         out.append(f"  {r.method}: " + ", ".join(f"{k} {'holds' if ok else 'MISSED'}" for k, ok in checks)
-                   + ("; beats every SDV row" if sdv.shape[0] and not lost else
-                      f"; not beaten: {', '.join(lost)}" if lost else ""))
+                   + ("; beats every peer" if len(peers) and not lost else
+                      f"; not beaten: {', '.join(lost)}" if lost else "")
+                   + (f"; tied: {', '.join(tied)}" if tied else ""))
     return "\n".join(out)
 
 
@@ -383,6 +482,9 @@ def main(argv=None):
                    help=f"comma-separated Synthesizer settings among {list(CONFIGS)} (default: default; the "
                         "time ratios need a 'default' row of the same table and seed, here or in a --merge file)")
     p.add_argument("--sdv", default="GaussianCopula,CTGAN,TVAE", help="SDV synthesizers ('' for none)")
+    p.add_argument("--no-copula", action="store_true", help="leave out the empirical Gaussian copula row")
+    p.add_argument("--no-reference", action="store_true", help="leave out the real-holdout reference row")
+    p.add_argument("--sdv-verbose", action="store_true", help="CTGAN/TVAE print their progress per epoch")
     p.add_argument("--torch-threads", type=int, default=1, help="torch threads for CTGAN/TVAE (default 1)")
     p.add_argument("--max-rows", type=int, default=10000, help="rows per table for the slow metrics")
     p.add_argument("--csv", help="also append every row to this CSV, as it is measured")
@@ -391,6 +493,7 @@ def main(argv=None):
     p.add_argument("--merge", nargs="+", metavar="CSV", help="print one table from earlier --csv files and exit")
     args = p.parse_args(argv)
     TORCH_THREADS[0] = args.torch_threads
+    SDV_VERBOSE[0] = args.sdv_verbose
     if args.merge:
         res = pd.concat([pd.read_csv(f) for f in args.merge], ignore_index=True)
     else:
@@ -398,7 +501,7 @@ def main(argv=None):
         unknown = [c for c in configs if c not in CONFIGS]
         if unknown:
             p.error(f"unknown --configs {unknown}; choose among {list(CONFIGS)}")
-        makers = methods(configs, args.epochs, [k for k in args.sdv.split(",") if k])
+        makers = methods(configs, args.epochs, [k for k in args.sdv.split(",") if k], copula=not args.no_copula)
         rows = []
         for seed in range(args.seed, args.seed + args.seeds):
             if not args.bundled_only:
@@ -407,11 +510,11 @@ def main(argv=None):
                 train, test, note = census_tables(args.census, args.census_test, seed, args.keep_missing)
                 print(note)
                 rows += run_table("census", train, test, TARGET, makers, seed, args.max_rows, note, args.details,
-                                  args.csv)
+                                  args.csv, reference=not args.no_reference)
             if not args.census_only:
                 for name, (train, test, target) in bundled_tables(seed).items():
                     rows += run_table(name, train, test, target, makers, seed, args.max_rows, details=args.details,
-                                      csv=args.csv)
+                                      csv=args.csv, reference=not args.no_reference)
         res = pd.DataFrame(rows)
     print()
     print(markdown(res))

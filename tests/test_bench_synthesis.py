@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
@@ -66,3 +68,55 @@ def test_breakdown_shares_add_up():
     assert abs(out["shape gap num %"] + out["shape gap cat %"] - 100) < 1e-9
     gaps = [v for k, v in out.items() if k.startswith("trend gap") and not k.startswith("trend gap in")]
     assert abs(sum(gaps) - 100) < 1e-9 and abs(out["shape"] - rep.summary["column_shapes"]) < 1e-12
+
+
+def test_reference_row_scores_the_real_test_rows_without_efficacy_or_dcr(tmp_path):
+    _fake_adult(tmp_path / "adult.data")
+    train, test, _ = bench.census_tables(tmp_path / "adult.data", None, 0, keep_missing=False)
+    s, _ = bench.score(train, test, test, bench.TARGET, 500, 0, reference=True)
+    assert s.get("efficacy_auc") is None and s.get("tstr") is None and s["dcr_share"] is None
+    assert 0 < s["alpha_precision"] <= 1 and 0 < s["beta_recall"] <= 1 and s["detection_gbm"] is not None
+    full, _ = bench.score(train, test, test, bench.TARGET, 500, 0)  # without the flag, efficacy is computed
+    assert full["efficacy_auc"] is not None
+
+
+def test_copula_peer_keeps_integer_dtypes_and_seen_categories(tmp_path):
+    _fake_adult(tmp_path / "adult.data")
+    train, _, _ = bench.census_tables(tmp_path / "adult.data", None, 0, keep_missing=False)
+    with warnings.catch_warnings():  # constant columns of the fake table: NaN correlations (as the bench, ignored)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        sample, _ = bench.fit_copula(train, bench.TARGET, 0)
+        syn = sample(300, 1)
+    assert list(syn.columns) == list(train.columns) and (syn.dtypes == train.dtypes).all()
+    assert set(syn.workclass) <= set(train.workclass)
+    assert bench.COPULA in bench.methods(["default"], None, [], copula=True)
+    assert bench.COPULA not in bench.methods(["default"], None, [], copula=False)
+
+
+def test_neural_peers_at_other_epochs_are_named_with_them():
+    names = [bench.sdv_name(k, 30) for k in ("GaussianCopula", "CTGAN", "TVAE")]
+    assert names == ["SDV GaussianCopula", "SDV CTGAN (30 epochs)", "SDV TVAE (30 epochs)"]
+    assert bench.sdv_name("CTGAN", None) == "SDV CTGAN"
+
+
+def test_bars_count_lower_is_better_metrics_ties_and_the_copula_and_quote_the_reference():
+    rows = _rows()
+    rows["unseen_category_pairs"] = [0.008, 0.02]
+    rows["out_of_range"] = [0, 0]
+    cop = {**rows.iloc[0].to_dict(), "method": bench.COPULA, "unseen_category_pairs": 0.001, "out_of_range": 0,
+           "beta_recall": 0.5, "alpha_precision": 0.3}
+    ref = {**rows.iloc[0].to_dict(), "method": bench.REFERENCE, "beta_recall": 0.97, "efficacy_auc": np.nan}
+    text = bench.bars(pd.concat([rows, pd.DataFrame([cop, ref])], ignore_index=True))
+    assert "unseen_category_pairs vs Gaussian copula (empirical) (0.001 vs 0.008" in text
+    assert "unseen_category_pairs vs SDV CTGAN" not in text  # CTGAN's 0.02 is worse
+    assert "beta_recall vs SDV CTGAN (0.995 vs 0.990; real holdout 0.970)" in text
+    assert "tied: " in text and "out_of_range vs SDV CTGAN (0.000)" in text
+    assert text.count("  real holdout") == 0 and text.count("  Synthesizer:") == 1  # the reference is no row
+
+
+def test_csv_rows_are_appended_under_the_files_header(tmp_path):
+    csv = str(tmp_path / "out.csv")
+    bench.append_csv({"method": "Synthesizer", "efficacy_auc": 0.9, "alpha_precision": 0.98}, csv)
+    bench.append_csv({"method": bench.REFERENCE, "alpha_precision": 0.986}, csv)  # no efficacy
+    back = pd.read_csv(csv)
+    assert back.alpha_precision.tolist() == [0.98, 0.986] and back.efficacy_auc.isna().tolist() == [False, True]
