@@ -26,13 +26,14 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from ._utils import as_generator
+from ._utils import as_generator, is_numeric_column
 from .estimators import NaiveBayes
 from .generative.functions import _block_cells
 from .generative.mnar import fill_selection, fit_selection, resp_for_fill, selection_columns
 from .generative.tables import write_cells
 from .inference.em import allowed_states
-from .mvn_impute import _check_table
+from .mvn_impute import _check_table, fill_mvn
+from .mvn_mnar import fill_mvn_mnar, fit_mvn_mnar
 
 __all__ = ["MNARImputation", "impute_mnar", "mnar_sensitivity"]
 
@@ -193,7 +194,7 @@ def _complete(X, fit, encoded, allowed, strategy, rng, delta, delta_unit, who, p
 
 def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=0.0, delta_unit="value",
                 label_given=False, selection_by_class=False, n_components=1, alpha=1.0, estimator=None, tol=1e-6,
-                max_iter=200, random_state=None):
+                max_iter=200, random_state=None, model="naive"):
     """Impute a table whose numeric columns may be missing because of their own values (self-masking MNAR).
 
     Parameters
@@ -233,6 +234,13 @@ def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=
     tol, max_iter : float, int
         EM stops when the relative change of its objective is at most ``tol``, or after ``max_iter``.
     random_state : None, int or Generator
+    model : {"naive", "mvn"}, default="naive"
+        The model under the missingness nodes. ``"naive"``: naive Bayes (or its latent-class model,
+        ``n_components``). ``"mvn"``: the class-conditional multivariate normal of the ``"mvn"``
+        configuration over the numeric columns (:mod:`bayesnb.mvn_mnar`, Monte-Carlo EM; the selection
+        shared by the classes; ``selection_by_class`` and ``n_components`` must keep their defaults,
+        ``tol`` and ``max_iter`` are its EM's: ``tol`` below 1e-4 counts as 1e-4), whose covariance
+        lets the other columns place a hidden value; the categorical columns keep the naive model's fills.
 
     Returns
     -------
@@ -268,6 +276,10 @@ def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=
     if not isinstance(selection_by_class, bool):
         raise TypeError(f"{who}: selection_by_class must be True or False; received {selection_by_class!r}.")
     _check_components(n_components, who)
+    if _check_model(model, selection_by_class, n_components, who) == "mvn":
+        return _impute_mvn_mnar(X, y, who, n_bins=int(n_bins), strategy=strategy, n_imputations=int(n_imputations),
+                                delta=delta, delta_unit=delta_unit, label_given=label_given, alpha=float(alpha),
+                                estimator=estimator, tol=tol, max_iter=max_iter, rng=rng)
     model, encoded, fit, codes, latent = _fit(
         X, y, who, estimator=estimator, n_bins=int(n_bins), alpha=float(alpha), tol=tol, max_iter=max_iter,
         by_class=selection_by_class, n_components=n_components, rng=rng)
@@ -277,6 +289,52 @@ def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=
     mar = model.impute(X, y=y if label_given else None, latent=latent)
     return MNARImputation(tables[0] if n_imputations == 1 else tables, _selection_tables(fit, X, model.classes_),
                           _means(X, fit, mar, tables[0]), mar, fit.em_objective, fit.converged, fit)
+
+
+def _check_model(model, by_class, n_components, who):
+    if not isinstance(model, str) or model not in ("naive", "mvn"):
+        raise ValueError(f"{who}: model must be 'naive' or 'mvn'; received {model!r}.")
+    if model == "mvn" and (by_class or n_components != 1):
+        raise ValueError(f"{who}: model='mvn' shares one selection curve by the classes and has no latent components; "
+                         f"received selection_by_class={by_class!r}, n_components={n_components!r}.")
+    return model
+
+
+def _impute_mvn_mnar(X, y, who, *, n_bins, strategy, n_imputations, delta, delta_unit, label_given, alpha, estimator,
+                     tol, max_iter, rng):
+    """:func:`impute_mnar` with ``model="mvn"`` (:mod:`bayesnb.mvn_mnar`)."""
+    if not any(is_numeric_column(X[c]) and X[c].isna().any() and X[c].notna().sum() >= 2 for c in X.columns):
+        raise ValueError(f"{who}: no column can take a missingness node: model='mvn' needs a numeric column with "
+                         "missing cells and at least two observed ones; received none.")
+    fit = fit_mvn_mnar(X, y, n_bins=n_bins, alpha=alpha, estimator=estimator, max_iter=max_iter, tol=max(tol, 1e-4),
+                       random_state=rng)
+    sel = [(j, i) for i, j in enumerate(fit.base.columns) if X.iloc[:, j].isna().any()]
+    tables = []
+    for _ in range(n_imputations):
+        t = fill_mvn_mnar(fit, X, y, label_given=label_given, strategy=strategy, random_state=rng)
+        for j, _ in sel:
+            shift = _delta_of(delta, X, j, delta_unit, who)
+            if shift:
+                v = t.iloc[:, j].to_numpy(dtype=float, copy=True)
+                v[X.iloc[:, j].isna().to_numpy()] += shift
+                t.isetitem(j, v)
+        tables.append(t)
+    mar = fill_mvn(fit.base, X, y, label_given=label_given)
+    base, classes = fit.base, fit.base.model.classes_
+    selection = {}
+    for j, i in sel:
+        e = fit.edges[i] * base.scale[i] + base.loc[i]
+        e = np.concatenate([[-np.inf], np.exp(e) - base.shift[i] if base.logged[i] else e, [np.inf]])
+        labels = [f"({e[b]:.4g}, {e[b + 1]:.4g}]" for b in range(len(e) - 1)]
+        selection[X.columns[j]] = pd.DataFrame(np.broadcast_to(fit.selection[i], (len(classes), len(labels))),
+                                               index=pd.Index(classes, name="class"), columns=labels)
+    names = list(selection)
+    means = pd.DataFrame({"observed": [X[c].astype(float).mean() for c in names],
+                          "MAR": [mar[c].astype(float).mean() for c in names],
+                          "MNAR": [tables[0][c].astype(float).mean() for c in names]},
+                         index=pd.Index(names, name="column"))
+    return MNARImputation(tables[0] if n_imputations == 1 else tables, selection, means, mar, fit.em_objective,
+                          fit.converged, fit)
 
 
 def _selection_tables(fit, X, classes):
@@ -304,7 +362,7 @@ def _means(X, fit, mar, mnar):
 
 def mnar_sensitivity(X, y=None, *, deltas=(-1.0, -0.5, 0.0, 0.5, 1.0), delta_unit="sd", n_bins=5,
                      label_given=False, selection_by_class=False, n_components=1, alpha=1.0, estimator=None, tol=1e-6,
-                     max_iter=200, random_state=None):
+                     max_iter=200, random_state=None, model="naive"):
     """How the completed columns' means move with the delta adjustment of the MNAR imputation.
 
     The selection model is fitted once (:func:`impute_mnar`); each ``delta`` is added to every
@@ -314,7 +372,7 @@ def mnar_sensitivity(X, y=None, *, deltas=(-1.0, -0.5, 0.0, 0.5, 1.0), delta_uni
 
     Parameters
     ----------
-    X, y, n_bins, label_given, selection_by_class, n_components, alpha, estimator, tol, max_iter, random_state
+    X, y, n_bins, label_given, selection_by_class, n_components, alpha, estimator, tol, max_iter, random_state, model
         As in :func:`impute_mnar`.
     deltas : sequence of float, default=(-1, -0.5, 0, 0.5, 1)
     delta_unit : {"value", "sd"}, default="sd"
@@ -337,6 +395,16 @@ def mnar_sensitivity(X, y=None, *, deltas=(-1.0, -0.5, 0.0, 0.5, 1.0), delta_uni
         raise ValueError(f"{who}: deltas must be a non-empty sequence of finite numbers; received {given!r}.")
     _check_options(n_bins, "mean", 1, 0.0, delta_unit, alpha, label_given, who)
     _check_components(n_components, who)
+    if _check_model(model, selection_by_class, n_components, who) == "mvn":
+        res = _impute_mvn_mnar(X, y, who, n_bins=int(n_bins), strategy="mean", n_imputations=1, delta=0.0,
+                               delta_unit=delta_unit, label_given=label_given, alpha=float(alpha), estimator=estimator,
+                               tol=tol, max_iter=max_iter, rng=as_generator(random_state))
+        m = res.column_means
+        rows = {"observed": m["observed"].to_numpy(), "MAR": m["MAR"].to_numpy()}
+        for d in deltas:  # the delta moves each imputed cell, so the column mean by delta * its missing share
+            rows[f"delta={d:g}"] = [m.loc[c, "MNAR"] + _delta_of(float(d), X, X.columns.get_loc(c), delta_unit, who)
+                                    * X[c].isna().mean() for c in m.index]
+        return pd.DataFrame.from_dict(rows, orient="index", columns=list(m.index))
     model, encoded, fit, codes, latent = _fit(
         X, y, who, estimator=estimator, n_bins=int(n_bins), alpha=float(alpha), tol=tol, max_iter=max_iter,
         by_class=bool(selection_by_class), n_components=n_components, rng=as_generator(random_state))
