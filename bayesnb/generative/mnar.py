@@ -242,6 +242,7 @@ def _pseudo_stats(block, sc, rho, weight):
     """
     fam = block.family
     logm, mean = _column_bins(block, block.posterior, sc.col, sc.fine)
+    mean = _censored(mean, sc)
     with np.errstate(divide="ignore"):
         lw = logm + np.log(rho[:, sc.coarse])
     lw = lw - logsumexp(lw, axis=1, keepdims=True)
@@ -255,6 +256,17 @@ def _pseudo_stats(block, sc, rho, weight):
     resp[np.arange(s_idx.size), s_idx] = w[s_idx, f_idx]
     enc, _ = fam.encode(raw, block.state, who="impute_mnar")
     return fam.stats(enc, resp, block.state)
+
+
+def _censored(values, sc):
+    """``values`` moved into the column's support ``[fine[0], fine[-1]]``: the observed range widened by the
+    last of :data:`TAIL_SD` observed sds at each end. Only the two unbounded end sub-bins' truncated means
+    (and draws in them) move: a value past the support counts as lying on its bound. Without this a
+    family with a heavy tail (a LogNormal with a large sigma) gives its unbounded top sub-bin a mean of
+    1e17 and more; EM feeds it back into the family's statistics and diverges (breast cancer, 12 latent
+    components per class)."""
+    with np.errstate(invalid="ignore"):
+        return np.clip(values, sc.fine[0], sc.fine[-1])
 
 
 def _selection_counts(post, sc, rho, resp):
@@ -397,6 +409,22 @@ def _draw_between(fam, point, z, rng, c, lo, hi, fallback):
     return out
 
 
+def _coarse_means(block, params, sc, mean):
+    """Each bin's mean (S, B) with the values past the support censored (:func:`_censored`): the end bins'
+    means from their sub-bins, the inner bins' as they are."""
+    logm, fine_mean = _column_bins(block, params, sc.col, sc.fine)
+    fine_mean = np.nan_to_num(_censored(fine_mean, sc))
+    w = np.exp(logm - np.max(logm, axis=1, keepdims=True))
+    B = mean.shape[1]
+    num = np.stack([(w * fine_mean)[:, sc.coarse == b].sum(1) for b in range(B)], axis=1)
+    den = np.stack([w[:, sc.coarse == b].sum(1) for b in range(B)], axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ends = np.where(den > 0, num / den, mean)
+    out = np.array(mean, dtype=float, copy=True)
+    out[:, [0, B - 1]] = ends[:, [0, B - 1]]
+    return out
+
+
 def fill_selection(fit, encoded, resp, *, strategy="mean", rng=None, points=None, selection=None):
     """Values of each selected column's missing cells under the selection model.
 
@@ -432,6 +460,7 @@ def fill_selection(fit, encoded, resp, *, strategy="mean", rng=None, points=None
         lq = _log_missing_bins(b, params, sc, rho)
         q = np.exp(lq - logsumexp(lq, axis=1, keepdims=True))  # (S, B): bin given state and m = 1
         _, mean = _column_bins(b, params, sc.col, sc.edges)
+        mean = _coarse_means(b, params, sc, mean)
         r = resp[rows]
         if strategy == "mean":
             vals = r @ np.nansum(q * np.nan_to_num(mean), axis=1)
@@ -440,7 +469,7 @@ def fill_selection(fit, encoded, resp, *, strategy="mean", rng=None, points=None
             cb = np.cumsum(q[z], axis=1)
             bins = np.minimum((rng.random(rows.size)[:, None] > cb[:, :-1]).sum(1), q.shape[1] - 1)
             e = np.concatenate([[-np.inf], sc.edges, [np.inf]])
-            vals = _draw_between(b.family, params, z, rng, sc.col, e[bins], e[bins + 1], mean[z, bins])
+            vals = _censored(_draw_between(b.family, params, z, rng, sc.col, e[bins], e[bins + 1], mean[z, bins]), sc)
         out[sc.column] = (rows, np.asarray(b.family.round_fill(np.asarray(vals, dtype=float)[:, None],
                                                                _column_state(b.state, sc.col))).ravel())
     return out
