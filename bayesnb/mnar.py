@@ -238,9 +238,10 @@ def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=
         The model under the missingness nodes. ``"naive"``: naive Bayes (or its latent-class model,
         ``n_components``). ``"mvn"``: the class-conditional multivariate normal of the ``"mvn"``
         configuration over the numeric columns (:mod:`bayesnb.mvn_mnar`, Monte-Carlo EM; the selection
-        shared by the classes; ``selection_by_class`` and ``n_components`` must keep their defaults,
-        ``tol`` and ``max_iter`` are its EM's: ``tol`` below 1e-4 counts as 1e-4), whose covariance
-        lets the other columns place a hidden value; the categorical columns keep the naive model's fills.
+        shared by the classes; ``selection_by_class`` and ``n_components`` must keep their defaults;
+        ``tol`` and ``max_iter`` are its EM's: ``tol`` below 1e-5 counts as 1e-5, ``max_iter`` above 100
+        as 100), whose covariance lets the other columns place a hidden value; the categorical columns keep
+        the naive model's fills.
 
     Returns
     -------
@@ -306,8 +307,8 @@ def _impute_mvn_mnar(X, y, who, *, n_bins, strategy, n_imputations, delta, delta
     if not any(is_numeric_column(X[c]) and X[c].isna().any() and X[c].notna().sum() >= 2 for c in X.columns):
         raise ValueError(f"{who}: no column can take a missingness node: model='mvn' needs a numeric column with "
                          "missing cells and at least two observed ones; received none.")
-    fit = fit_mvn_mnar(X, y, n_bins=n_bins, alpha=alpha, estimator=estimator, max_iter=max_iter, tol=max(tol, 1e-4),
-                       random_state=rng)
+    fit = fit_mvn_mnar(X, y, n_bins=n_bins, alpha=alpha, estimator=estimator, max_iter=min(max_iter, 100),
+                       tol=max(tol, 1e-5), random_state=rng)
     sel = [(j, i) for i, j in enumerate(fit.base.columns) if X.iloc[:, j].isna().any()]
     tables = []
     for _ in range(n_imputations):
