@@ -108,7 +108,7 @@ def _check_components(n_components, who):
         raise ValueError(f"{who}: n_components must be an int >= 1 or 'auto'; received {n_components!r}.")
 
 
-def _fit(X, y, who, *, estimator, n_bins, alpha, tol, max_iter, by_class, n_components, rng):
+def _fit(X, y, who, *, estimator, n_bins, alpha, tol, max_iter, by_class, n_components, rng, categorical=True):
     """The MAR model (naive, or its latent-class model), the encoded rows, the selection fit, the class
     index per row and the latent-class fit (None when naive)."""
     model = clone(estimator if estimator is not None else NaiveBayes()).fit(X, y)
@@ -120,11 +120,12 @@ def _fit(X, y, who, *, estimator, n_bins, alpha, tol, max_iter, by_class, n_comp
         latent = model.fit_latent_class(X, y, n_components=n_components, random_state=rng)
         post, group = latent.posterior, latent.group
         class_params = (np.ones(len(group)), True, None)  # the state weights' Dirichlet(1) of fit_latent_class
-    columns = selection_columns(post, encoded, n_bins)
+    columns = selection_columns(post, encoded, n_bins, values=categorical)
     if not columns:
         raise ValueError(f"{who}: no column can take a missingness node: it needs a numeric column (a family "
-                         "with predictive_bins: Gaussian, LogNormal, Poisson, Hurdle, Histogram) with missing "
-                         "cells and at least two observed ones; received none.")
+                         "with predictive_bins: Gaussian, LogNormal, Poisson, Hurdle, Histogram) or, with "
+                         "categorical=True, a categorical one, with missing cells and at least two observed ones; "
+                         "received none.")
     codes = pd.Index(model.classes_).get_indexer(y)
     allowed = allowed_states(group, codes)
     fit = fit_selection(post, encoded, columns, group, allowed, np.ones(X.shape[0]), class_params, alpha=alpha,
@@ -169,6 +170,7 @@ def _complete(X, fit, encoded, allowed, strategy, rng, delta, delta_unit, who, p
         logw = np.log(rng.dirichlet(np.maximum(post.class_concentration, 1e-300)))
     resp = resp_for_fill(fit, encoded, allowed, points=points, selection=selection, logw=logw, who=who)
     filled = fill_selection(fit, encoded, resp, strategy=strategy, rng=rng, points=points, selection=selection)
+    valued = {sc.column for sc in fit.columns if sc.values is not None}  # categorical: no delta, no range
     z = None
     if strategy == "draw":
         z = (rng.random(resp.shape[0])[:, None] > np.cumsum(resp, axis=1)[:, :-1]).sum(1)
@@ -182,19 +184,22 @@ def _complete(X, fit, encoded, allowed, strategy, rng, delta, delta_unit, who, p
         rows, cols, vals = _block_cells(b, b.family.gen_fill(p, e, resp, how, z, rng), miss)
         vals = np.array(vals, dtype=object if vals.dtype == object else float)
         for col, (r_sel, v_sel) in filled.items():
-            _check_diverged(X, col, v_sel, who)
+            numeric = col not in valued
+            if numeric:
+                _check_diverged(X, col, v_sel, who)
             at = cols == col
             if at.any():
                 pos = {int(r): k for k, r in enumerate(r_sel)}
-                shift = _delta_of(delta, X, col, delta_unit, who)
-                vals[at] = np.asarray([v_sel[pos[int(r)]] for r in rows[at]]) + shift
+                shift = _delta_of(delta, X, col, delta_unit, who) if numeric else None
+                got = np.asarray([v_sel[pos[int(r)]] for r in rows[at]], dtype=vals.dtype)
+                vals[at] = got if shift is None else got + shift
         cells.append((rows, cols, vals))
     return write_cells(X, cells)
 
 
 def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=0.0, delta_unit="value",
                 label_given=False, selection_by_class=False, n_components=1, alpha=1.0, estimator=None, tol=1e-6,
-                max_iter=200, random_state=None, model="naive"):
+                max_iter=200, random_state=None, model="naive", categorical=True):
     """Impute a table whose numeric columns may be missing because of their own values (self-masking MNAR).
 
     Parameters
@@ -242,6 +247,13 @@ def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=
         ``tol`` and ``max_iter`` are its EM's: ``tol`` below 1e-5 counts as 1e-5, ``max_iter`` above 100
         as 100), whose covariance lets the other columns place a hidden value; the categorical columns keep
         the naive model's fills.
+    categorical : bool, default=True
+        Give the categorical columns (families with a finite set of values) with missing cells a
+        missingness node too, whose parent is the cell's own value (:mod:`bayesnb.generative.mnar_values`):
+        ``p(missing | value)``, shared by the classes unless ``selection_by_class``. Their fill is the most
+        probable value given that the cell is missing. (Not with ``model="mvn"``, whose categorical
+        columns keep the naive model's MAR fills.) Identified only with at least as many classes (or
+        latent states) as the column has values; docs/mnar.md.
 
     Returns
     -------
@@ -276,6 +288,8 @@ def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=
     rng = as_generator(random_state)
     if not isinstance(selection_by_class, bool):
         raise TypeError(f"{who}: selection_by_class must be True or False; received {selection_by_class!r}.")
+    if not isinstance(categorical, bool):
+        raise TypeError(f"{who}: categorical must be True or False; received {categorical!r}.")
     _check_components(n_components, who)
     if _check_model(model, selection_by_class, n_components, who) == "mvn":
         return _impute_mvn_mnar(X, y, who, n_bins=int(n_bins), strategy=strategy, n_imputations=int(n_imputations),
@@ -283,7 +297,7 @@ def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=
                                 estimator=estimator, tol=tol, max_iter=max_iter, rng=rng)
     model, encoded, fit, codes, latent = _fit(
         X, y, who, estimator=estimator, n_bins=int(n_bins), alpha=float(alpha), tol=tol, max_iter=max_iter,
-        by_class=selection_by_class, n_components=n_components, rng=rng)
+        by_class=selection_by_class, n_components=n_components, rng=rng, categorical=categorical)
     allowed = allowed_states(fit.group, codes) if label_given else None
     tables = [_complete(X, fit, encoded, allowed, strategy, rng, delta, delta_unit, who)
               for _ in range(int(n_imputations))]
@@ -349,13 +363,18 @@ def _selection_tables(fit, X, classes):
     out = {}
     for sc, rho in zip(fit.columns, fit.selection):
         e = np.concatenate([[-np.inf], sc.edges, [np.inf]])
-        labels = [f"({e[b]:.4g}, {e[b + 1]:.4g}]" for b in range(len(e) - 1)]
+        labels = [f"({e[b]:.4g}, {e[b + 1]:.4g}]" for b in range(len(e) - 1)] if sc.values is None else list(
+            sc.values)
         out[X.columns[sc.column]] = pd.DataFrame(rho, index=index, columns=labels)
     return out
 
 
+def _numeric_names(X, fit):
+    return [X.columns[sc.column] for sc in fit.columns if sc.values is None]
+
+
 def _means(X, fit, mar, mnar):
-    names = [X.columns[sc.column] for sc in fit.columns]
+    names = _numeric_names(X, fit)
     return pd.DataFrame({"observed": [X[c].astype(float).mean() for c in names],
                          "MAR": [mar[c].astype(float).mean() for c in names],
                          "MNAR": [mnar[c].astype(float).mean() for c in names]}, index=pd.Index(names, name="column"))
@@ -363,7 +382,7 @@ def _means(X, fit, mar, mnar):
 
 def mnar_sensitivity(X, y=None, *, deltas=(-1.0, -0.5, 0.0, 0.5, 1.0), delta_unit="sd", n_bins=5,
                      label_given=False, selection_by_class=False, n_components=1, alpha=1.0, estimator=None, tol=1e-6,
-                     max_iter=200, random_state=None, model="naive"):
+                     max_iter=200, random_state=None, model="naive", categorical=True):
     """How the completed columns' means move with the delta adjustment of the MNAR imputation.
 
     The selection model is fitted once (:func:`impute_mnar`); each ``delta`` is added to every
@@ -374,7 +393,8 @@ def mnar_sensitivity(X, y=None, *, deltas=(-1.0, -0.5, 0.0, 0.5, 1.0), delta_uni
     Parameters
     ----------
     X, y, n_bins, label_given, selection_by_class, n_components, alpha, estimator, tol, max_iter, random_state, model
-        As in :func:`impute_mnar`.
+    categorical
+        As in :func:`impute_mnar` (the report has the numeric columns only).
     deltas : sequence of float, default=(-1, -0.5, 0, 0.5, 1)
     delta_unit : {"value", "sd"}, default="sd"
         The deltas in the columns' units, or in standard deviations of their observed values.
@@ -408,9 +428,10 @@ def mnar_sensitivity(X, y=None, *, deltas=(-1.0, -0.5, 0.0, 0.5, 1.0), delta_uni
         return pd.DataFrame.from_dict(rows, orient="index", columns=list(m.index))
     model, encoded, fit, codes, latent = _fit(
         X, y, who, estimator=estimator, n_bins=int(n_bins), alpha=float(alpha), tol=tol, max_iter=max_iter,
-        by_class=bool(selection_by_class), n_components=n_components, rng=as_generator(random_state))
+        by_class=bool(selection_by_class), n_components=n_components, rng=as_generator(random_state),
+        categorical=categorical)
     allowed = allowed_states(fit.group, codes) if label_given else None
-    names = [X.columns[sc.column] for sc in fit.columns]
+    names = _numeric_names(X, fit)
     mar = model.impute(X, y=y if label_given else None, latent=latent)
     rows = {"observed": [X[c].astype(float).mean() for c in names], "MAR": [mar[c].astype(float).mean() for c in names]}
     for d in deltas:

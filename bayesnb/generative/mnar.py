@@ -39,6 +39,7 @@ from scipy.special import logsumexp
 from ..inference.em import climb, log_penalty
 from ..posterior import build, joint_log_likelihood_parts, normalise
 from ..structure.model import _column_params, _column_state
+from .mnar_values import value_fill, value_log_mass, value_pseudo_stats, value_selection_column
 
 __all__ = ["SelectionColumn", "SelectionFit", "fill_selection", "fit_selection", "quantile_edges", "resp_for_fill",
            "selection_columns", "state_posterior_mnar"]
@@ -66,6 +67,9 @@ class SelectionColumn(NamedTuple):
         The bin of each sub-bin.
     observed_bin : ndarray of int, shape (n,)
         The bin of each row's observed value, -1 where missing.
+    values : ndarray of shape (V,) or None
+        For a column with a finite set of values (:mod:`bayesnb.generative.mnar_values`): its values,
+        one bin each (``edges`` and ``fine`` are then the codes' midpoints); None for a numeric column.
     """
 
     block: int
@@ -75,6 +79,7 @@ class SelectionColumn(NamedTuple):
     fine: np.ndarray
     coarse: np.ndarray
     observed_bin: np.ndarray
+    values: np.ndarray | None = None
 
 
 class SelectionFit(NamedTuple):
@@ -131,9 +136,10 @@ def _fine_edges(x, edges, n_bins):
     return np.unique(np.concatenate([edges, inner, tails]))
 
 
-def selection_columns(post, encoded, n_bins):
+def selection_columns(post, encoded, n_bins, values=False):
     """The columns that get a missingness node: numeric columns (families with ``predictive_bins``)
-    with at least one missing and two observed cells.
+    with at least one missing and two observed cells, and with ``values`` the columns of families with
+    a finite set of values (categorical; their own value is the bin, :mod:`bayesnb.generative.mnar_values`).
 
     Parameters
     ----------
@@ -142,6 +148,8 @@ def selection_columns(post, encoded, n_bins):
         Encoded blocks, in block order.
     n_bins : int
         Bins of each column's own value (>= 2).
+    values : bool, default=False
+        Also the columns with a finite set of values.
 
     Returns
     -------
@@ -150,7 +158,14 @@ def selection_columns(post, encoded, n_bins):
     out = []
     for bi, (b, e) in enumerate(zip(post.blocks, encoded)):
         fam = b.family
-        if fam.joint_columns or fam.value_columns(b.state) is not None:
+        if fam.joint_columns:
+            continue
+        if fam.value_columns(b.state) is not None:
+            for c in range(len(b.columns) if values else 0):
+                sc = value_selection_column(b, e, c, lambda *a, bi=bi, c=c, b=b: SelectionColumn(
+                    bi, c, int(b.columns[c]), *a))
+                if sc is not None:
+                    out.append(sc)
             continue
         try:
             values = np.asarray(fam.gen_values(e), dtype=float)
@@ -197,7 +212,10 @@ def _column_bins(block, params, c, edges):
 
 def _log_missing_bins(block, params, sc, rho):
     """``log P(b | s) + log rho[s, b]`` (S, B): the joint of a missing cell's bin and its missingness."""
-    logm, _ = _column_bins(block, params, sc.col, sc.edges)
+    if sc.values is not None:
+        logm = value_log_mass(block, params, sc, rho.shape[0])
+    else:
+        logm, _ = _column_bins(block, params, sc.col, sc.edges)
     with np.errstate(divide="ignore"):
         return logm + np.log(rho)
 
@@ -241,6 +259,9 @@ def _pseudo_stats(block, sc, rho, weight):
     adds its truncated mean with weight ``weight[s] * P(f | s) rho[s, bin(f)] / normaliser``.
     """
     fam = block.family
+    if sc.values is not None:
+        lq = _log_missing_bins(block, block.posterior, sc, rho)
+        return value_pseudo_stats(block, sc, np.exp(lq - logsumexp(lq, axis=1, keepdims=True)), weight)
     logm, mean = _column_bins(block, block.posterior, sc.col, sc.fine)
     mean = _censored(mean, sc)
     with np.errstate(divide="ignore"):
@@ -459,6 +480,9 @@ def fill_selection(fit, encoded, resp, *, strategy="mean", rng=None, points=None
         rows = np.flatnonzero(sc.observed_bin < 0)
         lq = _log_missing_bins(b, params, sc, rho)
         q = np.exp(lq - logsumexp(lq, axis=1, keepdims=True))  # (S, B): bin given state and m = 1
+        if sc.values is not None:
+            out[sc.column] = (rows, value_fill(sc, q, resp[rows], strategy, rng))
+            continue
         _, mean = _column_bins(b, params, sc.col, sc.edges)
         mean = _coarse_means(b, params, sc, mean)
         r = resp[rows]
