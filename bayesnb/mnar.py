@@ -251,9 +251,9 @@ def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=
         Give the categorical columns (families with a finite set of values) with missing cells a
         missingness node too, whose parent is the cell's own value (:mod:`bayesnb.generative.mnar_values`):
         ``p(missing | value)``, shared by the classes unless ``selection_by_class``. Their fill is the most
-        probable value given that the cell is missing. (Not with ``model="mvn"``, whose categorical
-        columns keep the naive model's MAR fills.) Identified only with at least as many classes (or
-        latent states) as the column has values; docs/mnar.md.
+        probable value given that the cell is missing (with ``model="mvn"``: from the naive model with these
+        nodes, fitted beside it; False: the naive model's MAR fills). Identified only with at least as many
+        classes (or latent states) as the column has values; docs/mnar.md.
 
     Returns
     -------
@@ -294,7 +294,7 @@ def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=
     if _check_model(model, selection_by_class, n_components, who) == "mvn":
         return _impute_mvn_mnar(X, y, who, n_bins=int(n_bins), strategy=strategy, n_imputations=int(n_imputations),
                                 delta=delta, delta_unit=delta_unit, label_given=label_given, alpha=float(alpha),
-                                estimator=estimator, tol=tol, max_iter=max_iter, rng=rng)
+                                estimator=estimator, tol=tol, max_iter=max_iter, rng=rng, categorical=categorical)
     model, encoded, fit, codes, latent = _fit(
         X, y, who, estimator=estimator, n_bins=int(n_bins), alpha=float(alpha), tol=tol, max_iter=max_iter,
         by_class=selection_by_class, n_components=n_components, rng=rng, categorical=categorical)
@@ -316,7 +316,7 @@ def _check_model(model, by_class, n_components, who):
 
 
 def _impute_mvn_mnar(X, y, who, *, n_bins, strategy, n_imputations, delta, delta_unit, label_given, alpha, estimator,
-                     tol, max_iter, rng):
+                     tol, max_iter, rng, categorical=False):
     """:func:`impute_mnar` with ``model="mvn"`` (:mod:`bayesnb.mvn_mnar`)."""
     if not any(is_numeric_column(X[c]) and X[c].isna().any() and X[c].notna().sum() >= 2 for c in X.columns):
         raise ValueError(f"{who}: no column can take a missingness node: model='mvn' needs a numeric column with "
@@ -334,6 +334,14 @@ def _impute_mvn_mnar(X, y, who, *, n_bins, strategy, n_imputations, delta, delta
                 v[X.iloc[:, j].isna().to_numpy()] += shift
                 t.isetitem(j, v)
         tables.append(t)
+    cats = [c for c in X.columns if not is_numeric_column(X[c]) and X[c].isna().any()]
+    if categorical and cats:  # the categorical columns from the naive model's missingness nodes on them
+        naive = impute_mnar(X, y, n_bins=n_bins, strategy=strategy, n_imputations=n_imputations,
+                            label_given=label_given, alpha=alpha, estimator=estimator, tol=tol, max_iter=max_iter,
+                            random_state=rng).table
+        for t, u in zip(tables, naive if isinstance(naive, list) else [naive]):
+            for c in cats:
+                t[c] = u[c]
     mar = fill_mvn(fit.base, X, y, label_given=label_given)
     base, classes = fit.base, fit.base.model.classes_
     selection = {}

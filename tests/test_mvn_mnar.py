@@ -88,3 +88,14 @@ def test_mvn_model_errors():
         mnar_sensitivity(X, y, model="mvn", selection_by_class=True)
     with pytest.raises(ValueError, match="no column can take a missingness node"):
         impute_mnar(X.assign(x2=X["x2"].fillna(0.0)), y, model="mvn")
+
+
+def test_mvn_model_takes_categorical_fills_from_the_naive_selection_model(fitted):
+    X, y, x2, m, res = fitted
+    hole = X["c"].isna().to_numpy()
+    naive = impute_mnar(X, y)
+    np.testing.assert_array_equal(res.table["c"].to_numpy()[hole], naive.table["c"].to_numpy()[hole])
+    assert "c" in naive.selection  # the naive model gave c its missingness node
+    off = impute_mnar(X, y, model="mvn", categorical=False, random_state=0)
+    np.testing.assert_array_equal(off.table["c"].to_numpy()[hole], res.mar_table["c"].to_numpy()[hole])
+    np.testing.assert_array_equal(off.table["x2"].to_numpy(), res.table["x2"].to_numpy())
