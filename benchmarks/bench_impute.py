@@ -45,7 +45,9 @@ one-hot column for scikit-learn):
   ``impute(X, latent=fit)`` (strategy ``"auto"``);
 - bayesnb ``impute_mnar(auto)`` (``--mnar``): ``impute_mnar(X, y, n_components="auto")``, the self-masking
   selection model (docs/mnar.md) on the latent-class model, numeric and categorical columns alike
-  (``+y``: ``label_given=True``);
+  (``+y``: ``label_given=True``); on tables with numeric columns also ``impute_mnar(X, y, model="mvn")``
+  (``impute_mnar(mvn)``: the numeric columns on the multivariate normal, the categorical ones on the naive
+  model, both with their missingness nodes);
 - bayesnb ``mvn`` (tables with numeric columns; not with ``--no-mvn``): ``impute_mvn(X, y)``, the
   class-conditional multivariate normal of :mod:`bayesnb.mvn_impute` (impute_table's ``"mvn"``);
 - peers (``--peers [NAME ...]``, issue 27; implies ``--select``): missForest (Stekhoven &
@@ -359,6 +361,11 @@ def main(argv=None):
                         m = f"bayesnb impute_mnar(auto){tag}"
                         methods[m] = impute_mnar(Xm, y, n_components="auto", label_given=given, random_state=seed).table
                         times[m] = time.perf_counter() - t4
+                        if nums:
+                            t4 = time.perf_counter()
+                            m = f"bayesnb impute_mnar(mvn){tag}"
+                            methods[m] = impute_mnar(Xm, y, model="mvn", label_given=given, random_state=seed).table
+                            times[m] = time.perf_counter() - t4
                     print(f"  [impute_mnar {time.perf_counter() - t3:.0f} s]", flush=True)
                     t3 = time.perf_counter()
                 if args.structures:
