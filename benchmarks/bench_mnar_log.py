@@ -18,6 +18,7 @@ for line in open(sys.argv[1]):
         name, val = part.rsplit(" ", 1)
         rows.setdefault((name, kind), []).append(float(val))
 kinds = list(dict.fromkeys(k for _, k in rows))
-print("| method | " + " | ".join(f"{k} ({len(rows[next(iter(rows))])} seeds)" for k in kinds) + " |")
+first = next(iter(rows))[0]
+print("| method | " + " | ".join(f"{k} ({len(rows[(first, k)])} seeds)" for k in kinds) + " |")
 for name in dict.fromkeys(n for n, _ in rows):
     print(f"| {name} | " + " | ".join(f"{np.mean(rows[(name, k)]):.3f} ± {np.std(rows[(name, k)]):.3f}" for k in kinds) + " |")
