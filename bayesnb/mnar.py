@@ -26,13 +26,14 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from ._utils import as_generator
+from ._utils import as_generator, is_numeric_column
 from .estimators import NaiveBayes
 from .generative.functions import _block_cells
 from .generative.mnar import fill_selection, fit_selection, resp_for_fill, selection_columns
 from .generative.tables import write_cells
 from .inference.em import allowed_states
-from .mvn_impute import _check_table
+from .mvn_impute import _check_table, fill_mvn
+from .mvn_mnar import fill_mvn_mnar, fit_mvn_mnar
 
 __all__ = ["MNARImputation", "impute_mnar", "mnar_sensitivity"]
 
@@ -107,7 +108,7 @@ def _check_components(n_components, who):
         raise ValueError(f"{who}: n_components must be an int >= 1 or 'auto'; received {n_components!r}.")
 
 
-def _fit(X, y, who, *, estimator, n_bins, alpha, tol, max_iter, by_class, n_components, rng):
+def _fit(X, y, who, *, estimator, n_bins, alpha, tol, max_iter, by_class, n_components, rng, categorical=True):
     """The MAR model (naive, or its latent-class model), the encoded rows, the selection fit, the class
     index per row and the latent-class fit (None when naive)."""
     model = clone(estimator if estimator is not None else NaiveBayes()).fit(X, y)
@@ -119,11 +120,12 @@ def _fit(X, y, who, *, estimator, n_bins, alpha, tol, max_iter, by_class, n_comp
         latent = model.fit_latent_class(X, y, n_components=n_components, random_state=rng)
         post, group = latent.posterior, latent.group
         class_params = (np.ones(len(group)), True, None)  # the state weights' Dirichlet(1) of fit_latent_class
-    columns = selection_columns(post, encoded, n_bins)
+    columns = selection_columns(post, encoded, n_bins, values=categorical)
     if not columns:
         raise ValueError(f"{who}: no column can take a missingness node: it needs a numeric column (a family "
-                         "with predictive_bins: Gaussian, LogNormal, Poisson, Hurdle, Histogram) with missing "
-                         "cells and at least two observed ones; received none.")
+                         "with predictive_bins: Gaussian, LogNormal, Poisson, Hurdle, Histogram) or, with "
+                         "categorical=True, a categorical one, with missing cells and at least two observed ones; "
+                         "received none.")
     codes = pd.Index(model.classes_).get_indexer(y)
     allowed = allowed_states(group, codes)
     fit = fit_selection(post, encoded, columns, group, allowed, np.ones(X.shape[0]), class_params, alpha=alpha,
@@ -168,6 +170,7 @@ def _complete(X, fit, encoded, allowed, strategy, rng, delta, delta_unit, who, p
         logw = np.log(rng.dirichlet(np.maximum(post.class_concentration, 1e-300)))
     resp = resp_for_fill(fit, encoded, allowed, points=points, selection=selection, logw=logw, who=who)
     filled = fill_selection(fit, encoded, resp, strategy=strategy, rng=rng, points=points, selection=selection)
+    valued = {sc.column for sc in fit.columns if sc.values is not None}  # categorical: no delta, no range
     z = None
     if strategy == "draw":
         z = (rng.random(resp.shape[0])[:, None] > np.cumsum(resp, axis=1)[:, :-1]).sum(1)
@@ -181,19 +184,22 @@ def _complete(X, fit, encoded, allowed, strategy, rng, delta, delta_unit, who, p
         rows, cols, vals = _block_cells(b, b.family.gen_fill(p, e, resp, how, z, rng), miss)
         vals = np.array(vals, dtype=object if vals.dtype == object else float)
         for col, (r_sel, v_sel) in filled.items():
-            _check_diverged(X, col, v_sel, who)
+            numeric = col not in valued
+            if numeric:
+                _check_diverged(X, col, v_sel, who)
             at = cols == col
             if at.any():
                 pos = {int(r): k for k, r in enumerate(r_sel)}
-                shift = _delta_of(delta, X, col, delta_unit, who)
-                vals[at] = np.asarray([v_sel[pos[int(r)]] for r in rows[at]]) + shift
+                shift = _delta_of(delta, X, col, delta_unit, who) if numeric else None
+                got = np.asarray([v_sel[pos[int(r)]] for r in rows[at]], dtype=vals.dtype)
+                vals[at] = got if shift is None else got + shift
         cells.append((rows, cols, vals))
     return write_cells(X, cells)
 
 
 def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=0.0, delta_unit="value",
                 label_given=False, selection_by_class=False, n_components=1, alpha=1.0, estimator=None, tol=1e-6,
-                max_iter=200, random_state=None):
+                max_iter=200, random_state=None, model="naive", categorical=True):
     """Impute a table whose numeric columns may be missing because of their own values (self-masking MNAR).
 
     Parameters
@@ -233,6 +239,21 @@ def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=
     tol, max_iter : float, int
         EM stops when the relative change of its objective is at most ``tol``, or after ``max_iter``.
     random_state : None, int or Generator
+    model : {"naive", "mvn"}, default="naive"
+        The model under the missingness nodes. ``"naive"``: naive Bayes (or its latent-class model,
+        ``n_components``). ``"mvn"``: the class-conditional multivariate normal of the ``"mvn"``
+        configuration over the numeric columns (:mod:`bayesnb.mvn_mnar`, Monte-Carlo EM; the selection
+        shared by the classes; ``selection_by_class`` and ``n_components`` must keep their defaults;
+        ``tol`` and ``max_iter`` are its EM's: ``tol`` below 1e-5 counts as 1e-5, ``max_iter`` above 100
+        as 100), whose covariance lets the other columns place a hidden value; the categorical columns keep
+        the naive model's fills.
+    categorical : bool, default=True
+        Give the categorical columns (families with a finite set of values) with missing cells a
+        missingness node too, whose parent is the cell's own value (:mod:`bayesnb.generative.mnar_values`):
+        ``p(missing | value)``, shared by the classes unless ``selection_by_class``. Their fill is the most
+        probable value given that the cell is missing (with ``model="mvn"``: from the naive model with these
+        nodes, fitted beside it; False: the naive model's MAR fills). Identified only with at least as many
+        classes (or latent states) as the column has values; docs/mnar.md.
 
     Returns
     -------
@@ -267,16 +288,76 @@ def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=
     rng = as_generator(random_state)
     if not isinstance(selection_by_class, bool):
         raise TypeError(f"{who}: selection_by_class must be True or False; received {selection_by_class!r}.")
+    if not isinstance(categorical, bool):
+        raise TypeError(f"{who}: categorical must be True or False; received {categorical!r}.")
     _check_components(n_components, who)
+    if _check_model(model, selection_by_class, n_components, who) == "mvn":
+        return _impute_mvn_mnar(X, y, who, n_bins=int(n_bins), strategy=strategy, n_imputations=int(n_imputations),
+                                delta=delta, delta_unit=delta_unit, label_given=label_given, alpha=float(alpha),
+                                estimator=estimator, tol=tol, max_iter=max_iter, rng=rng, categorical=categorical)
     model, encoded, fit, codes, latent = _fit(
         X, y, who, estimator=estimator, n_bins=int(n_bins), alpha=float(alpha), tol=tol, max_iter=max_iter,
-        by_class=selection_by_class, n_components=n_components, rng=rng)
+        by_class=selection_by_class, n_components=n_components, rng=rng, categorical=categorical)
     allowed = allowed_states(fit.group, codes) if label_given else None
     tables = [_complete(X, fit, encoded, allowed, strategy, rng, delta, delta_unit, who)
               for _ in range(int(n_imputations))]
     mar = model.impute(X, y=y if label_given else None, latent=latent)
     return MNARImputation(tables[0] if n_imputations == 1 else tables, _selection_tables(fit, X, model.classes_),
                           _means(X, fit, mar, tables[0]), mar, fit.em_objective, fit.converged, fit)
+
+
+def _check_model(model, by_class, n_components, who):
+    if not isinstance(model, str) or model not in ("naive", "mvn"):
+        raise ValueError(f"{who}: model must be 'naive' or 'mvn'; received {model!r}.")
+    if model == "mvn" and (by_class or n_components != 1):
+        raise ValueError(f"{who}: model='mvn' shares one selection curve by the classes and has no latent components; "
+                         f"received selection_by_class={by_class!r}, n_components={n_components!r}.")
+    return model
+
+
+def _impute_mvn_mnar(X, y, who, *, n_bins, strategy, n_imputations, delta, delta_unit, label_given, alpha, estimator,
+                     tol, max_iter, rng, categorical=False):
+    """:func:`impute_mnar` with ``model="mvn"`` (:mod:`bayesnb.mvn_mnar`)."""
+    if not any(is_numeric_column(X[c]) and X[c].isna().any() and X[c].notna().sum() >= 2 for c in X.columns):
+        raise ValueError(f"{who}: no column can take a missingness node: model='mvn' needs a numeric column with "
+                         "missing cells and at least two observed ones; received none.")
+    fit = fit_mvn_mnar(X, y, n_bins=n_bins, alpha=alpha, estimator=estimator, max_iter=min(max_iter, 100),
+                       tol=max(tol, 1e-5), random_state=rng)
+    sel = [(j, i) for i, j in enumerate(fit.base.columns) if X.iloc[:, j].isna().any()]
+    tables = []
+    for _ in range(n_imputations):
+        t = fill_mvn_mnar(fit, X, y, label_given=label_given, strategy=strategy, random_state=rng)
+        for j, _ in sel:
+            shift = _delta_of(delta, X, j, delta_unit, who)
+            if shift:
+                v = t.iloc[:, j].to_numpy(dtype=float, copy=True)
+                v[X.iloc[:, j].isna().to_numpy()] += shift
+                t.isetitem(j, v)
+        tables.append(t)
+    cats = [c for c in X.columns if not is_numeric_column(X[c]) and X[c].isna().any()]
+    if categorical and cats:  # the categorical columns from the naive model's missingness nodes on them
+        naive = impute_mnar(X, y, n_bins=n_bins, strategy=strategy, n_imputations=n_imputations,
+                            label_given=label_given, alpha=alpha, estimator=estimator, tol=tol, max_iter=max_iter,
+                            random_state=rng).table
+        for t, u in zip(tables, naive if isinstance(naive, list) else [naive]):
+            for c in cats:
+                t[c] = u[c]
+    mar = fill_mvn(fit.base, X, y, label_given=label_given)
+    base, classes = fit.base, fit.base.model.classes_
+    selection = {}
+    for j, i in sel:
+        e = fit.edges[i] * base.scale[i] + base.loc[i]
+        e = np.concatenate([[-np.inf], np.exp(e) - base.shift[i] if base.logged[i] else e, [np.inf]])
+        labels = [f"({e[b]:.4g}, {e[b + 1]:.4g}]" for b in range(len(e) - 1)]
+        selection[X.columns[j]] = pd.DataFrame(np.broadcast_to(fit.selection[i], (len(classes), len(labels))),
+                                               index=pd.Index(classes, name="class"), columns=labels)
+    names = list(selection)
+    means = pd.DataFrame({"observed": [X[c].astype(float).mean() for c in names],
+                          "MAR": [mar[c].astype(float).mean() for c in names],
+                          "MNAR": [tables[0][c].astype(float).mean() for c in names]},
+                         index=pd.Index(names, name="column"))
+    return MNARImputation(tables[0] if n_imputations == 1 else tables, selection, means, mar, fit.em_objective,
+                          fit.converged, fit)
 
 
 def _selection_tables(fit, X, classes):
@@ -290,13 +371,18 @@ def _selection_tables(fit, X, classes):
     out = {}
     for sc, rho in zip(fit.columns, fit.selection):
         e = np.concatenate([[-np.inf], sc.edges, [np.inf]])
-        labels = [f"({e[b]:.4g}, {e[b + 1]:.4g}]" for b in range(len(e) - 1)]
+        labels = [f"({e[b]:.4g}, {e[b + 1]:.4g}]" for b in range(len(e) - 1)] if sc.values is None else list(
+            sc.values)
         out[X.columns[sc.column]] = pd.DataFrame(rho, index=index, columns=labels)
     return out
 
 
+def _numeric_names(X, fit):
+    return [X.columns[sc.column] for sc in fit.columns if sc.values is None]
+
+
 def _means(X, fit, mar, mnar):
-    names = [X.columns[sc.column] for sc in fit.columns]
+    names = _numeric_names(X, fit)
     return pd.DataFrame({"observed": [X[c].astype(float).mean() for c in names],
                          "MAR": [mar[c].astype(float).mean() for c in names],
                          "MNAR": [mnar[c].astype(float).mean() for c in names]}, index=pd.Index(names, name="column"))
@@ -304,7 +390,7 @@ def _means(X, fit, mar, mnar):
 
 def mnar_sensitivity(X, y=None, *, deltas=(-1.0, -0.5, 0.0, 0.5, 1.0), delta_unit="sd", n_bins=5,
                      label_given=False, selection_by_class=False, n_components=1, alpha=1.0, estimator=None, tol=1e-6,
-                     max_iter=200, random_state=None):
+                     max_iter=200, random_state=None, model="naive", categorical=True):
     """How the completed columns' means move with the delta adjustment of the MNAR imputation.
 
     The selection model is fitted once (:func:`impute_mnar`); each ``delta`` is added to every
@@ -314,8 +400,9 @@ def mnar_sensitivity(X, y=None, *, deltas=(-1.0, -0.5, 0.0, 0.5, 1.0), delta_uni
 
     Parameters
     ----------
-    X, y, n_bins, label_given, selection_by_class, n_components, alpha, estimator, tol, max_iter, random_state
-        As in :func:`impute_mnar`.
+    X, y, n_bins, label_given, selection_by_class, n_components, alpha, estimator, tol, max_iter, random_state, model
+    categorical
+        As in :func:`impute_mnar` (the report has the numeric columns only).
     deltas : sequence of float, default=(-1, -0.5, 0, 0.5, 1)
     delta_unit : {"value", "sd"}, default="sd"
         The deltas in the columns' units, or in standard deviations of their observed values.
@@ -337,11 +424,22 @@ def mnar_sensitivity(X, y=None, *, deltas=(-1.0, -0.5, 0.0, 0.5, 1.0), delta_uni
         raise ValueError(f"{who}: deltas must be a non-empty sequence of finite numbers; received {given!r}.")
     _check_options(n_bins, "mean", 1, 0.0, delta_unit, alpha, label_given, who)
     _check_components(n_components, who)
+    if _check_model(model, selection_by_class, n_components, who) == "mvn":
+        res = _impute_mvn_mnar(X, y, who, n_bins=int(n_bins), strategy="mean", n_imputations=1, delta=0.0,
+                               delta_unit=delta_unit, label_given=label_given, alpha=float(alpha), estimator=estimator,
+                               tol=tol, max_iter=max_iter, rng=as_generator(random_state))
+        m = res.column_means
+        rows = {"observed": m["observed"].to_numpy(), "MAR": m["MAR"].to_numpy()}
+        for d in deltas:  # the delta moves each imputed cell, so the column mean by delta * its missing share
+            rows[f"delta={d:g}"] = [m.loc[c, "MNAR"] + _delta_of(float(d), X, X.columns.get_loc(c), delta_unit, who)
+                                    * X[c].isna().mean() for c in m.index]
+        return pd.DataFrame.from_dict(rows, orient="index", columns=list(m.index))
     model, encoded, fit, codes, latent = _fit(
         X, y, who, estimator=estimator, n_bins=int(n_bins), alpha=float(alpha), tol=tol, max_iter=max_iter,
-        by_class=bool(selection_by_class), n_components=n_components, rng=as_generator(random_state))
+        by_class=bool(selection_by_class), n_components=n_components, rng=as_generator(random_state),
+        categorical=categorical)
     allowed = allowed_states(fit.group, codes) if label_given else None
-    names = [X.columns[sc.column] for sc in fit.columns]
+    names = _numeric_names(X, fit)
     mar = model.impute(X, y=y if label_given else None, latent=latent)
     rows = {"observed": [X[c].astype(float).mean() for c in names], "MAR": [mar[c].astype(float).mean() for c in names]}
     for d in deltas:

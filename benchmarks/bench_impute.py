@@ -43,6 +43,11 @@ one-hot column for scikit-learn):
   letters per column and the latent count ``C`` are printed per seed;
 - bayesnb latent class: ``fit_latent_class(X, y, n_components="auto")`` then
   ``impute(X, latent=fit)`` (strategy ``"auto"``);
+- bayesnb ``impute_mnar(auto)`` (``--mnar``): ``impute_mnar(X, y, n_components="auto")``, the self-masking
+  selection model (docs/mnar.md) on the latent-class model, numeric and categorical columns alike
+  (``+y``: ``label_given=True``); on tables with numeric columns also ``impute_mnar(X, y, model="mvn")``
+  (``impute_mnar(mvn)``: the numeric columns on the multivariate normal, the categorical ones on the naive
+  model, both with their missingness nodes);
 - bayesnb ``mvn`` (tables with numeric columns; not with ``--no-mvn``): ``impute_mvn(X, y)``, the
   class-conditional multivariate normal of :mod:`bayesnb.mvn_impute` (impute_table's ``"mvn"``);
 - peers (``--peers [NAME ...]``, issue 27; implies ``--select``): missForest (Stekhoven &
@@ -93,7 +98,7 @@ from sklearn.ensemble import ExtraTreesRegressor
 from sklearn.experimental import enable_iterative_imputer  # noqa: F401
 from sklearn.impute import IterativeImputer, KNNImputer, SimpleImputer
 
-from bayesnb import Categorical, Gaussian, NaiveBayes, impute_table
+from bayesnb import Categorical, Gaussian, NaiveBayes, impute_mnar, impute_table
 from bayesnb.datasets import load_house_votes
 from bayesnb.mvn_impute import impute_mvn
 
@@ -294,6 +299,9 @@ def main(argv=None):
     ap.add_argument("--select-given", action="store_true",
                     help="run impute_table with the label given only (label_given=True; the peers' counterpart)")
     ap.add_argument("--no-mvn", action="store_true", help="skip the multivariate-normal (mvn) rows")
+    ap.add_argument("--mnar", action="store_true",
+                    help="add impute_mnar(X, y, n_components='auto') (self-masking selection model, numeric and "
+                         "categorical columns; docs/mnar.md), without and with the label given")
     ap.add_argument("--no-sklearn", action="store_true", help="skip the scikit-learn imputers")
     ap.add_argument("--masks", nargs="+", default=None, help='e.g. "MCAR 30%%" (default: all)')
     ap.add_argument("--tables", nargs="+", default=None, help='e.g. penguins "breast cancer" (default: all)')
@@ -347,6 +355,19 @@ def main(argv=None):
                             + (f" C={r.n_components}" if r.n_components is not None else ""))
                     print(f"  [impute_table {time.perf_counter() - t3:.0f} s]", flush=True)
                     t3 = time.perf_counter()
+                if args.mnar:
+                    for tag, given in (("", False), (" +y", True)):
+                        t4 = time.perf_counter()
+                        m = f"bayesnb impute_mnar(auto){tag}"
+                        methods[m] = impute_mnar(Xm, y, n_components="auto", label_given=given, random_state=seed).table
+                        times[m] = time.perf_counter() - t4
+                        if nums:
+                            t4 = time.perf_counter()
+                            m = f"bayesnb impute_mnar(mvn){tag}"
+                            methods[m] = impute_mnar(Xm, y, model="mvn", label_given=given, random_state=seed).table
+                            times[m] = time.perf_counter() - t4
+                    print(f"  [impute_mnar {time.perf_counter() - t3:.0f} s]", flush=True)
+                    t3 = time.perf_counter()
                 if args.structures:
                     extra, kinds = structure_methods(Xm, y, cats, nums, args.structure_kinds)
                     print(f"  [structures {time.perf_counter() - t3:.0f} s]", flush=True)
@@ -360,7 +381,7 @@ def main(argv=None):
                 for k, v in chosen.items():
                     picks.setdefault((kind, k), []).append(v)
                 for m, F in methods.items():  # time: a ratio to the last impute_table run (+y) of this run
-                    ratio = times[m] / times[ref] if m in times else np.nan
+                    ratio = times[m] / times[ref] if m in times and ref in times else np.nan
                     results.setdefault(m, {}).setdefault(kind, []).append(
                         (np.nan,) * 4 + (ratio,) if F is None else score(X, F, M, cats, nums) + (ratio,))
         print(f"\n### {name} ({X.shape[0]} rows; {len(cats)} categorical, {len(nums)} numeric; "

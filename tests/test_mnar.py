@@ -165,3 +165,67 @@ def test_diverged_fills_raise_a_clear_error():
         _check_diverged(X, 0, np.array([3.0, 1e9]), "impute_mnar")
     with pytest.raises(ValueError, match="diverged"):
         _check_diverged(X, 0, np.array([np.nan]), "impute_mnar")
+
+
+def test_latent_fit_on_a_heavy_tailed_table_stays_in_the_columns_support():
+    """Breast cancer's ten "mean" columns, self-masked (above the median 0.45, else 0.15), with 12 latent
+    components per class: EM used to feed the unbounded top sub-bin's mean of a heavy-tailed family back into
+    its statistics and diverge ('mean concavity', range 0 to 0.41, filled with 1.5e75). Values past the
+    observed range widened by TAIL_SD[-1] sds now count as lying on that bound."""
+    from sklearn.datasets import load_breast_cancer
+
+    from bayesnb.generative.mnar import TAIL_SD
+
+    b = load_breast_cancer(as_frame=True)
+    X = b.data.iloc[:, :10].copy()
+    rng = np.random.default_rng(0)
+    for c in X.columns:
+        v = X[c].to_numpy()
+        X.loc[rng.random(len(v)) < np.where(v > np.median(v), 0.45, 0.15), c] = np.nan
+    res = impute_mnar(X, b.target.to_numpy(), n_components=12, random_state=0, max_iter=60)
+    for c in X.columns:
+        obs = X[c].dropna()
+        reach = TAIL_SD[-1] * obs.std(ddof=0) + 1e-9
+        v = res.table[c].to_numpy()
+        assert np.all(np.isfinite(v)) and v.min() >= obs.min() - reach and v.max() <= obs.max() + reach, c
+
+
+def _categorical_masked(n=2000, seed=0):
+    """A yes/no column whose share of "yes" depends on the class (0.8 / 0.3), "yes" hidden with probability
+    0.5 and "no" with 0.1 (self-masking), beside a numeric column z and a complete categorical w."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    v = np.where(rng.random(n) < np.where(y == 0, 0.8, 0.3), "yes", "no").astype(object)
+    hide = rng.random(n) < np.where(v == "yes", 0.5, 0.1)
+    X = pd.DataFrame({"v": np.where(hide, None, v), "z": rng.normal(y, 1.0),
+                      "w": np.where(rng.random(n) < 0.7, np.array(["a", "b"])[y], "c")})
+    return X, y, v, hide
+
+
+def test_categorical_column_gets_a_missingness_node_on_its_own_value():
+    X, y, v, hide = _categorical_masked()
+    res = impute_mnar(X, y)
+    sel = res.selection["v"]
+    assert list(sel.columns) == ["no", "yes"] and sel.shape == (2, 2)
+    assert abs(sel.loc[0, "yes"] - 0.5) < 0.1 and abs(sel.loc[0, "no"] - 0.1) < 0.05  # the true selection
+    mnar = res.table["v"].to_numpy()[hide]
+    mar = res.mar_table["v"].to_numpy()[hide]
+    assert np.mean(mnar == v[hide]) > np.mean(mar == v[hide]) + 0.05
+    assert set(mnar) <= {"yes", "no"} and list(res.column_means.index) == []  # numeric means only: none selected
+    with pytest.raises(ValueError, match="no column can take a missingness node"):  # only v has missing cells
+        impute_mnar(X, y, categorical=False)
+    with pytest.raises(TypeError, match="categorical must be True or False"):
+        impute_mnar(X, y, categorical="yes")
+
+
+def test_categorical_node_draws_and_states():
+    X, y, v, hide = _categorical_masked(n=1200, seed=1)
+    draws = impute_mnar(X, y, strategy="draw", n_imputations=2, random_state=0).table
+    share = [np.mean(t["v"].to_numpy()[hide] == "yes") for t in draws]
+    mar_share = np.mean(NaiveBayes().fit(X, y).impute(X, strategy="draw", random_state=0)["v"].to_numpy()[hide]
+                        == "yes")
+    truth = np.mean(v[hide] == "yes")
+    assert all(abs(s - truth) < abs(mar_share - truth) for s in share)
+    latent = impute_mnar(X, y, n_components=2, random_state=0)
+    assert latent.selection["v"].shape == (4, 2)
+    assert not latent.table.isna().any().any()

@@ -39,6 +39,7 @@ from scipy.special import logsumexp
 from ..inference.em import climb, log_penalty
 from ..posterior import build, joint_log_likelihood_parts, normalise
 from ..structure.model import _column_params, _column_state
+from .mnar_values import value_fill, value_log_mass, value_pseudo_stats, value_selection_column
 
 __all__ = ["SelectionColumn", "SelectionFit", "fill_selection", "fit_selection", "quantile_edges", "resp_for_fill",
            "selection_columns", "state_posterior_mnar"]
@@ -66,6 +67,9 @@ class SelectionColumn(NamedTuple):
         The bin of each sub-bin.
     observed_bin : ndarray of int, shape (n,)
         The bin of each row's observed value, -1 where missing.
+    values : ndarray of shape (V,) or None
+        For a column with a finite set of values (:mod:`bayesnb.generative.mnar_values`): its values,
+        one bin each (``edges`` and ``fine`` are then the codes' midpoints); None for a numeric column.
     """
 
     block: int
@@ -75,6 +79,7 @@ class SelectionColumn(NamedTuple):
     fine: np.ndarray
     coarse: np.ndarray
     observed_bin: np.ndarray
+    values: np.ndarray | None = None
 
 
 class SelectionFit(NamedTuple):
@@ -131,9 +136,10 @@ def _fine_edges(x, edges, n_bins):
     return np.unique(np.concatenate([edges, inner, tails]))
 
 
-def selection_columns(post, encoded, n_bins):
+def selection_columns(post, encoded, n_bins, values=False):
     """The columns that get a missingness node: numeric columns (families with ``predictive_bins``)
-    with at least one missing and two observed cells.
+    with at least one missing and two observed cells, and with ``values`` the columns of families with
+    a finite set of values (categorical; their own value is the bin, :mod:`bayesnb.generative.mnar_values`).
 
     Parameters
     ----------
@@ -142,6 +148,8 @@ def selection_columns(post, encoded, n_bins):
         Encoded blocks, in block order.
     n_bins : int
         Bins of each column's own value (>= 2).
+    values : bool, default=False
+        Also the columns with a finite set of values.
 
     Returns
     -------
@@ -150,7 +158,14 @@ def selection_columns(post, encoded, n_bins):
     out = []
     for bi, (b, e) in enumerate(zip(post.blocks, encoded)):
         fam = b.family
-        if fam.joint_columns or fam.value_columns(b.state) is not None:
+        if fam.joint_columns:
+            continue
+        if fam.value_columns(b.state) is not None:
+            for c in range(len(b.columns) if values else 0):
+                sc = value_selection_column(b, e, c, lambda *a, bi=bi, c=c, b=b: SelectionColumn(
+                    bi, c, int(b.columns[c]), *a))
+                if sc is not None:
+                    out.append(sc)
             continue
         try:
             values = np.asarray(fam.gen_values(e), dtype=float)
@@ -197,7 +212,10 @@ def _column_bins(block, params, c, edges):
 
 def _log_missing_bins(block, params, sc, rho):
     """``log P(b | s) + log rho[s, b]`` (S, B): the joint of a missing cell's bin and its missingness."""
-    logm, _ = _column_bins(block, params, sc.col, sc.edges)
+    if sc.values is not None:
+        logm = value_log_mass(block, params, sc, rho.shape[0])
+    else:
+        logm, _ = _column_bins(block, params, sc.col, sc.edges)
     with np.errstate(divide="ignore"):
         return logm + np.log(rho)
 
@@ -241,7 +259,11 @@ def _pseudo_stats(block, sc, rho, weight):
     adds its truncated mean with weight ``weight[s] * P(f | s) rho[s, bin(f)] / normaliser``.
     """
     fam = block.family
+    if sc.values is not None:
+        lq = _log_missing_bins(block, block.posterior, sc, rho)
+        return value_pseudo_stats(block, sc, np.exp(lq - logsumexp(lq, axis=1, keepdims=True)), weight)
     logm, mean = _column_bins(block, block.posterior, sc.col, sc.fine)
+    mean = _censored(mean, sc)
     with np.errstate(divide="ignore"):
         lw = logm + np.log(rho[:, sc.coarse])
     lw = lw - logsumexp(lw, axis=1, keepdims=True)
@@ -255,6 +277,17 @@ def _pseudo_stats(block, sc, rho, weight):
     resp[np.arange(s_idx.size), s_idx] = w[s_idx, f_idx]
     enc, _ = fam.encode(raw, block.state, who="impute_mnar")
     return fam.stats(enc, resp, block.state)
+
+
+def _censored(values, sc):
+    """``values`` moved into the column's support ``[fine[0], fine[-1]]``: the observed range widened by the
+    last of :data:`TAIL_SD` observed sds at each end. Only the two unbounded end sub-bins' truncated means
+    (and draws in them) move: a value past the support counts as lying on its bound. Without this a
+    family with a heavy tail (a LogNormal with a large sigma) gives its unbounded top sub-bin a mean of
+    1e17 and more; EM feeds it back into the family's statistics and diverges (breast cancer, 12 latent
+    components per class)."""
+    with np.errstate(invalid="ignore"):
+        return np.clip(values, sc.fine[0], sc.fine[-1])
 
 
 def _selection_counts(post, sc, rho, resp):
@@ -397,6 +430,22 @@ def _draw_between(fam, point, z, rng, c, lo, hi, fallback):
     return out
 
 
+def _coarse_means(block, params, sc, mean):
+    """Each bin's mean (S, B) with the values past the support censored (:func:`_censored`): the end bins'
+    means from their sub-bins, the inner bins' as they are."""
+    logm, fine_mean = _column_bins(block, params, sc.col, sc.fine)
+    fine_mean = np.nan_to_num(_censored(fine_mean, sc))
+    w = np.exp(logm - np.max(logm, axis=1, keepdims=True))
+    B = mean.shape[1]
+    num = np.stack([(w * fine_mean)[:, sc.coarse == b].sum(1) for b in range(B)], axis=1)
+    den = np.stack([w[:, sc.coarse == b].sum(1) for b in range(B)], axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ends = np.where(den > 0, num / den, mean)
+    out = np.array(mean, dtype=float, copy=True)
+    out[:, [0, B - 1]] = ends[:, [0, B - 1]]
+    return out
+
+
 def fill_selection(fit, encoded, resp, *, strategy="mean", rng=None, points=None, selection=None):
     """Values of each selected column's missing cells under the selection model.
 
@@ -431,7 +480,11 @@ def fill_selection(fit, encoded, resp, *, strategy="mean", rng=None, points=None
         rows = np.flatnonzero(sc.observed_bin < 0)
         lq = _log_missing_bins(b, params, sc, rho)
         q = np.exp(lq - logsumexp(lq, axis=1, keepdims=True))  # (S, B): bin given state and m = 1
+        if sc.values is not None:
+            out[sc.column] = (rows, value_fill(sc, q, resp[rows], strategy, rng))
+            continue
         _, mean = _column_bins(b, params, sc.col, sc.edges)
+        mean = _coarse_means(b, params, sc, mean)
         r = resp[rows]
         if strategy == "mean":
             vals = r @ np.nansum(q * np.nan_to_num(mean), axis=1)
@@ -440,7 +493,7 @@ def fill_selection(fit, encoded, resp, *, strategy="mean", rng=None, points=None
             cb = np.cumsum(q[z], axis=1)
             bins = np.minimum((rng.random(rows.size)[:, None] > cb[:, :-1]).sum(1), q.shape[1] - 1)
             e = np.concatenate([[-np.inf], sc.edges, [np.inf]])
-            vals = _draw_between(b.family, params, z, rng, sc.col, e[bins], e[bins + 1], mean[z, bins])
+            vals = _censored(_draw_between(b.family, params, z, rng, sc.col, e[bins], e[bins + 1], mean[z, bins]), sc)
         out[sc.column] = (rows, np.asarray(b.family.round_fill(np.asarray(vals, dtype=float)[:, None],
                                                                _column_state(b.state, sc.col))).ravel())
     return out

@@ -1,0 +1,87 @@
+"""Missingness nodes on columns with a finite set of values (categorical): the selection model of
+:mod:`bayesnb.generative.mnar` with the column's own *value* as the bin.
+
+For such a column ``j`` (a family whose :meth:`~bayesnb.families._base.Family.value_columns` lists its
+values) the missingness node's parents are the state and the value: ``p(m_j = 1 | x_j = v) = rho_j[v]``.
+A missing cell sums its value out exactly, ``sum_v p(v | s) rho_j[v]``; the M-step adds each missing
+cell's expected count of every value, ``weight[s] * q[s, v]`` with ``q[s, v] ∝ p(v | s) rho_j[v]``, to the
+family's statistics, and the fill is the most probable value of ``p(x_j | x_obs, m_j = 1)`` (or a draw
+from it). Everything goes through the family contract (``value_columns``, ``encode``, ``gen_decode``,
+``gen_cell_log_lik``, ``stats``), so no family is special-cased.
+
+Identification: the observed cells show ``p(v | s) (1 - rho[v])`` per state and the missing rate per
+state; with the selection shared by the states, ``S`` states give ``S (V - 1) + S`` numbers for
+``S (V - 1) + V`` unknowns, so it needs at least ``V`` states that differ (a yes/no column: two
+classes, or the components of a latent-class model).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["value_fill", "value_log_mass", "value_pseudo_stats", "value_selection_column"]
+
+
+def value_selection_column(block, encoded, c, make):
+    """The :class:`~bayesnb.generative.mnar.SelectionColumn` of column ``c`` of a value block, or None
+    (no missing cell, fewer than two observed ones or fewer than two values).
+
+    ``make(edges, fine, coarse, observed_bin, values)`` builds it (the caller's constructor).
+    """
+    values = np.asarray(block.family.value_columns(block.state)[c][0], dtype=object)
+    if values.size < 2:
+        return None
+    labels = block.family.gen_decode(encoded, block.state)[c]
+    ob = pd.Index(values).get_indexer(list(labels))  # a missing cell (None) is -1
+    obs = ob >= 0
+    if obs.all() or obs.sum() < 2:
+        return None
+    cuts = np.arange(1, values.size) - 0.5  # B = V bins, one per value (the code order)
+    return make(cuts, cuts, np.arange(values.size), np.where(obs, ob, -1), values)
+
+
+def _raw(block, sc, S):
+    """The (S * V, d) raw block whose row ``(s, v)`` holds value ``v`` in column ``sc.col``, None elsewhere."""
+    V = len(sc.values)
+    raw = np.full((S * V, len(block.names)), None, dtype=object)
+    raw[:, sc.col] = np.tile(sc.values, S)
+    return raw
+
+
+_MASS = {}
+
+
+def value_log_mass(block, params, sc, S):
+    """``log p(v | s)`` (S, V) of the column's values under ``params`` (the family's plug-in predictive)."""
+    key = (id(params), sc.column, S)
+    hit = _MASS.get(key)
+    if hit is not None and hit[0] is params:
+        return hit[1]
+    fam, V = block.family, len(sc.values)
+    enc, _ = fam.encode(_raw(block, sc, S), block.state, who="impute_mnar")
+    weights = np.repeat(np.eye(S), V, axis=0)
+    out = np.asarray(fam.gen_cell_log_lik(block.prior, params, enc, weights), dtype=float)[:, sc.col].reshape(S, V)
+    if len(_MASS) > 512:
+        _MASS.clear()
+    _MASS[key] = (params, out)
+    return out
+
+
+def value_pseudo_stats(block, sc, q, weight):
+    """The family statistics of the column's missing cells: value ``v`` counted ``weight[s] * q[s, v]`` times
+    in state ``s`` (``q`` (S, V) the posterior over the values of a missing cell)."""
+    S = q.shape[0]
+    enc, _ = block.family.encode(_raw(block, sc, S), block.state, who="impute_mnar")
+    resp = np.repeat(np.eye(S), len(sc.values), axis=0) * (weight[:, None] * q).reshape(-1)[:, None]
+    return block.family.stats(enc, resp, block.state)
+
+
+def value_fill(sc, q, r, strategy, rng):
+    """Values of the missing cells: the most probable of ``r @ q`` (``"mean"``: the mode) or a draw
+    (a state from ``r``, then a value from ``q``)."""
+    if strategy == "mean":
+        return sc.values[np.argmax(r @ q, axis=1)]
+    z = (rng.random(r.shape[0])[:, None] > np.cumsum(r, axis=1)[:, :-1]).sum(1)
+    v = np.minimum((rng.random(r.shape[0])[:, None] > np.cumsum(q[z], axis=1)[:, :-1]).sum(1), q.shape[1] - 1)
+    return sc.values[v]
