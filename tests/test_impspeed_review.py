@@ -1,11 +1,42 @@
-"""Review of the imputation-speed change (issue 27): the structure draws' row hash spreads rows of whole
-numbers, and the inverse-cdf draw from log-weights stays in range with a ``+inf`` weight."""
+"""Review of the imputation-speed change (issue 27): the medians asked for a zero link's target keep the
+link's source on its median, the structure draws' row hash spreads rows of whole numbers, and the
+inverse-cdf draw from log-weights stays in range with a ``+inf`` weight."""
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 import bayesnb.structure._logdraw as logdraw
+from bayesnb import NaiveBayes
+
+
+def _linked(n=400, seed=0):
+    """``src``: 0 in about 80% of rows, else an amount (a point mass at 0, not coded); ``tgt``: a coded
+    count (1 to 4), 0 wherever ``src`` is 0 (a zero link ``tgt`` <- ``src``); ``other``: noise."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    src = np.where(rng.random(n) < 0.8, 0.0, rng.gamma(2.0, 500.0, n).round() + 1)
+    tgt = np.where(src == 0, 0.0, rng.integers(1, 5, n).astype(float))
+    X = pd.DataFrame({"src": src, "tgt": tgt, "other": rng.normal(size=n) + y})
+    return X, y, X.mask(rng.random(X.shape) < 0.3)
+
+
+def test_a_wanted_link_target_is_zeroed_by_its_sources_median():
+    X, y, Xm = _linked()
+    model = NaiveBayes().fit(X, y)
+    assert (1, 0) in model.zero_links_ and model.value_support_[0].masses.size and model.value_support_[1].values is not None
+    miss = Xm.isna().to_numpy()
+    opts = {"strategy": "auto", "n_imputations": 1, "random_state": 0, "parameter_uncertainty": True, "y": None,
+            "n_components": 1, "latent": None}
+    full = model._impute(Xm, **opts)
+    only_tgt = miss & (np.arange(3) == 1)[None, :]  # the target's cells only (the source filled elsewhere)
+    part = model._impute(Xm, **opts, median_cells=only_tgt)
+    both = miss[:, 0] & miss[:, 1]
+    assert both.sum() > 5 and np.all(full["src"].to_numpy()[both] == 0)  # the source's median: its mass
+    # as without the mask: the target 0 where the source's median is 0 (before: the source's projected
+    # mean, a few hundred, and the target its own projected mean)
+    np.testing.assert_array_equal(part["tgt"].to_numpy(), full["tgt"].to_numpy())
 
 
 def test_row_hash_spreads_rows_of_whole_numbers():
