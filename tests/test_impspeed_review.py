@@ -67,3 +67,29 @@ def test_draw_windows_hold_at_most_a_chunk_of_distinct_rows(monkeypatch):
     assert sorted(np.concatenate(pieces).tolist()) == list(range(n))
     sizes = [len(set(zip(a[p].tolist(), b[p].tolist()))) for p in pieces]
     assert max(sizes) <= 100  # before: the multiply-sum hash joined rows' groups (114)
+
+
+def test_impute_warnings_point_at_the_users_call():
+    import warnings
+
+    import bayesnb
+
+    rng = np.random.default_rng(0)
+    X = (rng.random((60, 3)) < 0.5).astype(float)
+    X[:, 2] = 0
+    y = rng.integers(0, 2, 60)
+    Xm = X.copy()
+    Xm[:5, 0], Xm[:5, 2] = np.nan, 1  # impossible under every class (alpha=0): ZeroProbabilityWarning
+    model = bayesnb.BernoulliNB(alpha=0).fit(X, y)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        model.impute(Xm)
+    assert rec and all(w.filename == __file__ for w in rec), [(w.filename, w.lineno) for w in rec]
+    T = pd.DataFrame({"a": rng.normal(size=60), "b": pd.Series([None] * 60, dtype=object)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        naive = NaiveBayes().fit(T, y)  # "b" has no category: impute warns and leaves it missing
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        naive.impute(T.mask(rng.random(T.shape) < 0.2))
+    assert rec and all(w.filename == __file__ for w in rec), [(w.filename, w.lineno) for w in rec]
