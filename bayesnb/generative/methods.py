@@ -345,9 +345,11 @@ class GenerativeMixin(SemiSupervisedMixin):
             search about ``n_init`` times cheaper, at the cost of a noisier score per count.
         search_tol : float or None, default=None
             The EM tolerance of each count's fit in the ``"auto"`` search (None: ``tol``); the final fit
-            at the chosen count always uses ``tol``. The search compares held-out scores that differ by
-            tens of nats between counts; a looser tolerance (``1e-5``) stops each fit in about half
-            the iterations and moves those scores by a few nats.
+            at the chosen count always uses ``tol``. A number in (0, 1). A looser tolerance stops each
+            count's EM earlier and moves its held-out score a little; it can change the count chosen
+            when two counts score within that. (On the census table, ``1e-5`` against ``1e-6``: about
+            half the iterations, scores moved by a few nats against gaps of tens, the same counts;
+            docs/benchmarks.md.)
 
         Returns
         -------
