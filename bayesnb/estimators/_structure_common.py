@@ -245,21 +245,23 @@ class StructureCommonMixin:
         -------
         X_imputed : same type as X, or a list of ``n_imputations`` of them
         """
-        if self._structure_fitted() is None:
-            return super().impute(X, strategy=strategy, n_imputations=n_imputations, random_state=random_state,
-                                  parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components,
-                                  latent=latent)
+        if self._structure_fitted() is None:  # GenerativeMixin.impute's body (one frame less: 4)
+            return self._impute_naive(X, strategy=strategy, n_imputations=n_imputations, random_state=random_state,
+                                      parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components,
+                                      latent=latent, stacklevel=4)
         m = check_impute_options(strategy, n_imputations, self._who)
         return self._impute(X, strategy=strategy, n_imputations=m, random_state=random_state,
-                            parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components, latent=latent)
+                            parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components, latent=latent,
+                            stacklevel=3)
 
     def _impute(self, X, *, strategy, n_imputations, random_state, parameter_uncertainty, y, n_components, latent,
-                median_cells=None):
-        """:meth:`impute` with its options checked, and ``median_cells`` (see ``GenerativeMixin._impute``)."""
+                median_cells=None, stacklevel=2):
+        """:meth:`impute` with its options checked, and ``median_cells`` and ``stacklevel`` (see
+        ``GenerativeMixin._impute``)."""
         if self._structure_fitted() is None:
             return super()._impute(X, strategy=strategy, n_imputations=n_imputations, random_state=random_state,
                                    parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components,
-                                   latent=latent, median_cells=median_cells)
+                                   latent=latent, median_cells=median_cells, stacklevel=stacklevel + 1)
         m = n_imputations
         rng = as_generator(random_state)
         if latent is None and (n_components == "auto" or int(n_components) != 1):
@@ -273,7 +275,7 @@ class StructureCommonMixin:
         encoded, _ = self._encode_blocks(X, post)
         allowed = np.ones((X.shape[0], len(group)), dtype=bool) if y is None else allowed_states(
             group, label_codes(self.classes_, y, X.shape[0], self._who))
-        warn_empty_columns(post, "impute", self._who, encoded, stacklevel=4)  # the caller of impute
+        warn_empty_columns(post, "impute", self._who, encoded, stacklevel=stacklevel + 1)
         fill = self._structure_imputer(encoded, strategy, rng, model)
         draws = median_draws(self, X, y, latent)  # "auto"'s conditional medians (generative.values)
         outs = []

@@ -260,6 +260,15 @@ class GenerativeMixin(SemiSupervisedMixin):
         -------
         X_imputed : same type as X, or a list of ``n_imputations`` of them
         """
+        return self._impute_naive(X, strategy=strategy, n_imputations=n_imputations, random_state=random_state,
+                                  parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components,
+                                  latent=latent, stacklevel=4)
+
+    def _impute_naive(self, X, *, strategy, n_imputations, random_state, parameter_uncertainty, y, n_components,
+                      latent, stacklevel):
+        """The body of :meth:`impute` without a structure; ``stacklevel``: the user's frame counted from
+        the :meth:`_impute` this calls, as for :func:`warnings.warn` (from :meth:`impute`: 4, ``_impute``,
+        this, ``impute``, the user)."""
         m = check_impute_options(strategy, n_imputations, self._who)
         if uses_imputer(self, strategy, n_components, latent, parameter_uncertainty):  # fit(..., impute=)
             return impute_with_imputer(self, X, y, strategy, m, random_state)
@@ -268,13 +277,15 @@ class GenerativeMixin(SemiSupervisedMixin):
             check_is_fitted(self, "posterior_")
             return _dask.map_rows(lambda part: self.impute(part, strategy=strategy), X, "same", who=self._who)
         return self._impute(X, strategy=strategy, n_imputations=m, random_state=random_state,
-                            parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components, latent=latent)
+                            parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components, latent=latent,
+                            stacklevel=stacklevel)
 
     def _impute(self, X, *, strategy, n_imputations, random_state, parameter_uncertainty, y, n_components, latent,
-                median_cells=None):
+                median_cells=None, stacklevel=2):
         """:meth:`impute` of a pandas/NumPy table (options checked), with ``median_cells``: a bool (n, d) mask
         of the missing cells whose conditional median ``"auto"`` computes (None: every one); a point-mass
-        column's other missing cells get the projected mean (:func:`~bayesnb.generative.values.keep_cells`)."""
+        column's other missing cells get the projected mean (:func:`~bayesnb.generative.values.keep_cells`).
+        ``stacklevel``: where its warnings point, as for :func:`warnings.warn` called here (2: the caller)."""
         m = n_imputations
         check_memory(float(m) * np.prod(np.shape(X)), f"impute(n_imputations={m})", self._who)
         rng = as_generator(random_state)
@@ -286,7 +297,7 @@ class GenerativeMixin(SemiSupervisedMixin):
         draws = median_draws(self, X, y, latent)  # "auto"'s conditional medians (generative.values)
         outs = [complete(self, X, cells, strategy, draws, median_cells) for cells in impute_cells(
             post, encoded, strategy=strategy, n_imputations=m, rng=rng, allowed=allowed, who=self._who,
-            parameter_uncertainty=parameter_uncertainty and not point, stacklevel=5)]  # (impute, _impute)
+            parameter_uncertainty=parameter_uncertainty and not point, stacklevel=stacklevel + 1)]
         return outs[0] if m == 1 else outs
 
     # -------------------------------------------------------------- latent class
@@ -334,9 +345,11 @@ class GenerativeMixin(SemiSupervisedMixin):
             search about ``n_init`` times cheaper, at the cost of a noisier score per count.
         search_tol : float or None, default=None
             The EM tolerance of each count's fit in the ``"auto"`` search (None: ``tol``); the final fit
-            at the chosen count always uses ``tol``. The search compares held-out scores that differ by
-            tens of nats between counts; a looser tolerance (``1e-5``) stops each fit in about half
-            the iterations and moves those scores by a few nats.
+            at the chosen count always uses ``tol``. A number in (0, 1). A looser tolerance stops each
+            count's EM earlier and moves its held-out score a little; it can change the count chosen
+            when two counts score within that. (On the census table, ``1e-5`` against ``1e-6``: about
+            half the iterations, scores moved by a few nats against gaps of tens, the same counts;
+            docs/benchmarks.md.)
 
         Returns
         -------

@@ -42,7 +42,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from .._utils import all_finite, is_frame, take_rows
+from .._utils import all_finite, is_frame, missing_mask, take_rows
 from ._column_scan import scan_columns, scannable
 from .tables import write_cells
 from .zero_links import keep_zero_links, numeric_columns, record_zero_links
@@ -469,14 +469,36 @@ def record_supports(est, X, partial, sample_weight=None):
 
 
 
+def _link_sources(median_cells, X, links):
+    """``median_cells`` with, for every zero link ``(target, source)``, the missing source cell of each
+    row whose target cell is in it (repeated along chains of links): the link zeroes a wanted target
+    by its source's fill, which must then be the source's median, as without a mask."""
+    if median_cells is None or not links:
+        return median_cells
+    out, miss = np.array(median_cells, dtype=bool), missing_mask(X)
+    if miss is None or miss.shape != out.shape:
+        return out
+    grew = True
+    while grew:
+        grew = False
+        for t, s in links:
+            add = out[:, t] & miss[:, s] & ~out[:, s]
+            if add.any():
+                out[:, s] |= add
+                grew = True
+    return out
+
+
 def complete(model, X, cells, strategy, draws=None, median_cells=None):
     """A completed copy of ``X``: ``cells`` kept on their columns' values (:func:`keep_cells`, with
-    ``median_cells``), written in (:func:`~bayesnb.generative.tables.write_cells`), then the model's zero
-    links kept (:func:`~bayesnb.generative.zero_links.keep_zero_links`). ``model`` a fitted estimator (its
+    ``median_cells`` and the zero links' sources of its cells), written in
+    (:func:`~bayesnb.generative.tables.write_cells`), then the model's zero links kept
+    (:func:`~bayesnb.generative.zero_links.keep_zero_links`). ``model`` a fitted estimator (its
     ``value_support_`` and ``zero_links_``, where it has them)."""
+    links = getattr(model, "zero_links_", None)
     table = write_cells(X, keep_cells(cells, getattr(model, "value_support_", None), strategy, draws,
-                                      median_cells))
-    return keep_zero_links(table, X, getattr(model, "zero_links_", None))
+                                      _link_sources(median_cells, X, links)))
+    return keep_zero_links(table, X, links)
 
 
 def forget_supports(est):

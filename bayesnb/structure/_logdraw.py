@@ -44,7 +44,8 @@ def draw_log(lp, u):
     Parameters
     ----------
     lp : ndarray of shape (n, V)
-        Log-weights (``-inf`` for an impossible category); each row needs a finite entry.
+        Log-weights (``-inf`` for an impossible category); each row needs a finite entry (a row with
+        ``+inf`` entries draws among them; a row of ``-inf`` or NaN gets a category, not a meaningful one).
     u : ndarray of shape (n,)
         Uniform(0, 1) numbers.
 
@@ -54,11 +55,13 @@ def draw_log(lp, u):
     """
     lp = np.asarray(lp, dtype=float)
     top = np.max(lp, axis=1, keepdims=True)
-    with np.errstate(under="ignore", invalid="ignore"):
-        cdf = np.cumsum(np.exp(lp - np.where(np.isfinite(top), top, 0.0)), axis=1)
+    with np.errstate(under="ignore", invalid="ignore", over="ignore"):
+        w = np.exp(lp - np.where(np.isfinite(top), top, 0.0))
+    w = np.where(top == np.inf, (lp == np.inf).astype(float), w)  # a +inf weight: among the +inf ones
+    cdf = np.cumsum(w, axis=1)
     target = u * cdf[:, -1]
     cdf[:, -1] = np.inf
-    return (target[:, None] >= cdf).sum(axis=1)
+    return np.minimum((target[:, None] >= cdf).sum(axis=1), lp.shape[1] - 1)
 
 
 def distinct_rows(key):
@@ -93,10 +96,22 @@ def distinct_rows(key):
     return first, inverse
 
 
+def _mix(x):
+    """SplitMix64's finaliser of uint64 values (every input bit moves about half the output bits)."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * np.uint64(0xBF58476D1CE4E5B9)
+    x = x ^ (x >> np.uint64(27))
+    x = x * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
 def _row_hash(bits):
-    """A 64-bit hash of each row of a uint64 matrix (its float bits): a fixed random odd multiplier per
-    column, summed with wrap-around, then mixed."""
+    """A 64-bit hash of each row of a uint64 matrix (its float bits): each value mixed
+    (:func:`_mix`), times a fixed random odd multiplier per column, summed with wrap-around, mixed again.
+
+    The values are mixed first: the bits of small whole numbers and of ``-inf`` end in 48 or more zeros,
+    and a product keeps them, so a plain multiply-and-sum left about 16 bits of hash for such rows."""
     mult = np.random.default_rng(bits.shape[1]).integers(1, 2**63, size=bits.shape[1], dtype=np.uint64) | 1
     with np.errstate(over="ignore"):
-        h = (bits * mult).sum(axis=1, dtype=np.uint64)
-        return h ^ (h >> np.uint64(29))
+        h = (_mix(bits) * mult).sum(axis=1, dtype=np.uint64)
+        return _mix(h)

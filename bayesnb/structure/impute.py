@@ -38,7 +38,7 @@ import numpy as np
 
 from . import infer as _si
 from . import model as _mx
-from ._logdraw import distinct_rows, draw_log, lse
+from ._logdraw import _row_hash, distinct_rows, draw_log, lse
 from .model import (
     _n_parent_states,
     _parent_index,
@@ -384,10 +384,7 @@ def _draw_windows(data, logw):
         key = _row_key((tuple(_rows(c, part) for c in data[0]), data[1][part], data[2][part]), logw[part])
         if key is None:
             return None
-        bits = np.ascontiguousarray(key + 0.0).view(np.uint64)  # (-0.0 as 0.0)
-        mult = np.random.default_rng(key.shape[1]).integers(1, 2**63, size=key.shape[1], dtype=np.uint64) | 1
-        with np.errstate(over="ignore"):
-            h[part] = (bits * mult).sum(axis=1, dtype=np.uint64)
+        h[part] = _row_hash(np.ascontiguousarray(key + 0.0).view(np.uint64))  # (-0.0 as 0.0)
     order = np.argsort(h, kind="stable")
     hs = h[order]
     starts = np.flatnonzero(np.r_[True, hs[1:] != hs[:-1]])  # each group's first position in ``order``
