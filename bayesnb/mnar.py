@@ -69,6 +69,17 @@ class MNARImputation(NamedTuple):
     fit: object
 
 
+def _check_em(tol, max_iter, flags, who):
+    """``tol`` / ``max_iter`` of the EM and the True/False ``flags`` ``{name: value}``."""
+    if not isinstance(max_iter, int | np.integer) or isinstance(max_iter, bool) or max_iter < 1:
+        raise ValueError(f"{who}: max_iter must be an int >= 1; received {max_iter!r}.")
+    if isinstance(tol, bool) or not isinstance(tol, float | int | np.number) or not (np.isfinite(tol) and tol >= 0):
+        raise ValueError(f"{who}: tol must be a finite number >= 0; received {tol!r}.")
+    for name, value in flags.items():
+        if not isinstance(value, bool):
+            raise TypeError(f"{who}: {name} must be True or False; received {value!r}.")
+
+
 def _check_options(n_bins, strategy, n_imputations, delta, delta_unit, alpha, label_given, who):
     if not isinstance(n_bins, int | np.integer) or isinstance(n_bins, bool) or n_bins < 2:
         raise ValueError(f"{who}: n_bins must be an int >= 2; received {n_bins!r}.")
@@ -285,11 +296,11 @@ def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=
         unknown = [k for k in delta if k not in X.columns]
         if unknown:
             raise ValueError(f"{who}: delta names column(s) {unknown[:5]} not in X; X has {list(X.columns)[:10]}.")
+        text = [k for k in delta if not is_numeric_column(X[k])]
+        if text:
+            raise ValueError(f"{who}: delta applies to numeric columns; received {text[:5]} (categorical).")
     rng = as_generator(random_state)
-    if not isinstance(selection_by_class, bool):
-        raise TypeError(f"{who}: selection_by_class must be True or False; received {selection_by_class!r}.")
-    if not isinstance(categorical, bool):
-        raise TypeError(f"{who}: categorical must be True or False; received {categorical!r}.")
+    _check_em(tol, max_iter, {"selection_by_class": selection_by_class, "categorical": categorical}, who)
     _check_components(n_components, who)
     if _check_model(model, selection_by_class, n_components, who) == "mvn":
         return _impute_mvn_mnar(X, y, who, n_bins=int(n_bins), strategy=strategy, n_imputations=int(n_imputations),
@@ -423,6 +434,7 @@ def mnar_sensitivity(X, y=None, *, deltas=(-1.0, -0.5, 0.0, 0.5, 1.0), delta_uni
     if not deltas or not np.all(np.isfinite(deltas)):
         raise ValueError(f"{who}: deltas must be a non-empty sequence of finite numbers; received {given!r}.")
     _check_options(n_bins, "mean", 1, 0.0, delta_unit, alpha, label_given, who)
+    _check_em(tol, max_iter, {"selection_by_class": selection_by_class, "categorical": categorical}, who)
     _check_components(n_components, who)
     if _check_model(model, selection_by_class, n_components, who) == "mvn":
         res = _impute_mvn_mnar(X, y, who, n_bins=int(n_bins), strategy="mean", n_imputations=1, delta=0.0,

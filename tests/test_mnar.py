@@ -229,3 +229,30 @@ def test_categorical_node_draws_and_states():
     latent = impute_mnar(X, y, n_components=2, random_state=0)
     assert latent.selection["v"].shape == (4, 2)
     assert not latent.table.isna().any().any()
+
+
+@pytest.mark.parametrize("model", ["naive", "mvn"])
+def test_em_options_and_flags_are_checked(model):
+    """tol / max_iter reached EM unchecked (max_iter=0 with model='mvn': UnboundLocalError; tol='a': a
+    multiplication error; tol=-1 accepted); mnar_sensitivity let categorical / selection_by_class through
+    unchecked; a delta naming a categorical column was silently ignored."""
+    rng = np.random.default_rng(0)
+    n = 200
+    y = rng.integers(0, 2, n)
+    x = rng.normal(y, 1.0)
+    X = pd.DataFrame({"x": np.where(rng.random(n) < 0.3, np.nan, x), "z": rng.normal(size=n),
+                      "c": np.where(rng.random(n) < 0.2, None, np.array(["a", "b"])[y]).astype(object)})
+    for bad in (0, -1, 2.5, "a", True):
+        with pytest.raises(ValueError, match="max_iter must be an int >= 1"):
+            impute_mnar(X, y, model=model, max_iter=bad)
+    for bad in (-1.0, "a", np.nan, None):
+        with pytest.raises(ValueError, match="tol must be a finite number >= 0"):
+            impute_mnar(X, y, model=model, tol=bad)
+    with pytest.raises(ValueError, match="tol must be a finite number >= 0"):
+        mnar_sensitivity(X, y, model=model, tol="a")
+    with pytest.raises(TypeError, match="categorical must be True or False"):
+        mnar_sensitivity(X, y, model=model, categorical="yes")
+    with pytest.raises(TypeError, match="selection_by_class must be True or False"):
+        mnar_sensitivity(X, y, model=model, selection_by_class="yes")
+    with pytest.raises(ValueError, match=r"delta applies to numeric columns; received \['c'\]"):
+        impute_mnar(X, y, model=model, delta={"c": 1.0})
