@@ -3,11 +3,14 @@
 :func:`impute_mnar` fits naive Bayes on the table (``estimator``, default ``NaiveBayes()``) and
 then, by EM, a selection model on it: each numeric column with missing cells gets a missingness
 node whose parents are the class and the bin of the column's own value
-(:mod:`bayesnb.generative.mnar`). The imputations are drawn from (or are the mean of) each missing
-cell's predictive *given that it is missing*: the family's predictive reweighted bin by bin by
-``p(missing | bin, class)``. :func:`mnar_sensitivity` shifts those imputations by ``delta`` (the
-delta adjustment of R mice's ``mice.impute.mnar.norm``, ``delta`` added to each imputed value) and
-reports how the completed columns' means move.
+(:mod:`bayesnb.generative.mnar`), and with ``categorical=True`` (the default) each categorical
+column one whose parent is its own value (:mod:`bayesnb.generative.mnar_values`; before that
+option the categorical columns kept their MAR fills, which ``categorical=False`` still gives).
+The imputations are drawn from (or are the mean of) each missing cell's predictive *given that
+it is missing*: the family's predictive reweighted bin by bin by ``p(missing | bin, class)``.
+:func:`mnar_sensitivity` shifts those imputations by ``delta`` (the delta adjustment of R mice's
+``mice.impute.mnar.norm``, ``delta`` added to each imputed value) and reports how the completed
+columns' means move.
 
 Identification: the value of a missing cell is never seen, so how its probability of being
 missing depends on it is identified only through the model's *shape*: the family's parametric
@@ -47,9 +50,9 @@ class MNARImputation(NamedTuple):
         The completed table (``n_imputations`` of them with ``strategy="draw"``); observed cells unchanged.
     selection : dict
         ``{column: DataFrame}``: ``p(missing | bin, class)``, one row per class, one column per bin
-        (labelled by its interval).
+        (labelled by its interval; a categorical column: one column per value).
     column_means : DataFrame
-        Per selected column (rows): the mean of its observed cells, of the column completed under
+        Per selected numeric column (rows): the mean of its observed cells, of the column completed under
         MAR (the starting naive model) and under MNAR (this fit, ``delta`` included).
     mar_table : DataFrame
         The table completed by the same model without the missingness nodes (MAR), for comparison.
@@ -211,7 +214,7 @@ def _complete(X, fit, encoded, allowed, strategy, rng, delta, delta_unit, who, p
 def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=0.0, delta_unit="value",
                 label_given=False, selection_by_class=False, n_components=1, alpha=1.0, estimator=None, tol=1e-6,
                 max_iter=200, random_state=None, model="naive", categorical=True):
-    """Impute a table whose numeric columns may be missing because of their own values (self-masking MNAR).
+    """Impute a table whose columns may be missing because of their own values (self-masking MNAR).
 
     Parameters
     ----------
@@ -264,7 +267,9 @@ def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=
         ``p(missing | value)``, shared by the classes unless ``selection_by_class``. Their fill is the most
         probable value given that the cell is missing (with ``model="mvn"``: from the naive model with these
         nodes, fitted beside it; False: the naive model's MAR fills). Identified only with at least as many
-        classes (or latent states) as the column has values; docs/mnar.md.
+        classes (or latent states) as the column has values; docs/mnar.md. The default changes the fills of
+        tables with missing categorical cells from earlier versions (which had no such nodes): pass
+        ``categorical=False`` for those.
 
     Returns
     -------
@@ -273,7 +278,8 @@ def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=
     Raises
     ------
     ValueError
-        Bad options, or no numeric column with missing cells and two observed ones.
+        Bad options, or no column that can take a missingness node (a numeric one, or with
+        ``categorical=True`` a categorical one, with missing cells and two observed ones).
     TypeError
         ``X`` is not a DataFrame, ``estimator`` not a NaiveBayes, ``delta`` not a number or a dict.
 
