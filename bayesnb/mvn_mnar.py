@@ -247,6 +247,7 @@ def fill_mvn_mnar(fit, X, y=None, *, label_given=False, strategy="mean", random_
     Parameters
     ----------
     fit : MVNSelectionFit
+        From :func:`fit_mvn_mnar` on this table.
     X : DataFrame of shape (n_samples, n_features)
     y : array-like of shape (n_samples,), optional
         Labels, used when ``label_given``.
