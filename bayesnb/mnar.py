@@ -183,11 +183,12 @@ def _complete(X, fit, encoded, allowed, strategy, rng, delta, delta_unit, who, p
                           for n1, n0 in zip(fit.missing_count, fit.observed_count))
         logw = np.log(rng.dirichlet(np.maximum(post.class_concentration, 1e-300)))
     resp = resp_for_fill(fit, encoded, allowed, points=points, selection=selection, logw=logw, who=who)
-    filled = fill_selection(fit, encoded, resp, strategy=strategy, rng=rng, points=points, selection=selection)
-    valued = {sc.column for sc in fit.columns if sc.values is not None}  # categorical: no delta, no range
     z = None
-    if strategy == "draw":
+    if strategy == "draw":  # one state per row, shared by all its missing cells
         z = (rng.random(resp.shape[0])[:, None] > np.cumsum(resp, axis=1)[:, :-1]).sum(1)
+    filled = fill_selection(fit, encoded, resp, strategy=strategy, rng=rng, points=points, selection=selection,
+                            z=z)
+    valued = {sc.column for sc in fit.columns if sc.values is not None}  # categorical: no delta, no range
     cells = []
     for i, (b, e) in enumerate(zip(post.blocks, encoded)):
         miss = np.asarray(b.family.gen_missing(e))

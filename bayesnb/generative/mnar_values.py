@@ -120,7 +120,7 @@ def value_pseudo_stats(block, sc, q, weight):
     return block.family.stats(enc, resp, block.state)
 
 
-def value_fill(sc, q, r, strategy, rng):
+def value_fill(sc, q, r, strategy, rng, z=None):
     """Values of the missing cells: the most probable of ``r @ q`` (``"mean"``: the mode) or a draw
     (a state from ``r``, then a value from ``q``).
 
@@ -134,6 +134,8 @@ def value_fill(sc, q, r, strategy, rng):
     strategy : {"mean", "draw"}
     rng : Generator
         Used with ``"draw"``.
+    z : ndarray of int, shape (n,), optional
+        With ``"draw"``: each row's state (shared with the row's other cells); None: drawn from ``r``.
 
     Returns
     -------
@@ -142,6 +144,7 @@ def value_fill(sc, q, r, strategy, rng):
     """
     if strategy == "mean":
         return sc.values[np.argmax(r @ q, axis=1)]
-    z = (rng.random(r.shape[0])[:, None] > np.cumsum(r, axis=1)[:, :-1]).sum(1)
+    if z is None:
+        z = (rng.random(r.shape[0])[:, None] > np.cumsum(r, axis=1)[:, :-1]).sum(1)
     v = np.minimum((rng.random(r.shape[0])[:, None] > np.cumsum(q[z], axis=1)[:, :-1]).sum(1), q.shape[1] - 1)
     return sc.values[v]
