@@ -3,11 +3,14 @@
 :func:`impute_mnar` fits naive Bayes on the table (``estimator``, default ``NaiveBayes()``) and
 then, by EM, a selection model on it: each numeric column with missing cells gets a missingness
 node whose parents are the class and the bin of the column's own value
-(:mod:`bayesnb.generative.mnar`). The imputations are drawn from (or are the mean of) each missing
-cell's predictive *given that it is missing*: the family's predictive reweighted bin by bin by
-``p(missing | bin, class)``. :func:`mnar_sensitivity` shifts those imputations by ``delta`` (the
-delta adjustment of R mice's ``mice.impute.mnar.norm``, ``delta`` added to each imputed value) and
-reports how the completed columns' means move.
+(:mod:`bayesnb.generative.mnar`), and with ``categorical=True`` (the default) each categorical
+column one whose parent is its own value (:mod:`bayesnb.generative.mnar_values`; before that
+option the categorical columns kept their MAR fills, which ``categorical=False`` still gives).
+The imputations are drawn from (or are the mean of) each missing cell's predictive *given that
+it is missing*: the family's predictive reweighted bin by bin by ``p(missing | bin, class)``.
+:func:`mnar_sensitivity` shifts those imputations by ``delta`` (the delta adjustment of R mice's
+``mice.impute.mnar.norm``, ``delta`` added to each imputed value) and reports how the completed
+columns' means move.
 
 Identification: the value of a missing cell is never seen, so how its probability of being
 missing depends on it is identified only through the model's *shape*: the family's parametric
@@ -47,9 +50,9 @@ class MNARImputation(NamedTuple):
         The completed table (``n_imputations`` of them with ``strategy="draw"``); observed cells unchanged.
     selection : dict
         ``{column: DataFrame}``: ``p(missing | bin, class)``, one row per class, one column per bin
-        (labelled by its interval).
+        (labelled by its interval; a categorical column: one column per value).
     column_means : DataFrame
-        Per selected column (rows): the mean of its observed cells, of the column completed under
+        Per selected numeric column (rows): the mean of its observed cells, of the column completed under
         MAR (the starting naive model) and under MNAR (this fit, ``delta`` included).
     mar_table : DataFrame
         The table completed by the same model without the missingness nodes (MAR), for comparison.
@@ -67,6 +70,17 @@ class MNARImputation(NamedTuple):
     em_objective: list
     converged: bool
     fit: object
+
+
+def _check_em(tol, max_iter, flags, who):
+    """``tol`` / ``max_iter`` of the EM and the True/False ``flags`` ``{name: value}``."""
+    if not isinstance(max_iter, int | np.integer) or isinstance(max_iter, bool) or max_iter < 1:
+        raise ValueError(f"{who}: max_iter must be an int >= 1; received {max_iter!r}.")
+    if isinstance(tol, bool) or not isinstance(tol, float | int | np.number) or not (np.isfinite(tol) and tol >= 0):
+        raise ValueError(f"{who}: tol must be a finite number >= 0; received {tol!r}.")
+    for name, value in flags.items():
+        if not isinstance(value, bool):
+            raise TypeError(f"{who}: {name} must be True or False; received {value!r}.")
 
 
 def _check_options(n_bins, strategy, n_imputations, delta, delta_unit, alpha, label_given, who):
@@ -169,11 +183,12 @@ def _complete(X, fit, encoded, allowed, strategy, rng, delta, delta_unit, who, p
                           for n1, n0 in zip(fit.missing_count, fit.observed_count))
         logw = np.log(rng.dirichlet(np.maximum(post.class_concentration, 1e-300)))
     resp = resp_for_fill(fit, encoded, allowed, points=points, selection=selection, logw=logw, who=who)
-    filled = fill_selection(fit, encoded, resp, strategy=strategy, rng=rng, points=points, selection=selection)
-    valued = {sc.column for sc in fit.columns if sc.values is not None}  # categorical: no delta, no range
     z = None
-    if strategy == "draw":
+    if strategy == "draw":  # one state per row, shared by all its missing cells
         z = (rng.random(resp.shape[0])[:, None] > np.cumsum(resp, axis=1)[:, :-1]).sum(1)
+    filled = fill_selection(fit, encoded, resp, strategy=strategy, rng=rng, points=points, selection=selection,
+                            z=z)
+    valued = {sc.column for sc in fit.columns if sc.values is not None}  # categorical: no delta, no range
     cells = []
     for i, (b, e) in enumerate(zip(post.blocks, encoded)):
         miss = np.asarray(b.family.gen_missing(e))
@@ -200,7 +215,7 @@ def _complete(X, fit, encoded, allowed, strategy, rng, delta, delta_unit, who, p
 def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=0.0, delta_unit="value",
                 label_given=False, selection_by_class=False, n_components=1, alpha=1.0, estimator=None, tol=1e-6,
                 max_iter=200, random_state=None, model="naive", categorical=True):
-    """Impute a table whose numeric columns may be missing because of their own values (self-masking MNAR).
+    """Impute a table whose columns may be missing because of their own values (self-masking MNAR).
 
     Parameters
     ----------
@@ -253,7 +268,9 @@ def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=
         ``p(missing | value)``, shared by the classes unless ``selection_by_class``. Their fill is the most
         probable value given that the cell is missing (with ``model="mvn"``: from the naive model with these
         nodes, fitted beside it; False: the naive model's MAR fills). Identified only with at least as many
-        classes (or latent states) as the column has values; docs/mnar.md.
+        classes (or latent states) as the column has values; docs/mnar.md. The default changes the fills of
+        tables with missing categorical cells from earlier versions (which had no such nodes): pass
+        ``categorical=False`` for those.
 
     Returns
     -------
@@ -262,7 +279,8 @@ def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=
     Raises
     ------
     ValueError
-        Bad options, or no numeric column with missing cells and two observed ones.
+        Bad options, or no column that can take a missingness node (a numeric one, or with
+        ``categorical=True`` a categorical one, with missing cells and two observed ones).
     TypeError
         ``X`` is not a DataFrame, ``estimator`` not a NaiveBayes, ``delta`` not a number or a dict.
 
@@ -285,11 +303,11 @@ def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=
         unknown = [k for k in delta if k not in X.columns]
         if unknown:
             raise ValueError(f"{who}: delta names column(s) {unknown[:5]} not in X; X has {list(X.columns)[:10]}.")
+        text = [k for k in delta if not is_numeric_column(X[k])]
+        if text:
+            raise ValueError(f"{who}: delta applies to numeric columns; received {text[:5]} (categorical).")
     rng = as_generator(random_state)
-    if not isinstance(selection_by_class, bool):
-        raise TypeError(f"{who}: selection_by_class must be True or False; received {selection_by_class!r}.")
-    if not isinstance(categorical, bool):
-        raise TypeError(f"{who}: categorical must be True or False; received {categorical!r}.")
+    _check_em(tol, max_iter, {"selection_by_class": selection_by_class, "categorical": categorical}, who)
     _check_components(n_components, who)
     if _check_model(model, selection_by_class, n_components, who) == "mvn":
         return _impute_mvn_mnar(X, y, who, n_bins=int(n_bins), strategy=strategy, n_imputations=int(n_imputations),
@@ -423,6 +441,7 @@ def mnar_sensitivity(X, y=None, *, deltas=(-1.0, -0.5, 0.0, 0.5, 1.0), delta_uni
     if not deltas or not np.all(np.isfinite(deltas)):
         raise ValueError(f"{who}: deltas must be a non-empty sequence of finite numbers; received {given!r}.")
     _check_options(n_bins, "mean", 1, 0.0, delta_unit, alpha, label_given, who)
+    _check_em(tol, max_iter, {"selection_by_class": selection_by_class, "categorical": categorical}, who)
     _check_components(n_components, who)
     if _check_model(model, selection_by_class, n_components, who) == "mvn":
         res = _impute_mvn_mnar(X, y, who, n_bins=int(n_bins), strategy="mean", n_imputations=1, delta=0.0,

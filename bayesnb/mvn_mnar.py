@@ -230,17 +230,31 @@ def _draw_params(fit, rng):
     return params, rho
 
 
+def _with_missingness(R, logsel):
+    """The class weights ``R`` (n, K) times ``p(m | observed cells, class)`` (``exp(logsel)``), renormalised:
+    ``p(k | x_obs, m) ∝ p(k | x_obs) p(m | x_obs, k)``. A row whose product vanishes in every class keeps ``R``."""
+    with np.errstate(invalid="ignore"):
+        lw = np.where(R > 0, np.log(np.where(R > 0, R, 1.0)) + logsel, -np.inf)
+        top = np.max(lw, axis=1, keepdims=True)
+        w = np.exp(lw - np.where(np.isfinite(top), top, 0.0))
+    tot = w.sum(axis=1, keepdims=True)
+    return np.where(tot > 0, w / np.where(tot > 0, tot, 1.0), R)
+
+
 def fill_mvn_mnar(fit, X, y=None, *, label_given=False, strategy="mean", random_state=None):
     """Fill the missing cells of ``X`` (the table :func:`fit_mvn_mnar` was fitted on) under the selection model.
 
     Parameters
     ----------
     fit : MVNSelectionFit
+        From :func:`fit_mvn_mnar` on this table.
     X : DataFrame of shape (n_samples, n_features)
     y : array-like of shape (n_samples,), optional
         Labels, used when ``label_given``.
     label_given : bool, default=False
-        Weigh the classes by the row's label; otherwise by the naive model's ``p(class | observed cells)``.
+        Weigh the classes by the row's label; otherwise by ``p(class | observed cells, missingness)``: the naive
+        model's ``p(class | observed cells)`` times each class's ``p(these cells missing | observed cells)``
+        (the mean selection factor of its draws).
     strategy : {"mean", "draw"}, default="mean"
         The mean of each missing cell's predictive given that it is missing, or one draw (with one draw
         of the parameters).
@@ -270,18 +284,19 @@ def fill_mvn_mnar(fit, X, y=None, *, label_given=False, strategy="mean", random_
     lo, hi, c, logged, loc, sd = base.low, base.high, base.shift, base.logged, base.loc, base.scale
     if how == "mean":
         params, rho = [(f.mean, f.cov_predictive) if f is not None else None for f in fit.fits], fit.selection
-        state = None
     else:
         params, rho = _draw_params(fit, rng)
-        state = np.minimum((rng.random(len(Z))[:, None] > np.cumsum(R, axis=1)).sum(axis=1), len(params) - 1)
     with np.errstate(divide="ignore"):
         logrho = tuple(np.log(r) for r in rho)
-    fill, total = np.zeros_like(A), np.zeros(len(A))
+    outs, logsel = [], np.full(R.shape, -np.inf)
     for k, par in enumerate(params):
+        out = np.zeros_like(A)
+        outs.append(out)
         if par is None:
             continue
-        out = np.zeros_like(A)
-        for rows, m, S, wt, _ in _tilted(par[0], par[1], Z, groups, eps, fit.edges, logrho):
+        logsel[:, k] = 0.0  # log p(m = 1 on the missing cells | observed cells, class k); 0 for a complete row
+        for rows, m, S, wt, ll in _tilted(par[0], par[1], Z, groups, eps, fit.edges, logrho):
+            logsel[rows, k] = ll
             t = S * sd[m][:, None, :] + loc[m][:, None, :]
             cap = np.log(np.where(logged, hi + c, 1.0))[m][:, None, :]
             with np.errstate(over="ignore"):
@@ -291,6 +306,11 @@ def fill_mvn_mnar(fit, X, y=None, *, label_given=False, strategy="mean", random_
             else:
                 pick = (rng.random(len(rows))[:, None] > np.cumsum(wt, axis=1)[:, :-1]).sum(axis=1)
                 out[rows[:, None], m] = x[np.arange(len(rows)), pick]
+    R = _with_missingness(R, logsel)
+    state = None if how == "mean" else np.minimum(
+        (rng.random(len(Z))[:, None] > np.cumsum(R, axis=1)).sum(axis=1), len(params) - 1)
+    fill, total = np.zeros_like(A), np.zeros(len(A))
+    for k, out in enumerate(outs):
         weight = R[:, k] if state is None else (state == k).astype(float)
         fill += weight[:, None] * out
         total += weight

@@ -229,3 +229,51 @@ def test_categorical_node_draws_and_states():
     latent = impute_mnar(X, y, n_components=2, random_state=0)
     assert latent.selection["v"].shape == (4, 2)
     assert not latent.table.isna().any().any()
+
+
+@pytest.mark.parametrize("model", ["naive", "mvn"])
+def test_em_options_and_flags_are_checked(model):
+    """tol / max_iter reached EM unchecked (max_iter=0 with model='mvn': UnboundLocalError; tol='a': a
+    multiplication error; tol=-1 accepted); mnar_sensitivity let categorical / selection_by_class through
+    unchecked; a delta naming a categorical column was silently ignored."""
+    rng = np.random.default_rng(0)
+    n = 200
+    y = rng.integers(0, 2, n)
+    x = rng.normal(y, 1.0)
+    X = pd.DataFrame({"x": np.where(rng.random(n) < 0.3, np.nan, x), "z": rng.normal(size=n),
+                      "c": np.where(rng.random(n) < 0.2, None, np.array(["a", "b"])[y]).astype(object)})
+    for bad in (0, -1, 2.5, "a", True):
+        with pytest.raises(ValueError, match="max_iter must be an int >= 1"):
+            impute_mnar(X, y, model=model, max_iter=bad)
+    for bad in (-1.0, "a", np.nan, None):
+        with pytest.raises(ValueError, match="tol must be a finite number >= 0"):
+            impute_mnar(X, y, model=model, tol=bad)
+    with pytest.raises(ValueError, match="tol must be a finite number >= 0"):
+        mnar_sensitivity(X, y, model=model, tol="a")
+    with pytest.raises(TypeError, match="categorical must be True or False"):
+        mnar_sensitivity(X, y, model=model, categorical="yes")
+    with pytest.raises(TypeError, match="selection_by_class must be True or False"):
+        mnar_sensitivity(X, y, model=model, selection_by_class="yes")
+    with pytest.raises(ValueError, match=r"delta applies to numeric columns; received \['c'\]"):
+        impute_mnar(X, y, model=model, delta={"c": 1.0})
+
+
+def test_draws_take_one_state_per_row_for_all_its_cells():
+    """A draw from p(x_miss | x_obs, m) takes one state per row and draws all the row's missing cells in it.
+    Each selected column (numeric and categorical) drew its own state, so two cells of one row hidden
+    together came from different classes about half the time when the class is uncertain: here a and b
+    both sit 6 sds apart by class, and in the rows where both are hidden their draws were uncorrelated
+    (and v's draws unrelated to a's)."""
+    rng = np.random.default_rng(0)
+    n = 1500
+    y = rng.integers(0, 2, n)
+    a, b = rng.normal(6.0 * y, 1.0), rng.normal(6.0 * y, 1.0)
+    v = np.where(rng.random(n) < np.where(y == 1, 0.9, 0.1), "hi", "lo").astype(object)
+    both = rng.random(n) < 0.25
+    X = pd.DataFrame({"a": np.where(both, np.nan, a), "b": np.where(both, np.nan, b),
+                      "v": np.where(both, None, v), "z": rng.normal(size=n)})
+    X.loc[rng.random(n) < 0.1, "a"] = np.nan
+    for t in impute_mnar(X, y, strategy="draw", n_imputations=2, random_state=0).table:
+        da, db = t["a"].to_numpy()[both], t["b"].to_numpy()[both]
+        assert np.corrcoef(da, db)[0, 1] > 0.8
+        assert np.corrcoef(da, t["v"].to_numpy()[both] == "hi")[0, 1] > 0.7

@@ -446,7 +446,7 @@ def _coarse_means(block, params, sc, mean):
     return out
 
 
-def fill_selection(fit, encoded, resp, *, strategy="mean", rng=None, points=None, selection=None):
+def fill_selection(fit, encoded, resp, *, strategy="mean", rng=None, points=None, selection=None, z=None):
     """Values of each selected column's missing cells under the selection model.
 
     A missing cell's predictive is its family's predictive reweighted by the selection probability
@@ -465,6 +465,9 @@ def fill_selection(fit, encoded, resp, *, strategy="mean", rng=None, points=None
         For ``"draw"``.
     points, selection : optional
         Per-block parameters and selection probabilities to use instead of the fit's (a draw).
+    z : ndarray of int, shape (n,), optional
+        With ``"draw"``: each row's state, drawn once from ``resp`` and shared by all its missing cells
+        (and by the caller's other columns); None: drawn here, once per row.
 
     Returns
     -------
@@ -474,6 +477,8 @@ def fill_selection(fit, encoded, resp, *, strategy="mean", rng=None, points=None
     post = fit.posterior
     selection = fit.selection if selection is None else selection
     out = {}
+    if strategy != "mean" and z is None:
+        z = (rng.random(resp.shape[0])[:, None] > np.cumsum(resp, axis=1)[:, :-1]).sum(1)
     for sc, rho in zip(fit.columns, selection):
         b = post.blocks[sc.block]
         params = b.posterior if points is None else points[sc.block]
@@ -481,7 +486,7 @@ def fill_selection(fit, encoded, resp, *, strategy="mean", rng=None, points=None
         lq = _log_missing_bins(b, params, sc, rho)
         q = np.exp(lq - logsumexp(lq, axis=1, keepdims=True))  # (S, B): bin given state and m = 1
         if sc.values is not None:
-            out[sc.column] = (rows, value_fill(sc, q, resp[rows], strategy, rng))
+            out[sc.column] = (rows, value_fill(sc, q, resp[rows], strategy, rng, None if z is None else z[rows]))
             continue
         _, mean = _column_bins(b, params, sc.col, sc.edges)
         mean = _coarse_means(b, params, sc, mean)
@@ -489,11 +494,12 @@ def fill_selection(fit, encoded, resp, *, strategy="mean", rng=None, points=None
         if strategy == "mean":
             vals = r @ np.nansum(q * np.nan_to_num(mean), axis=1)
         else:
-            z = (rng.random(rows.size)[:, None] > np.cumsum(r, axis=1)[:, :-1]).sum(1)
-            cb = np.cumsum(q[z], axis=1)
+            zr = z[rows]
+            cb = np.cumsum(q[zr], axis=1)
             bins = np.minimum((rng.random(rows.size)[:, None] > cb[:, :-1]).sum(1), q.shape[1] - 1)
             e = np.concatenate([[-np.inf], sc.edges, [np.inf]])
-            vals = _censored(_draw_between(b.family, params, z, rng, sc.col, e[bins], e[bins + 1], mean[z, bins]), sc)
+            vals = _censored(_draw_between(b.family, params, zr, rng, sc.col, e[bins], e[bins + 1], mean[zr, bins]),
+                             sc)
         out[sc.column] = (rows, np.asarray(b.family.round_fill(np.asarray(vals, dtype=float)[:, None],
                                                                _column_state(b.state, sc.col))).ravel())
     return out

@@ -27,7 +27,20 @@ def value_selection_column(block, encoded, c, make):
     """The :class:`~bayesnb.generative.mnar.SelectionColumn` of column ``c`` of a value block, or None
     (no missing cell, fewer than two observed ones or fewer than two values).
 
-    ``make(edges, fine, coarse, observed_bin, values)`` builds it (the caller's constructor).
+    Parameters
+    ----------
+    block : Block
+        A block of the posterior whose family lists its values (``value_columns``).
+    encoded : object
+        The block's encoded rows.
+    c : int
+        The column's position in the block.
+    make : callable
+        ``make(edges, fine, coarse, observed_bin, values)`` builds it (the caller's constructor).
+
+    Returns
+    -------
+    SelectionColumn or None
     """
     values = np.asarray(block.family.value_columns(block.state)[c][0], dtype=object)
     if values.size < 2:
@@ -53,7 +66,22 @@ _MASS = {}
 
 
 def value_log_mass(block, params, sc, S):
-    """``log p(v | s)`` (S, V) of the column's values under ``params`` (the family's plug-in predictive)."""
+    """``log p(v | s)`` (S, V) of the column's values under ``params`` (the family's plug-in predictive).
+
+    Parameters
+    ----------
+    block : Block
+    params : object
+        The block's parameters (its posterior, or a posterior draw).
+    sc : SelectionColumn
+        The column (``sc.values`` set).
+    S : int
+        Number of states.
+
+    Returns
+    -------
+    ndarray of shape (S, V)
+    """
     key = (id(params), sc.column, S)
     hit = _MASS.get(key)
     if hit is not None and hit[0] is params:
@@ -70,18 +98,53 @@ def value_log_mass(block, params, sc, S):
 
 def value_pseudo_stats(block, sc, q, weight):
     """The family statistics of the column's missing cells: value ``v`` counted ``weight[s] * q[s, v]`` times
-    in state ``s`` (``q`` (S, V) the posterior over the values of a missing cell)."""
+    in state ``s``.
+
+    Parameters
+    ----------
+    block : Block
+    sc : SelectionColumn
+    q : ndarray of shape (S, V)
+        The posterior over the values of a missing cell, per state.
+    weight : ndarray of shape (S,)
+        The missing cells' summed state responsibilities.
+
+    Returns
+    -------
+    object
+        The family's statistics (as from its ``stats``).
+    """
     S = q.shape[0]
     enc, _ = block.family.encode(_raw(block, sc, S), block.state, who="impute_mnar")
     resp = np.repeat(np.eye(S), len(sc.values), axis=0) * (weight[:, None] * q).reshape(-1)[:, None]
     return block.family.stats(enc, resp, block.state)
 
 
-def value_fill(sc, q, r, strategy, rng):
+def value_fill(sc, q, r, strategy, rng, z=None):
     """Values of the missing cells: the most probable of ``r @ q`` (``"mean"``: the mode) or a draw
-    (a state from ``r``, then a value from ``q``)."""
+    (a state from ``r``, then a value from ``q``).
+
+    Parameters
+    ----------
+    sc : SelectionColumn
+    q : ndarray of shape (S, V)
+        The posterior over the values of a missing cell given its state and that it is missing.
+    r : ndarray of shape (n, S)
+        The state responsibilities of the missing cells' rows.
+    strategy : {"mean", "draw"}
+    rng : Generator
+        Used with ``"draw"``.
+    z : ndarray of int, shape (n,), optional
+        With ``"draw"``: each row's state (shared with the row's other cells); None: drawn from ``r``.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The values (elements of ``sc.values``).
+    """
     if strategy == "mean":
         return sc.values[np.argmax(r @ q, axis=1)]
-    z = (rng.random(r.shape[0])[:, None] > np.cumsum(r, axis=1)[:, :-1]).sum(1)
+    if z is None:
+        z = (rng.random(r.shape[0])[:, None] > np.cumsum(r, axis=1)[:, :-1]).sum(1)
     v = np.minimum((rng.random(r.shape[0])[:, None] > np.cumsum(q[z], axis=1)[:, :-1]).sum(1), q.shape[1] - 1)
     return sc.values[v]
