@@ -261,7 +261,8 @@ def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=
         shared by the classes; ``selection_by_class`` and ``n_components`` must keep their defaults;
         ``tol`` and ``max_iter`` are its EM's: ``tol`` below 1e-5 counts as 1e-5, ``max_iter`` above 100
         as 100), whose covariance lets the other columns place a hidden value; the categorical columns keep
-        the naive model's fills.
+        the naive model's fills. With ``strategy="draw"`` only the numeric MNAR columns of a row share
+        one drawn class; the other columns draw theirs separately (docs/mnar.md).
     categorical : bool, default=True
         Give the categorical columns (families with a finite set of values) with missing cells a
         missingness node too, whose parent is the cell's own value (:mod:`bayesnb.generative.mnar_values`):

@@ -308,7 +308,7 @@ def fill_mvn_mnar(fit, X, y=None, *, label_given=False, strategy="mean", random_
                 out[rows[:, None], m] = x[np.arange(len(rows)), pick]
     R = _with_missingness(R, logsel)
     state = None if how == "mean" else np.minimum(
-        (rng.random(len(Z))[:, None] > np.cumsum(R, axis=1)).sum(axis=1), len(params) - 1)
+        (rng.random(len(Z))[:, None] > np.cumsum(R, axis=1)[:, :-1]).sum(axis=1), len(params) - 1)
     fill, total = np.zeros_like(A), np.zeros(len(A))
     for k, out in enumerate(outs):
         weight = R[:, k] if state is None else (state == k).astype(float)
