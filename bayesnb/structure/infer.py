@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import model as _mx
+from ._logdraw import lse
 from .learn import topological_order
 
 __all__ = ["log_likelihood", "node_log_terms", "state_tables"]
@@ -112,14 +113,6 @@ def _patterns(miss):
     return masks, group.ravel()
 
 
-def _logsumexp1(a):
-    """``log sum exp`` over axis 1 (rescaled by the max; a slice of ``-inf`` gives ``-inf``)."""
-    top = a.max(axis=1)
-    top = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(divide="ignore"):
-        return np.log(np.exp(a - top[:, None]).sum(axis=1)) + top
-
-
 def _enumerate(model, tables, cells, new, idx, mask, unseen, states, anc, npar, who):
     """``log p(x_obs | y=k)`` of rows ``idx`` sharing the missing pattern ``mask`` (unseen categories
     ``unseen``, within ``mask``), by enumerating the joint states of the missing ancestors of the
@@ -147,7 +140,7 @@ def _enumerate(model, tables, cells, new, idx, mask, unseen, states, anc, npar, 
             acc += _lookup(model, tables, cells if not mask[j] else [None] * len(nodes), j, r, S, npar[j])
         for j in np.flatnonzero(unseen):  # the new value's score in its context
             acc += np.ascontiguousarray(new[j].T)[_mx._parent_index(nodes, model.parents[j], S)]
-        out[start:start + step] = _logsumexp1(acc)
+        out[start:start + step] = lse(acc, axis=1)
     return out
 
 
