@@ -31,6 +31,7 @@ from sklearn.base import clone
 
 from ._utils import as_generator, is_numeric_column
 from .estimators import NaiveBayes
+from .families._numeric import draw_categories
 from .generative.functions import _block_cells
 from .generative.mnar import fill_selection, fit_selection, resp_for_fill, selection_columns
 from .generative.tables import write_cells
@@ -185,7 +186,7 @@ def _complete(X, fit, encoded, allowed, strategy, rng, delta, delta_unit, who, p
     resp = resp_for_fill(fit, encoded, allowed, points=points, selection=selection, logw=logw, who=who)
     z = None
     if strategy == "draw":  # one state per row, shared by all its missing cells
-        z = (rng.random(resp.shape[0])[:, None] > np.cumsum(resp, axis=1)[:, :-1]).sum(1)
+        z = draw_categories(resp, rng.random(resp.shape[0]))
     filled = fill_selection(fit, encoded, resp, strategy=strategy, rng=rng, points=points, selection=selection,
                             z=z)
     valued = {sc.column for sc in fit.columns if sc.values is not None}  # categorical: no delta, no range

@@ -42,6 +42,7 @@ from scipy.special import logsumexp
 
 from ._niw import NIWFit, _condition, _log_density, _patterns
 from ._utils import as_generator
+from .families._numeric import draw_categories
 from .generative.mnar import quantile_edges
 from .generative.tables import write_cells
 from .generative.values import keep_cells
@@ -304,11 +305,10 @@ def fill_mvn_mnar(fit, X, y=None, *, label_given=False, strategy="mean", random_
             if how == "mean":
                 out[rows[:, None], m] = np.einsum("nd,ndi->ni", wt, np.clip(x, lo[m][:, None, :], hi[m][:, None, :]))
             else:
-                pick = (rng.random(len(rows))[:, None] > np.cumsum(wt, axis=1)[:, :-1]).sum(axis=1)
+                pick = draw_categories(wt, rng.random(len(rows)))
                 out[rows[:, None], m] = x[np.arange(len(rows)), pick]
     R = _with_missingness(R, logsel)
-    state = None if how == "mean" else np.minimum(
-        (rng.random(len(Z))[:, None] > np.cumsum(R, axis=1)[:, :-1]).sum(axis=1), len(params) - 1)
+    state = None if how == "mean" else draw_categories(R, rng.random(len(Z)))
     fill, total = np.zeros_like(A), np.zeros(len(A))
     for k, out in enumerate(outs):
         weight = R[:, k] if state is None else (state == k).astype(float)

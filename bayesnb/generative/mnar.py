@@ -36,6 +36,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import logsumexp
 
+from ..families._numeric import draw_categories
 from ..inference.em import climb, log_penalty
 from ..posterior import build, joint_log_likelihood_parts, normalise
 from ..structure.model import _column_params, _column_state
@@ -478,7 +479,7 @@ def fill_selection(fit, encoded, resp, *, strategy="mean", rng=None, points=None
     selection = fit.selection if selection is None else selection
     out = {}
     if strategy != "mean" and z is None:
-        z = (rng.random(resp.shape[0])[:, None] > np.cumsum(resp, axis=1)[:, :-1]).sum(1)
+        z = draw_categories(resp, rng.random(resp.shape[0]))
     for sc, rho in zip(fit.columns, selection):
         b = post.blocks[sc.block]
         params = b.posterior if points is None else points[sc.block]
@@ -495,8 +496,7 @@ def fill_selection(fit, encoded, resp, *, strategy="mean", rng=None, points=None
             vals = r @ np.nansum(q * np.nan_to_num(mean), axis=1)
         else:
             zr = z[rows]
-            cb = np.cumsum(q[zr], axis=1)
-            bins = np.minimum((rng.random(rows.size)[:, None] > cb[:, :-1]).sum(1), q.shape[1] - 1)
+            bins = draw_categories(q[zr], rng.random(rows.size))
             e = np.concatenate([[-np.inf], sc.edges, [np.inf]])
             vals = _censored(_draw_between(b.family, params, zr, rng, sc.col, e[bins], e[bins + 1], mean[zr, bins]),
                              sc)

@@ -20,6 +20,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..families._numeric import draw_categories
+
 __all__ = ["value_fill", "value_log_mass", "value_pseudo_stats", "value_selection_column"]
 
 
@@ -145,6 +147,6 @@ def value_fill(sc, q, r, strategy, rng, z=None):
     if strategy == "mean":
         return sc.values[np.argmax(r @ q, axis=1)]
     if z is None:
-        z = (rng.random(r.shape[0])[:, None] > np.cumsum(r, axis=1)[:, :-1]).sum(1)
-    v = np.minimum((rng.random(r.shape[0])[:, None] > np.cumsum(q[z], axis=1)[:, :-1]).sum(1), q.shape[1] - 1)
+        z = draw_categories(r, rng.random(r.shape[0]))
+    v = draw_categories(q[z], rng.random(r.shape[0]))
     return sc.values[v]
