@@ -47,7 +47,7 @@ from .generative.mnar import quantile_edges
 from .generative.tables import write_cells
 from .generative.values import keep_cells
 from .generative.zero_links import keep_zero_links
-from .mvn_impute import _label_codes, _standardise, _weights, fit_mvn
+from .mvn_impute import _standardise, _weights, fit_mvn
 
 __all__ = ["MVNSelectionFit", "fill_mvn_mnar", "fit_mvn_mnar"]
 
@@ -97,8 +97,9 @@ def _normals(n, q, n_draws, rng):
 def _tilted(mean, cov, Z, groups, eps, edges, logrho):
     """Per pattern group, the weighted draws of the missing cells given the observed ones and ``m = 1``.
 
-    Yields ``(rows, m, S, w, ll)``: rows (N,), their missing columns m (N, r), draws S (N, D, r),
-    normalised importance weights w (N, D) and the log of the mean selection factor ll (N,).
+    Yields ``(rows, m, S, w, ll, bins)``: rows (N,), their missing columns m (N, r), draws S (N, D, r),
+    normalised importance weights w (N, D), the log of the mean selection factor ll (N,), and per
+    missing column ``j`` its ``(j, nn, b)``: the group's rows ``nn`` missing it and their draws' bins ``b``.
     """
     filled, _, blocks = _condition(mean, cov, Z, groups)
     for (mi, _, rows, pid), block in zip(groups, blocks):
@@ -106,12 +107,14 @@ def _tilted(mean, cov, Z, groups, eps, edges, logrho):
         L = np.linalg.cholesky((block + np.swapaxes(block, 1, 2)) / 2 + 1e-12 * np.eye(r))
         m = mi[pid]
         S = filled[rows[:, None], m][:, None, :] + np.einsum("nij,ndj->ndi", L[pid], eps[rows][:, :, :r])
-        lw = np.zeros(S.shape[:2])
+        lw, bins = np.zeros(S.shape[:2]), []
         for j in np.unique(m):
             nn, ii = np.nonzero(m == j)
-            lw[nn] += logrho[j][np.searchsorted(edges[j], S[nn, :, ii], side="left")]
+            b = np.searchsorted(edges[j], S[nn, :, ii], side="left")
+            lw[nn] += logrho[j][b]
+            bins.append((j, nn, b))
         lse = logsumexp(lw, axis=1)
-        yield rows, m, S, np.exp(lw - lse[:, None]), lse - np.log(S.shape[1])
+        yield rows, m, S, np.exp(lw - lse[:, None]), lse - np.log(S.shape[1]), bins
 
 
 def _observed_bins(Z, edges):
@@ -159,10 +162,7 @@ def fit_mvn_mnar(X, y=None, *, n_bins=5, alpha=1.0, n_draws=200, estimator=None,
     n0 = tuple(np.bincount(b, minlength=len(e) + 1).astype(float) for b, e in zip(_observed_bins(Z, edges), edges))
     rate = np.clip(miss.mean(axis=0), 1e-3, 1 - 1e-3)
     rho = tuple(np.full(len(e) + 1, r) for e, r in zip(edges, rate))
-    codes = _label_codes(base.model, y)
-    post = base.model.predict_proba(X)
-    W = post if codes.size == 0 else np.where((codes >= 0)[:, None],
-                                              np.eye(post.shape[1])[np.maximum(codes, 0)], post)
+    W = _weights(base, X, Z, y, True, "naive")  # the label, else the naive posterior (held fixed)
     groups = _patterns(miss)
     eps = _normals(n, p, int(n_draws), rng)
     fits = tuple(base.fits)
@@ -181,15 +181,13 @@ def fit_mvn_mnar(X, y=None, *, n_bins=5, alpha=1.0, n_draws=200, estimator=None,
             filled = Z.copy()
             extra = np.zeros((p, p))
             ll = np.zeros(n)
-            for rows, m, S, wt, lse in _tilted(f.mean, cov, Z, groups, eps, edges, logrho):
+            for rows, m, S, wt, lse, bins in _tilted(f.mean, cov, Z, groups, eps, edges, logrho):
                 ll[rows] = lse
                 Em = np.einsum("nd,ndi->ni", wt, S)
                 filled[rows[:, None], m] = Em
                 C = np.einsum("nd,ndi,ndj->nij", wt, S, S) - Em[:, :, None] * Em[:, None, :]
                 np.add.at(extra, (m[:, :, None], m[:, None, :]), w[rows, None, None] * C)
-                for j in np.unique(m):
-                    nn, ii = np.nonzero(m == j)
-                    b = np.searchsorted(edges[j], S[nn, :, ii], side="left")
+                for j, nn, b in bins:
                     n1[j] += np.bincount(b.ravel(), weights=(w[rows][nn, None] * wt[nn]).ravel(), minlength=len(rho[j]))
             total += float(w @ (_log_density(f.mean, cov, Z) + ll))
             nw = w.sum()
@@ -296,7 +294,7 @@ def fill_mvn_mnar(fit, X, y=None, *, label_given=False, strategy="mean", random_
         if par is None:
             continue
         logsel[:, k] = 0.0  # log p(m = 1 on the missing cells | observed cells, class k); 0 for a complete row
-        for rows, m, S, wt, ll in _tilted(par[0], par[1], Z, groups, eps, fit.edges, logrho):
+        for rows, m, S, wt, ll, _ in _tilted(par[0], par[1], Z, groups, eps, fit.edges, logrho):
             logsel[rows, k] = ll
             t = S * sd[m][:, None, :] + loc[m][:, None, :]
             cap = np.log(np.where(logged, hi + c, 1.0))[m][:, None, :]
