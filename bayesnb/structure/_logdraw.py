@@ -84,16 +84,21 @@ def distinct_rows(key):
     inverse : ndarray of int, shape (n,)
         Each row's position in ``first``.
     """
-    key = np.ascontiguousarray(np.asarray(key, dtype=float) + 0.0)  # (-0.0 as 0.0)
+    key = np.asarray(key, dtype=float)
     if key.shape[0] == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    bits = key.view(np.uint64)
+    bits = float_bits(key)
     _, first, inverse = np.unique(_row_hash(bits), return_index=True, return_inverse=True)
     inverse = np.asarray(inverse).reshape(-1)
     if not np.array_equal(bits[first[inverse]], bits):  # a collision (or NaN bits): exact grouping
-        _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+        _, first, inverse = np.unique(bits.view(float), axis=0, return_index=True, return_inverse=True)
         inverse = np.asarray(inverse).reshape(-1)
     return first, inverse
+
+
+def float_bits(key):
+    """The bits of a float matrix as a C-ordered uint64 matrix, ``-0.0`` read as ``0.0`` (the rows' hash key)."""
+    return np.ascontiguousarray(np.asarray(key, dtype=float) + 0.0).view(np.uint64)
 
 
 def _mix(x):

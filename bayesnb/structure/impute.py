@@ -38,7 +38,7 @@ import numpy as np
 
 from . import infer as _si
 from . import model as _mx
-from ._logdraw import _row_hash, distinct_rows, draw_log, lse
+from ._logdraw import _row_hash, distinct_rows, draw_log, float_bits, lse
 from .model import (
     _n_parent_states,
     _parent_index,
@@ -384,7 +384,7 @@ def _draw_windows(data, logw):
         key = _row_key((tuple(_rows(c, part) for c in data[0]), data[1][part], data[2][part]), logw[part])
         if key is None:
             return None
-        h[part] = _row_hash(np.ascontiguousarray(key + 0.0).view(np.uint64))  # (-0.0 as 0.0)
+        h[part] = _row_hash(float_bits(key))
     order = np.argsort(h, kind="stable")
     hs = h[order]
     starts = np.flatnonzero(np.r_[True, hs[1:] != hs[:-1]])  # each group's first position in ``order``
