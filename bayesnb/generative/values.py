@@ -334,9 +334,11 @@ def keep_cells(cells, supports, strategy, draws=None, median_cells=None):
     if not supports or strategy == "mean":
         return cells
     medians = _median_columns(cells, supports) if strategy == "auto" and draws is not None else set()
+    mask = None if median_cells is None else np.asarray(median_cells, dtype=bool)
+
     def wanted(rows, cols):  # cells of a median column whose median is wanted
         sel = np.isin(cols, list(medians))
-        return sel if median_cells is None else sel & np.asarray(median_cells, dtype=bool)[rows, cols]
+        return sel if mask is None else sel & mask[rows, cols]
 
     if medians:
         need = np.unique(np.concatenate([r[wanted(r, c)] for r, c, _ in cells]))
@@ -348,12 +350,13 @@ def keep_cells(cells, supports, strategy, draws=None, median_cells=None):
             out.append((rows, cols, vals))
             continue
         vals = np.asarray(vals, dtype=float).copy()
+        want = wanted(rows, cols) if medians else None  # once per block, not once per column
         for j in np.unique(cols):
             s = supports.get(int(j))
             if s is None:
                 continue
             sel = cols == j
-            med = sel & wanted(rows, cols) if int(j) in medians else np.zeros_like(sel)
+            med = sel & want if int(j) in medians else np.zeros_like(sel)
             if med.any():
                 stack = drawn[:, np.searchsorted(need, rows[med]), int(j)]  # (S, m)
                 vals[med] = np.median(project(stack.ravel(), s).reshape(stack.shape), axis=0)
