@@ -40,6 +40,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from ._synth_dtypes import as_dtype
 from ._synth_missing import add_indicators, forbidden_pairs, indicator_names
 from .estimators import NaiveBayes
 from .families import Categorical, Gaussian
@@ -208,28 +209,31 @@ def fit_private(synth, data, split_table):
     return synth
 
 
-def round_declared(synth, out):
+def round_declared(model, out, dtypes):
     """Round a private model's integer-dtype columns to whole numbers within their bounds (a new table).
 
     Parameters
     ----------
-    synth : Synthesizer
-        Fitted; nothing is rounded unless its ``model_`` was fitted with ``privacy=`` (then its
-        ``DP(bounds=...)`` gives each column's ``[ceil(lo), floor(hi)]``).
+    model : NaiveBayes
+        Fitted; nothing is rounded unless with ``privacy=`` (then its ``DP(bounds=...)`` gives each
+        column's ``[ceil(lo), floor(hi)]``).
     out : DataFrame
-        Sampled rows with the training columns.
+        Sampled rows (``Synthesizer.sample``'s, or ``bayesnb sample``'s).
+    dtypes : mapping
+        ``{column: training dtype}`` (public schema): integer columns are rounded, then cast back
+        to their dtype where no cell is missing or the dtype holds missing cells.
 
     Returns
     -------
     DataFrame
     """
-    dp = getattr(synth.model_, "privacy", None)
+    dp = getattr(model, "privacy", None)
     if dp is None or not dp.bounds:
         return out
     out = out.copy()
     for c, (lo, hi) in dp.bounds.items():
-        if c in out.columns and pd.api.types.is_integer_dtype(synth.dtypes_[c]):
+        if c in out.columns and c in dtypes and pd.api.types.is_integer_dtype(dtypes[c]):
             lo_i, hi_i = math.ceil(lo), math.floor(hi)  # lo_i <= hi_i: checked at fit
             vals = pd.to_numeric(out[c]).astype(float)
-            out[c] = np.clip(np.round(vals), lo_i, hi_i)
+            out[c] = as_dtype(pd.Series(np.clip(np.round(vals), lo_i, hi_i), index=out.index), dtypes[c])
     return out

@@ -467,7 +467,7 @@ class Synthesizer(BaseEstimator):
         out = blank_missing(out, getattr(self, "missing_indicators_", {}))
         if self.target is not None:
             out[self.target] = y
-        out = round_declared(self, out[self.columns_])
+        out = round_declared(self.model_, out[self.columns_], self.dtypes_)
         for c in getattr(self, "datetime_columns_", []):
             out[c] = from_seconds(out[c], self.dtypes_[c])
         for c in self.columns_:
