@@ -118,6 +118,16 @@ def test_neighbouring_tables_give_models_equal_in_everything_not_drawn_from_the_
     assert not fits[0].sample(50, random_state=0).equals(fits[1].sample(50, random_state=0))
 
 
+def test_a_private_fit_keeps_no_record_of_which_columns_had_no_observed_cell(penguins):
+    """A column observed in one row of one table and in none of its neighbour: the estimators are the same."""
+    a = penguins.dropna().reset_index(drop=True).assign(bill_depth_mm=np.nan)
+    a.loc[0, "bill_depth_mm"] = 18.0
+    b = a.assign(bill_depth_mm=np.nan)
+    with pytest.warns(UserWarning):  # (the data holder is told; the model does not keep it)
+        fits = [_synth(_dp(1.0, seed=1)).fit(t) for t in (a, b)]
+    _same(vars(fits[0].model_)["_never_observed"], vars(fits[1].model_)["_never_observed"], "_never_observed")
+
+
 def test_private_synthesis_is_reproducible_with_its_seeds(penguins):
     one = _synth(_dp(1.0, seed=3)).fit(penguins).sample(300, random_state=5)
     two = _synth(_dp(1.0, seed=3)).fit(penguins).sample(300, random_state=5)
