@@ -1,4 +1,4 @@
-"""A private :class:`~bayesnb.Synthesizer`: ``Synthesizer(privacy=DP(...))`` (docs/privacy.md, "Private synthetic data").
+"""A private Synthesizer: ``Synthesizer(privacy=DP(...))`` (docs/privacy.md, "Private synthetic data").
 
 Without privacy the Synthesizer reads many things from the table before and besides its fit: the
 structure and the latent-class count (by evidence and held-out likelihood), each numeric column's
