@@ -17,10 +17,13 @@ post-processing:
   columns (declare them as numbers with bounds). No family is chosen by evidence.
 - **the classes**: ``DP(classes=...)``, required with a target (without one, the one class ``0``).
 - **missing cells**: with ``missing="model"`` every column whose dtype can hold a missing cell
-  (float, object, nullable integer, category; not ``int64`` nor ``bool``, which cannot) gets its
-  missing-indicator node, a Categorical over ``[False, True]`` released like any column (its counts
-  are the per-class missing counts, with noise). Which columns have a missing cell is never read.
-  ``missing="drop"``: no indicator, no budget for them, no missing cell drawn.
+  (float, object, string, nullable integer or boolean; not ``int64`` nor ``bool``, which cannot)
+  models them, whatever the data: a categorical column has one more category,
+  :data:`MISSING_CATEGORY` (its counts, with noise, are the per-class missing counts; a row adds one
+  unit to one cell of the column either way, so the sensitivity and the budget do not change), and
+  a numeric column gets its missing-indicator node, a Categorical over ``[False, True]`` released
+  like any column (one more statistic). Which columns have a missing cell is never read.
+  ``missing="drop"``: neither, no budget for them, no missing cell drawn.
 - **structure**: ``structure="auto"`` is :data:`DP_STRUCTURE` (the best the private estimator
   learns; ``"naive"`` while the estimator refuses a learned structure under privacy); another
   structure is passed to the estimator as given (which refuses it today with its own message). No
@@ -46,10 +49,13 @@ from .estimators import NaiveBayes
 from .families import Categorical, Gaussian
 from .privacy import DP
 
-__all__ = ["DP_STRUCTURE", "fit_private", "private_indicators", "round_declared"]
+__all__ = ["DP_STRUCTURE", "MISSING_CATEGORY", "fill_missing", "fit_private", "missing_categories",
+           "private_draws", "private_indicators"]
 
 #: what ``structure="auto"`` fits under privacy: ``"auto"`` once the estimator learns a structure privately
 DP_STRUCTURE = "naive"
+#: the last category of a private model's categorical column whose missing cells are modelled
+MISSING_CATEGORY = "__missing__"
 
 _WHO = "Synthesizer"
 
@@ -60,8 +66,13 @@ def _may_miss(dtype):
                 or (pd.api.types.is_integer_dtype(dtype) and isinstance(dtype, np.dtype)))
 
 
-def private_indicators(X, missing):
-    """``{column: indicator}`` under privacy: every column whose dtype can hold a missing cell.
+def _categorical(X, categories):
+    """The columns a private model makes Categorical: declared ones and ``bool`` ones."""
+    return [c for c in X.columns if c in categories or pd.api.types.is_bool_dtype(X[c].dtype)]
+
+
+def private_indicators(X, missing, categories=None):
+    """``({column: indicator}, [column, ...])`` under privacy: how each column's missing cells are modelled.
 
     Parameters
     ----------
@@ -69,16 +80,46 @@ def private_indicators(X, missing):
         The feature columns; only their names and dtypes are read.
     missing : {"model", "drop"} or None
         The Synthesizer's ``missing``.
+    categories : dict, optional
+        The declared categories: those columns (and ``bool`` ones) take :data:`MISSING_CATEGORY`.
 
     Returns
     -------
-    dict
-        Empty unless ``missing == "model"``.
+    indicators : dict
+        The other columns whose dtype can hold a missing cell, each with its indicator's name.
+    with_category : list
+        The categorical columns whose dtype can hold a missing cell. Both empty unless
+        ``missing == "model"``.
     """
     if missing != "model":
-        return {}
+        return {}, []
+    cat = set(_categorical(X, categories or {}))
     names = indicator_names(pd.DataFrame({c: [np.nan] for c in X.columns}))  # the names, for every column
-    return {c: names[c] for c in X.columns if _may_miss(X[c].dtype)}
+    may = [c for c in X.columns if _may_miss(X[c].dtype)]
+    return {c: names[c] for c in may if c not in cat}, [c for c in may if c in cat]
+
+
+def fill_missing(X, columns):
+    """``X`` with the missing cells of ``columns`` holding :data:`MISSING_CATEGORY` (a new table)."""
+    if not columns:
+        return X
+    X = X.copy()
+    for c in columns:
+        X[c] = X[c].astype(object).where(X[c].notna(), MISSING_CATEGORY)
+    return X
+
+
+def missing_categories(model):
+    """The columns of a fitted private NaiveBayes whose last category is :data:`MISSING_CATEGORY` (list)."""
+    if getattr(model, "privacy", None) is None:
+        return []
+    out = []
+    for names, fam in getattr(model, "blocks_", []):
+        cats = getattr(fam, "categories", None)
+        if isinstance(cats, (list, tuple)):
+            out += [n for n, c in zip(names, cats) if np.ndim(c) == 1 and len(c) and
+                    isinstance(c[-1], str) and c[-1] == MISSING_CATEGORY]
+    return out
 
 
 def _check(synth, X):
@@ -113,11 +154,14 @@ def _check(synth, X):
     if flat:
         raise ValueError(f"{_WHO}: integer column(s) {flat} have bounds with no whole number between them.")
     for c, v in cats.items():
+        if any(isinstance(x, str) and x == MISSING_CATEGORY for x in np.ravel(np.asarray(v, dtype=object))):
+            raise ValueError(f"{_WHO}: categories[{c!r}] holds {MISSING_CATEGORY!r}, the category a private model's "
+                             "missing cells take; rename that value.")
         if isinstance(v, (str, bytes)) or np.ndim(v) != 1 or len(v) == 0 or len(set(v)) != len(v):
             raise ValueError(f"{_WHO}: categories[{c!r}] must be a non-empty list of distinct values; received {v!r}.")
 
 
-def private_features(X, categories, bounds, indicators):
+def private_features(X, categories, bounds, indicators, with_category=()):
     """The features dict of the private estimator: every family from declared or schema information.
 
     Parameters
@@ -130,6 +174,8 @@ def private_features(X, categories, bounds, indicators):
         ``DP(bounds=...)``.
     indicators : dict
         ``{column: indicator}`` (:func:`private_indicators`).
+    with_category : sequence
+        Categorical columns that take :data:`MISSING_CATEGORY` as their last category.
 
     Returns
     -------
@@ -159,6 +205,7 @@ def private_features(X, categories, bounds, indicators):
                          f"column(s) {undeclared} have none. Give categorical columns categories={{column: [values]}} "
                          "(a pandas categorical dtype does not count: astype('category') reads them from the data) "
                          "and numeric columns DP(bounds={column: (lo, hi)}).")
+    cat_lists = [cats + [MISSING_CATEGORY] if c in with_category else cats for c, cats in zip(cat_cols, cat_lists)]
     cat_cols += list(indicators.values())
     cat_lists += [[False, True]] * len(indicators)
     features = {}
@@ -192,9 +239,10 @@ def fit_private(synth, data, split_table):
     dp = synth.privacy if synth.target is not None else dataclasses.replace(synth.privacy, classes=[0])
     structure = DP_STRUCTURE if synth.structure == "auto" else synth.structure
     synth.datetime_columns_ = []
-    synth.missing_indicators_ = private_indicators(X, synth.missing)
-    features = private_features(X, dict(synth.categories or {}), dict(dp.bounds or {}), synth.missing_indicators_)
-    X = add_indicators(X, synth.missing_indicators_)
+    cats = dict(synth.categories or {})
+    synth.missing_indicators_, with_category = private_indicators(X, synth.missing, cats)
+    features = private_features(X, cats, dict(dp.bounds or {}), synth.missing_indicators_, with_category)
+    X = add_indicators(fill_missing(X, with_category), synth.missing_indicators_)
     synth._model_columns = list(X.columns)
     synth._forbidden = forbidden_pairs(synth._model_columns, synth.missing_indicators_)
     params = {} if structure == "naive" else {"structure": structure, "forbidden_edges": synth._forbidden}
@@ -209,14 +257,15 @@ def fit_private(synth, data, split_table):
     return synth
 
 
-def round_declared(model, out, dtypes):
-    """Round a private model's integer-dtype columns to whole numbers within their bounds (a new table).
+def private_draws(model, out, dtypes):
+    """A private model's draws as the table's: :data:`MISSING_CATEGORY` blanked, integer-dtype columns
+    rounded to whole numbers within their bounds (a new table; ``out`` itself when ``model`` is not private).
 
     Parameters
     ----------
     model : NaiveBayes
-        Fitted; nothing is rounded unless with ``privacy=`` (then its ``DP(bounds=...)`` gives each
-        column's ``[ceil(lo), floor(hi)]``).
+        Fitted; nothing changes unless with ``privacy=`` (then its ``DP(bounds=...)`` gives each
+        integer column's ``[ceil(lo), floor(hi)]``).
     out : DataFrame
         Sampled rows (``Synthesizer.sample``'s, or ``bayesnb sample``'s).
     dtypes : mapping
@@ -228,10 +277,14 @@ def round_declared(model, out, dtypes):
     DataFrame
     """
     dp = getattr(model, "privacy", None)
-    if dp is None or not dp.bounds:
+    if dp is None:
         return out
     out = out.copy()
-    for c, (lo, hi) in dp.bounds.items():
+    for c in missing_categories(model):
+        if c in out.columns:
+            flag = np.asarray(out[c].astype(object) == MISSING_CATEGORY, dtype=bool)
+            out[c] = out[c].astype(object).mask(flag)
+    for c, (lo, hi) in (dp.bounds or {}).items():
         if c in out.columns and c in dtypes and pd.api.types.is_integer_dtype(dtypes[c]):
             lo_i, hi_i = math.ceil(lo), math.floor(hi)  # lo_i <= hi_i: checked at fit
             vals = pd.to_numeric(out[c]).astype(float)

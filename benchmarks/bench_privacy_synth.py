@@ -9,8 +9,9 @@ missing cells), for each seed: split 70/30 (stratified), then at each epsilon, w
   from the same declarations: Categorical with the declared categories, Gaussian with the bounds),
   fitted on the 70%, ``sample(n_train)`` (no missing cell drawn, integer columns not rounded);
 - ``Synthesizer (missing="drop")``: ``Synthesizer(privacy=dp, categories=..., missing="drop")``;
-- ``Synthesizer``: the default ``missing="model"`` (every column whose dtype can hold a missing cell
-  has its indicator node, released with noise like any column: more statistics share the budget).
+- ``Synthesizer``: the default ``missing="model"`` (a categorical column's missing cells are one more
+  category of its released counts, at no extra cost; a numeric column whose dtype can hold a missing
+  cell has its indicator node, one more released statistic).
 
 Each synthetic table (``n_train`` rows) is compared with the 70% by
 :func:`bayesnb.synthetic_report` (the 30% as ``real_test``, slower metrics off): mean per-column

@@ -54,11 +54,33 @@ def test_a_private_synthesizer_reports_its_budget_and_fits_one_private_model(pen
     assert synth.privacy_spent_["epsilon"] == 2.0
     assert synth.latent_ is None and synth.chosen_ == "naive (private)"
     assert len(synth.selection_) == 1 and bool(synth.selection_["chosen"].iloc[0])
-    # every column whose dtype can hold a missing cell has its indicator (int64 'year' cannot)
-    assert set(synth.missing_indicators_) == set(penguins.columns) - {"species", "year"}
+    # every numeric column whose dtype can hold a missing cell has its indicator; a categorical one
+    # (not int64 'year', which cannot) has one more category
+    assert set(synth.missing_indicators_) == set(BOUNDS)
+    assert _synth_private.missing_categories(synth.model_) == ["island", "sex"]
+    X, y = synth.model_table(penguins)  # the real rows as the model sees them: missing cells as that category
+    assert (X["sex"] == _synth_private.MISSING_CATEGORY).sum() == penguins["sex"].isna().sum()
+    assert np.isfinite(synth.model_.predict_joint_log_proba(X)).all()
+    smoothed = _synth(_dp(2.0), support="smoothed").fit(penguins)  # (the prior keeps every category's mass)
+    out = smoothed.sample(3000, random_state=0)
+    assert out["sex"].isna().any() and not (out == _synth_private.MISSING_CATEGORY).any().any()
     dropped = _synth(_dp(2.0), missing="drop").fit(penguins)
     assert dropped.missing_indicators_ == {}
     assert not dropped.sample(500, random_state=0).isna().any().any()
+
+
+def test_a_categorical_column_models_its_missing_cells_at_no_extra_cost():
+    """The missing cells of a categorical column are one more category of its released counts: the same
+    statistics, so the same budget split as with missing="drop" (house votes: every column categorical)."""
+    votes = bn.datasets.load_house_votes()
+    cats = {c: ["n", "y"] for c in votes.columns if c != "party"}
+    dp = bn.DP(1.0, classes=["democrat", "republican"], random_state=0)
+    split = [bn.Synthesizer(target="party", privacy=dp, categories=cats, missing=m).fit(votes).privacy_spent_
+             for m in ("model", "drop")]
+    assert split[0] == split[1]
+    synth = bn.Synthesizer(target="party", privacy=dp, categories=cats).fit(votes)
+    assert synth.missing_indicators_ == {} and len(_synth_private.missing_categories(synth.model_)) == 16
+    assert synth.sample(2000, random_state=0).drop(columns="party").isna().to_numpy().mean() > 0
 
 
 def _same(a, b, where):
@@ -177,6 +199,7 @@ def test_a_private_synthesizer_without_target_has_one_declared_class(penguins):
      r"with privacy= every column needs declared information.*\['sex'\]"),
     ({"categories": {**CATS, "nope": [1]}}, None, "not feature columns"),
     ({"categories": {**CATS, "body_mass_g": [1, 2]}}, None, "both declared categories and bounds"),
+    ({"categories": {**CATS, "sex": ["female", "male", "__missing__"]}}, None, "the category a private model's"),
     ({"dp": _dp(bounds={**BOUNDS, "flipper_length_mm": (170.2, 170.8)})}, None, "no whole number"),
     ({}, "datetime", "datetime column.*not available with privacy="),
     ({"structure": "tan"}, None, "privacy"),
