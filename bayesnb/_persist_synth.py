@@ -139,7 +139,8 @@ def synth_from_model(cls, model, latent, chosen):
         of the training table (the target's dtype its classes'), and the parameters that fit the
         same kind of model: ``target``, ``structure`` (the estimator's), ``latent`` (the number
         of components, or None) and ``support`` (the recorded ``sample_support_``; ``"smoothed"``,
-        the estimator's own sampling, for a file without it, e.g. one ``bayesnb fit`` wrote).
+        the estimator's own sampling, for a file without it, e.g. one ``bayesnb fit`` wrote); for a private
+        estimator also ``privacy`` (its ``DP`` setting) and ``privacy_spent_``.
     """
     target = getattr(model, "target_name_", None)
     self = cls(target=target, structure=getattr(model, "structure_kind_", "naive"),
