@@ -139,12 +139,16 @@ def synth_from_model(cls, model, latent, chosen):
         of the training table (the target's dtype its classes'), and the parameters that fit the
         same kind of model: ``target``, ``structure`` (the estimator's), ``latent`` (the number
         of components, or None) and ``support`` (the recorded ``sample_support_``; ``"smoothed"``,
-        the estimator's own sampling, for a file without it, e.g. one ``bayesnb fit`` wrote).
+        the estimator's own sampling, for a file without it, e.g. one ``bayesnb fit`` wrote); for a private
+        estimator also ``privacy`` (its ``DP`` setting) and ``privacy_spent_``.
     """
     target = getattr(model, "target_name_", None)
     self = cls(target=target, structure=getattr(model, "structure_kind_", "naive"),
                latent=None if latent is None else int(latent.n_components),
-               support=getattr(model, "sample_support_", "smoothed"))  # a file without it: as it was sampled
+               support=getattr(model, "sample_support_", "smoothed"),  # a file without it: as it was sampled
+               privacy=getattr(model, "privacy", None))
+    if getattr(model, "privacy_spent_", None) is not None:  # a private model (bayesnb._synth_private)
+        self.privacy_spent_ = model.privacy_spent_
     indicators = indicators_in(model.feature_names_in_)
     kept = [(n, t) for n, t in zip(model.feature_names_in_, model.feature_dtypes_)
             if n not in set(indicators.values())]

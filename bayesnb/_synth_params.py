@@ -42,5 +42,9 @@ def check_params(synth):
     if synth.component_prior not in ("class", "hierarchical"):
         raise ValueError(f"{_WHO}: component_prior must be 'class' or 'hierarchical'; "
                          f"received {synth.component_prior!r}.")
+    if synth.categories is not None and (synth.privacy is None or not isinstance(synth.categories, dict)):
+        raise ValueError(f"{_WHO}: categories= declares the categories of a private fit: give a dict "
+                         f"{{column: [values]}} with privacy=DP(...); received {synth.categories!r} with "
+                         f"privacy={synth.privacy!r}.")
     if not (isinstance(synth.support, str) and synth.support in SUPPORTS):
         raise ValueError(f"{_WHO}: support must be one of {SUPPORTS}; received {synth.support!r}.")

@@ -39,9 +39,10 @@ import pandas as pd
 from ._utils import SearchEdgeWarning
 from .generative.tables import label_codes, mask_cells, missing_cells
 from .inference import em
+from .structure.select import variant_label
 
 __all__ = ["EDGE_SCORES", "Z_BEHIND", "add_rows", "choose_edges", "edge_name", "holdout_rows", "latent_search",
-           "widen_k"]
+           "variant", "widen_k"]
 
 _WHO = "Synthesizer"
 
@@ -286,3 +287,15 @@ def latent_search(base, structure, X, y, Xte, codes, candidates, rng, *, holdout
     info = {"structure_loglik": float(ref.mean()), "latent_loglik": float(per_row[C].mean()),
             "behind": bool(gap < -Z_BEHIND * se), "stop": stop}
     return fits[C]._replace(selection=scores), pd.DataFrame(trace), info
+
+
+def variant(model):
+    """``(name, parameters)`` of a fitted structured NaiveBayes: its row in ``structure_scores_`` and the
+    ``NaiveBayes`` parameters that fit that variant alone."""
+    kind, hier = model.structure_kind_, bool(getattr(model, "structure_hierarchical_", False))
+    if kind == "naive":  # auto's hierarchical naive candidate: alpha="hierarchical" under naive
+        return ("naive (hierarchical)", {"structure": "naive", "alpha": "hierarchical"}) if hier else \
+            ("naive", {"structure": "naive"})
+    name = edge_name(variant_label(kind, model.k, hier), getattr(model, "edge_score", "bdeu"))
+    alpha = "hierarchical" if hier else (1.0 if kind == "kdb" else None)
+    return name, {"structure": kind, "k": model.k, "alpha": alpha}

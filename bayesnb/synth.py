@@ -70,7 +70,8 @@ from ._synth_given import model_conditions
 from ._synth_params import check_params
 from ._synth_support import sample_on_support
 from ._synth_missing import add_indicators, blank_missing, forbidden_pairs, indicator_names
-from ._synth_select import Z_BEHIND, add_rows, choose_edges, edge_name, holdout_rows, latent_search, widen_k
+from ._synth_private import fill_missing, fit_private, missing_categories, private_draws
+from ._synth_select import Z_BEHIND, add_rows, choose_edges, edge_name, holdout_rows, latent_search, variant, widen_k
 from ._utils import as_generator, one_class_on_purpose
 from .estimators import NaiveBayes
 from .structure.select import variant_label
@@ -81,18 +82,6 @@ __all__ = ["Synthesizer"]
 _WHO = "Synthesizer"
 #: the columns of ``Synthesizer.selection_``
 _SELECTION = ["candidate", "log_evidence", "cv_log_loss", "holdout_loglik", "chosen", "note"]
-
-
-def _variant(model):
-    """``(name, parameters)`` of a fitted structured NaiveBayes: its row in ``structure_scores_`` and the
-    ``NaiveBayes`` parameters that fit that variant alone."""
-    kind, hier = model.structure_kind_, bool(getattr(model, "structure_hierarchical_", False))
-    if kind == "naive":  # auto's hierarchical naive candidate: alpha="hierarchical" under naive
-        return ("naive (hierarchical)", {"structure": "naive", "alpha": "hierarchical"}) if hier else \
-            ("naive", {"structure": "naive"})
-    name = edge_name(variant_label(kind, model.k, hier), getattr(model, "edge_score", "bdeu"))
-    alpha = "hierarchical" if hier else (1.0 if kind == "kdb" else None)
-    return name, {"structure": kind, "k": model.k, "alpha": alpha}
 
 
 class Synthesizer(BaseEstimator):
@@ -140,6 +129,11 @@ class Synthesizer(BaseEstimator):
         (:mod:`bayesnb._synth_support`; fewer rows with category pairs the real table never
         holds). ``"smoothed"``: the posterior predictive as fitted. A latent-class model samples
         its components as fitted either way; the choice of model does not depend on it.
+    privacy : bayesnb.DP, optional
+        Fit under differential privacy: one private :class:`~bayesnb.NaiveBayes`, nothing read from
+        the raw rows besides its noisy release (:mod:`bayesnb._synth_private`; docs/privacy.md).
+    categories : dict, optional
+        With ``privacy``: ``{column: [values, ...]}``, the declared categories of the categorical columns.
 
     Attributes
     ----------
@@ -170,6 +164,8 @@ class Synthesizer(BaseEstimator):
         ``{column: indicator column}`` of the columns with a missing-indicator node (empty when
         no cell is missing or ``missing`` is not ``"model"``); the indicators are features of
         ``model_`` (``model_.structure_`` shows their parents) and are not in the samples.
+    privacy_spent_ : dict
+        With ``privacy``: ``model_.privacy_spent_``, the budget spent.
 
     Examples
     --------
@@ -184,7 +180,7 @@ class Synthesizer(BaseEstimator):
 
     def __init__(self, target=None, *, structure="auto", latent="auto", latent_candidates=(1, 2, 3, 4, 6, 8),
                  holdout=0.2, search_rows=5000, random_state=None, verbose=None, missing="model",
-                 component_prior="hierarchical", support="observed"):
+                 component_prior="hierarchical", support="observed", privacy=None, categories=None):
         self.target = target
         self.structure = structure
         self.latent = latent
@@ -196,6 +192,7 @@ class Synthesizer(BaseEstimator):
         self.missing = missing
         self.component_prior = component_prior
         self.support = support
+        self.privacy, self.categories = privacy, categories
 
     # ------------------------------------------------------------------ checks
     def _check_params(self):
@@ -243,6 +240,8 @@ class Synthesizer(BaseEstimator):
 
     def _fit_table(self, data):
         self._check_params()
+        if self.privacy is not None:
+            return fit_private(self, data, self._split_table)
         X, labels = self._split_table(data)
         self.datetime_columns_ = [c for c in X.columns if pd.api.types.is_datetime64_any_dtype(X[c].dtype)]
         self.missing_indicators_ = indicator_names(X) if self.missing == "model" else {}
@@ -268,6 +267,7 @@ class Synthesizer(BaseEstimator):
             X = X.copy()
             for c in self.datetime_columns_:
                 X[c] = to_seconds(X[c])
+        X = fill_missing(X, missing_categories(self.model_) if self.privacy is not None else [])
         return add_indicators(X, self.missing_indicators_)
 
     def model_table(self, data):
@@ -309,7 +309,7 @@ class Synthesizer(BaseEstimator):
         """Steps 1-3 of the module docstring."""
         model = self._nb(structure=self.structure).fit(X, labels)  # 1. structure by evidence
         bar.update()
-        name, params = _variant(model)
+        name, params = variant(model)
         if self.structure == "auto":
             rows = [{"candidate": r["structure"], "log_evidence": r["log_evidence"],
                      "cv_log_loss": r.get("cv_log_loss", np.nan), "holdout_loglik": np.nan, "chosen": False}
@@ -468,7 +468,7 @@ class Synthesizer(BaseEstimator):
         out = blank_missing(out, getattr(self, "missing_indicators_", {}))
         if self.target is not None:
             out[self.target] = y
-        out = out[self.columns_]
+        out = private_draws(self.model_, out[self.columns_], self.dtypes_)
         for c in getattr(self, "datetime_columns_", []):
             out[c] = from_seconds(out[c], self.dtypes_[c])
         for c in self.columns_:
@@ -541,7 +541,7 @@ class Synthesizer(BaseEstimator):
         if not isinstance(model, NaiveBayes) or getattr(model, "feature_names_in_", None) is None:
             raise TypeError(f"{_WHO}.load: {path} holds a {type(model).__name__} not fitted on a DataFrame; "
                             "expected a NaiveBayes or a Synthesizer saved by Synthesizer.save.")
-        return synth_from_model(cls, model, None, _variant(model)[0])
+        return synth_from_model(cls, model, None, variant(model)[0])
 
 
 register_composite(Synthesizer, synth_to_file, synth_from_file)

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .._synth_missing import blank_missing, indicators_in
+from .._synth_private import private_draws
 from .._synth_support import observed_support
 from .._impute_configs import reading_model
 from .._utils import as_generator, shown_list
@@ -190,6 +191,7 @@ def cmd_sample(args):
     cols = [str(c) for c in names] if names is not None else [f"x{j}" for j in range(model.n_features_in_)]
     out = X.copy() if hasattr(X, "columns") else pd.DataFrame(np.asarray(X), columns=cols)
     out = blank_missing(out, indicators_in(cols))  # a Synthesizer's missing indicators: blank, then drop them
+    out = private_draws(model, out, dict(zip(cols, getattr(model, "feature_dtypes_", ()))))  # a private model's
     if target in out.columns:
         raise UsageError(f"--target {target!r} is one of the model's feature columns; choose another name")
     # where the label stood in the training table (bayesnb fit records it), else last

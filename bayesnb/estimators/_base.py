@@ -323,8 +323,9 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
                                                  names, partial)
         fitted = fit_posterior(classes_, resp, self._specs, encoded, states, names, class_alpha, fit_prior,
                                class_prior, previous=old, who=who, privacy=privacy, all_names=all_names)
-        if privacy is not None:
+        if privacy is not None:  # which columns have no observed cell is read from the raw rows: not kept
             fitted, self.privacy_spent_ = fitted
+            never_observed = [np.zeros_like(a) for a in never_observed]  # (its reader, partial_fit, is refused)
         elif not partial:  # a refit without privacy is not DP, whatever an earlier fit was
             self.__dict__.pop("privacy_spent_", None)
         return self._store_posterior(fitted, never_observed)

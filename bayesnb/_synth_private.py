@@ -1,0 +1,292 @@
+"""A private Synthesizer: ``Synthesizer(privacy=DP(...))`` (docs/privacy.md, "Private synthetic data").
+
+Without privacy the Synthesizer reads many things from the table before and besides its fit: the
+structure and the latent-class count (by evidence and held-out likelihood), each numeric column's
+family (by evidence; a Histogram's bins are quantiles of the data), which columns have missing cells
+(their indicator nodes), the category sets and the classes. Under ``privacy=DP(...)`` every one of
+these comes from what the user declares or from the table's schema, which are public, and the only
+release of the data is the private estimator's (:class:`~bayesnb.NaiveBayes` with ``privacy=``: noise
+on its sufficient statistics; docs/privacy.md, "The mechanism"), so everything after it is
+post-processing:
+
+- **columns and families**: a column named in ``categories`` (``{column: [values, ...]}``, a
+  Synthesizer parameter) is :class:`~bayesnb.Categorical` with those categories; a ``bool`` column
+  is Categorical over ``[False, True]`` (its dtype's domain); a numeric column with
+  ``DP(bounds={column: (lo, hi)})`` is :class:`~bayesnb.Gaussian`, its values clipped to the bounds
+  in the fit and its draws truncated to them. Any other column is refused, and so are datetime
+  columns (declare them as numbers with bounds). No family is chosen by evidence.
+- **the classes**: ``DP(classes=...)``, required with a target (without one, the one class ``0``).
+- **missing cells**: with ``missing="model"`` every column whose dtype can hold a missing cell
+  (float, object, string, nullable integer or boolean; not ``int64`` nor ``bool``, which cannot)
+  models them, whatever the data: a categorical column has one more category,
+  :data:`MISSING_CATEGORY` (its counts, with noise, are the per-class missing counts; a row adds one
+  unit to one cell of the column either way, so the sensitivity and the budget do not change), and
+  a numeric column gets its missing-indicator node, a Categorical over ``[False, True]`` released
+  like any column (one more statistic). Which columns have a missing cell is never read.
+  ``missing="drop"``: neither, no budget for them, no missing cell drawn.
+- **structure**: ``structure="auto"`` is :data:`DP_STRUCTURE` (the best the private estimator
+  learns; ``"naive"`` while the estimator refuses a learned structure under privacy); another
+  structure is passed to the estimator as given (which refuses it today with its own message). No
+  held-out split, no edge-score choice, no ``k`` widening: each reads the raw rows.
+- **latent classes**: ``latent="auto"`` considers none; a number of components is refused (EM on
+  the raw rows releases them without noise).
+- **integers**: a column of integer dtype (public schema) is sampled rounded to a whole number
+  within ``[ceil(lo), floor(hi)]``; a float column is not rounded.
+- ``support="observed"`` keeps each context's *released* (noisy) counts: post-processing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pandas as pd
+
+from ._synth_dtypes import as_dtype
+from ._synth_missing import add_indicators, forbidden_pairs, indicator_names
+from .estimators import NaiveBayes
+from .families import Categorical, Gaussian
+from .privacy import DP
+
+__all__ = ["DP_STRUCTURE", "MISSING_CATEGORY", "fill_missing", "fit_private", "missing_categories",
+           "private_draws", "private_indicators"]
+
+#: what ``structure="auto"`` fits under privacy: ``"auto"`` once the estimator learns a structure privately
+DP_STRUCTURE = "naive"
+#: the last category of a private model's categorical column whose missing cells are modelled
+MISSING_CATEGORY = "__missing__"
+
+_WHO = "Synthesizer"
+
+
+def _may_miss(dtype):
+    """Whether a column of ``dtype`` can hold a missing cell (public schema, not the data)."""
+    return not (pd.api.types.is_bool_dtype(dtype) and not isinstance(dtype, pd.BooleanDtype)
+                or (pd.api.types.is_integer_dtype(dtype) and isinstance(dtype, np.dtype)))
+
+
+def _categorical(X, categories):
+    """The columns a private model makes Categorical: declared ones and ``bool`` ones."""
+    return [c for c in X.columns if c in categories or pd.api.types.is_bool_dtype(X[c].dtype)]
+
+
+def private_indicators(X, missing, categories=None):
+    """``({column: indicator}, [column, ...])`` under privacy: how each column's missing cells are modelled.
+
+    Parameters
+    ----------
+    X : DataFrame
+        The feature columns; only their names and dtypes are read.
+    missing : {"model", "drop"} or None
+        The Synthesizer's ``missing``.
+    categories : dict, optional
+        The declared categories: those columns (and ``bool`` ones) take :data:`MISSING_CATEGORY`.
+
+    Returns
+    -------
+    indicators : dict
+        The other columns whose dtype can hold a missing cell, each with its indicator's name.
+    with_category : list
+        The categorical columns whose dtype can hold a missing cell. Both empty unless
+        ``missing == "model"``.
+    """
+    if missing != "model":
+        return {}, []
+    cat = set(_categorical(X, categories or {}))
+    names = indicator_names(pd.DataFrame({c: [np.nan] for c in X.columns}))  # the names, for every column
+    may = [c for c in X.columns if _may_miss(X[c].dtype)]
+    return {c: names[c] for c in may if c not in cat}, [c for c in may if c in cat]
+
+
+def fill_missing(X, columns):
+    """``X`` with the missing cells of ``columns`` holding :data:`MISSING_CATEGORY` (a new table)."""
+    if not columns:
+        return X
+    X = X.copy()
+    for c in columns:
+        X[c] = X[c].astype(object).where(X[c].notna(), MISSING_CATEGORY)
+    return X
+
+
+def missing_categories(model):
+    """The columns of a fitted private NaiveBayes whose last category is :data:`MISSING_CATEGORY` (list)."""
+    if getattr(model, "privacy", None) is None:
+        return []
+    out = []
+    for names, fam in getattr(model, "blocks_", []):
+        cats = getattr(fam, "categories", None)
+        if isinstance(cats, (list, tuple)):
+            out += [n for n, c in zip(names, cats) if np.ndim(c) == 1 and len(c) and
+                    isinstance(c[-1], str) and c[-1] == MISSING_CATEGORY]
+    return out
+
+
+def _check(synth, X):
+    """Refuse what a private Synthesizer cannot do, naming privacy (module docstring)."""
+    dp = synth.privacy
+    if not isinstance(dp, DP):
+        raise TypeError(f"{_WHO}: privacy must be a bayesnb.DP(epsilon, ...) or None; received {dp!r}.")
+    if synth.latent is not None and not isinstance(synth.latent, str):
+        raise ValueError(f"{_WHO}: latent={synth.latent!r} is not available with privacy=: the latent-class model "
+                         "is fitted by EM on the raw rows, without noise. Use latent='auto' or None (no latent "
+                         "classes under privacy).")
+    if synth.target is None and dp.classes is not None:
+        raise ValueError(f"{_WHO}: DP(classes=...) declares the target's labels, but target=None (one class); "
+                         "leave classes=None or name the target.")
+    if synth.target is not None and dp.classes is None:
+        raise ValueError(f"{_WHO}: with privacy= the target's labels must be declared: DP(classes=[...]). Read "
+                         "from the data they would be released without noise.")
+    dates = [c for c in X.columns if pd.api.types.is_datetime64_any_dtype(X[c].dtype)]
+    if dates:
+        raise ValueError(f"{_WHO}: datetime column(s) {dates} are not available with privacy=: convert them to "
+                         "numbers (e.g. seconds or years) and declare their bounds in DP(bounds=...).")
+    cats, bounds = dict(synth.categories or {}), dict(dp.bounds or {})
+    unknown = [c for c in list(cats) + list(bounds) if c not in X.columns]
+    if unknown:
+        raise ValueError(f"{_WHO}: categories= / DP(bounds=...) name column(s) {unknown} that are not feature "
+                         f"columns of data; columns: {list(X.columns)}.")
+    both = [c for c in cats if c in bounds]
+    if both:
+        raise ValueError(f"{_WHO}: column(s) {both} have both declared categories and bounds; give one.")
+    flat = [c for c, (lo, hi) in bounds.items() if pd.api.types.is_integer_dtype(X[c].dtype)
+            and math.ceil(lo) > math.floor(hi)]
+    if flat:
+        raise ValueError(f"{_WHO}: integer column(s) {flat} have bounds with no whole number between them.")
+    for c, v in cats.items():
+        if any(isinstance(x, str) and x == MISSING_CATEGORY for x in np.ravel(np.asarray(v, dtype=object))):
+            raise ValueError(f"{_WHO}: categories[{c!r}] holds {MISSING_CATEGORY!r}, the category a private model's "
+                             "missing cells take; rename that value.")
+        if isinstance(v, (str, bytes)) or np.ndim(v) != 1 or len(v) == 0 or len(set(v)) != len(v):
+            raise ValueError(f"{_WHO}: categories[{c!r}] must be a non-empty list of distinct values; received {v!r}.")
+
+
+def private_features(X, categories, bounds, indicators, with_category=()):
+    """The features dict of the private estimator: every family from declared or schema information.
+
+    Parameters
+    ----------
+    X : DataFrame
+        The feature columns (indicators not yet added); only names and dtypes are read.
+    categories : dict
+        ``{column: categories}`` declared.
+    bounds : dict
+        ``DP(bounds=...)``.
+    indicators : dict
+        ``{column: indicator}`` (:func:`private_indicators`).
+    with_category : sequence
+        Categorical columns that take :data:`MISSING_CATEGORY` as their last category.
+
+    Returns
+    -------
+    dict
+        ``{(categorical columns): Categorical(categories=[...]), (numeric columns): Gaussian()}``.
+
+    Raises
+    ------
+    ValueError
+        A column is neither declared nor ``bool``, or has bounds but a non-numeric dtype.
+    """
+    cat_cols, cat_lists, numeric, undeclared = [], [], [], []
+    for c in X.columns:
+        dtype = X[c].dtype
+        if c in categories:
+            cat_cols.append(c)
+            cat_lists.append(list(categories[c]))
+        elif pd.api.types.is_bool_dtype(dtype):
+            cat_cols.append(c)
+            cat_lists.append([False, True])
+        elif c in bounds and pd.api.types.is_numeric_dtype(dtype):
+            numeric.append(c)
+        else:
+            undeclared.append(c)
+    if undeclared:
+        raise ValueError(f"{_WHO}: with privacy= every column needs declared information, not read from the data: "
+                         f"column(s) {undeclared} have none. Give categorical columns categories={{column: [values]}} "
+                         "(a pandas categorical dtype does not count: astype('category') reads them from the data) "
+                         "and numeric columns DP(bounds={column: (lo, hi)}).")
+    cat_lists = [cats + [MISSING_CATEGORY] if c in with_category else cats for c, cats in zip(cat_cols, cat_lists)]
+    cat_cols += list(indicators.values())
+    cat_lists += [[False, True]] * len(indicators)
+    features = {}
+    if numeric:
+        features[tuple(numeric)] = Gaussian()
+    if cat_cols:
+        features[tuple(cat_cols)] = Categorical(categories=cat_lists)
+    return features
+
+
+def fit_private(synth, data, split_table):
+    """Fit ``synth`` (a ``Synthesizer`` with ``privacy``) on ``data``: the private estimator, nothing else.
+
+    Parameters
+    ----------
+    synth : Synthesizer
+        Its parameters checked (``check_params``); its fitted attributes are set.
+    data : DataFrame
+        The real table.
+    split_table : callable
+        ``data -> (X, labels)``, the Synthesizer's own split (labels zeros without a target).
+
+    Returns
+    -------
+    Synthesizer
+        ``synth``, fitted: ``model_`` (a private NaiveBayes), ``latent_`` None, ``chosen_``, a one-row
+        ``selection_``, ``privacy_spent_`` (the estimator's), and the columns, dtypes and indicators.
+    """
+    X, labels = split_table(data)
+    _check(synth, X)
+    dp = synth.privacy if synth.target is not None else dataclasses.replace(synth.privacy, classes=[0])
+    structure = DP_STRUCTURE if synth.structure == "auto" else synth.structure
+    synth.datetime_columns_ = []
+    cats = dict(synth.categories or {})
+    synth.missing_indicators_, with_category = private_indicators(X, synth.missing, cats)
+    features = private_features(X, cats, dict(dp.bounds or {}), synth.missing_indicators_, with_category)
+    X = add_indicators(fill_missing(X, with_category), synth.missing_indicators_)
+    synth._model_columns = list(X.columns)
+    synth._forbidden = forbidden_pairs(synth._model_columns, synth.missing_indicators_)
+    params = {} if structure == "naive" else {"structure": structure, "forbidden_edges": synth._forbidden}
+    synth.model_ = NaiveBayes(features, privacy=dp, **params).fit(X, labels)
+    synth.latent_, synth.chosen_ = None, f"{structure} (private)"
+    synth.selection_ = pd.DataFrame([{"candidate": synth.chosen_, "log_evidence": np.nan, "cv_log_loss": np.nan,
+                                      "holdout_loglik": np.nan, "chosen": True,
+                                      "note": f"privacy: {dp.epsilon:g}-DP fit, nothing selected on the raw rows"}])
+    synth.privacy_spent_ = synth.model_.privacy_spent_
+    synth.columns_ = list(data.columns)
+    synth.dtypes_ = data.dtypes.copy()
+    return synth
+
+
+def private_draws(model, out, dtypes):
+    """A private model's draws as the table's: :data:`MISSING_CATEGORY` blanked, integer-dtype columns
+    rounded to whole numbers within their bounds (a new table; ``out`` itself when ``model`` is not private).
+
+    Parameters
+    ----------
+    model : NaiveBayes
+        Fitted; nothing changes unless with ``privacy=`` (then its ``DP(bounds=...)`` gives each
+        integer column's ``[ceil(lo), floor(hi)]``).
+    out : DataFrame
+        Sampled rows (``Synthesizer.sample``'s, or ``bayesnb sample``'s).
+    dtypes : mapping
+        ``{column: training dtype}`` (public schema): integer columns are rounded, then cast back
+        to their dtype where no cell is missing or the dtype holds missing cells.
+
+    Returns
+    -------
+    DataFrame
+    """
+    dp = getattr(model, "privacy", None)
+    if dp is None:
+        return out
+    out = out.copy()
+    for c in missing_categories(model):
+        if c in out.columns:
+            flag = np.asarray(out[c].astype(object) == MISSING_CATEGORY, dtype=bool)
+            out[c] = out[c].astype(object).mask(flag)
+    for c, (lo, hi) in (dp.bounds or {}).items():
+        if c in out.columns and c in dtypes and pd.api.types.is_integer_dtype(dtypes[c]):
+            lo_i, hi_i = math.ceil(lo), math.floor(hi)  # lo_i <= hi_i: checked at fit
+            vals = pd.to_numeric(out[c]).astype(float)
+            out[c] = as_dtype(pd.Series(np.clip(np.round(vals), lo_i, hi_i), index=out.index), dtypes[c])
+    return out

@@ -1,0 +1,224 @@
+"""``Synthesizer(privacy=DP(...))``: bounds, declared categories, nothing data-derived without noise, refusals."""
+
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayesnb as bn
+from bayesnb import _synth_private
+from bayesnb.datasets import load_penguins
+
+BOUNDS = {"bill_length_mm": (30, 60), "bill_depth_mm": (13, 22), "flipper_length_mm": (170, 235),
+          "body_mass_g": (2500, 6500)}
+CLASSES = ["Adelie", "Chinstrap", "Gentoo"]
+CATS = {"island": ["Biscoe", "Dream", "Torgersen"], "sex": ["female", "male"], "year": [2007, 2008, 2009]}
+
+
+def _dp(eps=1.0, seed=0, **kw):
+    return bn.DP(eps, bounds=kw.pop("bounds", BOUNDS), classes=kw.pop("classes", CLASSES), random_state=seed, **kw)
+
+
+def _synth(dp=None, **kw):
+    return bn.Synthesizer(target="species", privacy=_dp() if dp is None else dp, categories=kw.pop("categories", CATS),
+                          **kw)
+
+
+@pytest.fixture(scope="module")
+def penguins():
+    return load_penguins()
+
+
+def test_private_samples_keep_the_declared_bounds_categories_and_integers(penguins):
+    synth = _synth(_dp(0.2)).fit(penguins)  # a small epsilon: noisy means and wide variances
+    out = synth.sample(4000, random_state=1)
+    assert list(out.columns) == list(penguins.columns)
+    for c, (lo, hi) in BOUNDS.items():
+        vals = out[c].dropna().astype(float)
+        assert len(vals) > 0 and ((vals < lo) | (vals > hi)).sum() == 0
+    for c in ("flipper_length_mm", "body_mass_g", "year"):  # integer dtypes (public schema): whole numbers
+        vals = out[c].dropna().astype(float)
+        assert (vals == np.round(vals)).all()
+        assert out[c].dtype == penguins[c].dtype
+    for c, cats in CATS.items():
+        assert set(out[c].dropna()) <= set(cats)
+    assert set(out["species"]) <= set(CLASSES)
+    # a float column is not rounded
+    assert (out["bill_length_mm"].dropna() != np.round(out["bill_length_mm"].dropna())).any()
+
+
+def test_a_private_synthesizer_reports_its_budget_and_fits_one_private_model(penguins):
+    synth = _synth(_dp(2.0)).fit(penguins)
+    assert synth.privacy_spent_ == synth.model_.privacy_spent_
+    assert synth.privacy_spent_["epsilon"] == 2.0
+    assert synth.latent_ is None and synth.chosen_ == "naive (private)"
+    assert len(synth.selection_) == 1 and bool(synth.selection_["chosen"].iloc[0])
+    # every numeric column whose dtype can hold a missing cell has its indicator; a categorical one
+    # (not int64 'year', which cannot) has one more category
+    assert set(synth.missing_indicators_) == set(BOUNDS)
+    assert _synth_private.missing_categories(synth.model_) == ["island", "sex"]
+    X, y = synth.model_table(penguins)  # the real rows as the model sees them: missing cells as that category
+    assert (X["sex"] == _synth_private.MISSING_CATEGORY).sum() == penguins["sex"].isna().sum()
+    assert np.isfinite(synth.model_.predict_joint_log_proba(X)).all()
+    smoothed = _synth(_dp(2.0), support="smoothed").fit(penguins)  # (the prior keeps every category's mass)
+    out = smoothed.sample(3000, random_state=0)
+    assert out["sex"].isna().any() and not (out == _synth_private.MISSING_CATEGORY).any().any()
+    dropped = _synth(_dp(2.0), missing="drop").fit(penguins)
+    assert dropped.missing_indicators_ == {}
+    assert not dropped.sample(500, random_state=0).isna().any().any()
+
+
+def test_a_categorical_column_models_its_missing_cells_at_no_extra_cost():
+    """The missing cells of a categorical column are one more category of its released counts: the same
+    statistics, so the same budget split as with missing="drop" (house votes: every column categorical)."""
+    votes = bn.datasets.load_house_votes()
+    cats = {c: ["n", "y"] for c in votes.columns if c != "party"}
+    dp = bn.DP(1.0, classes=["democrat", "republican"], random_state=0)
+    split = [bn.Synthesizer(target="party", privacy=dp, categories=cats, missing=m).fit(votes).privacy_spent_
+             for m in ("model", "drop")]
+    assert split[0] == split[1]
+    synth = bn.Synthesizer(target="party", privacy=dp, categories=cats).fit(votes)
+    assert synth.missing_indicators_ == {} and len(_synth_private.missing_categories(synth.model_)) == 16
+    assert synth.sample(2000, random_state=0).drop(columns="party").isna().to_numpy().mean() > 0
+
+
+def _same(a, b, where):
+    """Assert ``a == b`` structurally (arrays, frames, dicts, sequences, named tuples, families)."""
+    if isinstance(a, (pd.DataFrame, pd.Series)):
+        assert a.equals(b), where
+    elif isinstance(a, np.ndarray):
+        assert isinstance(b, np.ndarray) and a.shape == b.shape and a.dtype == b.dtype, where
+        assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), where
+    elif isinstance(a, dict):
+        assert isinstance(b, dict) and list(a) == list(b), where
+        for k in a:
+            _same(a[k], b[k], f"{where}[{k!r}]")
+    elif isinstance(a, (list, tuple)):
+        assert type(a) is type(b) and len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b)):
+            _same(x, y, f"{where}[{i}]")
+    elif isinstance(a, bn.families.Family):
+        assert type(a) is type(b) and repr(a) == repr(b), where
+    else:
+        assert a == b or (a is None and b is None), where
+
+
+#: the attributes of a fitted private NaiveBayes computed from its noisy release (post-processing)
+_NOISY = {"posterior_", "class_count_", "class_log_prior_", "log_evidence_", "_caches"}
+
+
+def test_neighbouring_tables_give_models_equal_in_everything_not_drawn_from_the_noise(penguins):
+    """Two tables differing in one row: a rare category, a missing cell, an extreme value and another class
+    in the replaced row. Everything the private Synthesizer keeps besides the noisy release is identical."""
+    a = penguins[(penguins["island"] != "Torgersen")].dropna().reset_index(drop=True)
+    b = a.copy()
+    b.loc[0] = {"species": "Gentoo" if a.loc[0, "species"] != "Gentoo" else "Adelie", "island": "Torgersen",
+                "bill_length_mm": 59.9, "bill_depth_mm": np.nan, "flipper_length_mm": 171, "body_mass_g": 6490,
+                "sex": "male", "year": 2009}
+    b = b.astype(a.dtypes.to_dict())
+    # without privacy the two tables give different models (missing indicators, categories): a leak to catch
+    plain = [bn.Synthesizer(target="species", structure="naive", latent=None).fit(t) for t in (a, b)]
+    assert plain[0].missing_indicators_ != plain[1].missing_indicators_
+    fits = [_synth(_dp(1.0, seed=7)).fit(t) for t in (a, b)]
+    sa, sb = (vars(f) for f in fits)
+    assert list(sa) == list(sb)
+    for key in sa:
+        if key != "model_":
+            _same(sa[key], sb[key], key)
+    ma, mb = vars(fits[0].model_), vars(fits[1].model_)
+    assert list(ma) == list(mb)
+    for key in ma:
+        if key not in _NOISY:
+            _same(ma[key], mb[key], f"model_.{key}")
+    pa, pb = fits[0].model_.posterior_, fits[1].model_.posterior_
+    _same(pa.classes, pb.classes, "classes")
+    for ba, bb in zip(pa.blocks, pb.blocks):  # the blocks' families, columns and encodings (not their statistics)
+        _same([ba.family, ba.columns, list(ba.names), ba.state], [bb.family, bb.columns, list(bb.names), bb.state],
+              "block")
+    # and the releases themselves differ (the test compares two real fits)
+    assert not fits[0].sample(50, random_state=0).equals(fits[1].sample(50, random_state=0))
+
+
+def test_a_private_fit_keeps_no_record_of_which_columns_had_no_observed_cell(penguins):
+    """A column observed in one row of one table and in none of its neighbour: the estimators are the same."""
+    a = penguins.dropna().reset_index(drop=True).assign(bill_depth_mm=np.nan)
+    a.loc[0, "bill_depth_mm"] = 18.0
+    b = a.assign(bill_depth_mm=np.nan)
+    with pytest.warns(UserWarning):  # (the data holder is told; the model does not keep it)
+        fits = [_synth(_dp(1.0, seed=1)).fit(t) for t in (a, b)]
+    _same(vars(fits[0].model_)["_never_observed"], vars(fits[1].model_)["_never_observed"], "_never_observed")
+
+
+def test_private_synthesis_is_reproducible_with_its_seeds(penguins):
+    one = _synth(_dp(1.0, seed=3)).fit(penguins).sample(300, random_state=5)
+    two = _synth(_dp(1.0, seed=3)).fit(penguins).sample(300, random_state=5)
+    other = _synth(_dp(1.0, seed=4)).fit(penguins).sample(300, random_state=5)
+    pd.testing.assert_frame_equal(one, two)
+    assert not one.equals(other)
+
+
+def test_a_private_synthesizer_saves_and_loads(penguins, tmp_path):
+    synth = _synth(_dp(1.0, seed=2)).fit(penguins)
+    path = os.path.join(tmp_path, "private.bnb")
+    synth.save(path)
+    back = bn.Synthesizer.load(path)
+    assert back.privacy_spent_ == synth.privacy_spent_ and back.privacy == synth.privacy
+    pd.testing.assert_frame_equal(back.sample(400, random_state=9), synth.sample(400, random_state=9))
+
+
+def test_bayesnb_sample_of_a_private_file_draws_as_the_python_api(penguins, tmp_path, capsys):
+    from bayesnb.cli import main
+
+    synth = _synth(_dp(1.0, seed=2)).fit(penguins)
+    path, out = tmp_path / "private.bnb", tmp_path / "rows.csv"
+    synth.save(path)
+    assert main(["-q", "sample", str(path), "-n", "60", "--seed", "4", "-o", str(out)]) == 0, capsys.readouterr().err
+    written = pd.read_csv(out)
+    expected = synth.sample(60, random_state=4)
+    assert list(written.columns) == list(expected.columns)
+    for c in ("flipper_length_mm", "body_mass_g", "year"):  # whole numbers, as the Synthesizer draws them
+        vals = written[c].dropna()
+        assert (vals == np.round(vals)).all()
+    pd.testing.assert_frame_equal(written, expected.astype(written.dtypes.to_dict()), check_exact=False, rtol=1e-12)
+
+
+def test_a_private_synthesizer_without_target_has_one_declared_class(penguins):
+    table = penguins.drop(columns=["species"])
+    synth = bn.Synthesizer(privacy=bn.DP(1.0, bounds=BOUNDS, random_state=0), categories=CATS).fit(table)
+    out = synth.sample(200, random_state=0)
+    assert list(out.columns) == list(table.columns)
+    with pytest.raises(ValueError, match="target=None"):
+        bn.Synthesizer(privacy=_dp(), categories=CATS).fit(table)
+
+
+@pytest.mark.parametrize("kwargs, data_change, match", [
+    ({"latent": 2}, None, "latent=2 is not available with privacy="),
+    ({"dp": bn.DP(1.0, bounds=BOUNDS)}, None, "with privacy= the target's labels must be declared"),
+    ({"categories": {"island": ["Biscoe", "Dream", "Torgersen"], "year": [2007, 2008, 2009]}}, None,
+     r"with privacy= every column needs declared information.*\['sex'\]"),
+    ({"categories": {**CATS, "nope": [1]}}, None, "not feature columns"),
+    ({"categories": {**CATS, "body_mass_g": [1, 2]}}, None, "both declared categories and bounds"),
+    ({"categories": {**CATS, "sex": ["female", "male", "__missing__"]}}, None, "the category a private model's"),
+    ({"dp": _dp(bounds={**BOUNDS, "flipper_length_mm": (170.2, 170.8)})}, None, "no whole number"),
+    ({}, "datetime", "datetime column.*not available with privacy="),
+    ({"structure": "tan"}, None, "privacy"),
+])
+def test_what_a_private_synthesizer_refuses_is_named(penguins, kwargs, data_change, match):
+    data = penguins
+    if data_change == "datetime":
+        data = penguins.assign(seen=pd.Timestamp("2008-01-01"))
+    with pytest.raises(ValueError, match=match):
+        _synth(**kwargs).fit(data)
+
+
+def test_categories_without_privacy_are_refused(penguins):
+    with pytest.raises(ValueError, match="categories= declares the categories of a private fit"):
+        bn.Synthesizer(target="species", categories=CATS).fit(penguins)
+
+
+def test_the_private_default_structure_is_passed_to_the_estimator(penguins, monkeypatch):
+    """``structure="auto"`` fits ``DP_STRUCTURE``: once that is a learned structure the estimator receives it."""
+    monkeypatch.setattr(_synth_private, "DP_STRUCTURE", "tan")
+    with pytest.raises(ValueError, match="structure='tan' is not available with privacy="):
+        _synth().fit(penguins)
