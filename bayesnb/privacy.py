@@ -77,8 +77,8 @@ class DP:
 
     Examples
     --------
-    >>> DP(1.0)
-    DP(epsilon=1.0, delta=0.0, bounds=None, mechanism='laplace', random_state=None, classes=None, row_length=None, row_norm='l1', noise_prior=0.0, class_share=None)
+    >>> DP(1.0, delta=1e-5, mechanism="gaussian", row_length=1.0, row_norm="l2").row_norm
+    'l2'
     """
 
     epsilon: float

@@ -332,7 +332,8 @@ def row_counts_release(fam, block, resp, state, budget, bounds, names, who):
     """A count block's (Multinomial, Complement) private statistics: the counts of :func:`noisy_row_counts`.
 
     ``bounds`` is ``(the columns' bounds, RowBound)`` (or ``(bounds, L)``: a row's total at most
-    ``L``): rows of norm above ``L`` are scaled down to norm ``L`` (:func:`scale_rows`; sparse stays sparse). Which columns
+    ``L``): rows of norm above ``L`` are scaled down to norm ``L`` (:func:`scale_rows`; sparse
+    stays sparse). Which columns
     are observed is read from the data in the family's encoding state, so every declared column
     counts as observed: ``state`` (the bool array this fit's encoding made) is set to all True in
     place, and a row with a missing cell is left out (complete cases, as in ``fam.stats``).

@@ -70,7 +70,8 @@ def private_statistics(dp: DP, resp, specs, encoded, states, names, all_names, w
     class counts and, per column of each block, one per statistic its family releases
     (``dp_statistics``: 1 for counts, 3 for a Gaussian's counts, sums and sums of squares), so
     that every released statistic, each of L1 sensitivity 2, gets the same share and the same
-    Laplace noise scale; ``dp.class_share`` instead gives the class counts that fraction. Under replace-one neighbours the number of rows ``n`` is public, so the noisy class
+    Laplace noise scale; ``dp.class_share`` instead gives the class counts that fraction. Under
+    replace-one neighbours the number of rows ``n`` is public, so the noisy class
     counts are projected onto ``{c >= 0, sum(c) = n}``; the class counts' L1 sensitivity is 2
     and their L2 sensitivity ``sqrt(2)``.
 
