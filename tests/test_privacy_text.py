@@ -174,3 +174,13 @@ def test_the_audit_fails_for_an_l2_release_calibrated_for_unit_rows():
         draws = c[None, :2] + rng.normal(0.0, sigma_wrong, (R, 2))
         released.append(draws[:, 0] - draws[:, 1])
     assert epsilon_lower_bound(*released, delta) > 2 * eps
+
+
+def test_a_model_with_the_text_settings_round_trips_through_a_model_file(tmp_path):
+    X, y = text_data()
+    dp = bn.DP(1.0, classes=[0, 1], random_state=0, noise_prior=2.0, class_share=0.1, **L2)
+    m = bn.MultinomialNB(privacy=dp).fit(sp.csr_matrix(X), y)
+    m.save(tmp_path / "m.bnb")
+    back = bn.load(tmp_path / "m.bnb")
+    assert back.privacy == dp and back.privacy_spent_ == m.privacy_spent_
+    np.testing.assert_array_equal(back.predict_proba(X), m.predict_proba(X))
