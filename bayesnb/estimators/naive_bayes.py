@@ -267,7 +267,7 @@ class NaiveBayes(StructureMixin, BaseNB):
             if isinstance(self.alpha, str) and self.alpha == "hierarchical":  # the numeric blocks' too (Histogram)
                 specs = [(cols, fam if (h := fam.hierarchical_variant()) is None else h) for cols, fam in specs]
             return specs
-        if structured:
+        if structured and self.privacy is None:  # (a private structure takes the declared families)
             raise ValueError(f"{who}: structure={self.structure!r} needs features='auto' (categorical columns "
                              f"Categorical, numeric columns the family their evidence chooses); received a features dict.")
         if self.alpha is not None:
