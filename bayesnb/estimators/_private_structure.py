@@ -10,6 +10,7 @@ structure".
 
 from __future__ import annotations
 
+from ..generative._checks import declared_bounds
 from ..inference.conjugate import posterior_from_stats
 from ..structure import model as _mx
 from ..structure import select as _sel
@@ -65,10 +66,19 @@ class PrivateStructureMixin:
         if rel is None:  # "auto" chose naive: the naive private release is the model
             return self
         post = self.posterior_
-        nodes = _mx.make_nodes(post.blocks, None, None, edges=rel["edges"])
+        nodes = self._bounded_nodes(_mx.make_nodes(post.blocks, None, None, edges=rel["edges"]))
         hier = self.alpha is None
         cand = _sel.Candidate(rel["kind"], hier, _sel.variant_label(rel["kind"], self.k, hier))
         fitted = _mx.model_from_stats(_sel.hierarchical_nodes(nodes) if hier else nodes, rel["stats"],
                                       len(self.classes_), rel["parents"], self._check_predictive(), self._who)
         self._store_structure(cand, None, fitted, nodes, {rel["kind"]: rel["parents"]})
         return self
+
+    def _bounded_nodes(self, nodes):
+        """``nodes`` with each numeric node's declared ``DP(bounds=...)`` (its draws and fills stay inside)."""
+        declared = declared_bounds(self)
+        if not declared:
+            return nodes
+        post = self.posterior_
+        return tuple(nd._replace(bounds=declared.get(int(post.blocks[nd.block].columns[nd.col])))
+                     if nd.numeric else nd for nd in nodes)

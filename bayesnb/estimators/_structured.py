@@ -260,6 +260,7 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
             raise ValueError(f"structure_hierarchical_numeric_ must be True or False; received {numeric!r}.")
         if hierarchical:  # the k-DB default (alpha unset): the nodes' hierarchical smoothing
             nodes = _sel.hierarchical_nodes(nodes, numeric=bool(numeric))
+        nodes = self._bounded_nodes(nodes)  # a private model's declared support
         for j, nd in enumerate(nodes):
             e = nd.edges
             if (e.ndim != 1 or not np.all(np.isfinite(e)) or np.any(np.diff(e) <= 0)
