@@ -9,9 +9,8 @@ import pytest
 import bayesnb as bn
 from bayesnb.structure import model as _mx
 from bayesnb.datasets import load_house_votes, load_penguins
-from bayesnb.estimators._private_structure import AUTO_MIN_ROWS_PER_EPSILON, private_auto_kind
 from bayesnb.structure.bins import N_BINS
-from bayesnb.structure.private_fit import STRUCTURE_SHARE, declared_edges, naive_block_stats
+from bayesnb.structure.private_fit import AUTO_MIN_SNR, STRUCTURE_SHARE, auto_kind, declared_edges, naive_block_stats
 
 PARTIES = ["democrat", "republican"]
 SPECIES = ["Adelie", "Chinstrap", "Gentoo"]
@@ -176,13 +175,31 @@ def test_the_same_seed_gives_the_same_model_and_another_seed_another(votes):
 
 def test_auto_chooses_by_a_public_rule(votes):
     X, y = votes
-    n = len(y)
-    assert private_auto_kind(n, 1.001 * AUTO_MIN_ROWS_PER_EPSILON / n) == "tan"
-    assert private_auto_kind(n, 0.99 * AUTO_MIN_ROWS_PER_EPSILON / n) == "naive"
-    small = private_votes(X, y, "auto", eps=1.0, auto_cv=False)
-    large = private_votes(X, y, "auto", eps=10.0, auto_cv=False)
+    n, d = len(y), X.shape[1]
+    specs, states = [(list(range(d)), bn.Categorical(categories=[["n", "y"]] * d))], None
+    states = [specs[0][1].encode(X.to_numpy(object))[1]]
+    # the ratio: rows per cell of a TAN table (n / (K V^2), V = 2) over the Laplace scale 2 S / eps_tables
+    S = 1 + d
+    kind, ratio = auto_kind(n, 1.0, 2, specs, states)
+    assert np.isclose(ratio, n / 8 / (2 * S / (1 - STRUCTURE_SHARE)))
+    eps_at = AUTO_MIN_SNR / ratio  # the epsilon where the rule switches
+    assert auto_kind(n, 1.01 * eps_at, 2, specs, states)[0] == "tan"
+    assert auto_kind(n, 0.99 * eps_at, 2, specs, states)[0] == "naive"
+    small = private_votes(X, y, "auto", eps=0.99 * eps_at, auto_cv=False)
+    large = private_votes(X, y, "auto", eps=1.01 * eps_at, auto_cv=False)
     assert small.structure_kind_ == "naive" and not any(k.startswith("structure") for k in small.privacy_spent_["split"])
     assert large.structure_kind_ == "tan"
+
+
+def test_numeric_nodes_take_no_parents_but_may_be_parents(penguins):
+    X, y = penguins
+    seen = set()
+    for seed in range(4):
+        for structure in ("tan", "kdb"):
+            m = private_penguins(X, y, structure, eps=50.0, seed=seed)
+            assert all(m.structure_[c] == () for c in NUMERIC)
+            seen |= {p for c in ("island", "sex", "year") for p in m.structure_[c]}
+    assert seen & set(NUMERIC)
 
 
 def test_forbidden_edges_hold_under_privacy(votes):

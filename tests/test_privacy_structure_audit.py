@@ -171,3 +171,17 @@ def test_forbidden_edges_are_never_selected():
         assert tan[1] != (0,) and tan[2] != (0,)
         kdb = private_kdb(cmi, np.arange(4.0), 100, 2, 1.0, rng, forbidden=[(0, 1)])
         assert 0 not in kdb[1] and 1 not in kdb[0]
+
+
+def test_parentless_features_take_no_parent_and_the_picks_are_counted():
+    rng = np.random.default_rng(6)
+    cmi = rng.random((5, 5))
+    cmi = cmi + cmi.T
+    for _ in range(20):
+        tan = private_tan(cmi, 100, 1.0, rng, parentless=[1, 3])
+        assert tan[1] == () and tan[3] == () and all(len(tan[j]) == 1 for j in (0, 2, 4))
+        kdb = private_kdb(cmi, rng.random(5), 100, 2, 1.0, rng, parentless=[1, 3])
+        assert kdb[1] == () and kdb[3] == ()
+    assert n_picks(5, 2, "tan", [1, 3]) == 3
+    # k-DB: the order's 4 picks, and the parents' counted at the latest positions (2, 3, 4): 2 + 2 + 2
+    assert n_picks(5, 2, "kdb", [1, 3]) == 4 + 6

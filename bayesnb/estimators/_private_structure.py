@@ -14,27 +14,19 @@ from ..generative._checks import declared_bounds
 from ..inference.conjugate import posterior_from_stats
 from ..structure import model as _mx
 from ..structure import select as _sel
-from ..structure.private_fit import private_structure_release
+from ..structure.private_fit import auto_kind, private_structure_release
 
-__all__ = ["AUTO_MIN_ROWS_PER_EPSILON", "PrivateStructureMixin", "private_auto_kind"]
-
-#: ``structure="auto"`` under DP fits TAN when ``n * epsilon`` (public) reaches this, else naive (docs/privacy.md).
-AUTO_MIN_ROWS_PER_EPSILON = 2000.0
-
-
-def private_auto_kind(n: int, epsilon: float) -> str:
-    """The structure ``"auto"`` fits under DP, from public quantities only: ``"tan"`` when
-    ``n * epsilon >= AUTO_MIN_ROWS_PER_EPSILON``, else ``"naive"`` (docs/privacy.md)."""
-    return "tan" if n * float(epsilon) >= AUTO_MIN_ROWS_PER_EPSILON else "naive"
+__all__ = ["PrivateStructureMixin"]
 
 
 class PrivateStructureMixin:
     """The private structured fit (module docstring)."""
 
-    def _private_kind(self, n):
-        """The structure a private fit of ``n`` rows learns (``"naive"``: the naive release)."""
+    def _private_kind(self, n, specs, states):
+        """The structure a private fit of ``n`` rows learns (``"naive"``: the naive release); ``"auto"``
+        by :func:`~bayesnb.structure.private_fit.auto_kind` (public quantities only)."""
         if self.structure == "auto":
-            return private_auto_kind(n, self.privacy.epsilon)
+            return auto_kind(n, self.privacy.epsilon, len(self.privacy.classes), specs, states)[0]
         return self.structure
 
     def _check_structure_privacy(self):
@@ -42,13 +34,13 @@ class PrivateStructureMixin:
         the raw rows) with ``structure="auto"``."""
         if self.privacy is not None and self.structure == "auto" and getattr(self, "auto_cv", False):
             raise ValueError(f"{self._who}: structure='auto' with privacy= chooses by a rule on public "
-                             "quantities (n * epsilon, docs/privacy.md); its cross-validation check reads the raw "
+                             "quantities (n, epsilon, the categories: docs/privacy.md); its cross-validation check reads the raw "
                              "rows, which is not differentially private: pass auto_cv=False.")
 
     def _fit_posterior(self, classes, resp, specs, encoded, states, names, class_alpha, fit_prior, class_prior,
                        *, privacy=None, all_names=None, who="NaiveBayes", **kwargs):
         self.__dict__.pop("_dp_structure", None)
-        kind = self._private_kind(resp.shape[0]) if privacy is not None else "naive"
+        kind = self._private_kind(resp.shape[0], specs, states) if privacy is not None else "naive"
         if kind == "naive":
             return super()._fit_posterior(classes, resp, specs, encoded, states, names, class_alpha, fit_prior,
                                           class_prior, privacy=privacy, all_names=all_names, who=who, **kwargs)

@@ -121,7 +121,7 @@ def private_scores(states, y, n_states, K) -> tuple:
     return (conditional_mutual_information(full, y, V1, K), class_mutual_information(full, y, V1, K))
 
 
-def private_tan(cmi, n, epsilon, rng, forbidden=()) -> tuple:
+def private_tan(cmi, n, epsilon, rng, forbidden=(), parentless=()) -> tuple:
     """TAN parents by Prim's algorithm with one exponential-mechanism pick per edge (module docstring).
 
     Parameters
@@ -135,23 +135,29 @@ def private_tan(cmi, n, epsilon, rng, forbidden=()) -> tuple:
     rng : numpy.random.Generator
     forbidden : iterable of (int, int)
         Pairs never joined (a feature cut off by them starts a new tree).
+    parentless : iterable of int
+        Features that take no parent (roots from the start; they may be parents): the tree then
+        spans the others, ``n_picks`` fewer picks.
 
     Returns
     -------
     tuple of tuple of int
-        Feature 0 is the root.
+        Feature 0 is the root (with ``parentless``: those features are).
     """
     d = cmi.shape[0]
     w = np.array(cmi, dtype=float)
     for i, j in forbidden:
         w[i, j] = w[j, i] = -np.inf
     parents = [()] * d
-    if d < 2:
-        return tuple(parents)
-    eps, sens = epsilon / (d - 1), cmi_sensitivity(n)
     in_tree = np.zeros(d, bool)
-    in_tree[0] = True
-    for _ in range(d - 1):
+    in_tree[list(parentless)] = True
+    if not in_tree.any() and d:
+        in_tree[0] = True
+    m = int((~in_tree).sum())
+    if m == 0 or d < 2:
+        return tuple(parents)
+    eps, sens = epsilon / m, cmi_sensitivity(n)
+    for _ in range(m):
         src, dst = np.nonzero(in_tree[:, None] & ~in_tree[None, :])
         q = w[src, dst]
         if not np.isfinite(q).any():  # every edge leaving the tree is forbidden: a new tree
@@ -163,16 +169,19 @@ def private_tan(cmi, n, epsilon, rng, forbidden=()) -> tuple:
     return tuple(parents)
 
 
-def n_picks(d: int, k: int, kind: str) -> int:
-    """The number of exponential-mechanism picks of :func:`private_tan` or :func:`private_kdb` on ``d`` features."""
+def n_picks(d: int, k: int, kind: str, parentless=()) -> int:
+    """The number of exponential-mechanism picks of :func:`private_tan` or :func:`private_kdb` on ``d``
+    features (``parentless``: features that take no parent; with k-DB the order is still picked for all,
+    and the picks of parents are counted for the others at their worst position)."""
     if d < 2:
         return 0
+    q = len(set(parentless))
     if kind == "tan":
-        return d - 1
-    return (d - 1) + sum(min(k, p) for p in range(d))
+        return d - max(q, 1)
+    return (d - 1) + sum(min(k, p) for p in range(q, d))
 
 
-def private_kdb(cmi, mi, n, k, epsilon, rng, forbidden=()) -> tuple:
+def private_kdb(cmi, mi, n, k, epsilon, rng, forbidden=(), parentless=()) -> tuple:
     """k-DB parents: the order and every parent picked by the exponential mechanism (module docstring).
 
     Parameters
@@ -186,6 +195,9 @@ def private_kdb(cmi, mi, n, k, epsilon, rng, forbidden=()) -> tuple:
         Split evenly over :func:`n_picks` picks.
     rng : numpy.random.Generator
     forbidden : iterable of (int, int)
+    parentless : iterable of int
+        Features that take no parent (their picks are skipped; the budget is split as if they came first,
+        so that it does not depend on the order drawn).
 
     Returns
     -------
@@ -195,7 +207,8 @@ def private_kdb(cmi, mi, n, k, epsilon, rng, forbidden=()) -> tuple:
     parents = [()] * d
     if d < 2:
         return tuple(parents)
-    eps = epsilon / n_picks(d, k, "kdb")
+    parentless = set(parentless)
+    eps = epsilon / n_picks(d, k, "kdb", parentless)
     s_mi, s_cmi = mi_sensitivity(n), cmi_sensitivity(n)
     w = np.array(cmi, dtype=float)
     for i, j in forbidden:
@@ -206,7 +219,7 @@ def private_kdb(cmi, mi, n, k, epsilon, rng, forbidden=()) -> tuple:
     order += left
     for p, j in enumerate(order):
         pool, chosen = list(order[:p]), []
-        for _ in range(min(k, p)):
+        for _ in range(0 if j in parentless else min(k, p)):
             q = w[j, pool]
             if not np.isfinite(q).any():
                 break
@@ -215,7 +228,7 @@ def private_kdb(cmi, mi, n, k, epsilon, rng, forbidden=()) -> tuple:
     return tuple(parents)
 
 
-def private_parents(states, y, n_states, K, kind, k, epsilon, rng, forbidden=()) -> tuple:
+def private_parents(states, y, n_states, K, kind, k, epsilon, rng, forbidden=(), parentless=()) -> tuple:
     """The parents of ``kind`` (``"tan"`` or ``"kdb"``) selected privately with budget ``epsilon``.
 
     Parameters
@@ -228,6 +241,8 @@ def private_parents(states, y, n_states, K, kind, k, epsilon, rng, forbidden=())
     epsilon : float
     rng : numpy.random.Generator
     forbidden : iterable of (int, int)
+    parentless : iterable of int
+        Features that take no parent.
 
     Returns
     -------
@@ -238,5 +253,5 @@ def private_parents(states, y, n_states, K, kind, k, epsilon, rng, forbidden=())
         return tuple(() for _ in range(np.shape(states)[1]))
     cmi, mi = private_scores(states, y, n_states, K)
     if kind == "tan":
-        return private_tan(cmi, n, epsilon, rng, forbidden)
-    return private_kdb(cmi, mi, n, k, epsilon, rng, forbidden)
+        return private_tan(cmi, n, epsilon, rng, forbidden, parentless)
+    return private_kdb(cmi, mi, n, k, epsilon, rng, forbidden, parentless)

@@ -34,10 +34,13 @@ from . import model as _mx
 from .bins import N_BINS
 from .private import n_picks, private_parents
 
-__all__ = ["STRUCTURE_SHARE", "declared_edges", "naive_block_stats", "private_structure_release"]
+__all__ = ["AUTO_MIN_SNR", "STRUCTURE_SHARE", "auto_kind", "declared_edges", "naive_block_stats", "private_structure_release"]
 
 #: The share of epsilon that selects the structure (the rest releases the tables); docs/privacy.md.
-STRUCTURE_SHARE = 0.2
+STRUCTURE_SHARE = 0.1
+
+#: Numeric nodes take no parents (they may be parents, by their declared bins): docs/privacy.md.
+NUMERIC_PARENTLESS = True
 
 #: The most weights one batch of a node's release holds (rows x contexts).
 MAX_CELLS = 2**19
@@ -70,6 +73,29 @@ def _nodes(specs, states, bounds, names, who):
             st1 = _mx.one_column_state(st, c) if isinstance(st, tuple) else 1
             nodes.append(_mx.Node(b, c, fam, st1, True, len(e) + 1, e, None))
     return tuple(nodes)
+
+
+#: ``structure="auto"`` under DP fits TAN when :func:`auto_kind`'s signal-to-noise ratio reaches this.
+AUTO_MIN_SNR = 2.0
+
+
+def auto_kind(n, epsilon, K, specs, states) -> tuple:
+    """``structure="auto"`` under DP, from public quantities only: ``("tan" or "naive", ratio)``.
+
+    ``ratio = n / (K V^2) / (2 S / ((1 - STRUCTURE_SHARE) epsilon))``: the rows a table cell of a TAN
+    node holds on average (``V`` the most states of a column: declared categories, or
+    :data:`~bayesnb.structure.bins.N_BINS` bins) over the Laplace scale of its noise (``S`` the
+    statistics released: 1 for the class counts plus every column's ``dp_statistics``). TAN when
+    ``ratio >= AUTO_MIN_SNR`` (docs/privacy.md), else naive. ``n``, epsilon, the classes and the
+    categories are public; nothing is read from the data.
+    """
+    V, S = 1, 1
+    for (cols, fam), st in zip(specs, states):
+        values = fam.value_columns(st)
+        V = max([V] + ([len(v[0]) for v in values] if values is not None else [N_BINS]))
+        S += fam.dp_statistics * len(cols)
+    ratio = n / (K * V * V) / (2.0 * S / ((1.0 - STRUCTURE_SHARE) * float(epsilon)))
+    return ("tan" if ratio >= AUTO_MIN_SNR else "naive"), float(ratio)
 
 
 def _node_release(nd, col, ctx, C, budget, bound, name, who):
@@ -143,11 +169,13 @@ def private_structure_release(dp, kind, k, resp, specs, encoded, states, names, 
     d = len(nodes)
     _, miss, st = _mx.node_data(nodes, encoded)
     cols = _mx.node_data(nodes, encoded)[0]
-    eps_s = float(dp.epsilon) * STRUCTURE_SHARE if d > 1 else 0.0
+    parentless = [j for j, nd in enumerate(nodes) if nd.numeric] if NUMERIC_PARENTLESS else []
+    picks = n_picks(d, k, kind, parentless)
+    eps_s = float(dp.epsilon) * STRUCTURE_SHARE if picks else 0.0
     node_of = {int(specs[nd.block][0][nd.col]): j for j, nd in enumerate(nodes)}
     pairs = [(node_of[i], node_of[j]) for i, j in forbidden]
-    parents = private_parents(st, y, [nd.n_states for nd in nodes], K, kind, k, eps_s, budget.rng, pairs) \
-        if d > 1 else tuple(() for _ in nodes)
+    parents = private_parents(st, y, [nd.n_states for nd in nodes], K, kind, k, eps_s, budget.rng, pairs,
+                              parentless) if picks else tuple(() for _ in nodes)
     tables = Budget(float(dp.epsilon) - eps_s, float(dp.delta), dp.mechanism, budget.rng)
     shares = tables.split([1] + [nd.family.dp_statistics for nd in nodes])
     class_count = project_simplex(shares[0].noisy(resp.sum(0), 2.0, np.sqrt(2.0)), float(n))
@@ -161,7 +189,7 @@ def private_structure_release(dp, kind, k, resp, specs, encoded, states, names, 
         ctx = np.where(ok, y * npar + u, -1)
         stats.append(_node_release(nd, cols[j], ctx, K * npar, shares[j + 1], bounds[nd.block][nd.col],
                                    str(names[nd.block][nd.col]), who))
-    split = {f"structure ({kind}, {n_picks(d, k, kind)} exponential-mechanism picks)": (eps_s, 0.0),
+    split = {f"structure ({kind}, {picks} exponential-mechanism picks)": (eps_s, 0.0),
              "class_count": (float(shares[0].epsilon), float(shares[0].delta))}
     for j, nd in enumerate(nodes):
         split[f"node {names[nd.block][nd.col]} ({type(nd.family).__name__}, "
