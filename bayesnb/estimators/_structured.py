@@ -14,7 +14,8 @@ view), and ``model_inputs`` / ``run_mcmc`` (NUTS) the base's, on the one NumPyro
 hooks ``_numpyro_inputs``, ``_point_sites``, ``_mcmc_tree``). ``fit_semi_supervised`` learns the
 structure on the labelled rows, then runs EM on it, and ``fit_latent_class`` runs EM over
 (class, component) states with the structure inside each component
-(:mod:`bayesnb.structure.em`).
+(:mod:`bayesnb.structure.em`). Under ``privacy=DP(...)`` the structure and the nodes' tables are
+released privately instead (:mod:`~bayesnb.estimators._private_structure`).
 """
 
 from __future__ import annotations

@@ -52,7 +52,8 @@ class NaiveBayes(StructureMixin, BaseNB):
         ``"hierarchical"`` for k-DB; ``structure="auto"`` then compares both smoothings of
         naive, TAN and k-DB.
     fit_prior, class_prior, class_alpha, predictive, privacy
-        As in :class:`BaseNB` (``privacy`` needs a features dict and ``structure="naive"``).
+        As in :class:`BaseNB` (``privacy`` needs a features dict; with ``structure="tan"``/``"kdb"``/``"auto"``
+        the structure is selected privately, docs/privacy.md "Private structure").
     structure : {"naive", "tan", "kdb", "auto"}, default="naive"
         Which features each feature is conditioned on besides the class (docs/structure.md,
         "Mixed tables"): ``"tan"`` (Chow-Liu tree), ``"kdb"`` (``k`` parents each), or

@@ -47,7 +47,17 @@ MAX_CELLS = 2**19
 
 
 def declared_edges(lo: float, hi: float) -> np.ndarray:
-    """The ``N_BINS - 1`` interior edges of ``N_BINS`` equal-width bins between the declared bounds."""
+    """The ``N_BINS - 1`` interior edges of ``N_BINS`` equal-width bins between the declared bounds.
+
+    Parameters
+    ----------
+    lo, hi : float
+        A numeric column's declared ``DP(bounds=...)``.
+
+    Returns
+    -------
+    ndarray of shape (N_BINS - 1,)
+    """
     return np.linspace(float(lo), float(hi), N_BINS + 1)[1:-1]
 
 
@@ -88,6 +98,21 @@ def auto_kind(n, epsilon, K, specs, states) -> tuple:
     statistics released: 1 for the class counts plus every column's ``dp_statistics``). TAN when
     ``ratio >= AUTO_MIN_SNR`` (docs/privacy.md), else naive. ``n``, epsilon, the classes and the
     categories are public; nothing is read from the data.
+
+    Parameters
+    ----------
+    n : int
+    epsilon : float
+    K : int
+        Number of (declared) classes.
+    specs : list of (columns, Family)
+    states : list
+        Each block's encoding state (declared categories).
+
+    Returns
+    -------
+    kind : {"tan", "naive"}
+    ratio : float
     """
     V, S = 1, 1
     for (cols, fam), st in zip(specs, states):
@@ -120,6 +145,20 @@ def naive_block_stats(nodes, parents, stats, K, n_blocks) -> list:
 
     A family's statistics hold the contexts on the leading axis and the columns on the next (arrays
     ``(C, d, ...)``) or as per-column tuples, as :func:`bayesnb.structure.model.take_contexts` reads them.
+
+    Parameters
+    ----------
+    nodes : tuple of Node
+    parents : tuple of tuple of int
+    stats : list
+        Per node, its family's statistics over its ``K * prod_p B_p`` contexts.
+    K : int
+    n_blocks : int
+
+    Returns
+    -------
+    list
+        Per block, its family's statistics over the ``K`` classes.
     """
     per_block = [[] for _ in range(n_blocks)]
     for nd, pa, st in zip(nodes, parents, stats):
