@@ -217,3 +217,30 @@ def test_a_pandas_categorical_does_not_count_as_declared_under_a_structure(votes
     with pytest.raises(ValueError, match="categories must be declared"):
         bn.CategoricalNB(structure="tan", privacy=bn.DP(1.0, classes=PARTIES)).fit(X.astype("category"), y)
     assert isinstance(X, pd.DataFrame)
+
+
+def test_a_batched_node_release_is_the_one_release_and_empty_contexts_get_noise(monkeypatch):
+    """The contexts released in batches (memory) draw the same noise, in the same order, as one call,
+    and a context with no rows is released too (its emptiness is not revealed)."""
+    from bayesnb.privacy import Budget
+    from bayesnb.structure import private_fit
+
+    fam = bn.Categorical(categories=[["a", "b", "c"]])
+    rng = np.random.default_rng(0)
+    codes, state = fam.encode(rng.choice(["a", "b", "c"], 200).astype(object)[:, None])
+    nd = _mx.Node(0, 0, fam, state, False, 3, np.empty(0), None)
+    ctx = rng.integers(0, 12, 200)
+    ctx[ctx == 7] = 8  # context 7 has no rows
+    ctx[:5] = -1  # rows not counted (a missing parent)
+    one = private_fit._node_release(nd, codes, ctx, 12, Budget(1.0, 0.0, "laplace", np.random.default_rng(1)),
+                                    None, "x", "test")
+    monkeypatch.setattr(private_fit, "MAX_CELLS", 400)  # 195 rows: batches of 2 contexts
+    many = private_fit._node_release(nd, codes, ctx, 12, Budget(1.0, 0.0, "laplace", np.random.default_rng(1)),
+                                     None, "x", "test")
+    np.testing.assert_array_equal(one.counts[0], many.counts[0])
+    exact = np.zeros((12, 3))
+    np.add.at(exact, (ctx[ctx >= 0], codes[ctx >= 0, 0]), 1)
+    assert exact[7].sum() == 0
+    draws = [private_fit._node_release(nd, codes, ctx, 12, Budget(1.0, 0.0, "laplace", np.random.default_rng(s)),
+                                       None, "x", "test").counts[0][7] for s in range(20)]
+    assert np.mean([d.sum() > 0 for d in draws]) > 0.5
