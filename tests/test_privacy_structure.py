@@ -244,3 +244,28 @@ def test_a_batched_node_release_is_the_one_release_and_empty_contexts_get_noise(
     draws = [private_fit._node_release(nd, codes, ctx, 12, Budget(1.0, 0.0, "laplace", np.random.default_rng(s)),
                                        None, "x", "test").counts[0][7] for s in range(20)]
     assert np.mean([d.sum() > 0 for d in draws]) > 0.5
+
+
+def test_poisson_lognormal_and_hurdle_nodes_fit_privately_and_a_family_without_a_release_is_refused():
+    rng = np.random.default_rng(0)
+    n = 600
+    y = rng.choice(["a", "b"], n)
+    df = pd.DataFrame({"c": rng.choice(["u", "v", "w"], n), "cnt": rng.poisson(3, n),
+                       "gain": np.where(rng.random(n) < 0.6, 0.0, rng.lognormal(3, 1, n)),
+                       "ln": rng.lognormal(1, 0.5, n)})
+    feats = {"c": bn.Categorical(categories=[["u", "v", "w"]]), "cnt": bn.Poisson(),
+             "gain": bn.Hurdle(bn.LogNormal()), "ln": bn.LogNormal()}
+    bounds = {"cnt": (0, 20), "gain": (1, 1000), "ln": (0.1, 50)}
+    for structure in ("tan", "kdb"):
+        m = bn.NaiveBayes(feats, structure=structure,
+                          privacy=bn.DP(5.0, classes=["a", "b"], bounds=bounds, random_state=0)).fit(df, y)
+        assert m.structure_kind_ == structure and all(m.structure_[c] == () for c in ("cnt", "gain", "ln"))
+        Xs, _ = m.sample(200, random_state=0)
+        assert Xs["cnt"].between(0, 20).all() and Xs["ln"].between(0.1, 50).all()
+        holes = df.head(30).copy()
+        holes.loc[::2, "ln"] = np.nan
+        holes.loc[1::2, "cnt"] = np.nan
+        assert not m.impute(holes, random_state=0).isna().any().any()
+    with pytest.raises(NotImplementedError, match="Histogram block has no differentially private release"):
+        bn.NaiveBayes({"c": bn.Categorical(categories=[["u", "v", "w"]]), ("ln",): bn.Histogram()}, structure="tan",
+                      privacy=bn.DP(1.0, classes=["a", "b"], bounds={"ln": (0.1, 50)})).fit(df[["c", "ln"]], y)
