@@ -53,22 +53,28 @@ def discrete_lower_bound(a, b, alpha=ALPHA):
     return best
 
 
-def neighbours():
+def exact(s, y, kind="tan"):
+    """The noiseless structure of ``kind`` on the scores of :func:`private_scores` (k-DB: k = 1)."""
+    cmi, mi = private_scores(s, y, [2] * D, 2)
+    return chow_liu_parents(cmi, 0) if kind == "tan" else kdb_parents(cmi, mi, 1)
+
+
+def neighbours(kind="tan"):
     """Two datasets of ``N`` rows and ``D`` binary features (two classes) differing in one row, whose
-    best (noiseless) TAN trees differ: the first such replacement of a row of a random table whose
+    best (noiseless) structures differ: the first such replacement of a row of a random table whose
     features 1 and 2 copy feature 0 often."""
     rng = np.random.default_rng(0)
     y = rng.integers(0, 2, N)
     s = rng.integers(0, 2, (N, D))
     for j in (1, 2):
         s[:, j] = np.where(rng.random(N) < 0.7, s[:, 0], s[:, j])
-    best = chow_liu_parents(private_scores(s, y, [2] * D, 2)[0], 0)
+    best = exact(s, y, kind)
     for i, v, label in itertools.product(range(N), range(2**D), range(2)):
         s2, y2 = s.copy(), y.copy()
         s2[i], y2[i] = [(v >> b) & 1 for b in range(D)], label
-        if chow_liu_parents(private_scores(s2, y2, [2] * D, 2)[0], 0) != best:
+        if exact(s2, y2, kind) != best:
             return (s, y), (s2, y2)
-    raise AssertionError("no neighbour flips the tree")
+    raise AssertionError("no neighbour flips the structure")
 
 
 def releases(data, eps, sensitivity_factor=1.0, noise=True, seed=0):
@@ -185,3 +191,22 @@ def test_parentless_features_take_no_parent_and_the_picks_are_counted():
     assert n_picks(5, 2, "tan", [1, 3]) == 3
     # k-DB: the order's 4 picks, and the parents' counted at the latest positions (2, 3, 4): 2 + 2 + 2
     assert n_picks(5, 2, "kdb", [1, 3]) == 4 + 6
+
+
+def kdb_releases(data, eps, noise=True, seed=0):
+    """``R`` private k-DB (k = 1) selections on ``data``: the order and the parents picked privately."""
+    s, y = data
+    cmi, mi = private_scores(s, y, [2] * D, 2)
+    if not noise:
+        return [kdb_parents(cmi, mi, 1)] * R
+    rng = np.random.default_rng(seed)
+    return [private_kdb(cmi, mi, N, 1, eps, rng) for _ in range(R)]
+
+
+def test_the_kdb_selection_passes_the_audit_and_its_noiseless_version_fails():
+    eps = 2.0
+    data = neighbours("kdb")
+    a, b = (kdb_releases(d, eps, seed=k) for k, d in enumerate(data))
+    assert discrete_lower_bound(a, b) <= eps and len(set(a)) > 1
+    a, b = (kdb_releases(d, eps, noise=False) for d in data)
+    assert discrete_lower_bound(a, b) > 2 * eps
