@@ -10,8 +10,9 @@ differ from the private rows'). With ``--adult-file FILE`` (UCI's ``adult.data``
 the census rows too (a 70/30 split of that file, the codebook categories and bounds of
 ``bench_privacy.py``). ``--diagnose`` prints where private TAN loses instead: census without
 noise, on its categorical columns alone, with every edge forbidden (the engine must then
-reproduce the naive model), with numeric nodes taking parents (``NUMERIC_PARENTLESS`` patched),
-and penguins at epsilon 5 with and without numeric parents.
+reproduce the naive model), with numeric nodes taking parents (``NUMERIC_PARENTLESS`` patched), with
+the numeric columns cut into ``BINS`` equal-width bins between their declared bounds and fitted as
+Categorical columns (declared categories), and penguins at epsilon 5 with and without numeric parents.
 
 Usage::
 
@@ -25,6 +26,7 @@ import argparse
 import math
 import time
 
+import numpy as np
 import pandas as pd
 from _census import TARGET, _read
 from bench_privacy import ADULT_CATEGORIES, ADULT_CLASSES, adult_features, penguins, votes
@@ -92,7 +94,7 @@ def structure_diagnosis(adult_file, seeds):
         cols = list(X.columns)
         every = [(a, b) for i, a in enumerate(cols) for b in cols[i + 1:]]
         cat_features = {tuple(cats): bn.Categorical(categories=list(ADULT_CATEGORIES.values()))}
-        for eps in (1e6, 1.0):
+        for eps in (1e6, 1.0, 5.0):
             dp = bn.DP(eps, bounds=bounds, classes=ADULT_CLASSES, random_state=0)
             dpc = bn.DP(eps, classes=ADULT_CLASSES, random_state=0)
             for name, model, Xa, Xb in (
@@ -105,6 +107,13 @@ def structure_diagnosis(adult_file, seeds):
                     ("census, categorical columns: tan", bn.NaiveBayes(cat_features, structure="tan", privacy=dpc),
                      X[cats], Xt[cats])):
                 rows.append({"what": name, "epsilon": eps, "seed": 0, "accuracy": acc(model, Xa, y, Xb, yt)})
+            binned, bcats = declared_bins(X, bounds), declared_bins(Xt, bounds)
+            edges_cats = [ADULT_CATEGORIES[c] if c in ADULT_CATEGORIES else list(range(BINS)) for c in cols]
+            binned_features = {tuple(cols): bn.Categorical(categories=edges_cats)}
+            for name, structure in (("census, numeric in declared bins: naive", "naive"),
+                                    ("census, numeric in declared bins: tan", "tan")):
+                model = bn.NaiveBayes(binned_features, structure=structure, privacy=dpc)
+                rows.append({"what": name, "epsilon": eps, "seed": 0, "accuracy": acc(model, binned, y, bcats, yt)})
             if eps == 1.0:
                 private_fit.NUMERIC_PARENTLESS = False
                 try:
@@ -135,6 +144,21 @@ def structure_diagnosis(adult_file, seeds):
 
 
 SPECIES_CLASSES = ["Adelie", "Chinstrap", "Gentoo"]
+
+#: equal-width bins of a numeric column between its declared bounds (``--diagnose``)
+BINS = 10
+
+
+def declared_bins(X, bounds):
+    """``X`` with each numeric column replaced by its bin (0..BINS-1) of BINS equal-width bins between
+    its declared bounds (values clipped to them): a Categorical column with declared categories."""
+    out = X.copy()
+    for c, (lo, hi) in bounds.items():
+        v = out[c].to_numpy(float)
+        code = np.clip(np.floor((np.clip(v, lo, hi) - lo) / (hi - lo) * BINS), 0, BINS - 1)
+        out[c] = pd.array(np.where(np.isnan(v), np.nan, code)).astype("Int64").astype(object)
+        out[c] = out[c].where(out[c].notna(), None)
+    return out
 
 
 def structure_table(frame):
