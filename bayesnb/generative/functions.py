@@ -186,9 +186,9 @@ def sample_rows(post, n_samples, n_columns, *, rng, z=None, group=None, paramete
         computed its states with; ``parameter_uncertainty`` and ``use_prior`` are then unused.
     bounds : dict, optional
         ``{column position: (lo, hi)}``: the declared support of numeric columns (a private
-        model's ``DP(bounds=...)``). A value drawn outside is drawn again from the family's law
-        truncated to the bounds, given the same parameters and class: by the family's
-        ``gen_sample_between`` (inverse CDF) where it has one, else by rejection, up to
+        model's ``DP(bounds=...)``). A value drawn outside (the family's ``gen_outside_bounds``:
+        a Hurdle's ``at`` is inside) is drawn again inside, given the same parameters and class:
+        by the family's ``gen_sample_in_bounds`` (inverse CDF) where it has one, else by rejection, up to
         :data:`MAX_REDRAWS` times (a value still outside is then clipped, with a warning).
 
     Returns
@@ -251,8 +251,8 @@ def _truncate(b, point, z, rng, lengths, i, col, bound, who, stacklevel):
     """Column ``i`` of block ``b`` with the values outside ``bound`` drawn again (see :func:`sample_rows`)."""
     lo, hi = float(bound[0]), float(bound[1])
     col = np.asarray(col, dtype=float).copy()
-    out = np.flatnonzero((col < lo) | (col > hi))
-    exact = b.family.gen_sample_between(point, z[out], rng, i, lo, hi, state=b.state) if out.size else None
+    out = np.flatnonzero(b.family.gen_outside_bounds(col, lo, hi))
+    exact = b.family.gen_sample_in_bounds(point, z[out], rng, i, lo, hi, state=b.state) if out.size else None
     if exact is not None:  # the family's own truncated law
         col[out] = np.clip(exact, lo, hi)  # (clip: float rounding at the ends)
         return col
@@ -261,7 +261,7 @@ def _truncate(b, point, z, rng, lengths, i, col, bound, who, stacklevel):
             return col
         again = b.family.gen_sample(point, z[out], rng, None if lengths is None else lengths[out])
         col[out] = np.asarray(b.family.gen_decode(again, b.state)[i], dtype=float)
-        out = out[(col[out] < lo) | (col[out] > hi)]
+        out = out[b.family.gen_outside_bounds(col[out], lo, hi)]
     warnings.warn(f"{who}: {out.size} value(s) of column {b.names[i]!r} stayed outside its bounds [{lo:g}, {hi:g}] "
                   f"after {MAX_REDRAWS} draws (the model puts little mass there); they are clipped to the bounds.",
                   UserWarning, stacklevel=stacklevel)
