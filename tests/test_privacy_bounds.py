@@ -54,3 +54,24 @@ def test_a_hurdle_draws_its_zeros_whatever_the_bounds_of_its_positive_part(gains
         p = released_zero_share(m, k)
         share = float(np.mean(gain[rows] == 0))
         assert abs(share - p) < 4 * np.sqrt(p * (1 - p) / rows.sum()), (label, share, p)
+
+
+PENGUIN_BOUNDS = {"bill_length_mm": (30, 60), "bill_depth_mm": (13, 22), "flipper_length_mm": (170, 235),
+                  "body_mass_g": (2500, 6500)}
+
+
+@pytest.mark.parametrize("structure", ["tan", "kdb"])
+def test_a_range_condition_on_a_private_structure_keeps_every_numeric_draw_inside_the_bounds(structure):
+    from bayesnb.datasets import load_penguins
+
+    df = load_penguins().dropna().reset_index(drop=True)
+    X, y = df.drop(columns=["species"]), df["species"]
+    cats = [["Biscoe", "Dream", "Torgersen"], ["female", "male"], [2007, 2008, 2009]]
+    feats = {tuple(PENGUIN_BOUNDS): bn.Gaussian(), ("island", "sex", "year"): bn.Categorical(categories=cats)}
+    m = bn.NaiveBayes(feats, structure=structure, privacy=bn.DP(
+        0.5, bounds=PENGUIN_BOUNDS, classes=["Adelie", "Chinstrap", "Gentoo"], random_state=0)).fit(X, y)
+    Xs, _ = m.sample(1000, random_state=1, given={"bill_length_mm": (0, 100)})
+    for col, (lo, hi) in PENGUIN_BOUNDS.items():
+        assert Xs[col].between(lo, hi).all(), col
+    Xs, _ = m.sample(300, random_state=1, given={"bill_length_mm": (25, 35)})  # the range's part inside
+    assert Xs["bill_length_mm"].between(30, 35).all()

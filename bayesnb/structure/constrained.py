@@ -108,14 +108,23 @@ def log_probability(model, data, logw, pieces, who="NaiveBayes"):
 
 def _range_values(model, j, ctx, bins, lo, hi, rng, who):
     """Node ``j``'s values in contexts ``ctx``: its family's law truncated to bin ``bins`` inside ``[lo, hi]``
-    (all (n,))."""
+    (all (n,)); a value outside a private model's declared bounds (``nd.bounds``) is drawn again inside them."""
     nd = model.nodes[j]
     a, b = _bin_ranges(nd, lo, hi, bins)
     v = nd.family.gen_sample_between(model.posteriors[j], ctx, rng, 0, a, b, state=nd.state)
     if v is None:
         raise ValueError(f"{who}: the {type(nd.family).__name__} family draws no values within a range "
                          "(gen_sample_between), so its columns take no (low, high) condition.")
-    return np.clip(np.asarray(v, dtype=float), a, b)
+    v = np.clip(np.asarray(v, dtype=float), a, b)
+    out = np.flatnonzero(nd.family.gen_outside_bounds(v, *nd.bounds)) if nd.bounds is not None else []
+    if len(out):  # a private model's declared support: drawn again inside it, within the bin and the range
+        a, b = np.maximum(a[out], nd.bounds[0]), np.minimum(b[out], nd.bounds[1])
+        if np.any(a > b):
+            raise ZeroProbabilityCondition(f"{who}: a (low, high) condition on column {nd.col} lies outside its "
+                                           f"declared bounds {tuple(nd.bounds)} (DP(bounds=...)): no row can meet it.")
+        v[out] = np.clip(nd.family.gen_sample_in_bounds(model.posteriors[j], ctx[out], rng, 0, a, b, state=nd.state),
+                         a, b)
+    return v
 
 
 def _free_tables(model, data, who):
