@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from .._utils import AllMissingWarning
+from .._utils import AllMissingWarning, ZeroProbabilityCondition
 from ..families._numeric import dirichlet_draws, draw_categories
 from ..posterior import joint_log_likelihood_parts, log_marginal, normalise
 from .tables import SparseBlock
@@ -267,6 +267,53 @@ def _truncate(b, point, z, rng, lengths, i, col, bound, who, stacklevel):
                   UserWarning, stacklevel=stacklevel)
     col[out] = np.clip(col[out], lo, hi)
     return col
+
+
+def range_in_bounds(family, point, z, rng, j, values, lo, hi, bound, state=None, name="", who="NaiveBayes"):
+    """Column ``j``'s ``values``, drawn within ``[lo, hi]``, with those outside a private model's declared ``bound``
+    drawn again within both (the family's ``gen_outside_bounds`` and ``gen_sample_in_bounds``).
+
+    Parameters
+    ----------
+    family : Family
+    point : params NamedTuple
+        The parameters the values were drawn with.
+    z : ndarray of int of shape (n,)
+        Each value's context (class, or class and parents' states).
+    rng : numpy.random.Generator
+    j : int
+        The column within the block.
+    values : ndarray of shape (n,)
+    lo, hi : float or ndarray of shape (n,)
+        The condition's range (each row's).
+    bound : (float, float) or None
+        The declared ``DP(bounds=...)`` (None: ``values`` unchanged).
+    state : object, optional
+        The block's encoding state.
+    name, who : str
+        The column and the estimator, for the error.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+
+    Raises
+    ------
+    ZeroProbabilityCondition
+        A value's range and the bound do not meet.
+    """
+    v = np.array(values, dtype=float)
+    out = np.flatnonzero(family.gen_outside_bounds(v, *bound)) if bound is not None else np.zeros(0, int)
+    if out.size == 0:
+        return v
+    a = np.maximum(np.broadcast_to(np.asarray(lo, dtype=float), v.shape)[out], float(bound[0]))
+    b = np.minimum(np.broadcast_to(np.asarray(hi, dtype=float), v.shape)[out], float(bound[1]))
+    if np.any(a > b):
+        raise ZeroProbabilityCondition(f"{who}: the (low, high) condition on column {name!r} lies outside its declared "
+                                       f"bounds {tuple(bound)} (DP(bounds=...)): no row can meet it.")
+    v[out] = np.clip(np.asarray(family.gen_sample_in_bounds(point, z[out], rng, j, a, b, state=state), dtype=float),
+                     a, b)
+    return v
 
 
 def _block_cells(b, filled, miss):

@@ -26,6 +26,7 @@ from scipy.special import logsumexp
 
 from .._utils import ZeroProbabilityCondition
 from ..families._numeric import draw_categories
+from ..generative.functions import range_in_bounds
 from . import impute as _mi
 from .model import _n_parent_states, _parent_index, node_rows
 
@@ -115,16 +116,8 @@ def _range_values(model, j, ctx, bins, lo, hi, rng, who):
     if v is None:
         raise ValueError(f"{who}: the {type(nd.family).__name__} family draws no values within a range "
                          "(gen_sample_between), so its columns take no (low, high) condition.")
-    v = np.clip(np.asarray(v, dtype=float), a, b)
-    out = np.flatnonzero(nd.family.gen_outside_bounds(v, *nd.bounds)) if nd.bounds is not None else []
-    if len(out):  # a private model's declared support: drawn again inside it, within the bin and the range
-        a, b = np.maximum(a[out], nd.bounds[0]), np.minimum(b[out], nd.bounds[1])
-        if np.any(a > b):
-            raise ZeroProbabilityCondition(f"{who}: a (low, high) condition on column {nd.col} lies outside its "
-                                           f"declared bounds {tuple(nd.bounds)} (DP(bounds=...)): no row can meet it.")
-        v[out] = np.clip(nd.family.gen_sample_in_bounds(model.posteriors[j], ctx[out], rng, 0, a, b, state=nd.state),
-                         a, b)
-    return v
+    return range_in_bounds(nd.family, model.posteriors[j], ctx, rng, 0, np.clip(np.asarray(v, dtype=float), a, b),
+                           a, b, nd.bounds, nd.state, f"node {j}", who)
 
 
 def _free_tables(model, data, who):
