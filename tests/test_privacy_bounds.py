@@ -94,3 +94,32 @@ def test_conditional_draws_of_a_private_naive_model_keep_inside_the_bounds():
     assert Xs["bill_length_mm"].between(30, 35).all()
     with pytest.raises(bn.ZeroProbabilityCondition, match="declared"):
         m.sample(10, random_state=1, given={"bill_length_mm": (0, 20)})
+
+
+def test_imputations_of_a_private_naive_model_keep_inside_the_bounds(gains):
+    from bayesnb.datasets import load_penguins
+
+    df = load_penguins().dropna().reset_index(drop=True)
+    X, y = df.drop(columns=["species"]), df["species"]
+    cats = [["Biscoe", "Dream", "Torgersen"], ["female", "male"], [2007, 2008, 2009]]
+    feats = {tuple(PENGUIN_BOUNDS): bn.Gaussian(), ("island", "sex", "year"): bn.Categorical(categories=cats)}
+    m = bn.NaiveBayes(feats, privacy=bn.DP(0.5, bounds=PENGUIN_BOUNDS, classes=["Adelie", "Chinstrap", "Gentoo"],
+                                           random_state=0)).fit(X, y)
+    holes = X.copy()
+    holes.loc[::2, list(PENGUIN_BOUNDS)] = np.nan
+    tables = m.impute(holes, random_state=0, strategy="draw", n_imputations=3)
+    tables += [m.impute(holes, random_state=0, strategy=s) for s in ("mean", "auto")]
+    for filled in tables:
+        for col, (lo, hi) in PENGUIN_BOUNDS.items():
+            assert filled[col].between(lo, hi).all(), col
+    # a hurdle's zeros are inside its support: drawn fills keep the released share of zeros
+    df, y = gains
+    feats = {"c": bn.Categorical(categories=[["u", "v", "w"]]), "gain": bn.Hurdle(bn.LogNormal())}
+    m = bn.NaiveBayes(feats, privacy=bn.DP(5.0, classes=CLASSES, bounds={"gain": (1, 1000)}, random_state=0)).fit(df, y)
+    holes = df.copy()
+    holes["gain"] = np.nan
+    gain = m.impute(holes, random_state=0, strategy="draw", parameter_uncertainty=False)["gain"].to_numpy(float)
+    assert np.all((gain == 0) | ((gain >= 1) & (gain <= 1000)))
+    post = m.posterior_.blocks[1].posterior
+    p = float(np.mean(post.a[:, 0] / (post.a[:, 0] + post.b[:, 0])))  # classes about even, c uninformative
+    assert abs(np.mean(gain == 0) - p) < 0.05

@@ -361,7 +361,7 @@ def state_posterior(post, encoded, points, logw, *, allowed=None, who="NaiveBaye
 
 
 def impute_cells(post, encoded, *, strategy="auto", n_imputations=1, rng, parameter_uncertainty=True,
-                 allowed=None, who="NaiveBayes", stacklevel=2):
+                 allowed=None, who="NaiveBayes", stacklevel=2, bounds=None):
     """Values for the missing cells from ``p(x_miss | x_obs) = sum_k p(k | x_obs) p(x_miss | k)``.
 
     Parameters
@@ -383,6 +383,9 @@ def impute_cells(post, encoded, *, strategy="auto", n_imputations=1, rng, parame
     who, stacklevel : str, int
         Estimator name for messages; where warnings point, as for :func:`warnings.warn`
         called here (default 2: the caller).
+    bounds : dict, optional
+        A private model's declared support (as in :func:`sample_rows`): a drawn fill outside is
+        drawn again inside (``gen_sample_in_bounds``), any other fill outside is clipped.
 
     Returns
     -------
@@ -402,9 +405,25 @@ def impute_cells(post, encoded, *, strategy="auto", n_imputations=1, rng, parame
             miss = b.family.gen_missing(e)
             if (miss.nnz if sp.issparse(miss) else miss.any()):
                 how = b.family.default_fill if strategy == "auto" else strategy
-                cells.append(_block_cells(b, b.family.gen_fill(p, e, resp, how, z, rng, rate=rt), miss))
+                filled = b.family.gen_fill(p, e, resp, how, z, rng, rate=rt)
+                cells.append(_block_cells(b, _fill_in_bounds(b, p, filled, miss, z, rng, bounds), miss))
         outs.append(cells)
     return outs
+
+
+def _fill_in_bounds(b, point, filled, miss, z, rng, bounds):
+    """Block ``b``'s ``filled`` values with its missing cells outside a private model's declared ``bounds`` drawn
+    again inside (``z``: the rows' drawn classes) or clipped (a mean or mode fill)."""
+    cols = [(i, bounds[int(c)]) for i, c in enumerate(b.columns) if bounds and int(c) in bounds]
+    if not cols or sp.issparse(filled) or sp.issparse(miss):
+        return filled
+    filled = np.array(filled, dtype=float)
+    for i, (lo, hi) in cols:
+        rows = np.flatnonzero(np.asarray(miss)[:, i] & b.family.gen_outside_bounds(filled[:, i], lo, hi))
+        new = b.family.gen_sample_in_bounds(point, z[rows], rng, i, lo, hi, state=b.state) if (
+            rows.size and z is not None) else None
+        filled[rows, i] = np.clip(filled[rows, i] if new is None else new, lo, hi)
+    return filled
 
 
 def score_rows(post, encoded, *, predictive="mean", caches=None, plug_in=False):
