@@ -60,51 +60,32 @@ PENGUIN_BOUNDS = {"bill_length_mm": (30, 60), "bill_depth_mm": (13, 22), "flippe
                   "body_mass_g": (2500, 6500)}
 
 
-@pytest.mark.parametrize("structure", ["tan", "kdb"])
-def test_a_range_condition_on_a_private_structure_keeps_every_numeric_draw_inside_the_bounds(structure):
+def private_penguins(structure="naive"):
     from bayesnb.datasets import load_penguins
 
     df = load_penguins().dropna().reset_index(drop=True)
     X, y = df.drop(columns=["species"]), df["species"]
     cats = [["Biscoe", "Dream", "Torgersen"], ["female", "male"], [2007, 2008, 2009]]
     feats = {tuple(PENGUIN_BOUNDS): bn.Gaussian(), ("island", "sex", "year"): bn.Categorical(categories=cats)}
-    m = bn.NaiveBayes(feats, structure=structure, privacy=bn.DP(
+    return X, bn.NaiveBayes(feats, structure=structure, privacy=bn.DP(
         0.5, bounds=PENGUIN_BOUNDS, classes=["Adelie", "Chinstrap", "Gentoo"], random_state=0)).fit(X, y)
-    Xs, _ = m.sample(1000, random_state=1, given={"bill_length_mm": (0, 100)})
-    for col, (lo, hi) in PENGUIN_BOUNDS.items():
-        assert Xs[col].between(lo, hi).all(), col
-    Xs, _ = m.sample(300, random_state=1, given={"bill_length_mm": (25, 35)})  # the range's part inside
-    assert Xs["bill_length_mm"].between(30, 35).all()
 
 
-def test_conditional_draws_of_a_private_naive_model_keep_inside_the_bounds():
-    from bayesnb.datasets import load_penguins
-
-    df = load_penguins().dropna().reset_index(drop=True)
-    X, y = df.drop(columns=["species"]), df["species"]
-    cats = [["Biscoe", "Dream", "Torgersen"], ["female", "male"], [2007, 2008, 2009]]
-    feats = {tuple(PENGUIN_BOUNDS): bn.Gaussian(), ("island", "sex", "year"): bn.Categorical(categories=cats)}
-    m = bn.NaiveBayes(feats, privacy=bn.DP(0.5, bounds=PENGUIN_BOUNDS, classes=["Adelie", "Chinstrap", "Gentoo"],
-                                           random_state=0)).fit(X, y)
+@pytest.mark.parametrize("structure", ["naive", "tan", "kdb"])
+def test_conditional_draws_of_a_private_model_keep_inside_the_bounds(structure):
+    _, m = private_penguins(structure)
     for given in ({"island": "Dream"}, {"bill_length_mm": (0, 100)}, {"bill_depth_mm": 15.0}):
         Xs, _ = m.sample(1000, random_state=1, given=given)
         for col, (lo, hi) in PENGUIN_BOUNDS.items():
             assert Xs[col].between(lo, hi).all(), (given, col)
     Xs, _ = m.sample(300, random_state=1, given={"bill_length_mm": (25, 35)})  # the range's part inside
     assert Xs["bill_length_mm"].between(30, 35).all()
-    with pytest.raises(bn.ZeroProbabilityCondition, match="declared"):
+    with pytest.raises(bn.ZeroProbabilityCondition):
         m.sample(10, random_state=1, given={"bill_length_mm": (0, 20)})
 
 
 def test_imputations_of_a_private_naive_model_keep_inside_the_bounds(gains):
-    from bayesnb.datasets import load_penguins
-
-    df = load_penguins().dropna().reset_index(drop=True)
-    X, y = df.drop(columns=["species"]), df["species"]
-    cats = [["Biscoe", "Dream", "Torgersen"], ["female", "male"], [2007, 2008, 2009]]
-    feats = {tuple(PENGUIN_BOUNDS): bn.Gaussian(), ("island", "sex", "year"): bn.Categorical(categories=cats)}
-    m = bn.NaiveBayes(feats, privacy=bn.DP(0.5, bounds=PENGUIN_BOUNDS, classes=["Adelie", "Chinstrap", "Gentoo"],
-                                           random_state=0)).fit(X, y)
+    X, m = private_penguins()
     holes = X.copy()
     holes.loc[::2, list(PENGUIN_BOUNDS)] = np.nan
     tables = m.impute(holes, random_state=0, strategy="draw", n_imputations=3)

@@ -309,8 +309,9 @@ def range_in_bounds(family, point, z, rng, j, values, lo, hi, bound, state=None,
     a = np.maximum(np.broadcast_to(np.asarray(lo, dtype=float), v.shape)[out], float(bound[0]))
     b = np.minimum(np.broadcast_to(np.asarray(hi, dtype=float), v.shape)[out], float(bound[1]))
     if np.any(a > b):
-        raise ZeroProbabilityCondition(f"{who}: the (low, high) condition on column {name!r} lies outside its declared "
-                                       f"bounds {tuple(bound)} (DP(bounds=...)): no row can meet it.")
+        col = f"column {name!r}" if name else "a column"
+        raise ZeroProbabilityCondition(f"{who}: the (low, high) condition on {col} lies outside its declared bounds "
+                                       f"{tuple(bound)} (DP(bounds=...)): no row can meet it.")
     v[out] = np.clip(np.asarray(family.gen_sample_in_bounds(point, z[out], rng, j, a, b, state=state), dtype=float),
                      a, b)
     return v

@@ -117,7 +117,7 @@ def _range_values(model, j, ctx, bins, lo, hi, rng, who):
         raise ValueError(f"{who}: the {type(nd.family).__name__} family draws no values within a range "
                          "(gen_sample_between), so its columns take no (low, high) condition.")
     return range_in_bounds(nd.family, model.posteriors[j], ctx, rng, 0, np.clip(np.asarray(v, dtype=float), a, b),
-                           a, b, nd.bounds, nd.state, f"node {j}", who)
+                           a, b, nd.bounds, nd.state, "", who)
 
 
 def _free_tables(model, data, who):
