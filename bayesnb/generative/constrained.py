@@ -44,7 +44,8 @@ from ..posterior import joint_log_likelihood_parts
 from ._checks import sample_request
 from .conditional import check_joint_blocks, check_known_values
 from .conditions import class_set, column_domains, expand_pieces, same_value, split_given
-from .functions import class_log_weights, length_rates, parameter_points, sample_rows
+from ._checks import declared_bounds
+from .functions import class_log_weights, length_rates, parameter_points, range_in_bounds, sample_rows
 from .given import encode_given, write_given
 from .tables import assemble_table
 
@@ -212,7 +213,7 @@ def log_probability_naive(post, encoded, pieces, set_encoded, domains, *, allowe
 
 
 def draw_naive(post, encoded, pieces, set_encoded, domains, n_columns, *, rng, allowed=None,
-               parameter_uncertainty=True, length=None, who="NaiveBayes", stacklevel=2, n_rows=None):
+               parameter_uncertainty=True, length=None, who="NaiveBayes", stacklevel=2, n_rows=None, bounds=None):
     """Draw each row's state and every cell from ``p(state, x | condition)`` under one set of parameters.
 
     Parameters
@@ -231,6 +232,9 @@ def draw_naive(post, encoded, pieces, set_encoded, domains, n_columns, *, rng, a
     who, stacklevel : str, int
     n_rows : int, optional
         With ``encoded`` (and ``allowed``) of one row: draw ``n_rows`` rows under its condition.
+    bounds : dict, optional
+        A private model's declared support (:func:`~bayesnb.generative.functions.sample_rows`): free
+        and range cells alike are drawn inside it.
 
     Returns
     -------
@@ -256,7 +260,7 @@ def draw_naive(post, encoded, pieces, set_encoded, domains, n_columns, *, rng, a
     P = np.exp(W - lognorm[:, None])
     piece_of, z = np.divmod(draw_categories(np.broadcast_to(P, (n, P.shape[1])), rng.random(n)), S)
     columns, z = sample_rows(post, n, n_columns, rng=rng, z=z, length=length, who=who, stacklevel=stacklevel + 1,
-                             params=params)
+                             params=params, bounds=bounds)
     drawn = {}
     for q, piece in enumerate(pieces):
         rows = np.flatnonzero(piece_of == q)
@@ -276,7 +280,9 @@ def draw_naive(post, encoded, pieces, set_encoded, domains, n_columns, *, rng, a
             if v is None:
                 raise ValueError(f"{who}: the {type(blk.family).__name__} family draws no values within a range "
                                  f"(gen_sample_between), so column {blk.names[i]!r} takes no (low, high) condition.")
-            cell[rows] = np.clip(np.asarray(v, dtype=float), cons[1], cons[2])
+            cell[rows] = range_in_bounds(blk.family, points[b], z[rows], rng, i, np.clip(np.asarray(v, dtype=float),
+                                         cons[1], cons[2]), cons[1], cons[2], (bounds or {}).get(c), blk.state,
+                                         blk.names[i], who)
     return columns, z, {c: pd.Series(v, dtype=object) for c, v in drawn.items()}
 
 
@@ -300,7 +306,7 @@ def constrained_sample(est, n_samples, y, given, forbid, rng, *, length=None, la
     columns, z, drawn = draw_naive(post, req.encoded, req.pieces, req.set_encoded, req.domains,
                                    int(est.n_features_in_), rng=rng, allowed=allowed,
                                    parameter_uncertainty=parameter_uncertainty and not point, length=length,
-                                   who=who, stacklevel=4, n_rows=req.n if one else None)
+                                   who=who, stacklevel=4, n_rows=req.n if one else None, bounds=declared_bounds(est))
     columns = write_given(write_given(columns, drawn), req.values)
     X = assemble_table(post, columns, z.shape[0], getattr(est, "feature_names_in_", None),
                        getattr(est, "feature_dtypes_", None), sparse=getattr(est, "_fitted_sparse", False))

@@ -87,7 +87,7 @@ class GenerativeMixin(SemiSupervisedMixin):
             encoded = encode_given(self._gen_encode, values, labels, n, names, d, self._who)
             check_known_values(post, encoded, {j: v.to_numpy(dtype=object) for j, v in values.items()}, self._who)
             columns, z, _ = sample_given(post, encoded, d, rng=rng, allowed=None if z is None else allowed_states(
-                group, z), length=length, who=self._who, stacklevel=4, **options)
+                group, z), length=length, who=self._who, stacklevel=4, bounds=declared_bounds(self), **options)
             columns = write_given(columns, values)
         X = assemble_table(post, columns, z.shape[0], names, getattr(self, "feature_dtypes_", None),
                            sparse=getattr(self, "_fitted_sparse", False))
@@ -297,7 +297,8 @@ class GenerativeMixin(SemiSupervisedMixin):
         draws = median_draws(self, X, y, latent)  # "auto"'s conditional medians (generative.values)
         outs = [complete(self, X, cells, strategy, draws, median_cells) for cells in impute_cells(
             post, encoded, strategy=strategy, n_imputations=m, rng=rng, allowed=allowed, who=self._who,
-            parameter_uncertainty=parameter_uncertainty and not point, stacklevel=stacklevel + 1)]
+            parameter_uncertainty=parameter_uncertainty and not point, stacklevel=stacklevel + 1,
+            bounds=declared_bounds(self))]
         return outs[0] if m == 1 else outs
 
     # -------------------------------------------------------------- latent class
