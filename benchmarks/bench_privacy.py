@@ -505,10 +505,12 @@ def text_postprocess(data, seeds, eps_list=(0.5, 1.0, 2.0)):
 
     ``clip`` is the package's release (negative cells set to 0, ``alpha=1``). The others start from
     the same mechanism, simulated here (exact class sums of the scaled rows plus Gaussian noise of
-    the block's sd): ``EB mean``, each class's cells deconvolved (:func:`_text_post.npmle`) and
-    replaced by their posterior means; ``EB E[log]``, ``log theta`` as ``E[log(c + alpha) | y]``
-    minus the log of the posterior means' total; ``EM w/p``, :func:`_text_post.em_unlabelled` from
-    the package's model, the validation rows' halves as unlabelled pools (2-fold, labels unused).
+    the block's sd): ``centroid``, the score ``x . noisy_k / n_k`` of the test row scaled to norm
+    1 (linear in every noisy cell, none clipped); ``EB mean``, each class's cells deconvolved
+    (:func:`_text_post.npmle`) and replaced by their posterior means; ``EB E[log]``, ``log theta``
+    as ``E[log(c + alpha) | y]`` minus the log of the posterior means' total; ``EM w/p``,
+    :func:`_text_post.em_unlabelled` from the package's model, the validation rows' halves as
+    unlabelled pools (2-fold, labels unused).
     """
     from _text_post import npmle, posterior_mean
     texts, y = data[0], data[1]
@@ -520,7 +522,8 @@ def text_postprocess(data, seeds, eps_list=(0.5, 1.0, 2.0)):
     onehot = (np.asarray(ytr)[:, None] == np.asarray(classes)[None, :]).astype(float)
     S = np.asarray((scale_rows(Xtr, dpk["row_length"], dpk["row_norm"]).T @ onehot).T)
     K, D = S.shape
-    variants = ["clip"] + ["EB mean", "EB E[log]"] + [f"EM {w:g}/{p:g}" for w in (0.3, 0.5, 0.8) for p in (0.01, 0.1)]
+    variants = (["clip", "EB mean", "EB E[log]", "centroid"]
+                + [f"EM {w:g}/{p:g}" for w in (0.3, 0.5, 0.8) for p in (0.01, 0.1)])
     acc = {(v, e): [] for v in variants for e in eps_list}
     for eps in eps_list:
         for seed in range(seeds):
@@ -537,7 +540,10 @@ def text_postprocess(data, seeds, eps_list=(0.5, 1.0, 2.0)):
             norm_ = np.log(mean.sum(1, keepdims=True) + D)
             acc["EB mean", eps].append(_acc(np.log(mean + 1.0) - norm_, model.class_log_prior_, Xva, codes))
             acc["EB E[log]", eps].append(_acc(elog - norm_, model.class_log_prior_, Xva, codes))
-            for v in variants[3:]:
+            # linear in every noisy cell: the class's mean scaled row (its sum over the noisy class count)
+            count = np.exp(model.class_log_prior_) * len(ytr)
+            acc["centroid", eps].append(_acc(noisy / count[:, None], 0.0, scale_rows(Xva, 1.0, "l2"), codes))
+            for v in variants[4:]:
                 w, p = (float(t) for t in v.split()[1].split("/"))
                 acc[v, eps].append(_em_accuracy(model, Xva, codes, w, p))
     lines = ["| release, post-processing | " + " | ".join(f"epsilon {e:g}" for e in eps_list) + " |",

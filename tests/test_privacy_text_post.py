@@ -77,3 +77,17 @@ def test_em_on_unlabelled_documents_improves_a_noisy_private_model():
     refined = em_unlabelled(lt, lp, Xu, rows, weight=0.5)
     assert np.allclose(np.exp(refined).sum(1), 1.0)
     assert acc(refined) > acc(lt) + 0.05
+
+
+def test_bench_em_accuracy_scores_each_half_with_the_other_as_pool():
+    import bench_privacy as bench
+    rng = np.random.default_rng(3)
+    Xtr, ytr = docs(300, 400, rng)
+    Xte, yte = docs(400, 400, rng)
+    model = bn.MultinomialNB(privacy=bn.DP(0.3, classes=[0, 1], random_state=0, **L2)).fit(Xtr, ytr)
+    plain = bench._acc(model.feature_log_prob_, model.class_log_prior_, Xte, yte)
+    assert np.isclose(bench._em_accuracy(model, Xte, yte, 0.0, 0.01), plain)  # no EM: the release's accuracy
+    half = bench._halves(400)
+    assert half.sum() == 200 and not np.array_equal(half, bench._halves(400, seed=6))
+    # EM with each half's other half as the unlabelled pool improves on the release
+    assert bench._em_accuracy(model, Xte, yte, 0.8, 0.01) > plain
