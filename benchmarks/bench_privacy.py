@@ -34,7 +34,11 @@ on the scaled rows without noise (the cost of the row bound alone). ``--diagnose
 epsilon 1, the noise sd per cell against the number of cells per class whose exact count
 exceeds it, for several releases; ``--sweep`` prints instead the validation accuracy per
 ``DP(noise_prior=...)`` on a 70/30 split of each training set (test rows unused);
-``--noise-prior`` and ``--row-length`` override the release's value.
+``--noise-prior`` and ``--row-length`` override the release's value. ``--postprocess`` prints
+the validation accuracy (training parts only) of post-processings of the l2 release
+(benchmarks/_text_post.py: empirical-Bayes deconvolution of the noisy cells, and semi-supervised
+EM on public unlabelled documents); ``--unlabelled``, the test accuracy of the l2 release alone
+and refined by that EM, each test half the unlabelled pool of the model scoring the other.
 
 With ``--adult DIR`` (UCI Adult's ``adult.data`` and ``adult.test``, not shipped: see
 ``benchmarks/_census.py``), the census table too (``--census-only``: only it): NaiveBayes on
@@ -63,6 +67,8 @@ Usage::
     python benchmarks/bench_privacy.py --adult DIR --census-only [--seeds 10] [--no-fidelity] [--ablate]
     python benchmarks/bench_privacy.py --text [--seeds 5] [--diagnose] [--mechanism l2] [--noise-prior 3]
     python benchmarks/bench_privacy.py --text --sweep [--seeds 3]
+    python benchmarks/bench_privacy.py --text --postprocess [--seeds 3]
+    python benchmarks/bench_privacy.py --text --unlabelled [--seeds 3]
     python benchmarks/bench_privacy.py --structure [--seeds 5] [--shares 0.1 0.3 0.5] [--adult-file FILE]
 """
 
@@ -461,11 +467,130 @@ def text_sweep(data, seeds, priors=(0.0, 1.0, 3.0, 10.0, 30.0), eps_list=(0.5, 1
     return "\n".join(lines)
 
 
-def text_main(seeds, mechanisms, row_length=None, diagnose=False, sweep=False, noise_prior=None):
+def _block_sigma(model, dp, d):
+    """The noise sd per cell of a fitted private text model's count block (from its budget split)."""
+    from bayesnb.families._private import row_sensitivity
+    from bayesnb.privacy import Budget
+    b_eps, b_delta = [v for k, v in model.privacy_spent_["split"].items() if k.startswith("block")][0]
+    sens = row_sensitivity(dp.row_length, dp.row_norm, d)
+    return math.sqrt(Budget(b_eps, b_delta, dp.mechanism, None).noise_variance(*sens))
+
+
+def _acc(log_theta, log_prior, X, y_codes):
+    return float((np.asarray(X @ log_theta.T + log_prior).argmax(1) == y_codes).mean())
+
+
+def _halves(n, seed=5):
+    """A fixed split of ``n`` rows into two halves (the public unlabelled pool and the scored rows)."""
+    return np.random.default_rng(seed).permutation(n) < n // 2
+
+
+def _em_accuracy(model, X, y_codes, weight, pseudo):
+    """Accuracy of :func:`_text_post.em_unlabelled` over ``X``, 2-fold: each half is the unlabelled pool
+    (labels unused) of the model that scores the other half."""
+    from _text_post import em_unlabelled
+    half, rows, hits = _halves(X.shape[0]), scale_rows(X, model.privacy.row_length, model.privacy.row_norm), 0
+    for pool in (half, ~half):
+        lt = em_unlabelled(model.feature_log_prob_, model.class_log_prior_, X[pool], rows[pool], weight, pseudo)
+        hits += _acc(lt, model.class_log_prior_, X[~pool], y_codes[~pool]) * (~pool).sum()
+    return hits / X.shape[0]
+
+
+#: --unlabelled's EM setting, chosen by --postprocess on the 20 Newsgroups and SMS training parts only
+EM_WEIGHT, EM_PSEUDO = 0.8, 0.01
+
+
+def text_postprocess(data, seeds, eps_list=(0.5, 1.0, 2.0)):
+    """Validation accuracy of post-processings of the l2 release, on a 70/30 split of the training part.
+
+    ``clip`` is the package's release (negative cells set to 0, ``alpha=1``). The others start from
+    the same mechanism, simulated here (exact class sums of the scaled rows plus Gaussian noise of
+    the block's sd): ``centroid``, the score ``x . noisy_k / n_k`` of the test row scaled to norm
+    1 (linear in every noisy cell, none clipped); ``EB mean``, each class's cells deconvolved
+    (:func:`_text_post.npmle`) and replaced by their posterior means; ``EB E[log]``, ``log theta``
+    as ``E[log(c + alpha) | y]`` minus the log of the posterior means' total; ``EM w/p``,
+    :func:`_text_post.em_unlabelled` from the package's model, the validation rows' halves as
+    unlabelled pools (2-fold, labels unused).
+    """
+    from _text_post import npmle, posterior_mean
+    texts, y = data[0], data[1]
+    tr_t, va_t, tr_y, va_y = train_test_split(texts, y, test_size=0.3, stratify=y, random_state=1)
+    Xtr, ytr, Xva, yva = text_features((tr_t, tr_y, va_t, va_y), **TEXT_MECHANISMS["l2"]["features"])
+    classes = sorted(set(ytr))
+    codes = np.searchsorted(classes, yva)
+    dpk = TEXT_MECHANISMS["l2"]["dp"]
+    onehot = (np.asarray(ytr)[:, None] == np.asarray(classes)[None, :]).astype(float)
+    S = np.asarray((scale_rows(Xtr, dpk["row_length"], dpk["row_norm"]).T @ onehot).T)
+    K, D = S.shape
+    variants = (["clip", "EB mean", "EB E[log]", "centroid"]
+                + [f"EM {w:g}/{p:g}" for w in (0.3, 0.5, 0.8) for p in (0.01, 0.1)])
+    acc = {(v, e): [] for v in variants for e in eps_list}
+    for eps in eps_list:
+        for seed in range(seeds):
+            dp = bn.DP(eps, classes=classes, random_state=2000 + seed, **dpk)
+            model = bn.MultinomialNB(privacy=dp).fit(Xtr, ytr)
+            acc["clip", eps].append(_acc(model.feature_log_prob_, model.class_log_prior_, Xva, codes))
+            sigma = _block_sigma(model, dp, D)
+            noisy = S + np.random.default_rng(3000 + seed).normal(0.0, sigma, S.shape)
+            mean, elog = np.empty_like(noisy), np.empty_like(noisy)
+            for k in range(K):
+                grid, w = npmle(noisy[k], sigma)
+                mean[k] = posterior_mean(noisy[k], sigma, grid, w)
+                elog[k] = posterior_mean(noisy[k], sigma, grid, w, lambda c: np.log(c + 1.0))
+            norm_ = np.log(mean.sum(1, keepdims=True) + D)
+            acc["EB mean", eps].append(_acc(np.log(mean + 1.0) - norm_, model.class_log_prior_, Xva, codes))
+            acc["EB E[log]", eps].append(_acc(elog - norm_, model.class_log_prior_, Xva, codes))
+            # linear in every noisy cell: the class's mean scaled row (its sum over the noisy class count)
+            count = np.exp(model.class_log_prior_) * len(ytr)
+            acc["centroid", eps].append(_acc(noisy / count[:, None], 0.0, scale_rows(Xva, 1.0, "l2"), codes))
+            for v in variants[4:]:
+                w, p = (float(t) for t in v.split()[1].split("/"))
+                acc[v, eps].append(_em_accuracy(model, Xva, codes, w, p))
+    lines = ["| release, post-processing | " + " | ".join(f"epsilon {e:g}" for e in eps_list) + " |",
+             "|---" * (len(eps_list) + 1) + "|"]
+    for v in variants:
+        cells = [f"{np.mean(acc[v, e]):.3f} ± {np.std(acc[v, e], ddof=1) if seeds > 1 else 0.0:.3f}" for e in eps_list]
+        lines.append(f"| {v} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def text_unlabelled(data, seeds):
+    """Test accuracy per epsilon of the l2 release alone and refined by EM on unlabelled test documents.
+
+    The test documents are split into two fixed halves; each half is the public unlabelled pool
+    (its labels unused) of the EM whose model scores the other half (:func:`_em_accuracy`,
+    :data:`EM_WEIGHT`, :data:`EM_PSEUDO`). Same fits (noise seeds 1000 + seed) for both columns.
+    """
+    Xtr, ytr, Xte, yte = text_features(data, **TEXT_MECHANISMS["l2"]["features"])
+    classes = sorted(set(ytr))
+    codes = np.searchsorted(classes, yte)
+    lines = ["| epsilon | l2 release | + EM on unlabelled documents |", "|---|---|---|"]
+    for eps in EPSILONS[:-1]:
+        plain, em = [], []
+        for seed in range(seeds):
+            dp = bn.DP(eps, classes=classes, random_state=1000 + seed, **TEXT_MECHANISMS["l2"]["dp"])
+            model = bn.MultinomialNB(privacy=dp).fit(Xtr, ytr)
+            plain.append(_acc(model.feature_log_prob_, model.class_log_prior_, Xte, codes))
+            em.append(_em_accuracy(model, Xte, codes, EM_WEIGHT, EM_PSEUDO))
+        sd = (lambda a: np.std(a, ddof=1) if seeds > 1 else 0.0)
+        lines.append(f"| {eps:g} | {np.mean(plain):.3f} ± {sd(plain):.3f} | {np.mean(em):.3f} ± {sd(em):.3f} |")
+    return "\n".join(lines)
+
+
+def text_main(seeds, mechanisms, row_length=None, diagnose=False, sweep=False, noise_prior=None,
+              postprocess=False, unlabelled=False):
     for name, load in (("20 Newsgroups (bydate)", newsgroups), ("SMS spam", sms_spam)):
         data = load()
         if isinstance(data, str):
             print(f"\n### {name}: skipped ({data})")
+            continue
+        if postprocess or unlabelled:
+            t0 = time.perf_counter()
+            out = text_postprocess(data, seeds) if postprocess else text_unlabelled(data, seeds)
+            what = ("training part only (a 70/30 split of it): validation accuracy per post-processing"
+                    if postprocess else "test accuracy, l2 release and + EM on the other test half")
+            print(f"\n### {name}, {what}, {seeds} seeds, {time.perf_counter() - t0:.1f} s\n")
+            print(out)
             continue
         if sweep:
             t0 = time.perf_counter()
@@ -510,6 +635,10 @@ def main():
     parser.add_argument("--diagnose", action="store_true", help="--text: signal against noise per cell at epsilon 1")
     parser.add_argument("--sweep", action="store_true",
                         help="--text: validation accuracy per noise_prior on each training part (a 70/30 split of it)")
+    parser.add_argument("--postprocess", action="store_true",
+                        help="--text: validation accuracy per post-processing of the l2 release (training parts only)")
+    parser.add_argument("--unlabelled", action="store_true",
+                        help="--text: test accuracy of the l2 release refined by EM on unlabelled test documents")
     parser.add_argument("--adult", metavar="DIR", default=None,
                         help="a folder with UCI's adult.data and adult.test: adds the census table")
     parser.add_argument("--census-only", action="store_true", help="with --adult: only the census table")
@@ -526,7 +655,7 @@ def main():
         return
     if args.text:
         text_main(args.seeds, args.mechanism or ["l2", "l1"], args.row_length, args.diagnose, args.sweep,
-                  args.noise_prior)
+                  args.noise_prior, args.postprocess, args.unlabelled)
         return
     if args.census_only:
         adult_main(args.adult, args.seeds, not args.no_fidelity, args.ablate)
