@@ -11,7 +11,9 @@ post-processing:
 
 - **columns and families**: a column named in ``categories`` (``{column: [values, ...]}``, a
   Synthesizer parameter) is :class:`~bayesnb.Categorical` with those categories; a ``bool`` column
-  is Categorical over ``[False, True]`` (its dtype's domain); a numeric column with
+  is Categorical over ``[False, True]`` (its dtype's domain; a pandas categorical dtype never counts
+  as ``bool``, and the Synthesizer's ``dtypes_`` and samples give it the declared categories, not the
+  ones ``astype("category")`` read from the data); a numeric column with
   ``DP(bounds={column: (lo, hi)})`` is :class:`~bayesnb.Gaussian`, its values clipped to the bounds
   in the fit and its draws truncated to them. Any other column is refused, and so are datetime
   columns (declare them as numbers with bounds). No family is chosen by evidence.
@@ -60,15 +62,32 @@ MISSING_CATEGORY = "__missing__"
 _WHO = "Synthesizer"
 
 
+def _is_bool(dtype):
+    """Whether ``dtype`` is ``bool`` or ``boolean``; a pandas categorical is not, whatever its categories
+    (``astype("category")`` builds them from the data)."""
+    return pd.api.types.is_bool_dtype(dtype) and not isinstance(dtype, pd.CategoricalDtype)
+
+
 def _may_miss(dtype):
     """Whether a column of ``dtype`` can hold a missing cell (public schema, not the data)."""
-    return not (pd.api.types.is_bool_dtype(dtype) and not isinstance(dtype, pd.BooleanDtype)
+    return not (_is_bool(dtype) and not isinstance(dtype, pd.BooleanDtype)
                 or (pd.api.types.is_integer_dtype(dtype) and isinstance(dtype, np.dtype)))
 
 
 def _categorical(X, categories):
     """The columns a private model makes Categorical: declared ones and ``bool`` ones."""
-    return [c for c in X.columns if c in categories or pd.api.types.is_bool_dtype(X[c].dtype)]
+    return [c for c in X.columns if c in categories or _is_bool(X[c].dtype)]
+
+
+def _public_dtypes(data, categories, target, classes):
+    """``data.dtypes`` with each pandas categorical dtype's categories (built from the data) replaced by
+    the declared ones: ``categories[column]``, or ``classes`` for the target (its ``ordered`` flag kept)."""
+    dtypes = data.dtypes.copy()
+    for c, dtype in dtypes.items():
+        if isinstance(dtype, pd.CategoricalDtype):
+            declared = classes if c == target else categories.get(c, [False, True])  # else a bool column
+            dtypes[c] = pd.CategoricalDtype(list(declared), ordered=dtype.ordered)
+    return dtypes
 
 
 def private_indicators(X, missing, categories=None):
@@ -193,7 +212,7 @@ def private_features(X, categories, bounds, indicators, with_category=()):
         if c in categories:
             cat_cols.append(c)
             cat_lists.append(list(categories[c]))
-        elif pd.api.types.is_bool_dtype(dtype):
+        elif _is_bool(dtype):
             cat_cols.append(c)
             cat_lists.append([False, True])
         elif c in bounds and pd.api.types.is_numeric_dtype(dtype):
@@ -253,7 +272,7 @@ def fit_private(synth, data, split_table):
                                       "note": f"privacy: {dp.epsilon:g}-DP fit, nothing selected on the raw rows"}])
     synth.privacy_spent_ = synth.model_.privacy_spent_
     synth.columns_ = list(data.columns)
-    synth.dtypes_ = data.dtypes.copy()
+    synth.dtypes_ = _public_dtypes(data, cats, synth.target, dp.classes)
     return synth
 
 

@@ -222,3 +222,28 @@ def test_the_private_default_structure_is_passed_to_the_estimator(penguins, monk
     monkeypatch.setattr(_synth_private, "DP_STRUCTURE", "tan")
     with pytest.raises(ValueError, match="structure='tan' is not available with privacy="):
         _synth().fit(penguins)
+
+
+def test_a_pandas_categorical_dtype_keeps_no_category_set_of_the_data(penguins):
+    """``astype("category")`` builds its categories from the values: a private Synthesizer keeps the declared
+    ones (and the declared classes) in ``dtypes_`` and its samples, so tables that differ in which values occur
+    give the same dtypes; a categorical column is never taken for a bool one by its data-built categories."""
+    def as_categorical(t):
+        t = t.copy()
+        for c in ("island", "species"):
+            t[c] = t[c].astype("category")
+        return t
+
+    a = as_categorical(penguins[penguins["island"] != "Torgersen"])
+    b = as_categorical(penguins)
+    fits = [_synth(_dp(1.0, seed=3)).fit(t) for t in (a, b)]
+    assert fits[0].dtypes_.equals(fits[1].dtypes_)
+    assert list(fits[0].dtypes_["island"].categories) == CATS["island"]
+    assert list(fits[0].dtypes_["species"].categories) == CLASSES
+    outs = [f.sample(300, random_state=0) for f in fits]
+    assert outs[0].dtypes.equals(outs[1].dtypes) and isinstance(outs[0]["island"].dtype, pd.CategoricalDtype)
+    flagged = penguins.assign(flag=pd.Categorical([True] * len(penguins)))  # categories [True], from the data
+    with pytest.raises(ValueError, match=r"with privacy= every column needs declared information.*\['flag'\]"):
+        _synth().fit(flagged)
+    declared = _synth(categories={**CATS, "flag": [False, True]}).fit(flagged)
+    assert list(declared.dtypes_["flag"].categories) == [False, True]
