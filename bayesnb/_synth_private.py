@@ -33,7 +33,8 @@ post-processing:
 - **latent classes**: ``latent="auto"`` considers none; a number of components is refused (EM on
   the raw rows releases them without noise).
 - **integers**: a column of integer dtype (public schema) is sampled rounded to a whole number
-  within ``[ceil(lo), floor(hi)]``; a float column is not rounded.
+  within ``[ceil(lo), floor(hi)]`` (a ``given`` / ``forbid`` range on it is widened to the draws that
+  round into it: :func:`whole_conditions`); a float column is not rounded.
 - ``support="observed"`` keeps each context's *released* (noisy) counts: post-processing.
 """
 
@@ -52,7 +53,8 @@ from .families import Categorical, Gaussian
 from .privacy import DP
 
 __all__ = ["DP_STRUCTURE", "MISSING_CATEGORY", "fill_missing", "fit_private", "missing_categories",
-           "private_draws", "private_indicators"]
+           "private_draws", "private_indicators",
+           "whole_conditions"]
 
 #: what ``structure="auto"`` fits under privacy: ``"auto"`` once the estimator learns a structure privately
 DP_STRUCTURE = "naive"
@@ -295,17 +297,68 @@ def private_draws(model, out, dtypes):
     -------
     DataFrame
     """
-    dp = getattr(model, "privacy", None)
-    if dp is None:
+    if getattr(model, "privacy", None) is None:
         return out
     out = out.copy()
     for c in missing_categories(model):
         if c in out.columns:
             flag = np.asarray(out[c].astype(object) == MISSING_CATEGORY, dtype=bool)
             out[c] = out[c].astype(object).mask(flag)
-    for c, (lo, hi) in (dp.bounds or {}).items():
-        if c in out.columns and c in dtypes and pd.api.types.is_integer_dtype(dtypes[c]):
-            lo_i, hi_i = math.ceil(lo), math.floor(hi)  # lo_i <= hi_i: checked at fit
+    for c, (lo_i, hi_i) in _whole_bounds(model, dtypes).items():
+        if c in out.columns:
             vals = pd.to_numeric(out[c]).astype(float)
             out[c] = as_dtype(pd.Series(np.clip(np.round(vals), lo_i, hi_i), index=out.index), dtypes[c])
     return out
+
+
+def _whole_bounds(model, dtypes):
+    """``{column: (ceil(lo), floor(hi))}`` of a private model's integer-dtype columns with ``DP(bounds=...)``
+    (``ceil(lo) <= floor(hi)``: checked at fit)."""
+    dp = getattr(model, "privacy", None)
+    bounds = {} if dp is None else dict(dp.bounds or {})
+    return {c: (math.ceil(lo), math.floor(hi)) for c, (lo, hi) in bounds.items()
+            if c in dtypes and pd.api.types.is_integer_dtype(dtypes[c])}
+
+
+def _whole_range(c, v, who):
+    """A ``(low, high)`` range on an integer column as the range of the draws that round into it."""
+    if not (isinstance(v, tuple) and len(v) == 2):
+        return v
+    lo = None if v[0] is None else math.ceil(v[0])
+    hi = None if v[1] is None else math.floor(v[1])
+    if lo is not None and hi is not None and lo > hi:
+        raise ValueError(f"{who}: the range {v!r} on the integer column {c!r} holds no whole number; a private "
+                         "model draws it as a number rounded to a whole one (its dtype).")
+    return (None if lo is None else lo - 0.5, None if hi is None else hi + 0.5)
+
+
+def whole_conditions(model, given, forbid, dtypes, who=_WHO):
+    """``(given, forbid)`` with each ``(low, high)`` range on a private model's integer column widened to
+    ``[ceil(low) - 0.5, floor(high) + 0.5]``: the draws that :func:`private_draws` rounds into the range.
+
+    Parameters
+    ----------
+    model : NaiveBayes
+        Fitted; nothing changes unless with ``privacy=``.
+    given : dict or None
+        The model's conditions (``bayesnb._synth_given.model_conditions``).
+    forbid : list of dict or None
+    dtypes : mapping
+        ``{column: training dtype}``.
+    who : str
+
+    Returns
+    -------
+    given, forbid
+        New objects where anything changed.
+
+    Raises
+    ------
+    ValueError
+        A range on an integer column holds no whole number.
+    """
+    ints = _whole_bounds(model, dtypes)
+    if not ints:
+        return given, forbid
+    widen = lambda d: {c: _whole_range(c, v, who) if c in ints else v for c, v in d.items()}  # noqa: E731
+    return (None if given is None else widen(given)), (None if forbid is None else [widen(d) for d in forbid])

@@ -247,3 +247,18 @@ def test_a_pandas_categorical_dtype_keeps_no_category_set_of_the_data(penguins):
         _synth().fit(flagged)
     declared = _synth(categories={**CATS, "flag": [False, True]}).fit(flagged)
     assert list(declared.dtypes_["flag"].categories) == [False, True]
+
+
+def test_conditions_on_an_integer_column_hold_after_its_rounding(penguins):
+    """An integer column is drawn as a number and rounded: ``given`` and ``forbid`` ranges on it hold for the
+    whole numbers returned (a range with no whole number in it is refused)."""
+    synth = _synth(_dp(1.0, seed=2)).fit(penguins)
+    out = synth.sample(400, random_state=0, given={"flipper_length_mm": (190.4, 192.6)})
+    assert out["flipper_length_mm"].between(191, 192).all() and out["flipper_length_mm"].nunique() == 2
+    out = synth.sample(400, random_state=0, given={"flipper_length_mm": (190.4, 192.6), "body_mass_g": (None, 2600.5)})
+    assert out["body_mass_g"].between(2500, 2600).all()
+    out = synth.sample(2000, random_state=0, forbid=[{"flipper_length_mm": (180.5, 230.5)}])
+    vals = out["flipper_length_mm"].dropna()
+    assert len(vals) and not vals.between(181, 230).any()
+    with pytest.raises(ValueError, match="no whole number"):
+        synth.sample(10, random_state=0, given={"flipper_length_mm": (190.2, 190.8)})
