@@ -268,13 +268,17 @@ def fit_private(synth, data, split_table):
     synth._forbidden = forbidden_pairs(synth._model_columns, synth.missing_indicators_)
     params = {} if structure == "naive" else {"structure": structure, "forbidden_edges": synth._forbidden}
     synth.model_ = NaiveBayes(features, privacy=dp, **params).fit(X, labels)
+    synth.dtypes_ = _public_dtypes(data, cats, synth.target, dp.classes)
+    # the training dtypes the estimator records (and its file holds): a categorical's are the declared ones
+    synth.model_.feature_dtypes_ = np.asarray([synth.dtypes_[c] if c in synth.dtypes_ and isinstance(
+        synth.dtypes_[c], pd.CategoricalDtype) else t for c, t in zip(X.columns, synth.model_.feature_dtypes_)],
+        dtype=object)
     synth.latent_, synth.chosen_ = None, f"{structure} (private)"
     synth.selection_ = pd.DataFrame([{"candidate": synth.chosen_, "log_evidence": np.nan, "cv_log_loss": np.nan,
                                       "holdout_loglik": np.nan, "chosen": True,
                                       "note": f"privacy: {dp.epsilon:g}-DP fit, nothing selected on the raw rows"}])
     synth.privacy_spent_ = synth.model_.privacy_spent_
     synth.columns_ = list(data.columns)
-    synth.dtypes_ = _public_dtypes(data, cats, synth.target, dp.classes)
     return synth
 
 

@@ -262,3 +262,17 @@ def test_conditions_on_an_integer_column_hold_after_its_rounding(penguins):
     assert len(vals) and not vals.between(181, 230).any()
     with pytest.raises(ValueError, match="no whole number"):
         synth.sample(10, random_state=0, given={"flipper_length_mm": (190.2, 190.8)})
+
+
+@pytest.mark.parametrize("missing", ["model", "drop"])
+def test_a_categorical_dtype_reaches_the_model_file_with_the_declared_categories(penguins, tmp_path, missing):
+    """The estimator records the training dtypes (``feature_dtypes_``, written to the model file): a pandas
+    categorical column's are the declared categories, so the file holds none read from the data, and a loaded
+    private Synthesizer draws the same table, dtypes included."""
+    a = penguins[penguins["island"] != "Torgersen"].assign(island=lambda t: t["island"].astype("category"))
+    synth = _synth(_dp(1.0, seed=3), missing=missing).fit(a)
+    dtype = dict(zip(synth.model_.feature_names_in_, synth.model_.feature_dtypes_))["island"]
+    assert isinstance(dtype, pd.CategoricalDtype) and list(dtype.categories) == CATS["island"]
+    synth.save(tmp_path / "cat.bnb")
+    back = bn.Synthesizer.load(tmp_path / "cat.bnb")
+    pd.testing.assert_frame_equal(back.sample(300, random_state=2), synth.sample(300, random_state=2))
