@@ -276,3 +276,14 @@ def test_a_categorical_dtype_reaches_the_model_file_with_the_declared_categories
     synth.save(tmp_path / "cat.bnb")
     back = bn.Synthesizer.load(tmp_path / "cat.bnb")
     pd.testing.assert_frame_equal(back.sample(300, random_state=2), synth.sample(300, random_state=2))
+
+
+def test_a_loaded_private_synthesizer_without_target_has_its_setting_and_refits(penguins, tmp_path):
+    table = penguins.drop(columns=["species"])
+    synth = bn.Synthesizer(privacy=bn.DP(1.0, bounds=BOUNDS, random_state=0), categories=CATS).fit(table)
+    synth.save(tmp_path / "one.bnb")
+    back = bn.Synthesizer.load(tmp_path / "one.bnb")
+    assert back.privacy == synth.privacy
+    pd.testing.assert_frame_equal(back.sample(100, random_state=1), synth.sample(100, random_state=1))
+    refit = bn.Synthesizer(**{**back.get_params(), "categories": CATS}).fit(table)
+    pd.testing.assert_frame_equal(refit.sample(100, random_state=1), synth.sample(100, random_state=1))
