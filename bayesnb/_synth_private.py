@@ -225,6 +225,11 @@ def private_features(X, categories, bounds, indicators, with_category=()):
             numeric.append(c)
         else:
             undeclared.append(c)
+    not_numeric = [c for c in undeclared if c in bounds]
+    if not_numeric:
+        raise ValueError(f"{_WHO}: with privacy= DP(bounds=...) for column(s) {not_numeric} apply to numeric "
+                         f"columns, and their dtypes are not numeric ({[str(X[c].dtype) for c in not_numeric]}). "
+                         "Give a categorical column categories={column: [values]} instead, or convert it to numbers.")
     if undeclared:
         raise ValueError(f"{_WHO}: with privacy= every column needs declared information, not read from the data: "
                          f"column(s) {undeclared} have none. Give categorical columns categories={{column: [values]}} "

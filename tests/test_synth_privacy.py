@@ -311,3 +311,9 @@ def test_released_counts_of_a_fully_counted_column_hold_at_most_its_class_count(
         dropped = bn.Synthesizer(target="party", privacy=dp, categories=cats, missing="drop").fit(votes)
         over += sum(int((s > dropped.model_.class_count_ + 1e-9).any()) for s in _released_sums(dropped).values())
     assert over > 0  # without a missing category the observed total is not released: not projected
+
+
+def test_bounds_on_a_non_numeric_column_are_refused_as_such(penguins):
+    cats = {k: v for k, v in CATS.items() if k != "sex"}
+    with pytest.raises(ValueError, match=r"DP\(bounds=...\) for column\(s\) \['sex'\].*not numeric.*categories="):
+        _synth(_dp(bounds={**BOUNDS, "sex": (0, 1)}), categories=cats).fit(penguins)
