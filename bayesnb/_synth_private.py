@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 
 import numpy as np
 import pandas as pd
@@ -369,6 +370,26 @@ def _whole_bounds(model, dtypes):
             if c in dtypes and pd.api.types.is_integer_dtype(dtypes[c])}
 
 
+def _within(c, v, bound, whole, who):
+    """A ``given`` value on a bounded column: a ``(low, high)`` range within the bounds (on an integer column,
+    the draws that round into its whole numbers), a number checked against them."""
+    lo_b, hi_b = bound
+    if isinstance(v, tuple) and len(v) == 2:
+        lo = lo_b if v[0] is None else max(float(v[0]), lo_b)
+        hi = hi_b if v[1] is None else min(float(v[1]), hi_b)
+        if lo > hi:
+            raise ValueError(f"{who}: the range {v!r} on column {c!r} lies outside the declared bounds [{lo_b:g}, "
+                             f"{hi_b:g}] of the private model (DP(bounds=...)), where it draws every value.")
+        return _whole_range(c, (lo, hi), who) if whole else (lo, hi)
+    if isinstance(v, numbers.Real) and not isinstance(v, bool):
+        if not lo_b <= v <= hi_b:
+            raise ValueError(f"{who}: given[{c!r}] = {v!r} is outside the declared bounds [{lo_b:g}, {hi_b:g}] of "
+                             "the private model (DP(bounds=...)), where it draws every value.")
+        if whole and v != round(v):
+            raise ValueError(f"{who}: given[{c!r}] = {v!r} is not a whole number; the column's dtype is integer.")
+    return v
+
+
 def _whole_range(c, v, who):
     """A ``(low, high)`` range on an integer column as the range of the draws that round into it."""
     if not (isinstance(v, tuple) and len(v) == 2):
@@ -382,8 +403,9 @@ def _whole_range(c, v, who):
 
 
 def whole_conditions(model, given, forbid, dtypes, who=_WHO):
-    """``(given, forbid)`` with each ``(low, high)`` range on a private model's integer column widened to
-    ``[ceil(low) - 0.5, floor(high) + 0.5]``: the draws that :func:`private_draws` rounds into the range.
+    """``(given, forbid)`` for a private model: each ``given`` range on a bounded column within its bounds, and
+    each range on an integer column widened to ``[ceil(low) - 0.5, floor(high) + 0.5]``, the draws that
+    :func:`private_draws` rounds into it.
 
     Parameters
     ----------
@@ -404,10 +426,14 @@ def whole_conditions(model, given, forbid, dtypes, who=_WHO):
     Raises
     ------
     ValueError
-        A range on an integer column holds no whole number.
+        A given value or range outside the declared bounds, a range on an integer column with no whole
+        number, or a given number on an integer column that is not whole.
     """
+    dp = getattr(model, "privacy", None)
+    bounds = {} if dp is None else {c: (float(lo), float(hi)) for c, (lo, hi) in (dp.bounds or {}).items()}
     ints = _whole_bounds(model, dtypes)
-    if not ints:
-        return given, forbid
-    widen = lambda d: {c: _whole_range(c, v, who) if c in ints else v for c, v in d.items()}  # noqa: E731
-    return (None if given is None else widen(given)), (None if forbid is None else [widen(d) for d in forbid])
+    if given is not None:
+        given = {c: _within(c, v, bounds[c], c in ints, who) if c in bounds else v for c, v in given.items()}
+    if forbid is not None and ints:
+        forbid = [{c: _whole_range(c, v, who) if c in ints else v for c, v in d.items()} for d in forbid]
+    return given, forbid

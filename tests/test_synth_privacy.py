@@ -310,3 +310,23 @@ def test_bounds_on_a_non_numeric_column_are_refused_as_such(penguins):
     cats = {k: v for k, v in CATS.items() if k != "sex"}
     with pytest.raises(ValueError, match=r"DP\(bounds=...\) for column\(s\) \['sex'\].*not numeric.*categories="):
         _synth(_dp(bounds={**BOUNDS, "sex": (0, 1)}), categories=cats).fit(penguins)
+
+
+@pytest.mark.parametrize("condition", [{"given": {"sex": "male"}}, {"forbid": [{"island": "Dream"}]},
+                                       {"given": {"island": "Biscoe", "bill_length_mm": (50.0, 80.0)}}])
+def test_conditional_private_samples_keep_the_declared_bounds(penguins, condition):
+    """``given`` and ``forbid`` draw the free cells as ``sample`` does, truncated to the bounds, and a range on
+    a bounded column is met within the bounds."""
+    out = _synth(_dp(0.2)).fit(penguins).sample(3000, random_state=0, **condition)
+    for c, (lo, hi) in BOUNDS.items():
+        vals = out[c].dropna().astype(float)
+        assert len(vals) and not ((vals < lo) | (vals > hi)).any(), c
+    if "bill_length_mm" in condition.get("given", {}):
+        assert out["bill_length_mm"].between(50, 60).all()
+
+
+def test_a_condition_outside_the_declared_bounds_is_refused(penguins):
+    synth = _synth(_dp(1.0)).fit(penguins)
+    for given in ({"bill_length_mm": 80.0}, {"bill_length_mm": (61, 80)}, {"body_mass_g": (7000, None)}):
+        with pytest.raises(ValueError, match="outside the declared bounds"):
+            synth.sample(10, random_state=0, given=given)

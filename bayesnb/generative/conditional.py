@@ -92,7 +92,7 @@ def check_known_values(post, encoded, given, who="NaiveBayes"):
 
 
 def sample_given(post, encoded, n_columns, *, rng, allowed=None, parameter_uncertainty=True, length=None,
-                 who="NaiveBayes", stacklevel=2):
+                 who="NaiveBayes", stacklevel=2, bounds=None):
     """Draw every feature of each row given its observed cells: ``p(x, state | x_given)``.
 
     Parameters
@@ -113,6 +113,9 @@ def sample_given(post, encoded, n_columns, *, rng, allowed=None, parameter_uncer
         Row totals of blocks with a length model (blocks not given).
     who, stacklevel : str, int
         Estimator name for messages; where warnings point (default 2: the caller).
+    bounds : dict, optional
+        ``{column position: (lo, hi)}`` (a private model's ``DP(bounds=...)``): the drawn cells are
+        truncated to them, as in :func:`~bayesnb.generative.functions.sample_rows`.
 
     Returns
     -------
@@ -131,5 +134,5 @@ def sample_given(post, encoded, n_columns, *, rng, allowed=None, parameter_uncer
     n = resp.shape[0]
     z = draw_categories(resp, rng.random(n)) if n else np.zeros(0, dtype=np.int64)
     columns, z = sample_rows(post, n, n_columns, rng=rng, z=z, length=length, who=who,
-                             stacklevel=stacklevel + 1, params=params)
+                             stacklevel=stacklevel + 1, params=params, bounds=bounds)
     return columns, z, resp

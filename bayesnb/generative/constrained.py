@@ -41,7 +41,7 @@ from .._utils import ZeroProbabilityCondition
 from ..families._numeric import draw_categories
 from ..inference.em import allowed_states
 from ..posterior import joint_log_likelihood_parts
-from ._checks import sample_request
+from ._checks import declared_bounds, sample_request
 from .conditional import check_joint_blocks, check_known_values
 from .conditions import class_set, column_domains, expand_pieces, same_value, split_given
 from .functions import class_log_weights, length_rates, parameter_points, sample_rows
@@ -212,7 +212,7 @@ def log_probability_naive(post, encoded, pieces, set_encoded, domains, *, allowe
 
 
 def draw_naive(post, encoded, pieces, set_encoded, domains, n_columns, *, rng, allowed=None,
-               parameter_uncertainty=True, length=None, who="NaiveBayes", stacklevel=2, n_rows=None):
+               parameter_uncertainty=True, length=None, who="NaiveBayes", stacklevel=2, n_rows=None, bounds=None):
     """Draw each row's state and every cell from ``p(state, x | condition)`` under one set of parameters.
 
     Parameters
@@ -231,6 +231,9 @@ def draw_naive(post, encoded, pieces, set_encoded, domains, n_columns, *, rng, a
     who, stacklevel : str, int
     n_rows : int, optional
         With ``encoded`` (and ``allowed``) of one row: draw ``n_rows`` rows under its condition.
+    bounds : dict, optional
+        ``{column position: (lo, hi)}`` of a private model: the free cells are truncated to them
+        (:func:`~bayesnb.generative.functions.sample_rows`).
 
     Returns
     -------
@@ -256,7 +259,7 @@ def draw_naive(post, encoded, pieces, set_encoded, domains, n_columns, *, rng, a
     P = np.exp(W - lognorm[:, None])
     piece_of, z = np.divmod(draw_categories(np.broadcast_to(P, (n, P.shape[1])), rng.random(n)), S)
     columns, z = sample_rows(post, n, n_columns, rng=rng, z=z, length=length, who=who, stacklevel=stacklevel + 1,
-                             params=params)
+                             params=params, bounds=bounds)
     drawn = {}
     for q, piece in enumerate(pieces):
         rows = np.flatnonzero(piece_of == q)
@@ -300,7 +303,7 @@ def constrained_sample(est, n_samples, y, given, forbid, rng, *, length=None, la
     columns, z, drawn = draw_naive(post, req.encoded, req.pieces, req.set_encoded, req.domains,
                                    int(est.n_features_in_), rng=rng, allowed=allowed,
                                    parameter_uncertainty=parameter_uncertainty and not point, length=length,
-                                   who=who, stacklevel=4, n_rows=req.n if one else None)
+                                   who=who, stacklevel=4, n_rows=req.n if one else None, bounds=declared_bounds(est))
     columns = write_given(write_given(columns, drawn), req.values)
     X = assemble_table(post, columns, z.shape[0], getattr(est, "feature_names_in_", None),
                        getattr(est, "feature_dtypes_", None), sparse=getattr(est, "_fitted_sparse", False))

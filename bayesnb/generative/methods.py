@@ -87,7 +87,7 @@ class GenerativeMixin(SemiSupervisedMixin):
             encoded = encode_given(self._gen_encode, values, labels, n, names, d, self._who)
             check_known_values(post, encoded, {j: v.to_numpy(dtype=object) for j, v in values.items()}, self._who)
             columns, z, _ = sample_given(post, encoded, d, rng=rng, allowed=None if z is None else allowed_states(
-                group, z), length=length, who=self._who, stacklevel=4, **options)
+                group, z), length=length, who=self._who, stacklevel=4, bounds=declared_bounds(self), **options)
             columns = write_given(columns, values)
         X = assemble_table(post, columns, z.shape[0], names, getattr(self, "feature_dtypes_", None),
                            sparse=getattr(self, "_fitted_sparse", False))
