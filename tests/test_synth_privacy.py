@@ -330,3 +330,14 @@ def test_a_condition_outside_the_declared_bounds_is_refused(penguins):
     for given in ({"bill_length_mm": 80.0}, {"bill_length_mm": (61, 80)}, {"body_mass_g": (7000, None)}):
         with pytest.raises(ValueError, match="outside the declared bounds"):
             synth.sample(10, random_state=0, given=given)
+
+
+def test_imputed_draws_of_a_private_model_keep_the_declared_bounds(penguins):
+    synth = _synth(_dp(0.2)).fit(penguins)
+    X, _ = synth.model_table(penguins)
+    X = X.assign(body_mass_g=np.nan, bill_depth_mm=np.nan)
+    for strategy in ("draw", "mean", "mode"):
+        filled = synth.model_.impute(X, strategy=strategy, random_state=0)
+        for c in ("body_mass_g", "bill_depth_mm"):
+            lo, hi = BOUNDS[c]
+            assert filled[c].astype(float).between(lo, hi).all(), (strategy, c)

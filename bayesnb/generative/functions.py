@@ -314,7 +314,7 @@ def state_posterior(post, encoded, points, logw, *, allowed=None, who="NaiveBaye
 
 
 def impute_cells(post, encoded, *, strategy="auto", n_imputations=1, rng, parameter_uncertainty=True,
-                 allowed=None, who="NaiveBayes", stacklevel=2):
+                 allowed=None, who="NaiveBayes", stacklevel=2, bounds=None):
     """Values for the missing cells from ``p(x_miss | x_obs) = sum_k p(k | x_obs) p(x_miss | k)``.
 
     Parameters
@@ -336,6 +336,9 @@ def impute_cells(post, encoded, *, strategy="auto", n_imputations=1, rng, parame
     who, stacklevel : str, int
         Estimator name for messages; where warnings point, as for :func:`warnings.warn`
         called here (default 2: the caller).
+    bounds : dict, optional
+        ``{column position: (lo, hi)}`` of a private model: with ``"draw"``, a value drawn outside is
+        drawn again as in :func:`sample_rows`.
 
     Returns
     -------
@@ -355,7 +358,13 @@ def impute_cells(post, encoded, *, strategy="auto", n_imputations=1, rng, parame
             miss = b.family.gen_missing(e)
             if (miss.nnz if sp.issparse(miss) else miss.any()):
                 how = b.family.default_fill if strategy == "auto" else strategy
-                cells.append(_block_cells(b, b.family.gen_fill(p, e, resp, how, z, rng, rate=rt), miss))
+                filled = b.family.gen_fill(p, e, resp, how, z, rng, rate=rt)
+                if how == "draw" and bounds and isinstance(filled, np.ndarray) and filled.ndim == 2:
+                    for i, c in enumerate(b.columns):
+                        if int(c) in bounds:
+                            filled[:, i] = _truncate(b, p, z, rng, None, i, filled[:, i], bounds[int(c)], who,
+                                                     stacklevel + 1)
+                cells.append(_block_cells(b, filled, miss))
         outs.append(cells)
     return outs
 

@@ -297,7 +297,8 @@ class GenerativeMixin(SemiSupervisedMixin):
         draws = median_draws(self, X, y, latent)  # "auto"'s conditional medians (generative.values)
         outs = [complete(self, X, cells, strategy, draws, median_cells) for cells in impute_cells(
             post, encoded, strategy=strategy, n_imputations=m, rng=rng, allowed=allowed, who=self._who,
-            parameter_uncertainty=parameter_uncertainty and not point, stacklevel=stacklevel + 1)]
+            parameter_uncertainty=parameter_uncertainty and not point, stacklevel=stacklevel + 1,
+            bounds=declared_bounds(self))]
         return outs[0] if m == 1 else outs
 
     # -------------------------------------------------------------- latent class
