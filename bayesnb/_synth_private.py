@@ -36,6 +36,11 @@ post-processing:
   within ``[ceil(lo), floor(hi)]`` (a ``given`` / ``forbid`` range on it is widened to the draws that
   round into it: :func:`whole_conditions`); a float column is not rounded.
 - ``support="observed"`` keeps each context's *released* (noisy) counts: post-processing.
+- **released counts**: a categorical column that every row counts in (its missing cells a category,
+  an indicator, or a dtype that holds none) has its counts in a class projected onto the released
+  class count where they sum above it (:data:`COUNT_PROJECTION`): post-processing.
+- **conditions**: ``given`` / ``forbid`` draw the free cells truncated to the bounds, a ``given``
+  range is met within them and a value outside them is refused (:func:`whole_conditions`).
 """
 
 from __future__ import annotations

@@ -440,8 +440,9 @@ class Synthesizer(BaseEstimator):
         -------
         DataFrame of shape (n_samples, n_columns)
             The target column (if any) holds classes seen in training; categorical columns hold
-            categories seen in training; integer columns stay integer where the chosen family
-            draws whole numbers (see ``synthetic_report``'s support checks). With
+            categories seen in training (with ``privacy``: the declared ones); integer columns stay
+            integer where the chosen family draws whole numbers (see ``synthetic_report``'s support
+            checks; with ``privacy``, rounded within the bounds). With
             ``return_probability``, ``(DataFrame, p)``: ``p`` a float (an array, one per row, for
             per-row values).
 
