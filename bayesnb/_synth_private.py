@@ -26,10 +26,11 @@ post-processing:
   a numeric column gets its missing-indicator node, a Categorical over ``[False, True]`` released
   like any column (one more statistic). Which columns have a missing cell is never read.
   ``missing="drop"``: neither, no budget for them, no missing cell drawn.
-- **structure**: ``structure="auto"`` is :data:`DP_STRUCTURE` (the best the private estimator
-  learns; ``"naive"`` while the estimator refuses a learned structure under privacy); another
-  structure is passed to the estimator as given (which refuses it today with its own message). No
-  held-out split, no edge-score choice, no ``k`` widening: each reads the raw rows.
+- **structure**: ``structure="auto"`` is :data:`DP_STRUCTURE`, the estimator's private ``"auto"``
+  (naive or TAN by a rule on public quantities, ``auto_cv=False``; docs/privacy.md "Private
+  structure"); ``"tan"``/``"kdb"`` are passed to the estimator as given, selected there with the
+  exponential mechanism. No held-out split, no edge-score choice, no ``k`` widening: each reads the
+  raw rows.
 - **latent classes**: ``latent="auto"`` considers none; a number of components is refused (EM on
   the raw rows releases them without noise).
 - **integers**: a column of integer dtype (public schema) is sampled rounded to a whole number
@@ -62,8 +63,8 @@ from .privacy import DP, project_simplex
 __all__ = ["COUNT_PROJECTION", "DP_STRUCTURE", "MISSING_CATEGORY", "fill_missing", "fit_private",
            "missing_categories", "private_draws", "private_indicators", "whole_conditions"]
 
-#: what ``structure="auto"`` fits under privacy: ``"auto"`` once the estimator learns a structure privately
-DP_STRUCTURE = "naive"
+#: what ``structure="auto"`` fits under privacy: the estimator's private ``"auto"`` (a rule on public quantities)
+DP_STRUCTURE = "auto"
 #: the last category of a private model's categorical column whose missing cells are modelled
 MISSING_CATEGORY = "__missing__"
 #: how :func:`fit_private` post-processes released counts that sum to a class count: ``"capped"`` (onto
@@ -282,8 +283,10 @@ def fit_private(synth, data, split_table):
     synth._model_columns = list(X.columns)
     synth._forbidden = forbidden_pairs(synth._model_columns, synth.missing_indicators_)
     params = {} if structure == "naive" else {"structure": structure, "forbidden_edges": synth._forbidden}
+    if structure == "auto":  # the estimator's private rule (public quantities only); its CV check reads raw rows
+        params["auto_cv"] = False
     synth.model_ = NaiveBayes(features, privacy=dp, **params).fit(X, labels)
-    if structure == "naive" and COUNT_PROJECTION:  # (a learned structure's contexts are not the classes)
+    if synth.model_.structure_kind_ == "naive" and COUNT_PROJECTION:  # (a structure's contexts are not the classes)
         _project_counts(synth.model_, list(synth.missing_indicators_.values()) + [
             c for c in _categorical(X, cats) if c in with_category or not _may_miss(X[c].dtype)])
     synth.dtypes_ = _public_dtypes(data, cats, synth.target, dp.classes)
@@ -291,7 +294,7 @@ def fit_private(synth, data, split_table):
     synth.model_.feature_dtypes_ = np.asarray([synth.dtypes_[c] if c in synth.dtypes_ and isinstance(
         synth.dtypes_[c], pd.CategoricalDtype) else t for c, t in zip(X.columns, synth.model_.feature_dtypes_)],
         dtype=object)
-    synth.latent_, synth.chosen_ = None, f"{structure} (private)"
+    synth.latent_, synth.chosen_ = None, f"{synth.model_.structure_kind_} (private)"  # what "auto" chose
     synth.selection_ = pd.DataFrame([{"candidate": synth.chosen_, "log_evidence": np.nan, "cv_log_loss": np.nan,
                                       "holdout_loglik": np.nan, "chosen": True,
                                       "note": f"privacy: {dp.epsilon:g}-DP fit, nothing selected on the raw rows"}])

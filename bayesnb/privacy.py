@@ -26,6 +26,7 @@ __all__ = ["DP", "Budget", "analytic_gaussian_sigma", "project_simplex"]
 
 
 _MECHANISMS = ("laplace", "gaussian")
+_ROW_NORMS = ("l1", "l2")
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,8 @@ class DP:
     row_length : float, optional
         The largest total count ``L > 0`` of one row of a count block (Multinomial,
         Complement), declared without looking at the data: a longer row is scaled down to
-        total ``L`` (its proportions kept). Required for those blocks.
+        total ``L`` (its proportions kept). Required for those blocks. With ``row_norm="l2"``,
+        the largest Euclidean norm of a row instead.
     mechanism : {"laplace", "gaussian"}, default="laplace"
         Laplace noise calibrated to the L1 sensitivity (pure epsilon-DP), or Gaussian noise
         calibrated to the L2 sensitivity with the analytic calibration ((epsilon, delta)-DP).
@@ -55,11 +57,28 @@ class DP:
     classes : array-like
         The class labels, declared (required to fit: read from ``y``, a label that only one
         row has would be revealed; None is refused with a clear error).
+    row_norm : {"l1", "l2"}, default="l1"
+        Which norm of a count block's row ``row_length`` bounds. ``"l1"``: its total count
+        (Laplace or Gaussian noise). ``"l2"``: its Euclidean norm, a row above it scaled down to
+        norm ``row_length``; L2 sensitivity ``sqrt(2) * row_length`` whatever the number of
+        columns, so the noise per cell does not grow with the vocabulary; needs
+        ``mechanism="gaussian"`` (the L1 sensitivity of such rows grows with the number of columns).
+    noise_prior : float, default=0.0
+        Noise-aware smoothing of a count block: ``noise_prior`` noise standard deviations of
+        pseudo-count added to every released cell (post-processing; ``>= 0``). A cell within a
+        few noise sds of 0 cannot be told from 0; the pseudo-count keeps such cells from swinging
+        ``log theta`` and vanishes as epsilon grows.
+    class_share : float, optional
+        The fraction ``0 < s < 1`` of epsilon (and delta) spent on the class counts; the rest is
+        split over the blocks as usual. None: one share like every other statistic. A count
+        block is one statistic, so by default the class counts take half the budget of a text
+        model; they only set the class prior, and a small share (e.g. 0.05) leaves the rest to
+        the word counts.
 
     Examples
     --------
-    >>> DP(1.0)
-    DP(epsilon=1.0, delta=0.0, bounds=None, mechanism='laplace', random_state=None, classes=None, row_length=None)
+    >>> DP(1.0, delta=1e-5, mechanism="gaussian", row_length=1.0, row_norm="l2").row_norm
+    'l2'
     """
 
     epsilon: float
@@ -69,6 +88,9 @@ class DP:
     random_state: Any = None
     classes: Any = None
     row_length: Any = None
+    row_norm: str = "l1"
+    noise_prior: float = 0.0
+    class_share: Any = None
 
     def __post_init__(self):
         eps, delta = self.epsilon, self.delta
@@ -89,6 +111,7 @@ class DP:
                               or L <= 0):
             raise ValueError(f"DP: row_length must be a finite number > 0 (the largest total count of a row of "
                              f"a count block) or None; received {L!r}.")
+        self._check_count_settings()
         if self.bounds is not None:
             if not isinstance(self.bounds, dict):
                 raise TypeError(f"DP: bounds must be a dict {{column: (lo, hi)}} or None; received "
@@ -99,6 +122,21 @@ class DP:
                 if not ok or not b[0] < b[1]:
                     raise ValueError(f"DP: bounds[{key!r}] must be a pair of finite numbers (lo, hi) with "
                                      f"lo < hi; received {b!r}.")
+
+    def _check_count_settings(self):
+        if self.row_norm not in _ROW_NORMS:
+            raise ValueError(f"DP: row_norm must be 'l1' or 'l2'; received {self.row_norm!r}.")
+        if self.row_norm == "l2" and self.mechanism != "gaussian":
+            raise ValueError("DP: row_norm='l2' bounds a row's Euclidean norm, which bounds only the L2 "
+                             "sensitivity: it needs mechanism='gaussian' (with delta > 0); the Laplace mechanism "
+                             "needs row_norm='l1'.")
+        c = self.noise_prior
+        if isinstance(c, bool) or not isinstance(c, numbers.Real) or not math.isfinite(c) or c < 0:
+            raise ValueError(f"DP: noise_prior must be a finite number >= 0 (noise sds of pseudo-count); "
+                             f"received {c!r}.")
+        s = self.class_share
+        if s is not None and (isinstance(s, bool) or not isinstance(s, numbers.Real) or not 0 < s < 1):
+            raise ValueError(f"DP: class_share must be a number with 0 < class_share < 1, or None; received {s!r}.")
 
     def budget(self) -> Budget:
         """The whole budget, with its noise generator."""
@@ -112,7 +150,9 @@ class DP:
         classes = None if self.classes is None else list(np.asarray(self.classes).tolist())
         return {"epsilon": float(self.epsilon), "delta": float(self.delta), "bounds": bounds,
                 "mechanism": self.mechanism, "random_state": rs, "classes": classes,
-                "row_length": None if self.row_length is None else float(self.row_length)}
+                "row_length": None if self.row_length is None else float(self.row_length),
+                "row_norm": self.row_norm, "noise_prior": float(self.noise_prior),
+                "class_share": None if self.class_share is None else float(self.class_share)}
 
 
 @dataclass(frozen=True)

@@ -22,13 +22,19 @@ Printed as a markdown table, mean ± sd over the seeds. A third table is the iss
 With ``--text``, count data instead (MultinomialNB, the block's budget on one count vector
 per row): 20 Newsgroups (its bydate split, 11,314 train / 7,532 test documents, 20 classes)
 and SMS spam (5,574 messages, 70/30 stratified split), read from ``../shared/data`` (skipped,
-with the reason printed, when absent). Words are hashed (``HashingVectorizer``, 2**14 columns,
-no sign, raw counts): the columns are public and no vocabulary is read from the training
-text. Every row is scaled down to ``DP(row_length=L)`` tokens, ``L`` declared (``--row-length``,
-default 20; see docs/privacy.md). Per epsilon: test
-accuracy (mean ± sd over the noise seeds), plus two references: ``inf (no privacy)``, the
-ordinary fit on raw counts, and ``inf, rows scaled to L``, the same without noise (the cost
-of the row-length bound alone).
+with the reason printed, when absent). Words are hashed (``HashingVectorizer``, no sign): the
+columns are public and no vocabulary is read from the training text. Two releases
+(:data:`TEXT_MECHANISMS`, ``--mechanism`` picks; docs/privacy.md): ``l1``, raw counts in 2**14
+columns with each row scaled down to ``DP(row_length=20)`` tokens and Laplace noise; ``l2``,
+``log(1 + count)`` in 2**16 columns without English stop words, each row scaled down to
+Euclidean norm 1 (``DP(row_norm="l2")``), Gaussian noise (delta 1e-5), 5% of the budget on the
+class counts. Per epsilon: test accuracy (mean ± sd over the noise seeds), plus two references:
+``inf (no privacy)``, the ordinary fit on the same features, and ``inf, rows scaled``, the same
+on the scaled rows without noise (the cost of the row bound alone). ``--diagnose`` adds, at
+epsilon 1, the noise sd per cell against the number of cells per class whose exact count
+exceeds it, for several releases; ``--sweep`` prints instead the validation accuracy per
+``DP(noise_prior=...)`` on a 70/30 split of each training set (test rows unused);
+``--noise-prior`` and ``--row-length`` override the release's value.
 
 With ``--adult DIR`` (UCI Adult's ``adult.data`` and ``adult.test``, not shipped: see
 ``benchmarks/_census.py``), the census table too (``--census-only``: only it): NaiveBayes on
@@ -44,11 +50,20 @@ the Gaussian model's first seed (``--no-fidelity``: none), and diffprivlib's Gau
 six numeric columns with the same bounds when it imports. When ``DIR`` is not given or lacks
 the files, the census part is skipped with a message.
 
+With ``--structure``, private naive against private TAN and k-DB (docs/privacy.md, "Private
+structure") on house votes and penguins at epsilon 1 and 5 (each seed its own 70/30 split and
+noise), test accuracy mean ± sd; ``--shares`` also fits TAN with other structure shares of epsilon
+(``STRUCTURE_SHARE`` patched per fit: the experiment behind the default). With ``--adult-file
+FILE`` (UCI's ``adult.data``), the same on the census rows (70/30 split of that file, codebook
+categories and bounds).
+
 Usage::
 
     python benchmarks/bench_privacy.py [--seeds 5] [--adult DIR]
     python benchmarks/bench_privacy.py --adult DIR --census-only [--seeds 10] [--no-fidelity] [--ablate]
-    python benchmarks/bench_privacy.py --text [--seeds 3] [--row-length 1]
+    python benchmarks/bench_privacy.py --text [--seeds 5] [--diagnose] [--mechanism l2] [--noise-prior 3]
+    python benchmarks/bench_privacy.py --text --sweep [--seeds 3]
+    python benchmarks/bench_privacy.py --structure [--seeds 5] [--shares 0.1 0.3 0.5] [--adult-file FILE]
 """
 
 from __future__ import annotations
@@ -328,19 +343,44 @@ def sms_spam():
     return list(tr["text"]), tr["label"].to_numpy(), list(te["text"]), te["label"].to_numpy()
 
 
-def text_run(data, seeds, row_length, n_features=2**14):
-    """Accuracy of MultinomialNB per epsilon on hashed word counts (see the module docstring)."""
+#: the text mechanisms compared: the count-block release of docs/privacy.md "Text (count blocks)"
+TEXT_MECHANISMS = {
+    # rows' total count bounded by L, Laplace noise per cell, raw hashed counts (the first mechanism)
+    "l1": {"features": {"n_features": 2**14, "stop_words": None, "tf": "raw"},
+           "dp": {"row_length": 20.0}},
+    # rows' Euclidean norm bounded by 1, Gaussian noise (L2 sensitivity sqrt 2), sublinear counts,
+    # English stop words dropped, 5% of the budget on the class counts; noise_prior 0 (the value
+    # --sweep picks on SMS spam's training part; --noise-prior overrides it)
+    "l2": {"features": {"n_features": 2**16, "stop_words": "english", "tf": "log"},
+           "dp": {"row_length": 1.0, "row_norm": "l2", "mechanism": "gaussian", "delta": 1e-5,
+                  "noise_prior": 0.0, "class_share": 0.05}},
+}
+
+
+def text_features(data, n_features, stop_words, tf):
+    """Hashed word counts (no vocabulary read from the text), ``log(1 + count)`` with ``tf="log"``."""
     texts_tr, ytr, texts_te, yte = data
-    hv = HashingVectorizer(n_features=n_features, alternate_sign=False, norm=None)
-    Xtr, Xte = hv.transform(texts_tr), hv.transform(texts_te)
+    hv = HashingVectorizer(n_features=n_features, alternate_sign=False, norm=None, stop_words=stop_words)
+    Xtr, Xte = hv.transform(texts_tr).tocsr(), hv.transform(texts_te).tocsr()
+    if tf == "log":
+        Xtr.data, Xte.data = np.log1p(Xtr.data), np.log1p(Xte.data)
+    return Xtr, ytr, Xte, yte
+
+
+def text_run(data, seeds, mechanism, overrides=None):
+    """Accuracy of MultinomialNB per epsilon for one text mechanism (see the module docstring)."""
+    spec = TEXT_MECHANISMS[mechanism]
+    dpk = {**spec["dp"], **(overrides or {})}
+    Xtr, ytr, Xte, yte = text_features(data, **spec["features"])
     classes = sorted(set(ytr))
+    L, norm = dpk["row_length"], dpk.get("row_norm", "l1")
     rows = [{"epsilon": math.inf, "fit": "inf (no privacy)",
              "accuracy": float((bn.MultinomialNB().fit(Xtr, ytr).predict(Xte) == yte).mean())},
-            {"epsilon": math.inf, "fit": f"inf, rows scaled to L={row_length:g}",
-             "accuracy": float((bn.MultinomialNB().fit(scale_rows(Xtr, row_length), ytr).predict(Xte) == yte).mean())}]
+            {"epsilon": math.inf, "fit": f"inf, rows scaled to {norm} norm {L:g}",
+             "accuracy": float((bn.MultinomialNB().fit(scale_rows(Xtr, L, norm), ytr).predict(Xte) == yte).mean())}]
     for eps in EPSILONS[:-1]:
         for seed in range(seeds):
-            dp = bn.DP(eps, row_length=row_length, classes=classes, random_state=1000 + seed)
+            dp = bn.DP(eps, classes=classes, random_state=1000 + seed, **dpk)
             model = bn.MultinomialNB(privacy=dp).fit(Xtr, ytr)
             rows.append({"epsilon": eps, "fit": f"{eps:g}", "accuracy": float((model.predict(Xte) == yte).mean())})
     frame = pd.DataFrame(rows)
@@ -352,20 +392,168 @@ def text_run(data, seeds, row_length, n_features=2**14):
         lines.append(f"| {fit} | {acc.mean():.3f} ± {sd:.3f} | {acc.mean() - exact:+.3f} |")
     majority = pd.Series(yte).value_counts(normalize=True).iloc[0]
     lines.append(f"\n(majority class of the test set: {majority:.3f}; {Xtr.shape[0]} train / {Xte.shape[0]} test rows, "
-                 f"{len(classes)} classes, median row length {np.median(np.asarray(Xtr.sum(axis=1)).ravel()):g} tokens)")
+                 f"{len(classes)} classes, {Xtr.shape[1]} hashed columns; DP settings {dpk})")
     return "\n".join(lines)
 
 
-def text_main(seeds, row_length):
+def text_diagnose(data, eps=1.0):
+    """Signal per (class, cell) against the noise sd per cell, at ``eps``, for several releases.
+
+    For each: the block's share of epsilon, the noise sd per cell, and per class (median over the
+    classes) the number of cells whose exact count exceeds the noise sd and the share of the
+    class's mass in them; then the test accuracy of one noise seed.
+    """
+    from bayesnb.families._private import row_sensitivity
+    from bayesnb.privacy import DP
+    configs = [("l1 Laplace, raw counts, 2**14 cols, L=20", 2**14, None, "raw", {"row_length": 20.0}),
+               ("l1 Laplace, raw counts, 2**10 cols, L=20", 2**10, None, "raw", {"row_length": 20.0}),
+               ("l1 Laplace, raw counts, 2**14 cols, L=1", 2**14, None, "raw", {"row_length": 1.0}),
+               ("l2 Gaussian, raw counts, 2**14 cols", 2**14, None, "raw",
+                {"row_length": 1.0, "row_norm": "l2", "mechanism": "gaussian", "delta": 1e-5}),
+               ("l2 Gaussian, log counts, stop words, 2**16 cols", 2**16, "english", "log",
+                {"row_length": 1.0, "row_norm": "l2", "mechanism": "gaussian", "delta": 1e-5}),
+               ("  + class_share=0.05", 2**16, "english", "log",
+                {"row_length": 1.0, "row_norm": "l2", "mechanism": "gaussian", "delta": 1e-5, "class_share": 0.05}),
+               ("  + noise_prior=10", 2**16, "english", "log", {**TEXT_MECHANISMS["l2"]["dp"], "noise_prior": 10.0})]
+    lines = ["| release | block epsilon | noise sd per cell | cells above noise per class | class mass in them "
+             "| accuracy (1 seed) |", "|---|---|---|---|---|---|"]
+    for name, d, sw, tf, kw in configs:
+        Xtr, ytr, Xte, yte = text_features(data, d, sw, tf)
+        classes = sorted(set(ytr))
+        dp = DP(eps, classes=classes, random_state=1000, **kw)
+        model = bn.MultinomialNB(privacy=dp).fit(Xtr, ytr)
+        b_eps, b_delta = [v for k, v in model.privacy_spent_["split"].items() if k.startswith("block")][0]
+        from bayesnb.privacy import Budget
+        sens = row_sensitivity(dp.row_length, dp.row_norm, d)
+        sd = math.sqrt(Budget(b_eps, b_delta, dp.mechanism, None).noise_variance(*sens))
+        Xs = scale_rows(Xtr, dp.row_length, dp.row_norm)
+        onehot = (np.asarray(ytr)[:, None] == np.asarray(classes)[None, :]).astype(float)
+        S = np.asarray((Xs.T @ onehot).T)
+        above = S > sd
+        n_above = np.median(above.sum(1))
+        share = np.median((S * above).sum(1) / S.sum(1))
+        acc = float((model.predict(Xte) == yte).mean())
+        lines.append(f"| {name} | {b_eps:.3f} | {sd:.2f} | {n_above:.0f} of {d} | {share:.2f} | {acc:.3f} |")
+    return "\n".join(lines)
+
+
+def text_sweep(data, seeds, priors=(0.0, 1.0, 3.0, 10.0, 30.0), eps_list=(0.5, 1.0, 2.0)):
+    """Validation accuracy of the l2 mechanism per ``noise_prior``, on a dataset's training part only.
+
+    The training rows are split 70/30 again (stratified, seed 1); the test rows are not used. (Under
+    DP, choosing a hyperparameter on the private data itself costs budget too: every fit tried is a
+    release. The protocol of docs/privacy.md takes the value chosen on SMS spam, a public stand-in,
+    for 20 Newsgroups.)
+    """
+    texts, y = data[0], data[1]
+    tr_t, va_t, tr_y, va_y = train_test_split(texts, y, test_size=0.3, stratify=y, random_state=1)
+    Xtr, ytr, Xva, yva = text_features((tr_t, tr_y, va_t, va_y), **TEXT_MECHANISMS["l2"]["features"])
+    lines = ["| noise_prior | " + " | ".join(f"epsilon {e:g}" for e in eps_list) + " |",
+             "|---" * (len(eps_list) + 1) + "|"]
+    for c in priors:
+        cells = []
+        for eps in eps_list:
+            acc = [float((bn.MultinomialNB(privacy=bn.DP(eps, classes=sorted(set(ytr)), random_state=2000 + s,
+                                                         **{**TEXT_MECHANISMS["l2"]["dp"], "noise_prior": c}))
+                          .fit(Xtr, ytr).predict(Xva) == yva).mean()) for s in range(seeds)]
+            cells.append(f"{np.mean(acc):.3f} ± {np.std(acc, ddof=1) if seeds > 1 else 0.0:.3f}")
+        lines.append(f"| {c:g} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def text_main(seeds, mechanisms, row_length=None, diagnose=False, sweep=False, noise_prior=None):
     for name, load in (("20 Newsgroups (bydate)", newsgroups), ("SMS spam", sms_spam)):
-        t0 = time.perf_counter()
         data = load()
         if isinstance(data, str):
             print(f"\n### {name}: skipped ({data})")
             continue
-        out = text_run(data, seeds, row_length)
-        print(f"\n### {name}, MultinomialNB, L={row_length:g}: {seeds} seeds, {time.perf_counter() - t0:.1f} s\n")
-        print(out)
+        if sweep:
+            t0 = time.perf_counter()
+            out = text_sweep(data, seeds)
+            print(f"\n### {name}, training part only (a 70/30 split of it): validation accuracy per noise_prior "
+                  f"of the l2 mechanism, {seeds} seeds, {time.perf_counter() - t0:.1f} s\n")
+            print(out)
+            continue
+        if diagnose:
+            t0 = time.perf_counter()
+            out = text_diagnose(data)
+            print(f"\n### {name}: signal against noise per cell at epsilon = 1, {time.perf_counter() - t0:.1f} s\n")
+            print(out)
+        for mech in mechanisms:
+            t0 = time.perf_counter()
+            over = {} if row_length is None else {"row_length": row_length}
+            if noise_prior is not None:
+                over["noise_prior"] = noise_prior
+            out = text_run(data, seeds, mech, over)
+            print(f"\n### {name}, MultinomialNB, {mech} mechanism: {seeds} seeds, {time.perf_counter() - t0:.1f} s\n")
+            print(out)
+
+
+def structure_run(dataset, seeds, shares, epsilons=(1.0, 5.0)):
+    """Private naive, TAN and k-DB (and TAN at other structure shares): test accuracy per seed."""
+    from bayesnb.structure import private_fit
+
+    df, target, make, bounds = dataset()
+    classes = sorted(df[target].unique())
+    default = private_fit.STRUCTURE_SHARE
+    fits = [("naive", "naive", default), ("tan", "tan", default), ("kdb (k=2)", "kdb", default)]
+    fits += [(f"tan, share {sh:g}", "tan", sh) for sh in shares if sh != default]
+    rows = []
+    for eps in (*epsilons, math.inf):
+        for seed in range(seeds):
+            train, test = train_test_split(df, test_size=0.3, stratify=df[target], random_state=seed)
+            X, y = train.drop(columns=[target]), train[target]
+            for name, structure, share in fits:
+                if math.isinf(eps) and share != default:
+                    continue
+                dp = None if math.isinf(eps) else bn.DP(eps, bounds=bounds, classes=classes, random_state=1000 + seed)
+                model = make(dp)
+                if structure != "naive" and math.isinf(eps) and isinstance(model, bn.NaiveBayes):
+                    model = bn.NaiveBayes(structure=structure)  # no privacy: features="auto" (a structure's own)
+                else:
+                    model.set_params(structure=structure)
+                private_fit.STRUCTURE_SHARE = share
+                try:
+                    t0 = time.perf_counter()
+                    model.fit(X, y)
+                    fit_s = time.perf_counter() - t0
+                finally:
+                    private_fit.STRUCTURE_SHARE = default
+                acc = float((model.predict(test.drop(columns=[target])) == test[target]).mean())
+                rows.append({"epsilon": eps, "model": name, "accuracy": acc, "fit s": fit_s})
+    return pd.DataFrame(rows)
+
+
+def adult_file_dataset(path):
+    """UCI's adult.data alone as a dataset of :func:`structure_run` (codebook categories and bounds)."""
+    from _census import _read
+
+    def dataset():
+        df = _read(path)
+        features, bounds = adult_features(False)
+        return df, TARGET, lambda dp: bn.NaiveBayes(features, privacy=dp), bounds
+    return dataset
+
+
+def structure_table(frame):
+    lines = ["| epsilon | model | accuracy (mean ± sd) | worst seed | fit s (mean) |", "|---|---|---|---|---|"]
+    for (eps, model), g in frame.groupby(["epsilon", "model"], sort=False):
+        sd = g["accuracy"].std(ddof=1) if len(g) > 1 else 0.0
+        lines.append(f"| {'inf (no privacy)' if math.isinf(eps) else f'{eps:g}'} | {model} | "
+                     f"{g['accuracy'].mean():.3f} ± {sd:.3f} | {g['accuracy'].min():.3f} | {g['fit s'].mean():.2f} |")
+    return "\n".join(lines)
+
+
+def structure_main(seeds, shares, adult_file=None):
+    sets = [("house votes (435 rows, CategoricalNB)", votes),
+            ("penguins (333 complete rows, Gaussian + Categorical)", penguins)]
+    if adult_file:
+        sets.append(("census adult.data (70/30 split of 32,561 rows)", adult_file_dataset(adult_file)))
+    for name, dataset in sets:
+        t0 = time.perf_counter()
+        frame = structure_run(dataset, seeds, shares)
+        print(f"\n### {name}: {seeds} seeds, {time.perf_counter() - t0:.1f} s\n")
+        print(structure_table(frame))
 
 
 def table(frame):
@@ -381,16 +569,30 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--text", action="store_true", help="count data: 20 Newsgroups and SMS spam")
-    parser.add_argument("--row-length", type=float, default=20.0, help="DP(row_length=L) of --text")
+    parser.add_argument("--row-length", type=float, default=None,
+                        help="DP(row_length=L) of --text (default: the mechanism's, 20 for l1 and 1 for l2)")
+    parser.add_argument("--mechanism", choices=sorted(TEXT_MECHANISMS), action="append",
+                        help="text release(s) to run (repeatable; default: l2 and l1)")
+    parser.add_argument("--noise-prior", type=float, default=None, help="--text: DP(noise_prior=...) override")
+    parser.add_argument("--diagnose", action="store_true", help="--text: signal against noise per cell at epsilon 1")
+    parser.add_argument("--sweep", action="store_true",
+                        help="--text: validation accuracy per noise_prior on each training part (a 70/30 split of it)")
     parser.add_argument("--adult", metavar="DIR", default=None,
                         help="a folder with UCI's adult.data and adult.test: adds the census table")
     parser.add_argument("--census-only", action="store_true", help="with --adult: only the census table")
     parser.add_argument("--no-fidelity", action="store_true", help="census: accuracy only (no synthetic report)")
     parser.add_argument("--ablate", action="store_true",
                         help="census: also each family's statistics released exactly in turn, at epsilon 1")
+    parser.add_argument("--structure", action="store_true", help="private naive vs private TAN and k-DB")
+    parser.add_argument("--shares", type=float, nargs="*", default=[], help="--structure: other structure shares")
+    parser.add_argument("--adult-file", default=None, help="--structure: UCI's adult.data (70/30 split)")
     args = parser.parse_args()
+    if args.structure:
+        structure_main(args.seeds, args.shares, args.adult_file)
+        return
     if args.text:
-        text_main(args.seeds, args.row_length)
+        text_main(args.seeds, args.mechanism or ["l2", "l1"], args.row_length, args.diagnose, args.sweep,
+                  args.noise_prior)
         return
     if args.census_only:
         adult_main(args.adult, args.seeds, not args.no_fidelity, args.ablate)

@@ -266,7 +266,13 @@ def refusals(votes, penguins):
          "names column 'wings'"),
         (lambda: nb.partial_fit(Xv, yv, classes=PARTIES), "partial_fit is not available"),
         (lambda: nb.fit(Xv, yv, sample_weight=np.ones(len(yv))), "sample_weight is not available"),
-        (lambda: bn.CategoricalNB(categories=cats, structure="tan", privacy=dp).fit(Xv, yv), "structure='tan'"),
+        (lambda: bn.CategoricalNB(categories=cats, structure="auto", privacy=dp).fit(Xv, yv), "pass auto_cv=False"),
+        (lambda: bn.NaiveBayes({NUMERIC: bn.Gaussian(), ("island", "sex", "year"): bn.Categorical(categories=CATS)},
+                               structure="tan", privacy=bn.DP(1.0, classes=SPECIES, bounds={
+                                   k: v for k, v in BOUNDS.items() if k != "body_mass_g"})).fit(Xp, yp),
+         "bins numeric column 'body_mass_g' between its declared bounds"),
+        (lambda: bn.NaiveBayes({(0, 1): bn.Multinomial()}, structure="tan", privacy=bn.DP(1.0, classes=PARTIES,
+                               row_length=5)).fit(np.ones((435, 2)), yv), "fit it with structure='naive'"),
         (lambda: nb.fit_latent_class(Xv, yv), "fit_latent_class is not available"),
         (lambda: nb.fit_semi_supervised(Xv, yv), "fit_semi_supervised is not available"),
         (lambda: bn.MultinomialNB(privacy=dp).fit(np.ones((435, 3)), yv), "bound on the length of a row"),
@@ -284,26 +290,31 @@ def test_what_breaks_the_guarantee_is_refused(votes, penguins):
 
 @pytest.mark.parametrize("structure", ["auto", "tan", "kdb"])
 @pytest.mark.parametrize("how", ["NaiveBayes auto", "NaiveBayes dict", "CategoricalNB", "partial_fit"])
-def test_a_structure_under_privacy_is_refused_for_privacy_not_for_the_features(votes, penguins, structure, how):
-    """Issue 28, defect 7: the refusal names privacy (and private structure selection), before any
-    features check, whichever estimator and features are given."""
+def test_a_structure_under_privacy_is_fitted_privately_or_refused_naming_privacy(votes, penguins, structure, how):
+    """Issue 28: a structure under privacy is learned privately (docs/privacy.md, "Private structure");
+    what still cannot be private is refused with a message naming privacy, not the structure."""
     Xv, yv = votes
     Xp, yp = penguins
-    dpp = bn.DP(1.0, classes=SPECIES, bounds=BOUNDS)
-    dpv = bn.DP(1.0, classes=PARTIES)
+    dpp = bn.DP(1.0, classes=SPECIES, bounds=BOUNDS, random_state=0)
+    dpv = bn.DP(1.0, classes=PARTIES, random_state=0)
     cats = [["n", "y"]] * Xv.shape[1]
     call = {
-        "NaiveBayes auto": lambda: bn.NaiveBayes(structure=structure, privacy=dpp).fit(Xp, yp),
-        "NaiveBayes dict": lambda: bn.NaiveBayes(penguin_features(), structure=structure, privacy=dpp).fit(Xp, yp),
-        "CategoricalNB": lambda: bn.CategoricalNB(categories=cats, structure=structure, privacy=dpv).fit(Xv, yv),
-        "partial_fit": lambda: bn.CategoricalNB(categories=cats, structure=structure,
+        "NaiveBayes auto": lambda: bn.NaiveBayes(structure=structure, privacy=dpp, auto_cv=False).fit(Xp, yp),
+        "NaiveBayes dict": lambda: bn.NaiveBayes(penguin_features(), structure=structure, privacy=dpp,
+                                                 auto_cv=False).fit(Xp, yp),
+        "CategoricalNB": lambda: bn.CategoricalNB(categories=cats, structure=structure, privacy=dpv,
+                                                  auto_cv=False).fit(Xv, yv),
+        "partial_fit": lambda: bn.CategoricalNB(categories=cats, structure=structure, auto_cv=False,
                                                 privacy=dpv).partial_fit(Xv, yv, classes=PARTIES),
     }[how]
-    with pytest.raises(ValueError, match=f"structure='{structure}' is not available with privacy=") as info:
+    if how in ("NaiveBayes dict", "CategoricalNB"):
+        model = call()
+        assert model.structure_kind_ in ((structure,) if structure != "auto" else ("naive", "tan"))
+        assert set(model.privacy_spent_["split"]) >= {"class_count"}
+        return
+    match = "features='auto' chooses" if how == "NaiveBayes auto" else "partial_fit is not available with privacy="
+    with pytest.raises(ValueError, match=match):
         call()
-    msg = str(info.value)
-    assert "private structure selection" in msg and "use structure='naive'" in msg
-    assert "features" not in msg
 
 
 # ------------------------------------------------------------------------------ model files

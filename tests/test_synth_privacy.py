@@ -195,7 +195,6 @@ def test_a_private_synthesizer_without_target_has_one_declared_class(penguins):
     ({"categories": {**CATS, "sex": ["female", "male", "__missing__"]}}, None, "the category a private model's"),
     ({"dp": _dp(bounds={**BOUNDS, "flipper_length_mm": (170.2, 170.8)})}, None, "no whole number"),
     ({}, "datetime", "datetime column.*not available with privacy="),
-    ({"structure": "tan"}, None, "privacy"),
 ])
 def test_what_a_private_synthesizer_refuses_is_named(penguins, kwargs, data_change, match):
     data = penguins
@@ -211,10 +210,27 @@ def test_categories_without_privacy_are_refused(penguins):
 
 
 def test_the_private_default_structure_is_passed_to_the_estimator(penguins, monkeypatch):
-    """``structure="auto"`` fits ``DP_STRUCTURE``: once that is a learned structure the estimator receives it."""
+    """``structure="auto"`` fits ``DP_STRUCTURE`` (the estimator's private ``"auto"``, without its CV check)."""
+    assert _synth_private.DP_STRUCTURE == "auto"
+    synth = _synth().fit(penguins)
+    assert synth.model_.structure == "auto" and synth.model_.auto_cv is False
+    assert synth.chosen_ == f"{synth.model_.structure_kind_} (private)"
     monkeypatch.setattr(_synth_private, "DP_STRUCTURE", "tan")
-    with pytest.raises(ValueError, match="structure='tan' is not available with privacy="):
-        _synth().fit(penguins)
+    synth = _synth().fit(penguins)
+    assert synth.model_.structure_kind_ == "tan" and synth.chosen_ == "tan (private)"
+
+
+@pytest.mark.parametrize("structure", ["tan", "kdb"])
+def test_a_private_synthesizer_with_a_learned_structure_samples_inside_the_declared_bounds(penguins, structure):
+    synth = _synth(structure=structure).fit(penguins)
+    assert synth.model_.structure_kind_ == structure
+    assert synth.model_.structure_ != {c: () for c in synth.model_.structure_}  # parents were picked
+    out = synth.sample(3000, random_state=0)
+    for col, (lo, hi) in BOUNDS.items():
+        v = out[col].dropna().astype(float)
+        assert ((v >= lo) & (v <= hi)).all(), col
+    for col, cats in CATS.items():
+        assert set(out[col].dropna()) <= set(cats), col
 
 
 def test_a_pandas_categorical_dtype_keeps_no_category_set_of_the_data(penguins):
@@ -341,3 +357,4 @@ def test_imputed_draws_of_a_private_model_keep_the_declared_bounds(penguins):
         for c in ("body_mass_g", "bill_depth_mm"):
             lo, hi = BOUNDS[c]
             assert filled[c].astype(float).between(lo, hi).all(), (strategy, c)
+

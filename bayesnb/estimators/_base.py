@@ -321,14 +321,18 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         names = [ColumnNames(cols, all_names) for cols, _ in self._specs]
         never_observed = self._track_all_missing([fam.all_missing(e) for (_, fam), e in zip(self._specs, encoded)],
                                                  names, partial)
-        fitted = fit_posterior(classes_, resp, self._specs, encoded, states, names, class_alpha, fit_prior,
-                               class_prior, previous=old, who=who, privacy=privacy, all_names=all_names)
+        fitted = self._fit_posterior(classes_, resp, self._specs, encoded, states, names, class_alpha, fit_prior,
+                                     class_prior, previous=old, who=who, privacy=privacy, all_names=all_names)
         if privacy is not None:  # which columns have no observed cell is read from the raw rows: not kept
             fitted, self.privacy_spent_ = fitted
             never_observed = [np.zeros_like(a) for a in never_observed]  # (its reader, partial_fit, is refused)
         elif not partial:  # a refit without privacy is not DP, whatever an earlier fit was
             self.__dict__.pop("privacy_spent_", None)
         return self._store_posterior(fitted, never_observed)
+
+    def _fit_posterior(self, *args, **kwargs):
+        """:func:`bayesnb.inference.conjugate.fit_posterior` (a hook: a private structure releases its own)."""
+        return fit_posterior(*args, **kwargs)
 
     def _store_posterior(self, posterior, never_observed):
         """Keep a fitted posterior and set the attributes read from it; returns ``self``."""

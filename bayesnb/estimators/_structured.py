@@ -14,7 +14,8 @@ view), and ``model_inputs`` / ``run_mcmc`` (NUTS) the base's, on the one NumPyro
 hooks ``_numpyro_inputs``, ``_point_sites``, ``_mcmc_tree``). ``fit_semi_supervised`` learns the
 structure on the labelled rows, then runs EM on it, and ``fit_latent_class`` runs EM over
 (class, component) states with the structure inside each component
-(:mod:`bayesnb.structure.em`).
+(:mod:`bayesnb.structure.em`). Under ``privacy=DP(...)`` the structure and the nodes' tables are
+released privately instead (:mod:`~bayesnb.estimators._private_structure`).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from .._dask import is_dask
 from . import _dask_structure
 from . import _validation as _val
 from ._dask_structure import DaskPredictMixin
+from ._private_structure import PrivateStructureMixin
 from ._structure_common import StructureCommonMixin
 from ._structure_uses import StructureUsesMixin
 
@@ -69,7 +71,7 @@ STRUCTURE_CONSTRAINTS: dict = {
 _FILE_ATTRS = ("structure_parents_", "structure_stats_", "structure_bin_edges_")
 
 
-class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin):
+class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin, StructureCommonMixin):
     """Fit and predict with a learned structure (see the module docstring).
 
     Attributes set by ``fit``: ``structure_kind_``, ``structure_`` (dict: feature name ->
@@ -108,24 +110,14 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
         super().fit(X, y, sample_weight)
         return self._learn_structure(X, y, sample_weight)
 
-    def _check_structure_privacy(self):
-        """Refuse a learned structure under ``privacy=``, before any other check (features included).
-
-        The message names privacy as the reason: choosing parents reads mutual information from the
-        raw data, and private structure selection (issue 28) is not built yet.
-        """
-        if self.privacy is not None and self.structure != "naive":
-            raise ValueError(f"{self._who}: structure={self.structure!r} is not available with privacy=: a "
-                             "structure is not yet learned privately (learning it reads mutual information from "
-                             "the raw data; private structure selection is issue 28's feature). With privacy= "
-                             "use structure='naive'.")
-
     def _learn_structure(self, X, y, sample_weight):
         """Learn the parents on the rows ``X, y`` and fit every node over its contexts (after the naive fit)."""
         self._mixed = None
         self._forbidden_pairs()  # a clear error for a bad constraint, whatever the structure
         if self.structure == "naive":  # the naive posterior is the model (_set_attributes set structure_)
             return self
+        if self.privacy is not None:  # released by fit's private release (_private_structure)
+            return self._store_private_structure()
         if is_dask(X):  # learned from pairwise, then context statistics reduced over the partitions
             self._store_structure(*_dask_structure.fit_structure(self, X, y, sample_weight))
             return self
@@ -269,6 +261,7 @@ class StructureMixin(DaskPredictMixin, StructureUsesMixin, StructureCommonMixin)
             raise ValueError(f"structure_hierarchical_numeric_ must be True or False; received {numeric!r}.")
         if hierarchical:  # the k-DB default (alpha unset): the nodes' hierarchical smoothing
             nodes = _sel.hierarchical_nodes(nodes, numeric=bool(numeric))
+        nodes = self._bounded_nodes(nodes)  # a private model's declared support
         for j, nd in enumerate(nodes):
             e = nd.edges
             if (e.ndim != 1 or not np.all(np.isfinite(e)) or np.any(np.diff(e) <= 0)

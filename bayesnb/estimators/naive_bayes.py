@@ -52,7 +52,8 @@ class NaiveBayes(StructureMixin, BaseNB):
         ``"hierarchical"`` for k-DB; ``structure="auto"`` then compares both smoothings of
         naive, TAN and k-DB.
     fit_prior, class_prior, class_alpha, predictive, privacy
-        As in :class:`BaseNB` (``privacy`` needs a features dict and ``structure="naive"``).
+        As in :class:`BaseNB` (``privacy`` needs a features dict; with ``structure="tan"``/``"kdb"``/``"auto"``
+        the structure is selected privately, docs/privacy.md "Private structure").
     structure : {"naive", "tan", "kdb", "auto"}, default="naive"
         Which features each feature is conditioned on besides the class (docs/structure.md,
         "Mixed tables"): ``"tan"`` (Chow-Liu tree), ``"kdb"`` (``k`` parents each), or
@@ -267,7 +268,7 @@ class NaiveBayes(StructureMixin, BaseNB):
             if isinstance(self.alpha, str) and self.alpha == "hierarchical":  # the numeric blocks' too (Histogram)
                 specs = [(cols, fam if (h := fam.hierarchical_variant()) is None else h) for cols, fam in specs]
             return specs
-        if structured:
+        if structured and self.privacy is None:  # (a private structure takes the declared families)
             raise ValueError(f"{who}: structure={self.structure!r} needs features='auto' (categorical columns "
                              f"Categorical, numeric columns the family their evidence chooses); received a features dict.")
         if self.alpha is not None:

@@ -8,12 +8,14 @@ valid statistics; the families say which helper their statistics need.
 from __future__ import annotations
 
 import math
+from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 
 __all__ = [
     "FLOOR_NOISE_SDS",
+    "RowBound",
     "VAR_FLOOR_MIN",
     "check_declared",
     "check_no_auto",
@@ -26,6 +28,7 @@ __all__ = [
     "require_bounds",
     "require_row_length",
     "row_counts_release",
+    "row_sensitivity",
     "scale_rows",
     "var_floor",
     "whole_bounds",
@@ -36,6 +39,24 @@ FLOOR_NOISE_SDS = 1.0
 #: the floor's smallest value, as a fraction of the squared half-range of the bounds (keeps every
 #: variance positive however large epsilon is)
 VAR_FLOOR_MIN = 1e-9
+
+
+class RowBound(NamedTuple):
+    """What a count block's row is bounded by, from :class:`bayesnb.DP`.
+
+    Attributes
+    ----------
+    length : float or None
+        ``DP(row_length=...)``: the largest norm of a row (None: not declared).
+    norm : {"l1", "l2"}
+        Which norm (``DP(row_norm=...)``).
+    noise_prior : float
+        Pseudo-count added to every released cell, in noise sds (``DP(noise_prior=...)``).
+    """
+
+    length: Any
+    norm: str = "l1"
+    noise_prior: float = 0.0
 
 
 def var_floor(n, sd_s2):
@@ -247,13 +268,17 @@ def require_row_length(row_length, bounds, names, who):
     return float(row_length)
 
 
-def scale_rows(X, L):
-    """``X`` (dense or sparse, non-negative) with each row of total above ``L`` scaled to total ``L``.
+def scale_rows(X, L, norm="l1"):
+    """``X`` (dense or sparse, non-negative) with each row of norm above ``L`` scaled to norm ``L``.
 
-    Proportions within a row are kept (the statistic a Multinomial estimates). Sparse input stays
-    sparse; ``X`` is not modified.
+    ``norm="l1"``: the row's total; ``"l2"``: its Euclidean norm. Proportions within a row are kept
+    (the statistic a Multinomial estimates). Sparse input stays sparse; ``X`` is not modified.
     """
-    length = np.asarray(X.sum(axis=1), dtype=float).ravel()
+    if norm == "l2":
+        sq = X.multiply(X).sum(axis=1) if sp.issparse(X) else (X * X).sum(axis=1)
+        length = np.sqrt(np.asarray(sq, dtype=float).ravel())
+    else:
+        length = np.asarray(X.sum(axis=1), dtype=float).ravel()
     f = np.where(length > L, L / np.where(length > 0, length, 1.0), 1.0)
     if sp.issparse(X):
         out = sp.diags(f) @ X
@@ -261,13 +286,26 @@ def scale_rows(X, L):
     return X * f[:, None]
 
 
-def noisy_row_counts(counts, L, budget):
-    """Class-by-column token counts of rows of length at most ``L``, released with noise.
+def row_sensitivity(L, norm, d):
+    """``(L1, L2)`` sensitivity of the class-by-column sums of non-negative rows of norm at most ``L``.
 
-    A replaced row removes its vector ``x`` (``|x|_1 <= L``, ``x >= 0``) from one class and adds
-    ``x'`` to another: L1 sensitivity ``2 L``, L2 sensitivity ``sqrt(2) L`` (for non-negative
-    vectors ``|x' - x|_2^2 <= |x|_2^2 + |x'|_2^2 <= 2 L^2``). Post-processing: negative counts
-    set to 0; a class's total is the sum of its released counts (consistent by construction).
+    A replaced row removes its vector ``x`` from one class and adds ``x'`` to another (or the same).
+    ``norm="l1"`` (``|x|_1 <= L``): L1 ``2 L``, L2 ``sqrt(2) L``. ``norm="l2"`` (``|x|_2 <= L``):
+    L2 ``sqrt(2) L`` again (for non-negative vectors ``|x' - x|_2^2 <= |x|_2^2 + |x'|_2^2``), while
+    the L1 sensitivity is only bounded by ``2 sqrt(d) L`` (``|x|_1 <= sqrt(d) |x|_2``), which is why
+    ``row_norm="l2"`` goes with the Gaussian mechanism.
+    """
+    if norm == "l2":
+        return 2.0 * math.sqrt(d) * L, math.sqrt(2.0) * L
+    return 2.0 * L, math.sqrt(2.0) * L
+
+
+def noisy_row_counts(counts, L, budget, norm="l1", noise_prior=0.0):
+    """Class-by-column sums of rows of norm at most ``L``, released with noise (:func:`row_sensitivity`).
+
+    Post-processing (released values and the public noise sd only): negative counts set to 0;
+    a class's total is the sum of its released counts (consistent by construction); then
+    ``noise_prior`` noise sds added to every cell (noise-aware smoothing, docs/privacy.md).
     (Projecting each class onto a separately released total was tried and is worse: where noise
     dominates, it keeps only the largest noise spikes.)
 
@@ -276,19 +314,26 @@ def noisy_row_counts(counts, L, budget):
     counts : ndarray of shape (K, d)
     L : float
     budget : bayesnb.privacy.Budget
+    norm : {"l1", "l2"}
+    noise_prior : float
 
     Returns
     -------
     ndarray of shape (K, d)
     """
-    return np.maximum(budget.noisy(counts, 2.0 * L, math.sqrt(2.0) * L), 0.0)
+    sens = row_sensitivity(L, norm, counts.shape[-1])
+    out = np.maximum(budget.noisy(counts, *sens), 0.0)
+    if noise_prior > 0:
+        out += noise_prior * math.sqrt(budget.noise_variance(*sens))
+    return out
 
 
 def row_counts_release(fam, block, resp, state, budget, bounds, names, who):
     """A count block's (Multinomial, Complement) private statistics: the counts of :func:`noisy_row_counts`.
 
-    ``bounds`` is ``(the columns' bounds, L)`` with ``L = DP(row_length=...)``: rows longer than
-    ``L`` are scaled down to total ``L`` (:func:`scale_rows`; sparse stays sparse). Which columns
+    ``bounds`` is ``(the columns' bounds, RowBound)`` (or ``(bounds, L)``: a row's total at most
+    ``L``): rows of norm above ``L`` are scaled down to norm ``L`` (:func:`scale_rows`; sparse
+    stays sparse). Which columns
     are observed is read from the data in the family's encoding state, so every declared column
     counts as observed: ``state`` (the bool array this fit's encoding made) is set to all True in
     place, and a row with a missing cell is left out (complete cases, as in ``fam.stats``).
@@ -299,10 +344,14 @@ def row_counts_release(fam, block, resp, state, budget, bounds, names, who):
     ndarray of shape (K, d)
     """
     check_no_auto(fam.alpha, "alpha", who)
-    L = require_row_length(bounds[1], bounds[0], names, who)
+    rb = bounds[1] if isinstance(bounds[1], RowBound) else RowBound(bounds[1])
+    L = require_row_length(rb.length, bounds[0], names, who)
+    if rb.norm == "l2" and budget.mechanism != "gaussian":
+        raise ValueError(f"{who}: DP(row_norm='l2') needs mechanism='gaussian' (the L1 sensitivity of rows of "
+                         "bounded Euclidean norm grows with the number of columns).")
     state[:] = True
-    counts = fam.stats(block._replace(X=scale_rows(block.X, L)), resp, state).counts
-    return noisy_row_counts(counts, L, budget)
+    counts = fam.stats(block._replace(X=scale_rows(block.X, L, rb.norm)), resp, state).counts
+    return noisy_row_counts(counts, L, budget, rb.norm, rb.noise_prior)
 
 
 def noisy_pairs(first, second, budget):

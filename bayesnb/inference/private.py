@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from ..families._private import RowBound
 from ..privacy import DP, project_simplex
 
 __all__ = ["block_bounds", "private_statistics"]
@@ -50,8 +51,16 @@ def _weight(cols, fam):
 
 def _block_bounds(bounds, fam, dp):
     """What a block's ``dp_stats`` gets as ``bounds``: its columns' ``(lo, hi)`` (or None), and for a
-    ``joint_columns`` block the pair ``(column bounds, dp.row_length)``."""
-    return (bounds, dp.row_length) if fam.joint_columns else bounds
+    ``joint_columns`` block the pair ``(column bounds, RowBound(dp.row_length, dp.row_norm, dp.noise_prior))``."""
+    return (bounds, RowBound(dp.row_length, dp.row_norm, dp.noise_prior)) if fam.joint_columns else bounds
+
+
+def _shares(dp, weights):
+    """Budget weights: ``[class counts] + blocks``; ``dp.class_share`` (if given) fixes the first's fraction."""
+    if dp.class_share is None or len(weights) == 1:
+        return weights
+    rest = sum(weights[1:])
+    return [dp.class_share * rest / (1.0 - dp.class_share)] + list(weights[1:])
 
 
 def private_statistics(dp: DP, resp, specs, encoded, states, names, all_names, who):
@@ -61,7 +70,8 @@ def private_statistics(dp: DP, resp, specs, encoded, states, names, all_names, w
     class counts and, per column of each block, one per statistic its family releases
     (``dp_statistics``: 1 for counts, 3 for a Gaussian's counts, sums and sums of squares), so
     that every released statistic, each of L1 sensitivity 2, gets the same share and the same
-    Laplace noise scale. Under replace-one neighbours the number of rows ``n`` is public, so the noisy class
+    Laplace noise scale; ``dp.class_share`` instead gives the class counts that fraction. Under
+    replace-one neighbours the number of rows ``n`` is public, so the noisy class
     counts are projected onto ``{c >= 0, sum(c) = n}``; the class counts' L1 sensitivity is 2
     and their L2 sensitivity ``sqrt(2)``.
 
@@ -86,7 +96,7 @@ def private_statistics(dp: DP, resp, specs, encoded, states, names, all_names, w
         each block (``"block i (Family, d columns)"``) to its ``(epsilon, delta)``.
     """
     budget = dp.budget()
-    shares = budget.split([1] + [_weight(cols, fam) for cols, fam in specs])
+    shares = budget.split(_shares(dp, [1] + [_weight(cols, fam) for cols, fam in specs]))
     n = float(resp.sum())
     class_count = project_simplex(shares[0].noisy(resp.sum(0), 2.0, math.sqrt(2.0)), n)
     bounds = block_bounds(dp, specs, all_names, who)

@@ -327,7 +327,8 @@ def truncated_means(model, j):
     """``E[x_j | context, bin s]`` per context and bin, shape (C, B) (0 where a bin has no mass: its weight is 0)."""
     nd = model.nodes[j]
     mean = nd.family.predictive_bins(model.priors[j], model.posteriors[j], nd.state, nd.edges, model.predictive)[1]
-    return np.nan_to_num(mean, nan=0.0)
+    mean = np.nan_to_num(mean, nan=0.0)
+    return mean if getattr(nd, "bounds", None) is None else np.clip(mean, *nd.bounds)  # a private model's support
 
 
 def _draw_in_bins(model, j, ctx, bins, rng):
@@ -343,6 +344,8 @@ def _draw_in_bins(model, j, ctx, bins, rng):
         v = np.asarray(nd.family.gen_sample(point, ctx[todo], rng), dtype=float)[:, :1]
         v = np.asarray(nd.family.gen_decode(v, nd.state)[0], dtype=float)
         ok = np.searchsorted(nd.edges, v, side="right") == bins[todo]
+        if nd.bounds is not None:  # a private model's declared support
+            ok &= (v >= nd.bounds[0]) & (v <= nd.bounds[1])
         x[todo[ok]] = v[ok]
         todo = todo[~ok]
     if todo.size:

@@ -91,6 +91,8 @@ class Node(NamedTuple):
         Bin edges (numeric nodes; empty for categorical ones).
     class_prior : NamedTuple or None
         Numeric nodes: the naive model's prior of the column (its family's parameters, one column).
+    bounds : tuple or None
+        A private model's declared ``(lo, hi)`` of a numeric node: its draws and fills stay inside.
     """
 
     block: int
@@ -101,6 +103,7 @@ class Node(NamedTuple):
     n_states: int
     edges: np.ndarray
     class_prior: object
+    bounds: object = None
 
 
 class MixedModel(NamedTuple):
@@ -512,6 +515,9 @@ def sample_nodes(model: MixedModel, z, rng, parameter_uncertainty=True):
     each row's context, so values keep the family's support). Without: values from the
     family's plug-in point (``gen_point`` without a generator), as the naive model samples.
 
+    A numeric node with ``bounds`` (a private model's declared support) draws a value outside them
+    again from the family's law truncated to them (``gen_sample_between``; else clipped).
+
     Returns
     -------
     list of ndarray of shape (n,)
@@ -528,6 +534,9 @@ def sample_nodes(model: MixedModel, z, rng, parameter_uncertainty=True):
             point = nd.family.gen_point(prior, post, rng if parameter_uncertainty else None)
             x = np.asarray(nd.family.gen_sample(point, np.asarray(ctx, dtype=np.int64), rng), dtype=float)
             values[j] = np.asarray(nd.family.gen_decode(x[:, :1], nd.state)[0], dtype=float)
+            if nd.bounds is not None and np.any(out := (values[j] < nd.bounds[0]) | (values[j] > nd.bounds[1])):
+                ex = nd.family.gen_sample_between(point, np.asarray(ctx)[out], rng, 0, *nd.bounds, state=nd.state)
+                values[j][out] = np.clip(values[j][out] if ex is None else ex, *nd.bounds)
             states[:, j] = np.searchsorted(nd.edges, values[j], side="right")
         else:
             point = nd.family.gen_point(prior, post, rng) if parameter_uncertainty else post
