@@ -26,6 +26,7 @@ import numpy as np
 from ._utils import ZeroProbabilityWarning, as_generator, check_memory, take_rows
 from .diagnostics import to_datatree
 from .families._numeric import dirichlet_draws
+from .generative._checks import check_not_private
 from .generative.tables import missing_labels
 from .inference.draws import posterior_moments, sample_posterior_draws
 from .inference.em import LatentClassFit
@@ -285,6 +286,7 @@ class PosteriorMixin:
                                  f"integer; received {v!r}.")
         if precision not in ("float32", "float64"):
             raise ValueError(f"{who}: precision must be 'float32' or 'float64'; received {precision!r}.")
+        check_not_private(self, "run_mcmc", "NUTS samples the posterior of the rows X, y")
         C, likelihood = self._check_model_args(n_components, likelihood)
         if y is None and C == 1:
             raise ValueError(f"{who}: run_mcmc(X) without y would sample every row as unlabelled, a mixture over "

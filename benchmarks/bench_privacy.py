@@ -489,73 +489,6 @@ def text_main(seeds, mechanisms, row_length=None, diagnose=False, sweep=False, n
             print(out)
 
 
-def structure_run(dataset, seeds, shares, epsilons=(1.0, 5.0)):
-    """Private naive, TAN and k-DB (and TAN at other structure shares): test accuracy per seed."""
-    from bayesnb.structure import private_fit
-
-    df, target, make, bounds = dataset()
-    classes = sorted(df[target].unique())
-    default = private_fit.STRUCTURE_SHARE
-    fits = [("naive", "naive", default), ("tan", "tan", default), ("kdb (k=2)", "kdb", default)]
-    fits += [(f"tan, share {sh:g}", "tan", sh) for sh in shares if sh != default]
-    rows = []
-    for eps in (*epsilons, math.inf):
-        for seed in range(seeds):
-            train, test = train_test_split(df, test_size=0.3, stratify=df[target], random_state=seed)
-            X, y = train.drop(columns=[target]), train[target]
-            for name, structure, share in fits:
-                if math.isinf(eps) and share != default:
-                    continue
-                dp = None if math.isinf(eps) else bn.DP(eps, bounds=bounds, classes=classes, random_state=1000 + seed)
-                model = make(dp)
-                if structure != "naive" and math.isinf(eps) and isinstance(model, bn.NaiveBayes):
-                    model = bn.NaiveBayes(structure=structure)  # no privacy: features="auto" (a structure's own)
-                else:
-                    model.set_params(structure=structure)
-                private_fit.STRUCTURE_SHARE = share
-                try:
-                    t0 = time.perf_counter()
-                    model.fit(X, y)
-                    fit_s = time.perf_counter() - t0
-                finally:
-                    private_fit.STRUCTURE_SHARE = default
-                acc = float((model.predict(test.drop(columns=[target])) == test[target]).mean())
-                rows.append({"epsilon": eps, "model": name, "accuracy": acc, "fit s": fit_s})
-    return pd.DataFrame(rows)
-
-
-def adult_file_dataset(path):
-    """UCI's adult.data alone as a dataset of :func:`structure_run` (codebook categories and bounds)."""
-    from _census import _read
-
-    def dataset():
-        df = _read(path)
-        features, bounds = adult_features(False)
-        return df, TARGET, lambda dp: bn.NaiveBayes(features, privacy=dp), bounds
-    return dataset
-
-
-def structure_table(frame):
-    lines = ["| epsilon | model | accuracy (mean ± sd) | worst seed | fit s (mean) |", "|---|---|---|---|---|"]
-    for (eps, model), g in frame.groupby(["epsilon", "model"], sort=False):
-        sd = g["accuracy"].std(ddof=1) if len(g) > 1 else 0.0
-        lines.append(f"| {'inf (no privacy)' if math.isinf(eps) else f'{eps:g}'} | {model} | "
-                     f"{g['accuracy'].mean():.3f} ± {sd:.3f} | {g['accuracy'].min():.3f} | {g['fit s'].mean():.2f} |")
-    return "\n".join(lines)
-
-
-def structure_main(seeds, shares, adult_file=None):
-    sets = [("house votes (435 rows, CategoricalNB)", votes),
-            ("penguins (333 complete rows, Gaussian + Categorical)", penguins)]
-    if adult_file:
-        sets.append(("census adult.data (70/30 split of 32,561 rows)", adult_file_dataset(adult_file)))
-    for name, dataset in sets:
-        t0 = time.perf_counter()
-        frame = structure_run(dataset, seeds, shares)
-        print(f"\n### {name}: {seeds} seeds, {time.perf_counter() - t0:.1f} s\n")
-        print(structure_table(frame))
-
-
 def table(frame):
     cols = [c for c in frame.columns if c != "epsilon" and frame[c].notna().any()]
     lines = ["| epsilon | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
@@ -587,7 +520,8 @@ def main():
     parser.add_argument("--shares", type=float, nargs="*", default=[], help="--structure: other structure shares")
     parser.add_argument("--adult-file", default=None, help="--structure: UCI's adult.data (70/30 split)")
     args = parser.parse_args()
-    if args.structure:
+    if args.structure:  # (benchmarks/bench_privacy_structure.py holds the run; it imports this module's tables)
+        from bench_privacy_structure import structure_main
         structure_main(args.seeds, args.shares, args.adult_file)
         return
     if args.text:

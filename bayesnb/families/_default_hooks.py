@@ -228,6 +228,36 @@ class SupportDefaults:
         """
         return None
 
+    def gen_outside_bounds(self, values, lo, hi):
+        """Which ``values`` of a column lie outside a private model's declared support ``DP(bounds=(lo, hi))``.
+
+        The default: below ``lo`` or above ``hi``. A family whose declared bounds are those of one part
+        of its law (a Hurdle's positive part) keeps the rest of its support (the hurdle's ``at``).
+
+        Parameters
+        ----------
+        values : ndarray of float
+        lo, hi : float
+
+        Returns
+        -------
+        ndarray of bool, shape of ``values``
+        """
+        values = np.asarray(values, dtype=float)
+        return (values < lo) | (values > hi)
+
+    def gen_sample_in_bounds(self, point, z, rng, j, lo, hi, state=None):
+        """Draws that replace values of column ``j`` found outside the declared support (:meth:`gen_outside_bounds`).
+
+        The default: the family's law truncated to ``[lo, hi]`` (:meth:`gen_sample_between`), so a
+        draw followed by this replacement is a draw of the truncated law. A Hurdle replaces its
+        positive part's draws by that part's truncated draws, so its ``at`` keeps its share.
+
+        Parameters are those of :meth:`gen_sample_between`. Returns ndarray of shape (n,), or None
+        (no truncated law: the caller draws again until inside).
+        """
+        return self.gen_sample_between(point, z, rng, j, lo, hi, state=state)
+
     def gen_log_mass_between(self, prior, params, state, j, lo, hi, predictive="mean"):
         """``log P(lo <= x_j <= hi | context)`` of column ``j``, per context: the evidence of a range.
 

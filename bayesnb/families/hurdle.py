@@ -363,6 +363,15 @@ class Hurdle(Family):
             at = rng.random(z.shape[0]) * (pi + rest) < pi
         return np.where(at, self._at(), np.asarray(base, dtype=float))
 
+    def gen_outside_bounds(self, values, lo, hi):
+        """The declared bounds are the base's (its release clips to them): ``at`` is inside whatever they are."""
+        values = np.asarray(values, dtype=float)
+        return (values != self._at()) & self._b.gen_outside_bounds(values, lo, hi)
+
+    def gen_sample_in_bounds(self, point, z, rng, j, lo, hi, state=None):
+        """A value outside is a base draw: the base's draw inside its bounds replaces it (``at`` keeps ``pi``)."""
+        return self._b.gen_sample_in_bounds(self._split(point)[1], z, rng, j, lo, hi, state=state)
+
     def gen_decode(self, values, state):
         """Raw values per column of :meth:`gen_sample`'s draws: ``at`` cells stay ``at``, the base's
         draws go through the base's decoding (a Histogram base turns its encoded draws into training

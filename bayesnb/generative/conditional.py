@@ -114,8 +114,7 @@ def sample_given(post, encoded, n_columns, *, rng, allowed=None, parameter_uncer
     who, stacklevel : str, int
         Estimator name for messages; where warnings point (default 2: the caller).
     bounds : dict, optional
-        ``{column position: (lo, hi)}`` (a private model's ``DP(bounds=...)``): the drawn cells are
-        truncated to them, as in :func:`~bayesnb.generative.functions.sample_rows`.
+        A private model's declared support, as in :func:`~bayesnb.generative.functions.sample_rows`.
 
     Returns
     -------

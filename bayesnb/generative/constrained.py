@@ -41,10 +41,11 @@ from .._utils import ZeroProbabilityCondition
 from ..families._numeric import draw_categories
 from ..inference.em import allowed_states
 from ..posterior import joint_log_likelihood_parts
-from ._checks import declared_bounds, sample_request
+from ._checks import sample_request
 from .conditional import check_joint_blocks, check_known_values
 from .conditions import class_set, column_domains, expand_pieces, same_value, split_given
-from .functions import class_log_weights, length_rates, parameter_points, sample_rows
+from ._checks import declared_bounds
+from .functions import class_log_weights, length_rates, parameter_points, range_in_bounds, sample_rows
 from .given import encode_given, write_given
 from .tables import assemble_table
 
@@ -232,8 +233,8 @@ def draw_naive(post, encoded, pieces, set_encoded, domains, n_columns, *, rng, a
     n_rows : int, optional
         With ``encoded`` (and ``allowed``) of one row: draw ``n_rows`` rows under its condition.
     bounds : dict, optional
-        ``{column position: (lo, hi)}`` of a private model: the free cells are truncated to them
-        (:func:`~bayesnb.generative.functions.sample_rows`).
+        A private model's declared support (:func:`~bayesnb.generative.functions.sample_rows`): free
+        and range cells alike are drawn inside it.
 
     Returns
     -------
@@ -279,7 +280,9 @@ def draw_naive(post, encoded, pieces, set_encoded, domains, n_columns, *, rng, a
             if v is None:
                 raise ValueError(f"{who}: the {type(blk.family).__name__} family draws no values within a range "
                                  f"(gen_sample_between), so column {blk.names[i]!r} takes no (low, high) condition.")
-            cell[rows] = np.clip(np.asarray(v, dtype=float), cons[1], cons[2])
+            cell[rows] = range_in_bounds(blk.family, points[b], z[rows], rng, i, np.clip(np.asarray(v, dtype=float),
+                                         cons[1], cons[2]), cons[1], cons[2], (bounds or {}).get(c), blk.state,
+                                         blk.names[i], who)
     return columns, z, {c: pd.Series(v, dtype=object) for c, v in drawn.items()}
 
 

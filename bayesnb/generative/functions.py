@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from .._utils import AllMissingWarning
+from .._utils import AllMissingWarning, ZeroProbabilityCondition
 from ..families._numeric import dirichlet_draws, draw_categories
 from ..posterior import joint_log_likelihood_parts, log_marginal, normalise
 from .tables import SparseBlock
@@ -186,9 +186,9 @@ def sample_rows(post, n_samples, n_columns, *, rng, z=None, group=None, paramete
         computed its states with; ``parameter_uncertainty`` and ``use_prior`` are then unused.
     bounds : dict, optional
         ``{column position: (lo, hi)}``: the declared support of numeric columns (a private
-        model's ``DP(bounds=...)``). A value drawn outside is drawn again from the family's law
-        truncated to the bounds, given the same parameters and class: by the family's
-        ``gen_sample_between`` (inverse CDF) where it has one, else by rejection, up to
+        model's ``DP(bounds=...)``). A value drawn outside (the family's ``gen_outside_bounds``:
+        a Hurdle's ``at`` is inside) is drawn again inside, given the same parameters and class:
+        by the family's ``gen_sample_in_bounds`` (inverse CDF) where it has one, else by rejection, up to
         :data:`MAX_REDRAWS` times (a value still outside is then clipped, with a warning).
 
     Returns
@@ -251,8 +251,8 @@ def _truncate(b, point, z, rng, lengths, i, col, bound, who, stacklevel):
     """Column ``i`` of block ``b`` with the values outside ``bound`` drawn again (see :func:`sample_rows`)."""
     lo, hi = float(bound[0]), float(bound[1])
     col = np.asarray(col, dtype=float).copy()
-    out = np.flatnonzero((col < lo) | (col > hi))
-    exact = b.family.gen_sample_between(point, z[out], rng, i, lo, hi, state=b.state) if out.size else None
+    out = np.flatnonzero(b.family.gen_outside_bounds(col, lo, hi))
+    exact = b.family.gen_sample_in_bounds(point, z[out], rng, i, lo, hi, state=b.state) if out.size else None
     if exact is not None:  # the family's own truncated law
         col[out] = np.clip(exact, lo, hi)  # (clip: float rounding at the ends)
         return col
@@ -261,12 +261,60 @@ def _truncate(b, point, z, rng, lengths, i, col, bound, who, stacklevel):
             return col
         again = b.family.gen_sample(point, z[out], rng, None if lengths is None else lengths[out])
         col[out] = np.asarray(b.family.gen_decode(again, b.state)[i], dtype=float)
-        out = out[(col[out] < lo) | (col[out] > hi)]
+        out = out[b.family.gen_outside_bounds(col[out], lo, hi)]
     warnings.warn(f"{who}: {out.size} value(s) of column {b.names[i]!r} stayed outside its bounds [{lo:g}, {hi:g}] "
                   f"after {MAX_REDRAWS} draws (the model puts little mass there); they are clipped to the bounds.",
                   UserWarning, stacklevel=stacklevel)
     col[out] = np.clip(col[out], lo, hi)
     return col
+
+
+def range_in_bounds(family, point, z, rng, j, values, lo, hi, bound, state=None, name="", who="NaiveBayes"):
+    """Column ``j``'s ``values``, drawn within ``[lo, hi]``, with those outside a private model's declared ``bound``
+    drawn again within both (the family's ``gen_outside_bounds`` and ``gen_sample_in_bounds``).
+
+    Parameters
+    ----------
+    family : Family
+    point : params NamedTuple
+        The parameters the values were drawn with.
+    z : ndarray of int of shape (n,)
+        Each value's context (class, or class and parents' states).
+    rng : numpy.random.Generator
+    j : int
+        The column within the block.
+    values : ndarray of shape (n,)
+    lo, hi : float or ndarray of shape (n,)
+        The condition's range (each row's).
+    bound : (float, float) or None
+        The declared ``DP(bounds=...)`` (None: ``values`` unchanged).
+    state : object, optional
+        The block's encoding state.
+    name, who : str
+        The column and the estimator, for the error.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+
+    Raises
+    ------
+    ZeroProbabilityCondition
+        A value's range and the bound do not meet.
+    """
+    v = np.array(values, dtype=float)
+    out = np.flatnonzero(family.gen_outside_bounds(v, *bound)) if bound is not None else np.zeros(0, int)
+    if out.size == 0:
+        return v
+    a = np.maximum(np.broadcast_to(np.asarray(lo, dtype=float), v.shape)[out], float(bound[0]))
+    b = np.minimum(np.broadcast_to(np.asarray(hi, dtype=float), v.shape)[out], float(bound[1]))
+    if np.any(a > b):
+        col = f"column {name!r}" if name else "a column"
+        raise ZeroProbabilityCondition(f"{who}: the (low, high) condition on {col} lies outside its declared bounds "
+                                       f"{tuple(bound)} (DP(bounds=...)): no row can meet it.")
+    v[out] = np.clip(np.asarray(family.gen_sample_in_bounds(point, z[out], rng, j, a, b, state=state), dtype=float),
+                     a, b)
+    return v
 
 
 def _block_cells(b, filled, miss):
@@ -337,8 +385,8 @@ def impute_cells(post, encoded, *, strategy="auto", n_imputations=1, rng, parame
         Estimator name for messages; where warnings point, as for :func:`warnings.warn`
         called here (default 2: the caller).
     bounds : dict, optional
-        ``{column position: (lo, hi)}`` of a private model: with ``"draw"``, a value drawn outside is
-        drawn again as in :func:`sample_rows`.
+        A private model's declared support (as in :func:`sample_rows`): a drawn fill outside is
+        drawn again inside (``gen_sample_in_bounds``), any other fill outside is clipped.
 
     Returns
     -------
@@ -359,14 +407,24 @@ def impute_cells(post, encoded, *, strategy="auto", n_imputations=1, rng, parame
             if (miss.nnz if sp.issparse(miss) else miss.any()):
                 how = b.family.default_fill if strategy == "auto" else strategy
                 filled = b.family.gen_fill(p, e, resp, how, z, rng, rate=rt)
-                if how == "draw" and bounds and isinstance(filled, np.ndarray) and filled.ndim == 2:
-                    for i, c in enumerate(b.columns):
-                        if int(c) in bounds:
-                            filled[:, i] = _truncate(b, p, z, rng, None, i, filled[:, i], bounds[int(c)], who,
-                                                     stacklevel + 1)
-                cells.append(_block_cells(b, filled, miss))
+                cells.append(_block_cells(b, _fill_in_bounds(b, p, filled, miss, z, rng, bounds), miss))
         outs.append(cells)
     return outs
+
+
+def _fill_in_bounds(b, point, filled, miss, z, rng, bounds):
+    """Block ``b``'s ``filled`` values with its missing cells outside a private model's declared ``bounds`` drawn
+    again inside (``z``: the rows' drawn classes) or clipped (a mean or mode fill)."""
+    cols = [(i, bounds[int(c)]) for i, c in enumerate(b.columns) if bounds and int(c) in bounds]
+    if not cols or sp.issparse(filled) or sp.issparse(miss):
+        return filled
+    filled = np.array(filled, dtype=float)
+    for i, (lo, hi) in cols:
+        rows = np.flatnonzero(np.asarray(miss)[:, i] & b.family.gen_outside_bounds(filled[:, i], lo, hi))
+        new = b.family.gen_sample_in_bounds(point, z[rows], rng, i, lo, hi, state=b.state) if (
+            rows.size and z is not None) else None
+        filled[rows, i] = np.clip(filled[rows, i] if new is None else new, lo, hi)
+    return filled
 
 
 def score_rows(post, encoded, *, predictive="mean", caches=None, plug_in=False):

@@ -26,6 +26,7 @@ from scipy.special import logsumexp
 
 from .._utils import ZeroProbabilityCondition
 from ..families._numeric import draw_categories
+from ..generative.functions import range_in_bounds
 from . import impute as _mi
 from .model import _n_parent_states, _parent_index, node_rows
 
@@ -108,14 +109,15 @@ def log_probability(model, data, logw, pieces, who="NaiveBayes"):
 
 def _range_values(model, j, ctx, bins, lo, hi, rng, who):
     """Node ``j``'s values in contexts ``ctx``: its family's law truncated to bin ``bins`` inside ``[lo, hi]``
-    (all (n,))."""
+    (all (n,)); a value outside a private model's declared bounds (``nd.bounds``) is drawn again inside them."""
     nd = model.nodes[j]
     a, b = _bin_ranges(nd, lo, hi, bins)
     v = nd.family.gen_sample_between(model.posteriors[j], ctx, rng, 0, a, b, state=nd.state)
     if v is None:
         raise ValueError(f"{who}: the {type(nd.family).__name__} family draws no values within a range "
                          "(gen_sample_between), so its columns take no (low, high) condition.")
-    return np.clip(np.asarray(v, dtype=float), a, b)
+    return range_in_bounds(nd.family, model.posteriors[j], ctx, rng, 0, np.clip(np.asarray(v, dtype=float), a, b),
+                           a, b, nd.bounds, nd.state, "", who)
 
 
 def _free_tables(model, data, who):

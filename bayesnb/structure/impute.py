@@ -328,7 +328,9 @@ def truncated_means(model, j):
     nd = model.nodes[j]
     mean = nd.family.predictive_bins(model.priors[j], model.posteriors[j], nd.state, nd.edges, model.predictive)[1]
     mean = np.nan_to_num(mean, nan=0.0)
-    return mean if getattr(nd, "bounds", None) is None else np.clip(mean, *nd.bounds)  # a private model's support
+    if getattr(nd, "bounds", None) is None:
+        return mean
+    return np.where(nd.family.gen_outside_bounds(mean, *nd.bounds), np.clip(mean, *nd.bounds), mean)  # private
 
 
 def _draw_in_bins(model, j, ctx, bins, rng):
@@ -345,7 +347,7 @@ def _draw_in_bins(model, j, ctx, bins, rng):
         v = np.asarray(nd.family.gen_decode(v, nd.state)[0], dtype=float)
         ok = np.searchsorted(nd.edges, v, side="right") == bins[todo]
         if nd.bounds is not None:  # a private model's declared support
-            ok &= (v >= nd.bounds[0]) & (v <= nd.bounds[1])
+            ok &= ~nd.family.gen_outside_bounds(v, *nd.bounds)
         x[todo[ok]] = v[ok]
         todo = todo[~ok]
     if todo.size:

@@ -516,7 +516,7 @@ def sample_nodes(model: MixedModel, z, rng, parameter_uncertainty=True):
     family's plug-in point (``gen_point`` without a generator), as the naive model samples.
 
     A numeric node with ``bounds`` (a private model's declared support) draws a value outside them
-    again from the family's law truncated to them (``gen_sample_between``; else clipped).
+    again inside them (its family's ``gen_outside_bounds``, ``gen_sample_in_bounds``; else clipped).
 
     Returns
     -------
@@ -534,8 +534,8 @@ def sample_nodes(model: MixedModel, z, rng, parameter_uncertainty=True):
             point = nd.family.gen_point(prior, post, rng if parameter_uncertainty else None)
             x = np.asarray(nd.family.gen_sample(point, np.asarray(ctx, dtype=np.int64), rng), dtype=float)
             values[j] = np.asarray(nd.family.gen_decode(x[:, :1], nd.state)[0], dtype=float)
-            if nd.bounds is not None and np.any(out := (values[j] < nd.bounds[0]) | (values[j] > nd.bounds[1])):
-                ex = nd.family.gen_sample_between(point, np.asarray(ctx)[out], rng, 0, *nd.bounds, state=nd.state)
+            if nd.bounds is not None and np.any(out := nd.family.gen_outside_bounds(values[j], *nd.bounds)):
+                ex = nd.family.gen_sample_in_bounds(point, np.asarray(ctx)[out], rng, 0, *nd.bounds, state=nd.state)
                 values[j][out] = np.clip(values[j][out] if ex is None else ex, *nd.bounds)
             states[:, j] = np.searchsorted(nd.edges, values[j], side="right")
         else:

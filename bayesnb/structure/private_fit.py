@@ -206,8 +206,7 @@ def private_structure_release(dp, kind, k, resp, specs, encoded, states, names, 
     bounds = block_bounds(dp, specs, all_names, who)
     nodes = _nodes(specs, states, bounds, names, who)
     d = len(nodes)
-    _, miss, st = _mx.node_data(nodes, encoded)
-    cols = _mx.node_data(nodes, encoded)[0]
+    cols, miss, st = _mx.node_data(nodes, encoded)
     parentless = [j for j, nd in enumerate(nodes) if nd.numeric] if NUMERIC_PARENTLESS else []
     picks = n_picks(d, k, kind, parentless)
     eps_s = float(dp.epsilon) * STRUCTURE_SHARE if picks else 0.0
