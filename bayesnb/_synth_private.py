@@ -413,9 +413,7 @@ def _whole_range(c, v, who):
 def whole_conditions(model, given, forbid, dtypes, who=_WHO):
     """``(given, forbid)`` for a private model: each ``given`` range on a bounded column within its bounds, and
     each range on an integer column widened to ``[ceil(low) - 0.5, floor(high) + 0.5]``, the draws that
-    :func:`private_draws` rounds into it. With a learned structure (TAN, k-DB), whose conditional sampler
-    draws the free cells without the bounds, every bounded column not in ``given`` is given its bounds
-    (the rows are then drawn given that every bounded value lies within them).
+    :func:`private_draws` rounds into it.
 
     Parameters
     ----------
@@ -446,7 +444,4 @@ def whole_conditions(model, given, forbid, dtypes, who=_WHO):
         given = {c: _within(c, v, bounds[c], c in ints, who) if c in bounds else v for c, v in given.items()}
     if forbid is not None and ints:
         forbid = [{c: _whole_range(c, v, who) if c in ints else v for c, v in d.items()} for d in forbid]
-    if (given is not None or forbid is not None) and getattr(model, "structure_kind_", "naive") != "naive":
-        # a structure's conditional sampler draws the free cells without the bounds: condition on them
-        given = {**{c: _within(c, b, b, c in ints, who) for c, b in bounds.items()}, **(given or {})}
     return given, forbid
