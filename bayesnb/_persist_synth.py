@@ -25,6 +25,8 @@ is not saved.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pandas as pd
 
 from ._persist_latent import latent_from_file, latent_to_file
@@ -119,6 +121,12 @@ def synth_from_file(cls, meta, dec):
     return synth_from_model(cls, model, latent, chosen)
 
 
+def _synth_privacy(dp, target):
+    """A Synthesizer's ``privacy`` from its model's: without a target, the one class ``0`` the private fit
+    declared for the estimator (``bayesnb._synth_private.fit_private``) is not the user's, who gave none."""
+    return dataclasses.replace(dp, classes=None) if dp is not None and target is None else dp
+
+
 def synth_from_model(cls, model, latent, chosen):
     """A fitted ``cls`` (:class:`~bayesnb.Synthesizer`) around a loaded estimator and latent-class fit.
 
@@ -146,7 +154,7 @@ def synth_from_model(cls, model, latent, chosen):
     self = cls(target=target, structure=getattr(model, "structure_kind_", "naive"),
                latent=None if latent is None else int(latent.n_components),
                support=getattr(model, "sample_support_", "smoothed"),  # a file without it: as it was sampled
-               privacy=getattr(model, "privacy", None))
+               privacy=_synth_privacy(getattr(model, "privacy", None), target))
     if getattr(model, "privacy_spent_", None) is not None:  # a private model (bayesnb._synth_private)
         self.privacy_spent_ = model.privacy_spent_
     indicators = indicators_in(model.feature_names_in_)

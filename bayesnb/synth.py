@@ -70,7 +70,7 @@ from ._synth_given import model_conditions
 from ._synth_params import check_params
 from ._synth_support import sample_on_support
 from ._synth_missing import add_indicators, blank_missing, forbidden_pairs, indicator_names
-from ._synth_private import fill_missing, fit_private, missing_categories, private_draws
+from ._synth_private import fill_missing, fit_private, missing_categories, private_draws, whole_conditions
 from ._synth_select import Z_BEHIND, add_rows, choose_edges, edge_name, holdout_rows, latent_search, variant, widen_k
 from ._utils import as_generator, one_class_on_purpose
 from .estimators import NaiveBayes
@@ -440,8 +440,9 @@ class Synthesizer(BaseEstimator):
         -------
         DataFrame of shape (n_samples, n_columns)
             The target column (if any) holds classes seen in training; categorical columns hold
-            categories seen in training; integer columns stay integer where the chosen family
-            draws whole numbers (see ``synthetic_report``'s support checks). With
+            categories seen in training (with ``privacy``: the declared ones); integer columns stay
+            integer where the chosen family draws whole numbers (see ``synthetic_report``'s support
+            checks; with ``privacy``, rounded within the bounds). With
             ``return_probability``, ``(DataFrame, p)``: ``p`` a float (an array, one per row, for
             per-row values).
 
@@ -457,6 +458,7 @@ class Synthesizer(BaseEstimator):
         dt = {c: self.dtypes_[c] for c in getattr(self, "datetime_columns_", [])}
         given, forbid, y = model_conditions(given, forbid, self.target, self.columns_, dt, to_seconds, _WHO,
                                             getattr(self, "missing_indicators_", {}))
+        given, forbid = whole_conditions(self.model_, given, forbid, self.dtypes_)  # a private model's integers
         if given is not None or forbid is not None or return_probability or y is not None:
             kw.update(given=given, forbid=forbid, y=y, return_probability=return_probability)
         got = sample_on_support(self.model_, self.latent_ is None and self.support == "observed", _WHO,

@@ -26,3 +26,21 @@ def leaves(tree):
     elif isinstance(tree, tuple):
         for t in tree:
             yield from leaves(t)
+
+
+def cli_sample_as_python(synth, tmp_path, capsys, n, seed):
+    """Save a fitted ``synth``, run ``bayesnb sample`` of the file, and check the CSV is ``synth.sample``'s
+    (columns, values); returns the written table."""
+    import pandas as pd
+
+    from bayesnb.cli import main
+
+    path, out = tmp_path / "synth.bnb", tmp_path / "rows.csv"
+    synth.save(path)
+    assert main(["-q", "sample", str(path), "-n", str(n), "--seed", str(seed), "-o", str(out)]) == 0, \
+        capsys.readouterr().err
+    written = pd.read_csv(out)
+    expected = synth.sample(n, random_state=seed)
+    assert list(written.columns) == list(expected.columns)
+    pd.testing.assert_frame_equal(written, expected.astype(written.dtypes.to_dict()), check_exact=False, rtol=1e-12)
+    return written

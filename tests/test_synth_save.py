@@ -17,6 +17,7 @@ from bayesnb._safeio import digest
 from bayesnb.cli import main
 from bayesnb.datasets import load_house_votes, load_penguins
 from bayesnb.persistence import ModelFileError
+from helpers import cli_sample_as_python
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -160,13 +161,8 @@ def test_a_latent_fit_that_cannot_be_saved_is_refused_clearly(latent_penguins, t
 
 
 def test_cli_sample_of_a_latent_file_equals_the_python_api(latent_penguins, tmp_path, capsys):
-    path, out = tmp_path / "pg.bnb", tmp_path / "rows.csv"
-    latent_penguins.save(path)
-    assert main(["-q", "sample", str(path), "-n", "40", "--seed", "4", "-o", str(out)]) == 0, capsys.readouterr().err
-    written = pd.read_csv(out)
-    expected = latent_penguins.sample(40, random_state=4)
-    assert list(written.columns) == list(expected.columns)
-    pd.testing.assert_frame_equal(written, expected.astype(written.dtypes.to_dict()), check_exact=False, rtol=1e-12)
+    cli_sample_as_python(latent_penguins, tmp_path, capsys, 40, 4)
+    path = tmp_path / "synth.bnb"
     assert main(["-q", "sample", str(path), "-n", "5", "--prior", "-o", str(tmp_path / "p.csv")]) == 2
     err = capsys.readouterr().err
     assert "--prior" in err and "latent-class" in err and len(err.strip().splitlines()) == 1

@@ -147,6 +147,8 @@ def restore_dtype(values, dtype):
     s = pd.Series(values, copy=False)
     if s.dtype == dtype:
         return values
+    if isinstance(dtype, pd.CategoricalDtype) and not s.dropna().isin(dtype.categories).all():
+        return values  # (a cast would blank them, with a deprecation warning)
     try:
         out = s.astype(dtype)
     except (TypeError, ValueError, OverflowError):
