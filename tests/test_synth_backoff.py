@@ -96,9 +96,10 @@ def test_backoff_is_deterministic_with_random_state_and_differs_from_observed(ta
     smooth = _fit(table, "smoothed").sample(20000, random_state=1)
     rows = back.sample(20000, random_state=1)
 
+    pairs = {(u, v): set(zip(table[u], table[v])) for u, v in itertools.combinations(table.columns, 2)}
+
     def unseen(df):
         return np.mean([any((r[u], r[v]) not in pairs[(u, v)] for u, v in pairs) for _, r in df.iterrows()])
-    pairs = {(u, v): set(zip(table[u], table[v])) for u, v in itertools.combinations(table.columns, 2)}
     assert unseen(rows.head(3000)) < unseen(smooth.head(3000))
 
 
