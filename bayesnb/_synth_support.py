@@ -20,6 +20,8 @@ posterior. Each family says what its observed support is
 (:meth:`~bayesnb.families._base.Family.gen_observed_support`, :func:`~bayesnb.families._numeric.observed_counts`;
 the other families keep their posterior). The price is privacy-relevant: a thin context's rows
 are reproduced more closely (``synthetic_report``'s DCR share rises a little; docs/synthetic.md).
+``support="backoff"`` (:mod:`bayesnb._synth_backoff`) lets the thin contexts draw their posterior
+predictive on the pairs seen in training instead.
 """
 
 from __future__ import annotations
