@@ -330,8 +330,8 @@ def check_extras(model, post, n_features, extra):
         t = extra["target_name_"]
         if not isinstance(t, str) or not t or len(t) > 1000:
             _fail(f"target_name_ must be a non-empty string of at most 1000 characters; the file holds {str(t)[:40]!r}")
-    if extra.get("sample_support_", "observed") not in ("observed", "smoothed"):
-        _fail(f"sample_support_ must be 'observed' or 'smoothed'; the file holds {str(extra['sample_support_'])[:40]!r}")
+    if extra.get("sample_support_", "observed") not in ("observed", "smoothed", "backoff"):
+        _fail(f"sample_support_ must be 'observed', 'smoothed' or 'backoff'; the file holds {str(extra['sample_support_'])[:40]!r}")
     if "target_index_" in extra:
         t = extra["target_index_"]
         if not isinstance(t, int) or isinstance(t, bool) or not 0 <= t <= n_features:

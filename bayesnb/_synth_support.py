@@ -20,6 +20,8 @@ posterior. Each family says what its observed support is
 (:meth:`~bayesnb.families._base.Family.gen_observed_support`, :func:`~bayesnb.families._numeric.observed_counts`;
 the other families keep their posterior). The price is privacy-relevant: a thin context's rows
 are reproduced more closely (``synthetic_report``'s DCR share rises a little; docs/synthetic.md).
+``support="backoff"`` (:mod:`bayesnb._synth_backoff`) lets the thin contexts draw their posterior
+predictive on the pairs seen in training instead.
 """
 
 from __future__ import annotations
@@ -28,22 +30,26 @@ import copy
 
 from sklearn.utils.validation import check_is_fitted
 
+from ._synth_backoff import backoff_rule
 from ._utils import ZeroProbabilityCondition
 from .estimators import NaiveBayes
 
 __all__ = ["SUPPORTS", "observed_support", "sample_on_support"]
 
 #: the ``support`` options of :class:`~bayesnb.Synthesizer`
-SUPPORTS = ("observed", "smoothed")
+SUPPORTS = ("observed", "smoothed", "backoff")
 
 
-def observed_support(model):
+def observed_support(model, support="observed"):
     """A shallow copy of a fitted NaiveBayes whose sampling tables keep the observed support.
 
     Parameters
     ----------
     model : NaiveBayes
         Fitted (naive or structured). It is not changed.
+    support : {"observed", "backoff"}, default="observed"
+        ``"backoff"``: a structure's thin contexts draw their posterior predictive on the pairs seen
+        in training (:mod:`bayesnb._synth_backoff`); the naive blocks keep the observed support.
 
     Returns
     -------
@@ -52,6 +58,8 @@ def observed_support(model):
         (structure) replaced by its family's :meth:`gen_observed_support`; its ``sample``
         (``given=``, ``forbid=`` included) then draws from those tables.
     """
+    if support not in ("observed", "backoff"):
+        raise ValueError(f"support must be 'observed' or 'backoff'; received {support!r}.")
     if not isinstance(model, NaiveBayes):
         raise TypeError(f"support='observed' needs a fitted NaiveBayes; received {type(model).__name__}.")
     check_is_fitted(model, "posterior_")
@@ -62,9 +70,11 @@ def observed_support(model):
     out._caches = [b.family.predict_cache(b.prior, b.posterior) for b in out.posterior_.blocks]  # not the fit's
     mixed = model._structure_fitted()  # None under the naive structure
     if mixed is not None:
+        rules = [backoff_rule((mixed.n_classes, *(mixed.nodes[p].n_states for p in pa))) if support == "backoff"
+                 else None for pa in mixed.parents]
         setattr(out, model._structure_attr, mixed._replace(posteriors=tuple(
-            nd.family.gen_observed_support(pr, po)
-            for nd, pr, po in zip(mixed.nodes, mixed.priors, mixed.posteriors))))
+            nd.family.gen_observed_support(pr, po, rule)
+            for nd, pr, po, rule in zip(mixed.nodes, mixed.priors, mixed.posteriors, rules))))
     return out
 
 
@@ -75,8 +85,9 @@ def sample_on_support(model, observed, who, n_samples, **kwargs):
     ----------
     model : NaiveBayes
         Fitted; not changed.
-    observed : bool
-        Draw from :func:`observed_support` of ``model`` (True) or from ``model`` itself.
+    observed : bool or str
+        Draw from :func:`observed_support` of ``model`` (True, ``"observed"``; ``"backoff"``: with that
+        support) or from ``model`` itself (False, ``"smoothed"``).
     who : str
         The caller's name, for errors.
     n_samples : int
@@ -95,7 +106,9 @@ def sample_on_support(model, observed, who, n_samples, **kwargs):
         A condition no row can meet. Where only the observed support rules it out (the fitted
         model allows it), the message says so and names ``support='smoothed'``.
     """
-    drawn = observed_support(model) if observed else model
+    support = ("observed" if observed else "smoothed") if isinstance(observed, bool) else observed
+    observed = support != "smoothed"
+    drawn = observed_support(model, support) if observed else model
     try:
         return drawn.sample(n_samples, **kwargs)
     except ZeroProbabilityCondition as err:
@@ -106,6 +119,6 @@ def sample_on_support(model, observed, who, n_samples, **kwargs):
         except ZeroProbabilityCondition:
             raise err from None
         raise ZeroProbabilityCondition(
-            f"{who}: the condition has probability 0 on the observed support (support='observed' draws only "
-            "what each context held in training); the fitted model allows it: support='smoothed' samples "
+            f"{who}: the condition has probability 0 on the observed support (support={support!r} draws only "
+            "what the training rows held); the fitted model allows it: support='smoothed' samples "
             "that model.") from err

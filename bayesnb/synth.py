@@ -122,12 +122,15 @@ class Synthesizer(BaseEstimator):
         component's tables centred on its class's estimate with concentrations fitted by evidence
         (rare values, e.g. missing cells, keep their rates; docs/synthetic.md "Hierarchical
         component priors"), or ``"class"``: the class's prior in every component.
-    support : {"observed", "smoothed"}, default="observed"
+    support : {"observed", "smoothed", "backoff"}, default="observed"
         ``"observed"``: :meth:`sample` draws categorical cells (and numeric bins) from each context's
         counts (a context: a class, or a class and the parents' values) where the context has rows
         (a value never seen in a context is not drawn there) and from the context's prior (the hierarchy's back-off) where it has none
         (:mod:`bayesnb._synth_support`; fewer rows with category pairs the real table never
-        holds). ``"smoothed"``: the posterior predictive as fitted. A latent-class model samples
+        holds). ``"smoothed"``: the posterior predictive as fitted. ``"backoff"``: as observed, but a
+        context with fewer rows than its prior's strength draws its posterior predictive on the values
+        seen with its class and each parent's state (:mod:`bayesnb._synth_backoff`; synthetic rows less
+        close to the training rows). A latent-class model samples
         its components as fitted either way; the choice of model does not depend on it.
     privacy : bayesnb.DP, optional
         Fit under differential privacy: one private :class:`~bayesnb.NaiveBayes`, nothing read from
@@ -461,7 +464,7 @@ class Synthesizer(BaseEstimator):
         given, forbid = whole_conditions(self.model_, given, forbid, self.dtypes_)  # a private model's integers
         if given is not None or forbid is not None or return_probability or y is not None:
             kw.update(given=given, forbid=forbid, y=y, return_probability=return_probability)
-        got = sample_on_support(self.model_, self.latent_ is None and self.support == "observed", _WHO,
+        got = sample_on_support(self.model_, self.support if self.latent_ is None else "smoothed", _WHO,
                                 int(n_samples), random_state=random_state,
                                 parameter_uncertainty=parameter_uncertainty, **kw)
         X, y = got[:2]

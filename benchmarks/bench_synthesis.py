@@ -100,6 +100,7 @@ CONFIGS = {
     "latent50": {"latent": 50},
     "classprior": {"component_prior": "class"},
     "smoothed": {"support": "smoothed"},
+    "backoff": {"support": "backoff"},
 }
 
 COLUMNS_OUT = [("shape", "column_shapes"), ("trend", "column_pair_trends"), ("SDM shape", "sdm_shape"),

@@ -1,10 +1,10 @@
 """Census (issue 26): k-DB (hierarchical) at several k, and which category pairs make the unseen-pair rows.
 
 For each ``k`` of ``--ks``: ``NaiveBayes(structure="kdb", k=k, alpha="hierarchical")`` fitted on
-the training rows of ``bench_synthesis.py``'s census split (seed 0), its mean held-out
+the training rows of ``bench_synthesis.py``'s census split (seed ``--split``, default 0), its mean held-out
 ``log p(x, y)`` on the test rows, and for each sample seed of ``--sample-seeds`` a synthetic table
 of as many rows scored by :func:`bayesnb.synthetic_report` (shape, trend, C2ST GBM, efficacy AUC,
-unseen category pairs), as ``bench_synthesis.py`` scores it. With ``--pairs``, for the first
+unseen category pairs, DCR share), as ``bench_synthesis.py`` scores it. With ``--pairs``, for the first
 ``k`` and sample seed, the share of synthetic rows holding an unseen pair of each two
 categorical columns (> 0.1%), once with one posterior draw of the parameters and once with the
 posterior mean. With ``--edges COLUMN``: k-DB's ranking of the columns (by ``I(X; Y)``) and the
@@ -12,8 +12,12 @@ edge scores (flat-Dirichlet BDeu log Bayes factors, ``structure.edge_scores``) o
 of every other column: k-DB takes a parent only among earlier columns with a positive score. With
 ``--edge-score E`` (one of ``structure.EDGE_SCORES``, default ``bdeu``) every fit and the printed
 scores use ``E`` (the default swapped as ``bench_structure_auto.edge_score`` does). With
-``--support observed`` the samples are drawn on the fitted model's observed support
-(:func:`bayesnb._synth_support.observed_support`, what ``Synthesizer(support="observed")`` samples).
+``--support observed`` (or ``backoff``) the samples are drawn on the fitted model's observed
+support (:func:`bayesnb._synth_support.observed_support`, what ``Synthesizer(support=...)`` samples);
+a comma-separated list (``--support observed,backoff,smoothed``) samples each support from the same
+fit, the supports interleaved within each sample seed. Each sample line also gives the DCR share
+against the test rows, and with several sample seeds a mean line per support follows.
+``--split S`` takes the census split of seed ``S`` (default 0).
 With ``--real-pairs`` it first prints the same share for the real test rows against the
 training rows (the rate a perfect model of the population would give).
 
@@ -23,6 +27,7 @@ Usage::
     python benchmarks/census_kdb_k.py adult.data --ks '' --edges native-country
     python benchmarks/census_kdb_k.py adult.data --ks 2 --edges native-country --edge-score hierarchical
     python benchmarks/census_kdb_k.py adult.data --ks 3 --edge-score hierarchical --support observed --sample-seeds 1,2,3
+    python benchmarks/census_kdb_k.py adult.data --ks 3 --edge-score hierarchical --support observed,backoff,smoothed
 """
 
 from __future__ import annotations
@@ -47,6 +52,11 @@ from bayesnb._synth_select import holdout_rows  # noqa: E402
 from bayesnb._synth_support import SUPPORTS, observed_support  # noqa: E402
 from bayesnb.structure import model as _mx  # noqa: E402
 from bayesnb.structure import learn as _learn  # noqa: E402
+
+
+#: the summary entries printed per sample, and their names
+_SCORES = ("column_shapes", "column_pair_trends", "detection_gbm", "efficacy_auc", "unseen_category_pairs", "dcr_share")
+_NAMES = ("shape", "trend", "C2ST GBM", "AUC", "unseen pairs", "DCR")
 
 
 def as_table(model, X, y, train):
@@ -92,16 +102,20 @@ def main(argv=None):
     p.add_argument("--edges", metavar="COLUMN")
     p.add_argument("--edge-score", default="bdeu", choices=_learn.EDGE_SCORES)
     p.add_argument("--real-pairs", action="store_true", help="unseen pairs of the real test rows")
-    p.add_argument("--support", default="smoothed", choices=SUPPORTS,
-                   help="sample the posterior predictive (smoothed, the default) or the observed support")
+    p.add_argument("--support", default="smoothed",
+                   help=f"comma-separated supports among {SUPPORTS} (default: smoothed, the posterior predictive)")
+    p.add_argument("--split", type=int, default=0, help="seed of the census split (default 0)")
     args = p.parse_args(argv)
+    args.supports = [v for v in args.support.split(",") if v]
+    if not args.supports or any(v not in SUPPORTS for v in args.supports):
+        p.error(f"--support: comma-separated values among {SUPPORTS}; received {args.support!r}")
     with swap_edge_score(args.edge_score, 1.0):
         run(args)
 
 
 def run(args):
     warnings.simplefilter("ignore")
-    train, test, note = census_tables(args.census, None, 0, False)
+    train, test, note = census_tables(args.census, None, args.split, False)
     print(note, f"(load {os.getloadavg()[0]:.1f})")
     X, y = train.drop(columns=TARGET), train[TARGET].to_numpy()
     Xte = test.drop(columns=TARGET)
@@ -116,23 +130,33 @@ def run(args):
         t0 = time.process_time()
         model = NaiveBayes(structure="kdb", k=k, alpha="hierarchical").fit(X, y)
         codes = pd.Index(model.classes_).get_indexer(test[TARGET])
-        fitted, model = model, observed_support(model) if args.support == "observed" else model
+        fitted = model
+        drawn = {v: model if v == "smoothed" else observed_support(model, v) for v in args.supports}
         print(f"k={k}: fit {time.process_time() - t0:.1f} s CPU, held-out log p(x, y) "
               f"{holdout_rows(fitted, Xte, codes).mean():.4f}; parents {model.structure_}", flush=True)
-        for sd in (int(v) for v in args.sample_seeds.split(",")):
-            syn = as_table(model, *model.sample(len(train), random_state=sd), train)
-            s = synthetic_report(train, syn, target=TARGET, real_test=test, max_rows=10000, random_state=0).summary
-            print(f"  sample seed {sd}: shape {s['column_shapes']:.4f} trend {s['column_pair_trends']:.4f} "
-                  f"C2ST GBM {s['detection_gbm']:.4f} AUC {s['efficacy_auc']:.4f} "
-                  f"unseen pairs {s['unseen_category_pairs']:.4f}", flush=True)
-            if args.pairs and i == 0:
-                cats = [c for c in train.columns if not pd.api.types.is_numeric_dtype(train[c])]
-                for pu in (True, False):
-                    rows = as_table(model, *model.sample(len(train), random_state=sd, parameter_uncertainty=pu),
-                                    train)
-                    share, worst = unseen_pairs(train, rows, cats)
-                    print(f"    parameter_uncertainty={pu}: {share:.4f} of rows hold an unseen pair; "
-                          + ", ".join(f"{a} x {b} {v:.4f}" for a, b, v in worst), flush=True)
+        seeds, scores = [int(v) for v in args.sample_seeds.split(",")], {v: [] for v in args.supports}
+        for sd in seeds:
+            for v, model in drawn.items():
+                syn = as_table(model, *model.sample(len(train), random_state=sd), train)
+                s = synthetic_report(train, syn, target=TARGET, real_test=test, max_rows=10000, random_state=0).summary
+                scores[v].append([s[m] for m in _SCORES])
+                print(f"  sample seed {sd}" + (f" {v}" if len(drawn) > 1 else "") + ": "
+                      + " ".join(f"{name} {x:.4f}" for name, x in zip(_NAMES, scores[v][-1]))
+                      + f" (load {os.getloadavg()[0]:.1f})", flush=True)
+        for v in scores if len(seeds) > 1 else ():
+            a = np.array(scores[v])
+            print(f"  {v}, mean (sd) of {len(seeds)} sample seeds: "
+                  + " ".join(f"{name} {m:.4f} ({sd:.4f})" for name, m, sd in zip(_NAMES, a.mean(0), a.std(0, ddof=1))),
+                  flush=True)
+        model, sd = drawn[args.supports[0]], seeds[0]
+        if args.pairs and i == 0:  # the first support and sample seed
+            cats = [c for c in train.columns if not pd.api.types.is_numeric_dtype(train[c])]
+            for pu in (True, False):
+                rows = as_table(model, *model.sample(len(train), random_state=sd, parameter_uncertainty=pu),
+                                train)
+                share, worst = unseen_pairs(train, rows, cats)
+                print(f"    parameter_uncertainty={pu}: {share:.4f} of rows hold an unseen pair; "
+                      + ", ".join(f"{a} x {b} {v:.4f}" for a, b, v in worst), flush=True)
 
 
 if __name__ == "__main__":

@@ -130,7 +130,7 @@ def test_a_numeric_node_draws_only_bins_its_context_held():
     assert unseen(fits["smoothed"].sample(20000, random_state=0)) > 0.003
 
 
-@pytest.mark.parametrize("support", ["observed", "smoothed"])
+@pytest.mark.parametrize("support", ["observed", "smoothed", "backoff"])
 def test_the_support_is_saved_and_bayesnb_sample_draws_as_the_synthesizer(rare_table, tmp_path, support):
     from bayesnb.cli import main
 

@@ -182,8 +182,8 @@ def cmd_sample(args):
             raise UsageError(f"--prior: {args.model} holds a Synthesizer's latent-class model, whose prior "
                              "predictive 'bayesnb sample' does not draw; leave out --prior")
         model, latent = model.model_, model.latent_
-    if latent is None and not args.prior and getattr(model, "sample_support_", None) == "observed":
-        model = observed_support(model)  # a Synthesizer's structure, sampled as Synthesizer.sample draws it
+    if latent is None and not args.prior and getattr(model, "sample_support_", None) in ("observed", "backoff"):
+        model = observed_support(model, model.sample_support_)  # a Synthesizer's structure, sampled as Synthesizer.sample draws it
     target = args.target if args.target is not None else getattr(model, "target_name_", "class")
     draw = model.sample_prior_predictive if args.prior else partial(model.sample, latent=latent)
     X, y = draw(args.n, random_state=args.seed)

@@ -191,10 +191,11 @@ class SupportDefaults:
     (:meth:`gen_observed_support`), draws kept inside declared bounds
     (:meth:`gen_sample_between`) and the labels of a parameter's value axis (:meth:`param_value_labels`)."""
 
-    def gen_observed_support(self, prior, post):
+    def gen_observed_support(self, prior, post, back_off=None):
         """``post`` restricted to what was observed, for synthetic rows (here: unchanged).
 
-        Parameters: the block's ``prior, post``. Returns ``post``'s type and shapes. The categorical
+        Parameters: the block's ``prior, post``; ``back_off``, a rule for one column's Dirichlet
+        concentrations ``(prior, post) -> (C, V)`` (families with such tables apply it). Returns ``post``'s type and shapes. The categorical
         family returns each context's counts alone where it has data, its prior where it has none
         (:func:`bayesnb._synth_support.observed_support`).
         """

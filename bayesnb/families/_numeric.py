@@ -274,7 +274,7 @@ def dirichlet_draws(conc, n_draws, rng) -> np.ndarray:
     return out
 
 
-def observed_counts(prior, post) -> tuple:
+def observed_counts(prior, post, back_off=None) -> tuple:
     """Dirichlet concentrations on the observed support: each row's counts where it has data, its prior where not.
 
     The Haldane limit (prior pseudo-counts to 0) of every context (row) that holds data, so a
@@ -286,12 +286,17 @@ def observed_counts(prior, post) -> tuple:
     ----------
     prior, post : tuple of ndarray
         Prior and posterior concentrations, one (C, V) array per column.
+    back_off : callable or None
+        ``back_off(prior_c, post_c)`` of one column's (C, V) arrays gives its concentrations
+        instead (a structure's ``support="backoff"``, :mod:`bayesnb._synth_backoff`).
 
     Returns
     -------
     tuple of ndarray
         One (C, V) array per column.
     """
+    if back_off is not None:
+        return tuple(back_off(np.asarray(a0, dtype=float), np.asarray(a, dtype=float)) for a0, a in zip(prior, post))
     out = []
     for a0, a in zip(prior, post):
         n = np.maximum(np.asarray(a, dtype=float) - a0, 0.0)

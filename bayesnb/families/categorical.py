@@ -323,14 +323,15 @@ class Categorical(Family):
             return post
         return Dirichlets(tuple(dirichlet_draws(a, 1, rng)[0] for a in post.concentration))
 
-    def gen_observed_support(self, prior, post):
+    def gen_observed_support(self, prior, post, back_off=None):
         """Each context's counts alone where it has data, its prior where it has none.
 
         The Haldane limit of the context's Dirichlet (prior pseudo-counts to 0): a value never
         seen in a context with data gets probability 0; an empty context keeps its prior (its parent
-        context's estimate under ``alpha="hierarchical"``). Histogram uses it for its bins.
+        context's estimate under ``alpha="hierarchical"``). Histogram uses it for its bins. A
+        ``back_off(prior, post)`` of one column's (C, V) concentrations replaces that rule (:func:`observed_counts`).
         """
-        return post._replace(concentration=observed_counts(prior.concentration, post.concentration))
+        return post._replace(concentration=observed_counts(prior.concentration, post.concentration, back_off))
 
     def gen_sample(self, point, z, rng, lengths=None):
         """Codes (n, d) drawn from ``x_j | y = z[i]`` (categories by position; ``lengths`` unused)."""
