@@ -124,14 +124,13 @@ class Synthesizer(BaseEstimator):
         component priors"), or ``"class"``: the class's prior in every component.
     support : {"observed", "smoothed", "backoff"}, default="observed"
         ``"observed"``: :meth:`sample` draws categorical cells (and numeric bins) from each context's
-        counts (a context: a class, or a class and the parents' values) where the context has rows
-        (a value never seen in a context is not drawn there) and from the context's prior (the hierarchy's back-off) where it has none
-        (:mod:`bayesnb._synth_support`; fewer rows with category pairs the real table never
-        holds). ``"smoothed"``: the posterior predictive as fitted. ``"backoff"``: as observed, but a
-        context with fewer rows than its prior's strength draws its posterior predictive on the values
-        seen with its class and each parent's state (:mod:`bayesnb._synth_backoff`; synthetic rows less
-        close to the training rows). A latent-class model samples
-        its components as fitted either way; the choice of model does not depend on it.
+        counts (a context: a class, or a class and the parents' values) where it has rows, else from
+        its prior (the hierarchy's back-off) (:mod:`bayesnb._synth_support`; fewer rows with category
+        pairs the real table never holds). ``"smoothed"``: the posterior predictive as fitted.
+        ``"backoff"``: as observed, but a context with fewer rows than its prior's strength draws its
+        posterior predictive on the values seen with its class and each parent's state
+        (:mod:`bayesnb._synth_backoff`; rows less close to the training rows). A latent-class model
+        samples its components as fitted either way; the choice of model does not depend on it.
     privacy : bayesnb.DP, optional
         Fit under differential privacy: one private :class:`~bayesnb.NaiveBayes`, nothing read from
         the raw rows besides its noisy release (:mod:`bayesnb._synth_private`; docs/privacy.md).
@@ -194,10 +193,8 @@ class Synthesizer(BaseEstimator):
         self.verbose = verbose
         self.missing = missing
         self.component_prior = component_prior
-        self.support = support
-        self.privacy, self.categories = privacy, categories
+        self.support, self.privacy, self.categories = support, privacy, categories
 
-    # ------------------------------------------------------------------ checks
     def _check_params(self):
         check_params(self)
 
