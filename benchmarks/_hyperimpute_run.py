@@ -5,8 +5,9 @@ where hyperimpute works, e.g. with scikit-learn < 1.8) so that the benchmark's o
 never imports hyperimpute. It reads ``IN`` (a ``.npy`` float matrix, NaN where missing) and
 ``META`` (JSON: ``columns``, ``seed``), runs ``Imputers().get("hyperimpute",
 random_state=seed).fit_transform`` with hyperimpute's defaults on a DataFrame with those
-columns, and writes the imputed matrix to ``OUT`` (``.npy``, same shape, float). Nothing from
-bayesnb is imported here.
+columns, and writes the imputed matrix to ``OUT`` (``.npy``, same shape, float). It runs in one
+process (``JOBLIB_MULTIPROCESSING=0``: hyperimpute's ``n_jobs=-1`` learners do not fork) with torch
+on one thread, as every method in the benchmark. Nothing from bayesnb is imported here.
 
 Run:  PYTHON benchmarks/_hyperimpute_run.py IN META OUT
 """
@@ -14,12 +15,14 @@ Run:  PYTHON benchmarks/_hyperimpute_run.py IN META OUT
 from __future__ import annotations
 
 import json
+import os
 import sys
 import warnings
 
 
 def main(argv):
     """Impute ``argv = [IN, META, OUT]`` with HyperImpute (see the module docstring)."""
+    os.environ.setdefault("JOBLIB_MULTIPROCESSING", "0")  # its n_jobs=-1 learners: in this process, one at a time
     import numpy as np
     import pandas as pd
     import torch
