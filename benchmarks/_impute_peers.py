@@ -18,6 +18,12 @@ that is not numeric is categorical) wherever its interface lets it be told:
   ordinal codes of categorical predictors, not on subsets of their levels as R's randomForest.
 - ``miceforest`` (LightGBM chained equations, mean matching): ``ImputationKernel`` with its
   defaults and one dataset, 5 iterations of ``mice``; categorical columns as pandas ``category``.
+- ``miceforest(min_data_in_leaf=20)`` (only when named): the same with LightGBM's own default
+  ``min_data_in_leaf=20`` in place of miceforest's 1, as miceforest's warning advises when a
+  column has very rare categories. With its defaults miceforest fails on the census table: a
+  LightGBM probability of exactly 0 or 1 makes ``miceforest.utils.logodds`` divide by zero, which
+  NumPy answers with ``inf`` (not the ``ZeroDivisionError`` that function catches to explain
+  itself), and mean matching then raises ``ValueError: data must be finite``.
 - ``HyperImpute``: ``Imputers().get("hyperimpute")`` with its defaults. Not in the ``bench`` extra
   and not run by default: its latest release (0.1.17, 2023) installs and imports with the
   project's pins but fails on its first column with scikit-learn >= 1.8 (``TypeError:
@@ -61,8 +67,9 @@ LABEL = "__label__"
 INSTALL = "pip install -e .[bench]"
 INSTALL_HYPERIMPUTE = ("pip install hyperimpute 'scikit-learn<1.8' in another environment and pass "
                        "--hyperimpute-python PYTHON (docs/benchmarks.md)")
-PEERS = ("missForest", "miceforest", "HyperImpute", "Iterative(BayesianRidge)", "Iterative(ExtraTrees)")
-DEFAULT_PEERS = tuple(p for p in PEERS if p != "HyperImpute")  # see the module docstring
+MICEFOREST_LEAF = "miceforest(min_data_in_leaf=20)"
+PEERS = ("missForest", "miceforest", "HyperImpute", "Iterative(BayesianRidge)", "Iterative(ExtraTrees)", MICEFOREST_LEAF)
+DEFAULT_PEERS = tuple(p for p in PEERS if p not in ("HyperImpute", MICEFOREST_LEAF))  # see the module docstring
 HYPERIMPUTE_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_hyperimpute_run.py")
 HYPERIMPUTE_PYTHON = None  # set by bench_impute.py --hyperimpute-python: run HyperImpute in that Python
 _skipped = set()
@@ -189,15 +196,18 @@ def missforest(Xm, cats, seed, n_estimators=100, max_iter=10):
     return _decode(pd.DataFrame(X, columns=Z.columns, index=Xm.index), levels, list(Xm.columns))
 
 
-def miceforest_impute(Xm, cats, seed, iterations=5):
-    """miceforest's ``ImputationKernel`` (defaults, one dataset) after ``iterations`` of ``mice``."""
+def miceforest_impute(Xm, cats, seed, iterations=5, **lgb_params):
+    """miceforest's ``ImputationKernel`` (defaults, one dataset) after ``iterations`` of ``mice``.
+
+    ``lgb_params`` (e.g. ``min_data_in_leaf=20``) go to every LightGBM model through ``mice``.
+    """
     import miceforest as mf
 
     Z = Xm.copy()
     for c in cats:
         Z[c] = Z[c].astype("category")
     kernel = mf.ImputationKernel(Z.reset_index(drop=True), num_datasets=1, random_state=seed)
-    kernel.mice(iterations, num_threads=1)  # one thread, as every method here (OpenMP spins on a shared machine)
+    kernel.mice(iterations, num_threads=1, **lgb_params)  # one thread, as every method here (OpenMP spins on a shared machine)
     out = kernel.complete_data(dataset=0)
     out.index = Xm.index
     for c in cats:
@@ -328,6 +338,7 @@ def peer_methods(Xm, cats, nums, y, seed, only=None):
     runs = {
         "missForest": lambda: missforest(Zy, catsy, seed),
         "miceforest": lambda: miceforest_impute(Zy, catsy, seed),
+        MICEFOREST_LEAF: lambda: miceforest_impute(Zy, catsy, seed, min_data_in_leaf=20),
         "HyperImpute": lambda: hyperimpute_impute(Zy, catsy, seed),
         "Iterative(BayesianRidge)": lambda: iterative(Xm, cats, nums, y, seed, BayesianRidge()),
         "Iterative(ExtraTrees)": lambda: iterative(Xm, cats, nums, y, seed,
