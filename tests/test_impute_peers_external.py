@@ -105,3 +105,26 @@ def test_a_failing_or_wrong_peer_script_raises_a_clear_error(tmp_path):
     holes.write_text("import sys, numpy as np\nnp.save(sys.argv[3], np.load(sys.argv[1]))\n")
     with pytest.raises(RuntimeError, match="missing cells"):
         peers.run_external(sys.executable, str(holes), Z, 0)
+
+
+def test_the_miceforest_leaf_variant_passes_min_data_in_leaf_to_every_lightgbm_model(monkeypatch):
+    """``miceforest(min_data_in_leaf=20)``: miceforest's defaults but LightGBM's own leaf size."""
+    calls = []
+
+    class Kernel:  # records what mice() is given; fills with the column's first observed value
+        def __init__(self, data, num_datasets, random_state):
+            self.data = data
+
+        def mice(self, iterations, **kw):
+            calls.append((iterations, kw))
+
+        def complete_data(self, dataset):
+            return self.data.apply(lambda c: c.fillna(c.dropna().iloc[0]))
+
+    monkeypatch.setitem(sys.modules, "miceforest", type(sys)("miceforest"))
+    sys.modules["miceforest"].ImputationKernel = Kernel
+    X, M, Xm = _table(40, 3)
+    out = peers.peer_methods(Xm, ["a", "d"], ["b"], np.zeros(40, dtype=int), 0, ["miceforest", peers.MICEFOREST_LEAF])
+    assert list(out) == ["miceforest +y", "miceforest(min_data_in_leaf=20) +y"]
+    assert calls == [(5, {"num_threads": 1}), (5, {"num_threads": 1, "min_data_in_leaf": 20})]
+    assert peers.MICEFOREST_LEAF not in peers.DEFAULT_PEERS
