@@ -18,16 +18,25 @@ that is not numeric is categorical) wherever its interface lets it be told:
   ordinal codes of categorical predictors, not on subsets of their levels as R's randomForest.
 - ``miceforest`` (LightGBM chained equations, mean matching): ``ImputationKernel`` with its
   defaults and one dataset, 5 iterations of ``mice``; categorical columns as pandas ``category``.
-- ``HyperImpute``: ``Imputers().get("hyperimpute")`` with its defaults. Not run by default and
-  not in the ``bench`` extra: its latest release (0.1.17, 2023) installs and imports with the
-  project's pins but fails on its first column with scikit-learn 1.9 (``TypeError:
+- ``miceforest(min_data_in_leaf=20)`` (only when named): the same with LightGBM's own default
+  ``min_data_in_leaf=20`` in place of miceforest's 1, as miceforest's warning advises when a
+  column has very rare categories. With its defaults miceforest fails on the census table: a
+  LightGBM probability of exactly 0 or 1 makes ``miceforest.utils.logodds`` divide by zero, which
+  NumPy answers with ``inf`` (not the ``ZeroDivisionError`` that function catches to explain
+  itself), and mean matching then raises ``ValueError: data must be finite``.
+- ``HyperImpute``: ``Imputers().get("hyperimpute")`` with its defaults. Not in the ``bench`` extra
+  and not run by default: its latest release (0.1.17, 2023) installs and imports with the
+  project's pins but fails on its first column with scikit-learn >= 1.8 (``TypeError:
   LogisticRegression.__init__() got an unexpected keyword argument 'multi_class'``, from
   ``hyperimpute/plugins/prediction/classifiers/plugin_logistic_regression.py``), and it pulls in
-  torch, TensorFlow and Jupyter. ``--peers HyperImpute`` runs it where it works (an older
-  scikit-learn). It has no way to be told which columns are categorical: it treats a column
-  with fewer than 5 distinct values (``class_threshold``) as categorical and any other as
-  continuous, so categorical columns are given to it as integer codes and its output is
-  rounded and clipped to a valid code.
+  torch, TensorFlow and Jupyter. It runs in another environment (scikit-learn 1.7.2; how it was
+  built: docs/benchmarks.md) with ``bench_impute.py --hyperimpute-python PYTHON``: the blanked
+  table goes to ``_hyperimpute_run.py`` under that Python through files in a temporary folder
+  (:func:`run_external`), so this environment never imports it; ``--peers HyperImpute`` without
+  it imports hyperimpute here (an environment where it works). It has no way to be told which
+  columns are categorical: it treats a column with fewer than 5 distinct values
+  (``class_threshold``) as categorical and any other as continuous, so categorical columns are
+  given to it as integer codes and its output is rounded and clipped to a valid code.
 - ``IterativeImputer(BayesianRidge)`` / ``IterativeImputer(ExtraTrees)``: scikit-learn's
   defaults (``max_iter=10``; ``ExtraTreesRegressor(n_estimators=20)`` to keep it affordable) on
   standardised numeric columns and one-hot categorical columns (a missing category: a missing
@@ -40,6 +49,10 @@ LightGBM is told ``num_threads=1``, the forests ``n_jobs=1``), as bayesnb does.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import tempfile
 import time
 import warnings
 
@@ -52,8 +65,13 @@ from sklearn.linear_model import BayesianRidge
 
 LABEL = "__label__"
 INSTALL = "pip install -e .[bench]"
-PEERS = ("missForest", "miceforest", "HyperImpute", "Iterative(BayesianRidge)", "Iterative(ExtraTrees)")
-DEFAULT_PEERS = tuple(p for p in PEERS if p != "HyperImpute")  # see the module docstring
+INSTALL_HYPERIMPUTE = ("pip install hyperimpute 'scikit-learn<1.8' in another environment and pass "
+                       "--hyperimpute-python PYTHON (docs/benchmarks.md)")
+MICEFOREST_LEAF = "miceforest(min_data_in_leaf=20)"
+PEERS = ("missForest", "miceforest", "HyperImpute", "Iterative(BayesianRidge)", "Iterative(ExtraTrees)", MICEFOREST_LEAF)
+DEFAULT_PEERS = tuple(p for p in PEERS if p not in ("HyperImpute", MICEFOREST_LEAF))  # see the module docstring
+HYPERIMPUTE_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_hyperimpute_run.py")
+HYPERIMPUTE_PYTHON = None  # set by bench_impute.py --hyperimpute-python: run HyperImpute in that Python
 _skipped = set()
 
 
@@ -178,15 +196,18 @@ def missforest(Xm, cats, seed, n_estimators=100, max_iter=10):
     return _decode(pd.DataFrame(X, columns=Z.columns, index=Xm.index), levels, list(Xm.columns))
 
 
-def miceforest_impute(Xm, cats, seed, iterations=5):
-    """miceforest's ``ImputationKernel`` (defaults, one dataset) after ``iterations`` of ``mice``."""
+def miceforest_impute(Xm, cats, seed, iterations=5, **lgb_params):
+    """miceforest's ``ImputationKernel`` (defaults, one dataset) after ``iterations`` of ``mice``.
+
+    ``lgb_params`` (e.g. ``min_data_in_leaf=20``) go to every LightGBM model through ``mice``.
+    """
     import miceforest as mf
 
     Z = Xm.copy()
     for c in cats:
         Z[c] = Z[c].astype("category")
     kernel = mf.ImputationKernel(Z.reset_index(drop=True), num_datasets=1, random_state=seed)
-    kernel.mice(iterations, num_threads=1)  # one thread, as every method here (OpenMP spins on a shared machine)
+    kernel.mice(iterations, num_threads=1, **lgb_params)  # one thread, as every method here (OpenMP spins on a shared machine)
     out = kernel.complete_data(dataset=0)
     out.index = Xm.index
     for c in cats:
@@ -194,14 +215,87 @@ def miceforest_impute(Xm, cats, seed, iterations=5):
     return out
 
 
-def hyperimpute_impute(Xm, cats, seed):
-    """HyperImpute with its defaults (categorical columns as codes; see the module docstring)."""
-    from hyperimpute.plugins.imputers import Imputers
+def run_external(python, script, Z, seed, timeout=None):
+    """Impute the float table ``Z`` with ``script`` run by another Python, exchanging files.
 
+    ``Z`` is written to a temporary folder as ``in.npy`` (float, NaN where missing) with
+    ``meta.json`` (``columns``, ``seed``); ``python script in.npy meta.json out.npy`` runs with
+    this process's environment variables (``OMP_NUM_THREADS`` included) and must write
+    ``out.npy``, a float matrix of ``Z``'s shape. The folder is removed afterwards.
+
+    Parameters
+    ----------
+    python : str
+        The other environment's Python executable.
+    script : str
+        Path of the script (e.g. ``_hyperimpute_run.py``).
+    Z : DataFrame of shape (n, d)
+        Float table (categorical columns as codes), NaN where missing.
+    seed : int
+        Passed to the script in ``meta.json``.
+    timeout : float, optional
+        Seconds before the subprocess is stopped.
+
+    Returns
+    -------
+    DataFrame of shape (n, d)
+        The script's imputed table, with ``Z``'s columns and index.
+
+    Raises
+    ------
+    RuntimeError
+        If the script exits with an error (its last stderr lines are quoted), writes no
+        ``out.npy``, or writes one of another shape or with missing cells.
+    """
+    with tempfile.TemporaryDirectory(prefix="bench_impute_peer_") as tmp:
+        paths = [os.path.join(tmp, f) for f in ("in.npy", "meta.json", "out.npy")]
+        np.save(paths[0], Z.to_numpy(dtype=float), allow_pickle=False)
+        with open(paths[1], "w") as f:
+            json.dump({"columns": [str(c) for c in Z.columns], "seed": int(seed)}, f)
+        run = subprocess.run([python, script, *paths], capture_output=True, text=True, timeout=timeout)
+        if run.returncode != 0:
+            tail = "\n".join(run.stderr.strip().splitlines()[-5:])
+            raise RuntimeError(f"{os.path.basename(script)} under {python} exited with {run.returncode}: {tail}")
+        if not os.path.exists(paths[2]):
+            raise RuntimeError(f"{os.path.basename(script)} under {python} wrote no imputed table")
+        out = np.load(paths[2], allow_pickle=False)
+    if out.shape != Z.shape or not np.isfinite(out).all():
+        raise RuntimeError(f"{os.path.basename(script)} returned a table of shape {out.shape} with "
+                           f"{int(np.sum(~np.isfinite(out)))} missing cells; expected {Z.shape}, all filled")
+    return pd.DataFrame(out, columns=Z.columns, index=Z.index)
+
+
+def hyperimpute_impute(Xm, cats, seed, python=None):
+    """HyperImpute with its defaults (categorical columns as codes; see the module docstring).
+
+    Parameters
+    ----------
+    Xm : DataFrame of shape (n, d)
+        Table with missing cells; a column not in ``cats`` is numeric.
+    cats : list of str
+        Categorical columns.
+    seed : int
+        HyperImpute's ``random_state``.
+    python : str, optional
+        A Python executable whose environment has hyperimpute: it runs in that process through
+        ``_hyperimpute_run.py`` (:func:`run_external`) and this one never imports it. Default
+        (None): :data:`HYPERIMPUTE_PYTHON` if set, else hyperimpute is imported here.
+
+    Returns
+    -------
+    DataFrame of shape (n, d)
+        The imputed table (categorical cells rounded and clipped to a valid code, as their values).
+    """
     Z, levels = _codes(Xm, cats)
-    plugin = Imputers().get("hyperimpute", random_state=seed)
-    out = plugin.fit_transform(Z.reset_index(drop=True))
-    out.columns, out.index = Z.columns, Xm.index
+    python = python or HYPERIMPUTE_PYTHON
+    if python:
+        out = run_external(python, HYPERIMPUTE_SCRIPT, Z, seed)
+    else:
+        from hyperimpute.plugins.imputers import Imputers
+
+        plugin = Imputers().get("hyperimpute", random_state=seed)
+        out = plugin.fit_transform(Z.reset_index(drop=True))
+        out.columns, out.index = Z.columns, Xm.index
     return _decode(out, levels, list(Xm.columns))
 
 
@@ -244,6 +338,7 @@ def peer_methods(Xm, cats, nums, y, seed, only=None):
     runs = {
         "missForest": lambda: missforest(Zy, catsy, seed),
         "miceforest": lambda: miceforest_impute(Zy, catsy, seed),
+        MICEFOREST_LEAF: lambda: miceforest_impute(Zy, catsy, seed, min_data_in_leaf=20),
         "HyperImpute": lambda: hyperimpute_impute(Zy, catsy, seed),
         "Iterative(BayesianRidge)": lambda: iterative(Xm, cats, nums, y, seed, BayesianRidge()),
         "Iterative(ExtraTrees)": lambda: iterative(Xm, cats, nums, y, seed,
@@ -256,7 +351,8 @@ def peer_methods(Xm, cats, nums, y, seed, only=None):
             F = runs[name]()
         except ImportError as e:
             if name not in _skipped:
-                print(f"  ({name} skipped: it is not installed ({e}); install the peers with `{INSTALL}`)")
+                how = INSTALL_HYPERIMPUTE if name == "HyperImpute" else f"install the peers with `{INSTALL}`"
+                print(f"  ({name} skipped: it is not installed ({e}); {how})")
                 _skipped.add(name)
             continue
         except Exception as e:  # a peer broken by this environment: say so, go on with the others

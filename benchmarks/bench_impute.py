@@ -51,8 +51,9 @@ one-hot column for scikit-learn):
 - bayesnb ``mvn`` (tables with numeric columns; not with ``--no-mvn``): ``impute_mvn(X, y)``, the
   class-conditional multivariate normal of :mod:`bayesnb.mvn_impute` (impute_table's ``"mvn"``);
 - peers (``--peers [NAME ...]``, issue 27; implies ``--select``): missForest (Stekhoven &
-  Buehlmann's algorithm with scikit-learn forests), miceforest, HyperImpute (only when named:
-  it fails with scikit-learn 1.9), ``IterativeImputer(BayesianRidge)`` and
+  Buehlmann's algorithm with scikit-learn forests), miceforest, HyperImpute (only when named or
+  with ``--hyperimpute-python PYTHON``, which runs it in that Python through files: it fails with
+  scikit-learn >= 1.8), ``IterativeImputer(BayesianRidge)`` and
   ``IterativeImputer(ExtraTrees)`` on the one-hot table, each given the label as an observed
   column (``+y``); see ``_impute_peers.py`` for how each is run. A peer that is not installed is skipped with a message
   (``pip install -e .[bench]`` installs them);
@@ -79,6 +80,8 @@ Run:  python benchmarks/bench_impute.py [--quick] [--seeds N] [--structures] [--
           --no-latent --no-sklearn --no-mvn --peers   # issue 27: peers beside impute_table
       python benchmarks/bench_impute.py --adult DIR --tables adult --masks MNAR --seeds 1 --no-latent --no-sklearn \
           --no-mvn --select-given --peers missForest miceforest "Iterative(BayesianRidge)"   # the census, one mask
+      python benchmarks/bench_impute.py --tables penguins --masks "MCAR 30%" --seeds 1 --no-latent --no-sklearn \
+          --no-mvn --select-given --peers --hyperimpute-python /work/hypervenv/bin/python   # with HyperImpute
       (``--quick``: 2 seeds, no MAR or MNAR, house votes and penguins only)
 """
 
@@ -91,6 +94,7 @@ import warnings
 import numpy as np
 import pandas as pd
 from _census import NOT_GIVEN, NUMERIC, TARGET, load_adult_train
+import _impute_peers
 from _impute_peers import DEFAULT_PEERS, PEERS, from_onehot, onehot_frame, peer_methods
 from _tables import penguins_xy
 from sklearn.datasets import load_breast_cancer, load_diabetes
@@ -309,7 +313,14 @@ def main(argv=None):
     ap.add_argument("--adult-rows", type=int, default=5000, help="rows sampled from adult.data (default 5000)")
     ap.add_argument("--peers", nargs="*", default=None, choices=PEERS, metavar="PEER",
                     help=f"add these peers (no value: {', '.join(DEFAULT_PEERS)}); implies --select")
+    ap.add_argument("--hyperimpute-python", default=None, metavar="PYTHON",
+                    help="run HyperImpute in this Python (an environment where it works) through files, never "
+                         "importing it here; adds HyperImpute to the default peers")
     args = ap.parse_args(argv)
+    if args.hyperimpute_python:
+        _impute_peers.HYPERIMPUTE_PYTHON = args.hyperimpute_python
+        if args.peers == []:
+            args.peers = list(DEFAULT_PEERS) + ["HyperImpute"]
     if args.peers is not None and args.select is None:
         args.select = []
     seeds = range(args.first_seed, args.first_seed + (args.seeds or (2 if args.quick else 3)))
