@@ -44,3 +44,19 @@ def cli_sample_as_python(synth, tmp_path, capsys, n, seed):
     assert list(written.columns) == list(expected.columns)
     pd.testing.assert_frame_equal(written, expected.astype(written.dtypes.to_dict()), check_exact=False, rtol=1e-12)
     return written
+
+
+def votes_xy():
+    """House votes (bundled) as ``(X, party)``, missing cells kept."""
+    from bayesnb.datasets import load_house_votes
+
+    df = load_house_votes()
+    return df.drop(columns=["party"]), df["party"]
+
+
+def complete_penguins_xy():
+    """Penguins (bundled), rows with a missing cell dropped, as ``(X, species)``."""
+    from bayesnb.datasets import load_penguins
+
+    df = load_penguins().dropna().reset_index(drop=True)
+    return df.drop(columns=["species"]), df["species"]

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import bayesnb as bn
-from bayesnb.datasets import load_house_votes, load_penguins
+from helpers import complete_penguins_xy, votes_xy
 from bayesnb.families._private import VAR_FLOOR_MIN, var_floor
 from bayesnb.families.gaussian import plug_in
 from bayesnb.families.poisson import lam_of
@@ -27,14 +27,12 @@ CATS = [["Biscoe", "Dream", "Torgersen"], ["female", "male"], [2007, 2008, 2009]
 
 @pytest.fixture(scope="module")
 def votes():
-    df = load_house_votes()
-    return df.drop(columns=["party"]), df["party"]
+    return votes_xy()
 
 
 @pytest.fixture(scope="module")
 def penguins():
-    df = load_penguins().dropna().reset_index(drop=True)
-    return df.drop(columns=["species"]), df["species"]
+    return complete_penguins_xy()
 
 
 def penguin_features():

@@ -8,32 +8,12 @@ import pytest
 
 import bayesnb as bn
 from bayesnb.structure import model as _mx
-from bayesnb.datasets import load_house_votes, load_penguins
 from bayesnb.structure.bins import N_BINS
 from bayesnb.structure.private_fit import AUTO_MIN_SNR, STRUCTURE_SHARE, auto_kind, declared_edges, naive_block_stats
 
-PARTIES = ["democrat", "republican"]
-SPECIES = ["Adelie", "Chinstrap", "Gentoo"]
-CATS = [["Biscoe", "Dream", "Torgersen"], ["female", "male"], [2007, 2008, 2009]]
-NUMERIC = ("bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g")
-BOUNDS = {"bill_length_mm": (30, 60), "bill_depth_mm": (13, 22), "flipper_length_mm": (170, 235),
-          "body_mass_g": (2500, 6500)}
-
-
-@pytest.fixture(scope="module")
-def votes():
-    df = load_house_votes()
-    return df.drop(columns=["party"]), df["party"]
-
-
-@pytest.fixture(scope="module")
-def penguins():
-    df = load_penguins().dropna().reset_index(drop=True)
-    return df.drop(columns=["species"]), df["species"]
-
-
-def features():
-    return {NUMERIC: bn.Gaussian(), ("island", "sex", "year"): bn.Categorical(categories=CATS)}
+# the same tables, declarations and fixtures as test_privacy.py (imported fixtures are registered)
+from test_privacy import BOUNDS, CATS, NUMERIC, PARTIES, SPECIES, penguins, votes  # noqa: E402,F401
+from test_privacy import penguin_features as features  # noqa: E402
 
 
 def private_penguins(X, y, structure="tan", eps=5.0, seed=0, **kw):
