@@ -303,9 +303,16 @@ def run(args):
                                 "det. LR": det_lr, "det. GBM": det_gbm, "fit s": fit_s,
                                 "fit / naive": fit_s / naive_s[eps, seed] if (eps, seed) in naive_s else math.nan})
                     rows.append(row)
+                    if args.save:  # after every run, so that a long grid stopped early keeps what it measured
+                        save(pd.DataFrame(rows), versions, args.save)
                     print(f"  {method} eps={eps:g} seed={seed}: acc {acc:.4f} AUC {auc:.4f} "
                           f"TVD {row['2-way TVD']:.4f} fit {fit_s:.2f} s", file=sys.stderr, flush=True)
     return pd.DataFrame(rows), versions, (len(train), len(test))
+
+
+def save(frame, versions, path):
+    """Write the per-run rows, with each peer's package version, to a CSV file (``--merge`` reads it)."""
+    frame.assign(package=frame["method"].map(versions)).to_csv(path, index=False)
 
 
 METRICS = ["TSTR acc", "TSTR AUC", "2-way TVD", "det. LR", "det. GBM", "fit s", "fit / naive"]
@@ -377,7 +384,7 @@ def main(argv=None):
     if versions:
         print("\npeers: " + ", ".join(f"{m}: {v}" for m, v in sorted(versions.items())))
     if args.save:
-        frame.assign(package=frame["method"].map(versions)).to_csv(args.save, index=False)
+        save(frame, versions, args.save)
     missing = [m for m, kind in PEERS.items() if m in args.methods and {"peer": args.peer_python,
                                                                          "dpmm": args.dpmm_python}[kind] is None]
     if missing:
