@@ -276,7 +276,7 @@ def run(args):
     rows, versions, naive_s = [], {}, {}
     with tempfile.TemporaryDirectory() as workdir:
         for eps in args.epsilons:
-            for seed in range(args.seeds):
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
                 for method in args.methods:
                     row = {"method": method, "epsilon": eps, "seed": seed}
                     if method in PEERS and pythons[PEERS[method]] is None:
@@ -344,6 +344,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", metavar="DIR", help="folder with UCI's adult.data (and adult.test)")
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--first-seed", type=int, default=0, help="seeds first-seed .. first-seed + seeds - 1")
     parser.add_argument("--epsilons", type=float, nargs="+", default=EPSILONS)
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
     parser.add_argument("--peer-python", default=None, help="Python with smartnoise-synth (MST, AIM)")
@@ -389,9 +390,10 @@ def main(argv=None):
                                                                          "dpmm": args.dpmm_python}[kind] is None]
     if missing:
         print(f"\n(left out, no peer Python given: {', '.join(missing)})")
-    errors = frame.get("error", pd.Series(dtype=object)).dropna()
-    for method, msg in frame.loc[errors.index, ["method", "error"]].drop_duplicates("method").to_numpy():
-        print(f"\n{method}: not available: {msg}")
+    if "error" in frame:
+        failed = frame.dropna(subset=["error"]).drop_duplicates("method")
+        for method, msg in failed[["method", "error"]].to_numpy():
+            print(f"\n{method}: not available: {msg}")
     return frame
 
 

@@ -91,9 +91,12 @@ def test_runs_end_to_end_without_peers(tmp_path, capsys):
     assert len(tan) == 1 and (tan["error"].notna().all() or tan["TSTR acc"].between(0, 1).all())
     if tan["error"].notna().all():
         assert "| 1 | tan | 0 | not available |" in out
-    merged = bps.main(["--merge", str(tmp_path / "run.csv")])
-    assert len(merged) == len(frame)
-    assert "| 1 | naive | 1 |" in capsys.readouterr().out
+    bps.main(["--data", str(data), "--seeds", "1", "--first-seed", "1", "--epsilons", "1", "--detect-rows", "150",
+              "--methods", "naive", "--save", str(tmp_path / "run2.csv")])
+    capsys.readouterr()
+    merged = bps.main(["--merge", str(tmp_path / "run.csv"), str(tmp_path / "run2.csv")])
+    assert len(merged) == len(frame) + 1 and sorted(merged.loc[merged["method"] == "naive", "seed"]) == [0, 1]
+    assert "| 1 | naive | 2 |" in capsys.readouterr().out
 
 
 @pytest.mark.skipif(shutil.which("false") is None, reason="no `false` command")
