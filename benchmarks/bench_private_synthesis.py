@@ -44,7 +44,7 @@ Printed as markdown tables, mean ± sd over the seeds. Usage::
     python benchmarks/bench_private_synthesis.py --data DIR [--seeds 5] [--epsilons 0.1 0.5 1 2 5]
         [--peer-python /work/dpvenv/bin/python] [--dpmm-python /work/dpmmvenv/bin/python]
         [--train-rows N] [--methods naive mst ...] [--aim-rounds 30] [--save RUN.csv]
-    python benchmarks/bench_private_synthesis.py --data DIR --merge RUN1.csv RUN2.csv ...
+    python benchmarks/bench_private_synthesis.py [--data DIR] --merge RUN1.csv RUN2.csv ...
 """
 
 from __future__ import annotations
@@ -339,6 +339,17 @@ def table(frame):
     return "\n".join(lines)
 
 
+def reference(args):
+    """A line on the real rows: the TSTR classifier trained on the real training rows (TRTR) and the
+    majority class of the test rows."""
+    train, test = load(args.data, args.train_rows)
+    with threadpool_limits(1):
+        acc, auc = tstr(train, test)
+    majority = test[TARGET].value_counts(normalize=True).iloc[0]
+    return (f"(reference: the same classifier trained on the {len(train)} real training rows: accuracy {acc:.4f}, "
+            f"AUC {auc:.4f}; majority class of the test rows {majority:.4f})")
+
+
 def main(argv=None):
     """Parse the command line, run the grid and print the tables (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -367,6 +378,8 @@ def main(argv=None):
         order = {m: i for i, m in enumerate(METHODS)}
         frame = frame.sort_values(["epsilon", "method", "seed"], key=lambda c: c.map(order) if c.name == "method" else c)
         print(table(frame))
+        if args.data is not None:
+            print("\n" + reference(args))
         if "package" in frame:
             print("\npeers: " + ", ".join(f"{m}: {v}" for m, v in frame.dropna(subset=["package"])
                                           .drop_duplicates("method")[["method", "package"]].to_numpy()))
@@ -382,6 +395,7 @@ def main(argv=None):
           f"{args.bins} bins, peers' delta {args.delta:g}, AIM rounds <= {args.aim_rounds}, "
           f"{time.perf_counter() - t0:.0f} s\n")
     print(table(frame))
+    print("\n" + reference(args))
     if versions:
         print("\npeers: " + ", ".join(f"{m}: {v}" for m, v in sorted(versions.items())))
     if args.save:

@@ -83,6 +83,7 @@ def test_runs_end_to_end_without_peers(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "| 1 | naive | 1 |" in out and "| 1 | naive-binned | 1 |" in out
     assert "(left out, no peer Python given: mst)" in out
+    assert "(reference: the same classifier trained on the 399 real training rows: accuracy" in out
     ok = frame[frame["method"].isin(["naive", "naive-binned"])]
     assert len(ok) == 2 and ok["TSTR acc"].between(0, 1).all() and ok["2-way TVD"].between(0, 1).all()
     assert ok["det. LR"].between(0, 1).all()
