@@ -22,7 +22,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtr
 
-__all__ = ["DP", "Budget", "analytic_gaussian_sigma", "project_simplex"]
+__all__ = ["DP", "Budget", "analytic_gaussian_sigma", "project_rows", "project_simplex"]
 
 
 _MECHANISMS = ("laplace", "gaussian")
@@ -257,3 +257,34 @@ def project_simplex(v, total: float) -> np.ndarray:
     idx = np.arange(1, len(v) + 1)
     rho = np.flatnonzero(u - css / idx > 0)[-1]
     return np.maximum(v - css[rho] / (rho + 1), 0.0)
+
+
+def project_rows(v, totals=None) -> np.ndarray:
+    """Each row of ``v`` projected (Euclidean) onto ``{x >= 0, sum(x) = total}``; vectorised :func:`project_simplex`.
+
+    Parameters
+    ----------
+    v : array-like of shape (m, V)
+    totals : array-like of shape (m,), optional
+        The rows' totals; default: each row's own sum, floored at 0 (for released counts with
+        noise: the total keeps its unbiased sum, and the projection only lowers cells, by one
+        common amount per row, zeroing those under it; clipping each cell at 0 instead adds the
+        positive part of the noise of every empty cell to the row).
+
+    Returns
+    -------
+    ndarray of shape (m, V)
+    """
+    v = np.asarray(v, dtype=float)
+    if v.size == 0:
+        return v.copy()
+    t = np.maximum(v.sum(axis=1) if totals is None else np.asarray(totals, dtype=float), 0.0)
+    u = -np.sort(-v, axis=1)
+    css = np.cumsum(u, axis=1) - t[:, None]
+    idx = np.arange(1, v.shape[1] + 1)
+    rho = np.sum(u - css / idx > 0, axis=1)  # the condition holds on a prefix: its length
+    rho = np.maximum(rho, 1)
+    tau = css[np.arange(len(v)), rho - 1] / rho
+    out = np.maximum(v - tau[:, None], 0.0)
+    out[t <= 0] = 0.0
+    return out

@@ -181,3 +181,33 @@ def test_a_private_count_model_round_trips_through_a_model_file(tmp_path):
     back = bn.load(path)
     assert back.privacy == dp and back.privacy.row_length == 10.0 and back.privacy_spent_ == m.privacy_spent_
     np.testing.assert_array_equal(back.predict_proba(X), m.predict_proba(X))
+
+
+def test_project_rows_is_the_simplex_projection_of_each_row():
+    from bayesnb.privacy import project_rows, project_simplex
+
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        v = rng.normal(0, 3, (int(rng.integers(1, 5)), int(rng.integers(1, 8)))) * rng.integers(0, 3)
+        got = project_rows(v)
+        want = np.stack([project_simplex(r, max(r.sum(), 0.0)) for r in v])
+        np.testing.assert_allclose(got, want, atol=1e-12)
+        assert (got >= 0).all()
+
+
+def test_released_counts_keep_the_noisy_total_and_add_no_mass_to_empty_cells():
+    """Each class's noisy vector is projected onto its noisy total: clipping each cell at 0 instead would add
+    the positive part of nine empty cells' Laplace noise (9 x b/2 = 9 at epsilon 1) to a 50-count class."""
+    from bayesnb.families._private import noisy_counts
+    from bayesnb.privacy import Budget
+
+    counts = np.zeros((1, 10))
+    counts[0, 0] = 50
+    released = np.stack([noisy_counts([counts], Budget(1.0, 0.0, "laplace", np.random.default_rng(s)))[0][0]
+                         for s in range(400)])
+    clipped = np.stack([np.maximum(Budget(1.0, 0.0, "laplace", np.random.default_rng(s)).noisy(counts[0], 2.0, 1.0), 0)
+                        for s in range(400)])  # the same noise, clipped cell by cell
+    assert (released >= 0).all()
+    assert abs(released.sum(1).mean() - 50) < 3 * 2 * np.sqrt(2 * 10) / np.sqrt(400) + 0.5  # unbiased total
+    assert abs(clipped[:, 1:].sum(1).mean() - 9) < 1.5
+    assert released[:, 1:].sum(1).mean() < 0.6 * clipped[:, 1:].sum(1).mean()

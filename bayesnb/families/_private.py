@@ -13,6 +13,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
+from ..privacy import project_rows
+
 __all__ = [
     "FLOOR_NOISE_SDS",
     "RowBound",
@@ -127,7 +129,12 @@ def require_bounds(bounds, names, who, family="Gaussian"):
 
 
 def noisy_counts(counts, budget):
-    """Counts of one value per row and column, released with noise; negative counts set to 0.
+    """Counts of one value per row and column, released with noise, each class's vector projected.
+
+    Post-processing: each class's (or context's) noisy vector of a column is projected onto the
+    non-negative counts with its noisy total (:func:`bayesnb.privacy.project_rows`): the total is
+    kept, cells under a common threshold become 0. (Clipping each cell at 0 would add the positive
+    half of every empty cell's noise: on a thin context, mass spread evenly over unseen values.)
 
     Parameters
     ----------
@@ -146,10 +153,10 @@ def noisy_counts(counts, budget):
     if d == 0:
         return []
     flat = np.concatenate([np.ravel(c) for c in counts])
-    noisy = np.maximum(budget.noisy(flat, 2.0 * d, math.sqrt(2.0 * d)), 0.0)
+    noisy = budget.noisy(flat, 2.0 * d, math.sqrt(2.0 * d))
     out, at = [], 0
-    for c in counts:
-        out.append(noisy[at:at + c.size].reshape(c.shape))
+    for c in counts:  # each class's (context's) vector onto the counts of its noisy total (post-processing)
+        out.append(project_rows(noisy[at:at + c.size].reshape(c.shape)))
         at += c.size
     return out
 
