@@ -21,8 +21,10 @@ Methods (``--methods``, default all):
   epsilon-DP), numeric columns Gaussian, then ``sample(n_train)``;
 - ``naive-binned``: the same, every numeric column replaced by its bin code as a Categorical with
   the declared codes (the peers' input), codes mapped back as for the peers;
-- ``tan``, ``auto``: ``NaiveBayes(features, structure="tan" | "auto", privacy=DP(...))``; while
-  bayesnb refuses a structure under DP the cell reads ``not available`` (and the error is printed);
+- ``tan``, ``auto``: ``NaiveBayes(features, structure="tan" | "auto", privacy=DP(...))`` (``auto``
+  with ``auto_cv=False``: the private rule on public quantities); ``tan-binned``, ``auto-binned``:
+  the same on the binned columns of ``naive-binned``. A method that raises reads ``not available``
+  (and the error is printed);
 - ``mst``, ``aim`` (smartnoise-synth) and ``privbayes`` (dpmm), run by ``benchmarks/_dp_peers.py``
   in their own environments (``--peer-python``, ``--dpmm-python``; left out when not given), CSV
   files of codes in and out. They are (epsilon, delta)-DP with ``--delta`` (default 1e-9): a weaker
@@ -73,7 +75,7 @@ from threadpoolctl import threadpool_limits
 import bayesnb as bn
 
 EPSILONS = [0.1, 0.5, 1.0, 2.0, 5.0]
-BAYESNB = ("naive", "naive-binned", "tan", "auto")
+BAYESNB = ("naive", "naive-binned", "tan", "tan-binned", "auto", "auto-binned")
 PEERS = {"mst": "peer", "aim": "peer", "privbayes": "dpmm"}
 METHODS = (*BAYESNB, *PEERS)
 PEER_SCRIPT = Path(__file__).resolve().parent / "_dp_peers.py"
@@ -227,7 +229,8 @@ def bayesnb_fit(method, train, eps, seed, edges, dom):
     """Fit a private bayesnb model and draw ``len(train)`` rows: (synthetic table, fit seconds)."""
     X, y = train.drop(columns=[TARGET]), train[TARGET]
     features, bounds = adult_features(hurdle=False)
-    if method == "naive-binned":
+    binned = method.endswith("-binned")
+    if binned:
         codes = encode(train, edges, dom)
         X = X.copy()
         for col in NUMERIC:
@@ -235,16 +238,17 @@ def bayesnb_fit(method, train, eps, seed, edges, dom):
         features = {tuple(ADULT_CATEGORIES): features[tuple(ADULT_CATEGORIES)],
                     tuple(NUMERIC): bn.Categorical(categories=[dom[c] for c in NUMERIC])}
         bounds = None
-    structure = {"naive": "naive", "naive-binned": "naive"}.get(method, method)
+    structure = method.removesuffix("-binned")
+    extra = {"auto_cv": False} if structure == "auto" else {}  # under privacy "auto" is the public rule
     dp = bn.DP(eps, bounds=bounds, classes=ADULT_CLASSES, random_state=1000 + seed)
     t = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = bn.NaiveBayes(features, structure=structure, privacy=dp).fit(X, y)
+        model = bn.NaiveBayes(features, structure=structure, privacy=dp, **extra).fit(X, y)
     fit_s = time.perf_counter() - t
     Xs, ys = model.sample(len(train), random_state=seed)
     synth = Xs.assign(**{TARGET: ys})[COLUMNS]
-    if method == "naive-binned":
+    if binned:
         synth = decode(encode(synth, edges, dom, coded=NUMERIC), edges, dom, np.random.default_rng(seed))
     return synth, fit_s
 
