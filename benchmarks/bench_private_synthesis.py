@@ -23,6 +23,11 @@ Methods (``--methods``, default all):
   the declared codes (the peers' input), codes mapped back as for the peers;
 - ``tan``, ``auto``: ``NaiveBayes(features, structure="tan" | "auto", privacy=DP(...))``; while
   bayesnb refuses a structure under DP the cell reads ``not available`` (and the error is printed);
+- ``synth``, ``synth-tan``: the private ``Synthesizer(target, privacy=DP(eps, bounds=..., classes=...),
+  categories=..., missing="drop")`` with its other defaults (``structure="auto"``, numeric columns as
+  declared equal-width bins), and with ``structure="tan"``; ``sample(n_train)``. ``missing="drop"``: the
+  rows are complete (the peers take no missing cell), and ``"model"`` would spend budget on, and draw,
+  missing cells;
 - ``mst``, ``aim`` (smartnoise-synth) and ``privbayes`` (dpmm), run by ``benchmarks/_dp_peers.py``
   in their own environments (``--peer-python``, ``--dpmm-python``; left out when not given), CSV
   files of codes in and out. They are (epsilon, delta)-DP with ``--delta`` (default 1e-9): a weaker
@@ -73,7 +78,7 @@ from threadpoolctl import threadpool_limits
 import bayesnb as bn
 
 EPSILONS = [0.1, 0.5, 1.0, 2.0, 5.0]
-BAYESNB = ("naive", "naive-binned", "tan", "auto")
+BAYESNB = ("naive", "naive-binned", "tan", "auto", "synth", "synth-tan")
 PEERS = {"mst": "peer", "aim": "peer", "privbayes": "dpmm"}
 METHODS = (*BAYESNB, *PEERS)
 PEER_SCRIPT = Path(__file__).resolve().parent / "_dp_peers.py"
@@ -227,6 +232,16 @@ def bayesnb_fit(method, train, eps, seed, edges, dom):
     """Fit a private bayesnb model and draw ``len(train)`` rows: (synthetic table, fit seconds)."""
     X, y = train.drop(columns=[TARGET]), train[TARGET]
     features, bounds = adult_features(hurdle=False)
+    if method in ("synth", "synth-tan"):
+        dp = bn.DP(eps, bounds=bounds, classes=ADULT_CLASSES, random_state=1000 + seed)
+        kw = {"structure": "tan"} if method == "synth-tan" else {}
+        t = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            synth = bn.Synthesizer(TARGET, privacy=dp, categories=ADULT_CATEGORIES, missing="drop",
+                                   **kw).fit(train)
+            fit_s = time.perf_counter() - t
+            return synth.sample(len(train), random_state=seed)[COLUMNS], fit_s
     if method == "naive-binned":
         codes = encode(train, edges, dom)
         X = X.copy()
