@@ -190,20 +190,23 @@ def range_codes(c, v, edges, integer, who, forbid=False):
         lo = hi = float(v)
     else:
         return v
+    half = 0.5 if integer else 0.0
+    if lo > edges[-1] - half or hi < edges[0] + half or lo > hi:
+        raise ValueError(f"{who}: {'forbid' if forbid else 'given'}[{c!r}] = {v!r} lies outside the declared bounds "
+                         f"[{edges[0] + half:g}, {edges[-1] - half:g}] of the private model (DP(bounds=...)), "
+                         "where it draws every value.")
     if integer:  # the whole numbers it holds
         lo, hi = math.ceil(lo - 1e-9), math.floor(hi + 1e-9)
-    lo, hi = max(lo, edges[0]), min(hi, edges[-1])
+        if lo > hi:
+            raise ValueError(f"{who}: the range {v!r} on the integer column {c!r} holds no whole number; a private "
+                             "model draws whole numbers (its dtype).")
+    lo, hi = max(lo, edges[0] + half), min(hi, edges[-1] - half)
     inner = edges[1:-1]
     first = int(np.searchsorted(inner, lo, side="right"))
     last = int(np.searchsorted(inner, hi, side="right" if integer or hi == lo else "left"))
-    if lo > hi:
-        raise ValueError(f"{who}: {'forbid' if forbid else 'given'}[{c!r}] = {v!r} lies outside the declared bounds "
-                         f"[{edges[0] + (0.5 if integer else 0):g}, {edges[-1] - (0.5 if integer else 0):g}] of the "
-                         "private model (DP(bounds=...)), where it draws every value.")
     labels = labels_of(edges, integer)
     codes = labels[first:last + 1]
     if forbid:
-        half = 0.5 if integer else 0.0
         covered = edges[first] + half >= lo and edges[last + 1] - half <= hi
         if not covered:
             raise ValueError(f"{who}: forbid range {v!r} on column {c!r} covers part of a bin of the private model "

@@ -427,6 +427,8 @@ def test_given_ranges_on_binned_columns_are_met_and_partial_forbids_refused(peng
         synth.sample(10, random_state=0, forbid=[{"bill_length_mm": (30, 41)}])
     with pytest.raises(ValueError, match="outside the declared bounds"):
         synth.sample(10, random_state=0, given={"bill_length_mm": (61, 70)})
+    with pytest.raises(ValueError, match="no whole number"):
+        synth.sample(10, random_state=0, given={"body_mass_g": (3000.2, 3000.8)})
 
 
 def test_a_binned_private_synthesizer_saves_loads_and_samples_from_the_cli_as_in_python(penguins, tmp_path, capsys):
