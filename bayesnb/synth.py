@@ -135,7 +135,7 @@ class Synthesizer(BaseEstimator):
         Fit under differential privacy: one private :class:`~bayesnb.NaiveBayes`, nothing read from
         the raw rows besides its noisy release (:mod:`bayesnb._synth_private`; docs/privacy.md).
     categories : dict, optional
-        With ``privacy``: ``{column: [values, ...]}``, the declared categories of the categorical columns.
+        With ``privacy``: ``{column: [values, ...]}`` declared categories; ``{column: B or "gaussian"}`` (bins).
 
     Attributes
     ----------
