@@ -31,6 +31,7 @@ import pandas as pd
 
 from ._persist_latent import latent_from_file, latent_to_file
 from ._safeio import ModelFileError
+from ._synth_bins import bin_bounds, binned_columns
 from ._synth_missing import indicators_in
 from .estimators import NaiveBayes
 from .persistence import decode_estimator, encode_estimator
@@ -121,9 +122,14 @@ def synth_from_file(cls, meta, dec):
     return synth_from_model(cls, model, latent, chosen)
 
 
-def _synth_privacy(dp, target):
+def _synth_privacy(dp, target, model=None):
     """A Synthesizer's ``privacy`` from its model's: without a target, the one class ``0`` the private fit
-    declared for the estimator (``bayesnb._synth_private.fit_private``) is not the user's, who gave none."""
+    declared for the estimator (``bayesnb._synth_private.fit_private``) is not the user's, who gave none;
+    a binned numeric column's bounds, which the estimator does not take, from its bins' edges."""
+    binned = {} if dp is None or model is None else binned_columns(
+        model, dict(zip(model.feature_names_in_, getattr(model, "feature_dtypes_", ()))))
+    if binned:
+        dp = dataclasses.replace(dp, bounds={**(dp.bounds or {}), **{c: bin_bounds(*ei) for c, ei in binned.items()}})
     return dataclasses.replace(dp, classes=None) if dp is not None and target is None else dp
 
 
@@ -154,7 +160,7 @@ def synth_from_model(cls, model, latent, chosen):
     self = cls(target=target, structure=getattr(model, "structure_kind_", "naive"),
                latent=None if latent is None else int(latent.n_components),
                support=getattr(model, "sample_support_", "smoothed"),  # a file without it: as it was sampled
-               privacy=_synth_privacy(getattr(model, "privacy", None), target))
+               privacy=_synth_privacy(getattr(model, "privacy", None), target, model))
     if getattr(model, "privacy_spent_", None) is not None:  # a private model (bayesnb._synth_private)
         self.privacy_spent_ = model.privacy_spent_
     indicators = indicators_in(model.feature_names_in_)

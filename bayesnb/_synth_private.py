@@ -14,8 +14,11 @@ post-processing:
   is Categorical over ``[False, True]`` (its dtype's domain; a pandas categorical dtype never counts
   as ``bool``, and the Synthesizer's ``dtypes_`` and samples give it the declared categories, not the
   ones ``astype("category")`` read from the data); a numeric column with
-  ``DP(bounds={column: (lo, hi)})`` is :class:`~bayesnb.Gaussian`, its values clipped to the bounds
-  in the fit and its draws truncated to them. Any other column is refused, and so are datetime
+  ``DP(bounds={column: (lo, hi)})`` is cut into declared equal-width bins over the bounds, a
+  Categorical over the bin codes, each drawn bin decoded to a value uniform within it
+  (:mod:`bayesnb._synth_bins`: the default number of bins, ``categories={column: B}`` to set it);
+  ``categories={column: "gaussian"}`` makes it :class:`~bayesnb.Gaussian` instead, its values clipped
+  to the bounds in the fit and its draws truncated to them. Any other column is refused, and so are datetime
   columns (declare them as numbers with bounds). No family is chosen by evidence.
 - **the classes**: ``DP(classes=...)``, required with a target (without one, the one class ``0``).
 - **missing cells**: with ``missing="model"`` every column whose dtype can hold a missing cell
@@ -49,10 +52,12 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+import zlib
 
 import numpy as np
 import pandas as pd
 
+from ._synth_bins import GAUSSIAN, binned_columns, decode, default_bins, edges_of, encode, labels_of, range_codes
 from ._synth_dtypes import as_dtype
 from ._synth_missing import add_indicators, forbidden_pairs, indicator_names
 from .estimators import NaiveBayes
@@ -61,7 +66,7 @@ from .inference.conjugate import posterior_from_stats
 from .privacy import DP, project_simplex
 
 __all__ = ["COUNT_PROJECTION", "DP_STRUCTURE", "MISSING_CATEGORY", "fill_missing", "fit_private",
-           "missing_categories", "private_draws", "private_indicators", "whole_conditions"]
+           "missing_categories", "private_draws", "private_indicators", "private_inputs", "whole_conditions"]
 
 #: what ``structure="auto"`` fits under privacy: the estimator's private ``"auto"`` (a rule on public quantities)
 DP_STRUCTURE = "auto"
@@ -101,6 +106,12 @@ def _public_dtypes(data, categories, target, classes):
             declared = classes if c == target else categories.get(c, [False, True])  # else a bool column
             dtypes[c] = pd.CategoricalDtype(list(declared), ordered=dtype.ordered)
     return dtypes
+
+
+def _numeric_spec(v):
+    """Whether a ``categories`` value sets a bounded numeric column's model: ``"gaussian"`` or a number of bins."""
+    return (isinstance(v, str) and v == GAUSSIAN) or (isinstance(v, numbers.Integral) and not isinstance(v, bool)
+                                                       and v >= 1)
 
 
 def private_indicators(X, missing, categories=None):
@@ -178,14 +189,20 @@ def _check(synth, X):
     if unknown:
         raise ValueError(f"{_WHO}: categories= / DP(bounds=...) name column(s) {unknown} that are not feature "
                          f"columns of data; columns: {list(X.columns)}.")
-    both = [c for c in cats if c in bounds]
+    both = [c for c in cats if c in bounds and not _numeric_spec(cats[c])]
     if both:
         raise ValueError(f"{_WHO}: column(s) {both} have both declared categories and bounds; give one.")
     flat = [c for c, (lo, hi) in bounds.items() if pd.api.types.is_integer_dtype(X[c].dtype)
             and math.ceil(lo) > math.floor(hi)]
     if flat:
         raise ValueError(f"{_WHO}: integer column(s) {flat} have bounds with no whole number between them.")
+    loose = [c for c in cats if _numeric_spec(cats[c]) and c not in bounds]
+    if loose:
+        raise ValueError(f"{_WHO}: categories[{loose[0]!r}] = {cats[loose[0]]!r} sets how a numeric column with "
+                         "DP(bounds=...) is modelled ('gaussian' or a number of bins >= 1); the column has no bounds.")
     for c, v in cats.items():
+        if _numeric_spec(v):
+            continue
         if any(isinstance(x, str) and x == MISSING_CATEGORY for x in np.ravel(np.asarray(v, dtype=object))):
             raise ValueError(f"{_WHO}: categories[{c!r}] holds {MISSING_CATEGORY!r}, the category a private model's "
                              "missing cells take; rename that value.")
@@ -193,7 +210,7 @@ def _check(synth, X):
             raise ValueError(f"{_WHO}: categories[{c!r}] must be a non-empty list of distinct values; received {v!r}.")
 
 
-def private_features(X, categories, bounds, indicators, with_category=()):
+def private_features(X, categories, bounds, indicators, with_category=(), bins=None):
     """The features dict of the private estimator: every family from declared or schema information.
 
     Parameters
@@ -208,11 +225,14 @@ def private_features(X, categories, bounds, indicators, with_category=()):
         ``{column: indicator}`` (:func:`private_indicators`).
     with_category : sequence
         Categorical columns that take :data:`MISSING_CATEGORY` as their last category.
+    bins : dict, optional
+        ``{numeric column: bin edges}``: those are Categorical over their bins' labels
+        (:func:`bayesnb._synth_bins.labels_of`); the other bounded numeric columns Gaussian.
 
     Returns
     -------
     dict
-        ``{(categorical columns): Categorical(categories=[...]), (numeric columns): Gaussian()}``.
+        ``{(categorical and binned columns): Categorical(categories=[...]), (numeric columns): Gaussian()}``.
 
     Raises
     ------
@@ -220,9 +240,13 @@ def private_features(X, categories, bounds, indicators, with_category=()):
         A column is neither declared nor ``bool``, or has bounds but a non-numeric dtype.
     """
     cat_cols, cat_lists, numeric, undeclared = [], [], [], []
+    bins = bins or {}
     for c in X.columns:
         dtype = X[c].dtype
-        if c in categories:
+        if c in bins:
+            cat_cols.append(c)
+            cat_lists.append(labels_of(bins[c], pd.api.types.is_integer_dtype(dtype)))
+        elif c in categories:
             cat_cols.append(c)
             cat_lists.append(list(categories[c]))
         elif _is_bool(dtype):
@@ -276,23 +300,35 @@ def fit_private(synth, data, split_table):
     dp = synth.privacy if synth.target is not None else dataclasses.replace(synth.privacy, classes=[0])
     structure = DP_STRUCTURE if synth.structure == "auto" else synth.structure
     synth.datetime_columns_ = []
-    cats = dict(synth.categories or {})
+    specs = {c: v for c, v in (synth.categories or {}).items() if _numeric_spec(v)}
+    cats = {c: v for c, v in (synth.categories or {}).items() if c not in specs}
     synth.missing_indicators_, with_category = private_indicators(X, synth.missing, cats)
-    features = private_features(X, cats, dict(dp.bounds or {}), synth.missing_indicators_, with_category)
+    bounds = dict(dp.bounds or {})
+    numeric = [c for c in X.columns if c in bounds and specs.get(c) != GAUSSIAN and c not in cats]
+    d = X.shape[1] + len(synth.missing_indicators_)
+    default = default_bins(len(X), dp.epsilon, len(dp.classes), d)  # public quantities (_synth_bins)
+    bins = {c: edges_of(bounds[c], specs.get(c, default), pd.api.types.is_integer_dtype(X[c].dtype))
+            for c in numeric if pd.api.types.is_numeric_dtype(X[c].dtype)}
+    features = private_features(X, cats, bounds, synth.missing_indicators_, with_category, bins)
     X = add_indicators(fill_missing(X, with_category), synth.missing_indicators_)
+    X = X.assign(**{c: encode(X[c], e, pd.api.types.is_integer_dtype(X[c].dtype)) for c, e in bins.items()})
     synth._model_columns = list(X.columns)
     synth._forbidden = forbidden_pairs(synth._model_columns, synth.missing_indicators_)
     params = {} if structure == "naive" else {"structure": structure, "forbidden_edges": synth._forbidden}
     if structure == "auto":  # the estimator's private rule (public quantities only); its CV check reads raw rows
         params["auto_cv"] = False
-    synth.model_ = NaiveBayes(features, privacy=dp, **params).fit(X, labels)
+    # a binned column's bounds give its bins (public; their labels hold the edges), not the estimator's clipping
+    fit_dp = dataclasses.replace(dp, bounds={c: b for c, b in bounds.items() if c not in bins} or None)
+    synth.model_ = NaiveBayes(features, privacy=fit_dp, **params).fit(X, labels)
     if synth.model_.structure_kind_ == "naive" and COUNT_PROJECTION:  # (a structure's contexts are not the classes)
         _project_counts(synth.model_, list(synth.missing_indicators_.values()) + [
-            c for c in _categorical(X, cats) if c in with_category or not _may_miss(X[c].dtype)])
+            c for c in _categorical(X, cats) if c in with_category or not _may_miss(X[c].dtype)] + [
+            c for c in bins if not _may_miss(data[c].dtype)])
     synth.dtypes_ = _public_dtypes(data, cats, synth.target, dp.classes)
     # the training dtypes the estimator records (and its file holds): a categorical's are the declared ones
-    synth.model_.feature_dtypes_ = np.asarray([synth.dtypes_[c] if c in synth.dtypes_ and isinstance(
-        synth.dtypes_[c], pd.CategoricalDtype) else t for c, t in zip(X.columns, synth.model_.feature_dtypes_)],
+    synth.model_.feature_dtypes_ = np.asarray([synth.dtypes_[c] if c in synth.dtypes_ and (isinstance(
+        synth.dtypes_[c], pd.CategoricalDtype) or c in bins) else t for c, t in zip(X.columns,
+                                                                                 synth.model_.feature_dtypes_)],
         dtype=object)
     synth.latent_, synth.chosen_ = None, f"{synth.model_.structure_kind_} (private)"  # what "auto" chose
     synth.selection_ = pd.DataFrame([{"candidate": synth.chosen_, "log_evidence": np.nan, "cv_log_loss": np.nan,
@@ -336,9 +372,32 @@ def _project_counts(model, columns):
     model._store_posterior(fitted, model._never_observed)
 
 
-def private_draws(model, out, dtypes):
-    """A private model's draws as the table's: :data:`MISSING_CATEGORY` blanked, integer-dtype columns
-    rounded to whole numbers within their bounds (a new table; ``out`` itself when ``model`` is not private).
+def private_inputs(model, X, dtypes):
+    """Feature columns ``X`` as a private model reads them: :data:`MISSING_CATEGORY` in the missing cells of
+    the columns that model them, binned numeric columns as their bin codes (a new table).
+
+    Parameters
+    ----------
+    model : NaiveBayes
+        Fitted with ``privacy=``.
+    X : DataFrame
+        Feature columns in the table's terms.
+    dtypes : mapping
+        ``{column: training dtype}``.
+
+    Returns
+    -------
+    DataFrame
+    """
+    X = fill_missing(X, missing_categories(model))
+    binned = {c: ei for c, ei in binned_columns(model, dtypes).items() if c in X.columns}
+    return X.assign(**{c: encode(X[c], *ei) for c, ei in binned.items()}) if binned else X
+
+
+def private_draws(model, out, dtypes, given=None):
+    """A private model's draws as the table's: :data:`MISSING_CATEGORY` blanked, bin codes decoded to values
+    uniform within their bins (within a ``given`` range's overlap), integer-dtype columns rounded to whole
+    numbers within their bounds (a new table; ``out`` itself when ``model`` is not private).
 
     Parameters
     ----------
@@ -350,6 +409,10 @@ def private_draws(model, out, dtypes):
     dtypes : mapping
         ``{column: training dtype}`` (public schema): integer columns are rounded, then cast back
         to their dtype where no cell is missing or the dtype holds missing cells.
+    given : dict, optional
+        The conditions :func:`whole_conditions` returned: a binned column's range is decoded within it.
+        The within-bin draws are seeded by the drawn codes, so the same draws decode alike (Python, a
+        loaded file and ``bayesnb sample``).
 
     Returns
     -------
@@ -362,6 +425,12 @@ def private_draws(model, out, dtypes):
         if c in out.columns:
             flag = np.asarray(out[c].astype(object) == MISSING_CATEGORY, dtype=bool)
             out[c] = out[c].astype(object).mask(flag)
+    for j, (c, (edges, integer)) in enumerate(binned_columns(model, dtypes).items()):
+        if c in out.columns:
+            codes = out[c].to_numpy(dtype=object)
+            seed = zlib.crc32(pd.Series(codes).astype(str).str.cat(sep=",").encode()) + j
+            within = getattr((given or {}).get(c), "within", None)
+            out[c] = decode(codes, edges, integer, np.random.default_rng(seed), within)
     for c, (lo_i, hi_i) in _whole_bounds(model, dtypes).items():
         if c in out.columns:
             vals = pd.to_numeric(out[c]).astype(float)
@@ -444,4 +513,10 @@ def whole_conditions(model, given, forbid, dtypes, who=_WHO):
         given = {c: _within(c, v, bounds[c], c in ints, who) if c in bounds else v for c, v in given.items()}
     if forbid is not None and ints:
         forbid = [{c: _whole_range(c, v, who) if c in ints else v for c, v in d.items()} for d in forbid]
+    binned = binned_columns(model, dtypes)
+    if given is not None and binned:
+        given = {c: range_codes(c, v, *binned[c], who) if c in binned else v for c, v in given.items()}
+    if forbid is not None and binned:
+        forbid = [{c: range_codes(c, v, *binned[c], who, forbid=True) if c in binned else v for c, v in d.items()}
+                  for d in forbid]
     return given, forbid

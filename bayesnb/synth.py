@@ -70,7 +70,7 @@ from ._synth_given import model_conditions
 from ._synth_params import check_params
 from ._synth_support import sample_on_support
 from ._synth_missing import add_indicators, blank_missing, forbidden_pairs, indicator_names
-from ._synth_private import fill_missing, fit_private, missing_categories, private_draws, whole_conditions
+from ._synth_private import fit_private, private_draws, private_inputs, whole_conditions
 from ._synth_select import Z_BEHIND, add_rows, choose_edges, edge_name, holdout_rows, latent_search, variant, widen_k
 from ._utils import as_generator, one_class_on_purpose
 from .estimators import NaiveBayes
@@ -135,7 +135,7 @@ class Synthesizer(BaseEstimator):
         Fit under differential privacy: one private :class:`~bayesnb.NaiveBayes`, nothing read from
         the raw rows besides its noisy release (:mod:`bayesnb._synth_private`; docs/privacy.md).
     categories : dict, optional
-        With ``privacy``: ``{column: [values, ...]}``, the declared categories of the categorical columns.
+        With ``privacy``: ``{column: [values, ...]}`` declared categories; ``{column: B or "gaussian"}`` (bins).
 
     Attributes
     ----------
@@ -267,7 +267,7 @@ class Synthesizer(BaseEstimator):
             X = X.copy()
             for c in self.datetime_columns_:
                 X[c] = to_seconds(X[c])
-        X = fill_missing(X, missing_categories(self.model_) if self.privacy is not None else [])
+        X = private_inputs(self.model_, X, self.dtypes_) if self.privacy is not None else X
         return add_indicators(X, self.missing_indicators_)
 
     def model_table(self, data):
@@ -470,7 +470,7 @@ class Synthesizer(BaseEstimator):
         out = blank_missing(out, getattr(self, "missing_indicators_", {}))
         if self.target is not None:
             out[self.target] = y
-        out = private_draws(self.model_, out[self.columns_], self.dtypes_)
+        out = private_draws(self.model_, out[self.columns_], self.dtypes_, given)
         for c in getattr(self, "datetime_columns_", []):
             out[c] = from_seconds(out[c], self.dtypes_[c])
         for c in self.columns_:

@@ -11,7 +11,10 @@ missing cells), for each seed: split 70/30 (stratified), then at each epsilon, w
 - ``Synthesizer (missing="drop")``: ``Synthesizer(privacy=dp, categories=..., missing="drop")``;
 - ``Synthesizer``: the default ``missing="model"`` (a categorical column's missing cells are one more
   category of its released counts, at no extra cost; a numeric column whose dtype can hold a missing
-  cell has its indicator node, one more released statistic).
+  cell has its indicator node, one more released statistic). Its numeric columns are declared
+  equal-width bins over their bounds (the private default, ``bayesnb._synth_bins``);
+- ``Synthesizer (Gaussian numeric)`` (tables with bounds, under privacy): the same with
+  ``categories={column: "gaussian"}`` for every bounded column, the earlier default.
 
 Each synthetic table (``n_train`` rows) is compared with the 70% by
 :func:`bayesnb.synthetic_report` (the 30% as ``real_test``, slower metrics off): mean per-column
@@ -75,7 +78,11 @@ def tables(train, target, cats, bounds, dp, seed):
     Xs, ys = nb.sample(len(train), random_state=seed)
     out = {"NaiveBayes.sample": Xs.assign(**{target: np.asarray(ys)})[train.columns]}
     kw = {"privacy": dp, "categories": cats} if dp is not None else {"structure": "naive", "latent": None}
-    for name, missing in (("Synthesizer (missing='drop')", "drop"), ("Synthesizer", "model")):
+    arms = [("Synthesizer (missing='drop')", "drop", kw), ("Synthesizer", "model", kw)]
+    if dp is not None and bounds:
+        arms.append(("Synthesizer (Gaussian numeric)", "model",
+                     {**kw, "categories": {**cats, **dict.fromkeys(bounds, "gaussian")}}))
+    for name, missing, kw in arms:
         synth = bn.Synthesizer(target=target, missing=missing, random_state=seed, **kw).fit(train)
         out[name] = synth.sample(len(train), random_state=seed)
     return out

@@ -25,6 +25,11 @@ Methods (``--methods``, default all):
   with ``auto_cv=False``: the private rule on public quantities); ``tan-binned``, ``auto-binned``:
   the same on the binned columns of ``naive-binned``. A method that raises reads ``not available``
   (and the error is printed);
+- ``synth``, ``synth-tan``: the private ``Synthesizer(target, privacy=DP(eps, bounds=..., classes=...),
+  categories=..., missing="drop")`` with its other defaults (``structure="auto"``, numeric columns as
+  declared equal-width bins), and with ``structure="tan"``; ``sample(n_train)``. ``missing="drop"``: the
+  rows are complete (the peers take no missing cell), and ``"model"`` would spend budget on, and draw,
+  missing cells;
 - ``mst``, ``aim`` (smartnoise-synth) and ``privbayes`` (dpmm), run by ``benchmarks/_dp_peers.py``
   in their own environments (``--peer-python``, ``--dpmm-python``; left out when not given), CSV
   files of codes in and out. They are (epsilon, delta)-DP with ``--delta`` (default 1e-9): a weaker
@@ -75,7 +80,7 @@ from threadpoolctl import threadpool_limits
 import bayesnb as bn
 
 EPSILONS = [0.1, 0.5, 1.0, 2.0, 5.0]
-BAYESNB = ("naive", "naive-binned", "tan", "tan-binned", "auto", "auto-binned")
+BAYESNB = ("naive", "naive-binned", "tan", "tan-binned", "auto", "auto-binned", "synth", "synth-tan")
 PEERS = {"mst": "peer", "aim": "peer", "privbayes": "dpmm"}
 METHODS = (*BAYESNB, *PEERS)
 PEER_SCRIPT = Path(__file__).resolve().parent / "_dp_peers.py"
@@ -229,6 +234,16 @@ def bayesnb_fit(method, train, eps, seed, edges, dom):
     """Fit a private bayesnb model and draw ``len(train)`` rows: (synthetic table, fit seconds)."""
     X, y = train.drop(columns=[TARGET]), train[TARGET]
     features, bounds = adult_features(hurdle=False)
+    if method in ("synth", "synth-tan"):
+        dp = bn.DP(eps, bounds=bounds, classes=ADULT_CLASSES, random_state=1000 + seed)
+        kw = {"structure": "tan"} if method == "synth-tan" else {}
+        t = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            synth = bn.Synthesizer(TARGET, privacy=dp, categories=ADULT_CATEGORIES, missing="drop",
+                                   **kw).fit(train)
+            fit_s = time.perf_counter() - t
+            return synth.sample(len(train), random_state=seed)[COLUMNS], fit_s
     binned = method.endswith("-binned")
     if binned:
         codes = encode(train, edges, dom)
@@ -351,7 +366,24 @@ def reference(args):
         acc, auc = tstr(train, test)
     majority = test[TARGET].value_counts(normalize=True).iloc[0]
     return (f"(reference: the same classifier trained on the {len(train)} real training rows: accuracy {acc:.4f}, "
-            f"AUC {auc:.4f}; majority class of the test rows {majority:.4f})")
+            f"AUC {auc:.4f}; majority class of the test rows {majority:.4f}; 2-way TVD of the real training rows "
+            f"passed through the private Synthesizer's whole-number bins: {synth_bin_floor(train, args.bins):.4f})")
+
+
+def synth_bin_floor(train, bins):
+    """The 2-way TVD (on this benchmark's bins) between the training rows and the same rows with each numeric
+    column moved to a value uniform within its bin of the private Synthesizer (20 whole-number bins over the
+    declared bounds, ``bayesnb._synth_bins``): what the two bin grids' misalignment alone costs."""
+    from bayesnb._synth_bins import decode as bin_decode
+    from bayesnb._synth_bins import edges_of
+    from bayesnb._synth_bins import encode as bin_encode
+
+    edges, rng = bin_edges(bins), np.random.default_rng(0)
+    dom, moved = domains(edges), train.copy()
+    for col, bound in ADULT_BOUNDS.items():
+        e = edges_of(bound, 20, True)
+        moved[col] = bin_decode(bin_encode(train[col], e, True), e, True, rng)
+    return two_way_tvd(encode(train, edges, dom), encode(moved, edges, dom), dom)
 
 
 def main(argv=None):

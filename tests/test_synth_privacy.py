@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import bayesnb as bn
-from bayesnb import _synth_private
+from bayesnb import _synth_bins, _synth_private
 from bayesnb.datasets import load_penguins
 from helpers import cli_sample_as_python
 
@@ -261,7 +261,8 @@ def test_a_pandas_categorical_dtype_keeps_no_category_set_of_the_data(penguins):
 def test_conditions_on_an_integer_column_hold_after_its_rounding(penguins):
     """An integer column is drawn as a number and rounded: ``given`` and ``forbid`` ranges on it hold for the
     whole numbers returned (a range with no whole number in it is refused)."""
-    synth = _synth(_dp(1.0, seed=2)).fit(penguins)
+    gauss = {"flipper_length_mm": "gaussian", "body_mass_g": "gaussian"}  # (binned columns: the test below)
+    synth = _synth(_dp(1.0, seed=2), categories={**CATS, **gauss}).fit(penguins)
     out = synth.sample(400, random_state=0, given={"flipper_length_mm": (190.4, 192.6)})
     assert out["flipper_length_mm"].between(191, 192).all() and out["flipper_length_mm"].nunique() == 2
     out = synth.sample(400, random_state=0, given={"flipper_length_mm": (190.4, 192.6), "body_mass_g": (None, 2600.5)})
@@ -334,9 +335,12 @@ def test_conditional_private_samples_keep_the_declared_bounds(penguins, conditio
     """``given`` and ``forbid`` draw the free cells as ``sample`` does, truncated to the bounds, and a range on
     a bounded column is met within the bounds."""
     out = _synth(_dp(0.2)).fit(penguins).sample(3000, random_state=0, **condition)
-    for c, (lo, hi) in BOUNDS.items():
+    seen = 0
+    for c, (lo, hi) in BOUNDS.items():  # (at epsilon 0.2 a column may be drawn missing in every row)
         vals = out[c].dropna().astype(float)
-        assert len(vals) and not ((vals < lo) | (vals > hi)).any(), c
+        seen += len(vals)
+        assert not ((vals < lo) | (vals > hi)).any(), c
+    assert seen > 3000
     if "bill_length_mm" in condition.get("given", {}):
         assert out["bill_length_mm"].between(50, 60).all()
 
@@ -354,6 +358,7 @@ def test_imputed_draws_of_a_private_model_keep_the_declared_bounds(penguins):
     X = X.assign(body_mass_g=np.nan, bill_depth_mm=np.nan)
     for strategy in ("draw", "mean", "mode"):
         filled = synth.model_.impute(X, strategy=strategy, random_state=0)
+        filled = _synth_private.private_draws(synth.model_, filled, synth.dtypes_)  # bins' labels to values
         for c in ("body_mass_g", "bill_depth_mm"):
             lo, hi = BOUNDS[c]
             assert filled[c].astype(float).between(lo, hi).all(), (strategy, c)
@@ -370,3 +375,71 @@ def test_conditional_samples_of_a_private_structure_keep_the_declared_bounds(pen
             seen += len(vals)
             assert not ((vals < lo) | (vals > hi)).any(), (condition, c)
         assert seen > 200
+
+
+def test_bounded_numeric_columns_are_declared_bins_decoded_inside_the_bounds(penguins):
+    """Under privacy a bounded numeric column is a Categorical over equal-width bins of its declared bounds
+    (integer columns: whole numbers per bin, never more bins than whole numbers); draws are uniform within the
+    drawn bin, inside the bounds, whole for integer dtypes; ``"gaussian"`` keeps the Gaussian."""
+    bounds = {**BOUNDS, "flipper_length_mm": (170, 174)}  # 5 whole numbers
+    dp = _dp(50.0, bounds=bounds)
+    synth = _synth(dp, categories={**CATS, "flipper_length_mm": 20, "bill_depth_mm": 7}).fit(penguins)
+    (names, fam), = synth.model_.blocks_
+    cats = dict(zip(names, fam.categories))
+    assert cats["flipper_length_mm"] == ["170..170", "171..171", "172..172", "173..173", "174..174"]
+    assert len(cats["bill_depth_mm"]) == 7 and cats["bill_depth_mm"][0] == "[13.0, 14.285714285714286)"
+    assert len(cats["bill_length_mm"]) == _synth_bins.default_bins(len(penguins), 50.0, 3, 11)
+    out = synth.sample(3000, random_state=0)
+    for c, (lo, hi) in bounds.items():
+        vals = out[c].dropna().astype(float)
+        assert len(vals) > 1000 and vals.between(lo, hi).all(), c
+    assert set(out["flipper_length_mm"].dropna()) <= {170, 171, 172, 173, 174}
+    assert (out["body_mass_g"].dropna() == np.round(out["body_mass_g"].dropna())).all()
+    assert out["bill_length_mm"].dropna().nunique() > 1000  # uniform within the bins, not their midpoints
+    assert out["body_mass_g"].dtype == penguins["body_mass_g"].dtype
+    # the bins follow the data: the synthetic share of each bill-length bin is near the real one at epsilon 50
+    edges = np.linspace(30, 60, len(cats["bill_length_mm"]) + 1)
+    real = np.histogram(penguins["bill_length_mm"].dropna(), edges)[0]
+    fake = np.histogram(out["bill_length_mm"].dropna(), edges)[0]
+    assert 0.5 * np.abs(real / real.sum() - fake / fake.sum()).sum() < 0.1
+    gauss = _synth(dp, categories={**CATS, **{c: "gaussian" for c in BOUNDS}}).fit(penguins)
+    assert any(isinstance(f, bn.Gaussian) for _, f in gauss.model_.blocks_)
+
+
+def test_default_bins_grow_with_rows_and_epsilon_within_their_limits():
+    rule = _synth_bins.default_bins
+    assert rule(22162, 1.0, 2, 14) == 20 and rule(344, 0.2, 3, 11) == 2
+    assert rule(344, 1.0, 3, 11) < rule(3440, 1.0, 3, 11) < rule(34400, 1.0, 3, 11)
+    assert rule(1000, 0.5, 2, 10) < rule(1000, 2.0, 2, 10)
+    assert rule(10, 0.01, 5, 50) == _synth_bins.MIN_BINS and rule(10 ** 9, 10.0, 1, 1) == _synth_bins.MAX_BINS
+
+
+def test_given_ranges_on_binned_columns_are_met_and_partial_forbids_refused(penguins):
+    synth = _synth(_dp(2.0, seed=1), categories={**CATS, "bill_length_mm": 6, "body_mass_g": 8}).fit(penguins)
+    out = synth.sample(1000, random_state=0, given={"bill_length_mm": (41.3, 47.9), "body_mass_g": (3010.2, 4320)})
+    assert out["bill_length_mm"].between(41.3, 47.9).all() and out["body_mass_g"].between(3011, 4320).all()
+    assert out["bill_length_mm"].nunique() > 500  # spread over the range, across bins
+    out = synth.sample(50, random_state=0, given={"bill_length_mm": 44.25, "body_mass_g": 3333})
+    assert (out["bill_length_mm"] == 44.25).all() and (out["body_mass_g"] == 3333).all()
+    out = synth.sample(1000, random_state=0, forbid=[{"bill_length_mm": (30, 40)}])  # two whole bins of width 5
+    assert (out["bill_length_mm"].dropna() >= 40).all()
+    with pytest.raises(ValueError, match="covers part of a bin"):
+        synth.sample(10, random_state=0, forbid=[{"bill_length_mm": (30, 41)}])
+    with pytest.raises(ValueError, match="outside the declared bounds"):
+        synth.sample(10, random_state=0, given={"bill_length_mm": (61, 70)})
+    with pytest.raises(ValueError, match="no whole number"):
+        synth.sample(10, random_state=0, given={"body_mass_g": (3000.2, 3000.8)})
+
+
+def test_a_binned_private_synthesizer_saves_loads_and_samples_from_the_cli_as_in_python(penguins, tmp_path, capsys):
+    synth = _synth(_dp(1.0, seed=5), categories={**CATS, "bill_depth_mm": 9}).fit(penguins)
+    synth.save(tmp_path / "b.bnb")
+    back = bn.Synthesizer.load(tmp_path / "b.bnb")
+    assert back.privacy == synth.privacy
+    pd.testing.assert_frame_equal(back.sample(300, random_state=2), synth.sample(300, random_state=2))
+    given = {"bill_depth_mm": (15.5, 18.25)}
+    pd.testing.assert_frame_equal(back.sample(300, random_state=2, given=given),
+                                  synth.sample(300, random_state=2, given=given))
+    written = cli_sample_as_python(synth, tmp_path, capsys, 80, 3)
+    for c, (lo, hi) in BOUNDS.items():
+        assert written[c].dropna().between(lo, hi).all()
