@@ -73,7 +73,7 @@ from threadpoolctl import threadpool_limits
 import bayesnb as bn
 
 EPSILONS = [0.1, 0.5, 1.0, 2.0, 5.0]
-BAYESNB = ("naive", "naive-binned", "tan", "auto")
+BAYESNB = ("naive", "naive-binned", "tan", "auto") + tuple(f"{s}-binned{f}" for s in ("tan", "kdb") for f in ("", "-flat"))
 PEERS = {"mst": "peer", "aim": "peer", "privbayes": "dpmm"}
 METHODS = (*BAYESNB, *PEERS)
 PEER_SCRIPT = Path(__file__).resolve().parent / "_dp_peers.py"
@@ -223,10 +223,35 @@ def detection(train, synth, rows, seed):
     return s["detection_logistic"], s["detection_gbm"]
 
 
+def binned_structure(method):
+    """``tan-binned`` / ``kdb-binned`` (``-flat``: the smoothing that ignores the noise,
+    ``private_fit.NOISE_AWARE_SMOOTHING = False``): the binned table of ``naive-binned`` with a private
+    structure. Returns the method as ``naive-binned`` (with the structure ``tan`` / ``kdb``; None for the other methods) and a context that sets the smoothing."""
+    import contextlib
+
+    from bayesnb.structure import private_fit
+
+    if "-binned" not in method or method == "naive-binned":
+        return method, None, contextlib.nullcontext()
+    kind = method.split("-")[0]
+
+    @contextlib.contextmanager
+    def switch():
+        old = private_fit.NOISE_AWARE_SMOOTHING
+        private_fit.NOISE_AWARE_SMOOTHING = not method.endswith("-flat")
+        try:
+            yield
+        finally:
+            private_fit.NOISE_AWARE_SMOOTHING = old
+
+    return "naive-binned", kind, switch()
+
+
 def bayesnb_fit(method, train, eps, seed, edges, dom):
     """Fit a private bayesnb model and draw ``len(train)`` rows: (synthetic table, fit seconds)."""
     X, y = train.drop(columns=[TARGET]), train[TARGET]
     features, bounds = adult_features(hurdle=False)
+    method, kind, flat = binned_structure(method)
     if method == "naive-binned":
         codes = encode(train, edges, dom)
         X = X.copy()
@@ -235,10 +260,10 @@ def bayesnb_fit(method, train, eps, seed, edges, dom):
         features = {tuple(ADULT_CATEGORIES): features[tuple(ADULT_CATEGORIES)],
                     tuple(NUMERIC): bn.Categorical(categories=[dom[c] for c in NUMERIC])}
         bounds = None
-    structure = {"naive": "naive", "naive-binned": "naive"}.get(method, method)
+    structure = kind or {"naive": "naive", "naive-binned": "naive"}.get(method, method)
     dp = bn.DP(eps, bounds=bounds, classes=ADULT_CLASSES, random_state=1000 + seed)
     t = time.perf_counter()
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), flat:
         warnings.simplefilter("ignore")
         model = bn.NaiveBayes(features, structure=structure, privacy=dp).fit(X, y)
     fit_s = time.perf_counter() - t
