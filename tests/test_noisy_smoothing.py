@@ -95,3 +95,17 @@ def test_the_private_structure_smooths_with_the_noise_and_the_switch_turns_it_of
     for i, m in enumerate((aware, flat)):  # each model file keeps its smoothing
         m.save(tmp_path / f"m{i}.bnb")
         np.testing.assert_allclose(bn.load(tmp_path / f"m{i}.bnb").predict_proba(X), m.predict_proba(X))
+
+
+def test_negligible_noise_is_the_noise_free_fit_and_a_huge_epsilon_the_flat_model(votes, monkeypatch):  # noqa: F811
+    noisy, _, _ = simulated(2, 0.0)
+    np.testing.assert_array_equal(hierarchical_prior(noisy, noise_var=1e-9).alpha, hierarchical_prior(noisy).alpha)
+    X, y = votes
+
+    def fit():
+        return bn.CategoricalNB(categories=[["n", "y"]] * X.shape[1], structure="tan",
+                                privacy=bn.DP(1e6, classes=PARTIES, random_state=0)).fit(X, y)
+
+    aware = fit()
+    monkeypatch.setattr(private_fit, "NOISE_AWARE_SMOOTHING", False)
+    np.testing.assert_array_equal(aware.predict_proba(X), fit().predict_proba(X))

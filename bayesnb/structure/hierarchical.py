@@ -69,11 +69,17 @@ independent noise of a known variance ``s2`` (``2 b**2`` for Laplace noise of sc
 contexts and shrinks too little. A context of total ``N`` estimates its proportions with variance
 ``sum_v p_v (1 - p_v) / N + V s2 / N**2`` summed over its ``V`` values, which a noise-free
 multinomial reaches with ``n_eff = N / (1 + V s2 / (N g))`` rows, ``g = 1 - sum_v p_v**2`` (``p``
-the class's proportions pooled over its parents' states, the released counts'). The fit runs on the
-counts scaled by ``n_eff / N`` per context, and each leaf's ``alpha`` is divided by that factor, so
-that its posterior mean ``(alpha + counts) / sum`` is ``(c b + n_eff p_hat) / (c + n_eff)``: the
-noisy proportions weighted by their equivalent sample size. It reads the released counts and the
-public noise scale only (post-processing), and with ``s2 = 0`` it is the fit above exactly.
+the class's proportions pooled over its parents' states, the released counts'). Then each level
+below the class level fits its concentration ``c`` on its counts scaled by ``n_eff / N`` per context
+(a cell of a level sums the noise of every leaf under it), centred on its parent's estimate, and
+each context's Dirichlet is ``c b`` divided by that factor, so that its posterior mean
+``(alpha + counts) / sum`` is ``(c b + n_eff p_hat) / (c + n_eff)``: the noisy proportions weighted
+by their equivalent sample size. A parent's counts are its children's counts weighted the same way
+(total kept), not table counts: under noise every cell of a thin context looks "seen", and table
+counts would flatten the parents. The class level keeps the concentration of the plain evidence
+(it holds the differences between the classes). It reads the released counts and the public noise
+scale only (post-processing). With ``s2 = 0``, or noise that keeps every context's ``n_eff / N``
+above ``1 - NEGLIGIBLE_NOISE``, it is the fit above exactly.
 """
 
 from __future__ import annotations
@@ -91,6 +97,8 @@ __all__ = ["HierarchicalPrior", "expected_tables", "hierarchical_prior"]
 CONCENTRATION_BOUNDS = (1e-3, 1e4)
 #: Most rounds of the alternating fit, and the relative change of every ``log c`` that ends it.
 MAX_ROUNDS, TOL = 50, 1e-4
+#: Noise that keeps every context's ``n_eff / N`` above ``1 - NEGLIGIBLE_NOISE`` is ignored (the noise-free fit).
+NEGLIGIBLE_NOISE = 0.01
 #: After the first round, each concentration is searched within this factor of the previous one first.
 WARM = 2.0
 
@@ -310,6 +318,8 @@ def hierarchical_prior(counts, alpha_root=1.0, root="all", noise_var=0.0) -> Hie
                          f"root='class' one row of {V} per class); received {alpha_root!r}.")
     if not (np.isfinite(noise_var) and noise_var >= 0):
         raise ValueError(f"hierarchical_prior: expected noise_var >= 0 and finite; received {noise_var!r}.")
+    if noise_var > 0 and np.all(_noise_weights(n, noise_var) >= 1.0 - NEGLIGIBLE_NOISE):
+        noise_var = 0.0  # negligible noise (a large epsilon): the noise-free fit, exactly
     if noise_var > 0 and top == "class":
         return _noisy_prior(n, root, float(noise_var))
     if noise_var > 0:  # the class level's concentration by the plain evidence (it holds the classes' differences)
