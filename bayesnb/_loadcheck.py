@@ -373,11 +373,13 @@ def _check_scores(t) -> None:
 
 
 def _check_privacy_spent(spent):
-    """``privacy_spent_``: epsilon > 0, 0 <= delta < 1, the mechanism, a split of (epsilon, delta) pairs."""
+    """``privacy_spent_``: epsilon > 0, 0 <= delta < 1, the mechanism, a split of (epsilon, delta) pairs (and
+    ``noise_aware_smoothing=False`` where a structure's smoothing ignored the noise: private_fit)."""
     def number(v, lo, hi):
         return isinstance(v, numbers.Real) and not isinstance(v, bool) and lo <= v <= hi
 
-    ok = (isinstance(spent, dict) and set(spent) == {"epsilon", "delta", "mechanism", "split"}
+    ok = (isinstance(spent, dict) and set(spent) - {"noise_aware_smoothing"} == {"epsilon", "delta", "mechanism", "split"}
+          and spent.get("noise_aware_smoothing", False) is False  # only written as False (private_fit)
           and number(spent["epsilon"], 1e-300, np.inf) and number(spent["delta"], 0.0, 1.0)
           and spent["mechanism"] in ("laplace", "gaussian") and isinstance(spent["split"], dict)
           and all(isinstance(k, str) and isinstance(v, tuple) and len(v) == 2

@@ -188,7 +188,10 @@ def main():
     parser.add_argument("--shares", type=float, nargs="*", default=[], help="TAN at other structure shares")
     parser.add_argument("--adult-file", default=None, help="UCI's adult.data (split 70/30)")
     parser.add_argument("--diagnose", action="store_true", help="where private TAN loses")
+    parser.add_argument("--flat-smoothing", action="store_true",
+                        help="the smoothing that ignores the noise (private_fit.NOISE_AWARE_SMOOTHING = False)")
     args = parser.parse_args()
+    private_fit.NOISE_AWARE_SMOOTHING = not args.flat_smoothing
     if args.diagnose:
         print(structure_diagnosis(args.adult_file, args.seeds))
         return

@@ -80,7 +80,8 @@ from threadpoolctl import threadpool_limits
 import bayesnb as bn
 
 EPSILONS = [0.1, 0.5, 1.0, 2.0, 5.0]
-BAYESNB = ("naive", "naive-binned", "tan", "tan-binned", "auto", "auto-binned", "synth", "synth-tan")
+BAYESNB = ("naive", "naive-binned", "tan", "auto", "synth", "synth-tan") + tuple(
+    f"{s}-binned{f}" for s in ("tan", "kdb", "auto") for f in ("", "-flat"))
 PEERS = {"mst": "peer", "aim": "peer", "privbayes": "dpmm"}
 METHODS = (*BAYESNB, *PEERS)
 PEER_SCRIPT = Path(__file__).resolve().parent / "_dp_peers.py"
@@ -230,6 +231,30 @@ def detection(train, synth, rows, seed):
     return s["detection_logistic"], s["detection_gbm"]
 
 
+def binned_structure(method):
+    """``tan-binned`` / ``kdb-binned`` (``-flat``: the smoothing that ignores the noise,
+    ``private_fit.NOISE_AWARE_SMOOTHING = False``): the binned table of ``naive-binned`` with a private
+    structure. Returns the method as ``naive-binned`` (with the structure ``tan`` / ``kdb``; None for the other methods) and a context that sets the smoothing."""
+    import contextlib
+
+    from bayesnb.structure import private_fit
+
+    if "-binned" not in method or method == "naive-binned":
+        return method, None, contextlib.nullcontext()
+    kind = method.split("-")[0]
+
+    @contextlib.contextmanager
+    def switch():
+        old = private_fit.NOISE_AWARE_SMOOTHING
+        private_fit.NOISE_AWARE_SMOOTHING = not method.endswith("-flat")
+        try:
+            yield
+        finally:
+            private_fit.NOISE_AWARE_SMOOTHING = old
+
+    return "naive-binned", kind, switch()
+
+
 def bayesnb_fit(method, train, eps, seed, edges, dom):
     """Fit a private bayesnb model and draw ``len(train)`` rows: (synthetic table, fit seconds)."""
     X, y = train.drop(columns=[TARGET]), train[TARGET]
@@ -244,7 +269,8 @@ def bayesnb_fit(method, train, eps, seed, edges, dom):
                                    **kw).fit(train)
             fit_s = time.perf_counter() - t
             return synth.sample(len(train), random_state=seed)[COLUMNS], fit_s
-    binned = method.endswith("-binned")
+    method, kind, flat = binned_structure(method)
+    binned = method == "naive-binned"
     if binned:
         codes = encode(train, edges, dom)
         X = X.copy()
@@ -253,11 +279,11 @@ def bayesnb_fit(method, train, eps, seed, edges, dom):
         features = {tuple(ADULT_CATEGORIES): features[tuple(ADULT_CATEGORIES)],
                     tuple(NUMERIC): bn.Categorical(categories=[dom[c] for c in NUMERIC])}
         bounds = None
-    structure = method.removesuffix("-binned")
+    structure = kind or method
     extra = {"auto_cv": False} if structure == "auto" else {}  # under privacy "auto" is the public rule
     dp = bn.DP(eps, bounds=bounds, classes=ADULT_CLASSES, random_state=1000 + seed)
     t = time.perf_counter()
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), flat:
         warnings.simplefilter("ignore")
         model = bn.NaiveBayes(features, structure=structure, privacy=dp, **extra).fit(X, y)
     fit_s = time.perf_counter() - t

@@ -14,7 +14,7 @@ from ..generative._checks import declared_bounds
 from ..inference.conjugate import posterior_from_stats
 from ..structure import model as _mx
 from ..structure import select as _sel
-from ..structure.private_fit import auto_kind, private_structure_release
+from ..structure.private_fit import auto_kind, node_noise_variances, private_structure_release
 
 __all__ = ["PrivateStructureMixin"]
 
@@ -62,9 +62,16 @@ class PrivateStructureMixin:
         hier = self.alpha is None
         cand = _sel.Candidate(rel["kind"], hier, _sel.variant_label(rel["kind"], self.k, hier))
         fitted = _mx.model_from_stats(_sel.hierarchical_nodes(nodes) if hier else nodes, rel["stats"],
-                                      len(self.classes_), rel["parents"], self._check_predictive(), self._who)
+                                      len(self.classes_), rel["parents"], self._check_predictive(), self._who,
+                                      noise_var=rel["noise_var"])
         self._store_structure(cand, None, fitted, nodes, {rel["kind"]: rel["parents"]})
         return self
+
+    def _noise_variances(self):
+        """Per node, the noise variance of its released counts (a private model, from ``privacy_spent_``:
+        :func:`~bayesnb.structure.private_fit.node_noise_variances`); None without privacy."""
+        spent = getattr(self, "privacy_spent_", None)
+        return None if not spent or "split" not in spent else node_noise_variances(spent)
 
     def _bounded_nodes(self, nodes):
         """``nodes`` with each numeric node's declared ``DP(bounds=...)`` (its draws and fills stay inside)."""

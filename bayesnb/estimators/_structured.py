@@ -271,7 +271,8 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
         # values (finite, counts non-negative, optional fields None) were checked by the loader's
         # field rules (bayesnb._loadcheck); the contexts, which depend on the structure, are checked here
         _mx.check_node_stats(nodes, parents, stats, K, "structure_stats_")
-        self._mixed = _mx.model_from_stats(nodes, stats, K, parents, self._check_predictive(), self._who)
+        self._mixed = _mx.model_from_stats(nodes, stats, K, parents, self._check_predictive(), self._who,
+                                           noise_var=self._noise_variances())
         if getattr(self, "structure_priors_", None) is not None:  # the priors EM held fixed
             self._mixed = _se.with_priors(self._mixed, self.structure_priors_, self._who)
         self.structure_ = self._named(nodes, parents)

@@ -472,7 +472,7 @@ def is_hierarchical(alpha, m, who) -> bool:
     return True
 
 
-def hierarchical_alphas(counts, contexts, roots=None, class_level=None):
+def hierarchical_alphas(counts, contexts, roots=None, class_level=None, noise_var=0.0):
     """Per feature, the (C, V_j) Dirichlet parameters of :func:`bayesnb.structure.hierarchical.hierarchical_prior`
     for its counts (C, V_j) over the contexts ``contexts = (K, B_1, ..., B_m)`` (row-major, C = prod).
 
@@ -481,14 +481,14 @@ def hierarchical_alphas(counts, contexts, roots=None, class_level=None):
     per feature, the all-classes context's ``Dirichlet`` parameter (a number or (V_j,)); None:
     :data:`HIERARCHICAL_ROOT`. ``class_level``: per feature, a fixed class level instead, (C, V_j)
     with each context holding its class's row (a latent model's per-class prior, whose
-    components are the contexts): the hierarchy then stops at the class level."""
+    components are the contexts): the hierarchy then stops at the class level. ``noise_var``: each count's noise variance."""
     shape = tuple(int(c) for c in contexts)
     if class_level is not None:
         per = int(np.prod(shape[1:], dtype=np.int64))
         return tuple(hierarchical_prior(n.reshape(shape + (n.shape[1],)), np.asarray(r)[::per], root="class")
                      .alpha.reshape(n.shape) if n.shape[1] else np.ones(n.shape) for n, r in zip(counts, class_level))
     roots = [HIERARCHICAL_ROOT] * len(counts) if roots is None else roots
-    return tuple(hierarchical_prior(n.reshape(shape + (n.shape[1],)), r, root="all").alpha.reshape(n.shape)
+    return tuple(hierarchical_prior(n.reshape(shape + (n.shape[1],)), r, root="all", noise_var=noise_var).alpha.reshape(n.shape)
                  if n.shape[1] else np.ones(n.shape) for n, r in zip(counts, roots))
 
 

@@ -121,7 +121,7 @@ class NodeDefaults:
         """
         return None
 
-    def context_prior(self, stats, state, contexts, who="NaiveBayes", naive_prior=None, class_level=None):
+    def context_prior(self, stats, state, contexts, who="NaiveBayes", naive_prior=None, class_level=None, noise_var=0.0):
         """The prior of a structure's node over its contexts, which may differ context by context.
 
         Parameters
@@ -143,6 +143,10 @@ class NodeDefaults:
             A fixed class level for a hierarchical prior (:meth:`component_prior`: a latent
             model's per-class prior over its ``(class, component)`` contexts), where the hierarchy
             stops instead of going up to the all-classes context. Unused by a family without one.
+        noise_var : float, default=0.0
+            The variance of the noise on each released count of a private fit (the public
+            :meth:`bayesnb.privacy.Budget.noise_variance`), for a noise-aware hierarchical prior
+            (:func:`bayesnb.structure.hierarchical.hierarchical_prior`); unused by other families.
 
         Returns
         -------

@@ -228,7 +228,7 @@ class Categorical(Family):
         """This family with ``alpha="hierarchical"`` (:meth:`Family.hierarchical_variant`), categories kept."""
         return Categorical(alpha="hierarchical", categories=self.categories, min_categories=self.min_categories)
 
-    def context_prior(self, stats, state, contexts, who="Categorical", naive_prior=None, class_level=None):
+    def context_prior(self, stats, state, contexts, who="Categorical", naive_prior=None, class_level=None, noise_var=0.0):
         """The prior over a structure node's contexts ``(K, B_1, ..., B_m)`` (:meth:`Family.context_prior`).
 
         With ``alpha="hierarchical"`` each context's Dirichlet is centred on its parent
@@ -238,12 +238,12 @@ class Categorical(Family):
         is :meth:`make_prior`'s, the naive model's), or down to ``class_level`` when given (a
         latent model's per-class prior, :meth:`Family.component_prior`); otherwise
         :meth:`make_prior`'s prior, the same in every context (``naive_prior`` unused: a
-        categorical node's class level is its own).
+        categorical node's class level is its own). ``noise_var``: the noise variance of every released count (noise-aware).
         """
         if not _enc.is_hierarchical(self.alpha, self.m, who):
             return self.make_prior(stats, state, who=who)
         fixed = None if class_level is None else class_level.concentration
-        return Dirichlets(_enc.hierarchical_alphas(stats.counts, contexts, class_level=fixed))
+        return Dirichlets(_enc.hierarchical_alphas(stats.counts, contexts, class_level=fixed, noise_var=noise_var))
 
     def observed_rows(self, stats):
         """Weighted number of observed cells per (class, column): each feature's counts summed."""

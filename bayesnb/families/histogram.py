@@ -285,7 +285,7 @@ class Histogram(Family):
         """This family with ``hierarchical=True`` (:meth:`Family.hierarchical_variant`), bins and alpha kept."""
         return Histogram(bins=self.bins, alpha=self.alpha, hierarchical=True)
 
-    def context_prior(self, stats, state, contexts, who="Histogram", naive_prior=None, class_level=None):
+    def context_prior(self, stats, state, contexts, who="Histogram", naive_prior=None, class_level=None, noise_var=0.0):
         """The prior over a structure node's contexts ``(K, B_1, ..., B_m)`` (:meth:`Family.context_prior`).
 
         With ``hierarchical=True`` each context's Dirichlet over the bins is centred on its parent

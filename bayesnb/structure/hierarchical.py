@@ -62,6 +62,24 @@ The fit alternates, from tables = counts, until the concentrations settle:
 
 The parents' estimates reported (:class:`HierarchicalPrior`) are their posterior means,
 ``(prior_ctx + tables_ctx) / sum``.
+
+Noisy counts (a private release, docs/privacy.md "Private structure"). When every cell carries
+independent noise of a known variance ``s2`` (``2 b**2`` for Laplace noise of scale ``b``,
+``sigma**2`` for Gaussian), the evidence above reads the noise as real differences between the
+contexts and shrinks too little. A context of total ``N`` estimates its proportions with variance
+``sum_v p_v (1 - p_v) / N + V s2 / N**2`` summed over its ``V`` values, which a noise-free
+multinomial reaches with ``n_eff = N / (1 + V s2 / (N g))`` rows, ``g = 1 - sum_v p_v**2`` (``p``
+the class's proportions pooled over its parents' states, the released counts'). Then each level
+below the class level fits its concentration ``c`` on its counts scaled by ``n_eff / N`` per context
+(a cell of a level sums the noise of every leaf under it), centred on its parent's estimate, and
+each context's Dirichlet is ``c b`` divided by that factor, so that its posterior mean
+``(alpha + counts) / sum`` is ``(c b + n_eff p_hat) / (c + n_eff)``: the noisy proportions weighted
+by their equivalent sample size. A parent's counts are its children's counts weighted the same way
+(total kept), not table counts: under noise every cell of a thin context looks "seen", and table
+counts would flatten the parents. The class level keeps the concentration of the plain evidence
+(it holds the differences between the classes). It reads the released counts and the public noise
+scale only (post-processing). With ``s2 = 0``, or noise that keeps every context's ``n_eff / N``
+above ``1 - NEGLIGIBLE_NOISE``, it is the fit above exactly.
 """
 
 from __future__ import annotations
@@ -79,6 +97,8 @@ __all__ = ["HierarchicalPrior", "expected_tables", "hierarchical_prior"]
 CONCENTRATION_BOUNDS = (1e-3, 1e4)
 #: Most rounds of the alternating fit, and the relative change of every ``log c`` that ends it.
 MAX_ROUNDS, TOL = 50, 1e-4
+#: Noise that keeps every context's ``n_eff / N`` above ``1 - NEGLIGIBLE_NOISE`` is ignored (the noise-free fit).
+NEGLIGIBLE_NOISE = 0.01
 #: After the first round, each concentration is searched within this factor of the previous one first.
 WARM = 2.0
 
@@ -201,7 +221,44 @@ def _loo_base(parent_prior, parent_data, up, lv) -> np.ndarray:
     return num / num.sum(-1, keepdims=True)
 
 
-def hierarchical_prior(counts, alpha_root=1.0, root="all") -> HierarchicalPrior:
+def _noise_weights(n, noise_var) -> np.ndarray:
+    """Per context, ``n_eff / N``: the rows a noise-free multinomial would need to match the variance of
+    the noisy proportions (module docstring, "Noisy counts"); 1 where ``noise_var == 0`` or ``N == 0``."""
+    N = n.sum(-1, keepdims=True)
+    p = n.sum(axis=tuple(range(1, n.ndim - 1)), keepdims=True) if n.ndim > 2 else n
+    p = p / np.maximum(p.sum(-1, keepdims=True), 1e-300)
+    gini = np.maximum(1.0 - np.sum(p * p, axis=-1, keepdims=True), 1.0 / n.shape[-1])
+    return np.where(N > 0, N / np.maximum(N + n.shape[-1] * float(noise_var) / gini, 1e-300), 1.0)
+
+
+def _noisy_prior(n, root, s2, first=1) -> HierarchicalPrior:
+    """:func:`hierarchical_prior` (``root="class"``) of counts with noise of variance ``s2`` per cell: each
+    level sees its children's counts summed (no table counts), and each level's concentration is fitted
+    on its counts weighted by :func:`_noise_weights` (a cell of level ``l`` sums the noise of every leaf
+    under it), each context's prior divided by its weight (module docstring, "Noisy counts")."""
+    m = n.ndim - 2
+    if m == 0:
+        return HierarchicalPrior(np.broadcast_to(root, n.shape).copy(), (), ())
+    data, up, ws = [None] * (m + 1), [None] * (m + 1), [None] * (m + 1)
+    data[m] = n
+    for lv in range(m, 0, -1):  # each parent: its children's counts weighted by their n_eff, total kept
+        ws[lv] = _noise_weights(data[lv], s2 * float(np.prod(n.shape[lv + 1:-1])) if lv >= first else 0.0)
+        tot = data[lv].sum(-1, keepdims=True)
+        scale = tot.sum(axis=lv, keepdims=True) / np.maximum((ws[lv] * tot).sum(axis=lv, keepdims=True), 1e-300)
+        up[lv] = data[lv] * ws[lv] * scale
+        data[lv - 1] = up[lv].sum(axis=lv)
+    prior, conc = [np.broadcast_to(root, data[0].shape)], []
+    for lv in range(1, m + 1):
+        par = np.expand_dims(prior[lv - 1] + data[lv - 1], lv)  # the parent's estimate, the child's data in
+        base = np.broadcast_to(par / par.sum(-1, keepdims=True), data[lv].shape)
+        w = ws[lv]
+        conc.append(_fit_concentration(data[lv] * w, base))
+        prior.append(conc[-1] * base / w)
+    phi = tuple((prior[lv] + data[lv]) / (prior[lv] + data[lv]).sum(-1, keepdims=True) for lv in range(m))
+    return HierarchicalPrior(np.array(prior[m]), tuple(float(c) for c in conc), phi)
+
+
+def hierarchical_prior(counts, alpha_root=1.0, root="all", noise_var=0.0) -> HierarchicalPrior:
     """Per-context Dirichlet parameters of one categorical node, each centred on its parent context.
 
     Parameters
@@ -216,6 +273,11 @@ def hierarchical_prior(counts, alpha_root=1.0, root="all") -> HierarchicalPrior:
         The top level: Petitjean et al.'s context of all classes, the class level centred on it
         with a fitted concentration ``c_0`` (nodes without parents too), or the class level
         itself (``Dirichlet(alpha_root)`` per class, no ``c_0``).
+    noise_var : float, default=0.0
+        The variance of independent noise added to every cell of ``counts`` (a private release: the
+        public :meth:`bayesnb.privacy.Budget.noise_variance`). When > 0 each context's counts enter
+        the fit with the weight of their equivalent sample size (module docstring, "Noisy counts"),
+        and its ``alpha`` is scaled so that its posterior mean is the noise-aware one. 0: the fit above.
 
     Returns
     -------
@@ -254,8 +316,18 @@ def hierarchical_prior(counts, alpha_root=1.0, root="all") -> HierarchicalPrior:
     if root.shape not in shapes or not np.all(np.isfinite(root)) or np.any(root <= 0):
         raise ValueError(f"hierarchical_prior: expected alpha_root > 0 (a number, {V} of them, or with "
                          f"root='class' one row of {V} per class); received {alpha_root!r}.")
+    if not (np.isfinite(noise_var) and noise_var >= 0):
+        raise ValueError(f"hierarchical_prior: expected noise_var >= 0 and finite; received {noise_var!r}.")
+    if noise_var > 0 and np.all(_noise_weights(n, noise_var) >= 1.0 - NEGLIGIBLE_NOISE):
+        noise_var = 0.0  # negligible noise (a large epsilon): the noise-free fit, exactly
+    if noise_var > 0 and top == "class":
+        return _noisy_prior(n, root, float(noise_var))
+    if noise_var > 0:  # the class level's concentration by the plain evidence (it holds the classes' differences)
+        h = _noisy_prior(n[None], root, float(noise_var), first=2)
+        return HierarchicalPrior(h.alpha[0], h.concentrations[1:], tuple(e[0] for e in h.estimates[1:]),
+                                 h.concentrations[0], h.estimates[0][0])
     if top == "all":  # the all-classes context on top: the counts' hierarchy with one more level
-        h = hierarchical_prior(n[None], alpha_root, root="class")
+        h = hierarchical_prior(n[None], alpha_root, root="class", noise_var=noise_var)
         return HierarchicalPrior(h.alpha[0], h.concentrations[1:], tuple(e[0] for e in h.estimates[1:]),
                                  h.concentrations[0], h.estimates[0][0])
     m = n.ndim - 2

@@ -425,13 +425,13 @@ def _context_weights(nodes, pa, states, y, w, K, npar):
     return resp
 
 
-def model_from_stats(nodes, stats, K, parents, predictive="mean", who="NaiveBayes", priors=None) -> MixedModel:
+def model_from_stats(nodes, stats, K, parents, predictive="mean", who="NaiveBayes", priors=None, noise_var=None) -> MixedModel:
     """Priors, posteriors and evidence of every node from its statistics over its contexts.
 
     ``stats[j]`` is node ``j``'s family statistics over its ``K * prod_p B_p`` contexts (what
     :func:`fit_nodes` counts; a model file stores them). ``priors``: per node, a prior over
     its contexts to hold fixed (an EM M-step) instead of resolving it. Other parameters as
-    in :func:`fit_nodes`.
+    in :func:`fit_nodes`. ``noise_var``: per node, the noise variance of its released counts (a private fit).
     """
     fixed, priors, posts, ev = priors, [], [], 0.0
     for j, (nd, pa) in enumerate(zip(nodes, parents)):
@@ -441,7 +441,7 @@ def model_from_stats(nodes, stats, K, parents, predictive="mean", who="NaiveBaye
         else:  # a numeric node's class level: the naive prior of the context's class, as in every structure
             naive = take_contexts(nd.class_prior, np.arange(K * npar) // npar) if nd.numeric else None
             prior = nd.family.context_prior(stats[j], nd.state, (K, *(nodes[p].n_states for p in pa)), who=who,
-                                            naive_prior=naive)
+                                            naive_prior=naive, noise_var=0.0 if noise_var is None else noise_var[j])
         if not nd.family.is_proper(prior):
             raise ValueError(f"{who}: a structure other than 'naive' needs a proper prior for every feature "
                              f"(its evidence and the tables of unseen contexts are otherwise undefined); "

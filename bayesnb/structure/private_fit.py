@@ -19,7 +19,8 @@ Under ``privacy=DP(epsilon, delta)`` with ``structure="tan"`` or ``"kdb"`` (docs
 Post-processing only (no further budget): the families' own (negative counts to 0, means within the
 bounds...), the naive posterior's statistics as each node's released statistics summed over its
 parents' states (the family's ``merge``), and the models' priors (hierarchical smoothing of the
-categorical tables, each context shrunk to its parent context, the sums of its child tables).
+categorical tables, each context shrunk to its parent context, the sums of its child tables, with
+each context's noisy counts weighted by their equivalent sample size given the public noise variance).
 """
 
 from __future__ import annotations
@@ -34,13 +35,18 @@ from . import model as _mx
 from .bins import N_BINS
 from .private import n_picks, private_parents
 
-__all__ = ["AUTO_MIN_SNR", "STRUCTURE_SHARE", "auto_kind", "declared_edges", "naive_block_stats", "private_structure_release"]
+__all__ = ["AUTO_MIN_SNR", "NOISE_AWARE_SMOOTHING", "STRUCTURE_SHARE", "auto_kind", "declared_edges", "naive_block_stats",
+           "node_noise_variances", "private_structure_release"]
 
 #: The share of epsilon that selects the structure (the rest releases the tables); docs/privacy.md.
 STRUCTURE_SHARE = 0.1
 
 #: Numeric nodes take no parents (they may be parents, by their declared bins): docs/privacy.md.
 NUMERIC_PARENTLESS = True
+
+#: Whether the hierarchical smoothing of the nodes' tables reads the public noise variance (docs/privacy.md,
+#: "Private structure"); False: the smoothing of noise-free counts (kept for comparison).
+NOISE_AWARE_SMOOTHING = True
 
 #: The most weights one batch of a node's release holds (rows x contexts).
 MAX_CELLS = 2**19
@@ -140,6 +146,32 @@ def _node_release(nd, col, ctx, C, budget, bound, name, who):
     return out
 
 
+def node_noise_variances(spent) -> list:
+    """Per node, the variance of the noise on each of its released counts, from the account alone.
+
+    A node's counts of one column have L1 sensitivity 2 and L2 sensitivity ``sqrt(2)``
+    (:func:`bayesnb.families._private.noisy_counts`), released with the node's share of the split:
+    the variance is :meth:`bayesnb.privacy.Budget.noise_variance` of that share (``2 b**2`` for Laplace,
+    ``sigma**2`` for Gaussian). Public, so the noise-aware smoothing that reads it is post-processing;
+    a model file recomputes it from its ``privacy_spent_``.
+
+    Parameters
+    ----------
+    spent : dict
+        ``privacy_spent_`` of a private structured fit (its ``"split"`` keys ``"node ..."`` in node order).
+
+    Returns
+    -------
+    list of float
+        Zeros when ``spent["noise_aware_smoothing"]`` is False (the smoothing of noise-free counts).
+    """
+    nodes = [v for k, v in spent["split"].items() if k.startswith("node ")]
+    if spent.get("noise_aware_smoothing", True) is False:
+        return [0.0] * len(nodes)
+    return [float(Budget(float(e), float(d), spent["mechanism"], None).noise_variance(2.0, np.sqrt(2.0)))
+            for e, d in nodes]
+
+
 def naive_block_stats(nodes, parents, stats, K, n_blocks) -> list:
     """Each block's naive (class-level) statistics: every node's summed over its parents' states, stacked.
 
@@ -196,7 +228,9 @@ def private_structure_release(dp, kind, k, resp, specs, encoded, states, names, 
     block_stats : list
         The naive statistics of every block (post-processing of the nodes').
     release : dict
-        ``parents`` (node positions), ``stats`` (per node), ``edges`` (per node), ``nodes``.
+        ``parents`` (node positions), ``stats`` (per node), ``edges`` (per node), ``nodes``, ``noise_var``
+        (per node, the variance of the noise on each of its released counts: public, for the noise-aware
+        smoothing of :func:`bayesnb.structure.hierarchical.hierarchical_prior`).
     spent : dict
         ``{"epsilon", "delta", "mechanism", "split"}`` with the structure's and every table's share.
     """
@@ -234,6 +268,9 @@ def private_structure_release(dp, kind, k, resp, specs, encoded, states, names, 
               f"{K * int(np.prod([nodes[p].n_states for p in parents[j]], dtype=np.int64))} contexts)"] = (
             float(shares[j + 1].epsilon), float(shares[j + 1].delta))
     spent = {"epsilon": float(dp.epsilon), "delta": float(dp.delta), "mechanism": dp.mechanism, "split": split}
+    if not NOISE_AWARE_SMOOTHING:  # (benchmarks only) the model file then keeps the smoothing that ignores the noise
+        spent["noise_aware_smoothing"] = False
     block_stats = naive_block_stats(nodes, parents, stats, K, len(specs))
+    noise_var = node_noise_variances(spent)
     return class_count, block_stats, {"parents": parents, "stats": stats, "edges": [nd.edges for nd in nodes],
-                                      "nodes": nodes}, spent
+                                      "nodes": nodes, "noise_var": noise_var}, spent
