@@ -279,7 +279,7 @@ def bayesnb_fit(method, train, eps, seed, edges, dom):
         features = {tuple(ADULT_CATEGORIES): features[tuple(ADULT_CATEGORIES)],
                     tuple(NUMERIC): bn.Categorical(categories=[dom[c] for c in NUMERIC])}
         bounds = None
-    structure = kind or method
+    structure = kind or ("naive" if binned else method)
     extra = {"auto_cv": False} if structure == "auto" else {}  # under privacy "auto" is the public rule
     dp = bn.DP(eps, bounds=bounds, classes=ADULT_CLASSES, random_state=1000 + seed)
     t = time.perf_counter()
