@@ -176,6 +176,25 @@ def blank(X, M):
     return Xm
 
 
+
+def masked_runs(tabs, names, masks, seeds):
+    """Each named table's rows blanked by each mask and seed (the loop of the diagnosis scripts).
+
+    Yields
+    ------
+    tuple
+        ``(name, X, y, cats, nums, kind, seed, M, Xm)``: the complete table, its categorical and
+        numeric columns, the mask kind and seed, the boolean mask and the blanked table.
+    """
+    for name in names:
+        X, y = tabs[name]
+        cats = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
+        nums = [c for c in X.columns if c not in cats]
+        for kind in masks:
+            for seed in range(seeds):
+                M = mask(X, kind, np.random.default_rng(seed))
+                yield name, X, y, cats, nums, kind, seed, M, blank(X, M)
+
 def sklearn_methods(Xm, cats, nums, y, seed):
     res = {}
     f = Xm.copy()

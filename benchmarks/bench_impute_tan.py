@@ -16,8 +16,7 @@ import time
 import warnings
 
 import numpy as np
-import pandas as pd
-from bench_impute import blank, mask, score, tables
+from bench_impute import masked_runs, score, tables
 
 from bayesnb import NaiveBayes, impute_table
 
@@ -31,32 +30,26 @@ def main(argv=None):
     ap.add_argument("--masks", nargs="+", default=["MCAR 30%"])
     ap.add_argument("--seeds", type=int, default=1)
     args = ap.parse_args(argv)
-    for name, (X, y) in tables(False, args.adult).items():
-        if name not in args.tables:
-            continue
-        cats = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
-        nums = [c for c in X.columns if c not in cats]
-        for kind in args.masks:
-            for seed in range(args.seeds):
-                M = mask(X, kind, np.random.default_rng(seed))
-                Xm = blank(X, M)
-                for cfg in ("tan", "tan-mi"):
-                    t = time.perf_counter()
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore")
-                        F = impute_table(Xm, y, configurations=cfg, label_given=True, random_state=seed).table
-                    acc, nrmse = score(X, F, M, cats, nums)[:2]
-                    per = {}
-                    for j, c in enumerate(X.columns):
-                        m = M[:, j]
-                        t_, v = X[c].to_numpy()[m], F[c].to_numpy()[m]
-                        per[c] = (np.mean(v.astype(str) == t_.astype(str)) if c in cats else
-                                  np.sqrt(np.mean((v.astype(float) - t_.astype(float)) ** 2)) / np.std(t_.astype(float)))
-                    parents = NaiveBayes(structure="tan", edge_score=EDGE[cfg]).fit(Xm, y).structure_
-                    print(f"{name} {kind} seed {seed} {cfg}: accuracy {acc:.4f}, NRMSE {nrmse:.4f} "
-                          f"({time.perf_counter() - t:.0f} s)")
-                    print("  per column: " + ", ".join(f"{c} {v:.3f}" for c, v in per.items()))
-                    print("  parents: " + ", ".join(f"{c} <- {p[0]}" for c, p in parents.items() if p))
+    tabs = tables(False, args.adult)
+    names = [n for n in tabs if n in args.tables]
+    for name, X, y, cats, nums, kind, seed, M, Xm in masked_runs(tabs, names, args.masks, args.seeds):
+        for cfg in ("tan", "tan-mi"):
+            t = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                F = impute_table(Xm, y, configurations=cfg, label_given=True, random_state=seed).table
+            acc, nrmse = score(X, F, M, cats, nums)[:2]
+            per = {}
+            for j, c in enumerate(X.columns):
+                m = M[:, j]
+                t_, v = X[c].to_numpy()[m], F[c].to_numpy()[m]
+                per[c] = (np.mean(v.astype(str) == t_.astype(str)) if c in cats else
+                          np.sqrt(np.mean((v.astype(float) - t_.astype(float)) ** 2)) / np.std(t_.astype(float)))
+            parents = NaiveBayes(structure="tan", edge_score=EDGE[cfg]).fit(Xm, y).structure_
+            print(f"{name} {kind} seed {seed} {cfg}: accuracy {acc:.4f}, NRMSE {nrmse:.4f} "
+                  f"({time.perf_counter() - t:.0f} s)")
+            print("  per column: " + ", ".join(f"{c} {v:.3f}" for c, v in per.items()))
+            print("  parents: " + ", ".join(f"{c} <- {p[0]}" for c, p in parents.items() if p))
 
 
 if __name__ == "__main__":

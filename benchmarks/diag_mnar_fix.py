@@ -22,7 +22,8 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from bench_impute import blank, mask, score, tables
+from bench_impute import masked_runs, score, tables
+from diag_mnar_test import selection_fits
 
 from bayesnb import Imputer, impute_mnar
 from bayesnb._impute_configs import fill_config
@@ -45,11 +46,8 @@ def _bern_ll(m, groups):
 
 def evidence(Xm, y, seed, by_class=False):
     rng = np.random.default_rng(seed)
-    model, encoded, fit, codes, _ = _fit(Xm, y, "diag", estimator=None, n_bins=5, alpha=1.0, tol=1e-6,
-                                         max_iter=200, by_class=False, n_components=1, rng=rng)
+    model, encoded, fit, codes, flat = selection_fits(Xm, y, rng)
     allowed = allowed_states(fit.group, codes)
-    flat = fit_selection(model.posterior_, encoded, fit.columns, fit.group, allowed, np.ones(Xm.shape[0]),
-                         (model.class_alpha, model.fit_prior, model.class_prior), max_iter=0, starts=("flat",))
     n = Xm.shape[0]
     pen = 0.5 * np.log(n)
     mnar = fit.em_objective[-1] - flat.em_objective[0] - pen * sum(len(sc.edges) for sc in fit.columns)
@@ -109,22 +107,15 @@ def main(argv=None):
     args = ap.parse_args(argv)
     tabs = tables(True)
     warnings.simplefilter("ignore")
-    for name in args.tables:
-        X, y = tabs[name]
-        cats = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
-        nums = [c for c in X.columns if c not in cats]
-        for kind in args.masks:
-            for seed in range(args.seeds):
-                M = mask(X, kind, np.random.default_rng(seed))
-                Xm = blank(X, M)
-                mnar, mar, sel = evidence(Xm, y, seed, args.by_class)
-                imp = Imputer(label_given=True, random_state=seed, columns="missing").fit(Xm, y)
-                t = imp.impute(Xm, y)
-                r = reweighted(imp, Xm, y, sel, seed)
-                st, sr = score(X, t, M, cats, nums)[:2], score(X, r, M, cats, nums)[:2]
-                print(f"{name} {kind} seed {seed}: evidence MNAR {mnar:.1f} vs MAR {mar:.1f} -> "
-                      f"{'MNAR' if mnar > mar else 'MAR'}; impute_table acc/NRMSE {st[0]:.3f}/{st[1]:.3f}, "
-                      f"reweighted {sr[0]:.3f}", flush=True)
+    for name, X, y, cats, nums, kind, seed, M, Xm in masked_runs(tabs, args.tables, args.masks, args.seeds):
+        mnar, mar, sel = evidence(Xm, y, seed, args.by_class)
+        imp = Imputer(label_given=True, random_state=seed, columns="missing").fit(Xm, y)
+        t = imp.impute(Xm, y)
+        r = reweighted(imp, Xm, y, sel, seed)
+        st, sr = score(X, t, M, cats, nums)[:2], score(X, r, M, cats, nums)[:2]
+        print(f"{name} {kind} seed {seed}: evidence MNAR {mnar:.1f} vs MAR {mar:.1f} -> "
+              f"{'MNAR' if mnar > mar else 'MAR'}; impute_table acc/NRMSE {st[0]:.3f}/{st[1]:.3f}, "
+              f"reweighted {sr[0]:.3f}", flush=True)
 
 
 if __name__ == "__main__":

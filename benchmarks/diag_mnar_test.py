@@ -14,8 +14,7 @@ import argparse
 import warnings
 
 import numpy as np
-import pandas as pd
-from bench_impute import blank, mask, score, tables
+from bench_impute import masked_runs, score, tables
 from scipy.stats import chi2
 
 from bayesnb import impute_mnar, impute_table
@@ -24,14 +23,20 @@ from bayesnb.inference.em import allowed_states
 from bayesnb.mnar import _fit
 
 
-def lr_statistic(Xm, y, seed):
-    """``(2 * log-ratio, degrees of freedom)`` of the fitted selection against the flat one."""
-    rng = np.random.default_rng(seed)
+def selection_fits(Xm, y, rng):
+    """impute_mnar's fitted selection model and the flat one (no value effect) on the same rows:
+    ``(model, encoded, fit, codes, flat)`` (``rng``: a Generator, used by the fit)."""
     model, encoded, fit, codes, _ = _fit(Xm, y, "diag", estimator=None, n_bins=5, alpha=1.0, tol=1e-6,
                                          max_iter=200, by_class=False, n_components=1, rng=rng)
     allowed = allowed_states(fit.group, codes)
     flat = fit_selection(model.posterior_, encoded, fit.columns, fit.group, allowed, np.ones(Xm.shape[0]),
                          (model.class_alpha, model.fit_prior, model.class_prior), max_iter=0, starts=("flat",))
+    return model, encoded, fit, codes, flat
+
+
+def lr_statistic(Xm, y, seed):
+    """``(2 * log-ratio, degrees of freedom)`` of the fitted selection against the flat one."""
+    model, encoded, fit, codes, flat = selection_fits(Xm, y, np.random.default_rng(seed))
     df = sum(len(sc.edges) for sc in fit.columns)
     return 2.0 * (fit.em_objective[-1] - flat.em_objective[0]), df
 
@@ -44,21 +49,14 @@ def main(argv=None):
     args = ap.parse_args(argv)
     tabs = tables(True)
     warnings.simplefilter("ignore")
-    for name in args.tables:
-        X, y = tabs[name]
-        cats = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
-        nums = [c for c in X.columns if c not in cats]
-        for kind in args.masks:
-            for seed in range(args.seeds):
-                M = mask(X, kind, np.random.default_rng(seed))
-                Xm = blank(X, M)
-                stat, df = lr_statistic(Xm, y, seed)
-                crit = chi2.ppf(0.99, df)
-                t = impute_table(Xm, y, label_given=True, random_state=seed).table
-                m = impute_mnar(Xm, y, label_given=True, random_state=seed).table
-                st, sm = score(X, t, M, cats, nums), score(X, m, M, cats, nums)
-                print(f"{name} {kind} seed {seed}: 2 log LR {stat:.1f} (df {df}, chi2 0.99 {crit:.1f}) "
-                      f"impute_table {st} impute_mnar {sm}")
+    for name, X, y, cats, nums, kind, seed, M, Xm in masked_runs(tabs, args.tables, args.masks, args.seeds):
+        stat, df = lr_statistic(Xm, y, seed)
+        crit = chi2.ppf(0.99, df)
+        t = impute_table(Xm, y, label_given=True, random_state=seed).table
+        m = impute_mnar(Xm, y, label_given=True, random_state=seed).table
+        st, sm = score(X, t, M, cats, nums), score(X, m, M, cats, nums)
+        print(f"{name} {kind} seed {seed}: 2 log LR {stat:.1f} (df {df}, chi2 0.99 {crit:.1f}) "
+              f"impute_table {st} impute_mnar {sm}")
 
 
 if __name__ == "__main__":

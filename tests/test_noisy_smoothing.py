@@ -78,12 +78,17 @@ def test_the_noise_variance_comes_from_the_account_only(votes):  # noqa: F811
     assert var[0] == Budget(eps[0], 0.0, "laplace", None).noise_variance(2.0, np.sqrt(2.0))
 
 
+def private_tan(X, y, epsilon, seed):
+    """A private TAN on house votes (the same release for the same epsilon and seed)."""
+    return bn.CategoricalNB(categories=[["n", "y"]] * X.shape[1], structure="tan",
+                            privacy=bn.DP(epsilon, classes=PARTIES, random_state=seed)).fit(X, y)
+
+
 def test_the_private_structure_smooths_with_the_noise_and_the_switch_turns_it_off(votes, monkeypatch, tmp_path):  # noqa: F811
     X, y = votes
 
     def fit():
-        return bn.CategoricalNB(categories=[["n", "y"]] * X.shape[1], structure="tan",
-                                privacy=bn.DP(1.0, classes=PARTIES, random_state=3)).fit(X, y)
+        return private_tan(X, y, 1.0, 3)
 
     aware = fit()
     monkeypatch.setattr(private_fit, "NOISE_AWARE_SMOOTHING", False)
@@ -103,8 +108,7 @@ def test_negligible_noise_is_the_noise_free_fit_and_a_huge_epsilon_the_flat_mode
     X, y = votes
 
     def fit():
-        return bn.CategoricalNB(categories=[["n", "y"]] * X.shape[1], structure="tan",
-                                privacy=bn.DP(1e6, classes=PARTIES, random_state=0)).fit(X, y)
+        return private_tan(X, y, 1e6, 0)
 
     aware = fit()
     monkeypatch.setattr(private_fit, "NOISE_AWARE_SMOOTHING", False)
