@@ -443,3 +443,14 @@ def test_a_binned_private_synthesizer_saves_loads_and_samples_from_the_cli_as_in
     written = cli_sample_as_python(synth, tmp_path, capsys, 80, 3)
     for c, (lo, hi) in BOUNDS.items():
         assert written[c].dropna().between(lo, hi).all()
+
+
+def test_bounds_on_a_bool_column_do_not_bin_it_into_numbers(penguins):
+    """A ``bool`` column is Categorical over ``[False, True]`` (its dtype); bounds on it are refused, never
+    turned into numeric bins whose draws would be floats in a bool column."""
+    data = penguins.dropna().assign(big=lambda d: (d["body_mass_g"] > 4000).astype(bool))
+    data = data[["species", "island", "bill_length_mm", "big"]]
+    dp = _dp(1.0, bounds={"bill_length_mm": (30, 60), "big": (0, 1)})
+    synth = _synth(dp, categories={"island": CATS["island"]}, missing="drop")
+    with pytest.raises(ValueError, match="big"):
+        synth.fit(data)
