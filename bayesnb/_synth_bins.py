@@ -191,7 +191,7 @@ def range_codes(c, v, edges, integer, who, forbid=False):
     else:
         return v
     half = 0.5 if integer else 0.0
-    if lo > edges[-1] - half or hi < edges[0] + half or lo > hi:
+    if not (lo <= edges[-1] - half and hi >= edges[0] + half and lo <= hi):  # (NaN too)
         raise ValueError(f"{who}: {'forbid' if forbid else 'given'}[{c!r}] = {v!r} lies outside the declared bounds "
                          f"[{edges[0] + half:g}, {edges[-1] - half:g}] of the private model (DP(bounds=...)), "
                          "where it draws every value.")

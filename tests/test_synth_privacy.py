@@ -454,3 +454,12 @@ def test_bounds_on_a_bool_column_do_not_bin_it_into_numbers(penguins):
     synth = _synth(dp, categories={"island": CATS["island"]}, missing="drop")
     with pytest.raises(ValueError, match="big"):
         synth.fit(data)
+
+
+def test_a_nan_given_on_a_binned_column_is_refused_as_on_a_gaussian_one(penguins):
+    """A NaN ``given`` value (or range end) on a binned column is outside the bounds, as on a Gaussian column;
+    it used to condition the row on the last bin and decode every value to NaN."""
+    synth = _synth(_dp(1.0), categories={**CATS, "bill_length_mm": 3}).fit(penguins)
+    for v in (float("nan"), (float("nan"), 50.0)):
+        with pytest.raises(ValueError, match="outside the declared bounds"):
+            synth.sample(20, random_state=0, given={"bill_length_mm": v})
