@@ -177,12 +177,44 @@ class BinSet(frozenset):
         return obj
 
 
+class BinRows(list):
+    """Per-row ``given`` values on a binned column as their bins' labels (None: the row is not conditioned),
+    with ``.within`` the per-row ``(lo, hi)`` that each drawn value is decoded inside (the value itself)."""
+
+    def __init__(self, codes, within):
+        super().__init__(codes)
+        self.within = within
+
+
+def _per_row(c, v, edges, integer, who):
+    """Per-row numbers (a 1-D array-like, NaN or None: not conditioned) as a :class:`BinRows`, else None."""
+    if isinstance(v, (str, bytes, tuple, set, frozenset, dict)) or np.ndim(v) != 1:
+        return None
+    vals = list(v)
+    if not all(u is None or (isinstance(u, numbers.Real) and not isinstance(u, bool)) for u in vals):
+        return None
+    x = np.array([np.nan if u is None else float(u) for u in vals])
+    seen = x[~np.isnan(x)]
+    half = 0.5 if integer else 0.0
+    if ((seen < edges[0] + half) | (seen > edges[-1] - half)).any() or np.isinf(seen).any():
+        raise ValueError(f"{who}: given[{c!r}] holds values outside the declared bounds [{edges[0] + half:g}, "
+                         f"{edges[-1] - half:g}] of the private model (DP(bounds=...)), where it draws every value.")
+    if integer and (seen != np.round(seen)).any():
+        raise ValueError(f"{who}: given[{c!r}] holds values that are not whole numbers; the column's dtype is integer.")
+    codes = encode(x, edges, integer)
+    return BinRows([None if u is None else u for u in codes],
+                   (np.where(np.isnan(x), -np.inf, x), np.where(np.isnan(x), np.inf, x)))
+
+
 def range_codes(c, v, edges, integer, who, forbid=False):
     """A ``given`` (or ``forbid``) value or range on a binned column as the codes of the bins it overlaps.
 
     A ``given`` becomes a :class:`BinSet` (decoded within the range). A ``forbid`` range must cover whole
     bins (a part of a bin cannot be forbidden once the bin is drawn): otherwise ValueError.
     """
+    rows = _per_row(c, v, edges, integer, who) if not forbid else None
+    if rows is not None:
+        return rows
     if isinstance(v, tuple) and len(v) == 2:
         lo = edges[0] if v[0] is None else float(v[0])
         hi = edges[-1] if v[1] is None else float(v[1])
@@ -191,7 +223,7 @@ def range_codes(c, v, edges, integer, who, forbid=False):
     else:
         return v
     half = 0.5 if integer else 0.0
-    if lo > edges[-1] - half or hi < edges[0] + half or lo > hi:
+    if not (lo <= edges[-1] - half and hi >= edges[0] + half and lo <= hi):  # (NaN too)
         raise ValueError(f"{who}: {'forbid' if forbid else 'given'}[{c!r}] = {v!r} lies outside the declared bounds "
                          f"[{edges[0] + half:g}, {edges[-1] - half:g}] of the private model (DP(bounds=...)), "
                          "where it draws every value.")

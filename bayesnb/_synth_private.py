@@ -308,7 +308,7 @@ def fit_private(synth, data, split_table):
     d = X.shape[1] + len(synth.missing_indicators_)
     default = default_bins(len(X), dp.epsilon, len(dp.classes), d)  # public quantities (_synth_bins)
     bins = {c: edges_of(bounds[c], specs.get(c, default), pd.api.types.is_integer_dtype(X[c].dtype))
-            for c in numeric if pd.api.types.is_numeric_dtype(X[c].dtype)}
+            for c in numeric if pd.api.types.is_numeric_dtype(X[c].dtype) and not _is_bool(X[c].dtype)}
     features = private_features(X, cats, bounds, synth.missing_indicators_, with_category, bins)
     X = add_indicators(fill_missing(X, with_category), synth.missing_indicators_)
     X = X.assign(**{c: encode(X[c], e, pd.api.types.is_integer_dtype(X[c].dtype)) for c, e in bins.items()})

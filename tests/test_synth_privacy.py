@@ -443,3 +443,39 @@ def test_a_binned_private_synthesizer_saves_loads_and_samples_from_the_cli_as_in
     written = cli_sample_as_python(synth, tmp_path, capsys, 80, 3)
     for c, (lo, hi) in BOUNDS.items():
         assert written[c].dropna().between(lo, hi).all()
+
+
+def test_bounds_on_a_bool_column_do_not_bin_it_into_numbers(penguins):
+    """A ``bool`` column is Categorical over ``[False, True]`` (its dtype); bounds on it are refused, never
+    turned into numeric bins whose draws would be floats in a bool column."""
+    data = penguins.dropna().assign(big=lambda d: (d["body_mass_g"] > 4000).astype(bool))
+    data = data[["species", "island", "bill_length_mm", "big"]]
+    dp = _dp(1.0, bounds={"bill_length_mm": (30, 60), "big": (0, 1)})
+    synth = _synth(dp, categories={"island": CATS["island"]}, missing="drop")
+    with pytest.raises(ValueError, match="big"):
+        synth.fit(data)
+
+
+def test_a_nan_given_on_a_binned_column_is_refused_as_on_a_gaussian_one(penguins):
+    """A NaN ``given`` value (or range end) on a binned column is outside the bounds, as on a Gaussian column;
+    it used to condition the row on the last bin and decode every value to NaN."""
+    synth = _synth(_dp(1.0), categories={**CATS, "bill_length_mm": 3}).fit(penguins)
+    for v in (float("nan"), (float("nan"), 50.0)):
+        with pytest.raises(ValueError, match="outside the declared bounds"):
+            synth.sample(20, random_state=0, given={"bill_length_mm": v})
+
+
+def test_per_row_given_values_on_binned_columns_are_met_row_by_row(penguins):
+    """Per-row ``given`` values (one per row; None or NaN: that row free) work on a binned column as on a
+    Gaussian one: each row's value is kept, whole for an integer dtype, and outside values are refused."""
+    synth = _synth(_dp(1.0), categories={**CATS, "body_mass_g": 8, "bill_length_mm": 3}).fit(penguins)
+    out = synth.sample(1, random_state=0, given={"body_mass_g": [3001, 4500, None, 6000],
+                                                  "bill_length_mm": [44.0, np.nan, 50.5, 51.25]})
+    assert out["body_mass_g"].tolist()[:2] == [3001, 4500] and out["body_mass_g"].iloc[3] == 6000
+    assert out["bill_length_mm"].iloc[[0, 2, 3]].tolist() == [44.0, 50.5, 51.25]
+    free = out["bill_length_mm"].iloc[1]
+    assert pd.isna(free) or 30 <= free <= 60
+    with pytest.raises(ValueError, match="outside the declared bounds"):
+        synth.sample(1, random_state=0, given={"bill_length_mm": [44.0, 75.0]})
+    with pytest.raises(ValueError, match="not whole numbers"):
+        synth.sample(1, random_state=0, given={"body_mass_g": [3000.5, 4000]})
