@@ -249,18 +249,11 @@ def project_simplex(v, total: float) -> np.ndarray:
     -------
     ndarray of shape (K,)
     """
-    v = np.asarray(v, dtype=float)
-    if total <= 0:
-        return np.zeros_like(v)
-    u = np.sort(v)[::-1]
-    css = np.cumsum(u) - total
-    idx = np.arange(1, len(v) + 1)
-    rho = np.flatnonzero(u - css / idx > 0)[-1]
-    return np.maximum(v - css[rho] / (rho + 1), 0.0)
+    return project_rows(np.asarray(v, dtype=float)[None, :], [total])[0]
 
 
 def project_rows(v, totals=None) -> np.ndarray:
-    """Each row of ``v`` projected (Euclidean) onto ``{x >= 0, sum(x) = total}``; vectorised :func:`project_simplex`.
+    """Each row of ``v`` projected (Euclidean) onto ``{x >= 0, sum(x) = total}`` (:func:`project_simplex` is one row).
 
     Parameters
     ----------
