@@ -15,7 +15,7 @@ import numpy as np
 from ..families._private import RowBound
 from ..privacy import DP, project_simplex
 
-__all__ = ["block_bounds", "private_statistics"]
+__all__ = ["block_bounds", "private_statistics", "release_class_counts"]
 
 
 def block_bounds(dp: DP, specs, all_names, who):
@@ -63,6 +63,12 @@ def _shares(dp, weights):
     return [dp.class_share * rest / (1.0 - dp.class_share)] + list(weights[1:])
 
 
+def release_class_counts(share, resp):
+    """The class counts ``resp.sum(0)`` with noise of ``share`` (L1 2, L2 ``sqrt(2)``: a replaced row moves one
+    unit out of a class and into another), projected onto ``{c >= 0, sum(c) = n}`` (``n`` is public)."""
+    return project_simplex(share.noisy(resp.sum(0), 2.0, math.sqrt(2.0)), float(resp.sum()))
+
+
 def private_statistics(dp: DP, resp, specs, encoded, states, names, all_names, who):
     """Class counts and block statistics released under ``dp``, and the account of the budget.
 
@@ -97,8 +103,7 @@ def private_statistics(dp: DP, resp, specs, encoded, states, names, all_names, w
     """
     budget = dp.budget()
     shares = budget.split(_shares(dp, [1] + [_weight(cols, fam) for cols, fam in specs]))
-    n = float(resp.sum())
-    class_count = project_simplex(shares[0].noisy(resp.sum(0), 2.0, math.sqrt(2.0)), n)
+    class_count = release_class_counts(shares[0], resp)
     bounds = block_bounds(dp, specs, all_names, who)
     stats = [fam.dp_stats(encoded[i], resp, states[i], shares[i + 1], _block_bounds(bounds[i], fam, dp),
                           list(names[i]), who)

@@ -29,8 +29,8 @@ from functools import reduce
 
 import numpy as np
 
-from ..inference.private import block_bounds
-from ..privacy import Budget, project_simplex
+from ..inference.private import block_bounds, release_class_counts
+from ..privacy import Budget
 from . import model as _mx
 from .bins import N_BINS
 from .private import n_picks, private_parents
@@ -250,22 +250,19 @@ def private_structure_release(dp, kind, k, resp, specs, encoded, states, names, 
                               parentless) if picks else tuple(() for _ in nodes)
     tables = Budget(float(dp.epsilon) - eps_s, float(dp.delta), dp.mechanism, budget.rng)
     shares = tables.split([1] + [nd.family.dp_statistics for nd in nodes])
-    class_count = project_simplex(shares[0].noisy(resp.sum(0), 2.0, np.sqrt(2.0)), float(n))
-    stats = []
+    class_count = release_class_counts(shares[0], resp)
+    stats, rows = [], np.arange(n)
     for j, (nd, pa) in enumerate(zip(nodes, parents)):
-        npar = int(np.prod([nodes[p].n_states for p in pa], dtype=np.int64))
+        npar = _mx._n_parent_states(nodes, pa)
         ok = ~miss[:, j] & ~miss[:, list(pa)].any(axis=1)
-        u = np.zeros(n, dtype=np.int64)
-        for p in pa:
-            u = u * nodes[p].n_states + np.where(ok, st[:, p], 0)
-        ctx = np.where(ok, y * npar + u, -1)
+        ctx = np.where(ok, _mx._contexts(nodes, pa, st, rows, y, npar), -1)  # -1: not counted (a cell missing)
         stats.append(_node_release(nd, cols[j], ctx, K * npar, shares[j + 1], bounds[nd.block][nd.col],
                                    str(names[nd.block][nd.col]), who))
     split = {f"structure ({kind}, {picks} exponential-mechanism picks)": (eps_s, 0.0),
              "class_count": (float(shares[0].epsilon), float(shares[0].delta))}
     for j, nd in enumerate(nodes):
         split[f"node {names[nd.block][nd.col]} ({type(nd.family).__name__}, "
-              f"{K * int(np.prod([nodes[p].n_states for p in parents[j]], dtype=np.int64))} contexts)"] = (
+              f"{K * _mx._n_parent_states(nodes, parents[j])} contexts)"] = (
             float(shares[j + 1].epsilon), float(shares[j + 1].delta))
     spent = {"epsilon": float(dp.epsilon), "delta": float(dp.delta), "mechanism": dp.mechanism, "split": split}
     if not NOISE_AWARE_SMOOTHING:  # (benchmarks only) the model file then keeps the smoothing that ignores the noise
