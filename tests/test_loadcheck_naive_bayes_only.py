@@ -1,4 +1,4 @@
-"""Only a NaiveBayes may hold ``sample_support_`` or an imputer: one rule, ``_loadcheck.check_naive_bayes_only``.
+"""Only a NaiveBayes may hold ``sample_support_`` or an imputer: one rule, ``bayesnb.io.loadcheck.check_naive_bayes_only``.
 
 A file of another estimator holding either is refused with :class:`ModelFileError`, and so is one
 naming a class that is merely called NaiveBayes (the rule asks for the registered class itself)."""

@@ -235,7 +235,7 @@ def _as_categories(x):
 
 
 def _prepare(real, *others):
-    """Prepared columns ``{name: (kind, real array, other arrays...)}`` (see ``_synthetic_metrics``)."""
+    """Prepared columns ``{name: (kind, real array, other arrays...)}`` (see :mod:`bayesnb.synth.metrics`)."""
     out = {}
     for name in real.columns:
         if is_numeric_column(real[name]):

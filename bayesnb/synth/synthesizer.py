@@ -355,14 +355,14 @@ class Synthesizer(BaseEstimator):
             if cand == "naive":
                 base, base_codes = fitted, codes
         first = name
-        if params["structure"] != "naive":  # the edge score by held-out likelihood (_synth_select.choose_edges)
+        if params["structure"] != "naive":  # the edge score by held-out likelihood (search.choose_edges)
             edge, rows_e, means = choose_edges(lambda e: self._nb(**params, edge_score=e).fit(Xtr, ytr),
                                                per_row[name], Xte, base_codes)
             for e, mean in means.items():
                 scores[edge_name(first, e)], notes[edge_name(first, e)] = mean, f"edge_score={e!r}"
             name = edge_name(first, edge)
             params, per_row[name] = {**params, "edge_score": edge}, rows_e
-        if params["structure"] == "kdb":  # k + 1 parents while clearly better held out (_synth_select.widen_k)
+        if params["structure"] == "kdb":  # k + 1 parents while clearly better held out (search.widen_k)
             k, tried = widen_k(lambda kk: self._nb(**{**params, "k": kk}).fit(Xtr, ytr), params["k"],
                                per_row[name], Xte, base_codes, X.shape[1] - 1)
             kdb = lambda kk: edge_name(variant_label("kdb", kk, params["alpha"] == "hierarchical"), edge)  # noqa: E731
