@@ -6,6 +6,7 @@ Nothing here knows about a distribution; the families do.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import warnings
 from collections.abc import Sequence
@@ -481,3 +482,34 @@ def check_memory(n_values, what: str, who: str, itemsize: int = 8) -> None:
     if need > have:
         raise ValueError(f"{who}: {what} would hold {float(n_values):.3g} values, about {need / 2**30:,.1f} GiB, "
                          f"more than this machine's {have / 2**30:,.1f} GiB of memory; ask for fewer (in batches).")
+
+
+def lazy_exports(package: str, homes: dict):
+    """``(__getattr__, __dir__)`` of a package whose public names live in its submodules.
+
+    A wing's ``__init__`` lists where each of its public names lives and imports that
+    submodule only when the name is first used (PEP 562), so importing one module of the
+    wing never loads the others.
+
+    Parameters
+    ----------
+    package : str
+        The package's ``__name__``.
+    homes : dict
+        ``{public name: submodule name}`` (e.g. ``{"load": "persistence"}``).
+
+    Returns
+    -------
+    tuple of callables
+        The package's module-level ``__getattr__`` and ``__dir__``.
+    """
+
+    def __getattr__(name):
+        if name not in homes:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        return getattr(importlib.import_module(f"{package}.{homes[name]}"), name)
+
+    def __dir__():
+        return sorted(set(homes) | set(vars(importlib.import_module(package))))
+
+    return __getattr__, __dir__

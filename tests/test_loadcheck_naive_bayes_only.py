@@ -1,4 +1,4 @@
-"""Only a NaiveBayes may hold ``sample_support_`` or an imputer: one rule, ``_loadcheck.check_naive_bayes_only``.
+"""Only a NaiveBayes may hold ``sample_support_`` or an imputer: one rule, ``bayesnb.io.loadcheck.check_naive_bayes_only``.
 
 A file of another estimator holding either is refused with :class:`ModelFileError`, and so is one
 naming a class that is merely called NaiveBayes (the rule asks for the registered class itself)."""
@@ -9,10 +9,10 @@ import pytest
 
 import bayesnb
 from bayesnb import GaussianNB, Imputer, NaiveBayes
-from bayesnb._loadcheck import NAIVE_BAYES_ONLY
-from bayesnb._persist_tree import type_key
+from bayesnb.io.loadcheck import NAIVE_BAYES_ONLY
+from bayesnb.io.tree import type_key
 from bayesnb.datasets import load_penguins
-from bayesnb.persistence import ModelFileError, load, save
+from bayesnb.io.persistence import ModelFileError, load, save
 from helpers import edit_meta
 
 #: a registered estimator whose class name is NaiveBayes but which is not bayesnb's
