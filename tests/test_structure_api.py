@@ -98,26 +98,11 @@ def check_score(m, X, y, table):
 def check_score_samples(m, X, y, table):
     np.testing.assert_allclose(m.score_samples(_rows(X)), logsumexp(check_predict_joint_log_proba(m, X, y, table),
                                                                      axis=1), rtol=1e-12)
-
-
-def check_outlier_scores(m, X, y, table):
-    np.testing.assert_array_equal(m.outlier_scores(_rows(X)), -m.score_samples(_rows(X)))
-
-
-def check_set_outlier_threshold(m, X, y, table):
-    m.set_outlier_threshold(X, contamination=0.1)
+    # outlier scoring is the detector's, over the fitted model of any structure
+    det = bayesnb.NBOutlierDetector(m, contamination=0.1, range_tails=False).fit(X)
     s = np.sort(m.score_samples(X))  # the lowest score with more than 10% of the rows at or below it
-    assert m.offset_ == s[int(np.floor(0.1 * len(s)))]
-
-
-def check_outlier_decision_function(m, X, y, table):
-    m.set_outlier_threshold(X, contamination=0.1)
-    np.testing.assert_allclose(m.outlier_decision_function(_rows(X)), m.score_samples(_rows(X)) - m.offset_)
-
-
-def check_is_outlier(m, X, y, table):
-    m.set_outlier_threshold(X, contamination=0.1)
-    np.testing.assert_array_equal(m.is_outlier(X), m.outlier_decision_function(X) < 0)
+    assert det.estimator_ is m and det.offset_ == s[int(np.floor(0.1 * len(s)))]
+    np.testing.assert_array_equal(det.decision_function(_rows(X)), m.score_samples(_rows(X)) - det.offset_)
 
 
 def check_log_evidence_(m, X, y, table):
@@ -281,9 +266,8 @@ def check_sklearn(name):
 CHECKS = {
     "fit": check_fit, "partial_fit": check_partial_fit, "predict": check_predict, "predict_proba": check_predict_proba,
     "predict_log_proba": check_predict_log_proba, "predict_joint_log_proba": check_predict_joint_log_proba,
-    "score": check_score, "score_samples": check_score_samples, "outlier_scores": check_outlier_scores,
-    "set_outlier_threshold": check_set_outlier_threshold, "outlier_decision_function": check_outlier_decision_function,
-    "is_outlier": check_is_outlier, "log_evidence_": check_log_evidence_,
+    "score": check_score, "score_samples": check_score_samples,
+    "log_evidence_": check_log_evidence_,
     "feature_log_contributions": check_feature_log_contributions, "predict_proba_draws": check_predict_proba_draws,
     "predict_proba_interval": check_predict_proba_interval, "sample": check_sample,
     "sample_prior_predictive": check_sample_prior_predictive, "sample_posterior": check_sample_posterior,
@@ -309,7 +293,7 @@ def test_every_public_method_under_every_structure(case, structure, tmp_path):
     m, X, y = _case(name, table, structure)
     assert hasattr(m, "run_mcmc")
     for method, check in CHECKS.items():
-        fresh = m if method not in ("partial_fit", "set_outlier_threshold") else _case(name, table, structure)[0]
+        fresh = m if method != "partial_fit" else _case(name, table, structure)[0]
         if check is check_save:
             check(fresh, X, y, table, tmp_path)
         else:
