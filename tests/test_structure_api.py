@@ -187,17 +187,17 @@ def check_save(m, X, y, table, tmp_path):
 
 
 def check_check_independence(m, X, y, table):
-    out = m.check_independence(X, y, n_replicates=20, random_state=0)
+    out = bayesnb.check_independence(m, X, y, n_replicates=20, random_state=0)
     assert len(out) == 2 * 3 and out["p_value"].between(0, 1).all()
 
 
 def check_check_mcar(m, X, y, table):
-    out = m.check_mcar(X, y)
+    out = bayesnb.check_mcar(m, X, y)
     assert len(out) == int(pd.DataFrame(X).isna().any().sum()) and out["p_value"].between(0, 1).all()
 
 
 def check_check_marginals(m, X, y, table):
-    out = m.check_marginals(X, y, n_replicates=20, random_state=0)
+    out = bayesnb.check_marginals(m, X, y, n_replicates=20, random_state=0)
     assert isinstance(out, pd.DataFrame)
 
 
@@ -271,13 +271,15 @@ CHECKS = {
     "feature_log_contributions": check_feature_log_contributions, "predict_proba_draws": check_predict_proba_draws,
     "predict_proba_interval": check_predict_proba_interval, "sample": check_sample,
     "sample_prior_predictive": check_sample_prior_predictive, "sample_posterior": check_sample_posterior,
-    "impute": check_impute, "save": check_save, "check_independence": check_check_independence,
-    "check_marginals": check_check_marginals, "check_mcar": check_check_mcar, "model_inputs": check_model_inputs,
+    "impute": check_impute, "save": check_save, "model_inputs": check_model_inputs,
     **{n: check_linear_view(n) for n in ("coef_", "intercept_", "coef_names_", "coef_draws", "coef_interval")},
     "fit_semi_supervised": check_fit_semi_supervised, "fit_latent_class": check_fit_latent_class,
     "latent_class_draws": check_latent_class_draws,
     **{n: check_sklearn(n) for n in SKLEARN},
 }
+#: the criticism functions of a fitted model, run under every structure beside the methods
+FUNCTIONS = {"check_independence": check_check_independence, "check_marginals": check_check_marginals,
+             "check_mcar": check_check_mcar}
 
 
 @pytest.mark.parametrize("name", ["CategoricalNB", "NaiveBayes"])
@@ -298,3 +300,6 @@ def test_every_public_method_under_every_structure(case, structure, tmp_path):
             check(fresh, X, y, table, tmp_path)
         else:
             check(fresh, X, y, table)
+    for function, check in FUNCTIONS.items():
+        assert not hasattr(m, function), function  # criticism is functions only
+        check(m, X, y, table)
