@@ -4,7 +4,7 @@ Naive Bayes assumes that the features are independent given the class, and that 
 column follows its family. Both assumptions are checked the Bayesian way (Gelman, Meng
 and Stern 1996): a statistic of the data is compared with its distribution over
 ``n_replicates`` datasets replicated from the posterior predictive. Each replicate is one
-call of :meth:`~bayesnb.BaseNB.sample` with ``y`` the data's labels and
+call of :meth:`~bayesnb.estimators.BaseNB.sample` with ``y`` the data's labels and
 ``parameter_uncertainty=True`` (one exact posterior draw of every parameter, then the
 rows): the same class sizes as the data. The replicate's cells are blanked wherever the
 data's are missing, so every statistic is computed on the same cells.

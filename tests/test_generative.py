@@ -493,7 +493,7 @@ def test_fit_semi_supervised_int_labels_with_missing_values():
 
 
 def test_missing_labels_markers():
-    from bayesnb import missing_labels
+    from bayesnb.generative import missing_labels
 
     assert missing_labels([1, -1, 0]).tolist() == [False, True, False]
     assert missing_labels(np.array([1.0, -1.0, np.nan])).tolist() == [False, False, True]
