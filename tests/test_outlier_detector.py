@@ -237,7 +237,7 @@ def test_a_saved_detector_loads_and_scores_as_the_fitted_one(penguins, tmp_path,
 def test_an_edited_detector_file_is_refused(penguins, tmp_path, what, change):
     from helpers import edit_meta
 
-    from bayesnb.persistence import ModelFileError
+    from bayesnb.io.persistence import ModelFileError
 
     NBOutlierDetector(contamination=0.1).fit(penguins).save(tmp_path / "det.bnb")
     edit_meta(tmp_path / "det.bnb", tmp_path / "bad.bnb", change)
@@ -247,7 +247,7 @@ def test_an_edited_detector_file_is_refused(penguins, tmp_path, what, change):
 
 def test_edited_range_tails_are_refused(penguins, tmp_path):
     from bayesnb.estimators.outlier import _tails_from_file
-    from bayesnb.persistence import ModelFileError
+    from bayesnb.io.persistence import ModelFileError
 
     tails = NBOutlierDetector().fit(penguins).range_tails_
     d = len(tails.lo)

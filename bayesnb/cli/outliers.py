@@ -25,7 +25,7 @@ import numpy as np
 from .._utils import shown_list
 from ..estimators import NBOutlierDetector
 from ..generative.outliers import AUTO_CONTAMINATION, outlier_offset
-from .io import UsageError, check_output, write_table
+from .files import UsageError, check_output, write_table
 from .model import features_of, load_model, read_for_model, unseen_warning
 
 __all__ = ["DEFAULT_CONTAMINATION", "cmd_outliers"]

@@ -22,11 +22,11 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import get_tags
 from sklearn.utils.validation import _check_sample_weight, _num_samples, check_is_fitted
 
-from .._safeio import ModelFileError
+from ..io.archive import ModelFileError
 from .._utils import one_class_on_purpose
 from ..generative.outliers import check_contamination, outlier_offset
 from ..generative.range_tails import RangeTails, fit_range_tails, ordered_columns, range_tail_costs
-from ..persistence import decode_estimator, encode_estimator, register_composite, save
+from ..io.persistence import decode_estimator, encode_estimator, register_composite, save
 from ..generative.support import blank_impossible, impossible_cells
 from ._base import BaseNB
 from .naive_bayes import NaiveBayes
@@ -254,7 +254,7 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         ----------
         path : str or os.PathLike
         key : bytes or str, optional
-            HMAC key, as in :func:`bayesnb.persistence.save`.
+            HMAC key, as in :func:`bayesnb.io.persistence.save`.
         overwrite : bool, default=False
             Replace ``path`` if it exists (else a ``FileExistsError``).
         """
