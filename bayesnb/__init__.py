@@ -27,7 +27,6 @@ from ._version import __version__
 from .criticism.checks import check_independence, check_marginals, check_mcar
 from .criticism.diagnostics import compare_posteriors
 from .estimators import (
-    BaseNB,
     BernoulliNB,
     CategoricalNB,
     ComplementNB,
@@ -37,7 +36,7 @@ from .estimators import (
     NBOutlierDetector,
 )
 from .families import Bernoulli, Categorical, Complement, Gaussian, Histogram, Hurdle, LogNormal, Multinomial, Poisson
-from .generative import LatentClassFit, missing_labels
+from .generative import LatentClassFit
 from .impute.table import TableImputation, impute_table
 from .impute.imputer import Imputer
 from .impute.selfmasking import MNARImputation, impute_mnar, mnar_sensitivity
@@ -48,11 +47,13 @@ from .privacy import DP
 from .synth.synthesizer import Synthesizer
 from .synth.quality import SyntheticReport, synthetic_report
 
+#: what a user imports: estimators, families, the privacy setting, functions and the warnings to filter
+#: (result types such as NBPosterior, LatentClassFit, TableImputation, MNARImputation and SyntheticReport are
+#: returned, not imported; they live in their modules, as do BaseNB and missing_labels)
 __all__ = [
     "DP",
     "AllMissingWarning",
     "FirstBatchFamilyWarning",
-    "BaseNB",
     "Bernoulli",
     "BernoulliNB",
     "Categorical",
@@ -60,35 +61,28 @@ __all__ = [
     "Complement",
     "ComplementNB",
     "Gaussian",
-    "LatentClassFit",
     "GaussianNB",
     "Hurdle",
     "Imputer",
     "Histogram",
     "LogNormal",
-    "MNARImputation",
     "Multinomial",
     "MultinomialNB",
     "NBOutlierDetector",
-    "NBPosterior",
     "NaiveBayes",
     "OneClassWarning",
     "Poisson",
     "SearchEdgeWarning",
-    "SyntheticReport",
     "Synthesizer",
-    "TableImputation",
     "ZeroProbabilityCondition",
     "ZeroProbabilityWarning",
     "check_independence",
     "check_marginals",
     "check_mcar",
     "compare_posteriors",
-    "__version__",
     "impute_mnar",
     "impute_table",
     "mnar_sensitivity",
-    "missing_labels",
     "pool",
     "set_progress",
     "synthetic_report",

@@ -9,7 +9,7 @@ costs nothing and works without it.
 - :func:`log_odds` -- log-odds weights with credible intervals, sorted by size.
 - :func:`reliability_diagram` -- calibration: predicted probability vs observed frequency, in
   equal-count bins with binomial intervals (the numbers: :func:`reliability_table`).
-- :func:`plot_independence` -- heatmap of :meth:`~bayesnb.BaseNB.check_independence`,
+- :func:`plot_independence` -- heatmap of :func:`~bayesnb.criticism.check_independence`,
   one panel per class.
 - :func:`exact_vs_mcmc` -- overlay of exact conjugate draws and MCMC draws of the same
   parameters.
@@ -316,7 +316,7 @@ def exact_vs_mcmc(exact, mcmc, names=None, ncols=4, bins=40):
 
 
 def plot_independence(table, value="p_value", classes=None, ncols=3, axes=None):
-    """Heatmap of a :meth:`~bayesnb.BaseNB.check_independence` table, one panel per class.
+    """Heatmap of a :func:`~bayesnb.criticism.check_independence` table, one panel per class.
 
     Parameters
     ----------

@@ -2,7 +2,7 @@
 
 - SMS Spam Collection (../shared/data/SMSSpamCollection.tsv): fit a multinomial (and a
   Bernoulli) naive-Bayes model on ham messages only (word counts), score held-out ham and
-  spam with ``outlier_scores`` (= -log p(x)), report the ROC AUC for spam, against
+  spam with ``-score_samples`` (= -log p(x)), report the ROC AUC for spam, against
   scikit-learn's IsolationForest on the same encoding.
 - House votes: fit on democrats, score held-out democrats and republicans.
 
@@ -31,7 +31,7 @@ from sklearn.metrics import roc_auc_score, roc_curve
 from sklearn.model_selection import train_test_split
 
 from _common import parser, plotting, save
-from bayesnb import BernoulliNB, CategoricalNB, MultinomialNB
+from bayesnb import BernoulliNB, CategoricalNB, MultinomialNB, NBOutlierDetector
 from bayesnb.datasets import load_house_votes
 
 DATA = Path(os.environ.get("BAYESNB_SHARED_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data"))
@@ -52,21 +52,21 @@ def sms(data_dir: Path, seed: int, max_features: int):
     out = {}
     curves = {}  # name -> (is_spam, score) for the ROC figure
     m = MultinomialNB().fit(Xtr, y_tr)
-    s = m.outlier_scores(Xte)
+    s = -m.score_samples(Xte)
     curves["bayesnb MultinomialNB -log p(x)"] = (is_spam, s)
     out["bayesnb MultinomialNB  -log p(x)"] = roc_auc_score(is_spam, s)
     tokens = np.maximum(np.asarray(Xte.sum(1)).ravel(), 1)
     out["bayesnb MultinomialNB  -log p(x) / tokens"] = roc_auc_score(is_spam, s / tokens)
     mm = MultinomialNB(predictive="marginal").fit(Xtr, y_tr)
-    out["bayesnb MultinomialNB  Polya -log p(x)"] = roc_auc_score(is_spam, mm.outlier_scores(Xte))
+    out["bayesnb MultinomialNB  Polya -log p(x)"] = roc_auc_score(is_spam, -mm.score_samples(Xte))
     b = BernoulliNB().fit(Xtr, y_tr)
-    out["bayesnb BernoulliNB    -log p(x)"] = roc_auc_score(is_spam, b.outlier_scores(Xte))
-    curves["bayesnb BernoulliNB -log p(x)"] = (is_spam, b.outlier_scores(Xte))
+    out["bayesnb BernoulliNB    -log p(x)"] = roc_auc_score(is_spam, -b.score_samples(Xte))
+    curves["bayesnb BernoulliNB -log p(x)"] = (is_spam, -b.score_samples(Xte))
     iso = IsolationForest(random_state=seed).fit(Xtr)
     out["sklearn IsolationForest (counts)"] = roc_auc_score(is_spam, -iso.score_samples(Xte))
     curves["sklearn IsolationForest"] = (is_spam, -iso.score_samples(Xte))
-    b.set_outlier_threshold(Xtr, contamination=0.05)
-    flagged = b.is_outlier(Xte)
+    det = NBOutlierDetector(b, contamination=0.05, range_tails=False).fit(Xtr)  # the fitted b, thresholded
+    flagged = det.predict(Xte) == -1
     out["  BernoulliNB at 5% train contamination: spam recall"] = flagged[is_spam].mean()
     out["  BernoulliNB at 5% train contamination: ham false-positive rate"] = flagged[~is_spam].mean()
     return out, curves
@@ -80,7 +80,7 @@ def votes(seed: int):
     te = np.concatenate([te_dem, np.flatnonzero(y == "republican")])
     is_rep = y[te] == "republican"
     clf = CategoricalNB().fit(X.iloc[tr], y[tr])
-    s = clf.outlier_scores(X.iloc[te])
+    s = -clf.score_samples(X.iloc[te])
     n_obs = np.maximum(X.iloc[te].notna().sum(axis=1).to_numpy(), 1)
     out = {"bayesnb CategoricalNB -log p(x) (missing marginalised)": roc_auc_score(is_rep, s),
            "bayesnb CategoricalNB -log p(x) / observed votes": roc_auc_score(is_rep, s / n_obs)}

@@ -33,34 +33,61 @@ def test_outliers_equal_python_api(votes, tmp_path, capsys):
     printed = capsys.readouterr().out
     df = load_house_votes()
     X = df.drop(columns="party")
-    model = bayesnb.load(votes / "votes.bnb").set_outlier_threshold(X, contamination=0.1)
+    model = bayesnb.load(votes / "votes.bnb")
+    det = bayesnb.NBOutlierDetector(model, contamination=0.1, range_tails=False).fit(X)
     got = pd.read_csv(out)
     assert list(got.columns) == [*df.columns, "log_density", "outlier"]
     assert (got["party"] == df["party"]).all()
     np.testing.assert_allclose(got["log_density"], model.score_samples(X), rtol=1e-12)
-    expected = model.is_outlier(X)
+    expected = det.predict(X) == -1
     assert (got["outlier"].to_numpy() == expected).all()
     assert 0 < expected.sum() < len(X)
     assert printed.startswith(f"{int(expected.sum())} of {len(X)} rows flagged as outliers")
 
 
-def test_outliers_use_the_stored_threshold(tmp_path, capsys):
+def test_outliers_of_a_saved_detector(tmp_path, capsys):
+    X = load_penguins().drop(columns=["species"])
+    det = bayesnb.NBOutlierDetector(contamination=0.3).fit(X.iloc[:150])  # range tails on the first 150 rows
+    det.save(tmp_path / "det.bnb")
+    new = X.iloc[150:].assign(body_mass_g=lambda d: d["body_mass_g"] * np.where(np.arange(len(d)) % 7, 1, 10))
+    new.to_csv(tmp_path / "new.csv", index=False)
+    assert main(["outliers", str(tmp_path / "det.bnb"), str(tmp_path / "new.csv")]) == 0  # CSV on stdout
+    cap = capsys.readouterr()
+    got = pd.read_csv(StringIO(cap.out))
+    back = pd.read_csv(tmp_path / "new.csv")  # the table as the CLI read it
+    np.testing.assert_allclose(got["log_density"], det.score_samples(back), rtol=1e-12)
+    assert (got["outlier"].to_numpy() == (det.predict(back) == -1)).all() and got["outlier"].any()
+    assert "the detector's threshold (contamination 0.3)" in cap.err
+    # --contamination recalibrates on DATA's scores; a bad one is a usage error
+    assert main(["-q", "outliers", str(tmp_path / "det.bnb"), str(tmp_path / "new.csv"), "--contamination", "0.5",
+                 "-o", str(tmp_path / "o.csv")]) == 0
+    scores = det.score_samples(back)
+    assert (pd.read_csv(tmp_path / "o.csv")["outlier"].to_numpy() == (scores < np.median(scores))).all()
+    assert main(["-q", "outliers", str(tmp_path / "det.bnb"), str(tmp_path / "new.csv"), "--contamination", "0.6",
+                 "-o", str(tmp_path / "o2.csv")]) == 2
+    assert "--contamination must be in (0, 0.5]; received 0.6" in capsys.readouterr().err
+    # only 'bayesnb outliers' reads a detector file
+    assert main(["predict", str(tmp_path / "det.bnb"), str(tmp_path / "new.csv")]) == 2
+    assert "holds an NBOutlierDetector" in capsys.readouterr().err
+
+
+def test_outliers_use_an_old_files_stored_threshold(tmp_path, capsys):
     df = load_house_votes()
     X = df.drop(columns="party")
-    model = bayesnb.CategoricalNB().fit(X, df["party"]).set_outlier_threshold(X.iloc[:100], contamination=0.3)
+    model = bayesnb.CategoricalNB().fit(X, df["party"])
+    old = bayesnb.NBOutlierDetector(model, contamination=0.3, range_tails=False).fit(X.iloc[:100])
+    model.offset_, model.contamination_ = old.offset_, 0.3  # what set_outlier_threshold of an older bayesnb stored
     model.save(tmp_path / "m.bnb")
     X.iloc[200:].to_csv(tmp_path / "new.csv", index=False)
     assert main(["outliers", str(tmp_path / "m.bnb"), str(tmp_path / "new.csv")]) == 0  # CSV on stdout
     cap = capsys.readouterr()
-
-
     got = pd.read_csv(StringIO(cap.out))
-    assert (got["outlier"].to_numpy() == model.is_outlier(X.iloc[200:])).all()
-    assert "stored threshold" in cap.err
-    # an explicit --contamination recalibrates on DATA; a bad one is a usage error
-    assert main(["-q", "outliers", str(tmp_path / "m.bnb"), str(tmp_path / "new.csv"), "--contamination", "0.6",
-                 "-o", str(tmp_path / "o.csv")]) == 2
-    assert "--contamination must be in (0, 0.5); received 0.6" in capsys.readouterr().err
+    assert (got["outlier"].to_numpy() == (old.predict(X.iloc[200:]) == -1)).all()
+    assert "stored in the model file by an older bayesnb's set_outlier_threshold (contamination 0.3)" in cap.err
+    # an explicit --contamination recalibrates on DATA
+    assert main(["outliers", str(tmp_path / "m.bnb"), str(tmp_path / "new.csv"), "--contamination", "0.1",
+                 "-o", str(tmp_path / "o.csv")]) == 0
+    assert "the 0.1 quantile of" in capsys.readouterr().out
 
 
 def test_outliers_errors(votes, tmp_path, capsys):

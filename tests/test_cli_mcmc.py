@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import bayesnb
-from bayesnb import NaiveBayes, compare_posteriors
+from bayesnb import NaiveBayes, check_marginals, compare_posteriors
 from bayesnb.cli import main
 from bayesnb.cli import mcmc as cli_mcmc
 from bayesnb.datasets import load_house_votes, load_penguins, load_play_tennis
@@ -170,7 +170,7 @@ def test_predict_interval_and_check_marginals_equal_the_python_api(tmp_path, cap
     assert main(["check", str(model), str(csv), "--target", "species", "--marginals", "--replicates", "20",
                  "--seed", "2", "-o", str(table)]) == 0
     printed = capsys.readouterr().out
-    expected = m.check_marginals(X, df["species"].astype(str), n_replicates=20, random_state=2)
+    expected = check_marginals(m, X, df["species"].astype(str), n_replicates=20, random_state=2)
     assert printed.startswith(f"{len(expected)} (class, feature, statistic) checks, 20 replicates")
     pd.testing.assert_frame_equal(pd.read_csv(table), expected.reset_index(drop=True), check_dtype=False)
 

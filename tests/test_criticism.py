@@ -17,6 +17,7 @@ from bayesnb import (
     NaiveBayes,
     check_independence,
     check_marginals,
+    check_mcar,
 )
 from bayesnb.criticism.checks import PAIR_COLUMNS, mutual_information
 from bayesnb.datasets import load_house_votes, load_penguins
@@ -55,7 +56,7 @@ def test_statistics_on_the_data_match_scipy_and_sklearn():
     df = load_penguins()
     X, y = df.drop(columns="species"), df["species"]
     m = NaiveBayes().fit(X, y)
-    t = m.check_independence(X, y, n_replicates=5, random_state=0)
+    t = check_independence(m, X, y, n_replicates=5, random_state=0)
     assert list(t.columns) == PAIR_COLUMNS
     d = X.shape[1]
     assert len(t) == 3 * d * (d - 1) // 2
@@ -76,13 +77,13 @@ def test_statistics_on_the_data_match_scipy_and_sklearn():
 def test_replicates_keep_the_missing_cells_and_input_is_untouched(votes):
     X, y, m = votes
     before = X.copy()
-    t = m.check_independence(X, y, n_replicates=3, random_state=1)
+    t = check_independence(m, X, y, n_replicates=3, random_state=1)
     pd.testing.assert_frame_equal(X, before)
     a, b = X.columns[0], X.columns[1]
     r = t[(t["class"] == "democrat") & (t.feature_a == a) & (t.feature_b == b)].iloc[0]
     assert r.n == int((X[y == "democrat"][[a, b]].notna().all(axis=1)).sum())
     # same seed, same table; numpy input gives the same numbers
-    pd.testing.assert_frame_equal(t, m.check_independence(X, y, n_replicates=3, random_state=1))
+    pd.testing.assert_frame_equal(t, check_independence(m, X, y, n_replicates=3, random_state=1))
 
 
 # ------------------------------------------------------------- calibration, power
@@ -92,7 +93,7 @@ def test_false_alarm_rate_under_the_model(votes):
     ps = []
     for _ in range(6):
         Xs = simulate(model, X, y, rng)
-        ps.append(CategoricalNB().fit(Xs, y).check_independence(Xs, y, n_replicates=50, random_state=rng).p_value)
+        ps.append(check_independence(CategoricalNB().fit(Xs, y), Xs, y, n_replicates=50, random_state=rng).p_value)
     ps = np.concatenate(ps)
     rate, se = np.mean(ps <= 0.05), np.sqrt(0.05 * 0.95 / ps.size)
     # posterior predictive p-values are conservative: at most the nominal rate, up to MC error
@@ -109,7 +110,7 @@ def test_injected_dependence_is_detected(votes):
     hits = []
     for _ in range(10):
         Xs = simulate(m4, X4, y, rng, pairs=[(0, 1)], copy=0.5)
-        t = CategoricalNB().fit(Xs, y).check_independence(Xs, y, n_replicates=40, random_state=rng)
+        t = check_independence(CategoricalNB().fit(Xs, y), Xs, y, n_replicates=40, random_state=rng)
         hits += list(t[(t.feature_a == a) & (t.feature_b == b)].p_value < 0.05)
     assert len(hits) == 20 and np.mean(hits) >= 0.9
 
@@ -123,7 +124,7 @@ def test_marginal_check_flags_a_gaussian_on_zero_inflated_data():
     normal = rng.normal(y, 1.0, n)
     X = np.column_stack([zero_inflated, normal])
     m = GaussianNB().fit(X, y)
-    t = m.check_marginals(X, y, n_replicates=60, random_state=0)
+    t = check_marginals(m, X, y, n_replicates=60, random_state=0)
     assert len(t) == 2 * 2 * 5
     flagged = t[t.p_value < 0.05]
     bad = flagged[flagged.feature == "0"]
@@ -132,13 +133,13 @@ def test_marginal_check_flags_a_gaussian_on_zero_inflated_data():
     # the Gaussian column is fine on the checks a continuous family can match
     good = t[(t.feature == "1") & t.check.isin(["skewness", "zero_fraction", "min", "max"])]
     assert (good.p_value > 0.01).all()
-    # the free function is the method
+    # the same seed gives the same table
     pd.testing.assert_frame_equal(t, check_marginals(m, X, y, n_replicates=60, random_state=0))
 
 
 def test_marginals_empty_for_an_all_discrete_model(votes):
     X, y, m = votes
-    t = m.check_marginals(X, y, n_replicates=2, random_state=0)
+    t = check_marginals(m, X, y, n_replicates=2, random_state=0)
     assert t.empty and "p_value" in t.columns
 
 
@@ -146,15 +147,22 @@ def test_marginals_empty_for_an_all_discrete_model(votes):
 def test_bad_input(votes):
     X, y, m = votes
     with pytest.raises(NotFittedError):
-        CategoricalNB().check_independence(X, y)
+        check_independence(CategoricalNB(), X, y)
+    from sklearn.naive_bayes import GaussianNB as SkGaussianNB
+
+    sk = SkGaussianNB().fit(np.arange(4.0).reshape(-1, 1), [0, 0, 1, 1])  # fitted, but not a bayesnb model
+    for check in (check_independence, check_marginals, check_mcar):
+        with pytest.raises(TypeError, match=f"{check.__name__}: the first argument must be a fitted bayesnb"):
+            check(sk, X, y)
+        assert not hasattr(m, check.__name__)  # criticism is functions only
     with pytest.raises(ValueError, match="one label per row"):
-        m.check_independence(X, y[:-1])
+        check_independence(m, X, y[:-1])
     with pytest.raises(ValueError, match="independent|unknown|not in|classes"):
-        m.check_independence(X, np.where(y == "democrat", "whig", y))
+        check_independence(m, X, np.where(y == "democrat", "whig", y))
     with pytest.raises(ValueError, match="n_replicates"):
-        m.check_independence(X, y, n_replicates=0)
+        check_independence(m, X, y, n_replicates=0)
     with pytest.raises(ValueError, match="missing labels"):
-        m.check_independence(X, np.where(np.arange(len(y)) == 0, None, y).astype(object))
+        check_independence(m, X, np.where(np.arange(len(y)) == 0, None, y).astype(object))
     with pytest.raises(ValueError, match="feature"):
         check_independence(m, X.iloc[:, :3], y)
 
@@ -164,7 +172,7 @@ def test_plot_independence(votes):
     from bayesnb.plot import plot_independence
 
     X, y, m = votes
-    t = m.check_independence(X, y, n_replicates=5, random_state=0)
+    t = check_independence(m, X, y, n_replicates=5, random_state=0)
     fig = plot_independence(t)
     images = [ax.images[0].get_array() for ax in fig.axes if ax.images]
     assert len(images) == 2  # one panel per class

@@ -96,8 +96,7 @@ def test_scores_are_the_wrapped_models(penguins, votes):
     det = NBOutlierDetector(model, contamination=0.1).fit(X.iloc[:100])
     assert det.estimator_ is model and list(model.classes_) == sorted(set(y))
     np.testing.assert_allclose(det.score_samples(X), model.score_samples(X))
-    # the estimators' shortcut sets the same threshold with the same code
-    assert model.set_outlier_threshold(X.iloc[:100], contamination=0.1).offset_ == det.offset_
+    assert not hasattr(model, "offset_")  # the threshold is the detector's, never set on the model
 
 
 @pytest.mark.parametrize("structure", ["naive", "tan"])
@@ -204,3 +203,64 @@ def test_the_default_keeps_its_cv_guard_when_given_labels():
     repeated = NBOutlierDetector().fit(X.iloc[rep], y.iloc[rep])
     assert weighted.estimator_.structure_kind_ == repeated.estimator_.structure_kind_
     np.testing.assert_allclose(weighted.score_samples(X.head(50)), repeated.score_samples(X.head(50)))
+
+
+# ------------------------------------------------------------------------------ model file
+@pytest.mark.parametrize("given, range_tails", [(False, True), (True, False)])
+def test_a_saved_detector_loads_and_scores_as_the_fitted_one(penguins, tmp_path, given, range_tails):
+    model = NBOutlierDetector(NaiveBayes()).fit(penguins).estimator_ if given else None  # a fitted one-class model
+    det = NBOutlierDetector(model, contamination=0.1, range_tails=range_tails).fit(penguins)
+    det.save(tmp_path / "det.bnb")
+    back = bayesnb.load(tmp_path / "det.bnb")
+    assert isinstance(back, NBOutlierDetector) and back.offset_ == det.offset_
+    assert back.contamination_ == det.contamination_ and (back.range_tails_ is None) == (not range_tails)
+    assert (back.estimator is None) == (not given) and back.get_params(deep=False)["contamination"] == 0.1
+    odd = penguins.iloc[:5].assign(body_mass_g=50_000)
+    for rows in (penguins, odd):
+        np.testing.assert_array_equal(back.decision_function(rows), det.decision_function(rows))
+        np.testing.assert_array_equal(back.predict(rows), det.predict(rows))
+    pd.testing.assert_frame_equal(back.cell_scores(odd), det.cell_scores(odd))
+    with pytest.raises(FileExistsError):
+        det.save(tmp_path / "det.bnb")
+    with pytest.raises(NotFittedError):
+        NBOutlierDetector().save(tmp_path / "unfitted.bnb")
+
+
+@pytest.mark.parametrize("what, change", [
+    ("offset", lambda m: m["fitted"].__setitem__("offset", "x")),
+    ("contamination", lambda m: m["params"].__setitem__("contamination", 0.7)),
+    ("contamination_", lambda m: m["fitted"].__setitem__("contamination", 0.2)),
+    ("range_tails flag", lambda m: m["params"].__setitem__("range_tails", "yes")),
+    ("tails without range_tails", lambda m: m["params"].__setitem__("range_tails", False)),
+    ("tails fields", lambda m: m["fitted"]["range_tails"].pop("lo")),
+])
+def test_an_edited_detector_file_is_refused(penguins, tmp_path, what, change):
+    from helpers import edit_meta
+
+    from bayesnb.io.persistence import ModelFileError
+
+    NBOutlierDetector(contamination=0.1).fit(penguins).save(tmp_path / "det.bnb")
+    edit_meta(tmp_path / "det.bnb", tmp_path / "bad.bnb", change)
+    with pytest.raises(ModelFileError, match="invalid model file"):
+        bayesnb.load(tmp_path / "bad.bnb")
+
+
+def test_edited_range_tails_are_refused(penguins, tmp_path):
+    from bayesnb.estimators.outlier import _tails_from_file
+    from bayesnb.io.persistence import ModelFileError
+
+    tails = NBOutlierDetector().fit(penguins).range_tails_
+    d = len(tails.lo)
+    node = {f: getattr(tails, f) for f in tails._fields}
+    kept = _tails_from_file(node, lambda a: a, d, True)  # accepted as saved
+    for field in tails._fields:
+        np.testing.assert_array_equal(getattr(kept, field), getattr(tails, field))
+    for field, value in (("below", -1.0), ("hi", -1e9), ("lo", np.nan), ("above", np.inf)):
+        bad = dict(node)
+        j = int(np.flatnonzero(~np.isnan(tails.lo))[0])
+        bad[field] = bad[field].copy()
+        bad[field][j] = value
+        with pytest.raises(ModelFileError, match="range tails"):
+            _tails_from_file(bad, lambda a: a, d, True)
+    with pytest.raises(ModelFileError, match="shape"):
+        _tails_from_file({**node, "lo": node["lo"][:-1]}, lambda a: a, d, True)

@@ -64,10 +64,10 @@ def test_exact_vs_mcmc_has_axis_labels_and_a_legend_over_no_panel():
 
 def test_plot_independence_colour_bars_fit_beside_their_panel(votes):
     X, y = votes
-    from bayesnb import CategoricalNB
+    from bayesnb import CategoricalNB, check_independence
 
     m = CategoricalNB().fit(X, y)
-    fig = bplot.plot_independence(m.check_independence(X, y, n_replicates=3, random_state=0, verbose=False))
+    fig = bplot.plot_independence(check_independence(m, X, y, n_replicates=3, random_state=0, verbose=False))
     fig.canvas.draw()
     panels = [ax for ax in fig.axes if ax.images]
     bars = [ax for ax in fig.axes if ax not in panels and ax.get_visible()]

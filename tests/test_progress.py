@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import bayesnb
-from bayesnb import NaiveBayes, _progress
+from bayesnb import NaiveBayes, _progress, check_independence
 from bayesnb.datasets import load_penguins
 
 
@@ -77,7 +77,7 @@ def test_the_long_calls_show_a_bar_that_verbose_and_set_progress_silence(bars, s
     bayesnb.set_progress(setting)
     model = NaiveBayes().fit(X, y)  # the family search follows the global setting only
     assert bool(_shown(bars, "family search")) == setting
-    model.check_independence(X, y, n_replicates=3, random_state=0, verbose=verbose)
+    check_independence(model, X, y, n_replicates=3, random_state=0, verbose=verbose)
     assert bool(_shown(bars, "replicates")) == shown
     bayesnb.impute_table(X, y, configurations=("naive", "tan"), random_state=0, verbose=verbose)
     assert bool(_shown(bars, "impute_table")) == shown

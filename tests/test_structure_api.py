@@ -98,26 +98,11 @@ def check_score(m, X, y, table):
 def check_score_samples(m, X, y, table):
     np.testing.assert_allclose(m.score_samples(_rows(X)), logsumexp(check_predict_joint_log_proba(m, X, y, table),
                                                                      axis=1), rtol=1e-12)
-
-
-def check_outlier_scores(m, X, y, table):
-    np.testing.assert_array_equal(m.outlier_scores(_rows(X)), -m.score_samples(_rows(X)))
-
-
-def check_set_outlier_threshold(m, X, y, table):
-    m.set_outlier_threshold(X, contamination=0.1)
+    # outlier scoring is the detector's, over the fitted model of any structure
+    det = bayesnb.NBOutlierDetector(m, contamination=0.1, range_tails=False).fit(X)
     s = np.sort(m.score_samples(X))  # the lowest score with more than 10% of the rows at or below it
-    assert m.offset_ == s[int(np.floor(0.1 * len(s)))]
-
-
-def check_outlier_decision_function(m, X, y, table):
-    m.set_outlier_threshold(X, contamination=0.1)
-    np.testing.assert_allclose(m.outlier_decision_function(_rows(X)), m.score_samples(_rows(X)) - m.offset_)
-
-
-def check_is_outlier(m, X, y, table):
-    m.set_outlier_threshold(X, contamination=0.1)
-    np.testing.assert_array_equal(m.is_outlier(X), m.outlier_decision_function(X) < 0)
+    assert det.estimator_ is m and det.offset_ == s[int(np.floor(0.1 * len(s)))]
+    np.testing.assert_array_equal(det.decision_function(_rows(X)), m.score_samples(_rows(X)) - det.offset_)
 
 
 def check_log_evidence_(m, X, y, table):
@@ -202,17 +187,17 @@ def check_save(m, X, y, table, tmp_path):
 
 
 def check_check_independence(m, X, y, table):
-    out = m.check_independence(X, y, n_replicates=20, random_state=0)
+    out = bayesnb.check_independence(m, X, y, n_replicates=20, random_state=0)
     assert len(out) == 2 * 3 and out["p_value"].between(0, 1).all()
 
 
 def check_check_mcar(m, X, y, table):
-    out = m.check_mcar(X, y)
+    out = bayesnb.check_mcar(m, X, y)
     assert len(out) == int(pd.DataFrame(X).isna().any().sum()) and out["p_value"].between(0, 1).all()
 
 
 def check_check_marginals(m, X, y, table):
-    out = m.check_marginals(X, y, n_replicates=20, random_state=0)
+    out = bayesnb.check_marginals(m, X, y, n_replicates=20, random_state=0)
     assert isinstance(out, pd.DataFrame)
 
 
@@ -281,19 +266,20 @@ def check_sklearn(name):
 CHECKS = {
     "fit": check_fit, "partial_fit": check_partial_fit, "predict": check_predict, "predict_proba": check_predict_proba,
     "predict_log_proba": check_predict_log_proba, "predict_joint_log_proba": check_predict_joint_log_proba,
-    "score": check_score, "score_samples": check_score_samples, "outlier_scores": check_outlier_scores,
-    "set_outlier_threshold": check_set_outlier_threshold, "outlier_decision_function": check_outlier_decision_function,
-    "is_outlier": check_is_outlier, "log_evidence_": check_log_evidence_,
+    "score": check_score, "score_samples": check_score_samples,
+    "log_evidence_": check_log_evidence_,
     "feature_log_contributions": check_feature_log_contributions, "predict_proba_draws": check_predict_proba_draws,
     "predict_proba_interval": check_predict_proba_interval, "sample": check_sample,
     "sample_prior_predictive": check_sample_prior_predictive, "sample_posterior": check_sample_posterior,
-    "impute": check_impute, "save": check_save, "check_independence": check_check_independence,
-    "check_marginals": check_check_marginals, "check_mcar": check_check_mcar, "model_inputs": check_model_inputs,
+    "impute": check_impute, "save": check_save, "model_inputs": check_model_inputs,
     **{n: check_linear_view(n) for n in ("coef_", "intercept_", "coef_names_", "coef_draws", "coef_interval")},
     "fit_semi_supervised": check_fit_semi_supervised, "fit_latent_class": check_fit_latent_class,
     "latent_class_draws": check_latent_class_draws,
     **{n: check_sklearn(n) for n in SKLEARN},
 }
+#: the criticism functions of a fitted model, run under every structure beside the methods
+FUNCTIONS = {"check_independence": check_check_independence, "check_marginals": check_check_marginals,
+             "check_mcar": check_check_mcar}
 
 
 @pytest.mark.parametrize("name", ["CategoricalNB", "NaiveBayes"])
@@ -309,8 +295,11 @@ def test_every_public_method_under_every_structure(case, structure, tmp_path):
     m, X, y = _case(name, table, structure)
     assert hasattr(m, "run_mcmc")
     for method, check in CHECKS.items():
-        fresh = m if method not in ("partial_fit", "set_outlier_threshold") else _case(name, table, structure)[0]
+        fresh = m if method != "partial_fit" else _case(name, table, structure)[0]
         if check is check_save:
             check(fresh, X, y, table, tmp_path)
         else:
             check(fresh, X, y, table)
+    for function, check in FUNCTIONS.items():
+        assert not hasattr(m, function), function  # criticism is functions only
+        check(m, X, y, table)

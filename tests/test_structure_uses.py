@@ -342,7 +342,7 @@ def test_check_independence_replicates_the_structure():
     p = {}
     for s in ("naive", "tan"):
         m = bayesnb.CategoricalNB(structure=s).fit(X, y)
-        out = m.check_independence(X, y, n_replicates=60, random_state=0)
+        out = bayesnb.check_independence(m, X, y, n_replicates=60, random_state=0)
         p[s] = out.query("feature_a == '0' and feature_b == '1'")["p_value"].to_numpy()
     assert bayesnb.CategoricalNB(structure="tan").fit(X, y).structure_["x1"] == ("x0",)
     assert np.all(p["naive"] < 0.02) and np.all(p["tan"] > 0.1), p

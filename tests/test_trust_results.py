@@ -238,7 +238,6 @@ _ALPHA0_METHODS = {
     "predict_joint_log_proba": lambda m, T: m.predict_joint_log_proba(T),
     "predict": lambda m, T: m.predict(T),
     "score_samples": lambda m, T: m.score_samples(T),
-    "outlier_scores": lambda m, T: m.outlier_scores(T),
     "feature_log_contributions": lambda m, T: m.feature_log_contributions(T, return_class_term=True),
     "impute mode": lambda m, T: m.impute(T),
     "impute mean": lambda m, T: m.impute(T, strategy="mean"),

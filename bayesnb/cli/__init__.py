@@ -373,15 +373,15 @@ def build_parser():
     output_opt(ch)
 
     ou = model_command("outliers", cmd_outliers, "log density of each row and an outlier flag",
-                       "Write DATA with two more columns: log_density (model.score_samples: log p(x) under the "
-                       "posterior predictive) and outlier (log_density below the threshold). The threshold is "
-                       "the model's stored one (set_outlier_threshold before saving) unless --contamination is "
-                       "given; else set_outlier_threshold(DATA, C), C = 0.05 by default. Prints how many rows "
-                       "were flagged.", data_help=f"{table} to score")
+                       "Write DATA with two more columns: log_density (the score of an NBOutlierDetector: "
+                       "log p(x) under the posterior predictive) and outlier (log_density below the threshold). "
+                       "MODEL is a detector file (NBOutlierDetector.save: its scores and threshold) or a model "
+                       "file (NBOutlierDetector(model, contamination=C, range_tails=False).fit(DATA), C = 0.05 by "
+                       "default). Prints how many rows were flagged.", data_help=f"{table} to score")
     output_opt(ou)
     ou.add_argument("--contamination", type=float, default=None, metavar="C",
-                    help="expected outlier share in DATA, in (0, 0.5): the threshold is the C-quantile of DATA's "
-                         "log densities (default: the model's stored threshold, else 0.05)")
+                    help="expected outlier share in DATA, in (0, 0.5]: the threshold is the C-quantile of DATA's "
+                         "scores (default: a detector file's threshold, else 0.05)")
     ou.add_argument("--target", default=None, metavar="COL",
                     help="DATA's label column: checked to exist and not to be a feature, kept in the output "
                          "(the density log p(x) sums over classes; labels are not used)")

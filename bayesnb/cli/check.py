@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 
+from ..criticism.checks import check_independence, check_marginals
 from .commands import _labels_like, _model_and_table
 from .files import UsageError, check_output, status, write_table
 
@@ -28,9 +29,9 @@ def cmd_check(args):
     unknown = sorted({str(v) for v in y if v not in set(model.classes_)})
     if unknown:
         raise UsageError(f"{args.data}: labels the model does not know in {args.target!r}: {unknown[:5]}")
-    check = model.check_marginals if args.marginals else model.check_independence
+    check = check_marginals if args.marginals else check_independence
     status(f"comparing {len(X)} rows with {args.replicates} replicated tables from the posterior predictive")
-    table = check(X, y, n_replicates=args.replicates, random_state=args.seed)
+    table = check(model, X, y, n_replicates=args.replicates, random_state=args.seed)
     what = "(class, feature, statistic)" if args.marginals else "(class, pair)"
     if args.json:
         print(json.dumps(table.astype(object).where(table.notna(), None).to_dict(orient="records"), indent=2,

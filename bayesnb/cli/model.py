@@ -11,6 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .._utils import shown_list
+from ..estimators import NBOutlierDetector
 from ..impute.imputer import Imputer
 from ..io.persistence import ModelFileError, load
 from ..synth.synthesizer import Synthesizer
@@ -38,12 +39,13 @@ def key_of(args):
     return key
 
 
-def load_model(args, imputer=False, synthesizer=False):
+def load_model(args, imputer=False, synthesizer=False, detector=False):
     """The model file ``args.model``, read with the ``--key-file`` key if given.
 
     A file holding an :class:`~bayesnb.Imputer` is refused unless ``imputer`` (only ``bayesnb impute``
-    reads one), and one holding a :class:`~bayesnb.Synthesizer` (``Synthesizer.save`` of a latent-class
-    choice) unless ``synthesizer`` (only ``bayesnb sample`` reads one).
+    reads one), one holding a :class:`~bayesnb.Synthesizer` (``Synthesizer.save`` of a latent-class
+    choice) unless ``synthesizer`` (only ``bayesnb sample`` reads one), and one holding an
+    :class:`~bayesnb.NBOutlierDetector` unless ``detector`` (only ``bayesnb outliers`` reads one).
     """
 
     key = key_of(args)
@@ -59,6 +61,9 @@ def load_model(args, imputer=False, synthesizer=False):
     if isinstance(model, Synthesizer) and not synthesizer:
         raise UsageError(f"{args.model}: holds a Synthesizer (Synthesizer.save of a latent-class choice), which only "
                          "'bayesnb sample' reads; expected a model from 'bayesnb fit'")
+    if isinstance(model, NBOutlierDetector) and not detector:
+        raise UsageError(f"{args.model}: holds an NBOutlierDetector (NBOutlierDetector.save), which only "
+                         "'bayesnb outliers' reads; expected a model from 'bayesnb fit'")
     return model
 
 

@@ -1,12 +1,19 @@
-"""``bayesnb outliers``: the log density of each row under a saved model, and which rows are outliers.
+"""``bayesnb outliers``: the outlier score of each row under a saved model or detector, and which rows are outliers.
 
-Writes DATA with two more columns: ``log_density``, ``model.score_samples(X)`` (``log p(x)``
-under the posterior predictive, missing cells marginalised), and ``outlier``, ``log_density
-< threshold``. The threshold is the model's own (``offset_``, stored when
-``set_outlier_threshold`` was called before saving) unless ``--contamination`` is given;
-otherwise, or with ``--contamination C``, it is ``set_outlier_threshold(X, C)`` on DATA:
-the C-quantile of DATA's finite log densities (default C = 0.05). So the ``outlier`` column
-equals ``model.is_outlier(X)`` of the Python API after the same call.
+Writes DATA with two more columns: ``log_density``, the score of an
+:class:`~bayesnb.NBOutlierDetector` (``score_samples``: ``log p(x)`` under the posterior predictive,
+missing cells marginalised, minus the range tails' costs of a detector that has them), and
+``outlier``, ``log_density < threshold``. MODEL is either
+
+- a detector file (``NBOutlierDetector.save``): its own scores and threshold, so the ``outlier``
+  column equals ``det.predict(X) == -1`` of the Python API; or
+- a model file (``bayesnb fit``, ``model.save``): ``NBOutlierDetector(model, contamination=C,
+  range_tails=False).fit(DATA)``, whose scores are ``model.score_samples(X)`` and whose threshold is
+  the C-quantile of DATA's finite scores (default C = 0.05). A model file written by a bayesnb that
+  still had ``set_outlier_threshold`` carries that threshold (``offset_``): it is used, and named as
+  such, unless ``--contamination`` is given.
+
+With ``--contamination C`` the threshold is always the C-quantile of DATA's scores.
 """
 
 from __future__ import annotations
@@ -16,19 +23,44 @@ import sys
 import numpy as np
 
 from .._utils import shown_list
-from .commands import _model_and_table
+from ..estimators import NBOutlierDetector
+from ..generative.outliers import AUTO_CONTAMINATION, outlier_offset
 from .files import UsageError, check_output, write_table
+from .model import features_of, load_model, read_for_model, unseen_warning
 
 __all__ = ["DEFAULT_CONTAMINATION", "cmd_outliers"]
 
-#: the contamination used when the model has no stored threshold and none is given
-DEFAULT_CONTAMINATION = 0.05
+#: the contamination used when neither the file nor the command line gives a threshold
+DEFAULT_CONTAMINATION = AUTO_CONTAMINATION
+
+
+def _scores_and_threshold(model, X, contamination, data):
+    """The rows' scores, the threshold and a phrase saying where the threshold comes from."""
+    if isinstance(model, NBOutlierDetector):
+        scores = model.score_samples(X)
+        if contamination is None:
+            return scores, model.offset_, f"the detector's threshold (contamination {model.contamination_:g})"
+    elif contamination is None and getattr(model, "offset_", None) is not None:  # a file of an older bayesnb
+        return (model.score_samples(X), model.offset_, "the threshold stored in the model file by an older "
+                f"bayesnb's set_outlier_threshold (contamination {getattr(model, 'contamination_', float('nan')):g})")
+    else:
+        c = DEFAULT_CONTAMINATION if contamination is None else contamination
+        det = NBOutlierDetector(model, contamination=c, range_tails=False).fit(X)
+        return det.score_samples(X), det.offset_, f"the {c:g} quantile of {data}'s log densities"
+    return (scores, outlier_offset(scores, contamination, "bayesnb outliers"),
+            f"the {contamination:g} quantile of {data}'s scores")
 
 
 def cmd_outliers(args):
     """``bayesnb outliers``: DATA plus ``log_density`` and ``outlier`` columns; prints how many were flagged."""
     check_output(args.output, [args.model, args.data, args.key_file], force=args.force)
-    model, df, X = _model_and_table(args)
+    if args.contamination is not None and not 0.0 < args.contamination <= 0.5:
+        raise UsageError(f"--contamination must be in (0, 0.5]; received {args.contamination}")
+    model = load_model(args, detector=True)
+    nb = model.estimator_ if isinstance(model, NBOutlierDetector) else model
+    df = read_for_model(nb, args)
+    X = features_of(nb, df, args.data)
+    unseen_warning(nb, X, args.data)
     if args.target is not None:
         if args.target not in df.columns:
             raise UsageError(f"{args.data}: no column {args.target!r} (columns: {shown_list(df.columns, 10)})")
@@ -37,21 +69,13 @@ def cmd_outliers(args):
     taken = [c for c in ("log_density", "outlier") if c in df.columns]
     if taken:
         raise UsageError(f"{args.data}: already has column(s) {taken}, which this command writes; rename them")
-    if args.contamination is not None or getattr(model, "offset_", None) is None:
-        c = DEFAULT_CONTAMINATION if args.contamination is None else args.contamination
-        if not 0.0 < c < 0.5:
-            raise UsageError(f"--contamination must be in (0, 0.5); received {c}")
-        model.set_outlier_threshold(X, contamination=c)
-        source = f"the {c:g} quantile of {args.data}'s log densities"
-    else:
-        source = f"the model's stored threshold (contamination {getattr(model, 'contamination_', float('nan')):g})"
-    scores = model.score_samples(X)
-    flagged = scores < model.offset_
+    scores, threshold, source = _scores_and_threshold(model, X, args.contamination, args.data)
+    flagged = scores < threshold
     out = df.copy()
     out["log_density"] = scores
     out["outlier"] = flagged
     message = (f"{int(flagged.sum())} of {len(flagged)} rows flagged as outliers "
-               f"(log_density < {model.offset_:.6g}, {source})")
+               f"(log_density < {threshold:.6g}, {source})")
     if not np.all(np.isfinite(scores)):
         message += f"; {int((~np.isfinite(scores)).sum())} row(s) have log_density -inf"
     to_stdout = args.output in (None, "-")

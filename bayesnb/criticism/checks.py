@@ -4,7 +4,7 @@ Naive Bayes assumes that the features are independent given the class, and that 
 column follows its family. Both assumptions are checked the Bayesian way (Gelman, Meng
 and Stern 1996): a statistic of the data is compared with its distribution over
 ``n_replicates`` datasets replicated from the posterior predictive. Each replicate is one
-call of :meth:`~bayesnb.BaseNB.sample` with ``y`` the data's labels and
+call of :meth:`~bayesnb.estimators.BaseNB.sample` with ``y`` the data's labels and
 ``parameter_uncertainty=True`` (one exact posterior draw of every parameter, then the
 rows): the same class sizes as the data. The replicate's cells are blanked wherever the
 data's are missing, so every statistic is computed on the same cells.
@@ -63,10 +63,11 @@ from .mcar import mcar_table
 from .._progress import progress
 from ..impute.relations import deterministic_relations
 from .._utils import as_generator, is_frame, missing_mask
+from ..generative import GenerativeMixin
 from ..generative.functions import sample_rows
 from ..generative.tables import label_codes
 
-__all__ = ["CriticismMixin", "check_independence", "check_marginals", "check_mcar", "deterministic_relations",
+__all__ = ["check_independence", "check_marginals", "check_mcar", "deterministic_relations",
            "mutual_information"]
 
 PAIR_COLUMNS = ["class", "feature_a", "feature_b", "kind", "statistic", "replicated_mean", "replicated_sd",
@@ -150,8 +151,11 @@ def _effect(obs, rep):
 
 
 # ------------------------------------------------------------------------ replicates
-def _check_inputs(estimator, X, y, n_replicates):
+def _check_inputs(estimator, X, y, n_replicates, caller):
     """Validated ``(X, class codes, R)``; errors name what was expected."""
+    if not isinstance(estimator, GenerativeMixin):  # the mixin of every bayesnb estimator
+        raise TypeError(f"{caller}: the first argument must be a fitted bayesnb estimator (CategoricalNB, "
+                        f"NaiveBayes, ...); received {type(estimator).__name__}.")
     check_is_fitted(estimator, "posterior_")
     who = estimator._who
     if sp.issparse(X):
@@ -289,7 +293,7 @@ def check_independence(estimator, X, y, *, n_replicates=200, random_state=None, 
         :func:`bayesnb.criticism.checks.deterministic_relations` as a list of plain dicts (``kind``,
         ``target``, ``sources`` (a tuple), ``share``, ``n``; empty list: none).
     """
-    X, codes, R = _check_inputs(estimator, X, y, n_replicates)
+    X, codes, R = _check_inputs(estimator, X, y, n_replicates, "check_independence")
     columns, discrete, names = replicate_columns(estimator, X, codes, R, as_generator(random_state), verbose)
     mcar = mcar_table([c[0] for c in columns], discrete, names, codes)
     rows, stats = [], []
@@ -336,7 +340,7 @@ def check_mcar(estimator, X, y, *, alpha=0.05):
     """
     if not (isinstance(alpha, float | int) and not isinstance(alpha, bool) and 0 < alpha < 1):
         raise ValueError(f"check_mcar: alpha must be a level in (0, 1); received {alpha!r}.")
-    X, codes, _ = _check_inputs(estimator, X, y, 1)
+    X, codes, _ = _check_inputs(estimator, X, y, 1, "check_mcar")
     columns, discrete, names = replicate_columns(estimator, X, codes, 0, as_generator(0))
     return mcar_table([c[0] for c in columns], discrete, names, codes, alpha=alpha)
 
@@ -376,7 +380,7 @@ def check_marginals(estimator, X, y, *, n_replicates=200, random_state=None, ver
         ``n`` (observed cells); sorted by ``p_value``, then by decreasing ``|effect|``.
         Empty (with these columns) when the model has no numeric column.
     """
-    X, codes, R = _check_inputs(estimator, X, y, n_replicates)
+    X, codes, R = _check_inputs(estimator, X, y, n_replicates, "check_marginals")
     columns, discrete, names = replicate_columns(estimator, X, codes, R, as_generator(random_state), verbose)
     rows, stats = [], []
     for k, label in enumerate(estimator.classes_):
@@ -405,69 +409,3 @@ def _table(rows, stats, order, side, keys, observed="statistic"):
     df["_sev"] = -np.abs(eff) if side != "greater" else -eff
     df = df.sort_values(["p_value", "_sev"], kind="stable").drop(columns="_sev")
     return df[order].reset_index(drop=True)
-
-
-class CriticismMixin:
-    """The posterior predictive checks as estimator methods (:class:`~bayesnb.BaseNB`)."""
-
-    def check_independence(self, X, y, *, n_replicates=200, random_state=None, verbose=None):
-        """Check conditional independence of every feature pair within each class.
-
-        Delegates to :func:`bayesnb.criticism.check_independence` (statistics, binning
-        rule and p-values are documented there).
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        n_replicates : int, default=200
-        random_state : None, int or Generator
-        verbose : bool or None, default=None
-            A progress bar over the replicates (:func:`bayesnb.set_progress`).
-
-        Returns
-        -------
-        DataFrame
-            One row per (class, pair), most severe first; ``attrs["deterministic_relations"]``:
-            the deterministic relations among the numeric columns (zeros, sums, products).
-        """
-        return check_independence(self, X, y, n_replicates=n_replicates, random_state=random_state, verbose=verbose)
-
-    def check_marginals(self, X, y, *, n_replicates=200, random_state=None, verbose=None):
-        """Check each numeric column's family within each class (skewness, zeros, range, distinct values).
-
-        Delegates to :func:`bayesnb.criticism.check_marginals`.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        n_replicates : int, default=200
-        random_state : None, int or Generator
-        verbose : bool or None, default=None
-            A progress bar over the replicates (:func:`bayesnb.set_progress`).
-
-        Returns
-        -------
-        DataFrame
-            One row per (class, numeric feature, check), most severe first.
-        """
-        return check_marginals(self, X, y, n_replicates=n_replicates, random_state=random_state, verbose=verbose)
-
-    def check_mcar(self, X, y, *, alpha=0.05):
-        """Test whether each column's missing cells look missing completely at random (MCAR).
-
-        Delegates to :func:`bayesnb.criticism.check_mcar`.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        alpha : float, default=0.05
-
-        Returns
-        -------
-        DataFrame
-            One row per column with a missing cell, least MCAR-like first.
-        """
-        return check_mcar(self, X, y, alpha=alpha)

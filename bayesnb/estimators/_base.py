@@ -23,7 +23,6 @@ from ..io import dask_data as _dask
 from ..inference import nb_posterior as _post
 from .._utils import (ColumnNames, is_frame, missing_mask, one_hot, row_weights, take_rows, warn_all_missing,
                       warn_one_class)
-from ..criticism.checks import CriticismMixin
 from ..generative import GenerativeMixin
 from ..generative.values import forget_supports, record_supports
 from ..inference.conjugate import fit_posterior
@@ -33,7 +32,7 @@ from . import _dask_fit
 from . import _validation as _val
 
 
-class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, ClassifierMixin, BaseEstimator):
+class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin, BaseEstimator):
     """Shared fit / partial_fit / predict machinery of every bayesnb classifier.
 
     Subclasses implement ``_block_specs(X)`` returning ``[(columns, family), ...]`` and

@@ -4,12 +4,15 @@ The score of a row is ``log p(x)`` under the wrapped model's posterior predictiv
 ``score_samples``: missing cells marginalised, a value outside a family's support or range
 costing its improbability), plus, with ``range_tails=True``, what leaving each numeric column's training
 range costs (:mod:`bayesnb.generative.range_tails`). The threshold comes from ``contamination`` on the training rows
-(:mod:`bayesnb.generative.outliers`, the code the estimators' ``set_outlier_threshold`` and
-``bayesnb outliers`` use too), and :meth:`NBOutlierDetector.cell_scores` names the cells that
-make a row unusual.
+(:mod:`bayesnb.generative.outliers`, the code ``bayesnb outliers`` uses too), and
+:meth:`NBOutlierDetector.cell_scores` names the cells that make a row unusual. A fitted detector is
+saved whole (model, threshold and range tails) by :meth:`NBOutlierDetector.save`, in the model
+format: :func:`bayesnb.load` returns it and ``bayesnb outliers DETECTOR.bnb DATA`` uses it.
 """
 
 from __future__ import annotations
+
+import numbers
 
 import numpy as np
 import pandas as pd
@@ -19,9 +22,11 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import get_tags
 from sklearn.utils.validation import _check_sample_weight, _num_samples, check_is_fitted
 
+from ..io.archive import ModelFileError
 from .._utils import one_class_on_purpose
 from ..generative.outliers import check_contamination, outlier_offset
-from ..generative.range_tails import fit_range_tails, ordered_columns, range_tail_costs
+from ..generative.range_tails import RangeTails, fit_range_tails, ordered_columns, range_tail_costs
+from ..io.persistence import decode_estimator, encode_estimator, register_composite, save
 from ..generative.support import blank_impossible, impossible_cells
 from ._base import BaseNB
 from .naive_bayes import NaiveBayes
@@ -85,9 +90,8 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
     -----
     A row impossible under the model (``log p(x) = -inf``, e.g. a value outside a family's
     support at ``alpha=0``) is always an outlier; ``-inf`` training scores are left out of the
-    quantile. To save the detector, store its threshold on the model:
-    ``det.estimator_.set_outlier_threshold(X_train, det.contamination_)`` sets the same
-    ``offset_`` (same code), which :func:`bayesnb.load` restores and ``bayesnb outliers`` uses.
+    quantile. :meth:`save` writes the fitted detector (its model, ``offset_`` and range tails) to a
+    model file, which :func:`bayesnb.load` reads back and ``bayesnb outliers`` uses.
     ``benchmarks/bench_outliers.py`` compares this detector with IsolationForest,
     LOF, ECOD, COPOD and AVF (``docs/outliers.md``).
 
@@ -239,6 +243,24 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         costs = self._range_costs(X)
         return cells if costs is None else cells - costs
 
+    def save(self, path, *, key=None, overwrite=False):
+        """Write the fitted detector to ``path`` in bayesnb's model format (no pickle).
+
+        The file holds the fitted model, ``offset_``, ``contamination_`` and the range tails, so
+        ``bayesnb.load(path).decision_function(X)`` equals this detector's, and
+        ``bayesnb outliers path DATA`` flags the rows this detector's :meth:`predict` flags.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+        key : bytes or str, optional
+            HMAC key, as in :func:`bayesnb.io.persistence.save`.
+        overwrite : bool, default=False
+            Replace ``path`` if it exists (else a ``FileExistsError``).
+        """
+        check_is_fitted(self, "offset_")
+        save(self, path, key=key, overwrite=overwrite)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         model = _default_model() if self.estimator is None else self.estimator
@@ -290,3 +312,68 @@ def _conditional_scores(model, X):
         out[:, j] = np.where(observed, diff, 0.0)
     out = impossible_cells(out, blank_impossible(model, data)[1])  # p(x_ij | rest) = 0 whatever the rest
     return pd.DataFrame(out, columns=X.columns, index=X.index) if frame else out
+
+
+# ------------------------------------------------------------------------------ model file
+def _detector_to_file(det, enc):
+    """The metadata of a fitted detector's file: its parameters, model and threshold (arrays into ``enc``)."""
+    tails = getattr(det, "range_tails_", None)
+    contamination = det.contamination if isinstance(det.contamination, str) else float(det.contamination)
+    return {"estimator": type(det).__name__,
+            "params": {"contamination": enc(contamination), "range_tails": bool(det.range_tails),
+                       "estimator_given": det.estimator is not None},
+            "model": encode_estimator(det.estimator_, enc),
+            "fitted": {"offset": enc(float(det.offset_)), "contamination": enc(float(det.contamination_)),
+                       "range_tails": None if tails is None else
+                       {f: enc(np.asarray(getattr(tails, f), dtype=float)) for f in RangeTails._fields}}}
+
+
+def _detector_from_file(cls, meta, dec):
+    """The fitted detector of a file written by :meth:`NBOutlierDetector.save`, checked."""
+    params, fitted = meta.get("params"), meta.get("fitted")
+    if not isinstance(params, dict) or not isinstance(fitted, dict):
+        raise ModelFileError("a detector's params and fitted must be JSON objects")
+    model = decode_estimator(meta.get("model"), dec)
+    contamination, tails_on, given = dec(params.get("contamination")), params.get("range_tails"), \
+        params.get("estimator_given")
+    if not isinstance(tails_on, bool) or not isinstance(given, bool):
+        raise ModelFileError("a detector's range_tails and estimator_given must be true or false")
+    try:
+        c = check_contamination(contamination, _WHO)
+    except ValueError as e:
+        raise ModelFileError(str(e)) from None
+    offset, used = dec(fitted.get("offset")), dec(fitted.get("contamination"))
+    if not isinstance(offset, numbers.Real) or isinstance(offset, bool) or not np.isfinite(offset):
+        raise ModelFileError("a detector's offset must be a finite number")
+    if used != c:
+        raise ModelFileError(f"a detector's contamination_ ({used!r}) is not its contamination resolved ({c!r})")
+    tails = _tails_from_file(fitted.get("range_tails"), dec, int(model.n_features_in_), tails_on)
+    det = cls(model if given else None, contamination=contamination, range_tails=tails_on)
+    det.estimator_, det.contamination_, det.offset_, det.range_tails_ = model, c, float(offset), tails
+    det.n_features_in_ = model.n_features_in_
+    if hasattr(model, "feature_names_in_"):
+        det.feature_names_in_ = model.feature_names_in_
+    return det
+
+
+def _tails_from_file(node, dec, d, tails_on):
+    """The :class:`RangeTails` of a detector's file (None allowed: no column got a range)."""
+    if node is None:
+        return None
+    if not tails_on or not isinstance(node, dict) or set(node) != set(RangeTails._fields):
+        raise ModelFileError("a detector's range tails must be lo, hi, below and above (and only with "
+                             "range_tails=true)")
+    arrays = [dec(node[f]) for f in RangeTails._fields]
+    if not all(isinstance(a, np.ndarray) and a.shape == (d,) and a.dtype.kind == "f" for a in arrays):
+        raise ModelFileError(f"a detector's range tails must be float arrays of shape ({d},)")
+    lo, hi, below, above = arrays
+    none = np.isnan(lo)
+    with np.errstate(invalid="ignore"):
+        ok = all((np.isnan(a) == none).all() for a in arrays) and np.isfinite(np.stack(arrays)[:, ~none]).all() \
+            and (lo[~none] < hi[~none]).all() and (below[~none] > 0).all() and (above[~none] > 0).all()
+    if not ok:
+        raise ModelFileError("a detector's range tails must have lo < hi and positive finite scales (NaN together)")
+    return RangeTails(*(np.array(a, dtype=float) for a in arrays))
+
+
+register_composite(NBOutlierDetector, _detector_to_file, _detector_from_file)

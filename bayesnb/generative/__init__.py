@@ -1,4 +1,4 @@
-"""Generative uses of the fitted posterior: sampling, imputation, outlier scores, EM.
+"""Generative uses of the fitted posterior: sampling, imputation, log densities, EM.
 
 The uses are functions of a posterior (:mod:`bayesnb.generative.functions`; the EM fits
 are siblings in :mod:`bayesnb.inference.em`), and every bayesnb estimator gets them as
@@ -23,7 +23,6 @@ method                             what it does
                                    ``run_mcmc(..., n_components=C)`` (the same model by MCMC)
 ``score_samples``                  log p(x), missing cells marginalised
 ``feature_log_contributions``      which features make a row unusual
-``set_outlier_threshold`` ...      novelty detection at a training-quantile contamination
 ``fit_semi_supervised``            EM with unlabelled rows (Nigam et al. 2000), only when asked:
                                    ``fit`` is always supervised
 =================================  ==========================================================

@@ -12,7 +12,6 @@ import numbers
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from ..io import dask_data as _dask
@@ -27,7 +26,6 @@ from .constrained import constrained_sample
 from .functions import feature_contributions, impute_cells, sample_rows, score_rows
 from .given import encode_given, write_given
 from .latent import check_latent, latent_fits_from_draws
-from .outliers import check_contamination, outlier_offset
 from .semi_supervised import SemiSupervisedMixin
 from .support import blank_impossible, impossible_cells, impossible_rows
 from .tables import assemble_table, check_impute_options, label_codes, mask_cells, missing_cells
@@ -495,35 +493,3 @@ class GenerativeMixin(SemiSupervisedMixin):
         if is_frame(X):
             out = pd.DataFrame(out, columns=X.columns, index=X.index)
         return (out, term) if return_class_term else out
-
-    def outlier_scores(self, X):
-        """``-score_samples(X)``: higher = more unusual (see :class:`~bayesnb.NBOutlierDetector`)."""
-        return -self.score_samples(X)
-
-    def set_outlier_threshold(self, X, contamination=0.05):
-        """Set ``offset_`` to the ``contamination`` quantile of ``score_samples(X)``.
-
-        A shortcut kept for saved models and ``bayesnb outliers``: the documented way is
-        :class:`~bayesnb.NBOutlierDetector` (``NBOutlierDetector(model, contamination=c).fit(X)``),
-        which sets the same threshold with the same code. Fit cannot know the outlier rate, so the
-        threshold is calibrated on rows you pass (usually the training rows):
-        ``outlier_decision_function = score_samples - offset_`` is negative for outliers.
-
-        Returns
-        -------
-        self
-        """
-        c = check_contamination(contamination, self._who, upper_inclusive=False)
-        self.offset_ = outlier_offset(self.score_samples(X), c, self._who)
-        self.contamination_ = c
-        return self
-
-    def outlier_decision_function(self, X):
-        """``score_samples(X) - offset_``: negative for outliers (needs :meth:`set_outlier_threshold`)."""
-        if not hasattr(self, "offset_"):
-            raise NotFittedError(f"{self._who}: call set_outlier_threshold(X, contamination) first.")
-        return self.score_samples(X) - self.offset_
-
-    def is_outlier(self, X):
-        """Bool per row: ``outlier_decision_function(X) < 0``."""
-        return self.outlier_decision_function(X) < 0

@@ -1,5 +1,5 @@
-"""Outlier thresholds on ``log p(x)``, written once for :class:`~bayesnb.NBOutlierDetector` and the
-estimators' ``set_outlier_threshold`` shortcut (and through it ``bayesnb outliers``).
+"""Outlier thresholds on ``log p(x)``, written once for :class:`~bayesnb.NBOutlierDetector` (and
+through it ``bayesnb outliers``).
 
 A row's outlier score is its log density under the posterior predictive, ``score_samples``
 (higher = more typical). Fit cannot know how many outliers the rows hold, so the threshold
@@ -21,7 +21,7 @@ __all__ = ["AUTO_CONTAMINATION", "check_contamination", "outlier_offset"]
 AUTO_CONTAMINATION = 0.05
 
 
-def check_contamination(contamination, who, *, upper_inclusive=True):
+def check_contamination(contamination, who):
     """The contamination as a float in ``(0, 0.5]`` (``"auto"``: :data:`AUTO_CONTAMINATION`).
 
     Parameters
@@ -29,9 +29,6 @@ def check_contamination(contamination, who, *, upper_inclusive=True):
     contamination : "auto" or float
     who : str
         Named in the error.
-    upper_inclusive : bool, default=True
-        Accept 0.5 (scikit-learn's range for novelty detectors); False: ``(0, 0.5)``, the
-        range of the older ``set_outlier_threshold``.
 
     Returns
     -------
@@ -44,12 +41,12 @@ def check_contamination(contamination, who, *, upper_inclusive=True):
     """
     if isinstance(contamination, str) and contamination == "auto":
         return AUTO_CONTAMINATION
-    interval = "(0, 0.5]" if upper_inclusive else "(0, 0.5)"
+    interval = "(0, 0.5]"  # scikit-learn's range for novelty detectors
     if isinstance(contamination, bool) or not isinstance(contamination, numbers.Real):
         raise ValueError(f"{who}: contamination must be 'auto' or a fraction in {interval}; "
                          f"received {contamination!r}.")
     c = float(contamination)
-    if not (0.0 < c < 0.5 or (upper_inclusive and c == 0.5)):
+    if not 0.0 < c <= 0.5:
         raise ValueError(f"{who}: contamination must be 'auto' or a fraction in {interval}; received {contamination!r}.")
     return c
 

@@ -65,7 +65,7 @@ def missing_labels(y, unlabeled="auto", *, who="missing_labels") -> np.ndarray:
 
     Examples
     --------
-    >>> from bayesnb import missing_labels
+    >>> from bayesnb.generative import missing_labels
     >>> missing_labels([1, -1, 0]).tolist()
     [False, True, False]
     >>> missing_labels([1, -1, 0], unlabeled=None).tolist()

@@ -305,11 +305,12 @@ def load(path, *, key=None, max_bytes=DEFAULT_MAX_BYTES, max_ratio=DEFAULT_MAX_R
 
     Returns
     -------
-    BaseNB, Imputer or Synthesizer
+    BaseNB, Imputer, Synthesizer or NBOutlierDetector
         The fitted estimator, predicting bit for bit as the saved one; for a composite file
-        (:func:`register_composite`) the model it holds: an :class:`~bayesnb.Imputer`, or a
+        (:func:`register_composite`) the model it holds: an :class:`~bayesnb.Imputer`, a
         :class:`~bayesnb.Synthesizer` whose chosen model is a latent-class one (a Synthesizer
-        that chose a structure saves the plain estimator, which this returns).
+        that chose a structure saves the plain estimator, which this returns), or an
+        :class:`~bayesnb.NBOutlierDetector` (its model, threshold and range tails).
 
     Raises
     ------

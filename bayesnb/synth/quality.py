@@ -1,6 +1,6 @@
 """How faithful is a synthetic table to the real one? :func:`synthetic_report`.
 
-Five views, on any synthetic table (from bayesnb's :meth:`~bayesnb.BaseNB.sample` or not):
+Five views, on any synthetic table (from bayesnb's :meth:`~bayesnb.estimators.BaseNB.sample` or not):
 
 - **marginals**, column by column: the total variation distance (TVD) of a categorical
   column's frequencies, the Kolmogorov-Smirnov (KS) statistic of a numeric column's
