@@ -38,7 +38,6 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
-from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import _safe_indexing
 
 from . import cv as _cv
@@ -192,6 +191,8 @@ def cv_check(est, X, y, sample_weight, candidate, n_splits=CV_FOLDS, seed=CV_SEE
     CVCheck or None
         None when some class has fewer than 2 rows (no fold would keep it in training).
     """
+    from sklearn.model_selection import StratifiedKFold  # lazy: keeps `import bayesnb` light
+
     y = np.asarray(y)
     w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     _, counts = np.unique(y[w > 0], return_counts=True)

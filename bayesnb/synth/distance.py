@@ -18,10 +18,6 @@ and recall metric for assessing generative models. *NeurIPS 2019*.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import roc_auc_score
-from sklearn.model_selection import StratifiedKFold
-from sklearn.neighbors import NearestNeighbors
 from threadpoolctl import threadpool_limits
 
 from .metrics import category_codes, hgb_classifier, hgb_matrices
@@ -75,6 +71,8 @@ def nearest_distances(points, reference, k=1, exclude_self=False):
 
     With ``exclude_self=True`` (``points`` is ``reference``) a row is not its own neighbour.
     """
+    from sklearn.neighbors import NearestNeighbors  # lazy: keeps `import bayesnb` light
+
     nn = NearestNeighbors(n_neighbors=k + int(exclude_self)).fit(reference)
     with threadpool_limits(1):
         return nn.kneighbors(points)[0][:, -1]
@@ -152,6 +150,9 @@ def detection_score(real, synthetic, make_model, random_state=None, n_splits=3):
     float
         1 when the classifier does no better than chance, 0 when it separates the tables.
     """
+    from sklearn.metrics import roc_auc_score  # lazy: keeps `import bayesnb` light
+    from sklearn.model_selection import StratifiedKFold
+
     X = np.vstack([real, synthetic])
     y = np.r_[np.ones(len(real)), np.zeros(len(synthetic))]
     folds = StratifiedKFold(n_splits=min(n_splits, len(real), len(synthetic)), shuffle=True,
@@ -167,6 +168,8 @@ def detection_score(real, synthetic, make_model, random_state=None, n_splits=3):
 
 def _logistic():
     """The logistic detector: L2-penalised (C = 1, scikit-learn's default), Newton's method."""
+    from sklearn.linear_model import LogisticRegression  # lazy: keeps `import bayesnb` light
+
     return LogisticRegression(solver="newton-cholesky", max_iter=1000)
 
 

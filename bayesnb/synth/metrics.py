@@ -10,9 +10,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from scipy.linalg import qr
-from sklearn.ensemble import HistGradientBoostingClassifier
-from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import roc_auc_score
 from threadpoolctl import threadpool_limits
 
 __all__ = [
@@ -141,6 +138,8 @@ def pmse(columns, n_real, n_synthetic):
     # probabilities are those of the full design, and Newton's method has a regular Hessian:
     # the same maximum-likelihood fit in a few dozen steps, where L-BFGS at this tolerance took
     # thousands (minutes on a 20,000-row, 100-column design)
+    from sklearn.linear_model import LogisticRegression  # lazy: keeps `import bayesnb` light
+
     keep = np.sort(qr(A, mode="r", pivoting=True)[1][:k])
     model = LogisticRegression(C=np.inf, solver="newton-cholesky", fit_intercept=False, tol=1e-10,
                                max_iter=500).fit(A[:, keep], label)
@@ -192,6 +191,8 @@ def hgb_matrices(kinds, *tables):
 
 def hgb_classifier(categorical, random_state):
     """The ``HistGradientBoostingClassifier`` of the report (default settings, seeded)."""
+    from sklearn.ensemble import HistGradientBoostingClassifier  # lazy: keeps `import bayesnb` light
+
     return HistGradientBoostingClassifier(categorical_features=categorical if categorical.any() else None,
                                           random_state=random_state)
 
@@ -203,6 +204,8 @@ def macro_auc(y_true, classes, proba):
     not know scores 0. With two classes this is the binary ROC AUC (both one-vs-rest AUCs
     are equal). Returns None when ``y_true`` holds fewer than two classes.
     """
+    from sklearn.metrics import roc_auc_score  # lazy: keeps `import bayesnb` light
+
     present = np.unique(y_true)
     if present.size < 2:
         return None

@@ -30,7 +30,6 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import train_test_split
 
 from . import fidelity as fid
 from . import metrics as sm
@@ -306,6 +305,8 @@ def _labels(df, target, what):
 
 def _utility(real, synthetic, target, real_test, random_state):
     """``(tstr, trtr, n_test, auc_tstr, auc_trtr)``; without ``real_test``, 30% of ``real`` held out (stratified)."""
+    from sklearn.model_selection import train_test_split  # lazy: keeps `import bayesnb` light
+
     if real_test is None:
         y = _labels(real, target, "real")
         counts = pd.Series(y).value_counts()

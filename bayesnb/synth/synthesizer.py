@@ -60,7 +60,6 @@ import numbers
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
-from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted
 
 from ..io.synthesizer_file import record_target, synth_from_file, synth_from_model, synth_to_file
@@ -330,6 +329,8 @@ class Synthesizer(BaseEstimator):
     def _split(self, labels, rng):
         """Training and held-out row positions of step 2 (stratified when every class has 2 rows), or
         None when no held-out row has a class seen in the training part."""
+        from sklearn.model_selection import train_test_split  # lazy: keeps `import bayesnb` light
+
         counts = pd.Series(labels).value_counts()
         strat = labels if self.target is not None and counts.min() >= 2 else None
         seed = int(rng.integers(2**31 - 1))

@@ -1,0 +1,174 @@
+"""Import cost: ``import bayesnb`` against ``import sklearn.naive_bayes``, each in fresh subprocesses.
+
+Each round starts one fresh interpreter per statement, the order running through the
+rotations of the statements and of their reverse, round after round (so that load from other
+jobs on a shared machine, and any effect of going first or last, hits all alike), and each
+interpreter reports:
+
+- time: ``time.perf_counter`` around the import statement alone (the interpreter's own
+  start-up, the same for both, is left out);
+- CPU time: ``time.process_time`` around the same statement (less disturbed by other jobs
+  than the wall time; file reads waiting on the disk are not in it);
+- peak RSS: ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` right after the import (the
+  interpreter's high-water mark, start-up included);
+- heavy modules: which of :data:`HEAVY` the import left in ``sys.modules``.
+
+The script prints the median over the rounds of each, the ratios of the medians
+(bayesnb / scikit-learn) and the target of issue 29 (time <= 1.0x, no heavy module; reported
+as met only when the wall and the CPU time ratios are both <= 1.0x).
+
+Before the rounds, one warm-up import of each runs with byte-code writing allowed (even when
+``PYTHONDONTWRITEBYTECODE`` is set), so that the rounds read compiled ``.pyc`` files as an
+installed package does, instead of compiling every module each time.
+
+With ``--own`` two more interpreters per round split the cost: each imports one of the two
+first, untimed, then times the other, so the row holds only what the second adds of its own
+(``bayesnb``'s own modules; ``sklearn.naive_bayes`` and what it loads beyond ``bayesnb``).
+
+With ``--baseline DIR`` a third interpreter per round imports the ``bayesnb`` of another
+checkout (``DIR`` first on ``PYTHONPATH``), e.g. an older commit exported with
+``git archive REV | tar -x -C DIR``: before and after, measured side by side.
+
+Usage::
+
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_import.py              # 20 rounds
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_import.py --rounds 5   # quick look
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_import.py --baseline /tmp/old   # also an older bayesnb
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_import.py --own        # also each one's own cost
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+#: modules ``import bayesnb`` must not load (issue 29); also checked by tests/test_import_cost.py
+HEAVY = ("sklearn.ensemble", "matplotlib", "jax", "numpyro", "dask")
+
+STATEMENTS = {"bayesnb": "import bayesnb", "sklearn.naive_bayes": "import sklearn.naive_bayes"}
+
+#: ``--own``: (untimed import first, timed statement) per row
+OWN = {"bayesnb's own (after sklearn.naive_bayes)": ("import sklearn.naive_bayes", "import bayesnb"),
+       "sklearn.naive_bayes's own (after bayesnb)": ("import bayesnb", "import sklearn.naive_bayes")}
+
+#: run in the child: time the statement, then report its time, peak RSS and heavy modules as JSON
+CHILD = """
+import json, resource, sys, time
+{prelude}
+t, c = time.perf_counter(), time.process_time()
+{statement}
+seconds, cpu = time.perf_counter() - t, time.process_time() - c
+rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+heavy = sorted(h for h in {heavy!r} if h in sys.modules)
+where = getattr(sys.modules.get("bayesnb"), "__file__", None)
+print(json.dumps({{"seconds": seconds, "cpu": cpu, "rss_mib": rss_mib, "heavy": heavy, "bayesnb": where}}))
+"""
+
+
+def measure(statement: str, env: dict | None = None, cwd: str | None = None, prelude: str = "") -> dict:
+    """Import time, peak RSS and heavy modules of ``statement`` in a fresh interpreter.
+
+    Parameters
+    ----------
+    statement : str
+        The Python statement to time, e.g. ``"import bayesnb"``.
+    env : dict, optional
+        Environment of the child (default: this process's).
+    cwd : str, optional
+        Working folder of the child (first on its ``sys.path``; default: this process's).
+    prelude : str, default=""
+        A statement run before the timed one, untimed.
+
+    Returns
+    -------
+    dict
+        ``{"seconds": float, "cpu": float, "rss_mib": float, "heavy": list of str, "bayesnb": str or None}``
+        (the last: the ``__file__`` of the ``bayesnb`` imported, if any).
+    """
+    code = CHILD.format(prelude=prelude, statement=statement, heavy=HEAVY)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env,
+                         cwd=cwd)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def run(rounds: int, baseline: str | None = None, own: bool = False) -> dict:
+    """Median time and peak RSS of each statement over ``rounds`` interleaved rounds.
+
+    Parameters
+    ----------
+    rounds : int
+        Fresh interpreters per statement (the order of the statements runs through their
+        rotations and those of the reverse order, round after round).
+    baseline : str, optional
+        A folder holding another ``bayesnb`` package: also time ``import bayesnb`` from there
+        (under the name ``"bayesnb (baseline)"``).
+    own : bool, default=False
+        Also time each statement after the other (the rows of :data:`OWN`).
+
+    Returns
+    -------
+    dict
+        ``{name: {"seconds": median, "cpu": median, "rss_mib": median, "heavy": list}}`` for each name of
+        :data:`STATEMENTS` (and of the baseline and :data:`OWN` when asked).
+    """
+    if rounds < 1:
+        raise ValueError(f"bench_import: rounds must be at least 1, got {rounds}")
+    jobs = {name: (statement, dict(os.environ), None, "") for name, statement in STATEMENTS.items()}
+    if baseline is not None:
+        if not (Path(baseline) / "bayesnb" / "__init__.py").is_file():
+            raise ValueError(f"bench_import: no bayesnb package in --baseline {baseline!r}")
+        path = os.pathsep.join([str(Path(baseline).resolve()), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+        # ``python -c`` puts its working folder first on sys.path: run it in the baseline's folder
+        jobs["bayesnb (baseline)"] = ("import bayesnb", dict(os.environ, PYTHONPATH=path), baseline, "")
+    if own:
+        jobs.update({name: (statement, dict(os.environ), None, prelude) for name, (prelude, statement) in OWN.items()})
+    for name, (statement, env, cwd, _) in jobs.items():  # warm-up: write the .pyc files
+        where = measure(statement, {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}, cwd)["bayesnb"]
+        if cwd is not None and not Path(where).resolve().is_relative_to(Path(cwd).resolve()):
+            raise RuntimeError(f"bench_import: {name} imported {where}, not the package in {cwd}")
+    samples = {name: [] for name in jobs}
+    names = list(jobs)  # the rotations of the order and of its reverse: each statement in each position alike
+    orders = [seq[i:] + seq[:i] for seq in (names, names[::-1]) for i in range(len(seq))]
+    for r in range(rounds):
+        for name in orders[r % len(orders)]:
+            samples[name].append(measure(*jobs[name]))
+    return {name: {**{k: statistics.median(s[k] for s in runs) for k in ("seconds", "cpu", "rss_mib")},
+                   "heavy": sorted({h for s in runs for h in s["heavy"]})}
+            for name, runs in samples.items()}
+
+
+def main(argv=None) -> int:
+    """Print the table of medians and the ratio (bayesnb / scikit-learn)."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=20, help="fresh interpreters per statement (default 20)")
+    ap.add_argument("--baseline", default=None, help="folder holding another bayesnb to time beside this one")
+    ap.add_argument("--own", action="store_true", help="also time each import after the other (its own cost)")
+    args = ap.parse_args(argv)
+    res = run(args.rounds, args.baseline, args.own)
+    bnb, sk = res["bayesnb"], res["sklearn.naive_bayes"]
+    print(f"median of {args.rounds} fresh interpreters each, interleaved; load average "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print("| import | time s | CPU s | peak RSS MiB | heavy modules loaded |")
+    print("|---|---:|---:|---:|---|")
+    for name, r in res.items():
+        print(f"| {name} | {r['seconds']:.3f} | {r['cpu']:.3f} | {r['rss_mib']:.1f} | "
+              f"{', '.join(r['heavy']) or 'none'} |")
+    ratio_t, ratio_c = bnb["seconds"] / sk["seconds"], bnb["cpu"] / sk["cpu"]
+    ratio_m = bnb["rss_mib"] / sk["rss_mib"]
+    met = ratio_t <= 1.0 and ratio_c <= 1.0 and not bnb["heavy"]
+    print(f"\nbayesnb / sklearn.naive_bayes: time {ratio_t:.3f}x, CPU {ratio_c:.3f}x, peak RSS {ratio_m:.3f}x; "
+          f"target (time <= 1.0x, none of {', '.join(HEAVY)}): {'met' if met else 'MISSED'}")
+    if "bayesnb (baseline)" in res:
+        old = res["bayesnb (baseline)"]
+        print(f"baseline bayesnb / sklearn.naive_bayes: time {old['seconds'] / sk['seconds']:.3f}x, "
+              f"CPU {old['cpu'] / sk['cpu']:.3f}x, peak RSS {old['rss_mib'] / sk['rss_mib']:.3f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,30 @@
+"""benchmarks/bench_import.py: one round reports medians for each statement, ``--baseline``
+times the ``bayesnb`` of the folder given (not this checkout's), and ``--own`` the second import
+of each pair."""
+
+from __future__ import annotations
+
+import pytest
+
+import bench_import as bench
+
+
+@pytest.mark.slow
+def test_one_round_with_a_baseline(tmp_path):
+    fake = tmp_path / "bayesnb"
+    fake.mkdir()
+    (fake / "__init__.py").write_text('"""A stand-in that loads a heavy module."""\nimport sklearn.ensemble\n')
+    res = bench.run(1, baseline=str(tmp_path), own=True)
+    assert set(res) == {"bayesnb", "sklearn.naive_bayes", "bayesnb (baseline)", *bench.OWN}
+    assert all(r["seconds"] > 0 and r["cpu"] > 0 and r["rss_mib"] > 10 for r in res.values())
+    assert res["bayesnb"]["heavy"] == [] and res["sklearn.naive_bayes"]["heavy"] == []
+    assert res["bayesnb (baseline)"]["heavy"] == ["sklearn.ensemble"]
+    for name in bench.OWN:  # the second import of a pair adds less than either alone
+        assert res[name]["cpu"] < max(res["bayesnb"]["cpu"], res["sklearn.naive_bayes"]["cpu"])
+
+
+def test_bad_arguments_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="rounds must be at least 1"):
+        bench.run(0)
+    with pytest.raises(ValueError, match="no bayesnb package in --baseline"):
+        bench.run(1, baseline=str(tmp_path))

@@ -1,0 +1,39 @@
+"""``import bayesnb`` stays light (issue 29): no scikit-learn ensemble, plotting, JAX, NumPyro or Dask.
+
+Those are imported inside the functions that use them (the synthetic-data report's
+classifiers, the plots, MCMC, the Dask fit). Checked in a fresh interpreter, as a user meets it;
+``benchmarks/bench_import.py`` measures the time against ``import sklearn.naive_bayes``.
+"""
+
+from __future__ import annotations
+
+import json
+
+from conftest import run_python
+
+#: modules (and their submodules) that ``import bayesnb`` must leave unloaded
+HEAVY = ("sklearn.ensemble", "matplotlib", "jax", "numpyro", "dask")
+
+CODE = """
+import json, sys
+import bayesnb
+heavy = {heavy!r}
+print(json.dumps(sorted(m for m in sys.modules if any(m == h or m.startswith(h + ".") for h in heavy))))
+"""
+
+
+def _loaded_after(statement_code):
+    r = run_python(["-c", statement_code])
+    assert r.returncode == 0, r.stderr[-3000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_import_bayesnb_loads_no_heavy_module():
+    loaded = _loaded_after(CODE.format(heavy=HEAVY))
+    assert loaded == [], f"import bayesnb loaded {loaded[:10]}: import them inside the functions that use them"
+
+
+def test_the_check_sees_a_heavy_module():
+    """The same check reports a heavy module once something has imported it."""
+    code = CODE.format(heavy=HEAVY).replace("import bayesnb\n", "import bayesnb\nimport sklearn.ensemble\n")
+    assert "sklearn.ensemble" in _loaded_after(code)
