@@ -23,7 +23,7 @@ import warnings
 
 import numpy as np
 
-from ._utils import ZeroProbabilityWarning, as_generator, check_memory, take_rows
+from ._utils import UserError, ZeroProbabilityWarning, as_generator, check_memory, take_rows
 from .diagnostics import to_datatree
 from .families._numeric import dirichlet_draws
 from .generative._checks import check_not_private
@@ -53,7 +53,7 @@ __all__ = ["ModelSpec", "NotLinearError", "PosteriorMixin", "default_compilation
            "sample_posterior_draws"]
 
 
-class NotLinearError(AttributeError, ValueError):
+class NotLinearError(UserError, AttributeError, ValueError):
     """The model is not a linear classifier (multiclass, or a Gaussian block)."""
 
 
