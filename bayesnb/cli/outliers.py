@@ -18,11 +18,31 @@ import numpy as np
 from .._utils import shown_list
 from .commands import _model_and_table
 from .io import UsageError, check_output, write_table
+from .options import TABLE, float_opt, model_command, output_opt
 
-__all__ = ["DEFAULT_CONTAMINATION", "cmd_outliers"]
+__all__ = ["DEFAULT_CONTAMINATION", "cmd_outliers", "register"]
 
 #: the contamination used when the model has no stored threshold and none is given
 DEFAULT_CONTAMINATION = 0.05
+
+
+def register(subparsers):
+    """Add ``bayesnb outliers`` and its options to ``subparsers``."""
+    ou = model_command(
+        subparsers, "outliers", cmd_outliers, "log density of each row and an outlier flag",
+        "Write DATA with two more columns: log_density (model.score_samples: log p(x) under the "
+        "posterior predictive) and outlier (log_density below the threshold). The threshold is "
+        "the model's stored one (set_outlier_threshold before saving) unless --contamination is "
+        "given; else set_outlier_threshold(DATA, C), C = 0.05 by default. Prints how many rows "
+        "were flagged.", data_help=f"{TABLE} to score")
+    output_opt(ou)
+    ou.add_argument("--contamination", type=float, default=None, metavar="C",
+                    help="expected outlier share in DATA, in (0, 0.5): the threshold is the C-quantile of DATA's "
+                         "log densities (default: the model's stored threshold, else 0.05)")
+    ou.add_argument("--target", default=None, metavar="COL",
+                    help="DATA's label column: checked to exist and not to be a feature, kept in the output "
+                         "(the density log p(x) sums over classes; labels are not used)")
+    float_opt(ou)
 
 
 def cmd_outliers(args):
