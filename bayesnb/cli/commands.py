@@ -36,13 +36,15 @@ def _parse_alpha(text):
         return None
     if text in ALPHA_WORDS:
         return text
-    why = f"--alpha must be a number >= 0 (at most 2**53), 'auto' or 'hierarchical'; received {text!r}"
+    why = f"--alpha must be a number >= 0, 'auto' or 'hierarchical'; received {text!r}"
     try:
         a = float(text)
     except ValueError:
         raise UsageError(why) from None
-    if not 0 <= a <= MAX_ALPHA:  # also NaN and inf
+    if not a >= 0:  # also NaN
         raise UsageError(why)
+    if not a <= MAX_ALPHA:  # also inf
+        raise UsageError(f"--alpha must be at most 2**53 (a pseudo-count of rows); received {text!r}")
     return a
 
 

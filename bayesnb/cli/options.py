@@ -54,7 +54,7 @@ def seed_value(text):
     try:
         value = int(text)
     except ValueError:
-        value = -1
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None  # argparse's own for type=int
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a whole number >= 0; received {text!r}")
     return value
