@@ -14,7 +14,7 @@ import bayesnb
 from bayesnb._progress import set_progress
 from bayesnb._utils import DataError, UserError
 from bayesnb.cli import datasets as cli_datasets
-from bayesnb.cli import io as cli_io
+from bayesnb.cli import files as cli_io
 from bayesnb.cli import main
 from bayesnb.families import BY_NAME, Family
 
@@ -46,7 +46,7 @@ def test_debug_shows_the_internal_error_itself(monkeypatch):
 
 def test_the_packages_own_errors_are_user_errors(monkeypatch, capsys):
     """Any of the package's user errors raised by a command is one line, exit 2 (not a bug report)."""
-    for error in (cli_io.UsageError("bad option"), DataError("bad cell"), bayesnb.persistence.ModelFileError("bad file"),
+    for error in (cli_io.UsageError("bad option"), DataError("bad cell"), bayesnb.io.persistence.ModelFileError("bad file"),
                   FileNotFoundError(2, "No such file or directory", "x.csv")):
         assert isinstance(error, (UserError, OSError))
 

@@ -32,7 +32,7 @@ report; an interrupted command exits with 130. ``-q``/``--quiet`` (before or aft
 subcommand) silences confirmations and progress messages. ``bayesnb --debug ...`` (or ``BAYESNB_DEBUG=1``) shows the traceback instead.
 No command replaces an existing output file unless given ``--force``, none ever writes over
 one of its inputs (not even with ``--force``), and every output file is written completely to a
-temporary file and only then renamed onto the destination (see :mod:`bayesnb.cli.io`).
+temporary file and only then renamed onto the destination (see :mod:`bayesnb.cli.files`).
 
 Each command module declares its arguments (``register(subparsers)``) beside its handler;
 :func:`main` only builds the top parser, registers the commands of :data:`COMMANDS`, runs the
@@ -40,7 +40,7 @@ chosen one and maps its errors to exit statuses.
 
 Modules: :mod:`~bayesnb.cli.fit`, :mod:`~bayesnb.cli.predict`, :mod:`~bayesnb.cli.score`
 (commands), :mod:`~bayesnb.cli.commands` (what they share), :mod:`~bayesnb.cli.options` (the
-options several commands take), :mod:`~bayesnb.cli.io` (tables and
+options several commands take), :mod:`~bayesnb.cli.files` (tables and
 atomic writes), :mod:`~bayesnb.cli.model` (model files), :mod:`~bayesnb.cli.demo` (the tour),
 :mod:`~bayesnb.cli.generate` (impute, sample), :mod:`~bayesnb.cli.report` (info),
 :mod:`~bayesnb.cli.datasets` (datasets), :mod:`~bayesnb.cli.outliers` (outliers),
@@ -67,7 +67,7 @@ from .._version import __version__
 from . import (check, datasets, demo, explain, fit, generate, mcmc, outliers, pool, posterior, predict, report, score,
                synthesize, synthetic, tableimpute)
 from .demo import DemoStepError as _DemoStepError
-from .io import UsageError, command_context, read_table, table_format, warn, write_table
+from .files import UsageError, command_context, read_table, table_format, warn, write_table
 from .score import score_model
 
 __all__ = ["COMMANDS", "EXIT_CODES", "UsageError", "build_parser", "main", "read_table", "score_model", "write_table"]

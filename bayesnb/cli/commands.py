@@ -13,12 +13,12 @@ import time
 import numpy as np
 import pandas as pd
 
-from .._impute_configs import reading_model
+from ..impute.configs import reading_model
 from .._utils import one_class_on_purpose, shown_list
 from .chunks import fit_chunks
 from .families import column_families, make_estimator
 from .fitoptions import imputation_options, with_structure
-from .io import UsageError, read_table
+from .files import UsageError, read_table
 from .labels import labelled_rows, record_target_index, warn_one_class
 from .model import features_of, load_model, read_for_model, unseen_warning
 

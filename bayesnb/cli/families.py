@@ -23,7 +23,7 @@ from .._utils import shown_list
 from ..estimators import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB, NaiveBayes
 from ..estimators._auto import auto_blocks, column_kinds
 from ..families import BY_NAME, Bernoulli, Categorical, Complement, Gaussian, Histogram, Hurdle, Multinomial
-from .io import UsageError
+from .files import UsageError
 
 __all__ = ["NUMERIC_FAMILIES", "add_family_options", "column_families", "make_estimator", "reads_numbers",
            "takes_alpha"]

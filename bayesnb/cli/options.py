@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 
 from .families import add_family_options
-from .io import FORMATS
+from .files import FORMATS
 
 __all__ = ["TABLE", "add_command", "data_opts", "drop_opt", "fit_opts", "float_opt", "force_opt", "key_opt",
            "model_command", "output_opt", "seed_value"]

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from .commands import _model_and_table
-from .io import UsageError, check_output, write_table
+from .files import UsageError, check_output, write_table
 from .options import TABLE, model_command, output_opt, seed_value
 
 __all__ = ["DRAW_COLUMNS", "cmd_predict", "register"]
