@@ -32,7 +32,28 @@ class ZeroProbabilityWarning(UserWarning):
     """
 
 
-class ZeroProbabilityCondition(ValueError):
+class UserError(Exception):
+    """Base of the errors bayesnb raises for a mistake in what it was given, not in bayesnb itself.
+
+    A wrong option or value, a table with bad values, a model file that does not load, a
+    request the model cannot answer: the command line reports any of these in one line and
+    exits with status 2; any other exception is a bug, reported as such (exit status 1).
+    """
+
+
+class DataError(UserError, ValueError, TypeError):
+    """Values of the data given to an estimator that its families cannot read.
+
+    A ``ValueError`` (a value out of a family's support, e.g. a negative count) and, where the
+    values have the wrong type (text in a numeric block), a ``TypeError`` too.
+    """
+
+
+class TooLargeError(UserError, ValueError):
+    """A result that cannot fit in this machine's memory, refused before any work (:func:`check_memory`)."""
+
+
+class ZeroProbabilityCondition(UserError, ValueError):
     """A sampling condition (``given=``, ``forbid=``) that no row can meet: probability 0 under the model."""
 
 
@@ -475,12 +496,12 @@ def check_memory(n_values, what: str, who: str, itemsize: int = 8) -> None:
 
     Raises
     ------
-    ValueError
-        When ``n_values * itemsize`` exceeds the machine's physical memory.
+    TooLargeError
+        A ``ValueError``: when ``n_values * itemsize`` exceeds the machine's physical memory.
     """
     need, have = float(n_values) * itemsize, physical_memory()
     if need > have:
-        raise ValueError(f"{who}: {what} would hold {float(n_values):.3g} values, about {need / 2**30:,.1f} GiB, "
+        raise TooLargeError(f"{who}: {what} would hold {float(n_values):.3g} values, about {need / 2**30:,.1f} GiB, "
                          f"more than this machine's {have / 2**30:,.1f} GiB of memory; ask for fewer (in batches).")
 
 

@@ -203,15 +203,15 @@ def test_quiet_fit_prints_nothing_and_still_saves(votes, tmp_path, capsys):
 
 def test_status_lines_only_on_a_terminal_without_quiet(monkeypatch, capsys):
     """Slow steps say what they do on a terminal's stderr; never into a pipe or a log, never with -q."""
-    monkeypatch.setattr(cli_io, "QUIET", [False])  # an earlier command may have run with -q
-    monkeypatch.setattr(cli_io, "PROG", ["bayesnb"])  # and named its subcommand
     monkeypatch.setattr(cli_io.sys.stderr, "isatty", lambda: True, raising=False)
     cli_io.status("comparing the tables")
     assert capsys.readouterr().err == "bayesnb: comparing the tables ...\n"
-    monkeypatch.setattr(cli_io, "QUIET", [True])
-    cli_io.status("comparing the tables")
+    with cli_io.command_context("bayesnb check", quiet=False):
+        cli_io.status("comparing the tables")
+    assert capsys.readouterr().err == "bayesnb check: comparing the tables ...\n"
+    with cli_io.command_context("bayesnb check", quiet=True):
+        cli_io.status("comparing the tables")
     assert capsys.readouterr().err == ""
-    monkeypatch.setattr(cli_io, "QUIET", [False])
     monkeypatch.setattr(cli_io.sys.stderr, "isatty", lambda: False, raising=False)
     cli_io.status("comparing the tables")
     assert capsys.readouterr().err == ""

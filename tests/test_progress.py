@@ -96,7 +96,7 @@ def test_the_command_line_q_flag_turns_bars_off(bars, tmp_path, capsys):
     bayesnb.set_progress(True)
     assert main(["check", str(model), str(csv), "--target", "species", "--replicates", "3", "-q"]) == 0
     assert bars and not _shown(bars, "")
-    assert bayesnb.set_progress(None) is False  # -q set it for the command
+    assert bayesnb.set_progress(None) is True  # -q turned bars off for the command only: the setting is restored
 
 
 def test_set_progress_refuses_other_values():

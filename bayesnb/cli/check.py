@@ -9,8 +9,27 @@ import numpy as np
 from ..criticism.checks import check_independence, check_marginals
 from .commands import _labels_like, _model_and_table
 from .files import UsageError, check_output, status, write_table
+from .options import TABLE, drop_opt, model_command, output_opt, seed_value
 
-__all__ = ["cmd_check"]
+__all__ = ["cmd_check", "register"]
+
+
+def register(subparsers):
+    """Add ``bayesnb check`` and its options to ``subparsers``."""
+    ch = model_command(
+        subparsers, "check", cmd_check, "check the independence assumption on labelled data",
+        "Posterior predictive check of conditional independence (check_independence): for "
+        "every feature pair within each class, a dependence statistic of DATA against "
+        "replicated datasets; prints the most severe pairs.", data_help=f"labelled {TABLE}")
+    ch.add_argument("--target", required=True, help="name of the label column")
+    drop_opt(ch)
+    ch.add_argument("--replicates", type=int, default=200, help="replicated datasets (default 200)")
+    ch.add_argument("--seed", type=seed_value, default=0)
+    ch.add_argument("--marginals", action="store_true",
+                    help="check each numeric column's family within each class instead (check_marginals: "
+                         "skewness, zeros, range, distinct values against replicated data)")
+    ch.add_argument("--json", action="store_true", help="print every row as JSON")
+    output_opt(ch)
 
 
 def cmd_check(args):

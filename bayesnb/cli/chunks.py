@@ -42,8 +42,8 @@ import pandas as pd
 from .._utils import arrow_factorize, is_arrow_text, one_class_on_purpose, shown_list
 from ..estimators._auto import column_kinds
 from .chunkread import SAMPLE_ROWS, agrees, first_chunk_kinds, header, keep_freed_memory, read_kinds, scan_kinds
-from .families import NUMERIC
-from .files import QUIET, UsageError, _mixed_numeric_warning, _number_text, warn
+from .families import reads_numbers
+from .files import UsageError, _mixed_numeric_warning, _number_text, quiet, warn
 from .labels import record_target_index, report_dropped, warn_one_class
 
 __all__ = ["add_chunk_options", "fit_chunks"]
@@ -63,7 +63,7 @@ def add_chunk_options(parser):
 
 def _progress(what, rows, done=False):
     """``pass 1/2 (column types and classes): 12,000 rows read``, rewritten in place on a terminal's stderr."""
-    if QUIET[0] or not sys.stderr.isatty():
+    if quiet() or not sys.stderr.isatty():
         return
     print(f"\r{what}: {rows:,} rows read" + ("\n" if done else ""), end="", file=sys.stderr, flush=True)
 
@@ -90,9 +90,9 @@ def _declared(args, names, family, per_column):
     declared = {c: "text" for c in args.categorical or []}
     numbers = {c: f"--numeric {c}" for c in args.numeric or []}
     for c, name in (per_column or {}).items():
-        if name == "categorical" and c not in numbers:
+        if not reads_numbers(name) and c not in numbers:
             declared.setdefault(c, "text")
-        elif name in NUMERIC and c not in declared:
+        elif reads_numbers(name) and c not in declared:
             numbers[c] = f"--family {c}={name}"
     features = [c.strip() for c in args.columns.split(",")] if args.columns else [c for c in names if c != args.target]
     given = family != "auto" or (per_column is not None and (getattr(args, "numeric_family", "auto") == "gaussian"

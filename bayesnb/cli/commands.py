@@ -1,6 +1,9 @@
-"""The ``bayesnb`` subcommands: each reads its inputs, calls the library and writes its outputs.
+"""What the ``bayesnb`` commands share: reading a labelled table, fitting ``fit``'s model, loading a model and its table.
 
-Every function takes the parsed ``argparse`` namespace and returns the exit status.
+:func:`fit_table` is the model of ``bayesnb fit`` (also fitted by ``bayesnb mcmc``);
+:func:`split_target` splits a table into features and ``--target`` labels. The commands
+themselves (their arguments and handlers) live in one module each: :mod:`~bayesnb.cli.fit`,
+:mod:`~bayesnb.cli.predict`, :mod:`~bayesnb.cli.score`, ...
 """
 
 from __future__ import annotations
@@ -9,28 +12,26 @@ import time
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import log_loss
 
 from ..impute.configs import reading_model
 from .._utils import one_class_on_purpose, shown_list
 from .chunks import fit_chunks
-from .demo import run_demo
-from .families import FAMILIES, column_families, make_estimator
+from .families import column_families, make_estimator
 from .fitoptions import imputation_options, with_structure
-from .files import QUIET, UsageError, atomic_path, check_output, read_table, write_table
+from .files import UsageError, read_table
 from .labels import labelled_rows, record_target_index, warn_one_class
-from .model import features_of, key_of, load_model, read_for_model, unseen_warning
-from .tableimpute import choices_note
+from .model import features_of, load_model, read_for_model, unseen_warning
 
-__all__ = ["DRAW_COLUMNS", "FAMILIES", "cmd_demo", "cmd_fit", "cmd_predict", "cmd_score", "fit_table", "make_estimator", "score_model",
-           "split_target"]
+__all__ = ["ALPHA_WORDS", "MAX_ALPHA", "fit_table", "split_target"]
 
 #: the texts ``--alpha`` takes besides numbers (those of NaiveBayes and CategoricalNB's alpha)
 ALPHA_WORDS = ("auto", "hierarchical")
+#: the largest ``--alpha``: a pseudo-count of rows, as the families bound it (2**53, where floats stop counting)
+MAX_ALPHA = 2.0**53
 
 
 def _parse_alpha(text):
-    """``--alpha``: None, one of :data:`ALPHA_WORDS` or a number >= 0."""
+    """``--alpha``: None, one of :data:`ALPHA_WORDS` or a number from 0 to :data:`MAX_ALPHA`."""
     if text is None:
         return None
     if text in ALPHA_WORDS:
@@ -40,8 +41,10 @@ def _parse_alpha(text):
         a = float(text)
     except ValueError:
         raise UsageError(why) from None
-    if not a >= 0:
+    if not a >= 0:  # also NaN
         raise UsageError(why)
+    if not a <= MAX_ALPHA:  # also inf
+        raise UsageError(f"--alpha must be at most 2**53 (a pseudo-count of rows); received {text!r}")
     return a
 
 
@@ -137,43 +140,6 @@ def fit_table(args):
     return model, X, y, X.shape[0], X.shape[1], time.perf_counter() - t0
 
 
-def cmd_fit(args):
-    """``bayesnb fit``: fit a model to a table and save it (signed with ``--key-file``)."""
-    check_output(args.output, [args.data, args.key_file], force=args.force)
-    key = key_of(args)  # before fitting: a bad key file fails fast
-    model, X, y, n, d, dt = fit_table(args)
-    with atomic_path(args.output) as tmp:
-        model.save(tmp, key=key, overwrite=True)  # tmp: atomic_path's own new, empty file
-    if not QUIET[0]:  # -q: the model file is the output; no summary
-        _fit_summary(args, model, X, y, n, d, dt)
-    return 0
-
-
-def _fit_summary(args, model, X, y, n, d, dt):
-    """Print what ``bayesnb fit`` fitted: blocks, classes, training accuracy, evidence, the file."""
-    ev = model.log_evidence_
-    print(f"fitted {type(model).__name__} on {n} rows x {d} features in {dt * 1000:.0f} ms")
-    for b in model.posterior_.blocks:
-        names = [str(n) for n in b.names]
-        shown = ", ".join(names[:6]) + (f", ... ({len(names)} columns)" if len(names) > 6 else "")
-        print(f"  block {type(b.family).__name__}: {shown}")
-    kind = getattr(model, "structure_kind_", "naive")
-    if kind != "naive":  # --structure: the dependencies learnt (their list: bayesnb info)
-        edges = sum(len(p) for p in model.structure_.values())
-        how = " (chosen by held-out log-likelihood)" if model.get_params()["structure"] == "auto" else ""
-        print(f"  structure: {kind}{how}, {edges} feature-to-feature edges (listed by 'bayesnb info')")
-    counts = ", ".join(f"{c}: {n:g}" for c, n in zip(model.classes_, model.class_count_))
-    print(f"  classes: {counts}")
-    if X is not None:
-        known = y.notna().to_numpy()
-        n_known = f" (the {int(known.sum())} labelled rows)" if not known.all() else ""
-        print(f"  training accuracy{n_known}: {model.score(X[known], y[known]):.3f}")
-    print(f"  log evidence log p(X, y): {ev:.2f}" if ev is not None else "  log evidence: undefined (improper prior)")
-    if getattr(model, "imputer_", None) is not None:  # --for-imputation
-        print(f"  imputer: chose {choices_note(model.imputer_) or 'nothing (no column had a hidden cell)'}")
-    print(f"saved model to {args.output}")
-
-
 def _labels_like(model, y):
     """Coerce labels read from a file to the type of the model's classes."""
     classes = model.classes_
@@ -206,103 +172,3 @@ def _model_and_table(args, labels=None, imputer=False):
     X = features_of(nb, df, args.data)
     unseen_warning(nb, X, args.data)
     return model, df, X
-
-
-#: the first two columns of ``bayesnb predict --each-draw``: the posterior draw and DATA's row (both from 1)
-DRAW_COLUMNS = (".draw", ".row")
-
-
-def _proba_draws_table(model, X, args):
-    """``predict --each-draw``: ``model.predict_proba_draws`` as one long table (draw, row, p(class)...)."""
-    if args.keep or args.proba or args.log or args.joint or args.interval is not None:
-        raise UsageError("--each-draw writes its own long table (one row per draw and input row); it cannot be "
-                         "combined with --keep, --proba, --log, --joint or --interval")
-    if args.draws < 1:
-        raise UsageError(f"--draws must be at least 1; received {args.draws}")
-    P = model.predict_proba_draws(X, n_draws=args.draws, random_state=args.seed)
-    n_draws, n = P.shape[:2]
-    out = pd.DataFrame({DRAW_COLUMNS[0]: np.repeat(np.arange(1, n_draws + 1), n),
-                        DRAW_COLUMNS[1]: np.tile(np.arange(1, n + 1), n_draws)})
-    for k, c in enumerate(model.classes_):
-        out[f"p({c})"] = P[:, :, k].ravel()
-    return out
-
-
-def cmd_predict(args):
-    """``bayesnb predict``: predicted class; ``--proba``/``--log``/``--joint`` scores, ``--interval``, ``--each-draw``."""
-    check_output(args.output, [args.model, args.data, args.key_file], force=args.force)
-    model, df, X = _model_and_table(args)
-    if args.each_draw:
-        out = _proba_draws_table(model, X, args)
-        write_table(out, args.output, done=f"wrote {args.draws} draws x {len(X)} rows of p(class) to {args.output}",
-                    inputs=[args.model, args.data], fmt=args.format, force=args.force)
-        return 0
-    out = pd.DataFrame(index=df.index)
-    if args.keep:
-        out = df.copy()
-    out[args.column] = model.predict(X)
-    for flag, method, name in ((args.proba, model.predict_proba, "p({})"),
-                               (args.log, model.predict_log_proba, "log p({})"),
-                               (args.joint, model.predict_joint_log_proba, "log p(x, {})")):
-        if flag:
-            S = method(X)
-            for k, c in enumerate(model.classes_):
-                out[name.format(c)] = S[:, k]
-    if args.interval is not None:
-        if not 0 < args.interval < 1 or args.draws < 2:
-            raise UsageError(f"--interval must be in (0, 1) and --draws at least 2; received {args.interval} and "
-                             f"{args.draws}")
-        lo, hi = model.predict_proba_interval(X, ci=args.interval, n_draws=args.draws, random_state=args.seed)
-        for k, c in enumerate(model.classes_):
-            out[f"p({c}) lo"], out[f"p({c}) hi"] = lo[:, k], hi[:, k]
-    write_table(out, args.output, done=f"wrote {len(out)} predictions to {args.output}",
-                inputs=[args.model, args.data], fmt=args.format, force=args.force)
-    return 0
-
-
-def score_model(model, X, y):
-    """Accuracy and log loss of a fitted model on labelled rows, as ``bayesnb score`` prints them.
-
-    Parameters
-    ----------
-    model : fitted bayesnb estimator
-    X : DataFrame or array-like of shape (n_samples, n_features)
-    y : array-like of shape (n_samples,)
-        True labels; a label the model does not know counts as a wrong prediction and is
-        left out of the log loss.
-
-    Returns
-    -------
-    accuracy : float
-    log_loss : float
-        scikit-learn's ``sklearn.metrics.log_loss`` (probabilities clipped at the machine
-        epsilon of their dtype) on the rows with a known class; NaN if there are none.
-    n_known : int
-        Number of rows with a known class.
-    """
-
-    y = np.asarray(y)
-    P = model.predict_proba(X)
-    known = np.isin(y, model.classes_)
-    acc = float(np.mean(model.classes_[P.argmax(1)] == y))
-    ll = float(log_loss(y[known], P[known], labels=model.classes_)) if known.any() else float("nan")
-    return acc, ll, int(known.sum())
-
-
-def cmd_score(args):
-    """``bayesnb score``: accuracy and log loss of a saved model on labelled rows."""
-    model, df, X = _model_and_table(args, labels=args.target)
-    y = np.asarray(_labels_like(model, df[args.target]))
-    acc, ll, n_known = score_model(model, X, y)
-    print(f"rows: {len(y)}")
-    print(f"accuracy: {acc:.4f}")
-    if n_known == 0:
-        print("log loss: undefined (no row has a class the model knows)")
-    else:
-        print(f"log loss: {ll:.4f}" + (f" (on {n_known} rows with a known class)" if n_known < len(y) else ""))
-    return 0
-
-
-def cmd_demo(args):
-    """``bayesnb demo``: the tour on the bundled house-votes data."""
-    return run_demo(out=args.out, quick=args.quick, seed=args.seed)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from .. import datasets
 from .files import UsageError, check_output, write_table
+from .options import add_command, output_opt
 
-__all__ = ["DATASETS", "cmd_datasets"]
+__all__ = ["DATASETS", "cmd_datasets", "register"]
 
 #: name -> (loader, label column, one-line description)
 DATASETS = {
@@ -18,6 +19,19 @@ DATASETS = {
     "temperature": (datasets.load_temperature, "PlayTennis",
                     "14 temperatures (deg C) by play-tennis class, the numeric lecture example"),
 }
+
+
+def register(subparsers):
+    """Add ``bayesnb datasets`` and its options to ``subparsers``."""
+    ds = add_command(
+        subparsers, "datasets", cmd_datasets,
+        help="list or export the bundled tables",
+        description="'bayesnb datasets list' shows the bundled tables; 'bayesnb datasets "
+                    "export NAME -o FILE' writes one as CSV (or Parquet by extension), "
+                    "refusing to replace an existing file unless --force.")
+    ds.add_argument("action", choices=("list", "export"))
+    ds.add_argument("name", nargs="?", default=None, help=f"dataset to export: {', '.join(DATASETS)}")
+    output_opt(ds, help="file to write ('-': stdout)")
 
 
 def cmd_datasets(args):

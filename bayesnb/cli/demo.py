@@ -24,8 +24,9 @@ from ..criticism.diagnostics import compare_posteriors
 from ..estimators import CategoricalNB
 from ..inference.nuts import default_compilation_cache
 from .files import UsageError, atomic_path
+from .options import add_command, seed_value
 
-__all__ = ["DemoStepError", "run_demo", "vote_log_odds"]
+__all__ = ["DemoStepError", "cmd_demo", "register", "run_demo", "vote_log_odds"]
 
 
 class DemoStepError(Exception):
@@ -149,6 +150,23 @@ def _demo_mcmc(model, X, y, rep, out, figures, bplot, quick, seed):
                     or "el-salvador-aid" in l][:8] or list(range(min(8, len(labels))))
             fig = bplot.exact_vs_mcmc(E[:, pick], M[:, pick], [labels[i] for i in pick])
             figures.append(_savefig(bplot, fig, os.path.join(out, "exact_vs_mcmc.png")))
+
+
+def register(subparsers):
+    """Add ``bayesnb demo`` and its options to ``subparsers``."""
+    d = add_command(subparsers, "demo", cmd_demo, help="run the tour on the bundled 1984 house-votes data",
+                    description="Fit Naive Bayes to the 1984 U.S. House votes (bundled), compare with "
+                                "scikit-learn by cross-validation, show the most informative votes with "
+                                "credible intervals and the generative uses available in this build; "
+                                "writes report.txt and PNG figures into --out.")
+    d.add_argument("--out", default="bayesnb-report", help="folder for the report (default: ./bayesnb-report)")
+    d.add_argument("--quick", action="store_true", help="fewer folds and draws (a few seconds)")
+    d.add_argument("--seed", type=seed_value, default=0, help="random seed (default 0)")
+
+
+def cmd_demo(args):
+    """``bayesnb demo``: the tour on the bundled house-votes data."""
+    return run_demo(out=args.out, quick=args.quick, seed=args.seed)
 
 
 def run_demo(out="bayesnb-report", quick=False, seed=0):

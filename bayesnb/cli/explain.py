@@ -19,8 +19,9 @@ import pandas as pd
 
 from .commands import _model_and_table
 from .files import UsageError, check_output, write_table
+from .options import TABLE, float_opt, model_command, output_opt
 
-__all__ = ["EXTRA_COLUMNS", "LONG_COLUMNS", "cmd_explain", "explain_table"]
+__all__ = ["EXTRA_COLUMNS", "LONG_COLUMNS", "cmd_explain", "explain_table", "register"]
 
 #: the columns the wide table adds after the features
 EXTRA_COLUMNS = ("class_term", "log_density")
@@ -60,6 +61,21 @@ def explain_table(model, X, long=False):
     text = np.array([[None if pd.isna(v) else str(v) for v in row] for row in cells], dtype=object).reshape(n, d)
     return pd.DataFrame({".row": np.repeat(np.arange(1, n + 1), d), "feature": np.tile(np.array(names, dtype=object), n),
                          "value": text.ravel(), "contribution": C.ravel()})
+
+
+def register(subparsers):
+    """Add ``bayesnb explain`` and its options to ``subparsers``."""
+    ex = model_command(
+        subparsers, "explain", cmd_explain, "each feature's contribution to each row's log density",
+        "model.feature_log_contributions from the shell: C[i, j] = sum_k p(k | x_i) log p(x_ij | k) "
+        "(0 for a missing cell); with class_term they add up to log_density = model.score_samples. "
+        "The most negative contributions are what makes a row unusual. Wide (default): one column per "
+        "feature, then class_term and log_density; --long: one row per (row, feature).",
+        data_help=f"{TABLE} to explain")
+    output_opt(ex)
+    ex.add_argument("--long", action="store_true",
+                    help="one row per row and feature: .row (from 1), feature, value (the cell), contribution")
+    float_opt(ex)
 
 
 def cmd_explain(args):

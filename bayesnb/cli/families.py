@@ -15,29 +15,37 @@ with one block per family, its columns grouped (:func:`column_features`).
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from .._utils import shown_list
 from ..estimators import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB, NaiveBayes
 from ..estimators._auto import auto_blocks, column_kinds
-from ..families import Bernoulli, Categorical, Complement, Gaussian, Histogram, Hurdle, LogNormal, Multinomial, Poisson
+from ..families import BY_NAME, Bernoulli, Categorical, Complement, Gaussian, Histogram, Hurdle, Multinomial
 from .files import UsageError
 
-__all__ = ["COLUMN_FAMILIES", "FAMILIES", "NUMERIC_FAMILIES", "add_family_options", "column_families", "make_estimator"]
+__all__ = ["NUMERIC_FAMILIES", "add_family_options", "column_families", "make_estimator", "reads_numbers",
+           "takes_alpha"]
 
-#: the values of ``--family NAME`` (one family for every column)
-FAMILIES = ("auto", "categorical", "gaussian", "multinomial", "complement", "bernoulli", "poisson", "lognormal",
-            "histogram", "hurdle")
-#: the values of ``--family COL=NAME`` -> (family factory, whether it takes --alpha)
-COLUMN_FAMILIES = {
-    "categorical": (Categorical, True), "gaussian": (Gaussian, False), "poisson": (Poisson, False),
-    "lognormal": (LogNormal, False), "histogram": (Histogram, True), "hurdle": (Hurdle, True),
-    "bernoulli": (Bernoulli, True), "multinomial": (Multinomial, True), "complement": (Complement, True),
-}
 #: the values of ``--numeric-family``
 NUMERIC_FAMILIES = ("auto", "gaussian")
-#: the families whose values are numbers (their columns are read as numbers)
-NUMERIC = frozenset(COLUMN_FAMILIES) - {"categorical"}
+#: the estimator ``--family NAME`` fits where one is named after the family; the others fit NaiveBayes
+ESTIMATORS = {Categorical: CategoricalNB, Gaussian: GaussianNB, Multinomial: MultinomialNB, Complement: ComplementNB,
+              Bernoulli: BernoulliNB}
+#: what --alpha is for the families whose NaiveBayes block takes a number only (not 'auto', 'hierarchical')
+ALPHA_MEANING = {Histogram: "its pseudo-count per bin", Hurdle: "the Beta pseudo-count of P(x = 0)"}
+
+
+def takes_alpha(family):
+    """Whether ``family`` (a :class:`~bayesnb.families.Family` class) has a pseudo-count ``alpha`` (``--alpha``)."""
+    return "alpha" in inspect.signature(family).parameters
+
+
+def reads_numbers(name):
+    """Whether the family registered as ``name`` reads its columns as numbers (not raw values to encode)."""
+    family = BY_NAME.get(name)
+    return family is not None and not family.raw_values
 
 
 def add_family_options(parser):
@@ -85,17 +93,17 @@ def column_families(args):
         col, eq, name = text.rpartition("=")
         name = name.strip()
         if not eq:
-            if name not in FAMILIES:
-                raise UsageError(f"--family {text!r}: no such family; expected one of {', '.join(FAMILIES)}, "
+            if name != "auto" and name not in BY_NAME:
+                raise UsageError(f"--family {text!r}: no such family; expected one of auto, {', '.join(BY_NAME)}, "
                                  "or COL=FAMILY for one column")
             single.append(name)
             continue
         col = col.strip()
         if not col:
             raise UsageError(f"--family {text!r}: give COL=FAMILY (a column name before '=')")
-        if name not in COLUMN_FAMILIES:
+        if name not in BY_NAME:
             raise UsageError(f"--family {text!r}: no such family {name!r} for a column; expected one of "
-                             f"{', '.join(COLUMN_FAMILIES)}")
+                             f"{', '.join(BY_NAME)}")
         if col in per_column:
             raise UsageError(f"--family names column {col!r} twice ({col}={per_column[col]} and {col}={name})")
         per_column[col] = name
@@ -114,24 +122,19 @@ def column_families(args):
 def _one_family(family, alpha, X):
     """The estimator of ``--family NAME`` (one family for every column of ``X``)."""
     kw = {} if alpha is None else {"alpha": alpha}
-    simple = {"categorical": CategoricalNB, "multinomial": MultinomialNB, "complement": ComplementNB,
-              "bernoulli": BernoulliNB}
-    if family in simple:
-        return simple[family](**kw)
-    if family in ("histogram", "hurdle"):
-        if alpha == "auto":
-            what = "its pseudo-count per bin" if family == "histogram" else "the Beta pseudo-count of P(x = 0)"
-            raise UsageError(f"--alpha of the {family} family must be a number > 0 ({what}); received 'auto'")
-        return NaiveBayes(features={tuple(X.columns): Histogram(**kw) if family == "histogram" else Hurdle(**kw)})
-    if family in ("gaussian", "poisson", "lognormal"):
-        if alpha is not None:
-            raise UsageError(f"--alpha applies to the categorical, multinomial, complement and bernoulli families; "
-                             f"a {family} family has no alpha")
-        if family == "gaussian":
-            return GaussianNB()
-        return NaiveBayes(features={tuple(X.columns): Poisson() if family == "poisson" else LogNormal()})
-    # auto: the estimators' own rule (text/bool/category columns Categorical, numeric by evidence)
-    return NaiveBayes(**kw)
+    if family == "auto":  # the estimators' own rule (text/bool/category columns Categorical, numeric by evidence)
+        return NaiveBayes(**kw)
+    factory = BY_NAME[family]
+    if alpha is not None and not takes_alpha(factory):
+        takes = [name for name, f in BY_NAME.items() if takes_alpha(f)]
+        raise UsageError(f"--alpha applies to the {', '.join(takes[:-1])} and {takes[-1]} families; a {family} "
+                         "family has no alpha")
+    if factory in ESTIMATORS:
+        return ESTIMATORS[factory](**kw)
+    if isinstance(alpha, str):  # 'auto', 'hierarchical': chosen by the estimators above, not by a block's family
+        what = ALPHA_MEANING.get(factory, "its pseudo-count")
+        raise UsageError(f"--alpha of the {family} family must be a number > 0 ({what}); received {alpha!r}")
+    return NaiveBayes(features={tuple(X.columns): factory(**kw)})
 
 
 def column_features(per_column, numeric_family, alpha, X, y=None):
@@ -168,7 +171,7 @@ def column_features(per_column, numeric_family, alpha, X, y=None):
                          "--numeric-family give a number (e.g. --alpha 1)")
     kinds = dict(zip(names, column_kinds(X)))
     chosen = {c: per_column.get(c, "categorical" if kinds[c] == "categorical" else numeric_family) for c in names}
-    takes = [n for n in set(chosen.values()) if COLUMN_FAMILIES.get(n, (None, False))[1]]
+    takes = [n for n in set(chosen.values()) if n in BY_NAME and takes_alpha(BY_NAME[n])]
     if alpha is not None and not takes:
         raise UsageError(f"--alpha applies to the categorical, histogram, hurdle, bernoulli, multinomial and "
                          f"complement families; these columns have {', '.join(sorted(set(chosen.values())))}")
@@ -179,8 +182,8 @@ def column_features(per_column, numeric_family, alpha, X, y=None):
     for name, cols in groups.items():
         if name == "auto":
             continue
-        factory, has_alpha = COLUMN_FAMILIES[name]
-        features[tuple(cols)] = factory(alpha=alpha) if has_alpha and alpha is not None else factory()
+        factory = BY_NAME[name]
+        features[tuple(cols)] = factory(alpha=alpha) if takes_alpha(factory) and alpha is not None else factory()
     if "auto" in groups:
         sub = X[groups["auto"]]
         labels = np.asarray(y)

@@ -17,6 +17,7 @@ destination, never the temporary file.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import importlib.util
 import json
 import os
@@ -26,25 +27,54 @@ import tempfile
 import numpy as np
 import pandas as pd
 
-from .._utils import shown_list
+from .._utils import UserError, shown_list
 
-__all__ = ["FORMATS", "UsageError", "atomic_path", "check_output", "read_table", "table_format", "warn", "write_table"]
+__all__ = ["FORMATS", "UsageError", "atomic_path", "check_output", "command_context", "prog", "quiet", "read_table",
+           "table_format", "warn", "write_table"]
 
 
-class UsageError(Exception):
+class UsageError(UserError):
     """A mistake in the command line or its files: reported in one line, exit status 2."""
 
 
-#: the prefix of warnings and errors, ``bayesnb`` or ``bayesnb COMMAND`` (set by ``main``)
-PROG = ["bayesnb"]
-#: ``[True]`` while a command runs with ``-q``/``--quiet`` (set by ``main``): no confirmations
-QUIET = [False]
+# the command running in this context: set by ``main`` for the time of a command only
+_PROG = contextvars.ContextVar("bayesnb_cli_prog", default="bayesnb")
+_QUIET = contextvars.ContextVar("bayesnb_cli_quiet", default=False)
+
+
+def prog() -> str:
+    """The prefix of the running command's warnings and errors: ``bayesnb`` or ``bayesnb COMMAND``."""
+    return _PROG.get()
+
+
+def quiet() -> bool:
+    """True while a command runs with ``-q``/``--quiet``: no confirmations or progress messages."""
+    return _QUIET.get()
+
+
+@contextlib.contextmanager
+def command_context(name="bayesnb", quiet=False):
+    """Run a command as ``name`` (the prefix of its messages), quiet or not; restored on exit.
+
+    Parameters
+    ----------
+    name : str
+        What :func:`prog` returns inside the ``with`` block.
+    quiet : bool
+        What :func:`quiet` returns inside the ``with`` block.
+    """
+    tokens = _PROG.set(name), _QUIET.set(bool(quiet))
+    try:
+        yield
+    finally:
+        _PROG.reset(tokens[0])
+        _QUIET.reset(tokens[1])
 
 
 def status(message):
     """One line on a terminal's stderr saying what a slow step is doing (not with ``-q``)."""
-    if not QUIET[0] and sys.stderr.isatty():
-        print(f"{PROG[0]}: {message} ...", file=sys.stderr, flush=True)
+    if not quiet() and sys.stderr.isatty():
+        print(f"{prog()}: {message} ...", file=sys.stderr, flush=True)
 
 
 def warn(message):
@@ -54,7 +84,7 @@ def warn(message):
     ----------
     message : str
     """
-    print(f"{PROG[0]}: warning: {message}", file=sys.stderr, flush=True)
+    print(f"{prog()}: warning: {message}", file=sys.stderr, flush=True)
 
 
 # ------------------------------------------------------------------------------ reading
@@ -461,5 +491,5 @@ def write_table(df, path, done=None, inputs=(), float_format=None, fmt=None, for
                 _to_json(df, f)
         else:
             df.to_csv(tmp, index=False, float_format=float_format, sep=sep)
-    if done and not QUIET[0]:
+    if done and not quiet():
         print(done)

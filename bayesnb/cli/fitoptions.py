@@ -15,6 +15,7 @@ from ..estimators import NaiveBayes
 from ..impute.imputer import Imputer
 from .chunks import add_chunk_options
 from .files import UsageError
+from .options import seed_value
 from .tableimpute import parse_configurations
 
 __all__ = ["STRUCTURE_OPTIONS", "add_fit_options", "add_structure_options", "imputation_options", "with_structure"]
@@ -46,7 +47,7 @@ def add_fit_options(q):
                    help="with --for-imputation: condition each row's imputation on its label")
     q.add_argument("--search-rows", type=int, default=None, metavar="N",
                    help="with --for-imputation: rows of the latent-class component search (default 5000)")
-    q.add_argument("--seed", type=int, default=None, help="with --for-imputation: random seed (default 0)")
+    q.add_argument("--seed", type=seed_value, default=None, help="with --for-imputation: random seed (default 0)")
 
 
 def add_structure_options(q, note=""):

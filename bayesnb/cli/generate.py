@@ -38,9 +38,10 @@ from ..synth.synthesizer import Synthesizer
 from .commands import _labels_like, _model_and_table
 from .files import UsageError, check_output, write_table
 from .model import load_model
+from .options import TABLE, float_opt, model_command, output_opt, seed_value
 from .tableimpute import choices_note
 
-__all__ = ["IMPUTATION_COLUMN", "cmd_impute", "cmd_sample", "parse_latent"]
+__all__ = ["IMPUTATION_COLUMN", "cmd_impute", "cmd_sample", "parse_latent", "register"]
 
 #: the first column of ``bayesnb impute -m M`` (M > 1): which completed table a row belongs to
 IMPUTATION_COLUMN = ".imputation"
@@ -83,6 +84,48 @@ def _labels(model, df, args, default=None):
     out = np.full(len(col), None, dtype=object)
     out[col.notna().to_numpy()] = y
     return out, name
+
+
+def register(subparsers):
+    """Add ``bayesnb impute`` and ``bayesnb sample`` and their options to ``subparsers``."""
+    im = model_command(
+        subparsers, "impute", cmd_impute, "fill missing cells with a saved model or imputer",
+        "Fill the missing cells of DATA from the model's posterior predictive given each "
+        "row's observed cells (and its label, when DATA has the label column). Equals "
+        "model.impute(X, strategy=..., n_imputations=M, y=labels, n_components=K, "
+        "random_state=SEED) of the Python API. With an imputer from 'bayesnb fit-imputer' "
+        "(bayesnb.Imputer), each column is filled by the configuration chosen for it: "
+        "imputer.impute(X, y, strategy=auto|draw, n_imputations=M, random_state=SEED).",
+        data_help=f"{TABLE} with missing cells")
+    output_opt(im)
+    im.add_argument("--target", default=None, metavar="COL",
+                    help="label column of DATA, passed as y (missing labels allowed; default: the model's "
+                         "target name, when DATA has that column)")
+    im.add_argument("--no-labels", action="store_true", help="do not use the label column even if DATA has it")
+    im.add_argument("--strategy", choices=("auto", "mode", "mean", "draw"), default="auto",
+                    help="auto (each family's best point estimate; the default), mode, mean, or draw "
+                         "(random draws: multiple imputation)")
+    im.add_argument("-m", "--imputations", type=int, default=1, metavar="M",
+                    help="number of completed tables (with --strategy draw); M > 1 writes one long table "
+                         "whose first column .imputation numbers them 1..M")
+    im.add_argument("--latent", default=None, metavar="K|auto",
+                    help="fit a latent-class model on DATA first (K components per class, or 'auto': "
+                         "chosen by held-out likelihood) and impute with it")
+    im.add_argument("--seed", type=seed_value, default=0, help="random seed (default 0)")
+    float_opt(im)
+
+    sa = model_command(
+        subparsers, "sample", cmd_sample, "draw synthetic rows from a saved model",
+        "Draw synthetic labelled rows from the model's posterior predictive.")
+    sa.add_argument("-n", type=int, default=10, help="number of rows (default 10)")
+    output_opt(sa)
+    sa.add_argument("--target", default=None,
+                    help="name of the label column (default: the training target's name, else 'class')")
+    sa.add_argument("--seed", type=seed_value, default=0, help="random seed (default 0)")
+    sa.add_argument("--prior", action="store_true",
+                    help="draw from the prior predictive instead (model.sample_prior_predictive: one draw of the "
+                         "parameters from their priors, shared by the rows): a prior predictive check")
+    float_opt(sa)
 
 
 def cmd_impute(args):

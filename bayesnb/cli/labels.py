@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 import warnings
 
-from .files import PROG, UsageError
+from .files import UsageError, prog
 
 __all__ = ["check_drop_option", "labelled_rows", "record_target_index", "report_dropped", "warn_one_class"]
 
@@ -76,7 +76,7 @@ def report_dropped(n, target):
         The label column.
     """
     if n:
-        print(f"{PROG[0]}: left out {n} row(s) with no {target!r} label (--drop-unlabelled)", file=sys.stderr,
+        print(f"{prog()}: left out {n} row(s) with no {target!r} label (--drop-unlabelled)", file=sys.stderr,
               flush=True)
 
 

@@ -28,10 +28,11 @@ from ..criticism.diagnostics import compare_posteriors
 from ..inference.nuts import show_progress
 from ..inference.draws import posterior_moments
 from .commands import _labels_like, _model_and_table, fit_table
-from .fitoptions import STRUCTURE_OPTIONS
-from .files import PROG, QUIET, UsageError, atomic_path, check_output
+from .fitoptions import STRUCTURE_OPTIONS, add_structure_options
+from .files import UsageError, atomic_path, check_output, prog, quiet
+from .options import add_command, fit_opts, force_opt, key_opt, seed_value
 
-__all__ = ["SHOWN", "cmd_mcmc", "comparison_text", "draws_summary", "exact_posterior"]
+__all__ = ["SHOWN", "cmd_mcmc", "comparison_text", "draws_summary", "exact_posterior", "register"]
 
 
 def exact_posterior(model) -> dict:
@@ -181,6 +182,44 @@ def _saved_model_data(args):
     return model, X, y
 
 
+def register(subparsers):
+    """Add ``bayesnb mcmc`` and its options to ``subparsers``."""
+    mc = add_command(
+        subparsers, "mcmc", cmd_mcmc,
+        help="sample the posterior with NUTS and compare it with the exact one",
+        description="Fit the model of 'bayesnb fit' (same options) to DATA, sample its "
+                    "posterior with NumPyro's NUTS (model.run_mcmc), write the ArviZ DataTree "
+                    "to -o (.nc: NetCDF, needs h5netcdf or netCDF4; .zarr: needs zarr) and print "
+                    "the comparison with the exact conjugate posterior (compare_posteriors "
+                    "against the closed-form means and sds) and its verdict. With --model, the "
+                    "saved model's priors and columns are used instead of fitting; with "
+                    "--components K > 1 (the latent-class model) or unlabelled rows there is no "
+                    "closed form, and it prints each element's mean, sd, ESS and R-hat.")
+    fit_opts(mc, "", target_help="name of the label column (required unless --model: then by default the model's "
+                                 "target name when DATA has it; rows with a missing label are marginalised)")
+    mc.add_argument("--model", default=None, metavar="FILE",
+                    help="sample the posterior of this saved model (its priors, categories and columns) on DATA "
+                         "instead of fitting one; the comparison with its exact posterior holds when DATA is its "
+                         "training table")
+    key_opt(mc, "the --model file must be signed with this key")
+    add_structure_options(mc, ": run_mcmc samples every context's parameters (not with --model: the file's is used)")
+    mc.add_argument("--components", type=int, default=1, metavar="K",
+                    help="naive-Bayes components per class: K > 1 samples the latent-class model "
+                         "(run_mcmc(n_components=K), chains started at an EM fit; default 1)")
+    mc.add_argument("-o", "--output", required=True, help="DataTree file to write: FILE.nc or FILE.zarr")
+    mc.add_argument("--draws", type=int, default=1000, metavar="N", help="NUTS draws per chain (default 1000)")
+    mc.add_argument("--warmup", type=int, default=500, metavar="N", help="warmup steps per chain (default 500)")
+    mc.add_argument("--chains", type=int, default=4, metavar="N",
+                    help="chains, run one after another (default 4: r_hat and ESS from several chains)")
+    mc.add_argument("--seed", type=seed_value, default=0, help="random seed (default 0): run_mcmc(random_state=SEED)")
+    mc.add_argument("--target-accept", type=float, default=0.8, metavar="P",
+                    help="NUTS target acceptance probability in (0, 1) (default 0.8; raise it, e.g. to 0.95, "
+                         "when the run reports divergent transitions): run_mcmc(target_accept_prob=P)")
+    mc.add_argument("--rows", type=int, default=20, metavar="N",
+                    help="parameter elements shown, the largest |z| first (default 20; 0: all)")
+    force_opt(mc)
+
+
 def cmd_mcmc(args):
     """``bayesnb mcmc``: NUTS on the model ``bayesnb fit`` would fit (or ``--model``); DataTree to ``-o``; checked."""
     fmt, engine = _check_output(args)  # before any work: a bad -o fails fast
@@ -197,10 +236,10 @@ def cmd_mcmc(args):
     else:
         model, X, y = _saved_model_data(args)
         n, d = X.shape
-    quiet = QUIET[0]
-    show = not quiet and show_progress(None)
-    if not quiet and not show:  # with the bar on, run_mcmc says itself when it compiles
-        print(f"{PROG[0]}: compiling and running NUTS ({args.chains} chain(s) x "
+    silent = quiet()
+    show = not silent and show_progress(None)
+    if not silent and not show:  # with the bar on, run_mcmc says itself when it compiles
+        print(f"{prog()}: compiling and running NUTS ({args.chains} chain(s) x "
               f"{args.warmup} warmup + {args.draws} draws; the compiled sampler is cached)", file=sys.stderr,
               flush=True)
     dt = model.run_mcmc(X, y, num_warmup=args.warmup, num_samples=args.draws, num_chains=args.chains,
@@ -235,6 +274,6 @@ def cmd_mcmc(args):
         print(shown.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
         n_div = int(np.asarray(dt["sample_stats"]["diverging"].values).sum())
         print(f"divergent transitions: {n_div}")
-    if not quiet:
+    if not silent:
         print(f"wrote {args.output}")
     return 0

@@ -27,8 +27,9 @@ from ..estimators import NBOutlierDetector
 from ..generative.outliers import AUTO_CONTAMINATION, outlier_offset
 from .files import UsageError, check_output, write_table
 from .model import features_of, load_model, read_for_model, unseen_warning
+from .options import TABLE, float_opt, model_command, output_opt
 
-__all__ = ["DEFAULT_CONTAMINATION", "cmd_outliers"]
+__all__ = ["DEFAULT_CONTAMINATION", "cmd_outliers", "register"]
 
 #: the contamination used when neither the file nor the command line gives a threshold
 DEFAULT_CONTAMINATION = AUTO_CONTAMINATION
@@ -49,6 +50,25 @@ def _scores_and_threshold(model, X, contamination, data):
         return det.score_samples(X), det.offset_, f"the {c:g} quantile of {data}'s log densities"
     return (scores, outlier_offset(scores, contamination, "bayesnb outliers"),
             f"the {contamination:g} quantile of {data}'s scores")
+
+
+def register(subparsers):
+    """Add ``bayesnb outliers`` and its options to ``subparsers``."""
+    ou = model_command(
+        subparsers, "outliers", cmd_outliers, "log density of each row and an outlier flag",
+        "Write DATA with two more columns: log_density (the score of an NBOutlierDetector: "
+        "log p(x) under the posterior predictive) and outlier (log_density below the threshold). "
+        "MODEL is a detector file (NBOutlierDetector.save: its scores and threshold) or a model "
+        "file (NBOutlierDetector(model, contamination=C, range_tails=False).fit(DATA), C = 0.05 by "
+        "default). Prints how many rows were flagged.", data_help=f"{TABLE} to score")
+    output_opt(ou)
+    ou.add_argument("--contamination", type=float, default=None, metavar="C",
+                    help="expected outlier share in DATA, in (0, 0.5]: the threshold is the C-quantile of DATA's "
+                         "scores (default: a detector file's threshold, else 0.05)")
+    ou.add_argument("--target", default=None, metavar="COL",
+                    help="DATA's label column: checked to exist and not to be a feature, kept in the output "
+                         "(the density log p(x) sums over classes; labels are not used)")
+    float_opt(ou)
 
 
 def cmd_outliers(args):

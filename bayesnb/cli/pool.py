@@ -18,8 +18,9 @@ import pandas as pd
 from .._utils import shown_list
 from ..impute.pooling import pool
 from .files import UsageError, check_output, read_table, write_table
+from .options import TABLE, add_command, float_opt, output_opt
 
-__all__ = ["cmd_pool", "pool_table"]
+__all__ = ["cmd_pool", "pool_table", "register"]
 
 
 def _numbers(df, col, path):
@@ -85,6 +86,33 @@ def pool_table(df, imputation=".imputation", term="term", estimate="estimate", v
                          "in every imputation")
     result = pool(Q.to_numpy(), U.to_numpy(), dfcom=dfcom, conf_level=conf_level, names=terms)
     return result.reset_index()
+
+
+def register(subparsers):
+    """Add ``bayesnb pool`` and its options to ``subparsers``."""
+    pl = add_command(
+        subparsers, "pool", cmd_pool,
+        help="Rubin's rules over estimates from m imputed tables",
+        description="bayesnb.pool from the shell: TABLE has one row per (imputation, parameter) with "
+                    "its estimate and variance (or standard error); prints/writes the pooled "
+                    "estimate, total variance, df, fmi, p-value and confidence interval per "
+                    "parameter (Rubin 1987; Barnard & Rubin 1999 with --dfcom).")
+    pl.add_argument("data", help=f"long {TABLE} of per-imputation estimates")
+    pl.add_argument("--imputation", default=".imputation", metavar="COL",
+                    help="column numbering the imputed tables (default .imputation, as 'impute -m' writes)")
+    pl.add_argument("--term", default="term", metavar="COL",
+                    help="column naming the parameter (default term; without such a column: one parameter)")
+    pl.add_argument("--estimate", default="estimate", metavar="COL", help="column of estimates (default estimate)")
+    pl.add_argument("--variance", default="variance", metavar="COL",
+                    help="column of within-imputation variances, squared standard errors (default variance)")
+    pl.add_argument("--std-error", default=None, metavar="COL", help="column of standard errors, instead of --variance")
+    pl.add_argument("--dfcom", type=float, default=None, metavar="DF",
+                    help="degrees of freedom of the complete-data analysis (small-sample df of Barnard & Rubin)")
+    pl.add_argument("--conf-level", type=float, default=0.95, metavar="L", help="confidence level (default 0.95)")
+    output_opt(pl)
+    pl.add_argument("--na-values", type=lambda s: s.split(","), default=None, metavar="A,B",
+                    help="cell texts read as missing (default: pandas' NA texts and ?)")
+    float_opt(pl)
 
 
 def cmd_pool(args):

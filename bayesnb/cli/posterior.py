@@ -20,9 +20,10 @@ from ..criticism.diagnostics import block_layouts
 from ..inference.draws import sample_posterior_draws
 from .files import UsageError, check_output, write_table
 from .model import load_model
+from .options import float_opt, model_command, output_opt, seed_value
 
 __all__ = ["COEF_COLUMNS", "COLUMNS", "INTERCEPT", "MAX_DRAW_CELLS", "cmd_posterior", "coef_table", "hdi",
-           "posterior_table"]
+           "posterior_table", "register"]
 
 #: the columns of the table, in order
 COLUMNS = ("block", "parameter", "class", "feature", "value", "mean", "sd", "hdi_3%", "hdi_97%")
@@ -172,6 +173,27 @@ def coef_table(model, n_draws=2000, random_state=0, ci=0.94, each_draw=False):
     return pd.DataFrame({"term": terms, "coef": np.concatenate([model.intercept_, np.ravel(model.coef_)]),
                          "mean": draws.mean(0), "sd": draws.std(0, ddof=1), "lower": np.quantile(draws, q, axis=0),
                          "upper": np.quantile(draws, 1 - q, axis=0)})
+
+
+def register(subparsers):
+    """Add ``bayesnb posterior`` and its options to ``subparsers``."""
+    po = model_command(
+        subparsers, "posterior", cmd_posterior, "every parameter's posterior as a tidy table",
+        "One row per parameter element (block, parameter, class, feature, value) with the "
+        "posterior mean, sd and 94% highest-density interval (hdi_3%, hdi_97%) of exact "
+        "conjugate draws: those of model.sample_posterior(DRAWS, random_state=SEED).")
+    output_opt(po)
+    po.add_argument("--draws", type=int, default=2000, metavar="N", help="exact posterior draws (default 2000)")
+    po.add_argument("--seed", type=seed_value, default=0, help="random seed (default 0)")
+    po.add_argument("--coef", action="store_true",
+                    help="the linear view instead (binary models with Bernoulli, Multinomial or Categorical "
+                         "blocks): per log-odds term (intercept, coef_names_) the value at the posterior mean "
+                         "(coef_), and mean, sd and equal-tailed --ci interval of model.coef_draws(DRAWS, SEED)")
+    po.add_argument("--ci", type=float, default=None, metavar="CI",
+                    help="level of the --coef interval (default 0.94; model.coef_interval)")
+    po.add_argument("--each-draw", action="store_true",
+                    help="with --coef, write the draws themselves: .draw, (intercept), one column per term")
+    float_opt(po)
 
 
 def cmd_posterior(args):

@@ -17,9 +17,10 @@ import numpy as np
 
 from ..io.persistence import _read
 from .model import key_of, load_model
+from .options import model_command
 from .tableimpute import choices_note
 
-__all__ = ["cmd_info", "model_report"]
+__all__ = ["cmd_info", "model_report", "register"]
 
 #: most values of a draw array (draws x parameters) computed for the report
 MAX_DRAW_CELLS = 4_000_000
@@ -137,6 +138,18 @@ def model_report(model, max_columns=8, top=3, random_state=0):
         lines.append("")
         lines += _block_lines(b, model.classes_, rng, max_columns, top)
     return "\n".join(lines)
+
+
+def register(subparsers):
+    """Add ``bayesnb info`` and its options to ``subparsers``."""
+    inf = model_command(
+        subparsers, "info", cmd_info, "a readable report of a model file",
+        "Print what a model file holds: estimator, target, classes with counts, the evidence, "
+        "the alpha 'auto' chose, and per block its family, columns and posterior means with "
+        "94% intervals (the most probable values of categorical columns).")
+    inf.add_argument("--json", action="store_true", help="print the file's summary as JSON instead")
+    inf.add_argument("--columns-shown", type=int, default=8, metavar="N",
+                     help="columns shown per block (default 8)")
 
 
 def cmd_info(args):

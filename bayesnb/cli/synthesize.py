@@ -13,8 +13,9 @@ from .._utils import shown_list
 from ..synth.synthesizer import Synthesizer
 from .files import UsageError, check_output, read_table, status, write_table
 from .labels import check_drop_option, labelled_rows
+from .options import TABLE, add_command, data_opts, drop_opt, float_opt, output_opt, seed_value
 
-__all__ = ["cmd_synthesize", "parse_latent"]
+__all__ = ["cmd_synthesize", "parse_latent", "register"]
 
 
 def parse_latent(text):
@@ -28,6 +29,31 @@ def parse_latent(text):
     if value < 1:
         raise UsageError(f"--latent must be 'auto', 'none' or a whole number >= 1; received {text!r}")
     return value
+
+
+def register(subparsers):
+    """Add ``bayesnb synthesize`` and its options to ``subparsers``."""
+    sy = add_command(
+        subparsers, "synthesize", cmd_synthesize,
+        help="synthetic rows of a table, the model chosen by evidence",
+        description="bayesnb.Synthesizer from the shell: no saved model; fits DATA with the structure "
+                    "(naive, TAN, k-DB) its evidence chooses and, with --latent auto, a latent-class "
+                    "model kept when its held-out likelihood is higher, then writes N synthetic rows "
+                    "with DATA's columns in their order. Seconds to minutes (the latent-class search).")
+    sy.add_argument("data", help=f"real {TABLE}")
+    sy.add_argument("-n", type=int, required=True, help="number of synthetic rows")
+    output_opt(sy)
+    sy.add_argument("--target", default=None, metavar="COL",
+                    help="class column (every row labelled), sampled in its place; default: none, one class")
+    drop_opt(sy)
+    sy.add_argument("--structure", choices=("auto", "naive", "tan", "kdb"), default="auto", help="default: by evidence")
+    sy.add_argument("--latent", default="auto", metavar="auto|none|K",
+                    help="latent class: auto (kept if better held out), none, K components per class")
+    sy.add_argument("--missing", choices=("model", "drop"), default="model",
+                    help="model: missing cells drawn by missing-indicator nodes (default); drop: none drawn")
+    sy.add_argument("--seed", type=seed_value, default=0, help="random seed of the fit and the draws (default 0)")
+    data_opts(sy)
+    float_opt(sy)
 
 
 def cmd_synthesize(args):

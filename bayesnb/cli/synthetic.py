@@ -8,8 +8,30 @@ from .._utils import shown_list
 from ..synth.quality import synthetic_report
 from .files import UsageError, check_output, read_table, status, write_table
 from .labels import check_drop_option, labelled_rows
+from .options import TABLE, add_command, data_opts, drop_opt, output_opt, seed_value
 
-__all__ = ["cmd_evaluate_synthetic"]
+__all__ = ["cmd_evaluate_synthetic", "register"]
+
+
+def register(subparsers):
+    """Add ``bayesnb evaluate-synthetic`` and its options to ``subparsers``."""
+    ev = add_command(
+        subparsers, "evaluate-synthetic", cmd_evaluate_synthetic,
+        help="compare a synthetic table with the real one",
+        description="The synthetic-data report (bayesnb.synthetic_report): per-column TVD/KS, "
+                    "Cramér's V of every pair of columns, the propensity pMSE and, with --target, "
+                    "TSTR vs TRTR accuracy. Prints a summary (--json: everything as JSON).")
+    ev.add_argument("real", help=f"real {TABLE}")
+    ev.add_argument("synthetic", help=f"synthetic {TABLE}, with the same columns")
+    ev.add_argument("--target", default=None, help="label column: adds TSTR and TRTR accuracy")
+    drop_opt(ev)
+    ev.add_argument("--real-test", default=None, metavar="TEST",
+                    help="real rows to test the classifiers on (default: 30%% of REAL held out)")
+    ev.add_argument("--bins", type=int, default=10, help="quantile bins of numeric columns for Cramér's V")
+    ev.add_argument("--json", action="store_true", help="print the report as JSON")
+    output_opt(ev, help="write the report as a long table (CSV, Parquet or JSON)")
+    ev.add_argument("--seed", type=seed_value, default=0)
+    data_opts(ev)
 
 
 def cmd_evaluate_synthetic(args):

@@ -22,11 +22,13 @@ import time
 from .._utils import shown_list
 from ..impute.table import CONFIGURATIONS, _configuration_names
 from ..impute.imputer import Imputer
-from .files import QUIET, UsageError, atomic_path, check_output, read_table, status, write_table
+from .files import UsageError, atomic_path, check_output, quiet, read_table, status, write_table
 from .labels import check_drop_option, labelled_rows
 from .model import key_of
+from .options import TABLE, add_command, data_opts, drop_opt, float_opt, force_opt, key_opt, output_opt, seed_value
 
-__all__ = ["add_imputer_options", "choices_note", "cmd_fit_imputer", "cmd_impute_table", "parse_configurations"]
+__all__ = ["add_imputer_options", "choices_note", "cmd_fit_imputer", "cmd_impute_table", "parse_configurations",
+           "register"]
 
 
 def parse_configurations(text):
@@ -53,7 +55,7 @@ def add_imputer_options(q, drop_opt, data_opts):
                         "separated by commas; one name: no selection")
     q.add_argument("--search-rows", type=int, default=5000, metavar="N",
                    help="rows the latent-class component search runs on when DATA has more (default 5000)")
-    q.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    q.add_argument("--seed", type=seed_value, default=0, help="random seed (default 0)")
     data_opts(q)
 
 
@@ -92,6 +94,35 @@ def _imputer_and_table(args, columns):
     return imp, df, X, y
 
 
+def register(subparsers):
+    """Add ``bayesnb impute-table`` and ``bayesnb fit-imputer`` and their options to ``subparsers``."""
+    it = add_command(
+        subparsers, "impute-table", cmd_impute_table,
+        help="fill missing cells with the configuration that imputes DATA best",
+        description="bayesnb.Imputer (impute_table) from the shell, the default imputation of a "
+                    "table: per column, the configuration (naive, latent class, TAN, mvn) whose "
+                    "imputations of a random 15% of DATA's observed cells, hidden on purpose, are "
+                    "the most accurate, fitted on DATA. Slower than 'impute' (seconds to minutes: it "
+                    "fits every configuration twice). 'fit-imputer' saves the choice as a model for "
+                    "'impute MODEL DATA'.")
+    it.add_argument("data", help=f"{TABLE} with missing cells")
+    output_opt(it)
+    add_imputer_options(it, drop_opt, data_opts)
+    float_opt(it)
+
+    fi = add_command(
+        subparsers, "fit-imputer", cmd_fit_imputer,
+        help="fit bayesnb.Imputer on a table and save it (for impute)",
+        description="impute-table's choice for every column of DATA, fitted and saved as one "
+                    "model file: Imputer(...).fit(X, y).save(OUTPUT). 'bayesnb impute OUTPUT NEW' "
+                    "then fills DATA or new rows with its columns (--strategy draw -m M: draws).")
+    fi.add_argument("data", help=f"training {TABLE}")
+    fi.add_argument("-o", "--output", required=True, help="imputer file to write (e.g. imputer.bnb)")
+    force_opt(fi)
+    add_imputer_options(fi, drop_opt, data_opts)
+    key_opt(fi, "sign the imputer file, so that it loads only with the same key")
+
+
 def cmd_impute_table(args):
     """``bayesnb impute-table``: the completed table, each column imputed by the configuration chosen for it."""
     check_output(args.output, [args.data], force=args.force)
@@ -119,7 +150,7 @@ def cmd_fit_imputer(args):
         imp.target_name_ = args.target
     with atomic_path(args.output) as tmp:
         imp.save(tmp, key=key, overwrite=True)  # tmp: atomic_path's own new, empty file
-    if not QUIET[0]:  # -q: the model file is the output; no summary
+    if not quiet():  # -q: the model file is the output; no summary
         print(f"fitted Imputer on {X.shape[0]} rows x {X.shape[1]} columns in {time.perf_counter() - t0:.1f} s")
         print(f"  chose {choices_note(imp) or 'nothing (no column had a hidden cell)'}")
         print(f"saved imputer to {args.output}")

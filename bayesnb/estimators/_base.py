@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..io import dask_data as _dask
 from ..inference import nb_posterior as _post
-from .._utils import (ColumnNames, is_frame, missing_mask, one_hot, row_weights, take_rows, warn_all_missing,
+from .._utils import (ColumnNames, DataError, is_frame, missing_mask, one_hot, row_weights, take_rows, warn_all_missing,
                       warn_one_class)
 from ..generative import GenerativeMixin
 from ..generative.values import forget_supports, record_supports
@@ -164,7 +164,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
                     sub = sub.astype(object).where(sub.notna(), np.nan)
                 return sub.to_numpy(dtype=float, na_value=np.nan)
             except (TypeError, ValueError):
-                raise TypeError(f"{self._who}: {_non_numbers(sub, type(family).__name__)}") from None
+                raise DataError(f"{self._who}: {_non_numbers(sub, type(family).__name__)}") from None
         consecutive = len(columns) and np.array_equal(columns, np.arange(columns[0], columns[0] + len(columns)))
         sub = X if all_cols else X[:, columns[0]:columns[0] + len(columns)] if consecutive else X[:, columns]
         if sp.issparse(sub) or family.raw_values:
@@ -174,7 +174,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
             try:  # None / pd.NA become NaN (missing); a new array, never in place
                 return np.asarray(np.where(missing, np.nan, sub) if missing.any() else sub, dtype=float)
             except (TypeError, ValueError) as e:
-                raise TypeError(
+                raise DataError(
                     f"{self._who}: a {type(family).__name__} block expects numbers; received "
                     f"dtype {sub.dtype} ({e})."
                 ) from None
@@ -199,16 +199,16 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         return encoded, states
 
     def _located(self, err, fam, block, state, extend, cols):
-        """``err`` (a family's ValueError on a block) with the rows and columns of ``X`` that raise it."""
+        """``err`` (a family's ValueError on a block) as a DataError naming the rows and columns that raise it."""
         rows, where = _val.locate_bad_cells(lambda b: fam.encode(b, state, extend=extend, who=self._who), block)
         if not rows:
-            return err
+            return DataError(str(err))
         names = getattr(self, "feature_names_in_", None)
         label = [names[c] if names is not None else int(c) for c in np.asarray(cols)]
         column = (f" in column(s) {[label[c] for c in where]}" if where
                   else f" in the block of column(s) {label[:10]}{' ...' if len(label) > 10 else ''}")
         first = " (the first 5)" if len(rows) == 5 else ""
-        return ValueError(f"{err} The odd cell(s) are in the row(s) at position(s) {rows}{first} of X{column}; "
+        return DataError(f"{err} The odd cell(s) are in the row(s) at position(s) {rows}{first} of X{column}; "
                           "the whole call is refused (fix or drop those rows).")
 
     def _reset_fitted(self):

@@ -20,7 +20,7 @@ import warnings
 
 import numpy as np
 
-from .._utils import ZeroProbabilityWarning, as_generator, check_memory, take_rows
+from .._utils import UserError, ZeroProbabilityWarning, as_generator, check_memory, take_rows
 from ..criticism.diagnostics import to_datatree
 from ..families._numeric import dirichlet_draws
 from ..generative._checks import check_not_private
@@ -34,7 +34,7 @@ from ..inference.nuts import mcmc_draws, run_nuts, sample_stats_from_extra
 __all__ = ["NotLinearError", "PosteriorMixin"]
 
 
-class NotLinearError(AttributeError, ValueError):
+class NotLinearError(UserError, AttributeError, ValueError):
     """The model is not a linear classifier (multiclass, or a Gaussian block)."""
 
 

@@ -30,5 +30,9 @@ from .lognormal import LogNormal
 from .multinomial import Multinomial
 from .poisson import Poisson
 
-__all__ = ["Bernoulli", "Categorical", "Complement", "Family", "Gaussian", "Histogram", "Hurdle", "LogNormal",
-           "Multinomial", "Poisson"]
+__all__ = ["BY_NAME", "Bernoulli", "Categorical", "Complement", "Family", "Gaussian", "Histogram", "Hurdle",
+           "LogNormal", "Multinomial", "Poisson"]
+
+#: the registry of families by name (each family's ``name``), e.g. ``bayesnb fit --family gaussian``
+BY_NAME = {family.name: family for family in (Categorical, Gaussian, Multinomial, Complement, Bernoulli, Poisson,
+                                              LogNormal, Histogram, Hurdle)}

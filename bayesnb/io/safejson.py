@@ -25,6 +25,8 @@ import json
 
 import numpy as np
 
+from .._utils import UserError
+
 __all__ = ["BYTES_PER_VALUE", "MAX_JSON_DEPTH", "MAX_JSON_VALUES", "ModelFileError", "measure_json", "parse_json"]
 
 #: Deepest JSON nesting a model file's metadata may have (bayesnb writes about 15).
@@ -39,7 +41,7 @@ _QUOTE, _BACKSLASH = ord('"'), ord("\\")
 _OPEN, _CLOSE, _SEPARATORS = (ord("["), ord("{")), (ord("]"), ord("}")), (ord(","), ord(":"))
 
 
-class ModelFileError(ValueError):
+class ModelFileError(UserError, ValueError):
     """A model file is missing, truncated, corrupted, tampered with or incompatible."""
 
 
