@@ -37,7 +37,7 @@ import numpy as np
 from .._utils import all_missing_columns
 from ._default_hooks import NodeDefaults, PartitionDefaults, SupportDefaults
 from ._hyperparams import HyperParams
-from ._numeric import float32_args
+from .capabilities import missing_capability
 
 __all__ = ["Family"]
 
@@ -88,6 +88,17 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
     #: count of a row's vector: the columns an outlier score's range tails cost
     #: (:mod:`bayesnb.generative.range_tails`)
     ordered_support = False
+
+    def __getattr__(self, name):
+        """Called only for a name the family lacks: a capability's hook raises a clear error.
+
+        A hook of a capability the family does not register (:mod:`bayesnb.families.capabilities`)
+        raises :class:`~bayesnb.families.capabilities.MissingCapability` naming the family, the
+        capability and the hook; any other name, a plain ``AttributeError``.
+        """
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise missing_capability(self, name)
 
     # ------------------------------------------------------------------ conjugate core
     @abstractmethod
@@ -425,7 +436,7 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
         V = values.toarray() if sp.issparse(values) else np.asarray(values, dtype=float)
         return [V[:, j] for j in range(V.shape[1])]
 
-    # --------------------------------------------------------- draws and NumPyro hooks
+    # --------------------------------------------------------------------- draws
     @property
     @abstractmethod
     def param_names(self) -> tuple:
@@ -446,61 +457,9 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
     def posterior_from_params(self, params: dict):
         """A params NamedTuple whose plug-in is the given parameter values."""
 
-    def numpyro_static(self, prior):
-        """Hashable static structure of the block for the NumPyro model (shapes, groups).
-
-        The default, ``()``, says the shapes of the prior's arrays are all the structure
-        the model needs; a family whose parameters are ragged (per-column value sets)
-        returns what the compiled model must know about them.
-        """
-        return ()
-
-    def numpyro_prior_args(self, prior) -> dict:
-        """The prior's arrays, as passed to the compiled model.
-
-        The default passes every field of the prior NamedTuple that is set, as float32
-        arrays named by field; a family whose prior is ragged or holds more than the model
-        reads overrides it.
-        """
-        return float32_args(prior, [k for k, v in zip(prior._fields, prior) if v is not None])
-
-    @abstractmethod
-    def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
-        """Sample the block's parameter sites inside the NumPyro model; returns the parameters."""
-
-    @abstractmethod
-    def params_from_sites(self, label, static, samples: dict) -> dict:
-        """Parameter arrays (``param_names``) from NumPyro site samples."""
-
     @abstractmethod
     def point_params(self, post) -> dict:
         """Parameter arrays at the posterior plug-in."""
-
-    @abstractmethod
-    def sites_from_params(self, label, static, params: dict, prior_args=None) -> dict:
-        """NumPyro site values (constrained) for the given parameter arrays.
-
-        The latent sample sites (what NUTS starts from, or what ``substitute`` needs) and
-        the deterministic sites :meth:`params_from_sites` reads. ``prior_args`` (from
-        :meth:`numpyro_prior_args`) is needed by a family whose sample sites are a
-        prior-dependent reparametrisation (the Gaussian's standardised scale).
-        """
-
-    @abstractmethod
-    def numpyro_stats_args(self, stats) -> dict:
-        """Sufficient statistics as arrays for the sufficient-statistics likelihood."""
-
-    @abstractmethod
-    def numpyro_suffstat_loglik(self, params, stats_args):
-        """The block's log-likelihood from sufficient statistics (JAX)."""
-
-    @abstractmethod
-    def numpyro_row_args(self, block, static) -> dict:
-        """Encoded rows as arrays for the per-row likelihood."""
-
-    @abstractmethod
-    def numpyro_row_loglik(self, params, row_args):
-        """Per-row, per-class log-likelihood ``(n, K)`` of the block (JAX)."""
 
     # ------------------------------------------------------------ linear form and display
     def linear_terms(self, theta, state):

@@ -15,8 +15,7 @@ class PartitionDefaults:
     """Hooks for statistics made elsewhere than in one pass over the rows in memory.
 
     :meth:`merge_states` for a fit over partitions (Dask), :meth:`dp_stats` for a
-    differentially private release (``privacy=``), :meth:`numpyro_sampler_args` for a
-    sampler tuned by the fitted posterior.
+    differentially private release (``privacy=``).
     """
 
     def merge_states(self, a, b):
@@ -38,12 +37,6 @@ class PartitionDefaults:
                 f"{type(self).__name__} learns its encoding from the data ({type(a).__name__}), and two batches "
                 "gave different ones that it cannot combine: fit it on the whole data at once.")
         return a
-
-    def numpyro_sampler_args(self, prior, posterior) -> dict:
-        """Arrays that tune the NumPyro sampler without changing the model (merged into
-        :meth:`numpyro_prior_args`' dict): ``posterior`` is the fitted block posterior, or None.
-        The default adds none; Categorical scales its Gamma sum by the posterior's counts."""
-        return {}
 
     def dp_stats(self, block, resp, state, budget, bounds, names, who="NaiveBayes"):
         """The block's statistics released under differential privacy (docs/privacy.md).

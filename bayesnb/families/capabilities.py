@@ -1,0 +1,191 @@
+"""Capabilities beside the :class:`~bayesnb.families.Family` contract.
+
+The ``Family`` ABC holds the conjugate core and generation: what every family writes to be fitted,
+to predict and to generate rows. Everything else a family *may* support is a capability here: an
+abstract class holding its hooks (abstract where the family must write them, with defaults where
+one serves). A family registers a capability by listing it among its bases, so Python refuses to
+instantiate it while one of that capability's abstract hooks is missing::
+
+    class Gaussian(Family, NumPyroSites, PosteriorDraws, ...):
+
+A family that does not list a capability is still a family: it is fitted, predicts and samples,
+and the first use that needs the capability raises :class:`MissingCapability` naming the family,
+the capability and the hook (``Family.__getattr__`` asks :func:`capability_of`). ``supports(family,
+NumPyroSites)`` says beforehand. A subclass of a bayesnb family inherits its registrations.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+from ._numeric import float32_args
+
+__all__ = ["CAPABILITIES", "Capability", "MissingCapability", "NumPyroSites", "capability_of", "supports"]
+
+
+class MissingCapability(NotImplementedError, AttributeError):
+    """A family was asked for a hook of a capability it does not register.
+
+    A ``NotImplementedError`` (the family cannot do this) and an ``AttributeError`` (the family has
+    no such attribute: ``hasattr`` and ``getattr(family, hook, default)`` keep their meaning).
+    """
+
+
+class Capability(ABC):
+    """Base of the capabilities: a family registers one by listing it among its bases.
+
+    Subclasses set ``_title`` (what the capability gives) and ``_uses`` (what needs it), for
+    :class:`MissingCapability`'s message.
+    """
+
+    #: what the capability gives, e.g. "NumPyro sites"
+    _title = "capability"
+    #: the package's uses that need it, e.g. "run_mcmc"
+    _uses = ""
+
+
+def hooks(capability: type) -> tuple:
+    """The public names a capability declares (its hooks and class attributes), sorted.
+
+    Parameters
+    ----------
+    capability : type
+        A subclass of :class:`Capability`.
+
+    Returns
+    -------
+    tuple of str
+    """
+    return tuple(sorted(n for n in vars(capability) if not n.startswith("_")))
+
+
+def capability_of(name: str):
+    """The capability that declares the hook ``name``, or None.
+
+    Parameters
+    ----------
+    name : str
+        An attribute name looked up on a family.
+
+    Returns
+    -------
+    type or None
+        One of :data:`CAPABILITIES`.
+    """
+    for capability in CAPABILITIES:
+        if name in hooks(capability):
+            return capability
+    return None
+
+
+def supports(family, capability: type) -> bool:
+    """Whether ``family`` registers ``capability`` (lists it among its bases, or inherits it).
+
+    Parameters
+    ----------
+    family : Family
+    capability : type
+        One of :data:`CAPABILITIES`.
+
+    Returns
+    -------
+    bool
+    """
+    return isinstance(family, capability)
+
+
+def missing_capability(family, name: str) -> AttributeError:
+    """The error for hook ``name`` looked up on ``family``, which lacks it.
+
+    Parameters
+    ----------
+    family : Family
+    name : str
+
+    Returns
+    -------
+    MissingCapability or AttributeError
+        :class:`MissingCapability` naming the family, the capability and the hook when a capability
+        declares ``name``; a plain ``AttributeError`` otherwise.
+    """
+    capability = capability_of(name)
+    who = type(family).__name__
+    if capability is None:
+        return AttributeError(f"{who!r} object has no attribute {name!r}")
+    return MissingCapability(
+        f"the {who} family has no {capability._title} (the capability {capability.__name__}, hook {name!r}), "
+        f"which {capability._uses} needs: list bayesnb.families.capabilities.{capability.__name__} among the "
+        f"family's bases and write its hooks (docs/families/custom.md).")
+
+
+class NumPyroSites(Capability):
+    """The family's piece of the one NumPyro model (``run_mcmc``, :mod:`bayesnb.inference.numpyro_model`).
+
+    The parameter sites of a block (:meth:`numpyro_sample`), its likelihood from sufficient statistics
+    or from rows (JAX), and the maps between the sites and the family's parameter arrays.
+    """
+
+    _title = "NumPyro model"
+    _uses = "run_mcmc (and the NumPyro model)"
+
+    def numpyro_static(self, prior):
+        """Hashable static structure of the block for the NumPyro model (shapes, groups).
+
+        The default, ``()``, says the shapes of the prior's arrays are all the structure
+        the model needs; a family whose parameters are ragged (per-column value sets)
+        returns what the compiled model must know about them.
+        """
+        return ()
+
+    def numpyro_prior_args(self, prior) -> dict:
+        """The prior's arrays, as passed to the compiled model.
+
+        The default passes every field of the prior NamedTuple that is set, as float32
+        arrays named by field; a family whose prior is ragged or holds more than the model
+        reads overrides it.
+        """
+        return float32_args(prior, [k for k, v in zip(prior._fields, prior) if v is not None])
+
+    def numpyro_sampler_args(self, prior, posterior) -> dict:
+        """Arrays that tune the NumPyro sampler without changing the model (merged into
+        :meth:`numpyro_prior_args`' dict): ``posterior`` is the fitted block posterior, or None.
+        The default adds none; Categorical scales its Gamma sum by the posterior's counts."""
+        return {}
+
+    @abstractmethod
+    def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
+        """Sample the block's parameter sites inside the NumPyro model; returns the parameters."""
+
+    @abstractmethod
+    def params_from_sites(self, label, static, samples: dict) -> dict:
+        """Parameter arrays (``param_names``) from NumPyro site samples."""
+
+    @abstractmethod
+    def sites_from_params(self, label, static, params: dict, prior_args=None) -> dict:
+        """NumPyro site values (constrained) for the given parameter arrays.
+
+        The latent sample sites (what NUTS starts from, or what ``substitute`` needs) and
+        the deterministic sites :meth:`params_from_sites` reads. ``prior_args`` (from
+        :meth:`numpyro_prior_args`) is needed by a family whose sample sites are a
+        prior-dependent reparametrisation (the Gaussian's standardised scale).
+        """
+
+    @abstractmethod
+    def numpyro_stats_args(self, stats) -> dict:
+        """Sufficient statistics as arrays for the sufficient-statistics likelihood."""
+
+    @abstractmethod
+    def numpyro_suffstat_loglik(self, params, stats_args):
+        """The block's log-likelihood from sufficient statistics (JAX)."""
+
+    @abstractmethod
+    def numpyro_row_args(self, block, static) -> dict:
+        """Encoded rows as arrays for the per-row likelihood."""
+
+    @abstractmethod
+    def numpyro_row_loglik(self, params, row_args):
+        """Per-row, per-class log-likelihood ``(n, K)`` of the block (JAX)."""
+
+
+#: every capability, in the order of their documentation
+CAPABILITIES = (NumPyroSites,)
