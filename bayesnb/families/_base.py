@@ -436,31 +436,6 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
         V = values.toarray() if sp.issparse(values) else np.asarray(values, dtype=float)
         return [V[:, j] for j in range(V.shape[1])]
 
-    # --------------------------------------------------------------------- draws
-    @property
-    @abstractmethod
-    def param_names(self) -> tuple:
-        """Names of the parameter variables in draws and ArviZ output (``sample_params`` keys).
-
-        A family sets it as a class attribute, e.g. ``param_names = ("theta",)``.
-        """
-
-    @abstractmethod
-    def sample_params(self, post, n_draws, rng) -> dict:
-        """``n_draws`` exact posterior draws of every parameter, ``{name: (n_draws, K, ...)}``."""
-
-    @abstractmethod
-    def posterior_moments(self, post) -> dict:
-        """``{name: (mean, sd)}`` of every parameter under the posterior."""
-
-    @abstractmethod
-    def posterior_from_params(self, params: dict):
-        """A params NamedTuple whose plug-in is the given parameter values."""
-
-    @abstractmethod
-    def point_params(self, post) -> dict:
-        """Parameter arrays at the posterior plug-in."""
-
     # ------------------------------------------------------------ linear form and display
     def linear_terms(self, theta, state):
         """``(w, b)`` with ``log p(x | y=k) = x @ w[k] + b[k]`` per class, or None (not linear)."""

@@ -20,7 +20,8 @@ from abc import ABC, abstractmethod
 
 from ._numeric import float32_args
 
-__all__ = ["CAPABILITIES", "Capability", "MissingCapability", "NumPyroSites", "capability_of", "supports"]
+__all__ = ["CAPABILITIES", "Capability", "MissingCapability", "NumPyroSites", "PosteriorDraws", "capability_of",
+           "supports"]
 
 
 class MissingCapability(NotImplementedError, AttributeError):
@@ -187,5 +188,40 @@ class NumPyroSites(Capability):
         """Per-row, per-class log-likelihood ``(n, K)`` of the block (JAX)."""
 
 
+class PosteriorDraws(Capability):
+    """Named parameters of the block's posterior: exact draws, moments and plug-in values.
+
+    ``sample_posterior``, ``run_mcmc`` (its draws and its comparison with the exact posterior), ArviZ
+    output, a latent-class fit read back from draws and the posterior tables of ``bayesnb posterior``.
+    """
+
+    _title = "named posterior parameters"
+    _uses = "sample_posterior, run_mcmc, ArviZ output, fit_latent_class or the posterior tables"
+
+    @property
+    @abstractmethod
+    def param_names(self) -> tuple:
+        """Names of the parameter variables in draws and ArviZ output (``sample_params`` keys).
+
+        A family sets it as a class attribute, e.g. ``param_names = ("theta",)``.
+        """
+
+    @abstractmethod
+    def sample_params(self, post, n_draws, rng) -> dict:
+        """``n_draws`` exact posterior draws of every parameter, ``{name: (n_draws, K, ...)}``."""
+
+    @abstractmethod
+    def posterior_moments(self, post) -> dict:
+        """``{name: (mean, sd)}`` of every parameter under the posterior."""
+
+    @abstractmethod
+    def posterior_from_params(self, params: dict):
+        """A params NamedTuple whose plug-in is the given parameter values."""
+
+    @abstractmethod
+    def point_params(self, post) -> dict:
+        """Parameter arrays at the posterior plug-in."""
+
+
 #: every capability, in the order of their documentation
-CAPABILITIES = (NumPyroSites,)
+CAPABILITIES = (NumPyroSites, PosteriorDraws)
