@@ -461,20 +461,3 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
         and imputed DataFrames give the column that categorical dtype back.
         """
         return None
-
-    @abstractmethod
-    def plot_panels(self, block, top=10) -> list:
-        """Panels of :func:`bayesnb.plot.class_conditionals` for a block posterior.
-
-        Parameters
-        ----------
-        block : BlockPosterior
-        top : int
-            Columns shown for a block whose columns share one distribution.
-
-        Returns
-        -------
-        list of (title, kind, payload)
-            ``kind="bars"``: payload ``(labels, p)`` with ``p`` of shape (K, len(labels));
-            ``kind="density"``: payload ``(mu, sd)``, each of shape (K,).
-        """

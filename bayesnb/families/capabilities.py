@@ -20,7 +20,7 @@ from abc import ABC, abstractmethod
 
 from ._numeric import float32_args
 
-__all__ = ["CAPABILITIES", "Capability", "MissingCapability", "NumPyroSites", "PosteriorDraws", "capability_of",
+__all__ = ["CAPABILITIES", "Capability", "MissingCapability", "NumPyroSites", "PlotPanels", "PosteriorDraws", "capability_of",
            "supports"]
 
 
@@ -223,5 +223,29 @@ class PosteriorDraws(Capability):
         """Parameter arrays at the posterior plug-in."""
 
 
+class PlotPanels(Capability):
+    """The block's panels in :func:`bayesnb.plot.class_conditionals`."""
+
+    _title = "plot panels"
+    _uses = "bayesnb.plot.class_conditionals"
+
+    @abstractmethod
+    def plot_panels(self, block, top=10) -> list:
+        """Panels of :func:`bayesnb.plot.class_conditionals` for a block posterior.
+
+        Parameters
+        ----------
+        block : BlockPosterior
+        top : int
+            Columns shown for a block whose columns share one distribution.
+
+        Returns
+        -------
+        list of (title, kind, payload)
+            ``kind="bars"``: payload ``(labels, p)`` with ``p`` of shape (K, len(labels));
+            ``kind="density"``: payload ``(mu, sd)``, each of shape (K,).
+        """
+
+
 #: every capability, in the order of their documentation
-CAPABILITIES = (NumPyroSites, PosteriorDraws)
+CAPABILITIES = (NumPyroSites, PosteriorDraws, PlotPanels)
