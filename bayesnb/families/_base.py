@@ -61,9 +61,6 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
     #: whether the block's columns share one probability vector (a row's cells are not
     #: independent given the class, so they are not held out or imputed one by one)
     joint_columns = False
-    #: statistics a private fit releases per column (or per block, with ``joint_columns``), each a
-    #: query of L1 sensitivity 2 (a row's count): the block's weight in the split of the budget
-    dp_statistics = 1
     #: the fill that ``impute(strategy="auto")`` uses: the best point estimate of a cell
     #: for its loss -- "mode" (0-1 loss: categories, binary values) or "mean" (squared
     #: loss: the posterior-predictive mean of a numeric value)

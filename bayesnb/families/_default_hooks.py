@@ -14,8 +14,8 @@ __all__ = ["NodeDefaults", "PartitionDefaults", "SupportDefaults"]
 class PartitionDefaults:
     """Hooks for statistics made elsewhere than in one pass over the rows in memory.
 
-    :meth:`merge_states` for a fit over partitions (Dask), :meth:`dp_stats` for a
-    differentially private release (``privacy=``).
+    :meth:`merge_states` for a fit over partitions (Dask); a differentially private release is
+    the capability :class:`~bayesnb.families.capabilities.PrivateRelease`.
     """
 
     def merge_states(self, a, b):
@@ -37,19 +37,6 @@ class PartitionDefaults:
                 f"{type(self).__name__} learns its encoding from the data ({type(a).__name__}), and two batches "
                 "gave different ones that it cannot combine: fit it on the whole data at once.")
         return a
-
-    def dp_stats(self, block, resp, state, budget, bounds, names, who="NaiveBayes"):
-        """The block's statistics released under differential privacy (docs/privacy.md).
-
-        :meth:`stats` of rows of weight <= 1, on values clipped to ``bounds`` (per column ``(lo, hi)``
-        or None) where needed, plus noise that ``budget`` (:class:`bayesnb.privacy.Budget`) calibrates
-        to their sensitivity when one row is replaced, post-processed into valid statistics; ``names``
-        (the columns) for messages. A block with ``joint_columns`` (Multinomial) receives
-        ``bounds`` as ``(column bounds, row_length)``. The default raises NotImplementedError:
-        no private release.
-        """
-        raise NotImplementedError(f"{who}: the {type(self).__name__} family has no differentially private "
-                                  "release yet (docs/privacy.md lists the families privacy= supports).")
 
 
 def same_state(a, b) -> bool:

@@ -20,8 +20,8 @@ from abc import ABC, abstractmethod
 
 from ._numeric import float32_args
 
-__all__ = ["CAPABILITIES", "Capability", "MissingCapability", "NumPyroSites", "PlotPanels", "PosteriorDraws", "capability_of",
-           "supports"]
+__all__ = ["CAPABILITIES", "Capability", "MissingCapability", "NumPyroSites", "PlotPanels", "PosteriorDraws",
+           "PrivateRelease", "capability_of", "supports"]
 
 
 class MissingCapability(NotImplementedError, AttributeError):
@@ -247,5 +247,29 @@ class PlotPanels(Capability):
         """
 
 
+class PrivateRelease(Capability):
+    """The block's statistics released under differential privacy (``privacy=DP(...)``, docs/privacy.md)."""
+
+    _title = "differentially private release"
+    _uses = "a private fit (privacy=DP(...); docs/privacy.md lists the families it supports)"
+
+    #: statistics a private fit releases per column (or per block, with ``joint_columns``), each a
+    #: query of L1 sensitivity 2 (a row's count): the block's weight in the split of the budget
+    dp_statistics = 1
+
+    @abstractmethod
+    def dp_stats(self, block, resp, state, budget, bounds, names, who="NaiveBayes"):
+        """The block's statistics released under differential privacy (docs/privacy.md).
+
+        :meth:`~bayesnb.families.Family.stats` of rows of weight <= 1, on values clipped to ``bounds``
+        (per column ``(lo, hi)`` or None) where needed, plus noise that ``budget``
+        (:class:`bayesnb.privacy.Budget`) calibrates to their sensitivity when one row is replaced,
+        post-processed into valid statistics; ``names`` (the columns) for messages. A block with
+        ``joint_columns`` (Multinomial) receives ``bounds`` as ``(column bounds, row_length)``. A family
+        whose statistics cannot be released (Histogram: data-derived bins) raises NotImplementedError
+        saying why.
+        """
+
+
 #: every capability, in the order of their documentation
-CAPABILITIES = (NumPyroSites, PosteriorDraws, PlotPanels)
+CAPABILITIES = (NumPyroSites, PosteriorDraws, PlotPanels, PrivateRelease)
