@@ -228,9 +228,12 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
     def log_evidence(self, prior, post):
         """Log marginal likelihood of the block's data per class, shape (K,)."""
 
-    @abstractmethod
     def is_proper(self, prior):
-        """Whether the prior is proper (the evidence is then defined)."""
+        """Whether the prior is proper (the evidence is then defined); the default says it is.
+
+        A family whose prior can be improper (a pseudo-count of 0) says when.
+        """
+        return True
 
     def all_missing(self, block):
         """Bool (d,): the columns of an encoded block whose every cell is missing.
@@ -366,9 +369,14 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
             Encoded values (codes for raw-value families; see :meth:`gen_decode`).
         """
 
-    @abstractmethod
     def gen_missing(self, block):
-        """Bool (n, d): the missing cells of an encoded block (dense or sparse)."""
+        """Bool (n, d): the missing cells of an encoded block (dense or sparse).
+
+        The default reads a block stored as ``(X, missing, ...)``, as :meth:`all_missing` does.
+        """
+        if block.missing is None:
+            return np.zeros(block.X.shape, dtype=bool)
+        return block.missing.astype(bool)
 
     @abstractmethod
     def gen_fill(self, point, block, resp, strategy, z=None, rng=None, rate=None):
@@ -392,27 +400,6 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
         ndarray of shape (n, d)
             Encoded values, missing cells filled.
         """
-
-    @abstractmethod
-    def gen_cell_log_lik(self, prior, point, block, weights, predictive="mean"):
-        """Per-cell log-likelihood contributions of an encoded block, ``(n, d)``.
-
-        Parameters
-        ----------
-        prior, point : params NamedTuple
-        block : encoded block
-        weights : ndarray of shape (n, K)
-            Class responsibilities the contributions are averaged over.
-        predictive : {"mean", "marginal"}
-
-        Returns
-        -------
-        ndarray of shape (n, d)
-        """
-
-    @abstractmethod
-    def gen_log_penalty(self, prior, point) -> float:
-        """Log prior density term of ``point`` (the EM objective's penalty)."""
 
     def gen_rate(self, stats, class_count, rng=None):
         """Length model of the block: per-class rate (K,), or None for families without one."""

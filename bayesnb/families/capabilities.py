@@ -20,8 +20,8 @@ from abc import ABC, abstractmethod
 
 from ._numeric import float32_args
 
-__all__ = ["CAPABILITIES", "Capability", "MissingCapability", "NumPyroSites", "PlotPanels", "PosteriorDraws",
-           "PrivateRelease", "capability_of", "supports"]
+__all__ = ["CAPABILITIES", "Capability", "CellScores", "EMObjective", "MissingCapability", "NumPyroSites", "PlotPanels",
+           "PosteriorDraws", "PrivateRelease", "capability_of", "supports"]
 
 
 class MissingCapability(NotImplementedError, AttributeError):
@@ -271,5 +271,41 @@ class PrivateRelease(Capability):
         """
 
 
-#: every capability, in the order of their documentation
-CAPABILITIES = (NumPyroSites, PosteriorDraws, PlotPanels, PrivateRelease)
+class CellScores(Capability):
+    """Per-cell log-likelihood contributions: ``feature_log_contributions``, outlier explanations, MNAR imputation."""
+
+    _title = "per-cell log-likelihood"
+    _uses = "feature_log_contributions (outlier explanations, bayesnb explain) or an MNAR imputation"
+
+    @abstractmethod
+    def gen_cell_log_lik(self, prior, point, block, weights, predictive="mean"):
+        """Per-cell log-likelihood contributions of an encoded block, ``(n, d)``.
+
+        Parameters
+        ----------
+        prior, point : params NamedTuple
+        block : encoded block
+        weights : ndarray of shape (n, K)
+            Class responsibilities the contributions are averaged over.
+        predictive : {"mean", "marginal"}
+
+        Returns
+        -------
+        ndarray of shape (n, d)
+        """
+
+
+class EMObjective(Capability):
+    """The log prior term of a parameter point: the penalty of the MAP objective that EM climbs."""
+
+    _title = "EM objective"
+    _uses = "fit_semi_supervised, fit_latent_class or a structure's EM"
+
+    @abstractmethod
+    def gen_log_penalty(self, prior, point) -> float:
+        """Log prior density term of ``point`` (the EM objective's penalty)."""
+
+
+#: every capability, in the order of their documentation (a family that supports them all lists
+#: ``*CAPABILITIES`` among its bases, as every bayesnb family does)
+CAPABILITIES = (NumPyroSites, PosteriorDraws, PlotPanels, PrivateRelease, CellScores, EMObjective)

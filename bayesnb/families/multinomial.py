@@ -33,7 +33,7 @@ from scipy.special import gammaln
 
 from . import _private
 from ._base import Family
-from .capabilities import NumPyroSites, PlotPanels, PosteriorDraws, PrivateRelease
+from .capabilities import CAPABILITIES
 from ._dirichlet_rows import (
     _evidence_scalar_alpha,
     _theta,
@@ -98,7 +98,7 @@ class MultinomialBlock(NamedTuple):
     raw: object = None
 
 
-class Multinomial(ThetaSite, Family, NumPyroSites, PosteriorDraws, PlotPanels, PrivateRelease):
+class Multinomial(ThetaSite, Family, *CAPABILITIES):  # registers every capability
     """Count block (e.g. word counts) with a symmetric Dirichlet prior per class.
 
     Parameters
