@@ -11,12 +11,15 @@ estimator). Everything it learns lives in NamedTuples that its methods pass arou
     log_likelihood : posterior, encoded block, predictive -> (n, K) log p(x | y=k)
     log_evidence   : prior, posterior -> (K,) log p(block | y) per class
 
-then parameter draws, value draws and imputation (``gen_*``), the NumPyro pieces
-(``numpyro_*``), the linear form, display and persistence. :class:`Family` declares each
-of them; the abstract ones must be written by a family, the others have defaults (some
-inherited from the mixins of :mod:`._default_hooks`). The package calls nothing else on a
-family and never asks which family it holds, so a subclass (of ``Family`` or of a bayesnb
-family) works everywhere (docs/families/custom.md).
+then a parameter point (the posterior mean or one exact draw), value draws and imputation
+(``gen_*``). The nine abstract methods (and ``log_likelihood``) are what a family must write
+to be fitted, predict, sample and impute; the other hooks have defaults (some inherited from
+the mixins of :mod:`._default_hooks`). The NumPyro model, named posterior draws, plot panels,
+a private release, per-cell scores and the EM objective are capabilities beside the contract
+(:mod:`.capabilities`), which a family registers by listing them among its bases. The package
+calls nothing else on a family and never asks which family it holds, so a subclass (of
+``Family`` or of a bayesnb family) works everywhere its capabilities allow
+(docs/families/custom.md).
 
 Missing cells are part of the contract: ``stats`` leaves them out, ``log_likelihood``
 marginalises them (for Naive Bayes that drops the factor).
@@ -46,7 +49,9 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
     """Base class of feature families (Categorical, Bernoulli, Multinomial, Gaussian, LogNormal, Poisson).
 
     Subclasses list their hyperparameters in ``_param_names``, set the class attributes
-    below and implement every abstract method. Encoded blocks, statistics and parameters
+    below and implement every abstract method (and :meth:`log_likelihood` or
+    :meth:`log_likelihood_parts`); capabilities (:mod:`bayesnb.families.capabilities`) are
+    registered by listing them among the bases. Encoded blocks, statistics and parameters
     are the family's own NamedTuples; the package only passes them back to the family.
     """
 

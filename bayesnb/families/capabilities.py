@@ -127,7 +127,7 @@ class NumPyroSites(Capability):
     """
 
     _title = "NumPyro model"
-    _uses = "run_mcmc (and the NumPyro model)"
+    _uses = "run_mcmc"
 
     def numpyro_static(self, prior):
         """Hashable static structure of the block for the NumPyro model (shapes, groups).

@@ -3,6 +3,12 @@ listing it among its bases; a hook of one it lacks raises an error naming the fa
 
 from __future__ import annotations
 
+import contextlib
+import io
+import re
+from pathlib import Path
+
+import numpy as np
 import pytest
 
 import bayesnb.families as F
@@ -54,3 +60,54 @@ def test_registering_a_capability_requires_its_abstract_hooks(capability):
     cls = type("HalfRegistered", (F.Family, capability), body)
     with pytest.raises(TypeError, match="abstract"):
         cls()
+
+
+# ------------------------------------------------------------------ the contract's size and its worked example
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def docs_family():
+    """``(namespace, class)`` of the from-scratch family of docs/families/custom.md, its first block run."""
+    text = (ROOT / "docs" / "families" / "custom.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```python\n(.*?)^```", text, flags=re.DOTALL | re.MULTILINE)
+    [code] = [b for b in blocks if "(Family):" in b]
+    namespace = {}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(code, "docs/families/custom.md", "exec"), namespace)  # noqa: S102 - this repository's docs
+    [cls] = [v for v in namespace.values() if isinstance(v, type) and v.__bases__ == (F.Family,)]
+    return namespace, cls
+
+
+def test_the_contract_is_small():
+    """Issue 29: at most 15 abstract methods; the rest is defaults or capabilities."""
+    assert len(F.Family.__abstractmethods__) <= 15
+    assert {"encode", "stats", "make_prior", "update", "log_evidence", "gen_point", "gen_sample"} <= set(
+        F.Family.__abstractmethods__)
+    for capability in C.CAPABILITIES:
+        assert not set(C.hooks(capability)) & set(vars(F.Family)), capability
+
+
+def test_the_docs_family_writes_at_most_ten_methods_and_fits_predicts_samples_imputes():
+    ns, cls = docs_family()
+    methods = [n for n, v in vars(cls).items() if callable(v) and n != "__init__"]
+    assert len(methods) <= 10, methods
+    assert not any(C.supports(cls(), c) for c in C.CAPABILITIES)
+    model, X, y = ns["model"], ns["X"], ns["y"]
+    assert model.score(X, y) > 0.7
+    p = model.predict_proba(X)
+    assert np.allclose(p.sum(1), 1) and np.isfinite(model.score_samples(X)).all()
+    Xs, ys = model.sample(400, random_state=1)
+    assert Xs.shape == (400, 2) and (Xs[:, 0] >= 0).all()
+    filled = model.impute(X, random_state=0)
+    assert not np.isnan(filled).any() and np.array_equal(filled[~np.isnan(X)], X[~np.isnan(X)])
+
+
+def test_the_docs_family_is_told_which_capability_a_use_needs():
+    ns, cls = docs_family()
+    model, X, y = ns["model"], ns["X"], ns["y"]
+    uses = {"NumPyroSites": lambda: model.run_mcmc(X, y, num_warmup=5, num_samples=5),
+            "PosteriorDraws": lambda: model.sample_posterior(10, random_state=0),
+            "CellScores": lambda: model.feature_log_contributions(X)}
+    for capability, use in uses.items():
+        with pytest.raises(C.MissingCapability, match=rf"the {cls.__name__} family has no .*{capability}"):
+            use()
