@@ -425,15 +425,7 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
         V = values.toarray() if sp.issparse(values) else np.asarray(values, dtype=float)
         return [V[:, j] for j in range(V.shape[1])]
 
-    # ------------------------------------------------------------ linear form and display
-    def linear_terms(self, theta, state):
-        """``(w, b)`` with ``log p(x | y=k) = x @ w[k] + b[k]`` per class, or None (not linear)."""
-        return None
-
-    def linear_names(self, names, state):
-        """Names of the columns of :meth:`linear_terms`' ``w``, or None (not linear)."""
-        return None
-
+    # ------------------------------------------------------------------------ display
     def value_labels(self, state):
         """The values of each column (a list per column) for a discrete-valued family, else None.
 

@@ -20,8 +20,8 @@ from abc import ABC, abstractmethod
 
 from ._numeric import float32_args
 
-__all__ = ["CAPABILITIES", "Capability", "CellScores", "EMObjective", "MissingCapability", "NumPyroSites", "PlotPanels",
-           "PosteriorDraws", "PrivateRelease", "capability_of", "supports"]
+__all__ = ["CAPABILITIES", "Capability", "CellScores", "EMObjective", "LinearForm", "MissingCapability", "NumPyroSites",
+           "PlotPanels", "PosteriorDraws", "PrivateRelease", "capability_of", "supports"]
 
 
 class MissingCapability(NotImplementedError, AttributeError):
@@ -306,6 +306,24 @@ class EMObjective(Capability):
         """Log prior density term of ``point`` (the EM objective's penalty)."""
 
 
+class LinearForm(Capability):
+    """A log-likelihood linear in the features: ``coef_``, ``intercept_`` and ``coef_names_`` of a binary model.
+
+    The defaults say "not linear" (None), as for a Gaussian block, whose log-odds are quadratic.
+    """
+
+    _title = "linear form"
+    _uses = "coef_, intercept_ or coef_names_"
+
+    def linear_terms(self, theta, state):
+        """``(w, b)`` with ``log p(x | y=k) = x @ w[k] + b[k]`` per class, or None (not linear)."""
+        return None
+
+    def linear_names(self, names, state):
+        """Names of the columns of :meth:`linear_terms`' ``w``, or None (not linear)."""
+        return None
+
+
 #: every capability, in the order of their documentation (a family that supports them all lists
 #: ``*CAPABILITIES`` among its bases, as every bayesnb family does)
-CAPABILITIES = (NumPyroSites, PosteriorDraws, PlotPanels, PrivateRelease, CellScores, EMObjective)
+CAPABILITIES = (NumPyroSites, PosteriorDraws, PlotPanels, PrivateRelease, CellScores, EMObjective, LinearForm)

@@ -515,14 +515,6 @@ class Gaussian(Family, *CAPABILITIES):  # registers every capability
         return (ll * m).sum(-1)
 
     # ------------------------------------------------------------ linear form and display
-    def linear_terms(self, theta, state) -> tuple | None:
-        """None: the Gaussian log-likelihood is not linear in the features."""
-        return None
-
-    def linear_names(self, names, state) -> list | None:
-        """None: the Gaussian log-likelihood is not linear in the features."""
-        return None
-
     def plot_panels(self, block, top=10) -> list:
         """One density panel per feature: the plug-in Normal of each class (``top`` unused)."""
         with np.errstate(invalid="ignore", divide="ignore"):
