@@ -51,46 +51,10 @@ def same_state(a, b) -> bool:
 class NodeDefaults:
     """Hooks of a feature as a node of a structure (``NaiveBayes(structure=...)``, ``CategoricalNB(structure=...)``).
 
-    A structure conditions a numeric feature on a parent's *bin* and sums a missing numeric
-    parent over its bins, so its family answers for its raw values (:meth:`gen_values`), the
-    predictive mass and mean of an interval (:meth:`predictive_bins`) and how an imputed
-    value is written (:meth:`round_fill`). The defaults raise for the first two: a family
-    with a finite set of values (categorical) is a node by its categories instead, and
-    :meth:`context_prior` gives its prior over the node's contexts (by default
-    :meth:`make_prior`'s).
+    A family with a finite set of values (categorical) is a node by its categories; a numeric
+    one by its bins, through the capability :class:`~bayesnb.families.capabilities.NumericNode`.
+    :meth:`context_prior` gives a node's prior over its contexts (by default :meth:`make_prior`'s).
     """
-
-    def gen_values(self, block):
-        """The raw numeric values of an encoded block, (n, d) float, NaN where missing."""
-        raise NotImplementedError(f"{type(self).__name__} has no numeric values (gen_values).")
-
-    def predictive_bins(self, prior, post, state, edges, predictive="mean"):
-        """Predictive mass and mean of the intervals that cut points make, per context.
-
-        Parameters
-        ----------
-        prior, post : params NamedTuple
-            A one-column block's prior and posterior over ``C`` contexts (or a drawn point).
-        state : object
-            The one-column encoding state.
-        edges : ndarray of shape (m,)
-            Sorted finite cut points: the ``B = m + 1`` intervals ``(-inf, e_1], (e_1, e_2], ...,
-            (e_m, inf)``.
-        predictive : {"mean", "marginal"}
-            The predictive that :meth:`log_likelihood` scores with.
-
-        Returns
-        -------
-        log_mass : ndarray of shape (C, B)
-            ``log P(lo < x <= hi | context)``.
-        mean : ndarray of shape (C, B)
-            ``E[x | context, lo < x <= hi]``, NaN where the interval has no mass.
-        """
-        raise NotImplementedError(f"{type(self).__name__} has no predictive intervals (predictive_bins).")
-
-    def round_fill(self, values, state):
-        """Imputed values written as the family writes them (whole numbers for a count family); default unchanged."""
-        return np.asarray(values, dtype=float)
 
     def hierarchical_variant(self):
         """This family with hierarchical smoothing over a node's contexts, or None when it has none.

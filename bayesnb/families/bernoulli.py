@@ -27,7 +27,7 @@ from scipy.special import betaln
 
 from .._utils import dense, nonfinite_error
 from ._base import Family
-from .capabilities import CAPABILITIES
+from .capabilities import SHARED
 from ._bernoulli_tables import _binarized, _log_p, _prob, _Tables, column_sums, row_products
 from ._mixins import ThetaSite
 from ._numeric import check_alpha, class_sums, dirichlet_draws, resolve_scalar_alpha, sample_class_feature
@@ -82,7 +82,7 @@ class BernoulliBlock(NamedTuple):
     missing: object
 
 
-class Bernoulli(ThetaSite, Family, *CAPABILITIES):  # registers every capability
+class Bernoulli(ThetaSite, Family, *SHARED):
     """Binary feature block with a Beta(alpha, alpha) prior per (class, feature).
 
     Parameters

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
+import numpy as np
+
 from ._numeric import float32_args
 
 __all__ = ["CAPABILITIES", "Capability", "CellScores", "EMObjective", "LinearForm", "MissingCapability", "NumPyroSites",
-           "PlotPanels", "PosteriorDraws", "PrivateRelease", "capability_of", "supports"]
+           "NumericNode", "PlotPanels", "PosteriorDraws", "PrivateRelease", "SHARED", "capability_of", "supports"]
 
 
 class MissingCapability(NotImplementedError, AttributeError):
@@ -324,6 +326,54 @@ class LinearForm(Capability):
         return None
 
 
-#: every capability, in the order of their documentation (a family that supports them all lists
-#: ``*CAPABILITIES`` among its bases, as every bayesnb family does)
-CAPABILITIES = (NumPyroSites, PosteriorDraws, PlotPanels, PrivateRelease, CellScores, EMObjective, LinearForm)
+class NumericNode(Capability):
+    """A numeric feature as a node of a structure, or of an MNAR model's missingness: binned by cut points.
+
+    A structure conditions a numeric feature on a parent's *bin* and sums a missing numeric parent over
+    its bins, so the family answers for its raw values (:meth:`gen_values`), the predictive mass and mean
+    of an interval (:meth:`predictive_bins`) and how an imputed value is written (:meth:`round_fill`). A
+    family with a finite set of values (``value_columns``) is a node by its categories instead.
+    """
+
+    _title = "numeric node"
+    _uses = "a structure (structure='tan', 'kdb', 'auto') or an MNAR imputation over its numeric columns"
+
+    @abstractmethod
+    def gen_values(self, block):
+        """The raw numeric values of an encoded block, (n, d) float, NaN where missing."""
+
+    @abstractmethod
+    def predictive_bins(self, prior, post, state, edges, predictive="mean"):
+        """Predictive mass and mean of the intervals that cut points make, per context.
+
+        Parameters
+        ----------
+        prior, post : params NamedTuple
+            A one-column block's prior and posterior over ``C`` contexts (or a drawn point).
+        state : object
+            The one-column encoding state.
+        edges : ndarray of shape (m,)
+            Sorted finite cut points: the ``B = m + 1`` intervals ``(-inf, e_1], (e_1, e_2], ...,
+            (e_m, inf)``.
+        predictive : {"mean", "marginal"}
+            The predictive that :meth:`~bayesnb.families.Family.log_likelihood` scores with.
+
+        Returns
+        -------
+        log_mass : ndarray of shape (C, B)
+            ``log P(lo < x <= hi | context)``.
+        mean : ndarray of shape (C, B)
+            ``E[x | context, lo < x <= hi]``, NaN where the interval has no mass.
+        """
+
+    def round_fill(self, values, state):
+        """Imputed values written as the family writes them (whole numbers for a count family); default unchanged."""
+        return np.asarray(values, dtype=float)
+
+
+#: every capability, in the order of their documentation
+CAPABILITIES = (NumPyroSites, PosteriorDraws, PlotPanels, PrivateRelease, CellScores, EMObjective, LinearForm,
+                NumericNode)
+#: the capabilities every bayesnb family registers (it lists ``*SHARED`` among its bases); the numeric
+#: ones (Gaussian, LogNormal, Poisson, Histogram, Hurdle) register :class:`NumericNode` too
+SHARED = CAPABILITIES[:-1]

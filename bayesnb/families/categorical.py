@@ -32,7 +32,7 @@ from scipy.special import gammaln
 from . import _categorical_encoding as _enc
 from . import _private
 from ._base import Family
-from .capabilities import CAPABILITIES
+from .capabilities import SHARED
 from . import _dirichlet_site, _tilted_gamma
 from ._numeric import Memo, dirichlet_draws, draw_categories, maximise_evidence, observed_counts
 from ._categorical_encoding import log_probs  # (CategoricalNB.feature_log_prob_)
@@ -81,7 +81,7 @@ class Dirichlets(NamedTuple):
 
 
 # ------------------------------------------------------------------------ family
-class Categorical(Family, *CAPABILITIES):  # registers every capability
+class Categorical(Family, *SHARED):
     """Categorical feature block with a Dirichlet prior per (class, feature).
 
     Parameters

@@ -48,7 +48,7 @@ from scipy.special import gammaln, logsumexp
 from .._utils import all_finite, all_missing_columns, nonfinite_error
 from . import _interval
 from ._base import Family
-from .capabilities import CAPABILITIES
+from .capabilities import SHARED, NumericNode
 from ._gaussian_cells import (
     _complete_stats,
     chunked_parts,
@@ -78,7 +78,7 @@ def _all_observed(obs) -> bool:
     return bool(obs.all())
 
 
-class Gaussian(Family, *CAPABILITIES):  # registers every capability
+class Gaussian(Family, NumericNode, *SHARED):
     """Real-valued block with a Normal-Inverse-Gamma prior per (class, feature).
 
     Parameters

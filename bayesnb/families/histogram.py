@@ -54,7 +54,7 @@ from . import _categorical_encoding as _enc
 from . import _histogram_bins as _bins
 from . import _interval
 from ._base import Family
-from .capabilities import CAPABILITIES
+from .capabilities import SHARED, NumericNode
 from ._histogram_bins import HistogramEncoding
 from ._numeric import MAX_ALPHA, dense_numbers, dirichlet_draws, draw_categories
 from ._weighted_counts import code_counts_columns
@@ -127,7 +127,7 @@ def _check_alpha(alpha, who):
                      f"received {alpha!r}.")
 
 
-class Histogram(Family, *CAPABILITIES):  # registers every capability
+class Histogram(Family, NumericNode, *SHARED):
     """Numeric block: each column a histogram with a Dirichlet(alpha) prior over its bins per class.
 
     Parameters

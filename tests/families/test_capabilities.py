@@ -25,10 +25,20 @@ def bare_family():
 
 
 @pytest.mark.parametrize("fam", FAMILIES, ids=lambda f: type(f).__name__)
-@pytest.mark.parametrize("capability", C.CAPABILITIES, ids=lambda c: c.__name__)
-def test_every_bayesnb_family_registers_every_capability(fam, capability):
+@pytest.mark.parametrize("capability", C.SHARED, ids=lambda c: c.__name__)
+def test_every_bayesnb_family_registers_the_shared_capabilities(fam, capability):
     assert C.supports(fam, capability)
     assert type(fam).__abstractmethods__ == frozenset()
+
+
+@pytest.mark.parametrize("fam", FAMILIES, ids=lambda f: type(f).__name__)
+def test_the_numeric_families_are_numeric_nodes(fam):
+    """A family with a finite set of values (or a joint block) is a node by its categories, not its bins."""
+    numeric = type(fam).__name__ in ("Gaussian", "LogNormal", "Poisson", "Histogram", "Hurdle")
+    assert C.supports(fam, C.NumericNode) == numeric
+    if not numeric:
+        with pytest.raises(NotImplementedError, match=f"the {type(fam).__name__} family has no numeric node"):
+            fam.gen_values(None)
 
 
 @pytest.mark.parametrize("capability", C.CAPABILITIES, ids=lambda c: c.__name__)
