@@ -28,12 +28,23 @@ def contract_size() -> dict:
             "gaussian_public": sorted(n for n in dir(Gaussian()) if not n.startswith("_"))}
 
 
+def capability_hooks() -> dict:
+    """``{capability name: its hooks}`` beside the contract (empty before bayesnb.families.capabilities existed)."""
+    try:
+        from bayesnb.families import capabilities
+    except ImportError:
+        return {}
+    return {c.__name__: capabilities.hooks(c) for c in capabilities.CAPABILITIES}
+
+
 def main() -> None:
-    """Print the counts and the abstract methods."""
+    """Print the counts, the abstract methods and the capabilities' hooks."""
     size = contract_size()
     print(f"Family abstract methods: {len(size['abstract'])}: {', '.join(size['abstract'])}")
     print(f"Family defaulted hooks: {len(size['defaulted'])}")
     print(f"Gaussian() public names: {len(size['gaussian_public'])}")
+    for name, hooks in capability_hooks().items():
+        print(f"capability {name}: {len(hooks)} hooks: {', '.join(hooks)}")
 
 
 if __name__ == "__main__":
