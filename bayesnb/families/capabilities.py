@@ -6,9 +6,10 @@ abstract class holding its hooks (abstract where the family must write them, wit
 one serves). A family registers a capability by listing it among its bases, so Python refuses to
 instantiate it while one of that capability's abstract hooks is missing::
 
-    class Gaussian(Family, NumPyroSites, PosteriorDraws, ...):
+    class MyFamily(Family, NumPyroSites, PosteriorDraws):
 
-A family that does not list a capability is still a family: it is fitted, predicts and samples,
+Every bayesnb family lists the capabilities of :data:`SHARED` (``class Gaussian(Family, NumericNode,
+*SHARED)``). A family that does not list a capability is still a family: it is fitted, predicts and samples,
 and the first use that needs the capability raises :class:`MissingCapability` naming the family,
 the capability and the hook (``Family.__getattr__`` asks :func:`capability_of`). ``supports(family,
 NumPyroSites)`` says beforehand. A subclass of a bayesnb family inherits its registrations.
