@@ -245,7 +245,7 @@ class Bernoulli(ThetaSite, Family, *SHARED):
         return Betas(prior.a + stats.ones, prior.b + stats.observed - stats.ones)
 
     def dp_stats(self, block, resp, state, budget, bounds, names, who="Bernoulli"):
-        """Counts of ones and of zeros with noise: L1 sensitivity 2 per column (see :meth:`Family.dp_stats`)."""
+        """Counts of ones and of zeros with noise: L1 sensitivity 2 per column (see :meth:`PrivateRelease.dp_stats`)."""
         check_no_auto(self.alpha, "alpha", who)
         check_no_bounds(bounds, names, "Bernoulli", who)
         s = self.stats(block, resp, state)

@@ -255,7 +255,7 @@ class Categorical(Family, *SHARED):
         return Dirichlets(tuple(a + n for a, n in zip(prior.concentration, stats.counts)))
 
     def dp_stats(self, codes, resp, state, budget, bounds, names, who="Categorical"):
-        """Category counts with noise, L1 sensitivity 2 per column (:meth:`Family.dp_stats`); categories declared."""
+        """Category counts with noise, L1 sensitivity 2 per column (``PrivateRelease.dp_stats``); categories declared."""
         _private.check_no_auto(self.alpha, "alpha", who)
         _private.check_no_bounds(bounds, names, "Categorical", who)
         # only categories passed as categories= are public (a pandas categorical's may come from the data)

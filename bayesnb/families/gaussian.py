@@ -193,7 +193,7 @@ class Gaussian(Family, NumericNode, *SHARED):
         See :func:`bayesnb.families._private.noisy_moments` for the sensitivities, the variance
         floor and the noise-aware count (the returned ``n`` is ``n_eff``, at most the released
         count, so that a class mean's posterior variance includes the noise's), and
-        :meth:`Family.dp_stats`. The prior must be proper (``"auto"`` or a dict): a released
+        :meth:`~.capabilities.PrivateRelease.dp_stats`. The prior must be proper (``"auto"`` or a dict): a released
         count can be near 0, where an improper prior leaves the posterior undefined.
         """
         if self.prior is None or (isinstance(self.prior, str) and self.prior == "reference"):
