@@ -6,7 +6,7 @@ posterior, predictions, samples and imputations are post-processing of that rele
 
 Neighbouring datasets differ in **one row replaced** by any other row (same number of rows
 ``n``, which is therefore public). Each family states the sensitivity of its statistics
-(:meth:`bayesnb.families.Family.dp_stats`); this module holds what they share:
+(:meth:`bayesnb.families.capabilities.PrivateRelease.dp_stats`); this module holds what they share:
 :class:`DP` (what the user asks for), :class:`Budget` (one share of it, able to draw noise)
 and the analytic Gaussian calibration (Balle & Wang, 2018). docs/privacy.md explains it all.
 """

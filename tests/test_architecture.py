@@ -40,6 +40,14 @@ def test_package_modules_are_imported_at_module_level():
     assert arch.function_level_imports() == []
 
 
+def test_the_jax_module_is_imported_inside_functions_only():
+    """The one module of NumPyro distributions imports JAX: no module imports it at module level."""
+    graph = arch.import_graph()
+    assert set(arch.LAZY_MODULES) <= set(graph)
+    assert [m for m, targets in graph.items() if set(targets) & set(arch.LAZY_MODULES)] == []
+    assert not set(arch.LAZY_MODULES) & arch.reachable(graph, ["bayesnb"])
+
+
 def test_nothing_outside_families_branches_on_the_family_class():
     assert arch.family_isinstance() == []
 

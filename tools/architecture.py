@@ -24,6 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "bayesnb"
 #: heavy or optional dependencies that may be imported inside functions
 LAZY_OK = ("jax", "numpyro", "arviz", "matplotlib", "dask", "xarray", "mkdocs", "pyarrow")
+#: the package's own modules that import JAX at module level: imported inside functions only
+#: (never at module level, so ``import bayesnb`` loads no JAX)
+LAZY_MODULES = ("bayesnb.families._numpyro_dists",)
 FAMILY_CLASSES = ("Categorical", "Bernoulli", "Multinomial", "Gaussian")
 
 
@@ -143,9 +146,10 @@ def reachable(graph: dict, start) -> set:
 
 
 def function_level_imports(root: Path = PACKAGE) -> list:
-    """``(module, lineno, target)`` of package modules imported inside a function."""
+    """``(module, lineno, target)`` of package modules imported inside a function (:data:`LAZY_MODULES` aside)."""
     known = modules(root)
-    return [(m, line, t) for m, p in known.items() for t, line in imports(m, p, known, level="function")]
+    return [(m, line, t) for m, p in known.items() for t, line in imports(m, p, known, level="function")
+            if t not in LAZY_MODULES]
 
 
 def family_isinstance(root: Path = PACKAGE) -> list:

@@ -15,8 +15,9 @@ Hurdle         a point mass + a base     Beta per (class, feature)       pi and 
 Histogram      numbers, binned           Dirichlet over quantile bins    same as plug-in
 =============  ========================  ==============================  =====================
 
-Every family is one class implementing :class:`Family`, the whole contract; a subclass of
-one (or of :class:`Family` itself) works everywhere a bayesnb family does.
+Every family is one class implementing :class:`Family`, the conjugate core and generation, and
+registering the capabilities of :mod:`bayesnb.families.capabilities` it supports (every bayesnb
+family registers them all); a subclass of one works everywhere a bayesnb family does.
 """
 
 from ._base import Family

@@ -11,12 +11,15 @@ estimator). Everything it learns lives in NamedTuples that its methods pass arou
     log_likelihood : posterior, encoded block, predictive -> (n, K) log p(x | y=k)
     log_evidence   : prior, posterior -> (K,) log p(block | y) per class
 
-then parameter draws, value draws and imputation (``gen_*``), the NumPyro pieces
-(``numpyro_*``), the linear form, display and persistence. :class:`Family` declares each
-of them; the abstract ones must be written by a family, the others have defaults (some
-inherited from the mixins of :mod:`._default_hooks`). The package calls nothing else on a
-family and never asks which family it holds, so a subclass (of ``Family`` or of a bayesnb
-family) works everywhere (docs/families/custom.md).
+then a parameter point (the posterior mean or one exact draw), value draws and imputation
+(``gen_*``). The nine abstract methods (and ``log_likelihood``) are what a family must write
+to be fitted, predict, sample and impute; the other hooks have defaults (some inherited from
+the mixins of :mod:`._default_hooks`). The NumPyro model, named posterior draws, plot panels,
+a private release, per-cell scores and the EM objective are capabilities beside the contract
+(:mod:`.capabilities`), which a family registers by listing them among its bases. The package
+calls nothing else on a family and never asks which family it holds, so a subclass (of
+``Family`` or of a bayesnb family) works everywhere its capabilities allow
+(docs/families/custom.md).
 
 Missing cells are part of the contract: ``stats`` leaves them out, ``log_likelihood``
 marginalises them (for Naive Bayes that drops the factor).
@@ -37,7 +40,7 @@ import numpy as np
 from .._utils import all_missing_columns
 from ._default_hooks import NodeDefaults, PartitionDefaults, SupportDefaults
 from ._hyperparams import HyperParams
-from ._numeric import float32_args
+from .capabilities import missing_capability
 
 __all__ = ["Family"]
 
@@ -46,7 +49,9 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
     """Base class of feature families (Categorical, Bernoulli, Multinomial, Gaussian, LogNormal, Poisson).
 
     Subclasses list their hyperparameters in ``_param_names``, set the class attributes
-    below and implement every abstract method. Encoded blocks, statistics and parameters
+    below and implement every abstract method (and :meth:`log_likelihood` or
+    :meth:`log_likelihood_parts`); capabilities (:mod:`bayesnb.families.capabilities`) are
+    registered by listing them among the bases. Encoded blocks, statistics and parameters
     are the family's own NamedTuples; the package only passes them back to the family.
     """
 
@@ -61,9 +66,6 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
     #: whether the block's columns share one probability vector (a row's cells are not
     #: independent given the class, so they are not held out or imputed one by one)
     joint_columns = False
-    #: statistics a private fit releases per column (or per block, with ``joint_columns``), each a
-    #: query of L1 sensitivity 2 (a row's count): the block's weight in the split of the budget
-    dp_statistics = 1
     #: the fill that ``impute(strategy="auto")`` uses: the best point estimate of a cell
     #: for its loss -- "mode" (0-1 loss: categories, binary values) or "mean" (squared
     #: loss: the posterior-predictive mean of a numeric value)
@@ -88,6 +90,17 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
     #: count of a row's vector: the columns an outlier score's range tails cost
     #: (:mod:`bayesnb.generative.range_tails`)
     ordered_support = False
+
+    def __getattr__(self, name):
+        """Called only for a name the family lacks: a capability's hook raises a clear error.
+
+        A hook of a capability the family does not register (:mod:`bayesnb.families.capabilities`)
+        raises :class:`~bayesnb.families.capabilities.MissingCapability` naming the family, the
+        capability and the hook; any other name, a plain ``AttributeError``.
+        """
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise missing_capability(self, name)
 
     # ------------------------------------------------------------------ conjugate core
     @abstractmethod
@@ -220,9 +233,12 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
     def log_evidence(self, prior, post):
         """Log marginal likelihood of the block's data per class, shape (K,)."""
 
-    @abstractmethod
     def is_proper(self, prior):
-        """Whether the prior is proper (the evidence is then defined)."""
+        """Whether the prior is proper (the evidence is then defined); the default says it is.
+
+        A family whose prior can be improper (a pseudo-count of 0) says when.
+        """
+        return True
 
     def all_missing(self, block):
         """Bool (d,): the columns of an encoded block whose every cell is missing.
@@ -358,9 +374,14 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
             Encoded values (codes for raw-value families; see :meth:`gen_decode`).
         """
 
-    @abstractmethod
     def gen_missing(self, block):
-        """Bool (n, d): the missing cells of an encoded block (dense or sparse)."""
+        """Bool (n, d): the missing cells of an encoded block (dense or sparse).
+
+        The default reads a block stored as ``(X, missing, ...)``, as :meth:`all_missing` does.
+        """
+        if block.missing is None:
+            return np.zeros(block.X.shape, dtype=bool)
+        return block.missing.astype(bool)
 
     @abstractmethod
     def gen_fill(self, point, block, resp, strategy, z=None, rng=None, rate=None):
@@ -385,27 +406,6 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
             Encoded values, missing cells filled.
         """
 
-    @abstractmethod
-    def gen_cell_log_lik(self, prior, point, block, weights, predictive="mean"):
-        """Per-cell log-likelihood contributions of an encoded block, ``(n, d)``.
-
-        Parameters
-        ----------
-        prior, point : params NamedTuple
-        block : encoded block
-        weights : ndarray of shape (n, K)
-            Class responsibilities the contributions are averaged over.
-        predictive : {"mean", "marginal"}
-
-        Returns
-        -------
-        ndarray of shape (n, d)
-        """
-
-    @abstractmethod
-    def gen_log_penalty(self, prior, point) -> float:
-        """Log prior density term of ``point`` (the EM objective's penalty)."""
-
     def gen_rate(self, stats, class_count, rng=None):
         """Length model of the block: per-class rate (K,), or None for families without one."""
         return None
@@ -425,92 +425,7 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
         V = values.toarray() if sp.issparse(values) else np.asarray(values, dtype=float)
         return [V[:, j] for j in range(V.shape[1])]
 
-    # --------------------------------------------------------- draws and NumPyro hooks
-    @property
-    @abstractmethod
-    def param_names(self) -> tuple:
-        """Names of the parameter variables in draws and ArviZ output (``sample_params`` keys).
-
-        A family sets it as a class attribute, e.g. ``param_names = ("theta",)``.
-        """
-
-    @abstractmethod
-    def sample_params(self, post, n_draws, rng) -> dict:
-        """``n_draws`` exact posterior draws of every parameter, ``{name: (n_draws, K, ...)}``."""
-
-    @abstractmethod
-    def posterior_moments(self, post) -> dict:
-        """``{name: (mean, sd)}`` of every parameter under the posterior."""
-
-    @abstractmethod
-    def posterior_from_params(self, params: dict):
-        """A params NamedTuple whose plug-in is the given parameter values."""
-
-    def numpyro_static(self, prior):
-        """Hashable static structure of the block for the NumPyro model (shapes, groups).
-
-        The default, ``()``, says the shapes of the prior's arrays are all the structure
-        the model needs; a family whose parameters are ragged (per-column value sets)
-        returns what the compiled model must know about them.
-        """
-        return ()
-
-    def numpyro_prior_args(self, prior) -> dict:
-        """The prior's arrays, as passed to the compiled model.
-
-        The default passes every field of the prior NamedTuple that is set, as float32
-        arrays named by field; a family whose prior is ragged or holds more than the model
-        reads overrides it.
-        """
-        return float32_args(prior, [k for k, v in zip(prior._fields, prior) if v is not None])
-
-    @abstractmethod
-    def numpyro_sample(self, label, static, prior_args, feature_plate, class_plate="class"):
-        """Sample the block's parameter sites inside the NumPyro model; returns the parameters."""
-
-    @abstractmethod
-    def params_from_sites(self, label, static, samples: dict) -> dict:
-        """Parameter arrays (``param_names``) from NumPyro site samples."""
-
-    @abstractmethod
-    def point_params(self, post) -> dict:
-        """Parameter arrays at the posterior plug-in."""
-
-    @abstractmethod
-    def sites_from_params(self, label, static, params: dict, prior_args=None) -> dict:
-        """NumPyro site values (constrained) for the given parameter arrays.
-
-        The latent sample sites (what NUTS starts from, or what ``substitute`` needs) and
-        the deterministic sites :meth:`params_from_sites` reads. ``prior_args`` (from
-        :meth:`numpyro_prior_args`) is needed by a family whose sample sites are a
-        prior-dependent reparametrisation (the Gaussian's standardised scale).
-        """
-
-    @abstractmethod
-    def numpyro_stats_args(self, stats) -> dict:
-        """Sufficient statistics as arrays for the sufficient-statistics likelihood."""
-
-    @abstractmethod
-    def numpyro_suffstat_loglik(self, params, stats_args):
-        """The block's log-likelihood from sufficient statistics (JAX)."""
-
-    @abstractmethod
-    def numpyro_row_args(self, block, static) -> dict:
-        """Encoded rows as arrays for the per-row likelihood."""
-
-    @abstractmethod
-    def numpyro_row_loglik(self, params, row_args):
-        """Per-row, per-class log-likelihood ``(n, K)`` of the block (JAX)."""
-
-    # ------------------------------------------------------------ linear form and display
-    def linear_terms(self, theta, state):
-        """``(w, b)`` with ``log p(x | y=k) = x @ w[k] + b[k]`` per class, or None (not linear)."""
-        return None
-
-    def linear_names(self, names, state):
-        """Names of the columns of :meth:`linear_terms`' ``w``, or None (not linear)."""
-        return None
-
+    # ------------------------------------------------------------------------ display
     def value_labels(self, state):
         """The values of each column (a list per column) for a discrete-valued family, else None.
 
@@ -527,20 +442,3 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
         and imputed DataFrames give the column that categorical dtype back.
         """
         return None
-
-    @abstractmethod
-    def plot_panels(self, block, top=10) -> list:
-        """Panels of :func:`bayesnb.plot.class_conditionals` for a block posterior.
-
-        Parameters
-        ----------
-        block : BlockPosterior
-        top : int
-            Columns shown for a block whose columns share one distribution.
-
-        Returns
-        -------
-        list of (title, kind, payload)
-            ``kind="bars"``: payload ``(labels, p)`` with ``p`` of shape (K, len(labels));
-            ``kind="density"``: payload ``(mu, sd)``, each of shape (K,).
-        """

@@ -14,9 +14,8 @@ __all__ = ["NodeDefaults", "PartitionDefaults", "SupportDefaults"]
 class PartitionDefaults:
     """Hooks for statistics made elsewhere than in one pass over the rows in memory.
 
-    :meth:`merge_states` for a fit over partitions (Dask), :meth:`dp_stats` for a
-    differentially private release (``privacy=``), :meth:`numpyro_sampler_args` for a
-    sampler tuned by the fitted posterior.
+    :meth:`merge_states` for a fit over partitions (Dask); a differentially private release is
+    the capability :class:`~bayesnb.families.capabilities.PrivateRelease`.
     """
 
     def merge_states(self, a, b):
@@ -39,25 +38,6 @@ class PartitionDefaults:
                 "gave different ones that it cannot combine: fit it on the whole data at once.")
         return a
 
-    def numpyro_sampler_args(self, prior, posterior) -> dict:
-        """Arrays that tune the NumPyro sampler without changing the model (merged into
-        :meth:`numpyro_prior_args`' dict): ``posterior`` is the fitted block posterior, or None.
-        The default adds none; Categorical scales its Gamma sum by the posterior's counts."""
-        return {}
-
-    def dp_stats(self, block, resp, state, budget, bounds, names, who="NaiveBayes"):
-        """The block's statistics released under differential privacy (docs/privacy.md).
-
-        :meth:`stats` of rows of weight <= 1, on values clipped to ``bounds`` (per column ``(lo, hi)``
-        or None) where needed, plus noise that ``budget`` (:class:`bayesnb.privacy.Budget`) calibrates
-        to their sensitivity when one row is replaced, post-processed into valid statistics; ``names``
-        (the columns) for messages. A block with ``joint_columns`` (Multinomial) receives
-        ``bounds`` as ``(column bounds, row_length)``. The default raises NotImplementedError:
-        no private release.
-        """
-        raise NotImplementedError(f"{who}: the {type(self).__name__} family has no differentially private "
-                                  "release yet (docs/privacy.md lists the families privacy= supports).")
-
 
 def same_state(a, b) -> bool:
     """Whether two encoding states are equal (ints, arrays, and tuples of them, compared field by field)."""
@@ -71,46 +51,10 @@ def same_state(a, b) -> bool:
 class NodeDefaults:
     """Hooks of a feature as a node of a structure (``NaiveBayes(structure=...)``, ``CategoricalNB(structure=...)``).
 
-    A structure conditions a numeric feature on a parent's *bin* and sums a missing numeric
-    parent over its bins, so its family answers for its raw values (:meth:`gen_values`), the
-    predictive mass and mean of an interval (:meth:`predictive_bins`) and how an imputed
-    value is written (:meth:`round_fill`). The defaults raise for the first two: a family
-    with a finite set of values (categorical) is a node by its categories instead, and
-    :meth:`context_prior` gives its prior over the node's contexts (by default
-    :meth:`make_prior`'s).
+    A family with a finite set of values (categorical) is a node by its categories; a numeric
+    one by its bins, through the capability :class:`~bayesnb.families.capabilities.NumericNode`.
+    :meth:`context_prior` gives a node's prior over its contexts (by default :meth:`make_prior`'s).
     """
-
-    def gen_values(self, block):
-        """The raw numeric values of an encoded block, (n, d) float, NaN where missing."""
-        raise NotImplementedError(f"{type(self).__name__} has no numeric values (gen_values).")
-
-    def predictive_bins(self, prior, post, state, edges, predictive="mean"):
-        """Predictive mass and mean of the intervals that cut points make, per context.
-
-        Parameters
-        ----------
-        prior, post : params NamedTuple
-            A one-column block's prior and posterior over ``C`` contexts (or a drawn point).
-        state : object
-            The one-column encoding state.
-        edges : ndarray of shape (m,)
-            Sorted finite cut points: the ``B = m + 1`` intervals ``(-inf, e_1], (e_1, e_2], ...,
-            (e_m, inf)``.
-        predictive : {"mean", "marginal"}
-            The predictive that :meth:`log_likelihood` scores with.
-
-        Returns
-        -------
-        log_mass : ndarray of shape (C, B)
-            ``log P(lo < x <= hi | context)``.
-        mean : ndarray of shape (C, B)
-            ``E[x | context, lo < x <= hi]``, NaN where the interval has no mass.
-        """
-        raise NotImplementedError(f"{type(self).__name__} has no predictive intervals (predictive_bins).")
-
-    def round_fill(self, values, state):
-        """Imputed values written as the family writes them (whole numbers for a count family); default unchanged."""
-        return np.asarray(values, dtype=float)
 
     def hierarchical_variant(self):
         """This family with hierarchical smoothing over a node's contexts, or None when it has none.

@@ -19,9 +19,6 @@ from scipy.special import gammaln
 
 __all__ = ["dirichlet_fixed_norm", "lgamma32"]
 
-_CLASSES = {}  # Distribution subclasses, built on first use (jax and numpyro load only for MCMC)
-
-
 def lgamma32(x):
     """``log Gamma(x)`` computed in float64, returned as float32 (a normalising constant)."""
     return gammaln(np.asarray(x, dtype=float)).astype(np.float32)
@@ -40,27 +37,7 @@ def dirichlet_fixed_norm(concentration, log_norm):
     -------
     numpyro.distributions.Dirichlet
     """
-    return _built()["dirichlet"](concentration, log_norm)
+    from ._numpyro_dists import DirichletFixedNorm
 
+    return DirichletFixedNorm(concentration, log_norm)
 
-def _built():
-    if not _CLASSES:
-        _CLASSES.update(_build())
-    return _CLASSES
-
-
-def _build():
-    import jax.numpy as jnp
-    from numpyro.distributions import Dirichlet
-
-    class DirichletFixedNorm(Dirichlet):
-        """See :func:`dirichlet_fixed_norm`."""
-
-        def __init__(self, concentration, log_norm, *, validate_args=None):
-            self.log_norm = jnp.asarray(log_norm)
-            super().__init__(concentration, validate_args=validate_args)
-
-        def log_prob(self, value):
-            return jnp.sum(jnp.log(value) * (self.concentration - 1.0), axis=-1) + self.log_norm
-
-    return {"dirichlet": DirichletFixedNorm}

@@ -1,4 +1,4 @@
-"""Interval masses and truncated means of the numeric families' predictives (:meth:`Family.predictive_bins`).
+"""Interval masses and truncated means of the numeric families' predictives (``NumericNode.predictive_bins``).
 
 For a one-column posterior over ``C`` contexts and sorted finite cut points ``e_1 < ... < e_m``,
 the ``B = m + 1`` intervals are ``(-inf, e_1], (e_1, e_2], ..., (e_m, inf)``. Each function here

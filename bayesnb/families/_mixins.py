@@ -10,8 +10,9 @@ __all__ = ["ThetaSite"]
 class ThetaSite:
     """Mixin: the family's one parameter ``theta`` (K, ...) is the NumPyro site ``theta_<label>``.
 
-    Supplies :meth:`Family.params_from_sites`, :meth:`Family.point_params` and
-    :meth:`Family.sites_from_params` for such a family (Bernoulli, Multinomial); list it
+    Supplies :meth:`~.capabilities.NumPyroSites.params_from_sites`,
+    :meth:`~.capabilities.PosteriorDraws.point_params` and
+    :meth:`~.capabilities.NumPyroSites.sites_from_params` for such a family (Bernoulli, Multinomial); list it
     before :class:`Family` among the bases.
     """
 

@@ -22,9 +22,6 @@ from scipy.special import gammaln
 
 __all__ = ["nig_log_norm", "nig_unconstrained"]
 
-_CLASS = []  # the Distribution subclass, built on first use (jax and numpyro load only for MCMC)
-
-
 def nig_log_norm(a, b, kappa):
     """``a log b - lgamma(a) + (log kappa - log 2 pi) / 2`` per cell, float32 (computed in float64).
 
@@ -57,38 +54,7 @@ def nig_unconstrained(mu0, kappa, a, b, log_norm):
     numpyro.distributions.Distribution
         Batch shape that of the arguments, event shape ``(2,)``, real support.
     """
-    if not _CLASS:
-        _CLASS.append(_build())
-    return _CLASS[0](mu0, kappa, a, b, log_norm)
+    from ._numpyro_dists import NIGUnconstrained
 
+    return NIGUnconstrained(mu0, kappa, a, b, log_norm)
 
-def _build():
-    import jax
-    import jax.numpy as jnp
-    from numpyro.distributions import Distribution, constraints
-
-    class NIGUnconstrained(Distribution):
-        """See :func:`nig_unconstrained`."""
-
-        support = constraints.independent(constraints.real, 1)
-
-        def __init__(self, mu0, kappa, a, b, log_norm, *, validate_args=None):
-            self.mu0, self.kappa, self.a, self.b, self.log_norm = jnp.broadcast_arrays(
-                *(jnp.asarray(v) for v in (mu0, kappa, a, b, log_norm)))
-            super().__init__(jnp.shape(self.mu0), (2,), validate_args=validate_args)
-
-        def log_prob(self, value):
-            m, t = value[..., 0], value[..., 1]
-            inv_v = jnp.exp(-t)
-            return (self.log_norm - (self.a + 0.5) * t
-                    - (self.b + 0.5 * self.kappa * (m - self.mu0) ** 2) * inv_v)
-
-        def sample(self, key, sample_shape=()):
-            k_v, k_m = jax.random.split(key)
-            shape = tuple(sample_shape) + self.batch_shape
-            g = jax.random.gamma(k_v, jnp.broadcast_to(self.a, shape), shape, dtype=self.a.dtype)
-            t = jnp.log(self.b) - jnp.log(g)  # v = b / Gamma(a) ~ InvGamma(a, b)
-            m = self.mu0 + jnp.exp(0.5 * t) / jnp.sqrt(self.kappa) * jax.random.normal(k_m, shape, self.a.dtype)
-            return jnp.stack([m, t], axis=-1)
-
-    return NIGUnconstrained

@@ -30,14 +30,11 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import betaln
 
-from ._tilted_gamma import row_sum, valid_cells
+from ._tilted_gamma import valid_cells
 
 __all__ = ["logits_from_theta", "prior_args", "sample_site", "sampler_args", "site_values", "stats_args",
            "suffstat_loglik", "stick_counts", "stick_log_theta", "stick_logit_rows", "stick_prior_args",
            "stick_suffstat_loglik"]
-
-_CLASS = []  # the Distribution subclass, built on first use (jax and numpyro load only for MCMC)
-
 
 def _sizes(sizes):
     return np.asarray(sizes, dtype=np.int64).reshape(-1)
@@ -122,7 +119,7 @@ def stick_log_theta(t, sp, sizes):
 
     ``log theta_v = (t_v - s_v) + sum_{i<v} (-s_i)`` over the real sticks, the last value taking
     only the sum. The cumulative sum over more than 32 values is a product with a triangular
-    matrix (one library call; see :func:`row_sum`).
+    matrix (one library call; see :func:`~bayesnb.families._numpyro_dists.row_sum`).
     """
     import jax.numpy as jnp
 
@@ -179,53 +176,9 @@ def stick_logit_rows(a, b, shift, log_norm=None):
     numpyro.distributions.Distribution
         Batch shape ``a.shape[:-1]``, event shape ``(W,)``, real support.
     """
-    if not _CLASS:
-        _CLASS.append(_build())
-    return _CLASS[0](a, b, shift, log_norm)
+    from ._numpyro_dists import StickLogitRows
 
-
-def _build():
-    import jax
-    import jax.numpy as jnp
-    from jax.scipy.special import betaln as jbetaln
-    from numpyro.distributions import Distribution, constraints
-
-    class StickLogitRows(Distribution):
-        """See :func:`stick_logit_rows`."""
-
-        arg_constraints = {}  # noqa: RUF012
-        support = constraints.independent(constraints.real, 1)
-
-        def __init__(self, a, b, shift, log_norm=None, *, validate_args=None):
-            self.a, self.b = jnp.asarray(a), jnp.asarray(b)
-            self.shift = jnp.asarray(shift, self.a.dtype)
-            self.log_norm = None if log_norm is None else jnp.asarray(log_norm, self.a.dtype)
-            shape = jnp.broadcast_shapes(self.a.shape, self.b.shape, self.shift.shape)
-            super().__init__(shape[:-1], shape[-1:], validate_args=validate_args)
-
-        def logits(self, value):
-            """``t = shift + x`` and ``softplus(t) = max(t, 0) + log1p(exp(-|t|))``.
-
-            Written out: ``jax.nn.softplus`` (``logaddexp`` with its NaN handling and custom
-            derivative) made the potential and gradient 4x slower on XLA's CPU backend."""
-            t = self.shift + value
-            return t, jnp.maximum(t, 0.0) + jnp.log1p(jnp.exp(-jnp.abs(t)))
-
-        def log_prob(self, value):
-            t, sp = self.logits(value)
-            lp = row_sum(self.a * t - (self.a + self.b) * sp)
-            if self.log_norm is None:
-                return lp - row_sum(jbetaln(self.a, self.b))
-            return lp + self.log_norm
-
-        def sample(self, key, sample_shape=()):
-            ka, kb = jax.random.split(key)
-            shape = tuple(sample_shape) + self.batch_shape + self.event_shape
-            t = (jax.random.loggamma(ka, jnp.broadcast_to(self.a, shape), shape, self.a.dtype)
-                 - jax.random.loggamma(kb, jnp.broadcast_to(self.b, shape), shape, self.a.dtype))
-            return t - self.shift
-
-    return StickLogitRows
+    return StickLogitRows(a, b, shift, log_norm)
 
 
 # ------------------------------------------------------------ the site form of a Categorical block

@@ -21,11 +21,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln
 
-__all__ = ["log_tilted_gamma_rows", "prior_args", "row_sum", "sample_site", "sampler_args", "site_values", "stats_args",
+__all__ = ["log_tilted_gamma_rows", "prior_args", "sample_site", "sampler_args", "site_values", "stats_args",
            "suffstat_loglik", "tilted_gamma_rows", "tilted_log_norm", "valid_cells"]
-
-_CLASS = []  # the Distribution subclass, built on first use (jax and numpyro load only for MCMC)
-
 
 def tilted_gamma_rows(alpha, valid, s_shape, log_norm=None):
     """Rows of Gamma(``alpha``) draws whose sum over the ``valid`` cells is Gamma(``s_shape``).
@@ -49,9 +46,9 @@ def tilted_gamma_rows(alpha, valid, s_shape, log_norm=None):
     numpyro.distributions.Distribution
         Batch shape ``alpha.shape[:-1]``, event shape ``(V,)``.
     """
-    if not _CLASS:
-        _CLASS.append(_build())
-    return _CLASS[0](alpha, valid, s_shape, log_norm)
+    from ._numpyro_dists import TiltedGammaRows
+
+    return TiltedGammaRows(alpha, valid, s_shape, log_norm)
 
 
 def log_tilted_gamma_rows(alpha, valid, s_shape, log_norm=None):
@@ -63,7 +60,7 @@ def log_tilted_gamma_rows(alpha, valid, s_shape, log_norm=None):
 
     with ``S`` the sum of ``exp(u)`` over the valid cells and ``a_sum`` that of ``alpha``
     (the last term only when ``s_shape`` is given). NUTS samples ``u`` directly: no
-    transform, no log of a transformed value, and the row sums are :func:`row_sum`. This is
+    transform, no log of a transformed value, and the row sums are :func:`~bayesnb.families._numpyro_dists.row_sum`. This is
     what keeps a Categorical block's part of the compiled sampler small.
 
     Parameters
@@ -76,63 +73,9 @@ def log_tilted_gamma_rows(alpha, valid, s_shape, log_norm=None):
     numpyro.distributions.Distribution
         Batch shape ``alpha.shape[:-1]``, event shape ``(V,)``, real support.
     """
-    if len(_CLASS) < 2:
-        if not _CLASS:
-            _CLASS.append(_build())
-        _CLASS.append(_build_log())
-    return _CLASS[1](alpha, valid, s_shape, log_norm)
+    from ._numpyro_dists import LogTiltedGammaRows
 
-
-def row_sum(x):
-    """Sum over the last axis; over more than 32 values, as a product with a vector of ones.
-
-    XLA's CPU backend splits a reduction over a long axis into windows of 32 and emits a loop
-    nest whose generated code, and so the LLVM compile time, grows with the row length; a
-    matrix-vector product is one library call whatever the length.
-
-    Parameters
-    ----------
-    x : jax array of shape (..., V)
-
-    Returns
-    -------
-    jax array of shape (...)
-    """
-    import jax.numpy as jnp
-
-    if x.shape[-1] <= 32:
-        return x.sum(-1)
-    return x @ jnp.ones(x.shape[-1], x.dtype)
-
-
-def _build_log():
-    import jax.numpy as jnp
-    from numpyro.distributions import Distribution, constraints
-
-    class LogTiltedGammaRows(Distribution):
-        """See :func:`log_tilted_gamma_rows`."""
-
-        arg_constraints = {}  # noqa: RUF012
-        support = constraints.independent(constraints.real, 1)
-
-        def __init__(self, alpha, valid, s_shape, log_norm=None, *, validate_args=None):
-            self.base = _CLASS[0](alpha, valid, s_shape, log_norm)
-            super().__init__(self.base.batch_shape, self.base.event_shape, validate_args=validate_args)
-
-        def log_prob(self, value):
-            b = self.base
-            g = jnp.exp(value)
-            if b.log_norm is None:  # hand-written priors: the lgamma terms are computed in the graph
-                return b.log_prob(g) + row_sum(value)
-            lp = row_sum(b.alpha * value - g) + b.log_norm
-            if not b.tilted:
-                return lp
-            return lp + (b.s_shape - b.a_sum) * jnp.log(row_sum(jnp.where(b.valid, g, 0.0)))
-
-        def sample(self, key, sample_shape=()):
-            return jnp.log(self.base.sample(key, sample_shape))
-
-    return LogTiltedGammaRows
+    return LogTiltedGammaRows(alpha, valid, s_shape, log_norm)
 
 
 def tilted_log_norm(alpha, valid, s_shape=None):
@@ -154,53 +97,6 @@ def tilted_log_norm(alpha, valid, s_shape=None):
         a_sum = np.where(np.broadcast_to(valid, alpha.shape), alpha, 0.0).sum(-1)
         out = out + gammaln(a_sum) - gammaln(np.asarray(s_shape, dtype=float))
     return out.astype(np.float32)
-
-
-def _build():
-    import jax
-    import jax.numpy as jnp
-    from numpyro.distributions import Distribution, Gamma, constraints
-
-    class TiltedGammaRows(Distribution):
-        """See :func:`tilted_gamma_rows`."""
-
-        arg_constraints = {"alpha": constraints.positive, "s_shape": constraints.positive}  # noqa: RUF012
-        support = constraints.independent(constraints.positive, 1)
-
-        def __init__(self, alpha, valid, s_shape, log_norm=None, *, validate_args=None):
-            self.alpha = jnp.asarray(alpha)
-            self.valid = jnp.broadcast_to(jnp.asarray(valid, dtype=bool), self.alpha.shape)
-            self.log_norm = None if log_norm is None else jnp.asarray(log_norm, dtype=self.alpha.dtype)
-            self.a_sum = jnp.where(self.valid, self.alpha, 0.0).sum(-1)
-            self.tilted = s_shape is not None  # else S keeps its own law, Gamma(a_sum)
-            self.s_shape = jnp.asarray(s_shape, dtype=self.alpha.dtype) if self.tilted else self.a_sum
-            super().__init__(jnp.shape(self.alpha)[:-1], jnp.shape(self.alpha)[-1:], validate_args=validate_args)
-
-        def log_prob(self, value):
-            if self.log_norm is None:
-                lp = Gamma(self.alpha).log_prob(value).sum(-1)
-                if not self.tilted:
-                    return lp
-                s = jnp.where(self.valid, value, 0.0).sum(-1)
-                return lp + Gamma(self.s_shape).log_prob(s) - Gamma(self.a_sum).log_prob(s)
-            lp = ((self.alpha - 1.0) * jnp.log(value) - value).sum(-1) + self.log_norm
-            if not self.tilted:
-                return lp
-            # Gamma(s | s_shape) / Gamma(s | a_sum): the exp(-s) factors cancel, lgammas are in log_norm
-            return lp + (self.s_shape - self.a_sum) * jnp.log(jnp.where(self.valid, value, 0.0).sum(-1))
-
-        def sample(self, key, sample_shape=()):
-            k_g, k_s = jax.random.split(key)
-            shape = tuple(sample_shape) + self.batch_shape + self.event_shape
-            g = jax.random.gamma(k_g, jnp.broadcast_to(self.alpha, shape), shape, dtype=self.alpha.dtype)
-            s_old = jnp.where(self.valid, g, 0.0).sum(-1, keepdims=True)
-            if not self.tilted:
-                return g
-            s_new = jax.random.gamma(k_s, jnp.broadcast_to(self.s_shape, shape[:-1]), shape[:-1],
-                                     dtype=self.alpha.dtype)[..., None]
-            return jnp.where(self.valid, g / s_old * s_new, g)
-
-    return TiltedGammaRows
 
 
 # ------------------------------------------------------------ the site form of a Categorical block
@@ -250,6 +146,8 @@ def sample_site(label, sizes, prior_args, feature_plate, class_plate):
     """
     import jax.numpy as jnp
     import numpyro
+
+    from ._numpyro_dists import row_sum
 
     alpha = prior_args["alpha"]
     K, d, vmax = alpha.shape

@@ -27,6 +27,7 @@ from scipy.special import betaln
 
 from .._utils import dense, nonfinite_error
 from ._base import Family
+from .capabilities import SHARED
 from ._bernoulli_tables import _binarized, _log_p, _prob, _Tables, column_sums, row_products
 from ._mixins import ThetaSite
 from ._numeric import check_alpha, class_sums, dirichlet_draws, resolve_scalar_alpha, sample_class_feature
@@ -81,7 +82,7 @@ class BernoulliBlock(NamedTuple):
     missing: object
 
 
-class Bernoulli(ThetaSite, Family):
+class Bernoulli(ThetaSite, Family, *SHARED):
     """Binary feature block with a Beta(alpha, alpha) prior per (class, feature).
 
     Parameters
@@ -244,7 +245,7 @@ class Bernoulli(ThetaSite, Family):
         return Betas(prior.a + stats.ones, prior.b + stats.observed - stats.ones)
 
     def dp_stats(self, block, resp, state, budget, bounds, names, who="Bernoulli"):
-        """Counts of ones and of zeros with noise: L1 sensitivity 2 per column (see :meth:`Family.dp_stats`)."""
+        """Counts of ones and of zeros with noise: L1 sensitivity 2 per column (see :meth:`PrivateRelease.dp_stats`)."""
         check_no_auto(self.alpha, "alpha", who)
         check_no_bounds(bounds, names, "Bernoulli", who)
         s = self.stats(block, resp, state)

@@ -32,6 +32,7 @@ from scipy.special import gammaln
 from . import _categorical_encoding as _enc
 from . import _private
 from ._base import Family
+from .capabilities import SHARED
 from . import _dirichlet_site, _tilted_gamma
 from ._numeric import Memo, dirichlet_draws, draw_categories, maximise_evidence, observed_counts
 from ._categorical_encoding import log_probs  # (CategoricalNB.feature_log_prob_)
@@ -80,7 +81,7 @@ class Dirichlets(NamedTuple):
 
 
 # ------------------------------------------------------------------------ family
-class Categorical(Family):
+class Categorical(Family, *SHARED):
     """Categorical feature block with a Dirichlet prior per (class, feature).
 
     Parameters
@@ -254,7 +255,7 @@ class Categorical(Family):
         return Dirichlets(tuple(a + n for a, n in zip(prior.concentration, stats.counts)))
 
     def dp_stats(self, codes, resp, state, budget, bounds, names, who="Categorical"):
-        """Category counts with noise, L1 sensitivity 2 per column (:meth:`Family.dp_stats`); categories declared."""
+        """Category counts with noise, L1 sensitivity 2 per column (``PrivateRelease.dp_stats``); categories declared."""
         _private.check_no_auto(self.alpha, "alpha", who)
         _private.check_no_bounds(bounds, names, "Categorical", who)
         # only categories passed as categories= are public (a pandas categorical's may come from the data)

@@ -48,6 +48,7 @@ from scipy.special import gammaln, logsumexp
 from .._utils import all_finite, all_missing_columns, nonfinite_error
 from . import _interval
 from ._base import Family
+from .capabilities import SHARED, NumericNode
 from ._gaussian_cells import (
     _complete_stats,
     chunked_parts,
@@ -77,7 +78,7 @@ def _all_observed(obs) -> bool:
     return bool(obs.all())
 
 
-class Gaussian(Family):
+class Gaussian(Family, NumericNode, *SHARED):
     """Real-valued block with a Normal-Inverse-Gamma prior per (class, feature).
 
     Parameters
@@ -192,7 +193,7 @@ class Gaussian(Family):
         See :func:`bayesnb.families._private.noisy_moments` for the sensitivities, the variance
         floor and the noise-aware count (the returned ``n`` is ``n_eff``, at most the released
         count, so that a class mean's posterior variance includes the noise's), and
-        :meth:`Family.dp_stats`. The prior must be proper (``"auto"`` or a dict): a released
+        :meth:`~.capabilities.PrivateRelease.dp_stats`. The prior must be proper (``"auto"`` or a dict): a released
         count can be near 0, where an improper prior leaves the posterior undefined.
         """
         if self.prior is None or (isinstance(self.prior, str) and self.prior == "reference"):
@@ -514,14 +515,6 @@ class Gaussian(Family):
         return (ll * m).sum(-1)
 
     # ------------------------------------------------------------ linear form and display
-    def linear_terms(self, theta, state) -> tuple | None:
-        """None: the Gaussian log-likelihood is not linear in the features."""
-        return None
-
-    def linear_names(self, names, state) -> list | None:
-        """None: the Gaussian log-likelihood is not linear in the features."""
-        return None
-
     def plot_panels(self, block, top=10) -> list:
         """One density panel per feature: the plug-in Normal of each class (``top`` unused)."""
         with np.errstate(invalid="ignore", divide="ignore"):

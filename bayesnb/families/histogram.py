@@ -38,8 +38,7 @@ assembled (``_histogram_bins.row_terms``), with ``n`` from the parameters:
 bell-shaped column's edge by a few. The tail takes no mass from the bins (``p(x | k)`` integrates to at most
 ``1 + theta_first + theta_last``); a later ``partial_fit`` batch's cells beyond the range add their tail to the
 evidence with ``n`` the cells the bins were made from (statistics have no parameters yet).
-Generated values are drawn from the bins' empirical within-bin distributions, so every generated value is
-an observed training value.
+Generated values are drawn from the bins' empirical within-bin distributions: each is an observed training value.
 """
 
 from __future__ import annotations
@@ -55,6 +54,7 @@ from . import _categorical_encoding as _enc
 from . import _histogram_bins as _bins
 from . import _interval
 from ._base import Family
+from .capabilities import SHARED, NumericNode
 from ._histogram_bins import HistogramEncoding
 from ._numeric import MAX_ALPHA, dense_numbers, dirichlet_draws, draw_categories
 from ._weighted_counts import code_counts_columns
@@ -127,7 +127,7 @@ def _check_alpha(alpha, who):
                      f"received {alpha!r}.")
 
 
-class Histogram(Family):
+class Histogram(Family, NumericNode, *SHARED):
     """Numeric block: each column a histogram with a Dirichlet(alpha) prior over its bins per class.
 
     Parameters

@@ -35,6 +35,7 @@ from scipy.special import betaln
 from .._utils import all_missing_columns
 from . import _interval
 from ._base import Family
+from .capabilities import SHARED, NumericNode
 from ._numeric import MAX_ALPHA, sample_class_feature
 from ._private import noisy_pairs
 from .lognormal import LogNormal
@@ -94,7 +95,7 @@ def _rest(params: dict) -> dict:
 _BASE_RULES = {f"base_{i}": "real or None" for i in range(BASE_FIELDS)}  # the base family's fields, any scale
 
 
-class Hurdle(Family):
+class Hurdle(Family, NumericNode, *SHARED):
     """Hurdle block: a cell is exactly ``at`` with probability ``pi``, else a draw of the base family.
 
     Parameters

@@ -33,6 +33,7 @@ from scipy.special import gammaln
 
 from . import _private
 from ._base import Family
+from .capabilities import SHARED
 from ._dirichlet_rows import (
     _evidence_scalar_alpha,
     _theta,
@@ -97,7 +98,7 @@ class MultinomialBlock(NamedTuple):
     raw: object = None
 
 
-class Multinomial(ThetaSite, Family):
+class Multinomial(ThetaSite, Family, *SHARED):
     """Count block (e.g. word counts) with a symmetric Dirichlet prior per class.
 
     Parameters

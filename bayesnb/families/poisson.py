@@ -31,6 +31,7 @@ from scipy.special import gammaln, logsumexp, xlogy
 from .._utils import all_missing_columns, nonfinite_error
 from . import _interval
 from ._base import Family
+from .capabilities import SHARED, NumericNode
 from ._numeric import (
     dense_numbers,
     float32_args,
@@ -129,7 +130,7 @@ def _check_hyper(value, what, who, auto=False):
     raise ValueError(f"{who}: {what} must be a finite number >= 0{extra}; received {value!r}.")
 
 
-class Poisson(Family):
+class Poisson(Family, NumericNode, *SHARED):
     """Count block: each column Poisson given the class, with a Gamma(a, b) prior on its rate.
 
     Parameters

@@ -11,7 +11,7 @@ The bins are the quantile bins of the column's observed values (``n_bins`` of th
 rule of :func:`bayesnb.structure.model.bin_edges`). A row with ``x_j`` missing sums its value
 out over the bins: ``p(m_j=1, x_j missing | s) = sum_b P(b | s) rho_j[s, b]``, with ``P(b | s)``
 the mass of bin ``b`` under the family's plug-in predictive (the family hook
-:meth:`~bayesnb.families._base.Family.predictive_bins`).
+:meth:`~bayesnb.families.capabilities.NumericNode.predictive_bins`).
 
 EM (:func:`fit_selection`): the E-step is the state posterior of each row under the feature
 likelihood of its observed cells times its selection factors, and, for a missing cell, the

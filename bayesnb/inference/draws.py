@@ -1,7 +1,7 @@
 """Exact conjugate draws and closed-form moments of every parameter of an :class:`~bayesnb.NBPosterior`.
 
 Draws are NumPy (thousands per second): the Dirichlet of the class prior and each block's
-family draws (:meth:`~bayesnb.families._base.Family.sample_params`), named as in the
+family draws (:meth:`~bayesnb.families.capabilities.PosteriorDraws.sample_params`), named as in the
 NUTS output so both give the same ArviZ ``DataTree``.
 """
 
