@@ -19,7 +19,8 @@ been listed as a category all along. The m-estimate of the lecture notes,
 ``(n_c + m p) / (n + m)``, is ``alpha_j[v] = m * p[v]``.
 
 Everything about the distribution lives on :class:`Categorical`; this module also holds the
-NamedTuples it passes around. The coding helpers are in ``_categorical_encoding``.
+NamedTuples it passes around and, after the class, the NUTS site forms of a padded Dirichlet
+block (:class:`DirichletSite`, :func:`site_for`). The coding helpers are in ``_categorical_encoding``.
 """
 
 from __future__ import annotations

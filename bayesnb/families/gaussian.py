@@ -34,7 +34,8 @@ Priors (``prior=``):
 - a dict ``{"mu0", "kappa0", "a0", "b0"}`` of scalars or per-feature arrays.
 
 Everything about the distribution lives on :class:`Gaussian`; this module also holds the
-NamedTuples it passes around and the plug-in helpers. Priors are built in ``_gaussian_prior``.
+NamedTuples it passes around, the plug-in helpers and, after the class, the density of its NUTS
+site (:func:`nig_unconstrained`). Priors are built in ``_gaussian_prior``.
 """
 
 from __future__ import annotations
