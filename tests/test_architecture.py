@@ -6,7 +6,10 @@
 - nothing outside ``bayesnb/families`` asks which family it holds;
 - the families layer loads no more of the structure package than its pure parts (its
   ``__init__``, ``learn`` and the ``hierarchical`` prior of a categorical node), never the engine;
-- no module grows far past the ~500-line budget (DESIGN.md);
+- one family per module: each module of ``bayesnb/families`` defines at most one concrete
+  ``Family`` (a wrapper such as ``Hurdle`` or ``Complement`` is a family of its own), and that
+  family's module holds its helpers used nowhere else, up to ~700 lines; any other module keeps
+  to the ~500-line budget (DESIGN.md);
 - in the modules listed in ``ONE_LINE_SUMMARY`` (more join as they are cleaned), every public
   function's and class's docstring opens with a one-line numpydoc summary.
 """
@@ -14,7 +17,12 @@
 from __future__ import annotations
 
 import ast
+import functools
+import importlib
 import importlib.util
+import inspect
+import pkgutil
+import types
 from pathlib import Path
 
 import pytest
@@ -26,6 +34,8 @@ _spec.loader.exec_module(arch)
 
 #: a module may pass ~500 lines a little (a long docstring), never by much
 MAX_LINES = 550
+#: a family's module (the one defining a concrete Family) holds the family and its single-use helpers
+MAX_FAMILY_LINES = 700
 
 
 def test_no_import_cycles():
@@ -77,9 +87,55 @@ def test_reachable_follows_imports_and_package_inits():
     assert arch.reachable(graph, ["p.f"]) == {"p.f", "p.s.h", "p.s", "p.s.l", "p.s.m"}
 
 
+def concrete_families(modules) -> dict:
+    """``{module name: [names of the concrete Family subclasses it defines]}`` of the given modules."""
+    from bayesnb.families import Family
+
+    return {m.__name__: sorted(name for name, c in vars(m).items()
+                               if inspect.isclass(c) and c.__module__ == m.__name__ and issubclass(c, Family)
+                               and not inspect.isabstract(c))
+            for m in modules}
+
+
+@functools.cache
+def family_modules() -> dict:
+    """:func:`concrete_families` of every module of ``bayesnb/families`` (the JAX module left out)."""
+    import bayesnb.families as package
+
+    names = [f"{package.__name__}.{m.name}" for m in pkgutil.iter_modules(package.__path__)]
+    return concrete_families(importlib.import_module(n) for n in names if n not in arch.LAZY_MODULES)
+
+
+def test_one_family_per_module():
+    found = family_modules()
+    assert {m: names for m, names in found.items() if len(names) > 1} == {}
+    assert sum(map(len, found.values())) >= 9  # the finder sees the families (Hurdle and Complement included)
+
+
+def test_family_finder_sees_two_families_in_one_module():
+    from bayesnb.families import Family, Gaussian, Hurdle
+
+    fake = types.ModuleType("fake")
+    fake.A = type("A", (Gaussian,), {"__module__": "fake"})
+    fake.B = type("B", (Hurdle,), {"__module__": "fake"})
+    fake.Base, fake.Gaussian = Family, Gaussian  # abstract, and imported (defined elsewhere): not counted
+    assert concrete_families([fake]) == {"fake": ["A", "B"]}
+
+
+def _line_limit(path) -> int:
+    module = path.removesuffix(".py").replace("/", ".")
+    return MAX_FAMILY_LINES if family_modules().get(module) else MAX_LINES
+
+
 @pytest.mark.parametrize("path", sorted(arch.line_counts()))
 def test_module_size(path):
-    assert arch.line_counts()[path] <= MAX_LINES, f"{path} is over {MAX_LINES} lines: split it by job"
+    limit = _line_limit(path)
+    assert arch.line_counts()[path] <= limit, f"{path} is over {limit} lines: split it by job"
+
+
+def test_family_modules_get_the_larger_size_limit():
+    assert _line_limit("bayesnb/families/gaussian.py") == MAX_FAMILY_LINES
+    assert _line_limit("bayesnb/families/_numeric.py") == _line_limit("bayesnb/families/capabilities.py") == MAX_LINES
 
 
 #: modules whose public docstrings are held to numpydoc's one-line summary (the others: not yet)

@@ -170,7 +170,7 @@ def test_categorical_site_form_follows_the_number_of_values(monkeypatch, stick_m
 def test_both_site_modules_are_dirichlet_sites_registered_by_their_suffix():
     """The two site modules implement every member of the written-out interface, and the registry
     names each by the suffix of its sample site."""
-    from bayesnb.families import _dirichlet_site as D
+    from bayesnb.families import categorical as D
     from bayesnb.families import _tilted_gamma
 
     assert D.FORMS == {"stick": S, "log_gamma": _tilted_gamma}
@@ -188,7 +188,7 @@ def test_the_site_is_chosen_once_and_the_suffstat_likelihood_follows_it(monkeypa
     uses that record, whatever the rule says later (no guess from the statistics' keys)."""
     from numpyro import handlers
 
-    from bayesnb.families import Categorical, _dirichlet_site as D
+    from bayesnb.families import Categorical, categorical as D
 
     rng = np.random.default_rng(2)
     fam = Categorical()

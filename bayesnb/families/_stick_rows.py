@@ -182,8 +182,8 @@ def stick_logit_rows(a, b, shift, log_norm=None):
 
 
 # ------------------------------------------------------------ the site form of a Categorical block
-# (a :class:`~bayesnb.families._dirichlet_site.DirichletSite`, as :mod:`bayesnb.families._tilted_gamma`;
-# :func:`~bayesnb.families._dirichlet_site.site_for` picks one)
+# (a :class:`~bayesnb.families.categorical.DirichletSite`, as :mod:`bayesnb.families._tilted_gamma`;
+# :func:`~bayesnb.families.categorical.site_for` picks one)
 SITE = "stick"
 
 

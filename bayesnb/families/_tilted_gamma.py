@@ -100,8 +100,8 @@ def tilted_log_norm(alpha, valid, s_shape=None):
 
 
 # ------------------------------------------------------------ the site form of a Categorical block
-# (a :class:`~bayesnb.families._dirichlet_site.DirichletSite`, as :mod:`bayesnb.families._stick_rows`;
-# :func:`~bayesnb.families._dirichlet_site.site_for` picks one)
+# (a :class:`~bayesnb.families.categorical.DirichletSite`, as :mod:`bayesnb.families._stick_rows`;
+# :func:`~bayesnb.families.categorical.site_for` picks one)
 SITE = "log_gamma"
 
 

@@ -19,12 +19,13 @@ been listed as a category all along. The m-estimate of the lecture notes,
 ``(n_c + m p) / (n + m)``, is ``alpha_j[v] = m * p[v]``.
 
 Everything about the distribution lives on :class:`Categorical`; this module also holds the
-NamedTuples it passes around. The coding helpers are in ``_categorical_encoding``.
+NamedTuples it passes around and, after the class, the NUTS site forms of a padded Dirichlet
+block (:class:`DirichletSite`, :func:`site_for`). The coding helpers are in ``_categorical_encoding``.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, NamedTuple
+from typing import ClassVar, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 from scipy.special import gammaln
@@ -33,7 +34,7 @@ from . import _categorical_encoding as _enc
 from . import _private
 from ._base import Family
 from .capabilities import SHARED
-from . import _dirichlet_site, _tilted_gamma
+from . import _stick_rows, _tilted_gamma
 from ._numeric import Memo, dirichlet_draws, draw_categories, maximise_evidence, observed_counts
 from ._categorical_encoding import log_probs  # (CategoricalNB.feature_log_prob_)
 
@@ -428,8 +429,8 @@ class Categorical(Family, *SHARED):
 
     @classmethod
     def _site_form(cls, sizes):
-        """The block's NUTS site module (:func:`._dirichlet_site.site_for`), from its features' numbers of values."""
-        return _dirichlet_site.site_for(sizes, cls.STICK_MAX_VALUES)
+        """The block's NUTS site module (:func:`site_for`), from its features' numbers of values."""
+        return site_for(sizes, cls.STICK_MAX_VALUES)
 
     def numpyro_prior_args(self, prior) -> dict:
         """The prior of the block's NUTS site (:meth:`numpyro_sample`) as float32 arrays: for
@@ -464,11 +465,11 @@ class Categorical(Family, *SHARED):
         of distinct vocabularies.
 
         Returns ``{"log_theta", "site", ...}``: ``log theta`` (K, d, V_max), pads at 0, the site
-        module chosen (:data:`._dirichlet_site.SITE_KEY`) and what its likelihood needs.
+        module chosen (:data:`SITE_KEY`) and what its likelihood needs.
         """
         form = self._site_form(static)
         params = form.sample_site(label, static, prior_args, feature_plate, class_plate)
-        return {**params, _dirichlet_site.SITE_KEY: form}
+        return {**params, SITE_KEY: form}
 
     def params_from_sites(self, label, static, samples: dict) -> dict:
         """MCMC samples (leading sample axes) -> ``{"theta": (..., K, d, V_max)}``, NaN-padded."""
@@ -499,7 +500,7 @@ class Categorical(Family, *SHARED):
         """``sum_{k,j,v} n[k,j,v] log theta[k,j,v]``: the labelled-data log-likelihood (per stick
         ``sum n t - (n + m) softplus(t)``, or ``sum n u - sum N log S``: no (K, d, V_max)
         ``log theta`` in the potential's gradient), by the site module :meth:`numpyro_sample` chose."""
-        return params[_dirichlet_site.SITE_KEY].suffstat_loglik(params, stats_args)
+        return params[SITE_KEY].suffstat_loglik(params, stats_args)
 
     def numpyro_row_args(self, block, static) -> dict:
         """Codes as int32 (n, d) and an observed mask; missing / unseen values are masked."""
@@ -545,3 +546,68 @@ class Categorical(Family, *SHARED):
                 p = a / a.sum(axis=1, keepdims=True)
             out.append((str(name), "bars", ([str(v) for v in block.state.categories[j]], p)))
         return out
+
+
+# The NUTS site forms of a padded Dirichlet block, and the one rule that picks one. A Categorical (or
+# Histogram) block samples its theta (K, d, V_max) through one of two site modules, both exactly
+# Dirichlet(alpha) rows: _stick_rows (stick-breaking logits) and _tilted_gamma (normalised Gammas).
+# DirichletSite writes out what each provides; site_for chooses from the block's numbers of values, once
+# per block, and numpyro_sample records the choice under SITE_KEY for the labelled-data likelihood.
+
+
+#: the key of the chosen site module in the parameters of a block's NUTS site
+SITE_KEY = "site"
+
+
+@runtime_checkable
+class DirichletSite(Protocol):
+    """What a site module of a padded Dirichlet block provides (``sizes``: each feature's number of values).
+
+    Attributes
+    ----------
+    SITE : str
+        The suffix of the sample site, ``theta_<label>__<SITE>``.
+    """
+
+    SITE: str
+
+    def prior_args(self, alpha, sizes) -> dict:
+        """The site's prior arrays (float32) from padded pseudo-counts ``alpha`` (K, d, V_max)."""
+
+    def sampler_args(self, alpha, conc, sizes) -> dict:
+        """Arrays that tune the sampler, not the model, from the prior and (or None) a posterior ``conc``."""
+
+    def stats_args(self, counts, sizes) -> dict:
+        """The labelled counts (K, d, V_max) as :meth:`suffstat_loglik` reads them, float32."""
+
+    def suffstat_loglik(self, params, stats_args):
+        """``sum n log theta`` from :meth:`sample_site`'s parameters and :meth:`stats_args` (JAX)."""
+
+    def sample_site(self, label, sizes, prior_args, feature_plate, class_plate) -> dict:
+        """The sample site and the deterministic ``theta_<label>``; returns ``{"log_theta", ...}``."""
+
+    def site_values(self, label, theta, sizes, prior_args=None) -> dict:
+        """The sample site's value whose rows are ``theta`` (..., K, d, V_max)."""
+
+
+#: the site modules, by their ``SITE``
+FORMS = {m.SITE: m for m in (_stick_rows, _tilted_gamma)}
+
+
+def site_for(sizes, stick_max) -> DirichletSite:
+    """The site module of a block whose features have ``sizes`` values.
+
+    Parameters
+    ----------
+    sizes : sequence of int
+        Each feature's number of values.
+    stick_max : int
+        The most values for stick-breaking logits (``Categorical.STICK_MAX_VALUES``).
+
+    Returns
+    -------
+    DirichletSite
+        :mod:`~bayesnb.families._stick_rows` when no feature has more than ``stick_max``
+        values, else :mod:`~bayesnb.families._tilted_gamma`.
+    """
+    return FORMS["stick" if max(sizes, default=0) <= stick_max else "log_gamma"]

@@ -34,7 +34,8 @@ Priors (``prior=``):
 - a dict ``{"mu0", "kappa0", "a0", "b0"}`` of scalars or per-feature arrays.
 
 Everything about the distribution lives on :class:`Gaussian`; this module also holds the
-NamedTuples it passes around and the plug-in helpers. Priors are built in ``_gaussian_prior``.
+NamedTuples it passes around, the plug-in helpers and, after the class, the density of its NUTS
+site (:func:`nig_unconstrained`). Priors are built in ``_gaussian_prior``.
 """
 
 from __future__ import annotations
@@ -63,7 +64,6 @@ from ._gaussian_prior import (
     auto_prior,
 )
 from ._gaussian_prior import make_prior as _make_prior
-from ._nig_site import nig_log_norm, nig_unconstrained
 from ._numeric import float32_args, float_array, sample_class_feature, weighted_class_cells
 from ._private import noisy_moments, require_bounds
 
@@ -411,7 +411,7 @@ class Gaussian(Family, NumericNode, *SHARED):
         prior's typical sd; 1 where that is not a positive finite number), computed in
         float64: ``mu_std = (mu0 - centre) / scale``, ``b_std = b0 / scale**2``, with
         ``kappa0`` and ``a0`` unchanged (see :meth:`numpyro_sample`), and ``log_norm``, the
-        normalising constant of the site's density (:func:`~._nig_site.nig_log_norm`: its
+        normalising constant of the site's density (:func:`nig_log_norm`: its
         ``lgamma(a0)`` is computed here, not in the sampler).
         """
         mu0, kappa, a, b = (np.asarray(v, dtype=float) for v in (prior.mu, prior.kappa, prior.a, prior.b))
@@ -430,7 +430,7 @@ class Gaussian(Family, NumericNode, *SHARED):
 
         One sample site ``mu_sigma2_<label>__z`` of shape (K, d, 2) under plates
         ``class_plate`` x feature: per cell the standardised mean ``mu_std`` and
-        ``log sigma2_std``, with the density :func:`~._nig_site.nig_unconstrained` of
+        ``log sigma2_std``, with the density :func:`nig_unconstrained` of
         ``sigma2_std ~ InvGamma(a0, b0 / s**2)``, ``mu_std | sigma2_std ~ Normal((mu0 - c) / s,
         sqrt(sigma2_std / kappa0))`` (the log-Jacobian of ``exp`` included), with the
         per-cell centre ``c`` and scale ``s`` of :meth:`numpyro_prior_args`. Deterministic
@@ -520,3 +520,51 @@ class Gaussian(Family, NumericNode, *SHARED):
         with np.errstate(invalid="ignore", divide="ignore"):
             mu, var = block.posterior.mu, block.posterior.b / block.posterior.a
         return [(str(name), "density", (mu[:, j], np.sqrt(var[:, j]))) for j, name in enumerate(block.names)]
+
+
+# The NUTS site of a Gaussian block: the Normal-Inverse-Gamma prior as one density on the unconstrained
+# scale. Per (class, feature) cell the site holds z = (m, t), the standardised mean and t = log v, the log
+# of the standardised variance. With v ~ InvGamma(a, b), m | v ~ Normal(m0, v / kappa) and v = exp(t):
+#
+#     log p(m, t) = log_norm - a t - b exp(-t) - t / 2 - kappa (m - m0)**2 exp(-t) / 2
+#     log_norm    = a log b - lgamma(a) + (log kappa - log(2 pi)) / 2
+#
+# the law NumPyro's two sites (an InverseGamma with its exp transform, and a Normal) gave, on the same
+# coordinates, as one real-support site: no transform and no lgamma in the program (log_norm precomputed).
+
+
+def nig_log_norm(a, b, kappa):
+    """``a log b - lgamma(a) + (log kappa - log 2 pi) / 2`` per cell, float32 (computed in float64).
+
+    Parameters
+    ----------
+    a, b, kappa : arrays of the same shape
+        Shape and scale of the variance's InverseGamma, and the mean's pseudo-count
+        (a non-positive one, an improper prior, gives -inf or NaN: NUTS refuses those priors).
+
+    Returns
+    -------
+    ndarray of float32
+    """
+    a, b, kappa = (np.asarray(v, dtype=float) for v in (a, b, kappa))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = a * np.log(b) - gammaln(a) + 0.5 * (np.log(kappa) - np.log(2 * np.pi))
+    return out.astype(np.float32)
+
+
+def nig_unconstrained(mu0, kappa, a, b, log_norm):
+    """The distribution of ``(m, log v)`` per cell under ``v ~ InvGamma(a, b)``, ``m | v ~ Normal(mu0, v / kappa)``.
+
+    Parameters
+    ----------
+    mu0, kappa, a, b, log_norm : arrays of the batch shape
+        ``log_norm`` from :func:`nig_log_norm`.
+
+    Returns
+    -------
+    numpyro.distributions.Distribution
+        Batch shape that of the arguments, event shape ``(2,)``, real support.
+    """
+    from ._numpyro_dists import NIGUnconstrained
+
+    return NIGUnconstrained(mu0, kappa, a, b, log_norm)
