@@ -95,20 +95,20 @@ def zero_links(X, min_rows=MIN_ZERO_ROWS, zeros=None):
     pos, get = numeric_columns(X)
     block, n = _block_reader(X, get), X.shape[0]
     pos = np.asarray(pos, dtype=np.intp)
-    sources = []
+    held_first = {}  # source -> the other columns that are 0 (or missing) on its first zero rows
     for i in range(pos.size):
         if (np.count_nonzero(get(pos[i]) == 0) if zeros is None else zeros[pos[i]]) < min_rows:
             continue
         first = np.flatnonzero(get(pos[i], np.arange(min(n, _HEAD_ROWS))) == 0)[:64]  # (its head only)
-        if not np.delete(_nonzero_at(block(pos, first)), i).all():  # a column other than the source holds there
-            sources.append(i)
-    if not sources:
-        return []
-    sources, targets = np.asarray(sources), np.arange(pos.size)
+        held = np.flatnonzero(~_nonzero_at(block(pos, first)))
+        if (held := held[held != i]).size:  # most pairs fail there: only the others are counted
+            held_first[i] = held
+    sources = np.fromiter(held_first, dtype=np.intp)
     out = []
-    step = max(1, _BLOCK_CELLS // (4 * targets.size))
+    step = max(1, _BLOCK_CELLS // (4 * pos.size))
     for b in range(0, sources.size, step):
         src = sources[b:b + step]
+        targets = np.unique(np.concatenate([held_first[i] for i in src]))
         zz, zn, nz, nn = _pair_counts(block, pos[src], pos[targets], n)
         # the target is 0 on >= min_rows of the source's zero rows and observed non-0 on none, and 0 on at
         # most half (nz <= nn) of the rows where both are observed and the source is not 0
@@ -124,8 +124,7 @@ def _pair_counts(block, src, tgt, n):
     rows = max(1, _BLOCK_CELLS // (src.size + tgt.size))
     acc = np.zeros((2 * src.size, 2 * tgt.size), dtype=np.int64)
     for r in range(0, n, rows):
-        at = np.arange(r, min(n, r + rows))
-        S, T = block(src, at), block(tgt, at)
+        S, T = block(src, slice(r, r + rows)), block(tgt, slice(r, r + rows))
         L = np.hstack([S == 0, ~np.isnan(S) & (S != 0)]).astype(np.float32)
         R = np.hstack([T == 0, ~np.isnan(T) & (T != 0)]).astype(np.float32)
         acc += (L.T @ R).astype(np.int64)
@@ -140,8 +139,8 @@ _BLOCK_CELLS = 1 << 20
 
 
 def _block_reader(X, get):
-    """``block(cols, rows)``: columns ``cols`` (positions) at rows ``rows`` as a float64 array of shape
-    ``(len(rows), len(cols))``, NaN missing: a numeric ndarray by one fancy index, else column by column."""
+    """``block(cols, rows)``: columns ``cols`` (positions) at rows ``rows`` (indices or a slice) as a float64
+    array with a column per entry of ``cols``, NaN missing: a numeric ndarray's rows at once, else column by column."""
     if not is_frame(X):
         A = np.asarray(X)
         if A.dtype.kind in "iuf":
@@ -151,7 +150,7 @@ def _block_reader(X, get):
                 return (B[:, cols[0]:cols[-1] + 1] if run else B[:, cols]).astype(float)
             return read
     return lambda cols, rows: (np.column_stack([get(j, rows) for j in cols]) if len(cols)
-                               else np.empty((len(rows), 0)))
+                               else np.empty((len(np.arange(X.shape[0])[rows]), 0)))
 
 
 def _nonzero_at(cells):
