@@ -190,3 +190,4 @@ def test_zero_links_are_the_pairs_of_the_definition(monkeypatch, block_cells):
         frame = pd.DataFrame(F).astype({0: "Float64", 2: object})
         frame[3] = pd.array(np.where(np.isnan(F[:, 3]), None, F[:, 3]), dtype="Int64")
         assert zl.zero_links(frame) == want
+    assert zl.zero_links(pd.DataFrame({"s": ["a", "b"] * 10, "t": [True, False] * 10})) == []  # no numeric column

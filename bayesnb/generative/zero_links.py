@@ -105,7 +105,7 @@ def zero_links(X, min_rows=MIN_ZERO_ROWS, zeros=None):
             held_first[i] = held
     sources = np.fromiter(held_first, dtype=np.intp)
     out = []
-    step = max(1, _BLOCK_CELLS // (4 * pos.size))
+    step = max(1, _BLOCK_CELLS // (4 * max(pos.size, 1)))  # (no numeric column: no source)
     for b in range(0, sources.size, step):
         src = sources[b:b + step]
         targets = np.unique(np.concatenate([held_first[i] for i in src]))
