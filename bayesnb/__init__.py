@@ -24,8 +24,8 @@ from ._utils import (
     ZeroProbabilityWarning,
 )
 from ._version import __version__
-from .criticism import check_independence, check_marginals, check_mcar
-from .diagnostics import compare_posteriors
+from .criticism.checks import check_independence, check_marginals, check_mcar
+from .criticism.diagnostics import compare_posteriors
 from .estimators import (
     BaseNB,
     BernoulliNB,
@@ -38,15 +38,15 @@ from .estimators import (
 )
 from .families import Bernoulli, Categorical, Complement, Gaussian, Histogram, Hurdle, LogNormal, Multinomial, Poisson
 from .generative import LatentClassFit, missing_labels
-from .imputation import TableImputation, impute_table
-from .imputer import Imputer
-from .mnar import MNARImputation, impute_mnar, mnar_sensitivity
-from .persistence import load
-from .pooling import pool
-from .posterior import NBPosterior
+from .impute.table import TableImputation, impute_table
+from .impute.imputer import Imputer
+from .impute.selfmasking import MNARImputation, impute_mnar, mnar_sensitivity
+from .io.persistence import load
+from .impute.pooling import pool
+from .inference.nb_posterior import NBPosterior
 from .privacy import DP
-from .synth import Synthesizer
-from .synthetic import SyntheticReport, synthetic_report
+from .synth.synthesizer import Synthesizer
+from .synth.quality import SyntheticReport, synthetic_report
 
 __all__ = [
     "DP",

@@ -44,7 +44,7 @@ def simulated(V, n=2000, d=8, seed=0):
 
 def one_run(spec, priors, data, seed, W, S):
     """CPU seconds, mean leapfrog steps and min bulk ESS of one warm run_nuts call."""
-    from bayesnb._mcmc_stats import ess_bulk
+    from bayesnb.inference.mcmc_stats import ess_bulk
     from bayesnb.inference import nuts
 
     t0 = time.process_time()

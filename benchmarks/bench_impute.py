@@ -49,7 +49,7 @@ one-hot column for scikit-learn):
   (``impute_mnar(mvn)``: the numeric columns on the multivariate normal, the categorical ones on the naive
   model, both with their missingness nodes);
 - bayesnb ``mvn`` (tables with numeric columns; not with ``--no-mvn``): ``impute_mvn(X, y)``, the
-  class-conditional multivariate normal of :mod:`bayesnb.mvn_impute` (impute_table's ``"mvn"``);
+  class-conditional multivariate normal of :mod:`bayesnb.impute.mvn` (impute_table's ``"mvn"``);
 - peers (``--peers [NAME ...]``, issue 27; implies ``--select``): missForest (Stekhoven &
   Buehlmann's algorithm with scikit-learn forests), miceforest, HyperImpute (only when named or
   with ``--hyperimpute-python PYTHON``, which runs it in that Python through files: it fails with
@@ -104,7 +104,7 @@ from sklearn.impute import IterativeImputer, KNNImputer, SimpleImputer
 
 from bayesnb import Categorical, Gaussian, NaiveBayes, impute_mnar, impute_table
 from bayesnb.datasets import load_house_votes
-from bayesnb.mvn_impute import impute_mvn
+from bayesnb.impute.mvn import impute_mvn
 
 
 def adult_table(folder, n_rows):
@@ -316,7 +316,7 @@ def main(argv=None):
     ap.add_argument("--structure-kinds", nargs="+", default=("tan", "auto"), help="structures to add (tan, auto)")
     ap.add_argument("--select", nargs="*", default=None,
                     help="add impute_table (per-column choice by self-validation) among these configurations "
-                         "(default, no value: 'auto', all of bayesnb.imputation.CONFIGURATIONS)")
+                         "(default, no value: 'auto', all of bayesnb.impute.table.CONFIGURATIONS)")
     ap.add_argument("--select-no-y", action="store_true",
                     help="run impute_table without the label given only (default: without and with, label_given=True)")
     ap.add_argument("--select-given", action="store_true",

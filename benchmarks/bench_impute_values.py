@@ -42,7 +42,7 @@ from sklearn.datasets import load_diabetes
 
 from bayesnb import NaiveBayes, impute_table
 from bayesnb.datasets import load_penguins
-from bayesnb.mvn_impute import impute_mvn
+from bayesnb.impute.mvn import impute_mvn
 
 CODES, SHARE = 20, 0.1
 

@@ -28,7 +28,7 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 
 from bayesnb import NaiveBayes, Synthesizer
-from bayesnb._synth_select import holdout_rows
+from bayesnb.synth.search import holdout_rows
 from bayesnb.datasets import load_house_votes, load_penguins
 
 PRIORS = ("class", "hierarchical")

@@ -38,7 +38,7 @@ import numpy as np
 
 def bench_exact(clf, n_draws=1000, repeats=20):
     clf.sample_posterior(n_draws, random_state=0)  # warm up (imports)
-    from bayesnb.model import sample_posterior_draws
+    from bayesnb.inference.draws import sample_posterior_draws
 
     rng = np.random.default_rng(0)
     t0 = time.perf_counter()
@@ -157,7 +157,7 @@ def _flat(samples):
 def one_call(lib, ctx, num_warmup, num_samples, seed):
     """One call of ``lib``: wall, compile and sampling seconds, min bulk ESS and the largest
     ``|mean - exact mean| / exact sd`` over the 66 parameters."""
-    from bayesnb._mcmc_stats import ess_bulk
+    from bayesnb.inference.mcmc_stats import ess_bulk
 
     clf, X, y, arr, (m_ex, sd_ex) = ctx
     t0 = time.perf_counter()
@@ -227,7 +227,7 @@ def _import(lib):
     else:
         import numpyro.infer  # noqa: F401
 
-        import bayesnb.model  # noqa: F401
+        import bayesnb.estimators._posterior_methods  # noqa: F401
         _listen_jax_compile()
 
 

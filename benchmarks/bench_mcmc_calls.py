@@ -48,14 +48,14 @@ import time
 
 def one_call(num_warmup, num_samples, seed):
     """Wall seconds of one ``run_mcmc`` (house votes, fitted model) and its timing attributes."""
-    import bayesnb.model
+    import bayesnb.estimators._posterior_methods
     from bayesnb import CategoricalNB
     from bayesnb.datasets import load_house_votes
 
     df = load_house_votes()
     X, y = df.drop(columns="party"), df["party"]
     clf = CategoricalNB().fit(X, y)
-    run_nuts, spent = bayesnb.model.run_nuts, []
+    run_nuts, spent = bayesnb.inference.nuts.run_nuts, []
 
     def timed_run_nuts(*args, **kwargs):  # the call's time inside run_nuts (JAX's import included)
         t = time.perf_counter()
@@ -63,14 +63,14 @@ def one_call(num_warmup, num_samples, seed):
         spent.append(time.perf_counter() - t)
         return out
 
-    bayesnb.model.run_nuts = timed_run_nuts
+    bayesnb.inference.nuts.run_nuts = timed_run_nuts
     try:
         t0 = time.perf_counter()
         dt = clf.run_mcmc(X, y, num_warmup=num_warmup, num_samples=num_samples, random_state=seed,
                           progress_bar=False)
         wall = time.perf_counter() - t0
     finally:
-        bayesnb.model.run_nuts = run_nuts
+        bayesnb.inference.nuts.run_nuts = run_nuts
     a = dt.attrs
     return {"wall_s": wall, "compile_s": a["compile_seconds"], "sampling_s": a["sampling_seconds"],
             "cache_hit": bool(a["cache_hit"]), "draws": int(dt["posterior"].sizes["draw"]),

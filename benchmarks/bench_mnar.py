@@ -23,7 +23,7 @@ for bayesnb, an extra one-hot column for scikit-learn; every bayesnb model is fi
   model's MAR imputation (the result's ``mar_table``);
 - ``bayesnb mvn``: ``impute_mvn(X, y)``, the class-conditional multivariate normal (impute_table's ``"mvn"``
   configuration, MAR); ``bayesnb MNAR mvn``: ``impute_mnar(X, y, model="mvn")``, the same model with the
-  self-masking missingness nodes (:mod:`bayesnb.mvn_mnar`);
+  self-masking missingness nodes (:mod:`bayesnb.impute.mvn_mnar`);
 - ``bayesnb impute_table``: ``impute_table(X, y)`` (``+y``: ``label_given=True``), the package's default
   imputer (MAR), per column the configuration that imputes hidden observed cells best;
 - ``IterativeImputer(ExtraTrees)`` (``ExtraTreesRegressor(n_estimators=20)``, ``max_iter=5``) and

@@ -122,7 +122,7 @@ def datasets(names):
 
 
 def _min_ess(spec, samples):
-    from bayesnb._mcmc_stats import ess_bulk
+    from bayesnb.inference.mcmc_stats import ess_bulk
     from bayesnb.inference.nuts import mcmc_draws
 
     draws = mcmc_draws(spec, samples)
@@ -201,7 +201,7 @@ class Numpyro:
 
 def _ess_of(lib, samples):
     if lib.flat is not None if hasattr(lib, "flat") else False:
-        from bayesnb._mcmc_stats import ess_bulk
+        from bayesnb.inference.mcmc_stats import ess_bulk
 
         x = np.concatenate([np.asarray(samples[k], float).reshape(1, samples[k].shape[1], -1) for k in lib.flat], -1)
         return float(ess_bulk(x).min()), x.shape[-1]

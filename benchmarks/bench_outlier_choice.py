@@ -23,7 +23,7 @@ Candidates (each fitted on the training rows as one class):
 - ``auto-3bins``, ``auto-10bins``: the default with 3 or 10 quantile bins for a numeric parent's states
   instead of ``bayesnb.structure.bins.N_BINS = 5`` (set for the fit only; tables with numeric columns);
 - ``mvn``: the numeric columns jointly, a multivariate normal with a Normal-Inverse-Wishart prior
-  (:func:`bayesnb.mvn_impute.fit_niw_em`, the ``"mvn"`` configuration of ``impute_table``: each column
+  (:func:`bayesnb.impute.mvn.fit_niw_em`, the ``"mvn"`` configuration of ``impute_table``: each column
   standardised, a right-skewed non-negative one on ``log(x + c)``, the Jacobian counted), scored by
   its posterior predictive (a multivariate t over each row's observed cells), times the naive
   model of the categorical columns; no range tails. Only on tables with numeric columns.
@@ -52,7 +52,7 @@ from sklearn.model_selection import KFold
 
 from bayesnb import NaiveBayes, NBOutlierDetector
 from bayesnb.inference.em import latent_log_px
-from bayesnb.mvn_impute import fit_niw_em, log_shift
+from bayesnb.impute.mvn import fit_niw_em, log_shift
 
 CANDIDATES = ("auto", "naive", "tan", "kdb", "latent", "mvn", "auto-3bins", "auto-10bins")
 #: the nested structures, simplest first, among which the one-standard-error rule chooses

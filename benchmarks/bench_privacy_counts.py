@@ -1,6 +1,6 @@
 """The private Synthesizer's count post-processing: the synthetic missing share per projection.
 
-``bayesnb._synth_private.COUNT_PROJECTION``: None (the released counts as they are: negative noise set
+``bayesnb.synth.private_synth.COUNT_PROJECTION``: None (the released counts as they are: negative noise set
 to 0, positive kept), ``"capped"`` (counts that sum to more than their class count projected onto
 that total) and ``"simplex"`` (projected onto the class count up as well). For each noise seed,
 a private Synthesizer (epsilon = 1, every row) draws 3000 rows; the table gives the mean and sd of
@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 import bayesnb as bn
-from bayesnb import _synth_private
+from bayesnb.synth import private_synth as _synth_private
 from bayesnb.datasets import load_house_votes, load_penguins
 
 BOUNDS = {"bill_length_mm": (30, 60), "bill_depth_mm": (13, 22), "flipper_length_mm": (170, 235),

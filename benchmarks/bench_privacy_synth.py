@@ -12,7 +12,7 @@ missing cells), for each seed: split 70/30 (stratified), then at each epsilon, w
 - ``Synthesizer``: the default ``missing="model"`` (a categorical column's missing cells are one more
   category of its released counts, at no extra cost; a numeric column whose dtype can hold a missing
   cell has its indicator node, one more released statistic). Its numeric columns are declared
-  equal-width bins over their bounds (the private default, ``bayesnb._synth_bins``);
+  equal-width bins over their bounds (the private default, ``bayesnb.synth.private_bins``);
 - ``Synthesizer (Gaussian numeric)`` (tables with bounds, under privacy): the same with
   ``categories={column: "gaussian"}`` for every bounded column, the earlier default.
 

@@ -399,10 +399,10 @@ def reference(args):
 def synth_bin_floor(train, bins):
     """The 2-way TVD (on this benchmark's bins) between the training rows and the same rows with each numeric
     column moved to a value uniform within its bin of the private Synthesizer (20 whole-number bins over the
-    declared bounds, ``bayesnb._synth_bins``): what the two bin grids' misalignment alone costs."""
-    from bayesnb._synth_bins import decode as bin_decode
-    from bayesnb._synth_bins import edges_of
-    from bayesnb._synth_bins import encode as bin_encode
+    declared bounds, ``bayesnb.synth.private_bins``): what the two bin grids' misalignment alone costs."""
+    from bayesnb.synth.private_bins import decode as bin_decode
+    from bayesnb.synth.private_bins import edges_of
+    from bayesnb.synth.private_bins import encode as bin_encode
 
     edges, rng = bin_edges(bins), np.random.default_rng(0)
     dom, moved = domains(edges), train.copy()

@@ -13,7 +13,7 @@ of every other column: k-DB takes a parent only among earlier columns with a pos
 ``--edge-score E`` (one of ``structure.EDGE_SCORES``, default ``bdeu``) every fit and the printed
 scores use ``E`` (the default swapped as ``bench_structure_auto.edge_score`` does). With
 ``--support observed`` (or ``backoff``) the samples are drawn on the fitted model's observed
-support (:func:`bayesnb._synth_support.observed_support`, what ``Synthesizer(support=...)`` samples);
+support (:func:`bayesnb.synth.observed_support.observed_support`, what ``Synthesizer(support=...)`` samples);
 a comma-separated list (``--support observed,backoff,smoothed``) samples each support from the same
 fit, the supports interleaved within each sample seed. Each sample line also gives the DCR share
 against the test rows, and with several sample seeds a mean line per support follows.
@@ -48,8 +48,8 @@ from bench_structure_auto import edge_score as swap_edge_score  # noqa: E402
 from bench_synthesis import census_tables  # noqa: E402
 
 from bayesnb import NaiveBayes, synthetic_report  # noqa: E402
-from bayesnb._synth_select import holdout_rows  # noqa: E402
-from bayesnb._synth_support import SUPPORTS, observed_support  # noqa: E402
+from bayesnb.synth.search import holdout_rows  # noqa: E402
+from bayesnb.synth.observed_support import SUPPORTS, observed_support  # noqa: E402
 from bayesnb.structure import model as _mx  # noqa: E402
 from bayesnb.structure import learn as _learn  # noqa: E402
 

@@ -11,7 +11,7 @@ package options; ``backoff`` is ``Synthesizer(support="backoff")``:
 - ``obscat``: observed on categorical nodes, smoothed on numeric (histogram) nodes;
   ``obshist``: the reverse;
 - ``backoff``: ``n`` where ``N >= sum(a0)``, else ``a`` restricted to the values seen with the
-  context's class and with each parent's state (``bayesnb._synth_backoff``);
+  context's class and with each parent's state (``bayesnb.synth.backoff``);
 - ``backoffcat`` / ``backoffhist``: that rule on categorical / numeric nodes only, observed on the others;
 - ``templ-L``: ``n + L * a0`` on the same pairwise support in every context;
 - ``thin-M``: ``n`` where ``N >= M``, else ``a`` on the pairwise support.
@@ -41,8 +41,8 @@ from bench_structure_auto import edge_score as swap_edge_score  # noqa: E402
 from bench_synthesis import census_tables  # noqa: E402
 
 from bayesnb import NaiveBayes, synthetic_report  # noqa: E402
-from bayesnb._synth_backoff import pairwise_support  # noqa: E402
-from bayesnb._synth_support import observed_support  # noqa: E402
+from bayesnb.synth.backoff import pairwise_support  # noqa: E402
+from bayesnb.synth.observed_support import observed_support  # noqa: E402
 
 
 def transform(variant, numeric, axes, a0, a):

@@ -26,10 +26,10 @@ from bench_impute import masked_runs, score, tables
 from diag_mnar_test import selection_fits
 
 from bayesnb import Imputer, impute_mnar
-from bayesnb._impute_configs import fill_config
+from bayesnb.impute.configs import fill_config
 from bayesnb.generative.mnar import fit_selection
 from bayesnb.inference.em import allowed_states
-from bayesnb.mnar import _fit
+from bayesnb.impute.selfmasking import _fit
 
 DRAWS = 40
 

@@ -20,7 +20,7 @@ from scipy.stats import chi2
 from bayesnb import impute_mnar, impute_table
 from bayesnb.generative.mnar import fit_selection
 from bayesnb.inference.em import allowed_states
-from bayesnb.mnar import _fit
+from bayesnb.impute.selfmasking import _fit
 
 
 def selection_fits(Xm, y, rng):

@@ -22,7 +22,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_impute import adult_table, blank, mask  # noqa: E402
 
-import bayesnb.imputer as imputer_mod  # noqa: E402
+import bayesnb.impute.imputer as imputer_mod  # noqa: E402
 from bayesnb import impute_table  # noqa: E402
 
 

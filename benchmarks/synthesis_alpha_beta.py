@@ -40,8 +40,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_synthesis as bench  # noqa: E402
 
 from bayesnb import synthetic_report  # noqa: E402
-from bayesnb._synthetic_distance import encode, nearest_distances  # noqa: E402
-from bayesnb.synthetic import _prepare  # noqa: E402
+from bayesnb.synth.distance import encode, nearest_distances  # noqa: E402
+from bayesnb.synth.quality import _prepare  # noqa: E402
 
 
 def _width(prep):

@@ -75,8 +75,8 @@ def test_module_size(path):
 
 
 #: modules whose public docstrings are held to numpydoc's one-line summary (the others: not yet)
-ONE_LINE_SUMMARY = ["_loadcheck.py", "_persist_latent.py", "_persist_synth.py", "_posterior_check.py",
-                    "cli/mcmc.py", "diagnostics.py", "structure/em.py", "structure/model.py"]
+ONE_LINE_SUMMARY = ["io/loadcheck.py", "io/latent_file.py", "io/synthesizer_file.py", "criticism/posterior_check.py",
+                    "cli/mcmc.py", "criticism/diagnostics.py", "structure/em.py", "structure/model.py"]
 
 
 def _long_summaries(source):

@@ -15,7 +15,7 @@ from bayesnb.datasets import load_penguins
 from bayesnb.estimators._auto import (CANDIDATES, HISTOGRAM_ALPHAS, HISTOGRAM_BINS, TIE_NATS, candidate_family,
                                       resolution)
 from bayesnb.families import Categorical, Gaussian, Histogram, Hurdle, LogNormal, Poisson
-from bayesnb.posterior import log_evidence
+from bayesnb.inference.nb_posterior import log_evidence
 
 
 def _table(n=600, seed=0):
@@ -203,8 +203,8 @@ def test_candidate_family_reads_every_label_and_refuses_others():
 
 
 def test_family_scores_of_a_file_written_before_the_margin_still_pass_the_load_check():
-    from bayesnb._loadcheck import _check_scores
-    from bayesnb.persistence import ModelFileError
+    from bayesnb.io.loadcheck import _check_scores
+    from bayesnb.io.persistence import ModelFileError
 
     old = {"column": ["x"], "family": ["Poisson"], "log_evidence": [-1.0], "resolution": [1.0], "chosen": [True]}
     _check_scores(old)

@@ -204,7 +204,7 @@ def test_output_into_missing_folder_is_one_line_exit_2(votes_csv, tmp_path):
 
 def test_debug_flag_shows_traceback(votes_csv, tmp_path, capsys):
     from bayesnb.cli import UsageError
-    from bayesnb.persistence import ModelFileError
+    from bayesnb.io.persistence import ModelFileError
 
     d = votes_csv
     argv = ["predict", str(d / "m.bnb"), str(d / "test.csv"), "-o", str(tmp_path / "missing" / "p.csv")]
@@ -327,7 +327,7 @@ def test_fit_refuses_to_overwrite_the_training_csv(votes_csv, tmp_path, capsys):
 
 
 def test_failed_write_leaves_no_partial_file_and_no_temp_name(votes_csv, tmp_path, capsys, monkeypatch):
-    import bayesnb.persistence
+    import bayesnb.io.persistence
 
     d = votes_csv
     out = tmp_path / "pred.csv"
@@ -351,7 +351,7 @@ def test_failed_write_leaves_no_partial_file_and_no_temp_name(votes_csv, tmp_pat
         line = one_line_error(*cli(capsys, "predict", model, d / "test.csv", "-o", out, "--force")[::2])
         assert line.endswith(f"cannot write {out}: No space left on device"), line
     with monkeypatch.context() as m:
-        m.setattr(bayesnb.persistence, "save", save_fails)
+        m.setattr(bayesnb.io.persistence, "save", save_fails)
         line = one_line_error(*cli(capsys, "fit", d / "train.csv", "--target", "party", "-o", model, "--force")[::2])
         assert line.endswith(f"cannot write {model}: No space left on device"), line
     assert "tmp" not in line.replace(str(tmp_path), "")

@@ -8,7 +8,7 @@ import pytest
 
 from bayesnb import impute_table
 from bayesnb.cli import main
-from bayesnb.cli.io import read_table, write_table
+from bayesnb.cli.files import read_table, write_table
 from bayesnb.datasets import load_penguins
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from bayesnb import Imputer
 from bayesnb.cli import main
-from bayesnb.cli.io import read_table, write_table
+from bayesnb.cli.files import read_table, write_table
 from bayesnb.datasets import load_penguins
 
 CONFIGS = ("naive", "tan", "mvn")  # the fast ones: the latent-class search takes seconds

@@ -11,7 +11,7 @@ import pytest
 
 import bayesnb
 from bayesnb.cli import EXIT_CODES, main
-from bayesnb.cli import io as cli_io
+from bayesnb.cli import files as cli_io
 from bayesnb.cli.posterior import COLUMNS, hdi
 from bayesnb.datasets import load_house_votes, load_penguins
 from bayesnb.inference.draws import posterior_moments

@@ -13,7 +13,7 @@ from bayesnb import NaiveBayes, compare_posteriors
 from bayesnb.cli import main
 from bayesnb.cli import mcmc as cli_mcmc
 from bayesnb.datasets import load_house_votes, load_penguins, load_play_tennis
-from bayesnb.model import posterior_moments
+from bayesnb.inference.draws import posterior_moments
 
 
 @pytest.mark.slow  # one NUTS compile: a few seconds alone, up to a minute on 2 busy cores

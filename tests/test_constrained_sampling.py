@@ -15,7 +15,7 @@ import pytest
 from scipy import stats
 
 import bayesnb
-from bayesnb._synth_support import observed_support
+from bayesnb.synth.observed_support import observed_support
 from bayesnb.datasets import load_penguins
 from bayesnb.families import Gaussian, Poisson
 from bayesnb.families.gaussian import plug_in

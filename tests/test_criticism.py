@@ -18,7 +18,7 @@ from bayesnb import (
     check_independence,
     check_marginals,
 )
-from bayesnb.criticism import PAIR_COLUMNS, mutual_information
+from bayesnb.criticism.checks import PAIR_COLUMNS, mutual_information
 from bayesnb.datasets import load_house_votes, load_penguins
 
 

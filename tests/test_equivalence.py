@@ -31,7 +31,7 @@ from scipy import integrate
 import bayesnb
 from bayesnb import (AllMissingWarning, BernoulliNB, Categorical, CategoricalNB, GaussianNB, MultinomialNB,
                      NaiveBayes, ZeroProbabilityWarning)
-from bayesnb.posterior import log_evidence as posterior_log_evidence
+from bayesnb.inference.nb_posterior import log_evidence as posterior_log_evidence
 from cases import CASES, NIG, mixed_features, mixed_frame, params, random_data, select, with_missing
 
 QUAD_TOL = 1e-7  # quadrature (epsrel 1e-10..1e-12) against closed form, on the log scale

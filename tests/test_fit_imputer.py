@@ -15,9 +15,9 @@ import pytest
 import bayesnb
 from bayesnb import Imputer, NaiveBayes, impute_table
 from bayesnb.cli import main
-from bayesnb.cli.io import read_table, write_table
+from bayesnb.cli.files import read_table, write_table
 from bayesnb.datasets import load_penguins
-from bayesnb.persistence import ModelFileError
+from bayesnb.io.persistence import ModelFileError
 from helpers import edit_meta as _edit_meta
 
 CONFIGS = ("naive", "tan", "mvn")  # the fast ones: the latent-class search takes seconds

@@ -19,7 +19,7 @@ from bayesnb import Categorical, Gaussian, NaiveBayes
 from bayesnb.families._fixed_norm import dirichlet_fixed_norm, lgamma32
 from bayesnb.families._nig_site import nig_log_norm, nig_unconstrained
 from bayesnb.families._tilted_gamma import tilted_gamma_rows, tilted_log_norm
-from bayesnb.model import make_model
+from bayesnb.inference.numpyro_model import make_model
 
 
 def test_log_densities_equal_numpyros():

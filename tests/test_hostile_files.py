@@ -28,7 +28,7 @@ from test_model_files import _block, _key, _one_array_meta, _post, _rewrite, _ze
 import bayesnb
 from bayesnb import NaiveBayes
 from bayesnb.cli import main
-from bayesnb.persistence import ModelFileError
+from bayesnb.io.persistence import ModelFileError
 
 MiB = 1 << 20
 #: generous bound on refusing one hostile file (they take milliseconds; the regressions they
@@ -170,7 +170,7 @@ def test_hostile_files_are_refused_in_bounded_time_and_memory(name, tmp_path, go
 
 
 def test_entries_are_capped_before_the_directory_is_read(tmp_path, monkeypatch):
-    import bayesnb._safeio as safeio
+    import bayesnb.io.archive as safeio
 
     monkeypatch.setattr(safeio, "MAX_ENTRIES", 1000)
     path = _many_entries(tmp_path, n=1000)
@@ -311,7 +311,7 @@ def test_failed_save_leaves_no_temporary_file(fitted, tmp_path, monkeypatch):
     import builtins
     import errno
 
-    import bayesnb.persistence as persistence
+    import bayesnb.io.persistence as persistence
 
     model = fitted[0]
     path = tmp_path / "m.bnb"
@@ -456,8 +456,8 @@ def test_a_mutated_file_is_refused_or_predicts_finite_normalised_probabilities(
 
 def test_memory_error_becomes_model_file_error(good, monkeypatch):
     """Running out of memory while reading or checking a file is the package's error, never MemoryError."""
-    import bayesnb._safejson as safejson
-    import bayesnb.persistence as persistence
+    import bayesnb.io.safejson as safejson
+    import bayesnb.io.persistence as persistence
 
     def exhausted(*a, **k):
         raise MemoryError
@@ -492,7 +492,7 @@ _JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(alphabe
 def test_linear_scan_measures_json_exactly_across_chunks(obj, chunk):
     """Brackets, quotes and backslashes inside strings, cut anywhere by the chunks: the scan's depth
     is the parsed tree's, and its count of values is never below the tree's."""
-    import bayesnb._safejson as safejson
+    import bayesnb.io.safejson as safejson
 
     text = json.dumps(obj).encode()
     old = safejson._CHUNK

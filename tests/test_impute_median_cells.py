@@ -10,11 +10,11 @@ import pytest
 from scipy.special import logsumexp
 
 import bayesnb.generative.values as values
-import bayesnb.imputer as imputer_mod
+import bayesnb.impute.imputer as imputer_mod
 import bayesnb.structure._logdraw as logdraw
 from bayesnb import Imputer, NaiveBayes
 from bayesnb.datasets import load_house_votes
-from bayesnb.imputation import latent_class_auto
+from bayesnb.impute.table import latent_class_auto
 from bayesnb.families._numeric import draw_categories
 
 
@@ -175,7 +175,7 @@ def test_search_tol_refuses_a_bad_value(bad):
 
 
 def test_mvn_fill_draws_no_median_for_the_columns_it_covers(monkeypatch):
-    from bayesnb.mvn_impute import fill_mvn, fit_mvn
+    from bayesnb.impute.mvn import fill_mvn, fit_mvn
 
     X, y = _zero_inflated(seed=3)
     fit = fit_mvn(X, y)

@@ -11,9 +11,9 @@ import pytest
 import bayesnb.structure.impute as structure_impute
 from bayesnb import NaiveBayes
 from bayesnb.datasets import load_house_votes, load_penguins
-from bayesnb.imputation import latent_class_auto
+from bayesnb.impute.table import latent_class_auto
 from bayesnb.inference import em
-from bayesnb.posterior import log_marginal, normalise
+from bayesnb.inference.nb_posterior import log_marginal, normalise
 
 
 def _votes(seed=0, p=0.2):

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from bayesnb import Gaussian, LogNormal, NaiveBayes, impute_table
-from bayesnb._impute_configs import SEARCH_N_INIT, SEARCH_TOL
-from bayesnb.imputation import latent_class_auto
+from bayesnb.impute.configs import SEARCH_N_INIT, SEARCH_TOL
+from bayesnb.impute.table import latent_class_auto
 
 
 def chained(n=300, seed=0):

@@ -8,8 +8,8 @@ import pytest
 
 from bayesnb import Imputer, NaiveBayes, impute_table, load
 from bayesnb.datasets import load_house_votes
-from bayesnb.imputation import CONFIGURATIONS, _check
-from bayesnb.persistence import ModelFileError
+from bayesnb.impute.table import CONFIGURATIONS, _check
+from bayesnb.io.persistence import ModelFileError
 
 
 def _votes(seed=0, p=0.2):

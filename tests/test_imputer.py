@@ -10,9 +10,9 @@ from sklearn.base import clone
 import bayesnb
 from bayesnb import Imputer, NaiveBayes, impute_table
 from bayesnb.datasets import load_house_votes, load_penguins
-from bayesnb._impute_configs import fill_config, project_fills
+from bayesnb.impute.configs import fill_config, project_fills
 from bayesnb.generative.zero_links import keep_zero_links
-from bayesnb.persistence import ModelFileError
+from bayesnb.io.persistence import ModelFileError
 from helpers import edit_meta as _edit_meta
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")

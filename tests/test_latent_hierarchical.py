@@ -14,7 +14,7 @@ import pytest
 from bayesnb import NaiveBayes, Synthesizer
 from bayesnb.families import Categorical, Gaussian, Histogram
 from bayesnb.inference import em
-from bayesnb.posterior import joint_log_likelihood_parts, normalise
+from bayesnb.inference.nb_posterior import joint_log_likelihood_parts, normalise
 from bayesnb.structure.hierarchical import hierarchical_prior
 
 

@@ -17,7 +17,7 @@ from scipy.special import logsumexp
 from bayesnb import BernoulliNB, CategoricalNB, GaussianNB, LatentClassFit, MultinomialNB, NaiveBayes
 from bayesnb.families import Bernoulli, Categorical, Gaussian
 from bayesnb.inference.em import log_penalty as _log_penalty
-from bayesnb.model import make_model, model_log_likelihood, point_sites
+from bayesnb.inference.numpyro_model import make_model, model_log_likelihood, point_sites
 from cases import with_missing
 
 

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from bayesnb import Imputer, NaiveBayes, Synthesizer
-from bayesnb._persist_synth import synth_from_model
+from bayesnb.io.synthesizer_file import synth_from_model
 from bayesnb.datasets import load_house_votes, load_penguins
-from bayesnb.persistence import ModelFileError
+from bayesnb.io.persistence import ModelFileError
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -48,7 +48,7 @@ def structured(request, fitted):
 
 def _rewrite(path, out, edit):
     """``path`` with its metadata edited by ``edit(meta, arrays)`` and the checksums recomputed."""
-    from bayesnb._safeio import digest
+    from bayesnb.io.archive import digest
     with np.load(path) as f:
         entries = {n: f[n] for n in f.files}
     meta = json.loads(entries["__meta__"].tobytes())

@@ -9,10 +9,10 @@ import pytest
 
 import bayesnb
 from bayesnb import GaussianNB, Imputer, NaiveBayes
-from bayesnb._loadcheck import NAIVE_BAYES_ONLY
-from bayesnb._persist_tree import type_key
+from bayesnb.io.loadcheck import NAIVE_BAYES_ONLY
+from bayesnb.io.tree import type_key
 from bayesnb.datasets import load_penguins
-from bayesnb.persistence import ModelFileError, load, save
+from bayesnb.io.persistence import ModelFileError, load, save
 from helpers import edit_meta
 
 #: a registered estimator whose class name is NaiveBayes but which is not bayesnb's

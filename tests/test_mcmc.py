@@ -13,9 +13,11 @@ import pandas as pd
 import pytest
 
 from bayesnb import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB, NaiveBayes
-from bayesnb.diagnostics import compare_posteriors
+from bayesnb.criticism.diagnostics import compare_posteriors
 from bayesnb.families import Bernoulli, Categorical, Gaussian
-from bayesnb.model import NotLinearError, make_model, model_inputs, posterior_moments
+from bayesnb.estimators._posterior_methods import NotLinearError
+from bayesnb.inference.numpyro_model import make_model, model_inputs
+from bayesnb.inference.draws import posterior_moments
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ SCRIPT = textwrap.dedent("""
     numpyro.set_host_device_count(2)          # the user's opt-in, before JAX starts
     import warnings, jax, numpy as np
     from bayesnb import CategoricalNB
-    from bayesnb.diagnostics import compare_posteriors
+    from bayesnb.criticism.diagnostics import compare_posteriors
     from bayesnb.datasets import load_house_votes
     df = load_house_votes()
     X, y = df.drop(columns="party"), df["party"]
@@ -47,7 +47,7 @@ def test_parallel_chains_on_host_devices():
 @pytest.mark.slow
 def test_vectorized_chains_match_exact():
     from bayesnb import GaussianNB
-    from bayesnb.diagnostics import compare_posteriors
+    from bayesnb.criticism.diagnostics import compare_posteriors
 
     rng = np.random.default_rng(0)
     X = np.r_[rng.normal(0, 1, (60, 2)), rng.normal(2, 1.5, (60, 2))]

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from bayesnb import GaussianNB
-from bayesnb.diagnostics import compare_posteriors
-from bayesnb.model import run_nuts
+from bayesnb.criticism.diagnostics import compare_posteriors
+from bayesnb.inference.nuts import run_nuts
 
 
 def test_precision_is_checked():

@@ -158,7 +158,7 @@ def test_estimator_template_is_used():
 
 def test_diverged_fills_raise_a_clear_error():
     """A fill ten observed ranges beyond a column's values is EM's divergence, not an imputation."""
-    from bayesnb.mnar import _check_diverged
+    from bayesnb.impute.selfmasking import _check_diverged
     X = pd.DataFrame({"a": [1.0, 2.0, np.nan, 4.0], "b": [0.0, 1.0, 2.0, 3.0]})
     _check_diverged(X, 0, np.array([3.5, 30.0]), "impute_mnar")  # beyond the range (1 to 4), within ten ranges
     with pytest.raises(ValueError, match=r"MNAR fit of column 'a' diverged: 1 imputed value\(s\) reach 1e\+09"):

@@ -23,8 +23,8 @@ import pytest
 
 import bayesnb
 from bayesnb import Bernoulli, Categorical, Gaussian, Multinomial, NaiveBayes
-from bayesnb._safeio import digest
-from bayesnb.persistence import DEFAULT_MAX_BYTES, ModelFileError
+from bayesnb.io.archive import digest
+from bayesnb.io.persistence import DEFAULT_MAX_BYTES, ModelFileError
 
 MiB = 1 << 20
 #: the slowest a single hostile file may take to be refused (generous: the machine is shared)

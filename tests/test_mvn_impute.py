@@ -1,4 +1,4 @@
-"""The class-conditional multivariate normal imputation (bayesnb.mvn_impute, impute_table's "mvn")."""
+"""The class-conditional multivariate normal imputation (bayesnb.impute.mvn, impute_table's "mvn")."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from sklearn.datasets import load_diabetes
 
 from bayesnb import NaiveBayes, impute_table
 from bayesnb.datasets import load_penguins
-from bayesnb.mvn_impute import (
+from bayesnb.impute.mvn import (
     _log_density,
     conditional_mean,
     fit_niw_em,

@@ -1,11 +1,11 @@
-"""Self-masking MNAR on the multivariate normal (impute_mnar(model="mvn"), bayesnb.mvn_mnar)."""
+"""Self-masking MNAR on the multivariate normal (impute_mnar(model="mvn"), bayesnb.impute.mvn_mnar)."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from bayesnb import impute_mnar, mnar_sensitivity
-from bayesnb.mvn_impute import impute_mvn
+from bayesnb.impute.mvn import impute_mvn
 
 
 def _correlated(n=800, seed=0, hide=True):

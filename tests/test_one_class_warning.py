@@ -8,7 +8,7 @@ import pytest
 
 import bayesnb
 from bayesnb import OneClassWarning
-from bayesnb.mvn_impute import impute_mvn
+from bayesnb.impute.mvn import impute_mvn
 
 
 def _table(n=60, seed=0):

@@ -15,7 +15,7 @@ import bayesnb
 from bayesnb import (Bernoulli, BernoulliNB, Categorical, CategoricalNB, Gaussian, GaussianNB, Histogram,
                      Multinomial, MultinomialNB, NaiveBayes)
 from bayesnb.datasets import load_house_votes, load_play_tennis
-from bayesnb.persistence import FORMAT_VERSION, ModelFileError
+from bayesnb.io.persistence import FORMAT_VERSION, ModelFileError
 import cases
 
 

@@ -636,7 +636,7 @@ def _tamper(path, how):
     totals unchanged). Each changes the loaded model's predictions. Returns whether an edit
     was made.
     """
-    from bayesnb._safeio import digest as _digest
+    from bayesnb.io.archive import digest as _digest
 
     with zipfile.ZipFile(path) as z:
         entries = {name: z.read(name) for name in z.namelist()}
@@ -720,7 +720,7 @@ def test_tampering_changes_an_unkeyed_model(how, refused, accepted):
             assert _tamper(path, how)
             try:  # the checksums only catch accidents; the load-time checks catch some edits
                 again = bayesnb.load(path)
-            except bayesnb.persistence.ModelFileError:
+            except bayesnb.io.persistence.ModelFileError:
                 outcomes.append("refused")
                 continue
         same = np.array_equal(again.predict_joint_log_proba(X), model.predict_joint_log_proba(X))
@@ -740,10 +740,10 @@ def test_keyed_file_refuses_tampering(case, how, key):
         model.save(path, key=key)
         again = bayesnb.load(path, key=key)
         assert np.array_equal(again.predict_joint_log_proba(case.X), model.predict_joint_log_proba(case.X))
-        with pytest.raises(bayesnb.persistence.ModelFileError):
+        with pytest.raises(bayesnb.io.persistence.ModelFileError):
             bayesnb.load(path, key=key + b"x")
         assume(_tamper(path, how))
-        with pytest.raises(bayesnb.persistence.ModelFileError, match="HMAC does not match"):
+        with pytest.raises(bayesnb.io.persistence.ModelFileError, match="HMAC does not match"):
             bayesnb.load(path, key=key)  # refused by the key, before any other check
 
 

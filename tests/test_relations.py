@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from bayesnb import Gaussian, NaiveBayes
-from bayesnb.criticism import check_independence, deterministic_relations
+from bayesnb.criticism import check_independence
+from bayesnb.criticism.checks import deterministic_relations
 
 
 def _telco(n=1500, seed=0):
@@ -146,7 +147,7 @@ def test_zero_links_are_saved_and_checked(tmp_path):
 
 def test_impute_table_and_mvn_keep_a_zero_link():
     from bayesnb import impute_table
-    from bayesnb.mvn_impute import impute_mvn
+    from bayesnb.impute.mvn import impute_mvn
 
     Xm, y = _tenure(600)
     for T in (impute_mvn(Xm, y), impute_table(Xm, y, configurations=("naive", "mvn"), random_state=0).table):

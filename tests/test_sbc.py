@@ -14,7 +14,7 @@ import pytest
 from scipy.stats import chisquare
 
 from bayesnb import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
-from bayesnb.model import sample_posterior_draws
+from bayesnb.inference.draws import sample_posterior_draws
 
 L = 99  # posterior draws per replicate -> ranks 0..99
 BINS = 10

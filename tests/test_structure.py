@@ -69,7 +69,7 @@ def test_tiny_matches_brute_force(structure, missing):
     parents = m._mixed.parents
     assert any(parents)
     tables, ev = _brute_tables(X, y, parents)
-    label = bayesnb.posterior.label_log_evidence(m.posterior_)
+    label = bayesnb.inference.nb_posterior.label_log_evidence(m.posterior_)
     np.testing.assert_allclose(m.log_evidence_, label + ev, rtol=1e-12)
     Xt, _ = _tiny(2, n=30, missing=0.3)
     want = np.array([_brute_joint(x, tables, parents, m.class_log_prior_) for x in Xt])
@@ -298,7 +298,7 @@ def test_model_file_with_a_cycle_is_refused(tmp_path):
     m = bayesnb.CategoricalNB(structure="tan").fit(X, y)
     m.structure_parents_ = ((1,), (0,), ())  # a cycle; tables of the right sizes for binary features
     m.save(tmp_path / "bad.bnb")
-    with pytest.raises(bayesnb.persistence.ModelFileError, match="cycle"):
+    with pytest.raises(bayesnb.io.persistence.ModelFileError, match="cycle"):
         bayesnb.load(tmp_path / "bad.bnb")
 
 

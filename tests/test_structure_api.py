@@ -21,7 +21,7 @@ from test_structure_mixed import _tiny as _mixed_tiny
 import bayesnb
 from bayesnb.structure import infer as SI
 from bayesnb.structure import model as MX
-from bayesnb.posterior import label_log_evidence
+from bayesnb.inference.nb_posterior import label_log_evidence
 
 STRUCTURES = ["naive", "tan", "kdb"]
 CASES = [("CategoricalNB", "categorical"), ("NaiveBayes", "categorical"), ("NaiveBayes", "mixed")]

@@ -67,7 +67,7 @@ def test_auto_score_is_each_structures_evidence_on_the_shared_rows():
     nv = [3] * 4
     cands = {s: learn_parents(codes, y, nv, 2, s, 2) for s in ("naive", "tan", "kdb")}
     rows = scoring_rows(codes < 0, list(cands.values()))
-    label = bayesnb.posterior.label_log_evidence(m.posterior_)
+    label = bayesnb.inference.nb_posterior.label_log_evidence(m.posterior_)
     sc = m.structure_scores_.set_index("structure")
     assert (sc["n_cells"] == rows.sum()).all()
     for s, pa in cands.items():

@@ -6,7 +6,7 @@ import pytest
 from scipy.special import logsumexp
 
 import bayesnb
-from bayesnb.model import model_log_likelihood
+from bayesnb.inference.numpyro_model import model_log_likelihood
 
 
 def _table(seed=0, n=40, unlabelled=10):
@@ -96,7 +96,7 @@ def test_prior_simulation_of_the_structured_latent_model():
     import jax
     from numpyro.infer import Predictive
 
-    from bayesnb.model import make_model
+    from bayesnb.inference.numpyro_model import make_model
 
     X, ys = _table()
     lab = np.array([v is not None for v in ys])

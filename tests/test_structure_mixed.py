@@ -189,7 +189,7 @@ def test_tiny_mixed_matches_brute_force(structure, tiny):
     assert m.family_scores_.query("chosen")["family"].str.split("(").str[0].tolist() == TINY[tiny]  # each node keeps its family
     brute = _brute(m, X, y)
     _MASS.clear()
-    np.testing.assert_allclose(m.log_evidence_, bayesnb.posterior.label_log_evidence(m.posterior_) + brute[5],
+    np.testing.assert_allclose(m.log_evidence_, bayesnb.inference.nb_posterior.label_log_evidence(m.posterior_) + brute[5],
                                rtol=1e-11)
     Xt, _ = _tiny(2, n=25, missing=0.35, counts=counts)
     assert Xt.isna().any(axis=1).sum() >= 10
@@ -218,7 +218,7 @@ def test_naive_structure_equals_todays_naive_bayes_and_the_machinery_agrees():
     data = MX.node_data(nodes, enc)
     yc = np.searchsorted(tan.classes_, y)
     naive = MX.fit_nodes(nodes, data, yc, np.ones(len(y)), 3, tuple(() for _ in nodes))
-    label = bayesnb.posterior.label_log_evidence(ref.posterior_)
+    label = bayesnb.inference.nb_posterior.label_log_evidence(ref.posterior_)
     np.testing.assert_allclose(naive.log_evidence + label, ref.log_evidence_, rtol=1e-12)
     np.testing.assert_allclose(SI.log_likelihood(naive, data) + ref.class_log_prior_,
                                ref.predict_joint_log_proba(X), rtol=1e-10)
@@ -322,12 +322,12 @@ def test_model_file_with_bad_structure_is_refused(tmp_path):
     m = bayesnb.NaiveBayes(structure="tan").fit(X, y)
     m.structure_bin_edges_ = (np.empty(0), np.array([1.0, 0.0]), m.structure_bin_edges_[2])
     m.save(tmp_path / "edges.bnb")
-    with pytest.raises(bayesnb.persistence.ModelFileError, match="structure_bin_edges_"):
+    with pytest.raises(bayesnb.io.persistence.ModelFileError, match="structure_bin_edges_"):
         bayesnb.load(tmp_path / "edges.bnb")
     m = bayesnb.NaiveBayes(structure="tan").fit(X, y)
     m.structure_parents_ = ((1,), (2,), (0,))
     m.save(tmp_path / "cycle.bnb")
-    with pytest.raises(bayesnb.persistence.ModelFileError, match="cycle"):
+    with pytest.raises(bayesnb.io.persistence.ModelFileError, match="cycle"):
         bayesnb.load(tmp_path / "cycle.bnb")
 
 
@@ -399,8 +399,8 @@ def test_save_load_with_a_hurdle_node(tmp_path):
 def test_the_loader_refuses_structure_statistics_that_are_not_finite_or_negative_counts():
     """A structure's statistics are checked by the families' field rules when a file is read (the
     structure's own check on load then compares their contexts only)."""
-    from bayesnb._loadcheck import check_extras
-    from bayesnb._safejson import ModelFileError
+    from bayesnb.io.loadcheck import check_extras
+    from bayesnb.io.safejson import ModelFileError
     X, y = _tiny(5)
     m = bayesnb.NaiveBayes(structure="tan").fit(X, y)
     for bad, what in ((np.nan, "NaN"), (-1.0, "below 0")):

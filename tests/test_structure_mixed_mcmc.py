@@ -59,7 +59,7 @@ def test_the_likelihood_forms_agree_and_are_the_exact_engines_on_complete_rows()
     on complete rows it is the exact engine's ``sum_i log pi_y + log p(x_i | y_i)``."""
     from scipy.special import logsumexp
 
-    from bayesnb.model import model_log_likelihood
+    from bayesnb.inference.numpyro_model import model_log_likelihood
     from bayesnb.structure import infer as SI
 
     X, y = _penguins(("island", "sex", "bill_depth_mm", "flipper_length_mm", "body_mass_g"))
@@ -211,7 +211,7 @@ def test_exact_moments_are_those_of_the_exact_draws():
 
 
 def test_compare_posteriors_leaves_elements_without_a_finite_variance_unchecked():
-    from bayesnb.diagnostics import datatree_from_layout
+    from bayesnb.criticism.diagnostics import datatree_from_layout
 
     rng = np.random.default_rng(0)
     draws = {"v": rng.normal(0, 1, (1, 2000, 2))}

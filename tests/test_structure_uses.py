@@ -310,7 +310,7 @@ def test_partial_fit_keeps_the_structure_and_adds_context_statistics(structure, 
     nodes = tuple(nd._replace(family=f.family) for nd, f in zip(nodes, pf._mixed.nodes))  # k-DB: hierarchical
     data = MX.node_data(nodes, pf._encoded(X))
     full = MX.fit_nodes(nodes, data, y, w, 2, pf._mixed.parents, pf._check_predictive())
-    label = bayesnb.posterior.label_log_evidence(pf.posterior_)
+    label = bayesnb.inference.nb_posterior.label_log_evidence(pf.posterior_)
     np.testing.assert_allclose(pf.log_evidence_, label + full.log_evidence, rtol=1e-10)
     jll = SI.log_likelihood(full, data) + pf.class_log_prior_
     np.testing.assert_allclose(pf.predict_proba(X), np.exp(jll - logsumexp(jll, axis=1, keepdims=True)),

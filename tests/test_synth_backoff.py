@@ -1,6 +1,6 @@
 """Synthesizer(support="backoff"): thin contexts draw their posterior predictive on the pairs seen in training.
 
-(bayesnb._synth_backoff.) A context with fewer rows than its prior's strength backs off to its
+(bayesnb.synth.backoff.) A context with fewer rows than its prior's strength backs off to its
 posterior predictive, restricted to the values seen with its class and with each parent's state.
 A context with enough rows keeps its counts, as on the observed support."""
 
@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 from bayesnb import Synthesizer
-from bayesnb._synth_backoff import backoff_rule, pairwise_support
-from bayesnb._synth_support import observed_support
+from bayesnb.synth.backoff import backoff_rule, pairwise_support
+from bayesnb.synth.observed_support import observed_support
 from bayesnb.families import Categorical
 from bayesnb.families.categorical import Dirichlets
 

@@ -1,4 +1,4 @@
-"""Missingness modelled by ``Synthesizer(missing="model")``: missing-indicator nodes (bayesnb._synth_missing).
+"""Missingness modelled by ``Synthesizer(missing="model")``: missing-indicator nodes (bayesnb.synth.missing_nodes).
 
 The sampled missing rates are checked against the model's own exact indicator probabilities
 (read from ``predict_joint_log_proba`` with every other cell missing, i.e. summed out), a
@@ -17,7 +17,7 @@ import pytest
 from scipy.special import logsumexp
 
 from bayesnb import AllMissingWarning, Synthesizer, synthetic_report
-from bayesnb._synth_missing import indicator_names, indicators_in
+from bayesnb.synth.missing_nodes import indicator_names, indicators_in
 from bayesnb.cli import main
 from bayesnb.datasets import load_house_votes, load_penguins
 

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import bayesnb as bn
-from bayesnb import _synth_bins, _synth_private
+from bayesnb.synth import private_bins as _synth_bins, private_synth as _synth_private
 from bayesnb.datasets import load_penguins
 from helpers import cli_sample_as_python
 

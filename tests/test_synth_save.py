@@ -13,10 +13,10 @@ import pytest
 
 import bayesnb
 from bayesnb import NaiveBayes, Synthesizer
-from bayesnb._safeio import digest
+from bayesnb.io.archive import digest
 from bayesnb.cli import main
 from bayesnb.datasets import load_house_votes, load_penguins
-from bayesnb.persistence import ModelFileError
+from bayesnb.io.persistence import ModelFileError
 from helpers import cli_sample_as_python
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -69,8 +69,8 @@ def test_a_structure_keeps_the_estimator_file(tmp_path):
     synth = Synthesizer(target="species", structure="tan", latent=None, random_state=0).fit(load_penguins())
     synth.save(tmp_path / "tan.bnb")
     assert isinstance(bayesnb.load(tmp_path / "tan.bnb"), NaiveBayes)  # as bayesnb fit writes it
-    # the composite layout holds a structure too (bayesnb.persistence.save of any Synthesizer)
-    bayesnb.persistence.save(synth, tmp_path / "composite.bnb")
+    # the composite layout holds a structure too (bayesnb.io.persistence.save of any Synthesizer)
+    bayesnb.io.persistence.save(synth, tmp_path / "composite.bnb")
     back = bayesnb.load(tmp_path / "composite.bnb")
     assert isinstance(back, Synthesizer) and back.latent_ is None and back.chosen_ == synth.chosen_
     pd.testing.assert_frame_equal(back.sample(60, random_state=3), synth.sample(60, random_state=3))

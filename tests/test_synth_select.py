@@ -1,4 +1,4 @@
-"""The Synthesizer's latent-class search (bayesnb._synth_select): a latent model that must win is still
+"""The Synthesizer's latent-class search (bayesnb.synth.search): a latent model that must win is still
 chosen, and a search that cannot win stops widening, with the reason in ``selection_``."""
 
 import numpy as np
@@ -8,7 +8,7 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 
 from bayesnb import NaiveBayes, Synthesizer
-from bayesnb._synth_select import EDGE_SCORES, Z_BEHIND, edge_name
+from bayesnb.synth.search import EDGE_SCORES, Z_BEHIND, edge_name
 
 
 def _mixture_table(n, seed):

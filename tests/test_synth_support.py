@@ -1,4 +1,4 @@
-"""Synthesizer(support=): synthetic rows on the observed support (bayesnb._synth_support).
+"""Synthesizer(support=): synthetic rows on the observed support (bayesnb.synth.observed_support).
 
 A categorical node's posterior predictive gives every value some mass in every context; with
 ``support="observed"`` the sampler draws from each context's counts where it has data and from its
@@ -162,8 +162,8 @@ def test_the_naive_model_keeps_each_class_s_observed_values(rare_table):
 def test_a_file_of_another_estimator_holding_a_sample_support_is_refused(tmp_path, capsys):
     """Only a Synthesizer's NaiveBayes records how it samples: elsewhere the file is damaged (no traceback)."""
     from bayesnb import GaussianNB
-    from bayesnb.persistence import load, save
-    from bayesnb.persistence import ModelFileError
+    from bayesnb.io.persistence import load, save
+    from bayesnb.io.persistence import ModelFileError
     from bayesnb.cli import main
 
     pg = load_penguins().dropna()
@@ -179,7 +179,7 @@ def test_a_file_of_another_estimator_holding_a_sample_support_is_refused(tmp_pat
 
 def test_the_observed_support_needs_a_fitted_naive_bayes():
     from bayesnb import CategoricalNB, NaiveBayes, ZeroProbabilityCondition
-    from bayesnb._synth_support import observed_support
+    from bayesnb.synth.observed_support import observed_support
     from sklearn.exceptions import NotFittedError
 
     assert issubclass(ZeroProbabilityCondition, ValueError)

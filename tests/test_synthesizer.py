@@ -269,7 +269,7 @@ def test_a_tiny_table_still_fits_and_samples():
 def test_the_hierarchical_naive_choice_is_named_as_its_row_and_refitted_as_itself():
     """``auto`` may keep the naive structure with hierarchical tables: the Synthesizer names it by its
     ``structure_scores_`` row and refits it (step 2) with ``alpha="hierarchical"`` under naive."""
-    from bayesnb._synth_select import variant as _variant
+    from bayesnb.synth.search import variant as _variant
 
     rng = np.random.default_rng(0)
     y = rng.integers(0, 2, 400)

@@ -10,9 +10,9 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 from bayesnb import synthetic_report
-from bayesnb import _synthetic_distance as sd
-from bayesnb import _synthetic_fidelity as fid
-from bayesnb._synthetic_metrics import MISSING, macro_auc, train_scores
+from bayesnb.synth import distance as sd
+from bayesnb.synth import fidelity as fid
+from bayesnb.synth.metrics import MISSING, macro_auc, train_scores
 
 M = MISSING
 

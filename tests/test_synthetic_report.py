@@ -14,7 +14,7 @@ from scipy.stats.contingency import association, crosstab
 from conftest import run_docs_snippets
 
 from bayesnb import SyntheticReport, synthetic_report
-from bayesnb import _synthetic_metrics as sm
+from bayesnb.synth import metrics as sm
 from bayesnb.cli import main
 from bayesnb.datasets import load_house_votes, load_penguins
 

@@ -21,7 +21,7 @@ from bayesnb import (
     ZeroProbabilityWarning,
 )
 from bayesnb.families import Bernoulli, Categorical, Gaussian, Multinomial
-from bayesnb.model import NotLinearError
+from bayesnb.estimators._posterior_methods import NotLinearError
 
 
 # ------------------------------------------------------------ impute keeps observed cells

@@ -21,11 +21,11 @@ import pytest
 import xarray as xr
 
 from bayesnb import CategoricalNB, NaiveBayes
-from bayesnb._mcmc_stats import ess, ess_bulk, rhat_rank
+from bayesnb.inference.mcmc_stats import ess, ess_bulk, rhat_rank
 from bayesnb.datasets import load_penguins
-from bayesnb.diagnostics import compare_posteriors
+from bayesnb.criticism.diagnostics import compare_posteriors
 from bayesnb.families import Categorical, Gaussian
-from bayesnb.model import posterior_moments
+from bayesnb.inference.draws import posterior_moments
 
 SEEDS, N_MCMC, N_EXACT, RHO = 20, 1000, 4000, 0.5
 NUM = ("bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g")

@@ -30,9 +30,9 @@ status 1; an interrupted command exits with 130. ``-q``/``--quiet`` (before or a
 subcommand) silences confirmations and progress messages. ``bayesnb --debug ...`` (or ``BAYESNB_DEBUG=1``) shows the traceback instead.
 No command replaces an existing output file unless given ``--force``, none ever writes over
 one of its inputs (not even with ``--force``), and every output file is written completely to a
-temporary file and only then renamed onto the destination (see :mod:`bayesnb.cli.io`).
+temporary file and only then renamed onto the destination (see :mod:`bayesnb.cli.files`).
 
-Modules: :mod:`~bayesnb.cli.commands` (the subcommands), :mod:`~bayesnb.cli.io` (tables and
+Modules: :mod:`~bayesnb.cli.commands` (the subcommands), :mod:`~bayesnb.cli.files` (tables and
 atomic writes), :mod:`~bayesnb.cli.model` (model files), :mod:`~bayesnb.cli.demo` (the tour),
 :mod:`~bayesnb.cli.generate` (impute, sample), :mod:`~bayesnb.cli.report` (info),
 :mod:`~bayesnb.cli.datasets` (datasets), :mod:`~bayesnb.cli.outliers` (outliers),
@@ -50,7 +50,7 @@ import sys
 import textwrap
 
 from .._progress import set_progress
-from .._safeio import ModelFileError
+from ..io.archive import ModelFileError
 from .._version import __version__
 from .check import cmd_check
 from .commands import (
@@ -66,7 +66,7 @@ from .explain import cmd_explain
 from .families import add_family_options
 from .fitoptions import add_fit_options, add_structure_options
 from .generate import cmd_impute, cmd_sample
-from .io import (
+from .files import (
     FORMATS,
     PROG,
     QUIET,

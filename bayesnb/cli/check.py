@@ -7,7 +7,7 @@ import json
 import numpy as np
 
 from .commands import _labels_like, _model_and_table
-from .io import UsageError, check_output, status, write_table
+from .files import UsageError, check_output, status, write_table
 
 __all__ = ["cmd_check"]
 

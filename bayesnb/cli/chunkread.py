@@ -8,7 +8,7 @@ by :func:`agrees`) where the families are given. Every chunk is then parsed with
 types declared (:func:`read_kinds`), so that a column never changes type mid-file and
 nothing is converted after parsing but whole numbers (kept whole:
 ``int64``, or the nullable ``Int64`` where cells are missing, as
-:func:`~bayesnb.cli.io.read_table` keeps them).
+:func:`~bayesnb.cli.files.read_table` keeps them).
 
 The parser is pyarrow's streaming CSV reader (``pyarrow.csv.open_csv``) where pyarrow is
 installed; it dictionary-encodes the text columns as it parses them, and they reach
@@ -27,7 +27,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .io import UsageError, _separator
+from .files import UsageError, _separator
 
 __all__ = ["SAMPLE_ROWS", "agrees", "first_chunk_kinds", "keep_freed_memory", "read_kinds", "scan_kinds",
            "use_pyarrow"]
@@ -44,7 +44,7 @@ _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _MMAP_MAX = -1, -3, 32 << 20
 
 
 def _na(na_values):
-    """``(cell texts read as missing, keep pandas' defaults)``, as :func:`~bayesnb.cli.io.read_table` reads them."""
+    """``(cell texts read as missing, keep pandas' defaults)``, as :func:`~bayesnb.cli.files.read_table` reads them."""
     return (["?"], True) if na_values is None else (list(na_values) + [""], False)
 
 

@@ -43,7 +43,7 @@ from .._utils import arrow_factorize, is_arrow_text, one_class_on_purpose, shown
 from ..estimators._auto import column_kinds
 from .chunkread import SAMPLE_ROWS, agrees, first_chunk_kinds, header, keep_freed_memory, read_kinds, scan_kinds
 from .families import NUMERIC
-from .io import QUIET, UsageError, _mixed_numeric_warning, _number_text, warn
+from .files import QUIET, UsageError, _mixed_numeric_warning, _number_text, warn
 from .labels import record_target_index, report_dropped, warn_one_class
 
 __all__ = ["add_chunk_options", "fit_chunks"]

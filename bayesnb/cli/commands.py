@@ -11,13 +11,13 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import log_loss
 
-from .._impute_configs import reading_model
+from ..impute.configs import reading_model
 from .._utils import one_class_on_purpose, shown_list
 from .chunks import fit_chunks
 from .demo import run_demo
 from .families import FAMILIES, column_families, make_estimator
 from .fitoptions import imputation_options, with_structure
-from .io import QUIET, UsageError, atomic_path, check_output, read_table, write_table
+from .files import QUIET, UsageError, atomic_path, check_output, read_table, write_table
 from .labels import labelled_rows, record_target_index, warn_one_class
 from .model import features_of, key_of, load_model, read_for_model, unseen_warning
 from .tableimpute import choices_note

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import datasets
-from .io import UsageError, check_output, write_table
+from .files import UsageError, check_output, write_table
 
 __all__ = ["DATASETS", "cmd_datasets"]
 

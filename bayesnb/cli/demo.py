@@ -20,10 +20,10 @@ from sklearn.naive_bayes import CategoricalNB as SkCategoricalNB
 from .. import plot
 from .._version import __version__
 from ..datasets import load_house_votes
-from ..diagnostics import compare_posteriors
+from ..criticism.diagnostics import compare_posteriors
 from ..estimators import CategoricalNB
 from ..inference.nuts import default_compilation_cache
-from .io import UsageError, atomic_path
+from .files import UsageError, atomic_path
 
 __all__ = ["DemoStepError", "run_demo", "vote_log_odds"]
 

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .commands import _model_and_table
-from .io import UsageError, check_output, write_table
+from .files import UsageError, check_output, write_table
 
 __all__ = ["EXTRA_COLUMNS", "LONG_COLUMNS", "cmd_explain", "explain_table"]
 

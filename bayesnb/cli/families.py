@@ -21,7 +21,7 @@ from .._utils import shown_list
 from ..estimators import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB, NaiveBayes
 from ..estimators._auto import auto_blocks, column_kinds
 from ..families import Bernoulli, Categorical, Complement, Gaussian, Histogram, Hurdle, LogNormal, Multinomial, Poisson
-from .io import UsageError
+from .files import UsageError
 
 __all__ = ["COLUMN_FAMILIES", "FAMILIES", "NUMERIC_FAMILIES", "add_family_options", "column_families", "make_estimator"]
 

@@ -12,9 +12,9 @@ every structure), and :func:`with_structure` passes them to the estimator the co
 from __future__ import annotations
 
 from ..estimators import NaiveBayes
-from ..imputer import Imputer
+from ..impute.imputer import Imputer
 from .chunks import add_chunk_options
-from .io import UsageError
+from .files import UsageError
 from .tableimpute import parse_configurations
 
 __all__ = ["STRUCTURE_OPTIONS", "add_fit_options", "add_structure_options", "imputation_options", "with_structure"]

@@ -28,15 +28,15 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from .._synth_missing import blank_missing, indicators_in
-from .._synth_private import private_draws
-from .._synth_support import observed_support
-from .._impute_configs import reading_model
+from ..synth.missing_nodes import blank_missing, indicators_in
+from ..synth.private_synth import private_draws
+from ..synth.observed_support import observed_support
+from ..impute.configs import reading_model
 from .._utils import as_generator, shown_list
-from ..imputer import Imputer
-from ..synth import Synthesizer
+from ..impute.imputer import Imputer
+from ..synth.synthesizer import Synthesizer
 from .commands import _labels_like, _model_and_table
-from .io import UsageError, check_output, write_table
+from .files import UsageError, check_output, write_table
 from .model import load_model
 from .tableimpute import choices_note
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 import warnings
 
-from .io import PROG, UsageError
+from .files import PROG, UsageError
 
 __all__ = ["check_drop_option", "labelled_rows", "record_target_index", "report_dropped", "warn_one_class"]
 

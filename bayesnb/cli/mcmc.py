@@ -4,7 +4,7 @@ The model is the one ``bayesnb fit`` fits (:func:`~bayesnb.cli.commands.fit_tabl
 options, ``--structure``, ``--k`` and ``--edge-score`` included); its posterior is sampled with
 ``model.run_mcmc(X, y, num_warmup=W, num_samples=D, num_chains=C, random_state=SEED)`` and compared
 with the exact conjugate posterior by :func:`bayesnb.compare_posteriors` against the closed-form means
-and sds (:func:`bayesnb.model.posterior_moments`: no Monte-Carlo error on the exact side); a model with
+and sds (:func:`bayesnb.inference.draws.posterior_moments`: no Monte-Carlo error on the exact side); a model with
 a learned structure (``--structure``, or a saved one with ``--model``; TAN / k-DB, categorical or
 mixed) against the closed-form means and sds of every context's posterior (the layout of its
 ``run_mcmc``). The DataTree goes to ``-o``: ``.nc`` (NetCDF 4, through h5netcdf or netCDF4) or
@@ -22,14 +22,14 @@ import tempfile
 import numpy as np
 import pandas as pd
 
-from .._mcmc_stats import ess_bulk, rhat_rank
+from ..inference.mcmc_stats import ess_bulk, rhat_rank
 from .._utils import shown_list
-from ..diagnostics import compare_posteriors
+from ..criticism.diagnostics import compare_posteriors
 from ..inference.nuts import show_progress
-from ..model import posterior_moments
+from ..inference.draws import posterior_moments
 from .commands import _labels_like, _model_and_table, fit_table
 from .fitoptions import STRUCTURE_OPTIONS
-from .io import PROG, QUIET, UsageError, atomic_path, check_output
+from .files import PROG, QUIET, UsageError, atomic_path, check_output
 
 __all__ = ["SHOWN", "cmd_mcmc", "comparison_text", "draws_summary", "exact_posterior"]
 
@@ -44,7 +44,7 @@ def exact_posterior(model) -> dict:
     Returns
     -------
     dict
-        The moments of the naive posterior (:func:`bayesnb.model.posterior_moments`), or under a
+        The moments of the naive posterior (:func:`bayesnb.inference.draws.posterior_moments`), or under a
         learned structure (``structure_kind_`` other than ``"naive"``) those of every context's
         posterior, in the layout of the model's ``sample_posterior`` and ``run_mcmc``.
     """

@@ -11,10 +11,10 @@ from __future__ import annotations
 import pandas as pd
 
 from .._utils import shown_list
-from ..imputer import Imputer
-from ..persistence import ModelFileError, load
-from ..synth import Synthesizer
-from .io import UsageError, read_table, warn
+from ..impute.imputer import Imputer
+from ..io.persistence import ModelFileError, load
+from ..synth.synthesizer import Synthesizer
+from .files import UsageError, read_table, warn
 
 __all__ = ["features_of", "key_of", "load_model", "read_for_model", "unseen_warning"]
 

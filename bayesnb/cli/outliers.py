@@ -17,7 +17,7 @@ import numpy as np
 
 from .._utils import shown_list
 from .commands import _model_and_table
-from .io import UsageError, check_output, write_table
+from .files import UsageError, check_output, write_table
 
 __all__ = ["DEFAULT_CONTAMINATION", "cmd_outliers"]
 

@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 from .._utils import shown_list
-from ..pooling import pool
-from .io import UsageError, check_output, read_table, write_table
+from ..impute.pooling import pool
+from .files import UsageError, check_output, read_table, write_table
 
 __all__ = ["cmd_pool", "pool_table"]
 

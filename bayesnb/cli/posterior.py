@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 
 from .._utils import as_generator
-from ..diagnostics import block_layouts
+from ..criticism.diagnostics import block_layouts
 from ..inference.draws import sample_posterior_draws
-from .io import UsageError, check_output, write_table
+from .files import UsageError, check_output, write_table
 from .model import load_model
 
 __all__ = ["COEF_COLUMNS", "COLUMNS", "INTERCEPT", "MAX_DRAW_CELLS", "cmd_posterior", "coef_table", "hdi",

@@ -15,7 +15,7 @@ import json
 
 import numpy as np
 
-from ..persistence import _read
+from ..io.persistence import _read
 from .model import key_of, load_model
 from .tableimpute import choices_note
 

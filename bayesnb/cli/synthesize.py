@@ -10,8 +10,8 @@ output equals ``Synthesizer(target=COL, structure=..., latent=..., random_state=
 from __future__ import annotations
 
 from .._utils import shown_list
-from ..synth import Synthesizer
-from .io import UsageError, check_output, read_table, status, write_table
+from ..synth.synthesizer import Synthesizer
+from .files import UsageError, check_output, read_table, status, write_table
 from .labels import check_drop_option, labelled_rows
 
 __all__ = ["cmd_synthesize", "parse_latent"]

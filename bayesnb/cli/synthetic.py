@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from .._utils import shown_list
-from ..synthetic import synthetic_report
-from .io import UsageError, check_output, read_table, status, write_table
+from ..synth.quality import synthetic_report
+from .files import UsageError, check_output, read_table, status, write_table
 from .labels import check_drop_option, labelled_rows
 
 __all__ = ["cmd_evaluate_synthetic"]

@@ -20,9 +20,9 @@ from __future__ import annotations
 import time
 
 from .._utils import shown_list
-from ..imputation import CONFIGURATIONS, _configuration_names
-from ..imputer import Imputer
-from .io import QUIET, UsageError, atomic_path, check_output, read_table, status, write_table
+from ..impute.table import CONFIGURATIONS, _configuration_names
+from ..impute.imputer import Imputer
+from .files import QUIET, UsageError, atomic_path, check_output, read_table, status, write_table
 from .labels import check_drop_option, labelled_rows
 from .model import key_of
 
@@ -30,7 +30,7 @@ __all__ = ["add_imputer_options", "choices_note", "cmd_fit_imputer", "cmd_impute
 
 
 def parse_configurations(text):
-    """``--configurations``: ``"auto"`` or comma-separated names among :data:`~bayesnb.imputation.CONFIGURATIONS`."""
+    """``--configurations``: ``"auto"`` or comma-separated names among :data:`~bayesnb.impute.table.CONFIGURATIONS`."""
     if text == "auto":
         return "auto"
     try:  # the rule impute_table applies, checked before the table is read

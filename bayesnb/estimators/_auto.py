@@ -43,7 +43,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from .._loadcheck import SCORE_COLUMNS
+from ..io.loadcheck import SCORE_COLUMNS
 from .._progress import progress
 from .._utils import is_frame, missing_mask
 from ..families import Categorical, Gaussian, Histogram, Hurdle, LogNormal, Poisson

@@ -19,16 +19,16 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .. import _dask
-from .. import posterior as _post
+from ..io import dask_data as _dask
+from ..inference import nb_posterior as _post
 from .._utils import (ColumnNames, is_frame, missing_mask, one_hot, row_weights, take_rows, warn_all_missing,
                       warn_one_class)
-from ..criticism import CriticismMixin
+from ..criticism.checks import CriticismMixin
 from ..generative import GenerativeMixin
 from ..generative.values import forget_supports, record_supports
 from ..inference.conjugate import fit_posterior
-from ..model import PosteriorMixin
-from ..persistence import PersistenceMixin
+from ._posterior_methods import PosteriorMixin
+from ..io.persistence import PersistenceMixin
 from . import _dask_fit
 from . import _validation as _val
 
@@ -387,7 +387,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
         Computed from ``posterior_`` on access. None when a prior is improper
         (``alpha=0``, ``class_alpha=0`` with ``fit_prior=True``, or a Gaussian
         ``prior=None``/``"reference"``), where the evidence is undefined.
-        See :func:`bayesnb.posterior.log_evidence` for the per-block parts.
+        See :func:`bayesnb.inference.nb_posterior.log_evidence` for the per-block parts.
         """
         check_is_fitted(self, "posterior_")
         return _post.log_evidence(self.posterior_)
@@ -422,7 +422,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, CriticismMixin, PersistenceMixin, 
                                           classify=True)
 
     def _lazy(self, method, X, kind, dtype=float):
-        """``method`` mapped over the partitions of a Dask ``X``: a lazy Dask collection (see :mod:`bayesnb._dask`)."""
+        """``method`` mapped over the partitions of a Dask ``X``: a lazy Dask collection (see :mod:`bayesnb.io.dask_data`)."""
         check_is_fitted(self, "posterior_")
         return _dask.map_rows(method, X, kind, n_out=len(self.classes_), dtype=dtype, who=self._who)
 

@@ -29,7 +29,7 @@ import hashlib
 
 import numpy as np
 
-from .. import _dask
+from ..io import dask_data as _dask
 from .._utils import is_frame
 from ._auto import assemble_blocks, column_candidates, kind_votes, merge_tables, numeric_column, pick, score, value_table
 from ._dask_fit import _resp, _rows
@@ -47,7 +47,7 @@ def auto_blocks(light, parts, head, classes_of, categorical=None):
     light : BaseNB
         The unfitted estimator that validates a partition (``_dask_fit._light``).
     parts : list of tuple
-        ``(X, y, sample_weight)`` Delayed partitions (:func:`bayesnb._dask.row_partitions`).
+        ``(X, y, sample_weight)`` Delayed partitions (:func:`bayesnb.io.dask_data.row_partitions`).
     head : ndarray or DataFrame
         The first partition, validated (the column names).
     classes_of : callable

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from .. import _dask
+from ..io import dask_data as _dask
 from .._utils import ColumnNames, is_frame, missing_mask, take_rows
 from ..families._default_hooks import same_state
 from ..inference.conjugate import posterior_from_stats

@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dask
-from .. import posterior as _post
+from ..io import dask_data as _dask
+from ..inference import nb_posterior as _post
 from ..structure import model as _mx
 from ..structure import select as _sel
 from ..structure import (

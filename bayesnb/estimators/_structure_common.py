@@ -27,17 +27,17 @@ from scipy.special import logsumexp
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .. import _dask
-from .. import posterior as _post
+from ..io import dask_data as _dask
+from ..inference import nb_posterior as _post
 from .._utils import as_generator
-from ..diagnostics import datatree_from_layout
+from ..criticism.diagnostics import datatree_from_layout
 from ..generative.conditions import has_constraints
 from ..generative.functions import class_log_weights, warn_empty_columns
 from ..generative.support import blank_impossible, impossible_rows
 from ..generative.tables import check_impute_options, label_codes
 from ..generative.values import complete, median_draws
 from ..inference.em import allowed_states
-from ..model import NotLinearError
+from ._posterior_methods import NotLinearError
 from . import _validation as _val
 
 __all__ = ["StructureCommonMixin"]
@@ -68,30 +68,30 @@ class StructureCommonMixin:
     # ------------------------------------------------- what a fitted structure has no use for
     @property
     def coef_names_(self):
-        """As :attr:`bayesnb.model.PosteriorMixin.coef_names_`; not under a fitted structure."""
+        """As :attr:`bayesnb.estimators._posterior_methods.PosteriorMixin.coef_names_`; not under a fitted structure."""
         _linear_view(self)
         return super().coef_names_
 
     @property
     def coef_(self):
-        """As :attr:`bayesnb.model.PosteriorMixin.coef_`; not under a fitted structure."""
+        """As :attr:`bayesnb.estimators._posterior_methods.PosteriorMixin.coef_`; not under a fitted structure."""
         _linear_view(self)
         return super().coef_
 
     @property
     def intercept_(self):
-        """As :attr:`bayesnb.model.PosteriorMixin.intercept_`; not under a fitted structure."""
+        """As :attr:`bayesnb.estimators._posterior_methods.PosteriorMixin.intercept_`; not under a fitted structure."""
         _linear_view(self)
         return super().intercept_
 
     @available_if(_linear_view)
     def coef_draws(self, n_draws=1000, random_state=None):
-        """As :meth:`bayesnb.model.PosteriorMixin.coef_draws`; not under a fitted structure."""
+        """As :meth:`bayesnb.estimators._posterior_methods.PosteriorMixin.coef_draws`; not under a fitted structure."""
         return super().coef_draws(n_draws, random_state)
 
     @available_if(_linear_view)
     def coef_interval(self, ci=0.94, n_draws=1000, random_state=None):
-        """As :meth:`bayesnb.model.PosteriorMixin.coef_interval`; not under a fitted structure."""
+        """As :meth:`bayesnb.estimators._posterior_methods.PosteriorMixin.coef_interval`; not under a fitted structure."""
         return super().coef_interval(ci, n_draws, random_state)
 
     def latent_class_draws(self, idata, *, n_draws=None, random_state=None):
@@ -180,7 +180,7 @@ class StructureCommonMixin:
         ``sigma2_<feature>`` (a Normal-Inverse-Gamma per context) for a Gaussian one, ...; a
         numeric parent's states are its bins (:mod:`bayesnb.structure.draws`). ``run_mcmc``
         returns the same layout. Under the naive structure, as
-        :meth:`bayesnb.model.PosteriorMixin.sample_posterior`.
+        :meth:`bayesnb.estimators._posterior_methods.PosteriorMixin.sample_posterior`.
 
         Parameters
         ----------

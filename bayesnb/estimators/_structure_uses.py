@@ -31,7 +31,7 @@ import pandas as pd
 from scipy.special import logsumexp
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
-from .. import posterior as _post
+from ..inference import nb_posterior as _post
 from .._utils import ZeroProbabilityWarning, as_generator, is_frame
 from ..generative._checks import sample_request
 from ..generative.conditional import check_known_values
@@ -108,7 +108,7 @@ class StructureUsesMixin:
         and ``p(y | x)`` is exact under it (missing cells summed out as in :meth:`predict_proba`).
         Their mean over draws is ``E[p(y | x, theta)]``, close to :meth:`predict_proba` (which
         uses the posterior predictive) for large ``n_draws``. Under naive, as
-        :meth:`bayesnb.model.PosteriorMixin.predict_proba_draws`.
+        :meth:`bayesnb.estimators._posterior_methods.PosteriorMixin.predict_proba_draws`.
 
         Parameters
         ----------

@@ -27,8 +27,8 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _num_samples
 
-from .. import posterior as _post
-from ..diagnostics import datatree_from_layout
+from ..inference import nb_posterior as _post
+from ..criticism.diagnostics import datatree_from_layout
 from ..generative.functions import _block_cells
 from ..generative.latent import read_draws
 from ..generative.tables import assemble_table
@@ -49,7 +49,7 @@ from ..structure import (
     topological_order,
     without_edges,
 )
-from .._dask import is_dask
+from ..io.dask_data import is_dask
 from . import _dask_structure
 from . import _validation as _val
 from ._dask_structure import DaskPredictMixin
@@ -269,7 +269,7 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
                 raise ValueError(f"structure_bin_edges_[{j}] must be increasing finite edges (at most "
                                  f"{_mx.N_BINS - 1}, none for a categorical feature); received {e!r}.")
         # values (finite, counts non-negative, optional fields None) were checked by the loader's
-        # field rules (bayesnb._loadcheck); the contexts, which depend on the structure, are checked here
+        # field rules (bayesnb.io.loadcheck); the contexts, which depend on the structure, are checked here
         _mx.check_node_stats(nodes, parents, stats, K, "structure_stats_")
         self._mixed = _mx.model_from_stats(nodes, stats, K, parents, self._check_predictive(), self._who,
                                            noise_var=self._noise_variances())

@@ -11,8 +11,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import StrOptions
 
-from .. import _dask
-from .._fit_imputer import imputer_for
+from ..io import dask_data as _dask
+from ..impute.fitted import imputer_for
 from .._utils import FirstBatchFamilyWarning, is_frame
 from ..families import Categorical
 from ..families._base import Family
@@ -150,7 +150,7 @@ class NaiveBayes(StructureMixin, BaseNB):
             of every configuration, and keeps it as ``imputer_`` (saved with the model). Then
             :meth:`impute` (``strategy="auto"`` or ``"draw"``) fills with it, so
             ``NaiveBayes().fit(X, y, impute=Imputer(random_state=0)).impute(X)`` is
-            ``impute_table(X, y, random_state=0).table`` (:mod:`bayesnb._fit_imputer`). Needs ``X`` as
+            ``impute_table(X, y, random_state=0).table`` (:mod:`bayesnb.impute.fitted`). Needs ``X`` as
             a DataFrame and no ``sample_weight``; costs the imputer's search (seconds to minutes).
             That :meth:`impute` then takes a DataFrame with the fitted columns (any order; returned in
             the caller's); an array or a Dask collection is refused with an error saying so (an explicit

@@ -75,7 +75,7 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
     #: NamedTuple types the encoding state may hold (besides ints and arrays)
     state_types: tuple = ()
     #: per NamedTuple name, the rule of each field when a model file is read (see
-    #: :mod:`bayesnb._loadcheck`): "count" (a number of rows or pseudo-rows: 0 to 2**53 in
+    #: :mod:`bayesnb.io.loadcheck`): "count" (a number of rows or pseudo-rows: 0 to 2**53 in
     #: statistics, 2**54 in a prior or posterior), "a" (a count from -0.5), "sum" (finite, >= 0:
     #: a sum of values or squares), "finite" (a mean: magnitude at most 1e154, as a fit's data),
     #: "real" (any finite number); " or None" when the field may be None

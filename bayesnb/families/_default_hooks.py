@@ -201,7 +201,7 @@ class SupportDefaults:
         Parameters: the block's ``prior, post``; ``back_off``, a rule for one column's Dirichlet
         concentrations ``(prior, post) -> (C, V)`` (families with such tables apply it). Returns ``post``'s type and shapes. The categorical
         family returns each context's counts alone where it has data, its prior where it has none
-        (:func:`bayesnb._synth_support.observed_support`).
+        (:func:`bayesnb.synth.observed_support.observed_support`).
         """
         return post
 

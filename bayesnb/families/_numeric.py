@@ -280,7 +280,7 @@ def observed_counts(prior, post, back_off=None) -> tuple:
     The Haldane limit (prior pseudo-counts to 0) of every context (row) that holds data, so a
     value (or bin) it never saw gets probability 0; an empty context keeps its prior (under a
     hierarchical prior, its parent context's estimate). Used by the families'
-    ``gen_observed_support`` (:mod:`bayesnb._synth_support`).
+    ``gen_observed_support`` (:mod:`bayesnb.synth.observed_support`).
 
     Parameters
     ----------
@@ -288,7 +288,7 @@ def observed_counts(prior, post, back_off=None) -> tuple:
         Prior and posterior concentrations, one (C, V) array per column.
     back_off : callable or None
         ``back_off(prior_c, post_c)`` of one column's (C, V) arrays gives its concentrations
-        instead (a structure's ``support="backoff"``, :mod:`bayesnb._synth_backoff`).
+        instead (a structure's ``support="backoff"``, :mod:`bayesnb.synth.backoff`).
 
     Returns
     -------

@@ -7,8 +7,8 @@ and writing the given values back) is :mod:`bayesnb.generative.tables`; the meth
 Under one set of parameters (one exact posterior draw shared by the rows of a call, or
 the plug-in) each row's state (class, or latent state) is drawn from
 ``p(state | x_given) ∝ p(state) p(x_given | state)``: the engine's joint log-likelihood
-of the partial row, missing cells marginalised (:func:`~bayesnb.posterior.joint_log_likelihood_parts`),
-normalised (:func:`~bayesnb.posterior.normalise`). Every feature is then drawn from its
+of the partial row, missing cells marginalised (:func:`~bayesnb.inference.nb_posterior.joint_log_likelihood_parts`),
+normalised (:func:`~bayesnb.inference.nb_posterior.normalise`). Every feature is then drawn from its
 state-conditional distribution (:func:`~bayesnb.generative.functions.sample_rows`, with
 the same parameters), and the caller puts the given values back in their cells.
 

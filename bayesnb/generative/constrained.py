@@ -36,11 +36,11 @@ import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
 
-from .. import _dask
+from ..io import dask_data as _dask
 from .._utils import ZeroProbabilityCondition
 from ..families._numeric import draw_categories
 from ..inference.em import allowed_states
-from ..posterior import joint_log_likelihood_parts
+from ..inference.nb_posterior import joint_log_likelihood_parts
 from ._checks import sample_request
 from .conditional import check_joint_blocks, check_known_values
 from .conditions import class_set, column_domains, expand_pieces, same_value, split_given

@@ -6,7 +6,7 @@ encoded or raw values; validation, encoding and the caller's table types are the
 estimator's (:class:`~bayesnb.generative.GenerativeMixin`). Every distribution-specific
 step is a family hook (``gen_point``, ``gen_sample``, ``gen_fill``, ``gen_decode``,
 ``gen_cell_log_lik``, ``gen_rate``, ...); the joint log-likelihood and its normaliser
-are :mod:`bayesnb.posterior`'s.
+are :mod:`bayesnb.inference.nb_posterior`'s.
 
 - :func:`sample_rows` -- ancestral draws (class, then x) from the posterior or prior predictive
 - :func:`impute_cells` -- values for the missing cells from ``p(x_miss | x_obs)``
@@ -23,7 +23,7 @@ import scipy.sparse as sp
 
 from .._utils import AllMissingWarning, ZeroProbabilityCondition
 from ..families._numeric import dirichlet_draws, draw_categories
-from ..posterior import joint_log_likelihood_parts, log_marginal, normalise
+from ..inference.nb_posterior import joint_log_likelihood_parts, log_marginal, normalise
 from .tables import SparseBlock
 
 __all__ = ["class_log_weights", "contribution_class_term", "feature_contributions", "impute_cells", "length_rates",

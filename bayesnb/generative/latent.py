@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils import as_generator
-from ..diagnostics import variable_layout
+from ..criticism.diagnostics import variable_layout
 from ..inference import em
 
 __all__ = ["check_latent", "latent_fits_from_draws", "read_draws"]
@@ -131,7 +131,7 @@ def latent_fits_from_draws(base, idata, n_draws, random_state, who):
 
 
 def _naive_layout(base, C):
-    """``(dims, coords)`` of the naive model's draws: :func:`~bayesnb.diagnostics.variable_layout`'s,
+    """``(dims, coords)`` of the naive model's draws: :func:`~bayesnb.criticism.diagnostics.variable_layout`'s,
     with a parameter's own axes beyond its category axis (a Histogram's bins) named as the DataTree
     names them, ``<variable>_dim_<i>``."""
     dims, coords, _, layouts = variable_layout(base, C)

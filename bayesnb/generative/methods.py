@@ -15,8 +15,8 @@ import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
-from .. import _dask
-from .._fit_imputer import impute_with_imputer, uses_imputer
+from ..io import dask_data as _dask
+from ..impute.fitted import impute_with_imputer, uses_imputer
 from .._utils import as_generator, check_memory, is_frame
 from ..inference import em
 from ..inference.em import allowed_states

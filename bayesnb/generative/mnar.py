@@ -38,7 +38,7 @@ from scipy.special import logsumexp
 
 from ..families._numeric import draw_categories
 from ..inference.em import climb, log_penalty
-from ..posterior import build, joint_log_likelihood_parts, normalise
+from ..inference.nb_posterior import build, joint_log_likelihood_parts, normalise
 from ..structure.model import _column_params, _column_state
 from .mnar_values import value_fill, value_log_mass, value_pseudo_stats, value_selection_column
 
@@ -222,7 +222,7 @@ def _log_missing_bins(block, params, sc, rho):
 
 
 def state_posterior_mnar(post, encoded, columns, selection, *, points=None, allowed=None):
-    """``(rel, row)``: :func:`~bayesnb.posterior.joint_log_likelihood_parts` plus the selection factors.
+    """``(rel, row)``: :func:`~bayesnb.inference.nb_posterior.joint_log_likelihood_parts` plus the selection factors.
 
     Parameters
     ----------
@@ -347,7 +347,7 @@ def fit_selection(post, encoded, columns, group, allowed, rw, class_params, *, a
     rw : ndarray of shape (n,)
         Row weights.
     class_params : (class_alpha, fit_prior, class_prior)
-        As in :func:`~bayesnb.posterior.class_posterior`.
+        As in :func:`~bayesnb.inference.nb_posterior.class_posterior`.
     alpha : float, default=1.0
         Beta(alpha, alpha) prior of each selection probability (> 0).
     tol, max_iter

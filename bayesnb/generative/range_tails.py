@@ -26,7 +26,7 @@ import pandas as pd
 import scipy.sparse as sp
 from sklearn.utils.validation import _num_samples
 
-from .. import _dask
+from ..io import dask_data as _dask
 from .._utils import is_numeric_column
 
 __all__ = ["RangeTails", "fit_range_tails", "numeric_columns", "ordered_columns", "range_tail_costs"]

@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from .. import _dask
+from ..io import dask_data as _dask
 from .._utils import is_frame
 
 __all__ = ["blank_impossible", "impossible_cells", "impossible_rows"]

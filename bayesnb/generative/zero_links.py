@@ -7,7 +7,7 @@ rows where ``source`` is not (a zero tenure means zero charges, and not every cu
 charges): the model's ``zero_links_``, saved in model files. A model whose features are
 independent given the class cannot keep such a link; ``impute`` then writes 0 into a missing
 ``target`` cell wherever the row's ``source`` is 0, observed or imputed (:func:`keep_zero_links`).
-:func:`bayesnb.criticism.deterministic_relations` reports the same links (with a ``share``
+:func:`bayesnb.criticism.checks.deterministic_relations` reports the same links (with a ``share``
 below 1 if asked) and the sums and products that no imputation keeps yet.
 
 Like the value records (:mod:`bayesnb.generative.values`), nothing is recorded under ``privacy=``

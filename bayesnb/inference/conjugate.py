@@ -4,7 +4,7 @@ Fitting is counting: each block's family turns its encoded rows, weighted by ``r
 (one-hot labels times sample weights, or EM responsibilities), into sufficient statistics;
 statistics of disjoint batches merge by addition (``partial_fit``, and a tree reduction
 over partitions); the posterior is the prior updated by the merged statistics
-(:func:`bayesnb.posterior.build`).
+(:func:`bayesnb.inference.nb_posterior.build`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._utils import class_totals
-from ..posterior import NBPosterior, build
+from .nb_posterior import NBPosterior, build
 from .private import private_statistics
 
 __all__ = ["block_statistics", "fit_block", "fit_posterior", "posterior_from_stats"]
@@ -87,7 +87,7 @@ def fit_posterior(classes, resp, specs, encoded, states, names, class_alpha, fit
     names : list
         Each block's column names (for messages and output).
     class_alpha, fit_prior, class_prior
-        The class prior (see :func:`bayesnb.posterior.class_posterior`).
+        The class prior (see :func:`bayesnb.inference.nb_posterior.class_posterior`).
     who : str
         Name used in error messages.
     privacy : bayesnb.DP, optional

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..diagnostics import block_layouts
+from ..criticism.diagnostics import block_layouts
 from ..families._numeric import dirichlet_draws
 
 __all__ = ["posterior_moments", "sample_posterior_draws"]

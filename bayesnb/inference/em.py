@@ -25,7 +25,7 @@ import numpy as np
 
 from .._progress import progress
 from .._utils import SearchEdgeWarning
-from ..posterior import (
+from .nb_posterior import (
     BlockPosterior,
     NBPosterior,
     _row_logsumexp,
@@ -150,7 +150,7 @@ def m_step(meta, encoded, resp, class_params, classes, contexts=None):
     resp : ndarray of shape (n, S)
         Row weights per state (responsibilities times row weights).
     class_params : (class_alpha, fit_prior, class_prior)
-        As in :func:`~bayesnb.posterior.class_posterior`.
+        As in :func:`~bayesnb.inference.nb_posterior.class_posterior`.
     classes : ndarray of shape (S,)
     contexts : (K, C) or None
         A latent-class model's classes and components per class: each block's prior is refitted
@@ -247,8 +247,8 @@ def _e_step(jll):
     """``(log p(x_i), p(s | x_i))`` from the joint ``jll`` (n, S), one log-sum-exp per row.
 
     When every row has a finite entry, the normaliser is computed once and shared by the objective and
-    the responsibilities (the responsibilities equal :func:`~bayesnb.posterior.normalise`'s, which uses
-    the same row sum); otherwise :func:`~bayesnb.posterior.log_marginal` (``-inf`` for an impossible
+    the responsibilities (the responsibilities equal :func:`~bayesnb.inference.nb_posterior.normalise`'s, which uses
+    the same row sum); otherwise :func:`~bayesnb.inference.nb_posterior.log_marginal` (``-inf`` for an impossible
     row) and ``normalise`` (uniform weights for it).
     """
     jll = np.asarray(jll, dtype=float)
@@ -494,7 +494,7 @@ def latent_class_from_draws(base, values, layouts, n_components, pick, structure
         The fitted classifier the draws belong to.
     values : dict
         ``{variable: ndarray (n_draws, ...)}``, chains and draws flattened, named as in
-        :func:`~bayesnb.diagnostics.variable_layout` (``pi``, ``w`` when
+        :func:`~bayesnb.criticism.diagnostics.variable_layout` (``pi``, ``w`` when
         ``n_components > 1``, and each block's parameters).
     layouts : list
         The blocks' layouts (their ``label`` suffixes the variable names).

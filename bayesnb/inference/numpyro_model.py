@@ -35,8 +35,8 @@ cells are masked, not imputed. ``data=None`` (the default) leaves only the prior
 - :func:`make_model` -- the model; :func:`point_sites`, :func:`model_log_likelihood` evaluate it
 
 The estimator methods that build and run it (``model_inputs``, ``run_mcmc``) are in
-:mod:`bayesnb.model` and :mod:`bayesnb.estimators._structured`. Both kinds of draws come back
-as the same ArviZ ``DataTree`` (see :mod:`bayesnb.diagnostics`). JAX, NumPyro and ArviZ are
+:mod:`bayesnb.estimators._posterior_methods` and :mod:`bayesnb.estimators._structured`. Both kinds of draws come back
+as the same ArviZ ``DataTree`` (see :mod:`bayesnb.criticism.diagnostics`). JAX, NumPyro and ArviZ are
 imported lazily; nothing here changes JAX's global settings (float32 is used;
 ``numpyro.set_host_device_count`` is left to the user).
 """
@@ -47,9 +47,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..diagnostics import block_layouts
+from ..criticism.diagnostics import block_layouts
 from ..families._fixed_norm import dirichlet_fixed_norm, lgamma32
-from ..posterior import index_params
+from .nb_posterior import index_params
 from ..structure import model as _mx
 
 __all__ = ["BlockSpec", "FamilyCode", "ModelSpec", "check_proper", "class_prior_args", "make_model", "model_inputs",

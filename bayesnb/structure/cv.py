@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import posterior as _post
+from ..inference import nb_posterior as _post
 from . import infer as _si
 from . import model as _mx
 from .learn import PairCounts, edge_scores_from_counts, learn_parents, pair_counts

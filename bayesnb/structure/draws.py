@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..diagnostics import _coord_values
+from ..criticism.diagnostics import _coord_values
 from ..families._numeric import dirichlet_draws
 
 __all__ = ["mixed_draws", "mixed_layout", "mixed_moments", "node_variables"]

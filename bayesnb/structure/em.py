@@ -39,7 +39,7 @@ import numpy as np
 from . import infer as _si
 from . import model as _mx
 from ..inference.em import allowed_states, climb, log_penalty
-from ..posterior import build
+from ..inference.nb_posterior import build
 
 __all__ = ["draw_model", "fit_latent_class", "fit_semi_supervised", "m_step", "same_layout", "state_model",
            "structure_log_penalty", "with_priors"]
@@ -104,7 +104,7 @@ def fit_semi_supervised(model, post, data, y_codes, row_weight, class_params, *,
     row_weight : ndarray of shape (n,)
         Weight of each row (sample weight, times ``unlabeled_weight`` for unlabelled rows).
     class_params : (class_alpha, fit_prior, class_prior)
-        As in :func:`~bayesnb.posterior.class_posterior`.
+        As in :func:`~bayesnb.inference.nb_posterior.class_posterior`.
     tol : float, default=1e-6
         Stop when the relative objective change is at most ``tol``.
     max_iter : int, default=100

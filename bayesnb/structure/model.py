@@ -460,7 +460,7 @@ def check_node_stats(nodes, parents, stats, n_classes, name="stats"):
     Node ``j``'s contexts are ``n_classes * prod_p B_p`` (class or latent state, then its
     parents' states); its statistics must be the family's NamedTuple with the fields and shapes
     of ``empty_stats`` over them. The values (finite, counts non-negative) are not checked here:
-    a model file's field rules check them (:func:`bayesnb._loadcheck.check_node_tuples`).
+    a model file's field rules check them (:func:`bayesnb.io.loadcheck.check_node_tuples`).
 
     Parameters
     ----------

@@ -43,7 +43,7 @@ from sklearn.utils import _safe_indexing
 
 from . import cv as _cv
 from . import model as _mx
-from .._dask import is_dask
+from ..io.dask_data import is_dask
 
 __all__ = ["CV_FOLDS", "CV_SEED", "CVCheck", "Candidate", "candidates", "choose", "cv_check", "hierarchical_nodes",
            "scores_frame", "variant_label"]

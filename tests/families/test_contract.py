@@ -287,7 +287,7 @@ def test_display_hooks(case):
     fam, X, y, resp, block, state, stats, prior, post = _fitted(case)
     labels = fam.value_labels(state)
     assert labels is None or len(labels) == X.shape[1]
-    from bayesnb.posterior import BlockPosterior
+    from bayesnb.inference.nb_posterior import BlockPosterior
 
     bp = BlockPosterior(fam, np.arange(X.shape[1]), [f"c{j}" for j in range(X.shape[1])], state, stats, prior, post)
     panels = fam.plot_panels(bp, top=3)

@@ -1,0 +1,189 @@
+"""The configurations :class:`~bayesnb.Imputer` and :func:`~bayesnb.impute_table` choose among, as fit and fill.
+
+One fitted configuration (a *member*) is what :func:`fit_config` returns: a fitted
+:class:`~bayesnb.NaiveBayes` (``"naive"``, ``"tan"``, ``"tan-mi"``), a pair ``(NaiveBayes, LatentClassFit)``
+(``"latent"``) or an :class:`~bayesnb.impute.mvn.MVNFit` (``"mvn"``); :func:`fill_config` imputes
+a table with it. Also here: the selection's losses and the projection of fills onto the values a
+column takes (:mod:`bayesnb.impute.table` describes the procedure).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+
+from .._utils import as_generator, is_numeric_column, one_class_on_purpose
+from ..generative.values import column_supports, project
+from .mvn import draw_mvn, fill_mvn, fit_mvn
+
+__all__ = ["CONFIGURATIONS", "SEARCH_ROWS", "TAN_EDGE_SCORES", "fill_config", "fit_config", "latent_class_auto", "reading_model"]
+
+#: The configurations :func:`~bayesnb.impute_table` chooses among (ties: the earlier).
+CONFIGURATIONS = ("naive", "latent", "tan", "mvn", "tan-mi")
+
+#: The configurations whose member is one fitted tree-augmented :class:`~bayesnb.NaiveBayes`, and its edge score
+#: (None: the estimator's own).
+TAN_EDGE_SCORES = {"tan": None, "tan-mi": "mi"}
+
+#: Default number of rows the latent-class component search of :func:`~bayesnb.impute_table` runs on.
+SEARCH_ROWS = 5000
+
+#: Random starts of each count's EM in that search (the final fit at the chosen count keeps ``n_init=3``).
+SEARCH_N_INIT = 1
+
+#: EM tolerance of each count's fit in that search (the final fit at the chosen count keeps ``tol=1e-6``):
+#: on the census table it halves the search's iterations and chose the same counts (docs/benchmarks.md).
+SEARCH_TOL = 1e-5
+
+
+def _check_search_rows(search_rows, who):
+    if search_rows is not None and not (isinstance(search_rows, int | np.integer) and not isinstance(search_rows, bool)
+                                        and search_rows >= 2):
+        raise ValueError(f"{who}: search_rows must be None or a whole number >= 2; received {search_rows!r}.")
+
+
+def _configuration_names(configurations, who="impute_table", estimator=None):
+    """``configurations`` (``"auto"``, a name or names) as a tuple of distinct names among
+    :data:`CONFIGURATIONS`; a ValueError otherwise. ``"auto"`` leaves out ``"tan-mi"`` when the
+    ``estimator`` template's own edge score is already ``"mi"`` (it would fit the same model as ``"tan"``)."""
+    if isinstance(configurations, str) and configurations == "auto":
+        own = getattr(estimator, "edge_score", None)
+        return tuple(c for c in CONFIGURATIONS if not (own is not None and TAN_EDGE_SCORES.get(c) == own))
+    configs = (configurations,) if isinstance(configurations, str) else tuple(configurations)
+    bad = [c for c in configs if c not in CONFIGURATIONS]
+    if not configs or bad or len(set(configs)) != len(configs):
+        raise ValueError(f"{who}: configurations must be 'auto' or distinct names among {CONFIGURATIONS}; "
+                         f"received {configurations!r}.")
+    return configs
+
+
+def latent_class_auto(model, X, y=None, *, search_rows=SEARCH_ROWS, random_state=None, search_n_init=SEARCH_N_INIT,
+                      search_tol=SEARCH_TOL):
+    """A fitted model's latent-class model with the component count chosen on at most ``search_rows`` rows.
+
+    ``model.fit_latent_class(X, y, n_components="auto")`` when ``X`` has at most
+    ``search_rows`` rows (or ``search_rows`` is None); otherwise the same search on a random
+    subsample of ``search_rows`` rows, then ``fit_latent_class`` with the chosen count on every
+    row. The returned fit's ``selection`` holds the subsample's scores. Each count tried in the search
+    is fitted from ``search_n_init`` random starts (``fit_latent_class(search_n_init=)``) to the EM tolerance
+    ``search_tol``, the chosen count from ``fit_latent_class``'s three to its tolerance (``1e-6``).
+
+    Parameters
+    ----------
+    model : NaiveBayes
+        Fitted.
+    X : DataFrame of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,), optional
+        Labels passed to ``fit_latent_class`` (None: inferred).
+    search_rows : int or None, default=SEARCH_ROWS
+        Rows the component search runs on (>= 2); None: every row.
+    random_state : None, int or Generator
+    search_n_init : int or None, default=SEARCH_N_INIT
+        Random starts per count tried in the search (None: ``fit_latent_class``'s ``n_init``, 3).
+    search_tol : float or None, default=SEARCH_TOL
+        EM tolerance of each count's fit in the search (None: ``fit_latent_class``'s ``tol``, 1e-6).
+
+    Returns
+    -------
+    LatentClassFit
+    """
+    _check_search_rows(search_rows, "latent_class_auto")
+    if not isinstance(X, pd.DataFrame):
+        raise TypeError(f"latent_class_auto: X must be a pandas DataFrame; received {type(X).__name__}.")
+    rng = as_generator(random_state)
+    n = X.shape[0]
+    if search_rows is None or n <= search_rows:
+        return model.fit_latent_class(X, y, n_components="auto", random_state=rng, search_n_init=search_n_init,
+                                      search_tol=search_tol)
+    rows = np.sort(rng.choice(n, size=search_rows, replace=False))
+    sub = model.fit_latent_class(X.iloc[rows], None if y is None else np.asarray(y)[rows], n_components="auto",
+                                 random_state=rng, search_n_init=search_n_init, search_tol=search_tol)
+    fit = model.fit_latent_class(X, y, n_components=sub.n_components, random_state=rng)
+    return fit._replace(selection=sub.selection)
+
+
+def fit_config(config, estimator, X, y, label_given, rng, search_rows, n_components=None):
+    """Fit ``config`` on ``X`` (labels ``y``): ``(member, latent components or None)``.
+
+    ``"latent"`` searches its component count (:func:`latent_class_auto`) unless ``n_components``
+    is given; its EM is fitted with the labels only when ``label_given``.
+    """
+    if config == "mvn":
+        return fit_mvn(X, y, estimator=estimator), None
+    model = clone(estimator)
+    if config in TAN_EDGE_SCORES:
+        score = TAN_EDGE_SCORES[config]  # (the template is a NaiveBayes: _check_table)
+        model.set_params(structure="tan", **({} if score is None else {"edge_score": score}))
+    with one_class_on_purpose():  # y=None: every row one class (imputation, not classification)
+        model.fit(X, y)
+    if config != "latent":
+        return model, None
+    given = y if label_given else None
+    if n_components is None:
+        fit = latent_class_auto(model, X, given, search_rows=search_rows, random_state=rng)
+    else:
+        fit = model.fit_latent_class(X, given, n_components=n_components, random_state=rng)
+    return (model, fit), fit.n_components
+
+
+def fill_config(config, member, X, given, rng, strategy="auto", n_imputations=1, cells=None):
+    """The completed tables of ``X`` by a fitted configuration: a list of ``n_imputations`` DataFrames.
+
+    ``given``: the rows' labels to condition on (None: inferred from the observed cells). ``cells``: a bool
+    (n, d) mask of the missing cells that will be used (None: all): the conditional medians of point-mass
+    columns (``"auto"``, :func:`~bayesnb.generative.values.keep_cells`) are drawn for these cells only,
+    the other cells of those columns get their projected mean (cheap; not used).
+    """
+    if config == "mvn":
+        if strategy == "draw":
+            return draw_mvn(member, X, given, label_given=given is not None, n_imputations=n_imputations,
+                            random_state=rng)
+        return [fill_mvn(member, X, given, label_given=given is not None)]
+    model, latent = (member[0], member[1]) if config == "latent" else (member, None)
+    out = model._impute(X, y=given, strategy=strategy, n_imputations=n_imputations, random_state=rng,
+                        parameter_uncertainty=True, n_components=1, latent=latent, median_cells=cells)
+    return out if isinstance(out, list) else [out]
+
+
+def reading_model(model):
+    """The :class:`~bayesnb.NaiveBayes` that reads a table for ``model``: itself, or for an
+    :class:`~bayesnb.Imputer` the model of its first fitted configuration (every one is fitted on the
+    same columns with the same template)."""
+    members = getattr(model, "models_", None)
+    if members is None:
+        return model
+    config, member = next(iter(members.items()))
+    return member[0] if config == "latent" else member.model if config == "mvn" else member
+
+
+def project_fills(table, X, supports):
+    """``table`` with the imputed cells of each numeric column (those missing in ``X``) moved to the nearest
+    value that column takes (``supports``, :func:`~bayesnb.generative.values.column_supports` of the training
+    table: its observed range, its codes, its point masses)."""
+    for j, c in enumerate(X.columns):
+        miss = X[c].isna().to_numpy()
+        if j in supports and miss.any():
+            table.loc[miss, c] = project(table.loc[miss, c].to_numpy(dtype=float, na_value=np.nan), supports[j])
+    return table
+
+
+def loss(truth, filled, kind):
+    """The loss of ``filled`` against ``truth``: ``"squared"`` (NRMSE squared), ``"absolute"`` (mean absolute
+    error over the mean absolute deviation from the median) or ``"error"`` (error rate)."""
+    if kind == "error":
+        return float(np.mean(np.asarray(filled, dtype=object) != np.asarray(truth, dtype=object)))
+    t, v = np.asarray(truth, dtype=float), np.asarray(filled, dtype=float)
+    if kind == "absolute":
+        scale = np.mean(np.abs(t - np.median(t)))
+        return float(np.mean(np.abs(v - t)) / (scale if scale > 0 else 1.0))
+    var = np.var(t)
+    return float(np.mean((v - t) ** 2) / (var if var > 0 else 1.0))
+
+
+def loss_kinds(X):
+    """Per column of ``X``, the loss its fill minimises (see :func:`loss`): the median's for a numeric column
+    with a point mass (:mod:`bayesnb.generative.values`), the mean's for the other numeric columns."""
+    supports = column_supports(X)
+    return ["error" if not is_numeric_column(X[c]) else "absolute" if j in supports and supports[j].masses.size
+            else "squared" for j, c in enumerate(X.columns)]
