@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from bayesnb.cli import main as cli_main
 
@@ -24,6 +25,16 @@ SHARED = Path(os.environ.get("BAYESNB_SHARED_DATA", ROOT.parent / "shared" / "da
 
 # Persistent JAX compilation cache: repeated NUTS compilations are much cheaper.
 os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(ROOT / ".jax_cache"))
+
+# One hypothesis profile for every module, loaded before any is imported (a module's @settings
+# inherits the profile loaded when it is built): "ci" draws the same examples on every run
+# (derandomized, no example database); BAYESNB_HYPOTHESIS_PROFILE=long searches far longer.
+_SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+settings.register_profile("ci", max_examples=100, derandomize=True, deadline=None, database=None,
+                          print_blob=True, suppress_health_check=_SUPPRESS)
+settings.register_profile("long", max_examples=3000, deadline=None, print_blob=True,
+                          suppress_health_check=_SUPPRESS)
+settings.load_profile(os.environ.get("BAYESNB_HYPOTHESIS_PROFILE", "ci"))
 
 
 # A subprocess gets a hang guard, not a speed limit: a busy CI machine may be many times slower

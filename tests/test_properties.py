@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
-from hypothesis import HealthCheck, assume, given, reject, settings
+from hypothesis import assume, given, reject, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
 
@@ -66,12 +66,7 @@ from bayesnb import (
 from bayesnb.estimators import auto_blocks
 from bayesnb.estimators._auto import column_kinds
 
-_SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
-settings.register_profile("ci", max_examples=100, derandomize=True, deadline=None, database=None,
-                          print_blob=True, suppress_health_check=_SUPPRESS)
-settings.register_profile("long", max_examples=3000, deadline=None, print_blob=True,
-                          suppress_health_check=_SUPPRESS)
-settings.load_profile(os.environ.get("BAYESNB_HYPOTHESIS_PROFILE", "ci"))
+# the profiles ("ci", deterministic, and "long") are registered and loaded in conftest.py, for every module
 
 #: the ``max_examples`` of the loaded profile (scaled down for the slowest properties)
 N_EXAMPLES = settings.default.max_examples

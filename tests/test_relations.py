@@ -153,3 +153,42 @@ def test_impute_table_and_mvn_keep_a_zero_link():
     for T in (impute_mvn(Xm, y), impute_table(Xm, y, configurations=("naive", "mvn"), random_state=0).table):
         at_zero = Xm["charges"].isna().to_numpy() & (T["tenure"].to_numpy() == 0)
         assert at_zero.sum() > 20 and np.all(T["charges"].to_numpy()[at_zero] == 0)
+
+
+def _zero_links_by_definition(F, min_rows=10):
+    """The zero links of a float table (NaN missing), pair by pair from the module docstring's words."""
+    out = []
+    for s in range(F.shape[1]):
+        xs = F[:, s]
+        if np.count_nonzero(xs == 0) < min_rows:
+            continue
+        for t in range(F.shape[1]):
+            xt = F[:, t]
+            at = xt[(xs == 0) & ~np.isnan(xt)]
+            rest = xt[~np.isnan(xs) & (xs != 0) & ~np.isnan(xt)]
+            if t != s and at.size >= min_rows and np.all(at == 0) and (not rest.size or np.mean(rest == 0) <= 0.5):
+                out.append((t, s))
+    return out
+
+
+@pytest.mark.parametrize("block_cells", [1 << 20, 500])
+def test_zero_links_are_the_pairs_of_the_definition(monkeypatch, block_cells):
+    """Sparse count tables (many links) read as float, int and mixed-dtype frames, in blocks of any size."""
+    from bayesnb.generative import zero_links as zl
+
+    monkeypatch.setattr(zl, "_BLOCK_CELLS", block_cells)
+    rng = np.random.default_rng(5)
+    for n, p, density in [(60, 12, 0.1), (200, 30, 0.05), (150, 8, 0.6)]:
+        C = rng.poisson(density * 3, (n, p)) * (rng.random((n, p)) < density)
+        C[:, 1] = C[:, 0] * 2 + (C[:, 0] > 0)  # a link each way
+        C[:, 4] = C[:, 5] * (C[:, 6] > 0)  # 0 wherever 5 or 6 is (a link only where 4 is 0 on at most half of the rest)
+        F = C.astype(float)
+        F[rng.random((n, p)) < 0.05] = np.nan
+        want = _zero_links_by_definition(F)
+        assert len(want) >= (2 if density > 0.5 else 10)
+        assert zl.zero_links(F) == want
+        assert zl.zero_links(C) == _zero_links_by_definition(C.astype(float))
+        frame = pd.DataFrame(F).astype({0: "Float64", 2: object})
+        frame[3] = pd.array(np.where(np.isnan(F[:, 3]), None, F[:, 3]), dtype="Int64")
+        assert zl.zero_links(frame) == want
+    assert zl.zero_links(pd.DataFrame({"s": ["a", "b"] * 10, "t": [True, False] * 10})) == []  # no numeric column

@@ -72,9 +72,11 @@ def numeric_columns(X):
 def zero_links(X, min_rows=MIN_ZERO_ROWS, zeros=None):
     """The zero links of a table: a list of ``(target, source)`` column positions (see the module docstring).
 
-    Only columns with at least ``min_rows`` zeros can be sources; each other column is read at a
-    source's first zero rows, then at all of them, and whole only when it is 0 on all of them, so the
-    memory is a few columns', not the table's, and a pair that fails costs little.
+    Only columns with at least ``min_rows`` zeros can be sources; every other column is first read at
+    a source's first zero rows (most pairs fail there), and the pairs left are counted together: the
+    table is read a block of rows at a time and the four counts of every pair (source 0 or not,
+    target 0 or not) are one matrix product per block. The memory is a few blocks', not the
+    table's, and a wide table costs a product, not a pass per pair of columns.
 
     Parameters
     ----------
@@ -88,41 +90,72 @@ def zero_links(X, min_rows=MIN_ZERO_ROWS, zeros=None):
     Returns
     -------
     list of (int, int)
+        Ordered by source, then target (column order).
     """
     pos, get = numeric_columns(X)
-    sources = [i for i, j in enumerate(pos)
-               if (np.count_nonzero(get(j) == 0) if zeros is None else zeros[j]) >= min_rows]
-    out = []
-    n = X.shape[0]
-    for i in sources:
-        first = np.flatnonzero(get(pos[i], np.arange(min(n, _HEAD_ROWS))) == 0)[:64]  # (its head only)
-        targets = [k for k, t in enumerate(pos) if k != i and not _nonzero_at(get(t, first))]
-        if not targets:  # most pairs fail on a source's first zero rows: the source is read whole only if one holds
+    block, n = _block_reader(X, get), X.shape[0]
+    pos = np.asarray(pos, dtype=np.intp)
+    held_first = {}  # source -> the other columns that are 0 (or missing) on its first zero rows
+    for i in range(pos.size):
+        if (np.count_nonzero(get(pos[i]) == 0) if zeros is None else zeros[pos[i]]) < min_rows:
             continue
-        xs = get(pos[i])
-        zs, other = np.flatnonzero(xs == 0), ~np.isnan(xs) & (xs != 0)
-        for k in targets:
-            t = pos[k]
-            if _nonzero_at(get(t, zs[:64])):
-                continue
-            at = get(t, zs)
-            at = at[~np.isnan(at)]
-            if at.size < min_rows or np.any(at != 0):
-                continue
-            xt = get(t)
-            rest = xt[other & ~np.isnan(xt)]
-            if not rest.size or np.mean(rest == 0) <= 0.5:
-                out.append((t, pos[i]))
+        first = np.flatnonzero(get(pos[i], np.arange(min(n, _HEAD_ROWS))) == 0)[:64]  # (its head only)
+        held = np.flatnonzero(~_nonzero_at(block(pos, first)))
+        if (held := held[held != i]).size:  # most pairs fail there: only the others are counted
+            held_first[i] = held
+    sources = np.fromiter(held_first, dtype=np.intp)
+    out = []
+    step = max(1, _BLOCK_CELLS // (4 * max(pos.size, 1)))  # (no numeric column: no source)
+    for b in range(0, sources.size, step):
+        src = sources[b:b + step]
+        targets = np.unique(np.concatenate([held_first[i] for i in src]))
+        zz, zn, nz, nn = _pair_counts(block, pos[src], pos[targets], n)
+        # the target is 0 on >= min_rows of the source's zero rows and observed non-0 on none, and 0 on at
+        # most half (nz <= nn) of the rows where both are observed and the source is not 0
+        held = (zn == 0) & (zz >= min_rows) & (nz <= nn) & (src[:, None] != targets[None, :])
+        out.extend((int(pos[targets[k]]), int(pos[src[a]])) for a, k in zip(*np.nonzero(held)))
     return out
+
+
+def _pair_counts(block, src, tgt, n):
+    """Rows where (source 0, target 0), (0, observed non-0), (observed non-0, 0), (non-0, non-0): four
+    int64 arrays of shape ``(len(src), len(tgt))``, from blocks of rows (float32 products are exact
+    while a block holds fewer than 2**24 rows)."""
+    rows = max(1, _BLOCK_CELLS // (src.size + tgt.size))
+    acc = np.zeros((2 * src.size, 2 * tgt.size), dtype=np.int64)
+    for r in range(0, n, rows):
+        S, T = block(src, slice(r, r + rows)), block(tgt, slice(r, r + rows))
+        L = np.hstack([S == 0, ~np.isnan(S) & (S != 0)]).astype(np.float32)
+        R = np.hstack([T == 0, ~np.isnan(T) & (T != 0)]).astype(np.float32)
+        acc += (L.T @ R).astype(np.int64)
+    s, t = src.size, tgt.size
+    return acc[:s, :t], acc[:s, t:], acc[s:, :t], acc[s:, t:]
 
 
 #: rows of a source column searched first for its first zeros
 _HEAD_ROWS = 4096
+#: cells of a block read at once (float64: 8 MiB)
+_BLOCK_CELLS = 1 << 20
+
+
+def _block_reader(X, get):
+    """``block(cols, rows)``: columns ``cols`` (positions) at rows ``rows`` (indices or a slice) as a float64
+    array with a column per entry of ``cols``, NaN missing: a numeric ndarray's rows at once, else column by column."""
+    if not is_frame(X):
+        A = np.asarray(X)
+        if A.dtype.kind in "iuf":
+            def read(cols, rows):
+                B = A[rows]  # a run of columns (all of them, usually) is a slice: faster than picking each
+                run = len(cols) and cols[-1] - cols[0] == len(cols) - 1 and np.all(np.diff(cols) == 1)
+                return (B[:, cols[0]:cols[-1] + 1] if run else B[:, cols]).astype(float)
+            return read
+    return lambda cols, rows: (np.column_stack([get(j, rows) for j in cols]) if len(cols)
+                               else np.empty((len(np.arange(X.shape[0])[rows]), 0)))
 
 
 def _nonzero_at(cells):
-    """Whether any of ``cells`` is observed and not 0."""
-    return bool(np.any(~np.isnan(cells) & (cells != 0)))
+    """Whether any of ``cells`` is observed and not 0 (per column of a 2-D block)."""
+    return np.any(~np.isnan(cells) & (cells != 0), axis=0)
 
 
 def _contradicted(X, links):
