@@ -14,6 +14,8 @@ Quick start
 ['No', 'Yes']
 """
 
+from typing import TYPE_CHECKING
+
 from ._progress import set_progress
 from ._utils import (
     AllMissingWarning,
@@ -38,6 +40,17 @@ from .families import Bernoulli, Categorical, Complement, Gaussian, Histogram, H
 from .generative import LatentClassFit
 from .inference.nb_posterior import NBPosterior
 from .privacy import DP
+
+if TYPE_CHECKING:  # what the lazy table below gives, for static readers (type checkers, IDEs, the API docs)
+    from .criticism.checks import check_independence, check_marginals, check_mcar
+    from .criticism.diagnostics import compare_posteriors
+    from .impute.imputer import Imputer
+    from .impute.pooling import pool
+    from .impute.selfmasking import MNARImputation, impute_mnar, mnar_sensitivity
+    from .impute.table import TableImputation, impute_table
+    from .io.persistence import load
+    from .synth.quality import SyntheticReport, synthetic_report
+    from .synth.synthesizer import Synthesizer
 
 #: the names that live in a wing used only on call (criticism, imputation, the model file, synthetic data):
 #: imported from their module when first used (PEP 562), so ``import bayesnb`` loads only what the

@@ -67,3 +67,16 @@ def test_a_lazy_name_loads_its_wing_on_first_use():
             "assert bayesnb.Synthesizer is Synthesizer and 'Synthesizer' in dir(bayesnb)\n"
             "assert set(bayesnb.__all__) <= set(dir(bayesnb))\nprint('[]')")
     assert _loaded_after(code) == []
+
+
+def test_the_static_imports_match_the_lazy_table():
+    """The ``if TYPE_CHECKING:`` imports (for type checkers and the API docs) name the lazy table's homes."""
+    import ast
+    from pathlib import Path
+
+    import bayesnb
+
+    tree = ast.parse((Path(bayesnb.__file__)).read_text())
+    block = next(n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", None) == "TYPE_CHECKING")
+    static = {a.name: node.module for node in block.body for a in node.names}
+    assert static == bayesnb._HOMES
