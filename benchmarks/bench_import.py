@@ -31,6 +31,7 @@ first, untimed, then times the other, so the row holds only what the second adds
 With ``--baseline DIR`` a third interpreter per round imports the ``bayesnb`` of another
 checkout (``DIR`` first on ``PYTHONPATH``), e.g. an older commit exported with
 ``git archive REV | tar -x -C DIR``: before and after, measured side by side.
+With both, one more interpreter per round times the baseline's own cost the same way.
 
 Usage::
 
@@ -58,6 +59,9 @@ STATEMENTS = {"bayesnb": "import bayesnb", "sklearn.naive_bayes": "import sklear
 #: ``--own``: (untimed import first, timed statement) per row
 OWN = {"bayesnb's own (after sklearn.naive_bayes)": ("import sklearn.naive_bayes", "import bayesnb"),
        "sklearn.naive_bayes's own (after bayesnb)": ("import bayesnb", "import sklearn.naive_bayes")}
+
+#: ``--own --baseline``: the baseline's ``bayesnb`` after ``sklearn.naive_bayes``
+BASELINE_OWN = "bayesnb (baseline)'s own (after sklearn.naive_bayes)"
 
 #: run in the child: time the statement, then report its time, peak RSS and heavy modules as JSON
 CHILD = """
@@ -115,7 +119,7 @@ def run(rounds: int, baseline: str | None = None, own: bool = False) -> dict:
         rotations and those of the reverse order, round after round).
     baseline : str, optional
         A folder holding another ``bayesnb`` package: also time ``import bayesnb`` from there
-        (under the name ``"bayesnb (baseline)"``).
+        (under the name ``"bayesnb (baseline)"``; with ``own``, also its own cost, :data:`BASELINE_OWN`).
     own : bool, default=False
         Also time each statement after the other (the rows of :data:`OWN`).
 
@@ -135,6 +139,9 @@ def run(rounds: int, baseline: str | None = None, own: bool = False) -> dict:
         path = os.pathsep.join([str(Path(baseline).resolve()), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
         # ``python -c`` puts its working folder first on sys.path: run it in the baseline's folder
         jobs["bayesnb (baseline)"] = ("import bayesnb", dict(os.environ, PYTHONPATH=path), baseline, "")
+        if own:  # the baseline's own modules, the figure least disturbed by scikit-learn's share
+            jobs[BASELINE_OWN] = ("import bayesnb", dict(os.environ, PYTHONPATH=path), baseline,
+                                  "import sklearn.naive_bayes")
     if own:
         jobs.update({name: (statement, dict(os.environ), None, prelude) for name, (prelude, statement) in OWN.items()})
     for name, (statement, env, cwd, _) in jobs.items():  # warm-up: write the .pyc files
