@@ -115,3 +115,4 @@ __all__ = [
     "load",
 ]
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES)
+del TYPE_CHECKING, lazy_exports  # not public names of the package

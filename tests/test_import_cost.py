@@ -65,7 +65,10 @@ def test_a_lazy_name_loads_its_wing_on_first_use():
     assert {"bayesnb.synth.synthesizer", "bayesnb.impute.table"} <= loaded
     code = ("import bayesnb\nfrom bayesnb.synth.synthesizer import Synthesizer\n"
             "assert bayesnb.Synthesizer is Synthesizer and 'Synthesizer' in dir(bayesnb)\n"
-            "assert set(bayesnb.__all__) <= set(dir(bayesnb))\nprint('[]')")
+            "assert set(bayesnb.__all__) <= set(dir(bayesnb))\n"
+            "assert not {'TYPE_CHECKING', 'lazy_exports'} & set(dir(bayesnb))\n"
+            "from bayesnb import plot, datasets\n"
+            "print('[]')")
     assert _loaded_after(code) == []
 
 
