@@ -14,6 +14,8 @@ Quick start
 ['No', 'Yes']
 """
 
+from typing import TYPE_CHECKING
+
 from ._progress import set_progress
 from ._utils import (
     AllMissingWarning,
@@ -22,10 +24,9 @@ from ._utils import (
     SearchEdgeWarning,
     ZeroProbabilityCondition,
     ZeroProbabilityWarning,
+    lazy_exports,
 )
 from ._version import __version__
-from .criticism.checks import check_independence, check_marginals, check_mcar
-from .criticism.diagnostics import compare_posteriors
 from .estimators import (
     BernoulliNB,
     CategoricalNB,
@@ -37,15 +38,40 @@ from .estimators import (
 )
 from .families import Bernoulli, Categorical, Complement, Gaussian, Histogram, Hurdle, LogNormal, Multinomial, Poisson
 from .generative import LatentClassFit
-from .impute.table import TableImputation, impute_table
-from .impute.imputer import Imputer
-from .impute.selfmasking import MNARImputation, impute_mnar, mnar_sensitivity
-from .io.persistence import load
-from .impute.pooling import pool
 from .inference.nb_posterior import NBPosterior
 from .privacy import DP
-from .synth.synthesizer import Synthesizer
-from .synth.quality import SyntheticReport, synthetic_report
+
+if TYPE_CHECKING:  # what the lazy table below gives, for static readers (type checkers, IDEs, the API docs)
+    from .criticism.checks import check_independence, check_marginals, check_mcar
+    from .criticism.diagnostics import compare_posteriors
+    from .impute.imputer import Imputer
+    from .impute.pooling import pool
+    from .impute.selfmasking import MNARImputation, impute_mnar, mnar_sensitivity
+    from .impute.table import TableImputation, impute_table
+    from .io.persistence import load
+    from .synth.quality import SyntheticReport, synthetic_report
+    from .synth.synthesizer import Synthesizer
+
+#: the names that live in a wing used only on call (criticism, imputation, the model file, synthetic data):
+#: imported from their module when first used (PEP 562), so ``import bayesnb`` loads only what the
+#: estimators need
+_HOMES = {
+    "check_independence": "criticism.checks",
+    "check_marginals": "criticism.checks",
+    "check_mcar": "criticism.checks",
+    "compare_posteriors": "criticism.diagnostics",
+    "Imputer": "impute.imputer",
+    "MNARImputation": "impute.selfmasking",
+    "TableImputation": "impute.table",
+    "impute_mnar": "impute.selfmasking",
+    "impute_table": "impute.table",
+    "mnar_sensitivity": "impute.selfmasking",
+    "pool": "impute.pooling",
+    "load": "io.persistence",
+    "Synthesizer": "synth.synthesizer",
+    "SyntheticReport": "synth.quality",
+    "synthetic_report": "synth.quality",
+}
 
 #: what a user imports: estimators, families, the privacy setting, functions and the warnings to filter
 #: (result types such as NBPosterior, LatentClassFit, TableImputation, MNARImputation and SyntheticReport are
@@ -88,3 +114,5 @@ __all__ = [
     "synthetic_report",
     "load",
 ]
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)
+del TYPE_CHECKING, lazy_exports  # not public names of the package

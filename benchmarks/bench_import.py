@@ -11,7 +11,10 @@ interpreter reports:
   than the wall time; file reads waiting on the disk are not in it);
 - peak RSS: ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` right after the import (the
   interpreter's high-water mark, start-up included);
-- heavy modules: which of :data:`HEAVY` the import left in ``sys.modules``.
+- heavy modules: which of :data:`HEAVY` the import left in ``sys.modules``;
+- bayesnb modules: how many of ``bayesnb``'s own modules are then in ``sys.modules``, and the
+  size of their compiled byte code (``.pyc`` files, kB), which the interpreter reads and
+  unmarshals.
 
 The script prints the median over the rounds of each, the ratios of the medians
 (bayesnb / scikit-learn) and the target of issue 29 (time <= 1.0x, no heavy module; reported
@@ -28,6 +31,7 @@ first, untimed, then times the other, so the row holds only what the second adds
 With ``--baseline DIR`` a third interpreter per round imports the ``bayesnb`` of another
 checkout (``DIR`` first on ``PYTHONPATH``), e.g. an older commit exported with
 ``git archive REV | tar -x -C DIR``: before and after, measured side by side.
+With both, one more interpreter per round times the baseline's own cost the same way.
 
 Usage::
 
@@ -56,9 +60,12 @@ STATEMENTS = {"bayesnb": "import bayesnb", "sklearn.naive_bayes": "import sklear
 OWN = {"bayesnb's own (after sklearn.naive_bayes)": ("import sklearn.naive_bayes", "import bayesnb"),
        "sklearn.naive_bayes's own (after bayesnb)": ("import bayesnb", "import sklearn.naive_bayes")}
 
+#: ``--own --baseline``: the baseline's ``bayesnb`` after ``sklearn.naive_bayes``
+BASELINE_OWN = "bayesnb (baseline)'s own (after sklearn.naive_bayes)"
+
 #: run in the child: time the statement, then report its time, peak RSS and heavy modules as JSON
 CHILD = """
-import json, resource, sys, time
+import importlib.util, json, os, resource, sys, time
 {prelude}
 t, c = time.perf_counter(), time.process_time()
 {statement}
@@ -66,7 +73,12 @@ seconds, cpu = time.perf_counter() - t, time.process_time() - c
 rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 heavy = sorted(h for h in {heavy!r} if h in sys.modules)
 where = getattr(sys.modules.get("bayesnb"), "__file__", None)
-print(json.dumps({{"seconds": seconds, "cpu": cpu, "rss_mib": rss_mib, "heavy": heavy, "bayesnb": where}}))
+own = [m.__file__ for n, m in list(sys.modules.items())
+       if (n == "bayesnb" or n.startswith("bayesnb.")) and getattr(m, "__file__", None)]
+pyc = [importlib.util.cache_from_source(f) for f in own]
+pyc_kb = sum(os.path.getsize(c) for c in pyc if os.path.exists(c)) / 1024
+print(json.dumps({{"seconds": seconds, "cpu": cpu, "rss_mib": rss_mib, "heavy": heavy, "bayesnb": where,
+                  "modules": len(own), "pyc_kb": pyc_kb}}))
 """
 
 
@@ -87,8 +99,9 @@ def measure(statement: str, env: dict | None = None, cwd: str | None = None, pre
     Returns
     -------
     dict
-        ``{"seconds": float, "cpu": float, "rss_mib": float, "heavy": list of str, "bayesnb": str or None}``
-        (the last: the ``__file__`` of the ``bayesnb`` imported, if any).
+        ``{"seconds": float, "cpu": float, "rss_mib": float, "heavy": list of str, "bayesnb": str or None,
+        "modules": int, "pyc_kb": float}`` (``bayesnb``: the ``__file__`` of the ``bayesnb`` imported, if any;
+        ``modules`` and ``pyc_kb``: how many of its modules are loaded and the size of their byte code).
     """
     code = CHILD.format(prelude=prelude, statement=statement, heavy=HEAVY)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env,
@@ -106,14 +119,15 @@ def run(rounds: int, baseline: str | None = None, own: bool = False) -> dict:
         rotations and those of the reverse order, round after round).
     baseline : str, optional
         A folder holding another ``bayesnb`` package: also time ``import bayesnb`` from there
-        (under the name ``"bayesnb (baseline)"``).
+        (under the name ``"bayesnb (baseline)"``; with ``own``, also its own cost, :data:`BASELINE_OWN`).
     own : bool, default=False
         Also time each statement after the other (the rows of :data:`OWN`).
 
     Returns
     -------
     dict
-        ``{name: {"seconds": median, "cpu": median, "rss_mib": median, "heavy": list}}`` for each name of
+        ``{name: {"seconds": median, "cpu": median, "rss_mib": median, "modules": median, "pyc_kb": median,
+        "heavy": list}}`` for each name of
         :data:`STATEMENTS` (and of the baseline and :data:`OWN` when asked).
     """
     if rounds < 1:
@@ -125,6 +139,9 @@ def run(rounds: int, baseline: str | None = None, own: bool = False) -> dict:
         path = os.pathsep.join([str(Path(baseline).resolve()), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
         # ``python -c`` puts its working folder first on sys.path: run it in the baseline's folder
         jobs["bayesnb (baseline)"] = ("import bayesnb", dict(os.environ, PYTHONPATH=path), baseline, "")
+        if own:  # the baseline's own modules, the figure least disturbed by scikit-learn's share
+            jobs[BASELINE_OWN] = ("import bayesnb", dict(os.environ, PYTHONPATH=path), baseline,
+                                  "import sklearn.naive_bayes")
     if own:
         jobs.update({name: (statement, dict(os.environ), None, prelude) for name, (prelude, statement) in OWN.items()})
     for name, (statement, env, cwd, _) in jobs.items():  # warm-up: write the .pyc files
@@ -137,7 +154,7 @@ def run(rounds: int, baseline: str | None = None, own: bool = False) -> dict:
     for r in range(rounds):
         for name in orders[r % len(orders)]:
             samples[name].append(measure(*jobs[name]))
-    return {name: {**{k: statistics.median(s[k] for s in runs) for k in ("seconds", "cpu", "rss_mib")},
+    return {name: {**{k: statistics.median(s[k] for s in runs) for k in ("seconds", "cpu", "rss_mib", "modules", "pyc_kb")},
                    "heavy": sorted({h for s in runs for h in s["heavy"]})}
             for name, runs in samples.items()}
 
@@ -153,11 +170,11 @@ def main(argv=None) -> int:
     bnb, sk = res["bayesnb"], res["sklearn.naive_bayes"]
     print(f"median of {args.rounds} fresh interpreters each, interleaved; load average "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print("| import | time s | CPU s | peak RSS MiB | heavy modules loaded |")
-    print("|---|---:|---:|---:|---|")
+    print("| import | time s | CPU s | peak RSS MiB | bayesnb modules (byte code kB) | heavy modules loaded |")
+    print("|---|---:|---:|---:|---:|---|")
     for name, r in res.items():
         print(f"| {name} | {r['seconds']:.3f} | {r['cpu']:.3f} | {r['rss_mib']:.1f} | "
-              f"{', '.join(r['heavy']) or 'none'} |")
+              f"{r['modules']:.0f} ({r['pyc_kb']:,.0f}) | {', '.join(r['heavy']) or 'none'} |")
     ratio_t, ratio_c = bnb["seconds"] / sk["seconds"], bnb["cpu"] / sk["cpu"]
     ratio_m = bnb["rss_mib"] / sk["rss_mib"]
     met = ratio_t <= 1.0 and ratio_c <= 1.0 and not bnb["heavy"]

@@ -1,6 +1,7 @@
 """Architecture v2 guards, read from the source (tools/architecture.py).
 
-- no import cycle among the package's module-level imports;
+- no import cycle among the package's module-level imports (a declared lazy table, the names of a
+  ``lazy_exports(__name__, homes)`` call, counts as the imports of its homes);
 - the package's own modules are imported at module level (a function-level import only
   for heavy optional dependencies such as jax, numpyro, arviz, matplotlib);
 - nothing outside ``bayesnb/families`` asks which family it holds;
@@ -44,6 +45,38 @@ def test_no_import_cycles():
 
 def test_cycle_finder_finds_a_cycle():
     assert arch.cycles({"a": ["b"], "b": ["c"], "c": ["a"], "d": ["a"]}) == [["a", "b", "c"]]
+
+
+def test_lazy_tables_are_imports_in_the_graph():
+    """The lazy tables of the top level and of the wings are edges of the graph the checks read."""
+    graph = arch.import_graph()
+    assert {"bayesnb.synth.synthesizer", "bayesnb.impute.table", "bayesnb.io.persistence",
+            "bayesnb.criticism.checks"} <= set(graph["bayesnb"])
+    assert "bayesnb.synth.quality" in graph["bayesnb.synth"]
+    assert "bayesnb.criticism.checks" in arch.reachable(graph, ["bayesnb.criticism"])
+
+
+def test_a_cycle_through_a_lazy_table_is_seen(tmp_path):
+    pkg = tmp_path / "pkg"
+    (pkg / "wing").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "wing" / "__init__.py").write_text("from .._utils import lazy_exports\n_HOMES = {'f': 'impl'}\n"
+                                               "__getattr__, __dir__ = lazy_exports(__name__, _HOMES)\n")
+    (pkg / "wing" / "impl.py").write_text("from ..user import g\n")
+    (pkg / "user.py").write_text("from . import wing\n")
+    (pkg / "_utils.py").write_text("")
+    graph = arch.import_graph(pkg)
+    assert graph["pkg.wing"] == ["pkg._utils", "pkg.wing.impl"]
+    assert arch.cycles(graph) == [["pkg.user", "pkg.wing", "pkg.wing.impl"]]
+
+
+def test_a_lazy_table_must_be_a_dict_literal(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from ._utils import lazy_exports\n__getattr__, __dir__ = lazy_exports(__name__, "
+                                     "dict(f='impl'))\n")
+    with pytest.raises(ValueError, match="dict literal"):
+        arch.import_graph(pkg)
 
 
 def test_package_modules_are_imported_at_module_level():

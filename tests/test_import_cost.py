@@ -37,3 +37,49 @@ def test_the_check_sees_a_heavy_module():
     """The same check reports a heavy module once something has imported it."""
     code = CODE.format(heavy=HEAVY).replace("import bayesnb\n", "import bayesnb\nimport sklearn.ensemble\n")
     assert "sklearn.ensemble" in _loaded_after(code)
+
+
+#: wings used only on call: ``import bayesnb`` reaches their names through its lazy table (PEP 562)
+ON_CALL = ("bayesnb.synth", "bayesnb.impute.table", "bayesnb.impute.imputer", "bayesnb.impute.selfmasking",
+           "bayesnb.impute.pooling", "bayesnb.criticism.checks", "bayesnb.io.imputer_file",
+           "bayesnb.io.synthesizer_file")
+
+LOADED = """
+import json, sys
+import bayesnb
+{after}
+print(json.dumps(sorted(m for m in sys.modules if m.startswith("bayesnb"))))
+"""
+
+
+def test_import_bayesnb_leaves_the_on_call_wings_unloaded():
+    loaded = set(_loaded_after(LOADED.format(after="")))
+    assert "bayesnb.estimators" in loaded
+    left = sorted(m for m in loaded if any(m == w or m.startswith(w + ".") for w in ON_CALL))
+    assert left == [], f"import bayesnb loaded {left}: reach them through the lazy table of bayesnb/__init__.py"
+
+
+def test_a_lazy_name_loads_its_wing_on_first_use():
+    """``bayesnb.Synthesizer`` and ``bayesnb.impute_table`` import their modules when first used."""
+    loaded = set(_loaded_after(LOADED.format(after="bayesnb.Synthesizer, bayesnb.impute_table")))
+    assert {"bayesnb.synth.synthesizer", "bayesnb.impute.table"} <= loaded
+    code = ("import bayesnb\nfrom bayesnb.synth.synthesizer import Synthesizer\n"
+            "assert bayesnb.Synthesizer is Synthesizer and 'Synthesizer' in dir(bayesnb)\n"
+            "assert set(bayesnb.__all__) <= set(dir(bayesnb))\n"
+            "assert not {'TYPE_CHECKING', 'lazy_exports'} & set(dir(bayesnb))\n"
+            "from bayesnb import plot, datasets\n"
+            "print('[]')")
+    assert _loaded_after(code) == []
+
+
+def test_the_static_imports_match_the_lazy_table():
+    """The ``if TYPE_CHECKING:`` imports (for type checkers and the API docs) name the lazy table's homes."""
+    import ast
+    from pathlib import Path
+
+    import bayesnb
+
+    tree = ast.parse((Path(bayesnb.__file__)).read_text())
+    block = next(n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", None) == "TYPE_CHECKING")
+    static = {a.name: node.module for node in block.body for a in node.names}
+    assert static == bayesnb._HOMES

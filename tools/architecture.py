@@ -83,7 +83,33 @@ def imports(module: str, path: Path, known: dict, *, level: str = "module") -> l
             visit(child, inner)
 
     visit(tree, False)
+    if level == "module":
+        found += [(name, line) for name, line in lazy_imports(module, tree) if name in known and name != module]
     return sorted(set(found))
+
+
+def lazy_imports(module: str, tree: ast.Module) -> list:
+    """Submodules a package's declared lazy table imports on first use, as ``(target, lineno)``.
+
+    A ``lazy_exports(__name__, homes)`` call at module level (``homes`` a dict literal, or a
+    name bound to one at module level) imports ``module.<home>`` when one of its names is first
+    used: the import-graph checks see those as the module-level imports they stand for.
+    """
+    tables = {t.id: node.value for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+              for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+              if isinstance(t, ast.Name) and isinstance(node.value, ast.Dict)}
+    found = []
+    for node in tree.body:
+        call = node.value if isinstance(node, (ast.Assign, ast.Expr)) else None
+        if not (isinstance(call, ast.Call) and getattr(call.func, "id", getattr(call.func, "attr", None)) == "lazy_exports"
+                and len(call.args) == 2):
+            continue
+        homes = tables.get(call.args[1].id) if isinstance(call.args[1], ast.Name) else call.args[1]
+        if not isinstance(homes, ast.Dict):
+            raise ValueError(f"{module}: line {call.lineno}: lazy_exports needs a dict literal of homes")
+        found += [(f"{module}.{v.value}", call.lineno) for v in homes.values
+                  if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+    return found
 
 
 def import_graph(root: Path = PACKAGE) -> dict:
