@@ -17,7 +17,7 @@ from scipy.special import logsumexp
 from bayesnb import BernoulliNB, CategoricalNB, GaussianNB, LatentClassFit, MultinomialNB, NaiveBayes
 from bayesnb.families import Bernoulli, Categorical, Gaussian
 from bayesnb.inference.em import log_penalty as _log_penalty
-from bayesnb.inference.numpyro_model import make_model, model_log_likelihood, point_sites
+from bayesnb.inference.numpyro_model import estimator_inputs, make_model, model_log_likelihood, point_sites
 from cases import with_missing
 
 
@@ -74,7 +74,7 @@ def test_numpyro_log_likelihood_at_em_solution_equals_em(case, n_components):
     fit = clf.fit_latent_class(X, y_semi, n_components=n_components, random_state=0, n_init=1, max_iter=30)
     em_loglik = fit.em_objective[-1] - _log_penalty(fit.posterior)  # the objective minus its log prior
 
-    spec, priors, data = clf.model_inputs(X, y_semi, n_components=n_components, likelihood="rows")
+    spec, priors, data = estimator_inputs(clf, X, y_semi, n_components=n_components, likelihood="rows")
     assert set(data) == {"rows", "y", "unlabelled"} and spec.n_components == n_components
     sites = point_sites(fit.posterior, spec)
     ll = model_log_likelihood(spec, priors, data, sites)
@@ -100,7 +100,7 @@ def test_latent_model_prior_and_argument_checks():
     rng = np.random.default_rng(0)
     X, y = simulate_latent(60, rng, d=4)
     clf = CategoricalNB().fit(X, y)
-    spec, priors, data = clf.model_inputs(X, y, n_components=3)
+    spec, priors, data = estimator_inputs(clf, X, y, n_components=3)
     assert spec.likelihood == "rows" and spec.n_components == 3
     draws = Predictive(make_model(spec), num_samples=50)(jax.random.PRNGKey(0), priors)
     assert draws["w"].shape == (50, 2, 3)
@@ -123,7 +123,7 @@ def test_latent_model_prior_and_argument_checks():
         with pytest.raises(ValueError, match=r"run_mcmc\(X\) without y .*pass the labels y.*n_components=C > 1"):
             call()
     # every row unlabelled on purpose is still possible, and is the model it would have sampled
-    spec, _, data = clf.model_inputs(X, [None] * len(X))
+    spec, _, data = estimator_inputs(clf, X, [None] * len(X))
     assert data["unlabelled"] is not None and data.get("labelled") is None
 
 

@@ -5,7 +5,7 @@ scikit-learn's ``available_if`` (``hasattr`` False, and the AttributeError says 
 linear view), the predict methods, ``score_samples``, ``log_evidence_``, ``sample``, ``impute``,
 ``latent_class_draws`` and ``sample_posterior`` of
 :class:`~bayesnb.estimators._structured.StructureMixin` (CategoricalNB's and NaiveBayes's, on
-the one structure engine :mod:`bayesnb.structure.model`); ``run_mcmc`` and ``model_inputs`` are
+the one structure engine :mod:`bayesnb.structure.model`); ``run_mcmc`` and ``_model_inputs`` are
 the base's, on the one NumPyro model. The subclass names
 ``_structure_attr`` (the attribute holding the fitted structure, None when naive: every
 method then falls back on the estimator's base) and answers
@@ -31,6 +31,7 @@ from ..io import dask_data as _dask
 from ..inference import nb_posterior as _post
 from .._utils import as_generator
 from ..criticism.diagnostics import datatree_from_layout
+from ..generative._checks import check_prior_options
 from ..generative.conditions import has_constraints
 from ..generative.functions import class_log_weights, warn_empty_columns
 from ..generative.support import blank_impossible, impossible_rows
@@ -49,7 +50,7 @@ def _linear_view(self):
         raise NotLinearError(
             f"{type(self).__name__} has no linear view under its fitted structure {self.structure_kind_!r}: "
             "a feature's term depends on its parents' values, so log-odds are not linear in one-hot features "
-            "(coef_, intercept_, coef_names_, coef_draws, coef_interval need structure='naive').")
+            "(coef_, intercept_, coef_names_, coef_draws need structure='naive').")
     return True
 
 
@@ -59,7 +60,7 @@ class StructureCommonMixin:
     ``_structure_attr`` names the attribute holding the fitted structure (None under naive).
     What cannot apply to a fitted structure is hidden with scikit-learn's ``available_if``
     (``hasattr`` is False, and the AttributeError says why): the linear view (``coef_``,
-    ``intercept_``, ``coef_names_``, ``coef_draws``, ``coef_interval``: log-odds are not
+    ``intercept_``, ``coef_names_``, ``coef_draws``: log-odds are not
     linear in one-hot features when a feature's term depends on its parents).
     """
 
@@ -88,11 +89,6 @@ class StructureCommonMixin:
     def coef_draws(self, n_draws=1000, random_state=None):
         """As :meth:`bayesnb.estimators._posterior_methods.PosteriorMixin.coef_draws`; not under a fitted structure."""
         return super().coef_draws(n_draws, random_state)
-
-    @available_if(_linear_view)
-    def coef_interval(self, ci=0.94, n_draws=1000, random_state=None):
-        """As :meth:`bayesnb.estimators._posterior_methods.PosteriorMixin.coef_interval`; not under a fitted structure."""
-        return super().coef_interval(ci, n_draws, random_state)
 
     def latent_class_draws(self, idata, *, n_draws=None, random_state=None):
         """One plug-in latent-class model per posterior draw of :meth:`run_mcmc`.
@@ -357,8 +353,13 @@ class StructureCommonMixin:
         ranges) or ``forbid``, the state from ``p(state | condition)`` by the same message passing
         on the model over the states (``return_probability``: ``p(condition)`` under that model's
         posterior predictive, or under the draw's law for one MCMC draw). ``length`` needs
-        structure='naive'.
+        structure='naive'. ``prior=True``: the prior predictive (every context's parameters drawn
+        from its prior, shared by the rows), taking only ``n_samples``, ``y``, ``random_state``.
         """
+        if kwargs.get("prior"):  # the prior predictive (naive or this structure's)
+            kwargs.pop("prior")
+            check_prior_options(self._who, parameter_uncertainty, {k: v for k, v in kwargs.items() if k != "length"})
+            return self._sample_prior(n_samples, y=y, random_state=random_state, length=kwargs.get("length"))
         if self._structure_fitted() is None or _dask.is_dask(kwargs.get("given")):  # Dask: partition by partition
             return super().sample(n_samples, y=y, random_state=random_state,
                                   parameter_uncertainty=parameter_uncertainty, **kwargs)

@@ -15,7 +15,7 @@ EM objective).
 method                             what it does
 =================================  ==========================================================
 ``sample``                         ancestral draws from the posterior predictive (class, then x)
-``sample_prior_predictive``        the same from the prior (prior predictive checks)
+``sample(prior=True)``             the same from the prior (prior predictive checks)
 ``impute``                         fill missing cells from p(x_miss | x_obs) (mode/mean/draws)
 ``fit_latent_class``               each class a mixture of naive-Bayes components (EM), for
                                    imputation that sees dependence between features
