@@ -21,6 +21,7 @@ from test_structure_mixed import _tiny as _mixed_tiny
 import bayesnb
 from bayesnb.structure import infer as SI
 from bayesnb.structure import model as MX
+from bayesnb.inference.draws import credible_interval
 from bayesnb.inference.nb_posterior import label_log_evidence
 from bayesnb.inference.numpyro_model import estimator_inputs
 
