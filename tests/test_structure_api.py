@@ -21,6 +21,7 @@ from test_structure_mixed import _tiny as _mixed_tiny
 import bayesnb
 from bayesnb.structure import infer as SI
 from bayesnb.structure import model as MX
+from bayesnb.generative.latent import latent_class_draws
 from bayesnb.inference.draws import credible_interval
 from bayesnb.inference.nb_posterior import label_log_evidence
 from bayesnb.inference.numpyro_model import estimator_inputs
@@ -250,7 +251,7 @@ def check_latent_class_draws(m, X, y, table):
     """Each posterior draw (here exact ones: run_mcmc's layout with one component) a plug-in latent-class
     model of the estimator's structure, which scores and imputes use (NUTS draws:
     tests/test_structure_latent_draws.py)."""
-    fits = m.latent_class_draws(m.sample_posterior(2, random_state=0))
+    fits = latent_class_draws(m, m.sample_posterior(2, random_state=0))
     assert len(fits) == 2 and all(f.point and (f.structure is None) == (m.structure == "naive") for f in fits)
     assert np.isfinite(m.score_samples(X, latent=fits[0])).all()
     assert not m.impute(X, latent=fits[1]).isna().any().any()
@@ -276,11 +277,11 @@ CHECKS = {
     "impute": check_impute, "save": check_save,
     **{n: check_linear_view(n) for n in ("coef_", "intercept_", "coef_names_", "coef_draws")},
     "fit_semi_supervised": check_fit_semi_supervised, "fit_latent_class": check_fit_latent_class,
-    "latent_class_draws": check_latent_class_draws,
     **{n: check_sklearn(n) for n in SKLEARN},
 }
 #: the functions of a fitted model (criticism, its NumPyro model, intervals of draws), run beside the methods
 FUNCTIONS = {"estimator_inputs": check_estimator_inputs, "credible_interval": check_credible_interval,
+             "latent_class_draws": check_latent_class_draws,
              "check_independence": check_check_independence, "check_marginals": check_check_marginals,
              "check_mcar": check_check_mcar}
 

@@ -175,7 +175,7 @@ class PosteriorMixin:
         every row (see :mod:`bayesnb.inference.numpyro_model`).
         Its components are exchangeable, so their labels may switch between chains:
         compare label-invariant quantities (e.g. through
-        :meth:`~bayesnb.generative.GenerativeMixin.latent_class_draws`), not components.
+        :func:`~bayesnb.generative.latent.latent_class_draws`), not components.
 
         Parameters
         ----------

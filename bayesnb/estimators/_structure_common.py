@@ -3,7 +3,7 @@
 :class:`StructureCommonMixin` holds what a fitted structure has no use for, hidden with
 scikit-learn's ``available_if`` (``hasattr`` False, and the AttributeError says why: the
 linear view), the predict methods, ``score_samples``, ``log_evidence_``, ``sample``, ``impute``,
-``latent_class_draws`` and ``sample_posterior`` of
+``_latent_class_draws`` and ``sample_posterior`` of
 :class:`~bayesnb.estimators._structured.StructureMixin` (CategoricalNB's and NaiveBayes's, on
 the one structure engine :mod:`bayesnb.structure.model`); ``run_mcmc`` and ``_model_inputs`` are
 the base's, on the one NumPyro model. The subclass names
@@ -90,48 +90,16 @@ class StructureCommonMixin:
         """As :meth:`bayesnb.estimators._posterior_methods.PosteriorMixin.coef_draws`; not under a fitted structure."""
         return super().coef_draws(n_draws, random_state)
 
-    def latent_class_draws(self, idata, *, n_draws=None, random_state=None):
-        """One plug-in latent-class model per posterior draw of :meth:`run_mcmc`.
-
-        Under a structure other than naive (TAN, k-DB), the draws of ``run_mcmc(X, y,
-        n_components=C)`` (every feature's parameters per context (class, component,
-        parents' states), :meth:`sample_posterior`'s layout with a ``component`` dim; or of
-        ``n_components=1``) become :class:`~bayesnb.generative.LatentClassFit` objects with
-        ``point=True`` whose ``structure`` is the model over the (class, component) states at
-        that draw, its parameters used as they are (:func:`bayesnb.structure.em.draw_model`):
-        :meth:`score_samples` and :meth:`impute` accept them (``latent=``), as they accept
-        :meth:`fit_latent_class`'s. Under naive, as
-        :meth:`bayesnb.generative.GenerativeMixin.latent_class_draws`.
-
-        Parameters
-        ----------
-        idata : xarray.DataTree
-            The result of this estimator's :meth:`run_mcmc` (any ``n_components``).
-        n_draws : int or None, default=None
-            Number of draws to use, taken at random without replacement over chains and
-            draws; None: all of them, in (chain, draw) order.
-        random_state : None, int or Generator
-
-        Returns
-        -------
-        list of LatentClassFit
-            With ``point=True`` and an empty ``em_objective``; state ``k * C + c`` is
-            component ``c`` of class ``k``. Under a structure their ``posterior`` holds the
-            state weights only (no naive blocks).
-
-        Raises
-        ------
-        ValueError
-            ``idata`` is not of this estimator's model (another estimator's, or another
-            structure's: its variables, dims or shapes differ).
-        """
+    def _latent_class_draws(self, idata, *, n_draws=None, random_state=None):
+        """:func:`~bayesnb.generative.latent.latent_class_draws`: the naive model's, or under a
+        structure one plug-in model over the (class, component) states per draw."""
         if self._structure_fitted() is None:
-            return super().latent_class_draws(idata, n_draws=n_draws, random_state=random_state)
+            return super()._latent_class_draws(idata, n_draws=n_draws, random_state=random_state)
         check_is_fitted(self, "posterior_")
         return self._structure_latent_draws(idata, n_draws, random_state)
 
     def _structure_latent_draws(self, idata, n_draws, random_state):
-        """:meth:`latent_class_draws` under the fitted structure."""
+        """:func:`~bayesnb.generative.latent.latent_class_draws` under the fitted structure."""
         raise NotImplementedError
 
     def _structure_fitted(self):
@@ -234,7 +202,7 @@ class StructureCommonMixin:
             > 1 or "auto": impute with a latent-class model of the structure fitted on ``X``.
         latent : LatentClassFit, optional
             From this estimator's :meth:`fit_latent_class`, or one MCMC draw from its
-            :meth:`latent_class_draws` (its parameters used as they are:
+            :func:`~bayesnb.generative.latent.latent_class_draws` (its parameters used as they are:
             ``parameter_uncertainty`` is ignored), overriding ``n_components``.
 
         Returns
@@ -319,7 +287,7 @@ class StructureCommonMixin:
         """``log p(x)`` (densities for numeric cells): logsumexp over classes of :meth:`predict_joint_log_proba`.
 
         ``latent``: a model of this structure's :meth:`fit_latent_class` (or one draw of
-        :meth:`latent_class_draws`), scored at its plug-in (logsumexp over its (class,
+        :func:`~bayesnb.generative.latent.latent_class_draws`), scored at its plug-in (logsumexp over its (class,
         component) states).
         """
         if self._structure_fitted() is None:
@@ -347,7 +315,7 @@ class StructureCommonMixin:
         nodes' factors restricted (:mod:`bayesnb.structure.constrained`); those draws use the
         call's posterior draw or, with ``parameter_uncertainty=False``, the plug-in. ``latent``:
         a model of this structure's :meth:`fit_latent_class` (or one draw of
-        :meth:`latent_class_draws`, its parameters used as they are): each row's (class,
+        :func:`~bayesnb.generative.latent.latent_class_draws`, its parameters used as they are): each row's (class,
         component) state from the state weights (within its class when ``y`` is given), then
         every feature after its parents in that state's context; with ``given`` (values, sets or
         ranges) or ``forbid``, the state from ``p(state | condition)`` by the same message passing

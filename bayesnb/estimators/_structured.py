@@ -497,7 +497,7 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
 
     def _structure_latent(self, latent):
         """``(model over the states, the states' posterior, class of each state)`` of a latent-class
-        model of this structure (:meth:`fit_latent_class`, :meth:`latent_class_draws`); a ValueError
+        model of this structure (:meth:`fit_latent_class`, :func:`~bayesnb.generative.latent.latent_class_draws`); a ValueError
         for anything else."""
         model = getattr(latent, "structure", None)
         if (not isinstance(latent, em.LatentClassFit) or model is None

@@ -118,7 +118,7 @@ class GenerativeMixin(SemiSupervisedMixin):
             ``Poisson(rate_k)``, the per-class mean training length (see module docs).
         latent : LatentClassFit, optional
             Sample from a latent-class model of this estimator (:meth:`fit_latent_class`,
-            or one MCMC draw from :meth:`latent_class_draws`, whose parameters are used as
+            or one MCMC draw from :func:`~bayesnb.generative.latent.latent_class_draws`, whose parameters are used as
             they are): a (class, component) state, then every feature given it, so the
             dependence between features that the components capture is kept. With ``y``,
             each row's component is drawn among its class's.
@@ -252,7 +252,7 @@ class GenerativeMixin(SemiSupervisedMixin):
             :meth:`fit_latent_class` (each class a mixture of naive-Bayes components).
         latent : LatentClassFit, optional
             A model from :meth:`fit_latent_class` (or one MCMC draw of it from
-            :meth:`latent_class_draws`) to use (overrides ``n_components``).
+            :func:`~bayesnb.generative.latent.latent_class_draws`) to use (overrides ``n_components``).
 
         Returns
         -------
@@ -403,33 +403,8 @@ class GenerativeMixin(SemiSupervisedMixin):
         """``log p(x)`` per encoded row under a :meth:`_latent_em` fit (labelled rows within their class)."""
         return em.latent_log_px(fit, encoded, y_codes)
 
-    def latent_class_draws(self, idata, *, n_draws=None, random_state=None):
-        """One plug-in latent-class model per posterior draw of :meth:`run_mcmc`.
-
-        Turns the NUTS draws of ``run_mcmc(X, y, n_components=C)`` (the latent-class
-        model, component marginalised) into :class:`LatentClassFit` objects that
-        :meth:`impute` (``latent=``) and :meth:`score_samples` (``latent=``) accept:
-        imputing once per draw (``strategy="draw"``) is multiple imputation from the
-        MCMC posterior, and ``logsumexp`` of the per-draw scores minus ``log(n_draws)``
-        is the posterior-predictive ``log p(x)``. These quantities are invariant to the
-        components' labels, which may switch between chains.
-
-        Parameters
-        ----------
-        idata : xarray.DataTree
-            The result of this estimator's :meth:`run_mcmc` (any ``n_components``).
-        n_draws : int or None, default=None
-            Number of draws to use, taken at random without replacement over chains
-            and draws; None: all of them, in (chain, draw) order.
-        random_state : None, int or Generator
-
-        Returns
-        -------
-        list of LatentClassFit
-            With ``point=True`` and an empty ``em_objective``; state ``k * C + c`` is
-            component ``c`` of class ``k``. (Document-length rates of multinomial blocks,
-            which the model does not sample, are the class's training mean length.)
-        """
+    def _latent_class_draws(self, idata, *, n_draws=None, random_state=None):
+        """:func:`~bayesnb.generative.latent.latent_class_draws` of this estimator."""
         base, _, _ = self._gen_model()
         return latent_fits_from_draws(base, idata, n_draws, random_state, self._who)
 
@@ -450,7 +425,7 @@ class GenerativeMixin(SemiSupervisedMixin):
         latent : LatentClassFit, optional
             Score under this latent-class model instead (``logsumexp`` over its
             (class, component) states, at its plug-in parameters): from
-            :meth:`fit_latent_class`, or one MCMC draw from :meth:`latent_class_draws`
+            :meth:`fit_latent_class`, or one MCMC draw from :func:`~bayesnb.generative.latent.latent_class_draws`
             (average ``exp`` of the scores over draws for the posterior predictive).
 
         Returns
