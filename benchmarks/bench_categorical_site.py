@@ -71,13 +71,14 @@ def bench(tables, seeds, W=500, S=1000):
 
 def _bench(tables, seeds, W, S, forms):
     from bayesnb.families import Categorical
+    from bayesnb.inference.numpyro_model import estimator_inputs
 
     rows = []
     for name, (clf, X, y) in tables:
         inputs = {}
         for form, limit in forms.items():  # each site's model inputs (and its compiled sampler)
             Categorical.STICK_MAX_VALUES = limit
-            inputs[form] = clf.model_inputs(X, y)
+            inputs[form] = estimator_inputs(clf, X, y)
             one_run(*inputs[form], 10_000, W, S)  # compile
         res = {form: [] for form in forms}
         for seed in range(1, seeds + 1):

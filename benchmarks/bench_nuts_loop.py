@@ -1,7 +1,7 @@
 """Benchmark: warm ESS per second of pure sampling, bayesnb's NUTS loop vs NumPyro's ``MCMC`` loop.
 
 Both libraries sample the *same* NumPyro model (``make_model(spec)`` of
-``clf.model_inputs(X, y)``, the default ``likelihood="suffstats"``), same warmup, draws, one
+``estimator_inputs(clf, X, y)``, the default ``likelihood="suffstats"``), same warmup, draws, one
 chain, target acceptance 0.8, float32, and both are timed **without tracing or compiling**:
 
 - **bayesnb**: ``run_nuts`` is called once to compile; each timed call is a later call with the
@@ -212,13 +212,15 @@ def bench(names, W, S, seeds, repeats=3, clock_name="wall"):
     """Rows of (dataset, library, seed): loop seconds, run seconds, min ESS, ESS/s."""
     import jax
 
+    from bayesnb.inference.numpyro_model import estimator_inputs
+
     _clock[0] = CLOCKS[clock_name]
     _listen()
     _time_fori_collect()
     rows = []
     with jax.enable_x64(False):
         for name, (clf, X, y) in datasets(names).items():
-            spec, priors, data = clf.model_inputs(X, y)
+            spec, priors, data = estimator_inputs(clf, X, y)
             libs = [Bayesnb(spec, priors, data, W, S), Numpyro(spec, priors, data, W, S)]
             if name == "votes":
                 lib = Numpyro(spec, None, None, W, S, model=_dirichlet_votes,

@@ -28,6 +28,7 @@ from sklearn.model_selection import train_test_split
 
 from bayesnb import NaiveBayes
 from bayesnb.datasets import load_house_votes, load_penguins
+from bayesnb.generative.latent import latent_class_draws
 
 STRUCTURES = ("naive", "tan", "kdb")
 
@@ -48,7 +49,7 @@ def run(X, y, structure, C, seed, warmup, draws):
     idata = m.run_mcmc(Xtr, ytr, n_components=C, num_warmup=warmup, num_samples=draws, num_chains=1,
                        random_state=seed)
     t1 = time.perf_counter()
-    fits = m.latent_class_draws(idata)
+    fits = latent_class_draws(m, idata)
     scores = np.array([m.score_samples(Xte, latent=f) for f in fits])
     t2 = time.perf_counter()
     pp = logsumexp(scores, axis=0) - np.log(len(fits))

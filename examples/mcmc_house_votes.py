@@ -49,6 +49,7 @@ def main(argv=None):
 
     from bayesnb import CategoricalNB, compare_posteriors
     from bayesnb.datasets import load_house_votes
+    from bayesnb.inference.draws import credible_interval
 
     df = load_house_votes()
     X, y = df.drop(columns="party"), df["party"]
@@ -69,7 +70,7 @@ def main(argv=None):
     p_all = clf.predict_proba(X)[:, k]
     pick = np.argsort(np.abs(p_all - 0.5))[:4]  # the members the model is least sure about
     rows = X.iloc[pick]
-    lo, hi = clf.predict_proba_interval(rows, ci=0.94, n_draws=2000, random_state=args.seed)
+    lo, hi = credible_interval(clf.predict_proba_draws(rows, n_draws=2000, random_state=args.seed), ci=0.94)
     p = clf.predict_proba(rows)
     print("\np(republican | votes) for the least certain members: plug-in and 94% interval over draws:")
     for i, (idx, party) in enumerate(zip(rows.index, y.iloc[pick])):
@@ -77,11 +78,11 @@ def main(argv=None):
 
     # NB as a linear classifier: log-odds weight of each vote value
     w = clf.coef_[0]
-    wlo, whi = clf.coef_interval(ci=0.94, n_draws=4000, random_state=args.seed)
+    wlo, whi = credible_interval(clf.coef_draws(4000, random_state=args.seed)[0], ci=0.94)
     order = np.argsort(-np.abs(w))[:6]
     print("\nlargest log-odds weights (republican vs democrat), 94% intervals:")
     for j in order:
-        print(f"  {clf.coef_names_[j]:45s} {w[j]:+.2f}  [{wlo[0, j]:+.2f}, {whi[0, j]:+.2f}]")
+        print(f"  {clf.coef_names_[j]:45s} {w[j]:+.2f}  [{wlo[j]:+.2f}, {whi[j]:+.2f}]")
 
     # ArviZ forest plot: p(vote = y | republican) per bill, exact and NUTS side by side
     os.makedirs(args.out, exist_ok=True)

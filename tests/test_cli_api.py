@@ -1,6 +1,6 @@
 """The CLI equivalents of the remaining estimator methods against the Python API on bundled data:
 ``explain`` (feature_log_contributions), ``predict --log/--joint/--each-draw``, ``posterior --coef``
-(coef_draws / coef_interval), ``sample --prior``, ``pool`` and ``mcmc --model/--components``."""
+(coef_draws and their credible_interval), ``sample --prior``, ``pool`` and ``mcmc --model/--components``."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from bayesnb.cli import mcmc as cli_mcmc
 from bayesnb.cli.explain import LONG_COLUMNS
 from bayesnb.cli.posterior import COEF_COLUMNS, INTERCEPT
 from bayesnb.datasets import load_penguins, load_play_tennis
+from bayesnb.inference.draws import credible_interval
 
 TOL = {"rtol": 1e-12, "atol": 1e-12}
 
@@ -89,7 +90,7 @@ def _has_pyarrow():
     return True
 
 
-def test_posterior_coef_equals_coef_draws_and_coef_interval(files, tmp_path, capsys):
+def test_posterior_coef_equals_coef_draws_and_their_interval(files, tmp_path, capsys):
     model = bayesnb.load(files / "votes.bnb")
     out = tmp_path / "coef.csv"
     assert main(["posterior", str(files / "votes.bnb"), "--coef", "--draws", "500", "--seed", "2", "--ci", "0.9",
@@ -99,9 +100,9 @@ def test_posterior_coef_equals_coef_draws_and_coef_interval(files, tmp_path, cap
     assert tuple(got.columns) == COEF_COLUMNS
     assert list(got["term"]) == [INTERCEPT, *map(str, model.coef_names_)]
     w, b = model.coef_draws(500, random_state=2)
-    lo, hi = model.coef_interval(0.9, n_draws=500, random_state=2)
-    np.testing.assert_allclose(got["lower"].iloc[1:], lo[0], **TOL)
-    np.testing.assert_allclose(got["upper"].iloc[1:], hi[0], **TOL)
+    lo, hi = credible_interval(w, ci=0.9)
+    np.testing.assert_allclose(got["lower"].iloc[1:], lo, **TOL)
+    np.testing.assert_allclose(got["upper"].iloc[1:], hi, **TOL)
     np.testing.assert_allclose(got["coef"], np.concatenate([model.intercept_, model.coef_[0]]), **TOL)
     np.testing.assert_allclose(got["mean"], np.concatenate([[b.mean()], w.mean(0)]), **TOL)
     np.testing.assert_allclose(got["sd"].iloc[0], b.std(ddof=1), **TOL)
@@ -118,12 +119,12 @@ def test_posterior_coef_equals_coef_draws_and_coef_interval(files, tmp_path, cap
     assert "pass --coef" in capsys.readouterr().err
 
 
-def test_sample_prior_equals_sample_prior_predictive(files, tmp_path):
+def test_sample_prior_equals_sample_with_prior(files, tmp_path):
     model = bayesnb.load(files / "penguins.bnb")
     assert main(["-q", "sample", str(files / "penguins.bnb"), "--prior", "-n", "40", "--seed", "9",
                  "-o", str(tmp_path / "s.json")]) == 0
     got = pd.DataFrame(json.loads((tmp_path / "s.json").read_text()))
-    X, y = model.sample_prior_predictive(40, random_state=9)
+    X, y = model.sample(40, random_state=9, prior=True)
     assert list(got.columns) == ["species", *X.columns]  # the label where it was in the training table
     assert (got["species"] == np.asarray(y)).all()
     for c in X.columns:

@@ -13,7 +13,7 @@ from bayesnb import NaiveBayes, check_marginals, compare_posteriors
 from bayesnb.cli import main
 from bayesnb.cli import mcmc as cli_mcmc
 from bayesnb.datasets import load_house_votes, load_penguins, load_play_tennis
-from bayesnb.inference.draws import posterior_moments
+from bayesnb.inference.draws import credible_interval, posterior_moments
 
 
 @pytest.mark.slow  # one NUTS compile: a few seconds alone, up to a minute on 2 busy cores
@@ -158,7 +158,7 @@ def test_predict_interval_and_check_marginals_equal_the_python_api(tmp_path, cap
                  "-o", str(out)]) == 0
     m = bayesnb.load(model)
     X = df.drop(columns="species")
-    lo, hi = m.predict_proba_interval(X, ci=0.9, n_draws=300, random_state=4)
+    lo, hi = credible_interval(m.predict_proba_draws(X, n_draws=300, random_state=4), ci=0.9)
     got = pd.read_csv(out)
     for k, c in enumerate(m.classes_):
         np.testing.assert_allclose(got[f"p({c}) lo"], lo[:, k], rtol=1e-12, atol=1e-300)

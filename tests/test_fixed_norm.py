@@ -19,7 +19,7 @@ from bayesnb import Categorical, Gaussian, NaiveBayes
 from bayesnb.families._fixed_norm import dirichlet_fixed_norm, lgamma32
 from bayesnb.families.gaussian import nig_log_norm, nig_unconstrained
 from bayesnb.families._tilted_gamma import tilted_gamma_rows, tilted_log_norm
-from bayesnb.inference.numpyro_model import make_model
+from bayesnb.inference.numpyro_model import estimator_inputs, make_model
 
 
 def test_log_densities_equal_numpyros():
@@ -74,7 +74,7 @@ def test_potential_of_a_mixed_model_compiles_no_lgamma():
     X = pd.DataFrame({"c": rng.choice(["u", "v", "w"], n), "d": rng.choice(["p", "q"], n),
                       "g": rng.normal(size=n)})
     clf = NaiveBayes(features={("c", "d"): Categorical(), ("g",): Gaussian()}).fit(X, y)
-    spec, priors, data = clf.model_inputs(X, y)
+    spec, priors, data = estimator_inputs(clf, X, y)
     _, pe_gen, _, _ = initialize_model(jax.random.PRNGKey(0), make_model(spec), model_args=(priors, data),
                                        dynamic_args=True, init_strategy=init_to_uniform)
     z = initialize_model(jax.random.PRNGKey(0), make_model(spec), model_args=(priors, data),

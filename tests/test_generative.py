@@ -13,6 +13,7 @@ from scipy.special import logsumexp
 
 from bayesnb import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB, NaiveBayes
 from bayesnb.families import Bernoulli, Categorical, Gaussian, Multinomial
+from bayesnb.inference.numpyro_model import estimator_inputs
 from cases import PER_ESTIMATOR, params
 
 
@@ -85,14 +86,14 @@ def test_sample_parameter_uncertainty_and_prior_predictive(votes):
     # frequency is theta ~ Beta(1, 1) (spread out), across datasets it averages to 1/2
     freqs = []
     for seed in range(60):
-        Xp, yp = clf.sample_prior_predictive(400, random_state=seed)
+        Xp, yp = clf.sample(400, random_state=seed, prior=True)
         assert set(np.unique(yp)) <= set(clf.classes_)
         freqs.append((Xp == "y").mean().to_numpy())
     freqs = np.array(freqs)  # (60 datasets, 16 votes)
     assert abs(freqs.mean() - 0.5) < 0.05  # sd of the mean ~ 0.29 / sqrt(60 * 16) ~ 0.01 (+ class mixing)
     assert freqs.std() > 0.15  # Beta(1, 1) spread (sd 0.29), far above binomial noise (0.025)
     with pytest.raises(ValueError):
-        CategoricalNB(alpha=0).fit(X, y).sample_prior_predictive(3)
+        CategoricalNB(alpha=0).fit(X, y).sample(3, prior=True)
 
 
 # ------------------------------------------------------------------ imputation
@@ -220,7 +221,7 @@ def test_sample_returns_the_training_frames_dtypes():
     nb = NaiveBayes(features=features).fit(df, y)
     assert list(nb.feature_dtypes_) == list(df.dtypes)
     for Xs, _ in [nb.sample(200, random_state=0), nb.sample(50, random_state=1, parameter_uncertainty=False),
-                  nb.sample_prior_predictive(30, random_state=2), nb.sample(5, y=[1, 0, 1, 1, 0], random_state=3)]:
+                  nb.sample(30, random_state=2, prior=True), nb.sample(5, y=[1, 0, 1, 1, 0], random_state=3)]:
         expected = df.dtypes.copy()
         expected["age"] = np.dtype(float)  # Gaussian draws of an integer column are not rounded
         pd.testing.assert_series_equal(Xs.dtypes, expected)
@@ -515,7 +516,7 @@ def test_known_labels_minus_one_is_a_class_in_impute_and_model_inputs():
     row = np.array([[np.nan, 1.5, 1.5]])
     np.testing.assert_allclose(m.impute(row, y=[-1]), ref.impute(row, y=[0]), rtol=1e-12)
     np.testing.assert_allclose(m.impute(row, y=np.array([None], dtype=object)), ref.impute(row), rtol=1e-12)
-    _, _, data = m.model_inputs(X, 2 * y01 - 1)
+    _, _, data = estimator_inputs(m, X, 2 * y01 - 1)
     assert "unlabelled" not in data
 
 

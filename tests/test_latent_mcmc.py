@@ -16,8 +16,9 @@ from scipy.special import logsumexp
 
 from bayesnb import BernoulliNB, CategoricalNB, GaussianNB, LatentClassFit, MultinomialNB, NaiveBayes
 from bayesnb.families import Bernoulli, Categorical, Gaussian
+from bayesnb.generative.latent import latent_class_draws
 from bayesnb.inference.em import log_penalty as _log_penalty
-from bayesnb.inference.numpyro_model import make_model, model_log_likelihood, point_sites
+from bayesnb.inference.numpyro_model import estimator_inputs, make_model, model_log_likelihood, point_sites
 from cases import with_missing
 
 
@@ -74,7 +75,7 @@ def test_numpyro_log_likelihood_at_em_solution_equals_em(case, n_components):
     fit = clf.fit_latent_class(X, y_semi, n_components=n_components, random_state=0, n_init=1, max_iter=30)
     em_loglik = fit.em_objective[-1] - _log_penalty(fit.posterior)  # the objective minus its log prior
 
-    spec, priors, data = clf.model_inputs(X, y_semi, n_components=n_components, likelihood="rows")
+    spec, priors, data = estimator_inputs(clf, X, y_semi, n_components=n_components, likelihood="rows")
     assert set(data) == {"rows", "y", "unlabelled"} and spec.n_components == n_components
     sites = point_sites(fit.posterior, spec)
     ll = model_log_likelihood(spec, priors, data, sites)
@@ -100,7 +101,7 @@ def test_latent_model_prior_and_argument_checks():
     rng = np.random.default_rng(0)
     X, y = simulate_latent(60, rng, d=4)
     clf = CategoricalNB().fit(X, y)
-    spec, priors, data = clf.model_inputs(X, y, n_components=3)
+    spec, priors, data = estimator_inputs(clf, X, y, n_components=3)
     assert spec.likelihood == "rows" and spec.n_components == 3
     draws = Predictive(make_model(spec), num_samples=50)(jax.random.PRNGKey(0), priors)
     assert draws["w"].shape == (50, 2, 3)
@@ -123,7 +124,7 @@ def test_latent_model_prior_and_argument_checks():
         with pytest.raises(ValueError, match=r"run_mcmc\(X\) without y .*pass the labels y.*n_components=C > 1"):
             call()
     # every row unlabelled on purpose is still possible, and is the model it would have sampled
-    spec, _, data = clf.model_inputs(X, [None] * len(X))
+    spec, _, data = estimator_inputs(clf, X, [None] * len(X))
     assert data["unlabelled"] is not None and data.get("labelled") is None
 
 
@@ -134,7 +135,7 @@ def test_latent_class_draws_one_component_exact_draws_average_to_closed_form():
     X, y = simulate_latent(200, rng, d=5)
     clf = CategoricalNB().fit(X, y)
     n = 2000
-    fits = clf.latent_class_draws(clf.sample_posterior(n, random_state=0))
+    fits = latent_class_draws(clf, clf.sample_posterior(n, random_state=0))
     assert len(fits) == n and all(f.point and f.n_components == 1 for f in fits[:3])
     Xq = X.iloc[:25]
     S = np.array([clf.score_samples(Xq, latent=f) for f in fits[:n]])
@@ -149,10 +150,10 @@ def test_latent_class_draws_one_component_exact_draws_average_to_closed_form():
     obs = Xm.notna().to_numpy()
     assert (a.to_numpy()[obs] == Xm.to_numpy()[obs]).all() and a.notna().all().all()
     with pytest.raises(ValueError, match="does not match this estimator"):
-        GaussianNB().fit(rng.normal(size=(20, 2)), np.arange(20) % 2).latent_class_draws(
+        latent_class_draws(GaussianNB().fit(rng.normal(size=(20, 2)), np.arange(20) % 2),
             clf.sample_posterior(5, random_state=0))
     with pytest.raises(ValueError, match="n_draws must be in"):
-        clf.latent_class_draws(clf.sample_posterior(5, random_state=0), n_draws=6)
+        latent_class_draws(clf, clf.sample_posterior(5, random_state=0), n_draws=6)
 
 
 @pytest.mark.slow
@@ -175,7 +176,7 @@ def test_nuts_latent_class_predictive_matches_em():
     assert int(dt["sample_stats"]["diverging"].values.sum()) == 0
 
     # held-out log p(x): posterior predictive over 150 NUTS draws vs the EM plug-in
-    fits = clf.latent_class_draws(dt, n_draws=150, random_state=0)
+    fits = latent_class_draws(clf, dt, n_draws=150, random_state=0)
     assert all(isinstance(f, LatentClassFit) and f.point for f in fits)
     S = np.array([clf.score_samples(Xte, latent=f) for f in fits])
     mcmc = logsumexp(S, axis=0) - np.log(len(fits))
@@ -200,7 +201,7 @@ def test_latent_class_draws_of_exact_draws_score_every_family(case):
     (Multinomial's pending counts are None): every family, alone or mixed, must go through."""
     clf, X, y = CASES[case](np.random.default_rng(3))
     clf.fit(X, y)
-    fits = clf.latent_class_draws(clf.sample_posterior(4, random_state=0))
+    fits = latent_class_draws(clf, clf.sample_posterior(4, random_state=0))
     assert len(fits) == 4
     Xq = X.iloc[:10] if hasattr(X, "iloc") else X[:10]
     scores = np.array([clf.score_samples(Xq, latent=f) for f in fits])

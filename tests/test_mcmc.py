@@ -17,7 +17,7 @@ from bayesnb.criticism.diagnostics import compare_posteriors
 from bayesnb.families import Bernoulli, Categorical, Gaussian
 from bayesnb.estimators._posterior_methods import NotLinearError
 from bayesnb.inference.numpyro_model import make_model, model_inputs
-from bayesnb.inference.draws import posterior_moments
+from bayesnb.inference.draws import credible_interval, posterior_moments
 
 
 @pytest.fixture(scope="module")
@@ -291,16 +291,22 @@ def test_predict_proba_draws_and_interval(votes):
     d = clf.predict_proba_draws(X.iloc[:20], n_draws=300, random_state=0)
     assert d.shape == (300, 20, 2)
     np.testing.assert_allclose(d.sum(-1), 1.0)
-    lo, hi = clf.predict_proba_interval(X.iloc[:20], ci=0.9, n_draws=300, random_state=0)
+    lo, hi = credible_interval(d, ci=0.9)
     p = clf.predict_proba(X.iloc[:20])
     assert np.all(lo <= hi)
     assert np.mean((lo - 1e-9 <= p) & (p <= hi + 1e-9)) > 0.9
     # ten times the data -> narrower intervals
     big = CategoricalNB().fit(X, y, sample_weight=np.full(len(y), 10.0))
-    lo2, hi2 = big.predict_proba_interval(X.iloc[:20], ci=0.9, n_draws=300, random_state=0)
+    lo2, hi2 = credible_interval(big.predict_proba_draws(X.iloc[:20], n_draws=300, random_state=0), ci=0.9)
     assert np.median((hi2 - lo2)[:, 0]) < 0.6 * np.median((hi - lo)[:, 0])
-    with pytest.raises(ValueError, match="ci"):
-        clf.predict_proba_interval(X, ci=1.5)
+    np.testing.assert_array_equal(lo, np.quantile(d, (1 - 0.9) / 2, axis=0))  # equal-tailed
+    np.testing.assert_array_equal(hi, np.quantile(d, 1 - (1 - 0.9) / 2, axis=0))
+    for bad in (1.5, 0, True, "0.9"):
+        with pytest.raises(ValueError, match="ci must be a probability"):
+            credible_interval(d, ci=bad)
+    with pytest.raises(ValueError, match="at least one draw"):
+        credible_interval(d[:0])
+    assert not hasattr(clf, "predict_proba_interval")  # moved: credible_interval of predict_proba_draws
 
 
 def test_predict_proba_draws_gaussian(iris):
@@ -320,8 +326,8 @@ def test_coef_bernoulli_is_log_odds(votes01):
     jll = clf.predict_joint_log_proba(Xc)
     assert clf.coef_.shape == (1, 16) and clf.intercept_.shape == (1,)
     np.testing.assert_allclose(Xc @ clf.coef_.T + clf.intercept_, (jll[:, 1] - jll[:, 0])[:, None], rtol=1e-10)
-    lo, hi = clf.coef_interval(ci=0.94, n_draws=2000, random_state=0)
-    assert lo.shape == hi.shape == (1, 16)
+    lo, hi = credible_interval(clf.coef_draws(2000, random_state=0)[0], ci=0.94)
+    assert lo.shape == hi.shape == (16,) and not hasattr(clf, "coef_interval")
     assert np.all(lo < clf.coef_) and np.all(clf.coef_ < hi)
     w, b = clf.coef_draws(500, random_state=0)
     assert w.shape == (500, 16) and b.shape == (500,)

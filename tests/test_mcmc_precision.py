@@ -8,6 +8,7 @@ import pytest
 from bayesnb import GaussianNB
 from bayesnb.criticism.diagnostics import compare_posteriors
 from bayesnb.inference.nuts import run_nuts
+from bayesnb.inference.numpyro_model import estimator_inputs
 
 
 def test_precision_is_checked():
@@ -35,7 +36,7 @@ def test_float64_draws_match_exact_and_leave_global_x64_alone():
     t = compare_posteriors(clf.sample_posterior(20000, random_state=1), m, verbose=False)
     assert t.attrs["ok"], t.attrs["verdict"]
 
-    spec, priors, data = clf.model_inputs(X, y)
+    spec, priors, data = estimator_inputs(clf, X, y)
     kw = {"num_warmup": 400, "num_samples": 50, "seed": 2, "progress_bar": False}
     s64, _, tm64 = run_nuts(spec, priors, data, precision="float64", **kw)
     assert tm64["cache_hit"]  # the float64 sampler of run_mcmc above

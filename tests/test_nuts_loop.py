@@ -7,12 +7,13 @@ import pytest
 
 from bayesnb import CategoricalNB
 from bayesnb.inference import nuts
+from bayesnb.inference.numpyro_model import estimator_inputs
 
 
 @pytest.fixture(scope="module")
 def votes_model(votes):
     X, y = votes
-    return CategoricalNB(alpha=1.0).fit(X, y).model_inputs(X, y)
+    return estimator_inputs(CategoricalNB(alpha=1.0).fit(X, y), X, y)
 
 
 def _key(spec, W, buf_max):

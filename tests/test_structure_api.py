@@ -21,7 +21,10 @@ from test_structure_mixed import _tiny as _mixed_tiny
 import bayesnb
 from bayesnb.structure import infer as SI
 from bayesnb.structure import model as MX
+from bayesnb.generative.latent import latent_class_draws
+from bayesnb.inference.draws import credible_interval
 from bayesnb.inference.nb_posterior import label_log_evidence
+from bayesnb.inference.numpyro_model import estimator_inputs
 
 STRUCTURES = ["naive", "tan", "kdb"]
 CASES = [("CategoricalNB", "categorical"), ("NaiveBayes", "categorical"), ("NaiveBayes", "mixed")]
@@ -126,8 +129,8 @@ def check_predict_proba_draws(m, X, y, table):
     np.testing.assert_allclose(d.mean(0), m.predict_proba(_rows(X)), atol=0.08)
 
 
-def check_predict_proba_interval(m, X, y, table):
-    lo, hi = m.predict_proba_interval(_rows(X), ci=0.9, n_draws=300, random_state=0)
+def check_credible_interval(m, X, y, table):
+    lo, hi = credible_interval(m.predict_proba_draws(_rows(X), n_draws=300, random_state=0), ci=0.9)
     assert lo.shape == hi.shape == (8, 2) and np.all(lo <= hi)
 
 
@@ -136,10 +139,11 @@ def check_sample(m, X, y, table):
     assert list(Xs.columns) == list(X.columns) and len(ys) == 30 and set(ys) <= set(m.classes_)
     Xg, yg = m.sample(30, given={X.columns[1]: X.iloc[0, 1]}, y=m.classes_[1], random_state=0)
     assert (Xg.iloc[:, 1] == X.iloc[0, 1]).all() and set(yg) == {m.classes_[1]}
+    check_sample_prior(m, X, y, table)
 
 
-def check_sample_prior_predictive(m, X, y, table):
-    Xs, ys = m.sample_prior_predictive(30, random_state=0)
+def check_sample_prior(m, X, y, table):
+    Xs, ys = m.sample(30, random_state=0, prior=True)
     assert list(Xs.columns) == list(X.columns) and len(ys) == 30
 
 
@@ -216,9 +220,9 @@ def check_linear_view(name):
     return check
 
 
-def check_model_inputs(m, X, y, table):
+def check_estimator_inputs(m, X, y, table):
     """The one NumPyro model: the naive blocks, or one block per feature on its contexts under a structure."""
-    spec, priors, data = m.model_inputs(X, y)
+    spec, priors, data = estimator_inputs(m, X, y)
     assert len(priors["blocks"]) == len(spec.blocks) and len(data["stats"]) == len(spec.blocks)
     if m.structure_kind_ == "naive":
         assert [b.context_plate for b in spec.blocks] == ["class"] * len(m.posterior_.blocks)
@@ -247,7 +251,7 @@ def check_latent_class_draws(m, X, y, table):
     """Each posterior draw (here exact ones: run_mcmc's layout with one component) a plug-in latent-class
     model of the estimator's structure, which scores and imputes use (NUTS draws:
     tests/test_structure_latent_draws.py)."""
-    fits = m.latent_class_draws(m.sample_posterior(2, random_state=0))
+    fits = latent_class_draws(m, m.sample_posterior(2, random_state=0))
     assert len(fits) == 2 and all(f.point and (f.structure is None) == (m.structure == "naive") for f in fits)
     assert np.isfinite(m.score_samples(X, latent=fits[0])).all()
     assert not m.impute(X, latent=fits[1]).isna().any().any()
@@ -269,16 +273,16 @@ CHECKS = {
     "score": check_score, "score_samples": check_score_samples,
     "log_evidence_": check_log_evidence_,
     "feature_log_contributions": check_feature_log_contributions, "predict_proba_draws": check_predict_proba_draws,
-    "predict_proba_interval": check_predict_proba_interval, "sample": check_sample,
-    "sample_prior_predictive": check_sample_prior_predictive, "sample_posterior": check_sample_posterior,
-    "impute": check_impute, "save": check_save, "model_inputs": check_model_inputs,
-    **{n: check_linear_view(n) for n in ("coef_", "intercept_", "coef_names_", "coef_draws", "coef_interval")},
+    "sample": check_sample, "sample_posterior": check_sample_posterior,
+    "impute": check_impute, "save": check_save,
+    **{n: check_linear_view(n) for n in ("coef_", "intercept_", "coef_names_", "coef_draws")},
     "fit_semi_supervised": check_fit_semi_supervised, "fit_latent_class": check_fit_latent_class,
-    "latent_class_draws": check_latent_class_draws,
     **{n: check_sklearn(n) for n in SKLEARN},
 }
-#: the criticism functions of a fitted model, run under every structure beside the methods
-FUNCTIONS = {"check_independence": check_check_independence, "check_marginals": check_check_marginals,
+#: the functions of a fitted model (criticism, its NumPyro model, intervals of draws), run beside the methods
+FUNCTIONS = {"estimator_inputs": check_estimator_inputs, "credible_interval": check_credible_interval,
+             "latent_class_draws": check_latent_class_draws,
+             "check_independence": check_check_independence, "check_marginals": check_check_marginals,
              "check_mcar": check_check_mcar}
 
 

@@ -19,6 +19,7 @@ from scipy.stats import chisquare
 
 from bayesnb import CategoricalNB, NaiveBayes
 from bayesnb.datasets import load_penguins
+from bayesnb.generative.latent import latent_class_draws
 from latent_structure import brute_states, random_draw, tiny
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
@@ -30,7 +31,7 @@ def _point_fit(cls, structure, seed):
     m = cls(structure=structure, k=2).fit(X, y)
     idata = random_draw(m.sample_posterior(1, random_state=0), 2, np.random.default_rng(seed),
                         random_pi=True, concentration=0.5)
-    (fit,) = m.latent_class_draws(idata)
+    (fit,) = latent_class_draws(m, idata)
     return m, fit, brute_states(idata["posterior"], list(X.columns)), list(X.columns)
 
 

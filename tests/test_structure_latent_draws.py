@@ -21,6 +21,7 @@ from scipy.special import logsumexp
 from bayesnb import CategoricalNB, LatentClassFit, NaiveBayes
 from bayesnb.datasets import load_house_votes, load_penguins
 from bayesnb.families import Categorical, Histogram
+from bayesnb.generative.latent import latent_class_draws
 from bayesnb.structure.draws import node_variables
 from latent_structure import random_draw, tiny
 
@@ -42,7 +43,7 @@ def test_nuts_draws_give_structured_fits_that_score_and_impute(table, structure)
     m = NaiveBayes(structure=structure, k=2).fit(X, y)
     assert m.structure_kind_ == structure and any(m.structure_.values())
     idata = m.run_mcmc(X, y, n_components=2, num_warmup=60, num_samples=4, num_chains=1, random_state=0)
-    fits = m.latent_class_draws(idata)
+    fits = latent_class_draws(m, idata)
     assert len(fits) == 4 and all(isinstance(f, LatentClassFit) and f.point for f in fits)
     f = fits[0]
     assert f.structure.n_classes == 2 * len(m.classes_) and f.structure.parents == m._mixed.parents
@@ -62,7 +63,7 @@ def test_nuts_draws_give_structured_fits_that_score_and_impute(table, structure)
     a = m.impute(X, latent=f, strategy="draw", random_state=1, parameter_uncertainty=True)
     b = m.impute(X, latent=f, strategy="draw", random_state=1, parameter_uncertainty=False)
     pd.testing.assert_frame_equal(a, b)
-    assert len(m.latent_class_draws(idata, n_draws=2, random_state=0)) == 2
+    assert len(latent_class_draws(m, idata, n_draws=2, random_state=0)) == 2
 
 
 def _brute_log_px(x, ds, names):
@@ -90,7 +91,7 @@ def test_draw_of_known_parameters_scores_brute_force(cls, structure):
     m = cls(structure=structure, k=2).fit(X, y)
     assert max(len(p) for p in m.structure_.values()) == (1 if structure == "tan" else 2)
     idata = random_draw(m.sample_posterior(1, random_state=0), 2, np.random.default_rng(1))
-    (fit,) = m.latent_class_draws(idata)
+    (fit,) = latent_class_draws(m, idata)
     Xt, _ = tiny(5, 20)
     Xt = Xt.mask(np.random.default_rng(2).random(Xt.shape) < 0.3)
     want = np.array([_brute_log_px(row, idata["posterior"], list(X.columns)) for row in Xt.to_numpy()])
@@ -121,7 +122,7 @@ def test_draw_at_em_parameters_scores_and_imputes_as_em_mixed(structure):
     m = NaiveBayes(structure=structure, k=2).fit(X, y)
     assert any(m.structure_.values())
     em = m.fit_latent_class(X, y, n_components=2, n_init=1, max_iter=15, random_state=0)
-    (fit,) = m.latent_class_draws(_em_as_draw(m, em, 2))
+    (fit,) = latent_class_draws(m, _em_as_draw(m, em, 2))
     np.testing.assert_allclose(m.score_samples(X, latent=fit), m.score_samples(X, latent=em), rtol=1e-10)
     pd.testing.assert_frame_equal(m.impute(X, latent=fit), m.impute(X, latent=em))
 
@@ -131,7 +132,7 @@ def test_naive_structure_keeps_naive_draws():
     tan = NaiveBayes(structure="tan").fit(X, y)
     naive = NaiveBayes(structure="naive").fit(X, y)
     idata = naive.sample_posterior(4, random_state=0)
-    fits = naive.latent_class_draws(idata)
+    fits = latent_class_draws(naive, idata)
     assert all(f.structure is None and f.point for f in fits)
     # a draw of the naive model: log p(x) = logsumexp_k log pi_k + sum_j log theta_j[k, x_j]
     ds, x = idata["posterior"], X.iloc[:10]
@@ -144,7 +145,7 @@ def test_naive_structure_keeps_naive_draws():
         np.log(t[:, j, [cats[0].index(v) for v in x[f]]]).T for j, f in enumerate(X.columns))
     np.testing.assert_allclose(naive.score_samples(x, latent=fits[0]), logsumexp(lp, axis=1), rtol=1e-10)
     with pytest.raises(ValueError, match="does not match"):
-        tan.latent_class_draws(idata)  # the naive model's draws, given to a structure
+        latent_class_draws(tan, idata)  # the naive model's draws, given to a structure
 
 
 def test_other_models_draws_are_refused():
@@ -155,15 +156,15 @@ def test_other_models_draws_are_refused():
     naive = NaiveBayes().fit(X, y)
     for m, other in [(tan, kdb), (kdb, tan), (naive, tan)]:
         with pytest.raises(ValueError, match="does not match this estimator's model"):
-            m.latent_class_draws(other.sample_posterior(2, random_state=0))
+            latent_class_draws(m, other.sample_posterior(2, random_state=0))
     other_data = NaiveBayes(structure="tan").fit(*_penguins())
     with pytest.raises(ValueError, match="does not match"):
-        tan.latent_class_draws(other_data.sample_posterior(2, random_state=0))
+        latent_class_draws(tan, other_data.sample_posterior(2, random_state=0))
     with pytest.raises(TypeError, match="DataTree returned by run_mcmc"):
-        tan.latent_class_draws({"w": 1})
+        latent_class_draws(tan, {"w": 1})
     with pytest.raises(ValueError, match="n_draws"):
-        tan.latent_class_draws(tan.sample_posterior(2, random_state=0), n_draws=3)
-    (fit,) = tan.latent_class_draws(tan.sample_posterior(1, random_state=0))
+        latent_class_draws(tan, tan.sample_posterior(2, random_state=0), n_draws=3)
+    (fit,) = latent_class_draws(tan, tan.sample_posterior(1, random_state=0))
     with pytest.raises(ValueError, match="latent"):
         kdb.score_samples(X, latent=fit)  # a draw of another structure
     with pytest.raises(ValueError, match="latent"):
@@ -178,11 +179,11 @@ def test_naive_draws_of_a_histogram_block_are_read():
     m = NaiveBayes(features={("island", "sex"): Categorical(), tuple(num): Histogram()}).fit(X, y)
     idata = m.sample_posterior(3, random_state=0)
     assert any(d.endswith("_dim_0") for v in idata["posterior"].data_vars for d in idata["posterior"][v].dims)
-    fits = m.latent_class_draws(idata)
+    fits = latent_class_draws(m, idata)
     scores = np.array([m.score_samples(X, latent=f) for f in fits])
     assert np.isfinite(scores).all() and not np.allclose(scores[0], scores[1])
     bad = idata["posterior"].to_dataset()
     v = next(v for v in bad.data_vars if any(d.endswith("_dim_0") for d in bad[v].dims))
     bad = bad.isel({bad[v].dims[-1]: slice(1, None)})  # one bin fewer
     with pytest.raises(ValueError, match="does not match"):
-        m.latent_class_draws(xr.DataTree.from_dict({"posterior": bad}))
+        latent_class_draws(m, xr.DataTree.from_dict({"posterior": bad}))

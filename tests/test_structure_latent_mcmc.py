@@ -6,7 +6,7 @@ import pytest
 from scipy.special import logsumexp
 
 import bayesnb
-from bayesnb.inference.numpyro_model import model_log_likelihood
+from bayesnb.inference.numpyro_model import estimator_inputs, model_log_likelihood
 
 
 def _table(seed=0, n=40, unlabelled=10):
@@ -51,7 +51,7 @@ def test_the_model_likelihood_at_an_em_solution_is_the_enumerated_one():
     assert any(parents)
     K, C = 2, 2
     fit = m.fit_latent_class(X, ys, n_components=C, random_state=0, n_init=1, max_iter=50)
-    spec, priors, data = m.model_inputs(X, ys, n_components=C)
+    spec, priors, data = estimator_inputs(m, X, ys, n_components=C)
     assert spec.likelihood == "rows" and set(data) == {"y", "rows", "unlabelled"}
     for j, b in enumerate(spec.blocks):  # contexts (class, component, parents' states)
         assert priors["blocks"][j]["log_norm"].shape[0] == K * C * 2 ** len(parents[j])
@@ -101,7 +101,7 @@ def test_prior_simulation_of_the_structured_latent_model():
     X, ys = _table()
     lab = np.array([v is not None for v in ys])
     m = bayesnb.CategoricalNB(structure="tan").fit(X[lab], ys[lab].astype(int))
-    spec, priors, _ = m.model_inputs(X, ys, n_components=3)
+    spec, priors, _ = estimator_inputs(m, X, ys, n_components=3)
     draws = Predictive(make_model(spec), num_samples=400)(jax.random.PRNGKey(0), priors)
     assert draws["w"].shape == (400, 2, 3)
     for b in spec.blocks:
@@ -126,7 +126,7 @@ def test_numeric_nodes_latent_likelihood_is_the_exact_engines():
     m = bayesnb.NaiveBayes(structure="tan").fit(X[lab], y[lab].astype(str))
     assert any(m.structure_.values())
     fit = m.fit_latent_class(X, y, n_components=2, random_state=0, n_init=1, max_iter=20)
-    spec, priors, data = m.model_inputs(X, y, n_components=2)
+    spec, priors, data = estimator_inputs(m, X, y, n_components=2)
     ll = model_log_likelihood(spec, priors, data, m._point_sites(spec, priors, fit))
     codes = np.where(lab, np.searchsorted(m.classes_, np.where(lab, y, m.classes_[0]).astype(str)), -1)
     exact = m._latent_log_px(fit, m._encode_blocks(m._check_X(X, reset=False), m.posterior_)[0], codes)

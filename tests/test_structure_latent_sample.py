@@ -19,6 +19,7 @@ from scipy.stats import chisquare
 
 from bayesnb import CategoricalNB, NaiveBayes
 from bayesnb.datasets import load_house_votes, load_penguins
+from bayesnb.generative.latent import latent_class_draws
 from latent_structure import brute_states, random_draw, tiny
 
 
@@ -84,7 +85,7 @@ def test_frequencies_match_the_brute_force_joint(cls, structure):
     assert max(len(p) for p in m.structure_.values()) == (1 if structure == "tan" else 2)
     idata = random_draw(m.sample_posterior(1, random_state=0), 2, np.random.default_rng(4),
                         random_pi=True, concentration=0.7)
-    (fit,) = m.latent_class_draws(idata)
+    (fit,) = latent_class_draws(m, idata)
     assert fit.point
     joint = _brute_joint(idata["posterior"], list(X.columns), list(m.classes_))
     assert np.isclose(sum(joint.values()), 1.0)
@@ -116,7 +117,7 @@ def test_given_draws_the_state_from_its_conditional(structure):
     m = CategoricalNB(structure=structure, k=2).fit(X, y)
     idata = random_draw(m.sample_posterior(1, random_state=0), 2, np.random.default_rng(6),
                         random_pi=True, concentration=0.7)
-    (fit,) = m.latent_class_draws(idata)
+    (fit,) = latent_class_draws(m, idata)
     joint = _brute_joint(idata["posterior"], list(X.columns), list(m.classes_))
     n = 20_000
     Xs, ys = m.sample(n, given={"a": "y"}, latent=fit, random_state=2)
@@ -131,7 +132,7 @@ def test_nuts_draws_sample():
     X, y = _penguins()
     m = NaiveBayes(structure="kdb", k=2).fit(X, y)
     idata = m.run_mcmc(X, y, n_components=2, num_warmup=40, num_samples=2, num_chains=1, random_state=0)
-    fits = m.latent_class_draws(idata)
+    fits = latent_class_draws(m, idata)
     for f in fits:
         Xs, ys = m.sample(30, latent=f, random_state=0)
         assert list(Xs.columns) == list(X.columns) and len(ys) == 30

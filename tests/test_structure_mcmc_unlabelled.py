@@ -8,6 +8,7 @@ import pytest
 from scipy.special import gammaln, logsumexp
 
 import bayesnb
+from bayesnb.inference.numpyro_model import estimator_inputs
 
 
 def _table(seed=0, n=16, unlabelled=5):  # 11 labelled rows: enough for the edge's Bayes factor
@@ -137,13 +138,13 @@ def test_run_mcmc_reads_missing_labels_as_unlabelled_rows():
     lab = np.array([v is not None for v in ys])
     m = bayesnb.CategoricalNB(structure="tan").fit(X[lab], ys[lab].astype(int))
     assert any(m.structure_.values())
-    _, _, data = m.model_inputs(X, ys, likelihood="rows")  # what run_mcmc samples, one factor per row
+    _, _, data = estimator_inputs(m, X, ys, likelihood="rows")  # what run_mcmc samples, one factor per row
     np.testing.assert_array_equal(data["y"], ys[lab].astype(int))
-    (child,) = [j for j, b in enumerate(m.model_inputs(X, ys)[0].blocks) if b.parent_states]
+    (child,) = [j for j, b in enumerate(estimator_inputs(m, X, ys)[0].blocks) if b.parent_states]
     np.testing.assert_array_equal(data["unlabelled"][child]["u"], X[~lab, 1 - child])  # the parent's value
-    _, _, data = m.model_inputs(X, None)  # y=None: every row unlabelled
+    _, _, data = estimator_inputs(m, X, None)  # y=None: every row unlabelled
     assert set(data) == {"unlabelled"} and len(data["unlabelled"][child]["u"]) == len(X)
     with pytest.raises(ValueError, match="not in classes_"):
-        m.model_inputs(X, np.where(lab, 7, None))
+        estimator_inputs(m, X, np.where(lab, 7, None))
     with pytest.raises(ValueError, match="labelled rows"):
         bayesnb.CategoricalNB(structure="tan").run_mcmc(X, [None] * len(X))

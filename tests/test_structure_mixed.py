@@ -19,6 +19,7 @@ from bayesnb.structure import infer as SI
 from bayesnb.structure import model as MX
 from bayesnb.datasets import load_penguins
 from bayesnb.families import Categorical, Gaussian
+from bayesnb.inference.numpyro_model import estimator_inputs
 
 
 def _tiny(seed=0, n=80, missing=0.0, counts=False):
@@ -280,7 +281,7 @@ def test_unsupported_methods_and_errors_are_clear():
     X, y = _tiny(4)
     m = bayesnb.NaiveBayes(structure="tan").fit(X, y)
     assert hasattr(m, "impute") and hasattr(m, "sample_posterior") and hasattr(m, "run_mcmc")
-    spec, _, _ = m.model_inputs(X, y)  # the one NumPyro model, on the structure's contexts
+    spec, _, _ = estimator_inputs(m, X, y)  # the one NumPyro model, on the structure's contexts
     assert [b.context_plate for b in spec.blocks] == [f"context_{j}" for j in range(X.shape[1])]
     with pytest.raises(ValueError, match="features='auto'"):
         bayesnb.NaiveBayes(features={("a",): Categorical(), ("u", "v"): Gaussian()}, structure="tan").fit(X, y)

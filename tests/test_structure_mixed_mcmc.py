@@ -10,7 +10,7 @@ from cases import check_structured_mcmc_refusals
 import bayesnb
 from bayesnb.structure import model as MX
 from bayesnb.datasets import load_penguins
-from bayesnb.inference.numpyro_model import structure_inputs
+from bayesnb.inference.numpyro_model import estimator_inputs, structure_inputs
 
 
 def _penguins(cols=("sex", "bill_depth_mm", "flipper_length_mm")):
@@ -69,12 +69,12 @@ def test_the_likelihood_forms_agree_and_are_the_exact_engines_on_complete_rows()
     assert any(m.structure_.values())
     lls = {}
     for form in ("suffstats", "rows"):
-        spec, priors, data = m.model_inputs(X, y, likelihood=form)
+        spec, priors, data = estimator_inputs(m, X, y, likelihood=form)
         lls[form] = model_log_likelihood(spec, priors, data, m._point_sites(spec, priors))
     assert lls["rows"] == pytest.approx(lls["suffstats"], rel=2e-5)
     full = X.notna().all(axis=1).to_numpy()
     Xc, yc = X[full], y[full]
-    spec, priors, data = m.model_inputs(Xc, yc, likelihood="rows")
+    spec, priors, data = estimator_inputs(m, Xc, yc, likelihood="rows")
     ll = model_log_likelihood(spec, priors, data, m._point_sites(spec, priors))
     post, model = m.posterior_, m._mixed
     jll = SI.log_likelihood(model, MX.node_data(model.nodes, m._encode_blocks(m._check_X(Xc, reset=False),
@@ -82,7 +82,7 @@ def test_the_likelihood_forms_agree_and_are_the_exact_engines_on_complete_rows()
     codes = np.searchsorted(m.classes_, np.asarray(yc))
     assert ll == pytest.approx(jll[np.arange(len(codes)), codes].sum(), rel=2e-5)
     # the unlabelled factor is its log-sum-exp over the classes (every row unlabelled)
-    spec, priors, data = m.model_inputs(Xc, [None] * len(Xc))
+    spec, priors, data = estimator_inputs(m, Xc, [None] * len(Xc))
     ll = model_log_likelihood(spec, priors, data, m._point_sites(spec, priors))
     assert ll == pytest.approx(logsumexp(jll, axis=1).sum(), rel=2e-5)
 

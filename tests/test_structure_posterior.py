@@ -70,7 +70,7 @@ def test_run_mcmc_refuses_what_it_does_not_do():
     m = bayesnb.CategoricalNB(structure="tan").fit(X, y)
     check_structured_mcmc_refusals(m, X, y)
     # naive-only methods that would silently use the naive posterior are refused
-    for name in ("coef_", "intercept_", "coef_names_", "coef_draws", "coef_interval"):
+    for name in ("coef_", "intercept_", "coef_names_", "coef_draws"):
         assert not hasattr(m, name)
     with pytest.raises(AttributeError) as err:
         m.coef_draws()

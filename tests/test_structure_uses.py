@@ -1,6 +1,6 @@
 """The naive model's other uses on TAN / k-DB, against brute-force enumeration on tiny tables.
 
-feature_log_contributions, predict_proba_draws / _interval, sample_prior_predictive,
+feature_log_contributions, predict_proba_draws (and its credible_interval), sample(prior=True),
 sample(given=) and partial_fit (bayesnb/estimators/_structure_uses.py).
 """
 
@@ -21,6 +21,7 @@ from test_structure_mixed import _tiny as _mixed_tiny
 import bayesnb
 from bayesnb.structure import infer as SI
 from bayesnb.structure import model as MX
+from bayesnb.inference.draws import credible_interval
 
 STRUCTURES = ["tan", "kdb"]
 
@@ -147,7 +148,7 @@ def test_predict_proba_draws_average_the_exact_posterior(structure):
     assert np.all(np.abs(d.mean(0) - ref.mean(0)) <= 4 * se + 1e-12)
     assert np.all(d.std(0) > 0.005)  # the draws carry the posterior's uncertainty
     np.testing.assert_allclose(d.mean(0), m.predict_proba(rows), atol=0.05)  # E[p(y|x,theta)] ~ p(y|x)
-    lo, hi = m.predict_proba_interval(rows, ci=0.9, n_draws=400, random_state=0)
+    lo, hi = credible_interval(m.predict_proba_draws(rows, n_draws=400, random_state=0), ci=0.9)
     assert np.all(lo <= m.predict_proba(rows)) and np.all(m.predict_proba(rows) <= hi)
 
 
@@ -171,7 +172,7 @@ def test_predict_proba_draws_on_a_mixed_structure(structure):
 @pytest.mark.parametrize("structure", STRUCTURES)
 def test_prior_predictive_draws_each_context_from_its_prior(structure):
     m, X, y, parents = _cat_model(structure)
-    calls = [m.sample_prior_predictive(40, random_state=s) for s in range(300)]
+    calls = [m.sample(40, random_state=s, prior=True) for s in range(300)]
     Xs = np.vstack([c[0] for c in calls]).astype(float)
     ys = np.concatenate([c[1] for c in calls])
     # Dirichlet(1) everywhere: under the prior every cell is 0 or 1 with probability 1/2, whatever its
@@ -187,18 +188,18 @@ def test_prior_predictive_draws_each_context_from_its_prior(structure):
     same = np.mean([np.mean(c[0][:, j] == c[0][0, j]) for c in calls])
     assert same > 0.55  # 1/2 if each row drew its own parameters
     assert abs(np.mean(ys == 1) - 0.5) < 4 * np.sqrt(1 / 12 / 300) and n == 12000  # pi ~ Dirichlet(1, 1) per call
-    Xg, yg = m.sample_prior_predictive(10, y=1, random_state=0)
+    Xg, yg = m.sample(10, y=1, random_state=0, prior=True)
     assert set(yg) == {1} and Xg.shape == (10, 3)
 
 
 def test_prior_predictive_on_a_mixed_structure():
     X, y = _mixed_tiny(1, missing=0.1)
     m = bayesnb.NaiveBayes(structure="tan").fit(X, y)
-    Xs, ys = m.sample_prior_predictive(50, random_state=0)
+    Xs, ys = m.sample(50, random_state=0, prior=True)
     assert list(Xs.columns) == list(X.columns) and len(ys) == 50
     assert Xs.notna().all().all() and set(Xs["a"]) <= set(X["a"].dropna())
     with pytest.raises(NotImplementedError, match="length"):
-        m.sample_prior_predictive(5, length=3)
+        m.sample(5, length=3, prior=True)
 
 
 def _exact_given(tables, parents, log_prior, given):

@@ -123,7 +123,7 @@ def register(subparsers):
                     help="name of the label column (default: the training target's name, else 'class')")
     sa.add_argument("--seed", type=seed_value, default=0, help="random seed (default 0)")
     sa.add_argument("--prior", action="store_true",
-                    help="draw from the prior predictive instead (model.sample_prior_predictive: one draw of the "
+                    help="draw from the prior predictive instead (model.sample(n, prior=True): one draw of the "
                          "parameters from their priors, shared by the rows): a prior predictive check")
     float_opt(sa)
 
@@ -228,7 +228,7 @@ def cmd_sample(args):
     if latent is None and not args.prior and getattr(model, "sample_support_", None) in ("observed", "backoff"):
         model = observed_support(model, model.sample_support_)  # a Synthesizer's structure, sampled as Synthesizer.sample draws it
     target = args.target if args.target is not None else getattr(model, "target_name_", "class")
-    draw = model.sample_prior_predictive if args.prior else partial(model.sample, latent=latent)
+    draw = partial(model.sample, prior=True) if args.prior else partial(model.sample, latent=latent)
     X, y = draw(args.n, random_state=args.seed)
     names = getattr(model, "feature_names_in_", None)
     cols = [str(c) for c in names] if names is not None else [f"x{j}" for j in range(model.n_features_in_)]

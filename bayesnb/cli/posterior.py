@@ -17,7 +17,7 @@ import pandas as pd
 
 from .._utils import as_generator
 from ..criticism.diagnostics import block_layouts
-from ..inference.draws import sample_posterior_draws
+from ..inference.draws import credible_interval, sample_posterior_draws
 from .files import UsageError, check_output, write_table
 from .model import load_model
 from .options import float_opt, model_command, output_opt, seed_value
@@ -145,7 +145,7 @@ def coef_table(model, n_draws=2000, random_state=0, ci=0.94, each_draw=False):
     random_state : int, numpy Generator or None, default=0
         The draws are those of ``model.coef_draws(n_draws, random_state=random_state)``.
     ci : float, default=0.94
-        Level of the equal-tailed interval (``model.coef_interval``).
+        Level of the equal-tailed interval (:func:`bayesnb.inference.draws.credible_interval`).
     each_draw : bool, default=False
         Return the draws themselves: a column ``.draw`` (from 1), then :data:`INTERCEPT` and
         one column per ``coef_names_``.
@@ -169,10 +169,9 @@ def coef_table(model, n_draws=2000, random_state=0, ci=0.94, each_draw=False):
         out = pd.DataFrame(draws, columns=terms)
         out.insert(0, ".draw", np.arange(1, len(out) + 1))
         return out
-    q = (1 - ci) / 2
+    lower, upper = credible_interval(draws, ci=ci)
     return pd.DataFrame({"term": terms, "coef": np.concatenate([model.intercept_, np.ravel(model.coef_)]),
-                         "mean": draws.mean(0), "sd": draws.std(0, ddof=1), "lower": np.quantile(draws, q, axis=0),
-                         "upper": np.quantile(draws, 1 - q, axis=0)})
+                         "mean": draws.mean(0), "sd": draws.std(0, ddof=1), "lower": lower, "upper": upper})
 
 
 def register(subparsers):
@@ -190,7 +189,7 @@ def register(subparsers):
                          "blocks): per log-odds term (intercept, coef_names_) the value at the posterior mean "
                          "(coef_), and mean, sd and equal-tailed --ci interval of model.coef_draws(DRAWS, SEED)")
     po.add_argument("--ci", type=float, default=None, metavar="CI",
-                    help="level of the --coef interval (default 0.94; model.coef_interval)")
+                    help="level of the --coef interval (default 0.94; credible_interval of model.coef_draws)")
     po.add_argument("--each-draw", action="store_true",
                     help="with --coef, write the draws themselves: .draw, (intercept), one column per term")
     float_opt(po)

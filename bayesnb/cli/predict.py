@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..inference.draws import credible_interval
 from .commands import _model_and_table
 from .files import UsageError, check_output, write_table
 from .options import TABLE, model_command, output_opt, seed_value
@@ -24,7 +25,7 @@ def register(subparsers):
     pr.add_argument("--column", default="prediction", help="name of the prediction column")
     pr.add_argument("--interval", type=float, default=None, metavar="CI",
                     help="add the equal-tailed CI credible interval of each p(class) over exact posterior draws "
-                         "(columns 'p(c) lo', 'p(c) hi'; model.predict_proba_interval), e.g. 0.94")
+                         "(columns 'p(c) lo', 'p(c) hi'; credible_interval of model.predict_proba_draws), e.g. 0.94")
     pr.add_argument("--log", action="store_true", help="add one 'log p(c)' column per class (model.predict_log_proba)")
     pr.add_argument("--joint", action="store_true",
                     help="add one 'log p(x, c)' column per class (model.predict_joint_log_proba)")
@@ -80,7 +81,8 @@ def cmd_predict(args):
         if not 0 < args.interval < 1 or args.draws < 2:
             raise UsageError(f"--interval must be in (0, 1) and --draws at least 2; received {args.interval} and "
                              f"{args.draws}")
-        lo, hi = model.predict_proba_interval(X, ci=args.interval, n_draws=args.draws, random_state=args.seed)
+        lo, hi = credible_interval(model.predict_proba_draws(X, n_draws=args.draws, random_state=args.seed),
+                                   ci=args.interval)
         for k, c in enumerate(model.classes_):
             out[f"p({c}) lo"], out[f"p({c}) hi"] = lo[:, k], hi[:, k]
     write_table(out, args.output, done=f"wrote {len(out)} predictions to {args.output}",

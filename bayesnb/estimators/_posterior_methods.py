@@ -3,9 +3,11 @@
 - ``sample_posterior(n_draws)`` -- exact conjugate draws (NumPy, thousands per second)
 - ``run_mcmc(X, y)`` -- NUTS draws of the same model, with compile / sampling times
   (``n_components=C``: the latent-class model)
-- ``model_inputs(X, y)`` -- ``(spec, priors, data)`` for your own NumPyro inference
-- ``predict_proba_draws`` / ``predict_proba_interval`` -- uncertainty of ``p(y | x)``
-- ``coef_`` / ``intercept_`` / ``coef_draws`` / ``coef_interval`` -- binary NB as a linear classifier
+- ``estimator_inputs(clf, X, y)`` (:mod:`bayesnb.inference.numpyro_model`) -- ``(spec, priors,
+  data)`` for your own NumPyro inference, through ``_model_inputs``
+- ``predict_proba_draws`` -- uncertainty of ``p(y | x)`` (summarise with
+  :func:`bayesnb.inference.draws.credible_interval`)
+- ``coef_`` / ``intercept_`` / ``coef_draws`` -- binary NB as a linear classifier
 
 The model itself is :mod:`bayesnb.inference.numpyro_model`, the runner
 :mod:`bayesnb.inference.nuts` and the exact draws :mod:`bayesnb.inference.draws`: import their
@@ -145,28 +147,8 @@ class PosteriorMixin:
         return to_datatree(self.posterior_, mcmc_draws(spec, samples), sample_stats, attrs=attrs,
                            n_components=spec.n_components)
 
-    def model_inputs(self, X, y=None, *, n_components=1, likelihood=None):
-        """The NumPyro model of this estimator on ``X, y``, for your own NumPyro inference.
-
-        ``make_model(spec)(priors, data)`` (:func:`~bayesnb.inference.numpyro_model.make_model`)
-        is the model :meth:`run_mcmc` samples (with
-        ``data=None``, its prior), under the naive structure or a fitted one (then one
-        block per feature on its contexts, :func:`~bayesnb.inference.numpyro_model.structure_inputs`);
-        :func:`~bayesnb.inference.numpyro_model.point_sites` and
-        :func:`~bayesnb.inference.numpyro_model.model_log_likelihood` evaluate it at a point (e.g. a
-        :meth:`fit_latent_class` solution).
-
-        Parameters
-        ----------
-        X, y, n_components, likelihood
-            As in :meth:`run_mcmc`.
-
-        Returns
-        -------
-        spec : bayesnb.inference.numpyro_model.ModelSpec
-        priors : dict
-        data : dict or None
-        """
+    def _model_inputs(self, X, y=None, *, n_components=1, likelihood=None):
+        """:func:`bayesnb.inference.numpyro_model.estimator_inputs` of this estimator."""
         C, likelihood = self._check_model_args(n_components, likelihood)
         return self._model_data(X, y, C, likelihood)[2]
 
@@ -193,7 +175,7 @@ class PosteriorMixin:
         every row (see :mod:`bayesnb.inference.numpyro_model`).
         Its components are exchangeable, so their labels may switch between chains:
         compare label-invariant quantities (e.g. through
-        :meth:`~bayesnb.generative.GenerativeMixin.latent_class_draws`), not components.
+        :func:`~bayesnb.generative.latent.latent_class_draws`), not components.
 
         Parameters
         ----------
@@ -333,6 +315,8 @@ class PosteriorMixin:
             Its mean over draws is the exact posterior predictive ``predict_proba`` of
             ``predictive="marginal"`` only for single-row Multinomial/Gaussian blocks;
             for Categorical/Bernoulli blocks its mean over draws is E[p(y|x, theta)].
+            :func:`bayesnb.inference.draws.credible_interval` of it is the equal-tailed interval
+            (``lower, upper = credible_interval(clf.predict_proba_draws(X), ci=0.94)``).
         """
         from sklearn.utils.validation import check_is_fitted
 
@@ -353,30 +337,6 @@ class PosteriorMixin:
                 warnings.simplefilter("ignore", ZeroProbabilityWarning)
                 out[s] = np.exp(normalise(jll, log_pi[s], self._who))
         return out
-
-    def predict_proba_interval(self, X, ci=0.94, n_draws=1000, random_state=None):
-        """Equal-tailed credible interval of ``p(y=k | x)`` over exact posterior draws.
-
-        Parameters
-        ----------
-        X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
-        ci : float in (0, 1), default=0.94
-        n_draws : int, default=1000
-        random_state : int, numpy Generator/RandomState or None
-
-        Returns
-        -------
-        lower, upper : ndarray of shape (n_samples, n_classes)
-        """
-        ci = self._check_ci(ci)
-        d = self.predict_proba_draws(X, n_draws=n_draws, random_state=random_state)
-        q = (1 - ci) / 2
-        return np.quantile(d, q, axis=0), np.quantile(d, 1 - q, axis=0)
-
-    def _check_ci(self, ci):
-        if not isinstance(ci, (float, int, np.floating)) or isinstance(ci, bool) or not 0 < ci < 1:
-            raise ValueError(f"{self._who}: ci must be a probability in (0, 1); received {ci!r}.")
-        return float(ci)
 
     # ------------------------------------------------------------------ linear-classifier view
     def _check_linear(self):
@@ -451,25 +411,20 @@ class PosteriorMixin:
     def coef_draws(self, n_draws=1000, random_state=None):
         """Exact posterior draws of the log-odds weights and intercept.
 
+        Parameters
+        ----------
+        n_draws : int, default=1000
+        random_state : int, numpy Generator/RandomState or None
+
         Returns
         -------
         coef : ndarray of shape (n_draws, p)
+            Columns as ``coef_`` (see ``coef_names_``);
+            ``credible_interval(coef)`` (:func:`bayesnb.inference.draws.credible_interval`) gives
+            their equal-tailed intervals.
         intercept : ndarray of shape (n_draws,)
         """
         self._check_linear()
         n_draws = self._check_n_draws(n_draws)
         blocks, log_pi = self._param_draws(n_draws, random_state)
         return self._linear(blocks, log_pi)
-
-    def coef_interval(self, ci=0.94, n_draws=1000, random_state=None):
-        """Equal-tailed credible intervals of ``coef_`` from exact posterior draws.
-
-        Returns
-        -------
-        lower, upper : ndarray of shape (1, p)
-            Columns as ``coef_`` (see ``coef_names_``); :meth:`coef_draws` also gives the intercept.
-        """
-        ci = self._check_ci(ci)
-        w, _ = self.coef_draws(n_draws, random_state)
-        q = (1 - ci) / 2
-        return np.quantile(w, q, axis=0)[None, :], np.quantile(w, 1 - q, axis=0)[None, :]

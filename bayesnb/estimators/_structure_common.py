@@ -3,9 +3,9 @@
 :class:`StructureCommonMixin` holds what a fitted structure has no use for, hidden with
 scikit-learn's ``available_if`` (``hasattr`` False, and the AttributeError says why: the
 linear view), the predict methods, ``score_samples``, ``log_evidence_``, ``sample``, ``impute``,
-``latent_class_draws`` and ``sample_posterior`` of
+``_latent_class_draws`` and ``sample_posterior`` of
 :class:`~bayesnb.estimators._structured.StructureMixin` (CategoricalNB's and NaiveBayes's, on
-the one structure engine :mod:`bayesnb.structure.model`); ``run_mcmc`` and ``model_inputs`` are
+the one structure engine :mod:`bayesnb.structure.model`); ``run_mcmc`` and ``_model_inputs`` are
 the base's, on the one NumPyro model. The subclass names
 ``_structure_attr`` (the attribute holding the fitted structure, None when naive: every
 method then falls back on the estimator's base) and answers
@@ -31,6 +31,7 @@ from ..io import dask_data as _dask
 from ..inference import nb_posterior as _post
 from .._utils import as_generator
 from ..criticism.diagnostics import datatree_from_layout
+from ..generative._checks import check_prior_options
 from ..generative.conditions import has_constraints
 from ..generative.functions import class_log_weights, warn_empty_columns
 from ..generative.support import blank_impossible, impossible_rows
@@ -49,7 +50,7 @@ def _linear_view(self):
         raise NotLinearError(
             f"{type(self).__name__} has no linear view under its fitted structure {self.structure_kind_!r}: "
             "a feature's term depends on its parents' values, so log-odds are not linear in one-hot features "
-            "(coef_, intercept_, coef_names_, coef_draws, coef_interval need structure='naive').")
+            "(coef_, intercept_, coef_names_, coef_draws need structure='naive').")
     return True
 
 
@@ -59,7 +60,7 @@ class StructureCommonMixin:
     ``_structure_attr`` names the attribute holding the fitted structure (None under naive).
     What cannot apply to a fitted structure is hidden with scikit-learn's ``available_if``
     (``hasattr`` is False, and the AttributeError says why): the linear view (``coef_``,
-    ``intercept_``, ``coef_names_``, ``coef_draws``, ``coef_interval``: log-odds are not
+    ``intercept_``, ``coef_names_``, ``coef_draws``: log-odds are not
     linear in one-hot features when a feature's term depends on its parents).
     """
 
@@ -89,53 +90,16 @@ class StructureCommonMixin:
         """As :meth:`bayesnb.estimators._posterior_methods.PosteriorMixin.coef_draws`; not under a fitted structure."""
         return super().coef_draws(n_draws, random_state)
 
-    @available_if(_linear_view)
-    def coef_interval(self, ci=0.94, n_draws=1000, random_state=None):
-        """As :meth:`bayesnb.estimators._posterior_methods.PosteriorMixin.coef_interval`; not under a fitted structure."""
-        return super().coef_interval(ci, n_draws, random_state)
-
-    def latent_class_draws(self, idata, *, n_draws=None, random_state=None):
-        """One plug-in latent-class model per posterior draw of :meth:`run_mcmc`.
-
-        Under a structure other than naive (TAN, k-DB), the draws of ``run_mcmc(X, y,
-        n_components=C)`` (every feature's parameters per context (class, component,
-        parents' states), :meth:`sample_posterior`'s layout with a ``component`` dim; or of
-        ``n_components=1``) become :class:`~bayesnb.generative.LatentClassFit` objects with
-        ``point=True`` whose ``structure`` is the model over the (class, component) states at
-        that draw, its parameters used as they are (:func:`bayesnb.structure.em.draw_model`):
-        :meth:`score_samples` and :meth:`impute` accept them (``latent=``), as they accept
-        :meth:`fit_latent_class`'s. Under naive, as
-        :meth:`bayesnb.generative.GenerativeMixin.latent_class_draws`.
-
-        Parameters
-        ----------
-        idata : xarray.DataTree
-            The result of this estimator's :meth:`run_mcmc` (any ``n_components``).
-        n_draws : int or None, default=None
-            Number of draws to use, taken at random without replacement over chains and
-            draws; None: all of them, in (chain, draw) order.
-        random_state : None, int or Generator
-
-        Returns
-        -------
-        list of LatentClassFit
-            With ``point=True`` and an empty ``em_objective``; state ``k * C + c`` is
-            component ``c`` of class ``k``. Under a structure their ``posterior`` holds the
-            state weights only (no naive blocks).
-
-        Raises
-        ------
-        ValueError
-            ``idata`` is not of this estimator's model (another estimator's, or another
-            structure's: its variables, dims or shapes differ).
-        """
+    def _latent_class_draws(self, idata, *, n_draws=None, random_state=None):
+        """:func:`~bayesnb.generative.latent.latent_class_draws`: the naive model's, or under a
+        structure one plug-in model over the (class, component) states per draw."""
         if self._structure_fitted() is None:
-            return super().latent_class_draws(idata, n_draws=n_draws, random_state=random_state)
+            return super()._latent_class_draws(idata, n_draws=n_draws, random_state=random_state)
         check_is_fitted(self, "posterior_")
         return self._structure_latent_draws(idata, n_draws, random_state)
 
     def _structure_latent_draws(self, idata, n_draws, random_state):
-        """:meth:`latent_class_draws` under the fitted structure."""
+        """:func:`~bayesnb.generative.latent.latent_class_draws` under the fitted structure."""
         raise NotImplementedError
 
     def _structure_fitted(self):
@@ -238,7 +202,7 @@ class StructureCommonMixin:
             > 1 or "auto": impute with a latent-class model of the structure fitted on ``X``.
         latent : LatentClassFit, optional
             From this estimator's :meth:`fit_latent_class`, or one MCMC draw from its
-            :meth:`latent_class_draws` (its parameters used as they are:
+            :func:`~bayesnb.generative.latent.latent_class_draws` (its parameters used as they are:
             ``parameter_uncertainty`` is ignored), overriding ``n_components``.
 
         Returns
@@ -323,7 +287,7 @@ class StructureCommonMixin:
         """``log p(x)`` (densities for numeric cells): logsumexp over classes of :meth:`predict_joint_log_proba`.
 
         ``latent``: a model of this structure's :meth:`fit_latent_class` (or one draw of
-        :meth:`latent_class_draws`), scored at its plug-in (logsumexp over its (class,
+        :func:`~bayesnb.generative.latent.latent_class_draws`), scored at its plug-in (logsumexp over its (class,
         component) states).
         """
         if self._structure_fitted() is None:
@@ -351,14 +315,19 @@ class StructureCommonMixin:
         nodes' factors restricted (:mod:`bayesnb.structure.constrained`); those draws use the
         call's posterior draw or, with ``parameter_uncertainty=False``, the plug-in. ``latent``:
         a model of this structure's :meth:`fit_latent_class` (or one draw of
-        :meth:`latent_class_draws`, its parameters used as they are): each row's (class,
+        :func:`~bayesnb.generative.latent.latent_class_draws`, its parameters used as they are): each row's (class,
         component) state from the state weights (within its class when ``y`` is given), then
         every feature after its parents in that state's context; with ``given`` (values, sets or
         ranges) or ``forbid``, the state from ``p(state | condition)`` by the same message passing
         on the model over the states (``return_probability``: ``p(condition)`` under that model's
         posterior predictive, or under the draw's law for one MCMC draw). ``length`` needs
-        structure='naive'.
+        structure='naive'. ``prior=True``: the prior predictive (every context's parameters drawn
+        from its prior, shared by the rows), taking only ``n_samples``, ``y``, ``random_state``.
         """
+        if kwargs.get("prior"):  # the prior predictive (naive or this structure's)
+            kwargs.pop("prior")
+            check_prior_options(self._who, parameter_uncertainty, {k: v for k, v in kwargs.items() if k != "length"})
+            return self._sample_prior(n_samples, y=y, random_state=random_state, length=kwargs.get("length"))
         if self._structure_fitted() is None or _dask.is_dask(kwargs.get("given")):  # Dask: partition by partition
             return super().sample(n_samples, y=y, random_state=random_state,
                                   parameter_uncertainty=parameter_uncertainty, **kwargs)

@@ -7,10 +7,10 @@
 - ``feature_log_contributions``: each node's term of ``log p(x | y=k)``
   (:func:`bayesnb.structure.infer.node_log_terms`), weighted by ``p(k | x)`` as the naive
   model weights its features' terms;
-- ``predict_proba_draws`` (and so ``predict_proba_interval``): ``p(y | x)`` under exact
+- ``predict_proba_draws`` (and so its ``credible_interval``): ``p(y | x)`` under exact
   posterior draws of the class weights and of every context's parameters
   (:func:`bayesnb.structure.impute.drawn_model`);
-- ``sample_prior_predictive``: rows in ancestral order with every context's parameters drawn
+- ``sample(prior=True)``: rows in ancestral order with every context's parameters drawn
   from its prior;
 - ``sample(given=)`` (through :meth:`_structure_given`): the class and the other cells drawn
   exactly from ``p(y, x_rest | x_given)`` (:func:`bayesnb.structure.impute.draw_rows`); sets,
@@ -54,7 +54,7 @@ _DRAW_CLASSES = 32
 
 
 class StructureUsesMixin:
-    """``feature_log_contributions``, ``predict_proba_draws``, ``sample_prior_predictive``,
+    """``feature_log_contributions``, ``predict_proba_draws``, ``sample(prior=True)``,
     conditional sampling and ``partial_fit`` on a fitted structure (see the module docstring)."""
 
     def _node_positions(self):
@@ -152,15 +152,15 @@ class StructureUsesMixin:
         _val.check_known_labels(yy, post.classes, self._who)
         return np.searchsorted(post.classes, yy)
 
-    def sample_prior_predictive(self, n_samples=1, *, y=None, random_state=None, length=None):
-        """Draw rows from the prior predictive (prior predictive checks).
+    def _sample_prior(self, n_samples=1, *, y=None, random_state=None, length=None):
+        """``sample(prior=True)``: rows from the prior predictive (prior predictive checks).
 
         Under a structure other than naive: one draw of the class weights from their
         Dirichlet prior and of every context's parameters from its prior (each node's family,
         the priors the fit resolved), shared by the rows, then the class and every feature
         after its parents (ancestral order), as :meth:`sample`. ``length`` needs
         structure='naive'. Under naive, as
-        :meth:`bayesnb.generative.GenerativeMixin.sample_prior_predictive`.
+        :meth:`bayesnb.generative.GenerativeMixin.sample` with ``prior=True``.
 
         Returns
         -------
@@ -168,9 +168,9 @@ class StructureUsesMixin:
             As in :meth:`sample`.
         """
         if self._structure_fitted() is None:
-            return super().sample_prior_predictive(n_samples, y=y, random_state=random_state, length=length)
+            return super()._sample_prior(n_samples, y=y, random_state=random_state, length=length)
         if length is not None:
-            raise NotImplementedError(f"{self._who}.sample_prior_predictive(length=...) needs structure='naive'.")
+            raise NotImplementedError(f"{self._who}.sample(prior=True, length=...) needs structure='naive'.")
         rng = as_generator(random_state)
         post = self.posterior_
         z = self._structure_classes(n_samples, y, rng, class_log_weights(post, rng, use_prior=True))

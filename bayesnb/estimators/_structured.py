@@ -9,7 +9,7 @@ one Categorical block makes every node categorical. The predict methods, ``score
 ``sample``, ``impute`` and ``sample_posterior`` then use them
 (:class:`~bayesnb.estimators._structure_common.StructureCommonMixin`, which also hides
 with scikit-learn's ``available_if`` what a fitted structure has no use for: the linear
-view), and ``model_inputs`` / ``run_mcmc`` (NUTS) the base's, on the one NumPyro model
+view), and ``run_mcmc`` (NUTS; ``estimator_inputs``) the base's, on the one NumPyro model
 (:mod:`bayesnb.inference.numpyro_model`) with every feature a block on its contexts (the
 hooks ``_numpyro_inputs``, ``_point_sites``, ``_mcmc_tree``). ``fit_semi_supervised`` learns the
 structure on the labelled rows, then runs EM on it, and ``fit_latent_class`` runs EM over
@@ -497,7 +497,7 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
 
     def _structure_latent(self, latent):
         """``(model over the states, the states' posterior, class of each state)`` of a latent-class
-        model of this structure (:meth:`fit_latent_class`, :meth:`latent_class_draws`); a ValueError
+        model of this structure (:meth:`fit_latent_class`, :func:`~bayesnb.generative.latent.latent_class_draws`); a ValueError
         for anything else."""
         model = getattr(latent, "structure", None)
         if (not isinstance(latent, em.LatentClassFit) or model is None

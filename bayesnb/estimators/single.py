@@ -105,7 +105,7 @@ class ComplementNB(_SingleFamilyNB):
     The fitted model is the multinomial one: ``posterior_``, ``log_evidence_``, the exact
     draws, MCMC and the generative methods (``sample``, ``impute``, ``score_samples``) are
     those of :class:`MultinomialNB` with the same ``alpha``, the per-class Dirichlet, and so
-    are ``predict_proba_draws`` and ``predict_proba_interval`` (exact draws of the
+    is ``predict_proba_draws`` (exact draws of the
     multinomial ``p(y | x, theta)``: the complement weights have no posterior of their own).
 
     Parameters

@@ -15,11 +15,11 @@ EM objective).
 method                             what it does
 =================================  ==========================================================
 ``sample``                         ancestral draws from the posterior predictive (class, then x)
-``sample_prior_predictive``        the same from the prior (prior predictive checks)
+``sample(prior=True)``             the same from the prior (prior predictive checks)
 ``impute``                         fill missing cells from p(x_miss | x_obs) (mode/mean/draws)
 ``fit_latent_class``               each class a mixture of naive-Bayes components (EM), for
                                    imputation that sees dependence between features
-``latent_class_draws``             one plug-in latent-class model per NUTS draw of
+``latent.latent_class_draws``      one plug-in latent-class model per NUTS draw of
                                    ``run_mcmc(..., n_components=C)`` (the same model by MCMC)
 ``score_samples``                  log p(x), missing cells marginalised
 ``feature_log_contributions``      which features make a row unusual

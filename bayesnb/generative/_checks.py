@@ -11,7 +11,35 @@ from ..inference.private import block_bounds
 from .given import given_columns
 from .tables import label_codes
 
-__all__ = ["check_dask_impute", "check_not_private", "declared_bounds", "sample_request"]
+__all__ = ["check_dask_impute", "check_not_private", "check_prior_options", "declared_bounds", "sample_request"]
+
+
+def check_prior_options(who, parameter_uncertainty, options):
+    """Refuse what ``sample(prior=True)`` cannot honour.
+
+    A prior predictive draw takes one draw of every parameter from its prior, so it accepts
+    ``n_samples``, ``y``, ``random_state`` and ``length`` only.
+
+    Parameters
+    ----------
+    who : str
+        Name used in error messages.
+    parameter_uncertainty : bool
+        Must be True (the prior draw is the parameter uncertainty).
+    options : dict
+        The other keyword arguments of ``sample``: each must be None (or False).
+
+    Raises
+    ------
+    ValueError
+        Naming the options that were set.
+    """
+    odd = [k for k, v in options.items() if v is not None and v is not False]
+    if not parameter_uncertainty:
+        odd.append("parameter_uncertainty")
+    if odd:
+        raise ValueError(f"{who}.sample(prior=True) draws every parameter from its prior and takes only n_samples, "
+                         f"y, random_state and length; received {', '.join(odd)}.")
 
 
 def sample_request(classes, n_samples, y, given, n_features, feature_names, who):

@@ -8,7 +8,7 @@ from .._utils import as_generator
 from ..criticism.diagnostics import variable_layout
 from ..inference import em
 
-__all__ = ["check_latent", "latent_fits_from_draws", "read_draws"]
+__all__ = ["check_latent", "latent_class_draws", "latent_fits_from_draws", "read_draws"]
 
 
 def check_latent(post, latent, n_classes, who):
@@ -105,6 +105,49 @@ def read_draws(idata, layout, n_draws, random_state, who):
         pick = as_generator(random_state).choice(pick.size, size=n, replace=False)
     values = {v: np.asarray(ds[v].values, dtype=float).reshape((chains * draws,) + ds[v].shape[2:]) for v in dims}
     return values, pick, C
+
+
+def latent_class_draws(model, idata, *, n_draws=None, random_state=None):
+    """One plug-in latent-class model per posterior draw of ``model.run_mcmc``.
+
+    Turns the NUTS draws of ``model.run_mcmc(X, y, n_components=C)`` (the latent-class model,
+    component marginalised; or exact draws of ``model.sample_posterior``) into
+    :class:`~bayesnb.inference.em.LatentClassFit` objects that ``model.impute`` and
+    ``model.score_samples`` accept (``latent=``): imputing once per draw
+    (``strategy="draw"``) is multiple imputation from the MCMC posterior, and ``logsumexp``
+    of the per-draw scores minus ``log(n_draws)`` is the posterior-predictive ``log p(x)``.
+    These quantities are invariant to the components' labels, which may switch between
+    chains. Under a structure (TAN, k-DB) each fit's ``structure`` is the model over the
+    (class, component) states at that draw (:func:`bayesnb.structure.em.draw_model`).
+    Replaces the method ``model.latent_class_draws`` (0.1).
+
+    Parameters
+    ----------
+    model : fitted bayesnb estimator
+    idata : xarray.DataTree
+        The result of ``model.run_mcmc`` (any ``n_components``) or ``model.sample_posterior``.
+    n_draws : int or None, default=None
+        Number of draws to use, taken at random without replacement over chains and
+        draws; None: all of them, in (chain, draw) order.
+    random_state : None, int or Generator
+
+    Returns
+    -------
+    list of LatentClassFit
+        With ``point=True`` and an empty ``em_objective``; state ``k * C + c`` is
+        component ``c`` of class ``k``. (Document-length rates of multinomial blocks,
+        which the model does not sample, are the class's training mean length.)
+
+    Raises
+    ------
+    ValueError
+        ``idata`` is not of this model's posterior (another estimator's, or another
+        structure's: its variables, dims or shapes differ).
+    """
+    draws = getattr(model, "_latent_class_draws", None)
+    if draws is None:
+        raise TypeError(f"latent_class_draws: expected a bayesnb estimator; received {type(model).__name__}.")
+    return draws(idata, n_draws=n_draws, random_state=random_state)
 
 
 def latent_fits_from_draws(base, idata, n_draws, random_state, who):

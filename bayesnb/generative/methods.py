@@ -19,7 +19,7 @@ from ..impute.fitted import impute_with_imputer, uses_imputer
 from .._utils import as_generator, check_memory, is_frame
 from ..inference import em
 from ..inference.em import allowed_states
-from ._checks import check_dask_impute, check_not_private, declared_bounds, sample_request
+from ._checks import check_dask_impute, check_not_private, check_prior_options, declared_bounds, sample_request
 from .conditional import check_known_values, sample_given
 from .conditions import has_constraints
 from .constrained import constrained_sample
@@ -93,8 +93,8 @@ class GenerativeMixin(SemiSupervisedMixin):
 
     # ------------------------------------------------------------------ sampling
     def sample(self, n_samples=1, *, y=None, random_state=None, parameter_uncertainty=True, length=None,
-               latent=None, given=None, forbid=None, return_probability=False):
-        """Draw synthetic rows ``(x, y)`` from the posterior predictive.
+               latent=None, given=None, forbid=None, return_probability=False, prior=False):
+        """Draw synthetic rows ``(x, y)`` from the posterior predictive (or, ``prior=True``, the prior predictive).
 
         Ancestral sampling: a class from the class proportions, then every feature
         from its class-conditional distribution. A categorical feature with no known
@@ -118,7 +118,7 @@ class GenerativeMixin(SemiSupervisedMixin):
             ``Poisson(rate_k)``, the per-class mean training length (see module docs).
         latent : LatentClassFit, optional
             Sample from a latent-class model of this estimator (:meth:`fit_latent_class`,
-            or one MCMC draw from :meth:`latent_class_draws`, whose parameters are used as
+            or one MCMC draw from :func:`~bayesnb.generative.latent.latent_class_draws`, whose parameters are used as
             they are): a (class, component) state, then every feature given it, so the
             dependence between features that the components capture is kept. With ``y``,
             each row's component is drawn among its class's.
@@ -156,6 +156,13 @@ class GenerativeMixin(SemiSupervisedMixin):
             under the posterior predictive of one row (``p(condition | y)`` with ``y``; a density
             in numeric cells given as values): a float, or one per row when ``given`` holds
             per-row values.
+        prior : bool, default=False
+            Draw from the prior predictive instead (prior predictive checks): one draw of every
+            parameter from its (resolved) prior, shared by the rows, then ancestral sampling as
+            above. ``"auto"`` priors are the values resolved at fit; document lengths use the
+            training mean lengths unless ``length`` is given. Takes only ``n_samples``, ``y``,
+            ``random_state`` and ``length`` (a ``ValueError`` names any other option set, and an
+            improper prior). Replaces ``sample_prior_predictive`` (0.1).
 
         Returns
         -------
@@ -172,6 +179,10 @@ class GenerativeMixin(SemiSupervisedMixin):
         p : float or ndarray of shape (n_samples,)
             Only with ``return_probability=True``.
         """
+        if prior:
+            check_prior_options(self._who, parameter_uncertainty, {"latent": latent, "given": given, "forbid": forbid,
+                                                                   "return_probability": return_probability})
+            return self._sample_prior(n_samples, y=y, random_state=random_state, length=length)
         if forbid is not None or return_probability or has_constraints(given) or isinstance(y, (set, frozenset)):
             return constrained_sample(self, n_samples, y, given, forbid, as_generator(random_state), length=length,
                                       latent=latent, parameter_uncertainty=parameter_uncertainty,
@@ -182,19 +193,8 @@ class GenerativeMixin(SemiSupervisedMixin):
         rng = as_generator(random_state)
         return self._gen_rows(n_samples, y, rng, length, latent, given, parameter_uncertainty=parameter_uncertainty)
 
-    def sample_prior_predictive(self, n_samples=1, *, y=None, random_state=None, length=None):
-        """Draw rows from the prior predictive (prior predictive checks).
-
-        One draw of every parameter from its (resolved) prior, shared by the rows, then
-        ancestral sampling as in :meth:`sample`. ``"auto"`` priors are the values
-        resolved at fit. Document lengths use the training mean lengths unless ``length``
-        is given. Raises ``ValueError`` for an improper prior.
-
-        Returns
-        -------
-        X, y
-            As in :meth:`sample`.
-        """
+    def _sample_prior(self, n_samples=1, *, y=None, random_state=None, length=None):
+        """``sample(prior=True)``: rows from the prior predictive (options already checked)."""
         rng = as_generator(random_state)
         return self._gen_rows(n_samples, y, rng, length, use_prior=True)
 
@@ -252,7 +252,7 @@ class GenerativeMixin(SemiSupervisedMixin):
             :meth:`fit_latent_class` (each class a mixture of naive-Bayes components).
         latent : LatentClassFit, optional
             A model from :meth:`fit_latent_class` (or one MCMC draw of it from
-            :meth:`latent_class_draws`) to use (overrides ``n_components``).
+            :func:`~bayesnb.generative.latent.latent_class_draws`) to use (overrides ``n_components``).
 
         Returns
         -------
@@ -403,33 +403,8 @@ class GenerativeMixin(SemiSupervisedMixin):
         """``log p(x)`` per encoded row under a :meth:`_latent_em` fit (labelled rows within their class)."""
         return em.latent_log_px(fit, encoded, y_codes)
 
-    def latent_class_draws(self, idata, *, n_draws=None, random_state=None):
-        """One plug-in latent-class model per posterior draw of :meth:`run_mcmc`.
-
-        Turns the NUTS draws of ``run_mcmc(X, y, n_components=C)`` (the latent-class
-        model, component marginalised) into :class:`LatentClassFit` objects that
-        :meth:`impute` (``latent=``) and :meth:`score_samples` (``latent=``) accept:
-        imputing once per draw (``strategy="draw"``) is multiple imputation from the
-        MCMC posterior, and ``logsumexp`` of the per-draw scores minus ``log(n_draws)``
-        is the posterior-predictive ``log p(x)``. These quantities are invariant to the
-        components' labels, which may switch between chains.
-
-        Parameters
-        ----------
-        idata : xarray.DataTree
-            The result of this estimator's :meth:`run_mcmc` (any ``n_components``).
-        n_draws : int or None, default=None
-            Number of draws to use, taken at random without replacement over chains
-            and draws; None: all of them, in (chain, draw) order.
-        random_state : None, int or Generator
-
-        Returns
-        -------
-        list of LatentClassFit
-            With ``point=True`` and an empty ``em_objective``; state ``k * C + c`` is
-            component ``c`` of class ``k``. (Document-length rates of multinomial blocks,
-            which the model does not sample, are the class's training mean length.)
-        """
+    def _latent_class_draws(self, idata, *, n_draws=None, random_state=None):
+        """:func:`~bayesnb.generative.latent.latent_class_draws` of this estimator."""
         base, _, _ = self._gen_model()
         return latent_fits_from_draws(base, idata, n_draws, random_state, self._who)
 
@@ -450,7 +425,7 @@ class GenerativeMixin(SemiSupervisedMixin):
         latent : LatentClassFit, optional
             Score under this latent-class model instead (``logsumexp`` over its
             (class, component) states, at its plug-in parameters): from
-            :meth:`fit_latent_class`, or one MCMC draw from :meth:`latent_class_draws`
+            :meth:`fit_latent_class`, or one MCMC draw from :func:`~bayesnb.generative.latent.latent_class_draws`
             (average ``exp`` of the scores over draws for the posterior predictive).
 
         Returns

@@ -12,7 +12,7 @@ import numpy as np
 from ..criticism.diagnostics import block_layouts
 from ..families._numeric import dirichlet_draws
 
-__all__ = ["posterior_moments", "sample_posterior_draws"]
+__all__ = ["credible_interval", "posterior_moments", "sample_posterior_draws"]
 
 
 def sample_posterior_draws(post, n_draws: int, rng) -> dict:
@@ -37,3 +37,41 @@ def posterior_moments(post) -> dict:
         for name, mom in b.family.posterior_moments(b.posterior).items():
             out[f"{name}_{lay.label}"] = mom
     return out
+
+
+def credible_interval(draws, ci=0.94, axis=0):
+    """Equal-tailed credible interval of posterior draws (the ``ci`` central quantiles).
+
+    The summary of any draws the estimators return: ``credible_interval(clf.predict_proba_draws(X))``
+    for ``p(y | x)`` (replaces ``predict_proba_interval``), ``credible_interval(clf.coef_draws()[0])``
+    for the log-odds weights (replaces ``coef_interval``), or a variable of ``sample_posterior``.
+
+    Parameters
+    ----------
+    draws : array-like
+        Draws along ``axis`` (e.g. shape ``(n_draws, n_samples, n_classes)``).
+    ci : float in (0, 1), default=0.94
+        Posterior mass between the bounds (ArviZ's default level).
+    axis : int, default=0
+        The axis of the draws.
+
+    Returns
+    -------
+    lower, upper : ndarray
+        The ``(1 - ci) / 2`` and ``(1 + ci) / 2`` quantiles, of ``draws``'s shape without ``axis``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lo, hi = credible_interval(np.arange(101.0), ci=0.9)
+    >>> float(lo), float(hi)
+    (5.0, 95.0)
+    """
+    if not isinstance(ci, (float, int, np.floating, np.integer)) or isinstance(ci, bool) or not 0 < ci < 1:
+        raise ValueError(f"credible_interval: ci must be a probability in (0, 1); received {ci!r}.")
+    draws = np.asarray(draws, dtype=float)
+    if draws.ndim == 0 or draws.shape[axis] < 1:
+        raise ValueError(f"credible_interval: draws need at least one draw along axis {axis}; "
+                         f"received shape {draws.shape}.")
+    q = (1 - float(ci)) / 2
+    return np.quantile(draws, q, axis=axis), np.quantile(draws, 1 - q, axis=axis)

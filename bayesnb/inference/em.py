@@ -60,7 +60,7 @@ class LatentClassFit(NamedTuple):
     selection : dict or None
         ``{n_components: held-out log-likelihood}`` when the count was chosen.
     point : bool, default=False
-        True for a model made from one MCMC draw (:meth:`GenerativeMixin.latent_class_draws`):
+        True for a model made from one MCMC draw (:func:`~bayesnb.generative.latent.latent_class_draws`):
         its parameters are that draw, used as they are (``parameter_uncertainty`` is
         ignored: the uncertainty is in the set of draws).
     structure : MixedModel or None, default=None

@@ -30,12 +30,13 @@ only: a row's component is never observed, so there are no sufficient statistics
 cells are masked, not imputed. ``data=None`` (the default) leaves only the prior:
 ``numpyro.infer.Predictive(model, num_samples=...)`` then simulates parameters from the prior.
 
+- :func:`estimator_inputs` -- ``(spec, priors, data)`` of a fitted estimator on ``X, y``
 - :func:`model_inputs` -- ``(spec, priors, data)`` of a naive posterior and encoded rows
 - :func:`structure_inputs` -- the same for a fitted structure (:class:`~bayesnb.structure.model.MixedModel`)
 - :func:`make_model` -- the model; :func:`point_sites`, :func:`model_log_likelihood` evaluate it
 
-The estimator methods that build and run it (``model_inputs``, ``run_mcmc``) are in
-:mod:`bayesnb.estimators._posterior_methods` and :mod:`bayesnb.estimators._structured`. Both kinds of draws come back
+The estimator method that runs it (``run_mcmc``) is in :mod:`bayesnb.estimators._posterior_methods`
+and :mod:`bayesnb.estimators._structured`. Both kinds of draws come back
 as the same ArviZ ``DataTree`` (see :mod:`bayesnb.criticism.diagnostics`). JAX, NumPyro and ArviZ are
 imported lazily; nothing here changes JAX's global settings (float32 is used;
 ``numpyro.set_host_device_count`` is left to the user).
@@ -52,7 +53,7 @@ from ..families._fixed_norm import dirichlet_fixed_norm, lgamma32
 from .nb_posterior import index_params
 from ..structure import model as _mx
 
-__all__ = ["BlockSpec", "FamilyCode", "ModelSpec", "check_proper", "class_prior_args", "make_model", "model_inputs",
+__all__ = ["BlockSpec", "FamilyCode", "ModelSpec", "check_proper", "class_prior_args", "estimator_inputs", "make_model", "model_inputs",
            "model_log_likelihood", "point_sites", "structure_inputs"]
 
 
@@ -321,6 +322,48 @@ def model_inputs(post, labelled=None, unlabelled=None, likelihood="suffstats", n
     if unlabelled is not None:
         data["unlabelled"] = [b.code.family.numpyro_row_args(enc, b.static) for b, enc in zip(spec.blocks, unlabelled)]
     return spec, priors, (data or None)
+
+
+def estimator_inputs(estimator, X, y=None, *, n_components=1, likelihood=None):
+    """The NumPyro model of a bayesnb estimator on ``X, y``, for your own NumPyro inference.
+
+    ``make_model(spec)(priors, data)`` (:func:`make_model`) is the model the estimator's
+    ``run_mcmc`` samples (with ``data=None``, its prior), under the naive structure or a fitted
+    one (then one block per feature on its contexts, :func:`structure_inputs`);
+    :func:`point_sites` and :func:`model_log_likelihood` evaluate it at a point (e.g. a
+    ``fit_latent_class`` solution). Replaces the method ``estimator.model_inputs`` (0.1).
+
+    Parameters
+    ----------
+    estimator : bayesnb estimator
+        Fitted, or fitted here on the labelled rows of ``X, y`` (as ``run_mcmc`` does).
+    X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,) or None
+        Labels, missing ones (None, NaN) unlabelled rows; None: every row unlabelled.
+    n_components : int, default=1
+        Naive-Bayes components per class; > 1: the latent-class model.
+    likelihood : {"suffstats", "rows"} or None, default=None
+        As in ``run_mcmc``.
+
+    Returns
+    -------
+    spec : ModelSpec
+    priors : dict
+    data : dict or None
+
+    Examples
+    --------
+    >>> from bayesnb import CategoricalNB
+    >>> from bayesnb.inference.numpyro_model import estimator_inputs, make_model
+    >>> clf = CategoricalNB().fit([[0, 1], [1, 0], [1, 1]], [0, 1, 1])
+    >>> spec, priors, data = estimator_inputs(clf, [[0, 1], [1, 0], [1, 1]], [0, 1, 1])
+    >>> spec.n_classes
+    2
+    """
+    build = getattr(estimator, "_model_inputs", None)
+    if build is None:
+        raise TypeError(f"estimator_inputs: expected a bayesnb estimator; received {type(estimator).__name__}.")
+    return build(X, y, n_components=n_components, likelihood=likelihood)
 
 
 def structure_inputs(post, model, data, ycodes, likelihood="suffstats", n_components=1, component_alpha=1.0):

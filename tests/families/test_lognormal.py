@@ -76,7 +76,7 @@ def test_fit_predict_sample_impute_positive():
     nb = NaiveBayes(features={(0, 1, 2): LogNormal()}).fit(X, y)
     assert (nb.predict(X) == y).mean() > 0.6
     for Xs, _ in (nb.sample(300, random_state=0), nb.sample(100, random_state=1, parameter_uncertainty=False),
-                  nb.sample_prior_predictive(50, random_state=2)):
+                  nb.sample(50, random_state=2, prior=True)):
         Xs = np.asarray(Xs, dtype=float)
         assert Xs.shape[1] == 3 and np.isfinite(Xs).all() and (Xs > 0).all()
     Xs, _ = nb.sample(4000, random_state=3, parameter_uncertainty=False)
