@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .structure.plot import draw_structure, edge_weights
+from .structure.graph_figure import draw_structure, edge_weights
 
 __all__ = ["class_conditionals", "exact_vs_mcmc", "log_odds", "plot_independence", "plot_structure",
            "reliability_diagram", "reliability_table", "savefig"]

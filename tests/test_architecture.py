@@ -84,7 +84,7 @@ def test_module_size(path):
 
 #: modules whose public docstrings are held to numpydoc's one-line summary (the others: not yet)
 ONE_LINE_SUMMARY = ["io/loadcheck.py", "io/latent_file.py", "io/synthesizer_file.py", "criticism/posterior_check.py",
-                    "cli/mcmc.py", "criticism/diagnostics.py", "structure/em.py", "structure/model.py"]
+                    "cli/mcmc.py", "criticism/diagnostics.py", "structure/structured_em.py", "structure/engine.py"]
 
 
 def _long_summaries(source):

@@ -10,7 +10,7 @@ import pytest
 import bayesnb as bn
 from bayesnb.structure import edge_scores, edge_scores_from_counts, pair_counts
 from bayesnb.structure import select as SEL
-from bayesnb.structure.model import bin_edges, bin_edges_from_table
+from bayesnb.structure.engine import bin_edges, bin_edges_from_table
 from cases import auto_frame
 
 dask = pytest.importorskip("dask", reason="dask is an optional extra: pip install 'bayesnb[dask]'")

@@ -9,7 +9,7 @@ from scipy.special import logsumexp
 
 import bayesnb
 from bayesnb.structure import impute as MI
-from bayesnb.structure import model as MX
+from bayesnb.structure import engine as MX
 
 
 def _tiny4(seed=0, n=80, missing=0.0):

@@ -10,7 +10,7 @@ from test_structure_mixed import TINY, _brute, _density, _interval, _tiny
 
 import bayesnb
 from bayesnb.structure import impute as MI
-from bayesnb.structure import model as MX
+from bayesnb.structure import engine as MX
 from bayesnb.datasets import load_penguins
 
 

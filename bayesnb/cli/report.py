@@ -16,7 +16,7 @@ import json
 import numpy as np
 
 from ..io.persistence import _read
-from .model import key_of, load_model
+from .modelfile import key_of, load_model
 from .options import model_command
 from .tableimpute import choices_note
 

@@ -24,7 +24,7 @@ from ..impute.table import CONFIGURATIONS, _configuration_names
 from ..impute.imputer import Imputer
 from .files import UsageError, atomic_path, check_output, quiet, read_table, status, write_table
 from .labels import check_drop_option, labelled_rows
-from .model import key_of
+from .modelfile import key_of
 from .options import TABLE, add_command, data_opts, drop_opt, float_opt, force_opt, key_opt, output_opt, seed_value
 
 __all__ = ["add_imputer_options", "choices_note", "cmd_fit_imputer", "cmd_impute_table", "parse_configurations",

@@ -7,7 +7,7 @@ for a mix in ``naive_bayes``) and declare their hyperparameters in ``_parameter_
 """
 
 from ._auto import auto_blocks as auto_blocks
-from ._base import BaseNB
+from ._basenb import BaseNB
 from ._validation import MAX_TOTAL_WEIGHT as MAX_TOTAL_WEIGHT
 from .naive_bayes import NaiveBayes
 from .outlier import NBOutlierDetector

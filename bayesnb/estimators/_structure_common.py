@@ -5,7 +5,7 @@ scikit-learn's ``available_if`` (``hasattr`` False, and the AttributeError says 
 linear view), the predict methods, ``score_samples``, ``log_evidence_``, ``sample``, ``impute``,
 ``latent_class_draws`` and ``sample_posterior`` of
 :class:`~bayesnb.estimators._structured.StructureMixin` (CategoricalNB's and NaiveBayes's, on
-the one structure engine :mod:`bayesnb.structure.model`); ``run_mcmc`` and ``model_inputs`` are
+the one structure engine :mod:`bayesnb.structure.engine`); ``run_mcmc`` and ``model_inputs`` are
 the base's, on the one NumPyro model. The subclass names
 ``_structure_attr`` (the attribute holding the fitted structure, None when naive: every
 method then falls back on the estimator's base) and answers
@@ -102,7 +102,7 @@ class StructureCommonMixin:
         parents' states), :meth:`sample_posterior`'s layout with a ``component`` dim; or of
         ``n_components=1``) become :class:`~bayesnb.generative.LatentClassFit` objects with
         ``point=True`` whose ``structure`` is the model over the (class, component) states at
-        that draw, its parameters used as they are (:func:`bayesnb.structure.em.draw_model`):
+        that draw, its parameters used as they are (:func:`bayesnb.structure.structured_em.draw_model`):
         :meth:`score_samples` and :meth:`impute` accept them (``latent=``), as they accept
         :meth:`fit_latent_class`'s. Under naive, as
         :meth:`bayesnb.generative.GenerativeMixin.latent_class_draws`.
@@ -178,7 +178,7 @@ class StructureCommonMixin:
         Dirichlet per context, last dim ``<feature>_category``) for a categorical feature (all
         of ``CategoricalNB``'s), ``mu_<feature>`` and
         ``sigma2_<feature>`` (a Normal-Inverse-Gamma per context) for a Gaussian one, ...; a
-        numeric parent's states are its bins (:mod:`bayesnb.structure.draws`). ``run_mcmc``
+        numeric parent's states are its bins (:mod:`bayesnb.structure.structure_draws`). ``run_mcmc``
         returns the same layout. Under the naive structure, as
         :meth:`bayesnb.estimators._posterior_methods.PosteriorMixin.sample_posterior`.
 
@@ -299,7 +299,7 @@ class StructureCommonMixin:
         """``log p(x, y=k)`` per row and class, shape (n_samples, n_classes).
 
         Under a structure other than naive, missing cells are marginalised exactly given the
-        class (see :mod:`bayesnb.structure.model`); otherwise
+        class (see :mod:`bayesnb.structure.engine`); otherwise
         as :meth:`BaseNB.predict_joint_log_proba`.
         """
         if self._structure_fitted() is None:
@@ -345,10 +345,10 @@ class StructureCommonMixin:
         the class and the other cells are drawn exactly from ``p(y, x_rest | x_given)`` under
         the call's parameters (one exact posterior draw, or the plug-in), by backward sampling
         on a forest (naive, TAN) and by enumerating the missing ancestors of given cells on
-        k-DB (refused beyond :data:`~bayesnb.structure.model.MAX_ENUMERATION` joint
+        k-DB (refused beyond :data:`~bayesnb.structure.engine.MAX_ENUMERATION` joint
         states); a given numeric value enters through its density. Sets, ranges, ``forbid`` and
         ``return_probability`` as there, by the same message passing with the constrained
-        nodes' factors restricted (:mod:`bayesnb.structure.constrained`); those draws use the
+        nodes' factors restricted (:mod:`bayesnb.structure.constrained_draws`); those draws use the
         call's posterior draw or, with ``parameter_uncertainty=False``, the plug-in. ``latent``:
         a model of this structure's :meth:`fit_latent_class` (or one draw of
         :meth:`latent_class_draws`, its parameters used as they are): each row's (class,

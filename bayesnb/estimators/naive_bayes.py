@@ -15,11 +15,11 @@ from ..io import dask_data as _dask
 from ..impute.fitted import imputer_for
 from .._utils import FirstBatchFamilyWarning, is_frame
 from ..families import Categorical
-from ..families._base import Family
+from ..families._contract import Family
 from . import _dask_auto
 from . import _validation as _val
 from ._auto import auto_blocks, column_kinds
-from ._base import BaseNB
+from ._basenb import BaseNB
 from ._structured import STRUCTURE_CONSTRAINTS, StructureMixin
 
 
@@ -141,7 +141,7 @@ class NaiveBayes(StructureMixin, BaseNB):
         Parameters
         ----------
         X, y, sample_weight
-            As in :meth:`bayesnb.estimators._base.BaseNB.fit`.
+            As in :meth:`bayesnb.estimators._basenb.BaseNB.fit`.
         impute : bool or Imputer, default=False
             Fit the model for imputation: ``True`` (``Imputer()``'s options) or an unfitted
             :class:`~bayesnb.Imputer` (its options: ``random_state``, ``configurations``,
@@ -190,7 +190,7 @@ class NaiveBayes(StructureMixin, BaseNB):
         Parameters
         ----------
         X, y, classes, sample_weight
-            As in :meth:`bayesnb.estimators._base.BaseNB.partial_fit`.
+            As in :meth:`bayesnb.estimators._basenb.BaseNB.partial_fit`.
 
         Returns
         -------

@@ -12,7 +12,7 @@ from ..families import Bernoulli, Categorical, Complement, Gaussian, Multinomial
 from ..families.categorical import log_probs
 from ..families.gaussian import plug_in
 from . import _validation as _val
-from ._base import BaseNB
+from ._basenb import BaseNB
 from ._structured import STRUCTURE_CONSTRAINTS, StructureMixin
 
 

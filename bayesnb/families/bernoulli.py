@@ -26,7 +26,7 @@ import scipy.sparse as sp
 from scipy.special import betaln
 
 from .._utils import dense, nonfinite_error
-from ._base import Family
+from ._contract import Family
 from .capabilities import SHARED
 from ._bernoulli_tables import _binarized, _log_p, _prob, _Tables, column_sums, row_products
 from ._mixins import ThetaSite

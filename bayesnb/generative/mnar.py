@@ -8,7 +8,7 @@ model) and the *bin* ``b_j`` of the column's own value::
     p(m_j = 1 | b, s) = rho_j[s, b]  ~ Beta(a, a)
 
 The bins are the quantile bins of the column's observed values (``n_bins`` of them, the
-rule of :func:`bayesnb.structure.model.bin_edges`). A row with ``x_j`` missing sums its value
+rule of :func:`bayesnb.structure.engine.bin_edges`). A row with ``x_j`` missing sums its value
 out over the bins: ``p(m_j=1, x_j missing | s) = sum_b P(b | s) rho_j[s, b]``, with ``P(b | s)``
 the mass of bin ``b`` under the family's plug-in predictive (the family hook
 :meth:`~bayesnb.families.capabilities.NumericNode.predictive_bins`).
@@ -39,7 +39,7 @@ from scipy.special import logsumexp
 from ..families._numeric import draw_categories
 from ..inference.em import climb, log_penalty
 from ..inference.nb_posterior import build, joint_log_likelihood_parts, normalise
-from ..structure.model import _column_params, _column_state
+from ..structure.engine import _column_params, _column_state
 from .mnar_values import value_fill, value_log_mass, value_pseudo_stats, value_selection_column
 
 __all__ = ["SelectionColumn", "SelectionFit", "fill_selection", "fit_selection", "quantile_edges", "resp_for_fill",

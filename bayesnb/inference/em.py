@@ -65,10 +65,10 @@ class LatentClassFit(NamedTuple):
         ignored: the uncertainty is in the set of draws).
     structure : MixedModel or None, default=None
         Under a structure other than naive (``fit_latent_class`` of a TAN / k-DB estimator):
-        the structure over the latent states (:func:`bayesnb.structure.em.fit_latent_class`),
+        the structure over the latent states (:func:`bayesnb.structure.structured_em.fit_latent_class`),
         which that estimator's ``score_samples`` and ``impute`` use; ``posterior``'s blocks
         are then the naive model at the same responsibilities (none for one MCMC draw,
-        ``latent_class_draws``: :func:`bayesnb.structure.em.draw_model`). None: a naive
+        ``latent_class_draws``: :func:`bayesnb.structure.structured_em.draw_model`). None: a naive
         latent-class model.
     """
 

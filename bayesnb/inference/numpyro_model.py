@@ -20,7 +20,7 @@ labelled ``n<j>``) whose contexts are (class, [component,] parents' joint state)
 component ``c`` is ``(k * C + c) * prod_p B_p + u_i`` (``u_i`` its parents' joint state),
 and the node adds its row term only when all its parents are observed (``parents_seen``, the
 exact fit's rule; a missing ``x_j`` is masked by the family). Its statistics are those
-the exact fit counts (:func:`~bayesnb.structure.model.node_stats`), so the closed-form
+the exact fit counts (:func:`~bayesnb.structure.engine.node_stats`), so the closed-form
 posterior of each context is the family's conjugate update, and NUTS samples the same posterior.
 
 The family hooks (``numpyro_sample``, ``numpyro_suffstat_loglik``, ``numpyro_row_loglik``,
@@ -31,7 +31,7 @@ cells are masked, not imputed. ``data=None`` (the default) leaves only the prior
 ``numpyro.infer.Predictive(model, num_samples=...)`` then simulates parameters from the prior.
 
 - :func:`model_inputs` -- ``(spec, priors, data)`` of a naive posterior and encoded rows
-- :func:`structure_inputs` -- the same for a fitted structure (:class:`~bayesnb.structure.model.MixedModel`)
+- :func:`structure_inputs` -- the same for a fitted structure (:class:`~bayesnb.structure.engine.MixedModel`)
 - :func:`make_model` -- the model; :func:`point_sites`, :func:`model_log_likelihood` evaluate it
 
 The estimator methods that build and run it (``model_inputs``, ``run_mcmc``) are in
@@ -50,7 +50,7 @@ import numpy as np
 from ..criticism.diagnostics import block_layouts
 from ..families._fixed_norm import dirichlet_fixed_norm, lgamma32
 from .nb_posterior import index_params
-from ..structure import model as _mx
+from ..structure import engine as _mx
 
 __all__ = ["BlockSpec", "FamilyCode", "ModelSpec", "check_proper", "class_prior_args", "make_model", "model_inputs",
            "model_log_likelihood", "point_sites", "structure_inputs"]
@@ -334,7 +334,7 @@ def structure_inputs(post, model, data, ycodes, likelihood="suffstats", n_compon
         The fitted structure: per node its family, parents, prior and posterior over its
         contexts (the posteriors only tune the sampler through ``numpyro_sampler_args``).
     data : tuple
-        :func:`~bayesnb.structure.model.node_data` of the rows.
+        :func:`~bayesnb.structure.engine.node_data` of the rows.
     ycodes : ndarray of int of shape (n,)
         Class codes, ``-1`` for an unlabelled row.
     likelihood, n_components, component_alpha

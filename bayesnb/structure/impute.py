@@ -1,6 +1,6 @@
 """Imputation on mixed structures: exact inference of the missing cells given the observed ones.
 
-The model is :mod:`bayesnb.structure.model`'s: ``p(y) prod_j p(x_j | y, pa_j)``, a numeric node
+The model is :mod:`bayesnb.structure.engine`'s: ``p(y) prod_j p(x_j | y, pa_j)``, a numeric node
 entering its children through its bin. For one row, every node ``j`` has a *factor*
 ``phi_j(k, u, s)`` over its class ``k``, its parents' joint state ``u`` and its own state ``s``:
 
@@ -28,7 +28,7 @@ predictive). From the exact posterior of each missing node's family ``p(k, u, s 
 Inference is exact. On a forest given the class (naive, TAN: at most one feature parent) by
 sum-product message passing vectorised over rows; otherwise (k-DB, k >= 2) by enumerating the joint
 states of a row's missing cells, one enumeration per missing pattern, refused beyond
-:data:`~bayesnb.structure.model.MAX_ENUMERATION` joint states (a joint draw enumerates only
+:data:`~bayesnb.structure.engine.MAX_ENUMERATION` joint states (a joint draw enumerates only
 the missing ancestors of observed cells, then draws the other missing cells forward).
 """
 
@@ -37,9 +37,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import infer as _si
-from . import model as _mx
+from . import engine as _mx
 from ._logdraw import _row_hash, distinct_rows, draw_log, float_bits, lse
-from .model import (
+from .engine import (
     _n_parent_states,
     _parent_index,
     _rows,
@@ -226,7 +226,7 @@ def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True,
 
     The class and the missing ancestors of observed nodes are drawn jointly by enumerating
     their states (one enumeration per missing pattern, refused beyond
-    :data:`~bayesnb.structure.model.MAX_ENUMERATION`); the other missing nodes then
+    :data:`~bayesnb.structure.engine.MAX_ENUMERATION`); the other missing nodes then
     forward in topological order from ``p(s | k, u)`` (their factors, given their parents, sum
     to 1 over their own states and their missing descendants'). ``evidence`` (d,) bool: missing
     nodes whose factors do not sum to 1 (a constrained cell's), enumerated with their missing
@@ -294,7 +294,7 @@ def posterior_families(model, data, logw, who="NaiveBayes"):
     ----------
     model : MixedModel
     data : tuple
-        :func:`~bayesnb.structure.model.node_data` of the rows.
+        :func:`~bayesnb.structure.engine.node_data` of the rows.
     logw : ndarray of shape (n, K)
         ``log p(y=k)`` per row (``-inf`` for a class a known label rules out).
     who : str
@@ -451,7 +451,7 @@ def impute_nodes(model, data, logw, strategy, rng, who="NaiveBayes"):
     model : MixedModel
         The model in use (the posterior, or :func:`drawn_model`).
     data : tuple
-        :func:`~bayesnb.structure.model.node_data` of the rows.
+        :func:`~bayesnb.structure.engine.node_data` of the rows.
     logw : ndarray of shape (n, K)
         ``log p(y=k)`` per row, ``-inf`` for classes a known label rules out.
     strategy : {"auto", "mode", "mean", "draw"}

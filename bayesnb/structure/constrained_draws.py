@@ -28,7 +28,7 @@ from .._utils import ZeroProbabilityCondition
 from ..families._numeric import draw_categories
 from ..generative.functions import range_in_bounds
 from . import impute as _mi
-from .model import _n_parent_states, _parent_index, node_rows
+from .engine import _n_parent_states, _parent_index, node_rows
 
 __all__ = ["draw_constrained", "log_probability"]
 
@@ -88,7 +88,7 @@ def log_probability(model, data, logw, pieces, who="NaiveBayes"):
         The model whose law is meant (``predictive="marginal"`` on the posterior: the exact
         posterior predictive; ``"mean"`` on a point: that point's law).
     data : tuple
-        :func:`~bayesnb.structure.model.node_data` of the rows (the cells given as values observed).
+        :func:`~bayesnb.structure.engine.node_data` of the rows (the cells given as values observed).
     logw : ndarray of shape (n, K)
         ``log p(y=k)`` per row (``-inf`` for a class ruled out).
     pieces : list of dict
