@@ -64,7 +64,7 @@ from bayesnb import (
     ZeroProbabilityWarning,
 )
 from bayesnb.estimators import auto_blocks
-from bayesnb.estimators._auto import column_kinds
+from bayesnb.estimators.auto_features import column_kinds
 
 _SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 settings.register_profile("ci", max_examples=100, derandomize=True, deadline=None, database=None,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 
 from .._utils import shown_list
-from ..impute.table import CONFIGURATIONS, _configuration_names
+from ..impute.table import CONFIGURATIONS, configuration_names
 from ..impute.imputer import Imputer
 from .files import UsageError, atomic_path, check_output, quiet, read_table, status, write_table
 from .labels import check_drop_option, labelled_rows
@@ -36,7 +36,7 @@ def parse_configurations(text):
     if text == "auto":
         return "auto"
     try:  # the rule impute_table applies, checked before the table is read
-        return _configuration_names(tuple(c.strip() for c in text.split(",") if c.strip()))
+        return configuration_names(tuple(c.strip() for c in text.split(",") if c.strip()))
     except ValueError:
         raise UsageError(f"--configurations must be 'auto' or distinct names among {', '.join(CONFIGURATIONS)} "
                          f"separated by commas; received {text!r}") from None

@@ -46,7 +46,7 @@ from ..structure import (
     warn_few_rows,
     without_edges,
 )
-from . import _validation as _val
+from . import validation as _val
 from ._dask_fit import _light, _rows
 
 __all__ = ["DaskPredictMixin", "fit_structure", "unsupported"]

@@ -10,7 +10,7 @@ structure".
 
 from __future__ import annotations
 
-from ..generative._method_checks import declared_bounds
+from ..generative.method_checks import declared_bounds
 from ..inference.conjugate import posterior_from_stats
 from ..structure import engine as _mx
 from ..structure import select as _sel

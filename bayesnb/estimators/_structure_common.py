@@ -38,7 +38,7 @@ from ..generative.tables import check_impute_options, label_codes
 from ..generative.values import complete, median_draws
 from ..inference.em import allowed_states
 from ._posterior_methods import NotLinearError
-from . import _validation as _val
+from . import validation as _val
 
 __all__ = ["StructureCommonMixin"]
 

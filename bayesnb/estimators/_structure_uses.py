@@ -33,7 +33,7 @@ from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from ..inference import nb_posterior as _post
 from .._utils import ZeroProbabilityWarning, as_generator, is_frame
-from ..generative._method_checks import sample_request
+from ..generative.method_checks import sample_request
 from ..generative.conditional import check_known_values
 from ..generative.conditions import class_set
 from ..generative.constrained import finish_probability, parse_conditions
@@ -45,7 +45,7 @@ from ..structure import constrained_draws as _sc
 from ..structure import impute as _mi
 from ..structure import infer as _si
 from ..structure import engine as _mx
-from . import _validation as _val
+from . import validation as _val
 
 __all__ = ["StructureUsesMixin"]
 

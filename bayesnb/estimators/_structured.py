@@ -29,7 +29,7 @@ from sklearn.utils.validation import _num_samples
 
 from ..inference import nb_posterior as _post
 from ..criticism.diagnostics import datatree_from_layout
-from ..generative.functions import _block_cells
+from ..generative.functions import block_cells
 from ..generative.latent import read_draws
 from ..generative.tables import assemble_table
 from ..inference import em
@@ -51,7 +51,7 @@ from ..structure import (
 )
 from ..io.dask_data import is_dask
 from . import _dask_structure
-from . import _validation as _val
+from . import validation as _val
 from ._dask_structure import DaskPredictMixin
 from ._private_structure import PrivateStructureMixin
 from ._structure_common import StructureCommonMixin
@@ -346,7 +346,7 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
                     continue
                 js = [j for j, nd in enumerate(self._mixed.nodes) if nd.block == b]
                 filled = np.column_stack([values[j] for j in js])
-                cells.append(_block_cells(blk, filled.astype(np.int64) if blk.family.raw_values else filled, miss))
+                cells.append(block_cells(blk, filled.astype(np.int64) if blk.family.raw_values else filled, miss))
             return cells
         return fill
 

@@ -41,10 +41,10 @@ from .._utils import ZeroProbabilityCondition
 from ..families._numeric import draw_categories
 from ..inference.em import allowed_states
 from ..inference.nb_posterior import joint_log_likelihood_parts
-from ._method_checks import sample_request
+from .method_checks import sample_request
 from .conditional import check_joint_blocks, check_known_values
 from .conditions import class_set, column_domains, expand_pieces, same_value, split_given
-from ._method_checks import declared_bounds
+from .method_checks import declared_bounds
 from .functions import class_log_weights, length_rates, parameter_points, range_in_bounds, sample_rows
 from .given import encode_given, write_given
 from .tables import assemble_table

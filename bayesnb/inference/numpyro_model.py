@@ -348,7 +348,7 @@ def structure_inputs(post, model, data, ycodes, likelihood="suffstats", n_compon
     """
     likelihood, C = _check_form(likelihood, n_components)
     K = len(post.classes)
-    P = [_mx._n_parent_states(model.nodes, pa) if pa else 0 for pa in model.parents]
+    P = [_mx.n_parent_states(model.nodes, pa) if pa else 0 for pa in model.parents]
     blocks = [(nd.family, f"n{j}", f"node_{j}", f"context_{j}", P[j], pr, po)
               for j, (nd, pr, po) in enumerate(zip(model.nodes, model.priors, model.posteriors))]
     spec, priors = _spec_priors(post, blocks, likelihood, C, component_alpha)
@@ -359,7 +359,7 @@ def structure_inputs(post, model, data, ycodes, likelihood="suffstats", n_compon
         for j, (nd, pa, b) in enumerate(zip(model.nodes, model.parents, spec.blocks)):
             x = nd.family.numpyro_row_args(_mx.encode_values(nd, cols[j]) if nd.numeric else cols[j], b.static)
             out.append(x if not pa else {
-                "x": x, "u": _mx._parent_index(model.nodes, pa, np.where(miss, 0, states)).astype(np.int32),
+                "x": x, "u": _mx.parent_index(model.nodes, pa, np.where(miss, 0, states)).astype(np.int32),
                 "seen": (~miss[:, list(pa)].any(axis=1)).astype(np.float32)})
         return out
 

@@ -28,7 +28,7 @@ from .._utils import ZeroProbabilityCondition
 from ..families._numeric import draw_categories
 from ..generative.functions import range_in_bounds
 from . import impute as _mi
-from .engine import _n_parent_states, _parent_index, node_rows
+from .engine import n_parent_states, parent_index, node_rows
 
 __all__ = ["draw_constrained", "log_probability"]
 
@@ -61,7 +61,7 @@ def _piece_factors(model, phi0, piece, who):
     K = model.n_classes
     for j, cons in piece.items():
         nd = model.nodes[j]
-        P = _n_parent_states(model.nodes, model.parents[j])
+        P = n_parent_states(model.nodes, model.parents[j])
         if cons[0] == "set":
             keep = np.full(nd.n_states, -np.inf)
             keep[np.asarray(cons[1], dtype=np.int64)] = 0.0
@@ -192,8 +192,8 @@ def draw_constrained(model, data, logw, pieces, rng, who="NaiveBayes", n=None):
             out[j] = S[:, j]
             continue
         x = np.asarray(cols[j], dtype=float)[src]
-        P = _n_parent_states(model.nodes, model.parents[j])
-        ctx = z * P + _parent_index(model.nodes, model.parents[j], S)
+        P = n_parent_states(model.nodes, model.parents[j])
+        ctx = z * P + parent_index(model.nodes, model.parents[j], S)
         left = miss[src, j].copy()
         lo, hi = np.full(m, -np.inf), np.full(m, np.inf)  # each row's range: its piece's, or none
         ranged = np.full(m, free[j] is not None)

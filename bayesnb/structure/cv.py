@@ -97,7 +97,7 @@ def whole_stats(nodes, data, y, w, K, parents, kept=None) -> list:
         for j, (nd, pa) in enumerate(zip(nodes, parents)):
             st = kept["stats"].get((j, tuple(pa)))
             if st is not None:
-                got[j] = _train_stats(nd, st, -1, F, K * _mx._n_parent_states(nodes, pa))
+                got[j] = _train_stats(nd, st, -1, F, K * _mx.n_parent_states(nodes, pa))
     todo = {j for j, st in enumerate(got) if st is None}
     if todo:
         fresh = _mx.node_stats(nodes, data, y, w, K, parents, only=todo)
@@ -158,7 +158,7 @@ def fold_losses(nodes, data, y, w, K, fold, candidate, *, k, class_params, predi
         counts = per_fold.reshape(F, K)[np.arange(F) != f].sum(axis=0)  # the class counts of the other folds
         log_prior = _post.class_posterior(counts, *class_params)[2]
         for key, pa, nds in (("naive", naive, nodes), ("cand", learned[f], cand_nodes)):
-            C = [K * _mx._n_parent_states(nodes, p) for p in pa]
+            C = [K * _mx.n_parent_states(nodes, p) for p in pa]
             fs = [_train_stats(nd, stats[j, p], f, F, C[j]) for j, (nd, p) in enumerate(zip(nodes, pa))]
             model = _mx.model_from_stats(nds, fs, K, pa, predictive, who)
             tables = _si.state_tables(model)

@@ -40,8 +40,8 @@ from . import infer as _si
 from . import engine as _mx
 from ._logdraw import _row_hash, distinct_rows, draw_log, float_bits, lse
 from .engine import (
-    _n_parent_states,
-    _parent_index,
+    n_parent_states,
+    parent_index,
     _rows,
     _state_table,
     encode_values,
@@ -74,7 +74,7 @@ def drawn_models(model, n_draws, rng):
     K = model.n_classes
     priors, points = [], []
     for j, nd in enumerate(model.nodes):
-        idx = np.tile(np.arange(K * _n_parent_states(model.nodes, model.parents[j])), n_draws)
+        idx = np.tile(np.arange(K * n_parent_states(model.nodes, model.parents[j])), n_draws)
         prior, post = _mx.take_contexts(model.priors[j], idx), _mx.take_contexts(model.posteriors[j], idx)
         priors.append(prior)
         points.append(nd.family.gen_point(prior, post, rng))
@@ -88,7 +88,7 @@ def node_factors(model, data, tables=None):
     n, K = miss.shape[0], model.n_classes
     out = []
     for j, nd in enumerate(model.nodes):
-        P, B = _n_parent_states(model.nodes, model.parents[j]), nd.n_states
+        P, B = n_parent_states(model.nodes, model.parents[j]), nd.n_states
         table = (_state_table(model, j) if tables is None or tables[j] is None else tables[j]).reshape(K, P, B)
         phi = np.broadcast_to(table, (n, K, P, B)).copy()
         obs = np.flatnonzero(~miss[:, j])
@@ -158,7 +158,7 @@ def _draw_forest(model, phi, extra, rng, rows=None):
 def _draw_forest_states(model, phi, up, rows, z, states, shared, rng):
     n = rows.size
     for j in topological_order(model.parents):
-        u = _parent_index(model.nodes, model.parents[j], states)
+        u = parent_index(model.nodes, model.parents[j], states)
         if shared:
             lp = phi[j][0] + up[j][0][:, None, :]  # (K, P, B)
             top = np.max(lp, axis=2, keepdims=True)
@@ -193,7 +193,7 @@ def _enumerate(model, phi, logw, data, who):
             S = np.repeat(states[r][:, None, :], total, axis=1)
             S[:, :, M] = fill[None]
             acc = np.broadcast_to(logw[r][:, None, :], (r.size, total, K)).copy()
-            us = [_parent_index(nodes, parents[j], S) for j in range(d)]
+            us = [parent_index(nodes, parents[j], S) for j in range(d)]
             for j in range(d):
                 acc += phi[j][r[:, None], :, us[j], S[..., j]]
             norm = lse(acc, axis=(1, 2), keepdims=True)
@@ -264,7 +264,7 @@ def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True,
             S[:, :, M] = fill[None]
             acc = np.broadcast_to(logw[r][:, None, :], (r.size, total, K)).copy()
             for j in keep:
-                acc += phi[j][r[:, None], :, _parent_index(nodes, parents[j], S), S[..., j]]
+                acc += phi[j][r[:, None], :, parent_index(nodes, parents[j], S), S[..., j]]
             norm = lse(acc, axis=(1, 2), keepdims=True)
             if check:
                 _check_rows(norm, who)
@@ -282,7 +282,7 @@ def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True,
     for j in topological_order(parents):
         r = np.flatnonzero(todo[:, j])
         if r.size:
-            lp = phi[j][src[r], z[r], _parent_index(nodes, parents[j], drawn[r])]  # (m, B_j)
+            lp = phi[j][src[r], z[r], parent_index(nodes, parents[j], drawn[r])]  # (m, B_j)
             drawn[r, j] = draw_log(lp, rng.random(r.size))
     return z, drawn, lognorm
 
@@ -436,8 +436,8 @@ def draw_rows(model, data, logw, rng, who="NaiveBayes"):
         x = np.asarray(cols[j], dtype=float).copy()
         r = np.flatnonzero(miss[:, j])
         if r.size:
-            P = _n_parent_states(model.nodes, model.parents[j])
-            ctx = z[r] * P + _parent_index(model.nodes, model.parents[j], S[r])
+            P = n_parent_states(model.nodes, model.parents[j])
+            ctx = z[r] * P + parent_index(model.nodes, model.parents[j], S[r])
             x[r] = _draw_in_bins(model, j, ctx, S[r, j], rng)
         out[j] = x
     return z, out
@@ -462,7 +462,7 @@ def impute_nodes(model, data, logw, strategy, rng, who="NaiveBayes"):
     Returns
     -------
     list of ndarray of shape (n,)
-        Only the missing cells are meaningful for :func:`_block_cells` (observed cells as encoded).
+        Only the missing cells are meaningful for :func:`block_cells` (observed cells as encoded).
     """
     n = data[1].shape[0]
     windows = _draw_windows(data, logw) if strategy == "draw" and n > _CHUNK else None

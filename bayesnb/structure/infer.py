@@ -50,7 +50,7 @@ def _lookup(model, tables, cells, j, r, S, P):
     number of joint states of ``j``'s parents.
     """
     nodes, pa, K = model.nodes, model.parents[j], model.n_classes
-    u = _mx._parent_index(nodes, pa, S)
+    u = _mx.parent_index(nodes, pa, S)
     if cells[j] is not None:
         dens = (cells[j] if r is None else cells[j][r]).reshape(-1, K, P)
         rows = np.arange(dens.shape[0]).reshape((-1,) + (1,) * (u.ndim - 1))
@@ -74,7 +74,7 @@ def _forest(model, tables, cells, new, r, miss, S):
     out = np.zeros((m, K))
     rows = np.arange(m)
     for j in reversed(topological_order(parents)):
-        P, B = _mx._n_parent_states(nodes, parents[j]), nodes[j].n_states
+        P, B = _mx.n_parent_states(nodes, parents[j]), nodes[j].n_states
         msg = np.empty((m, K, P))
         gone = miss[:, j]
         if gone.any() and B == 0:  # a feature with no value at all (every cell missing in training): log 1
@@ -139,7 +139,7 @@ def _enumerate(model, tables, cells, new, idx, mask, unseen, states, anc, npar, 
         for j in keep:
             acc += _lookup(model, tables, cells if not mask[j] else [None] * len(nodes), j, r, S, npar[j])
         for j in np.flatnonzero(unseen):  # the new value's score in its context
-            acc += np.ascontiguousarray(new[j].T)[_mx._parent_index(nodes, model.parents[j], S)]
+            acc += np.ascontiguousarray(new[j].T)[_mx.parent_index(nodes, model.parents[j], S)]
         out[start:start + step] = lse(acc, axis=1)
     return out
 
@@ -164,7 +164,7 @@ def _factors(model, cols, miss, given=None):
     cells = [nd.family.log_likelihood(model.priors[j], model.posteriors[j], _mx.encode_values(nd, cols[j]),
                                       model.predictive)
              if nd.numeric else None for j, nd in enumerate(nodes)]
-    return tables, cells, [_mx._n_parent_states(nodes, pa) for pa in model.parents]
+    return tables, cells, [_mx.n_parent_states(nodes, pa) for pa in model.parents]
 
 
 def log_likelihood(model: _mx.MixedModel, data, who="NaiveBayes", method="auto", tables=None) -> np.ndarray:

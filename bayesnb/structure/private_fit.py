@@ -253,7 +253,7 @@ def private_structure_release(dp, kind, k, resp, specs, encoded, states, names, 
     class_count = release_class_counts(shares[0], resp)
     stats, rows = [], np.arange(n)
     for j, (nd, pa) in enumerate(zip(nodes, parents)):
-        npar = _mx._n_parent_states(nodes, pa)
+        npar = _mx.n_parent_states(nodes, pa)
         ok = ~miss[:, j] & ~miss[:, list(pa)].any(axis=1)
         ctx = np.where(ok, _mx._contexts(nodes, pa, st, rows, y, npar), -1)  # -1: not counted (a cell missing)
         stats.append(_node_release(nd, cols[j], ctx, K * npar, shares[j + 1], bounds[nd.block][nd.col],
@@ -262,7 +262,7 @@ def private_structure_release(dp, kind, k, resp, specs, encoded, states, names, 
              "class_count": (float(shares[0].epsilon), float(shares[0].delta))}
     for j, nd in enumerate(nodes):
         split[f"node {names[nd.block][nd.col]} ({type(nd.family).__name__}, "
-              f"{K * _mx._n_parent_states(nodes, parents[j])} contexts)"] = (
+              f"{K * _mx.n_parent_states(nodes, parents[j])} contexts)"] = (
             float(shares[j + 1].epsilon), float(shares[j + 1].delta))
     spent = {"epsilon": float(dp.epsilon), "delta": float(dp.delta), "mechanism": dp.mechanism, "split": split}
     if not NOISE_AWARE_SMOOTHING:  # (benchmarks only) the model file then keeps the smoothing that ignores the noise

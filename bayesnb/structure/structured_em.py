@@ -164,7 +164,7 @@ def state_model(model, group):
     S = len(group)
     priors = []
     for nd, pa, prior in zip(model.nodes, model.parents, model.priors):
-        P = _mx._n_parent_states(model.nodes, pa)
+        P = _mx.n_parent_states(model.nodes, pa)
         ctx = np.arange(S * P)
         priors.append(_mx.take_contexts(prior, np.asarray(group)[ctx // P] * P + ctx % P))
     return model._replace(stats=(None,) * len(priors), priors=tuple(priors), posteriors=tuple(priors),
@@ -198,7 +198,7 @@ def draw_model(model, group, draw, variables):
     lead = 2 if len(group) > model.n_classes else 1  # (class[, component]) axes before the parents'
     posts = []
     for nd, pa, names in zip(template.nodes, template.parents, variables):
-        n_ctx = template.n_classes * _mx._n_parent_states(template.nodes, pa)
+        n_ctx = template.n_classes * _mx.n_parent_states(template.nodes, pa)
         params = {}
         for p, var in names.items():
             a = np.asarray(draw[var], dtype=float)
