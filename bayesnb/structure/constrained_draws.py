@@ -28,7 +28,7 @@ from .._utils import ZeroProbabilityCondition
 from ..families._numeric import draw_categories
 from ..generative.functions import range_in_bounds
 from . import impute as _mi
-from .engine import n_parent_states, parent_index, node_rows
+from .engine import n_parent_states, node_rows, parent_index
 
 __all__ = ["draw_constrained", "log_probability"]
 

@@ -40,11 +40,11 @@ from . import infer as _si
 from . import engine as _mx
 from ._logdraw import _row_hash, distinct_rows, draw_log, float_bits, lse
 from .engine import (
-    n_parent_states,
-    parent_index,
     _rows,
     _state_table,
     encode_values,
+    n_parent_states,
+    parent_index,
 )
 from .._utils import ZeroProbabilityCondition
 from ..families._numeric import draw_categories
