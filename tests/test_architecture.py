@@ -97,7 +97,7 @@ PRIVATE_IMPORTS_LEFT = {
     *[(m, "families._numeric.draw_categories") for m in (
         "generative.conditional", "generative.constrained", "generative.functions", "generative.mnar",
         "generative.mnar_values", "impute.mvn_mnar", "impute.selfmasking", "structure.constrained_draws",
-        "structure.engine", "structure.impute")],
+        "structure.engine", "structure.exact_impute")],
 }
 
 

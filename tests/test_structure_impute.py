@@ -8,7 +8,7 @@ import pytest
 from scipy.special import logsumexp
 
 import bayesnb
-from bayesnb.structure import impute as MI
+from bayesnb.structure import exact_impute as MI
 from bayesnb.structure import engine as MX
 
 

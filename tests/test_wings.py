@@ -56,6 +56,16 @@ def test_no_module_name_shared_between_folders():
     assert shared == []
 
 
+#: command modules of the CLI, named after their command (``bayesnb datasets``, ``bayesnb families``)
+COMMANDS_NAMED_LIKE_A_PACKAGE = {"cli/datasets.py", "cli/families.py"}
+
+
+def test_no_module_named_like_a_package_of_another_folder():
+    packages = {p.parent.name for p in PACKAGE.rglob("__init__.py")} - {PACKAGE.name}
+    named = {str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py") if p.stem.lstrip("_") in packages}
+    assert sorted(named - COMMANDS_NAMED_LIKE_A_PACKAGE) == []
+
+
 @pytest.mark.parametrize("wing", sorted(WINGS))
 def test_a_wing_exports_the_top_level_objects(wing):
     module = importlib.import_module(wing)

@@ -209,7 +209,7 @@ class StructureCommonMixin:
 
         Under a structure other than naive: ``p(x_miss | x_obs) = sum_k p(k | x_obs)
         p(x_miss | x_obs, k)``, exact on the structure (the parents are not dropped; see
-        :mod:`bayesnb.structure.impute`). A categorical
+        :mod:`bayesnb.structure.exact_impute`). A categorical
         cell gets the mode of its marginal posterior (``"auto"``, ``"mode"``, ``"mean"``:
         unordered categories have no mean); a numeric cell (``NaiveBayes``) its
         posterior-predictive mean (``"auto"``, ``"mean"``), a mixture over the class and the

@@ -9,11 +9,11 @@
   model weights its features' terms;
 - ``predict_proba_draws`` (and so ``predict_proba_interval``): ``p(y | x)`` under exact
   posterior draws of the class weights and of every context's parameters
-  (:func:`bayesnb.structure.impute.drawn_model`);
+  (:func:`bayesnb.structure.exact_impute.drawn_model`);
 - ``sample_prior_predictive``: rows in ancestral order with every context's parameters drawn
   from its prior;
 - ``sample(given=)`` (through :meth:`_structure_given`): the class and the other cells drawn
-  exactly from ``p(y, x_rest | x_given)`` (:func:`bayesnb.structure.impute.draw_rows`); sets,
+  exactly from ``p(y, x_rest | x_given)`` (:func:`bayesnb.structure.exact_impute.draw_rows`); sets,
   ranges, ``forbid`` and ``return_probability`` through :meth:`_structure_constrained`
   (:mod:`bayesnb.structure.constrained_draws`), with ``latent`` too (the model over its states);
 - ``partial_fit``: the structure learned at the first call (or by ``fit``) stays fixed and
@@ -42,7 +42,7 @@ from ..generative.given import encode_given, write_given
 from ..generative.support import blank_impossible, impossible_cells
 from ..inference.em import allowed_states
 from ..structure import constrained_draws as _sc
-from ..structure import impute as _mi
+from ..structure import exact_impute as _mi
 from ..structure import infer as _si
 from ..structure import engine as _mx
 from . import validation as _val

@@ -38,7 +38,7 @@ from ..inference.nuts import mcmc_draws
 from ..structure import cv as _cv
 from ..structure import structure_draws as _mp
 from ..structure import structured_em as _se
-from ..structure import impute as _mi
+from ..structure import exact_impute as _mi
 from ..structure import infer as _si
 from ..structure import engine as _mx
 from ..structure import select as _sel
@@ -330,7 +330,7 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
                               getattr(self, "feature_dtypes_", None))
 
     def _structure_imputer(self, encoded, strategy, rng, model=None):
-        """Missing cells, exact on the structure (:mod:`bayesnb.structure.impute`); ``model`` another
+        """Missing cells, exact on the structure (:mod:`bayesnb.structure.exact_impute`); ``model`` another
         model of the same nodes (a latent-class one over states)."""
         post = self.posterior_
         base = self._mixed if model is None else model

@@ -9,7 +9,7 @@ One package, by job:
 - :mod:`~bayesnb.structure.engine` -- the engine: every feature a node whose family is fitted
   on its contexts (class x parents' states), naive being the empty parent sets;
 - :mod:`~bayesnb.structure.infer` -- exact log-likelihoods and contributions on the forest;
-- :mod:`~bayesnb.structure.impute` -- exact imputation and (conditional) sampling;
+- :mod:`~bayesnb.structure.exact_impute` -- exact imputation and (conditional) sampling;
 - :mod:`~bayesnb.structure.structure_draws` -- exact draws of every node's parameters per context;
 - :mod:`~bayesnb.structure.structured_em` -- semi-supervised and latent-class EM over the nodes;
 - :mod:`~bayesnb.structure.select` -- ``structure="auto"``: candidates compared by evidence,

@@ -3,7 +3,7 @@
 A condition is a disjoint union of *pieces* (:mod:`bayesnb.generative.conditions`), each a
 conjunction of per-node constraints: a set of categories for a categorical node, an inclusive
 range ``[lo, hi]`` for a numeric one (the cells given as values are observed in the rows' data).
-A piece changes only the constrained nodes' factors of :mod:`bayesnb.structure.impute`:
+A piece changes only the constrained nodes' factors of :mod:`bayesnb.structure.exact_impute`:
 
 - a categorical node: ``phi_j(k, u, s) = p(s | k, u)`` for ``s`` in the set, 0 elsewhere;
 - a numeric node: ``phi_j(k, u, s) = P(x_j in bin s and lo <= x_j <= hi | k, u)``, the family's
@@ -27,7 +27,7 @@ from scipy.special import logsumexp
 from .._utils import ZeroProbabilityCondition
 from ..families._numeric import draw_categories
 from ..generative.functions import range_in_bounds
-from . import impute as _mi
+from . import exact_impute as _mi
 from .engine import n_parent_states, node_rows, parent_index
 
 __all__ = ["draw_constrained", "log_probability"]
@@ -55,7 +55,7 @@ def _range_table(model, j, lo, hi, who):
 
 
 def _piece_factors(model, phi0, piece, who):
-    """The node factors under one piece: ``phi0`` (the rows' :func:`~bayesnb.structure.impute.node_factors`)
+    """The node factors under one piece: ``phi0`` (the rows' :func:`~bayesnb.structure.exact_impute.node_factors`)
     with each constrained node's replaced (see the module docstring)."""
     phi = list(phi0)
     K = model.n_classes
@@ -73,7 +73,7 @@ def _piece_factors(model, phi0, piece, who):
 
 
 def _piece_states(model, data, logw, phi, piece, rng, who, check=False, rows=None):
-    """``(z, states, lognorm)`` of :func:`~bayesnb.structure.impute._draw_states` under a piece's factors."""
+    """``(z, states, lognorm)`` of :func:`~bayesnb.structure.exact_impute._draw_states` under a piece's factors."""
     evidence = np.zeros(len(model.nodes), dtype=bool)
     evidence[list(piece)] = True
     return _mi._draw_states(model, data, logw, rng, who, phi=phi, evidence=evidence, check=check, rows=rows)
@@ -141,7 +141,7 @@ def draw_constrained(model, data, logw, pieces, rng, who="NaiveBayes", n=None):
     Parameters
     ----------
     model : MixedModel
-        At the call's parameters: one posterior draw (:func:`~bayesnb.structure.impute.drawn_model`)
+        At the call's parameters: one posterior draw (:func:`~bayesnb.structure.exact_impute.drawn_model`)
         or the plug-in (``predictive="mean"`` on the posterior).
     data, logw, pieces, who
         As in :func:`log_probability`.
