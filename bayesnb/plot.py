@@ -24,13 +24,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from .structure.plot import draw_structure, edge_weights
+from .structure.graph_figure import draw_structure, edge_weights
 
-__all__ = ["class_conditionals", "exact_vs_mcmc", "log_odds", "plot_independence", "plot_structure",
+__all__ = ["class_conditionals", "exact_vs_mcmc", "log_odds", "plot_independence", "plot_structure", "pyplot",
            "reliability_diagram", "reliability_table", "savefig"]
 
 
-def _pyplot():
+def pyplot():
+    """Matplotlib's ``pyplot``, switched to the file backend ``Agg`` when there is no display.
+
+    Returns
+    -------
+    module
+        ``matplotlib.pyplot``.
+
+    Raises
+    ------
+    ImportError
+        Without matplotlib, with the command that installs it.
+    """
     try:
         import matplotlib
 
@@ -53,14 +65,14 @@ def _has_display() -> bool:
 
 def savefig(fig, path, dpi=110) -> str:
     """Save ``fig`` to ``path`` (PNG by extension), close it and return the path."""
-    plt = _pyplot()
+    plt = pyplot()
     fig.savefig(path, dpi=dpi, bbox_inches="tight")
     plt.close(fig)
     return str(path)
 
 
 def _grid(n, ncols, size=(3.2, 2.4), layout=None):
-    plt = _pyplot()
+    plt = pyplot()
     ncols = max(1, min(ncols, n))
     nrows = int(np.ceil(n / ncols))
     fig, axes = plt.subplots(nrows, ncols, figsize=(size[0] * ncols, size[1] * nrows), squeeze=False,
@@ -144,7 +156,7 @@ def log_odds(names, mean, lower=None, upper=None, ax=None, title=None, xlabel="l
     -------
     matplotlib.figure.Figure
     """
-    plt = _pyplot()
+    plt = pyplot()
     mean = np.asarray(mean, dtype=float)
     order = np.argsort(np.abs(mean))
     if ax is None:
@@ -253,7 +265,7 @@ def reliability_diagram(y_true, proba, classes=None, n_bins=10, ax=None, label=N
     -------
     matplotlib.figure.Figure
     """
-    plt = _pyplot()
+    plt = pyplot()
     table, what = reliability_table(y_true, proba, classes, n_bins, level)
     if ax is None:
         fig, ax = plt.subplots(figsize=(4.2, 4.2), layout="constrained")
@@ -413,6 +425,6 @@ def plot_structure(model, ax=None, edge_labels=True, class_label="class"):
         if b.family.value_columns(b.state) is None:  # no finite set of values: a numeric family
             numeric.update(str(n) for n in b.names)
     if ax is None:
-        plt = _pyplot()
+        plt = pyplot()
         _, ax = plt.subplots(figsize=(max(4.0, 1.2 * len(names)), 3.5))
     return draw_structure(ax, names, parents, class_label, weights, numeric=[n in numeric for n in names])

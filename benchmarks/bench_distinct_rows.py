@@ -17,7 +17,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 warnings.simplefilter("ignore")
-import bayesnb.structure.impute as si  # noqa: E402
+import bayesnb.structure.exact_impute as si  # noqa: E402
 from bayesnb import NaiveBayes  # noqa: E402
 from bayesnb.structure import _logdraw  # noqa: E402
 

@@ -32,7 +32,7 @@ from sklearn.naive_bayes import GaussianNB as SkGaussianNB
 
 from bayesnb import NaiveBayes
 from bayesnb.datasets import load_penguins
-from bayesnb.estimators import _auto, auto_blocks
+from bayesnb.estimators import auto_blocks, auto_features
 
 try:
     from _census import NOT_GIVEN, TARGET, load_adult
@@ -100,7 +100,7 @@ def _models(Xtr, ytr):
 
 def _ablations(Xtr, ytr, Xte, yte):
     """``features="auto"`` with Histogram's grid cut down: which part of the grid matters."""
-    full = (_auto.HISTOGRAM_BINS, _auto.HISTOGRAM_ALPHAS)
+    full = (auto_features.HISTOGRAM_BINS, auto_features.HISTOGRAM_ALPHAS)
     print("\n| features='auto' with Histogram candidates | test accuracy | test log loss |\n|---|---|---|")
     cuts = [("bins='auto', alpha=1 only (the single Histogram of earlier versions)", ("auto",), (1.0,)),
             ("bins grid, alpha=1 only", full[0], (1.0,)),
@@ -108,13 +108,13 @@ def _ablations(Xtr, ytr, Xte, yte):
             ("bins grid x alpha grid (the default)", *full)]
     try:
         for label, bins, alphas in cuts:
-            _auto.HISTOGRAM_BINS, _auto.HISTOGRAM_ALPHAS = bins, alphas
+            auto_features.HISTOGRAM_BINS, auto_features.HISTOGRAM_ALPHAS = bins, alphas
             m = NaiveBayes().fit(Xtr, ytr)
             P = m.predict_proba(Xte)
             print(f"| {label} | {accuracy_score(yte, m.classes_[P.argmax(1)]):.4f} | "
                   f"{log_loss(yte, P, labels=m.classes_):.4f} |")
     finally:
-        _auto.HISTOGRAM_BINS, _auto.HISTOGRAM_ALPHAS = full
+        auto_features.HISTOGRAM_BINS, auto_features.HISTOGRAM_ALPHAS = full
 
 
 def census(folder, ablate=False):

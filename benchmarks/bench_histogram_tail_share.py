@@ -3,7 +3,7 @@
 An integer column 0..3 (cells 0, 1, 1, 2, 2, 2, 3, 3, 3, 3: the last bin holds 4), ``Histogram(alpha=0.01)``,
 one class; the value 5 lies beyond the range. For the posterior, one exact draw (``gen_point``), an MCMC-style
 point (``posterior_from_params``), and the posterior and a draw with their contexts tiled 10 and 50 times
-(as ``structure.impute.drawn_models`` repeats contexts over draws), prints ``log p(5)`` and the tail's own term
+(as ``structure.exact_impute.drawn_models`` repeats contexts over draws), prints ``log p(5)`` and the tail's own term
 ``log p(5) - log p(3)`` by ``log_likelihood`` and by ``gen_cell_log_lik`` (the generative cell likelihood of
 ``feature_log_contributions``). With the share ``1 / (n + 1)``, n = 4, scale 0.5 and distance 1.5, the tail
 term is ``-(log(5 * 0.5) + 3) = -3.916`` on every path; ``log p(5)`` differs only by the draw's end-bin mass.
@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from bayesnb import Histogram
-from bayesnb.structure.model import take_contexts
+from bayesnb.structure.engine import take_contexts
 
 
 def main():

@@ -2,7 +2,7 @@
 
 ``median_draws`` (:mod:`bayesnb.generative.values`) imputes the rows with missing cells ``S`` times
 (``np.tile``) under ``strategy="draw"``. Under a structure (TAN) the copies of a row can be drawn from
-one set of factors (pieces of at most ``_CHUNK`` distinct rows, :func:`bayesnb.structure.impute.impute_nodes`)
+one set of factors (pieces of at most ``_CHUNK`` distinct rows, :func:`bayesnb.structure.exact_impute.impute_nodes`)
 or row by row in contiguous chunks of ``_CHUNK`` rows (``_distinct_rows`` and ``_draw_windows`` turned off:
 the path taken before, less its full-size key). Both are timed, interleaved, on the census table with
 MCAR cells (more distinct rows than ``_CHUNK``): the same law, the ratio is the speed-up.
@@ -22,7 +22,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _census import NOT_GIVEN, TARGET, load_adult_train  # noqa: E402
 
-import bayesnb.structure.impute as structure_impute  # noqa: E402
+import bayesnb.structure.exact_impute as structure_impute  # noqa: E402
 from bayesnb import NaiveBayes  # noqa: E402
 from bayesnb.generative.values import median_draws  # noqa: E402
 

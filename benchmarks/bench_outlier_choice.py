@@ -67,7 +67,7 @@ class _Bins:
         self.n_bins, self.det = n_bins, NBOutlierDetector()
 
     def fit(self, X):
-        from bayesnb.structure import bins, model
+        from bayesnb.structure import bins, engine
         saved = bins.N_BINS
         bins.N_BINS = model.N_BINS = self.n_bins
         try:

@@ -4,7 +4,7 @@
 processes", *Machine Learning* 107: 5 x 2-fold stratified cross-validation (shuffled with seeds
 0..4), every column categorical: a numeric column is cut into 5 quantile bins fitted on the
 training fold (the distinct values above its minimum among its 20/40/60/80% quantiles,
-:func:`bayesnb.structure.model.bin_edges`), and a missing cell (``?``,
+:func:`bayesnb.structure.engine.bin_edges`), and a missing cell (``?``,
 or None in the bundled house votes) is a value of its own.
 
 Models (all ``bayesnb.NaiveBayes`` on the all-categorical table, one Categorical block):
@@ -51,7 +51,7 @@ from sklearn.preprocessing import OneHotEncoder
 
 from bayesnb import NaiveBayes
 from bayesnb.structure import EDGE_SCORES
-from bayesnb.structure.model import N_BINS, bin_edges
+from bayesnb.structure.engine import N_BINS, bin_edges
 from bench_structure_auto import edge_score as swap_edge_score
 from bayesnb.datasets import load_house_votes
 

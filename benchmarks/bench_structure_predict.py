@@ -32,7 +32,7 @@ import numpy as np
 
 import bayesnb
 from bayesnb.structure import infer as _si
-from bayesnb.structure import model as _mx
+from bayesnb.structure import engine as _mx
 from bayesnb.datasets import load_house_votes
 
 

@@ -50,7 +50,7 @@ from bench_synthesis import census_tables  # noqa: E402
 from bayesnb import NaiveBayes, synthetic_report  # noqa: E402
 from bayesnb.synth.search import holdout_rows  # noqa: E402
 from bayesnb.synth.observed_support import SUPPORTS, observed_support  # noqa: E402
-from bayesnb.structure import model as _mx  # noqa: E402
+from bayesnb.structure import engine as _mx  # noqa: E402
 from bayesnb.structure import learn as _learn  # noqa: E402
 
 

@@ -11,6 +11,8 @@
   ``Family`` (a wrapper such as ``Hurdle`` or ``Complement`` is a family of its own), and that
   family's module holds its helpers used nowhere else, up to ~700 lines; any other module keeps
   to the ~500-line budget (DESIGN.md);
+- no private name (``_name``) is imported from another package, and no private module
+  (``pkg._mod``) from outside ``pkg`` (what is left is listed and may only shrink);
 - in the modules listed in ``ONE_LINE_SUMMARY`` (more join as they are cleaned), every public
   function's and class's docstring opens with a one-line numpydoc summary.
 """
@@ -171,9 +173,46 @@ def test_family_modules_get_the_larger_size_limit():
     assert _line_limit("bayesnb/families/_numeric.py") == _line_limit("bayesnb/families/capabilities.py") == MAX_LINES
 
 
+#: private names of ``bayesnb/families`` other packages still take, ``(importer, name)`` under ``bayesnb.``:
+#: left to the folding of the families' modules (issue 29); this set may only shrink
+PRIVATE_IMPORTS_LEFT = {
+    ("estimators._dask_fit", "families._default_hooks.same_state"),
+    ("inference.numpyro_model", "families._fixed_norm.dirichlet_fixed_norm"),
+    ("inference.numpyro_model", "families._fixed_norm.lgamma32"),
+    ("inference.private_stats", "families._private.RowBound"),
+    ("structure.hierarchical", "families._numeric.maximise_evidence"),
+    *[(m, "families._numeric.dirichlet_draws") for m in ("estimators._posterior_methods", "generative.functions",
+                                                        "inference.draws", "structure.structure_draws")],
+    *[(m, "families._numeric.draw_categories") for m in (
+        "generative.conditional", "generative.constrained", "generative.functions", "generative.mnar",
+        "generative.mnar_values", "impute.mvn_mnar", "impute.selfmasking", "structure.constrained_draws",
+        "structure.engine", "structure.exact_impute")],
+}
+
+
+def test_no_private_name_imported_across_packages():
+    found = {(m.removeprefix("bayesnb."), name.removeprefix("bayesnb.")) for m, _, name in arch.private_imports()}
+    assert sorted(found - PRIVATE_IMPORTS_LEFT) == [], "a private name imported from another package: make it public"
+
+
+def test_private_import_finder_sees_names_modules_and_attributes(tmp_path):
+    pkg = tmp_path / "pkg"
+    for folder in (pkg, pkg / "a", pkg / "b"):
+        folder.mkdir(exist_ok=True)
+        (folder / "__init__.py").write_text("")
+    (pkg / "_util.py").write_text("def f():\n    pass\n\n\ndef _g():\n    pass\n")
+    (pkg / "a" / "_impl.py").write_text("def h():\n    pass\n\n\ndef _k():\n    pass\n")
+    (pkg / "a" / "mod.py").write_text("def q():\n    pass\n\n\ndef _p():\n    pass\n")
+    (pkg / "a" / "user.py").write_text("from ._impl import _k\nfrom .mod import _p\nfrom .._util import f\n")
+    (pkg / "b" / "user.py").write_text("from .._util import _g, f\nfrom ..a._impl import h\nfrom ..a import mod\n"
+                                       "from ..a.mod import q\n\n\ndef use():\n    return mod._p(), mod.q()\n")
+    assert arch.private_imports(pkg) == [("pkg.b.user", 1, "pkg._util._g"), ("pkg.b.user", 2, "pkg.a._impl.h"),
+                                         ("pkg.b.user", 8, "pkg.a.mod._p")]
+
+
 #: modules whose public docstrings are held to numpydoc's one-line summary (the others: not yet)
 ONE_LINE_SUMMARY = ["io/loadcheck.py", "io/latent_file.py", "io/synthesizer_file.py", "criticism/posterior_check.py",
-                    "cli/mcmc.py", "criticism/diagnostics.py", "structure/em.py", "structure/model.py"]
+                    "cli/mcmc.py", "criticism/diagnostics.py", "structure/structured_em.py", "structure/engine.py"]
 
 
 def _long_summaries(source):

@@ -12,7 +12,7 @@ from conftest import run_docs_snippets
 import bayesnb
 from bayesnb import NaiveBayes
 from bayesnb.datasets import load_penguins
-from bayesnb.estimators._auto import (CANDIDATES, HISTOGRAM_ALPHAS, HISTOGRAM_BINS, TIE_NATS, candidate_family,
+from bayesnb.estimators.auto_features import (CANDIDATES, HISTOGRAM_ALPHAS, HISTOGRAM_BINS, TIE_NATS, candidate_family,
                                       resolution)
 from bayesnb.families import Categorical, Gaussian, Histogram, Hurdle, LogNormal, Poisson
 from bayesnb.inference.nb_posterior import log_evidence

@@ -10,7 +10,7 @@ import pytest
 import bayesnb as bn
 from bayesnb.structure import edge_scores, edge_scores_from_counts, pair_counts
 from bayesnb.structure import select as SEL
-from bayesnb.structure.model import bin_edges, bin_edges_from_table
+from bayesnb.structure.engine import bin_edges, bin_edges_from_table
 from cases import auto_frame
 
 dask = pytest.importorskip("dask", reason="dask is an optional extra: pip install 'bayesnb[dask]'")
@@ -257,7 +257,7 @@ def test_bins_from_a_table_of_values_and_weights_are_the_bins_of_the_rows():
 def test_a_columns_candidate_states_hold_its_table_of_values_once():
     """features="auto" on Dask merges every candidate's encoding of a column (up to 21 Histogram candidates); the
     merged states equal the unshared merges and hold the column's distinct values in one array."""
-    from bayesnb.estimators._auto import column_candidates, value_table
+    from bayesnb.estimators.auto_features import column_candidates, value_table
     from bayesnb.estimators._dask_auto import _merge_states
     from bayesnb.families._default_hooks import same_state
 

@@ -131,7 +131,7 @@ def test_summed_scores_of_float32_and_fortran_input_are_identical():
                                np.array([255, 0, 7], np.uint8), np.array([-5, 2, 2]), np.array([0, 2**40, 5]),
                                np.array([2**63 + 5, 2**63 + 1], np.uint64), np.array([4], np.int16)])
 def test_integer_labels_counted_like_np_unique(y):
-    from bayesnb.estimators._validation import unique_labels
+    from bayesnb.estimators.validation import unique_labels
 
     got = unique_labels(y, "t")
     assert got.dtype == y.dtype

@@ -54,7 +54,7 @@ def assert_same(a, b, path="", rtol=EXACT_TOL, atol=EXACT_TOL):
         assert len(a) == len(b), f"{path}: length {len(a)} != {len(b)}"
         for i, (x, y) in enumerate(zip(a, b)):
             assert_same(x, y, f"{path}[{i}]", rtol, atol)
-    elif isinstance(a, bayesnb.families._base.Family):
+    elif isinstance(a, bayesnb.families._contract.Family):
         assert a == b, f"{path}: {a!r} != {b!r}"
     elif a is None or isinstance(a, (str, bool)):
         assert a == b, f"{path}: {a!r} != {b!r}"

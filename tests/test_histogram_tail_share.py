@@ -13,7 +13,7 @@ import pytest
 
 import bayesnb
 from bayesnb import Histogram, NaiveBayes
-from bayesnb.structure.model import take_contexts
+from bayesnb.structure.engine import take_contexts
 
 X4 = np.array([0, 1, 1, 2, 2, 2, 3, 3, 3, 3], float)[:, None]  # integer column 0..3, the last bin 4 cells
 
@@ -146,7 +146,7 @@ def test_save_load_round_trip_and_old_files(tmp_path):
 def test_structure_draws_keep_the_tail_share(structure):
     """A structure's drawn models (contexts repeated over draws) score a value beyond the range with
     the posterior's share: the tail term ``log p(x) - log p(end value)`` of a node is the same."""
-    from bayesnb.structure.impute import drawn_models
+    from bayesnb.structure.exact_impute import drawn_models
 
     rng = np.random.default_rng(5)
     a = np.concatenate([rng.integers(0, 4, 100), rng.integers(20, 24, 50)]).astype(float)  # two humps

@@ -57,7 +57,7 @@ def test_draw_log_with_infinite_weights_stays_in_range():
 
 
 def test_draw_windows_hold_at_most_a_chunk_of_distinct_rows(monkeypatch):
-    import bayesnb.structure.impute as si
+    import bayesnb.structure.exact_impute as si
 
     monkeypatch.setattr(si, "_CHUNK", 100)
     n = 6000

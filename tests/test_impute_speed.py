@@ -8,7 +8,7 @@ import inspect
 import numpy as np
 import pytest
 
-import bayesnb.structure.impute as structure_impute
+import bayesnb.structure.exact_impute as structure_impute
 from bayesnb import NaiveBayes
 from bayesnb.datasets import load_house_votes, load_penguins
 from bayesnb.impute.table import latent_class_auto

@@ -211,7 +211,7 @@ def test_a_naive_fit_of_an_auto_estimator_that_chose_naive_saves_and_loads(tmp_p
 def test_the_cheap_checks_come_before_the_model_over_the_states(fitted, tmp_path, monkeypatch):
     # a file whose stats have the wrong count or a feature's stats of another layout is refused before the
     # model over the K x C states (state_model, the costly template) is built
-    from bayesnb.structure import em as se
+    from bayesnb.structure import structured_em as se
     model, fit, _, _ = fitted("tan", "votes")
     path = tmp_path / "s.bnb"
     synth_from_model(Synthesizer, model, fit, "x").save(path)

@@ -13,7 +13,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import bayesnb
 from bayesnb import CategoricalNB, GaussianNB, NaiveBayes, NBOutlierDetector
 from bayesnb.datasets import load_house_votes, load_penguins
-from bayesnb.generative.outliers import AUTO_CONTAMINATION
+from bayesnb.generative.outlier_threshold import AUTO_CONTAMINATION
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import bayesnb as bn
-from bayesnb.structure import model as _mx
+from bayesnb.structure import engine as _mx
 from bayesnb.structure.bins import N_BINS
 from bayesnb.structure.private_fit import AUTO_MIN_SNR, STRUCTURE_SHARE, auto_kind, declared_edges, naive_block_stats
 

@@ -1,4 +1,4 @@
-"""Private structure selection (bayesnb.structure.private): its sensitivity, and an empirical audit.
+"""Private structure selection (bayesnb.structure.private_parents): its sensitivity, and an empirical audit.
 
 The audit is that of tests/test_privacy_audit.py for a discrete release: on two datasets differing
 in one row, chosen so that the row changes the best tree, the selection is drawn many times on each;
@@ -17,7 +17,7 @@ import pytest
 from scipy.stats import beta
 
 from bayesnb.structure.learn import chow_liu_parents, kdb_parents
-from bayesnb.structure.private import (
+from bayesnb.structure.private_parents import (
     cmi_sensitivity,
     exponential_pick,
     mi_sensitivity,

@@ -64,7 +64,7 @@ from bayesnb import (
     ZeroProbabilityWarning,
 )
 from bayesnb.estimators import auto_blocks
-from bayesnb.estimators._auto import column_kinds
+from bayesnb.estimators.auto_features import column_kinds
 
 # the profiles ("ci", deterministic, and "long") are registered and loaded in conftest.py, for every module
 

@@ -11,7 +11,7 @@ from scipy.special import gammaln, logsumexp
 
 import bayesnb
 from bayesnb.structure import infer as SI
-from bayesnb.structure import model as MX
+from bayesnb.structure import engine as MX
 from bayesnb.structure import learn as S
 from bayesnb.datasets import load_house_votes
 

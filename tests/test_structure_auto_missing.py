@@ -8,7 +8,7 @@ import pytest
 from sklearn.metrics import log_loss
 
 import bayesnb
-from bayesnb.structure import model as MX
+from bayesnb.structure import engine as MX
 from bayesnb.structure import learn_parents, scoring_rows
 
 

@@ -76,7 +76,7 @@ def test_all_categorical_folds_that_see_every_category_equal_the_refits():
 def test_held_out_rows_scored_in_chunks_with_shared_tables_give_the_same_figures(monkeypatch):
     from bayesnb.structure import cv as CV
     from bayesnb.structure import infer as SI
-    from bayesnb.structure import model as MX
+    from bayesnb.structure import engine as MX
 
     X, y, _ = _bench()
     with warnings.catch_warnings():
@@ -96,7 +96,7 @@ def test_the_fit_reuses_the_checks_fold_statistics_merged_over_the_folds():
     """With missing cells the chosen structure is counted on all rows; where the CV check counted its parent
     sets per fold, the fit merges those (cv.whole_stats): the one-pass statistics, model and predictions."""
     from bayesnb.structure import cv as CV
-    from bayesnb.structure import model as MX
+    from bayesnb.structure import engine as MX
 
     X, y, _ = _bench()
     with warnings.catch_warnings():

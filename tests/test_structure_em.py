@@ -133,7 +133,7 @@ def test_latent_class_fixed_point_satisfies_the_em_equations_by_brute_force(stru
     fixed point reproduce themselves through the brute-force M-step and E-step, and
     ``score_samples(latent=)`` is the brute-force ``log p(x)`` over the states."""
     from bayesnb.structure import infer as SI
-    from bayesnb.structure import model as MX
+    from bayesnb.structure import engine as MX
 
     X, y, ys = _binary(4, n=40, d=3, unlabelled=15)
     m = bayesnb.CategoricalNB(structure=structure, alpha=1.0).fit(X[ys >= 0], ys[ys >= 0])

@@ -8,8 +8,8 @@ import pytest
 from scipy.special import logsumexp
 
 import bayesnb
-from bayesnb.structure import impute as MI
-from bayesnb.structure import model as MX
+from bayesnb.structure import exact_impute as MI
+from bayesnb.structure import engine as MX
 
 
 def _tiny4(seed=0, n=80, missing=0.0):

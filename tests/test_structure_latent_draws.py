@@ -22,7 +22,7 @@ from bayesnb import CategoricalNB, LatentClassFit, NaiveBayes
 from bayesnb.datasets import load_house_votes, load_penguins
 from bayesnb.families import Categorical, Histogram
 from bayesnb.generative.latent import latent_class_draws
-from bayesnb.structure.draws import node_variables
+from bayesnb.structure.structure_draws import node_variables
 from latent_structure import random_draw, tiny
 
 

@@ -100,7 +100,7 @@ def _unlabelled_factor(m, X):
     from numpyro import handlers
 
     from bayesnb.structure import infer as SI
-    from bayesnb.structure import model as MX
+    from bayesnb.structure import engine as MX
     from bayesnb.inference.numpyro_model import make_model, point_sites, structure_inputs
 
     post, model = m.posterior_, m._mixed

@@ -16,7 +16,7 @@ from scipy.special import gammaln, logsumexp
 
 import bayesnb
 from bayesnb.structure import infer as SI
-from bayesnb.structure import model as MX
+from bayesnb.structure import engine as MX
 from bayesnb.datasets import load_penguins
 from bayesnb.families import Categorical, Gaussian
 from bayesnb.inference.numpyro_model import estimator_inputs
@@ -415,10 +415,10 @@ def test_the_loader_refuses_structure_statistics_that_are_not_finite_or_negative
 
 
 def test_check_node_stats_refuses_statistics_of_another_layout():
-    """One check (``bayesnb.structure.model.check_node_stats``) of a node's statistics against its
+    """One check (``bayesnb.structure.engine.check_node_stats``) of a node's statistics against its
     contexts: the fitted ones pass; another node's, a wrong class count or another family's are refused,
     and a model file's estimator with a feature's statistics swapped refuses to rebuild."""
-    from bayesnb.structure.model import check_node_stats
+    from bayesnb.structure.engine import check_node_stats
     X, y = _tiny(5)
     m = bayesnb.NaiveBayes(structure="tan").fit(X, y)
     mx = m._mixed

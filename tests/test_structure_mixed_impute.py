@@ -9,8 +9,8 @@ from scipy import integrate, stats
 from test_structure_mixed import TINY, _brute, _density, _interval, _tiny
 
 import bayesnb
-from bayesnb.structure import impute as MI
-from bayesnb.structure import model as MX
+from bayesnb.structure import exact_impute as MI
+from bayesnb.structure import engine as MX
 from bayesnb.datasets import load_penguins
 
 

@@ -8,7 +8,7 @@ import pytest
 from cases import check_structured_mcmc_refusals
 
 import bayesnb
-from bayesnb.structure import model as MX
+from bayesnb.structure import engine as MX
 from bayesnb.datasets import load_penguins
 from bayesnb.inference.numpyro_model import estimator_inputs, structure_inputs
 

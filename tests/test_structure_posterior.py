@@ -12,7 +12,7 @@ from cases import check_structured_mcmc_refusals
 import bayesnb
 from bayesnb.structure import learn as S
 from bayesnb.datasets import load_house_votes, load_play_tennis
-from bayesnb.structure import model as MX
+from bayesnb.structure import engine as MX
 
 
 def _votes(cols=6):

@@ -12,7 +12,7 @@ import bayesnb
 import bench_structure_scale as bench
 from bayesnb.structure import infer as SI
 from bayesnb.structure import learn as SL
-from bayesnb.structure import model as MX
+from bayesnb.structure import engine as MX
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ from test_structure_mixed import _tiny as _mixed_tiny
 
 import bayesnb
 from bayesnb.structure import infer as SI
-from bayesnb.structure import model as MX
+from bayesnb.structure import engine as MX
 from bayesnb.inference.draws import credible_interval
 
 STRUCTURES = ["tan", "kdb"]

@@ -8,8 +8,9 @@ Usage::
 The functions are also used by ``tests/test_architecture.py``: the package has no import
 cycle among module-level imports, imports of its own modules are module-level (function-level
 imports only for heavy optional dependencies), nothing outside ``bayesnb/families`` asks
-which family it holds, and the families load no more of ``bayesnb/structure`` than its
-learning and hierarchical prior (never the engine).
+which family it holds, the families load no more of ``bayesnb/structure`` than its
+learning and hierarchical prior (never the engine), and no private name or private module
+is imported from another package (:func:`private_imports`).
 """
 
 from __future__ import annotations
@@ -191,6 +192,71 @@ def family_isinstance(root: Path = PACKAGE) -> list:
                 if names & set(FAMILY_CLASSES):
                     hits.append((str(path.relative_to(root.parent)), node.lineno))
     return hits
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.endswith("__")
+
+
+def _folder(module: str, known: dict) -> str:
+    """The package (folder) a module lives in: itself for a package, its parent for a module."""
+    return module if known[module].name == "__init__.py" else module.rpartition(".")[0]
+
+
+def _private_module_owner(module: str) -> str | None:
+    """The package a private module path belongs to (``a.b._c.d`` -> ``a.b``), or None if all is public."""
+    parts = module.split(".")
+    for i, part in enumerate(parts):
+        if _private(part):
+            return ".".join(parts[:i])
+    return None
+
+
+def private_imports(root: Path = PACKAGE) -> list:
+    """``(module, lineno, name)`` of private names a module takes from another package.
+
+    Counted: ``from X import _name`` (and ``alias._name`` on a module alias) where ``X`` lives in
+    another folder than the importing module; and any import of a private module
+    (``pkg._mod``) from outside ``pkg`` and its subpackages (a leading underscore on a module
+    means "private to its package"). Module- and function-level imports alike.
+    """
+    known = modules(root)
+    hits = []
+    for module, path in known.items():
+        here = _folder(module, known)
+        tree = ast.parse(path.read_text())
+        aliases = {}
+
+        def outside(owner):
+            return owner is not None and here != owner and not here.startswith(owner + ".")
+
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name in known:
+                        if outside(_private_module_owner(a.name)):
+                            hits.append((module, node.lineno, a.name))
+                        if a.asname:
+                            aliases[a.asname] = a.name
+            elif isinstance(node, ast.ImportFrom):
+                base = _resolve(module, path.name == "__init__.py", node, known)[0]
+                if base not in known:
+                    continue
+                for a in node.names:
+                    sub = f"{base}.{a.name}"
+                    if sub in known:
+                        aliases[a.asname or a.name] = sub
+                        if outside(_private_module_owner(sub)):
+                            hits.append((module, node.lineno, sub))
+                    elif outside(_private_module_owner(base)):
+                        hits.append((module, node.lineno, f"{base}.{a.name}"))
+                    elif _private(a.name) and _folder(base, known) != here:
+                        hits.append((module, node.lineno, f"{base}.{a.name}"))
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
+                    and _private(node.attr) and _folder(aliases[node.value.id], known) != here):
+                hits.append((module, node.lineno, f"{aliases[node.value.id]}.{node.attr}"))
+    return sorted(set(hits))
 
 
 def line_counts(rev: str | None = None) -> dict:

@@ -41,7 +41,7 @@ chosen one and maps its errors to exit statuses.
 Modules: :mod:`~bayesnb.cli.fit`, :mod:`~bayesnb.cli.predict`, :mod:`~bayesnb.cli.score`
 (commands), :mod:`~bayesnb.cli.commands` (what they share), :mod:`~bayesnb.cli.options` (the
 options several commands take), :mod:`~bayesnb.cli.files` (tables and
-atomic writes), :mod:`~bayesnb.cli.model` (model files), :mod:`~bayesnb.cli.demo` (the tour),
+atomic writes), :mod:`~bayesnb.cli.modelfile` (model files), :mod:`~bayesnb.cli.demo` (the tour),
 :mod:`~bayesnb.cli.generate` (impute, sample), :mod:`~bayesnb.cli.report` (info),
 :mod:`~bayesnb.cli.datasets` (datasets), :mod:`~bayesnb.cli.outliers` (outliers),
 :mod:`~bayesnb.cli.posterior` (posterior), :mod:`~bayesnb.cli.explain` (explain), :mod:`~bayesnb.cli.pool` (pool),

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from .._utils import arrow_factorize, is_arrow_text, one_class_on_purpose, shown_list
-from ..estimators._auto import column_kinds
+from ..estimators.auto_features import column_kinds
 from .chunkread import SAMPLE_ROWS, agrees, first_chunk_kinds, header, keep_freed_memory, read_kinds, scan_kinds
 from .families import reads_numbers
 from .files import UsageError, _mixed_numeric_warning, _number_text, quiet, warn

@@ -20,7 +20,7 @@ from .families import column_families, make_estimator
 from .fitoptions import imputation_options, with_structure
 from .files import UsageError, read_table
 from .labels import labelled_rows, record_target_index, warn_one_class
-from .model import features_of, load_model, read_for_model, unseen_warning
+from .modelfile import features_of, load_model, read_for_model, unseen_warning
 
 __all__ = ["ALPHA_WORDS", "MAX_ALPHA", "fit_table", "split_target"]
 

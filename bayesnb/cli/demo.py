@@ -207,7 +207,7 @@ def run_demo(out="bayesnb-report", quick=False, seed=0):
     figures = []
     bplot = plot
     try:
-        plot._pyplot()  # matplotlib, if installed
+        plot.pyplot()  # matplotlib, if installed
     except ImportError:
         bplot = None
     rep = _Report(8)

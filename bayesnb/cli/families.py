@@ -5,7 +5,7 @@
 ``NaiveBayes(features="auto")``, text, bool and category columns Categorical and each
 numeric column the family its closed-form evidence chooses among Poisson, LogNormal,
 Hurdle(LogNormal), Gaussian and a grid of Histograms (see
-:mod:`bayesnb.estimators._auto`).
+:mod:`bayesnb.estimators.auto_features`).
 
 ``--family COL=NAME`` (repeated) names the family of single columns, and
 ``--numeric-family gaussian`` gives every numeric column not named a Gaussian; the columns
@@ -21,7 +21,7 @@ import numpy as np
 
 from .._utils import shown_list
 from ..estimators import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB, NaiveBayes
-from ..estimators._auto import auto_blocks, column_kinds
+from ..estimators.auto_features import auto_blocks, column_kinds
 from ..families import BY_NAME, Bernoulli, Categorical, Complement, Gaussian, Histogram, Hurdle, Multinomial
 from .files import UsageError
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .commands import fit_table
 from .fitoptions import add_fit_options
 from .files import atomic_path, check_output, quiet
-from .model import key_of
+from .modelfile import key_of
 from .options import add_command, fit_opts, force_opt, key_opt
 from .tableimpute import choices_note
 

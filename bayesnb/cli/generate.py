@@ -37,7 +37,7 @@ from ..impute.imputer import Imputer
 from ..synth.synthesizer import Synthesizer
 from .commands import _labels_like, _model_and_table
 from .files import UsageError, check_output, write_table
-from .model import load_model
+from .modelfile import load_model
 from .options import TABLE, float_opt, model_command, output_opt, seed_value
 from .tableimpute import choices_note
 

@@ -24,9 +24,9 @@ import numpy as np
 
 from .._utils import shown_list
 from ..estimators import NBOutlierDetector
-from ..generative.outliers import AUTO_CONTAMINATION, outlier_offset
+from ..generative.outlier_threshold import AUTO_CONTAMINATION, outlier_offset
 from .files import UsageError, check_output, write_table
-from .model import features_of, load_model, read_for_model, unseen_warning
+from .modelfile import features_of, load_model, read_for_model, unseen_warning
 from .options import TABLE, float_opt, model_command, output_opt
 
 __all__ = ["DEFAULT_CONTAMINATION", "cmd_outliers", "register"]

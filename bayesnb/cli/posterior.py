@@ -19,7 +19,7 @@ from .._utils import as_generator
 from ..criticism.diagnostics import block_layouts
 from ..inference.draws import credible_interval, sample_posterior_draws
 from .files import UsageError, check_output, write_table
-from .model import load_model
+from .modelfile import load_model
 from .options import float_opt, model_command, output_opt, seed_value
 
 __all__ = ["COEF_COLUMNS", "COLUMNS", "INTERCEPT", "MAX_DRAW_CELLS", "cmd_posterior", "coef_table", "hdi",

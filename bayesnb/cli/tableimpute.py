@@ -20,11 +20,11 @@ from __future__ import annotations
 import time
 
 from .._utils import shown_list
-from ..impute.table import CONFIGURATIONS, _configuration_names
+from ..impute.table import CONFIGURATIONS, configuration_names
 from ..impute.imputer import Imputer
 from .files import UsageError, atomic_path, check_output, quiet, read_table, status, write_table
 from .labels import check_drop_option, labelled_rows
-from .model import key_of
+from .modelfile import key_of
 from .options import TABLE, add_command, data_opts, drop_opt, float_opt, force_opt, key_opt, output_opt, seed_value
 
 __all__ = ["add_imputer_options", "choices_note", "cmd_fit_imputer", "cmd_impute_table", "parse_configurations",
@@ -36,7 +36,7 @@ def parse_configurations(text):
     if text == "auto":
         return "auto"
     try:  # the rule impute_table applies, checked before the table is read
-        return _configuration_names(tuple(c.strip() for c in text.split(",") if c.strip()))
+        return configuration_names(tuple(c.strip() for c in text.split(",") if c.strip()))
     except ValueError:
         raise UsageError(f"--configurations must be 'auto' or distinct names among {', '.join(CONFIGURATIONS)} "
                          f"separated by commas; received {text!r}") from None

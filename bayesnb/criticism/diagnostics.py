@@ -46,7 +46,7 @@ from ..inference.mcmc_stats import ess, ess_bulk, ess_tail, rhat_rank
 from .posterior_check import bonferroni_limit, draws_z, kurtosis, sd_error, verdict_text
 
 
-__all__ = ["BlockLayout", "block_layouts", "compare_posteriors", "datatree_from_layout", "to_datatree",
+__all__ = ["BlockLayout", "block_layouts", "compare_posteriors", "coord_values", "datatree_from_layout", "to_datatree",
            "variable_layout"]
 
 
@@ -88,7 +88,7 @@ def block_layouts(post) -> list:
             shared = bool(cats) and all(len(c) == len(cats[0]) and all(_same(u, v) for u, v in zip(c, cats[0]))
                                         for c in cats)
             if shared:
-                cdim, ccoord = "category" + suffix, _coord_values(cats[0])
+                cdim, ccoord = "category" + suffix, coord_values(cats[0])
             else:
                 vmax = max((len(c) for c in cats), default=0)
                 cdim, ccoord = "value" + suffix, np.arange(vmax)
@@ -105,7 +105,18 @@ def _same(u, v) -> bool:
         return False
 
 
-def _coord_values(values):
+def coord_values(values):
+    """Coordinate values for xarray: numbers as they are, any other object as its ``str``.
+
+    Parameters
+    ----------
+    values : sequence
+        Class labels or categories.
+
+    Returns
+    -------
+    ndarray
+    """
     arr = np.asarray(values)
     if arr.dtype == object:
         try:
@@ -135,7 +146,7 @@ def variable_layout(post, n_components: int = 1):
     layouts : list of BlockLayout
     """
     layouts = block_layouts(post)
-    dims, coords, extra = {}, {"class": _coord_values(list(post.classes))}, {}
+    dims, coords, extra = {}, {"class": coord_values(list(post.classes))}, {}
     if not post.fixed_class_prior:
         dims["pi"] = ["class"]
     latent = ["component"] if n_components > 1 else []

@@ -3,12 +3,12 @@
 All public methods live in :class:`BaseNB` (``_base``); the subclasses only choose their
 feature blocks (one family over all columns in ``single``, or ``NaiveBayes(features=...)``
 for a mix in ``naive_bayes``) and declare their hyperparameters in ``_parameter_constraints``
-(checked by ``_validation``, which holds every input check).
+(checked by ``validation``, which holds every input check).
 """
 
-from ._auto import auto_blocks as auto_blocks
-from ._base import BaseNB
-from ._validation import MAX_TOTAL_WEIGHT as MAX_TOTAL_WEIGHT
+from .auto_features import auto_blocks as auto_blocks
+from ._basenb import BaseNB
+from .validation import MAX_TOTAL_WEIGHT as MAX_TOTAL_WEIGHT
 from .naive_bayes import NaiveBayes
 from .outlier import NBOutlierDetector
 from .single import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB

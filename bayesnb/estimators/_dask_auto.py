@@ -1,20 +1,20 @@
 """``NaiveBayes(features="auto")`` on Dask collections: every numeric column's family chosen from
 partition statistics, exactly as the in-memory choice makes it.
 
-The in-memory choice (:mod:`bayesnb.estimators._auto`) reads of a numeric column only things
+The in-memory choice (:mod:`bayesnb.estimators.auto_features`) reads of a numeric column only things
 that combine over disjoint partitions, so three passes over the partitions, each reduced in a
 tree, give it:
 
-1. **Tables**: per partition its labels, each column's kind (:func:`~._auto.kind_votes`: a
+1. **Tables**: per partition its labels, each column's kind (:func:`~.auto_features.kind_votes`: a
    column is numeric when every partition that observes it says so) and each numeric column's
-   distinct values with their cell counts (:func:`~._auto.value_table`). The summed table gives
-   the column's support, resolution and candidate families (:func:`~._auto.column_candidates`).
+   distinct values with their cell counts (:func:`~.auto_features.value_table`). The summed table gives
+   the column's support, resolution and candidate families (:func:`~.auto_features.column_candidates`).
 2. **States**: per partition every candidate's encoding of the column, merged with
    ``Family.merge_states`` (a Histogram's bins are made again from the summed table of values and
    counts, so they are the bins of the whole column).
 3. **Statistics**: per partition every candidate's statistics of the column and its density
    cells, added (``Family.merge``). Each candidate's score comes from the sums
-   (:func:`~._auto.score`), the winner from the in-memory rule (:func:`~._auto.pick`).
+   (:func:`~.auto_features.score`), the winner from the in-memory rule (:func:`~.auto_features.pick`).
 
 The family scores therefore equal the in-memory ones up to the order of floating-point
 additions, and the chosen families and Histogram bins are the same. The tables hold every
@@ -31,7 +31,7 @@ import numpy as np
 
 from ..io import dask_data as _dask
 from .._utils import is_frame
-from ._auto import assemble_blocks, column_candidates, kind_votes, merge_tables, numeric_column, pick, score, value_table
+from .auto_features import assemble_blocks, column_candidates, kind_votes, merge_tables, numeric_column, pick, score, value_table
 from ._dask_fit import _resp, _rows
 
 __all__ = ["auto_blocks"]
@@ -58,7 +58,7 @@ def auto_blocks(light, parts, head, classes_of, categorical=None):
     Returns
     -------
     specs, scores
-        As :func:`bayesnb.estimators._auto.auto_blocks`.
+        As :func:`bayesnb.estimators.auto_features.auto_blocks`.
     """
     import dask
 

@@ -6,14 +6,14 @@ two more passes over the partitions, each tree-reduced (three with a numeric fea
 
 0. **Bins** (numeric features): per partition each numeric column's distinct values and their
    summed weights; the summed table gives the column's quantile bins, the edges the in-memory
-   fit takes from the rows (:func:`bayesnb.structure.model.bin_edges_from_table`).
+   fit takes from the rows (:func:`bayesnb.structure.engine.bin_edges_from_table`).
 
 1. **Pairwise statistics**: per partition the count tables of every pair of features and the
    class (:func:`bayesnb.structure.pair_counts`); they add, and the summed tables give the
    edge weights of the whole table (:func:`bayesnb.structure.edge_scores_from_counts`), from
    which every candidate's parents are learned on the driver.
 2. **Context statistics**: per partition and candidate structure, every node's family
-   statistics over its contexts (:func:`bayesnb.structure.model.node_stats`), on all rows
+   statistics over its contexts (:func:`bayesnb.structure.engine.node_stats`), on all rows
    and, for ``structure="auto"``, on the scoring cells (:func:`bayesnb.structure.scoring_rows`
    is row by row); they add (``Family.merge``).
 
@@ -36,7 +36,7 @@ import numpy as np
 
 from ..io import dask_data as _dask
 from ..inference import nb_posterior as _post
-from ..structure import model as _mx
+from ..structure import engine as _mx
 from ..structure import select as _sel
 from ..structure import (
     edge_scores_from_counts,
@@ -46,7 +46,7 @@ from ..structure import (
     warn_few_rows,
     without_edges,
 )
-from . import _validation as _val
+from . import validation as _val
 from ._dask_fit import _light, _rows
 
 __all__ = ["DaskPredictMixin", "fit_structure", "unsupported"]
@@ -64,7 +64,7 @@ def _in_memory(v):
 
 def _nodes(est, parts, light):
     """The structure's nodes; a numeric node's bin edges from its column's table of distinct values and
-    summed weights over the partitions (:func:`bayesnb.structure.model.bin_edges_from_table`)."""
+    summed weights over the partitions (:func:`bayesnb.structure.engine.bin_edges_from_table`)."""
     import dask
 
     post = est.posterior_

@@ -10,9 +10,9 @@ structure".
 
 from __future__ import annotations
 
-from ..generative._checks import declared_bounds
+from ..generative.method_checks import declared_bounds
 from ..inference.conjugate import posterior_from_stats
-from ..structure import model as _mx
+from ..structure import engine as _mx
 from ..structure import select as _sel
 from ..structure.private_fit import auto_kind, node_noise_variances, private_structure_release
 

@@ -5,7 +5,7 @@ scikit-learn's ``available_if`` (``hasattr`` False, and the AttributeError says 
 linear view), the predict methods, ``score_samples``, ``log_evidence_``, ``sample``, ``impute``,
 ``_latent_class_draws`` and ``sample_posterior`` of
 :class:`~bayesnb.estimators._structured.StructureMixin` (CategoricalNB's and NaiveBayes's, on
-the one structure engine :mod:`bayesnb.structure.model`); ``run_mcmc`` and ``_model_inputs`` are
+the one structure engine :mod:`bayesnb.structure.engine`); ``run_mcmc`` and ``_model_inputs`` are
 the base's, on the one NumPyro model. The subclass names
 ``_structure_attr`` (the attribute holding the fitted structure, None when naive: every
 method then falls back on the estimator's base) and answers
@@ -31,7 +31,7 @@ from ..io import dask_data as _dask
 from ..inference import nb_posterior as _post
 from .._utils import as_generator
 from ..criticism.diagnostics import datatree_from_layout
-from ..generative._checks import check_prior_options
+from ..generative.method_checks import check_prior_options
 from ..generative.conditions import has_constraints
 from ..generative.functions import class_log_weights, warn_empty_columns
 from ..generative.support import blank_impossible, impossible_rows
@@ -39,7 +39,7 @@ from ..generative.tables import check_impute_options, label_codes
 from ..generative.values import complete, median_draws
 from ..inference.em import allowed_states
 from ._posterior_methods import NotLinearError
-from . import _validation as _val
+from . import validation as _val
 
 __all__ = ["StructureCommonMixin"]
 
@@ -142,7 +142,7 @@ class StructureCommonMixin:
         Dirichlet per context, last dim ``<feature>_category``) for a categorical feature (all
         of ``CategoricalNB``'s), ``mu_<feature>`` and
         ``sigma2_<feature>`` (a Normal-Inverse-Gamma per context) for a Gaussian one, ...; a
-        numeric parent's states are its bins (:mod:`bayesnb.structure.draws`). ``run_mcmc``
+        numeric parent's states are its bins (:mod:`bayesnb.structure.structure_draws`). ``run_mcmc``
         returns the same layout. Under the naive structure, as
         :meth:`bayesnb.estimators._posterior_methods.PosteriorMixin.sample_posterior`.
 
@@ -173,7 +173,7 @@ class StructureCommonMixin:
 
         Under a structure other than naive: ``p(x_miss | x_obs) = sum_k p(k | x_obs)
         p(x_miss | x_obs, k)``, exact on the structure (the parents are not dropped; see
-        :mod:`bayesnb.structure.impute`). A categorical
+        :mod:`bayesnb.structure.exact_impute`). A categorical
         cell gets the mode of its marginal posterior (``"auto"``, ``"mode"``, ``"mean"``:
         unordered categories have no mean); a numeric cell (``NaiveBayes``) its
         posterior-predictive mean (``"auto"``, ``"mean"``), a mixture over the class and the
@@ -263,7 +263,7 @@ class StructureCommonMixin:
         """``log p(x, y=k)`` per row and class, shape (n_samples, n_classes).
 
         Under a structure other than naive, missing cells are marginalised exactly given the
-        class (see :mod:`bayesnb.structure.model`); otherwise
+        class (see :mod:`bayesnb.structure.engine`); otherwise
         as :meth:`BaseNB.predict_joint_log_proba`.
         """
         if self._structure_fitted() is None:
@@ -309,10 +309,10 @@ class StructureCommonMixin:
         the class and the other cells are drawn exactly from ``p(y, x_rest | x_given)`` under
         the call's parameters (one exact posterior draw, or the plug-in), by backward sampling
         on a forest (naive, TAN) and by enumerating the missing ancestors of given cells on
-        k-DB (refused beyond :data:`~bayesnb.structure.model.MAX_ENUMERATION` joint
+        k-DB (refused beyond :data:`~bayesnb.structure.engine.MAX_ENUMERATION` joint
         states); a given numeric value enters through its density. Sets, ranges, ``forbid`` and
         ``return_probability`` as there, by the same message passing with the constrained
-        nodes' factors restricted (:mod:`bayesnb.structure.constrained`); those draws use the
+        nodes' factors restricted (:mod:`bayesnb.structure.constrained_draws`); those draws use the
         call's posterior draw or, with ``parameter_uncertainty=False``, the plug-in. ``latent``:
         a model of this structure's :meth:`fit_latent_class` (or one draw of
         :func:`~bayesnb.generative.latent.latent_class_draws`, its parameters used as they are): each row's (class,

@@ -9,13 +9,13 @@
   model weights its features' terms;
 - ``predict_proba_draws`` (and so its ``credible_interval``): ``p(y | x)`` under exact
   posterior draws of the class weights and of every context's parameters
-  (:func:`bayesnb.structure.impute.drawn_model`);
+  (:func:`bayesnb.structure.exact_impute.drawn_model`);
 - ``sample(prior=True)``: rows in ancestral order with every context's parameters drawn
   from its prior;
 - ``sample(given=)`` (through :meth:`_structure_given`): the class and the other cells drawn
-  exactly from ``p(y, x_rest | x_given)`` (:func:`bayesnb.structure.impute.draw_rows`); sets,
+  exactly from ``p(y, x_rest | x_given)`` (:func:`bayesnb.structure.exact_impute.draw_rows`); sets,
   ranges, ``forbid`` and ``return_probability`` through :meth:`_structure_constrained`
-  (:mod:`bayesnb.structure.constrained`), with ``latent`` too (the model over its states);
+  (:mod:`bayesnb.structure.constrained_draws`), with ``latent`` too (the model over its states);
 - ``partial_fit``: the structure learned at the first call (or by ``fit``) stays fixed and
   each batch adds every node's statistics over its contexts (the families' ``merge``).
 
@@ -33,7 +33,7 @@ from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from ..inference import nb_posterior as _post
 from .._utils import ZeroProbabilityWarning, as_generator, is_frame
-from ..generative._checks import sample_request
+from ..generative.method_checks import sample_request
 from ..generative.conditional import check_known_values
 from ..generative.conditions import class_set
 from ..generative.constrained import finish_probability, parse_conditions
@@ -41,11 +41,11 @@ from ..generative.functions import class_log_weights, contribution_class_term, s
 from ..generative.given import encode_given, write_given
 from ..generative.support import blank_impossible, impossible_cells
 from ..inference.em import allowed_states
-from ..structure import constrained as _sc
-from ..structure import impute as _mi
+from ..structure import constrained_draws as _sc
+from ..structure import exact_impute as _mi
 from ..structure import infer as _si
-from ..structure import model as _mx
-from . import _validation as _val
+from ..structure import engine as _mx
+from . import validation as _val
 
 __all__ = ["StructureUsesMixin"]
 
@@ -218,7 +218,7 @@ class StructureUsesMixin:
     def _structure_constrained(self, n_samples, y, given, forbid, rng, parameter_uncertainty, return_probability,
                                latent=None):
         """``sample(given=, forbid=)`` with sets, ranges or forbidden combinations under the fitted structure:
-        ``(X, y)`` (and ``p``) drawn exactly by :func:`bayesnb.structure.constrained.draw_constrained`. With
+        ``(X, y)`` (and ``p``) drawn exactly by :func:`bayesnb.structure.constrained_draws.draw_constrained`. With
         ``latent``, the same message passing on the model over its (class, component) states: each row's
         state from ``p(state | condition)`` (among its class's, or a set ``y``'s, states)."""
         post, who = self.posterior_, self._who
@@ -256,12 +256,12 @@ class StructureUsesMixin:
         exactly the model ``fit`` gives on all their rows with that structure. A batch cannot
         add a category (it would change the contexts): declare every category at the first
         fit (``categories=``). Under naive, as
-        :meth:`bayesnb.estimators._base.BaseNB.partial_fit`.
+        :meth:`bayesnb.estimators._basenb.BaseNB.partial_fit`.
 
         Parameters
         ----------
         X, y, classes, sample_weight
-            As in :meth:`bayesnb.estimators._base.BaseNB.partial_fit`.
+            As in :meth:`bayesnb.estimators._basenb.BaseNB.partial_fit`.
 
         Returns
         -------

@@ -1,7 +1,7 @@
 """``structure=`` for CategoricalNB and NaiveBayes: naive, TAN, k-DB, or chosen by closed-form evidence.
 
 :class:`StructureMixin` goes before the estimator's base, the one mixin of both estimators
-and of the one structure engine (:mod:`bayesnb.structure.model`). ``fit`` fits the naive
+and of the one structure engine (:mod:`bayesnb.structure.engine`). ``fit`` fits the naive
 posterior as always and, for another structure, learns the parent lists on every column
 (:mod:`bayesnb.structure`; a numeric column through its quantile bins) and fits each
 feature's family over its contexts (class, parents' states). A CategoricalNB is the case whose
@@ -14,7 +14,7 @@ view), and ``run_mcmc`` (NUTS; ``estimator_inputs``) the base's, on the one NumP
 hooks ``_numpyro_inputs``, ``_point_sites``, ``_mcmc_tree``). ``fit_semi_supervised`` learns the
 structure on the labelled rows, then runs EM on it, and ``fit_latent_class`` runs EM over
 (class, component) states with the structure inside each component
-(:mod:`bayesnb.structure.em`). Under ``privacy=DP(...)`` the structure and the nodes' tables are
+(:mod:`bayesnb.structure.structured_em`). Under ``privacy=DP(...)`` the structure and the nodes' tables are
 released privately instead (:mod:`~bayesnb.estimators._private_structure`).
 """
 
@@ -29,18 +29,18 @@ from sklearn.utils.validation import _num_samples
 
 from ..inference import nb_posterior as _post
 from ..criticism.diagnostics import datatree_from_layout
-from ..generative.functions import _block_cells
+from ..generative.functions import block_cells
 from ..generative.latent import read_draws
 from ..generative.tables import assemble_table
 from ..inference import em
 from ..inference.numpyro_model import point_sites, structure_inputs
 from ..inference.nuts import mcmc_draws
 from ..structure import cv as _cv
-from ..structure import draws as _mp
-from ..structure import em as _se
-from ..structure import impute as _mi
+from ..structure import structure_draws as _mp
+from ..structure import structured_em as _se
+from ..structure import exact_impute as _mi
 from ..structure import infer as _si
-from ..structure import model as _mx
+from ..structure import engine as _mx
 from ..structure import select as _sel
 from ..structure import (
     edge_scores,
@@ -51,7 +51,7 @@ from ..structure import (
 )
 from ..io.dask_data import is_dask
 from . import _dask_structure
-from . import _validation as _val
+from . import validation as _val
 from ._dask_structure import DaskPredictMixin
 from ._private_structure import PrivateStructureMixin
 from ._structure_common import StructureCommonMixin
@@ -330,7 +330,7 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
                               getattr(self, "feature_dtypes_", None))
 
     def _structure_imputer(self, encoded, strategy, rng, model=None):
-        """Missing cells, exact on the structure (:mod:`bayesnb.structure.impute`); ``model`` another
+        """Missing cells, exact on the structure (:mod:`bayesnb.structure.exact_impute`); ``model`` another
         model of the same nodes (a latent-class one over states)."""
         post = self.posterior_
         base = self._mixed if model is None else model
@@ -346,12 +346,12 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
                     continue
                 js = [j for j, nd in enumerate(self._mixed.nodes) if nd.block == b]
                 filled = np.column_stack([values[j] for j in js])
-                cells.append(_block_cells(blk, filled.astype(np.int64) if blk.family.raw_values else filled, miss))
+                cells.append(block_cells(blk, filled.astype(np.int64) if blk.family.raw_values else filled, miss))
             return cells
         return fill
 
     def _structure_draws(self, n_draws, rng):
-        """Exact draws of every feature's family parameters per context (:mod:`bayesnb.structure.draws`)."""
+        """Exact draws of every feature's family parameters per context (:mod:`bayesnb.structure.structure_draws`)."""
         dims, coords, shapes, variables = self._mixed_layout()
         draws = _mp.mixed_draws(self._mixed, self.posterior_.class_concentration, dims, shapes, n_draws, rng,
                                 variables)
@@ -425,7 +425,7 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
 
         Under a structure other than naive the structure (parents, bins) and the priors are
         learned on the labelled rows (``structure="auto"`` chooses on them), then EM
-        (:mod:`bayesnb.structure.em`) alternates the class responsibilities of the unlabelled
+        (:mod:`bayesnb.structure.structured_em`) alternates the class responsibilities of the unlabelled
         rows under the structured model (missing cells summed out exactly) with every
         feature's statistics over its contexts (class, parents' states), each row counted in
         its context under every class with its responsibility; the M-step is the posterior
@@ -452,7 +452,7 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
         return self
 
     def _semi_supervised_em(self, X, encoded, codes, rw, labelled_weight, tol, max_iter):
-        """The structure learned on the labelled rows, then EM on it (:mod:`bayesnb.structure.em`)."""
+        """The structure learned on the labelled rows, then EM on it (:mod:`bayesnb.structure.structured_em`)."""
         if self.structure != "naive":
             self._fit_structure(X, np.maximum(codes, 0), labelled_weight)
         if self._mixed is None:  # naive, or "auto" chose it
@@ -471,7 +471,7 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
         return em.SemiSupervisedFit(post, hist, conv, trans)
 
     def _latent_em(self, encoded, class_part, y_codes, n_components, **opts):
-        """Under a structure, :func:`bayesnb.structure.em.fit_latent_class`: (class, component) states,
+        """Under a structure, :func:`bayesnb.structure.structured_em.fit_latent_class`: (class, component) states,
         every feature's contexts (state, parents' states) with its class's prior; the fit's
         ``structure`` is that model, its ``posterior`` the naive blocks at the same responsibilities."""
         if self._structure_fitted() is None:  # naive (or a model loaded before any structure was fitted)

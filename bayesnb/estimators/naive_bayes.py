@@ -14,12 +14,11 @@ from sklearn.utils._param_validation import StrOptions
 from ..io import dask_data as _dask
 from ..impute.fitted import imputer_for
 from .._utils import FirstBatchFamilyWarning, is_frame
-from ..families import Categorical
-from ..families._base import Family
+from ..families import Categorical, Family
 from . import _dask_auto
-from . import _validation as _val
-from ._auto import auto_blocks, column_kinds
-from ._base import BaseNB
+from . import validation as _val
+from .auto_features import auto_blocks, column_kinds
+from ._basenb import BaseNB
 from ._structured import STRUCTURE_CONSTRAINTS, StructureMixin
 
 
@@ -37,7 +36,7 @@ class NaiveBayes(StructureMixin, BaseNB):
         >= 0: Poisson or Histogram; positive reals: LogNormal or Histogram; reals >= 0
         with exact zeros: Hurdle(LogNormal) or Histogram; other reals: Gaussian or
         Histogram; other whole numbers: Histogram), compared at the data's resolution
-        (see :mod:`bayesnb.estimators._auto`), and the columns that chose one family form
+        (see :mod:`bayesnb.estimators.auto_features`), and the columns that chose one family form
         one block. ``partial_fit`` on an unfitted ``features="auto"`` model chooses on the
         first batch and warns when ``X`` has a numeric column (see :meth:`partial_fit`).
     alpha : float, "auto" or "hierarchical", optional
@@ -90,7 +89,7 @@ class NaiveBayes(StructureMixin, BaseNB):
         ``column``, ``family``, ``log_evidence`` (the column's log evidence given the
         labels, discretised at ``resolution``) and ``chosen``. Histogram candidates are
         labelled with their bins and Dirichlet alpha (``"Histogram(bins=32, alpha=0.3)"``;
-        ``bayesnb.estimators._auto.candidate_family`` turns a label back into the family).
+        ``bayesnb.estimators.auto_features.candidate_family`` turns a label back into the family).
         None with a features dict.
     structure_kind_ : str
         The structure in use (``"naive"``, ``"tan"`` or ``"kdb"``).
@@ -141,7 +140,7 @@ class NaiveBayes(StructureMixin, BaseNB):
         Parameters
         ----------
         X, y, sample_weight
-            As in :meth:`bayesnb.estimators._base.BaseNB.fit`.
+            As in :meth:`bayesnb.estimators._basenb.BaseNB.fit`.
         impute : bool or Imputer, default=False
             Fit the model for imputation: ``True`` (``Imputer()``'s options) or an unfitted
             :class:`~bayesnb.Imputer` (its options: ``random_state``, ``configurations``,
@@ -190,7 +189,7 @@ class NaiveBayes(StructureMixin, BaseNB):
         Parameters
         ----------
         X, y, classes, sample_weight
-            As in :meth:`bayesnb.estimators._base.BaseNB.partial_fit`.
+            As in :meth:`bayesnb.estimators._basenb.BaseNB.partial_fit`.
 
         Returns
         -------

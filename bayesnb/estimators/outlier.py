@@ -4,7 +4,7 @@ The score of a row is ``log p(x)`` under the wrapped model's posterior predictiv
 ``score_samples``: missing cells marginalised, a value outside a family's support or range
 costing its improbability), plus, with ``range_tails=True``, what leaving each numeric column's training
 range costs (:mod:`bayesnb.generative.range_tails`). The threshold comes from ``contamination`` on the training rows
-(:mod:`bayesnb.generative.outliers`, the code ``bayesnb outliers`` uses too), and
+(:mod:`bayesnb.generative.outlier_threshold`, the code ``bayesnb outliers`` uses too), and
 :meth:`NBOutlierDetector.cell_scores` names the cells that make a row unusual. A fitted detector is
 saved whole (model, threshold and range tails) by :meth:`NBOutlierDetector.save`, in the model
 format: :func:`bayesnb.load` returns it and ``bayesnb outliers DETECTOR.bnb DATA`` uses it.
@@ -24,11 +24,11 @@ from sklearn.utils.validation import _check_sample_weight, _num_samples, check_i
 
 from ..io.archive import ModelFileError
 from .._utils import one_class_on_purpose
-from ..generative.outliers import check_contamination, outlier_offset
+from ..generative.outlier_threshold import check_contamination, outlier_offset
 from ..generative.range_tails import RangeTails, fit_range_tails, ordered_columns, range_tail_costs
 from ..io.persistence import decode_estimator, encode_estimator, register_composite, save
 from ..generative.support import blank_impossible, impossible_cells
-from ._base import BaseNB
+from ._basenb import BaseNB
 from .naive_bayes import NaiveBayes
 
 __all__ = ["NBOutlierDetector"]
@@ -57,7 +57,7 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
     contamination : "auto" or float, default="auto"
         The share of the training rows flagged as outliers, in ``(0, 0.5]``: ``offset_`` is
         that quantile of their finite scores. ``"auto"``: 0.05
-        (:data:`~bayesnb.generative.outliers.AUTO_CONTAMINATION`, the CLI's default).
+        (:data:`~bayesnb.generative.outlier_threshold.AUTO_CONTAMINATION`, the CLI's default).
     range_tails : bool, default=True
         Add to each row's score, for every cell beyond its column's training range, minus its
         distance beyond the range in units of an exponential tail fitted to the column's most extreme

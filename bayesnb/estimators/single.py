@@ -11,8 +11,8 @@ from sklearn.utils._param_validation import StrOptions
 from ..families import Bernoulli, Categorical, Complement, Gaussian, Multinomial
 from ..families.categorical import log_probs
 from ..families.gaussian import plug_in
-from . import _validation as _val
-from ._base import BaseNB
+from . import validation as _val
+from ._basenb import BaseNB
 from ._structured import STRUCTURE_CONSTRAINTS, StructureMixin
 
 

@@ -20,7 +20,7 @@ registering the capabilities of :mod:`bayesnb.families.capabilities` it supports
 family registers them all); a subclass of one works everywhere a bayesnb family does.
 """
 
-from ._base import Family
+from ._contract import Family
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .complement import Complement

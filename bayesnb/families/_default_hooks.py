@@ -1,4 +1,4 @@
-"""Default hooks of the :class:`~bayesnb.families._base.Family` contract, grouped by job.
+"""Default hooks of the :class:`~bayesnb.families._contract.Family` contract, grouped by job.
 
 :class:`Family` inherits them; a family overrides whichever its data need. The contract's
 documentation of each hook is here, beside its default.

@@ -1,4 +1,4 @@
-"""The scikit-learn hyperparameter protocol of every family (:class:`~bayesnb.families._base.Family`)."""
+"""The scikit-learn hyperparameter protocol of every family (:class:`~bayesnb.families._contract.Family`)."""
 
 from __future__ import annotations
 

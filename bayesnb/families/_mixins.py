@@ -1,4 +1,4 @@
-"""Mixins that supply groups of :class:`~bayesnb.families._base.Family` hooks shared by families."""
+"""Mixins that supply groups of :class:`~bayesnb.families._contract.Family` hooks shared by families."""
 
 from __future__ import annotations
 

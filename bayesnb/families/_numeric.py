@@ -354,7 +354,7 @@ def sample_class_feature(name: str, distribution, feature_plate: str, class_plat
 
 class Memo:
     """``fn(*args)`` computed on the first call and kept (a picklable lazy value: a family's
-    :meth:`~bayesnb.families._base.Family.predict_cache` made without cost at fit time)."""
+    :meth:`~bayesnb.families._contract.Family.predict_cache` made without cost at fit time)."""
 
     def __init__(self, fn, *args):
         self.fn, self.args, self.value = fn, args, None

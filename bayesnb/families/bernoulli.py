@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from scipy.special import betaln
 
 from .._utils import all_finite, dense, nonfinite_error
-from ._base import Family
+from ._contract import Family
 from .capabilities import SHARED
 from ._mixins import ThetaSite
 from ._numeric import check_alpha, class_sums, dirichlet_draws, resolve_scalar_alpha, sample_class_feature

@@ -32,7 +32,7 @@ from scipy.special import gammaln
 
 from . import _categorical_encoding as _enc
 from . import _private
-from ._base import Family
+from ._contract import Family
 from .capabilities import SHARED
 from . import _stick_rows, _tilted_gamma
 from ._numeric import Memo, dirichlet_draws, draw_categories, maximise_evidence, observed_counts

@@ -48,7 +48,7 @@ from scipy.special import gammaln, logsumexp
 
 from .._utils import all_finite, all_missing_columns, nonfinite_error
 from . import _interval
-from ._base import Family
+from ._contract import Family
 from .capabilities import SHARED, NumericNode
 from ._gaussian_cells import (
     _complete_stats,

@@ -53,7 +53,7 @@ from .._utils import nonfinite_error
 from . import _categorical_encoding as _enc
 from . import _histogram_bins as _bins
 from . import _interval
-from ._base import Family
+from ._contract import Family
 from .capabilities import SHARED, NumericNode
 from ._histogram_bins import HistogramEncoding
 from ._numeric import MAX_ALPHA, dense_numbers, dirichlet_draws, draw_categories

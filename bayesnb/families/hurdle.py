@@ -34,7 +34,7 @@ from scipy.special import betaln
 
 from .._utils import all_missing_columns
 from . import _interval
-from ._base import Family
+from ._contract import Family
 from .capabilities import SHARED, NumericNode
 from ._numeric import MAX_ALPHA, sample_class_feature
 from ._private import noisy_pairs

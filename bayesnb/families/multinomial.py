@@ -32,7 +32,7 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 
 from . import _private
-from ._base import Family
+from ._contract import Family
 from .capabilities import SHARED
 from ._dirichlet_rows import (
     _evidence_scalar_alpha,

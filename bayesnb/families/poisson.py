@@ -30,7 +30,7 @@ from scipy.special import gammaln, logsumexp, xlogy
 
 from .._utils import all_missing_columns, nonfinite_error
 from . import _interval
-from ._base import Family
+from ._contract import Family
 from .capabilities import SHARED, NumericNode
 from ._numeric import (
     dense_numbers,

@@ -13,7 +13,7 @@ Each row's (piece, state) pair is drawn from ``p(k) p(x_given | k) p(piece | k)`
 free cells from ``p(x | k)`` (:func:`~bayesnb.generative.functions.sample_rows`) and each constrained
 cell from its law in state ``k`` renormalised on the set, or truncated to the range (the family's
 ``gen_sample_between``): exact, and no rejection. Under a structure (TAN, k-DB) the same
-conditions run through :mod:`bayesnb.structure.constrained` (message passing).
+conditions run through :mod:`bayesnb.structure.constrained_draws` (message passing).
 
 The probability of the condition that ``sample(..., return_probability=True)`` returns is
 ``p(condition)`` (``p(condition | y)`` with ``y``) under the **posterior predictive** of one new row:
@@ -41,10 +41,10 @@ from .._utils import ZeroProbabilityCondition
 from ..families._numeric import draw_categories
 from ..inference.em import allowed_states
 from ..inference.nb_posterior import joint_log_likelihood_parts
-from ._checks import sample_request
+from .method_checks import sample_request
 from .conditional import check_joint_blocks, check_known_values
 from .conditions import class_set, column_domains, expand_pieces, same_value, split_given
-from ._checks import declared_bounds
+from .method_checks import declared_bounds
 from .functions import class_log_weights, length_rates, parameter_points, range_in_bounds, sample_rows
 from .given import encode_given, write_given
 from .tables import assemble_table

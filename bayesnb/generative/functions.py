@@ -26,8 +26,9 @@ from ..families._numeric import dirichlet_draws, draw_categories
 from ..inference.nb_posterior import joint_log_likelihood_parts, log_marginal, normalise
 from .tables import SparseBlock
 
-__all__ = ["class_log_weights", "contribution_class_term", "feature_contributions", "impute_cells", "length_rates",
-           "parameter_points", "sample_rows", "score_rows", "state_posterior", "states_of_classes", "warn_empty_columns"]
+__all__ = ["block_cells", "class_log_weights", "contribution_class_term", "feature_contributions", "impute_cells",
+           "length_rates", "parameter_points", "sample_rows", "score_rows", "state_posterior", "states_of_classes",
+           "warn_empty_columns"]
 
 
 def parameter_points(post, rng=None, use_prior=False):
@@ -317,7 +318,7 @@ def range_in_bounds(family, point, z, rng, j, values, lo, hi, bound, state=None,
     return v
 
 
-def _block_cells(b, filled, miss):
+def block_cells(b, filled, miss):
     """``(rows, global cols, raw values)`` of the missing cells of one block, from its filled values."""
     rows, cols = np.nonzero(miss)
     if sp.issparse(filled):
@@ -407,7 +408,7 @@ def impute_cells(post, encoded, *, strategy="auto", n_imputations=1, rng, parame
             if (miss.nnz if sp.issparse(miss) else miss.any()):
                 how = b.family.default_fill if strategy == "auto" else strategy
                 filled = b.family.gen_fill(p, e, resp, how, z, rng, rate=rt)
-                cells.append(_block_cells(b, _fill_in_bounds(b, p, filled, miss, z, rng, bounds), miss))
+                cells.append(block_cells(b, _fill_in_bounds(b, p, filled, miss, z, rng, bounds), miss))
         outs.append(cells)
     return outs
 

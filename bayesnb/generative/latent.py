@@ -118,7 +118,7 @@ def latent_class_draws(model, idata, *, n_draws=None, random_state=None):
     of the per-draw scores minus ``log(n_draws)`` is the posterior-predictive ``log p(x)``.
     These quantities are invariant to the components' labels, which may switch between
     chains. Under a structure (TAN, k-DB) each fit's ``structure`` is the model over the
-    (class, component) states at that draw (:func:`bayesnb.structure.em.draw_model`).
+    (class, component) states at that draw (:func:`bayesnb.structure.structured_em.draw_model`).
     Replaces the method ``model.latent_class_draws`` (0.1).
 
     Parameters

@@ -19,7 +19,7 @@ from ..impute.fitted import impute_with_imputer, uses_imputer
 from .._utils import as_generator, check_memory, is_frame
 from ..inference import em
 from ..inference.em import allowed_states
-from ._checks import check_dask_impute, check_not_private, check_prior_options, declared_bounds, sample_request
+from .method_checks import check_dask_impute, check_not_private, check_prior_options, declared_bounds, sample_request
 from .conditional import check_known_values, sample_given
 from .conditions import has_constraints
 from .constrained import constrained_sample
@@ -312,7 +312,7 @@ class GenerativeMixin(SemiSupervisedMixin):
         fitted classifier's ``predict_proba``); the best final objective wins. Under a structure
         other than naive (TAN, k-DB) each component has the structure, every feature's contexts
         being (state, parents' states) with its class's prior; the fit's ``structure`` holds that
-        model (:mod:`bayesnb.structure.em`).
+        model (:mod:`bayesnb.structure.structured_em`).
 
         Parameters
         ----------
@@ -368,7 +368,7 @@ class GenerativeMixin(SemiSupervisedMixin):
         n = X.shape[0]
         y_codes = np.full(n, -1, dtype=np.int64) if y is None else label_codes(self.classes_, y, n, self._who)
         opts = {"n_init": n_init, "tol": tol, "max_iter": max_iter, "rng": rng}
-        em._component_contexts(component_prior, 1, 2)  # checked before any work
+        em.component_contexts(component_prior, 1, 2)  # checked before any work
 
         def latent_em(*args, **kw):
             return self._latent_em(*args, component_prior=component_prior, **kw)

@@ -8,7 +8,7 @@ model) and the *bin* ``b_j`` of the column's own value::
     p(m_j = 1 | b, s) = rho_j[s, b]  ~ Beta(a, a)
 
 The bins are the quantile bins of the column's observed values (``n_bins`` of them, the
-rule of :func:`bayesnb.structure.model.bin_edges`). A row with ``x_j`` missing sums its value
+rule of :func:`bayesnb.structure.engine.bin_edges`). A row with ``x_j`` missing sums its value
 out over the bins: ``p(m_j=1, x_j missing | s) = sum_b P(b | s) rho_j[s, b]``, with ``P(b | s)``
 the mass of bin ``b`` under the family's plug-in predictive (the family hook
 :meth:`~bayesnb.families.capabilities.NumericNode.predictive_bins`).
@@ -39,7 +39,7 @@ from scipy.special import logsumexp
 from ..families._numeric import draw_categories
 from ..inference.em import climb, log_penalty
 from ..inference.nb_posterior import build, joint_log_likelihood_parts, normalise
-from ..structure.model import _column_params, _column_state
+from ..structure.engine import column_params, column_state
 from .mnar_values import value_fill, value_log_mass, value_pseudo_stats, value_selection_column
 
 __all__ = ["SelectionColumn", "SelectionFit", "fill_selection", "fit_selection", "quantile_edges", "resp_for_fill",
@@ -203,8 +203,8 @@ def _column_bins(block, params, c, edges):
     if hit is not None and hit[0] is params and hit[1] is edges:
         return hit[2]
     fam = block.family
-    out = fam.predictive_bins(_column_params(block.prior, c), _column_params(params, c),
-                              _column_state(block.state, c), edges, "mean")
+    out = fam.predictive_bins(column_params(block.prior, c), column_params(params, c),
+                              column_state(block.state, c), edges, "mean")
     if len(_BINS) > 512:
         _BINS.clear()
     _BINS[key] = (params, edges, out)
@@ -501,7 +501,7 @@ def fill_selection(fit, encoded, resp, *, strategy="mean", rng=None, points=None
             vals = _censored(_draw_between(b.family, params, zr, rng, sc.col, e[bins], e[bins + 1], mean[zr, bins]),
                              sc)
         out[sc.column] = (rows, np.asarray(b.family.round_fill(np.asarray(vals, dtype=float)[:, None],
-                                                               _column_state(b.state, sc.col))).ravel())
+                                                               column_state(b.state, sc.col))).ravel())
     return out
 
 

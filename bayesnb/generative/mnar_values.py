@@ -1,7 +1,7 @@
 """Missingness nodes on columns with a finite set of values (categorical): the selection model of
 :mod:`bayesnb.generative.mnar` with the column's own *value* as the bin.
 
-For such a column ``j`` (a family whose :meth:`~bayesnb.families._base.Family.value_columns` lists its
+For such a column ``j`` (a family whose :meth:`~bayesnb.families._contract.Family.value_columns` lists its
 values) the missingness node's parents are the state and the value: ``p(m_j = 1 | x_j = v) = rho_j[v]``.
 A missing cell sums its value out exactly, ``sum_v p(v | s) rho_j[v]``; the M-step adds each missing
 cell's expected count of every value, ``weight[s] * q[s, v]`` with ``q[s, v] ∝ p(v | s) rho_j[v]``, to the

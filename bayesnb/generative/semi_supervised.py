@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..inference import em
-from ._checks import check_not_private
+from .method_checks import check_not_private
 from .tables import partial_labels
 
 __all__ = ["SemiSupervisedMixin"]

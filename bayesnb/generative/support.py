@@ -4,7 +4,7 @@
 negative count under Poisson, a value <= 0 under LogNormal, 34 in a 0/1 Bernoulli column),
 naming the rows and the column: the class posterior of an impossible row is undefined. An
 outlier score has an answer for it: ``log p(x) = -inf``. :func:`blank_impossible` asks each
-block's family (:meth:`~bayesnb.families._base.Family.out_of_support`) which cells those are
+block's family (:meth:`~bayesnb.families._contract.Family.out_of_support`) which cells those are
 and makes them missing, so the other rows are scored as before; :func:`impossible_rows` and
 :func:`impossible_cells` then mark the rows and cells ``-inf``.
 """

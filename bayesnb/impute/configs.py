@@ -17,7 +17,8 @@ from .._utils import as_generator, is_numeric_column, one_class_on_purpose
 from ..generative.values import column_supports, project
 from .mvn import draw_mvn, fill_mvn, fit_mvn
 
-__all__ = ["CONFIGURATIONS", "SEARCH_ROWS", "TAN_EDGE_SCORES", "fill_config", "fit_config", "latent_class_auto", "reading_model"]
+__all__ = ["CONFIGURATIONS", "SEARCH_ROWS", "TAN_EDGE_SCORES", "configuration_names", "fill_config", "fit_config",
+           "latent_class_auto", "reading_model"]
 
 #: The configurations :func:`~bayesnb.impute_table` chooses among (ties: the earlier).
 CONFIGURATIONS = ("naive", "latent", "tan", "mvn", "tan-mi")
@@ -43,7 +44,7 @@ def _check_search_rows(search_rows, who):
         raise ValueError(f"{who}: search_rows must be None or a whole number >= 2; received {search_rows!r}.")
 
 
-def _configuration_names(configurations, who="impute_table", estimator=None):
+def configuration_names(configurations, who="impute_table", estimator=None):
     """``configurations`` (``"auto"``, a name or names) as a tuple of distinct names among
     :data:`CONFIGURATIONS`; a ValueError otherwise. ``"auto"`` leaves out ``"tan-mi"`` when the
     ``estimator`` template's own edge score is already ``"mi"`` (it would fit the same model as ``"tan"``)."""

@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 from .configs import (
     SEARCH_ROWS,
     _check_search_rows,
-    _configuration_names,
+    configuration_names,
     fill_config,
     fit_config,
     loss,
@@ -147,7 +147,7 @@ class Imputer(TransformerMixin, BaseEstimator):
 
     def _check_params(self, X, y, who):
         y = _check_table(X, y, self.estimator, who)
-        configs = _configuration_names(self.configurations, who, self.estimator)
+        configs = configuration_names(self.configurations, who, self.estimator)
         if not (isinstance(self.holdout, numbers.Real) and not isinstance(self.holdout, bool)
                 and 0 < self.holdout < 1):
             raise ValueError(f"{who}: holdout must be a fraction in (0, 1); received {self.holdout!r}.")

@@ -58,7 +58,7 @@ from sklearn.base import clone
 from .niw import NIWFit, _condition, _log_density, _patterns, conditional_mean, fit_niw_em, log_shift
 from .._utils import as_generator, is_numeric_column, one_class_on_purpose
 from ..estimators import NaiveBayes
-from ..estimators._validation import check_labelled
+from ..estimators.validation import check_labelled
 from ..generative.tables import missing_labels, write_cells
 from ..generative.values import keep_cells
 from ..generative.zero_links import keep_zero_links

@@ -32,7 +32,7 @@ from sklearn.base import clone
 from .._utils import as_generator, is_numeric_column
 from ..estimators import NaiveBayes
 from ..families._numeric import draw_categories
-from ..generative.functions import _block_cells
+from ..generative.functions import block_cells
 from ..generative.mnar import fill_selection, fit_selection, resp_for_fill, selection_columns
 from ..generative.tables import write_cells
 from ..inference.em import allowed_states
@@ -197,7 +197,7 @@ def _complete(X, fit, encoded, allowed, strategy, rng, delta, delta_unit, who, p
             continue
         p = b.posterior if points is None else points[i]
         how = b.family.default_fill if strategy == "mean" else "draw"
-        rows, cols, vals = _block_cells(b, b.family.gen_fill(p, e, resp, how, z, rng), miss)
+        rows, cols, vals = block_cells(b, b.family.gen_fill(p, e, resp, how, z, rng), miss)
         vals = np.array(vals, dtype=object if vals.dtype == object else float)
         for col, (r_sel, v_sel) in filled.items():
             numeric = col not in valued

@@ -72,7 +72,7 @@ from .configs import (
     CONFIGURATIONS,
     SEARCH_ROWS,
     _check_search_rows,
-    _configuration_names,
+    configuration_names,
     latent_class_auto,
 )
 from .._utils import as_generator
@@ -109,7 +109,7 @@ class TableImputation(NamedTuple):
 
 def _check(X, y, configurations, holdout, estimator, search_rows):
     y = _check_table(X, y, estimator, "impute_table")
-    configs = _configuration_names(configurations, estimator=estimator)
+    configs = configuration_names(configurations, estimator=estimator)
     if not (isinstance(holdout, float | int) and 0 < holdout < 1):
         raise ValueError(f"impute_table: holdout must be a fraction in (0, 1); received {holdout!r}.")
     _check_search_rows(search_rows, "impute_table")

@@ -8,7 +8,7 @@
 - :mod:`~bayesnb.inference.nuts` -- the NUTS runner and its compile cache
 - :mod:`~bayesnb.inference.em` -- semi-supervised and latent-class EM (closed-form M-step)
 - :mod:`~bayesnb.inference.mcmc_stats` -- vectorised ESS and split-R-hat of many elements at once
-- :mod:`~bayesnb.inference.private` -- differentially private releases of the counts
+- :mod:`~bayesnb.inference.private_stats` -- differentially private releases of the counts
 
 JAX and NumPyro are imported lazily, inside the functions that need them.
 """

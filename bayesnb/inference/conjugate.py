@@ -13,7 +13,7 @@ import numpy as np
 
 from .._utils import class_totals
 from .nb_posterior import NBPosterior, build
-from .private import private_statistics
+from .private_stats import private_statistics
 
 __all__ = ["block_statistics", "fit_block", "fit_posterior", "posterior_from_stats"]
 
@@ -92,7 +92,7 @@ def fit_posterior(classes, resp, specs, encoded, states, names, class_alpha, fit
         Name used in error messages.
     privacy : bayesnb.DP, optional
         Release the class counts and statistics under differential privacy
-        (:func:`bayesnb.inference.private.private_statistics`; ``previous`` must be None).
+        (:func:`bayesnb.inference.private_stats.private_statistics`; ``previous`` must be None).
     all_names : ndarray of str, optional
         The column names of X (``privacy``'s bounds may name columns).
 

@@ -36,9 +36,10 @@ from .nb_posterior import (
     normalise,
 )
 
-__all__ = ["LatentClassFit", "SemiSupervisedFit", "allowed_states", "block_meta", "climb", "fit_latent_class",
-           "fit_semi_supervised", "holdout_cells", "latent_class_from_draws", "latent_holdout_scores", "latent_log_px",
-           "log_penalty", "m_step", "run_em", "search_components", "widening_steps"]
+__all__ = ["LatentClassFit", "SemiSupervisedFit", "allowed_states", "block_meta", "climb", "component_contexts",
+           "fit_latent_class", "fit_semi_supervised", "holdout_cells", "latent_class_from_draws",
+           "latent_holdout_scores", "latent_log_px", "log_penalty", "m_step", "run_em", "search_components",
+           "widening_steps"]
 
 
 class LatentClassFit(NamedTuple):
@@ -65,10 +66,10 @@ class LatentClassFit(NamedTuple):
         ignored: the uncertainty is in the set of draws).
     structure : MixedModel or None, default=None
         Under a structure other than naive (``fit_latent_class`` of a TAN / k-DB estimator):
-        the structure over the latent states (:func:`bayesnb.structure.em.fit_latent_class`),
+        the structure over the latent states (:func:`bayesnb.structure.structured_em.fit_latent_class`),
         which that estimator's ``score_samples`` and ``impute`` use; ``posterior``'s blocks
         are then the naive model at the same responsibilities (none for one MCMC draw,
-        ``latent_class_draws``: :func:`bayesnb.structure.em.draw_model`). None: a naive
+        ``latent_class_draws``: :func:`bayesnb.structure.structured_em.draw_model`). None: a naive
         latent-class model.
     """
 
@@ -333,7 +334,7 @@ def fit_latent_class(base, encoded, class_part, y_codes, n_components, *, n_init
     meta = block_meta(base, group)
     n = class_part.shape[0]
     allowed = allowed_states(group, y_codes)
-    ctx = _component_contexts(component_prior, K, C)
+    ctx = component_contexts(component_prior, K, C)
     # "hierarchical": Dirichlet(1/C) per state, which sums to the classifier's Dirichlet(1) per class
     params = (np.ones(S) if ctx is None else np.full(S, 1.0 / C), True, None)
     best = None
@@ -350,7 +351,7 @@ def fit_latent_class(base, encoded, class_part, y_codes, n_components, *, n_init
     return LatentClassFit(best[0], group, C, best[1], None)
 
 
-def _component_contexts(component_prior, K, C):
+def component_contexts(component_prior, K, C):
     """``(K, C)`` for :func:`m_step` under ``component_prior="hierarchical"`` with ``C > 1``, else None."""
     if component_prior not in ("class", "hierarchical"):
         raise ValueError(f"component_prior must be 'class' or 'hierarchical'; received {component_prior!r}.")

@@ -154,7 +154,7 @@ def build(classes, class_count, class_alpha, fit_prior, class_prior, blocks, *, 
     blocks : list of (family, columns, names, state, stats, who)
         Each block's family and accumulated statistics (``who`` names the estimator in
         messages); the prior is resolved from the statistics (for ``"auto"`` settings),
-        updated to the posterior and checked (:meth:`~bayesnb.families._base.Family.check_posterior`).
+        updated to the posterior and checked (:meth:`~bayesnb.families._contract.Family.check_posterior`).
     priors : list of params NamedTuple, optional
         Priors to hold fixed instead (an EM M-step); the posteriors are then not checked,
         since a state without rows is a normal step of EM.
@@ -229,13 +229,13 @@ def joint_log_likelihood_parts(post: NBPosterior, encoded_blocks, predictive="me
     """:func:`joint_log_likelihood` as ``(rel, row)``: ``rel + row[:, None]`` is ``log p(x, y=k)``.
 
     ``row`` (n,) sums the families' class-independent row terms
-    (:meth:`~bayesnb.families._base.Family.log_likelihood_parts`), e.g. a feature's log
+    (:meth:`~bayesnb.families._contract.Family.log_likelihood_parts`), e.g. a feature's log
     density that every class shares. ``p(y | x)`` is a function of ``rel`` alone, which
     is free of those common terms, so normalising ``rel`` loses no precision to them.
     Parameters as in :func:`joint_log_likelihood`, and ``classify``: score with each
-    family's :meth:`~bayesnb.families._base.Family.classify_log_likelihood_parts` (the
+    family's :meth:`~bayesnb.families._contract.Family.classify_log_likelihood_parts` (the
     scores of ``predict*``), adding the class log prior only where every family's
-    :meth:`~bayesnb.families._base.Family.class_prior_in_classify` allows it.
+    :meth:`~bayesnb.families._contract.Family.class_prior_in_classify` allows it.
 
     Returns
     -------
@@ -260,7 +260,7 @@ def joint_log_likelihood_parts(post: NBPosterior, encoded_blocks, predictive="me
 def _plus(a, b):
     """``a + b``, written into ``a`` when it can hold the result (no second (n, K) array at the peak).
 
-    ``a`` is a family's new score array (:meth:`~bayesnb.families._base.Family.log_likelihood_parts`
+    ``a`` is a family's new score array (:meth:`~bayesnb.families._contract.Family.log_likelihood_parts`
     returns arrays the caller owns) or a sum made here.
     """
     if (isinstance(a, np.ndarray) and a.dtype == np.float64 and a.flags.writeable

@@ -20,7 +20,7 @@ labelled ``n<j>``) whose contexts are (class, [component,] parents' joint state)
 component ``c`` is ``(k * C + c) * prod_p B_p + u_i`` (``u_i`` its parents' joint state),
 and the node adds its row term only when all its parents are observed (``parents_seen``, the
 exact fit's rule; a missing ``x_j`` is masked by the family). Its statistics are those
-the exact fit counts (:func:`~bayesnb.structure.model.node_stats`), so the closed-form
+the exact fit counts (:func:`~bayesnb.structure.engine.node_stats`), so the closed-form
 posterior of each context is the family's conjugate update, and NUTS samples the same posterior.
 
 The family hooks (``numpyro_sample``, ``numpyro_suffstat_loglik``, ``numpyro_row_loglik``,
@@ -32,7 +32,7 @@ cells are masked, not imputed. ``data=None`` (the default) leaves only the prior
 
 - :func:`estimator_inputs` -- ``(spec, priors, data)`` of a fitted estimator on ``X, y``
 - :func:`model_inputs` -- ``(spec, priors, data)`` of a naive posterior and encoded rows
-- :func:`structure_inputs` -- the same for a fitted structure (:class:`~bayesnb.structure.model.MixedModel`)
+- :func:`structure_inputs` -- the same for a fitted structure (:class:`~bayesnb.structure.engine.MixedModel`)
 - :func:`make_model` -- the model; :func:`point_sites`, :func:`model_log_likelihood` evaluate it
 
 The estimator method that runs it (``run_mcmc``) is in :mod:`bayesnb.estimators._posterior_methods`
@@ -51,7 +51,7 @@ import numpy as np
 from ..criticism.diagnostics import block_layouts
 from ..families._fixed_norm import dirichlet_fixed_norm, lgamma32
 from .nb_posterior import index_params
-from ..structure import model as _mx
+from ..structure import engine as _mx
 
 __all__ = ["BlockSpec", "FamilyCode", "ModelSpec", "check_proper", "class_prior_args", "estimator_inputs", "make_model", "model_inputs",
            "model_log_likelihood", "point_sites", "structure_inputs"]
@@ -377,7 +377,7 @@ def structure_inputs(post, model, data, ycodes, likelihood="suffstats", n_compon
         The fitted structure: per node its family, parents, prior and posterior over its
         contexts (the posteriors only tune the sampler through ``numpyro_sampler_args``).
     data : tuple
-        :func:`~bayesnb.structure.model.node_data` of the rows.
+        :func:`~bayesnb.structure.engine.node_data` of the rows.
     ycodes : ndarray of int of shape (n,)
         Class codes, ``-1`` for an unlabelled row.
     likelihood, n_components, component_alpha
@@ -391,7 +391,7 @@ def structure_inputs(post, model, data, ycodes, likelihood="suffstats", n_compon
     """
     likelihood, C = _check_form(likelihood, n_components)
     K = len(post.classes)
-    P = [_mx._n_parent_states(model.nodes, pa) if pa else 0 for pa in model.parents]
+    P = [_mx.n_parent_states(model.nodes, pa) if pa else 0 for pa in model.parents]
     blocks = [(nd.family, f"n{j}", f"node_{j}", f"context_{j}", P[j], pr, po)
               for j, (nd, pr, po) in enumerate(zip(model.nodes, model.priors, model.posteriors))]
     spec, priors = _spec_priors(post, blocks, likelihood, C, component_alpha)
@@ -402,7 +402,7 @@ def structure_inputs(post, model, data, ycodes, likelihood="suffstats", n_compon
         for j, (nd, pa, b) in enumerate(zip(model.nodes, model.parents, spec.blocks)):
             x = nd.family.numpyro_row_args(_mx.encode_values(nd, cols[j]) if nd.numeric else cols[j], b.static)
             out.append(x if not pa else {
-                "x": x, "u": _mx._parent_index(model.nodes, pa, np.where(miss, 0, states)).astype(np.int32),
+                "x": x, "u": _mx.parent_index(model.nodes, pa, np.where(miss, 0, states)).astype(np.int32),
                 "seen": (~miss[:, list(pa)].any(axis=1)).astype(np.float32)})
         return out
 

@@ -18,12 +18,12 @@ to, as a JSON object:
   shapes; files written before the key are checked by shape alone), and its family's statistics and
   prior over its contexts (state, parents' states), as EM's last M-step left them. Reading
   rebuilds the model over the states from them with the estimator's nodes and parents
-  (:func:`bayesnb.structure.model.model_from_stats`, the M-step's own function, so scores,
+  (:func:`bayesnb.structure.engine.model_from_stats`, the M-step's own function, so scores,
   imputations and samples are bit for bit the saved fit's), after checking each by its family's
   field rules, the statistics against their contexts
-  (:func:`bayesnb.structure.model.check_node_stats`, before anything over the states is built)
+  (:func:`bayesnb.structure.engine.check_node_stats`, before anything over the states is built)
   and the priors against the layout the estimator's structure gives
-  (:func:`bayesnb.structure.em.state_model`). Files written before this field load as before (a
+  (:func:`bayesnb.structure.structured_em.state_model`). Files written before this field load as before (a
   naive fit).
 
 A fit made from one MCMC draw (``point``) is refused with a ``TypeError`` naming it, and so is
@@ -41,8 +41,8 @@ from .loadcheck import check_model, check_node_tuples
 from .archive import ModelFileError
 from ..inference.em import LatentClassFit
 from ..inference.nb_posterior import NBPosterior
-from ..structure import em as _se
-from ..structure import model as _mx
+from ..structure import structured_em as _se
+from ..structure import engine as _mx
 
 __all__ = ["latent_from_file", "latent_to_file"]
 

@@ -234,7 +234,7 @@ def check_node_tuples(values, where):
 
     The NamedTuples are statistics or priors over contexts; the rules: finite float64, counts and
     concentrations in range. Not their shapes, which depend on the structure (the reader checks
-    those: :func:`bayesnb.structure.model.check_node_stats`).
+    those: :func:`bayesnb.structure.engine.check_node_stats`).
 
     Parameters
     ----------

@@ -69,7 +69,7 @@ from ..generative.values import support_from_dict, support_to_dict
 from ..privacy import DP
 
 __all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_RATIO", "FORMAT_NAME", "FORMAT_VERSION", "ModelFileError", "PersistenceMixin",
-           "decode_estimator", "encode_estimator", "load", "register_composite",
+           "decode_estimator", "encode_estimator", "load", "read_model_file", "register_composite",
            "save"]
 
 #: Name written into every model file.
@@ -268,7 +268,7 @@ def save(model, path, *, key=None, overwrite=False) -> None:
         raise
 
 
-def _read(path, key=None, max_bytes=DEFAULT_MAX_BYTES, max_ratio=DEFAULT_MAX_RATIO):
+def read_model_file(path, key=None, max_bytes=DEFAULT_MAX_BYTES, max_ratio=DEFAULT_MAX_RATIO):
     """Metadata (dict) and arrays of a model file, authenticated with ``key`` if given."""
     return read_model(path, FORMAT_NAME, key, max_bytes, max_ratio)
 
@@ -327,7 +327,7 @@ def load(path, *, key=None, max_bytes=DEFAULT_MAX_BYTES, max_ratio=DEFAULT_MAX_R
 
 
 def _load(path, key, max_bytes, max_ratio):
-    meta, arrays = _read(path, key, max_bytes, max_ratio)
+    meta, arrays = read_model_file(path, key, max_bytes, max_ratio)
     version = meta.get("format_version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise ModelFileError(f"{path}: invalid format version {version!r}.")

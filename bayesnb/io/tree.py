@@ -30,7 +30,7 @@ ESTIMATORS: dict = {}
 def registry():
     """Classes a model file may name: estimators, families and posterior NamedTuples.
 
-    Families are every subclass of :class:`~bayesnb.families._base.Family` defined so far
+    Families are every subclass of :class:`~bayesnb.families._contract.Family` defined so far
     (a user's own family included, once its module is imported), named by class name for
     bayesnb's own and by ``module:qualname`` for the others; the NamedTuples are the
     posterior's and those each family declares (``stats_type``, ``params_type``,

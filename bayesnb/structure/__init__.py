@@ -6,15 +6,15 @@ One package, by job:
   and TAN / k-DB parent sets, from encoded categorical data;
 - :mod:`~bayesnb.structure.hierarchical` -- hierarchical smoothing of a categorical node's
   tables (each context's Dirichlet centred on its parent context's estimate);
-- :mod:`~bayesnb.structure.model` -- the engine: every feature a node whose family is fitted
+- :mod:`~bayesnb.structure.engine` -- the engine: every feature a node whose family is fitted
   on its contexts (class x parents' states), naive being the empty parent sets;
 - :mod:`~bayesnb.structure.infer` -- exact log-likelihoods and contributions on the forest;
-- :mod:`~bayesnb.structure.impute` -- exact imputation and (conditional) sampling;
-- :mod:`~bayesnb.structure.draws` -- exact draws of every node's parameters per context;
-- :mod:`~bayesnb.structure.em` -- semi-supervised and latent-class EM over the nodes;
+- :mod:`~bayesnb.structure.exact_impute` -- exact imputation and (conditional) sampling;
+- :mod:`~bayesnb.structure.structure_draws` -- exact draws of every node's parameters per context;
+- :mod:`~bayesnb.structure.structured_em` -- semi-supervised and latent-class EM over the nodes;
 - :mod:`~bayesnb.structure.select` -- ``structure="auto"``: candidates compared by evidence,
   with a cross-validation guard against naive;
-- :mod:`~bayesnb.structure.plot` -- the drawing of a fitted structure.
+- :mod:`~bayesnb.structure.graph_figure` -- the drawing of a fitted structure.
 
 The one NumPyro model of every structure, naive included, is :mod:`bayesnb.inference.numpyro_model`
 (:func:`~bayesnb.inference.numpyro_model.structure_inputs`), run by the NUTS runner of every model.

@@ -1,4 +1,4 @@
-"""Fast log-domain helpers for the structure's message passing and draws (:mod:`bayesnb.structure.impute`).
+"""Fast log-domain helpers for the structure's message passing and draws (:mod:`bayesnb.structure.exact_impute`).
 
 ``lse`` is ``scipy.special.logsumexp`` for real arrays without its per-call overhead (array-API
 dispatch, dtype handling, masked writes), which dominated the draws of many short rows;

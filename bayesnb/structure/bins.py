@@ -1,5 +1,5 @@
 """The quantile bins of a numeric node: its states as a parent and for the mutual informations
-(:mod:`bayesnb.structure.model`)."""
+(:mod:`bayesnb.structure.engine`)."""
 
 from __future__ import annotations
 

@@ -8,11 +8,11 @@ statistics of a fold's training rows are the other folds' merged (each family's 
   rows, as the guard requires (it measures the procedure that chose the structure);
 - every node's family statistics over (fold, class, parents' states) contexts, one pass over
   the rows per distinct parent set a node has in naive and in the folds' structures
-  (:func:`bayesnb.structure.model.node_stats` with fold-and-class codes);
+  (:func:`bayesnb.structure.engine.node_stats` with fold-and-class codes);
 - the class counts of every fold.
 
 Each fold's models are then assembled from its training statistics
-(:func:`bayesnb.structure.model.model_from_stats`) and score its held-out rows exactly
+(:func:`bayesnb.structure.engine.model_from_stats`) and score its held-out rows exactly
 (:func:`bayesnb.structure.infer.log_likelihood`); naive is the structure without parents.
 What the fit resolved from all training rows is kept in every fold: the columns' families
 (``features="auto"``), the encodings (categories, a numeric node's bin edges) and the
@@ -26,7 +26,7 @@ import numpy as np
 
 from ..inference import nb_posterior as _post
 from . import infer as _si
-from . import model as _mx
+from . import engine as _mx
 from .learn import PairCounts, edge_scores_from_counts, learn_parents, pair_counts
 
 __all__ = ["SCORE_ROWS", "fold_losses", "whole_stats"]
@@ -84,7 +84,7 @@ def _train_stats(nd, st, f, n_folds, C):
 
 
 def whole_stats(nodes, data, y, w, K, parents, kept=None) -> list:
-    """Every node's statistics over its contexts on all rows (:func:`~bayesnb.structure.model.node_stats`), the
+    """Every node's statistics over its contexts on all rows (:func:`~bayesnb.structure.engine.node_stats`), the
     guard's per-fold ones merged over the folds where :func:`fold_losses` counted ``(j, parents[j])``
     (``kept``), the others counted here.
 
@@ -97,7 +97,7 @@ def whole_stats(nodes, data, y, w, K, parents, kept=None) -> list:
         for j, (nd, pa) in enumerate(zip(nodes, parents)):
             st = kept["stats"].get((j, tuple(pa)))
             if st is not None:
-                got[j] = _train_stats(nd, st, -1, F, K * _mx._n_parent_states(nodes, pa))
+                got[j] = _train_stats(nd, st, -1, F, K * _mx.n_parent_states(nodes, pa))
     todo = {j for j, st in enumerate(got) if st is None}
     if todo:
         fresh = _mx.node_stats(nodes, data, y, w, K, parents, only=todo)
@@ -114,7 +114,7 @@ def fold_losses(nodes, data, y, w, K, fold, candidate, *, k, class_params, predi
     nodes : tuple of Node
         The fit's nodes (families, encodings and bin edges of all training rows).
     data : tuple
-        :func:`~bayesnb.structure.model.node_data` of the training rows.
+        :func:`~bayesnb.structure.engine.node_data` of the training rows.
     y : ndarray of int of shape (n,)
         Class codes.
     w : ndarray of shape (n,)
@@ -158,7 +158,7 @@ def fold_losses(nodes, data, y, w, K, fold, candidate, *, k, class_params, predi
         counts = per_fold.reshape(F, K)[np.arange(F) != f].sum(axis=0)  # the class counts of the other folds
         log_prior = _post.class_posterior(counts, *class_params)[2]
         for key, pa, nds in (("naive", naive, nodes), ("cand", learned[f], cand_nodes)):
-            C = [K * _mx._n_parent_states(nodes, p) for p in pa]
+            C = [K * _mx.n_parent_states(nodes, p) for p in pa]
             fs = [_train_stats(nd, stats[j, p], f, F, C[j]) for j, (nd, p) in enumerate(zip(nodes, pa))]
             model = _mx.model_from_stats(nds, fs, K, pa, predictive, who)
             tables = _si.state_tables(model)

@@ -1,6 +1,6 @@
 """Exact inference on the one structure engine: ``log p(x_obs | y=k)`` with missing cells summed out.
 
-The model is :mod:`bayesnb.structure.model`'s, ``p(y) prod_j p(x_j | y, pa_j)``, a numeric
+The model is :mod:`bayesnb.structure.engine`'s, ``p(y) prod_j p(x_j | y, pa_j)``, a numeric
 node entering its children through its quantile bin. :func:`log_likelihood` scores rows:
 
 - complete rows by one lookup per node and row (a categorical node's table entry, a numeric
@@ -12,9 +12,9 @@ node entering its children through its quantile bin. :func:`log_likelihood` scor
   numeric node's bin mass under its conditional predictive (the family's ``predictive_bins``);
 - otherwise (k-DB with k >= 2) by enumerating the joint states of the missing nodes that are
   ancestors of an observed node (the other missing cells sum out to 1), once per missing pattern,
-  refused beyond :data:`~bayesnb.structure.model.MAX_ENUMERATION` joint states.
+  refused beyond :data:`~bayesnb.structure.engine.MAX_ENUMERATION` joint states.
 
-A category never seen in training (state :data:`~bayesnb.structure.model.UNSEEN`) is scored
+A category never seen in training (state :data:`~bayesnb.structure.engine.UNSEEN`) is scored
 as the naive model scores it, a new value with its prior mass, in its own context: ``log
 p(new | y=k, pa_j) = log(a_new / (n_ctx + A_ctx + a_new))`` (the Categorical family's share
 for unseen values, ``a_new`` the mean of the node's alpha, ``n_ctx + A_ctx`` the context's
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import model as _mx
+from . import engine as _mx
 from ._logdraw import lse
 from .learn import topological_order
 
@@ -50,7 +50,7 @@ def _lookup(model, tables, cells, j, r, S, P):
     number of joint states of ``j``'s parents.
     """
     nodes, pa, K = model.nodes, model.parents[j], model.n_classes
-    u = _mx._parent_index(nodes, pa, S)
+    u = _mx.parent_index(nodes, pa, S)
     if cells[j] is not None:
         dens = (cells[j] if r is None else cells[j][r]).reshape(-1, K, P)
         rows = np.arange(dens.shape[0]).reshape((-1,) + (1,) * (u.ndim - 1))
@@ -74,7 +74,7 @@ def _forest(model, tables, cells, new, r, miss, S):
     out = np.zeros((m, K))
     rows = np.arange(m)
     for j in reversed(topological_order(parents)):
-        P, B = _mx._n_parent_states(nodes, parents[j]), nodes[j].n_states
+        P, B = _mx.n_parent_states(nodes, parents[j]), nodes[j].n_states
         msg = np.empty((m, K, P))
         gone = miss[:, j]
         if gone.any() and B == 0:  # a feature with no value at all (every cell missing in training): log 1
@@ -139,7 +139,7 @@ def _enumerate(model, tables, cells, new, idx, mask, unseen, states, anc, npar, 
         for j in keep:
             acc += _lookup(model, tables, cells if not mask[j] else [None] * len(nodes), j, r, S, npar[j])
         for j in np.flatnonzero(unseen):  # the new value's score in its context
-            acc += np.ascontiguousarray(new[j].T)[_mx._parent_index(nodes, model.parents[j], S)]
+            acc += np.ascontiguousarray(new[j].T)[_mx.parent_index(nodes, model.parents[j], S)]
         out[start:start + step] = lse(acc, axis=1)
     return out
 
@@ -164,7 +164,7 @@ def _factors(model, cols, miss, given=None):
     cells = [nd.family.log_likelihood(model.priors[j], model.posteriors[j], _mx.encode_values(nd, cols[j]),
                                       model.predictive)
              if nd.numeric else None for j, nd in enumerate(nodes)]
-    return tables, cells, [_mx._n_parent_states(nodes, pa) for pa in model.parents]
+    return tables, cells, [_mx.n_parent_states(nodes, pa) for pa in model.parents]
 
 
 def log_likelihood(model: _mx.MixedModel, data, who="NaiveBayes", method="auto", tables=None) -> np.ndarray:
@@ -177,9 +177,9 @@ def log_likelihood(model: _mx.MixedModel, data, who="NaiveBayes", method="auto",
 
     Parameters
     ----------
-    model : ~bayesnb.structure.model.MixedModel
+    model : ~bayesnb.structure.engine.MixedModel
     data : tuple
-        :func:`~bayesnb.structure.model.node_data` of the rows.
+        :func:`~bayesnb.structure.engine.node_data` of the rows.
     who : str
     method : {"auto", "enumerate"}, default="auto"
         ``"enumerate"``: rows with missing cells by enumeration whatever the structure (the

@@ -4,7 +4,7 @@ Under ``privacy=DP(epsilon, delta)`` with ``structure="tan"`` or ``"kdb"`` (docs
 "Private structure"), the budget is split by basic composition:
 
 1. ``STRUCTURE_SHARE * epsilon`` (pure epsilon-DP, no delta) selects the parents
-   (:mod:`bayesnb.structure.private`: the exponential mechanism on mutual informations of the node
+   (:mod:`bayesnb.structure.private_parents`: the exponential mechanism on mutual informations of the node
    states; a numeric node's states are :data:`~bayesnb.structure.bins.N_BINS` equal-width bins
    between its *declared* bounds, never data quantiles).
 2. The rest (and all of delta) releases the class counts and every node's statistics over its
@@ -29,11 +29,11 @@ from functools import reduce
 
 import numpy as np
 
-from ..inference.private import block_bounds, release_class_counts
+from ..inference.private_stats import block_bounds, release_class_counts
 from ..privacy import Budget
-from . import model as _mx
+from . import engine as _mx
 from .bins import N_BINS
-from .private import n_picks, private_parents
+from .private_parents import n_picks, private_parents
 
 __all__ = ["AUTO_MIN_SNR", "NOISE_AWARE_SMOOTHING", "STRUCTURE_SHARE", "auto_kind", "declared_edges", "naive_block_stats",
            "node_noise_variances", "private_structure_release"]
@@ -68,7 +68,7 @@ def declared_edges(lo: float, hi: float) -> np.ndarray:
 
 
 def _nodes(specs, states, bounds, names, who):
-    """One :class:`~bayesnb.structure.model.Node` per column (no class prior yet), numeric bins from bounds."""
+    """One :class:`~bayesnb.structure.engine.Node` per column (no class prior yet), numeric bins from bounds."""
     nodes = []
     for b, ((_, fam), st) in enumerate(zip(specs, states)):
         values = fam.value_columns(st)
@@ -176,7 +176,7 @@ def naive_block_stats(nodes, parents, stats, K, n_blocks) -> list:
     """Each block's naive (class-level) statistics: every node's summed over its parents' states, stacked.
 
     A family's statistics hold the contexts on the leading axis and the columns on the next (arrays
-    ``(C, d, ...)``) or as per-column tuples, as :func:`bayesnb.structure.model.take_contexts` reads them.
+    ``(C, d, ...)``) or as per-column tuples, as :func:`bayesnb.structure.engine.take_contexts` reads them.
 
     Parameters
     ----------
@@ -217,7 +217,7 @@ def private_structure_release(dp, kind, k, resp, specs, encoded, states, names, 
     resp : ndarray of shape (n, K)
         One-hot labels (unit weights).
     specs, encoded, states, names, all_names
-        As in :func:`bayesnb.inference.private.private_statistics`.
+        As in :func:`bayesnb.inference.private_stats.private_statistics`.
     forbidden : list of (int, int)
         Column positions never joined.
     who : str
@@ -253,7 +253,7 @@ def private_structure_release(dp, kind, k, resp, specs, encoded, states, names, 
     class_count = release_class_counts(shares[0], resp)
     stats, rows = [], np.arange(n)
     for j, (nd, pa) in enumerate(zip(nodes, parents)):
-        npar = _mx._n_parent_states(nodes, pa)
+        npar = _mx.n_parent_states(nodes, pa)
         ok = ~miss[:, j] & ~miss[:, list(pa)].any(axis=1)
         ctx = np.where(ok, _mx._contexts(nodes, pa, st, rows, y, npar), -1)  # -1: not counted (a cell missing)
         stats.append(_node_release(nd, cols[j], ctx, K * npar, shares[j + 1], bounds[nd.block][nd.col],
@@ -262,7 +262,7 @@ def private_structure_release(dp, kind, k, resp, specs, encoded, states, names, 
              "class_count": (float(shares[0].epsilon), float(shares[0].delta))}
     for j, nd in enumerate(nodes):
         split[f"node {names[nd.block][nd.col]} ({type(nd.family).__name__}, "
-              f"{K * _mx._n_parent_states(nodes, parents[j])} contexts)"] = (
+              f"{K * _mx.n_parent_states(nodes, parents[j])} contexts)"] = (
             float(shares[j + 1].epsilon), float(shares[j + 1].delta))
     spent = {"epsilon": float(dp.epsilon), "delta": float(dp.delta), "mechanism": dp.mechanism, "split": split}
     if not NOISE_AWARE_SMOOTHING:  # (benchmarks only) the model file then keeps the smoothing that ignores the noise

@@ -41,7 +41,7 @@ from sklearn.base import clone
 from sklearn.utils import _safe_indexing
 
 from . import cv as _cv
-from . import model as _mx
+from . import engine as _mx
 from ..io.dask_data import is_dask
 
 __all__ = ["CV_FOLDS", "CV_SEED", "CVCheck", "Candidate", "candidates", "choose", "cv_check", "hierarchical_nodes",
@@ -181,7 +181,7 @@ def cv_check(est, X, y, sample_weight, candidate, n_splits=CV_FOLDS, seed=CV_SEE
     n_splits : int, default=CV_FOLDS
     seed : int, default=CV_SEED
     fitted : tuple, optional
-        ``(nodes, data)``: the fit's nodes and their :func:`~bayesnb.structure.model.node_data` of
+        ``(nodes, data)``: the fit's nodes and their :func:`~bayesnb.structure.engine.node_data` of
         the rows ``X`` (all of them, in order).
     kept : dict, optional
         With ``fitted``: receives the folds' node statistics (:func:`bayesnb.structure.cv.whole_stats`).

@@ -19,9 +19,9 @@ context's estimate times a strength ``s = sum(a0)`` fitted by evidence.
 
 So a drawn value never forms a (class, value) or (parent, value) pair that the training rows do
 not hold. Those are the category pairs that the structure's edges carry. The rule uses only the
-node's context layout (class, then each parent's states, row-major: :mod:`bayesnb.structure.model`),
+node's context layout (class, then each parent's states, row-major: :mod:`bayesnb.structure.engine`),
 and each family says whether it has such tables
-(:meth:`~bayesnb.families._base.Family.gen_observed_support`'s ``back_off``).
+(:meth:`~bayesnb.families._contract.Family.gen_observed_support`'s ``back_off``).
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ from . import fidelity as fid
 from . import metrics as sm
 from .distance import SLOW_METRICS, distance_metrics
 from .._utils import is_numeric_column
-from ..plot import _pyplot
+from ..plot import pyplot
 
 __all__ = ["SyntheticReport", "synthetic_report"]
 
@@ -159,7 +159,7 @@ class SyntheticReport:
             Per-column TVD/KS bars; Cramér's V heatmaps of the real and synthetic tables
             and of their difference.
         """
-        plt = _pyplot()
+        plt = pyplot()
         cols = self.columns
         fig1, ax = plt.subplots(figsize=(max(4.0, 0.35 * len(cols) + 1.5), 3.2))
         colours = ["tab:blue" if k == "categorical" else "tab:orange" for k in cols["kind"]]

@@ -1,6 +1,6 @@
 """The Family contract, checked on every family: one row of ``CASES`` covers a new family.
 
-Each check calls only the methods that :class:`bayesnb.families._base.Family` declares
+Each check calls only the methods that :class:`bayesnb.families._contract.Family` declares
 (NumPyro's ``test_distributions.py`` style): encode, statistics, merge, prior, update,
 log-likelihood, evidence, generative hooks, exact draws and the NumPyro pieces. The
 estimators and the rest of the package reach a family through these methods alone.
@@ -24,7 +24,7 @@ from bayesnb.families import (
     Multinomial,
     Poisson,
 )
-from bayesnb.families._base import Family
+from bayesnb.families._contract import Family
 from bayesnb.families._default_hooks import same_state as _same_state
 
 K = 3

@@ -1,5 +1,5 @@
 """A numeric node's state ``s`` holds the values in ``[e_(s-1), e_s)`` (``searchsorted(edges, x,
-side="right")``, :mod:`bayesnb.structure.model`): the interval masses and means the families hand the
+side="right")``, :mod:`bayesnb.structure.engine`): the interval masses and means the families hand the
 structure engine (:mod:`bayesnb.families._interval`) must be those of the same whole numbers, checked
 here by summing the predictive's probabilities over the whole numbers of each state."""
 

@@ -1,6 +1,6 @@
 """Imputation on mixed structures: exact inference of the missing cells given the observed ones.
 
-The model is :mod:`bayesnb.structure.model`'s: ``p(y) prod_j p(x_j | y, pa_j)``, a numeric node
+The model is :mod:`bayesnb.structure.engine`'s: ``p(y) prod_j p(x_j | y, pa_j)``, a numeric node
 entering its children through its bin. For one row, every node ``j`` has a *factor*
 ``phi_j(k, u, s)`` over its class ``k``, its parents' joint state ``u`` and its own state ``s``:
 
@@ -28,7 +28,7 @@ predictive). From the exact posterior of each missing node's family ``p(k, u, s 
 Inference is exact. On a forest given the class (naive, TAN: at most one feature parent) by
 sum-product message passing vectorised over rows; otherwise (k-DB, k >= 2) by enumerating the joint
 states of a row's missing cells, one enumeration per missing pattern, refused beyond
-:data:`~bayesnb.structure.model.MAX_ENUMERATION` joint states (a joint draw enumerates only
+:data:`~bayesnb.structure.engine.MAX_ENUMERATION` joint states (a joint draw enumerates only
 the missing ancestors of observed cells, then draws the other missing cells forward).
 """
 
@@ -37,14 +37,14 @@ from __future__ import annotations
 import numpy as np
 
 from . import infer as _si
-from . import model as _mx
+from . import engine as _mx
 from ._logdraw import _row_hash, distinct_rows, draw_log, float_bits, lse
-from .model import (
-    _n_parent_states,
-    _parent_index,
+from .engine import (
     _rows,
     _state_table,
     encode_values,
+    n_parent_states,
+    parent_index,
 )
 from .._utils import ZeroProbabilityCondition
 from ..families._numeric import draw_categories
@@ -74,7 +74,7 @@ def drawn_models(model, n_draws, rng):
     K = model.n_classes
     priors, points = [], []
     for j, nd in enumerate(model.nodes):
-        idx = np.tile(np.arange(K * _n_parent_states(model.nodes, model.parents[j])), n_draws)
+        idx = np.tile(np.arange(K * n_parent_states(model.nodes, model.parents[j])), n_draws)
         prior, post = _mx.take_contexts(model.priors[j], idx), _mx.take_contexts(model.posteriors[j], idx)
         priors.append(prior)
         points.append(nd.family.gen_point(prior, post, rng))
@@ -88,7 +88,7 @@ def node_factors(model, data, tables=None):
     n, K = miss.shape[0], model.n_classes
     out = []
     for j, nd in enumerate(model.nodes):
-        P, B = _n_parent_states(model.nodes, model.parents[j]), nd.n_states
+        P, B = n_parent_states(model.nodes, model.parents[j]), nd.n_states
         table = (_state_table(model, j) if tables is None or tables[j] is None else tables[j]).reshape(K, P, B)
         phi = np.broadcast_to(table, (n, K, P, B)).copy()
         obs = np.flatnonzero(~miss[:, j])
@@ -158,7 +158,7 @@ def _draw_forest(model, phi, extra, rng, rows=None):
 def _draw_forest_states(model, phi, up, rows, z, states, shared, rng):
     n = rows.size
     for j in topological_order(model.parents):
-        u = _parent_index(model.nodes, model.parents[j], states)
+        u = parent_index(model.nodes, model.parents[j], states)
         if shared:
             lp = phi[j][0] + up[j][0][:, None, :]  # (K, P, B)
             top = np.max(lp, axis=2, keepdims=True)
@@ -193,7 +193,7 @@ def _enumerate(model, phi, logw, data, who):
             S = np.repeat(states[r][:, None, :], total, axis=1)
             S[:, :, M] = fill[None]
             acc = np.broadcast_to(logw[r][:, None, :], (r.size, total, K)).copy()
-            us = [_parent_index(nodes, parents[j], S) for j in range(d)]
+            us = [parent_index(nodes, parents[j], S) for j in range(d)]
             for j in range(d):
                 acc += phi[j][r[:, None], :, us[j], S[..., j]]
             norm = lse(acc, axis=(1, 2), keepdims=True)
@@ -226,7 +226,7 @@ def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True,
 
     The class and the missing ancestors of observed nodes are drawn jointly by enumerating
     their states (one enumeration per missing pattern, refused beyond
-    :data:`~bayesnb.structure.model.MAX_ENUMERATION`); the other missing nodes then
+    :data:`~bayesnb.structure.engine.MAX_ENUMERATION`); the other missing nodes then
     forward in topological order from ``p(s | k, u)`` (their factors, given their parents, sum
     to 1 over their own states and their missing descendants'). ``evidence`` (d,) bool: missing
     nodes whose factors do not sum to 1 (a constrained cell's), enumerated with their missing
@@ -264,7 +264,7 @@ def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True,
             S[:, :, M] = fill[None]
             acc = np.broadcast_to(logw[r][:, None, :], (r.size, total, K)).copy()
             for j in keep:
-                acc += phi[j][r[:, None], :, _parent_index(nodes, parents[j], S), S[..., j]]
+                acc += phi[j][r[:, None], :, parent_index(nodes, parents[j], S), S[..., j]]
             norm = lse(acc, axis=(1, 2), keepdims=True)
             if check:
                 _check_rows(norm, who)
@@ -282,7 +282,7 @@ def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True,
     for j in topological_order(parents):
         r = np.flatnonzero(todo[:, j])
         if r.size:
-            lp = phi[j][src[r], z[r], _parent_index(nodes, parents[j], drawn[r])]  # (m, B_j)
+            lp = phi[j][src[r], z[r], parent_index(nodes, parents[j], drawn[r])]  # (m, B_j)
             drawn[r, j] = draw_log(lp, rng.random(r.size))
     return z, drawn, lognorm
 
@@ -294,7 +294,7 @@ def posterior_families(model, data, logw, who="NaiveBayes"):
     ----------
     model : MixedModel
     data : tuple
-        :func:`~bayesnb.structure.model.node_data` of the rows.
+        :func:`~bayesnb.structure.engine.node_data` of the rows.
     logw : ndarray of shape (n, K)
         ``log p(y=k)`` per row (``-inf`` for a class a known label rules out).
     who : str
@@ -436,8 +436,8 @@ def draw_rows(model, data, logw, rng, who="NaiveBayes"):
         x = np.asarray(cols[j], dtype=float).copy()
         r = np.flatnonzero(miss[:, j])
         if r.size:
-            P = _n_parent_states(model.nodes, model.parents[j])
-            ctx = z[r] * P + _parent_index(model.nodes, model.parents[j], S[r])
+            P = n_parent_states(model.nodes, model.parents[j])
+            ctx = z[r] * P + parent_index(model.nodes, model.parents[j], S[r])
             x[r] = _draw_in_bins(model, j, ctx, S[r, j], rng)
         out[j] = x
     return z, out
@@ -451,7 +451,7 @@ def impute_nodes(model, data, logw, strategy, rng, who="NaiveBayes"):
     model : MixedModel
         The model in use (the posterior, or :func:`drawn_model`).
     data : tuple
-        :func:`~bayesnb.structure.model.node_data` of the rows.
+        :func:`~bayesnb.structure.engine.node_data` of the rows.
     logw : ndarray of shape (n, K)
         ``log p(y=k)`` per row, ``-inf`` for classes a known label rules out.
     strategy : {"auto", "mode", "mean", "draw"}
@@ -462,7 +462,7 @@ def impute_nodes(model, data, logw, strategy, rng, who="NaiveBayes"):
     Returns
     -------
     list of ndarray of shape (n,)
-        Only the missing cells are meaningful for :func:`_block_cells` (observed cells as encoded).
+        Only the missing cells are meaningful for :func:`block_cells` (observed cells as encoded).
     """
     n = data[1].shape[0]
     windows = _draw_windows(data, logw) if strategy == "draw" and n > _CHUNK else None

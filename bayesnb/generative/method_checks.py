@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..inference.private import block_bounds
+from ..inference.private_stats import block_bounds
 from .given import given_columns
 from .tables import label_codes
 

@@ -58,9 +58,9 @@ from .bins import N_BINS, bin_edges, bin_edges_from_table
 from .learn import topological_order
 
 __all__ = ["MAX_ENUMERATION", "N_BINS", "UNSEEN", "MixedModel", "Node", "bin_edges", "bin_edges_from_table",
-           "check_node_stats", "encode_values", "fit_nodes",
-           "log_table", "make_nodes", "model_from_stats", "node_data", "node_rows", "node_stats", "one_column_state",
-           "put_contexts", "sample_nodes", "state_dtype", "take_contexts"]
+           "check_node_stats", "column_params", "column_state", "encode_values", "fit_nodes", "log_table", "make_nodes",
+           "model_from_stats", "n_parent_states", "node_data", "node_rows", "node_stats", "one_column_state",
+           "parent_index", "put_contexts", "sample_nodes", "state_dtype", "take_contexts"]
 
 #: The most joint states of a row's missing cells that k-DB (k >= 2) enumerates (prediction and imputation).
 MAX_ENUMERATION = 2**18
@@ -142,12 +142,12 @@ def _column(blk, c):
     return blk[:, c:c + 1]
 
 
-def _column_state(state, c):
+def column_state(state, c):
     """Column ``c``'s encoding state: a NamedTuple of per-column fields sliced, else (a column count) 1."""
     return one_column_state(state, c) if isinstance(state, tuple) else 1
 
 
-def _column_params(params, c):
+def column_params(params, c):
     """Column ``c`` of a family's parameters: arrays (K, d, ...) -> (K, 1, ...), per-column tuples -> one entry."""
     return type(params)(*(None if f is None else f[c:c + 1] if isinstance(f, tuple) else np.asarray(f)[:, [c]]
                           for f in params))
@@ -193,12 +193,12 @@ def make_nodes(blocks, encoded, w, edges=None) -> tuple:
                 nodes.append(Node(b, c, fam, one_column_state(blk.state, c), False, len(values[c][0]),
                                   np.empty(0), None))
                 continue
-            prior = _column_params(blk.prior, c)
+            prior = column_params(blk.prior, c)
             if edges is None:
                 e = bin_edges(fam.gen_values(data)[:, c], w)
             else:
                 e = np.asarray(edges[len(nodes)], dtype=float)
-            nodes.append(Node(b, c, fam, _column_state(blk.state, c), True, len(e) + 1, e, prior))
+            nodes.append(Node(b, c, fam, column_state(blk.state, c), True, len(e) + 1, e, prior))
     return tuple(nodes)
 
 
@@ -255,11 +255,12 @@ def node_rows(data, rows) -> tuple:
     return tuple(_rows(c, rows) for c in cols), miss[rows], states[rows]
 
 
-def _n_parent_states(nodes, pa) -> int:
+def n_parent_states(nodes, pa) -> int:
+    """Number of joint states of the parents ``pa`` (1 without parents)."""
     return int(np.prod([nodes[p].n_states for p in pa], dtype=np.int64))
 
 
-def _parent_index(nodes, pa, states):
+def parent_index(nodes, pa, states):
     """Row-major index of the parents' joint state (0 without parents); ``states`` (..., d)."""
     if not pa:
         return np.zeros(states.shape[:-1], dtype=np.int64)
@@ -324,7 +325,7 @@ def node_stats(nodes, data, y, w, K, parents, rows=None, only=None) -> list:
         if only is not None and j not in only:
             stats.append(None)
             continue
-        npar = _n_parent_states(nodes, pa)
+        npar = n_parent_states(nodes, pa)
         ok = ~miss[:, j] & ~miss[:, list(pa)].any(axis=1)
         if rows is not None:
             ok = ok & (rows[:, j] if np.ndim(rows) == 2 else rows)
@@ -346,7 +347,7 @@ def node_stats(nodes, data, y, w, K, parents, rows=None, only=None) -> list:
 
 
 def _contexts(nodes, pa, states, idx, y, npar):
-    """The context ``y * npar + u`` (``u`` the parents' joint state, :func:`_parent_index`) of the rows ``idx``."""
+    """The context ``y * npar + u`` (``u`` the parents' joint state, :func:`parent_index`) of the rows ``idx``."""
     u = np.zeros(idx.size, dtype=np.int64)
     for p in pa:  # one parent's column at a time: no (rows, d) copy of the states
         u = u * nodes[p].n_states + states[idx, p]
@@ -415,7 +416,7 @@ def _context_weights(nodes, pa, states, y, w, K, npar):
     """(m, K * npar) weight of each row in each context (class, parents' states): its weight in its
     context; with ``y`` of shape (m, K) (EM's class responsibilities), in context ``k * npar + u`` under every
     class ``k``."""
-    u = _parent_index(nodes, pa, states)
+    u = parent_index(nodes, pa, states)
     m = u.shape[0]
     resp = np.zeros((m, K * npar))
     if np.ndim(y) == 1:
@@ -435,7 +436,7 @@ def model_from_stats(nodes, stats, K, parents, predictive="mean", who="NaiveBaye
     """
     fixed, priors, posts, ev = priors, [], [], 0.0
     for j, (nd, pa) in enumerate(zip(nodes, parents)):
-        npar = _n_parent_states(nodes, pa)
+        npar = n_parent_states(nodes, pa)
         if fixed is not None:
             prior = fixed[j]
         else:  # a numeric node's class level: the naive prior of the context's class, as in every structure
@@ -480,7 +481,7 @@ def check_node_stats(nodes, parents, stats, n_classes, name="stats"):
         ``stats[j]`` is not its family's statistics over its contexts.
     """
     for j, (nd, pa, st) in enumerate(zip(nodes, parents, stats)):
-        C = int(n_classes) * _n_parent_states(nodes, pa)
+        C = int(n_classes) * n_parent_states(nodes, pa)
         want = nd.family.empty_stats(nd.state, C)
         if type(st) is not type(want) or any((a is None) != (b is None) or np.shape(a) != np.shape(b)
                                              for a, b in zip(st, want)):
@@ -528,7 +529,7 @@ def sample_nodes(model: MixedModel, z, rng, parameter_uncertainty=True):
     values = [None] * d
     for j in topological_order(model.parents):
         nd, pa = model.nodes[j], model.parents[j]
-        ctx = np.asarray(z) * _n_parent_states(model.nodes, pa) + _parent_index(model.nodes, pa, states)
+        ctx = np.asarray(z) * n_parent_states(model.nodes, pa) + parent_index(model.nodes, pa, states)
         prior, post = model.priors[j], model.posteriors[j]
         if nd.numeric:
             point = nd.family.gen_point(prior, post, rng if parameter_uncertainty else None)

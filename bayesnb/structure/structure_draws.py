@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..criticism.diagnostics import _coord_values
+from ..criticism.diagnostics import coord_values
 from ..families._numeric import dirichlet_draws
 
 __all__ = ["mixed_draws", "mixed_layout", "mixed_moments", "node_variables"]
@@ -29,7 +29,7 @@ __all__ = ["mixed_draws", "mixed_layout", "mixed_moments", "node_variables"]
 
 def _state_labels(node, categories):
     if not node.numeric:
-        return _coord_values(list(categories))
+        return coord_values(list(categories))
     e = ["-inf", *(f"{v:.6g}" for v in node.edges), "inf"]
     return [f"({e[i]}, {e[i + 1]}]" for i in range(node.n_states)]
 
@@ -70,7 +70,7 @@ def mixed_layout(model, classes, names, categories, fixed_class_prior=False):
     """
     variables = node_variables(model, names)
     names = _clean(names)
-    dims, coords, shapes = {}, {"class": _coord_values(list(classes))}, {}
+    dims, coords, shapes = {}, {"class": coord_values(list(classes))}, {}
     K = len(classes)
     if not fixed_class_prior:
         dims["pi"], shapes["pi"] = ["class"], (K,)
@@ -84,7 +84,7 @@ def mixed_layout(model, classes, names, categories, fixed_class_prior=False):
             rest = np.shape(moments[p][0])[2:]  # (contexts, 1, own axes...)
             if not nd.numeric and len(rest) == 1:
                 own = [f"{names[j]}_category"]
-                coords[own[0]] = _coord_values(list(categories[j]))
+                coords[own[0]] = coord_values(list(categories[j]))
             else:
                 own = [f"{var}_dim_{i}" for i in range(len(rest))]
                 coords.update({d: np.arange(s) for d, s in zip(own, rest)})

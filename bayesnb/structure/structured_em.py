@@ -1,6 +1,6 @@
 """Semi-supervised and latent-class EM on the one structure engine (TAN, k-DB, ``structure="auto"``).
 
-The model is :mod:`bayesnb.structure.model`'s, ``p(y) prod_j p(x_j | y, pa_j)``, with the
+The model is :mod:`bayesnb.structure.engine`'s, ``p(y) prod_j p(x_j | y, pa_j)``, with the
 structure (parents and bin edges) and every prior fixed, both learned on the labelled rows.
 EM climbs the same objective as the naive EM (:mod:`bayesnb.inference.em`, Nigam et al.
 2000): ``sum_i w_i log p(x_i, y_i)`` over the labelled rows plus ``sum_i w_i log sum_k
@@ -13,7 +13,7 @@ Dirichlet term):
   class log prior, normalised; missing cells summed out exactly), one-hot for a labelled row;
 - **M-step**: every node's statistics over its contexts with each row added to its context
   ``k * prod_p B_p + u_i`` (``u_i`` its parents' joint state) with weight ``w_i r_ik``, for
-  every class ``k`` (:func:`~bayesnb.structure.model.fit_nodes` with class weights), then
+  every class ``k`` (:func:`~bayesnb.structure.engine.fit_nodes` with class weights), then
   the family's conjugate update with the prior held fixed: the posterior mean, which is the
   MAP of that objective. The class counts are ``sum_i w_i r_ik``.
 
@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import infer as _si
-from . import model as _mx
+from . import engine as _mx
 from ..inference.em import allowed_states, climb, log_penalty
 from ..inference.nb_posterior import build
 
@@ -50,7 +50,7 @@ def structure_log_penalty(model, class_part) -> float:
 
     Parameters
     ----------
-    model : ~bayesnb.structure.model.MixedModel
+    model : ~bayesnb.structure.engine.MixedModel
     class_part : NBPosterior
         The class prior (its blocks are not read).
 
@@ -70,10 +70,10 @@ def m_step(model, data, resp, who="NaiveBayes"):
 
     Parameters
     ----------
-    model : ~bayesnb.structure.model.MixedModel
+    model : ~bayesnb.structure.engine.MixedModel
         Its nodes, parents and priors are kept.
     data : tuple
-        :func:`~bayesnb.structure.model.node_data` of the rows.
+        :func:`~bayesnb.structure.engine.node_data` of the rows.
     resp : ndarray of shape (n, K)
         Row weight times class responsibility.
     who : str
@@ -93,12 +93,12 @@ def fit_semi_supervised(model, post, data, y_codes, row_weight, class_params, *,
 
     Parameters
     ----------
-    model : ~bayesnb.structure.model.MixedModel
+    model : ~bayesnb.structure.engine.MixedModel
         Fitted on the labelled rows; its structure and priors are held fixed.
     post : NBPosterior
         The naive posterior fitted on the labelled rows (its class part starts EM).
     data : tuple
-        :func:`~bayesnb.structure.model.node_data` of every row.
+        :func:`~bayesnb.structure.engine.node_data` of every row.
     y_codes : ndarray of int of shape (n,)
         Class index per row, -1 for an unlabelled row.
     row_weight : ndarray of shape (n,)
@@ -151,7 +151,7 @@ def state_model(model, group):
 
     Parameters
     ----------
-    model : ~bayesnb.structure.model.MixedModel
+    model : ~bayesnb.structure.engine.MixedModel
         Over ``K`` classes.
     group : ndarray of int of shape (S,)
         The class of each state.
@@ -164,7 +164,7 @@ def state_model(model, group):
     S = len(group)
     priors = []
     for nd, pa, prior in zip(model.nodes, model.parents, model.priors):
-        P = _mx._n_parent_states(model.nodes, pa)
+        P = _mx.n_parent_states(model.nodes, pa)
         ctx = np.arange(S * P)
         priors.append(_mx.take_contexts(prior, np.asarray(group)[ctx // P] * P + ctx % P))
     return model._replace(stats=(None,) * len(priors), priors=tuple(priors), posteriors=tuple(priors),
@@ -176,16 +176,16 @@ def draw_model(model, group, draw, variables):
 
     Parameters
     ----------
-    model : ~bayesnb.structure.model.MixedModel
+    model : ~bayesnb.structure.engine.MixedModel
         The fitted structure, over ``K`` classes.
     group : ndarray of int of shape (S,)
         The class of each state (``S = K * C``, state ``k * C + c`` component ``c`` of class ``k``).
     draw : dict
         ``{variable: values}`` of one draw of ``run_mcmc`` under the structure: node ``j``'s
         parameter with dims ``(class, [component,] <parent>_state..., own axes...)``
-        (``component`` only when ``C > 1``), as :func:`bayesnb.structure.draws.mixed_layout`.
+        (``component`` only when ``C > 1``), as :func:`bayesnb.structure.structure_draws.mixed_layout`.
     variables : sequence of dict
-        Per node, ``{param name: variable}`` (:func:`bayesnb.structure.draws.node_variables`).
+        Per node, ``{param name: variable}`` (:func:`bayesnb.structure.structure_draws.node_variables`).
 
     Returns
     -------
@@ -198,7 +198,7 @@ def draw_model(model, group, draw, variables):
     lead = 2 if len(group) > model.n_classes else 1  # (class[, component]) axes before the parents'
     posts = []
     for nd, pa, names in zip(template.nodes, template.parents, variables):
-        n_ctx = template.n_classes * _mx._n_parent_states(template.nodes, pa)
+        n_ctx = template.n_classes * _mx.n_parent_states(template.nodes, pa)
         params = {}
         for p, var in names.items():
             a = np.asarray(draw[var], dtype=float)
@@ -213,10 +213,10 @@ def fit_latent_class(model, data, class_part, y_codes, n_components, *, n_init=3
 
     Parameters
     ----------
-    model : ~bayesnb.structure.model.MixedModel
+    model : ~bayesnb.structure.engine.MixedModel
         The fitted structure; its priors are every state's prior (by the state's class).
     data : tuple
-        :func:`~bayesnb.structure.model.node_data` of the rows to model.
+        :func:`~bayesnb.structure.engine.node_data` of the rows to model.
     class_part, y_codes, n_components, n_init, rng
         As in :func:`bayesnb.inference.em.fit_latent_class` (starting class weights (n, K), class
         index per row or -1, components per class, random starts, generator).
@@ -296,7 +296,7 @@ def with_priors(model, priors, who="NaiveBayes"):
 
     Parameters
     ----------
-    model : ~bayesnb.structure.model.MixedModel
+    model : ~bayesnb.structure.engine.MixedModel
         Rebuilt from its statistics (priors resolved from them).
     priors : sequence
         Per node, its prior over its contexts.

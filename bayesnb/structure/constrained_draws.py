@@ -3,7 +3,7 @@
 A condition is a disjoint union of *pieces* (:mod:`bayesnb.generative.conditions`), each a
 conjunction of per-node constraints: a set of categories for a categorical node, an inclusive
 range ``[lo, hi]`` for a numeric one (the cells given as values are observed in the rows' data).
-A piece changes only the constrained nodes' factors of :mod:`bayesnb.structure.impute`:
+A piece changes only the constrained nodes' factors of :mod:`bayesnb.structure.exact_impute`:
 
 - a categorical node: ``phi_j(k, u, s) = p(s | k, u)`` for ``s`` in the set, 0 elsewhere;
 - a numeric node: ``phi_j(k, u, s) = P(x_j in bin s and lo <= x_j <= hi | k, u)``, the family's
@@ -27,8 +27,8 @@ from scipy.special import logsumexp
 from .._utils import ZeroProbabilityCondition
 from ..families._numeric import draw_categories
 from ..generative.functions import range_in_bounds
-from . import impute as _mi
-from .model import _n_parent_states, _parent_index, node_rows
+from . import exact_impute as _mi
+from .engine import n_parent_states, node_rows, parent_index
 
 __all__ = ["draw_constrained", "log_probability"]
 
@@ -55,13 +55,13 @@ def _range_table(model, j, lo, hi, who):
 
 
 def _piece_factors(model, phi0, piece, who):
-    """The node factors under one piece: ``phi0`` (the rows' :func:`~bayesnb.structure.impute.node_factors`)
+    """The node factors under one piece: ``phi0`` (the rows' :func:`~bayesnb.structure.exact_impute.node_factors`)
     with each constrained node's replaced (see the module docstring)."""
     phi = list(phi0)
     K = model.n_classes
     for j, cons in piece.items():
         nd = model.nodes[j]
-        P = _n_parent_states(model.nodes, model.parents[j])
+        P = n_parent_states(model.nodes, model.parents[j])
         if cons[0] == "set":
             keep = np.full(nd.n_states, -np.inf)
             keep[np.asarray(cons[1], dtype=np.int64)] = 0.0
@@ -73,7 +73,7 @@ def _piece_factors(model, phi0, piece, who):
 
 
 def _piece_states(model, data, logw, phi, piece, rng, who, check=False, rows=None):
-    """``(z, states, lognorm)`` of :func:`~bayesnb.structure.impute._draw_states` under a piece's factors."""
+    """``(z, states, lognorm)`` of :func:`~bayesnb.structure.exact_impute._draw_states` under a piece's factors."""
     evidence = np.zeros(len(model.nodes), dtype=bool)
     evidence[list(piece)] = True
     return _mi._draw_states(model, data, logw, rng, who, phi=phi, evidence=evidence, check=check, rows=rows)
@@ -88,7 +88,7 @@ def log_probability(model, data, logw, pieces, who="NaiveBayes"):
         The model whose law is meant (``predictive="marginal"`` on the posterior: the exact
         posterior predictive; ``"mean"`` on a point: that point's law).
     data : tuple
-        :func:`~bayesnb.structure.model.node_data` of the rows (the cells given as values observed).
+        :func:`~bayesnb.structure.engine.node_data` of the rows (the cells given as values observed).
     logw : ndarray of shape (n, K)
         ``log p(y=k)`` per row (``-inf`` for a class ruled out).
     pieces : list of dict
@@ -141,7 +141,7 @@ def draw_constrained(model, data, logw, pieces, rng, who="NaiveBayes", n=None):
     Parameters
     ----------
     model : MixedModel
-        At the call's parameters: one posterior draw (:func:`~bayesnb.structure.impute.drawn_model`)
+        At the call's parameters: one posterior draw (:func:`~bayesnb.structure.exact_impute.drawn_model`)
         or the plug-in (``predictive="mean"`` on the posterior).
     data, logw, pieces, who
         As in :func:`log_probability`.
@@ -192,8 +192,8 @@ def draw_constrained(model, data, logw, pieces, rng, who="NaiveBayes", n=None):
             out[j] = S[:, j]
             continue
         x = np.asarray(cols[j], dtype=float)[src]
-        P = _n_parent_states(model.nodes, model.parents[j])
-        ctx = z * P + _parent_index(model.nodes, model.parents[j], S)
+        P = n_parent_states(model.nodes, model.parents[j])
+        ctx = z * P + parent_index(model.nodes, model.parents[j], S)
         left = miss[src, j].copy()
         lo, hi = np.full(m, -np.inf), np.full(m, np.inf)  # each row's range: its piece's, or none
         ranged = np.full(m, free[j] is not None)

@@ -29,7 +29,7 @@ from ..inference.conjugate import fit_posterior
 from ._posterior_methods import PosteriorMixin
 from ..io.persistence import PersistenceMixin
 from . import _dask_fit
-from . import _validation as _val
+from . import validation as _val
 
 
 class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin, BaseEstimator):
@@ -124,7 +124,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         return "Convert it with X.toarray()."
 
     # ------------------------------------------------------------------- validation
-    # (the checks live in _validation; these names are what the mixins call)
+    # (the checks live in validation; these names are what the mixins call)
     def _check_X(self, X, reset: bool):
         return _val.check_X(self, X, reset)
 

@@ -31,7 +31,7 @@ def structure_layers(parents) -> list:
 def edge_weights(model) -> dict:
     """``{(parent, child): I(X_child; X_parent | Y)}`` from each categorical child's fitted counts (nats).
 
-    ``model`` is a fitted structure (:class:`~bayesnb.structure.model.MixedModel`); a numeric
+    ``model`` is a fitted structure (:class:`~bayesnb.structure.engine.MixedModel`); a numeric
     child (no counts over its states) has no weight.
     """
     out = {}
