@@ -83,3 +83,39 @@ def test_the_static_imports_match_the_lazy_table():
     block = next(n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", None) == "TYPE_CHECKING")
     static = {a.name: node.module for node in block.body for a in node.names}
     assert static == bayesnb._HOMES
+
+
+LAZY_USE = """
+import sys
+import numpy as np, pandas as pd
+import bayesnb
+rng = np.random.default_rng(0)
+X = pd.DataFrame({{"a": rng.choice(["x", "y"], 60), "b": rng.choice(["u", "v", "w"], 60), "c": rng.normal(size=60)}})
+X.loc[::7, "a"] = None
+y = rng.integers(0, 2, 60)
+if {step!r} == "save":
+    bayesnb.NaiveBayes().fit(X, y).save(sys.argv[1] + "/nb.bnb")
+    bayesnb.Imputer(configurations=["naive"]).fit(X, y).save(sys.argv[1] + "/imp.bnb")
+    bayesnb.Synthesizer(structure="naive", latent=2).fit(X.assign(y=y)).save(sys.argv[1] + "/syn.bnb")
+elif {step!r} == "fit":
+    assert "bayesnb.impute.imputer" not in sys.modules
+    m = bayesnb.NaiveBayes().fit(X, y, impute=True)
+    print(type(m.imputer_).__name__)
+else:
+    assert "bayesnb.impute.imputer" not in sys.modules and "bayesnb.synth.synthesizer" not in sys.modules
+    print(" ".join(type(bayesnb.load(sys.argv[1] + "/" + f)).__name__ for f in ("nb.bnb", "imp.bnb", "syn.bnb")))
+"""
+
+
+def _fresh(step, *args):
+    r = run_python(["-c", LAZY_USE.format(step=step), *args])
+    assert r.returncode == 0, r.stderr[-3000:]
+    return r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
+
+
+def test_lazily_loaded_classes_still_register_where_they_are_needed(tmp_path):
+    """A fresh interpreter that never named ``Imputer`` or ``Synthesizer`` still loads their files and fits
+    ``impute=True`` (their modules, loaded lazily, register them with the model file and the estimators)."""
+    _fresh("save", str(tmp_path))
+    assert _fresh("load", str(tmp_path)) == "NaiveBayes Imputer Synthesizer"
+    assert _fresh("fit") == "Imputer"

@@ -14,6 +14,7 @@ model does.
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
@@ -63,10 +64,12 @@ def imputer_for(model, impute, X, sample_weight):
     TypeError
         A bad ``impute`` or ``X`` not a pandas DataFrame.
     """
-    Imputer = _IMPUTER[0]  # noqa: N806 - the class, registered by bayesnb.impute.imputer
     who = f"{type(model).__name__}.fit"
     if impute is False or impute is None:
         return None
+    if not _IMPUTER:  # import bayesnb loads bayesnb.impute.imputer lazily: fetching the name loads (and registers) it
+        getattr(sys.modules["bayesnb"], "Imputer")
+    Imputer = _IMPUTER[0]  # noqa: N806 - the class, registered by bayesnb.impute.imputer
     if impute is True:
         imp = Imputer()
     elif isinstance(impute, Imputer):

@@ -64,7 +64,7 @@ def credible_interval(draws, ci=0.94, axis=0):
     --------
     >>> import numpy as np
     >>> lo, hi = credible_interval(np.arange(101.0), ci=0.9)
-    >>> float(lo), float(hi)
+    >>> round(float(lo), 9), round(float(hi), 9)
     (5.0, 95.0)
     """
     if not isinstance(ci, (float, int, np.floating, np.integer)) or isinstance(ci, bool) or not 0 < ci < 1:

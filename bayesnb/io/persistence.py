@@ -55,6 +55,7 @@ import contextlib
 import io
 import json
 import os
+import sys
 
 import numpy as np
 import pandas as pd
@@ -69,7 +70,7 @@ from ..generative.values import support_from_dict, support_to_dict
 from ..privacy import DP
 
 __all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_RATIO", "FORMAT_NAME", "FORMAT_VERSION", "ModelFileError", "PersistenceMixin",
-           "decode_estimator", "encode_estimator", "load", "read_model_file", "register_composite",
+           "decode_estimator", "encode_estimator", "load", "read_model_file", "composite", "register_composite",
            "save"]
 
 #: Name written into every model file.
@@ -178,6 +179,30 @@ def register_composite(cls, to_file, from_file):
     _COMPOSITES[cls.__name__] = (cls, to_file, from_file)
 
 
+def composite(name):
+    """The registered composite ``(cls, to_file, from_file)`` named ``name``, or None.
+
+    A composite class is a public name of :mod:`bayesnb` whose module registers it when it is
+    imported; ``import bayesnb`` loads such modules lazily, so a name not registered yet is
+    fetched from the package first (which imports its module).
+
+    Parameters
+    ----------
+    name : object
+        A file's ``estimator`` field (anything other than a string is no composite).
+
+    Returns
+    -------
+    tuple or None
+    """
+    if not isinstance(name, str):
+        return None
+    package = sys.modules["bayesnb"]
+    if name not in _COMPOSITES and name in getattr(package, "__all__", ()):
+        getattr(package, name)  # imports the class's module, which registers it
+    return _COMPOSITES.get(name)
+
+
 def encode_estimator(model, enc):
     """A fitted bayesnb estimator as the model file's JSON tree (arrays into ``enc``).
 
@@ -234,11 +259,11 @@ def save(model, path, *, key=None, overwrite=False) -> None:
     """
     key = check_key(key)
     name = type(model).__name__
-    composite = _COMPOSITES.get(name)
-    if composite is not None and composite[0] is type(model):
+    found = composite(name)
+    if found is not None and found[0] is type(model):
         check_is_fitted(model)
     else:
-        composite = None
+        found = None
         if registry()[0].get(name) is not type(model):
             raise TypeError(f"save: {name} is not a bayesnb estimator.")
         check_is_fitted(model, "posterior_")
@@ -246,7 +271,7 @@ def save(model, path, *, key=None, overwrite=False) -> None:
         raise FileExistsError(f"save: {os.fspath(path)} exists; pass overwrite=True to replace it, or choose "
                               f"another path")
     enc = Encoder()
-    body = encode_estimator(model, enc) if composite is None else composite[1](model, enc)
+    body = encode_estimator(model, enc) if found is None else found[1](model, enc)
     meta = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "bayesnb_version": __version__,
             "estimator": body.pop("estimator"), "keyed": key is not None, **body,
             "checksums": {k: digest(a) for k, a in enc.arrays.items()}}
@@ -341,10 +366,10 @@ def _load(path, key, max_bytes, max_ratio):
         if digest(a) != sums[k]:
             raise ModelFileError(f"{path}: corrupted model file (checksum mismatch in array {k}).")
     name = meta.get("estimator")
-    composite = _COMPOSITES.get(name) if isinstance(name, str) else None
+    found = composite(name)
     dec = Decoder(arrays, max_bytes)
     try:
-        model = composite[2](composite[0], meta, dec) if composite is not None else decode_estimator(meta, dec)
+        model = found[2](found[0], meta, dec) if found is not None else decode_estimator(meta, dec)
     except ModelFileError as e:
         if str(e).startswith("unknown estimator"):
             raise ModelFileError(f"{path}: {e}.") from None
@@ -420,10 +445,10 @@ def decode_estimator(node, dec):
 
 def _imputer_from_file(model, node, dec):
     """The ``imputer_`` of a model fitted with ``fit(X, y, impute=...)``, read as an Imputer's file and checked."""
-    composite = _COMPOSITES.get("Imputer")
-    if composite is None or not isinstance(node, dict) or node.get("estimator") != "Imputer":
+    found = composite("Imputer")
+    if found is None or not isinstance(node, dict) or node.get("estimator") != "Imputer":
         raise ModelFileError("the model's imputer must be an Imputer")
-    imp = composite[2](composite[0], node, dec)
+    imp = found[2](found[0], node, dec)
     names = getattr(model, "feature_names_in_", None)
     if names is None or [str(c) for c in imp.columns_] != [str(c) for c in names]:
         raise ModelFileError("the model's imputer must have the model's feature columns")
