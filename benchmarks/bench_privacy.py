@@ -90,7 +90,7 @@ from sklearn.model_selection import train_test_split
 
 import bayesnb as bn
 from bayesnb.datasets import load_house_votes, load_penguins
-from bayesnb.families._private import scale_rows
+from bayesnb.families.dp_release import scale_rows
 
 EPSILONS = [0.1, 0.5, 1.0, 2.0, 5.0, math.inf]
 PENGUIN_BOUNDS = {"bill_length_mm": (30, 60), "bill_depth_mm": (13, 22), "flipper_length_mm": (170, 235),
@@ -409,7 +409,7 @@ def text_diagnose(data, eps=1.0):
     classes) the number of cells whose exact count exceeds the noise sd and the share of the
     class's mass in them; then the test accuracy of one noise seed.
     """
-    from bayesnb.families._private import row_sensitivity
+    from bayesnb.families.dp_release import row_sensitivity
     from bayesnb.privacy import DP
     configs = [("l1 Laplace, raw counts, 2**14 cols, L=20", 2**14, None, "raw", {"row_length": 20.0}),
                ("l1 Laplace, raw counts, 2**10 cols, L=20", 2**10, None, "raw", {"row_length": 20.0}),
@@ -469,7 +469,7 @@ def text_sweep(data, seeds, priors=(0.0, 1.0, 3.0, 10.0, 30.0), eps_list=(0.5, 1
 
 def _block_sigma(model, dp, d):
     """The noise sd per cell of a fitted private text model's count block (from its budget split)."""
-    from bayesnb.families._private import row_sensitivity
+    from bayesnb.families.dp_release import row_sensitivity
     from bayesnb.privacy import Budget
     b_eps, b_delta = [v for k, v in model.privacy_spent_["split"].items() if k.startswith("block")][0]
     sens = row_sensitivity(dp.row_length, dp.row_norm, d)

@@ -259,7 +259,7 @@ def test_a_columns_candidate_states_hold_its_table_of_values_once():
     merged states equal the unshared merges and hold the column's distinct values in one array."""
     from bayesnb.estimators.auto_features import column_candidates, value_table
     from bayesnb.estimators._dask_auto import _merge_states
-    from bayesnb.families._default_hooks import same_state
+    from bayesnb.families.default_hooks import same_state
 
     x = np.random.default_rng(7).normal(size=3000)
     jobs = [(0, fam) for _, fam in column_candidates(*value_table(x))[1]]

@@ -7,7 +7,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from bayesnb.families._numeric import dirichlet_draws
+from bayesnb.families.numeric import dirichlet_draws
 
 
 def _whole_array(conc, n_draws, rng):

@@ -15,7 +15,7 @@ import bayesnb.structure._logdraw as logdraw
 from bayesnb import Imputer, NaiveBayes
 from bayesnb.datasets import load_house_votes
 from bayesnb.impute.table import latent_class_auto
-from bayesnb.families._numeric import draw_categories
+from bayesnb.families.numeric import draw_categories
 
 
 def _zero_inflated(n=300, seed=0):

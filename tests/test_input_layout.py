@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from bayesnb import Gaussian, GaussianNB, NaiveBayes, Poisson
-from bayesnb.families._numeric import float_array
+from bayesnb.families.numeric import float_array
 
 
 def _unaligned(A):

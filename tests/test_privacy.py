@@ -11,7 +11,7 @@ import pytest
 
 import bayesnb as bn
 from helpers import complete_penguins_xy, votes_xy
-from bayesnb.families._private import VAR_FLOOR_MIN, var_floor
+from bayesnb.families.dp_release import VAR_FLOOR_MIN, var_floor
 from bayesnb.families.gaussian import plug_in
 from bayesnb.families.poisson import lam_of
 from bayesnb.inference.conjugate import fit_block

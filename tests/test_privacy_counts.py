@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 
 import bayesnb as bn
-from bayesnb.families._private import scale_rows
+from bayesnb.families.dp_release import scale_rows
 
 HUGE = 1e9  # noise of scale ~1e-8: the release is the clipped statistic itself
 
@@ -209,7 +209,7 @@ def test_project_rows_is_the_simplex_projection_of_each_row():
 def test_released_counts_keep_the_noisy_total_and_add_no_mass_to_empty_cells():
     """Each class's noisy vector is projected onto its noisy total: clipping each cell at 0 instead would add
     the positive part of nine empty cells' Laplace noise (9 x b/2 = 9 at epsilon 1) to a 50-count class."""
-    from bayesnb.families._private import noisy_counts
+    from bayesnb.families.dp_release import noisy_counts
     from bayesnb.privacy import Budget
 
     counts = np.zeros((1, 10))

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from test_privacy_audit import R, epsilon_lower_bound
 
 import bayesnb as bn
-from bayesnb.families._private import RowBound, noisy_row_counts, row_sensitivity, scale_rows
+from bayesnb.families.dp_release import RowBound, noisy_row_counts, row_sensitivity, scale_rows
 from bayesnb.privacy import Budget, analytic_gaussian_sigma
 
 HUGE = 1e9

@@ -84,7 +84,7 @@ def test_em_on_unlabelled_documents_improves_a_noisy_private_model():
     model = bn.MultinomialNB(privacy=bn.DP(0.3, classes=[0, 1], random_state=0, **L2)).fit(Xtr, ytr)
     lt, lp = model.feature_log_prob_, model.class_log_prior_
     acc = lambda t: float((np.asarray(Xu @ t.T + lp).argmax(1) == yu).mean())  # noqa: E731
-    rows = bn.families._private.scale_rows(Xu, 1.0, "l2")
+    rows = bn.families.dp_release.scale_rows(Xu, 1.0, "l2")
     assert np.allclose(em_unlabelled(lt, lp, Xu, rows, weight=0.0), lt)
     refined = em_unlabelled(lt, lp, Xu, rows, weight=0.5)
     assert np.allclose(np.exp(refined).sum(1), 1.0)

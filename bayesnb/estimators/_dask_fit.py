@@ -21,7 +21,7 @@ from sklearn.base import clone
 
 from ..io import dask_data as _dask
 from .._utils import ColumnNames, is_frame, missing_mask, take_rows
-from ..families._default_hooks import same_state
+from ..families.default_hooks import same_state
 from ..inference.conjugate import posterior_from_stats
 from . import validation as _val
 

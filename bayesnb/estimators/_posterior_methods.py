@@ -24,7 +24,7 @@ import numpy as np
 
 from .._utils import UserError, ZeroProbabilityWarning, as_generator, check_memory, take_rows
 from ..criticism.diagnostics import to_datatree
-from ..families._numeric import dirichlet_draws
+from ..families.numeric import dirichlet_draws
 from ..generative.method_checks import check_not_private
 from ..generative.tables import missing_labels
 from ..inference.draws import sample_posterior_draws

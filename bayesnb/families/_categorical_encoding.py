@@ -15,7 +15,7 @@ from ..structure.hierarchical import hierarchical_prior
 from ._category_codes import _code_into, _columns, _indexer, _integer_categories, _small_ints, code_dtype
 from ._category_codes import numeric_block_codes
 from ._category_types import convert_unmatched, no_match_error
-from ._numeric import MAX_ALPHA, check_alpha
+from .numeric import MAX_ALPHA, check_alpha
 from ._weighted_counts import code_counts_columns
 
 __all__ = []

@@ -14,7 +14,7 @@ estimator). Everything it learns lives in NamedTuples that its methods pass arou
 then a parameter point (the posterior mean or one exact draw), value draws and imputation
 (``gen_*``). The nine abstract methods (and ``log_likelihood``) are what a family must write
 to be fitted, predict, sample and impute; the other hooks have defaults (some inherited from
-the mixins of :mod:`._default_hooks`). The NumPyro model, named posterior draws, plot panels,
+the mixins of :mod:`.default_hooks`). The NumPyro model, named posterior draws, plot panels,
 a private release, per-cell scores and the EM objective are capabilities beside the contract
 (:mod:`.capabilities`), which a family registers by listing them among its bases. The package
 calls nothing else on a family and never asks which family it holds, so a subclass (of
@@ -38,7 +38,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from .._utils import all_missing_columns
-from ._default_hooks import NodeDefaults, PartitionDefaults, SupportDefaults
+from .default_hooks import NodeDefaults, PartitionDefaults, SupportDefaults
 from ._hyperparams import HyperParams
 from .capabilities import missing_capability
 

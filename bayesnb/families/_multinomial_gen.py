@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from ._numeric import dirichlet_draws
+from .numeric import dirichlet_draws
 
 __all__ = ["DirichletRows", "PolyaDraw", "fill_missing_counts", "length_rate", "polya_tokens", "sample_polya",
            "sample_tokens"]
@@ -103,7 +103,7 @@ class PolyaDraw:
         """Theta (K, d), drawn on first access from ``Dirichlet(base + tokens drawn so far)``.
 
         Rows whose concentrations are all 0 come back as zeros (uniform in use), as from
-        :func:`~bayesnb.families._numeric.dirichlet_draws`.
+        :func:`~bayesnb.families.numeric.dirichlet_draws`.
         """
         if self._theta is None:
             conc = self.base

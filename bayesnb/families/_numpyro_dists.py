@@ -4,7 +4,7 @@ It is imported only inside the functions that build a NumPyro model (``tools/arc
 a function-level import of this module alone), so ``import bayesnb`` loads neither JAX nor NumPyro.
 Each distribution is documented by the NumPy-side function that builds it:
 
-- :class:`DirichletFixedNorm` -- :func:`bayesnb.families._fixed_norm.dirichlet_fixed_norm`;
+- :class:`DirichletFixedNorm` -- :func:`bayesnb.families.fixed_norm.dirichlet_fixed_norm`;
 - :class:`NIGUnconstrained` -- :func:`bayesnb.families.gaussian.nig_unconstrained`;
 - :class:`TiltedGammaRows`, :class:`LogTiltedGammaRows` -- :func:`bayesnb.families._tilted_gamma.tilted_gamma_rows`
   and :func:`~bayesnb.families._tilted_gamma.log_tilted_gamma_rows`;

@@ -12,7 +12,7 @@ for NUTS's diagonal mass matrix to miss. Pad cells (``valid`` False) are indepen
 Gamma(alpha) draws that never enter ``S`` or ``theta``.
 
 The normalising constants (``lgamma`` of ``alpha``, ``s_shape`` and the valid sum of
-``alpha``) can come in precomputed as ``log_norm`` (see :mod:`bayesnb.families._fixed_norm`:
+``alpha``) can come in precomputed as ``log_norm`` (see :mod:`bayesnb.families.fixed_norm`:
 no ``lgamma`` is then compiled into the sampler).
 """
 

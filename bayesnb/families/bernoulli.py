@@ -31,8 +31,8 @@ from .._utils import all_finite, dense, nonfinite_error
 from ._contract import Family
 from .capabilities import SHARED
 from ._mixins import ThetaSite
-from ._numeric import check_alpha, class_sums, dirichlet_draws, resolve_scalar_alpha, sample_class_feature
-from ._private import check_no_auto, check_no_bounds, noisy_counts
+from .numeric import check_alpha, class_sums, dirichlet_draws, resolve_scalar_alpha, sample_class_feature
+from .dp_release import check_no_auto, check_no_bounds, noisy_counts
 
 __all__ = ["Bernoulli", "BernoulliStats", "Betas"]
 
@@ -529,7 +529,7 @@ def row_products(X, W):
 
 
 def column_sums(X, resp):
-    """``resp.T @ X`` (K, d) as :func:`._numeric.class_sums`; a dense ``X`` not of float64 read a chunk
+    """``resp.T @ X`` (K, d) as :func:`.numeric.class_sums`; a dense ``X`` not of float64 read a chunk
     of rows at a time (as :func:`row_products`)."""
     if sp.issparse(X) or X.dtype == np.float64:
         return class_sums(X, resp)

@@ -21,7 +21,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from ._numeric import float32_args
+from .numeric import float32_args
 
 __all__ = ["CAPABILITIES", "Capability", "CellScores", "EMObjective", "LinearForm", "MissingCapability", "NumPyroSites",
            "NumericNode", "PlotPanels", "PosteriorDraws", "PrivateRelease", "SHARED", "capability_of", "supports"]

@@ -31,11 +31,11 @@ import numpy as np
 from scipy.special import gammaln
 
 from . import _categorical_encoding as _enc
-from . import _private
+from . import dp_release
 from ._contract import Family
 from .capabilities import SHARED
 from . import _stick_rows, _tilted_gamma
-from ._numeric import Memo, dirichlet_draws, draw_categories, maximise_evidence, observed_counts
+from .numeric import Memo, dirichlet_draws, draw_categories, maximise_evidence, observed_counts
 from ._categorical_encoding import log_probs  # (CategoricalNB.feature_log_prob_)
 
 __all__ = ["Categorical", "CategoricalEncoding", "CategoricalStats", "Dirichlets"]
@@ -257,14 +257,14 @@ class Categorical(Family, *SHARED):
 
     def dp_stats(self, codes, resp, state, budget, bounds, names, who="Categorical"):
         """Category counts with noise, L1 sensitivity 2 per column (``PrivateRelease.dp_stats``); categories declared."""
-        _private.check_no_auto(self.alpha, "alpha", who)
-        _private.check_no_bounds(bounds, names, "Categorical", who)
+        dp_release.check_no_auto(self.alpha, "alpha", who)
+        dp_release.check_no_bounds(bounds, names, "Categorical", who)
         # only categories passed as categories= are public (a pandas categorical's may come from the data)
-        _private.check_declared([not isinstance(self.categories, str)] * len(state.declared), names, who)
-        return CategoricalStats(tuple(_private.noisy_counts(list(self.stats(codes, resp, state).counts), budget)))
+        dp_release.check_declared([not isinstance(self.categories, str)] * len(state.declared), names, who)
+        return CategoricalStats(tuple(dp_release.noisy_counts(list(self.stats(codes, resp, state).counts), budget)))
 
     def predict_cache(self, prior, post):
-        """The code tables of :meth:`log_likelihood`, made by the first prediction (a :class:`._numeric.Memo`)."""
+        """The code tables of :meth:`log_likelihood`, made by the first prediction (a :class:`.numeric.Memo`)."""
         return Memo(_enc.code_log_tables, prior, post)
 
     def log_likelihood(self, prior, post, codes, predictive="mean", cache=None):

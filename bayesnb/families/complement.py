@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._dirichlet_rows import log_observed_mass, log_theta
-from ._numeric import log_dot
+from .numeric import log_dot
 from .multinomial import Multinomial
 
 __all__ = ["Complement"]

@@ -64,8 +64,8 @@ from ._gaussian_prior import (
     auto_prior,
 )
 from ._gaussian_prior import make_prior as _make_prior
-from ._numeric import float32_args, float_array, sample_class_feature, weighted_class_cells
-from ._private import noisy_moments, require_bounds
+from .numeric import float32_args, float_array, sample_class_feature, weighted_class_cells
+from .dp_release import noisy_moments, require_bounds
 
 __all__ = ["Gaussian", "GaussianStats", "NormalInverseGammas", "auto_prior", "plug_in"]
 
@@ -112,7 +112,7 @@ class Gaussian(Family, NumericNode, *SHARED):
     field_rules: ClassVar[dict] = {"GaussianStats": {"n": "count", "mean": "finite", "m2": "sum"},
                                    "NormalInverseGammas": {"mu": "finite", "kappa": "count", "a": "a", "b": "sum"}}
 
-    #: a private fit releases counts, sums of u and sums of u**2 (:func:`._private.noisy_moments`)
+    #: a private fit releases counts, sums of u and sums of u**2 (:func:`.dp_release.noisy_moments`)
     dp_statistics = 3
 
     def __init__(self, prior="auto"):
@@ -122,7 +122,7 @@ class Gaussian(Family, NumericNode, *SHARED):
     def encode(self, X, state=None, *, extend=False, who="Gaussian"):
         """Validate real values (NaN = missing, infinity = error); never modifies ``X``.
 
-        Float input is kept as it is, in any layout (:func:`._numeric.float_array`): float32
+        Float input is kept as it is, in any layout (:func:`.numeric.float_array`): float32
         stays float32 when no cell is missing; missing cells make a float64 copy with 0 in them.
 
         Returns the :class:`GaussianBlock` and the state, the number of features ``d``
@@ -190,7 +190,7 @@ class Gaussian(Family, NumericNode, *SHARED):
     def dp_stats(self, block, resp, state, budget, bounds, names, who="Gaussian"):
         """Counts, means and squared deviations of values clipped to the declared bounds, with noise.
 
-        See :func:`bayesnb.families._private.noisy_moments` for the sensitivities, the variance
+        See :func:`bayesnb.families.dp_release.noisy_moments` for the sensitivities, the variance
         floor and the noise-aware count (the returned ``n`` is ``n_eff``, at most the released
         count, so that a class mean's posterior variance includes the noise's), and
         :meth:`~.capabilities.PrivateRelease.dp_stats`. The prior must be proper (``"auto"`` or a dict): a released

@@ -56,7 +56,7 @@ from . import _interval
 from ._contract import Family
 from .capabilities import SHARED, NumericNode
 from ._histogram_bins import HistogramEncoding
-from ._numeric import MAX_ALPHA, dense_numbers, dirichlet_draws, draw_categories
+from .numeric import MAX_ALPHA, dense_numbers, dirichlet_draws, draw_categories
 from ._weighted_counts import code_counts_columns
 from .categorical import Categorical
 

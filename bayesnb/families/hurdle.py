@@ -36,8 +36,8 @@ from .._utils import all_missing_columns
 from . import _interval
 from ._contract import Family
 from .capabilities import SHARED, NumericNode
-from ._numeric import MAX_ALPHA, sample_class_feature
-from ._private import noisy_pairs
+from .numeric import MAX_ALPHA, sample_class_feature
+from .dp_release import noisy_pairs
 from .lognormal import LogNormal
 
 __all__ = ["Hurdle", "HurdleBlock", "HurdleParams", "HurdleStats"]

@@ -31,7 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
-from . import _private
+from . import dp_release
 from ._contract import Family
 from .capabilities import SHARED
 from ._dirichlet_rows import (
@@ -46,7 +46,7 @@ from ._dirichlet_rows import (
 )
 from ._mixins import ThetaSite
 from ._multinomial_gen import DirichletRows, PolyaDraw, fill_missing_counts, length_rate, sample_polya, sample_tokens
-from ._numeric import (
+from .numeric import (
     check_alpha,
     class_sums,
     dirichlet_draws,
@@ -232,8 +232,8 @@ class Multinomial(ThetaSite, Family, *SHARED):
         return MultinomialStats(np.maximum(stats.counts - stats.pending, 0.0), None)
 
     def dp_stats(self, block, resp, state, budget, bounds, names, who="Multinomial"):
-        """Counts of rows scaled to length <= L, noised (:func:`._private.row_counts_release`)."""
-        return MultinomialStats(_private.row_counts_release(self, block, resp, state, budget, bounds, names, who))
+        """Counts of rows scaled to length <= L, noised (:func:`.dp_release.row_counts_release`)."""
+        return MultinomialStats(dp_release.row_counts_release(self, block, resp, state, budget, bounds, names, who))
 
     def make_prior(self, stats, state, who="Multinomial"):
         """Dirichlet(alpha) per class; ``"auto"`` by evidence."""

@@ -32,13 +32,13 @@ from .._utils import all_missing_columns, nonfinite_error
 from . import _interval
 from ._contract import Family
 from .capabilities import SHARED, NumericNode
-from ._numeric import (
+from .numeric import (
     dense_numbers,
     float32_args,
     sample_class_feature,
     weighted_class_cells,
 )
-from ._private import noisy_sums, whole_bounds
+from .dp_release import noisy_sums, whole_bounds
 
 __all__ = ["Gammas", "Poisson", "PoissonBlock", "PoissonStats"]
 
@@ -206,14 +206,14 @@ class Poisson(Family, NumericNode, *SHARED):
         obs = block.observed.astype(float)
         return PoissonStats(resp.T @ block.X, resp.T @ obs, resp.T @ gammaln(block.X + 1))
 
-    #: a private fit releases counts, sums of x and sums of log x! (:func:`._private.noisy_sums`)
+    #: a private fit releases counts, sums of x and sums of log x! (:func:`.dp_release.noisy_sums`)
     dp_statistics = 3
 
     def dp_stats(self, block, resp, state, budget, bounds, names, who="Poisson"):
         """Counts, sums and sums of ``log x!`` of values clipped to declared whole-number bounds, with noise.
 
         Each is a query of L1 sensitivity ``2 d`` once scaled to ``[0, 1]`` per value
-        (:func:`bayesnb.families._private.noisy_sums`); ``b="auto"`` reads only the released sums.
+        (:func:`bayesnb.families.dp_release.noisy_sums`); ``b="auto"`` reads only the released sums.
         """
         lo, hi = whole_bounds(bounds, names, who, "Poisson")
         fns = [lambda x: x, lambda x: gammaln(x + 1.0)]  # log x! is non-decreasing on whole numbers

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..families._numeric import draw_categories
+from ..families.numeric import draw_categories
 from .functions import class_log_weights, length_rates, parameter_points, sample_rows, state_posterior
 
 __all__ = ["check_joint_blocks", "check_known_values", "sample_given"]

@@ -38,7 +38,7 @@ from scipy.special import logsumexp
 
 from ..io import dask_data as _dask
 from .._utils import ZeroProbabilityCondition
-from ..families._numeric import draw_categories
+from ..families.numeric import draw_categories
 from ..inference.em import allowed_states
 from ..inference.nb_posterior import joint_log_likelihood_parts
 from .method_checks import sample_request

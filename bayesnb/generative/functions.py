@@ -22,7 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._utils import AllMissingWarning, ZeroProbabilityCondition
-from ..families._numeric import dirichlet_draws, draw_categories
+from ..families.numeric import dirichlet_draws, draw_categories
 from ..inference.nb_posterior import joint_log_likelihood_parts, log_marginal, normalise
 from .tables import SparseBlock
 

@@ -36,7 +36,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import logsumexp
 
-from ..families._numeric import draw_categories
+from ..families.numeric import draw_categories
 from ..inference.em import climb, log_penalty
 from ..inference.nb_posterior import build, joint_log_likelihood_parts, normalise
 from ..structure.engine import column_params, column_state

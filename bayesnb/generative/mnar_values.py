@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..families._numeric import draw_categories
+from ..families.numeric import draw_categories
 
 __all__ = ["value_fill", "value_log_mass", "value_pseudo_stats", "value_selection_column"]
 

@@ -42,7 +42,7 @@ from scipy.special import logsumexp
 
 from .niw import NIWFit, _condition, _log_density, _patterns
 from .._utils import as_generator
-from ..families._numeric import draw_categories
+from ..families.numeric import draw_categories
 from ..generative.mnar import quantile_edges
 from ..generative.tables import write_cells
 from ..generative.values import keep_cells

@@ -31,7 +31,7 @@ from sklearn.base import clone
 
 from .._utils import as_generator, is_numeric_column
 from ..estimators import NaiveBayes
-from ..families._numeric import draw_categories
+from ..families.numeric import draw_categories
 from ..generative.functions import block_cells
 from ..generative.mnar import fill_selection, fit_selection, resp_for_fill, selection_columns
 from ..generative.tables import write_cells

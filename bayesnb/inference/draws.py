@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..criticism.diagnostics import block_layouts
-from ..families._numeric import dirichlet_draws
+from ..families.numeric import dirichlet_draws
 
 __all__ = ["credible_interval", "posterior_moments", "sample_posterior_draws"]
 

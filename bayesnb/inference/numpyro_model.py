@@ -49,7 +49,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..criticism.diagnostics import block_layouts
-from ..families._fixed_norm import dirichlet_fixed_norm, lgamma32
+from ..families.fixed_norm import dirichlet_fixed_norm, lgamma32
 from .nb_posterior import index_params
 from ..structure import engine as _mx
 
@@ -225,7 +225,7 @@ def make_model(spec: ModelSpec):
 
 def _dirichlet_log_norm(alpha):
     """``lgamma(sum alpha) - sum lgamma(alpha)`` over the last axis, float32 (computed in float64):
-    passed to the model so that no ``lgamma`` is compiled into the sampler (:mod:`..families._fixed_norm`)."""
+    passed to the model so that no ``lgamma`` is compiled into the sampler (:mod:`..families.fixed_norm`)."""
     alpha = np.asarray(alpha, dtype=float)
     return lgamma32(alpha.sum(-1)) - lgamma32(alpha).sum(-1)
 

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ..families._private import RowBound
+from ..families.dp_release import RowBound
 from ..privacy import DP, project_simplex
 
 __all__ = ["block_bounds", "private_statistics", "release_class_counts"]

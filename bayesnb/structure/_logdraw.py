@@ -38,7 +38,7 @@ def draw_log(lp, u):
     """Inverse-cdf draw of one category per row from unnormalised log-probabilities ``lp`` (n, V).
 
     Row ``i`` takes the first category whose cumulative weight exceeds ``u[i]`` times the row's total
-    weight (the draw of :func:`~bayesnb.families._numeric.draw_categories` at the normalised
+    weight (the draw of :func:`~bayesnb.families.numeric.draw_categories` at the normalised
     probabilities, without a log-sum-exp per row).
 
     Parameters

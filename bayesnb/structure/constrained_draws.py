@@ -25,7 +25,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .._utils import ZeroProbabilityCondition
-from ..families._numeric import draw_categories
+from ..families.numeric import draw_categories
 from ..generative.functions import range_in_bounds
 from . import exact_impute as _mi
 from .engine import n_parent_states, node_rows, parent_index

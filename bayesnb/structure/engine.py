@@ -53,7 +53,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import logsumexp
 
-from ..families._numeric import draw_categories
+from ..families.numeric import draw_categories
 from .bins import N_BINS, bin_edges, bin_edges_from_table
 from .learn import topological_order
 

@@ -47,7 +47,7 @@ from .engine import (
     parent_index,
 )
 from .._utils import ZeroProbabilityCondition
-from ..families._numeric import draw_categories
+from ..families.numeric import draw_categories
 from .learn import topological_order
 
 __all__ = ["draw_rows", "drawn_model", "drawn_models", "impute_nodes", "node_factors", "posterior_families", "truncated_means"]

@@ -56,7 +56,7 @@ The fit alternates, from tables = counts, until the concentrations settle:
 1. top-down, per level ``l = 1..m``: ``c_l`` maximises the sum over the level's contexts of the
    Dirichlet-multinomial log evidence of the context's data (counts at the leaves, table counts
    above) given ``c_l * b_ctx`` (a bounded 1-D search on ``log c``,
-   :func:`bayesnb.families._numeric.maximise_evidence`), and the level's priors are
+   :func:`bayesnb.families.numeric.maximise_evidence`), and the level's priors are
    ``c_l * b_ctx``;
 2. bottom-up: each level's data are its children's expected table counts, summed.
 
@@ -89,7 +89,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import digamma, gammaln
 
-from ..families._numeric import maximise_evidence
+from ..families.numeric import maximise_evidence
 
 __all__ = ["HierarchicalPrior", "expected_tables", "hierarchical_prior"]
 
@@ -196,7 +196,7 @@ def _level_evidence_fn(data, base):
 
 def _fit_concentration(data, base, c0=None) -> float:
     """The ``c`` in :data:`CONCENTRATION_BOUNDS` that maximises :func:`_level_log_evidence`: a bounded
-    search on ``log c`` (:func:`bayesnb.families._numeric.maximise_evidence`), within a factor
+    search on ``log c`` (:func:`bayesnb.families.numeric.maximise_evidence`), within a factor
     :data:`WARM` of ``c0`` (the previous round's) when given, unless the maximum is at that window's edge."""
     ev = _level_evidence_fn(data, base)
 

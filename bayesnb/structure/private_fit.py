@@ -150,7 +150,7 @@ def node_noise_variances(spent) -> list:
     """Per node, the variance of the noise on each of its released counts, from the account alone.
 
     A node's counts of one column have L1 sensitivity 2 and L2 sensitivity ``sqrt(2)``
-    (:func:`bayesnb.families._private.noisy_counts`), released with the node's share of the split:
+    (:func:`bayesnb.families.dp_release.noisy_counts`), released with the node's share of the split:
     the variance is :meth:`bayesnb.privacy.Budget.noise_variance` of that share (``2 b**2`` for Laplace,
     ``sigma**2`` for Gaussian). Public, so the noise-aware smoothing that reads it is post-processing;
     a model file recomputes it from its ``privacy_spent_``.

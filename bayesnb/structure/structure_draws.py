@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..criticism.diagnostics import coord_values
-from ..families._numeric import dirichlet_draws
+from ..families.numeric import dirichlet_draws
 
 __all__ = ["mixed_draws", "mixed_layout", "mixed_moments", "node_variables"]
 

@@ -17,7 +17,7 @@ are treated the same way, so a numeric value comes from bins its context held (o
 what lifts the categorical x numeric pair trends). Structure, contexts and the chosen model are
 unchanged; the model's scores (evidence, held-out likelihood, ``predict``) are those of the fitted
 posterior. Each family says what its observed support is
-(:meth:`~bayesnb.families._contract.Family.gen_observed_support`, :func:`~bayesnb.families._numeric.observed_counts`;
+(:meth:`~bayesnb.families._contract.Family.gen_observed_support`, :func:`~bayesnb.families.numeric.observed_counts`;
 the other families keep their posterior). The price is privacy-relevant: a thin context's rows
 are reproduced more closely (``synthetic_report``'s DCR share rises a little; docs/synthetic.md).
 ``support="backoff"`` (:mod:`bayesnb.synth.backoff`) lets the thin contexts draw their posterior

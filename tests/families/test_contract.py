@@ -25,7 +25,7 @@ from bayesnb.families import (
     Poisson,
 )
 from bayesnb.families._contract import Family
-from bayesnb.families._default_hooks import same_state as _same_state
+from bayesnb.families.default_hooks import same_state as _same_state
 
 K = 3
 
