@@ -1,0 +1,48 @@
+"""User mistakes that the library reports with its own errors reach the command line as one line and exit 2.
+
+Each case was an exit 2 before the CLI stopped treating every ValueError as the user's (issue 29 item 6)
+and must not become a one-line bug report (exit 1) now.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bayesnb.cli import main
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("mistakes")
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"x": rng.normal(size=40).round(3), "c": rng.choice(list("pq"), 40),
+                       "y": np.repeat(["a", "b"], 20)})
+    df.to_csv(d / "t.csv", index=False)
+    df.assign(y="a").to_csv(d / "one.csv", index=False)
+    df.assign(x=df["x"].astype(str).where(df.index != 3, "abc")).to_csv(d / "text.csv", index=False)
+    assert main(["-q", "fit", str(d / "t.csv"), "--target", "y", "-o", str(d / "m.bnb")]) == 0
+    assert main(["-q", "fit", str(d / "one.csv"), "--target", "y", "-o", str(d / "one.bnb")]) == 0
+    return d
+
+
+@pytest.mark.parametrize("args, message", [
+    (["fit", "t.csv", "--target", "x", "-o", "o.bnb"], "expected class labels"),
+    (["impute", "m.bnb", "t.csv", "-o", "o.csv", "--float-format", "%q"], "argument --float-format"),
+    (["sample", "m.bnb", "-n", "3", "-o", "o.csv", "--float-format", "abc"], "argument --float-format"),
+    (["evaluate-synthetic", "t.csv", "text.csv"], "holds non-numbers"),
+])
+def test_a_user_mistake_is_one_line_and_exit_2(files, capsys, monkeypatch, args, message):
+    monkeypatch.chdir(files)
+    assert main(args) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert message in err[-1] and ": error: " in err[-1] and "internal error" not in "".join(err), err
+
+
+def test_a_model_of_one_class_is_scored(files, capsys, monkeypatch):
+    """scikit-learn's log_loss refuses a single label; every row of the one class has probability 1."""
+    monkeypatch.chdir(files)
+    assert main(["score", "one.bnb", "one.csv", "--target", "y"]) == 0
+    out = capsys.readouterr().out
+    assert "accuracy: 1.0000" in out and "log loss: 0.0000" in out, out
