@@ -23,7 +23,14 @@ def files(tmp_path_factory):
     df.assign(y="a").to_csv(d / "one.csv", index=False)
     df.assign(x=df["x"].astype(str).where(df.index != 3, "abc")).to_csv(d / "text.csv", index=False)
     assert main(["-q", "fit", str(d / "t.csv"), "--target", "y", "-o", str(d / "m.bnb")]) == 0
+    df.assign(y=np.nan).to_csv(d / "unlabelled.csv", index=False)
+    df[["y"]].to_csv(d / "target_only.csv", index=False)
+    df.head(1).to_csv(d / "row.csv", index=False)
+    df.assign(x=-df["x"].abs() - 1).to_csv(d / "negative.csv", index=False)
     assert main(["-q", "fit", str(d / "one.csv"), "--target", "y", "-o", str(d / "one.bnb")]) == 0
+    df.assign(x=df["x"].abs() + 1).to_csv(d / "positive.csv", index=False)
+    assert main(["-q", "fit", str(d / "positive.csv"), "--target", "y", "--family", "x=lognormal", "--alpha", "0",
+                 "-o", str(d / "lognormal.bnb")]) == 0
     return d
 
 
@@ -32,6 +39,14 @@ def files(tmp_path_factory):
     (["impute", "m.bnb", "t.csv", "-o", "o.csv", "--float-format", "%q"], "argument --float-format"),
     (["sample", "m.bnb", "-n", "3", "-o", "o.csv", "--float-format", "abc"], "argument --float-format"),
     (["evaluate-synthetic", "t.csv", "text.csv"], "holds non-numbers"),
+    (["evaluate-synthetic", "t.csv", "t.csv", "--target", "x"], "holds continuous numbers"),
+    (["fit", "target_only.csv", "--target", "y", "-o", "o.bnb"], "at least one row and one column"),
+    (["fit", "unlabelled.csv", "--target", "y", "--semi-supervised", "--structure", "tan", "-o", "o.bnb"],
+     "every label is missing"),
+    (["fit", "t.csv", "--target", "y", "--chunksize", "10", "--structure", "tan", "-o", "o.bnb"],
+     "--structure tan learns its edges from the whole table"),
+    (["outliers", "lognormal.bnb", "negative.csv", "-o", "o.csv"], "no threshold can be set"),
+    (["synthesize", "row.csv", "-n", "3", "-o", "o.csv"], "at least 2 rows"),
 ])
 def test_a_user_mistake_is_one_line_and_exit_2(files, capsys, monkeypatch, args, message):
     monkeypatch.chdir(files)

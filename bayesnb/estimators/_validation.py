@@ -182,14 +182,14 @@ def check_X(est, X, reset: bool):
         )
     if is_frame(X):
         if X.shape[0] == 0 or X.shape[1] == 0:
-            raise ValueError(
+            raise DataError(
                 f"{who}: expected X with at least one row and one column; received an empty "
                 f"DataFrame of shape {X.shape}."
             )
         try:
             validate_data(est, X, skip_check_array=True, reset=reset)
         except ValueError as e:  # scikit-learn's feature-name check does not name the estimator
-            raise ValueError(str(e) if who in str(e) else f"{who}: {e}") from None
+            raise DataError(str(e) if who in str(e) else f"{who}: {e}") from None
         if reset:  # what sample() needs to give back the training frame's dtypes
             est.feature_dtypes_ = np.asarray(list(X.dtypes), dtype=object)
     else:

@@ -300,6 +300,10 @@ def _labels(df, target, what):
     if y.isna().any():
         raise DataError(f"synthetic_report: target {target!r} has {int(y.isna().sum())} missing value(s) in "
                         f"the {what} table; pass drop_unlabelled=True to leave those rows out.")
+    if pd.api.types.is_float_dtype(y) and not np.all(np.mod(y, 1) == 0):
+        raise DataError(f"synthetic_report: target {target!r} holds continuous numbers in the {what} table (e.g. "
+                        f"{y[np.mod(y, 1) != 0].iloc[:3].tolist()}); the utility scores train a classifier: give a "
+                        "column of class labels")
     return y.astype(object).to_numpy()
 
 
