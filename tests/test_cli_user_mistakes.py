@@ -26,6 +26,10 @@ def files(tmp_path_factory):
     df.assign(y=np.nan).to_csv(d / "unlabelled.csv", index=False)
     df[["y"]].to_csv(d / "target_only.csv", index=False)
     df.head(1).to_csv(d / "row.csv", index=False)
+    est = pd.DataFrame({".imputation": [0, 1], "estimate": [1.0, 2.0], "variance": [0.1, 0.2]})
+    est.to_csv(d / "pool.csv", index=False)
+    est.assign(variance=[-0.1, 0.2]).to_csv(d / "negative_variance.csv", index=False)
+    est.head(1).to_csv(d / "one_imputation.csv", index=False)
     df.assign(x=-df["x"].abs() - 1).to_csv(d / "negative.csv", index=False)
     assert main(["-q", "fit", str(d / "one.csv"), "--target", "y", "-o", str(d / "one.bnb")]) == 0
     df.assign(x=df["x"].abs() + 1).to_csv(d / "positive.csv", index=False)
@@ -47,6 +51,10 @@ def files(tmp_path_factory):
      "--structure tan learns its edges from the whole table"),
     (["outliers", "lognormal.bnb", "negative.csv", "-o", "o.csv"], "no threshold can be set"),
     (["synthesize", "row.csv", "-n", "3", "-o", "o.csv"], "at least 2 rows"),
+    (["pool", "pool.csv", "--conf-level", "2"], "conf_level must be in (0, 1)"),
+    (["pool", "pool.csv", "--dfcom", "0"], "dfcom must be a number > 0"),
+    (["pool", "negative_variance.csv"], "variances must be >= 0"),
+    (["pool", "one_imputation.csv"], "at least 2 imputed tables"),
 ])
 def test_a_user_mistake_is_one_line_and_exit_2(files, capsys, monkeypatch, args, message):
     monkeypatch.chdir(files)
