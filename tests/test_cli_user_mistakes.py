@@ -55,6 +55,8 @@ def files(tmp_path_factory):
     (["pool", "pool.csv", "--dfcom", "0"], "dfcom must be a number > 0"),
     (["pool", "negative_variance.csv"], "variances must be >= 0"),
     (["pool", "one_imputation.csv"], "at least 2 imputed tables"),
+    (["mcmc", "t.csv", "--model", "m.bnb", "--target", "c", "-o", "d.nc", "--draws", "5", "--warmup", "5"],
+     "that are not in classes_"),
 ])
 def test_a_user_mistake_is_one_line_and_exit_2(files, capsys, monkeypatch, args, message):
     monkeypatch.chdir(files)
