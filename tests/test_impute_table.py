@@ -70,6 +70,14 @@ def test_a_column_without_a_hidden_cell_is_named_in_a_warning():
     assert res.chosen["d"] == "naive"
 
 
+def test_a_table_with_no_missing_cell_comes_back_as_it_is():
+    """Nothing to choose for: the table is returned unchanged (it used to end in a bare StopIteration)."""
+    X, _, _, y = chained(n=80)
+    res = impute_table(X, y, configurations=("naive", "tan"), random_state=0)
+    pd.testing.assert_frame_equal(res.table, X)
+    assert res.chosen == {}
+
+
 def test_one_configuration_is_no_selection():
     _, Xm, _, y = chained(n=120)
     res = impute_table(Xm, y, configurations="naive")

@@ -231,8 +231,9 @@ class Imputer(TransformerMixin, BaseEstimator):
         draw = "latent" if draws and "latent" in configs else None
         # the real table: the latent count chosen above is fitted again, not searched again
         models = {}
-        for cfg in [cfg for cfg in configs if cfg in chosen.values()] + ([draw] if draw not in (None, *chosen.values())
-                                                                          else []):
+        fitted = [cfg for cfg in configs if cfg in chosen.values()] + ([draw] if draw not in (None, *chosen.values())
+                                                                        else [])
+        for cfg in fitted or configs[:1]:  # no column to prepare (no missing cell): the first, for later tables
             bar.set_postfix_str(f"{cfg} (the table)")
             models[cfg] = fit_config(cfg, estimator, X, y, self.label_given, rng, self.search_rows, count)[0]
             bar.update()
