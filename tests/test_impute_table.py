@@ -78,6 +78,15 @@ def test_a_table_with_no_missing_cell_comes_back_as_it_is():
     assert res.chosen == {}
 
 
+def test_a_bool_column_can_have_cells_hidden():
+    """The holdout blanks cells of a bool column too (pandas refuses a missing value in a bool column)."""
+    X, Xm, _, y = chained(n=80)
+    Xm = Xm.assign(flag=np.arange(80) % 3 == 0)
+    res = impute_table(Xm, y, configurations=("naive", "tan"), random_state=0)
+    assert res.table["flag"].dtype == bool and res.table["flag"].equals(Xm["flag"])
+    assert "flag" in set(res.scores["column"])
+
+
 def test_one_configuration_is_no_selection():
     _, Xm, _, y = chained(n=120)
     res = impute_table(Xm, y, configurations="naive")

@@ -195,6 +195,8 @@ class Imputer(TransformerMixin, BaseEstimator):
         Xh = X.copy()
         for j, c in enumerate(X.columns):
             if hidden[:, j].any():
+                if not is_numeric_column(X[c]) and Xh[c].dtype == bool:  # a bool column holds no missing cell
+                    Xh[c] = Xh[c].astype(object)
                 Xh.loc[hidden[:, j], c] = None if not is_numeric_column(X[c]) else np.nan
         bar = progress(total=2 * len(configs), desc=f"{who}: configurations", verbose=self.verbose)
         fills, count = {}, None
