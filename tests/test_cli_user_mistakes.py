@@ -26,6 +26,7 @@ def files(tmp_path_factory):
     df.assign(y=np.nan).to_csv(d / "unlabelled.csv", index=False)
     df[["y"]].to_csv(d / "target_only.csv", index=False)
     df.head(1).to_csv(d / "row.csv", index=False)
+    df.assign(x=df["x"].where(df.index != 2, np.inf)).to_csv(d / "infinite.csv", index=False)
     est = pd.DataFrame({".imputation": [0, 1], "estimate": [1.0, 2.0], "variance": [0.1, 0.2]})
     est.to_csv(d / "pool.csv", index=False)
     est.assign(variance=[-0.1, 0.2]).to_csv(d / "negative_variance.csv", index=False)
@@ -44,6 +45,7 @@ def files(tmp_path_factory):
     (["sample", "m.bnb", "-n", "3", "-o", "o.csv", "--float-format", "abc"], "argument --float-format"),
     (["evaluate-synthetic", "t.csv", "text.csv"], "holds non-numbers"),
     (["evaluate-synthetic", "t.csv", "t.csv", "--target", "x"], "holds continuous numbers"),
+    (["evaluate-synthetic", "t.csv", "infinite.csv"], "holds 1 infinite value(s)"),
     (["fit", "target_only.csv", "--target", "y", "-o", "o.bnb"], "at least one row and one column"),
     (["fit", "unlabelled.csv", "--target", "y", "--semi-supervised", "--structure", "tan", "-o", "o.bnb"],
      "every label is missing"),

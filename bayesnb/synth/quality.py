@@ -225,7 +225,11 @@ def _as_float(x, name, what):
     except (TypeError, ValueError):
         raise DataError(f"synthetic_report: column {name!r} is numeric in the real table but {what} holds "
                         f"non-numbers (e.g. {x.dropna().iloc[:3].tolist()}).") from None
-    return pd.Series(v).astype("Float64").to_numpy(dtype=float, na_value=np.nan)
+    out = pd.Series(v).astype("Float64").to_numpy(dtype=float, na_value=np.nan)
+    if np.isinf(out).any():
+        raise DataError(f"synthetic_report: column {name!r} of the {what} table holds {int(np.isinf(out).sum())} "
+                        "infinite value(s); expected finite numbers (missing cells may be NaN).")
+    return out
 
 
 def _as_categories(x):
