@@ -26,6 +26,7 @@ def files(tmp_path_factory):
     df.assign(y=np.nan).to_csv(d / "unlabelled.csv", index=False)
     df[["y"]].to_csv(d / "target_only.csv", index=False)
     df.head(1).to_csv(d / "row.csv", index=False)
+    df.assign(c=pd.to_datetime(["2020-01-01", "2021-06-30"] * 20)).to_parquet(d / "dates.parquet")
     df.assign(x=df["x"].where(df.index != 2, np.inf)).to_csv(d / "infinite.csv", index=False)
     est = pd.DataFrame({".imputation": [0, 1], "estimate": [1.0, 2.0], "variance": [0.1, 0.2]})
     est.to_csv(d / "pool.csv", index=False)
@@ -46,6 +47,7 @@ def files(tmp_path_factory):
     (["evaluate-synthetic", "t.csv", "text.csv"], "holds non-numbers"),
     (["evaluate-synthetic", "t.csv", "t.csv", "--target", "x"], "holds continuous numbers"),
     (["evaluate-synthetic", "t.csv", "infinite.csv"], "holds 1 infinite value(s)"),
+    (["fit", "dates.parquet", "--target", "y", "-o", "o.bnb"], "values of type Timestamp are not supported"),
     (["fit", "target_only.csv", "--target", "y", "-o", "o.bnb"], "at least one row and one column"),
     (["fit", "unlabelled.csv", "--target", "y", "--semi-supervised", "--structure", "tan", "-o", "o.bnb"],
      "every label is missing"),
