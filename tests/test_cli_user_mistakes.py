@@ -27,6 +27,7 @@ def files(tmp_path_factory):
     df[["y"]].to_csv(d / "target_only.csv", index=False)
     df.head(1).to_csv(d / "row.csv", index=False)
     df.assign(c=pd.to_datetime(["2020-01-01", "2021-06-30"] * 20)).to_parquet(d / "dates.parquet")
+    df.assign(c=[[1, 2], [3]] * 20).to_parquet(d / "lists.parquet")
     df.assign(x=df["x"].where(df.index != 2, np.inf)).to_csv(d / "infinite.csv", index=False)
     est = pd.DataFrame({".imputation": [0, 1], "estimate": [1.0, 2.0], "variance": [0.1, 0.2]})
     est.to_csv(d / "pool.csv", index=False)
@@ -48,6 +49,7 @@ def files(tmp_path_factory):
     (["evaluate-synthetic", "t.csv", "t.csv", "--target", "x"], "holds continuous numbers"),
     (["evaluate-synthetic", "t.csv", "infinite.csv"], "holds 1 infinite value(s)"),
     (["fit", "dates.parquet", "--target", "y", "-o", "o.bnb"], "values of type Timestamp are not supported"),
+    (["fit", "lists.parquet", "--target", "y", "-o", "o.bnb"], "feature 'c' holds cells of type ['ndarray']"),
     (["fit", "target_only.csv", "--target", "y", "-o", "o.bnb"], "at least one row and one column"),
     (["fit", "unlabelled.csv", "--target", "y", "--semi-supervised", "--structure", "tan", "-o", "o.bnb"],
      "every label is missing"),
@@ -75,3 +77,14 @@ def test_a_model_of_one_class_is_scored(files, capsys, monkeypatch):
     assert main(["score", "one.bnb", "one.csv", "--target", "y"]) == 0
     out = capsys.readouterr().out
     assert "accuracy: 1.0000" in out and "log loss: 0.0000" in out, out
+
+
+def test_categorical_cells_of_mixed_or_unhashable_types_are_data_errors():
+    from bayesnb import CategoricalNB
+    from bayesnb._utils import DataError
+
+    y = [0, 1, 0, 1]
+    with pytest.raises(DataError, match="mixes value types"):
+        CategoricalNB().fit(np.array([["a"], [1], ["b"], [2]], dtype=object), y)
+    with pytest.raises(DataError, match=r"holds cells of type \['list'\]"):
+        CategoricalNB().fit(pd.DataFrame({"c": pd.Series([[1], [2], [1], [2]], dtype=object)}), y)
