@@ -70,6 +70,23 @@ def test_a_column_without_a_hidden_cell_is_named_in_a_warning():
     assert res.chosen["d"] == "naive"
 
 
+def test_a_table_with_no_missing_cell_comes_back_as_it_is():
+    """Nothing to choose for: the table is returned unchanged (it used to end in a bare StopIteration)."""
+    X, _, _, y = chained(n=80)
+    res = impute_table(X, y, configurations=("naive", "tan"), random_state=0)
+    pd.testing.assert_frame_equal(res.table, X)
+    assert res.chosen == {}
+
+
+def test_a_bool_column_can_have_cells_hidden():
+    """The holdout blanks cells of a bool column too (pandas refuses a missing value in a bool column)."""
+    X, Xm, _, y = chained(n=80)
+    Xm = Xm.assign(flag=np.arange(80) % 3 == 0)
+    res = impute_table(Xm, y, configurations=("naive", "tan"), random_state=0)
+    assert res.table["flag"].dtype == bool and res.table["flag"].equals(Xm["flag"])
+    assert "flag" in set(res.scores["column"])
+
+
 def test_one_configuration_is_no_selection():
     _, Xm, _, y = chained(n=120)
     res = impute_table(Xm, y, configurations="naive")

@@ -127,6 +127,24 @@ def test_verdict_text_says_what_failed(votes):
     assert "sds differ" not in floor.attrs["verdict"]  # the sds differ by ~30%, under the 50% floor
 
 
+def test_verdict_text_with_an_undefined_z():
+    """A z that is NaN (no Monte-Carlo error: one row, a few draws) is reported as the worst, not a crash."""
+    import pandas as pd
+
+    from bayesnb.criticism.posterior_check import verdict_text
+
+    table = pd.DataFrame({"element": ["a", "b"], "z": [np.nan, np.nan], "z_sd": [np.nan, 0.5],
+                          "mcmc_mean": [1.0, 2.0], "exact_mean": [1.1, 2.0], "mcmc_sd": [0.1, 0.2],
+                          "exact_sd": [0.2, 0.2], "sd_rel_diff": [-0.5, 0.0], "ess_bulk": [np.nan, 5.0]})
+    bad = np.array([True, False])
+    ok, text = verdict_text(table, limit=3.0, alpha=0.05, fixed_limit=False, bad_mean=bad, bad_sd=bad, n_div=0,
+                            max_rhat=1.2, rhat_threshold=1.01)
+    assert not ok and "1 of 2 means differ" in text and "largest |z| nan at a" in text, text
+    ok, text = verdict_text(table, limit=3.0, alpha=0.05, fixed_limit=False, bad_mean=~bad & bad, bad_sd=~bad & bad,
+                            n_div=0, max_rhat=1.0, rhat_threshold=1.01)
+    assert ok and text.startswith("AGREE: 2 parameters") and "0.50 on an sd at b" in text, text
+
+
 def test_closed_form_exact_moments(votes):
     X, y = votes
     clf = CategoricalNB().fit(X, y)

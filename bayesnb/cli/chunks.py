@@ -121,6 +121,9 @@ def fit_chunks(args, alpha, make, split, family="auto", per_column=None):
     if alpha == "auto":
         raise UsageError("--alpha auto is chosen by the evidence of the whole table, which --chunksize never "
                          "holds; give a number (e.g. --alpha 1), or fit without --chunksize")
+    if getattr(args, "structure", None) not in (None, "naive"):
+        raise UsageError(f"--structure {args.structure} learns its edges from the whole table, which --chunksize "
+                         "never holds; fit without --chunksize (or with the naive structure)")
     path, n = args.data, int(args.chunksize)
     _check(path, n)
     keep_freed_memory()  # each chunk reuses the pages of the one before (no page faults per chunk)

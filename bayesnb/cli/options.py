@@ -123,9 +123,20 @@ def output_opt(q, help="output table (default: CSV on stdout)"):
 
 def float_opt(q):
     """``--float-format``: how float cells are written to CSV."""
-    q.add_argument("--float-format", default=None, metavar="FMT",
+    q.add_argument("--float-format", default=None, metavar="FMT", type=_float_format,
                    help="printf format of float cells in CSV output, e.g. %%.6g (default: every float "
                         "written exactly, the shortest text that reads back as the same number)")
+
+
+def _float_format(text):
+    """A ``--float-format`` value, refused at parsing unless it formats one float (``%.6g``, ``%.3f``)."""
+    try:
+        shown = text % 1.5
+    except (TypeError, ValueError) as e:
+        raise argparse.ArgumentTypeError(f"not a printf format of one float ({e}): {text!r}") from None
+    if shown == text:
+        raise argparse.ArgumentTypeError(f"not a printf format of one float (no %% field): {text!r}")
+    return text
 
 
 def model_command(subparsers, name, handler, help, description, data_help=None):

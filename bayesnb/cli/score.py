@@ -44,7 +44,12 @@ def score_model(model, X, y):
     P = model.predict_proba(X)
     known = np.isin(y, model.classes_)
     acc = float(np.mean(model.classes_[P.argmax(1)] == y))
-    ll = float(log_loss(y[known], P[known], labels=model.classes_)) if known.any() else float("nan")
+    if not known.any():
+        ll = float("nan")
+    elif len(model.classes_) == 1:  # scikit-learn's log_loss refuses one label: each known row has probability 1
+        ll = float(np.mean(np.log(1.0 / np.clip(P[known, 0], np.finfo(P.dtype).eps, 1.0))))
+    else:
+        ll = float(log_loss(y[known], P[known], labels=model.classes_))
     return acc, ll, int(known.sum())
 
 

@@ -108,7 +108,7 @@ def _fmt(v: float) -> str:
 
 def _failing(table, zcol: str, bad: np.ndarray, what: str, limit: float) -> str:
     sub = table[bad]
-    worst = sub.loc[sub[zcol].abs().idxmax()]
+    worst = sub.loc[sub[zcol].abs().fillna(np.inf).idxmax()]  # an undefined z (NaN) is the worst
     n = len(table)
     if zcol == "z":
         detail = f"{_fmt(worst['mcmc_mean'])} vs exact {_fmt(worst['exact_mean'])}"
@@ -134,7 +134,7 @@ def verdict_text(table, *, limit: float, alpha: float, fixed_limit: bool, bad_me
     if n_div:
         problems.append(f"the MCMC run had {n_div} divergent transition(s)")
     ok = not problems
-    iz, isd = table["z"].abs().idxmax(), table["z_sd"].abs().idxmax()
+    iz, isd = (table[c].abs().fillna(-np.inf).idxmax() for c in ("z", "z_sd"))  # NaN only when every z is
     rhat_note = ("r_hat not computed (mixing unchecked)" if np.isnan(max_rhat) else
                  f"max r_hat {max_rhat:.3f}" + (f" (above {rhat_threshold:g}: mixing warning)"
                                                 if max_rhat > rhat_threshold else ""))

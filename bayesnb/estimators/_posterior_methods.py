@@ -22,7 +22,7 @@ import warnings
 
 import numpy as np
 
-from .._utils import UserError, ZeroProbabilityWarning, as_generator, check_memory, take_rows
+from .._utils import DataError, UserError, ZeroProbabilityWarning, as_generator, check_memory, take_rows
 from ..criticism.diagnostics import to_datatree
 from ..families.numeric import dirichlet_draws
 from ..generative.method_checks import check_not_private
@@ -121,8 +121,8 @@ class PosteriorMixin:
             yl = np.asarray(list(y[lab]))
             known = np.isin(yl, post.classes)
             if not known.all():
-                raise ValueError(f"{who}: y has label(s) {list(np.unique(yl[~known]))[:5]} that are not in "
-                                 f"classes_ {list(post.classes)}.")
+                raise DataError(f"{who}: y has label(s) {list(np.unique(yl[~known]))[:5]} that are not in "
+                                f"classes_ {list(post.classes)}.")
             codes[lab] = np.searchsorted(post.classes, yl)
         return X, y, self._numpyro_inputs(X, codes, C, likelihood)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils import arrow_factorize
+from .._utils import DataError, arrow_factorize
 
 __all__ = ["arrow_label_codes", "checked_arrow_labels"]
 
@@ -66,8 +66,8 @@ def arrow_label_codes(y, classes, who: str, check: bool = True):
     pos = np.array([_position(classes, v) for v in distinct], dtype=np.intp)
     if check and (pos < 0).any():
         unknown = sorted(str(v) for v in np.asarray(distinct, dtype=object)[pos < 0])
-        raise ValueError(f"{who}: expected labels among classes={classes.tolist()}; received label(s) "
-                         f"{unknown[:5]} that are not in classes.")
+        raise DataError(f"{who}: expected labels among classes={classes.tolist()}; received label(s) "
+                        f"{unknown[:5]} that are not in classes.")
     if K <= 1:
         return np.zeros(len(codes), dtype=int)
     return pos[codes]

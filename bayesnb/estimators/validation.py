@@ -24,7 +24,7 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d, validate_data
 
-from .._utils import all_finite, is_arrow_text, is_frame, missing_mask, take_rows
+from .._utils import DataError, all_finite, is_arrow_text, is_frame, missing_mask, take_rows
 from ..privacy import DP
 from ._text_labels import arrow_label_codes, checked_arrow_labels
 
@@ -182,14 +182,14 @@ def check_X(est, X, reset: bool):
         )
     if is_frame(X):
         if X.shape[0] == 0 or X.shape[1] == 0:
-            raise ValueError(
+            raise DataError(
                 f"{who}: expected X with at least one row and one column; received an empty "
                 f"DataFrame of shape {X.shape}."
             )
         try:
             validate_data(est, X, skip_check_array=True, reset=reset)
         except ValueError as e:  # scikit-learn's feature-name check does not name the estimator
-            raise ValueError(str(e) if who in str(e) else f"{who}: {e}") from None
+            raise DataError(str(e) if who in str(e) else f"{who}: {e}") from None
         if reset:  # what sample() needs to give back the training frame's dtypes
             est.feature_dtypes_ = np.asarray(list(X.dtypes), dtype=object)
     else:
@@ -263,7 +263,7 @@ def check_no_infinity(X, who: str, names=None) -> None:
         count, cols = int(mask.sum()), np.flatnonzero(mask.any(axis=0))
     if count:
         shown = [str(names[c]) for c in cols[:5]] if names is not None else [int(c) for c in cols[:5]]
-        raise ValueError(
+        raise DataError(
             f"{who}: expected finite values in X (missing values may be NaN, None or pd.NA); "
             f"received {count} infinite value(s) in column(s) {shown}{' ...' if len(cols) > 5 else ''}."
         )
@@ -296,7 +296,7 @@ def check_labelled(y, who: str, remedy: str = FIT_REMEDY) -> None:
     missing = missing_mask(y)
     if missing.any():
         rows = np.flatnonzero(missing)
-        raise ValueError(
+        raise DataError(
             f"{who}: expected a label for every row; y contains {rows.size} missing label(s) (None/NaN/pd.NA), "
             f"at row(s) {rows[:5].tolist()}{' ...' if rows.size > 5 else ''}. {remedy}"
         )
@@ -306,7 +306,7 @@ def check_y(y, n: int, who: str, arrow: bool = False):
     """Validate the labels: one per row, none missing or infinite, all of one type (``arrow``: text
     stored by pyarrow kept as a pandas array, :mod:`._text_labels`)."""
     if y is None:
-        raise ValueError(f"{who} requires y to be passed, but the target y is None.")
+        raise DataError(f"{who} requires y to be passed, but the target y is None.")
     if arrow and is_arrow_text(getattr(y, "dtype", None)):
         return checked_arrow_labels(y, n, who)
     # Look at a list's Python objects before NumPy coerces them (["a", 1] would become strings).
@@ -315,19 +315,19 @@ def check_y(y, n: int, who: str, arrow: bool = False):
     if y.ndim == 2 and y.shape[1] == 1:
         y = column_or_1d(y, warn=True)  # DataConversionWarning, as scikit-learn
     if y.ndim != 1:
-        raise ValueError(f"{who}: y should be a 1d array (one label per row); received shape {y.shape}.")
+        raise DataError(f"{who}: y should be a 1d array (one label per row); received shape {y.shape}.")
     if y.shape[0] != n:
-        raise ValueError(f"{who}: expected one label per row of X ({n}); received {y.shape[0]} labels.")
+        raise DataError(f"{who}: expected one label per row of X ({n}); received {y.shape[0]} labels.")
     check_labelled(y, who)
     inf = infinite(y)
     if inf.any():
-        raise ValueError(f"{who}: expected class labels; y contains {int(inf.sum())} infinite value(s).")
+        raise DataError(f"{who}: expected class labels; y contains {int(inf.sum())} infinite value(s).")
     if y.dtype == object:
         from pandas.api.types import infer_dtype
 
         if infer_dtype(y, skipna=False) in ("mixed", "mixed-integer"):
             kinds = sorted({type(v).__name__ for v in y})
-            raise TypeError(f"{who}: expected labels of one type; y mixes {kinds}.")
+            raise DataError(f"{who}: expected labels of one type; y mixes {kinds}.")
         if from_list:
             y = np.asarray(y.tolist())  # the dtype NumPy gives the list (as scikit-learn)
     if y.dtype.kind in "USiub":  # strings and integers (1-d) are always class labels (np.unique is not cheap)
@@ -335,7 +335,7 @@ def check_y(y, n: int, who: str, arrow: bool = False):
     try:
         check_classification_targets(y)
     except ValueError as e:
-        raise ValueError(f"{who}: expected class labels; {e}") from None
+        raise DataError(f"{who}: expected class labels; {e}") from None
     return y
 
 
@@ -355,20 +355,20 @@ def unique_labels(y, who: str):
         return np.unique(y)
     except TypeError:
         kinds = sorted({type(v).__name__ for v in np.ravel(y)})
-        raise TypeError(f"{who}: expected labels of one type; received a mix of {kinds}.") from None
+        raise DataError(f"{who}: expected labels of one type; received a mix of {kinds}.") from None
 
 
 def check_partial_fit_classes(classes, fitted_classes, who: str) -> None:
     """``classes`` is required on the first partial_fit call and, when given later, equals ``classes_``."""
     if fitted_classes is None and classes is None:
-        raise ValueError(
+        raise DataError(
             f"{who}: expected classes= (every class label) on the first call to partial_fit; "
             "received classes=None."
         )
     if fitted_classes is not None and classes is not None:
         given = unique_labels(np.asarray(classes), who)
         if given.shape != fitted_classes.shape or not np.all(given == fitted_classes):
-            raise ValueError(
+            raise DataError(
                 f"{who}: expected classes={fitted_classes.tolist()} as in the first call to "
                 f"partial_fit; received classes={given.tolist()}."
             )
@@ -378,7 +378,7 @@ def check_known_labels(y, classes, who: str) -> None:
     """Every label of ``y`` is one of ``classes``."""
     unknown = ~np.isin(y, classes)
     if unknown.any():
-        raise ValueError(
+        raise DataError(
             f"{who}: expected labels among classes={classes.tolist()}; received label(s) "
             f"{unique_labels(y[unknown], who)[:5].tolist()} that are not in classes."
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._utils import hard_labels, missing_mask
+from .._utils import DataError, hard_labels, missing_mask
 from ..structure.hierarchical import hierarchical_prior
 from ._category_codes import _code_into, _columns, _indexer, _integer_categories, _small_ints, code_dtype
 from ._category_codes import numeric_block_codes
@@ -30,15 +30,18 @@ def _sorted_unique(values, who, name, small=...):
         ints, lo, hi = small
         counts = np.bincount(ints - lo if lo else ints, minlength=hi - lo + 1)
         return (np.flatnonzero(counts) + lo).astype(values.dtype)
-    uniq = pd.unique(values) if values.dtype == object else np.unique(values)
+    try:
+        uniq = pd.unique(values) if values.dtype == object else np.unique(values)
+    except TypeError:  # unhashable cells (lists, arrays)
+        kinds = sorted({type(v).__name__ for v in values if type(v).__hash__ is None})
+        raise DataError(f"{who}: feature {name!r} holds cells of type {kinds}; a categorical feature expects one value "
+                        "(a string, a number) per cell.") from None
     try:
         return np.asarray(np.sort(uniq), dtype=values.dtype if values.dtype != object else object)
     except TypeError:
         kinds = sorted({type(v).__name__ for v in uniq})
-        raise TypeError(
-            f"{who}: feature {name!r} mixes value types {kinds}; a categorical feature "
-            "expects values of one type (e.g. all strings or all integers)."
-        ) from None
+        raise DataError(f"{who}: feature {name!r} mixes value types {kinds}; a categorical feature "
+                        "expects values of one type (e.g. all strings or all integers).") from None
 
 
 def encode_columns(X, state=None, *, categories="auto", min_categories=None, extend=False, who="Categorical"):

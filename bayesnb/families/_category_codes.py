@@ -168,7 +168,10 @@ def _factorized(values):
         return None, None
     import pandas as pd
 
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    try:
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    except TypeError:  # unhashable cells (lists, arrays): the cell-by-cell path says which
+        return None, None
     uniques = np.asarray(uniques, dtype=object)
     if not all(type(u) is str for u in uniques):
         return None, None

@@ -96,10 +96,14 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
 
         A hook of a capability the family does not register (:mod:`bayesnb.families.capabilities`)
         raises :class:`~bayesnb.families.capabilities.MissingCapability` naming the family, the
-        capability and the hook; any other name, a plain ``AttributeError``.
+        capability and the hook; any other name, a plain ``AttributeError``. A name the class does
+        define (a property whose getter raised ``AttributeError``) is looked up again, so the getter's
+        own error reaches the caller rather than one about the property's name.
         """
         if name.startswith("__"):
             raise AttributeError(name)
+        if any(name in vars(k) for k in type(self).__mro__):
+            return object.__getattribute__(self, name)  # re-raises the getter's own error
         raise missing_capability(self, name)
 
     # ------------------------------------------------------------------ conjugate core

@@ -28,7 +28,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from .._utils import is_frame
+from .._utils import DataError, is_frame
 from .given import _given_position
 
 __all__ = ["MAX_PIECES", "class_set", "column_domains", "expand_pieces", "has_constraints", "same_value",
@@ -48,7 +48,7 @@ def class_set(classes, y, who):
     hit = np.array([any(same_value(c, v) for v in y) for c in classes])
     unknown = [v for v in y if not any(same_value(c, v) for c in classes)]
     if unknown:
-        raise ValueError(f"{who}: y holds label(s) {unknown[:5]} that are not in classes={list(classes)}.")
+        raise DataError(f"{who}: y holds label(s) {unknown[:5]} that are not in classes={list(classes)}.")
     return None, hit
 
 

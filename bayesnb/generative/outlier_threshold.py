@@ -15,6 +15,8 @@ import numbers
 
 import numpy as np
 
+from .._utils import DataError
+
 __all__ = ["AUTO_CONTAMINATION", "check_contamination", "outlier_offset"]
 
 #: the share of training rows flagged when ``contamination="auto"`` (also the CLI's default)
@@ -88,8 +90,8 @@ def outlier_offset(scores, contamination, who, sample_weight=None):
         keep &= w > 0
         w = w[keep]
     if not keep.any():
-        raise ValueError(f"{who}: every row of X has log p(x) = -inf (or weight 0); no threshold can be set "
-                         "(smooth with alpha > 0).")
+        raise DataError(f"{who}: every row of X has log p(x) = -inf (or weight 0); no threshold can be set "
+                        "(smooth with alpha > 0).")
     s = s[keep]
     w = np.ones(s.size) if w is None else w
     order = np.argsort(s, kind="stable")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._utils import DataError
 from ..inference import em
 from .method_checks import check_not_private
 from .tables import partial_labels
@@ -81,7 +82,7 @@ class SemiSupervisedMixin:
             return self.fit(X, y, sample_weight)
         miss, labels = split
         if miss.all():
-            raise ValueError(f"{who}: every label is missing; at least one labelled row is needed.")
+            raise DataError(f"{who}: every label is missing; at least one labelled row is needed.")
         lam = float(unlabeled_weight)
         if not np.isfinite(lam) or lam < 0:
             raise ValueError(f"{self._who}: unlabeled_weight must be >= 0; received {unlabeled_weight!r}.")

@@ -195,6 +195,8 @@ class Imputer(TransformerMixin, BaseEstimator):
         Xh = X.copy()
         for j, c in enumerate(X.columns):
             if hidden[:, j].any():
+                if not is_numeric_column(X[c]) and Xh[c].dtype == bool:  # a bool column holds no missing cell
+                    Xh[c] = Xh[c].astype(object)
                 Xh.loc[hidden[:, j], c] = None if not is_numeric_column(X[c]) else np.nan
         bar = progress(total=2 * len(configs), desc=f"{who}: configurations", verbose=self.verbose)
         fills, count = {}, None
@@ -231,8 +233,9 @@ class Imputer(TransformerMixin, BaseEstimator):
         draw = "latent" if draws and "latent" in configs else None
         # the real table: the latent count chosen above is fitted again, not searched again
         models = {}
-        for cfg in [cfg for cfg in configs if cfg in chosen.values()] + ([draw] if draw not in (None, *chosen.values())
-                                                                          else []):
+        fitted = [cfg for cfg in configs if cfg in chosen.values()] + ([draw] if draw not in (None, *chosen.values())
+                                                                        else [])
+        for cfg in fitted or configs[:1]:  # no column to prepare (no missing cell): the first, for later tables
             bar.set_postfix_str(f"{cfg} (the table)")
             models[cfg] = fit_config(cfg, estimator, X, y, self.label_given, rng, self.search_rows, count)[0]
             bar.update()

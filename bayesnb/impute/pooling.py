@@ -24,6 +24,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._utils import DataError
+
 __all__ = ["pool"]
 
 
@@ -32,10 +34,10 @@ def _as_matrix(values, name):
     if a.ndim == 1:
         a = a[:, None]
     if a.ndim != 2:
-        raise ValueError(f"pool: {name} must have shape (m,) or (m, p): one row per imputed table; "
-                         f"received shape {np.shape(values)}.")
+        raise DataError(f"pool: {name} must have shape (m,) or (m, p): one row per imputed table; "
+                        f"received shape {np.shape(values)}.")
     if not np.all(np.isfinite(a)):
-        raise ValueError(f"pool: {name} must be finite; received NaN or infinite values.")
+        raise DataError(f"pool: {name} must be finite; received NaN or infinite values.")
     return a
 
 
@@ -67,7 +69,7 @@ def pool(estimates, variances, *, dfcom=None, conf_level=0.95, names=None) -> pd
 
     Raises
     ------
-    ValueError
+    DataError
         Fewer than two tables, shapes that differ, negative or non-finite values, a
         ``dfcom`` that is not positive, or a ``conf_level`` outside (0, 1).
 
@@ -83,21 +85,21 @@ def pool(estimates, variances, *, dfcom=None, conf_level=0.95, names=None) -> pd
     Q = _as_matrix(estimates, "estimates")
     U = _as_matrix(variances, "variances")
     if Q.shape != U.shape:
-        raise ValueError(f"pool: estimates and variances must have the same shape; received {Q.shape} "
-                         f"and {U.shape}.")
+        raise DataError(f"pool: estimates and variances must have the same shape; received {Q.shape} "
+                        f"and {U.shape}.")
     m, p = Q.shape
     if m < 2:
-        raise ValueError(f"pool: needs the results of at least 2 imputed tables; received {m}.")
+        raise DataError(f"pool: needs the results of at least 2 imputed tables; received {m}.")
     if np.any(U < 0):
-        raise ValueError(f"pool: variances must be >= 0 (squared standard errors); received {U.min():g}.")
+        raise DataError(f"pool: variances must be >= 0 (squared standard errors); received {U.min():g}.")
     if dfcom is not None and not (np.isscalar(dfcom) and dfcom > 0):
-        raise ValueError(f"pool: dfcom must be a number > 0 (complete-data degrees of freedom); "
-                         f"received {dfcom!r}.")
+        raise DataError(f"pool: dfcom must be a number > 0 (complete-data degrees of freedom); "
+                        f"received {dfcom!r}.")
     if not 0 < conf_level < 1:
-        raise ValueError(f"pool: conf_level must be in (0, 1); received {conf_level!r}.")
+        raise DataError(f"pool: conf_level must be in (0, 1); received {conf_level!r}.")
     names = [f"x{j}" for j in range(p)] if names is None else list(names)
     if len(names) != p:
-        raise ValueError(f"pool: {len(names)} names for {p} parameters.")
+        raise DataError(f"pool: {len(names)} names for {p} parameters.")
 
     qbar = Q.mean(axis=0)
     ubar = U.mean(axis=0)

@@ -16,7 +16,7 @@ import numpy as np
 from ..inference import nb_posterior as _post
 from .archive import ModelFileError
 from .._utils import ColumnNames as _ColumnNames
-from .._utils import is_dtype
+from .._utils import DataError, is_dtype
 from ..families import Family
 
 __all__ = ["ESTIMATORS", "Decoder", "Encoder", "registry", "type_key"]
@@ -129,7 +129,7 @@ class Encoder:
             return [self(v, where) for v in obj]
         if isinstance(obj, dict):
             return {"__dict__": [[self(k, where), self(v, f"{where}[{k!r}]")] for k, v in obj.items()]}
-        raise TypeError(
+        raise DataError(  # e.g. a category of the user's data (a Timestamp): a TypeError too
             f"cannot save {where}: values of type {type(obj).__name__} are not supported by the "
             "bayesnb model format (use pickle for arbitrary objects)."
         )

@@ -34,7 +34,7 @@ import pandas as pd
 from . import fidelity as fid
 from . import metrics as sm
 from .distance import SLOW_METRICS, distance_metrics
-from .._utils import is_numeric_column
+from .._utils import DataError, is_numeric_column
 from ..plot import pyplot
 
 __all__ = ["SyntheticReport", "synthetic_report"]
@@ -196,26 +196,26 @@ def _frames(real, synthetic):
             return x
         a = np.asarray(x, dtype=object) if not isinstance(x, np.ndarray) else x
         if a.ndim != 2:
-            raise ValueError(f"synthetic_report: {what} must be a DataFrame or a 2-d array; received "
-                             f"{type(x).__name__} with {a.ndim} dimension(s).")
+            raise DataError(f"synthetic_report: {what} must be a DataFrame or a 2-d array; received "
+                            f"{type(x).__name__} with {a.ndim} dimension(s).")
         names = columns if columns is not None else [f"x{j}" for j in range(a.shape[1])]
         if len(names) != a.shape[1]:
-            raise ValueError(f"synthetic_report: {what} has {a.shape[1]} columns; expected {len(names)} "
-                             f"(the columns of the other table).")
+            raise DataError(f"synthetic_report: {what} has {a.shape[1]} columns; expected {len(names)} "
+                            f"(the columns of the other table).")
         return pd.DataFrame(a, columns=names)
 
     other = lambda x: list(x.columns) if isinstance(x, pd.DataFrame) else None
     r = frame(real, "real", other(synthetic))
     s = frame(synthetic, "synthetic", list(r.columns))
     if r.columns.duplicated().any():
-        raise ValueError(f"synthetic_report: real has duplicated column names {list(r.columns[r.columns.duplicated()])}.")
+        raise DataError(f"synthetic_report: real has duplicated column names {list(r.columns[r.columns.duplicated()])}.")
     missing, extra = [c for c in r.columns if c not in s.columns], [c for c in s.columns if c not in r.columns]
     if missing or extra:
-        raise ValueError(f"synthetic_report: real and synthetic must have the same columns; synthetic lacks "
-                         f"{missing} and has extra {extra}.")
+        raise DataError(f"synthetic_report: real and synthetic must have the same columns; synthetic lacks "
+                        f"{missing} and has extra {extra}.")
     if len(r) < 2 or len(s) < 2:
-        raise ValueError(f"synthetic_report: need at least 2 rows in each table; received {len(r)} real and "
-                         f"{len(s)} synthetic rows.")
+        raise DataError(f"synthetic_report: need at least 2 rows in each table; received {len(r)} real and "
+                        f"{len(s)} synthetic rows.")
     return r, s[list(r.columns)]
 
 
@@ -223,9 +223,13 @@ def _as_float(x, name, what):
     try:
         v = pd.to_numeric(x, errors="raise")
     except (TypeError, ValueError):
-        raise ValueError(f"synthetic_report: column {name!r} is numeric in the real table but {what} holds "
-                         f"non-numbers (e.g. {x.dropna().iloc[:3].tolist()}).") from None
-    return pd.Series(v).astype("Float64").to_numpy(dtype=float, na_value=np.nan)
+        raise DataError(f"synthetic_report: column {name!r} is numeric in the real table but {what} holds "
+                        f"non-numbers (e.g. {x.dropna().iloc[:3].tolist()}).") from None
+    out = pd.Series(v).astype("Float64").to_numpy(dtype=float, na_value=np.nan)
+    if np.isinf(out).any():
+        raise DataError(f"synthetic_report: column {name!r} of the {what} table holds {int(np.isinf(out).sum())} "
+                        "infinite value(s); expected finite numbers (missing cells may be NaN).")
+    return out
 
 
 def _as_categories(x):
@@ -286,8 +290,8 @@ def _marginal_distance(name, kind, r, s):
                 "out_of_range": pd.NA, "non_integer": pd.NA}
     if np.isnan(r).all() or np.isnan(s).all():
         which = "real" if np.isnan(r).all() else "synthetic"
-        raise ValueError(f"synthetic_report: numeric column {name!r} has no observed value in the {which} table; "
-                         "the KS statistic is undefined.")
+        raise DataError(f"synthetic_report: numeric column {name!r} has no observed value in the {which} table; "
+                        "the KS statistic is undefined.")
     ro, so = r[~np.isnan(r)], s[~np.isnan(s)]
     integer = bool(np.all(ro == np.round(ro)))
     return {"column": name, "kind": kind, "metric": "ks", "value": sm.ks_statistic(r, s),
@@ -298,8 +302,12 @@ def _marginal_distance(name, kind, r, s):
 def _labels(df, target, what):
     y = df[target]
     if y.isna().any():
-        raise ValueError(f"synthetic_report: target {target!r} has {int(y.isna().sum())} missing value(s) in "
-                         f"the {what} table; pass drop_unlabelled=True to leave those rows out.")
+        raise DataError(f"synthetic_report: target {target!r} has {int(y.isna().sum())} missing value(s) in "
+                        f"the {what} table; pass drop_unlabelled=True to leave those rows out.")
+    if pd.api.types.is_float_dtype(y) and not np.all(np.mod(y, 1) == 0):
+        raise DataError(f"synthetic_report: target {target!r} holds continuous numbers in the {what} table (e.g. "
+                        f"{y[np.mod(y, 1) != 0].iloc[:3].tolist()}); the utility scores train a classifier: give a "
+                        "column of class labels")
     return y.astype(object).to_numpy()
 
 
@@ -318,7 +326,7 @@ def _utility(real, synthetic, target, real_test, random_state):
                                                                   (synthetic, "synthetic")))
     feats = [c for c in real.columns if c != target]
     if not feats:
-        raise ValueError(f"synthetic_report: the target {target!r} is the only column; nothing to train on.")
+        raise DataError(f"synthetic_report: the target {target!r} is the only column; nothing to train on.")
     prep = _prepare(train[feats], (synthetic[feats], "synthetic"), (test[feats], "the real test table"))
     kinds = [p[0] for p in prep.values()]
     seed = None if random_state is None else int(np.random.default_rng(random_state).integers(2**31))

@@ -71,7 +71,7 @@ from .observed_support import sample_on_support
 from .missing_nodes import add_indicators, blank_missing, forbidden_pairs, indicator_names
 from .private_synth import fit_private, private_draws, private_inputs, whole_conditions
 from .search import Z_BEHIND, add_rows, choose_edges, edge_name, holdout_rows, latent_search, variant, widen_k
-from .._utils import as_generator, one_class_on_purpose
+from .._utils import DataError, as_generator, one_class_on_purpose
 from ..estimators import NaiveBayes
 from ..structure.select import variant_label
 from ..io.persistence import load, register_composite, save
@@ -203,7 +203,7 @@ class Synthesizer(BaseEstimator):
             raise TypeError(f"{_WHO}: data must be a pandas DataFrame (one column per variable); "
                             f"received {type(data).__name__}.")
         if data.shape[0] < 2:
-            raise ValueError(f"{_WHO}: data must have at least 2 rows; received {data.shape[0]}.")
+            raise DataError(f"{_WHO}: data must have at least 2 rows; received {data.shape[0]}.")
         if self.target is None:
             return data, np.zeros(data.shape[0], dtype=np.int64)
         if self.target not in data.columns:

@@ -62,6 +62,28 @@ def test_other_missing_names_are_plain_attribute_errors():
     assert C.capability_of("no_such_hook") is None
 
 
+def test_an_attribute_error_inside_a_property_is_not_masked_as_the_property_missing():
+    class Typo(F.Gaussian):
+        @property
+        def default_fill(self):
+            return self.no_such_helper  # a bug in the getter: the error must name it
+
+    with pytest.raises(AttributeError, match="no_such_helper"):
+        Typo().default_fill  # noqa: B018
+
+
+def test_a_hurdle_over_a_base_without_a_capability_names_the_base():
+    from typing import NamedTuple
+
+    class S(NamedTuple):
+        n: object
+
+    base = bare_family()
+    type(base).stats_type = type(base).params_type = S
+    with pytest.raises(C.MissingCapability, match="the Bare family has no .*'param_names'"):
+        F.Hurdle(base=base).param_names  # noqa: B018
+
+
 @pytest.mark.parametrize("capability", [c for c in C.CAPABILITIES if c.__abstractmethods__], ids=lambda c: c.__name__)
 def test_registering_a_capability_requires_its_abstract_hooks(capability):
     body = {name: (lambda self, *a, **k: None) for name in F.Family.__abstractmethods__}
