@@ -19,7 +19,7 @@ def test_corruptions(penguins):
     X, _ = penguins
     rng = np.random.default_rng(0)
     train, test = X.iloc[:200].reset_index(drop=True), X.iloc[200:].reset_index(drop=True)
-    numeric = bench.numeric(test)
+    numeric = bench._numeric(test)
     swapped, changed = bench.corrupt("swap-num", test, train, rng)
     assert changed.sum() > 0.9 * len(test)
     differs = (swapped[numeric] != test[numeric]) & test[numeric].notna()

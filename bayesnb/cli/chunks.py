@@ -121,9 +121,6 @@ def fit_chunks(args, alpha, make, split, family="auto", per_column=None):
     if alpha == "auto":
         raise UsageError("--alpha auto is chosen by the evidence of the whole table, which --chunksize never "
                          "holds; give a number (e.g. --alpha 1), or fit without --chunksize")
-    if getattr(args, "structure", None) not in (None, "naive"):
-        raise UsageError(f"--structure {args.structure} learns its edges from the whole table, which --chunksize "
-                         "never holds; fit without --chunksize (or with the naive structure)")
     path, n = args.data, int(args.chunksize)
     _check(path, n)
     keep_freed_memory()  # each chunk reuses the pages of the one before (no page faults per chunk)
@@ -148,6 +145,12 @@ def fit_chunks(args, alpha, make, split, family="auto", per_column=None):
                                                           lambda r: _progress("pass 1/2 (column types)", r))
         _progress("pass 1/2 (column types and classes)", rows, done=True)
     kinds = _usable(kinds, numbers, args, path)
+    structure = getattr(args, "structure", None)
+    numeric = [c for c, k in kinds.items() if c != args.target and k in ("int", "float")]
+    if structure not in (None, "naive") and numeric:  # a chunked fit fixes each numeric column's family up front
+        raise UsageError(f"--structure {structure} with --chunksize takes categorical columns only (the structure "
+                         f"is learnt on the first chunk); {path} has numeric column(s) {shown_list(numeric, 5)}: "
+                         "fit without --chunksize")
     chunks = read_kinds(path, n, args.na_values, kinds, missing)
     if sampled:
         def whole_chunk_kinds():

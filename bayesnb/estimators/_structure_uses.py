@@ -32,7 +32,7 @@ from scipy.special import logsumexp
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from ..inference import nb_posterior as _post
-from .._utils import ZeroProbabilityWarning, as_generator, is_frame
+from .._utils import DataError, ZeroProbabilityWarning, as_generator, is_frame
 from ..generative.method_checks import sample_request
 from ..generative.conditional import check_known_values
 from ..generative.conditions import class_set
@@ -294,7 +294,7 @@ class StructureUsesMixin:
             self.__dict__.clear()
             self.__dict__.update(saved)
             names = self._node_names(model.nodes)
-            raise ValueError(f"{self._who}.partial_fit: the batch adds categories to {[names[j] for j in grown]}, "
+            raise DataError(f"{self._who}.partial_fit: the batch adds categories to {[names[j] for j in grown]}, "
                              f"which would change the contexts of the fitted structure {self.structure_kind_!r}; "
                              "declare every category at the first fit (categories=).")
         n = _num_samples(X)
