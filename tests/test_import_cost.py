@@ -119,3 +119,45 @@ def test_lazily_loaded_classes_still_register_where_they_are_needed(tmp_path):
     _fresh("save", str(tmp_path))
     assert _fresh("load", str(tmp_path)) == "NaiveBayes Imputer Synthesizer"
     assert _fresh("fit") == "Imputer"
+
+
+ON_CALL = """
+import sys, warnings
+warnings.simplefilter("ignore")
+import numpy as np, pandas as pd
+import bayesnb
+rng = np.random.default_rng(0)
+X = pd.DataFrame({"a": rng.choice(["x", "y"], 60), "b": rng.choice(["u", "v", "w"], 60), "c": rng.normal(size=60)})
+y = rng.integers(0, 2, 60)
+m = bayesnb.NaiveBayes().fit(X, y)
+Xm = X.copy()
+Xm.loc[::7, "c"] = np.nan
+done = [
+    bayesnb.check_independence(m, X, y).shape[0] > 0,
+    bayesnb.check_marginals(m, X, y).shape[0] > 0,
+    bayesnb.check_mcar(bayesnb.NaiveBayes().fit(Xm, y), Xm, y).shape[0] > 0,
+    bayesnb.impute_table(Xm, random_state=0, configurations=["naive"]).table.isna().sum().sum() == 0,
+    bayesnb.impute_mnar(Xm[["c"]].assign(d=rng.normal(size=60)), random_state=0) is not None,
+    bayesnb.pool([np.array([1.0, 2.0]), np.array([1.5, 2.5])], [np.array([0.1, 0.1])] * 2).shape[0] == 2,
+    bayesnb.synthetic_report(X, bayesnb.Synthesizer(structure="naive", latent=None).fit(X).sample(60, random_state=0))
+    is not None,
+]
+det = bayesnb.NBOutlierDetector(contamination=0.1).fit(X)
+det.save(sys.argv[1] + "/det.bnb")
+done.append(np.array_equal(bayesnb.load(sys.argv[1] + "/det.bnb").predict(X), det.predict(X)))
+import matplotlib
+matplotlib.use("Agg")
+from bayesnb import plot
+plot.class_conditionals(m)
+plot.plot_independence(bayesnb.check_independence(m, X, y))
+print(sum(map(bool, done)), len(done))
+"""
+
+
+def test_the_on_call_functions_work_in_a_fresh_interpreter(tmp_path):
+    """Each public function of a lazily loaded wing (criticism, imputation, pooling, synthetic data), the
+    outlier detector's model file and the plots run in an interpreter that imported only ``bayesnb``."""
+    r = run_python(["-c", ON_CALL, str(tmp_path)])
+    assert r.returncode == 0, r.stderr[-3000:]
+    ok, n = map(int, r.stdout.strip().splitlines()[-1].split())
+    assert ok == n == 8

@@ -309,6 +309,25 @@ def test_predict_proba_draws_and_interval(votes):
     assert not hasattr(clf, "predict_proba_interval")  # moved: credible_interval of predict_proba_draws
 
 
+def test_credible_interval_of_a_sample_posterior_variable(votes):
+    """A variable of ``sample_posterior`` (dims chain, draw, ...) is summarised over all its draws, not
+    over its one chain (which gave lower == upper == each draw)."""
+    X, y = votes
+    clf = CategoricalNB().fit(X, y)
+    pi = clf.sample_posterior(2000, random_state=0).posterior["pi"]
+    assert pi.dims[:2] == ("chain", "draw")
+    lo, hi = credible_interval(pi, ci=0.9)
+    flat = np.asarray(pi).reshape(-1, pi.shape[-1])
+    assert lo.shape == hi.shape == (2,)
+    np.testing.assert_array_equal(lo, np.quantile(flat, 0.05, axis=0))
+    np.testing.assert_array_equal(hi, np.quantile(flat, 0.95, axis=0))
+    assert np.all(hi - lo > 0.01)
+    # an explicit axis is used as given, and one out of range is a clear error
+    np.testing.assert_array_equal(credible_interval(flat, ci=0.9, axis=0)[0], lo)
+    with pytest.raises(ValueError, match="axis 3 .* 2 dimension"):
+        credible_interval(flat, axis=3)
+
+
 def test_predict_proba_draws_gaussian(iris):
     X, y = iris
     clf = GaussianNB().fit(X, y)

@@ -202,6 +202,25 @@ def test_prior_predictive_on_a_mixed_structure():
         m.sample(5, length=3, prior=True)
 
 
+def test_sample_with_prior_false_is_the_posterior_predictive_under_a_structure():
+    """``sample(..., prior=False)`` (the default spelled out, e.g. ``prior=flag``) is the posterior
+    predictive, under a structure as under naive; a ``prior`` that is not a bool is refused."""
+    X, y = _mixed_tiny(1, missing=0.1)
+    for structure in ("naive", "tan"):
+        m = bayesnb.NaiveBayes(structure=structure).fit(X, y)
+        Xa, ya = m.sample(20, random_state=3, prior=False)
+        Xb, yb = m.sample(20, random_state=3)
+        pd.testing.assert_frame_equal(Xa, Xb)
+        np.testing.assert_array_equal(ya, yb)
+        given = X.iloc[:4].copy()
+        given["a"] = np.nan
+        pd.testing.assert_frame_equal(m.sample(random_state=1, given=given, prior=False)[0],
+                                      m.sample(random_state=1, given=given)[0])
+        for bad in ("no", None, 1.0):
+            with pytest.raises(ValueError, match="prior must be True or False"):
+                m.sample(3, prior=bad)
+
+
 def _exact_given(tables, parents, log_prior, given):
     """p(y, x) over every completion of the cells not in ``given`` (dict position -> value), by enumeration."""
     free = [j for j in range(3) if j not in given]

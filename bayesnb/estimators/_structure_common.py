@@ -31,7 +31,7 @@ from ..io import dask_data as _dask
 from ..inference import nb_posterior as _post
 from .._utils import as_generator
 from ..criticism.diagnostics import datatree_from_layout
-from ..generative.method_checks import check_prior_options
+from ..generative.method_checks import check_prior_flag, check_prior_options
 from ..generative.conditions import has_constraints
 from ..generative.functions import class_log_weights, warn_empty_columns
 from ..generative.support import blank_impossible, impossible_rows
@@ -324,8 +324,7 @@ class StructureCommonMixin:
         structure='naive'. ``prior=True``: the prior predictive (every context's parameters drawn
         from its prior, shared by the rows), taking only ``n_samples``, ``y``, ``random_state``.
         """
-        if kwargs.get("prior"):  # the prior predictive (naive or this structure's)
-            kwargs.pop("prior")
+        if check_prior_flag(self._who, kwargs.pop("prior", False)):  # the prior predictive (naive or this structure's)
             check_prior_options(self._who, parameter_uncertainty, {k: v for k, v in kwargs.items() if k != "length"})
             return self._sample_prior(n_samples, y=y, random_state=random_state, length=kwargs.get("length"))
         if self._structure_fitted() is None or _dask.is_dask(kwargs.get("given")):  # Dask: partition by partition

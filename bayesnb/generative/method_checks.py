@@ -11,7 +11,27 @@ from ..inference.private_stats import block_bounds
 from .given import given_columns
 from .tables import label_codes
 
-__all__ = ["check_dask_impute", "check_not_private", "check_prior_options", "declared_bounds", "sample_request"]
+__all__ = ["check_dask_impute", "check_not_private", "check_prior_flag", "check_prior_options", "declared_bounds",
+           "sample_request"]
+
+
+def check_prior_flag(who, prior):
+    """``sample``'s ``prior`` as a bool: True or False (a NumPy bool too); anything else a ``ValueError``.
+
+    Parameters
+    ----------
+    who : str
+        Name used in error messages.
+    prior : object
+        The ``prior`` argument of ``sample``.
+
+    Returns
+    -------
+    bool
+    """
+    if not isinstance(prior, (bool, np.bool_)):
+        raise ValueError(f"{who}.sample: prior must be True or False; received {prior!r}.")
+    return bool(prior)
 
 
 def check_prior_options(who, parameter_uncertainty, options):

@@ -19,7 +19,8 @@ from ..impute.fitted import impute_with_imputer, uses_imputer
 from .._utils import as_generator, check_memory, is_frame
 from ..inference import em
 from ..inference.em import allowed_states
-from .method_checks import check_dask_impute, check_not_private, check_prior_options, declared_bounds, sample_request
+from .method_checks import (check_dask_impute, check_not_private, check_prior_flag, check_prior_options, declared_bounds,
+                            sample_request)
 from .conditional import check_known_values, sample_given
 from .conditions import has_constraints
 from .constrained import constrained_sample
@@ -179,7 +180,7 @@ class GenerativeMixin(SemiSupervisedMixin):
         p : float or ndarray of shape (n_samples,)
             Only with ``return_probability=True``.
         """
-        if prior:
+        if check_prior_flag(self._who, prior):
             check_prior_options(self._who, parameter_uncertainty, {"latent": latent, "given": given, "forbid": forbid,
                                                                    "return_probability": return_probability})
             return self._sample_prior(n_samples, y=y, random_state=random_state, length=length)

@@ -39,7 +39,7 @@ def posterior_moments(post) -> dict:
     return out
 
 
-def credible_interval(draws, ci=0.94, axis=0):
+def credible_interval(draws, ci=0.94, axis=None):
     """Equal-tailed credible interval of posterior draws (the ``ci`` central quantiles).
 
     The summary of any draws the estimators return: ``credible_interval(clf.predict_proba_draws(X))``
@@ -48,17 +48,19 @@ def credible_interval(draws, ci=0.94, axis=0):
 
     Parameters
     ----------
-    draws : array-like
-        Draws along ``axis`` (e.g. shape ``(n_draws, n_samples, n_classes)``).
+    draws : array-like or xarray.DataArray
+        Draws along ``axis`` (e.g. shape ``(n_draws, n_samples, n_classes)``), or a variable of
+        ``sample_posterior`` / ``run_mcmc`` (dims ``chain``, ``draw``, ...: every chain's draws pooled).
     ci : float in (0, 1), default=0.94
         Posterior mass between the bounds (ArviZ's default level).
-    axis : int, default=0
-        The axis of the draws.
+    axis : int or None, default=None
+        The axis of the draws; None: the ``chain`` and ``draw`` dims of an ArviZ variable, else axis 0.
 
     Returns
     -------
     lower, upper : ndarray
-        The ``(1 - ci) / 2`` and ``(1 + ci) / 2`` quantiles, of ``draws``'s shape without ``axis``.
+        The ``(1 - ci) / 2`` and ``(1 + ci) / 2`` quantiles, of ``draws``'s shape without ``axis``
+        (without ``chain`` and ``draw`` for an ArviZ variable).
 
     Examples
     --------
@@ -69,7 +71,15 @@ def credible_interval(draws, ci=0.94, axis=0):
     """
     if not isinstance(ci, (float, int, np.floating, np.integer)) or isinstance(ci, bool) or not 0 < ci < 1:
         raise ValueError(f"credible_interval: ci must be a probability in (0, 1); received {ci!r}.")
+    dims = tuple(getattr(draws, "dims", ()))
     draws = np.asarray(draws, dtype=float)
+    if axis is None:
+        axis = 0
+        if "chain" in dims and "draw" in dims:  # an ArviZ variable: pool the chains' draws into axis 0
+            draws = np.moveaxis(draws, [dims.index("chain"), dims.index("draw")], [0, 1])
+            draws = draws.reshape((-1, *draws.shape[2:]))
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or not -draws.ndim <= axis < max(draws.ndim, 1):
+        raise ValueError(f"credible_interval: axis {axis!r} is not an axis of draws with {draws.ndim} dimension(s).")
     if draws.ndim == 0 or draws.shape[axis] < 1:
         raise ValueError(f"credible_interval: draws need at least one draw along axis {axis}; "
                          f"received shape {draws.shape}.")
