@@ -59,6 +59,7 @@ def files(tmp_path_factory):
      "the batch adds categories to ['x']"),
     (["outliers", "lognormal.bnb", "negative.csv", "-o", "o.csv"], "no threshold can be set"),
     (["synthesize", "row.csv", "-n", "3", "-o", "o.csv"], "at least 2 rows"),
+    (["info", "m.bnb", "--columns-shown", "-1"], "expected a whole number >= 0"),
     (["pool", "pool.csv", "--conf-level", "2"], "conf_level must be in (0, 1)"),
     (["pool", "pool.csv", "--dfcom", "0"], "dfcom must be a number > 0"),
     (["pool", "negative_variance.csv"], "variances must be >= 0"),

@@ -50,7 +50,7 @@ def add_command(subparsers, name, handler, **kwargs):
 
 
 def seed_value(text):
-    """The value of ``--seed``: a whole number >= 0 (a NumPy seed); else a usage error naming the option."""
+    """A whole number >= 0 (``--seed``: a NumPy seed; ``info --columns-shown``); else a usage error naming the option."""
     try:
         value = int(text)
     except ValueError:

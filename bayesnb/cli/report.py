@@ -17,7 +17,7 @@ import numpy as np
 
 from ..io.persistence import read_model_file
 from .modelfile import key_of, load_model
-from .options import model_command
+from .options import model_command, seed_value
 from .tableimpute import choices_note
 
 __all__ = ["cmd_info", "model_report", "register"]
@@ -148,7 +148,7 @@ def register(subparsers):
         "the alpha 'auto' chose, and per block its family, columns and posterior means with "
         "94% intervals (the most probable values of categorical columns).")
     inf.add_argument("--json", action="store_true", help="print the file's summary as JSON instead")
-    inf.add_argument("--columns-shown", type=int, default=8, metavar="N",
+    inf.add_argument("--columns-shown", type=seed_value, default=8, metavar="N",
                      help="columns shown per block (default 8)")
 
 
