@@ -23,20 +23,7 @@ from sklearn.base import clone
 
 from ..io import dask_data as _dask
 
-__all__ = ["imputer_for", "impute_with_imputer", "register_imputer", "uses_imputer"]
-
-#: the Imputer class, registered by :mod:`bayesnb.impute.imputer` (which imports the estimators that import this module)
-_IMPUTER: list = []
-
-
-def register_imputer(cls):
-    """Make ``cls`` (:class:`~bayesnb.Imputer`) the imputer that ``fit(X, y, impute=...)`` fits.
-
-    Parameters
-    ----------
-    cls : type
-    """
-    _IMPUTER[:] = [cls]
+__all__ = ["imputer_for", "impute_with_imputer", "uses_imputer"]
 
 
 def imputer_for(model, impute, X, sample_weight):
@@ -67,9 +54,9 @@ def imputer_for(model, impute, X, sample_weight):
     who = f"{type(model).__name__}.fit"
     if impute is False or impute is None:
         return None
-    if not _IMPUTER:  # import bayesnb loads bayesnb.impute.imputer lazily: fetching the name loads (and registers) it
-        getattr(sys.modules["bayesnb"], "Imputer")
-    Imputer = _IMPUTER[0]  # noqa: N806 - the class, registered by bayesnb.impute.imputer
+    # bayesnb.impute.imputer imports the estimators, which import this module: the class comes through
+    # the package's lazy table (loaded on first use)
+    Imputer = sys.modules["bayesnb"].Imputer  # noqa: N806 - the class
     if impute is True:
         imp = Imputer()
     elif isinstance(impute, Imputer):

@@ -31,7 +31,6 @@ from .configs import (
     project_fills,
     reading_model,
 )
-from .fitted import register_imputer
 from ..io.imputer_file import imputer_from_file, imputer_to_file
 from .._progress import progress
 from .._utils import as_generator, is_numeric_column
@@ -377,4 +376,3 @@ class Imputer(TransformerMixin, BaseEstimator):
 
 
 register_composite(Imputer, imputer_to_file, imputer_from_file)
-register_imputer(Imputer)  # NaiveBayes.fit(X, y, impute=...) fits one
