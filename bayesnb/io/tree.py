@@ -47,7 +47,8 @@ def registry():
         todo += cls.__subclasses__()
         families_[type_key(cls)] = cls
         for t in (cls.stats_type, cls.params_type, *cls.state_types):
-            tuples_[type_key(t)] = t
+            if t is not None:  # a family that declares no NamedTuple (docs/families/custom.md) names none
+                tuples_[type_key(t)] = t
     return estimators_, families_, tuples_
 
 

@@ -142,3 +142,16 @@ def test_the_docs_family_is_told_which_capability_a_use_needs():
     for capability, use in uses.items():
         with pytest.raises(C.MissingCapability, match=rf"the {cls.__name__} family has no .*{capability}"):
             use()
+
+
+def test_a_custom_family_that_declares_no_named_tuples_leaves_saving_other_models_working(tmp_path):
+    """Defining the docs' family (no ``stats_type``) once broke ``save`` of every model in the process."""
+    import bayesnb as bn
+
+    ns, _ = docs_family()
+    rng = np.random.default_rng(0)
+    m = bn.GaussianNB().fit(rng.normal(size=(30, 2)), np.arange(30) % 2)
+    m.save(tmp_path / "g.bnb")
+    assert np.allclose(bn.load(tmp_path / "g.bnb").predict_proba(m.theta_), m.predict_proba(m.theta_))
+    with pytest.raises(TypeError, match="cannot save posterior_"):  # a clear refusal, whichever part it meets first
+        ns["model"].save(tmp_path / "c.bnb")
