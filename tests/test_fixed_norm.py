@@ -17,7 +17,8 @@ from scipy import stats
 
 from bayesnb import Categorical, Gaussian, NaiveBayes
 from bayesnb.families.fixed_norm import dirichlet_fixed_norm, lgamma32
-from bayesnb.families.gaussian import nig_log_norm, nig_unconstrained
+from bayesnb.families._gaussian_cells import nig_log_norm
+from bayesnb.families._numpyro_dists import NIGUnconstrained as nig_unconstrained
 from bayesnb.families._tilted_gamma import tilted_gamma_rows, tilted_log_norm
 from bayesnb.inference.numpyro_model import estimator_inputs, make_model
 
