@@ -391,7 +391,7 @@ class Family(PartitionDefaults, NodeDefaults, SupportDefaults, ABC):
         params NamedTuple
             A "point" that :meth:`gen_sample`, :meth:`gen_fill` and :meth:`gen_cell_log_lik` read; a
             draw may instead be an object (not a tuple) whose attributes are the params fields, read
-            lazily (:class:`~bayesnb.families._multinomial_gen.PolyaDraw`).
+            lazily (:class:`~bayesnb.families._dirichlet_rows.PolyaDraw`).
         """
 
     @abstractmethod
