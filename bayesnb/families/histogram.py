@@ -466,25 +466,19 @@ class Histogram(Family, NumericNode, *SHARED):
 
     # --------------------------------------------------------- draws and NumPyro hooks
     # ``theta`` (K, d, B_max): the bin probabilities, NaN where feature j has fewer bins.
+    # the bins' Dirichlets are Categorical's over values: its draws, moments and inverse
     def sample_params(self, post, n_draws, rng) -> dict:
         """Exact posterior draws: ``{"theta": (n_draws, K, d, B_max)}``, NaN-padded."""
-        return {"theta": _enc.pad([dirichlet_draws(a, n_draws, rng) for a in post.concentration], np.nan)}
+        return Categorical().sample_params(post, n_draws, rng)
 
     def posterior_moments(self, post) -> dict:
         """Closed-form posterior mean and sd: ``{"theta": (mean, sd)}``, each (K, d, B_max)."""
-        means, sds = [], []
-        for a in post.concentration:
-            a0 = a.sum(axis=1, keepdims=True)
-            m = a / a0
-            means.append(m)
-            sds.append(np.sqrt(m * (1 - m) / (a0 + 1)))
-        return {"theta": (_enc.pad(means, np.nan), _enc.pad(sds, np.nan))}
+        return Categorical().posterior_moments(post)
 
     def posterior_from_params(self, params: dict):
         """A BinDirichlets whose plug-in equals the given ``theta`` (K, d, B_max) (one draw)."""
         theta = np.asarray(params["theta"], dtype=float)
-        return BinDirichlets(tuple(theta[:, j][:, ~np.isnan(theta[:, j]).any(axis=0)]
-                                   for j in range(theta.shape[1])))
+        return BinDirichlets(Categorical().posterior_from_params({"theta": theta}).concentration)
 
     def point_params(self, post) -> dict:
         """``{"theta": (K, d, B_max)}``, the posterior mean (inverse of :meth:`posterior_from_params`)."""
