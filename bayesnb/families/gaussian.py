@@ -211,6 +211,28 @@ def auto_prior(stats):
     )
 
 
+def usable_plug_in(point):
+    """The plug-in ``(mean, var)`` (K, d) with 1 for a variance that is not a positive finite number."""
+    mu, var = plug_in(point)
+    return mu, np.where(np.isfinite(var) & (var > 0), var, 1.0)
+
+
+def mixture_mode(resp, m, v, cand, log_x=False):
+    """Per cell, of the candidate points ``cand`` (cells, K), the one where the mixture
+    ``sum_k resp[:, k] Normal(. | m_k, v_k)`` (all (cells, K)) is highest, computed in log space
+    (an approximation of the mixture's mode). ``log_x``: the points are ``log x`` and the density
+    compared is that of ``x`` (the Jacobian ``-log x`` added)."""
+    with np.errstate(divide="ignore"):
+        log_r = np.log(resp)
+    log_dens = np.empty(cand.shape)
+    for c in range(cand.shape[1]):  # log of the mixture density at candidate c
+        t = cand[:, c:c + 1]
+        log_dens[:, c] = logsumexp(log_r - (t - m) ** 2 / (2 * v) - 0.5 * np.log(2 * np.pi * v), axis=1)
+        if log_x:
+            log_dens[:, c] -= t[:, 0]
+    return cand[np.arange(cand.shape[0]), np.argmax(log_dens, axis=1)]
+
+
 def _all_observed(obs) -> bool:
     """Whether the observed mask is all True; no pass over the cells for :meth:`Gaussian.encode`'s
     zero-memory mask of a complete block (a broadcast scalar)."""
@@ -503,23 +525,14 @@ class Gaussian(Family, NumericNode, *SHARED):
         miss = ~block.observed
         if not miss.any():
             return X
-        mu, var = plug_in(point)
-        var = np.where(np.isfinite(var) & (var > 0), var, 1.0)
+        mu, var = usable_plug_in(point)
         rows, cols = np.nonzero(miss)
         if strategy == "draw":
             X[rows, cols] = rng.normal(mu[z[rows], cols], np.sqrt(var[z[rows], cols]))
         elif strategy == "mean":
             X[rows, cols] = np.einsum("ik,ki->i", resp[rows], mu[:, cols])
         else:
-            cand = mu[:, cols].T  # (m, K) candidate points
-            m, v = mu[:, cols].T, var[:, cols].T
-            with np.errstate(divide="ignore"):
-                log_r = np.log(resp[rows])
-            log_dens = np.empty((rows.size, cand.shape[1]))
-            for c in range(cand.shape[1]):  # log of the mixture density at candidate c, in log space
-                x = cand[:, c:c + 1]
-                log_dens[:, c] = logsumexp(log_r - (x - m) ** 2 / (2 * v) - 0.5 * np.log(2 * np.pi * v), axis=1)
-            X[rows, cols] = cand[np.arange(rows.size), np.argmax(log_dens, axis=1)]
+            X[rows, cols] = mixture_mode(resp[rows], mu[:, cols].T, var[:, cols].T, mu[:, cols].T)
         return X
 
     def gen_cell_log_lik(self, prior, point, block, weights, predictive="mean"):
