@@ -13,8 +13,7 @@ import numpy as np
 from .._utils import DataError, hard_labels, missing_mask
 from ..structure.hierarchical import hierarchical_prior
 from ._category_codes import _code_into, _columns, _indexer, _integer_categories, _small_ints, code_dtype
-from ._category_codes import numeric_block_codes
-from ._category_types import convert_unmatched, no_match_error
+from ._category_codes import convert_unmatched, no_match_error, numeric_block_codes
 from .numeric import MAX_ALPHA, check_alpha
 from ._weighted_counts import code_counts_columns
 
@@ -143,7 +142,7 @@ def encode_columns(X, state=None, *, categories="auto", min_categories=None, ext
 
 def _as_fitted_type(values, miss, categories, name, who):
     """``(values, miss)`` with values of another type than ``categories`` converted losslessly
-    (:func:`._category_types.convert_unmatched`; a TypeError where that is impossible)."""
+    (:func:`._category_codes.convert_unmatched`; a TypeError where that is impossible)."""
     observed = values if miss is None else values[~miss]
     conv = convert_unmatched(observed, categories, name, who) if observed.size else None
     if conv is None:

@@ -30,7 +30,7 @@ from scipy.special import betaln
 from .._utils import all_finite, dense, nonfinite_error
 from ._contract import Family
 from .capabilities import SHARED
-from ._mixins import ThetaSite
+from .default_hooks import ThetaSite
 from .numeric import check_alpha, class_sums, dirichlet_draws, resolve_scalar_alpha, sample_class_feature
 from .dp_release import check_no_auto, check_no_bounds, noisy_counts
 

@@ -553,14 +553,6 @@ class Gaussian(Family, NumericNode, *SHARED):
             pen = -prior.a * np.log(v) - prior.b / v - prior.kappa * (mu - prior.mu) ** 2 / (2 * v)
         return float(np.where(ok, pen, 0.0).sum())
 
-    def gen_rate(self, stats, class_count, rng=None) -> np.ndarray | None:
-        """None: a real-valued block has no length model."""
-        return None
-
-    def gen_empty_columns(self, state) -> np.ndarray | None:
-        """None: every real-valued column has values to draw."""
-        return None
-
     # --------------------------------------------------------- draws and NumPyro hooks
     # Exact conjugate draws (NumPy) and the pieces model.py assembles into the NumPyro model,
     # both with ``mu`` and ``sigma2`` (K, d), the class-conditional mean and variance.

@@ -49,7 +49,7 @@ from ._dirichlet_rows import (
     tally,
     with_missing_columns,
 )
-from ._mixins import ThetaSite
+from .default_hooks import ThetaSite
 from .numeric import (
     check_alpha,
     class_sums,
