@@ -34,29 +34,11 @@ from scipy.special import gammaln
 from . import dp_release
 from ._contract import Family
 from .capabilities import SHARED
-from ._dirichlet_rows import (
-    DirichletRows,
-    PolyaDraw,
-    _evidence_scalar_alpha,
-    _theta,
-    log_observed_mass,
-    log_theta,
-    polya_cell_log_lik,
-    polya_log_lik,
-    inverse_cdf,
-    sample_polya,
-    split_counts,
-    tally,
-    with_missing_columns,
-)
+from ._dirichlet_rows import (DirichletRows, PolyaDraw, _evidence_scalar_alpha, _theta, inverse_cdf, log_observed_mass,
+                              log_theta, polya_cell_log_lik, polya_log_lik, sample_polya, split_counts, tally,
+                              with_missing_columns)
 from .default_hooks import ThetaSite
-from .numeric import (
-    check_alpha,
-    class_sums,
-    dirichlet_draws,
-    log_dot,
-    resolve_scalar_alpha,
-)
+from .numeric import check_alpha, class_sums, dirichlet_draws, log_dot, resolve_scalar_alpha
 
 __all__ = ["DirichletRows", "Multinomial", "MultinomialStats"]
 
