@@ -8,11 +8,12 @@ arithmetic over (n, d) cells (buffers, chunks, BLAS row sums), the family module
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import gammaln
+from scipy.special import gammaln, logsumexp
 
 from .._utils import hard_labels
 
-__all__ = ["chunked_parts", "class_cell_log_pdfs", "class_cell_log_pdfs_into", "defined", "nig_log_norm", "plug_in"]
+__all__ = ["chunked_parts", "class_cell_log_pdfs", "class_cell_log_pdfs_into", "defined", "mixture_mode", "nig_log_norm",
+           "plug_in", "usable_plug_in"]
 
 
 def plug_in(post):
@@ -26,6 +27,28 @@ def defined(post) -> np.ndarray:
     """Bool (K, d): where the predictive is a proper density."""
     _, var = plug_in(post)
     return np.isfinite(var) & (var > 0) & (post.a > 0) & (post.kappa > 0)
+
+
+def usable_plug_in(point):
+    """The plug-in ``(mean, var)`` (K, d) with 1 for a variance that is not a positive finite number."""
+    mu, var = plug_in(point)
+    return mu, np.where(np.isfinite(var) & (var > 0), var, 1.0)
+
+
+def mixture_mode(resp, m, v, cand, log_x=False):
+    """Per cell, of the candidate points ``cand`` (cells, K), the one where the mixture
+    ``sum_k resp[:, k] Normal(. | m_k, v_k)`` (all (cells, K)) is highest, computed in log space
+    (an approximation of the mixture's mode). ``log_x``: the points are ``log x`` and the density
+    compared is that of ``x`` (the Jacobian ``-log x`` added)."""
+    with np.errstate(divide="ignore"):
+        log_r = np.log(resp)
+    log_dens = np.empty(cand.shape)
+    for c in range(cand.shape[1]):  # log of the mixture density at candidate c
+        t = cand[:, c:c + 1]
+        log_dens[:, c] = logsumexp(log_r - (t - m) ** 2 / (2 * v) - 0.5 * np.log(2 * np.pi * v), axis=1)
+        if log_x:
+            log_dens[:, c] -= t[:, 0]
+    return cand[np.arange(cand.shape[0]), np.argmax(log_dens, axis=1)]
 
 
 def class_cell_log_pdfs(post, X: np.ndarray, predictive="mean"):

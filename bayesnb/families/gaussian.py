@@ -44,13 +44,14 @@ from typing import ClassVar, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import gammaln, logsumexp
+from scipy.special import gammaln
 
 from .._utils import all_finite, all_missing_columns, nonfinite_error
 from . import _interval
 from ._contract import Family
 from .capabilities import SHARED, NumericNode
-from ._gaussian_cells import _complete_stats, chunked_parts, class_cell_log_pdfs, defined, nig_log_norm, plug_in
+from ._gaussian_cells import (_complete_stats, chunked_parts, class_cell_log_pdfs, defined, mixture_mode, nig_log_norm,
+                              plug_in, usable_plug_in)
 from .numeric import float32_args, float_array, sample_class_feature, weighted_class_cells
 from .dp_release import noisy_moments, require_bounds
 
@@ -209,28 +210,6 @@ def auto_prior(stats):
         a,
         np.broadcast_to(AUTO_A0 * var, shape).copy(),
     )
-
-
-def usable_plug_in(point):
-    """The plug-in ``(mean, var)`` (K, d) with 1 for a variance that is not a positive finite number."""
-    mu, var = plug_in(point)
-    return mu, np.where(np.isfinite(var) & (var > 0), var, 1.0)
-
-
-def mixture_mode(resp, m, v, cand, log_x=False):
-    """Per cell, of the candidate points ``cand`` (cells, K), the one where the mixture
-    ``sum_k resp[:, k] Normal(. | m_k, v_k)`` (all (cells, K)) is highest, computed in log space
-    (an approximation of the mixture's mode). ``log_x``: the points are ``log x`` and the density
-    compared is that of ``x`` (the Jacobian ``-log x`` added)."""
-    with np.errstate(divide="ignore"):
-        log_r = np.log(resp)
-    log_dens = np.empty(cand.shape)
-    for c in range(cand.shape[1]):  # log of the mixture density at candidate c
-        t = cand[:, c:c + 1]
-        log_dens[:, c] = logsumexp(log_r - (t - m) ** 2 / (2 * v) - 0.5 * np.log(2 * np.pi * v), axis=1)
-        if log_x:
-            log_dens[:, c] -= t[:, 0]
-    return cand[np.arange(cand.shape[0]), np.argmax(log_dens, axis=1)]
 
 
 def _all_observed(obs) -> bool:

@@ -26,7 +26,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _interval
-from .gaussian import Gaussian, mixture_mode, usable_plug_in
+from ._gaussian_cells import mixture_mode, usable_plug_in
+from .gaussian import Gaussian
 
 __all__ = ["LogNormal", "LogNormalBlock"]
 
