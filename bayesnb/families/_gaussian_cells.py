@@ -58,22 +58,20 @@ def class_cell_log_pdfs(post, X: np.ndarray, predictive="mean"):
     Undefined factors (no data under an improper prior) give 0; missing cells are the
     caller's to mask.
     """
-    mu, var = plug_in(post)
+    if predictive != "marginal":  # (a copy of each class's buffer: the caller may keep it)
+        for ll in class_cell_log_pdfs_into(post, X):
+            yield ll.copy()
+        return
+    mu, _ = plug_in(post)
     ok = defined(post)
-    if predictive == "marginal":
-        nu = 2 * post.a
-        with np.errstate(invalid="ignore", divide="ignore"):
-            s2 = post.b * (post.kappa + 1) / (post.a * post.kappa)
+    nu = 2 * post.a
+    with np.errstate(invalid="ignore", divide="ignore"):
+        s2 = post.b * (post.kappa + 1) / (post.a * post.kappa)
     for k in range(mu.shape[0]):
-        if predictive == "marginal":
-            nk = np.where(ok[k], nu[k], 1.0)
-            sk = np.where(ok[k], s2[k], 1.0)
-            ll = (gammaln((nk + 1) / 2) - gammaln(nk / 2) - 0.5 * np.log(nk * np.pi * sk)
-                  - (nk + 1) / 2 * np.log1p((X - mu[k]) ** 2 / (nk * sk)))
-        else:
-            v = np.where(ok[k], var[k], 1.0)
-            with np.errstate(over="ignore"):  # a squared distance past 1e308: density 0, log -inf
-                ll = -0.5 * np.log(2 * np.pi * v) - (X - mu[k]) ** 2 / (2 * v)
+        nk = np.where(ok[k], nu[k], 1.0)
+        sk = np.where(ok[k], s2[k], 1.0)
+        ll = (gammaln((nk + 1) / 2) - gammaln(nk / 2) - 0.5 * np.log(nk * np.pi * sk)
+              - (nk + 1) / 2 * np.log1p((X - mu[k]) ** 2 / (nk * sk)))
         yield np.where(ok[k], ll, 0.0)
 
 
