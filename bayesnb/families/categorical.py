@@ -37,7 +37,8 @@ from ._contract import Family
 from .capabilities import SHARED
 from . import _stick_rows, _tilted_gamma
 from ._category_codes import _indexer
-from .numeric import MAX_ALPHA, Memo, check_alpha, dirichlet_draws, draw_categories, maximise_evidence, observed_counts
+from .numeric import (MAX_ALPHA, Memo, check_alpha, dirichlet_draws, dirichlet_moments, draw_categories, maximise_evidence,
+                      observed_counts)
 from ._categorical_encoding import log_probs  # (CategoricalNB.feature_log_prob_)
 
 __all__ = ["Categorical", "CategoricalEncoding", "CategoricalStats", "Dirichlets"]
@@ -410,14 +411,8 @@ class Categorical(Family, *SHARED):
 
     def posterior_moments(self, post) -> dict:
         """Closed-form posterior mean and sd: ``{"theta": (mean, sd)}``, each (K, d, V_max)."""
-        means, sds = [], []
-        for a in post.concentration:
-            a0 = a.sum(axis=1, keepdims=True)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                m = a / a0
-                sds.append(np.sqrt(m * (1 - m) / (a0 + 1)))
-            means.append(m)
-        return {"theta": (_enc.pad(means, np.nan), _enc.pad(sds, np.nan))}
+        moments = [dirichlet_moments(a, a.sum(axis=1, keepdims=True)) for a in post.concentration]
+        return {"theta": tuple(_enc.pad([mo[i] for mo in moments], np.nan) for i in (0, 1))}
 
     def posterior_from_params(self, params: dict):
         """A Dirichlets whose plug-in equals the given ``theta`` (K, d, V_max) (one draw)."""

@@ -38,7 +38,7 @@ from ._dirichlet_rows import (DirichletRows, PolyaDraw, _evidence_scalar_alpha, 
                               log_theta, polya_cell_log_lik, polya_log_lik, sample_polya, split_counts, tally,
                               with_missing_columns)
 from .default_hooks import ThetaSite
-from .numeric import check_alpha, class_sums, dirichlet_draws, log_dot, resolve_scalar_alpha
+from .numeric import check_alpha, class_sums, dirichlet_draws, dirichlet_moments, log_dot, resolve_scalar_alpha
 
 __all__ = ["DirichletRows", "Multinomial", "MultinomialStats"]
 
@@ -440,11 +440,7 @@ class Multinomial(ThetaSite, Family, *SHARED):
 
     def posterior_moments(self, post) -> dict:
         """Closed-form posterior mean and sd: ``{"theta": (mean, sd)}``, each (K, d)."""
-        a = post.concentration
-        a0 = a.sum(axis=1, keepdims=True)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            m = a / a0
-            return {"theta": (m, np.sqrt(m * (1 - m) / (a0 + 1)))}
+        return {"theta": dirichlet_moments(post.concentration, post.concentration.sum(axis=1, keepdims=True))}
 
     def posterior_from_params(self, params: dict):
         """A :class:`DirichletRows` whose plug-in equals the given ``theta`` (K, d) (one draw)."""
