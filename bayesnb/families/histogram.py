@@ -306,9 +306,7 @@ class Histogram(Family, NumericNode, *SHARED):
         return BinDirichlets(_enc.hierarchical_alphas(stats.counts, contexts, [a] * len(stats.counts), fixed),
                              tuple(np.zeros(c.shape) for c in stats.counts), _bins.pooled_counts(stats.counts))
 
-    def observed_rows(self, stats):
-        """Weighted number of observed cells per (class, column): each feature's counts summed."""
-        return np.stack([c.sum(axis=1) for c in stats.counts], axis=1) if stats.counts else None
+    observed_rows = Categorical.observed_rows  # each feature's bin counts summed
 
     def update(self, prior, stats):
         """Conjugate update: concentration + counts (the log-width sums accumulated, the prior's ``pooled`` kept)."""
@@ -334,9 +332,7 @@ class Histogram(Family, NumericNode, *SHARED):
                              - (l - l0).sum(1))
         return np.asarray(total) * np.ones(post.concentration[0].shape[0] if post.concentration else 0)
 
-    def is_proper(self, prior):
-        """True when every prior pseudo-count is > 0 (always, as ``alpha > 0``)."""
-        return all(np.all(a > 0) for a in prior.concentration)
+    is_proper = Categorical.is_proper  # every prior pseudo-count > 0 (always, as ``alpha > 0``)
 
     def all_missing(self, block):
         """Columns missing in every row, bool (d,)."""
@@ -480,9 +476,7 @@ class Histogram(Family, NumericNode, *SHARED):
         theta = np.asarray(params["theta"], dtype=float)
         return BinDirichlets(Categorical().posterior_from_params({"theta": theta}).concentration)
 
-    def point_params(self, post) -> dict:
-        """``{"theta": (K, d, B_max)}``, the posterior mean (inverse of :meth:`posterior_from_params`)."""
-        return {"theta": self.posterior_moments(post)["theta"][0]}
+    point_params = Categorical.point_params  # the posterior mean, (K, d, B_max) NaN-padded
 
     def numpyro_static(self, prior):
         """Each feature's number of bins, carrying the tails' end-bin ``n`` outside equality (``_bins.BinShapes``)."""
