@@ -17,7 +17,8 @@ from scipy import stats
 
 from bayesnb import Categorical, Gaussian, NaiveBayes
 from bayesnb.families.fixed_norm import dirichlet_fixed_norm, lgamma32
-from bayesnb.families.gaussian import nig_log_norm, nig_unconstrained
+from bayesnb.families._gaussian_cells import nig_log_norm
+from bayesnb.families._numpyro_dists import NIGUnconstrained
 from bayesnb.families._tilted_gamma import tilted_gamma_rows, tilted_log_norm
 from bayesnb.inference.numpyro_model import estimator_inputs, make_model
 
@@ -41,11 +42,11 @@ def test_nig_site_is_the_normal_inverse_gamma_on_the_log_variance_scale():
     v = np.exp(z[..., 1])
     want = (stats.invgamma.logpdf(v, a, scale=b) + z[..., 1]
             + stats.norm.logpdf(z[..., 0], m0, np.sqrt(v / kappa)))
-    d = nig_unconstrained(m0, kappa, a, b, nig_log_norm(a, b, kappa))
+    d = NIGUnconstrained(m0, kappa, a, b, nig_log_norm(a, b, kappa))
     assert d.batch_shape == shape and d.event_shape == (2,)
     np.testing.assert_allclose(d.log_prob(z.astype(np.float32)), want, rtol=1e-5, atol=1e-3)
     # its draws follow that law: v ~ InvGamma(a, b), (m - m0) sqrt(kappa / v) ~ Normal(0, 1)
-    draws = np.asarray(nig_unconstrained(0.5, 2.0, 3.0, 1.5, nig_log_norm(3.0, 1.5, 2.0)).sample(
+    draws = np.asarray(NIGUnconstrained(0.5, 2.0, 3.0, 1.5, nig_log_norm(3.0, 1.5, 2.0)).sample(
         jax.random.PRNGKey(0), (4000,)), dtype=float)
     v = np.exp(draws[:, 1])
     assert stats.kstest(v, stats.invgamma(3.0, scale=1.5).cdf).pvalue > 1e-3

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from scipy.stats import chi2_contingency, chisquare
 
 from bayesnb import MultinomialNB
-from bayesnb.families._multinomial_gen import PolyaDraw, polya_tokens
+from bayesnb.families._dirichlet_rows import PolyaDraw, polya_tokens
 from bayesnb.generative import class_log_weights, length_rates, parameter_points, sample_rows
 
 P_MIN = 0.01

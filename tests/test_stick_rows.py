@@ -43,7 +43,7 @@ def test_site_density_is_the_dirichlet_times_the_jacobian():
     """log p(x) = log Dirichlet(theta(x) | alpha) + log |d theta / d x| (+ the pads' logistic density)."""
     rng = np.random.default_rng(0)
     alpha = _alpha(rng, K=1)
-    args = S.stick_prior_args(alpha, SIZES)
+    args = S.prior_args(alpha, SIZES)
     theta = _padded([rng.dirichlet(alpha[0, j, :v]) for j, v in enumerate(SIZES)], SIZES)[None]
     x = S.logits_from_theta(theta, SIZES, args)
     site, lt = _log_theta(args, x, SIZES)
@@ -73,7 +73,7 @@ def test_site_draws_follow_the_dirichlet():
     rng = np.random.default_rng(1)
     sizes = [3, 2]
     alpha = _alpha(rng, K=1, sizes=sizes, low=0.5, high=4.0)
-    args = S.stick_prior_args(alpha, sizes)
+    args = S.prior_args(alpha, sizes)
     site = S.stick_logit_rows(args["a"], args["b"], args["shift"], args["log_norm"])
     x = site.sample(jax.random.PRNGKey(0), (4000,))
     t, sp = site.logits(x)
@@ -89,11 +89,11 @@ def test_suffstat_loglik_per_stick_is_sum_n_log_theta():
     alpha = _alpha(rng)
     valid = np.arange(alpha.shape[-1])[None, None, :] < np.asarray(SIZES)[None, :, None]
     counts = np.where(valid, rng.integers(0, 20, alpha.shape), 0.0)
-    args = S.stick_prior_args(alpha, SIZES)
+    args = S.prior_args(alpha, SIZES)
     x = rng.normal(size=args["a"].shape).astype(np.float32)
     site, lt = _log_theta(args, x, SIZES)
     t, sp = site.logits(jnp.asarray(x))
-    got = float(S.stick_suffstat_loglik({"t": t, "softplus": sp}, S.stick_counts(counts, SIZES)))
+    got = float(S.suffstat_loglik({"t": t, "softplus": sp}, S.stats_args(counts, SIZES)))
     assert got == pytest.approx(float((counts * np.asarray(lt, float)).sum()), rel=1e-5)
 
 
@@ -104,7 +104,7 @@ def test_exact_posterior_is_uncorrelated_in_the_site_coordinates():
     sizes = [6, 2, 40]
     alpha = _alpha(rng, K=1, sizes=sizes, low=0.5, high=2.0)
     post = alpha + np.where(alpha != 1.0, rng.integers(0, 50, alpha.shape), 0)
-    args = S.stick_prior_args(alpha, sizes)
+    args = S.prior_args(alpha, sizes)
     draws = np.stack([_padded([rng.dirichlet(post[0, j, :v]) for j, v in enumerate(sizes)], sizes)
                       for _ in range(4000)])[:, None]
     x = S.logits_from_theta(draws, sizes, args)  # (4000, 1, d, W)
@@ -122,10 +122,10 @@ def test_exact_posterior_is_uncorrelated_in_the_site_coordinates():
 
 def test_stick_arguments_check_their_shapes():
     alpha = np.ones((2, 3, 5))
-    args = S.stick_prior_args(alpha, [5, 2, 1])
+    args = S.prior_args(alpha, [5, 2, 1])
     assert args["a"].shape == (2, 3, 4) and args["log_norm"].shape == (2, 3)
     # one value only: one pad cell, a zero normalising constant
-    one = S.stick_prior_args(np.ones((2, 1, 1)), [1])
+    one = S.prior_args(np.ones((2, 1, 1)), [1])
     assert one["a"].shape == (2, 1, 1) and np.all(one["log_norm"] == 0.0)
 
 

@@ -577,3 +577,27 @@ def test_an_odd_cell_refuses_the_batch_naming_its_rows_and_column():
     bad[[3, 5, 8, 13, 21, 34], 0] = 0.5
     with pytest.raises(ValueError, match=r"position\(s\) \[3, 5, 8, 13, 21\] \(the first 5\) of X in column\(s\) \[0\]"):
         NaiveBayes(features={(0, 1): Poisson(), 2: Gaussian()}).fit(bad, y)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"m": -1.0}, r"m must be a finite number >= 0; received -1.0"),
+    ({"m": np.inf}, r"m must be a finite number >= 0"),
+    ({"m": 2.0, "alpha": 0.5}, r"give either alpha or the m-estimate \(m, p\), not both"),
+    ({"m": 2.0, "alpha": "hierarchical"}, r"give either alpha='hierarchical' or the m-estimate"),
+])
+def test_categorical_m_estimate_refusals_name_the_mistake(kwargs, message):
+    """The m-estimate's arguments are checked when the prior is made, with a message naming the mistake."""
+    fam = Categorical(**kwargs)
+    codes, state = fam.encode(np.array([["a"], ["b"]], dtype=object))
+    with pytest.raises(ValueError, match=message):
+        fam.make_prior(fam.stats(codes, np.eye(2), state), state)
+
+
+def test_categorical_m_estimate_is_alpha_m_p():
+    """``m_estimate(m, p)`` is ``alpha = m p`` per value, and ``m / V`` per value without ``p``."""
+    codes, state = Categorical().encode(np.array([["a"], ["b"], ["c"]], dtype=object))
+    stats = Categorical().stats(codes, np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]]), state)  # two classes
+    with_p = Categorical.m_estimate(m=4.0, p=[0.5, 0.25, 0.25]).make_prior(stats, state)
+    np.testing.assert_array_equal(with_p.concentration[0], [[2.0, 1.0, 1.0]] * 2)
+    uniform = Categorical.m_estimate(m=3.0).make_prior(stats, state)
+    np.testing.assert_array_equal(uniform.concentration[0], np.ones((2, 3)))

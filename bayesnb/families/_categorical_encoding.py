@@ -13,9 +13,7 @@ import numpy as np
 from .._utils import DataError, hard_labels, missing_mask
 from ..structure.hierarchical import hierarchical_prior
 from ._category_codes import _code_into, _columns, _indexer, _integer_categories, _small_ints, code_dtype
-from ._category_codes import numeric_block_codes
-from ._category_types import convert_unmatched, no_match_error
-from .numeric import MAX_ALPHA, check_alpha
+from ._category_codes import convert_unmatched, no_match_error, numeric_block_codes
 from ._weighted_counts import code_counts_columns
 
 __all__ = []
@@ -143,7 +141,7 @@ def encode_columns(X, state=None, *, categories="auto", min_categories=None, ext
 
 def _as_fitted_type(values, miss, categories, name, who):
     """``(values, miss)`` with values of another type than ``categories`` converted losslessly
-    (:func:`._category_types.convert_unmatched`; a TypeError where that is impossible)."""
+    (:func:`._category_codes.convert_unmatched`; a TypeError where that is impossible)."""
     observed = values if miss is None else values[~miss]
     conv = convert_unmatched(observed, categories, name, who) if observed.size else None
     if conv is None:
@@ -362,47 +360,6 @@ def _count_labelled(codes, label, weight, K, categories):
     return tuple(total[:, o:o + v].copy() for o, v in zip(offset, V))
 
 
-def reindex_counts(counts, old_categories, new_categories):
-    """Move (K, V_j) arrays coded against ``old_categories`` onto ``new_categories`` (a superset)."""
-    out = []
-    for c, oc, nc in zip(counts, old_categories, new_categories):
-        moved = np.zeros((c.shape[0], len(nc)))
-        if len(oc):
-            moved[:, _indexer(nc, oc)] = c
-        out.append(moved)
-    return tuple(out)
-
-
-def alpha_per_category(alpha, categories, K: int, who: str):
-    """Broadcast ``alpha`` (scalar, per-value array, per-feature list or dict) to (K, V_j) arrays."""
-    out = []
-    d = len(categories)
-    for j, cats in enumerate(categories):
-        V = len(cats)
-        if isinstance(alpha, dict):
-            try:
-                a = np.array([alpha[c] for c in cats], dtype=float)
-            except KeyError as e:
-                raise ValueError(f"{who}: alpha has no entry for category {e.args[0]!r}.") from None
-        elif isinstance(alpha, (list, tuple)) and len(alpha) == d and np.ndim(alpha[0]) == 1:
-            a = np.asarray(alpha[j], dtype=float)
-        else:
-            a = np.asarray(alpha, dtype=float)
-        if a.ndim == 0:
-            a = np.full(V, float(a))
-        if a.shape != (V,):
-            raise ValueError(
-                f"{who}: feature {j} has {V} categories {list(cats)[:10]} but its alpha has "
-                f"shape {a.shape}; give one alpha per category (in category order)."
-            )
-        if np.any(a < 0) or not np.all(np.isfinite(a)):
-            raise ValueError(f"{who}: alpha must be finite and >= 0; received {a!r}.")
-        if np.any(a > MAX_ALPHA):
-            raise ValueError(f"{who}: alpha must be at most 2**53 (a pseudo-count of rows); received {a!r}.")
-        out.append(np.broadcast_to(a, (K, V)).copy())
-    return tuple(out)
-
-
 def log_probs(post):
     """Posterior-mean log probabilities of a ``Dirichlets``, one (K, V_j) array per feature.
 
@@ -466,15 +423,6 @@ def pad(arrays, fill):
 HIERARCHICAL_ROOT = 1.0
 
 
-def is_hierarchical(alpha, m, who) -> bool:
-    """Whether ``alpha`` is ``"hierarchical"`` (refused beside an m-estimate)."""
-    if not (isinstance(alpha, str) and alpha == "hierarchical"):
-        return False
-    if m is not None:
-        raise ValueError(f"{who}: give either alpha='hierarchical' or the m-estimate (m, p), not both.")
-    return True
-
-
 def hierarchical_alphas(counts, contexts, roots=None, class_level=None, noise_var=0.0):
     """Per feature, the (C, V_j) Dirichlet parameters of :func:`bayesnb.structure.hierarchical.hierarchical_prior`
     for its counts (C, V_j) over the contexts ``contexts = (K, B_1, ..., B_m)`` (row-major, C = prod).
@@ -493,21 +441,6 @@ def hierarchical_alphas(counts, contexts, roots=None, class_level=None, noise_va
     roots = [HIERARCHICAL_ROOT] * len(counts) if roots is None else roots
     return tuple(hierarchical_prior(n.reshape(shape + (n.shape[1],)), r, root="all", noise_var=noise_var).alpha.reshape(n.shape)
                  if n.shape[1] else np.ones(n.shape) for n, r in zip(counts, roots))
-
-
-def alpha_spec(alpha, m, p, who):
-    """The prior of :class:`Categorical` as given: checked ``alpha`` (an array, one array per feature,
-    a dict or ``"auto"``) or ``("m", m, p)`` for the m-estimate."""
-    if m is None:
-        if isinstance(alpha, (list, tuple)) and alpha and all(np.ndim(a) == 1 for a in alpha):
-            return [check_alpha(a, who) for a in alpha]  # one array per feature (ragged)
-        return check_alpha(alpha, who) if not isinstance(alpha, dict) else alpha
-    if not (isinstance(alpha, (int, float)) and alpha == 1.0):
-        raise ValueError(f"{who}: give either alpha or the m-estimate (m, p), not both.")
-    value = float(m)
-    if not np.isfinite(value) or value < 0:
-        raise ValueError(f"{who}: m must be a finite number >= 0; received {m!r}.")
-    return ("m", value, p)
 
 
 def sum_code_logs(tables, codes, K):
@@ -533,17 +466,4 @@ def sum_code_logs(tables, codes, K):
             np.take(big[k], idx[: b - a], out=vals[: b - a])
             np.dot(vals[: b - a], ones, out=sums[k, : b - a])
         out[a:b] = sums[:, : b - a].T
-    return out
-
-
-def decode_codes(codes, categories):
-    """Category values per column (a list of object arrays); ``-1`` (and unseen) -> None."""
-    out = []
-    for j, cats in enumerate(categories):
-        c = codes[:, j]
-        col = np.empty(c.shape[0], dtype=object)
-        ok = (c >= 0) & (c < len(cats))
-        col[ok] = np.asarray(cats, dtype=object)[c[ok]]
-        col[~ok] = None
-        out.append(col)
     return out

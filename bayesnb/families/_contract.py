@@ -39,13 +39,21 @@ import numpy as np
 
 from .._utils import all_missing_columns
 from .default_hooks import NodeDefaults, PartitionDefaults, SupportDefaults
-from ._hyperparams import HyperParams
 from .capabilities import missing_capability
 
 __all__ = ["Family"]
 
 
-class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC):
+def _param_equal(a, b) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
+    try:
+        return bool(a == b)
+    except Exception:  # pragma: no cover - exotic params
+        return a is b
+
+
+class Family(PartitionDefaults, NodeDefaults, SupportDefaults, ABC):
     """Base class of feature families (Categorical, Bernoulli, Multinomial, Gaussian, LogNormal, Poisson).
 
     Subclasses list their hyperparameters in ``_param_names``, set the class attributes
@@ -90,6 +98,33 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
     #: count of a row's vector: the columns an outlier score's range tails cost
     #: (:mod:`bayesnb.generative.range_tails`)
     ordered_support = False
+
+    # the scikit-learn hyperparameter protocol, from the names in ``_param_names``: two families are
+    # equal when they are of the same type with equal hyperparameters (arrays compared element by
+    # element); the hash stays the object's identity
+    def get_params(self, deep: bool = True) -> dict:
+        """Hyperparameters as a dict (scikit-learn convention)."""
+        return {k: getattr(self, k) for k in self._param_names}
+
+    def set_params(self, **params):
+        """Set hyperparameters (scikit-learn convention); returns self."""
+        for k, v in params.items():
+            if k not in self._param_names:
+                raise ValueError(f"{type(self).__name__} has no parameter {k!r}")
+            setattr(self, k, v)
+        return self
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+    def __eq__(self, other) -> bool:
+        if type(self) is not type(other):
+            return NotImplemented
+        a, b = self.get_params(), other.get_params()
+        return all(_param_equal(a[k], b[k]) for k in a)
+
+    __hash__ = object.__hash__
 
     def __getattr__(self, name):
         """Called only for a name the family lacks: a capability's hook raises a clear error.
@@ -356,7 +391,7 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
         params NamedTuple
             A "point" that :meth:`gen_sample`, :meth:`gen_fill` and :meth:`gen_cell_log_lik` read; a
             draw may instead be an object (not a tuple) whose attributes are the params fields, read
-            lazily (:class:`~bayesnb.families._multinomial_gen.PolyaDraw`).
+            lazily (:class:`~bayesnb.families._dirichlet_rows.PolyaDraw`).
         """
 
     @abstractmethod

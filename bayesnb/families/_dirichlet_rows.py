@@ -1,18 +1,39 @@
-"""Numerics of Dirichlet rows shared by :class:`~bayesnb.families.multinomial.Multinomial`.
+"""Dirichlet rows of :class:`~bayesnb.families.multinomial.Multinomial` (and its subclass Complement).
 
 Log probabilities renormalised over observed columns, rising factorials for the
-Dirichlet-multinomial predictive, and sparse helpers; pure functions of arrays.
+Dirichlet-multinomial predictive, sparse helpers, and token draws from the Polya urn of a
+posterior draw never materialised. Held apart from the family's module, which with it would
+pass its ~700-line budget.
+
+A posterior draw of theta is K x d numbers (a 20 Newsgroups bigram model: 20 x 1.2 million,
+180 MiB), while a call of ``sample`` draws a few hundred thousand tokens. :class:`PolyaDraw`
+is such a draw left unmaterialised: the tokens drawn from it are drawn with theta integrated
+out, which for tokens that share one ``theta_k ~ Dirichlet(a_k)`` is the Polya urn (the
+Dirichlet-multinomial sequence)::
+
+    token t of class k = j   with probability   (a_kj + c_kj) / (A_k + t)
+
+(``c_kj`` the class's tokens already drawn in column ``j``, ``A_k = sum_j a_kj``): the same joint
+law of the tokens, in memory that follows the tokens drawn. Anything that reads the draw's
+``concentration`` gets theta itself, drawn then from ``Dirichlet(a_k + c_k)`` (its law given the
+tokens already drawn from it), so every use of one draw sees one theta.
 """
 
 from __future__ import annotations
+
+import copy
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
 from .._utils import dense, nonfinite_error
+from .numeric import dirichlet_draws
 
-__all__ = ["polya_cell_log_lik", "split_counts", "polya_log_lik", "row_concentration", "with_missing_columns", "log_theta", "log_rising", "observed_concentration", "log_observed_mass"]
+__all__ = ["DirichletRows", "PolyaDraw", "inverse_cdf", "log_observed_mass", "log_rising", "log_theta",
+           "observed_concentration", "polya_cell_log_lik", "polya_log_lik", "polya_tokens", "row_concentration",
+           "sample_polya", "split_counts", "tally", "with_missing_columns"]
 
 
 def _row_col(X):
@@ -309,3 +330,194 @@ def polya_cell_log_lik(a: np.ndarray, X, M, weights: np.ndarray, predictive: str
                 acc += np.where(weights[rows, k] > 0, weights[rows, k] * c, 0.0)
     out = sp.csr_matrix((acc, (rows, cols)), shape=X.shape)
     return out if sp.issparse(X) else out.toarray()
+
+
+class DirichletRows(NamedTuple):
+    """One Dirichlet per class over the block's columns: prior and posterior alike.
+
+    Attributes
+    ----------
+    concentration : ndarray of shape (K, d)
+    """
+
+    concentration: np.ndarray
+
+
+class PolyaDraw:
+    """One exact posterior draw of theta (K, d), materialised only when its values are read.
+
+    :meth:`Multinomial.gen_point` returns it for a draw; :meth:`Multinomial.gen_sample` draws
+    tokens from it by the Polya urn (:func:`polya_tokens`) while it is not materialised,
+    keeping the tokens so drawn (memory: the tokens, never K x d). It is not a tuple: its
+    ``concentration`` is theta, a property read like a :class:`DirichletRows`' field.
+
+    Two draws are equal only when they are the same object (``==`` is ``is``: a draw's values
+    are not known until read). ``copy.copy``, ``copy.deepcopy`` and pickling keep it
+    unmaterialised: the copy holds the same concentrations, a copy of the generator's state
+    and of the tokens drawn so far, so the original and the copy read the same theta unless
+    tokens are drawn from one of them in between. Single-threaded: reading ``concentration``
+    and drawing tokens change its state, so one draw must not be used from several threads.
+
+    Parameters
+    ----------
+    concentration : ndarray of shape (K, d)
+        The Dirichlet's concentrations (a posterior or a prior); not copied, never modified.
+    rng : numpy.random.Generator or None
+        The draw's own generator (a child of the caller's): theta, when read, is drawn from it.
+        None: ``concentration`` is theta itself, already drawn.
+    """
+
+    __hash__ = object.__hash__
+
+    def __init__(self, concentration, rng=None):
+        self.base = concentration
+        self.rng = rng
+        self.tokens = {}  # class -> list of int64 arrays: the tokens the urn has drawn
+        self._theta = None if rng is not None else np.asarray(concentration)
+
+    def __eq__(self, other):
+        return self is other
+
+    def __copy__(self):
+        return self.__deepcopy__({})
+
+    def __deepcopy__(self, memo):
+        out = PolyaDraw.__new__(PolyaDraw)
+        out.base, out._theta = self.base, self._theta  # read-only arrays, shared
+        out.rng = copy.deepcopy(self.rng, memo)
+        out.tokens = {k: [t.copy() for t in parts] for k, parts in self.tokens.items()}
+        memo[id(self)] = out
+        return out
+
+    def _replace(self, **fields):
+        """A :class:`DirichletRows` of theta (read, so materialised) with ``fields`` replaced."""
+        return DirichletRows(self.concentration)._replace(**fields)
+
+    def __repr__(self):
+        return f"PolyaDraw(K={self.base.shape[0]}, d={self.base.shape[1]}, materialised={self.materialised})"
+
+    @property
+    def materialised(self) -> bool:
+        """Whether theta has been drawn (tokens then come from it, not from the urn)."""
+        return self._theta is not None
+
+    @property
+    def concentration(self) -> np.ndarray:
+        """Theta (K, d), drawn on first access from ``Dirichlet(base + tokens drawn so far)``.
+
+        Rows whose concentrations are all 0 come back as zeros (uniform in use), as from
+        :func:`~bayesnb.families.numeric.dirichlet_draws`.
+        """
+        if self._theta is None:
+            conc = self.base
+            if self.tokens:
+                conc = np.array(conc, dtype=float)
+                for k, parts in self.tokens.items():
+                    cols = np.concatenate(parts)
+                    conc[k] += np.bincount(cols, minlength=conc.shape[1])
+            self._theta = dirichlet_draws(conc, 1, self.rng)[0]
+            self.tokens = {}
+        return self._theta
+
+
+def inverse_cdf(cdf, u):
+    """Columns of the uniforms ``u`` (scaled to ``cdf[-1]``) under the cumulative weights ``cdf``.
+
+    A column of weight 0 is never returned (also when rounding puts ``u`` on the total).
+    """
+    j = np.searchsorted(cdf, u * cdf[-1], side="right")
+    last = int(np.searchsorted(cdf, cdf[-1], side="left"))  # the last column of positive weight
+    return np.minimum(j, last)
+
+
+def polya_tokens(a, old, T, rng):
+    """``T`` more tokens of the Polya urn of ``Dirichlet(a)`` after the tokens ``old``, (T,) int64.
+
+    Token ``s`` of the sequence (``old`` first) is column ``j`` with probability
+    ``(a_j + c_j) / (A + s)``, ``c_j`` the earlier tokens in ``j``: exactly the law of tokens
+    drawn iid from ``theta ~ Dirichlet(a)`` with theta integrated out. Drawn without a loop
+    over tokens, as the mixture it is: with probability ``A / (A + s)`` a fresh column from
+    ``a / A`` (inverse CDF), else a copy of an earlier token chosen uniformly; the copies are
+    resolved by pointer jumping (each points to an earlier token, ``O(log T)`` passes).
+
+    Parameters
+    ----------
+    a : ndarray of shape (d,)
+        Concentrations, >= 0 with a positive sum.
+    old : ndarray of int, shape (C,)
+        Tokens already drawn from the same urn.
+    T : int
+        Number of tokens to draw.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of int64, shape (T,)
+    """
+    C = old.size
+    cdf = np.cumsum(a, dtype=float)
+    A = cdf[-1]
+    s = np.arange(C, C + T, dtype=np.float64)
+    fresh = rng.random(T) * (A + s) < A
+    src = np.minimum(np.floor(rng.random(T) * s), np.maximum(s - 1, 0)).astype(np.int64)
+    seq = np.empty(C + T, dtype=np.int64)
+    seq[:C] = old
+    at = np.flatnonzero(fresh)
+    seq[C + at] = inverse_cdf(cdf, rng.random(at.size))
+    del cdf
+    ptr = np.arange(C + T, dtype=np.int64)
+    ptr[C:] = np.where(fresh, ptr[C:], src)
+    while True:  # follow the copies back to a fresh or an old token
+        nxt = ptr[ptr]
+        if np.array_equal(nxt, ptr):
+            break
+        ptr = nxt
+    return seq[ptr[C:]]
+
+
+def tally(rows_out, cols_out, n, d):
+    """CSR (n, d) of ones at (row, token), duplicates summed."""
+    if not rows_out:
+        return sp.csr_matrix((n, d))
+    r, c = np.concatenate(rows_out), np.concatenate(cols_out)
+    out = sp.csr_matrix((np.ones(r.size), (r, c)), shape=(n, d))
+    out.sum_duplicates()
+    return out
+
+
+def sample_polya(point, z, lengths, rng):
+    """Counts, a CSR matrix (n, d), of tokens drawn from an unmaterialised :class:`PolyaDraw`.
+
+    The rows of class ``k`` take, in order, consecutive tokens of class ``k``'s Polya urn
+    (:func:`polya_tokens`), which continues the tokens earlier calls drew from ``point``
+    (kept in ``point.tokens``). A class whose concentrations are all 0 (theta undefined,
+    uniform in use) draws its tokens uniformly, as from the materialised draw.
+
+    Parameters
+    ----------
+    point : PolyaDraw
+    z : ndarray of int, shape (n,)
+    lengths : array-like of int, shape (n,)
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (n, d)
+    """
+    n, d = z.shape[0], point.base.shape[1]
+    lengths = np.asarray(lengths, dtype=np.int64)
+
+    rows_out, cols_out = [], []
+    for k in np.unique(z):
+        rows = np.flatnonzero(z == k)
+        T = int(lengths[rows].sum())
+        a = point.base[k]
+        if not (np.asarray(a) > 0).any():
+            tokens = np.minimum((rng.random(T) * d).astype(np.int64), d - 1)
+        else:
+            old = point.tokens.setdefault(int(k), [])
+            tokens = polya_tokens(a, np.concatenate(old) if old else np.zeros(0, np.int64), T, rng)
+            old.append(tokens)
+        rows_out.append(np.repeat(rows, lengths[rows]))
+        cols_out.append(tokens)
+    return tally(rows_out, cols_out, n, d)

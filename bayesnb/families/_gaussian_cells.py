@@ -1,56 +1,81 @@
-"""Numerics of :class:`~bayesnb.families.gaussian.Gaussian` blocks: plug-in, per-cell log densities, chunked fast paths."""
+"""Numerics of :class:`~bayesnb.families.gaussian.Gaussian` blocks: plug-in, per-cell log densities, chunked fast paths
+and the normalising constant of the NUTS site.
+
+Held apart from the family's module because together they pass its ~700-line budget: this is the
+arithmetic over (n, d) cells (buffers, chunks, BLAS row sums), the family module the model.
+"""
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import gammaln
+from scipy.special import gammaln, logsumexp
 
 from .._utils import hard_labels
-from ._gaussian_prior import GaussianStats, NormalInverseGammas
 
-__all__ = ["chunked_parts", "class_cell_log_pdfs", "class_cell_log_pdfs_into", "defined", "plug_in"]
+__all__ = ["chunked_parts", "class_cell_log_pdfs", "class_cell_log_pdfs_into", "defined", "mixture_mode", "nig_log_norm",
+           "plug_in", "usable_plug_in"]
 
 
-def plug_in(post: NormalInverseGammas):
+def plug_in(post):
     """Plug-in ``(mean, var)`` of shape (K, d): ``mu_n`` and ``b_n / a_n``."""
     with np.errstate(invalid="ignore", divide="ignore"):
         var = post.b / post.a
     return post.mu, var
 
 
-def defined(post: NormalInverseGammas) -> np.ndarray:
+def defined(post) -> np.ndarray:
     """Bool (K, d): where the predictive is a proper density."""
     _, var = plug_in(post)
     return np.isfinite(var) & (var > 0) & (post.a > 0) & (post.kappa > 0)
 
 
-def class_cell_log_pdfs(post: NormalInverseGammas, X: np.ndarray, predictive="mean"):
+def usable_plug_in(point):
+    """The plug-in ``(mean, var)`` (K, d) with 1 for a variance that is not a positive finite number."""
+    mu, var = plug_in(point)
+    return mu, np.where(np.isfinite(var) & (var > 0), var, 1.0)
+
+
+def mixture_mode(resp, m, v, cand, log_x=False):
+    """Per cell, of the candidate points ``cand`` (cells, K), the one where the mixture
+    ``sum_k resp[:, k] Normal(. | m_k, v_k)`` (all (cells, K)) is highest, computed in log space
+    (an approximation of the mixture's mode). ``log_x``: the points are ``log x`` and the density
+    compared is that of ``x`` (the Jacobian ``-log x`` added)."""
+    with np.errstate(divide="ignore"):
+        log_r = np.log(resp)
+    log_dens = np.empty(cand.shape)
+    for c in range(cand.shape[1]):  # log of the mixture density at candidate c
+        t = cand[:, c:c + 1]
+        log_dens[:, c] = logsumexp(log_r - (t - m) ** 2 / (2 * v) - 0.5 * np.log(2 * np.pi * v), axis=1)
+        if log_x:
+            log_dens[:, c] -= t[:, 0]
+    return cand[np.arange(cand.shape[0]), np.argmax(log_dens, axis=1)]
+
+
+def class_cell_log_pdfs(post, X: np.ndarray, predictive="mean"):
     """Yield, class by class, the (n, d) log densities of every cell of ``X``.
 
     ``"mean"``: Normal(mu_n, b_n / a_n); ``"marginal"``: the Student-t predictive.
     Undefined factors (no data under an improper prior) give 0; missing cells are the
     caller's to mask.
     """
-    mu, var = plug_in(post)
+    if predictive != "marginal":  # (a copy of each class's buffer: the caller may keep it)
+        for ll in class_cell_log_pdfs_into(post, X):
+            yield ll.copy()
+        return
+    mu, _ = plug_in(post)
     ok = defined(post)
-    if predictive == "marginal":
-        nu = 2 * post.a
-        with np.errstate(invalid="ignore", divide="ignore"):
-            s2 = post.b * (post.kappa + 1) / (post.a * post.kappa)
+    nu = 2 * post.a
+    with np.errstate(invalid="ignore", divide="ignore"):
+        s2 = post.b * (post.kappa + 1) / (post.a * post.kappa)
     for k in range(mu.shape[0]):
-        if predictive == "marginal":
-            nk = np.where(ok[k], nu[k], 1.0)
-            sk = np.where(ok[k], s2[k], 1.0)
-            ll = (gammaln((nk + 1) / 2) - gammaln(nk / 2) - 0.5 * np.log(nk * np.pi * sk)
-                  - (nk + 1) / 2 * np.log1p((X - mu[k]) ** 2 / (nk * sk)))
-        else:
-            v = np.where(ok[k], var[k], 1.0)
-            with np.errstate(over="ignore"):  # a squared distance past 1e308: density 0, log -inf
-                ll = -0.5 * np.log(2 * np.pi * v) - (X - mu[k]) ** 2 / (2 * v)
+        nk = np.where(ok[k], nu[k], 1.0)
+        sk = np.where(ok[k], s2[k], 1.0)
+        ll = (gammaln((nk + 1) / 2) - gammaln(nk / 2) - 0.5 * np.log(nk * np.pi * sk)
+              - (nk + 1) / 2 * np.log1p((X - mu[k]) ** 2 / (nk * sk)))
         yield np.where(ok[k], ll, 0.0)
 
 
-def class_cell_log_pdfs_into(post: NormalInverseGammas, X: np.ndarray, predictive="mean", out=None):
+def class_cell_log_pdfs_into(post, X: np.ndarray, predictive="mean", out=None):
     """:func:`class_cell_log_pdfs` for ``"mean"``, computed in one reused (n, d) buffer.
 
     The same operations in the same order (identical values), without the temporaries;
@@ -223,7 +248,7 @@ def _complete_stats(X, resp):
     buf = np.empty((min(step, N), d))
     if hard is not None:  # labelled rows: each class reads its own rows only
         _labelled_stats(X, hard, n, mean, m2, step, buf)
-        return GaussianStats(n, mean, m2)
+        return n, mean, m2
     chunks = [(a, min(a + step, N)) for a in range(0, N, step)]
     for k in range(K):
         w = resp[:, k]
@@ -241,7 +266,7 @@ def _complete_stats(X, resp):
             t = np.subtract(X[a:b], mean[k], out=buf[: b - a])
             np.square(t, out=t)
             m2[k] += w[a:b] @ t
-    return GaussianStats(n, mean, m2)
+    return n, mean, m2
 
 
 #: the most ``S2 / m2`` (the ulps lost by ``m2 = S2 - S1**2 / n``) with which one pass over a class's
@@ -316,3 +341,33 @@ def _labelled_stats(X, hard, n, mean, m2, step, buf):
             t = shifted(rows, held, mean[k])
             np.square(t, out=t)
             m2[k] += (ones[: rows.size] if unit else w[rows]) @ t
+
+
+# The NUTS site of a Gaussian block: the Normal-Inverse-Gamma prior as one density on the unconstrained
+# scale. Per (class, feature) cell the site holds z = (m, t), the standardised mean and t = log v, the log
+# of the standardised variance. With v ~ InvGamma(a, b), m | v ~ Normal(m0, v / kappa) and v = exp(t):
+#
+#     log p(m, t) = log_norm - a t - b exp(-t) - t / 2 - kappa (m - m0)**2 exp(-t) / 2
+#     log_norm    = a log b - lgamma(a) + (log kappa - log(2 pi)) / 2
+#
+# the law NumPyro's two sites (an InverseGamma with its exp transform, and a Normal) gave, on the same
+# coordinates, as one real-support site: no transform and no lgamma in the program (log_norm precomputed).
+
+
+def nig_log_norm(a, b, kappa):
+    """``a log b - lgamma(a) + (log kappa - log 2 pi) / 2`` per cell, float32 (computed in float64).
+
+    Parameters
+    ----------
+    a, b, kappa : arrays of the same shape
+        Shape and scale of the variance's InverseGamma, and the mean's pseudo-count
+        (a non-positive one, an improper prior, gives -inf or NaN: NUTS refuses those priors).
+
+    Returns
+    -------
+    ndarray of float32
+    """
+    a, b, kappa = (np.asarray(v, dtype=float) for v in (a, b, kappa))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = a * np.log(b) - gammaln(a) + 0.5 * (np.log(kappa) - np.log(2 * np.pi))
+    return out.astype(np.float32)

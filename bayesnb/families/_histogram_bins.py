@@ -10,7 +10,7 @@ import numpy as np
 __all__ = ["BinShapes", "HistogramEncoding", "auto_bins", "bin_codes", "bin_labels", "build_state", "check_state",
            "draw_within", "cell_tail_costs", "end_cells", "end_counts", "merge_states", "outside_support",
            "pooled_counts", "range_fractions", "row_terms",
-           "tail_costs", "tail_scales", "tail_widths", "within_means", "within_modes"]
+           "tail_costs", "tail_scales", "within_means", "within_modes"]
 
 #: the most bins ``bins="auto"`` makes
 MAX_AUTO_BINS = 20
@@ -210,18 +210,6 @@ def tail_scales(state: HistogramEncoding, j: int) -> tuple:
         mean = float(np.mean(np.abs(u[lo:hi] - inner))) if hi > lo else width
         scales.append(min(mean, width) if mean > 0 else width)
     return tuple(scales)
-
-
-def tail_widths(edges: np.ndarray, x: np.ndarray, scales=None) -> np.ndarray:
-    """How far each value lies outside ``[edges[0], edges[-1]]``, in tail scales (0 inside).
-
-    ``scales`` is ``(below, above)`` (:func:`tail_scales`); None: the end bins' widths.
-    """
-    w = np.diff(edges)
-    below_scale, above_scale = (w[0], w[-1]) if scales is None else scales
-    below = np.maximum(edges[0] - x, 0.0) / below_scale
-    above = np.maximum(x - edges[-1], 0.0) / above_scale
-    return below + above
 
 
 def end_cells(state: HistogramEncoding, j: int) -> tuple:

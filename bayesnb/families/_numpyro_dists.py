@@ -5,7 +5,7 @@ a function-level import of this module alone), so ``import bayesnb`` loads neith
 Each distribution is documented by the NumPy-side function that builds it:
 
 - :class:`DirichletFixedNorm` -- :func:`bayesnb.families.fixed_norm.dirichlet_fixed_norm`;
-- :class:`NIGUnconstrained` -- :func:`bayesnb.families.gaussian.nig_unconstrained`;
+- :class:`NIGUnconstrained` -- the comment above :func:`bayesnb.families._gaussian_cells.nig_log_norm`;
 - :class:`TiltedGammaRows`, :class:`LogTiltedGammaRows` -- :func:`bayesnb.families._tilted_gamma.tilted_gamma_rows`
   and :func:`~bayesnb.families._tilted_gamma.log_tilted_gamma_rows`;
 - :class:`StickLogitRows` -- :func:`bayesnb.families._stick_rows.stick_logit_rows`.
@@ -65,7 +65,7 @@ class NIGUnconstrained(Distribution):
         super().__init__(jnp.shape(self.mu0), (2,), validate_args=validate_args)
 
     def log_prob(self, value):
-        """``log p(m, t)`` of :func:`bayesnb.families.gaussian.nig_unconstrained`."""
+        """``log p(m, t)`` (``log_norm``: :func:`bayesnb.families._gaussian_cells.nig_log_norm`)."""
         m, t = value[..., 0], value[..., 1]
         inv_v = jnp.exp(-t)
         return (self.log_norm - (self.a + 0.5) * t

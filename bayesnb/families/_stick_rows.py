@@ -33,8 +33,7 @@ from scipy.special import betaln
 from ._tilted_gamma import valid_cells
 
 __all__ = ["logits_from_theta", "prior_args", "sample_site", "sampler_args", "site_values", "stats_args",
-           "suffstat_loglik", "stick_counts", "stick_log_theta", "stick_logit_rows", "stick_prior_args",
-           "stick_suffstat_loglik"]
+           "stick_log_theta", "stick_logit_rows", "suffstat_loglik"]
 
 def _sizes(sizes):
     return np.asarray(sizes, dtype=np.int64).reshape(-1)
@@ -72,7 +71,7 @@ def _log_norm(a, b):
         return (-betaln(a, b)).sum(-1).astype(np.float32)
 
 
-def stick_prior_args(alpha, sizes) -> dict:
+def prior_args(alpha, sizes) -> dict:
     """Prior arguments of :func:`stick_logit_rows` for padded Dirichlet rows.
 
     Parameters
@@ -96,7 +95,7 @@ def stick_prior_args(alpha, sizes) -> dict:
             "log_norm": _log_norm(a, b)}
 
 
-def stick_counts(counts, sizes) -> dict:
+def stats_args(counts, sizes) -> dict:
     """Labelled counts per stick: ``{"counts": n_i, "tail": m_i = sum_{v>i} n_v}``, float32 (K, d, W).
 
     Parameters
@@ -108,7 +107,7 @@ def stick_counts(counts, sizes) -> dict:
     return {"counts": np.where(ok, n, 0.0).astype(np.float32), "tail": np.where(ok, m, 0.0).astype(np.float32)}
 
 
-def stick_suffstat_loglik(params, stats_args):
+def suffstat_loglik(params, stats_args):
     """``sum_v n_v log theta_v`` from the sticks: ``sum_i n_i t_i - (n_i + m_i) s_i``."""
     n, m = stats_args["counts"], stats_args["tail"]
     return (n * params["t"]).sum() - ((n + m) * params["softplus"]).sum()
@@ -168,7 +167,7 @@ def stick_logit_rows(a, b, shift, log_norm=None):
     ----------
     a, b, shift : arrays of shape (..., W)
     log_norm : array of shape (...) or None
-        ``-sum_i log B(a_i, b_i)`` per row (:func:`stick_prior_args`); None:
+        ``-sum_i log B(a_i, b_i)`` per row (:func:`prior_args`); None:
         computed in the density (JAX's ``lgamma``).
 
     Returns
@@ -187,25 +186,10 @@ def stick_logit_rows(a, b, shift, log_norm=None):
 SITE = "stick"
 
 
-def prior_args(alpha, sizes) -> dict:
-    """:func:`stick_prior_args`."""
-    return stick_prior_args(alpha, sizes)
-
-
 def sampler_args(alpha, conc, sizes) -> dict:
     """None: the sticks' coordinates depend on the prior only (measured: centring and scaling them
     on the fitted posterior changed no ESS per second beyond noise on house votes and penguins)."""
     return {}
-
-
-def stats_args(counts, sizes) -> dict:
-    """:func:`stick_counts`."""
-    return stick_counts(counts, sizes)
-
-
-def suffstat_loglik(params, stats_args):
-    """:func:`stick_suffstat_loglik`."""
-    return stick_suffstat_loglik(params, stats_args)
 
 
 def sample_site(label, sizes, prior_args, feature_plate, class_plate):

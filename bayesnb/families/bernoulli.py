@@ -30,8 +30,8 @@ from scipy.special import betaln
 from .._utils import all_finite, dense, nonfinite_error
 from ._contract import Family
 from .capabilities import SHARED
-from ._mixins import ThetaSite
-from .numeric import check_alpha, class_sums, dirichlet_draws, resolve_scalar_alpha, sample_class_feature
+from .default_hooks import ThetaSite
+from .numeric import check_alpha, class_sums, dirichlet_draws, dirichlet_moments, resolve_scalar_alpha, sample_class_feature
 from .dp_release import check_no_auto, check_no_bounds, noisy_counts
 
 __all__ = ["Bernoulli", "BernoulliStats", "Betas"]
@@ -387,10 +387,7 @@ class Bernoulli(ThetaSite, Family, *SHARED):
 
     def posterior_moments(self, post) -> dict:
         """Closed-form posterior mean and sd: ``{"theta": (mean, sd)}``, each (K, d)."""
-        tot = post.a + post.b
-        with np.errstate(invalid="ignore", divide="ignore"):
-            m = post.a / tot
-            return {"theta": (m, np.sqrt(m * (1 - m) / (tot + 1)))}
+        return {"theta": dirichlet_moments(post.a, post.a + post.b)}
 
     def posterior_from_params(self, params: dict):
         """``Betas(theta, 1 - theta)``: its plug-in is the given ``theta`` (K, d) (one draw)."""

@@ -20,7 +20,8 @@ been listed as a category all along. The m-estimate of the lecture notes,
 
 Everything about the distribution lives on :class:`Categorical`; this module also holds the
 NamedTuples it passes around and, after the class, the NUTS site forms of a padded Dirichlet
-block (:class:`DirichletSite`, :func:`site_for`). The coding helpers are in ``_categorical_encoding``.
+block (:class:`DirichletSite`, :func:`site_for`). The coding helpers it shares with Histogram are in
+``_categorical_encoding``.
 """
 
 from __future__ import annotations
@@ -35,7 +36,9 @@ from . import dp_release
 from ._contract import Family
 from .capabilities import SHARED
 from . import _stick_rows, _tilted_gamma
-from .numeric import Memo, dirichlet_draws, draw_categories, maximise_evidence, observed_counts
+from ._category_codes import _indexer
+from .numeric import (MAX_ALPHA, Memo, check_alpha, dirichlet_draws, dirichlet_moments, draw_categories, maximise_evidence,
+                      observed_counts)
 from ._categorical_encoding import log_probs  # (CategoricalNB.feature_log_prob_)
 
 __all__ = ["Categorical", "CategoricalEncoding", "CategoricalStats", "Dirichlets"]
@@ -194,7 +197,7 @@ class Categorical(Family, *SHARED):
 
     def reindex_stats(self, stats, old_state, new_state):
         """Move statistics coded against ``old_state``'s categories onto ``new_state`` (a superset)."""
-        return CategoricalStats(_enc.reindex_counts(stats.counts, old_state.categories, new_state.categories))
+        return CategoricalStats(reindex_counts(stats.counts, old_state.categories, new_state.categories))
 
     def merge(self, a, b):
         """Add counts feature by feature."""
@@ -205,26 +208,34 @@ class Categorical(Family, *SHARED):
         K = stats.counts[0].shape[0] if stats.counts else 1
 
         def prior(a):
-            return Dirichlets(_enc.alpha_per_category(a, state.categories, K, who))
+            return Dirichlets(alpha_per_category(a, state.categories, K, who))
 
-        if _enc.is_hierarchical(self.alpha, self.m, who):  # no parents: the hierarchy's class level
+        if is_hierarchical(self.alpha, self.m, who):  # no parents: the hierarchy's class level
             return Dirichlets(_enc.hierarchical_alphas(stats.counts, (K,)))
-        spec = _enc.alpha_spec(self.alpha, self.m, self.p, who)
-        if isinstance(spec, tuple):
-            _, m, p = spec
+        if self.m is not None:  # the m-estimate: alpha = m p
+            if not (isinstance(self.alpha, (int, float)) and self.alpha == 1.0):
+                raise ValueError(f"{who}: give either alpha or the m-estimate (m, p), not both.")
+            m, p = float(self.m), self.p
+            if not np.isfinite(m) or m < 0:
+                raise ValueError(f"{who}: m must be a finite number >= 0; received {self.m!r}.")
             if p is None:
                 alpha = [np.full(len(c), m / max(len(c), 1)) for c in state.categories]
                 return Dirichlets(tuple(np.broadcast_to(a, (K, len(a))).copy() for a in alpha))
             if isinstance(p, dict):
                 return prior({k: m * float(v) for k, v in p.items()})
             return prior(m * np.asarray(p, dtype=float))
-        if isinstance(spec, str):  # "auto"
+        alpha = self.alpha  # an array, one array per feature (ragged), a dict or "auto"
+        if isinstance(alpha, (list, tuple)) and alpha and all(np.ndim(a) == 1 for a in alpha):
+            alpha = [check_alpha(a, who) for a in alpha]
+        elif not isinstance(alpha, dict):
+            alpha = check_alpha(alpha, who)
+        if isinstance(alpha, str):  # "auto"
             def ev(a):
                 pr = prior(a)
                 return float(self.log_evidence(pr, self.update(pr, stats)).sum())
 
-            spec = maximise_evidence(ev)
-        return prior(spec)
+            alpha = maximise_evidence(ev)
+        return prior(alpha)
 
     def hierarchical_variant(self):
         """This family with ``alpha="hierarchical"`` (:meth:`Family.hierarchical_variant`), categories kept."""
@@ -242,7 +253,7 @@ class Categorical(Family, *SHARED):
         :meth:`make_prior`'s prior, the same in every context (``naive_prior`` unused: a
         categorical node's class level is its own). ``noise_var``: the noise variance of every released count (noise-aware).
         """
-        if not _enc.is_hierarchical(self.alpha, self.m, who):
+        if not is_hierarchical(self.alpha, self.m, who):
             return self.make_prior(stats, state, who=who)
         fixed = None if class_level is None else class_level.concentration
         return Dirichlets(_enc.hierarchical_alphas(stats.counts, contexts, class_level=fixed, noise_var=noise_var))
@@ -390,7 +401,7 @@ class Categorical(Family, *SHARED):
 
     def gen_decode(self, codes, state):
         """Category values per column (a list of object arrays); ``-1`` (and unseen) -> None."""
-        return _enc.decode_codes(codes, state.categories)
+        return decode_codes(codes, state.categories)
 
     # --------------------------------------------------------- draws and NumPyro hooks
     def sample_params(self, post, n_draws, rng) -> dict:
@@ -400,14 +411,8 @@ class Categorical(Family, *SHARED):
 
     def posterior_moments(self, post) -> dict:
         """Closed-form posterior mean and sd: ``{"theta": (mean, sd)}``, each (K, d, V_max)."""
-        means, sds = [], []
-        for a in post.concentration:
-            a0 = a.sum(axis=1, keepdims=True)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                m = a / a0
-                sds.append(np.sqrt(m * (1 - m) / (a0 + 1)))
-            means.append(m)
-        return {"theta": (_enc.pad(means, np.nan), _enc.pad(sds, np.nan))}
+        moments = [dirichlet_moments(a, a.sum(axis=1, keepdims=True)) for a in post.concentration]
+        return {"theta": tuple(_enc.pad([mo[i] for mo in moments], np.nan) for i in (0, 1))}
 
     def posterior_from_params(self, params: dict):
         """A Dirichlets whose plug-in equals the given ``theta`` (K, d, V_max) (one draw)."""
@@ -546,6 +551,71 @@ class Categorical(Family, *SHARED):
                 p = a / a.sum(axis=1, keepdims=True)
             out.append((str(name), "bars", ([str(v) for v in block.state.categories[j]], p)))
         return out
+
+
+# ------------------------------------------------------------ helpers of Categorical alone
+
+def reindex_counts(counts, old_categories, new_categories):
+    """Move (K, V_j) arrays coded against ``old_categories`` onto ``new_categories`` (a superset)."""
+    out = []
+    for c, oc, nc in zip(counts, old_categories, new_categories):
+        moved = np.zeros((c.shape[0], len(nc)))
+        if len(oc):
+            moved[:, _indexer(nc, oc)] = c
+        out.append(moved)
+    return tuple(out)
+
+
+def alpha_per_category(alpha, categories, K: int, who: str):
+    """Broadcast ``alpha`` (scalar, per-value array, per-feature list or dict) to (K, V_j) arrays."""
+    out = []
+    d = len(categories)
+    for j, cats in enumerate(categories):
+        V = len(cats)
+        if isinstance(alpha, dict):
+            try:
+                a = np.array([alpha[c] for c in cats], dtype=float)
+            except KeyError as e:
+                raise ValueError(f"{who}: alpha has no entry for category {e.args[0]!r}.") from None
+        elif isinstance(alpha, (list, tuple)) and len(alpha) == d and np.ndim(alpha[0]) == 1:
+            a = np.asarray(alpha[j], dtype=float)
+        else:
+            a = np.asarray(alpha, dtype=float)
+        if a.ndim == 0:
+            a = np.full(V, float(a))
+        if a.shape != (V,):
+            raise ValueError(
+                f"{who}: feature {j} has {V} categories {list(cats)[:10]} but its alpha has "
+                f"shape {a.shape}; give one alpha per category (in category order)."
+            )
+        if np.any(a < 0) or not np.all(np.isfinite(a)):
+            raise ValueError(f"{who}: alpha must be finite and >= 0; received {a!r}.")
+        if np.any(a > MAX_ALPHA):
+            raise ValueError(f"{who}: alpha must be at most 2**53 (a pseudo-count of rows); received {a!r}.")
+        out.append(np.broadcast_to(a, (K, V)).copy())
+    return tuple(out)
+
+
+def is_hierarchical(alpha, m, who) -> bool:
+    """Whether ``alpha`` is ``"hierarchical"`` (refused beside an m-estimate)."""
+    if not (isinstance(alpha, str) and alpha == "hierarchical"):
+        return False
+    if m is not None:
+        raise ValueError(f"{who}: give either alpha='hierarchical' or the m-estimate (m, p), not both.")
+    return True
+
+
+def decode_codes(codes, categories):
+    """Category values per column (a list of object arrays); ``-1`` (and unseen) -> None."""
+    out = []
+    for j, cats in enumerate(categories):
+        c = codes[:, j]
+        col = np.empty(c.shape[0], dtype=object)
+        ok = (c >= 0) & (c < len(cats))
+        col[ok] = np.asarray(cats, dtype=object)[c[ok]]
+        col[~ok] = None
+        out.append(col)
+    return out
 
 
 # The NUTS site forms of a padded Dirichlet block, and the one rule that picks one. A Categorical (or

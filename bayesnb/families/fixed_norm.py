@@ -9,7 +9,7 @@ time, once in the initialiser and once in the NUTS chunk. The distributions here
 those constants precomputed (``scipy.special.gammaln`` in float64, see
 :func:`lgamma32`), so the log density is the same function with no ``lgamma`` in it.
 Sampling (``Predictive``) and the support are the parent class's. (The Gaussian block's
-InverseGamma has its own site density, :func:`bayesnb.families.gaussian.nig_unconstrained`.)
+InverseGamma has its own site density, :class:`._numpyro_dists.NIGUnconstrained`.)
 """
 
 from __future__ import annotations

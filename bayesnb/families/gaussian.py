@@ -23,7 +23,7 @@ Priors (``prior=``):
   pulled together). Zero-variance features need no ``var_smoothing``: every prior
   variance is at least ``1e-9 *`` the largest feature variance, and a feature that is
   constant in training (no information about the class) has its classes tied, so its
-  factor cancels in ``predict_proba`` (see :func:`auto_prior`, in ``_gaussian_prior``).
+  factor cancels in ``predict_proba`` (see :func:`auto_prior`).
 - ``None``: maximum likelihood, the improper limit ``kappa0 = a0 = b0 = 0``; the plug-in
   is then the sample mean and the biased (divide-by-n) variance, exactly
   scikit-learn's ``GaussianNB(var_smoothing=0)``.
@@ -34,40 +34,182 @@ Priors (``prior=``):
 - a dict ``{"mu0", "kappa0", "a0", "b0"}`` of scalars or per-feature arrays.
 
 Everything about the distribution lives on :class:`Gaussian`; this module also holds the
-NamedTuples it passes around, the plug-in helpers and, after the class, the density of its NUTS
-site (:func:`nig_unconstrained`). Priors are built in ``_gaussian_prior``.
+NamedTuples it passes around and the ``"auto"`` prior (:func:`auto_prior`); the arithmetic over
+cells (plug-in, chunked log densities and statistics) is in ``_gaussian_cells``.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import gammaln, logsumexp
+from scipy.special import gammaln
 
 from .._utils import all_finite, all_missing_columns, nonfinite_error
 from . import _interval
 from ._contract import Family
 from .capabilities import SHARED, NumericNode
-from ._gaussian_cells import (
-    _complete_stats,
-    chunked_parts,
-    class_cell_log_pdfs,
-    defined,
-    plug_in,
-)
-from ._gaussian_prior import (
-    GaussianBlock,
-    GaussianStats,
-    NormalInverseGammas,
-    auto_prior,
-)
-from ._gaussian_prior import make_prior as _make_prior
+from ._gaussian_cells import (_complete_stats, chunked_parts, class_cell_log_pdfs, defined, mixture_mode, nig_log_norm,
+                              plug_in, usable_plug_in)
 from .numeric import float32_args, float_array, sample_class_feature, weighted_class_cells
 from .dp_release import noisy_moments, require_bounds
 
 __all__ = ["Gaussian", "GaussianStats", "NormalInverseGammas", "auto_prior", "plug_in"]
+
+
+AUTO_KAPPA0 = 0.01
+AUTO_A0 = 1.0
+#: under prior="auto", no feature's prior sd is below this fraction of its values' magnitude
+REL_SD_FLOOR = 1e-8
+
+
+class GaussianStats(NamedTuple):
+    """Sufficient statistics (weighted, missing cells left out).
+
+    Attributes
+    ----------
+    n : ndarray of shape (K, d)
+        Weighted number of observed values.
+    mean : ndarray of shape (K, d)
+        Weighted mean of the observed values (0 where ``n == 0``).
+    m2 : ndarray of shape (K, d)
+        Weighted sum of squared deviations from ``mean``.
+    """
+
+    n: np.ndarray
+    mean: np.ndarray
+    m2: np.ndarray
+
+
+class NormalInverseGammas(NamedTuple):
+    """Normal-Inverse-Gamma parameters per (class, feature): prior and posterior alike.
+
+    ``sigma2 ~ InverseGamma(a, b)`` and ``mu | sigma2 ~ Normal(mu, sigma2 / kappa)``.
+
+    Attributes
+    ----------
+    mu : ndarray of shape (K, d)
+        Location of the mean.
+    kappa : ndarray of shape (K, d)
+        Pseudo-observations behind the mean (0: flat).
+    a : ndarray of shape (K, d)
+        Shape of the variance (half the pseudo-observations behind it).
+    b : ndarray of shape (K, d)
+        Scale of the variance (half the pseudo sum of squares).
+    """
+
+    mu: np.ndarray
+    kappa: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+
+
+class GaussianBlock(NamedTuple):
+    """An encoded real-valued block.
+
+    A missing cell is held as ``observed=False`` with the value 0, never as NaN, so no sum
+    over cells (statistics, log densities) can turn NaN.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n, d)
+        Values with missing cells set to 0.
+    observed : ndarray of bool, shape (n, d)
+        False at the missing cells (whose log density is left out of every sum).
+    """
+
+    X: np.ndarray
+    observed: np.ndarray
+
+
+
+def _fit_exactly(base, add, target):
+    """``base`` moved by a few ulps so that ``base + add == target`` in float64.
+
+    Always reached for whole-number (and half-number) ``add``; with arbitrary real weights a
+    rounding tie can leave ``base + add`` one ulp from ``target``."""
+    base = base + (target - (base + add))  # the rounding error of base + add, corrected once
+    for _ in range(64):  # then ulp by ulp (a float near base is finer than one near target)
+        got = base + add
+        if np.array_equal(got, target):
+            break
+        base = np.where(got > target, np.nextafter(base, -np.inf),
+                        np.where(got < target, np.nextafter(base, np.inf), base))
+    return base
+
+
+def auto_prior(stats):
+    """The weak, scale-aware default prior computed from pooled statistics.
+
+    A feature whose observed training values are all equal (zero total variance) says
+    nothing about the class, so its classes are tied: each class's prior is the pooled
+    posterior of the other classes' rows (``kappa0 + N - n_k``, ``a0 + (N - n_k) / 2``),
+    every class ends with the same posterior and the feature's factor cancels in
+    ``predict_proba`` for any value (bit for bit with whole-number weights; within an ulp
+    of the posterior's parameters with arbitrary real weights). Its prior variance is ``1e-9 * max(value**2,
+    largest variance of any feature)`` (1 when both are 0). Every other feature's prior
+    variance is at least ``1e-9 *`` the largest variance (scikit-learn's ``var_smoothing``
+    scale) and at least ``(REL_SD_FLOOR * |largest class mean|)**2``, so rounding-level
+    spread (or a weighted spread made subnormal by extreme weights) never makes a near-zero
+    variance.
+
+    Parameters
+    ----------
+    stats : GaussianStats
+        Pooled sufficient statistics of the training data, (K, d) each.
+
+    Returns
+    -------
+    NormalInverseGammas
+        Prior parameters of shape (K, d).
+    """
+    K, d = stats.n.shape
+    N = stats.n.sum(0)
+    # pooled mean, shifted by one class's mean so that equal class means give it exactly
+    first = np.argmax(stats.n > 0, axis=0)
+    ref = stats.mean[first, np.arange(d)]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        grand = np.where(N > 0, ref + (stats.n * (stats.mean - ref)).sum(0) / N, 0.0)
+        within = np.where(N > 0, stats.m2.sum(0) / N, 0.0)
+        total = np.where(N > 0, (stats.m2.sum(0) + (stats.n * (stats.mean - grand) ** 2).sum(0)) / N, 0.0)
+    var = np.where(within > 0, within, total)
+    positive = var[var > 0]
+    floor = 1e-9 * positive.max() if positive.size else 0.0
+    # a spread below 1e-8 of the values' magnitude is rounding, not scale (extreme weights
+    # can make a weighted variance subnormal): the variance is at least (1e-8 * |value|)**2
+    seen = stats.n > 0
+    magnitude = np.where(seen, np.abs(stats.mean), 0.0).max(axis=0)
+    floor = np.maximum(floor, (REL_SD_FLOOR * magnitude) ** 2)
+    tied = (N > 0) & (total == 0)
+    # a constant feature has no spread to learn a scale from: the scale is its magnitude
+    # (1e-9 of its square) or scikit-learn's var_smoothing scale (1e-9 of the largest
+    # variance), whichever is larger, and 1 when both are 0
+    const_var = np.maximum(floor, 1e-9 * grand**2)
+    const_var = np.where(const_var > 0, const_var, 1.0)
+    # a never-observed feature (N == 0) has no scale of its own and takes the table's largest
+    # (a 1e-9 variance would add ~-1e10 to every joint score)
+    var = np.where(N > 0, np.where(tied, const_var, np.maximum(var, floor)),
+                   positive.max() if positive.size else 1.0)
+    # prior sd of a class mean = sqrt(var / kappa0) = 10 total sds: classes far apart are not
+    # pulled together, and the conjugate shrinkage term does not inflate their variances
+    kappa0 = AUTO_KAPPA0 * var / np.maximum(total, var)
+    shape = (K, d)
+    kappa = np.broadcast_to(kappa0, shape).copy()
+    a = np.full(shape, AUTO_A0)
+    if tied.any():
+        n = stats.n[:, tied]
+        k_all = kappa0[tied] + N[tied]
+        a_all = AUTO_A0 + N[tied] / 2
+        # exact: update() adds n (resp. n / 2) back, and every class must get the same value
+        kappa[:, tied] = _fit_exactly(k_all - n, n, np.broadcast_to(k_all, n.shape))
+        a[:, tied] = _fit_exactly(a_all - n / 2, n / 2, np.broadcast_to(a_all, n.shape))
+    return NormalInverseGammas(
+        np.broadcast_to(grand, shape).copy(),
+        kappa,
+        a,
+        np.broadcast_to(AUTO_A0 * var, shape).copy(),
+    )
 
 
 def _all_observed(obs) -> bool:
@@ -158,7 +300,7 @@ class Gaussian(Family, NumericNode, *SHARED):
         """
         X, obs = block.X, block.observed
         if _all_observed(obs):
-            return _complete_stats(X, resp)
+            return GaussianStats(*_complete_stats(X, resp))
         n = resp.T @ obs.astype(float)
         K, d = n.shape
         mean = np.zeros((K, d))
@@ -184,8 +326,38 @@ class Gaussian(Family, NumericNode, *SHARED):
         return GaussianStats(n, mean, m2)
 
     def make_prior(self, stats, state, who="Gaussian"):
-        """Resolve ``prior`` ("auto", None, "reference" or a dict) to parameters of shape (K, d)."""
-        return _make_prior(self.prior, stats, who)
+        """Resolve ``prior`` ("auto", None, "reference" or a dict) to parameters of shape (K, d)
+        (``"auto"``: :func:`auto_prior` of the training statistics)."""
+        prior, shape = self.prior, stats.n.shape
+        if isinstance(prior, str) and prior == "auto":
+            return auto_prior(stats)
+        if prior is None:
+            z = np.zeros(shape)
+            return NormalInverseGammas(z, z.copy(), z.copy(), z.copy())
+        if isinstance(prior, str) and prior == "reference":
+            z = np.zeros(shape)
+            return NormalInverseGammas(z, z.copy(), np.full(shape, -0.5), z.copy())
+        if isinstance(prior, dict):
+            keys = {"mu0", "kappa0", "a0", "b0"}
+            if set(prior) != keys:
+                raise ValueError(f"{who}: a prior dict needs exactly the keys {sorted(keys)}; "
+                                 f"received {sorted(prior)}.")
+            vals = {}
+            for k in keys:
+                v = np.asarray(prior[k], dtype=float)
+                try:
+                    vals[k] = np.broadcast_to(v, shape).astype(float)
+                except ValueError:
+                    raise ValueError(f"{who}: prior[{k!r}] has shape {v.shape}; "
+                                     f"expected a scalar or ({shape[1]},).") from None
+                if not np.all(np.isfinite(vals[k])):
+                    raise ValueError(f"{who}: prior[{k!r}] must be finite.")
+            for k in ("kappa0", "a0", "b0"):
+                if np.any(vals[k] <= 0):
+                    raise ValueError(f"{who}: prior[{k!r}] must be > 0 for a proper prior; received {prior[k]!r}. "
+                                     "Use prior=None for maximum likelihood.")
+            return NormalInverseGammas(vals["mu0"], vals["kappa0"], vals["a0"], vals["b0"])
+        raise ValueError(f"{who}: prior must be 'auto', None, 'reference' or a dict; received {prior!r}.")
 
     def dp_stats(self, block, resp, state, budget, bounds, names, who="Gaussian"):
         """Counts, means and squared deviations of values clipped to the declared bounds, with noise.
@@ -332,23 +504,14 @@ class Gaussian(Family, NumericNode, *SHARED):
         miss = ~block.observed
         if not miss.any():
             return X
-        mu, var = plug_in(point)
-        var = np.where(np.isfinite(var) & (var > 0), var, 1.0)
+        mu, var = usable_plug_in(point)
         rows, cols = np.nonzero(miss)
         if strategy == "draw":
             X[rows, cols] = rng.normal(mu[z[rows], cols], np.sqrt(var[z[rows], cols]))
         elif strategy == "mean":
             X[rows, cols] = np.einsum("ik,ki->i", resp[rows], mu[:, cols])
         else:
-            cand = mu[:, cols].T  # (m, K) candidate points
-            m, v = mu[:, cols].T, var[:, cols].T
-            with np.errstate(divide="ignore"):
-                log_r = np.log(resp[rows])
-            log_dens = np.empty((rows.size, cand.shape[1]))
-            for c in range(cand.shape[1]):  # log of the mixture density at candidate c, in log space
-                x = cand[:, c:c + 1]
-                log_dens[:, c] = logsumexp(log_r - (x - m) ** 2 / (2 * v) - 0.5 * np.log(2 * np.pi * v), axis=1)
-            X[rows, cols] = cand[np.arange(rows.size), np.argmax(log_dens, axis=1)]
+            X[rows, cols] = mixture_mode(resp[rows], mu[:, cols].T, var[:, cols].T, mu[:, cols].T)
         return X
 
     def gen_cell_log_lik(self, prior, point, block, weights, predictive="mean"):
@@ -368,14 +531,6 @@ class Gaussian(Family, NumericNode, *SHARED):
         with np.errstate(invalid="ignore", divide="ignore"):
             pen = -prior.a * np.log(v) - prior.b / v - prior.kappa * (mu - prior.mu) ** 2 / (2 * v)
         return float(np.where(ok, pen, 0.0).sum())
-
-    def gen_rate(self, stats, class_count, rng=None) -> np.ndarray | None:
-        """None: a real-valued block has no length model."""
-        return None
-
-    def gen_empty_columns(self, state) -> np.ndarray | None:
-        """None: every real-valued column has values to draw."""
-        return None
 
     # --------------------------------------------------------- draws and NumPyro hooks
     # Exact conjugate draws (NumPy) and the pieces model.py assembles into the NumPyro model,
@@ -430,7 +585,7 @@ class Gaussian(Family, NumericNode, *SHARED):
 
         One sample site ``mu_sigma2_<label>__z`` of shape (K, d, 2) under plates
         ``class_plate`` x feature: per cell the standardised mean ``mu_std`` and
-        ``log sigma2_std``, with the density :func:`nig_unconstrained` of
+        ``log sigma2_std``, with the density :class:`._numpyro_dists.NIGUnconstrained` of
         ``sigma2_std ~ InvGamma(a0, b0 / s**2)``, ``mu_std | sigma2_std ~ Normal((mu0 - c) / s,
         sqrt(sigma2_std / kappa0))`` (the log-Jacobian of ``exp`` included), with the
         per-cell centre ``c`` and scale ``s`` of :meth:`numpyro_prior_args`. Deterministic
@@ -451,9 +606,11 @@ class Gaussian(Family, NumericNode, *SHARED):
 
         p = prior_args
         c, s = p["centre"], p["scale"]
+        from ._numpyro_dists import NIGUnconstrained
+
         log_norm = p["log_norm"] if "log_norm" in p else nig_log_norm(p["a"], p["b_std"], p["kappa"])
         z = sample_class_feature(f"mu_sigma2_{label}__z",
-                                 nig_unconstrained(p["mu_std"], p["kappa"], p["a"], p["b_std"], log_norm),
+                                 NIGUnconstrained(p["mu_std"], p["kappa"], p["a"], p["b_std"], log_norm),
                                  feature_plate, class_plate)
         mu_std, s2_std = z[..., 0], jnp.exp(z[..., 1])
         mu = numpyro.deterministic(f"mu_{label}", c + s * mu_std)
@@ -520,51 +677,3 @@ class Gaussian(Family, NumericNode, *SHARED):
         with np.errstate(invalid="ignore", divide="ignore"):
             mu, var = block.posterior.mu, block.posterior.b / block.posterior.a
         return [(str(name), "density", (mu[:, j], np.sqrt(var[:, j]))) for j, name in enumerate(block.names)]
-
-
-# The NUTS site of a Gaussian block: the Normal-Inverse-Gamma prior as one density on the unconstrained
-# scale. Per (class, feature) cell the site holds z = (m, t), the standardised mean and t = log v, the log
-# of the standardised variance. With v ~ InvGamma(a, b), m | v ~ Normal(m0, v / kappa) and v = exp(t):
-#
-#     log p(m, t) = log_norm - a t - b exp(-t) - t / 2 - kappa (m - m0)**2 exp(-t) / 2
-#     log_norm    = a log b - lgamma(a) + (log kappa - log(2 pi)) / 2
-#
-# the law NumPyro's two sites (an InverseGamma with its exp transform, and a Normal) gave, on the same
-# coordinates, as one real-support site: no transform and no lgamma in the program (log_norm precomputed).
-
-
-def nig_log_norm(a, b, kappa):
-    """``a log b - lgamma(a) + (log kappa - log 2 pi) / 2`` per cell, float32 (computed in float64).
-
-    Parameters
-    ----------
-    a, b, kappa : arrays of the same shape
-        Shape and scale of the variance's InverseGamma, and the mean's pseudo-count
-        (a non-positive one, an improper prior, gives -inf or NaN: NUTS refuses those priors).
-
-    Returns
-    -------
-    ndarray of float32
-    """
-    a, b, kappa = (np.asarray(v, dtype=float) for v in (a, b, kappa))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = a * np.log(b) - gammaln(a) + 0.5 * (np.log(kappa) - np.log(2 * np.pi))
-    return out.astype(np.float32)
-
-
-def nig_unconstrained(mu0, kappa, a, b, log_norm):
-    """The distribution of ``(m, log v)`` per cell under ``v ~ InvGamma(a, b)``, ``m | v ~ Normal(mu0, v / kappa)``.
-
-    Parameters
-    ----------
-    mu0, kappa, a, b, log_norm : arrays of the batch shape
-        ``log_norm`` from :func:`nig_log_norm`.
-
-    Returns
-    -------
-    numpyro.distributions.Distribution
-        Batch shape that of the arguments, event shape ``(2,)``, real support.
-    """
-    from ._numpyro_dists import NIGUnconstrained
-
-    return NIGUnconstrained(mu0, kappa, a, b, log_norm)

@@ -306,9 +306,7 @@ class Histogram(Family, NumericNode, *SHARED):
         return BinDirichlets(_enc.hierarchical_alphas(stats.counts, contexts, [a] * len(stats.counts), fixed),
                              tuple(np.zeros(c.shape) for c in stats.counts), _bins.pooled_counts(stats.counts))
 
-    def observed_rows(self, stats):
-        """Weighted number of observed cells per (class, column): each feature's counts summed."""
-        return np.stack([c.sum(axis=1) for c in stats.counts], axis=1) if stats.counts else None
+    observed_rows = Categorical.observed_rows  # each feature's bin counts summed
 
     def update(self, prior, stats):
         """Conjugate update: concentration + counts (the log-width sums accumulated, the prior's ``pooled`` kept)."""
@@ -334,9 +332,7 @@ class Histogram(Family, NumericNode, *SHARED):
                              - (l - l0).sum(1))
         return np.asarray(total) * np.ones(post.concentration[0].shape[0] if post.concentration else 0)
 
-    def is_proper(self, prior):
-        """True when every prior pseudo-count is > 0 (always, as ``alpha > 0``)."""
-        return all(np.all(a > 0) for a in prior.concentration)
+    is_proper = Categorical.is_proper  # every prior pseudo-count > 0 (always, as ``alpha > 0``)
 
     def all_missing(self, block):
         """Columns missing in every row, bool (d,)."""
@@ -466,29 +462,21 @@ class Histogram(Family, NumericNode, *SHARED):
 
     # --------------------------------------------------------- draws and NumPyro hooks
     # ``theta`` (K, d, B_max): the bin probabilities, NaN where feature j has fewer bins.
+    # the bins' Dirichlets are Categorical's over values: its draws, moments and inverse
     def sample_params(self, post, n_draws, rng) -> dict:
         """Exact posterior draws: ``{"theta": (n_draws, K, d, B_max)}``, NaN-padded."""
-        return {"theta": _enc.pad([dirichlet_draws(a, n_draws, rng) for a in post.concentration], np.nan)}
+        return Categorical().sample_params(post, n_draws, rng)
 
     def posterior_moments(self, post) -> dict:
         """Closed-form posterior mean and sd: ``{"theta": (mean, sd)}``, each (K, d, B_max)."""
-        means, sds = [], []
-        for a in post.concentration:
-            a0 = a.sum(axis=1, keepdims=True)
-            m = a / a0
-            means.append(m)
-            sds.append(np.sqrt(m * (1 - m) / (a0 + 1)))
-        return {"theta": (_enc.pad(means, np.nan), _enc.pad(sds, np.nan))}
+        return Categorical().posterior_moments(post)
 
     def posterior_from_params(self, params: dict):
         """A BinDirichlets whose plug-in equals the given ``theta`` (K, d, B_max) (one draw)."""
         theta = np.asarray(params["theta"], dtype=float)
-        return BinDirichlets(tuple(theta[:, j][:, ~np.isnan(theta[:, j]).any(axis=0)]
-                                   for j in range(theta.shape[1])))
+        return BinDirichlets(Categorical().posterior_from_params({"theta": theta}).concentration)
 
-    def point_params(self, post) -> dict:
-        """``{"theta": (K, d, B_max)}``, the posterior mean (inverse of :meth:`posterior_from_params`)."""
-        return {"theta": self.posterior_moments(post)["theta"][0]}
+    point_params = Categorical.point_params  # the posterior mean, (K, d, B_max) NaN-padded
 
     def numpyro_static(self, prior):
         """Each feature's number of bins, carrying the tails' end-bin ``n`` outside equality (``_bins.BinShapes``)."""

@@ -24,10 +24,10 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import logsumexp
 
 from . import _interval
-from .gaussian import Gaussian, plug_in
+from ._gaussian_cells import mixture_mode, usable_plug_in
+from .gaussian import Gaussian
 
 __all__ = ["LogNormal", "LogNormalBlock"]
 
@@ -43,10 +43,6 @@ class LogNormalBlock(NamedTuple):
 def _log_x_sums(block) -> np.ndarray:
     """``sum_j log x_ij`` over the observed cells of each row, shape (n,)."""
     return np.where(block.observed, block.X, 0.0).sum(axis=1)
-
-
-def _usable_var(var):
-    return np.where(np.isfinite(var) & (var > 0), var, 1.0)
 
 
 class LogNormal(Gaussian):
@@ -166,22 +162,14 @@ class LogNormal(Gaussian):
         if not miss.any():
             return out
         rows, cols = np.nonzero(miss)
-        mu, var = plug_in(point)
-        var = _usable_var(var)
+        mu, var = usable_plug_in(point)
         if strategy == "draw":
             out[rows, cols] = np.exp(rng.normal(mu[z[rows], cols], np.sqrt(var[z[rows], cols])))
         elif strategy == "mean":
             out[rows, cols] = np.einsum("ik,ki->i", resp[rows], np.exp(mu + var / 2)[:, cols])
         else:
             m, v = mu[:, cols].T, var[:, cols].T  # (cells, K)
-            cand = m - v  # log of each class's mode
-            with np.errstate(divide="ignore"):
-                log_r = np.log(resp[rows])
-            log_dens = np.empty(cand.shape)
-            for c in range(cand.shape[1]):  # log mixture density of x at candidate c
-                t = cand[:, c:c + 1]
-                log_dens[:, c] = logsumexp(log_r - (t - m) ** 2 / (2 * v) - 0.5 * np.log(2 * np.pi * v), axis=1) - t[:, 0]
-            out[rows, cols] = np.exp(cand[np.arange(rows.size), np.argmax(log_dens, axis=1)])
+            out[rows, cols] = np.exp(mixture_mode(resp[rows], m, v, m - v, log_x=True))  # of the class modes of x
         return out
 
     def gen_cell_log_lik(self, prior, point, block, weights, predictive="mean"):

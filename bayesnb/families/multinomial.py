@@ -34,25 +34,11 @@ from scipy.special import gammaln
 from . import dp_release
 from ._contract import Family
 from .capabilities import SHARED
-from ._dirichlet_rows import (
-    _evidence_scalar_alpha,
-    _theta,
-    log_observed_mass,
-    log_theta,
-    polya_cell_log_lik,
-    polya_log_lik,
-    split_counts,
-    with_missing_columns,
-)
-from ._mixins import ThetaSite
-from ._multinomial_gen import DirichletRows, PolyaDraw, fill_missing_counts, length_rate, sample_polya, sample_tokens
-from .numeric import (
-    check_alpha,
-    class_sums,
-    dirichlet_draws,
-    log_dot,
-    resolve_scalar_alpha,
-)
+from ._dirichlet_rows import (DirichletRows, PolyaDraw, _evidence_scalar_alpha, _theta, inverse_cdf, log_observed_mass,
+                              log_theta, polya_cell_log_lik, polya_log_lik, sample_polya, split_counts, tally,
+                              with_missing_columns)
+from .default_hooks import ThetaSite
+from .numeric import check_alpha, class_sums, dirichlet_draws, dirichlet_moments, log_dot, resolve_scalar_alpha
 
 __all__ = ["DirichletRows", "Multinomial", "MultinomialStats"]
 
@@ -313,7 +299,7 @@ class Multinomial(ThetaSite, Family, *SHARED):
     def gen_point(self, prior, post, rng=None):
         """Plug-in (``rng=None``: the posterior itself) or one exact Dirichlet draw of theta per class.
 
-        The draw is a :class:`~bayesnb.families._multinomial_gen.PolyaDraw` on a child of
+        The draw is a :class:`~bayesnb.families._dirichlet_rows.PolyaDraw` on a child of
         ``rng``: theta (K, d) is drawn when its ``concentration`` is first read, and tokens
         sampled before that (:meth:`gen_sample`) come from the Polya urn with theta integrated
         out, the same law in memory that follows the tokens instead of K x d.
@@ -336,7 +322,18 @@ class Multinomial(ThetaSite, Family, *SHARED):
         (``sample_weight`` 1e-300) draws lengths near ``m`` instead of astronomically long
         documents, and negligible next to any real class count. Classes without rows get ``m``.
         """
-        return length_rate(stats.counts, class_count, rng)
+        T = stats.counts.sum(axis=1)
+        n = np.asarray(class_count, dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            overall = T.sum() / n.sum() if n.sum() > 0 else 1.0
+            overall = overall if np.isfinite(overall) else 1.0
+            rate = np.where(n > 0, T / np.where(n > 0, n, 1.0), overall)
+        if rng is not None and overall > 0:
+            ok = n > 0
+            with np.errstate(over="ignore"):  # a subnormal mean length: a prior rate of inf, draws of 0
+                draw = rng.standard_gamma(np.where(ok, T + 0.5, 1.0)) / (n + 0.5 / overall)
+            rate = np.where(ok, draw, rate)
+        return rate
 
     def gen_sample(self, point, z, rng, lengths=None):
         """Counts, a CSR matrix (n, d): row i has ``lengths[i]`` tokens drawn from theta[z[i]].
@@ -347,12 +344,30 @@ class Multinomial(ThetaSite, Family, *SHARED):
         ``O(d K + T log d)`` and memory that follows the ``T`` tokens (drawn at most about
         2**22 at a time), never ``n x d``. From a draw not yet materialised
         (:meth:`gen_point`) the tokens of each class are its Polya urn's
-        (:func:`~bayesnb.families._multinomial_gen.polya_tokens`): the same joint law with
+        (:func:`~bayesnb.families._dirichlet_rows.polya_tokens`): the same joint law with
         theta integrated out, in memory ``O(d + T)``, never K x d.
         """
         if isinstance(point, PolyaDraw) and not point.materialised:
             return sample_polya(point, z, lengths, rng)
-        return sample_tokens(point.concentration, z, lengths, rng)
+        # one class's cumulative sum at a time, never a normalised K x d copy of theta
+        conc = point.concentration
+        n, d = z.shape[0], conc.shape[1]
+        lengths = np.asarray(lengths, dtype=np.int64)
+        rows_out, cols_out = [], []
+        for k in np.unique(z):
+            cdf = np.cumsum(conc[k], dtype=float)
+            if not cdf[-1] > 0:  # theta undefined: uniform
+                cdf = np.arange(1.0, d + 1.0)
+            rows = np.flatnonzero(z == k)
+            ends = np.cumsum(lengths[rows])
+            start = 0
+            while start < rows.size:
+                stop = max(start + 1, int(np.searchsorted(ends, ends[start] - lengths[rows[start]] + 2**22, "right")))
+                chunk = rows[start:stop]
+                rows_out.append(np.repeat(chunk, lengths[chunk]))
+                cols_out.append(inverse_cdf(cdf, rng.random(int(lengths[chunk].sum()))))
+                start = stop
+        return tally(rows_out, cols_out, n, d)
 
     def gen_missing(self, block):
         """Bool CSR matrix (n, d) of the cells missing in the input: only those are stored.
@@ -380,7 +395,21 @@ class Multinomial(ThetaSite, Family, *SHARED):
             block = block.raw
         if block.missing is None:
             return block.X
-        return fill_missing_counts(_theta(point), block, resp, strategy, z, rng, rate)
+        theta = _theta(point)
+        M = block.missing.tocoo() if sp.issparse(block.missing) else sp.coo_matrix(block.missing)
+        rows, cols = M.row, M.col
+        if strategy == "draw":
+            vals = rng.poisson(rate[z[rows]] * theta[z[rows], cols]).astype(float)
+        else:
+            vals = np.einsum("ik,ki->i", resp[rows], rate[:, None] * theta[:, cols])
+            if strategy == "mode":
+                vals = np.floor(vals)
+        if sp.issparse(block.X):
+            fill = sp.csr_matrix((vals, (rows, cols)), shape=block.X.shape)
+            return (block.X.tocsr() + fill).tocsr()
+        X = np.array(block.X, dtype=float)
+        X[rows, cols] = vals
+        return X
 
     def gen_cell_log_lik(self, prior, point, block, weights, predictive="mean"):
         """Per-column contributions ``sum_k weights[i,k] c_ijk`` of the row's ``log p(tokens | y=k)``.
@@ -411,11 +440,7 @@ class Multinomial(ThetaSite, Family, *SHARED):
 
     def posterior_moments(self, post) -> dict:
         """Closed-form posterior mean and sd: ``{"theta": (mean, sd)}``, each (K, d)."""
-        a = post.concentration
-        a0 = a.sum(axis=1, keepdims=True)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            m = a / a0
-            return {"theta": (m, np.sqrt(m * (1 - m) / (a0 + 1)))}
+        return {"theta": dirichlet_moments(post.concentration, post.concentration.sum(axis=1, keepdims=True))}
 
     def posterior_from_params(self, params: dict):
         """A :class:`DirichletRows` whose plug-in equals the given ``theta`` (K, d) (one draw)."""

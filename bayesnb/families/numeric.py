@@ -11,7 +11,7 @@ from scipy.optimize import minimize_scalar
 
 from .._utils import hard_labels
 
-__all__ = ["MAX_ALPHA", "check_alpha", "class_sums", "dirichlet_draws", "draw_categories", "float32_args",
+__all__ = ["MAX_ALPHA", "check_alpha", "class_sums", "dirichlet_draws", "dirichlet_moments", "draw_categories", "float32_args",
            "observed_counts",
            "float_array", "log_dot", "maximise_evidence", "resolve_scalar_alpha", "sample_class_feature", "weighted_class_cells"]
 
@@ -218,6 +218,14 @@ def log_dot(X, L_T: np.ndarray, offset=None, has_neg_inf=None) -> np.ndarray:
     hits = np.asarray(X @ neg_inf.astype(float))
     out[hits > 0] = -np.inf
     return out
+
+
+def dirichlet_moments(a, total):
+    """Posterior mean and sd of each probability of Dirichlet (or Beta) rows: ``m = a / total``, ``sd = sqrt(m (1 - m)
+    / (total + 1))``, with ``total`` the rows' summed concentration (broadcast against ``a``); NaN where it is 0."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = a / total
+        return m, np.sqrt(m * (1 - m) / (total + 1))
 
 
 def dirichlet_draws(conc, n_draws, rng) -> np.ndarray:
