@@ -174,8 +174,8 @@ def test_dask_fit_agrees_with_in_memory(tmp_path):
     pytest.importorskip("dask.distributed", reason="dask is an optional extra: pip install 'bayesnb[dask]'")
     have_news = (SHARED / "20news-bydate.jsonl.gz").exists()
     env = dict(os.environ, MPLBACKEND="Agg", PYTHONWARNINGS="ignore")
-    r = run_python([EXAMPLES / "dask_fit.py", "--quick", "--out", tmp_path, "--data", SHARED if have_news else tmp_path],
-                   env=env, cwd=str(EXAMPLES))
+    r = run_python([EXAMPLES / "dask_fit.py", "--quick", "--out", tmp_path,
+                    "--data", SHARED if have_news else tmp_path], env=env, cwd=str(EXAMPLES))
     assert r.returncode == 0, r.stderr[-3000:]
     out = r.stdout
     assert "cluster: 2 workers" in out
