@@ -28,16 +28,21 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 def run_script(name, *args):
     """Run ``python examples/NAME ARGS`` in this process, from the examples' folder, warnings
-    ignored and figures drawn with Agg; returns what it printed (a failing script raises)."""
+    ignored and figures drawn with Agg; returns what it printed (a failing script raises).
+    The process-wide settings a script may change (pandas' display float format, as
+    multiple_imputation.py sets it, NumPy's print options, matplotlib's rcParams) are restored."""
     import matplotlib
     import matplotlib.pyplot as plt
+    import pandas as pd
 
     matplotlib.use("Agg")
     out, argv, path, cwd = io.StringIO(), sys.argv, list(sys.path), os.getcwd()
     sys.argv, sys.path[:0] = [str(EXAMPLES / name), *map(str, args)], [str(EXAMPLES)]
     try:
         os.chdir(EXAMPLES)
-        with warnings.catch_warnings(), contextlib.redirect_stdout(out):
+        with warnings.catch_warnings(), contextlib.redirect_stdout(out), matplotlib.rc_context(), \
+                np.printoptions(**np.get_printoptions()), \
+                pd.option_context("display.float_format", pd.get_option("display.float_format")):
             warnings.simplefilter("ignore")
             try:
                 runpy.run_path(str(EXAMPLES / name), run_name="__main__")
@@ -167,6 +172,9 @@ def test_multiple_imputation(tmp_path):
     lines = {line.split(":")[0].strip(): float(line.split(":")[1]) for line in out.splitlines()
              if line.startswith(("  multiple imputation,", "  complete cases:"))}
     assert len(lines) == 3 and all(np.isfinite(v) and v >= 0 for v in lines.values())
+    import pandas as pd
+
+    assert pd.get_option("display.float_format") is None  # its global setting did not leak into this process
 
 
 @pytest.mark.slow  # a 2-process LocalCluster whose workers import bayesnb: ~25 s of CPU
