@@ -1,9 +1,20 @@
-"""Every example script runs with small arguments, prints its results and saves its figures."""
+"""Every example script runs with small arguments, prints its results and saves its figures.
+
+The scripts run in this process as ``__main__`` (``runpy``, their folder first on ``sys.path``, as
+``python examples/NAME.py`` has it), which saves a fresh interpreter's imports per example; the Dask
+example, whose cluster starts worker processes, runs as a real ``python examples/dask_fit.py``,
+which also checks that a script runs from the shell on its own.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
+import runpy
+import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -15,11 +26,37 @@ pytestmark = pytest.mark.e2e
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
+def run_script(name, *args):
+    """Run ``python examples/NAME ARGS`` in this process, from the examples' folder, warnings
+    ignored and figures drawn with Agg; returns what it printed (a failing script raises).
+    The process-wide settings a script may change (pandas' display float format, as
+    multiple_imputation.py sets it, NumPy's print options, matplotlib's rcParams) are restored."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    matplotlib.use("Agg")
+    out, argv, path, cwd = io.StringIO(), sys.argv, list(sys.path), os.getcwd()
+    sys.argv, sys.path[:0] = [str(EXAMPLES / name), *map(str, args)], [str(EXAMPLES)]
+    try:
+        os.chdir(EXAMPLES)
+        with warnings.catch_warnings(), contextlib.redirect_stdout(out), matplotlib.rc_context(), \
+                np.printoptions(**np.get_printoptions()), \
+                pd.option_context("display.float_format", pd.get_option("display.float_format")):
+            warnings.simplefilter("ignore")
+            try:
+                runpy.run_path(str(EXAMPLES / name), run_name="__main__")
+            except SystemExit as stop:
+                assert stop.code in (None, 0), (name, stop.code, out.getvalue()[-3000:])
+    finally:
+        sys.argv, sys.path[:] = argv, path
+        os.chdir(cwd)
+        plt.close("all")
+    return out.getvalue()
+
+
 def run_example(name, tmp_path, *extra):
-    env = dict(os.environ, MPLBACKEND="Agg", PYTHONWARNINGS="ignore")
-    r = run_python([EXAMPLES / name, "--quick", "--out", tmp_path, *extra], env=env, cwd=str(EXAMPLES))
-    assert r.returncode == 0, r.stderr[-3000:]
-    return r.stdout
+    return run_script(name, "--quick", "--out", tmp_path, *extra)
 
 
 def test_play_tennis_reproduces_the_lecture(tmp_path):
@@ -73,14 +110,11 @@ def test_imputation_house_votes(tmp_path):
 
 
 def test_small_is_an_alias_of_quick(tmp_path):
-    env = dict(os.environ, MPLBACKEND="Agg", PYTHONWARNINGS="ignore")
-    r = run_python([EXAMPLES / "outliers.py", "--small", "--out", tmp_path, "--data", tmp_path],
-                   env=env, cwd=str(EXAMPLES))
-    assert r.returncode == 0, r.stderr[-3000:]
-    assert "(1 seed(s), mean +- sd)" in r.stdout and (tmp_path / "outliers_roc.png").exists()
+    out = run_script("outliers.py", "--small", "--out", tmp_path, "--data", tmp_path)
+    assert "(1 seed(s), mean +- sd)" in out and (tmp_path / "outliers_roc.png").exists()
     for name in ("imputation_house_votes.py", "semisupervised_20news.py"):
-        r = run_python([EXAMPLES / name, "--help"], cwd=str(EXAMPLES))
-        assert r.returncode == 0 and all(o in r.stdout for o in ("--quick", "--small", "--out")), name
+        out = run_script(name, "--help")  # argparse prints the help and exits 0
+        assert all(o in out for o in ("--quick", "--small", "--out")), name
 
 
 def test_outliers_without_sms_runs_house_votes_and_says_why(tmp_path):
@@ -138,13 +172,20 @@ def test_multiple_imputation(tmp_path):
     lines = {line.split(":")[0].strip(): float(line.split(":")[1]) for line in out.splitlines()
              if line.startswith(("  multiple imputation,", "  complete cases:"))}
     assert len(lines) == 3 and all(np.isfinite(v) and v >= 0 for v in lines.values())
+    import pandas as pd
+
+    assert pd.get_option("display.float_format") is None  # its global setting did not leak into this process
 
 
 @pytest.mark.slow  # a 2-process LocalCluster whose workers import bayesnb: ~25 s of CPU
 def test_dask_fit_agrees_with_in_memory(tmp_path):
     pytest.importorskip("dask.distributed", reason="dask is an optional extra: pip install 'bayesnb[dask]'")
     have_news = (SHARED / "20news-bydate.jsonl.gz").exists()
-    out = run_example("dask_fit.py", tmp_path, "--data", str(SHARED if have_news else tmp_path))
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONWARNINGS="ignore")
+    r = run_python([EXAMPLES / "dask_fit.py", "--quick", "--out", tmp_path,
+                    "--data", SHARED if have_news else tmp_path], env=env, cwd=str(EXAMPLES))
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = r.stdout
     assert "cluster: 2 workers" in out
     assert out.count("identical predictions: True") == (2 if have_news else 1), out
     assert "20 Newsgroups" in out and ("in 4 sparse chunks" in out if have_news else "SKIPPED" in out)

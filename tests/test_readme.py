@@ -47,7 +47,9 @@ NOT_RUN_COMMANDS = {
 
 #: docs python blocks run by another test: (page, index of the block on the page) -> that test
 RUN_ELSEWHERE = {
+    ("generative.md", 1): "tests/test_conditional_sampling.py",
     ("model.md", 0): "tests/test_auto_features.py",
+    ("structure.md", 0): "tests/test_structure_mixed.py",
     ("structure.md", 2): "tests/test_structure.py",
     ("synthetic.md", 2): "tests/test_synthetic_report.py",
     ("synthetic.md", 3): "tests/test_synthetic_report.py",
