@@ -38,26 +38,13 @@ from ..synth.synthesizer import Synthesizer
 from .commands import _labels_like, _model_and_table
 from .files import UsageError, check_output, write_table
 from .modelfile import load_model
-from .options import TABLE, float_opt, model_command, output_opt, seed_value
+from .options import TABLE, float_opt, model_command, output_opt, parse_latent, seed_value
 from .tableimpute import choices_note
 
-__all__ = ["IMPUTATION_COLUMN", "cmd_impute", "cmd_sample", "parse_latent", "register"]
+__all__ = ["IMPUTATION_COLUMN", "cmd_impute", "cmd_sample", "register"]
 
 #: the first column of ``bayesnb impute -m M`` (M > 1): which completed table a row belongs to
 IMPUTATION_COLUMN = ".imputation"
-
-
-def parse_latent(text):
-    """``--latent``: ``"auto"`` or a whole number >= 1 of components per class."""
-    if text is None or text == "auto":
-        return text
-    try:
-        k = int(text)
-    except ValueError:
-        raise UsageError(f"--latent must be 'auto' or a whole number >= 1; received {text!r}") from None
-    if k < 1:
-        raise UsageError(f"--latent must be 'auto' or a whole number >= 1; received {text!r}")
-    return k
 
 
 def _labels(model, df, args, default=None):

@@ -55,8 +55,6 @@ def cmd_evaluate_synthetic(args):
         if missing or extra:
             raise UsageError(f"{path}: the columns differ from {args.real}'s: lacks {shown_list(missing, 10)}, "
                              f"has extra {shown_list(extra, 10)}")
-    if args.target is not None and args.target not in real.columns:
-        raise UsageError(f"{args.real}: no column {args.target!r} (columns: {shown_list(real.columns, 10)})")
     if args.target is not None:  # the one rule for missing labels, table by table
         tables = ((args.real, real), (args.synthetic, synthetic), (args.real_test, test))
         real, synthetic, test = (None if df is None else labelled_rows(df, args.target, path, args.drop_unlabelled)[0]

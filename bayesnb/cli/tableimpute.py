@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import time
 
-from .._utils import shown_list
 from ..impute.table import CONFIGURATIONS, configuration_names
 from ..impute.imputer import Imputer
 from .files import UsageError, atomic_path, check_output, quiet, read_table, status, write_table
@@ -80,8 +79,6 @@ def _imputer_and_table(args, columns):
     df = read_table(args.data, na_values=args.na_values, numeric=args.numeric, categorical=args.categorical)
     y, X = None, df
     if args.target is not None:
-        if args.target not in df.columns:
-            raise UsageError(f"{args.data}: no column {args.target!r} (columns: {shown_list(df.columns, 10)})")
         df, _ = labelled_rows(df, args.target, args.data, args.drop_unlabelled,
                               "leave out --target to impute the label like a column")
         y, X = df[args.target].to_numpy(dtype=object), df.drop(columns=args.target)
