@@ -30,7 +30,7 @@ import pandas as pd
 from .._utils import UserError, shown_list
 
 __all__ = ["FORMATS", "UsageError", "atomic_path", "check_output", "command_context", "prog", "quiet", "read_table",
-           "table_format", "warn", "write_table"]
+           "table_format", "warn", "write_output", "write_table"]
 
 
 class UsageError(UserError):
@@ -500,3 +500,13 @@ def write_table(df, path, done=None, inputs=(), float_format=None, fmt=None, for
             df.to_csv(tmp, index=False, float_format=float_format, sep=_separator(path))
     if done and not quiet():
         print(done)
+
+
+def write_output(df, args, done=None, inputs=()):
+    """:func:`write_table` of ``df`` to a command's ``-o`` with its ``--format``, ``--force`` and ``--float-format``.
+
+    ``args`` is the command's namespace (``float_format`` where it has one); ``done`` and ``inputs`` as in
+    :func:`write_table`.
+    """
+    write_table(df, args.output, done=done, inputs=inputs, float_format=getattr(args, "float_format", None),
+                fmt=args.format, force=args.force)

@@ -17,7 +17,7 @@ import pandas as pd
 
 from .._utils import shown_list
 from ..impute.pooling import pool
-from .files import UsageError, check_output, read_table, write_table
+from .files import UsageError, check_output, read_table, write_output
 from .options import TABLE, add_command, float_opt, output_opt
 
 __all__ = ["cmd_pool", "pool_table", "register"]
@@ -122,7 +122,6 @@ def cmd_pool(args):
     out = pool_table(df, imputation=args.imputation, term=args.term, estimate=args.estimate,
                      variance=args.variance, std_error=args.std_error, dfcom=args.dfcom,
                      conf_level=args.conf_level, where=args.data)
-    write_table(out, args.output, done=f"pooled {len(out)} parameter(s) over "
-                f"{df[args.imputation].nunique()} imputations; wrote {args.output}", inputs=[args.data],
-                float_format=args.float_format, fmt=args.format, force=args.force)
+    write_output(out, args, f"pooled {len(out)} parameter(s) over {df[args.imputation].nunique()} imputations; "
+                 f"wrote {args.output}", [args.data])
     return 0

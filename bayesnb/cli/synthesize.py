@@ -10,7 +10,7 @@ output equals ``Synthesizer(target=COL, structure=..., latent=..., random_state=
 from __future__ import annotations
 
 from ..synth.synthesizer import Synthesizer
-from .files import UsageError, check_output, read_table, status, write_table
+from .files import UsageError, check_output, read_table, status, write_output
 from .labels import check_drop_option, labelled_rows
 from .options import TABLE, add_command, data_opts, drop_opt, float_opt, output_opt, parse_latent, seed_value
 
@@ -59,7 +59,6 @@ def cmd_synthesize(args):
     out = synth.sample(args.n, random_state=args.seed)
     n_miss = len(synth.missing_indicators_)
     modelled = f", missing cells of {n_miss} column(s) modelled" if n_miss else ""
-    write_table(out, args.output,
-                done=f"chose {synth.chosen_}{modelled}; wrote {len(out)} synthetic row(s) to {args.output}",
-                inputs=[args.data], float_format=args.float_format, fmt=args.format, force=args.force)
+    write_output(out, args, f"chose {synth.chosen_}{modelled}; wrote {len(out)} synthetic row(s) to {args.output}",
+                 [args.data])
     return 0

@@ -6,7 +6,7 @@ import json
 
 from .._utils import shown_list
 from ..synth.quality import synthetic_report
-from .files import UsageError, check_output, read_table, status, write_table
+from .files import UsageError, check_output, read_table, status, write_output
 from .labels import check_drop_option, labelled_rows
 from .options import TABLE, add_command, data_opts, drop_opt, output_opt, seed_value
 
@@ -72,8 +72,7 @@ def cmd_evaluate_synthetic(args):
     else:
         print(report)
     if args.output is not None:
-        write_table(report.to_frame(), args.output, done=f"wrote the report to {args.output}", inputs=inputs,
-                    fmt=args.format, force=args.force)
+        write_output(report.to_frame(), args, f"wrote the report to {args.output}", inputs)
     return 0
 
 

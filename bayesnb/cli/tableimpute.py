@@ -21,7 +21,7 @@ import time
 
 from ..impute.table import CONFIGURATIONS, configuration_names
 from ..impute.imputer import Imputer
-from .files import UsageError, atomic_path, check_output, quiet, read_table, status, write_table
+from .files import UsageError, atomic_path, check_output, quiet, read_table, status, write_output
 from .labels import check_drop_option, labelled_rows
 from .modelfile import key_of
 from .options import TABLE, add_command, data_opts, drop_opt, float_opt, force_opt, key_opt, output_opt, seed_value
@@ -131,8 +131,7 @@ def cmd_impute_table(args):
     note = choices_note(imp)
     done = "; ".join([f"filled {before} missing cell(s)"] + (["chose " + note] if note else [])
                      + [f"wrote {args.output}"])
-    write_table(out, args.output, done=done, inputs=[args.data], float_format=args.float_format, fmt=args.format,
-                force=args.force)
+    write_output(out, args, done, [args.data])
     return 0
 
 
