@@ -76,10 +76,8 @@ def pool_table(df, imputation=".imputation", term="term", estimate="estimate", v
         raise UsageError(f"{where}: parameter {key['term'].iloc[i]!r} appears twice in imputation "
                          f"{key['imp'].iloc[i]!r} (row {i + 1}); expected one row per imputation and parameter")
     terms = list(pd.unique(key["term"]))
-    Q = pd.DataFrame({"imp": key["imp"], "term": key["term"], "v": q.to_numpy()}).pivot(
-        index="imp", columns="term", values="v")[terms]
-    U = pd.DataFrame({"imp": key["imp"], "term": key["term"], "v": u.to_numpy()}).pivot(
-        index="imp", columns="term", values="v")[terms]
+    wide = key.assign(q=q.to_numpy(), u=u.to_numpy()).pivot(index="imp", columns="term")
+    Q, U = wide["q"][terms], wide["u"][terms]
     if Q.isna().any().any():
         imp_i, t = next((i, t) for t in terms for i in Q.index if pd.isna(Q.loc[i, t]))
         raise UsageError(f"{where}: parameter {t!r} has no row in imputation {imp_i!r}; expected every parameter "
