@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 
-from ..impute.table import CONFIGURATIONS, configuration_names
+from ..impute.configs import CONFIGURATIONS, configuration_names
 from ..impute.imputer import Imputer
 from .files import UsageError, atomic_path, check_output, quiet, read_table, status, write_output
 from .labels import check_drop_option, labelled_rows
