@@ -121,18 +121,14 @@ def fit_opts(q, what, target_help=None):
     data_opts(q)
 
 
-def _format_opt(q):
-    q.add_argument("--format", choices=FORMATS, default=None,
-                   help="format of the output table: csv, parquet (needs pyarrow) or json (an array of "
-                        "records). Default: by the -o file's extension (.csv, .tsv, .parquet, .json), else "
-                        "csv; '-o -' (stdout) takes csv or json")
-
-
 def output_opt(q, help="output table (default: CSV on stdout)"):
     """``-o``/``--output``, ``--force`` and ``--format`` of a command that writes a table."""
     q.add_argument("-o", "--output", default=None, help=help)
     force_opt(q)
-    _format_opt(q)
+    q.add_argument("--format", choices=FORMATS, default=None,
+                   help="format of the output table: csv, parquet (needs pyarrow) or json (an array of "
+                        "records). Default: by the -o file's extension (.csv, .tsv, .parquet, .json), else "
+                        "csv; '-o -' (stdout) takes csv or json")
 
 
 def float_opt(q):
