@@ -480,26 +480,24 @@ def physical_memory() -> float:
         return float("inf")
 
 
-def check_memory(n_values, what: str, who: str, itemsize: int = 8) -> None:
+def check_memory(n_values, what: str, who: str) -> None:
     """Refuse a result that cannot fit in memory, before any work (a size guard).
 
     Parameters
     ----------
     n_values : int or float
-        How many values the result holds (rows x columns x ...).
+        How many float64 values (8 bytes each) the result holds (rows x columns x ...).
     what : str
         What is asked for, e.g. ``"sample(n_samples=1000000000)"``.
     who : str
         The estimator's name.
-    itemsize : int, default=8
-        Bytes per value (float64).
 
     Raises
     ------
     TooLargeError
-        A ``ValueError``: when ``n_values * itemsize`` exceeds the machine's physical memory.
+        A ``ValueError``: when ``8 * n_values`` bytes exceed the machine's physical memory.
     """
-    need, have = float(n_values) * itemsize, physical_memory()
+    need, have = float(n_values) * 8, physical_memory()
     if need > have:
         raise TooLargeError(f"{who}: {what} would hold {float(n_values):.3g} values, about {need / 2**30:,.1f} GiB, "
                          f"more than this machine's {have / 2**30:,.1f} GiB of memory; ask for fewer (in batches).")

@@ -112,6 +112,13 @@ def test_bad_input_is_refused(kwargs, err, msg):
         impute_table(args.pop("X"), args.pop("y"), **args)
 
 
+def test_holdout_is_any_real_fraction_as_in_imputer():
+    """impute_table checks its options as Imputer does (it is Imputer.fit): a NumPy float holdout is taken."""
+    _, Xm, _, y = chained(n=20)
+    res = impute_table(Xm, y, configurations=("naive", "tan"), holdout=np.float32(0.2), random_state=0)
+    assert not res.table.isna().any().any() and set(res.scores["configuration"]) == {"naive", "tan"}
+
+
 def two_groups(n=360, seed=0):
     """One class, two hidden groups of rows that shift four categorical columns: 2 components fit it."""
     rng = np.random.default_rng(seed)

@@ -8,7 +8,7 @@ import pytest
 
 from bayesnb import Imputer, NaiveBayes, impute_table, load
 from bayesnb.datasets import load_house_votes
-from bayesnb.impute.table import CONFIGURATIONS, _check
+from bayesnb.impute.table import CONFIGURATIONS
 from bayesnb.io.persistence import ModelFileError
 
 
@@ -48,13 +48,23 @@ def test_tan_mi_is_a_configuration_fitted_with_the_mi_tree(tmp_path):
 
 
 
-def test_auto_leaves_out_tan_mi_when_the_template_already_scores_edges_by_mi():
+def test_auto_leaves_out_tan_mi_when_the_template_already_scores_edges_by_mi(monkeypatch):
     X, y = _votes()
     mi = NaiveBayes(edge_score="mi")
     assert Imputer(estimator=mi)._check_params(X, y, "Imputer")[0] == ("naive", "latent", "tan", "mvn")
     assert Imputer()._check_params(X, y, "Imputer")[0] == CONFIGURATIONS
     assert Imputer(estimator=mi, configurations=("tan", "tan-mi"))._check_params(X, y, "Imputer")[0] == ("tan", "tan-mi")
-    assert _check(X, y, "auto", 0.15, mi, None)[0] == ("naive", "latent", "tan", "mvn")
+
+    class Fitted(Exception):
+        pass
+
+    def spy(self, X, y, configs, *args, **kwargs):  # the configurations impute_table fits, without fitting them
+        raise Fitted(configs)
+
+    monkeypatch.setattr(Imputer, "_fit", spy)
+    with pytest.raises(Fitted) as got:
+        impute_table(X, y, estimator=mi)
+    assert got.value.args[0] == ("naive", "latent", "tan", "mvn")
 
 
 @pytest.mark.parametrize("config, params", [("tan-mi", {"edge_score": "bdeu"}), ("tan", {"edge_score": "mi"}),

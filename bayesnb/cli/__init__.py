@@ -139,12 +139,6 @@ def _one_line(e):
     return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
 
 
-def _bug_report(e, prog):
-    """The one line of an internal error: bayesnb's version, the command, the exception; please report."""
-    return (f"bayesnb {__version__}: internal error in '{prog}': {type(e).__name__}: {_one_line(e)}: please report "
-            "it, with the command line (bayesnb --debug ... shows the traceback)")
-
-
 @contextlib.contextmanager
 def _running(prog, quiet):
     """Run a command: its name and -q for its messages, no progress bars with -q; all restored after."""
@@ -210,5 +204,6 @@ def main(argv=None) -> int:
     except Exception as e:  # noqa: BLE001 - anything else is a bug in bayesnb: one line asking for a report
         if debug:
             raise
-        print(_bug_report(e, prog), file=sys.stderr)
+        print(f"bayesnb {__version__}: internal error in '{prog}': {type(e).__name__}: {_one_line(e)}: please report "
+              "it, with the command line (bayesnb --debug ... shows the traceback)", file=sys.stderr)
         return 1

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..criticism.checks import check_independence, check_marginals
 from .commands import _labels_like, _model_and_table
-from .files import UsageError, check_output, status, write_table
+from .files import UsageError, check_output, status, write_output
 from .options import TABLE, drop_opt, model_command, output_opt, seed_value
 
 __all__ = ["cmd_check", "register"]
@@ -60,6 +60,5 @@ def cmd_check(args):
         print(f"{len(table)} {what} checks, {args.replicates} replicates: {flagged} with p <= 0.05")
         print(table.head(20).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     if args.output is not None:
-        write_table(table, args.output, done=f"wrote {len(table)} rows to {args.output}",
-                    inputs=[args.model, args.data], fmt=args.format, force=args.force)
+        write_output(table, args, f"wrote {len(table)} rows to {args.output}", [args.model, args.data])
     return 0

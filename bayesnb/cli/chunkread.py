@@ -27,7 +27,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .files import UsageError, _separator
+from .files import UsageError, _csv_options, _reading, _unreadable
 
 __all__ = ["SAMPLE_ROWS", "agrees", "first_chunk_kinds", "keep_freed_memory", "read_kinds", "scan_kinds",
            "use_pyarrow"]
@@ -43,41 +43,26 @@ _BLOCK = 1 << 20
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _MMAP_MAX = -1, -3, 32 << 20
 
 
-def _na(na_values):
-    """``(cell texts read as missing, keep pandas' defaults)``, as :func:`~bayesnb.cli.files.read_table` reads them."""
-    return (["?"], True) if na_values is None else (list(na_values) + [""], False)
-
-
-def _null_texts(na_values):
+def _null_texts(kw):
+    """The cell texts read as missing under ``read_csv`` options ``kw`` (:func:`~bayesnb.cli.files._csv_options`)."""
     from pandas._libs.parsers import STR_NA_VALUES
 
-    na, keep = _na(na_values)
-    return sorted(set(na) | (set(STR_NA_VALUES) if keep else set()))
+    return sorted(set(kw["na_values"]) | (set(STR_NA_VALUES) if kw["keep_default_na"] else set()))
 
 
 def use_pyarrow(path):
     """Whether ``path`` is read with pyarrow: installed, and no space after a separator in the first 64 KiB."""
     if importlib.util.find_spec("pyarrow") is None:
         return False
-    sep = _separator(os.path.splitext(path)[1].lower())
     with open(path, "rb") as f:
         head = f.read(1 << 16)
-    return (sep + " ").encode() not in head
+    return (_csv_options(path)["sep"] + " ").encode() not in head
 
 
 def header(path, na_values=None):
     """The column names of a delimited file."""
-    na, keep = _na(na_values)
-    try:
-        return [str(c) for c in pd.read_csv(path, nrows=0, sep=_separator(os.path.splitext(path)[1].lower()),
-                                            na_values=na, keep_default_na=keep, skipinitialspace=True).columns]
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, OSError) as e:
-        raise _unreadable(path, e) from None
-
-
-def _unreadable(path, e):
-    first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-    return UsageError(f"{path}: cannot read as a table ({first})")
+    with _reading(path):
+        return [str(c) for c in pd.read_csv(path, nrows=0, **_csv_options(path, na_values)).columns]
 
 
 def _arrow_batches(path, na_values, types, columns=None):
@@ -85,9 +70,10 @@ def _arrow_batches(path, na_values, types, columns=None):
     import pyarrow as pa
     from pyarrow import csv
 
-    conv = csv.ConvertOptions(column_types=types, null_values=_null_texts(na_values), strings_can_be_null=True,
+    kw = _csv_options(path, na_values)
+    conv = csv.ConvertOptions(column_types=types, null_values=_null_texts(kw), strings_can_be_null=True,
                               true_values=_TRUE, false_values=_FALSE, include_columns=columns)
-    parse = csv.ParseOptions(delimiter=_separator(os.path.splitext(path)[1].lower()))
+    parse = csv.ParseOptions(delimiter=kw["sep"])
     reader = None
     while True:
         try:
@@ -223,28 +209,23 @@ def scan_kinds(path, na_values, declared, target, progress=None):
     kinds = {c: declared.get(c) for c in names}
     scan = [c for c in names if kinds[c] is None or c == target]
     missing, labels, rows, unlabelled = set(), set(), 0, 0
-    na, keep = _na(na_values)
-    kw = {"sep": _separator(os.path.splitext(path)[1].lower()), "na_values": na, "keep_default_na": keep,
-          "skipinitialspace": True, "usecols": scan, "chunksize": 1 << 18,
+    kw = {**_csv_options(path, na_values), "usecols": scan, "chunksize": 1 << 18,
           "dtype": {c: object for c in scan if declared.get(c) == "text"} or None}
-    try:
-        with pd.read_csv(path, **kw) as reader:
-            for df in reader:
-                df.columns = [str(c) for c in df.columns]
-                for c in scan:
-                    col = df[c]
-                    if col.hasnans:
-                        missing.add(c)
-                    if c not in declared:
-                        kinds[c] = _merge(kinds[c], col)
-                y = df[target]
-                labels.update(y.dropna().unique().tolist())
-                unlabelled += int(y.isna().sum())
-                rows += len(df)
-                if progress:
-                    progress(rows)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, OSError) as e:
-        raise _unreadable(path, e) from None
+    with _reading(path), pd.read_csv(path, **kw) as reader:
+        for df in reader:
+            df.columns = [str(c) for c in df.columns]
+            for c in scan:
+                col = df[c]
+                if col.hasnans:
+                    missing.add(c)
+                if c not in declared:
+                    kinds[c] = _merge(kinds[c], col)
+            y = df[target]
+            labels.update(y.dropna().unique().tolist())
+            unlabelled += int(y.isna().sum())
+            rows += len(df)
+            if progress:
+                progress(rows)
     return {c: k or "float" for c, k in kinds.items()}, missing, labels, rows, unlabelled
 
 
@@ -254,14 +235,9 @@ def first_chunk_kinds(path, chunksize, na_values, declared, rows=None):
     With ``rows``, on the first ``min(rows, chunksize)`` rows only: a sample, which :func:`agrees`
     checks on the whole first chunk once it is read.
     """
-    na, keep = _na(na_values)
-    try:
+    with _reading(path):
         df = pd.read_csv(path, nrows=chunksize if rows is None else min(rows, chunksize),
-                         sep=_separator(os.path.splitext(path)[1].lower()), na_values=na,
-                         keep_default_na=keep, skipinitialspace=True,
-                         dtype={c: object for c, k in declared.items() if k == "text"} or None)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, OSError) as e:
-        raise _unreadable(path, e) from None
+                         **_csv_options(path, na_values), dtype={c: object for c, k in declared.items() if k == "text"} or None)
     df.columns = [str(c) for c in df.columns]
     kinds = {}
     for c in df.columns:
@@ -393,20 +369,17 @@ def _frame(table, kinds):
 
 
 def _pandas_chunks(path, chunksize, na_values, kinds):
-    na, keep = _na(na_values)
     dtype = {c: (object if k == "text" else float) for c, k in kinds.items() if k != "bool"}
-    kw = {"sep": _separator(os.path.splitext(path)[1].lower()), "na_values": na, "keep_default_na": keep,
-          "skipinitialspace": True, "dtype": dtype, "chunksize": chunksize, "usecols": list(kinds)}
-    try:
-        with pd.read_csv(path, **kw) as reader:
-            for df in reader:
-                df.columns = [str(c) for c in df.columns]
-                yield df[list(kinds)]
-    except ValueError as e:
-        if "could not convert" in str(e) or "Unable to parse" in str(e):
-            raise UsageError(f"{path}: a column read as numbers holds text further down ({str(e).splitlines()[0]}): "
-                             "pass --categorical COL (or --family COL=categorical), or list the text in "
-                             "--na-values") from None
-        raise _unreadable(path, e) from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError) as e:
-        raise _unreadable(path, e) from None
+    kw = {**_csv_options(path, na_values), "dtype": dtype, "chunksize": chunksize, "usecols": list(kinds)}
+    with _reading(path):
+        try:
+            with pd.read_csv(path, **kw) as reader:
+                for df in reader:
+                    df.columns = [str(c) for c in df.columns]
+                    yield df[list(kinds)]
+        except ValueError as e:
+            if "could not convert" in str(e) or "Unable to parse" in str(e):
+                raise UsageError(f"{path}: a column read as numbers holds text further down "
+                                 f"({str(e).splitlines()[0]}): pass --categorical COL (or --family COL=categorical), "
+                                 "or list the text in --na-values") from None
+            raise

@@ -43,7 +43,7 @@ from .._utils import arrow_factorize, is_arrow_text, one_class_on_purpose, shown
 from ..estimators.auto_features import column_kinds
 from .chunkread import SAMPLE_ROWS, agrees, first_chunk_kinds, header, keep_freed_memory, read_kinds, scan_kinds
 from .families import reads_numbers
-from .files import UsageError, _mixed_numeric_warning, _number_text, quiet, warn
+from .files import UsageError, _mixed_numeric_warning, _number_text, _split_names, quiet, warn
 from .labels import record_target_index, report_dropped, warn_one_class
 
 __all__ = ["add_chunk_options", "fit_chunks"]
@@ -80,10 +80,8 @@ def _check(path, chunksize):
 
 def _declared(args, names, family, per_column):
     """``({column: kind} known before reading, {column: why it holds numbers}, all families given)``."""
-    for option, cols in (("--numeric", args.numeric), ("--categorical", args.categorical)):
-        bad = [c for c in cols or [] if c not in names]
-        if bad:
-            raise UsageError(f"{args.data}: {option} names no column(s) {bad} (columns: {shown_list(names, 10)})")
+    _split_names(args.numeric, "--numeric", names, args.data)
+    _split_names(args.categorical, "--categorical", names, args.data)
     both = sorted(set(args.numeric or []) & set(args.categorical or []))
     if both:
         raise UsageError(f"column(s) {both} are given both as --numeric and --categorical")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import datasets
-from .files import UsageError, check_output, write_table
+from .files import UsageError, check_output, write_output
 from .options import add_command, output_opt
 
 __all__ = ["DATASETS", "cmd_datasets", "register"]
@@ -50,6 +50,5 @@ def cmd_datasets(args):
         raise UsageError("datasets export needs -o FILE (or -o - for stdout)")
     check_output(args.output, force=args.force)
     df = DATASETS[args.name][0]()
-    write_table(df, args.output, done=f"wrote {args.name} ({df.shape[0]} rows x {df.shape[1]} columns) to "
-                                      f"{args.output}", fmt=args.format, force=args.force)
+    write_output(df, args, f"wrote {args.name} ({df.shape[0]} rows x {df.shape[1]} columns) to {args.output}")
     return 0

@@ -22,11 +22,10 @@ from .._version import __version__
 from ..datasets import load_house_votes
 from ..criticism.diagnostics import compare_posteriors
 from ..estimators import CategoricalNB
-from ..inference.nuts import default_compilation_cache
 from .files import UsageError, atomic_path
 from .options import add_command, seed_value
 
-__all__ = ["DemoStepError", "cmd_demo", "register", "run_demo", "vote_log_odds"]
+__all__ = ["DemoStepError", "cmd_demo", "register", "run_demo"]
 
 
 class DemoStepError(Exception):
@@ -62,60 +61,11 @@ def _fmt_table(rows, header):
     return "\n".join([fmt.format(*header)] + [fmt.format(*map(str, r)) for r in rows])
 
 
-def vote_log_odds(model, n_draws=2000, seed=0, positive=None):
-    """Log-odds weight of a "y" vote (vs "n") for each vote, with exact posterior draws.
-
-    For a binary categorical feature with posterior ``theta[k] ~ Beta(a_k(y), a_k(n))``
-    the weight is ``logit theta[pos](y) - logit theta[neg](y)``: how much a "y" rather
-    than an "n" vote moves the log-odds of class ``pos``. Draws are exact (conjugate).
-
-    Returns
-    -------
-    names, plug-in weights, mean, 2.5% and 97.5% quantiles (arrays of shape (d,))
-    """
-
-    rng = np.random.default_rng(seed)
-    b = model.posterior_.blocks[0]
-    classes = list(model.classes_)
-    pos = classes.index(positive) if positive is not None else 1
-    neg = 1 - pos
-    names, plug, mean, lo, hi = [], [], [], [], []
-    for j, cats in enumerate(b.family.value_labels(b.state)):
-        cats = [str(c) for c in cats]
-        if "y" not in cats or "n" not in cats:
-            continue
-        a = b.posterior.concentration[j]
-        iy, inn = cats.index("y"), cats.index("n")
-        # theta_k(y) among {y, n}: Beta(a_k(y), a_k(n)) (the other values, if any, marginalised)
-        t_pos = rng.beta(a[pos, iy], a[pos, inn], n_draws)
-        t_neg = rng.beta(a[neg, iy], a[neg, inn], n_draws)
-        w = (np.log(t_pos) - np.log1p(-t_pos)) - (np.log(t_neg) - np.log1p(-t_neg))
-        names.append(str(b.names[j]))
-        plug.append(np.log(a[pos, iy] / a[pos, inn]) - np.log(a[neg, iy] / a[neg, inn]))
-        mean.append(w.mean())
-        lo.append(np.quantile(w, 0.025))
-        hi.append(np.quantile(w, 0.975))
-    return names, np.array(plug), np.array(mean), np.array(lo), np.array(hi)
-
-
-def _jax_cache():
-    """Use a persistent JAX compilation cache in the user's cache folder (this process only).
-
-    NUTS compilation dominates a short run (about 10 s); the cache makes later demo runs
-    start sampling in about a second. The same rule as ``run_mcmc``: a folder configured in JAX is
-    kept, ``BAYESNB_JAX_CACHE=0`` turns the cache off.
-    """
-    try:
-        default_compilation_cache()
-    except Exception:  # noqa: BLE001, S110 - the cache is an optimisation only
-        pass
-
-
 def _demo_mcmc(model, X, y, rep, out, figures, bplot, quick, seed):
     """Exact draws and a short NUTS run of the same model, compared element by element."""
 
     n_mc = 500 if quick else 1000  # draws per chain; 4 chains, so r_hat compares chains (<= 1.01 here)
-    _jax_cache()
+    # (run_mcmc sets up JAX's persistent compile cache: later demo runs start sampling in about a second)
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -281,10 +231,12 @@ def _demo_tour(rep, out, figures, bplot, quick, seed, t_start):
 
     n_draws = 1000 if quick else 4000
     rep.step(f"Most informative votes: log-odds weights with 95% credible intervals ({n_draws} exact draws)")
-    names, plug, mean, lo, hi = vote_log_odds(model, n_draws=n_draws, seed=seed, positive="republican")
-    w, _ = model.coef_draws(n_draws, random_state=seed)
+    # a vote's weight is weight('v=y') - weight('v=n'): the log odds of classes_[1], republican
     cn = [str(c) for c in model.coef_names_]
-    wy = np.stack([w[:, cn.index(f"{v}=y")] - w[:, cn.index(f"{v}=n")] for v in names], axis=1)
+    names = [str(v) for v in X.columns if f"{v}=y" in cn and f"{v}=n" in cn]
+    iy, i_n = [cn.index(f"{v}=y") for v in names], [cn.index(f"{v}=n") for v in names]
+    w, _ = model.coef_draws(n_draws, random_state=seed)
+    plug, wy = model.coef_[0, iy] - model.coef_[0, i_n], w[:, iy] - w[:, i_n]
     mean, lo, hi = wy.mean(0), np.quantile(wy, 0.025, 0), np.quantile(wy, 0.975, 0)
     source = "model.coef_draws (exact conjugate draws), weight('v=y') - weight('v=n')"
     order = np.argsort(-np.abs(mean))

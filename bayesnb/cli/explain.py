@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .commands import _model_and_table
-from .files import UsageError, check_output, write_table
+from .files import UsageError, check_output, write_output
 from .options import TABLE, float_opt, model_command, output_opt
 
 __all__ = ["EXTRA_COLUMNS", "LONG_COLUMNS", "cmd_explain", "explain_table", "register"]
@@ -83,7 +83,6 @@ def cmd_explain(args):
     check_output(args.output, [args.model, args.data, args.key_file], force=args.force)
     model, _, X = _model_and_table(args)
     out = explain_table(model, X, long=args.long)
-    write_table(out, args.output, done=f"wrote the contributions of {X.shape[1]} feature(s) for {len(X)} row(s) to "
-                f"{args.output}", inputs=[args.model, args.data], float_format=args.float_format, fmt=args.format,
-                force=args.force)
+    write_output(out, args, f"wrote the contributions of {X.shape[1]} feature(s) for {len(X)} row(s) to {args.output}",
+                 [args.model, args.data])
     return 0

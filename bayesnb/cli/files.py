@@ -30,7 +30,7 @@ import pandas as pd
 from .._utils import UserError, shown_list
 
 __all__ = ["FORMATS", "UsageError", "atomic_path", "check_output", "command_context", "prog", "quiet", "read_table",
-           "table_format", "warn", "write_table"]
+           "table_format", "warn", "write_output", "write_table"]
 
 
 class UsageError(UserError):
@@ -184,37 +184,25 @@ def read_table(path, na_values=None, numeric=None, categorical=None, text_if_pre
         raise UsageError(f"{path}: no such file")
     if path != "-" and os.path.isdir(path):
         raise UsageError(f"{path}: is a directory, expected a data file")
-    ext = os.path.splitext(path)[1].lower()
-    if na_values is None:
-        na, keep_default = ["?"], True
-    else:
-        na, keep_default = list(na_values) + [""], False
     numeric, categorical = list(numeric or []), list(categorical or [])
     both = sorted(set(numeric) & set(categorical))
     if both:
         raise UsageError(f"column(s) {both} are given both as --numeric and --categorical")
     text_if_present = list(text_if_present)
-    try:
-        if ext in (".parquet", ".pq"):
+    with _reading(path):
+        if os.path.splitext(path)[1].lower() in (".parquet", ".pq"):
             try:
                 df = pd.read_parquet(path)
             except ImportError:
                 raise UsageError(f"{path}: reading Parquet needs pyarrow or fastparquet (pip install pyarrow)") from None
+        elif path == "-":
+            df = pd.read_csv(sys.stdin, **_csv_options(path, na_values))
         else:
-            sep = _separator(ext)
-            kw = {"sep": sep, "na_values": na, "keep_default_na": keep_default, "skipinitialspace": True}
-            if path == "-":
-                df = pd.read_csv(sys.stdin, **kw)
-            else:
-                header = [str(c) for c in pd.read_csv(path, nrows=0, **kw).columns]
-                _split_names(categorical, "--categorical", header, path)
-                text = [c for c in header if c in categorical or c in text_if_present]
-                df = pd.read_csv(path, **kw, dtype={c: object for c in text} or None)
-    except UsageError:
-        raise
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, OSError) as e:
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise UsageError(f"{path}: cannot read as a table ({first})") from None
+            kw = _csv_options(path, na_values)
+            header = [str(c) for c in pd.read_csv(path, nrows=0, **kw).columns]
+            _split_names(categorical, "--categorical", header, path)
+            text = [c for c in header if c in categorical or c in text_if_present]
+            df = pd.read_csv(path, **kw, dtype={c: object for c in text} or None)
     if df.shape[0] == 0 or df.shape[1] == 0:
         raise UsageError(f"{path}: the table is empty")
     return _finish(df, path, numeric, categorical, text_if_present, numbers_if_present)
@@ -381,9 +369,30 @@ _BY_EXTENSION = {".csv": "csv", ".txt": "csv", ".tsv": "csv", ".tab": "csv", ".p
                  ".pq": "parquet", ".json": "json"}
 
 
-def _separator(ext):
-    """The field separator of a delimited file with extension ``ext``: tab for ``.tsv``/``.tab``, else comma."""
-    return "\t" if ext in (".tsv", ".tab") else ","
+def _separator(path):
+    """The field separator of a delimited file: tab for a ``.tsv``/``.tab`` ``path``, else comma."""
+    return "\t" if os.path.splitext(os.fspath(path))[1].lower() in (".tsv", ".tab") else ","
+
+
+def _csv_options(path, na_values=None):
+    """``read_csv``'s options for every delimited table read: separator, ``--na-values`` (else pandas' and ``?``)."""
+    na, keep = (["?"], True) if na_values is None else (list(na_values) + [""], False)
+    return {"sep": _separator(path), "na_values": na, "keep_default_na": keep, "skipinitialspace": True}
+
+
+def _unreadable(path, e):
+    """The :class:`UsageError` of a table the parser could not read: ``path`` and the first line of ``e``."""
+    first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    return UsageError(f"{path}: cannot read as a table ({first})")
+
+
+@contextlib.contextmanager
+def _reading(path):
+    """Context manager: what the parser raises while reading ``path`` becomes :func:`_unreadable`'s one line."""
+    try:
+        yield
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, OSError) as e:
+        raise _unreadable(path, e) from None
 
 
 def table_format(path, fmt=None):
@@ -474,8 +483,6 @@ def write_table(df, path, done=None, inputs=(), float_format=None, fmt=None, for
     """
     fmt = table_format(path, fmt)
     stdout = path in (None, "-")
-    ext = "" if stdout else os.path.splitext(os.fspath(path))[1].lower()
-    sep = _separator(ext)
     if stdout:
         if fmt == "json":
             _to_json(df, sys.stdout)
@@ -490,6 +497,16 @@ def write_table(df, path, done=None, inputs=(), float_format=None, fmt=None, for
             with open(tmp, "w", encoding="utf-8") as f:
                 _to_json(df, f)
         else:
-            df.to_csv(tmp, index=False, float_format=float_format, sep=sep)
+            df.to_csv(tmp, index=False, float_format=float_format, sep=_separator(path))
     if done and not quiet():
         print(done)
+
+
+def write_output(df, args, done=None, inputs=()):
+    """:func:`write_table` of ``df`` to a command's ``-o`` with its ``--format``, ``--force`` and ``--float-format``.
+
+    ``args`` is the command's namespace (``float_format`` where it has one); ``done`` and ``inputs`` as in
+    :func:`write_table`.
+    """
+    write_table(df, args.output, done=done, inputs=inputs, float_format=getattr(args, "float_format", None),
+                fmt=args.format, force=args.force)

@@ -36,28 +36,15 @@ from .._utils import as_generator, shown_list
 from ..impute.imputer import Imputer
 from ..synth.synthesizer import Synthesizer
 from .commands import _labels_like, _model_and_table
-from .files import UsageError, check_output, write_table
+from .files import UsageError, check_output, write_output
 from .modelfile import load_model
-from .options import TABLE, float_opt, model_command, output_opt, seed_value
+from .options import TABLE, float_opt, model_command, output_opt, parse_latent, seed_value
 from .tableimpute import choices_note
 
-__all__ = ["IMPUTATION_COLUMN", "cmd_impute", "cmd_sample", "parse_latent", "register"]
+__all__ = ["IMPUTATION_COLUMN", "cmd_impute", "cmd_sample", "register"]
 
 #: the first column of ``bayesnb impute -m M`` (M > 1): which completed table a row belongs to
 IMPUTATION_COLUMN = ".imputation"
-
-
-def parse_latent(text):
-    """``--latent``: ``"auto"`` or a whole number >= 1 of components per class."""
-    if text is None or text == "auto":
-        return text
-    try:
-        k = int(text)
-    except ValueError:
-        raise UsageError(f"--latent must be 'auto' or a whole number >= 1; received {text!r}") from None
-    if k < 1:
-        raise UsageError(f"--latent must be 'auto' or a whole number >= 1; received {text!r}")
-    return k
 
 
 def _labels(model, df, args, default=None):
@@ -187,8 +174,7 @@ def cmd_impute(args):
         tables.append(out)
     out = tables[0] if m == 1 else pd.concat(tables, ignore_index=True)
     what = f"filled {before} missing cell(s)" + (f" {m} times" if m > 1 else "")
-    write_table(out, args.output, done="; ".join([what] + notes + [f"wrote {args.output}"]),
-                inputs=[args.model, args.data], float_format=args.float_format, fmt=args.format, force=args.force)
+    write_output(out, args, "; ".join([what] + notes + [f"wrote {args.output}"]), [args.model, args.data])
     return 0
 
 
@@ -240,6 +226,5 @@ def cmd_sample(args):
     # where the label stood in the training table (bayesnb fit records it), else last
     out.insert(min(getattr(model, "target_index_", out.shape[1]), out.shape[1]), target, np.asarray(y))
     what = "prior predictive" if args.prior else "synthetic"
-    write_table(out, args.output, done=f"wrote {len(out)} {what} row(s) to {args.output}", inputs=[args.model],
-                float_format=args.float_format, fmt=args.format, force=args.force)
+    write_output(out, args, f"wrote {len(out)} {what} row(s) to {args.output}", [args.model])
     return 0

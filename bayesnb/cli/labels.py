@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 import warnings
 
+from .._utils import shown_list
 from .files import UsageError, prog
 
 __all__ = ["check_drop_option", "labelled_rows", "record_target_index", "report_dropped", "warn_one_class"]
@@ -86,7 +87,7 @@ def labelled_rows(df, target, where, drop, instead=None, report=True):
     Parameters
     ----------
     df : DataFrame
-        The table; it must have the column ``target``.
+        The table.
     target : str
         The label column (``--target``).
     where : str
@@ -109,8 +110,10 @@ def labelled_rows(df, target, where, drop, instead=None, report=True):
     Raises
     ------
     UsageError
-        Some rows have no label and ``drop`` is false.
+        ``df`` has no column ``target``, or some rows have no label and ``drop`` is false.
     """
+    if target not in df.columns:
+        raise UsageError(f"{where}: no column {target!r} (columns: {shown_list(df.columns, 10)})")
     missing = df[target].isna()
     n = int(missing.sum())
     if not n:

@@ -12,10 +12,10 @@ from __future__ import annotations
 import argparse
 
 from .families import add_family_options
-from .files import FORMATS
+from .files import FORMATS, UsageError
 
 __all__ = ["TABLE", "add_command", "data_opts", "drop_opt", "fit_opts", "float_opt", "force_opt", "key_opt",
-           "model_command", "output_opt", "seed_value"]
+           "model_command", "output_opt", "parse_latent", "seed_value"]
 
 #: how a table argument is described in ``--help``
 TABLE = "table (.csv, .tsv, .parquet; '-' = stdin CSV)"
@@ -58,6 +58,20 @@ def seed_value(text):
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a whole number >= 0; received {text!r}")
     return value
+
+
+def parse_latent(text, none=False):
+    """``--latent``: None, ``"auto"``, a whole number >= 1 per class, or (with ``none``) ``"none"``: None."""
+    if text is None or text == "auto" or none and text == "none":
+        return None if text == "none" else text
+    try:
+        k = int(text)
+    except ValueError:
+        k = 0
+    if k < 1:
+        words = "'auto', 'none'" if none else "'auto'"
+        raise UsageError(f"--latent must be {words} or a whole number >= 1; received {text!r}")
+    return k
 
 
 def force_opt(q):
@@ -107,18 +121,14 @@ def fit_opts(q, what, target_help=None):
     data_opts(q)
 
 
-def _format_opt(q):
-    q.add_argument("--format", choices=FORMATS, default=None,
-                   help="format of the output table: csv, parquet (needs pyarrow) or json (an array of "
-                        "records). Default: by the -o file's extension (.csv, .tsv, .parquet, .json), else "
-                        "csv; '-o -' (stdout) takes csv or json")
-
-
 def output_opt(q, help="output table (default: CSV on stdout)"):
     """``-o``/``--output``, ``--force`` and ``--format`` of a command that writes a table."""
     q.add_argument("-o", "--output", default=None, help=help)
     force_opt(q)
-    _format_opt(q)
+    q.add_argument("--format", choices=FORMATS, default=None,
+                   help="format of the output table: csv, parquet (needs pyarrow) or json (an array of "
+                        "records). Default: by the -o file's extension (.csv, .tsv, .parquet, .json), else "
+                        "csv; '-o -' (stdout) takes csv or json")
 
 
 def float_opt(q):

@@ -25,7 +25,7 @@ import numpy as np
 from .._utils import shown_list
 from ..estimators import NBOutlierDetector
 from ..generative.outlier_threshold import AUTO_CONTAMINATION, outlier_offset
-from .files import UsageError, check_output, write_table
+from .files import UsageError, check_output, write_output
 from .modelfile import features_of, load_model, read_for_model, unseen_warning
 from .options import TABLE, float_opt, model_command, output_opt
 
@@ -99,8 +99,7 @@ def cmd_outliers(args):
     if not np.all(np.isfinite(scores)):
         message += f"; {int((~np.isfinite(scores)).sum())} row(s) have log_density -inf"
     to_stdout = args.output in (None, "-")
-    write_table(out, args.output, done=None if args.quiet else f"{message}; wrote {args.output}",
-                inputs=[args.model, args.data], float_format=args.float_format, fmt=args.format, force=args.force)
+    write_output(out, args, None if args.quiet else f"{message}; wrote {args.output}", [args.model, args.data])
     if to_stdout and not args.quiet:
         print(message, file=sys.stderr, flush=True)
     return 0

@@ -17,7 +17,7 @@ import pandas as pd
 
 from .._utils import shown_list
 from ..impute.pooling import pool
-from .files import UsageError, check_output, read_table, write_table
+from .files import UsageError, check_output, read_table, write_output
 from .options import TABLE, add_command, float_opt, output_opt
 
 __all__ = ["cmd_pool", "pool_table", "register"]
@@ -76,10 +76,8 @@ def pool_table(df, imputation=".imputation", term="term", estimate="estimate", v
         raise UsageError(f"{where}: parameter {key['term'].iloc[i]!r} appears twice in imputation "
                          f"{key['imp'].iloc[i]!r} (row {i + 1}); expected one row per imputation and parameter")
     terms = list(pd.unique(key["term"]))
-    Q = pd.DataFrame({"imp": key["imp"], "term": key["term"], "v": q.to_numpy()}).pivot(
-        index="imp", columns="term", values="v")[terms]
-    U = pd.DataFrame({"imp": key["imp"], "term": key["term"], "v": u.to_numpy()}).pivot(
-        index="imp", columns="term", values="v")[terms]
+    wide = key.assign(q=q.to_numpy(), u=u.to_numpy()).pivot(index="imp", columns="term")
+    Q, U = wide["q"][terms], wide["u"][terms]
     if Q.isna().any().any():
         imp_i, t = next((i, t) for t in terms for i in Q.index if pd.isna(Q.loc[i, t]))
         raise UsageError(f"{where}: parameter {t!r} has no row in imputation {imp_i!r}; expected every parameter "
@@ -122,7 +120,6 @@ def cmd_pool(args):
     out = pool_table(df, imputation=args.imputation, term=args.term, estimate=args.estimate,
                      variance=args.variance, std_error=args.std_error, dfcom=args.dfcom,
                      conf_level=args.conf_level, where=args.data)
-    write_table(out, args.output, done=f"pooled {len(out)} parameter(s) over "
-                f"{df[args.imputation].nunique()} imputations; wrote {args.output}", inputs=[args.data],
-                float_format=args.float_format, fmt=args.format, force=args.force)
+    write_output(out, args, f"pooled {len(out)} parameter(s) over {df[args.imputation].nunique()} imputations; "
+                 f"wrote {args.output}", [args.data])
     return 0

@@ -18,7 +18,7 @@ import pandas as pd
 from .._utils import as_generator
 from ..criticism.diagnostics import block_layouts
 from ..inference.draws import credible_interval, sample_posterior_draws
-from .files import UsageError, check_output, write_table
+from .files import UsageError, check_output, write_output
 from .modelfile import load_model
 from .options import float_opt, model_command, output_opt, seed_value
 
@@ -209,6 +209,5 @@ def cmd_posterior(args):
     else:
         table = posterior_table(model, n_draws=args.draws, random_state=args.seed)
         what = f"{len(table)} parameter rows ({args.draws} exact draws, seed {args.seed})"
-    write_table(table, args.output, done=None if args.quiet else f"wrote {what} to {args.output}",
-                inputs=[args.model], float_format=args.float_format, fmt=args.format, force=args.force)
+    write_output(table, args, None if args.quiet else f"wrote {what} to {args.output}", [args.model])
     return 0

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..inference.draws import credible_interval
 from .commands import _model_and_table
-from .files import UsageError, check_output, write_table
+from .files import UsageError, check_output, write_output
 from .options import TABLE, model_command, output_opt, seed_value
 
 __all__ = ["DRAW_COLUMNS", "cmd_predict", "register"]
@@ -63,8 +63,8 @@ def cmd_predict(args):
     model, df, X = _model_and_table(args)
     if args.each_draw:
         out = _proba_draws_table(model, X, args)
-        write_table(out, args.output, done=f"wrote {args.draws} draws x {len(X)} rows of p(class) to {args.output}",
-                    inputs=[args.model, args.data], fmt=args.format, force=args.force)
+        write_output(out, args, f"wrote {args.draws} draws x {len(X)} rows of p(class) to {args.output}",
+                     [args.model, args.data])
         return 0
     out = pd.DataFrame(index=df.index)
     if args.keep:
@@ -85,6 +85,5 @@ def cmd_predict(args):
                                    ci=args.interval)
         for k, c in enumerate(model.classes_):
             out[f"p({c}) lo"], out[f"p({c}) hi"] = lo[:, k], hi[:, k]
-    write_table(out, args.output, done=f"wrote {len(out)} predictions to {args.output}",
-                inputs=[args.model, args.data], fmt=args.format, force=args.force)
+    write_output(out, args, f"wrote {len(out)} predictions to {args.output}", [args.model, args.data])
     return 0

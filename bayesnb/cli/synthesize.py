@@ -9,26 +9,12 @@ output equals ``Synthesizer(target=COL, structure=..., latent=..., random_state=
 
 from __future__ import annotations
 
-from .._utils import shown_list
 from ..synth.synthesizer import Synthesizer
-from .files import UsageError, check_output, read_table, status, write_table
+from .files import UsageError, check_output, read_table, status, write_output
 from .labels import check_drop_option, labelled_rows
-from .options import TABLE, add_command, data_opts, drop_opt, float_opt, output_opt, seed_value
+from .options import TABLE, add_command, data_opts, drop_opt, float_opt, output_opt, parse_latent, seed_value
 
-__all__ = ["cmd_synthesize", "parse_latent", "register"]
-
-
-def parse_latent(text):
-    """``--latent``: ``auto``, ``none`` or a whole number >= 1 (components per class)."""
-    if text in ("auto", "none"):
-        return None if text == "none" else "auto"
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise UsageError(f"--latent must be 'auto', 'none' or a whole number >= 1; received {text!r}")
-    return value
+__all__ = ["cmd_synthesize", "register"]
 
 
 def register(subparsers):
@@ -61,12 +47,10 @@ def cmd_synthesize(args):
     check_output(args.output, [args.data], force=args.force)
     if args.n < 1:
         raise UsageError(f"-n must be at least 1; received {args.n}")
-    latent = parse_latent(args.latent)
+    latent = parse_latent(args.latent, none=True)
     check_drop_option(args)
     df = read_table(args.data, na_values=args.na_values, numeric=args.numeric, categorical=args.categorical)
     if args.target is not None:
-        if args.target not in df.columns:
-            raise UsageError(f"{args.data}: no column {args.target!r} (columns: {shown_list(df.columns, 10)})")
         df, _ = labelled_rows(df, args.target, args.data, args.drop_unlabelled,
                               "leave out --target to model the label like a column")
     status(f"choosing a model of {len(df)} rows by evidence (structure {args.structure}, latent {args.latent})")
@@ -75,7 +59,6 @@ def cmd_synthesize(args):
     out = synth.sample(args.n, random_state=args.seed)
     n_miss = len(synth.missing_indicators_)
     modelled = f", missing cells of {n_miss} column(s) modelled" if n_miss else ""
-    write_table(out, args.output,
-                done=f"chose {synth.chosen_}{modelled}; wrote {len(out)} synthetic row(s) to {args.output}",
-                inputs=[args.data], float_format=args.float_format, fmt=args.format, force=args.force)
+    write_output(out, args, f"chose {synth.chosen_}{modelled}; wrote {len(out)} synthetic row(s) to {args.output}",
+                 [args.data])
     return 0

@@ -6,7 +6,7 @@ import json
 
 from .._utils import shown_list
 from ..synth.quality import synthetic_report
-from .files import UsageError, check_output, read_table, status, write_table
+from .files import UsageError, check_output, read_table, status, write_output
 from .labels import check_drop_option, labelled_rows
 from .options import TABLE, add_command, data_opts, drop_opt, output_opt, seed_value
 
@@ -55,8 +55,6 @@ def cmd_evaluate_synthetic(args):
         if missing or extra:
             raise UsageError(f"{path}: the columns differ from {args.real}'s: lacks {shown_list(missing, 10)}, "
                              f"has extra {shown_list(extra, 10)}")
-    if args.target is not None and args.target not in real.columns:
-        raise UsageError(f"{args.real}: no column {args.target!r} (columns: {shown_list(real.columns, 10)})")
     if args.target is not None:  # the one rule for missing labels, table by table
         tables = ((args.real, real), (args.synthetic, synthetic), (args.real_test, test))
         real, synthetic, test = (None if df is None else labelled_rows(df, args.target, path, args.drop_unlabelled)[0]
@@ -74,8 +72,7 @@ def cmd_evaluate_synthetic(args):
     else:
         print(report)
     if args.output is not None:
-        write_table(report.to_frame(), args.output, done=f"wrote the report to {args.output}", inputs=inputs,
-                    fmt=args.format, force=args.force)
+        write_output(report.to_frame(), args, f"wrote the report to {args.output}", inputs)
     return 0
 
 

@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import time
 
-from .._utils import shown_list
-from ..impute.table import CONFIGURATIONS, configuration_names
+from ..impute.configs import CONFIGURATIONS, configuration_names
 from ..impute.imputer import Imputer
-from .files import UsageError, atomic_path, check_output, quiet, read_table, status, write_table
+from .files import UsageError, atomic_path, check_output, quiet, read_table, status, write_output
 from .labels import check_drop_option, labelled_rows
 from .modelfile import key_of
 from .options import TABLE, add_command, data_opts, drop_opt, float_opt, force_opt, key_opt, output_opt, seed_value
@@ -80,8 +79,6 @@ def _imputer_and_table(args, columns):
     df = read_table(args.data, na_values=args.na_values, numeric=args.numeric, categorical=args.categorical)
     y, X = None, df
     if args.target is not None:
-        if args.target not in df.columns:
-            raise UsageError(f"{args.data}: no column {args.target!r} (columns: {shown_list(df.columns, 10)})")
         df, _ = labelled_rows(df, args.target, args.data, args.drop_unlabelled,
                               "leave out --target to impute the label like a column")
         y, X = df[args.target].to_numpy(dtype=object), df.drop(columns=args.target)
@@ -134,8 +131,7 @@ def cmd_impute_table(args):
     note = choices_note(imp)
     done = "; ".join([f"filled {before} missing cell(s)"] + (["chose " + note] if note else [])
                      + [f"wrote {args.output}"])
-    write_table(out, args.output, done=done, inputs=[args.data], float_format=args.float_format, fmt=args.format,
-                force=args.force)
+    write_output(out, args, done, [args.data])
     return 0
 
 

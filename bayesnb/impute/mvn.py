@@ -169,9 +169,9 @@ class MVNFit(NamedTuple):
     fits: tuple
 
 
-def _numeric_block(fit, X, who):
-    """The covered columns of ``X`` as a float array (missing NaN), refusing infinite values."""
-    A = np.column_stack([X.iloc[:, j].to_numpy(dtype=float, na_value=np.nan) for j in fit.columns])
+def _numeric_block(columns, X, who):
+    """The columns (positions) of ``X`` as a float array (missing NaN), refusing infinite values."""
+    A = np.column_stack([X.iloc[:, j].to_numpy(dtype=float, na_value=np.nan) for j in columns])
     if np.any(np.isinf(A)):
         raise ValueError(f"{who}: the numeric columns have infinite values; missing cells must be NaN.")
     return A
@@ -218,9 +218,7 @@ def fit_mvn(X, y=None, *, estimator=None, max_iter=200, tol=1e-4):
     empty = np.zeros(0)
     if not cols:
         return MVNFit(model, (), empty, empty, empty.astype(bool), empty, empty.astype(bool), empty, empty, ())
-    A = np.column_stack([X.iloc[:, j].to_numpy(dtype=float, na_value=np.nan) for j in cols])
-    if np.any(np.isinf(A)):
-        raise ValueError("fit_mvn: the numeric columns have infinite values; missing cells must be NaN.")
+    A = _numeric_block(cols, X, "fit_mvn")
     lo, hi = np.nanmin(A, axis=0), np.nanmax(A, axis=0)
     integer = np.array([np.all(a[~np.isnan(a)] == np.round(a[~np.isnan(a)])) for a in A.T])
     shift = [log_shift(a) for a in A.T]
@@ -286,7 +284,7 @@ def fill_mvn(fit, X, y=None, *, label_given=False, class_posterior="naive"):
                          y=y if label_given else None, n_components=1, latent=None, median_cells=other)
     if not fit.columns:
         return base
-    A = _numeric_block(fit, X, "impute_mvn")
+    A = _numeric_block(fit.columns, X, "impute_mvn")
     if not np.isnan(A).any():
         return base
     miss = np.isnan(A)
@@ -352,7 +350,7 @@ def draw_mvn(fit, X, y=None, *, label_given=False, n_imputations=1, random_state
     bases = bases if isinstance(bases, list) else [bases]
     if not fit.columns:
         return bases
-    A = _numeric_block(fit, X, "draw_mvn")
+    A = _numeric_block(fit.columns, X, "draw_mvn")
     miss = np.isnan(A)
     if not miss.any():
         return bases

@@ -323,7 +323,7 @@ def impute_mnar(X, y=None, *, n_bins=5, strategy="mean", n_imputations=1, delta=
               for _ in range(int(n_imputations))]
     mar = model.impute(X, y=y if label_given else None, latent=latent)
     return MNARImputation(tables[0] if n_imputations == 1 else tables, _selection_tables(fit, X, model.classes_),
-                          _means(X, fit, mar, tables[0]), mar, fit.em_objective, fit.converged, fit)
+                          _means(X, _numeric_names(X, fit), mar, tables[0]), mar, fit.em_objective, fit.converged, fit)
 
 
 def _check_model(model, by_class, n_components, who):
@@ -371,13 +371,8 @@ def _impute_mvn_mnar(X, y, who, *, n_bins, strategy, n_imputations, delta, delta
         labels = [f"({e[b]:.4g}, {e[b + 1]:.4g}]" for b in range(len(e) - 1)]
         selection[X.columns[j]] = pd.DataFrame(np.broadcast_to(fit.selection[i], (len(classes), len(labels))),
                                                index=pd.Index(classes, name="class"), columns=labels)
-    names = list(selection)
-    means = pd.DataFrame({"observed": [X[c].astype(float).mean() for c in names],
-                          "MAR": [mar[c].astype(float).mean() for c in names],
-                          "MNAR": [tables[0][c].astype(float).mean() for c in names]},
-                         index=pd.Index(names, name="column"))
-    return MNARImputation(tables[0] if n_imputations == 1 else tables, selection, means, mar, fit.em_objective,
-                          fit.converged, fit)
+    return MNARImputation(tables[0] if n_imputations == 1 else tables, selection,
+                          _means(X, list(selection), mar, tables[0]), mar, fit.em_objective, fit.converged, fit)
 
 
 def _selection_tables(fit, X, classes):
@@ -401,8 +396,8 @@ def _numeric_names(X, fit):
     return [X.columns[sc.column] for sc in fit.columns if sc.values is None]
 
 
-def _means(X, fit, mar, mnar):
-    names = _numeric_names(X, fit)
+def _means(X, names, mar, mnar):
+    """The mean of each column of ``names``: observed cells, completed under MAR and under MNAR."""
     return pd.DataFrame({"observed": [X[c].astype(float).mean() for c in names],
                          "MAR": [mar[c].astype(float).mean() for c in names],
                          "MNAR": [mnar[c].astype(float).mean() for c in names]}, index=pd.Index(names, name="column"))

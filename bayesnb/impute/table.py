@@ -68,16 +68,9 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from .configs import (
-    CONFIGURATIONS,
-    SEARCH_ROWS,
-    _check_search_rows,
-    configuration_names,
-    latent_class_auto,
-)
+from .configs import CONFIGURATIONS, SEARCH_ROWS, latent_class_auto
 from .._utils import as_generator
 from .imputer import Imputer
-from .mvn import _check_table
 
 __all__ = ["CONFIGURATIONS", "SEARCH_ROWS", "Imputer", "TableImputation", "impute_table", "latent_class_auto"]
 
@@ -105,15 +98,6 @@ class TableImputation(NamedTuple):
     chosen: dict
     scores: pd.DataFrame | None
     n_components: int | None = None
-
-
-def _check(X, y, configurations, holdout, estimator, search_rows):
-    y = _check_table(X, y, estimator, "impute_table")
-    configs = configuration_names(configurations, estimator=estimator)
-    if not (isinstance(holdout, float | int) and 0 < holdout < 1):
-        raise ValueError(f"impute_table: holdout must be a fraction in (0, 1); received {holdout!r}.")
-    _check_search_rows(search_rows, "impute_table")
-    return configs, y
 
 
 def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=False, estimator=None,
@@ -176,11 +160,11 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
     >>> int(res.table.isna().sum().sum())
     0
     """
-    configs, labels = _check(X, y, configurations, holdout, estimator, search_rows)
+    imp = Imputer(configurations=configurations, holdout=holdout, label_given=label_given, estimator=estimator,
+                  search_rows=search_rows, verbose=verbose, columns="missing")
+    configs, labels = imp._check_params(X, y, "impute_table")  # Imputer.fit, its messages naming impute_table
     rng = as_generator(random_state)  # one stream: the selection, the fits, then the fills
-    imp = Imputer(configurations=configs, holdout=holdout, label_given=label_given, estimator=estimator,
-                  search_rows=search_rows, random_state=rng, verbose=verbose, columns="missing")
-    # Imputer.fit, its messages naming impute_table; no draws, so no joint model fitted for them
-    imp._fit(X, labels, configs, y is not None, "impute_table", draws=False)
+    imp.random_state = rng
+    imp._fit(X, labels, configs, y is not None, "impute_table", draws=False)  # no draws: no joint model for them
     table = imp.impute(X, labels, random_state=rng)
     return TableImputation(table, dict(imp.chosen_), imp.scores_, imp.n_components_)

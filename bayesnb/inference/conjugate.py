@@ -15,7 +15,7 @@ from .._utils import class_totals
 from .nb_posterior import NBPosterior, build
 from .private_stats import private_statistics
 
-__all__ = ["block_statistics", "fit_block", "fit_posterior", "posterior_from_stats"]
+__all__ = ["fit_block", "fit_posterior", "posterior_from_stats"]
 
 
 def fit_block(fam, X, resp, who="NaiveBayes"):
@@ -42,36 +42,6 @@ def fit_block(fam, X, resp, who="NaiveBayes"):
     return block, state, stats, prior, fam.update(prior, stats)
 
 
-def block_statistics(specs, encoded, states, resp, previous: NBPosterior | None = None) -> list:
-    """Each block's sufficient statistics of the rows, merged with those of ``previous``.
-
-    Parameters
-    ----------
-    specs : list of (columns, Family)
-        The blocks, in order.
-    encoded, states : list
-        Each block's encoded rows and encoding state (from its family's ``encode``).
-    resp : ndarray of shape (n, K)
-        Row weights per class.
-    previous : NBPosterior, optional
-        A posterior of earlier batches; its statistics are moved onto ``states`` (an
-        encoding a batch extended, e.g. new categories) and added.
-
-    Returns
-    -------
-    list
-        One statistics NamedTuple per block.
-    """
-    out = []
-    for i, (_, fam) in enumerate(specs):
-        stats = fam.stats(encoded[i], resp, states[i])
-        if previous is not None:
-            prev = previous.blocks[i]
-            stats = fam.merge(fam.reindex_stats(prev.stats, prev.state, states[i]), stats)
-        out.append(stats)
-    return out
-
-
 def fit_posterior(classes, resp, specs, encoded, states, names, class_alpha, fit_prior, class_prior, *,
                   previous: NBPosterior | None = None, who: str = "NaiveBayes", privacy=None,
                   all_names=None):
@@ -82,8 +52,13 @@ def fit_posterior(classes, resp, specs, encoded, states, names, class_alpha, fit
     classes : ndarray of shape (K,)
     resp : ndarray of shape (n, K)
         Row weights per class: one-hot labels times sample weights, or EM responsibilities.
-    specs, encoded, states, previous
-        As in :func:`block_statistics`.
+    specs : list of (columns, Family)
+        The blocks, in order.
+    encoded, states : list
+        Each block's encoded rows and encoding state (from its family's ``encode``).
+    previous : NBPosterior, optional
+        A posterior of earlier batches; its statistics are moved onto ``states`` (an
+        encoding a batch extended, e.g. new categories) and added.
     names : list
         Each block's column names (for messages and output).
     class_alpha, fit_prior, class_prior
@@ -105,7 +80,7 @@ def fit_posterior(classes, resp, specs, encoded, states, names, class_alpha, fit
         class_count, stats, spent = private_statistics(privacy, resp, specs, encoded, states, names, all_names, who)
         return posterior_from_stats(classes, class_count, specs, states, stats, names, class_alpha, fit_prior,
                                     class_prior, who=who), spent
-    stats = block_statistics(specs, encoded, states, resp)
+    stats = [fam.stats(encoded[i], resp, states[i]) for i, (_, fam) in enumerate(specs)]
     return posterior_from_stats(classes, class_totals(resp), specs, states, stats, names, class_alpha, fit_prior,
                                 class_prior, previous=previous, who=who)
 

@@ -42,13 +42,6 @@ def _n_columns(specs):
     return sum(len(cols) for cols, _ in specs)
 
 
-def _weight(cols, fam):
-    """A block's share of the budget: its family's ``dp_statistics`` (statistics released per column,
-    each of L1 sensitivity 2) per column, or once for a block whose columns share a row's total
-    (``joint_columns``: one count vector, whose sensitivity the row length bounds)."""
-    return fam.dp_statistics * (1 if fam.joint_columns else len(cols))
-
-
 def _block_bounds(bounds, fam, dp):
     """What a block's ``dp_stats`` gets as ``bounds``: its columns' ``(lo, hi)`` (or None), and for a
     ``joint_columns`` block the pair ``(column bounds, RowBound(dp.row_length, dp.row_norm, dp.noise_prior))``."""
@@ -102,7 +95,11 @@ def private_statistics(dp: DP, resp, specs, encoded, states, names, all_names, w
         each block (``"block i (Family, d columns)"``) to its ``(epsilon, delta)``.
     """
     budget = dp.budget()
-    shares = budget.split(_shares(dp, [1] + [_weight(cols, fam) for cols, fam in specs]))
+    # a block's share: its family's dp_statistics (statistics released per column, each of L1 sensitivity 2)
+    # per column, or once for a block whose columns share a row's total (joint_columns: one count vector,
+    # whose sensitivity the row length bounds)
+    shares = budget.split(_shares(dp, [1] + [fam.dp_statistics * (1 if fam.joint_columns else len(cols))
+                                            for cols, fam in specs]))
     class_count = release_class_counts(shares[0], resp)
     bounds = block_bounds(dp, specs, all_names, who)
     stats = [fam.dp_stats(encoded[i], resp, states[i], shares[i + 1], _block_bounds(bounds[i], fam, dp),

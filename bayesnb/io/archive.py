@@ -255,7 +255,10 @@ def read_archive(path, max_bytes: int = DEFAULT_MAX_BYTES, max_ratio: float = DE
         Whatever is wrong with the file (the message names what was expected and found).
     """
     path = os.fspath(path)
-    _check_limits(max_bytes, max_ratio)
+    if not isinstance(max_bytes, int) or isinstance(max_bytes, bool) or max_bytes < 1:
+        raise ValueError(f"max_bytes must be a positive int; received {max_bytes!r}.")
+    if isinstance(max_ratio, bool) or not isinstance(max_ratio, (int, float)) or not max_ratio >= 1:
+        raise ValueError(f"max_ratio must be a number >= 1 (math.inf for no cap); received {max_ratio!r}.")
     f, size = _open_regular(path)
     with f:
         if size > max_bytes:
@@ -295,13 +298,6 @@ def _reading(path):
         why = str(e).splitlines()[0] if str(e) else ""
         raise ModelFileError(f"{path}: not a readable bayesnb model file (truncated or corrupted: "
                              f"{type(e).__name__}{': ' + why if why else ''}).") from None
-
-
-def _check_limits(max_bytes, max_ratio):
-    if not isinstance(max_bytes, int) or isinstance(max_bytes, bool) or max_bytes < 1:
-        raise ValueError(f"max_bytes must be a positive int; received {max_bytes!r}.")
-    if isinstance(max_ratio, bool) or not isinstance(max_ratio, (int, float)) or not max_ratio >= 1:
-        raise ValueError(f"max_ratio must be a number >= 1 (math.inf for no cap); received {max_ratio!r}.")
 
 
 def _count_entries(f):

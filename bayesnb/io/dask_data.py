@@ -9,6 +9,8 @@ statistics) lives in :mod:`bayesnb.estimators._dask_fit`; this module only moves
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .._utils import as_generator
@@ -109,17 +111,10 @@ def tree_reduce(parts, merge, split_every=8):
     """Combine Delayed ``parts`` with ``merge`` in a tree of fan-in ``split_every``; returns one Delayed."""
     import dask
 
-    combine = dask.delayed(lambda *xs: _fold(merge, xs), pure=True)
+    combine = dask.delayed(lambda *xs: functools.reduce(merge, xs), pure=True)
     while len(parts) > 1:
         parts = [combine(*parts[i:i + split_every]) for i in range(0, len(parts), split_every)]
     return parts[0]
-
-
-def _fold(merge, xs):
-    out = xs[0]
-    for x in xs[1:]:
-        out = merge(out, x)
-    return out
 
 
 def map_rows(fn, X, kind, *, n_out=None, dtype=float, who="NaiveBayes"):

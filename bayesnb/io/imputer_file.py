@@ -28,21 +28,17 @@ import pandas as pd
 
 from ..impute.configs import CONFIGURATIONS, TAN_EDGE_SCORES
 from .latent_file import latent_from_file, latent_to_file
-from .archive import ModelFileError
 from ..estimators import NaiveBayes
 from ..generative.values import support_from_dict, support_to_dict
 from ..generative.zero_links import check_zero_links
 from ..impute.mvn import MVNFit, NIWFit
+from .loadcheck import _fail
 from .tree import registry
 from .persistence import _params_from_file, _params_to_file, decode_estimator, encode_estimator
 
 __all__ = ["imputer_from_file", "imputer_to_file"]
 
 _MVN_ARRAYS = ("low", "high", "integer", "shift", "logged", "loc", "scale")
-
-
-def _fail(msg):
-    raise ModelFileError(msg)
 
 
 # ----------------------------------------------------------------------------- write

@@ -82,8 +82,14 @@ def latent_to_file(fit, enc, who="save", model=None):
     if structure is not None and not isinstance(structure, _mx.MixedModel):
         raise TypeError(f"{who}: a latent-class fit's structure must be the model over latent states that "
                         f"fit_latent_class gives; received {type(structure).__name__}.")
-    if model is not None:
-        _check_belongs(model, fit, who, TypeError)
+    why = None if model is None else _not_belonging(model, structure is not None)
+    if why is not None:
+        raise TypeError(f"{who}: {why}.")
+    if model is not None and structure is not None:  # over the estimator's own structure
+        try:
+            model._structure_latent(fit)
+        except ValueError as e:
+            raise TypeError(f"{who}: {e}") from None
     node = None if structure is None else {
         "parents": [[int(p) for p in pa] for pa in structure.parents],
         "stats": enc(list(structure.stats), "latent_structure_stats"),
@@ -106,18 +112,6 @@ def _not_belonging(model, structured):
     what = "a structured (TAN / k-DB)" if structured else "a naive"
     return (f"{what} latent-class fit does not belong to an estimator of structure "
             f"{getattr(model, 'structure_kind_', 'naive')!r}")
-
-
-def _check_belongs(model, fit, who, error):
-    """Raise ``error`` unless ``fit`` is over ``model``'s structure (naive fit: naive ``model``)."""
-    why = _not_belonging(model, fit.structure is not None)
-    if why is not None:
-        raise error(f"{who}: {why}.")
-    if fit.structure is not None:
-        try:
-            model._structure_latent(fit)
-        except ValueError as e:
-            raise error(f"{who}: {e}") from None
 
 
 def latent_from_file(model, node, dec):

@@ -157,7 +157,7 @@ def _row_log_loss(model, X, y):
     return -logp[np.arange(len(col)), col]
 
 
-def cv_check(est, X, y, sample_weight, candidate, n_splits=CV_FOLDS, seed=CV_SEED, fitted=None, kept=None):
+def cv_check(est, X, y, sample_weight, candidate, fitted=None, kept=None):
     """Stratified K-fold log loss of ``candidate`` against naive on the training rows.
 
     In every fold both are refitted on the other folds (the candidate's structure *re-learned*
@@ -166,8 +166,8 @@ def cv_check(est, X, y, sample_weight, candidate, n_splits=CV_FOLDS, seed=CV_SEE
     With ``fitted`` (an in-memory fit) the folds' models come from per-fold statistics
     (:func:`bayesnb.structure.cv.fold_losses`: edges, node and class statistics of the other
     folds, with the families, encodings and bin edges of the whole fit); without it, they are
-    clones of ``est`` fitted on the other folds' rows. The folds are shuffled with ``seed`` and stratified by class;
-    their number is at most the smallest class's row count. On a Dask ``X`` (``y`` and
+    clones of ``est`` fitted on the other folds' rows. The :data:`CV_FOLDS` folds are shuffled with :data:`CV_SEED`
+    and stratified by class; their number is at most the smallest class's row count. On a Dask ``X`` (``y`` and
     ``sample_weight`` in memory) each fold's models are Dask fits with the held-out rows'
     weights set to 0, which see the rows of the in-memory fold fits (:func:`_dask_losses`).
 
@@ -178,8 +178,6 @@ def cv_check(est, X, y, sample_weight, candidate, n_splits=CV_FOLDS, seed=CV_SEE
     X, y, sample_weight
         The training data as ``fit`` received it (validated already).
     candidate : Candidate
-    n_splits : int, default=CV_FOLDS
-    seed : int, default=CV_SEED
     fitted : tuple, optional
         ``(nodes, data)``: the fit's nodes and their :func:`~bayesnb.structure.engine.node_data` of
         the rows ``X`` (all of them, in order).
@@ -196,7 +194,7 @@ def cv_check(est, X, y, sample_weight, candidate, n_splits=CV_FOLDS, seed=CV_SEE
     y = np.asarray(y)
     w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     _, counts = np.unique(y[w > 0], return_counts=True)
-    n_splits = int(min(n_splits, counts.min())) if counts.size else 0
+    n_splits = int(min(CV_FOLDS, counts.min())) if counts.size else 0
     if n_splits < 2:
         return None
     alpha = ("hierarchical" if candidate.hierarchical
@@ -204,7 +202,7 @@ def cv_check(est, X, y, sample_weight, candidate, n_splits=CV_FOLDS, seed=CV_SEE
     models = {"naive": clone(est).set_params(structure="naive"),
               "cand": clone(est).set_params(structure=candidate.kind, alpha=alpha, auto_cv=False)}
     rows = np.flatnonzero(w > 0)
-    split = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed).split(rows, y[rows])
+    split = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=CV_SEED).split(rows, y[rows])
     if fitted is not None and not is_dask(X):  # from per-fold statistics (bayesnb.structure.cv)
         fold = np.full(len(y), -1, dtype=np.int64 if n_splits > 127 else np.int8)
         for f, (_, test) in enumerate(split):  # each row's fold (no list of training rows held)

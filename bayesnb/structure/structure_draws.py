@@ -92,18 +92,14 @@ def mixed_layout(model, classes, names, categories, fixed_class_prior=False):
     return dims, coords, shapes
 
 
-def mixed_draws(model, class_concentration, dims, shapes, n_draws, rng, variables=None) -> dict:
+def mixed_draws(model, class_concentration, dims, shapes, n_draws, rng, variables) -> dict:
     """Exact conjugate draws ``{variable: (n_draws, ...)}`` in the order of ``dims``.
 
-    ``variables`` is :func:`node_variables` of the names ``dims`` was built with (by default
-    read from ``dims``: the node's variables in node order).
+    ``variables`` is :func:`node_variables` of the names ``dims`` was built with.
     """
     out = {}
     if "pi" in dims:
         out["pi"] = dirichlet_draws(np.asarray(class_concentration, float), n_draws, rng)
-    if variables is None:
-        rest = iter(v for v in dims if v != "pi")
-        variables = [{p: next(rest) for p in nd.family.param_names} for nd in model.nodes]
     for nd, post, names in zip(model.nodes, model.posteriors, variables):
         draws = nd.family.sample_params(post, n_draws, rng)  # (n_draws, contexts, 1, ...)
         for p, var in names.items():

@@ -2,9 +2,9 @@
 
 - :mod:`~bayesnb.synth.synthesizer` -- :class:`Synthesizer` (fit, sample, save)
 - :mod:`~bayesnb.synth.search` -- the choice of structure and smoothing
-- :mod:`~bayesnb.synth.params`, :mod:`~bayesnb.synth.dtypes`, :mod:`~bayesnb.synth.given_rows`,
+- :mod:`~bayesnb.synth.params`, :mod:`~bayesnb.synth.given_rows`,
   :mod:`~bayesnb.synth.missing_nodes`, :mod:`~bayesnb.synth.observed_support`,
-  :mod:`~bayesnb.synth.backoff` -- its parts: options, column types, given values, missing
+  :mod:`~bayesnb.synth.backoff` -- its parts: options, column types and given values, missing
   cells, the support of the rows drawn, back-off of unseen contexts
 - :mod:`~bayesnb.synth.private_synth`, :mod:`~bayesnb.synth.private_bins` -- the
   differentially private Synthesizer and its binned columns

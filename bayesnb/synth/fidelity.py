@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .metrics import MISSING, category_codes, ks_statistic, tvd
+from .metrics import MISSING, category_codes, edge_codes, ks_statistic, tvd
 
 __all__ = [
     "TREND_BINS",
@@ -118,13 +118,7 @@ def equal_width_codes(real, synthetic, bins=TREND_BINS):
     """
     observed = real[~np.isnan(real)]
     edges = np.histogram_bin_edges(observed if observed.size else np.zeros(1), bins=bins)[1:-1]
-
-    def code(x):
-        c = np.searchsorted(edges, x, side="right")
-        c[np.isnan(x)] = len(edges) + 1
-        return c
-
-    return code(real), code(synthetic)
+    return edge_codes(edges, real, synthetic)
 
 
 def contingency_similarity(real_a, real_b, synthetic_a, synthetic_b):

@@ -17,6 +17,7 @@ __all__ = [
     "bin_codes",
     "category_codes",
     "cramers_v",
+    "edge_codes",
     "ks_statistic",
     "hgb_classifier",
     "hgb_matrices",
@@ -68,13 +69,17 @@ def bin_codes(real, synthetic, bins):
     """
     observed = real[~np.isnan(real)]
     edges = np.unique(np.quantile(observed, np.linspace(0, 1, bins + 1)[1:-1])) if observed.size else np.array([])
+    return edge_codes(edges, real, synthetic)
 
-    def code(x):
+
+def edge_codes(edges, *columns):
+    """Each column's bin among the sorted inner ``edges`` (``len(edges) + 1`` for a missing cell)."""
+    out = []
+    for x in columns:
         c = np.searchsorted(edges, x, side="right")
         c[np.isnan(x)] = len(edges) + 1
-        return c
-
-    return code(real), code(synthetic)
+        out.append(c)
+    return tuple(out)
 
 
 def cramers_v(a, b):

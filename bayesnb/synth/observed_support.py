@@ -78,16 +78,16 @@ def observed_support(model, support="observed"):
     return out
 
 
-def sample_on_support(model, observed, who, n_samples, **kwargs):
-    """``model.sample(n_samples, **kwargs)``, on the observed support when ``observed``.
+def sample_on_support(model, support, who, n_samples, **kwargs):
+    """``model.sample(n_samples, **kwargs)``, on the observed support unless ``support="smoothed"``.
 
     Parameters
     ----------
     model : NaiveBayes
         Fitted; not changed.
-    observed : bool or str
-        Draw from :func:`observed_support` of ``model`` (True, ``"observed"``; ``"backoff"``: with that
-        support) or from ``model`` itself (False, ``"smoothed"``).
+    support : {"observed", "backoff", "smoothed"}
+        Draw from :func:`observed_support` of ``model`` with that support, or (``"smoothed"``) from
+        ``model`` itself.
     who : str
         The caller's name, for errors.
     n_samples : int
@@ -106,7 +106,6 @@ def sample_on_support(model, observed, who, n_samples, **kwargs):
         A condition no row can meet. Where only the observed support rules it out (the fitted
         model allows it), the message says so and names ``support='smoothed'``.
     """
-    support = ("observed" if observed else "smoothed") if isinstance(observed, bool) else observed
     observed = support != "smoothed"
     drawn = observed_support(model, support) if observed else model
     try:

@@ -58,7 +58,7 @@ import numpy as np
 import pandas as pd
 
 from .private_bins import GAUSSIAN, binned_columns, decode, default_bins, edges_of, encode, labels_of, range_codes
-from .dtypes import as_dtype
+from .given_rows import as_dtype
 from .missing_nodes import add_indicators, forbidden_pairs, indicator_names
 from ..estimators import NaiveBayes
 from ..families import Categorical, Gaussian

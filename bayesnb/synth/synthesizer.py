@@ -64,8 +64,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..io.synthesizer_file import record_target, synth_from_file, synth_from_model, synth_to_file
 from .._progress import progress
-from .dtypes import as_dtype, from_seconds, to_seconds
-from .given_rows import model_conditions
+from .given_rows import as_dtype, from_seconds, model_conditions, to_seconds
 from .params import check_params
 from .observed_support import sample_on_support
 from .missing_nodes import add_indicators, blank_missing, forbidden_pairs, indicator_names
@@ -457,7 +456,7 @@ class Synthesizer(BaseEstimator):
             raise ValueError(f"{_WHO}: n_samples must be a whole number >= 1; received {n_samples!r}.")
         kw = {} if self.latent_ is None else {"latent": self.latent_}
         dt = {c: self.dtypes_[c] for c in getattr(self, "datetime_columns_", [])}
-        given, forbid, y = model_conditions(given, forbid, self.target, self.columns_, dt, to_seconds, _WHO,
+        given, forbid, y = model_conditions(given, forbid, self.target, self.columns_, dt, _WHO,
                                             getattr(self, "missing_indicators_", {}))
         given, forbid = whole_conditions(self.model_, given, forbid, self.dtypes_)  # a private model's integers
         if given is not None or forbid is not None or return_probability or y is not None:
