@@ -270,3 +270,32 @@ def test_refusals():
         Categorical(alpha="hierarchical", m=2.0).make_prior(
             Categorical().stats(np.zeros((3, 1), np.int64), np.ones((3, 1)), Categorical().encode(np.zeros((3, 1)))[1]),
             Categorical().encode(np.zeros((3, 1)))[1])
+
+
+@pytest.mark.parametrize("bounds, xatol", [((-5.0, 5.0), 1e-4), ((np.log(1e-3), np.log(1e4)), 1e-4),
+                                           ((-1.0, 1e-9), 1e-3), ((2.0, 3.0), 1e-8), ((0.0, 0.0), 1e-4)])
+def test_bounded_brent_takes_scipys_steps_bit_for_bit(bounds, xatol):
+    """The search under every evidence maximisation is scipy's ``minimize_scalar(method="bounded")`` to the last
+    bit (a port on Python floats, ~5x cheaper), on a smooth, a wiggly and a flat function and on the
+    concentration evidence of a level of counts."""
+    from scipy.optimize import minimize_scalar
+
+    from bayesnb.families.numeric import bounded_brent
+    from bayesnb.structure.hierarchical import _level_evidence_fn
+
+    n = _counts(3, (2, 3, 4))
+    base = np.broadcast_to(n.sum((0, 1)) / n.sum(), n.shape)
+    ev = _level_evidence_fn(n, base)
+    for f in (lambda x: (x - 0.3) ** 2 * np.cosh(x) + 0.1 * np.sin(7 * x), lambda x: abs(x - 0.7), lambda x: 1.0,
+              lambda t: -ev(float(np.exp(t)))):
+        want = minimize_scalar(f, bounds=bounds, method="bounded", options={"xatol": xatol}).x
+        assert bounded_brent(f, *bounds, xatol) == want
+
+
+def test_bounded_brent_refuses_bad_bounds():
+    from bayesnb.families.numeric import bounded_brent
+
+    with pytest.raises(ValueError, match="finite bounds"):
+        bounded_brent(abs, 1.0, 0.0)
+    with pytest.raises(ValueError, match="finite bounds"):
+        bounded_brent(abs, 0.0, np.inf)

@@ -184,12 +184,13 @@ def _level_evidence_fn(data, base):
     n = np.broadcast_to(data, shape).reshape(-1)[cells]
     b = np.broadcast_to(base, shape).reshape(-1)[cells]
     totals = data.sum(-1)
+    terms = np.zeros(shape)  # the cells' terms are rewritten by every call; the others stay 0
+    flat = terms.reshape(-1)
 
     def ev(c):
         a = c * b
-        terms = np.zeros(shape)
-        terms.reshape(-1)[cells] = gammaln(a + n) - gammaln(a)
-        return float(np.sum(gammaln(c) - gammaln(c + totals)) + np.sum(terms))
+        flat[cells] = gammaln(a + n) - gammaln(a)
+        return float((gammaln(c) - gammaln(c + totals)).sum() + terms.sum())
 
     return ev
 
