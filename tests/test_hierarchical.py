@@ -299,3 +299,34 @@ def test_bounded_brent_refuses_bad_bounds():
         bounded_brent(abs, 1.0, 0.0)
     with pytest.raises(ValueError, match="finite bounds"):
         bounded_brent(abs, 0.0, np.inf)
+
+
+def test_a_repeated_table_gets_the_same_fit_and_its_own_arrays(monkeypatch):
+    """hierarchical_prior keeps recent fits (a structure search refits the same node's counts for several
+    candidates): a repeat returns what a fresh fit returns, in arrays of its own (changing them changes no later
+    answer), a different table or option is fitted anew, and the cache keeps to its byte budget."""
+    import bayesnb.structure.hierarchical as H
+
+    n = _counts(5, (2, 3, 4))
+    first = hierarchical_prior(n, root="all")
+    calls = []
+    monkeypatch.setattr(H, "_fit", lambda *a: calls.append(a) or H.HierarchicalPrior(np.zeros(1), (), ()))
+    again = hierarchical_prior(n.copy(), root="all")
+    assert calls == []  # served from the cache
+    assert np.array_equal(again.alpha, first.alpha) and again.concentrations == first.concentrations
+    assert again.class_concentration == first.class_concentration and np.array_equal(again.root, first.root)
+    assert all(np.array_equal(a, b) for a, b in zip(again.estimates, first.estimates))
+    again.alpha[:] = -1.0
+    again.estimates[0][:] = -1.0
+    assert np.array_equal(hierarchical_prior(n).alpha, first.alpha) and hierarchical_prior(n).estimates[0].min() > 0
+    for other in ({"root": "class"}, {"alpha_root": 0.5}, {"noise_var": 3.0}):
+        hierarchical_prior(n, **other)
+    hierarchical_prior(n + 1.0)
+    assert len(calls) == 4
+    monkeypatch.undo()
+    monkeypatch.setattr(H, "CACHE_BYTES", 3 * n.nbytes + 600)
+    monkeypatch.setattr(H, "_CACHE", type(H._CACHE)())
+    monkeypatch.setattr(H, "_CACHE_TOTAL", [0])
+    for k in range(3):
+        hierarchical_prior(n + k)
+    assert len(H._CACHE) == 1 and H._CACHE_TOTAL[0] <= H.CACHE_BYTES
