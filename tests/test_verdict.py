@@ -21,7 +21,7 @@ import pytest
 import xarray as xr
 
 from bayesnb import CategoricalNB, NaiveBayes
-from bayesnb.inference.mcmc_stats import ess, ess_bulk, rhat_rank
+from bayesnb.inference.mcmc_stats import bulk_ess_and_rhat, ess, ess_bulk, rhat_rank
 from bayesnb.datasets import load_penguins
 from bayesnb.criticism.diagnostics import compare_posteriors
 from bayesnb.families import Categorical, Gaussian
@@ -173,6 +173,9 @@ def test_vectorised_ess_and_rhat_equal_arviz():
     np.testing.assert_allclose(ess(x), az.ess(ds, method="mean")["a"].values, rtol=1e-10)
     np.testing.assert_allclose(ess_bulk(x), az.ess(ds, method="bulk")["a"].values, rtol=1e-10)
     np.testing.assert_allclose(rhat_rank(x), az.rhat(ds)["a"].values, rtol=1e-10)
+    both = bulk_ess_and_rhat(x)  # compare_posteriors ranks the split chains once for both
+    np.testing.assert_array_equal(both[0], ess_bulk(x))
+    np.testing.assert_array_equal(both[1], rhat_rank(x))
 
 
 def _geyer_walk(rho):

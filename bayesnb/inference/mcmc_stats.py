@@ -13,7 +13,7 @@ from scipy.fft import irfft, next_fast_len, rfft
 from scipy.special import ndtri
 from scipy.stats import rankdata
 
-__all__ = ["ess", "ess_bulk", "ess_tail", "rhat_rank", "split_chains"]
+__all__ = ["bulk_ess_and_rhat", "ess", "ess_bulk", "ess_tail", "rhat_rank", "split_chains"]
 
 
 def split_chains(x: np.ndarray) -> np.ndarray:
@@ -110,6 +110,15 @@ def rhat_rank(x: np.ndarray) -> np.ndarray:
 
     One chain is split into its two halves, so it also works for a single chain.
     """
+    return bulk_ess_and_rhat(x, ess=False)[1]
+
+
+def bulk_ess_and_rhat(x: np.ndarray, ess: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
+    """:func:`ess_bulk` and :func:`rhat_rank` of ``x`` (chain, draw, k), the split chains ranked once for both.
+
+    ``ess=False``: the R-hat only (the ESS is None).
+    """
     s = split_chains(x)
+    z = _z_scale(s)
     folded = np.abs(s - np.median(s.reshape(-1, s.shape[-1]), axis=0))
-    return np.maximum(_rhat(_z_scale(s)), _rhat(_z_scale(folded)))
+    return (_ess_chains(z) if ess else None), np.maximum(_rhat(z), _rhat(_z_scale(folded)))
