@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -67,11 +68,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'file':50s} {'old s':>8s} {'new s':>8s} {'ratio':>6s} {'old wall':>8s} {'new wall':>8s}  passed")
     tot = {"old": 0.0, "new": 0.0}
     for t, sides in rows.items():
-        med = {s: sorted(x[0] for x in v)[len(v) // 2] for s, v in sides.items()}
-        wall = {s: sorted(x[1] for x in v)[len(v) // 2] for s, v in sides.items()}
+        med = {s: statistics.median(x[0] for x in v) for s, v in sides.items()}
+        wall = {s: statistics.median(x[1] for x in v) for s, v in sides.items()}
         ok = all(x[2] for v in sides.values() for x in v)
-        ratios = sorted(n[0] / o[0] for o, n in zip(sides["old"], sides["new"]) if o[0] > 0)
-        ratio = ratios[len(ratios) // 2] if ratios else float("nan")
+        ratios = [n[0] / o[0] for o, n in zip(sides["old"], sides["new"]) if o[0] > 0]
+        ratio = statistics.median(ratios) if ratios else float("nan")
         for s in tot:
             tot[s] += med[s]
         print(f"{t:50s} {med['old']:8.1f} {med['new']:8.1f} {ratio:6.2f} {wall['old']:8.1f} {wall['new']:8.1f}  {ok}")
