@@ -91,3 +91,27 @@ def test_gaussian_truncated_draws_in_far_tails(lo, hi):
     assert ((x >= lo) & (x <= hi)).all()
     law = stats.truncnorm((lo - mu) / sd, (hi - mu) / sd, loc=mu, scale=sd)
     assert stats.kstest(x, law.cdf).pvalue > 0.01
+
+
+def test_truncated_normal_mean_is_scipys_bit_for_bit():
+    """The bins' conditional means use scipy's truncnorm mean without its per-element Python loop (~0.4 ms an
+    element, most of the time of some imputation tests): the same numbers to the last bit, far tails, infinite
+    bounds, empty or reversed ranges (NaN), a zero scale and a NaN location included."""
+    from scipy.stats import truncnorm
+
+    from bayesnb.families._interval import truncnorm_mean
+
+    rng = np.random.default_rng(0)
+    edges = np.array([-np.inf, -40.0, -8.5, -3.0, -1.0, -0.2, 0.0, 0.3, 1.0, 2.5, 9.0, 38.0, np.inf])
+    a, b = np.meshgrid(edges, edges, indexing="ij")
+    a, b = np.concatenate([a.ravel(), rng.normal(0, 3, 200)]), np.concatenate([b.ravel(), rng.normal(1, 3, 200)])
+    loc = rng.normal(0, 10, a.size)
+    scale = rng.gamma(1.0, 2.0, a.size)
+    loc[:5], scale[5:10] = np.nan, 0.0
+    with np.errstate(all="ignore"):
+        want = truncnorm.mean(a, b, loc=loc, scale=scale)
+        got = truncnorm_mean(a, b, loc, scale)
+        np.testing.assert_array_equal(got, want)
+        col = (a[:, None], b[:, None], loc[None, :3], scale[None, :3])  # broadcast shapes
+        np.testing.assert_array_equal(truncnorm_mean(*col), truncnorm.mean(*col[:2], loc=col[2], scale=col[3]))
+    assert np.isfinite(got).sum() > 100 and np.isnan(got).sum() > 50

@@ -21,7 +21,7 @@ import pytest
 import xarray as xr
 
 from bayesnb import CategoricalNB, NaiveBayes
-from bayesnb.inference.mcmc_stats import ess, ess_bulk, rhat_rank
+from bayesnb.inference.mcmc_stats import bulk_ess_and_rhat, ess, ess_bulk, rhat_rank
 from bayesnb.datasets import load_penguins
 from bayesnb.criticism.diagnostics import compare_posteriors
 from bayesnb.families import Categorical, Gaussian
@@ -173,6 +173,46 @@ def test_vectorised_ess_and_rhat_equal_arviz():
     np.testing.assert_allclose(ess(x), az.ess(ds, method="mean")["a"].values, rtol=1e-10)
     np.testing.assert_allclose(ess_bulk(x), az.ess(ds, method="bulk")["a"].values, rtol=1e-10)
     np.testing.assert_allclose(rhat_rank(x), az.rhat(ds)["a"].values, rtol=1e-10)
+    both = bulk_ess_and_rhat(x)  # compare_posteriors ranks the split chains once for both
+    np.testing.assert_array_equal(both[0], ess_bulk(x))
+    np.testing.assert_array_equal(both[1], rhat_rank(x))
+
+
+def _geyer_walk(rho):
+    """ArviZ's per-element walk (``_ess``: Geyer's initial monotone sequence), the reference for the vectorised one."""
+    n_draw = rho.size
+    r = np.zeros(n_draw)
+    r[0], r[1] = 1.0, rho[1]
+    even, odd, t = 1.0, rho[1], 1
+    while t < n_draw - 3 and even + odd > 0.0:
+        even, odd = rho[t + 1], rho[t + 2]
+        if even + odd >= 0:
+            r[t + 1], r[t + 2] = even, odd
+        t += 2
+    max_t = t - 2
+    if even > 0:
+        r[max_t + 1] = even
+    t = 1
+    while t <= max_t - 2:
+        if r[t + 1] + r[t + 2] > r[t - 1] + r[t]:
+            r[t + 1] = r[t + 2] = (r[t - 1] + r[t]) / 2.0
+        t += 2
+    return -1.0 + 2.0 * np.sum(r[: max_t + 1]) + np.sum(r[max_t + 1: max_t + 2])
+
+
+@pytest.mark.parametrize("n_draw", [4, 5, 6, 7, 8, 9, 12, 61, 200])
+def test_vectorised_geyer_walk_equals_the_per_element_walk(n_draw):
+    """All elements' autocorrelation times at once equal ArviZ's walk of each, on sequences that stop at the first
+    pair, at a pair summing to exactly 0 (kept), at a negative pair with a positive even term, or run out of pairs."""
+    from bayesnb.inference.mcmc_stats import _geyer_tau
+
+    rng = np.random.default_rng(n_draw)
+    decay = np.exp(-np.arange(n_draw)[:, None] / rng.uniform(0.3, 30, 40))
+    rho = np.concatenate([rng.normal(0, 0.5, (n_draw, 40)), np.round(rng.normal(0, 0.6, (n_draw, 40)) * 2) / 2,
+                          decay, decay * (-1.0) ** np.arange(n_draw)[:, None], rng.uniform(-1.5, 1.0, (n_draw, 40))], 1)
+    rho[0] = 1.0
+    np.testing.assert_allclose(_geyer_tau(rho), [_geyer_walk(rho[:, j]) for j in range(rho.shape[1])],
+                               rtol=1e-12, atol=1e-12)
 
 
 def _dirichlet_tree(conc, n, rng):

@@ -42,7 +42,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..inference.mcmc_stats import ess, ess_bulk, ess_tail, rhat_rank
+from ..inference.mcmc_stats import bulk_ess_and_rhat, ess, ess_tail
 from .posterior_check import bonferroni_limit, draws_z, kurtosis, sd_error, verdict_text
 
 
@@ -343,12 +343,12 @@ def compare_posteriors(exact, mcmc, *, z_threshold: float | None = None, sd_tole
         md = np.asarray(m.transpose("chain", "draw", *other).values, dtype=float)
         flat = md.reshape(md.shape[0], md.shape[1], -1)
         with np.errstate(invalid="ignore"):
-            ess_mean, ess_sq = ess(flat), ess((flat - flat.mean((0, 1))) ** 2)
-            sd_m = flat.std((0, 1), ddof=1)
-            diag = {"mcse": sd_m / np.sqrt(ess_mean), "ess_bulk": ess_bulk(flat), "ess_tail": ess_tail(flat),
-                    "r_hat": rhat_rank(flat)}
+            bulk, r_hat = bulk_ess_and_rhat(flat)
+            diag = {"ess_bulk": bulk, "ess_tail": ess_tail(flat), "r_hat": r_hat}
+            if closed_form:  # against draws, draws_z gives the mcse (on the logit scale for probabilities)
+                diag["mcse"] = flat.std((0, 1), ddof=1) / np.sqrt(ess(flat))
+                ess_sq = ess((flat - flat.mean((0, 1))) ** 2).reshape(md.shape[2:])
         diag = {k: v.reshape(md.shape[2:]) for k, v in diag.items()}
-        ess_sq = ess_sq.reshape(md.shape[2:])
         with np.errstate(invalid="ignore", divide="ignore"):
             m_mean, m_sd = md.mean((0, 1)), md.std((0, 1), ddof=1)
             if closed_form:  # the MCMC draws' kurtosis (scale-free); no exact Monte-Carlo error

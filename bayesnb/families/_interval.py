@@ -13,7 +13,7 @@ from scipy import stats as _stats
 from scipy.special import ndtr, ndtri
 
 __all__ = ["bounds", "continuous_bins", "continuous_mass", "count_bins", "count_mass", "histogram_bins",
-           "log_interval_mass", "mixture_at", "nig_loc_scale", "truncated_normal"]
+           "log_interval_mass", "mixture_at", "nig_loc_scale", "truncated_normal", "truncnorm_mean"]
 
 
 class _Params:
@@ -104,6 +104,22 @@ def truncated_normal(m, s, lo, hi, rng):
     return x
 
 
+def truncnorm_mean(a, b, loc, scale) -> np.ndarray:
+    """``scipy.stats.truncnorm.mean(a, b, loc=loc, scale=scale)`` bit for bit, without its per-element loop.
+
+    scipy computes all four moments of each element in a Python function (``np.vectorize``; ~0.4 ms an
+    element); its mean is ``loc + scale (pdf(a) - pdf(b))`` with the truncated density's ``pdf``, vectorised
+    here, NaN where ``a < b``, ``scale > 0`` or a finite ``loc`` fails as there.
+    """
+    a, b, loc, scale = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (a, b, loc, scale)))
+    cond = (a < b) & (scale > 0) & (loc == loc)
+    out = np.full(cond.shape, np.nan)
+    if cond.any():
+        ag, bg = a[cond], b[cond]
+        out[cond] = (_stats.truncnorm.pdf(ag, ag, bg) - _stats.truncnorm.pdf(bg, ag, bg)) * scale[cond] + loc[cond]
+    return out
+
+
 def _t_partial_mean(nu, a, b, std_mass):
     """``E[T | a < T <= b]`` of a standard Student-t with ``nu > 1`` degrees of freedom."""
     def g(t):
@@ -134,7 +150,7 @@ def continuous_bins(loc, scale, nu, edges, log_scale=False):
             mean = np.exp(loc + scale ** 2 / 2 + shifted - log_interval_mass(_Params(_stats.norm), a, b))
     elif nu is None:
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            mean = _stats.truncnorm.mean(a, b, loc=loc, scale=scale)
+            mean = truncnorm_mean(a, b, loc, scale)
     else:
         mean = loc + scale * _t_partial_mean(nu, a, b, np.exp(logm))
     with np.errstate(invalid="ignore"):

@@ -13,7 +13,7 @@ from scipy.fft import irfft, next_fast_len, rfft
 from scipy.special import ndtri
 from scipy.stats import rankdata
 
-__all__ = ["ess", "ess_bulk", "ess_tail", "rhat_rank", "split_chains"]
+__all__ = ["bulk_ess_and_rhat", "ess", "ess_bulk", "ess_tail", "rhat_rank", "split_chains"]
 
 
 def split_chains(x: np.ndarray) -> np.ndarray:
@@ -22,27 +22,28 @@ def split_chains(x: np.ndarray) -> np.ndarray:
     return np.concatenate([x[:, :half], x[:, x.shape[1] - half:]], axis=0)
 
 
-def _geyer_tau(rho: np.ndarray) -> float:
-    """Integrated autocorrelation time from one element's ``rho_hat`` (Geyer's initial monotone sequence)."""
-    n_draw = rho.size
-    r = np.zeros(n_draw)
-    r[0], r[1] = 1.0, rho[1]
-    even, odd = 1.0, rho[1]
-    t = 1
-    while t < n_draw - 3 and even + odd > 0.0:
-        even, odd = rho[t + 1], rho[t + 2]
-        if even + odd >= 0:
-            r[t + 1], r[t + 2] = even, odd
-        t += 2
-    max_t = t - 2
-    if even > 0:
-        r[max_t + 1] = even
-    t = 1
-    while t <= max_t - 2:
-        if r[t + 1] + r[t + 2] > r[t - 1] + r[t]:
-            r[t + 1] = r[t + 2] = (r[t - 1] + r[t]) / 2.0
-        t += 2
-    return -1.0 + 2.0 * np.sum(r[: max_t + 1]) + np.sum(r[max_t + 1: max_t + 2])
+def _geyer_tau(rho: np.ndarray) -> np.ndarray:
+    """Integrated autocorrelation time of each column of ``rho_hat`` (draw, k): Geyer's initial monotone sequence.
+
+    ArviZ walks the pairs ``(rho[2j], rho[2j+1])`` of one element in a Python loop; here all ``k`` at once. The
+    walk keeps pairs ``0..J-1`` (``J``: the first pair, counting ``(1, rho[1])`` as pair 0, whose sum is not
+    positive, or the last pair it may read), makes their sums monotone (a running minimum) and adds
+    ``rho[2J]``: when positive, or when pair ``J`` was kept (its sum is 0, or the walk ran out of pairs).
+    """
+    n_draw, k = rho.shape
+    n_pairs = (n_draw - 3) // 2  # pairs j = 1..n_pairs the walk may read (ArviZ: t = 2j - 1 < n_draw - 3)
+    idx = np.arange(n_pairs + 1)
+    sums = np.empty((n_pairs + 1, k))
+    sums[0] = 1.0 + rho[1]
+    sums[1:] = rho[2:2 * n_pairs + 1:2] + rho[3:2 * n_pairs + 2:2]
+    stop = sums <= 0.0
+    last = np.where(stop.any(axis=0), np.argmax(stop, axis=0), n_pairs)  # J
+    mono = np.minimum.accumulate(sums, axis=0)
+    kept = np.where(idx[:, None] < last, mono, 0.0).sum(axis=0)
+    even = np.where(last == 0, 1.0, rho[2 * last, np.arange(k)])
+    sum_last = sums[last, np.arange(k)]
+    tail = np.where((even > 0) | ((last > 0) & (sum_last >= 0.0)), even, 0.0)
+    return -1.0 + 2.0 * kept + tail
 
 
 def _ess_chains(x: np.ndarray) -> np.ndarray:
@@ -64,11 +65,10 @@ def _ess_chains(x: np.ndarray) -> np.ndarray:
         rho = 1.0 - (mean_var - acov.mean(0)) / var_plus  # (draw, k)
     total = n_chain * n_draw
     constant = (x.max(axis=(0, 1)) - x.min(axis=(0, 1))) < np.finfo(float).resolution
-    for j in range(k):
-        if constant[j]:
-            out[j] = total
-        elif np.all(np.isfinite(rho[:, j])):
-            out[j] = total / max(_geyer_tau(rho[:, j]), 1 / np.log10(total))
+    finite = np.all(np.isfinite(rho), axis=0) & ~constant
+    if finite.any():
+        out[finite] = total / np.maximum(_geyer_tau(rho[:, finite]), 1 / np.log10(total))
+    out[constant] = total
     return out
 
 
@@ -110,6 +110,15 @@ def rhat_rank(x: np.ndarray) -> np.ndarray:
 
     One chain is split into its two halves, so it also works for a single chain.
     """
+    return bulk_ess_and_rhat(x, ess=False)[1]
+
+
+def bulk_ess_and_rhat(x: np.ndarray, ess: bool = True) -> tuple[np.ndarray | None, np.ndarray]:
+    """:func:`ess_bulk` and :func:`rhat_rank` of ``x`` (chain, draw, k), the split chains ranked once for both.
+
+    ``ess=False``: the R-hat only (the ESS is None).
+    """
     s = split_chains(x)
+    z = _z_scale(s)
     folded = np.abs(s - np.median(s.reshape(-1, s.shape[-1]), axis=0))
-    return np.maximum(_rhat(_z_scale(s)), _rhat(_z_scale(folded)))
+    return (_ess_chains(z) if ess else None), np.maximum(_rhat(z), _rhat(_z_scale(folded)))
