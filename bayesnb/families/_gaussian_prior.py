@@ -74,10 +74,14 @@ class GaussianBlock(NamedTuple):
         Values with missing cells set to 0.
     observed : ndarray of bool, shape (n, d)
         False at the missing cells (whose log density is left out of every sum).
+    missing : ndarray of bool, shape (n, d), or None
+        The block's missing-data mask (the family contract's one representation): True at the
+        missing cells, None when none is; ``observed`` is its complement for the sums.
     """
 
     X: np.ndarray
     observed: np.ndarray
+    missing: np.ndarray | None
 
 
 
