@@ -41,7 +41,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from .._utils import all_missing_columns, dense
+from .._utils import dense
 from .default_hooks import NodeDefaults, PartitionDefaults, SupportDefaults
 from ._hyperparams import HyperParams
 from .capabilities import missing_capability
@@ -252,7 +252,8 @@ class Family(HyperParams, PartitionDefaults, NodeDefaults, SupportDefaults, ABC)
         """Bool (d,): the columns of an encoded block whose every cell is missing, read from the
         block's ``missing`` mask (see :meth:`gen_missing`)."""
         m = block.missing
-        return all_missing_columns(m, block.X.shape if m is None else m.shape)
+        n, d = block.X.shape if m is None else m.shape
+        return np.zeros(d, dtype=bool) if m is None or n == 0 else np.asarray(m.sum(axis=0)).ravel() >= n
 
     def out_of_support(self, X, state=None):
         """Bool (n, d): the cells of a raw block outside the family's support, or None.
