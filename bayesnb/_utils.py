@@ -260,21 +260,6 @@ def all_finite(values: np.ndarray) -> bool:
     return all(np.isfinite(rows[a:a + step]).all() for a in range(0, rows.shape[0], step))
 
 
-def all_missing_columns(missing, shape) -> np.ndarray:
-    """Bool (d,): columns whose every cell is missing.
-
-    Parameters
-    ----------
-    missing : ndarray, sparse matrix or None
-        1/True where a cell is missing (None: nothing is missing).
-    shape : tuple of int
-        ``(n_samples, n_features)`` of the block.
-    """
-    if missing is None or shape[0] == 0:
-        return np.zeros(shape[1], dtype=bool)
-    return np.asarray(missing.sum(axis=0)).ravel() >= shape[0]
-
-
 class ColumnNames(Sequence):
     """Names of a block's columns, built on access (``"x<j>"`` for unnamed input).
 

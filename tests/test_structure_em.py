@@ -241,14 +241,14 @@ def test_latent_class_auto_searches_the_components_of_the_structure():
     assert fit.n_components == max(fit.selection, key=fit.selection.get)
     # the search's scores are the structured model's: recompute the score of 1 component by hand
     rng = np.random.default_rng(0)
-    rows, cols = em.holdout_cells(m.posterior_, ~missing_cells(X), 0.1, rng)
+    full = m._encode_blocks(X, m.posterior_)[0]
+    rows, cols = em.holdout_cells(m.posterior_, ~missing_cells(m.posterior_, full, X.shape), 0.1, rng)
     masked = mask_cells(X, rows, cols)
     assert masked.isna().to_numpy().sum() == rows.size > 0
     codes = np.searchsorted(m.classes_, y)
     train = m._latent_start(masked, codes)
     one = m._latent_em(*train, codes, 1, n_init=1, tol=1e-6, max_iter=200, rng=rng)
     assert one.structure is not None
-    full = m._encode_blocks(X, m.posterior_)[0]
     h = np.unique(rows)
     score = (m._latent_log_px(one, full, codes)[h] - m._latent_log_px(one, train[0], codes)[h]).sum()
     np.testing.assert_allclose(fit.selection[1], score, rtol=1e-10)

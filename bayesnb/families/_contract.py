@@ -22,7 +22,11 @@ calls nothing else on a family and never asks which family it holds, so a subcla
 (docs/families/custom.md).
 
 Missing cells are part of the contract: ``stats`` leaves them out, ``log_likelihood``
-marginalises them (for Naive Bayes that drops the factor).
+marginalises them (for Naive Bayes that drops the factor). ``encode`` finds them once, where it
+reads the raw block, and the encoded block carries them as its ``missing`` field: None when no
+cell is missing, else an (n, d) indicator (bool or 0/1, dense or sparse). Fit, predict, impute
+and sample read that mask through :meth:`Family.gen_missing` / :meth:`Family.all_missing`;
+nothing downstream re-derives it from values.
 
 The leading axis ``K`` of every statistics and parameter array is a *context* axis: ``stats``
 takes row weights per context, ``(n, K)``, and ``log_likelihood`` scores every row in every
@@ -37,7 +41,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from .._utils import all_missing_columns
+from .._utils import dense
 from .default_hooks import NodeDefaults, PartitionDefaults, SupportDefaults
 from .capabilities import missing_capability
 
@@ -280,13 +284,11 @@ class Family(PartitionDefaults, NodeDefaults, SupportDefaults, ABC):
         return True
 
     def all_missing(self, block):
-        """Bool (d,): the columns of an encoded block whose every cell is missing.
-
-        The default reads a block stored as ``(X, missing, ...)``: ``missing`` None or an
-        (n, d) dense or sparse indicator of the missing cells. A family whose blocks look
-        otherwise overrides it.
-        """
-        return all_missing_columns(block.missing, block.X.shape)
+        """Bool (d,): the columns of an encoded block whose every cell is missing, read from the
+        block's ``missing`` mask (see :meth:`gen_missing`)."""
+        m = block.missing
+        n, d = block.X.shape if m is None else m.shape
+        return np.zeros(d, dtype=bool) if m is None or n == 0 else np.asarray(m.sum(axis=0)).ravel() >= n
 
     def out_of_support(self, X, state=None):
         """Bool (n, d): the cells of a raw block outside the family's support, or None.
@@ -414,13 +416,13 @@ class Family(PartitionDefaults, NodeDefaults, SupportDefaults, ABC):
         """
 
     def gen_missing(self, block):
-        """Bool (n, d): the missing cells of an encoded block (dense or sparse).
+        """Bool (n, d), dense: the missing cells of an encoded block, read from its ``missing`` field
+        (None: no cell is missing; else an (n, d) indicator, dense or sparse, built by :meth:`encode`).
 
-        The default reads a block stored as ``(X, missing, ...)``, as :meth:`all_missing` does.
+        A family overrides it (with :meth:`all_missing`) only where its block holds the mask otherwise.
         """
-        if block.missing is None:
-            return np.zeros(block.X.shape, dtype=bool)
-        return block.missing.astype(bool)
+        m = block.missing
+        return np.zeros(block.X.shape, dtype=bool) if m is None else dense(m) != 0
 
     @abstractmethod
     def gen_fill(self, point, block, resp, strategy, z=None, rng=None, rate=None):

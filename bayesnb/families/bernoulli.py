@@ -328,12 +328,6 @@ class Bernoulli(ThetaSite, Family, *SHARED):
         p = _prob(point)[z]
         return (rng.random(p.shape) < p).astype(float)
 
-    def gen_missing(self, block):
-        """Bool (n, d) mask of missing cells."""
-        if block.missing is None:
-            return np.zeros(block.X.shape, dtype=bool)
-        return dense(block.missing) > 0
-
     def gen_fill(self, point, block, resp, strategy, z=None, rng=None, rate=None):
         """Dense values (n, d) with missing cells filled.
 

@@ -311,7 +311,11 @@ class Categorical(Family, *SHARED):
         return all(np.all(a > 0) for a in prior.concentration)
 
     def all_missing(self, codes):
-        """Columns missing in every row, bool (d,)."""
+        """Columns missing in every row, bool (d,).
+
+        A categorical block is its code array itself, the mask held in it (code -1), so this and
+        :meth:`gen_missing` read the codes rather than a ``missing`` field.
+        """
         return codes.max(axis=0) < 0 if codes.shape[0] else np.zeros(codes.shape[1], bool)
 
     def state_shapes(self, state, K, d):
@@ -355,7 +359,7 @@ class Categorical(Family, *SHARED):
         return out
 
     def gen_missing(self, block):
-        """Bool (n, d) mask of missing cells (code ``-1``)."""
+        """Bool (n, d) mask of missing cells (code ``-1``; see :meth:`all_missing`)."""
         return block < 0
 
     def gen_fill(self, point, block, resp, strategy, z=None, rng=None, rate=None):

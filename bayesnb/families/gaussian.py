@@ -46,7 +46,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
-from .._utils import all_finite, all_missing_columns, nonfinite_error
+from .._utils import all_finite, nonfinite_error
 from . import _interval
 from ._contract import Family
 from .capabilities import SHARED, NumericNode
@@ -117,10 +117,14 @@ class GaussianBlock(NamedTuple):
         Values with missing cells set to 0.
     observed : ndarray of bool, shape (n, d)
         False at the missing cells (whose log density is left out of every sum).
+    missing : ndarray of bool, shape (n, d), or None
+        The block's missing-data mask (the family contract's one representation): True at the
+        missing cells, None when none is; ``observed`` is its complement for the sums.
     """
 
     X: np.ndarray
     observed: np.ndarray
+    missing: np.ndarray | None
 
 
 
@@ -277,13 +281,14 @@ class Gaussian(Family, NumericNode, *SHARED):
             )
         A = float_array(X)  # no copy of float input, whatever its layout (float32 kept; statistics in float64)
         if all_finite(A):  # nothing missing: no copy, and a mask that takes no memory
-            return GaussianBlock(A, np.broadcast_to(True, A.shape)), X.shape[1]
-        observed = ~np.isnan(A)
+            return GaussianBlock(A, np.broadcast_to(True, A.shape), None), X.shape[1]
+        missing = np.isnan(A)
+        observed = ~missing
         if np.isinf(A).any():
             raise nonfinite_error(who, "Gaussian features", A)
         values = np.zeros(A.shape)  # float64: the cells' shifts below are then float64 too
         np.copyto(values, A, where=observed)
-        return GaussianBlock(values, observed), X.shape[1]
+        return GaussianBlock(values, observed, missing), X.shape[1]
 
     def empty_stats(self, state, K):
         """Zero statistics."""
@@ -446,12 +451,6 @@ class Gaussian(Family, NumericNode, *SHARED):
         """True when kappa0, a0, b0 > 0."""
         return bool(np.all(prior.kappa > 0) and np.all(prior.a > 0) and np.all(prior.b > 0))
 
-    def all_missing(self, block):
-        """Columns missing in every row, bool (d,)."""
-        if _all_observed(block.observed):
-            return np.zeros(block.X.shape[1], dtype=bool)
-        return all_missing_columns(~block.observed, block.X.shape)
-
     # ------------------------------------------------------------------ generative hooks
     # A "point" is a NormalInverseGammas whose plug-in (mu, b / a) is the (mean, variance) in
     # use: the posterior itself, or one exact draw stored as (mu, kappa=1, a=1, b=sigma2).
@@ -488,10 +487,6 @@ class Gaussian(Family, NumericNode, *SHARED):
         mu, var = plug_in(point)
         return _interval.truncated_normal(mu[z, j], np.sqrt(np.maximum(np.nan_to_num(var[z, j]), 1e-300)), lo, hi, rng)
 
-    def gen_missing(self, block):
-        """Bool (n, d) mask of missing cells."""
-        return ~block.observed
-
     def gen_fill(self, point, block, resp, strategy, z=None, rng=None, rate=None):
         """Values (n, d) with missing cells filled.
 
@@ -501,7 +496,7 @@ class Gaussian(Family, NumericNode, *SHARED):
         ``rate`` is unused.
         """
         X = block.X.astype(np.float64)  # a copy (the fills are float64 whatever the input's dtype)
-        miss = ~block.observed
+        miss = self.gen_missing(block)
         if not miss.any():
             return X
         mu, var = usable_plug_in(point)

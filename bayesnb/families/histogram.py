@@ -66,12 +66,14 @@ __all__ = ["BinDirichlets", "Histogram", "HistogramBlock", "HistogramEncoding", 
 class HistogramBlock(NamedTuple):
     """An encoded block: ``X`` the values as given (NaN where missing), ``codes`` each cell's bin
     (-1 where missing), ``log_width`` the log width of that bin (0 where missing), each (n, d);
-    ``state`` the bins it was encoded with (the within-bin values that imputation draws from)."""
+    ``state`` the bins it was encoded with (the within-bin values that imputation draws from); ``missing``
+    the mask of missing cells (None when none is)."""
 
     X: np.ndarray
     codes: np.ndarray
     log_width: np.ndarray
     state: HistogramEncoding
+    missing: np.ndarray | None
 
 
 class HistogramStats(NamedTuple):
@@ -224,7 +226,8 @@ class Histogram(Family, NumericNode, *SHARED):
             raise ValueError(f"{who}: the block has {A.shape[1]} columns; the histogram was fitted on "
                              f"{len(state.edges)}.")
         codes, lw = _bins.bin_codes(A, state)
-        return HistogramBlock(A, codes, lw, state), state
+        missing = codes < 0
+        return HistogramBlock(A, codes, lw, state, missing if missing.any() else None), state
 
     def out_of_support(self, X, state=None):
         """Bool (n, d): fractions in a whole-number column; negatives in one whose values were all ``>= 0``."""
@@ -334,10 +337,6 @@ class Histogram(Family, NumericNode, *SHARED):
 
     is_proper = Categorical.is_proper  # every prior pseudo-count > 0 (always, as ``alpha > 0``)
 
-    def all_missing(self, block):
-        """Columns missing in every row, bool (d,)."""
-        return (block.codes < 0).all(axis=0) if block.codes.shape[0] else np.zeros(block.codes.shape[1], bool)
-
     def state_shapes(self, state, K, d):
         """Check a :class:`HistogramEncoding` read from a model file; ``(K, B_j)`` per column."""
         return [(K, B) for B in _bins.check_state(state, d)]
@@ -416,10 +415,6 @@ class Histogram(Family, NumericNode, *SHARED):
         """Whole numbers in the integer columns (``values`` (n, d))."""
         v = np.asarray(values, dtype=float)
         return np.where(np.asarray(state.integer, dtype=bool)[None, :], np.round(v), v)
-
-    def gen_missing(self, block):
-        """Bool (n, d) mask of missing cells."""
-        return block.codes < 0
 
     def gen_fill(self, point, block, resp, strategy, z=None, rng=None, rate=None):
         """Values (n, d) with the missing cells filled (observed cells unchanged; see the class Notes)."""

@@ -32,7 +32,6 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import betaln
 
-from .._utils import all_missing_columns
 from . import _interval
 from ._contract import Family
 from .capabilities import SHARED, NumericNode
@@ -313,10 +312,6 @@ class Hurdle(Family, NumericNode, *SHARED):
         head, inner = self._split(prior)
         return bool(np.all(head[0] > 0) and np.all(head[1] > 0) and self._b.is_proper(inner))
 
-    def all_missing(self, block):
-        """Columns missing in every row, bool (d,)."""
-        return all_missing_columns(block.missing, block.missing.shape)
-
     def density_cells(self, X) -> int:
         """The base's density cells among the cells other than ``at`` (``at`` has a mass)."""
         X = np.asarray(X, dtype=float)
@@ -381,10 +376,6 @@ class Hurdle(Family, NumericNode, *SHARED):
         keep = np.isnan(V) | (V == self._at())
         decoded = self._b.gen_decode(np.where(keep, 0.0, V), state)
         return [np.where(keep[:, j], V[:, j], np.asarray(col, dtype=float)) for j, col in enumerate(decoded)]
-
-    def gen_missing(self, block):
-        """Bool (n, d) mask of missing cells."""
-        return block.missing
 
     def gen_fill(self, point, block, resp, strategy, z=None, rng=None, rate=None):
         """Values (n, d), missing cells filled; observed cells unchanged.

@@ -33,11 +33,13 @@ __all__ = ["LogNormal", "LogNormalBlock"]
 
 
 class LogNormalBlock(NamedTuple):
-    """Encoded block: ``X`` holds ``log x`` (0 where missing), ``x`` the values as given."""
+    """Encoded block: ``X`` holds ``log x`` (0 where missing), ``x`` the values as given, ``missing``
+    the mask of missing cells (None when none is), ``observed`` its complement."""
 
     X: np.ndarray
     observed: np.ndarray
     x: np.ndarray
+    missing: np.ndarray | None
 
 
 def _log_x_sums(block) -> np.ndarray:
@@ -89,7 +91,7 @@ class LogNormal(Gaussian):
         with np.errstate(invalid="ignore", divide="ignore"):
             logs = np.log(np.where(observed, A, np.nan))
         block, d = super().encode(logs, state, extend=extend, who=who)
-        return LogNormalBlock(block.X, block.observed, np.where(observed, A, 0.0)), d
+        return LogNormalBlock(block.X, block.observed, np.where(observed, A, 0.0), block.missing), d
 
     def out_of_support(self, X, state=None):
         """Bool (n, d): finite cells <= 0 (probability 0 under a log-normal)."""
@@ -158,7 +160,7 @@ class LogNormal(Gaussian):
         Normal draw of ``log x`` given ``z``. ``rate`` is unused.
         """
         out = block.x.copy()
-        miss = ~block.observed
+        miss = self.gen_missing(block)
         if not miss.any():
             return out
         rows, cols = np.nonzero(miss)

@@ -372,8 +372,10 @@ class Multinomial(ThetaSite, Family, *SHARED):
     def gen_missing(self, block):
         """Bool CSR matrix (n, d) of the cells missing in the input: only those are stored.
 
-        Cells of a column never observed in training are marginalised in scoring but are
-        not missing: they are observed counts and are never imputed.
+        Overrides the contract's accessor for two reasons: a count block can be too wide to
+        densify, and after :func:`with_missing_columns` the block's ``missing`` also marks the
+        cells of a column never observed in training, marginalised in scoring but not missing
+        (observed counts, never imputed); the input's own mask is then ``raw.missing``.
         """
         if block.raw is not None:
             block = block.raw

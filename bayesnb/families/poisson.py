@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from scipy import stats as _stats
 from scipy.special import gammaln, logsumexp, xlogy
 
-from .._utils import all_missing_columns, nonfinite_error
+from .._utils import nonfinite_error
 from . import _interval
 from ._contract import Family
 from .capabilities import SHARED, NumericNode
@@ -83,10 +83,12 @@ class Gammas(NamedTuple):
 
 
 class PoissonBlock(NamedTuple):
-    """An encoded Poisson block: counts ``X`` (n, d) with missing cells set to 0, ``observed`` mask."""
+    """An encoded Poisson block: counts ``X`` (n, d) with missing cells set to 0, the ``missing`` mask
+    (None when no cell is missing) and its complement ``observed``."""
 
     X: np.ndarray
     observed: np.ndarray
+    missing: np.ndarray | None
 
 
 def lam_of(point: Gammas):
@@ -181,13 +183,14 @@ class Poisson(Family, NumericNode, *SHARED):
                           "Use .toarray(), or a Multinomial block for sparse counts.")
         if np.isinf(A).any():
             raise nonfinite_error(who, "Poisson features (non-negative whole counts)", A)
-        observed = ~np.isnan(A)
+        missing = np.isnan(A)
+        observed = ~missing
         vals = A[observed]
         for bad, what in ((vals < 0, "negative"), (vals != np.floor(vals), "non-integer")):
             if bad.any():
                 raise ValueError(f"{who}: Poisson features must be non-negative whole counts (or NaN for "
                                  f"missing); received {what} value(s) {np.unique(vals[bad])[:5].tolist()}.")
-        return PoissonBlock(np.where(observed, A, 0.0), observed), A.shape[1]
+        return PoissonBlock(np.where(observed, A, 0.0), observed, missing if missing.any() else None), A.shape[1]
 
     def out_of_support(self, X, state=None):
         """Bool (n, d): finite cells that are negative or not whole (probability 0 under a Poisson)."""
@@ -287,10 +290,6 @@ class Poisson(Family, NumericNode, *SHARED):
         """True when a > 0 and b > 0."""
         return bool(np.all(prior.a > 0) and np.all(prior.b > 0))
 
-    def all_missing(self, block):
-        """Columns missing in every row, bool (d,)."""
-        return all_missing_columns(~block.observed, block.X.shape)
-
     # ------------------------------------------------------------------ generative hooks
     # A "point" is a Gammas whose ratio a / b is the rate in use: the posterior itself
     # (plug-in) or one exact Gamma draw stored as Gammas(lam, 1).
@@ -321,10 +320,6 @@ class Poisson(Family, NumericNode, *SHARED):
         u = a + rng.random(len(z)) * (b - a)
         return np.clip(_stats.poisson.ppf(u, lam), np.ceil(lo), np.floor(hi))  # (bounds: floats or one per row)
 
-    def gen_missing(self, block):
-        """Bool (n, d) mask of missing cells."""
-        return ~block.observed
-
     def gen_fill(self, point, block, resp, strategy, z=None, rng=None, rate=None):
         """Values (n, d) with missing cells filled by whole counts; observed cells unchanged.
 
@@ -333,7 +328,7 @@ class Poisson(Family, NumericNode, *SHARED):
         highest; ``"draw"``: ``Poisson(lam[z])``. ``rate`` is unused.
         """
         X = block.X.copy()
-        miss = ~block.observed
+        miss = self.gen_missing(block)
         if not miss.any():
             return X
         lam = lam_of(point)[0]

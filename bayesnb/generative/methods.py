@@ -379,9 +379,9 @@ class GenerativeMixin(SemiSupervisedMixin):
                 raise ValueError(f"{self._who}: n_components must be an int >= 1 or 'auto'.")
             if sp.issparse(X):
                 raise TypeError(f"{self._who}: n_components='auto' needs dense X.")
-            rows, cols = em.holdout_cells(self.posterior_, ~missing_cells(X), holdout, rng)
-            train = self._latent_start(mask_cells(X, rows, cols), y_codes)
             full, _ = self._encode_blocks(X, self.posterior_)
+            rows, cols = em.holdout_cells(self.posterior_, ~missing_cells(self.posterior_, full, X.shape), holdout, rng)
+            train = self._latent_start(mask_cells(X, rows, cols), y_codes)
             cap = max(1, n // (10 * len(self.classes_)))
             search = {**opts, "n_init": n_init if search_n_init is None else int(search_n_init),
                       "tol": tol if search_tol is None else float(search_tol)}

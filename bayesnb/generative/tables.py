@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._utils import is_frame, missing_mask
+from .._utils import dense, is_frame, missing_mask
 
 __all__ = ["SparseBlock", "assemble_table", "check_impute_options", "dense_columns", "label_codes", "mask_cells",
            "missing_cells", "missing_labels", "partial_labels", "restore_dtype", "write_cells"]
@@ -295,11 +295,13 @@ def check_impute_options(strategy, n_imputations, who) -> int:
     return m
 
 
-def missing_cells(X) -> np.ndarray:
-    """Bool (n, d) of missing raw cells (dense X or DataFrame)."""
-    if is_frame(X):
-        return np.column_stack([missing_mask(X.iloc[:, j].to_numpy(dtype=object)) for j in range(X.shape[1])])
-    return missing_mask(np.asarray(X))
+def missing_cells(post, encoded, shape) -> np.ndarray:
+    """Bool ``shape`` (n, n_features): a table's missing cells as its encoding found them, each block's
+    mask (``Family.gen_missing``) at the block's columns."""
+    out = np.zeros(shape, dtype=bool)
+    for b, e in zip(post.blocks, encoded):
+        out[:, b.columns] = dense(b.family.gen_missing(e))
+    return out
 
 
 def mask_cells(X, rows, cols):

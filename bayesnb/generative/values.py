@@ -42,7 +42,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from .._utils import all_finite, is_frame, missing_mask, take_rows
+from .._utils import all_finite, is_frame, take_rows
 from ._column_scan import scan_columns, scannable
 from .tables import write_cells
 from .zero_links import keep_zero_links, numeric_columns, record_zero_links
@@ -472,13 +472,25 @@ def record_supports(est, X, partial, sample_weight=None):
 
 
 
-def _link_sources(median_cells, X, links):
-    """``median_cells`` with, for every zero link ``(target, source)``, the missing source cell of each
-    row whose target cell is in it (repeated along chains of links): the link zeroes a wanted target
-    by its source's fill, which must then be the source's median, as without a mask."""
+def _imputed_mask(cells, X):
+    """Bool (n, d): the cells ``cells`` fill, the missing cells of ``X`` as its encoding found them (each
+    block's ``missing`` mask, carried by :func:`~bayesnb.generative.functions.impute_cells`); None for
+    sparse ``X``."""
+    if sp.issparse(X):
+        return None
+    miss = np.zeros(np.shape(X), dtype=bool)
+    for rows, cols, _ in cells:
+        miss[rows, cols] = True
+    return miss
+
+
+def _link_sources(median_cells, miss, links):
+    """``median_cells`` with, for every zero link ``(target, source)``, the missing source cell (``miss``)
+    of each row whose target cell is in it (repeated along chains of links): the link zeroes a wanted
+    target by its source's fill, which must then be the source's median, as without a mask."""
     if median_cells is None or not links:
         return median_cells
-    out, miss = np.array(median_cells, dtype=bool), missing_mask(X)
+    out = np.array(median_cells, dtype=bool)
     if miss is None or miss.shape != out.shape:
         return out
     grew = True
@@ -499,9 +511,10 @@ def complete(model, X, cells, strategy, draws=None, median_cells=None):
     (:func:`~bayesnb.generative.zero_links.keep_zero_links`). ``model`` a fitted estimator (its
     ``value_support_`` and ``zero_links_``, where it has them)."""
     links = getattr(model, "zero_links_", None)
+    miss = _imputed_mask(cells, X) if links else None
     table = write_cells(X, keep_cells(cells, getattr(model, "value_support_", None), strategy, draws,
-                                      _link_sources(median_cells, X, links)))
-    return keep_zero_links(table, X, links)
+                                      _link_sources(median_cells, miss, links)))
+    return keep_zero_links(table, X, links, miss)
 
 
 def forget_supports(est):

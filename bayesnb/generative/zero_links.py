@@ -193,7 +193,7 @@ def record_zero_links(est, X, partial, zeros=None):
     est.zero_links_ = zero_links(X, zeros=zeros)
 
 
-def keep_zero_links(table, X, links):
+def keep_zero_links(table, X, links, missing=None):
     """``table`` (a completed copy of ``X``) with 0 in each imputed target cell whose row's source is 0.
 
     Parameters
@@ -204,6 +204,8 @@ def keep_zero_links(table, X, links):
         The table before imputation (its missing cells are the imputed ones).
     links : list of (int, int) or None
         ``(target, source)`` column positions (the model's ``zero_links_``); None or empty: unchanged.
+    missing : ndarray of bool, shape (n, d), optional
+        The imputed cells as the caller's encoding found them; None: read from ``X``.
 
     Returns
     -------
@@ -211,7 +213,7 @@ def keep_zero_links(table, X, links):
     """
     if not links or not hasattr(table, "shape") or len(getattr(table, "shape", ())) != 2 or not hasattr(X, "shape"):
         return table
-    miss = missing_mask(X) if not sp.issparse(X) else None
+    miss = missing if missing is not None else missing_mask(X) if not sp.issparse(X) else None
     if miss is None or miss.shape != tuple(table.shape):
         return table
     for t, s in links:

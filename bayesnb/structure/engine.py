@@ -223,15 +223,15 @@ def node_data(nodes, encoded) -> tuple:
     for b in sorted({nd.block for nd in nodes}):
         js = [j for j, nd in enumerate(nodes) if nd.block == b]
         fam, blk = nodes[js[0]].family, encoded[b]
+        gone = fam.gen_missing(blk)  # the mask the block's encoding built (read column by column)
         if nodes[js[0]].numeric:  # one array of the block's values, each node's column a view of it
             values = np.asarray(fam.gen_values(blk), dtype=float)
             for j in js:
                 cols[j] = values[:, nodes[j].col]
-                miss[:, j] = np.isnan(cols[j])
+                miss[:, j] = np.asarray(gone[:, nodes[j].col])
                 states[:, j] = np.searchsorted(nodes[j].edges, np.where(miss[:, j], 0.0, cols[j]), side="right")
                 states[miss[:, j], j] = -1
             continue
-        gone = fam.gen_missing(blk)  # a block's categorical nodes column by column: no (n, d) temporaries
         for j in js:
             c = nodes[j].col
             codes = np.asarray(blk[0] if isinstance(blk, tuple) else blk)[:, c]  # (a tuple block: its first field)

@@ -239,10 +239,10 @@ def latent_search(base, structure, X, y, Xte, codes, candidates, rng, *, holdout
     Xv = base._check_X(X, reset=False)
     n = Xv.shape[0]
     y_codes = label_codes(base.classes_, y, n, base._who)
-    rows, cols = em.holdout_cells(base.posterior_, ~missing_cells(Xv), holdout, rng)
+    full, _ = base._encode_blocks(Xv, base.posterior_)
+    rows, cols = em.holdout_cells(base.posterior_, ~missing_cells(base.posterior_, full, Xv.shape), holdout, rng)
     masked = mask_cells(Xv, rows, cols)
     train = base._latent_start(masked, y_codes)
-    full, _ = base._encode_blocks(Xv, base.posterior_)
     hidden = np.unique(rows)
     cap = max(1, n // (10 * len(base.classes_)))
     ref = holdout_rows(structure(masked, y), Xte, codes)

@@ -424,3 +424,37 @@ def test_out_of_support_agrees_with_encode(case):
     with pytest.raises(ValueError):
         fam.encode(bad)
     fam.encode(np.where(mask, np.nan, bad))  # the other cells are in the support
+
+
+#: the families whose block holds its mask otherwise than in a ``missing`` field, with the reason
+OWN_MASK = {"categorical": "the block is the code array itself (code -1)",
+            "multinomial": "sparse, and the input's own mask beside the marginalised columns (raw)",
+            "multinomial-sparse": "as multinomial", "complement-norm-sparse": "as multinomial"}
+
+
+def test_blocks_carry_one_missing_mask(case):
+    """Every encoded block carries its missing cells once, in one form read through the contract's
+    accessors: ``gen_missing`` gives the input's missing cells (NaN / None), ``all_missing`` its columns
+    missing in every row. Outside ``OWN_MASK`` a family keeps no override of either: the contract's
+    default reads the block's ``missing`` field, None when no cell is missing."""
+    name, make, data = case
+    fam, rng = make(), np.random.default_rng(3)
+    X = data(rng, 60)
+    A = np.array(X.toarray() if sp.issparse(X) else X, dtype=object)
+    A[rng.random(A.shape) < 0.15] = None
+    A[:, 0] = None  # a column missing in every row
+    A[5, 1] = None  # a cell missing in any family's data (the count families' draws have none)
+    expected = np.array([[v is None or (isinstance(v, float) and np.isnan(v)) for v in row] for row in A])
+    raw = A if fam.raw_values else np.where(expected, np.nan, A).astype(float)
+    block, _ = fam.encode(sp.csr_matrix(raw) if sp.issparse(X) else raw)
+    miss = fam.gen_missing(block)
+    np.testing.assert_array_equal(miss.toarray() if sp.issparse(miss) else miss, expected)
+    np.testing.assert_array_equal(fam.all_missing(block), expected.all(axis=0))
+    if name in OWN_MASK:
+        return
+    assert type(fam).gen_missing is Family.gen_missing and type(fam).all_missing is Family.all_missing
+    assert block.missing.shape == A.shape
+    full = np.asarray(X, dtype=float)
+    complete, _ = fam.encode(full[~np.isnan(full).any(axis=1)])
+    assert complete.missing is None or not complete.missing.any()  # (Hurdle keeps an all-False array)
+    assert not fam.gen_missing(complete).any() and not fam.all_missing(complete).any()
