@@ -52,11 +52,17 @@ print(json.dumps(sorted(m for m in sys.modules if m.startswith("bayesnb"))))
 """
 
 
-def test_import_bayesnb_leaves_the_on_call_wings_unloaded():
+def test_import_bayesnb_loads_only_its_helpers():
+    """Every public name but the warnings, ``set_progress`` and ``__version__`` is loaded when first used."""
     loaded = set(_loaded_after(LOADED.format(after="")))
-    assert "bayesnb.estimators" in loaded
+    assert loaded == {"bayesnb", "bayesnb._progress", "bayesnb._utils", "bayesnb._version"}, sorted(loaded)
+
+
+def test_an_estimator_leaves_the_on_call_wings_unloaded():
+    loaded = set(_loaded_after(LOADED.format(after="from bayesnb import CategoricalNB, NaiveBayes")))
+    assert {"bayesnb.estimators.single", "bayesnb.estimators.naive_bayes"} <= loaded
     left = sorted(m for m in loaded if any(m == w or m.startswith(w + ".") for w in ON_CALL))
-    assert left == [], f"import bayesnb loaded {left}: reach them through the lazy table of bayesnb/__init__.py"
+    assert left == [], f"the estimators loaded {left}: reach them through the lazy table of bayesnb/__init__.py"
 
 
 def test_a_lazy_name_loads_its_wing_on_first_use():
@@ -95,6 +101,7 @@ X.loc[::7, "a"] = None
 y = rng.integers(0, 2, 60)
 if {step!r} == "save":
     bayesnb.NaiveBayes().fit(X, y).save(sys.argv[1] + "/nb.bnb")
+    bayesnb.CategoricalNB().fit(X[["b"]], y).save(sys.argv[1] + "/cat.bnb")
     bayesnb.Imputer(configurations=["naive"]).fit(X, y).save(sys.argv[1] + "/imp.bnb")
     bayesnb.Synthesizer(structure="naive", latent=2).fit(X.assign(y=y)).save(sys.argv[1] + "/syn.bnb")
 elif {step!r} == "fit":
@@ -103,7 +110,9 @@ elif {step!r} == "fit":
     print(type(m.imputer_).__name__)
 else:
     assert "bayesnb.impute.imputer" not in sys.modules and "bayesnb.synth.synthesizer" not in sys.modules
-    print(" ".join(type(bayesnb.load(sys.argv[1] + "/" + f)).__name__ for f in ("nb.bnb", "imp.bnb", "syn.bnb")))
+    assert "bayesnb.estimators" not in sys.modules
+    files = ("cat.bnb", "nb.bnb", "imp.bnb", "syn.bnb")
+    print(" ".join(type(bayesnb.load(sys.argv[1] + "/" + f)).__name__ for f in files))
 """
 
 
@@ -114,10 +123,10 @@ def _fresh(step, *args):
 
 
 def test_lazily_loaded_classes_still_register_where_they_are_needed(tmp_path):
-    """A fresh interpreter that never named ``Imputer`` or ``Synthesizer`` still loads their files and fits
-    ``impute=True`` (their modules, loaded lazily, register them with the model file and the estimators)."""
+    """A fresh interpreter that never named an estimator, ``Imputer`` or ``Synthesizer`` still loads their files
+    and fits ``impute=True`` (their modules, loaded lazily, register them with the model file and the estimators)."""
     _fresh("save", str(tmp_path))
-    assert _fresh("load", str(tmp_path)) == "NaiveBayes Imputer Synthesizer"
+    assert _fresh("load", str(tmp_path)) == "CategoricalNB NaiveBayes Imputer Synthesizer"
     assert _fresh("fit") == "Imputer"
 
 

@@ -197,10 +197,20 @@ def composite(name):
     """
     if not isinstance(name, str):
         return None
-    package = sys.modules["bayesnb"]
-    if name not in _COMPOSITES and name in getattr(package, "__all__", ()):
-        getattr(package, name)  # imports the class's module, which registers it
+    if name not in _COMPOSITES:
+        _import_public(name)
     return _COMPOSITES.get(name)
+
+
+def _import_public(name: str) -> None:
+    """Import the module of ``name`` if it is a public name of :mod:`bayesnb` (a class registers when imported).
+
+    ``import bayesnb`` loads its estimators and wings lazily (PEP 562), so a model file may name a
+    class whose module no one has imported yet; nothing is imported for any other name.
+    """
+    package = sys.modules["bayesnb"]
+    if name in getattr(package, "__all__", ()):
+        getattr(package, name)
 
 
 def encode_estimator(model, enc):
@@ -404,6 +414,8 @@ def decode_estimator(node, dec):
     if not isinstance(node, dict):
         raise ModelFileError("an estimator must be a JSON object")
     name = node.get("estimator")
+    if isinstance(name, str):
+        _import_public(name)
     cls = registry()[0].get(name) if isinstance(name, str) else None
     if cls is None:
         raise ModelFileError(f"unknown estimator {str(name)[:80]!r} in this bayesnb version")
