@@ -170,3 +170,33 @@ def test_the_on_call_functions_work_in_a_fresh_interpreter(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     ok, n = map(int, r.stdout.strip().splitlines()[-1].split())
     assert ok == n == 8
+
+
+FIRST = """
+import importlib, json, sys
+import numpy, pandas, scipy.stats, sklearn.naive_bayes  # third-party modules stay loaded between the rounds
+bad = []
+for name in {names!r}:
+    for m in [m for m in sys.modules if m == "bayesnb" or m.startswith("bayesnb.")]:
+        del sys.modules[m]
+    try:
+        importlib.import_module(name)
+    except Exception as e:
+        bad.append(name + ": " + type(e).__name__ + ": " + str(e)[:200])
+print(json.dumps(bad))
+"""
+
+
+def test_each_package_imports_first():
+    """``import bayesnb`` no longer loads every wing in a fixed order, so each package (and top-level module)
+    must import on its own as the first thing an interpreter does (``import bayesnb.structure`` once failed:
+    its hierarchical prior loaded the families, which load the hierarchical prior)."""
+    from pathlib import Path
+
+    import bayesnb
+
+    root = Path(bayesnb.__file__).parent
+    names = sorted({f"bayesnb.{p.parent.name}" for p in root.glob("*/__init__.py")}
+                   | {f"bayesnb.{p.stem}" for p in root.glob("*.py") if p.stem not in ("__init__", "__main__")})
+    assert "bayesnb.structure" in names and "bayesnb.families" in names
+    assert _loaded_after(FIRST.format(names=names)) == []

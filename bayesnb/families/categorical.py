@@ -35,7 +35,8 @@ from . import dp_release
 from ._contract import Family
 from .capabilities import SHARED
 from . import _stick_rows, _tilted_gamma
-from .numeric import Memo, dirichlet_draws, draw_categories, maximise_evidence, observed_counts
+from .numeric import Memo, dirichlet_draws, draw_categories, observed_counts
+from ..structure.hierarchical import maximise_evidence
 from ._categorical_encoding import log_probs  # (CategoricalNB.feature_log_prob_)
 
 __all__ = ["Categorical", "CategoricalEncoding", "CategoricalStats", "Dirichlets"]

@@ -1,5 +1,10 @@
 """Numerical helpers the families share: alpha checks, evidence maximisation, class sums,
-sparse-safe log dot products and exact Dirichlet / categorical draws."""
+sparse-safe log dot products and exact Dirichlet / categorical draws.
+
+The bounded search for the evidence-maximising smoothing lives in
+:func:`bayesnb.structure.hierarchical.maximise_evidence` (it needs nothing of the families,
+so importing the structure package never loads them).
+"""
 
 from __future__ import annotations
 
@@ -7,13 +12,12 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import minimize_scalar
-
 from .._utils import hard_labels
+from ..structure.hierarchical import maximise_evidence
 
 __all__ = ["MAX_ALPHA", "check_alpha", "class_sums", "dirichlet_draws", "draw_categories", "float32_args",
            "observed_counts",
-           "float_array", "log_dot", "maximise_evidence", "resolve_scalar_alpha", "sample_class_feature", "weighted_class_cells"]
+           "float_array", "log_dot", "resolve_scalar_alpha", "sample_class_feature", "weighted_class_cells"]
 
 
 #: the largest smoothing pseudo-count accepted: as many rows as float64 counts exactly (2**53);
@@ -115,29 +119,6 @@ def check_alpha(alpha, who: str, allow_array: bool = True):
     if np.any(arr > MAX_ALPHA):
         raise ValueError(f"{who}: every alpha must be at most 2**53 (a pseudo-count of rows); received {arr!r}.")
     return arr
-
-
-def maximise_evidence(log_evidence_of_alpha, lo: float = 1e-4, hi: float = 1e4) -> float:
-    """Empirical Bayes: the smoothing strength that maximises the closed-form evidence.
-
-    Parameters
-    ----------
-    log_evidence_of_alpha : callable
-        ``f(alpha) -> float``, the log marginal likelihood of the training data.
-    lo, hi : float
-        Search interval for alpha (searched on a log scale).
-
-    Returns
-    -------
-    alpha : float
-    """
-    res = minimize_scalar(
-        lambda t: -log_evidence_of_alpha(float(np.exp(t))),
-        bounds=(np.log(lo), np.log(hi)),
-        method="bounded",
-        options={"xatol": 1e-4},
-    )
-    return float(np.exp(res.x))
 
 
 def resolve_scalar_alpha(alpha, evidence_fn) -> float:

@@ -56,7 +56,7 @@ The fit alternates, from tables = counts, until the concentrations settle:
 1. top-down, per level ``l = 1..m``: ``c_l`` maximises the sum over the level's contexts of the
    Dirichlet-multinomial log evidence of the context's data (counts at the leaves, table counts
    above) given ``c_l * b_ctx`` (a bounded 1-D search on ``log c``,
-   :func:`bayesnb.families.numeric.maximise_evidence`), and the level's priors are
+   :func:`maximise_evidence`), and the level's priors are
    ``c_l * b_ctx``;
 2. bottom-up: each level's data are its children's expected table counts, summed.
 
@@ -87,11 +87,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from scipy.optimize import minimize_scalar
 from scipy.special import digamma, gammaln
 
-from ..families.numeric import maximise_evidence
-
-__all__ = ["HierarchicalPrior", "expected_tables", "hierarchical_prior"]
+__all__ = ["HierarchicalPrior", "expected_tables", "hierarchical_prior", "maximise_evidence"]
 
 #: Search interval of each level's concentration.
 CONCENTRATION_BOUNDS = (1e-3, 1e4)
@@ -129,6 +128,29 @@ class HierarchicalPrior(NamedTuple):
     estimates: tuple
     class_concentration: float | None = None
     root: np.ndarray | None = None
+
+
+def maximise_evidence(log_evidence_of_alpha, lo: float = 1e-4, hi: float = 1e4) -> float:
+    """Empirical Bayes: the smoothing strength that maximises the closed-form evidence.
+
+    Parameters
+    ----------
+    log_evidence_of_alpha : callable
+        ``f(alpha) -> float``, the log marginal likelihood of the training data.
+    lo, hi : float
+        Search interval for alpha (searched on a log scale).
+
+    Returns
+    -------
+    alpha : float
+    """
+    res = minimize_scalar(
+        lambda t: -log_evidence_of_alpha(float(np.exp(t))),
+        bounds=(np.log(lo), np.log(hi)),
+        method="bounded",
+        options={"xatol": 1e-4},
+    )
+    return float(np.exp(res.x))
 
 
 def expected_tables(counts, prior) -> np.ndarray:
@@ -196,7 +218,7 @@ def _level_evidence_fn(data, base):
 
 def _fit_concentration(data, base, c0=None) -> float:
     """The ``c`` in :data:`CONCENTRATION_BOUNDS` that maximises :func:`_level_log_evidence`: a bounded
-    search on ``log c`` (:func:`bayesnb.families.numeric.maximise_evidence`), within a factor
+    search on ``log c`` (:func:`maximise_evidence`), within a factor
     :data:`WARM` of ``c0`` (the previous round's) when given, unless the maximum is at that window's edge."""
     ev = _level_evidence_fn(data, base)
 
