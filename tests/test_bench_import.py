@@ -13,13 +13,14 @@ import bench_import as bench
 def test_one_round_with_a_baseline(tmp_path):
     fake = tmp_path / "bayesnb"
     fake.mkdir()
-    (fake / "__init__.py").write_text('"""A stand-in that loads a heavy module."""\nimport sklearn.ensemble\n')
+    (fake / "__init__.py").write_text('"""A stand-in that loads a heavy module."""\nimport sklearn.ensemble\n'
+                                      'NaiveBayes = None\n')
     res = bench.run(1, baseline=str(tmp_path), own=True)
-    assert set(res) == {"bayesnb", "sklearn.naive_bayes", "bayesnb (baseline)", *bench.OWN, bench.BASELINE_OWN}
+    assert set(res) == {*bench.STATEMENTS, *bench.BASELINE, *bench.OWN, bench.BASELINE_OWN}
     assert all(r["seconds"] > 0 and r["cpu"] > 0 and r["rss_mib"] > 10 for r in res.values())
     assert res["bayesnb"]["heavy"] == [] and res["sklearn.naive_bayes"]["heavy"] == []
     assert res["bayesnb (baseline)"]["heavy"] == ["sklearn.ensemble"]
-    assert res["bayesnb"]["modules"] > 10 and res["bayesnb"]["pyc_kb"] > 10
+    assert res["bayesnb: NaiveBayes"]["modules"] > 10 and res["bayesnb: NaiveBayes"]["pyc_kb"] > 10
     assert res["sklearn.naive_bayes"]["modules"] == 0 and res["bayesnb (baseline)"]["modules"] == 1
     assert res[bench.BASELINE_OWN]["modules"] == 1 and res[bench.BASELINE_OWN]["heavy"] == ["sklearn.ensemble"]
     for name in bench.OWN:  # the second import of a pair adds less than either alone
