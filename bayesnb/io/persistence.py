@@ -63,13 +63,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..inference import nb_posterior as _post
 from .loadcheck import check_extras, check_model, check_naive_bayes_only
-from .tree import ESTIMATORS, Decoder, Encoder, registry, type_key
+from .tree import Decoder, Encoder, registry
 from .archive import DEFAULT_MAX_BYTES, DEFAULT_MAX_RATIO, ModelFileError, check_key, digest, read_model, sign
 from .._version import __version__
 from ..generative.values import support_from_dict, support_to_dict
 from ..privacy import DP
 
-__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_RATIO", "FORMAT_NAME", "FORMAT_VERSION", "ModelFileError", "PersistenceMixin",
+__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_RATIO", "FORMAT_NAME", "FORMAT_VERSION", "ModelFileError",
            "decode_estimator", "encode_estimator", "load", "read_model_file", "composite", "register_composite",
            "save"]
 
@@ -465,33 +465,3 @@ def _imputer_from_file(model, node, dec):
     if names is None or [str(c) for c in imp.columns_] != [str(c) for c in names]:
         raise ModelFileError("the model's imputer must have the model's feature columns")
     return imp
-
-
-class PersistenceMixin:
-    """``save(path)`` for every bayesnb estimator (load with :func:`bayesnb.load`).
-
-    Every concrete estimator class that derives from it is registered by name (a class
-    whose name starts with ``_`` or is ``BaseNB`` is abstract), so a model file can name it.
-    """
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        if not cls.__name__.startswith("_") and cls.__name__ != "BaseNB":
-            ESTIMATORS[type_key(cls)] = cls
-
-    def save(self, path, *, key=None, overwrite=False) -> None:
-        """Write the fitted model to ``path`` in bayesnb's safe, versioned format.
-
-        Parameters
-        ----------
-        path : str or os.PathLike
-            Destination (conventionally ``*.bnb``). Load with :func:`bayesnb.load`.
-        key : bytes or str, optional
-            Sign the file with HMAC-SHA256 under this secret key; :func:`bayesnb.load`
-            then needs the same key and refuses a file changed by anyone without it
-            (see :func:`bayesnb.io.persistence.save`). The file is not encrypted.
-        overwrite : bool, default False
-            Replace ``path`` if it exists; by default an existing file is refused with a
-            ``FileExistsError`` naming it.
-        """
-        save(self, path, key=key, overwrite=overwrite)
