@@ -200,3 +200,48 @@ def test_each_package_imports_first():
                    | {f"bayesnb.{p.stem}" for p in root.glob("*.py") if p.stem not in ("__init__", "__main__")})
     assert "bayesnb.structure" in names and "bayesnb.families" in names
     assert _loaded_after(FIRST.format(names=names)) == []
+
+
+#: what the estimators use only on some calls (estimators/_on_call.py, generative/_lazy.py, io.saving): left
+#: unloaded by defining, fitting and using a naive model, loaded by the first call that needs them
+DEFERRED = ("bayesnb.structure.engine", "bayesnb.structure.select", "bayesnb.structure.exact_impute",
+            "bayesnb.inference.nuts", "bayesnb.inference.numpyro_model", "bayesnb.inference.draws",
+            "bayesnb.criticism", "bayesnb.generative.latent", "bayesnb.io.persistence", "bayesnb.io.tree",
+            "bayesnb.io.loadcheck", "bayesnb.io.archive", "bayesnb.estimators.outlier")
+
+ESTIMATOR_USE = """
+import json, sys, warnings
+warnings.simplefilter("ignore")
+import numpy as np, pandas as pd
+from bayesnb import CategoricalNB, NaiveBayes
+deferred = {deferred!r}
+loaded = lambda: sorted(m for m in deferred if m in sys.modules)
+rng = np.random.default_rng(0)
+X = pd.DataFrame({{"a": rng.choice(["x", "y"], 80), "b": rng.choice(["u", "v", "w"], 80), "c": rng.normal(size=80)}})
+y = rng.integers(0, 2, 80)
+steps = {{"defined": loaded()}}
+m = NaiveBayes().fit(X, y)
+m.predict_proba(X), m.score(X, y), m.sample(5, random_state=0), m.impute(X.mask(X == "x"), random_state=0)
+CategoricalNB().fit(X[["a", "b"]], y).predict(X[["a", "b"]])
+steps["naive fit, predict, sample, impute"] = loaded()
+tan = NaiveBayes(structure="tan").fit(X, y)
+tan.predict(X), tan.sample_posterior(20, random_state=0)
+steps["tan"] = loaded()
+m.save(sys.argv[1] + "/m.bnb")
+steps["save"] = loaded()
+print(json.dumps(steps))
+"""
+
+
+def test_the_estimators_load_what_some_calls_use_on_those_calls(tmp_path):
+    """``from bayesnb import NaiveBayes`` (and a naive fit, predict, sample, impute) loads none of the structure
+    engine, NUTS, the NumPyro model, the ArviZ layouts or the model format; a structure loads its engine and
+    ``sample_posterior`` its layouts on the call, and ``save`` the model format."""
+    r = run_python(["-c", ESTIMATOR_USE.format(deferred=DEFERRED), str(tmp_path)])
+    assert r.returncode == 0, r.stderr[-3000:]
+    steps = json.loads(r.stdout.strip().splitlines()[-1])
+    assert steps["defined"] == [] and steps["naive fit, predict, sample, impute"] == []
+    assert {"bayesnb.structure.engine", "bayesnb.structure.select", "bayesnb.criticism"} <= set(steps["tan"])
+    assert not {"bayesnb.inference.nuts", "bayesnb.io.persistence"} & set(steps["tan"])
+    assert {"bayesnb.io.persistence", "bayesnb.io.tree", "bayesnb.io.archive"} <= set(steps["save"])
+    assert "bayesnb.estimators.outlier" not in steps["save"]

@@ -203,7 +203,7 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
         self.structure_kind_ = chosen.kind
         self.structure_hierarchical_ = chosen.hierarchical
         self.structure_hierarchical_numeric_ = chosen.hierarchical  # numeric nodes too (Histogram)
-        self.structure_ = self._named(nodes, parents[chosen.kind])
+        self.structure_ = self._named([(nd.block, nd.col) for nd in nodes], parents[chosen.kind])
         if fitted is not None:
             self._mixed = fitted
             self.structure_parents_ = self._mixed.parents
@@ -266,18 +266,19 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
                                                       noise_var=self._noise_variances())
         if getattr(self, "structure_priors_", None) is not None:  # the priors EM held fixed
             self._mixed = on_call.structured_em.with_priors(self._mixed, self.structure_priors_, self._who)
-        self.structure_ = self._named(nodes, parents)
+        self.structure_ = self._named([(nd.block, nd.col) for nd in nodes], parents)
 
     def _node_names(self, nodes):
         """The feature name of every node."""
         post = self.posterior_
         return [str(post.blocks[nd.block].names[nd.col]) for nd in nodes]
 
-    def _named(self, nodes, parents):
-        """``structure_``: feature name -> parent names, in the order of the columns of X."""
+    def _named(self, cells, parents):
+        """``structure_``: feature name -> parent names, in the order of the columns of X (``cells``: the
+        ``(block, column in block)`` of each node)."""
         post = self.posterior_
         names = [str(nm) for b in post.blocks for nm in b.names]
-        pos = [int(post.blocks[nd.block].columns[nd.col]) for nd in nodes]
+        pos = [int(post.blocks[b].columns[c]) for b, c in cells]
         return {names[j]: tuple(names[p] for p in parents[j]) for j in np.argsort(pos, kind="stable")}
 
     def _set_attributes(self):
@@ -285,10 +286,8 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
         super()._set_attributes()
         self.structure_kind_ = "naive"
         self.structure_hierarchical_ = self.structure_hierarchical_numeric_ = False
-        blocks = self.posterior_.blocks
-        nodes = [on_call.engine.Node(b, c, None, None, False, 0, None, None) for b, blk in enumerate(blocks)
-                 for c in range(len(blk.names))]
-        self.structure_ = self._named(nodes, [()] * len(nodes))
+        cells = [(b, c) for b, blk in enumerate(self.posterior_.blocks) for c in range(len(blk.names))]
+        self.structure_ = self._named(cells, [()] * len(cells))  # no engine: a naive fit never needs it
 
     def _structure_joint(self, X, model=None):
         model = self._mixed if model is None else model
