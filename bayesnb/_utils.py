@@ -522,7 +522,7 @@ def lazy_exports(package: str, homes: dict):
         ``{name: home}``: the name is what ``from <home> import <name>`` written in that module
         would give, a bare home being a sibling module (``{"load": "persistence"}`` is
         ``from .persistence import load``; ``{"engine": "..structure"}`` is ``from ..structure
-        import engine``, a submodule). It is imported on first use and kept in the module.
+        import engine``, a submodule), imported on first use.
 
     Returns
     -------
@@ -535,12 +535,10 @@ def lazy_exports(package: str, homes: dict):
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         home = homes[name] if homes[name].startswith(".") else f".{homes[name]}"
         module = importlib.import_module(home, sys.modules[package].__package__)
-        try:
-            value = getattr(module, name)
+        try:  # looked up on every use (not kept), so the home's current attribute is the one given
+            return getattr(module, name)
         except AttributeError:  # ``from pkg import sub``: a submodule not imported yet
-            value = importlib.import_module(f"{module.__name__}.{name}")
-        setattr(sys.modules[package], name, value)  # later uses are plain attribute look-ups
-        return value
+            return importlib.import_module(f"{module.__name__}.{name}")
 
     def __dir__():
         return sorted(set(homes) | set(vars(importlib.import_module(package))))
