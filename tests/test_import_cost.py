@@ -245,3 +245,17 @@ def test_the_estimators_load_what_some_calls_use_on_those_calls(tmp_path):
     assert not {"bayesnb.inference.nuts", "bayesnb.io.persistence"} & set(steps["tan"])
     assert {"bayesnb.io.persistence", "bayesnb.io.tree", "bayesnb.io.archive"} <= set(steps["save"])
     assert "bayesnb.estimators.outlier" not in steps["save"]
+
+
+def test_the_estimators_static_imports_match_their_lazy_table():
+    """``bayesnb.estimators`` names its classes lazily too; its ``if TYPE_CHECKING:`` block (the API docs read
+    it) lists the same names and homes."""
+    import ast
+    from pathlib import Path
+
+    import bayesnb.estimators as est
+
+    tree = ast.parse(Path(est.__file__).read_text())
+    block = next(n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", None) == "TYPE_CHECKING")
+    assert {a.name: node.module for node in block.body for a in node.names} == est._HOMES
+    assert "TYPE_CHECKING" not in dir(est) and set(est.__all__) <= set(dir(est))

@@ -9,7 +9,17 @@ The names are imported from their module when first used, so ``from bayesnb impo
 loads neither ``NaiveBayes`` nor the outlier detector.
 """
 
+from typing import TYPE_CHECKING
+
 from .._utils import lazy_exports
+
+if TYPE_CHECKING:  # what the lazy table below gives, for static readers (type checkers, IDEs, the API docs)
+    from ._basenb import BaseNB
+    from .auto_features import auto_blocks
+    from .naive_bayes import NaiveBayes
+    from .outlier import NBOutlierDetector
+    from .single import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
+    from .validation import MAX_TOTAL_WEIGHT
 
 _HOMES = {
     "BaseNB": "_basenb",
@@ -27,3 +37,4 @@ _HOMES = {
 __all__ = ["BaseNB", "BernoulliNB", "CategoricalNB", "ComplementNB", "GaussianNB", "MultinomialNB", "NaiveBayes",
            "NBOutlierDetector"]
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES)
+del TYPE_CHECKING  # not a public name of the package
