@@ -27,35 +27,49 @@ from ._utils import (
     lazy_exports,
 )
 from ._version import __version__
-from .estimators import (
-    BernoulliNB,
-    CategoricalNB,
-    ComplementNB,
-    GaussianNB,
-    MultinomialNB,
-    NaiveBayes,
-    NBOutlierDetector,
-)
-from .families import Bernoulli, Categorical, Complement, Gaussian, Histogram, Hurdle, LogNormal, Multinomial, Poisson
-from .generative import LatentClassFit
-from .inference.nb_posterior import NBPosterior
-from .privacy import DP
 
 if TYPE_CHECKING:  # what the lazy table below gives, for static readers (type checkers, IDEs, the API docs)
     from .criticism.checks import check_independence, check_marginals, check_mcar
     from .criticism.diagnostics import compare_posteriors
+    from .estimators.naive_bayes import NaiveBayes
+    from .estimators.outlier import NBOutlierDetector
+    from .estimators.single import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
+    from .families import Bernoulli, Categorical, Complement, Gaussian, Histogram, Hurdle, LogNormal, Multinomial, Poisson
     from .impute.imputer import Imputer
     from .impute.pooling import pool
     from .impute.selfmasking import MNARImputation, impute_mnar, mnar_sensitivity
     from .impute.table import TableImputation, impute_table
+    from .inference.em import LatentClassFit
+    from .inference.nb_posterior import NBPosterior
     from .io.persistence import load
+    from .privacy import DP
     from .synth.quality import SyntheticReport, synthetic_report
     from .synth.synthesizer import Synthesizer
 
-#: the names that live in a wing used only on call (criticism, imputation, the model file, synthetic data):
-#: imported from their module when first used (PEP 562), so ``import bayesnb`` loads only what the
-#: estimators need
+#: every public name but the warnings, ``set_progress`` and ``__version__`` lives in a module imported when the
+#: name is first used (PEP 562): ``import bayesnb`` loads none of them, ``from bayesnb import CategoricalNB``
+#: loads what that estimator needs, and a wing used only on call (criticism, imputation, the model file,
+#: synthetic data) loads when its function is called
 _HOMES = {
+    "BernoulliNB": "estimators.single",
+    "CategoricalNB": "estimators.single",
+    "ComplementNB": "estimators.single",
+    "GaussianNB": "estimators.single",
+    "MultinomialNB": "estimators.single",
+    "NaiveBayes": "estimators.naive_bayes",
+    "NBOutlierDetector": "estimators.outlier",
+    "Bernoulli": "families",
+    "Categorical": "families",
+    "Complement": "families",
+    "Gaussian": "families",
+    "Histogram": "families",
+    "Hurdle": "families",
+    "LogNormal": "families",
+    "Multinomial": "families",
+    "Poisson": "families",
+    "LatentClassFit": "inference.em",
+    "NBPosterior": "inference.nb_posterior",
+    "DP": "privacy",
     "check_independence": "criticism.checks",
     "check_marginals": "criticism.checks",
     "check_mcar": "criticism.checks",

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import sys
 import warnings
 from collections.abc import Sequence
 
@@ -489,29 +490,38 @@ def check_memory(n_values, what: str, who: str) -> None:
 
 
 def lazy_exports(package: str, homes: dict):
-    """``(__getattr__, __dir__)`` of a package whose public names live in its submodules.
+    """``(__getattr__, __dir__)`` of a module whose public names live in other modules, imported on first use.
 
     A wing's ``__init__`` lists where each of its public names lives and imports that
     submodule only when the name is first used (PEP 562), so importing one module of the
-    wing never loads the others.
+    wing never loads the others. A module may list the modules it uses only on some calls the
+    same way (``{"engine": "..structure"}``, then ``on_call.engine.fit(...)``).
 
     Parameters
     ----------
     package : str
-        The package's ``__name__``.
+        The ``__name__`` of the module declaring the table (a package's ``__init__`` or a module).
     homes : dict
-        ``{public name: submodule name}`` (e.g. ``{"load": "persistence"}``).
+        ``{name: home}``: the name is what ``from <home> import <name>`` written in that module
+        would give, a bare home being a sibling module (``{"load": "persistence"}`` is
+        ``from .persistence import load``; ``{"engine": "..structure"}`` is ``from ..structure
+        import engine``, a submodule), imported on first use.
 
     Returns
     -------
     tuple of callables
-        The package's module-level ``__getattr__`` and ``__dir__``.
+        The module-level ``__getattr__`` and ``__dir__``.
     """
 
     def __getattr__(name):
         if name not in homes:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        return getattr(importlib.import_module(f"{package}.{homes[name]}"), name)
+        home = homes[name] if homes[name].startswith(".") else f".{homes[name]}"
+        module = importlib.import_module(home, sys.modules[package].__package__)
+        try:  # looked up on every use (not kept), so the home's current attribute is the one given
+            return getattr(module, name)
+        except AttributeError:  # ``from pkg import sub``: a submodule not imported yet
+            return importlib.import_module(f"{module.__name__}.{name}")
 
     def __dir__():
         return sorted(set(homes) | set(vars(importlib.import_module(package))))

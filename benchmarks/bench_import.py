@@ -1,6 +1,11 @@
 """Import cost: ``import bayesnb`` against ``import sklearn.naive_bayes``, each in fresh subprocesses.
 
-Each round starts one fresh interpreter per statement, the order running through the
+Two pairs of statements: ``import bayesnb`` against ``import sklearn.naive_bayes`` (the bar of
+issue 29), and what a user pays to get an estimator, ``from bayesnb import NaiveBayes`` against
+``from sklearn.naive_bayes import GaussianNB`` (``import bayesnb`` loads its estimators only when
+first named).
+
+Each round starts one fresh interpreter per statement (all four), the order running through the
 rotations of the statements and of their reverse, round after round (so that load from other
 jobs on a shared machine, and any effect of going first or last, hits all alike), and each
 interpreter reports:
@@ -17,19 +22,20 @@ interpreter reports:
   unmarshals.
 
 The script prints the median over the rounds of each, the ratios of the medians
-(bayesnb / scikit-learn) and the target of issue 29 (time <= 1.0x, no heavy module; reported
-as met only when the wall and the CPU time ratios are both <= 1.0x).
+(bayesnb / scikit-learn) of each pair and the target of issue 29 for the first pair (time <= 1.0x,
+no heavy module; reported as met only when the wall and the CPU time ratios are both <= 1.0x).
 
-Before the rounds, one warm-up import of each runs with byte-code writing allowed (even when
-``PYTHONDONTWRITEBYTECODE`` is set), so that the rounds read compiled ``.pyc`` files as an
-installed package does, instead of compiling every module each time.
+Before the rounds, one warm-up interpreter per checkout runs all its statements with byte-code
+writing allowed (even when ``PYTHONDONTWRITEBYTECODE`` is set), so that the rounds read compiled
+``.pyc`` files as an installed package does, instead of compiling every module each time.
 
-With ``--own`` two more interpreters per round split the cost: each imports one of the two
-first, untimed, then times the other, so the row holds only what the second adds of its own
-(``bayesnb``'s own modules; ``sklearn.naive_bayes`` and what it loads beyond ``bayesnb``).
+With ``--own`` two more interpreters per round split the cost of the second pair: each imports
+one of ``sklearn.naive_bayes`` and ``NaiveBayes`` first, untimed, then times the other, so the row
+holds only what the second adds of its own (``bayesnb``'s own modules; ``sklearn.naive_bayes``
+and what it loads beyond ``bayesnb``).
 
-With ``--baseline DIR`` a third interpreter per round imports the ``bayesnb`` of another
-checkout (``DIR`` first on ``PYTHONPATH``), e.g. an older commit exported with
+With ``--baseline DIR`` two more interpreters per round run the two ``bayesnb`` statements with
+the ``bayesnb`` of another checkout (``DIR`` first on ``PYTHONPATH``), e.g. an older commit exported with
 ``git archive REV | tar -x -C DIR``: before and after, measured side by side.
 With both, one more interpreter per round times the baseline's own cost the same way.
 
@@ -54,14 +60,25 @@ from pathlib import Path
 #: modules ``import bayesnb`` must not load (issue 29); also checked by tests/test_import_cost.py
 HEAVY = ("sklearn.ensemble", "matplotlib", "jax", "numpyro", "dask")
 
-STATEMENTS = {"bayesnb": "import bayesnb", "sklearn.naive_bayes": "import sklearn.naive_bayes"}
+STATEMENTS = {"bayesnb": "import bayesnb", "sklearn.naive_bayes": "import sklearn.naive_bayes",
+              "bayesnb: NaiveBayes": "from bayesnb import NaiveBayes",
+              "sklearn.naive_bayes: GaussianNB": "from sklearn.naive_bayes import GaussianNB"}
 
-#: ``--own``: (untimed import first, timed statement) per row
-OWN = {"bayesnb's own (after sklearn.naive_bayes)": ("import sklearn.naive_bayes", "import bayesnb"),
-       "sklearn.naive_bayes's own (after bayesnb)": ("import bayesnb", "import sklearn.naive_bayes")}
+#: the pairs compared (bayesnb's statement, scikit-learn's); the first is the bar of issue 29
+PAIRS = (("bayesnb", "sklearn.naive_bayes"), ("bayesnb: NaiveBayes", "sklearn.naive_bayes: GaussianNB"))
 
-#: ``--own --baseline``: the baseline's ``bayesnb`` after ``sklearn.naive_bayes``
-BASELINE_OWN = "bayesnb (baseline)'s own (after sklearn.naive_bayes)"
+#: ``--baseline``: the statements of :data:`STATEMENTS` also run with the baseline's ``bayesnb``
+BASELINE = {"bayesnb (baseline)": "bayesnb", "bayesnb (baseline): NaiveBayes": "bayesnb: NaiveBayes"}
+
+#: ``--own``: (untimed import first, timed statement) per row, on the second pair (``import bayesnb`` loads
+#: only its helpers: the estimator is where its own modules are)
+OWN = {"bayesnb: NaiveBayes's own (after sklearn.naive_bayes)": ("import sklearn.naive_bayes",
+                                                                "from bayesnb import NaiveBayes"),
+       "sklearn.naive_bayes's own (after bayesnb: NaiveBayes)": ("from bayesnb import NaiveBayes",
+                                                                "import sklearn.naive_bayes")}
+
+#: ``--own --baseline``: the baseline's ``from bayesnb import NaiveBayes`` after ``sklearn.naive_bayes``
+BASELINE_OWN = "bayesnb (baseline): NaiveBayes's own (after sklearn.naive_bayes)"
 
 #: run in the child: time the statement, then report its time, peak RSS and heavy modules as JSON
 CHILD = """
@@ -118,8 +135,8 @@ def run(rounds: int, baseline: str | None = None, own: bool = False) -> dict:
         Fresh interpreters per statement (the order of the statements runs through their
         rotations and those of the reverse order, round after round).
     baseline : str, optional
-        A folder holding another ``bayesnb`` package: also time ``import bayesnb`` from there
-        (under the name ``"bayesnb (baseline)"``; with ``own``, also its own cost, :data:`BASELINE_OWN`).
+        A folder holding another ``bayesnb`` package: also time the ``bayesnb`` statements with it
+        (under the names of :data:`BASELINE`; with ``own``, also its own cost, :data:`BASELINE_OWN`).
     own : bool, default=False
         Also time each statement after the other (the rows of :data:`OWN`).
 
@@ -138,14 +155,19 @@ def run(rounds: int, baseline: str | None = None, own: bool = False) -> dict:
             raise ValueError(f"bench_import: no bayesnb package in --baseline {baseline!r}")
         path = os.pathsep.join([str(Path(baseline).resolve()), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
         # ``python -c`` puts its working folder first on sys.path: run it in the baseline's folder
-        jobs["bayesnb (baseline)"] = ("import bayesnb", dict(os.environ, PYTHONPATH=path), baseline, "")
+        jobs.update({name: (STATEMENTS[of], dict(os.environ, PYTHONPATH=path), baseline, "")
+                     for name, of in BASELINE.items()})
         if own:  # the baseline's own modules, the figure least disturbed by scikit-learn's share
-            jobs[BASELINE_OWN] = ("import bayesnb", dict(os.environ, PYTHONPATH=path), baseline,
+            jobs[BASELINE_OWN] = (STATEMENTS["bayesnb: NaiveBayes"], dict(os.environ, PYTHONPATH=path), baseline,
                                   "import sklearn.naive_bayes")
     if own:
         jobs.update({name: (statement, dict(os.environ), None, prelude) for name, (prelude, statement) in OWN.items()})
-    for name, (statement, env, cwd, _) in jobs.items():  # warm-up: write the .pyc files
-        where = measure(statement, {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}, cwd)["bayesnb"]
+    checkouts = {}  # warm-up: write the .pyc files, one interpreter per checkout running all its statements
+    for name, (statement, env, cwd, prelude) in jobs.items():
+        checkouts.setdefault(cwd, (name, env, []))[2].extend(s for s in (prelude, statement) if s)
+    for cwd, (name, env, statements) in checkouts.items():
+        where = measure("\n".join(dict.fromkeys(statements)),
+                        {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}, cwd)["bayesnb"]
         if cwd is not None and not Path(where).resolve().is_relative_to(Path(cwd).resolve()):
             raise RuntimeError(f"bench_import: {name} imported {where}, not the package in {cwd}")
     samples = {name: [] for name in jobs}
@@ -167,7 +189,6 @@ def main(argv=None) -> int:
     ap.add_argument("--own", action="store_true", help="also time each import after the other (its own cost)")
     args = ap.parse_args(argv)
     res = run(args.rounds, args.baseline, args.own)
-    bnb, sk = res["bayesnb"], res["sklearn.naive_bayes"]
     print(f"median of {args.rounds} fresh interpreters each, interleaved; load average "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("| import | time s | CPU s | peak RSS MiB | bayesnb modules (byte code kB) | heavy modules loaded |")
@@ -175,15 +196,17 @@ def main(argv=None) -> int:
     for name, r in res.items():
         print(f"| {name} | {r['seconds']:.3f} | {r['cpu']:.3f} | {r['rss_mib']:.1f} | "
               f"{r['modules']:.0f} ({r['pyc_kb']:,.0f}) | {', '.join(r['heavy']) or 'none'} |")
-    ratio_t, ratio_c = bnb["seconds"] / sk["seconds"], bnb["cpu"] / sk["cpu"]
-    ratio_m = bnb["rss_mib"] / sk["rss_mib"]
-    met = ratio_t <= 1.0 and ratio_c <= 1.0 and not bnb["heavy"]
-    print(f"\nbayesnb / sklearn.naive_bayes: time {ratio_t:.3f}x, CPU {ratio_c:.3f}x, peak RSS {ratio_m:.3f}x; "
-          f"target (time <= 1.0x, none of {', '.join(HEAVY)}): {'met' if met else 'MISSED'}")
-    if "bayesnb (baseline)" in res:
-        old = res["bayesnb (baseline)"]
-        print(f"baseline bayesnb / sklearn.naive_bayes: time {old['seconds'] / sk['seconds']:.3f}x, "
-              f"CPU {old['cpu'] / sk['cpu']:.3f}x, peak RSS {old['rss_mib'] / sk['rss_mib']:.3f}x")
+    print()
+    pairs = list(PAIRS) + [(old, PAIRS[i][1]) for i, old in enumerate(BASELINE) if old in res]
+    for i, (mine, theirs) in enumerate(pairs):
+        bnb, sk = res[mine], res[theirs]
+        ratio_t, ratio_c = bnb["seconds"] / sk["seconds"], bnb["cpu"] / sk["cpu"]
+        line = (f"{mine} / {theirs}: time {ratio_t:.3f}x, CPU {ratio_c:.3f}x, "
+                f"peak RSS {bnb['rss_mib'] / sk['rss_mib']:.3f}x")
+        if i == 0:
+            met = ratio_t <= 1.0 and ratio_c <= 1.0 and not bnb["heavy"]
+            line += f"; target (time <= 1.0x, none of {', '.join(HEAVY)}): {'met' if met else 'MISSED'}"
+        print(line)
     return 0
 
 

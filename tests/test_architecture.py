@@ -72,6 +72,25 @@ def test_a_cycle_through_a_lazy_table_is_seen(tmp_path):
     assert arch.cycles(graph) == [["pkg.user", "pkg.wing", "pkg.wing.impl"]]
 
 
+def test_a_modules_table_of_on_call_modules_is_seen(tmp_path):
+    """A plain module's lazy table of modules in other packages (``{"engine": "..structure"}``) is an edge to
+    each, so a cycle through one is still seen."""
+    pkg = tmp_path / "pkg"
+    (pkg / "est").mkdir(parents=True)
+    (pkg / "structure").mkdir()
+    for f in ("__init__.py", "_utils.py", "est/__init__.py", "structure/__init__.py"):
+        (pkg / f).write_text("")
+    (pkg / "est" / "on_call.py").write_text("from .._utils import lazy_exports\n_HOMES = {'engine': '..structure', "
+                                            "'fit': 'model'}\n__getattr__, __dir__ = lazy_exports(__name__, _HOMES)\n")
+    (pkg / "est" / "model.py").write_text("def fit():\n    pass\n")
+    (pkg / "structure" / "engine.py").write_text("")
+    graph = arch.import_graph(pkg)
+    assert graph["pkg.est.on_call"] == ["pkg._utils", "pkg.est.model", "pkg.structure", "pkg.structure.engine"]
+    assert arch.cycles(graph) == []
+    (pkg / "structure" / "engine.py").write_text("from ..est import on_call\n")
+    assert arch.cycles(arch.import_graph(pkg)) == [["pkg.est.on_call", "pkg.structure.engine"]]
+
+
 def test_a_lazy_table_must_be_a_dict_literal(tmp_path):
     pkg = tmp_path / "pkg"
     pkg.mkdir()

@@ -14,13 +14,14 @@ def test_one_round_with_a_baseline(tmp_path):
     fake = tmp_path / "bayesnb"
     fake.mkdir()
     # a heavy module of bench.HEAVY that is cheap to import (sklearn.ensemble took ~1 s per interpreter)
-    (fake / "__init__.py").write_text('"""A stand-in that loads a heavy module."""\nimport matplotlib\n')
+    (fake / "__init__.py").write_text('"""A stand-in that loads a heavy module."""\nimport matplotlib\n'
+                                      'NaiveBayes = None\n')
     res = bench.run(1, baseline=str(tmp_path), own=True)
-    assert set(res) == {"bayesnb", "sklearn.naive_bayes", "bayesnb (baseline)", *bench.OWN, bench.BASELINE_OWN}
+    assert set(res) == {*bench.STATEMENTS, *bench.BASELINE, *bench.OWN, bench.BASELINE_OWN}
     assert all(r["seconds"] > 0 and r["cpu"] > 0 and r["rss_mib"] > 10 for r in res.values())
     assert res["bayesnb"]["heavy"] == [] and res["sklearn.naive_bayes"]["heavy"] == []
     assert res["bayesnb (baseline)"]["heavy"] == ["matplotlib"]
-    assert res["bayesnb"]["modules"] > 10 and res["bayesnb"]["pyc_kb"] > 10
+    assert res["bayesnb: NaiveBayes"]["modules"] > 10 and res["bayesnb: NaiveBayes"]["pyc_kb"] > 10
     assert res["sklearn.naive_bayes"]["modules"] == 0 and res["bayesnb (baseline)"]["modules"] == 1
     assert res[bench.BASELINE_OWN]["modules"] == 1 and res[bench.BASELINE_OWN]["heavy"] == ["matplotlib"]
     for name in bench.OWN:  # the second import of a pair adds less than either alone

@@ -280,7 +280,7 @@ def test_bounded_brent_takes_scipys_steps_bit_for_bit(bounds, xatol):
     concentration evidence of a level of counts."""
     from scipy.optimize import minimize_scalar
 
-    from bayesnb.families.numeric import bounded_brent
+    from bayesnb.structure.hierarchical import bounded_brent
     from bayesnb.structure.hierarchical import _level_evidence_fn
 
     n = _counts(3, (2, 3, 4))
@@ -293,7 +293,7 @@ def test_bounded_brent_takes_scipys_steps_bit_for_bit(bounds, xatol):
 
 
 def test_bounded_brent_refuses_bad_bounds():
-    from bayesnb.families.numeric import bounded_brent
+    from bayesnb.structure.hierarchical import bounded_brent
 
     with pytest.raises(ValueError, match="finite bounds"):
         bounded_brent(abs, 1.0, 0.0)

@@ -9,84 +9,73 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from conftest import run_python
 
 #: modules (and their submodules) that ``import bayesnb`` must leave unloaded
 HEAVY = ("sklearn.ensemble", "matplotlib", "jax", "numpyro", "dask")
+
+CODE = """
+import json, sys
+import bayesnb
+heavy = {heavy!r}
+print(json.dumps(sorted(m for m in sys.modules if any(m == h or m.startswith(h + ".") for h in heavy))))
+"""
+
+
+def _loaded_after(statement_code):
+    r = run_python(["-c", statement_code])
+    assert r.returncode == 0, r.stderr[-3000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_import_bayesnb_loads_no_heavy_module():
+    loaded = _loaded_after(CODE.format(heavy=HEAVY))
+    assert loaded == [], f"import bayesnb loaded {loaded[:10]}: import them inside the functions that use them"
+
+
+def test_the_check_sees_a_heavy_module():
+    """The same check reports a heavy module once something has imported it."""
+    code = CODE.format(heavy=HEAVY).replace("import bayesnb\n", "import bayesnb\nimport sklearn.ensemble\n")
+    assert "sklearn.ensemble" in _loaded_after(code)
+
 
 #: wings used only on call: ``import bayesnb`` reaches their names through its lazy table (PEP 562)
 ON_CALL = ("bayesnb.synth", "bayesnb.impute.table", "bayesnb.impute.imputer", "bayesnb.impute.selfmasking",
            "bayesnb.impute.pooling", "bayesnb.criticism.checks", "bayesnb.io.imputer_file",
            "bayesnb.io.synthesizer_file")
 
-#: one fresh interpreter, in steps, each step reporting what ``sys.modules`` then holds (as JSON): right after
-#: ``import bayesnb``; a fit with ``impute=True`` (its imputer loaded lazily); the lazy names used; and last
-#: ``sklearn.ensemble`` imported, to show that the check sees a heavy module once something has loaded it.
-#: One interpreter instead of one per test (each start imports scikit-learn and pandas anew).
-FRESH = """
-import json, sys, warnings
-warnings.simplefilter("ignore")
+LOADED = """
+import json, sys
 import bayesnb
-heavy = {heavy!r}
-def loaded(prefixes):
-    return sorted(m for m in sys.modules if any(m == h or m.startswith(h + ".") for h in prefixes))
-out = {{"heavy": loaded(heavy), "bayesnb": loaded(["bayesnb"])}}
-import numpy as np, pandas as pd
-rng = np.random.default_rng(0)
-X = pd.DataFrame({{"a": rng.choice(["x", "y"], 60), "b": rng.choice(["u", "v", "w"], 60), "c": rng.normal(size=60)}})
-X.loc[::7, "a"] = None
-y = rng.integers(0, 2, 60)
-out["imputer_before_fit"] = "bayesnb.impute.imputer" in sys.modules
-out["fit"] = type(bayesnb.NaiveBayes().fit(X, y, impute=True).imputer_).__name__
-out["lazy_before_use"] = loaded(["bayesnb.synth.synthesizer", "bayesnb.impute.table"])
-bayesnb.Synthesizer, bayesnb.impute_table
-out["after_lazy_use"] = loaded(["bayesnb"])
-from bayesnb.synth.synthesizer import Synthesizer
-assert bayesnb.Synthesizer is Synthesizer and "Synthesizer" in dir(bayesnb)
-assert set(bayesnb.__all__) <= set(dir(bayesnb))
-assert not {{"TYPE_CHECKING", "lazy_exports"}} & set(dir(bayesnb))
-from bayesnb import plot, datasets
-out["lazy_checks"] = "passed"
-import sklearn.ensemble
-out["heavy_after_sklearn_ensemble"] = loaded(heavy)
-print(json.dumps(out))
+{after}
+print(json.dumps(sorted(m for m in sys.modules if m.startswith("bayesnb"))))
 """
 
 
-def _last_line(r):
-    assert r.returncode == 0, r.stderr[-3000:]
-    return r.stdout.strip().splitlines()[-1]
+def test_import_bayesnb_loads_only_its_helpers():
+    """Every public name but the warnings, ``set_progress`` and ``__version__`` is loaded when first used."""
+    loaded = set(_loaded_after(LOADED.format(after="")))
+    assert loaded == {"bayesnb", "bayesnb._progress", "bayesnb._utils", "bayesnb._version"}, sorted(loaded)
 
 
-@pytest.fixture(scope="module")
-def fresh():
-    """What a fresh interpreter holds after each step of :data:`FRESH`."""
-    return json.loads(_last_line(run_python(["-c", FRESH.format(heavy=HEAVY)])))
-
-
-def test_import_bayesnb_loads_no_heavy_module(fresh):
-    loaded = fresh["heavy"]
-    assert loaded == [], f"import bayesnb loaded {loaded[:10]}: import them inside the functions that use them"
-
-
-def test_the_check_sees_a_heavy_module(fresh):
-    """The same check reports a heavy module once something has imported it."""
-    assert "sklearn.ensemble" in fresh["heavy_after_sklearn_ensemble"]
-
-
-def test_import_bayesnb_leaves_the_on_call_wings_unloaded(fresh):
-    loaded = set(fresh["bayesnb"])
-    assert "bayesnb.estimators" in loaded
+def test_an_estimator_leaves_the_on_call_wings_unloaded():
+    loaded = set(_loaded_after(LOADED.format(after="from bayesnb import CategoricalNB, NaiveBayes")))
+    assert {"bayesnb.estimators.single", "bayesnb.estimators.naive_bayes"} <= loaded
     left = sorted(m for m in loaded if any(m == w or m.startswith(w + ".") for w in ON_CALL))
-    assert left == [], f"import bayesnb loaded {left}: reach them through the lazy table of bayesnb/__init__.py"
+    assert left == [], f"the estimators loaded {left}: reach them through the lazy table of bayesnb/__init__.py"
 
 
-def test_a_lazy_name_loads_its_wing_on_first_use(fresh):
+def test_a_lazy_name_loads_its_wing_on_first_use():
     """``bayesnb.Synthesizer`` and ``bayesnb.impute_table`` import their modules when first used."""
-    assert fresh["lazy_before_use"] == []
-    assert {"bayesnb.synth.synthesizer", "bayesnb.impute.table"} <= set(fresh["after_lazy_use"])
-    assert fresh["lazy_checks"] == "passed"
+    loaded = set(_loaded_after(LOADED.format(after="bayesnb.Synthesizer, bayesnb.impute_table")))
+    assert {"bayesnb.synth.synthesizer", "bayesnb.impute.table"} <= loaded
+    code = ("import bayesnb\nfrom bayesnb.synth.synthesizer import Synthesizer\n"
+            "assert bayesnb.Synthesizer is Synthesizer and 'Synthesizer' in dir(bayesnb)\n"
+            "assert set(bayesnb.__all__) <= set(dir(bayesnb))\n"
+            "assert not {'TYPE_CHECKING', 'lazy_exports'} & set(dir(bayesnb))\n"
+            "from bayesnb import plot, datasets\n"
+            "print('[]')")
+    assert _loaded_after(code) == []
 
 
 def test_the_static_imports_match_the_lazy_table():
@@ -102,22 +91,43 @@ def test_the_static_imports_match_the_lazy_table():
     assert static == bayesnb._HOMES
 
 
-LOAD = """
+LAZY_USE = """
 import sys
+import numpy as np, pandas as pd
 import bayesnb
-assert "bayesnb.impute.imputer" not in sys.modules and "bayesnb.synth.synthesizer" not in sys.modules
-print(" ".join(type(bayesnb.load(sys.argv[1] + "/" + f)).__name__ for f in ("nb.bnb", "imp.bnb", "syn.bnb")))
+rng = np.random.default_rng(0)
+X = pd.DataFrame({{"a": rng.choice(["x", "y"], 60), "b": rng.choice(["u", "v", "w"], 60), "c": rng.normal(size=60)}})
+X.loc[::7, "a"] = None
+y = rng.integers(0, 2, 60)
+if {step!r} == "save":
+    bayesnb.NaiveBayes().fit(X, y).save(sys.argv[1] + "/nb.bnb")
+    bayesnb.CategoricalNB().fit(X[["b"]], y).save(sys.argv[1] + "/cat.bnb")
+    bayesnb.Imputer(configurations=["naive"]).fit(X, y).save(sys.argv[1] + "/imp.bnb")
+    bayesnb.Synthesizer(structure="naive", latent=2).fit(X.assign(y=y)).save(sys.argv[1] + "/syn.bnb")
+elif {step!r} == "fit":
+    assert "bayesnb.impute.imputer" not in sys.modules
+    m = bayesnb.NaiveBayes().fit(X, y, impute=True)
+    print(type(m.imputer_).__name__)
+else:
+    assert "bayesnb.impute.imputer" not in sys.modules and "bayesnb.synth.synthesizer" not in sys.modules
+    assert "bayesnb.estimators" not in sys.modules
+    files = ("cat.bnb", "nb.bnb", "imp.bnb", "syn.bnb")
+    print(" ".join(type(bayesnb.load(sys.argv[1] + "/" + f)).__name__ for f in files))
 """
 
 
-def test_lazily_loaded_classes_still_register_where_they_are_needed(on_call, fresh):
-    """A fresh interpreter that never named ``Imputer`` or ``Synthesizer`` still loads their files and fits
-    ``impute=True`` (their modules, loaded lazily, register them with the model file and the estimators).
-    The files are those :data:`ON_CALL`'s interpreter saved; the fit is a step of :data:`FRESH`."""
-    folder, saved = on_call
-    assert saved.returncode == 0, saved.stderr[-3000:]
-    assert _last_line(run_python(["-c", LOAD, str(folder)])) == "NaiveBayes Imputer Synthesizer"
-    assert fresh["imputer_before_fit"] is False and fresh["fit"] == "Imputer"
+def _fresh(step, *args):
+    r = run_python(["-c", LAZY_USE.format(step=step), *args])
+    assert r.returncode == 0, r.stderr[-3000:]
+    return r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
+
+
+def test_lazily_loaded_classes_still_register_where_they_are_needed(tmp_path):
+    """A fresh interpreter that never named an estimator, ``Imputer`` or ``Synthesizer`` still loads their files
+    and fits ``impute=True`` (their modules, loaded lazily, register them with the model file and the estimators)."""
+    _fresh("save", str(tmp_path))
+    assert _fresh("load", str(tmp_path)) == "CategoricalNB NaiveBayes Imputer Synthesizer"
+    assert _fresh("fit") == "Imputer"
 
 
 ON_CALL = """
@@ -128,11 +138,6 @@ import bayesnb
 rng = np.random.default_rng(0)
 X = pd.DataFrame({"a": rng.choice(["x", "y"], 60), "b": rng.choice(["u", "v", "w"], 60), "c": rng.normal(size=60)})
 y = rng.integers(0, 2, 60)
-Xs = X.copy()  # the files test_lazily_loaded_classes_still_register_where_they_are_needed loads
-Xs.loc[::7, "a"] = None
-bayesnb.NaiveBayes().fit(Xs, y).save(sys.argv[1] + "/nb.bnb")
-bayesnb.Imputer(configurations=["naive"]).fit(Xs, y).save(sys.argv[1] + "/imp.bnb")
-bayesnb.Synthesizer(structure="naive", latent=2).fit(Xs.assign(y=y)).save(sys.argv[1] + "/syn.bnb")
 m = bayesnb.NaiveBayes().fit(X, y)
 Xm = X.copy()
 Xm.loc[::7, "c"] = np.nan
@@ -158,16 +163,99 @@ print(sum(map(bool, done)), len(done))
 """
 
 
-@pytest.fixture(scope="module")
-def on_call(tmp_path_factory):
-    """The folder :data:`ON_CALL`'s interpreter saved its files into, and its completed process."""
-    folder = tmp_path_factory.mktemp("on-call")
-    return folder, run_python(["-c", ON_CALL, str(folder)])
-
-
-def test_the_on_call_functions_work_in_a_fresh_interpreter(on_call):
+def test_the_on_call_functions_work_in_a_fresh_interpreter(tmp_path):
     """Each public function of a lazily loaded wing (criticism, imputation, pooling, synthetic data), the
-    outlier detector's model file and the plots run in an interpreter that imported only ``bayesnb``
-    (before them it saves a model, an imputer and a synthesizer for the loading test)."""
-    ok, n = map(int, _last_line(on_call[1]).split())
+    outlier detector's model file and the plots run in an interpreter that imported only ``bayesnb``."""
+    r = run_python(["-c", ON_CALL, str(tmp_path)])
+    assert r.returncode == 0, r.stderr[-3000:]
+    ok, n = map(int, r.stdout.strip().splitlines()[-1].split())
     assert ok == n == 8
+
+
+FIRST = """
+import importlib, json, sys
+import numpy, pandas, scipy.stats, sklearn.naive_bayes  # third-party modules stay loaded between the rounds
+bad = []
+for name in {names!r}:
+    for m in [m for m in sys.modules if m == "bayesnb" or m.startswith("bayesnb.")]:
+        del sys.modules[m]
+    try:
+        importlib.import_module(name)
+    except Exception as e:
+        bad.append(name + ": " + type(e).__name__ + ": " + str(e)[:200])
+print(json.dumps(bad))
+"""
+
+
+def test_each_package_imports_first():
+    """``import bayesnb`` no longer loads every wing in a fixed order, so each package (and top-level module)
+    must import on its own as the first thing an interpreter does (``import bayesnb.structure`` once failed:
+    its hierarchical prior loaded the families, which load the hierarchical prior)."""
+    from pathlib import Path
+
+    import bayesnb
+
+    root = Path(bayesnb.__file__).parent
+    names = sorted({f"bayesnb.{p.parent.name}" for p in root.glob("*/__init__.py")}
+                   | {f"bayesnb.{p.stem}" for p in root.glob("*.py") if p.stem not in ("__init__", "__main__")})
+    assert "bayesnb.structure" in names and "bayesnb.families" in names
+    assert _loaded_after(FIRST.format(names=names)) == []
+
+
+#: what the estimators use only on some calls (estimators/_on_call.py, generative/_lazy.py, io.saving): left
+#: unloaded by defining, fitting and using a naive model, loaded by the first call that needs them
+DEFERRED = ("bayesnb.structure.engine", "bayesnb.structure.select", "bayesnb.structure.exact_impute",
+            "bayesnb.inference.nuts", "bayesnb.inference.numpyro_model", "bayesnb.inference.draws",
+            "bayesnb.criticism", "bayesnb.generative.latent", "bayesnb.io.persistence", "bayesnb.io.tree",
+            "bayesnb.io.loadcheck", "bayesnb.io.archive", "bayesnb.estimators.outlier")
+
+ESTIMATOR_USE = """
+import json, sys, warnings
+warnings.simplefilter("ignore")
+import numpy as np, pandas as pd
+from bayesnb import CategoricalNB, NaiveBayes
+deferred = {deferred!r}
+loaded = lambda: sorted(m for m in deferred if m in sys.modules)
+rng = np.random.default_rng(0)
+X = pd.DataFrame({{"a": rng.choice(["x", "y"], 80), "b": rng.choice(["u", "v", "w"], 80), "c": rng.normal(size=80)}})
+y = rng.integers(0, 2, 80)
+steps = {{"defined": loaded()}}
+m = NaiveBayes().fit(X, y)
+m.predict_proba(X), m.score(X, y), m.sample(5, random_state=0), m.impute(X.mask(X == "x"), random_state=0)
+CategoricalNB().fit(X[["a", "b"]], y).predict(X[["a", "b"]])
+steps["naive fit, predict, sample, impute"] = loaded()
+tan = NaiveBayes(structure="tan").fit(X, y)
+tan.predict(X), tan.sample_posterior(20, random_state=0)
+steps["tan"] = loaded()
+m.save(sys.argv[1] + "/m.bnb")
+steps["save"] = loaded()
+print(json.dumps(steps))
+"""
+
+
+def test_the_estimators_load_what_some_calls_use_on_those_calls(tmp_path):
+    """``from bayesnb import NaiveBayes`` (and a naive fit, predict, sample, impute) loads none of the structure
+    engine, NUTS, the NumPyro model, the ArviZ layouts or the model format; a structure loads its engine and
+    ``sample_posterior`` its layouts on the call, and ``save`` the model format."""
+    r = run_python(["-c", ESTIMATOR_USE.format(deferred=DEFERRED), str(tmp_path)])
+    assert r.returncode == 0, r.stderr[-3000:]
+    steps = json.loads(r.stdout.strip().splitlines()[-1])
+    assert steps["defined"] == [] and steps["naive fit, predict, sample, impute"] == []
+    assert {"bayesnb.structure.engine", "bayesnb.structure.select", "bayesnb.criticism"} <= set(steps["tan"])
+    assert not {"bayesnb.inference.nuts", "bayesnb.io.persistence"} & set(steps["tan"])
+    assert {"bayesnb.io.persistence", "bayesnb.io.tree", "bayesnb.io.archive"} <= set(steps["save"])
+    assert "bayesnb.estimators.outlier" not in steps["save"]
+
+
+def test_the_estimators_static_imports_match_their_lazy_table():
+    """``bayesnb.estimators`` names its classes lazily too; its ``if TYPE_CHECKING:`` block (the API docs read
+    it) lists the same names and homes."""
+    import ast
+    from pathlib import Path
+
+    import bayesnb.estimators as est
+
+    tree = ast.parse(Path(est.__file__).read_text())
+    block = next(n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", None) == "TYPE_CHECKING")
+    assert {a.name: node.module for node in block.body for a in node.names} == est._HOMES
+    assert "TYPE_CHECKING" not in dir(est) and set(est.__all__) <= set(dir(est))

@@ -10,7 +10,7 @@ import pytest
 import bayesnb
 from bayesnb import GaussianNB, Imputer, NaiveBayes
 from bayesnb.io.loadcheck import NAIVE_BAYES_ONLY
-from bayesnb.io.tree import type_key
+from bayesnb.io.names import type_key
 from bayesnb.datasets import load_penguins
 from bayesnb.io.persistence import ModelFileError, load, save
 from helpers import edit_meta

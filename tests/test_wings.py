@@ -112,6 +112,32 @@ def test_lazy_exports_import_a_submodule_only_when_its_name_is_used(tmp_path):
     assert out.stdout.strip() == "ok"
 
 
+def test_lazy_exports_reach_modules_of_other_packages_on_first_use(tmp_path):
+    """A module's table may name a module elsewhere (``{"engine": "..structure"}``, as ``from ..structure import
+    engine`` would): imported on first use, and looked up on each use (a patched home is seen)."""
+    pkg = tmp_path / "lazypkg"
+    for d in ("est", "structure"):
+        (pkg / d).mkdir(parents=True)
+        (pkg / d / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "est" / "on_call.py").write_text("from bayesnb._utils import lazy_exports\n"
+                                            "__getattr__, __dir__ = lazy_exports(__name__, {'engine': '..structure', "
+                                            "'fit': '..structure.engine'})\n")
+    (pkg / "structure" / "engine.py").write_text("def fit():\n    return 3\n")
+    code = ("import sys\nfrom lazypkg.est import on_call\n"
+            "assert 'lazypkg.structure.engine' not in sys.modules and 'engine' not in vars(on_call)\n"
+            "assert on_call.engine is sys.modules['lazypkg.structure.engine']\n"
+            "assert on_call.fit() == 3 and 'fit' in dir(on_call)\n"
+            "on_call.engine.fit = lambda: 4\n"
+            "assert on_call.fit() == 4\n"
+            "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                         env={"PYTHONPATH": os.pathsep.join([str(tmp_path), str(PACKAGE.parent)]),
+                              "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
 def test_lazy_exports_refuses_an_unknown_name():
     getattr_, dir_ = lazy_exports("bayesnb.io", {"load": "persistence"})
     assert getattr_("load") is bayesnb.load

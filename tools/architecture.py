@@ -85,17 +85,21 @@ def imports(module: str, path: Path, known: dict, *, level: str = "module") -> l
 
     visit(tree, False)
     if level == "module":
-        found += [(name, line) for name, line in lazy_imports(module, tree) if name in known and name != module]
+        found += [(name, line) for name, line in lazy_imports(module, tree, known, is_package)
+                  if name in known and name != module]
     return sorted(set(found))
 
 
-def lazy_imports(module: str, tree: ast.Module) -> list:
-    """Submodules a package's declared lazy table imports on first use, as ``(target, lineno)``.
+def lazy_imports(module: str, tree: ast.Module, known: dict | None = None, is_package: bool = True) -> list:
+    """Modules a declared lazy table imports on first use, as ``(target, lineno)``.
 
     A ``lazy_exports(__name__, homes)`` call at module level (``homes`` a dict literal, or a
-    name bound to one at module level) imports ``module.<home>`` when one of its names is first
-    used: the import-graph checks see those as the module-level imports they stand for.
+    name bound to one at module level) runs ``from <home> import <name>`` (a bare home is a
+    sibling, ``.<home>``) when one of its names is first used: the import-graph checks see those
+    as the module-level imports they stand for (the home, and the submodule ``<home>.<name>``
+    when the name is one).
     """
+    known = modules() if known is None else known
     tables = {t.id: node.value for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
               for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
               if isinstance(t, ast.Name) and isinstance(node.value, ast.Dict)}
@@ -108,8 +112,13 @@ def lazy_imports(module: str, tree: ast.Module) -> list:
         homes = tables.get(call.args[1].id) if isinstance(call.args[1], ast.Name) else call.args[1]
         if not isinstance(homes, ast.Dict):
             raise ValueError(f"{module}: line {call.lineno}: lazy_exports needs a dict literal of homes")
-        found += [(f"{module}.{v.value}", call.lineno) for v in homes.values
-                  if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+        for k, v in zip(homes.keys, homes.values):
+            if not (isinstance(k, ast.Constant) and isinstance(v, ast.Constant) and isinstance(v.value, str)):
+                continue
+            home = v.value if v.value.startswith(".") else f".{v.value}"
+            dots = len(home) - len(home.lstrip("."))
+            node = ast.ImportFrom(module=home[dots:] or None, names=[ast.alias(name=k.value)], level=dots)
+            found += [(t, call.lineno) for t in _resolve(module, is_package, node, known)]
     return found
 
 

@@ -27,7 +27,7 @@ from ..generative import GenerativeMixin
 from ..generative.values import forget_supports, record_supports
 from ..inference.conjugate import fit_posterior
 from ._posterior_methods import PosteriorMixin
-from ..io.persistence import PersistenceMixin
+from ..io.saving import PersistenceMixin
 from . import _dask_fit
 from . import validation as _val
 

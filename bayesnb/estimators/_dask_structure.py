@@ -36,8 +36,6 @@ import numpy as np
 
 from ..io import dask_data as _dask
 from ..inference import nb_posterior as _post
-from ..structure import engine as _mx
-from ..structure import select as _sel
 from ..structure import (
     edge_scores_from_counts,
     learn_parents,
@@ -46,6 +44,7 @@ from ..structure import (
     warn_few_rows,
     without_edges,
 )
+from . import _on_call as on_call
 from . import validation as _val
 from ._dask_fit import _light, _rows
 
@@ -69,7 +68,7 @@ def _nodes(est, parts, light):
 
     post = est.posterior_
     d = sum(len(b.names) for b in post.blocks)
-    nodes = _mx.make_nodes(post.blocks, None, None, edges=[np.empty(0)] * d)
+    nodes = on_call.engine.make_nodes(post.blocks, None, None, edges=[np.empty(0)] * d)
     numeric = [j for j, nd in enumerate(nodes) if nd.numeric]
     if not numeric:
         return nodes
@@ -78,8 +77,8 @@ def _nodes(est, parts, light):
                                 for p in parts], _merge_value_weights).compute()
     edges = [np.empty(0)] * d
     for j, (values, weights) in zip(numeric, tables):
-        edges[j] = _mx.bin_edges_from_table(values, weights)
-    return _mx.make_nodes(post.blocks, None, None, edges=edges)
+        edges[j] = on_call.engine.bin_edges_from_table(values, weights)
+    return on_call.engine.make_nodes(post.blocks, None, None, edges=edges)
 
 
 def _value_weights(light, post, nodes, numeric, X, y, w):
@@ -114,7 +113,7 @@ def _partition(light, post, nodes, X, y, w):
     if X.shape[0] == 0:
         return None
     encoded = light._encode_blocks(X, post)[0]
-    return _mx.node_data(nodes, encoded), np.searchsorted(post.classes, y), w
+    return on_call.engine.node_data(nodes, encoded), np.searchsorted(post.classes, y), w
 
 
 def _pairs(light, post, nodes, X, y, w):
@@ -142,11 +141,11 @@ def _contexts(light, post, nodes, parents, auto, X, y, w):
                  for kind, p in parents.items()}
         return empty, (dict(empty) if auto else None), np.zeros(d), np.zeros(d)
     data, yc, w = part
-    full = {kind: _mx.node_stats(nodes, data, yc, w, K, pa) for kind, pa in parents.items()}
+    full = {kind: on_call.engine.node_stats(nodes, data, yc, w, K, pa) for kind, pa in parents.items()}
     if not auto:
         return full, None, np.zeros(d), np.zeros(d)
     rows = scoring_rows(data[1], list(parents.values()), w, min_rows=0)
-    scored = {kind: _mx.node_stats(nodes, data, yc, w, K, pa, rows) for kind, pa in parents.items()}
+    scored = {kind: on_call.engine.node_stats(nodes, data, yc, w, K, pa, rows) for kind, pa in parents.items()}
     return full, scored, ((w > 0)[:, None] & ~data[1]).sum(axis=0), rows.sum(axis=0)
 
 
@@ -184,7 +183,7 @@ def fit_structure(est, X, y, sample_weight):
     K, d = len(post.classes), len(nodes)
     post_d, nodes_d, light_d = dask.delayed(post), dask.delayed(nodes), dask.delayed(light)
     n_states = [nd.n_states for nd in nodes]
-    cands = _sel.candidates(est.structure, est.k, est.alpha is None)
+    cands = on_call.select.candidates(est.structure, est.k, est.alpha is None)
     scores = None
     if d > 1:
         pairs = _dask.tree_reduce([dask.delayed(_pairs, pure=True)(light_d, post_d, nodes_d, *p) for p in parts],
@@ -203,11 +202,11 @@ def fit_structure(est, X, y, sample_weight):
         warn_few_rows(observed, n_scored, est._node_names(nodes), who)
     def cv(best):  # the folds' fits are Dask fits with the held-out rows' weights 0 (structure.select)
         labels = _in_memory(y)  # (aligned with X's rows: the Dask fit checked it)
-        return _sel.cv_check(est, X, _val.check_y(labels, len(labels), who), _in_memory(sample_weight), best)
+        return on_call.select.cv_check(est, X, _val.check_y(labels, len(labels), who), _in_memory(sample_weight), best)
 
-    chosen, frame, model = _sel.choose(est, nodes, parents, cands, scored, int(np.sum(n_scored)),
-                                       full.__getitem__, cv if est.auto_cv else None,
-                                       _post.label_log_evidence(post) or 0.0)
+    chosen, frame, model = on_call.select.choose(est, nodes, parents, cands, scored, int(np.sum(n_scored)),
+                                                 full.__getitem__, cv if est.auto_cv else None,
+                                                 _post.label_log_evidence(post) or 0.0)
     return chosen, frame, model, nodes, parents
 
 

@@ -23,15 +23,12 @@ import warnings
 import numpy as np
 
 from .._utils import DataError, UserError, ZeroProbabilityWarning, as_generator, check_memory, take_rows
-from ..criticism.diagnostics import to_datatree
 from ..families.numeric import dirichlet_draws
 from ..generative.method_checks import check_not_private
 from ..generative.tables import missing_labels
-from ..inference.draws import sample_posterior_draws
 from ..inference.em import LatentClassFit
 from ..inference.nb_posterior import joint_log_likelihood_parts, normalise
-from ..inference.numpyro_model import check_proper, model_inputs, point_sites
-from ..inference.nuts import mcmc_draws, run_nuts, sample_stats_from_extra
+from . import _on_call as on_call
 
 __all__ = ["NotLinearError", "PosteriorMixin"]
 
@@ -66,11 +63,11 @@ class PosteriorMixin:
         n_draws = self._check_n_draws(n_draws)
         post = self.posterior_
         t0 = time.perf_counter()
-        draws = sample_posterior_draws(post, n_draws, as_generator(random_state))
+        draws = on_call.draws.sample_posterior_draws(post, n_draws, as_generator(random_state))
         secs = time.perf_counter() - t0
         draws = {k: v[None] for k, v in draws.items()}
-        return to_datatree(post, draws, attrs={"inference": "exact conjugate posterior",
-                                               "sampling_seconds": secs, "estimator": self._who})
+        attrs = {"inference": "exact conjugate posterior", "sampling_seconds": secs, "estimator": self._who}
+        return on_call.diagnostics.to_datatree(post, draws, attrs=attrs)
 
     def _check_n_draws(self, n_draws):
         if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
@@ -114,7 +111,7 @@ class PosteriorMixin:
                 raise ValueError(f"{who}: run_mcmc needs labelled rows to fit the model first.")
             self.fit(take_rows(X, lab), np.asarray(list(y[lab])))
         post = self.posterior_
-        check_proper(post, who)
+        on_call.numpyro_model.check_proper(post, who)
         X = self._check_X(X, reset=False)
         codes = np.full(X.shape[0], -1, dtype=np.int64)
         if lab.size:
@@ -134,18 +131,18 @@ class PosteriorMixin:
         lab, unl = np.flatnonzero(codes >= 0), np.flatnonzero(codes < 0)
         labelled = (self._encode_blocks(take_rows(X, lab), post)[0], codes[lab]) if lab.size else None
         unlabelled = self._encode_blocks(take_rows(X, unl), post)[0] if unl.size else None
-        return model_inputs(post, labelled, unlabelled, likelihood, n_components=C)
+        return on_call.numpyro_model.model_inputs(post, labelled, unlabelled, likelihood, n_components=C)
 
     def _point_sites(self, spec, priors, fit=None):
         """Site values at the plug-in of the fitted posterior, or of a :class:`LatentClassFit`
         (a chain's start, ``init="em"``); a structure's estimator takes its nodes' plug-ins."""
-        return point_sites(self.posterior_ if fit is None else fit.posterior, spec, priors)
+        return on_call.numpyro_model.point_sites(self.posterior_ if fit is None else fit.posterior, spec, priors)
 
     def _mcmc_tree(self, spec, samples, sample_stats, attrs):
         """The ``DataTree`` of NUTS samples, in :meth:`sample_posterior`'s layout (``component`` and
         ``w`` added for the latent-class model)."""
-        return to_datatree(self.posterior_, mcmc_draws(spec, samples), sample_stats, attrs=attrs,
-                           n_components=spec.n_components)
+        return on_call.diagnostics.to_datatree(self.posterior_, on_call.nuts.mcmc_draws(spec, samples), sample_stats,
+                                               attrs=attrs, n_components=spec.n_components)
 
     def _model_inputs(self, X, y=None, *, n_components=1, likelihood=None):
         """:func:`bayesnb.inference.numpyro_model.estimator_inputs` of this estimator."""
@@ -274,10 +271,11 @@ class PosteriorMixin:
         elif init == "em":
             init_sites = self._point_sites(spec, priors, None if C == 1 else
                                            self.fit_latent_class(X, y, n_components=C, random_state=rng))
-        samples, extra, timing = run_nuts(spec, priors, data, num_warmup=num_warmup, num_samples=num_samples,
-                                          num_chains=num_chains, chain_method=chain_method, seed=seed,
-                                          progress_bar=progress_bar, target_accept_prob=target_accept_prob,
-                                          init_sites=init_sites, precision=precision)
+        samples, extra, timing = on_call.nuts.run_nuts(spec, priors, data, num_warmup=num_warmup,
+                                                       num_samples=num_samples, num_chains=num_chains,
+                                                       chain_method=chain_method, seed=seed, progress_bar=progress_bar,
+                                                       target_accept_prob=target_accept_prob, init_sites=init_sites,
+                                                       precision=precision)
         attrs = {"inference": "NUTS (NumPyro)", "likelihood": likelihood, "estimator": who,
                  "num_warmup": int(num_warmup), "num_chains": int(num_chains), "n_components": C,
                  "init": init if isinstance(init, str) else "LatentClassFit",
@@ -285,7 +283,7 @@ class PosteriorMixin:
                  "total_seconds": timing["total_seconds"], "cache_hit": int(timing["cache_hit"]),
                  "program_cache": timing["program_cache"],
                  "precision": precision}
-        return self._mcmc_tree(spec, samples, sample_stats_from_extra(extra), attrs)
+        return self._mcmc_tree(spec, samples, on_call.nuts.sample_stats_from_extra(extra), attrs)
 
     # ------------------------------------------------------------------ p(y | x) uncertainty
     def _param_draws(self, n_draws, random_state):

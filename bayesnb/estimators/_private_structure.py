@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from ..generative.method_checks import declared_bounds
 from ..inference.conjugate import posterior_from_stats
-from ..structure import engine as _mx
-from ..structure import select as _sel
-from ..structure.private_fit import auto_kind, node_noise_variances, private_structure_release
+from . import _on_call as on_call
 
 __all__ = ["PrivateStructureMixin"]
 
@@ -26,7 +24,7 @@ class PrivateStructureMixin:
         """The structure a private fit of ``n`` rows learns (``"naive"``: the naive release); ``"auto"``
         by :func:`~bayesnb.structure.private_fit.auto_kind` (public quantities only)."""
         if self.structure == "auto":
-            return auto_kind(n, self.privacy.epsilon, len(self.privacy.classes), specs, states)[0]
+            return on_call.private_fit.auto_kind(n, self.privacy.epsilon, len(self.privacy.classes), specs, states)[0]
         return self.structure
 
     def _check_structure_privacy(self):
@@ -44,7 +42,7 @@ class PrivateStructureMixin:
         if kind == "naive":
             return super()._fit_posterior(classes, resp, specs, encoded, states, names, class_alpha, fit_prior,
                                           class_prior, privacy=privacy, all_names=all_names, who=who, **kwargs)
-        class_count, stats, release, spent = private_structure_release(
+        class_count, stats, release, spent = on_call.private_fit.private_structure_release(
             privacy, kind, self.k, resp, specs, encoded, states, names, all_names, self._forbidden_pairs(), who)
         post = posterior_from_stats(classes, class_count, specs, states, stats, names, class_alpha, fit_prior,
                                     class_prior, who=who)
@@ -58,12 +56,12 @@ class PrivateStructureMixin:
         if rel is None:  # "auto" chose naive: the naive private release is the model
             return self
         post = self.posterior_
-        nodes = self._bounded_nodes(_mx.make_nodes(post.blocks, None, None, edges=rel["edges"]))
+        nodes = self._bounded_nodes(on_call.engine.make_nodes(post.blocks, None, None, edges=rel["edges"]))
         hier = self.alpha is None
-        cand = _sel.Candidate(rel["kind"], hier, _sel.variant_label(rel["kind"], self.k, hier))
-        fitted = _mx.model_from_stats(_sel.hierarchical_nodes(nodes) if hier else nodes, rel["stats"],
-                                      len(self.classes_), rel["parents"], self._check_predictive(), self._who,
-                                      noise_var=rel["noise_var"])
+        cand = on_call.select.Candidate(rel["kind"], hier, on_call.select.variant_label(rel["kind"], self.k, hier))
+        fitted = on_call.engine.model_from_stats(on_call.select.hierarchical_nodes(nodes) if hier else nodes,
+                                                 rel["stats"], len(self.classes_), rel["parents"],
+                                                 self._check_predictive(), self._who, noise_var=rel["noise_var"])
         self._store_structure(cand, None, fitted, nodes, {rel["kind"]: rel["parents"]})
         return self
 
@@ -71,7 +69,7 @@ class PrivateStructureMixin:
         """Per node, the noise variance of its released counts (a private model, from ``privacy_spent_``:
         :func:`~bayesnb.structure.private_fit.node_noise_variances`); None without privacy."""
         spent = getattr(self, "privacy_spent_", None)
-        return None if not spent or "split" not in spent else node_noise_variances(spent)
+        return None if not spent or "split" not in spent else on_call.private_fit.node_noise_variances(spent)
 
     def _bounded_nodes(self, nodes):
         """``nodes`` with each numeric node's declared ``DP(bounds=...)`` (its draws and fills stay inside)."""

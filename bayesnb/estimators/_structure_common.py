@@ -30,7 +30,6 @@ from sklearn.utils.validation import check_is_fitted
 from ..io import dask_data as _dask
 from ..inference import nb_posterior as _post
 from .._utils import as_generator
-from ..criticism.diagnostics import datatree_from_layout
 from ..generative.method_checks import check_prior_flag, check_prior_options
 from ..generative.conditions import has_constraints
 from ..generative.functions import class_log_weights, warn_empty_columns
@@ -39,6 +38,7 @@ from ..generative.tables import check_impute_options, label_codes
 from ..generative.values import complete, median_draws
 from ..inference.em import allowed_states
 from ._posterior_methods import NotLinearError
+from . import _on_call as on_call
 from . import validation as _val
 
 __all__ = ["StructureCommonMixin"]
@@ -163,9 +163,10 @@ class StructureCommonMixin:
         t0 = time.perf_counter()
         draws, dims, coords = self._structure_draws(n_draws, as_generator(random_state))
         secs = time.perf_counter() - t0
-        return datatree_from_layout({k: v[None] for k, v in draws.items()}, dims, coords,
-                                    attrs={"inference": "exact conjugate posterior", "sampling_seconds": secs,
-                                           "estimator": self._who, "structure": self.structure_kind_})
+        attrs = {"inference": "exact conjugate posterior", "sampling_seconds": secs, "estimator": self._who,
+                 "structure": self.structure_kind_}
+        return on_call.diagnostics.datatree_from_layout({k: v[None] for k, v in draws.items()}, dims, coords,
+                                                        attrs=attrs)
 
     def impute(self, X, *, strategy="auto", n_imputations=1, random_state=None, parameter_uncertainty=True,
                y=None, n_components=1, latent=None):

@@ -41,10 +41,7 @@ from ..generative.functions import class_log_weights, contribution_class_term, s
 from ..generative.given import encode_given, write_given
 from ..generative.support import blank_impossible, impossible_cells
 from ..inference.em import allowed_states
-from ..structure import constrained_draws as _sc
-from ..structure import exact_impute as _mi
-from ..structure import infer as _si
-from ..structure import engine as _mx
+from . import _on_call as on_call
 from . import validation as _val
 
 __all__ = ["StructureUsesMixin"]
@@ -90,7 +87,8 @@ class StructureUsesMixin:
             return super().feature_log_contributions(X, return_class_term=return_class_term)
         post = self.posterior_
         X, bad = blank_impossible(self, X)  # a cell outside its family's support is -inf
-        terms = _si.node_log_terms(self._mixed, _mx.node_data(self._mixed.nodes, self._encoded(X)), self._who)
+        data = on_call.engine.node_data(self._mixed.nodes, self._encoded(X))
+        terms = on_call.infer.node_log_terms(self._mixed, data, self._who)
         resp = np.exp(_post.normalise(terms.sum(axis=1) + post.class_log_prior, post.class_log_prior, self._who))
         out = np.zeros((terms.shape[0], int(self.n_features_in_)))
         out[:, self._node_positions()] = np.einsum("ijk,ik->ij", terms, resp)
@@ -126,14 +124,15 @@ class StructureUsesMixin:
         n_draws = self._check_n_draws(n_draws)
         rng = as_generator(random_state)
         post, model = self.posterior_, self._mixed
-        data = _mx.node_data(model.nodes, self._encoded(X))
+        data = on_call.engine.node_data(model.nodes, self._encoded(X))
         n, K = data[1].shape[0], len(post.classes)
         out = np.empty((n_draws, n, K))
         batch = max(1, _DRAW_CLASSES // K)
         for start in range(0, n_draws, batch):  # a batch of draws scored at once, as (draw, class) classes
             b = min(batch, n_draws - start)
             log_pi = np.stack([class_log_weights(post, rng) for _ in range(b)])  # (b, K)
-            jll = _si.log_likelihood(_mi.drawn_models(model, b, rng), data, self._who).reshape(n, b, K) + log_pi
+            drawn = on_call.exact_impute.drawn_models(model, b, rng)
+            jll = on_call.infer.log_likelihood(drawn, data, self._who).reshape(n, b, K) + log_pi
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ZeroProbabilityWarning)
                 for s in range(b):
@@ -175,7 +174,7 @@ class StructureUsesMixin:
         post = self.posterior_
         z = self._structure_classes(n_samples, y, rng, class_log_weights(post, rng, use_prior=True))
         prior_model = self._mixed._replace(posteriors=self._mixed.priors)  # no data: the posterior is the prior
-        values = _mx.sample_nodes(prior_model, z, rng, parameter_uncertainty=True)
+        values = on_call.engine.sample_nodes(prior_model, z, rng, parameter_uncertainty=True)
         return self._node_table(values, len(z)), post.classes[z]
 
     def _sampling_model(self, latent, parameter_uncertainty):
@@ -207,11 +206,12 @@ class StructureUsesMixin:
         check_known_values(post, encoded, {j: v.to_numpy(dtype=object) for j, v in values.items()}, who)
         model, states, group, pu = self._sampling_model(latent, parameter_uncertainty)
         r = rng if pu else None
-        model = model if r is None else _mi.drawn_model(model, r)
+        model = model if r is None else on_call.exact_impute.drawn_model(model, r)
         logw = np.broadcast_to(class_log_weights(states, r), (n, len(group)))
         if z is not None:
             logw = np.where(allowed_states(group, z), logw, -np.inf)
-        zz, drawn = _mi.draw_rows(model, _mx.node_data(model.nodes, encoded), logw, rng, who)
+        data = on_call.engine.node_data(model.nodes, encoded)
+        zz, drawn = on_call.exact_impute.draw_rows(model, data, logw, rng, who)
         columns = write_given(self._node_columns(drawn), values)
         return self._node_table(columns, n, decoded=True), post.classes[group[zz]]
 
@@ -229,19 +229,20 @@ class StructureUsesMixin:
         node_of = {int(c): j for j, c in enumerate(self._node_positions())}
         pieces = [{node_of[c]: cons for c, cons in p.items()} for p in req.pieces]
         r = rng if pu else None
-        point = model._replace(predictive="mean") if r is None else _mi.drawn_model(model, r)
-        data = _mx.node_data(model.nodes, req.encoded)
+        point = model._replace(predictive="mean") if r is None else on_call.exact_impute.drawn_model(model, r)
+        data = on_call.engine.node_data(model.nodes, req.encoded)
         one = req.one is not None  # one condition for every row: its messages once, then req.n draws
         z = None if req.z is None else req.z[:1] if one else req.z
         logw = _class_weights(class_log_weights(states, r), z, 1 if one else req.n, allowed, group)
-        zz, drawn, _ = _sc.draw_constrained(point, data, logw, pieces, rng, who, n=req.n if one else None)
+        zz, drawn, _ = on_call.constrained_draws.draw_constrained(point, data, logw, pieces, rng, who,
+                                                                  n=req.n if one else None)
         columns = write_given(self._node_columns(drawn), req.values)
         out = (self._node_table(columns, req.n, decoded=True), post.classes[group[zz]])
         if not return_probability:
             return out
         logw = _class_weights(states.class_log_prior, z, 1 if one else req.n, allowed, group)
         law = "mean" if latent is not None and latent.point else "marginal"  # one MCMC draw: its own law
-        logp = _sc.log_probability(model._replace(predictive=law), data, logw, pieces, who)
+        logp = on_call.constrained_draws.log_probability(model._replace(predictive=law), data, logw, pieces, who)
         if z is not None or allowed is not None:
             logp = logp - logsumexp(logw, axis=1)
         return (*out, finish_probability(logp, req, who))
@@ -286,7 +287,7 @@ class StructureUsesMixin:
             return self
         saved = dict(self.__dict__)
         super().partial_fit(X, y, classes, sample_weight)
-        nodes = _mx.make_nodes(self.posterior_.blocks, None, None, edges=[nd.edges for nd in model.nodes])
+        nodes = on_call.engine.make_nodes(self.posterior_.blocks, None, None, edges=[nd.edges for nd in model.nodes])
         # each node keeps the family it was fitted with (a hierarchical variant: structure_hierarchical_)
         nodes = tuple(nd._replace(family=old.family) for nd, old in zip(nodes, model.nodes))
         grown = [j for j, (a, b) in enumerate(zip(nodes, model.nodes)) if a.n_states != b.n_states]
@@ -300,11 +301,11 @@ class StructureUsesMixin:
         n = _num_samples(X)
         ycodes = np.searchsorted(self.classes_, _val.check_y(y, n, self._who))
         w = self._check_weights(sample_weight, n)
-        data = _mx.node_data(nodes, self._encoded(X))
-        batch = _mx.node_stats(nodes, data, ycodes, w, len(self.classes_), model.parents)
+        data = on_call.engine.node_data(nodes, self._encoded(X))
+        batch = on_call.engine.node_stats(nodes, data, ycodes, w, len(self.classes_), model.parents)
         merged = [nd.family.merge(a, b) for nd, a, b in zip(nodes, model.stats, batch)]
-        self._mixed = _mx.model_from_stats(nodes, merged, len(self.classes_), model.parents,
-                                           self._check_predictive(), self._who)
+        self._mixed = on_call.engine.model_from_stats(nodes, merged, len(self.classes_), model.parents,
+                                                      self._check_predictive(), self._who)
         self.structure_kind_, self.structure_ = saved["structure_kind_"], saved["structure_"]
         self.structure_stats_ = self._mixed.stats
         return self

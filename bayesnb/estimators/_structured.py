@@ -28,20 +28,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _num_samples
 
 from ..inference import nb_posterior as _post
-from ..criticism.diagnostics import datatree_from_layout
 from ..generative.functions import block_cells
-from ..generative.latent import read_draws
 from ..generative.tables import assemble_table
 from ..inference import em
-from ..inference.numpyro_model import point_sites, structure_inputs
-from ..inference.nuts import mcmc_draws
-from ..structure import cv as _cv
-from ..structure import structure_draws as _mp
-from ..structure import structured_em as _se
-from ..structure import exact_impute as _mi
-from ..structure import infer as _si
-from ..structure import engine as _mx
-from ..structure import select as _sel
 from ..structure import (
     edge_scores,
     learn_parents,
@@ -51,6 +40,7 @@ from ..structure import (
 )
 from ..io.dask_data import is_dask
 from . import _dask_structure
+from . import _on_call as on_call
 from . import validation as _val
 from ._dask_structure import DaskPredictMixin
 from ._private_structure import PrivateStructureMixin
@@ -130,8 +120,8 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
         post = self.posterior_
         encoded = self._encoded(X)
         K = len(self.classes_)
-        nodes = _mx.make_nodes(post.blocks, encoded, w)
-        data = _mx.node_data(nodes, encoded)
+        nodes = on_call.engine.make_nodes(post.blocks, encoded, w)
+        data = on_call.engine.node_data(nodes, encoded)
         del encoded  # node_data holds what the structure needs (the numeric blocks' values, views of the codes)
         n_states = [nd.n_states for nd in nodes]
         states = data[2]
@@ -139,13 +129,14 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
         if len(nodes) > 1:
             scores = without_edges(edge_scores(states, ycodes, n_states, K, w, edge_score=self._edge_score()),
                                    self._forbidden_pairs(nodes))
-        cands = _sel.candidates(self.structure, self.k, self.alpha is None)
+        cands = on_call.select.candidates(self.structure, self.k, self.alpha is None)
         parents = {c.kind: learn_parents(states, ycodes, n_states, K, c.kind, self.k, w, scores=scores)
                    for c in cands}
         scored, n_cells = None, 0
         if self.structure == "auto":  # every candidate's node j scored on the same rows (structure.scoring_rows)
             rows = scoring_rows(data[1], list(parents.values()), w, names=self._node_names(nodes), who=self._who)
-            scored = {kind: _mx.node_stats(nodes, data, ycodes, w, K, pa, rows) for kind, pa in parents.items()}
+            scored = {kind: on_call.engine.node_stats(nodes, data, ycodes, w, K, pa, rows)
+                      for kind, pa in parents.items()}
             n_cells = int(rows.sum())
         complete = not data[1].any()  # every row scored: the scoring statistics are the fit's
         kept = {}  # the CV check's per-fold node statistics, merged for the fit where they serve
@@ -153,15 +144,15 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
         def all_stats(kind):
             if scored is not None and complete:
                 return scored[kind]
-            return _cv.whole_stats(nodes, data, ycodes, w, K, parents[kind], kept)
+            return on_call.cv.whole_stats(nodes, data, ycodes, w, K, parents[kind], kept)
 
         def cv(best):  # (rows of weight 0, e.g. EM's unlabelled rows, are left out of the folds)
-            return _sel.cv_check(self, X, self.classes_[ycodes], None if np.all(w == 1) else w, best,
-                                 fitted=(nodes, data), kept=kept)
+            return on_call.select.cv_check(self, X, self.classes_[ycodes], None if np.all(w == 1) else w, best,
+                                           fitted=(nodes, data), kept=kept)
 
-        chosen, frame, fitted = _sel.choose(self, nodes, parents, cands, scored, n_cells, all_stats,
-                                            cv if self.auto_cv else None,
-                                            _post.label_log_evidence(post) or 0.0)
+        chosen, frame, fitted = on_call.select.choose(self, nodes, parents, cands, scored, n_cells, all_stats,
+                                                      cv if self.auto_cv else None,
+                                                      _post.label_log_evidence(post) or 0.0)
         self._store_structure(chosen, frame, fitted, nodes, parents)
         return self
 
@@ -212,7 +203,7 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
         self.structure_kind_ = chosen.kind
         self.structure_hierarchical_ = chosen.hierarchical
         self.structure_hierarchical_numeric_ = chosen.hierarchical  # numeric nodes too (Histogram)
-        self.structure_ = self._named(nodes, parents[chosen.kind])
+        self.structure_ = self._named([(nd.block, nd.col) for nd in nodes], parents[chosen.kind])
         if fitted is not None:
             self._mixed = fitted
             self.structure_parents_ = self._mixed.parents
@@ -252,7 +243,7 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
                              f"features (parents among the other features); received {parents!r}.")
         topological_order(parents)  # refuses a cycle
         K = len(self.classes_)
-        nodes = _mx.make_nodes(post.blocks, None, None, edges=[np.asarray(e, dtype=float) for e in edges])
+        nodes = on_call.engine.make_nodes(post.blocks, None, None, edges=[np.asarray(e, dtype=float) for e in edges])
         hierarchical = getattr(self, "structure_hierarchical_", False)
         if not isinstance(hierarchical, (bool, np.bool_)):
             raise ValueError(f"structure_hierarchical_ must be True or False; received {hierarchical!r}.")
@@ -260,33 +251,34 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
         if not isinstance(numeric, (bool, np.bool_)):
             raise ValueError(f"structure_hierarchical_numeric_ must be True or False; received {numeric!r}.")
         if hierarchical:  # the k-DB default (alpha unset): the nodes' hierarchical smoothing
-            nodes = _sel.hierarchical_nodes(nodes, numeric=bool(numeric))
+            nodes = on_call.select.hierarchical_nodes(nodes, numeric=bool(numeric))
         nodes = self._bounded_nodes(nodes)  # a private model's declared support
         for j, nd in enumerate(nodes):
             e = nd.edges
             if (e.ndim != 1 or not np.all(np.isfinite(e)) or np.any(np.diff(e) <= 0)
-                    or e.size > (_mx.N_BINS - 1 if nd.numeric else 0)):
+                    or e.size > (on_call.engine.N_BINS - 1 if nd.numeric else 0)):
                 raise ValueError(f"structure_bin_edges_[{j}] must be increasing finite edges (at most "
-                                 f"{_mx.N_BINS - 1}, none for a categorical feature); received {e!r}.")
+                                 f"{on_call.engine.N_BINS - 1}, none for a categorical feature); received {e!r}.")
         # values (finite, counts non-negative, optional fields None) were checked by the loader's
         # field rules (bayesnb.io.loadcheck); the contexts, which depend on the structure, are checked here
-        _mx.check_node_stats(nodes, parents, stats, K, "structure_stats_")
-        self._mixed = _mx.model_from_stats(nodes, stats, K, parents, self._check_predictive(), self._who,
-                                           noise_var=self._noise_variances())
+        on_call.engine.check_node_stats(nodes, parents, stats, K, "structure_stats_")
+        self._mixed = on_call.engine.model_from_stats(nodes, stats, K, parents, self._check_predictive(), self._who,
+                                                      noise_var=self._noise_variances())
         if getattr(self, "structure_priors_", None) is not None:  # the priors EM held fixed
-            self._mixed = _se.with_priors(self._mixed, self.structure_priors_, self._who)
-        self.structure_ = self._named(nodes, parents)
+            self._mixed = on_call.structured_em.with_priors(self._mixed, self.structure_priors_, self._who)
+        self.structure_ = self._named([(nd.block, nd.col) for nd in nodes], parents)
 
     def _node_names(self, nodes):
         """The feature name of every node."""
         post = self.posterior_
         return [str(post.blocks[nd.block].names[nd.col]) for nd in nodes]
 
-    def _named(self, nodes, parents):
-        """``structure_``: feature name -> parent names, in the order of the columns of X."""
+    def _named(self, cells, parents):
+        """``structure_``: feature name -> parent names, in the order of the columns of X (``cells``: the
+        ``(block, column in block)`` of each node)."""
         post = self.posterior_
         names = [str(nm) for b in post.blocks for nm in b.names]
-        pos = [int(post.blocks[nd.block].columns[nd.col]) for nd in nodes]
+        pos = [int(post.blocks[b].columns[c]) for b, c in cells]
         return {names[j]: tuple(names[p] for p in parents[j]) for j in np.argsort(pos, kind="stable")}
 
     def _set_attributes(self):
@@ -294,20 +286,18 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
         super()._set_attributes()
         self.structure_kind_ = "naive"
         self.structure_hierarchical_ = self.structure_hierarchical_numeric_ = False
-        blocks = self.posterior_.blocks
-        nodes = [_mx.Node(b, c, None, None, False, 0, None, None) for b, blk in enumerate(blocks)
-                 for c in range(len(blk.names))]
-        self.structure_ = self._named(nodes, [()] * len(nodes))
+        cells = [(b, c) for b, blk in enumerate(self.posterior_.blocks) for c in range(len(blk.names))]
+        self.structure_ = self._named(cells, [()] * len(cells))  # no engine: a naive fit never needs it
 
     def _structure_joint(self, X, model=None):
         model = self._mixed if model is None else model
         encoded = self._encoded(X)
-        return _si.log_likelihood(model, _mx.node_data(model.nodes, encoded), self._who)
+        return on_call.infer.log_likelihood(model, on_call.engine.node_data(model.nodes, encoded), self._who)
 
     def _structure_sample(self, z, rng, parameter_uncertainty, model=None):
         """Rows drawn in ancestral order in the contexts of ``z`` (classes, or ``model``'s latent states)."""
         model = self._mixed if model is None else model
-        return self._node_table(_mx.sample_nodes(model, z, rng, parameter_uncertainty), len(z))
+        return self._node_table(on_call.engine.sample_nodes(model, z, rng, parameter_uncertainty), len(z))
 
     def _node_columns(self, values):
         """Per column of ``X``, its values from every node's (categorical codes decoded)."""
@@ -334,11 +324,11 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
         model of the same nodes (a latent-class one over states)."""
         post = self.posterior_
         base = self._mixed if model is None else model
-        data = _mx.node_data(base.nodes, encoded)
+        data = on_call.engine.node_data(base.nodes, encoded)
 
         def fill(logw, r):
-            model = base if r is None else _mi.drawn_model(base, r)
-            values = _mi.impute_nodes(model, data, logw, strategy, rng, self._who)
+            model = base if r is None else on_call.exact_impute.drawn_model(base, r)
+            values = on_call.exact_impute.impute_nodes(model, data, logw, strategy, rng, self._who)
             cells = []
             for b, blk in enumerate(post.blocks):
                 miss = blk.family.gen_missing(encoded[b])
@@ -353,15 +343,16 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
     def _structure_draws(self, n_draws, rng):
         """Exact draws of every feature's family parameters per context (:mod:`bayesnb.structure.structure_draws`)."""
         dims, coords, shapes, variables = self._mixed_layout()
-        draws = _mp.mixed_draws(self._mixed, self.posterior_.class_concentration, dims, shapes, n_draws, rng,
-                                variables)
+        draws = on_call.structure_draws.mixed_draws(self._mixed, self.posterior_.class_concentration, dims, shapes,
+                                                    n_draws, rng, variables)
         return draws, dims, coords
 
     def _exact_moments(self):
         """Closed-form posterior mean and sd of every variable of :meth:`sample_posterior`
         (``{variable: (mean, sd)}``, for :func:`bayesnb.compare_posteriors`)."""
         dims, _, shapes, variables = self._mixed_layout()
-        return _mp.mixed_moments(self._mixed, self.posterior_.class_concentration, dims, shapes, variables)
+        return on_call.structure_draws.mixed_moments(self._mixed, self.posterior_.class_concentration, dims, shapes,
+                                                     variables)
 
     def _mixed_layout(self):
         """``(dims, coords, shapes, variables)`` of the draws of the fitted structure."""
@@ -372,8 +363,9 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
             names.append(str(blk.names[nd.col]))
             labels = None if nd.numeric else blk.family.value_labels(blk.state)
             cats.append(None if labels is None else labels[nd.col])
-        dims, coords, shapes = _mp.mixed_layout(model, post.classes, names, cats, post.fixed_class_prior)
-        return dims, coords, shapes, _mp.node_variables(model, names)
+        dims, coords, shapes = on_call.structure_draws.mixed_layout(model, post.classes, names, cats,
+                                                                    post.fixed_class_prior)
+        return dims, coords, shapes, on_call.structure_draws.node_variables(model, names)
 
     def _numpyro_inputs(self, X, codes, C, likelihood):
         """Under a structure, the one model over every feature's contexts (class[, component],
@@ -381,16 +373,16 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
         if self._structure_fitted() is None:
             return super()._numpyro_inputs(X, codes, C, likelihood)
         post, model = self.posterior_, self._mixed
-        return structure_inputs(post, model, _mx.node_data(model.nodes, self._encode_blocks(X, post)[0]), codes,
-                                likelihood, C)
+        data = on_call.engine.node_data(model.nodes, self._encode_blocks(X, post)[0])
+        return on_call.numpyro_model.structure_inputs(post, model, data, codes, likelihood, C)
 
     def _point_sites(self, spec, priors, fit=None):
         """Under a structure, the plug-in of every node (of ``fit``'s structure over its states)."""
         if self._structure_fitted() is None:
             return super()._point_sites(spec, priors, fit)
         post, model = (self.posterior_, self._mixed) if fit is None else (fit.posterior, self._structure_latent(fit)[0])
-        return point_sites(post, spec, priors, [(nd.family, pr, po) for nd, pr, po in
-                                                zip(model.nodes, model.priors, model.posteriors)])
+        return on_call.numpyro_model.point_sites(post, spec, priors, [(nd.family, pr, po) for nd, pr, po in
+                                                 zip(model.nodes, model.priors, model.posteriors)])
 
     def _mcmc_tree(self, spec, samples, sample_stats, attrs):
         """Under a structure, the NUTS draws in :meth:`sample_posterior`'s layout (with ``n_components
@@ -398,8 +390,9 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
         if self._structure_fitted() is None:
             return super()._mcmc_tree(spec, samples, sample_stats, attrs)
         dims, coords, shapes, variables = self._draw_layout(spec.n_components)
-        return datatree_from_layout(mcmc_draws(spec, samples, variables, shapes), dims, coords,
-                                    sample_stats=sample_stats, attrs={**attrs, "structure": self.structure_kind_})
+        return on_call.diagnostics.datatree_from_layout(on_call.nuts.mcmc_draws(spec, samples, variables, shapes), dims,
+                                                        coords, sample_stats=sample_stats,
+                                                        attrs={**attrs, "structure": self.structure_kind_})
 
     def _draw_layout(self, C):
         """``(dims, coords, shapes, variables)`` of ``run_mcmc``'s draws under the structure with ``C``
@@ -414,10 +407,12 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
     def _structure_latent_draws(self, idata, n_draws, random_state):
         """One plug-in latent-class model of the structure per draw of ``run_mcmc`` (``LatentClassFit``
         with ``point=True``, its ``structure`` the model over the states at that draw)."""
-        values, pick, C = read_draws(idata, lambda c: self._draw_layout(c)[:2], n_draws, random_state, self._who)
+        values, pick, C = on_call.latent.read_draws(idata, lambda c: self._draw_layout(c)[:2], n_draws, random_state,
+                                                    self._who)
         group, variables = np.repeat(np.arange(len(self.classes_)), C), self._draw_layout(C)[3]
         return em.latent_class_from_draws(self.posterior_, values, None, C, pick,
-                                          structure=lambda d: _se.draw_model(self._mixed, group, d, variables))
+                                          structure=lambda d: on_call.structured_em.draw_model(self._mixed, group, d,
+                                                                                               variables))
 
     def fit_semi_supervised(self, X, y, *, unlabeled="auto", sample_weight=None, unlabeled_weight=1.0, tol=1e-6,
                             max_iter=100):
@@ -460,9 +455,9 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
         self._em_structure = {a: getattr(self, a) for a in ("structure_kind_", "structure_", "structure_hierarchical_",
                                                              "structure_hierarchical_numeric_")}
         params = self._check_class_params(len(self.classes_))
-        model, _, resp, hist, conv, trans = _se.fit_semi_supervised(
-            self._mixed, self.posterior_, _mx.node_data(self._mixed.nodes, encoded), codes, rw, params, tol=tol,
-            max_iter=max_iter, who=self._who)
+        model, _, resp, hist, conv, trans = on_call.structured_em.fit_semi_supervised(
+            self._mixed, self.posterior_, on_call.engine.node_data(self._mixed.nodes, encoded), codes, rw, params,
+            tol=tol, max_iter=max_iter, who=self._who)
         post = self.posterior_ if resp is None else em.m_step(em.block_meta(self.posterior_), encoded, resp, params,
                                                               self.classes_)
         self._mixed = model
@@ -479,8 +474,8 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
         if opts.pop("component_prior", "class") != "class":
             raise ValueError(f"{self._who}: component_prior='hierarchical' needs structure='naive'; under a "
                              "structure each component keeps its class's prior (component_prior='class').")
-        model, _, resp, hist, group = _se.fit_latent_class(
-            self._mixed, _mx.node_data(self._mixed.nodes, encoded), class_part, y_codes, n_components,
+        model, _, resp, hist, group = on_call.structured_em.fit_latent_class(
+            self._mixed, on_call.engine.node_data(self._mixed.nodes, encoded), class_part, y_codes, n_components,
             who=self._who, **opts)
         S = len(group)
         post = em.m_step(em.block_meta(self.posterior_, group), encoded, resp, (np.ones(S), True, None),
@@ -491,7 +486,8 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
         """Under a structure, ``log p(x)`` per row by the exact engine over the fit's states."""
         if fit.structure is None:
             return super()._latent_log_px(fit, encoded, y_codes)
-        jll = _si.log_likelihood(fit.structure, _mx.node_data(fit.structure.nodes, encoded), self._who)
+        data = on_call.engine.node_data(fit.structure.nodes, encoded)
+        jll = on_call.infer.log_likelihood(fit.structure, data, self._who)
         allowed = em.allowed_states(fit.group, y_codes)
         return _post.log_marginal(np.where(allowed, jll + fit.posterior.class_log_prior, -np.inf))
 

@@ -43,13 +43,16 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from ..io.loadcheck import SCORE_COLUMNS
 from .._progress import progress
 from .._utils import is_frame, missing_mask
 from ..families import Categorical, Gaussian, Histogram, Hurdle, LogNormal, Poisson
 
-__all__ = ["CANDIDATES", "assemble_blocks", "auto_blocks", "candidate_family", "column_candidates", "column_kinds",
-           "kind_votes", "merge_kinds", "merge_tables", "numeric_column", "pick", "resolution", "score", "value_table"]
+__all__ = ["CANDIDATES", "SCORE_COLUMNS", "assemble_blocks", "auto_blocks", "candidate_family", "column_candidates",
+           "column_kinds", "kind_votes", "merge_kinds", "merge_tables", "numeric_column", "pick", "resolution", "score",
+           "value_table"]
+
+#: the columns of ``family_scores_`` (``NaiveBayes(features="auto")``; checked on load by :mod:`bayesnb.io.loadcheck`)
+SCORE_COLUMNS = ("column", "family", "log_evidence", "resolution", "margin", "chosen")
 
 #: name -> (factory, applies(summary)): the candidate families of a numeric column
 CANDIDATES = {

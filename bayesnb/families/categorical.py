@@ -37,8 +37,8 @@ from ._contract import Family
 from .capabilities import SHARED
 from . import _stick_rows, _tilted_gamma
 from ._category_codes import _indexer
-from .numeric import (MAX_ALPHA, Memo, check_alpha, dirichlet_draws, dirichlet_moments, draw_categories, maximise_evidence,
-                      observed_counts)
+from .numeric import MAX_ALPHA, Memo, check_alpha, dirichlet_draws, dirichlet_moments, draw_categories, observed_counts
+from ..structure.hierarchical import maximise_evidence
 from ._categorical_encoding import log_probs  # (CategoricalNB.feature_log_prob_)
 
 __all__ = ["Categorical", "CategoricalEncoding", "CategoricalStats", "Dirichlets"]

@@ -1,19 +1,23 @@
 """Numerical helpers the families share: alpha checks, evidence maximisation, class sums,
-sparse-safe log dot products and exact Dirichlet / categorical draws."""
+sparse-safe log dot products and exact Dirichlet / categorical draws.
+
+The bounded search for the evidence-maximising smoothing lives in
+:func:`bayesnb.structure.hierarchical.maximise_evidence` (it needs nothing of the families,
+so importing the structure package never loads them).
+"""
 
 from __future__ import annotations
 
-import math
 import numbers
 
 import numpy as np
 import scipy.sparse as sp
-
 from .._utils import hard_labels
+from ..structure.hierarchical import maximise_evidence
 
 __all__ = ["MAX_ALPHA", "check_alpha", "class_sums", "dirichlet_draws", "dirichlet_moments", "draw_categories", "float32_args",
            "observed_counts",
-           "bounded_brent", "float_array", "log_dot", "maximise_evidence", "resolve_scalar_alpha", "sample_class_feature", "weighted_class_cells"]
+           "float_array", "log_dot", "resolve_scalar_alpha", "sample_class_feature", "weighted_class_cells"]
 
 
 #: the largest smoothing pseudo-count accepted: as many rows as float64 counts exactly (2**53);
@@ -115,118 +119,6 @@ def check_alpha(alpha, who: str, allow_array: bool = True):
     if np.any(arr > MAX_ALPHA):
         raise ValueError(f"{who}: every alpha must be at most 2**53 (a pseudo-count of rows); received {arr!r}.")
     return arr
-
-
-def maximise_evidence(log_evidence_of_alpha, lo: float = 1e-4, hi: float = 1e4) -> float:
-    """Empirical Bayes: the smoothing strength that maximises the closed-form evidence.
-
-    Parameters
-    ----------
-    log_evidence_of_alpha : callable
-        ``f(alpha) -> float``, the log marginal likelihood of the training data.
-    lo, hi : float
-        Search interval for alpha (searched on a log scale).
-
-    Returns
-    -------
-    alpha : float
-    """
-    t = bounded_brent(lambda t: -log_evidence_of_alpha(float(np.exp(t))), np.log(lo), np.log(hi), 1e-4)
-    return float(np.exp(t))
-
-
-def bounded_brent(func, x1: float, x2: float, xatol: float = 1e-5, maxiter: int = 500) -> float:
-    """The minimiser of ``func`` on ``[x1, x2]`` by Brent's bounded search: ``scipy.optimize.minimize_scalar(
-    method="bounded")``'s steps and result bit for bit, on Python floats (scipy's numpy scalar
-    arithmetic and result object cost ~0.2 ms a search, several times the evidence's own cost).
-
-    Parameters
-    ----------
-    func : callable
-        ``f(x) -> float``.
-    x1, x2 : float
-        Finite bounds, ``x1 <= x2``.
-    xatol : float, default=1e-5
-        Absolute tolerance on the minimiser.
-    maxiter : int, default=500
-        Most evaluations of ``func``.
-
-    Returns
-    -------
-    float
-        scipy's ``x`` of that search.
-    """
-    x1, x2 = float(x1), float(x2)
-    if not (math.isfinite(x1) and math.isfinite(x2)) or x1 > x2:
-        raise ValueError(f"bounded_brent: expected finite bounds x1 <= x2; received {x1!r}, {x2!r}.")
-    sqrt_eps = math.sqrt(2.2e-16)
-    golden_mean = 0.5 * (3.0 - math.sqrt(5.0))
-    a, b = x1, x2
-    fulc = a + golden_mean * (b - a)
-    nfc = xf = x = fulc
-    rat = e = 0.0
-    fx = func(x)
-    num = 1
-    ffulc = fnfc = fx
-    xm = 0.5 * (a + b)
-    tol1 = sqrt_eps * abs(xf) + xatol / 3.0
-    tol2 = 2.0 * tol1
-    while abs(xf - xm) > (tol2 - 0.5 * (b - a)):
-        golden = True
-        if abs(e) > tol1:  # a parabolic fit
-            golden = False
-            r = (xf - nfc) * (fx - ffulc)
-            q = (xf - fulc) * (fx - fnfc)
-            p = (xf - fulc) * q - (xf - nfc) * r
-            q = 2.0 * (q - r)
-            if q > 0.0:
-                p = -p
-            q = abs(q)
-            r = e
-            e = rat
-            if abs(p) < abs(0.5 * q * r) and p > q * (a - xf) and p < q * (b - xf):
-                rat = (p + 0.0) / q
-                x = xf + rat
-                if (x - a) < tol2 or (b - x) < tol2:
-                    rat = tol1 * (_sign(xm - xf) + ((xm - xf) == 0))
-            else:
-                golden = True
-        if golden:
-            e = (a - xf) if xf >= xm else (b - xf)
-            rat = golden_mean * e
-        step = abs(rat)
-        x = xf + (_sign(rat) + (rat == 0)) * (step if step >= tol1 or step != step else tol1)
-        fu = func(x)
-        num += 1
-        if fu <= fx:
-            if x >= xf:
-                a = xf
-            else:
-                b = xf
-            fulc, ffulc = nfc, fnfc
-            nfc, fnfc = xf, fx
-            xf, fx = x, fu
-        else:
-            if x < xf:
-                a = x
-            else:
-                b = x
-            if (fu <= fnfc) or (nfc == xf):
-                fulc, ffulc = nfc, fnfc
-                nfc, fnfc = x, fu
-            elif (fu <= ffulc) or (fulc == xf) or (fulc == nfc):
-                fulc, ffulc = x, fu
-        xm = 0.5 * (a + b)
-        tol1 = sqrt_eps * abs(xf) + xatol / 3.0
-        tol2 = 2.0 * tol1
-        if num >= maxiter:
-            break
-    return xf
-
-
-def _sign(v: float) -> float:
-    """``np.sign`` of a float: -1, 0 or 1 (NaN for NaN)."""
-    return v if v != v else float(int(v > 0) - int(v < 0))
 
 
 def resolve_scalar_alpha(alpha, evidence_fn) -> float:

@@ -26,7 +26,7 @@ from .conditions import has_constraints
 from .constrained import constrained_sample
 from .functions import feature_contributions, impute_cells, sample_rows, score_rows
 from .given import encode_given, write_given
-from .latent import check_latent, latent_fits_from_draws
+from . import _lazy as lazy
 from .semi_supervised import SemiSupervisedMixin
 from .support import blank_impossible, impossible_cells, impossible_rows
 from .tables import assemble_table, check_impute_options, label_codes, mask_cells, missing_cells
@@ -51,7 +51,7 @@ class GenerativeMixin(SemiSupervisedMixin):
         check_is_fitted(self, "posterior_")
         if latent is None:
             return self.posterior_, np.arange(len(self.classes_)), False
-        return check_latent(self.posterior_, latent, len(self.classes_), self._who)
+        return lazy.latent.check_latent(self.posterior_, latent, len(self.classes_), self._who)
 
     def _gen_encode(self, X):
         X = self._check_X(X, reset=False)
@@ -407,7 +407,7 @@ class GenerativeMixin(SemiSupervisedMixin):
     def _latent_class_draws(self, idata, *, n_draws=None, random_state=None):
         """:func:`~bayesnb.generative.latent.latent_class_draws` of this estimator."""
         base, _, _ = self._gen_model()
-        return latent_fits_from_draws(base, idata, n_draws, random_state, self._who)
+        return lazy.latent.latent_fits_from_draws(base, idata, n_draws, random_state, self._who)
 
     # ------------------------------------------------------------------- scoring
     def score_samples(self, X, *, latent=None):

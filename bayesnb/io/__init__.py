@@ -1,6 +1,8 @@
 """The model format: one safe archive per fitted model, read back with :func:`load`.
 
-- :mod:`~bayesnb.io.persistence` -- ``save`` / ``load`` and the estimators' persistence mixin
+- :mod:`~bayesnb.io.persistence` -- ``save`` / ``load``
+- :mod:`~bayesnb.io.saving`, :mod:`~bayesnb.io.names` -- the estimators' ``save`` and the classes a model
+  file may name (all that defining an estimator loads of this package)
 - :mod:`~bayesnb.io.archive` -- bounded, hostile-file-proof reading of a model file, and its HMAC
 - :mod:`~bayesnb.io.safejson` -- the file's JSON metadata, parsed in linear time and bounded memory
 - :mod:`~bayesnb.io.tree` -- the JSON tree: what a file may name, how values become JSON and arrays

@@ -35,12 +35,14 @@ import numbers
 
 import numpy as np
 
-from .tree import ESTIMATORS, registry, type_key
+from .names import ESTIMATORS, type_key
+from .tree import registry
 from .archive import ModelFileError
 from .._utils import is_dtype
 from ..generative.values import support_from_dict
 from ..generative.zero_links import check_zero_links
 from ..inference.nb_posterior import BlockPosterior, class_posterior
+from ..estimators.auto_features import SCORE_COLUMNS
 
 __all__ = ["NAIVE_BAYES_ONLY", "check_extras", "check_model", "check_naive_bayes_only", "check_node_tuples"]
 
@@ -351,9 +353,6 @@ def check_extras(model, post, n_features, extra):
         if not isinstance(t, np.ndarray) or t.shape != (n_features,) or not all(is_dtype(v) for v in t):
             _fail(f"feature_dtypes_ must hold {n_features} dtypes")
 
-
-#: the columns of ``family_scores_`` (``NaiveBayes(features="auto")``)
-SCORE_COLUMNS = ("column", "family", "log_evidence", "resolution", "margin", "chosen")
 
 
 def _check_scores(t) -> None:

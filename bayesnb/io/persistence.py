@@ -63,13 +63,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..inference import nb_posterior as _post
 from .loadcheck import check_extras, check_model, check_naive_bayes_only
-from .tree import ESTIMATORS, Decoder, Encoder, registry, type_key
+from .tree import Decoder, Encoder, registry
 from .archive import DEFAULT_MAX_BYTES, DEFAULT_MAX_RATIO, ModelFileError, check_key, digest, read_model, sign
 from .._version import __version__
 from ..generative.values import support_from_dict, support_to_dict
 from ..privacy import DP
 
-__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_RATIO", "FORMAT_NAME", "FORMAT_VERSION", "ModelFileError", "PersistenceMixin",
+__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_RATIO", "FORMAT_NAME", "FORMAT_VERSION", "ModelFileError",
            "decode_estimator", "encode_estimator", "load", "read_model_file", "composite", "register_composite",
            "save"]
 
@@ -197,10 +197,20 @@ def composite(name):
     """
     if not isinstance(name, str):
         return None
-    package = sys.modules["bayesnb"]
-    if name not in _COMPOSITES and name in getattr(package, "__all__", ()):
-        getattr(package, name)  # imports the class's module, which registers it
+    if name not in _COMPOSITES:
+        _import_public(name)
     return _COMPOSITES.get(name)
+
+
+def _import_public(name: str) -> None:
+    """Import the module of ``name`` if it is a public name of :mod:`bayesnb` (a class registers when imported).
+
+    ``import bayesnb`` loads its estimators and wings lazily (PEP 562), so a model file may name a
+    class whose module no one has imported yet; nothing is imported for any other name.
+    """
+    package = sys.modules["bayesnb"]
+    if name in getattr(package, "__all__", ()):
+        getattr(package, name)
 
 
 def encode_estimator(model, enc):
@@ -404,6 +414,8 @@ def decode_estimator(node, dec):
     if not isinstance(node, dict):
         raise ModelFileError("an estimator must be a JSON object")
     name = node.get("estimator")
+    if isinstance(name, str):
+        _import_public(name)
     cls = registry()[0].get(name) if isinstance(name, str) else None
     if cls is None:
         raise ModelFileError(f"unknown estimator {str(name)[:80]!r} in this bayesnb version")
@@ -453,33 +465,3 @@ def _imputer_from_file(model, node, dec):
     if names is None or [str(c) for c in imp.columns_] != [str(c) for c in names]:
         raise ModelFileError("the model's imputer must have the model's feature columns")
     return imp
-
-
-class PersistenceMixin:
-    """``save(path)`` for every bayesnb estimator (load with :func:`bayesnb.load`).
-
-    Every concrete estimator class that derives from it is registered by name (a class
-    whose name starts with ``_`` or is ``BaseNB`` is abstract), so a model file can name it.
-    """
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        if not cls.__name__.startswith("_") and cls.__name__ != "BaseNB":
-            ESTIMATORS[type_key(cls)] = cls
-
-    def save(self, path, *, key=None, overwrite=False) -> None:
-        """Write the fitted model to ``path`` in bayesnb's safe, versioned format.
-
-        Parameters
-        ----------
-        path : str or os.PathLike
-            Destination (conventionally ``*.bnb``). Load with :func:`bayesnb.load`.
-        key : bytes or str, optional
-            Sign the file with HMAC-SHA256 under this secret key; :func:`bayesnb.load`
-            then needs the same key and refuses a file changed by anyone without it
-            (see :func:`bayesnb.io.persistence.save`). The file is not encrypted.
-        overwrite : bool, default False
-            Replace ``path`` if it exists; by default an existing file is refused with a
-            ``FileExistsError`` naming it.
-        """
-        save(self, path, key=key, overwrite=overwrite)

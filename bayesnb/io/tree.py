@@ -18,13 +18,12 @@ from .archive import ModelFileError
 from .._utils import ColumnNames as _ColumnNames
 from .._utils import DataError, is_dtype
 from ..families import Family
+from .names import ESTIMATORS, type_key
 
-__all__ = ["ESTIMATORS", "Decoder", "Encoder", "registry", "type_key"]
+__all__ = ["Decoder", "Encoder", "registry"]
 
 
 # ------------------------------------------------------------------------ allow-list
-#: estimator classes a model file may name (filled by PersistenceMixin.__init_subclass__)
-ESTIMATORS: dict = {}
 
 
 def registry():
@@ -50,11 +49,6 @@ def registry():
             if t is not None:  # a family that declares no NamedTuple (docs/families/custom.md) names none
                 tuples_[type_key(t)] = t
     return estimators_, families_, tuples_
-
-
-def type_key(cls) -> str:
-    """How a model file names a class: bayesnb's by name, any other by ``module:qualname``."""
-    return cls.__name__ if cls.__module__.split(".")[0] == "bayesnb" else f"{cls.__module__}:{cls.__qualname__}"
 
 
 # ------------------------------------------------------------------------- encoding
