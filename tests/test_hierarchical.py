@@ -307,6 +307,9 @@ def test_a_repeated_table_gets_the_same_fit_and_its_own_arrays(monkeypatch):
     answer), a different table or option is fitted anew, and the cache keeps to its byte budget."""
     import bayesnb.structure.hierarchical as H
 
+    # a cache of the test's own: the stand-in fits below must not stay in the process's cache
+    monkeypatch.setattr(H, "_CACHE", type(H._CACHE)())
+    monkeypatch.setattr(H, "_CACHE_TOTAL", [0])
     n = _counts(5, (2, 3, 4))
     first = hierarchical_prior(n, root="all")
     calls = []
@@ -330,3 +333,5 @@ def test_a_repeated_table_gets_the_same_fit_and_its_own_arrays(monkeypatch):
     for k in range(3):
         hierarchical_prior(n + k)
     assert len(H._CACHE) == 1 and H._CACHE_TOTAL[0] <= H.CACHE_BYTES
+    monkeypatch.undo()  # later callers in this process get real fits, not the stand-ins
+    assert all(hierarchical_prior(n, **o).alpha.shape == n.shape for o in ({"root": "class"}, {"alpha_root": 0.5}))

@@ -36,9 +36,13 @@ def test_choice_and_rows_equal_those_of_the_dense_evidence(setting, monkeypatch)
     """The evidence over non-empty cells changes nothing the Synthesizer does: the same fit with the
     dense evidence (every cell of every context scored) chooses, tabulates and samples identically."""
     fast = _fit(setting)
+    used = []
+    monkeypatch.setattr(hierarchical, "_CACHE", type(hierarchical._CACHE)())  # refitted, not the fast fits kept
+    monkeypatch.setattr(hierarchical, "_CACHE_TOTAL", [0])
     monkeypatch.setattr(hierarchical, "_level_evidence_fn",
-                        lambda data, base: lambda c: _level_log_evidence(c, data, base))
+                        lambda data, base: lambda c: used.append(1) or _level_log_evidence(c, data, base))
     dense = _fit(setting)
+    assert used  # the dense evidence was computed
     assert fast[0] == dense[0]
     pd.testing.assert_frame_equal(fast[1], dense[1], check_exact=True)
     pd.testing.assert_frame_equal(fast[2], dense[2], check_exact=True)
