@@ -211,7 +211,6 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
             fitted = None
         self.structure_kind_ = chosen.kind
         self.structure_hierarchical_ = chosen.hierarchical
-        self.structure_hierarchical_numeric_ = chosen.hierarchical  # numeric nodes too (Histogram)
         self.structure_ = self._named(nodes, parents[chosen.kind])
         if fitted is not None:
             self._mixed = fitted
@@ -256,11 +255,8 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
         hierarchical = getattr(self, "structure_hierarchical_", False)
         if not isinstance(hierarchical, (bool, np.bool_)):
             raise ValueError(f"structure_hierarchical_ must be True or False; received {hierarchical!r}.")
-        numeric = getattr(self, "structure_hierarchical_numeric_", False)  # absent in older files: False
-        if not isinstance(numeric, (bool, np.bool_)):
-            raise ValueError(f"structure_hierarchical_numeric_ must be True or False; received {numeric!r}.")
         if hierarchical:  # the k-DB default (alpha unset): the nodes' hierarchical smoothing
-            nodes = _sel.hierarchical_nodes(nodes, numeric=bool(numeric))
+            nodes = _sel.hierarchical_nodes(nodes)
         nodes = self._bounded_nodes(nodes)  # a private model's declared support
         for j, nd in enumerate(nodes):
             e = nd.edges
@@ -293,7 +289,7 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
         """The base attributes, and the naive structure's (a naive fit or a loaded model keeps them)."""
         super()._set_attributes()
         self.structure_kind_ = "naive"
-        self.structure_hierarchical_ = self.structure_hierarchical_numeric_ = False
+        self.structure_hierarchical_ = False
         blocks = self.posterior_.blocks
         nodes = [_mx.Node(b, c, None, None, False, 0, None, None) for b, blk in enumerate(blocks)
                  for c in range(len(blk.names))]
@@ -457,8 +453,7 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
             self._fit_structure(X, np.maximum(codes, 0), labelled_weight)
         if self._mixed is None:  # naive, or "auto" chose it
             return super()._semi_supervised_em(X, encoded, codes, rw, labelled_weight, tol, max_iter)
-        self._em_structure = {a: getattr(self, a) for a in ("structure_kind_", "structure_", "structure_hierarchical_",
-                                                             "structure_hierarchical_numeric_")}
+        self._em_structure = {a: getattr(self, a) for a in ("structure_kind_", "structure_", "structure_hierarchical_")}
         params = self._check_class_params(len(self.classes_))
         model, _, resp, hist, conv, trans = _se.fit_semi_supervised(
             self._mixed, self.posterior_, _mx.node_data(self._mixed.nodes, encoded), codes, rw, params, tol=tol,
