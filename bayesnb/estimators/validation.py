@@ -478,7 +478,7 @@ def check_total_weight(w, already: float, who: str) -> None:
         )
 
 
-def locate_bad_cells(encode, block, limit: int = 5):
+def locate_bad_cells(encode, block):
     """Which rows and columns of a block make its family's ``encode`` raise ValueError.
 
     Called only after ``encode(block)`` failed, so a whole batch's error can name where the odd
@@ -492,13 +492,11 @@ def locate_bad_cells(encode, block, limit: int = 5):
         ``encode(sub_block)``; raises ValueError for a bad cell.
     block : ndarray, sparse matrix or DataFrame of shape (n, d)
         The block as the family receives it.
-    limit : int, default=5
-        The most rows reported.
 
     Returns
     -------
     rows : list of int
-        The first (at most ``limit``) rows that fail on their own.
+        The first (at most 5) rows that fail on their own.
     columns : list of int
         Block positions whose cell alone makes the first bad row fail (empty when not isolated:
         a sparse block, no good row, or several odd cells in that row).
@@ -511,7 +509,7 @@ def locate_bad_cells(encode, block, limit: int = 5):
         return False
 
     bad, todo = [], [np.arange(block.shape[0])]
-    while todo and len(bad) < limit:
+    while todo and len(bad) < 5:
         rows = todo.pop(0)
         if rows.size == 0 or not fails(rows):
             continue
