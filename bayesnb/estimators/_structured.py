@@ -296,6 +296,8 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
         self.structure_ = self._named(nodes, [()] * len(nodes))
 
     def _structure_joint(self, X, model=None):
+        """``log p(x | y=k)`` under the fitted structure (or ``model``, one of :meth:`_structure_latent`'s,
+        over its states), shape (n_samples, n_classes)."""
         model = self._mixed if model is None else model
         encoded = self._encoded(X)
         return _si.log_likelihood(model, _mx.node_data(model.nodes, encoded), self._who)
@@ -326,8 +328,10 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
                               getattr(self, "feature_dtypes_", None))
 
     def _structure_imputer(self, encoded, strategy, rng, model=None):
-        """Missing cells, exact on the structure (:mod:`bayesnb.structure.exact_impute`); ``model`` another
-        model of the same nodes (a latent-class one over states)."""
+        """A function ``fill(logw, r)`` -> the imputed cells (``write_cells``' list) of the encoded rows, given
+        their (n, K) class log weights and a generator ``r`` for one posterior draw of the parameters (None:
+        the posterior itself), exact on the structure (:mod:`bayesnb.structure.exact_impute`); ``model``
+        another model of the same nodes (a latent-class one over states, the weights then over them)."""
         post = self.posterior_
         base = self._mixed if model is None else model
         data = _mx.node_data(base.nodes, encoded)
