@@ -138,7 +138,7 @@ def _contexts(light, post, nodes, parents, auto, X, y, w):
     K, d = len(post.classes), len(nodes)
     part = _partition(light, post, nodes, X, y, w)
     if part is None:
-        empty = {kind: [nd.family.empty_stats(nd.state, K * _n_parents(nodes, pa)) for nd, pa in zip(nodes, p)]
+        empty = {kind: [nd.family.empty_stats(nd.state, K * _mx.n_parent_states(nodes, pa)) for nd, pa in zip(nodes, p)]
                  for kind, p in parents.items()}
         return empty, (dict(empty) if auto else None), np.zeros(d), np.zeros(d)
     data, yc, w = part
@@ -148,10 +148,6 @@ def _contexts(light, post, nodes, parents, auto, X, y, w):
     rows = scoring_rows(data[1], list(parents.values()), w, min_rows=0)
     scored = {kind: _mx.node_stats(nodes, data, yc, w, K, pa, rows) for kind, pa in parents.items()}
     return full, scored, ((w > 0)[:, None] & ~data[1]).sum(axis=0), rows.sum(axis=0)
-
-
-def _n_parents(nodes, pa):
-    return int(np.prod([nodes[p].n_states for p in pa], dtype=np.int64))
 
 
 def _merge_contexts(nodes):
