@@ -48,6 +48,7 @@ from ..structure import (
 )
 from . import validation as _val
 from ._dask_fit import _light, _rows
+from .auto_features import merge_tables
 
 __all__ = ["DaskPredictMixin", "fit_structure", "unsupported"]
 
@@ -99,11 +100,7 @@ def _value_weights(light, post, nodes, numeric, X, y, w):
 
 
 def _merge_value_weights(a, b):
-    out = []
-    for (va, wa), (vb, wb) in zip(a, b):
-        values, inverse = np.unique(np.concatenate([va, vb]), return_inverse=True)
-        out.append((values, np.bincount(inverse, weights=np.concatenate([wa, wb]), minlength=values.size)))
-    return out
+    return [merge_tables(x, z) for x, z in zip(a, b)]
 
 
 def _partition(light, post, nodes, X, y, w):
