@@ -270,3 +270,15 @@ def test_keep_freed_memory_reuses_pages():
     kept, default = faults("keep"), faults("default")
     assert default > 40 * 1000  # fresh pages for every round (9.6 MiB: ~2,300 pages)
     assert kept < default / 10
+
+
+def test_labels_stored_by_pyarrow_are_refused_as_the_package_s_own_data_error():
+    """A missing or extra label in text stored by pyarrow is the same DataError (a user mistake, exit 2 in the
+    CLI) as in a NumPy array of labels, with the same message."""
+    X = _table().drop(columns="y").iloc[:3]
+    for y in (pd.Series(["a", None, "b"], dtype="str"), pd.Series(["a", "b"], dtype="str")):
+        with pytest.raises(bayesnb._utils.DataError) as arrow:
+            bayesnb.NaiveBayes().fit(X, y)
+        with pytest.raises(bayesnb._utils.DataError) as numpy:
+            bayesnb.NaiveBayes().fit(X, y.to_numpy(dtype=object))
+        assert str(arrow.value) == str(numpy.value)

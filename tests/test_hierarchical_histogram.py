@@ -8,7 +8,6 @@ from scipy.special import gammaln
 
 import bayesnb
 from bayesnb.families import Histogram
-from bayesnb.structure import select as SEL
 from bayesnb.structure.hierarchical import CONCENTRATION_BOUNDS, hierarchical_prior
 
 ALPHA = 0.5  # the unit tests' Histogram pseudo-count
@@ -71,7 +70,7 @@ def test_no_parents_is_the_naive_prior():
 
 def test_kdb_default_uses_it_and_a_root_node_is_the_hierarchical_naive_one():
     est, X, y = _fit()
-    assert est.structure_hierarchical_ and est.structure_hierarchical_numeric_
+    assert est.structure_hierarchical_
     m = est._mixed
     nodes = _numeric_nodes(est)
     assert all(m.nodes[j].family.hierarchical for j in nodes)
@@ -135,26 +134,9 @@ def test_model_file_round_trip(tmp_path):
     est, X, _ = _fit(3)
     est.save(tmp_path / "m.bnb")
     back = bayesnb.load(tmp_path / "m.bnb")
-    assert back.structure_hierarchical_numeric_
+    assert back.structure_hierarchical_
     np.testing.assert_array_equal(back.predict_proba(X), est.predict_proba(X))
     np.testing.assert_array_equal(back.score_samples(X), est.score_samples(X))
-
-
-def test_older_files_keep_their_flat_numeric_nodes():
-    """A model file written before Histogram nodes were hierarchical has no
-    ``structure_hierarchical_numeric_``: its numeric nodes keep the naive prior, its categorical
-    nodes the hierarchical one, as it was fitted."""
-    est, X, y = _fit(4)
-    del est.structure_hierarchical_numeric_
-    est._restore_fitted()
-    m = est._mixed
-    for j in _numeric_nodes(est):
-        assert not m.nodes[j].family.hierarchical
-        np.testing.assert_array_equal(m.priors[j].concentration[0], _alpha(m, j))
-    cat = [j for j, nd in enumerate(m.nodes) if not nd.numeric]
-    assert all(m.nodes[j].family.alpha == "hierarchical" for j in cat)
-    nodes = SEL.hierarchical_nodes(m.nodes, numeric=False)
-    assert all(nd.family is old.family for nd, old in zip(nodes, m.nodes) if old.numeric)
 
 
 def test_alpha_hierarchical_switches_histogram_nodes_too(tmp_path):

@@ -78,25 +78,22 @@ _MAX_BINS = 4
 
 
 # ------------------------------------------------------------------------ statistics
-def mutual_information(a, b, valid=None):
+def mutual_information(a, b):
     """Plug-in mutual information (nats) of integer-coded columns, one value per row of ``a``.
 
     Parameters
     ----------
     a, b : ndarray of int of shape (R, m)
         Codes ``>= 0`` (a negative code is a missing cell), one dataset per row.
-    valid : ndarray of bool of shape (R, m), optional
-        Cells to use; default: both codes ``>= 0``.
 
     Returns
     -------
     ndarray of shape (R,)
-        ``sum_uv p(u, v) log(p(u, v) / (p(u) p(v)))`` over each dataset's valid cells
-        (0 for a dataset with none).
+        ``sum_uv p(u, v) log(p(u, v) / (p(u) p(v)))`` over each dataset's cells where both codes
+        are ``>= 0`` (0 for a dataset with none).
     """
     a, b = np.atleast_2d(a), np.atleast_2d(b)
-    if valid is None:
-        valid = (a >= 0) & (b >= 0)
+    valid = (a >= 0) & (b >= 0)
     R = a.shape[0]
     ca, cb = int(a.max(initial=0)) + 1, int(b.max(initial=0)) + 1
     idx = (np.arange(R)[:, None] * (ca * cb) + a * cb + b)[valid]
@@ -166,7 +163,7 @@ def _check_inputs(estimator, X, y, n_replicates, caller):
         raise ValueError(f"{who}: n_replicates must be an int >= 1; received {n_replicates!r}.")
     X = estimator._check_X(X, reset=False)
     n = X.shape[0]
-    y_arr = np.asarray(y, dtype=object if np.asarray(y).dtype == object else None)
+    y_arr = np.asarray(y)
     if y_arr.ndim != 1 or y_arr.shape[0] != n:
         raise ValueError(f"{who}: y must have one label per row of X ({n}); received shape {y_arr.shape}.")
     codes = label_codes(estimator.classes_, y_arr, n, who)

@@ -118,11 +118,8 @@ def coord_values(values):
     ndarray
     """
     arr = np.asarray(values)
-    if arr.dtype == object:
-        try:
-            return np.asarray([str(v) if not isinstance(v, (int, float, np.number)) else v for v in values])
-        except Exception:  # pragma: no cover
-            return np.asarray([str(v) for v in values])
+    if arr.dtype == object:  # (a list of scalars: np.asarray cannot fail)
+        return np.asarray([str(v) if not isinstance(v, (int, float, np.number)) else v for v in values])
     return arr
 
 

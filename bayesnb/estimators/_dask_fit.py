@@ -20,7 +20,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from ..io import dask_data as _dask
-from .._utils import ColumnNames, is_frame, missing_mask, take_rows
+from .._utils import ColumnNames, is_frame, missing_mask, one_hot, take_rows
 from ..families.default_hooks import same_state
 from ..inference.conjugate import posterior_from_stats
 from . import validation as _val
@@ -180,12 +180,10 @@ def _chunk_stats(est, specs, states, classes, X, y, w):
 
 
 def _resp(classes, y, w):
-    """Row weights per class (n, K): each row's weight under its class, as the in-memory fit makes them."""
-    K, n = len(classes), len(y)
-    codes = np.searchsorted(classes, y) if K > 1 else np.zeros(n, dtype=int)
-    resp = np.zeros((n, K))
-    resp[np.arange(n), codes] = w
-    return resp
+    """Row weights per class (n, K): each row's weight under its class, as the in-memory fit makes them
+    (:func:`~bayesnb._utils.one_hot`)."""
+    K = len(classes)
+    return one_hot(np.searchsorted(classes, y) if K > 1 else np.zeros(len(y), dtype=int), w, K)
 
 
 def _merge_pair(specs):

@@ -47,6 +47,7 @@ from ..structure import (
 from . import _on_call as on_call
 from . import validation as _val
 from ._dask_fit import _light, _rows
+from .auto_features import merge_tables
 
 __all__ = ["DaskPredictMixin", "fit_structure", "unsupported"]
 
@@ -98,11 +99,7 @@ def _value_weights(light, post, nodes, numeric, X, y, w):
 
 
 def _merge_value_weights(a, b):
-    out = []
-    for (va, wa), (vb, wb) in zip(a, b):
-        values, inverse = np.unique(np.concatenate([va, vb]), return_inverse=True)
-        out.append((values, np.bincount(inverse, weights=np.concatenate([wa, wb]), minlength=values.size)))
-    return out
+    return [merge_tables(x, z) for x, z in zip(a, b)]
 
 
 def _partition(light, post, nodes, X, y, w):
@@ -137,7 +134,7 @@ def _contexts(light, post, nodes, parents, auto, X, y, w):
     K, d = len(post.classes), len(nodes)
     part = _partition(light, post, nodes, X, y, w)
     if part is None:
-        empty = {kind: [nd.family.empty_stats(nd.state, K * _n_parents(nodes, pa)) for nd, pa in zip(nodes, p)]
+        empty = {kind: [nd.family.empty_stats(nd.state, K * on_call.engine.n_parent_states(nodes, pa)) for nd, pa in zip(nodes, p)]
                  for kind, p in parents.items()}
         return empty, (dict(empty) if auto else None), np.zeros(d), np.zeros(d)
     data, yc, w = part
@@ -147,10 +144,6 @@ def _contexts(light, post, nodes, parents, auto, X, y, w):
     rows = scoring_rows(data[1], list(parents.values()), w, min_rows=0)
     scored = {kind: on_call.engine.node_stats(nodes, data, yc, w, K, pa, rows) for kind, pa in parents.items()}
     return full, scored, ((w > 0)[:, None] & ~data[1]).sum(axis=0), rows.sum(axis=0)
-
-
-def _n_parents(nodes, pa):
-    return int(np.prod([nodes[p].n_states for p in pa], dtype=np.int64))
 
 
 def _merge_contexts(nodes):

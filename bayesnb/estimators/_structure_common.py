@@ -98,39 +98,9 @@ class StructureCommonMixin:
         check_is_fitted(self, "posterior_")
         return self._structure_latent_draws(idata, n_draws, random_state)
 
-    def _structure_latent_draws(self, idata, n_draws, random_state):
-        """:func:`~bayesnb.generative.latent.latent_class_draws` under the fitted structure."""
-        raise NotImplementedError
-
     def _structure_fitted(self):
         """The fitted structure (with a ``log_evidence``), or None under the naive structure."""
         return getattr(self, self._structure_attr, None)
-
-    def _structure_joint(self, X, model=None):
-        """``log p(x | y=k)`` under the fitted structure (or ``model``, one of :meth:`_structure_latent`'s,
-        over its states), shape (n_samples, n_classes)."""
-        raise NotImplementedError
-
-    def _structure_latent(self, latent):
-        """``(model over the states, NBPosterior of the states' weights, class of each state)`` of a
-        latent-class model of the fitted structure; a ValueError for anything else."""
-        raise NotImplementedError
-
-    def _structure_sample(self, z, rng, parameter_uncertainty):
-        """Feature values drawn given the classes ``z`` (n,): an array, or a DataFrame with the training names."""
-        raise NotImplementedError
-
-    def _structure_imputer(self, encoded, strategy, rng, model=None):
-        """A function ``fill(logw, r)`` -> the imputed cells (``write_cells``' list) of the encoded
-        rows, given their (n, K) class log weights and a generator ``r`` for one posterior draw of
-        the parameters (None: the posterior itself); ``model`` a latent-class model's structure
-        (:meth:`_structure_latent`; the weights then over its states)."""
-        raise NotImplementedError
-
-    def _structure_draws(self, n_draws, rng):
-        """``(draws, dims, coords)`` of ``n_draws`` exact posterior draws of the fitted structure's
-        parameters (``draws``: ``{variable: (n_draws, ...)}``)."""
-        raise NotImplementedError
 
     def sample_posterior(self, n_draws=1000, random_state=None):
         """Exact draws from the conjugate posterior (no MCMC needed); under a structure, one per context.

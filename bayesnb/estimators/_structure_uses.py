@@ -280,8 +280,8 @@ class StructureUsesMixin:
             return self._learn_structure(X, y, sample_weight)
         model = self._mixed
         if model is None:  # the structure learned was naive ("auto"): it stays naive
-            kept = {a: getattr(self, a) for a in ("structure_kind_", "structure_", "structure_hierarchical_",
-                                                  "structure_hierarchical_numeric_") if hasattr(self, a)}
+            kept = {a: getattr(self, a) for a in ("structure_kind_", "structure_", "structure_hierarchical_")
+                    if hasattr(self, a)}
             super().partial_fit(X, y, classes, sample_weight)
             self.__dict__.update(kept)
             return self

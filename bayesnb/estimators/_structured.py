@@ -202,7 +202,6 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
             fitted = None
         self.structure_kind_ = chosen.kind
         self.structure_hierarchical_ = chosen.hierarchical
-        self.structure_hierarchical_numeric_ = chosen.hierarchical  # numeric nodes too (Histogram)
         self.structure_ = self._named([(nd.block, nd.col) for nd in nodes], parents[chosen.kind])
         if fitted is not None:
             self._mixed = fitted
@@ -247,11 +246,8 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
         hierarchical = getattr(self, "structure_hierarchical_", False)
         if not isinstance(hierarchical, (bool, np.bool_)):
             raise ValueError(f"structure_hierarchical_ must be True or False; received {hierarchical!r}.")
-        numeric = getattr(self, "structure_hierarchical_numeric_", False)  # absent in older files: False
-        if not isinstance(numeric, (bool, np.bool_)):
-            raise ValueError(f"structure_hierarchical_numeric_ must be True or False; received {numeric!r}.")
         if hierarchical:  # the k-DB default (alpha unset): the nodes' hierarchical smoothing
-            nodes = on_call.select.hierarchical_nodes(nodes, numeric=bool(numeric))
+            nodes = on_call.select.hierarchical_nodes(nodes)
         nodes = self._bounded_nodes(nodes)  # a private model's declared support
         for j, nd in enumerate(nodes):
             e = nd.edges
@@ -285,11 +281,13 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
         """The base attributes, and the naive structure's (a naive fit or a loaded model keeps them)."""
         super()._set_attributes()
         self.structure_kind_ = "naive"
-        self.structure_hierarchical_ = self.structure_hierarchical_numeric_ = False
+        self.structure_hierarchical_ = False
         cells = [(b, c) for b, blk in enumerate(self.posterior_.blocks) for c in range(len(blk.names))]
         self.structure_ = self._named(cells, [()] * len(cells))  # no engine: a naive fit never needs it
 
     def _structure_joint(self, X, model=None):
+        """``log p(x | y=k)`` under the fitted structure (or ``model``, one of :meth:`_structure_latent`'s,
+        over its states), shape (n_samples, n_classes)."""
         model = self._mixed if model is None else model
         encoded = self._encoded(X)
         return on_call.infer.log_likelihood(model, on_call.engine.node_data(model.nodes, encoded), self._who)
@@ -320,8 +318,10 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
                               getattr(self, "feature_dtypes_", None))
 
     def _structure_imputer(self, encoded, strategy, rng, model=None):
-        """Missing cells, exact on the structure (:mod:`bayesnb.structure.exact_impute`); ``model`` another
-        model of the same nodes (a latent-class one over states)."""
+        """A function ``fill(logw, r)`` -> the imputed cells (``write_cells``' list) of the encoded rows, given
+        their (n, K) class log weights and a generator ``r`` for one posterior draw of the parameters (None:
+        the posterior itself), exact on the structure (:mod:`bayesnb.structure.exact_impute`); ``model``
+        another model of the same nodes (a latent-class one over states, the weights then over them)."""
         post = self.posterior_
         base = self._mixed if model is None else model
         data = on_call.engine.node_data(base.nodes, encoded)
@@ -452,8 +452,7 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
             self._fit_structure(X, np.maximum(codes, 0), labelled_weight)
         if self._mixed is None:  # naive, or "auto" chose it
             return super()._semi_supervised_em(X, encoded, codes, rw, labelled_weight, tol, max_iter)
-        self._em_structure = {a: getattr(self, a) for a in ("structure_kind_", "structure_", "structure_hierarchical_",
-                                                             "structure_hierarchical_numeric_")}
+        self._em_structure = {a: getattr(self, a) for a in ("structure_kind_", "structure_", "structure_hierarchical_")}
         params = self._check_class_params(len(self.classes_))
         model, _, resp, hist, conv, trans = on_call.structured_em.fit_semi_supervised(
             self._mixed, self.posterior_, on_call.engine.node_data(self._mixed.nodes, encoded), codes, rw, params,

@@ -13,40 +13,12 @@ import numpy as np
 
 from .._utils import DataError, arrow_factorize
 
-__all__ = ["arrow_label_codes", "checked_arrow_labels"]
-
-
-def checked_arrow_labels(y, n: int, who: str):
-    """The labels ``y`` (pyarrow text, one per row, none missing) as a pandas array; a ValueError otherwise.
-
-    Parameters
-    ----------
-    y : pandas Series or ExtensionArray
-        Text stored by pyarrow.
-    n : int
-        Rows of X.
-    who : str
-        The estimator, for messages.
-
-    Returns
-    -------
-    pandas ExtensionArray of shape (n,)
-    """
-    values = getattr(y, "array", y)
-    if len(values) != n:
-        raise ValueError(f"{who}: expected one label per row of X ({n}); received {len(values)} labels.")
-    missing = np.asarray(values.isna())
-    if missing.any():
-        rows = np.flatnonzero(missing)
-        raise ValueError(
-            f"{who}: expected a label for every row; y contains {rows.size} missing label(s) (None/NaN/pd.NA), "
-            f"at row(s) {rows[:5].tolist()}{' ...' if rows.size > 5 else ''}. Leave those rows out, or call "
-            "fit_semi_supervised(X, y) to learn from the unlabelled rows too (semi-supervised EM).")
-    return values
+__all__ = ["arrow_label_codes"]
 
 
 def arrow_label_codes(y, classes, who: str, check: bool = True):
-    """Position of each label of ``y`` (:func:`checked_arrow_labels`) among the sorted ``classes``.
+    """Position of each label of ``y`` (checked by :func:`~bayesnb.estimators.validation.check_y`) among the
+    sorted ``classes``.
 
     Parameters
     ----------

@@ -96,11 +96,8 @@ class NaiveBayes(StructureMixin, BaseNB):
     structure_ : dict
         Feature name -> tuple of parent feature names.
     structure_hierarchical_ : bool
-        Whether the structure's categorical nodes use hierarchical smoothing because ``alpha``
-        was left unset (k-DB's default, or ``"auto"``'s hierarchical candidates, naive's included).
-    structure_hierarchical_numeric_ : bool
-        Whether that smoothing covers the Histogram nodes too (True whenever
-        ``structure_hierarchical_`` is, in this version; False in model files written before).
+        Whether the structure's categorical and Histogram nodes use hierarchical smoothing because
+        ``alpha`` was left unset (k-DB's default, or ``"auto"``'s hierarchical candidates, naive's included).
     structure_scores_ : DataFrame
         Only with ``structure="auto"``: ``structure``, ``log_evidence`` (``log p(y) + sum_j log p(x_j |
         y, pa_j)``, feature ``j`` on the rows where it and every parent it has in any candidate are

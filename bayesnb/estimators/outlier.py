@@ -18,7 +18,6 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, OutlierMixin, clone
-from sklearn.exceptions import NotFittedError
 from sklearn.utils import get_tags
 from sklearn.utils.validation import _check_sample_weight, _num_samples, check_is_fitted
 
@@ -139,7 +138,7 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         if not isinstance(model, BaseNB):
             raise TypeError(f"{_WHO}: estimator must be a bayesnb estimator (NaiveBayes, CategoricalNB, ...); "
                             f"received {type(model).__name__}.")
-        if _is_fitted(model):
+        if hasattr(model, "posterior_"):  # fitted: what every bayesnb method checks (check_is_fitted)
             self.estimator_ = model
         else:
             labels = np.zeros(_num_samples(X), dtype=np.int64) if y is None else y
@@ -277,14 +276,6 @@ def _default_model(labelled=False):
     (the classifier's out-of-fold ``-log p(y | x)`` against naive's) is on when the rows come
     with labels ``y``, and off for one class, where that loss is 0 for every structure."""
     return NaiveBayes(structure="auto", auto_cv=bool(labelled), edge_score="hierarchical")
-
-
-def _is_fitted(model):
-    try:
-        check_is_fitted(model)
-    except NotFittedError:
-        return False
-    return True
 
 
 def _conditional_scores(model, X):

@@ -267,11 +267,8 @@ class CategoricalNB(StructureMixin, _SingleFamilyNB):
     structure_ : dict
         Feature name -> tuple of its parent features' names (empty under naive).
     structure_hierarchical_ : bool
-        Whether the structure's categorical nodes use hierarchical smoothing because ``alpha``
-        was left unset (k-DB's default, or ``"auto"``'s hierarchical candidates, naive's included).
-    structure_hierarchical_numeric_ : bool
-        Whether that smoothing covers numeric nodes that have it too (as ``structure_hierarchical_``
-        in this version; False in model files written before Histogram nodes had it).
+        Whether the structure's categorical and Histogram nodes use hierarchical smoothing because
+        ``alpha`` was left unset (k-DB's default, or ``"auto"``'s hierarchical candidates, naive's included).
     structure_scores_ : DataFrame
         Only with ``structure="auto"``: ``structure``, ``log_evidence`` (``log p(y) + sum_j
         log p(x_j | y, pa_j)``, feature ``j`` on the rows where it and every parent it has in any

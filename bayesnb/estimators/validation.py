@@ -26,7 +26,7 @@ from sklearn.utils.validation import column_or_1d, validate_data
 
 from .._utils import DataError, all_finite, is_arrow_text, is_frame, missing_mask, take_rows
 from ..privacy import DP
-from ._text_labels import arrow_label_codes, checked_arrow_labels
+from ._text_labels import arrow_label_codes
 
 #: The largest total ``sample_weight`` (per fit, or accumulated over partial_fit calls): float64
 #: counts every integer up to 2**53 exactly; beyond it a row of weight 1 can vanish (c + 1 == c).
@@ -281,7 +281,8 @@ def check_labelled(y, who: str, remedy: str = FIT_REMEDY) -> None:
     Parameters
     ----------
     y : array-like of shape (n_samples,)
-        Labels (a list is looked at as Python objects, before NumPy coerces it).
+        Labels (a list is looked at as Python objects, before NumPy coerces it; text stored by
+        pyarrow through its own missing marks, without a Python string per label).
     who : str
         The function or method, for the message.
     remedy : str
@@ -292,8 +293,8 @@ def check_labelled(y, who: str, remedy: str = FIT_REMEDY) -> None:
     ValueError
         Some label is missing.
     """
-    y = np.asarray(y, dtype=object) if not hasattr(y, "dtype") else np.asarray(y)
-    missing = missing_mask(y)
+    y = np.asarray(y, dtype=object) if not hasattr(y, "dtype") else y
+    missing = np.asarray(y.isna()) if is_arrow_text(y.dtype) else missing_mask(np.asarray(y))
     if missing.any():
         rows = np.flatnonzero(missing)
         raise DataError(
@@ -307,18 +308,22 @@ def check_y(y, n: int, who: str, arrow: bool = False):
     stored by pyarrow kept as a pandas array, :mod:`._text_labels`)."""
     if y is None:
         raise DataError(f"{who} requires y to be passed, but the target y is None.")
-    if arrow and is_arrow_text(getattr(y, "dtype", None)):
-        return checked_arrow_labels(y, n, who)
+    text = arrow and is_arrow_text(getattr(y, "dtype", None))
     # Look at a list's Python objects before NumPy coerces them (["a", 1] would become strings).
     from_list = not hasattr(y, "dtype")
-    y = np.asarray(y, dtype=object) if from_list else np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = column_or_1d(y, warn=True)  # DataConversionWarning, as scikit-learn
-    if y.ndim != 1:
-        raise DataError(f"{who}: y should be a 1d array (one label per row); received shape {y.shape}.")
-    if y.shape[0] != n:
-        raise DataError(f"{who}: expected one label per row of X ({n}); received {y.shape[0]} labels.")
+    if text:  # kept as a pandas array, coded through its distinct values (:mod:`._text_labels`)
+        y = getattr(y, "array", y)
+    else:
+        y = np.asarray(y, dtype=object) if from_list else np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = column_or_1d(y, warn=True)  # DataConversionWarning, as scikit-learn
+        if y.ndim != 1:
+            raise DataError(f"{who}: y should be a 1d array (one label per row); received shape {y.shape}.")
+    if len(y) != n:
+        raise DataError(f"{who}: expected one label per row of X ({n}); received {len(y)} labels.")
     check_labelled(y, who)
+    if text:
+        return y
     inf = infinite(y)
     if inf.any():
         raise DataError(f"{who}: expected class labels; y contains {int(inf.sum())} infinite value(s).")
@@ -478,7 +483,7 @@ def check_total_weight(w, already: float, who: str) -> None:
         )
 
 
-def locate_bad_cells(encode, block, limit: int = 5):
+def locate_bad_cells(encode, block):
     """Which rows and columns of a block make its family's ``encode`` raise ValueError.
 
     Called only after ``encode(block)`` failed, so a whole batch's error can name where the odd
@@ -492,13 +497,11 @@ def locate_bad_cells(encode, block, limit: int = 5):
         ``encode(sub_block)``; raises ValueError for a bad cell.
     block : ndarray, sparse matrix or DataFrame of shape (n, d)
         The block as the family receives it.
-    limit : int, default=5
-        The most rows reported.
 
     Returns
     -------
     rows : list of int
-        The first (at most ``limit``) rows that fail on their own.
+        The first (at most 5) rows that fail on their own.
     columns : list of int
         Block positions whose cell alone makes the first bad row fail (empty when not isolated:
         a sparse block, no good row, or several odd cells in that row).
@@ -511,7 +514,7 @@ def locate_bad_cells(encode, block, limit: int = 5):
         return False
 
     bad, todo = [], [np.arange(block.shape[0])]
-    while todo and len(bad) < limit:
+    while todo and len(bad) < 5:
         rows = todo.pop(0)
         if rows.size == 0 or not fails(rows):
             continue

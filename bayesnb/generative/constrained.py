@@ -276,13 +276,8 @@ def draw_naive(post, encoded, pieces, set_encoded, domains, n_columns, *, rng, a
                 continue
             b, i = domains[c][:2]
             blk = post.blocks[b]
-            v = blk.family.gen_sample_between(points[b], z[rows], rng, i, cons[1], cons[2], state=blk.state)
-            if v is None:
-                raise ValueError(f"{who}: the {type(blk.family).__name__} family draws no values within a range "
-                                 f"(gen_sample_between), so column {blk.names[i]!r} takes no (low, high) condition.")
-            cell[rows] = range_in_bounds(blk.family, points[b], z[rows], rng, i, np.clip(np.asarray(v, dtype=float),
-                                         cons[1], cons[2]), cons[1], cons[2], (bounds or {}).get(c), blk.state,
-                                         blk.names[i], who)
+            cell[rows] = range_in_bounds(blk.family, points[b], z[rows], rng, i, cons[1], cons[2],
+                                         (bounds or {}).get(c), blk.state, blk.names[i], who)
     return columns, z, {c: pd.Series(v, dtype=object) for c, v in drawn.items()}
 
 

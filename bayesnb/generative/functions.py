@@ -270,25 +270,24 @@ def _truncate(b, point, z, rng, lengths, i, col, bound, who, stacklevel):
     return col
 
 
-def range_in_bounds(family, point, z, rng, j, values, lo, hi, bound, state=None, name="", who="NaiveBayes"):
-    """Column ``j``'s ``values``, drawn within ``[lo, hi]``, with those outside a private model's declared ``bound``
-    drawn again within both (the family's ``gen_outside_bounds`` and ``gen_sample_in_bounds``).
+def range_in_bounds(family, point, z, rng, j, lo, hi, bound, state=None, name="", who="NaiveBayes"):
+    """Column ``j``'s values drawn within ``[lo, hi]`` (the family's ``gen_sample_between``), with those outside
+    a private model's declared ``bound`` drawn again within both (``gen_outside_bounds``, ``gen_sample_in_bounds``).
 
     Parameters
     ----------
     family : Family
     point : params NamedTuple
-        The parameters the values were drawn with.
+        The parameters to draw with.
     z : ndarray of int of shape (n,)
         Each value's context (class, or class and parents' states).
     rng : numpy.random.Generator
     j : int
         The column within the block.
-    values : ndarray of shape (n,)
     lo, hi : float or ndarray of shape (n,)
         The condition's range (each row's).
     bound : (float, float) or None
-        The declared ``DP(bounds=...)`` (None: ``values`` unchanged).
+        The declared ``DP(bounds=...)`` (None: the values as drawn).
     state : object, optional
         The block's encoding state.
     name, who : str
@@ -300,10 +299,17 @@ def range_in_bounds(family, point, z, rng, j, values, lo, hi, bound, state=None,
 
     Raises
     ------
+    ValueError
+        The family draws no values within a range.
     ZeroProbabilityCondition
         A value's range and the bound do not meet.
     """
-    v = np.array(values, dtype=float)
+    v = family.gen_sample_between(point, z, rng, j, lo, hi, state=state)
+    if v is None:
+        what = f"column {name!r} takes" if name else "its columns take"
+        raise ValueError(f"{who}: the {type(family).__name__} family draws no values within a range "
+                         f"(gen_sample_between), so {what} no (low, high) condition.")
+    v = np.clip(np.asarray(v, dtype=float), lo, hi)
     out = np.flatnonzero(family.gen_outside_bounds(v, *bound)) if bound is not None else np.zeros(0, int)
     if out.size == 0:
         return v

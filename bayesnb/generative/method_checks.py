@@ -94,7 +94,7 @@ def sample_request(classes, n_samples, y, given, n_features, feature_names, who)
     ValueError
         ``n_samples`` is negative, ``y`` holds a missing or unknown label, or ``given`` is malformed.
     """
-    yy = None if y is None else np.asarray(y, dtype=object if np.asarray(y).dtype == object else None)
+    yy = None if y is None else np.asarray(y)
     n = int(n_samples) if yy is None or yy.ndim == 0 else yy.shape[0]
     if n < 0:
         raise ValueError(f"{who}: n_samples must be >= 0; received {n_samples}.")

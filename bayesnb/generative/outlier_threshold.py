@@ -44,13 +44,10 @@ def check_contamination(contamination, who):
     if isinstance(contamination, str) and contamination == "auto":
         return AUTO_CONTAMINATION
     interval = "(0, 0.5]"  # scikit-learn's range for novelty detectors
-    if isinstance(contamination, bool) or not isinstance(contamination, numbers.Real):
+    if isinstance(contamination, bool) or not isinstance(contamination, numbers.Real) or not 0 < contamination <= 0.5:
         raise ValueError(f"{who}: contamination must be 'auto' or a fraction in {interval}; "
                          f"received {contamination!r}.")
-    c = float(contamination)
-    if not 0.0 < c <= 0.5:
-        raise ValueError(f"{who}: contamination must be 'auto' or a fraction in {interval}; received {contamination!r}.")
-    return c
+    return float(contamination)
 
 
 def outlier_offset(scores, contamination, who, sample_weight=None):

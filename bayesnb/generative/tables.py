@@ -120,7 +120,7 @@ def label_codes(classes, y, n, who) -> np.ndarray:
     -------
     ndarray of int, shape (n,)
     """
-    y = np.asarray(y, dtype=object if np.asarray(y).dtype == object else None)
+    y = np.asarray(y)
     if y.ndim == 0:
         y = np.full(n, y.item(), dtype=object)
     if y.shape != (n,):

@@ -367,11 +367,11 @@ def keep_cells(cells, supports, strategy, draws=None, median_cells=None):
     return out
 
 
-def median_draws(model, X, y=None, latent=None, seed=MEDIAN_SEED):
+def median_draws(model, X, y=None, latent=None):
     """The ``draws`` of :func:`keep_cells` for a fitted model: ``model.impute(..., strategy="draw")`` of
     the rows repeated ``S`` times, at the plug-in parameters, in one call, from the random stream of
-    ``seed``: a fixed one, so that the medians, like the other point fills, do not change from call to
-    call (they estimate a fixed quantity; ``impute``'s ``random_state`` is for its draws).
+    :data:`MEDIAN_SEED`: a fixed one, so that the medians, like the other point fills, do not change
+    from call to call (they estimate a fixed quantity; ``impute``'s ``random_state`` is for its draws).
 
     Parameters
     ----------
@@ -383,7 +383,6 @@ def median_draws(model, X, y=None, latent=None, seed=MEDIAN_SEED):
         Their known labels, as given to ``impute``.
     latent : LatentClassFit, optional
         The latent-class model in use.
-    seed : int, default=MEDIAN_SEED
 
     Returns
     -------
@@ -391,14 +390,11 @@ def median_draws(model, X, y=None, latent=None, seed=MEDIAN_SEED):
     """
     def draws(rows, S):
         idx = np.tile(np.asarray(rows, dtype=np.int64), S)
-        ys = y
-        if y is not None and np.ndim(y) > 0:
-            arr = np.asarray(y)
-            ys = np.asarray(y, dtype=object if arr.dtype == object else None)[idx]
+        ys = np.asarray(y)[idx] if y is not None and np.ndim(y) > 0 else y
         with warnings.catch_warnings():  # the fill's own call has given them
             warnings.simplefilter("ignore")
-            out = model.impute(take_rows(X, idx), strategy="draw", parameter_uncertainty=False, random_state=seed,
-                               y=ys, latent=latent)
+            out = model.impute(take_rows(X, idx), strategy="draw", parameter_uncertainty=False,
+                               random_state=MEDIAN_SEED, y=ys, latent=latent)
         A = np.full((idx.size, int(model.n_features_in_)), np.nan)
         for j in range(A.shape[1]):
             col = out.iloc[:, j] if hasattr(out, "iloc") else np.asarray(out)[:, j]

@@ -104,7 +104,6 @@ def _summary(model) -> dict:
 #: fitted attributes beyond the posterior that a model file keeps
 _EXTRA_FITTED = ("offset_", "contamination_", "em_objective_", "n_iter_", "converged_", "transduction_",
                  "feature_dtypes_", "family_scores_", "target_name_", "structure_kind_", "structure_hierarchical_",
-                 "structure_hierarchical_numeric_",
                  "structure_parents_", "structure_stats_", "structure_scores_", "structure_bin_edges_",
                  "structure_priors_", "privacy_spent_", "target_index_", "value_support_", "zero_links_",
                  "sample_support_")

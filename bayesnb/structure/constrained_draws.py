@@ -112,12 +112,7 @@ def _range_values(model, j, ctx, bins, lo, hi, rng, who):
     (all (n,)); a value outside a private model's declared bounds (``nd.bounds``) is drawn again inside them."""
     nd = model.nodes[j]
     a, b = _bin_ranges(nd, lo, hi, bins)
-    v = nd.family.gen_sample_between(model.posteriors[j], ctx, rng, 0, a, b, state=nd.state)
-    if v is None:
-        raise ValueError(f"{who}: the {type(nd.family).__name__} family draws no values within a range "
-                         "(gen_sample_between), so its columns take no (low, high) condition.")
-    return range_in_bounds(nd.family, model.posteriors[j], ctx, rng, 0, np.clip(np.asarray(v, dtype=float), a, b),
-                           a, b, nd.bounds, nd.state, "", who)
+    return range_in_bounds(nd.family, model.posteriors[j], ctx, rng, 0, a, b, nd.bounds, nd.state, "", who)
 
 
 def _free_tables(model, data, who):

@@ -194,7 +194,7 @@ def naive_block_stats(nodes, parents, stats, K, n_blocks) -> list:
     """
     per_block = [[] for _ in range(n_blocks)]
     for nd, pa, st in zip(nodes, parents, stats):
-        npar = int(np.prod([nodes[p].n_states for p in pa], dtype=np.int64))
+        npar = _mx.n_parent_states(nodes, pa)
         parts = [_mx.take_contexts(st, np.arange(K) * npar + u) for u in range(npar)]
         per_block[nd.block].append((nd.col, reduce(nd.family.merge, parts)))
     out = []

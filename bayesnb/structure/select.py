@@ -115,15 +115,11 @@ def candidates(structure, k, alpha_unset) -> list:
     return out
 
 
-def hierarchical_nodes(nodes, numeric=True) -> tuple:
-    """The nodes with each family's hierarchical variant (``Family.hierarchical_variant``) where it has one.
-
-    ``numeric=False`` switches the categorical nodes only, as model files written before the numeric
-    nodes (Histogram) had a hierarchical variant were fitted (``structure_hierarchical_numeric_`` absent).
-    """
+def hierarchical_nodes(nodes) -> tuple:
+    """The nodes with each family's hierarchical variant (``Family.hierarchical_variant``) where it has one."""
     out = []
     for nd in nodes:
-        fam = nd.family.hierarchical_variant() if numeric or not nd.numeric else None
+        fam = nd.family.hierarchical_variant()
         out.append(nd if fam is None else nd._replace(family=fam))
     return tuple(out)
 
