@@ -464,9 +464,12 @@ def test_changing_num_samples_does_not_recompile(votes, capsys, caplog, monkeypa
 
     import jax
 
-    from bayesnb.inference import program_cache
+    from bayesnb.inference import nuts, program_cache
 
     monkeypatch.setattr(program_cache, "load", lambda cache_dir, key: None)
+    # and the process's own: the examples run in this process (tests/test_examples.py), one of them
+    # with the same model and warmup
+    monkeypatch.setattr(nuts, "_CACHE", {})
     X, y = votes
     clf = CategoricalNB().fit(X, y)
     before = jax.config.jax_log_compiles
