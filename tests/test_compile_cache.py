@@ -21,10 +21,12 @@ from conftest import ROOT, run_python
 from bayesnb.inference import compile_cache, nuts, program_cache
 from bayesnb.inference.nuts import JAX_MIN_COMPILE_SECS, cache_every_compile
 
-#: a house-votes run_mcmc that reports, as JSON: JAX's compile events during the call, how often
-#: the sampler was built (traced), where the compiled sampler came from, and a digest of the draws
+#: house-votes run_mcmc calls (as many as the first argument says; the in-memory sampler cache emptied
+#: before each, so each call goes to the disk cache) that report, as a JSON list: JAX's compile events
+#: during the call, how often the sampler was built (traced), where the compiled sampler came from, the
+#: entries loaded / stored / rejected so far in the process, and a digest of the draws
 _PROBE = """
-import hashlib, json
+import hashlib, json, sys
 import jax.monitoring
 events = {}
 jax.monitoring.register_event_listener(lambda name, **kw: events.__setitem__(name, events.get(name, 0) + 1))
@@ -39,23 +41,27 @@ nuts._build_fn = lambda *a, **k: built.append(1) or build(*a, **k)
 df = load_house_votes()
 X, y = df.drop(columns="party"), df["party"]
 est = CategoricalNB().fit(X, y)
-before = dict(events)
-dt = est.run_mcmc(X, y, num_warmup=20, num_samples=30, random_state=0, progress_bar=False)
-draws = b"".join(dt["posterior"][v].values.tobytes() for v in sorted(dt["posterior"].data_vars))
-stats = b"".join(dt["sample_stats"][v].values.tobytes() for v in sorted(dt["sample_stats"].data_vars))
-print(json.dumps({"events": {k: v - before.get(k, 0) for k, v in events.items() if v != before.get(k, 0)},
-                  "built": len(built), "program_cache": dt.attrs["program_cache"], "stats": program_cache.STATS,
-                  "draws": hashlib.sha256(draws + stats).hexdigest()}))
+runs = []
+for _ in range(int(sys.argv[1])):
+    nuts._CACHE.clear()
+    before, built_before = dict(events), len(built)
+    dt = est.run_mcmc(X, y, num_warmup=20, num_samples=30, random_state=0, progress_bar=False)
+    draws = b"".join(dt["posterior"][v].values.tobytes() for v in sorted(dt["posterior"].data_vars))
+    stats = b"".join(dt["sample_stats"][v].values.tobytes() for v in sorted(dt["sample_stats"].data_vars))
+    runs.append({"events": {k: v - before.get(k, 0) for k, v in events.items() if v != before.get(k, 0)},
+                 "built": len(built) - built_before, "program_cache": dt.attrs["program_cache"],
+                 "stats": dict(program_cache.STATS), "draws": hashlib.sha256(draws + stats).hexdigest()})
+print(json.dumps(runs))
 """
 
 
-def _run_probe(xdg: Path, cache_off: bool = False) -> dict:
+def _run_probe(xdg: Path, cache_off: bool = False, runs: int = 1) -> list[dict]:
     env = {k: v for k, v in os.environ.items()
            if k not in ("JAX_COMPILATION_CACHE_DIR", "BAYESNB_JAX_CACHE", "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS")}
     env.update(XDG_CACHE_HOME=str(xdg), PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""))
     if cache_off:
         env["BAYESNB_JAX_CACHE"] = "0"
-    r = run_python(["-c", _PROBE], env=env, cwd=ROOT)
+    r = run_python(["-c", _PROBE, runs], env=env, cwd=ROOT)
     assert r.returncode == 0, r.stderr[-2000:]
     return json.loads(r.stdout.strip().splitlines()[-1])
 
@@ -69,16 +75,17 @@ def test_a_second_process_loads_the_compiled_sampler_and_compiles_nothing(tmp_pa
     """The first process compiles the sampler and stores it; the second loads it: the model is
     never built or traced, JAX lowers and compiles nothing, and the draws are bit for bit those
     of the first process and of a process with the cache off. A damaged entry is ignored (the
-    sampler is compiled and stored again, same draws) and the one after it loads again."""
+    sampler is compiled and stored again, same draws) and the one after it loads again (a second call of
+    that process, its in-memory sampler cache emptied: 4 processes in all)."""
     programs = tmp_path / "bayesnb" / "jax" / program_cache.SUBDIR
-    first = _run_probe(tmp_path)
+    [first] = _run_probe(tmp_path)
     assert first["program_cache"] == "stored" and first["built"] == 1
     assert first["stats"] == {"loaded": 0, "stored": 2, "rejected": 0}  # the sampler and the chain keys
     assert all(first["events"].get(e, 0) > 0 for e in _COMPILES)
     entries = sorted(programs.iterdir())
     assert len(entries) == 2
 
-    second = _run_probe(tmp_path)
+    [second] = _run_probe(tmp_path)
     assert second["program_cache"] == "loaded" and second["built"] == 0
     assert second["stats"] == {"loaded": 2, "stored": 0, "rejected": 0}
     assert [e for e in _COMPILES if second["events"].get(e, 0)] == []  # no trace, lowering or compile
@@ -88,14 +95,15 @@ def test_a_second_process_loads_the_compiled_sampler_and_compiles_nothing(tmp_pa
         blob = bytearray(entry.read_bytes())
         blob[len(blob) // 2] ^= 0xFF
         entry.write_bytes(bytes(blob))
-    third = _run_probe(tmp_path)
+    third, fourth = _run_probe(tmp_path, runs=2)  # the fourth run: a load in the process that stored again
     assert third["program_cache"] == "stored" and third["built"] == 1
     assert third["stats"] == {"loaded": 0, "stored": 2, "rejected": 2}
     assert third["draws"] == first["draws"]
-    fourth = _run_probe(tmp_path)
     assert fourth["program_cache"] == "loaded" and fourth["draws"] == first["draws"]
+    assert fourth["built"] == 0 and fourth["stats"] == {"loaded": 2, "stored": 2, "rejected": 2}
+    assert [e for e in _COMPILES if fourth["events"].get(e, 0)] == []
 
-    off = _run_probe(tmp_path / "off", cache_off=True)
+    [off] = _run_probe(tmp_path / "off", cache_off=True)
     assert off["program_cache"] == "off" and off["stats"] == {"loaded": 0, "stored": 0, "rejected": 0}
     assert off["draws"] == first["draws"]
     assert not (tmp_path / "off" / "bayesnb").exists()
