@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from bayesnb import NaiveBayes, impute_mnar, mnar_sensitivity
+from bayesnb.families import Gaussian, Hurdle, Poisson
 
 
 def _self_masked(n=1500, seed=0, hide_above=0.6, p_hide=0.8):
@@ -294,3 +295,7 @@ def test_count_column_gets_the_poisson_family_and_a_missingness_node():
     assert np.all(filled == np.round(filled)) and filled.min() >= 0
     means = res.column_means.loc["p"]
     assert abs(means["MNAR"] - p.mean()) < 0.5 * abs(means["MAR"] - p.mean())
+    zeroed = X.assign(p=np.where(rng.random(n) < 0.3, 0.0, X["p"]))  # a Hurdle passes its other cells to Poisson
+    est = NaiveBayes(features={"p": Hurdle(Poisson()), "g": Gaussian()})
+    filled = impute_mnar(zeroed, y, estimator=est).table["p"].to_numpy()
+    assert np.all(filled == np.round(filled)) and filled.min() >= 0
