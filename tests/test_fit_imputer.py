@@ -289,3 +289,28 @@ def test_impute_of_a_model_with_an_imputer_refuses_dask_with_the_models_name(pen
     Xm, _ = penguins
     with pytest.raises(TypeError, match=r"NaiveBayes.impute: .*pandas DataFrame with the fitted columns"):
         fitted.impute(dd.from_pandas(Xm, npartitions=2))
+
+
+@pytest.mark.parametrize("structure", ["naive", "tan"])
+def test_a_structured_model_fitted_for_imputation_answers_with_its_imputer_as_the_naive_one(penguins, structure):
+    """impute under a structure went straight to the structure's own fill, skipping ``imputer_``
+    and the Dask front door that the naive model goes through."""
+    Xm, y = penguins
+    model = NaiveBayes(structure=structure).fit(Xm, y, impute=Imputer(configurations=CONFIGS, random_state=3))
+    want = model.imputer_.impute(Xm)  # the template of its configurations is the model (structure included)
+    assert model.impute(Xm).equals(want) and want.notna().all().all()
+    got = model.impute(Xm, strategy="draw", n_imputations=2, random_state=1)
+    assert all(a.equals(b) for a, b in zip(got, model.imputer_.impute(Xm, strategy="draw", n_imputations=2,
+                                                                      random_state=1), strict=True))
+    own = NaiveBayes(structure=structure).fit(Xm, y)
+    assert model.impute(Xm, strategy="mode").equals(own.impute(Xm, strategy="mode"))  # an explicit choice: its own
+    assert not own.impute(Xm).equals(want)
+    dd = pytest.importorskip("dask.dataframe")
+    with pytest.raises(TypeError, match=r"NaiveBayes.impute: .*pandas DataFrame with the fitted columns"):
+        model.impute(dd.from_pandas(Xm, npartitions=2))
+    lazy = dd.from_pandas(Xm, npartitions=2)
+    pd.testing.assert_frame_equal(own.impute(lazy).compute(), pd.concat([own.impute(Xm.iloc[:172]),
+                                                                          own.impute(Xm.iloc[172:])]),
+                                  check_dtype=False)  # dask gives the text columns its string dtype
+    with pytest.raises(NotImplementedError, match="fills each partition alone"):
+        own.impute(lazy, strategy="draw")

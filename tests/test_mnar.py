@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from bayesnb import NaiveBayes, impute_mnar, mnar_sensitivity
+from bayesnb.families import Gaussian, Hurdle, Poisson
 
 
 def _self_masked(n=1500, seed=0, hide_above=0.6, p_hide=0.8):
@@ -277,3 +278,24 @@ def test_draws_take_one_state_per_row_for_all_its_cells():
         da, db = t["a"].to_numpy()[both], t["b"].to_numpy()[both]
         assert np.corrcoef(da, db)[0, 1] > 0.8
         assert np.corrcoef(da, t["v"].to_numpy()[both] == "hi")[0, 1] > 0.7
+
+
+def test_count_column_gets_the_poisson_family_and_a_missingness_node():
+    """A whole-number column gets the Poisson family; its M-step adds fractional interval means, which
+    ``Poisson.encode`` refuses (impute_mnar used to raise "non-integer value(s) [2.0000000000000004, ...]")."""
+    rng = np.random.default_rng(3)
+    n = 1500
+    y = rng.integers(0, 2, n)
+    p = rng.poisson(np.where(y == 0, 3.0, 8.0)).astype(float)
+    hide = (p > np.quantile(p, 0.6)) & (rng.random(n) < 0.8)
+    X = pd.DataFrame({"p": np.where(hide, np.nan, p), "g": rng.normal(y, 1.0)})
+    res = impute_mnar(X, y)
+    assert type(res.fit.posterior.blocks[0].family).__name__ == "Poisson"
+    filled = res.table["p"].to_numpy()
+    assert np.all(filled == np.round(filled)) and filled.min() >= 0
+    means = res.column_means.loc["p"]
+    assert abs(means["MNAR"] - p.mean()) < 0.5 * abs(means["MAR"] - p.mean())
+    zeroed = X.assign(p=np.where(rng.random(n) < 0.3, 0.0, X["p"]))  # a Hurdle passes its other cells to Poisson
+    est = NaiveBayes(features={"p": Hurdle(Poisson()), "g": Gaussian()})
+    filled = impute_mnar(zeroed, y, estimator=est).table["p"].to_numpy()
+    assert np.all(filled == np.round(filled)) and filled.min() >= 0

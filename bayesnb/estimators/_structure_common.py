@@ -34,7 +34,7 @@ from ..generative.method_checks import check_prior_flag, check_prior_options
 from ..generative.conditions import has_constraints
 from ..generative.functions import class_log_weights, warn_empty_columns
 from ..generative.support import blank_impossible, impossible_rows
-from ..generative.tables import check_impute_options, label_codes
+from ..generative.tables import label_codes
 from ..generative.values import complete, median_draws
 from ..inference.em import allowed_states
 from ._posterior_methods import NotLinearError
@@ -157,7 +157,9 @@ class StructureCommonMixin:
         their column takes, and zero links are kept, as in the naive impute
         (:mod:`bayesnb.generative.values`, :mod:`bayesnb.generative.zero_links`). With ``latent`` (or ``n_components`` > 1, which
         fits one by :meth:`fit_latent_class`) the same, over the latent-class model's (class,
-        component) states and its structure. Under naive, as :meth:`GenerativeMixin.impute`.
+        component) states and its structure. Under naive, as :meth:`GenerativeMixin.impute`. Either way a model
+        fitted with ``fit(X, y, impute=...)`` answers the default fills with its ``imputer_`` and a Dask
+        collection is filled partition by partition, as :meth:`GenerativeMixin.impute` says.
 
         Parameters
         ----------
@@ -180,14 +182,11 @@ class StructureCommonMixin:
         -------
         X_imputed : same type as X, or a list of ``n_imputations`` of them
         """
-        if self._structure_fitted() is None:  # GenerativeMixin.impute's body (one frame less: 4)
-            return self._impute_naive(X, strategy=strategy, n_imputations=n_imputations, random_state=random_state,
-                                      parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components,
-                                      latent=latent, stacklevel=4)
-        m = check_impute_options(strategy, n_imputations, self._who)
-        return self._impute(X, strategy=strategy, n_imputations=m, random_state=random_state,
-                            parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components, latent=latent,
-                            stacklevel=3)
+        # the one front door (GenerativeMixin's): ``imputer_`` of fit(impute=...), Dask partition by partition,
+        # then :meth:`_impute` below (structured or naive)
+        return self._impute_naive(X, strategy=strategy, n_imputations=n_imputations, random_state=random_state,
+                                  parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components,
+                                  latent=latent, stacklevel=4)
 
     def _impute(self, X, *, strategy, n_imputations, random_state, parameter_uncertainty, y, n_components, latent,
                 median_cells=None, stacklevel=2):

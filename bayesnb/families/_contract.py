@@ -49,6 +49,11 @@ __all__ = ["Family"]
 
 
 def _param_equal(a, b) -> bool:
+    """Hyperparameters equal by value: arrays element by element, also inside dicts, lists and tuples."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_param_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return type(a) is type(b) and len(a) == len(b) and all(map(_param_equal, a, b))
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
     try:

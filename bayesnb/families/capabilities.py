@@ -371,6 +371,33 @@ class NumericNode(Capability):
         """Imputed values written as the family writes them (whole numbers for a count family); default unchanged."""
         return np.asarray(values, dtype=float)
 
+    def interval_stats(self, values, resp, state, who="impute_mnar"):
+        """Statistics of interval means standing in for unseen values, weighted by ``resp``.
+
+        An MNAR model's M-step adds a missing cell's expected contribution as the means of
+        :meth:`predictive_bins`' intervals; a count family's means are not whole numbers, so a family whose
+        :meth:`~bayesnb.families.Family.encode` refuses them builds its statistics here without the
+        support check. Default: ``stats(encode(values))``.
+
+        Parameters
+        ----------
+        values : ndarray of shape (n, d)
+            Interval means, NaN where a row adds nothing to a column.
+        resp : ndarray of shape (n, K)
+            The weight of each row in each class or state.
+        state : object
+            The block's encoding state.
+        who : str
+            The caller, for error messages.
+
+        Returns
+        -------
+        stats : stats NamedTuple
+            As :meth:`~bayesnb.families.Family.stats` returns, shape (K, d) each.
+        """
+        block, _ = self.encode(values, state, who=who)
+        return self.stats(block, resp, state)
+
 
 #: every capability, in the order of their documentation
 CAPABILITIES = (NumPyroSites, PosteriorDraws, PlotPanels, PrivateRelease, CellScores, EMObjective, LinearForm,

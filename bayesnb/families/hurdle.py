@@ -232,6 +232,14 @@ class Hurdle(Family, NumericNode, *SHARED):
         inner = self._b.stats(block.base, resp, state)
         return _pack(HurdleStats, (resp.T @ block.at.astype(float), resp.T @ self._other(block).astype(float)), inner)
 
+    def interval_stats(self, values, resp, state, who="Hurdle"):
+        """As :meth:`stats`, with the cells other than ``at`` passed to the base's own ``interval_stats``."""
+        A = np.asarray(values, dtype=float)
+        missing = np.isnan(A)
+        is_at = ~missing & (A == self._at(who))
+        inner = self._b.interval_stats(np.where(is_at, np.nan, A), resp, state, who=who)
+        return _pack(HurdleStats, (resp.T @ is_at.astype(float), resp.T @ (~is_at & ~missing).astype(float)), inner)
+
     def dp_stats(self, block, resp, state, budget, bounds, names, who="Hurdle"):
         """The counts of ``at`` and other cells (L1 2 per column, as Bernoulli's), then the base's own
         release of its cells (its bounds, its sensitivity): the budget split 1 : the base's

@@ -286,6 +286,12 @@ class Poisson(Family, NumericNode, *SHARED):
         """Whole counts: ``values`` rounded."""
         return np.round(np.asarray(values, dtype=float))
 
+    def interval_stats(self, values, resp, state, who="Poisson"):
+        """Statistics of interval means (fractional counts allowed: a Gamma update needs only their sums)."""
+        A = np.asarray(values, dtype=float)
+        observed = ~np.isnan(A)
+        return self.stats(PoissonBlock(np.where(observed, A, 0.0), observed, None), resp, state)
+
     def is_proper(self, prior):
         """True when a > 0 and b > 0."""
         return bool(np.all(prior.a > 0) and np.all(prior.b > 0))

@@ -265,7 +265,8 @@ class GenerativeMixin(SemiSupervisedMixin):
 
     def _impute_naive(self, X, *, strategy, n_imputations, random_state, parameter_uncertainty, y, n_components,
                       latent, stacklevel):
-        """The body of :meth:`impute` without a structure; ``stacklevel``: the user's frame counted from
+        """The body of :meth:`impute`, its front door with or without a structure (``imputer_``, Dask, then
+        :meth:`_impute`, which a structured estimator overrides); ``stacklevel``: the user's frame counted from
         the :meth:`_impute` this calls, as for :func:`warnings.warn` (from :meth:`impute`: 4, ``_impute``,
         this, ``impute``, the user)."""
         m = check_impute_options(strategy, n_imputations, self._who)

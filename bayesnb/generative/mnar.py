@@ -18,7 +18,7 @@ likelihood of its observed cells times its selection factors, and, for a missing
 posterior over its bins ``q[s, b] ∝ P(b | s) rho[s, b]``. The M-step is exact for the
 selection probabilities (Beta posterior mean of the expected counts). For the feature
 families it adds each missing cell's expected contribution to the family's statistics by
-quadrature, through the family contract only (``encode``/``stats``/``merge``): the column's
+quadrature, through the family contract only (``interval_stats``/``merge``): the column's
 cut points are refined into fine sub-bins (finer observed quantiles, plus sub-bins past the
 observed range at multiples of its standard deviation) and each sub-bin contributes its
 truncated predictive mean with its posterior weight. The first moment of the missing cells is
@@ -276,8 +276,7 @@ def _pseudo_stats(block, sc, rho, weight):
     raw[:, sc.col] = mean[s_idx, f_idx]
     resp = np.zeros((s_idx.size, S))
     resp[np.arange(s_idx.size), s_idx] = w[s_idx, f_idx]
-    enc, _ = fam.encode(raw, block.state, who="impute_mnar")
-    return fam.stats(enc, resp, block.state)
+    return fam.interval_stats(raw, resp, block.state)
 
 
 def _censored(values, sc):

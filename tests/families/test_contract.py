@@ -458,3 +458,24 @@ def test_blocks_carry_one_missing_mask(case):
     complete, _ = fam.encode(full[~np.isnan(full).any(axis=1)])
     assert complete.missing is None or not complete.missing.any()  # (Hurdle keeps an all-False array)
     assert not fam.gen_missing(complete).any() and not fam.all_missing(complete).any()
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: Gaussian(prior={"mu0": np.array([v, 2.0]), "kappa0": np.array([1.0, 1.0])}),
+    lambda v: LogNormal(prior={"mu0": np.array([v, 0.0])}),
+    lambda v: Categorical(alpha=np.array([v, 1.0]), categories=[np.array(["a", "b"]), np.array([v, 3.0])]),
+    lambda v: Bernoulli(alpha=np.array([v, 1.0])),
+    lambda v: Multinomial(alpha=np.array([v, 0.5, 0.5])),
+    lambda v: Complement(alpha=np.array([v, 0.5])),
+    lambda v: Poisson(a=np.array([v, 1.0]), b=np.array([1.0, 1.0])),
+    lambda v: Histogram(bins=[np.array([0.0, v, 3.0])], alpha=np.array([v])),
+    lambda v: Hurdle(Gaussian(prior={"mu0": np.array([v, 0.0])}), at=np.array([0.0, v])),
+], ids=["Gaussian", "LogNormal", "Categorical", "Bernoulli", "Multinomial", "Complement", "Poisson", "Histogram",
+        "Hurdle"])
+def test_families_with_equal_array_hyperparameters_are_equal(make):
+    """``Gaussian(prior={"mu0": array}) == Gaussian(prior={"mu0": array})`` was False: the dicts (or lists)
+    of arrays were compared with ``==``, whose ambiguous truth value made the comparison fall back to ``is``."""
+    a, b, c = make(1.0), make(1.0), make(2.0)  # built separately: equal arrays, not the same ones
+    assert a == b and b == a and not (a != b)
+    assert a != c and c != a
+    assert a != make(1.0).set_params(**{next(iter(a.get_params())): "other"})
