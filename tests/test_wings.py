@@ -105,8 +105,13 @@ def test_lazy_exports_import_a_submodule_only_when_its_name_is_used(tmp_path):
             "assert a == 1 and 'wingpkg.first' in sys.modules and 'wingpkg.second' not in sys.modules\n"
             "assert sorted(n for n in dir(wingpkg) if not n.startswith('_')) == ['a', 'b', 'first', 'lazy_exports']\n"
             "print('ok')\n")
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
-                         env={"PYTHONPATH": os.pathsep.join([str(tmp_path), str(PACKAGE.parent)]),
+    _prints_ok(code, tmp_path)
+
+
+def _prints_ok(code, folder):
+    """Run ``code`` in a fresh interpreter that sees ``folder`` and bayesnb; it must print ``ok``."""
+    out = subprocess.run([sys.executable, "-c", code], cwd=folder, capture_output=True, text=True,
+                         env={"PYTHONPATH": os.pathsep.join([str(folder), str(PACKAGE.parent)]),
                               "PATH": "/usr/bin:/bin"})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
@@ -131,11 +136,7 @@ def test_lazy_exports_reach_modules_of_other_packages_on_first_use(tmp_path):
             "on_call.engine.fit = lambda: 4\n"
             "assert on_call.fit() == 4\n"
             "print('ok')\n")
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
-                         env={"PYTHONPATH": os.pathsep.join([str(tmp_path), str(PACKAGE.parent)]),
-                              "PATH": "/usr/bin:/bin"})
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "ok"
+    _prints_ok(code, tmp_path)
 
 
 def test_lazy_exports_refuses_an_unknown_name():
