@@ -17,6 +17,7 @@ from bayesnb.cli import datasets as cli_datasets
 from bayesnb.cli import files as cli_io
 from bayesnb.cli import main
 from bayesnb.families import BY_NAME, Family
+from bayesnb.io.persistence import ModelFileError
 
 
 @pytest.mark.parametrize("error", [RuntimeError("boom"), TypeError("boom"), KeyError("boom"), ValueError("boom")])
@@ -35,6 +36,21 @@ def test_an_internal_error_is_a_one_line_bug_report_exit_1(monkeypatch, capsys, 
     assert "boom" in lines[0] and "please report" in lines[0]
 
 
+def test_a_hyperparameter_error_of_an_estimator_is_the_users_exit_2(monkeypatch, capsys):
+    """scikit-learn's InvalidParameterError (a bad estimator setting) is a user mistake, though the CLI module
+    never imports scikit-learn itself (the estimator that raised it did)."""
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    def bad_setting(args):
+        raise InvalidParameterError("The 'k' parameter of NaiveBayes must be an int in the range [1, inf).")
+
+    monkeypatch.setattr(cli_datasets, "cmd_datasets", bad_setting)
+    assert main(["datasets", "list"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == "bayesnb datasets: error: The 'k' parameter of NaiveBayes must be an int in the " \
+                                "range [1, inf).\n"
+
+
 def test_debug_shows_the_internal_error_itself(monkeypatch):
     def broken(args):
         raise RuntimeError("boom")
@@ -46,7 +62,7 @@ def test_debug_shows_the_internal_error_itself(monkeypatch):
 
 def test_the_packages_own_errors_are_user_errors(monkeypatch, capsys):
     """Any of the package's user errors raised by a command is one line, exit 2 (not a bug report)."""
-    for error in (cli_io.UsageError("bad option"), DataError("bad cell"), bayesnb.io.persistence.ModelFileError("bad file"),
+    for error in (cli_io.UsageError("bad option"), DataError("bad cell"), ModelFileError("bad file"),
                   FileNotFoundError(2, "No such file or directory", "x.csv")):
         assert isinstance(error, (UserError, OSError))
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from conftest import run_python
 
 #: modules (and their submodules) that ``import bayesnb`` must leave unloaded
@@ -259,3 +261,49 @@ def test_the_estimators_static_imports_match_their_lazy_table():
     block = next(n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", None) == "TYPE_CHECKING")
     assert {a.name: node.module for node in block.body for a in node.names} == est._HOMES
     assert "TYPE_CHECKING" not in dir(est) and set(est.__all__) <= set(dir(est))
+
+
+#: what building the ``bayesnb`` parser (``--help``, ``datasets list``) leaves unloaded: the commands reach it
+#: through :mod:`bayesnb.cli._when_run` when they run
+CLI_SPARES = ("bayesnb.estimators", "bayesnb.families", "bayesnb.synth", "bayesnb.impute", "bayesnb.criticism",
+              "bayesnb.io", "bayesnb.inference", "bayesnb.structure", "bayesnb.generative", "bayesnb.plot",
+              "sklearn", "matplotlib", "jax", "numpyro", "dask")
+
+CLI_LOADS = """
+import contextlib, io, json, sys
+from bayesnb.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    status = main({argv!r})
+{after}
+spares = {spares!r}
+print(json.dumps([status, sorted(m for m in sys.modules if any(m == s or m.startswith(s + ".") for s in spares))]))
+"""
+
+
+def _cli_loads(argv, after=""):
+    r = run_python(["-c", CLI_LOADS.format(argv=argv, after=after, spares=CLI_SPARES)])
+    assert r.returncode == 0, r.stderr[-3000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["datasets", "list"], ["fit", "--help"]])
+def test_building_the_cli_parser_loads_no_command_dependency(argv):
+    """``bayesnb --help`` and ``bayesnb datasets list`` register every command without importing the estimators,
+    the families, the imputer, the synthesizer, criticism, the model format, the plots, scikit-learn or JAX."""
+    status, loaded = _cli_loads(argv)
+    assert status == 0
+    assert loaded == [], f"'bayesnb {' '.join(argv)}' loaded {loaded[:10]}: reach them through cli._when_run"
+
+
+def test_the_cli_check_sees_what_a_command_uses():
+    """A command's first use of ``when_run.NAME`` loads its home, and the same check reports it."""
+    use = "from bayesnb.cli import _when_run\n_when_run.Imputer, _when_run.check_independence"
+    _, loaded = _cli_loads(["--help"], after=use)
+    assert {"bayesnb.impute.imputer", "bayesnb.criticism.checks", "bayesnb.estimators"} <= set(loaded)
+
+
+def test_every_name_of_the_cli_table_resolves():
+    from bayesnb.cli import _when_run
+
+    missing = [name for name in _when_run._HOMES if getattr(_when_run, name, None) is None]
+    assert missing == [] and set(_when_run._HOMES) <= set(dir(_when_run))

@@ -48,6 +48,9 @@ atomic writes), :mod:`~bayesnb.cli.modelfile` (model files), :mod:`~bayesnb.cli.
 :mod:`~bayesnb.cli.mcmc` (mcmc), :mod:`~bayesnb.cli.tableimpute` (impute-table),
 :mod:`~bayesnb.cli.synthesize` (synthesize),
 :mod:`~bayesnb.cli.fitoptions` (fit's and mcmc's --structure, --k, --edge-score).
+Building the parser imports none of what the commands run: they reach the estimators, the
+imputer, the synthesizer, criticism, the model format, the plots and scikit-learn through
+:mod:`~bayesnb.cli._when_run` (:mod:`~bayesnb.cli.peers`: scikit-learn's functions).
 """
 
 from __future__ import annotations
@@ -58,8 +61,6 @@ import os
 import sys
 import textwrap
 import warnings
-
-from sklearn.utils._param_validation import InvalidParameterError
 
 from .._progress import set_progress
 from .._utils import UserError
@@ -88,9 +89,20 @@ EXIT_CODES = {
 }
 
 #: the errors that are the user's, not bayesnb's: one line and exit status 2 (anything else is a bug: exit 1).
-#: The package's own (UsageError, ModelFileError, DataError, ...), the estimators' hyperparameter
-#: errors, and what the system says about the files given (no such file, permission denied, disk full).
-USER_ERRORS = (UserError, InvalidParameterError, OSError)
+#: The package's own (UsageError, ModelFileError, DataError, ...) and what the system says about the
+#: files given (no such file, permission denied, disk full); also the estimators' hyperparameter errors
+#: (see :func:`_is_user_error`).
+USER_ERRORS = (UserError, OSError)
+
+#: where scikit-learn's hyperparameter error lives: a user's error too, read from ``sys.modules`` so that
+#: building the parser does not import scikit-learn (an estimator that raised one has imported it)
+_PARAM_VALIDATION = "sklearn.utils._param_validation"
+
+
+def _is_user_error(e):
+    """Whether ``e`` is the user's mistake (exit 2), not a bug: :data:`USER_ERRORS`, ``InvalidParameterError``."""
+    validation = sys.modules.get(_PARAM_VALIDATION)
+    return isinstance(e, USER_ERRORS) or (validation is not None and isinstance(e, validation.InvalidParameterError))
 
 
 class _Parser(argparse.ArgumentParser):
@@ -196,14 +208,12 @@ def main(argv=None) -> int:
             raise
         print(f"{prog}: error: {e}", file=sys.stderr)
         return 1
-    except USER_ERRORS as e:
+    except Exception as e:  # noqa: BLE001 - but a user's error, a bug in bayesnb: one line asking for a report
         if debug:
             raise
-        print(f"{prog}: error: {_one_line(e)}", file=sys.stderr)
-        return 2
-    except Exception as e:  # noqa: BLE001 - anything else is a bug in bayesnb: one line asking for a report
-        if debug:
-            raise
+        if _is_user_error(e):
+            print(f"{prog}: error: {_one_line(e)}", file=sys.stderr)
+            return 2
         print(f"bayesnb {__version__}: internal error in '{prog}': {type(e).__name__}: {_one_line(e)}: please report "
               "it, with the command line (bayesnb --debug ... shows the traceback)", file=sys.stderr)
         return 1

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 
-from ..criticism.checks import check_independence, check_marginals
+from . import _when_run as when_run
 from .commands import _labels_like, _model_and_table
 from .files import UsageError, check_output, status, write_output
 from .options import TABLE, drop_opt, model_command, output_opt, seed_value
@@ -48,7 +48,7 @@ def cmd_check(args):
     unknown = sorted({str(v) for v in y if v not in set(model.classes_)})
     if unknown:
         raise UsageError(f"{args.data}: labels the model does not know in {args.target!r}: {unknown[:5]}")
-    check = check_marginals if args.marginals else check_independence
+    check = when_run.check_marginals if args.marginals else when_run.check_independence
     status(f"comparing {len(X)} rows with {args.replicates} replicated tables from the posterior predictive")
     table = check(model, X, y, n_replicates=args.replicates, random_state=args.seed)
     what = "(class, feature, statistic)" if args.marginals else "(class, pair)"

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from .._utils import arrow_factorize, is_arrow_text, one_class_on_purpose, shown_list
-from ..estimators.auto_features import column_kinds
+from . import _when_run as when_run
 from .chunkread import SAMPLE_ROWS, agrees, first_chunk_kinds, header, keep_freed_memory, read_kinds, scan_kinds
 from .families import reads_numbers
 from .files import UsageError, _mixed_numeric_warning, _number_text, _split_names, quiet, warn
@@ -291,7 +291,7 @@ def _pin_auto_families(model, X, y):
     from sklearn.base import clone
 
     features = getattr(model, "features", None)
-    if not (isinstance(features, str) and features == "auto") or "numeric" not in column_kinds(X):
+    if not (isinstance(features, str) and features == "auto") or "numeric" not in when_run.column_kinds(X):
         return None
     with one_class_on_purpose():  # the CLI warns once for the file (warn_one_class)
         first = clone(model).fit(X, y)

@@ -13,8 +13,8 @@ import time
 import numpy as np
 import pandas as pd
 
-from ..impute.configs import reading_model
 from .._utils import one_class_on_purpose, shown_list
+from . import _when_run as when_run
 from .chunks import fit_chunks
 from .families import column_families, make_estimator
 from .fitoptions import imputation_options, with_structure
@@ -161,7 +161,7 @@ def _model_and_table(args, labels=None, imputer=False):
     about categorical values the model never saw.
     """
     model = load_model(args, imputer=imputer)
-    nb = reading_model(model) if imputer else model  # an Imputer's data is read as its models read it
+    nb = when_run.reading_model(model) if imputer else model  # an Imputer's data is read as its models read it
     df = read_for_model(nb, args)
     if labels is not None:
         if labels not in df.columns:

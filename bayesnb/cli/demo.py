@@ -14,14 +14,10 @@ import time
 import warnings
 
 import numpy as np
-from sklearn.model_selection import StratifiedKFold
-from sklearn.naive_bayes import CategoricalNB as SkCategoricalNB
 
-from .. import plot
 from .._version import __version__
 from ..datasets import load_house_votes
-from ..criticism.diagnostics import compare_posteriors
-from ..estimators import CategoricalNB
+from . import _when_run as when_run
 from .files import UsageError, atomic_path
 from .options import add_command, seed_value
 
@@ -71,7 +67,7 @@ def _demo_mcmc(model, X, y, rep, out, figures, bplot, quick, seed):
         warnings.simplefilter("ignore")
         exact = model.sample_posterior(4000, random_state=seed)
         mc = model.run_mcmc(X, y, num_warmup=500, num_samples=n_mc, num_chains=4, random_state=seed)
-        table = compare_posteriors(exact, mc, verbose=False)
+        table = when_run.compare_posteriors(exact, mc, verbose=False)
     a = mc.attrs if hasattr(mc, "attrs") else {}
     rep.say(f"NUTS: 4 chains of 500 warm-up + {n_mc} draws in {time.perf_counter() - t0:.1f} s "
             f"(compile {a.get('compile_seconds', float('nan')):.1f} s, sampling {a.get('sampling_seconds', float('nan')):.1f} s); "
@@ -155,9 +151,9 @@ def run_demo(out="bayesnb-report", quick=False, seed=0):
         raise UsageError(f"--out {out}: cannot create the folder ({e.strerror or type(e).__name__})") from None
     out_abs = os.path.abspath(out)
     figures = []
-    bplot = plot
+    bplot = when_run.plot
     try:
-        plot.pyplot()  # matplotlib, if installed
+        bplot.pyplot()  # matplotlib, if installed
     except ImportError:
         bplot = None
     rep = _Report(8)
@@ -193,8 +189,8 @@ def _demo_tour(rep, out, figures, bplot, quick, seed, t_start):
     rep.done()
 
     rep.step("Fitting the Bayesian Naive Bayes posterior (Dirichlet priors, alpha=1)")
-    model = CategoricalNB(alpha=1.0).fit(X, y)
-    auto = CategoricalNB(alpha="auto").fit(X, y)
+    model = when_run.CategoricalNB(alpha=1.0).fit(X, y)
+    auto = when_run.CategoricalNB(alpha="auto").fit(X, y)
     a_auto = float(auto.posterior_.blocks[0].prior.concentration[0].flat[0])
     rep.say("posterior class proportions: " + ", ".join(
         f"{c} {p:.3f}" for c, p in zip(model.classes_, np.exp(model.class_log_prior_))))
@@ -204,17 +200,17 @@ def _demo_tour(rep, out, figures, bplot, quick, seed, t_start):
 
     folds = 5 if quick else 10
     rep.step(f"{folds}-fold cross-validated accuracy next to scikit-learn's CategoricalNB")
-    skf = StratifiedKFold(folds, shuffle=True, random_state=seed)
+    skf = when_run.StratifiedKFold(folds, shuffle=True, random_state=seed)
     codes = X.apply(lambda c: c.map({"n": 0, "y": 1})).fillna(2).astype(int).to_numpy()
     acc_b, acc_s, ll_b, ll_s = [], [], [], []
     oof = np.zeros((len(y), 2))
     for tr, te in skf.split(X, y):
-        m = CategoricalNB(alpha=1.0).fit(X.iloc[tr], y[tr])
+        m = when_run.CategoricalNB(alpha=1.0).fit(X.iloc[tr], y[tr])
         P = m.predict_proba(X.iloc[te])
         oof[te] = P
         acc_b.append(np.mean(m.classes_[P.argmax(1)] == y[te]))
         ll_b.append(-np.mean(np.log(P[np.arange(len(te)), np.searchsorted(m.classes_, y[te])])))
-        sk = SkCategoricalNB(alpha=1.0, min_categories=3).fit(codes[tr], y[tr])
+        sk = when_run.SkCategoricalNB(alpha=1.0, min_categories=3).fit(codes[tr], y[tr])
         Q = sk.predict_proba(codes[te])
         acc_s.append(np.mean(sk.classes_[Q.argmax(1)] == y[te]))
         ll_s.append(-np.mean(np.log(np.clip(Q[np.arange(len(te)), np.searchsorted(sk.classes_, y[te])], 1e-300, 1))))

@@ -20,9 +20,7 @@ import inspect
 import numpy as np
 
 from .._utils import shown_list
-from ..estimators import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB, NaiveBayes
-from ..estimators.auto_features import auto_blocks, column_kinds
-from ..families import BY_NAME, Bernoulli, Categorical, Complement, Gaussian, Histogram, Hurdle, Multinomial
+from . import _when_run as when_run
 from .files import UsageError
 
 __all__ = ["NUMERIC_FAMILIES", "add_family_options", "column_families", "make_estimator", "reads_numbers",
@@ -31,10 +29,10 @@ __all__ = ["NUMERIC_FAMILIES", "add_family_options", "column_families", "make_es
 #: the values of ``--numeric-family``
 NUMERIC_FAMILIES = ("auto", "gaussian")
 #: the estimator ``--family NAME`` fits where one is named after the family; the others fit NaiveBayes
-ESTIMATORS = {Categorical: CategoricalNB, Gaussian: GaussianNB, Multinomial: MultinomialNB, Complement: ComplementNB,
-              Bernoulli: BernoulliNB}
+ESTIMATORS = {"categorical": "CategoricalNB", "gaussian": "GaussianNB", "multinomial": "MultinomialNB",
+              "complement": "ComplementNB", "bernoulli": "BernoulliNB"}
 #: what --alpha is for the families whose NaiveBayes block takes a number only (not 'auto', 'hierarchical')
-ALPHA_MEANING = {Histogram: "its pseudo-count per bin", Hurdle: "the Beta pseudo-count of P(x = 0)"}
+ALPHA_MEANING = {"histogram": "its pseudo-count per bin", "hurdle": "the Beta pseudo-count of P(x = 0)"}
 
 
 def takes_alpha(family):
@@ -44,7 +42,7 @@ def takes_alpha(family):
 
 def reads_numbers(name):
     """Whether the family registered as ``name`` reads its columns as numbers (not raw values to encode)."""
-    family = BY_NAME.get(name)
+    family = when_run.BY_NAME.get(name)
     return family is not None and not family.raw_values
 
 
@@ -93,17 +91,18 @@ def column_families(args):
         col, eq, name = text.rpartition("=")
         name = name.strip()
         if not eq:
-            if name != "auto" and name not in BY_NAME:
-                raise UsageError(f"--family {text!r}: no such family; expected one of auto, {', '.join(BY_NAME)}, "
+            if name != "auto" and name not in when_run.BY_NAME:
+                families = ", ".join(when_run.BY_NAME)
+                raise UsageError(f"--family {text!r}: no such family; expected one of auto, {families}, "
                                  "or COL=FAMILY for one column")
             single.append(name)
             continue
         col = col.strip()
         if not col:
             raise UsageError(f"--family {text!r}: give COL=FAMILY (a column name before '=')")
-        if name not in BY_NAME:
+        if name not in when_run.BY_NAME:
             raise UsageError(f"--family {text!r}: no such family {name!r} for a column; expected one of "
-                             f"{', '.join(BY_NAME)}")
+                             f"{', '.join(when_run.BY_NAME)}")
         if col in per_column:
             raise UsageError(f"--family names column {col!r} twice ({col}={per_column[col]} and {col}={name})")
         per_column[col] = name
@@ -123,18 +122,18 @@ def _one_family(family, alpha, X):
     """The estimator of ``--family NAME`` (one family for every column of ``X``)."""
     kw = {} if alpha is None else {"alpha": alpha}
     if family == "auto":  # the estimators' own rule (text/bool/category columns Categorical, numeric by evidence)
-        return NaiveBayes(**kw)
-    factory = BY_NAME[family]
+        return when_run.NaiveBayes(**kw)
+    factory = when_run.BY_NAME[family]
     if alpha is not None and not takes_alpha(factory):
-        takes = [name for name, f in BY_NAME.items() if takes_alpha(f)]
+        takes = [name for name, f in when_run.BY_NAME.items() if takes_alpha(f)]
         raise UsageError(f"--alpha applies to the {', '.join(takes[:-1])} and {takes[-1]} families; a {family} "
                          "family has no alpha")
-    if factory in ESTIMATORS:
-        return ESTIMATORS[factory](**kw)
+    if family in ESTIMATORS:
+        return getattr(when_run, ESTIMATORS[family])(**kw)
     if isinstance(alpha, str):  # 'auto', 'hierarchical': chosen by the estimators above, not by a block's family
-        what = ALPHA_MEANING.get(factory, "its pseudo-count")
+        what = ALPHA_MEANING.get(family, "its pseudo-count")
         raise UsageError(f"--alpha of the {family} family must be a number > 0 ({what}); received {alpha!r}")
-    return NaiveBayes(features={tuple(X.columns): factory(**kw)})
+    return when_run.NaiveBayes(features={tuple(X.columns): factory(**kw)})
 
 
 def column_features(per_column, numeric_family, alpha, X, y=None):
@@ -169,9 +168,9 @@ def column_features(per_column, numeric_family, alpha, X, y=None):
     if alpha == "auto":
         raise UsageError("--alpha auto chooses the alpha of features='auto' alone; with --family COL=FAMILY or "
                          "--numeric-family give a number (e.g. --alpha 1)")
-    kinds = dict(zip(names, column_kinds(X)))
+    kinds = dict(zip(names, when_run.column_kinds(X)))
     chosen = {c: per_column.get(c, "categorical" if kinds[c] == "categorical" else numeric_family) for c in names}
-    takes = [n for n in set(chosen.values()) if n in BY_NAME and takes_alpha(BY_NAME[n])]
+    takes = [n for n in set(chosen.values()) if n in when_run.BY_NAME and takes_alpha(when_run.BY_NAME[n])]
     if alpha is not None and not takes:
         raise UsageError(f"--alpha applies to the categorical, histogram, hurdle, bernoulli, multinomial and "
                          f"complement families; these columns have {', '.join(sorted(set(chosen.values())))}")
@@ -182,14 +181,14 @@ def column_features(per_column, numeric_family, alpha, X, y=None):
     for name, cols in groups.items():
         if name == "auto":
             continue
-        factory = BY_NAME[name]
+        factory = when_run.BY_NAME[name]
         features[tuple(cols)] = factory(alpha=alpha) if takes_alpha(factory) and alpha is not None else factory()
     if "auto" in groups:
         sub = X[groups["auto"]]
         labels = np.asarray(y)
         classes = np.unique(labels)
         resp = (labels[:, None] == classes[None, :]).astype(float)
-        specs, scores = auto_blocks(sub, resp=resp)
+        specs, scores = when_run.auto_blocks(sub, resp=resp)
         for cols, fam in specs:
             features[tuple(groups["auto"][j] for j in cols)] = fam
     return features, scores
@@ -208,4 +207,4 @@ def make_estimator(family, alpha, X, y=None, per_column=None, numeric_family="au
     if per_column is None:
         return _one_family(family, alpha, X), None
     features, scores = column_features(per_column, numeric_family, alpha, X, y)
-    return NaiveBayes(features=features), scores
+    return when_run.NaiveBayes(features=features), scores

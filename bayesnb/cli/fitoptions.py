@@ -11,8 +11,7 @@ every structure), and :func:`with_structure` passes them to the estimator the co
 
 from __future__ import annotations
 
-from ..estimators import NaiveBayes
-from ..impute.imputer import Imputer
+from . import _when_run as when_run
 from .chunks import add_chunk_options
 from .files import UsageError
 from .options import seed_value
@@ -145,11 +144,11 @@ def imputation_options(model, args):
     if getattr(args, "chunksize", None) is not None or getattr(args, "semi_supervised", False):
         raise UsageError("--for-imputation fits the imputer on the whole labelled table: it cannot be combined "
                          "with --chunksize or --semi-supervised")
-    if not isinstance(model, NaiveBayes):
+    if not isinstance(model, when_run.NaiveBayes):
         raise UsageError(f"--for-imputation needs a NaiveBayes (--family auto or COL=FAMILY); this --family builds "
                          f"{type(model).__name__}")
     if args.search_rows is not None and args.search_rows < 2:
         raise UsageError(f"--search-rows must be at least 2; received {args.search_rows}")
-    imp = Imputer(configurations=parse_configurations(args.configurations or "auto"), label_given=args.label_given,
-                  random_state=0 if args.seed is None else args.seed)
+    imp = when_run.Imputer(configurations=parse_configurations(args.configurations or "auto"),
+                           label_given=args.label_given, random_state=0 if args.seed is None else args.seed)
     return {"impute": imp if args.search_rows is None else imp.set_params(search_rows=args.search_rows)}

@@ -28,13 +28,8 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from ..synth.missing_nodes import blank_missing, indicators_in
-from ..synth.private_synth import private_draws
-from ..synth.observed_support import observed_support
-from ..impute.configs import reading_model
 from .._utils import as_generator, shown_list
-from ..impute.imputer import Imputer
-from ..synth.synthesizer import Synthesizer
+from . import _when_run as when_run
 from .commands import _labels_like, _model_and_table
 from .files import UsageError, check_output, write_output
 from .modelfile import load_model
@@ -126,9 +121,9 @@ def cmd_impute(args):
                          f"received --strategy {args.strategy}")
     latent = parse_latent(args.latent)
     model, df, X = _model_and_table(args, imputer=True)
-    imputer = model if isinstance(model, Imputer) else None
+    imputer = model if isinstance(model, when_run.Imputer) else None
     if imputer is not None:
-        model = reading_model(imputer)
+        model = when_run.reading_model(imputer)
         _check_imputer_options(imputer, args, latent)
     if m > 1 and IMPUTATION_COLUMN in df.columns:
         raise UsageError(f"{args.data}: has a column {IMPUTATION_COLUMN!r}, which -m {m} writes; rename it")
@@ -206,21 +201,24 @@ def cmd_sample(args):
     check_output(args.output, [args.model, args.key_file], force=args.force)
     model = load_model(args, synthesizer=True)
     latent = None
-    if isinstance(model, Synthesizer):  # a latent-class choice: the estimator with its LatentClassFit
+    if isinstance(model, when_run.Synthesizer):  # a latent-class choice: the estimator with its LatentClassFit
         if args.prior and model.latent_ is not None:
             raise UsageError(f"--prior: {args.model} holds a Synthesizer's latent-class model, whose prior "
                              "predictive 'bayesnb sample' does not draw; leave out --prior")
         model, latent = model.model_, model.latent_
     if latent is None and not args.prior and getattr(model, "sample_support_", None) in ("observed", "backoff"):
-        model = observed_support(model, model.sample_support_)  # a Synthesizer's structure, sampled as Synthesizer.sample draws it
+        # a Synthesizer's structure, sampled as Synthesizer.sample draws it
+        model = when_run.observed_support(model, model.sample_support_)
     target = args.target if args.target is not None else getattr(model, "target_name_", "class")
     draw = partial(model.sample, prior=True) if args.prior else partial(model.sample, latent=latent)
     X, y = draw(args.n, random_state=args.seed)
     names = getattr(model, "feature_names_in_", None)
     cols = [str(c) for c in names] if names is not None else [f"x{j}" for j in range(model.n_features_in_)]
     out = X.copy() if hasattr(X, "columns") else pd.DataFrame(np.asarray(X), columns=cols)
-    out = blank_missing(out, indicators_in(cols))  # a Synthesizer's missing indicators: blank, then drop them
-    out = private_draws(model, out, dict(zip(cols, getattr(model, "feature_dtypes_", ()))))  # a private model's
+    # a Synthesizer's missing indicators: blank, then drop them
+    out = when_run.blank_missing(out, when_run.indicators_in(cols))
+    # a private model's
+    out = when_run.private_draws(model, out, dict(zip(cols, getattr(model, "feature_dtypes_", ()))))
     if target in out.columns:
         raise UsageError(f"--target {target!r} is one of the model's feature columns; choose another name")
     # where the label stood in the training table (bayesnb fit records it), else last

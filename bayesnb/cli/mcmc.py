@@ -22,11 +22,8 @@ import tempfile
 import numpy as np
 import pandas as pd
 
-from ..inference.mcmc_stats import ess_bulk, rhat_rank
 from .._utils import shown_list
-from ..criticism.diagnostics import compare_posteriors
-from ..inference.nuts import show_progress
-from ..inference.draws import posterior_moments
+from . import _when_run as when_run
 from .commands import _labels_like, _model_and_table, fit_table
 from .fitoptions import STRUCTURE_OPTIONS, add_structure_options
 from .files import UsageError, atomic_path, check_output, prog, quiet
@@ -50,7 +47,7 @@ def exact_posterior(model) -> dict:
         posterior, in the layout of the model's ``sample_posterior`` and ``run_mcmc``.
     """
     if getattr(model, "structure_kind_", "naive") == "naive":
-        return posterior_moments(model.posterior_)
+        return when_run.posterior_moments(model.posterior_)
     return model._exact_moments()
 
 #: the columns of compare_posteriors' table that ``bayesnb mcmc`` prints
@@ -153,7 +150,7 @@ def draws_summary(dt):
         flat = flat[:, :, keep]
         parts.append({"variable": np.full(keep.sum(), name, dtype=object), "element": idx[keep],
                       "mean": flat.mean((0, 1)), "sd": flat.reshape(-1, flat.shape[2]).std(0, ddof=1),
-                      "ess_bulk": ess_bulk(flat), "r_hat": rhat_rank(flat)})
+                      "ess_bulk": when_run.ess_bulk(flat), "r_hat": when_run.rhat_rank(flat)})
     return pd.DataFrame({k: np.concatenate([p[k] for p in parts]) for k in parts[0]})
 
 
@@ -237,7 +234,7 @@ def cmd_mcmc(args):
         model, X, y = _saved_model_data(args)
         n, d = X.shape
     silent = quiet()
-    show = not silent and show_progress(None)
+    show = not silent and when_run.show_progress(None)
     if not silent and not show:  # with the bar on, run_mcmc says itself when it compiles
         print(f"{prog()}: compiling and running NUTS ({args.chains} chain(s) x "
               f"{args.warmup} warmup + {args.draws} draws; the compiled sampler is cached)", file=sys.stderr,
@@ -247,7 +244,7 @@ def cmd_mcmc(args):
                         target_accept_prob=args.target_accept)
     unlabelled = y is None or any(v is None for v in y)
     exact = args.components == 1 and not unlabelled
-    table = compare_posteriors(exact_posterior(model), dt, verbose=False) if exact else draws_summary(dt)
+    table = when_run.compare_posteriors(exact_posterior(model), dt, verbose=False) if exact else draws_summary(dt)
     _write(dt, args.output, fmt, engine)
     a = dt.attrs
     structure = getattr(model, "structure_kind_", "naive")

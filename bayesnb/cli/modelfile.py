@@ -11,10 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .._utils import shown_list
-from ..estimators import NBOutlierDetector
-from ..impute.imputer import Imputer
-from ..io.persistence import ModelFileError, load
-from ..synth.synthesizer import Synthesizer
+from . import _when_run as when_run
 from .files import UsageError, read_table, warn
 
 __all__ = ["features_of", "key_of", "load_model", "read_for_model", "unseen_warning"]
@@ -50,18 +47,18 @@ def load_model(args, imputer=False, synthesizer=False, detector=False):
 
     key = key_of(args)
     try:
-        model = load(args.model, key=key)
-    except ModelFileError as e:
+        model = when_run.load(args.model, key=key)
+    except when_run.ModelFileError as e:
         if key is None and "signed with a key" in str(e):
             raise UsageError(f"{args.model}: the model file is signed with a key; pass its --key-file") from None
         raise
-    if isinstance(model, Imputer) and not imputer:
+    if isinstance(model, when_run.Imputer) and not imputer:
         raise UsageError(f"{args.model}: holds an Imputer (from 'bayesnb fit-imputer' or Imputer.save), which only "
                          "'bayesnb impute' reads; expected a model from 'bayesnb fit'")
-    if isinstance(model, Synthesizer) and not synthesizer:
+    if isinstance(model, when_run.Synthesizer) and not synthesizer:
         raise UsageError(f"{args.model}: holds a Synthesizer (Synthesizer.save of a latent-class choice), which only "
                          "'bayesnb sample' reads; expected a model from 'bayesnb fit'")
-    if isinstance(model, NBOutlierDetector) and not detector:
+    if isinstance(model, when_run.NBOutlierDetector) and not detector:
         raise UsageError(f"{args.model}: holds an NBOutlierDetector (NBOutlierDetector.save), which only "
                          "'bayesnb outliers' reads; expected a model from 'bayesnb fit'")
     return model

@@ -23,21 +23,17 @@ import sys
 import numpy as np
 
 from .._utils import shown_list
-from ..estimators import NBOutlierDetector
-from ..generative.outlier_threshold import AUTO_CONTAMINATION, outlier_offset
+from . import _when_run as when_run
 from .files import UsageError, check_output, write_output
 from .modelfile import features_of, load_model, read_for_model, unseen_warning
 from .options import TABLE, float_opt, model_command, output_opt
 
-__all__ = ["DEFAULT_CONTAMINATION", "cmd_outliers", "register"]
-
-#: the contamination used when neither the file nor the command line gives a threshold
-DEFAULT_CONTAMINATION = AUTO_CONTAMINATION
+__all__ = ["cmd_outliers", "register"]
 
 
 def _scores_and_threshold(model, X, contamination, data):
     """The rows' scores, the threshold and a phrase saying where the threshold comes from."""
-    if isinstance(model, NBOutlierDetector):
+    if isinstance(model, when_run.NBOutlierDetector):
         scores = model.score_samples(X)
         if contamination is None:
             return scores, model.offset_, f"the detector's threshold (contamination {model.contamination_:g})"
@@ -45,10 +41,10 @@ def _scores_and_threshold(model, X, contamination, data):
         return (model.score_samples(X), model.offset_, "the threshold stored in the model file by an older "
                 f"bayesnb's set_outlier_threshold (contamination {getattr(model, 'contamination_', float('nan')):g})")
     else:
-        c = DEFAULT_CONTAMINATION if contamination is None else contamination
-        det = NBOutlierDetector(model, contamination=c, range_tails=False).fit(X)
+        c = when_run.AUTO_CONTAMINATION if contamination is None else contamination
+        det = when_run.NBOutlierDetector(model, contamination=c, range_tails=False).fit(X)
         return det.score_samples(X), det.offset_, f"the {c:g} quantile of {data}'s log densities"
-    return (scores, outlier_offset(scores, contamination, "bayesnb outliers"),
+    return (scores, when_run.outlier_offset(scores, contamination, "bayesnb outliers"),
             f"the {contamination:g} quantile of {data}'s scores")
 
 
@@ -77,7 +73,7 @@ def cmd_outliers(args):
     if args.contamination is not None and not 0.0 < args.contamination <= 0.5:
         raise UsageError(f"--contamination must be in (0, 0.5]; received {args.contamination}")
     model = load_model(args, detector=True)
-    nb = model.estimator_ if isinstance(model, NBOutlierDetector) else model
+    nb = model.estimator_ if isinstance(model, when_run.NBOutlierDetector) else model
     df = read_for_model(nb, args)
     X = features_of(nb, df, args.data)
     unseen_warning(nb, X, args.data)

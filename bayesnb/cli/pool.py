@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._utils import shown_list
-from ..impute.pooling import pool
+from . import _when_run as when_run
 from .files import UsageError, check_output, read_table, write_output
 from .options import TABLE, add_command, float_opt, output_opt
 
@@ -82,7 +82,7 @@ def pool_table(df, imputation=".imputation", term="term", estimate="estimate", v
         imp_i, t = next((i, t) for t in terms for i in Q.index if pd.isna(Q.loc[i, t]))
         raise UsageError(f"{where}: parameter {t!r} has no row in imputation {imp_i!r}; expected every parameter "
                          "in every imputation")
-    result = pool(Q.to_numpy(), U.to_numpy(), dfcom=dfcom, conf_level=conf_level, names=terms)
+    result = when_run.pool(Q.to_numpy(), U.to_numpy(), dfcom=dfcom, conf_level=conf_level, names=terms)
     return result.reset_index()
 
 

@@ -16,8 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._utils import as_generator
-from ..criticism.diagnostics import block_layouts
-from ..inference.draws import credible_interval, sample_posterior_draws
+from . import _when_run as when_run
 from .files import UsageError, check_output, write_output
 from .modelfile import load_model
 from .options import float_opt, model_command, output_opt, seed_value
@@ -119,9 +118,9 @@ def posterior_table(model, n_draws=2000, random_state=0):
         raise UsageError(f"the model has {size} parameters: {n_draws} draws of each would hold {size * n_draws:,} "
                          f"values (limit {MAX_DRAW_CELLS:,}); pass --draws {max(2, MAX_DRAW_CELLS // size)} "
                          "or fewer")
-    draws = sample_posterior_draws(post, int(n_draws), as_generator(random_state))
+    draws = when_run.sample_posterior_draws(post, int(n_draws), as_generator(random_state))
     classes = model.classes_
-    blocks = {lay.label: b for b, lay in zip(post.blocks, block_layouts(post))}
+    blocks = {lay.label: b for b, lay in zip(post.blocks, when_run.block_layouts(post))}
     parts = []
     for key, arr in draws.items():  # every variable of sample_posterior, in its order
         if key == "pi":
@@ -169,7 +168,7 @@ def coef_table(model, n_draws=2000, random_state=0, ci=0.94, each_draw=False):
         out = pd.DataFrame(draws, columns=terms)
         out.insert(0, ".draw", np.arange(1, len(out) + 1))
         return out
-    lower, upper = credible_interval(draws, ci=ci)
+    lower, upper = when_run.credible_interval(draws, ci=ci)
     return pd.DataFrame({"term": terms, "coef": np.concatenate([model.intercept_, np.ravel(model.coef_)]),
                          "mean": draws.mean(0), "sd": draws.std(0, ddof=1), "lower": lower, "upper": upper})
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..inference.draws import credible_interval
+from . import _when_run as when_run
 from .commands import _model_and_table
 from .files import UsageError, check_output, write_output
 from .options import TABLE, model_command, output_opt, seed_value
@@ -81,7 +81,7 @@ def cmd_predict(args):
         if not 0 < args.interval < 1 or args.draws < 2:
             raise UsageError(f"--interval must be in (0, 1) and --draws at least 2; received {args.interval} and "
                              f"{args.draws}")
-        lo, hi = credible_interval(model.predict_proba_draws(X, n_draws=args.draws, random_state=args.seed),
+        lo, hi = when_run.credible_interval(model.predict_proba_draws(X, n_draws=args.draws, random_state=args.seed),
                                    ci=args.interval)
         for k, c in enumerate(model.classes_):
             out[f"p({c}) lo"], out[f"p({c}) hi"] = lo[:, k], hi[:, k]

@@ -15,7 +15,7 @@ import json
 
 import numpy as np
 
-from ..io.persistence import read_model_file
+from . import _when_run as when_run
 from .modelfile import key_of, load_model
 from .options import model_command, seed_value
 from .tableimpute import choices_note
@@ -155,7 +155,7 @@ def register(subparsers):
 def cmd_info(args):
     """``bayesnb info``: a readable report of a model file (``--json``: the file's summary as JSON)."""
     model = load_model(args)
-    meta, _ = read_model_file(args.model, key=key_of(args))
+    meta, _ = when_run.read_model_file(args.model, key=key_of(args))
     if args.json:
         summary = dict(meta["summary"])
         summary.update({"estimator": meta["estimator"], "target": getattr(model, "target_name_", None),

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from sklearn.metrics import log_loss
 
+from . import _when_run as when_run
 from .commands import _labels_like, _model_and_table
 from .options import TABLE, drop_opt, model_command
 
@@ -49,7 +49,7 @@ def score_model(model, X, y):
     elif len(model.classes_) == 1:  # scikit-learn's log_loss refuses one label: each known row has probability 1
         ll = float(np.mean(np.log(1.0 / np.clip(P[known, 0], np.finfo(P.dtype).eps, 1.0))))
     else:
-        ll = float(log_loss(y[known], P[known], labels=model.classes_))
+        ll = float(when_run.log_loss(y[known], P[known], labels=model.classes_))
     return acc, ll, int(known.sum())
 
 

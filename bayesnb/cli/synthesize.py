@@ -9,7 +9,7 @@ output equals ``Synthesizer(target=COL, structure=..., latent=..., random_state=
 
 from __future__ import annotations
 
-from ..synth.synthesizer import Synthesizer
+from . import _when_run as when_run
 from .files import UsageError, check_output, read_table, status, write_output
 from .labels import check_drop_option, labelled_rows
 from .options import TABLE, add_command, data_opts, drop_opt, float_opt, output_opt, parse_latent, seed_value
@@ -54,7 +54,7 @@ def cmd_synthesize(args):
         df, _ = labelled_rows(df, args.target, args.data, args.drop_unlabelled,
                               "leave out --target to model the label like a column")
     status(f"choosing a model of {len(df)} rows by evidence (structure {args.structure}, latent {args.latent})")
-    synth = Synthesizer(target=args.target, structure=args.structure, latent=latent,
+    synth = when_run.Synthesizer(target=args.target, structure=args.structure, latent=latent,
                         random_state=args.seed, missing=args.missing).fit(df)
     out = synth.sample(args.n, random_state=args.seed)
     n_miss = len(synth.missing_indicators_)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from .._utils import shown_list
-from ..synth.quality import synthetic_report
+from . import _when_run as when_run
 from .files import UsageError, check_output, read_table, status, write_output
 from .labels import check_drop_option, labelled_rows
 from .options import TABLE, add_command, data_opts, drop_opt, output_opt, seed_value
@@ -64,7 +64,7 @@ def cmd_evaluate_synthetic(args):
     status("comparing the tables (with the C2ST detectors, alpha-precision/beta-recall"
            + (" and DCR share)" if test is not None else ")")
            + (" and training the TSTR/TRTR classifiers" if args.target else ""))
-    report = synthetic_report(real, synthetic, target=args.target, real_test=test, bins=args.bins,
+    report = when_run.synthetic_report(real, synthetic, target=args.target, real_test=test, bins=args.bins,
                               random_state=args.seed)
     if args.json:
         print(json.dumps({"summary": report.summary, "columns": _records(report.columns),

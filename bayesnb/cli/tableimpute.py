@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import time
 
-from ..impute.configs import CONFIGURATIONS, configuration_names
-from ..impute.imputer import Imputer
+from . import _when_run as when_run
 from .files import UsageError, atomic_path, check_output, quiet, read_table, status, write_output
 from .labels import check_drop_option, labelled_rows
 from .modelfile import key_of
@@ -35,9 +34,10 @@ def parse_configurations(text):
     if text == "auto":
         return "auto"
     try:  # the rule impute_table applies, checked before the table is read
-        return configuration_names(tuple(c.strip() for c in text.split(",") if c.strip()))
+        return when_run.configuration_names(tuple(c.strip() for c in text.split(",") if c.strip()))
     except ValueError:
-        raise UsageError(f"--configurations must be 'auto' or distinct names among {', '.join(CONFIGURATIONS)} "
+        names = ", ".join(when_run.CONFIGURATIONS)
+        raise UsageError(f"--configurations must be 'auto' or distinct names among {names} "
                          f"separated by commas; received {text!r}") from None
 
 
@@ -84,9 +84,10 @@ def _imputer_and_table(args, columns):
         y, X = df[args.target].to_numpy(dtype=object), df.drop(columns=args.target)
     if X.shape[1] == 0:
         raise UsageError(f"{args.data}: no column to impute besides the label {args.target!r}")
-    status(f"choosing per column among {', '.join(CONFIGURATIONS if configurations == 'auto' else configurations)} "
+    among = when_run.CONFIGURATIONS if configurations == "auto" else configurations
+    status(f"choosing per column among {', '.join(among)} "
            f"on hidden observed cells of {len(X)} rows")
-    imp = Imputer(configurations=configurations, label_given=args.label_given, search_rows=args.search_rows,
+    imp = when_run.Imputer(configurations=configurations, label_given=args.label_given, search_rows=args.search_rows,
                   random_state=args.seed, columns=columns)
     return imp, df, X, y
 
