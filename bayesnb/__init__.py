@@ -14,6 +14,7 @@ Quick start
 ['No', 'Yes']
 """
 
+import importlib as _importlib
 from typing import TYPE_CHECKING
 
 from ._progress import set_progress
@@ -128,5 +129,18 @@ __all__ = [
     "synthetic_report",
     "load",
 ]
-__getattr__, __dir__ = lazy_exports(__name__, _HOMES)
+#: the subpackages, reached as attributes (``bayesnb.families.Gaussian``, ``bayesnb.plot``) and imported on
+#: first use, as ``import bayesnb.families`` would
+_SUBPACKAGES = frozenset({"cli", "criticism", "datasets", "estimators", "families", "generative", "impute", "inference",
+                          "io", "plot", "structure", "synth"})
+_lazy_name, __dir__ = lazy_exports(__name__, _HOMES)
+
+
+def __getattr__(name):
+    """A public name of :data:`_HOMES` or a subpackage, imported on first use (PEP 562)."""
+    if name in _SUBPACKAGES:
+        return _importlib.import_module(f"{__name__}.{name}")
+    return _lazy_name(name)
+
+
 del TYPE_CHECKING, lazy_exports  # not public names of the package

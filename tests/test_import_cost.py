@@ -307,3 +307,27 @@ def test_every_name_of_the_cli_table_resolves():
 
     missing = [name for name in _when_run._HOMES if getattr(_when_run, name, None) is None]
     assert missing == [] and set(_when_run._HOMES) <= set(dir(_when_run))
+
+
+SUBPACKAGES = """
+import sys
+import bayesnb as bn
+before = sorted(m for m in sys.modules if m in ("bayesnb.families", "bayesnb.datasets", "bayesnb.structure"))
+assert before == [], before
+assert bn.families.Gaussian.__name__ == "Gaussian" and bn.datasets.load_play_tennis().shape == (14, 5)
+assert bn.structure.__name__ == "bayesnb.structure" and callable(bn.plot.plot_structure)
+try:
+    bn.no_such_name
+except AttributeError as e:
+    assert "no_such_name" in str(e)
+else:
+    raise AssertionError("an unknown name must raise AttributeError")
+print("ok")
+"""
+
+
+def test_subpackages_are_attributes_of_the_package_loaded_on_first_use():
+    """``import bayesnb as bn; bn.families.Gaussian`` works as it did when the subpackages loaded eagerly."""
+    r = run_python(["-c", SUBPACKAGES])
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.strip().splitlines()[-1] == "ok"
