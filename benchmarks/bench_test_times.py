@@ -10,10 +10,15 @@ unless ``BAYESNB_SHARED_DATA`` says otherwise); then the totals and the machine'
 
 The old tree is any exported commit, e.g. ``git -C /path/to/repo archive main | tar -x -C /tmp/old``.
 
+``--cold`` gives each run a fresh, empty compile cache (``JAX_COMPILATION_CACHE_DIR``, which also holds
+bayesnb's NUTS program cache), as on a fresh CI machine; ``--together`` runs all the given files in one
+pytest process per tree (one row), so that tests of different files can share what one compiled.
+
 Usage::
 
     .venv/bin/python benchmarks/bench_test_times.py --old /tmp/old tests/test_verdict.py tests/test_mnar.py
     .venv/bin/python benchmarks/bench_test_times.py --old /tmp/old --rounds 3 tests/test_verdict.py
+    .venv/bin/python benchmarks/bench_test_times.py --old /tmp/old --cold --together tests/test_mcmc.py tests/test_nuts_loop.py
 """
 
 from __future__ import annotations
@@ -31,12 +36,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_file(tree: Path, test: str, python: str) -> tuple[float, float, bool]:
-    """Run one test file in ``tree``: (summed test-case seconds, wall seconds, passed)."""
+def run_file(tree: Path, test: str, python: str, cold: bool = False) -> tuple[float, float, bool]:
+    """Run one test file (or several, separated by spaces) in ``tree``: (summed test-case seconds, wall
+    seconds, passed); ``cold``: with a fresh, empty compile cache."""
     with tempfile.TemporaryDirectory() as tmp:
         xml = Path(tmp) / "junit.xml"
         env = {"BAYESNB_SHARED_DATA": str(ROOT.parent / "shared" / "data"), **os.environ, "PYTHONPATH": str(tree)}
-        cmd = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", f"--junitxml={xml}", test]
+        if cold:
+            env["JAX_COMPILATION_CACHE_DIR"] = str(Path(tmp) / "jax_cache")
+        cmd = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", f"--junitxml={xml}", *test.split()]
         start = time.perf_counter()
         proc = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
         wall = time.perf_counter() - start
@@ -51,7 +59,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--old", required=True, type=Path, help="the tree before the change")
     ap.add_argument("--new", type=Path, default=ROOT, help="the tree after the change (default: this one)")
     ap.add_argument("--rounds", type=int, default=1, help="rounds (default 1); the median ratio is reported")
+    ap.add_argument("--cold", action="store_true", help="each run with a fresh, empty compile cache")
+    ap.add_argument("--together", action="store_true", help="all the files in one pytest process per tree")
     args = ap.parse_args(argv)
+    if args.together:
+        args.tests = [" ".join(args.tests)]
     if args.rounds < 1:
         ap.error("--rounds must be >= 1")
     load = os.getloadavg()
@@ -61,10 +73,10 @@ def main(argv: list[str] | None = None) -> int:
             order = ("old", "new") if r % 2 == 0 else ("new", "old")
             for side in order:
                 tree = args.old if side == "old" else args.new
-                if not (tree / t).exists():
+                if not all((tree / f).exists() for f in t.split()):
                     rows[t][side].append((0.0, 0.0, True))
                     continue
-                rows[t][side].append(run_file(tree, t, sys.executable))
+                rows[t][side].append(run_file(tree, t, sys.executable, args.cold))
     print(f"{'file':50s} {'old s':>8s} {'new s':>8s} {'ratio':>6s} {'old wall':>8s} {'new wall':>8s}  passed")
     tot = {"old": 0.0, "new": 0.0}
     for t, sides in rows.items():

@@ -36,7 +36,8 @@ def _commands(d):
     data, model = str(d / "data.csv"), str(d / "m.bnb")
     return {
         "fit": ["fit", data, "--target", "PlayTennis"],
-        "mcmc": ["mcmc", data, "--target", "PlayTennis", "--draws", "100", "--warmup", "50"],
+        # the warmup of test_cli_mcmc (same model): its compiled NUTS program is reused, not compiled again
+        "mcmc": ["mcmc", data, "--target", "PlayTennis", "--draws", "100", "--warmup", "150"],
         "predict": ["predict", model, data],
         "impute": ["impute", model, data],
         "impute-table": ["impute-table", data, "--configurations", "naive"],

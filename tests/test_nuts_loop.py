@@ -83,9 +83,10 @@ def test_kept_draws_are_the_steps_after_warmup_one_copy_per_kept_call(votes_mode
 def test_progress_bar_calls_are_chunks(votes_model):
     """With a progress bar the steps run in calls of at most CHUNK steps, the same draws."""
     spec, priors, data = votes_model
-    kw = {"num_warmup": 130, "num_samples": 150, "seed": 1}
+    # 150 warmup steps: the compiled program of test_kept_draws_...[150-70-1000] (same model, buffer)
+    kw = {"num_warmup": 150, "num_samples": 130, "seed": 1}
     quiet, _, _ = nuts.run_nuts(spec, priors, data, progress_bar=False, **kw)
-    key = _key(spec, 130, nuts.BUF_MAX)
+    key = _key(spec, 150, nuts.BUF_MAX)
     init_c, chunk_c, layout = nuts._CACHE[key]
     calls = []
     nuts._CACHE[key] = (init_c, lambda *a: (calls.append((int(a[3]), int(a[4]))), chunk_c(*a))[1], layout)
@@ -93,7 +94,7 @@ def test_progress_bar_calls_are_chunks(votes_model):
         shown, _, _ = nuts.run_nuts(spec, priors, data, progress_bar=True, **kw)
     finally:
         nuts._CACHE[key] = (init_c, chunk_c, layout)
-    assert calls == [(100, 130), (100, 30), (80, 0)]  # (steps, first kept step)
+    assert calls == [(100, 150), (100, 50), (80, 0)]  # (steps, first kept step)
     for k, v in quiet.items():
         np.testing.assert_array_equal(shown[k], v)
 
@@ -157,7 +158,8 @@ def test_an_entry_evicted_by_another_thread_meanwhile_is_not_an_error(votes_mode
     spec, priors, data = votes_model
     full = _Evicting({("other", i): None for i in range(nuts._CACHE_MAX)})
     monkeypatch.setattr(nuts, "_CACHE", full)
-    samples, _, timing = nuts.run_nuts(spec, priors, data, num_warmup=20, num_samples=5, progress_bar=False)
+    # (the warmup of the tests above: their program comes from the on-disk cache, not compiled again)
+    samples, _, timing = nuts.run_nuts(spec, priors, data, num_warmup=150, num_samples=5, progress_bar=False)
     assert not timing["cache_hit"] and samples["pi"].shape == (1, 5, 2)
     assert len(full) <= nuts._CACHE_MAX and any(k[0] == spec for k in dict.keys(full))
 
