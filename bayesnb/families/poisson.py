@@ -91,6 +91,11 @@ class PoissonBlock(NamedTuple):
     missing: np.ndarray | None
 
 
+def _block(A, missing) -> PoissonBlock:
+    """The block of float values ``A`` whose NaN cells are ``missing`` (the values checked, or not, by the caller)."""
+    return PoissonBlock(np.where(missing, 0.0, A), ~missing, missing if missing.any() else None)
+
+
 def lam_of(point: Gammas):
     """``(lam, defined)``: the plug-in rate ``a / b`` (K, d), 0 where undefined (``b == 0``)."""
     ok = point.b > 0
@@ -184,13 +189,12 @@ class Poisson(Family, NumericNode, *SHARED):
         if np.isinf(A).any():
             raise nonfinite_error(who, "Poisson features (non-negative whole counts)", A)
         missing = np.isnan(A)
-        observed = ~missing
-        vals = A[observed]
+        vals = A[~missing]
         for bad, what in ((vals < 0, "negative"), (vals != np.floor(vals), "non-integer")):
             if bad.any():
                 raise ValueError(f"{who}: Poisson features must be non-negative whole counts (or NaN for "
                                  f"missing); received {what} value(s) {np.unique(vals[bad])[:5].tolist()}.")
-        return PoissonBlock(np.where(observed, A, 0.0), observed, missing if missing.any() else None), A.shape[1]
+        return _block(A, missing), A.shape[1]
 
     def out_of_support(self, X, state=None):
         """Bool (n, d): finite cells that are negative or not whole (probability 0 under a Poisson)."""
@@ -289,8 +293,7 @@ class Poisson(Family, NumericNode, *SHARED):
     def interval_stats(self, values, resp, state, who="Poisson"):
         """Statistics of interval means (fractional counts allowed: a Gamma update needs only their sums)."""
         A = np.asarray(values, dtype=float)
-        observed = ~np.isnan(A)
-        return self.stats(PoissonBlock(np.where(observed, A, 0.0), observed, None), resp, state)
+        return self.stats(_block(A, np.isnan(A)), resp, state)
 
     def is_proper(self, prior):
         """True when a > 0 and b > 0."""
