@@ -87,6 +87,24 @@ def test_dcr_share_by_hand():
     assert sd.dcr_share(syn, np.array([[0.0], [9]]), np.array([[1.0], [5]])) == pytest.approx(2.5 / 4)
 
 
+def test_distance_ties_on_categorical_columns_are_exact():
+    # on one-hot categorical points a squared distance is the number of differing columns, so
+    # many distances tie exactly; the k-NN search's rounding must not break those ties
+    rng = np.random.default_rng(3)
+    train, hold, syn = (rng.integers(0, 3, (60, 8)).astype(object) for _ in range(3))
+    pts = sd.encode([("categorical", train[:, j], syn[:, j], hold[:, j]) for j in range(8)])
+    t, s, h = pts[0], pts[1], pts[2]
+
+    def nearest(a, b):
+        return np.sqrt(((a[:, None, :] != b[None, :, :]).sum(-1)).min(1))
+
+    d_t, d_h = nearest(syn, train), nearest(syn, hold)
+    exact = np.mean(d_t < d_h) + 0.5 * np.mean(d_t == d_h)
+    assert np.mean(d_t == d_h) > 0.2  # the case at hand: many ties
+    assert sd.dcr_share(s, t, h) == exact
+    np.testing.assert_array_equal(sd.nearest_distances(s, t), np.round(d_t, 9))
+
+
 class _ScoreIsFirstColumn:
     """A 'classifier' whose probability of 'real' is the first feature."""
 

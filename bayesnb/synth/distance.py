@@ -70,12 +70,15 @@ def nearest_distances(points, reference, k=1, exclude_self=False):
     """Euclidean distance from each row of ``points`` to its ``k``-th nearest row of ``reference``.
 
     With ``exclude_self=True`` (``points`` is ``reference``) a row is not its own neighbour.
+    Distances are rounded to 1e-9: on categorical columns many are exactly equal, and the
+    k-NN search's floating-point error (which differs between scikit-learn releases) must
+    not decide the ties that the radius quantiles and the DCR share count.
     """
     from sklearn.neighbors import NearestNeighbors  # lazy: keeps `import bayesnb` light
 
     nn = NearestNeighbors(n_neighbors=k + int(exclude_self)).fit(reference)
     with threadpool_limits(1):
-        return nn.kneighbors(points)[0][:, -1]
+        return np.round(nn.kneighbors(points)[0][:, -1], 9)
 
 
 def alpha_precision_beta_recall(real, synthetic, alpha=0.95, beta=0.95, k=5):
