@@ -53,7 +53,8 @@ class SemiSupervisedMixin:
         rows scaled to the declared row bound), so the result is post-processing of the
         release plus public data and costs no further budget (docs/privacy.md, "Text
         (count blocks)"). ``transduction_`` then covers the labelled rows (their labels)
-        and the public rows.
+        and the public rows. A count block's public rows are scored as given but counted
+        scaled, so there ``em_objective_`` may dip.
 
         Parameters
         ----------
