@@ -40,7 +40,9 @@ the validation accuracy (training parts only) of post-processings of the l2 rele
 EM on public unlabelled documents); ``--unlabelled``, the test accuracy of the l2 release alone
 and refined by the estimator's ``fit_semi_supervised(..., public_unlabeled=True)``, each test half
 the unlabelled pool of the model scoring the other; ``--unlabelled-sweep``, the validation accuracy
-(training parts only) per ``unlabeled_weight`` (benchmarks/bench_privacy_text_em.py).
+(training parts only) per ``unlabeled_weight``, fixed or by rule (benchmarks/bench_privacy_text_em.py);
+``--unlabelled-votes`` (no ``--text``), the same rules' test accuracy on house votes and penguins with
+a public unlabelled half.
 
 With ``--adult DIR`` (UCI Adult's ``adult.data`` and ``adult.test``, not shipped: see
 ``benchmarks/_census.py``), the census table too (``--census-only``: only it): NaiveBayes on
@@ -72,6 +74,7 @@ Usage::
     python benchmarks/bench_privacy.py --text --postprocess [--seeds 3]
     python benchmarks/bench_privacy.py --text --unlabelled [--seeds 3]
     python benchmarks/bench_privacy.py --text --unlabelled-sweep [--seeds 2]
+    python benchmarks/bench_privacy.py --unlabelled-votes [--seeds 5]
     python benchmarks/bench_privacy.py --structure [--seeds 5] [--shares 0.1 0.3 0.5] [--adult-file FILE]
 """
 
@@ -629,6 +632,8 @@ def main():
                              "unlabelled test documents")
     parser.add_argument("--unlabelled-sweep", action="store_true",
                         help="--text: validation accuracy per unlabeled_weight (training parts only)")
+    parser.add_argument("--unlabelled-votes", action="store_true",
+                        help="house votes and penguins with a public unlabelled half: test accuracy per unlabeled_weight rule")
     parser.add_argument("--adult", metavar="DIR", default=None,
                         help="a folder with UCI's adult.data and adult.test: adds the census table")
     parser.add_argument("--census-only", action="store_true", help="with --adult: only the census table")
@@ -642,6 +647,13 @@ def main():
     if args.structure:  # (benchmarks/bench_privacy_structure.py holds the run; it imports this module's tables)
         from bench_privacy_structure import structure_main
         structure_main(args.seeds, args.shares, args.adult_file)
+        return
+    if args.unlabelled_votes:
+        from bench_privacy_text_em import table_unlabelled
+        for name, dataset in (("house votes, CategoricalNB", votes), ("penguins, Gaussian + Categorical", penguins)):
+            t0 = time.perf_counter()
+            out = table_unlabelled(dataset, args.seeds)
+            print(f"\n### {name}, public unlabelled half: {args.seeds} seeds, {time.perf_counter() - t0:.1f} s\n\n{out}")
         return
     if args.text:
         text_main(args.seeds, args.mechanism or ["l2", "l1"], args.row_length, args.diagnose, args.sweep,

@@ -10,8 +10,6 @@ import scipy.sparse as sp
 import bayesnb as bn
 from helpers import votes_xy
 
-from bayesnb.inference.private_em import PUBLIC_WEIGHT
-
 L2 = {"row_length": 1.0, "row_norm": "l2", "mechanism": "gaussian", "delta": 1e-5, "class_share": 0.05}
 PARTIES = ["democrat", "republican"]
 
@@ -69,6 +67,42 @@ def test_the_em_statistics_are_the_release_plus_the_weighted_public_rows():
     expect = plain.posterior_.blocks[0].stats.counts + w * np.asarray((scale_rows(Xu, 1.0, "l2").T @ resp).T)
     np.testing.assert_allclose(last.posterior_.blocks[0].stats.counts, expect, rtol=1e-10)
     np.testing.assert_allclose(last.class_count_, plain.class_count_ + w * resp.sum(0), rtol=1e-10)
+
+
+def test_the_default_weight_gives_each_class_s_share_of_the_public_rows_the_release_s_mass():
+    """``unlabeled_weight=None`` under privacy: K x released total mass / the public rows' mass as the release
+    counts them (text: the total released count over the public rows scaled to the row bound; a categorical
+    table: the released counts over the observed public cells), computed here by hand; the fit equals the one
+    with that weight passed explicitly."""
+    from bayesnb.families.dp_release import scale_rows
+
+    Xl, yl = docs(40, 1)
+    Xu = docs(30, 2)[0]
+    X, y = with_unlabelled(Xl, yl, Xu)
+    release = bn.MultinomialNB(privacy=dp(5)).fit(Xl, yl).posterior_.blocks[0].stats.counts.sum()
+    w = 3 * release / scale_rows(Xu, 1.0, "l2").sum()
+    assert w > 5 * 3 * 40 / 30  # the noise floor (300 cells per class) makes it several times K n_private / n_public
+    default = bn.MultinomialNB(privacy=dp(5)).fit_semi_supervised(X, y, public_unlabeled=True)
+    explicit = bn.MultinomialNB(privacy=dp(5)).fit_semi_supervised(X, y, public_unlabeled=True, unlabeled_weight=w)
+    np.testing.assert_allclose(default.posterior_.blocks[0].stats.counts, explicit.posterior_.blocks[0].stats.counts,
+                               rtol=1e-12)
+    other = bn.MultinomialNB(privacy=dp(5)).fit_semi_supervised(X, y, public_unlabeled=True, unlabeled_weight=w / 3)
+    assert not np.allclose(default.posterior_.blocks[0].stats.counts, other.posterior_.blocks[0].stats.counts)
+
+    Xv, yv = votes_xy()
+    yu = np.array(yv, dtype=object)
+    yu[::2] = None
+    public = np.asarray([v is None for v in yu])
+    model = lambda: bn.CategoricalNB(categories=[["n", "y"]] * Xv.shape[1],  # noqa: E731
+                                     privacy=bn.DP(1.0, classes=PARTIES, random_state=0))
+    release = sum(c.sum() for c in model().fit(Xv[~public], np.asarray(yv)[~public]).posterior_.blocks[0].stats.counts)
+    w = 2 * release / Xv[public].notna().to_numpy().sum()  # observed public cells (a missing vote weighs nothing)
+    assert 1.6 < w < 2.5  # about K n_private / n_public = 2 x 217 / 218
+    default = model().fit_semi_supervised(Xv, yu, public_unlabeled=True)
+    explicit = model().fit_semi_supervised(Xv, yu, public_unlabeled=True, unlabeled_weight=w)
+    for a, b in zip(default.posterior_.blocks[0].stats.counts, explicit.posterior_.blocks[0].stats.counts):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    np.testing.assert_allclose(default.class_count_, explicit.class_count_, rtol=1e-12)
 
 
 def test_without_the_public_declaration_it_is_refused():
@@ -145,5 +179,5 @@ def test_the_non_private_path_is_unchanged_by_the_new_options():
     assert a.em_objective_ == b.em_objective_
     assert not hasattr(a, "privacy_spent_")
     # and the unlabelled rows count at weight 1 (not the private default)
-    c = bn.MultinomialNB().fit_semi_supervised(X, y, unlabeled_weight=PUBLIC_WEIGHT)
+    c = bn.MultinomialNB().fit_semi_supervised(X, y, unlabeled_weight=1000.0)
     assert not np.allclose(a.feature_log_prob_, c.feature_log_prob_)

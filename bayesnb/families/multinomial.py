@@ -225,6 +225,10 @@ class Multinomial(ThetaSite, Family, *SHARED):
         """Public rows scaled to the declared row bound, as the release scales a private row (no noise)."""
         return dp_release.public_rows(block, bounds)
 
+    def dp_mass(self, stats):
+        """The total count (released noise floor included)."""
+        return float(stats.counts.sum())
+
     def make_prior(self, stats, state, who="Multinomial"):
         """Dirichlet(alpha) per class; ``"auto"`` by evidence."""
         alpha = check_alpha(self.alpha, who)

@@ -10,7 +10,7 @@ import numpy as np
 
 from .._utils import DataError, take_rows
 from ..inference import em
-from ..inference.private_em import PUBLIC_WEIGHT, fit_public_unlabelled
+from ..inference.private_em import fit_public_unlabelled
 from ..inference.private_stats import public_blocks
 from .tables import partial_labels
 
@@ -71,11 +71,11 @@ class SemiSupervisedMixin:
             class). Any other value, e.g. ``"?"`` for string labels: labels equal to it.
         unlabeled_weight : float, optional
             Weight of each unlabelled row (Nigam et al.'s lambda); 0 ignores them. None
-            (the default): 1.0, or under ``privacy=``
-            :data:`~bayesnb.inference.private_em.PUBLIC_WEIGHT` (1000): the released
-            statistics carry the clipped noise of every cell, which a public row must
-            outweigh for EM to move the model (chosen on a validation split of 20
-            Newsgroups and SMS spam training documents, docs/privacy.md).
+            (the default): 1.0, or under ``privacy=`` the weight at which each class's
+            share of the public rows (their mass over the number of classes) carries the
+            released statistics' whole mass (a count block's clipped noise in every cell
+            included, which the public rows must outweigh for EM to move the model;
+            :func:`~bayesnb.inference.private_em.fit_public_unlabelled`).
         tol : float, default=1e-6
             Stop when the relative objective change is below ``tol``.
         max_iter : int, default=100
@@ -175,7 +175,7 @@ class SemiSupervisedMixin:
         miss, labels = split
         if miss.all():
             raise DataError(f"{who}: every label is missing; at least one labelled row is needed.")
-        lam = self._check_unlabeled_weight(PUBLIC_WEIGHT if unlabeled_weight is None else unlabeled_weight)
+        lam = None if unlabeled_weight is None else self._check_unlabeled_weight(unlabeled_weight)
         X = self._check_X(X, reset=True)
         if X.shape[0] != miss.shape[0]:
             raise DataError(f"{who}: X has {X.shape[0]} rows and y {miss.shape[0]} labels; they must match.")

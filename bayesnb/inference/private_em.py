@@ -23,14 +23,7 @@ import numpy as np
 from .em import SemiSupervisedFit, climb
 from .nb_posterior import build, joint_log_likelihood_parts
 
-__all__ = ["PUBLIC_WEIGHT", "fit_public_unlabelled"]
-
-#: ``fit_semi_supervised``'s default ``unlabeled_weight`` under privacy: the weight of a public row against
-#: the released statistics, chosen on validation splits of training documents only
-#: (``python benchmarks/bench_privacy.py --text --unlabelled-sweep``; docs/privacy.md). The clipped noise of
-#: every released cell is mass that a public row must outweigh: below about 100, a class that collects
-#: documents gains on their common words without its normaliser growing, and EM falls onto one class.
-PUBLIC_WEIGHT = 1000.0
+__all__ = ["fit_public_unlabelled"]
 
 
 def fit_public_unlabelled(post, encoded_score, encoded_count, n_rows, weight, class_params, *, tol=1e-6,
@@ -48,8 +41,13 @@ def fit_public_unlabelled(post, encoded_score, encoded_count, n_rows, weight, cl
         The same rows as the release counts a private row (the M-step's statistics).
     n_rows : int
         The number of public rows.
-    weight : float
-        ``unlabeled_weight``: each public row's weight in the statistics (``>= 0``).
+    weight : float or None
+        ``unlabeled_weight``: each public row's weight in the statistics (``>= 0``). None: equal mass per
+        class, each class's share of the public rows (their mass over ``K``) carries the release's whole
+        mass: ``weight = K * sum of the blocks' dp_mass(stats) / the same of the public rows' statistics``
+        (about ``K n_private / n_public`` for a categorical table; a count block's release holds clipped
+        noise in every cell, mass that the public rows must outweigh to move the model; docs/privacy.md).
+        It reads the release and the public rows only.
     class_params : (class_alpha, fit_prior, class_prior)
         As in :func:`~bayesnb.inference.nb_posterior.class_posterior`.
     tol : float, default=1e-6
@@ -86,8 +84,12 @@ def fit_public_unlabelled(post, encoded_score, encoded_count, n_rows, weight, cl
         return build(post.classes, post.class_count + resp.sum(0), class_alpha, fit_prior, class_prior, blocks,
                      priors=[b.prior for b in post.blocks])
 
+    if weight is None:  # equal mass per class: weight * (public mass) / K = released mass
+        K = len(post.classes)
+        public = sum(b.family.dp_mass(b.family.stats(e, np.full((n, K), 1.0 / K), b.state))
+                     for b, e in zip(post.blocks, encoded_count))
+        weight = K * sum(b.family.dp_mass(b.stats) for b in post.blocks) / public if public > 0 else 0.0
     rw = np.full(n, float(weight))
     state, hist, conv, _ = climb(post, joint, penalty, update, rw, tol, int(max_iter))
     transduction = np.argmax(joint(state)[0], axis=1) if n else np.zeros(0, dtype=np.int64)
     return SemiSupervisedFit(state, hist, conv, transduction)
-
