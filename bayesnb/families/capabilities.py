@@ -284,12 +284,8 @@ class PrivateRelease(Capability):
         return block
 
     def dp_mass(self, stats):
-        """Total mass of ``stats`` as the release counts it (default: the cells ``observed_rows`` counts).
-
-        The default ``unlabeled_weight`` of public rows under ``privacy=`` weighs their mass against the
-        released statistics' (:func:`~bayesnb.inference.private_em.fit_public_unlabelled`); a count
-        block's mass is its total count.
-        """
+        """Total mass of ``stats`` as the release counts it, against which public rows are weighted
+        (:func:`~bayesnb.inference.private_em.fit_public_unlabelled`); default: the cells ``observed_rows`` counts."""
         return float(np.sum(self.observed_rows(stats)))
 
 
