@@ -11,7 +11,10 @@ release is unchanged (docs/privacy.md, "Text (count blocks)").
   cell's posterior mean (or any ``E[f(c) | y]``) under it. No hyperparameter is read from the data.
 - :func:`em_unlabelled`: semi-supervised EM (Nigam et al. 2000) from the private model, on public
   unlabelled documents, with the private class tables kept as a fixed component of each class's
-  word distribution (so a class that collects many documents does not take over).
+  word distribution (so a class that collects many documents does not take over). Kept for
+  ``--postprocess`` and as the reference column of ``--unlabelled``: the estimator's own path is
+  ``fit_semi_supervised(..., public_unlabeled=True)`` (counts added at a large weight;
+  benchmarks/bench_privacy_text_em.py).
 """
 
 from __future__ import annotations

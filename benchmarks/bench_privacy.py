@@ -38,7 +38,11 @@ exceeds it, for several releases; ``--sweep`` prints instead the validation accu
 the validation accuracy (training parts only) of post-processings of the l2 release
 (benchmarks/_text_post.py: empirical-Bayes deconvolution of the noisy cells, and semi-supervised
 EM on public unlabelled documents); ``--unlabelled``, the test accuracy of the l2 release alone
-and refined by that EM, each test half the unlabelled pool of the model scoring the other.
+and refined by the estimator's ``fit_semi_supervised(..., public_unlabeled=True)``, each test half
+the unlabelled pool of the model scoring the other; ``--unlabelled-sweep``, the validation accuracy
+(training parts only) per ``unlabeled_weight``, fixed or by rule (benchmarks/bench_privacy_text_em.py);
+``--unlabelled-votes`` (no ``--text``), the same rules' test accuracy on house votes and penguins with
+a public unlabelled half.
 
 With ``--adult DIR`` (UCI Adult's ``adult.data`` and ``adult.test``, not shipped: see
 ``benchmarks/_census.py``), the census table too (``--census-only``: only it): NaiveBayes on
@@ -69,6 +73,8 @@ Usage::
     python benchmarks/bench_privacy.py --text --sweep [--seeds 3]
     python benchmarks/bench_privacy.py --text --postprocess [--seeds 3]
     python benchmarks/bench_privacy.py --text --unlabelled [--seeds 3]
+    python benchmarks/bench_privacy.py --text --unlabelled-sweep [--seeds 2]
+    python benchmarks/bench_privacy.py --unlabelled-votes [--seeds 5]
     python benchmarks/bench_privacy.py --structure [--seeds 5] [--shares 0.1 0.3 0.5] [--adult-file FILE]
 """
 
@@ -496,10 +502,6 @@ def _em_accuracy(model, X, y_codes, weight, pseudo):
     return hits / X.shape[0]
 
 
-#: --unlabelled's EM setting, chosen by --postprocess on the 20 Newsgroups and SMS training parts only
-EM_WEIGHT, EM_PSEUDO = 0.8, 0.01
-
-
 def text_postprocess(data, seeds, eps_list=(0.5, 1.0, 2.0)):
     """Validation accuracy of post-processings of the l2 release, on a 70/30 split of the training part.
 
@@ -554,41 +556,29 @@ def text_postprocess(data, seeds, eps_list=(0.5, 1.0, 2.0)):
     return "\n".join(lines)
 
 
-def text_unlabelled(data, seeds):
-    """Test accuracy per epsilon of the l2 release alone and refined by EM on unlabelled test documents.
-
-    The test documents are split into two fixed halves; each half is the public unlabelled pool
-    (its labels unused) of the EM whose model scores the other half (:func:`_em_accuracy`,
-    :data:`EM_WEIGHT`, :data:`EM_PSEUDO`). Same fits (noise seeds 1000 + seed) for both columns.
-    """
-    Xtr, ytr, Xte, yte = text_features(data, **TEXT_MECHANISMS["l2"]["features"])
-    classes = sorted(set(ytr))
-    codes = np.searchsorted(classes, yte)
-    lines = ["| epsilon | l2 release | + EM on unlabelled documents |", "|---|---|---|"]
-    for eps in EPSILONS[:-1]:
-        plain, em = [], []
-        for seed in range(seeds):
-            dp = bn.DP(eps, classes=classes, random_state=1000 + seed, **TEXT_MECHANISMS["l2"]["dp"])
-            model = bn.MultinomialNB(privacy=dp).fit(Xtr, ytr)
-            plain.append(_acc(model.feature_log_prob_, model.class_log_prior_, Xte, codes))
-            em.append(_em_accuracy(model, Xte, codes, EM_WEIGHT, EM_PSEUDO))
-        sd = (lambda a: np.std(a, ddof=1) if seeds > 1 else 0.0)
-        lines.append(f"| {eps:g} | {np.mean(plain):.3f} ± {sd(plain):.3f} | {np.mean(em):.3f} ± {sd(em):.3f} |")
-    return "\n".join(lines)
-
-
 def text_main(seeds, mechanisms, row_length=None, diagnose=False, sweep=False, noise_prior=None,
-              postprocess=False, unlabelled=False):
+              postprocess=False, unlabelled=False, unlabelled_sweep=False):
     for name, load in (("20 Newsgroups (bydate)", newsgroups), ("SMS spam", sms_spam)):
         data = load()
         if isinstance(data, str):
             print(f"\n### {name}: skipped ({data})")
             continue
-        if postprocess or unlabelled:
+        if unlabelled or unlabelled_sweep:  # the estimator's path (benchmarks/bench_privacy_text_em.py)
+            from bench_privacy_text_em import text_unlabelled, text_unlabelled_sweep
             t0 = time.perf_counter()
-            out = text_postprocess(data, seeds) if postprocess else text_unlabelled(data, seeds)
-            what = ("training part only (a 70/30 split of it): validation accuracy per post-processing"
-                    if postprocess else "test accuracy, l2 release and + EM on the other test half")
+            spec = TEXT_MECHANISMS["l2"]
+            out = (text_unlabelled_sweep(data, seeds, spec["features"], spec["dp"]) if unlabelled_sweep
+                   else text_unlabelled(data, seeds, spec["features"], spec["dp"], EPSILONS[:-1]))
+            what = ("training part only (a 70/30 split of it): validation accuracy per unlabeled_weight"
+                    if unlabelled_sweep else "test accuracy, l2 release and + fit_semi_supervised on the other "
+                    "test half")
+            print(f"\n### {name}, {what}, {seeds} seeds, {time.perf_counter() - t0:.1f} s\n")
+            print(out)
+            continue
+        if postprocess:
+            t0 = time.perf_counter()
+            out = text_postprocess(data, seeds)
+            what = "training part only (a 70/30 split of it): validation accuracy per post-processing"
             print(f"\n### {name}, {what}, {seeds} seeds, {time.perf_counter() - t0:.1f} s\n")
             print(out)
             continue
@@ -638,7 +628,12 @@ def main():
     parser.add_argument("--postprocess", action="store_true",
                         help="--text: validation accuracy per post-processing of the l2 release (training parts only)")
     parser.add_argument("--unlabelled", action="store_true",
-                        help="--text: test accuracy of the l2 release refined by EM on unlabelled test documents")
+                        help="--text: test accuracy of the l2 release refined by fit_semi_supervised on public "
+                             "unlabelled test documents")
+    parser.add_argument("--unlabelled-sweep", action="store_true",
+                        help="--text: validation accuracy per unlabeled_weight (training parts only)")
+    parser.add_argument("--unlabelled-votes", action="store_true",
+                        help="house votes and penguins with a public unlabelled half: test accuracy per unlabeled_weight rule")
     parser.add_argument("--adult", metavar="DIR", default=None,
                         help="a folder with UCI's adult.data and adult.test: adds the census table")
     parser.add_argument("--census-only", action="store_true", help="with --adult: only the census table")
@@ -653,9 +648,16 @@ def main():
         from bench_privacy_structure import structure_main
         structure_main(args.seeds, args.shares, args.adult_file)
         return
+    if args.unlabelled_votes:
+        from bench_privacy_text_em import table_unlabelled
+        for name, dataset in (("house votes, CategoricalNB", votes), ("penguins, Gaussian + Categorical", penguins)):
+            t0 = time.perf_counter()
+            out = table_unlabelled(dataset, args.seeds)
+            print(f"\n### {name}, public unlabelled half: {args.seeds} seeds, {time.perf_counter() - t0:.1f} s\n\n{out}")
+        return
     if args.text:
         text_main(args.seeds, args.mechanism or ["l2", "l1"], args.row_length, args.diagnose, args.sweep,
-                  args.noise_prior, args.postprocess, args.unlabelled)
+                  args.noise_prior, args.postprocess, args.unlabelled, args.unlabelled_sweep)
         return
     if args.census_only:
         adult_main(args.adult, args.seeds, not args.no_fidelity, args.ablate)

@@ -272,7 +272,7 @@ def refusals(votes, penguins):
         (lambda: bn.NaiveBayes({(0, 1): bn.Multinomial()}, structure="tan", privacy=bn.DP(1.0, classes=PARTIES,
                                row_length=5)).fit(np.ones((435, 2)), yv), "fit it with structure='naive'"),
         (lambda: nb.fit_latent_class(Xv, yv), "fit_latent_class is not available"),
-        (lambda: nb.fit_semi_supervised(Xv, yv), "fit_semi_supervised is not available"),
+        (lambda: nb.fit_semi_supervised(Xv, yv), "reads the unlabelled rows without noise"),
         (lambda: nb.fit(Xv, yv).run_mcmc(Xv, yv, num_warmup=5, num_samples=5), "run_mcmc is not available"),
         (lambda: bn.MultinomialNB(privacy=dp).fit(np.ones((435, 3)), yv), "bound on the length of a row"),
         (lambda: bn.NaiveBayes({(0, 1): bn.Histogram()}, privacy=dp).fit(np.ones((435, 2)), yv),

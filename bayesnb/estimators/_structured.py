@@ -414,8 +414,8 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
                                           structure=lambda d: on_call.structured_em.draw_model(self._mixed, group, d,
                                                                                                variables))
 
-    def fit_semi_supervised(self, X, y, *, unlabeled="auto", sample_weight=None, unlabeled_weight=1.0, tol=1e-6,
-                            max_iter=100):
+    def fit_semi_supervised(self, X, y, *, unlabeled="auto", sample_weight=None, unlabeled_weight=None, tol=1e-6,
+                            max_iter=100, public_unlabeled=False):
         """Fit with some labels missing; under a structure, EM over the structure's nodes.
 
         Under a structure other than naive the structure (parents, bins) and the priors are
@@ -429,8 +429,9 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
 
         Parameters
         ----------
-        X, y, unlabeled, sample_weight, unlabeled_weight, tol, max_iter
-            As in :meth:`GenerativeMixin.fit_semi_supervised`.
+        X, y, unlabeled, sample_weight, unlabeled_weight, tol, max_iter, public_unlabeled
+            As in :meth:`GenerativeMixin.fit_semi_supervised` (under ``privacy=``, with
+            ``structure="naive"`` only).
 
         Returns
         -------
@@ -440,11 +441,19 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
         self._mixed = None
         self.__dict__.pop("_em_structure", None)
         super().fit_semi_supervised(X, y, unlabeled=unlabeled, sample_weight=sample_weight,
-                                    unlabeled_weight=unlabeled_weight, tol=tol, max_iter=max_iter)
+                                    unlabeled_weight=unlabeled_weight, tol=tol, max_iter=max_iter,
+                                    public_unlabeled=public_unlabeled)
         learned = self.__dict__.pop("_em_structure", None)
         if learned is not None:  # storing the EM posterior set the naive structure's attributes back
             self.__dict__.update(learned)
         return self
+
+    def _check_private_em(self):
+        """Under ``privacy=``, semi-supervised EM runs on the naive release only."""
+        if self.structure != "naive":
+            raise NotImplementedError(
+                f"{self._who}.fit_semi_supervised with privacy= runs EM on the naive release; structure="
+                f"{self.structure!r} is not supported there: pass structure='naive', or fit on the labelled rows.")
 
     def _semi_supervised_em(self, X, encoded, codes, rw, labelled_weight, tol, max_iter):
         """The structure learned on the labelled rows, then EM on it (:mod:`bayesnb.structure.structured_em`)."""

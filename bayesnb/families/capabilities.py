@@ -273,6 +273,21 @@ class PrivateRelease(Capability):
         saying why.
         """
 
+    def dp_public_rows(self, block, bounds):
+        """Public rows (``fit_semi_supervised(..., public_unlabeled=True)`` under ``privacy=``) as the release
+        counts a private row: the same transform, no noise (default: unchanged).
+
+        ``block`` is encoded, ``bounds`` as :meth:`dp_stats` gets it. A count block scales each row to the
+        declared row bound, so a public document weighs in the statistics as a released one does
+        (:func:`~bayesnb.families.dp_release.public_rows`).
+        """
+        return block
+
+    def dp_mass(self, stats):
+        """Total mass of ``stats`` as the release counts it, against which public rows are weighted
+        (:func:`~bayesnb.inference.private_em.fit_public_unlabelled`); default: the cells ``observed_rows`` counts."""
+        return float(np.sum(self.observed_rows(stats)))
+
 
 class CellScores(Capability):
     """Per-cell log-likelihood contributions: ``feature_log_contributions``, outlier explanations, MNAR imputation."""

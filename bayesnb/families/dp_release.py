@@ -27,6 +27,7 @@ __all__ = [
     "noisy_pairs",
     "noisy_row_counts",
     "noisy_sums",
+    "public_rows",
     "require_bounds",
     "require_row_length",
     "row_counts_release",
@@ -359,6 +360,18 @@ def row_counts_release(fam, block, resp, state, budget, bounds, names, who):
     state[:] = True
     counts = fam.stats(block._replace(X=scale_rows(block.X, L, rb.norm)), resp, state).counts
     return noisy_row_counts(counts, L, budget, rb.norm, rb.noise_prior)
+
+
+def public_rows(block, bounds):
+    """A count block's public rows (no noise) scaled as :func:`row_counts_release` scales a private row.
+
+    ``bounds`` as there: ``(the columns' bounds, RowBound)``. Rows of norm above the declared
+    ``RowBound.length`` are scaled down to it (:func:`scale_rows`); the block is not modified.
+    """
+    rb = bounds[1] if isinstance(bounds[1], RowBound) else RowBound(bounds[1])
+    if rb.length is None:
+        return block
+    return block._replace(X=scale_rows(block.X, float(rb.length), rb.norm))
 
 
 def noisy_pairs(first, second, budget):

@@ -221,6 +221,14 @@ class Multinomial(ThetaSite, Family, *SHARED):
         """Counts of rows scaled to length <= L, noised (:func:`.dp_release.row_counts_release`)."""
         return MultinomialStats(dp_release.row_counts_release(self, block, resp, state, budget, bounds, names, who))
 
+    def dp_public_rows(self, block, bounds):
+        """Public rows scaled to the declared row bound, as the release scales a private row (no noise)."""
+        return dp_release.public_rows(block, bounds)
+
+    def dp_mass(self, stats):
+        """The total count (released noise floor included)."""
+        return float(stats.counts.sum())
+
     def make_prior(self, stats, state, who="Multinomial"):
         """Dirichlet(alpha) per class; ``"auto"`` by evidence."""
         alpha = check_alpha(self.alpha, who)

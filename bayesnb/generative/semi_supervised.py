@@ -1,14 +1,17 @@
 """Semi-supervised fitting of every bayesnb estimator (:class:`SemiSupervisedMixin`, part of
 :class:`~bayesnb.generative.GenerativeMixin`): EM with the closed-form conjugate M-step
-(:func:`bayesnb.inference.em.fit_semi_supervised`)."""
+(:func:`bayesnb.inference.em.fit_semi_supervised`); under ``privacy=DP(...)``, the labelled rows released
+as ``fit`` releases them and EM on unlabelled rows declared public
+(:func:`bayesnb.inference.private_em.fit_public_unlabelled`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._utils import DataError
+from .._utils import DataError, take_rows
 from ..inference import em
-from .method_checks import check_not_private
+from ..inference.private_em import fit_public_unlabelled
+from ..inference.private_stats import public_blocks
 from .tables import partial_labels
 
 __all__ = ["SemiSupervisedMixin"]
@@ -27,8 +30,8 @@ class SemiSupervisedMixin:
         return em.fit_semi_supervised(self.posterior_, encoded, codes, rw, self._check_class_params(len(self.classes_)),
                                       tol=tol, max_iter=max_iter)
 
-    def fit_semi_supervised(self, X, y, *, unlabeled="auto", sample_weight=None, unlabeled_weight=1.0, tol=1e-6,
-                            max_iter=100):
+    def fit_semi_supervised(self, X, y, *, unlabeled="auto", sample_weight=None, unlabeled_weight=None, tol=1e-6,
+                            max_iter=100, public_unlabeled=False):
         """Fit with some labels missing: EM with the closed-form conjugate M-step.
 
         Nigam et al. (2000). Labelled rows keep their class; unlabelled rows contribute
@@ -39,6 +42,19 @@ class SemiSupervisedMixin:
         climbs the matching log posterior, recorded in ``em_objective_`` (never
         decreases). With every label present this is exactly :meth:`fit` (which never
         reads a label as "unlabelled": it is always supervised).
+
+        Under ``privacy=DP(...)`` the labelled rows are released exactly as :meth:`fit`
+        releases them (same noise for the same ``random_state``, same budget and
+        ``privacy_spent_``), and EM runs on the unlabelled rows only if they are declared
+        public (``public_unlabeled=True``): they are read without noise. The release's
+        posterior is the prior of that EM (the released statistics stay fixed; each
+        unlabelled row adds its responsibility-weighted statistics, times
+        ``unlabeled_weight``, counted as the release counts a private row: a count block's
+        rows scaled to the declared row bound), so the result is post-processing of the
+        release plus public data and costs no further budget (docs/privacy.md, "Text
+        (count blocks)"). ``transduction_`` then covers the labelled rows (their labels)
+        and the public rows. A count block's public rows are scored as given but counted
+        scaled, so there ``em_objective_`` may dip.
 
         Parameters
         ----------
@@ -53,11 +69,20 @@ class SemiSupervisedMixin:
             convention), and integer labels holding both ``-1`` and missing values are
             an error (is ``-1`` a class?). ``None``: only missing values (``-1`` is a
             class). Any other value, e.g. ``"?"`` for string labels: labels equal to it.
-        unlabeled_weight : float, default=1.0
-            Weight of each unlabelled row (Nigam et al.'s lambda); 0 ignores them.
+        unlabeled_weight : float, optional
+            Weight of each unlabelled row (Nigam et al.'s lambda); 0 ignores them. None
+            (the default): 1.0, or under ``privacy=`` the weight at which each class's
+            share of the public rows (their mass over the number of classes) carries the
+            released statistics' whole mass (a count block's clipped noise in every cell
+            included, which the public rows must outweigh for EM to move the model;
+            :func:`~bayesnb.inference.private_em.fit_public_unlabelled`).
         tol : float, default=1e-6
             Stop when the relative objective change is below ``tol``.
         max_iter : int, default=100
+        public_unlabeled : bool, default=False
+            Declare the unlabelled rows public (not rows of the private data set: documents
+            anyone may read, or the user's own). Required under ``privacy=``, where EM reads
+            them without noise; ignored without privacy.
 
         Returns
         -------
@@ -74,7 +99,11 @@ class SemiSupervisedMixin:
         >>> m.classes_.tolist(), m.transduction_.tolist()
         ([0, 1], [0, 0, 1, 1, 0, 1])
         """
-        check_not_private(self, "fit_semi_supervised", "it runs EM")
+        if not isinstance(public_unlabeled, (bool, np.bool_)):
+            raise ValueError(f"{self._who}: public_unlabeled must be True or False; received {public_unlabeled!r}.")
+        if self.privacy is not None:
+            return self._private_semi_supervised(X, y, unlabeled, sample_weight, unlabeled_weight, tol, max_iter,
+                                                 bool(public_unlabeled))
         self._reset_fitted()
         who = self._who
         split = partial_labels(y, unlabeled, who)
@@ -83,9 +112,7 @@ class SemiSupervisedMixin:
         miss, labels = split
         if miss.all():
             raise DataError(f"{who}: every label is missing; at least one labelled row is needed.")
-        lam = float(unlabeled_weight)
-        if not np.isfinite(lam) or lam < 0:
-            raise ValueError(f"{self._who}: unlabeled_weight must be >= 0; received {unlabeled_weight!r}.")
+        lam = self._check_unlabeled_weight(1.0 if unlabeled_weight is None else unlabeled_weight)
         n = miss.shape[0]
         w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
         if w.ndim == 0:
@@ -105,6 +132,23 @@ class SemiSupervisedMixin:
         rw = w * np.where(miss, lam, 1.0)
         self._check_total_weight(rw, 0.0)  # unlabeled_weight scales the unlabelled rows' counts
         fit = self._semi_supervised_em(X, encoded, codes, rw, np.where(miss, 0.0, w), tol, max_iter)
+        self._store_em(fit)
+        self.transduction_ = self.classes_[fit.transduction]
+        return self
+
+    def _check_unlabeled_weight(self, unlabeled_weight):
+        """``unlabeled_weight`` as a float ``>= 0`` (a ``ValueError`` otherwise)."""
+        try:
+            lam = float(unlabeled_weight)
+        except (TypeError, ValueError):
+            lam = float("nan")
+        if not np.isfinite(lam) or lam < 0:
+            raise ValueError(f"{self._who}: unlabeled_weight must be a finite number >= 0; received "
+                             f"{unlabeled_weight!r}.")
+        return lam
+
+    def _store_em(self, fit):
+        """Keep an EM fit's posterior and its record (``em_objective_``, ``n_iter_``, ``converged_``)."""
         post = self.posterior_ = fit.posterior
         self.classes_ = post.classes
         self.class_count_ = post.class_count
@@ -113,5 +157,42 @@ class SemiSupervisedMixin:
         self.em_objective_ = fit.em_objective
         self.n_iter_ = len(fit.em_objective) - 1
         self.converged_ = fit.converged
-        self.transduction_ = self.classes_[fit.transduction]
+
+    def _private_semi_supervised(self, X, y, unlabeled, sample_weight, unlabeled_weight, tol, max_iter, public):
+        """:meth:`fit_semi_supervised` under ``privacy=``: ``fit``'s release of the labelled rows, then EM on the
+        public unlabelled rows (:func:`~bayesnb.inference.private_em.fit_public_unlabelled`)."""
+        who = self._who
+        if not public:
+            raise ValueError(
+                f"{who}.fit_semi_supervised with privacy=: EM reads the unlabelled rows without noise, so they would "
+                "get no protection and the result would not be differentially private for them. Pass "
+                "public_unlabeled=True only if those rows are public (e.g. documents anyone may read, not rows of the "
+                "private training set); otherwise fit on the labelled rows alone.")
+        self._check_private_em()
+        split = partial_labels(y, unlabeled, who)
+        if split is None or not split[0].any():  # every label present: fit's release, nothing public to add
+            return self.fit(X, y, sample_weight)
+        miss, labels = split
+        if miss.all():
+            raise DataError(f"{who}: every label is missing; at least one labelled row is needed.")
+        lam = None if unlabeled_weight is None else self._check_unlabeled_weight(unlabeled_weight)
+        X = self._check_X(X, reset=True)
+        if X.shape[0] != miss.shape[0]:
+            raise DataError(f"{who}: X has {X.shape[0]} rows and y {miss.shape[0]} labels; they must match.")
+        self.fit(take_rows(X, ~miss), labels, sample_weight)  # the release: fit's, on the labelled rows
+        self._record_target_name(y)
+        public_X = take_rows(X, miss)
+        _, encoded = self._gen_encode(public_X)
+        specs = [(b.columns, b.family) for b in self.posterior_.blocks]
+        counted = public_blocks(self.privacy, specs, encoded, getattr(self, "feature_names_in_", None), who)
+        fit = fit_public_unlabelled(self.posterior_, encoded, counted, public_X.shape[0], lam,
+                                    self._check_class_params(len(self.classes_)), tol=tol, max_iter=max_iter)
+        self._store_em(fit)
+        trans = np.empty(miss.shape[0], dtype=self.classes_.dtype)
+        trans[~miss] = labels
+        trans[miss] = self.classes_[fit.transduction]
+        self.transduction_ = trans
         return self
+
+    def _check_private_em(self):
+        """Refuse a private semi-supervised fit this estimator cannot make (a hook: a structure refuses its own)."""

@@ -15,7 +15,7 @@ import numpy as np
 from ..families.dp_release import RowBound
 from ..privacy import DP, project_simplex
 
-__all__ = ["block_bounds", "private_statistics", "release_class_counts"]
+__all__ = ["block_bounds", "private_statistics", "public_blocks", "release_class_counts"]
 
 
 def block_bounds(dp: DP, specs, all_names, who):
@@ -111,3 +111,24 @@ def private_statistics(dp: DP, resp, specs, encoded, states, names, all_names, w
         split[key] = (float(shares[i + 1].epsilon), float(shares[i + 1].delta))
     spent = {"epsilon": float(dp.epsilon), "delta": float(dp.delta), "mechanism": dp.mechanism, "split": split}
     return class_count, stats, spent
+
+
+def public_blocks(dp: DP, specs, encoded, all_names, who):
+    """Each block of declared public rows as the release counts a private row (each family's ``dp_public_rows``).
+
+    Parameters
+    ----------
+    dp : DP
+    specs : list of (columns, Family)
+    encoded : list
+        The public rows' encoded blocks.
+    all_names : ndarray of str or None
+    who : str
+
+    Returns
+    -------
+    list
+        The transformed encoded blocks (new objects; ``encoded`` is not modified).
+    """
+    bounds = block_bounds(dp, specs, all_names, who)
+    return [fam.dp_public_rows(encoded[i], _block_bounds(bounds[i], fam, dp)) for i, (_, fam) in enumerate(specs)]
