@@ -44,10 +44,7 @@ from .niw import NIWFit, _condition, _log_density, _patterns
 from .._utils import as_generator
 from ..families.numeric import draw_categories
 from ..generative.mnar import quantile_edges
-from ..generative.tables import write_cells
-from ..generative.values import keep_cells
-from ..generative.zero_links import keep_zero_links
-from .mvn import _standardise, _weights, fit_mvn
+from .mvn import _standardise, _weights, _write_fills, fit_mvn
 
 __all__ = ["MVNSelectionFit", "fill_mvn_mnar", "fit_mvn_mnar"]
 
@@ -313,10 +310,4 @@ def fill_mvn_mnar(fit, X, y=None, *, label_given=False, strategy="mean", random_
         fill += weight[:, None] * out
         total += weight
     fill /= np.where(total > 0, total, 1.0)[:, None]
-    fill = np.clip(fill, lo, hi)
-    fill = np.where(base.integer, np.round(fill), fill)
-    supports = getattr(model, "value_support_", None) or {}
-    cells = [(np.flatnonzero(miss[:, i]), np.full(int(miss[:, i].sum()), j), fill[miss[:, i], i])
-             for i, j in enumerate(base.columns) if miss[:, i].any()]
-    table = write_cells(table, keep_cells(cells, supports, "mode" if how == "mean" else "draw"))
-    return keep_zero_links(table, X, getattr(model, "zero_links_", None))
+    return _write_fills(base, table, X, fill, miss, "mode" if how == "mean" else "draw")
