@@ -354,7 +354,6 @@ def check_extras(model, post, n_features, extra):
             _fail(f"feature_dtypes_ must hold {n_features} dtypes")
 
 
-
 def _check_scores(t) -> None:
     """``family_scores_`` as stored: equal-length lists of :data:`SCORE_COLUMNS`."""
     keys = SCORE_COLUMNS if isinstance(t, dict) and "margin" in t else tuple(k for k in SCORE_COLUMNS
