@@ -201,7 +201,8 @@ def _write_fills(fit, base, X, fill, miss, how):
     fill = np.where(fit.integer, np.round(fill), fill)
     cells = [(np.flatnonzero(miss[:, i]), np.full(int(miss[:, i].sum()), j), fill[miss[:, i], i])
              for i, j in enumerate(fit.columns) if miss[:, i].any()]
-    table = write_cells(base, keep_cells(cells, getattr(fit.model, "value_support_", None) or {}, how))
+    supports = getattr(fit.model, "value_support_", None) or {}
+    table = write_cells(base, keep_cells(cells, supports, how))
     return keep_zero_links(table, X, getattr(fit.model, "zero_links_", None))
 
 

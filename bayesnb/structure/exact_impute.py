@@ -151,22 +151,16 @@ def _draw_forest(model, phi, extra, rng, rows=None):
     states = np.zeros((n, len(phi)), dtype=np.int64)
     shared = n > 0 and log_pk.shape[0] == 1  # one data row: its (class, parent state) tables, normalised once
     with np.errstate(invalid="ignore"):  # a row of probability 0 (only drawn by a caller that discards it)
-        _draw_forest_states(model, phi, up, rows, z, states, shared, rng)
+        for j in topological_order(model.parents):
+            u = parent_index(model.nodes, model.parents[j], states)
+            if shared:
+                lp = phi[j][0] + up[j][0][:, None, :]  # (K, P, B)
+                top = np.max(lp, axis=2, keepdims=True)
+                p = np.exp(lp - np.where(np.isfinite(top), top, 0.0))[z, u]
+                states[:, j] = draw_categories(p / p.sum(axis=1, keepdims=True), rng.random(n))
+            else:
+                states[:, j] = draw_log(phi[j][rows, z, u] + up[j][rows, z], rng.random(n))
     return z, states
-
-
-def _draw_forest_states(model, phi, up, rows, z, states, shared, rng):
-    n = rows.size
-    for j in topological_order(model.parents):
-        u = parent_index(model.nodes, model.parents[j], states)
-        if shared:
-            lp = phi[j][0] + up[j][0][:, None, :]  # (K, P, B)
-            top = np.max(lp, axis=2, keepdims=True)
-            p = np.exp(lp - np.where(np.isfinite(top), top, 0.0))
-            p = p[z, u]
-            states[:, j] = draw_categories(p / p.sum(axis=1, keepdims=True), rng.random(n))
-            continue
-        states[:, j] = draw_log(phi[j][rows, z, u] + up[j][rows, z], rng.random(n))
 
 
 def _enumerate(model, phi, logw, data, who):

@@ -125,7 +125,8 @@ def fit_semi_supervised(model, post, data, y_codes, row_weight, class_params, *,
         Most probable class index of every row (its own class for a labelled row).
     """
     template = model._replace(predictive="mean")
-    joint, run = _em(template, data, allowed_states(np.arange(model.n_classes), y_codes), class_params, who)
+    allowed = allowed_states(np.arange(model.n_classes), y_codes)
+    joint, run = _em(template, data, allowed, class_params, who)
     (mdl, cls, used), history, converged, _ = run((template, post._replace(blocks=()), None),
                                                   np.asarray(row_weight, dtype=float), tol, max_iter)
     transduction = np.argmax(joint((mdl, cls, used))[0], axis=1)
@@ -139,14 +140,16 @@ def _em(template, data, allowed, class_params, who):
     states = np.arange(template.n_classes)
 
     def joint(state):
-        return np.where(allowed, _si.log_likelihood(state[0], data, who) + state[1].class_log_prior, -np.inf), 0.0
+        log_joint = _si.log_likelihood(state[0], data, who) + state[1].class_log_prior
+        return np.where(allowed, log_joint, -np.inf), 0.0
 
     def update(resp):
         return m_step(template, data, resp, who), build(states, resp.sum(0), *class_params, []), resp
 
     def run(start, weights, tol, max_iter):
         start = update(start) if isinstance(start, np.ndarray) else start
-        return climb(start, joint, lambda s: structure_log_penalty(*s[:2]), update, weights, tol, int(max_iter))
+        penalty = lambda s: structure_log_penalty(*s[:2])  # noqa: E731
+        return climb(start, joint, penalty, update, weights, tol, int(max_iter))
 
     return joint, run
 
