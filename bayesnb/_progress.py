@@ -62,7 +62,7 @@ def show(verbose=None) -> bool:
     return interactive()
 
 
-def progress(iterable=None, *, total=None, desc="", verbose=None, unit="it", disable=False):
+def progress(iterable=None, *, total=None, desc="", verbose=None, unit="it"):
     """``iterable`` wrapped in a tqdm bar that appears after :data:`DELAY` seconds (see the module docstring).
 
     Parameters
@@ -74,8 +74,6 @@ def progress(iterable=None, *, total=None, desc="", verbose=None, unit="it", dis
         What is running, e.g. ``"impute_table: configurations"``.
     verbose : bool or None
     unit : str
-    disable : bool, default=False
-        True: no bar whatever ``verbose`` says (the step is known to be quick).
 
     Returns
     -------
@@ -84,5 +82,5 @@ def progress(iterable=None, *, total=None, desc="", verbose=None, unit="it", dis
     """
     from tqdm.auto import tqdm
 
-    return tqdm(iterable, total=total, desc=desc, unit=unit, disable=disable or not show(verbose), delay=DELAY,
+    return tqdm(iterable, total=total, desc=desc, unit=unit, disable=not show(verbose), delay=DELAY,
                 file=sys.stderr, leave=False, dynamic_ncols=True)

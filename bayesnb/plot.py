@@ -71,6 +71,11 @@ def savefig(fig, path, dpi=110) -> str:
     return str(path)
 
 
+def _axes(ax, **subplots):
+    """``(figure, ax)``: ``ax`` and its figure, or a new figure's axes (``subplots`` as ``plt.subplots``)."""
+    return (ax.figure, ax) if ax is not None else pyplot().subplots(**subplots)
+
+
 def _grid(n, ncols, size=(3.2, 2.4), layout=None):
     plt = pyplot()
     ncols = max(1, min(ncols, n))
@@ -156,13 +161,9 @@ def log_odds(names, mean, lower=None, upper=None, ax=None, title=None, xlabel="l
     -------
     matplotlib.figure.Figure
     """
-    plt = pyplot()
     mean = np.asarray(mean, dtype=float)
     order = np.argsort(np.abs(mean))
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(6.5, 0.32 * len(mean) + 1.2))
-    else:
-        fig = ax.figure
+    fig, ax = _axes(ax, figsize=(6.5, 0.32 * len(mean) + 1.2))
     y = np.arange(len(mean))
     if lower is not None and upper is not None:
         lo, hi = np.asarray(lower, float)[order], np.asarray(upper, float)[order]
@@ -265,13 +266,11 @@ def reliability_diagram(y_true, proba, classes=None, n_bins=10, ax=None, label=N
     -------
     matplotlib.figure.Figure
     """
-    plt = pyplot()
     table, what = reliability_table(y_true, proba, classes, n_bins, level)
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(4.2, 4.2), layout="constrained")
+    new = ax is None
+    fig, ax = _axes(ax, figsize=(4.2, 4.2), layout="constrained")
+    if new:
         ax.plot([0, 1], [0, 1], "--", color="0.6", lw=1, label="perfect calibration")
-    else:
-        fig = ax.figure
     f = table["frequency"].to_numpy()
     err = np.clip(np.vstack([f - table["lower"].to_numpy(), table["upper"].to_numpy() - f]), 0.0, None)
     ax.errorbar(table["confidence"], f, yerr=err, fmt="o-", capsize=2, ms=4,
@@ -424,7 +423,5 @@ def plot_structure(model, ax=None, edge_labels=True, class_label="class"):
     for b in getattr(getattr(model, "posterior_", None), "blocks", ()):
         if b.family.value_columns(b.state) is None:  # no finite set of values: a numeric family
             numeric.update(str(n) for n in b.names)
-    if ax is None:
-        plt = pyplot()
-        _, ax = plt.subplots(figsize=(max(4.0, 1.2 * len(names)), 3.5))
+    _, ax = _axes(ax, figsize=(max(4.0, 1.2 * len(names)), 3.5))
     return draw_structure(ax, names, parents, class_label, weights, numeric=[n in numeric for n in names])

@@ -36,18 +36,7 @@ temporary file and only then renamed onto the destination (see :mod:`bayesnb.cli
 
 Each command module declares its arguments (``register(subparsers)``) beside its handler;
 :func:`main` only builds the top parser, registers the commands of :data:`COMMANDS`, runs the
-chosen one and maps its errors to exit statuses.
-
-Modules: :mod:`~bayesnb.cli.fit`, :mod:`~bayesnb.cli.predict`, :mod:`~bayesnb.cli.score`
-(commands), :mod:`~bayesnb.cli.commands` (what they share), :mod:`~bayesnb.cli.options` (the
-options several commands take), :mod:`~bayesnb.cli.files` (tables and
-atomic writes), :mod:`~bayesnb.cli.modelfile` (model files), :mod:`~bayesnb.cli.demo` (the tour),
-:mod:`~bayesnb.cli.generate` (impute, sample), :mod:`~bayesnb.cli.report` (info),
-:mod:`~bayesnb.cli.datasets` (datasets), :mod:`~bayesnb.cli.outliers` (outliers),
-:mod:`~bayesnb.cli.posterior` (posterior), :mod:`~bayesnb.cli.explain` (explain), :mod:`~bayesnb.cli.pool` (pool),
-:mod:`~bayesnb.cli.mcmc` (mcmc), :mod:`~bayesnb.cli.tableimpute` (impute-table),
-:mod:`~bayesnb.cli.synthesize` (synthesize),
-:mod:`~bayesnb.cli.fitoptions` (fit's and mcmc's --structure, --k, --edge-score).
+chosen one and maps its errors to exit statuses (docs/architecture.md maps the modules).
 Building the parser imports none of what the commands run: they reach the estimators, the
 imputer, the synthesizer, criticism, the model format, the plots and scikit-learn through
 :mod:`~bayesnb.cli._when_run` (:mod:`~bayesnb.cli.peers`: scikit-learn's functions).

@@ -121,10 +121,9 @@ def keep_freed_memory(held=256 << 20):
         return False
     try:
         mallopt = ctypes.CDLL(None).mallopt  # the process's own C library
-        version = ctypes.CDLL(None).gnu_get_libc_version  # glibc only (musl's mallopt does nothing)
+        ctypes.CDLL(None).gnu_get_libc_version  # noqa: B018 - glibc only (musl's mallopt does nothing)
     except (OSError, AttributeError):
         return False
-    del version
     mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
     return bool(mallopt(_M_MMAP_THRESHOLD, _MMAP_MAX)) and bool(mallopt(_M_TRIM_THRESHOLD, int(held)))
 

@@ -59,7 +59,6 @@ def _fmt_table(rows, header):
 
 def _demo_mcmc(model, X, y, rep, out, figures, bplot, quick, seed):
     """Exact draws and a short NUTS run of the same model, compared element by element."""
-
     n_mc = 500 if quick else 1000  # draws per chain; 4 chains, so r_hat compares chains (<= 1.01 here)
     # (run_mcmc sets up JAX's persistent compile cache: later demo runs start sampling in about a second)
     t0 = time.perf_counter()
@@ -82,10 +81,8 @@ def _demo_mcmc(model, X, y, rep, out, figures, bplot, quick, seed):
         ex, mcd = exact["posterior"].to_dataset(), mc["posterior"].to_dataset()
         cols_e, cols_m = [], []
         for var in sorted(ex.data_vars):
-            e = np.asarray(ex[var].values, float)
-            m = np.asarray(mcd[var].values, float)
-            e = e.reshape(-1, int(np.prod(e.shape[2:], dtype=int)))
-            m = m.reshape(-1, int(np.prod(m.shape[2:], dtype=int)))
+            e, m = (np.asarray(d[var].values, float).reshape(-1, int(np.prod(d[var].shape[2:], dtype=int)))
+                    for d in (ex, mcd))  # (chain x draw, elements)
             ok = np.isfinite(e).all(0)
             cols_e.append(e[:, ok])
             cols_m.append(m[:, ok])
@@ -177,7 +174,6 @@ def _savefig(bplot, fig, path):
 
 def _demo_tour(rep, out, figures, bplot, quick, seed, t_start):
     """The eight steps of :func:`run_demo`; a failing step raises."""
-
     rep.step("Loading the 1984 U.S. House votes (bundled)")
     df = load_house_votes()
     X, y = df.drop(columns="party"), df["party"].to_numpy()
@@ -234,11 +230,10 @@ def _demo_tour(rep, out, figures, bplot, quick, seed, t_start):
     w, _ = model.coef_draws(n_draws, random_state=seed)
     plug, wy = model.coef_[0, iy] - model.coef_[0, i_n], w[:, iy] - w[:, i_n]
     mean, lo, hi = wy.mean(0), np.quantile(wy, 0.025, 0), np.quantile(wy, 0.975, 0)
-    source = "model.coef_draws (exact conjugate draws), weight('v=y') - weight('v=n')"
     order = np.argsort(-np.abs(mean))
     rows = [[names[i], f"{plug[i]:+.2f}", f"{mean[i]:+.2f}", f"[{lo[i]:+.2f}, {hi[i]:+.2f}]"] for i in order[:8]]
     rep.say("weight = how much a 'y' (rather than 'n') vote moves the log-odds of 'republican'")
-    rep.say(f"intervals from {source}")
+    rep.say("intervals from model.coef_draws (exact conjugate draws), weight('v=y') - weight('v=n')")
     rep.say(_fmt_table(rows, ["vote", "posterior-mean plug-in", "draw mean", "95% interval"]))
     if bplot is not None:
         fig = bplot.log_odds(names, mean, lo, hi, title="log-odds of republican: 'y' vs 'n' vote")
@@ -281,15 +276,13 @@ def _demo_tour(rep, out, figures, bplot, quick, seed, t_start):
 
     rep.step("Most unusual members (lowest log p(votes) per cast vote)")
     logp = np.asarray(model.score_samples(X), dtype=float)
-    how = "model.score_samples (missing votes marginalised)"
     n_obs = X.notna().sum(axis=1).to_numpy()
     per_vote = logp / np.maximum(n_obs, 1)
     P = model.predict_proba(X)
-    rows = []
-    for i in np.argsort(per_vote)[:5]:
-        k = list(model.classes_).index(y[i])
-        rows.append([i, y[i], n_obs[i], f"{logp[i]:.2f}", f"{per_vote[i]:.3f}", f"{P[i, k]:.3f}"])
-    rep.say(f"log p(x) from {how}")
+    own = np.searchsorted(model.classes_, y)  # each member's party among the classes
+    rows = [[i, y[i], n_obs[i], f"{logp[i]:.2f}", f"{per_vote[i]:.3f}", f"{P[i, own[i]]:.3f}"]
+            for i in np.argsort(per_vote)[:5]]
+    rep.say("log p(x) from model.score_samples (missing votes marginalised)")
     rep.say(_fmt_table(rows, ["row", "party", "votes cast", "log p(x)", "per vote", "p(own party | x)"]))
     rep.done()
 

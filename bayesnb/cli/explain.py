@@ -52,10 +52,7 @@ def explain_table(model, X, long=False):
         taken = [c for c in EXTRA_COLUMNS if c in names]
         if taken:
             raise UsageError(f"the model has feature column(s) {taken}, which the wide table adds; pass --long")
-        out = pd.DataFrame(C, columns=names)
-        out["class_term"] = term
-        out["log_density"] = model.score_samples(X)
-        return out
+        return pd.DataFrame(C, columns=names).assign(class_term=term, log_density=model.score_samples(X))
     n, d = C.shape
     cells = X.to_numpy(dtype=object)
     text = np.array([[None if pd.isna(v) else str(v) for v in row] for row in cells], dtype=object).reshape(n, d)

@@ -174,21 +174,18 @@ def column_features(per_column, numeric_family, alpha, X, y=None):
     if alpha is not None and not takes:
         raise UsageError(f"--alpha applies to the categorical, histogram, hurdle, bernoulli, multinomial and "
                          f"complement families; these columns have {', '.join(sorted(set(chosen.values())))}")
-    groups, scores = {}, None
+    groups, features, scores = {}, {}, None
     for c in names:  # one block per family, in order of first column
         groups.setdefault(chosen[c], []).append(c)
-    features = {}
     for name, cols in groups.items():
         if name == "auto":
             continue
         factory = when_run.BY_NAME[name]
         features[tuple(cols)] = factory(alpha=alpha) if takes_alpha(factory) and alpha is not None else factory()
     if "auto" in groups:
-        sub = X[groups["auto"]]
         labels = np.asarray(y)
-        classes = np.unique(labels)
-        resp = (labels[:, None] == classes[None, :]).astype(float)
-        specs, scores = when_run.auto_blocks(sub, resp=resp)
+        resp = (labels[:, None] == np.unique(labels)[None, :]).astype(float)  # one-hot labels
+        specs, scores = when_run.auto_blocks(X[groups["auto"]], resp=resp)
         for cols, fam in specs:
             features[tuple(groups["auto"][j] for j in cols)] = fam
     return features, scores

@@ -148,22 +148,19 @@ def cmd_impute(args):
     before = int(X.isna().sum().sum())
     if imputer is None:
         names = own.columns_ if answers else X.columns  # the imputer's training columns (DATA's are text)
-        filled = model.impute(X.set_axis(names, axis=1), strategy=args.strategy, n_imputations=m, random_state=rng,
-                              y=None if unused else y, latent=fit)
-        filled = [f.set_axis(X.columns, axis=1) for f in filled] if m > 1 else filled.set_axis(X.columns, axis=1)
+        got = model.impute(X.set_axis(names, axis=1), strategy=args.strategy, n_imputations=m, random_state=rng,
+                           y=None if unused else y, latent=fit)
         notes.append("the model's imputer's choices: " + (choices_note(own) or "none") if answers else
                      "imputed with the model itself" + ("" if fit is not None or own is not None else
                                                         " (bayesnb fit --for-imputation: a model chosen per column)"))
     else:
         got = imputer.impute(X.set_axis(imputer.columns_, axis=1), y, strategy=args.strategy, n_imputations=m,
                              random_state=rng)  # the training columns' names (DATA's are text)
-        filled = [f.set_axis(X.columns, axis=1) for f in (got if m > 1 else [got])]
-        filled = filled if m > 1 else filled[0]
         notes.append("the imputer's choices: " + (choices_note(imputer) or "none"))
     tables = []
-    for k, f in enumerate(filled if m > 1 else [filled], start=1):
+    for k, f in enumerate(got if m > 1 else [got], start=1):
         out = df.copy()
-        out[list(X.columns)] = f[list(X.columns)]
+        out[list(X.columns)] = f.set_axis(X.columns, axis=1)[list(X.columns)]
         if m > 1:
             out.insert(0, IMPUTATION_COLUMN, k)
         tables.append(out)

@@ -52,15 +52,14 @@ def load_model(args, imputer=False, synthesizer=False, detector=False):
         if key is None and "signed with a key" in str(e):
             raise UsageError(f"{args.model}: the model file is signed with a key; pass its --key-file") from None
         raise
-    if isinstance(model, when_run.Imputer) and not imputer:
-        raise UsageError(f"{args.model}: holds an Imputer (from 'bayesnb fit-imputer' or Imputer.save), which only "
-                         "'bayesnb impute' reads; expected a model from 'bayesnb fit'")
-    if isinstance(model, when_run.Synthesizer) and not synthesizer:
-        raise UsageError(f"{args.model}: holds a Synthesizer (Synthesizer.save of a latent-class choice), which only "
-                         "'bayesnb sample' reads; expected a model from 'bayesnb fit'")
-    if isinstance(model, when_run.NBOutlierDetector) and not detector:
-        raise UsageError(f"{args.model}: holds an NBOutlierDetector (NBOutlierDetector.save), which only "
-                         "'bayesnb outliers' reads; expected a model from 'bayesnb fit'")
+    for cls, allowed, what, reader in (
+            (when_run.Imputer, imputer, "an Imputer (from 'bayesnb fit-imputer' or Imputer.save)", "impute"),
+            (when_run.Synthesizer, synthesizer, "a Synthesizer (Synthesizer.save of a latent-class choice)",
+             "sample"),
+            (when_run.NBOutlierDetector, detector, "an NBOutlierDetector (NBOutlierDetector.save)", "outliers")):
+        if isinstance(model, cls) and not allowed:
+            raise UsageError(f"{args.model}: holds {what}, which only 'bayesnb {reader}' reads; expected a model "
+                             "from 'bayesnb fit'")
     return model
 
 

@@ -87,9 +87,7 @@ def cmd_outliers(args):
         raise UsageError(f"{args.data}: already has column(s) {taken}, which this command writes; rename them")
     scores, threshold, source = _scores_and_threshold(model, X, args.contamination, args.data)
     flagged = scores < threshold
-    out = df.copy()
-    out["log_density"] = scores
-    out["outlier"] = flagged
+    out = df.assign(log_density=scores, outlier=flagged)
     message = (f"{int(flagged.sum())} of {len(flagged)} rows flagged as outliers "
                f"(log_density < {threshold:.6g}, {source})")
     if not np.all(np.isfinite(scores)):

@@ -75,10 +75,8 @@ def _rows(block, name, arr, classes, features, values):
         k_idx, j_idx, v_idx = k_idx[keep], j_idx[keep], v_idx[keep]
     cells = flat[:, k_idx, j_idx, v_idx]
     lo, hi = hdi(cells)
-    if a.ndim <= 2:
-        feat = [""] * len(k_idx)
-    else:
-        feat = [str(features[j]) if j < len(features) else str(j) for j in j_idx]
+    feat = [""] * len(k_idx) if a.ndim <= 2 else [str(features[j]) if j < len(features) else str(j)
+                                                   for j in j_idx]
     if a.ndim <= 3:
         val = [""] * len(k_idx)
     elif values is None:

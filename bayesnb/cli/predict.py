@@ -66,9 +66,7 @@ def cmd_predict(args):
         write_output(out, args, f"wrote {args.draws} draws x {len(X)} rows of p(class) to {args.output}",
                      [args.model, args.data])
         return 0
-    out = pd.DataFrame(index=df.index)
-    if args.keep:
-        out = df.copy()
+    out = df.copy() if args.keep else pd.DataFrame(index=df.index)
     out[args.column] = model.predict(X)
     for flag, method, name in ((args.proba, model.predict_proba, "p({})"),
                                (args.log, model.predict_log_proba, "log p({})"),

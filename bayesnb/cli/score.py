@@ -39,7 +39,6 @@ def score_model(model, X, y):
     n_known : int
         Number of rows with a known class.
     """
-
     y = np.asarray(y)
     P = model.predict_proba(X)
     known = np.isin(y, model.classes_)

@@ -41,8 +41,8 @@ def parse_configurations(text):
                          f"separated by commas; received {text!r}") from None
 
 
-def add_imputer_options(q, drop_opt, data_opts):
-    """The options of ``impute-table`` and ``fit-imputer`` (``drop_opt``, ``data_opts``: the parser's shared ones)."""
+def add_imputer_options(q):
+    """Add the options ``impute-table`` and ``fit-imputer`` share to parser ``q``."""
     q.add_argument("--target", default=None, metavar="COL",
                    help="label column (every row labelled, or --drop-unlabelled; copied unchanged): the class of "
                         "every model. Default: none, every row one class (the label, if any, is imputed like a column)")
@@ -85,8 +85,7 @@ def _imputer_and_table(args, columns):
     if X.shape[1] == 0:
         raise UsageError(f"{args.data}: no column to impute besides the label {args.target!r}")
     among = when_run.CONFIGURATIONS if configurations == "auto" else configurations
-    status(f"choosing per column among {', '.join(among)} "
-           f"on hidden observed cells of {len(X)} rows")
+    status(f"choosing per column among {', '.join(among)} on hidden observed cells of {len(X)} rows")
     imp = when_run.Imputer(configurations=configurations, label_given=args.label_given, search_rows=args.search_rows,
                   random_state=args.seed, columns=columns)
     return imp, df, X, y
@@ -105,7 +104,7 @@ def register(subparsers):
                     "'impute MODEL DATA'.")
     it.add_argument("data", help=f"{TABLE} with missing cells")
     output_opt(it)
-    add_imputer_options(it, drop_opt, data_opts)
+    add_imputer_options(it)
     float_opt(it)
 
     fi = add_command(
@@ -117,7 +116,7 @@ def register(subparsers):
     fi.add_argument("data", help=f"training {TABLE}")
     fi.add_argument("-o", "--output", required=True, help="imputer file to write (e.g. imputer.bnb)")
     force_opt(fi)
-    add_imputer_options(fi, drop_opt, data_opts)
+    add_imputer_options(fi)
     key_opt(fi, "sign the imputer file, so that it loads only with the same key")
 
 

@@ -59,7 +59,7 @@ import scipy.sparse as sp
 from scipy.stats import rankdata
 from sklearn.utils.validation import check_is_fitted
 
-from .mcar import mcar_table
+from .mcar import mcar_table, quartile_bins
 from .._progress import progress
 from ..impute.relations import deterministic_relations
 from .._utils import as_generator, is_frame, missing_mask
@@ -74,7 +74,6 @@ PAIR_COLUMNS = ["class", "feature_a", "feature_b", "kind", "statistic", "replica
                 "p_value", "effect", "n"]
 MARGINAL_COLUMNS = ["class", "feature", "check", "observed", "replicated_mean", "replicated_sd", "p_value",
                     "effect", "n"]
-_MAX_BINS = 4
 
 
 # ------------------------------------------------------------------------ statistics
@@ -114,16 +113,6 @@ def _abs_spearman(x, y):
     den = np.sqrt((rx * rx).sum(1) * (ry * ry).sum(1))
     num = np.abs((rx * ry).sum(1))
     return np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
-
-
-def _bin(values, observed):
-    """Integer bins of ``values`` (R, m) by the rule of the module docs, edges from ``observed``."""
-    distinct = np.unique(observed)
-    if distinct.size <= _MAX_BINS:
-        edges = (distinct[1:] + distinct[:-1]) / 2
-    else:
-        edges = np.unique(np.quantile(observed, np.arange(1, _MAX_BINS) / _MAX_BINS))
-    return np.searchsorted(edges, values, side="right")
 
 
 def _tail_p(obs, rep, side):
@@ -251,7 +240,7 @@ def _pair_statistic(a, b, da, db):
     if m == 0:
         return np.zeros(a.shape[0]), "mutual_information_binned", m
     x = num[:, both]
-    return mutual_information(codes[:, both], _bin(x, x[0])), "mutual_information_binned", m
+    return mutual_information(codes[:, both], quartile_bins(x, x[0])), "mutual_information_binned", m
 
 
 def check_independence(estimator, X, y, *, n_replicates=200, random_state=None, verbose=None):

@@ -33,11 +33,22 @@ from scipy.stats import chi2_contingency
 
 from ..synth.missing_nodes import indicators_in
 
-__all__ = ["MCAR_COLUMNS", "mcar_table"]
+__all__ = ["MCAR_COLUMNS", "mcar_table", "quartile_bins"]
 
 MCAR_COLUMNS = ["feature", "n_missing", "missing_rate", "partner", "g_statistic", "dof", "n_partners", "p_value",
                 "mcar"]
 _MAX_BINS = 4
+
+
+def quartile_bins(values, observed):
+    """Integer bins of ``values`` with edges from ``observed``: one bin per distinct observed value when
+    there are at most 4, else the 4 bins cut at the quartiles (duplicate edges merged)."""
+    distinct = np.unique(observed)
+    if distinct.size <= _MAX_BINS:
+        edges = (distinct[1:] + distinct[:-1]) / 2
+    else:
+        edges = np.unique(np.quantile(observed, np.arange(1, _MAX_BINS) / _MAX_BINS))
+    return np.searchsorted(edges, values, side="right")
 
 
 def _states(x, discrete):
@@ -47,12 +58,7 @@ def _states(x, discrete):
     x = np.asarray(x, dtype=float)
     out = np.full(x.shape, -1, dtype=np.int64)
     seen = np.isfinite(x)
-    values = np.unique(x[seen])
-    if values.size <= _MAX_BINS:
-        out[seen] = np.searchsorted(values, x[seen])
-    else:
-        edges = np.unique(np.quantile(x[seen], [0.25, 0.5, 0.75]))
-        out[seen] = np.searchsorted(edges, x[seen], side="right")
+    out[seen] = quartile_bins(x[seen], x[seen])
     return out
 
 

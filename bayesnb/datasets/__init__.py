@@ -113,9 +113,8 @@ def load_penguins():
     import pandas as pd
 
     with _path("penguins.csv").open("r") as f:
-        df = pd.read_csv(f, dtype={"species": object, "island": object, "sex": object,
-                                   "flipper_length_mm": "Int64", "body_mass_g": "Int64"})
-    return df
+        return pd.read_csv(f, dtype={"species": object, "island": object, "sex": object,
+                                     "flipper_length_mm": "Int64", "body_mass_g": "Int64"})
 
 
 def read_20newsgroups(path):

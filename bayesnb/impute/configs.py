@@ -121,10 +121,8 @@ def fit_config(config, estimator, X, y, label_given, rng, search_rows, n_compone
     if config != "latent":
         return model, None
     given = y if label_given else None
-    if n_components is None:
-        fit = latent_class_auto(model, X, given, search_rows=search_rows, random_state=rng)
-    else:
-        fit = model.fit_latent_class(X, given, n_components=n_components, random_state=rng)
+    fit = (latent_class_auto(model, X, given, search_rows=search_rows, random_state=rng) if n_components is None
+           else model.fit_latent_class(X, given, n_components=n_components, random_state=rng))
     return (model, fit), fit.n_components
 
 

@@ -185,11 +185,25 @@ def _standardise(fit, A):
     return (T - fit.loc) / fit.scale
 
 
-def _label_codes(model, y):
-    """Each row's class position in ``model`` (-1 where the label is missing or ``y`` is None)."""
+def _label_weights(model, y, post):
+    """Class weights: a labelled row's label (one-hot), the others' ``post`` (every row's when ``y`` is None)."""
     if y is None:
-        return np.full(0, -1)
-    return pd.Index(model.classes_).get_indexer(np.where(missing_labels(y, unlabeled=None), None, y))
+        return post
+    codes = pd.Index(model.classes_).get_indexer(np.where(missing_labels(y, unlabeled=None), None, y))
+    return np.where((codes >= 0)[:, None], np.eye(len(model.classes_))[np.maximum(codes, 0)], post)
+
+
+def _write_fills(fit, base, X, fill, miss, how):
+    """``base`` with the covered columns' missing cells ``fill`` (n, q), clipped to the observed range,
+    rounded in whole-number columns and moved to the values the column takes (``how``: ``"mode"`` or
+    ``"draw"``, :func:`~bayesnb.generative.values.keep_cells`); the naive model's zero links kept."""
+    fill = np.clip(fill, fit.low, fit.high)
+    fill = np.where(fit.integer, np.round(fill), fill)
+    cells = [(np.flatnonzero(miss[:, i]), np.full(int(miss[:, i].sum()), j), fill[miss[:, i], i])
+             for i, j in enumerate(fit.columns) if miss[:, i].any()]
+    supports = getattr(fit.model, "value_support_", None) or {}
+    table = write_cells(base, keep_cells(cells, supports, how))
+    return keep_zero_links(table, X, getattr(fit.model, "zero_links_", None))
 
 
 def fit_mvn(X, y=None, *, estimator=None, max_iter=200, tol=1e-4):
@@ -228,9 +242,7 @@ def fit_mvn(X, y=None, *, estimator=None, max_iter=200, tol=1e-4):
     loc, sd = np.nanmean(T, axis=0), np.nanstd(T, axis=0)
     sd = np.where(sd > 0, sd, 1.0)
     Z = (T - loc) / sd
-    post = model.predict_proba(X)
-    codes = _label_codes(model, y)
-    W = np.where((codes >= 0)[:, None], np.eye(len(model.classes_))[np.maximum(codes, 0)], post)  # label, else p(k|x)
+    W = _label_weights(model, y, model.predict_proba(X))  # the label, else p(k | x)
     fits = tuple(fit_niw_em(Z, W[:, k], max_iter=max_iter, tol=tol) if W[:, k].sum() > 0 else None
                  for k in range(W.shape[1]))
     return MVNFit(model, cols, lo, hi, integer, c, logged, loc, sd, fits)
@@ -241,8 +253,7 @@ def _weights(fit, X, Z, y, label_given, class_posterior):
     model = fit.model
     post = model.predict_proba(X)
     if label_given:
-        codes = _label_codes(model, y) if y is not None else np.full(len(Z), -1)
-        return np.where((codes >= 0)[:, None], np.eye(len(model.classes_))[np.maximum(codes, 0)], post)
+        return _label_weights(model, y, post)
     if class_posterior == "naive":
         return post
     Xc = X.copy()
@@ -303,16 +314,7 @@ def fill_mvn(fit, X, y=None, *, label_given=False, class_posterior="naive"):
         fill += R[:, [k]] * np.clip(xk, lo, hi)
         total += R[:, k]
     fill /= np.where(total > 0, total, 1.0)[:, None]
-    fill = np.clip(fill, lo, hi)
-    fill = np.where(fit.integer, np.round(fill), fill)
-    supports = getattr(model, "value_support_", None) or {}
-    cells = []
-    for i, j in enumerate(fit.columns):
-        rows = np.flatnonzero(miss[:, i])
-        if rows.size:
-            cells.append((rows, np.full(rows.size, j), fill[rows, i]))
-    table = write_cells(base, keep_cells(cells, supports, "mode"))  # the nearest value the column takes
-    return keep_zero_links(table, X, getattr(model, "zero_links_", None))
+    return _write_fills(fit, base, X, fill, miss, "mode")  # the nearest value the column takes
 
 
 def draw_mvn(fit, X, y=None, *, label_given=False, n_imputations=1, random_state=None):
@@ -356,8 +358,7 @@ def draw_mvn(fit, X, y=None, *, label_given=False, n_imputations=1, random_state
         return bases
     Z = _standardise(fit, A)
     R = _weights(fit, X, Z, y, label_given, "naive")
-    lo, hi, c, logged = fit.low, fit.high, fit.shift, fit.logged
-    supports = getattr(model, "value_support_", None) or {}
+    hi, c, logged = fit.high, fit.shift, fit.logged
     out = []
     for base in bases:
         state = (rng.random(len(Z))[:, None] > np.cumsum(R, axis=1)).sum(axis=1)
@@ -379,10 +380,5 @@ def draw_mvn(fit, X, y=None, *, label_given=False, n_imputations=1, random_state
         t = drawn * fit.scale + fit.loc
         with np.errstate(over="ignore"):
             x = np.where(logged, np.exp(np.minimum(t, np.log(np.where(logged, hi + c, 1.0)))) - c, t)
-        x = np.clip(x, lo, hi)
-        x = np.where(fit.integer, np.round(x), x)
-        cells = [(np.flatnonzero(miss[:, i]), np.full(int(miss[:, i].sum()), j), x[miss[:, i], i])
-                 for i, j in enumerate(fit.columns) if miss[:, i].any()]
-        out.append(keep_zero_links(write_cells(base, keep_cells(cells, supports, "draw")), X,
-                                   getattr(model, "zero_links_", None)))
+        out.append(_write_fills(fit, base, X, x, miss, "draw"))
     return out

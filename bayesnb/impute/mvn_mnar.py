@@ -44,10 +44,7 @@ from .niw import NIWFit, _condition, _log_density, _patterns
 from .._utils import as_generator
 from ..families.numeric import draw_categories
 from ..generative.mnar import quantile_edges
-from ..generative.tables import write_cells
-from ..generative.values import keep_cells
-from ..generative.zero_links import keep_zero_links
-from .mvn import _standardise, _weights, fit_mvn
+from .mvn import _standardise, _weights, _write_fills, fit_mvn
 
 __all__ = ["MVNSelectionFit", "fill_mvn_mnar", "fit_mvn_mnar"]
 
@@ -117,10 +114,6 @@ def _tilted(mean, cov, Z, groups, eps, edges, logrho):
         yield rows, m, S, np.exp(lw - lse[:, None]), lse - np.log(S.shape[1]), bins
 
 
-def _observed_bins(Z, edges):
-    return [np.searchsorted(edges[j], Z[~np.isnan(Z[:, j]), j], side="left") for j in range(Z.shape[1])]
-
-
 def fit_mvn_mnar(X, y=None, *, n_bins=5, alpha=1.0, n_draws=200, estimator=None, max_iter=100, tol=1e-5,
                  random_state=None):
     """Fit the ``"mvn"`` model with self-masking missingness nodes by Monte-Carlo EM (module docstring).
@@ -159,7 +152,8 @@ def fit_mvn_mnar(X, y=None, *, n_bins=5, alpha=1.0, n_draws=200, estimator=None,
     n, p = Z.shape
     miss = np.isnan(Z)
     edges = tuple(quantile_edges(Z[:, j], n_bins) for j in range(p))
-    n0 = tuple(np.bincount(b, minlength=len(e) + 1).astype(float) for b, e in zip(_observed_bins(Z, edges), edges))
+    n0 = tuple(np.bincount(np.searchsorted(e, Z[~miss[:, j], j], side="left"), minlength=len(e) + 1).astype(float)
+               for j, e in enumerate(edges))  # observed cells per bin
     rate = np.clip(miss.mean(axis=0), 1e-3, 1 - 1e-3)
     rho = tuple(np.full(len(e) + 1, r) for e, r in zip(edges, rate))
     W = _weights(base, X, Z, y, True, "naive")  # the label, else the naive posterior (held fixed)
@@ -313,10 +307,4 @@ def fill_mvn_mnar(fit, X, y=None, *, label_given=False, strategy="mean", random_
         fill += weight[:, None] * out
         total += weight
     fill /= np.where(total > 0, total, 1.0)[:, None]
-    fill = np.clip(fill, lo, hi)
-    fill = np.where(base.integer, np.round(fill), fill)
-    supports = getattr(model, "value_support_", None) or {}
-    cells = [(np.flatnonzero(miss[:, i]), np.full(int(miss[:, i].sum()), j), fill[miss[:, i], i])
-             for i, j in enumerate(base.columns) if miss[:, i].any()]
-    table = write_cells(table, keep_cells(cells, supports, "mode" if how == "mean" else "draw"))
-    return keep_zero_links(table, X, getattr(model, "zero_links_", None))
+    return _write_fills(base, table, X, fill, miss, "mode" if how == "mean" else "draw")

@@ -116,10 +116,8 @@ def _delta_of(delta, X, column, unit, who):
 
 
 def _check_components(n_components, who):
-    if isinstance(n_components, str):
-        if n_components != "auto":
-            raise ValueError(f"{who}: n_components must be an int >= 1 or 'auto'; received {n_components!r}.")
-    elif not isinstance(n_components, int | np.integer) or isinstance(n_components, bool) or n_components < 1:
+    if n_components != "auto" if isinstance(n_components, str) else (
+            not isinstance(n_components, int | np.integer) or isinstance(n_components, bool) or n_components < 1):
         raise ValueError(f"{who}: n_components must be an int >= 1 or 'auto'; received {n_components!r}.")
 
 
@@ -367,8 +365,7 @@ def _impute_mvn_mnar(X, y, who, *, n_bins, strategy, n_imputations, delta, delta
     selection = {}
     for j, i in sel:
         e = fit.edges[i] * base.scale[i] + base.loc[i]
-        e = np.concatenate([[-np.inf], np.exp(e) - base.shift[i] if base.logged[i] else e, [np.inf]])
-        labels = [f"({e[b]:.4g}, {e[b + 1]:.4g}]" for b in range(len(e) - 1)]
+        labels = _bin_labels(np.exp(e) - base.shift[i] if base.logged[i] else e)
         selection[X.columns[j]] = pd.DataFrame(np.broadcast_to(fit.selection[i], (len(classes), len(labels))),
                                                index=pd.Index(classes, name="class"), columns=labels)
     return MNARImputation(tables[0] if n_imputations == 1 else tables, selection,
@@ -385,11 +382,15 @@ def _selection_tables(fit, X, classes):
         index = pd.MultiIndex.from_arrays([np.asarray(classes)[g], comp], names=["class", "component"])
     out = {}
     for sc, rho in zip(fit.columns, fit.selection):
-        e = np.concatenate([[-np.inf], sc.edges, [np.inf]])
-        labels = [f"({e[b]:.4g}, {e[b + 1]:.4g}]" for b in range(len(e) - 1)] if sc.values is None else list(
-            sc.values)
+        labels = _bin_labels(sc.edges) if sc.values is None else list(sc.values)
         out[X.columns[sc.column]] = pd.DataFrame(rho, index=index, columns=labels)
     return out
+
+
+def _bin_labels(edges):
+    """The intervals ``(a, b]`` of the bins cut at ``edges`` (the end bins unbounded)."""
+    e = np.concatenate([[-np.inf], edges, [np.inf]])
+    return [f"({e[b]:.4g}, {e[b + 1]:.4g}]" for b in range(len(e) - 1)]
 
 
 def _numeric_names(X, fit):

@@ -104,14 +104,6 @@ def _check_tuple(nt, shapes, where, field_rules, cap=MAX_COUNT):
                          f"{where}.{field}", cap)
 
 
-def _check_state(block, K, d, where):
-    """The block's encoding state, checked by its family; returns the array shape(s)."""
-    try:
-        return block.family.state_shapes(block.state, K, d)
-    except (TypeError, ValueError) as e:
-        _fail(f"{where}: {e}")
-
-
 def _bitwise_equal(a, b):
     if isinstance(a, tuple):
         return isinstance(b, tuple) and len(a) == len(b) and all(_bitwise_equal(x, y) for x, y in zip(a, b))
@@ -215,7 +207,10 @@ def check_model(model, post, n_features, feature_names):
         if binarize is not None and (not isinstance(binarize, numbers.Real) or isinstance(binarize, bool)
                                      or not np.isfinite(binarize)):
             _fail(f"{where}: binarize must be None or a finite number; the file holds {binarize!r}")
-        shapes = _check_state(b, K, d, where)
+        try:  # the encoding state, checked by its family
+            shapes = b.family.state_shapes(b.state, K, d)
+        except (TypeError, ValueError) as e:
+            _fail(f"{where}: {e}")
         rules = type(b.family).field_rules
         _check_tuple(b.stats, shapes, f"{where} stats", rules)
         _check_tuple(b.prior, shapes, f"{where} prior", rules, 2 * MAX_COUNT)
@@ -352,7 +347,6 @@ def check_extras(model, post, n_features, extra):
         t = extra["feature_dtypes_"]
         if not isinstance(t, np.ndarray) or t.shape != (n_features,) or not all(is_dtype(v) for v in t):
             _fail(f"feature_dtypes_ must hold {n_features} dtypes")
-
 
 
 def _check_scores(t) -> None:

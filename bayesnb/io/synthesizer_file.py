@@ -116,9 +116,8 @@ def synth_from_file(cls, meta, dec):
     chosen = meta["chosen"]
     if not isinstance(chosen, str) or not 0 < len(chosen) <= 200:
         raise ModelFileError("a Synthesizer's chosen candidate must be a name of at most 200 characters")
-    latent = None
-    if meta["latent"] is not None:  # naive, or over the estimator's fitted structure (latent_from_file checks)
-        latent = latent_from_file(model, meta["latent"], dec)
+    # naive, or over the estimator's fitted structure (latent_from_file checks)
+    latent = None if meta["latent"] is None else latent_from_file(model, meta["latent"], dec)
     return synth_from_model(cls, model, latent, chosen)
 
 

@@ -63,11 +63,7 @@ def _enc_float(x: float):
 
 
 def _dec_float(v):
-    if isinstance(v, dict):
-        return float(v["__float__"])
-    return float(v)
-
-
+    return float(v["__float__"] if isinstance(v, dict) else v)
 
 
 class Encoder:
@@ -129,7 +125,6 @@ class Encoder:
             "bayesnb model format (use pickle for arbitrary objects)."
         )
 
-
     def _array(self, obj):
         """A reference to ``obj``'s data that restores its memory layout on load.
 
@@ -156,9 +151,7 @@ class Decoder:
         _, self.families, self.tuples = registry()
 
     def __call__(self, node):  # noqa: C901
-        if node is None or isinstance(node, (bool, int, str)):
-            return node
-        if isinstance(node, float):
+        if node is None or isinstance(node, (bool, int, float, str)):
             return node
         if isinstance(node, list):
             return [self(v) for v in node]
@@ -216,7 +209,6 @@ class Decoder:
                 out[tuple(k) if isinstance(k, list) else k] = self(v)
             return out
         raise ModelFileError(f"unexpected JSON object with keys {sorted(node)[:3]}")
-
 
     def _broadcast(self, node):
         base, shape = self(node["__broadcast__"]), node["shape"]

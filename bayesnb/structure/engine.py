@@ -194,10 +194,8 @@ def make_nodes(blocks, encoded, w, edges=None) -> tuple:
                                   np.empty(0), None))
                 continue
             prior = column_params(blk.prior, c)
-            if edges is None:
-                e = bin_edges(fam.gen_values(data)[:, c], w)
-            else:
-                e = np.asarray(edges[len(nodes)], dtype=float)
+            e = (bin_edges(fam.gen_values(data)[:, c], w) if edges is None
+                 else np.asarray(edges[len(nodes)], dtype=float))
             nodes.append(Node(b, c, fam, column_state(blk.state, c), True, len(e) + 1, e, prior))
     return tuple(nodes)
 

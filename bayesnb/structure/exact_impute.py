@@ -151,22 +151,16 @@ def _draw_forest(model, phi, extra, rng, rows=None):
     states = np.zeros((n, len(phi)), dtype=np.int64)
     shared = n > 0 and log_pk.shape[0] == 1  # one data row: its (class, parent state) tables, normalised once
     with np.errstate(invalid="ignore"):  # a row of probability 0 (only drawn by a caller that discards it)
-        _draw_forest_states(model, phi, up, rows, z, states, shared, rng)
+        for j in topological_order(model.parents):
+            u = parent_index(model.nodes, model.parents[j], states)
+            if shared:
+                lp = phi[j][0] + up[j][0][:, None, :]  # (K, P, B)
+                top = np.max(lp, axis=2, keepdims=True)
+                p = np.exp(lp - np.where(np.isfinite(top), top, 0.0))[z, u]
+                states[:, j] = draw_categories(p / p.sum(axis=1, keepdims=True), rng.random(n))
+            else:
+                states[:, j] = draw_log(phi[j][rows, z, u] + up[j][rows, z], rng.random(n))
     return z, states
-
-
-def _draw_forest_states(model, phi, up, rows, z, states, shared, rng):
-    n = rows.size
-    for j in topological_order(model.parents):
-        u = parent_index(model.nodes, model.parents[j], states)
-        if shared:
-            lp = phi[j][0] + up[j][0][:, None, :]  # (K, P, B)
-            top = np.max(lp, axis=2, keepdims=True)
-            p = np.exp(lp - np.where(np.isfinite(top), top, 0.0))
-            p = p[z, u]
-            states[:, j] = draw_categories(p / p.sum(axis=1, keepdims=True), rng.random(n))
-            continue
-        states[:, j] = draw_log(phi[j][rows, z, u] + up[j][rows, z], rng.random(n))
 
 
 def _enumerate(model, phi, logw, data, who):
@@ -182,14 +176,10 @@ def _enumerate(model, phi, logw, data, who):
         M = np.flatnonzero(mask)
         if M.size == 0:  # nothing to fill
             continue
-        sizes = [nodes[m].n_states for m in M]
-        total = int(np.prod(sizes, dtype=np.int64))
-        if total > _mx.MAX_ENUMERATION:
-            raise ValueError(f"{who}: imputing a row's {len(M)} missing cells means enumerating {total} joint states "
-                             f"(more than {_mx.MAX_ENUMERATION}); use a structure with fewer parents (tan).")
-        fill = np.stack(np.unravel_index(np.arange(total), sizes), axis=1)
-        for start in range(0, idx.size, max(1, _mx.MAX_ENUMERATION // total)):
-            r = idx[start:start + max(1, _mx.MAX_ENUMERATION // total)]
+        fill, total, step = _si.joint_states(nodes, M, f"imputing a row's {len(M)} missing cells", who,
+                                             "use a structure with fewer parents (tan)")
+        for start in range(0, idx.size, step):
+            r = idx[start:start + step]
             S = np.repeat(states[r][:, None, :], total, axis=1)
             S[:, :, M] = fill[None]
             acc = np.broadcast_to(logw[r][:, None, :], (r.size, total, K)).copy()
@@ -249,15 +239,10 @@ def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True,
         obs = np.flatnonzero(~mask | ev)
         M = np.array(sorted({a for j in obs for a in anc[j] | {j} if mask[a]}), dtype=np.int64)
         keep = sorted(set(obs.tolist()) | set(M.tolist()))
-        sizes = [nodes[m].n_states for m in M]
-        total = int(np.prod(sizes, dtype=np.int64))
-        if total > _mx.MAX_ENUMERATION:
-            raise ValueError(f"{who}: drawing a row's {M.size} missing cells that observed cells depend on means "
-                             f"enumerating {total} joint states (more than {_mx.MAX_ENUMERATION}); condition on "
-                             "fewer cells or use a structure with fewer parents (structure='tan' draws by message "
-                             "passing).")
-        fill = np.stack(np.unravel_index(np.arange(total), sizes), axis=1) if M.size else np.zeros((1, 0), np.int64)
-        step = max(1, _mx.MAX_ENUMERATION // total)
+        fill, total, step = _si.joint_states(
+            nodes, M, f"drawing a row's {M.size} missing cells that observed cells depend on", who,
+            "condition on fewer cells or use a structure with fewer parents (structure='tan' draws by message "
+            "passing)")
         for start in range(0, idx.size, step):
             r = idx[start:start + step]
             S = np.repeat(states[r][:, None, :], total, axis=1)

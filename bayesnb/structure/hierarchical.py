@@ -319,7 +319,6 @@ def _fit_concentration(data, base, c0=None) -> float:
     search on ``log c`` (:func:`maximise_evidence`), within a factor
     :data:`WARM` of ``c0`` (the previous round's) when given, unless the maximum is at that window's edge."""
     ev = _level_evidence_fn(data, base)
-
     lo, hi = CONCENTRATION_BOUNDS
     if c0 is not None:
         a, b = max(lo, c0 / WARM), min(hi, c0 * WARM)
@@ -464,12 +463,10 @@ def _fit(n, root, top, noise_var) -> HierarchicalPrior:
         noise_var = 0.0  # negligible noise (a large epsilon): the noise-free fit, exactly
     if noise_var > 0 and top == "class":
         return _noisy_prior(n, root, float(noise_var))
-    if noise_var > 0:  # the class level's concentration by the plain evidence (it holds the classes' differences)
-        h = _noisy_prior(n[None], root, float(noise_var), first=2)
-        return HierarchicalPrior(h.alpha[0], h.concentrations[1:], tuple(e[0] for e in h.estimates[1:]),
-                                 h.concentrations[0], h.estimates[0][0])
     if top == "all":  # the all-classes context on top: the counts' hierarchy with one more level
-        h = _fit(n[None], root, "class", noise_var)
+        # (with noise, the class level's concentration by the plain evidence: it holds the classes' differences)
+        h = (_noisy_prior(n[None], root, noise_var, first=2) if noise_var > 0
+             else _fit(n[None], root, "class", 0.0))
         return HierarchicalPrior(h.alpha[0], h.concentrations[1:], tuple(e[0] for e in h.estimates[1:]),
                                  h.concentrations[0], h.estimates[0][0])
     m = n.ndim - 2

@@ -31,7 +31,7 @@ from . import engine as _mx
 from ._logdraw import lse
 from .learn import topological_order
 
-__all__ = ["log_likelihood", "node_log_terms", "state_tables"]
+__all__ = ["joint_states", "log_likelihood", "node_log_terms", "state_tables"]
 
 
 def _ancestors(parents):
@@ -103,6 +103,19 @@ def _forest(model, tables, cells, new, r, miss, S):
     return out
 
 
+def joint_states(nodes, cells, what, who, remedy):
+    """``(states, total, step)``: the (total, len(cells)) joint states of the nodes ``cells`` and the rows per
+    batch; refused (``what``, ``remedy``: the message) beyond :data:`~bayesnb.structure.engine.MAX_ENUMERATION`."""
+    sizes = [nodes[m].n_states for m in cells]
+    total = int(np.prod(sizes, dtype=np.int64))
+    if total > _mx.MAX_ENUMERATION:
+        raise ValueError(f"{who}: {what} means enumerating {total} joint states (more than "
+                         f"{_mx.MAX_ENUMERATION}); {remedy}.")
+    states = (np.stack(np.unravel_index(np.arange(total), sizes), axis=1) if len(cells)
+              else np.zeros((1, 0), np.int64))  # no cell: one empty joint state
+    return states, total, max(1, _mx.MAX_ENUMERATION // total)
+
+
 def _patterns(miss):
     """``(masks, group)``: the distinct rows of the bool matrix ``miss`` and each row's index among them."""
     if miss.shape[1] <= 62:  # one integer key per row
@@ -121,14 +134,9 @@ def _enumerate(model, tables, cells, new, idx, mask, unseen, states, anc, npar, 
     obs = np.flatnonzero(~mask)
     relevant = sorted({a for j in np.flatnonzero(~mask | unseen) for a in anc[j] if mask[a]})
     keep = sorted(set(obs.tolist()) | set(relevant))
-    sizes = [nodes[m].n_states for m in relevant]
-    total = int(np.prod(sizes, dtype=np.int64))
-    if total > _mx.MAX_ENUMERATION:
-        raise ValueError(f"{who}: marginalising a row's {len(relevant)} missing cells means enumerating {total} "
-                         f"joint states (more than {_mx.MAX_ENUMERATION}); impute the cells first or use a "
-                         f"structure with fewer parents (structure='tan' sums them out by message passing).")
-    fill = np.stack(np.unravel_index(np.arange(total), sizes), axis=1) if relevant else None
-    step = max(1, _mx.MAX_ENUMERATION // total)
+    fill, total, step = joint_states(nodes, relevant, f"marginalising a row's {len(relevant)} missing cells", who,
+                                     "impute the cells first or use a structure with fewer parents "
+                                     "(structure='tan' sums them out by message passing)")
     out = np.empty((idx.size, K))
     for start in range(0, idx.size, step):
         r = idx[start:start + step]

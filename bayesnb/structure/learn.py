@@ -132,10 +132,24 @@ def conditional_mutual_information(codes, y, n_values, K, weights=None) -> np.nd
 
 def _streamed(codes, y, n_values, K, weights, kind, ess) -> np.ndarray:
     """The symmetric (d, d) weights of one kind, the pair tables streamed (:func:`_pair_tables`)."""
-    out = np.zeros((np.shape(codes)[1],) * 2)
-    thetas = class_estimates(_class_tables(codes, y, n_values, K, weights)) if kind == "hierarchical" else None
-    for i, tabs, V in _pair_tables(codes, y, n_values, K, weights):
-        out[i, i + 1:] = _weights_from(i, tabs, V, kind, ess, thetas)
+    classes = _class_tables(codes, y, n_values, K, weights) if kind == "hierarchical" else None
+    pairs = (tabs for _, tabs, _ in _pair_tables(codes, y, n_values, K, weights))
+    return _symmetric(pairs, classes, n_values, kind, ess)
+
+
+def _symmetric(pairs, classes, n_values, kind, ess) -> np.ndarray:
+    """The (d, d) weights of one kind from feature ``i``'s tables ``pairs[i]`` (:func:`_pair_tables`) and,
+    for ``"hierarchical"``, the class tables ``classes``."""
+    V = np.asarray(n_values, dtype=np.int64)
+    out = np.zeros((len(V),) * 2)
+    thetas = class_estimates(classes) if kind == "hierarchical" else None
+    for i, tabs in enumerate(pairs):
+        if kind == "bdeu":
+            out[i, i + 1:] = _edge_log_bf(tabs, int(V[i]), V[i + 1:], ess)
+        elif kind == "hierarchical":
+            out[i, i + 1:] = hierarchical_edge_weights(i, tabs, V, thetas)
+        else:
+            out[i, i + 1:] = [_mi(tabs[m, :, :, : V[j]]) for m, j in enumerate(range(i + 1, len(V)))]
     return out + out.T
 
 
@@ -263,15 +277,6 @@ def _check_edge_score(edge_score):
         raise ValueError(f"expected edge_score in {EDGE_SCORES}; received {edge_score!r}.")
 
 
-def _weights_from(i, tabs, V, edge_score, ess, thetas=None) -> np.ndarray:
-    """Row ``i`` of the edge weights (features ``j > i``) from ``tabs`` (:func:`_pair_tables`)."""
-    if edge_score == "bdeu":
-        return _edge_log_bf(tabs, int(V[i]), V[i + 1:], ess)
-    if edge_score == "hierarchical":  # thetas: class_estimates of every feature
-        return hierarchical_edge_weights(i, tabs, V, thetas)
-    return np.array([_mi(tabs[m, :, :, : V[j]]) for m, j in enumerate(range(i + 1, len(V)))])
-
-
 def edge_scores_from_counts(counts: PairCounts, n_values, *, edge_score: str = "bdeu",
                             ess: float = 1.0) -> EdgeScores:
     """:func:`edge_scores` from its count tables (:func:`pair_counts`, e.g. summed over partitions).
@@ -289,14 +294,8 @@ def edge_scores_from_counts(counts: PairCounts, n_values, *, edge_score: str = "
         Equal to :func:`edge_scores` on the rows that the counts count.
     """
     _check_edge_score(edge_score)
-    ess = _check_ess(ess)
-    V = np.asarray(n_values, dtype=np.int64)
-    d = len(V)
-    out = np.zeros((d, d))
-    thetas = class_estimates(counts.classes) if edge_score == "hierarchical" else None
-    for i, tabs in enumerate(counts.pairs):
-        out[i, i + 1:] = _weights_from(i, tabs, V, edge_score, ess, thetas)
-    return EdgeScores(out + out.T, np.array([_mi(t) for t in counts.classes]), edge_score)
+    weights = _symmetric(counts.pairs, counts.classes, n_values, edge_score, _check_ess(ess))
+    return EdgeScores(weights, np.array([_mi(t) for t in counts.classes]), edge_score)
 
 
 def edge_scores(codes, y, n_values, K, weights=None, *, edge_score: str = "bdeu", ess: float = 1.0) -> EdgeScores:
@@ -491,9 +490,8 @@ def topological_order(parents) -> list:
         ready = [j for j in range(d) if not done[j] and all(done[p] for p in parents[j])]
         if not ready:
             raise ValueError(f"the parent lists {parents} contain a cycle.")
-        for j in ready:
-            done[j] = True
-            order.append(j)
+        done[ready] = True
+        order += ready
     return order
 
 

@@ -108,20 +108,14 @@ def candidates(structure, k, alpha_unset) -> list:
     if structure != "auto":
         hier = alpha_unset and structure == "kdb"
         return [Candidate(structure, hier, variant_label(structure, k, hier))]
-    out = []
-    for kind in ("naive", "tan", "kdb"):
-        for hier in ((False, True) if alpha_unset else (False,)):
-            out.append(Candidate(kind, hier, variant_label(kind, k, hier)))
-    return out
+    return [Candidate(kind, hier, variant_label(kind, k, hier)) for kind in ("naive", "tan", "kdb")
+            for hier in ((False, True) if alpha_unset else (False,))]
 
 
 def hierarchical_nodes(nodes) -> tuple:
     """The nodes with each family's hierarchical variant (``Family.hierarchical_variant``) where it has one."""
-    out = []
-    for nd in nodes:
-        fam = nd.family.hierarchical_variant()
-        out.append(nd if fam is None else nd._replace(family=fam))
-    return tuple(out)
+    return tuple(nd if (fam := nd.family.hierarchical_variant()) is None else nd._replace(family=fam)
+                 for nd in nodes)
 
 
 class CVCheck(NamedTuple):
@@ -317,8 +311,7 @@ def scores_frame(evidence, n_cells, chosen, best, check):
     naive) and ``chosen`` (after the check: naive when the best cross-validated worse).
     """
     labels = [c.label for c in evidence]
-    cv = {c: np.nan for c in evidence}
-    se = {c: np.nan for c in evidence}
+    cv, se = dict.fromkeys(evidence, np.nan), dict.fromkeys(evidence, np.nan)
     if check is not None:
         naive = next(c for c in evidence if c.kind == "naive")
         cv[naive], cv[best], se[best] = check.naive_log_loss, check.candidate_log_loss, check.diff_se

@@ -124,23 +124,34 @@ def fit_semi_supervised(model, post, data, y_codes, row_weight, class_params, *,
     transduction : ndarray of int of shape (n,)
         Most probable class index of every row (its own class for a labelled row).
     """
-    K = model.n_classes
-    classes = np.arange(K)
-    allowed = allowed_states(classes, y_codes)
-    predictive = model.predictive
+    template = model._replace(predictive="mean")
+    allowed = allowed_states(np.arange(model.n_classes), y_codes)
+    joint, run = _em(template, data, allowed, class_params, who)
+    (mdl, cls, used), history, converged, _ = run((template, post._replace(blocks=()), None),
+                                                  np.asarray(row_weight, dtype=float), tol, max_iter)
+    transduction = np.argmax(joint((mdl, cls, used))[0], axis=1)
+    return mdl._replace(predictive=model.predictive), cls, used, history, converged, transduction
+
+
+def _em(template, data, allowed, class_params, who):
+    """``(joint, run)`` of EM over the states of ``template`` (its priors fixed), ``allowed`` (n, S) per row:
+    ``run(start, weights, tol, max_iter)`` is :func:`~bayesnb.inference.em.climb` from ``start``, a
+    ``(model, class part, resp)`` state or the responsibilities (n, S) of a first M-step."""
+    states = np.arange(template.n_classes)
 
     def joint(state):
-        mdl, cls, _ = state
-        return np.where(allowed, _si.log_likelihood(mdl, data, who) + cls.class_log_prior, -np.inf), 0.0
+        log_joint = _si.log_likelihood(state[0], data, who) + state[1].class_log_prior
+        return np.where(allowed, log_joint, -np.inf), 0.0
 
     def update(resp):
-        return m_step(state0[0], data, resp, who), build(classes, resp.sum(0), *class_params, []), resp
+        return m_step(template, data, resp, who), build(states, resp.sum(0), *class_params, []), resp
 
-    state0 = (model._replace(predictive="mean"), post._replace(blocks=()), None)
-    (model, cls, used), history, converged, _ = climb(state0, joint, lambda s: structure_log_penalty(*s[:2]),
-                                                      update, np.asarray(row_weight, dtype=float), tol, int(max_iter))
-    transduction = np.argmax(joint((model, cls, used))[0], axis=1)
-    return model._replace(predictive=predictive), cls, used, history, converged, transduction
+    def run(start, weights, tol, max_iter):
+        start = update(start) if isinstance(start, np.ndarray) else start
+        penalty = lambda s: structure_log_penalty(*s[:2])  # noqa: E731
+        return climb(start, joint, penalty, update, weights, tol, int(max_iter))
+
+    return joint, run
 
 
 def state_model(model, group):
@@ -243,21 +254,12 @@ def fit_latent_class(model, data, class_part, y_codes, n_components, *, n_init=3
     template = state_model(model._replace(predictive="mean"), group)
     allowed = allowed_states(group, y_codes)
     n = class_part.shape[0]
-    params = (np.ones(S), True, None)
-
-    def joint(state):
-        mdl, cls, _ = state
-        return np.where(allowed, _si.log_likelihood(mdl, data, who) + cls.class_log_prior, -np.inf), 0.0
-
-    def update(resp):
-        return m_step(template, data, resp, who), build(np.arange(S), resp.sum(0), *params, []), resp
-
+    _, run = _em(template, data, allowed, (np.ones(S), True, None), who)
     best = None
     for _ in range(max(1, int(n_init) if C > 1 else 1)):
         comp = rng.dirichlet(np.ones(C), size=n)
-        state, hist, _, _ = climb(update((class_part[:, :, None] * comp[:, None, :]).reshape(n, S) * allowed),
-                                  joint, lambda s: structure_log_penalty(*s[:2]), update, np.ones(n), tol,
-                                  int(max_iter))
+        state, hist, _, _ = run((class_part[:, :, None] * comp[:, None, :]).reshape(n, S) * allowed, np.ones(n),
+                                tol, max_iter)
         if best is None or hist[-1] > best[1][-1]:
             best = (state, hist)
     (mdl, cls, resp), hist = best

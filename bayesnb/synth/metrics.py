@@ -36,11 +36,7 @@ def category_codes(*arrays):
     """Integer codes of the values of ``arrays`` (object arrays), shared by all of them."""
     joined = np.concatenate([np.asarray(a, dtype=object) for a in arrays])
     codes, uniques = pd.factorize(pd.Series(joined, dtype=object), use_na_sentinel=False)
-    out, start = [], 0
-    for a in arrays:
-        out.append(codes[start:start + len(a)])
-        start += len(a)
-    return out, len(uniques)
+    return np.split(codes, np.cumsum([len(a) for a in arrays])[:-1]), len(uniques)
 
 
 def tvd(real, synthetic):

@@ -274,29 +274,26 @@ def _literature_lines(s):
 
 
 def _marginal(name, kind, r, s):
-    out = _marginal_distance(name, kind, r, s)
+    """One row of the columns table (:class:`SyntheticReport`) of the real and synthetic column ``r``, ``s``."""
     rates = fid.missing_rate(r), fid.missing_rate(s)
-    categorical = kind == "categorical"
-    out.update(shape_metric="TVComplement" if categorical else "KSComplement",
-               shape=fid.tv_complement(r, s) if categorical else fid.ks_complement(r, s),
-               missing_real=rates[0], missing_synthetic=rates[1], missing_rate_error=abs(rates[0] - rates[1]),
-               unseen_categories=fid.unseen_values(r, s) if categorical else pd.NA)
-    return out
-
-
-def _marginal_distance(name, kind, r, s):
+    out = {"column": name, "kind": kind}
     if kind == "categorical":
-        return {"column": name, "kind": kind, "metric": "tvd", "value": sm.tvd(r, s),
-                "out_of_range": pd.NA, "non_integer": pd.NA}
-    if np.isnan(r).all() or np.isnan(s).all():
-        which = "real" if np.isnan(r).all() else "synthetic"
-        raise DataError(f"synthetic_report: numeric column {name!r} has no observed value in the {which} table; "
-                        "the KS statistic is undefined.")
-    ro, so = r[~np.isnan(r)], s[~np.isnan(s)]
-    integer = bool(np.all(ro == np.round(ro)))
-    return {"column": name, "kind": kind, "metric": "ks", "value": sm.ks_statistic(r, s),
-            "out_of_range": int(np.sum((so < ro.min()) | (so > ro.max()))),
-            "non_integer": int(np.sum(so != np.round(so))) if integer else 0}
+        out.update(metric="tvd", value=sm.tvd(r, s), out_of_range=pd.NA, non_integer=pd.NA,
+                   shape_metric="TVComplement", shape=fid.tv_complement(r, s))
+    else:
+        if np.isnan(r).all() or np.isnan(s).all():
+            which = "real" if np.isnan(r).all() else "synthetic"
+            raise DataError(f"synthetic_report: numeric column {name!r} has no observed value in the {which} "
+                            "table; the KS statistic is undefined.")
+        ro, so = r[~np.isnan(r)], s[~np.isnan(s)]
+        integer = bool(np.all(ro == np.round(ro)))
+        out.update(metric="ks", value=sm.ks_statistic(r, s),
+                   out_of_range=int(np.sum((so < ro.min()) | (so > ro.max()))),
+                   non_integer=int(np.sum(so != np.round(so))) if integer else 0,
+                   shape_metric="KSComplement", shape=fid.ks_complement(r, s))
+    out.update(missing_real=rates[0], missing_synthetic=rates[1], missing_rate_error=abs(rates[0] - rates[1]),
+               unseen_categories=fid.unseen_values(r, s) if kind == "categorical" else pd.NA)
+    return out
 
 
 def _labels(df, target, what):

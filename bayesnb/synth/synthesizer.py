@@ -193,9 +193,6 @@ class Synthesizer(BaseEstimator):
         self.component_prior = component_prior
         self.support, self.privacy, self.categories = support, privacy, categories
 
-    def _check_params(self):
-        check_params(self)
-
     def _split_table(self, data):
         """``(X, labels)``: the feature columns and the labels (zeros without a target)."""
         if not isinstance(data, pd.DataFrame):
@@ -237,7 +234,7 @@ class Synthesizer(BaseEstimator):
             return self._fit_table(data)
 
     def _fit_table(self, data):
-        self._check_params()
+        check_params(self)
         if self.privacy is not None:
             return fit_private(self, data, self._split_table)
         X, labels = self._split_table(data)
@@ -251,7 +248,10 @@ class Synthesizer(BaseEstimator):
         steps = 1 if fixed else (3 if self.latent is None else 5)
         with progress(total=steps, desc=f"{_WHO}.fit", verbose=self.verbose, unit="step") as bar:
             if fixed:
-                self._fit_latent(X, labels, int(self.latent), rng, rows=[])
+                self._fit_latent(X, labels, int(self.latent), rng)
+                row = {"candidate": self.chosen_, "log_evidence": np.nan, "cv_log_loss": np.nan,
+                       "holdout_loglik": np.nan, "chosen": True}
+                self.selection_ = pd.DataFrame([row], columns=_SELECTION)
                 bar.update()
             else:
                 self._fit_choice(X, labels, rng, bar)
@@ -293,15 +293,12 @@ class Synthesizer(BaseEstimator):
         """An unfitted NaiveBayes with ``params`` and the missing indicators' forbidden edges."""
         return NaiveBayes(forbidden_edges=getattr(self, "_forbidden", None), **params)
 
-    def _fit_latent(self, X, labels, n_components, rng, rows):
-        model = self._nb().fit(X, labels)
-        self.model_ = model
-        self.latent_ = model.fit_latent_class(X, labels, n_components=n_components, random_state=rng,
-                                              component_prior=self.component_prior)
+    def _fit_latent(self, X, labels, n_components, rng):
+        """``model_``, ``latent_`` and ``chosen_`` of a latent-class model fitted on every row."""
+        self.model_ = self._nb().fit(X, labels)
+        self.latent_ = self.model_.fit_latent_class(X, labels, n_components=n_components, random_state=rng,
+                                                    component_prior=self.component_prior)
         self.chosen_ = f"latent class (naive, C={n_components})"
-        rows.append({"candidate": self.chosen_, "log_evidence": np.nan, "cv_log_loss": np.nan,
-                     "holdout_loglik": np.nan, "chosen": True})
-        self.selection_ = pd.DataFrame(rows, columns=_SELECTION)
 
     def _fit_choice(self, X, labels, rng, bar):
         """Steps 1-3 of the module docstring."""
@@ -393,10 +390,7 @@ class Synthesizer(BaseEstimator):
         notes[latent_name] = note
         add_rows(rows, index, {**scores, latent_name: scores.get(latent_name, np.nan)}, notes)
         if scores.get(latent_name, -np.inf) > scores[name]:  # 3. refit the winner on every row
-            self.model_ = self._nb().fit(X, labels)
-            self.latent_ = self.model_.fit_latent_class(X, labels, n_components=C, random_state=rng,
-                                                        component_prior=self.component_prior)
-            self.chosen_ = latent_name
+            self._fit_latent(X, labels, C, rng)
         else:
             self._refit_structure(X, labels, first, name, params, bar, 0)
         bar.update()
