@@ -6,8 +6,9 @@ categorical data (int codes, ``-1`` missing, skipped pairwise) and class codes: 
 (:func:`conditional_mutual_information`, :func:`edge_log_bayes_factors` for BDeu, which unlike
 the mutual information pays for the parent's cardinality; :func:`edge_scores` for one kind),
 then TAN (:func:`chow_liu_parents`, Friedman, Geiger & Goldszmidt 1997: a maximum spanning tree,
-or with ``positive=True`` a forest of the positive edges) or k-DB (:func:`kdb_parents`, Sahami
-1996). :func:`scoring_rows` gives ``structure="auto"`` the same cells for every candidate, so the
+or with ``positive=True`` a forest of the positive edges, each tree rooted at its feature of
+highest ``I(X; Y)``) or k-DB (:func:`kdb_parents`, Sahami 1996; with the MI no threshold,
+Sahami's optional theta = 0). :func:`scoring_rows` gives ``structure="auto"`` the same cells for every candidate, so the
 difference of two scores is a sum of per-feature Bayes factors on identical cells. See
 docs/structure.md, "The edge score" and "How `"auto"` scores the candidates".
 """
