@@ -8,9 +8,9 @@ the mutual information pays for the parent's cardinality; :func:`edge_scores` fo
 then TAN (:func:`chow_liu_parents`, Friedman, Geiger & Goldszmidt 1997: a maximum spanning tree,
 or with ``positive=True`` a forest of the positive edges, each tree rooted at its feature of
 highest ``I(X; Y)``) or k-DB (:func:`kdb_parents`, Sahami 1996; with the MI no threshold,
-Sahami's optional theta = 0). :func:`scoring_rows` gives ``structure="auto"`` the same cells for every candidate, so the
-difference of two scores is a sum of per-feature Bayes factors on identical cells. See
-docs/structure.md, "The edge score" and "How `"auto"` scores the candidates".
+Sahami's optional theta = 0). :func:`scoring_rows` gives ``structure="auto"`` the same cells
+for every candidate, so the difference of two scores is a sum of per-feature Bayes factors on
+identical cells. See docs/structure.md, "The edge score" and "How `"auto"` scores the candidates".
 """
 
 from __future__ import annotations
