@@ -272,7 +272,7 @@ def _loo_base(parent_prior, parent_data, up, lv) -> np.ndarray:
 
 def _noise_weights(n, noise_var) -> np.ndarray:
     """Per context, ``n_eff / N``: the rows a noise-free multinomial would need to match the variance of
-    the noisy proportions (module docstring, "Noisy counts"); 1 where ``noise_var == 0`` or ``N == 0``."""
+    the noisy proportions (docs/privacy.md, "Noise-aware smoothing"); 1 where ``noise_var == 0`` or ``N == 0``."""
     N = n.sum(-1, keepdims=True)
     p = n.sum(axis=tuple(range(1, n.ndim - 1)), keepdims=True) if n.ndim > 2 else n
     p = p / np.maximum(p.sum(-1, keepdims=True), 1e-300)
@@ -284,7 +284,7 @@ def _noisy_prior(n, root, s2, first=1) -> HierarchicalPrior:
     """:func:`hierarchical_prior` (``root="class"``) of counts with noise of variance ``s2`` per cell: each
     level sees its children's counts summed (no table counts), and each level's concentration is fitted
     on its counts weighted by :func:`_noise_weights` (a cell of level ``l`` sums the noise of every leaf
-    under it), each context's prior divided by its weight (module docstring, "Noisy counts")."""
+    under it), each context's prior divided by its weight (docs/privacy.md, "Noise-aware smoothing")."""
     m = n.ndim - 2
     if m == 0:
         return HierarchicalPrior(np.broadcast_to(root, n.shape).copy(), (), ())
@@ -325,7 +325,7 @@ def hierarchical_prior(counts, alpha_root=1.0, root="all", noise_var=0.0) -> Hie
     noise_var : float, default=0.0
         The variance of independent noise added to every cell of ``counts`` (a private release: the
         public :meth:`bayesnb.privacy.Budget.noise_variance`). When > 0 each context's counts enter
-        the fit with the weight of their equivalent sample size (module docstring, "Noisy counts"),
+        the fit with the weight of their equivalent sample size (docs/privacy.md, "Noise-aware smoothing"),
         and its ``alpha`` is scaled so that its posterior mean is the noise-aware one. 0: the fit above.
 
     Returns

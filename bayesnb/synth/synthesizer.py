@@ -258,7 +258,7 @@ class Synthesizer(BaseEstimator):
         self.chosen_ = f"latent class (naive, C={n_components})"
 
     def _fit_choice(self, X, labels, rng, bar):
-        """Steps 1-3 of the module docstring."""
+        """The choice the module docstring sums up: structure by evidence, held-out candidates, refit."""
         model = self._nb(structure=self.structure).fit(X, labels)  # 1. structure by evidence
         bar.update()
         name, params = variant(model)
