@@ -209,7 +209,7 @@ def _pair_statistic(a, b, da, db):
 def check_independence(estimator, X, y, *, n_replicates=200, random_state=None, verbose=None):
     """Posterior predictive check of conditional independence, for every feature pair within each class.
 
-    See the module docs for the statistics, the binning rule and the p-values.
+    See docs/criticism.md for the statistics and the binning rule, the module docs for the p-values.
 
     Parameters
     ----------
