@@ -1,38 +1,9 @@
 """The ``bayesnb`` command line (also ``python -m bayesnb``).
 
-Subcommands::
-
-    bayesnb demo [--out DIR] [--quick]            the whole library on the bundled house-votes data
-    bayesnb fit DATA --target COL -o MODEL.bnb     fit a model to a CSV/Parquet table and save it
-    bayesnb mcmc DATA --target COL -o DRAWS.nc     NUTS draws of the same model, checked against the exact posterior
-                                                   (--model MODEL.bnb: a saved model; --components K: latent classes)
-    bayesnb predict MODEL.bnb DATA [-o OUT.csv]    predicted class (--proba, --log, --joint, --interval CI, --each-draw)
-    bayesnb score MODEL.bnb DATA --target COL      accuracy and log loss on labelled data
-    bayesnb info MODEL.bnb [--json]                a readable report of a model file
-    bayesnb impute MODEL.bnb DATA [-o OUT.csv]     fill missing cells (--strategy, -m, --latent)
-    bayesnb impute-table DATA [-o OUT.csv]         fill missing cells, no model: per column the best of naive,
-                                                   latent class, TAN, mvn on hidden cells (--target, --label-given)
-    bayesnb fit-imputer DATA -o IMPUTER.bnb        the same choice kept as a model (bayesnb.Imputer), for impute
-    bayesnb sample MODEL.bnb -n N [-o OUT.csv]     synthetic rows (--prior: from the prior predictive)
-    bayesnb check MODEL.bnb DATA --target COL     posterior predictive check of independence (--marginals)
-    bayesnb outliers MODEL.bnb DATA [-o OUT.csv]   log density of each row and an outlier flag
-    bayesnb posterior MODEL.bnb [-o OUT.csv]       every parameter's posterior mean, sd and 94% HDI (--coef: log odds)
-    bayesnb explain MODEL.bnb DATA [-o OUT.csv]    each feature's contribution to each row's log density (--long)
-    bayesnb pool TABLE [-o OUT.csv]                Rubin's rules over per-imputation estimates and variances
-    bayesnb datasets list|export NAME -o FILE      the bundled tables as files
-    bayesnb evaluate-synthetic REAL SYNTH [--target COL]   how faithful synthetic rows are
-    bayesnb synthesize DATA -n N [-o OUT.csv]      synthetic rows, no model: the model chosen by evidence
-                                                   (bayesnb.Synthesizer; --target, --structure, --latent)
-
-User mistakes (a missing file, an unknown column, a corrupted model, a folder that does not
-exist...: the package's own errors, :class:`~bayesnb._utils.UserError`, and files the system
-cannot read or write) print one line on stderr and exit with status 2; a failed demo step exits
-with status 1, and so does any other exception, a bug, reported in one line that asks for a
-report; an interrupted command exits with 130. ``-q``/``--quiet`` (before or after the
-subcommand) silences confirmations and progress messages. ``bayesnb --debug ...`` (or ``BAYESNB_DEBUG=1``) shows the traceback instead.
-No command replaces an existing output file unless given ``--force``, none ever writes over
-one of its inputs (not even with ``--force``), and every output file is written completely to a
-temporary file and only then renamed onto the destination (see :mod:`bayesnb.cli.files`).
+The subcommands are listed by ``bayesnb --help`` and docs/cli.md; the exit statuses (2 for the
+package's own :class:`~bayesnb._utils.UserError` and the system's file errors, 1 for anything
+else, a bug, 130 when interrupted) in docs/cli.md, "Errors and exit status"; output files are
+never replaced without ``--force`` and written atomically (:mod:`bayesnb.cli.files`).
 
 Each command module declares its arguments (``register(subparsers)``) beside its handler;
 :func:`main` only builds the top parser, registers the commands of :data:`COMMANDS`, runs the

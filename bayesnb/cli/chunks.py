@@ -1,32 +1,13 @@
 """``bayesnb fit --chunksize N``: fit a CSV larger than memory, ``partial_fit`` on chunks of rows.
 
-Every chunk is parsed with one type per column (:mod:`~bayesnb.cli.chunkread`: pyarrow's
-streaming CSV reader where installed), so a column never changes type mid-file:
-
-- **Families given** (``--family NAME``, or ``--family COL=NAME`` with ``--numeric-family
-  gaussian``, or every feature column named): **one pass**. The column types are those
-  pandas infers on the first chunk (or declared by ``--categorical``/``--numeric``/``--family``):
-  inferred on its first :data:`~bayesnb.cli.chunkread.SAMPLE_ROWS` rows and checked on the whole
-  chunk once it is read (:func:`_confirmed`), which is read again with the whole chunk's types
-  where they disagree; a later text cell in a column of numbers is an error naming the column.
-  The classes are ``--classes``; without it a first pass reads the ``--target`` column alone.
-- **Families chosen** (``auto``): a first pass reads every cell as text and notes each
-  column's type over the whole file (a column of numbers in the first chunk that holds a
-  word further down is text in every chunk, as reading the whole file would make it), the
-  columns with missing cells and the classes; the second pass fits.
-
-Each chunk is split into features and labels exactly as ``bayesnb fit`` does and added with
-``partial_fit``. A category first seen in a late chunk is added to its column by
-``partial_fit`` (categories stay sorted, each with the prior's pseudo-count in every class),
-which gives the model of one ``fit`` on the whole table.
-
-What cannot be streamed is said, never done silently: ``--alpha auto`` (chosen by the
-evidence of the whole table) is refused, and where ``auto`` chooses numeric families it
-chooses them by their evidence on the *first chunk* (a warning names them; ``--family
-COL=NAME`` or ``--numeric-family gaussian`` choose them instead): a fit on that chunk
-chooses them and the model gets them as an explicit features dict, so the families and a
-Histogram's bins are the first chunk's. A progress line on stderr
-counts the rows read (not with ``-q``, nor when stderr is not a terminal).
+Every chunk is parsed with one type per column (:mod:`~bayesnb.cli.chunkread`), so a column
+never changes type mid-file. With the families given it is one pass (types of the first chunk,
+confirmed on the whole chunk by :func:`_confirmed`; classes from ``--classes`` or a pass over the
+target); with ``auto`` a first pass reads every cell as text to fix each column's type, the
+missing columns and the classes, and the second fits. A category first seen late joins its
+column, which gives the model of one ``fit`` on the whole table. What cannot be streamed is
+refused or said (``--alpha auto``; numeric families chosen on the first chunk, with a warning).
+See docs/cli.md, "Tables larger than memory: `fit --chunksize`".
 """
 
 from __future__ import annotations

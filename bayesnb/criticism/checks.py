@@ -1,52 +1,15 @@
 """Posterior predictive checks of a fitted model: :func:`check_independence`, :func:`check_marginals`.
 
-Naive Bayes assumes that the features are independent given the class, and that each
-column follows its family. Both assumptions are checked the Bayesian way (Gelman, Meng
-and Stern 1996): a statistic of the data is compared with its distribution over
-``n_replicates`` datasets replicated from the posterior predictive. Each replicate is one
-call of :meth:`~bayesnb.estimators.BaseNB.sample` with ``y`` the data's labels and
-``parameter_uncertainty=True`` (one exact posterior draw of every parameter, then the
-rows): the same class sizes as the data. The replicate's cells are blanked wherever the
-data's are missing, so every statistic is computed on the same cells.
-
-Statistics
-----------
-- **pairs** (within each class, for every pair of features): two discrete columns
-  (families with a finite value set, e.g. Categorical): the plug-in mutual information
-  of the pair among the class's rows, in nats, i.e. the class's term of the conditional
-  mutual information ``I(a; b | y)``; two numeric columns: ``|Spearman rho|`` (average
-  ranks; 0 when a column is constant); a discrete and a numeric column: the numeric one
-  is binned, then the mutual information. **Binning rule**: with at most 4 distinct
-  observed values in the class, one bin per value; otherwise 4 bins cut at the quartiles
-  of the data's observed values in the class (duplicate edges merged). The replicates use
-  the data's edges.
-- **marginals** (each numeric column, within each class): skewness, zero fraction,
-  minimum, maximum and number of distinct values of the observed cells.
-- **deterministic relations** (numeric columns, all rows): a column that is 0 wherever
-  another is 0, or the sum or the product of two others within a relative ``1e-6`` on at least
-  99% of the rows where the three are observed (:func:`deterministic_relations`, module
-  :mod:`bayesnb.impute.relations`). No replicate of a model with independent features keeps them,
-  so :func:`check_independence` reports them beside its pairs, in its result's
-  ``attrs["deterministic_relations"]``, without a p-value: they hold or they do not.
-
-p-values and effect sizes
--------------------------
-One-sided (pairs: is the data *more* dependent than the model makes it?):
-``p = (1 + #{rep >= obs}) / (1 + R)``. Two-sided (marginals):
-``p = min(1, 2 min(p_hi, p_lo))``. Effect: ``(obs - mean(rep)) / sd(rep)`` (0 when every
-replicate equals the data; +-inf when the replicates are constant and the data differs).
-Posterior predictive p-values use the data twice (for the posterior and the check), so
-they are conservative: under the model, ``P(p <= a) <= a`` roughly, not exactly ``a``.
-
-Missing cells
--------------
-:func:`check_independence` also says whether each column's missing cells look missing
-completely at random (MCAR): a likelihood-ratio test of the column's missing indicator against
-the class and every other column, Bonferroni-adjusted over them (:mod:`bayesnb.criticism.mcar`). The
-verdicts are in the result's ``attrs["mcar"]``; :func:`check_mcar` gives the whole table.
-
-Gelman, A., Meng, X.-L. and Stern, H. (1996). Posterior predictive assessment of model
-fitness via realized discrepancies. *Statistica Sinica* 6, 733-807.
+Each check compares a statistic of the data with its distribution over ``n_replicates`` datasets
+replicated from the posterior predictive (Gelman, Meng and Stern 1996, *Statistica Sinica* 6):
+one exact posterior draw and the data's labels per replicate, the data's missing cells blanked
+in every replicate. The statistics (pairs within each class, marginals, deterministic
+relations), the binning rule and the p-values are in docs/criticism.md and in the functions'
+docstrings. p-values: one-sided for pairs, ``(1 + #{rep >= obs}) / (1 + R)``; two-sided for
+marginals, ``min(1, 2 min(p_hi, p_lo))``. Effect: ``(obs - mean(rep)) / sd(rep)`` (0 when every
+replicate equals the data, +-inf when they are constant and the data differs). Posterior
+predictive p-values use the data twice, so they are conservative:
+``P(p <= a) <= a`` roughly. MCAR verdicts come from :mod:`bayesnb.criticism.mcar`.
 """
 
 from __future__ import annotations
@@ -246,7 +209,7 @@ def _pair_statistic(a, b, da, db):
 def check_independence(estimator, X, y, *, n_replicates=200, random_state=None, verbose=None):
     """Posterior predictive check of conditional independence, for every feature pair within each class.
 
-    See the module docs for the statistics, the binning rule and the p-values.
+    See docs/criticism.md for the statistics and the binning rule, the module docs for the p-values.
 
     Parameters
     ----------

@@ -4,31 +4,10 @@
 - :func:`to_datatree` -- parameter draws ``(chain, draw, ...)`` -> ``xarray.DataTree``
 - :func:`compare_posteriors` -- exact vs MCMC table per parameter element, with a verdict
 
-Layout (shared by :meth:`sample_posterior` and :meth:`run_mcmc`, so the two are
-directly comparable):
-
-=====================  ===========================================  ========================
-variable               dims                                         family
-=====================  ===========================================  ========================
-``pi``                 (class,)                                     class proportions
-``theta_<block>``      (class, feature, category) or (.., value)    Categorical
-``theta_<block>``      (class, feature)                             Bernoulli, Multinomial
-``mu_<block>``         (class, feature)                             Gaussian mean
-``sigma2_<block>``     (class, feature)                             Gaussian variance
-=====================  ===========================================  ========================
-
-``<block>`` is the family name (``categorical``, ``bernoulli``, ...), with the block's
-position appended when a ``NaiveBayes`` model has two blocks of one family. With more
-than one block, the feature/category dims get a ``_<block>`` suffix (the blocks have
-different features). A categorical block whose features all share one list of values
-uses dim ``category`` with those values as coords; otherwise dim ``value`` (position)
-with a 2-D coordinate ``category`` (feature, value) naming each value, and NaN draws in
-the padding. ``pi`` is absent when the class prior is fixed (``class_prior=`` or
-``fit_prior=False``).
-
-The latent-class model (``run_mcmc(..., n_components=C)`` with ``C > 1``) adds a dim
-``component`` (coords ``0..C-1``) after ``class`` in every block variable, and a variable
-``w`` (class, component): the component weights within each class.
+The layout (variable names, dims and coords) is shared by :meth:`sample_posterior` and
+:meth:`run_mcmc`, so the two are directly comparable: see docs/mcmc.md, "Layout of the results"
+(a block's position is appended to its name when a model has two blocks of one family; ``pi`` is
+absent when the class prior is fixed; a latent-class model adds ``component`` and ``w``).
 
 ``import arviz`` is slow; it is imported inside the functions that need it. Building a DataTree
 needs only ``arviz_base.from_dict`` (the rest of ``arviz``, e.g. ``arviz_plots``, took ~60% of

@@ -1,26 +1,14 @@
 """Do a column's missing cells look missing completely at random (MCAR)? One test per column.
 
-Used by :func:`bayesnb.criticism.check_independence` (its result's ``attrs["mcar"]``) and
-:func:`bayesnb.criticism.check_mcar`. For every column ``j`` with a missing cell, its missing
-indicator ``m_j`` is tested for independence of each *partner*: the class and every other
-column, each on the rows where the partner is observed. Under MCAR (Rubin 1976) missingness is
-independent of every value, so any dependence is evidence against it; the dependence of
-``m_j`` on *another column's missingness* is not (MCAR allows missing patterns to correlate),
-so a partner's missing cells are left out of its test, and columns that are themselves
-missing indicators (a :class:`~bayesnb.Synthesizer` model's ``_missing_:<column>``) are not
-partners.
-
-The test of one partner: the likelihood-ratio (G) test of independence of the
-``2 x states`` contingency table of ``m_j`` against the partner's state (a discrete column's
-category; a numeric column's bin by the check's binning rule: one bin per value with at most 4
-distinct observed values, else 4 bins cut at the quartiles), chi-square with
-``(2 - 1)(states - 1)`` degrees of freedom (:func:`scipy.stats.chi2_contingency`, no
-continuity correction; empty rows and columns of the table dropped). The column's p-value is
-the smallest partner p-value times the number of partners tested (Bonferroni, which is also
-Holm's first step: it controls the chance of any false "not MCAR" for the column at
-``alpha``). The chi-square approximation is rough when a cell's expected count is below about
-5 (few missing cells): read such p-values as indicative. Cheap: one contingency table per
-(column, partner), no replicate.
+Used by :func:`bayesnb.criticism.check_independence` (``attrs["mcar"]``) and
+:func:`bayesnb.criticism.check_mcar`. Each column's missing indicator is tested against the class
+and every other column (Rubin 1976: under MCAR missingness is independent of every value) by a
+likelihood-ratio (G) test of its ``2 x states`` table (:func:`scipy.stats.chi2_contingency`, no
+continuity correction, empty rows and columns dropped; a numeric partner binned by the check's
+rule, :func:`quartile_bins`), the smallest p-value times the number of partners (Bonferroni).
+Another column's *missingness* is no evidence against MCAR, so a partner's missing cells and the
+Synthesizer's indicator columns (``_missing_:<column>``) are left out. See docs/criticism.md,
+"Are the missing cells missing completely at random?".
 
 Rubin, D. B. (1976). Inference and missing data. *Biometrika* 63(3), 581-592.
 """

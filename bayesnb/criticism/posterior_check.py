@@ -1,41 +1,17 @@
 """The statistics and the verdict text of :func:`bayesnb.criticism.diagnostics.compare_posteriors`.
 
 Pure NumPy/pandas (no ArviZ): the Monte-Carlo error of an sd from independent draws, the
-family-wise (Bonferroni) limit on ``|z|``, and the one-line verdict.
+family-wise (Bonferroni) limit on ``|z|``, and the one-line verdict. The mean and sd checks, and
+why the sd's error uses the *exact* posterior's moments, are in docs/mcmc.md,
+"compare_posteriors".
 
-Each parameter element gets two checks:
-
-- mean: ``z = (mean_mcmc - mean_exact) / sqrt(MCSE_mean^2 + se_exact^2)``, where
-  ``MCSE_mean`` is ArviZ's (bulk-ESS based) and ``se_exact = sd_exact / sqrt(n_exact)``
-  for independent exact draws (0 when the exact moments are given in closed form);
-- sd: ``z_sd = (sd_mcmc - sd_exact) / sqrt(MCSE_sd^2 + se_sd_exact^2)`` with the delta
-  method on the second central moment, ``MCSE_sd = sd sqrt((kurtosis - 1) / (4 ESS_sq))``
-  (:func:`sd_error`), ``ESS_sq`` the ESS of the squared centred MCMC draws (as ArviZ's
-  ``mcse(method="sd")``), but ``sd`` and ``kurtosis`` those of the exact posterior: the
-  error the sd estimate has *if the MCMC is right*. ArviZ's version uses the MCMC draws'
-  own moments, which makes a too-small sd look too precise (z skewed, 15% false alarms on
-  house votes in our calibration runs, 0% with the exact moments). ``se_sd_exact`` is the
-  same formula with ``ESS = n_exact`` (independent draws; 0 for closed-form moments, whose
-  kurtosis is then taken from the MCMC draws).
-
-When the exact side is draws (``sample_posterior``), both checks compare two sets of draws
-of one law (:func:`draws_z`), on scales where their estimates are close to normal:
-
-- a variable whose draws all lie in (0, 1) (a probability) is compared on the logit scale:
-  a small-probability cell has a skewed, heavy-tailed posterior (Beta(0.5, 20)), whose mean
-  and sd estimates are skewed in turn, while its logit is much closer to symmetric;
-- the sd check compares ``log sd`` (the sample sd's distribution is right-skewed; its
-  log is nearly symmetric), with ``var(log sd_hat) ~ (kurtosis - 1) / (4 ESS)`` on each
-  side and the kurtosis of both sides' centred draws pooled (under agreement they share it;
-  one side's 1,000 draws underestimate a heavy tail's kurtosis).
-
-Calibrated by simulation (1,000 independent exact draws fed as "MCMC draws", 1,000 or 4,000
-exact draws, a 1,000-element sparse Dirichlet posterior with concentrations 0.5 + counts):
-DISAGREE in 35% of seeds with the raw-scale checks, 4-5% with these (nominal 5%).
-
-Under a correct sampler each ``z`` is approximately standard normal, so with ``m``
-elements (``2 m`` checks) all ``|z|`` stay below ``Phi^{-1}(1 - alpha / (4 m))`` with
-probability at least ``1 - alpha`` (Bonferroni; conservative, as the checks are correlated).
+When the exact side is draws, :func:`draws_z` compares two sets of draws of one law on scales
+where their estimates are close to normal: a probability on the logit scale (a small cell's
+Beta(0.5, 20) posterior is skewed and heavy-tailed), the sd as ``log sd`` with
+``var(log sd_hat) ~ (kurtosis - 1) / (4 ESS)`` per side and the two sides' kurtosis pooled (one
+side's 1,000 draws underestimate a heavy tail's). Calibrated by simulation (1,000 independent
+exact draws fed as "MCMC draws", a 1,000-element sparse Dirichlet posterior): DISAGREE in 35% of
+seeds on the raw scales, 4-5% on these (nominal 5%).
 """
 
 from __future__ import annotations

@@ -1,36 +1,17 @@
 """Self-masking missingness (MNAR) on the class-conditional multivariate normal of ``"mvn"``.
 
 The naive selection model of :mod:`bayesnb.generative.mnar` links the columns only through the
-class (or a latent component); tables whose numeric columns are strongly and linearly related
-need their covariance, which the ``"mvn"`` configuration (:mod:`bayesnb.impute.mvn`) has. This
-module puts the same missingness nodes on it::
+class; this module puts the same missingness nodes on the ``"mvn"`` configuration
+(:mod:`bayesnb.impute.mvn`), whose covariance lets the other columns place a hidden value::
 
     z | k ~ N(mu_k, Sigma_k)                     (the fitted scale of "mvn": logged where skewed, standardised)
     p(m_j = 1 | z) = rho_j[b_j(z_j)]  ~ Beta(alpha, alpha)     (shared by the classes)
 
-with ``b_j`` the ``n_bins`` quantile bins of column ``j``'s observed values (end bins unbounded),
-as in :func:`bayesnb.impute_mnar`.
-
-**Fit** (:func:`fit_mvn_mnar`): Monte-Carlo EM from the MAR fit. E-step: for each row and class,
-``n_draws`` draws of the missing cells from the Gaussian conditional given the observed cells
-(the same standard-normal draws every iteration, antithetic pairs), importance-weighted by
-``prod_j rho_j[b_j(z_j)]`` over the missing cells: the weighted draws represent ``p(z_m | z_o,
-m, k)``, the conditional *given that these cells are missing*. Their weighted first and second
-moments give the expected sufficient statistics of the Normal-Inverse-Wishart update (the prior
-of :func:`~bayesnb.impute.mvn.fit_mvn`), and their weighted bins the expected counts of missing
-cells per bin (the Beta update of ``rho``). The rows' class weights are those of ``fit_mvn`` (the
-label, else the naive posterior) and are held fixed. The covariance is what identifies the
-selection beyond each column's Gaussian shape: a hidden value is placed where the other
-columns say it lies, and ``rho`` is what makes the observed part of every column fit.
-
-**Fill** (:func:`fill_mvn_mnar`): the importance-weighted mean of the draws (mapped back to the
-column's scale: the mean of ``x``, not of ``log x``), averaged over the row's classes; clipped to
-the observed range, rounded and moved onto the column's values as :func:`~bayesnb.impute.mvn.fill_mvn`
-does. ``strategy="draw"`` draws the parameters (NIW and Beta posteriors), a class, and one of the
-weighted draws (sampling-importance-resampling).
-
-Identification is as in :mod:`bayesnb.impute.selfmasking` (docs/mnar.md): the Gaussian shape of each column,
-the class and, here, the other columns through the covariance.
+with ``b_j`` the ``n_bins`` quantile bins of column ``j``'s observed values, as in
+:func:`bayesnb.impute_mnar`. :func:`fit_mvn_mnar` is Monte-Carlo EM from the MAR fit
+(importance-weighted Gaussian-conditional draws, antithetic and fixed across iterations, the
+class weights held fixed); :func:`fill_mvn_mnar` takes the weighted mean of the draws on the
+column's scale. See docs/mnar.md, "On the multivariate normal", for the steps and identification.
 """
 
 from __future__ import annotations

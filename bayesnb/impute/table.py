@@ -37,11 +37,9 @@ The configurations (all :class:`~bayesnb.NaiveBayes`, cloned from ``estimator``)
 - ``"tan"``: ``structure="tan"`` (a tree, or forest, over the features given the class, from the
   estimator's edge score: BDeu by default, which links only pairs whose edge raises the evidence);
 - ``"tan-mi"``: ``structure="tan", edge_score="mi"``: the Chow-Liu spanning tree of the conditional
-  mutual information, every feature linked. The two trees differ in which columns they link and in
-  the direction of each edge (a numeric parent is read through its bins), so each imputes some
-  columns better: on the census table the BDeu tree made the binned ``education-num`` the parent
-  of ``education`` (accuracy on its hidden cells 0.66 against the Chow-Liu tree's 0.81), while on
-  house votes and penguins its categorical fills are the better ones (docs/benchmarks.md);
+  mutual information, every feature linked. The two trees differ in which columns they link and
+  in each edge's direction, so each imputes some columns better (docs/benchmarks.md, "The census
+  MCAR 30% regression");
 - ``"mvn"``: a class-conditional multivariate normal over the numeric columns (conjugate
   Normal-Inverse-Wishart prior, EM on the observed cells, posterior-predictive conditional
   means; :mod:`bayesnb.impute.mvn`); its categorical columns are the naive model's.
@@ -53,13 +51,9 @@ thousands of hidden cells adds little selection bias; the hidden cells make the 
 sparser than the real one, which affects every configuration alike.
 
 Why a subsample for the component count: the search fits EM for every count it tries and widens
-(12, 16, 24, ...) while the largest scores best, up to ``n_rows / (10 * n_classes)`` components
-per class, so on tens of thousands of rows it fits dozens of ever larger mixtures. On a
-subsample it stops at counts a subsample supports, which can be fewer components than the full
-table would support; the selection among configurations (step 3) still judges the resulting
-model against naive and TAN on the hidden cells, so a too-small count costs accuracy, never
-correctness. The final fit on all rows is EM at that count (``n_init=3`` starts, at most 200
-iterations), whose cost grows linearly with the rows.
+while the largest scores best, so on tens of thousands of rows it fits dozens of ever larger
+mixtures. A too-small count from a subsample costs accuracy, never correctness (step 3 still
+judges it on the hidden cells), and the final EM at that count grows linearly with the rows.
 """
 
 from __future__ import annotations

@@ -1,39 +1,17 @@
 """Saving and loading fitted models in a safe, versioned format (no pickle).
 
-``model.save(path)`` writes one file (by convention ``*.bnb``): a NumPy ``.npz`` zip archive
-holding
+``model.save(path)`` writes one NumPy ``.npz`` archive: ``__meta__`` (JSON: format version,
+estimator, hyperparameters, summary, the posterior as a tree of JSON values and array
+references with each array's SHA-256), the arrays ``a0``, ``a1``, ... as raw bytes with their
+memory layout, and ``__hmac__`` when saved with a key. :func:`load` treats the file as hostile:
+no code executed, sizes bounded before decompressing, only allow-listed classes, the content
+validated; any problem is one :class:`ModelFileError`. A loaded model predicts bit for bit as
+the saved one. See docs/cli.md, "The model file format" (what each safeguard protects).
 
-- ``__meta__``: UTF-8 JSON (stored as a ``uint8`` array) with the format name and version,
-  the bayesnb version that wrote it, the estimator class and its hyperparameters, a readable
-  summary (classes, blocks with their family, parameters, columns and category values), and
-  the full posterior as a tree whose leaves are JSON scalars or references to arrays;
-- ``a0``, ``a1``, ...: the numeric (and fixed-width string) arrays of that tree, as raw
-  float64/int bytes with their memory layout (an F-ordered table comes back F-ordered, a
-  broadcast view comes back a broadcast view), each with its SHA-256 in the metadata;
-- ``__hmac__`` (only with ``save(path, key=...)``): HMAC-SHA256 of ``__meta__`` under the key.
-
-:func:`load` never executes code from the file and never trusts it: it checks every declared
-size against ``max_bytes`` before decompressing anything, parses ``.npy`` headers and the JSON
-with limits (no object arrays, bounded nesting), verifies the checksums (and the HMAC when
-given a key), instantiates only allow-listed classes (the bayesnb estimators, families and
-posterior NamedTuples), and then validates the content (shapes, dtypes, finite non-negative
-counts and concentrations, sorted unique classes, posterior = prior + counts). Any problem
-raises :class:`ModelFileError` (a ``ValueError``) with a one-line explanation, and nothing
-else. The loaded model predicts bit for bit as the saved one.
-
-What protects what: the SHA-256 checksums live in the file, so they catch accidents
-(truncation, bit rot) but not a deliberate edit, which can recompute them; the optional
-HMAC key also refuses a file changed by anyone without the key; neither makes the file
-confidential (it is not encrypted). A file saved with a key must be loaded with it, and a
-key given for an unsigned file is refused. Files of format version 1 (bayesnb 0.1 before
-the HMAC) still load and are validated the same way.
-
-Object arrays (e.g. category values that mix Python ints and strings, or feature names)
-are written element by element in the JSON, keeping ``int``/``float``/``bool``/``str``
-apart. The training frame's column dtypes (``feature_dtypes_``) are written by name
-(``{"__dtype__": "Int64"}``; a ``category`` dtype with its categories and order) and read
-back with :func:`pandas.api.types.pandas_dtype`. Pickling (``pickle.dumps(model)``) keeps
-working too.
+Object arrays are written element by element in the JSON (``int``/``float``/``bool``/``str``
+kept apart); ``feature_dtypes_`` by name (``{"__dtype__": "Int64"}``, a ``category`` dtype
+with its categories), read back with :func:`pandas.api.types.pandas_dtype`. Files of format
+version 1 (before the HMAC) still load and are validated the same way.
 
 Examples
 --------

@@ -1,49 +1,15 @@
 """Structures on mixed tables: categorical and numeric features in one tree or k-DB.
 
-The model is ``p(y) prod_j p(x_j | y, pa_j)`` over every column of a table with a
-Categorical block and numeric blocks, each numeric column keeping the family that
-``features="auto"`` chose for it (``NaiveBayes(structure=...)``). Each feature is a
-*node* with a discrete *state*:
-
-- a categorical node's state is its category code;
-- a numeric node's state is its quantile bin: the edges are the distinct values among the
-  :data:`N_BINS` - 1 interior quantiles (``1/N_BINS, ..., (N_BINS-1)/N_BINS``, NumPy's default
-  linear rule) of the column's observed training values with a positive weight (each
-  repeated as many times as its weight), and a value's
-  state is the number of edges ``<=`` it (so at most :data:`N_BINS` states; one for a constant
-  column), whatever the column's family (a Histogram's own bins as states made the trees worse on
-  penguins: more states, thinner contexts). The bins serve the structure learning (the mutual informations of
-  :mod:`bayesnb.structure` are computed on the states) and a numeric node's role as a
-  *parent*; its own values are never discretised.
-
-Every node's context is (class, parents' states), ``K * prod_p B_p`` contexts, and its family
-runs on that context axis as it is (the family contract's context axis):
-
-- a categorical node keeps one Dirichlet posterior per context (the Categorical family; its
-  prior resolved from the context statistics, as ``CategoricalNB(structure=...)``);
-- a numeric node keeps its family (Gaussian, LogNormal, Poisson, Hurdle, Histogram...) with one
-  posterior per context (the family's ``stats`` / ``update`` / ``log_evidence`` /
-  ``log_likelihood``), whose prior is the naive model's prior of that column and class (the same
-  hyperparameters in every context of a class and under every structure).
-
-Rules:
-
-- Fitting: a row adds to node ``j`` when ``x_j`` and all of ``j``'s parents are observed.
-- Evidence (:func:`fit_nodes`): the sum over nodes and contexts of each family's closed-form
-  evidence; a numeric node contributes log *densities* of its raw values, so structures fitted
-  to the same cells are compared on the same data with the same densities. ``structure="auto"``
-  scores every candidate with node ``j`` fitted on the rows where ``x_j`` and every parent it
-  has in any candidate are observed (:func:`bayesnb.structure.scoring_rows`: the same cells
-  for every structure, node by node; every row when no cell is missing).
-- Prediction (:func:`bayesnb.structure.infer.log_likelihood`): missing cells are summed out
-  exactly given the class (a table lookup for complete rows, sum-product on a forest,
-  enumeration per missing pattern on k-DB, refused beyond :data:`MAX_ENUMERATION` joint
-  states). A missing numeric node's value enters its children only through its bin, so it is
-  summed over its bins with the bin's probability under its conditional predictive (the
-  family's ``predictive_bins``).
-- A category never seen in training is scored as a new value with its prior mass in its context,
-  its state summed out for its children (:mod:`bayesnb.structure.infer`); imputation treats its
-  state as missing.
+The model is ``p(y) prod_j p(x_j | y, pa_j)`` over every column of a table, each numeric column
+keeping the family ``features="auto"`` chose for it. Each feature is a *node* with a discrete
+*state*: its category code, or for a numeric node its quantile bin (at most :data:`N_BINS`
+states; a Histogram's own bins as states made the trees worse on penguins: more states, thinner
+contexts). The states serve the structure learning and a numeric node's role as a parent; its
+own values are never discretised. Every node's context is (class, parents' states), and its
+family runs on that context axis as it is (the family contract's context axis), with the naive
+model's prior of that column and class in every context. Rows, evidence, the exact summing out
+of missing cells (refused beyond :data:`MAX_ENUMERATION` joint states) and unseen categories
+follow docs/structure.md, "Mixed tables: `NaiveBayes(structure=...)`".
 """
 
 from __future__ import annotations

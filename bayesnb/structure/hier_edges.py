@@ -1,33 +1,15 @@
 """The edge score ``edge_score="hierarchical"``: the Bayes factor of an edge under hierarchical smoothing.
 
-The BDeu score (:func:`bayesnb.structure.edge_log_bayes_factors`) gives every cell of the
-child's table given (class, parent) the flat pseudo-count ``ess / (K V_i V_j)``: a parent with
-many values splits the child's rows into many thin contexts, each fitted from almost nothing,
-and the edge is heavily penalised even where the data support it. The nodes themselves are
-fitted with hierarchical smoothing (:mod:`bayesnb.structure.hierarchical`): each context
-``(y, x_i = a)`` keeps a Dirichlet *centred on its class's estimate*, so a thin context costs
-little. This score is the log Bayes factor of the edge ``i -> j`` under that prior::
-
-    H0 (no edge):  x_j | y          ~ Categorical(theta_y)
-    H1 (edge):     x_j | y, x_i = a ~ Categorical(theta_ya),  theta_ya ~ Dirichlet(c * theta_y)
-
-Both share ``theta_y``; with ``p0(theta | data)`` its posterior under H0 the Bayes factor is
-exactly ``p1 / p0 = E_{p0(theta | data)}[L1(theta) / L0(theta)]``, ``L0 = prod theta_yv^n_yv``
-and ``L1 = prod_a DM(n_ya | c theta_y)`` (the Dirichlet-multinomial evidence of each context,
-:func:`bayesnb.structure.hierarchical._level_log_evidence`). It is evaluated at the posterior
-mean ``theta_y = theta_hat_y``, the node's class-level estimate under ``alpha="hierarchical"``
-(:func:`bayesnb.structure.hierarchical.hierarchical_prior`, ``root="all"``; computed once per
-feature on its observed cells), and the concentration ``c`` is *integrated* over a log-uniform
-prior on :data:`~bayesnb.structure.hierarchical.CONCENTRATION_BOUNDS` (:data:`GRID_PER_DECADE`
-points a decade), not maximised: H0 is H1's limit ``c -> inf``, so the maximised ratio is
-never below that limit (about 0) and could not pay for the parent's cardinality; the averaged
-one is negative when only large ``c`` (the contexts pooled) fits::
-
-    w(i -> j) = log mean_c exp( sum_{y,a} log DM(n_ya | c theta_hat_y) - sum_{y,v} n_yv log theta_hat_yv )
-
-on the rows where both cells are observed. The score is not symmetric (``w(i -> j)`` and
-``w(j -> i)`` differ); TAN's spanning tree and k-DB read it as the symmetric weight
-``(w(i -> j) + w(j -> i)) / 2``, the mean of the two directions.
+BDeu's flat pseudo-count penalises a many-valued parent heavily even where the data support it,
+while the nodes themselves are fitted with hierarchical smoothing. This score is the log Bayes
+factor of ``i -> j`` under that prior (H1: each context ``(y, x_i = a)`` a
+``Dirichlet(c * theta_y)`` around the class's estimate; H0: no edge), evaluated at the node's
+class-level estimate (:func:`bayesnb.structure.hierarchical.hierarchical_prior`) on the rows
+where both cells are observed. The concentration ``c`` is *averaged* over a log-uniform grid on
+:data:`~bayesnb.structure.hierarchical.CONCENTRATION_BOUNDS` (:data:`GRID_PER_DECADE` points a
+decade), not maximised: H0 is H1's limit ``c -> inf``, so a maximised ratio could never pay for
+the parent's cardinality. The score is not symmetric; TAN and k-DB read the mean of the two
+directions. See docs/structure.md, "The hierarchical edge score", for the formulas.
 """
 
 from __future__ import annotations

@@ -1,85 +1,15 @@
 """Hierarchical Dirichlet smoothing of one categorical node's tables over its contexts.
 
-A categorical node ``x`` with parents ``pa_1, ..., pa_m`` (besides the class ``y``) keeps one
-Dirichlet per context ``(y, pa_1, ..., pa_m)``. Flat ``Dirichlet(alpha)`` tables overfit when
-the contexts are many and thin. Following Petitjean, Buntine, Webb & Zaidi (2018), "Accurate
-parameter estimation for Bayesian network classifiers using hierarchical Dirichlet processes",
-*Machine Learning* 107, each context's Dirichlet is centred on its *parent context*, the
-context with the last parent dropped::
-
-    level m   (y, pa_1, ..., pa_m)    theta_ctx    ~ Dirichlet(c_m     * phi_parent(ctx))
-    level m-1 (y, pa_1, ..., pa_m-1)  phi_ctx      ~ Dirichlet(c_{m-1} * phi_parent(ctx))
-    ...
-    level 1   (y, pa_1)               phi_ctx      ~ Dirichlet(c_1     * phi_y)
-    level 0   (y)                     phi_y        ~ Dirichlet(c_0     * phi_all)
-    top       ()                      phi_all      ~ Dirichlet(alpha_root)
-
-with one concentration ``c_l`` per level, ``c_0`` included: the top is, as in Petitjean et
-al.'s trees (their root is the empty context), the context of all classes. This is the
-hierarchy of ``alpha="hierarchical"`` on every structure, the naive one included: a node
-without parents keeps the class level alone, each class's Dirichlet ``c_0 * b_y`` centred on
-the all-classes estimate, so the naive model under ``alpha="hierarchical"`` *is* a structure
-whose parent sets are empty (the families' naive prior and their prior over a structure's
-contexts both come from this function). ``root="class"`` stops at the class level instead
-(``phi_y ~ Dirichlet(alpha_root)``, no ``c_0``; a node without parents has the flat naive
-prior), the estimators' hierarchy before, kept for comparison (docs/benchmarks.md
-"Hierarchical smoothing: the Petitjean protocol").
-
-The hierarchy is collapsed to a point (empirical Bayes): the bases and the concentrations are
-fixed at the values below, and each leaf context keeps the conjugate prior
-``Dirichlet(alpha_ctx)``, ``alpha_ctx = c_m * b_ctx``. So the posterior of a context is
-``alpha_ctx + counts``, its mean ``(alpha_ctx + n) / (sum alpha_ctx + N)``, and the node's
-evidence is the sum over its contexts of the Dirichlet-multinomial evidence given ``alpha_ctx``
-(conditional on the fitted hyperparameters).
-
-What each level sees (the HDP's Chinese restaurant franchise, Teh, Jordan, Beal & Blei 2006):
-a child context passes up *table counts*, not its raw counts. Given a child's counts ``n_v``
-and its prior ``a_v = c * b_v``, the number of tables serving value ``v`` in a Chinese
-restaurant process has the expectation (Antoniak 1974)::
-
-    E[t_v] = a_v * (digamma(a_v + n_v) - digamma(a_v))        (0 when n_v = 0; 1 when n_v = 1)
-
-which runs from ``min(n_v, 1)`` (a small ``c``: the children differ, each says only which
-values it saw: the minimal-path assumption of interpolated Kneser-Ney, Teh 2006) to ``n_v``
-(a large ``c``: the children share one distribution, their counts pool). Petitjean et al.
-sample the table counts by Gibbs sampling; here they are replaced by this expectation, which
-makes the fit deterministic.
-
-A context's base ``b_ctx`` is its parent's posterior mean computed *without the context's own
-table counts*, ``b_ctx`` proportional to ``prior_parent + tables_parent - tables_ctx``: otherwise a context's rows
-would enter its own prior through its parent and count twice (and the evidence would favour
-tying every context to a parent that already holds its data). A context with no data passes
-up no tables, so it gets its parent's estimate.
-
-The fit alternates, from tables = counts, until the concentrations settle:
-
-1. top-down, per level ``l = 1..m``: ``c_l`` maximises the sum over the level's contexts of the
-   Dirichlet-multinomial log evidence of the context's data (counts at the leaves, table counts
-   above) given ``c_l * b_ctx`` (a bounded 1-D search on ``log c``,
-   :func:`maximise_evidence`), and the level's priors are
-   ``c_l * b_ctx``;
-2. bottom-up: each level's data are its children's expected table counts, summed.
-
-The parents' estimates reported (:class:`HierarchicalPrior`) are their posterior means,
-``(prior_ctx + tables_ctx) / sum``.
-
-Noisy counts (a private release, docs/privacy.md "Private structure"). When every cell carries
-independent noise of a known variance ``s2`` (``2 b**2`` for Laplace noise of scale ``b``,
-``sigma**2`` for Gaussian), the evidence above reads the noise as real differences between the
-contexts and shrinks too little. A context of total ``N`` estimates its proportions with variance
-``sum_v p_v (1 - p_v) / N + V s2 / N**2`` summed over its ``V`` values, which a noise-free
-multinomial reaches with ``n_eff = N / (1 + V s2 / (N g))`` rows, ``g = 1 - sum_v p_v**2`` (``p``
-the class's proportions pooled over its parents' states, the released counts'). Then each level
-below the class level fits its concentration ``c`` on its counts scaled by ``n_eff / N`` per context
-(a cell of a level sums the noise of every leaf under it), centred on its parent's estimate, and
-each context's Dirichlet is ``c b`` divided by that factor, so that its posterior mean
-``(alpha + counts) / sum`` is ``(c b + n_eff p_hat) / (c + n_eff)``: the noisy proportions weighted
-by their equivalent sample size. A parent's counts are its children's counts weighted the same way
-(total kept), not table counts: under noise every cell of a thin context looks "seen", and table
-counts would flatten the parents. The class level keeps the concentration of the plain evidence
-(it holds the differences between the classes). It reads the released counts and the public noise
-scale only (post-processing). With ``s2 = 0``, or noise that keeps every context's ``n_eff / N``
-above ``1 - NEGLIGIBLE_NOISE``, it is the fit above exactly.
+Each context ``(y, pa_1, ..., pa_m)``'s Dirichlet is centred on its parent context (the last
+parent dropped), up to the context of all classes, one concentration per level (Petitjean,
+Buntine, Webb & Zaidi 2018, *Machine Learning* 107). The families' naive prior and their prior
+over a structure's contexts both come from :func:`hierarchical_prior`, so the naive model under
+``alpha="hierarchical"`` is a structure with empty parent sets. Design decisions: the hierarchy
+is collapsed to a point (empirical Bayes), so every leaf stays conjugate; parents see the
+children's *expected* table counts (Antoniak 1974; Teh et al. 2006) instead of Gibbs samples, so
+the fit is deterministic; a context's base leaves out its own tables, or its rows would count
+twice. See docs/structure.md, "Hierarchical smoothing", for the model and the fit, and
+docs/privacy.md, "Noise-aware smoothing", for ``noise_var`` (equivalent sample sizes).
 """
 
 from __future__ import annotations
@@ -342,7 +272,7 @@ def _loo_base(parent_prior, parent_data, up, lv) -> np.ndarray:
 
 def _noise_weights(n, noise_var) -> np.ndarray:
     """Per context, ``n_eff / N``: the rows a noise-free multinomial would need to match the variance of
-    the noisy proportions (module docstring, "Noisy counts"); 1 where ``noise_var == 0`` or ``N == 0``."""
+    the noisy proportions (docs/privacy.md, "Noise-aware smoothing"); 1 where ``noise_var == 0`` or ``N == 0``."""
     N = n.sum(-1, keepdims=True)
     p = n.sum(axis=tuple(range(1, n.ndim - 1)), keepdims=True) if n.ndim > 2 else n
     p = p / np.maximum(p.sum(-1, keepdims=True), 1e-300)
@@ -354,7 +284,7 @@ def _noisy_prior(n, root, s2, first=1) -> HierarchicalPrior:
     """:func:`hierarchical_prior` (``root="class"``) of counts with noise of variance ``s2`` per cell: each
     level sees its children's counts summed (no table counts), and each level's concentration is fitted
     on its counts weighted by :func:`_noise_weights` (a cell of level ``l`` sums the noise of every leaf
-    under it), each context's prior divided by its weight (module docstring, "Noisy counts")."""
+    under it), each context's prior divided by its weight (docs/privacy.md, "Noise-aware smoothing")."""
     m = n.ndim - 2
     if m == 0:
         return HierarchicalPrior(np.broadcast_to(root, n.shape).copy(), (), ())
@@ -395,7 +325,7 @@ def hierarchical_prior(counts, alpha_root=1.0, root="all", noise_var=0.0) -> Hie
     noise_var : float, default=0.0
         The variance of independent noise added to every cell of ``counts`` (a private release: the
         public :meth:`bayesnb.privacy.Budget.noise_variance`). When > 0 each context's counts enter
-        the fit with the weight of their equivalent sample size (module docstring, "Noisy counts"),
+        the fit with the weight of their equivalent sample size (docs/privacy.md, "Noise-aware smoothing"),
         and its ``alpha`` is scaled so that its posterior mean is the noise-aware one. 0: the fit above.
 
     Returns

@@ -1,34 +1,16 @@
 """Learning which features each feature is conditioned on, besides the class.
 
 A *structure* is a parent list per feature: ``parents[j]`` is a tuple of feature positions
-(empty for none). Every feature's context is then (class, parent values); the naive structure
-has no parents at all. Learned from encoded categorical data (int codes, ``-1`` missing) and
-class codes:
-
-- :func:`conditional_mutual_information`: ``I(X_i; X_j | Y)`` from weighted counts, each pair
-  on the rows where both cells are observed (missing cells skipped pairwise); the empirical
-  (maximum-likelihood) distribution, natural log.
-- :func:`edge_log_bayes_factors`: the BDeu log Bayes factor of every edge,
-  ``log p(x_j | y, x_i) - log p(x_j | y)`` on the same pairwise-complete counts; symmetric
-  (score equivalence) and, unlike the mutual information, paying for the parent's
-  cardinality. :func:`edge_scores` computes the weights of one kind (``"bdeu"``, the default,
-  ``"mi"`` or ``"hierarchical"``, :mod:`~bayesnb.structure.hier_edges`) and ``I(X; Y)`` once.
-- :func:`chow_liu_parents` (TAN, Friedman, Geiger & Goldszmidt 1997): the maximum spanning
-  tree of the edge weights (Prim), rooted at the feature with the highest ``I(X; Y)`` (the
-  first such feature on ties), edges directed away from the root; with ``positive=True`` (the
-  BDeu weights) the maximum-weight spanning forest of the edges of positive weight, each tree
-  rooted at its feature with the highest ``I(X; Y)``.
-- :func:`kdb_parents` (k-DB, Sahami 1996): features ordered by ``I(X; Y)`` (descending, stable);
-  each takes as parents the (up to) ``k`` earlier features with the highest edge weight; with
-  ``positive=True`` only those of positive weight (with the MI, no threshold: Sahami's
-  optional theta = 0).
-- :func:`scoring_rows` (``structure="auto"``): the cells on which every candidate structure is
-  scored. The score of a structure is decomposable, ``sum_j log p(x_j[R_j] | y, pa_j)`` (each
-  term the closed-form evidence of feature ``j``'s column over its contexts), and ``R_j``, the
-  rows where ``x_j`` and every parent ``j`` has in *any* candidate are observed, is the same for
-  every candidate: each term compares the candidates' models of one column on identical cells,
-  so the sum is a sum of per-feature Bayes factors. With every cell observed, ``R_j`` is every
-  row and the score is ``log p(X | y)``.
+(empty for none), so every feature's context is (class, parent values). Learned from encoded
+categorical data (int codes, ``-1`` missing, skipped pairwise) and class codes: edge weights
+(:func:`conditional_mutual_information`, :func:`edge_log_bayes_factors` for BDeu, which unlike
+the mutual information pays for the parent's cardinality; :func:`edge_scores` for one kind),
+then TAN (:func:`chow_liu_parents`, Friedman, Geiger & Goldszmidt 1997: a maximum spanning tree,
+or with ``positive=True`` a forest of the positive edges, each tree rooted at its feature of
+highest ``I(X; Y)``) or k-DB (:func:`kdb_parents`, Sahami 1996; with the MI no threshold,
+Sahami's optional theta = 0). :func:`scoring_rows` gives ``structure="auto"`` the same cells
+for every candidate, so the difference of two scores is a sum of per-feature Bayes factors on
+identical cells. See docs/structure.md, "The edge score" and "How `"auto"` scores the candidates".
 """
 
 from __future__ import annotations

@@ -1,39 +1,14 @@
 """Private structure selection: TAN and k-DB parents chosen by the exponential mechanism.
 
-Neighbouring datasets differ in one row replaced by another (``n`` public, docs/privacy.md).
-The scores are mutual informations of the *empirical* distribution of all ``n`` rows, a missing
-cell (or a category outside the declared ones) counted as one more state of its feature, so that
-every score reads the same ``n`` rows whatever is missing (the number of states ``V_j + 1`` is
-public: the categories and the numeric bins are declared).
-
-**Sensitivity** (Zhang et al. 2017, PrivBayes, Lemma 4.1): replacing one of ``n`` rows moves a
-mutual information ``I(X; Z)`` of the empirical distribution, for any domains of ``X`` and ``Z``,
-by at most
-
-    S(n) = (2 / n) log((n + 1) / 2) + ((n - 1) / n) log((n + 1) / (n - 1)).
-
-``I(X_j; Y)`` therefore has sensitivity ``S(n)``, and the conditional mutual information
-``I(X_i; X_j | Y) = I(X_i; (X_j, Y)) - I(X_i; Y)`` (chain rule, ``(X_j, Y)`` one variable) at most
-``2 S(n)``: each term moves by at most ``S(n)``.
-
-**Mechanism.** Each pick draws one candidate ``c`` with probability proportional to
-``exp(eps_pick * q(c) / (2 Delta))`` (McSherry & Talwar 2007), ``Delta`` the sensitivity of the
-score ``q``; it is ``eps_pick``-DP. It is drawn as the argmax of the scaled scores plus
-independent Gumbel noise (the same distribution). The picks compose sequentially (each may depend
-on the earlier picks, which are released):
-
-- TAN (:func:`private_tan`): Prim's algorithm from the first feature (the root does not change a
-  tree's likelihood, so it is fixed without looking at the data); each of the ``d - 1`` edges added
-  is one pick among the edges leaving the tree, scored by ``I(X_i; X_j | Y)``: ``d - 1`` picks,
-  ``eps / (d - 1)`` each.
-- k-DB (:func:`private_kdb`): the order (Sahami's, by ``I(X; Y)``) is picked one feature at a time
-  among those not yet placed (``d - 1`` picks, score ``I(X_j; Y)``, sensitivity ``S(n)``), then each
-  feature at position ``p`` picks ``min(k, p)`` parents one at a time among the earlier features not
-  yet taken (score ``I(X_i; X_j | Y)``); every pick gets the same share ``eps / m``, ``m`` the number
-  of picks.
-
-A forbidden edge (``forbidden_edges``) is never a candidate; where no candidate is left, nothing
-is drawn (and no budget is read).
+The scores are mutual informations of the empirical distribution of all ``n`` (public) rows, a
+missing or undeclared cell one more state of its feature, so every score reads the same rows.
+Their sensitivity is PrivBayes's bound ``S(n)`` (Zhang et al. 2017, Lemma 4.1; ``2 S(n)`` for a
+conditional mutual information by the chain rule), and each pick is the exponential mechanism
+(McSherry & Talwar 2007) drawn as a Gumbel argmax, the picks composing sequentially with equal
+shares: TAN (:func:`private_tan`) is Prim's algorithm from a root fixed without the data, one
+pick per edge; k-DB (:func:`private_kdb`) picks the order, then each feature's parents one at a
+time. A forbidden edge is never a candidate; where none is left nothing is drawn (and no budget
+read). See docs/privacy.md, "Private structure".
 """
 
 from __future__ import annotations

@@ -1,34 +1,14 @@
 """Which structures ``fit`` considers, and the cross-validation guard of ``structure="auto"``.
 
 A *candidate* is a structure kind (``"naive"``, ``"tan"``, ``"kdb"``) and whether its
-categorical nodes use hierarchical smoothing (:mod:`bayesnb.structure.hierarchical`) in place of the
-estimator's flat ``alpha``:
-
-- ``alpha`` left unset (``None``, the default of both estimators) means "the structure's
-  default": ``Dirichlet(1)`` tables for naive and TAN, hierarchical tables for k-DB (each
-  (class, parents) context centred on its parent context, up to the context of all classes,
-  Petitjean et al. 2018). The naive model at ``alpha=None`` is the naive model at ``alpha=1``
-  (scikit-learn's CategoricalNB).
-- ``alpha`` set explicitly is used by every structure as given (``alpha="hierarchical"``
-  included: under naive, each class centred on the all-classes estimate).
-- ``structure="auto"`` compares, by their closed-form evidence on the same cells
-  (:func:`bayesnb.structure.scoring_rows`): naive, TAN and k-DB, and with ``alpha`` unset also
-  each of them with the other smoothing (flat and hierarchical versions of each, naive
-  included). The hierarchical naive candidate is the naive structure (no parents) whose class
-  level is fitted under the all-classes context as every hierarchical candidate's is, so the
-  comparison is like for like: without it the hierarchical TAN and k-DB would win on data
-  with no dependence between the features by their fitted class level alone. When it is
-  chosen the estimator keeps the naive structure (``structure_kind_ == "naive"``) with
-  ``structure_hierarchical_`` True, its model the structure engine's with empty parent sets
-  (the naive posterior ``posterior_`` stays the flat one that ``fit`` fitted first).
-
-The evidence favours structures whose edges happen to fit the training rows (a high-cardinality
-column made to look dependent on few rows), so ``"auto"`` then checks the winner against naive
-by stratified K-fold cross-validation on the training rows (:func:`cv_check`, skipped with
-``auto_cv=False``): the winner's out-of-fold log loss minus naive's, row by row (paired), and
-naive is kept when that mean difference exceeds one standard error of the differences. The
-guard is against the user's naive model (the flat one when ``alpha`` is unset), so it checks a
-hierarchical naive winner too.
+categorical nodes use hierarchical smoothing (:mod:`bayesnb.structure.hierarchical`) in place of
+the flat ``alpha``. ``alpha=None`` means each structure's default (flat for naive and TAN,
+hierarchical for k-DB), and ``"auto"`` then scores both smoothings of each, the hierarchical
+naive candidate included so that the evidence compares like with like. Because the evidence
+favours edges that happen to fit the training rows, the winner is checked against the user's
+naive model by paired stratified K-fold cross-validation (:func:`cv_check`, ``auto_cv=False``
+skips it): naive is kept when the winner's out-of-fold log loss is worse by more than one
+standard error. See docs/structure.md, "The candidates, and the cross-validation check".
 """
 
 from __future__ import annotations

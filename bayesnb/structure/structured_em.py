@@ -1,35 +1,16 @@
 """Semi-supervised and latent-class EM on the one structure engine (TAN, k-DB, ``structure="auto"``).
 
-The model is :mod:`bayesnb.structure.engine`'s, ``p(y) prod_j p(x_j | y, pa_j)``, with the
-structure (parents and bin edges) and every prior fixed, both learned on the labelled rows.
-EM climbs the same objective as the naive EM (:mod:`bayesnb.inference.em`, Nigam et al.
-2000): ``sum_i w_i log p(x_i, y_i)`` over the labelled rows plus ``sum_i w_i log sum_k
-p(x_i, y=k)`` over the unlabelled ones (times ``unlabeled_weight``), plus the log prior
-whose MAP is the posterior-mean plug-in (the families' ``gen_log_penalty`` and the class
-Dirichlet term):
-
-- **E-step**: the class responsibilities ``r_ik = p(y=k | x_i)`` of every unlabelled row
-  under the structured model (:func:`bayesnb.structure.infer.log_likelihood` plus the
-  class log prior, normalised; missing cells summed out exactly), one-hot for a labelled row;
-- **M-step**: every node's statistics over its contexts with each row added to its context
-  ``k * prod_p B_p + u_i`` (``u_i`` its parents' joint state) with weight ``w_i r_ik``, for
-  every class ``k`` (:func:`~bayesnb.structure.engine.fit_nodes` with class weights), then
-  the family's conjugate update with the prior held fixed: the posterior mean, which is the
-  MAP of that objective. The class counts are ``sum_i w_i r_ik``.
-
-:func:`fit_latent_class` runs the same EM over (class, component) *states* (state ``k * C + c``
-is component ``c`` of class ``k``; :mod:`bayesnb.inference.em`'s latent-class model with the
-structure inside each component): every node's contexts are (state, parents' states), each
-with its class's prior (:func:`state_model`), the state weights a symmetric Dirichlet(1), a
-labelled row restricted to its class's states.
-
-EM holds the priors resolved on the labelled rows (``alpha="auto"``) fixed; a model file keeps
-them (``structure_priors_``), :func:`with_priors` puts them back.
-
-Rows are scored by the plug-in (``predictive="mean"``) during EM, whatever the model's
-``predictive``. A row adds to node ``j``'s statistics when ``x_j`` and all its parents are
-observed (the rule of ``fit``); the objective never decreases when no cell is missing (with
-missing cells the M-step keeps that rule while the E-step marginalises them exactly).
+The model is :mod:`bayesnb.structure.engine`'s, with the structure (parents and bin edges) and
+every prior fixed, both learned on the labelled rows. EM climbs the naive EM's objective
+(:mod:`bayesnb.inference.em`, Nigam et al. 2000): the E-step is the structured model's exact
+class posterior (:func:`bayesnb.structure.infer.log_likelihood`), the M-step every node's
+statistics with each row in its context under every class, weighted by its responsibility
+(:func:`~bayesnb.structure.engine.fit_nodes`), then the conjugate update with the prior held
+fixed. :func:`fit_latent_class` runs the same EM over (class, component) states, state
+``k * C + c`` (:func:`state_model`). The priors resolved on the labelled rows are held fixed and
+kept in a model file (``structure_priors_``; :func:`with_priors` puts them back). Rows are
+scored by the plug-in during EM, whatever ``predictive``. See docs/structure.md, "Unlabelled
+rows: EM and NUTS on a structure", for the steps and when the objective never decreases.
 """
 
 from __future__ import annotations

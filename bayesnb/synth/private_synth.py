@@ -1,50 +1,15 @@
 """A private Synthesizer: ``Synthesizer(privacy=DP(...))`` (docs/privacy.md, "Private synthetic data").
 
-Without privacy the Synthesizer reads many things from the table before and besides its fit: the
-structure and the latent-class count (by evidence and held-out likelihood), each numeric column's
-family (by evidence; a Histogram's bins are quantiles of the data), which columns have missing cells
-(their indicator nodes), the category sets and the classes. Under ``privacy=DP(...)`` every one of
-these comes from what the user declares or from the table's schema, which are public, and the only
-release of the data is the private estimator's (:class:`~bayesnb.NaiveBayes` with ``privacy=``: noise
-on its sufficient statistics; docs/privacy.md, "The mechanism"), so everything after it is
-post-processing:
-
-- **columns and families**: a column named in ``categories`` (``{column: [values, ...]}``, a
-  Synthesizer parameter) is :class:`~bayesnb.Categorical` with those categories; a ``bool`` column
-  is Categorical over ``[False, True]`` (its dtype's domain; a pandas categorical dtype never counts
-  as ``bool``, and the Synthesizer's ``dtypes_`` and samples give it the declared categories, not the
-  ones ``astype("category")`` read from the data); a numeric column with
-  ``DP(bounds={column: (lo, hi)})`` is cut into declared equal-width bins over the bounds, a
-  Categorical over the bin codes, each drawn bin decoded to a value uniform within it
-  (:mod:`bayesnb.synth.private_bins`: the default number of bins, ``categories={column: B}`` to set it);
-  ``categories={column: "gaussian"}`` makes it :class:`~bayesnb.Gaussian` instead, its values clipped
-  to the bounds in the fit and its draws truncated to them. Any other column is refused, and so are datetime
-  columns (declare them as numbers with bounds). No family is chosen by evidence.
-- **the classes**: ``DP(classes=...)``, required with a target (without one, the one class ``0``).
-- **missing cells**: with ``missing="model"`` every column whose dtype can hold a missing cell
-  (float, object, string, nullable integer or boolean; not ``int64`` nor ``bool``, which cannot)
-  models them, whatever the data: a categorical column has one more category,
-  :data:`MISSING_CATEGORY` (its counts, with noise, are the per-class missing counts; a row adds one
-  unit to one cell of the column either way, so the sensitivity and the budget do not change), and
-  a numeric column gets its missing-indicator node, a Categorical over ``[False, True]`` released
-  like any column (one more statistic). Which columns have a missing cell is never read.
-  ``missing="drop"``: neither, no budget for them, no missing cell drawn.
-- **structure**: ``structure="auto"`` is :data:`DP_STRUCTURE`, the estimator's private ``"auto"``
-  (naive or TAN by a rule on public quantities, ``auto_cv=False``; docs/privacy.md "Private
-  structure"); ``"tan"``/``"kdb"`` are passed to the estimator as given, selected there with the
-  exponential mechanism. No held-out split, no edge-score choice, no ``k`` widening: each reads the
-  raw rows.
-- **latent classes**: ``latent="auto"`` considers none; a number of components is refused (EM on
-  the raw rows releases them without noise).
-- **integers**: a column of integer dtype (public schema) is sampled rounded to a whole number
-  within ``[ceil(lo), floor(hi)]`` (a ``given`` / ``forbid`` range on it is widened to the draws that
-  round into it: :func:`whole_conditions`); a float column is not rounded.
-- ``support="observed"`` keeps each context's *released* (noisy) counts: post-processing.
-- **released counts**: a categorical column that every row counts in (its missing cells a category,
-  an indicator, or a dtype that holds none) has its counts in a class projected onto the released
-  class count where they sum above it (:data:`COUNT_PROJECTION`): post-processing.
-- **conditions**: ``given`` / ``forbid`` draw the free cells truncated to the bounds, a ``given``
-  range is met within them and a value outside them is refused (:func:`whole_conditions`).
+Without privacy the Synthesizer reads many things from the table besides its fit (structure,
+latent count, families, bins, missing columns, categories, classes). Under ``privacy=DP(...)``
+each comes from what the user declares or from the table's schema (public), and the only
+release of the data is the private estimator's (noise on its sufficient statistics), so
+everything after it is post-processing. The table in docs/privacy.md, "Private synthetic data",
+lists each choice and its private replacement: declared categories and classes, equal-width bins
+over declared bounds (:mod:`bayesnb.synth.private_bins`), :data:`MISSING_CATEGORY` and indicator
+nodes for every column whose dtype can hold a missing cell, :data:`DP_STRUCTURE`, no latent
+classes, integer rounding (:func:`whole_conditions`), the released counts' projection
+(:data:`COUNT_PROJECTION`).
 """
 
 from __future__ import annotations

@@ -1,32 +1,15 @@
 """Step 2 of :class:`~bayesnb.Synthesizer`'s choice: the latent-class search, stopped early when it cannot win.
 
-The component count of the latent-class candidate is chosen as
-:meth:`~bayesnb.NaiveBayes.fit_latent_class` chooses it (``n_components="auto"``): on the
-search rows (at most ``search_rows`` of the training part), a random tenth of the observed
-cells is hidden, each count is fitted by EM on the rest and scored by ``log p(x_hidden | x_rest)``,
-and the search widens past the largest count while that count scores best. Widening is what
-costs: each wider count is a larger EM. :func:`latent_search` adds one thing, a check on the
-question the search serves, "can the latent-class model beat the structure on held-out rows?":
-
-- The structure (its variant fixed) is fitted on the **same** search rows with the same cells
-  hidden, so both models see the same information, and both are scored on the Synthesizer's
-  held-out rows by ``log p(x, y)`` per row (missing cells marginalised).
-- Before each widening step the largest count fitted so far is compared with the structure by
-  the paired per-row differences ``d_i`` of those scores: their mean ``gap`` and its standard
-  error ``se`` (``std(d) / sqrt(n)``), and the mean **gain** of that count's per-row scores over
-  those of the count before it. The search stops widening when the latent model is *clearly behind*
-  (``gap < -z * se``) and *not closing the gap*: the gain of the last step, even if every
-  further step of the widening that remains allowed repeated it, would not make up the gap
-  (``gain * steps_left < -gap``; a count's gain is assumed not to grow with the count, the
-  new components explaining ever rarer patterns). A gain of zero or less always stops it.
-- The component count is then the best by the cell score among the counts tried (as without
-  the stop). When that count is clearly behind the structure at the search size, it is not
-  refitted on every training row (the comparison is decided at the search size, both models
-  fitted on the same rows); otherwise it is refitted on the training part and compared with
-  the structure fitted there, as before.
-
-``z`` is :data:`Z_BEHIND` (3 standard errors). Every count tried is a row of the returned
-trace (``Synthesizer.latent_search_``), and ``stop`` says why the search ended.
+The component count is searched as ``fit_latent_class(n_components="auto")`` does, and widening
+(each wider count a larger EM) is what costs. :func:`latent_search` adds a check on the question
+the search serves, "can the latent-class model beat the structure on held-out rows?": the
+structure is fitted on the same search rows with the same cells hidden, and before each widening
+step the search stops when the latent model is *clearly behind* (paired per-row ``gap < -z * se``,
+``z`` = :data:`Z_BEHIND`) and its last step's gain, repeated for every step left, would not close
+the gap (a count's gain is assumed not to grow with the count: the new components explain ever
+rarer patterns). A count clearly behind at the search size is not refitted. Every count tried is
+a row of the trace (``Synthesizer.latent_search_``), and ``stop`` says why the search ended. See
+docs/synthetic.md, "Fit time: the latent-class search and its early stop".
 """
 
 from __future__ import annotations

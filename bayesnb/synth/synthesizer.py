@@ -1,56 +1,13 @@
 """``Synthesizer``: one entry point for synthetic tables, the model chosen by evidence.
 
 ``Synthesizer(target=None).fit(df).sample(n)`` fits a :class:`~bayesnb.NaiveBayes` to a table
-and draws synthetic rows with its columns, in their order and dtypes. How it chooses:
-
-1. **Structure by evidence.** ``NaiveBayes(structure="auto")`` (the default ``structure``)
-   fits naive Bayes, TAN and k-DB (flat and hierarchical smoothing) on every row and keeps the
-   one with the highest closed-form evidence ``log p(X, y)``, checked against naive by 5-fold
-   cross-validation (docs/structure.md, "Choosing by evidence"). Their scores are the
-   ``log_evidence`` and ``cv_log_loss`` columns of :attr:`Synthesizer.selection_`.
-2. **Latent classes by held-out likelihood.** A latent-class model (each class a mixture of
-   naive-Bayes components, :meth:`~bayesnb.NaiveBayes.fit_latent_class`, the number of
-   components chosen by its own held-out search) is fitted by EM, so it has no closed-form
-   evidence to compare. Instead, every row is split once into a training part and a
-   ``holdout`` part (stratified by the target); the structure of step 1 (its variant fixed),
-   plain naive Bayes and the latent-class model are fitted on the training part and scored by
-   the mean held-out ``log p(x, y)`` (missing cells marginalised; column ``holdout_loglik``).
-   A TAN / k-DB is refitted with ``edge_score="hierarchical"`` too and keeps the edge score that
-   scores higher (:func:`bayesnb.synth.search.choose_edges`; a row each); a k-DB's ``k`` then grows
-   while ``k + 1`` parents score clearly higher (by > 3 standard errors of the paired per-row gains;
-   :func:`~bayesnb.synth.search.widen_k`, a row per ``k``; also with ``latent=None``). The
-   latent-class model replaces that structure only when it scores higher (naive: for reference).
-   The component search runs on at most ``search_rows`` training rows and stops widening once
-   the latent model is clearly behind the structure fitted on the same rows (by more than 3
-   standard errors of the paired per-row held-out differences) and its last gain could not
-   close the gap (:mod:`bayesnb.synth.search`); a count still that far behind at the search
-   size is not refitted on the training part (its ``holdout_loglik`` is then NaN). Every count
-   tried is a row of :attr:`Synthesizer.latent_search_`, and the latent row's ``note`` says why
-   the search stopped. Each component's tables are centred on its class's estimate with
-   concentrations fitted by evidence (``component_prior="hierarchical"``).
-3. The winner is refitted on every row (``model_``, and ``latent_`` for a latent-class model).
-
-Latent class × structure (``fit_latent_class`` of a TAN / k-DB) samples (``sample(latent=)``) and
-a model file holds it (:mod:`bayesnb.io.latent_file`), but the latent candidate here is naive.
-
-Sampling keeps a structure's observed support (``support="observed"``, the default): each context's
-categorical table and numeric bins are drawn from its counts where it has rows and from its prior
-(the hierarchy's back-off) where it has none, so a combination never seen in a context is not drawn
-there (:mod:`bayesnb.synth.observed_support`); ``support="smoothed"`` samples the posterior predictive.
-
-Datetime columns are modelled as numbers (seconds since 1970-01-01 UTC, a family chosen by
-evidence like any numeric column's) and sampled back as datetimes of their dtype.
-
-Missing cells are modelled (``missing="model"``, the default): every column with a missing
-cell gets a missing-indicator node, an ordinary categorical column of the table every
-candidate is fitted and compared on, so its parents are chosen by evidence like any node's and
-the missing patterns (rates, their dependence on the class and on each other) come back in
-:meth:`Synthesizer.sample` (:mod:`bayesnb.synth.missing_nodes` says how, and why a column with
-missing cells is never joined to an indicator). ``missing="drop"`` (or None) fits the columns
-alone and never draws a missing cell.
-
-Without a target the table is modelled with one class (as :func:`~bayesnb.impute_table` does
-with ``y=None``): the structure and the latent components carry all the dependence.
+and draws rows with its columns, in their order and dtypes. The structure is chosen by
+closed-form evidence (``structure="auto"``); a latent-class model, an edge score and k-DB's
+``k``, which have no comparable evidence, by mean held-out ``log p(x, y)`` on one stratified
+split; the winner is refitted on every row. Missing cells are modelled by indicator nodes
+(:mod:`bayesnb.synth.missing_nodes`), sampling keeps the observed support
+(:mod:`bayesnb.synth.observed_support`), and the latent search stops early
+(:mod:`bayesnb.synth.search`). See docs/synthetic.md, "`Synthesizer`: one entry point".
 """
 
 from __future__ import annotations
@@ -301,7 +258,7 @@ class Synthesizer(BaseEstimator):
         self.chosen_ = f"latent class (naive, C={n_components})"
 
     def _fit_choice(self, X, labels, rng, bar):
-        """Steps 1-3 of the module docstring."""
+        """The choice the module docstring sums up: structure by evidence, held-out candidates, refit."""
         model = self._nb(structure=self.structure).fit(X, labels)  # 1. structure by evidence
         bar.update()
         name, params = variant(model)
