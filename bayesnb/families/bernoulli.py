@@ -32,7 +32,7 @@ from ._contract import Family
 from .capabilities import SHARED
 from .default_hooks import ThetaSite
 from .numeric import check_alpha, class_sums, dirichlet_draws, dirichlet_moments, resolve_scalar_alpha, sample_class_feature
-from .dp_release import check_no_auto, check_no_bounds, noisy_counts
+from .dp_release import check_no_auto, check_no_bounds, noisy_pairs
 
 __all__ = ["Bernoulli", "BernoulliStats", "Betas"]
 
@@ -157,37 +157,30 @@ class Bernoulli(ThetaSite, Family, *SHARED):
             fast = _binarized(X, binarize, compact=True)  # uint8 0/1: one byte a cell
             X = np.array(X, dtype=float, copy=True) if fast is None else fast
             data = X
-        if fast is not None:  # thresholded, nothing missing
-            if sp.issparse(X) and not data.all():
-                X = type(X)((data, X.indices.copy(), X.indptr.copy()), shape=X.shape)
-                X.eliminate_zeros()  # on copies of the index arrays
-            return BernoulliBlock(X, None), X.shape[1]
-        if np.isinf(data).any():
-            raise nonfinite_error(who, "Bernoulli features", data)
-        miss = np.isnan(data)
-        any_missing = miss.any()
-        if binarize is not None:
-            with np.errstate(invalid="ignore"):
-                ones = data > binarize
-            data[...] = ones
-            if any_missing:
-                data[miss] = np.nan
-        else:
-            bad = ~miss & (data != 0) & (data != 1)
-            if bad.any():
-                vals = np.unique(data[bad])[:5]
-                raise ValueError(
-                    f"{who}: Bernoulli features must be 0/1 (or missing); received value(s) "
-                    f"{vals.tolist()}. Pass binarize=<threshold> to threshold them."
-                )
         missing = None
-        if any_missing:
-            if sp.issparse(X):
-                missing = type(X)((miss.astype(float), X.indices.copy(), X.indptr.copy()), shape=X.shape)
-                missing.eliminate_zeros()
+        if fast is None:  # (else thresholded, nothing missing)
+            if np.isinf(data).any():
+                raise nonfinite_error(who, "Bernoulli features", data)
+            miss = np.isnan(data)
+            if binarize is not None:  # (missing cells are set to 0 below)
+                with np.errstate(invalid="ignore"):
+                    data[...] = data > binarize
             else:
-                missing = miss.astype(float)
-            data[miss] = 0.0
+                bad = ~miss & (data != 0) & (data != 1)
+                if bad.any():
+                    vals = np.unique(data[bad])[:5]
+                    raise ValueError(
+                        f"{who}: Bernoulli features must be 0/1 (or missing); received value(s) "
+                        f"{vals.tolist()}. Pass binarize=<threshold> to threshold them."
+                    )
+            if miss.any():
+                if sp.issparse(X):
+                    missing = type(X)((miss.astype(float), X.indices.copy(), X.indptr.copy()),
+                                      shape=X.shape)
+                    missing.eliminate_zeros()
+                else:
+                    missing = miss.astype(float)
+                data[miss] = 0.0
         if sp.issparse(X) and not data.all():
             X = type(X)((data, X.indices.copy(), X.indptr.copy()), shape=X.shape)
             X.eliminate_zeros()  # on copies of the index arrays
@@ -250,10 +243,7 @@ class Bernoulli(ThetaSite, Family, *SHARED):
         check_no_auto(self.alpha, "alpha", who)
         check_no_bounds(bounds, names, "Bernoulli", who)
         s = self.stats(block, resp, state)
-        pairs = [np.stack([s.ones[:, j], s.observed[:, j] - s.ones[:, j]], axis=1) for j in range(state)]
-        noisy = noisy_counts(pairs, budget)
-        ones = np.stack([p[:, 0] for p in noisy], axis=1) if noisy else s.ones
-        zeros = np.stack([p[:, 1] for p in noisy], axis=1) if noisy else s.ones
+        ones, zeros = noisy_pairs(s.ones, s.observed - s.ones, budget)
         return BernoulliStats(ones, ones + zeros)
 
     def predict_cache(self, prior, post):
