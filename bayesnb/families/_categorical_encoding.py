@@ -15,6 +15,7 @@ from ..structure.hierarchical import hierarchical_prior
 from ._category_codes import _code_into, _columns, _indexer, _integer_categories, _small_ints, code_dtype
 from ._category_codes import convert_unmatched, no_match_error, numeric_block_codes
 from ._weighted_counts import code_counts_columns
+from .numeric import row_probs
 
 __all__ = []
 
@@ -397,13 +398,7 @@ def code_log_tables(prior, post):
 
 def probs(point):
     """Normalised probabilities of a ``Dirichlets``, one (K, V_j) array per feature (uniform for empty rows)."""
-    out = []
-    for a in point.concentration:
-        tot = a.sum(axis=1, keepdims=True)
-        V = a.shape[1]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out.append(np.where(tot > 0, a / np.where(tot > 0, tot, 1.0), 1.0 / max(V, 1)))
-    return out
+    return [row_probs(a) for a in point.concentration]
 
 
 # Exact draws and the NumPyro model share one parameterisation: ``theta`` of shape

@@ -179,14 +179,6 @@ def _evidence_scalar_alpha(alpha: float, counts: np.ndarray) -> float:
     )
 
 
-def _theta(point) -> np.ndarray:
-    """Normalised theta (K, d) of a generative point; uniform for rows with no mass."""
-    a = point.concentration
-    tot = a.sum(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(tot > 0, a / np.where(tot > 0, tot, 1.0), 1.0 / max(a.shape[1], 1))
-
-
 def row_concentration(a: np.ndarray, M, n: int) -> np.ndarray:
     """Concentration on each row's observed columns, (n, K): the class totals without missing cells."""
     return np.broadcast_to(a.sum(axis=1), (n, a.shape[0])) if M is None else observed_concentration(a, M)

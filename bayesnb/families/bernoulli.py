@@ -31,7 +31,8 @@ from .._utils import all_finite, dense, nonfinite_error
 from ._contract import Family
 from .capabilities import SHARED
 from .default_hooks import ThetaSite
-from .numeric import check_alpha, class_sums, dirichlet_draws, dirichlet_moments, resolve_scalar_alpha, sample_class_feature
+from .numeric import (check_alpha, class_sums, dirichlet_draws, dirichlet_moments, resolve_scalar_alpha,
+                      sample_class_feature, weighted_class_cells)
 from .dp_release import check_no_auto, check_no_bounds, noisy_pairs
 
 __all__ = ["Bernoulli", "BernoulliStats", "Betas"]
@@ -344,15 +345,9 @@ class Bernoulli(ThetaSite, Family, *SHARED):
         """
         lp, lq = _log_p(point)
         X = dense(block.X)
-        obs = ~self.gen_missing(block)
-        out = np.zeros(X.shape)
-        for k in range(lp.shape[0]):
-            with np.errstate(invalid="ignore"):
-                v = np.where(X > 0, lp[k], lq[k])
-            w = weights[:, k:k + 1]
-            with np.errstate(invalid="ignore"):  # 0 * -inf (alpha=0) where the weight is 0: masked
-                out += np.where(obs & (w > 0), w * v, 0.0)
-        return out
+        with np.errstate(invalid="ignore"):  # 0 * -inf (alpha=0) where the weight is 0: masked
+            cells = (np.where(X > 0, lp[k], lq[k]) for k in range(lp.shape[0]))
+            return weighted_class_cells(cells, ~self.gen_missing(block), weights)
 
     def gen_log_penalty(self, prior, point) -> float:
         """``sum a0 log p + b0 log(1 - p)``: the log prior whose MAP is the posterior mean."""

@@ -421,11 +421,8 @@ class Categorical(Family, *SHARED):
     def posterior_from_params(self, params: dict):
         """A Dirichlets whose plug-in equals the given ``theta`` (K, d, V_max) (one draw)."""
         theta = params["theta"]
-        out = []
-        for j in range(theta.shape[1]):
-            t = theta[:, j]
-            out.append(t[:, ~np.isnan(t).any(axis=0)])
-        return Dirichlets(tuple(out))
+        columns = [theta[:, j] for j in range(theta.shape[1])]
+        return Dirichlets(tuple(t[:, ~np.isnan(t).any(axis=0)] for t in columns))
 
     def numpyro_static(self, prior):
         """Hashable structure: the number of values of each feature."""

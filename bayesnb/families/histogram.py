@@ -515,13 +515,9 @@ class Histogram(Family, NumericNode, *SHARED):
                 "log_width": row.sum(axis=1).astype(np.float32)}
 
     def numpyro_row_loglik(self, params, row_args):
-        """``log p(x_i | y=k)`` per row and class, (n, K); missing cells add 0."""
-        import jax.numpy as jnp
-
-        lt = params["log_theta"]
-        codes, mask = row_args["codes"], row_args["mask"]
-        g = lt[:, jnp.arange(lt.shape[1])[None, :], codes]  # (K, n, d)
-        return (g * mask[None]).sum(-1).T - row_args["log_width"][:, None]
+        """``log p(x_i | y=k)`` per row and class, (n, K): Categorical's over the bins minus each row's
+        ``sum_j log w``; missing cells add 0."""
+        return Categorical().numpyro_row_loglik(params, row_args) - row_args["log_width"][:, None]
 
     # ------------------------------------------------------------ display
     def plot_panels(self, block, top=10) -> list:

@@ -34,11 +34,12 @@ from scipy.special import gammaln
 from . import dp_release
 from ._contract import Family
 from .capabilities import SHARED
-from ._dirichlet_rows import (DirichletRows, PolyaDraw, _evidence_scalar_alpha, _theta, inverse_cdf, log_observed_mass,
+from ._dirichlet_rows import (DirichletRows, PolyaDraw, _evidence_scalar_alpha, inverse_cdf, log_observed_mass,
                               log_theta, polya_cell_log_lik, polya_log_lik, sample_polya, split_counts, tally,
                               with_missing_columns)
 from .default_hooks import ThetaSite
-from .numeric import check_alpha, class_sums, dirichlet_draws, dirichlet_moments, log_dot, resolve_scalar_alpha
+from .numeric import (check_alpha, class_sums, dirichlet_draws, dirichlet_moments, log_dot,
+                      resolve_scalar_alpha, row_probs)
 
 __all__ = ["DirichletRows", "Multinomial", "MultinomialStats"]
 
@@ -261,7 +262,7 @@ class Multinomial(ThetaSite, Family, *SHARED):
                 lt_T, neg_inf = log_theta(post.concentration).T, bool((post.concentration == 0).any())
             else:
                 lt_T, neg_inf = cache
-            jll = log_dot(X, lt_T, has_neg_inf=neg_inf)
+            jll = log_dot(X, lt_T, neg_inf)
             if M is not None:
                 lm = log_observed_mass(post.concentration, M)
                 length = np.asarray(X.sum(axis=1)).reshape(-1, 1)
@@ -397,7 +398,7 @@ class Multinomial(ThetaSite, Family, *SHARED):
             block = block.raw
         if block.missing is None:
             return block.X
-        theta = _theta(point)
+        theta = row_probs(point.concentration)
         M = block.missing.tocoo() if sp.issparse(block.missing) else sp.coo_matrix(block.missing)
         rows, cols = M.row, M.col
         if strategy == "draw":
