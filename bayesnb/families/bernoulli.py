@@ -106,14 +106,8 @@ class Bernoulli(ThetaSite, Family, *SHARED):
     _param_names = ("alpha", "binarize")
     name = "bernoulli"
     accepts_sparse = True
-    #: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
-    #: NamedTuple of the sufficient statistics
     stats_type = BernoulliStats
-    #: NamedTuple of the prior and of the posterior
     params_type = Betas
-    #: other NamedTuples stored in a model file (the state is a plain int)
-    state_types = ()
-    #: what each stored field must hold when a model file is read
     field_rules = {"BernoulliStats": {"ones": "count", "observed": "count"},
                    "Betas": {"a": "count", "b": "count"}}
 

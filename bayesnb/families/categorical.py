@@ -128,15 +128,10 @@ class Categorical(Family, *SHARED):
     _param_names = ("alpha", "categories", "m", "p", "min_categories")
     name = "categorical"
     raw_values = True
-    #: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
     param_names = ("theta",)
-    #: NamedTuple of the sufficient statistics
     stats_type = CategoricalStats
-    #: NamedTuple of the prior and of the posterior
     params_type = Dirichlets
-    #: other NamedTuples stored in a model file (the encoding state)
     state_types = (CategoricalEncoding,)
-    #: what each stored field must hold when a model file is read
     field_rules: ClassVar[dict] = {"CategoricalStats": {"counts": "count"}, "Dirichlets": {"concentration": "count"}}
 
     def __init__(self, alpha=1.0, *, categories="auto", m=None, p=None, min_categories=None):

@@ -244,15 +244,9 @@ class Gaussian(Family, NumericNode, *SHARED):
     _param_names = ("prior",)
     name = "gaussian"
     default_fill = "mean"  # the posterior-predictive mean: best for squared loss
-    #: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
     param_names = ("mu", "sigma2")
-    #: NamedTuple of the sufficient statistics
     stats_type = GaussianStats
-    #: NamedTuple of the prior and of the posterior
     params_type = NormalInverseGammas
-    #: other NamedTuples stored in a model file (the state is a plain int)
-    state_types = ()
-    #: what each stored field must hold when a model file is read
     density = True
     ordered_support = True
     field_rules: ClassVar[dict] = {"GaussianStats": {"n": "count", "mean": "finite", "m2": "sum"},

@@ -177,15 +177,10 @@ class Histogram(Family, NumericNode, *SHARED):
     name = "histogram"
     density = ordered_support = True
     default_fill = "mean"  # the posterior-predictive mean (rounded in whole-number columns)
-    #: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
     param_names = ("theta",)
-    #: NamedTuple of the sufficient statistics
     stats_type = HistogramStats
-    #: NamedTuple of the prior and of the posterior
     params_type = BinDirichlets
-    #: other NamedTuples stored in a model file (the encoding state)
     state_types = (HistogramEncoding,)
-    #: what each stored field must hold when a model file is read
     field_rules: ClassVar[dict] = {"HistogramStats": {"counts": "count", "log_width": "finite"},
                                    "BinDirichlets": {"concentration": "count", "log_width": "finite or None",
                                                      "pooled": "count or None"}}

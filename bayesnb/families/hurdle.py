@@ -123,13 +123,8 @@ class Hurdle(Family, NumericNode, *SHARED):
 
     _param_names = ("base", "at", "alpha")
     name = "hurdle"
-    #: NamedTuple of the sufficient statistics (the base's flattened after the counts)
     stats_type = HurdleStats
-    #: NamedTuple of the prior and of the posterior
     params_type = HurdleParams
-    #: other NamedTuples stored in a model file (the state is the base's)
-    state_types = ()
-    #: what each stored field must hold when a model file is read
     field_rules: ClassVar[dict] = {"HurdleStats": {"at_count": "count", "other_count": "count", **_BASE_RULES},
                                    "HurdleParams": {"a": "count", "b": "count", **_BASE_RULES}}
 

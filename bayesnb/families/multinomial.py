@@ -107,13 +107,8 @@ class Multinomial(ThetaSite, Family, *SHARED):
     # default_fill stays "mode" (whole counts, the column dtype kept): "mean" writes fractional counts
     accepts_sparse = True
     joint_columns = True
-    #: NamedTuple of the sufficient statistics
     stats_type = MultinomialStats
-    #: NamedTuple of the prior and of the posterior
     params_type = DirichletRows
-    #: other NamedTuples stored in a model file (the state is a bool array)
-    state_types = ()
-    #: what each stored field must hold when a model file is read
     field_rules = {"MultinomialStats": {"counts": "count", "pending": "count or None"},
                    "DirichletRows": {"concentration": "count"}}
 

@@ -161,15 +161,9 @@ class Poisson(Family, NumericNode, *SHARED):
     name = "poisson"
     default_fill = "mean"  # the posterior-predictive mean: best for squared loss
     ordered_support = True
-    #: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
     param_names = ("lam",)
-    #: NamedTuple of the sufficient statistics
     stats_type = PoissonStats
-    #: NamedTuple of the prior and of the posterior
     params_type = Gammas
-    #: other NamedTuples stored in a model file (the state is a plain int)
-    state_types = ()
-    #: what each stored field must hold when a model file is read
     field_rules: ClassVar[dict] = {"PoissonStats": {"total": "sum", "n": "count", "log_fact": "sum"},
                                    "Gammas": {"a": "sum", "b": "sum", "log_fact": "sum or None"}}
 
