@@ -76,10 +76,6 @@ class HurdleBlock(NamedTuple):
     base: tuple
 
 
-def _pack(cls, head, inner):
-    return cls(*head, *inner)
-
-
 def _pi(params):
     """Plug-in ``pi = a / (a + b)`` with its logs ``log pi``, ``log(1 - pi)`` (clipped finite), (K, d)."""
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -217,15 +213,14 @@ class Hurdle(Family, NumericNode, *SHARED):
 
     def empty_stats(self, state, K):
         """Zero statistics (K, d)."""
-        base = self._b
-        inner = base.empty_stats(state, K)
+        inner = self._b.empty_stats(state, K)
         z = np.zeros(np.shape(inner[0]))
-        return _pack(HurdleStats, (z, z.copy()), inner)
+        return HurdleStats(z, z.copy(), *inner)
 
     def stats(self, block, resp, state):
         """Weighted counts of ``at`` cells and of other observed cells, then the base's statistics."""
         inner = self._b.stats(block.base, resp, state)
-        return _pack(HurdleStats, (resp.T @ block.at.astype(float), resp.T @ self._other(block).astype(float)), inner)
+        return HurdleStats(resp.T @ block.at.astype(float), resp.T @ self._other(block).astype(float), *inner)
 
     def interval_stats(self, values, resp, state, who="Hurdle"):
         """As :meth:`stats`, with the cells other than ``at`` passed to the base's own ``interval_stats``."""
@@ -233,7 +228,7 @@ class Hurdle(Family, NumericNode, *SHARED):
         missing = np.isnan(A)
         is_at = ~missing & (A == self._at(who))
         inner = self._b.interval_stats(np.where(is_at, np.nan, A), resp, state, who=who)
-        return _pack(HurdleStats, (resp.T @ is_at.astype(float), resp.T @ (~is_at & ~missing).astype(float)), inner)
+        return HurdleStats(resp.T @ is_at.astype(float), resp.T @ (~is_at & ~missing).astype(float), *inner)
 
     def dp_stats(self, block, resp, state, budget, bounds, names, who="Hurdle"):
         """The counts of ``at`` and other cells (L1 2 per column, as Bernoulli's), then the base's own
@@ -241,12 +236,12 @@ class Hurdle(Family, NumericNode, *SHARED):
         ``dp_statistics``, so every released statistic gets the same share."""
         b_at, b_base = budget.split([1, self._b.dp_statistics])
         head = noisy_pairs(resp.T @ block.at.astype(float), resp.T @ self._other(block).astype(float), b_at)
-        return _pack(HurdleStats, head, self._b.dp_stats(block.base, resp, state, b_base, bounds, names, who))
+        return HurdleStats(*head, *self._b.dp_stats(block.base, resp, state, b_base, bounds, names, who))
 
     def merge(self, a, b):
         """Counts add; the base merges its own statistics."""
         (h1, i1), (h2, i2) = self._split(a), self._split(b)
-        return _pack(HurdleStats, (h1[0] + h2[0], h1[1] + h2[1]), self._b.merge(i1, i2))
+        return HurdleStats(h1[0] + h2[0], h1[1] + h2[1], *self._b.merge(i1, i2))
 
     def merge_states(self, a, b):
         """The base's merge (the state is the base's)."""
@@ -255,7 +250,7 @@ class Hurdle(Family, NumericNode, *SHARED):
     def reindex_stats(self, stats, old_state, new_state):
         """The base's reindexing of its statistics (counts unchanged)."""
         head, inner = self._split(stats)
-        return _pack(HurdleStats, head, self._b.reindex_stats(inner, old_state, new_state))
+        return HurdleStats(*head, *self._b.reindex_stats(inner, old_state, new_state))
 
     def state_shapes(self, state, K, d):
         """The base's check of the state."""
@@ -268,7 +263,7 @@ class Hurdle(Family, NumericNode, *SHARED):
             raise ValueError(f"{who}: alpha must be a finite number > 0 and at most 2**53; received {alpha!r}.")
         head, inner = self._split(stats)
         a = np.full(head[0].shape, float(alpha))
-        return _pack(HurdleParams, (a, a.copy()), self._b.make_prior(inner, state, who))
+        return HurdleParams(a, a.copy(), *self._b.make_prior(inner, state, who))
 
     def observed_rows(self, stats):
         """Weighted number of observed cells per (class, column): at the hurdle or beyond it."""
@@ -277,7 +272,7 @@ class Hurdle(Family, NumericNode, *SHARED):
     def update(self, prior, stats):
         """Beta(a + at_count, b + other_count); the base's conjugate update."""
         (p, pin), (s, sin) = self._split(prior), self._split(stats)
-        return _pack(HurdleParams, (p[0] + s[0], p[1] + s[1]), self._b.update(pin, sin))
+        return HurdleParams(p[0] + s[0], p[1] + s[1], *self._b.update(pin, sin))
 
     def check_posterior(self, post, stats, names, classes, who="Hurdle"):
         """The base's check (the Beta prior with alpha > 0 is always proper)."""
@@ -328,7 +323,7 @@ class Hurdle(Family, NumericNode, *SHARED):
             return post
         pin, (q, qin) = self._split(prior)[1], self._split(post)
         pi = rng.beta(q[0], q[1])
-        return _pack(HurdleParams, (pi, 1.0 - pi), self._b.gen_point(pin, qin, rng))
+        return HurdleParams(pi, 1.0 - pi, *self._b.gen_point(pin, qin, rng))
 
     def gen_sample(self, point, z, rng, lengths=None):
         """``at`` with probability ``pi[z]``, else the base's draw, (n, d)."""
@@ -443,15 +438,14 @@ class Hurdle(Family, NumericNode, *SHARED):
 
     def posterior_moments(self, post) -> dict:
         """Beta mean and sd of ``pi`` and the base's moments."""
-        head, inner = self._split(post)
-        a, b = head
+        (a, b), inner = self._split(post)
         n = a + b
         return {"pi": (a / n, np.sqrt(a * b / (n**2 * (n + 1)))), **self._b.posterior_moments(inner)}
 
     def posterior_from_params(self, params: dict):
         """``(pi, 1 - pi)`` and the base's posterior from its parameters."""
         pi = np.asarray(params["pi"], dtype=float)
-        return _pack(HurdleParams, (pi, 1.0 - pi), self._b.posterior_from_params(_rest(params)))
+        return HurdleParams(pi, 1.0 - pi, *self._b.posterior_from_params(_rest(params)))
 
     def point_params(self, post) -> dict:
         """``{"pi": a / (a + b)}`` and the base's plug-in parameters."""
