@@ -96,22 +96,19 @@ def encode_columns(X, state=None, *, categories="auto", min_categories=None, ext
             if declared is not None:
                 cats, is_decl = declared, True
             else:
-                if distinct is not None:
-                    observed = distinct
-                else:
+                observed = distinct
+                if observed is None:
                     observed = values if miss is None else values[~miss]  # (never written to)
                 if miss is None and distinct is None and values.dtype.kind in "iuf":
                     small = _small_ints(values)
                 seen = _sorted_unique(observed, who, name, small) if observed.size else np.array([], dtype=object)
-                if state is not None:
-                    old = state.categories[j]
-                    if state.declared[j]:
-                        cats, is_decl = old, True
-                    else:
-                        both = np.concatenate([np.asarray(old, dtype=object), np.asarray(seen, dtype=object)])
-                        cats, is_decl = _sorted_unique(both, who, name), False
-                else:
+                if state is None:
                     cats, is_decl = seen, False
+                elif state.declared[j]:
+                    cats, is_decl = state.categories[j], True
+                else:  # partial_fit: the categories so far and the values seen, sorted together
+                    both = [np.asarray(c, dtype=object) for c in (state.categories[j], seen)]
+                    cats, is_decl = _sorted_unique(np.concatenate(both), who, name), False
             if min_categories is not None and not is_decl:
                 cats = _with_min_categories(cats, min_categories, j, who)
             check = is_decl
@@ -291,8 +288,7 @@ def _with_min_categories(cats, min_categories, j, who):
         cats.dtype == object and all(isinstance(c, (int, np.integer)) for c in cats)
     ):
         return cats
-    full = np.union1d(np.asarray(cats, dtype=np.int64), np.arange(m, dtype=np.int64))
-    return full
+    return np.union1d(np.asarray(cats, dtype=np.int64), np.arange(m, dtype=np.int64))
 
 
 def check_state(state, d):

@@ -395,9 +395,8 @@ class Bernoulli(ThetaSite, Family, *SHARED):
 
     def numpyro_row_args(self, block, static) -> dict:
         """Dense float32 (n, d) indicators ``{"ones", "zeros"}`` (a missing cell is neither)."""
-        X = block.X.toarray() if sp.issparse(block.X) else np.asarray(block.X)
-        M = block.missing
-        M = np.zeros(X.shape) if M is None else (M.toarray() if sp.issparse(M) else np.asarray(M))
+        X = dense(block.X)
+        M = np.zeros(X.shape) if block.missing is None else dense(block.missing)
         return {"ones": X.astype(np.float32), "zeros": (1.0 - X - M).astype(np.float32)}
 
     def numpyro_row_loglik(self, params, row_args):

@@ -540,13 +540,9 @@ class Categorical(Family, *SHARED):
 
     def plot_panels(self, block, top=10) -> list:
         """One bar panel per feature: ``p(value | y=k)`` under the posterior mean (``top`` unused)."""
-        out = []
-        for j, name in enumerate(block.names):
-            a = block.posterior.concentration[j]
-            with np.errstate(invalid="ignore", divide="ignore"):
-                p = a / a.sum(axis=1, keepdims=True)
-            out.append((str(name), "bars", ([str(v) for v in block.state.categories[j]], p)))
-        return out
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return [(str(name), "bars", ([str(v) for v in cats], a / a.sum(axis=1, keepdims=True)))
+                    for name, cats, a in zip(block.names, block.state.categories, block.posterior.concentration)]
 
 
 # ------------------------------------------------------------ helpers of Categorical alone
@@ -606,10 +602,9 @@ def decode_codes(codes, categories):
     out = []
     for j, cats in enumerate(categories):
         c = codes[:, j]
-        col = np.empty(c.shape[0], dtype=object)
+        col = np.empty(c.shape[0], dtype=object)  # (None where no category is set)
         ok = (c >= 0) & (c < len(cats))
         col[ok] = np.asarray(cats, dtype=object)[c[ok]]
-        col[~ok] = None
         out.append(col)
     return out
 

@@ -517,8 +517,5 @@ class Histogram(Family, NumericNode, *SHARED):
     # ------------------------------------------------------------ display
     def plot_panels(self, block, top=10) -> list:
         """One bar panel per feature: ``p(bin | y=k)`` (posterior mean), bars labelled by their edges (``top`` unused)."""
-        out = []
-        for j, (name, P) in enumerate(zip(block.names, _enc.probs(block.posterior))):
-            e = block.state.edges[j]
-            out.append((str(name), "bars", ([f"[{e[b]:.4g}, {e[b + 1]:.4g})" for b in range(e.size - 1)], P)))
-        return out
+        return [(str(name), "bars", ([f"[{a:.4g}, {b:.4g})" for a, b in zip(e[:-1], e[1:])], P))
+                for name, P, e in zip(block.names, _enc.probs(block.posterior), block.state.edges)]

@@ -31,6 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
+from .._utils import dense
 from . import dp_release
 from ._contract import Family
 from .capabilities import SHARED
@@ -479,9 +480,8 @@ class Multinomial(ThetaSite, Family, *SHARED):
 
         Sparse input is densified.
         """
-        X = block.X.toarray() if sp.issparse(block.X) else np.asarray(block.X)
-        M = block.missing
-        M = np.zeros(X.shape) if M is None else (M.toarray() if sp.issparse(M) else np.asarray(M))
+        X = dense(block.X)
+        M = np.zeros(X.shape) if block.missing is None else dense(block.missing)
         return {"X": X.astype(np.float32), "missing": M.astype(np.float32),
                 "length": X.sum(axis=1).astype(np.float32)}
 

@@ -32,12 +32,7 @@ from .._utils import nonfinite_error
 from . import _interval
 from ._contract import Family
 from .capabilities import SHARED, NumericNode
-from .numeric import (
-    dense_numbers,
-    float32_args,
-    sample_class_feature,
-    weighted_class_cells,
-)
+from .numeric import dense_numbers, float32_args, sample_class_feature, weighted_class_cells
 from .dp_release import noisy_sums, whole_bounds
 
 __all__ = ["Gammas", "Poisson", "PoissonBlock", "PoissonStats"]
