@@ -44,33 +44,9 @@ def _sorted_unique(values, who, name, small=...):
 
 
 def encode_columns(X, state=None, *, categories="auto", min_categories=None, extend=False, who="Categorical"):
-    """Map a block of categorical values to integer codes.
-
-    Parameters
-    ----------
-    X : DataFrame or array-like of shape (n_samples, n_features)
-    state : CategoricalEncoding or None
-        None learns the categories (fit). Otherwise values are coded against it.
-    categories : "auto", list, or list of lists
-        Declared categories: one list shared by every feature, or one per feature.
-    min_categories : int, array-like or None
-        scikit-learn's CategoricalNB option: integer features get at least the
-        categories ``0 .. min_categories - 1``.
-    extend : bool
-        With a ``state``: add values not seen before as new categories (partial_fit).
-    who : str
-
-    Returns
-    -------
-    codes : ndarray of int, shape (n_samples, n_features)
-        ``-1`` marks a missing cell, ``V_j`` a value not among the categories. The smallest
-        signed integer dtype that holds them (:func:`code_dtype`), or ``X`` itself (read-only)
-        when it is an int64 array of codes already.
-    categories : tuple of ndarray
-        The categories of each column (position = code).
-    declared : tuple of bool
-        Whether each column's categories were declared.
-    """
+    """:meth:`Categorical.encode <bayesnb.families.Categorical.encode>` with the family's
+    ``categories`` and ``min_categories``: ``(codes, categories, declared)``, the codes (dtype
+    :func:`code_dtype`) and per column its categories (position = code) and whether declared."""
     same = _codes_as_given(X, state, categories, min_categories, extend, who)
     if same is None and state is not None and not extend:
         same = _coded_numbers(X, state, who)

@@ -228,23 +228,9 @@ def polya_log_lik(a: np.ndarray, X, M) -> np.ndarray:
 
 
 def split_counts(X, who: str):
-    """Validate non-negative finite counts and separate their missing cells (never in place).
-
-    Parameters
-    ----------
-    X : array-like or sparse matrix of shape (n, d)
-        NaN marks a missing cell. Sparse input stays sparse (CSR/CSC); integer counts are
-        not copied when nothing is missing.
-    who : str
-        Name used in error messages.
-
-    Returns
-    -------
-    X : ndarray or CSR/CSC matrix
-        The counts, missing cells set to 0.
-    missing : ndarray, sparse matrix or None
-        1.0 at the missing cells (None when there are none).
-    """
+    """``(X, missing)`` of :meth:`Multinomial.encode <bayesnb.families.Multinomial.encode>`'s block:
+    the validated counts, missing cells set to 0 (never in place; sparse stays CSR/CSC, complete
+    integer counts are not copied), and 1.0 at the missing cells (None when there are none)."""
     if sp.issparse(X):
         if X.format not in ("csr", "csc"):
             X = X.tocsr()

@@ -128,23 +128,9 @@ def build_state(A: np.ndarray, bins) -> HistogramEncoding:
 
 
 def merge_states(a: HistogramEncoding, b: HistogramEncoding, bins) -> HistogramEncoding:
-    """The state :func:`build_state` makes of two disjoint batches' rows together, from their states.
-
-    A state holds every column's distinct values and how many cells held each, and the edges
-    are a function of that table alone (:func:`_column_edges`), so the tables are added and
-    the edges made again: exactly the state of the rows together (a fit over partitions).
-
-    Parameters
-    ----------
-    a, b : HistogramEncoding
-        The states of two batches of one block's columns.
-    bins : int or "auto"
-        The family's (validated) ``bins``.
-
-    Returns
-    -------
-    HistogramEncoding
-    """
+    """The state :func:`build_state` makes of two disjoint batches' rows together, from their states
+    ``a``, ``b`` and the family's validated ``bins``: each column's tables of distinct values and cell
+    counts added, and the edges (a function of that table alone, :func:`_column_edges`) made again."""
     if len(a.edges) != len(b.edges):
         raise ValueError(f"Histogram: the two states have {len(a.edges)} and {len(b.edges)} columns; expected the "
                          "same block.")
