@@ -125,8 +125,7 @@ def _check_alpha(alpha, who):
     if isinstance(alpha, numbers.Real) and not isinstance(alpha, bool) and 0 < alpha <= MAX_ALPHA:
         return float(alpha)
     raise ValueError(f"{who}: alpha must be a finite number > 0 and at most 2**53 (the Dirichlet pseudo-count of "
-                     "every bin); "
-                     f"received {alpha!r}.")
+                     f"every bin); received {alpha!r}.")
 
 
 class Histogram(Family, NumericNode, *SHARED):
@@ -453,13 +452,8 @@ class Histogram(Family, NumericNode, *SHARED):
     # --------------------------------------------------------- draws and NumPyro hooks
     # ``theta`` (K, d, B_max): the bin probabilities, NaN where feature j has fewer bins.
     # the bins' Dirichlets are Categorical's over values: its draws, moments and inverse
-    def sample_params(self, post, n_draws, rng) -> dict:
-        """Exact posterior draws: ``{"theta": (n_draws, K, d, B_max)}``, NaN-padded."""
-        return Categorical().sample_params(post, n_draws, rng)
-
-    def posterior_moments(self, post) -> dict:
-        """Closed-form posterior mean and sd: ``{"theta": (mean, sd)}``, each (K, d, B_max)."""
-        return Categorical().posterior_moments(post)
+    sample_params = Categorical.sample_params  # exact draws, (n_draws, K, d, B_max) NaN-padded
+    posterior_moments = Categorical.posterior_moments  # closed-form mean and sd, each (K, d, B_max)
 
     def posterior_from_params(self, params: dict):
         """A BinDirichlets whose plug-in equals the given ``theta`` (K, d, B_max) (one draw)."""

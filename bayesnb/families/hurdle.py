@@ -35,7 +35,7 @@ from scipy.special import betaln
 from . import _interval
 from ._contract import Family
 from .capabilities import SHARED, NumericNode
-from .numeric import MAX_ALPHA, sample_class_feature
+from .numeric import MAX_ALPHA, dense_numbers, sample_class_feature
 from .dp_release import noisy_pairs
 from .lognormal import LogNormal
 
@@ -189,12 +189,7 @@ class Hurdle(Family, NumericNode, *SHARED):
         :class:`HurdleBlock` and the base's state. ``X`` is never modified.
         """
         base, at = self._b, self._at(who)
-        if sp.issparse(X):
-            raise TypeError(f"{who}: Hurdle features need a dense array; received a sparse matrix. Use .toarray().")
-        try:
-            A = np.asarray(X, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"{who}: Hurdle features must be numbers (or NaN for missing).") from None
+        A = dense_numbers(X, who, "Hurdle features must be numbers")
         missing = np.isnan(A)
         is_at = ~missing & (A == at)
         try:
