@@ -466,9 +466,7 @@ class Family(PartitionDefaults, NodeDefaults, SupportDefaults, ABC):
         The default returns the columns as float arrays (numeric families); a family whose
         encoded values are codes (``raw_values``) returns the values they stand for.
         """
-        import scipy.sparse as sp
-
-        V = values.toarray() if sp.issparse(values) else np.asarray(values, dtype=float)
+        V = np.asarray(dense(values), dtype=float)
         return [V[:, j] for j in range(V.shape[1])]
 
     # ------------------------------------------------------------------------ display

@@ -120,11 +120,8 @@ def bin_of(edges: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 def build_state(A: np.ndarray, bins) -> HistogramEncoding:
     """The :class:`HistogramEncoding` of a validated float block ``A`` (n, d), NaN = missing."""
-    tables = []
-    for j in range(A.shape[1]):
-        u, c = np.unique(A[:, j][~np.isnan(A[:, j])], return_counts=True)
-        tables.append((u, c.astype(np.float64)))
-    return _state(tables, bins)
+    tables = (np.unique(col[~np.isnan(col)], return_counts=True) for col in A.T)
+    return _state([(u, c.astype(np.float64)) for u, c in tables], bins)
 
 
 def merge_states(a: HistogramEncoding, b: HistogramEncoding, bins) -> HistogramEncoding:

@@ -146,18 +146,9 @@ def logits_from_theta(theta, sizes, prior_args=None):
     1e-30 (a zero is the edge of the simplex, never reached by a draw).
     """
     theta = np.maximum(np.nan_to_num(np.asarray(theta, dtype=float)), 1e-30)
-    sz = _sizes(sizes)
-    vmax = theta.shape[-1]
-    valid_v = valid_cells(sz, vmax)
-    c = np.where(valid_v, theta, 0.0)
-    tail = np.cumsum(c[..., ::-1], axis=-1)[..., ::-1]
-    W = _width(vmax)
-    ok = _stick_valid(sz, W)
-    n = min(W, vmax - 1)
-    t = np.zeros(theta.shape[:-1] + (W,))
-    t[..., :n] = np.log(np.where(valid_v[:, :n], c[..., :n], 1.0)) - np.log(np.maximum(tail[..., 1:n + 1], 1e-30))
+    z, rest, ok = _sticks(theta, sizes)  # theta_i and sum_{v>i} theta_v, per stick
     shift = 0.0 if prior_args is None else np.asarray(prior_args.get("shift", 0.0), dtype=float)
-    return np.where(ok, t - shift, 0.0)
+    return np.where(ok, np.log(z) - np.log(np.maximum(rest, 1e-30)) - shift, 0.0)
 
 
 def stick_logit_rows(a, b, shift, log_norm=None):
