@@ -239,19 +239,11 @@ def pooled_counts(counts) -> tuple:
 def end_counts(*params):
     """Per column, the end bins' ``(n_below, n_above)`` that the tails' share ``1 / (n + 1)`` counts.
 
-    Parameters
-    ----------
-    *params : BinDirichlets
-        Prior, posterior or draw, in order of preference: the ``pooled`` field of the first that has
-        it, a training total (weighted, every class and context), the same for the posterior, an exact
-        or MCMC draw and contexts tiled over draws.
-
-    Returns
-    -------
-    tuple of (float, float), one per column, or None
-        None when none has the field (a model file written before it existed, a point from
-        parameters): :func:`cell_tail_costs` then counts the cells the bins were made from
-        (:func:`end_cells`).
+    Read from the ``pooled`` field of the first of ``params`` (BinDirichlets: prior, posterior or
+    draw, in order of preference) that has it: a training total (weighted, every class and context),
+    the same for the posterior, an exact or MCMC draw and contexts tiled over draws. None when none
+    has it (a model file written before it existed, a point from parameters): :func:`cell_tail_costs`
+    then counts the cells the bins were made from (:func:`end_cells`).
     """
     pooled = next((p.pooled for p in params if getattr(p, "pooled", None) is not None), None)
     if pooled is None:
@@ -260,24 +252,11 @@ def end_counts(*params):
 
 
 def cell_tail_costs(state: HistogramEncoding, X, ends=None) -> np.ndarray:
-    """The tail cost (:func:`tail_costs`) of every cell of ``X``.
+    """The tail cost (:func:`tail_costs`) of every cell of ``X`` (n, d); 0 inside the range and missing.
 
     This is the one place a cell's tail is costed: the encoding holds only each bin's log width.
-
-    Parameters
-    ----------
-    state : HistogramEncoding
-        The bins.
-    X : array-like of shape (n, d)
-        The cells (NaN where missing).
-    ends : tuple of (float, float) or None
-        Per column ``(n_below, n_above)`` (:func:`end_counts`, from the parameters the likelihood is
-        assembled with); None: each column's :func:`end_cells`.
-
-    Returns
-    -------
-    ndarray of shape (n, d)
-        0 inside the range and where missing.
+    ``ends``: per column ``(n_below, n_above)`` (:func:`end_counts`, from the parameters the
+    likelihood is assembled with); None: each column's :func:`end_cells`.
     """
     A = np.asarray(X, dtype=float)
     out = np.zeros(A.shape)
@@ -290,21 +269,9 @@ def cell_tail_costs(state: HistogramEncoding, X, ends=None) -> np.ndarray:
 
 
 def row_terms(block, *params) -> np.ndarray:
-    """Each cell's class-free term of an encoded Histogram block.
-
-    Parameters
-    ----------
-    block : HistogramBlock
-        The encoded cells (their values ``X``, bins' ``log_width`` and encoding ``state``).
-    *params : BinDirichlets
-        The parameters the likelihood is assembled with, whose end bins' ``n`` the tails count
-        (:func:`end_counts`).
-
-    Returns
-    -------
-    ndarray of shape (n, d)
-        The cell's bin's log width plus, beyond the range, its tail cost (:func:`cell_tail_costs`).
-    """
+    """Each cell's class-free term of an encoded Histogram block, (n, d): its bin's log width plus,
+    beyond the range, its tail cost (:func:`cell_tail_costs`), with the end bins' ``n`` of the
+    parameters ``params`` the likelihood is assembled with (:func:`end_counts`)."""
     return block.log_width + cell_tail_costs(block.state, block.X, end_counts(*params))
 
 
