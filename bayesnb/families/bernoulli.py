@@ -30,7 +30,7 @@ from scipy.special import betaln
 from .._utils import all_finite, dense, nonfinite_error
 from ._contract import Family
 from .capabilities import SHARED
-from .default_hooks import ThetaSite
+from .default_hooks import SingleSite
 from .numeric import (check_alpha, class_sums, dirichlet_draws, dirichlet_moments, resolve_scalar_alpha,
                       sample_class_feature, weighted_class_cells)
 from .dp_release import check_no_auto, check_no_bounds, noisy_pairs
@@ -84,7 +84,7 @@ class BernoulliBlock(NamedTuple):
     missing: object
 
 
-class Bernoulli(ThetaSite, Family, *SHARED):
+class Bernoulli(SingleSite, Family, *SHARED):
     """Binary feature block with a Beta(alpha, alpha) prior per (class, feature).
 
     Parameters

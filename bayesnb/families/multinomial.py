@@ -38,7 +38,7 @@ from .capabilities import SHARED
 from ._dirichlet_rows import (DirichletRows, PolyaDraw, _evidence_scalar_alpha, inverse_cdf, log_observed_mass,
                               log_theta, polya_cell_log_lik, polya_log_lik, sample_polya, split_counts, tally,
                               with_missing_columns)
-from .default_hooks import ThetaSite
+from .default_hooks import SingleSite
 from .numeric import (check_alpha, class_sums, dirichlet_draws, dirichlet_moments, log_dot,
                       resolve_scalar_alpha, row_probs)
 
@@ -86,7 +86,7 @@ class MultinomialBlock(NamedTuple):
     raw: object = None
 
 
-class Multinomial(ThetaSite, Family, *SHARED):
+class Multinomial(SingleSite, Family, *SHARED):
     """Count block (e.g. word counts) with a symmetric Dirichlet prior per class.
 
     Parameters

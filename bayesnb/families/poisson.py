@@ -32,6 +32,7 @@ from .._utils import nonfinite_error
 from . import _interval
 from ._contract import Family
 from .capabilities import SHARED, NumericNode
+from .default_hooks import SingleSite
 from .numeric import dense_numbers, float32_args, sample_class_feature, weighted_class_cells
 from .dp_release import noisy_sums, whole_bounds
 
@@ -132,7 +133,7 @@ def _check_hyper(value, what, who, auto=False):
     raise ValueError(f"{who}: {what} must be a finite number >= 0{extra}; received {value!r}.")
 
 
-class Poisson(Family, NumericNode, *SHARED):
+class Poisson(SingleSite, Family, NumericNode, *SHARED):
     """Count block: each column Poisson given the class, with a Gamma(a, b) prior on its rate.
 
     Parameters
@@ -399,17 +400,9 @@ class Poisson(Family, NumericNode, *SHARED):
                                    feature_plate, class_plate)
         return {"lam": lam, "log_lam": jnp.log(jnp.clip(lam, jnp.finfo(lam.dtype).tiny))}
 
-    def params_from_sites(self, label, static, samples: dict) -> dict:
-        """MCMC samples of ``lam_<label>`` -> ``{"lam": (..., K, d)}``."""
-        return {"lam": np.asarray(samples[f"lam_{label}"], dtype=float)}
-
     def point_params(self, post) -> dict:
         """``{"lam": a / b}``, the plug-in rate (inverse of :meth:`posterior_from_params`)."""
         return {"lam": lam_of(post)[0]}
-
-    def sites_from_params(self, label, static, params: dict, prior_args=None) -> dict:
-        """Inverse of :meth:`params_from_sites`: ``{"lam_<label>": lam}``."""
-        return {f"lam_{label}": np.asarray(params["lam"])}
 
     def numpyro_stats_args(self, stats) -> dict:
         """``{"total", "n", "log_fact"}`` per (class, feature), float32 (K, d)."""
