@@ -176,10 +176,8 @@ class Categorical(Family, *SHARED):
             given, read-only).
         state : CategoricalEncoding
         """
-        codes, cats, declared = _enc.encode_columns(
-            X, state, categories=self.categories, min_categories=self.min_categories,
-            extend=extend, who=who,
-        )
+        codes, cats, declared = _enc.encode_columns(X, state, categories=self.categories,
+                                                    min_categories=self.min_categories, extend=extend, who=who)
         return codes, CategoricalEncoding(cats, declared)
 
     def empty_stats(self, state, K):
@@ -388,11 +386,9 @@ class Categorical(Family, *SHARED):
 
     def gen_log_penalty(self, prior, point) -> float:
         """``sum alpha log theta``: the log prior whose MAP is the posterior mean (EM objective)."""
-        total = 0.0
-        for lp, a0 in zip(log_probs(point), prior.concentration):
-            with np.errstate(invalid="ignore"):
-                total += float(np.where(a0 > 0, a0 * lp, 0.0).sum())
-        return total
+        with np.errstate(invalid="ignore"):
+            return float(sum(float(np.where(a0 > 0, a0 * lp, 0.0).sum())
+                             for lp, a0 in zip(log_probs(point), prior.concentration)))
 
     def gen_empty_columns(self, state):
         """Bool (d,): features with no category at all (nothing to draw: their cells stay None)."""

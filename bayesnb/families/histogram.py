@@ -57,7 +57,7 @@ from ._contract import Family
 from .capabilities import SHARED, NumericNode
 from ._histogram_bins import HistogramEncoding
 from .numeric import MAX_ALPHA, dense_numbers, dirichlet_draws, draw_categories
-from ._weighted_counts import code_counts_columns
+from ._weighted_counts import code_counts, code_counts_columns
 from .categorical import Categorical
 
 __all__ = ["BinDirichlets", "Histogram", "HistogramBlock", "HistogramEncoding", "HistogramStats"]
@@ -239,19 +239,16 @@ class Histogram(Family, NumericNode, *SHARED):
 
     def stats(self, block, resp, state):
         """Weighted bin counts per (class, feature) and their sums of ``log w_b``."""
-        counts, lws = [], []
         every = code_counts_columns(block.codes, resp, [e.size - 1 for e in state.edges])  # one product, O(n K d)
+        lws = []
         for j, (e, c) in enumerate(zip(state.edges, every)):  # c: weighted bin counts per class
-            B = e.size - 1
             rows = np.flatnonzero(block.codes[:, j] >= 0)
-            codes = block.codes[rows, j]
-            counts.append(c)
-            lws.append(c * np.log(np.diff(e))[None, :])
+            lw = c * np.log(np.diff(e))[None, :]
             tail = _bins.tail_costs(state, j, block.X[rows, j])  # a later batch's cells beyond the range
             if np.any(tail > 0):  # (n: the cells the bins were made from; statistics have no parameters)
-                lws[-1] = lws[-1] + np.array([np.bincount(codes, weights=resp[rows, k] * tail, minlength=B)
-                                              for k in range(resp.shape[1])]).reshape(resp.shape[1], B)
-        return HistogramStats(tuple(counts), tuple(lws))
+                lw = lw + code_counts(block.codes[rows, j], resp[rows] * tail[:, None], e.size - 1)
+            lws.append(lw)
+        return HistogramStats(tuple(every), tuple(lws))
 
     def merge(self, a, b):
         """Add counts and log-width sums feature by feature."""
