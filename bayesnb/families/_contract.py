@@ -332,9 +332,7 @@ class Family(PartitionDefaults, NodeDefaults, SupportDefaults, ABC):
         int
             The default: every finite cell if :attr:`density`, else 0.
         """
-        if not self.density:
-            return 0
-        return int(np.isfinite(np.asarray(X, dtype=float)).sum())
+        return int(np.isfinite(np.asarray(X, dtype=float)).sum()) if self.density else 0
 
     def merge(self, a, b):
         """Combine statistics of two disjoint batches (default: add every field)."""

@@ -142,21 +142,14 @@ def merge_states(a: HistogramEncoding, b: HistogramEncoding, bins) -> HistogramE
 
 def _state(tables, bins) -> HistogramEncoding:
     """The state of per-column ``(distinct values, cell counts)`` tables."""
-    edges, integer, values, counts, offsets = [], [], [], [], []
+    edges, integer, offsets = [], [], []
     for u, c in tables:
-        if u.size == 0:  # all missing: one bin [0, 1) with no value to draw
-            e, whole = np.array([0.0, 1.0]), False
-        else:
-            whole = bool(np.all(u == np.floor(u)))
-            e = _column_edges(u, c, bins, whole)
-        off = np.searchsorted(u, e[1:-1], side="left") if u.size else np.zeros(e.size - 2, np.int64)
-        edges.append(e)
-        integer.append(whole)
-        values.append(u)
-        counts.append(c)
-        offsets.append(np.concatenate([[0], off, [u.size]]).astype(np.int64))
-    return HistogramEncoding(tuple(edges), np.array(integer, dtype=bool), tuple(values), tuple(counts),
-                             tuple(offsets))
+        integer.append(bool(u.size) and bool(np.all(u == np.floor(u))))
+        # all missing: one bin [0, 1) with no value to draw
+        edges.append(_column_edges(u, c, bins, integer[-1]) if u.size else np.array([0.0, 1.0]))
+        offsets.append(np.concatenate([[0], np.searchsorted(u, edges[-1][1:-1]), [u.size]]).astype(np.int64))
+    return HistogramEncoding(tuple(edges), np.array(integer, dtype=bool), tuple(u for u, _ in tables),
+                             tuple(c for _, c in tables), tuple(offsets))
 
 
 def outside_support(state: HistogramEncoding, X) -> np.ndarray:

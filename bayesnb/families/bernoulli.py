@@ -464,9 +464,8 @@ def _binarized(values, binarize, compact=False):
 
     float64, or with ``compact`` uint8 (one byte a cell: a dense block's 0/1 values, read a
     chunk of rows at a time into float64 by :func:`row_products` and :func:`column_sums`)."""
-    if binarize is None or not isinstance(values, np.ndarray) or values.dtype.kind not in "biuf":
-        return None
-    if not all_finite(values):
+    if (binarize is None or not isinstance(values, np.ndarray) or values.dtype.kind not in "biuf"
+            or not all_finite(values)):
         return None
     if compact:
         return np.greater(values, binarize).view(np.uint8)

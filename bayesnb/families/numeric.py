@@ -283,13 +283,11 @@ def observed_counts(prior, post, back_off=None) -> tuple:
     tuple of ndarray
         One (C, V) array per column.
     """
-    if back_off is not None:
-        return tuple(back_off(np.asarray(a0, dtype=float), np.asarray(a, dtype=float)) for a0, a in zip(prior, post))
-    out = []
-    for a0, a in zip(prior, post):
-        n = np.maximum(np.asarray(a, dtype=float) - a0, 0.0)
-        out.append(np.where(n.sum(axis=-1, keepdims=True) > 0, n, a0))
-    return tuple(out)
+    if back_off is None:
+        def back_off(a0, a):  # the row's counts where it has data, its prior where not
+            n = np.maximum(a - a0, 0.0)
+            return np.where(n.sum(axis=-1, keepdims=True) > 0, n, a0)
+    return tuple(back_off(np.asarray(a0, dtype=float), np.asarray(a, dtype=float)) for a0, a in zip(prior, post))
 
 
 def draw_categories(P: np.ndarray, u: np.ndarray) -> np.ndarray:
