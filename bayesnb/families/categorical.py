@@ -190,7 +190,13 @@ class Categorical(Family, *SHARED):
 
     def reindex_stats(self, stats, old_state, new_state):
         """Move statistics coded against ``old_state``'s categories onto ``new_state`` (a superset)."""
-        return CategoricalStats(reindex_counts(stats.counts, old_state.categories, new_state.categories))
+        out = []
+        for c, oc, nc in zip(stats.counts, old_state.categories, new_state.categories):
+            moved = np.zeros((c.shape[0], len(nc)))
+            if len(oc):
+                moved[:, _indexer(nc, oc)] = c
+            out.append(moved)
+        return CategoricalStats(tuple(out))
 
     def merge(self, a, b):
         """Add counts feature by feature."""
@@ -396,7 +402,14 @@ class Categorical(Family, *SHARED):
 
     def gen_decode(self, codes, state):
         """Category values per column (a list of object arrays); ``-1`` (and unseen) -> None."""
-        return decode_codes(codes, state.categories)
+        out = []
+        for j, cats in enumerate(state.categories):
+            c = codes[:, j]
+            col = np.empty(c.shape[0], dtype=object)  # (None where no category is set)
+            ok = (c >= 0) & (c < len(cats))
+            col[ok] = np.asarray(cats, dtype=object)[c[ok]]
+            out.append(col)
+        return out
 
     # --------------------------------------------------------- draws and NumPyro hooks
     def sample_params(self, post, n_draws, rng) -> dict:
@@ -543,17 +556,6 @@ class Categorical(Family, *SHARED):
 
 # ------------------------------------------------------------ helpers of Categorical alone
 
-def reindex_counts(counts, old_categories, new_categories):
-    """Move (K, V_j) arrays coded against ``old_categories`` onto ``new_categories`` (a superset)."""
-    out = []
-    for c, oc, nc in zip(counts, old_categories, new_categories):
-        moved = np.zeros((c.shape[0], len(nc)))
-        if len(oc):
-            moved[:, _indexer(nc, oc)] = c
-        out.append(moved)
-    return tuple(out)
-
-
 def alpha_per_category(alpha, categories, K: int, who: str):
     """Broadcast ``alpha`` (scalar, per-value array, per-feature list or dict) to (K, V_j) arrays."""
     out = []
@@ -591,18 +593,6 @@ def is_hierarchical(alpha, m, who) -> bool:
     if m is not None:
         raise ValueError(f"{who}: give either alpha='hierarchical' or the m-estimate (m, p), not both.")
     return True
-
-
-def decode_codes(codes, categories):
-    """Category values per column (a list of object arrays); ``-1`` (and unseen) -> None."""
-    out = []
-    for j, cats in enumerate(categories):
-        c = codes[:, j]
-        col = np.empty(c.shape[0], dtype=object)  # (None where no category is set)
-        ok = (c >= 0) & (c < len(cats))
-        col[ok] = np.asarray(cats, dtype=object)[c[ok]]
-        out.append(col)
-    return out
 
 
 # The NUTS site forms of a padded Dirichlet block, and the one rule that picks one. A Categorical (or

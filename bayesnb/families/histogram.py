@@ -354,11 +354,8 @@ class Histogram(Family, NumericNode, *SHARED):
         """Values per column from :meth:`gen_sample`'s ``b + u``: the training value of bin ``b`` at
         quantile ``u`` of the bin's empirical distribution (NaN for a column with no training value)."""
         V = np.asarray(values, dtype=float)
-        out = []
-        for j, e in enumerate(state.edges):
-            b = np.clip(np.floor(V[:, j]).astype(np.int64), 0, e.size - 2)
-            out.append(_bins.draw_within(state, j, b, V[:, j] - b))
-        return out
+        bins = [np.clip(np.floor(V[:, j]).astype(np.int64), 0, e.size - 2) for j, e in enumerate(state.edges)]
+        return [_bins.draw_within(state, j, b, V[:, j] - b) for j, b in enumerate(bins)]
 
     def gen_values(self, block):
         """Values (n, d), NaN where missing."""
