@@ -173,10 +173,8 @@ def _evidence_scalar_alpha(alpha: float, counts: np.ndarray) -> float:
     """Evidence for a scalar alpha using only the non-zero counts (fast on vocabularies)."""
     K, d = counts.shape
     nz = counts[counts > 0]
-    return float(
-        K * gammaln(d * alpha) - gammaln(d * alpha + counts.sum(1)).sum()
-        + (gammaln(alpha + nz) - gammaln(alpha)).sum()
-    )
+    return float(K * gammaln(d * alpha) - gammaln(d * alpha + counts.sum(1)).sum()
+                 + (gammaln(alpha + nz) - gammaln(alpha)).sum())
 
 
 def row_concentration(a: np.ndarray, M, n: int) -> np.ndarray:

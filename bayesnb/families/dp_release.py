@@ -137,11 +137,9 @@ def noisy_counts(counts, budget):
         return []
     flat = np.concatenate([np.ravel(c) for c in counts])
     noisy = budget.noisy(flat, 2.0 * d, math.sqrt(2.0 * d))
-    out, at = [], 0
-    for c in counts:  # each class's (context's) vector onto the counts of its noisy total (post-processing)
-        out.append(project_rows(noisy[at:at + c.size].reshape(c.shape)))
-        at += c.size
-    return out
+    # each class's (context's) vector onto the counts of its noisy total (post-processing)
+    parts = np.split(noisy, np.cumsum([c.size for c in counts])[:-1])
+    return [project_rows(part.reshape(c.shape)) for part, c in zip(parts, counts)]
 
 
 def noisy_moments(X, observed, resp, lo, hi, budget):
@@ -259,10 +257,7 @@ def scale_rows(X, L, norm="l1"):
     else:
         length = np.asarray(X.sum(axis=1), dtype=float).ravel()
     f = np.where(length > L, L / np.where(length > 0, length, 1.0), 1.0)
-    if sp.issparse(X):
-        out = sp.diags(f) @ X
-        return out.asformat(X.format)
-    return X * f[:, None]
+    return (sp.diags(f) @ X).asformat(X.format) if sp.issparse(X) else X * f[:, None]
 
 
 def row_sensitivity(L, norm, d):
