@@ -269,12 +269,6 @@ class Histogram(Family, NumericNode, *SHARED):
         K = stats.counts[0].shape[0] if stats.counts else 1
         return self.context_prior(stats, state, (K,), who=who)
 
-    def _flat_prior(self, stats, who):
-        """``Dirichlet(alpha)`` over the bins of every context, no log widths."""
-        a = _check_alpha(self.alpha, who)
-        return BinDirichlets(tuple(np.full(c.shape, a) for c in stats.counts),
-                             tuple(np.zeros(c.shape) for c in stats.counts), _bins.pooled_counts(stats.counts))
-
     def hierarchical_variant(self):
         """This family with ``hierarchical=True`` (:meth:`Family.hierarchical_variant`), bins and alpha kept."""
         return Histogram(bins=self.bins, alpha=self.alpha, hierarchical=True)
@@ -293,12 +287,15 @@ class Histogram(Family, NumericNode, *SHARED):
         """
         if not isinstance(self.hierarchical, (bool, np.bool_)):
             raise ValueError(f"{who}: hierarchical must be True or False; received {self.hierarchical!r}.")
-        if not self.hierarchical:
-            return self._flat_prior(stats, who) if naive_prior is None else naive_prior
+        if not self.hierarchical and naive_prior is not None:
+            return naive_prior
         a = _check_alpha(self.alpha, who)
-        fixed = None if class_level is None else class_level.concentration
-        return BinDirichlets(_enc.hierarchical_alphas(stats.counts, contexts, [a] * len(stats.counts), fixed),
-                             tuple(np.zeros(c.shape) for c in stats.counts), _bins.pooled_counts(stats.counts))
+        if self.hierarchical:
+            fixed = None if class_level is None else class_level.concentration
+            conc = _enc.hierarchical_alphas(stats.counts, contexts, [a] * len(stats.counts), fixed)
+        else:  # Dirichlet(alpha) over the bins of every context
+            conc = tuple(np.full(c.shape, a) for c in stats.counts)
+        return BinDirichlets(conc, tuple(np.zeros(c.shape) for c in stats.counts), _bins.pooled_counts(stats.counts))
 
     observed_rows = Categorical.observed_rows  # each feature's bin counts summed
 
