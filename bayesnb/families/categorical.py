@@ -534,9 +534,7 @@ class Categorical(Family, *SHARED):
         with np.errstate(divide="ignore", invalid="ignore"):  # alpha=0: NaN where undefined, see model._linear
             lt = np.log(theta)
             w = lt[..., 1, :, :] - lt[..., 0, :, :]
-        valid = np.zeros(w.shape[-2:], bool)
-        for j, c in enumerate(state.categories):
-            valid[j, : len(c)] = True
+        valid = _tilted_gamma.valid_cells([len(c) for c in state.categories], w.shape[-1])
         return w[..., valid], np.zeros(theta.shape[:-3])
 
     def linear_names(self, names, state):
