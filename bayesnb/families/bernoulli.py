@@ -32,7 +32,7 @@ from ._contract import Family
 from .capabilities import SHARED
 from .default_hooks import SingleSite
 from .numeric import (check_alpha, class_sums, dirichlet_draws, dirichlet_moments, resolve_scalar_alpha,
-                      sample_class_feature, weighted_class_cells)
+                      row_probs, sample_class_feature, weighted_class_cells)
 from .dp_release import check_no_auto, check_no_bounds, noisy_pairs
 
 __all__ = ["Bernoulli", "BernoulliStats", "Betas"]
@@ -541,6 +541,4 @@ class _Tables:
 
 def _prob(point) -> np.ndarray:
     """``p(x = 1 | y=k)`` of a point, (K, d); 0.5 where undefined."""
-    tot = point.a + point.b
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(tot > 0, point.a / np.where(tot > 0, tot, 1.0), 0.5)
+    return row_probs(np.stack([point.a, point.b], axis=-1))[..., 0]
