@@ -125,9 +125,10 @@ def build_state(A: np.ndarray, bins) -> HistogramEncoding:
 
 
 def merge_states(a: HistogramEncoding, b: HistogramEncoding, bins) -> HistogramEncoding:
-    """The state :func:`build_state` makes of two disjoint batches' rows together, from their states
-    ``a``, ``b`` and the family's validated ``bins``: each column's tables of distinct values and cell
-    counts added, and the edges (a function of that table alone, :func:`_column_edges`) made again."""
+    """The state :func:`build_state` makes of two disjoint batches' rows together, from their
+    states ``a``, ``b`` and the family's validated ``bins``: each column's tables of distinct
+    values and cell counts added, and the edges (a function of that table alone,
+    :func:`_column_edges`) made again."""
     if len(a.edges) != len(b.edges):
         raise ValueError(f"Histogram: the two states have {len(a.edges)} and {len(b.edges)} columns; expected the "
                          "same block.")
@@ -147,9 +148,11 @@ def _state(tables, bins) -> HistogramEncoding:
         integer.append(bool(u.size) and bool(np.all(u == np.floor(u))))
         # all missing: one bin [0, 1) with no value to draw
         edges.append(_column_edges(u, c, bins, integer[-1]) if u.size else np.array([0.0, 1.0]))
-        offsets.append(np.concatenate([[0], np.searchsorted(u, edges[-1][1:-1]), [u.size]]).astype(np.int64))
-    return HistogramEncoding(tuple(edges), np.array(integer, dtype=bool), tuple(u for u, _ in tables),
-                             tuple(c for _, c in tables), tuple(offsets))
+        off = np.searchsorted(u, edges[-1][1:-1])
+        offsets.append(np.concatenate([[0], off, [u.size]]).astype(np.int64))
+    values, counts = (tuple(t[i] for t in tables) for i in (0, 1))
+    return HistogramEncoding(tuple(edges), np.array(integer, dtype=bool), values, counts,
+                             tuple(offsets))
 
 
 def outside_support(state: HistogramEncoding, X) -> np.ndarray:
@@ -233,10 +236,10 @@ def end_counts(*params):
     """Per column, the end bins' ``(n_below, n_above)`` that the tails' share ``1 / (n + 1)`` counts.
 
     Read from the ``pooled`` field of the first of ``params`` (BinDirichlets: prior, posterior or
-    draw, in order of preference) that has it: a training total (weighted, every class and context),
-    the same for the posterior, an exact or MCMC draw and contexts tiled over draws. None when none
-    has it (a model file written before it existed, a point from parameters): :func:`cell_tail_costs`
-    then counts the cells the bins were made from (:func:`end_cells`).
+    draw, in order of preference) that has it: a training total (weighted, every class and
+    context), the same for the posterior, an exact or MCMC draw and contexts tiled over draws.
+    None when none has it (a model file written before it existed, a point from parameters):
+    :func:`cell_tail_costs` then counts the cells the bins were made from (:func:`end_cells`).
     """
     pooled = next((p.pooled for p in params if getattr(p, "pooled", None) is not None), None)
     if pooled is None:
@@ -245,7 +248,7 @@ def end_counts(*params):
 
 
 def cell_tail_costs(state: HistogramEncoding, X, ends=None) -> np.ndarray:
-    """The tail cost (:func:`tail_costs`) of every cell of ``X`` (n, d); 0 inside the range and missing.
+    """The tail cost (:func:`tail_costs`) of every cell of ``X`` (n, d); 0 inside the range.
 
     This is the one place a cell's tail is costed: the encoding holds only each bin's log width.
     ``ends``: per column ``(n_below, n_above)`` (:func:`end_counts`, from the parameters the

@@ -31,8 +31,8 @@ from .._utils import all_finite, dense, nonfinite_error
 from ._contract import Family
 from .capabilities import SHARED
 from .default_hooks import SingleSite
-from .numeric import (check_alpha, class_sums, dirichlet_draws, dirichlet_moments, resolve_scalar_alpha,
-                      row_probs, sample_class_feature, weighted_class_cells)
+from .numeric import (check_alpha, class_sums, dirichlet_draws, dirichlet_moments,
+                      resolve_scalar_alpha, row_probs, sample_class_feature, weighted_class_cells)
 from .dp_release import check_no_auto, check_no_bounds, noisy_pairs
 
 __all__ = ["Bernoulli", "BernoulliStats", "Betas"]

@@ -176,8 +176,9 @@ class Categorical(Family, *SHARED):
             given, read-only).
         state : CategoricalEncoding
         """
-        codes, cats, declared = _enc.encode_columns(X, state, categories=self.categories,
-                                                    min_categories=self.min_categories, extend=extend, who=who)
+        codes, cats, declared = _enc.encode_columns(
+            X, state, categories=self.categories, min_categories=self.min_categories,
+            extend=extend, who=who)
         return codes, CategoricalEncoding(cats, declared)
 
     def empty_stats(self, state, K):
@@ -547,9 +548,10 @@ class Categorical(Family, *SHARED):
 
     def plot_panels(self, block, top=10) -> list:
         """One bar panel per feature: ``p(value | y=k)`` under the posterior mean (``top`` unused)."""
+        columns = zip(block.names, block.state.categories, block.posterior.concentration)
         with np.errstate(invalid="ignore", divide="ignore"):
             return [(str(name), "bars", ([str(v) for v in cats], a / a.sum(axis=1, keepdims=True)))
-                    for name, cats, a in zip(block.names, block.state.categories, block.posterior.concentration)]
+                    for name, cats, a in columns]
 
 
 # ------------------------------------------------------------ helpers of Categorical alone

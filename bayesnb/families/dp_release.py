@@ -15,9 +15,10 @@ import scipy.sparse as sp
 
 from ..privacy import project_rows
 
-__all__ = ["FLOOR_NOISE_SDS", "RowBound", "VAR_FLOOR_MIN", "check_declared", "check_no_auto", "check_no_bounds",
-           "noisy_counts", "noisy_moments", "noisy_pairs", "noisy_row_counts", "noisy_sums", "require_bounds",
-           "row_counts_release", "row_sensitivity", "scale_rows", "var_floor", "whole_bounds"]
+__all__ = ["FLOOR_NOISE_SDS", "RowBound", "VAR_FLOOR_MIN", "check_declared", "check_no_auto",
+           "check_no_bounds", "noisy_counts", "noisy_moments", "noisy_pairs", "noisy_row_counts",
+           "noisy_sums", "require_bounds", "row_counts_release", "row_sensitivity", "scale_rows",
+           "var_floor", "whole_bounds"]
 
 #: the variance floor of :func:`noisy_moments`, in noise standard deviations of the released variance
 FLOOR_NOISE_SDS = 1.0
@@ -321,10 +322,11 @@ def row_counts_release(fam, block, resp, state, budget, bounds, names, who):
     rb = bounds[1] if isinstance(bounds[1], RowBound) else RowBound(bounds[1])
     check_no_bounds(bounds[0], names, "count (Multinomial)", who)
     if rb.length is None:
-        raise ValueError(f"{who}: a private count (Multinomial/Complement) block needs a declared bound on the "
-                         "length of a row: give DP(row_length=L) from knowledge of the domain (e.g. the "
-                         "longest document you accept); longer rows are scaled down to length L. A bound "
-                         "read from the data (its longest row) would itself leak it.")
+        raise ValueError(f"{who}: a private count (Multinomial/Complement) block needs a "
+                         "declared bound on the length of a row: give DP(row_length=L) from "
+                         "knowledge of the domain (e.g. the longest document you accept); longer "
+                         "rows are scaled down to length L. A bound read from the data (its "
+                         "longest row) would itself leak it.")
     L = float(rb.length)
     if rb.norm == "l2" and budget.mechanism != "gaussian":
         raise ValueError(f"{who}: DP(row_norm='l2') needs mechanism='gaussian' (the L1 sensitivity of rows of "

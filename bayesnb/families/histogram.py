@@ -295,7 +295,8 @@ class Histogram(Family, NumericNode, *SHARED):
             conc = _enc.hierarchical_alphas(stats.counts, contexts, [a] * len(stats.counts), fixed)
         else:  # Dirichlet(alpha) over the bins of every context
             conc = tuple(np.full(c.shape, a) for c in stats.counts)
-        return BinDirichlets(conc, tuple(np.zeros(c.shape) for c in stats.counts), _bins.pooled_counts(stats.counts))
+        zeros = tuple(np.zeros(c.shape) for c in stats.counts)
+        return BinDirichlets(conc, zeros, _bins.pooled_counts(stats.counts))
 
     observed_rows = Categorical.observed_rows  # each feature's bin counts summed
 
@@ -351,7 +352,8 @@ class Histogram(Family, NumericNode, *SHARED):
         """Values per column from :meth:`gen_sample`'s ``b + u``: the training value of bin ``b`` at
         quantile ``u`` of the bin's empirical distribution (NaN for a column with no training value)."""
         V = np.asarray(values, dtype=float)
-        bins = [np.clip(np.floor(V[:, j]).astype(np.int64), 0, e.size - 2) for j, e in enumerate(state.edges)]
+        bins = [np.clip(np.floor(v).astype(np.int64), 0, e.size - 2)
+                for v, e in zip(V.T, state.edges)]
         return [_bins.draw_within(state, j, b, V[:, j] - b) for j, b in enumerate(bins)]
 
     def gen_values(self, block):
@@ -495,8 +497,8 @@ class Histogram(Family, NumericNode, *SHARED):
                 "log_width": row.sum(axis=1).astype(np.float32)}
 
     def numpyro_row_loglik(self, params, row_args):
-        """``log p(x_i | y=k)`` per row and class, (n, K): Categorical's over the bins minus each row's
-        ``sum_j log w``; missing cells add 0."""
+        """``log p(x_i | y=k)`` per row and class, (n, K): Categorical's over the bins minus each
+        row's ``sum_j log w``; missing cells add 0."""
         return Categorical().numpyro_row_loglik(params, row_args) - row_args["log_width"][:, None]
 
     # ------------------------------------------------------------ display

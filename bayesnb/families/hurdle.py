@@ -215,7 +215,8 @@ class Hurdle(Family, NumericNode, *SHARED):
     def stats(self, block, resp, state):
         """Weighted counts of ``at`` cells and of other observed cells, then the base's statistics."""
         inner = self._b.stats(block.base, resp, state)
-        return HurdleStats(resp.T @ block.at.astype(float), resp.T @ self._other(block).astype(float), *inner)
+        at, other = block.at.astype(float), self._other(block).astype(float)
+        return HurdleStats(resp.T @ at, resp.T @ other, *inner)
 
     def interval_stats(self, values, resp, state, who="Hurdle"):
         """As :meth:`stats`, with the cells other than ``at`` passed to the base's own ``interval_stats``."""
@@ -223,7 +224,8 @@ class Hurdle(Family, NumericNode, *SHARED):
         missing = np.isnan(A)
         is_at = ~missing & (A == self._at(who))
         inner = self._b.interval_stats(np.where(is_at, np.nan, A), resp, state, who=who)
-        return HurdleStats(resp.T @ is_at.astype(float), resp.T @ (~is_at & ~missing).astype(float), *inner)
+        at, other = is_at.astype(float), (~is_at & ~missing).astype(float)
+        return HurdleStats(resp.T @ at, resp.T @ other, *inner)
 
     def dp_stats(self, block, resp, state, budget, bounds, names, who="Hurdle"):
         """The counts of ``at`` and other cells (L1 2 per column, as Bernoulli's), then the base's own
@@ -231,7 +233,8 @@ class Hurdle(Family, NumericNode, *SHARED):
         ``dp_statistics``, so every released statistic gets the same share."""
         b_at, b_base = budget.split([1, self._b.dp_statistics])
         head = noisy_pairs(resp.T @ block.at.astype(float), resp.T @ self._other(block).astype(float), b_at)
-        return HurdleStats(*head, *self._b.dp_stats(block.base, resp, state, b_base, bounds, names, who))
+        inner = self._b.dp_stats(block.base, resp, state, b_base, bounds, names, who)
+        return HurdleStats(*head, *inner)
 
     def merge(self, a, b):
         """Counts add; the base merges its own statistics."""

@@ -35,9 +35,9 @@ from .._utils import dense
 from . import dp_release
 from ._contract import Family
 from .capabilities import SHARED
-from ._dirichlet_rows import (DirichletRows, PolyaDraw, _evidence_scalar_alpha, inverse_cdf, log_observed_mass,
-                              log_theta, polya_cell_log_lik, polya_log_lik, sample_polya, split_counts, tally,
-                              with_missing_columns)
+from ._dirichlet_rows import (DirichletRows, PolyaDraw, _evidence_scalar_alpha, inverse_cdf,
+                              log_observed_mass, log_theta, polya_cell_log_lik, polya_log_lik,
+                              sample_polya, split_counts, tally, with_missing_columns)
 from .default_hooks import SingleSite
 from .numeric import (check_alpha, class_sums, dirichlet_draws, dirichlet_moments, log_dot,
                       resolve_scalar_alpha, row_probs)

@@ -15,9 +15,9 @@ import scipy.sparse as sp
 from .._utils import hard_labels
 from ..structure.hierarchical import maximise_evidence
 
-__all__ = ["MAX_ALPHA", "check_alpha", "class_sums", "dirichlet_draws", "dirichlet_moments", "draw_categories", "float32_args",
-           "observed_counts",
-           "float_array", "log_dot", "resolve_scalar_alpha", "row_probs", "sample_class_feature", "weighted_class_cells"]
+__all__ = ["MAX_ALPHA", "check_alpha", "class_sums", "dirichlet_draws", "dirichlet_moments",
+           "draw_categories", "float32_args", "float_array", "log_dot", "observed_counts",
+           "resolve_scalar_alpha", "row_probs", "sample_class_feature", "weighted_class_cells"]
 
 
 #: the largest smoothing pseudo-count accepted: as many rows as float64 counts exactly (2**53);
@@ -202,7 +202,7 @@ def dirichlet_moments(a, total):
 
 
 def row_probs(a: np.ndarray) -> np.ndarray:
-    """Dirichlet rows ``a`` (..., V) normalised to probabilities: their plug-in, uniform for a row with no mass."""
+    """Dirichlet rows ``a`` (..., V) normalised: their plug-in, uniform for a row with no mass."""
     tot = a.sum(axis=-1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(tot > 0, a / np.where(tot > 0, tot, 1.0), 1.0 / max(a.shape[-1], 1))
@@ -287,7 +287,8 @@ def observed_counts(prior, post, back_off=None) -> tuple:
         def back_off(a0, a):  # the row's counts where it has data, its prior where not
             n = np.maximum(a - a0, 0.0)
             return np.where(n.sum(axis=-1, keepdims=True) > 0, n, a0)
-    return tuple(back_off(np.asarray(a0, dtype=float), np.asarray(a, dtype=float)) for a0, a in zip(prior, post))
+    return tuple(back_off(np.asarray(a0, dtype=float), np.asarray(a, dtype=float))
+                 for a0, a in zip(prior, post))
 
 
 def draw_categories(P: np.ndarray, u: np.ndarray) -> np.ndarray:
