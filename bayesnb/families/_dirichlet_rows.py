@@ -462,23 +462,13 @@ def tally(rows_out, cols_out, n, d):
 
 
 def sample_polya(point, z, lengths, rng):
-    """Counts, a CSR matrix (n, d), of tokens drawn from an unmaterialised :class:`PolyaDraw`.
+    """Counts, a CSR matrix (n, d): row ``i`` holds ``lengths[i]`` tokens of class ``z[i]`` drawn
+    from ``point``, an unmaterialised :class:`PolyaDraw`.
 
     The rows of class ``k`` take, in order, consecutive tokens of class ``k``'s Polya urn
     (:func:`polya_tokens`), which continues the tokens earlier calls drew from ``point``
     (kept in ``point.tokens``). A class whose concentrations are all 0 (theta undefined,
     uniform in use) draws its tokens uniformly, as from the materialised draw.
-
-    Parameters
-    ----------
-    point : PolyaDraw
-    z : ndarray of int, shape (n,)
-    lengths : array-like of int, shape (n,)
-    rng : numpy.random.Generator
-
-    Returns
-    -------
-    scipy.sparse.csr_matrix of shape (n, d)
     """
     n, d = z.shape[0], point.base.shape[1]
     lengths = np.asarray(lengths, dtype=np.int64)
