@@ -15,6 +15,7 @@ from ..structure.hierarchical import hierarchical_prior
 from ._category_codes import _code_into, _columns, _indexer, _integer_categories, _small_ints, code_dtype
 from ._category_codes import convert_unmatched, no_match_error, numeric_block_codes
 from ._weighted_counts import code_counts_columns
+from .numeric import row_probs
 
 __all__ = []
 
@@ -43,33 +44,9 @@ def _sorted_unique(values, who, name, small=...):
 
 
 def encode_columns(X, state=None, *, categories="auto", min_categories=None, extend=False, who="Categorical"):
-    """Map a block of categorical values to integer codes.
-
-    Parameters
-    ----------
-    X : DataFrame or array-like of shape (n_samples, n_features)
-    state : CategoricalEncoding or None
-        None learns the categories (fit). Otherwise values are coded against it.
-    categories : "auto", list, or list of lists
-        Declared categories: one list shared by every feature, or one per feature.
-    min_categories : int, array-like or None
-        scikit-learn's CategoricalNB option: integer features get at least the
-        categories ``0 .. min_categories - 1``.
-    extend : bool
-        With a ``state``: add values not seen before as new categories (partial_fit).
-    who : str
-
-    Returns
-    -------
-    codes : ndarray of int, shape (n_samples, n_features)
-        ``-1`` marks a missing cell, ``V_j`` a value not among the categories. The smallest
-        signed integer dtype that holds them (:func:`code_dtype`), or ``X`` itself (read-only)
-        when it is an int64 array of codes already.
-    categories : tuple of ndarray
-        The categories of each column (position = code).
-    declared : tuple of bool
-        Whether each column's categories were declared.
-    """
+    """:meth:`Categorical.encode <bayesnb.families.Categorical.encode>` with the family's
+    ``categories`` and ``min_categories``: ``(codes, categories, declared)``, the codes (dtype
+    :func:`code_dtype`) and per column its categories (position = code) and whether declared."""
     same = _codes_as_given(X, state, categories, min_categories, extend, who)
     if same is None and state is not None and not extend:
         same = _coded_numbers(X, state, who)
@@ -95,22 +72,19 @@ def encode_columns(X, state=None, *, categories="auto", min_categories=None, ext
             if declared is not None:
                 cats, is_decl = declared, True
             else:
-                if distinct is not None:
-                    observed = distinct
-                else:
+                observed = distinct
+                if observed is None:
                     observed = values if miss is None else values[~miss]  # (never written to)
                 if miss is None and distinct is None and values.dtype.kind in "iuf":
                     small = _small_ints(values)
                 seen = _sorted_unique(observed, who, name, small) if observed.size else np.array([], dtype=object)
-                if state is not None:
-                    old = state.categories[j]
-                    if state.declared[j]:
-                        cats, is_decl = old, True
-                    else:
-                        both = np.concatenate([np.asarray(old, dtype=object), np.asarray(seen, dtype=object)])
-                        cats, is_decl = _sorted_unique(both, who, name), False
-                else:
+                if state is None:
                     cats, is_decl = seen, False
+                elif state.declared[j]:
+                    cats, is_decl = state.categories[j], True
+                else:  # partial_fit: the categories so far and the values seen, sorted together
+                    both = [np.asarray(c, dtype=object) for c in (state.categories[j], seen)]
+                    cats, is_decl = _sorted_unique(np.concatenate(both), who, name), False
             if min_categories is not None and not is_decl:
                 cats = _with_min_categories(cats, min_categories, j, who)
             check = is_decl
@@ -290,8 +264,7 @@ def _with_min_categories(cats, min_categories, j, who):
         cats.dtype == object and all(isinstance(c, (int, np.integer)) for c in cats)
     ):
         return cats
-    full = np.union1d(np.asarray(cats, dtype=np.int64), np.arange(m, dtype=np.int64))
-    return full
+    return np.union1d(np.asarray(cats, dtype=np.int64), np.arange(m, dtype=np.int64))
 
 
 def check_state(state, d):
@@ -397,13 +370,7 @@ def code_log_tables(prior, post):
 
 def probs(point):
     """Normalised probabilities of a ``Dirichlets``, one (K, V_j) array per feature (uniform for empty rows)."""
-    out = []
-    for a in point.concentration:
-        tot = a.sum(axis=1, keepdims=True)
-        V = a.shape[1]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out.append(np.where(tot > 0, a / np.where(tot > 0, tot, 1.0), 1.0 / max(V, 1)))
-    return out
+    return [row_probs(a) for a in point.concentration]
 
 
 # Exact draws and the NumPyro model share one parameterisation: ``theta`` of shape

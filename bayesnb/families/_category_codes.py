@@ -40,25 +40,19 @@ def code_dtype(largest: int) -> np.dtype:
     return np.dtype(np.int64)
 
 
-def _small_int_range(values):
-    """``(min, max)`` of an integer array whose range is at most its length (else None)."""
-    if values.dtype.kind not in "iu" or values.size == 0:
-        return None
-    lo, hi = int(values.min()), int(values.max())
-    return (lo, hi) if hi - lo <= max(values.size, 1024) else None
-
-
 def _small_ints(values):
     """``(ints, min, max)``: the integers of ``values`` (an integer array, or floats that all hold
-    integers) when their range is at most their number (else None)."""
+    integers) when their range is at most their number, or 1024 (else None)."""
     if values.dtype.kind == "f" and values.size:
         with np.errstate(invalid="ignore"):  # NaN, infinity, huge: not integers (the check below)
             ints = values.astype(np.int64)
         if not np.array_equal(ints, values):
             return None
         values = ints  # contiguous: the range is read from it
-    small = _small_int_range(values)
-    return None if small is None else (values, *small)
+    if values.dtype.kind not in "iu" or values.size == 0:
+        return None
+    lo, hi = int(values.min()), int(values.max())
+    return (values, lo, hi) if hi - lo <= max(values.size, 1024) else None
 
 
 def _integer_categories(categories):
@@ -189,7 +183,6 @@ def _factorized(values):
     if not all(type(u) is str for u in uniques):
         return None, None
     return uniques, codes
-
 
 
 def numeric_block_codes(X, categories, dtype):
@@ -325,11 +318,8 @@ def _convert(v, kind):
                 raise _Lossy from None
             if np.isfinite(f) and v in (repr(f), str(int(f)) if f.is_integer() else repr(f)):
                 return f
-    elif kind == "str":
-        if have == "int":
-            return str(v)
-        if have == "bool":
-            return str(v)
+    elif kind == "str" and have in ("int", "bool"):
+        return str(v)
     raise _Lossy
 
 
@@ -372,9 +362,8 @@ def convert_unmatched(values, categories, name, who):
     order = [k for k in _ORDER if k in wanted] + sorted(wanted - set(_ORDER))
     values = np.asarray(values, dtype=object)
     uniq = pd.unique(values)  # each distinct value converted once
-    done = np.empty(len(uniq), dtype=object)
-    for i, v in enumerate(uniq):
-        done[i] = _one(v, wanted, order, categories, name, who)
+    done = np.fromiter((_one(v, wanted, order, categories, name, who) for v in uniq), dtype=object,
+                       count=len(uniq))
     return done[pd.Index(uniq).get_indexer(values)]
 
 

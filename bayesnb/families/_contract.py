@@ -332,9 +332,7 @@ class Family(PartitionDefaults, NodeDefaults, SupportDefaults, ABC):
         int
             The default: every finite cell if :attr:`density`, else 0.
         """
-        if not self.density:
-            return 0
-        return int(np.isfinite(np.asarray(X, dtype=float)).sum())
+        return int(np.isfinite(np.asarray(X, dtype=float)).sum()) if self.density else 0
 
     def merge(self, a, b):
         """Combine statistics of two disjoint batches (default: add every field)."""
@@ -466,9 +464,7 @@ class Family(PartitionDefaults, NodeDefaults, SupportDefaults, ABC):
         The default returns the columns as float arrays (numeric families); a family whose
         encoded values are codes (``raw_values``) returns the values they stand for.
         """
-        import scipy.sparse as sp
-
-        V = values.toarray() if sp.issparse(values) else np.asarray(values, dtype=float)
+        V = np.asarray(dense(values), dtype=float)
         return [V[:, j] for j in range(V.shape[1])]
 
     # ------------------------------------------------------------------------ display

@@ -173,18 +173,8 @@ def _evidence_scalar_alpha(alpha: float, counts: np.ndarray) -> float:
     """Evidence for a scalar alpha using only the non-zero counts (fast on vocabularies)."""
     K, d = counts.shape
     nz = counts[counts > 0]
-    return float(
-        K * gammaln(d * alpha) - gammaln(d * alpha + counts.sum(1)).sum()
-        + (gammaln(alpha + nz) - gammaln(alpha)).sum()
-    )
-
-
-def _theta(point) -> np.ndarray:
-    """Normalised theta (K, d) of a generative point; uniform for rows with no mass."""
-    a = point.concentration
-    tot = a.sum(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(tot > 0, a / np.where(tot > 0, tot, 1.0), 1.0 / max(a.shape[1], 1))
+    return float(K * gammaln(d * alpha) - gammaln(d * alpha + counts.sum(1)).sum()
+                 + (gammaln(alpha + nz) - gammaln(alpha)).sum())
 
 
 def row_concentration(a: np.ndarray, M, n: int) -> np.ndarray:
@@ -236,23 +226,9 @@ def polya_log_lik(a: np.ndarray, X, M) -> np.ndarray:
 
 
 def split_counts(X, who: str):
-    """Validate non-negative finite counts and separate their missing cells (never in place).
-
-    Parameters
-    ----------
-    X : array-like or sparse matrix of shape (n, d)
-        NaN marks a missing cell. Sparse input stays sparse (CSR/CSC); integer counts are
-        not copied when nothing is missing.
-    who : str
-        Name used in error messages.
-
-    Returns
-    -------
-    X : ndarray or CSR/CSC matrix
-        The counts, missing cells set to 0.
-    missing : ndarray, sparse matrix or None
-        1.0 at the missing cells (None when there are none).
-    """
+    """``(X, missing)`` of :meth:`Multinomial.encode <bayesnb.families.Multinomial.encode>`'s block:
+    the validated counts, missing cells set to 0 (never in place; sparse stays CSR/CSC, complete
+    integer counts are not copied), and 1.0 at the missing cells (None when there are none)."""
     if sp.issparse(X):
         if X.format not in ("csr", "csc"):
             X = X.tocsr()
@@ -486,23 +462,13 @@ def tally(rows_out, cols_out, n, d):
 
 
 def sample_polya(point, z, lengths, rng):
-    """Counts, a CSR matrix (n, d), of tokens drawn from an unmaterialised :class:`PolyaDraw`.
+    """Counts, a CSR matrix (n, d): row ``i`` holds ``lengths[i]`` tokens of class ``z[i]`` drawn
+    from ``point``, an unmaterialised :class:`PolyaDraw`.
 
     The rows of class ``k`` take, in order, consecutive tokens of class ``k``'s Polya urn
     (:func:`polya_tokens`), which continues the tokens earlier calls drew from ``point``
     (kept in ``point.tokens``). A class whose concentrations are all 0 (theta undefined,
     uniform in use) draws its tokens uniformly, as from the materialised draw.
-
-    Parameters
-    ----------
-    point : PolyaDraw
-    z : ndarray of int, shape (n,)
-    lengths : array-like of int, shape (n,)
-    rng : numpy.random.Generator
-
-    Returns
-    -------
-    scipy.sparse.csr_matrix of shape (n, d)
     """
     n, d = z.shape[0], point.base.shape[1]
     lengths = np.asarray(lengths, dtype=np.int64)

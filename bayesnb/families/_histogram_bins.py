@@ -120,31 +120,15 @@ def bin_of(edges: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 def build_state(A: np.ndarray, bins) -> HistogramEncoding:
     """The :class:`HistogramEncoding` of a validated float block ``A`` (n, d), NaN = missing."""
-    tables = []
-    for j in range(A.shape[1]):
-        u, c = np.unique(A[:, j][~np.isnan(A[:, j])], return_counts=True)
-        tables.append((u, c.astype(np.float64)))
-    return _state(tables, bins)
+    tables = (np.unique(col[~np.isnan(col)], return_counts=True) for col in A.T)
+    return _state([(u, c.astype(np.float64)) for u, c in tables], bins)
 
 
 def merge_states(a: HistogramEncoding, b: HistogramEncoding, bins) -> HistogramEncoding:
-    """The state :func:`build_state` makes of two disjoint batches' rows together, from their states.
-
-    A state holds every column's distinct values and how many cells held each, and the edges
-    are a function of that table alone (:func:`_column_edges`), so the tables are added and
-    the edges made again: exactly the state of the rows together (a fit over partitions).
-
-    Parameters
-    ----------
-    a, b : HistogramEncoding
-        The states of two batches of one block's columns.
-    bins : int or "auto"
-        The family's (validated) ``bins``.
-
-    Returns
-    -------
-    HistogramEncoding
-    """
+    """The state :func:`build_state` makes of two disjoint batches' rows together, from their
+    states ``a``, ``b`` and the family's validated ``bins``: each column's tables of distinct
+    values and cell counts added, and the edges (a function of that table alone,
+    :func:`_column_edges`) made again."""
     if len(a.edges) != len(b.edges):
         raise ValueError(f"Histogram: the two states have {len(a.edges)} and {len(b.edges)} columns; expected the "
                          "same block.")
@@ -159,20 +143,15 @@ def merge_states(a: HistogramEncoding, b: HistogramEncoding, bins) -> HistogramE
 
 def _state(tables, bins) -> HistogramEncoding:
     """The state of per-column ``(distinct values, cell counts)`` tables."""
-    edges, integer, values, counts, offsets = [], [], [], [], []
+    edges, integer, offsets = [], [], []
     for u, c in tables:
-        if u.size == 0:  # all missing: one bin [0, 1) with no value to draw
-            e, whole = np.array([0.0, 1.0]), False
-        else:
-            whole = bool(np.all(u == np.floor(u)))
-            e = _column_edges(u, c, bins, whole)
-        off = np.searchsorted(u, e[1:-1], side="left") if u.size else np.zeros(e.size - 2, np.int64)
-        edges.append(e)
-        integer.append(whole)
-        values.append(u)
-        counts.append(c)
+        integer.append(bool(u.size) and bool(np.all(u == np.floor(u))))
+        # all missing: one bin [0, 1) with no value to draw
+        edges.append(_column_edges(u, c, bins, integer[-1]) if u.size else np.array([0.0, 1.0]))
+        off = np.searchsorted(u, edges[-1][1:-1])
         offsets.append(np.concatenate([[0], off, [u.size]]).astype(np.int64))
-    return HistogramEncoding(tuple(edges), np.array(integer, dtype=bool), tuple(values), tuple(counts),
+    values, counts = (tuple(t[i] for t in tables) for i in (0, 1))
+    return HistogramEncoding(tuple(edges), np.array(integer, dtype=bool), values, counts,
                              tuple(offsets))
 
 
@@ -256,19 +235,11 @@ def pooled_counts(counts) -> tuple:
 def end_counts(*params):
     """Per column, the end bins' ``(n_below, n_above)`` that the tails' share ``1 / (n + 1)`` counts.
 
-    Parameters
-    ----------
-    *params : BinDirichlets
-        Prior, posterior or draw, in order of preference: the ``pooled`` field of the first that has
-        it, a training total (weighted, every class and context), the same for the posterior, an exact
-        or MCMC draw and contexts tiled over draws.
-
-    Returns
-    -------
-    tuple of (float, float), one per column, or None
-        None when none has the field (a model file written before it existed, a point from
-        parameters): :func:`cell_tail_costs` then counts the cells the bins were made from
-        (:func:`end_cells`).
+    Read from the ``pooled`` field of the first of ``params`` (BinDirichlets: prior, posterior or
+    draw, in order of preference) that has it: a training total (weighted, every class and
+    context), the same for the posterior, an exact or MCMC draw and contexts tiled over draws.
+    None when none has it (a model file written before it existed, a point from parameters):
+    :func:`cell_tail_costs` then counts the cells the bins were made from (:func:`end_cells`).
     """
     pooled = next((p.pooled for p in params if getattr(p, "pooled", None) is not None), None)
     if pooled is None:
@@ -277,24 +248,11 @@ def end_counts(*params):
 
 
 def cell_tail_costs(state: HistogramEncoding, X, ends=None) -> np.ndarray:
-    """The tail cost (:func:`tail_costs`) of every cell of ``X``.
+    """The tail cost (:func:`tail_costs`) of every cell of ``X`` (n, d); 0 inside the range.
 
     This is the one place a cell's tail is costed: the encoding holds only each bin's log width.
-
-    Parameters
-    ----------
-    state : HistogramEncoding
-        The bins.
-    X : array-like of shape (n, d)
-        The cells (NaN where missing).
-    ends : tuple of (float, float) or None
-        Per column ``(n_below, n_above)`` (:func:`end_counts`, from the parameters the likelihood is
-        assembled with); None: each column's :func:`end_cells`.
-
-    Returns
-    -------
-    ndarray of shape (n, d)
-        0 inside the range and where missing.
+    ``ends``: per column ``(n_below, n_above)`` (:func:`end_counts`, from the parameters the
+    likelihood is assembled with); None: each column's :func:`end_cells`.
     """
     A = np.asarray(X, dtype=float)
     out = np.zeros(A.shape)
@@ -307,21 +265,9 @@ def cell_tail_costs(state: HistogramEncoding, X, ends=None) -> np.ndarray:
 
 
 def row_terms(block, *params) -> np.ndarray:
-    """Each cell's class-free term of an encoded Histogram block.
-
-    Parameters
-    ----------
-    block : HistogramBlock
-        The encoded cells (their values ``X``, bins' ``log_width`` and encoding ``state``).
-    *params : BinDirichlets
-        The parameters the likelihood is assembled with, whose end bins' ``n`` the tails count
-        (:func:`end_counts`).
-
-    Returns
-    -------
-    ndarray of shape (n, d)
-        The cell's bin's log width plus, beyond the range, its tail cost (:func:`cell_tail_costs`).
-    """
+    """Each cell's class-free term of an encoded Histogram block, (n, d): its bin's log width plus,
+    beyond the range, its tail cost (:func:`cell_tail_costs`), with the end bins' ``n`` of the
+    parameters ``params`` the likelihood is assembled with (:func:`end_counts`)."""
     return block.log_width + cell_tail_costs(block.state, block.X, end_counts(*params))
 
 

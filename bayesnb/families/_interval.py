@@ -136,7 +136,7 @@ def continuous_bins(loc, scale, nu, edges, log_scale=False):
     values of ``x`` (``x <= 0`` is ``log x = -inf``) and the means are means of ``x``, those of
     the Normal with the same location and scale (a log-Student-t has no mean).
     """
-    lo, hi = bounds(edges)
+    lo_x, hi_x = lo, hi = bounds(edges)
     if log_scale:
         with np.errstate(divide="ignore", invalid="ignore"):
             lo, hi = np.log(np.maximum(lo, 0.0)), np.log(np.maximum(hi, 0.0))
@@ -154,7 +154,6 @@ def continuous_bins(loc, scale, nu, edges, log_scale=False):
     else:
         mean = loc + scale * _t_partial_mean(nu, a, b, np.exp(logm))
     with np.errstate(invalid="ignore"):
-        lo_x, hi_x = bounds(edges)
         bad = ~np.isfinite(mean) | (logm == -np.inf)
         return logm, np.where(bad, np.nan, np.clip(mean, lo_x, hi_x))
 
@@ -162,7 +161,7 @@ def continuous_bins(loc, scale, nu, edges, log_scale=False):
 def count_bins(dist, dist_shifted, scale, edges):
     """Whole-number predictives: ``dist`` (C, 1) of ``X``; ``E[X; X <= m] = scale * P(X' <= m - 1)``
     with ``X' ~ dist_shifted`` (Poisson: the same; negative binomial ``NB(r, p)``: ``NB(r + 1, p)``)."""
-    lo, hi = bounds(edges)
+    lo_x, hi_x = lo, hi = bounds(edges)
     # a node's state s holds the values in [e_(s-1), e_s) (``searchsorted(edges, x, side="right")``):
     # the whole numbers in [lo, hi) are those in (ceil lo - 1, ceil hi - 1]
     lo, hi = np.ceil(lo) - 1.0, np.ceil(hi) - 1.0
@@ -170,7 +169,6 @@ def count_bins(dist, dist_shifted, scale, edges):
     part = np.exp(log_interval_mass(dist_shifted, lo - 1, hi - 1))
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = scale * part / np.exp(logm)
-    lo_x, hi_x = bounds(edges)
     return logm, np.where(np.isfinite(mean) & (logm > -np.inf), np.clip(mean, lo_x, hi_x), np.nan)
 
 

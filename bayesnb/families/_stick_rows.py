@@ -66,11 +66,6 @@ def _sticks(conc, sizes):
     return a, b, ok
 
 
-def _log_norm(a, b):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return (-betaln(a, b)).sum(-1).astype(np.float32)
-
-
 def prior_args(alpha, sizes) -> dict:
     """Prior arguments of :func:`stick_logit_rows` for padded Dirichlet rows.
 
@@ -91,8 +86,10 @@ def prior_args(alpha, sizes) -> dict:
     W = a.shape[-1]
     rest = (_sizes(sizes) - 1)[:, None] - np.arange(W)[None, :]
     shift = np.broadcast_to(np.where(ok, -np.log(np.maximum(rest, 1)), 0.0), a.shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_norm = (-betaln(a, b)).sum(-1).astype(np.float32)
     return {"a": a.astype(np.float32), "b": b.astype(np.float32), "shift": shift.astype(np.float32),
-            "log_norm": _log_norm(a, b)}
+            "log_norm": log_norm}
 
 
 def stats_args(counts, sizes) -> dict:
@@ -128,14 +125,10 @@ def stick_log_theta(t, sp, sizes):
     ok = _stick_valid(sz, W)
     lz = jnp.where(ok, t - sp, 0.0)
     l1 = jnp.where(ok, -sp, 0.0)
-    if W <= 32:
-        cs = jnp.cumsum(l1, axis=-1)
-    else:
-        cs = l1 @ jnp.triu(jnp.ones((W, W), l1.dtype))
+    cs = jnp.cumsum(l1, axis=-1) if W <= 32 else l1 @ jnp.triu(jnp.ones((W, W), l1.dtype))
     zero = jnp.zeros(t.shape[:-1] + (1,), t.dtype)
     lt = jnp.concatenate([lz, zero], -1)[..., :vmax] + jnp.concatenate([zero, cs], -1)[..., :vmax]
-    valid = valid_cells(sz, vmax)
-    return jnp.where(valid, lt, 0.0)
+    return jnp.where(valid_cells(sz, vmax), lt, 0.0)
 
 
 def logits_from_theta(theta, sizes, prior_args=None):
@@ -146,18 +139,9 @@ def logits_from_theta(theta, sizes, prior_args=None):
     1e-30 (a zero is the edge of the simplex, never reached by a draw).
     """
     theta = np.maximum(np.nan_to_num(np.asarray(theta, dtype=float)), 1e-30)
-    sz = _sizes(sizes)
-    vmax = theta.shape[-1]
-    valid_v = valid_cells(sz, vmax)
-    c = np.where(valid_v, theta, 0.0)
-    tail = np.cumsum(c[..., ::-1], axis=-1)[..., ::-1]
-    W = _width(vmax)
-    ok = _stick_valid(sz, W)
-    n = min(W, vmax - 1)
-    t = np.zeros(theta.shape[:-1] + (W,))
-    t[..., :n] = np.log(np.where(valid_v[:, :n], c[..., :n], 1.0)) - np.log(np.maximum(tail[..., 1:n + 1], 1e-30))
+    z, rest, ok = _sticks(theta, sizes)  # theta_i and sum_{v>i} theta_v, per stick
     shift = 0.0 if prior_args is None else np.asarray(prior_args.get("shift", 0.0), dtype=float)
-    return np.where(ok, t - shift, 0.0)
+    return np.where(ok, np.log(z) - np.log(np.maximum(rest, 1e-30)) - shift, 0.0)
 
 
 def stick_logit_rows(a, b, shift, log_norm=None):

@@ -79,18 +79,8 @@ def log_tilted_gamma_rows(alpha, valid, s_shape, log_norm=None):
 
 
 def tilted_log_norm(alpha, valid, s_shape=None):
-    """The ``log_norm`` of :func:`tilted_gamma_rows`, float32, computed in float64 with SciPy.
-
-    Parameters
-    ----------
-    alpha : array of shape (..., V)
-    valid : array of bool, broadcastable to ``alpha``
-    s_shape : array of shape (...) or None
-
-    Returns
-    -------
-    ndarray of shape (...)
-    """
+    """The ``log_norm`` (...) of :func:`tilted_gamma_rows` for the same ``alpha``, ``valid`` and
+    ``s_shape``, float32, computed in float64 with SciPy."""
     alpha = np.asarray(alpha, dtype=float)
     out = -gammaln(alpha).sum(-1)
     if s_shape is not None:

@@ -30,9 +30,10 @@ from scipy.special import betaln
 from .._utils import all_finite, dense, nonfinite_error
 from ._contract import Family
 from .capabilities import SHARED
-from .default_hooks import ThetaSite
-from .numeric import check_alpha, class_sums, dirichlet_draws, dirichlet_moments, resolve_scalar_alpha, sample_class_feature
-from .dp_release import check_no_auto, check_no_bounds, noisy_counts
+from .default_hooks import SingleSite
+from .numeric import (check_alpha, class_sums, dirichlet_draws, dirichlet_moments,
+                      resolve_scalar_alpha, row_probs, sample_class_feature, weighted_class_cells)
+from .dp_release import check_no_auto, check_no_bounds, noisy_pairs
 
 __all__ = ["Bernoulli", "BernoulliStats", "Betas"]
 
@@ -83,7 +84,7 @@ class BernoulliBlock(NamedTuple):
     missing: object
 
 
-class Bernoulli(ThetaSite, Family, *SHARED):
+class Bernoulli(SingleSite, Family, *SHARED):
     """Binary feature block with a Beta(alpha, alpha) prior per (class, feature).
 
     Parameters
@@ -105,14 +106,8 @@ class Bernoulli(ThetaSite, Family, *SHARED):
     _param_names = ("alpha", "binarize")
     name = "bernoulli"
     accepts_sparse = True
-    #: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
-    #: NamedTuple of the sufficient statistics
     stats_type = BernoulliStats
-    #: NamedTuple of the prior and of the posterior
     params_type = Betas
-    #: other NamedTuples stored in a model file (the state is a plain int)
-    state_types = ()
-    #: what each stored field must hold when a model file is read
     field_rules = {"BernoulliStats": {"ones": "count", "observed": "count"},
                    "Betas": {"a": "count", "b": "count"}}
 
@@ -157,37 +152,30 @@ class Bernoulli(ThetaSite, Family, *SHARED):
             fast = _binarized(X, binarize, compact=True)  # uint8 0/1: one byte a cell
             X = np.array(X, dtype=float, copy=True) if fast is None else fast
             data = X
-        if fast is not None:  # thresholded, nothing missing
-            if sp.issparse(X) and not data.all():
-                X = type(X)((data, X.indices.copy(), X.indptr.copy()), shape=X.shape)
-                X.eliminate_zeros()  # on copies of the index arrays
-            return BernoulliBlock(X, None), X.shape[1]
-        if np.isinf(data).any():
-            raise nonfinite_error(who, "Bernoulli features", data)
-        miss = np.isnan(data)
-        any_missing = miss.any()
-        if binarize is not None:
-            with np.errstate(invalid="ignore"):
-                ones = data > binarize
-            data[...] = ones
-            if any_missing:
-                data[miss] = np.nan
-        else:
-            bad = ~miss & (data != 0) & (data != 1)
-            if bad.any():
-                vals = np.unique(data[bad])[:5]
-                raise ValueError(
-                    f"{who}: Bernoulli features must be 0/1 (or missing); received value(s) "
-                    f"{vals.tolist()}. Pass binarize=<threshold> to threshold them."
-                )
         missing = None
-        if any_missing:
-            if sp.issparse(X):
-                missing = type(X)((miss.astype(float), X.indices.copy(), X.indptr.copy()), shape=X.shape)
-                missing.eliminate_zeros()
+        if fast is None:  # (else thresholded, nothing missing)
+            if np.isinf(data).any():
+                raise nonfinite_error(who, "Bernoulli features", data)
+            miss = np.isnan(data)
+            if binarize is not None:  # (missing cells are set to 0 below)
+                with np.errstate(invalid="ignore"):
+                    data[...] = data > binarize
             else:
-                missing = miss.astype(float)
-            data[miss] = 0.0
+                bad = ~miss & (data != 0) & (data != 1)
+                if bad.any():
+                    vals = np.unique(data[bad])[:5]
+                    raise ValueError(
+                        f"{who}: Bernoulli features must be 0/1 (or missing); received value(s) "
+                        f"{vals.tolist()}. Pass binarize=<threshold> to threshold them."
+                    )
+            if miss.any():
+                if sp.issparse(X):
+                    missing = type(X)((miss.astype(float), X.indices.copy(), X.indptr.copy()),
+                                      shape=X.shape)
+                    missing.eliminate_zeros()
+                else:
+                    missing = miss.astype(float)
+                data[miss] = 0.0
         if sp.issparse(X) and not data.all():
             X = type(X)((data, X.indices.copy(), X.indptr.copy()), shape=X.shape)
             X.eliminate_zeros()  # on copies of the index arrays
@@ -250,10 +238,7 @@ class Bernoulli(ThetaSite, Family, *SHARED):
         check_no_auto(self.alpha, "alpha", who)
         check_no_bounds(bounds, names, "Bernoulli", who)
         s = self.stats(block, resp, state)
-        pairs = [np.stack([s.ones[:, j], s.observed[:, j] - s.ones[:, j]], axis=1) for j in range(state)]
-        noisy = noisy_counts(pairs, budget)
-        ones = np.stack([p[:, 0] for p in noisy], axis=1) if noisy else s.ones
-        zeros = np.stack([p[:, 1] for p in noisy], axis=1) if noisy else s.ones
+        ones, zeros = noisy_pairs(s.ones, s.observed - s.ones, budget)
         return BernoulliStats(ones, ones + zeros)
 
     def predict_cache(self, prior, post):
@@ -354,15 +339,9 @@ class Bernoulli(ThetaSite, Family, *SHARED):
         """
         lp, lq = _log_p(point)
         X = dense(block.X)
-        obs = ~self.gen_missing(block)
-        out = np.zeros(X.shape)
-        for k in range(lp.shape[0]):
-            with np.errstate(invalid="ignore"):
-                v = np.where(X > 0, lp[k], lq[k])
-            w = weights[:, k:k + 1]
-            with np.errstate(invalid="ignore"):  # 0 * -inf (alpha=0) where the weight is 0: masked
-                out += np.where(obs & (w > 0), w * v, 0.0)
-        return out
+        with np.errstate(invalid="ignore"):  # 0 * -inf (alpha=0) where the weight is 0: masked
+            cells = (np.where(X > 0, lp[k], lq[k]) for k in range(lp.shape[0]))
+            return weighted_class_cells(cells, ~self.gen_missing(block), weights)
 
     def gen_log_penalty(self, prior, point) -> float:
         """``sum a0 log p + b0 log(1 - p)``: the log prior whose MAP is the posterior mean."""
@@ -416,9 +395,8 @@ class Bernoulli(ThetaSite, Family, *SHARED):
 
     def numpyro_row_args(self, block, static) -> dict:
         """Dense float32 (n, d) indicators ``{"ones", "zeros"}`` (a missing cell is neither)."""
-        X = block.X.toarray() if sp.issparse(block.X) else np.asarray(block.X)
-        M = block.missing
-        M = np.zeros(X.shape) if M is None else (M.toarray() if sp.issparse(M) else np.asarray(M))
+        X = dense(block.X)
+        M = np.zeros(X.shape) if block.missing is None else dense(block.missing)
         return {"ones": X.astype(np.float32), "zeros": (1.0 - X - M).astype(np.float32)}
 
     def numpyro_row_loglik(self, params, row_args):
@@ -486,9 +464,8 @@ def _binarized(values, binarize, compact=False):
 
     float64, or with ``compact`` uint8 (one byte a cell: a dense block's 0/1 values, read a
     chunk of rows at a time into float64 by :func:`row_products` and :func:`column_sums`)."""
-    if binarize is None or not isinstance(values, np.ndarray) or values.dtype.kind not in "biuf":
-        return None
-    if not all_finite(values):
+    if (binarize is None or not isinstance(values, np.ndarray) or values.dtype.kind not in "biuf"
+            or not all_finite(values)):
         return None
     if compact:
         return np.greater(values, binarize).view(np.uint8)
@@ -564,6 +541,4 @@ class _Tables:
 
 def _prob(point) -> np.ndarray:
     """``p(x = 1 | y=k)`` of a point, (K, d); 0.5 where undefined."""
-    tot = point.a + point.b
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(tot > 0, point.a / np.where(tot > 0, tot, 1.0), 0.5)
+    return row_probs(np.stack([point.a, point.b], axis=-1))[..., 0]

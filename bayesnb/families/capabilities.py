@@ -76,10 +76,7 @@ def capability_of(name: str):
     type or None
         One of :data:`CAPABILITIES`.
     """
-    for capability in CAPABILITIES:
-        if name in hooks(capability):
-            return capability
-    return None
+    return next((capability for capability in CAPABILITIES if name in hooks(capability)), None)
 
 
 def supports(family, capability: type) -> bool:

@@ -128,15 +128,10 @@ class Categorical(Family, *SHARED):
     _param_names = ("alpha", "categories", "m", "p", "min_categories")
     name = "categorical"
     raw_values = True
-    #: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
     param_names = ("theta",)
-    #: NamedTuple of the sufficient statistics
     stats_type = CategoricalStats
-    #: NamedTuple of the prior and of the posterior
     params_type = Dirichlets
-    #: other NamedTuples stored in a model file (the encoding state)
     state_types = (CategoricalEncoding,)
-    #: what each stored field must hold when a model file is read
     field_rules: ClassVar[dict] = {"CategoricalStats": {"counts": "count"}, "Dirichlets": {"concentration": "count"}}
 
     def __init__(self, alpha=1.0, *, categories="auto", m=None, p=None, min_categories=None):
@@ -183,8 +178,7 @@ class Categorical(Family, *SHARED):
         """
         codes, cats, declared = _enc.encode_columns(
             X, state, categories=self.categories, min_categories=self.min_categories,
-            extend=extend, who=who,
-        )
+            extend=extend, who=who)
         return codes, CategoricalEncoding(cats, declared)
 
     def empty_stats(self, state, K):
@@ -197,7 +191,13 @@ class Categorical(Family, *SHARED):
 
     def reindex_stats(self, stats, old_state, new_state):
         """Move statistics coded against ``old_state``'s categories onto ``new_state`` (a superset)."""
-        return CategoricalStats(reindex_counts(stats.counts, old_state.categories, new_state.categories))
+        out = []
+        for c, oc, nc in zip(stats.counts, old_state.categories, new_state.categories):
+            moved = np.zeros((c.shape[0], len(nc)))
+            if len(oc):
+                moved[:, _indexer(nc, oc)] = c
+            out.append(moved)
+        return CategoricalStats(tuple(out))
 
     def merge(self, a, b):
         """Add counts feature by feature."""
@@ -393,11 +393,9 @@ class Categorical(Family, *SHARED):
 
     def gen_log_penalty(self, prior, point) -> float:
         """``sum alpha log theta``: the log prior whose MAP is the posterior mean (EM objective)."""
-        total = 0.0
-        for lp, a0 in zip(log_probs(point), prior.concentration):
-            with np.errstate(invalid="ignore"):
-                total += float(np.where(a0 > 0, a0 * lp, 0.0).sum())
-        return total
+        with np.errstate(invalid="ignore"):
+            return float(sum(float(np.where(a0 > 0, a0 * lp, 0.0).sum())
+                             for lp, a0 in zip(log_probs(point), prior.concentration)))
 
     def gen_empty_columns(self, state):
         """Bool (d,): features with no category at all (nothing to draw: their cells stay None)."""
@@ -405,7 +403,14 @@ class Categorical(Family, *SHARED):
 
     def gen_decode(self, codes, state):
         """Category values per column (a list of object arrays); ``-1`` (and unseen) -> None."""
-        return decode_codes(codes, state.categories)
+        out = []
+        for j, cats in enumerate(state.categories):
+            c = codes[:, j]
+            col = np.empty(c.shape[0], dtype=object)  # (None where no category is set)
+            ok = (c >= 0) & (c < len(cats))
+            col[ok] = np.asarray(cats, dtype=object)[c[ok]]
+            out.append(col)
+        return out
 
     # --------------------------------------------------------- draws and NumPyro hooks
     def sample_params(self, post, n_draws, rng) -> dict:
@@ -421,11 +426,8 @@ class Categorical(Family, *SHARED):
     def posterior_from_params(self, params: dict):
         """A Dirichlets whose plug-in equals the given ``theta`` (K, d, V_max) (one draw)."""
         theta = params["theta"]
-        out = []
-        for j in range(theta.shape[1]):
-            t = theta[:, j]
-            out.append(t[:, ~np.isnan(t).any(axis=0)])
-        return Dirichlets(tuple(out))
+        columns = [theta[:, j] for j in range(theta.shape[1])]
+        return Dirichlets(tuple(t[:, ~np.isnan(t).any(axis=0)] for t in columns))
 
     def numpyro_static(self, prior):
         """Hashable structure: the number of values of each feature."""
@@ -533,9 +535,7 @@ class Categorical(Family, *SHARED):
         with np.errstate(divide="ignore", invalid="ignore"):  # alpha=0: NaN where undefined, see model._linear
             lt = np.log(theta)
             w = lt[..., 1, :, :] - lt[..., 0, :, :]
-        valid = np.zeros(w.shape[-2:], bool)
-        for j, c in enumerate(state.categories):
-            valid[j, : len(c)] = True
+        valid = _tilted_gamma.valid_cells([len(c) for c in state.categories], w.shape[-1])
         return w[..., valid], np.zeros(theta.shape[:-3])
 
     def linear_names(self, names, state):
@@ -548,27 +548,13 @@ class Categorical(Family, *SHARED):
 
     def plot_panels(self, block, top=10) -> list:
         """One bar panel per feature: ``p(value | y=k)`` under the posterior mean (``top`` unused)."""
-        out = []
-        for j, name in enumerate(block.names):
-            a = block.posterior.concentration[j]
-            with np.errstate(invalid="ignore", divide="ignore"):
-                p = a / a.sum(axis=1, keepdims=True)
-            out.append((str(name), "bars", ([str(v) for v in block.state.categories[j]], p)))
-        return out
+        columns = zip(block.names, block.state.categories, block.posterior.concentration)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return [(str(name), "bars", ([str(v) for v in cats], a / a.sum(axis=1, keepdims=True)))
+                    for name, cats, a in columns]
 
 
 # ------------------------------------------------------------ helpers of Categorical alone
-
-def reindex_counts(counts, old_categories, new_categories):
-    """Move (K, V_j) arrays coded against ``old_categories`` onto ``new_categories`` (a superset)."""
-    out = []
-    for c, oc, nc in zip(counts, old_categories, new_categories):
-        moved = np.zeros((c.shape[0], len(nc)))
-        if len(oc):
-            moved[:, _indexer(nc, oc)] = c
-        out.append(moved)
-    return tuple(out)
-
 
 def alpha_per_category(alpha, categories, K: int, who: str):
     """Broadcast ``alpha`` (scalar, per-value array, per-feature list or dict) to (K, V_j) arrays."""
@@ -607,19 +593,6 @@ def is_hierarchical(alpha, m, who) -> bool:
     if m is not None:
         raise ValueError(f"{who}: give either alpha='hierarchical' or the m-estimate (m, p), not both.")
     return True
-
-
-def decode_codes(codes, categories):
-    """Category values per column (a list of object arrays); ``-1`` (and unseen) -> None."""
-    out = []
-    for j, cats in enumerate(categories):
-        c = codes[:, j]
-        col = np.empty(c.shape[0], dtype=object)
-        ok = (c >= 0) & (c < len(cats))
-        col[ok] = np.asarray(cats, dtype=object)[c[ok]]
-        col[~ok] = None
-        out.append(col)
-    return out
 
 
 # The NUTS site forms of a padded Dirichlet block, and the one rule that picks one. A Categorical (or

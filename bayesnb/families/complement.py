@@ -24,7 +24,6 @@ from __future__ import annotations
 import numpy as np
 
 from ._dirichlet_rows import log_observed_mass, log_theta
-from .numeric import log_dot
 from .multinomial import Multinomial
 
 __all__ = ["Complement"]
@@ -112,7 +111,7 @@ class Complement(Multinomial):
             raise ValueError(f"predictive must be 'mean' or 'marginal'; received {predictive!r}.")
         _, w_T, s = self.predict_cache(prior, post) if cache is None else cache
         X, M = block.X, block.missing
-        score = log_dot(X, w_T, has_neg_inf=False)
+        score = np.asarray(X @ w_T)
         if M is not None:
             lm = log_observed_mass(self.complement_concentration(prior, post), M)
             length = np.asarray(X.sum(axis=1)).reshape(-1, 1)

@@ -1,15 +1,15 @@
 """Default hooks of the :class:`~bayesnb.families._contract.Family` contract, grouped by job.
 
 :class:`Family` inherits them; a family overrides whichever its data need. The contract's
-documentation of each hook is here, beside its default. :class:`ThetaSite` supplies a group of
-capability hooks shared by two families (Bernoulli, Multinomial).
+documentation of each hook is here, beside its default. :class:`SingleSite` supplies a group of
+capability hooks shared by three families (Bernoulli, Multinomial, Poisson).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["NodeDefaults", "PartitionDefaults", "SupportDefaults", "ThetaSite"]
+__all__ = ["NodeDefaults", "PartitionDefaults", "SingleSite", "SupportDefaults"]
 
 
 class PartitionDefaults:
@@ -258,25 +258,29 @@ class SupportDefaults:
         return self.value_labels(state)
 
 
-class ThetaSite:
-    """Mixin: the family's one parameter ``theta`` (K, ...) is the NumPyro site ``theta_<label>``.
+class SingleSite:
+    """Mixin: the family's one parameter ``name = param_names[0]`` (K, ...) (``theta`` unless the
+    family says otherwise) is the NumPyro site ``<name>_<label>``.
 
     Supplies :meth:`~.capabilities.NumPyroSites.params_from_sites`,
-    :meth:`~.capabilities.PosteriorDraws.point_params` and
-    :meth:`~.capabilities.NumPyroSites.sites_from_params` for such a family (Bernoulli, Multinomial); list it
-    before :class:`Family` among the bases.
+    :meth:`~.capabilities.PosteriorDraws.point_params` (the posterior mean) and
+    :meth:`~.capabilities.NumPyroSites.sites_from_params` for such a family (Bernoulli, Multinomial,
+    Poisson); list it before :class:`Family` among the bases.
     """
 
     param_names = ("theta",)
 
     def params_from_sites(self, label, static, samples: dict) -> dict:
-        """MCMC samples of ``theta_<label>`` -> ``{"theta": (..., K, ...)}``."""
-        return {"theta": np.asarray(samples[f"theta_{label}"], dtype=float)}
+        """MCMC samples of ``<name>_<label>`` -> ``{name: (..., K, ...)}``."""
+        name = self.param_names[0]
+        return {name: np.asarray(samples[f"{name}_{label}"], dtype=float)}
 
     def point_params(self, post) -> dict:
-        """``{"theta": ...}``, the posterior mean (inverse of ``posterior_from_params``)."""
-        return {"theta": self.posterior_moments(post)["theta"][0]}
+        """``{name: ...}``, the posterior mean (inverse of ``posterior_from_params``)."""
+        name = self.param_names[0]
+        return {name: self.posterior_moments(post)[name][0]}
 
     def sites_from_params(self, label, static, params: dict, prior_args=None) -> dict:
-        """Inverse of :meth:`params_from_sites`: ``{"theta_<label>": theta}``."""
-        return {f"theta_{label}": np.asarray(params["theta"])}
+        """Inverse of :meth:`params_from_sites`: ``{"<name>_<label>": params[name]}``."""
+        name = self.param_names[0]
+        return {f"{name}_{label}": np.asarray(params[name])}

@@ -15,27 +15,10 @@ import scipy.sparse as sp
 
 from ..privacy import project_rows
 
-__all__ = [
-    "FLOOR_NOISE_SDS",
-    "RowBound",
-    "VAR_FLOOR_MIN",
-    "check_declared",
-    "check_no_auto",
-    "check_no_bounds",
-    "noisy_counts",
-    "noisy_moments",
-    "noisy_pairs",
-    "noisy_row_counts",
-    "noisy_sums",
-    "public_rows",
-    "require_bounds",
-    "require_row_length",
-    "row_counts_release",
-    "row_sensitivity",
-    "scale_rows",
-    "var_floor",
-    "whole_bounds",
-]
+__all__ = ["FLOOR_NOISE_SDS", "RowBound", "VAR_FLOOR_MIN", "check_declared", "check_no_auto",
+           "check_no_bounds", "noisy_counts", "noisy_moments", "noisy_pairs", "noisy_row_counts",
+           "noisy_sums", "public_rows", "require_bounds", "row_counts_release", "row_sensitivity",
+           "scale_rows", "var_floor", "whole_bounds"]
 
 #: the variance floor of :func:`noisy_moments`, in noise standard deviations of the released variance
 FLOOR_NOISE_SDS = 1.0
@@ -155,11 +138,9 @@ def noisy_counts(counts, budget):
         return []
     flat = np.concatenate([np.ravel(c) for c in counts])
     noisy = budget.noisy(flat, 2.0 * d, math.sqrt(2.0 * d))
-    out, at = [], 0
-    for c in counts:  # each class's (context's) vector onto the counts of its noisy total (post-processing)
-        out.append(project_rows(noisy[at:at + c.size].reshape(c.shape)))
-        at += c.size
-    return out
+    # each class's (context's) vector onto the counts of its noisy total (post-processing)
+    parts = np.split(noisy, np.cumsum([c.size for c in counts])[:-1])
+    return [project_rows(part.reshape(c.shape)) for part, c in zip(parts, counts)]
 
 
 def noisy_moments(X, observed, resp, lo, hi, budget):
@@ -265,17 +246,6 @@ def noisy_sums(X, observed, resp, lo, hi, fns, budget):
     return n, sums
 
 
-def require_row_length(row_length, bounds, names, who):
-    """The declared row length ``L`` of a count block (refusing per-column bounds there)."""
-    check_no_bounds(bounds, names, "count (Multinomial)", who)
-    if row_length is None:
-        raise ValueError(f"{who}: a private count (Multinomial/Complement) block needs a declared bound on the "
-                         "length of a row: give DP(row_length=L) from knowledge of the domain (e.g. the "
-                         "longest document you accept); longer rows are scaled down to length L. A bound "
-                         "read from the data (its longest row) would itself leak it.")
-    return float(row_length)
-
-
 def scale_rows(X, L, norm="l1"):
     """``X`` (dense or sparse, non-negative) with each row of norm above ``L`` scaled to norm ``L``.
 
@@ -288,10 +258,7 @@ def scale_rows(X, L, norm="l1"):
     else:
         length = np.asarray(X.sum(axis=1), dtype=float).ravel()
     f = np.where(length > L, L / np.where(length > 0, length, 1.0), 1.0)
-    if sp.issparse(X):
-        out = sp.diags(f) @ X
-        return out.asformat(X.format)
-    return X * f[:, None]
+    return (sp.diags(f) @ X).asformat(X.format) if sp.issparse(X) else X * f[:, None]
 
 
 def row_sensitivity(L, norm, d):
@@ -341,10 +308,10 @@ def row_counts_release(fam, block, resp, state, budget, bounds, names, who):
 
     ``bounds`` is ``(the columns' bounds, RowBound)`` (or ``(bounds, L)``: a row's total at most
     ``L``): rows of norm above ``L`` are scaled down to norm ``L`` (:func:`scale_rows`; sparse
-    stays sparse). Which columns
-    are observed is read from the data in the family's encoding state, so every declared column
-    counts as observed: ``state`` (the bool array this fit's encoding made) is set to all True in
-    place, and a row with a missing cell is left out (complete cases, as in ``fam.stats``).
+    stays sparse). Which columns are observed is read from the data in the family's encoding state,
+    so every declared column counts as observed: ``state`` (the bool array this fit's encoding made)
+    is set to all True in place, and a row with a missing cell is left out (complete cases, as in
+    ``fam.stats``).
     ``alpha="auto"`` is refused.
 
     Returns
@@ -353,7 +320,14 @@ def row_counts_release(fam, block, resp, state, budget, bounds, names, who):
     """
     check_no_auto(fam.alpha, "alpha", who)
     rb = bounds[1] if isinstance(bounds[1], RowBound) else RowBound(bounds[1])
-    L = require_row_length(rb.length, bounds[0], names, who)
+    check_no_bounds(bounds[0], names, "count (Multinomial)", who)
+    if rb.length is None:
+        raise ValueError(f"{who}: a private count (Multinomial/Complement) block needs a "
+                         "declared bound on the length of a row: give DP(row_length=L) from "
+                         "knowledge of the domain (e.g. the longest document you accept); longer "
+                         "rows are scaled down to length L. A bound read from the data (its "
+                         "longest row) would itself leak it.")
+    L = float(rb.length)
     if rb.norm == "l2" and budget.mechanism != "gaussian":
         raise ValueError(f"{who}: DP(row_norm='l2') needs mechanism='gaussian' (the L1 sensitivity of rows of "
                          "bounded Euclidean norm grows with the number of columns).")

@@ -127,7 +127,6 @@ class GaussianBlock(NamedTuple):
     missing: np.ndarray | None
 
 
-
 def _fit_exactly(base, add, target):
     """``base`` moved by a few ulps so that ``base + add == target`` in float64.
 
@@ -208,12 +207,8 @@ def auto_prior(stats):
         # exact: update() adds n (resp. n / 2) back, and every class must get the same value
         kappa[:, tied] = _fit_exactly(k_all - n, n, np.broadcast_to(k_all, n.shape))
         a[:, tied] = _fit_exactly(a_all - n / 2, n / 2, np.broadcast_to(a_all, n.shape))
-    return NormalInverseGammas(
-        np.broadcast_to(grand, shape).copy(),
-        kappa,
-        a,
-        np.broadcast_to(AUTO_A0 * var, shape).copy(),
-    )
+    return NormalInverseGammas(np.broadcast_to(grand, shape).copy(), kappa, a,
+                               np.broadcast_to(AUTO_A0 * var, shape).copy())
 
 
 def _all_observed(obs) -> bool:
@@ -244,15 +239,9 @@ class Gaussian(Family, NumericNode, *SHARED):
     _param_names = ("prior",)
     name = "gaussian"
     default_fill = "mean"  # the posterior-predictive mean: best for squared loss
-    #: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
     param_names = ("mu", "sigma2")
-    #: NamedTuple of the sufficient statistics
     stats_type = GaussianStats
-    #: NamedTuple of the prior and of the posterior
     params_type = NormalInverseGammas
-    #: other NamedTuples stored in a model file (the state is a plain int)
-    state_types = ()
-    #: what each stored field must hold when a model file is read
     density = True
     ordered_support = True
     field_rules: ClassVar[dict] = {"GaussianStats": {"n": "count", "mean": "finite", "m2": "sum"},

@@ -57,7 +57,7 @@ from ._contract import Family
 from .capabilities import SHARED, NumericNode
 from ._histogram_bins import HistogramEncoding
 from .numeric import MAX_ALPHA, dense_numbers, dirichlet_draws, draw_categories
-from ._weighted_counts import code_counts_columns
+from ._weighted_counts import code_counts, code_counts_columns
 from .categorical import Categorical
 
 __all__ = ["BinDirichlets", "Histogram", "HistogramBlock", "HistogramEncoding", "HistogramStats"]
@@ -125,8 +125,7 @@ def _check_alpha(alpha, who):
     if isinstance(alpha, numbers.Real) and not isinstance(alpha, bool) and 0 < alpha <= MAX_ALPHA:
         return float(alpha)
     raise ValueError(f"{who}: alpha must be a finite number > 0 and at most 2**53 (the Dirichlet pseudo-count of "
-                     "every bin); "
-                     f"received {alpha!r}.")
+                     f"every bin); received {alpha!r}.")
 
 
 class Histogram(Family, NumericNode, *SHARED):
@@ -177,15 +176,10 @@ class Histogram(Family, NumericNode, *SHARED):
     name = "histogram"
     density = ordered_support = True
     default_fill = "mean"  # the posterior-predictive mean (rounded in whole-number columns)
-    #: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
     param_names = ("theta",)
-    #: NamedTuple of the sufficient statistics
     stats_type = HistogramStats
-    #: NamedTuple of the prior and of the posterior
     params_type = BinDirichlets
-    #: other NamedTuples stored in a model file (the encoding state)
     state_types = (HistogramEncoding,)
-    #: what each stored field must hold when a model file is read
     field_rules: ClassVar[dict] = {"HistogramStats": {"counts": "count", "log_width": "finite"},
                                    "BinDirichlets": {"concentration": "count", "log_width": "finite or None",
                                                      "pooled": "count or None"}}
@@ -245,19 +239,16 @@ class Histogram(Family, NumericNode, *SHARED):
 
     def stats(self, block, resp, state):
         """Weighted bin counts per (class, feature) and their sums of ``log w_b``."""
-        counts, lws = [], []
         every = code_counts_columns(block.codes, resp, [e.size - 1 for e in state.edges])  # one product, O(n K d)
+        lws = []
         for j, (e, c) in enumerate(zip(state.edges, every)):  # c: weighted bin counts per class
-            B = e.size - 1
             rows = np.flatnonzero(block.codes[:, j] >= 0)
-            codes = block.codes[rows, j]
-            counts.append(c)
-            lws.append(c * np.log(np.diff(e))[None, :])
+            lw = c * np.log(np.diff(e))[None, :]
             tail = _bins.tail_costs(state, j, block.X[rows, j])  # a later batch's cells beyond the range
             if np.any(tail > 0):  # (n: the cells the bins were made from; statistics have no parameters)
-                lws[-1] = lws[-1] + np.array([np.bincount(codes, weights=resp[rows, k] * tail, minlength=B)
-                                              for k in range(resp.shape[1])]).reshape(resp.shape[1], B)
-        return HistogramStats(tuple(counts), tuple(lws))
+                lw = lw + code_counts(block.codes[rows, j], resp[rows] * tail[:, None], e.size - 1)
+            lws.append(lw)
+        return HistogramStats(tuple(every), tuple(lws))
 
     def merge(self, a, b):
         """Add counts and log-width sums feature by feature."""
@@ -278,12 +269,6 @@ class Histogram(Family, NumericNode, *SHARED):
         K = stats.counts[0].shape[0] if stats.counts else 1
         return self.context_prior(stats, state, (K,), who=who)
 
-    def _flat_prior(self, stats, who):
-        """``Dirichlet(alpha)`` over the bins of every context, no log widths."""
-        a = _check_alpha(self.alpha, who)
-        return BinDirichlets(tuple(np.full(c.shape, a) for c in stats.counts),
-                             tuple(np.zeros(c.shape) for c in stats.counts), _bins.pooled_counts(stats.counts))
-
     def hierarchical_variant(self):
         """This family with ``hierarchical=True`` (:meth:`Family.hierarchical_variant`), bins and alpha kept."""
         return Histogram(bins=self.bins, alpha=self.alpha, hierarchical=True)
@@ -302,12 +287,16 @@ class Histogram(Family, NumericNode, *SHARED):
         """
         if not isinstance(self.hierarchical, (bool, np.bool_)):
             raise ValueError(f"{who}: hierarchical must be True or False; received {self.hierarchical!r}.")
-        if not self.hierarchical:
-            return self._flat_prior(stats, who) if naive_prior is None else naive_prior
+        if not self.hierarchical and naive_prior is not None:
+            return naive_prior
         a = _check_alpha(self.alpha, who)
-        fixed = None if class_level is None else class_level.concentration
-        return BinDirichlets(_enc.hierarchical_alphas(stats.counts, contexts, [a] * len(stats.counts), fixed),
-                             tuple(np.zeros(c.shape) for c in stats.counts), _bins.pooled_counts(stats.counts))
+        if self.hierarchical:
+            fixed = None if class_level is None else class_level.concentration
+            conc = _enc.hierarchical_alphas(stats.counts, contexts, [a] * len(stats.counts), fixed)
+        else:  # Dirichlet(alpha) over the bins of every context
+            conc = tuple(np.full(c.shape, a) for c in stats.counts)
+        zeros = tuple(np.zeros(c.shape) for c in stats.counts)
+        return BinDirichlets(conc, zeros, _bins.pooled_counts(stats.counts))
 
     observed_rows = Categorical.observed_rows  # each feature's bin counts summed
 
@@ -363,11 +352,9 @@ class Histogram(Family, NumericNode, *SHARED):
         """Values per column from :meth:`gen_sample`'s ``b + u``: the training value of bin ``b`` at
         quantile ``u`` of the bin's empirical distribution (NaN for a column with no training value)."""
         V = np.asarray(values, dtype=float)
-        out = []
-        for j, e in enumerate(state.edges):
-            b = np.clip(np.floor(V[:, j]).astype(np.int64), 0, e.size - 2)
-            out.append(_bins.draw_within(state, j, b, V[:, j] - b))
-        return out
+        bins = [np.clip(np.floor(v).astype(np.int64), 0, e.size - 2)
+                for v, e in zip(V.T, state.edges)]
+        return [_bins.draw_within(state, j, b, V[:, j] - b) for j, b in enumerate(bins)]
 
     def gen_values(self, block):
         """Values (n, d), NaN where missing."""
@@ -458,13 +445,8 @@ class Histogram(Family, NumericNode, *SHARED):
     # --------------------------------------------------------- draws and NumPyro hooks
     # ``theta`` (K, d, B_max): the bin probabilities, NaN where feature j has fewer bins.
     # the bins' Dirichlets are Categorical's over values: its draws, moments and inverse
-    def sample_params(self, post, n_draws, rng) -> dict:
-        """Exact posterior draws: ``{"theta": (n_draws, K, d, B_max)}``, NaN-padded."""
-        return Categorical().sample_params(post, n_draws, rng)
-
-    def posterior_moments(self, post) -> dict:
-        """Closed-form posterior mean and sd: ``{"theta": (mean, sd)}``, each (K, d, B_max)."""
-        return Categorical().posterior_moments(post)
+    sample_params = Categorical.sample_params  # exact draws, (n_draws, K, d, B_max) NaN-padded
+    posterior_moments = Categorical.posterior_moments  # closed-form mean and sd, each (K, d, B_max)
 
     def posterior_from_params(self, params: dict):
         """A BinDirichlets whose plug-in equals the given ``theta`` (K, d, B_max) (one draw)."""
@@ -515,19 +497,12 @@ class Histogram(Family, NumericNode, *SHARED):
                 "log_width": row.sum(axis=1).astype(np.float32)}
 
     def numpyro_row_loglik(self, params, row_args):
-        """``log p(x_i | y=k)`` per row and class, (n, K); missing cells add 0."""
-        import jax.numpy as jnp
-
-        lt = params["log_theta"]
-        codes, mask = row_args["codes"], row_args["mask"]
-        g = lt[:, jnp.arange(lt.shape[1])[None, :], codes]  # (K, n, d)
-        return (g * mask[None]).sum(-1).T - row_args["log_width"][:, None]
+        """``log p(x_i | y=k)`` per row and class, (n, K): Categorical's over the bins minus each
+        row's ``sum_j log w``; missing cells add 0."""
+        return Categorical().numpyro_row_loglik(params, row_args) - row_args["log_width"][:, None]
 
     # ------------------------------------------------------------ display
     def plot_panels(self, block, top=10) -> list:
         """One bar panel per feature: ``p(bin | y=k)`` (posterior mean), bars labelled by their edges (``top`` unused)."""
-        out = []
-        for j, (name, P) in enumerate(zip(block.names, _enc.probs(block.posterior))):
-            e = block.state.edges[j]
-            out.append((str(name), "bars", ([f"[{e[b]:.4g}, {e[b + 1]:.4g})" for b in range(e.size - 1)], P)))
-        return out
+        return [(str(name), "bars", ([f"[{a:.4g}, {b:.4g})" for a, b in zip(e[:-1], e[1:])], P))
+                for name, P, e in zip(block.names, _enc.probs(block.posterior), block.state.edges)]

@@ -35,7 +35,7 @@ from scipy.special import betaln
 from . import _interval
 from ._contract import Family
 from .capabilities import SHARED, NumericNode
-from .numeric import MAX_ALPHA, sample_class_feature
+from .numeric import MAX_ALPHA, dense_numbers, sample_class_feature
 from .dp_release import noisy_pairs
 from .lognormal import LogNormal
 
@@ -74,10 +74,6 @@ class HurdleBlock(NamedTuple):
     at: np.ndarray
     missing: np.ndarray
     base: tuple
-
-
-def _pack(cls, head, inner):
-    return cls(*head, *inner)
 
 
 def _pi(params):
@@ -123,13 +119,8 @@ class Hurdle(Family, NumericNode, *SHARED):
 
     _param_names = ("base", "at", "alpha")
     name = "hurdle"
-    #: NamedTuple of the sufficient statistics (the base's flattened after the counts)
     stats_type = HurdleStats
-    #: NamedTuple of the prior and of the posterior
     params_type = HurdleParams
-    #: other NamedTuples stored in a model file (the state is the base's)
-    state_types = ()
-    #: what each stored field must hold when a model file is read
     field_rules: ClassVar[dict] = {"HurdleStats": {"at_count": "count", "other_count": "count", **_BASE_RULES},
                                    "HurdleParams": {"a": "count", "b": "count", **_BASE_RULES}}
 
@@ -198,12 +189,7 @@ class Hurdle(Family, NumericNode, *SHARED):
         :class:`HurdleBlock` and the base's state. ``X`` is never modified.
         """
         base, at = self._b, self._at(who)
-        if sp.issparse(X):
-            raise TypeError(f"{who}: Hurdle features need a dense array; received a sparse matrix. Use .toarray().")
-        try:
-            A = np.asarray(X, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"{who}: Hurdle features must be numbers (or NaN for missing).") from None
+        A = dense_numbers(X, who, "Hurdle features must be numbers")
         missing = np.isnan(A)
         is_at = ~missing & (A == at)
         try:
@@ -222,15 +208,15 @@ class Hurdle(Family, NumericNode, *SHARED):
 
     def empty_stats(self, state, K):
         """Zero statistics (K, d)."""
-        base = self._b
-        inner = base.empty_stats(state, K)
+        inner = self._b.empty_stats(state, K)
         z = np.zeros(np.shape(inner[0]))
-        return _pack(HurdleStats, (z, z.copy()), inner)
+        return HurdleStats(z, z.copy(), *inner)
 
     def stats(self, block, resp, state):
         """Weighted counts of ``at`` cells and of other observed cells, then the base's statistics."""
         inner = self._b.stats(block.base, resp, state)
-        return _pack(HurdleStats, (resp.T @ block.at.astype(float), resp.T @ self._other(block).astype(float)), inner)
+        at, other = block.at.astype(float), self._other(block).astype(float)
+        return HurdleStats(resp.T @ at, resp.T @ other, *inner)
 
     def interval_stats(self, values, resp, state, who="Hurdle"):
         """As :meth:`stats`, with the cells other than ``at`` passed to the base's own ``interval_stats``."""
@@ -238,7 +224,8 @@ class Hurdle(Family, NumericNode, *SHARED):
         missing = np.isnan(A)
         is_at = ~missing & (A == self._at(who))
         inner = self._b.interval_stats(np.where(is_at, np.nan, A), resp, state, who=who)
-        return _pack(HurdleStats, (resp.T @ is_at.astype(float), resp.T @ (~is_at & ~missing).astype(float)), inner)
+        at, other = is_at.astype(float), (~is_at & ~missing).astype(float)
+        return HurdleStats(resp.T @ at, resp.T @ other, *inner)
 
     def dp_stats(self, block, resp, state, budget, bounds, names, who="Hurdle"):
         """The counts of ``at`` and other cells (L1 2 per column, as Bernoulli's), then the base's own
@@ -246,12 +233,13 @@ class Hurdle(Family, NumericNode, *SHARED):
         ``dp_statistics``, so every released statistic gets the same share."""
         b_at, b_base = budget.split([1, self._b.dp_statistics])
         head = noisy_pairs(resp.T @ block.at.astype(float), resp.T @ self._other(block).astype(float), b_at)
-        return _pack(HurdleStats, head, self._b.dp_stats(block.base, resp, state, b_base, bounds, names, who))
+        inner = self._b.dp_stats(block.base, resp, state, b_base, bounds, names, who)
+        return HurdleStats(*head, *inner)
 
     def merge(self, a, b):
         """Counts add; the base merges its own statistics."""
         (h1, i1), (h2, i2) = self._split(a), self._split(b)
-        return _pack(HurdleStats, (h1[0] + h2[0], h1[1] + h2[1]), self._b.merge(i1, i2))
+        return HurdleStats(h1[0] + h2[0], h1[1] + h2[1], *self._b.merge(i1, i2))
 
     def merge_states(self, a, b):
         """The base's merge (the state is the base's)."""
@@ -260,7 +248,7 @@ class Hurdle(Family, NumericNode, *SHARED):
     def reindex_stats(self, stats, old_state, new_state):
         """The base's reindexing of its statistics (counts unchanged)."""
         head, inner = self._split(stats)
-        return _pack(HurdleStats, head, self._b.reindex_stats(inner, old_state, new_state))
+        return HurdleStats(*head, *self._b.reindex_stats(inner, old_state, new_state))
 
     def state_shapes(self, state, K, d):
         """The base's check of the state."""
@@ -273,7 +261,7 @@ class Hurdle(Family, NumericNode, *SHARED):
             raise ValueError(f"{who}: alpha must be a finite number > 0 and at most 2**53; received {alpha!r}.")
         head, inner = self._split(stats)
         a = np.full(head[0].shape, float(alpha))
-        return _pack(HurdleParams, (a, a.copy()), self._b.make_prior(inner, state, who))
+        return HurdleParams(a, a.copy(), *self._b.make_prior(inner, state, who))
 
     def observed_rows(self, stats):
         """Weighted number of observed cells per (class, column): at the hurdle or beyond it."""
@@ -282,7 +270,7 @@ class Hurdle(Family, NumericNode, *SHARED):
     def update(self, prior, stats):
         """Beta(a + at_count, b + other_count); the base's conjugate update."""
         (p, pin), (s, sin) = self._split(prior), self._split(stats)
-        return _pack(HurdleParams, (p[0] + s[0], p[1] + s[1]), self._b.update(pin, sin))
+        return HurdleParams(p[0] + s[0], p[1] + s[1], *self._b.update(pin, sin))
 
     def check_posterior(self, post, stats, names, classes, who="Hurdle"):
         """The base's check (the Beta prior with alpha > 0 is always proper)."""
@@ -333,7 +321,7 @@ class Hurdle(Family, NumericNode, *SHARED):
             return post
         pin, (q, qin) = self._split(prior)[1], self._split(post)
         pi = rng.beta(q[0], q[1])
-        return _pack(HurdleParams, (pi, 1.0 - pi), self._b.gen_point(pin, qin, rng))
+        return HurdleParams(pi, 1.0 - pi, *self._b.gen_point(pin, qin, rng))
 
     def gen_sample(self, point, z, rng, lengths=None):
         """``at`` with probability ``pi[z]``, else the base's draw, (n, d)."""
@@ -448,15 +436,14 @@ class Hurdle(Family, NumericNode, *SHARED):
 
     def posterior_moments(self, post) -> dict:
         """Beta mean and sd of ``pi`` and the base's moments."""
-        head, inner = self._split(post)
-        a, b = head
+        (a, b), inner = self._split(post)
         n = a + b
         return {"pi": (a / n, np.sqrt(a * b / (n**2 * (n + 1)))), **self._b.posterior_moments(inner)}
 
     def posterior_from_params(self, params: dict):
         """``(pi, 1 - pi)`` and the base's posterior from its parameters."""
         pi = np.asarray(params["pi"], dtype=float)
-        return _pack(HurdleParams, (pi, 1.0 - pi), self._b.posterior_from_params(_rest(params)))
+        return HurdleParams(pi, 1.0 - pi, *self._b.posterior_from_params(_rest(params)))
 
     def point_params(self, post) -> dict:
         """``{"pi": a / (a + b)}`` and the base's plug-in parameters."""

@@ -27,6 +27,7 @@ import scipy.sparse as sp
 
 from . import _interval
 from ._gaussian_cells import mixture_mode, usable_plug_in
+from .numeric import dense_numbers
 from .gaussian import Gaussian
 
 __all__ = ["LogNormal", "LogNormalBlock"]
@@ -73,10 +74,7 @@ class LogNormal(Gaussian):
         Zero, negative and infinite values raise a ValueError naming them; ``X`` is never
         modified. Returns a :class:`LogNormalBlock` and the number of features ``d``.
         """
-        if sp.issparse(X):
-            raise TypeError(f"{who}: LogNormal features need a dense array; received a sparse matrix. "
-                            "Use .toarray().")
-        A = np.asarray(X, dtype=np.float64)
+        A = dense_numbers(X, who, "LogNormal features must be strictly positive finite numbers")
         observed = ~np.isnan(A)
         bad = observed & ~(np.isfinite(A) & (A > 0))
         if bad.any():

@@ -31,14 +31,16 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
+from .._utils import dense
 from . import dp_release
 from ._contract import Family
 from .capabilities import SHARED
-from ._dirichlet_rows import (DirichletRows, PolyaDraw, _evidence_scalar_alpha, _theta, inverse_cdf, log_observed_mass,
-                              log_theta, polya_cell_log_lik, polya_log_lik, sample_polya, split_counts, tally,
-                              with_missing_columns)
-from .default_hooks import ThetaSite
-from .numeric import check_alpha, class_sums, dirichlet_draws, dirichlet_moments, log_dot, resolve_scalar_alpha
+from ._dirichlet_rows import (DirichletRows, PolyaDraw, _evidence_scalar_alpha, inverse_cdf,
+                              log_observed_mass, log_theta, polya_cell_log_lik, polya_log_lik,
+                              sample_polya, split_counts, tally, with_missing_columns)
+from .default_hooks import SingleSite
+from .numeric import (check_alpha, class_sums, dirichlet_draws, dirichlet_moments, log_dot,
+                      resolve_scalar_alpha, row_probs)
 
 __all__ = ["DirichletRows", "Multinomial", "MultinomialStats"]
 
@@ -84,7 +86,7 @@ class MultinomialBlock(NamedTuple):
     raw: object = None
 
 
-class Multinomial(ThetaSite, Family, *SHARED):
+class Multinomial(SingleSite, Family, *SHARED):
     """Count block (e.g. word counts) with a symmetric Dirichlet prior per class.
 
     Parameters
@@ -106,13 +108,8 @@ class Multinomial(ThetaSite, Family, *SHARED):
     # default_fill stays "mode" (whole counts, the column dtype kept): "mean" writes fractional counts
     accepts_sparse = True
     joint_columns = True
-    #: NamedTuple of the sufficient statistics
     stats_type = MultinomialStats
-    #: NamedTuple of the prior and of the posterior
     params_type = DirichletRows
-    #: other NamedTuples stored in a model file (the state is a bool array)
-    state_types = ()
-    #: what each stored field must hold when a model file is read
     field_rules = {"MultinomialStats": {"counts": "count", "pending": "count or None"},
                    "DirichletRows": {"concentration": "count"}}
 
@@ -269,7 +266,7 @@ class Multinomial(ThetaSite, Family, *SHARED):
                 lt_T, neg_inf = log_theta(post.concentration).T, bool((post.concentration == 0).any())
             else:
                 lt_T, neg_inf = cache
-            jll = log_dot(X, lt_T, has_neg_inf=neg_inf)
+            jll = log_dot(X, lt_T, neg_inf)
             if M is not None:
                 lm = log_observed_mass(post.concentration, M)
                 length = np.asarray(X.sum(axis=1)).reshape(-1, 1)
@@ -405,7 +402,7 @@ class Multinomial(ThetaSite, Family, *SHARED):
             block = block.raw
         if block.missing is None:
             return block.X
-        theta = _theta(point)
+        theta = row_probs(point.concentration)
         M = block.missing.tocoo() if sp.issparse(block.missing) else sp.coo_matrix(block.missing)
         rows, cols = M.row, M.col
         if strategy == "draw":
@@ -491,9 +488,8 @@ class Multinomial(ThetaSite, Family, *SHARED):
 
         Sparse input is densified.
         """
-        X = block.X.toarray() if sp.issparse(block.X) else np.asarray(block.X)
-        M = block.missing
-        M = np.zeros(X.shape) if M is None else (M.toarray() if sp.issparse(M) else np.asarray(M))
+        X = dense(block.X)
+        M = np.zeros(X.shape) if block.missing is None else dense(block.missing)
         return {"X": X.astype(np.float32), "missing": M.astype(np.float32),
                 "length": X.sum(axis=1).astype(np.float32)}
 

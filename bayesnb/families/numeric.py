@@ -15,9 +15,9 @@ import scipy.sparse as sp
 from .._utils import hard_labels
 from ..structure.hierarchical import maximise_evidence
 
-__all__ = ["MAX_ALPHA", "check_alpha", "class_sums", "dirichlet_draws", "dirichlet_moments", "draw_categories", "float32_args",
-           "observed_counts",
-           "float_array", "log_dot", "resolve_scalar_alpha", "sample_class_feature", "weighted_class_cells"]
+__all__ = ["MAX_ALPHA", "check_alpha", "class_sums", "dirichlet_draws", "dirichlet_moments",
+           "draw_categories", "float32_args", "float_array", "log_dot", "observed_counts",
+           "resolve_scalar_alpha", "row_probs", "sample_class_feature", "weighted_class_cells"]
 
 
 #: the largest smoothing pseudo-count accepted: as many rows as float64 counts exactly (2**53);
@@ -164,8 +164,8 @@ def class_sums(X, resp: np.ndarray) -> np.ndarray:
     return np.bincount(key, weights=vals, minlength=K * d).reshape(K, d).astype(np.float64, copy=False)
 
 
-def log_dot(X, L_T: np.ndarray, offset=None, has_neg_inf=None) -> np.ndarray:
-    """``X @ L_T (+ offset)`` for log-probability tables with ``0 * log 0 = 0``.
+def log_dot(X, L_T: np.ndarray, has_neg_inf: bool) -> np.ndarray:
+    """``X @ L_T`` for log-probability tables with ``0 * log 0 = 0``.
 
     With ``alpha=0`` a table can hold ``-inf`` (a zero probability); a cell with count 0
     must then add 0, not NaN. The finite part is one (sparse) matrix product, and the
@@ -178,26 +178,18 @@ def log_dot(X, L_T: np.ndarray, offset=None, has_neg_inf=None) -> np.ndarray:
         Non-negative counts or 0/1 indicators.
     L_T : ndarray of shape (d, K)
         Log probabilities (finite or ``-inf``).
-    offset : ndarray of shape (n, K), optional
-        Added to the finite part before ``-inf`` rows are set.
-    has_neg_inf : bool, optional
-        Whether ``L_T`` holds ``-inf`` (saves a pass over a large table when known).
+    has_neg_inf : bool
+        Whether ``L_T`` holds ``-inf`` (the caller knows it: no pass over a large table here).
 
     Returns
     -------
     ndarray of shape (n, K)
     """
-    if has_neg_inf is None:
-        has_neg_inf = bool(np.isneginf(L_T).any())
     if not has_neg_inf:
-        out = np.asarray(X @ L_T)
-        return out if offset is None else out + offset
+        return np.asarray(X @ L_T)
     neg_inf = np.isneginf(L_T)
     out = np.asarray(X @ np.where(neg_inf, 0.0, L_T))
-    if offset is not None:
-        out = out + offset
-    hits = np.asarray(X @ neg_inf.astype(float))
-    out[hits > 0] = -np.inf
+    out[np.asarray(X @ neg_inf.astype(float)) > 0] = -np.inf
     return out
 
 
@@ -207,6 +199,13 @@ def dirichlet_moments(a, total):
     with np.errstate(invalid="ignore", divide="ignore"):
         m = a / total
         return m, np.sqrt(m * (1 - m) / (total + 1))
+
+
+def row_probs(a: np.ndarray) -> np.ndarray:
+    """Dirichlet rows ``a`` (..., V) normalised: their plug-in, uniform for a row with no mass."""
+    tot = a.sum(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(tot > 0, a / np.where(tot > 0, tot, 1.0), 1.0 / max(a.shape[-1], 1))
 
 
 def dirichlet_draws(conc, n_draws, rng) -> np.ndarray:
@@ -284,13 +283,12 @@ def observed_counts(prior, post, back_off=None) -> tuple:
     tuple of ndarray
         One (C, V) array per column.
     """
-    if back_off is not None:
-        return tuple(back_off(np.asarray(a0, dtype=float), np.asarray(a, dtype=float)) for a0, a in zip(prior, post))
-    out = []
-    for a0, a in zip(prior, post):
-        n = np.maximum(np.asarray(a, dtype=float) - a0, 0.0)
-        out.append(np.where(n.sum(axis=-1, keepdims=True) > 0, n, a0))
-    return tuple(out)
+    if back_off is None:
+        def back_off(a0, a):  # the row's counts where it has data, its prior where not
+            n = np.maximum(a - a0, 0.0)
+            return np.where(n.sum(axis=-1, keepdims=True) > 0, n, a0)
+    return tuple(back_off(np.asarray(a0, dtype=float), np.asarray(a, dtype=float))
+                 for a0, a in zip(prior, post))
 
 
 def draw_categories(P: np.ndarray, u: np.ndarray) -> np.ndarray:

@@ -32,12 +32,8 @@ from .._utils import nonfinite_error
 from . import _interval
 from ._contract import Family
 from .capabilities import SHARED, NumericNode
-from .numeric import (
-    dense_numbers,
-    float32_args,
-    sample_class_feature,
-    weighted_class_cells,
-)
+from .default_hooks import SingleSite
+from .numeric import dense_numbers, float32_args, sample_class_feature, weighted_class_cells
 from .dp_release import noisy_sums, whole_bounds
 
 __all__ = ["Gammas", "Poisson", "PoissonBlock", "PoissonStats"]
@@ -137,7 +133,7 @@ def _check_hyper(value, what, who, auto=False):
     raise ValueError(f"{who}: {what} must be a finite number >= 0{extra}; received {value!r}.")
 
 
-class Poisson(Family, NumericNode, *SHARED):
+class Poisson(SingleSite, Family, NumericNode, *SHARED):
     """Count block: each column Poisson given the class, with a Gamma(a, b) prior on its rate.
 
     Parameters
@@ -161,15 +157,9 @@ class Poisson(Family, NumericNode, *SHARED):
     name = "poisson"
     default_fill = "mean"  # the posterior-predictive mean: best for squared loss
     ordered_support = True
-    #: names of the parameter variables in draws and ArviZ output (``sample_params`` keys)
     param_names = ("lam",)
-    #: NamedTuple of the sufficient statistics
     stats_type = PoissonStats
-    #: NamedTuple of the prior and of the posterior
     params_type = Gammas
-    #: other NamedTuples stored in a model file (the state is a plain int)
-    state_types = ()
-    #: what each stored field must hold when a model file is read
     field_rules: ClassVar[dict] = {"PoissonStats": {"total": "sum", "n": "count", "log_fact": "sum"},
                                    "Gammas": {"a": "sum", "b": "sum", "log_fact": "sum or None"}}
 
@@ -410,17 +400,9 @@ class Poisson(Family, NumericNode, *SHARED):
                                    feature_plate, class_plate)
         return {"lam": lam, "log_lam": jnp.log(jnp.clip(lam, jnp.finfo(lam.dtype).tiny))}
 
-    def params_from_sites(self, label, static, samples: dict) -> dict:
-        """MCMC samples of ``lam_<label>`` -> ``{"lam": (..., K, d)}``."""
-        return {"lam": np.asarray(samples[f"lam_{label}"], dtype=float)}
-
     def point_params(self, post) -> dict:
         """``{"lam": a / b}``, the plug-in rate (inverse of :meth:`posterior_from_params`)."""
         return {"lam": lam_of(post)[0]}
-
-    def sites_from_params(self, label, static, params: dict, prior_args=None) -> dict:
-        """Inverse of :meth:`params_from_sites`: ``{"lam_<label>": lam}``."""
-        return {f"lam_{label}": np.asarray(params["lam"])}
 
     def numpyro_stats_args(self, stats) -> dict:
         """``{"total", "n", "log_fact"}`` per (class, feature), float32 (K, d)."""
