@@ -34,7 +34,8 @@ class _Spy:
         return np.asarray(self.out, dtype=dtype)
 
 
-@pytest.mark.parametrize("W, S, buf_max", [(150, 70, 1000), (200, 100, 40), (0, 30, 1000), (90, 85, 30)])
+# (90, 100, 30) and (90, 85, 30): the same compiled program (warmup and buffer), two splits of the draws
+@pytest.mark.parametrize("W, S, buf_max", [(150, 70, 1000), (90, 100, 30), (0, 30, 1000), (90, 85, 30)])
 def test_kept_draws_are_the_steps_after_warmup_one_copy_per_kept_call(votes_model, monkeypatch, W, S, buf_max):
     """The draws are steps W..W+S-1 of the chain (here run one step per call of the same compiled
     program), every field with its own dtype. Without a progress bar the warmup and the first

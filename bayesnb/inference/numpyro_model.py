@@ -489,13 +489,19 @@ def model_log_likelihood(spec, priors, data, sites) -> float:
 def _unconstrained(spec, priors, data, sites):
     """Site values -> NUTS's unconstrained space (an initial point for every chain).
 
-    Only the latent sample sites are kept (``sites`` may hold deterministic ones too)."""
+    Only the latent sample sites are kept (``sites`` may hold deterministic ones too). One jitted
+    program: run op by op, the model's two passes compiled some hundred small programs."""
+    import jax
     from numpyro import handlers
     from numpyro.infer.util import unconstrain_fn
 
     model = make_model(spec)
-    tr = handlers.trace(handlers.seed(handlers.substitute(model, data=sites), 0)).get_trace(priors, data)
-    latent = {k: v for k, v in sites.items()
-              if k in tr and tr[k]["type"] == "sample" and not tr[k]["is_observed"]}
-    z = unconstrain_fn(model, (priors, data), {}, latent)
+
+    def unconstrain(priors, data, sites):
+        tr = handlers.trace(handlers.seed(handlers.substitute(model, data=sites), 0)).get_trace(priors, data)
+        latent = {k: v for k, v in sites.items()
+                  if k in tr and tr[k]["type"] == "sample" and not tr[k]["is_observed"]}
+        return unconstrain_fn(model, (priors, data), {}, latent)
+
+    z = jax.jit(unconstrain)(priors, data, sites)
     return {k: np.asarray(v, dtype=np.float32) for k, v in z.items()}

@@ -437,11 +437,11 @@ def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
         def step(i, st):
             return sample_kernel(st, model_args=(priors, data))
 
-        def body(i, carry):  # step i (>= keep_from) is row i - keep_from; past the buffer, the spare row
+        def body(i, carry):  # step i >= keep_from is row i - keep_from; before it or past the buffer, the spare row
             st, rows = carry
             st = step(i, st)
             row = jnp.concatenate([st.z] + [jnp.ravel(v).astype(st.z.dtype) for v in _extras(st)])
-            at = jnp.minimum(i - keep_from, buf).astype(jnp.int32)
+            at = jnp.where(i < keep_from, buf, jnp.minimum(i - keep_from, buf)).astype(jnp.int32)
             return st, lax.dynamic_update_slice(rows, row[None], (at, jnp.int32(0)))
 
         def packed(zrow):  # a kept step's constrained sites and extra fields (:func:`_pack`)
@@ -451,14 +451,15 @@ def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
             out = jax.vmap(packed)(zs[:rows])
             return out if rows == buf else jnp.zeros((buf, cols), out.dtype).at[:rows].set(out)
 
-        # The warmup steps before keep_from are not kept: a loop of their own. The kept steps store
-        # only the unconstrained vector and the extra fields, and their sites are constrained after
-        # the loops, vectorised: the whole buffer, or its first few rows when a call keeps no more
-        # (calls of CHUNK steps under a progress bar). Under a loop, XLA's CPU code for the
-        # vectorised constrain was 4-5x slower (house votes), so it is not done in one.
+        # ONE loop over the n steps, so that the program holds one copy of the NUTS step (a loop of
+        # its own for the warmup steps before keep_from doubled the code XLA compiles); those steps
+        # write their row to the spare row. The kept steps store only the unconstrained vector and
+        # the extra fields, and their sites are constrained after the loop, vectorised: the whole
+        # buffer, or its first few rows when a call keeps no more (calls of CHUNK steps under a
+        # progress bar). Under a loop, XLA's CPU code for the vectorised constrain was 4-5x slower
+        # (house votes), so it is not done in one.
         start = jnp.minimum(keep_from, n)
-        st = lax.fori_loop(0, start, step, state)
-        st, zs = lax.fori_loop(start, n, body, (st, jnp.zeros((buf + 1, n_params + n_extra), state.z.dtype)))
+        st, zs = lax.fori_loop(0, n, body, (state, jnp.zeros((buf + 1, n_params + n_extra), state.z.dtype)))
         if few >= buf:
             return st, pack(buf)
         return st, lax.cond(n - start > few, lambda: pack(buf), lambda: pack(few))
