@@ -379,8 +379,7 @@ def fit_selection(post, encoded, columns, group, allowed, rw, class_params, *, a
 
     def update(resp):
         p, rho = cache["state"][:2]
-        new, sel, n1, n0 = _m_step(p, encoded, columns, rho, resp, class_params, alpha, not by_state)
-        return new, sel, n1, n0
+        return _m_step(p, encoded, columns, rho, resp, class_params, alpha, not by_state)
 
     best = None
     for shape in starts:  # a few iterations from each start, then the best to convergence

@@ -66,13 +66,9 @@ def blank_impossible(model, X):
 
 def impossible_rows(scores, mask):
     """``scores`` (n,) with ``-inf`` on the rows that hold a cell of ``mask`` (None: unchanged)."""
-    if mask is not None:
-        scores = np.where(mask.any(axis=1), -np.inf, scores)
-    return scores
+    return scores if mask is None else np.where(mask.any(axis=1), -np.inf, scores)
 
 
 def impossible_cells(contributions, mask):
     """Per-feature contributions (n, d) with ``-inf`` on the cells of ``mask`` (None: unchanged)."""
-    if mask is not None:
-        contributions = np.where(mask, -np.inf, contributions)
-    return contributions
+    return contributions if mask is None else np.where(mask, -np.inf, contributions)

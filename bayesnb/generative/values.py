@@ -126,8 +126,7 @@ def _support_of(x, w=None):
 
 def _from_counts(vals, counts):
     """The :class:`ColumnSupport` of a column's sorted distinct finite values ``vals`` (float64) held by ``counts`` cells."""
-    n = counts.sum()
-    integer = bool(np.all(vals == np.round(vals)))
+    n, integer = counts.sum(), _integers(vals)
     if vals.size <= MAX_CODES:
         return ColumnSupport(vals, counts, np.zeros(0), float(vals[0]), float(vals[-1]), integer, n)
     heavy = _heaviest(counts, n)
@@ -256,8 +255,7 @@ def merge_supports(a, b):
         if r.values is not None and s.values is not None and vals.size <= MAX_CODES:
             out[j] = ColumnSupport(vals, counts, np.zeros(0), lo, hi, integer, n)
             continue
-        heavy = np.flatnonzero(counts >= POINT_MASS_SHARE * n)
-        heavy = np.sort(heavy[np.argsort(-counts[heavy], kind="stable")][:MAX_MASSES])
+        heavy = _heaviest(counts, n)
         rest = np.delete(vals, heavy)
         if rest.size:
             lo, hi = min(lo, float(rest.min())), max(hi, float(rest.max()))

@@ -129,9 +129,7 @@ def log_penalty(post):
     The sum of the families' ``gen_log_penalty`` and, when the class proportions are
     learned, the Dirichlet term ``sum_k alpha_k log pi_k``.
     """
-    total = 0.0
-    for b in post.blocks:
-        total += b.family.gen_log_penalty(b.prior, b.posterior)
+    total = sum(b.family.gen_log_penalty(b.prior, b.posterior) for b in post.blocks)
     if not post.fixed_class_prior:
         a = post.class_prior_alpha
         with np.errstate(invalid="ignore"):

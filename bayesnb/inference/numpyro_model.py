@@ -202,9 +202,7 @@ def make_model(spec: ModelSpec):
                 at = jnp.take_along_axis(mod.numpyro_row_loglik(params[i], r["x"]),
                                          pairs * b.parent_states + r["u"][:, None], axis=1)
                 ll = ll + at * r["seen"][:, None]
-            if C == 1:
-                return ll
-            return jlse(ll.reshape(ll.shape[0], K, C) + log_w, axis=-1)
+            return ll if C == 1 else jlse(ll.reshape(ll.shape[0], K, C) + log_w, axis=-1)
 
         if "stats" in data:
             numpyro.factor("y", (data["class_count"] * log_pi).sum())
@@ -479,11 +477,8 @@ def model_log_likelihood(spec, priors, data, sites) -> float:
     from numpyro import handlers
 
     tr = handlers.trace(handlers.substitute(make_model(spec), data=sites)).get_trace(priors, data)
-    total = 0.0
-    for site in tr.values():
-        if site["type"] == "sample" and site["is_observed"]:
-            total += float(np.asarray(site["fn"].log_prob(site["value"])).sum())
-    return total
+    return sum((float(np.asarray(site["fn"].log_prob(site["value"])).sum()) for site in tr.values()
+                if site["type"] == "sample" and site["is_observed"]), 0.0)
 
 
 def _unconstrained(spec, priors, data, sites):
