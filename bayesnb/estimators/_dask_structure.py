@@ -49,12 +49,7 @@ from . import validation as _val
 from ._dask_fit import _light, _rows
 from .auto_features import merge_tables
 
-__all__ = ["DaskPredictMixin", "fit_structure", "unsupported"]
-
-
-def unsupported(est) -> str | None:
-    """The structure setting that a Dask fit refuses, or None (none: every structure fits on Dask)."""
-    return None
+__all__ = ["DaskPredictMixin", "fit_structure"]
 
 
 def _in_memory(v):
@@ -104,9 +99,7 @@ def _merge_value_weights(a, b):
 
 def _partition(light, post, nodes, X, y, w):
     """A partition's ``(data, class codes, weights)`` as the in-memory fit sees its rows (None if empty)."""
-    if X.shape[0] == 0:
-        return None
-    X, y, w = _rows(light, X, y, w)
+    X, y, w = _rows(light, X, y, w) if X.shape[0] else (X, y, w)
     if X.shape[0] == 0:
         return None
     encoded = light._encode_blocks(X, post)[0]

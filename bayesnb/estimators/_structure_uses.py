@@ -27,12 +27,11 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import pandas as pd
 from scipy.special import logsumexp
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from ..inference import nb_posterior as _post
-from .._utils import DataError, ZeroProbabilityWarning, as_generator, is_frame
+from .._utils import DataError, ZeroProbabilityWarning, as_generator
 from ..generative.method_checks import sample_request
 from ..generative.conditional import check_known_values
 from ..generative.conditions import class_set
@@ -92,9 +91,7 @@ class StructureUsesMixin:
         resp = np.exp(_post.normalise(terms.sum(axis=1) + post.class_log_prior, post.class_log_prior, self._who))
         out = np.zeros((terms.shape[0], int(self.n_features_in_)))
         out[:, self._node_positions()] = np.einsum("ijk,ik->ij", terms, resp)
-        out = impossible_cells(out, bad)
-        if is_frame(X):
-            out = pd.DataFrame(out, columns=X.columns, index=X.index)
+        out = impossible_cells(out, bad, X)
         term = contribution_class_term(resp, post.class_log_prior)
         return (out, term) if return_class_term else out
 

@@ -77,10 +77,6 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
 
     _structure_attr = "_mixed"
 
-    def _dask_unsupported(self):
-        reason = _dask_structure.unsupported(self) if self.structure != "naive" else None
-        return reason or super()._dask_unsupported()
-
     def fit(self, X, y, sample_weight=None):
         """Fit the naive posterior, then the structure's conditional families.
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-import pandas as pd
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
@@ -466,7 +465,5 @@ class GenerativeMixin(SemiSupervisedMixin):
         _, encoded = self._gen_encode(X)
         out, term = feature_contributions(post, encoded, int(self.n_features_in_), predictive=self._check_predictive(),
                                           caches=self._caches, who=self._who, stacklevel=3)
-        out = impossible_cells(out, bad)
-        if is_frame(X):
-            out = pd.DataFrame(out, columns=X.columns, index=X.index)
+        out = impossible_cells(out, bad, X)
         return (out, term) if return_class_term else out

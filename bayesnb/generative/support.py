@@ -12,6 +12,7 @@ and makes them missing, so the other rows are scored as before; :func:`impossibl
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
@@ -69,6 +70,8 @@ def impossible_rows(scores, mask):
     return scores if mask is None else np.where(mask.any(axis=1), -np.inf, scores)
 
 
-def impossible_cells(contributions, mask):
-    """Per-feature contributions (n, d) with ``-inf`` on the cells of ``mask`` (None: unchanged)."""
-    return contributions if mask is None else np.where(mask, -np.inf, contributions)
+def impossible_cells(contributions, mask, like=None):
+    """Per-feature contributions (n, d) with ``-inf`` on the cells of ``mask`` (None: unchanged);
+    a DataFrame with the columns and index of ``like`` when it is one (the rows scored)."""
+    out = contributions if mask is None else np.where(mask, -np.inf, contributions)
+    return pd.DataFrame(out, columns=like.columns, index=like.index) if is_frame(like) else out
