@@ -233,22 +233,24 @@ class StructureCommonMixin:
         """``log p(x, y=k)`` per row and class, shape (n_samples, n_classes).
 
         Under a structure other than naive, missing cells are marginalised exactly given the
-        class (see :mod:`bayesnb.structure.engine`); otherwise
-        as :meth:`BaseNB.predict_joint_log_proba`.
+        class (see :mod:`bayesnb.structure.engine`); otherwise, and for a Dask ``X`` (a lazy
+        Dask array, partition by partition), as :meth:`BaseNB.predict_joint_log_proba`.
         """
-        if self._structure_fitted() is None:
+        if self._structure_fitted() is None or _dask.is_dask(X):
             return super().predict_joint_log_proba(X)
         return self._structure_joint(X) + self.posterior_.class_log_prior
 
     def predict_log_proba(self, X):
-        """``log p(y=k | x)``; under a structure, from the exact joint (missing cells marginalised)."""
-        if self._structure_fitted() is None:
+        """``log p(y=k | x)``; under a structure, from the exact joint (missing cells
+        marginalised); a Dask ``X`` gives a lazy Dask array."""
+        if self._structure_fitted() is None or _dask.is_dask(X):
             return super().predict_log_proba(X)
         return _post.normalise(self.predict_joint_log_proba(X), self.posterior_.class_log_prior, self._who)
 
     def predict(self, X):
-        """Most probable class of each row; under a structure, from the exact joint."""
-        if self._structure_fitted() is None:
+        """Most probable class of each row; under a structure, from the exact joint; a Dask ``X``
+        gives a lazy Dask array."""
+        if self._structure_fitted() is None or _dask.is_dask(X):
             return super().predict(X)
         jll = self.predict_joint_log_proba(X)
         return self.classes_[_post.most_probable(jll, self.posterior_.class_log_prior, self._who)]
@@ -258,9 +260,9 @@ class StructureCommonMixin:
 
         ``latent``: a model of this structure's :meth:`fit_latent_class` (or one draw of
         :func:`~bayesnb.generative.latent.latent_class_draws`), scored at its plug-in (logsumexp over its (class,
-        component) states).
+        component) states). A Dask ``X`` gives a lazy Dask array.
         """
-        if self._structure_fitted() is None:
+        if self._structure_fitted() is None or _dask.is_dask(X):
             return super().score_samples(X, latent=latent)
         X, bad = blank_impossible(self, X)  # a cell outside its family's support: the row is -inf
         if latent is not None:

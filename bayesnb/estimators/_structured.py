@@ -42,7 +42,6 @@ from ..io.dask_data import is_dask
 from . import _dask_structure
 from . import _on_call as on_call
 from . import validation as _val
-from ._dask_structure import DaskPredictMixin
 from ._private_structure import PrivateStructureMixin
 from ._structure_common import StructureCommonMixin
 from ._structure_uses import StructureUsesMixin
@@ -61,7 +60,7 @@ STRUCTURE_CONSTRAINTS: dict = {
 _FILE_ATTRS = ("structure_parents_", "structure_stats_", "structure_bin_edges_")
 
 
-class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin, StructureCommonMixin):
+class StructureMixin(PrivateStructureMixin, StructureUsesMixin, StructureCommonMixin):
     """Fit and predict with a learned structure (see the module docstring).
 
     Attributes set by ``fit``: ``structure_kind_``, ``structure_`` (dict: feature name ->
