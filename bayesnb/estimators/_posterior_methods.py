@@ -278,11 +278,8 @@ class PosteriorMixin:
                                                        precision=precision)
         attrs = {"inference": "NUTS (NumPyro)", "likelihood": likelihood, "estimator": who,
                  "num_warmup": int(num_warmup), "num_chains": int(num_chains), "n_components": C,
-                 "init": init if isinstance(init, str) else "LatentClassFit",
-                 "compile_seconds": timing["compile_seconds"], "sampling_seconds": timing["sampling_seconds"],
-                 "total_seconds": timing["total_seconds"], "cache_hit": int(timing["cache_hit"]),
-                 "program_cache": timing["program_cache"],
-                 "precision": precision}
+                 "init": init if isinstance(init, str) else "LatentClassFit", **timing,
+                 "cache_hit": int(timing["cache_hit"]), "precision": precision}
         return self._mcmc_tree(spec, samples, on_call.nuts.sample_stats_from_extra(extra), attrs)
 
     # ------------------------------------------------------------------ p(y | x) uncertainty
@@ -356,14 +353,10 @@ class PosteriorMixin:
     def _linear(self, blocks, log_pi):
         """(coef (..., p), intercept (...)) from per-block params with leading axes."""
         post = self.posterior_
-        ws = []
-        b0 = log_pi[..., 1] - log_pi[..., 0]
-        for b, par in zip(post.blocks, blocks):
-            w, b_part = b.family.linear_terms(par["theta"], b.state)
-            ws.append(w)
-            with np.errstate(invalid="ignore"):
-                b0 = b0 + b_part
-        coef = np.concatenate(ws, axis=-1)
+        terms = [b.family.linear_terms(p["theta"], b.state) for b, p in zip(post.blocks, blocks)]
+        coef = np.concatenate([w for w, _ in terms], axis=-1)
+        with np.errstate(invalid="ignore"):
+            b0 = sum((t for _, t in terms), log_pi[..., 1] - log_pi[..., 0])
         undefined = np.isnan(coef).reshape(-1, coef.shape[-1]).any(axis=0)
         if undefined.any() or np.isnan(b0).any():
             names = [str(n) for n in np.asarray(self.coef_names_)[undefined][:5]]
@@ -379,9 +372,7 @@ class PosteriorMixin:
     def coef_names_(self):
         """Names of the ``coef_`` columns: feature names, or ``feature=value`` for categorical blocks."""
         post = self._check_linear()
-        names = []
-        for b in post.blocks:
-            names += b.family.linear_names(b.names, b.state)
+        names = [n for b in post.blocks for n in b.family.linear_names(b.names, b.state)]
         return np.asarray(names, dtype=object)
 
     @property

@@ -74,11 +74,8 @@ def ordered_columns(model, n_features: int) -> np.ndarray:
         True for a column of a Gaussian, LogNormal, Histogram or Poisson block (or a hurdle on
         one); False for categories, binary values and token counts, even when numerically coded.
     """
-    mask = np.zeros(n_features, dtype=bool)
-    for block in model.posterior_.blocks:
-        if block.family.ordered_support:
-            mask[np.asarray(block.columns, dtype=np.int64)] = True
-    return mask
+    ordered = [c for b in model.posterior_.blocks if b.family.ordered_support for c in b.columns]
+    return np.isin(np.arange(n_features), ordered)
 
 
 def _scoring_column(X, j: int, who: str) -> np.ndarray:

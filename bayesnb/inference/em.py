@@ -372,9 +372,7 @@ def holdout_cells(base, observed, fraction, rng):
     rng : numpy.random.Generator
     """
     obs = observed.copy()
-    for b in base.blocks:
-        if b.family.joint_columns:
-            obs[:, b.columns] = False
+    obs[:, [int(c) for b in base.blocks if b.family.joint_columns for c in b.columns]] = False
     rows, cols = np.nonzero(obs)
     pick = rng.random(rows.size) < fraction
     return rows[pick], cols[pick]
