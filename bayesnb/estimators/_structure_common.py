@@ -2,7 +2,7 @@
 
 :class:`StructureCommonMixin` holds what a fitted structure has no use for, hidden with
 scikit-learn's ``available_if`` (``hasattr`` False, and the AttributeError says why: the
-linear view), the predict methods, ``score_samples``, ``log_evidence_``, ``sample``, ``impute``,
+linear view), the predict methods, ``score_samples``, ``log_evidence_``, ``sample``, ``_impute``,
 ``_latent_class_draws`` and ``sample_posterior`` of
 :class:`~bayesnb.estimators._structured.StructureMixin` (CategoricalNB's and NaiveBayes's, on
 the one structure engine :mod:`bayesnb.structure.engine`); ``run_mcmc`` and ``_model_inputs`` are
@@ -137,56 +137,6 @@ class StructureCommonMixin:
                  "structure": self.structure_kind_}
         return on_call.diagnostics.datatree_from_layout({k: v[None] for k, v in draws.items()}, dims, coords,
                                                         attrs=attrs)
-
-    def impute(self, X, *, strategy="auto", n_imputations=1, random_state=None, parameter_uncertainty=True,
-               y=None, n_components=1, latent=None):
-        """Fill missing cells from their exact posterior given the row's observed cells (and ``y``).
-
-        Under a structure other than naive: ``p(x_miss | x_obs) = sum_k p(k | x_obs)
-        p(x_miss | x_obs, k)``, exact on the structure (the parents are not dropped; see
-        :mod:`bayesnb.structure.exact_impute`). A categorical
-        cell gets the mode of its marginal posterior (``"auto"``, ``"mode"``, ``"mean"``:
-        unordered categories have no mean); a numeric cell (``NaiveBayes``) its
-        posterior-predictive mean (``"auto"``, ``"mean"``), a mixture over the class and the
-        missing parents' and own bins of truncated Normal (Student-t for
-        ``predictive="marginal"``) means, or with ``"mode"`` the highest-density point among
-        those pieces' modes. ``"draw"`` draws the class and every missing cell of a row jointly
-        from ``p(y, x_miss | x_obs)``, with one exact posterior draw of the class weights and of
-        every table per completed table when ``parameter_uncertainty`` (proper multiple
-        imputation). Categories stay among the training ones; numeric values are kept on the values
-        their column takes, and zero links are kept, as in the naive impute
-        (:mod:`bayesnb.generative.values`, :mod:`bayesnb.generative.zero_links`). With ``latent`` (or ``n_components`` > 1, which
-        fits one by :meth:`fit_latent_class`) the same, over the latent-class model's (class,
-        component) states and its structure. Under naive, as :meth:`GenerativeMixin.impute`. Either way a model
-        fitted with ``fit(X, y, impute=...)`` answers the default fills with its ``imputer_`` and a Dask
-        collection is filled partition by partition, as :meth:`GenerativeMixin.impute` says.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-        strategy : {"auto", "mode", "mean", "draw"}, default="auto"
-        n_imputations : int, default=1
-            Number of completed tables (``strategy="draw"`` only).
-        random_state : None, int or Generator
-        parameter_uncertainty : bool, default=True
-        y : array-like of shape (n_samples,), optional
-            Known labels (missing where unknown): those rows are conditioned on their class.
-        n_components : int or "auto", default=1
-            > 1 or "auto": impute with a latent-class model of the structure fitted on ``X``.
-        latent : LatentClassFit, optional
-            From this estimator's :meth:`fit_latent_class`, or one MCMC draw from its
-            :func:`~bayesnb.generative.latent.latent_class_draws` (its parameters used as they are:
-            ``parameter_uncertainty`` is ignored), overriding ``n_components``.
-
-        Returns
-        -------
-        X_imputed : same type as X, or a list of ``n_imputations`` of them
-        """
-        # the one front door (GenerativeMixin's): ``imputer_`` of fit(impute=...), Dask partition by partition,
-        # then :meth:`_impute` below (structured or naive)
-        return self._impute_naive(X, strategy=strategy, n_imputations=n_imputations, random_state=random_state,
-                                  parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components,
-                                  latent=latent, stacklevel=4)
 
     def _impute(self, X, *, strategy, n_imputations, random_state, parameter_uncertainty, y, n_components, latent,
                 median_cells=None, stacklevel=2):

@@ -221,6 +221,17 @@ class GenerativeMixin(SemiSupervisedMixin):
         ``p(y | x_obs)``, with a :class:`ZeroProbabilityWarning`, as :meth:`predict_proba`
         does.
 
+        Under a structure other than naive (``structure=`` of CategoricalNB and NaiveBayes):
+        ``p(x_miss | x_obs) = sum_k p(k | x_obs) p(x_miss | x_obs, k)``, exact on the structure (the
+        parents are not dropped; :mod:`bayesnb.structure.exact_impute`). A categorical cell gets the
+        mode of its marginal posterior (``"auto"``, ``"mode"``, ``"mean"``: unordered categories
+        have no mean); a numeric cell its posterior-predictive mean (``"auto"``, ``"mean"``), a
+        mixture over the class and the missing parents' and own bins of truncated Normal (Student-t
+        for ``predictive="marginal"``) means, or with ``"mode"`` the highest-density point among
+        those pieces' modes. ``"draw"`` draws the class and every missing cell of a row jointly from
+        ``p(y, x_miss | x_obs)``. ``latent`` and ``n_components`` then give the latent-class model
+        of the structure (its (class, component) states and the structure inside each component).
+
         Parameters
         ----------
         X : array-like, sparse matrix or DataFrame of shape (n_samples, n_features)
