@@ -55,14 +55,7 @@ def _linear_view(self):
 
 
 class StructureCommonMixin:
-    """Predict, score and sample under a fitted structure (see the module docstring).
-
-    ``_structure_attr`` names the attribute holding the fitted structure (None under naive).
-    What cannot apply to a fitted structure is hidden with scikit-learn's ``available_if``
-    (``hasattr`` is False, and the AttributeError says why): the linear view (``coef_``,
-    ``intercept_``, ``coef_names_``, ``coef_draws``: log-odds are not
-    linear in one-hot features when a feature's term depends on its parents).
-    """
+    """Predict, score and sample under a fitted structure (see the module docstring)."""
 
     _structure_attr: str = ""
 

@@ -1,25 +1,11 @@
 """The naive model's other uses, written once on the structure engine.
 
-:class:`StructureUsesMixin` gives CategoricalNB and NaiveBayes, under a fitted structure
-(TAN, k-DB), the methods the naive model has besides predict / sample / impute
-(:class:`~bayesnb.estimators._structure_common.StructureCommonMixin`):
-
-- ``feature_log_contributions``: each node's term of ``log p(x | y=k)``
-  (:func:`bayesnb.structure.infer.node_log_terms`), weighted by ``p(k | x)`` as the naive
-  model weights its features' terms;
-- ``predict_proba_draws`` (and so its ``credible_interval``): ``p(y | x)`` under exact
-  posterior draws of the class weights and of every context's parameters
-  (:func:`bayesnb.structure.exact_impute.drawn_model`);
-- ``sample(prior=True)``: rows in ancestral order with every context's parameters drawn
-  from its prior;
-- ``sample(given=)`` (through :meth:`_structure_given`): the class and the other cells drawn
-  exactly from ``p(y, x_rest | x_given)`` (:func:`bayesnb.structure.exact_impute.draw_rows`); sets,
-  ranges, ``forbid`` and ``return_probability`` through :meth:`_structure_constrained`
-  (:mod:`bayesnb.structure.constrained_draws`), with ``latent`` too (the model over its states);
-- ``partial_fit``: the structure learned at the first call (or by ``fit``) stays fixed and
-  each batch adds every node's statistics over its contexts (the families' ``merge``).
-
-Every method falls back on the naive model's when no structure is fitted.
+:class:`StructureUsesMixin` gives CategoricalNB and NaiveBayes, under a fitted structure (TAN,
+k-DB), the methods the naive model has besides predict / sample / impute (those are in
+:mod:`~bayesnb.estimators._structure_common`): ``feature_log_contributions``,
+``predict_proba_draws``, ``sample(prior=True)``, conditional and constrained sampling
+(:meth:`_structure_given`, :meth:`_structure_constrained`) and ``partial_fit``, each documented on
+its method. Every method falls back on the naive model's when no structure is fitted.
 """
 
 from __future__ import annotations
