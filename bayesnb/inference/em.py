@@ -116,11 +116,7 @@ def allowed_states(group, y_codes):
     -------
     ndarray of bool, shape (n, S)
     """
-    S = group.shape[0]
-    allowed = np.ones((y_codes.shape[0], S), dtype=bool)
-    known = y_codes >= 0
-    allowed[known] = group[None, :] == y_codes[known, None]
-    return allowed
+    return (y_codes[:, None] < 0) | (group[None, :] == y_codes[:, None])
 
 
 def log_penalty(post):

@@ -309,8 +309,7 @@ def model_inputs(post, labelled=None, unlabelled=None, likelihood="suffstats", n
         encoded, codes = labelled
         codes = np.asarray(codes, dtype=np.int64)
         if likelihood == "suffstats":
-            resp = np.zeros((codes.shape[0], K))
-            resp[np.arange(codes.shape[0]), codes] = 1.0
+            resp = np.eye(K)[codes]
             data["class_count"] = resp.sum(0).astype(np.float32)
             data["stats"] = [b.family.numpyro_stats_args(b.family.stats(enc, resp, b.state))
                              for b, enc in zip(post.blocks, encoded)]
