@@ -328,8 +328,7 @@ class PosteriorMixin:
             points = [b.family.posterior_from_params({k: v[s] for k, v in draws.items()})
                       for b, draws in zip(post.blocks, blocks)]
             jll, _ = joint_log_likelihood_parts(post, encoded, points=points, class_log_weights=log_pi[s])
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ZeroProbabilityWarning)
+            with warnings.catch_warnings(action="ignore", category=ZeroProbabilityWarning):
                 out[s] = np.exp(normalise(jll, log_pi[s], self._who))
         return out
 

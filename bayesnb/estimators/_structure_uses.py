@@ -116,8 +116,7 @@ class StructureUsesMixin:
             log_pi = np.stack([class_log_weights(post, rng) for _ in range(b)])  # (b, K)
             drawn = on_call.exact_impute.drawn_models(model, b, rng)
             jll = on_call.infer.log_likelihood(drawn, data, self._who).reshape(n, b, K) + log_pi
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ZeroProbabilityWarning)
+            with warnings.catch_warnings(action="ignore", category=ZeroProbabilityWarning):
                 for s in range(b):
                     out[start + s] = np.exp(_post.normalise(jll[:, s], log_pi[s], self._who))
         return out

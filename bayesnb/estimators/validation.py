@@ -389,7 +389,6 @@ def check_known_labels(y, classes, who: str) -> None:
         )
 
 
-
 def label_codes(y, classes, who: str, check: bool = True):
     """Position of each label of ``y`` among the sorted ``classes``.
 

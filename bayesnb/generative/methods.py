@@ -34,7 +34,6 @@ from .values import complete, median_draws
 __all__ = ["GenerativeMixin"]
 
 
-
 class GenerativeMixin(SemiSupervisedMixin):
     """Generative methods shared by every bayesnb estimator.
 

@@ -389,8 +389,7 @@ def median_draws(model, X, y=None, latent=None):
     def draws(rows, S):
         idx = np.tile(np.asarray(rows, dtype=np.int64), S)
         ys = np.asarray(y)[idx] if y is not None and np.ndim(y) > 0 else y
-        with warnings.catch_warnings():  # the fill's own call has given them
-            warnings.simplefilter("ignore")
+        with warnings.catch_warnings(action="ignore"):  # the fill's own call has given them
             out = model.impute(take_rows(X, idx), strategy="draw", parameter_uncertainty=False,
                                random_state=MEDIAN_SEED, y=ys, latent=latent)
         A = np.full((idx.size, int(model.n_features_in_)), np.nan)
@@ -463,7 +462,6 @@ def record_supports(est, X, partial, sample_weight=None):
     if partial:
         new = merge_supports(est.value_support_, new)
     est.value_support_ = new
-
 
 
 def _imputed_mask(cells, X):
