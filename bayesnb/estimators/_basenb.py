@@ -289,10 +289,8 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         w = self._check_weights(sample_weight, n)
         if partial:
             self._check_total_weight(w, float(np.sum(self.class_count_)))
-        if partial or classes is not None:
-            classes_ = self.classes_ if partial else _val.unique_labels(np.asarray(classes), who)
-        else:
-            classes_ = _val.unique_labels(y, who)
+        classes_ = (self.classes_ if partial else
+                    _val.unique_labels(y if classes is None else np.asarray(classes), who))
         codes = _val.label_codes(y, classes_, who, check=partial or classes is not None)
         # a zero weight is a removed row: it adds nothing, not even a category (semi-supervised
         # EM keeps its unlabelled rows for the encoding: their values are categories too)

@@ -417,7 +417,6 @@ def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
     cols = sum(int(np.prod(sh, dtype=int)) for _, sh, _ in sites + extras)
     buf = max(1, min(BUF_MAX, BUF_VALUES // cols))
     n_extra = sum(int(np.prod(sh, dtype=int)) for _, sh, _ in extras)
-    few = CHUNK  # a call under a progress bar keeps at most CHUNK steps
 
     def chunk_one(state, priors, data, n, keep_from):
         # hmc() keeps its adaptation and integrator in closures set by init_kernel, tied to the
@@ -453,9 +452,9 @@ def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
         start = jnp.minimum(keep_from, n)
         st = lax.fori_loop(0, start, step, state)
         st, zs = lax.fori_loop(start, n, body, (st, jnp.zeros((buf + 1, n_params + n_extra), state.z.dtype)))
-        if few >= buf:
+        if CHUNK >= buf:  # (a call under a progress bar keeps at most CHUNK steps)
             return st, pack(buf)
-        return st, lax.cond(n - start > few, lambda: pack(buf), lambda: pack(few))
+        return st, lax.cond(n - start > CHUNK, lambda: pack(buf), lambda: pack(CHUNK))
 
     layout = (sites, extras, buf)
     if vec:
