@@ -21,6 +21,8 @@ import time
 import warnings
 
 import numpy as np
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from .._utils import DataError, UserError, ZeroProbabilityWarning, as_generator, check_memory, take_rows
 from ..families.numeric import dirichlet_draws
@@ -56,9 +58,6 @@ class PosteriorMixin:
             Group ``posterior`` with dims ``(chain=1, draw=n_draws, ...)``; variables,
             dims and coords as in :mod:`bayesnb.criticism.diagnostics` (identical to :meth:`run_mcmc`).
         """
-        from sklearn.utils.validation import check_is_fitted
-
-
         check_is_fitted(self, "posterior_")
         n_draws = self._check_n_draws(n_draws)
         post = self.posterior_
@@ -93,8 +92,6 @@ class PosteriorMixin:
         """Validate ``X, y`` (fit first if needed) -> (X, y, (spec, priors, data))."""
         who = self._who
         if not (hasattr(X, "shape") and len(X.shape) == 2):  # lists: validate like fit does
-            from sklearn.utils.validation import check_array
-
             X = check_array(X, dtype=None, ensure_all_finite=False, input_name="X")
         if y is None:
             if not hasattr(self, "posterior_"):
@@ -313,8 +310,6 @@ class PosteriorMixin:
             :func:`bayesnb.inference.draws.credible_interval` of it is the equal-tailed interval
             (``lower, upper = credible_interval(clf.predict_proba_draws(X), ci=0.94)``).
         """
-        from sklearn.utils.validation import check_is_fitted
-
         check_is_fitted(self, "posterior_")
         n_draws = self._check_n_draws(n_draws)
         X = self._check_X(X, reset=False)
@@ -334,8 +329,6 @@ class PosteriorMixin:
 
     # ------------------------------------------------------------------ linear-classifier view
     def _check_linear(self):
-        from sklearn.exceptions import NotFittedError
-
         if not hasattr(self, "posterior_"):
             raise NotFittedError(f"This {self._who} instance is not fitted yet; call fit first.")
         post = self.posterior_
