@@ -373,8 +373,8 @@ class PosteriorMixin:
 
         Bernoulli: ``logit theta_1j - logit theta_0j`` (the ``log(1-theta)`` terms go to
         ``intercept_``); Multinomial: ``log theta_1j - log theta_0j`` per count;
-        Categorical: one weight per one-hot value (see ``coef_names_``). Binary problems
-        with Bernoulli/Multinomial/Categorical blocks only. With complete rows,
+        Categorical: one weight per one-hot value (see ``coef_names_``). Binary problems with
+        Bernoulli/Multinomial/Categorical blocks under the naive structure only. With complete rows,
         ``x @ coef_.T + intercept_`` is the log-odds of ``predict_joint_log_proba``.
         """
         return self._linear_mean()[0][None, :]

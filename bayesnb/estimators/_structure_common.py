@@ -60,23 +60,11 @@ class StructureCommonMixin:
     _structure_attr: str = ""
 
     # ------------------------------------------------- what a fitted structure has no use for
-    @property
-    def coef_names_(self):
-        """As :attr:`bayesnb.estimators._posterior_methods.PosteriorMixin.coef_names_`; not under a fitted structure."""
+    def _check_linear(self):
+        """The base's check of the linear view (``coef_``, ``intercept_``, ``coef_names_``),
+        refused first under a fitted structure (:func:`_linear_view`)."""
         _linear_view(self)
-        return super().coef_names_
-
-    @property
-    def coef_(self):
-        """As :attr:`bayesnb.estimators._posterior_methods.PosteriorMixin.coef_`; not under a fitted structure."""
-        _linear_view(self)
-        return super().coef_
-
-    @property
-    def intercept_(self):
-        """As :attr:`bayesnb.estimators._posterior_methods.PosteriorMixin.intercept_`; not under a fitted structure."""
-        _linear_view(self)
-        return super().intercept_
+        return super()._check_linear()
 
     @available_if(_linear_view)
     def coef_draws(self, n_draws=1000, random_state=None):
