@@ -171,20 +171,12 @@ class StructureCommonMixin:
             return super().predict_joint_log_proba(X)
         return self._structure_joint(X) + self.posterior_.class_log_prior
 
-    def predict_log_proba(self, X):
-        """``log p(y=k | x)``; under a structure, from the exact joint (missing cells
-        marginalised); a Dask ``X`` gives a lazy Dask array."""
-        if self._structure_fitted() is None or _dask.is_dask(X):
-            return super().predict_log_proba(X)
-        return _post.normalise(self.predict_joint_log_proba(X), self.posterior_.class_log_prior, self._who)
-
-    def predict(self, X):
-        """Most probable class of each row; under a structure, from the exact joint; a Dask ``X``
-        gives a lazy Dask array."""
-        if self._structure_fitted() is None or _dask.is_dask(X):
-            return super().predict(X)
-        jll = self.predict_joint_log_proba(X)
-        return self.classes_[_post.most_probable(jll, self.posterior_.class_log_prior, self._who)]
+    def _class_scores(self, X):
+        """The scores ``predict``, ``predict_proba`` and ``predict_log_proba`` normalise: under a
+        structure, its exact joint (missing cells marginalised)."""
+        if self._structure_fitted() is None:
+            return super()._class_scores(X)
+        return self.predict_joint_log_proba(X)
 
     def score_samples(self, X, *, latent=None):
         """``log p(x)`` (densities for numeric cells): logsumexp over classes of :meth:`predict_joint_log_proba`.
