@@ -261,8 +261,7 @@ class StructureMixin(PrivateStructureMixin, StructureUsesMixin, StructureCommonM
 
     def _node_names(self, nodes):
         """The feature name of every node."""
-        post = self.posterior_
-        return [str(post.blocks[nd.block].names[nd.col]) for nd in nodes]
+        return [str(self.posterior_.blocks[nd.block].names[nd.col]) for nd in nodes]
 
     def _named(self, cells, parents):
         """``structure_``: feature name -> parent names, in the order of the columns of X (``cells``: the
@@ -294,9 +293,8 @@ class StructureMixin(PrivateStructureMixin, StructureUsesMixin, StructureCommonM
 
     def _node_columns(self, values):
         """Per column of ``X``, its values from every node's (categorical codes decoded)."""
-        post = self.posterior_
         out = [None] * self.n_features_in_
-        for b, blk in enumerate(post.blocks):
+        for b, blk in enumerate(self.posterior_.blocks):
             js = [j for j, nd in enumerate(self._mixed.nodes) if nd.block == b]
             codes = [j for j in js if not self._mixed.nodes[j].numeric]  # numeric nodes' values are raw already
             cols = blk.family.gen_decode(np.column_stack([values[j] for j in codes]), blk.state) if codes else []
@@ -306,10 +304,9 @@ class StructureMixin(PrivateStructureMixin, StructureUsesMixin, StructureCommonM
 
     def _node_table(self, values, n, decoded=False):
         """The rows of every node's ``values`` (or, ``decoded``, of the columns of ``X``) as a table."""
-        post = self.posterior_
         out = values if decoded else self._node_columns(values)
         # the training dtypes where the values fit (whole-number columns stay integers)
-        return assemble_table(post, out, n, getattr(self, "feature_names_in_", None),
+        return assemble_table(self.posterior_, out, n, getattr(self, "feature_names_in_", None),
                               getattr(self, "feature_dtypes_", None))
 
     def _structure_imputer(self, encoded, strategy, rng, model=None):
