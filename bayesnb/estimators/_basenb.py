@@ -183,10 +183,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
     def _encode_blocks(self, X, post=None, extend=False):
         """Encode every block of ``X``; returns (encoded list, new states list)."""
         encoded, states = [], []
-        if post is None:
-            specs = self._specs
-        else:
-            specs = [(b.columns, b.family) for b in post.blocks]
+        specs = self._specs if post is None else [(b.columns, b.family) for b in post.blocks]
         for i, (cols, fam) in enumerate(specs):
             state = None if post is None else post.blocks[i].state
             block = self._take(X, cols, fam)
@@ -292,10 +289,8 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         w = self._check_weights(sample_weight, n)
         if partial:
             self._check_total_weight(w, float(np.sum(self.class_count_)))
-        if partial or classes is not None:
-            classes_ = self.classes_ if partial else _val.unique_labels(np.asarray(classes), who)
-        else:
-            classes_ = _val.unique_labels(y, who)
+        classes_ = (self.classes_ if partial else
+                    _val.unique_labels(y if classes is None else np.asarray(classes), who))
         codes = _val.label_codes(y, classes_, who, check=partial or classes is not None)
         # a zero weight is a removed row: it adds nothing, not even a category (semi-supervised
         # EM keeps its unlabelled rows for the encoding: their values are categories too)
@@ -369,10 +364,8 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         return out
 
     def _resolve_specs(self, X, resp, **options):
-        specs = []
-        for cols, fam in self._block_specs(X, resp, **options):
-            specs.append((np.asarray(cols, dtype=int), copy.deepcopy(fam)))
-        return specs
+        return [(np.asarray(cols, dtype=int), copy.deepcopy(fam))
+                for cols, fam in self._block_specs(X, resp, **options)]
 
     def _dask_specs(self, head, light, parts, classes_of):
         """The blocks of a Dask fit (:mod:`._dask_fit`): those of its first partition ``head``

@@ -120,9 +120,7 @@ def _discover(est, specs, raw, old, X, y, w):
     """A partition's labels; per raw-value block and column, its distinct observed values; per other
     block, the encoding state of its rows, or (``old[i]`` not None: earlier batches) their state
     extended by its rows (None for a raw-value block)."""
-    if X.shape[0] == 0:
-        return np.asarray(y)[:0], [[np.empty(0)] * len(specs[i][0]) for i in raw], [None] * len(specs)
-    X, y, w = _rows(est, X, y, w)
+    X, y, w = _rows(est, X, y, w) if X.shape[0] else (X, np.asarray(y)[:0], w)
     if X.shape[0] == 0:
         return y, [[np.empty(0)] * len(specs[i][0]) for i in raw], [None] * len(specs)
     states = [None if fam.raw_values else fam.encode(est._take(X, cols, fam), st, extend=st is not None,
@@ -164,12 +162,10 @@ def _value_table(head, cols, values):
 def _chunk_stats(est, specs, states, classes, X, y, w):
     """``(class_count (K,), [stats per block], [all-missing (d,) per block])`` of one partition."""
     K = len(classes)
+    X, y, w = _rows(est, X, y, w) if X.shape[0] else (X, y, w)
     if X.shape[0] == 0:
         return (np.zeros(K), [fam.empty_stats(st, K) for (_, fam), st in zip(specs, states)],
                 [np.ones(len(cols), dtype=bool) for cols, _ in specs])
-    X, y, w = _rows(est, X, y, w)
-    if X.shape[0] == 0:
-        return _chunk_stats(est, specs, states, classes, X, y, w)
     resp = _resp(classes, y, w)
     stats, allm = [], []
     for (cols, fam), st in zip(specs, states):

@@ -25,9 +25,6 @@ The cross-validation check of ``structure="auto"`` (``auto_cv=True``) computes t
 the held-out rows' weights set to 0 (:func:`bayesnb.structure.select.cv_check`): the rows,
 categories, families, bins and statistics of the in-memory fold fits (the folds are drawn from
 the labels in memory, so they are the in-memory folds).
-
-:class:`DaskPredictMixin` maps the structured predict methods over the partitions of a Dask
-``X``, lazily, as the naive ones are.
 """
 
 from __future__ import annotations
@@ -49,12 +46,7 @@ from . import validation as _val
 from ._dask_fit import _light, _rows
 from .auto_features import merge_tables
 
-__all__ = ["DaskPredictMixin", "fit_structure", "unsupported"]
-
-
-def unsupported(est) -> str | None:
-    """The structure setting that a Dask fit refuses, or None (none: every structure fits on Dask)."""
-    return None
+__all__ = ["fit_structure"]
 
 
 def _in_memory(v):
@@ -104,9 +96,7 @@ def _merge_value_weights(a, b):
 
 def _partition(light, post, nodes, X, y, w):
     """A partition's ``(data, class codes, weights)`` as the in-memory fit sees its rows (None if empty)."""
-    if X.shape[0] == 0:
-        return None
-    X, y, w = _rows(light, X, y, w)
+    X, y, w = _rows(light, X, y, w) if X.shape[0] else (X, y, w)
     if X.shape[0] == 0:
         return None
     encoded = light._encode_blocks(X, post)[0]
@@ -201,31 +191,3 @@ def fit_structure(est, X, y, sample_weight):
                                                  full.__getitem__, cv if est.auto_cv else None,
                                                  _post.label_log_evidence(post) or 0.0)
     return chosen, frame, model, nodes, parents
-
-
-class DaskPredictMixin:
-    """The structured predict methods on a Dask ``X``: mapped lazily over its partitions."""
-
-    def predict_joint_log_proba(self, X):
-        """``log p(x, y=k)`` per row and class (:class:`BaseNB`); a Dask ``X`` gives a lazy Dask array."""
-        if _dask.is_dask(X):
-            return self._lazy(self.predict_joint_log_proba, X, "matrix")
-        return super().predict_joint_log_proba(X)
-
-    def predict_log_proba(self, X):
-        """``log p(y=k | x)`` (:class:`BaseNB`); a Dask ``X`` gives a lazy Dask array."""
-        if _dask.is_dask(X):
-            return self._lazy(self.predict_log_proba, X, "matrix")
-        return super().predict_log_proba(X)
-
-    def predict(self, X):
-        """Most probable class of each row (:class:`BaseNB`); a Dask ``X`` gives a lazy Dask array."""
-        if _dask.is_dask(X):
-            return self._lazy(self.predict, X, "vector", self.classes_.dtype)
-        return super().predict(X)
-
-    def score_samples(self, X, *, latent=None):
-        """``log p(x)`` of each row (:class:`BaseNB`); a Dask ``X`` gives a lazy Dask array."""
-        if _dask.is_dask(X):
-            return _dask.map_rows(lambda part: self.score_samples(part, latent=latent), X, "vector", who=self._who)
-        return super().score_samples(X, latent=latent)

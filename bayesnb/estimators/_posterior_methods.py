@@ -21,6 +21,8 @@ import time
 import warnings
 
 import numpy as np
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from .._utils import DataError, UserError, ZeroProbabilityWarning, as_generator, check_memory, take_rows
 from ..families.numeric import dirichlet_draws
@@ -56,9 +58,6 @@ class PosteriorMixin:
             Group ``posterior`` with dims ``(chain=1, draw=n_draws, ...)``; variables,
             dims and coords as in :mod:`bayesnb.criticism.diagnostics` (identical to :meth:`run_mcmc`).
         """
-        from sklearn.utils.validation import check_is_fitted
-
-
         check_is_fitted(self, "posterior_")
         n_draws = self._check_n_draws(n_draws)
         post = self.posterior_
@@ -93,8 +92,6 @@ class PosteriorMixin:
         """Validate ``X, y`` (fit first if needed) -> (X, y, (spec, priors, data))."""
         who = self._who
         if not (hasattr(X, "shape") and len(X.shape) == 2):  # lists: validate like fit does
-            from sklearn.utils.validation import check_array
-
             X = check_array(X, dtype=None, ensure_all_finite=False, input_name="X")
         if y is None:
             if not hasattr(self, "posterior_"):
@@ -278,11 +275,8 @@ class PosteriorMixin:
                                                        precision=precision)
         attrs = {"inference": "NUTS (NumPyro)", "likelihood": likelihood, "estimator": who,
                  "num_warmup": int(num_warmup), "num_chains": int(num_chains), "n_components": C,
-                 "init": init if isinstance(init, str) else "LatentClassFit",
-                 "compile_seconds": timing["compile_seconds"], "sampling_seconds": timing["sampling_seconds"],
-                 "total_seconds": timing["total_seconds"], "cache_hit": int(timing["cache_hit"]),
-                 "program_cache": timing["program_cache"],
-                 "precision": precision}
+                 "init": init if isinstance(init, str) else "LatentClassFit", **timing,
+                 "cache_hit": int(timing["cache_hit"]), "precision": precision}
         return self._mcmc_tree(spec, samples, on_call.nuts.sample_stats_from_extra(extra), attrs)
 
     # ------------------------------------------------------------------ p(y | x) uncertainty
@@ -316,8 +310,6 @@ class PosteriorMixin:
             :func:`bayesnb.inference.draws.credible_interval` of it is the equal-tailed interval
             (``lower, upper = credible_interval(clf.predict_proba_draws(X), ci=0.94)``).
         """
-        from sklearn.utils.validation import check_is_fitted
-
         check_is_fitted(self, "posterior_")
         n_draws = self._check_n_draws(n_draws)
         X = self._check_X(X, reset=False)
@@ -331,15 +323,12 @@ class PosteriorMixin:
             points = [b.family.posterior_from_params({k: v[s] for k, v in draws.items()})
                       for b, draws in zip(post.blocks, blocks)]
             jll, _ = joint_log_likelihood_parts(post, encoded, points=points, class_log_weights=log_pi[s])
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ZeroProbabilityWarning)
+            with warnings.catch_warnings(action="ignore", category=ZeroProbabilityWarning):
                 out[s] = np.exp(normalise(jll, log_pi[s], self._who))
         return out
 
     # ------------------------------------------------------------------ linear-classifier view
     def _check_linear(self):
-        from sklearn.exceptions import NotFittedError
-
         if not hasattr(self, "posterior_"):
             raise NotFittedError(f"This {self._who} instance is not fitted yet; call fit first.")
         post = self.posterior_
@@ -356,14 +345,10 @@ class PosteriorMixin:
     def _linear(self, blocks, log_pi):
         """(coef (..., p), intercept (...)) from per-block params with leading axes."""
         post = self.posterior_
-        ws = []
-        b0 = log_pi[..., 1] - log_pi[..., 0]
-        for b, par in zip(post.blocks, blocks):
-            w, b_part = b.family.linear_terms(par["theta"], b.state)
-            ws.append(w)
-            with np.errstate(invalid="ignore"):
-                b0 = b0 + b_part
-        coef = np.concatenate(ws, axis=-1)
+        terms = [b.family.linear_terms(p["theta"], b.state) for b, p in zip(post.blocks, blocks)]
+        coef = np.concatenate([w for w, _ in terms], axis=-1)
+        with np.errstate(invalid="ignore"):
+            b0 = sum((t for _, t in terms), log_pi[..., 1] - log_pi[..., 0])
         undefined = np.isnan(coef).reshape(-1, coef.shape[-1]).any(axis=0)
         if undefined.any() or np.isnan(b0).any():
             names = [str(n) for n in np.asarray(self.coef_names_)[undefined][:5]]
@@ -379,9 +364,7 @@ class PosteriorMixin:
     def coef_names_(self):
         """Names of the ``coef_`` columns: feature names, or ``feature=value`` for categorical blocks."""
         post = self._check_linear()
-        names = []
-        for b in post.blocks:
-            names += b.family.linear_names(b.names, b.state)
+        names = [n for b in post.blocks for n in b.family.linear_names(b.names, b.state)]
         return np.asarray(names, dtype=object)
 
     @property
@@ -390,8 +373,8 @@ class PosteriorMixin:
 
         Bernoulli: ``logit theta_1j - logit theta_0j`` (the ``log(1-theta)`` terms go to
         ``intercept_``); Multinomial: ``log theta_1j - log theta_0j`` per count;
-        Categorical: one weight per one-hot value (see ``coef_names_``). Binary problems
-        with Bernoulli/Multinomial/Categorical blocks only. With complete rows,
+        Categorical: one weight per one-hot value (see ``coef_names_``). Binary problems with
+        Bernoulli/Multinomial/Categorical blocks under the naive structure only. With complete rows,
         ``x @ coef_.T + intercept_`` is the log-odds of ``predict_joint_log_proba``.
         """
         return self._linear_mean()[0][None, :]

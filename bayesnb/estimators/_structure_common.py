@@ -2,7 +2,7 @@
 
 :class:`StructureCommonMixin` holds what a fitted structure has no use for, hidden with
 scikit-learn's ``available_if`` (``hasattr`` False, and the AttributeError says why: the
-linear view), the predict methods, ``score_samples``, ``log_evidence_``, ``sample``, ``impute``,
+linear view), the predict methods, ``score_samples``, ``log_evidence_``, ``sample``, ``_impute``,
 ``_latent_class_draws`` and ``sample_posterior`` of
 :class:`~bayesnb.estimators._structured.StructureMixin` (CategoricalNB's and NaiveBayes's, on
 the one structure engine :mod:`bayesnb.structure.engine`); ``run_mcmc`` and ``_model_inputs`` are
@@ -39,7 +39,6 @@ from ..generative.values import complete, median_draws
 from ..inference.em import allowed_states
 from ._posterior_methods import NotLinearError
 from . import _on_call as on_call
-from . import validation as _val
 
 __all__ = ["StructureCommonMixin"]
 
@@ -55,35 +54,16 @@ def _linear_view(self):
 
 
 class StructureCommonMixin:
-    """Predict, score and sample under a fitted structure (see the module docstring).
-
-    ``_structure_attr`` names the attribute holding the fitted structure (None under naive).
-    What cannot apply to a fitted structure is hidden with scikit-learn's ``available_if``
-    (``hasattr`` is False, and the AttributeError says why): the linear view (``coef_``,
-    ``intercept_``, ``coef_names_``, ``coef_draws``: log-odds are not
-    linear in one-hot features when a feature's term depends on its parents).
-    """
+    """Predict, score and sample under a fitted structure (see the module docstring)."""
 
     _structure_attr: str = ""
 
     # ------------------------------------------------- what a fitted structure has no use for
-    @property
-    def coef_names_(self):
-        """As :attr:`bayesnb.estimators._posterior_methods.PosteriorMixin.coef_names_`; not under a fitted structure."""
+    def _check_linear(self):
+        """The base's check of the linear view (``coef_``, ``intercept_``, ``coef_names_``),
+        refused first under a fitted structure (:func:`_linear_view`)."""
         _linear_view(self)
-        return super().coef_names_
-
-    @property
-    def coef_(self):
-        """As :attr:`bayesnb.estimators._posterior_methods.PosteriorMixin.coef_`; not under a fitted structure."""
-        _linear_view(self)
-        return super().coef_
-
-    @property
-    def intercept_(self):
-        """As :attr:`bayesnb.estimators._posterior_methods.PosteriorMixin.intercept_`; not under a fitted structure."""
-        _linear_view(self)
-        return super().intercept_
+        return super()._check_linear()
 
     @available_if(_linear_view)
     def coef_draws(self, n_draws=1000, random_state=None):
@@ -138,56 +118,6 @@ class StructureCommonMixin:
         return on_call.diagnostics.datatree_from_layout({k: v[None] for k, v in draws.items()}, dims, coords,
                                                         attrs=attrs)
 
-    def impute(self, X, *, strategy="auto", n_imputations=1, random_state=None, parameter_uncertainty=True,
-               y=None, n_components=1, latent=None):
-        """Fill missing cells from their exact posterior given the row's observed cells (and ``y``).
-
-        Under a structure other than naive: ``p(x_miss | x_obs) = sum_k p(k | x_obs)
-        p(x_miss | x_obs, k)``, exact on the structure (the parents are not dropped; see
-        :mod:`bayesnb.structure.exact_impute`). A categorical
-        cell gets the mode of its marginal posterior (``"auto"``, ``"mode"``, ``"mean"``:
-        unordered categories have no mean); a numeric cell (``NaiveBayes``) its
-        posterior-predictive mean (``"auto"``, ``"mean"``), a mixture over the class and the
-        missing parents' and own bins of truncated Normal (Student-t for
-        ``predictive="marginal"``) means, or with ``"mode"`` the highest-density point among
-        those pieces' modes. ``"draw"`` draws the class and every missing cell of a row jointly
-        from ``p(y, x_miss | x_obs)``, with one exact posterior draw of the class weights and of
-        every table per completed table when ``parameter_uncertainty`` (proper multiple
-        imputation). Categories stay among the training ones; numeric values are kept on the values
-        their column takes, and zero links are kept, as in the naive impute
-        (:mod:`bayesnb.generative.values`, :mod:`bayesnb.generative.zero_links`). With ``latent`` (or ``n_components`` > 1, which
-        fits one by :meth:`fit_latent_class`) the same, over the latent-class model's (class,
-        component) states and its structure. Under naive, as :meth:`GenerativeMixin.impute`. Either way a model
-        fitted with ``fit(X, y, impute=...)`` answers the default fills with its ``imputer_`` and a Dask
-        collection is filled partition by partition, as :meth:`GenerativeMixin.impute` says.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-        strategy : {"auto", "mode", "mean", "draw"}, default="auto"
-        n_imputations : int, default=1
-            Number of completed tables (``strategy="draw"`` only).
-        random_state : None, int or Generator
-        parameter_uncertainty : bool, default=True
-        y : array-like of shape (n_samples,), optional
-            Known labels (missing where unknown): those rows are conditioned on their class.
-        n_components : int or "auto", default=1
-            > 1 or "auto": impute with a latent-class model of the structure fitted on ``X``.
-        latent : LatentClassFit, optional
-            From this estimator's :meth:`fit_latent_class`, or one MCMC draw from its
-            :func:`~bayesnb.generative.latent.latent_class_draws` (its parameters used as they are:
-            ``parameter_uncertainty`` is ignored), overriding ``n_components``.
-
-        Returns
-        -------
-        X_imputed : same type as X, or a list of ``n_imputations`` of them
-        """
-        # the one front door (GenerativeMixin's): ``imputer_`` of fit(impute=...), Dask partition by partition,
-        # then :meth:`_impute` below (structured or naive)
-        return self._impute_naive(X, strategy=strategy, n_imputations=n_imputations, random_state=random_state,
-                                  parameter_uncertainty=parameter_uncertainty, y=y, n_components=n_components,
-                                  latent=latent, stacklevel=4)
-
     def _impute(self, X, *, strategy, n_imputations, random_state, parameter_uncertainty, y, n_components, latent,
                 median_cells=None, stacklevel=2):
         """:meth:`impute` with its options checked, and ``median_cells`` and ``stacklevel`` (see
@@ -233,34 +163,28 @@ class StructureCommonMixin:
         """``log p(x, y=k)`` per row and class, shape (n_samples, n_classes).
 
         Under a structure other than naive, missing cells are marginalised exactly given the
-        class (see :mod:`bayesnb.structure.engine`); otherwise
-        as :meth:`BaseNB.predict_joint_log_proba`.
+        class (see :mod:`bayesnb.structure.engine`); otherwise, and for a Dask ``X`` (a lazy
+        Dask array, partition by partition), as :meth:`BaseNB.predict_joint_log_proba`.
         """
-        if self._structure_fitted() is None:
+        if self._structure_fitted() is None or _dask.is_dask(X):
             return super().predict_joint_log_proba(X)
         return self._structure_joint(X) + self.posterior_.class_log_prior
 
-    def predict_log_proba(self, X):
-        """``log p(y=k | x)``; under a structure, from the exact joint (missing cells marginalised)."""
+    def _class_scores(self, X):
+        """The scores ``predict``, ``predict_proba`` and ``predict_log_proba`` normalise: under a
+        structure, its exact joint (missing cells marginalised)."""
         if self._structure_fitted() is None:
-            return super().predict_log_proba(X)
-        return _post.normalise(self.predict_joint_log_proba(X), self.posterior_.class_log_prior, self._who)
-
-    def predict(self, X):
-        """Most probable class of each row; under a structure, from the exact joint."""
-        if self._structure_fitted() is None:
-            return super().predict(X)
-        jll = self.predict_joint_log_proba(X)
-        return self.classes_[_post.most_probable(jll, self.posterior_.class_log_prior, self._who)]
+            return super()._class_scores(X)
+        return self.predict_joint_log_proba(X)
 
     def score_samples(self, X, *, latent=None):
         """``log p(x)`` (densities for numeric cells): logsumexp over classes of :meth:`predict_joint_log_proba`.
 
         ``latent``: a model of this structure's :meth:`fit_latent_class` (or one draw of
         :func:`~bayesnb.generative.latent.latent_class_draws`), scored at its plug-in (logsumexp over its (class,
-        component) states).
+        component) states). A Dask ``X`` gives a lazy Dask array.
         """
-        if self._structure_fitted() is None:
+        if self._structure_fitted() is None or _dask.is_dask(X):
             return super().score_samples(X, latent=latent)
         X, bad = blank_impossible(self, X)  # a cell outside its family's support: the row is -inf
         if latent is not None:

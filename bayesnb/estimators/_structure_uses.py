@@ -1,25 +1,11 @@
 """The naive model's other uses, written once on the structure engine.
 
-:class:`StructureUsesMixin` gives CategoricalNB and NaiveBayes, under a fitted structure
-(TAN, k-DB), the methods the naive model has besides predict / sample / impute
-(:class:`~bayesnb.estimators._structure_common.StructureCommonMixin`):
-
-- ``feature_log_contributions``: each node's term of ``log p(x | y=k)``
-  (:func:`bayesnb.structure.infer.node_log_terms`), weighted by ``p(k | x)`` as the naive
-  model weights its features' terms;
-- ``predict_proba_draws`` (and so its ``credible_interval``): ``p(y | x)`` under exact
-  posterior draws of the class weights and of every context's parameters
-  (:func:`bayesnb.structure.exact_impute.drawn_model`);
-- ``sample(prior=True)``: rows in ancestral order with every context's parameters drawn
-  from its prior;
-- ``sample(given=)`` (through :meth:`_structure_given`): the class and the other cells drawn
-  exactly from ``p(y, x_rest | x_given)`` (:func:`bayesnb.structure.exact_impute.draw_rows`); sets,
-  ranges, ``forbid`` and ``return_probability`` through :meth:`_structure_constrained`
-  (:mod:`bayesnb.structure.constrained_draws`), with ``latent`` too (the model over its states);
-- ``partial_fit``: the structure learned at the first call (or by ``fit``) stays fixed and
-  each batch adds every node's statistics over its contexts (the families' ``merge``).
-
-Every method falls back on the naive model's when no structure is fitted.
+:class:`StructureUsesMixin` gives CategoricalNB and NaiveBayes, under a fitted structure (TAN,
+k-DB), the methods the naive model has besides predict / sample / impute (those are in
+:mod:`~bayesnb.estimators._structure_common`): ``feature_log_contributions``,
+``predict_proba_draws``, ``sample(prior=True)``, conditional and constrained sampling
+(:meth:`_structure_given`, :meth:`_structure_constrained`) and ``partial_fit``, each documented on
+its method. Every method falls back on the naive model's when no structure is fitted.
 """
 
 from __future__ import annotations
@@ -27,12 +13,11 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import pandas as pd
 from scipy.special import logsumexp
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from ..inference import nb_posterior as _post
-from .._utils import DataError, ZeroProbabilityWarning, as_generator, is_frame
+from .._utils import DataError, ZeroProbabilityWarning, as_generator
 from ..generative.method_checks import sample_request
 from ..generative.conditional import check_known_values
 from ..generative.conditions import class_set
@@ -92,9 +77,7 @@ class StructureUsesMixin:
         resp = np.exp(_post.normalise(terms.sum(axis=1) + post.class_log_prior, post.class_log_prior, self._who))
         out = np.zeros((terms.shape[0], int(self.n_features_in_)))
         out[:, self._node_positions()] = np.einsum("ijk,ik->ij", terms, resp)
-        out = impossible_cells(out, bad)
-        if is_frame(X):
-            out = pd.DataFrame(out, columns=X.columns, index=X.index)
+        out = impossible_cells(out, bad, X)
         term = contribution_class_term(resp, post.class_log_prior)
         return (out, term) if return_class_term else out
 
@@ -133,8 +116,7 @@ class StructureUsesMixin:
             log_pi = np.stack([class_log_weights(post, rng) for _ in range(b)])  # (b, K)
             drawn = on_call.exact_impute.drawn_models(model, b, rng)
             jll = on_call.infer.log_likelihood(drawn, data, self._who).reshape(n, b, K) + log_pi
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ZeroProbabilityWarning)
+            with warnings.catch_warnings(action="ignore", category=ZeroProbabilityWarning):
                 for s in range(b):
                     out[start + s] = np.exp(_post.normalise(jll[:, s], log_pi[s], self._who))
         return out

@@ -21,7 +21,6 @@ released privately instead (:mod:`~bayesnb.estimators._private_structure`).
 from __future__ import annotations
 
 from numbers import Integral
-from typing import ClassVar
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -42,7 +41,6 @@ from ..io.dask_data import is_dask
 from . import _dask_structure
 from . import _on_call as on_call
 from . import validation as _val
-from ._dask_structure import DaskPredictMixin
 from ._private_structure import PrivateStructureMixin
 from ._structure_common import StructureCommonMixin
 from ._structure_uses import StructureUsesMixin
@@ -61,7 +59,7 @@ STRUCTURE_CONSTRAINTS: dict = {
 _FILE_ATTRS = ("structure_parents_", "structure_stats_", "structure_bin_edges_")
 
 
-class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin, StructureCommonMixin):
+class StructureMixin(PrivateStructureMixin, StructureUsesMixin, StructureCommonMixin):
     """Fit and predict with a learned structure (see the module docstring).
 
     Attributes set by ``fit``: ``structure_kind_``, ``structure_`` (dict: feature name ->
@@ -76,10 +74,6 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
     """
 
     _structure_attr = "_mixed"
-
-    def _dask_unsupported(self):
-        reason = _dask_structure.unsupported(self) if self.structure != "naive" else None
-        return reason or super()._dask_unsupported()
 
     def fit(self, X, y, sample_weight=None):
         """Fit the naive posterior, then the structure's conditional families.
@@ -266,8 +260,7 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
 
     def _node_names(self, nodes):
         """The feature name of every node."""
-        post = self.posterior_
-        return [str(post.blocks[nd.block].names[nd.col]) for nd in nodes]
+        return [str(self.posterior_.blocks[nd.block].names[nd.col]) for nd in nodes]
 
     def _named(self, cells, parents):
         """``structure_``: feature name -> parent names, in the order of the columns of X (``cells``: the
@@ -299,9 +292,8 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
 
     def _node_columns(self, values):
         """Per column of ``X``, its values from every node's (categorical codes decoded)."""
-        post = self.posterior_
         out = [None] * self.n_features_in_
-        for b, blk in enumerate(post.blocks):
+        for b, blk in enumerate(self.posterior_.blocks):
             js = [j for j, nd in enumerate(self._mixed.nodes) if nd.block == b]
             codes = [j for j in js if not self._mixed.nodes[j].numeric]  # numeric nodes' values are raw already
             cols = blk.family.gen_decode(np.column_stack([values[j] for j in codes]), blk.state) if codes else []
@@ -311,10 +303,9 @@ class StructureMixin(PrivateStructureMixin, DaskPredictMixin, StructureUsesMixin
 
     def _node_table(self, values, n, decoded=False):
         """The rows of every node's ``values`` (or, ``decoded``, of the columns of ``X``) as a table."""
-        post = self.posterior_
         out = values if decoded else self._node_columns(values)
         # the training dtypes where the values fit (whole-number columns stay integers)
-        return assemble_table(post, out, n, getattr(self, "feature_names_in_", None),
+        return assemble_table(self.posterior_, out, n, getattr(self, "feature_names_in_", None),
                               getattr(self, "feature_dtypes_", None))
 
     def _structure_imputer(self, encoded, strategy, rng, model=None):

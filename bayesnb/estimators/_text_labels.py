@@ -34,15 +34,12 @@ def arrow_label_codes(y, classes, who: str, check: bool = True):
     codes : ndarray of int, shape (n,)
     """
     distinct, codes = arrow_factorize(y)
-    K = len(classes)
     pos = np.array([_position(classes, v) for v in distinct], dtype=np.intp)
     if check and (pos < 0).any():
         unknown = sorted(str(v) for v in np.asarray(distinct, dtype=object)[pos < 0])
         raise DataError(f"{who}: expected labels among classes={classes.tolist()}; received label(s) "
                         f"{unknown[:5]} that are not in classes.")
-    if K <= 1:
-        return np.zeros(len(codes), dtype=int)
-    return pos[codes]
+    return pos[codes] if len(classes) > 1 else np.zeros(len(codes), dtype=int)
 
 
 def _position(classes, value):

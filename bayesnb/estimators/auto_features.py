@@ -454,7 +454,5 @@ def assemble_blocks(kinds, names, choices, categorical=None):
             best, fam = "Gaussian", Gaussian()
         groups.setdefault(best, ([], fam))[0].append(j)
         rows += [{"column": names[j], **r, "chosen": r["family"] == best} for r in scored]
-    for cols, fam in groups.values():
-        specs.append((cols, fam))
     scores = None if choices is None else pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
-    return specs, scores
+    return specs + list(groups.values()), scores

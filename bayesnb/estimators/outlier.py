@@ -301,8 +301,8 @@ def _conditional_scores(model, X):
         with np.errstate(invalid="ignore"):  # -inf - -inf: NaN, the row is impossible without the cell too
             diff = full - model.score_samples(hidden)
         out[:, j] = np.where(observed, diff, 0.0)
-    out = impossible_cells(out, blank_impossible(model, data)[1])  # p(x_ij | rest) = 0 whatever the rest
-    return pd.DataFrame(out, columns=X.columns, index=X.index) if frame else out
+    # p(x_ij | rest) = 0 whatever the rest for a cell outside its family's support
+    return impossible_cells(out, blank_impossible(model, data)[1], X)
 
 
 # ------------------------------------------------------------------------------ model file

@@ -84,9 +84,8 @@ class MultinomialNB(_SingleFamilyNB):
 
     def _set_attributes(self):
         super()._set_attributes()
-        counts = self._block.stats.counts
         a = self._block.prior.concentration[0]  # the same Dirichlet for every class
-        self.feature_count_ = counts
+        self.feature_count_ = self._block.stats.counts
         self.feature_log_prob_ = self._caches[0][0].T  # posterior-mean log theta, (K, d)
         self.alpha_ = float(a[0]) if np.all(a == a[0]) else a.copy()
 
@@ -366,6 +365,5 @@ class GaussianNB(_SingleFamilyNB):
 
     def _set_attributes(self):
         super()._set_attributes()
-        mu, var = plug_in(self._block.posterior)
-        self.theta_, self.var_ = mu, var
+        self.theta_, self.var_ = plug_in(self._block.posterior)
         self.class_prior_ = np.exp(self.class_log_prior_)

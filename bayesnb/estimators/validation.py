@@ -16,6 +16,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
+from pandas.api.types import infer_dtype
 from sklearn.utils._param_validation import (
     InvalidParameterError,
     StrOptions,
@@ -215,8 +216,6 @@ def infinite(values: np.ndarray) -> np.ndarray:
         return np.isinf(values)
     if values.dtype.kind != "O":
         return np.zeros(values.shape, dtype=bool)
-    from pandas.api.types import infer_dtype
-
     flat = values.ravel()
     if infer_dtype(flat, skipna=True) not in _MAY_HOLD_FLOATS:  # e.g. all strings: no Python loop
         return np.zeros(values.shape, dtype=bool)
@@ -328,8 +327,6 @@ def check_y(y, n: int, who: str, arrow: bool = False):
     if inf.any():
         raise DataError(f"{who}: expected class labels; y contains {int(inf.sum())} infinite value(s).")
     if y.dtype == object:
-        from pandas.api.types import infer_dtype
-
         if infer_dtype(y, skipna=False) in ("mixed", "mixed-integer"):
             kinds = sorted({type(v).__name__ for v in y})
             raise DataError(f"{who}: expected labels of one type; y mixes {kinds}.")
@@ -387,7 +384,6 @@ def check_known_labels(y, classes, who: str) -> None:
             f"{who}: expected labels among classes={classes.tolist()}; received label(s) "
             f"{unique_labels(y[unknown], who)[:5].tolist()} that are not in classes."
         )
-
 
 
 def label_codes(y, classes, who: str, check: bool = True):

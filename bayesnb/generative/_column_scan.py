@@ -220,7 +220,6 @@ def scan_columns(A, max_codes, skip=()):
         fullest[hashed] = hist.reshape(hashed.size, BUCKETS).max(axis=1)
     none = count == 0
     lo[none], hi[none] = np.nan, np.nan
-    counted = {}
     if A.dtype.kind in "iu":
         many &= (lo > -2.0**53) & (hi < 2.0**53)  # (distinct integers past 2**53 may be one float64)
         counted = _count_values(A, np.where(wanted, lo, np.nan), hi)

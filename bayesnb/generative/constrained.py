@@ -41,10 +41,9 @@ from .._utils import ZeroProbabilityCondition
 from ..families.numeric import draw_categories
 from ..inference.em import allowed_states
 from ..inference.nb_posterior import joint_log_likelihood_parts
-from .method_checks import sample_request
 from .conditional import check_joint_blocks, check_known_values
 from .conditions import class_set, column_domains, expand_pieces, same_value, split_given
-from .method_checks import declared_bounds
+from .method_checks import declared_bounds, sample_request
 from .functions import class_log_weights, length_rates, parameter_points, range_in_bounds, sample_rows
 from .given import encode_given, write_given
 from .tables import assemble_table
@@ -308,19 +307,10 @@ def constrained_sample(est, n_samples, y, given, forbid, rng, *, length=None, la
     out = (X, est.classes_[group[z]])
     if not return_probability:
         return out
-    return (*out, condition_probability(est, req, post, group, "mean" if point else "marginal", classes))
-
-
-def condition_probability(est, req, post, group, predictive="marginal", classes=None):
-    """``p(condition)`` of a request under the naive model (:func:`log_probability_naive`): a float when
-    every row has the same condition, else an ndarray (n,); a ``ValueError`` when it is 0. ``classes``:
-    bool (K,), the classes a set ``y`` allows."""
-    z = None if req.z is None else (req.z[:1] if req.one is not None else req.z)
-    allowed = (np.isin(group, np.flatnonzero(classes))[None, :] if classes is not None else
-               None if z is None else allowed_states(group, z))
+    # p(condition) (p(condition | y) for the rows' allowed states) under the posterior predictive
     logp = log_probability_naive(post, req.encoded, req.pieces, req.set_encoded, req.domains, allowed=allowed,
-                                 predictive=predictive, who=est._who)
-    return finish_probability(logp, req, est._who)
+                                 predictive="mean" if point else "marginal", who=who)
+    return (*out, finish_probability(logp, req, who))
 
 
 def finish_probability(logp, req, who):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-import pandas as pd
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
@@ -33,7 +32,6 @@ from .tables import assemble_table, check_impute_options, label_codes, mask_cell
 from .values import complete, median_draws
 
 __all__ = ["GenerativeMixin"]
-
 
 
 class GenerativeMixin(SemiSupervisedMixin):
@@ -221,6 +219,17 @@ class GenerativeMixin(SemiSupervisedMixin):
         impossible under every class (only with ``alpha=0``) uses the class prior for
         ``p(y | x_obs)``, with a :class:`ZeroProbabilityWarning`, as :meth:`predict_proba`
         does.
+
+        Under a structure other than naive (``structure=`` of CategoricalNB and NaiveBayes):
+        ``p(x_miss | x_obs) = sum_k p(k | x_obs) p(x_miss | x_obs, k)``, exact on the structure (the
+        parents are not dropped; :mod:`bayesnb.structure.exact_impute`). A categorical cell gets the
+        mode of its marginal posterior (``"auto"``, ``"mode"``, ``"mean"``: unordered categories
+        have no mean); a numeric cell its posterior-predictive mean (``"auto"``, ``"mean"``), a
+        mixture over the class and the missing parents' and own bins of truncated Normal (Student-t
+        for ``predictive="marginal"``) means, or with ``"mode"`` the highest-density point among
+        those pieces' modes. ``"draw"`` draws the class and every missing cell of a row jointly from
+        ``p(y, x_miss | x_obs)``. ``latent`` and ``n_components`` then give the latent-class model
+        of the structure (its (class, component) states and the structure inside each component).
 
         Parameters
         ----------
@@ -466,7 +475,5 @@ class GenerativeMixin(SemiSupervisedMixin):
         _, encoded = self._gen_encode(X)
         out, term = feature_contributions(post, encoded, int(self.n_features_in_), predictive=self._check_predictive(),
                                           caches=self._caches, who=self._who, stacklevel=3)
-        out = impossible_cells(out, bad)
-        if is_frame(X):
-            out = pd.DataFrame(out, columns=X.columns, index=X.index)
+        out = impossible_cells(out, bad, X)
         return (out, term) if return_class_term else out

@@ -202,9 +202,8 @@ def _column_bins(block, params, c, edges):
     hit = _BINS.get(key)
     if hit is not None and hit[0] is params and hit[1] is edges:
         return hit[2]
-    fam = block.family
-    out = fam.predictive_bins(column_params(block.prior, c), column_params(params, c),
-                              column_state(block.state, c), edges, "mean")
+    out = block.family.predictive_bins(column_params(block.prior, c), column_params(params, c),
+                                       column_state(block.state, c), edges, "mean")
     if len(_BINS) > 512:
         _BINS.clear()
     _BINS[key] = (params, edges, out)
@@ -259,7 +258,6 @@ def _pseudo_stats(block, sc, rho, weight):
     ``weight`` (S,) is the summed state responsibility of the missing cells; each sub-bin ``f``
     adds its truncated mean with weight ``weight[s] * P(f | s) rho[s, bin(f)] / normaliser``.
     """
-    fam = block.family
     if sc.values is not None:
         lq = _log_missing_bins(block, block.posterior, sc, rho)
         return value_pseudo_stats(block, sc, np.exp(lq - logsumexp(lq, axis=1, keepdims=True)), weight)
@@ -276,7 +274,7 @@ def _pseudo_stats(block, sc, rho, weight):
     raw[:, sc.col] = mean[s_idx, f_idx]
     resp = np.zeros((s_idx.size, S))
     resp[np.arange(s_idx.size), s_idx] = w[s_idx, f_idx]
-    return fam.interval_stats(raw, resp, block.state)
+    return block.family.interval_stats(raw, resp, block.state)
 
 
 def _censored(values, sc):
@@ -379,8 +377,7 @@ def fit_selection(post, encoded, columns, group, allowed, rw, class_params, *, a
 
     def update(resp):
         p, rho = cache["state"][:2]
-        new, sel, n1, n0 = _m_step(p, encoded, columns, rho, resp, class_params, alpha, not by_state)
-        return new, sel, n1, n0
+        return _m_step(p, encoded, columns, rho, resp, class_params, alpha, not by_state)
 
     best = None
     for shape in starts:  # a few iterations from each start, then the best to convergence
@@ -474,13 +471,12 @@ def fill_selection(fit, encoded, resp, *, strategy="mean", rng=None, points=None
     dict
         ``{table column: (rows, values)}``.
     """
-    post = fit.posterior
     selection = fit.selection if selection is None else selection
     out = {}
     if strategy != "mean" and z is None:
         z = draw_categories(resp, rng.random(resp.shape[0]))
     for sc, rho in zip(fit.columns, selection):
-        b = post.blocks[sc.block]
+        b = fit.posterior.blocks[sc.block]
         params = b.posterior if points is None else points[sc.block]
         rows = np.flatnonzero(sc.observed_bin < 0)
         lq = _log_missing_bins(b, params, sc, rho)

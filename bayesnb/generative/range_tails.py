@@ -74,11 +74,8 @@ def ordered_columns(model, n_features: int) -> np.ndarray:
         True for a column of a Gaussian, LogNormal, Histogram or Poisson block (or a hurdle on
         one); False for categories, binary values and token counts, even when numerically coded.
     """
-    mask = np.zeros(n_features, dtype=bool)
-    for block in model.posterior_.blocks:
-        if block.family.ordered_support:
-            mask[np.asarray(block.columns, dtype=np.int64)] = True
-    return mask
+    ordered = [c for b in model.posterior_.blocks if b.family.ordered_support for c in b.columns]
+    return np.isin(np.arange(n_features), ordered)
 
 
 def _scoring_column(X, j: int, who: str) -> np.ndarray:
@@ -131,13 +128,10 @@ def fit_range_tails(X, sample_weight=None, columns=None) -> RangeTails | None:
     chosen = numeric_columns(X) if columns is None else np.asarray(columns, dtype=bool)
     if not chosen.any():
         return None
-    columns = [_scoring_column(X, j, "NBOutlierDetector.fit") if chosen[j] else None for j in range(chosen.size)]
     keep = None if sample_weight is None else np.asarray(sample_weight, dtype=float) > 0
-    d = len(columns)
-    lo, hi, below, above = (np.full(d, np.nan) for _ in range(4))
-    for j, col in enumerate(columns):
-        if col is None:
-            continue
+    lo, hi, below, above = (np.full(chosen.size, np.nan) for _ in range(4))
+    for j in np.flatnonzero(chosen):
+        col = _scoring_column(X, int(j), "NBOutlierDetector.fit")
         v = col if keep is None else col[keep]
         v = np.unique(v[np.isfinite(v)])
         if v.size < 2:

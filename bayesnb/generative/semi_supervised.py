@@ -149,11 +149,7 @@ class SemiSupervisedMixin:
 
     def _store_em(self, fit):
         """Keep an EM fit's posterior and its record (``em_objective_``, ``n_iter_``, ``converged_``)."""
-        post = self.posterior_ = fit.posterior
-        self.classes_ = post.classes
-        self.class_count_ = post.class_count
-        self.class_log_prior_ = post.class_log_prior
-        self._set_attributes()
+        self._store_posterior(fit.posterior, self._never_observed)
         self.em_objective_ = fit.em_objective
         self.n_iter_ = len(fit.em_objective) - 1
         self.converged_ = fit.converged

@@ -12,6 +12,7 @@ and makes them missing, so the other rows are scored as before; :func:`impossibl
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
@@ -66,13 +67,11 @@ def blank_impossible(model, X):
 
 def impossible_rows(scores, mask):
     """``scores`` (n,) with ``-inf`` on the rows that hold a cell of ``mask`` (None: unchanged)."""
-    if mask is not None:
-        scores = np.where(mask.any(axis=1), -np.inf, scores)
-    return scores
+    return scores if mask is None else np.where(mask.any(axis=1), -np.inf, scores)
 
 
-def impossible_cells(contributions, mask):
-    """Per-feature contributions (n, d) with ``-inf`` on the cells of ``mask`` (None: unchanged)."""
-    if mask is not None:
-        contributions = np.where(mask, -np.inf, contributions)
-    return contributions
+def impossible_cells(contributions, mask, like=None):
+    """Per-feature contributions (n, d) with ``-inf`` on the cells of ``mask`` (None: unchanged);
+    a DataFrame with the columns and index of ``like`` when it is one (the rows scored)."""
+    out = contributions if mask is None else np.where(mask, -np.inf, contributions)
+    return pd.DataFrame(out, columns=like.columns, index=like.index) if is_frame(like) else out

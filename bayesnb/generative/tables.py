@@ -243,10 +243,8 @@ def assemble_table(post, columns, n, feature_names=None, dtypes=None, sparse=Fal
     if sparse and feature_names is None:
         return _sparse_table(columns, n)
     columns = dense_columns(columns)
-    declared = {}
-    for b in post.blocks:
-        for c, values in zip(b.columns, b.family.value_columns(b.state) or ()):
-            declared[int(c)] = values
+    declared = {int(c): values for b in post.blocks
+                for c, values in zip(b.columns, b.family.value_columns(b.state) or ())}
     if feature_names is not None:
         data = {}
         for j, name in enumerate(feature_names):

@@ -126,8 +126,7 @@ def _support_of(x, w=None):
 
 def _from_counts(vals, counts):
     """The :class:`ColumnSupport` of a column's sorted distinct finite values ``vals`` (float64) held by ``counts`` cells."""
-    n = counts.sum()
-    integer = bool(np.all(vals == np.round(vals)))
+    n, integer = counts.sum(), _integers(vals)
     if vals.size <= MAX_CODES:
         return ColumnSupport(vals, counts, np.zeros(0), float(vals[0]), float(vals[-1]), integer, n)
     heavy = _heaviest(counts, n)
@@ -256,8 +255,7 @@ def merge_supports(a, b):
         if r.values is not None and s.values is not None and vals.size <= MAX_CODES:
             out[j] = ColumnSupport(vals, counts, np.zeros(0), lo, hi, integer, n)
             continue
-        heavy = np.flatnonzero(counts >= POINT_MASS_SHARE * n)
-        heavy = np.sort(heavy[np.argsort(-counts[heavy], kind="stable")][:MAX_MASSES])
+        heavy = _heaviest(counts, n)
         rest = np.delete(vals, heavy)
         if rest.size:
             lo, hi = min(lo, float(rest.min())), max(hi, float(rest.max()))
@@ -391,8 +389,7 @@ def median_draws(model, X, y=None, latent=None):
     def draws(rows, S):
         idx = np.tile(np.asarray(rows, dtype=np.int64), S)
         ys = np.asarray(y)[idx] if y is not None and np.ndim(y) > 0 else y
-        with warnings.catch_warnings():  # the fill's own call has given them
-            warnings.simplefilter("ignore")
+        with warnings.catch_warnings(action="ignore"):  # the fill's own call has given them
             out = model.impute(take_rows(X, idx), strategy="draw", parameter_uncertainty=False,
                                random_state=MEDIAN_SEED, y=ys, latent=latent)
         A = np.full((idx.size, int(model.n_features_in_)), np.nan)
@@ -465,7 +462,6 @@ def record_supports(est, X, partial, sample_weight=None):
     if partial:
         new = merge_supports(est.value_support_, new)
     est.value_support_ = new
-
 
 
 def _imputed_mask(cells, X):

@@ -114,5 +114,4 @@ def posterior_from_stats(classes, class_count, specs, states, stats, names, clas
                  for (_, fam), prev, st, s in zip(specs, previous.blocks, states, stats)]
         class_count = class_count + previous.class_count
     blocks = [(fam, cols, nm, st, s, who) for (cols, fam), nm, st, s in zip(specs, names, states, stats)]
-    post = build(np.asarray(classes), class_count, class_alpha, fit_prior, class_prior, blocks)
-    return post
+    return build(np.asarray(classes), class_count, class_alpha, fit_prior, class_prior, blocks)

@@ -116,11 +116,7 @@ def allowed_states(group, y_codes):
     -------
     ndarray of bool, shape (n, S)
     """
-    S = group.shape[0]
-    allowed = np.ones((y_codes.shape[0], S), dtype=bool)
-    known = y_codes >= 0
-    allowed[known] = group[None, :] == y_codes[known, None]
-    return allowed
+    return (y_codes[:, None] < 0) | (group[None, :] == y_codes[:, None])
 
 
 def log_penalty(post):
@@ -129,9 +125,7 @@ def log_penalty(post):
     The sum of the families' ``gen_log_penalty`` and, when the class proportions are
     learned, the Dirichlet term ``sum_k alpha_k log pi_k``.
     """
-    total = 0.0
-    for b in post.blocks:
-        total += b.family.gen_log_penalty(b.prior, b.posterior)
+    total = sum(b.family.gen_log_penalty(b.prior, b.posterior) for b in post.blocks)
     if not post.fixed_class_prior:
         a = post.class_prior_alpha
         with np.errstate(invalid="ignore"):
@@ -374,9 +368,7 @@ def holdout_cells(base, observed, fraction, rng):
     rng : numpy.random.Generator
     """
     obs = observed.copy()
-    for b in base.blocks:
-        if b.family.joint_columns:
-            obs[:, b.columns] = False
+    obs[:, [int(c) for b in base.blocks if b.family.joint_columns for c in b.columns]] = False
     rows, cols = np.nonzero(obs)
     pick = rng.random(rows.size) < fraction
     return rows[pick], cols[pick]

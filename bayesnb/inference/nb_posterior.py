@@ -101,15 +101,12 @@ def index_params(params, idx):
     NamedTuple
         Of the same type, with copies of the selected rows.
     """
-    out = []
-    for f in params:
-        if f is None:  # an optional field left empty (e.g. Multinomial's pending counts)
-            out.append(None)
-        elif isinstance(f, tuple):
-            out.append(tuple(np.asarray(a)[idx].copy() for a in f))
-        else:
-            out.append(np.asarray(f)[idx].copy())
-    return type(params)(*out)
+    def take(f):  # None: an optional field left empty (e.g. Multinomial's pending counts)
+        if f is None or isinstance(f, tuple):
+            return None if f is None else tuple(map(take, f))
+        return np.asarray(f)[idx].copy()
+
+    return type(params)(*map(take, params))
 
 
 def class_posterior(class_count, class_alpha, fit_prior=True, class_prior=None):

@@ -202,9 +202,7 @@ def make_model(spec: ModelSpec):
                 at = jnp.take_along_axis(mod.numpyro_row_loglik(params[i], r["x"]),
                                          pairs * b.parent_states + r["u"][:, None], axis=1)
                 ll = ll + at * r["seen"][:, None]
-            if C == 1:
-                return ll
-            return jlse(ll.reshape(ll.shape[0], K, C) + log_w, axis=-1)
+            return ll if C == 1 else jlse(ll.reshape(ll.shape[0], K, C) + log_w, axis=-1)
 
         if "stats" in data:
             numpyro.factor("y", (data["class_count"] * log_pi).sum())
@@ -311,8 +309,7 @@ def model_inputs(post, labelled=None, unlabelled=None, likelihood="suffstats", n
         encoded, codes = labelled
         codes = np.asarray(codes, dtype=np.int64)
         if likelihood == "suffstats":
-            resp = np.zeros((codes.shape[0], K))
-            resp[np.arange(codes.shape[0]), codes] = 1.0
+            resp = np.eye(K)[codes]
             data["class_count"] = resp.sum(0).astype(np.float32)
             data["stats"] = [b.family.numpyro_stats_args(b.family.stats(enc, resp, b.state))
                              for b, enc in zip(post.blocks, encoded)]
@@ -479,11 +476,8 @@ def model_log_likelihood(spec, priors, data, sites) -> float:
     from numpyro import handlers
 
     tr = handlers.trace(handlers.substitute(make_model(spec), data=sites)).get_trace(priors, data)
-    total = 0.0
-    for site in tr.values():
-        if site["type"] == "sample" and site["is_observed"]:
-            total += float(np.asarray(site["fn"].log_prob(site["value"])).sum())
-    return total
+    return sum((float(np.asarray(site["fn"].log_prob(site["value"])).sum()) for site in tr.values()
+                if site["type"] == "sample" and site["is_observed"]), 0.0)
 
 
 def _unconstrained(spec, priors, data, sites):

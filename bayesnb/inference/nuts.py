@@ -293,7 +293,7 @@ def _run_chunks(compiled, key, priors, data, z_init, W, S, vec, show, desc):
     """Initialise, then call the compiled run until W + S steps: draws W..W+S-1, each (chain, draw, ...).
 
     A call runs ``n`` steps and returns the ones from ``keep_from`` on, as one array (their
-    constrained sites and extra fields side by side, :func:`_pack`): without a progress bar,
+    constrained sites and extra fields side by side, :func:`_build_fn`): without a progress bar,
     the warmup and up to ``buf`` draws are one call, and each call costs one device-to-host
     copy; a call holding no draw is never copied, and the next call is dispatched before the
     copy, so the copy overlaps the sampling. The columns are split into ``{site: (chain,
@@ -325,7 +325,8 @@ def _run_chunks(compiled, key, priors, data, z_init, W, S, vec, show, desc):
 
 
 def _unpack(flat, layout):
-    """``(chain, draw, columns)`` of :func:`_pack` -> ``({site: (chain, draw, ...)}, {extra: (chain, draw)})``."""
+    """Run rows (chain, draw, columns) -> ``{site: (chain, draw, ...)}, {extra: (chain, draw)}``
+    (integer and boolean fields, ``num_steps`` and ``diverging``, are exact as floats)."""
     out, at = [], 0
     for part in layout[:2]:
         d = {}
@@ -335,15 +336,6 @@ def _unpack(flat, layout):
             at += n
         out.append(d)
     return out[0], out[1]
-
-
-def _pack(sites, extras, dtype):
-    """One step's constrained sites (by name) and extra fields as one ``dtype`` vector (see :func:`_unpack`);
-    integer and boolean fields (``num_steps``, ``diverging``) are exact in it."""
-    import jax.numpy as jnp
-
-    leaves = [jnp.ravel(sites[k]).astype(dtype) for k in sorted(sites)] + [jnp.ravel(v).astype(dtype) for v in extras]
-    return jnp.concatenate(leaves)
 
 
 def _build_mcmc(spec, num_warmup, num_samples, num_chains, chain_method, progress_bar, target_accept_prob):
@@ -363,8 +355,8 @@ def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
     ``chunk`` runs ``n`` NUTS steps (adapting while the step counter is below ``num_warmup``)
     and returns the constrained sites and extra fields of steps ``keep_from`` to
     ``keep_from + buf - 1`` (those run), packed in the rows of one (buf, columns) array
-    (:func:`_pack`); ``buf`` is :data:`BUF_MAX`, or fewer so that it holds at most
-    :data:`BUF_VALUES` values."""
+    (sites by name, then the extra fields); ``buf`` is :data:`BUF_MAX`, or fewer so that it
+    holds at most :data:`BUF_VALUES` values."""
     import jax
     import jax.numpy as jnp
     from jax import lax
@@ -425,7 +417,6 @@ def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
     cols = sum(int(np.prod(sh, dtype=int)) for _, sh, _ in sites + extras)
     buf = max(1, min(BUF_MAX, BUF_VALUES // cols))
     n_extra = sum(int(np.prod(sh, dtype=int)) for _, sh, _ in extras)
-    few = CHUNK  # a call under a progress bar keeps at most CHUNK steps
 
     def chunk_one(state, priors, data, n, keep_from):
         # hmc() keeps its adaptation and integrator in closures set by init_kernel, tied to the
@@ -444,8 +435,10 @@ def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
             at = jnp.where(i < keep_from, buf, jnp.minimum(i - keep_from, buf)).astype(jnp.int32)
             return st, lax.dynamic_update_slice(rows, row[None], (at, jnp.int32(0)))
 
-        def packed(zrow):  # a kept step's constrained sites and extra fields (:func:`_pack`)
-            return _pack(constrain(unravel(zrow[:n_params])), [zrow[n_params:]], zrow.dtype)
+        def packed(zrow):  # a kept step's constrained sites (by name), then its extra fields
+            sites = constrain(unravel(zrow[:n_params]))
+            leaves = [jnp.ravel(sites[k]).astype(zrow.dtype) for k in sorted(sites)]
+            return jnp.concatenate(leaves + [zrow[n_params:]])
 
         def pack(rows):  # vectorised over the rows
             out = jax.vmap(packed)(zs[:rows])
@@ -460,9 +453,9 @@ def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
         # (house votes), so it is not done in one.
         start = jnp.minimum(keep_from, n)
         st, zs = lax.fori_loop(0, n, body, (state, jnp.zeros((buf + 1, n_params + n_extra), state.z.dtype)))
-        if few >= buf:
+        if CHUNK >= buf:  # (a call under a progress bar keeps at most CHUNK steps)
             return st, pack(buf)
-        return st, lax.cond(n - start > few, lambda: pack(buf), lambda: pack(few))
+        return st, lax.cond(n - start > CHUNK, lambda: pack(buf), lambda: pack(CHUNK))
 
     layout = (sites, extras, buf)
     if vec:

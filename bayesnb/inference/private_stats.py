@@ -24,22 +24,18 @@ def block_bounds(dp: DP, specs, all_names, who):
     A key of ``dp.bounds`` is a column name (fitted on a DataFrame) or position; a key naming
     no column is an error.
     """
-    given = dict(dp.bounds or {})
+    d = sum(len(cols) for cols, _ in specs)
     by_position = {}
-    for key, b in given.items():
+    for key, b in dict(dp.bounds or {}).items():
         if all_names is not None and key in list(all_names):
             by_position[list(all_names).index(key)] = b
-        elif isinstance(key, (int, np.integer)) and not isinstance(key, bool) and 0 <= key < _n_columns(specs):
+        elif isinstance(key, (int, np.integer)) and not isinstance(key, bool) and 0 <= key < d:
             by_position[int(key)] = b
         else:
-            shown = list(all_names) if all_names is not None else f"positions 0..{_n_columns(specs) - 1}"
+            shown = list(all_names) if all_names is not None else f"positions 0..{d - 1}"
             raise ValueError(f"{who}: DP(bounds=...) names column {key!r}, which is not in X; expected one of "
                              f"{shown}.")
     return [[by_position.get(int(c)) for c in cols] for cols, _ in specs]
-
-
-def _n_columns(specs):
-    return sum(len(cols) for cols, _ in specs)
 
 
 def _block_bounds(bounds, fam, dp):
