@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 from scipy.fft import irfft, next_fast_len, rfft
 from scipy.special import ndtri
-from scipy.stats import rankdata
 
 __all__ = ["bulk_ess_and_rhat", "ess", "ess_bulk", "ess_tail", "rhat_rank", "split_chains"]
 
@@ -73,12 +72,42 @@ def _ess_chains(x: np.ndarray) -> np.ndarray:
     return out
 
 
+def _average_ranks(flat: np.ndarray) -> np.ndarray:
+    """``scipy.stats.rankdata(flat, method="average", axis=0)`` of ``flat`` (n, k), ~1.5x faster.
+
+    1-based ranks per column; ties get their mean rank; a column holding a NaN is all NaN.
+
+    Average ranks do not depend on the order within ties, so numpy's default (unstable) argsort
+    of each element's contiguous row serves, where scipy pays for a stable one.
+    """
+    xt = np.ascontiguousarray(flat.T)  # (k, n)
+    k, n = xt.shape
+    order = np.argsort(xt, axis=-1)
+    y = np.take_along_axis(xt, order, axis=-1)
+    pos = np.broadcast_to(np.arange(n), (k, n))
+    first = np.ones((k, n), dtype=bool)
+    first[:, 1:] = y[:, 1:] != y[:, :-1]  # a tie group starts here
+    last = np.ones((k, n), dtype=bool)
+    last[:, :-1] = first[:, 1:]  # a tie group ends here
+    start = np.maximum.accumulate(np.where(first, pos, 0), axis=-1)
+    end = np.minimum.accumulate(np.where(last, pos, n - 1)[:, ::-1], axis=-1)[:, ::-1]
+    ranks = np.empty((k, n))
+    np.put_along_axis(ranks, order, (start + end) / 2.0 + 1.0, axis=-1)
+    ranks[np.isnan(y[:, -1])] = np.nan  # as scipy: a NaN (sorted last) makes its element's ranks all NaN
+    return ranks.T
+
+
 def _z_scale(x: np.ndarray) -> np.ndarray:
     """Rank-normalise each element over all its (chain, draw) values (Blom's offset 3/8)."""
     shape = x.shape
     flat = x.reshape(-1, shape[-1])
-    rank = rankdata(flat, method="average", axis=0)
-    return ndtri((rank - 0.375) / (flat.shape[0] + 0.25)).reshape(shape)
+    n = flat.shape[0]
+    rank = _average_ranks(flat)
+    # average ranks are multiples of 1/2 in [1, n]: ndtri of each of the 2n - 1 values once, then looked up
+    table = ndtri((np.arange(2, 2 * n + 1) / 2.0 - 0.375) / (n + 0.25))
+    with np.errstate(invalid="ignore"):
+        idx = np.where(np.isnan(rank), 0, 2.0 * rank - 2.0).astype(np.intp)
+    return np.where(np.isnan(rank), np.nan, table[idx]).reshape(shape)
 
 
 def ess(x: np.ndarray) -> np.ndarray:
