@@ -52,13 +52,13 @@ def load_model(args, imputer=False, synthesizer=False, detector=False):
         if key is None and "signed with a key" in str(e):
             raise UsageError(f"{args.model}: the model file is signed with a key; pass its --key-file") from None
         raise
-    if isinstance(model, when_run.Imputer) and not imputer:
+    if when_run.is_a(model, "Imputer") and not imputer:
         raise UsageError(f"{args.model}: holds an Imputer (from 'bayesnb fit-imputer' or Imputer.save), which only "
                          "'bayesnb impute' reads; expected a model from 'bayesnb fit'")
-    if isinstance(model, when_run.Synthesizer) and not synthesizer:
+    if when_run.is_a(model, "Synthesizer") and not synthesizer:
         raise UsageError(f"{args.model}: holds a Synthesizer (Synthesizer.save of a latent-class choice), which only "
                          "'bayesnb sample' reads; expected a model from 'bayesnb fit'")
-    if isinstance(model, when_run.NBOutlierDetector) and not detector:
+    if when_run.is_a(model, "NBOutlierDetector") and not detector:
         raise UsageError(f"{args.model}: holds an NBOutlierDetector (NBOutlierDetector.save), which only "
                          "'bayesnb outliers' reads; expected a model from 'bayesnb fit'")
     return model
