@@ -60,7 +60,7 @@ class _Worker:
     def __init__(self, i, sim):
         self.gateway = types.SimpleNamespace(id=f"gw{i}")
         self.shutting_down = False
-        self.queue, self.running, self.busy, self.sim = [], False, 0.0, sim
+        self.queue, self.running, self.busy, self.sim, self.ran = [], False, 0.0, sim, []
 
     def send_runtest_some(self, indices):
         self.queue.extend(indices)
@@ -110,13 +110,14 @@ class _Simulation:
             self.now, _, w = heapq.heappop(self.events)
             done = w.queue.pop(0)
             w.running = False
+            w.ran.append(done)
             self.sched.mark_test_complete(w, done, self.seconds[done])
             self._answer_steals()
             for other in self.workers:
                 self.start(other)
         if any(w.queue for w in self.workers) or self.sched.pending:
             raise RuntimeError("sim_xdist_schedule: tests left unrun (the simulated workers stalled)")
-        return self.now, [w.busy for w in self.workers]
+        return self.now, [w.busy for w in self.workers], [w.ran for w in self.workers]
 
 
 def simulate(seconds, n_workers=2, dist="load"):
@@ -134,6 +135,8 @@ def simulate(seconds, n_workers=2, dist="load"):
     makespan : float
     busy : list of float
         Seconds each worker spent running tests.
+    ran : list of list of int
+        The tests (positions in ``seconds``) each worker ran, in order.
     """
     if dist not in SCHEDULERS:
         raise ValueError(f"sim_xdist_schedule: dist must be one of {sorted(SCHEDULERS)}; received {dist!r}")
@@ -153,10 +156,17 @@ def main(argv=None) -> int:
     total = sum(seconds)
     print(f"{len(order)} tests collected, {len(missing)} without a time in the JUnit file (taken as 0 s); "
           f"{total:.0f} s of test time, {total / args.n:.0f} s per worker if split evenly")
+    modules = [t.split("::")[0] for t in order]
     for dist in SCHEDULERS:
-        end, busy = simulate(seconds, args.n, dist)
+        end, busy, ran = simulate(seconds, args.n, dist)
+        workers_of = {}
+        for w, tests in enumerate(ran):
+            for i in tests:
+                workers_of.setdefault(modules[i], set()).add(w)
+        split = sum(len(ws) > 1 for ws in workers_of.values())  # a module fixture is built once per worker
         print(f"--dist {dist:9s}  makespan {end:7.1f} s   busy per worker {', '.join(f'{b:.1f}' for b in busy)} s"
-              f"   idle tail {end - min(busy):.1f} s")
+              f"   idle tail {end - min(busy):.1f} s   test files run on more than one worker: {split} "
+              f"of {len(set(modules))}")
     return 0
 
 

@@ -12,12 +12,14 @@ def test_load_leaves_a_tail_that_worksteal_takes_back():
     runs them while the other idles; ``worksteal`` moves them. Every test runs once either way."""
     seconds = [0.01] * 400 + [30.0] + [1.0] * 20
     total = sum(seconds)
-    end_load, busy_load = sim.simulate(seconds, 2, "load")
-    end_steal, busy_steal = sim.simulate(seconds, 2, "worksteal")
+    end_load, busy_load, ran_load = sim.simulate(seconds, 2, "load")
+    end_steal, busy_steal, ran_steal = sim.simulate(seconds, 2, "worksteal")
     assert sum(busy_load) == pytest.approx(total) and sum(busy_steal) == pytest.approx(total)
     assert end_steal == pytest.approx(max(busy_steal)) and end_steal < end_load
     assert end_steal <= 30.0 + 4.0 + 1.0  # the slow test and the 0.01 s tests beside it, at worst a few of the rest
     assert end_load - min(busy_load) > 10.0
+    for ran in (ran_load, ran_steal):
+        assert sorted(i for r in ran for i in r) == list(range(len(seconds)))
 
 
 def test_junit_times_and_collection_order(tmp_path):
