@@ -316,12 +316,20 @@ MODEL_FILE_SPARES = ("bayesnb.impute.imputer", "bayesnb.synth", "bayesnb.estimat
 
 MODEL_FILE_LOADS = """
 import contextlib, io, json, sys
-from bayesnb.cli import main
-spares, out = {spares!r}, {{}}
+from bayesnb.cli import _when_run, main
+from bayesnb import CategoricalNB
+spares, out, clf = {spares!r}, {{}}, CategoricalNB()
+homes = ("bayesnb.impute.imputer", "bayesnb.synth.synthesizer", "bayesnb.estimators.outlier",
+         "bayesnb.estimators.naive_bayes")
+kinds = ("Imputer", "Synthesizer", "NBOutlierDetector", "NaiveBayes")
+out["is_a before"] = [[_when_run.is_a(clf, k) for k in kinds], [m for m in homes if m in sys.modules]]
 for argv in {commands!r}:
     with contextlib.redirect_stdout(io.StringIO()):
         status = main(argv)
     out[argv[0]] = [status, sorted(m for m in sys.modules if any(m == s or m.startswith(s + ".") for s in spares))]
+from bayesnb import NaiveBayes, NBOutlierDetector
+out["is_a after"] = [_when_run.is_a(NaiveBayes(), "NaiveBayes"), _when_run.is_a(clf, "NaiveBayes"),
+                     _when_run.is_a(NBOutlierDetector(clf), "NBOutlierDetector")]
 print(json.dumps(out))
 """
 
@@ -329,7 +337,9 @@ print(json.dumps(out))
 def test_commands_reading_a_model_file_load_only_what_they_use(tmp_path):
     """``bayesnb info`` / ``predict`` / ``score`` / ``posterior`` on a classifier's file (one fresh interpreter, the
     commands in turn) load no imputer, synthesizer, outlier detector or plots, and only ``posterior`` criticism:
-    which kind of model a file holds is asked without importing the kinds it cannot be (``cli._when_run.is_a``)."""
+    which kind of model a file holds is asked without importing the kinds it cannot be (``cli._when_run.is_a``:
+    False, importing nothing, while a class's module is not loaded, as no object of it can exist yet;
+    ``isinstance`` once it is)."""
     from bayesnb import NaiveBayes
     from bayesnb.datasets import load_house_votes
 
@@ -342,32 +352,13 @@ def test_commands_reading_a_model_file_load_only_what_they_use(tmp_path):
     r = run_python(["-c", MODEL_FILE_LOADS.format(spares=MODEL_FILE_SPARES, commands=commands)])
     assert r.returncode == 0, r.stderr[-3000:]
     out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out.pop("is_a before") == [[False] * 4, []] and out.pop("is_a after") == [True, False, True]
     assert {cmd: status for cmd, (status, _) in out.items()} == dict.fromkeys(["info", "predict", "score",
                                                                                 "posterior"], 0)
     uses = {"posterior": "bayesnb.criticism"}  # the ArviZ layout of the draws (criticism.diagnostics.block_layouts)
     unneeded = {cmd: [m for m in loaded if not (cmd in uses and m.startswith(uses[cmd]))]
                 for cmd, (_, loaded) in out.items()}
     assert {cmd: loaded for cmd, loaded in unneeded.items() if loaded} == {}
-
-
-def test_is_a_answers_as_isinstance_and_imports_nothing():
-    """``when_run.is_a`` is ``isinstance`` once the class's module is loaded, and False (importing nothing)
-    before: an object of a class cannot exist before its module."""
-    code = """
-import json, sys
-from bayesnb.cli import _when_run
-from bayesnb import CategoricalNB
-clf = CategoricalNB()
-before = [_when_run.is_a(clf, n) for n in ("Imputer", "Synthesizer", "NBOutlierDetector", "NaiveBayes")]
-gone = [m for m in ("bayesnb.impute.imputer", "bayesnb.synth.synthesizer", "bayesnb.estimators.outlier",
-                    "bayesnb.estimators.naive_bayes") if m in sys.modules]
-from bayesnb import NaiveBayes, NBOutlierDetector
-print(json.dumps([before, gone, _when_run.is_a(NaiveBayes(), "NaiveBayes"), _when_run.is_a(clf, "NaiveBayes"),
-                  _when_run.is_a(NBOutlierDetector(clf), "NBOutlierDetector")]))
-"""
-    r = run_python(["-c", code])
-    assert r.returncode == 0, r.stderr[-3000:]
-    assert json.loads(r.stdout.strip().splitlines()[-1]) == [[False] * 4, [], True, False, True]
 
 
 SUBPACKAGES = """
