@@ -69,11 +69,11 @@ class _Bins:
     def fit(self, X):
         from bayesnb.structure import bins, engine
         saved = bins.N_BINS
-        bins.N_BINS = model.N_BINS = self.n_bins
+        bins.N_BINS = engine.N_BINS = self.n_bins
         try:
             self.det.fit(X)
         finally:
-            bins.N_BINS = model.N_BINS = saved
+            bins.N_BINS = engine.N_BINS = saved
         self.estimator_ = self.det.estimator_
         return self
 

@@ -309,6 +309,58 @@ def test_every_name_of_the_cli_table_resolves():
     assert missing == [] and set(_when_run._HOMES) <= set(dir(_when_run))
 
 
+#: what a command reading a classifier's model file has no use for: the imputer, the synthesizer, the outlier
+#: detector, criticism, the plots, JAX, Dask
+MODEL_FILE_SPARES = ("bayesnb.impute.imputer", "bayesnb.synth", "bayesnb.estimators.outlier", "bayesnb.criticism",
+                     "bayesnb.plot", "sklearn.ensemble", "matplotlib", "jax", "numpyro", "dask")
+
+MODEL_FILE_LOADS = """
+import contextlib, io, json, sys
+from bayesnb.cli import _when_run, main
+from bayesnb import CategoricalNB
+spares, out, clf = {spares!r}, {{}}, CategoricalNB()
+homes = ("bayesnb.impute.imputer", "bayesnb.synth.synthesizer", "bayesnb.estimators.outlier",
+         "bayesnb.estimators.naive_bayes")
+kinds = ("Imputer", "Synthesizer", "NBOutlierDetector", "NaiveBayes")
+out["is_a before"] = [[_when_run.is_a(clf, k) for k in kinds], [m for m in homes if m in sys.modules]]
+for argv in {commands!r}:
+    with contextlib.redirect_stdout(io.StringIO()):
+        status = main(argv)
+    out[argv[0]] = [status, sorted(m for m in sys.modules if any(m == s or m.startswith(s + ".") for s in spares))]
+from bayesnb import NaiveBayes, NBOutlierDetector
+out["is_a after"] = [_when_run.is_a(NaiveBayes(), "NaiveBayes"), _when_run.is_a(clf, "NaiveBayes"),
+                     _when_run.is_a(NBOutlierDetector(clf), "NBOutlierDetector")]
+print(json.dumps(out))
+"""
+
+
+def test_commands_reading_a_model_file_load_only_what_they_use(tmp_path):
+    """``bayesnb info`` / ``predict`` / ``score`` / ``posterior`` on a classifier's file (one fresh interpreter, the
+    commands in turn) load no imputer, synthesizer, outlier detector or plots, and only ``posterior`` criticism:
+    which kind of model a file holds is asked without importing the kinds it cannot be (``cli._when_run.is_a``:
+    False, importing nothing, while a class's module is not loaded, as no object of it can exist yet;
+    ``isinstance`` once it is)."""
+    from bayesnb import NaiveBayes
+    from bayesnb.datasets import load_house_votes
+
+    df = load_house_votes()
+    df.to_csv(tmp_path / "votes.csv", index=False)
+    NaiveBayes().fit(df.drop(columns="party"), df["party"]).save(tmp_path / "votes.bnb")
+    model, table = str(tmp_path / "votes.bnb"), str(tmp_path / "votes.csv")
+    commands = [["info", model], ["predict", model, table, "-o", str(tmp_path / "p.csv")],
+                ["score", model, table, "--target", "party"], ["posterior", model, "-o", str(tmp_path / "post.csv")]]
+    r = run_python(["-c", MODEL_FILE_LOADS.format(spares=MODEL_FILE_SPARES, commands=commands)])
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out.pop("is_a before") == [[False] * 4, []] and out.pop("is_a after") == [True, False, True]
+    assert {cmd: status for cmd, (status, _) in out.items()} == dict.fromkeys(["info", "predict", "score",
+                                                                                "posterior"], 0)
+    uses = {"posterior": "bayesnb.criticism"}  # the ArviZ layout of the draws (criticism.diagnostics.block_layouts)
+    unneeded = {cmd: [m for m in loaded if not (cmd in uses and m.startswith(uses[cmd]))]
+                for cmd, (_, loaded) in out.items()}
+    assert {cmd: loaded for cmd, loaded in unneeded.items() if loaded} == {}
+
+
 SUBPACKAGES = """
 import sys
 import bayesnb as bn

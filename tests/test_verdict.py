@@ -178,6 +178,22 @@ def test_vectorised_ess_and_rhat_equal_arviz():
     np.testing.assert_array_equal(both[1], rhat_rank(x))
 
 
+def test_average_ranks_equal_scipys_with_ties_and_nans():
+    from scipy.stats import rankdata
+
+    from bayesnb.inference.mcmc_stats import _average_ranks
+
+    rng = np.random.default_rng(0)
+    flat = np.concatenate([rng.normal(size=(500, 3)), np.round(rng.normal(size=(500, 3)), 1),
+                           rng.integers(0, 3, (500, 2)).astype(float), np.full((500, 1), 2.5)], 1)
+    flat[[3, 9], 1] = np.inf
+    flat[17, 4] = np.nan
+    for x in (flat, flat[:1], flat[:2]):
+        ref = rankdata(x, method="average", axis=0)
+        np.testing.assert_array_equal(_average_ranks(x), ref)
+    assert np.isnan(_average_ranks(flat)[:, 4]).all() and not np.isnan(_average_ranks(flat)[:, 5]).any()
+
+
 def _geyer_walk(rho):
     """ArviZ's per-element walk (``_ess``: Geyer's initial monotone sequence), the reference for the vectorised one."""
     n_draw = rho.size

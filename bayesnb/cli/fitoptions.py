@@ -144,7 +144,7 @@ def imputation_options(model, args):
     if getattr(args, "chunksize", None) is not None or getattr(args, "semi_supervised", False):
         raise UsageError("--for-imputation fits the imputer on the whole labelled table: it cannot be combined "
                          "with --chunksize or --semi-supervised")
-    if not isinstance(model, when_run.NaiveBayes):
+    if not when_run.is_a(model, "NaiveBayes"):
         raise UsageError(f"--for-imputation needs a NaiveBayes (--family auto or COL=FAMILY); this --family builds "
                          f"{type(model).__name__}")
     if args.search_rows is not None and args.search_rows < 2:

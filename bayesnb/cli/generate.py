@@ -121,7 +121,7 @@ def cmd_impute(args):
                          f"received --strategy {args.strategy}")
     latent = parse_latent(args.latent)
     model, df, X = _model_and_table(args, imputer=True)
-    imputer = model if isinstance(model, when_run.Imputer) else None
+    imputer = model if when_run.is_a(model, "Imputer") else None
     if imputer is not None:
         model = when_run.reading_model(imputer)
         _check_imputer_options(imputer, args, latent)
@@ -198,7 +198,7 @@ def cmd_sample(args):
     check_output(args.output, [args.model, args.key_file], force=args.force)
     model = load_model(args, synthesizer=True)
     latent = None
-    if isinstance(model, when_run.Synthesizer):  # a latent-class choice: the estimator with its LatentClassFit
+    if when_run.is_a(model, "Synthesizer"):  # a latent-class choice: the estimator with its LatentClassFit
         if args.prior and model.latent_ is not None:
             raise UsageError(f"--prior: {args.model} holds a Synthesizer's latent-class model, whose prior "
                              "predictive 'bayesnb sample' does not draw; leave out --prior")

@@ -52,12 +52,11 @@ def load_model(args, imputer=False, synthesizer=False, detector=False):
         if key is None and "signed with a key" in str(e):
             raise UsageError(f"{args.model}: the model file is signed with a key; pass its --key-file") from None
         raise
-    for cls, allowed, what, reader in (
-            (when_run.Imputer, imputer, "an Imputer (from 'bayesnb fit-imputer' or Imputer.save)", "impute"),
-            (when_run.Synthesizer, synthesizer, "a Synthesizer (Synthesizer.save of a latent-class choice)",
-             "sample"),
-            (when_run.NBOutlierDetector, detector, "an NBOutlierDetector (NBOutlierDetector.save)", "outliers")):
-        if isinstance(model, cls) and not allowed:
+    for name, allowed, what, reader in (
+            ("Imputer", imputer, "an Imputer (from 'bayesnb fit-imputer' or Imputer.save)", "impute"),
+            ("Synthesizer", synthesizer, "a Synthesizer (Synthesizer.save of a latent-class choice)", "sample"),
+            ("NBOutlierDetector", detector, "an NBOutlierDetector (NBOutlierDetector.save)", "outliers")):
+        if when_run.is_a(model, name) and not allowed:
             raise UsageError(f"{args.model}: holds {what}, which only 'bayesnb {reader}' reads; expected a model "
                              "from 'bayesnb fit'")
     return model

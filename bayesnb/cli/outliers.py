@@ -33,7 +33,7 @@ __all__ = ["cmd_outliers", "register"]
 
 def _scores_and_threshold(model, X, contamination, data):
     """The rows' scores, the threshold and a phrase saying where the threshold comes from."""
-    if isinstance(model, when_run.NBOutlierDetector):
+    if when_run.is_a(model, "NBOutlierDetector"):
         scores = model.score_samples(X)
         if contamination is None:
             return scores, model.offset_, f"the detector's threshold (contamination {model.contamination_:g})"
@@ -73,7 +73,7 @@ def cmd_outliers(args):
     if args.contamination is not None and not 0.0 < args.contamination <= 0.5:
         raise UsageError(f"--contamination must be in (0, 0.5]; received {args.contamination}")
     model = load_model(args, detector=True)
-    nb = model.estimator_ if isinstance(model, when_run.NBOutlierDetector) else model
+    nb = model.estimator_ if when_run.is_a(model, "NBOutlierDetector") else model
     df = read_for_model(nb, args)
     X = features_of(nb, df, args.data)
     unseen_warning(nb, X, args.data)

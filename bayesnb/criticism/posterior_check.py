@@ -33,9 +33,9 @@ def kurtosis(draws: np.ndarray, axis=(0, 1)) -> np.ndarray:
     """Kurtosis ``m4 / m2^2`` (3 for a normal) of draws along ``axis`` (chain, draw)."""
     x = np.asarray(draws, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        c = x - x.mean(axis=axis, keepdims=True)
-        m2 = (c ** 2).mean(axis=axis)
-        return (c ** 4).mean(axis=axis) / m2 ** 2
+        c2 = np.square(x - x.mean(axis=axis, keepdims=True))  # squares, not ``c ** 4``: libm pow is ~50x slower
+        m2 = c2.mean(axis=axis)
+        return np.square(c2).mean(axis=axis) / m2 ** 2
 
 
 def sd_error(sd, kurt, ess) -> np.ndarray:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 from scipy.fft import irfft, next_fast_len, rfft
 from scipy.special import ndtri
-from scipy.stats import rankdata
 
 __all__ = ["bulk_ess_and_rhat", "ess", "ess_bulk", "ess_tail", "rhat_rank", "split_chains"]
 
@@ -53,17 +52,19 @@ def _ess_chains(x: np.ndarray) -> np.ndarray:
     out = np.full(k, np.nan)
     if n_draw < 4:
         return out
-    # the draw axis made contiguous for the FFTs (each element's transform is the same, ~20% faster)
-    c = np.ascontiguousarray((x - x.mean(axis=1, keepdims=True)).transpose(0, 2, 1))
+    # the draw axis made contiguous for the FFTs (each element's transform is the same, ~20% faster), and kept
+    # last until rho: the same arithmetic as on (chain, draw, k), without strided reads
+    chain_mean = x.mean(axis=1, keepdims=True)
+    c = np.ascontiguousarray((x - chain_mean).transpose(0, 2, 1))
     m = next_fast_len(2 * n_draw)
     f = rfft(c, n=m, axis=-1)
-    acov = (irfft(f * np.conjugate(f), n=m, axis=-1)[..., :n_draw] / n_draw).transpose(0, 2, 1)  # (chain, draw, k)
-    mean_var = acov[:, 0].mean(0) * n_draw / (n_draw - 1.0)
+    acov = irfft(f * np.conjugate(f), n=m, axis=-1)[..., :n_draw] / n_draw  # (chain, k, draw)
+    mean_var = acov[:, :, 0].mean(0) * n_draw / (n_draw - 1.0)
     var_plus = mean_var * (n_draw - 1.0) / n_draw
     if n_chain > 1:
-        var_plus = var_plus + np.var(x.mean(axis=1), axis=0, ddof=1)
+        var_plus = var_plus + np.var(chain_mean[:, 0], axis=0, ddof=1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        rho = 1.0 - (mean_var - acov.mean(0)) / var_plus  # (draw, k)
+        rho = (1.0 - (mean_var[:, None] - acov.mean(0)) / var_plus[:, None]).T  # (draw, k)
     total = n_chain * n_draw
     constant = (x.max(axis=(0, 1)) - x.min(axis=(0, 1))) < np.finfo(float).resolution
     finite = np.all(np.isfinite(rho), axis=0) & ~constant
@@ -73,12 +74,42 @@ def _ess_chains(x: np.ndarray) -> np.ndarray:
     return out
 
 
+def _average_ranks(flat: np.ndarray) -> np.ndarray:
+    """``scipy.stats.rankdata(flat, method="average", axis=0)`` of ``flat`` (n, k), ~1.5x faster.
+
+    1-based ranks per column; ties get their mean rank; a column holding a NaN is all NaN.
+
+    Average ranks do not depend on the order within ties, so numpy's default (unstable) argsort
+    of each element's contiguous row serves, where scipy pays for a stable one.
+    """
+    xt = np.ascontiguousarray(flat.T)  # (k, n)
+    k, n = xt.shape
+    order = np.argsort(xt, axis=-1)
+    y = np.take_along_axis(xt, order, axis=-1)
+    pos = np.broadcast_to(np.arange(n), (k, n))
+    first = np.ones((k, n), dtype=bool)
+    first[:, 1:] = y[:, 1:] != y[:, :-1]  # a tie group starts here
+    last = np.ones((k, n), dtype=bool)
+    last[:, :-1] = first[:, 1:]  # a tie group ends here
+    start = np.maximum.accumulate(np.where(first, pos, 0), axis=-1)
+    end = np.minimum.accumulate(np.where(last, pos, n - 1)[:, ::-1], axis=-1)[:, ::-1]
+    ranks = np.empty((k, n))
+    np.put_along_axis(ranks, order, (start + end) / 2.0 + 1.0, axis=-1)
+    ranks[np.isnan(y[:, -1])] = np.nan  # as scipy: a NaN (sorted last) makes its element's ranks all NaN
+    return ranks.T
+
+
 def _z_scale(x: np.ndarray) -> np.ndarray:
     """Rank-normalise each element over all its (chain, draw) values (Blom's offset 3/8)."""
     shape = x.shape
     flat = x.reshape(-1, shape[-1])
-    rank = rankdata(flat, method="average", axis=0)
-    return ndtri((rank - 0.375) / (flat.shape[0] + 0.25)).reshape(shape)
+    n = flat.shape[0]
+    rank = _average_ranks(flat)
+    # average ranks are multiples of 1/2 in [1, n]: ndtri of each of the 2n - 1 values once, then looked up
+    table = ndtri((np.arange(2, 2 * n + 1) / 2.0 - 0.375) / (n + 0.25))
+    with np.errstate(invalid="ignore"):
+        idx = np.where(np.isnan(rank), 0, 2.0 * rank - 2.0).astype(np.intp)
+    return np.where(np.isnan(rank), np.nan, table[idx]).reshape(shape)
 
 
 def ess(x: np.ndarray) -> np.ndarray:
