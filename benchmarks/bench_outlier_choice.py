@@ -45,7 +45,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from bench_outliers import TASKS, _numeric, _ranked, load_tables, outlier_scores, task_sets
+from bench_outliers import TASKS, _numeric, _ranked, load_tables, outlier_scores, print_progress, task_sets
 from scipy.stats import multivariate_t
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import KFold
@@ -211,10 +211,7 @@ def run(tables, tasks, seeds, candidates=CANDIDATES):
                     rec["auc_1se"] = rec[f"auc_{rec['chosen_1se']}"]
                     rec["slowdown"] = (choose + rec[f"fit_{rec['chosen']}"]) / rec["fit_auto"]
                     rows.append(rec)
-            done = pd.DataFrame([r for r in rows if r["table"] == table and r["task"] == task])
-            if len(done):  # progress: this table and task, mean over its seeds and sets
-                aucs = done.filter(like="auc_").mean().round(3)
-                print(f"  {task} | {table} | " + ", ".join(f"{c[4:]} {v}" for c, v in aucs.items()), flush=True)
+            print_progress(rows, table, task)
     return pd.DataFrame(rows)
 
 

@@ -34,7 +34,7 @@ from collections import Counter
 
 import numpy as np
 import pandas as pd
-from bench_outliers import TASKS, _ranked, load_tables, outlier_scores, task_sets
+from bench_outliers import TASKS, _ranked, load_tables, outlier_scores, print_progress, task_sets
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import KFold
 
@@ -137,10 +137,7 @@ def run(tables, tasks, seeds, counts=COUNTS, component_prior="class"):
                     rec |= {f"auc_{n}": roc_auc_score(outlier, _ranked(s)) for n, s in scores.items()}
                     rec |= {f"t_{n}": t for n, t in times.items()}
                     rows.append(rec)
-            done = pd.DataFrame([r for r in rows if r["table"] == table and r["task"] == task])
-            if len(done):
-                aucs = done.filter(like="auc_").mean().round(3)
-                print(f"  {task} | {table} | " + ", ".join(f"{c[4:]} {v}" for c, v in aucs.items()), flush=True)
+            print_progress(rows, table, task)
     return pd.DataFrame(rows)
 
 

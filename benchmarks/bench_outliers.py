@@ -320,6 +320,14 @@ def outlier_scores(name, train, scored, seed):
 
 
 # ----------------------------------------------------------------------------------- running
+def print_progress(rows, table, task):
+    """Print each detector's mean AUC so far on ``table`` and ``task`` (over its seeds and sets)."""
+    done = pd.DataFrame([r for r in rows if r["table"] == table and r["task"] == task])
+    if len(done):
+        aucs = done.filter(like="auc_").mean().round(3)
+        print(f"  {task} | {table} | " + ", ".join(f"{c[4:]} {v}" for c, v in aucs.items()), flush=True)
+
+
 def _ranked(s):
     """Scores with +-inf replaced by values just beyond the finite ones (the metrics need finite scores)."""
     finite = s[np.isfinite(s)]
