@@ -138,6 +138,9 @@ GOOD = {"epsilon": 1.0, "bounds": BOUNDS, "classes": CLASSES, "categories": CATE
     ({k: v for k, v in GOOD.items() if k != "categories"}, "['island', 'sex', 'year'] need declared categories"),
     ({**GOOD, "categories": {**CATEGORIES, "body_mass_g": [1]}}, "categories names ['body_mass_g']"),
     ({**GOOD, "categories": 3}, "categories must be an object"),
+    ({**GOOD, "classes": "Adelie"}, "classes must be a list of the class labels"),
+    ({**GOOD, "random_state": "abc"}, "random_state must be an integer (or null)"),
+    ({**GOOD, "class_share": 2}, "DP: class_share must be a number with 0 < class_share < 1"),
     ({**GOOD, "categories": {**CATEGORIES, "island": ["Biscoe", "Dream"]}}, "not among its declared categories"),
 ])
 def test_spec_mistakes_are_one_line(penguins, tmp_path, capsys, spec, says):

@@ -259,6 +259,10 @@ def privacy_options(args):
         raise UsageError(f"{where}: categories must be an object {{column: [value, ...]}} or one list [value, ...] "
                          "shared by every categorical column, each list non-empty and of texts or numbers; received "
                          f"{json.dumps(categories)[:80]}")
+    for key, ok, what in (("classes", isinstance(spec.get("classes"), list), "a list of the class labels"),
+                          ("random_state", type(spec.get("random_state")) is int, "an integer (or null)")):
+        if spec.get(key) is not None and not ok:
+            raise UsageError(f"{where}: {key} must be {what}; received {json.dumps(spec[key])[:80]}")
     if isinstance(spec.get("bounds"), dict):  # JSON pairs are lists; DP takes (lo, hi)
         spec["bounds"] = {k: tuple(v) if isinstance(v, list) else v for k, v in spec["bounds"].items()}
     try:
