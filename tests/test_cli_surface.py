@@ -18,7 +18,7 @@ SURFACE = {
     "fit": ("-h/--help --debug -q/--quiet data --target --family --numeric-family --alpha --columns "
             "--drop-unlabelled --na-values --numeric --categorical -o/--output --force --chunksize --classes "
             "--semi-supervised --structure --k --edge-score --for-imputation --configurations --label-given "
-            "--search-rows --seed --key-file"),
+            "--search-rows --seed --privacy --public-unlabelled --key-file"),
     "mcmc": ("-h/--help --debug -q/--quiet data --target --family --numeric-family --alpha --columns "
              "--drop-unlabelled --na-values --numeric --categorical --model --key-file --structure --k "
              "--edge-score --components -o/--output --draws --warmup --chains --seed --target-accept --rows "

@@ -36,6 +36,7 @@ _HOMES = {
     "configuration_names": "..impute.configs",
     "reading_model": "..impute.configs",
     "Imputer": "..impute.imputer",
+    "DP": "..privacy",
     "pool": "..impute.pooling",
     "credible_interval": "..inference.draws",
     "posterior_moments": "..inference.draws",

@@ -17,7 +17,7 @@ from .._utils import one_class_on_purpose, shown_list
 from . import _when_run as when_run
 from .chunks import fit_chunks
 from .families import column_families, make_estimator
-from .fitoptions import imputation_options, with_structure
+from .fitoptions import imputation_options, privacy_errors, privacy_options, with_privacy, with_structure
 from .files import UsageError, read_table
 from .labels import labelled_rows, record_target_index, warn_one_class
 from .modelfile import features_of, load_model, read_for_model, unseen_warning
@@ -109,6 +109,7 @@ def fit_table(args):
     if getattr(args, "semi_supervised", False) and (args.drop_unlabelled or args.chunksize is not None):
         raise UsageError("--semi-supervised uses the unlabelled rows (EM over the whole table): it cannot be "
                          "combined with --drop-unlabelled or --chunksize")
+    dp, categories = privacy_options(args)  # --privacy SPEC, --public-unlabelled
     family, per_column = column_families(args)
     if getattr(args, "classes", None) is not None and args.chunksize is None:
         raise UsageError("--classes applies to a chunked fit (--chunksize N); without it the classes are read "
@@ -116,7 +117,7 @@ def fit_table(args):
 
     def make(X, y):
         model, scores = make_estimator(family, alpha, X, y, per_column, getattr(args, "numeric_family", "auto"))
-        return with_structure(model, args), scores
+        return with_privacy(with_structure(model, args), dp, categories, X), scores
 
     if getattr(args, "chunksize", None) is not None:
         imputation_options(None, args)  # --for-imputation refused with --chunksize
@@ -130,9 +131,11 @@ def fit_table(args):
     t0 = time.perf_counter()
     if getattr(args, "semi_supervised", False):
         imputation_options(model, args)  # --for-imputation refused with --semi-supervised
-        model.fit_semi_supervised(X, y.to_numpy(dtype=object) if y.isna().any() else y)
+        public = {"public_unlabeled": True} if dp is not None else {}  # --public-unlabelled (privacy_options)
+        with privacy_errors(dp):
+            model.fit_semi_supervised(X, y.to_numpy(dtype=object) if y.isna().any() else y, **public)
     else:
-        with one_class_on_purpose():  # warned above, naming the file and the column
+        with one_class_on_purpose(), privacy_errors(dp):  # warned above, naming the file and the column
             model.fit(X, y, **imputation_options(model, args))  # --for-imputation: its imputer too
     if scores is not None:  # the families that auto chose beside the named ones
         model.family_scores_ = scores

@@ -56,6 +56,10 @@ def _fit_summary(args, model, X, y, n, d, dt):
         known = y.notna().to_numpy()
         n_known = f" (the {int(known.sum())} labelled rows)" if not known.all() else ""
         print(f"  training accuracy{n_known}: {model.score(X[known], y[known]):.3f}")
+    spent = getattr(model, "privacy_spent_", None)
+    if spent is not None:  # --privacy: its split is listed by bayesnb info
+        print(f"  differential privacy: ({spent['epsilon']:g}, {spent['delta']:g})-DP, {spent['mechanism']} mechanism "
+              "(the budget's split: 'bayesnb info')")
     print(f"  log evidence log p(X, y): {ev:.2f}" if ev is not None else "  log evidence: undefined (improper prior)")
     if getattr(model, "imputer_", None) is not None:  # --for-imputation
         print(f"  imputer: chose {choices_note(model.imputer_) or 'nothing (no column had a hidden cell)'}")
