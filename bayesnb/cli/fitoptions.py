@@ -18,6 +18,7 @@ import dataclasses
 import inspect
 import json
 import os
+from pathlib import Path
 
 from . import _when_run as when_run
 from .chunks import add_chunk_options
@@ -175,16 +176,12 @@ def imputation_options(model, args):
 
 def _read_spec(text):
     """The JSON object of ``--privacy SPEC``: SPEC's text when it starts with ``{``, else the file SPEC holds."""
-    where = "--privacy"
-    if not text.lstrip().startswith("{"):
-        where = f"--privacy {text}"
-        if not os.path.isfile(text):
-            raise UsageError(f"{where}: no such file" if not os.path.exists(text) else f"{where}: not a file")
+    inline = text.lstrip().startswith("{")
+    where = "--privacy" if inline else f"--privacy {text}"
+    if not inline and not os.path.isfile(text):
+        raise UsageError(f"{where}: no such file" if not os.path.exists(text) else f"{where}: not a file")
     try:
-        if where != "--privacy":
-            with open(text, encoding="utf-8") as f:
-                text = f.read()
-        spec = json.loads(text)
+        spec = json.loads(text if inline else Path(text).read_text(encoding="utf-8"))
     except ValueError as e:
         raise UsageError(f"{where}: not valid JSON ({e})") from None
     if not isinstance(spec, dict):
