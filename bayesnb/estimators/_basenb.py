@@ -482,6 +482,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
             Labels from ``classes_``.
         """
         if _dask.is_dask(X):
+            check_is_fitted(self, "posterior_")  # before classes_ is read: NotFittedError, not AttributeError
             return self._lazy(self.predict, X, "vector", self.classes_.dtype)
         rel = self._class_scores(X)
         # the argmax of predict_log_proba without normalising (the normaliser is the same for every class)
