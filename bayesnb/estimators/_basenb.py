@@ -126,6 +126,10 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
     # ------------------------------------------------------------------- validation
     # (the checks live in validation; these names are what the mixins call)
     def _check_X(self, X, reset: bool):
+        if _dask.is_dask(X):  # a method that maps partitions never gets here with the whole collection
+            raise TypeError(f"{self._who}: this method needs in-memory data; received a Dask collection "
+                            f"({type(X).__name__}). Call X.compute() first (docs/dask.md lists the methods that "
+                            "take Dask input).")
         return _val.check_X(self, X, reset)
 
     def _check_weights(self, sample_weight, n):
@@ -482,6 +486,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
             Labels from ``classes_``.
         """
         if _dask.is_dask(X):
+            check_is_fitted(self, "posterior_")  # before classes_ is read: NotFittedError, not AttributeError
             return self._lazy(self.predict, X, "vector", self.classes_.dtype)
         rel = self._class_scores(X)
         # the argmax of predict_log_proba without normalising (the normaliser is the same for every class)

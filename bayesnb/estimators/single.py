@@ -252,8 +252,8 @@ class CategoricalNB(StructureMixin, _SingleFamilyNB):
     auto_cv : bool, default=True
         With ``structure="auto"``: check the evidence's choice against naive by 5-fold
         cross-validated log loss, and keep naive when the choice is worse by more than one
-        standard error (docs/structure.md, "Choosing by evidence"). False skips it (about
-        ten fits fewer).
+        standard error (docs/structure.md, "The candidates, and the cross-validation check").
+        False skips it (about ten fits fewer).
     forbidden_edges : list of (feature, feature) pairs, optional
         Structure constraints: neither feature of a pair is ever a parent of the other under
         ``"tan"``, ``"kdb"`` or ``"auto"`` (features by name when fitted on a DataFrame, else by

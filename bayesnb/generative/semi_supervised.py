@@ -52,9 +52,10 @@ class SemiSupervisedMixin:
         ``unlabeled_weight``, counted as the release counts a private row: a count block's
         rows scaled to the declared row bound), so the result is post-processing of the
         release plus public data and costs no further budget (docs/privacy.md, "Text
-        (count blocks)"). ``transduction_`` then covers the labelled rows (their labels)
-        and the public rows. A count block's public rows are scored as given but counted
-        scaled, so there ``em_objective_`` may dip.
+        (count blocks)"). ``transduction_`` then covers the public rows only, in their
+        order: the labelled rows' labels are private data, which a released model (and
+        its file) must not carry. A count block's public rows are scored as given but
+        counted scaled, so there ``em_objective_`` may dip.
 
         Parameters
         ----------
@@ -88,7 +89,8 @@ class SemiSupervisedMixin:
         -------
         self
             With ``em_objective_``, ``n_iter_``, ``converged_`` and ``transduction_``
-            (the most probable label of every training row).
+            (the most probable label of every training row; under ``privacy=``, of every
+            public row).
 
         Examples
         --------
@@ -184,10 +186,7 @@ class SemiSupervisedMixin:
         fit = fit_public_unlabelled(self.posterior_, encoded, counted, public_X.shape[0], lam,
                                     self._check_class_params(len(self.classes_)), tol=tol, max_iter=max_iter)
         self._store_em(fit)
-        trans = np.empty(miss.shape[0], dtype=self.classes_.dtype)
-        trans[~miss] = labels
-        trans[miss] = self.classes_[fit.transduction]
-        self.transduction_ = trans
+        self.transduction_ = self.classes_[fit.transduction]  # the public rows only: labels are private
         return self
 
     def _check_private_em(self):
