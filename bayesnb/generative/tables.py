@@ -20,11 +20,6 @@ __all__ = ["SparseBlock", "assemble_table", "check_impute_options", "dense_colum
            "missing_cells", "missing_labels", "partial_labels", "restore_dtype", "write_cells"]
 
 
-def _is_missing_value(v) -> bool:
-    """Whether ``v`` is a missing-value marker (None, NaN, ``pd.NA``, ``NaT``)."""
-    return bool(np.ndim(v) == 0 and missing_mask(np.asarray([v], dtype=object))[0])
-
-
 def _integer_labels(y, miss) -> bool:
     """Whether the present labels of ``y`` are integers (not bools, floats or strings)."""
     if y.dtype.kind in "iu":
@@ -82,7 +77,7 @@ def missing_labels(y, unlabeled="auto", *, who="missing_labels") -> np.ndarray:
         if not _integer_labels(y, miss):
             return miss
         marker = -1
-    elif _is_missing_value(unlabeled):
+    elif np.ndim(unlabeled) == 0 and missing_mask(np.asarray([unlabeled], dtype=object))[0]:  # None, NaN, NA, NaT
         return miss
     else:
         marker = unlabeled
