@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 import bayesnb as bn
-from bayesnb.cli import main
 from bayesnb.datasets import load_house_votes, load_penguins
+from test_cli_structure import cli
+from test_cli_structure import one_line_error as structure_error
 
 NUMERIC = ("bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g")
 BOUNDS = {"bill_length_mm": [30, 60], "bill_depth_mm": [13, 22], "flipper_length_mm": [170, 235],
@@ -25,17 +26,10 @@ CLASSES = ["Adelie", "Chinstrap", "Gentoo"]
 MIXED = ("--numeric-family", "gaussian", "--family", "year=categorical")
 
 
-def cli(capsys, *args):
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def one_line_error(code, err):
-    assert code == 2, err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in err and lines[0].startswith("bayesnb fit: error: "), err
-    return lines[0]
+    line = structure_error(code, err)
+    assert line.startswith("bayesnb fit: error: "), err
+    return line
 
 
 @pytest.fixture(scope="module")
