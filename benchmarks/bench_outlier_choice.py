@@ -45,7 +45,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from bench_outliers import TASKS, _numeric, _ranked, load_tables, outlier_scores, print_progress, task_sets
+from bench_outliers import TASKS, _numeric, _ranked, load_tables, outlier_scores, print_progress, table_means, task_sets
 from scipy.stats import multivariate_t
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import KFold
@@ -217,7 +217,7 @@ def run(tables, tasks, seeds, candidates=CANDIDATES):
 
 def report(res):
     for task, g in res.groupby("task", sort=False):
-        per_table = g.groupby(["table", "set"], sort=False).mean(numeric_only=True).groupby("table", sort=False).mean()
+        per_table = table_means(g)
         cols = [c for c in per_table.columns if c.startswith("auc_")]
         lls = [c for c in per_table.columns if c.startswith("ll_")]
         nested = set(NESTED) <= {c[3:] for c in lls}  # the 1-SE rule ran (else "1se" is the default's copy)

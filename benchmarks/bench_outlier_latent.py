@@ -34,7 +34,7 @@ from collections import Counter
 
 import numpy as np
 import pandas as pd
-from bench_outliers import TASKS, _ranked, load_tables, outlier_scores, print_progress, task_sets
+from bench_outliers import TASKS, _ranked, load_tables, outlier_scores, print_progress, table_means, task_sets
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import KFold
 
@@ -143,7 +143,7 @@ def run(tables, tasks, seeds, counts=COUNTS, component_prior="class"):
 
 def report(res):
     for task, g in res.groupby("task", sort=False):
-        per = g.groupby(["table", "set"], sort=False).mean(numeric_only=True).groupby("table", sort=False).mean()
+        per = table_means(g)
         auc = per.filter(like="auc_").rename(columns=lambda c: c[4:])
         auc.loc["mean"] = auc.mean()
         print(f"\n{task}: AUC (mean over seeds and sets)")

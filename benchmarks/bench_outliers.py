@@ -328,6 +328,11 @@ def print_progress(rows, table, task):
         print(f"  {task} | {table} | " + ", ".join(f"{c[4:]} {v}" for c, v in aucs.items()), flush=True)
 
 
+def table_means(g):
+    """Each table's mean over its seeds, of the means over each seed's sets (rows of one task)."""
+    return g.groupby(["table", "set"], sort=False).mean(numeric_only=True).groupby("table", sort=False).mean()
+
+
 def _ranked(s):
     """Scores with +-inf replaced by values just beyond the finite ones (the metrics need finite scores)."""
     finite = s[np.isfinite(s)]
