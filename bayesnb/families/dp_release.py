@@ -332,7 +332,7 @@ def row_counts_release(fam, block, resp, state, budget, bounds, names, who):
         raise ValueError(f"{who}: DP(row_norm='l2') needs mechanism='gaussian' (the L1 sensitivity of rows of "
                          "bounded Euclidean norm grows with the number of columns).")
     state[:] = True
-    counts = fam.stats(block._replace(X=scale_rows(block.X, L, rb.norm)), resp, state).counts
+    counts = fam.stats(public_rows(block, bounds), resp, state).counts  # the rows a public block would give
     return noisy_row_counts(counts, L, budget, rb.norm, rb.noise_prior)
 
 
