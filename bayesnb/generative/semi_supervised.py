@@ -103,17 +103,25 @@ class SemiSupervisedMixin:
         """
         if not isinstance(public_unlabeled, (bool, np.bool_)):
             raise ValueError(f"{self._who}: public_unlabeled must be True or False; received {public_unlabeled!r}.")
-        if self.privacy is not None:
-            return self._private_semi_supervised(X, y, unlabeled, sample_weight, unlabeled_weight, tol, max_iter,
-                                                 bool(public_unlabeled))
-        self._reset_fitted()
-        who = self._who
+        who, private = self._who, self.privacy is not None
+        if not private:
+            self._reset_fitted()
+        elif not public_unlabeled:
+            raise ValueError(
+                f"{who}.fit_semi_supervised with privacy=: EM reads the unlabelled rows without noise, so they would "
+                "get no protection and the result would not be differentially private for them. Pass "
+                "public_unlabeled=True only if those rows are public (e.g. documents anyone may read, not rows of the "
+                "private training set); otherwise fit on the labelled rows alone.")
+        else:
+            self._check_private_em()
         split = partial_labels(y, unlabeled, who)
-        if split is None or not split[0].any():  # the full validation (and its message) is fit's
+        if split is None or not split[0].any():  # the full validation (and its message) is fit's (its release)
             return self.fit(X, y, sample_weight)
         miss, labels = split
         if miss.all():
             raise DataError(f"{who}: every label is missing; at least one labelled row is needed.")
+        if private:
+            return self._private_semi_supervised(X, y, miss, labels, sample_weight, unlabeled_weight, tol, max_iter)
         lam = self._check_unlabeled_weight(1.0 if unlabeled_weight is None else unlabeled_weight)
         n = miss.shape[0]
         w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
@@ -156,23 +164,11 @@ class SemiSupervisedMixin:
         self.n_iter_ = len(fit.em_objective) - 1
         self.converged_ = fit.converged
 
-    def _private_semi_supervised(self, X, y, unlabeled, sample_weight, unlabeled_weight, tol, max_iter, public):
-        """:meth:`fit_semi_supervised` under ``privacy=``: ``fit``'s release of the labelled rows, then EM on the
-        public unlabelled rows (:func:`~bayesnb.inference.private_em.fit_public_unlabelled`)."""
+    def _private_semi_supervised(self, X, y, miss, labels, sample_weight, unlabeled_weight, tol, max_iter):
+        """:meth:`fit_semi_supervised` under ``privacy=`` (``miss``: the unlabelled rows, ``labels`` the others'):
+        ``fit``'s release of the labelled rows, then EM on the public unlabelled rows
+        (:func:`~bayesnb.inference.private_em.fit_public_unlabelled`)."""
         who = self._who
-        if not public:
-            raise ValueError(
-                f"{who}.fit_semi_supervised with privacy=: EM reads the unlabelled rows without noise, so they would "
-                "get no protection and the result would not be differentially private for them. Pass "
-                "public_unlabeled=True only if those rows are public (e.g. documents anyone may read, not rows of the "
-                "private training set); otherwise fit on the labelled rows alone.")
-        self._check_private_em()
-        split = partial_labels(y, unlabeled, who)
-        if split is None or not split[0].any():  # every label present: fit's release, nothing public to add
-            return self.fit(X, y, sample_weight)
-        miss, labels = split
-        if miss.all():
-            raise DataError(f"{who}: every label is missing; at least one labelled row is needed.")
         lam = None if unlabeled_weight is None else self._check_unlabeled_weight(unlabeled_weight)
         X = self._check_X(X, reset=True)
         if X.shape[0] != miss.shape[0]:
