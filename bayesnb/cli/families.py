@@ -23,8 +23,8 @@ from .._utils import shown_list
 from . import _when_run as when_run
 from .files import UsageError
 
-__all__ = ["NUMERIC_FAMILIES", "add_family_options", "column_families", "make_estimator", "reads_numbers",
-           "takes_alpha"]
+__all__ = ["NUMERIC_FAMILIES", "add_family_options", "column_families", "family_takes", "make_estimator",
+           "reads_numbers"]
 
 #: the values of ``--numeric-family``
 NUMERIC_FAMILIES = ("auto", "gaussian")
@@ -35,9 +35,10 @@ ESTIMATORS = {"categorical": "CategoricalNB", "gaussian": "GaussianNB", "multino
 ALPHA_MEANING = {"histogram": "its pseudo-count per bin", "hurdle": "the Beta pseudo-count of P(x = 0)"}
 
 
-def takes_alpha(family):
-    """Whether ``family`` (a :class:`~bayesnb.families.Family` class) has a pseudo-count ``alpha`` (``--alpha``)."""
-    return "alpha" in inspect.signature(family).parameters
+def family_takes(family, parameter="alpha"):
+    """Whether ``family`` (a :class:`~bayesnb.families.Family` class) takes ``parameter``: a pseudo-count
+    ``alpha`` (``--alpha``), or ``categories`` (``--privacy``'s declared categories)."""
+    return parameter in inspect.signature(family).parameters
 
 
 def reads_numbers(name):
@@ -124,8 +125,8 @@ def _one_family(family, alpha, X):
     if family == "auto":  # the estimators' own rule (text/bool/category columns Categorical, numeric by evidence)
         return when_run.NaiveBayes(**kw)
     factory = when_run.BY_NAME[family]
-    if alpha is not None and not takes_alpha(factory):
-        takes = [name for name, f in when_run.BY_NAME.items() if takes_alpha(f)]
+    if alpha is not None and not family_takes(factory):
+        takes = [name for name, f in when_run.BY_NAME.items() if family_takes(f)]
         raise UsageError(f"--alpha applies to the {', '.join(takes[:-1])} and {takes[-1]} families; a {family} "
                          "family has no alpha")
     if family in ESTIMATORS:
@@ -170,7 +171,7 @@ def column_features(per_column, numeric_family, alpha, X, y=None):
                          "--numeric-family give a number (e.g. --alpha 1)")
     kinds = dict(zip(names, when_run.column_kinds(X)))
     chosen = {c: per_column.get(c, "categorical" if kinds[c] == "categorical" else numeric_family) for c in names}
-    takes = [n for n in set(chosen.values()) if n in when_run.BY_NAME and takes_alpha(when_run.BY_NAME[n])]
+    takes = [n for n in set(chosen.values()) if n in when_run.BY_NAME and family_takes(when_run.BY_NAME[n])]
     if alpha is not None and not takes:
         raise UsageError(f"--alpha applies to the categorical, histogram, hurdle, bernoulli, multinomial and "
                          f"complement families; these columns have {', '.join(sorted(set(chosen.values())))}")
@@ -181,7 +182,7 @@ def column_features(per_column, numeric_family, alpha, X, y=None):
         if name == "auto":
             continue
         factory = when_run.BY_NAME[name]
-        features[tuple(cols)] = factory(alpha=alpha) if takes_alpha(factory) and alpha is not None else factory()
+        features[tuple(cols)] = factory(alpha=alpha) if family_takes(factory) and alpha is not None else factory()
     if "auto" in groups:
         labels = np.asarray(y)
         resp = (labels[:, None] == np.unique(labels)[None, :]).astype(float)  # one-hot labels

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import inspect
 import json
 import os
 from pathlib import Path
 
 from . import _when_run as when_run
 from .chunks import add_chunk_options
+from .families import family_takes
 from .._utils import UserError
 from .files import UsageError
 from .options import seed_value
@@ -301,7 +301,7 @@ def with_privacy(model, dp, categories, X):
                          "privacy")
     features = params.get("features")
     blocks = features.items() if isinstance(features, dict) else [(tuple(X.columns), model)]
-    takes = [(cols, part) for cols, part in blocks if "categories" in inspect.signature(type(part)).parameters]
+    takes = [(cols, part) for cols, part in blocks if family_takes(type(part), "categories")]
     named = [str(c) for cols, _ in takes for c in cols]
     declared = dict.fromkeys(named, categories) if isinstance(categories, list) else dict(categories or {})
     lacking = [c for c in named if c not in declared]
