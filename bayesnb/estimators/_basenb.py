@@ -126,10 +126,6 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
     # ------------------------------------------------------------------- validation
     # (the checks live in validation; these names are what the mixins call)
     def _check_X(self, X, reset: bool):
-        if _dask.is_dask(X):  # a method that maps partitions never gets here with the whole collection
-            raise TypeError(f"{self._who}: this method needs in-memory data; received a Dask collection "
-                            f"({type(X).__name__}). Call X.compute() first (docs/dask.md lists the methods that "
-                            "take Dask input).")
         return _val.check_X(self, X, reset)
 
     def _check_weights(self, sample_weight, n):

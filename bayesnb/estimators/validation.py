@@ -26,6 +26,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d, validate_data
 
 from .._utils import DataError, all_finite, is_arrow_text, is_frame, missing_mask, take_rows
+from ..io.dask_data import is_dask
 from ..privacy import DP
 from ._text_labels import arrow_label_codes
 
@@ -175,6 +176,10 @@ def check_X(est, X, reset: bool):
     ``n_features_in_``, ``feature_names_in_`` and, for a DataFrame, ``feature_dtypes_``.
     """
     who = type(est).__name__
+    if is_dask(X):  # a method that maps partitions never gets here with the whole collection
+        raise TypeError(f"{who}: this method needs in-memory data; received a Dask collection "
+                        f"({type(X).__name__}). Call X.compute() first (docs/dask.md lists the methods that "
+                        "take Dask input).")
     sparse_ok = est._accepts_sparse()
     if sp.issparse(X) and not sparse_ok:
         raise TypeError(
