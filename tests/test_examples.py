@@ -98,8 +98,8 @@ def test_text_20news(tmp_path):
 
 
 def test_imputation_house_votes(tmp_path):
-    out = run_example("imputation_house_votes.py", tmp_path)
-    assert "Imputation of 20% hidden observed votes, 2 seeds" in out
+    out = run_example("imputation_house_votes.py", tmp_path, "--seeds", "1")  # (--quick alone: 2)
+    assert "Imputation of 20% hidden observed votes, 1 seeds" in out
     for method in ("most frequent", "KNNImputer (k=5)", "IterativeImputer", "bayesnb NB",
                    "bayesnb latent-class (auto)"):
         assert f"  {method} " in out
