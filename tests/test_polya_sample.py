@@ -147,7 +147,7 @@ def test_urn_and_materialised_theta_give_the_same_rows(use_prior):
     """The public sampling path through the urn against the same draw read as theta first (the dense path)."""
     m = _fitted()
     post, z = m.posterior_, np.array([0, 0, 1])
-    # an urn without reinforcement (tokens iid from a / A) fails at 2,000 rows a path (pair01 p < 1e-6, 5 seed
+    # an urn without reinforcement (tokens iid from a / A) fails at 2,000 rows a path (pair01 p < 1e-5, 5 seed
     # pairs, both use_prior); the real urn passes at those 5 (each p > 0.02)
     R = 2_000
     tallies = {"urn": [], "dense": []}
