@@ -122,14 +122,15 @@ def one_set(train, scored, seed, counts=COUNTS, component_prior="class"):
     return scores, {"ll_auto": ll_auto, "ll_lc": ll[best], "C": best, "C_1se": simple}, times
 
 
-def run(tables, tasks, seeds, counts=COUNTS, component_prior="class"):
-    """One record per task set: AUCs, cross-fitted log p(x) of auto and lc-cv, the counts chosen, fit times."""
+def run(tables, tasks, seeds, counts=COUNTS, component_prior="class", max_sets=None):
+    """One record per task set: AUCs, cross-fitted log p(x) of auto and lc-cv, the counts chosen, fit times
+    (the first ``max_sets`` sets of each task, table and seed when given; all of them by default)."""
     rows = []
     for table, (X, y) in tables.items():
         for task in tasks:
             for seed in range(seeds):
                 rng = np.random.default_rng([seed, TASKS.index(task), len(X)])  # bench_outliers' splits
-                for k, (train, scored, outlier) in enumerate(task_sets(task, X, y, rng)):
+                for k, (train, scored, outlier) in enumerate(task_sets(task, X, y, rng)[:max_sets]):
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
                         scores, info, times = one_set(train, scored, seed, counts, component_prior)
@@ -166,13 +167,15 @@ def main(argv=None):
                         help="fit_latent_class's component_prior for the lc detectors")
     parser.add_argument("--counts", nargs="+", type=int, default=list(COUNTS),
                         help="component counts lc-cv and lc-1se choose among (1, naive, is always one)")
+    parser.add_argument("--max-sets", type=int, default=None,
+                        help="only the first N sets of each task, table and seed (a quick check; default all)")
     args = parser.parse_args(argv)
     counts = tuple(sorted(set(args.counts) | {1}))
     print(f"component_prior={args.component_prior!r}")
     tables, _ = load_tables(args.tables, None, 0)
     print(f"load before: {os.getloadavg()[0]:.2f} (1-min average, {os.cpu_count()} CPUs)")
     start = time.perf_counter()
-    res = run(tables, args.tasks, args.seeds, counts, args.component_prior)
+    res = run(tables, args.tasks, args.seeds, counts, args.component_prior, args.max_sets)
     print(f"{args.seeds} seed(s), {time.perf_counter() - start:.0f} s")
     report(res)
     print(f"\nload after: {os.getloadavg()[0]:.2f}")

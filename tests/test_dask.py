@@ -7,6 +7,7 @@ exactly.
 
 from __future__ import annotations
 
+import multiprocessing
 import subprocess
 import sys
 
@@ -26,10 +27,20 @@ distributed = pytest.importorskip("dask.distributed", reason="dask.distributed i
 RNG = np.random.default_rng(11)
 
 
+#: worker processes forked from a fresh forkserver (which imports dask, NumPy, pandas once) rather than spawned:
+#: still separate processes, started ~0.4 s and closed ~1 s sooner, their first task ~0.5 s sooner
+#: (spawned where the platform has no forkserver)
+FORKSERVER = {"distributed.worker.multiprocessing-method":
+              "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"}
+
+
 @pytest.fixture(scope="module", autouse=True)
 def client():
-    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
-                                  silence_logs=40) as cluster, distributed.Client(cluster) as c:
+    import dask
+
+    with dask.config.set(FORKSERVER), distributed.LocalCluster(
+            n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
+            silence_logs=40) as cluster, distributed.Client(cluster) as c:
         c.run(lambda: __import__("bayesnb"))  # part of start-up: each worker imports bayesnb once
         yield c
 

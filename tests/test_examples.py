@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import multiprocessing
 import os
 import re
 import runpy
@@ -98,8 +99,8 @@ def test_text_20news(tmp_path):
 
 
 def test_imputation_house_votes(tmp_path):
-    out = run_example("imputation_house_votes.py", tmp_path)
-    assert "Imputation of 20% hidden observed votes, 2 seeds" in out
+    out = run_example("imputation_house_votes.py", tmp_path, "--seeds", "1")  # (--quick alone: 2)
+    assert "Imputation of 20% hidden observed votes, 1 seeds" in out
     for method in ("most frequent", "KNNImputer (k=5)", "IterativeImputer", "bayesnb NB",
                    "bayesnb latent-class (auto)"):
         assert f"  {method} " in out
@@ -181,7 +182,10 @@ def test_multiple_imputation(tmp_path):
 def test_dask_fit_agrees_with_in_memory(tmp_path):
     pytest.importorskip("dask.distributed", reason="dask is an optional extra: pip install 'bayesnb[dask]'")
     have_news = (SHARED / "20news-bydate.jsonl.gz").exists()
-    env = dict(os.environ, MPLBACKEND="Agg", PYTHONWARNINGS="ignore")
+    # (its cluster's workers forked from a forkserver, as dask's configuration may ask: ~2 s sooner than spawned)
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONWARNINGS="ignore",
+               DASK_DISTRIBUTED__WORKER__MULTIPROCESSING_METHOD="forkserver"
+               if "forkserver" in multiprocessing.get_all_start_methods() else "spawn")
     r = run_python([EXAMPLES / "dask_fit.py", "--quick", "--out", tmp_path,
                     "--data", SHARED if have_news else tmp_path], env=env, cwd=str(EXAMPLES))
     assert r.returncode == 0, r.stderr[-3000:]

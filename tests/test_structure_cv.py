@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -39,6 +40,16 @@ def _bench():
     return X, y, "tan"
 
 
+@functools.cache
+def _bench_auto():
+    """``NaiveBayes(structure="auto")`` fitted on :func:`_bench`'s table (unweighted), fitted once for the
+    tests that read it (none modifies it)."""
+    X, y, _ = _bench()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return bayesnb.NaiveBayes(structure="auto").fit(X, y)
+
+
 @pytest.mark.parametrize("make", [_hub_mixed, _votes, _penguins, _bench])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_fold_statistics_guard_decides_as_refitted_clones(make, weighted):
@@ -48,7 +59,8 @@ def test_fold_statistics_guard_decides_as_refitted_clones(make, weighted):
     w = np.where(np.arange(len(y)) % 4 == 0, 2.0, 1.0) if weighted else None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        m = bayesnb.NaiveBayes(structure="auto").fit(X, y, sample_weight=w)
+        m = (_bench_auto() if make is _bench and w is None
+             else bayesnb.NaiveBayes(structure="auto").fit(X, y, sample_weight=w))
         sc = m.structure_scores_
         best = sc["log_evidence"].idxmax()
         cand = next(c for c in SEL.candidates("auto", m.k, True) if c.label == sc["structure"][best])
@@ -81,7 +93,7 @@ def test_held_out_rows_scored_in_chunks_with_shared_tables_give_the_same_figures
     X, y, _ = _bench()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        whole = bayesnb.NaiveBayes(structure="auto").fit(X, y).structure_scores_
+        whole = _bench_auto().structure_scores_
         monkeypatch.setattr(CV, "SCORE_ROWS", 7)
         chunked = bayesnb.NaiveBayes(structure="auto").fit(X, y)
     np.testing.assert_array_equal(chunked.structure_scores_["cv_log_loss"], whole["cv_log_loss"])
@@ -101,7 +113,7 @@ def test_the_fit_reuses_the_checks_fold_statistics_merged_over_the_folds():
     X, y, _ = _bench()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        m = bayesnb.NaiveBayes(structure="auto").fit(X, y)
+        m = _bench_auto()
         plain = bayesnb.NaiveBayes(structure="auto", auto_cv=False).fit(X, y)
     assert m.structure_ == plain.structure_ and m.structure_kind_ == "tan"
     nodes, parents = m._mixed.nodes, m._mixed.parents

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -29,6 +30,18 @@ LAZY_OK = ("jax", "numpyro", "arviz", "matplotlib", "dask", "xarray", "mkdocs", 
 #: (never at module level, so ``import bayesnb`` loads no JAX)
 LAZY_MODULES = ("bayesnb.families._numpyro_dists",)
 FAMILY_CLASSES = ("Categorical", "Bernoulli", "Multinomial", "Gaussian")
+
+
+def parse(path: Path) -> ast.Module:
+    """The AST of the file at ``path``, parsed once per version of the file (its modification time and
+    size) in a process: the checks read every module several times. The tree must not be modified."""
+    st = Path(path).stat()
+    return _parse(str(path), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse(path: str, mtime_ns: int, size: int) -> ast.Module:
+    return ast.parse(Path(path).read_text())
 
 
 def modules(root: Path = PACKAGE) -> dict:
@@ -68,7 +81,7 @@ def imports(module: str, path: Path, known: dict, *, level: str = "module") -> l
     -------
     list of (target, lineno)
     """
-    tree = ast.parse(path.read_text())
+    tree = parse(path)
     is_package = path.name == "__init__.py"
     found = []
 
@@ -194,7 +207,7 @@ def family_isinstance(root: Path = PACKAGE) -> list:
     for path in sorted(root.rglob("*.py")):
         if "families" in path.relative_to(root).parts:
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parse(path)):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("isinstance", "issubclass"):
                 kinds = node.args[1] if len(node.args) > 1 else None
                 names = {getattr(n, "id", getattr(n, "attr", None)) for n in ast.walk(kinds)} if kinds else set()
@@ -233,7 +246,7 @@ def private_imports(root: Path = PACKAGE) -> list:
     hits = []
     for module, path in known.items():
         here = _folder(module, known)
-        tree = ast.parse(path.read_text())
+        tree = parse(path)
         aliases = {}
 
         def outside(owner):
