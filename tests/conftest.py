@@ -60,6 +60,25 @@ def run_python(args, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True, **kwargs)
 
 
+@pytest.fixture(scope="session")
+def fork_server():
+    """``fork_server(preload, env=None)``: a :class:`forkserver.ForkServer` holding ``preload`` (one per
+    preload and environment in a test session, stopped at its end): a fresh interpreter per run, forked."""
+    from forkserver import ForkServer
+
+    servers = {}
+
+    def get(preload, env=None):
+        key = (tuple(preload), None if env is None else tuple(sorted(env.items())))
+        if key not in servers:
+            servers[key] = ForkServer(preload, env=env, timeout=HANG_GUARD_S)
+        return servers[key]
+
+    yield get
+    for server in servers.values():
+        server.close()
+
+
 def shared_file(name: str) -> Path:
     """Path of a large dataset in ../shared/data, or skip the test with the reason."""
     path = SHARED / name
