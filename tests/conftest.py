@@ -60,23 +60,32 @@ def run_python(args, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True, **kwargs)
 
 
+#: what every fork server holds (tests/forkserver.py): imported once per test process
+FORK_BASE = ("numpy", "pandas", "scipy.stats")
+
+
 @pytest.fixture(scope="session")
 def fork_server():
-    """``fork_server(preload, env=None)``: a :class:`forkserver.ForkServer` holding ``preload`` (one per
-    preload and environment in a test session, stopped at its end): a fresh interpreter per run, forked."""
-    from forkserver import ForkServer
+    """``fork_server(extra=(), env=None)``: a :class:`forkserver.ForkServer` holding :data:`FORK_BASE` and
+    ``extra`` (imported with ``env``, default this process's), forked from the one holding :data:`FORK_BASE`;
+    one per (extra, env) in a test process, all stopped at its end. Each run is a fresh interpreter, forked
+    (a real one where ``os.fork`` is missing)."""
+    from forkserver import ForkServer, Subprocesses
 
     servers = {}
+    base = ((), None)
 
-    def get(preload, env=None):
-        key = (tuple(preload), None if env is None else tuple(sorted(env.items())))
+    def get(extra=(), env=None):
+        key = (tuple(extra), None if env is None else tuple(sorted(env.items())))
+        if base not in servers:
+            servers[base] = (ForkServer if hasattr(os, "fork") else Subprocesses)(FORK_BASE, timeout=HANG_GUARD_S)
         if key not in servers:
-            servers[key] = ForkServer(preload, env=env, timeout=HANG_GUARD_S)
+            servers[key] = servers[base].extend(extra, env)
         return servers[key]
 
     yield get
-    for server in servers.values():
-        server.close()
+    if base in servers:
+        servers[base].close()
 
 
 def shared_file(name: str) -> Path:

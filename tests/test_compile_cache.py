@@ -66,7 +66,7 @@ def jax_server(fork_server):
            if k not in ("JAX_COMPILATION_CACHE_DIR", "BAYESNB_JAX_CACHE", "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS",
                         "XDG_CACHE_HOME")}
     env.update(PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""))
-    server = fork_server(("jax", "numpyro", "numpyro.infer", "sklearn.naive_bayes", "pandas", "scipy.stats"), env)
+    server = fork_server(("jax", "numpyro", "numpyro.infer", "sklearn.naive_bayes"), env)
     server.assert_unloaded(("bayesnb",))  # and no JAX backend (the server checks it)
     return server
 

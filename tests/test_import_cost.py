@@ -16,9 +16,6 @@ import pytest
 #: modules (and their submodules) that ``import bayesnb`` must leave unloaded
 HEAVY = ("sklearn.ensemble", "matplotlib", "jax", "numpyro", "dask")
 
-#: what the fork servers import once, before forking each fresh interpreter (third-party modules only)
-LIGHT = ("numpy", "pandas", "scipy.stats")
-WITH_SKLEARN = (*LIGHT, "sklearn.naive_bayes")
 
 CODE = """
 import json, sys
@@ -31,7 +28,7 @@ print(json.dumps(sorted(m for m in sys.modules if any(m == h or m.startswith(h +
 @pytest.fixture(scope="module")
 def fresh(fork_server):
     """Fresh interpreters (forked) holding NumPy, pandas, SciPy and ``sklearn.naive_bayes``, no module checked here."""
-    server = fork_server(WITH_SKLEARN)
+    server = fork_server(("sklearn.naive_bayes",))
     server.assert_unloaded(("bayesnb", *HEAVY, *MODEL_FILE_SPARES))
     return server
 
@@ -39,7 +36,7 @@ def fresh(fork_server):
 @pytest.fixture(scope="module")
 def fresh_light(fork_server):
     """Fresh interpreters (forked) holding NumPy, pandas and SciPy: no module the command line's checks are about."""
-    server = fork_server(LIGHT)
+    server = fork_server()
     server.assert_unloaded(("bayesnb", *CLI_SPARES))
     return server
 
