@@ -14,7 +14,6 @@ their compiles and cache reads, not those imports.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import threading
 from pathlib import Path
@@ -59,18 +58,6 @@ print(json.dumps(runs))
 """
 
 
-@pytest.fixture(scope="module")
-def jax_server(fork_server):
-    """Fresh processes (forked) with JAX, NumPyro, scikit-learn and pandas imported, and no compile cache set."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("JAX_COMPILATION_CACHE_DIR", "BAYESNB_JAX_CACHE", "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS",
-                        "XDG_CACHE_HOME")}
-    env.update(PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""))
-    server = fork_server(("jax", "numpyro", "numpyro.infer", "sklearn.naive_bayes"), env)
-    server.assert_unloaded(("bayesnb",))  # and no JAX backend (the server checks it)
-    return server
-
-
 def _run_probe(server, xdg: Path, cache_off: bool = False, runs: int = 1) -> list[dict]:
     updates = {"XDG_CACHE_HOME": str(xdg)}  # both read when run_mcmc runs, not when a module is imported
     if cache_off:
@@ -85,21 +72,21 @@ _COMPILES = ("/jax/core/compile/jaxpr_trace_duration", "/jax/core/compile/jaxpr_
 
 
 @pytest.mark.slow
-def test_a_second_process_loads_the_compiled_sampler_and_compiles_nothing(jax_server, tmp_path):
+def test_a_second_process_loads_the_compiled_sampler_and_compiles_nothing(jax_fork_server, tmp_path):
     """The first process compiles the sampler and stores it; the second loads it: the model is
     never built or traced, JAX lowers and compiles nothing, and the draws are bit for bit those
     of the first process and of a process with the cache off. A damaged entry is ignored (the
     sampler is compiled and stored again, same draws) and the one after it loads again (a second call of
     that process, its in-memory sampler cache emptied: 4 processes in all)."""
     programs = tmp_path / "bayesnb" / "jax" / program_cache.SUBDIR
-    [first] = _run_probe(jax_server, tmp_path)
+    [first] = _run_probe(jax_fork_server, tmp_path)
     assert first["program_cache"] == "stored" and first["built"] == 1
     assert first["stats"] == {"loaded": 0, "stored": 2, "rejected": 0}  # the sampler and the chain keys
     assert all(first["events"].get(e, 0) > 0 for e in _COMPILES)
     entries = sorted(programs.iterdir())
     assert len(entries) == 2
 
-    [second] = _run_probe(jax_server, tmp_path)
+    [second] = _run_probe(jax_fork_server, tmp_path)
     assert second["program_cache"] == "loaded" and second["built"] == 0
     assert second["stats"] == {"loaded": 2, "stored": 0, "rejected": 0}
     assert [e for e in _COMPILES if second["events"].get(e, 0)] == []  # no trace, lowering or compile
@@ -109,7 +96,7 @@ def test_a_second_process_loads_the_compiled_sampler_and_compiles_nothing(jax_se
         blob = bytearray(entry.read_bytes())
         blob[len(blob) // 2] ^= 0xFF
         entry.write_bytes(bytes(blob))
-    third, fourth = _run_probe(jax_server, tmp_path, runs=2)  # the fourth run: a load in the process that stored again
+    third, fourth = _run_probe(jax_fork_server, tmp_path, runs=2)  # the fourth run: a load in the process that stored again
     assert third["program_cache"] == "stored" and third["built"] == 1
     assert third["stats"] == {"loaded": 0, "stored": 2, "rejected": 2}
     assert third["draws"] == first["draws"]
@@ -117,7 +104,7 @@ def test_a_second_process_loads_the_compiled_sampler_and_compiles_nothing(jax_se
     assert fourth["built"] == 0 and fourth["stats"] == {"loaded": 2, "stored": 2, "rejected": 2}
     assert [e for e in _COMPILES if fourth["events"].get(e, 0)] == []
 
-    [off] = _run_probe(jax_server, tmp_path / "off", cache_off=True)
+    [off] = _run_probe(jax_fork_server, tmp_path / "off", cache_off=True)
     assert off["program_cache"] == "off" and off["stats"] == {"loaded": 0, "stored": 0, "rejected": 0}
     assert off["draws"] == first["draws"]
     assert not (tmp_path / "off" / "bayesnb").exists()
