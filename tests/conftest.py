@@ -61,26 +61,33 @@ def run_python(args, **kwargs) -> subprocess.CompletedProcess:
 
 
 #: what every fork server holds (tests/forkserver.py): imported once per test process
-FORK_BASE = ("numpy", "pandas", "scipy.stats")
+FORK_BASE = ("numpy", "pandas")
 
 
 @pytest.fixture(scope="session")
 def fork_server():
     """``fork_server(extra=(), env=None)``: a :class:`forkserver.ForkServer` holding :data:`FORK_BASE` and
-    ``extra`` (imported with ``env``, default this process's), forked from the one holding :data:`FORK_BASE`;
-    one per (extra, env) in a test process, all stopped at its end. Each run is a fresh interpreter, forked
-    (a real one where ``os.fork`` is missing)."""
+    ``extra`` (imported with ``env``, default this process's); one per (extra, env) in a test process, each
+    forked from the one holding the longest start of ``extra`` with the same or the default environment (the
+    first module of ``extra`` always gets one: ``("scipy.stats", "sklearn.naive_bayes")`` and ``("scipy.stats",
+    "jax")`` share SciPy's import), all stopped at the end. Each run is a fresh interpreter, forked (a real one
+    where ``os.fork`` is missing)."""
     from forkserver import ForkServer, Subprocesses
 
     servers = {}
     base = ((), None)
 
     def get(extra=(), env=None):
-        key = (tuple(extra), None if env is None else tuple(sorted(env.items())))
+        extra = tuple(extra)
+        key = (extra, None if env is None else tuple(sorted(env.items())))
         if base not in servers:
             servers[base] = (ForkServer if hasattr(os, "fork") else Subprocesses)(FORK_BASE, timeout=HANG_GUARD_S)
+        if len(extra) > 1:
+            get(extra[:1])
         if key not in servers:
-            servers[key] = servers[base].extend(extra, env)
+            parent = max((k for k in servers if extra[:len(k[0])] == k[0] and k[1] in (None, key[1])),
+                         key=lambda k: len(k[0]))
+            servers[key] = servers[parent].extend(extra[len(parent[0]):], env)
         return servers[key]
 
     yield get
@@ -97,7 +104,7 @@ def jax_fork_server(fork_server):
            if k not in ("JAX_COMPILATION_CACHE_DIR", "BAYESNB_JAX_CACHE", "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS",
                         "XDG_CACHE_HOME")}
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")  # (a fork's path is its server's)
-    server = fork_server(("jax", "numpyro", "numpyro.infer", "sklearn.naive_bayes"), env)
+    server = fork_server(("scipy.stats", "jax", "numpyro", "numpyro.infer", "sklearn.naive_bayes"), env)
     server.assert_unloaded(("bayesnb",))  # and no JAX backend (each server checks it)
     return server
 

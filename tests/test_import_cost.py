@@ -28,7 +28,7 @@ print(json.dumps(sorted(m for m in sys.modules if any(m == h or m.startswith(h +
 @pytest.fixture(scope="module")
 def fresh(fork_server):
     """Fresh interpreters (forked) holding NumPy, pandas, SciPy and ``sklearn.naive_bayes``, no module checked here."""
-    server = fork_server(("sklearn.naive_bayes",))
+    server = fork_server(("scipy.stats", "sklearn.naive_bayes"))
     server.assert_unloaded(("bayesnb", *HEAVY, *MODEL_FILE_SPARES))
     return server
 
@@ -36,7 +36,7 @@ def fresh(fork_server):
 @pytest.fixture(scope="module")
 def fresh_light(fork_server):
     """Fresh interpreters (forked) holding NumPy, pandas and SciPy: no module the command line's checks are about."""
-    server = fork_server()
+    server = fork_server(("scipy.stats",))
     server.assert_unloaded(("bayesnb", *CLI_SPARES))
     return server
 
