@@ -11,8 +11,10 @@ pandas and SciPy). A test states which modules its check is about (:meth:`ForkSe
 server must hold none of them, so every check sees a child as a user's fresh interpreter would, only with the
 server's third-party modules already imported.
 
-Variables read when a module is imported (``JAX_*``, ``PYTHONPATH``, ``PYTHONWARNINGS``) are those of the server
-that imported it; a run may change only variables read later (``XDG_CACHE_HOME``, ``BAYESNB_JAX_CACHE``).
+Variables read when a module is imported (``JAX_*``) or as the interpreter starts (``PYTHONPATH``: a child's
+``sys.path`` is its server's, with its working folder first) are those of the server; a run may change only
+variables read later (``XDG_CACHE_HOME``, ``BAYESNB_JAX_CACHE``, ``MPLBACKEND`` before matplotlib is imported),
+and ``PYTHONWARNINGS``, which each child applies as an interpreter's start-up would.
 Where ``os.fork`` is missing, :class:`Subprocesses` starts real interpreters behind the same interface.
 """
 
@@ -56,11 +58,20 @@ def run_child(req):
         os.chdir(req["cwd"])
         os.environ.clear()
         os.environ.update(req["env"])
-        sys.argv = ["-c", *req["args"]]
-        main = types.ModuleType("__main__")
-        sys.modules["__main__"] = main
+        # PYTHONWARNINGS is read as an interpreter starts: the server started without it, apply it as startup would
+        options = [o for o in req["env"].get("PYTHONWARNINGS", "").split(",") if o]
+        sys.warnoptions.extend(options)
+        warnings._processoptions(options)
         try:
-            exec(compile(req["code"], "<string>", "exec"), main.__dict__)
+            if req["module"]:  # python -m MODULE ARGS
+                import runpy
+                sys.argv = [req["module"], *req["args"]]
+                runpy.run_module(req["module"], run_name="__main__", alter_sys=True)
+            else:
+                sys.argv = ["-c", *req["args"]]
+                main = types.ModuleType("__main__")
+                sys.modules["__main__"] = main
+                exec(compile(req["code"], "<string>", "exec"), main.__dict__)
             status = 0
         except SystemExit as e:  # as the interpreter exits: None is 0, a message is printed and is 1
             if e.code is None or isinstance(e.code, int):
@@ -116,6 +127,7 @@ def serve(requests, answer):
         answer.write(json.dumps(os.waitstatus_to_exitcode(wait_status)) + "\n")
 
 
+assert "PYTHONWARNINGS" not in os.environ, "start the fork server without PYTHONWARNINGS: each run sets its own"
 preload(json.loads(sys.argv[1]))
 serve(sys.stdin, os.fdopen(int(sys.argv[2]), "w", buffering=1))
 '''
@@ -155,7 +167,8 @@ class ForkServer:
             read, write = os.pipe()
             self._proc = subprocess.Popen([sys.executable, "-c", _SERVER, json.dumps(self.preload), str(write)],
                                           stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self._err,
-                                          text=True, env=self._env, pass_fds=(write,))
+                                          text=True, pass_fds=(write,),
+                                          env={k: v for k, v in self._env.items() if k != "PYTHONWARNINGS"})
             os.close(write)
             self._requests, self._answers = self._proc.stdin, os.fdopen(read, "r")
         else:
@@ -225,12 +238,12 @@ class ForkServer:
         assert held == [], f"the fork server preloads {held[:10]}, which a check here is about"
 
     def run(self, args, env=None, cwd=None, updates=None) -> subprocess.CompletedProcess:
-        """Run ``python -c CODE ARGS`` as a forked child; like :func:`conftest.run_python` for ``["-c", CODE, ...]``.
+        """Run ``python -c CODE ARGS`` (or ``python -m MODULE ARGS``) as a forked child; like :func:`conftest.run_python`.
 
         Parameters
         ----------
         args : list
-            ``["-c", code, *argv]``.
+            ``["-c", code, *argv]`` or ``["-m", module, *argv]``.
         env : dict, optional
             The child's environment (default: the server's); see the module docstring for what it can change.
         cwd : str or path-like, optional
@@ -243,13 +256,14 @@ class ForkServer:
         subprocess.CompletedProcess
             ``returncode``, ``stdout`` and ``stderr`` (text) of the child.
         """
-        if len(args) < 2 or args[0] != "-c":
-            raise ValueError(f"ForkServer.run takes ['-c', CODE, *ARGS], got {list(args)[:2]}")
+        if len(args) < 2 or args[0] not in ("-c", "-m"):
+            raise ValueError(f"ForkServer.run takes ['-c', CODE, *ARGS] or ['-m', MODULE, *ARGS], got {list(args)[:2]}")
         out, err = (os.path.join(self._tmp.name, f"child.{k}") for k in ("out", "err"))
         for path in (out, err):
             open(path, "w").close()
         child_env = dict(self._env if env is None else env, **(updates or {}))
-        status = self._ask({"code": str(args[1]), "args": [str(a) for a in args[2:]], "env": child_env,
+        status = self._ask({"code": str(args[1]), "module": str(args[1]) if args[0] == "-m" else None,
+                            "args": [str(a) for a in args[2:]], "env": child_env,
                             "cwd": str(cwd or os.getcwd()), "stdout": out, "stderr": err})
         with open(out) as fo, open(err) as fe:
             return subprocess.CompletedProcess(["<fork>", *map(str, args)], status, fo.read(), fe.read())

@@ -32,6 +32,15 @@ def test_a_child_runs_as_python_dash_c_would(fork_server, tmp_path):
     assert again.stdout.split() == ["None", "False"]  # nothing of the run before is left
 
 
+def test_dash_m_and_pythonwarnings_as_an_interpreter_starts(fork_server):
+    r = fork_server().run(["-m", "json.tool", "--indent", "1"])  # stdin is empty
+    assert r.returncode == 1 and "Expecting value" in r.stderr, r
+    code = "import warnings, sys; warnings.warn('loud'); print(sys.warnoptions)"
+    assert "UserWarning: loud" in fork_server().run(["-c", code]).stderr
+    quiet = fork_server().run(["-c", code], updates={"PYTHONWARNINGS": "ignore"})
+    assert quiet.stderr == "" and quiet.stdout == "['ignore']\n"
+
+
 @pytest.mark.parametrize("code, status, err", [("raise ValueError('boom')", 1, "ValueError: boom"),
                                                ("import sys; sys.exit(3)", 3, ""),
                                                ("import sys; sys.exit('bye')", 1, "bye"),
