@@ -6,8 +6,8 @@ builds the model nor calls JAX's tracing, lowering or compiler. JAX stores only 
 least ``jax_persistent_cache_min_compile_time_secs`` (1 s by default); bayesnb lowers that to 0
 for its other programs while it samples, for its thread only.
 
-Each process is a fresh interpreter forked by a server that has imported JAX, NumPyro, scikit-learn and
-pandas (never bayesnb, never a JAX backend: ``tests/forkserver.py``), so that the four processes pay
+Each process is a fresh interpreter forked by a server that has imported JAX, NumPyro, scikit-learn, pandas
+and xarray (never bayesnb, never a JAX backend: ``conftest.jax_fork_server``), so that the processes pay
 their compiles and cache reads, not those imports.
 """
 
