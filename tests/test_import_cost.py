@@ -16,7 +16,6 @@ import pytest
 #: modules (and their submodules) that ``import bayesnb`` must leave unloaded
 HEAVY = ("sklearn.ensemble", "matplotlib", "jax", "numpyro", "dask")
 
-
 CODE = """
 import json, sys
 import bayesnb
