@@ -27,6 +27,9 @@ import subprocess
 import sys
 import tempfile
 
+#: the server starts no BLAS or OpenMP thread pool, so no pool's threads are lost in a fork (read at load)
+_NO_THREAD_POOLS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
 #: the server: preload, report its modules, then fork a child per request line (JSON) and answer its exit
 #: status; a request with "preload" forks a server holding more, which serves on the request's two FIFOs
 _SERVER = r'''
@@ -168,7 +171,8 @@ class ForkServer:
             self._proc = subprocess.Popen([sys.executable, "-c", _SERVER, json.dumps(self.preload), str(write)],
                                           stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self._err,
                                           text=True, pass_fds=(write,),
-                                          env={k: v for k, v in self._env.items() if k != "PYTHONWARNINGS"})
+                                          env={**{k: v for k, v in self._env.items() if k != "PYTHONWARNINGS"},
+                                               **_NO_THREAD_POOLS})
             os.close(write)
             self._requests, self._answers = self._proc.stdin, os.fdopen(read, "r")
         else:
