@@ -126,7 +126,7 @@ def measure(statement: str, env: dict | None = None, cwd: str | None = None, pre
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def run(rounds: int, baseline: str | None = None, own: bool = False) -> dict:
+def run(rounds: int, baseline: str | None = None, own: bool = False, measure_rounds=None) -> dict:
     """Median time and peak RSS of each statement over ``rounds`` interleaved rounds.
 
     Parameters
@@ -139,6 +139,10 @@ def run(rounds: int, baseline: str | None = None, own: bool = False) -> dict:
         (under the names of :data:`BASELINE`; with ``own``, also its own cost, :data:`BASELINE_OWN`).
     own : bool, default=False
         Also time each statement after the other (the rows of :data:`OWN`).
+    measure_rounds : callable, optional
+        Takes :func:`measure`'s arguments and returns what it returns; measures the rounds (default
+        :func:`measure`; the warm-up interpreters always use :func:`measure`). The tests pass one that forks
+        each interpreter from a server that has imported NumPy and pandas (``tests/forkserver.py``).
 
     Returns
     -------
@@ -175,7 +179,7 @@ def run(rounds: int, baseline: str | None = None, own: bool = False) -> dict:
     orders = [seq[i:] + seq[:i] for seq in (names, names[::-1]) for i in range(len(seq))]
     for r in range(rounds):
         for name in orders[r % len(orders)]:
-            samples[name].append(measure(*jobs[name]))
+            samples[name].append((measure_rounds or measure)(*jobs[name]))
     return {name: {**{k: statistics.median(s[k] for s in runs) for k in ("seconds", "cpu", "rss_mib", "modules", "pyc_kb")},
                    "heavy": sorted({h for s in runs for h in s["heavy"]})}
             for name, runs in samples.items()}

@@ -60,6 +60,57 @@ def run_python(args, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True, **kwargs)
 
 
+#: what every fork server holds (tests/forkserver.py): imported once per test process
+FORK_BASE = ("numpy", "pandas")
+
+
+@pytest.fixture(scope="session")
+def fork_server():
+    """``fork_server(extra=(), env=None)``: a :class:`forkserver.ForkServer` holding :data:`FORK_BASE` and
+    ``extra`` (imported with ``env``, default this process's); one per (extra, env) in a test process, each
+    forked from the one holding the longest start of ``extra`` with the same or the default environment (the
+    first module of ``extra`` always gets one: ``("scipy.stats", "sklearn.naive_bayes")`` and ``("scipy.stats",
+    "jax")`` share SciPy's import), all stopped at the end. Each run is a fresh interpreter, forked (a real one
+    where ``os.fork`` is missing)."""
+    from forkserver import ForkServer, Subprocesses
+
+    servers = {}
+    base = ((), None)
+
+    def get(extra=(), env=None):
+        extra = tuple(extra)
+        key = (extra, None if env is None else tuple(sorted(env.items())))
+        if base not in servers:
+            servers[base] = (ForkServer if hasattr(os, "fork") else Subprocesses)(FORK_BASE, timeout=HANG_GUARD_S)
+        if len(extra) > 1:
+            get(extra[:1])
+        if key not in servers:
+            parent = max((k for k in servers if extra[:len(k[0])] == k[0] and k[1] in (None, key[1])),
+                         key=lambda k: len(k[0]))
+            servers[key] = servers[parent].extend(extra[len(parent[0]):], env)
+        return servers[key]
+
+    yield get
+    if base in servers:
+        servers[base].close()
+
+
+@pytest.fixture(scope="session")
+def jax_fork_server(fork_server):
+    """Fresh processes (forked) with JAX, NumPyro, scikit-learn and xarray imported, no JAX backend started and no
+    compile cache configured: a run chooses its own (``XDG_CACHE_HOME``, ``BAYESNB_JAX_CACHE``, read when
+    bayesnb samples), or sets its devices before JAX starts."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("JAX_COMPILATION_CACHE_DIR", "BAYESNB_JAX_CACHE", "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS",
+                        "XDG_CACHE_HOME")}
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")  # (a fork's path is its server's)
+    # and what sampling loads on its way (ArviZ's xarray, which loads Dask): ~0.7 s less per process
+    server = fork_server(("scipy.stats", "jax", "numpyro", "numpyro.infer", "sklearn.naive_bayes", "xarray",
+                          "arviz_base", "dask.array"), env)
+    server.assert_unloaded(("bayesnb",))  # and no JAX backend (each server checks it)
+    return server
+
+
 def shared_file(name: str) -> Path:
     """Path of a large dataset in ../shared/data, or skip the test with the reason."""
     path = SHARED / name

@@ -1,5 +1,6 @@
 """The ``bayesnb`` command line: mostly in-process through ``main([...])``, a few cases through a
-real subprocess (exit status, stderr, no traceback) as a user would run it."""
+fresh process (exit status, stderr, no traceback) as a user would run it: ``python -m bayesnb``, forked
+from a server that has imported NumPy, pandas, SciPy and scikit-learn (``tests/forkserver.py``)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,6 @@ import io
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,14 +22,21 @@ from bayesnb.datasets import load_house_votes
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run(*args, cwd=None):
-    """Run ``python -m bayesnb ARGS`` in a subprocess; returns the CompletedProcess.
+@pytest.fixture(scope="module")
+def fresh(fork_server):
+    """Fresh processes (forked) holding NumPy, pandas, SciPy and scikit-learn, none of bayesnb."""
+    server = fork_server(("scipy.stats", "sklearn.naive_bayes"))
+    server.assert_unloaded(("bayesnb", "matplotlib"))
+    return server
 
-    The timeout is only a hang guard, generous enough for a busy machine.
-    """
-    env = dict(os.environ, PYTHONWARNINGS="ignore", MPLBACKEND="Agg")
-    return subprocess.run([sys.executable, "-m", "bayesnb", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, env=env, timeout=1800, check=False)
+
+@pytest.fixture
+def run(fresh):
+    """``run(*ARGS, cwd=None)``: ``python -m bayesnb ARGS`` in a fresh process; returns the CompletedProcess."""
+    def run(*args, cwd=None):
+        return fresh.run(["-m", "bayesnb", *args], cwd=cwd, updates={"PYTHONWARNINGS": "ignore", "MPLBACKEND": "Agg"})
+
+    return run
 
 
 def cli(capsys, *args):
@@ -192,8 +198,8 @@ def test_user_mistakes_are_one_line_exit_2(args, message, votes_csv, tmp_path, c
     assert message in line, line
 
 
-def test_output_into_missing_folder_is_one_line_exit_2(votes_csv, tmp_path):
-    # through a real subprocess: the exit status and stderr a user sees, no traceback
+def test_output_into_missing_folder_is_one_line_exit_2(votes_csv, tmp_path, run):
+    # through a fresh process: the exit status and stderr a user sees, no traceback
     d = votes_csv
     r = run("predict", d / "m.bnb", d / "test.csv", "-o", tmp_path / "missing" / "pred.csv")
     line = one_line_error(r.returncode, r.stderr)
@@ -201,7 +207,7 @@ def test_output_into_missing_folder_is_one_line_exit_2(votes_csv, tmp_path):
     # fit's "no column 'nope'" (a second interpreter here before) is a case of test_user_mistakes_are_one_line_exit_2
 
 
-def test_debug_flag_shows_traceback(votes_csv, tmp_path, capsys):
+def test_debug_flag_shows_traceback(votes_csv, tmp_path, capsys, run):
     from bayesnb.cli import UsageError
     from bayesnb.io.persistence import ModelFileError
 
@@ -251,7 +257,7 @@ sys.exit(main(["predict", model, data, "-o", target]))
 """
 
 
-def test_read_only_folder_is_one_line_exit_2(votes_csv):
+def test_read_only_folder_is_one_line_exit_2(votes_csv, fresh):
     """Writing into a folder the user may not write to is one line, exit 2, and writes nothing.
 
     Root may write anywhere, so as root the command drops its privileges to the user ``nobody``
@@ -279,9 +285,8 @@ def test_read_only_folder_is_one_line_exit_2(votes_csv):
         ro.mkdir()
         ro.chmod(0o555)
         env = dict(os.environ, PYTHONWARNINGS="ignore", MPLBACKEND="Agg")
-        r = subprocess.run([sys.executable, "-c", _AS_NOBODY, d / "m.bnb", d / "test.csv", d / "warm.csv",
-                            ro / "p.csv"], capture_output=True, text=True, cwd=str(d), env=env, timeout=1800,
-                           check=False)
+        r = fresh.run(["-c", _AS_NOBODY, d / "m.bnb", d / "test.csv", d / "warm.csv", ro / "p.csv"], cwd=str(d),
+                      env=env)
         if "PermissionError" in r.stderr and "setuid" in r.stderr:  # e.g. a container without CAP_SETUID
             pytest.skip(f"running as root and cannot drop privileges to 'nobody' here: {r.stderr.strip()[-200:]}")
         line = one_line_error(r.returncode, r.stderr)
@@ -536,7 +541,7 @@ def test_score_log_loss_equals_sklearn(votes_csv, tmp_path, capsys):
 
 
 # --------------------------------------------------------------------------- misc
-def test_help(capsys):
+def test_help(capsys, run):
     r = run("fit", "--help")
     assert r.returncode == 0 and "usage: bayesnb fit" in r.stdout and "--target" in r.stdout
     for cmd in ["", "demo", "predict", "score", "info", "impute", "sample"]:
@@ -572,9 +577,15 @@ def test_demo_quick(tmp_path, capsys, monkeypatch):
 
 @pytest.mark.parametrize("step, number", [("mcmc", 5), ("impute", 6), ("sample", 7)])
 def test_demo_fails_when_a_step_fails(step, number, tmp_path, capsys, monkeypatch):
+    """A failing step is one line naming it (exit 1), no later step runs and no report is written. The demo
+    runs here as where matplotlib is missing (its figures, ~1.4 s a run, are test_demo_quick's)."""
     import bayesnb.cli.demo as demo
+    import bayesnb.plot
 
-    monkeypatch.setenv("MPLBACKEND", "Agg")
+    def no_matplotlib():
+        raise ImportError("matplotlib is not installed here (test)")
+
+    monkeypatch.setattr(bayesnb.plot, "pyplot", no_matplotlib)
 
     def boom(*a, **k):
         raise RuntimeError(f"{step} exploded")
@@ -587,8 +598,8 @@ def test_demo_fails_when_a_step_fails(step, number, tmp_path, capsys, monkeypatc
     code, stdout, err = cli(capsys, "demo", "--quick", "--out", tmp_path / "r")
     line = one_line_error(code, err, status=1)
     assert f"step {number}/8" in line and f"RuntimeError: {step} exploded" in line
-    assert "skipped" not in stdout and f"[{number + 1}/8]" not in stdout
-    assert not (tmp_path / "r" / "report.txt").exists()
+    assert "skipped" not in stdout and f"[{number + 1}/8]" not in stdout and f"[{number}/8]" in stdout
+    assert not (tmp_path / "r" / "report.txt").exists() and list((tmp_path / "r").iterdir()) == []  # no figure
     if step == "mcmc":  # --debug: the traceback, with the step's own error as the cause
         with pytest.raises(demo.DemoStepError, match="step 5/8") as info:
             main(["--debug", "demo", "--quick", "--out", str(tmp_path / "r")])

@@ -5,23 +5,26 @@ folder (``bayesnb.inference.program_cache``), keyed without tracing, so a new pr
 builds the model nor calls JAX's tracing, lowering or compiler. JAX stores only compiles of at
 least ``jax_persistent_cache_min_compile_time_secs`` (1 s by default); bayesnb lowers that to 0
 for its other programs while it samples, for its thread only.
+
+Each process is a fresh interpreter forked by a server that has imported JAX, NumPyro, scikit-learn, pandas
+and xarray (never bayesnb, never a JAX backend: ``conftest.jax_fork_server``), so that the processes pay
+their compiles and cache reads, not those imports.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sys
 import threading
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, run_python
+from conftest import ROOT
 
 from bayesnb.inference import compile_cache, nuts, program_cache
 from bayesnb.inference.nuts import JAX_MIN_COMPILE_SECS, cache_every_compile
 
-#: house-votes run_mcmc calls (as many as the first argument says; the in-memory sampler cache emptied
+#: run_mcmc calls on a small table (as many as the first argument says; the in-memory sampler cache emptied
 #: before each, so each call goes to the disk cache) that report, as a JSON list: JAX's compile events
 #: during the call, how often the sampler was built (traced), where the compiled sampler came from, the
 #: entries loaded / stored / rejected so far in the process, and a digest of the draws
@@ -32,14 +35,14 @@ events = {}
 jax.monitoring.register_event_listener(lambda name, **kw: events.__setitem__(name, events.get(name, 0) + 1))
 jax.monitoring.register_event_duration_secs_listener(
     lambda name, d, **kw: events.__setitem__(name, events.get(name, 0) + 1))
+import numpy as np, pandas as pd
 from bayesnb import CategoricalNB
-from bayesnb.datasets import load_house_votes
 from bayesnb.inference import nuts, program_cache
 built = []
 build = nuts._build_fn
 nuts._build_fn = lambda *a, **k: built.append(1) or build(*a, **k)
-df = load_house_votes()
-X, y = df.drop(columns="party"), df["party"]
+rng = np.random.default_rng(0)  # a small model: the sampler compiles in less time than house votes' (the same code)
+X, y = pd.DataFrame({"vote": rng.choice(["n", "y", "?"], 40)}), rng.choice(["dem", "rep"], 40)
 est = CategoricalNB().fit(X, y)
 runs = []
 for _ in range(int(sys.argv[1])):
@@ -55,13 +58,11 @@ print(json.dumps(runs))
 """
 
 
-def _run_probe(xdg: Path, cache_off: bool = False, runs: int = 1) -> list[dict]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("JAX_COMPILATION_CACHE_DIR", "BAYESNB_JAX_CACHE", "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS")}
-    env.update(XDG_CACHE_HOME=str(xdg), PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""))
+def _run_probe(server, xdg: Path, cache_off: bool = False, runs: int = 1) -> list[dict]:
+    updates = {"XDG_CACHE_HOME": str(xdg)}  # both read when run_mcmc runs, not when a module is imported
     if cache_off:
-        env["BAYESNB_JAX_CACHE"] = "0"
-    r = run_python(["-c", _PROBE, runs], env=env, cwd=ROOT)
+        updates["BAYESNB_JAX_CACHE"] = "0"
+    r = server.run(["-c", _PROBE, runs], cwd=ROOT, updates=updates)
     assert r.returncode == 0, r.stderr[-2000:]
     return json.loads(r.stdout.strip().splitlines()[-1])
 
@@ -71,21 +72,21 @@ _COMPILES = ("/jax/core/compile/jaxpr_trace_duration", "/jax/core/compile/jaxpr_
 
 
 @pytest.mark.slow
-def test_a_second_process_loads_the_compiled_sampler_and_compiles_nothing(tmp_path):
+def test_a_second_process_loads_the_compiled_sampler_and_compiles_nothing(jax_fork_server, tmp_path):
     """The first process compiles the sampler and stores it; the second loads it: the model is
     never built or traced, JAX lowers and compiles nothing, and the draws are bit for bit those
     of the first process and of a process with the cache off. A damaged entry is ignored (the
     sampler is compiled and stored again, same draws) and the one after it loads again (a second call of
     that process, its in-memory sampler cache emptied: 4 processes in all)."""
     programs = tmp_path / "bayesnb" / "jax" / program_cache.SUBDIR
-    [first] = _run_probe(tmp_path)
+    [first] = _run_probe(jax_fork_server, tmp_path)
     assert first["program_cache"] == "stored" and first["built"] == 1
     assert first["stats"] == {"loaded": 0, "stored": 2, "rejected": 0}  # the sampler and the chain keys
     assert all(first["events"].get(e, 0) > 0 for e in _COMPILES)
     entries = sorted(programs.iterdir())
     assert len(entries) == 2
 
-    [second] = _run_probe(tmp_path)
+    [second] = _run_probe(jax_fork_server, tmp_path)
     assert second["program_cache"] == "loaded" and second["built"] == 0
     assert second["stats"] == {"loaded": 2, "stored": 0, "rejected": 0}
     assert [e for e in _COMPILES if second["events"].get(e, 0)] == []  # no trace, lowering or compile
@@ -95,7 +96,7 @@ def test_a_second_process_loads_the_compiled_sampler_and_compiles_nothing(tmp_pa
         blob = bytearray(entry.read_bytes())
         blob[len(blob) // 2] ^= 0xFF
         entry.write_bytes(bytes(blob))
-    third, fourth = _run_probe(tmp_path, runs=2)  # the fourth run: a load in the process that stored again
+    third, fourth = _run_probe(jax_fork_server, tmp_path, runs=2)  # the fourth run: a load in the process that stored again
     assert third["program_cache"] == "stored" and third["built"] == 1
     assert third["stats"] == {"loaded": 0, "stored": 2, "rejected": 2}
     assert third["draws"] == first["draws"]
@@ -103,7 +104,7 @@ def test_a_second_process_loads_the_compiled_sampler_and_compiles_nothing(tmp_pa
     assert fourth["built"] == 0 and fourth["stats"] == {"loaded": 2, "stored": 2, "rejected": 2}
     assert [e for e in _COMPILES if fourth["events"].get(e, 0)] == []
 
-    [off] = _run_probe(tmp_path / "off", cache_off=True)
+    [off] = _run_probe(jax_fork_server, tmp_path / "off", cache_off=True)
     assert off["program_cache"] == "off" and off["stats"] == {"loaded": 0, "stored": 0, "rejected": 0}
     assert off["draws"] == first["draws"]
     assert not (tmp_path / "off" / "bayesnb").exists()

@@ -8,8 +8,6 @@ exactly.
 from __future__ import annotations
 
 import multiprocessing
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
@@ -233,12 +231,16 @@ def test_random_imputation_is_refused():
         model.impute(da.from_array(X, chunks=50), strategy="draw")
 
 
-def test_in_memory_use_never_imports_dask():
+def test_in_memory_use_never_imports_dask(fork_server):
+    """In a fresh interpreter (forked from one holding NumPy, pandas, SciPy and scikit-learn: tests/forkserver.py)."""
     code = ("import sys, numpy as np, bayesnb as bn\n"
             "m = bn.GaussianNB().fit(np.random.default_rng(0).normal(size=(20, 2)), [0, 1] * 10)\n"
             "m.predict_proba(np.zeros((3, 2)))\n"
             "print(sorted(k for k in sys.modules if k == 'dask' or k.startswith('dask.')))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    server = fork_server(("scipy.stats", "sklearn.naive_bayes"))
+    server.assert_unloaded(("bayesnb", "dask"))
+    out = server.run(["-c", code])
+    assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip() == "[]", out.stdout
 
 

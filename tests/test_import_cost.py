@@ -1,7 +1,9 @@
 """``import bayesnb`` stays light (issue 29): no scikit-learn ensemble, plotting, JAX, NumPyro or Dask.
 
 Those are imported inside the functions that use them (the synthetic-data report's
-classifiers, the plots, MCMC, the Dask fit). Checked in a fresh interpreter, as a user meets it;
+classifiers, the plots, MCMC, the Dask fit). Checked in a fresh interpreter, as a user meets it: one forked
+by a server that has already imported NumPy, pandas, SciPy (and, but for the command line's checks,
+scikit-learn's naive_bayes), none of them a module a check here is about (asserted; ``tests/forkserver.py``);
 ``benchmarks/bench_import.py`` measures the time against ``import sklearn.naive_bayes``.
 """
 
@@ -10,8 +12,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from conftest import run_python
 
 #: modules (and their submodules) that ``import bayesnb`` must leave unloaded
 HEAVY = ("sklearn.ensemble", "matplotlib", "jax", "numpyro", "dask")
@@ -24,21 +24,37 @@ print(json.dumps(sorted(m for m in sys.modules if any(m == h or m.startswith(h +
 """
 
 
-def _loaded_after(statement_code):
-    r = run_python(["-c", statement_code])
+@pytest.fixture(scope="module")
+def fresh(fork_server):
+    """Fresh interpreters (forked) holding NumPy, pandas, SciPy and ``sklearn.naive_bayes``, no module checked here."""
+    server = fork_server(("scipy.stats", "sklearn.naive_bayes"))
+    server.assert_unloaded(("bayesnb", *HEAVY, *MODEL_FILE_SPARES))
+    return server
+
+
+@pytest.fixture(scope="module")
+def fresh_light(fork_server):
+    """Fresh interpreters (forked) holding NumPy, pandas and SciPy: no module the command line's checks are about."""
+    server = fork_server(("scipy.stats",))
+    server.assert_unloaded(("bayesnb", *CLI_SPARES))
+    return server
+
+
+def _loaded_after(fresh, statement_code):
+    r = fresh.run(["-c", statement_code])
     assert r.returncode == 0, r.stderr[-3000:]
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
-def test_import_bayesnb_loads_no_heavy_module():
-    loaded = _loaded_after(CODE.format(heavy=HEAVY))
+def test_import_bayesnb_loads_no_heavy_module(fresh):
+    loaded = _loaded_after(fresh, CODE.format(heavy=HEAVY))
     assert loaded == [], f"import bayesnb loaded {loaded[:10]}: import them inside the functions that use them"
 
 
-def test_the_check_sees_a_heavy_module():
+def test_the_check_sees_a_heavy_module(fresh):
     """The same check reports a heavy module once something has imported it."""
     code = CODE.format(heavy=HEAVY).replace("import bayesnb\n", "import bayesnb\nimport sklearn.ensemble\n")
-    assert "sklearn.ensemble" in _loaded_after(code)
+    assert "sklearn.ensemble" in _loaded_after(fresh, code)
 
 
 #: wings used only on call: ``import bayesnb`` reaches their names through its lazy table (PEP 562)
@@ -54,22 +70,22 @@ print(json.dumps(sorted(m for m in sys.modules if m.startswith("bayesnb"))))
 """
 
 
-def test_import_bayesnb_loads_only_its_helpers():
+def test_import_bayesnb_loads_only_its_helpers(fresh):
     """Every public name but the warnings, ``set_progress`` and ``__version__`` is loaded when first used."""
-    loaded = set(_loaded_after(LOADED.format(after="")))
+    loaded = set(_loaded_after(fresh, LOADED.format(after="")))
     assert loaded == {"bayesnb", "bayesnb._progress", "bayesnb._utils", "bayesnb._version"}, sorted(loaded)
 
 
-def test_an_estimator_leaves_the_on_call_wings_unloaded():
-    loaded = set(_loaded_after(LOADED.format(after="from bayesnb import CategoricalNB, NaiveBayes")))
+def test_an_estimator_leaves_the_on_call_wings_unloaded(fresh):
+    loaded = set(_loaded_after(fresh, LOADED.format(after="from bayesnb import CategoricalNB, NaiveBayes")))
     assert {"bayesnb.estimators.single", "bayesnb.estimators.naive_bayes"} <= loaded
     left = sorted(m for m in loaded if any(m == w or m.startswith(w + ".") for w in ON_CALL))
     assert left == [], f"the estimators loaded {left}: reach them through the lazy table of bayesnb/__init__.py"
 
 
-def test_a_lazy_name_loads_its_wing_on_first_use():
+def test_a_lazy_name_loads_its_wing_on_first_use(fresh):
     """``bayesnb.Synthesizer`` and ``bayesnb.impute_table`` import their modules when first used."""
-    loaded = set(_loaded_after(LOADED.format(after="bayesnb.Synthesizer, bayesnb.impute_table")))
+    loaded = set(_loaded_after(fresh, LOADED.format(after="bayesnb.Synthesizer, bayesnb.impute_table")))
     assert {"bayesnb.synth.synthesizer", "bayesnb.impute.table"} <= loaded
     code = ("import bayesnb\nfrom bayesnb.synth.synthesizer import Synthesizer\n"
             "assert bayesnb.Synthesizer is Synthesizer and 'Synthesizer' in dir(bayesnb)\n"
@@ -77,7 +93,7 @@ def test_a_lazy_name_loads_its_wing_on_first_use():
             "assert not {'TYPE_CHECKING', 'lazy_exports'} & set(dir(bayesnb))\n"
             "from bayesnb import plot, datasets\n"
             "print('[]')")
-    assert _loaded_after(code) == []
+    assert _loaded_after(fresh, code) == []
 
 
 def test_the_static_imports_match_the_lazy_table():
@@ -118,18 +134,18 @@ else:
 """
 
 
-def _fresh(step, *args):
-    r = run_python(["-c", LAZY_USE.format(step=step), *args])
+def _fresh(fresh, step, *args):
+    r = fresh.run(["-c", LAZY_USE.format(step=step), *args])
     assert r.returncode == 0, r.stderr[-3000:]
     return r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
 
 
-def test_lazily_loaded_classes_still_register_where_they_are_needed(tmp_path):
+def test_lazily_loaded_classes_still_register_where_they_are_needed(fresh, tmp_path):
     """A fresh interpreter that never named an estimator, ``Imputer`` or ``Synthesizer`` still loads their files
     and fits ``impute=True`` (their modules, loaded lazily, register them with the model file and the estimators)."""
-    _fresh("save", str(tmp_path))
-    assert _fresh("load", str(tmp_path)) == "CategoricalNB NaiveBayes Imputer Synthesizer"
-    assert _fresh("fit") == "Imputer"
+    _fresh(fresh, "save", str(tmp_path))
+    assert _fresh(fresh, "load", str(tmp_path)) == "CategoricalNB NaiveBayes Imputer Synthesizer"
+    assert _fresh(fresh, "fit") == "Imputer"
 
 
 ON_CALL = """
@@ -165,10 +181,10 @@ print(sum(map(bool, done)), len(done))
 """
 
 
-def test_the_on_call_functions_work_in_a_fresh_interpreter(tmp_path):
+def test_the_on_call_functions_work_in_a_fresh_interpreter(fresh, tmp_path):
     """Each public function of a lazily loaded wing (criticism, imputation, pooling, synthetic data), the
     outlier detector's model file and the plots run in an interpreter that imported only ``bayesnb``."""
-    r = run_python(["-c", ON_CALL, str(tmp_path)])
+    r = fresh.run(["-c", ON_CALL, str(tmp_path)])
     assert r.returncode == 0, r.stderr[-3000:]
     ok, n = map(int, r.stdout.strip().splitlines()[-1].split())
     assert ok == n == 8
@@ -189,7 +205,7 @@ print(json.dumps(bad))
 """
 
 
-def test_each_package_imports_first():
+def test_each_package_imports_first(fresh):
     """``import bayesnb`` no longer loads every wing in a fixed order, so each package (and top-level module)
     must import on its own as the first thing an interpreter does (``import bayesnb.structure`` once failed:
     its hierarchical prior loaded the families, which load the hierarchical prior)."""
@@ -201,7 +217,7 @@ def test_each_package_imports_first():
     names = sorted({f"bayesnb.{p.parent.name}" for p in root.glob("*/__init__.py")}
                    | {f"bayesnb.{p.stem}" for p in root.glob("*.py") if p.stem not in ("__init__", "__main__")})
     assert "bayesnb.structure" in names and "bayesnb.families" in names
-    assert _loaded_after(FIRST.format(names=names)) == []
+    assert _loaded_after(fresh, FIRST.format(names=names)) == []
 
 
 #: what the estimators use only on some calls (estimators/_on_call.py, generative/_lazy.py, io.saving): left
@@ -235,11 +251,11 @@ print(json.dumps(steps))
 """
 
 
-def test_the_estimators_load_what_some_calls_use_on_those_calls(tmp_path):
+def test_the_estimators_load_what_some_calls_use_on_those_calls(fresh, tmp_path):
     """``from bayesnb import NaiveBayes`` (and a naive fit, predict, sample, impute) loads none of the structure
     engine, NUTS, the NumPyro model, the ArviZ layouts or the model format; a structure loads its engine and
     ``sample_posterior`` its layouts on the call, and ``save`` the model format."""
-    r = run_python(["-c", ESTIMATOR_USE.format(deferred=DEFERRED), str(tmp_path)])
+    r = fresh.run(["-c", ESTIMATOR_USE.format(deferred=DEFERRED), str(tmp_path)])
     assert r.returncode == 0, r.stderr[-3000:]
     steps = json.loads(r.stdout.strip().splitlines()[-1])
     assert steps["defined"] == [] and steps["naive fit, predict, sample, impute"] == []
@@ -280,25 +296,25 @@ print(json.dumps([status, sorted(m for m in sys.modules if any(m == s or m.start
 """
 
 
-def _cli_loads(argv, after=""):
-    r = run_python(["-c", CLI_LOADS.format(argv=argv, after=after, spares=CLI_SPARES)])
+def _cli_loads(fresh_light, argv, after=""):
+    r = fresh_light.run(["-c", CLI_LOADS.format(argv=argv, after=after, spares=CLI_SPARES)])
     assert r.returncode == 0, r.stderr[-3000:]
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["datasets", "list"], ["fit", "--help"]])
-def test_building_the_cli_parser_loads_no_command_dependency(argv):
+def test_building_the_cli_parser_loads_no_command_dependency(fresh_light, argv):
     """``bayesnb --help`` and ``bayesnb datasets list`` register every command without importing the estimators,
     the families, the imputer, the synthesizer, criticism, the model format, the plots, scikit-learn or JAX."""
-    status, loaded = _cli_loads(argv)
+    status, loaded = _cli_loads(fresh_light, argv)
     assert status == 0
     assert loaded == [], f"'bayesnb {' '.join(argv)}' loaded {loaded[:10]}: reach them through cli._when_run"
 
 
-def test_the_cli_check_sees_what_a_command_uses():
+def test_the_cli_check_sees_what_a_command_uses(fresh_light):
     """A command's first use of ``when_run.NAME`` loads its home, and the same check reports it."""
     use = "from bayesnb.cli import _when_run\n_when_run.Imputer, _when_run.check_independence"
-    _, loaded = _cli_loads(["--help"], after=use)
+    _, loaded = _cli_loads(fresh_light, ["--help"], after=use)
     assert {"bayesnb.impute.imputer", "bayesnb.criticism.checks", "bayesnb.estimators"} <= set(loaded)
 
 
@@ -334,7 +350,7 @@ print(json.dumps(out))
 """
 
 
-def test_commands_reading_a_model_file_load_only_what_they_use(tmp_path):
+def test_commands_reading_a_model_file_load_only_what_they_use(fresh, tmp_path):
     """``bayesnb info`` / ``predict`` / ``score`` / ``posterior`` on a classifier's file (one fresh interpreter, the
     commands in turn) load no imputer, synthesizer, outlier detector or plots, and only ``posterior`` criticism:
     which kind of model a file holds is asked without importing the kinds it cannot be (``cli._when_run.is_a``:
@@ -349,7 +365,7 @@ def test_commands_reading_a_model_file_load_only_what_they_use(tmp_path):
     model, table = str(tmp_path / "votes.bnb"), str(tmp_path / "votes.csv")
     commands = [["info", model], ["predict", model, table, "-o", str(tmp_path / "p.csv")],
                 ["score", model, table, "--target", "party"], ["posterior", model, "-o", str(tmp_path / "post.csv")]]
-    r = run_python(["-c", MODEL_FILE_LOADS.format(spares=MODEL_FILE_SPARES, commands=commands)])
+    r = fresh.run(["-c", MODEL_FILE_LOADS.format(spares=MODEL_FILE_SPARES, commands=commands)])
     assert r.returncode == 0, r.stderr[-3000:]
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert out.pop("is_a before") == [[False] * 4, []] and out.pop("is_a after") == [True, False, True]
@@ -378,8 +394,8 @@ print("ok")
 """
 
 
-def test_subpackages_are_attributes_of_the_package_loaded_on_first_use():
+def test_subpackages_are_attributes_of_the_package_loaded_on_first_use(fresh):
     """``import bayesnb as bn; bn.families.Gaussian`` works as it did when the subpackages loaded eagerly."""
-    r = run_python(["-c", SUBPACKAGES])
+    r = fresh.run(["-c", SUBPACKAGES])
     assert r.returncode == 0, r.stderr[-3000:]
     assert r.stdout.strip().splitlines()[-1] == "ok"

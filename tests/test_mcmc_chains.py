@@ -1,18 +1,18 @@
 """Several chains: parallel on host devices (opt-in, set before JAX starts) and vectorized.
 
 ``numpyro.set_host_device_count`` must run before JAX initialises, so the parallel case
-runs in a fresh interpreter; bayesnb itself never calls it.
+runs in a fresh process (forked from a server that has imported JAX but started no backend:
+``tests/forkserver.py``); bayesnb itself never calls it.
 """
 
 from __future__ import annotations
 
-import os
 import textwrap
 
 import numpy as np
 import pytest
 
-from conftest import run_python
+from conftest import ROOT
 
 SCRIPT = textwrap.dedent("""
     import numpyro
@@ -35,9 +35,9 @@ SCRIPT = textwrap.dedent("""
 
 
 @pytest.mark.slow
-def test_parallel_chains_on_host_devices():
-    env = dict(os.environ, PYTHONWARNINGS="ignore")
-    r = run_python(["-c", SCRIPT], env=env)
+def test_parallel_chains_on_host_devices(jax_fork_server):
+    # the compile cache in this checkout's folder, as the suite's (set here: the server configures none)
+    r = jax_fork_server.run(["-c", SCRIPT], updates={"XDG_CACHE_HOME": str(ROOT / ".jax_cache" / "xdg")})
     assert r.returncode == 0, r.stderr[-3000:]
     out = dict(line.split(" ", 1) for line in r.stdout.strip().splitlines())
     assert out["devices"] == "2" and out["chains"] == "2" and out["distinct"] == "True"
