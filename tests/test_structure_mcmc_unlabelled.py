@@ -97,6 +97,7 @@ def test_nuts_with_unlabelled_rows_equals_the_mixture_over_labellings_on_a_tiny_
 def _unlabelled_factor(m, X):
     """The NumPyro model's unlabelled-rows factor of ``m`` (every row of ``X`` unlabelled) at the
     posterior plug-in of every node, and the same rows' ``log p(x)`` from the exact engine there."""
+    import jax
     from numpyro import handlers
 
     from bayesnb.structure import infer as SI
@@ -109,9 +110,12 @@ def _unlabelled_factor(m, X):
     assert set(nuts) == {"unlabelled"}
     sites = point_sites(post, spec, priors, [(nd.family, pr, p) for nd, pr, p in
                                              zip(model.nodes, model.priors, model.posteriors)])
-    tr = handlers.trace(handlers.substitute(make_model(spec), data=sites)).get_trace(priors, nuts)
-    site = tr["x_unlabelled"]
-    factor = np.asarray(site["fn"].log_prob(site["value"]), dtype=float)
+    def unlabelled_factor(priors, nuts, sites):
+        site = handlers.trace(handlers.substitute(make_model(spec), data=sites)).get_trace(priors, nuts)["x_unlabelled"]
+        return site["fn"].log_prob(site["value"])
+
+    # jitted: one program (run op by op, the model compiled some hundred small ones)
+    factor = np.asarray(jax.jit(unlabelled_factor)(priors, nuts, sites), dtype=float)
     exact = logsumexp(SI.log_likelihood(model, data) + post.class_log_prior, axis=1)
     return factor, exact
 
