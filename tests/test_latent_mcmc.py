@@ -103,9 +103,8 @@ def test_latent_model_prior_and_argument_checks():
     clf = CategoricalNB().fit(X, y)
     spec, priors, data = estimator_inputs(clf, X, y, n_components=3)
     assert spec.likelihood == "rows" and spec.n_components == 3
-    # parallel=True: vmapped, the same draws as the default lax.map without compiling a scan of the model;
-    # jitted: one program (run op by op, the model compiled some thirty small ones)
-    draws = jax.jit(Predictive(make_model(spec), num_samples=50, parallel=True))(jax.random.PRNGKey(0), priors)
+    # parallel=True: vmapped, the same draws as the default lax.map without compiling a scan of the model
+    draws = Predictive(make_model(spec), num_samples=50, parallel=True)(jax.random.PRNGKey(0), priors)
     assert draws["w"].shape == (50, 2, 3)
     np.testing.assert_allclose(np.asarray(draws["w"]).sum(-1), 1.0, rtol=1e-5)
     assert draws["theta_categorical"].shape == (50, 6, 4, 3)  # (class, component) pairs x features x values

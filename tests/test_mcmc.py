@@ -166,9 +166,8 @@ def test_model_prior_simulation_with_data_none(votes):
     X, y = votes
     clf = CategoricalNB(alpha=2.0).fit(X, y)
     spec, priors, _ = model_inputs(clf.posterior_)
-    # parallel=True: vmapped, the same draws as the default lax.map without compiling a scan of the model;
-    # jitted: one program (run op by op, the model compiled some thirty small ones)
-    sims = jax.jit(Predictive(make_model(spec), num_samples=4000, parallel=True))(jax.random.PRNGKey(0), priors)
+    # parallel=True: vmapped, the same draws as the default lax.map without compiling a scan of the model
+    sims = Predictive(make_model(spec), num_samples=4000, parallel=True)(jax.random.PRNGKey(0), priors)
     th = np.asarray(sims["theta_categorical"])
     assert th.shape == (4000, 2, 16, 2)
     np.testing.assert_allclose(th.mean(0), 0.5, atol=0.02)  # Dirichlet(2, 2) prior mean
