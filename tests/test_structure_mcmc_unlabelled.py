@@ -83,11 +83,12 @@ def test_nuts_with_unlabelled_rows_equals_the_mixture_over_labellings_on_a_tiny_
     assert set(mcmc["posterior"].data_vars) == set(exact)
     table = bayesnb.compare_posteriors(exact, mcmc, verbose=False, rhat_threshold=1.1)
     assert table.attrs["ok"], table.attrs["verdict"]
-    # an estimator not fitted yet is first fitted on the labelled rows: the same model, the same draws
+    # an estimator not fitted yet is first fitted on the labelled rows: the same model, the same draws (the
+    # first 300: a chain's draws do not depend on how many follow them, tests/test_nuts_loop.py)
     fresh = bayesnb.CategoricalNB(structure="tan")
-    again = fresh.run_mcmc(X, ys, num_warmup=400, num_samples=1500, random_state=SEED)
+    again = fresh.run_mcmc(X, ys, num_warmup=400, num_samples=300, random_state=SEED)
     assert fresh.structure_ == m.structure_
-    np.testing.assert_allclose(again["posterior"]["theta_x1"].values, mcmc["posterior"]["theta_x1"].values)
+    np.testing.assert_allclose(again["posterior"]["theta_x1"].values, mcmc["posterior"]["theta_x1"].values[:, :300])
     # negative control: the posterior of the labelled rows alone (the unlabelled rows left out)
     labelled_only = _exact_moments(X[lab], ys[lab], parents)
     bad = bayesnb.compare_posteriors(labelled_only, mcmc, verbose=False, rhat_threshold=1.1)
