@@ -6,7 +6,7 @@ estimator or setting is covered by every all-estimator test by adding one row he
 
 Also here: the data generators behind the rows (``random_data``, ``mixed_frame``), the small
 numeric arrays of the per-estimator input checks (``COUNTS``, ``BINARY``, ``REAL``, ``CODES``,
-``Y``), the House Votes loader (``load_votes``; the ``votes`` fixture of conftest.py) and
+``Y``), ``two_gaussians``, the House Votes loader (``load_votes``; the ``votes`` fixture of conftest.py) and
 ``with_missing``.
 """
 
@@ -217,6 +217,13 @@ def load_votes(missing=True, codes=None):
     if codes is not None:
         return df[HOUSE_VOTES_COLUMNS].replace(codes).to_numpy(dtype=int), y
     return df.drop(columns="party"), y
+
+
+def two_gaussians():
+    """``(X, y)``: two classes of 60 rows of two Gaussian columns: the vectorized-chains model of
+    test_mcmc_chains.py and test_nuts_loop.py (one compiled NUTS program)."""
+    rng = np.random.default_rng(0)
+    return np.r_[rng.normal(0, 1, (60, 2)), rng.normal(2, 1.5, (60, 2))], np.repeat([0, 1], 60)
 
 
 def with_missing(X, mask, marker=np.nan):

@@ -12,6 +12,7 @@ import textwrap
 import numpy as np
 import pytest
 
+from cases import two_gaussians
 from conftest import ROOT
 
 SCRIPT = textwrap.dedent("""
@@ -49,9 +50,7 @@ def test_vectorized_chains_match_exact():
     from bayesnb import GaussianNB
     from bayesnb.criticism.diagnostics import compare_posteriors
 
-    rng = np.random.default_rng(0)
-    X = np.r_[rng.normal(0, 1, (60, 2)), rng.normal(2, 1.5, (60, 2))]
-    y = np.repeat([0, 1], 60)
+    X, y = two_gaussians()
     clf = GaussianNB().fit(X, y)
     m = clf.run_mcmc(X, y, num_warmup=500, num_samples=1500, num_chains=2, chain_method="vectorized",
                      random_state=3)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bayesnb import CategoricalNB
+from bayesnb import CategoricalNB, GaussianNB
 from bayesnb.inference import nuts
 from bayesnb.inference.numpyro_model import estimator_inputs
+from cases import two_gaussians
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +35,10 @@ class _Spy:
         return np.asarray(self.out, dtype=dtype)
 
 
-# (90, 100, 30) and (90, 85, 30): the same compiled program (warmup and buffer), two splits of the draws
-@pytest.mark.parametrize("W, S, buf_max", [(150, 70, 1000), (90, 100, 30), (0, 30, 1000), (90, 85, 30)])
+# (90, 100, 30) and (90, 85, 30): the same compiled program (warmup and buffer), two splits of the draws;
+# (500, 70, 1000): the program of 500 warmup steps on house votes that test_mcmc.py, docs/mcmc.md and the
+# demo use too (one compile, shared in this process or through the on-disk program cache)
+@pytest.mark.parametrize("W, S, buf_max", [(500, 70, 1000), (90, 100, 30), (0, 30, 1000), (90, 85, 30)])
 def test_kept_draws_are_the_steps_after_warmup_one_copy_per_kept_call(votes_model, monkeypatch, W, S, buf_max):
     """The draws are steps W..W+S-1 of the chain (here run one step per call of the same compiled
     program), every field with its own dtype. Without a progress bar the warmup and the first
@@ -81,13 +84,15 @@ def test_kept_draws_are_the_steps_after_warmup_one_copy_per_kept_call(votes_mode
         np.testing.assert_array_equal(again[k], v)
 
 
-def test_progress_bar_calls_are_chunks(votes_model):
+def test_progress_bar_calls_are_chunks(votes_model, monkeypatch):
     """With a progress bar the steps run in calls of at most CHUNK steps, the same draws."""
     spec, priors, data = votes_model
-    # 150 warmup steps: the compiled program of test_kept_draws_...[150-70-1000] (same model, buffer)
-    kw = {"num_warmup": 150, "num_samples": 130, "seed": 1}
+    # 90 warmup steps and a buffer of 30 draws: the compiled program of test_kept_draws_...[90-100-30]
+    # (same model, warmup and buffer); the first kept step falls inside the first call
+    monkeypatch.setattr(nuts, "BUF_MAX", 30)
+    kw = {"num_warmup": 90, "num_samples": 130, "seed": 1}
     quiet, _, _ = nuts.run_nuts(spec, priors, data, progress_bar=False, **kw)
-    key = _key(spec, 150, nuts.BUF_MAX)
+    key = _key(spec, 90, nuts.BUF_MAX)
     init_c, chunk_c, layout = nuts._CACHE[key]
     calls = []
     nuts._CACHE[key] = (init_c, lambda *a: (calls.append((int(a[3]), int(a[4]))), chunk_c(*a))[1], layout)
@@ -95,7 +100,8 @@ def test_progress_bar_calls_are_chunks(votes_model):
         shown, _, _ = nuts.run_nuts(spec, priors, data, progress_bar=True, **kw)
     finally:
         nuts._CACHE[key] = (init_c, chunk_c, layout)
-    assert calls == [(100, 150), (100, 50), (80, 0)]  # (steps, first kept step)
+    assert nuts.CHUNK == 100  # (steps, first kept step): at most CHUNK steps, at most 30 kept, per call
+    assert calls == [(100, 90), (30, 0), (30, 0), (30, 0), (30, 0)]
     for k, v in quiet.items():
         np.testing.assert_array_equal(shown[k], v)
 
@@ -134,10 +140,12 @@ def test_the_loop_keeps_the_unconstrained_vector_and_constrains_after_it(votes_m
     assert not any(len(sh) == 2 and sh[1] == cols for sh in carried)
 
 
-def test_vectorized_chains_keep_their_own_draws(votes_model):
+def test_vectorized_chains_keep_their_own_draws():
     """Vectorized chains: (chain, draw, ...) per field, each chain its own draws."""
-    spec, priors, data = votes_model
-    samples, extra, _ = nuts.run_nuts(spec, priors, data, num_warmup=120, num_samples=90, num_chains=2,
+    # the model, warmup and chains of test_mcmc_chains.test_vectorized_chains_match_exact: one compiled program
+    X, y = two_gaussians()
+    spec, priors, data = estimator_inputs(GaussianNB().fit(X, y), X, y)
+    samples, extra, _ = nuts.run_nuts(spec, priors, data, num_warmup=500, num_samples=90, num_chains=2,
                                       chain_method="vectorized", seed=0, progress_bar=False)
     assert samples["pi"].shape == (2, 90, 2)
     assert all(v.shape == (2, 90) for v in extra.values())
@@ -160,7 +168,7 @@ def test_an_entry_evicted_by_another_thread_meanwhile_is_not_an_error(votes_mode
     full = _Evicting({("other", i): None for i in range(nuts._CACHE_MAX)})
     monkeypatch.setattr(nuts, "_CACHE", full)
     # (the warmup of the tests above: their program comes from the on-disk cache, not compiled again)
-    samples, _, timing = nuts.run_nuts(spec, priors, data, num_warmup=150, num_samples=5, progress_bar=False)
+    samples, _, timing = nuts.run_nuts(spec, priors, data, num_warmup=500, num_samples=5, progress_bar=False)
     assert not timing["cache_hit"] and samples["pi"].shape == (1, 5, 2)
     assert len(full) <= nuts._CACHE_MAX and any(k[0] == spec for k in dict.keys(full))
 

@@ -272,8 +272,7 @@ def _spec_priors(post, blocks, likelihood, C, component_alpha):
     return ModelSpec(K, bool(post.fixed_class_prior), tuple(specs), likelihood, C), priors
 
 
-def model_inputs(post, labelled=None, unlabelled=None, likelihood="suffstats", n_components=1,
-                 component_alpha=1.0):
+def model_inputs(post, labelled=None, unlabelled=None, likelihood="suffstats", n_components=1, component_alpha=1.0):
     """Static spec and array inputs of the model for a fitted naive posterior and data.
 
     Parameters
@@ -473,11 +472,15 @@ def model_log_likelihood(spec, priors, data, sites) -> float:
     -------
     float
     """
-    from numpyro import handlers
+    import jax
 
+    return sum((float(np.asarray(lp).sum()) for lp in jax.jit(_log_probs, static_argnums=0)(spec, priors, data, sites)), 0.0)
+
+
+def _log_probs(spec, priors, data, sites):  # the observed sites' log-probabilities, jitted (op by op: ~100 compiles)
+    from numpyro import handlers
     tr = handlers.trace(handlers.substitute(make_model(spec), data=sites)).get_trace(priors, data)
-    return sum((float(np.asarray(site["fn"].log_prob(site["value"])).sum()) for site in tr.values()
-                if site["type"] == "sample" and site["is_observed"]), 0.0)
+    return [site["fn"].log_prob(site["value"]) for site in tr.values() if site["type"] == "sample" and site["is_observed"]]
 
 
 def _unconstrained(spec, priors, data, sites):

@@ -440,22 +440,15 @@ def _build_fn(spec, priors, data, num_warmup, vec, target_accept_prob):
             leaves = [jnp.ravel(sites[k]).astype(zrow.dtype) for k in sorted(sites)]
             return jnp.concatenate(leaves + [zrow[n_params:]])
 
-        def pack(rows):  # vectorised over the rows
-            out = jax.vmap(packed)(zs[:rows])
-            return out if rows == buf else jnp.zeros((buf, cols), out.dtype).at[:rows].set(out)
-
         # ONE loop over the n steps, so that the program holds one copy of the NUTS step (a loop of
         # its own for the warmup steps before keep_from doubled the code XLA compiles); those steps
         # write their row to the spare row. The kept steps store only the unconstrained vector and
-        # the extra fields, and their sites are constrained after the loop, vectorised: the whole
-        # buffer, or its first few rows when a call keeps no more (calls of CHUNK steps under a
-        # progress bar). Under a loop, XLA's CPU code for the vectorised constrain was 4-5x slower
-        # (house votes), so it is not done in one.
-        start = jnp.minimum(keep_from, n)
+        # the extra fields, and their sites are constrained after the loop, vectorised over the whole
+        # buffer: one copy of the constrain (a second, for the first CHUNK rows of a call under a progress
+        # bar, took a fifth of the compile). Under a loop, XLA's CPU code for the vectorised constrain
+        # was 4-5x slower (house votes), so it is not done in one.
         st, zs = lax.fori_loop(0, n, body, (state, jnp.zeros((buf + 1, n_params + n_extra), state.z.dtype)))
-        if CHUNK >= buf:  # (a call under a progress bar keeps at most CHUNK steps)
-            return st, pack(buf)
-        return st, lax.cond(n - start > CHUNK, lambda: pack(buf), lambda: pack(CHUNK))
+        return st, jax.vmap(packed)(zs[:buf])
 
     layout = (sites, extras, buf)
     if vec:
