@@ -345,7 +345,7 @@ def log_probs(post):
         tot = a.sum(axis=1, keepdims=True)
         with np.errstate(divide="ignore", invalid="ignore"):
             lp = np.log(a) - np.log(tot)
-        lp[np.broadcast_to(tot == 0, lp.shape)] = 0.0
+        np.copyto(lp, 0.0, where=tot == 0)  # (the rows of zero total; where= broadcasts the (K, 1) mask)
         out.append(lp)
     return out
 
