@@ -101,6 +101,30 @@ def _sparse(data):
     return make
 
 
+#: draws of every prior simulation (:func:`prior_draws`)
+PRIOR_DRAWS = 4000
+
+
+def prior_draws(spec, priors):
+    """``PRIOR_DRAWS`` simulations of the model of ``spec`` with ``data=None`` (its prior), key 0.
+
+    ``parallel=True``: vmapped, the same draws as the default ``lax.map`` without compiling a scan of
+    the model. One number of draws, so that the vmapped Dirichlet sampler of ``pi`` (2 classes), and
+    of ``w`` (2 classes x 3 components), is one compiled program for all the prior simulations
+    (test_mcmc, test_latent_mcmc, test_structure_latent_mcmc), stored in the JAX compile cache
+    however fast it compiled, so that another pytest-xdist worker loads it instead of compiling it.
+    """
+    import jax
+    from numpyro.infer import Predictive
+
+    from bayesnb.inference.compile_cache import cache_every_compile
+    from bayesnb.inference.numpyro_model import make_model
+
+    with cache_every_compile():
+        draws = Predictive(make_model(spec), num_samples=PRIOR_DRAWS, parallel=True)(jax.random.PRNGKey(0), priors)
+    return {k: np.asarray(v) for k, v in draws.items()}
+
+
 # Small numeric arrays (30 x 4, three string classes) for the per-estimator input checks.
 _rng = np.random.default_rng(0)
 COUNTS = _rng.integers(0, 5, size=(30, 4)).astype(float)
