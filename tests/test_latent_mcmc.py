@@ -19,7 +19,7 @@ from bayesnb.families import Bernoulli, Categorical, Gaussian
 from bayesnb.generative.latent import latent_class_draws
 from bayesnb.inference.em import log_penalty as _log_penalty
 from bayesnb.inference.numpyro_model import estimator_inputs, make_model, model_log_likelihood, point_sites
-from cases import with_missing
+from cases import PRIOR_DRAWS, prior_draws, with_missing
 
 
 def simulate_latent(n, rng, d=8, V=3, K=2, C=2):
@@ -95,19 +95,15 @@ def test_numpyro_log_likelihood_at_em_solution_equals_em(case, n_components):
 
 
 def test_latent_model_prior_and_argument_checks():
-    import jax
-    from numpyro.infer import Predictive
-
     rng = np.random.default_rng(0)
     X, y = simulate_latent(60, rng, d=4)
     clf = CategoricalNB().fit(X, y)
     spec, priors, data = estimator_inputs(clf, X, y, n_components=3)
     assert spec.likelihood == "rows" and spec.n_components == 3
-    # parallel=True: vmapped, the same draws as the default lax.map without compiling a scan of the model
-    draws = Predictive(make_model(spec), num_samples=50, parallel=True)(jax.random.PRNGKey(0), priors)
-    assert draws["w"].shape == (50, 2, 3)
+    draws = prior_draws(spec, priors)
+    assert draws["w"].shape == (PRIOR_DRAWS, 2, 3)
     np.testing.assert_allclose(np.asarray(draws["w"]).sum(-1), 1.0, rtol=1e-5)
-    assert draws["theta_categorical"].shape == (50, 6, 4, 3)  # (class, component) pairs x features x values
+    assert draws["theta_categorical"].shape == (PRIOR_DRAWS, 6, 4, 3)  # (class, component) pairs x features x values
 
     with pytest.raises(ValueError, match="likelihood='rows'"):
         clf.run_mcmc(X, y, n_components=2, likelihood="suffstats")

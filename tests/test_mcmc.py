@@ -160,16 +160,14 @@ def test_model_likelihood_forms_match_numpy():
 
 def test_model_prior_simulation_with_data_none(votes):
     """data=None: the model is the prior; Predictive simulates it."""
-    import jax
-    from numpyro.infer import Predictive
+    from cases import PRIOR_DRAWS, prior_draws
 
     X, y = votes
     clf = CategoricalNB(alpha=2.0).fit(X, y)
     spec, priors, _ = model_inputs(clf.posterior_)
-    # parallel=True: vmapped, the same draws as the default lax.map without compiling a scan of the model
-    sims = Predictive(make_model(spec), num_samples=4000, parallel=True)(jax.random.PRNGKey(0), priors)
+    sims = prior_draws(spec, priors)
     th = np.asarray(sims["theta_categorical"])
-    assert th.shape == (4000, 2, 16, 2)
+    assert th.shape == (PRIOR_DRAWS, 2, 16, 2)
     np.testing.assert_allclose(th.mean(0), 0.5, atol=0.02)  # Dirichlet(2, 2) prior mean
     np.testing.assert_allclose(th.std(0), np.sqrt(0.25 / 5), rtol=0.1)
 

@@ -243,7 +243,13 @@ def test_false_alarms_on_a_large_sparse_posterior():
     """1,000 elements of a sparse Dirichlet posterior (concentration 0.5 + counts, mostly 0: the cells
     of a TAN model's contexts), 1,000 independent exact draws fed as "MCMC draws": DISAGREE on at most
     5% of seeds (the raw-scale checks said DISAGREE on 35%: a small probability's skewed posterior),
-    while a posterior with alpha 1.0 instead of 0.5 is still caught."""
+    while a posterior with alpha 1.0 instead of 0.5 is still caught.
+
+    10 seeds, so none may alarm (5% of 10 rounds down to 0): a false-alarm rate p passes with
+    probability (1 - p)^10, about what at most 1 of 20 gives (0.60 vs 0.74 at 5%, 0.20 vs 0.18 at
+    15%, 0.013 vs 0.002 at 35%, the raw scales' rate). Measured: 0 alarms in seeds 0-19; an sd check
+    without the kurtosis (a normal law's error) alarms at every seed."""
+    seeds = 10
     rng = np.random.default_rng(0)
     counts = rng.poisson(rng.gamma(0.3, 3.0, (125, 8)))
     right, wrong = 0.5 + counts, 1.0 + counts
@@ -251,7 +257,7 @@ def test_false_alarms_on_a_large_sparse_posterior():
     verdicts = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for seed in range(SEEDS):
+        for seed in range(seeds):
             g = np.random.default_rng(1000 + seed)
             t = compare_posteriors(_dirichlet_tree(right, 1000, g), _dirichlet_tree(right, 1000, g), verbose=False)
             verdicts.append((t.attrs["ok"], t.attrs["verdict"]))
@@ -259,9 +265,9 @@ def test_false_alarms_on_a_large_sparse_posterior():
                                      _dirichlet_tree(wrong, 1000, np.random.default_rng(seed + 1)),
                                      verbose=False).attrs["ok"] for seed in (1, 2)]
     alarms = sum(not ok for ok, _ in verdicts)
-    print(f"\nsparse Dirichlet, 1000 elements: false alarms {alarms}/{SEEDS}; alpha 1.0 vs 0.5 caught "
+    print(f"\nsparse Dirichlet, 1000 elements: false alarms {alarms}/{seeds}; alpha 1.0 vs 0.5 caught "
           f"{caught.count(False)}/2")
-    assert alarms <= 0.05 * SEEDS, [t for ok, t in verdicts if not ok]
+    assert alarms <= 0.05 * seeds, [t for ok, t in verdicts if not ok]
     assert caught == [False, False]
 
 
