@@ -10,10 +10,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-from hypothesis import HealthCheck, settings
+# One BLAS / OpenMP thread per test process and its subprocesses, set before NumPy loads (each library reads
+# these once): the suite runs a worker per core (``-n 2``) on small arrays, where a library's extra pool
+# threads only spin against the other worker's (a synthetic_report of house votes: ~3 x slower with 2).
+# A variable already set is kept.
+for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_threads, "1")
 
-from bayesnb.cli import main as cli_main
+import pytest  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+from bayesnb.cli import main as cli_main  # noqa: E402
 
 #: the benchmark scripts' data generators are the tests' too (one place): ``import bench_*``
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
