@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from bayesnb.inference import compile_cache, nuts, program_cache
+from bayesnb.inference import compile_cache, program_cache
 from bayesnb.inference.nuts import JAX_MIN_COMPILE_SECS, cache_every_compile
 
 #: run_mcmc calls on a small table (as many as the first argument says; the in-memory sampler cache emptied

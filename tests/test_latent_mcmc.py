@@ -18,7 +18,7 @@ from bayesnb import BernoulliNB, CategoricalNB, GaussianNB, LatentClassFit, Mult
 from bayesnb.families import Bernoulli, Categorical, Gaussian
 from bayesnb.generative.latent import latent_class_draws
 from bayesnb.inference.em import log_penalty as _log_penalty
-from bayesnb.inference.numpyro_model import estimator_inputs, make_model, model_log_likelihood, point_sites
+from bayesnb.inference.numpyro_model import estimator_inputs, model_log_likelihood, point_sites
 from cases import PRIOR_DRAWS, prior_draws, with_missing
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import textwrap
 
-import numpy as np
 import pytest
 
 from cases import two_gaussians

@@ -7,7 +7,6 @@ import sys
 import types
 from typing import ClassVar
 
-import numpy as np
 import pytest
 
 import bayesnb
