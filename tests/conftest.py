@@ -14,7 +14,9 @@ from pathlib import Path
 # these once): the suite runs a worker per core (``-n 2``) on small arrays, where a library's extra pool
 # threads only spin against the other worker's (a synthetic_report of house votes: ~3 x slower with 2).
 # A variable already set is kept.
-for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+from forkserver import THREAD_VARS  # noqa: E402 (standard library only)
+
+for _threads in THREAD_VARS:
     os.environ.setdefault(_threads, "1")
 
 import pytest  # noqa: E402

@@ -28,7 +28,9 @@ import sys
 import tempfile
 
 #: the server starts no BLAS or OpenMP thread pool, so no pool's threads are lost in a fork (read at load)
-_NO_THREAD_POOLS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+#: (conftest sets the same variables for the test processes, unless already set; the server always)
+THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+_NO_THREAD_POOLS = dict.fromkeys(THREAD_VARS, "1")
 
 #: the server: preload, report its modules, then fork a child per request line (JSON) and answer its exit
 #: status; a request with "preload" forks a server holding more, which serves on the request's two FIFOs
