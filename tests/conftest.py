@@ -105,6 +105,15 @@ def fork_server():
 
 
 @pytest.fixture(scope="session")
+def sklearn_fork_server(fork_server):
+    """Fresh processes (forked) with SciPy and scikit-learn's naive_bayes imported too, none of bayesnb; each
+    test asserts that the server holds none of the other modules its check is about."""
+    server = fork_server(("scipy.stats", "sklearn.naive_bayes"))
+    server.assert_unloaded(("bayesnb",))
+    return server
+
+
+@pytest.fixture(scope="session")
 def jax_fork_server(fork_server):
     """Fresh processes (forked) with JAX, NumPyro, scikit-learn and xarray imported, no JAX backend started and no
     compile cache configured: a run chooses its own (``XDG_CACHE_HOME``, ``BAYESNB_JAX_CACHE``, read when

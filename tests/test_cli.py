@@ -23,11 +23,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def fresh(fork_server):
-    """Fresh processes (forked) holding NumPy, pandas, SciPy and scikit-learn, none of bayesnb."""
-    server = fork_server(("scipy.stats", "sklearn.naive_bayes"))
-    server.assert_unloaded(("bayesnb", "matplotlib"))
-    return server
+def fresh(sklearn_fork_server):
+    """Fresh processes (forked) holding NumPy, pandas, SciPy and scikit-learn, none of bayesnb or matplotlib."""
+    sklearn_fork_server.assert_unloaded(("matplotlib",))
+    return sklearn_fork_server
 
 
 @pytest.fixture

@@ -231,15 +231,14 @@ def test_random_imputation_is_refused():
         model.impute(da.from_array(X, chunks=50), strategy="draw")
 
 
-def test_in_memory_use_never_imports_dask(fork_server):
+def test_in_memory_use_never_imports_dask(sklearn_fork_server):
     """In a fresh interpreter (forked from one holding NumPy, pandas, SciPy and scikit-learn: tests/forkserver.py)."""
     code = ("import sys, numpy as np, bayesnb as bn\n"
             "m = bn.GaussianNB().fit(np.random.default_rng(0).normal(size=(20, 2)), [0, 1] * 10)\n"
             "m.predict_proba(np.zeros((3, 2)))\n"
             "print(sorted(k for k in sys.modules if k == 'dask' or k.startswith('dask.')))\n")
-    server = fork_server(("scipy.stats", "sklearn.naive_bayes"))
-    server.assert_unloaded(("bayesnb", "dask"))
-    out = server.run(["-c", code])
+    sklearn_fork_server.assert_unloaded(("dask",))
+    out = sklearn_fork_server.run(["-c", code])
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip() == "[]", out.stdout
 

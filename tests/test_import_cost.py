@@ -25,11 +25,10 @@ print(json.dumps(sorted(m for m in sys.modules if any(m == h or m.startswith(h +
 
 
 @pytest.fixture(scope="module")
-def fresh(fork_server):
+def fresh(sklearn_fork_server):
     """Fresh interpreters (forked) holding NumPy, pandas, SciPy and ``sklearn.naive_bayes``, no module checked here."""
-    server = fork_server(("scipy.stats", "sklearn.naive_bayes"))
-    server.assert_unloaded(("bayesnb", *HEAVY, *MODEL_FILE_SPARES))
-    return server
+    sklearn_fork_server.assert_unloaded((*HEAVY, *MODEL_FILE_SPARES))
+    return sklearn_fork_server
 
 
 @pytest.fixture(scope="module")
