@@ -16,7 +16,7 @@ from bayesnb import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB, Naive
 from bayesnb.criticism.diagnostics import compare_posteriors
 from bayesnb.families import Bernoulli, Categorical, Gaussian
 from bayesnb.estimators._posterior_methods import NotLinearError
-from bayesnb.inference.numpyro_model import make_model, model_inputs
+from bayesnb.inference.numpyro_model import model_inputs, model_log_likelihood
 from bayesnb.inference.draws import credible_interval, posterior_moments
 
 
@@ -94,20 +94,6 @@ def test_fixed_class_prior_has_no_pi(votes):
 
 
 # ----------------------------------------------------------------- the model's log density
-def _factor_sum(model, priors, data, params):
-    """Sum of the factor sites (the likelihood) of ``model`` at ``params``, traced in one jitted program
-    (run op by op, the model compiled some hundred small ones)."""
-    import jax
-    from numpyro.handlers import substitute, trace
-
-    def factors(priors, data, params):
-        tr = trace(substitute(model, data=params)).get_trace(priors, data)
-        return {name: site["fn"].log_prob(site["value"]) for name, site in tr.items()
-                if site["type"] == "sample" and name not in params}
-
-    return sum(float(np.sum(f)) for f in jax.jit(factors)(priors, data, params).values())
-
-
 def _nb_mixed_data(seed=0, n=30):
     rng = np.random.default_rng(seed)
     X = pd.DataFrame({
@@ -148,7 +134,7 @@ def test_model_likelihood_forms_match_numpy():
     ref_unl = logsumexp(jll, axis=1).sum()
     def factors(likelihood, labelled, unlabelled):
         spec, priors, data = model_inputs(post, labelled, unlabelled, likelihood)
-        return _factor_sum(make_model(spec), priors, data, sites)
+        return model_log_likelihood(spec, priors, data, sites)  # the sum of the factor (observed) sites
 
     f_stats = factors("suffstats", (enc, codes), None)
     f_rows = factors("rows", (enc, codes), None)

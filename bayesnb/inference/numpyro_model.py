@@ -474,13 +474,14 @@ def model_log_likelihood(spec, priors, data, sites) -> float:
     """
     import jax
 
-    return sum((float(np.asarray(lp).sum()) for lp in jax.jit(_log_probs, static_argnums=0)(spec, priors, data, sites)), 0.0)
+    lps = jax.jit(_log_probs, static_argnums=0)(spec, priors, data, sites).values()
+    return sum((float(np.asarray(lp).sum()) for lp in lps), 0.0)
 
 
-def _log_probs(spec, priors, data, sites):  # the observed sites' log-probabilities, jitted (op by op: ~100 compiles)
+def _log_probs(spec, priors, data, sites):  # {observed site: log-probabilities}; jitted (op by op: ~100 compiles)
     from numpyro import handlers
     tr = handlers.trace(handlers.substitute(make_model(spec), data=sites)).get_trace(priors, data)
-    return [site["fn"].log_prob(site["value"]) for site in tr.values() if site["type"] == "sample" and site["is_observed"]]
+    return {k: s["fn"].log_prob(s["value"]) for k, s in tr.items() if s["type"] == "sample" and s["is_observed"]}
 
 
 def _unconstrained(spec, priors, data, sites):
