@@ -12,6 +12,7 @@ the held-out rows are its clean 30%). The held-out column is the model's ``log p
 detector's score (range tails included). Mean over seeds; the machine load is printed.
 
 Run:  python benchmarks/bench_outlier_structures.py [--seeds 3] [--tables votes penguins cancer wine]
+      python benchmarks/bench_outlier_structures.py --per-class     # a row per normal class
       python benchmarks/bench_outlier_structures.py --task assembled
 """
 
@@ -35,23 +36,23 @@ MODELS = {"naive": lambda: NBOutlierDetector(NaiveBayes()),
 
 
 def run(tables, seeds, task="novelty"):
-    """Rows ``(table, model, seed, heldout, auc)``: mean held-out ``log p(x)`` of the normal rows, the task's AUC."""
+    """Rows ``(table, model, seed, normal, heldout, auc)``, one per split: mean held-out ``log p(x)`` of the
+    normal rows and the task's AUC (``normal``: the novelty task's normal class, else ``"all"``)."""
     rows = []
     for table, (X, y) in tables.items():
+        normals = sorted(y.unique()) if task == "novelty" else ["all"]  # task_sets' order of the classes
         for seed in range(seeds):
             for name, make in MODELS.items():
-                held, aucs = [], []
                 rng = np.random.default_rng([seed, TASKS.index(task), len(X)])  # bench_outliers' splits
-                for train, scored, outlier in task_sets(task, X, y, rng):
+                for normal, (train, scored, outlier) in zip(normals, task_sets(task, X, y, rng)):
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
                         det = make().fit(train)
                         s, density = det.score_samples(scored), det.estimator_.score_samples(scored)
                     s = np.maximum(s, -1e4)  # an impossible row counts as very unlikely, not -inf
-                    held.append(np.mean(np.maximum(density, -1e4)[~outlier]))
-                    aucs.append(roc_auc_score(outlier, -s))
-                rows.append((table, name, seed, np.mean(held), np.mean(aucs)))
-    return pd.DataFrame(rows, columns=["table", "model", "seed", "heldout", "auc"])
+                    rows.append((table, name, seed, normal, np.mean(np.maximum(density, -1e4)[~outlier]),
+                                 roc_auc_score(outlier, -s)))
+    return pd.DataFrame(rows, columns=["table", "model", "seed", "normal", "heldout", "auc"])
 
 
 def main(argv=None):
@@ -59,11 +60,16 @@ def main(argv=None):
     parser.add_argument("--tables", nargs="+", default=["votes", "penguins", "cancer", "wine"])
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--task", default="novelty", choices=[t for t in TASKS if t != "rare-class"])
+    parser.add_argument("--per-class", action="store_true",
+                        help="novelty: a row per table and normal class (default: the mean over the classes)")
     args = parser.parse_args(argv)
     tables, _ = load_tables(args.tables, None, 0)
     print(f"load before: {os.getloadavg()[0]:.2f} (1-min average, {os.cpu_count()} CPUs)")
-    res = run(tables, args.seeds, args.task).groupby(["table", "model"])[["heldout", "auc"]].mean().unstack("model")
-    res.loc["mean"] = res.mean()
+    rows = run(tables, args.seeds, args.task)
+    by = ["table", "normal"] if args.per_class else ["table"]
+    res = rows.groupby([*by, "model"])[["heldout", "auc"]].mean().unstack("model")
+    if not args.per_class:  # each class weighs alike within a table, as in bench_outliers
+        res.loc["mean"] = res.mean()
     print(res.round(3).to_string())
     print(f"load after: {os.getloadavg()[0]:.2f}")
     return res
