@@ -24,7 +24,6 @@ import gc  # noqa: E402
 import pytest  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402
 
-from bayesnb.cli import main as cli_main  # noqa: E402
 
 #: the benchmark scripts' data generators are the tests' too (one place): ``import bench_*``
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
@@ -224,6 +223,8 @@ def run_docs_snippets(page, heading=None):
 def penguins(tmp_path_factory):
     """A folder with ``penguins.csv`` (``bayesnb datasets export``) and the model the CLI fits on it
     (``penguins.bnb``, target ``species``); tests must not modify either."""
+    from bayesnb.cli import main as cli_main  # here, not at the top: xdist's controller starts its workers sooner
+
     d = tmp_path_factory.mktemp("penguins")
     assert cli_main(["datasets", "export", "penguins", "-o", str(d / "penguins.csv")]) == 0
     assert cli_main(["fit", str(d / "penguins.csv"), "--target", "species", "-o", str(d / "penguins.bnb")]) == 0
