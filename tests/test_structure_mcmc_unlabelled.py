@@ -98,8 +98,6 @@ def test_nuts_with_unlabelled_rows_equals_the_mixture_over_labellings_on_a_tiny_
 def _unlabelled_factor(m, X):
     """The NumPyro model's unlabelled-rows factor of ``m`` (every row of ``X`` unlabelled) at the
     posterior plug-in of every node, and the same rows' ``log p(x)`` from the exact engine there."""
-    import jax
-
     from bayesnb.structure import infer as SI
     from bayesnb.structure import engine as MX
     from bayesnb.inference.numpyro_model import _log_probs, point_sites, structure_inputs
@@ -111,7 +109,7 @@ def _unlabelled_factor(m, X):
     sites = point_sites(post, spec, priors, [(nd.family, pr, p) for nd, pr, p in
                                              zip(model.nodes, model.priors, model.posteriors)])
     # the observed sites' log-probabilities, in one jitted program (op by op: some hundred small ones)
-    factor = np.asarray(jax.jit(_log_probs, static_argnums=0)(spec, priors, nuts, sites)["x_unlabelled"], dtype=float)
+    factor = np.asarray(_log_probs(spec, priors, nuts, sites)["x_unlabelled"], dtype=float)
     exact = logsumexp(SI.log_likelihood(model, data) + post.class_log_prior, axis=1)
     return factor, exact
 
