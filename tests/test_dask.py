@@ -7,8 +7,6 @@ exactly.
 
 from __future__ import annotations
 
-import multiprocessing
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -17,6 +15,7 @@ import scipy.sparse as sp
 import bayesnb as bn
 from bayesnb.families import Bernoulli, Categorical, Gaussian, Multinomial
 from cases import auto_frame
+from conftest import DASK_WORKER_START
 
 da = pytest.importorskip("dask.array", reason="dask is an optional extra: pip install 'bayesnb[dask]'")
 dd = pytest.importorskip("dask.dataframe", reason="dask is an optional extra: pip install 'bayesnb[dask]'")
@@ -25,18 +24,12 @@ distributed = pytest.importorskip("dask.distributed", reason="dask.distributed i
 RNG = np.random.default_rng(11)
 
 
-#: worker processes forked from a fresh forkserver (which imports dask, NumPy, pandas once) rather than spawned:
-#: still separate processes, started ~0.4 s and closed ~1 s sooner, their first task ~0.5 s sooner
-#: (spawned where the platform has no forkserver)
-FORKSERVER = {"distributed.worker.multiprocessing-method":
-              "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"}
-
-
 @pytest.fixture(scope="module", autouse=True)
 def client():
     import dask
 
-    with dask.config.set(FORKSERVER), distributed.LocalCluster(
+    start = {"distributed.worker.multiprocessing-method": DASK_WORKER_START}
+    with dask.config.set(start), distributed.LocalCluster(
             n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
             silence_logs=40) as cluster, distributed.Client(cluster) as c:
         c.run(lambda: __import__("bayesnb"))  # part of start-up: each worker imports bayesnb once

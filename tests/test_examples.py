@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import multiprocessing
 import os
 import re
 import runpy
@@ -20,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SHARED, run_python
+from conftest import DASK_WORKER_START, SHARED, run_python
 
 pytestmark = pytest.mark.e2e
 
@@ -182,10 +181,9 @@ def test_multiple_imputation(tmp_path):
 def test_dask_fit_agrees_with_in_memory(tmp_path):
     pytest.importorskip("dask.distributed", reason="dask is an optional extra: pip install 'bayesnb[dask]'")
     have_news = (SHARED / "20news-bydate.jsonl.gz").exists()
-    # (its cluster's workers forked from a forkserver, as dask's configuration may ask: ~2 s sooner than spawned)
+    # its cluster's workers start as the suite's do (conftest.DASK_WORKER_START: ~2 s sooner than spawned)
     env = dict(os.environ, MPLBACKEND="Agg", PYTHONWARNINGS="ignore",
-               DASK_DISTRIBUTED__WORKER__MULTIPROCESSING_METHOD="forkserver"
-               if "forkserver" in multiprocessing.get_all_start_methods() else "spawn")
+               DASK_DISTRIBUTED__WORKER__MULTIPROCESSING_METHOD=DASK_WORKER_START)
     r = run_python([EXAMPLES / "dask_fit.py", "--quick", "--out", tmp_path,
                     "--data", SHARED if have_news else tmp_path], env=env, cwd=str(EXAMPLES))
     assert r.returncode == 0, r.stderr[-3000:]
