@@ -22,6 +22,10 @@ from bayesnb.datasets import load_house_votes
 ROOT = Path(__file__).resolve().parents[1]
 
 
+#: a command run in a fresh process as a user's shell would, its warnings off and figures drawn with Agg
+QUIET = {"PYTHONWARNINGS": "ignore", "MPLBACKEND": "Agg"}
+
+
 @pytest.fixture(scope="module")
 def fresh(sklearn_fork_server):
     """Fresh processes (forked) holding NumPy, pandas, SciPy and scikit-learn, none of bayesnb or matplotlib."""
@@ -33,7 +37,7 @@ def fresh(sklearn_fork_server):
 def run(fresh):
     """``run(*ARGS, cwd=None)``: ``python -m bayesnb ARGS`` in a fresh process; returns the CompletedProcess."""
     def run(*args, cwd=None):
-        return fresh.run(["-m", "bayesnb", *args], cwd=cwd, updates={"PYTHONWARNINGS": "ignore", "MPLBACKEND": "Agg"})
+        return fresh.run(["-m", "bayesnb", *args], cwd=cwd, updates=QUIET)
 
     return run
 
@@ -283,9 +287,8 @@ def test_read_only_folder_is_one_line_exit_2(votes_csv, fresh):
             (d / name).chmod(0o644)
         ro.mkdir()
         ro.chmod(0o555)
-        env = dict(os.environ, PYTHONWARNINGS="ignore", MPLBACKEND="Agg")
         r = fresh.run(["-c", _AS_NOBODY, d / "m.bnb", d / "test.csv", d / "warm.csv", ro / "p.csv"], cwd=str(d),
-                      env=env)
+                      updates=QUIET)
         if "PermissionError" in r.stderr and "setuid" in r.stderr:  # e.g. a container without CAP_SETUID
             pytest.skip(f"running as root and cannot drop privileges to 'nobody' here: {r.stderr.strip()[-200:]}")
         line = one_line_error(r.returncode, r.stderr)
