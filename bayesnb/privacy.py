@@ -22,7 +22,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtr
 
-__all__ = ["DP", "Budget", "analytic_gaussian_sigma", "project_rows", "project_simplex"]
+__all__ = ["DP", "Budget", "analytic_gaussian_sigma", "gaussian_mu", "gdp_epsilon", "project_rows", "project_simplex"]
 
 
 _MECHANISMS = ("laplace", "gaussian")
@@ -69,7 +69,8 @@ class DP:
         few noise sds of 0 cannot be told from 0; the pseudo-count keeps such cells from swinging
         ``log theta`` and vanishes as epsilon grows.
     class_share : float, optional
-        The fraction ``0 < s < 1`` of epsilon (and delta) spent on the class counts; the rest is
+        The fraction ``0 < s < 1`` of the budget (of epsilon; of ``mu**2`` under the Gaussian
+        mechanism, :meth:`Budget.split`) spent on the class counts; the rest is
         split over the blocks as usual. None: one share like every other statistic. A count
         block is one statistic, so by default the class counts take half the budget of a text
         model; they only set the class prior, and a small share (e.g. 0.05) leaves the rest to
@@ -173,10 +174,27 @@ class Budget:
     rng: Any
 
     def split(self, weights) -> list:
-        """Shares in proportion to ``weights`` (basic composition: the epsilons and deltas add up)."""
+        """Shares in proportion to ``weights``, composing back to this budget.
+
+        Laplace: basic composition, the epsilons add up. Gaussian: the composition of Gaussian
+        mechanisms is exact in Gaussian differential privacy (Dong, Roth & Su 2022, Corollary 3.3):
+        mechanisms of ``mu_i = L2_i / sigma_i`` compose to ``mu = sqrt(sum mu_i**2)``, and the
+        budget's ``mu`` is the one whose privacy profile meets (epsilon, delta) (:func:`gaussian_mu`).
+        Share ``i`` gets ``mu_i**2 = w_i mu**2`` and is stated as the (epsilon_i, delta_i) that a
+        ``mu_i``-GDP mechanism meets exactly, ``delta_i = w_i delta`` (less where ``mu_i`` is that
+        tiny): its :meth:`scale` is then ``L2 / mu_i``. The epsilons of Gaussian shares do not add up.
+        """
         w = np.asarray(weights, dtype=float)
         w = w / w.sum()
-        return [Budget(self.epsilon * f, self.delta * f, self.mechanism, self.rng) for f in w]
+        if self.mechanism == "laplace":
+            return [Budget(self.epsilon * f, self.delta * f, self.mechanism, self.rng) for f in w]
+        mu = gaussian_mu(self.epsilon, self.delta)
+        out = []
+        for f in w:
+            m = mu * math.sqrt(f) * (1.0 - 1e-9)  # below the root finder's tolerance: the sum never exceeds mu
+            d = min(self.delta * f, 0.5 * _gdp_delta(m, 0.0))  # > 0: the share's epsilon is then > 0
+            out.append(Budget(gdp_epsilon(m, d), d, self.mechanism, self.rng))
+        return out
 
     def scale(self, l1: float, l2: float) -> float:
         """The noise scale for a query of L1 sensitivity ``l1`` and L2 sensitivity ``l2``.
@@ -224,9 +242,8 @@ def analytic_gaussian_sigma(l2: float, epsilon: float, delta: float) -> float:
     if l2 <= 0:
         return 0.0
 
-    def excess(s):  # exp(epsilon) Phi(.) in log space: no overflow at a large epsilon
-        a, b = l2 / (2 * s), epsilon * s / l2
-        return ndtr(a - b) - math.exp(min(epsilon + log_ndtr(-a - b), 700.0)) - delta
+    def excess(s):
+        return _gdp_delta(l2 / s, epsilon) - delta
 
     hi = l2
     while excess(hi) > 0:
@@ -235,6 +252,52 @@ def analytic_gaussian_sigma(l2: float, epsilon: float, delta: float) -> float:
     while excess(lo) <= 0 and lo > 1e-12 * l2:
         lo /= 2
     return float(brentq(excess, lo, hi, xtol=1e-12 * l2))
+
+
+def _gdp_delta(mu: float, epsilon: float) -> float:
+    """The privacy profile of a ``mu``-GDP mechanism (a Gaussian of ``L2 / sigma = mu``): the smallest delta
+    with which it is (epsilon, delta)-DP (Balle & Wang 2018, Theorem 8). ``exp(epsilon) Phi(.)`` in log
+    space: no overflow at a large epsilon."""
+    a, b = mu / 2.0, epsilon / mu
+    return float(ndtr(a - b) - math.exp(min(epsilon + log_ndtr(-a - b), 700.0)))
+
+
+def gaussian_mu(epsilon: float, delta: float) -> float:
+    """The ``mu`` of the Gaussian mechanism that is exactly (epsilon, delta)-DP: ``1 / sigma`` for L2 sensitivity 1.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        ``epsilon > 0``, ``0 < delta < 1``.
+
+    Returns
+    -------
+    float
+        ``L2 / sigma`` of :func:`analytic_gaussian_sigma`.
+    """
+    return 1.0 / analytic_gaussian_sigma(1.0, epsilon, delta)
+
+
+def gdp_epsilon(mu: float, delta: float) -> float:
+    """The smallest epsilon with which a ``mu``-GDP mechanism is (epsilon, delta)-DP (the inverse of its profile).
+
+    Parameters
+    ----------
+    mu : float
+        ``> 0``.
+    delta : float
+        ``0 < delta < 2 Phi(mu / 2) - 1`` (above it, epsilon 0 already holds).
+
+    Returns
+    -------
+    float
+    """
+    if not 0.0 < delta < _gdp_delta(mu, 0.0):
+        raise ValueError(f"gdp_epsilon: need 0 < delta < {_gdp_delta(mu, 0.0):.3g} for mu={mu:g}; received {delta!r}.")
+    hi = max(mu, 1.0)
+    while _gdp_delta(mu, hi) > delta:
+        hi *= 2.0
+    return float(brentq(lambda e: _gdp_delta(mu, e) - delta, 0.0, hi, xtol=1e-15, rtol=1e-14))
 
 
 def project_simplex(v, total: float) -> np.ndarray:

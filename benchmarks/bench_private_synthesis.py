@@ -255,12 +255,16 @@ def binned_structure(method):
     return "naive-binned", kind, switch()
 
 
-def bayesnb_fit(method, train, eps, seed, edges, dom):
-    """Fit a private bayesnb model and draw ``len(train)`` rows: (synthetic table, fit seconds)."""
+def bayesnb_fit(method, train, eps, seed, edges, dom, mechanism="laplace", delta=0.0):
+    """Fit a private bayesnb model and draw ``len(train)`` rows: (synthetic table, fit seconds).
+
+    ``mechanism="gaussian"``: (eps, delta)-DP by the Gaussian mechanism (its shares composed by GDP,
+    ``bayesnb.privacy.Budget.split``), the peers' kind of guarantee; ``"laplace"``: pure eps-DP."""
     X, y = train.drop(columns=[TARGET]), train[TARGET]
+    noise = {"mechanism": "gaussian", "delta": delta} if mechanism == "gaussian" else {}
     features, bounds = adult_features(hurdle=False)
     if method in ("synth", "synth-tan"):
-        dp = bn.DP(eps, bounds=bounds, classes=ADULT_CLASSES, random_state=1000 + seed)
+        dp = bn.DP(eps, bounds=bounds, classes=ADULT_CLASSES, random_state=1000 + seed, **noise)
         kw = {"structure": "tan"} if method == "synth-tan" else {}
         t = time.perf_counter()
         with warnings.catch_warnings():
@@ -281,7 +285,7 @@ def bayesnb_fit(method, train, eps, seed, edges, dom):
         bounds = None
     structure = kind or ("naive" if binned else method)
     extra = {"auto_cv": False} if structure == "auto" else {}  # under privacy "auto" is the public rule
-    dp = bn.DP(eps, bounds=bounds, classes=ADULT_CLASSES, random_state=1000 + seed)
+    dp = bn.DP(eps, bounds=bounds, classes=ADULT_CLASSES, random_state=1000 + seed, **noise)
     t = time.perf_counter()
     with warnings.catch_warnings(), flat:
         warnings.simplefilter("ignore")
@@ -332,7 +336,8 @@ def run(args):
                                 method, pythons[PEERS[method]], real_codes, eps, seed, dom, args, workdir)
                             synth = decode(syn_codes, edges, dom, np.random.default_rng(seed))
                         else:
-                            synth, fit_s = bayesnb_fit(method, train, eps, seed, edges, dom)
+                            synth, fit_s = bayesnb_fit(method, train, eps, seed, edges, dom, args.mechanism,
+                                                       args.delta)
                             syn_codes = encode(synth, edges, dom)
                     except (ValueError, NotImplementedError, RuntimeError, subprocess.TimeoutExpired) as exc:
                         row["error"] = f"{type(exc).__name__}: {exc}"
@@ -424,7 +429,10 @@ def main(argv=None):
     parser.add_argument("--dpmm-python", default=None, help="Python with dpmm (PrivBayes)")
     parser.add_argument("--train-rows", type=int, default=None, help="subsample the training rows")
     parser.add_argument("--bins", type=int, default=20, help="equal-width bins per numeric column")
-    parser.add_argument("--delta", type=float, default=1e-9, help="the peers' delta")
+    parser.add_argument("--delta", type=float, default=1e-9, help="the peers' delta (and bayesnb's, with --mechanism "
+                        "gaussian)")
+    parser.add_argument("--mechanism", choices=("laplace", "gaussian"), default="laplace",
+                        help="bayesnb's noise: laplace (pure epsilon-DP) or gaussian ((epsilon, --delta)-DP, as the peers)")
     parser.add_argument("--aim-rounds", type=int, default=30, help="cap on AIM's rounds")
     parser.add_argument("--aim-model-mb", type=float, default=80, help="AIM's max_model_size")
     parser.add_argument("--peer-timeout", type=float, default=1800, help="seconds per peer fit")
@@ -454,7 +462,7 @@ def main(argv=None):
     with threadpool_limits(1):
         frame, versions, (n_train, n_test) = run(args)
     print(f"### census private synthesis: {n_train} train / {n_test} test rows (complete rows), {args.seeds} seeds, "
-          f"{args.bins} bins, peers' delta {args.delta:g}, AIM rounds <= {args.aim_rounds}, "
+          f"{args.bins} bins, bayesnb's mechanism {args.mechanism}, peers' delta {args.delta:g}, AIM rounds <= {args.aim_rounds}, "
           f"{time.perf_counter() - t0:.0f} s\n")
     print(table(frame))
     print("\n" + reference(args))

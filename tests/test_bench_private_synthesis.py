@@ -96,8 +96,8 @@ def test_runs_end_to_end_without_peers(tmp_path, capsys):
     if failed:
         assert "| 1 | tan | 0 | not available |" in out
     bps.main(["--data", str(data), "--seeds", "1", "--first-seed", "1", "--epsilons", "1", "--detect-rows", "150",
-              "--methods", "naive", "--save", str(tmp_path / "run2.csv")])
-    capsys.readouterr()
+              "--methods", "naive", "--mechanism", "gaussian", "--save", str(tmp_path / "run2.csv")])
+    assert "bayesnb's mechanism gaussian, peers' delta 1e-09" in capsys.readouterr().out
     merged = bps.main(["--merge", str(tmp_path / "run.csv"), str(tmp_path / "run2.csv")])
     assert len(merged) == len(frame) + 1 and sorted(merged.loc[merged["method"] == "naive", "seed"]) == [0, 1]
     assert "| 1 | naive | 2 |" in capsys.readouterr().out

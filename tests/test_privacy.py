@@ -8,14 +8,17 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import bayesnb as bn
 from helpers import complete_penguins_xy, votes_xy
+from bayesnb.cli.report import model_report
 from bayesnb.families.dp_release import VAR_FLOOR_MIN, var_floor
 from bayesnb.families.gaussian import plug_in
 from bayesnb.families.poisson import lam_of
 from bayesnb.inference.conjugate import fit_block
-from bayesnb.privacy import Budget, analytic_gaussian_sigma, project_simplex
+from bayesnb.privacy import Budget, analytic_gaussian_sigma, gaussian_mu, gdp_epsilon, project_simplex
 
 PARTIES = ["democrat", "republican"]
 SPECIES = ["Adelie", "Chinstrap", "Gentoo"]
@@ -135,11 +138,12 @@ def test_private_fit_is_post_processed_and_the_api_works(penguins):
     assert (var >= VAR_FLOOR_MIN * r2 * (1 - 1e-9)).all() and (var <= r2 * (1 + 1e-9)).all()
     spent = m.privacy_spent_
     assert spent["epsilon"] == 1.0 and spent["delta"] == 1e-5 and spent["mechanism"] == "gaussian"
-    eps = [v[0] for v in spent["split"].values()]
-    deltas = [v[1] for v in spent["split"].values()]
-    assert sum(eps) == pytest.approx(1.0) and sum(deltas) == pytest.approx(1e-5)
-    # one share per released statistic: class counts 1, Gaussian 3 per column, Categorical 1 per column
-    assert eps == pytest.approx([1 / 16, 12 / 16, 3 / 16])
+    # Gaussian shares compose in mu (Budget.split): mu_i**2 in proportion to the statistics released,
+    # one share each: class counts 1, Gaussian 3 per column, Categorical 1 per column
+    mus = np.array([gaussian_mu(*v) for v in spent["split"].values()])
+    np.testing.assert_allclose(mus**2 / gaussian_mu(1.0, 1e-5) ** 2, [1 / 16, 12 / 16, 3 / 16], rtol=1e-6)
+    assert sum(v[1] for v in spent["split"].values()) <= 1e-5
+    assert "Gaussian shares compose by GDP: their epsilons do not add up" in model_report(m)
     # predict, sample, impute, score work as for any model (post-processing)
     assert (m.predict(X) == y).mean() > 0.5  # majority class 0.44; 0.65 on average over 30 noise seeds
     Xs, ys = m.sample(20, random_state=0)
@@ -336,11 +340,39 @@ def test_a_private_model_says_so_in_its_file_and_in_info(tmp_path, votes, capsys
     assert "differential privacy" not in capsys.readouterr().out
 
 
-def test_budget_split_is_basic_composition():
-    b = Budget(1.0, 1e-5, "gaussian", np.random.default_rng(0))
-    parts = b.split([1, 2, 1])
+def test_laplace_budget_split_is_basic_composition():
+    parts = Budget(1.0, 0.0, "laplace", np.random.default_rng(0)).split([1, 2, 1])
     assert [p.epsilon for p in parts] == pytest.approx([0.25, 0.5, 0.25])
-    assert sum(p.delta for p in parts) == pytest.approx(1e-5)
+    assert [p.scale(2.0, 0.0) for p in parts] == pytest.approx([8.0, 4.0, 8.0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(eps=st.floats(0.01, 50.0), log_delta=st.floats(-12.0, -2.0),
+       weights=st.lists(st.floats(0.01, 100.0), min_size=1, max_size=40))
+def test_gaussian_budget_split_composes_exactly_to_the_budget(eps, log_delta, weights):
+    """Gaussian shares of mu_i = L2 / sigma_i compose to sqrt(sum mu_i**2)-GDP (Dong, Roth & Su): that
+    mechanism's privacy profile at epsilon is at most delta, and every share's noise is what its
+    (epsilon_i, delta_i) calls for."""
+    delta = 10.0**log_delta
+    parts = Budget(eps, delta, "gaussian", None).split(weights)
+    mus = np.array([1.0 / p.scale(0.0, 1.0) for p in parts])
+    mu = math.sqrt(float(np.sum(mus**2)))
+    assert mu <= gaussian_mu(eps, delta)
+    assert mu == pytest.approx(gaussian_mu(eps, delta), rel=1e-7)  # the whole budget is used
+    np.testing.assert_allclose(mus**2 / mu**2, np.asarray(weights) / np.sum(weights), rtol=1e-6)
+    assert 1.0 / mu == pytest.approx(analytic_gaussian_sigma(1.0, eps, delta), rel=1e-7)
+    assert sum(p.delta for p in parts) <= delta * (1 + 1e-12)
+    for p, m in zip(parts, mus):
+        assert gdp_epsilon(m, p.delta) == pytest.approx(p.epsilon, rel=1e-9)
+
+
+def test_gaussian_shares_get_less_noise_than_basic_composition():
+    """15 released statistics at (0.9, 1e-9): each share's noise sd for L2 sensitivity sqrt(2) is the
+    joint mechanism's (sensitivity sqrt(2 * 15)); splitting epsilon and delta instead costs 3.8 times the sd."""
+    parts = Budget(0.9, 1e-9, "gaussian", None).split([1] * 15)
+    sd = parts[0].scale(2.0, math.sqrt(2.0))
+    assert sd == pytest.approx(analytic_gaussian_sigma(math.sqrt(30.0), 0.9, 1e-9), rel=1e-7)
+    assert analytic_gaussian_sigma(math.sqrt(2.0), 0.9 / 15, 1e-9 / 15) > 3.5 * sd
 
 
 def test_a_private_fit_does_not_modify_the_data(penguins):

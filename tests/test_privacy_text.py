@@ -18,7 +18,7 @@ from test_privacy_audit import R, epsilon_lower_bound
 
 import bayesnb as bn
 from bayesnb.families.dp_release import RowBound, noisy_row_counts, row_sensitivity, scale_rows
-from bayesnb.privacy import Budget, analytic_gaussian_sigma
+from bayesnb.privacy import Budget, analytic_gaussian_sigma, gaussian_mu
 
 HUGE = 1e9
 L2 = {"row_length": 1.0, "row_norm": "l2", "mechanism": "gaussian", "delta": 1e-5}
@@ -95,7 +95,7 @@ def test_noise_prior_adds_that_many_noise_sds_to_every_released_cell():
     eps, share = 1.0, 0.2
     fits = [bn.MultinomialNB(privacy=bn.DP(eps, classes=[0, 1], random_state=5, noise_prior=c, class_share=share,
                                            **L2)).fit(X, y) for c in (0.0, 3.0)]
-    sigma = analytic_gaussian_sigma(math.sqrt(2), eps * (1 - share), 1e-5 * (1 - share))
+    sigma = math.sqrt(2) / (gaussian_mu(eps, 1e-5) * math.sqrt(1 - share))  # the block's share of mu**2
     diff = fits[1].posterior_.blocks[0].stats.counts - fits[0].posterior_.blocks[0].stats.counts
     np.testing.assert_allclose(diff, 3.0 * sigma)
 
@@ -103,12 +103,13 @@ def test_noise_prior_adds_that_many_noise_sds_to_every_released_cell():
 def test_class_share_sets_the_class_counts_fraction_of_the_budget():
     X, y = text_data()
     m = bn.MultinomialNB(privacy=bn.DP(2.0, classes=[0, 1], class_share=0.05, **L2)).fit(X, y)
+    mu = gaussian_mu(2.0, 1e-5)  # Gaussian shares split mu**2 (Budget.split)
     split = m.privacy_spent_["split"]
-    assert split["class_count"] == pytest.approx((0.1, 5e-7))
-    assert split["block 0 (Multinomial, 40 columns)"] == pytest.approx((1.9, 9.5e-6))
+    assert gaussian_mu(*split["class_count"]) == pytest.approx(mu * math.sqrt(0.05), rel=1e-6)
+    assert gaussian_mu(*split["block 0 (Multinomial, 40 columns)"]) == pytest.approx(mu * math.sqrt(0.95), rel=1e-6)
     # without it: one share each (the default rule, unchanged)
     m = bn.MultinomialNB(privacy=bn.DP(2.0, classes=[0, 1], **L2)).fit(X, y)
-    assert m.privacy_spent_["split"]["class_count"] == pytest.approx((1.0, 5e-6))
+    assert gaussian_mu(*m.privacy_spent_["split"]["class_count"]) == pytest.approx(mu * math.sqrt(0.5), rel=1e-6)
 
 
 def test_the_release_is_deterministic_given_random_state():

@@ -1,7 +1,7 @@
 """The differentially private release of a fit's sufficient statistics (docs/privacy.md).
 
 :func:`private_statistics` splits a :class:`bayesnb.DP` budget over the class counts and the
-blocks (basic composition), releases the class counts here and each block's statistics
+blocks (:meth:`bayesnb.privacy.Budget.split`), releases the class counts here and each block's statistics
 through its family's ``dp_stats``, and reports the split; the conjugate update on the
 released statistics is post-processing.
 """

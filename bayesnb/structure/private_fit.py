@@ -9,7 +9,8 @@ Under ``privacy=DP(epsilon, delta)`` with ``structure="tan"`` or ``"kdb"`` (docs
    between its *declared* bounds, never data quantiles).
 2. The rest (and all of delta) releases the class counts and every node's statistics over its
    contexts (class, parents' states), split as the naive release splits its budget over columns: one
-   share for the class counts and ``dp_statistics`` shares per node. Each node's release is its
+   share for the class counts and ``dp_statistics`` shares per node (:meth:`bayesnb.privacy.Budget.split`:
+   basic composition under Laplace, Gaussian DP under the Gaussian mechanism). Each node's release is its
    family's own ``dp_stats`` with the contexts in the role of the classes: a row lies in exactly one
    context of a node (none when the node or a parent is missing), so replacing a row moves at most one
    unit out of one context and into another, the sensitivities of the naive release. The contexts
