@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 import bayesnb as bn
+from bayesnb.privacy import analytic_gaussian_sigma
 from bayesnb.structure import engine as _mx
 from bayesnb.structure.bins import N_BINS
 from bayesnb.structure.private_fit import AUTO_MIN_SNR, STRUCTURE_SHARE, auto_kind, declared_edges, naive_block_stats
@@ -160,11 +161,15 @@ def test_auto_chooses_by_a_public_rule(votes):
     states = [specs[0][1].encode(X.to_numpy(object))[1]]
     # the ratio: rows per cell of a TAN table (n / (K V^2), V = 2) over the Laplace scale 2 S / eps_tables
     S = 1 + d
-    kind, ratio = auto_kind(n, 1.0, 2, specs, states)
+    kind, ratio = auto_kind(n, bn.DP(1.0), 2, specs, states)
     assert np.isclose(ratio, n / 8 / (2 * S / (1 - STRUCTURE_SHARE)))
     eps_at = AUTO_MIN_SNR / ratio  # the epsilon where the rule switches
-    assert auto_kind(n, 1.01 * eps_at, 2, specs, states)[0] == "tan"
-    assert auto_kind(n, 0.99 * eps_at, 2, specs, states)[0] == "naive"
+    assert auto_kind(n, bn.DP(1.01 * eps_at), 2, specs, states)[0] == "tan"
+    assert auto_kind(n, bn.DP(0.99 * eps_at), 2, specs, states)[0] == "naive"
+    # the Gaussian mechanism: the scale is the sd of one count, its share of mu**2 being 1 / S of the tables'
+    g = bn.DP(1.0, delta=1e-6, mechanism="gaussian")
+    sd = analytic_gaussian_sigma(np.sqrt(2.0), 1 - STRUCTURE_SHARE, 1e-6) * np.sqrt(S)
+    assert np.isclose(auto_kind(n, g, 2, specs, states)[1], n / 8 / sd, rtol=1e-6)
     small = private_votes(X, y, "auto", eps=0.99 * eps_at, auto_cv=False)
     large = private_votes(X, y, "auto", eps=1.01 * eps_at, auto_cv=False)
     assert small.structure_kind_ == "naive" and not any(k.startswith("structure") for k in small.privacy_spent_["split"])

@@ -24,7 +24,7 @@ class PrivateStructureMixin:
         """The structure a private fit of ``n`` rows learns (``"naive"``: the naive release); ``"auto"``
         by :func:`~bayesnb.structure.private_fit.auto_kind` (public quantities only)."""
         if self.structure == "auto":
-            return on_call.private_fit.auto_kind(n, self.privacy.epsilon, len(self.privacy.classes), specs, states)[0]
+            return on_call.private_fit.auto_kind(n, self.privacy, len(self.privacy.classes), specs, states)[0]
         return self.structure
 
     def _check_structure_privacy(self):

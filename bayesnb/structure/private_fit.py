@@ -96,20 +96,23 @@ def _nodes(specs, states, bounds, names, who):
 AUTO_MIN_SNR = 2.0
 
 
-def auto_kind(n, epsilon, K, specs, states) -> tuple:
+def auto_kind(n, dp, K, specs, states) -> tuple:
     """``structure="auto"`` under DP, from public quantities only: ``("tan" or "naive", ratio)``.
 
-    ``ratio = n / (K V^2) / (2 S / ((1 - STRUCTURE_SHARE) epsilon))``: the rows a table cell of a TAN
-    node holds on average (``V`` the most states of a column: declared categories, or
-    :data:`~bayesnb.structure.bins.N_BINS` bins) over the Laplace scale of its noise (``S`` the
-    statistics released: 1 for the class counts plus every column's ``dp_statistics``). TAN when
-    ``ratio >= AUTO_MIN_SNR`` (docs/privacy.md), else naive. ``n``, epsilon, the classes and the
-    categories are public; nothing is read from the data.
+    ``ratio = n / (K V^2) / b``: the rows a table cell of a TAN node holds on average (``V`` the most
+    states of a column: declared categories, or :data:`~bayesnb.structure.bins.N_BINS` bins) over the
+    noise scale ``b`` of one released count (L1 sensitivity 2, L2 ``sqrt(2)``) with the tables'
+    ``1 - STRUCTURE_SHARE`` of the budget split over ``S`` statistics (1 for the class counts plus
+    every column's ``dp_statistics``): Laplace ``b = 2 S / ((1 - STRUCTURE_SHARE) epsilon)``, Gaussian its
+    sd (:meth:`bayesnb.privacy.Budget.split`). TAN when ``ratio >= AUTO_MIN_SNR`` (docs/privacy.md),
+    else naive. ``n``, the budget, the classes and the categories are public; nothing is read from
+    the data.
 
     Parameters
     ----------
     n : int
-    epsilon : float
+    dp : bayesnb.DP
+        The privacy setting (epsilon, delta, mechanism).
     K : int
         Number of (declared) classes.
     specs : list of (columns, Family)
@@ -126,7 +129,8 @@ def auto_kind(n, epsilon, K, specs, states) -> tuple:
         values = fam.value_columns(st)
         V = max([V] + ([len(v[0]) for v in values] if values is not None else [N_BINS]))
         S += fam.dp_statistics * len(cols)
-    ratio = n / (K * V * V) / (2.0 * S / ((1.0 - STRUCTURE_SHARE) * float(epsilon)))
+    tables = Budget((1.0 - STRUCTURE_SHARE) * float(dp.epsilon), float(dp.delta), dp.mechanism, None)
+    ratio = n / (K * V * V) / tables.split([1.0] * S)[0].scale(2.0, np.sqrt(2.0))
     return ("tan" if ratio >= AUTO_MIN_SNR else "naive"), float(ratio)
 
 
