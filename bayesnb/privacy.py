@@ -185,6 +185,8 @@ class Budget:
         tiny): its :meth:`scale` is then ``L2 / mu_i``. The epsilons of Gaussian shares do not add up.
         """
         w = np.asarray(weights, dtype=float)
+        if not (w > 0).all():
+            raise ValueError(f"Budget.split: every weight must be > 0; received {w.tolist()}.")
         w = w / w.sum()
         if self.mechanism == "laplace":
             return [Budget(self.epsilon * f, self.delta * f, self.mechanism, self.rng) for f in w]

@@ -344,6 +344,8 @@ def test_laplace_budget_split_is_basic_composition():
     parts = Budget(1.0, 0.0, "laplace", np.random.default_rng(0)).split([1, 2, 1])
     assert [p.epsilon for p in parts] == pytest.approx([0.25, 0.5, 0.25])
     assert [p.scale(2.0, 0.0) for p in parts] == pytest.approx([8.0, 4.0, 8.0])
+    with pytest.raises(ValueError, match="every weight must be > 0"):
+        Budget(1.0, 1e-6, "gaussian", None).split([1, 0])
 
 
 @settings(max_examples=60, deadline=None)

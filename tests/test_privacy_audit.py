@@ -98,6 +98,21 @@ def test_the_audit_fails_for_noise_scaled_for_probabilities(mechanism, delta):
     assert epsilon_lower_bound(a, b, delta) > 2 * eps
 
 
+def test_gaussian_shares_composed_by_gdp_pass_the_audit():
+    """Ten Gaussian shares of one budget (``Budget.split``: mu**2 split, Gaussian DP) each release the
+    counts; the sum of the ten differences is the likelihood-ratio statistic of the joint release. The
+    negative control gives every share the whole budget, as if composition were free."""
+    eps, delta, k = 1.0, 1e-5, 10
+
+    def joint(budgets):
+        return [sum(categorical_releases(v, b) for b in budgets) for v in NEIGHBOURS]
+
+    rng = np.random.default_rng(15)
+    lb = epsilon_lower_bound(*joint(Budget(eps, delta, "gaussian", rng).split([1] * k)), delta)
+    assert 0.15 * eps < lb <= eps  # 0.25-0.29 over noise seeds 0-5
+    assert epsilon_lower_bound(*joint([Budget(eps, delta, "gaussian", rng)] * k), delta) > 1.2 * eps  # 1.49-1.62
+
+
 def test_the_gaussian_block_release_passes_the_audit():
     """The clipped mean of a Gaussian block, one value moved from one bound to the other."""
     eps = 1.0
