@@ -166,12 +166,16 @@ class Budget:
         The share.
     mechanism : {"laplace", "gaussian"}
     rng : numpy.random.Generator
+    mu : float, optional
+        Gaussian only: the share's ``L2 / sigma``, set by :meth:`split` (the noise then reads it
+        directly); None: the ``mu`` of (epsilon, delta), :func:`gaussian_mu`.
     """
 
     epsilon: float
     delta: float
     mechanism: str
     rng: Any
+    mu: Any = None
 
     def split(self, weights) -> list:
         """Shares in proportion to ``weights``, composing back to this budget.
@@ -180,9 +184,10 @@ class Budget:
         mechanisms is exact in Gaussian differential privacy (Dong, Roth & Su 2022, Corollary 3.3):
         mechanisms of ``mu_i = L2_i / sigma_i`` compose to ``mu = sqrt(sum mu_i**2)``, and the
         budget's ``mu`` is the one whose privacy profile meets (epsilon, delta) (:func:`gaussian_mu`).
-        Share ``i`` gets ``mu_i**2 = w_i mu**2`` and is stated as the (epsilon_i, delta_i) that a
-        ``mu_i``-GDP mechanism meets exactly, ``delta_i = w_i delta`` (less where ``mu_i`` is that
-        tiny): its :meth:`scale` is then ``L2 / mu_i``. The epsilons of Gaussian shares do not add up.
+        Share ``i`` gets ``mu_i**2 = w_i mu**2`` (its :meth:`scale` is ``L2 / mu_i``) and is stated
+        as the (epsilon_i, delta_i) that a ``mu_i``-GDP mechanism meets exactly, ``delta_i = w_i delta``
+        (less where ``w_i delta`` exceeds half of ``mu_i``'s delta at epsilon 0). The epsilons of
+        Gaussian shares do not add up, and one may exceed the whole budget's when delta is large.
         """
         w = np.asarray(weights, dtype=float)
         if not (w > 0).all():
@@ -190,22 +195,25 @@ class Budget:
         w = w / w.sum()
         if self.mechanism == "laplace":
             return [Budget(self.epsilon * f, self.delta * f, self.mechanism, self.rng) for f in w]
-        mu = gaussian_mu(self.epsilon, self.delta)
+        mu = self.mu if self.mu is not None else gaussian_mu(self.epsilon, self.delta)
         out = []
         for f in w:
-            m = mu * math.sqrt(f) * (1.0 - 1e-9)  # below the root finder's tolerance: the sum never exceeds mu
+            m = mu * math.sqrt(f)  # sum m**2 = mu**2: the noise reads m itself (scale)
             d = min(self.delta * f, 0.5 * _gdp_delta(m, 0.0))  # > 0: the share's epsilon is then > 0
-            out.append(Budget(gdp_epsilon(m, d), d, self.mechanism, self.rng))
+            if not d > 0:
+                raise ValueError(f"DP: a Gaussian share of mu={m:.3g} is too small to state as (epsilon, delta) "
+                                 f"(epsilon={self.epsilon:g} split {len(w)} ways); give a larger epsilon.")
+            out.append(Budget(gdp_epsilon(m, d), d, self.mechanism, self.rng, m))
         return out
 
     def scale(self, l1: float, l2: float) -> float:
         """The noise scale for a query of L1 sensitivity ``l1`` and L2 sensitivity ``l2``.
 
-        Laplace: ``b = l1 / epsilon``; Gaussian: the analytic ``sigma`` for ``l2``.
+        Laplace: ``b = l1 / epsilon``; Gaussian: ``l2 / mu`` (the analytic ``sigma`` for ``l2``).
         """
         if self.mechanism == "laplace":
             return l1 / self.epsilon
-        return analytic_gaussian_sigma(l2, self.epsilon, self.delta)
+        return l2 / self.mu if self.mu is not None else analytic_gaussian_sigma(l2, self.epsilon, self.delta)
 
     def noise_variance(self, l1: float, l2: float) -> float:
         """The variance of the noise :meth:`noisy` adds per entry: ``2 b**2`` (Laplace), ``sigma**2`` (Gaussian).
@@ -253,7 +261,11 @@ def analytic_gaussian_sigma(l2: float, epsilon: float, delta: float) -> float:
     lo = hi
     while excess(lo) <= 0 and lo > 1e-12 * l2:
         lo /= 2
-    return float(brentq(excess, lo, hi, xtol=1e-12 * l2))
+    s = float(brentq(excess, lo, hi, xtol=1e-12 * l2, rtol=1e-14))
+    step = 1e-13
+    while excess(s) > 0:  # the root's safe side: never a delta above the one asked
+        s, step = s * (1.0 + step), 2.0 * step
+    return s
 
 
 def _gdp_delta(mu: float, epsilon: float) -> float:
