@@ -9,6 +9,7 @@ import pytest
 import bayesnb as bn
 from bayesnb.synth import private_bins as _synth_bins, private_synth as _synth_private
 from bayesnb.datasets import load_penguins
+from bayesnb.privacy import Budget
 from helpers import cli_sample_as_python
 
 BOUNDS = {"bill_length_mm": (30, 60), "bill_depth_mm": (13, 22), "flipper_length_mm": (170, 235),
@@ -412,6 +413,10 @@ def test_default_bins_grow_with_rows_and_epsilon_within_their_limits():
     assert rule(344, 1.0, 3, 11) < rule(3440, 1.0, 3, 11) < rule(34400, 1.0, 3, 11)
     assert rule(1000, 0.5, 2, 10) < rule(1000, 2.0, 2, 10)
     assert rule(10, 0.01, 5, 50) == _synth_bins.MIN_BINS and rule(10 ** 9, 10.0, 1, 1) == _synth_bins.MAX_BINS
+    # the Gaussian mechanism: the same rule with half the sd of a count of a 1/d share (Budget.split)
+    sd = Budget(1.0, 1e-6, "gaussian", None).split([1, 49])[0].scale(2.0, np.sqrt(2.0))
+    assert rule(3000, 1.0, 3, 50, 1e-6, "gaussian") == round(np.sqrt(3000 / (3 * sd / 2))) == 7
+    assert rule(3000, 1.0, 3, 50) == 4  # Laplace: a count's noise grows as d, the Gaussian's as sqrt(d)
 
 
 def test_given_ranges_on_binned_columns_are_met_and_partial_forbids_refused(penguins):

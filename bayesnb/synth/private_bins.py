@@ -13,6 +13,7 @@ the number of declared classes ``K`` and of modelled columns ``d``. Each release
 has Laplace noise of scale about ``d / epsilon`` (the budget split over the columns) and expects
 ``n / (K B)`` rows; with ``m = n epsilon / (K d)`` and ``B = sqrt(m)`` the expected count of a bin is
 ``sqrt(m)`` noise scales: the bins get finer exactly as fast as each bin's signal-to-noise ratio grows.
+Under the Gaussian mechanism half the sd of a count of a ``1 / d`` share takes the place of ``d / epsilon``.
 ``B`` is kept within ``[MIN_BINS, MAX_BINS]`` (20, the number measured on census), and an integer column
 never has more bins than whole numbers within its bounds (each bin holds a whole number of them).
 """
@@ -37,9 +38,11 @@ MAX_BINS = 20
 MIN_BINS = 2
 
 
-def default_bins(n_rows, epsilon, n_classes, n_columns):
-    """The default number of bins of a private numeric column: ``round(sqrt(n epsilon / (K d)))`` within
-    ``[MIN_BINS, MAX_BINS]`` (module docstring).
+def default_bins(n_rows, epsilon, n_classes, n_columns, delta=0.0, mechanism="laplace"):
+    """The default number of bins of a private numeric column: ``round(sqrt(n / (K c)))`` within
+    ``[MIN_BINS, MAX_BINS]`` (module docstring), ``c`` half the noise scale of one released count
+    when the budget is split over the ``d`` columns: ``d / epsilon`` under Laplace (so
+    ``sqrt(n epsilon / (K d))``), half the sd of a ``1 / d`` Gaussian share (:meth:`bayesnb.privacy.Budget.split`).
 
     Parameters
     ----------
@@ -51,12 +54,20 @@ def default_bins(n_rows, epsilon, n_classes, n_columns):
         Declared classes (1 without a target).
     n_columns : int
         Columns the model releases counts of.
+    delta : float, default=0.0
+    mechanism : {"laplace", "gaussian"}, default="laplace"
+        As in :class:`bayesnb.DP`.
 
     Returns
     -------
     int
     """
-    m = n_rows * epsilon / (max(n_classes, 1) * max(n_columns, 1))
+    from ..privacy import Budget  # (numpy and scipy only)
+
+    d = max(n_columns, 1)
+    budget = Budget(float(epsilon), float(delta), mechanism, None)
+    share = budget.split([1.0, d - 1.0])[0] if d > 1 else budget
+    m = n_rows / (max(n_classes, 1) * 0.5 * share.scale(2.0, math.sqrt(2.0)))
     return int(min(MAX_BINS, max(MIN_BINS, round(math.sqrt(max(m, 0.0))))))
 
 

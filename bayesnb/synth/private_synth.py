@@ -271,7 +271,7 @@ def fit_private(synth, data, split_table):
     bounds = dict(dp.bounds or {})
     numeric = [c for c in X.columns if c in bounds and specs.get(c) != GAUSSIAN and c not in cats]
     d = X.shape[1] + len(synth.missing_indicators_)
-    default = default_bins(len(X), dp.epsilon, len(dp.classes), d)  # public quantities (private_bins)
+    default = default_bins(len(X), dp.epsilon, len(dp.classes), d, dp.delta, dp.mechanism)  # public (private_bins)
     bins = {c: edges_of(bounds[c], specs.get(c, default), pd.api.types.is_integer_dtype(X[c].dtype))
             for c in numeric if pd.api.types.is_numeric_dtype(X[c].dtype) and not _is_bool(X[c].dtype)}
     features = private_features(X, cats, bounds, synth.missing_indicators_, with_category, bins)
