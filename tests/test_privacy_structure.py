@@ -57,6 +57,17 @@ def test_the_gaussian_mechanism_gives_delta_to_the_tables_only(votes):
     assert next(v for k, v in split.items() if k.startswith("structure"))[1] == 0.0
 
 
+def test_class_share_sets_the_class_counts_fraction_of_the_tables_budget(votes):
+    X, y = votes
+    m = bn.CategoricalNB(categories=[["n", "y"]] * X.shape[1], structure="tan", privacy=bn.DP(
+        2.0, classes=PARTIES, random_state=0, class_share=0.05)).fit(X, y)
+    split = m.privacy_spent_["split"]
+    tables = 2.0 * (1 - STRUCTURE_SHARE)
+    assert np.isclose(split["class_count"][0], 0.05 * tables)
+    nodes = [v[0] for k, v in split.items() if k.startswith("node ")]
+    assert np.allclose(nodes, 0.95 * tables / X.shape[1]) and np.isclose(sum(v[0] for v in split.values()), 2.0)
+
+
 def test_numeric_bins_come_from_the_declared_bounds(penguins):
     X, y = penguins
     m = private_penguins(X, y)

@@ -15,7 +15,7 @@ import numpy as np
 from ..families.dp_release import RowBound
 from ..privacy import DP, project_simplex
 
-__all__ = ["block_bounds", "private_statistics", "public_blocks", "release_class_counts"]
+__all__ = ["block_bounds", "private_statistics", "public_blocks", "release_class_counts", "share_weights"]
 
 
 def block_bounds(dp: DP, specs, all_names, who):
@@ -44,8 +44,19 @@ def _block_bounds(bounds, fam, dp):
     return (bounds, RowBound(dp.row_length, dp.row_norm, dp.noise_prior)) if fam.joint_columns else bounds
 
 
-def _shares(dp, weights):
-    """Budget weights: ``[class counts] + blocks``; ``dp.class_share`` (if given) fixes the first's fraction."""
+def share_weights(dp, weights):
+    """Budget weights ``[class counts] + blocks`` (or nodes) with ``dp.class_share``, if given, as the first's fraction.
+
+    Parameters
+    ----------
+    dp : bayesnb.DP
+    weights : list of float
+        The class counts' weight first, then one per block or node.
+
+    Returns
+    -------
+    list of float
+    """
     if dp.class_share is None or len(weights) == 1:
         return weights
     rest = sum(weights[1:])
@@ -94,7 +105,7 @@ def private_statistics(dp: DP, resp, specs, encoded, states, names, all_names, w
     # a block's share: its family's dp_statistics (statistics released per column, each of L1 sensitivity 2)
     # per column, or once for a block whose columns share a row's total (joint_columns: one count vector,
     # whose sensitivity the row length bounds)
-    shares = budget.split(_shares(dp, [1] + [fam.dp_statistics * (1 if fam.joint_columns else len(cols))
+    shares = budget.split(share_weights(dp, [1] + [fam.dp_statistics * (1 if fam.joint_columns else len(cols))
                                             for cols, fam in specs]))
     class_count = release_class_counts(shares[0], resp)
     bounds = block_bounds(dp, specs, all_names, who)

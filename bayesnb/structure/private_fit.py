@@ -30,7 +30,7 @@ from functools import reduce
 
 import numpy as np
 
-from ..inference.private_stats import block_bounds, release_class_counts
+from ..inference.private_stats import block_bounds, release_class_counts, share_weights
 from ..privacy import Budget
 from . import engine as _mx
 from .bins import N_BINS
@@ -255,7 +255,7 @@ def private_structure_release(dp, kind, k, resp, specs, encoded, states, names, 
     parents = private_parents(st, y, [nd.n_states for nd in nodes], K, kind, k, eps_s, budget.rng, pairs,
                               parentless) if picks else tuple(() for _ in nodes)
     tables = Budget(float(dp.epsilon) - eps_s, float(dp.delta), dp.mechanism, budget.rng)
-    shares = tables.split([1] + [nd.family.dp_statistics for nd in nodes])
+    shares = tables.split(share_weights(dp, [1] + [nd.family.dp_statistics for nd in nodes]))  # DP(class_share=) as naive
     class_count = release_class_counts(shares[0], resp)
     stats, rows = [], np.arange(n)
     for j, (nd, pa) in enumerate(zip(nodes, parents)):

@@ -27,6 +27,8 @@ import re
 import numpy as np
 import pandas as pd
 
+from ..privacy import Budget
+
 __all__ = ["GAUSSIAN", "MAX_BINS", "MIN_BINS", "bin_bounds", "binned_columns", "decode", "default_bins", "edges_of", "encode",
            "range_codes"]
 
@@ -62,8 +64,6 @@ def default_bins(n_rows, epsilon, n_classes, n_columns, delta=0.0, mechanism="la
     -------
     int
     """
-    from ..privacy import Budget  # (numpy and scipy only)
-
     d = max(n_columns, 1)
     budget = Budget(float(epsilon), float(delta), mechanism, None)
     share = budget.split([1.0, d - 1.0])[0] if d > 1 else budget
