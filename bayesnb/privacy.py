@@ -52,6 +52,10 @@ class DP:
     mechanism : {"laplace", "gaussian"}, default="laplace"
         Laplace noise calibrated to the L1 sensitivity (pure epsilon-DP), or Gaussian noise
         calibrated to the L2 sensitivity with the analytic calibration ((epsilon, delta)-DP).
+        The statistics' shares compose by basic composition under Laplace and exactly, by
+        Gaussian DP, under the Gaussian mechanism (:meth:`Budget.split`), so a count's noise sd
+        grows as ``sqrt(S)`` with the number ``S`` of statistics released, against ``S`` under
+        Laplace: for tables of many columns the Gaussian adds less noise at a small delta.
     random_state : int, numpy.random.Generator or None
         Seed of the noise. Leave None in real use: a seed known to anyone voids the guarantee.
     classes : array-like
