@@ -116,7 +116,8 @@ def model_report(model, max_columns=8, top=3, random_state=0):
     spent = getattr(model, "privacy_spent_", None)
     if spent is not None:
         parts = "; ".join(f"{k} eps={v[0]:.4g}" + (f" delta={v[1]:.3g}" if v[1] else "") for k, v in spent["split"].items())
-        how = " (Gaussian shares compose by GDP: their epsilons do not add up)" if spent["mechanism"] == "gaussian" else ""
+        gdp = sum(v[0] for v in spent["split"].values()) > spent["epsilon"] * (1 + 1e-9)  # (files before: basic composition)
+        how = " (Gaussian shares compose by GDP: their epsilons do not add up)" if gdp else ""
         lines.append(f"differential privacy: ({spent['epsilon']:g}, {spent['delta']:g})-DP, {spent['mechanism']} "
                      f"mechanism on the sufficient statistics (split{how}: {parts})")
     ev = model.log_evidence_
