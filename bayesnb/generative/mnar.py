@@ -301,15 +301,18 @@ def _selection_counts(post, sc, rho, resp):
     return n1, n0
 
 
-def _m_step(post, encoded, columns, rho, resp, class_params, alpha, shared):
+def _m_step(post, encoded, columns, rho, resp, class_params, alpha, shared, tied=False):
     """New (posterior, selection, counts) from the weighted responsibilities (n, S); ``shared``: one
-    selection probability per bin for every state (counts summed over the states)."""
+    selection probability per bin for every state (counts summed over the states); ``tied``: one for
+    every bin (counts summed over the bins)."""
     extra = {}
     counts = []
     for sc, r in zip(columns, rho):
         n1, n0 = _selection_counts(post, sc, r, resp)
         if shared:
             n1, n0 = (np.broadcast_to(a.sum(0), a.shape).copy() for a in (n1, n0))
+        if tied:
+            n1, n0 = (np.broadcast_to(a.sum(1, keepdims=True), a.shape).copy() for a in (n1, n0))
         counts.append((n1, n0))
         b = post.blocks[sc.block]
         st = _pseudo_stats(b, sc, r, resp[sc.observed_bin < 0].sum(0))
@@ -326,7 +329,7 @@ def _m_step(post, encoded, columns, rho, resp, class_params, alpha, shared):
 
 
 def fit_selection(post, encoded, columns, group, allowed, rw, class_params, *, alpha=1.0, tol=1e-6,
-                  max_iter=200, starts=("flat", "rising", "falling"), by_state=False):
+                  max_iter=200, starts=("flat", "rising", "falling"), by_state=False, tied=False):
     """EM for the selection model from a MAR posterior (flat selection probabilities to start).
 
     Parameters
@@ -356,6 +359,10 @@ def fit_selection(post, encoded, columns, group, allowed, rw, class_params, *, a
         False: ``p(m_j | bin)`` is shared by every state (the missingness depends on the value, not
         on the class: each class then reveals the part of the selection curve where its values
         lie); True: one per (state, bin).
+    tied : bool, default=False
+        True: one selection probability for all the bins (values) of a column, so the missingness does
+        not depend on the value (the MAR model fitted by the same EM, for :mod:`bayesnb.impute.mnar_evidence`;
+        it starts flat only).
 
     Returns
     -------
@@ -371,14 +378,16 @@ def fit_selection(post, encoded, columns, group, allowed, rw, class_params, *, a
         total = log_penalty(state[0])
         for r in state[1]:
             r = r if by_state else r[:1]
+            r = r[:, :1] if tied else r
             with np.errstate(divide="ignore"):
                 total += float(alpha * (np.log(r) + np.log1p(-r)).sum())
         return total
 
     def update(resp):
         p, rho = cache["state"][:2]
-        return _m_step(p, encoded, columns, rho, resp, class_params, alpha, not by_state)
+        return _m_step(p, encoded, columns, rho, resp, class_params, alpha, not by_state, tied)
 
+    starts = ("flat",) if tied else starts
     best = None
     for shape in starts:  # a few iterations from each start, then the best to convergence
         start = _start_selection(columns, len(post.classes), shape)
