@@ -301,3 +301,32 @@ def test_count_column_gets_the_poisson_family_and_a_missingness_node():
     est = NaiveBayes(features={"p": Hurdle(Poisson()), "g": Gaussian()})
     filled = impute_mnar(zeroed, y, estimator=est).table["p"].to_numpy()
     assert np.all(filled == np.round(filled)) and filled.min() >= 0
+
+
+def test_a_whole_number_column_gets_no_ghost_bin():
+    """A 3-valued whole-number column hidden completely at random: no observed value lies on a bin edge and
+    every bin holds observed values (an edge on a value once put its mass in two bins and left an empty top
+    bin whose selection went to 1), so the fitted selection is flat."""
+    rng = np.random.default_rng(0)
+    n = 600
+    y = rng.integers(0, 2, n)
+    year = rng.integers(2007, 2010, n).astype(float)
+    X = pd.DataFrame({"year": np.where(rng.random(n) < 0.3, np.nan, year), "z": rng.normal(y, 1.0)})
+    res = impute_mnar(X, y)
+    (sc,), (rho,) = res.fit.columns, res.fit.selection
+    seen = X["year"].dropna().unique()
+    assert not np.isin(seen, sc.edges).any()
+    assert np.all(np.bincount(sc.observed_bin[sc.observed_bin >= 0], minlength=len(sc.edges) + 1) > 0)
+    assert np.ptp(rho[0]) < 0.1 and abs(rho[0].mean() - 0.3) < 0.05
+
+
+def test_tied_selection_is_the_missing_rate():
+    """``fit_selection(tied=True)``: one probability per column, the Beta posterior mean of its missing share."""
+    from bayesnb.impute.selfmasking import _fit
+
+    X, y, x, hide = _self_masked(n=400)
+    _, _, fit, _, _ = _fit(X, y, "t", estimator=None, n_bins=5, alpha=1.0, tol=1e-6, max_iter=200, by_class=False,
+                           n_components=1, rng=np.random.default_rng(0), tied=True)
+    (rho,) = fit.selection
+    assert rho.shape == (2, 5) and fit.converged
+    np.testing.assert_allclose(rho, (hide.sum() + 1.0) / (len(hide) + 2.0))

@@ -128,6 +128,16 @@ def quantile_edges(x, n_bins):
     return np.unique(q[q > x.min()])
 
 
+def _between_values(x, edges):
+    """``edges`` moved to the midpoint between each and the next larger value of ``x``; one at or above
+    ``x``'s largest value dropped. The bins keep the same observed values, but no observed value lies on
+    an edge, where a whole-number family (which puts ``e`` in the bin above it) and ``observed_bin`` (which
+    puts it in the bin below) would disagree and count its mass twice, and no bin is left without one."""
+    u = np.unique(x)
+    edges = edges[edges < u[-1]]
+    return np.unique((edges + u[np.searchsorted(u, edges, side="right")]) / 2)
+
+
 def _fine_edges(x, edges, n_bins):
     """Quadrature cut points: the bins' edges, finer observed quantiles, and cuts past the observed range."""
     x = x[np.isfinite(x)]
@@ -177,7 +187,7 @@ def selection_columns(post, encoded, n_bins, values=False):
             obs = np.isfinite(x)
             if obs.all() or obs.sum() < 2:
                 continue
-            edges = quantile_edges(x, n_bins)
+            edges = _between_values(x[obs], quantile_edges(x, n_bins))
             try:
                 _column_bins(b, b.posterior, c, edges)
             except NotImplementedError:
