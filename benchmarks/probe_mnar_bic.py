@@ -1,7 +1,7 @@
 """Diagnostic: MAR against self-masking MNAR, both fitted by the same EM, compared by BIC.
 
 For each table, mask (``bench_impute.py``'s MCAR 30%, MAR, MNAR; its ``mask`` and ``blank``) and
-seed, fits two selection models by ``fit_selection`` (through ``impute_mnar``'s ``_fit``) on the same
+seed, ``bayesnb.impute.mnar_evidence.mnar_evidence`` fits two selection models by ``fit_selection`` on the same
 naive model, the same columns and the same variables (every value and every missingness indicator):
 
 - MAR: each missingness node has one probability for all the bins (values) of its column
@@ -27,35 +27,21 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from scipy.special import logsumexp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_impute as BI  # noqa: E402
 from probe_mnar_evidence import MASKS, hidden_scores, tables  # noqa: E402
 
-from bayesnb.generative.mnar import state_posterior_mnar  # noqa: E402
-from bayesnb.impute.selfmasking import _complete, _fit  # noqa: E402
-from bayesnb.inference.em import allowed_states  # noqa: E402
-
-
-def loglik(fit, encoded, codes):
-    """``log p(x_obs, m | y, theta)`` summed over the rows, at the fit's parameters."""
-    allowed = allowed_states(fit.group, codes)
-    rel, row = state_posterior_mnar(fit.posterior, encoded, fit.columns, fit.selection, allowed=allowed)
-    return float((logsumexp(rel, axis=1) + row).sum())
+from bayesnb.impute.mnar_evidence import evidence_fits  # noqa: E402
+from bayesnb.impute.selfmasking import _complete  # noqa: E402
 
 
 def compare(Xm, y, seed):
-    """The two fits' log-likelihoods, objectives, k, n, convergence and completed tables."""
-    out = {}
-    for name, tied in (("MAR", True), ("MNAR", False)):
-        rng = np.random.default_rng(seed)
-        model, encoded, fit, codes, _ = _fit(Xm, y, "probe", estimator=None, n_bins=5, alpha=1.0, tol=1e-6,
-                                             max_iter=200, by_class=False, n_components=1, rng=rng, tied=tied)
-        table = _complete(Xm, fit, encoded, None, "mean", rng, 0.0, "value", "probe")
-        out[name] = (loglik(fit, encoded, codes), fit.em_objective[-1], fit.converged, len(fit.em_objective), table,
-                     sum(r.shape[1] - 1 for r in fit.selection))
-    return out
+    """``mnar_evidence``'s result and each fit's completed table (``strategy="mean"``)."""
+    ev, encoded = evidence_fits(Xm, y)
+    rng = np.random.default_rng(seed)
+    return ev, {name: _complete(Xm, fit, encoded, None, "mean", rng, 0.0, "value", "probe")
+                for name, fit in ev.fits.items()}
 
 
 def main(argv=None):
@@ -72,22 +58,26 @@ def main(argv=None):
             for seed in range(args.seeds):
                 t = time.perf_counter()
                 M = BI.mask(X, kind, np.random.default_rng(seed))
-                r = compare(BI.blank(X, M), y, seed)
-                (l0, o0, c0, i0, t0, _), (l1, o1, c1, i1, t1, k) = r["MAR"], r["MNAR"]
-                pen = 0.5 * k * np.log(X.shape[0])
-                choice = "MNAR" if l1 - l0 > pen else "MAR"
+                ev, filled = compare(BI.blank(X, M), y, seed)
+                (o0, c0, i0), (o1, c1, i1) = ((f.em_objective[-1], f.converged, len(f.em_objective))
+                                              for f in (ev.fits["MAR"], ev.fits["MNAR"]))
+                l0, l1, k, pen, choice, t0, t1 = (ev.loglik_mar, ev.loglik_mnar, ev.k, ev.penalty, ev.choice,
+                                                  filled["MAR"], filled["MNAR"])
                 ok = choice == ("MNAR" if kind == "MNAR" else "MAR")
-                right.setdefault((name, kind), []).append(ok)
                 s0, s1 = hidden_scores(X, M, t0), hidden_scores(X, M, t1)
                 sc = s1 if choice == "MNAR" else s0
+                right.setdefault((name, kind), []).append((ok, *s0, *sc))
                 conv = "" if c0 and c1 else " (not converged)"
                 print(f"{name} | {kind} | {seed} | {l0:.1f} | {l1:.1f} | {l1 - l0:.1f} | {o0:.1f} | {o1:.1f} | "
                       f"{o1 - o0:.1f} | {k} | {pen:.1f} | {choice} | {s0[0]:.3f} / {s0[1]:.3f} | "
                       f"{s1[0]:.3f} / {s1[1]:.3f} | {sc[0]:.3f} / {sc[1]:.3f} | {i0}/{i1}{conv} | "
                       f"{time.perf_counter() - t:.1f}", flush=True)
-    print("\nright choices (MNAR under the MNAR mask, MAR under MCAR and MAR):")
-    for (name, kind), oks in right.items():
-        print(f"{name} | {kind} | {sum(oks)}/{len(oks)}")
+    print("\ntable | mask | right choices (MNAR under the MNAR mask, MAR under MCAR and MAR) | "
+          "mean MAR fill acc / NRMSE | mean chosen fill acc / NRMSE")
+    for (name, kind), rows in right.items():
+        r = np.array(rows, dtype=float)
+        m = np.mean(r, axis=0)
+        print(f"{name} | {kind} | {int(r[:, 0].sum())}/{len(r)} | {m[1]:.3f} / {m[2]:.3f} | {m[3]:.3f} / {m[4]:.3f}")
 
 
 if __name__ == "__main__":

@@ -330,3 +330,25 @@ def test_tied_selection_is_the_missing_rate():
     (rho,) = fit.selection
     assert rho.shape == (2, 5) and fit.converged
     np.testing.assert_allclose(rho, (hide.sum() + 1.0) / (len(hide) + 2.0))
+
+
+@pytest.mark.parametrize("self_masked", [True, False])
+def test_mnar_evidence_chooses_the_mechanism(self_masked):
+    """BIC between the tied (MAR) and the self-masking selection nodes: MNAR on a self-masked column and a
+    self-masked categorical one, MAR when the same share of cells is hidden completely at random."""
+    from bayesnb.impute.mnar_evidence import mnar_evidence
+
+    X, y, x, hide = _self_masked(n=800, seed=1)
+    rng = np.random.default_rng(2)
+    c = X["c"].to_numpy(dtype=object)
+    hide_c = rng.random(len(c)) < np.where(c == "a", 0.5, 0.1)
+    if not self_masked:  # the same numbers of cells, at random
+        hide, hide_c = rng.permutation(hide), rng.permutation(hide_c)
+    X = X.assign(x=np.where(hide, np.nan, x), c=np.where(hide_c, None, c))
+    ev = mnar_evidence(X, y)
+    assert ev.k == 4 + 2 and ev.n == 800 and np.isclose(ev.penalty, 3 * np.log(800))
+    assert ev.choice == ("MNAR" if self_masked else "MAR")
+    gain = ev.loglik_mnar - ev.loglik_mar
+    assert gain > 2 * ev.penalty if self_masked else gain < 0.5 * ev.penalty
+    assert ev.fits["MAR"].converged and ev.fits["MNAR"].converged
+    assert np.ptp(ev.fits["MAR"].selection[0]) == 0.0
