@@ -321,12 +321,12 @@ def test_a_whole_number_column_gets_no_ghost_bin():
 
 
 def test_tied_selection_is_the_missing_rate():
-    """``fit_selection(tied=True)``: one probability per column, the Beta posterior mean of its missing share."""
-    from bayesnb.impute.selfmasking import _fit
+    """``fit_selection(tied=True)`` (mnar_evidence's MAR fit): one probability per column, the Beta posterior
+    mean of its missing share."""
+    from bayesnb.impute.mnar_evidence import mnar_evidence
 
     X, y, x, hide = _self_masked(n=400)
-    _, _, fit, _, _ = _fit(X, y, "t", estimator=None, n_bins=5, alpha=1.0, tol=1e-6, max_iter=200, by_class=False,
-                           n_components=1, rng=np.random.default_rng(0), tied=True)
+    fit = mnar_evidence(X, y).fits["MAR"]
     (rho,) = fit.selection
     assert rho.shape == (2, 5) and fit.converged
     np.testing.assert_allclose(rho, (hide.sum() + 1.0) / (len(hide) + 2.0))

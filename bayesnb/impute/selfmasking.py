@@ -121,11 +121,9 @@ def _check_components(n_components, who):
         raise ValueError(f"{who}: n_components must be an int >= 1 or 'auto'; received {n_components!r}.")
 
 
-def _fit(X, y, who, *, estimator, n_bins, alpha, tol, max_iter, by_class, n_components, rng, categorical=True,
-         tied=False):
+def _fit(X, y, who, *, estimator, n_bins, alpha, tol, max_iter, by_class, n_components, rng, categorical=True):
     """The MAR model (naive, or its latent-class model), the encoded rows, the selection fit, the class
-    index per row and the latent-class fit (None when naive); ``tied``: the selection nodes' bins tied
-    (:func:`~bayesnb.generative.mnar.fit_selection`)."""
+    index per row and the latent-class fit (None when naive)."""
     model = clone(estimator if estimator is not None else NaiveBayes()).fit(X, y)
     encoded, _ = model._encode_blocks(model._check_X(X, reset=False), model.posterior_)
     latent = None
@@ -144,7 +142,7 @@ def _fit(X, y, who, *, estimator, n_bins, alpha, tol, max_iter, by_class, n_comp
     codes = pd.Index(model.classes_).get_indexer(y)
     allowed = allowed_states(group, codes)
     fit = fit_selection(post, encoded, columns, group, allowed, np.ones(X.shape[0]), class_params, alpha=alpha,
-                        tol=tol, max_iter=max_iter, by_state=by_class, tied=tied)
+                        tol=tol, max_iter=max_iter, by_state=by_class)
     return model, encoded, fit, codes, latent
 
 
