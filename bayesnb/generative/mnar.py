@@ -132,7 +132,8 @@ def _between_values(x, edges):
     """``edges`` moved to the midpoint between each and the next larger value of ``x``; one at or above
     ``x``'s largest value dropped. The bins keep the same observed values, but no observed value lies on
     an edge, where a whole-number family (which puts ``e`` in the bin above it) and ``observed_bin`` (which
-    puts it in the bin below) would disagree and count its mass twice, and no bin is left without one."""
+    puts it in the bin below) would disagree and count its mass twice, and no bin is left without one (a
+    column of two values keeps one bin: no self-masking on it)."""
     u = np.unique(x)
     edges = edges[edges < u[-1]]
     return np.unique((edges + u[np.searchsorted(u, edges, side="right")]) / 2)
