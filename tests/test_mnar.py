@@ -301,3 +301,54 @@ def test_count_column_gets_the_poisson_family_and_a_missingness_node():
     est = NaiveBayes(features={"p": Hurdle(Poisson()), "g": Gaussian()})
     filled = impute_mnar(zeroed, y, estimator=est).table["p"].to_numpy()
     assert np.all(filled == np.round(filled)) and filled.min() >= 0
+
+
+def test_a_whole_number_column_gets_no_ghost_bin():
+    """A 3-valued whole-number column hidden completely at random: no observed value lies on a bin edge and
+    every bin holds observed values (an edge on a value once put its mass in two bins and left an empty top
+    bin whose selection went to 1), so the fitted selection is flat."""
+    rng = np.random.default_rng(0)
+    n = 600
+    y = rng.integers(0, 2, n)
+    year = rng.integers(2007, 2010, n).astype(float)
+    X = pd.DataFrame({"year": np.where(rng.random(n) < 0.3, np.nan, year), "z": rng.normal(y, 1.0)})
+    res = impute_mnar(X, y)
+    (sc,), (rho,) = res.fit.columns, res.fit.selection
+    seen = X["year"].dropna().unique()
+    assert not np.isin(seen, sc.edges).any()
+    assert np.all(np.bincount(sc.observed_bin[sc.observed_bin >= 0], minlength=len(sc.edges) + 1) > 0)
+    assert np.ptp(rho[0]) < 0.1 and abs(rho[0].mean() - 0.3) < 0.05
+
+
+def test_tied_selection_is_the_missing_rate():
+    """``fit_selection(tied=True)`` (mnar_evidence's MAR fit): one probability per column, the Beta posterior
+    mean of its missing share."""
+    from bayesnb.impute.mnar_evidence import mnar_evidence
+
+    X, y, x, hide = _self_masked(n=400)
+    fit = mnar_evidence(X, y).fits["MAR"]
+    (rho,) = fit.selection
+    assert rho.shape == (2, 5) and fit.converged
+    np.testing.assert_allclose(rho, (hide.sum() + 1.0) / (len(hide) + 2.0))
+
+
+@pytest.mark.parametrize("self_masked", [True, False])
+def test_mnar_evidence_chooses_the_mechanism(self_masked):
+    """BIC between the tied (MAR) and the self-masking selection nodes: MNAR on a self-masked column and a
+    self-masked categorical one, MAR when the same share of cells is hidden completely at random."""
+    from bayesnb.impute.mnar_evidence import mnar_evidence
+
+    X, y, x, hide = _self_masked(n=800, seed=1)
+    rng = np.random.default_rng(2)
+    c = X["c"].to_numpy(dtype=object)
+    hide_c = rng.random(len(c)) < np.where(c == "a", 0.5, 0.1)
+    if not self_masked:  # the same numbers of cells, at random
+        hide, hide_c = rng.permutation(hide), rng.permutation(hide_c)
+    X = X.assign(x=np.where(hide, np.nan, x), c=np.where(hide_c, None, c))
+    ev = mnar_evidence(X, y)
+    assert ev.k == 4 + 2 and ev.n == 800 and np.isclose(ev.penalty, 3 * np.log(800))
+    assert ev.choice == ("MNAR" if self_masked else "MAR")
+    gain = ev.loglik_mnar - ev.loglik_mar
+    assert gain > 2 * ev.penalty if self_masked else gain < 0.5 * ev.penalty
+    assert ev.fits["MAR"].converged and ev.fits["MNAR"].converged
+    assert np.ptp(ev.fits["MAR"].selection[0]) == 0.0

@@ -128,6 +128,17 @@ def quantile_edges(x, n_bins):
     return np.unique(q[q > x.min()])
 
 
+def _between_values(x, edges):
+    """``edges`` moved to the midpoint between each and the next larger value of ``x``; one at or above
+    ``x``'s largest value dropped. The bins keep the same observed values, but no observed value lies on
+    an edge, where a whole-number family (which puts ``e`` in the bin above it) and ``observed_bin`` (which
+    puts it in the bin below) would disagree and count its mass twice, and no bin is left without one (a
+    column of two values keeps one bin: no self-masking on it)."""
+    u = np.unique(x)
+    edges = edges[edges < u[-1]]
+    return np.unique((edges + u[np.searchsorted(u, edges, side="right")]) / 2)
+
+
 def _fine_edges(x, edges, n_bins):
     """Quadrature cut points: the bins' edges, finer observed quantiles, and cuts past the observed range."""
     x = x[np.isfinite(x)]
@@ -177,7 +188,7 @@ def selection_columns(post, encoded, n_bins, values=False):
             obs = np.isfinite(x)
             if obs.all() or obs.sum() < 2:
                 continue
-            edges = quantile_edges(x, n_bins)
+            edges = _between_values(x[obs], quantile_edges(x, n_bins))
             try:
                 _column_bins(b, b.posterior, c, edges)
             except NotImplementedError:
@@ -301,15 +312,18 @@ def _selection_counts(post, sc, rho, resp):
     return n1, n0
 
 
-def _m_step(post, encoded, columns, rho, resp, class_params, alpha, shared):
+def _m_step(post, encoded, columns, rho, resp, class_params, alpha, shared, tied=False):
     """New (posterior, selection, counts) from the weighted responsibilities (n, S); ``shared``: one
-    selection probability per bin for every state (counts summed over the states)."""
+    selection probability per bin for every state (counts summed over the states); ``tied``: one for
+    every bin (counts summed over the bins)."""
     extra = {}
     counts = []
     for sc, r in zip(columns, rho):
         n1, n0 = _selection_counts(post, sc, r, resp)
         if shared:
             n1, n0 = (np.broadcast_to(a.sum(0), a.shape).copy() for a in (n1, n0))
+        if tied:
+            n1, n0 = (np.broadcast_to(a.sum(1, keepdims=True), a.shape).copy() for a in (n1, n0))
         counts.append((n1, n0))
         b = post.blocks[sc.block]
         st = _pseudo_stats(b, sc, r, resp[sc.observed_bin < 0].sum(0))
@@ -326,7 +340,7 @@ def _m_step(post, encoded, columns, rho, resp, class_params, alpha, shared):
 
 
 def fit_selection(post, encoded, columns, group, allowed, rw, class_params, *, alpha=1.0, tol=1e-6,
-                  max_iter=200, starts=("flat", "rising", "falling"), by_state=False):
+                  max_iter=200, starts=("flat", "rising", "falling"), by_state=False, tied=False):
     """EM for the selection model from a MAR posterior (flat selection probabilities to start).
 
     Parameters
@@ -356,6 +370,10 @@ def fit_selection(post, encoded, columns, group, allowed, rw, class_params, *, a
         False: ``p(m_j | bin)`` is shared by every state (the missingness depends on the value, not
         on the class: each class then reveals the part of the selection curve where its values
         lie); True: one per (state, bin).
+    tied : bool, default=False
+        True: one selection probability for all the bins (values) of a column, so the missingness does
+        not depend on the value (the MAR model fitted by the same EM, for :mod:`bayesnb.impute.mnar_evidence`;
+        it starts flat only).
 
     Returns
     -------
@@ -371,14 +389,16 @@ def fit_selection(post, encoded, columns, group, allowed, rw, class_params, *, a
         total = log_penalty(state[0])
         for r in state[1]:
             r = r if by_state else r[:1]
+            r = r[:, :1] if tied else r
             with np.errstate(divide="ignore"):
                 total += float(alpha * (np.log(r) + np.log1p(-r)).sum())
         return total
 
     def update(resp):
         p, rho = cache["state"][:2]
-        return _m_step(p, encoded, columns, rho, resp, class_params, alpha, not by_state)
+        return _m_step(p, encoded, columns, rho, resp, class_params, alpha, not by_state, tied)
 
+    starts = ("flat",) if tied else starts
     best = None
     for shape in starts:  # a few iterations from each start, then the best to convergence
         start = _start_selection(columns, len(post.classes), shape)

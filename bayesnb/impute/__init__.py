@@ -6,7 +6,8 @@
   imputer an estimator fits for its own missing cells
 - :mod:`~bayesnb.impute.mvn`, :mod:`~bayesnb.impute.niw`, :mod:`~bayesnb.impute.mvn_mnar` --
   the multivariate-normal configuration (Normal-Inverse-Wishart), and its self-masking variant
-- :mod:`~bayesnb.impute.selfmasking` -- :func:`impute_mnar` / :func:`mnar_sensitivity`
+- :mod:`~bayesnb.impute.selfmasking` -- :func:`impute_mnar` / :func:`mnar_sensitivity`; :mod:`~bayesnb.impute.mnar_evidence`
+  -- MAR or MNAR by BIC (opt-in)
 - :mod:`~bayesnb.impute.pooling` -- :func:`pool`: Rubin's rules over multiple imputations
 - :mod:`~bayesnb.impute.relations` -- deterministic relations between columns
 
