@@ -219,6 +219,12 @@ class Budget:
             return l1 / self.epsilon
         return l2 / self.mu if self.mu is not None else analytic_gaussian_sigma(l2, self.epsilon, self.delta)
 
+    def count_scale(self, n_shares: int = 1) -> float:
+        """The noise scale of one released count (L1 sensitivity 2, L2 ``sqrt(2)``: a replaced row moves one
+        unit out of a cell and into another) drawn with one of ``n_shares`` equal shares of this budget."""
+        share = self.split([1.0, n_shares - 1.0])[0] if n_shares > 1 else self
+        return share.scale(2.0, math.sqrt(2.0))
+
     def noise_variance(self, l1: float, l2: float) -> float:
         """The variance of the noise :meth:`noisy` adds per entry: ``2 b**2`` (Laplace), ``sigma**2`` (Gaussian).
 

@@ -130,8 +130,7 @@ def auto_kind(n, dp, K, specs, states) -> tuple:
         V = max([V] + ([len(v[0]) for v in values] if values is not None else [N_BINS]))
         S += fam.dp_statistics * len(cols)
     tables = Budget((1.0 - STRUCTURE_SHARE) * float(dp.epsilon), float(dp.delta), dp.mechanism, None)
-    share = tables.split([1.0, S - 1.0])[0] if S > 1 else tables  # one of S equal shares
-    ratio = n / (K * V * V) / share.scale(2.0, np.sqrt(2.0))
+    ratio = n / (K * V * V) / tables.count_scale(S)
     return ("tan" if ratio >= AUTO_MIN_SNR else "naive"), float(ratio)
 
 

@@ -64,10 +64,8 @@ def default_bins(n_rows, epsilon, n_classes, n_columns, delta=0.0, mechanism="la
     -------
     int
     """
-    d = max(n_columns, 1)
-    budget = Budget(float(epsilon), float(delta), mechanism, None)
-    share = budget.split([1.0, d - 1.0])[0] if d > 1 else budget
-    m = n_rows / (max(n_classes, 1) * 0.5 * share.scale(2.0, math.sqrt(2.0)))
+    c = 0.5 * Budget(float(epsilon), float(delta), mechanism, None).count_scale(max(n_columns, 1))
+    m = n_rows / (max(n_classes, 1) * c)
     return int(min(MAX_BINS, max(MIN_BINS, round(math.sqrt(max(m, 0.0))))))
 
 
