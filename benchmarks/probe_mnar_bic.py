@@ -38,7 +38,7 @@ from bayesnb.impute.selfmasking import _complete  # noqa: E402
 
 def compare(Xm, y, seed):
     """``mnar_evidence``'s result and each fit's completed table (``strategy="mean"``)."""
-    ev, encoded = evidence_fits(Xm, y)
+    ev, encoded, _ = evidence_fits(Xm, y)
     rng = np.random.default_rng(seed)
     return ev, {name: _complete(Xm, fit, encoded, None, "mean", rng, 0.0, "value", "probe")
                 for name, fit in ev.fits.items()}

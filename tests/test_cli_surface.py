@@ -18,7 +18,7 @@ SURFACE = {
     "fit": ("-h/--help --debug -q/--quiet data --target --family --numeric-family --alpha --columns "
             "--drop-unlabelled --na-values --numeric --categorical -o/--output --force --chunksize --classes "
             "--semi-supervised --structure --k --edge-score --for-imputation --configurations --label-given "
-            "--search-rows --seed --privacy --public-unlabelled --key-file"),
+            "--search-rows --seed --missingness --privacy --public-unlabelled --key-file"),
     "mcmc": ("-h/--help --debug -q/--quiet data --target --family --numeric-family --alpha --columns "
              "--drop-unlabelled --na-values --numeric --categorical --model --key-file --structure --k "
              "--edge-score --components -o/--output --draws --warmup --chains --seed --target-accept --rows "
@@ -35,10 +35,11 @@ SURFACE = {
     "sample": ("-h/--help --debug -q/--quiet model --key-file -n -o/--output --force --format --target --seed "
                "--prior --float-format"),
     "impute-table": ("-h/--help --debug -q/--quiet data -o/--output --force --format --target --drop-unlabelled "
-                     "--label-given --configurations --search-rows --seed --na-values --numeric --categorical "
-                     "--float-format"),
+                     "--label-given --configurations --missingness --search-rows --seed --na-values --numeric "
+                     "--categorical --float-format"),
     "fit-imputer": ("-h/--help --debug -q/--quiet data -o/--output --force --target --drop-unlabelled --label-given "
-                    "--configurations --search-rows --seed --na-values --numeric --categorical --key-file"),
+                    "--configurations --missingness --search-rows --seed --na-values --numeric --categorical "
+                    "--key-file"),
     "datasets": ("-h/--help --debug -q/--quiet action name -o/--output --force --format"),
     "check": ("-h/--help --debug -q/--quiet model data --na-values --numeric --categorical --key-file --target "
               "--drop-unlabelled --replicates --seed --marginals --json -o/--output --force --format"),

@@ -334,8 +334,10 @@ def test_tied_selection_is_the_missing_rate():
 
 @pytest.mark.parametrize("self_masked", [True, False])
 def test_mnar_evidence_chooses_the_mechanism(self_masked):
-    """BIC between the tied (MAR) and the self-masking selection nodes: MNAR on a self-masked column and a
-    self-masked categorical one, MAR when the same share of cells is hidden completely at random."""
+    """BIC between the tied (MAR) and the self-masking selection nodes: the self-masking model gains far more
+    than the penalty on a self-masked column and a self-masked categorical one, nothing when the same share of
+    cells is hidden completely at random. Here the class nearly fixes both columns' values, so a missing rate
+    per class (MAR by state) explains the self-masked cells as well: not identified, the choice is MAR."""
     from bayesnb.impute.mnar_evidence import mnar_evidence
 
     X, y, x, hide = _self_masked(n=800, seed=1)
@@ -347,8 +349,13 @@ def test_mnar_evidence_chooses_the_mechanism(self_masked):
     X = X.assign(x=np.where(hide, np.nan, x), c=np.where(hide_c, None, c))
     ev = mnar_evidence(X, y)
     assert ev.k == 4 + 2 and ev.n == 800 and np.isclose(ev.penalty, 3 * np.log(800))
-    assert ev.choice == ("MNAR" if self_masked else "MAR")
+    assert ev.k_state == 2 * (2 - 1) - 6  # one probability per (column, class) against 4 + 2 bins' extra ones
     gain = ev.loglik_mnar - ev.loglik_mar
     assert gain > 2 * ev.penalty if self_masked else gain < 0.5 * ev.penalty
-    assert ev.fits["MAR"].converged and ev.fits["MNAR"].converged
+    by_state = ev.loglik_mnar - ev.loglik_mar_state
+    assert by_state < -0.5 * ev.k_state * np.log(ev.n)  # MAR by state has the lower BIC in both cases
+    assert ev.choice == "MAR"
+    assert ev.fits["MAR"].converged and ev.fits["MNAR"].converged and ev.fits["MAR by state"].converged
     assert np.ptp(ev.fits["MAR"].selection[0]) == 0.0
+    assert np.ptp(ev.fits["MAR by state"].selection[0], axis=1).max() == 0.0  # tied over the bins, per class
+

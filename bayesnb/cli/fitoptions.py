@@ -5,7 +5,7 @@
 ``--structure``, ``--k`` and ``--edge-score`` (``bayesnb mcmc`` takes them too: ``run_mcmc`` samples
 every structure), and :func:`with_structure` passes them to the estimator the command builds (its
 ``structure``, ``k`` and ``edge_score`` hyperparameters); :func:`imputation_options` turns
-``--for-imputation`` (with ``--configurations``, ``--label-given``, ``--search-rows`` and ``--seed``) into
+``--for-imputation`` (with ``--configurations``, ``--label-given``, ``--search-rows``, ``--seed`` and ``--missingness``) into
 ``fit(X, y, impute=Imputer(configurations=..., label_given=..., search_rows=..., random_state=SEED))``;
 :func:`privacy_options` reads ``--privacy SPEC`` (``DP``'s keyword arguments, and the declared categories) and
 ``--public-unlabelled``, and :func:`with_privacy` gives the estimator ``privacy=DP(...)`` and those categories.
@@ -58,6 +58,8 @@ def add_fit_options(q):
     q.add_argument("--search-rows", type=int, default=None, metavar="N",
                    help="with --for-imputation: rows of the latent-class component search (default 5000)")
     q.add_argument("--seed", type=seed_value, default=None, help="with --for-imputation: random seed (default 0)")
+    q.add_argument("--missingness", choices=("mar", "auto", "mnar"), default=None,
+                   help="with --for-imputation: how cells came to be missing (as impute-table; default mar)")
     q.add_argument("--privacy", default=None, metavar="SPEC",
                    help="fit with differential privacy: privacy=DP(**SPEC), SPEC a JSON file (or the JSON object "
                         "itself) of DP's keyword arguments (epsilon, delta, mechanism, bounds, classes, row_length, "
@@ -155,7 +157,7 @@ def imputation_options(model, args):
     """
     if not hasattr(args, "for_imputation"):  # a command without these options (bayesnb mcmc: its own --seed)
         return {}
-    given = [f"--{o.replace('_', '-')}" for o in ("configurations", "search_rows", "seed")
+    given = [f"--{o.replace('_', '-')}" for o in ("configurations", "search_rows", "seed", "missingness")
              if getattr(args, o, None) is not None] + (["--label-given"] if getattr(args, "label_given", False) else [])
     if not getattr(args, "for_imputation", False):
         if given:
@@ -170,7 +172,8 @@ def imputation_options(model, args):
     if args.search_rows is not None and args.search_rows < 2:
         raise UsageError(f"--search-rows must be at least 2; received {args.search_rows}")
     imp = when_run.Imputer(configurations=parse_configurations(args.configurations or "auto"),
-                           label_given=args.label_given, random_state=0 if args.seed is None else args.seed)
+                           label_given=args.label_given, random_state=0 if args.seed is None else args.seed,
+                           missingness=args.missingness or "mar")
     return {"impute": imp if args.search_rows is None else imp.set_params(search_rows=args.search_rows)}
 
 

@@ -52,6 +52,10 @@ def add_imputer_options(q):
     q.add_argument("--configurations", default="auto", metavar="auto|A,B",
                    help="configurations to choose among: auto (naive,latent,tan,mvn,tan-mi; the default) or some of them "
                         "separated by commas; one name: no selection")
+    q.add_argument("--missingness", choices=("mar", "auto", "mnar"), default="mar",
+                   help="how cells came to be missing: mar (at random given the observed cells; the default), auto "
+                        "(at random unless BIC says that columns are missing because of their own values: then "
+                        "those columns are filled from the self-masking model), or mnar (self-masking, no test)")
     q.add_argument("--search-rows", type=int, default=5000, metavar="N",
                    help="rows the latent-class component search runs on when DATA has more (default 5000)")
     q.add_argument("--seed", type=seed_value, default=0, help="random seed (default 0)")
@@ -64,8 +68,9 @@ def choices_note(imp, columns=None):
     for col, cfg in imp.chosen_.items():
         if columns is None or col in columns:
             by.setdefault(cfg, []).append(str(col))
-    return "; ".join(f"{cfg}{f' ({imp.n_components_} component(s) per class)' if cfg == 'latent' else ''} for "
-                     + ", ".join(cols) for cfg, cols in by.items())
+    how = {"latent": f" ({imp.n_components_} component(s) per class)",
+           "mnar": " (self-masking: missing because of their own values, by BIC)"}
+    return "; ".join(f"{cfg}{how.get(cfg, '')} for " + ", ".join(cols) for cfg, cols in by.items())
 
 
 def _imputer_and_table(args, columns):
@@ -87,7 +92,7 @@ def _imputer_and_table(args, columns):
     among = when_run.CONFIGURATIONS if configurations == "auto" else configurations
     status(f"choosing per column among {', '.join(among)} on hidden observed cells of {len(X)} rows")
     imp = when_run.Imputer(configurations=configurations, label_given=args.label_given, search_rows=args.search_rows,
-                  random_state=args.seed, columns=columns)
+                  random_state=args.seed, columns=columns, missingness=args.missingness)
     return imp, df, X, y
 
 

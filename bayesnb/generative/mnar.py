@@ -42,8 +42,8 @@ from ..inference.nb_posterior import build, joint_log_likelihood_parts, normalis
 from ..structure.engine import column_params, column_state
 from .mnar_values import value_fill, value_log_mass, value_pseudo_stats, value_selection_column
 
-__all__ = ["SelectionColumn", "SelectionFit", "fill_selection", "fit_selection", "quantile_edges", "resp_for_fill",
-           "selection_columns", "state_posterior_mnar"]
+__all__ = ["SelectionColumn", "SelectionFit", "fill_selection", "fit_selection", "has_bins", "quantile_edges",
+           "resp_for_fill", "selection_columns", "state_posterior_mnar"]
 
 #: Fine sub-bins per bin (quadrature of the M-step).
 SUB_BINS = 8
@@ -198,6 +198,16 @@ def selection_columns(post, encoded, n_bins, values=False):
             ob = np.where(obs, np.searchsorted(edges, np.where(obs, x, 0.0), side="left"), -1)
             out.append(SelectionColumn(bi, c, int(b.columns[c]), edges, fine, coarse, ob))
     return tuple(out)
+
+
+def has_bins(block, c, edges):
+    """Whether column ``c`` of ``block`` has a binned predictive at cut points ``edges`` (its family gives
+    ``predictive_bins``), so that it can take a missingness node."""
+    try:
+        _column_bins(block, block.posterior, c, edges)
+    except NotImplementedError:
+        return False
+    return True
 
 
 _BINS = {}

@@ -3,7 +3,8 @@
 One fitted configuration (a *member*) is what :func:`fit_config` returns: a fitted
 :class:`~bayesnb.NaiveBayes` (``"naive"``, ``"tan"``, ``"tan-mi"``), a pair ``(NaiveBayes, LatentClassFit)``
 (``"latent"``) or an :class:`~bayesnb.impute.mvn.MVNFit` (``"mvn"``); :func:`fill_config` imputes
-a table with it. Also here: the selection's losses and the projection of fills onto the values a
+a table with it, or with the self-masking member (:class:`~bayesnb.impute.mnar_config.MNARMember`, ``"mnar"``),
+which the evidence chooses rather than the selection. Also here: the selection's losses and the projection of fills onto the values a
 column takes (:mod:`bayesnb.impute.table` describes the procedure).
 """
 
@@ -15,6 +16,7 @@ from sklearn.base import clone
 
 from .._utils import as_generator, is_numeric_column, one_class_on_purpose
 from ..generative.values import column_supports, project
+from .mnar_config import MNAR_CONFIGURATION, fill_mnar
 from .mvn import draw_mvn, fill_mvn, fit_mvn
 
 __all__ = ["CONFIGURATIONS", "SEARCH_ROWS", "TAN_EDGE_SCORES", "configuration_names", "fill_config", "fit_config",
@@ -134,6 +136,8 @@ def fill_config(config, member, X, given, rng, strategy="auto", n_imputations=1,
     columns (``"auto"``, :func:`~bayesnb.generative.values.keep_cells`) are drawn for these cells only,
     the other cells of those columns get their projected mean (cheap; not used).
     """
+    if config == MNAR_CONFIGURATION:
+        return fill_mnar(member, X, given, rng, strategy, n_imputations)
     if config == "mvn":
         if strategy == "draw":
             return draw_mvn(member, X, given, label_given=given is not None, n_imputations=n_imputations,
@@ -153,7 +157,7 @@ def reading_model(model):
     if members is None:
         return model
     config, member = next(iter(members.items()))
-    return member[0] if config == "latent" else member.model if config == "mvn" else member
+    return member[0] if config == "latent" else member.model if config in ("mvn", MNAR_CONFIGURATION) else member
 
 
 def project_fills(table, X, supports):
@@ -167,17 +171,30 @@ def project_fills(table, X, supports):
     return table
 
 
+def cell_losses(truth, filled, kind):
+    """Each cell's share of :func:`loss` (their mean is the loss): ``"squared"`` error over the variance of
+    ``truth``, ``"absolute"`` error over its mean absolute deviation from the median, or ``"error"`` (0 or 1)."""
+    if kind == "error":
+        return (np.asarray(filled, dtype=object) != np.asarray(truth, dtype=object)).astype(float)
+    t, v = np.asarray(truth, dtype=float), np.asarray(filled, dtype=float)
+    if kind == "absolute":
+        scale = np.mean(np.abs(t - np.median(t))) if t.size else 0.0
+        return np.abs(v - t) / (scale if scale > 0 else 1.0)
+    var = np.var(t) if t.size else 0.0
+    return (v - t) ** 2 / (var if var > 0 else 1.0)
+
+
 def loss(truth, filled, kind):
     """The loss of ``filled`` against ``truth``: ``"squared"`` (NRMSE squared), ``"absolute"`` (mean absolute
     error over the mean absolute deviation from the median) or ``"error"`` (error rate)."""
-    if kind == "error":
-        return float(np.mean(np.asarray(filled, dtype=object) != np.asarray(truth, dtype=object)))
-    t, v = np.asarray(truth, dtype=float), np.asarray(filled, dtype=float)
-    if kind == "absolute":
-        scale = np.mean(np.abs(t - np.median(t)))
-        return float(np.mean(np.abs(v - t)) / (scale if scale > 0 else 1.0))
-    var = np.var(t)
-    return float(np.mean((v - t) ** 2) / (var if var > 0 else 1.0))
+    return float(np.mean(cell_losses(truth, filled, kind)))
+
+
+def clearly_worse(truth, filled, best, kind):
+    """Whether ``filled`` imputes ``truth`` worse than ``best`` by more than two standard errors of the mean
+    paired difference of their cell losses (:func:`cell_losses`)."""
+    d = cell_losses(truth, filled, kind) - cell_losses(truth, best, kind)
+    return bool(d.size and d.mean() > 2.0 * d.std(ddof=1 if d.size > 1 else 0) / np.sqrt(d.size))
 
 
 def loss_kinds(X):

@@ -26,6 +26,7 @@ from .configs import (
     configuration_names,
     fill_config,
     fit_config,
+    clearly_worse,
     loss,
     loss_kinds,
     project_fills,
@@ -37,6 +38,7 @@ from .._utils import as_generator, is_numeric_column
 from ..estimators import NaiveBayes
 from ..generative.values import column_supports
 from ..generative.zero_links import keep_zero_links, zero_links
+from .mnar_config import MISSINGNESS, MNAR_CONFIGURATION, fit_mnar_member
 from .mvn import _check_table
 from ..io.persistence import load, register_composite, save
 
@@ -83,11 +85,25 @@ class Imputer(TransformerMixin, BaseEstimator):
         missing cell in the training table (fewer configurations to fit; what
         :func:`~bayesnb.impute_table` does). A column without a choice is filled by the first
         configuration fitted (in ``configurations`` order).
+    missingness : {"mar", "auto", "mnar"}, default="mar"
+        How a cell came to be missing (:mod:`bayesnb.impute.mnar_config`). ``"mar"``: at random, given the
+        row's observed cells (no test). ``"auto"``: at random unless the evidence (BIC against two MAR models)
+        says that the columns' missingness depends on their own values (self-masking): then the columns the
+        self-masking model can fill (see ``missingness_``) are filled from it (``"mnar"`` in ``chosen_``), each
+        cell's predictive given that it is missing. It costs two to three more EM fits (docs/mnar.md).
+        ``"mnar"``: the self-masking model for every column that can take a missingness node, without the test.
 
     Attributes
     ----------
     chosen_ : dict
-        Column -> the configuration that imputes it (its point fill).
+        Column -> the configuration that imputes it (its point fill); ``"mnar"``: the self-masking model.
+    missingness_ : dict or None
+        The test of self-masking against MAR (``missingness`` not ``"mar"``): ``choice`` (``"MNAR"`` or
+        ``"MAR"``), ``loglik_mar``, ``loglik_mnar``, ``k``, ``n``, ``penalty`` (``k/2 log n``) and
+        ``n_components``, ``loglik_mar_state``, ``k_state``; None when not tested (``"mar"``, or no column
+        can take a missingness node). Under ``"auto"`` the self-masking model fills a numeric column only where
+        the model under the nodes (``"latent"``, else ``"naive"``) imputed its hidden cells best, a categorical
+        one unless that model imputed them clearly worse than the chosen configuration.
     draw_configuration_ : str or None
         The configuration that draws every missing cell under ``impute(strategy="draw")``:
         ``"latent"`` when it is among ``configurations``, the single configuration when only one was
@@ -134,7 +150,7 @@ class Imputer(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, configurations="auto", holdout=0.15, label_given=False, estimator=None,
-                 search_rows=SEARCH_ROWS, random_state=None, verbose=None, columns="all"):
+                 search_rows=SEARCH_ROWS, random_state=None, verbose=None, columns="all", missingness="mar"):
         self.configurations = configurations
         self.holdout = holdout
         self.label_given = label_given
@@ -143,6 +159,7 @@ class Imputer(TransformerMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.columns = columns
+        self.missingness = missingness
 
     def _check_params(self, X, y, who):
         y = _check_table(X, y, self.estimator, who)
@@ -153,6 +170,8 @@ class Imputer(TransformerMixin, BaseEstimator):
         _check_search_rows(self.search_rows, who)
         if not (isinstance(self.columns, str) and self.columns in ("all", "missing")):
             raise ValueError(f"{who}: columns must be 'all' or 'missing'; received {self.columns!r}.")
+        if not (isinstance(self.missingness, str) and self.missingness in MISSINGNESS):
+            raise ValueError(f"{who}: missingness must be one of {MISSINGNESS}; received {self.missingness!r}.")
         return configs, y
 
     # --------------------------------------------------------------------- fit
@@ -186,7 +205,7 @@ class Imputer(TransformerMixin, BaseEstimator):
                                                     self.search_rows)
             self.models_, self.chosen_, self.scores_ = {configs[0]: member}, dict.fromkeys(prepare, configs[0]), None
             self.draw_configuration_ = configs[0]
-            return self
+            return self._self_masking(X, y, estimator, rng, who, set())
         observed = X.notna().to_numpy()
         # a child stream: a table blanked with the same seed (rng.random(X.shape) < p) would otherwise
         # have its missing cells exactly where the first draws fall, and no observed cell would be hidden
@@ -205,13 +224,17 @@ class Imputer(TransformerMixin, BaseEstimator):
             fills[cfg] = fill_config(cfg, member, Xh, given, rng, cells=hidden)[0]  # only hidden cells are scored
             count = n if cfg == "latent" else count
             bar.update()
-        rows, chosen, kinds = [], {}, loss_kinds(X)
+        rows, chosen, kinds, worse = [], {}, loss_kinds(X), set()
+        base = next((cfg for cfg in ("latent", "naive") if cfg in configs), None)  # the model under the nodes
         for j, c in enumerate(X.columns):
             h = hidden[:, j]
             if not h.any():
                 continue
             losses = {cfg: loss(X[c].to_numpy()[h], fills[cfg][c].to_numpy()[h], kinds[j]) for cfg in configs}
             best = min(configs, key=lambda cfg: losses[cfg])  # first of the tied: the cheaper
+            if base is not None and (losses[base] > losses[best] if kinds[j] != "error" else clearly_worse(
+                    X[c].to_numpy()[h], fills[base][c].to_numpy()[h], fills[best][c].to_numpy()[h], kinds[j])):
+                worse.add(c)
             if c in prepare:
                 chosen[c] = best
             rows += [{"column": c, "configuration": cfg, "loss": v, "n_hidden": int(h.sum()), "chosen": cfg == best}
@@ -241,6 +264,30 @@ class Imputer(TransformerMixin, BaseEstimator):
         bar.close()
         self.models_, self.chosen_, self.n_components_, self.draw_configuration_ = models, chosen, count, draw
         self.scores_ = pd.DataFrame(rows, columns=_SCORES)
+        return self._self_masking(X, y, estimator, rng, who, worse)
+
+    def _self_masking(self, X, y, estimator, rng, who, worse):
+        """Test self-masking against MAR (``missingness``) and, where it is used, make the self-masking model
+        fill (and draw) each column with a missingness node. Under ``"auto"`` the columns in ``worse`` get no
+        node (neither tested nor filled by it): those whose hidden cells the model under the nodes
+        (``"latent"``, else ``"naive"``) imputed worse than the chosen configuration: a numeric column where it
+        was not the best, a categorical one where it was worse by more than two standard errors of the paired
+        difference (:func:`~bayesnb.impute.configs.clearly_worse`)."""
+        self.missingness_ = None
+        if self.missingness == "mar":
+            return self
+        member, evidence = fit_mnar_member(X, y, estimator, self.n_components_ or 1, self.missingness, rng, who)
+        self.missingness_ = None if evidence is None else dict(evidence)
+        if member is None:
+            return self
+        taken = [X.columns[sc.column] for sc in member.fit.columns
+                 if self.missingness == "mnar" or X.columns[sc.column] not in worse]
+        for c in taken:
+            self.chosen_[c] = MNAR_CONFIGURATION
+        if self.draw_configuration_ is not None:  # one joint model draws every column: the one with the nodes
+            self.draw_configuration_ = MNAR_CONFIGURATION
+        self.models_ = {**{cfg: m for cfg, m in self.models_.items() if cfg in self.chosen_.values()},
+                        MNAR_CONFIGURATION: member}
         return self
 
     # ------------------------------------------------------------------ impute

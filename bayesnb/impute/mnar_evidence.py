@@ -2,9 +2,12 @@
 
 :func:`mnar_evidence` fits both selection models by :func:`~bayesnb.generative.mnar.fit_selection` on
 the same naive model and variables (values and missingness indicators): MAR ties each missingness
-node's bins (``tied=True``), MNAR does not (:func:`~bayesnb.impute_mnar`). MNAR is chosen when its log-likelihood gain exceeds BIC's ``k/2 log n``.
-Opt-in (:func:`~bayesnb.impute_table` assumes MAR); a mechanism the naive model cannot represent can
-look like self-masking (docs/mnar.md).
+node's bins (``tied=True``), MNAR does not (:func:`~bayesnb.impute_mnar`). MNAR is chosen when its log-likelihood gain exceeds BIC's ``k/2 log n`` and its BIC is also below that of a
+third fit, MAR by state (one missingness probability per column and state: missingness driven by the class or
+a latent component, which a column that drives another's missingness shows through).
+Opt-in (:func:`~bayesnb.impute_table` assumes MAR unless ``missingness="auto"``,
+:mod:`bayesnb.impute.mnar_config`); a mechanism the model cannot represent can look like self-masking
+(docs/mnar.md).
 """
 
 from __future__ import annotations
@@ -32,9 +35,15 @@ class MNAREvidence(NamedTuple):
     k, n : int
         The MNAR model's free selection parameters beyond the MAR model's, and the rows.
     penalty, choice : float, {"MAR", "MNAR"}
-        ``k / 2 * log(n)``, and ``"MNAR"`` when ``loglik_mnar - loglik_mar`` exceeds it.
+        ``k / 2 * log(n)``, and ``"MNAR"`` when ``loglik_mnar - loglik_mar`` exceeds it and the MNAR model
+        also has the lower BIC against the MAR model by state (``loglik_mar_state``).
     fits : dict
-        ``{"MAR": SelectionFit, "MNAR": SelectionFit}`` (:class:`bayesnb.generative.mnar.SelectionFit`).
+        ``{"MAR": SelectionFit, "MAR by state": SelectionFit, "MNAR": SelectionFit}``
+        (:class:`bayesnb.generative.mnar.SelectionFit`).
+    loglik_mar_state, k_state : float, int
+        The same log-likelihood under MAR with one missingness probability per (column, state): a column's
+        missingness may depend on the row's class (and latent component), never on its own value; and that
+        model's free selection parameters beyond the MNAR model's (negative when it has fewer).
     """
 
     loglik_mar: float
@@ -44,25 +53,37 @@ class MNAREvidence(NamedTuple):
     penalty: float
     choice: str
     fits: dict
+    loglik_mar_state: float = float("nan")
+    k_state: int = 0
 
 
-def evidence_fits(X, y, *, n_bins=5, alpha=1.0, estimator=None, tol=1e-6, max_iter=200, who="mnar_evidence"):
-    """``(result, encoded)``: :func:`mnar_evidence`'s result and the encoded rows (for its fits' fills)."""
+def evidence_fits(X, y, *, n_bins=5, alpha=1.0, estimator=None, tol=1e-6, max_iter=200, who="mnar_evidence",
+                  n_components=1, rng=None, keep=None):
+    """``(result, encoded, model)``: :func:`mnar_evidence`'s result, the encoded rows (for its fits' fills) and the
+    fitted naive model that encoded them; ``n_components`` (> 1: its latent-class model, fitted with ``rng``) is the
+    model under the missingness nodes; ``keep`` (column positions, None: all) the columns that may take a node."""
     y = _check_table(X, y, estimator, who)
     _check_options(n_bins, "mean", 1, 0.0, "value", alpha, False, who)
     _check_em(tol, max_iter, {}, who)
-    model, encoded, mnar, codes, _ = _fit(X, y, who, estimator=estimator, n_bins=int(n_bins), alpha=float(alpha),
-                                         tol=tol, max_iter=max_iter, by_class=False, n_components=1, rng=None)
+    model, encoded, mnar, codes, latent = _fit(X, y, who, estimator=estimator, n_bins=int(n_bins), alpha=float(alpha),
+                                         tol=tol, max_iter=max_iter, by_class=False, n_components=n_components, rng=rng,
+                                              keep=keep)
     allowed = allowed_states(mnar.group, codes)
-    mar = fit_selection(model.posterior_, encoded, mnar.columns, mnar.group, allowed, np.ones(X.shape[0]),
-                        (model.class_alpha, model.fit_prior, model.class_prior), alpha=float(alpha), tol=tol,
-                        max_iter=max_iter, tied=True)
-    l0, l1 = (float(logsumexp(rel, axis=1).sum() + np.sum(row)) for rel, row in (
-        state_posterior_mnar(f.posterior, encoded, f.columns, f.selection, allowed=allowed) for f in (mar, mnar)))
+    start, class_params = ((model.posterior_, (model.class_alpha, model.fit_prior, model.class_prior)) if latent is None
+                           else (latent.posterior, (np.ones(latent.group.size), True, None)))  # as _fit's
+    fits = {name: fit_selection(start, encoded, mnar.columns, mnar.group, allowed, np.ones(X.shape[0]), class_params,
+                                alpha=float(alpha), tol=tol, max_iter=max_iter, tied=True, by_state=by_state)
+            for name, by_state in (("MAR", False), ("MAR by state", True))}
+    fits["MNAR"] = mnar
+    l0, l2, l1 = (float(logsumexp(rel, axis=1).sum() + np.sum(row)) for rel, row in (
+        state_posterior_mnar(f.posterior, encoded, f.columns, f.selection, allowed=allowed) for f in fits.values()))
     k = sum(r.shape[1] - 1 for r in mnar.selection)  # the selection is shared by the classes
-    penalty = 0.5 * k * float(np.log(X.shape[0]))
-    return MNAREvidence(l0, l1, int(k), int(X.shape[0]), penalty, "MNAR" if l1 - l0 > penalty else "MAR",
-                        {"MAR": mar, "MNAR": mnar}), encoded
+    k_state = len(mnar.columns) * (mnar.group.size - 1) - k  # by state, tied: S - 1 more per column than shared
+    log_n = float(np.log(X.shape[0]))
+    penalty = 0.5 * k * log_n
+    mnar_wins = l1 - l0 > penalty and l1 - l2 > -0.5 * k_state * log_n  # the lower BIC against both MAR models
+    return MNAREvidence(l0, l1, int(k), int(X.shape[0]), penalty, "MNAR" if mnar_wins else "MAR", fits, l2,
+                        int(k_state)), encoded, model
 
 
 def mnar_evidence(X, y=None, *, n_bins=5, alpha=1.0, estimator=None, tol=1e-6, max_iter=200):
@@ -96,7 +117,10 @@ def mnar_evidence(X, y=None, *, n_bins=5, alpha=1.0, estimator=None, tol=1e-6, m
     >>> y = rng.integers(0, 2, 600)
     >>> x = rng.normal(3.0 * y, 1.0)
     >>> hide = (x > np.quantile(x, 0.6)) & (rng.random(600) < 0.8)
-    >>> mnar_evidence(pd.DataFrame({"x": np.where(hide, np.nan, x), "z": rng.normal(y, 1.0)}), y).choice
-    'MNAR'
+    >>> ev = mnar_evidence(pd.DataFrame({"x": np.where(hide, np.nan, x), "z": rng.normal(y, 1.0)}), y)
+    >>> bool(ev.loglik_mnar - ev.loglik_mar > ev.penalty)  # self-masking beats one missing rate per column
+    True
+    >>> ev.choice  # but x's mean moves by 3 sds with the class: a missing rate per class explains it as well
+    'MAR'
     """
     return evidence_fits(X, y, n_bins=n_bins, alpha=alpha, estimator=estimator, tol=tol, max_iter=max_iter)[0]

@@ -95,7 +95,7 @@ class TableImputation(NamedTuple):
 
 
 def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=False, estimator=None,
-                 search_rows=SEARCH_ROWS, random_state=None, verbose=None):
+                 search_rows=SEARCH_ROWS, random_state=None, verbose=None, missingness="mar"):
     """Fill the missing cells of ``X`` with, per column, the configuration that imputes it best.
 
     See the module docstring for the procedure; ``impute_table(X, y, **kw).table`` is
@@ -137,6 +137,10 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
     verbose : bool or None, default=None
         A progress bar over the configurations fitted (None: :func:`bayesnb.set_progress`, by
         default shown after 2 s on a terminal or in Jupyter).
+    missingness : {"mar", "auto", "mnar"}, default="mar"
+        ``"auto"``: test self-masking missingness against MAR by BIC and fill from the self-masking model
+        where it wins (``"mnar"`` in ``chosen``); ``"mnar"``: without the test; as
+        :class:`~bayesnb.Imputer`'s ``missingness`` (:mod:`bayesnb.impute.mnar_config`, docs/mnar.md).
 
     Returns
     -------
@@ -155,7 +159,7 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
     0
     """
     imp = Imputer(configurations=configurations, holdout=holdout, label_given=label_given, estimator=estimator,
-                  search_rows=search_rows, verbose=verbose, columns="missing")
+                  search_rows=search_rows, verbose=verbose, columns="missing", missingness=missingness)
     configs, labels = imp._check_params(X, y, "impute_table")  # Imputer.fit, its messages naming impute_table
     rng = as_generator(random_state)  # one stream: the selection, the fits, then the fills
     imp.random_state = rng

@@ -27,6 +27,8 @@ import numpy as np
 import pandas as pd
 
 from ..impute.configs import CONFIGURATIONS, TAN_EDGE_SCORES
+from ..impute.mnar_config import MISSINGNESS, MNAR_CONFIGURATION
+from .mnar_file import mnar_from_file, mnar_to_file
 from .latent_file import latent_from_file, latent_to_file
 from ..estimators import NaiveBayes
 from ..generative.values import support_from_dict, support_to_dict
@@ -43,6 +45,8 @@ _MVN_ARRAYS = ("low", "high", "integer", "shift", "logged", "loc", "scale")
 
 # ----------------------------------------------------------------------------- write
 def _member_to_file(cfg, member, enc):
+    if cfg == MNAR_CONFIGURATION:
+        return mnar_to_file(member, enc)
     if cfg == "naive" or cfg in TAN_EDGE_SCORES:
         return {"model": encode_estimator(member, enc)}
     if cfg == "latent":
@@ -87,6 +91,7 @@ def imputer_to_file(imp, enc):
         "zero_links": [[int(t), int(s)] for t, s in imp.zero_links_],
         "models": {cfg: _member_to_file(cfg, m, enc) for cfg, m in imp.models_.items()},
         "target_name": enc(getattr(imp, "target_name_", None)),  # the label column (set by bayesnb fit-imputer)
+        "missingness": enc(getattr(imp, "missingness_", None)),  # the test of self-masking (None: not run)
     }
     return {"estimator": type(imp).__name__, "params": enc(params, "params"),
             "template": None if est is None else {"estimator": type(est).__name__,
@@ -140,6 +145,8 @@ def _member_from_file(cfg, node, dec):
     inner = node["model"].get("fitted") if isinstance(node.get("model"), dict) else None
     if isinstance(inner, dict) and inner.get("imputer") is not None:  # no imputer nested in an imputer
         _fail(f"the {cfg} configuration's model must not hold an imputer")
+    if cfg == MNAR_CONFIGURATION:
+        return mnar_from_file(node, dec)
     model = decode_estimator(node["model"], dec)
     if not isinstance(model, NaiveBayes):
         _fail(f"the {cfg} configuration's model must be a NaiveBayes; the file holds {type(model).__name__}")
@@ -163,6 +170,8 @@ def imputer_from_file(cls, meta, dec):
     Imputer
     """
     params = dec(meta["params"])
+    if isinstance(params, dict) and "missingness" not in params:  # files written before it: missing at random
+        params["missingness"] = "mar"
     if not isinstance(params, dict) or set(params) != set(cls().get_params()) - {"estimator"}:
         _fail("the imputer's parameters are not Imputer's")
     template = meta.get("template")
@@ -179,7 +188,7 @@ def imputer_from_file(cls, meta, dec):
     p = columns.size
     models = {}
     for cfg, node in fitted["models"].items():
-        if cfg not in CONFIGURATIONS or not isinstance(node, dict):
+        if cfg not in (*CONFIGURATIONS, MNAR_CONFIGURATION) or not isinstance(node, dict):
             _fail(f"unknown configuration {str(cfg)[:40]!r}")
         models[cfg] = _member_from_file(cfg, node, dec)
         if cfg in TAN_EDGE_SCORES:
@@ -188,7 +197,8 @@ def imputer_from_file(cls, meta, dec):
             if models[cfg].structure != "tan" or models[cfg].edge_score != want:
                 _fail(f"the {cfg} model must have structure='tan' and edge_score={want!r}; it has "
                       f"structure={models[cfg].structure!r}, edge_score={models[cfg].edge_score!r}")
-        model = models[cfg][0] if cfg == "latent" else models[cfg].model if cfg == "mvn" else models[cfg]
+        model = models[cfg][0] if cfg == "latent" else models[cfg].model if cfg in ("mvn", MNAR_CONFIGURATION) \
+            else models[cfg]
         if model.n_features_in_ != p:
             _fail(f"the {cfg} model has {model.n_features_in_} features; the imputer has {p} columns")
     if not models:
@@ -222,6 +232,14 @@ def imputer_from_file(cls, meta, dec):
     imp.draw_configuration_ = draw
     imp.columns_, imp.labelled_ = columns.tolist(), bool(fitted["labelled"])
     imp.supports_, imp.zero_links_ = supports, links
+    if imp.missingness not in MISSINGNESS:
+        _fail(f"the imputer's missingness must be one of {MISSINGNESS}")
+    tested = dec(fitted.get("missingness"))  # absent from files written before the test
+    if tested is not None and not (isinstance(tested, dict) and tested.get("choice") in ("MAR", "MNAR")):
+        _fail("the imputer's test of self-masking is malformed")
+    if MNAR_CONFIGURATION in models and (tested is None or (tested["choice"] != "MNAR" and imp.missingness != "mnar")):
+        _fail("the imputer holds the self-masking model only when its test chose it or missingness='mnar'")
+    imp.missingness_ = tested
     target = dec(fitted.get("target_name"))
     if target is not None:
         if not isinstance(target, str):

@@ -44,7 +44,7 @@ from ..inference.nb_posterior import NBPosterior
 from ..structure import structured_em as _se
 from ..structure import engine as _mx
 
-__all__ = ["latent_from_file", "latent_to_file"]
+__all__ = ["check_states", "latent_from_file", "latent_to_file"]
 
 
 def latent_to_file(fit, enc, who="save", model=None):
@@ -136,28 +136,7 @@ def latent_from_file(model, node, dec):
     """
     if not isinstance(node, dict):
         raise ModelFileError("the latent-class fit must be a JSON object")
-    post = dec(node["posterior"])
-    if not isinstance(post, NBPosterior):
-        raise ModelFileError("the latent-class posterior is not an NBPosterior")
-    C, K = node["n_components"], len(model.classes_)
-    if not isinstance(C, int) or isinstance(C, bool) or C < 1:
-        raise ModelFileError(f"a latent-class fit's n_components must be a positive int; the file holds {C!r}")
-    # the states' weights: Dirichlet(1) each, or Dirichlet(1/C) under component_prior="hierarchical"
-    alpha = post.class_prior_alpha
-    pick = next((a for a in (1.0, 1.0 / C) if isinstance(alpha, np.ndarray) and alpha.dtype == np.float64
-                 and alpha.ndim == 1 and np.array_equal(alpha, np.full(alpha.shape, a))), None)
-    if pick is None:
-        raise ModelFileError(f"the latent states' weights must have a Dirichlet(1) or Dirichlet(1/{C}) prior each")
-    states = clone(model).set_params(class_alpha=pick, fit_prior=True, class_prior=None)
-    check_model(states, post, model.n_features_in_, getattr(model, "feature_names_in_", None))
-    S = post.classes.shape[0]
-    if S != K * C:
-        raise ModelFileError(f"a latent-class fit of {K} class(es) with {C!r} component(s) each has {K} x {C} "
-                             f"states; the file holds {S}")
-    group = dec(node["group"])
-    if not isinstance(group, np.ndarray) or group.dtype.kind not in "iu" or not np.array_equal(
-            group, np.repeat(np.arange(K), C)):
-        raise ModelFileError("the latent states' classes must be each class repeated once per component")
+    post, C, group = check_states(model, dec(node["posterior"]), node["n_components"], dec(node["group"]))
     objective = [float(dec(v)) for v in node["em_objective"]]
     selection = dec(node["selection"])
     if selection is not None and not (isinstance(selection, dict) and all(
@@ -165,6 +144,57 @@ def latent_from_file(model, node, dec):
         raise ModelFileError("the latent-class selection must be None or {components: score}")
     structure = _structure_from_file(model, node.get("structure"), group, dec)  # absent in older files
     return LatentClassFit(post, group, C, objective, selection, structure=structure)
+
+
+def check_states(model, post, C, group, own=False):
+    """``(post, C, group)`` once checked as a posterior over ``model``'s ``K x C`` latent states.
+
+    Parameters
+    ----------
+    model : NaiveBayes
+        The fitted estimator the states belong to.
+    post : object
+        The decoded posterior: an NBPosterior whose states' weights have a Dirichlet(1) or Dirichlet(1/C)
+        prior each (``own``: the prior of ``model``'s classes, a model over its classes alone, ``C`` 1).
+    C : object
+        Components per class (a positive int).
+    group : object
+        The class of each state: each class repeated once per component.
+    own : bool, default=False
+
+    Returns
+    -------
+    tuple
+
+    Raises
+    ------
+    ModelFileError
+    """
+    if not isinstance(post, NBPosterior):
+        raise ModelFileError("the latent-class posterior is not an NBPosterior")
+    K = len(model.classes_)
+    if not isinstance(C, int) or isinstance(C, bool) or C < 1 or (own and C != 1):
+        raise ModelFileError(f"a latent-class fit's n_components must be a positive int{' (1)' if own else ''}; "
+                             f"the file holds {C!r}")
+    if own:
+        states = clone(model)
+    else:  # the states' weights: Dirichlet(1) each, or Dirichlet(1/C) under component_prior="hierarchical"
+        alpha = post.class_prior_alpha
+        pick = next((a for a in (1.0, 1.0 / C) if isinstance(alpha, np.ndarray) and alpha.dtype == np.float64
+                     and alpha.ndim == 1 and np.array_equal(alpha, np.full(alpha.shape, a))), None)
+        if pick is None:
+            raise ModelFileError(f"the latent states' weights must have a Dirichlet(1) or Dirichlet(1/{C}) prior "
+                                 "each")
+        states = clone(model).set_params(class_alpha=pick, fit_prior=True, class_prior=None)
+    check_model(states, post, model.n_features_in_, getattr(model, "feature_names_in_", None))
+    S = post.classes.shape[0]
+    if S != K * C:
+        raise ModelFileError(f"a latent-class fit of {K} class(es) with {C!r} component(s) each has {K} x {C} "
+                             f"states; the file holds {S}")
+    if not isinstance(group, np.ndarray) or group.dtype.kind not in "iu" or not np.array_equal(
+            group, np.repeat(np.arange(K), C)):
+        raise ModelFileError("the latent states' classes must be each class repeated once per component")
+    return post, C, group
 
 
 def _structure_from_file(model, node, group, dec):

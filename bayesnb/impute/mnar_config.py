@@ -1,0 +1,193 @@
+"""The ``"mnar"`` member of :class:`~bayesnb.Imputer`: self-masking missingness, used where the evidence says so.
+
+``Imputer(missingness="auto")`` (and ``impute_table(..., missingness="auto")``) fits, on the training table, the
+selection model of :func:`~bayesnb.impute_mnar` over the latent-class model whose component count the
+``"latent"`` configuration chose (one component when it is not among the configurations), and the
+same model with each missingness node tied across its column's values (MAR), shared by the states or one per
+state, by the same EM (:func:`~bayesnb.impute.mnar_evidence.evidence_fits`). When the self-masking model has
+the lowest BIC of the three, the columns it can fill are filled from it (a numeric column where the model
+under the nodes imputed its hidden cells best, a categorical one unless it imputed them clearly worse): each missing cell's
+predictive *given that it is missing*. The per-column selection on hidden observed cells cannot make this
+choice: a hidden cell was observed, so it carries the observed cells' distribution, not the missing
+ones' (docs/mnar.md). ``missingness="mnar"`` uses the self-masking model without the test, ``"mar"``
+never fits it.
+
+The member (:class:`MNARMember`) keeps the model that reads the rows, the fitted selection model and the
+evidence; it fills the training table or new rows (their missingness read through the same bins).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from ..generative.mnar import SelectionFit
+from ..inference.em import allowed_states
+from .mnar_evidence import evidence_fits
+from .selfmasking import NoSelectionColumn, _complete
+
+__all__ = ["MISSINGNESS", "MNAR_CONFIGURATION", "MNARMember", "fill_mnar", "fit_mnar_member", "rebin"]
+
+#: The values of ``Imputer(missingness=)``.
+MISSINGNESS = ("auto", "mar", "mnar")
+
+#: EM tolerance and iteration cap of the two fits the test compares (and of the self-masking model used): looser
+#: than :func:`~bayesnb.impute_mnar`'s (1e-6, 200), which on a 30-column numeric table took three times as long
+#: and moved the log-likelihood difference by about 1 nat (docs/mnar.md).
+EVIDENCE_TOL, EVIDENCE_ITER = 1e-5, 100
+
+#: The configuration name of the self-masking member in ``Imputer.chosen_`` and ``models_``.
+MNAR_CONFIGURATION = "mnar"
+
+
+class MNARMember(NamedTuple):
+    """The fitted ``"mnar"`` configuration.
+
+    Attributes
+    ----------
+    model : NaiveBayes
+        The naive model fitted on the training table (MAR): it reads (encodes) rows for the selection model.
+    fit : SelectionFit
+        The selection model (:class:`bayesnb.generative.mnar.SelectionFit`), over the latent states.
+    n_components : int
+        Components per class under the missingness nodes.
+    evidence : dict
+        ``loglik_mar``, ``loglik_mnar``, ``k``, ``n``, ``penalty`` and ``choice`` of the test
+        (:class:`~bayesnb.impute.mnar_evidence.MNAREvidence`, without its fits).
+    """
+
+    model: object
+    fit: SelectionFit
+    n_components: int
+    evidence: dict
+
+
+def rebin(fit, post, encoded):
+    """``fit`` with each selection column's ``observed_bin`` read from ``encoded`` rows (other rows than the
+    training table's), through the same bins (its edges; a categorical column: its values).
+
+    Parameters
+    ----------
+    fit : SelectionFit
+    post : NBPosterior
+        The posterior whose blocks encoded the rows.
+    encoded : list
+        Encoded blocks of the rows.
+
+    Returns
+    -------
+    SelectionFit
+    """
+    cols = []
+    for sc in fit.columns:
+        b, e = post.blocks[sc.block], encoded[sc.block]
+        if sc.values is not None:
+            ob = pd.Index(sc.values).get_indexer(list(b.family.gen_decode(e, b.state)[sc.col]))
+        else:
+            x = np.asarray(b.family.gen_values(e), dtype=float)[:, sc.col]
+            obs = np.isfinite(x)
+            ob = np.where(obs, np.searchsorted(sc.edges, np.where(obs, x, 0.0), side="left"), -1)
+        cols.append(sc._replace(observed_bin=np.asarray(ob, dtype=np.int64)))
+    return fit._replace(columns=tuple(cols))
+
+
+def _encode(member, X):
+    model = member.model
+    return model._encode_blocks(model._check_X(X, reset=False), model.posterior_)[0]
+
+
+def _allowed(member, given, n):
+    """The states each row may take given its label (None: every state, the class inferred)."""
+    if given is None:
+        return None
+    known = ~np.asarray(pd.isna(given), dtype=bool)
+    codes = np.full(n, -1, dtype=np.int64)
+    codes[known] = pd.Index(member.model.classes_).get_indexer(np.asarray(given, dtype=object)[known])
+    return allowed_states(np.asarray(member.fit.group), codes)
+
+
+def fill_mnar(member, X, given, rng, strategy="auto", n_imputations=1, who="Imputer"):
+    """Completed tables of ``X`` by the self-masking model: a list of ``n_imputations`` DataFrames.
+
+    Parameters
+    ----------
+    member : MNARMember
+    X : DataFrame
+        Rows with the training columns.
+    given : array-like or None
+        Labels to condition on (None or NaN where unknown: inferred from the observed cells and missingness).
+    rng : Generator
+    strategy : {"auto", "draw"}
+        ``"auto"``: each missing cell's mean (numeric) or most probable value (categorical) given that it is
+        missing; ``"draw"``: draws, one posterior draw of every parameter per table.
+    n_imputations : int
+    who : str
+
+    Returns
+    -------
+    list of DataFrame
+    """
+    encoded = _encode(member, X)
+    fit = rebin(member.fit, member.model.posterior_, encoded)
+    allowed = _allowed(member, given, X.shape[0])
+    how = "draw" if strategy == "draw" else "mean"
+    return [_complete(X, fit, encoded, allowed, how, rng, 0.0, "value", who) for _ in range(int(n_imputations))]
+
+
+def fit_mnar_member(X, y, estimator, n_components, missingness, rng, who, keep=None):
+    """The ``"mnar"`` member for ``X`` when ``missingness`` asks for it and (``"auto"``) the evidence favours it.
+
+    Parameters
+    ----------
+    X : DataFrame
+        The training table.
+    y : array-like or None
+        Its labels (None: one class).
+    estimator : NaiveBayes
+        The template.
+    n_components : int
+        Components per class of the model under the missingness nodes.
+    missingness : {"auto", "mnar"}
+    rng : Generator
+    who : str
+    keep : list of int or None, default=None
+        The columns (positions) that may take a missingness node (None: every one that can).
+
+    Returns
+    -------
+    (MNARMember or None, dict or None)
+        The member (None: MAR stays), and the evidence (None when no column in ``keep`` can take a node).
+
+    Warns
+    -----
+    UserWarning
+        ``"auto"`` chose self-masking but its fills of ``X`` diverged (MAR is kept), or ``"auto"`` found no
+        column that can take a missingness node.
+    """
+    if keep is not None and not keep:
+        return None, None
+    try:
+        ev, _, model = evidence_fits(X, y, estimator=estimator, who=who, n_components=int(n_components), rng=rng,
+                                     tol=EVIDENCE_TOL, max_iter=EVIDENCE_ITER, keep=keep)
+    except NoSelectionColumn:
+        if missingness == "mnar":
+            raise
+        return None, None
+    evidence = {k: getattr(ev, k) for k in ("loglik_mar", "loglik_mnar", "k", "n", "penalty", "choice",
+                                            "loglik_mar_state", "k_state")}
+    evidence["n_components"] = int(n_components)
+    if missingness == "auto" and ev.choice == "MAR":
+        return None, evidence
+    member = MNARMember(model, ev.fits["MNAR"], int(n_components), evidence)
+    if missingness == "auto":
+        try:  # a fit whose fills of the training table diverge is not used (impute_mnar raises)
+            fill_mnar(member, X, None, np.random.default_rng(0), who=who)
+        except ValueError as e:
+            warnings.warn(f"{who}: the evidence favoured self-masking missingness, but its fills diverged ({e}); "
+                          "the table is imputed as missing at random.", UserWarning, stacklevel=4)
+            return None, {**evidence, "choice": "MAR", "diverged": True}
+    return member, evidence
+
