@@ -268,8 +268,8 @@ class Imputer(TransformerMixin, BaseEstimator):
 
     def _self_masking(self, X, y, estimator, rng, who, worse):
         """Test self-masking against MAR (``missingness``) and, where it is used, make the self-masking model
-        fill (and draw) each column with a missingness node. Under ``"auto"`` the columns in ``worse`` get no
-        node (neither tested nor filled by it): those whose hidden cells the model under the nodes
+        fill (and draw) each column with a missingness node. Under ``"auto"`` the columns in ``worse`` are tested
+        but not filled by it: those whose hidden cells the model under the nodes
         (``"latent"``, else ``"naive"``) imputed worse than the chosen configuration: a numeric column where it
         was not the best, a categorical one where it was worse by more than two standard errors of the paired
         difference (:func:`~bayesnb.impute.configs.clearly_worse`)."""

@@ -29,12 +29,18 @@ from ..inference.em import allowed_states
 from .mnar_evidence import evidence_fits
 from .selfmasking import NoSelectionColumn, _complete
 
-__all__ = ["MISSINGNESS", "MNAR_CONFIGURATION", "MNARMember", "fill_mnar", "fit_mnar_member", "rebin"]
+__all__ = ["EVIDENCE_FIELDS", "MISSINGNESS", "MNAR_CONFIGURATION", "MNARMember", "fill_mnar", "fit_mnar_member",
+           "rebin"]
 
 #: The values of ``Imputer(missingness=)``.
 MISSINGNESS = ("auto", "mar", "mnar")
 
-#: EM tolerance and iteration cap of the two fits the test compares (and of the self-masking model used): looser
+#: The test's figures kept in ``MNARMember.evidence`` and ``Imputer.missingness_``, and their types (the model file
+#: checks them): :class:`~bayesnb.impute.mnar_evidence.MNAREvidence`'s, and ``n_components``.
+EVIDENCE_FIELDS = {"loglik_mar": float, "loglik_mnar": float, "k": int, "n": int, "penalty": float, "choice": str,
+                   "loglik_mar_state": float, "k_state": int, "n_components": int}
+
+#: EM tolerance and iteration cap of the three fits the test compares (and of the self-masking model used): looser
 #: than :func:`~bayesnb.impute_mnar`'s (1e-6, 200), which on a 30-column numeric table took three times as long
 #: and moved the log-likelihood difference by about 1 nat (docs/mnar.md).
 EVIDENCE_TOL, EVIDENCE_ITER = 1e-5, 100
@@ -137,7 +143,7 @@ def fill_mnar(member, X, given, rng, strategy="auto", n_imputations=1, who="Impu
     return [_complete(X, fit, encoded, allowed, how, rng, 0.0, "value", who) for _ in range(int(n_imputations))]
 
 
-def fit_mnar_member(X, y, estimator, n_components, missingness, rng, who, keep=None):
+def fit_mnar_member(X, y, estimator, n_components, missingness, rng, who):
     """The ``"mnar"`` member for ``X`` when ``missingness`` asks for it and (``"auto"``) the evidence favours it.
 
     Parameters
@@ -153,32 +159,26 @@ def fit_mnar_member(X, y, estimator, n_components, missingness, rng, who, keep=N
     missingness : {"auto", "mnar"}
     rng : Generator
     who : str
-    keep : list of int or None, default=None
-        The columns (positions) that may take a missingness node (None: every one that can).
 
     Returns
     -------
     (MNARMember or None, dict or None)
-        The member (None: MAR stays), and the evidence (None when no column in ``keep`` can take a node).
+        The member (None: MAR stays), and the evidence (None when no column can take a node; under ``"mnar"``
+        that raises instead).
 
     Warns
     -----
     UserWarning
-        ``"auto"`` chose self-masking but its fills of ``X`` diverged (MAR is kept), or ``"auto"`` found no
-        column that can take a missingness node.
+        ``"auto"`` chose self-masking but its fills of ``X`` diverged (MAR is kept).
     """
-    if keep is not None and not keep:
-        return None, None
     try:
         ev, _, model = evidence_fits(X, y, estimator=estimator, who=who, n_components=int(n_components), rng=rng,
-                                     tol=EVIDENCE_TOL, max_iter=EVIDENCE_ITER, keep=keep)
+                                     tol=EVIDENCE_TOL, max_iter=EVIDENCE_ITER)
     except NoSelectionColumn:
         if missingness == "mnar":
             raise
         return None, None
-    evidence = {k: getattr(ev, k) for k in ("loglik_mar", "loglik_mnar", "k", "n", "penalty", "choice",
-                                            "loglik_mar_state", "k_state")}
-    evidence["n_components"] = int(n_components)
+    evidence = {k: int(n_components) if k == "n_components" else getattr(ev, k) for k in EVIDENCE_FIELDS}
     if missingness == "auto" and ev.choice == "MAR":
         return None, evidence
     member = MNARMember(model, ev.fits["MNAR"], int(n_components), evidence)

@@ -1,6 +1,6 @@
 """Choose between MAR and self-masking MNAR missingness by BIC, both fitted by the same EM.
 
-:func:`mnar_evidence` fits both selection models by :func:`~bayesnb.generative.mnar.fit_selection` on
+:func:`mnar_evidence` fits the selection models by :func:`~bayesnb.generative.mnar.fit_selection` on
 the same naive model and variables (values and missingness indicators): MAR ties each missingness
 node's bins (``tied=True``), MNAR does not (:func:`~bayesnb.impute_mnar`). MNAR is chosen when its log-likelihood gain exceeds BIC's ``k/2 log n`` and its BIC is also below that of a
 third fit, MAR by state (one missingness probability per column and state: missingness driven by the class or
@@ -53,21 +53,21 @@ class MNAREvidence(NamedTuple):
     penalty: float
     choice: str
     fits: dict
-    loglik_mar_state: float = float("nan")
-    k_state: int = 0
+    loglik_mar_state: float
+    k_state: int
 
 
 def evidence_fits(X, y, *, n_bins=5, alpha=1.0, estimator=None, tol=1e-6, max_iter=200, who="mnar_evidence",
-                  n_components=1, rng=None, keep=None):
+                  n_components=1, rng=None):
     """``(result, encoded, model)``: :func:`mnar_evidence`'s result, the encoded rows (for its fits' fills) and the
     fitted naive model that encoded them; ``n_components`` (> 1: its latent-class model, fitted with ``rng``) is the
-    model under the missingness nodes; ``keep`` (column positions, None: all) the columns that may take a node."""
+    model under the missingness nodes."""
     y = _check_table(X, y, estimator, who)
     _check_options(n_bins, "mean", 1, 0.0, "value", alpha, False, who)
     _check_em(tol, max_iter, {}, who)
     model, encoded, mnar, codes, latent = _fit(X, y, who, estimator=estimator, n_bins=int(n_bins), alpha=float(alpha),
-                                         tol=tol, max_iter=max_iter, by_class=False, n_components=n_components, rng=rng,
-                                              keep=keep)
+                                               tol=tol, max_iter=max_iter, by_class=False, n_components=n_components,
+                                               rng=rng)
     allowed = allowed_states(mnar.group, codes)
     start, class_params = ((model.posterior_, (model.class_alpha, model.fit_prior, model.class_prior)) if latent is None
                            else (latent.posterior, (np.ones(latent.group.size), True, None)))  # as _fit's

@@ -125,8 +125,7 @@ class NoSelectionColumn(ValueError):
     """No column of the table can take a missingness node (the ValueError :func:`impute_mnar` raises)."""
 
 
-def _fit(X, y, who, *, estimator, n_bins, alpha, tol, max_iter, by_class, n_components, rng, categorical=True,
-         keep=None):
+def _fit(X, y, who, *, estimator, n_bins, alpha, tol, max_iter, by_class, n_components, rng, categorical=True):
     """The MAR model (naive, or its latent-class model), the encoded rows, the selection fit, the class
     index per row and the latent-class fit (None when naive)."""
     model = clone(estimator if estimator is not None else NaiveBayes()).fit(X, y)
@@ -139,8 +138,6 @@ def _fit(X, y, who, *, estimator, n_bins, alpha, tol, max_iter, by_class, n_comp
         post, group = latent.posterior, latent.group
         class_params = (np.ones(len(group)), True, None)  # the state weights' Dirichlet(1) of fit_latent_class
     columns = selection_columns(post, encoded, n_bins, values=categorical)
-    if keep is not None:  # only these columns (positions) may take a node
-        columns = tuple(sc for sc in columns if sc.column in set(keep))
     if not columns:
         raise NoSelectionColumn(f"{who}: no column can take a missingness node: it needs a numeric column (a family "
                          "with predictive_bins: Gaussian, LogNormal, Poisson, Hurdle, Histogram) or, with "

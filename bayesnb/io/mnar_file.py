@@ -25,16 +25,12 @@ import numpy as np
 
 from ..estimators import NaiveBayes
 from ..generative.mnar import SelectionColumn, SelectionFit, has_bins
-from ..impute.mnar_config import MNARMember
+from ..impute.mnar_config import EVIDENCE_FIELDS, MNARMember
 from .latent_file import check_states
 from .loadcheck import _fail
 from .persistence import decode_estimator, encode_estimator
 
 __all__ = ["mnar_from_file", "mnar_to_file"]
-
-_EVIDENCE = {"loglik_mar": float, "loglik_mnar": float, "k": int, "n": int, "penalty": float, "choice": str,
-             "n_components": int, "loglik_mar_state": float, "k_state": int}
-
 
 def mnar_to_file(member, enc):
     """The JSON object of a fitted :class:`~bayesnb.impute.mnar_config.MNARMember` (see the module docstring).
@@ -59,7 +55,7 @@ def mnar_to_file(member, enc):
                for a in ("selection", "missing_count", "observed_count")},
             "alpha": float(fit.alpha), "by_state": bool(fit.by_state),
             "em_objective": [float(v) for v in fit.em_objective], "converged": bool(fit.converged),
-            "evidence": enc({k: member.evidence.get(k) for k in _EVIDENCE})}
+            "evidence": enc({k: member.evidence.get(k) for k in EVIDENCE_FIELDS})}
 
 
 def _sorted_cuts(a, where):
@@ -151,8 +147,8 @@ def mnar_from_file(node, dec):
     if not isinstance(objective, list) or not all(isinstance(v, numbers.Real) for v in objective):
         _fail("the missingness model's EM objective must be a list of numbers")
     evidence = dec(node["evidence"])
-    if not isinstance(evidence, dict) or set(evidence) != set(_EVIDENCE) or not all(
-            isinstance(evidence[k], t) and not isinstance(evidence[k], bool) for k, t in _EVIDENCE.items()):
+    if not isinstance(evidence, dict) or set(evidence) != set(EVIDENCE_FIELDS) or not all(
+            isinstance(evidence[k], t) and not isinstance(evidence[k], bool) for k, t in EVIDENCE_FIELDS.items()):
         _fail("the self-masking test's figures are malformed")
     fit = SelectionFit(post, group, tuple(sc for sc, _ in parsed), *counts, selection, float(alpha),
                        [float(v) for v in objective], node["converged"], node["by_state"])
