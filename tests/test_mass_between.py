@@ -115,3 +115,23 @@ def test_truncated_normal_mean_is_scipys_bit_for_bit():
         col = (a[:, None], b[:, None], loc[None, :3], scale[None, :3])  # broadcast shapes
         np.testing.assert_array_equal(truncnorm_mean(*col), truncnorm.mean(*col[:2], loc=col[2], scale=col[3]))
     assert np.isfinite(got).sum() > 100 and np.isnan(got).sum() > 50
+
+
+def test_normal_interval_functions_are_scipys_bit_for_bit():
+    """The Normal that interval masses use (``_interval._Normal``: ``log_ndtr`` of the standardised value,
+    without scipy's per-call checks) gives ``scipy.stats.norm``'s ``logcdf``, ``logsf`` and ``median``
+    exactly, infinite and NaN arguments and a zero or negative scale (NaN) included."""
+    from scipy.stats import norm
+
+    from bayesnb.families._interval import _Normal
+
+    rng = np.random.default_rng(0)
+    loc = rng.normal(size=(7, 1)) * 3
+    scale = np.abs(rng.normal(size=(7, 1))) + 0.01
+    scale[2], scale[3], loc[4] = 0.0, -1.0, np.nan
+    x = np.concatenate([rng.normal(size=20) * 5, [np.inf, -np.inf, np.nan, 0.0, 1e300, -1e300, 40.0, -40.0]])[None]
+    with np.errstate(all="ignore"):
+        for dist, ref in ((_Normal(loc, scale), norm(loc=loc, scale=scale)), (_Normal(), norm())):
+            np.testing.assert_array_equal(dist.logcdf(x), ref.logcdf(x))
+            np.testing.assert_array_equal(dist.logsf(x), ref.logsf(x))
+            np.testing.assert_array_equal(np.broadcast_to(dist.median(), np.shape(ref.median())), ref.median())

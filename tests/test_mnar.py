@@ -359,3 +359,30 @@ def test_mnar_evidence_chooses_the_mechanism(self_masked):
     assert np.ptp(ev.fits["MAR"].selection[0]) == 0.0
     assert np.ptp(ev.fits["MAR by state"].selection[0], axis=1).max() == 0.0  # tied over the bins, per class
 
+
+
+def test_a_hurdle_columns_point_mass_keeps_a_sub_bin_of_its_own():
+    """A Hurdle(LogNormal) column (zeros and positive values) hidden completely at random. Its quadrature has a
+    sub-bin ``[0, 0 + 1 ulp)`` whose mean is exactly 0, so a missing cell's expected statistics count the zeros
+    as zeros. Before, the zeros' mass was averaged with the positive values of their sub-bin into one small
+    positive mean, which the LogNormal base then took the log of: the MAR model fitted by the same EM lost 50 to
+    200 nats from its starting optimum (breast cancer's concavity columns) and never converged there."""
+    from bayesnb.families import LogNormal
+    from bayesnb.generative.mnar import _column_bins
+    from bayesnb.impute.mnar_evidence import mnar_evidence
+
+    rng = np.random.default_rng(0)
+    n = 600
+    y = rng.integers(0, 2, n)
+    v = np.where(rng.random(n) < 0.15, 0.0, rng.lognormal(np.where(y == 0, -3.0, -1.5), 0.6))
+    X = pd.DataFrame({"v": np.where(rng.random(n) < 0.3, np.nan, v), "z": rng.normal(y, 1.0)})
+    est = NaiveBayes(features={"v": Hurdle(LogNormal()), "z": Gaussian()})
+    fit = mnar_evidence(X, y, estimator=est).fits["MAR"]
+    hist = np.asarray(fit.em_objective)
+    assert fit.converged and np.all(np.diff(hist) >= -1e-6 * np.abs(hist[1:]))
+    (sc,) = fit.columns
+    k = np.flatnonzero(sc.fine == 0.0)
+    assert k.size == 1 and sc.fine[k[0] + 1] == np.nextafter(0.0, 1.0)
+    block = fit.posterior.blocks[sc.block]
+    logm, mean = _column_bins(block, block.posterior, sc.col, sc.fine)
+    assert np.all(mean[:, k[0] + 1] == 0.0) and np.all(np.exp(logm[:, k[0] + 1]) > 0.1)  # the zeros' share, as 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import stats as _stats
-from scipy.special import ndtr, ndtri
+from scipy.special import log_ndtr, ndtr, ndtri
 
 __all__ = ["bounds", "continuous_bins", "continuous_mass", "count_bins", "count_mass", "histogram_bins",
            "log_interval_mass", "mixture_at", "nig_loc_scale", "truncated_normal", "truncnorm_mean"]
@@ -29,9 +29,31 @@ class _Params:
         return lambda *a: method(*a, *self.args, **self.kwds)
 
 
+class _Normal:
+    """``scipy.stats.norm(loc, scale)``'s ``median``, ``logcdf`` and ``logsf``, bit for bit (both are
+    ``scipy.special.log_ndtr`` of the standardised value), without scipy's per-call argument checks, which
+    cost more than the functions on the small arrays of an EM step (NaN where ``scale <= 0``, as there)."""
+
+    def __init__(self, loc=0.0, scale=1.0):
+        self.loc, self.scale = np.asarray(loc, dtype=float), np.asarray(scale, dtype=float)
+
+    def median(self):
+        return np.where(self.scale > 0, self.loc, np.nan)
+
+    def _z(self, x):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(self.scale > 0, (np.asarray(x, dtype=float) - self.loc) / self.scale, np.nan)
+
+    def logcdf(self, x):
+        return log_ndtr(self._z(x))
+
+    def logsf(self, x):
+        return log_ndtr(-self._z(x))
+
+
 def _location_scale(nu, loc, scale):
     """The Normal (``nu`` None) or Student-t predictive of ``loc`` and ``scale``."""
-    return _Params(_stats.norm, loc=loc, scale=scale) if nu is None else _Params(_stats.t, nu, loc=loc, scale=scale)
+    return _Normal(loc, scale) if nu is None else _Params(_stats.t, nu, loc=loc, scale=scale)
 
 
 def bounds(edges):
@@ -146,9 +168,9 @@ def continuous_bins(loc, scale, nu, edges, log_scale=False):
     logm = log_interval_mass(dist, lo, hi)
     a, b = (lo - loc) / scale, (hi - loc) / scale
     if log_scale:  # E[e^L; a < L <= b] = e^{mu + s^2/2} P(a - s < Z <= b - s), Z standard normal
-        shifted = log_interval_mass(_Params(_stats.norm), a - scale, b - scale)
+        shifted = log_interval_mass(_Normal(), a - scale, b - scale)
         with np.errstate(invalid="ignore", over="ignore"):
-            mean = np.exp(loc + scale ** 2 / 2 + shifted - log_interval_mass(_Params(_stats.norm), a, b))
+            mean = np.exp(loc + scale ** 2 / 2 + shifted - log_interval_mass(_Normal(), a, b))
     elif nu is None:
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             mean = truncnorm_mean(a, b, loc, scale)

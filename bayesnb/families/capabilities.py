@@ -383,6 +383,12 @@ class NumericNode(Capability):
         """Imputed values written as the family writes them (whole numbers for a count family); default unchanged."""
         return np.asarray(values, dtype=float)
 
+    def point_masses(self, state):
+        """The values a continuous predictive puts a point mass on (a hurdle's ``at``), which an MNAR model's
+        quadrature keeps in sub-bins of their own so that a missing cell's expected statistics count them as
+        those values, not inside the mean of an interval; default none."""
+        return np.empty(0)
+
     def interval_stats(self, values, resp, state, who="impute_mnar"):
         """Statistics of interval means standing in for unseen values, weighted by ``resp``.
 

@@ -303,6 +303,10 @@ class Hurdle(Family, NumericNode, *SHARED):
         """As the base writes its values."""
         return self._b.round_fill(values, state)
 
+    def point_masses(self, state):
+        """``at``, and the base's own."""
+        return np.union1d([self._at()], self._b.point_masses(state))
+
     def is_proper(self, prior):
         """The Beta prior is proper (a, b > 0) and so is the base's."""
         head, inner = self._split(prior)

@@ -39,7 +39,7 @@ from scipy.special import logsumexp
 from ..families.numeric import draw_categories
 from ..inference.em import climb, log_penalty
 from ..inference.nb_posterior import build, joint_log_likelihood_parts, normalise
-from ..structure.engine import column_params, column_state
+from ..structure.engine import column_params, column_state, join_columns
 from .mnar_values import value_fill, value_log_mass, value_pseudo_stats, value_selection_column
 
 __all__ = ["SelectionColumn", "SelectionFit", "fill_selection", "fit_selection", "has_bins", "quantile_edges",
@@ -139,13 +139,15 @@ def _between_values(x, edges):
     return np.unique((edges + u[np.searchsorted(u, edges, side="right")]) / 2)
 
 
-def _fine_edges(x, edges, n_bins):
-    """Quadrature cut points: the bins' edges, finer observed quantiles, and cuts past the observed range."""
+def _fine_edges(x, edges, n_bins, masses=()):
+    """Quadrature cut points: the bins' edges, finer observed quantiles, cuts past the observed range, and
+    each point mass ``v`` of the family isolated in a sub-bin ``[v, v + 1 ulp)`` of its own (see :func:`_column_bins`)."""
     x = x[np.isfinite(x)]
     sd = float(np.std(x)) or 1.0
     inner = quantile_edges(x, n_bins * SUB_BINS)
     tails = np.concatenate([x.min() - sd * np.asarray(TAIL_SD), x.max() + sd * np.asarray(TAIL_SD)])
-    return np.unique(np.concatenate([edges, inner, tails]))
+    masses = np.asarray(masses, dtype=float)
+    return np.unique(np.concatenate([edges, inner, tails, masses, np.nextafter(masses, np.inf)]))
 
 
 def selection_columns(post, encoded, n_bins, values=False):
@@ -193,7 +195,7 @@ def selection_columns(post, encoded, n_bins, values=False):
                 _column_bins(b, b.posterior, c, edges)
             except NotImplementedError:
                 continue
-            fine = _fine_edges(x, edges, n_bins)
+            fine = _fine_edges(x, edges, n_bins, fam.point_masses(column_state(b.state, c)))
             coarse = np.searchsorted(edges, np.concatenate([fine, [np.inf]]), side="left")
             ob = np.where(obs, np.searchsorted(edges, np.where(obs, x, 0.0), side="left"), -1)
             out.append(SelectionColumn(bi, c, int(b.columns[c]), edges, fine, coarse, ob))
@@ -216,6 +218,7 @@ _BINS = {}
 def _column_bins(block, params, c, edges):
     """``(log_mass, mean)`` (S, B) of column ``c`` of ``block`` under ``params`` (plug-in predictive).
 
+    An interval one ulp wide, ``[v, v + 1 ulp)`` (a point mass's, :func:`_fine_edges`), has the mean ``v``.
     The last results are kept (by the identity of ``params`` and ``edges``, both held, so a key
     cannot be reused by another object): an EM iteration asks for the same bins in its E- and M-step.
     """
@@ -223,8 +226,13 @@ def _column_bins(block, params, c, edges):
     hit = _BINS.get(key)
     if hit is not None and hit[0] is params and hit[1] is edges:
         return hit[2]
-    out = block.family.predictive_bins(column_params(block.prior, c), column_params(params, c),
-                                       column_state(block.state, c), edges, "mean")
+    logm, mean = block.family.predictive_bins(column_params(block.prior, c), column_params(params, c),
+                                              column_state(block.state, c), edges, "mean")
+    lo = np.flatnonzero(edges[1:] == np.nextafter(edges[:-1], np.inf))  # a point mass's own sub-bin: its value
+    if lo.size:
+        mean = mean.copy()
+        mean[:, lo + 1] = np.where(np.isfinite(mean[:, lo + 1]), edges[lo], np.nan)
+    out = (logm, mean)
     if len(_BINS) > 512:
         _BINS.clear()
     _BINS[key] = (params, edges, out)
@@ -274,7 +282,7 @@ def state_posterior_mnar(post, encoded, columns, selection, *, points=None, allo
 
 
 def _pseudo_stats(block, sc, rho, weight):
-    """The family statistics of a column's missing cells by quadrature on its sub-bins.
+    """The family statistics of a column's missing cells by quadrature on its sub-bins (a one-column block's).
 
     ``weight`` (S,) is the summed state responsibility of the missing cells; each sub-bin ``f``
     adds its truncated mean with weight ``weight[s] * P(f | s) rho[s, bin(f)] / normaliser``.
@@ -288,14 +296,10 @@ def _pseudo_stats(block, sc, rho, weight):
         lw = logm + np.log(rho[:, sc.coarse])
     lw = lw - logsumexp(lw, axis=1, keepdims=True)
     w = np.exp(lw) * weight[:, None]
-    ok = np.isfinite(mean) & (w > 0)
-    s_idx, f_idx = np.nonzero(ok)
-    S, d = w.shape[0], len(block.names)
-    raw = np.full((s_idx.size, d), np.nan)
-    raw[:, sc.col] = mean[s_idx, f_idx]
-    resp = np.zeros((s_idx.size, S))
+    s_idx, f_idx = np.nonzero(np.isfinite(mean) & (w > 0))
+    resp = np.zeros((s_idx.size, w.shape[0]))
     resp[np.arange(s_idx.size), s_idx] = w[s_idx, f_idx]
-    return block.family.interval_stats(raw, resp, block.state)
+    return block.family.interval_stats(mean[s_idx, f_idx][:, None], resp, column_state(block.state, sc.col))
 
 
 def _censored(values, sc):
@@ -326,7 +330,7 @@ def _m_step(post, encoded, columns, rho, resp, class_params, alpha, shared, tied
     """New (posterior, selection, counts) from the weighted responsibilities (n, S); ``shared``: one
     selection probability per bin for every state (counts summed over the states); ``tied``: one for
     every bin (counts summed over the bins)."""
-    extra = {}
+    extra = {}  # block -> {column in the block: its missing cells' statistics}
     counts = []
     for sc, r in zip(columns, rho):
         n1, n0 = _selection_counts(post, sc, r, resp)
@@ -336,13 +340,12 @@ def _m_step(post, encoded, columns, rho, resp, class_params, alpha, shared, tied
             n1, n0 = (np.broadcast_to(a.sum(1, keepdims=True), a.shape).copy() for a in (n1, n0))
         counts.append((n1, n0))
         b = post.blocks[sc.block]
-        st = _pseudo_stats(b, sc, r, resp[sc.observed_bin < 0].sum(0))
-        extra[sc.block] = st if sc.block not in extra else b.family.merge(extra[sc.block], st)
+        extra.setdefault(sc.block, {})[sc.col] = _pseudo_stats(b, sc, r, resp[sc.observed_bin < 0].sum(0))
     blocks = []
     for i, (b, e) in enumerate(zip(post.blocks, encoded)):
         st = b.family.stats(e, resp, b.state)
         if i in extra:
-            st = b.family.merge(st, extra[i])
+            st = b.family.merge(st, join_columns(b.family, b.state, len(b.names), resp.shape[1], extra[i]))
         blocks.append((b.family, b.columns, b.names, b.state, st, "impute_mnar"))
     new = build(post.classes, resp.sum(0), *class_params, blocks, priors=[b.prior for b in post.blocks])
     sel = tuple((n1 + alpha) / (n1 + n0 + 2 * alpha) for n1, n0 in counts)

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..families.numeric import draw_categories
+from ..structure.engine import column_params, column_state
 
 __all__ = ["value_fill", "value_log_mass", "value_pseudo_stats", "value_selection_column"]
 
@@ -56,12 +57,12 @@ def value_selection_column(block, encoded, c, make):
     return make(cuts, cuts, np.arange(values.size), np.where(obs, ob, -1), values)
 
 
-def _raw(block, sc, S):
-    """The (S * V, d) raw block whose row ``(s, v)`` holds value ``v`` in column ``sc.col``, None elsewhere."""
-    V = len(sc.values)
-    raw = np.full((S * V, len(block.names)), None, dtype=object)
-    raw[:, sc.col] = np.tile(sc.values, S)
-    return raw
+def _column_rows(block, sc, S):
+    """Column ``sc.col`` of ``block`` as a one-column block: ``(encoded, state)``, row ``(s, v)`` of the
+    ``S * V`` rows holding value ``v``."""
+    state = column_state(block.state, sc.col)
+    raw = np.tile(np.asarray(sc.values, dtype=object), S)[:, None]
+    return block.family.encode(raw, state, who="impute_mnar")[0], state
 
 
 _MASS = {}
@@ -88,10 +89,11 @@ def value_log_mass(block, params, sc, S):
     hit = _MASS.get(key)
     if hit is not None and hit[0] is params:
         return hit[1]
-    fam, V = block.family, len(sc.values)
-    enc, _ = fam.encode(_raw(block, sc, S), block.state, who="impute_mnar")
+    V = len(sc.values)
+    enc, _ = _column_rows(block, sc, S)
     weights = np.repeat(np.eye(S), V, axis=0)
-    out = np.asarray(fam.gen_cell_log_lik(block.prior, params, enc, weights), dtype=float)[:, sc.col].reshape(S, V)
+    out = np.asarray(block.family.gen_cell_log_lik(column_params(block.prior, sc.col), column_params(params, sc.col),
+                                                   enc, weights), dtype=float)[:, 0].reshape(S, V)
     if len(_MASS) > 512:
         _MASS.clear()
     _MASS[key] = (params, out)
@@ -114,12 +116,12 @@ def value_pseudo_stats(block, sc, q, weight):
     Returns
     -------
     object
-        The family's statistics (as from its ``stats``).
+        The family's statistics of the one column (as from its ``stats`` on a one-column block).
     """
     S = q.shape[0]
-    enc, _ = block.family.encode(_raw(block, sc, S), block.state, who="impute_mnar")
+    enc, state = _column_rows(block, sc, S)
     resp = np.repeat(np.eye(S), len(sc.values), axis=0) * (weight[:, None] * q).reshape(-1)[:, None]
-    return block.family.stats(enc, resp, block.state)
+    return block.family.stats(enc, resp, state)
 
 
 def value_fill(sc, q, r, strategy, rng, z=None):

@@ -119,6 +119,17 @@ def column_params(params, c):
                           for f in params))
 
 
+def join_columns(family, state, d, K, parts):
+    """A ``d``-column block's statistics over ``K`` classes, assembled from its columns' statistics.
+
+    The inverse of :func:`column_params` for statistics: ``parts`` maps a column to its one-column statistics
+    (a family's ``stats`` on a one-column block, :func:`column_state`); the others get ``empty_stats``.
+    """
+    cols = [parts[c] if c in parts else family.empty_stats(column_state(state, c), K) for c in range(d)]
+    return type(cols[0])(*(None if f[0] is None else tuple(a for t in f for a in t) if isinstance(f[0], tuple)
+                           else np.concatenate(f, axis=1) for f in zip(*cols)))
+
+
 def take_contexts(params, idx):
     """The parameters of contexts ``idx`` (leading axis of every array, also inside per-column tuples)."""
     return type(params)(*(None if f is None else tuple(np.asarray(a)[idx] for a in f) if isinstance(f, tuple)
