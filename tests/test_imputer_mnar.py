@@ -165,3 +165,19 @@ def test_cli_impute_table_takes_missingness(self_masked, tmp_path, capsys):
     assert main(["impute-table", str(data), "-o", str(tmp_path / "g.csv"), "--missingness", "maybe"]) == 2
     err = capsys.readouterr().err
     assert "--missingness" in err and "invalid choice" in err and "Traceback" not in err
+
+
+def test_a_categorical_column_with_more_values_than_classes_takes_no_node():
+    """A self-masking node on a categorical column is identified through at least as many differing states as
+    values; the classes are those states (``mnar_config.identified_values``). Two classes: the yes/no columns take
+    a node, the four-valued one does not (its cells keep the MAR fill); without labels (one class) none does."""
+    X, y = _table(n=400)
+    rng = np.random.default_rng(3)
+    X["four"] = np.where(y == "yes", rng.choice(["p", "q"], len(X)), rng.choice(["r", "s"], len(X))).astype(object)
+    Xm, _ = _blank(X, True)
+    imp = Imputer(configurations=CONFIGS, label_given=True, random_state=0, missingness="mnar").fit(Xm, y)
+    nodes = {X.columns[sc.column] for sc in imp.models_["mnar"].fit.columns}
+    assert nodes == set(X.columns) - {"four"}
+    assert imp.chosen_["four"] != "mnar" and imp.chosen_["c0"] == "mnar"
+    with pytest.raises(ValueError, match="no column can take a missingness node"):
+        Imputer(configurations=CONFIGS, random_state=0, missingness="mnar").fit(Xm)

@@ -150,7 +150,7 @@ def _fine_edges(x, edges, n_bins, masses=()):
     return np.unique(np.concatenate([edges, inner, tails, masses, np.nextafter(masses, np.inf)]))
 
 
-def selection_columns(post, encoded, n_bins, values=False):
+def selection_columns(post, encoded, n_bins, values=False, max_values=None):
     """The columns that get a missingness node: numeric columns (families with ``predictive_bins``)
     with at least one missing and two observed cells, and with ``values`` the columns of families with
     a finite set of values (categorical; their own value is the bin, :mod:`bayesnb.generative.mnar_values`).
@@ -164,6 +164,8 @@ def selection_columns(post, encoded, n_bins, values=False):
         Bins of each column's own value (>= 2).
     values : bool, default=False
         Also the columns with a finite set of values.
+    max_values : int or None, default=None
+        With ``values``, only those with at most this many values (None: every one).
 
     Returns
     -------
@@ -178,7 +180,7 @@ def selection_columns(post, encoded, n_bins, values=False):
             for c in range(len(b.columns) if values else 0):
                 sc = value_selection_column(b, e, c, lambda *a, bi=bi, c=c, b=b: SelectionColumn(
                     bi, c, int(b.columns[c]), *a))
-                if sc is not None:
+                if sc is not None and (max_values is None or len(sc.values) <= max_values):
                     out.append(sc)
             continue
         try:

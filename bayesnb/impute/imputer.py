@@ -90,7 +90,9 @@ class Imputer(TransformerMixin, BaseEstimator):
         row's observed cells (no test). ``"auto"``: at random unless the evidence (BIC against two MAR models)
         says that the columns' missingness depends on their own values (self-masking): then the columns the
         self-masking model can fill (see ``missingness_``) are filled from it (``"mnar"`` in ``chosen_``), each
-        cell's predictive given that it is missing. It costs two to three more EM fits (docs/mnar.md).
+        cell's predictive given that it is missing. It costs two to three more EM fits (docs/mnar.md). A categorical
+        column takes a missingness node only when it has at most as many values as there are classes (its selection
+        is identified through them; :func:`~bayesnb.impute.mnar_config.identified_values`).
         ``"mnar"``: the self-masking model for every column that can take a missingness node, without the test.
 
     Attributes

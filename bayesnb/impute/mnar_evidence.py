@@ -58,16 +58,16 @@ class MNAREvidence(NamedTuple):
 
 
 def evidence_fits(X, y, *, n_bins=5, alpha=1.0, estimator=None, tol=1e-6, max_iter=200, who="mnar_evidence",
-                  n_components=1, rng=None):
+                  n_components=1, rng=None, max_values=None):
     """``(result, encoded, model)``: :func:`mnar_evidence`'s result, the encoded rows (for its fits' fills) and the
     fitted naive model that encoded them; ``n_components`` (> 1: its latent-class model, fitted with ``rng``) is the
-    model under the missingness nodes."""
+    model under the missingness nodes; ``max_values``: categorical columns with more values take no node."""
     y = _check_table(X, y, estimator, who)
     _check_options(n_bins, "mean", 1, 0.0, "value", alpha, False, who)
     _check_em(tol, max_iter, {}, who)
     model, encoded, mnar, codes, latent = _fit(X, y, who, estimator=estimator, n_bins=int(n_bins), alpha=float(alpha),
                                                tol=tol, max_iter=max_iter, by_class=False, n_components=n_components,
-                                               rng=rng)
+                                               rng=rng, max_values=max_values)
     allowed = allowed_states(mnar.group, codes)
     start, class_params = ((model.posterior_, (model.class_alpha, model.fit_prior, model.class_prior)) if latent is None
                            else (latent.posterior, (np.ones(latent.group.size), True, None)))  # as _fit's

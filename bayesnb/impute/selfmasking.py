@@ -125,9 +125,11 @@ class NoSelectionColumn(ValueError):
     """No column of the table can take a missingness node (the ValueError :func:`impute_mnar` raises)."""
 
 
-def _fit(X, y, who, *, estimator, n_bins, alpha, tol, max_iter, by_class, n_components, rng, categorical=True):
+def _fit(X, y, who, *, estimator, n_bins, alpha, tol, max_iter, by_class, n_components, rng, categorical=True,
+         max_values=None):
     """The MAR model (naive, or its latent-class model), the encoded rows, the selection fit, the class
-    index per row and the latent-class fit (None when naive)."""
+    index per row and the latent-class fit (None when naive); ``max_values``: as
+    :func:`~bayesnb.generative.mnar.selection_columns`'."""
     model = clone(estimator if estimator is not None else NaiveBayes()).fit(X, y)
     encoded, _ = model._encode_blocks(model._check_X(X, reset=False), model.posterior_)
     latent = None
@@ -137,12 +139,13 @@ def _fit(X, y, who, *, estimator, n_bins, alpha, tol, max_iter, by_class, n_comp
         latent = model.fit_latent_class(X, y, n_components=n_components, random_state=rng)
         post, group = latent.posterior, latent.group
         class_params = (np.ones(len(group)), True, None)  # the state weights' Dirichlet(1) of fit_latent_class
-    columns = selection_columns(post, encoded, n_bins, values=categorical)
+    columns = selection_columns(post, encoded, n_bins, values=categorical, max_values=max_values)
     if not columns:
+        most = "" if max_values is None else f" with at most {max_values} value(s) (one per class, for identification)"
         raise NoSelectionColumn(f"{who}: no column can take a missingness node: it needs a numeric column (a family "
                          "with predictive_bins: Gaussian, LogNormal, Poisson, Hurdle, Histogram) or, with "
-                         "categorical=True, a categorical one, with missing cells and at least two observed ones; "
-                         "received none.")
+                         f"categorical=True, a categorical one{most}, with missing cells and at least two observed "
+                         "ones; received none.")
     codes = pd.Index(model.classes_).get_indexer(y)
     allowed = allowed_states(group, codes)
     fit = fit_selection(post, encoded, columns, group, allowed, np.ones(X.shape[0]), class_params, alpha=alpha,
