@@ -381,7 +381,7 @@ def main(argv=None):
                         ref = f"bayesnb impute_table({'/'.join(args.select) if args.select != 'auto' else 'auto'}){tag}"
                         methods[ref], times[ref] = r.table, time.perf_counter() - t4
                         picks.setdefault((kind, f" impute_table{tag}"), []).append(
-                            "".join("T" if v == "tan-mi" else v[0] for v in r.chosen.values())
+                            "".join({"tan-mi": "T", "mnar": "M"}.get(v, v[0]) for v in r.chosen.values())
                             + (f" C={r.n_components}" if r.n_components is not None else ""))
                     print(f"  [impute_table {time.perf_counter() - t3:.0f} s]", flush=True)
                     t3 = time.perf_counter()

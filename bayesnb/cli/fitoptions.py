@@ -173,7 +173,7 @@ def imputation_options(model, args):
         raise UsageError(f"--search-rows must be at least 2; received {args.search_rows}")
     imp = when_run.Imputer(configurations=parse_configurations(args.configurations or "auto"),
                            label_given=args.label_given, random_state=0 if args.seed is None else args.seed,
-                           missingness=args.missingness or "mar")
+                           missingness=args.missingness or "auto")
     return {"impute": imp if args.search_rows is None else imp.set_params(search_rows=args.search_rows)}
 
 

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from .._utils import as_generator, is_numeric_column
+from .._utils import as_generator, is_numeric_column, one_class_on_purpose
 from ..estimators import NaiveBayes
 from ..families.numeric import draw_categories
 from ..generative.functions import block_cells
@@ -130,7 +130,8 @@ def _fit(X, y, who, *, estimator, n_bins, alpha, tol, max_iter, by_class, n_comp
     """The MAR model (naive, or its latent-class model), the encoded rows, the selection fit, the class
     index per row and the latent-class fit (None when naive); ``max_values``: as
     :func:`~bayesnb.generative.mnar.selection_columns`'."""
-    model = clone(estimator if estimator is not None else NaiveBayes()).fit(X, y)
+    with one_class_on_purpose():  # y=None: every row one class (imputation, not classification)
+        model = clone(estimator if estimator is not None else NaiveBayes()).fit(X, y)
     encoded, _ = model._encode_blocks(model._check_X(X, reset=False), model.posterior_)
     latent = None
     post, group = model.posterior_, np.arange(len(model.posterior_.classes))
