@@ -172,12 +172,12 @@ def test_latent_fit_on_a_heavy_tailed_table_stays_in_the_columns_support():
     """Breast cancer's ten "mean" columns, self-masked (above the median 0.45, else 0.15), with 4 latent
     components per class: EM used to feed the unbounded top sub-bin's mean of a heavy-tailed family back into
     its statistics and diverge ('mean concavity', range 0 to 0.41, filled with 1.5e75; with 12 components
-    and 60 iterations as first found, or 4 and 10 as here: without the clip of mnar._censored this fit
+    and 60 iterations as first found, or 4 and 10 as here: without the clip of mnar_bins.censored this fit
     raises "diverged", and with masking seeds 0-4 it fails in 4 of 5). Values past the observed range
     widened by TAIL_SD[-1] sds now count as lying on that bound."""
     from sklearn.datasets import load_breast_cancer
 
-    from bayesnb.generative.mnar import TAIL_SD
+    from bayesnb.generative.mnar_bins import TAIL_SD
 
     b = load_breast_cancer(as_frame=True)
     X = b.data.iloc[:, :10].copy()
@@ -368,7 +368,7 @@ def test_a_hurdle_columns_point_mass_keeps_a_sub_bin_of_its_own():
     positive mean, which the LogNormal base then took the log of: the MAR model fitted by the same EM lost 50 to
     200 nats from its starting optimum (breast cancer's concavity columns) and never converged there."""
     from bayesnb.families import LogNormal
-    from bayesnb.generative.mnar import _column_bins
+    from bayesnb.generative.mnar_bins import column_bins
     from bayesnb.impute.mnar_evidence import mnar_evidence
 
     rng = np.random.default_rng(0)
@@ -384,5 +384,5 @@ def test_a_hurdle_columns_point_mass_keeps_a_sub_bin_of_its_own():
     k = np.flatnonzero(sc.fine == 0.0)
     assert k.size == 1 and sc.fine[k[0] + 1] == np.nextafter(0.0, 1.0)
     block = fit.posterior.blocks[sc.block]
-    logm, mean = _column_bins(block, block.posterior, sc.col, sc.fine)
+    logm, mean = column_bins(block, block.posterior, sc.col, sc.fine)
     assert np.all(mean[:, k[0] + 1] == 0.0) and np.all(np.exp(logm[:, k[0] + 1]) > 0.1)  # the zeros' share, as 0

@@ -19,9 +19,10 @@ posterior over its bins ``q[s, b] ∝ P(b | s) rho[s, b]``. The M-step is exact 
 selection probabilities (Beta posterior mean of the expected counts). For the feature
 families it adds each missing cell's expected contribution to the family's statistics by
 quadrature, through the family contract only (``interval_stats``/``merge``): the column's
-cut points are refined into fine sub-bins (finer observed quantiles, plus sub-bins past the
-observed range at multiples of its standard deviation) and each sub-bin contributes its
-truncated predictive mean with its posterior weight. The first moment of the missing cells is
+cut points are refined into fine sub-bins (finer observed quantiles, sub-bins past the
+observed range at multiples of its standard deviation, and a sub-bin of its own for each point
+mass of the family) and each sub-bin contributes its truncated predictive mean with its
+posterior weight (:mod:`bayesnb.generative.mnar_bins`). The first moment of the missing cells is
 then exact; the spread within a sub-bin is left out, so the variance of the column is slightly
 understated and the EM objective can move by the quadrature error near convergence.
 
@@ -39,16 +40,14 @@ from scipy.special import logsumexp
 from ..families.numeric import draw_categories
 from ..inference.em import climb, log_penalty
 from ..inference.nb_posterior import build, joint_log_likelihood_parts, normalise
-from ..structure.engine import column_params, column_state, join_columns
+from ..structure.engine import column_state, join_columns
+from .mnar_bins import (between_values, censored, coarse_means, column_bins, fine_edges, interval_pseudo_stats,
+                        quantile_edges)
 from .mnar_values import value_fill, value_log_mass, value_pseudo_stats, value_selection_column
 
-__all__ = ["SelectionColumn", "SelectionFit", "fill_selection", "fit_selection", "has_bins", "quantile_edges",
-           "resp_for_fill", "selection_columns", "state_posterior_mnar"]
+__all__ = ["SelectionColumn", "SelectionFit", "fill_selection", "fit_selection", "resp_for_fill", "selection_columns",
+           "state_posterior_mnar"]
 
-#: Fine sub-bins per bin (quadrature of the M-step).
-SUB_BINS = 8
-#: Sub-bin cut points past each end of the observed range, in observed standard deviations.
-TAIL_SD = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 6.0)
 #: EM iterations from each starting selection pattern before the best is run to convergence.
 START_ITER = 10
 
@@ -118,38 +117,6 @@ class SelectionFit(NamedTuple):
     by_state: bool = False
 
 
-def quantile_edges(x, n_bins):
-    """Distinct interior quantile cut points (levels ``1/n_bins ... (n_bins-1)/n_bins``) of the finite values of ``x``."""
-    x = np.asarray(x, dtype=float)
-    x = x[np.isfinite(x)]
-    if x.size == 0 or n_bins < 2:
-        return np.empty(0)
-    q = np.quantile(x, np.arange(1, n_bins) / n_bins)
-    return np.unique(q[q > x.min()])
-
-
-def _between_values(x, edges):
-    """``edges`` moved to the midpoint between each and the next larger value of ``x``; one at or above
-    ``x``'s largest value dropped. The bins keep the same observed values, but no observed value lies on
-    an edge, where a whole-number family (which puts ``e`` in the bin above it) and ``observed_bin`` (which
-    puts it in the bin below) would disagree and count its mass twice, and no bin is left without one (a
-    column of two values keeps one bin: no self-masking on it)."""
-    u = np.unique(x)
-    edges = edges[edges < u[-1]]
-    return np.unique((edges + u[np.searchsorted(u, edges, side="right")]) / 2)
-
-
-def _fine_edges(x, edges, n_bins, masses=()):
-    """Quadrature cut points: the bins' edges, finer observed quantiles, cuts past the observed range, and
-    each point mass ``v`` of the family isolated in a sub-bin ``[v, v + 1 ulp)`` of its own (see :func:`_column_bins`)."""
-    x = x[np.isfinite(x)]
-    sd = float(np.std(x)) or 1.0
-    inner = quantile_edges(x, n_bins * SUB_BINS)
-    tails = np.concatenate([x.min() - sd * np.asarray(TAIL_SD), x.max() + sd * np.asarray(TAIL_SD)])
-    masses = np.asarray(masses, dtype=float)
-    return np.unique(np.concatenate([edges, inner, tails, masses, np.nextafter(masses, np.inf)]))
-
-
 def selection_columns(post, encoded, n_bins, values=False, max_values=None):
     """The columns that get a missingness node: numeric columns (families with ``predictive_bins``)
     with at least one missing and two observed cells, and with ``values`` the columns of families with
@@ -192,53 +159,16 @@ def selection_columns(post, encoded, n_bins, values=False, max_values=None):
             obs = np.isfinite(x)
             if obs.all() or obs.sum() < 2:
                 continue
-            edges = _between_values(x[obs], quantile_edges(x, n_bins))
+            edges = between_values(x[obs], quantile_edges(x, n_bins))
             try:
-                _column_bins(b, b.posterior, c, edges)
+                column_bins(b, b.posterior, c, edges)
             except NotImplementedError:
                 continue
-            fine = _fine_edges(x, edges, n_bins, fam.point_masses(column_state(b.state, c)))
+            fine = fine_edges(x, edges, n_bins, fam.point_masses(column_state(b.state, c)))
             coarse = np.searchsorted(edges, np.concatenate([fine, [np.inf]]), side="left")
             ob = np.where(obs, np.searchsorted(edges, np.where(obs, x, 0.0), side="left"), -1)
             out.append(SelectionColumn(bi, c, int(b.columns[c]), edges, fine, coarse, ob))
     return tuple(out)
-
-
-def has_bins(block, c, edges):
-    """Whether column ``c`` of ``block`` has a binned predictive at cut points ``edges`` (its family gives
-    ``predictive_bins``), so that it can take a missingness node."""
-    try:
-        _column_bins(block, block.posterior, c, edges)
-    except NotImplementedError:
-        return False
-    return True
-
-
-_BINS = {}
-
-
-def _column_bins(block, params, c, edges):
-    """``(log_mass, mean)`` (S, B) of column ``c`` of ``block`` under ``params`` (plug-in predictive).
-
-    An interval one ulp wide, ``[v, v + 1 ulp)`` (a point mass's, :func:`_fine_edges`), has the mean ``v``.
-    The last results are kept (by the identity of ``params`` and ``edges``, both held, so a key
-    cannot be reused by another object): an EM iteration asks for the same bins in its E- and M-step.
-    """
-    key = (id(params), c, id(edges))
-    hit = _BINS.get(key)
-    if hit is not None and hit[0] is params and hit[1] is edges:
-        return hit[2]
-    logm, mean = block.family.predictive_bins(column_params(block.prior, c), column_params(params, c),
-                                              column_state(block.state, c), edges, "mean")
-    lo = np.flatnonzero(edges[1:] == np.nextafter(edges[:-1], np.inf))  # a point mass's own sub-bin: its value
-    if lo.size:
-        mean = mean.copy()
-        mean[:, lo + 1] = np.where(np.isfinite(mean[:, lo + 1]), edges[lo], np.nan)
-    out = (logm, mean)
-    if len(_BINS) > 512:
-        _BINS.clear()
-    _BINS[key] = (params, edges, out)
-    return out
 
 
 def _log_missing_bins(block, params, sc, rho):
@@ -246,7 +176,7 @@ def _log_missing_bins(block, params, sc, rho):
     if sc.values is not None:
         logm = value_log_mass(block, params, sc, rho.shape[0])
     else:
-        logm, _ = _column_bins(block, params, sc.col, sc.edges)
+        logm, _ = column_bins(block, params, sc.col, sc.edges)
     with np.errstate(divide="ignore"):
         return logm + np.log(rho)
 
@@ -284,35 +214,13 @@ def state_posterior_mnar(post, encoded, columns, selection, *, points=None, allo
 
 
 def _pseudo_stats(block, sc, rho, weight):
-    """The family statistics of a column's missing cells by quadrature on its sub-bins (a one-column block's).
-
-    ``weight`` (S,) is the summed state responsibility of the missing cells; each sub-bin ``f``
-    adds its truncated mean with weight ``weight[s] * P(f | s) rho[s, bin(f)] / normaliser``.
-    """
+    """The family statistics of a column's missing cells (a one-column block's): by value
+    (:func:`~bayesnb.generative.mnar_values.value_pseudo_stats`) or by quadrature on its sub-bins
+    (:func:`~bayesnb.generative.mnar_bins.interval_pseudo_stats`)."""
     if sc.values is not None:
         lq = _log_missing_bins(block, block.posterior, sc, rho)
         return value_pseudo_stats(block, sc, np.exp(lq - logsumexp(lq, axis=1, keepdims=True)), weight)
-    logm, mean = _column_bins(block, block.posterior, sc.col, sc.fine)
-    mean = _censored(mean, sc)
-    with np.errstate(divide="ignore"):
-        lw = logm + np.log(rho[:, sc.coarse])
-    lw = lw - logsumexp(lw, axis=1, keepdims=True)
-    w = np.exp(lw) * weight[:, None]
-    s_idx, f_idx = np.nonzero(np.isfinite(mean) & (w > 0))
-    resp = np.zeros((s_idx.size, w.shape[0]))
-    resp[np.arange(s_idx.size), s_idx] = w[s_idx, f_idx]
-    return block.family.interval_stats(mean[s_idx, f_idx][:, None], resp, column_state(block.state, sc.col))
-
-
-def _censored(values, sc):
-    """``values`` moved into the column's support ``[fine[0], fine[-1]]``: the observed range widened by the
-    last of :data:`TAIL_SD` observed sds at each end. Only the two unbounded end sub-bins' truncated means
-    (and draws in them) move: a value past the support counts as lying on its bound. Without this a
-    family with a heavy tail (a LogNormal with a large sigma) gives its unbounded top sub-bin a mean of
-    1e17 and more; EM feeds it back into the family's statistics and diverges (breast cancer, 12 latent
-    components per class)."""
-    with np.errstate(invalid="ignore"):
-        return np.clip(values, sc.fine[0], sc.fine[-1])
+    return interval_pseudo_stats(block, sc, rho, weight)
 
 
 def _selection_counts(post, sc, rho, resp):
@@ -462,22 +370,6 @@ def _draw_between(fam, point, z, rng, c, lo, hi, fallback):
     return out
 
 
-def _coarse_means(block, params, sc, mean):
-    """Each bin's mean (S, B) with the values past the support censored (:func:`_censored`): the end bins'
-    means from their sub-bins, the inner bins' as they are."""
-    logm, fine_mean = _column_bins(block, params, sc.col, sc.fine)
-    fine_mean = np.nan_to_num(_censored(fine_mean, sc))
-    w = np.exp(logm - np.max(logm, axis=1, keepdims=True))
-    B = mean.shape[1]
-    num = np.stack([(w * fine_mean)[:, sc.coarse == b].sum(1) for b in range(B)], axis=1)
-    den = np.stack([w[:, sc.coarse == b].sum(1) for b in range(B)], axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ends = np.where(den > 0, num / den, mean)
-    out = np.array(mean, dtype=float, copy=True)
-    out[:, [0, B - 1]] = ends[:, [0, B - 1]]
-    return out
-
-
 def fill_selection(fit, encoded, resp, *, strategy="mean", rng=None, points=None, selection=None, z=None):
     """Values of each selected column's missing cells under the selection model.
 
@@ -519,8 +411,8 @@ def fill_selection(fit, encoded, resp, *, strategy="mean", rng=None, points=None
         if sc.values is not None:
             out[sc.column] = (rows, value_fill(sc, q, resp[rows], strategy, rng, None if z is None else z[rows]))
             continue
-        _, mean = _column_bins(b, params, sc.col, sc.edges)
-        mean = _coarse_means(b, params, sc, mean)
+        _, mean = column_bins(b, params, sc.col, sc.edges)
+        mean = coarse_means(b, params, sc, mean)
         r = resp[rows]
         if strategy == "mean":
             vals = r @ np.nansum(q * np.nan_to_num(mean), axis=1)
@@ -528,7 +420,7 @@ def fill_selection(fit, encoded, resp, *, strategy="mean", rng=None, points=None
             zr = z[rows]
             bins = draw_categories(q[zr], rng.random(rows.size))
             e = np.concatenate([[-np.inf], sc.edges, [np.inf]])
-            vals = _censored(_draw_between(b.family, params, zr, rng, sc.col, e[bins], e[bins + 1], mean[zr, bins]),
+            vals = censored(_draw_between(b.family, params, zr, rng, sc.col, e[bins], e[bins + 1], mean[zr, bins]),
                              sc)
         out[sc.column] = (rows, np.asarray(b.family.round_fill(np.asarray(vals, dtype=float)[:, None],
                                                                column_state(b.state, sc.col))).ravel())

@@ -24,7 +24,7 @@ from scipy.special import logsumexp
 from .niw import NIWFit, _condition, _log_density, _patterns
 from .._utils import as_generator
 from ..families.numeric import draw_categories
-from ..generative.mnar import quantile_edges
+from ..generative.mnar_bins import quantile_edges
 from .mvn import _standardise, _weights, _write_fills, fit_mvn
 
 __all__ = ["MVNSelectionFit", "fill_mvn_mnar", "fit_mvn_mnar"]

@@ -24,7 +24,8 @@ import numbers
 import numpy as np
 
 from ..estimators import NaiveBayes
-from ..generative.mnar import SelectionColumn, SelectionFit, has_bins
+from ..generative.mnar import SelectionColumn, SelectionFit
+from ..generative.mnar_bins import has_bins
 from ..impute.mnar_config import EVIDENCE_FIELDS, MNARMember
 from .latent_file import check_states
 from .loadcheck import _fail
