@@ -386,3 +386,25 @@ def test_a_hurdle_columns_point_mass_keeps_a_sub_bin_of_its_own():
     block = fit.posterior.blocks[sc.block]
     logm, mean = column_bins(block, block.posterior, sc.col, sc.fine)
     assert np.all(mean[:, k[0] + 1] == 0.0) and np.all(np.exp(logm[:, k[0] + 1]) > 0.1)  # the zeros' share, as 0
+
+
+def test_mnar_evidence_over_the_latent_class_model_tells_self_masking_from_the_class():
+    """House votes, each vote's more frequent answer hidden with probability 0.45 and the other with 0.15:
+    over the naive model a missing rate per party explains the hidden votes about as well (MAR); over a
+    latent-class model (``n_components``, as the imputer's test runs it) the components leave less for the party
+    to explain and self-masking wins. The same share hidden completely at random stays MAR."""
+    from bayesnb.datasets import load_house_votes
+    from bayesnb.impute.mnar_evidence import mnar_evidence
+
+    X = load_house_votes()
+    y = X.pop("party").to_numpy()
+    rng = np.random.default_rng(0)
+    P = np.column_stack([np.where(X[c] == X[c].mode().iloc[0], 0.45, 0.15) for c in X.columns])
+    masked = X.mask(X.notna() & (rng.random(X.shape) < P))
+    assert mnar_evidence(masked, y).choice == "MAR"
+    ev = mnar_evidence(masked, y, n_components=4, random_state=0)
+    assert ev.choice == "MNAR" and ev.loglik_mnar - ev.loglik_mar > 3 * ev.penalty
+    assert mnar_evidence(X.mask(X.notna() & (rng.random(X.shape) < 0.25)), y, n_components=4,
+                         random_state=0).choice == "MAR"
+    with pytest.raises(ValueError, match="n_components must be an int >= 1 or 'auto'"):
+        mnar_evidence(masked, y, n_components=0)

@@ -17,10 +17,11 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import logsumexp
 
+from .._utils import as_generator
 from ..generative.mnar import fit_selection, state_posterior_mnar
 from ..inference.em import allowed_states
 from .mvn import _check_table
-from .selfmasking import _check_em, _check_options, _fit
+from .selfmasking import _check_components, _check_em, _check_options, _fit
 
 __all__ = ["MNAREvidence", "mnar_evidence"]
 
@@ -86,7 +87,8 @@ def evidence_fits(X, y, *, n_bins=5, alpha=1.0, estimator=None, tol=1e-6, max_it
                         int(k_state)), encoded, model
 
 
-def mnar_evidence(X, y=None, *, n_bins=5, alpha=1.0, estimator=None, tol=1e-6, max_iter=200):
+def mnar_evidence(X, y=None, *, n_bins=5, alpha=1.0, estimator=None, tol=1e-6, max_iter=200, n_components=1,
+                  random_state=None):
     """Choose between MAR and self-masking MNAR missingness by BIC, both fitted by the same EM.
 
     Parameters
@@ -98,6 +100,13 @@ def mnar_evidence(X, y=None, *, n_bins=5, alpha=1.0, estimator=None, tol=1e-6, m
     n_bins, alpha, estimator, tol, max_iter
         As in :func:`~bayesnb.impute_mnar` (its naive model, selection shared by the classes, categorical
         columns included).
+    n_components : int or "auto", default=1
+        Components per class of the latent-class model under the missingness nodes (1: the naive model). The
+        imputer's test (``Imputer(missingness="auto")``) uses the count its ``"latent"`` configuration chose: with
+        the components the class has less to explain, which is what tells self-masking from "missing because of
+        the class" on the bundled tables (docs/mnar.md).
+    random_state : None, int or Generator
+        Seeds the latent-class EM (``n_components`` other than 1).
 
     Returns
     -------
@@ -123,4 +132,6 @@ def mnar_evidence(X, y=None, *, n_bins=5, alpha=1.0, estimator=None, tol=1e-6, m
     >>> ev.choice  # but x's mean moves by 3 sds with the class: a missing rate per class explains it as well
     'MAR'
     """
-    return evidence_fits(X, y, n_bins=n_bins, alpha=alpha, estimator=estimator, tol=tol, max_iter=max_iter)[0]
+    _check_components(n_components, "mnar_evidence")
+    return evidence_fits(X, y, n_bins=n_bins, alpha=alpha, estimator=estimator, tol=tol, max_iter=max_iter,
+                         n_components=n_components, rng=as_generator(random_state))[0]
