@@ -52,7 +52,7 @@ def add_fit_options(q):
                         "cells) and save it in the model: 'bayesnb impute MODEL DATA' then fills with it "
                         "(fit(X, y, impute=Imputer(...)); costs seconds to minutes)")
     q.add_argument("--configurations", default=None, metavar="auto|A,B",
-                   help="with --for-imputation: the configurations to choose among (as impute-table; default auto)")
+                   help="with --for-imputation: the configurations to choose among (as impute-table; default mar)")
     q.add_argument("--label-given", action="store_true",
                    help="with --for-imputation: condition each row's imputation on its label")
     q.add_argument("--search-rows", type=int, default=None, metavar="N",
@@ -173,7 +173,7 @@ def imputation_options(model, args):
         raise UsageError(f"--search-rows must be at least 2; received {args.search_rows}")
     imp = when_run.Imputer(configurations=parse_configurations(args.configurations or "auto"),
                            label_given=args.label_given, random_state=0 if args.seed is None else args.seed,
-                           missingness=args.missingness or "auto")
+                           missingness=args.missingness or "mar")
     return {"impute": imp if args.search_rows is None else imp.set_params(search_rows=args.search_rows)}
 
 

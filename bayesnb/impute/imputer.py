@@ -85,10 +85,9 @@ class Imputer(TransformerMixin, BaseEstimator):
         missing cell in the training table (fewer configurations to fit; what
         :func:`~bayesnb.impute_table` does). A column without a choice is filled by the first
         configuration fitted (in ``configurations`` order).
-    missingness : {"mar", "auto", "mnar"}, default="auto"
+    missingness : {"mar", "auto", "mnar"}, default="mar"
         How a cell came to be missing (:mod:`bayesnb.impute.mnar_config`). ``"mar"``: at random, given the
-        row's observed cells (no test; it saves the test's two to three EM fits). ``"auto"`` (the default): at
-        random unless the evidence (BIC against two MAR models)
+        row's observed cells (no test). ``"auto"``: at random unless the evidence (BIC against two MAR models)
         says that the columns' missingness depends on their own values (self-masking): then the columns the
         self-masking model can fill (see ``missingness_``) are filled from it (``"mnar"`` in ``chosen_``), each
         cell's predictive given that it is missing. It costs two to three more EM fits (docs/mnar.md). A categorical
@@ -153,7 +152,7 @@ class Imputer(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, configurations="auto", holdout=0.15, label_given=False, estimator=None,
-                 search_rows=SEARCH_ROWS, random_state=None, verbose=None, columns="all", missingness="auto"):
+                 search_rows=SEARCH_ROWS, random_state=None, verbose=None, columns="all", missingness="mar"):
         self.configurations = configurations
         self.holdout = holdout
         self.label_given = label_given

@@ -1,6 +1,6 @@
 """The ``"mnar"`` member of :class:`~bayesnb.Imputer`: self-masking missingness, used where the evidence says so.
 
-``Imputer(missingness="auto")`` (the default; and ``impute_table``) fits, on the training table, the
+``Imputer(missingness="auto")`` (and ``impute_table(..., missingness="auto")``) fits, on the training table, the
 selection model of :func:`~bayesnb.impute_mnar` over the latent-class model whose component count the
 ``"latent"`` configuration chose (one component when it is not among the configurations), and the
 same model with each missingness node tied across its column's values (MAR), shared by the states or one per

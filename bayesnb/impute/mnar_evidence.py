@@ -5,7 +5,7 @@ the same naive model and variables (values and missingness indicators): MAR ties
 node's bins (``tied=True``), MNAR does not (:func:`~bayesnb.impute_mnar`). MNAR is chosen when its log-likelihood gain exceeds BIC's ``k/2 log n`` and its BIC is also below that of a
 third fit, MAR by state (one missingness probability per column and state: missingness driven by the class or
 a latent component, which a column that drives another's missingness shows through).
-:func:`~bayesnb.impute_table` runs it by default over its latent-class model (``missingness="auto"``,
+:func:`~bayesnb.impute_table` runs it over its latent-class model with ``missingness="auto"`` (opt-in,
 :mod:`bayesnb.impute.mnar_config`); a mechanism the model cannot represent can look like self-masking
 (docs/mnar.md).
 """
