@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from bayesnb import Histogram
-from bayesnb.structure.engine import take_contexts
+from bayesnb.structure.columns import take_contexts
 
 
 def main():

@@ -13,7 +13,7 @@ import pytest
 
 import bayesnb
 from bayesnb import Histogram, NaiveBayes
-from bayesnb.structure.engine import take_contexts
+from bayesnb.structure.columns import take_contexts
 
 X4 = np.array([0, 1, 1, 2, 2, 2, 3, 3, 3, 3], float)[:, None]  # integer column 0..3, the last bin 4 cells
 

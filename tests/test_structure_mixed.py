@@ -441,10 +441,11 @@ def test_check_node_stats_refuses_statistics_of_another_layout():
 
 @pytest.mark.parametrize("family", ["Gaussian", "Categorical", "Histogram", "Hurdle"])
 def test_join_columns_rebuilds_a_blocks_statistics_from_its_columns(family):
-    """``engine.join_columns`` (the MNAR M-step's) assembles a block's statistics from one-column blocks'
+    """``columns.join_columns`` (the MNAR M-step's) assembles a block's statistics from one-column blocks'
     (``column_state``), with the family's empty statistics for the columns not given: the block's own
     statistics, field by field, per-column tuples (Categorical, Histogram) and (K, d) arrays alike."""
     from bayesnb.families import Histogram, Hurdle, LogNormal
+    from bayesnb.structure import columns as COLS
 
     rng = np.random.default_rng(0)
     n, K = 200, 3
@@ -464,16 +465,16 @@ def test_join_columns_rebuilds_a_blocks_statistics_from_its_columns(family):
         return [a for f in stats if f is not None for a in (f if isinstance(f, tuple) else (f,))]
 
     def one(c):
-        one_state = MX.column_state(state, c)
+        one_state = COLS.column_state(state, c)
         return fam.stats(fam.encode(raw[:, [c]], one_state)[0], resp, one_state)
 
     whole = fields(fam.stats(enc, resp, state))
-    for got, want in zip(fields(MX.join_columns(fam, state, 3, K, {c: one(c) for c in range(3)})), whole):
+    for got, want in zip(fields(COLS.join_columns(fam, state, 3, K, {c: one(c) for c in range(3)})), whole):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
-    joined = MX.join_columns(fam, state, 3, K, {0: one(0), 2: one(2)})  # column 1: empty statistics
-    empty = MX.join_columns(fam, state, 3, K, {})
+    joined = COLS.join_columns(fam, state, 3, K, {0: one(0), 2: one(2)})  # column 1: empty statistics
+    empty = COLS.join_columns(fam, state, 3, K, {})
     assert [np.shape(f) for f in fields(joined)] == [np.shape(f) for f in whole]
     assert all(np.all(np.asarray(f) == 0) for f in fields(empty))
-    merged = fields(fam.merge(joined, MX.join_columns(fam, state, 3, K, {1: one(1)})))
+    merged = fields(fam.merge(joined, COLS.join_columns(fam, state, 3, K, {1: one(1)})))
     for got, want in zip(merged, whole):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

@@ -40,7 +40,7 @@ from scipy.special import logsumexp
 from ..families.numeric import draw_categories
 from ..inference.em import climb, log_penalty
 from ..inference.nb_posterior import build, joint_log_likelihood_parts, normalise
-from ..structure.engine import column_state, join_columns
+from ..structure.columns import column_state, join_columns
 from .mnar_bins import (between_values, censored, coarse_means, column_bins, fine_edges, interval_pseudo_stats,
                         quantile_edges)
 from .mnar_values import value_fill, value_log_mass, value_pseudo_stats, value_selection_column

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
-from ..structure.engine import column_params, column_state
+from ..structure.columns import column_params, column_state
 
 __all__ = ["SUB_BINS", "TAIL_SD", "between_values", "censored", "coarse_means", "column_bins", "fine_edges",
            "has_bins", "interval_pseudo_stats", "quantile_edges"]

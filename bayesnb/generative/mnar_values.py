@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..families.numeric import draw_categories
-from ..structure.engine import column_params, column_state
+from ..structure.columns import column_params, column_state
 
 __all__ = ["value_fill", "value_log_mass", "value_pseudo_stats", "value_selection_column"]
 

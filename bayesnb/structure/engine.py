@@ -21,12 +21,13 @@ from scipy.special import logsumexp
 
 from ..families.numeric import draw_categories
 from .bins import N_BINS, bin_edges, bin_edges_from_table
+from .columns import _column, _rows, column_params, column_state, one_column_state, take_contexts
 from .learn import topological_order
 
 __all__ = ["MAX_ENUMERATION", "N_BINS", "UNSEEN", "MixedModel", "Node", "bin_edges", "bin_edges_from_table",
-           "check_node_stats", "column_params", "column_state", "encode_values", "fit_nodes", "log_table", "make_nodes",
-           "model_from_stats", "n_parent_states", "node_data", "node_rows", "node_stats", "one_column_state",
-           "parent_index", "put_contexts", "sample_nodes", "state_dtype", "take_contexts"]
+           "check_node_stats", "encode_values", "fit_nodes", "log_table", "make_nodes", "model_from_stats",
+           "n_parent_states", "node_data", "node_rows", "node_stats", "parent_index", "put_contexts", "sample_nodes",
+           "state_dtype"]
 
 #: The most joint states of a row's missing cells that k-DB (k >= 2) enumerates (prediction and imputation).
 MAX_ENUMERATION = 2**18
@@ -87,53 +88,6 @@ class MixedModel(NamedTuple):
     log_evidence: float
     predictive: str
     n_classes: int
-
-
-def one_column_state(state, j):
-    """Feature ``j``'s encoding state (a NamedTuple of per-feature tuples) as a one-feature state."""
-    return type(state)(*(field[j:j + 1] for field in state))
-
-
-def _rows(blk, ok):
-    """Rows ``ok`` of an encoded block (an array, or a NamedTuple of row-aligned arrays)."""
-    if isinstance(blk, tuple):
-        return type(blk)(*(np.asarray(f)[ok] for f in blk))
-    return blk[ok]
-
-
-def _column(blk, c):
-    """Column ``c`` of an encoded block, as a one-column encoded block (a view of an array block)."""
-    if isinstance(blk, tuple):
-        return type(blk)(*(np.asarray(f)[:, [c]] for f in blk))
-    return blk[:, c:c + 1]
-
-
-def column_state(state, c):
-    """Column ``c``'s encoding state: a NamedTuple of per-column fields sliced, else (a column count) 1."""
-    return one_column_state(state, c) if isinstance(state, tuple) else 1
-
-
-def column_params(params, c):
-    """Column ``c`` of a family's parameters: arrays (K, d, ...) -> (K, 1, ...), per-column tuples -> one entry."""
-    return type(params)(*(None if f is None else f[c:c + 1] if isinstance(f, tuple) else np.asarray(f)[:, [c]]
-                          for f in params))
-
-
-def join_columns(family, state, d, K, parts):
-    """A ``d``-column block's statistics over ``K`` classes, assembled from its columns' statistics.
-
-    The inverse of :func:`column_params` for statistics: ``parts`` maps a column to its one-column statistics
-    (a family's ``stats`` on a one-column block, :func:`column_state`); the others get ``empty_stats``.
-    """
-    cols = [parts[c] if c in parts else family.empty_stats(column_state(state, c), K) for c in range(d)]
-    return type(cols[0])(*(None if f[0] is None else tuple(a for t in f for a in t) if isinstance(f[0], tuple)
-                           else np.concatenate(f, axis=1) for f in zip(*cols)))
-
-
-def take_contexts(params, idx):
-    """The parameters of contexts ``idx`` (leading axis of every array, also inside per-column tuples)."""
-    return type(params)(*(None if f is None else tuple(np.asarray(a)[idx] for a in f) if isinstance(f, tuple)
-                          else np.asarray(f)[idx] for f in params))
 
 
 def encode_values(node, x):
@@ -372,7 +326,7 @@ def put_contexts(empty, part, lo):
     """Statistics ``empty`` over all contexts with those of contexts ``lo, lo + 1, ...`` replaced by ``part``.
 
     Every array of a family's statistics has the contexts on its leading axis (also inside per-column
-    tuples), as :func:`take_contexts` reads parameters.
+    tuples), as :func:`~bayesnb.structure.columns.take_contexts` reads parameters.
     """
     def put(e, p):
         e = np.array(e, dtype=np.result_type(e, p))

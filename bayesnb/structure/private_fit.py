@@ -181,7 +181,7 @@ def naive_block_stats(nodes, parents, stats, K, n_blocks) -> list:
     """Each block's naive (class-level) statistics: every node's summed over its parents' states, stacked.
 
     A family's statistics hold the contexts on the leading axis and the columns on the next (arrays
-    ``(C, d, ...)``) or as per-column tuples, as :func:`bayesnb.structure.engine.take_contexts` reads them.
+    ``(C, d, ...)``) or as per-column tuples, as :func:`bayesnb.structure.columns.take_contexts` reads them.
 
     Parameters
     ----------
