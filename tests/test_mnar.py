@@ -408,3 +408,23 @@ def test_mnar_evidence_over_the_latent_class_model_tells_self_masking_from_the_c
                          random_state=0).choice == "MAR"
     with pytest.raises(ValueError, match="n_components must be an int >= 1 or 'auto'"):
         mnar_evidence(masked, y, n_components=0)
+
+
+@pytest.mark.parametrize("categorical", [True, False])
+def test_a_numeric_block_before_a_categorical_one_keeps_the_categorical_choice(categorical):
+    """Each column its own block (a features dict), the numeric one first: ``selection_columns`` once reused the
+    name of its ``values`` flag for the numeric block's values, so the categorical block after it read an array as
+    the flag (an error for two or more rows, and ``categorical=False`` ignored)."""
+    from bayesnb.families import Categorical
+
+    rng = np.random.default_rng(4)
+    n = 300
+    y = rng.integers(0, 2, n)
+    x = rng.normal(2.0 * y, 1.0)
+    c = np.where(rng.random(n) < 0.8, np.array(["a", "b"], dtype=object)[y], "b").astype(object)
+    X = pd.DataFrame({"x": np.where((x > 1) & (rng.random(n) < 0.6), np.nan, x),
+                      "c": np.where((c == "a") & (rng.random(n) < 0.5), None, c)})
+    est = NaiveBayes(features={"x": Gaussian(), "c": Categorical()})
+    res = impute_mnar(X, y, estimator=est, categorical=categorical)
+    assert {X.columns[sc.column] for sc in res.fit.columns} == ({"x", "c"} if categorical else {"x"})
+    assert res.table.notna().all().all()

@@ -151,11 +151,11 @@ def selection_columns(post, encoded, n_bins, values=False, max_values=None):
                     out.append(sc)
             continue
         try:
-            values = np.asarray(fam.gen_values(e), dtype=float)
+            raw = np.asarray(fam.gen_values(e), dtype=float)
         except NotImplementedError:
             continue
-        for c in range(values.shape[1]):
-            x = values[:, c]
+        for c in range(raw.shape[1]):
+            x = raw[:, c]
             obs = np.isfinite(x)
             if obs.all() or obs.sum() < 2:
                 continue
