@@ -52,14 +52,14 @@ def add_fit_options(q):
                         "cells) and save it in the model: 'bayesnb impute MODEL DATA' then fills with it "
                         "(fit(X, y, impute=Imputer(...)); costs seconds to minutes)")
     q.add_argument("--configurations", default=None, metavar="auto|A,B",
-                   help="with --for-imputation: the configurations to choose among (as impute-table; default mar)")
+                   help="with --for-imputation: the configurations to choose among (as impute-table; default auto)")
     q.add_argument("--label-given", action="store_true",
                    help="with --for-imputation: condition each row's imputation on its label")
     q.add_argument("--search-rows", type=int, default=None, metavar="N",
                    help="with --for-imputation: rows of the latent-class component search (default 5000)")
     q.add_argument("--seed", type=seed_value, default=None, help="with --for-imputation: random seed (default 0)")
     q.add_argument("--missingness", choices=("mar", "auto", "mnar"), default=None,
-                   help="with --for-imputation: how cells came to be missing (as impute-table; default auto)")
+                   help="with --for-imputation: how cells came to be missing (as impute-table; default mar)")
     q.add_argument("--privacy", default=None, metavar="SPEC",
                    help="fit with differential privacy: privacy=DP(**SPEC), SPEC a JSON file (or the JSON object "
                         "itself) of DP's keyword arguments (epsilon, delta, mechanism, bounds, classes, row_length, "
