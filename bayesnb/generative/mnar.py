@@ -42,7 +42,7 @@ from ..inference.em import climb, log_penalty
 from ..inference.nb_posterior import build, joint_log_likelihood_parts, normalise
 from ..structure.columns import column_state, join_columns
 from .mnar_bins import (between_values, censored, coarse_means, column_bins, fine_edges, interval_pseudo_stats,
-                        quantile_edges)
+                        own_bins, quantile_edges)
 from .mnar_values import value_fill, value_log_mass, value_pseudo_stats, value_selection_column
 
 __all__ = ["SelectionColumn", "SelectionFit", "fill_selection", "fit_selection", "resp_for_fill", "selection_columns",
@@ -166,8 +166,7 @@ def selection_columns(post, encoded, n_bins, values=False, max_values=None):
                 continue
             fine = fine_edges(x, edges, n_bins, fam.point_masses(column_state(b.state, c)))
             coarse = np.searchsorted(edges, np.concatenate([fine, [np.inf]]), side="left")
-            ob = np.where(obs, np.searchsorted(edges, np.where(obs, x, 0.0), side="left"), -1)
-            out.append(SelectionColumn(bi, c, int(b.columns[c]), edges, fine, coarse, ob))
+            out.append(SelectionColumn(bi, c, int(b.columns[c]), edges, fine, coarse, own_bins(x, edges)))
     return tuple(out)
 
 

@@ -16,7 +16,7 @@ from scipy.special import logsumexp
 from ..structure.columns import column_params, column_state
 
 __all__ = ["SUB_BINS", "TAIL_SD", "between_values", "censored", "coarse_means", "column_bins", "fine_edges",
-           "has_bins", "interval_pseudo_stats", "quantile_edges"]
+           "has_bins", "interval_pseudo_stats", "own_bins", "quantile_edges"]
 
 #: Fine sub-bins per bin (quadrature of the M-step).
 SUB_BINS = 8
@@ -25,7 +25,8 @@ TAIL_SD = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 6.0)
 
 
 def quantile_edges(x, n_bins):
-    """Distinct interior quantile cut points (levels ``1/n_bins ... (n_bins-1)/n_bins``) of the finite values of ``x``."""
+    """Distinct interior quantile cut points (levels ``1/n_bins ... (n_bins-1)/n_bins``) of the finite values
+    of ``x``."""
     x = np.asarray(x, dtype=float)
     x = x[np.isfinite(x)]
     if x.size == 0 or n_bins < 2:
@@ -45,9 +46,17 @@ def between_values(x, edges):
     return np.unique((edges + u[np.searchsorted(u, edges, side="right")]) / 2)
 
 
+def own_bins(x, edges):
+    """The bin of each value of ``x`` among the cut points ``edges`` (a missingness node's own-value parent;
+    a value on an edge is in the bin below it), -1 where the value is missing (not finite)."""
+    obs = np.isfinite(x)
+    return np.where(obs, np.searchsorted(edges, np.where(obs, x, 0.0), side="left"), -1)
+
+
 def fine_edges(x, edges, n_bins, masses=()):
     """Quadrature cut points: the bins' edges, finer observed quantiles, cuts past the observed range, and
-    each point mass ``v`` of the family isolated in a sub-bin ``[v, v + 1 ulp)`` of its own (see :func:`column_bins`)."""
+    each point mass ``v`` of the family isolated in a sub-bin ``[v, v + 1 ulp)`` of its own (see
+    :func:`column_bins`)."""
     x = x[np.isfinite(x)]
     sd = float(np.std(x)) or 1.0
     inner = quantile_edges(x, n_bins * SUB_BINS)

@@ -23,7 +23,7 @@ import pandas as pd
 from ..families.numeric import draw_categories
 from ..structure.columns import column_params, column_state
 
-__all__ = ["value_fill", "value_log_mass", "value_pseudo_stats", "value_selection_column"]
+__all__ = ["own_values", "value_fill", "value_log_mass", "value_pseudo_stats", "value_selection_column"]
 
 
 def value_selection_column(block, encoded, c, make):
@@ -48,13 +48,18 @@ def value_selection_column(block, encoded, c, make):
     values = np.asarray(block.family.value_columns(block.state)[c][0], dtype=object)
     if values.size < 2:
         return None
-    labels = block.family.gen_decode(encoded, block.state)[c]
-    ob = pd.Index(values).get_indexer(list(labels))  # a missing cell (None) is -1
+    ob = own_values(block, encoded, c, values)
     obs = ob >= 0
     if obs.all() or obs.sum() < 2:
         return None
     cuts = np.arange(1, values.size) - 0.5  # B = V bins, one per value (the code order)
-    return make(cuts, cuts, np.arange(values.size), np.where(obs, ob, -1), values)
+    return make(cuts, cuts, np.arange(values.size), ob, values)
+
+
+def own_values(block, encoded, c, values):
+    """The position of each row's value of column ``c`` of ``block`` among ``values`` (a missingness node's
+    own-value parent), -1 where the cell is missing."""
+    return pd.Index(values).get_indexer(list(block.family.gen_decode(encoded, block.state)[c]))
 
 
 def _column_rows(block, sc, S):

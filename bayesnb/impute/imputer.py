@@ -227,7 +227,8 @@ class Imputer(TransformerMixin, BaseEstimator):
             count = n if cfg == "latent" else count
             bar.update()
         rows, chosen, kinds, worse = [], {}, loss_kinds(X), set()
-        base = next((cfg for cfg in ("latent", "naive") if cfg in configs), None)  # the model under the nodes
+        # the model under the nodes, whose fills "auto" compares with the chosen ones (_self_masking)
+        base = None if self.missingness != "auto" else next((c for c in ("latent", "naive") if c in configs), None)
         for j, c in enumerate(X.columns):
             h = hidden[:, j]
             if not h.any():

@@ -26,6 +26,8 @@ import numpy as np
 import pandas as pd
 
 from ..generative.mnar import SelectionFit
+from ..generative.mnar_bins import own_bins
+from ..generative.mnar_values import own_values
 from ..inference.em import allowed_states
 from .mnar_evidence import evidence_fits
 from .selfmasking import NoSelectionColumn, _complete
@@ -91,12 +93,8 @@ def rebin(fit, post, encoded):
     cols = []
     for sc in fit.columns:
         b, e = post.blocks[sc.block], encoded[sc.block]
-        if sc.values is not None:
-            ob = pd.Index(sc.values).get_indexer(list(b.family.gen_decode(e, b.state)[sc.col]))
-        else:
-            x = np.asarray(b.family.gen_values(e), dtype=float)[:, sc.col]
-            obs = np.isfinite(x)
-            ob = np.where(obs, np.searchsorted(sc.edges, np.where(obs, x, 0.0), side="left"), -1)
+        ob = (own_values(b, e, sc.col, sc.values) if sc.values is not None
+              else own_bins(np.asarray(b.family.gen_values(e), dtype=float)[:, sc.col], sc.edges))
         cols.append(sc._replace(observed_bin=np.asarray(ob, dtype=np.int64)))
     return fit._replace(columns=tuple(cols))
 

@@ -33,6 +33,7 @@ from .persistence import decode_estimator, encode_estimator
 
 __all__ = ["mnar_from_file", "mnar_to_file"]
 
+
 def mnar_to_file(member, enc):
     """The JSON object of a fitted :class:`~bayesnb.impute.mnar_config.MNARMember` (see the module docstring).
 
