@@ -1,5 +1,5 @@
-"""Small helpers several test files share: editing a saved model file's metadata, walking a
-fitted posterior's arrays."""
+"""Small helpers several test files share: editing a saved model file's metadata (and checking that the
+edited file is refused), walking a fitted posterior's arrays."""
 
 from __future__ import annotations
 
@@ -17,6 +17,20 @@ def edit_meta(path, out, change):
     entries["__meta__"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
     with open(out, "wb") as f:  # a file object: savez would add ".npz" to a path
         np.savez_compressed(f, **entries)
+
+
+def assert_damaged_file_refused(model, tmp_path, change, match, load):
+    """Save ``model``, change its file's metadata with ``change`` (:func:`edit_meta`) and check that ``load`` refuses
+    the changed file with the package's ``ModelFileError`` matching ``match``."""
+    import pytest
+
+    from bayesnb.io.persistence import ModelFileError
+
+    path, bad = tmp_path / "model.bnb", tmp_path / "bad.bnb"
+    model.save(path)
+    edit_meta(path, bad, change)
+    with pytest.raises(ModelFileError, match=match):
+        load(bad)
 
 
 def leaves(tree):

@@ -18,7 +18,7 @@ from bayesnb.cli import main
 from bayesnb.cli.files import read_table, write_table
 from bayesnb.datasets import load_penguins
 from bayesnb.io.persistence import ModelFileError
-from helpers import edit_meta as _edit_meta
+from helpers import assert_damaged_file_refused
 
 CONFIGS = ("naive", "tan", "mvn")  # the fast ones: the latent-class search takes seconds
 
@@ -119,11 +119,7 @@ def _nest(meta):
     (_nest, "must not hold an imputer"),
 ])
 def test_a_damaged_model_imputer_is_refused(fitted, tmp_path, change, match):
-    path, bad = tmp_path / "m.bnb", tmp_path / "bad.bnb"
-    fitted.save(path)
-    _edit_meta(path, bad, change)
-    with pytest.raises(ModelFileError, match=match):
-        bayesnb.load(bad)
+    assert_damaged_file_refused(fitted, tmp_path, change, match, bayesnb.load)
 
 
 @pytest.mark.parametrize("other", [bayesnb.CategoricalNB, bayesnb.GaussianNB])

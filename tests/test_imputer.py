@@ -13,7 +13,7 @@ from bayesnb.datasets import load_house_votes, load_penguins
 from bayesnb.impute.configs import fill_config, project_fills
 from bayesnb.generative.zero_links import keep_zero_links
 from bayesnb.io.persistence import ModelFileError
-from helpers import edit_meta as _edit_meta
+from helpers import assert_damaged_file_refused, edit_meta as _edit_meta
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -222,11 +222,7 @@ def test_a_column_without_a_choice_is_filled_by_the_first_fitted_configuration(p
     (lambda m: m["fitted"].update(draw_configuration="forest"), "draw configuration"),
 ])
 def test_a_damaged_imputer_file_is_refused(fitted, tmp_path, change, match):
-    path, bad = tmp_path / "imputer.bnb", tmp_path / "bad.bnb"
-    fitted.save(path)
-    _edit_meta(path, bad, change)
-    with pytest.raises(ModelFileError, match=match):
-        Imputer.load(bad)
+    assert_damaged_file_refused(fitted, tmp_path, change, match, Imputer.load)
 
 
 def test_a_file_written_before_draw_configuration_draws_each_column_from_its_choice(fitted, penguins, tmp_path):

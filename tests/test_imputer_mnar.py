@@ -10,8 +10,7 @@ import pytest
 from bayesnb import Imputer, impute_table
 from bayesnb.cli import main
 from bayesnb.impute.configs import clearly_worse
-from bayesnb.io.persistence import ModelFileError
-from helpers import edit_meta as _edit_meta
+from helpers import assert_damaged_file_refused, edit_meta as _edit_meta
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -109,11 +108,7 @@ def test_saved_imputer_with_the_self_masking_model_fills_identically(self_masked
     (lambda m: m["fitted"].update(missingness=None), "only when its test chose it"),
 ])
 def test_a_damaged_self_masking_member_is_refused(fitted, tmp_path, change, match):
-    path, bad = tmp_path / "imputer.bnb", tmp_path / "bad.bnb"
-    fitted.save(path)
-    _edit_meta(path, bad, change)
-    with pytest.raises(ModelFileError, match=match):
-        Imputer.load(bad)
+    assert_damaged_file_refused(fitted, tmp_path, change, match, Imputer.load)
 
 
 def test_a_file_written_before_missingness_loads_as_missing_at_random(tmp_path):
