@@ -32,7 +32,7 @@ from ..inference.em import allowed_states
 from .mnar_evidence import evidence_fits
 from .selfmasking import NoSelectionColumn, _complete
 
-__all__ = ["EVIDENCE_FIELDS", "MISSINGNESS", "MNAR_CONFIGURATION", "MNARMember", "fill_mnar", "fit_mnar_member",
+__all__ = ["EVIDENCE_FIELDS", "EVIDENCE_SINCE_OBSERVED", "MISSINGNESS", "MNAR_CONFIGURATION", "MNARMember", "fill_mnar", "fit_mnar_member",
            "rebin"]
 
 #: The values of ``Imputer(missingness=)``.
@@ -41,7 +41,12 @@ MISSINGNESS = ("auto", "mar", "mnar")
 #: The test's figures kept in ``MNARMember.evidence`` and ``Imputer.missingness_``, and their types (the model file
 #: checks them): :class:`~bayesnb.impute.mnar_evidence.MNAREvidence`'s, and ``n_components``.
 EVIDENCE_FIELDS = {"loglik_mar": float, "loglik_mnar": float, "k": int, "n": int, "penalty": float, "choice": str,
-                   "loglik_mar_state": float, "k_state": int, "n_components": int}
+                   "loglik_mar_state": float, "k_state": int, "loglik_mar_observed": float,
+                   "k_observed": int,
+                   "n_components": int}
+
+#: The fields a model file written before the test had its fourth model (MAR given the observed columns) lacks.
+EVIDENCE_SINCE_OBSERVED = ("loglik_mar_observed", "k_observed")
 
 #: EM tolerance and iteration cap of the three fits the test compares (and of the self-masking model used): looser
 #: than :func:`~bayesnb.impute_mnar`'s (1e-6, 200), which on a 30-column numeric table took three times as long

@@ -2,11 +2,13 @@
 
 :func:`mnar_evidence` fits the selection models by :func:`~bayesnb.generative.mnar.fit_selection` on
 the same naive model and variables (values and missingness indicators): MAR ties each missingness
-node's bins (``tied=True``), MNAR does not (:func:`~bayesnb.impute_mnar`). MNAR is chosen when its log-likelihood gain exceeds BIC's ``k/2 log n`` and its BIC is also below that of a
-third fit, MAR by state (one missingness probability per column and state: missingness driven by the class or
-a latent component, which a column that drives another's missingness shows through).
-:func:`~bayesnb.impute_table` runs it over its latent-class model with ``missingness="auto"`` (opt-in,
-:mod:`bayesnb.impute.mnar_config`); a mechanism the model cannot represent can look like self-masking
+node's bins (``tied=True``), MNAR does not (:func:`~bayesnb.impute_mnar`). MNAR is chosen when its log-likelihood
+gain exceeds BIC's ``k/2 log n`` and its BIC is also below that of two more MAR models: MAR by state (one missingness
+probability per column and state: missingness driven by the class or a latent component, which a column that drives
+another's missingness shows through), and MAR given the observed columns (each column's missingness a logistic
+regression on the fully observed columns, :mod:`bayesnb.impute.mar_observed`).
+:func:`~bayesnb.impute_table` runs it over its latent-class model with ``missingness="auto"``
+(:mod:`bayesnb.impute.mnar_config`); a mechanism the model cannot represent can look like self-masking
 (docs/mnar.md).
 """
 
@@ -20,6 +22,7 @@ from scipy.special import logsumexp
 from .._utils import as_generator
 from ..generative.mnar import fit_selection, state_posterior_mnar
 from ..inference.em import allowed_states
+from .mar_observed import candidate_drivers, select_drivers
 from .mvn import _check_table
 from .selfmasking import _check_components, _check_em, _check_options, _fit
 
@@ -45,6 +48,13 @@ class MNAREvidence(NamedTuple):
         The same log-likelihood under MAR with one missingness probability per (column, state): a column's
         missingness may depend on the row's class (and latent component), never on its own value; and that
         model's free selection parameters beyond the MNAR model's (negative when it has fewer).
+    loglik_mar_observed, k_observed : float, int
+        The same under MAR given the observed columns (:mod:`bayesnb.impute.mar_observed`): each column's
+        missingness a logistic regression on the fully observed columns, its drivers chosen by BIC (a column
+        without drivers keeps its one missing rate); and that model's free selection parameters beyond the MNAR
+        model's (negative when it has fewer).
+    drivers : dict
+        ``{column name: tuple of driver names}`` of that model, for the columns with a missingness node.
     """
 
     loglik_mar: float
@@ -56,6 +66,9 @@ class MNAREvidence(NamedTuple):
     fits: dict
     loglik_mar_state: float
     k_state: int
+    loglik_mar_observed: float
+    k_observed: int
+    drivers: dict
 
 
 def evidence_fits(X, y, *, n_bins=5, alpha=1.0, estimator=None, tol=1e-6, max_iter=200, who="mnar_evidence",
@@ -82,9 +95,30 @@ def evidence_fits(X, y, *, n_bins=5, alpha=1.0, estimator=None, tol=1e-6, max_it
     k_state = len(mnar.columns) * (mnar.group.size - 1) - k  # by state, tied: S - 1 more per column than shared
     log_n = float(np.log(X.shape[0]))
     penalty = 0.5 * k * log_n
-    mnar_wins = l1 - l0 > penalty and l1 - l2 > -0.5 * k_state * log_n  # the lower BIC against both MAR models
+    l3, k_obs, drivers = _mar_observed(X, fits["MAR"], l0, n_bins, log_n)
+    k_obs -= k  # beyond the MNAR model's
+    mnar_wins = (l1 - l0 > penalty and l1 - l2 > -0.5 * k_state * log_n  # the lowest BIC of the four models
+                 and l1 - l3 > -0.5 * k_obs * log_n)
     return MNAREvidence(l0, l1, int(k), int(X.shape[0]), penalty, "MNAR" if mnar_wins else "MAR", fits, l2,
-                        int(k_state)), encoded, model
+                        int(k_state), float(l3), int(k_obs), drivers), encoded, model
+
+
+def _mar_observed(X, tied, loglik_tied, n_bins, log_n):
+    """``(log-likelihood, driver weights, drivers)`` of MAR given the observed columns: the tied MAR fit's, each
+    column's constant missing rate replaced by its regression on the drivers
+    :func:`~bayesnb.impute.mar_observed.select_drivers` chooses (the drivers are observed, so the missingness
+    factor separates from the feature model; a column without drivers keeps the tied rate)."""
+    candidates = candidate_drivers(X, n_bins)
+    total, k, drivers = float(loglik_tied), 0, {}
+    for sc, rho in zip(tied.columns, tied.selection):
+        m = sc.observed_bin < 0
+        ll, kj, names = select_drivers(m, candidates, log_n)
+        drivers[str(X.columns[sc.column])] = names
+        if names:
+            r = float(rho.flat[0])  # tied and shared: one probability
+            total += ll - float(m.sum() * np.log(r) + (~m).sum() * np.log1p(-r))
+            k += kj
+    return total, k, drivers
 
 
 def mnar_evidence(X, y=None, *, n_bins=5, alpha=1.0, estimator=None, tol=1e-6, max_iter=200, n_components=1,

@@ -12,7 +12,8 @@ The member is a JSON object beside the imputer's other configurations:
   blocks: its column, sorted finite cut points, the sub-bins' bins, a categorical column's values its own;
 - ``selection``, ``missing_count``, ``observed_count``: per node an (S, B) array: probabilities in (0, 1),
   counts finite and non-negative; ``alpha`` (> 0), ``by_state``, ``em_objective``, ``converged``;
-- ``evidence``: the test's figures (``Imputer.missingness_``).
+- ``evidence``: the test's figures (``Imputer.missingness_``; a file written before the test's fourth model lacks
+  ``loglik_mar_observed`` and ``k_observed``).
 
 The rows' own bins (``observed_bin``) are not stored: filling reads them from the rows it fills.
 """
@@ -26,7 +27,7 @@ import numpy as np
 from ..estimators import NaiveBayes
 from ..generative.mnar import SelectionColumn, SelectionFit
 from ..generative.mnar_bins import has_bins
-from ..impute.mnar_config import EVIDENCE_FIELDS, MNARMember
+from ..impute.mnar_config import EVIDENCE_FIELDS, EVIDENCE_SINCE_OBSERVED, MNARMember
 from .latent_file import check_states
 from .loadcheck import _fail
 from .persistence import decode_estimator, encode_estimator
@@ -57,7 +58,7 @@ def mnar_to_file(member, enc):
                for a in ("selection", "missing_count", "observed_count")},
             "alpha": float(fit.alpha), "by_state": bool(fit.by_state),
             "em_objective": [float(v) for v in fit.em_objective], "converged": bool(fit.converged),
-            "evidence": enc({k: member.evidence.get(k) for k in EVIDENCE_FIELDS})}
+            "evidence": enc({k: member.evidence[k] for k in EVIDENCE_FIELDS if k in member.evidence})}
 
 
 def _sorted_cuts(a, where):
@@ -149,8 +150,10 @@ def mnar_from_file(node, dec):
     if not isinstance(objective, list) or not all(isinstance(v, numbers.Real) for v in objective):
         _fail("the missingness model's EM objective must be a list of numbers")
     evidence = dec(node["evidence"])
-    if not isinstance(evidence, dict) or set(evidence) != set(EVIDENCE_FIELDS) or not all(
-            isinstance(evidence[k], t) and not isinstance(evidence[k], bool) for k, t in EVIDENCE_FIELDS.items()):
+    if not isinstance(evidence, dict) or set(evidence) - set(EVIDENCE_FIELDS) or (
+            set(EVIDENCE_FIELDS) - set(evidence) - set(EVIDENCE_SINCE_OBSERVED)) or not all(
+            isinstance(evidence[k], t) and not isinstance(evidence[k], bool) for k, t in EVIDENCE_FIELDS.items()
+            if k in evidence):
         _fail("the self-masking test's figures are malformed")
     fit = SelectionFit(post, group, tuple(sc for sc, _ in parsed), *counts, selection, float(alpha),
                        [float(v) for v in objective], node["converged"], node["by_state"])
