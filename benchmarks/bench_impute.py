@@ -322,8 +322,8 @@ def main(argv=None):
     ap.add_argument("--select-given", action="store_true",
                     help="run impute_table with the label given only (label_given=True; the peers' counterpart)")
     ap.add_argument("--no-mvn", action="store_true", help="skip the multivariate-normal (mvn) rows")
-    ap.add_argument("--missingness", choices=("mar", "auto", "mnar"), default="mar",
-                    help="impute_table's missingness (default mar, its default)")
+    ap.add_argument("--missingness", choices=("mar", "auto", "mnar"), default="auto",
+                    help="impute_table's missingness (default auto, its default)")
     ap.add_argument("--mnar", action="store_true",
                     help="add impute_mnar(X, y, n_components='auto') (self-masking selection model, numeric and "
                          "categorical columns; docs/mnar.md), without and with the label given")
@@ -382,7 +382,7 @@ def main(argv=None):
                         r = impute_table(Xm, y, configurations=args.select, label_given=given, random_state=seed,
                                          missingness=args.missingness)
                         ref = (f"bayesnb impute_table({'/'.join(args.select) if args.select != 'auto' else 'auto'}"
-                               + (f", missingness={args.missingness}" if args.missingness != "mar" else "") + f"){tag}")
+                               + (f", missingness={args.missingness}" if args.missingness != "auto" else "") + f"){tag}")
                         methods[ref], times[ref] = r.table, time.perf_counter() - t4
                         picks.setdefault((kind, f" impute_table{tag}"), []).append(
                             "".join({"tan-mi": "T", "mnar": "M"}.get(v, v[0]) for v in r.chosen.values())

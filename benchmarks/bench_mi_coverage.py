@@ -31,7 +31,8 @@ observed information ``(Z' W Z)^-1``. The imputers (each imputes x2, x3, x4 give
 - ``bayesnb Imputer``: the default imputer, ``Imputer(label_given=True).fit(X, y).impute(X, y,
   strategy="draw", n_imputations=m)``: its draws come from one joint model of every column, the
   latent-class configuration (each class a mixture of naive-Bayes components, the count chosen by
-  held-out log-likelihood), with one posterior draw of the parameters per table;
+  held-out log-likelihood), with one posterior draw of the parameters per table, unless its test of
+  self-masking missingness chooses MNAR (the report counts its choices);
 - ``miceforest``: ``ImputationKernel(X with y, num_datasets=m)``, 5 iterations of ``mice``
   (LightGBM with mean matching; x2 and x3 as pandas ``category``);
 - ``IterativeImputer(sample_posterior=True)`` (``BayesianRidge``, ``max_iter=10``), run ``m``
@@ -48,6 +49,7 @@ Run:  python benchmarks/bench_mi_coverage.py [--replicates 200] [--n 500] [--m 1
 from __future__ import annotations
 
 import argparse
+import collections
 import time
 import warnings
 
@@ -133,8 +135,13 @@ def impute_bayesnb(Xm, y, m, seed, structure):
     return nb.impute(Xm, strategy="draw", n_imputations=m, y=y, random_state=seed)
 
 
+#: The default imputer's self-masking test (``missingness="auto"``): its choice in each replicate.
+TEST_CHOICES = collections.Counter()
+
+
 def impute_imputer(Xm, y, m, seed):
     imp = Imputer(label_given=True, random_state=seed).fit(Xm, y)
+    TEST_CHOICES[(imp.missingness_ or {}).get("choice", "not run")] += 1
     return imp.impute(Xm, y, strategy="draw", n_imputations=m, random_state=seed)
 
 
@@ -244,6 +251,9 @@ def main(argv=None):
     print("\n(cells: bias / coverage of the 95% interval / mean interval width)")
     covered = {n: np.mean(cover[n], axis=0).min() for n in runs if runs[n] is not None and est[n]}
     print("lowest coverage per imputer: " + ", ".join(f"{n} {v:.3f}" for n, v in covered.items()))
+    if TEST_CHOICES:
+        print("bayesnb Imputer's self-masking test chose: " + ", ".join(f"{k} in {v}" for k, v in
+                                                                       sorted(TEST_CHOICES.items())) + " replicates")
     print(f"({time.perf_counter() - t0:.0f} s)")
 
 

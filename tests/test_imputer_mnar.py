@@ -1,5 +1,5 @@
 """Imputer(missingness=): self-masking missingness tested by BIC and, where it wins, filled from its model
-(opt-in: missingness="auto"), kept through fit, impute, draws, the model file and the CLI."""
+(missingness="auto", the default), kept through fit, impute, draws, the model file and the CLI."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def test_self_masking_is_found_and_its_fills_beat_the_mar_fills(self_masked, fit
     assert _accuracy(X, M, auto) > _accuracy(X, M, mar.impute(Xm, y)) + 0.05
     # the hidden truth is mostly "a"; the MAR fills give it to fewer cells than the self-masking fills
     assert np.mean(auto.to_numpy()[M] == "a") > np.mean(mar.impute(Xm, y).to_numpy()[M] == "a")
-    assert Imputer().missingness == "mar"  # opt-in (docs/mnar.md: the multiple-imputation simulation)
+    assert Imputer().missingness == "auto"  # the default (docs/mnar.md)
     res = impute_table(Xm, y, configurations=CONFIGS, label_given=True, random_state=0, missingness="auto")
     assert set(res.chosen.values()) == {"mnar"} and res.table.notna().all().all()
 

@@ -59,7 +59,7 @@ def add_fit_options(q):
                    help="with --for-imputation: rows of the latent-class component search (default 5000)")
     q.add_argument("--seed", type=seed_value, default=None, help="with --for-imputation: random seed (default 0)")
     q.add_argument("--missingness", choices=("mar", "auto", "mnar"), default=None,
-                   help="with --for-imputation: how cells came to be missing (as impute-table; default mar)")
+                   help="with --for-imputation: how cells came to be missing (as impute-table; default auto)")
     q.add_argument("--privacy", default=None, metavar="SPEC",
                    help="fit with differential privacy: privacy=DP(**SPEC), SPEC a JSON file (or the JSON object "
                         "itself) of DP's keyword arguments (epsilon, delta, mechanism, bounds, classes, row_length, "
@@ -173,7 +173,7 @@ def imputation_options(model, args):
         raise UsageError(f"--search-rows must be at least 2; received {args.search_rows}")
     imp = when_run.Imputer(configurations=parse_configurations(args.configurations or "auto"),
                            label_given=args.label_given, random_state=0 if args.seed is None else args.seed,
-                           missingness=args.missingness or "mar")
+                           missingness=args.missingness or "auto")
     return {"impute": imp if args.search_rows is None else imp.set_params(search_rows=args.search_rows)}
 
 

@@ -52,10 +52,10 @@ def add_imputer_options(q):
     q.add_argument("--configurations", default="auto", metavar="auto|A,B",
                    help="configurations to choose among: auto (naive,latent,tan,mvn,tan-mi; the default) or some of them "
                         "separated by commas; one name: no selection")
-    q.add_argument("--missingness", choices=("mar", "auto", "mnar"), default="mar",
-                   help="how cells came to be missing: mar (at random given the observed cells; the default), auto "
-                        "(at random unless BIC says that columns are missing because of their own values: then "
-                        "those columns are filled from the self-masking model), or mnar (self-masking, no test)")
+    q.add_argument("--missingness", choices=("mar", "auto", "mnar"), default="auto",
+                   help="how cells came to be missing: auto (the default: at random unless BIC says that columns are "
+                        "missing because of their own values: then those columns are filled from the self-masking "
+                        "model), mar (at random given the observed cells, no test), or mnar (self-masking, no test)")
     q.add_argument("--search-rows", type=int, default=5000, metavar="N",
                    help="rows the latent-class component search runs on when DATA has more (default 5000)")
     q.add_argument("--seed", type=seed_value, default=0, help="random seed (default 0)")

@@ -7,7 +7,7 @@
 - :mod:`~bayesnb.impute.mvn`, :mod:`~bayesnb.impute.niw`, :mod:`~bayesnb.impute.mvn_mnar` --
   the multivariate-normal configuration (Normal-Inverse-Wishart), and its self-masking variant
 - :mod:`~bayesnb.impute.selfmasking` -- :func:`impute_mnar` / :func:`mnar_sensitivity`; :mod:`~bayesnb.impute.mnar_evidence`
-  -- MAR or MNAR by BIC (opt-in)
+  -- MAR or MNAR by BIC (Imputer's default test)
 - :mod:`~bayesnb.impute.pooling` -- :func:`pool`: Rubin's rules over multiple imputations
 - :mod:`~bayesnb.impute.relations` -- deterministic relations between columns
 

@@ -85,15 +85,15 @@ class Imputer(TransformerMixin, BaseEstimator):
         missing cell in the training table (fewer configurations to fit; what
         :func:`~bayesnb.impute_table` does). A column without a choice is filled by the first
         configuration fitted (in ``configurations`` order).
-    missingness : {"mar", "auto", "mnar"}, default="mar"
-        How a cell came to be missing (:mod:`bayesnb.impute.mnar_config`). ``"mar"``: at random, given the
-        row's observed cells (no test). ``"auto"``: at random unless the evidence (BIC against two MAR models)
-        says that the columns' missingness depends on their own values (self-masking): then the columns the
+    missingness : {"auto", "mar", "mnar"}, default="auto"
+        How a cell came to be missing (:mod:`bayesnb.impute.mnar_config`). ``"auto"`` (the default): at random
+        unless the evidence (BIC against three MAR models: one missing rate per column, per column and state, and
+        per column given the fully observed columns) says that the columns' missingness depends on their own values (self-masking): then the columns the
         self-masking model can fill (see ``missingness_``) are filled from it (``"mnar"`` in ``chosen_``), each
         cell's predictive given that it is missing. It costs two to three more EM fits (docs/mnar.md). A categorical
         column takes a missingness node only when it has at most as many values as there are classes (its selection
-        is identified through them; :func:`~bayesnb.impute.mnar_config.identified_values`).
-        ``"mnar"``: the self-masking model for every column that can take a missingness node, without the test.
+        is identified through them; :func:`~bayesnb.impute.mnar_config.identified_values`). ``"mar"``: at random,
+        given the row's observed cells (no test, none of its cost). ``"mnar"``: the self-masking model for every column that can take a missingness node, without the test.
 
     Attributes
     ----------
@@ -102,7 +102,8 @@ class Imputer(TransformerMixin, BaseEstimator):
     missingness_ : dict or None
         The test of self-masking against MAR (``missingness`` not ``"mar"``): ``choice`` (``"MNAR"`` or
         ``"MAR"``), ``loglik_mar``, ``loglik_mnar``, ``k``, ``n``, ``penalty`` (``k/2 log n``) and
-        ``n_components``, ``loglik_mar_state``, ``k_state``; None when not tested (``"mar"``, or no column
+        ``n_components``, ``loglik_mar_state``, ``k_state``, ``loglik_mar_observed``, ``k_observed``
+        (:class:`~bayesnb.impute.mnar_evidence.MNAREvidence`); None when not tested (``"mar"``, or no column
         can take a missingness node). Under ``"auto"`` the self-masking model fills a numeric column only where
         the model under the nodes (``"latent"``, else ``"naive"``) imputed its hidden cells best, a categorical
         one unless that model imputed them clearly worse than the chosen configuration.
@@ -152,7 +153,7 @@ class Imputer(TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, configurations="auto", holdout=0.15, label_given=False, estimator=None,
-                 search_rows=SEARCH_ROWS, random_state=None, verbose=None, columns="all", missingness="mar"):
+                 search_rows=SEARCH_ROWS, random_state=None, verbose=None, columns="all", missingness="auto"):
         self.configurations = configurations
         self.holdout = holdout
         self.label_given = label_given

@@ -1,11 +1,11 @@
 """The ``"mnar"`` member of :class:`~bayesnb.Imputer`: self-masking missingness, used where the evidence says so.
 
-``Imputer(missingness="auto")`` (and ``impute_table(..., missingness="auto")``) fits, on the training table, the
+``Imputer(missingness="auto")`` (the default; also ``impute_table``) fits, on the training table, the
 selection model of :func:`~bayesnb.impute_mnar` over the latent-class model whose component count the
 ``"latent"`` configuration chose (one component when it is not among the configurations), and the
 same model with each missingness node tied across its column's values (MAR), shared by the states or one per
-state, by the same EM (:func:`~bayesnb.impute.mnar_evidence.evidence_fits`). When the self-masking model has
-the lowest BIC of the three, the columns it can fill are filled from it (a numeric column where the model
+state, by the same EM (:func:`~bayesnb.impute.mnar_evidence.evidence_fits`), and MAR given the fully observed
+columns (:mod:`bayesnb.impute.mar_observed`). When the self-masking model has the lowest BIC of the four, the columns it can fill are filled from it (a numeric column where the model
 under the nodes imputed its hidden cells best, a categorical one with at most as many values as classes
 (:func:`identified_values`) unless it imputed them clearly worse): each missing cell's
 predictive *given that it is missing*. The per-column selection on hidden observed cells cannot make this

@@ -25,10 +25,10 @@ fills (on the training table or new rows), and ``impute_table(X, y, ...)`` is th
    fills as they are; each configuration keeps its own fills on the values its columns take.)
    A column that is 0 wherever another is 0 in the table (:mod:`bayesnb.generative.zero_links`)
    gets 0 where the other's cell, observed or imputed by another configuration, is 0.
-5. (with ``missingness="auto"``) test whether the columns' missingness depends on their own
-   values (self-masking) against two MAR models by BIC, and where it does fill the columns the
+5. (``missingness="auto"``, the default) test whether the columns' missingness depends on their own
+   values (self-masking) against three MAR models by BIC, and where it does fill the columns the
    self-masking model can fill from it, each cell's predictive given that it is missing
-   (:mod:`bayesnb.impute.mnar_config`; ``"mar"``, the default, skips the test).
+   (:mod:`bayesnb.impute.mnar_config`; ``"mar"`` skips the test).
 
 The configurations (all :class:`~bayesnb.NaiveBayes`, cloned from ``estimator``):
 
@@ -99,7 +99,7 @@ class TableImputation(NamedTuple):
 
 
 def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=False, estimator=None,
-                 search_rows=SEARCH_ROWS, random_state=None, verbose=None, missingness="mar"):
+                 search_rows=SEARCH_ROWS, random_state=None, verbose=None, missingness="auto"):
     """Fill the missing cells of ``X`` with, per column, the configuration that imputes it best.
 
     See the module docstring for the procedure; ``impute_table(X, y, **kw).table`` is
@@ -141,9 +141,9 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
     verbose : bool or None, default=None
         A progress bar over the configurations fitted (None: :func:`bayesnb.set_progress`, by
         default shown after 2 s on a terminal or in Jupyter).
-    missingness : {"mar", "auto", "mnar"}, default="mar"
+    missingness : {"auto", "mar", "mnar"}, default="auto"
         ``"auto"``: test self-masking missingness against MAR by BIC and fill from the self-masking model
-        where it wins (``"mnar"`` in ``chosen``); ``"mnar"``: without the test; as
+        where it wins (``"mnar"`` in ``chosen``); ``"mar"``: no test; ``"mnar"``: the self-masking model without the test; as
         :class:`~bayesnb.Imputer`'s ``missingness`` (:mod:`bayesnb.impute.mnar_config`, docs/mnar.md).
 
     Returns
