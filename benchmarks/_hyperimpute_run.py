@@ -3,9 +3,9 @@
 ``bench_impute.py --hyperimpute-python PYTHON`` runs this script with ``PYTHON`` (an environment
 where hyperimpute works, e.g. with scikit-learn < 1.8) so that the benchmark's own environment
 never imports hyperimpute. It reads ``IN`` (a ``.npy`` float matrix, NaN where missing) and
-``META`` (JSON: ``columns``, ``seed``), runs ``Imputers().get("hyperimpute",
-random_state=seed).fit_transform`` with hyperimpute's defaults on a DataFrame with those
-columns, and writes the imputed matrix to ``OUT`` (``.npy``, same shape, float). It runs in one
+``META`` (JSON: ``columns``, ``seed``, optionally ``options``), runs ``Imputers().get("hyperimpute",
+random_state=seed, **options).fit_transform`` (hyperimpute's defaults without ``options``) on a DataFrame
+with those columns, and writes the imputed matrix to ``OUT`` (``.npy``, same shape, float). It runs in one
 process (``JOBLIB_MULTIPROCESSING=0``: hyperimpute's ``n_jobs=-1`` learners do not fork) with torch
 on one thread, as every method in the benchmark. Nothing from bayesnb is imported here.
 
@@ -36,7 +36,7 @@ def main(argv):
         meta = json.load(f)
     A = np.load(path_in, allow_pickle=False)
     Z = pd.DataFrame(A, columns=[str(c) for c in meta["columns"]])
-    out = Imputers().get("hyperimpute", random_state=int(meta["seed"])).fit_transform(Z)
+    out = Imputers().get("hyperimpute", random_state=int(meta["seed"]), **meta.get("options", {})).fit_transform(Z)
     np.save(path_out, np.asarray(out, dtype=float), allow_pickle=False)
 
 

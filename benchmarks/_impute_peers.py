@@ -37,6 +37,9 @@ that is not numeric is categorical) wherever its interface lets it be told:
   columns are categorical: it treats a column with fewer than 5 distinct values
   (``class_threshold``) as categorical and any other as continuous, so categorical columns are
   given to it as integer codes and its output is rounded and clipped to a valid code.
+  ``bench_impute.py --hyperimpute-options JSON`` passes keyword arguments to its plugin instead
+  (e.g. a ``class_threshold`` above the categorical columns' level counts, so that they are
+  classified; docs/benchmarks.md).
 - ``IterativeImputer(BayesianRidge)`` / ``IterativeImputer(ExtraTrees)``: scikit-learn's
   defaults (``max_iter=10``; ``ExtraTreesRegressor(n_estimators=20)`` to keep it affordable) on
   standardised numeric columns and one-hot categorical columns (a missing category: a missing
@@ -72,6 +75,7 @@ PEERS = ("missForest", "miceforest", "HyperImpute", "Iterative(BayesianRidge)", 
 DEFAULT_PEERS = tuple(p for p in PEERS if p not in ("HyperImpute", MICEFOREST_LEAF))  # see the module docstring
 HYPERIMPUTE_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_hyperimpute_run.py")
 HYPERIMPUTE_PYTHON = None  # set by bench_impute.py --hyperimpute-python: run HyperImpute in that Python
+HYPERIMPUTE_OPTIONS = {}  # set by bench_impute.py --hyperimpute-options: keyword arguments of its plugin
 _skipped = set()
 
 
@@ -215,11 +219,11 @@ def miceforest_impute(Xm, cats, seed, iterations=5, **lgb_params):
     return out
 
 
-def run_external(python, script, Z, seed, timeout=None):
+def run_external(python, script, Z, seed, timeout=None, options=None):
     """Impute the float table ``Z`` with ``script`` run by another Python, exchanging files.
 
     ``Z`` is written to a temporary folder as ``in.npy`` (float, NaN where missing) with
-    ``meta.json`` (``columns``, ``seed``); ``python script in.npy meta.json out.npy`` runs with
+    ``meta.json`` (``columns``, ``seed``, and ``options`` when given); ``python script in.npy meta.json out.npy`` runs with
     this process's environment variables (``OMP_NUM_THREADS`` included) and must write
     ``out.npy``, a float matrix of ``Z``'s shape. The folder is removed afterwards.
 
@@ -235,6 +239,8 @@ def run_external(python, script, Z, seed, timeout=None):
         Passed to the script in ``meta.json``.
     timeout : float, optional
         Seconds before the subprocess is stopped.
+    options : dict, optional
+        Keyword arguments for the peer (JSON), passed in ``meta.json`` as ``options``.
 
     Returns
     -------
@@ -251,7 +257,8 @@ def run_external(python, script, Z, seed, timeout=None):
         paths = [os.path.join(tmp, f) for f in ("in.npy", "meta.json", "out.npy")]
         np.save(paths[0], Z.to_numpy(dtype=float), allow_pickle=False)
         with open(paths[1], "w") as f:
-            json.dump({"columns": [str(c) for c in Z.columns], "seed": int(seed)}, f)
+            json.dump({"columns": [str(c) for c in Z.columns], "seed": int(seed)}
+                      | ({"options": dict(options)} if options else {}), f)
         run = subprocess.run([python, script, *paths], capture_output=True, text=True, timeout=timeout)
         if run.returncode != 0:
             tail = "\n".join(run.stderr.strip().splitlines()[-5:])
@@ -266,7 +273,8 @@ def run_external(python, script, Z, seed, timeout=None):
 
 
 def hyperimpute_impute(Xm, cats, seed, python=None):
-    """HyperImpute with its defaults (categorical columns as codes; see the module docstring).
+    """HyperImpute with its defaults, or :data:`HYPERIMPUTE_OPTIONS` (categorical columns as codes; see the module
+    docstring).
 
     Parameters
     ----------
@@ -289,11 +297,11 @@ def hyperimpute_impute(Xm, cats, seed, python=None):
     Z, levels = _codes(Xm, cats)
     python = python or HYPERIMPUTE_PYTHON
     if python:
-        out = run_external(python, HYPERIMPUTE_SCRIPT, Z, seed)
+        out = run_external(python, HYPERIMPUTE_SCRIPT, Z, seed, options=HYPERIMPUTE_OPTIONS)
     else:
         from hyperimpute.plugins.imputers import Imputers
 
-        plugin = Imputers().get("hyperimpute", random_state=seed)
+        plugin = Imputers().get("hyperimpute", random_state=seed, **HYPERIMPUTE_OPTIONS)
         out = plugin.fit_transform(Z.reset_index(drop=True))
         out.columns, out.index = Z.columns, Xm.index
     return _decode(out, levels, list(Xm.columns))

@@ -88,6 +88,7 @@ Run:  python benchmarks/bench_impute.py [--quick] [--seeds N] [--structures] [--
 from __future__ import annotations
 
 import argparse
+import json
 import time
 import warnings
 
@@ -337,7 +338,19 @@ def main(argv=None):
     ap.add_argument("--hyperimpute-python", default=None, metavar="PYTHON",
                     help="run HyperImpute in this Python (an environment where it works) through files, never "
                          "importing it here; adds HyperImpute to the default peers")
+    ap.add_argument("--hyperimpute-options", default=None, metavar="JSON",
+                    help="keyword arguments of HyperImpute's plugin, a JSON object, e.g. "
+                         "'{\"class_threshold\": 50}' (default: its defaults)")
     args = ap.parse_args(argv)
+    if args.hyperimpute_options is not None:
+        try:
+            options = json.loads(args.hyperimpute_options)
+        except ValueError:
+            options = None
+        if not isinstance(options, dict):
+            ap.error(f"--hyperimpute-options must be a JSON object; received {args.hyperimpute_options!r}")
+        _impute_peers.HYPERIMPUTE_OPTIONS = options
+        print(f"(HyperImpute with {options})")
     if args.hyperimpute_python:
         _impute_peers.HYPERIMPUTE_PYTHON = args.hyperimpute_python
         if args.peers == []:

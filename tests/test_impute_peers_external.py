@@ -73,6 +73,15 @@ def test_the_table_goes_out_and_comes_back_through_files(fake):
         assert set(F[c].to_numpy()[M[:, j]]) == {codes[c][int(np.rint(mean_code))]}
 
 
+def test_hyperimpute_options_reach_the_other_python(fake, monkeypatch):
+    script, record = fake
+    options = {"class_threshold": 50, "classifier_seed": ["logistic_regression", "random_forest"]}
+    monkeypatch.setattr(peers, "HYPERIMPUTE_OPTIONS", options)
+    X, M, Xm = _table(80, 3)
+    peers.hyperimpute_impute(Xm, ["a", "d"], seed=2, python=sys.executable)
+    assert json.loads(record.read_text())["meta"] == {"columns": ["a", "b", "d"], "seed": 2, "options": options}
+
+
 def test_peer_methods_runs_hyperimpute_elsewhere_without_importing_it(fake, monkeypatch):
     script, record = fake
     monkeypatch.setitem(sys.modules, "hyperimpute", None)  # importing it here would raise ImportError
