@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from .._utils import is_numeric_column
 from ..generative.mnar_bins import between_values, own_bins, quantile_edges
 
 __all__ = ["MAX_LEVELS", "SCREEN", "Driver", "candidate_drivers", "logistic_loglik", "select_drivers"]
@@ -83,7 +84,7 @@ def candidate_drivers(X, n_bins=5):
         col = X[name]
         if col.isna().any():
             continue
-        if pd.api.types.is_numeric_dtype(col):
+        if is_numeric_column(col):  # bool columns: categorical, as everywhere in the package
             x = col.to_numpy(dtype=float)
             if not np.all(np.isfinite(x)) or np.ptp(x) == 0:
                 continue
