@@ -223,7 +223,8 @@ def run_external(python, script, Z, seed, timeout=None, options=None):
     """Impute the float table ``Z`` with ``script`` run by another Python, exchanging files.
 
     ``Z`` is written to a temporary folder as ``in.npy`` (float, NaN where missing) with
-    ``meta.json`` (``columns``, ``seed``, and ``options`` when given); ``python script in.npy meta.json out.npy`` runs with
+    ``meta.json`` (``columns``, ``seed``, and ``options`` when given); ``python script in.npy meta.json
+    out.npy`` runs with
     this process's environment variables (``OMP_NUM_THREADS`` included) and must write
     ``out.npy``, a float matrix of ``Z``'s shape. The folder is removed afterwards.
 

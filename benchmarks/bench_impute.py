@@ -347,8 +347,9 @@ def main(argv=None):
             options = json.loads(args.hyperimpute_options)
         except ValueError:
             options = None
-        if not isinstance(options, dict):
-            ap.error(f"--hyperimpute-options must be a JSON object; received {args.hyperimpute_options!r}")
+        if not isinstance(options, dict) or "random_state" in options:
+            ap.error("--hyperimpute-options must be a JSON object of HyperImpute's keyword arguments other than "
+                     f"random_state (the seed); received {args.hyperimpute_options!r}")
         _impute_peers.HYPERIMPUTE_OPTIONS = options
         print(f"(HyperImpute with {options})")
     if args.hyperimpute_python:

@@ -1,4 +1,4 @@
-"""impute_table's ``missingness="auto"`` (the default) against ``"mar"`` (no test), on bench_impute.py's tables and masks.
+"""impute_table's ``missingness="auto"`` (the default) against ``"mar"`` (no test), on bench_impute.py's tables.
 
 For each table, mask (MCAR 30%, MAR, MNAR: ``bench_impute.py``'s ``mask`` and ``blank``) and seed, fits
 ``Imputer(label_given=True, columns="missing", missingness=M)`` for ``M`` in ``"mar"`` and ``"auto"`` with the

@@ -197,6 +197,7 @@ def main(argv=None):
     ap.add_argument("--max-seconds", type=float, default=None,
                     help="stop after the replicate that passes this many seconds (the report states how many ran)")
     args = ap.parse_args(argv)
+    TEST_CHOICES.clear()
     runs = {"full data": None, "complete cases": None}
     runs.update({f"bayesnb {k}" if k in ("NB", "TAN", "Imputer") else k: k for k in args.methods})
     fns = {"NB": lambda Xm, y, s: impute_bayesnb(Xm, y, args.m, s, "naive"),

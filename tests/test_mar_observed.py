@@ -10,7 +10,8 @@ import pytest
 from scipy.special import expit
 
 from bayesnb import Imputer
-from bayesnb.impute.mar_observed import MAX_LEVELS, candidate_drivers, logistic_loglik, select_drivers
+from bayesnb.impute.mar_observed import (MAX_LEVELS, candidate_drivers, driver_design, logistic_loglik, score_statistics,
+                                         screen_drivers, select_drivers)
 from bayesnb.impute.mnar_evidence import mnar_evidence
 from helpers import edit_meta
 
@@ -51,9 +52,20 @@ def test_candidates_are_the_fully_observed_columns():
                       "holes": np.where(rng.random(n) < 0.1, np.nan, 1.0)})
     drivers = candidate_drivers(X, n_bins=5)
     assert [d.name for d in drivers] == ["num", "num (bins)", "flag", "cat"]
-    shapes = {d.name: d.design.shape for d in drivers}
+    shapes = {d.name: driver_design(X, d, 5).shape for d in drivers}
     assert shapes == {"num": (n, 1), "num (bins)": (n, 4), "flag": (n, 1), "cat": (n, 2)}
-    assert np.allclose(drivers[0].design.mean(), 0.0) and np.allclose(drivers[0].design.std(), 1.0)
+    z = driver_design(X, drivers[0])
+    assert np.allclose(z.mean(), 0.0) and np.allclose(z.std(), 1.0)
+
+
+@pytest.mark.parametrize("scale", [1e-170, 1e200])
+def test_a_driver_of_extreme_magnitude_is_standardised_without_overflow(scale):
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=400)
+    X = pd.DataFrame({"x": x * scale})
+    (d,) = [d for d in candidate_drivers(X) if d.kind == "linear"]
+    z = driver_design(X, d)
+    assert np.isfinite(z).all() and np.allclose(z[:, 0], (x - x.mean()) / x.std())
 
 
 def test_forward_selection_takes_the_driver_and_leaves_the_noise():
@@ -61,14 +73,38 @@ def test_forward_selection_takes_the_driver_and_leaves_the_noise():
     n = 800
     X = pd.DataFrame({"driver": rng.normal(size=n), "noise": rng.normal(size=n),
                       "other": rng.choice(np.array(["p", "q"], dtype=object), n)})
-    drivers = candidate_drivers(X)
+    designs = [(d.name, driver_design(X, d)) for d in candidate_drivers(X)]
     m = rng.random(n) < expit(-0.5 + 1.5 * X["driver"].to_numpy())
-    ll, k, names = select_drivers(m, drivers, np.log(n))
+    ll, k, names = select_drivers(m, designs, np.log(n))
     assert names[0] == "driver" and "noise" not in names and "other" not in names and k >= 1
     assert ll > _binomial_loglik(m.astype(float), np.zeros(n)) + 0.5 * k * np.log(n)
     flat = rng.random(n) < 0.3
-    assert select_drivers(flat, drivers, np.log(n))[1:] == (0, ())
-    assert select_drivers(np.zeros(n, dtype=bool), drivers, np.log(n)) == (0.0, 0, ())
+    assert select_drivers(flat, designs, np.log(n))[1:] == (0, ())
+    assert select_drivers(np.zeros(n, dtype=bool), designs, np.log(n)) == (0.0, 0, ())
+
+
+def test_screening_ranks_the_driver_first_among_many_and_matches_the_score_test():
+    rng = np.random.default_rng(3)
+    n, d = 1000, 60
+    X = pd.DataFrame(rng.normal(size=(n, d)), columns=[f"v{j}" for j in range(d)])
+    X["g"] = rng.choice(np.array(["a", "b", "c"], dtype=object), n)
+    M = np.column_stack([rng.random(n) < expit(-1.0 + 1.2 * X["v17"].to_numpy()),
+                         rng.random(n) < np.where(X["g"].to_numpy() == "c", 0.6, 0.1),
+                         rng.random(n) < 0.2])
+    drivers = candidate_drivers(X)
+    picks = screen_drivers(X, drivers, M, keep=4)
+    assert drivers[picks[0][0]].column == "v17" and drivers[picks[1][0]].name == "g"
+    assert all(len(p) == 4 for p in picks)
+    # the statistic is the score test: for a one-hot driver, Pearson's chi-squared of the group-by-missing table
+    m = M[:, 1].astype(float)
+    groups = pd.factorize(X["g"])[0]
+    expected = np.outer(np.bincount(groups), [1 - m.mean(), m.mean()])
+    observed = np.column_stack([np.bincount(groups, weights=1 - m), np.bincount(groups, weights=m)])
+    pearson = float(((observed - expected) ** 2 / expected).sum())
+    stats = score_statistics(driver_design(X, drivers[picks[1][0]]), M)
+    assert stats[1] == pytest.approx(pearson, rel=1e-9)
+    assert stats[1] > 50.0 and max(stats[0], stats[2]) < 13.8  # the others: chi-squared(2), below its 0.999 quantile
+    assert score_statistics(driver_design(X, drivers[picks[1][0]]), np.zeros((n, 1)))[0] == 0.0
 
 
 def _driven(seed, n=500):
@@ -137,7 +173,12 @@ def test_the_imputer_reports_the_fourth_model_and_a_file_written_before_it_loads
 
     def add(meta):
         meta["fitted"]["models"]["mnar"]["evidence"]["__dict__"].append(["surprise", 1.0])
-    edit_meta(path, extra, add)
+
+    def half(meta):  # one of the fourth model's two fields without the other
+        node = meta["fitted"]["models"]["mnar"]["evidence"]
+        node["__dict__"] = [kv for kv in node["__dict__"] if kv[0] != "k_observed"]
     from bayesnb.io.persistence import ModelFileError
-    with pytest.raises(ModelFileError, match="self-masking test's figures"):
-        Imputer.load(extra)
+    for change in (add, half):
+        edit_meta(path, extra, change)
+        with pytest.raises(ModelFileError, match="self-masking test's figures"):
+            Imputer.load(extra)

@@ -88,12 +88,14 @@ class Imputer(TransformerMixin, BaseEstimator):
     missingness : {"auto", "mar", "mnar"}, default="auto"
         How a cell came to be missing (:mod:`bayesnb.impute.mnar_config`). ``"auto"`` (the default): at random
         unless the evidence (BIC against three MAR models: one missing rate per column, per column and state, and
-        per column given the fully observed columns) says that the columns' missingness depends on their own values (self-masking): then the columns the
-        self-masking model can fill (see ``missingness_``) are filled from it (``"mnar"`` in ``chosen_``), each
-        cell's predictive given that it is missing. It costs two to three more EM fits (docs/mnar.md). A categorical
-        column takes a missingness node only when it has at most as many values as there are classes (its selection
-        is identified through them; :func:`~bayesnb.impute.mnar_config.identified_values`). ``"mar"``: at random,
-        given the row's observed cells (no test, none of its cost). ``"mnar"``: the self-masking model for every column that can take a missingness node, without the test.
+        per column given the fully observed columns) says that the columns' missingness depends on their own
+        values (self-masking): then the columns the self-masking model can fill (see ``missingness_``) are filled
+        from it (``"mnar"`` in ``chosen_``), each cell's predictive given that it is missing. It costs three more EM
+        fits and a few logistic regressions per column with missing cells (docs/mnar.md). A categorical column
+        takes a missingness node only when it has at most as many values as there are classes (its selection is
+        identified through them; :func:`~bayesnb.impute.mnar_config.identified_values`). ``"mar"``: at random,
+        given the row's observed cells (no test, none of its cost). ``"mnar"``: the self-masking model for every
+        column that can take a missingness node, without the test.
 
     Attributes
     ----------

@@ -5,7 +5,8 @@ selection model of :func:`~bayesnb.impute_mnar` over the latent-class model whos
 ``"latent"`` configuration chose (one component when it is not among the configurations), and the
 same model with each missingness node tied across its column's values (MAR), shared by the states or one per
 state, by the same EM (:func:`~bayesnb.impute.mnar_evidence.evidence_fits`), and MAR given the fully observed
-columns (:mod:`bayesnb.impute.mar_observed`). When the self-masking model has the lowest BIC of the four, the columns it can fill are filled from it (a numeric column where the model
+columns (:mod:`bayesnb.impute.mar_observed`). When the self-masking model has the lowest BIC of the four, the
+columns it can fill are filled from it (a numeric column where the model
 under the nodes imputed its hidden cells best, a categorical one with at most as many values as classes
 (:func:`identified_values`) unless it imputed them clearly worse): each missing cell's
 predictive *given that it is missing*. The per-column selection on hidden observed cells cannot make this
@@ -32,7 +33,8 @@ from ..inference.em import allowed_states
 from .mnar_evidence import evidence_fits
 from .selfmasking import NoSelectionColumn, _complete
 
-__all__ = ["EVIDENCE_FIELDS", "EVIDENCE_SINCE_OBSERVED", "MISSINGNESS", "MNAR_CONFIGURATION", "MNARMember", "fill_mnar", "fit_mnar_member",
+__all__ = ["EVIDENCE_FIELDS", "EVIDENCE_SINCE_OBSERVED", "MISSINGNESS", "MNAR_CONFIGURATION", "MNARMember", "fill_mnar",
+           "fit_mnar_member",
            "rebin"]
 
 #: The values of ``Imputer(missingness=)``.

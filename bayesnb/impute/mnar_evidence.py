@@ -22,7 +22,7 @@ from scipy.special import logsumexp
 from .._utils import as_generator
 from ..generative.mnar import fit_selection, state_posterior_mnar
 from ..inference.em import allowed_states
-from .mar_observed import candidate_drivers, select_drivers
+from .mar_observed import candidate_drivers, driver_design, screen_drivers, select_drivers
 from .mvn import _check_table
 from .selfmasking import _check_components, _check_em, _check_options, _fit
 
@@ -40,7 +40,8 @@ class MNAREvidence(NamedTuple):
         The MNAR model's free selection parameters beyond the MAR model's, and the rows.
     penalty, choice : float, {"MAR", "MNAR"}
         ``k / 2 * log(n)``, and ``"MNAR"`` when ``loglik_mnar - loglik_mar`` exceeds it and the MNAR model
-        also has the lower BIC against the MAR model by state (``loglik_mar_state``).
+        also has the lower BIC against the MAR model by state (``loglik_mar_state``) and against MAR given the
+        observed columns (``loglik_mar_observed``).
     fits : dict
         ``{"MAR": SelectionFit, "MAR by state": SelectionFit, "MNAR": SelectionFit}``
         (:class:`bayesnb.generative.mnar.SelectionFit`).
@@ -106,13 +107,16 @@ def evidence_fits(X, y, *, n_bins=5, alpha=1.0, estimator=None, tol=1e-6, max_it
 def _mar_observed(X, tied, loglik_tied, n_bins, log_n):
     """``(log-likelihood, driver weights, drivers)`` of MAR given the observed columns: the tied MAR fit's, each
     column's constant missing rate replaced by its regression on the drivers
-    :func:`~bayesnb.impute.mar_observed.select_drivers` chooses (the drivers are observed, so the missingness
+    :func:`~bayesnb.impute.mar_observed.select_drivers` chooses among those
+    :func:`~bayesnb.impute.mar_observed.screen_drivers` ranks first (the drivers are observed, so the missingness
     factor separates from the feature model; a column without drivers keeps the tied rate)."""
     candidates = candidate_drivers(X, n_bins)
+    M = np.column_stack([sc.observed_bin < 0 for sc in tied.columns])
+    picks = screen_drivers(X, candidates, M, n_bins) if candidates else [[] for _ in tied.columns]
     total, k, drivers = float(loglik_tied), 0, {}
-    for sc, rho in zip(tied.columns, tied.selection):
-        m = sc.observed_bin < 0
-        ll, kj, names = select_drivers(m, candidates, log_n)
+    for sc, rho, m, pick in zip(tied.columns, tied.selection, M.T, picks):
+        designs = [(candidates[i].name, driver_design(X, candidates[i], n_bins)) for i in pick]
+        ll, kj, names = select_drivers(m, designs, log_n)
         drivers[str(X.columns[sc.column])] = names
         if names:
             r = float(rho.flat[0])  # tied and shared: one probability
@@ -145,7 +149,8 @@ def mnar_evidence(X, y=None, *, n_bins=5, alpha=1.0, estimator=None, tol=1e-6, m
     Returns
     -------
     MNAREvidence
-        Both log-likelihoods, ``k``, ``n``, the penalty, the choice and both fits.
+        The four log-likelihoods, the parameter counts, ``n``, the penalty, the choice, the three EM fits and
+        the drivers of MAR given the observed columns.
 
     Raises
     ------

@@ -143,7 +143,8 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
         default shown after 2 s on a terminal or in Jupyter).
     missingness : {"auto", "mar", "mnar"}, default="auto"
         ``"auto"``: test self-masking missingness against MAR by BIC and fill from the self-masking model
-        where it wins (``"mnar"`` in ``chosen``); ``"mar"``: no test; ``"mnar"``: the self-masking model without the test; as
+        where it wins (``"mnar"`` in ``chosen``); ``"mar"``: no test; ``"mnar"``: the self-masking model without
+        the test; as
         :class:`~bayesnb.Imputer`'s ``missingness`` (:mod:`bayesnb.impute.mnar_config`, docs/mnar.md).
 
     Returns

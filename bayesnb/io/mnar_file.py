@@ -150,8 +150,8 @@ def mnar_from_file(node, dec):
     if not isinstance(objective, list) or not all(isinstance(v, numbers.Real) for v in objective):
         _fail("the missingness model's EM objective must be a list of numbers")
     evidence = dec(node["evidence"])
-    if not isinstance(evidence, dict) or set(evidence) - set(EVIDENCE_FIELDS) or (
-            set(EVIDENCE_FIELDS) - set(evidence) - set(EVIDENCE_SINCE_OBSERVED)) or not all(
+    fields = set(EVIDENCE_FIELDS)  # every one, or (a file written before the fourth model) all but its fields
+    if not isinstance(evidence, dict) or set(evidence) not in (fields, fields - set(EVIDENCE_SINCE_OBSERVED)) or not all(
             isinstance(evidence[k], t) and not isinstance(evidence[k], bool) for k, t in EVIDENCE_FIELDS.items()
             if k in evidence):
         _fail("the self-masking test's figures are malformed")
