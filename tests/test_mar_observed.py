@@ -182,3 +182,14 @@ def test_the_imputer_reports_the_fourth_model_and_a_file_written_before_it_loads
         edit_meta(path, extra, change)
         with pytest.raises(ModelFileError, match="self-masking test's figures"):
             Imputer.load(extra)
+
+
+def test_the_proxy_probe_prints_a_line_per_mechanism_and_seed(capsys):
+    import probe_mar_observed as probe
+
+    probe.main(["--seeds", "1", "--rows", "300", "--components", "1"])
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0].startswith("mechanism | seed | choice") and len(lines) == 4
+    mar, mnar = (line.split(" | ") for line in lines[1:3])
+    assert mar[:2] == ["MAR", "0"] and mar[2] in ("MAR", "MNAR") and "x1" in mar[6]
+    assert mnar[:2] == ["MNAR", "0"]
