@@ -1,5 +1,5 @@
 """Small helpers several test files share: editing a saved model file's metadata (and checking that the
-edited file is refused), walking a fitted posterior's arrays."""
+edited file is refused), the self-masking tests' two-valued table, walking a fitted posterior's arrays."""
 
 from __future__ import annotations
 
@@ -31,6 +31,27 @@ def assert_damaged_file_refused(model, tmp_path, change, match, load):
     edit_meta(path, bad, change)
     with pytest.raises(ModelFileError, match=match):
         load(bad)
+
+
+def two_valued_table(n=500, d=8, seed=0):
+    """The self-masking tests' table ``(X, y)``: two-level columns that depend on the class (two classes: a
+    two-level column's self-masking is identified, docs/mnar.md); ``a`` is each column's most frequent level."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    a = rng.random((n, d)) < np.where(y[:, None] == 0, 0.8, 0.35)
+    X = pd.DataFrame(np.where(a, "a", "b").astype(object), columns=[f"c{j}" for j in range(d)])
+    return X, np.where(y == 1, "yes", "no").astype(object)
+
+
+def self_masked_blank(X, self_masking, seed=1):
+    """:func:`two_valued_table`'s ``X`` blanked, ``(X with missing cells, mask)``: hide ``a`` with probability 0.55
+    and the others with 0.1 (self-masking), or every cell with 0.25."""
+    rng = np.random.default_rng(seed)
+    p = np.where(X.to_numpy() == "a", 0.55, 0.1) if self_masking else np.full(X.shape, 0.25)
+    M = rng.random(X.shape) < p
+    return X.mask(M), M
 
 
 def leaves(tree):

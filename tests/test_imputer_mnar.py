@@ -11,28 +11,11 @@ from bayesnb import Imputer, impute_table
 from bayesnb.cli import main
 from bayesnb.impute.configs import clearly_worse
 from helpers import assert_damaged_file_refused, edit_meta as _edit_meta
+from helpers import self_masked_blank as _blank, two_valued_table as _table
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 CONFIGS = ("naive", "latent")
-
-
-def _table(n=500, d=8, seed=0):
-    """Two-level columns that depend on the class (two classes: a two-level column's self-masking is
-    identified, docs/mnar.md); ``a`` is each column's most frequent level."""
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 2, n)
-    a = rng.random((n, d)) < np.where(y[:, None] == 0, 0.8, 0.35)
-    X = pd.DataFrame(np.where(a, "a", "b").astype(object), columns=[f"c{j}" for j in range(d)])
-    return X, np.where(y == 1, "yes", "no").astype(object)
-
-
-def _blank(X, self_masking, seed=1):
-    """Hide ``a`` with probability 0.55 and the others with 0.1 (self-masking), or every cell with 0.25."""
-    rng = np.random.default_rng(seed)
-    p = np.where(X.to_numpy() == "a", 0.55, 0.1) if self_masking else np.full(X.shape, 0.25)
-    M = rng.random(X.shape) < p
-    return X.mask(M), M
 
 
 def _accuracy(X, M, filled):

@@ -13,7 +13,7 @@ from bayesnb import Imputer
 from bayesnb.impute.mar_observed import (MAX_LEVELS, candidate_drivers, driver_design, logistic_loglik, score_statistics,
                                          screen_drivers, select_drivers)
 from bayesnb.impute.mnar_evidence import mnar_evidence
-from helpers import edit_meta
+from helpers import edit_meta, self_masked_blank, two_valued_table
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -140,13 +140,9 @@ def test_missing_because_of_an_observed_column_is_not_taken_for_self_masking():
 def test_self_masking_beside_an_unrelated_observed_column_is_still_found():
     """The imputer tests' self-masked table (two-valued columns, the most frequent value hidden more often)
     with an always-observed column that has nothing to do with the missingness."""
-    rng = np.random.default_rng(0)
-    n, d = 500, 8
-    y = rng.integers(0, 2, n)
-    a = rng.random((n, d)) < np.where(y[:, None] == 0, 0.8, 0.35)
-    X = pd.DataFrame(np.where(a, "a", "b").astype(object), columns=[f"c{j}" for j in range(d)])
-    Xm = X.mask(np.random.default_rng(1).random(X.shape) < np.where(X.to_numpy() == "a", 0.55, 0.1))
-    Xm["noise"] = rng.normal(size=n)
+    X, y = two_valued_table()
+    Xm, _ = self_masked_blank(X, True)
+    Xm["noise"] = np.random.default_rng(2).normal(size=len(X))
     ev = mnar_evidence(Xm, y, n_components=3, random_state=0)
     assert ev.choice == "MNAR" and sum(len(v) for v in ev.drivers.values()) <= 1
     bare = mnar_evidence(Xm.drop(columns="noise"), y, n_components=3, random_state=0)

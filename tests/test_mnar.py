@@ -360,7 +360,6 @@ def test_mnar_evidence_chooses_the_mechanism(self_masked):
     assert np.ptp(ev.fits["MAR by state"].selection[0], axis=1).max() == 0.0  # tied over the bins, per class
 
 
-
 def test_a_hurdle_columns_point_mass_keeps_a_sub_bin_of_its_own():
     """A Hurdle(LogNormal) column (zeros and positive values) hidden completely at random. Its quadrature has a
     sub-bin ``[0, 0 + 1 ulp)`` whose mean is exactly 0, so a missing cell's expected statistics count the zeros

@@ -41,8 +41,8 @@ from ..families.numeric import draw_categories
 from ..inference.em import climb, log_penalty
 from ..inference.nb_posterior import build, joint_log_likelihood_parts, normalise
 from ..structure.columns import column_state, join_columns
-from .mnar_bins import (between_values, censored, coarse_means, column_bins, fine_edges, interval_pseudo_stats,
-                        own_bins, quantile_edges)
+from .mnar_bins import (censored, coarse_means, column_bins, fine_edges, has_bins, interval_pseudo_stats, node_edges,
+                        own_bins)
 from .mnar_values import value_fill, value_log_mass, value_pseudo_stats, value_selection_column
 
 __all__ = ["SelectionColumn", "SelectionFit", "fill_selection", "fit_selection", "resp_for_fill", "selection_columns",
@@ -159,10 +159,8 @@ def selection_columns(post, encoded, n_bins, values=False, max_values=None):
             obs = np.isfinite(x)
             if obs.all() or obs.sum() < 2:
                 continue
-            edges = between_values(x[obs], quantile_edges(x, n_bins))
-            try:
-                column_bins(b, b.posterior, c, edges)
-            except NotImplementedError:
+            edges = node_edges(x, n_bins)
+            if not has_bins(b, c, edges):
                 continue
             fine = fine_edges(x, edges, n_bins, fam.point_masses(column_state(b.state, c)))
             coarse = np.searchsorted(edges, np.concatenate([fine, [np.inf]]), side="left")

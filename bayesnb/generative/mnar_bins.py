@@ -1,7 +1,7 @@
 """The bins of a column's own value under a self-masking missingness node, and the M-step's quadrature.
 
 A numeric column's node (:mod:`bayesnb.generative.mnar`) conditions its missingness on the quantile bin of
-its value (:func:`quantile_edges`, moved between observed values by :func:`between_values`). The M-step adds
+its value (:func:`node_edges`: :func:`quantile_edges`, moved between observed values by :func:`between_values`). The M-step adds
 a missing cell's expected statistics through the family contract by quadrature: the bins are refined into
 fine sub-bins (:func:`fine_edges`: finer observed quantiles, cuts past the observed range, and each point
 mass of the family in a sub-bin of its own), each contributing its truncated predictive mean
@@ -16,7 +16,7 @@ from scipy.special import logsumexp
 from ..structure.columns import column_params, column_state
 
 __all__ = ["SUB_BINS", "TAIL_SD", "between_values", "censored", "coarse_means", "column_bins", "fine_edges",
-           "has_bins", "interval_pseudo_stats", "own_bins", "quantile_edges"]
+           "has_bins", "interval_pseudo_stats", "node_edges", "own_bins", "quantile_edges"]
 
 #: Fine sub-bins per bin (quadrature of the M-step).
 SUB_BINS = 8
@@ -44,6 +44,13 @@ def between_values(x, edges):
     u = np.unique(x)
     edges = edges[edges < u[-1]]
     return np.unique((edges + u[np.searchsorted(u, edges, side="right")]) / 2)
+
+
+def node_edges(x, n_bins):
+    """The cut points of a missingness node's bins of the values ``x`` (NaN: missing): its ``n_bins`` quantile
+    cut points (:func:`quantile_edges`) moved between observed values (:func:`between_values`)."""
+    x = np.asarray(x, dtype=float)
+    return between_values(x[np.isfinite(x)], quantile_edges(x, n_bins))
 
 
 def own_bins(x, edges):

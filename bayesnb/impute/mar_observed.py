@@ -31,7 +31,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from .._utils import is_numeric_column
-from ..generative.mnar_bins import between_values, own_bins, quantile_edges
+from ..generative.mnar_bins import node_edges, own_bins
 
 __all__ = ["MAX_LEVELS", "SCREEN", "Driver", "candidate_drivers", "driver_design", "logistic_loglik",
            "score_statistics", "screen_drivers", "select_drivers"]
@@ -89,7 +89,7 @@ def _standardised(col):
 def _bins(col, n_bins):
     """A numeric column's quantile-bin codes and their count (the missingness nodes' rule)."""
     x = col.to_numpy(dtype=float)
-    edges = between_values(x, quantile_edges(x, n_bins))
+    edges = node_edges(x, n_bins)
     return own_bins(x, edges), len(edges) + 1
 
 

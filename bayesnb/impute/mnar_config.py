@@ -34,8 +34,7 @@ from .mnar_evidence import evidence_fits
 from .selfmasking import NoSelectionColumn, _complete
 
 __all__ = ["EVIDENCE_FIELDS", "EVIDENCE_SINCE_OBSERVED", "MISSINGNESS", "MNAR_CONFIGURATION", "MNARMember", "fill_mnar",
-           "fit_mnar_member",
-           "rebin"]
+           "fit_mnar_member", "rebin"]
 
 #: The values of ``Imputer(missingness=)``.
 MISSINGNESS = ("auto", "mar", "mnar")
@@ -43,8 +42,7 @@ MISSINGNESS = ("auto", "mar", "mnar")
 #: The test's figures kept in ``MNARMember.evidence`` and ``Imputer.missingness_``, and their types (the model file
 #: checks them): :class:`~bayesnb.impute.mnar_evidence.MNAREvidence`'s, and ``n_components``.
 EVIDENCE_FIELDS = {"loglik_mar": float, "loglik_mnar": float, "k": int, "n": int, "penalty": float, "choice": str,
-                   "loglik_mar_state": float, "k_state": int, "loglik_mar_observed": float,
-                   "k_observed": int,
+                   "loglik_mar_state": float, "k_state": int, "loglik_mar_observed": float, "k_observed": int,
                    "n_components": int}
 
 #: The fields a model file written before the test had its fourth model (MAR given the observed columns) lacks.
