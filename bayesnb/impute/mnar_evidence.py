@@ -112,7 +112,7 @@ def _mar_observed(X, tied, loglik_tied, n_bins, log_n):
     factor separates from the feature model; a column without drivers keeps the tied rate)."""
     candidates = candidate_drivers(X, n_bins)
     M = np.column_stack([sc.observed_bin < 0 for sc in tied.columns])
-    picks = screen_drivers(X, candidates, M, n_bins) if candidates else [[] for _ in tied.columns]
+    picks = screen_drivers(X, candidates, M, n_bins)  # no candidate: no pick for any column
     total, k, drivers = float(loglik_tied), 0, {}
     for sc, rho, m, pick in zip(tied.columns, tied.selection, M.T, picks):
         designs = [(candidates[i].name, driver_design(X, candidates[i], n_bins)) for i in pick]
