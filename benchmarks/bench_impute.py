@@ -5,7 +5,10 @@ Tables (label in brackets): house votes (16 categorical, [party]), penguins (2 c
 breast cancer (30 numeric, [diagnosis]); with ``--adult DIR``, a random subsample of UCI
 Adult's ``adult.data`` (``--adult-rows``, default 5,000; only ``adult.data`` is needed;
 8 categorical, 6 numeric, [income]; its own ``?`` cells stay missing and are not scored), the
-public table the project has not seen.
+public table the project has not seen; with ``--data-dir DIR``, every ``*.csv`` in ``DIR`` (label: the
+column ``--target``, default each file's last; ``?`` missing; at most ``--adult-rows`` rows; a column read
+as numbers is numeric with more than 10 distinct values, categorical otherwise), the public tables a
+user downloads (none is shipped).
 
 Masks, applied to the observed cells only (the label is never blanked):
 
@@ -97,7 +100,7 @@ import pandas as pd
 from _census import NOT_GIVEN, NUMERIC, TARGET, load_adult_train
 import _impute_peers
 from _impute_peers import DEFAULT_PEERS, PEERS, from_onehot, onehot_frame, peer_methods
-from _tables import penguins_xy
+from _tables import csv_tables, penguins_xy
 from sklearn.datasets import load_breast_cancer, load_diabetes
 from sklearn.ensemble import ExtraTreesRegressor
 from sklearn.experimental import enable_iterative_imputer  # noqa: F401
@@ -121,12 +124,15 @@ def adult_table(folder, n_rows):
     return X, sub[TARGET].to_numpy(dtype=object)
 
 
-def tables(quick, adult=None, adult_rows=5000):
+def tables(quick, adult=None, adult_rows=5000, data_dir=None, target=None):
     out = {}
     if adult is not None:
         table = adult_table(adult, adult_rows)
         if table is not None:
             out["adult"] = table
+    if data_dir is not None:  # the public tables a user downloads (UCI's "?" missing)
+        for name, X, y in csv_tables(data_dir, target, adult_rows, na_values=["?"]):
+            out[name] = (X, y.to_numpy(dtype=object))
     hv = load_house_votes()
     out["house votes"] = (hv.drop(columns="party"), hv["party"].to_numpy(dtype=object))
     out["penguins"] = penguins_xy()
@@ -332,7 +338,11 @@ def main(argv=None):
     ap.add_argument("--masks", nargs="+", default=None, help='e.g. "MCAR 30%%" (default: all)')
     ap.add_argument("--tables", nargs="+", default=None, help='e.g. penguins "breast cancer" (default: all)')
     ap.add_argument("--adult", default=None, metavar="DIR", help="folder with UCI's adult.data")
-    ap.add_argument("--adult-rows", type=int, default=5000, help="rows sampled from adult.data (default 5000)")
+    ap.add_argument("--adult-rows", type=int, default=5000,
+                    help="rows sampled from adult.data and from each --data-dir table (default 5000)")
+    ap.add_argument("--data-dir", default=None, metavar="DIR",
+                    help="also every *.csv in this folder (label: --target; '?' missing; see _tables.csv_tables)")
+    ap.add_argument("--target", default=None, help="label column of the --data-dir tables (default: each one's last)")
     ap.add_argument("--peers", nargs="*", default=None, choices=PEERS, metavar="PEER",
                     help=f"add these peers (no value: {', '.join(DEFAULT_PEERS)}); implies --select")
     ap.add_argument("--hyperimpute-python", default=None, metavar="PYTHON",
@@ -361,7 +371,7 @@ def main(argv=None):
     seeds = range(args.first_seed, args.first_seed + (args.seeds or (2 if args.quick else 3)))
     masks = args.masks or ["MCAR 10%", "MCAR 30%"] + ([] if args.quick else ["MAR", "MNAR"])
     t0 = time.perf_counter()
-    for name, (X, y) in tables(args.quick, args.adult, args.adult_rows).items():
+    for name, (X, y) in tables(args.quick, args.adult, args.adult_rows, args.data_dir, args.target).items():
         if args.tables and name not in args.tables:
             continue
         cats = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]

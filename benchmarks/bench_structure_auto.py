@@ -52,7 +52,6 @@ import sys
 import time
 import warnings
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -70,6 +69,7 @@ from bayesnb.datasets import load_house_votes, load_penguins
 
 import _census
 import _references as R
+from _tables import csv_tables
 
 
 @contextlib.contextmanager
@@ -292,14 +292,7 @@ def _tables(args):
         X = d.drop(columns=_census.TARGET).astype({c: float for c in _census.NUMERIC})
         yield f"census ({len(d):,} rows)", X, d[_census.TARGET].str.strip()
     if args.data_dir:
-        for path in sorted(Path(args.data_dir).glob("*.csv")):
-            df = pd.read_csv(path)
-            target = args.target if args.target in df.columns else df.columns[-1]
-            X = df.drop(columns=target)
-            for c in X.columns:
-                if pd.api.types.is_numeric_dtype(X[c]) and X[c].nunique() <= 10:
-                    X[c] = X[c].astype(object)
-            yield path.stem, X, df[target].astype(str)
+        yield from csv_tables(args.data_dir, args.target)
 
 
 def main(argv=None):

@@ -74,3 +74,20 @@ def test_a_peer_not_installed_is_skipped_with_the_install_command(monkeypatch, c
     assert list(out) == ["Iterative(BayesianRidge) +y"]
     said = capsys.readouterr().out
     assert "miceforest skipped: it is not installed" in said and "pip install -e .[bench]" in said
+
+
+def test_public_tables_are_read_from_a_folder_with_uci_missing_marks(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 40
+    frame = pd.DataFrame({"age": rng.integers(18, 90, n).astype(str), "grade": rng.integers(1, 4, n),
+                          "colour": rng.choice(["red", "blue"], n), "label": rng.choice(["+", "-"], n)})
+    frame.loc[3, "age"], frame.loc[5, "colour"] = "?", "?"
+    frame.to_csv(tmp_path / "crx.csv", index=False)
+    (tmp_path / "notes.txt").write_text("not a table")
+    out = bench.tables(True, data_dir=str(tmp_path), adult_rows=30)
+    X, y = out["crx"]
+    assert list(X.columns) == ["age", "grade", "colour"] and len(X) == len(y) == 30  # subsampled, label apart
+    assert X["age"].dtype == float and X["grade"].dtype == object  # > 10 distinct numbers: numeric; codes: categorical
+    full = bench.tables(True, data_dir=str(tmp_path), adult_rows=n)["crx"][0]
+    assert np.isnan(full.loc[3, "age"]) and pd.isna(full.loc[5, "colour"])  # "?" is a missing cell
+    assert set(y) <= {"+", "-"} and {"house votes", "penguins"} <= set(out)
