@@ -19,8 +19,8 @@ from ..generative.values import column_supports, project
 from .mnar_config import MNAR_CONFIGURATION, fill_mnar
 from .mvn import draw_mvn, fill_mvn, fit_mvn
 
-__all__ = ["CONFIGURATIONS", "SEARCH_ROWS", "TAN_EDGE_SCORES", "choose_configuration", "configuration_names",
-           "fill_config", "fit_config", "latent_class_auto", "reading_model"]
+__all__ = ["CONFIGURATIONS", "SEARCH_ROWS", "TAN_EDGE_SCORES", "configuration_names", "fill_config", "fit_config",
+           "latent_class_auto", "reading_model"]
 
 #: The configurations :func:`~bayesnb.impute_table` chooses among (ties: the earlier).
 CONFIGURATIONS = ("naive", "latent", "tan", "mvn", "tan-mi")
@@ -195,34 +195,6 @@ def clearly_worse(truth, filled, best, kind):
     paired difference of their cell losses (:func:`cell_losses`)."""
     d = cell_losses(truth, filled, kind) - cell_losses(truth, best, kind)
     return bool(d.size and d.mean() > 2.0 * d.std(ddof=1 if d.size > 1 else 0) / np.sqrt(d.size))
-
-
-def choose_configuration(losses, truth, fills, kind, default=None):
-    """The configuration a column takes from its hidden cells: the one with the lowest loss (ties: the earlier in
-    ``losses``), unless ``default`` is not :func:`clearly_worse` than it (the one-standard-error rule of model
-    selection, here two standard errors of the paired difference): then ``default``.
-
-    Parameters
-    ----------
-    losses : dict
-        Configuration -> its :func:`loss` on the column's hidden cells, in the order ties go by.
-    truth : array-like
-        The hidden cells' true values.
-    fills : dict
-        Configuration -> its fills of the hidden cells.
-    kind : {"squared", "absolute", "error"}
-        The column's loss (:func:`loss_kinds`).
-    default : str, optional
-        The configuration kept unless another imputes the column clearly better; None: the lowest loss wins.
-
-    Returns
-    -------
-    str
-    """
-    best = min(losses, key=losses.get)
-    if default is None or best == default or clearly_worse(truth, fills[default], fills[best], kind):
-        return best
-    return default
 
 
 def loss_kinds(X):

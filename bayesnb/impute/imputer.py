@@ -23,7 +23,6 @@ from sklearn.utils.validation import check_is_fitted
 from .configs import (
     SEARCH_ROWS,
     _check_search_rows,
-    choose_configuration,
     configuration_names,
     fill_config,
     fit_config,
@@ -53,11 +52,9 @@ _SCORES = ["column", "configuration", "loss", "n_hidden", "chosen"]
 class Imputer(TransformerMixin, BaseEstimator):
     """Impute a table with, per column, the configuration that imputes its hidden observed cells best.
 
-    ``fit`` runs the selection of :mod:`bayesnb.impute.table` (steps 1-3: per column the configuration with the
-    lowest loss on hidden cells, except that a categorical column keeps the latent-class model unless another is
-    clearly better) on ``X`` and fits the chosen configurations on ``X`` (step 4); :meth:`impute` (and
-    :meth:`transform`) fills the missing cells of ``X`` or of new rows with its columns with each column's
-    chosen model, then moves each numeric
+    ``fit`` runs the selection of :mod:`bayesnb.impute.table` (steps 1-3) on ``X`` and fits the chosen
+    configurations on ``X`` (step 4); :meth:`impute` (and :meth:`transform`) fills the missing cells
+    of ``X`` or of new rows with its columns with each column's chosen model, then moves each numeric
     fill to the nearest value its column takes in the training table (its observed range, its codes,
     its point masses) and keeps the training table's zero links (:mod:`bayesnb.generative.zero_links`).
     ``Imputer(**kw).fit(X, y).impute(X, y)`` is ``impute_table(X, y, **kw).table``.
@@ -235,18 +232,14 @@ class Imputer(TransformerMixin, BaseEstimator):
         rows, chosen, kinds, worse = [], {}, loss_kinds(X), set()
         # the model under the nodes, whose fills "auto" compares with the chosen ones (_self_masking)
         base = None if self.missingness != "auto" else next((c for c in ("latent", "naive") if c in configs), None)
-        # step 3: a categorical column keeps the joint model unless another configuration is clearly better
-        default = "latent" if "latent" in configs else None
         for j, c in enumerate(X.columns):
             h = hidden[:, j]
             if not h.any():
                 continue
-            truth = X[c].to_numpy()[h]
-            column_fills = {cfg: fills[cfg][c].to_numpy()[h] for cfg in configs}
-            losses = {cfg: loss(truth, column_fills[cfg], kinds[j]) for cfg in configs}
-            best = choose_configuration(losses, truth, column_fills, kinds[j], default if kinds[j] == "error" else None)
+            losses = {cfg: loss(X[c].to_numpy()[h], fills[cfg][c].to_numpy()[h], kinds[j]) for cfg in configs}
+            best = min(configs, key=lambda cfg: losses[cfg])  # first of the tied: the cheaper
             if base is not None and (losses[base] > losses[best] if kinds[j] != "error" else clearly_worse(
-                    truth, column_fills[base], column_fills[best], kinds[j])):
+                    X[c].to_numpy()[h], fills[base][c].to_numpy()[h], fills[best][c].to_numpy()[h], kinds[j])):
                 worse.add(c)
             if c in prepare:
                 chosen[c] = best

@@ -13,17 +13,8 @@ fills (on the training table or new rows), and ``impute_table(X, y, ...)`` is th
    mean (kept on the values the column takes); absolute error over the mean absolute deviation
    from the median for numeric columns with a point mass, where the fill is a conditional median
    (:mod:`bayesnb.generative.values`); and the error rate for the other columns, where it is a mode;
-3. per column, the configuration with the lowest loss wins (ties: the earlier in ``configurations``, so
-   the cheaper), except that a categorical column keeps the latent-class model (``"latent"``, the one
-   joint model, which also draws the multiple imputations) unless another configuration's error rate is
-   lower by more than two standard errors of the mean paired difference of their cell losses
-   (:func:`~bayesnb.impute.configs.choose_configuration`, the one-standard-error rule of model selection).
-   Why: a column's hidden cells number a few dozen on a table of a few hundred rows, where an error rate
-   has a standard error near 0.07 and the lowest of five is mostly noise (house votes, 5 seeds: 0.793
-   accuracy by the lowest error rate, 0.805 by the rule; docs/benchmarks.md). Numeric columns keep the
-   lowest loss: the same rule there cost breast cancer's NRMSE 0.07 and diabetes' 0.01 to 0.05, where
-   the multivariate normal is far better than the latent-class model but its squared errors are too
-   spread for two standard errors on a few dozen cells;
+3. per column, the configuration with the lowest loss wins (ties: the earlier in
+   ``configurations``, so the cheaper);
 4. fit the winning configurations on the real table and impute its missing cells with them
    (``"latent"`` with the component count its search chose in step 2: not searched twice);
    an imputed numeric value is then moved to the nearest value its column takes in the table
