@@ -12,6 +12,10 @@ Tables
   no missing numeric cell); ``--keep-missing`` keeps them as missing cells instead.
 - **house votes** (target ``party``) and **penguins** (target ``species``), bundled with
   bayesnb: a stratified 70/30 split per seed, missing cells kept as missing.
+- with ``--data-dir DIR``, every ``*.csv`` in ``DIR`` (the public tables a user downloads; none is
+  shipped), split as the bundled ones: target the column ``--target`` (default each file's last), ``?``
+  a missing cell, a column read as numbers numeric with more than 10 distinct values and categorical
+  otherwise (``_tables.csv_tables``).
 
 Methods
 -------
@@ -81,6 +85,7 @@ from sklearn.model_selection import train_test_split
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _census import COLUMNS, NUMERIC, TARGET, _read  # noqa: E402
 from bench_synthetic import GaussianCopula  # noqa: E402
+from _tables import csv_tables  # noqa: E402
 
 from bayesnb import Synthesizer, synthetic_report  # noqa: E402
 from bayesnb.datasets import load_house_votes, load_penguins  # noqa: E402
@@ -144,6 +149,17 @@ def bundled_tables(seed):
                              ("penguins", load_penguins(), "species")):
         tr, te = train_test_split(df, test_size=0.3, stratify=df[target], random_state=seed)
         out[name] = (tr.reset_index(drop=True), te.reset_index(drop=True), target)
+    return out
+
+
+def folder_tables(folder, target, seed):
+    """``{name: (train, test, target)}`` of every ``*.csv`` in ``folder`` (:func:`_tables.csv_tables`), split
+    as :func:`bundled_tables` splits."""
+    out = {}
+    for name, X, y in csv_tables(folder, target, na_values=["?"]):
+        df = X.assign(**{y.name: y.to_numpy(dtype=object)})
+        tr, te = train_test_split(df, test_size=0.3, stratify=df[y.name], random_state=seed)
+        out[name] = (tr.reset_index(drop=True), te.reset_index(drop=True), y.name)
     return out
 
 
@@ -476,6 +492,8 @@ def main(argv=None):
     p.add_argument("--keep-missing", action="store_true", help="census: keep '?' as missing cells")
     p.add_argument("--bundled-only", action="store_true", help="skip the census table")
     p.add_argument("--census-only", action="store_true", help="skip the bundled tables")
+    p.add_argument("--data-dir", metavar="DIR", help="also every *.csv in this folder (see the module docstring)")
+    p.add_argument("--target", help="target column of the --data-dir tables (default: each one's last)")
     p.add_argument("--seeds", type=int, default=1, help="seeds per table (default 1)")
     p.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
     p.add_argument("--epochs", type=int, default=None, help="CTGAN/TVAE epochs (default: SDV's 300)")
@@ -512,6 +530,10 @@ def main(argv=None):
                 print(note)
                 rows += run_table("census", train, test, TARGET, makers, seed, args.max_rows, note, args.details,
                                   args.csv, reference=not args.no_reference)
+            if args.data_dir:
+                for name, (train, test, target) in folder_tables(args.data_dir, args.target, seed).items():
+                    rows += run_table(name, train, test, target, makers, seed, args.max_rows, details=args.details,
+                                      csv=args.csv, reference=not args.no_reference)
             if not args.census_only:
                 for name, (train, test, target) in bundled_tables(seed).items():
                     rows += run_table(name, train, test, target, makers, seed, args.max_rows, details=args.details,

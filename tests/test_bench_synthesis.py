@@ -120,3 +120,14 @@ def test_csv_rows_are_appended_under_the_files_header(tmp_path):
     bench.append_csv({"method": bench.REFERENCE, "alpha_precision": 0.986}, csv)  # no efficacy
     back = pd.read_csv(csv)
     assert back.alpha_precision.tolist() == [0.98, 0.986] and back.efficacy_auc.isna().tolist() == [False, True]
+
+
+def test_a_folder_of_public_tables_is_split_as_the_bundled_ones(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 100
+    pd.DataFrame({"amount": rng.gamma(2.0, 50.0, n).round(2), "kind": rng.choice(["x", "y", "?"], n),
+                  "ok": rng.choice(["+", "-"], n)}).to_csv(tmp_path / "credit.csv", index=False)
+    train, test, target = bench.folder_tables(tmp_path, None, 0)["credit"]
+    assert target == "ok" and len(train) == 70 and len(test) == 30 and list(train.columns) == ["amount", "kind", "ok"]
+    assert train["kind"].isna().any() and "?" not in set(train["kind"].dropna())  # "?" is a missing cell
+    assert abs((train["ok"] == "+").mean() - (test["ok"] == "+").mean()) < 0.05  # stratified by the target

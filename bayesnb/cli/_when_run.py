@@ -50,6 +50,7 @@ _HOMES = {
     "blank_missing": "..synth.missing_nodes",
     "indicators_in": "..synth.missing_nodes",
     "observed_support": "..synth.observed_support",
+    "sample_in_range": "..synth.observed_range",
     "private_draws": "..synth.private_synth",
     "synthetic_report": "..synth.quality",
     "Synthesizer": "..synth.synthesizer",

@@ -191,7 +191,8 @@ def cmd_sample(args):
     True, and the indicators are not written (as ``Synthesizer.sample``). A file of a
     Synthesizer's latent-class model is sampled with its latent components, and a Synthesizer's
     structure saved with ``support="observed"`` (``sample_support_``) on its observed support, as
-    ``Synthesizer.sample(n, random_state=seed)`` (no ``--prior``).
+    ``Synthesizer.sample(n, random_state=seed)`` (no ``--prior``), its numeric values kept within their
+    observed ranges as ``Synthesizer.sample`` keeps them (:mod:`bayesnb.synth.observed_range`).
     """
     if args.n < 1:
         raise UsageError(f"-n must be at least 1; received {args.n}")
@@ -203,12 +204,18 @@ def cmd_sample(args):
             raise UsageError(f"--prior: {args.model} holds a Synthesizer's latent-class model, whose prior "
                              "predictive 'bayesnb sample' does not draw; leave out --prior")
         model, latent = model.model_, model.latent_
+    fitted = model  # a Synthesizer's: its values kept in their observed ranges, as Synthesizer.sample keeps them
+    synthesizer = not args.prior and getattr(model, "sample_support_", None) is not None
     if latent is None and not args.prior and getattr(model, "sample_support_", None) in ("observed", "backoff"):
         # a Synthesizer's structure, sampled as Synthesizer.sample draws it
         model = when_run.observed_support(model, model.sample_support_)
     target = args.target if args.target is not None else getattr(model, "target_name_", "class")
     draw = partial(model.sample, prior=True) if args.prior else partial(model.sample, latent=latent)
-    X, y = draw(args.n, random_state=args.seed)
+    if synthesizer:
+        X, y = when_run.sample_in_range(lambda rows, rng, _g, _y: draw(rows, random_state=rng), fitted, args.n,
+                                        args.seed, who="bayesnb sample")[:2]
+    else:
+        X, y = draw(args.n, random_state=args.seed)
     names = getattr(model, "feature_names_in_", None)
     cols = [str(c) for c in names] if names is not None else [f"x{j}" for j in range(model.n_features_in_)]
     out = X.copy() if hasattr(X, "columns") else pd.DataFrame(np.asarray(X), columns=cols)

@@ -1,0 +1,82 @@
+"""Synthesizer.sample keeps every numeric value within its column's observed range (bayesnb.synth.observed_range):
+rows holding a value outside are drawn again, so the rows kept are the model's draws conditioned on the ranges."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from bayesnb import Synthesizer, synthetic_report
+from bayesnb.synth import observed_range
+
+
+def _skewed(n=150, seed=0):
+    """A long-tailed positive column (the evidence picks an unbounded family for it), a category and a label."""
+    rng = np.random.default_rng(seed)
+    y = rng.choice(np.array(["a", "b"], dtype=object), n)
+    x = np.exp(rng.normal(np.where(y == "a", 0.0, 1.0), 1.2))
+    return pd.DataFrame({"x": x, "c": rng.choice(np.array(["p", "q"], dtype=object), n), "y": y})
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    df = _skewed()
+    return df, Synthesizer(target="y", random_state=0).fit(df)
+
+
+def _outside(values, real):
+    return (values < real.min()) | (values > real.max())
+
+
+def test_no_synthetic_value_leaves_its_columns_observed_range(fitted):
+    df, synth = fitted
+    raw = synth.model_.sample(5000, random_state=1)[0]  # the fitted model itself draws beyond the range
+    assert _outside(raw["x"].to_numpy(dtype=float), df["x"]).mean() > 0.005
+    out = synth.sample(5000, random_state=1)
+    assert not _outside(out["x"], df["x"]).any()
+    assert synthetic_report(df, out).summary["out_of_range"] == 0
+    again = synth.sample(5000, random_state=1)
+    pd.testing.assert_frame_equal(out, again)  # still one draw per seed
+
+
+def test_the_rows_kept_are_the_models_rows_within_the_range(fitted):
+    df, synth = fitted
+    out = synth.sample(4000, random_state=2)
+    raw = synth.model_.sample(20000, random_state=3)[0]["x"].to_numpy(dtype=float)
+    inside = raw[~_outside(raw, df["x"])]  # the model's draws conditioned on the range
+    assert stats.ks_2samp(out["x"], inside).pvalue > 0.01
+    assert out["x"].min() < np.quantile(df["x"], 0.01) and out["x"].max() > np.quantile(df["x"], 0.99)  # not clipped
+
+
+def test_per_row_conditions_stay_with_their_rows(fitted):
+    df, synth = fitted
+    cats = np.array(["p", "q"] * 1500, dtype=object)
+    labels = np.array(["a"] * 1500 + ["b"] * 1500, dtype=object)
+    out = synth.sample(3000, given={"c": cats, "y": labels}, random_state=4)
+    assert (out["c"].to_numpy() == cats).all() and (out["y"].to_numpy() == labels).all()
+    assert not _outside(out["x"], df["x"]).any()
+    # a condition on the column itself is the user's: its values are drawn as the condition says
+    wide = synth.sample(200, given={"x": (df["x"].max() + 1.0, df["x"].max() + 50.0)}, random_state=5)
+    assert (wide["x"] > df["x"].max()).all()
+
+
+def test_values_still_outside_after_the_redraws_are_clipped_with_a_warning(fitted, monkeypatch):
+    df, synth = fitted
+    monkeypatch.setattr(observed_range, "MAX_REDRAWS", 0)
+    with pytest.warns(UserWarning, match="outside its column's observed range after 0 draws"):
+        out = synth.sample(5000, random_state=1)
+    assert not _outside(out["x"], df["x"]).any()
+    assert (out["x"] == df["x"].max()).any()  # clipped onto the range's end
+
+
+def test_a_private_synthesizer_keeps_its_declared_bounds_not_the_data():
+    from bayesnb import DP
+
+    df = _skewed(n=400)
+    synth = Synthesizer(target="y", privacy=DP(epsilon=1.0, bounds={"x": (0.0, 200.0)}, classes=["a", "b"]),
+                        categories={"c": ["p", "q"]}, random_state=0).fit(df)
+    assert observed_range.observed_ranges(synth.model_) == {}  # no record of the data's range is kept
+    out = synth.sample(2000, random_state=0)
+    assert out["x"].between(0.0, 200.0).all()
