@@ -78,8 +78,11 @@ def _rows_of(value, rows, n):
     value (a scalar, a set, a ``(low, high)`` range, None) as it is."""
     if value is None or isinstance(value, (str, bytes, set, frozenset, tuple)) or np.ndim(value) == 0:
         return value
-    arr = value.to_numpy() if isinstance(value, (pd.Series, pd.Index)) else np.asarray(value, dtype=object)
-    return arr[rows] if len(arr) == n else value
+    if len(value) != n:
+        return value
+    if isinstance(value, list):
+        return [value[i] for i in rows]
+    return value.to_numpy()[rows] if isinstance(value, (pd.Series, pd.Index)) else np.asarray(value)[rows]
 
 
 def sample_in_range(draw, model, n, random_state, *, given=None, y=None, who="Synthesizer"):
@@ -116,7 +119,7 @@ def sample_in_range(draw, model, n, random_state, *, given=None, y=None, who="Sy
     if not ranges:
         return got
     X = _frame(got[0]).copy()
-    labels = None if got[1] is None else np.asarray(got[1]).copy()
+    labels = None if got[1] is None else np.asarray(got[1])
     bad = np.flatnonzero(_outside(X, ranges))
     for _ in range(MAX_REDRAWS):
         if bad.size == 0:
@@ -124,17 +127,19 @@ def sample_in_range(draw, model, n, random_state, *, given=None, y=None, who="Sy
         sub_given = None if given is None else {k: _rows_of(v, bad, n) for k, v in given.items()}
         again = draw(bad.size, rng, sub_given, _rows_of(y, bad, n))
         A = _frame(again[0])
-        for k in range(X.shape[1]):
-            col = X.iloc[:, k].to_numpy(copy=True)
-            col[bad] = A.iloc[:, k].to_numpy()
+        for k in range(X.shape[1]):  # column by column: each keeps its dtype
+            col = X.iloc[:, k].copy()
+            col.iloc[bad] = A.iloc[:, k].to_numpy()
             X.isetitem(k, col)
         if labels is not None:
-            labels[bad] = np.asarray(again[1])
+            new = np.asarray(again[1])
+            labels = labels.astype(np.result_type(labels.dtype, new.dtype))  # (a longer label fits)
+            labels[bad] = new
         bad = bad[_outside(X.iloc[bad], ranges)]
     if bad.size:
         for j, (lo, hi) in ranges.items():
-            col = X.iloc[:, j].to_numpy(copy=True)
-            col[bad] = np.clip(pd.to_numeric(pd.Series(col[bad]), errors="coerce").to_numpy(dtype=float), lo, hi)
+            col = X.iloc[:, j].copy()
+            col.iloc[bad] = np.clip(pd.to_numeric(col.iloc[bad], errors="coerce").to_numpy(dtype=float), lo, hi)
             X.isetitem(j, col)
         warnings.warn(f"{who}: {bad.size} row(s) still held a value outside its column's observed range after "
                       f"{MAX_REDRAWS} draws (the model puts little mass there); those values are clipped to the range.",
