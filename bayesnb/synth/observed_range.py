@@ -25,8 +25,9 @@ import numpy as np
 import pandas as pd
 
 from .._utils import as_generator
+from .observed_support import sample_on_support
 
-__all__ = ["MAX_REDRAWS", "observed_ranges", "sample_in_range"]
+__all__ = ["MAX_REDRAWS", "observed_ranges", "sample_in_range", "sample_model_in_range"]
 
 #: rounds of drawing again the rows with a value outside its column's range
 MAX_REDRAWS = 50
@@ -145,3 +146,16 @@ def sample_in_range(draw, model, n, random_state, *, given=None, y=None, who="Sy
                       f"{MAX_REDRAWS} draws (the model puts little mass there); those values are clipped to the range.",
                       UserWarning, stacklevel=3)
     return (X if isinstance(got[0], pd.DataFrame) else X.to_numpy(), labels, *got[2:])
+
+
+def sample_model_in_range(model, support, who, n, random_state, parameter_uncertainty, kw):
+    """:func:`~bayesnb.synth.observed_support.sample_on_support` of ``model`` (``Synthesizer.sample``'s draw)
+    through :func:`sample_in_range`; ``kw``: the other keywords of the model's ``sample`` (``latent``, and
+    ``given``, ``forbid``, ``y``, ``return_probability`` when a condition is asked for), the rows drawn again
+    keeping their own per-row conditions."""
+    def draw(rows, rng, model_given, model_y):
+        return sample_on_support(model, support, who, rows, random_state=rng,
+                                 parameter_uncertainty=parameter_uncertainty,
+                                 **({**kw, "given": model_given, "y": model_y} if "given" in kw else kw))
+
+    return sample_in_range(draw, model, n, random_state, given=kw.get("given"), y=kw.get("y"), who=who)

@@ -23,8 +23,7 @@ from ..io.synthesizer_file import record_target, synth_from_file, synth_from_mod
 from .._progress import progress
 from .given_rows import as_dtype, from_seconds, model_conditions, to_seconds
 from .params import check_params
-from .observed_range import sample_in_range
-from .observed_support import sample_on_support
+from .observed_range import sample_model_in_range
 from .missing_nodes import add_indicators, blank_missing, forbidden_pairs, indicator_names
 from .private_synth import fit_private, private_draws, private_inputs, whole_conditions
 from .search import Z_BEHIND, add_rows, choose_edges, edge_name, holdout_rows, latent_search, variant, widen_k
@@ -394,10 +393,8 @@ class Synthesizer(BaseEstimator):
             The target column (if any) holds classes seen in training; categorical columns hold
             categories seen in training (with ``privacy``: the declared ones); integer columns stay
             integer where the chosen family draws whole numbers (see ``synthetic_report``'s support
-            checks; with ``privacy``, rounded within the bounds); numeric columns stay within their
-            training range (rows with a value outside are drawn again: the model's rows given the ranges,
-            :mod:`bayesnb.synth.observed_range`; with ``privacy``: the declared bounds), except a column
-            ``given`` conditions. With
+            checks; with ``privacy``, rounded within the bounds); numeric columns not in ``given`` stay
+            within their training range (:mod:`bayesnb.synth.observed_range`; ``privacy``: the bounds). With
             ``return_probability``, ``(DataFrame, p)``: ``p`` a float (an array, one per row, for
             per-row values).
 
@@ -416,15 +413,8 @@ class Synthesizer(BaseEstimator):
         given, forbid = whole_conditions(self.model_, given, forbid, self.dtypes_)  # a private model's integers
         if given is not None or forbid is not None or return_probability or y is not None:
             kw.update(given=given, forbid=forbid, y=y, return_probability=return_probability)
-        support = self.support if self.latent_ is None else "smoothed"
-
-        def draw(rows, rng, model_given, model_y):  # rows drawn again keep their own conditions
-            return sample_on_support(self.model_, support, _WHO, rows, random_state=rng,
-                                     parameter_uncertainty=parameter_uncertainty,
-                                     **({**kw, "given": model_given, "y": model_y} if "given" in kw else kw))
-
-        got = sample_in_range(draw, self.model_, int(n_samples), random_state, given=kw.get("given"), y=kw.get("y"),
-                              who=_WHO)
+        got = sample_model_in_range(self.model_, self.support if self.latent_ is None else "smoothed", _WHO,
+                                    int(n_samples), random_state, parameter_uncertainty, kw)
         X, y = got[:2]
         out = pd.DataFrame(X).reset_index(drop=True)
         out.columns = self._model_columns
