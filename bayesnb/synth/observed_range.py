@@ -14,7 +14,8 @@ value still outside after :data:`MAX_REDRAWS` rounds (a model that puts almost n
 is clipped to it, with a warning. The ranges are the fitted estimator's record of its training values
 (``value_support_``, :mod:`bayesnb.generative.values`), so a saved model keeps them; a private model
 has none (its draws keep the declared ``DP(bounds=...)`` instead). Columns that ``given`` conditions
-are left as the condition draws them.
+are left as the condition draws them. A condition's probability (``return_probability``) stays the
+model's, before the ranges (their own probability is near 1: the range holds every training value).
 """
 
 from __future__ import annotations
