@@ -101,3 +101,11 @@ def test_labels_drawn_again_keep_their_full_values():
     X, labels, p = sample_in_range(draw, Model(), 3, 0)
     assert calls == [3, 1] and X["x"].tolist() == [0.5, 0.7, 0.2] and p == 0.25
     assert labels.tolist() == ["a", "long label", "a"]
+
+
+def test_the_clipping_warning_points_at_the_callers_line(fitted, monkeypatch):
+    df, synth = fitted
+    monkeypatch.setattr(observed_range, "MAX_REDRAWS", 0)
+    with pytest.warns(UserWarning) as record:
+        synth.sample(5000, random_state=1)
+    assert any(w.filename == __file__ for w in record)

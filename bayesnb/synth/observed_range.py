@@ -87,7 +87,7 @@ def _rows_of(value, rows, n):
     return value.to_numpy()[rows] if isinstance(value, (pd.Series, pd.Index)) else np.asarray(value)[rows]
 
 
-def sample_in_range(draw, model, n, random_state, *, given=None, y=None, who="Synthesizer"):
+def sample_in_range(draw, model, n, random_state, *, given=None, y=None, who="Synthesizer", stacklevel=2):
     """``draw``'s rows with those holding a value outside a numeric column's observed range drawn again.
 
     Parameters
@@ -107,6 +107,8 @@ def sample_in_range(draw, model, n, random_state, *, given=None, y=None, who="Sy
     y : optional
         The labels to condition on (one, one per row, a set), subset likewise.
     who : str
+    stacklevel : int, default=2
+        Where the clipping warning points, as for :func:`warnings.warn` called here (2: the caller).
 
     Returns
     -------
@@ -145,7 +147,7 @@ def sample_in_range(draw, model, n, random_state, *, given=None, y=None, who="Sy
             X.isetitem(j, col)
         warnings.warn(f"{who}: {bad.size} row(s) still held a value outside its column's observed range after "
                       f"{MAX_REDRAWS} draws (the model puts little mass there); those values are clipped to the range.",
-                      UserWarning, stacklevel=3)
+                      UserWarning, stacklevel=stacklevel)
     return (X if isinstance(got[0], pd.DataFrame) else X.to_numpy(), labels, *got[2:])
 
 
@@ -159,4 +161,5 @@ def sample_model_in_range(model, support, who, n, random_state, parameter_uncert
                                  parameter_uncertainty=parameter_uncertainty,
                                  **({**kw, "given": model_given, "y": model_y} if "given" in kw else kw))
 
-    return sample_in_range(draw, model, n, random_state, given=kw.get("given"), y=kw.get("y"), who=who)
+    return sample_in_range(draw, model, n, random_state, given=kw.get("given"), y=kw.get("y"), who=who,
+                           stacklevel=4)  # Synthesizer.sample's caller
