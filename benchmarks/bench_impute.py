@@ -85,6 +85,8 @@ Run:  python benchmarks/bench_impute.py [--quick] [--seeds N] [--structures] [--
           --no-mvn --select-given --peers missForest miceforest "Iterative(BayesianRidge)"   # the census, one mask
       python benchmarks/bench_impute.py --tables penguins --masks "MCAR 30%" --seeds 1 --no-latent --no-sklearn \
           --no-mvn --select-given --peers --hyperimpute-python /work/hypervenv/bin/python   # with HyperImpute
+      python benchmarks/bench_impute.py --data-dir DIR --target edibility --tables crx mushroom --masks "MCAR 30%" MAR \
+          MNAR --seeds 3 --no-latent --no-sklearn --no-mvn --select-given --peers missForest   # public tables in DIR
       (``--quick``: 2 seeds, no MAR or MNAR, house votes and penguins only)
 """
 
