@@ -206,7 +206,7 @@ def cmd_sample(args):
         model, latent = model.model_, model.latent_
     fitted = model  # a Synthesizer's: its values kept in their observed ranges, as Synthesizer.sample keeps them
     synthesizer = not args.prior and getattr(model, "sample_support_", None) is not None
-    if latent is None and not args.prior and getattr(model, "sample_support_", None) in ("observed", "backoff"):
+    if synthesizer and latent is None and model.sample_support_ in ("observed", "backoff"):
         # a Synthesizer's structure, sampled as Synthesizer.sample draws it
         model = when_run.observed_support(model, model.sample_support_)
     target = args.target if args.target is not None else getattr(model, "target_name_", "class")

@@ -1,8 +1,8 @@
 """The bins of a column's own value under a self-masking missingness node, and the M-step's quadrature.
 
 A numeric column's node (:mod:`bayesnb.generative.mnar`) conditions its missingness on the quantile bin of
-its value (:func:`node_edges`: :func:`quantile_edges`, moved between observed values by :func:`between_values`). The M-step adds
-a missing cell's expected statistics through the family contract by quadrature: the bins are refined into
+its value (:func:`node_edges`: :func:`quantile_edges`, moved between observed values by
+:func:`between_values`). The M-step adds a missing cell's expected statistics through the family contract by quadrature: the bins are refined into
 fine sub-bins (:func:`fine_edges`: finer observed quantiles, cuts past the observed range, and each point
 mass of the family in a sub-bin of its own), each contributing its truncated predictive mean
 (:func:`column_bins`) with its posterior weight (:func:`interval_pseudo_stats`).

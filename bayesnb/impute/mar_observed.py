@@ -258,9 +258,8 @@ def select_drivers(m, designs, log_n):
     pool = list(designs)
     with threadpool_limits(1):  # small designs, where BLAS threads only contend
         while pool:
-            scored = sorted(((logistic_loglik(np.hstack([Z, D]), m) - 0.5 * D.shape[1] * log_n, i)
-                             for i, (_, D) in enumerate(pool)), reverse=True)
-            score, best = scored[0]
+            score, best = max((logistic_loglik(np.hstack([Z, D]), m) - 0.5 * D.shape[1] * log_n, i)
+                              for i, (_, D) in enumerate(pool))  # (ties: the later candidate, as before)
             if score <= ll:
                 break
             name, D = pool.pop(best)

@@ -151,9 +151,9 @@ def mnar_from_file(node, dec):
         _fail("the missingness model's EM objective must be a list of numbers")
     evidence = dec(node["evidence"])
     fields = set(EVIDENCE_FIELDS)  # every one, or (a file written before the fourth model) all but its fields
-    if not isinstance(evidence, dict) or set(evidence) not in (fields, fields - set(EVIDENCE_SINCE_OBSERVED)) or not all(
-            isinstance(evidence[k], t) and not isinstance(evidence[k], bool) for k, t in EVIDENCE_FIELDS.items()
-            if k in evidence):
+    known = isinstance(evidence, dict) and set(evidence) in (fields, fields - set(EVIDENCE_SINCE_OBSERVED))
+    if not known or not all(isinstance(evidence[k], t) and not isinstance(evidence[k], bool)
+                            for k, t in EVIDENCE_FIELDS.items() if k in evidence):
         _fail("the self-masking test's figures are malformed")
     fit = SelectionFit(post, group, tuple(sc for sc, _ in parsed), *counts, selection, float(alpha),
                        [float(v) for v in objective], node["converged"], node["by_state"])

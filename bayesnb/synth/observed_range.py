@@ -49,9 +49,9 @@ def observed_ranges(model, skip=()):
     dict
     """
     supports = getattr(model, "value_support_", None) or {}
-    out = {}
+    skip, out = {int(j) for j in skip}, {}
     for j, s in supports.items():
-        if int(j) in set(skip):
+        if int(j) in skip:
             continue
         lo, hi = float(s.lo), float(s.hi)
         if s.masses.size:  # the range of the values that are not point masses, with the masses
