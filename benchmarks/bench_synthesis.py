@@ -142,25 +142,23 @@ def census_tables(data, test, seed, keep_missing):
     return train.reset_index(drop=True), held.reset_index(drop=True), note
 
 
+def split_table(df, target, seed):
+    """``(train, test, target)``: ``df`` split 70/30, stratified by ``target`` (seed ``seed``)."""
+    tr, te = train_test_split(df, test_size=0.3, stratify=df[target], random_state=seed)
+    return tr.reset_index(drop=True), te.reset_index(drop=True), target
+
+
 def bundled_tables(seed):
-    """``{name: (train, test, target)}`` of the bundled tables, a stratified 70/30 split each."""
-    out = {}
-    for name, df, target in (("house votes", load_house_votes(), "party"),
-                             ("penguins", load_penguins(), "species")):
-        tr, te = train_test_split(df, test_size=0.3, stratify=df[target], random_state=seed)
-        out[name] = (tr.reset_index(drop=True), te.reset_index(drop=True), target)
-    return out
+    """``{name: (train, test, target)}`` of the bundled tables, a stratified 70/30 split each (:func:`split_table`)."""
+    return {name: split_table(df, target, seed) for name, df, target in
+            (("house votes", load_house_votes(), "party"), ("penguins", load_penguins(), "species"))}
 
 
 def folder_tables(folder, target, seed):
     """``{name: (train, test, target)}`` of every ``*.csv`` in ``folder`` (:func:`_tables.csv_tables`), split
     as :func:`bundled_tables` splits."""
-    out = {}
-    for name, X, y in csv_tables(folder, target, na_values=["?"]):
-        df = X.assign(**{y.name: y.to_numpy(dtype=object)})
-        tr, te = train_test_split(df, test_size=0.3, stratify=df[y.name], random_state=seed)
-        out[name] = (tr.reset_index(drop=True), te.reset_index(drop=True), y.name)
-    return out
+    return {name: split_table(X.assign(**{y.name: y.to_numpy(dtype=object)}), y.name, seed)
+            for name, X, y in csv_tables(folder, target, na_values=["?"])}
 
 
 # ------------------------------------------------------------------------------ methods
