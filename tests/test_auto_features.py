@@ -213,3 +213,24 @@ def test_family_scores_of_a_file_written_before_the_margin_still_pass_the_load_c
         _check_scores({**old, "margin": ["2.5"]})
     with pytest.raises(ModelFileError, match="must hold the lists"):
         _check_scores({**old, "extra": [1.0]})
+
+
+def test_histogram_features_choose_among_histograms_alone_by_the_same_scores():
+    """features="histogram": each numeric column's winner among the Histogram grid, scored as "auto" scores it;
+    categorical columns unchanged; structures and the bad-value message accept it."""
+    X, y = _table()
+    auto, hist = NaiveBayes().fit(X, y), NaiveBayes(features="histogram").fit(X, y)
+    assert set(hist.family_scores_.family.str.split("(").str[0]) == {"Histogram"}
+    grid = auto.family_scores_[auto.family_scores_.family.str.startswith("Histogram")].reset_index(drop=True)
+    pd.testing.assert_frame_equal(hist.family_scores_.drop(columns=["margin", "chosen"]),
+                                  grid.drop(columns=["margin", "chosen"]))
+    best = grid.loc[grid.groupby("column").log_evidence.idxmax()].set_index("column").family.to_dict()
+    chosen = hist.family_scores_[hist.family_scores_.chosen].set_index("column").family.to_dict()
+    assert chosen == best
+    kinds = {c: type(f).__name__ for cols, f in hist.blocks_ for c in cols}
+    assert kinds == {"visits": "Histogram", "income": "Histogram", "gain": "Histogram", "temp": "Histogram",
+                     "colour": "Categorical"}
+    tan = NaiveBayes(features="histogram", structure="tan").fit(X, y)
+    assert [repr(f) for _, f in tan.blocks_] == [repr(f) for _, f in hist.blocks_]
+    with pytest.raises(ValueError, match="'auto', 'histogram' or a dict"):
+        NaiveBayes(features="gaussian").fit(X, y)

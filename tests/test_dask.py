@@ -211,6 +211,20 @@ def test_default_naive_bayes_and_auto_structure_on_the_cluster():
     assert_same_predictions(mem, dist, df, Xd)
 
 
+def test_histogram_features_on_the_cluster_choose_the_in_memory_histograms():
+    """features="histogram": every numeric column a Histogram, its bins and alpha chosen over the partitions
+    as in memory."""
+    df, y, w = auto_frame()
+    Xd, yd = dd.from_pandas(df, npartitions=3, sort=False), dd.from_pandas(y, npartitions=3, sort=False)
+    mem = bn.NaiveBayes(features="histogram").fit(df, y, sample_weight=w)
+    dist = bn.NaiveBayes(features="histogram").fit(Xd, yd, sample_weight=w)
+    assert {type(f).__name__ for _, f in mem.blocks_} == {"Categorical", "Histogram"}
+    assert [(c, repr(f)) for c, f in dist.blocks_] == [(c, repr(f)) for c, f in mem.blocks_]
+    pd.testing.assert_frame_equal(dist.family_scores_, mem.family_scores_, rtol=1e-12)
+    assert_same_fit(mem, dist)
+    assert_same_predictions(mem, dist, df, Xd)
+
+
 def test_privacy_is_refused():
     X = da.from_array((RNG.random((400, 2)) < 0.5).astype(float), chunks=(100, -1))
     with pytest.raises(NotImplementedError, match=r"privacy=DP\(...\) \(the noise is added once"):

@@ -366,7 +366,7 @@ TABLE_Y = ["yes", "no", "yes"] * 4
      TypeError, r"features\['dish'\] must be a family instance such as Categorical\(\).*received str 'categorical'"),
     ({"dish": Categorical, "sleep": Gaussian(), ("w1", "w2"): Multinomial()},
      TypeError, r"features\['dish'\] must be a family instance.*received the class Categorical \(instantiate it: Categorical\(\)\)"),
-    ("guess", TypeError, r"expected features='auto' or a dict mapping columns to families; received 'guess'"),
+    ("guess", TypeError, r"expected features='auto', 'histogram' or a dict mapping columns to families; received 'guess'"),
 ])
 def test_naive_bayes_bad_features(features, error, what):
     with pytest.raises(error, match=rf"NaiveBayes: {what}"):

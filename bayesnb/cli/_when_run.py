@@ -29,6 +29,7 @@ _HOMES = {
     "NaiveBayes": "..estimators.naive_bayes",
     "auto_blocks": "..estimators.auto_features",
     "column_kinds": "..estimators.auto_features",
+    "MODES": "..estimators.auto_features",
     "BY_NAME": "..families",
     "AUTO_CONTAMINATION": "..generative.outlier_threshold",
     "outlier_offset": "..generative.outlier_threshold",

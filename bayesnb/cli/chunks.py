@@ -272,7 +272,7 @@ def _pin_auto_families(model, X, y):
     from sklearn.base import clone
 
     features = getattr(model, "features", None)
-    if not (isinstance(features, str) and features == "auto") or "numeric" not in when_run.column_kinds(X):
+    if not (isinstance(features, str) and features in when_run.MODES) or "numeric" not in when_run.column_kinds(X):
         return None
     with one_class_on_purpose():  # the CLI warns once for the file (warn_one_class)
         first = clone(model).fit(X, y)

@@ -31,7 +31,8 @@ import numpy as np
 
 from ..io import dask_data as _dask
 from .._utils import is_frame
-from .auto_features import assemble_blocks, column_candidates, kind_votes, merge_tables, numeric_column, pick, score, value_table
+from .auto_features import (MODES, assemble_blocks, column_candidates, kind_votes, merge_tables, numeric_column, pick,
+                            score, value_table)
 from ._dask_fit import _resp, _rows
 
 __all__ = ["auto_blocks"]
@@ -39,7 +40,7 @@ __all__ = ["auto_blocks"]
 _WHO = "NaiveBayes(features='auto')"
 
 
-def auto_blocks(light, parts, head, classes_of, categorical=None):
+def auto_blocks(light, parts, head, classes_of, categorical=None, mode="auto"):
     """The blocks and score table of ``features="auto"`` over the partitions (module docstring).
 
     Parameters
@@ -54,6 +55,8 @@ def auto_blocks(light, parts, head, classes_of, categorical=None):
         The fit's classes from the labels found in the partitions (ndarray).
     categorical : Categorical, optional
         The family of the categorical block.
+    mode : {"auto", "histogram"}, default="auto"
+        The candidate families (:data:`bayesnb.estimators.auto_features.MODES`).
 
     Returns
     -------
@@ -69,7 +72,8 @@ def auto_blocks(light, parts, head, classes_of, categorical=None):
     kinds = ["numeric" if v == "numeric" else "categorical" for v in votes]
     names = list(head.columns) if is_frame(head) else list(range(head.shape[1]))
     empty = (np.empty(0), np.empty(0))
-    cands = {j: column_candidates(*tables.get(j, empty)) for j, k in enumerate(kinds) if k == "numeric"}
+    cands = {j: column_candidates(*tables.get(j, empty), MODES[mode])
+             for j, k in enumerate(kinds) if k == "numeric"}
     del tables  # (each numeric column's distinct values: the candidates' states hold them from here)
     jobs = [(j, fam) for j, (_, cs) in cands.items() for _, fam in cs]
     if jobs:

@@ -30,6 +30,10 @@ near tie is noise: the column's support decides, so the choice does not flip bet
 resamples of one table; ``margin`` in the scores). LogNormal's
 evidence includes the Jacobian of ``log x``, so it is a density of ``x`` like the others.
 
+``features="histogram"`` (:data:`MODES`) takes the Histogram grid alone: every numeric column a
+Histogram, its bins and smoothing still chosen by the evidence (a nonparametric model of each
+column, whose draws are the observed values within each bin; :class:`bayesnb.Synthesizer`'s default).
+
 Columns with no observed value keep the historical default (Gaussian, whose prior
 predictive is then what is sampled). Non-numeric and bool columns form one Categorical
 block. The scores of every candidate are returned as a table
@@ -47,9 +51,9 @@ from .._progress import progress
 from .._utils import is_frame, missing_mask
 from ..families import Categorical, Gaussian, Histogram, Hurdle, LogNormal, Poisson
 
-__all__ = ["CANDIDATES", "SCORE_COLUMNS", "assemble_blocks", "auto_blocks", "candidate_family", "column_candidates",
-           "column_kinds", "kind_votes", "merge_kinds", "merge_tables", "numeric_column", "pick", "resolution", "score",
-           "value_table"]
+__all__ = ["CANDIDATES", "MODES", "SCORE_COLUMNS", "assemble_blocks", "auto_blocks", "candidate_family",
+           "column_candidates", "column_kinds", "kind_votes", "merge_kinds", "merge_tables", "numeric_column", "pick",
+           "resolution", "score", "value_table"]
 
 #: the columns of ``family_scores_`` (``NaiveBayes(features="auto")``; checked on load by :mod:`bayesnb.io.loadcheck`)
 SCORE_COLUMNS = ("column", "family", "log_evidence", "resolution", "margin", "chosen")
@@ -62,6 +66,10 @@ CANDIDATES = {
     "Gaussian": (Gaussian, lambda s: not s["integer"] and s["min"] < 0),
     "Histogram": (Histogram, lambda s: True),
 }
+
+#: the string values of ``NaiveBayes(features=...)`` that choose families here -> the candidate
+#: families they take (None: every one of :data:`CANDIDATES`)
+MODES = {"auto": None, "histogram": ("Histogram",)}
 
 #: the Histogram candidates: every (bins, alpha) pair, as many bins as the column can fill
 #: ("auto": Histogram's own rule, about the square root of the number of distinct values)
@@ -287,13 +295,15 @@ def candidate_family(label):
                      f"{sorted(k for k in CANDIDATES if k != 'Histogram')} or one of {sorted(grid)}.")
 
 
-def column_candidates(values, counts):
+def column_candidates(values, counts, families=None):
     """A column's resolution and candidate families, from its :func:`value_table`.
 
     Parameters
     ----------
     values, counts : ndarray
         The column's distinct finite values (sorted) and how many cells hold each.
+    families : tuple of str, optional
+        Keys of :data:`CANDIDATES` to consider (a value of :data:`MODES`); None: every one.
 
     Returns
     -------
@@ -308,7 +318,7 @@ def column_candidates(values, counts):
     summary = {"integer": bool(np.all(values == np.round(values))), "min": float(values[0])}
     out = []
     for name, (factory, applies) in CANDIDATES.items():
-        if applies(summary):
+        if applies(summary) and (families is None or name in families):
             out += _variants(name, factory, values.size, counts.sum())
     return resolution(values), out
 
@@ -335,7 +345,7 @@ def pick(candidates, scores, h):
     return best, rows, dict(candidates)[best]
 
 
-def choose_family(x, resp):
+def choose_family(x, resp, families=None):
     """Score the candidates of one numeric column and return the winner and the table of scores.
 
     Histogram is tried at every bin count of :data:`HISTOGRAM_BINS` (those the column's
@@ -349,6 +359,8 @@ def choose_family(x, resp):
         The column (NaN = missing).
     resp : ndarray of shape (n, K)
         Row weights per class (one-hot labels times sample weights).
+    families : tuple of str, optional
+        As :func:`column_candidates`.
 
     Returns
     -------
@@ -361,7 +373,7 @@ def choose_family(x, resp):
     family : Family or None
         The winning family, unfitted.
     """
-    h, candidates = column_candidates(*value_table(x))
+    h, candidates = column_candidates(*value_table(x), families)
     if not candidates:
         return None, [], None
     return pick(candidates, [_score(fam, x, resp, h) for _, fam in candidates], h)
@@ -394,7 +406,7 @@ def _with_tie_rule(rows) -> str:
     return best["family"]
 
 
-def auto_blocks(X, categorical=None, resp=None):
+def auto_blocks(X, categorical=None, resp=None, mode="auto"):
     """The blocks of ``features="auto"`` and the table of candidate scores.
 
     Parameters
@@ -405,6 +417,8 @@ def auto_blocks(X, categorical=None, resp=None):
     resp : ndarray of shape (n_samples, K), optional
         Row weights per class. Without it every numeric column is Gaussian (the choice
         needs the labels) and no scores are returned.
+    mode : {"auto", "histogram"}, default="auto"
+        A key of :data:`MODES`: every candidate family, or the Histogram grid alone.
 
     Returns
     -------
@@ -420,7 +434,7 @@ def auto_blocks(X, categorical=None, resp=None):
     numeric = [j for j, k in enumerate(kinds) if k == "numeric"]
     choices = None
     if resp is not None:
-        choices = {j: choose_family(numeric_column(X, j), resp)
+        choices = {j: choose_family(numeric_column(X, j), resp, MODES[mode])
                    for j in progress(numeric, desc="features='auto': family search")}
     return assemble_blocks(kinds, names, choices, categorical)
 

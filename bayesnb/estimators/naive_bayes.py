@@ -17,7 +17,7 @@ from .._utils import FirstBatchFamilyWarning, is_frame
 from ..families import Categorical, Family
 from . import _dask_auto
 from . import validation as _val
-from .auto_features import auto_blocks, column_kinds
+from .auto_features import MODES, auto_blocks, column_kinds
 from ._basenb import BaseNB
 from ._structured import STRUCTURE_CONSTRAINTS, StructureMixin
 
@@ -27,7 +27,7 @@ class NaiveBayes(StructureMixin, BaseNB):
 
     Parameters
     ----------
-    features : "auto" or dict, default="auto"
+    features : "auto", "histogram" or dict, default="auto"
         Maps a column (name or position) or a tuple of columns to a family instance,
         e.g. ``{"dish": Categorical(), ("w1", "w2"): Multinomial(), "sleep": Gaussian()}``.
         Every column must be covered. ``"auto"``: strings, objects, categoricals and bools
@@ -37,8 +37,11 @@ class NaiveBayes(StructureMixin, BaseNB):
         with exact zeros: Hurdle(LogNormal) or Histogram; other reals: Gaussian or
         Histogram; other whole numbers: Histogram), compared at the data's resolution
         (see :mod:`bayesnb.estimators.auto_features`), and the columns that chose one family form
-        one block. ``partial_fit`` on an unfitted ``features="auto"`` model chooses on the
-        first batch and warns when ``X`` has a numeric column (see :meth:`partial_fit`).
+        one block. ``"histogram"``: as ``"auto"``, but every numeric column a Histogram, its
+        bins and alpha chosen by the evidence (a nonparametric model of each column; the
+        default of :class:`~bayesnb.Synthesizer`). ``partial_fit`` on an unfitted ``"auto"`` or
+        ``"histogram"`` model chooses on the first batch and warns when ``X`` has a numeric
+        column (see :meth:`partial_fit`). Below, ``features="auto"`` stands for both.
     alpha : float, "auto" or "hierarchical", optional
         The smoothing of the Categorical block that ``features="auto"`` makes. With a
         features dict, set it on the families instead. ``"hierarchical"`` centres each
@@ -193,7 +196,7 @@ class NaiveBayes(StructureMixin, BaseNB):
         -------
         self : object
         """
-        if not hasattr(self, "posterior_") and isinstance(self.features, str) and self.features == "auto":
+        if not hasattr(self, "posterior_") and isinstance(self.features, str) and self.features in MODES:
             self._warn_first_batch_families(X)
         super().partial_fit(X, y, classes, sample_weight)  # a refused batch keeps the model and its imputer
         if self.__dict__.pop("imputer_", None) is not None:  # fitted on the rows before this batch
@@ -228,8 +231,8 @@ class NaiveBayes(StructureMixin, BaseNB):
     def _dask_specs(self, head, light, parts, classes_of):
         """The blocks of a Dask fit: with ``features="auto"`` each numeric column's family chosen over
         every partition (:mod:`._dask_auto`: the in-memory choice, from summed statistics)."""
-        def choose(categorical):
-            return _dask_auto.auto_blocks(light, parts, head, classes_of, categorical)
+        def choose(categorical, mode):
+            return _dask_auto.auto_blocks(light, parts, head, classes_of, categorical, mode)
 
         return self._resolve_specs(head, None, choose=choose)
 
@@ -245,7 +248,7 @@ class NaiveBayes(StructureMixin, BaseNB):
         """Resolve ``features`` to ``[(column positions, family), ...]`` covering every column once.
 
         ``resp`` (row weights per class) lets ``features="auto"`` choose each numeric
-        column's family by evidence; the scores go to ``family_scores_``. ``choose(categorical)``,
+        column's family by evidence; the scores go to ``family_scores_``. ``choose(categorical, mode)``,
         if given, makes that choice instead (a Dask fit: over all partitions, ``X`` the first).
         """
         who = self._who
@@ -254,14 +257,15 @@ class NaiveBayes(StructureMixin, BaseNB):
         features = self.features
         self.family_scores_ = None
         structured = self.structure != "naive"
-        if isinstance(features, str) and features == "auto":
+        if isinstance(features, str) and features in MODES:
             if self.privacy is not None:
-                raise ValueError(f"{who}: features='auto' chooses each column's family by its evidence on the raw "
-                                 "data, which is not differentially private; with privacy= give a features dict "
+                raise ValueError(f"{who}: features={features!r} chooses each column's family by its evidence on "
+                                 "the raw data, which is not differentially private; with privacy= give a features dict "
                                  "(e.g. {'a': Categorical(categories=[...]), 'x': Gaussian()}).")
             cat = None if self.alpha is None else Categorical(alpha=self.alpha)
             # the same families under every structure: each numeric column's chosen by its evidence
-            specs, self.family_scores_ = auto_blocks(X, cat, resp=resp) if choose is None else choose(cat)
+            specs, self.family_scores_ = (auto_blocks(X, cat, resp=resp, mode=features) if choose is None
+                                          else choose(cat, features))
             if isinstance(self.alpha, str) and self.alpha == "hierarchical":  # the numeric blocks' too (Histogram)
                 specs = [(cols, fam if (h := fam.hierarchical_variant()) is None else h) for cols, fam in specs]
             return specs

@@ -56,13 +56,13 @@ FAMILY_CONSTRAINTS: dict = {
     "min_categories": [Integral, "array-like", None],
     "prior": [StrOptions({"auto", "reference"}), dict, None],
     "priors": ["array-like", None],
-    "features": [StrOptions({"auto"}), dict],
+    "features": [StrOptions({"auto", "histogram"}), dict],
 }
 
 #: The messages the package gives (and its users match) where scikit-learn's would differ.
 _MESSAGES = {
     "predictive": "expected predictive='mean' or 'marginal'; received {value!r}.",
-    "features": "expected features='auto' or a dict mapping columns to families; received {value!r}.",
+    "features": "expected features='auto', 'histogram' or a dict mapping columns to families; received {value!r}.",
     "privacy": "expected privacy=None or a bayesnb.DP(epsilon, ...); received {value!r}.",
 }
 
