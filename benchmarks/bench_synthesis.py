@@ -22,7 +22,8 @@ Methods
 Each is fitted on the training rows and draws as many synthetic rows (as TabSyn does):
 
 - ``Synthesizer``: ``bayesnb.Synthesizer(target=...)`` at its defaults; ``--configs`` adds
-  rows for other public settings (``latent=None``, ``structure="kdb"``, ``latent=K``, ...);
+  rows for other public settings (``latent=None``, ``structure="kdb"``, ``latent=K``, ``numeric="auto"``,
+  ...; ``plugin`` samples with ``parameter_uncertainty=False``);
 - ``SDV GaussianCopula``, ``SDV CTGAN``, ``SDV TVAE``: SDV's single-table synthesizers (CPU),
   numeric columns declared numerical, the others categorical; CTGAN and TVAE at SDV's default
   300 epochs unless ``--epochs N`` (stated in the output), torch on ``--torch-threads`` threads
@@ -106,6 +107,9 @@ CONFIGS = {
     "classprior": {"component_prior": "class"},
     "smoothed": {"support": "smoothed"},
     "backoff": {"support": "backoff"},
+    "parametric": {"numeric": "auto"},
+    "plugin": {"sample": {"parameter_uncertainty": False}},
+    "parametric-plugin": {"numeric": "auto", "sample": {"parameter_uncertainty": False}},
 }
 
 COLUMNS_OUT = [("shape", "column_shapes"), ("trend", "column_pair_trends"), ("SDM shape", "sdm_shape"),
@@ -164,9 +168,12 @@ def folder_tables(folder, target, seed):
 # ------------------------------------------------------------------------------ methods
 def fit_bayesnb(params):
     """A maker: ``(train, target, seed) -> (sampler(n, seed), description)`` for ``Synthesizer(**params)``."""
+    fit_kw = {k: v for k, v in params.items() if k != "sample"}
+    sample_kw = params.get("sample", {})
+
     def make(train, target, seed):
-        s = Synthesizer(target=target, random_state=seed, verbose=False, **params).fit(train)
-        return (lambda n, sd: s.sample(n, random_state=sd)), describe(s)
+        s = Synthesizer(target=target, random_state=seed, verbose=False, **fit_kw).fit(train)
+        return (lambda n, sd: s.sample(n, random_state=sd, **sample_kw)), describe(s)
     return make
 
 

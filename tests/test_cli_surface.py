@@ -54,7 +54,7 @@ SURFACE = {
     "evaluate-synthetic": ("-h/--help --debug -q/--quiet real synthetic --target --drop-unlabelled --real-test --bins --json "
                            "-o/--output --force --format --seed --na-values --numeric --categorical"),
     "synthesize": ("-h/--help --debug -q/--quiet data -n -o/--output --force --format --target --drop-unlabelled "
-                   "--structure --latent --missing --seed --na-values --numeric --categorical --float-format"),
+                   "--structure --latent --missing --numeric-family --seed --na-values --numeric --categorical --float-format"),
 }
 
 

@@ -22,8 +22,9 @@ def _skewed(n=150, seed=0):
 
 @pytest.fixture(scope="module")
 def fitted():
+    """``numeric="auto"``: the evidence's unbounded family (a Histogram, the default, draws training values)."""
     df = _skewed()
-    return df, Synthesizer(target="y", random_state=0).fit(df)
+    return df, Synthesizer(target="y", random_state=0, numeric="auto").fit(df)
 
 
 def _outside(values, real):

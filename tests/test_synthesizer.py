@@ -162,6 +162,7 @@ def test_save_and_load_give_the_same_rows(penguins_split, tmp_path):
     synth.save(path)
     back = Synthesizer.load(path)
     assert back.target == "species" and back.chosen_ == synth.chosen_ and back.columns_ == list(train.columns)
+    assert back.numeric == "histogram" and back.model_.features == "histogram"
     pd.testing.assert_frame_equal(back.sample(40, random_state=3), synth.sample(40, random_state=3))
     assert isinstance(bayesnb.load(path), NaiveBayes)
     with pytest.raises(FileExistsError):
@@ -179,6 +180,7 @@ def test_save_and_load_give_the_same_rows(penguins_split, tmp_path):
     ({"latent_candidates": (0, 2)}, None, "latent_candidates must be"),
     ({"structure": "forest"}, None, "structure must be"),
     ({"holdout": 1.5}, None, "holdout"),
+    ({"numeric": "gaussian"}, None, "numeric must be"),
     ({"target": "sex"}, None, "missing label"),
     ({}, "array", "DataFrame"),
 ])
@@ -186,6 +188,25 @@ def test_clear_errors(kwargs, data, match):
     pg = load_penguins()
     with pytest.raises((ValueError, TypeError), match=match):
         Synthesizer(**kwargs).fit(pg.to_numpy() if data == "array" else pg)
+
+
+def test_numeric_columns_are_histograms_drawing_training_values(penguins_split, penguins_synth):
+    """numeric="histogram" (the default): every numeric column a Histogram, each synthetic value one the column
+    holds in the training rows; numeric="auto" keeps the evidence's parametric families (NaiveBayes()'s)."""
+    train, _ = penguins_split
+    numeric = ["bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g", "year"]
+    kinds = {c: type(f).__name__ for cols, f in penguins_synth.model_.blocks_ for c in cols}
+    assert {kinds[c] for c in numeric} == {"Histogram"}
+    out = penguins_synth.sample(2000, random_state=5)
+    for c in numeric:
+        drawn = out[c].dropna()
+        assert len(drawn) > 1900 and drawn.isin(set(train[c].dropna())).all(), c
+    auto = Synthesizer(target="species", latent=None, numeric="auto", random_state=0).fit(train)
+    plain = NaiveBayes().fit(train.drop(columns="species"), train["species"])
+    own = {c: repr(f) for cols, f in plain.blocks_ for c in cols}
+    assert {c: repr(f) for cols, f in auto.model_.blocks_ for c in cols if c in numeric} == \
+        {c: own[c] for c in numeric}
+    assert any(own[c].startswith("LogNormal") for c in numeric)  # so the two settings differ on this table
 
 
 def test_sample_needs_a_positive_count(penguins_synth):
@@ -208,6 +229,11 @@ def test_cli_synthesize_writes_the_python_api_rows(tmp_path, capsys):
     assert "refusing to replace" in capsys.readouterr().err
     assert main(["-q", "synthesize", str(data), "-n", "5", "--target", "island_x"]) == 2
     assert "no column 'island_x'" in capsys.readouterr().err
+    assert main([*argv, "--numeric-family", "auto", "-o", str(out), "--force"]) == 0, capsys.readouterr().err
+    expected = (Synthesizer(target="species", latent=None, random_state=4, numeric="auto").fit(real)
+                .sample(25, random_state=4))
+    pd.testing.assert_frame_equal(pd.read_csv(out), expected.astype(written.dtypes.to_dict()), check_exact=False,
+                                  rtol=1e-12)
 
 
 def test_datetimes_categories_bools_and_an_integer_target_keep_their_dtypes(tmp_path):

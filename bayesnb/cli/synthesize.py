@@ -1,10 +1,11 @@
 """``bayesnb synthesize``: synthetic rows of a table with no saved model (:class:`bayesnb.Synthesizer`).
 
-``bayesnb synthesize DATA -n N -o OUT [--target COL] [--missing model|drop] [--seed S]`` fits a
+``bayesnb synthesize DATA -n N -o OUT [--target COL] [--missing model|drop] [--numeric-family histogram|auto]
+[--seed S]`` fits a
 :class:`~bayesnb.Synthesizer` on DATA (the structure chosen by evidence, a latent-class model
 by held-out likelihood) and writes N synthetic rows with DATA's columns, in their order. The
-output equals ``Synthesizer(target=COL, structure=..., latent=..., random_state=S, missing=...).fit(df)
-.sample(N, random_state=S)``. Without ``--target`` the table has one class.
+output equals ``Synthesizer(target=COL, structure=..., latent=..., random_state=S, missing=..., numeric=...)
+.fit(df).sample(N, random_state=S)``. Without ``--target`` the table has one class.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ def register(subparsers):
                     help="latent class: auto (kept if better held out), none, K components per class")
     sy.add_argument("--missing", choices=("model", "drop"), default="model",
                     help="model: missing cells drawn by missing-indicator nodes (default); drop: none drawn")
+    sy.add_argument("--numeric-family", choices=("histogram", "auto"), default="histogram",
+                    help="histogram: each numeric column a Histogram drawing training values within its bins "
+                         "(default); auto: the family its evidence chooses, parametric ones included")
     sy.add_argument("--seed", type=seed_value, default=0, help="random seed of the fit and the draws (default 0)")
     data_opts(sy)
     float_opt(sy)
@@ -55,7 +59,7 @@ def cmd_synthesize(args):
                               "leave out --target to model the label like a column")
     status(f"choosing a model of {len(df)} rows by evidence (structure {args.structure}, latent {args.latent})")
     synth = when_run.Synthesizer(target=args.target, structure=args.structure, latent=latent,
-                        random_state=args.seed, missing=args.missing).fit(df)
+                        random_state=args.seed, missing=args.missing, numeric=args.numeric_family).fit(df)
     out = synth.sample(args.n, random_state=args.seed)
     n_miss = len(synth.missing_indicators_)
     modelled = f", missing cells of {n_miss} column(s) modelled" if n_miss else ""

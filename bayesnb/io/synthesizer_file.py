@@ -151,7 +151,8 @@ def synth_from_model(cls, model, latent, chosen):
         ``model_``, ``latent_`` and ``chosen_`` as given, ``selection_`` None, the columns and dtypes
         of the training table (the target's dtype its classes'), and the parameters that fit the
         same kind of model: ``target``, ``structure`` (the estimator's), ``latent`` (the number
-        of components, or None) and ``support`` (the recorded ``sample_support_``; ``"smoothed"``,
+        of components, or None), ``numeric`` (``"histogram"`` where the estimator's ``features`` is,
+        else ``"auto"``) and ``support`` (the recorded ``sample_support_``; ``"smoothed"``,
         the estimator's own sampling, for a file without it, e.g. one ``bayesnb fit`` wrote); for a private
         estimator also ``privacy`` (its ``DP`` setting) and ``privacy_spent_``.
     """
@@ -159,6 +160,7 @@ def synth_from_model(cls, model, latent, chosen):
     self = cls(target=target, structure=getattr(model, "structure_kind_", "naive"),
                latent=None if latent is None else int(latent.n_components),
                support=getattr(model, "sample_support_", "smoothed"),  # a file without it: as it was sampled
+               numeric="histogram" if getattr(model, "features", None) == "histogram" else "auto",
                privacy=_synth_privacy(getattr(model, "privacy", None), target, model))
     if getattr(model, "privacy_spent_", None) is not None:  # a private model (bayesnb.synth.private_synth)
         self.privacy_spent_ = model.privacy_spent_

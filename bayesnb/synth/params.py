@@ -46,5 +46,7 @@ def check_params(synth):
         raise ValueError(f"{_WHO}: categories= declares the categories of a private fit: give a dict "
                          f"{{column: [values]}} with privacy=DP(...); received {synth.categories!r} with "
                          f"privacy={synth.privacy!r}.")
+    if not (isinstance(synth.numeric, str) and synth.numeric in ("histogram", "auto")):
+        raise ValueError(f"{_WHO}: numeric must be 'histogram' or 'auto'; received {synth.numeric!r}.")
     if not (isinstance(synth.support, str) and synth.support in SUPPORTS):
         raise ValueError(f"{_WHO}: support must be one of {SUPPORTS}; received {synth.support!r}.")

@@ -86,6 +86,14 @@ class Synthesizer(BaseEstimator):
         posterior predictive on the values seen with its class and each parent's state
         (:mod:`bayesnb.synth.backoff`; rows less close to the training rows). A latent-class model
         samples its components as fitted either way; the choice of model does not depend on it.
+    numeric : {"histogram", "auto"}, default="histogram"
+        The family of each numeric column (:class:`~bayesnb.NaiveBayes`'s ``features``):
+        ``"histogram"``, a Histogram whose bins and smoothing the evidence chooses, which draws the
+        training values within each bin (the column's empirical distribution within its bins); ``"auto"``,
+        the family the evidence chooses among parametric ones (LogNormal, Hurdle, Poisson, Gaussian)
+        and the Histograms. A parametric family can win the evidence and still misfit the column's
+        shape, which a two-sample test of the rows then finds (docs/synthetic.md "Numeric columns").
+        Not used with ``privacy`` (the declared ``categories`` give the families).
     privacy : bayesnb.DP, optional
         Fit under differential privacy: one private :class:`~bayesnb.NaiveBayes`, nothing read from
         the raw rows besides its noisy release (:mod:`bayesnb.synth.private_synth`; docs/privacy.md).
@@ -137,7 +145,8 @@ class Synthesizer(BaseEstimator):
 
     def __init__(self, target=None, *, structure="auto", latent="auto", latent_candidates=(1, 2, 3, 4, 6, 8),
                  holdout=0.2, search_rows=5000, random_state=None, verbose=None, missing="model",
-                 component_prior="hierarchical", support="observed", privacy=None, categories=None):
+                 component_prior="hierarchical", support="observed", privacy=None, categories=None,
+                 numeric="histogram"):
         self.target = target
         self.structure = structure
         self.latent = latent
@@ -148,7 +157,7 @@ class Synthesizer(BaseEstimator):
         self.verbose = verbose
         self.missing = missing
         self.component_prior = component_prior
-        self.support, self.privacy, self.categories = support, privacy, categories
+        self.support, self.privacy, self.categories, self.numeric = support, privacy, categories, numeric
 
     def _split_table(self, data):
         """``(X, labels)``: the feature columns and the labels (zeros without a target)."""
@@ -248,7 +257,7 @@ class Synthesizer(BaseEstimator):
 
     def _nb(self, **params):
         """An unfitted NaiveBayes with ``params`` and the missing indicators' forbidden edges."""
-        return NaiveBayes(forbidden_edges=getattr(self, "_forbidden", None), **params)
+        return NaiveBayes(features=self.numeric, forbidden_edges=getattr(self, "_forbidden", None), **params)
 
     def _fit_latent(self, X, labels, n_components, rng):
         """``model_``, ``latent_`` and ``chosen_`` of a latent-class model fitted on every row."""
