@@ -234,3 +234,5 @@ def test_histogram_features_choose_among_histograms_alone_by_the_same_scores():
     assert [repr(f) for _, f in tan.blocks_] == [repr(f) for _, f in hist.blocks_]
     with pytest.raises(ValueError, match="'auto', 'histogram' or a dict"):
         NaiveBayes(features="gaussian").fit(X, y)
+    with pytest.raises(ValueError, match="features='histogram' chooses each column's family .* not differentially"):
+        NaiveBayes(features="histogram", privacy=bayesnb.DP(1.0, classes=[0, 1])).fit(X, y)

@@ -41,6 +41,18 @@ def test_first_batch_choice_warns_naming_the_numeric_columns_and_the_alternative
     np.testing.assert_allclose(batched.predict_joint_log_proba(X), first.predict_joint_log_proba(X), rtol=1e-12)
 
 
+def test_histogram_features_warn_alike_and_add_up_to_a_fit_on_the_first_batchs_histograms():
+    X, y = _table()
+    with pytest.warns(FirstBatchFamilyWarning, match=r"features='histogram'\) chooses .*\['count', 'size'\]"):
+        batched = NaiveBayes(features="histogram").partial_fit(X[:60], y[:60], classes=[0, 1])
+    assert {type(f).__name__ for _, f in batched.blocks_} == {"Categorical", "Histogram"}
+    first = NaiveBayes(features="histogram").fit(X[:60], y[:60])
+    assert [repr(f) for _, f in batched.blocks_] == [repr(f) for _, f in first.blocks_]
+    batched.partial_fit(X[60:], y[60:])
+    first.partial_fit(X[60:], y[60:])
+    np.testing.assert_allclose(batched.predict_joint_log_proba(X), first.predict_joint_log_proba(X), rtol=1e-12)
+
+
 def test_pinned_families_without_histogram_and_categorical_tables_partial_fit_to_fit():
     X, y = _table()
     chosen = {tuple(c): f for c, f in NaiveBayes().fit(X, y).blocks_}

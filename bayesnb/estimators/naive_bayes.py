@@ -216,7 +216,7 @@ class NaiveBayes(StructureMixin, BaseNB):
         numeric = [names[j] for j, k in enumerate(column_kinds(frame)) if k == "numeric"]
         if numeric:
             warnings.warn(
-                f"{self._who}: partial_fit on an unfitted NaiveBayes(features='auto') chooses the family of "
+                f"{self._who}: partial_fit on an unfitted NaiveBayes(features={self.features!r}) chooses the family of "
                 f"numeric column(s) {numeric[:10]}{' ...' if len(numeric) > 10 else ''} (and a Histogram's bins) "
                 "by the evidence of this first batch, so the batches need not add up to one fit. To choose "
                 "yourself: fit the first batch with fit(X, y) and continue with partial_fit, or give the "
@@ -260,8 +260,8 @@ class NaiveBayes(StructureMixin, BaseNB):
         if isinstance(features, str) and features in MODES:
             if self.privacy is not None:
                 raise ValueError(f"{who}: features={features!r} chooses each column's family by its evidence on "
-                                 "the raw data, which is not differentially private; with privacy= give a features dict "
-                                 "(e.g. {'a': Categorical(categories=[...]), 'x': Gaussian()}).")
+                                 "the raw data, which is not differentially private; with privacy= give a features "
+                                 "dict (e.g. {'a': Categorical(categories=[...]), 'x': Gaussian()}).")
             cat = None if self.alpha is None else Categorical(alpha=self.alpha)
             # the same families under every structure: each numeric column's chosen by its evidence
             specs, self.family_scores_ = (auto_blocks(X, cat, resp=resp, mode=features) if choose is None
