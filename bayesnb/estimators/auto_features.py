@@ -435,7 +435,7 @@ def auto_blocks(X, categorical=None, resp=None, mode="auto"):
     choices = None
     if resp is not None:
         choices = {j: choose_family(numeric_column(X, j), resp, MODES[mode])
-                   for j in progress(numeric, desc="features='auto': family search")}
+                   for j in progress(numeric, desc=f"features={mode!r}: family search")}
     return assemble_blocks(kinds, names, choices, categorical)
 
 

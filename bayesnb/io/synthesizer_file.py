@@ -160,7 +160,7 @@ def synth_from_model(cls, model, latent, chosen):
     self = cls(target=target, structure=getattr(model, "structure_kind_", "naive"),
                latent=None if latent is None else int(latent.n_components),
                support=getattr(model, "sample_support_", "smoothed"),  # a file without it: as it was sampled
-               numeric="histogram" if getattr(model, "features", None) == "histogram" else "auto",
+               numeric=model.features if isinstance(model.features, str) else "auto",  # a dict: private
                privacy=_synth_privacy(getattr(model, "privacy", None), target, model))
     if getattr(model, "privacy_spent_", None) is not None:  # a private model (bayesnb.synth.private_synth)
         self.privacy_spent_ = model.privacy_spent_

@@ -6,6 +6,7 @@ import numbers
 
 import numpy as np
 
+from ..estimators.auto_features import MODES
 from .observed_support import SUPPORTS
 
 __all__ = ["check_params"]
@@ -46,7 +47,7 @@ def check_params(synth):
         raise ValueError(f"{_WHO}: categories= declares the categories of a private fit: give a dict "
                          f"{{column: [values]}} with privacy=DP(...); received {synth.categories!r} with "
                          f"privacy={synth.privacy!r}.")
-    if not (isinstance(synth.numeric, str) and synth.numeric in ("histogram", "auto")):
+    if not (isinstance(synth.numeric, str) and synth.numeric in MODES):  # NaiveBayes(features=)'s modes
         raise ValueError(f"{_WHO}: numeric must be 'histogram' or 'auto'; received {synth.numeric!r}.")
     if not (isinstance(synth.support, str) and synth.support in SUPPORTS):
         raise ValueError(f"{_WHO}: support must be one of {SUPPORTS}; received {synth.support!r}.")
