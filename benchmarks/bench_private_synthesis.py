@@ -27,7 +27,9 @@ Methods (``--methods``, default all):
   (and the error is printed);
 - ``synth``, ``synth-tan``: the private ``Synthesizer(target, privacy=DP(eps, bounds=..., classes=...),
   categories=..., missing="drop")`` with its other defaults (``structure="auto"``, numeric columns as
-  declared equal-width bins), and with ``structure="tan"``; ``sample(n_train)``. ``missing="drop"``: the
+  declared equal-width bins), and with ``structure="tan"``; ``sample(n_train)`` (the posterior-mean
+  plug-in; ``synth-proper``, ``synth-tan-proper``: one posterior draw, ``parameter_uncertainty=True``,
+  as ``naive``'s ``NaiveBayes.sample`` draws). ``missing="drop"``: the
   rows are complete (the peers take no missing cell), and ``"model"`` would spend budget on, and draw,
   missing cells;
 - ``mst``, ``aim`` (smartnoise-synth) and ``privbayes`` (dpmm), run by ``benchmarks/_dp_peers.py``
@@ -80,7 +82,8 @@ from threadpoolctl import threadpool_limits
 import bayesnb as bn
 
 EPSILONS = [0.1, 0.5, 1.0, 2.0, 5.0]
-BAYESNB = ("naive", "naive-binned", "tan", "auto", "synth", "synth-tan") + tuple(
+SYNTH = ("synth", "synth-tan", "synth-proper", "synth-tan-proper")
+BAYESNB = ("naive", "naive-binned", "tan", "auto", *SYNTH) + tuple(
     f"{s}-binned{f}" for s in ("tan", "kdb", "auto") for f in ("", "-flat"))
 PEERS = {"mst": "peer", "aim": "peer", "privbayes": "dpmm"}
 METHODS = (*BAYESNB, *PEERS)
@@ -263,16 +266,17 @@ def bayesnb_fit(method, train, eps, seed, edges, dom, mechanism="laplace", delta
     X, y = train.drop(columns=[TARGET]), train[TARGET]
     noise = {"mechanism": "gaussian", "delta": delta} if mechanism == "gaussian" else {}
     features, bounds = adult_features(hurdle=False)
-    if method in ("synth", "synth-tan"):
+    if method in SYNTH:
         dp = bn.DP(eps, bounds=bounds, classes=ADULT_CLASSES, random_state=1000 + seed, **noise)
-        kw = {"structure": "tan"} if method == "synth-tan" else {}
+        kw = {"structure": "tan"} if method.startswith("synth-tan") else {}
         t = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             synth = bn.Synthesizer(TARGET, privacy=dp, categories=ADULT_CATEGORIES, missing="drop",
                                    **kw).fit(train)
             fit_s = time.perf_counter() - t
-            return synth.sample(len(train), random_state=seed)[COLUMNS], fit_s
+            rows = synth.sample(len(train), random_state=seed, parameter_uncertainty=method.endswith("-proper"))
+            return rows[COLUMNS], fit_s
     method, kind, flat = binned_structure(method)
     binned = method == "naive-binned"
     if binned:

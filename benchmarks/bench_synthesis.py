@@ -23,7 +23,8 @@ Each is fitted on the training rows and draws as many synthetic rows (as TabSyn 
 
 - ``Synthesizer``: ``bayesnb.Synthesizer(target=...)`` at its defaults; ``--configs`` adds
   rows for other public settings (``latent=None``, ``structure="kdb"``, ``latent=K``, ``numeric="auto"``,
-  ...; ``plugin`` samples with ``parameter_uncertainty=False``);
+  ...; ``proper`` samples with ``parameter_uncertainty=True``, one posterior draw per call, and
+  ``plugin`` with ``parameter_uncertainty=False``, the default);
 - ``SDV GaussianCopula``, ``SDV CTGAN``, ``SDV TVAE``: SDV's single-table synthesizers (CPU),
   numeric columns declared numerical, the others categorical; CTGAN and TVAE at SDV's default
   300 epochs unless ``--epochs N`` (stated in the output), torch on ``--torch-threads`` threads
@@ -110,6 +111,8 @@ CONFIGS = {
     "parametric": {"numeric": "auto"},
     "plugin": {"sample": {"parameter_uncertainty": False}},
     "parametric-plugin": {"numeric": "auto", "sample": {"parameter_uncertainty": False}},
+    "proper": {"sample": {"parameter_uncertainty": True}},
+    "parametric-proper": {"numeric": "auto", "sample": {"parameter_uncertainty": True}},
 }
 
 COLUMNS_OUT = [("shape", "column_shapes"), ("trend", "column_pair_trends"), ("SDM shape", "sdm_shape"),

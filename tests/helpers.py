@@ -65,20 +65,26 @@ def leaves(tree):
 
 def cli_sample_as_python(synth, tmp_path, capsys, n, seed):
     """Save a fitted ``synth``, run ``bayesnb sample`` of the file, and check the CSV is ``synth.sample``'s
-    (columns, values); returns the written table."""
+    (columns, values), and with ``--proper`` ``synth.sample(..., parameter_uncertainty=True)``'s; returns
+    the table written without ``--proper``."""
     import pandas as pd
 
     from bayesnb.cli import main
 
-    path, out = tmp_path / "synth.bnb", tmp_path / "rows.csv"
+    path = tmp_path / "synth.bnb"
     synth.save(path)
-    assert main(["-q", "sample", str(path), "-n", str(n), "--seed", str(seed), "-o", str(out)]) == 0, \
-        capsys.readouterr().err
-    written = pd.read_csv(out)
-    expected = synth.sample(n, random_state=seed)
-    assert list(written.columns) == list(expected.columns)
-    pd.testing.assert_frame_equal(written, expected.astype(written.dtypes.to_dict()), check_exact=False, rtol=1e-12)
-    return written
+    tables = []
+    for proper in (False, True):
+        out = tmp_path / f"rows-{proper}.csv"
+        argv = ["-q", "sample", str(path), "-n", str(n), "--seed", str(seed), "-o", str(out)]
+        assert main(argv + ["--proper"] * proper) == 0, capsys.readouterr().err
+        written = pd.read_csv(out)
+        expected = synth.sample(n, random_state=seed, **({"parameter_uncertainty": True} if proper else {}))
+        assert list(written.columns) == list(expected.columns)
+        pd.testing.assert_frame_equal(written, expected.astype(written.dtypes.to_dict()), check_exact=False,
+                                      rtol=1e-12)
+        tables.append(written)
+    return tables[0]
 
 
 def votes_xy():

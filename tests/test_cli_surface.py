@@ -33,7 +33,7 @@ SURFACE = {
                "-o/--output --force --format --target --no-labels --strategy -m/--imputations --latent --seed "
                "--float-format"),
     "sample": ("-h/--help --debug -q/--quiet model --key-file -n -o/--output --force --format --target --seed "
-               "--prior --float-format"),
+               "--prior --proper --float-format"),
     "impute-table": ("-h/--help --debug -q/--quiet data -o/--output --force --format --target --drop-unlabelled "
                      "--label-given --configurations --missingness --search-rows --seed --na-values --numeric "
                      "--categorical --float-format"),
@@ -54,7 +54,7 @@ SURFACE = {
     "evaluate-synthetic": ("-h/--help --debug -q/--quiet real synthetic --target --drop-unlabelled --real-test --bins --json "
                            "-o/--output --force --format --seed --na-values --numeric --categorical"),
     "synthesize": ("-h/--help --debug -q/--quiet data -n -o/--output --force --format --target --drop-unlabelled "
-                   "--structure --latent --missing --numeric-family --seed --na-values --numeric --categorical --float-format"),
+                   "--structure --latent --missing --numeric-family --proper --seed --na-values --numeric --categorical --float-format"),
 }
 
 

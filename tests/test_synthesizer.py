@@ -209,6 +209,17 @@ def test_numeric_columns_are_histograms_drawing_training_values(penguins_split, 
     assert any(own[c].startswith("LogNormal") for c in numeric)  # so the two settings differ on this table
 
 
+def test_sample_draws_from_the_plug_in_unless_asked_for_a_posterior_draw(penguins_synth):
+    pd.testing.assert_frame_equal(penguins_synth.sample(50, random_state=3),
+                                  penguins_synth.sample(50, random_state=3, parameter_uncertainty=False))
+    # a posterior draw per call: the class shares of repeated calls vary beyond the rows' own sampling
+    # noise, which is all the plug-in's vary by (about 240 training rows against 2000 drawn: ~9x the variance)
+    shares = {pu: [(penguins_synth.sample(2000, random_state=s, parameter_uncertainty=pu)["species"] == "Adelie").mean()
+                   for s in range(30)] for pu in (False, True)}
+    p = np.mean(shares[False])
+    assert np.var(shares[False], ddof=1) < 2 * p * (1 - p) / 2000 < np.var(shares[True], ddof=1)
+
+
 def test_sample_needs_a_positive_count(penguins_synth):
     with pytest.raises(ValueError, match="n_samples"):
         penguins_synth.sample(0)
@@ -229,6 +240,11 @@ def test_cli_synthesize_writes_the_python_api_rows(tmp_path, capsys):
     assert "refusing to replace" in capsys.readouterr().err
     assert main(["-q", "synthesize", str(data), "-n", "5", "--target", "island_x"]) == 2
     assert "no column 'island_x'" in capsys.readouterr().err
+    assert main([*argv, "--proper", "-o", str(out), "--force"]) == 0, capsys.readouterr().err
+    proper = (Synthesizer(target="species", latent=None, random_state=4).fit(real)
+              .sample(25, random_state=4, parameter_uncertainty=True))
+    pd.testing.assert_frame_equal(pd.read_csv(out), proper.astype(written.dtypes.to_dict()), check_exact=False,
+                                  rtol=1e-12)
     assert main([*argv, "--numeric-family", "auto", "-o", str(out), "--force"]) == 0, capsys.readouterr().err
     expected = (Synthesizer(target="species", latent=None, random_state=4, numeric="auto").fit(real)
                 .sample(25, random_state=4))

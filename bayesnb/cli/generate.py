@@ -107,6 +107,10 @@ def register(subparsers):
     sa.add_argument("--prior", action="store_true",
                     help="draw from the prior predictive instead (model.sample(n, prior=True): one draw of the "
                          "parameters from their priors, shared by the rows): a prior predictive check")
+    sa.add_argument("--proper", action="store_true",
+                    help="a Synthesizer's file: one posterior draw of the parameters shared by the rows, as "
+                         "Synthesizer.sample(parameter_uncertainty=True) (default: its posterior-mean plug-in); "
+                         "a model from 'bayesnb fit' always draws so")
     float_opt(sa)
 
 
@@ -191,8 +195,9 @@ def cmd_sample(args):
     True, and the indicators are not written (as ``Synthesizer.sample``). A file of a
     Synthesizer's latent-class model is sampled with its latent components, and a Synthesizer's
     structure saved with ``support="observed"`` (``sample_support_``) on its observed support, as
-    ``Synthesizer.sample(n, random_state=seed)`` (no ``--prior``), its numeric values kept within their
-    observed ranges as ``Synthesizer.sample`` keeps them (:mod:`bayesnb.synth.observed_range`).
+    ``Synthesizer.sample(n, random_state=seed, parameter_uncertainty=PROPER)`` (no ``--prior``; ``PROPER``
+    True with ``--proper``, else the plug-in), its numeric values kept within their observed ranges as
+    ``Synthesizer.sample`` keeps them (:mod:`bayesnb.synth.observed_range`).
     """
     if args.n < 1:
         raise UsageError(f"-n must be at least 1; received {args.n}")
@@ -211,7 +216,8 @@ def cmd_sample(args):
         model = when_run.observed_support(model, model.sample_support_)
     target = args.target if args.target is not None else getattr(model, "target_name_", "class")
     draw = partial(model.sample, prior=True) if args.prior else partial(model.sample, latent=latent)
-    if synthesizer:
+    if synthesizer:  # a Synthesizer's default: the plug-in
+        draw = partial(draw, parameter_uncertainty=args.proper)
         X, y = when_run.sample_in_range(lambda rows, rng, _g, _y: draw(rows, random_state=rng), fitted, args.n,
                                         args.seed, who="bayesnb sample")[:2]
     else:

@@ -1,11 +1,12 @@
 """``bayesnb synthesize``: synthetic rows of a table with no saved model (:class:`bayesnb.Synthesizer`).
 
 ``bayesnb synthesize DATA -n N -o OUT [--target COL] [--missing model|drop] [--numeric-family histogram|auto]
-[--seed S]`` fits a
+[--proper] [--seed S]`` fits a
 :class:`~bayesnb.Synthesizer` on DATA (the structure chosen by evidence, a latent-class model
 by held-out likelihood) and writes N synthetic rows with DATA's columns, in their order. The
 output equals ``Synthesizer(target=COL, structure=..., latent=..., random_state=S, missing=..., numeric=...)
-.fit(df).sample(N, random_state=S)``. Without ``--target`` the table has one class.
+.fit(df).sample(N, random_state=S, parameter_uncertainty=PROPER)``, ``PROPER`` True with ``--proper``.
+Without ``--target`` the table has one class.
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ def register(subparsers):
     sy.add_argument("--numeric-family", choices=("histogram", "auto"), default="histogram",
                     help="histogram: each numeric column a Histogram drawing training values within its bins "
                          "(default); auto: the family its evidence chooses, parametric ones included")
+    sy.add_argument("--proper", action="store_true",
+                    help="one posterior draw of the parameters shared by the rows (proper synthesis, for several "
+                         "synthetic tables pooled by the combining rules); default: the posterior-mean plug-in")
     sy.add_argument("--seed", type=seed_value, default=0, help="random seed of the fit and the draws (default 0)")
     data_opts(sy)
     float_opt(sy)
@@ -60,7 +64,7 @@ def cmd_synthesize(args):
     status(f"choosing a model of {len(df)} rows by evidence (structure {args.structure}, latent {args.latent})")
     synth = when_run.Synthesizer(target=args.target, structure=args.structure, latent=latent,
                         random_state=args.seed, missing=args.missing, numeric=args.numeric_family).fit(df)
-    out = synth.sample(args.n, random_state=args.seed)
+    out = synth.sample(args.n, random_state=args.seed, parameter_uncertainty=args.proper)
     n_miss = len(synth.missing_indicators_)
     modelled = f", missing cells of {n_miss} column(s) modelled" if n_miss else ""
     write_output(out, args, f"chose {synth.chosen_}{modelled}; wrote {len(out)} synthetic row(s) to {args.output}",

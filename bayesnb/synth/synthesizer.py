@@ -368,7 +368,7 @@ class Synthesizer(BaseEstimator):
         bar.update(steps)
 
     # ------------------------------------------------------------------ sample
-    def sample(self, n_samples, *, random_state=None, parameter_uncertainty=True, given=None, forbid=None,
+    def sample(self, n_samples, *, random_state=None, parameter_uncertainty=False, given=None, forbid=None,
                return_probability=False):
         """Draw ``n_samples`` synthetic rows with the training columns, in their order and dtypes.
 
@@ -377,9 +377,13 @@ class Synthesizer(BaseEstimator):
         n_samples : int
             Number of rows (>= 1; with per-row values in ``given``, 1 or their number).
         random_state : None, int or numpy Generator
-        parameter_uncertainty : bool, default=True
-            True: one exact posterior draw of the parameters shared by the call's rows; False:
-            the posterior-mean plug-in (see :meth:`bayesnb.NaiveBayes.sample`).
+        parameter_uncertainty : bool, default=False
+            False: the posterior-mean plug-in, the rows closest to the training table's
+            distribution (synthpop's ``proper=False``). True: one exact posterior draw of the
+            parameters shared by the call's rows (``proper`` synthesis): call ``sample`` ``m``
+            times for ``m`` synthetic tables whose analyses the synthetic-data combining rules
+            pool (docs/synthetic.md, "Posterior draws or plug-in?"). :meth:`bayesnb.NaiveBayes.sample`
+            draws by default, as a posterior predictive check needs.
         given : dict, optional
             Conditions on the table's columns, drawn exactly (no rejection; see
             :meth:`bayesnb.NaiveBayes.sample`): ``{column: value}`` (or per-row values), a ``set``
