@@ -8,8 +8,8 @@ candidate) and the same with ``support="smoothed"`` (the structure's posterior p
 fitted, not its observed support), then for each:
 
 - the pMSE ratio (Snoke et al.; ``synthetic_report``) of 435 synthetic rows, mean ± sd over
-  ``--seeds`` seeds, with one posterior draw of the parameters per call (the default) and with
-  the posterior-mean plug-in (``parameter_uncertainty=False``);
+  ``--seeds`` seeds, with one posterior draw of the parameters per call (``parameter_uncertainty=True``)
+  and with the posterior-mean plug-in (``parameter_uncertainty=False``, the default);
 - the largest per-column missing-rate error ``|rate real - rate synthetic|`` at 435 rows (mean
   over the seeds: sampling noise included) and over 50 x 435 rows of the plug-in model (its own
   rates).

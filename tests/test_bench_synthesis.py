@@ -40,10 +40,12 @@ def test_census_holdout_has_tabdiffs_test_share_stratified_and_question_marks_as
 def _rows():
     base = {"data": "census", "seed": 0, "info": "", "note": "", "column_shapes": 0.99, "column_pair_trends": 0.97,
             "detection_logistic": 0.98, "detection_gbm": 0.6, "efficacy_auc": 0.914, "tstr": 0.86,
-            "alpha_precision": 0.96, "beta_recall": 0.99, "dcr_share": 0.5, "fit_s": 100.0, "sample_s": 2.0}
+            "alpha_precision": 0.96, "beta_recall": 0.99, "alpha_precision_integrated": 0.98,
+            "beta_recall_integrated": 0.45, "dcr_share": 0.5, "fit_s": 100.0, "sample_s": 2.0}
     sdv = {**base, "method": "SDV CTGAN", "column_shapes": 0.9, "column_pair_trends": 0.8, "detection_logistic": 0.6,
            "detection_gbm": 0.01, "efficacy_auc": 0.5, "tstr": 0.75, "alpha_precision": 0.9, "beta_recall": 0.995,
-           "dcr_share": 0.52, "fit_s": 50.0, "sample_s": 1.0}
+           "alpha_precision_integrated": 0.7, "beta_recall_integrated": 0.47, "dcr_share": 0.52, "fit_s": 50.0,
+           "sample_s": 1.0}
     return pd.DataFrame([{**base, "method": "Synthesizer"}, sdv])
 
 
@@ -54,7 +56,9 @@ def test_ratios_are_to_the_default_synthesizer_and_bars_name_what_is_not_beaten(
     assert table.splitlines()[0].startswith("| data | method | shape | trend |") and "| 0.50 |" in table
     text = bench.bars(_rows())
     assert "shape holds" in text and "trend MISSED" in text and "AUC holds" in text and "fit MISSED" in text
-    assert "not beaten: beta_recall vs SDV CTGAN" in text
+    assert "not beaten: beta_recall_integrated vs SDV CTGAN (0.470 vs 0.450)" in text
+    assert "k-NN forms (not in the bar) where a peer scores higher: beta_recall vs SDV CTGAN (0.995 vs 0.990)" in text
+    assert "alpha_precision_integrated" not in text  # won: not listed
 
 
 def test_breakdown_shares_add_up():

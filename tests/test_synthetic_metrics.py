@@ -66,6 +66,11 @@ def test_encode_distances_by_hand():
     assert np.linalg.norm(real[0] - syn[1]) == pytest.approx(4.0)
     # (x 2, v) vs (missing, w): z 1 vs 0, missing indicator 0 vs 1, two categories apart (distance 1)
     assert np.linalg.norm(real[1] - syn[0]) == pytest.approx(np.sqrt(3.0))
+    # min-max (synthcity's embedding): x / 2 (real range 0-2), one-hot 0/1 (two categories sqrt(2) apart)
+    real, syn = sd.encode([("numeric", np.array([0.0, 2]), np.array([np.nan, 4])),
+                           ("categorical", obj("u", "v"), obj("w", "u"))], scale="minmax")
+    assert np.linalg.norm(real[0] - syn[1]) == pytest.approx(2.0)
+    assert np.linalg.norm(real[1] - syn[0]) == pytest.approx(2.0)  # sqrt(1 + 1 + 2)
 
 
 def test_alpha_precision_beta_recall_by_hand():
@@ -79,6 +84,33 @@ def test_alpha_precision_beta_recall_by_hand():
     assert (p, r) == (pytest.approx(0.5), pytest.approx(0.8))
     # k = 2: the real rows' 2nd-neighbour distances 2, 1, 1, 2, 8 (median 2) admit the row at 5
     assert sd.alpha_precision_beta_recall(real, syn, alpha=0.5, beta=0.5, k=2)[0] == pytest.approx(0.75)
+
+
+def test_integrated_alpha_beta_by_hand():
+    real = np.array([[0.0], [1], [2], [3]])
+    syn = np.array([[1.5], [4.6], [0.2], [0.9]])
+    # alphas 0, .5, 1 (step .5). Real rows' distances to their mean 1.5: 1.5, .5, .5, 1.5, quantiles
+    # .5, 1, 1.5; synthetic rows' distances to it 0, 3.1, 1.3, .6: within .5 1/4, within 1 2/4,
+    # within 1.5 3/4; |0 - .25| + |.5 - .5| + |1 - .75| = .5, so 1 - 2 * .5 * .5 = .5.
+    # Real rows' nearest other real row: 1 each; nearest synthetic row .2 (0.2), .1 (0.9), .5 (1.5),
+    # 1.5 (1.5): nearer for the first three. Those synthetic rows 0.2, 0.9, 1.5, 1.5 lie 1.6, .9, .3, .3
+    # from the synthetic mean 1.8 (quantiles .3, .6, 1.6): coverage 1/4 (row 2), 1/4, 3/4;
+    # |0 - .25| + |.5 - .25| + |1 - .75| = .75, so 1 - 2 * .75 * .5 = .25
+    p, r = sd.integrated_alpha_beta(real, syn, n_steps=3)
+    assert (p, r) == (pytest.approx(0.5), pytest.approx(0.25))
+
+
+def test_integrated_alpha_beta_penalise_a_crowded_centre_that_the_knn_form_does_not():
+    """Rows from the real distribution score about 1 and 0.5 (TabSyn's scale); rows crowding the real
+    centre keep the k-NN alpha-precision near 1 but lose the integrated one; a copy reaches 1 and 1."""
+    rng = np.random.default_rng(0)
+    real = rng.normal(size=(1000, 3))
+    fresh, crowded = rng.normal(size=(1000, 3)), 0.3 * rng.normal(size=(1000, 3))
+    p, r = sd.integrated_alpha_beta(real, fresh)
+    assert p > 0.95 and 0.35 < r < 0.55
+    assert sd.alpha_precision_beta_recall(real, crowded)[0] > 0.99
+    assert sd.integrated_alpha_beta(real, crowded)[0] < 0.3
+    assert sd.integrated_alpha_beta(real, real.copy()) == (pytest.approx(1, abs=1e-3), pytest.approx(1, abs=1e-3))
 
 
 def test_dcr_share_by_hand():

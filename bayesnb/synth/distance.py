@@ -4,6 +4,8 @@
   categoricals) for the distance metrics and the logistic detector;
 - :func:`alpha_precision_beta_recall`: the k-NN version of Alaa et al.'s alpha-precision
   and beta-recall;
+- :func:`integrated_alpha_beta`: their integrated forms, as synthcity's ``AlphaPrecision``
+  ("naive" embedding) computes them and TabSyn / TabDiff report them;
 - :func:`dcr_share`: distance to closest record against a real holdout;
 - :func:`detection_score`: a classifier two-sample test (C2ST) as SDMetrics' detection score.
 
@@ -23,38 +25,48 @@ from threadpoolctl import threadpool_limits
 from .metrics import category_codes, hgb_classifier, hgb_matrices
 
 __all__ = ["SLOW_METRICS", "alpha_precision_beta_recall", "dcr_share", "detection_score", "distance_metrics",
-           "encode", "nearest_distances"]
+           "encode", "integrated_alpha_beta", "nearest_distances"]
 
 
-def encode(columns):
-    """Points of the rows of each table: standardised numerics and scaled one-hot categoricals.
+def encode(columns, scale="standard"):
+    """Points of the rows of each table: scaled numerics and one-hot categoricals.
 
     Parameters
     ----------
     columns : list of tuple
         Prepared columns ``(kind, real, other, ...)`` (see :mod:`bayesnb.synth.metrics`);
-        the first table is the real one, whose mean and standard deviation scale numerics.
+        the first table is the real one, whose values scale numerics.
+    scale : {"standard", "minmax"}, default="standard"
+        ``"standard"``: a numeric column is ``(x - mean_real) / sd_real`` (sd 0: 1) and a
+        one-hot block is scaled by ``1 / sqrt(2)``, so that two different categories are at
+        distance 1, as two numerics one real standard deviation apart. ``"minmax"``: a numeric
+        column is ``(x - min_real) / (max_real - min_real)`` (range 0: 1) and one-hot blocks are
+        0/1, the embedding synthcity's ``AlphaPrecision`` scores ("naive": scikit-learn's
+        ``MinMaxScaler`` fitted on the real rows' numerics and one-hot columns).
 
     Returns
     -------
     list of ndarray of shape (n_rows_t, n_features)
-        One matrix per table. A numeric column is ``(x - mean_real) / sd_real`` (sd 0: 1),
-        a missing cell 0 with a 0/1 missing indicator beside it (when any table has one);
-        a categorical column is one-hot over the categories of all tables (missing is a
-        category), scaled by ``1 / sqrt(2)`` so that two different categories are at
-        distance 1, as two numerics one real standard deviation apart.
+        One matrix per table. A numeric missing cell is 0 with a 0/1 missing indicator beside
+        it (when any table has one); a categorical column is one-hot over the categories of all
+        tables (missing is a category).
     """
     n_tables = len(columns[0]) - 1 if columns else 0
     parts = [[] for _ in range(n_tables)]
+    onehot = 1.0 / np.sqrt(2.0) if scale == "standard" else 1.0
     for kind, *arrays in columns:
         if kind == "categorical":
             codes, k = category_codes(*arrays)
             for out, c in zip(parts, codes):
-                out.append(np.eye(k)[c] / np.sqrt(2.0))
+                out.append(np.eye(k)[c] * onehot)
             continue
         observed = arrays[0][~np.isnan(arrays[0])]
-        mean = observed.mean() if observed.size else 0.0
-        sd = observed.std() if observed.size else 0.0
+        if scale == "standard":
+            mean = observed.mean() if observed.size else 0.0
+            sd = observed.std() if observed.size else 0.0
+        else:
+            mean = observed.min() if observed.size else 0.0
+            sd = observed.max() - mean if observed.size else 0.0
         sd = sd if sd > 0 else 1.0
         indicator = any(np.isnan(a).any() for a in arrays)
         for out, a in zip(parts, arrays):
@@ -110,6 +122,59 @@ def alpha_precision_beta_recall(real, synthetic, alpha=0.95, beta=0.95, k=5):
         return float(np.mean(nearest_distances(points, ref) <= radius))
 
     return within(synthetic, real, alpha), within(real, synthetic, beta)
+
+
+def integrated_alpha_beta(real, synthetic, n_steps=30):
+    """Integrated alpha-precision and beta-recall (Alaa et al. 2022), as TabSyn and TabDiff report them.
+
+    The curve forms of synthcity's ``AlphaPrecision`` on the "naive" embedding (the rows as
+    points, no one-class network), the scores of TabSyn's ``eval_quality.py``. For each
+    ``alpha`` of ``n_steps`` equally spaced in [0, 1]:
+
+    - precision: the share of synthetic rows within the ``alpha``-quantile of the real rows'
+      distances to the real rows' mean (a ball holding a share ``alpha`` of the real rows);
+    - coverage: the share of real rows whose nearest synthetic row is nearer than their nearest
+      other real row *and* lies within the ``alpha``-quantile of those nearest synthetic rows'
+      distances to the synthetic rows' mean.
+
+    Each score is ``1 - 2 * sum_alpha |alpha - curve(alpha)| * step``: 1 when the curve is the
+    diagonal. A generator whose rows crowd the real centre has a precision curve above the
+    diagonal and is penalised, as one whose rows spread beyond the real ones. Rows from the real
+    distribution itself reach about 0.5 in beta-recall (half of the real rows have a nearer
+    real neighbour than their nearest synthetic one); a copy of the real rows reaches 1.
+
+    Parameters
+    ----------
+    real, synthetic : ndarray of shape (n_rows, n_features)
+        Points (:func:`encode` with ``scale="minmax"`` for synthcity's embedding), as many rows
+        of each (synthcity requires it: the coverage compares nearest-neighbour distances
+        within and across the tables), at least 2.
+    n_steps : int, default=30
+        Points of the alpha grid (synthcity's 30).
+
+    Returns
+    -------
+    alpha_precision, beta_recall : float
+        At most 1 (the curve on the diagonal); below 0 when the curve stays far from it.
+    """
+    from sklearn.neighbors import NearestNeighbors  # lazy, as in nearest_distances
+
+    alphas = np.linspace(0.0, 1.0, n_steps)
+    step = alphas[1] - alphas[0]
+    center = real.mean(axis=0)
+    radii = np.quantile(np.linalg.norm(real - center, axis=1), alphas)
+    to_center = np.linalg.norm(synthetic - center, axis=1)
+    precision = (to_center[None, :] <= radii[:, None]).mean(axis=1)
+    real_to_real = nearest_distances(real, real, 1, exclude_self=True)
+    with threadpool_limits(1):
+        d, idx = NearestNeighbors(n_neighbors=1).fit(synthetic).kneighbors(real)
+    real_to_synth = np.round(d[:, 0], 9)
+    closest = np.linalg.norm(synthetic[idx[:, 0]] - synthetic.mean(axis=0), axis=1)
+    closest_radii = np.quantile(closest, alphas)
+    nearer = real_to_synth <= real_to_real
+    coverage = (nearer[None, :] & (closest[None, :] <= closest_radii[:, None])).mean(axis=1)
+    return (float(1 - 2 * np.abs(alphas - precision).sum() * step),
+            float(1 - 2 * np.abs(alphas - coverage).sum() * step))
 
 
 def dcr_share(synthetic, train, holdout):
@@ -198,7 +263,8 @@ def distance_metrics(columns, metrics=SLOW_METRICS, max_rows=5000, random_state=
     Returns
     -------
     dict
-        ``alpha_precision``, ``beta_recall`` (``"alpha_beta"``), ``detection_logistic``,
+        ``alpha_precision``, ``beta_recall``, ``alpha_precision_integrated``,
+        ``beta_recall_integrated`` (``"alpha_beta"``), ``detection_logistic``,
         ``detection_gbm`` (``"detection"``) and ``dcr_share`` (``"dcr"``): None when not
         computed.
     """
@@ -211,9 +277,16 @@ def distance_metrics(columns, metrics=SLOW_METRICS, max_rows=5000, random_state=
     points = encode(columns)
     real, syn = points[0], points[1]
     ir, js = pick(len(real), max_rows), pick(len(syn), max_rows)
-    out = dict.fromkeys(("alpha_precision", "beta_recall", "detection_logistic", "detection_gbm", "dcr_share"))
+    out = dict.fromkeys(("alpha_precision", "beta_recall", "alpha_precision_integrated", "beta_recall_integrated",
+                         "detection_logistic", "detection_gbm", "dcr_share"))
     if "alpha_beta" in metrics:
         out["alpha_precision"], out["beta_recall"] = alpha_precision_beta_recall(real[ir], syn[js])
+        m = min(len(ir), len(js))  # as many rows of each, drawn by a generator of their own
+        own = np.random.default_rng([seed, 1])
+        minmax = encode([c[:3] for c in columns], scale="minmax")
+        out["alpha_precision_integrated"], out["beta_recall_integrated"] = integrated_alpha_beta(
+            minmax[0][np.sort(own.choice(len(real), m, replace=False))],
+            minmax[1][np.sort(own.choice(len(syn), m, replace=False))])
     if "detection" in metrics:
         out["detection_logistic"] = detection_score(real[ir], syn[js], _logistic,
                                                     seed)

@@ -73,7 +73,8 @@ class SyntheticReport:
         ``non_integer`` and ``unseen_categories`` (totals over the columns),
         ``unseen_category_pairs`` (share of synthetic rows holding any pair of categories
         absent from the real table; None with fewer than two categorical columns);
-        ``alpha_precision``, ``beta_recall``, ``detection_logistic``, ``detection_gbm``,
+        ``alpha_precision``, ``beta_recall``, ``alpha_precision_integrated``,
+        ``beta_recall_integrated``, ``detection_logistic``, ``detection_gbm``,
         ``dcr_share`` (None when not computed, see ``metrics``), ``n_subsample`` (rows of
         each table they use at most); with a target, ``tstr``, ``trtr`` (accuracies),
         ``efficacy_auc``, ``efficacy_auc_real`` (ROC AUC, TSTR and TRTR) and ``n_test``.
@@ -263,7 +264,8 @@ def _literature_lines(s):
              f"{s['unseen_categories']} unseen categories{pairs}"]
     if s["alpha_precision"] is not None:
         lines.append(f"  alpha-precision {s['alpha_precision']:.4f}, beta-recall {s['beta_recall']:.4f} "
-                     f"(k-NN, alpha = beta = 0.95)")
+                     f"(k-NN, alpha = beta = 0.95); integrated over alpha, as TabSyn reports them: "
+                     f"{s['alpha_precision_integrated']:.4f}, {s['beta_recall_integrated']:.4f}")
     if s["detection_logistic"] is not None:
         lines.append(f"  detection (C2ST, 1 = indistinguishable): logistic {s['detection_logistic']:.4f}, "
                      f"gradient boosting {s['detection_gbm']:.4f}")
@@ -432,7 +434,10 @@ def synthetic_report(real, synthetic, target=None, *, real_test=None, bins=10, m
       for correlations).
     - alpha-precision / beta-recall: the k-NN estimate (k = 5, alpha = beta = 0.95) of
       Alaa et al. (2022), on standardised numerics and scaled one-hot categoricals
-      (:func:`bayesnb.synth.distance.alpha_precision_beta_recall`).
+      (:func:`bayesnb.synth.distance.alpha_precision_beta_recall`); and their integrated
+      forms as synthcity's ``AlphaPrecision`` ("naive") computes them and TabSyn reports them,
+      on min-max scaled numerics and one-hot categoricals, as many rows of each table
+      (:func:`bayesnb.synth.distance.integrated_alpha_beta`; real rows reach about 1 and 0.5).
     - Detection: SDMetrics' score ``1 - mean_folds(2 max(AUC, 0.5) - 1)`` of a logistic
       regression and of a HistGradientBoostingClassifier telling real from synthetic
       rows in 3-fold cross-validation; 1 means indistinguishable.
