@@ -220,6 +220,18 @@ def test_sample_draws_from_the_plug_in_unless_asked_for_a_posterior_draw(penguin
     assert np.var(shares[False], ddof=1) < 2 * p * (1 - p) / 2000 < np.var(shares[True], ddof=1)
 
 
+def test_cli_sample_refuses_proper_where_it_does_not_apply(penguins_synth, tmp_path, capsys):
+    synth_file, model_file = tmp_path / "s.bnb", tmp_path / "m.bnb"
+    penguins_synth.save(synth_file)
+    pg = load_penguins()
+    NaiveBayes().fit(pg.drop(columns="species"), pg["species"]).save(model_file)
+    for path, extra, says in ((model_file, [], "always draws"), (synth_file, ["--prior"], "priors")):
+        assert main(["-q", "sample", str(path), "-n", "5", "--proper", *extra, "-o", str(tmp_path / "r.csv")]) == 2
+        err = capsys.readouterr().err
+        assert "--proper" in err and says in err and len(err.strip().splitlines()) == 1, err
+        assert not (tmp_path / "r.csv").exists()
+
+
 def test_sample_needs_a_positive_count(penguins_synth):
     with pytest.raises(ValueError, match="n_samples"):
         penguins_synth.sample(0)

@@ -110,7 +110,7 @@ def register(subparsers):
     sa.add_argument("--proper", action="store_true",
                     help="a Synthesizer's file: one posterior draw of the parameters shared by the rows, as "
                          "Synthesizer.sample(parameter_uncertainty=True) (default: its posterior-mean plug-in); "
-                         "a model from 'bayesnb fit' always draws so")
+                         "refused for a model from 'bayesnb fit', which always draws so, and with --prior")
     float_opt(sa)
 
 
@@ -211,6 +211,11 @@ def cmd_sample(args):
         model, latent = model.model_, model.latent_
     fitted = model  # a Synthesizer's: its values kept in their observed ranges, as Synthesizer.sample keeps them
     synthesizer = not args.prior and getattr(model, "sample_support_", None) is not None
+    if args.proper and not synthesizer:
+        raise UsageError("--proper applies to a Synthesizer's file without --prior (its default is the plug-in); "
+                         + ("--prior draws the parameters from their priors" if args.prior else
+                            f"{args.model} holds a model that 'bayesnb sample' always draws one posterior sample "
+                            "of the parameters for"))
     if synthesizer and latent is None and model.sample_support_ in ("observed", "backoff"):
         # a Synthesizer's structure, sampled as Synthesizer.sample draws it
         model = when_run.observed_support(model, model.sample_support_)

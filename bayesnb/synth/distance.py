@@ -5,7 +5,7 @@
 - :func:`alpha_precision_beta_recall`: the k-NN version of Alaa et al.'s alpha-precision
   and beta-recall;
 - :func:`integrated_alpha_beta`: their integrated forms, as synthcity's ``AlphaPrecision``
-  ("naive" embedding) computes them and TabSyn / TabDiff report them;
+  ("naive" embedding, synthcity 0.2) computes them and TabSyn / TabDiff report them;
 - :func:`dcr_share`: distance to closest record against a real holdout;
 - :func:`detection_score`: a classifier two-sample test (C2ST) as SDMetrics' detection score.
 
@@ -51,6 +51,8 @@ def encode(columns, scale="standard"):
         it (when any table has one); a categorical column is one-hot over the categories of all
         tables (missing is a category).
     """
+    if scale not in ("standard", "minmax"):
+        raise ValueError(f"encode: scale must be 'standard' or 'minmax'; received {scale!r}.")
     n_tables = len(columns[0]) - 1 if columns else 0
     parts = [[] for _ in range(n_tables)]
     onehot = 1.0 / np.sqrt(2.0) if scale == "standard" else 1.0
@@ -137,11 +139,13 @@ def integrated_alpha_beta(real, synthetic, n_steps=30):
       other real row *and* lies within the ``alpha``-quantile of those nearest synthetic rows'
       distances to the synthetic rows' mean.
 
-    Each score is ``1 - 2 * sum_alpha |alpha - curve(alpha)| * step``: 1 when the curve is the
-    diagonal. A generator whose rows crowd the real centre has a precision curve above the
+    Each score is ``1 - sum_alpha |alpha - curve(alpha)| / sum_alpha alpha`` (synthcity 0.2's
+    normalisation): 1 when the curve is the diagonal. A generator whose rows crowd the real centre has a precision curve above the
     diagonal and is penalised, as one whose rows spread beyond the real ones. Rows from the real
     distribution itself reach about 0.5 in beta-recall (half of the real rows have a nearer
-    real neighbour than their nearest synthetic one); a copy of the real rows reaches 1.
+    real neighbour than their nearest synthetic one: a curve of ``alpha / 2``); a copy of the real
+    rows reaches 1. (synthcity's loader also drops the table's last column, taken as a target;
+    here every column counts.)
 
     Parameters
     ----------
@@ -150,17 +154,24 @@ def integrated_alpha_beta(real, synthetic, n_steps=30):
         of each (synthcity requires it: the coverage compares nearest-neighbour distances
         within and across the tables), at least 2.
     n_steps : int, default=30
-        Points of the alpha grid (synthcity's 30).
+        Points of the alpha grid (synthcity's 30), at least 2.
 
     Returns
     -------
     alpha_precision, beta_recall : float
-        At most 1 (the curve on the diagonal); below 0 when the curve stays far from it.
+        At most 1 (the curve on the diagonal); 0 or less when the curve stays far from it.
+
+    Raises
+    ------
+    ValueError
+        The tables differ in rows or have fewer than 2, or ``n_steps < 2``.
     """
     from sklearn.neighbors import NearestNeighbors  # lazy, as in nearest_distances
 
+    if len(real) != len(synthetic) or len(real) < 2 or n_steps < 2:
+        raise ValueError(f"integrated_alpha_beta: expected as many rows of each table (at least 2) and "
+                         f"n_steps >= 2; received {len(real)} and {len(synthetic)} rows, n_steps={n_steps}.")
     alphas = np.linspace(0.0, 1.0, n_steps)
-    step = alphas[1] - alphas[0]
     center = real.mean(axis=0)
     radii = np.quantile(np.linalg.norm(real - center, axis=1), alphas)
     to_center = np.linalg.norm(synthetic - center, axis=1)
@@ -173,8 +184,8 @@ def integrated_alpha_beta(real, synthetic, n_steps=30):
     closest_radii = np.quantile(closest, alphas)
     nearer = real_to_synth <= real_to_real
     coverage = (nearer[None, :] & (closest[None, :] <= closest_radii[:, None])).mean(axis=1)
-    return (float(1 - 2 * np.abs(alphas - precision).sum() * step),
-            float(1 - 2 * np.abs(alphas - coverage).sum() * step))
+    return (float(1 - np.abs(alphas - precision).sum() / alphas.sum()),
+            float(1 - np.abs(alphas - coverage).sum() / alphas.sum()))
 
 
 def dcr_share(synthetic, train, holdout):
