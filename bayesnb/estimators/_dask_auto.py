@@ -37,7 +37,9 @@ from ._dask_fit import _resp, _rows
 
 __all__ = ["auto_blocks"]
 
-_WHO = "NaiveBayes(features='auto')"
+def _who(mode):
+    """The estimator and mode that the family search's messages name."""
+    return f"NaiveBayes(features={mode!r})"
 
 
 def auto_blocks(light, parts, head, classes_of, categorical=None, mode="auto"):
@@ -78,11 +80,12 @@ def auto_blocks(light, parts, head, classes_of, categorical=None, mode="auto"):
     jobs = [(j, fam) for j, (_, cs) in cands.items() for _, fam in cs]
     if jobs:
         jobs_d = dask.delayed(jobs)
-        states = _dask.tree_reduce([dask.delayed(_states, pure=True)(light_d, jobs_d, *p) for p in parts],
+        who = _who(mode)
+        states = _dask.tree_reduce([dask.delayed(_states, pure=True)(light_d, jobs_d, *p, who=who) for p in parts],
                                    _merge_states(jobs)).compute()
         states_d, classes_d = dask.delayed(states), dask.delayed(classes)
         stats, cells = _dask.tree_reduce(
-            [dask.delayed(_stats, pure=True)(light_d, jobs_d, states_d, classes_d, *p) for p in parts],
+            [dask.delayed(_stats, pure=True)(light_d, jobs_d, states_d, classes_d, *p, who=who) for p in parts],
             _merge_stats(jobs)).compute()
     choices, i = {}, 0
     for j, (h, cs) in cands.items():
@@ -109,13 +112,13 @@ def _merge_tables(a, b):
     return np.concatenate([a[0], b[0]]), votes, tables
 
 
-def _states(est, jobs, X, y, w):
+def _states(est, jobs, X, y, w, who=_who("auto")):
     """Pass 2 of a partition: every candidate's encoding state of its column (None without rows)."""
     X = _rows(est, X, y, w)[0] if X.shape[0] else X
     if X.shape[0] == 0:
         return [None] * len(jobs)
     cols = {j: numeric_column(X, j)[:, None] for j in {j for j, _ in jobs}}
-    return _shared(jobs, [fam.encode(cols[j], who=_WHO)[1] for j, fam in jobs])
+    return _shared(jobs, [fam.encode(cols[j], who=who)[1] for j, fam in jobs])
 
 
 def _merge_states(jobs):
@@ -144,14 +147,14 @@ def _shared(jobs, states):
     return [share(st, j) for (j, _), st in zip(jobs, states)]
 
 
-def _stats(est, jobs, states, classes, X, y, w):
+def _stats(est, jobs, states, classes, X, y, w, who=_who("auto")):
     """Pass 3 of a partition: every candidate's statistics of its column, and its density cells."""
     X, y, w = _rows(est, X, y, w) if X.shape[0] else (X, y, None)
     if X.shape[0] == 0:
         return [fam.empty_stats(st, len(classes)) for (_, fam), st in zip(jobs, states)], [0] * len(jobs)
     resp = _resp(classes, y, w)
     cols = {j: numeric_column(X, j)[:, None] for j in {j for j, _ in jobs}}
-    stats = [fam.stats(fam.encode(cols[j], st, who=_WHO)[0], resp, st) for (j, fam), st in zip(jobs, states)]
+    stats = [fam.stats(fam.encode(cols[j], st, who=who)[0], resp, st) for (j, fam), st in zip(jobs, states)]
     return stats, [fam.density_cells(cols[j]) for j, fam in jobs]
 
 
