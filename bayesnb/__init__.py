@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # what the lazy table below gives, for static readers (type c
     from .inference.nb_posterior import NBPosterior
     from .io.persistence import load
     from .privacy import DP
+    from .synth.combining import pool_synthetic
     from .synth.quality import SyntheticReport, synthetic_report
     from .synth.synthesizer import Synthesizer
 
@@ -82,6 +83,7 @@ _HOMES = {
     "impute_table": "impute.table",
     "mnar_sensitivity": "impute.selfmasking",
     "pool": "impute.pooling",
+    "pool_synthetic": "synth.combining",
     "load": "io.persistence",
     "Synthesizer": "synth.synthesizer",
     "SyntheticReport": "synth.quality",
@@ -125,6 +127,7 @@ __all__ = [
     "impute_table",
     "mnar_sensitivity",
     "pool",
+    "pool_synthetic",
     "set_progress",
     "synthetic_report",
     "load",

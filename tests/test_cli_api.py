@@ -210,3 +210,40 @@ def test_mcmc_from_a_saved_model_with_latent_components_equals_run_mcmc(tmp_path
     assert "no closed-form posterior to compare with (a latent-class model)" in printed
     shown = summary.iloc[np.argsort(-summary["r_hat"].to_numpy(), kind="stable")]
     assert shown.to_string(index=False, float_format=lambda v: f"{v:.6g}") in printed
+
+
+def test_pool_synthetic_equals_the_python_rules_on_cli_synthetic_tables(files, tmp_path, capsys):
+    real = pd.read_csv(files / "penguins.csv")
+    rows = []  # three synthetic tables of 200 rows, drawn with one posterior sample each (--proper)
+    for m in (1, 2, 3):
+        out = tmp_path / f"syn{m}.csv"
+        assert main(["-q", "synthesize", str(files / "penguins.csv"), "-n", "200", "--latent", "none", "--proper",
+                     "--seed", str(m), "-o", str(out)]) == 0, capsys.readouterr().err
+        t = pd.read_csv(out)
+        rows.append({".imputation": m, "term": "body_mass_g", "estimate": t["body_mass_g"].mean(),
+                     "variance": t["body_mass_g"].var() / t["body_mass_g"].notna().sum()})
+    pd.DataFrame(rows).to_csv(tmp_path / "est.csv", index=False)
+    argv = ["pool", str(tmp_path / "est.csv"), "--synthetic", "proper", "--n-original", str(len(real)),
+            "--n-synthetic", "200", "-o", str(tmp_path / "pooled.csv")]
+    assert main(argv) == 0
+    assert "pooled 1 parameter(s) over 3 synthetic tables" in capsys.readouterr().out
+    got = pd.read_csv(tmp_path / "pooled.csv")
+    est = pd.DataFrame(rows)
+    want = bayesnb.pool_synthetic(est["estimate"].to_numpy(), est["variance"].to_numpy(), n_original=len(real),
+                                  n_synthetic=200, method="proper", names=["body_mass_g"]).reset_index()
+    assert list(got.columns) == list(want.columns)
+    np.testing.assert_allclose(got.drop(columns="parameter").to_numpy(dtype=float),
+                               want.drop(columns="parameter").to_numpy(dtype=float), **TOL)
+    # to the real rows' estimate: T = Ubar k / n, whatever the synthesis
+    assert main([*argv[:-2], "--inference", "original", "-o", str(tmp_path / "orig.csv")]) == 0
+    capsys.readouterr()
+    assert pd.read_csv(tmp_path / "orig.csv")["t"].iloc[0] == pytest.approx(
+        est["variance"].mean() * 200 / len(real))
+    # options that need --synthetic, or do not apply with it, in one line each
+    for extra, says in ((["--n-original", "344"], "apply only with --synthetic"),
+                        (["--synthetic", "simple"], "needs --n-original"),
+                        (["--synthetic", "simple", "--n-original", "344", "--dfcom", "10"], "does not apply"),
+                        (["--synthetic", "simple", "--n-original", "0"], "at least 1")):
+        assert main(["pool", str(tmp_path / "est.csv"), *extra]) == 2
+        err = capsys.readouterr().err
+        assert says in err and len(err.strip().splitlines()) == 1, err

@@ -50,7 +50,7 @@ SURFACE = {
     "explain": ("-h/--help --debug -q/--quiet model data --na-values --numeric --categorical --key-file "
                 "-o/--output --force --format --long --float-format"),
     "pool": ("-h/--help --debug -q/--quiet data --imputation --term --estimate --variance --std-error --dfcom "
-             "--conf-level -o/--output --force --format --na-values --float-format"),
+             "--conf-level --synthetic --n-original --n-synthetic --inference -o/--output --force --format --na-values --float-format"),
     "evaluate-synthetic": ("-h/--help --debug -q/--quiet real synthetic --target --drop-unlabelled --real-test --bins --json "
                            "-o/--output --force --format --seed --na-values --numeric --categorical"),
     "synthesize": ("-h/--help --debug -q/--quiet data -n -o/--output --force --format --target --drop-unlabelled "

@@ -15,7 +15,7 @@ PUBLIC = {
     "Bernoulli", "Categorical", "Complement", "Gaussian", "Histogram", "Hurdle", "LogNormal", "Multinomial", "Poisson",
     "DP", "Imputer", "Synthesizer",
     "check_independence", "check_marginals", "check_mcar", "compare_posteriors", "impute_mnar", "impute_table",
-    "mnar_sensitivity", "pool", "set_progress", "synthetic_report", "load",
+    "mnar_sensitivity", "pool", "pool_synthetic", "set_progress", "synthetic_report", "load",
     "AllMissingWarning", "FirstBatchFamilyWarning", "OneClassWarning", "SearchEdgeWarning", "ZeroProbabilityCondition",
     "ZeroProbabilityWarning",
 }

@@ -208,9 +208,9 @@ def test_cli_evaluate_synthetic(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_docs_page_snippets_run():
-    """The report's Python blocks of docs/synthetic.md run as pasted and print what the page shows
-    (the Synthesizer's block, above them, is run by tests/test_readme.py)."""
-    assert run_docs_snippets("synthetic.md", heading="## House votes") == 2
+    """The report's Python blocks of docs/synthetic.md, and the pooling of synthetic tables after them, run as
+    pasted and print what the page shows (the Synthesizer's block, above them, is run by tests/test_readme.py)."""
+    assert run_docs_snippets("synthetic.md", heading="## House votes") == 3
 
 
 @pytest.mark.slow

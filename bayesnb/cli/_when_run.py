@@ -39,6 +39,7 @@ _HOMES = {
     "Imputer": "..impute.imputer",
     "DP": "..privacy",
     "pool": "..impute.pooling",
+    "pool_synthetic": "..synth.combining",
     "credible_interval": "..inference.draws",
     "posterior_moments": "..inference.draws",
     "sample_posterior_draws": "..inference.draws",

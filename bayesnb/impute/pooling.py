@@ -26,19 +26,44 @@ from scipy import stats
 
 from .._utils import DataError
 
-__all__ = ["pool"]
+__all__ = ["as_matrix", "pool", "pooled_inputs"]
 
 
-def _as_matrix(values, name):
+def as_matrix(values, name, who="pool"):
+    """``values`` as a finite float matrix of shape (m, p), one row per table (a DataError otherwise)."""
     a = np.asarray(values, dtype=float)
     if a.ndim == 1:
         a = a[:, None]
     if a.ndim != 2:
-        raise DataError(f"pool: {name} must have shape (m,) or (m, p): one row per imputed table; "
+        raise DataError(f"{who}: {name} must have shape (m,) or (m, p): one row per table; "
                         f"received shape {np.shape(values)}.")
     if not np.all(np.isfinite(a)):
-        raise DataError(f"pool: {name} must be finite; received NaN or infinite values.")
+        raise DataError(f"{who}: {name} must be finite; received NaN or infinite values.")
     return a
+
+
+def pooled_inputs(estimates, variances, names, conf_level, who, fewest, tables):
+    """``(Q, U, names)`` of a pooling call, checked: the same shape, at least ``fewest`` rows (``tables``
+    names them in the message), variances >= 0, a level in (0, 1), one name per parameter (a DataFrame
+    or Series ``estimates`` gives its own). A DataError names what is wrong."""
+    if names is None and isinstance(estimates, (pd.DataFrame, pd.Series)):
+        names = list(estimates.columns) if isinstance(estimates, pd.DataFrame) else [estimates.name]
+    Q = as_matrix(estimates, "estimates", who)
+    U = as_matrix(variances, "variances", who)
+    if Q.shape != U.shape:
+        raise DataError(f"{who}: estimates and variances must have the same shape; received {Q.shape} "
+                        f"and {U.shape}.")
+    m, p = Q.shape
+    if m < fewest:
+        raise DataError(f"{who}: needs the results of at least {fewest} {tables}; received {m}.")
+    if np.any(U < 0):
+        raise DataError(f"{who}: variances must be >= 0 (squared standard errors); received {U.min():g}.")
+    if not 0 < conf_level < 1:
+        raise DataError(f"{who}: conf_level must be in (0, 1); received {conf_level!r}.")
+    names = [f"x{j}" for j in range(p)] if names is None else list(names)
+    if len(names) != p:
+        raise DataError(f"{who}: {len(names)} names for {p} parameters.")
+    return Q, U, names
 
 
 def pool(estimates, variances, *, dfcom=None, conf_level=0.95, names=None) -> pd.DataFrame:
@@ -80,26 +105,11 @@ def pool(estimates, variances, *, dfcom=None, conf_level=0.95, names=None) -> pd
     >>> round(float(r["estimate"].iloc[0]), 3), round(float(r["t"].iloc[0]), 4)
     (1.0, 0.0933)
     """
-    if names is None and isinstance(estimates, (pd.DataFrame, pd.Series)):
-        names = list(estimates.columns) if isinstance(estimates, pd.DataFrame) else [estimates.name]
-    Q = _as_matrix(estimates, "estimates")
-    U = _as_matrix(variances, "variances")
-    if Q.shape != U.shape:
-        raise DataError(f"pool: estimates and variances must have the same shape; received {Q.shape} "
-                        f"and {U.shape}.")
-    m, p = Q.shape
-    if m < 2:
-        raise DataError(f"pool: needs the results of at least 2 imputed tables; received {m}.")
-    if np.any(U < 0):
-        raise DataError(f"pool: variances must be >= 0 (squared standard errors); received {U.min():g}.")
+    Q, U, names = pooled_inputs(estimates, variances, names, conf_level, "pool", 2, "imputed tables")
+    m = Q.shape[0]
     if dfcom is not None and not (np.isscalar(dfcom) and dfcom > 0):
         raise DataError(f"pool: dfcom must be a number > 0 (complete-data degrees of freedom); "
                         f"received {dfcom!r}.")
-    if not 0 < conf_level < 1:
-        raise DataError(f"pool: conf_level must be in (0, 1); received {conf_level!r}.")
-    names = [f"x{j}" for j in range(p)] if names is None else list(names)
-    if len(names) != p:
-        raise DataError(f"pool: {len(names)} names for {p} parameters.")
 
     qbar = Q.mean(axis=0)
     ubar = U.mean(axis=0)

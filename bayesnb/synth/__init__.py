@@ -10,6 +10,8 @@
   differentially private Synthesizer and its binned columns
 - :mod:`~bayesnb.synth.quality` -- :func:`synthetic_report` / :class:`SyntheticReport`, from
   :mod:`~bayesnb.synth.metrics`, :mod:`~bayesnb.synth.fidelity` and :mod:`~bayesnb.synth.distance`
+- :mod:`~bayesnb.synth.combining` -- :func:`~bayesnb.pool_synthetic`, the combining rules for an
+  analysis repeated on synthetic tables
 
 The public names are imported from their module when first used.
 """
