@@ -43,8 +43,8 @@ def register(subparsers):
                     help="histogram: each numeric column a Histogram drawing training values within its bins "
                          "(default); auto: the family its evidence chooses, parametric ones included")
     sy.add_argument("--proper", action="store_true",
-                    help="one posterior draw of the parameters shared by the rows (proper synthesis, for several "
-                         "synthetic tables pooled by the combining rules); default: the posterior-mean plug-in")
+                    help="one posterior draw of the parameters shared by the rows (proper synthesis; pool analyses "
+                         "of such tables with 'bayesnb pool --synthetic proper'); default: the posterior-mean plug-in")
     sy.add_argument("--seed", type=seed_value, default=0, help="random seed of the fit and the draws (default 0)")
     data_opts(sy)
     float_opt(sy)

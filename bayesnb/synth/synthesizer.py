@@ -380,10 +380,11 @@ class Synthesizer(BaseEstimator):
         parameter_uncertainty : bool, default=False
             False: the posterior-mean plug-in, the rows closest to the training table's
             distribution (synthpop's ``proper=False``). True: one exact posterior draw of the
-            parameters shared by the call's rows (``proper`` synthesis): call ``sample`` ``m``
-            times for ``m`` synthetic tables whose analyses the synthetic-data combining rules
-            pool (docs/synthetic.md, "Posterior draws or plug-in?"). :meth:`bayesnb.NaiveBayes.sample`
-            draws by default, as a posterior predictive check needs.
+            parameters shared by the call's rows ("proper" synthesis). An analysis repeated on
+            ``m`` tables of either kind is pooled by :func:`bayesnb.pool_synthetic`
+            (``method="simple"`` or ``"proper"``; docs/synthetic.md, "Posterior draws or
+            plug-in?"). :meth:`bayesnb.NaiveBayes.sample` draws by default, as a posterior
+            predictive check needs.
         given : dict, optional
             Conditions on the table's columns, drawn exactly (no rejection; see
             :meth:`bayesnb.NaiveBayes.sample`): ``{column: value}`` (or per-row values), a ``set``
