@@ -112,7 +112,7 @@ def _merge_tables(a, b):
     return np.concatenate([a[0], b[0]]), votes, tables
 
 
-def _states(est, jobs, X, y, w, who=_who("auto")):
+def _states(est, jobs, X, y, w, *, who):
     """Pass 2 of a partition: every candidate's encoding state of its column (None without rows)."""
     X = _rows(est, X, y, w)[0] if X.shape[0] else X
     if X.shape[0] == 0:
@@ -147,7 +147,7 @@ def _shared(jobs, states):
     return [share(st, j) for (j, _), st in zip(jobs, states)]
 
 
-def _stats(est, jobs, states, classes, X, y, w, who=_who("auto")):
+def _stats(est, jobs, states, classes, X, y, w, *, who):
     """Pass 3 of a partition: every candidate's statistics of its column, and its density cells."""
     X, y, w = _rows(est, X, y, w) if X.shape[0] else (X, y, None)
     if X.shape[0] == 0:

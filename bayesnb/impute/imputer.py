@@ -236,10 +236,12 @@ class Imputer(TransformerMixin, BaseEstimator):
             h = hidden[:, j]
             if not h.any():
                 continue
-            losses = {cfg: loss(X[c].to_numpy()[h], fills[cfg][c].to_numpy()[h], kinds[j]) for cfg in configs}
+            truth = X[c].to_numpy()[h]
+            column_fills = {cfg: fills[cfg][c].to_numpy()[h] for cfg in configs}
+            losses = {cfg: loss(truth, column_fills[cfg], kinds[j]) for cfg in configs}
             best = min(configs, key=lambda cfg: losses[cfg])  # first of the tied: the cheaper
             if base is not None and (losses[base] > losses[best] if kinds[j] != "error" else clearly_worse(
-                    X[c].to_numpy()[h], fills[base][c].to_numpy()[h], fills[best][c].to_numpy()[h], kinds[j])):
+                    truth, column_fills[base], column_fills[best], kinds[j])):
                 worse.add(c)
             if c in prepare:
                 chosen[c] = best

@@ -63,36 +63,39 @@ def encode(columns, scale="standard"):
                 out.append(np.eye(k)[c] * onehot)
             continue
         observed = arrays[0][~np.isnan(arrays[0])]
-        if scale == "standard":
-            mean = observed.mean() if observed.size else 0.0
-            sd = observed.std() if observed.size else 0.0
+        if not observed.size:
+            origin, unit = 0.0, 1.0
+        elif scale == "standard":
+            origin, unit = observed.mean(), observed.std()
         else:
-            mean = observed.min() if observed.size else 0.0
-            sd = observed.max() - mean if observed.size else 0.0
-        sd = sd if sd > 0 else 1.0
+            origin, unit = observed.min(), observed.max() - observed.min()
+        unit = unit if unit > 0 else 1.0
         indicator = any(np.isnan(a).any() for a in arrays)
         for out, a in zip(parts, arrays):
             miss = np.isnan(a)
-            out.append(np.where(miss, 0.0, (a - mean) / sd)[:, None])
+            out.append(np.where(miss, 0.0, (a - origin) / unit)[:, None])
             if indicator:
                 out.append(miss[:, None].astype(float))
     return [np.hstack(p) if p else np.zeros((len(columns[0][t + 1]) if columns else 0, 0))
             for t, p in enumerate(parts)]
 
 
-def nearest_distances(points, reference, k=1, exclude_self=False):
+def nearest_distances(points, reference, k=1, exclude_self=False, return_index=False):
     """Euclidean distance from each row of ``points`` to its ``k``-th nearest row of ``reference``.
 
     With ``exclude_self=True`` (``points`` is ``reference``) a row is not its own neighbour.
     Distances are rounded to 1e-9: on categorical columns many are exactly equal, and the
     k-NN search's floating-point error (which differs between scikit-learn releases) must
-    not decide the ties that the radius quantiles and the DCR share count.
+    not decide the ties that the radius quantiles and the DCR share count. With
+    ``return_index``, also the position of that row in ``reference``: ``(distances, index)``.
     """
     from sklearn.neighbors import NearestNeighbors  # lazy: keeps `import bayesnb` light
 
     nn = NearestNeighbors(n_neighbors=k + int(exclude_self)).fit(reference)
     with threadpool_limits(1):
-        return np.round(nn.kneighbors(points)[0][:, -1], 9)
+        d, idx = nn.kneighbors(points)
+    d = np.round(d[:, -1], 9)
+    return (d, idx[:, -1]) if return_index else d
 
 
 def alpha_precision_beta_recall(real, synthetic, alpha=0.95, beta=0.95, k=5):
@@ -166,8 +169,6 @@ def integrated_alpha_beta(real, synthetic, n_steps=30):
     ValueError
         The tables differ in rows or have fewer than 2, or ``n_steps < 2``.
     """
-    from sklearn.neighbors import NearestNeighbors  # lazy, as in nearest_distances
-
     if len(real) != len(synthetic) or len(real) < 2 or n_steps < 2:
         raise ValueError(f"integrated_alpha_beta: expected as many rows of each table (at least 2) and "
                          f"n_steps >= 2; received {len(real)} and {len(synthetic)} rows, n_steps={n_steps}.")
@@ -177,10 +178,8 @@ def integrated_alpha_beta(real, synthetic, n_steps=30):
     to_center = np.linalg.norm(synthetic - center, axis=1)
     precision = (to_center[None, :] <= radii[:, None]).mean(axis=1)
     real_to_real = nearest_distances(real, real, 1, exclude_self=True)
-    with threadpool_limits(1):
-        d, idx = NearestNeighbors(n_neighbors=1).fit(synthetic).kneighbors(real)
-    real_to_synth = np.round(d[:, 0], 9)
-    closest = np.linalg.norm(synthetic[idx[:, 0]] - synthetic.mean(axis=0), axis=1)
+    real_to_synth, idx = nearest_distances(real, synthetic, return_index=True)
+    closest = np.linalg.norm(synthetic[idx] - synthetic.mean(axis=0), axis=1)
     closest_radii = np.quantile(closest, alphas)
     nearer = real_to_synth <= real_to_real
     coverage = (nearer[None, :] & (closest[None, :] <= closest_radii[:, None])).mean(axis=1)

@@ -48,6 +48,6 @@ def check_params(synth):
                          f"{{column: [values]}} with privacy=DP(...); received {synth.categories!r} with "
                          f"privacy={synth.privacy!r}.")
     if not (isinstance(synth.numeric, str) and synth.numeric in MODES):  # NaiveBayes(features=)'s modes
-        raise ValueError(f"{_WHO}: numeric must be 'histogram' or 'auto'; received {synth.numeric!r}.")
+        raise ValueError(f"{_WHO}: numeric must be one of {tuple(MODES)}; received {synth.numeric!r}.")
     if not (isinstance(synth.support, str) and synth.support in SUPPORTS):
         raise ValueError(f"{_WHO}: support must be one of {SUPPORTS}; received {synth.support!r}.")
