@@ -11,6 +11,7 @@ from scipy.special import gammaln, logsumexp
 
 import bayesnb
 from bayesnb.structure import infer as SI
+from bayesnb.structure import elimination as VE
 from bayesnb.structure import engine as MX
 from bayesnb.structure import learn as S
 from bayesnb.datasets import load_house_votes
@@ -315,16 +316,19 @@ def test_a_feature_missing_in_every_training_row_sums_out(structure):
                                ref.predict_joint_log_proba(Xt), rtol=1e-12)
 
 
-def test_kdb_enumeration_cap(monkeypatch):
+def test_kdb_missing_parents_beyond_the_enumeration_are_eliminated_and_the_limit_refuses(monkeypatch):
     rng = np.random.default_rng(0)
     X, y = _tiny(8, n=120)
     X[:, 2] = np.where(rng.random(120) < 0.9, np.where(rng.random(120) < 0.5, X[:, 0], X[:, 1]), rng.integers(0, 2, 120))
     m = bayesnb.CategoricalNB(structure="kdb", k=2).fit(X, y)
     (j,) = [j for j, pa in enumerate(m._mixed.parents) if len(pa) == 2]  # a feature with two parents
-    monkeypatch.setattr(MX, "MAX_ENUMERATION", 1)
-    row = pd.DataFrame([[1.0 if i == j else np.nan for i in range(3)]])  # its parents missing: enumerated
-    with pytest.raises(ValueError, match="enumerating"):
-        m.predict_proba(row.to_numpy())
+    row = pd.DataFrame([[1.0 if i == j else np.nan for i in range(3)]]).to_numpy()  # its parents missing
+    enumerated = m.predict_proba(row)
+    monkeypatch.setattr(VE, "ENUMERATE_UP_TO", 1)  # summed out by variable elimination instead
+    np.testing.assert_allclose(m.predict_proba(row), enumerated, rtol=1e-12)
+    monkeypatch.setattr(VE, "MAX_FACTOR", 1)
+    with pytest.raises(ValueError, match="variable elimination"):
+        m.predict_proba(row)
 
 
 def test_partial_fit_is_there_under_every_structure():

@@ -20,6 +20,7 @@ from test_structure_mixed import _tiny as _mixed_tiny
 
 import bayesnb
 from bayesnb.structure import infer as SI
+from bayesnb.structure import elimination as VE
 from bayesnb.structure import engine as MX
 from bayesnb.inference.draws import credible_interval
 
@@ -271,11 +272,12 @@ def test_sample_given_on_kdb_enumerates_only_what_the_given_cells_reach(monkeypa
     parents = [[names.index(p) for p in m.structure_[c]] for c in names]
     assert max(map(len, parents)) == 2  # not a forest: k-DB's enumeration, not message passing
     root = next(j for j, pa in enumerate(parents) if not pa)
-    monkeypatch.setattr(MX, "MAX_ENUMERATION", 1)
+    monkeypatch.setattr(VE, "ENUMERATE_UP_TO", 1)  # beyond one joint state: variable elimination,
+    monkeypatch.setattr(VE, "MAX_FACTOR", 1)  # refused at once
     Xs, _ = m.sample(20, given={root: 1}, random_state=0)  # nothing missing is an ancestor of the root
     assert np.all(np.asarray(Xs, float)[:, root] == 1)
     leaf = max(range(3), key=lambda j: len(parents[j]))
-    with pytest.raises(ValueError, match="enumerating"):
+    with pytest.raises(ValueError, match="variable elimination"):
         m.sample(5, given={leaf: 1}, random_state=0)
 
 

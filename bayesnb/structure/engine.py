@@ -8,7 +8,7 @@ contexts). The states serve the structure learning and a numeric node's role as 
 own values are never discretised. Every node's context is (class, parents' states), and its
 family runs on that context axis as it is (the family contract's context axis), with the naive
 model's prior of that column and class in every context. Rows, evidence, the exact summing out
-of missing cells (refused beyond :data:`MAX_ENUMERATION` joint states) and unseen categories
+of missing cells (by elimination beyond a few thousand joint states) and unseen categories
 follow docs/structure.md, "Mixed tables: `NaiveBayes(structure=...)`".
 """
 
@@ -29,7 +29,8 @@ __all__ = ["MAX_ENUMERATION", "N_BINS", "UNSEEN", "MixedModel", "Node", "bin_edg
            "n_parent_states", "node_data", "node_rows", "node_stats", "parent_index", "put_contexts", "sample_nodes",
            "state_dtype"]
 
-#: The most joint states of a row's missing cells that k-DB (k >= 2) enumerates (prediction and imputation).
+#: The most joint states of a row's missing cells enumerated at once (a batch of rows holds at most this many;
+#: patterns beyond :data:`~bayesnb.structure.elimination.ENUMERATE_UP_TO` states are eliminated instead).
 MAX_ENUMERATION = 2**18
 
 #: The state of a category never seen in training (a categorical node's code ``>= n_states``; ``-1`` is missing).

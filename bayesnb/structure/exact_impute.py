@@ -27,15 +27,17 @@ predictive). From the exact posterior of each missing node's family ``p(k, u, s 
 
 Inference is exact. On a forest given the class (naive, TAN: at most one feature parent) by
 sum-product message passing vectorised over rows; otherwise (k-DB, k >= 2) by enumerating the joint
-states of a row's missing cells, one enumeration per missing pattern, refused beyond
-:data:`~bayesnb.structure.engine.MAX_ENUMERATION` joint states (a joint draw enumerates only
-the missing ancestors of observed cells, then draws the other missing cells forward).
+states of a row's missing cells, one enumeration per missing pattern, or beyond
+:data:`~bayesnb.structure.elimination.ENUMERATE_UP_TO` joint states by variable elimination
+(:mod:`bayesnb.structure.elimination`; a joint draw takes only the missing ancestors of observed
+cells so, then draws the other missing cells forward).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from . import elimination as _ve
 from . import infer as _si
 from . import engine as _mx
 from ._logdraw import _row_hash, distinct_rows, draw_log, float_bits, lse
@@ -176,6 +178,11 @@ def _enumerate(model, phi, logw, data, who):
         M = np.flatnonzero(mask)
         if M.size == 0:  # nothing to fill
             continue
+        if _si.enumeration_size(nodes, M) > _ve.ENUMERATE_UP_TO:  # many joint states: eliminate instead
+            post = _ve.family_posteriors(model, phi, logw, idx, mask, states, who, lambda nm: _check_rows(nm, who))
+            for j, a in post.items():
+                fam[j][idx] = a
+            continue
         fill, total, step = _si.joint_states(nodes, M, f"imputing a row's {len(M)} missing cells", who,
                                              "use a structure with fewer parents (tan)")
         for start in range(0, idx.size, step):
@@ -215,8 +222,9 @@ def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True,
     """One joint draw of (class, every missing state) per row when the structure is not a forest.
 
     The class and the missing ancestors of observed nodes are drawn jointly by enumerating
-    their states (one enumeration per missing pattern, refused beyond
-    :data:`~bayesnb.structure.engine.MAX_ENUMERATION`); the other missing nodes then
+    their states (one enumeration per missing pattern; beyond
+    :data:`~bayesnb.structure.elimination.ENUMERATE_UP_TO` states one at a time by variable
+    elimination); the other missing nodes then
     forward in topological order from ``p(s | k, u)`` (their factors, given their parents, sum
     to 1 over their own states and their missing descendants'). ``evidence`` (d,) bool: missing
     nodes whose factors do not sum to 1 (a constrained cell's), enumerated with their missing
@@ -239,6 +247,19 @@ def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True,
         obs = np.flatnonzero(~mask | ev)
         M = np.array(sorted({a for j in obs for a in anc[j] | {j} if mask[a]}), dtype=np.int64)
         keep = sorted(set(obs.tolist()) | set(M.tolist()))
+        if _si.enumeration_size(nodes, M) > _ve.ENUMERATE_UP_TO:  # many joint states: eliminate instead
+            if rows is None:
+                outs, pick = idx, np.arange(idx.size)
+            else:
+                pos, pick = _batch_positions(sorted_src, idx)
+                outs = order[pos]
+            lognorm[idx], z[outs], d = _ve.draw_pattern(model, phi, logw, idx, mask, states, keep, M.tolist(), pick,
+                                                        rng, who)
+            if check:
+                _check_rows(lognorm[idx], who)
+            drawn[outs[:, None], M[None, :]] = d
+            todo[outs[:, None], M[None, :]] = False
+            continue
         fill, total, step = _si.joint_states(
             nodes, M, f"drawing a row's {M.size} missing cells that observed cells depend on", who,
             "condition on fewer cells or use a structure with fewer parents (structure='tan' draws by message "

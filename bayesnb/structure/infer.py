@@ -10,9 +10,10 @@ node entering its children through its quantile bin. :func:`log_likelihood` scor
   ``m_j(k, u) = log sum_s phi_j(k, u, s) exp(up_j(k, s))``, where ``phi_j`` is the observed
   value's likelihood at its own state, or for a missing node the category's probability or the
   numeric node's bin mass under its conditional predictive (the family's ``predictive_bins``);
-- otherwise (k-DB with k >= 2) by enumerating the joint states of the missing nodes that are
-  ancestors of an observed node (the other missing cells sum out to 1), once per missing pattern,
-  refused beyond :data:`~bayesnb.structure.engine.MAX_ENUMERATION` joint states.
+- otherwise (k-DB with k >= 2) over the missing nodes that are ancestors of an observed node (the
+  other missing cells sum out to 1), once per missing pattern: by enumerating their joint states,
+  or beyond :data:`~bayesnb.structure.elimination.ENUMERATE_UP_TO` of them by variable elimination
+  (:mod:`bayesnb.structure.elimination`).
 
 A category never seen in training (state :data:`~bayesnb.structure.engine.UNSEEN`) is scored
 as the naive model scores it, a new value with its prior mass, in its own context: ``log
@@ -27,11 +28,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import elimination as _ve
 from . import engine as _mx
 from ._logdraw import lse
 from .learn import topological_order
 
-__all__ = ["joint_states", "log_likelihood", "node_log_terms", "state_tables"]
+__all__ = ["enumeration_size", "joint_states", "log_likelihood", "node_log_terms", "state_tables"]
 
 
 def _ancestors(parents):
@@ -103,11 +105,16 @@ def _forest(model, tables, cells, new, r, miss, S):
     return out
 
 
+def enumeration_size(nodes, cells):
+    """The number of joint states of the nodes ``cells`` (1 for none)."""
+    return int(np.prod([nodes[m].n_states for m in cells], dtype=np.int64))
+
+
 def joint_states(nodes, cells, what, who, remedy):
     """``(states, total, step)``: the (total, len(cells)) joint states of the nodes ``cells`` and the rows per
     batch; refused (``what``, ``remedy``: the message) beyond :data:`~bayesnb.structure.engine.MAX_ENUMERATION`."""
     sizes = [nodes[m].n_states for m in cells]
-    total = int(np.prod(sizes, dtype=np.int64))
+    total = enumeration_size(nodes, cells)
     if total > _mx.MAX_ENUMERATION:
         raise ValueError(f"{who}: {what} means enumerating {total} joint states (more than "
                          f"{_mx.MAX_ENUMERATION}); {remedy}.")
@@ -134,6 +141,8 @@ def _enumerate(model, tables, cells, new, idx, mask, unseen, states, anc, npar, 
     obs = np.flatnonzero(~mask)
     relevant = sorted({a for j in np.flatnonzero(~mask | unseen) for a in anc[j] if mask[a]})
     keep = sorted(set(obs.tolist()) | set(relevant))
+    if enumeration_size(nodes, relevant) > _ve.ENUMERATE_UP_TO:  # many joint states: eliminate instead
+        return _eliminate(model, tables, cells, new, idx, mask, unseen, states, relevant, keep, npar, who)
     fill, total, step = joint_states(nodes, relevant, f"marginalising a row's {len(relevant)} missing cells", who,
                                      "impute the cells first or use a structure with fewer parents "
                                      "(structure='tan' sums them out by message passing)")
@@ -149,6 +158,38 @@ def _enumerate(model, tables, cells, new, idx, mask, unseen, states, anc, npar, 
         for j in np.flatnonzero(unseen):  # the new value's score in its context
             acc += np.ascontiguousarray(new[j].T)[_mx.parent_index(nodes, model.parents[j], S)]
         out[start:start + step] = lse(acc, axis=1)
+    return out
+
+
+def _eliminate(model, tables, cells, new, idx, mask, unseen, states, relevant, keep, npar, who):
+    """:func:`_enumerate`'s ``log p(x_obs | y=k)`` by variable elimination (:mod:`bayesnb.structure.elimination`):
+    the factors of the nodes ``keep`` (an observed node's likelihood, a missing ancestor's table) and of
+    the unseen categories' scores, over the class and the missing ancestors ``relevant``."""
+    nodes, parents, K = model.nodes, model.parents, model.n_classes
+    free = np.zeros(len(nodes), dtype=bool)
+    free[relevant] = True
+    scopes = [tuple([_ve.CLASS] + [v for v in list(parents[j]) + ([j] if mask[j] else []) if free[v]])
+              for j in keep] + [tuple([_ve.CLASS] + [v for v in parents[j] if free[v]]) for j in np.flatnonzero(unseen)]
+    sizes, step, (order,) = _ve.plan(model, scopes, [(_ve.CLASS,)],
+                                     who, f"marginalising a row's {len(relevant)} missing cells")
+    out = np.empty((idx.size, K))
+    for start in range(0, idx.size, step):
+        r = idx[start:start + step]
+        m, factors = r.size, []
+        for j in keep:
+            P, B = npar[j], nodes[j].n_states
+            pa = tuple(nodes[p].n_states for p in parents[j])
+            table = None if tables[j] is None else tables[j].reshape(P, B, K)
+            if mask[j]:  # a missing ancestor: p(s | k, u) over its family
+                a = np.broadcast_to(table.transpose(2, 0, 1), (m, K, P, B)).reshape((m, K) + pa + (B,))
+                factors.append(_ve.fixed(a, list(parents[j]) + [j], free, states, r))
+                continue
+            a = cells[j][r].reshape(m, K, P) if cells[j] is not None else table[:, states[r, j], :].transpose(1, 2, 0)
+            factors.append(_ve.fixed(a.reshape((m, K) + pa), parents[j], free, states, r))
+        for j in np.flatnonzero(unseen):  # the new value's score in its context
+            a = np.broadcast_to(new[j], (m, K, npar[j])).reshape((m, K) + tuple(nodes[p].n_states for p in parents[j]))
+            factors.append(_ve.fixed(a, parents[j], free, states, r))
+        out[start:start + step] = _ve.eliminate(factors, sizes, (_ve.CLASS,), order)
     return out
 
 
