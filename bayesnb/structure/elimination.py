@@ -182,13 +182,13 @@ def _needed(parents, mask, targets=()):
     return sorted(need)
 
 
-def family_posteriors(model, phi, logw, idx, mask, states, who, check):
+def family_posteriors(model, phi, logw, idx, mask, states, who, check, out):
     """Per missing node ``j`` of the pattern ``mask``, ``log p(k, u, s | x_obs)`` of rows ``idx``, (m, K, P_j, B_j).
 
     The same posteriors as enumerating the joint states (``exact_impute``), by one elimination
     per missing node keeping its family's missing variables and the class, over the factors of the
     observed nodes, the node and their ancestors. ``check(norm)`` refuses rows of probability 0.
-    Returns a dict node -> array.
+    Written into ``out[j][idx]`` (``out``: per node, an array of shape (n, K, P_j, B_j)).
     """
     nodes, parents, K = model.nodes, model.parents, model.n_classes
     missing = [j for j in np.flatnonzero(mask) if nodes[j].n_states]
@@ -199,8 +199,6 @@ def family_posteriors(model, phi, logw, idx, mask, states, who, check):
         sizes, s, (order,) = plan(model, family_scopes(model, mask, nodes_used), [keep], who,
                                   f"imputing a row's {int(mask.sum())} missing cells")
         step, orders = s if step is None else min(step, s), orders + [order]
-    out = {j: np.full((idx.size, K, int(np.prod([nodes[p].n_states for p in parents[j]], dtype=np.int64)),
-                       nodes[j].n_states), -np.inf) for j in missing}
     for start in range(0, idx.size, step):
         r = idx[start:start + step]
         factors = pattern_factors(model, phi, logw, r, mask, states)
@@ -220,8 +218,7 @@ def family_posteriors(model, phi, logw, idx, mask, states, who, check):
                     shape[axis] = nodes[v].n_states
                     with np.errstate(divide="ignore"):
                         full = full + np.log(hot).reshape(shape)
-            out[j][start:start + step] = full.reshape(r.size, K, -1, nodes[j].n_states)
-    return out
+            out[j][r] = full.reshape(r.size, K, -1, nodes[j].n_states)
 
 
 def draw_pattern(model, phi, logw, r, mask, states, nodes_used, drawn_nodes, u_rows, rng, who):

@@ -179,9 +179,7 @@ def _enumerate(model, phi, logw, data, who):
         if M.size == 0:  # nothing to fill
             continue
         if _si.enumeration_size(nodes, M) > _ve.ENUMERATE_UP_TO:  # many joint states: eliminate instead
-            post = _ve.family_posteriors(model, phi, logw, idx, mask, states, who, lambda nm: _check_rows(nm, who))
-            for j, a in post.items():
-                fam[j][idx] = a
+            _ve.family_posteriors(model, phi, logw, idx, mask, states, who, lambda nm: _check_rows(nm, who), fam)
             continue
         fill, total, step = _si.joint_states(nodes, M, f"imputing a row's {len(M)} missing cells", who,
                                              "use a structure with fewer parents (tan)")
