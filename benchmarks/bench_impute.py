@@ -39,8 +39,8 @@ one-hot column for scikit-learn):
   numeric columns Gaussian), ``impute(..., strategy="auto")``: exact inference given the
   observed cells (docs/structure.md "Mixed tables"); and, to separate the structure from the
   family choice, ``NaiveBayes`` with every numeric column ``Gaussian`` (``NB Gaussian``). A
-  configuration that refuses a table (k-DB enumerating more than ``MAX_ENUMERATION`` joint
-  states) is reported as refused;
+  configuration that refuses a table (k-DB whose variable elimination would need a factor beyond
+  ``bayesnb.structure.elimination.MAX_FACTOR``) is reported as refused;
 - bayesnb ``impute_table(X, y)`` (``--select``; ``+y``: ``label_given=True``): per column the
   configuration (naive, latent class, TAN) that imputes hidden observed cells best; the chosen
   letters per column and the latent count ``C`` are printed per seed;

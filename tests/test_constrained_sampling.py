@@ -15,6 +15,7 @@ import pytest
 from scipy import stats
 
 import bayesnb
+from bayesnb.structure import elimination as VE
 from bayesnb.synth.observed_support import observed_support
 from bayesnb.datasets import load_penguins
 from bayesnb.families import Gaussian, Poisson
@@ -389,3 +390,21 @@ def test_a_set_of_classes(tiny, structure):
         m.sample(5, y={"r"})
     with pytest.raises(ValueError, match="empty set of classes"):
         m.sample(5, y=set())
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_kdb_draws_by_elimination_in_small_batches_follow_the_exact_conditional(tiny, case, monkeypatch):
+    """The same draws and probability with every missing pattern summed out by variable elimination
+    (bayesnb/structure/elimination.py), in batches of a few rows."""
+    X, y = tiny
+    given, forbid, allowed = CASES[case]
+    m = bayesnb.NaiveBayes(structure="kdb", k=2, edge_score="mi").fit(X, y)  # every edge kept: two parents
+    assert max(len(p) for p in m.structure_.values()) >= 2  # not a forest: enumeration or elimination
+    monkeypatch.setattr(VE, "ENUMERATE_UP_TO", 1)
+    monkeypatch.setattr(VE, "_BATCH_ENTRIES", 64)
+    grid, joint, keep = _exact(m, X, allowed)
+    S, ys, p = m.sample(6000, given=given, forbid=forbid, random_state=case, parameter_uncertainty=False,
+                        return_probability=True)
+    assert allowed(S).all()
+    np.testing.assert_allclose(p, joint[keep].sum(), rtol=1e-9)
+    assert _chi2(m, X, S, ys, grid, joint, keep) > 0.01

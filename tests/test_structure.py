@@ -326,7 +326,9 @@ def test_kdb_missing_parents_beyond_the_enumeration_are_eliminated_and_the_limit
     enumerated = m.predict_proba(row)
     monkeypatch.setattr(VE, "ENUMERATE_UP_TO", 1)  # summed out by variable elimination instead
     np.testing.assert_allclose(m.predict_proba(row), enumerated, rtol=1e-12)
-    monkeypatch.setattr(VE, "MAX_FACTOR", 1)
+    monkeypatch.setattr(VE, "MAX_FACTOR", 1)  # elimination refuses: enumerated after all (within its limit)
+    np.testing.assert_allclose(m.predict_proba(row), enumerated, rtol=1e-12)
+    monkeypatch.setattr(MX, "MAX_ENUMERATION", 1)  # and beyond both limits: refused
     with pytest.raises(ValueError, match="variable elimination"):
         m.predict_proba(row)
 

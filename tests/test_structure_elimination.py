@@ -15,6 +15,7 @@ from scipy import stats
 
 import bayesnb
 from bayesnb.structure import elimination as VE
+from bayesnb.structure import engine as MX
 
 ENUMERATE = 2**18  # ENUMERATE_UP_TO at which every pattern below is enumerated (the reference)
 
@@ -119,13 +120,52 @@ def test_sample_given_a_leaf_draws_its_ancestors_by_elimination(monkeypatch):
     assert abs(np.mean(ys == m.classes_[1]) - p1) < 4 * np.sqrt(p1 * (1 - p1) / 2000)
 
 
-def test_elimination_is_refused_beyond_its_factor_limit(monkeypatch):
+def test_beyond_the_factor_limit_rows_are_enumerated_within_its_limit_else_refused(monkeypatch):
+    """A factor counts the classes too (32 under predict_proba_draws), so a pattern elimination refuses may
+    still be enumerable: then it is enumerated, as before elimination existed; beyond both limits, refused."""
     X, y = _table(2, n=300, d=8, V=4)
     m = bayesnb.NaiveBayes(structure="kdb", k=2).fit(X, y)
     row = X.iloc[[0]].copy()
     row[list(X.columns[:6])] = None
+    calls = (m.predict_proba, m.impute, lambda r: m.impute(r, strategy="draw", random_state=0),
+             lambda r: m.predict_proba_draws(r, n_draws=20, random_state=0))
+    monkeypatch.setattr(VE, "ENUMERATE_UP_TO", ENUMERATE)
+    want = [call(row) for call in calls]
     monkeypatch.setattr(VE, "ENUMERATE_UP_TO", 1)
     monkeypatch.setattr(VE, "MAX_FACTOR", 3)
-    for call in (m.predict_proba, m.impute, lambda r: m.impute(r, strategy="draw", random_state=0)):
+    got = [call(row) for call in calls]
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
+    pd.testing.assert_frame_equal(got[1], want[1])
+    assert got[2].notna().all().all()
+    np.testing.assert_allclose(got[3], want[3], rtol=1e-12)
+    monkeypatch.setattr(MX, "MAX_ENUMERATION", 3)
+    for call in calls:
         with pytest.raises(ValueError, match="variable elimination.*structure='tan'"):
             call(row)
+
+
+def test_many_rows_of_one_pattern_in_small_batches(monkeypatch):
+    """Rows sharing one missing pattern, split into many batches: scores and fills equal the enumeration's,
+    and draws given per-row values follow each row's own conditional."""
+    X, y = _table(4, n=500, d=8, V=3)
+    m = bayesnb.NaiveBayes(structure="kdb", k=2).fit(X, y)
+    rows = X.iloc[:90].copy()
+    rows[["c1", "c2", "c3", "c4", "c5", "c6"]] = None  # one pattern: c0 and c7 observed
+    monkeypatch.setattr(VE, "ENUMERATE_UP_TO", ENUMERATE)
+    want = (m.predict_proba(rows), m.impute(rows))
+    monkeypatch.setattr(VE, "ENUMERATE_UP_TO", 1)
+    monkeypatch.setattr(VE, "_BATCH_ENTRIES", 200)  # a few rows per batch
+    np.testing.assert_allclose(m.predict_proba(rows), want[0], rtol=1e-12)
+    pd.testing.assert_frame_equal(m.impute(rows), want[1])
+    # rows drawn given eight different conditions, interleaved, a few data rows per batch: each follows its own
+    monkeypatch.setattr(VE, "_BATCH_ENTRIES", 450)  # 3 of the 8 data rows per batch
+    conditions = [(c0, c7) for c0 in "abcd" for c7 in "ac"]
+    n = 300
+    given = {"c0": [c[0] for c in conditions] * n, "c7": [c[1] for c in conditions] * n}
+    draws, _ = m.sample(given=given, parameter_uncertainty=False, random_state=0)
+    values = sorted(X["c3"].unique())
+    for i, (c0, c7) in enumerate(conditions):
+        row = pd.DataFrame({c: [None] for c in X.columns}, dtype=object).assign(c0=c0, c7=c7)
+        want = np.exp([m.score_samples(row.assign(c3=v))[0] for v in values] - m.score_samples(row)[0])
+        obs = np.array([np.sum(draws["c3"].iloc[i::len(conditions)] == v) for v in values])
+        assert stats.chisquare(obs, n * want / want.sum()).pvalue > 1e-4, (c0, c7, obs, n * want)

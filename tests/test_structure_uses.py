@@ -273,7 +273,8 @@ def test_sample_given_on_kdb_enumerates_only_what_the_given_cells_reach(monkeypa
     assert max(map(len, parents)) == 2  # not a forest: k-DB's enumeration, not message passing
     root = next(j for j, pa in enumerate(parents) if not pa)
     monkeypatch.setattr(VE, "ENUMERATE_UP_TO", 1)  # beyond one joint state: variable elimination,
-    monkeypatch.setattr(VE, "MAX_FACTOR", 1)  # refused at once
+    monkeypatch.setattr(VE, "MAX_FACTOR", 1)  # refused at once,
+    monkeypatch.setattr(MX, "MAX_ENUMERATION", 1)  # and enumeration too
     Xs, _ = m.sample(20, given={root: 1}, random_state=0)  # nothing missing is an ancestor of the root
     assert np.all(np.asarray(Xs, float)[:, root] == 1)
     leaf = max(range(3), key=lambda j: len(parents[j]))

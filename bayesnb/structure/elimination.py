@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import engine as _mx
 from ._logdraw import draw_log, lse
 
-__all__ = ["CLASS", "ENUMERATE_UP_TO", "MAX_FACTOR", "draw_pattern", "eliminate", "family_posteriors", "family_scopes",
+__all__ = ["CLASS", "ENUMERATE_UP_TO", "MAX_FACTOR", "TooLarge", "attempt", "draw_pattern", "eliminate", "family_posteriors", "family_scopes",
            "fixed", "pattern_factors", "plan"]
 
 #: The class variable's id among the nodes' (0 .. d-1).
@@ -36,8 +37,25 @@ _BATCH_ENTRIES = 2**22
 
 
 def fixed(a, family, free, states, r):
-    """``(scope, array)``: the factor ``a`` (m, K, *sizes of ``family``) of rows ``r`` with every variable of
-    ``family`` that is not ``free`` fixed at the row's own state (``states[r, v]``)."""
+    """A factor with its observed variables fixed at each row's own state.
+
+    Parameters
+    ----------
+    a : ndarray of shape (m, K, *sizes of ``family``)
+        Log values over the class and ``family``'s variables, for rows ``r``.
+    family : sequence of int
+        The nodes of ``a``'s axes after the class.
+    free : ndarray of bool, shape (d,)
+        The variables left free (missing); the others are fixed at ``states[r, v]``.
+    states : ndarray of shape (n, d)
+    r : ndarray of int, shape (m,)
+
+    Returns
+    -------
+    scope : tuple
+        :data:`CLASS` and the free variables of ``family``.
+    array : ndarray of shape (m, K, *their sizes)
+    """
     m = a.shape[0]
     scope, axis = [CLASS], 2
     for v in family:
@@ -51,12 +69,30 @@ def fixed(a, family, free, states, r):
 
 
 def pattern_factors(model, phi, logw, r, mask, states, nodes_used=None):
-    """The factors of rows ``r`` sharing the missing pattern ``mask``: a list of ``(scope, log array)``.
+    """The factors of rows ``r`` sharing the missing pattern ``mask``.
 
-    ``scope`` is a tuple of variables (:data:`CLASS` and missing nodes) and the array has shape
-    ``(r.size, *sizes)``. Node ``j``'s factor is ``phi[j]`` (n, K, P_j, B_j) of those rows with its
-    observed parents and, if observed, itself fixed at each row's state; ``nodes_used``: the nodes
-    whose factors enter (default all). The first factor is the class prior ``logw[r]``.
+    Node ``j``'s factor is ``phi[j]`` of those rows with its observed parents and, if observed,
+    itself fixed at each row's state (:func:`fixed`); the first factor is the class prior.
+
+    Parameters
+    ----------
+    model : ~bayesnb.structure.engine.MixedModel
+    phi : list of ndarray
+        Per node, ``log phi_j`` of every data row, (n, K, P_j, B_j)
+        (:func:`~bayesnb.structure.exact_impute.node_factors`).
+    logw : ndarray of shape (n, K)
+        The rows' class log prior.
+    r : ndarray of int
+    mask : ndarray of bool, shape (d,)
+        The missing nodes.
+    states : ndarray of shape (n, d)
+    nodes_used : sequence of int, optional
+        The nodes whose factors enter (default all).
+
+    Returns
+    -------
+    list of (tuple, ndarray)
+        ``(scope, log array)``: the scope is :data:`CLASS` and missing nodes, the array (r.size, *sizes).
     """
     nodes, parents, K = model.nodes, model.parents, model.n_classes
     out = [((CLASS,), np.asarray(logw[r], dtype=float))]
@@ -70,7 +106,18 @@ def pattern_factors(model, phi, logw, r, mask, states, nodes_used=None):
 
 
 def family_scopes(model, mask, nodes_used=None):
-    """The scopes :func:`pattern_factors` gives the nodes ``nodes_used`` (with the class prior's)."""
+    """The scopes :func:`pattern_factors` gives the nodes ``nodes_used``, the class prior's first.
+
+    Parameters
+    ----------
+    model : ~bayesnb.structure.engine.MixedModel
+    mask : ndarray of bool, shape (d,)
+    nodes_used : sequence of int, optional
+
+    Returns
+    -------
+    list of tuple
+    """
     parents = model.parents
     return [(CLASS,)] + [tuple([CLASS] + [v for v in list(parents[j]) + [j] if mask[v]])
                          for j in (range(len(parents)) if nodes_used is None else nodes_used)
@@ -130,7 +177,23 @@ def _product(factors, sizes, target=None, m=None):
 
 
 def eliminate(factors, sizes, keep, order=None):
-    """``log sum`` over every variable not in ``keep`` of the product of ``factors``: (m, *sizes of keep)."""
+    """Sum every variable not in ``keep`` out of the product of ``factors`` (in log space).
+
+    Parameters
+    ----------
+    factors : list of (tuple, ndarray)
+        ``(scope, log array of shape (m, *sizes of scope))``.
+    sizes : dict
+        Each variable's number of states.
+    keep : tuple
+        The variables to keep, in the output's axis order.
+    order : list, optional
+        The elimination order (default: :func:`plan`'s greedy one).
+
+    Returns
+    -------
+    ndarray of shape (m, *sizes of keep)
+    """
     if order is None:
         order, _ = _plan([s for s, _ in factors], sizes, keep)
     factors = list(factors)
@@ -157,15 +220,76 @@ def _reduce(factors, v, values):
     return out
 
 
-def plan(model, scopes, keeps, who, what):
-    """``(sizes, step, orders)``: the variables' sizes, the rows per batch, and the elimination order of
-    each of ``keeps`` over factors of ``scopes``; refused beyond :data:`MAX_FACTOR` entries per row."""
+class TooLarge(ValueError):
+    """Raised by :func:`plan` when an intermediate factor would exceed :data:`MAX_FACTOR` entries per row (the
+    callers then enumerate instead when the pattern has at most
+    :data:`~bayesnb.structure.engine.MAX_ENUMERATION` joint states)."""
+
+
+def attempt(run, total):
+    """Whether to eliminate a pattern of ``total`` joint states, and the result of ``run()`` if so.
+
+    Parameters
+    ----------
+    run : callable
+        The elimination (it raises :class:`TooLarge` before doing anything when it cannot).
+    total : int
+        The pattern's joint states (what enumeration would go through).
+
+    Returns
+    -------
+    (bool, object)
+        ``(True, run())``; ``(False, None)`` when the pattern is to be enumerated: at most
+        :data:`ENUMERATE_UP_TO` joint states, or an elimination too large within
+        :data:`~bayesnb.structure.engine.MAX_ENUMERATION` states (a factor counts the classes too).
+
+    Raises
+    ------
+    TooLarge
+        When neither can take the pattern.
+    """
+    if total <= ENUMERATE_UP_TO:
+        return False, None
+    try:
+        return True, run()
+    except TooLarge:
+        if total > _mx.MAX_ENUMERATION:
+            raise
+        return False, None
+
+
+def plan(model, queries, who, what):
+    """The elimination orders of ``queries`` and the rows per batch.
+
+    Parameters
+    ----------
+    model : ~bayesnb.structure.engine.MixedModel
+    queries : list of (list of tuple, tuple)
+        Per query, the scopes of its factors and the variables it keeps.
+    who, what : str
+        For the error message.
+
+    Returns
+    -------
+    sizes : dict
+        Every variable's number of states (:data:`CLASS` included).
+    step : int
+        Rows per batch, so that no batch holds more than :data:`_BATCH_ENTRIES` entries of one factor.
+    orders : list of list
+        Each query's elimination order.
+
+    Raises
+    ------
+    TooLarge
+        When a query's largest intermediate factor exceeds :data:`MAX_FACTOR` entries per row.
+    """
     sizes = _sizes(model)
-    plans = [_plan(scopes, sizes, keep) for keep in keeps]
+    plans = [_plan(scopes, sizes, keep) for scopes, keep in queries]
     worst = max(w for _, w in plans)
     if worst > MAX_FACTOR:
-        raise ValueError(f"{who}: {what} needs a factor of {worst} entries per row even by variable elimination "
-                         f"(more than {MAX_FACTOR}); use a structure with fewer parents (structure='tan').")
+        raise TooLarge(f"{who}: {what} needs a factor of {worst} entries per row (its {model.n_classes} classes "
+                       f"included) even by variable elimination (more than {MAX_FACTOR}), and more joint states "
+                       "than enumeration takes; use a structure with fewer parents (structure='tan').")
     return sizes, max(1, _BATCH_ENTRIES // worst), [o for o, _ in plans]
 
 
@@ -183,22 +307,39 @@ def _needed(parents, mask, targets=()):
 
 
 def family_posteriors(model, phi, logw, idx, mask, states, who, check, out):
-    """Per missing node ``j`` of the pattern ``mask``, ``log p(k, u, s | x_obs)`` of rows ``idx``, (m, K, P_j, B_j).
+    """Per missing node ``j`` of the pattern ``mask``, ``log p(k, u, s | x_obs)`` of rows ``idx``.
 
     The same posteriors as enumerating the joint states (``exact_impute``), by one elimination
     per missing node keeping its family's missing variables and the class, over the factors of the
-    observed nodes, the node and their ancestors. ``check(norm)`` refuses rows of probability 0.
-    Written into ``out[j][idx]`` (``out``: per node, an array of shape (n, K, P_j, B_j)).
+    observed nodes, the node and their ancestors.
+
+    Parameters
+    ----------
+    model : ~bayesnb.structure.engine.MixedModel
+    phi : list of ndarray
+        Per node, ``log phi_j`` of every data row, (n, K, P_j, B_j).
+    logw : ndarray of shape (n, K)
+    idx : ndarray of int
+        The data rows of the pattern.
+    mask : ndarray of bool, shape (d,)
+    states : ndarray of shape (n, d)
+    who : str
+    check : callable
+        Called with the rows' ``log p(x_obs)`` (m, 1, 1); refuses rows of probability 0.
+    out : list of ndarray
+        Per node, (n, K, P_j, B_j): each missing node's posterior is written into ``out[j][idx]``.
+
+    Raises
+    ------
+    TooLarge
+        When an intermediate factor would exceed :data:`MAX_FACTOR` (nothing is written).
     """
     nodes, parents, K = model.nodes, model.parents, model.n_classes
     missing = [j for j in np.flatnonzero(mask) if nodes[j].n_states]
     used = [_needed(parents, mask)] + [_needed(parents, mask, (j,)) for j in missing]
     keeps = [(CLASS,)] + [tuple([CLASS] + [v for v in list(parents[j]) + [j] if mask[v]]) for j in missing]
-    sizes, step, orders = None, None, []
-    for nodes_used, keep in zip(used, keeps):
-        sizes, s, (order,) = plan(model, family_scopes(model, mask, nodes_used), [keep], who,
-                                  f"imputing a row's {int(mask.sum())} missing cells")
-        step, orders = s if step is None else min(step, s), orders + [order]
+    sizes, step, orders = plan(model, [(family_scopes(model, mask, u), keep) for u, keep in zip(used, keeps)], who,
+                               f"imputing a row's {int(mask.sum())} missing cells")
     for start in range(0, idx.size, step):
         r = idx[start:start + step]
         factors = pattern_factors(model, phi, logw, r, mask, states)
@@ -225,9 +366,29 @@ def draw_pattern(model, phi, logw, r, mask, states, nodes_used, drawn_nodes, u_r
     """One joint draw of the class and the nodes ``drawn_nodes`` per draw, by sequential elimination.
 
     Factors of ``nodes_used`` only (the observed nodes and ``drawn_nodes``, the missing ancestors
-    of observed nodes: the other missing nodes sum out to 1). ``u_rows`` (draws,) names for each
-    draw the index in ``r`` of its data row. The class is drawn from ``p(k | x_obs)``, then each
-    node of ``drawn_nodes`` in turn from its posterior given the draws before it.
+    of observed nodes: the other missing nodes sum out to 1), fixed at each data row's observed
+    states once. The class is drawn from ``p(k | x_obs)``, then each node of ``drawn_nodes`` in
+    turn from its posterior given the draws before it.
+
+    Parameters
+    ----------
+    model : ~bayesnb.structure.engine.MixedModel
+    phi : list of ndarray
+        Per node, ``log phi_j`` of every data row, (n, K, P_j, B_j).
+    logw : ndarray of shape (n, K)
+        The rows' class log prior.
+    r : ndarray of int
+        The data rows of one missing pattern.
+    mask : ndarray of bool, shape (d,)
+        The pattern: the missing nodes.
+    states : ndarray of shape (n, d)
+        The rows' states (observed nodes).
+    nodes_used, drawn_nodes : list of int
+        The nodes whose factors enter, and the missing ones among them to draw.
+    u_rows : ndarray of int, shape (draws,)
+        For each draw, the index in ``r`` of its data row.
+    rng : numpy.random.Generator
+    who : str
 
     Returns
     -------
@@ -236,20 +397,29 @@ def draw_pattern(model, phi, logw, r, mask, states, nodes_used, drawn_nodes, u_r
     z : ndarray of shape (draws,)
     drawn : ndarray of shape (draws, len(drawn_nodes))
     """
-    sizes, step, orders = plan(model, family_scopes(model, mask, nodes_used), [(CLASS,)] + [(v,) for v in drawn_nodes],
-                               who, f"drawing a row's {len(drawn_nodes)} missing cells that observed cells depend on")
-    lognorm = np.concatenate([lse(eliminate(pattern_factors(model, phi, logw, r[i:i + step], mask, states, nodes_used),
-                                            sizes, (CLASS,), orders[0]), axis=1) for i in range(0, r.size, step)])
+    scopes = family_scopes(model, mask, nodes_used)
+    queries, done = [(scopes, (CLASS,))], {CLASS}
+    for v in drawn_nodes:  # each node's query over the scopes left once the class and the nodes before it are drawn
+        queries.append(([tuple(u for u in sc if u not in done) for sc in scopes], (v,)))
+        done.add(v)
+    sizes, step, orders = plan(model, queries, who,
+                               f"drawing a row's {len(drawn_nodes)} missing cells that observed cells depend on")
     n = u_rows.size
+    lognorm = np.empty(r.size)
     z, drawn = np.zeros(n, dtype=np.int64), np.zeros((n, len(drawn_nodes)), dtype=np.int64)
-    for start in range(0, n, step):
-        pick = u_rows[start:start + step]
-        f = pattern_factors(model, phi, logw, r[pick], mask, states, nodes_used)
-        lp = eliminate(f, sizes, (CLASS,), orders[0])
-        z[start:start + step] = draw_log(lp, rng.random(pick.size))
-        f = _reduce(f, CLASS, z[start:start + step])
-        for i, v in enumerate(drawn_nodes):
-            lp = eliminate(f, sizes, (v,))
-            drawn[start:start + step, i] = draw_log(lp, rng.random(pick.size))
-            f = _reduce(f, v, drawn[start:start + step, i])
+    order = np.argsort(u_rows, kind="stable")
+    bounds = np.searchsorted(u_rows[order], np.arange(0, r.size + step, step))
+    for b, i in enumerate(range(0, r.size, step)):  # data rows i .. i + step, and the draws from them
+        base = pattern_factors(model, phi, logw, r[i:i + step], mask, states, nodes_used)
+        lpk = eliminate(base, sizes, (CLASS,), orders[0])
+        lognorm[i:i + step] = lse(lpk, axis=1)
+        mine = order[bounds[b]:bounds[b + 1]]
+        for start in range(0, mine.size, step):
+            d = mine[start:start + step]
+            pick = u_rows[d] - i
+            z[d] = draw_log(lpk[pick], rng.random(d.size))
+            f = _reduce([(sc, a[pick]) for sc, a in base], CLASS, z[d])
+            for k, (v, o) in enumerate(zip(drawn_nodes, orders[1:])):
+                drawn[d, k] = draw_log(eliminate(f, sizes, (v,), o), rng.random(d.size))
+                f = _reduce(f, v, drawn[d, k])
     return lognorm, z, drawn

@@ -30,7 +30,7 @@ sum-product message passing vectorised over rows; otherwise (k-DB, k >= 2) by en
 states of a row's missing cells, one enumeration per missing pattern, or beyond
 :data:`~bayesnb.structure.elimination.ENUMERATE_UP_TO` joint states by variable elimination
 (:mod:`bayesnb.structure.elimination`; a joint draw takes only the missing ancestors of observed
-cells so, then draws the other missing cells forward).
+cells that way, then draws the other missing cells forward).
 """
 
 from __future__ import annotations
@@ -178,8 +178,9 @@ def _enumerate(model, phi, logw, data, who):
         M = np.flatnonzero(mask)
         if M.size == 0:  # nothing to fill
             continue
-        if _si.enumeration_size(nodes, M) > _ve.ENUMERATE_UP_TO:  # many joint states: eliminate instead
-            _ve.family_posteriors(model, phi, logw, idx, mask, states, who, lambda nm: _check_rows(nm, who), fam)
+        if _ve.attempt(lambda: _ve.family_posteriors(model, phi, logw, idx, mask, states, who,
+                                                     lambda nm: _check_rows(nm, who), fam),
+                       _si.enumeration_size(nodes, M))[0]:  # many joint states: eliminated instead
             continue
         fill, total, step = _si.joint_states(nodes, M, f"imputing a row's {len(M)} missing cells", who,
                                              "use a structure with fewer parents (tan)")
@@ -245,17 +246,14 @@ def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True,
         obs = np.flatnonzero(~mask | ev)
         M = np.array(sorted({a for j in obs for a in anc[j] | {j} if mask[a]}), dtype=np.int64)
         keep = sorted(set(obs.tolist()) | set(M.tolist()))
-        if _si.enumeration_size(nodes, M) > _ve.ENUMERATE_UP_TO:  # many joint states: eliminate instead
-            if rows is None:
-                outs, pick = idx, np.arange(idx.size)
-            else:
-                pos, pick = _batch_positions(sorted_src, idx)
-                outs = order[pos]
-            lognorm[idx], z[outs], d = _ve.draw_pattern(model, phi, logw, idx, mask, states, keep, M.tolist(), pick,
-                                                        rng, who)
+        outs, pick = (idx, np.arange(idx.size)) if rows is None else _batch_positions(sorted_src, idx)
+        outs = outs if rows is None else order[outs]
+        done, res = _ve.attempt(lambda: _ve.draw_pattern(model, phi, logw, idx, mask, states, keep, M.tolist(), pick,
+                                                         rng, who), _si.enumeration_size(nodes, M))
+        if done:  # many joint states: eliminated instead
+            lognorm[idx], z[outs], drawn[outs[:, None], M[None, :]] = res
             if check:
                 _check_rows(lognorm[idx], who)
-            drawn[outs[:, None], M[None, :]] = d
             todo[outs[:, None], M[None, :]] = False
             continue
         fill, total, step = _si.joint_states(

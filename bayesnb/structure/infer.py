@@ -106,7 +106,19 @@ def _forest(model, tables, cells, new, r, miss, S):
 
 
 def enumeration_size(nodes, cells):
-    """The number of joint states of the nodes ``cells`` (1 for none)."""
+    """The number of joint states of the nodes ``cells``.
+
+    Parameters
+    ----------
+    nodes : list of ~bayesnb.structure.engine.Node
+    cells : sequence of int
+        Node indices.
+
+    Returns
+    -------
+    int
+        The product of their state counts (1 for none).
+    """
     return int(np.prod([nodes[m].n_states for m in cells], dtype=np.int64))
 
 
@@ -141,8 +153,10 @@ def _enumerate(model, tables, cells, new, idx, mask, unseen, states, anc, npar, 
     obs = np.flatnonzero(~mask)
     relevant = sorted({a for j in np.flatnonzero(~mask | unseen) for a in anc[j] if mask[a]})
     keep = sorted(set(obs.tolist()) | set(relevant))
-    if enumeration_size(nodes, relevant) > _ve.ENUMERATE_UP_TO:  # many joint states: eliminate instead
-        return _eliminate(model, tables, cells, new, idx, mask, unseen, states, relevant, keep, npar, who)
+    done, out = _ve.attempt(lambda: _eliminate(model, tables, cells, new, idx, mask, unseen, states, relevant, keep,
+                                               npar, who), enumeration_size(nodes, relevant))
+    if done:  # many joint states: eliminated instead
+        return out
     fill, total, step = joint_states(nodes, relevant, f"marginalising a row's {len(relevant)} missing cells", who,
                                      "impute the cells first or use a structure with fewer parents "
                                      "(structure='tan' sums them out by message passing)")
@@ -170,8 +184,8 @@ def _eliminate(model, tables, cells, new, idx, mask, unseen, states, relevant, k
     free[relevant] = True
     scopes = [tuple([_ve.CLASS] + [v for v in list(parents[j]) + ([j] if mask[j] else []) if free[v]])
               for j in keep] + [tuple([_ve.CLASS] + [v for v in parents[j] if free[v]]) for j in np.flatnonzero(unseen)]
-    sizes, step, (order,) = _ve.plan(model, scopes, [(_ve.CLASS,)],
-                                     who, f"marginalising a row's {len(relevant)} missing cells")
+    sizes, step, (order,) = _ve.plan(model, [(scopes, (_ve.CLASS,))], who,
+                                     f"marginalising a row's {len(relevant)} missing cells")
     out = np.empty((idx.size, K))
     for start in range(0, idx.size, step):
         r = idx[start:start + step]
@@ -221,8 +235,9 @@ def log_likelihood(model: _mx.MixedModel, data, who="NaiveBayes", method="auto",
 
     Complete rows by direct lookup of every node's term; rows with missing cells on a forest
     (at most one feature parent per node: naive, TAN) by sum-product message passing vectorised
-    over rows; otherwise (k-DB, k >= 2) by enumeration, one per missing pattern (see the module
-    docstring).
+    over rows; otherwise (k-DB, k >= 2) one missing pattern at a time, by enumeration or, beyond
+    :data:`~bayesnb.structure.elimination.ENUMERATE_UP_TO` joint states, variable elimination (see
+    the module docstring).
 
     Parameters
     ----------
@@ -231,8 +246,9 @@ def log_likelihood(model: _mx.MixedModel, data, who="NaiveBayes", method="auto",
         :func:`~bayesnb.structure.engine.node_data` of the rows.
     who : str
     method : {"auto", "enumerate"}, default="auto"
-        ``"enumerate"``: rows with missing cells by enumeration whatever the structure (the
-        reference the message passing is tested against).
+        ``"enumerate"``: rows with missing cells one pattern at a time whatever the structure
+        (enumeration, or elimination beyond ``ENUMERATE_UP_TO`` states: the reference the message
+        passing is tested against).
     tables : list, optional
         :func:`state_tables` of ``model``, computed once for several batches of rows.
 
