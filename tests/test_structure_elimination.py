@@ -169,3 +169,25 @@ def test_many_rows_of_one_pattern_in_small_batches(monkeypatch):
         want = np.exp([m.score_samples(row.assign(c3=v))[0] for v in values] - m.score_samples(row)[0])
         obs = np.array([np.sum(draws["c3"].iloc[i::len(conditions)] == v) for v in values])
         assert stats.chisquare(obs, n * want / want.sum()).pvalue > 1e-4, (c0, c7, obs, n * want)
+
+
+@pytest.mark.parametrize("structure", ["tan", "kdb"])
+def test_a_column_never_observed_in_training_is_left_missing_as_naive_leaves_it(structure, monkeypatch):
+    """Such a column has no state; imputing under a structure crashed (k-DB: ZeroDivisionError) or refused every
+    row (TAN). Now its cells stay missing, as the naive model leaves them, and the other cells are filled as
+    without the column, by enumeration and by elimination alike."""
+    X, y = _table(3, n=400, d=6, V=3)
+    Xn = X.assign(never=pd.Series([None] * len(X), dtype=object))
+    with_col = bayesnb.NaiveBayes(structure=structure, k=2).fit(Xn, y)
+    without = bayesnb.NaiveBayes(structure=structure, k=2).fit(X, y)
+    assert with_col.structure_["never"] == () and all("never" not in p for p in with_col.structure_.values())
+    rows = _rows(Xn.iloc[:40], 2, 0.5)
+    for limit in (ENUMERATE, 1):
+        monkeypatch.setattr(VE, "ENUMERATE_UP_TO", limit)
+        got = with_col.impute(rows)
+        assert got["never"].isna().all()
+        pd.testing.assert_frame_equal(got.drop(columns="never"), without.impute(rows.drop(columns="never")))
+        drawn = with_col.impute(rows, strategy="draw", random_state=0)
+        assert drawn["never"].isna().all() and drawn.drop(columns="never").notna().all().all()
+        np.testing.assert_allclose(with_col.predict_proba(rows), without.predict_proba(rows.drop(columns="never")),
+                                   rtol=1e-10)

@@ -326,6 +326,7 @@ class StructureMixin(PrivateStructureMixin, StructureUsesMixin, StructureCommonM
                 if not np.any(miss):
                     continue
                 js = [j for j, nd in enumerate(self._mixed.nodes) if nd.block == b]
+                miss = miss & np.array([self._mixed.nodes[j].n_states > 0 for j in js])  # never observed: left missing
                 filled = np.column_stack([values[j] for j in js])
                 cells.append(block_cells(blk, filled.astype(np.int64) if blk.family.raw_values else filled, miss))
             return cells

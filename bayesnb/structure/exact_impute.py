@@ -125,7 +125,7 @@ def _forest(model, phi, logw, who, check=True):
     up, msg = [None] * d, [None] * d
     for j in reversed(order):
         up[j] = sum((msg[c] for c in children[j]), np.zeros((n, K, phi[j].shape[3])))
-        msg[j] = lse(phi[j] + up[j][:, :, None, :], axis=3)  # (n, K, P_j)
+        msg[j] = lse(phi[j] + up[j][:, :, None, :], axis=3) if phi[j].shape[3] else np.zeros(phi[j].shape[:3])
     roots = [j for j in order if not parents[j]]
     joint = logw + sum((msg[r][:, :, 0] for r in roots), np.zeros((n, K)))
     norm = lse(joint, axis=1, keepdims=True)
@@ -154,6 +154,8 @@ def _draw_forest(model, phi, extra, rng, rows=None):
     shared = n > 0 and log_pk.shape[0] == 1  # one data row: its (class, parent state) tables, normalised once
     with np.errstate(invalid="ignore"):  # a row of probability 0 (only drawn by a caller that discards it)
         for j in topological_order(model.parents):
+            if not model.nodes[j].n_states:  # a feature never observed in training: nothing to draw
+                continue
             u = parent_index(model.nodes, model.parents[j], states)
             if shared:
                 lp = phi[j][0] + up[j][0][:, None, :]  # (K, P, B)
@@ -175,7 +177,7 @@ def _enumerate(model, phi, logw, data, who):
     masks, group = np.unique(miss, axis=0, return_inverse=True)
     for g, mask in enumerate(masks):
         idx = np.flatnonzero(group.ravel() == g)
-        M = np.flatnonzero(mask)
+        M = np.array([j for j in np.flatnonzero(mask) if nodes[j].n_states], dtype=np.int64)  # (none: nothing to fill)
         if M.size == 0:  # nothing to fill
             continue
         if _ve.attempt(lambda: _ve.family_posteriors(model, phi, logw, idx, mask, states, who,
@@ -191,7 +193,8 @@ def _enumerate(model, phi, logw, data, who):
             acc = np.broadcast_to(logw[r][:, None, :], (r.size, total, K)).copy()
             us = [parent_index(nodes, parents[j], S) for j in range(d)]
             for j in range(d):
-                acc += phi[j][r[:, None], :, us[j], S[..., j]]
+                if nodes[j].n_states:  # (a feature never observed in training: its factor sums to 1)
+                    acc += phi[j][r[:, None], :, us[j], S[..., j]]
             norm = lse(acc, axis=(1, 2), keepdims=True)
             _check_rows(norm, who)
             p = np.exp(acc - norm)
@@ -244,7 +247,7 @@ def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True,
     for g, mask in enumerate(masks):
         idx = np.flatnonzero(group == g)
         obs = np.flatnonzero(~mask | ev)
-        M = np.array(sorted({a for j in obs for a in anc[j] | {j} if mask[a]}), dtype=np.int64)
+        M = np.array(sorted({a for j in obs for a in anc[j] | {j} if mask[a] and nodes[a].n_states}), dtype=np.int64)
         keep = sorted(set(obs.tolist()) | set(M.tolist()))
         outs, pick = (idx, np.arange(idx.size)) if rows is None else _batch_positions(sorted_src, idx)
         outs = outs if rows is None else order[outs]
@@ -283,7 +286,7 @@ def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True,
             todo[outs[:, None], M[None, :]] = False
     for j in topological_order(parents):
         r = np.flatnonzero(todo[:, j])
-        if r.size:
+        if r.size and nodes[j].n_states:  # (a feature never observed in training has nothing to draw)
             lp = phi[j][src[r], z[r], parent_index(nodes, parents[j], drawn[r])]  # (m, B_j)
             drawn[r, j] = draw_log(lp, rng.random(r.size))
     return z, drawn, lognorm
@@ -492,7 +495,7 @@ def impute_nodes(model, data, logw, strategy, rng, who="NaiveBayes"):
         r = np.flatnonzero(miss[:, j])
         if not nd.numeric:
             s = states[:, j].astype(np.int64)  # (codes as int64, whatever the states' type)
-            if r.size:
+            if r.size and nd.n_states:  # (a feature never observed in training: left missing by the caller)
                 s[r] = lse(fam[j][r], axis=(1, 2)).argmax(axis=1)
             out[j] = s
             continue
