@@ -46,10 +46,12 @@ def fit_rho(P, observed, prior=0.0, rbar=0.3):
     def loglik(t):
         odds = 1 + np.exp(t)  # 1 / (1 - rho) >= 1
         c = P @ odds
-        ll = -np.log(c[observed]).sum() + np.log(np.maximum(c[~observed] - 1, 1e-300)).sum() - np.log(c[~observed]).sum()
+        ll = (-np.log(c[observed]).sum() + np.log(np.maximum(c[~observed] - 1, 1e-300)).sum()
+              - np.log(c[~observed]).sum())
         rho = 1 - 1 / odds
         if prior:
-            ll += ((prior * rbar - 1) * np.log(np.maximum(rho, 1e-300)) + (prior * (1 - rbar) - 1) * np.log1p(-rho)).sum()
+            ll += ((prior * rbar - 1) * np.log(np.maximum(rho, 1e-300))
+                   + (prior * (1 - rbar) - 1) * np.log1p(-rho)).sum()
         return ll
 
     V = P.shape[1]

@@ -22,8 +22,8 @@ import numpy as np
 from . import engine as _mx
 from ._logdraw import draw_log, lse
 
-__all__ = ["CLASS", "ENUMERATE_UP_TO", "MAX_FACTOR", "TooLarge", "attempt", "draw_pattern", "eliminate", "family_posteriors", "family_scopes",
-           "fixed", "pattern_factors", "plan"]
+__all__ = ["CLASS", "ENUMERATE_UP_TO", "MAX_FACTOR", "TooLarge", "attempt", "draw_pattern", "eliminate",
+           "family_posteriors", "family_scopes", "fixed", "pattern_factors", "plan"]
 
 #: The class variable's id among the nodes' (0 .. d-1).
 CLASS = -1
