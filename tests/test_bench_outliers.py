@@ -9,6 +9,9 @@ import pytest
 
 import bench_outliers as bench
 
+from bayesnb import NaiveBayes, NBOutlierDetector
+from bayesnb.datasets import load_penguins
+
 
 @pytest.fixture(scope="module")
 def penguins():
@@ -117,3 +120,19 @@ def test_ensemble_script_blends_standardised_scores(penguins):
     ((train, scored, outlier),) = bench.task_sets("assembled", X, y, rng)
     default = roc_auc_score(outlier, -bench._ranked(NBOutlierDetector().fit(train).score_samples(scored)))
     assert res["assembled", "penguins", "w=0"] == pytest.approx(default, abs=1e-12)
+
+
+def test_candidate_nb_max_is_the_larger_standardised_surprise(capsys):
+    """``NB-max`` (named only): per row the larger of the default's and the naive model's ``-log p(x)`` as a
+    z-score against its own training rows; reported with a bar line of its own."""
+    X = load_penguins().drop(columns="species").dropna()
+    train, scored = X.iloc[:200], X.iloc[200:]
+    got = bench.outlier_scores("NB-max", train, scored, 0)
+    parts = []
+    for det in (NBOutlierDetector().fit(train), NBOutlierDetector(NaiveBayes()).fit(train)):
+        ref = -det.score_samples(train)
+        parts.append((-det.score_samples(scored) - np.median(ref)) / ref.std())
+    np.testing.assert_allclose(got, np.maximum(*parts), rtol=1e-12)
+    bench.main(["--tables", "penguins", "--tasks", "novelty", "--detectors", "NB", "NB-max", "IForest", "--seeds", "1"])
+    out = capsys.readouterr().out
+    assert "bar, novelty: NB " in out and "bar, novelty: NB-max " in out
