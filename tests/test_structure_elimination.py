@@ -191,3 +191,19 @@ def test_a_column_never_observed_in_training_is_left_missing_as_naive_leaves_it(
         assert drawn["never"].isna().all() and drawn.drop(columns="never").notna().all().all()
         np.testing.assert_allclose(with_col.predict_proba(rows), without.predict_proba(rows.drop(columns="never")),
                                    rtol=1e-10)
+
+
+def test_wide_factors_are_imputed_a_few_rows_at_a_time_with_the_same_fills(monkeypatch):
+    """The rows imputed at a time shrink with the nodes' factor sizes (benchmarks/bench_kdb_elimination.py measures
+    the memory); the fills are the same as with all rows at once, and draws fill every cell."""
+    from bayesnb.structure import exact_impute as EI
+    X, y = _table(6, n=300, d=8, V=4)
+    m = bayesnb.NaiveBayes(structure="kdb", k=2).fit(X, y)
+    rows = _rows(X, 3, 0.4)
+    want = m.impute(rows)
+    assert EI._rows_per_chunk(m._mixed) == EI._CHUNK  # small factors: the usual chunk
+    monkeypatch.setattr(EI, "_FACTOR_BUDGET", 2000)
+    assert EI._rows_per_chunk(m._mixed) < 30  # a few rows a chunk
+    pd.testing.assert_frame_equal(m.impute(rows), want)
+    drawn = m.impute(rows, strategy="draw", random_state=0)
+    assert drawn.notna().all().all() and (drawn[rows.notna()] == rows[rows.notna()]).sum().sum() == rows.notna().sum().sum()

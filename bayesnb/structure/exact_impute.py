@@ -54,8 +54,18 @@ from .learn import topological_order
 
 __all__ = ["draw_rows", "drawn_model", "drawn_models", "impute_nodes", "node_factors", "posterior_families", "truncated_means"]
 
-#: Rows imputed at a time (the factors are (rows, K, P_j, B_j) per node).
+#: Rows imputed at a time (the factors are (rows, K, P_j, B_j) per node), at most.
 _CHUNK = 8192
+#: Factor entries of all nodes held at once: fewer rows a chunk when a model's factors are wide (k-DB on
+#: many-valued columns: 12**4 entries per row for a node of 12 values with three such parents).
+_FACTOR_BUDGET = 2**24
+
+
+def _rows_per_chunk(model):
+    """The rows imputed at a time: :data:`_CHUNK`, fewer when the nodes' factors exceed :data:`_FACTOR_BUDGET`."""
+    per_row = sum(model.n_classes * n_parent_states(model.nodes, pa) * max(nd.n_states, 1)
+                  for nd, pa in zip(model.nodes, model.parents))
+    return int(min(_CHUNK, max(1, _FACTOR_BUDGET // per_row)))
 #: Rejection rounds of a numeric draw within its bin (``strategy="draw"``).
 _MAX_ROUNDS = 200
 
@@ -382,9 +392,9 @@ def _distinct_rows(data, logw):
     return distinct_rows(key)
 
 
-def _draw_windows(data, logw):
+def _draw_windows(data, logw, chunk=_CHUNK):
     """Row indices of the pieces a large ``"draw"`` is drawn in: copies of a row in one piece, at most
-    :data:`_CHUNK` distinct rows (and about ``16 * _CHUNK`` rows) a piece; None when a block is not one
+    ``chunk`` distinct rows (and about ``16 * chunk`` rows) a piece; None when a block is not one
     array. Rows are grouped by a hash of their key, built :data:`_CHUNK` rows at a time (bounded memory);
     a collision only joins two rows' groups (each piece merges its exact repeats, :func:`draw_rows`)."""
     n = data[1].shape[0]
@@ -399,8 +409,8 @@ def _draw_windows(data, logw):
     hs = h[order]
     starts = np.flatnonzero(np.r_[True, hs[1:] != hs[:-1]])  # each group's first position in ``order``
     g = np.arange(starts.size)
-    block = starts // (16 * _CHUNK)
-    cut = starts[(g % _CHUNK == 0) | np.r_[True, block[1:] != block[:-1]]]
+    block = starts // (16 * chunk)
+    cut = starts[(g % chunk == 0) | np.r_[True, block[1:] != block[:-1]]]
     return np.split(order, cut[1:])
 
 
@@ -470,7 +480,8 @@ def impute_nodes(model, data, logw, strategy, rng, who="NaiveBayes"):
         Only the missing cells are meaningful for :func:`block_cells` (observed cells as encoded).
     """
     n = data[1].shape[0]
-    windows = _draw_windows(data, logw) if strategy == "draw" and n > _CHUNK else None
+    chunk = _rows_per_chunk(model)
+    windows = _draw_windows(data, logw, chunk) if strategy == "draw" and n > chunk else None
     if windows is not None:  # copies of a row in one piece: drawn from one set of factors (draw_rows)
         out = [None] * len(model.nodes)
         for idx in windows:
@@ -480,10 +491,10 @@ def impute_nodes(model, data, logw, strategy, rng, who="NaiveBayes"):
                 out[j] = np.empty(n, dtype=v.dtype) if out[j] is None else out[j]
                 out[j][idx] = v
         return out
-    if n > _CHUNK:  # rows are independent: bound the (rows, K, P, B) factors' memory
-        parts = [impute_nodes(model, (tuple(_rows(c, slice(a, a + _CHUNK)) for c in data[0]), data[1][a:a + _CHUNK],
-                                      data[2][a:a + _CHUNK]), logw[a:a + _CHUNK], strategy, rng, who)
-                 for a in range(0, n, _CHUNK)]
+    if n > chunk:  # rows are independent: bound the (rows, K, P, B) factors' memory
+        parts = [impute_nodes(model, (tuple(_rows(c, slice(a, a + chunk)) for c in data[0]), data[1][a:a + chunk],
+                                      data[2][a:a + chunk]), logw[a:a + chunk], strategy, rng, who)
+                 for a in range(0, n, chunk)]
         return [np.concatenate([p[j] for p in parts]) for j in range(len(model.nodes))]
     cols, miss, states = data
     out = [None] * len(model.nodes)
