@@ -57,13 +57,12 @@ def test_draw_log_with_infinite_weights_stays_in_range():
 
 
 def test_draw_windows_hold_at_most_a_chunk_of_distinct_rows(monkeypatch):
-    import bayesnb.structure.exact_impute as si
+    from bayesnb.structure.row_groups import draw_windows
 
-    monkeypatch.setattr(si, "_CHUNK", 100)
     n = 6000
     a, b = np.arange(n) % 60, (np.arange(n) // 60) % 50  # 3,000 distinct rows of whole numbers, each twice
     data = ([a.astype(float), b.astype(float)], np.zeros((n, 2), dtype=bool), np.zeros((n, 2), dtype=np.int64))
-    pieces = si._draw_windows(data, np.zeros((n, 2)))
+    pieces = draw_windows(data, np.zeros((n, 2)), 100, 100)
     assert sorted(np.concatenate(pieces).tolist()) == list(range(n))
     sizes = [len(set(zip(a[p].tolist(), b[p].tolist()))) for p in pieces]
     assert max(sizes) <= 100  # before: the multiply-sum hash joined rows' groups (114)

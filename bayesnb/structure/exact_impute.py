@@ -40,7 +40,7 @@ import numpy as np
 from . import elimination as _ve
 from . import infer as _si
 from . import engine as _mx
-from ._logdraw import _row_hash, distinct_rows, draw_log, float_bits, lse
+from ._logdraw import draw_log, lse
 from .engine import (
     _rows,
     _state_table,
@@ -51,6 +51,8 @@ from .engine import (
 from .._utils import ZeroProbabilityCondition
 from ..families.numeric import draw_categories
 from .learn import topological_order
+from .row_groups import distinct_data_rows as _distinct_rows
+from .row_groups import draw_windows
 
 __all__ = ["draw_rows", "drawn_model", "drawn_models", "impute_nodes", "node_factors", "posterior_families", "truncated_means"]
 
@@ -370,50 +372,6 @@ def _draw_in_bins(model, j, ctx, bins, rng):
     return x
 
 
-def _row_key(data, logw):
-    """One float row per data row (its values, missing mask, states and class weights), or None when a
-    node's block is not one array."""
-    cols, miss, states = data
-    n = miss.shape[0]
-    if any(isinstance(c, tuple) or np.ndim(c) not in (1, 2) or np.shape(c)[0] != n for c in cols):
-        return None
-    with np.errstate(invalid="ignore"):
-        vals = [np.nan_to_num(np.asarray(c, dtype=float).reshape(n, -1), nan=0.0) for c in cols]
-    return np.column_stack([miss, states.astype(float), np.nan_to_num(logw, neginf=-np.finfo(float).max), *vals])
-
-
-def _distinct_rows(data, logw):
-    """``(first, inverse)``: one index per distinct row of ``data`` and ``logw`` (its values, missing mask,
-    states and class weights alike) and each row's distinct row; None when a node's block is not one
-    array (nothing merged)."""
-    key = _row_key(data, logw)
-    if key is None:
-        return None
-    return distinct_rows(key)
-
-
-def _draw_windows(data, logw, chunk=_CHUNK):
-    """Row indices of the pieces a large ``"draw"`` is drawn in: copies of a row in one piece, at most
-    ``chunk`` distinct rows (and about ``16 * chunk`` rows) a piece; None when a block is not one
-    array. Rows are grouped by a hash of their key, built :data:`_CHUNK` rows at a time (bounded memory);
-    a collision only joins two rows' groups (each piece merges its exact repeats, :func:`draw_rows`)."""
-    n = data[1].shape[0]
-    h = np.zeros(n, dtype=np.uint64)
-    for a in range(0, n, _CHUNK):
-        part = slice(a, a + _CHUNK)
-        key = _row_key((tuple(_rows(c, part) for c in data[0]), data[1][part], data[2][part]), logw[part])
-        if key is None:
-            return None
-        h[part] = _row_hash(float_bits(key))
-    order = np.argsort(h, kind="stable")
-    hs = h[order]
-    starts = np.flatnonzero(np.r_[True, hs[1:] != hs[:-1]])  # each group's first position in ``order``
-    g = np.arange(starts.size)
-    block = starts // (16 * chunk)
-    cut = starts[(g % chunk == 0) | np.r_[True, block[1:] != block[:-1]]]
-    return np.split(order, cut[1:])
-
-
 def draw_rows(model, data, logw, rng, who="NaiveBayes"):
     """One joint draw of the class and every missing cell per row from ``p(y, x_miss | x_obs)``.
 
@@ -481,7 +439,7 @@ def impute_nodes(model, data, logw, strategy, rng, who="NaiveBayes"):
     """
     n = data[1].shape[0]
     chunk = _rows_per_chunk(model)
-    windows = _draw_windows(data, logw, chunk) if strategy == "draw" and n > chunk else None
+    windows = draw_windows(data, logw, chunk, _CHUNK) if strategy == "draw" and n > chunk else None
     if windows is not None:  # copies of a row in one piece: drawn from one set of factors (draw_rows)
         out = [None] * len(model.nodes)
         for idx in windows:
