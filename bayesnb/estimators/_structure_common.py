@@ -203,7 +203,8 @@ class StructureCommonMixin:
         the class and the other cells are drawn exactly from ``p(y, x_rest | x_given)`` under
         the call's parameters (one exact posterior draw, or the plug-in), by backward sampling
         on a forest (naive, TAN) and on k-DB over the missing ancestors of given cells, by
-        enumeration or variable elimination (:mod:`bayesnb.structure.elimination`); a given numeric value enters through its density. Sets, ranges, ``forbid`` and
+        enumeration or variable elimination (:mod:`bayesnb.structure.elimination`); a given
+        numeric value enters through its density. Sets, ranges, ``forbid`` and
         ``return_probability`` as there, by the same message passing with the constrained
         nodes' factors restricted (:mod:`bayesnb.structure.constrained_draws`); those draws use the
         call's posterior draw or, with ``parameter_uncertainty=False``, the plug-in. ``latent``:

@@ -61,6 +61,8 @@ _CHUNK = 8192
 #: Factor entries of all nodes held at once: fewer rows a chunk when a model's factors are wide (k-DB on
 #: many-valued columns: 12**4 entries per row for a node of 12 values with three such parents).
 _FACTOR_BUDGET = 2**24
+#: Rejection rounds of a numeric draw within its bin (``strategy="draw"``).
+_MAX_ROUNDS = 200
 
 
 def _rows_per_chunk(model):
@@ -68,8 +70,6 @@ def _rows_per_chunk(model):
     per_row = sum(model.n_classes * n_parent_states(model.nodes, pa) * max(nd.n_states, 1)
                   for nd, pa in zip(model.nodes, model.parents))
     return int(min(_CHUNK, max(1, _FACTOR_BUDGET // per_row)))
-#: Rejection rounds of a numeric draw within its bin (``strategy="draw"``).
-_MAX_ROUNDS = 200
 
 
 def drawn_model(model, rng):
@@ -189,8 +189,8 @@ def _enumerate(model, phi, logw, data, who):
     masks, group = np.unique(miss, axis=0, return_inverse=True)
     for g, mask in enumerate(masks):
         idx = np.flatnonzero(group.ravel() == g)
-        M = np.array([j for j in np.flatnonzero(mask) if nodes[j].n_states], dtype=np.int64)  # (none: nothing to fill)
-        if M.size == 0:  # nothing to fill
+        M = np.array([j for j in np.flatnonzero(mask) if nodes[j].n_states], dtype=np.int64)
+        if M.size == 0:  # nothing to fill (a feature never observed in training has no state)
             continue
         if _ve.attempt(lambda: _ve.family_posteriors(model, phi, logw, idx, mask, states, who,
                                                      lambda nm: _check_rows(nm, who), fam),
