@@ -94,15 +94,27 @@ def pattern_factors(model, phi, logw, r, mask, states, nodes_used=None):
     list of (tuple, ndarray)
         ``(scope, log array)``: the scope is :data:`CLASS` and missing nodes, the array (r.size, *sizes).
     """
-    nodes, parents, K = model.nodes, model.parents, model.n_classes
-    out = [((CLASS,), np.asarray(logw[r], dtype=float))]
-    for j in range(len(nodes)) if nodes_used is None else nodes_used:
-        if mask[j] and nodes[j].n_states == 0:  # a feature with no value at all: its factor sums to 1
-            continue
-        family = list(parents[j]) + [j]
-        a = phi[j][r].reshape((r.size, K) + tuple(nodes[v].n_states for v in family))
-        out.append(fixed(a, family, mask, states, r))
-    return out
+    return [_prior_factor(logw, r)] + [_node_factor(model, phi, r, mask, states, j)
+                                       for j in _entering(model, mask, nodes_used)]
+
+
+def _prior_factor(logw, r):
+    """The class prior of rows ``r`` as a factor."""
+    return (CLASS,), np.asarray(logw[r], dtype=float)
+
+
+def _entering(model, mask, nodes_used=None):
+    """The nodes whose factors enter: ``nodes_used`` (default all) but a missing feature with no value at all
+    (never observed in training), whose factor sums to 1."""
+    nodes = range(len(model.nodes)) if nodes_used is None else nodes_used
+    return [j for j in nodes if not (mask[j] and model.nodes[j].n_states == 0)]
+
+
+def _node_factor(model, phi, r, mask, states, j):
+    """Node ``j``'s factor of :func:`pattern_factors`."""
+    family = list(model.parents[j]) + [j]
+    a = phi[j][r].reshape((r.size, model.n_classes) + tuple(model.nodes[v].n_states for v in family))
+    return fixed(a, family, mask, states, r)
 
 
 def family_scopes(model, mask, nodes_used=None):
@@ -120,8 +132,7 @@ def family_scopes(model, mask, nodes_used=None):
     """
     parents = model.parents
     return [(CLASS,)] + [tuple([CLASS] + [v for v in list(parents[j]) + [j] if mask[v]])
-                         for j in (range(len(parents)) if nodes_used is None else nodes_used)
-                         if not (mask[j] and model.nodes[j].n_states == 0)]
+                         for j in _entering(model, mask, nodes_used)]
 
 
 def _sizes(model):
@@ -342,9 +353,8 @@ def family_posteriors(model, phi, logw, idx, mask, states, who, check, out):
                                f"imputing a row's {int(mask.sum())} missing cells")
     for start in range(0, idx.size, step):
         r = idx[start:start + step]
-        factors = pattern_factors(model, phi, logw, r, mask, states)
-        by_node = dict(zip([j for j in range(len(nodes)) if not (mask[j] and not nodes[j].n_states)], factors[1:]))
-        pick = [[factors[0]] + [by_node[v] for v in u if v in by_node] for u in used]
+        by_node = {j: _node_factor(model, phi, r, mask, states, j) for j in _entering(model, mask)}
+        pick = [[_prior_factor(logw, r)] + [by_node[v] for v in u if v in by_node] for u in used]
         norm = lse(eliminate(pick[0], sizes, (CLASS,), orders[0]), axis=1)  # log p(x_obs)
         check(norm[:, None, None])
         for j, keep, order, f in zip(missing, keeps[1:], orders[1:], pick[1:]):

@@ -261,12 +261,15 @@ def _draw_enumerate(model, phi, logw, data, rng, who, evidence=None, check=True,
         obs = np.flatnonzero(~mask | ev)
         M = np.array(sorted({a for j in obs for a in anc[j] | {j} if mask[a] and nodes[a].n_states}), dtype=np.int64)
         keep = sorted(set(obs.tolist()) | set(M.tolist()))
-        outs, pick = (idx, np.arange(idx.size)) if rows is None else _batch_positions(sorted_src, idx)
-        outs = outs if rows is None else order[outs]
-        done, res = _ve.attempt(lambda: _ve.draw_pattern(model, phi, logw, idx, mask, states, keep, M.tolist(), pick,
-                                                         rng, who), _si.enumeration_size(nodes, M))
+        def eliminated():  # the draws' positions (found only for this path) and the pattern's draws
+            outs, pick = (idx, np.arange(idx.size)) if rows is None else _batch_positions(sorted_src, idx)
+            outs = outs if rows is None else order[outs]
+            return outs, _ve.draw_pattern(model, phi, logw, idx, mask, states, keep, M.tolist(), pick, rng, who)
+
+        done, res = _ve.attempt(eliminated, _si.enumeration_size(nodes, M))
         if done:  # many joint states: eliminated instead
-            lognorm[idx], z[outs], drawn[outs[:, None], M[None, :]] = res
+            outs, (norm_rows, z_draws, d) = res
+            lognorm[idx], z[outs], drawn[outs[:, None], M[None, :]] = norm_rows, z_draws, d
             if check:
                 _check_rows(lognorm[idx], who)
             todo[outs[:, None], M[None, :]] = False

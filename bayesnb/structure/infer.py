@@ -182,8 +182,8 @@ def _eliminate(model, tables, cells, new, idx, mask, unseen, states, relevant, k
     nodes, parents, K = model.nodes, model.parents, model.n_classes
     free = np.zeros(len(nodes), dtype=bool)
     free[relevant] = True
-    scopes = [tuple([_ve.CLASS] + [v for v in list(parents[j]) + ([j] if mask[j] else []) if free[v]])
-              for j in keep] + [tuple([_ve.CLASS] + [v for v in parents[j] if free[v]]) for j in np.flatnonzero(unseen)]
+    scopes = _ve.family_scopes(model, free, keep)[1:] + [tuple([_ve.CLASS] + [v for v in parents[j] if free[v]])
+                                                         for j in np.flatnonzero(unseen)]
     sizes, step, (order,) = _ve.plan(model, [(scopes, (_ve.CLASS,))], who,
                                      f"marginalising a row's {len(relevant)} missing cells")
     out = np.empty((idx.size, K))
