@@ -43,7 +43,8 @@ one-hot column for scikit-learn):
   ``bayesnb.structure.elimination.MAX_FACTOR``) is reported as refused;
 - bayesnb ``impute_table(X, y)`` (``--select``; ``+y``: ``label_given=True``): per column the
   configuration (naive, latent class, TAN) that imputes hidden observed cells best; the chosen
-  letters per column and the latent count ``C`` are printed per seed;
+  letters per column and the latent count ``C`` are printed per seed (a letter followed by ``o``: that
+  configuration's predictive reweighted by the column's self-masking odds, ``impute_table(...).odds``);
 - bayesnb latent class: ``fit_latent_class(X, y, n_components="auto")`` then
   ``impute(X, latent=fit)`` (strategy ``"auto"``);
 - bayesnb ``impute_mnar(auto)`` (``--mnar``): ``impute_mnar(X, y, n_components="auto")``, the self-masking
@@ -411,7 +412,8 @@ def main(argv=None):
                                + (f", missingness={args.missingness}" if args.missingness != "auto" else "") + f"){tag}")
                         methods[ref], times[ref] = r.table, time.perf_counter() - t4
                         picks.setdefault((kind, f" impute_table{tag}"), []).append(
-                            "".join({"tan-mi": "T", "mnar": "M"}.get(v, v[0]) for v in r.chosen.values())
+                            "".join({"tan-mi": "T", "mnar": "M"}.get(v, v[0]) + ("o" if c in r.odds else "")
+                                    for c, v in r.chosen.items())
                             + (f" C={r.n_components}" if r.n_components is not None else ""))
                     print(f"  [impute_table {time.perf_counter() - t3:.0f} s]", flush=True)
                     t3 = time.perf_counter()

@@ -148,7 +148,8 @@ def test_cli_impute_table_takes_missingness(self_masked, tmp_path, capsys):
 def test_a_categorical_column_with_more_values_than_classes_takes_no_node():
     """A self-masking node on a categorical column is identified through at least as many differing states as
     values; the classes are those states (``mnar_config.identified_values``). Two classes: the yes/no columns take
-    a node, the four-valued one does not (its cells keep the MAR fill); without labels (one class) none does."""
+    a node, the four-valued one does not (it takes its own self-masking odds instead, ``odds_``); without labels (one
+    class) none does, and every column takes the odds (``"mnar"``: without their test)."""
     X, y = _table(n=400)
     rng = np.random.default_rng(3)
     X["four"] = np.where(y == "yes", rng.choice(["p", "q"], len(X)), rng.choice(["r", "s"], len(X))).astype(object)
@@ -157,5 +158,10 @@ def test_a_categorical_column_with_more_values_than_classes_takes_no_node():
     nodes = {X.columns[sc.column] for sc in imp.models_["mnar"].fit.columns}
     assert nodes == set(X.columns) - {"four"}
     assert imp.chosen_["four"] != "mnar" and imp.chosen_["c0"] == "mnar"
-    with pytest.raises(ValueError, match="no column can take a missingness node"):
-        Imputer(configurations=CONFIGS, random_state=0, missingness="mnar").fit(Xm)
+    assert list(imp.odds_) == ["four"] and imp.odds_["four"].used
+    alone = Imputer(configurations=CONFIGS, random_state=0, missingness="mnar").fit(Xm)
+    assert "mnar" not in alone.models_ and set(alone.odds_) == set(X.columns)
+    assert all(o.used for o in alone.odds_.values())
+    with pytest.raises(ValueError, match="no column can take a missingness node"):  # one value: nothing to weigh
+        Imputer(configurations=CONFIGS, random_state=0, missingness="mnar").fit(Xm[["c0"]].fillna("a").assign(
+            one=["x"] * 200 + [None] * (len(Xm) - 200)))

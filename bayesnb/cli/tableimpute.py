@@ -63,14 +63,18 @@ def add_imputer_options(q):
 
 
 def choices_note(imp, columns=None):
-    """``"naive for a, b; latent (3 component(s) per class) for c"``: which configuration fills which column."""
+    """``"naive for a, b; latent (3 component(s) per class) for c"``: which configuration fills which column (and
+    the columns whose fills are reweighted by their self-masking odds, ``Imputer.odds_``)."""
     by = {}
     for col, cfg in imp.chosen_.items():
         if columns is None or col in columns:
             by.setdefault(cfg, []).append(str(col))
     how = {"latent": f" ({imp.n_components_} component(s) per class)",
            "mnar": " (self-masking: missing because of their own values, by BIC)"}
-    return "; ".join(f"{cfg}{how.get(cfg, '')} for " + ", ".join(cols) for cfg, cols in by.items())
+    odds = [str(c) for c, o in getattr(imp, "odds_", {}).items() if o.used and (columns is None or c in columns)]
+    return "; ".join([f"{cfg}{how.get(cfg, '')} for " + ", ".join(cols) for cfg, cols in by.items()]
+                     + ([f"self-masking odds (missing because of their own values, by BIC) for {', '.join(odds)}"]
+                        if odds else []))
 
 
 def _imputer_and_table(args, columns):

@@ -39,6 +39,8 @@ from ..estimators import NaiveBayes
 from ..generative.values import column_supports
 from ..generative.zero_links import keep_zero_links, zero_links
 from .mnar_config import MISSINGNESS, MNAR_CONFIGURATION, fit_mnar_member
+from .mnar_odds import fit_odds, odds_fills
+from .selfmasking import NoSelectionColumn
 from .mvn import _check_table
 from ..io.persistence import load, register_composite, save
 
@@ -93,9 +95,12 @@ class Imputer(TransformerMixin, BaseEstimator):
         from it (``"mnar"`` in ``chosen_``), each cell's predictive given that it is missing. It costs three more EM
         fits and a few logistic regressions per column with missing cells (docs/mnar.md). A categorical column
         takes a missingness node only when it has at most as many values as there are classes (its selection is
-        identified through them; :func:`~bayesnb.impute.mnar_config.identified_values`). ``"mar"``: at random,
-        given the row's observed cells (no test, none of its cost). ``"mnar"``: the self-masking model for every
-        column that can take a missingness node, without the test.
+        identified through them; :func:`~bayesnb.impute.mnar_config.identified_values`). Every other categorical
+        column with missing cells gets its own self-masking odds on its chosen configuration's predictive
+        (:mod:`bayesnb.impute.mnar_odds`, ``odds_``), used where BIC prefers them to missingness at random given
+        the other columns. ``"mar"``: at random, given the row's observed cells (no test, none of its cost).
+        ``"mnar"``: the self-masking model for every column that can take a missingness node, and the odds for
+        every other categorical column, without the tests.
 
     Attributes
     ----------
@@ -109,6 +114,13 @@ class Imputer(TransformerMixin, BaseEstimator):
         can take a missingness node). Under ``"auto"`` the self-masking model fills a numeric column only where
         the model under the nodes (``"latent"``, else ``"naive"``) imputed its hidden cells best, a categorical
         one unless that model imputed them clearly worse than the chosen configuration.
+    odds_ : dict
+        Column -> :class:`~bayesnb.impute.mnar_odds.OddsColumn`: the self-masking odds fitted for each categorical
+        column with missing cells that the self-masking model does not fill (none under ``"mar"``), on the predictive
+        of its chosen configuration (``"naive"``, ``"latent"``, ``"tan"`` or ``"tan-mi"``): ``rho`` (``p(missing |
+        value)``), the log-likelihoods of self-masking and of MAR given the other columns, and ``used``: whether
+        the column's fills are its predictive given that the cell is missing (``chosen_`` still names the
+        configuration whose predictive is reweighted).
     draw_configuration_ : str or None
         The configuration that draws every missing cell under ``impute(strategy="draw")``:
         ``"latent"`` when it is among ``configurations``, the single configuration when only one was
@@ -281,21 +293,33 @@ class Imputer(TransformerMixin, BaseEstimator):
         (``"latent"``, else ``"naive"``) imputed worse than the chosen configuration: a numeric column where it
         was not the best, a categorical one where it was worse by more than two standard errors of the paired
         difference (:func:`~bayesnb.impute.configs.clearly_worse`)."""
-        self.missingness_ = None
+        self.missingness_, self.odds_ = None, {}
         if self.missingness == "mar":
             return self
-        member, evidence = fit_mnar_member(X, y, estimator, self.n_components_ or 1, self.missingness, rng, who)
+        # the categorical columns the self-masking model cannot fill take their own odds (mnar_odds, below)
+        rest = [c for c in X.columns if not is_numeric_column(X[c]) and X[c].isna().any()]
+        try:
+            member, evidence = fit_mnar_member(X, y, estimator, self.n_components_ or 1, self.missingness, rng, who)
+        except NoSelectionColumn:  # "mnar" with no column for a node: the odds alone, if any column takes them
+            if not rest:
+                raise
+            member, evidence = None, None
         self.missingness_ = None if evidence is None else dict(evidence)
-        if member is None:
-            return self
-        taken = [X.columns[sc.column] for sc in member.fit.columns
-                 if self.missingness == "mnar" or X.columns[sc.column] not in worse]
-        for c in taken:
-            self.chosen_[c] = MNAR_CONFIGURATION
-        if self.draw_configuration_ is not None:  # one joint model draws every column: the one with the nodes
-            self.draw_configuration_ = MNAR_CONFIGURATION
-        self.models_ = {**{cfg: m for cfg, m in self.models_.items() if cfg in self.chosen_.values()},
-                        MNAR_CONFIGURATION: member}
+        if member is not None:
+            taken = [X.columns[sc.column] for sc in member.fit.columns
+                     if self.missingness == "mnar" or X.columns[sc.column] not in worse]
+            for c in taken:
+                self.chosen_[c] = MNAR_CONFIGURATION
+            if self.draw_configuration_ is not None:  # one joint model draws every column: the one with the nodes
+                self.draw_configuration_ = MNAR_CONFIGURATION
+            self.models_ = {**{cfg: m for cfg, m in self.models_.items() if cfg in self.chosen_.values()},
+                            MNAR_CONFIGURATION: member}
+        rest = [c for c in rest if self.chosen_.get(c) != MNAR_CONFIGURATION]
+        self.odds_ = fit_odds(X, y, self.chosen_, self.models_, rest, test=self.missingness == "auto", who=who)
+        if self.missingness == "mnar" and member is None and not self.odds_:
+            raise NoSelectionColumn(f"{who}: missingness='mnar', but no column can take a missingness node or "
+                                    "self-masking odds (a categorical column's need two observed values and a "
+                                    "configuration among naive, latent, tan, tan-mi).")
         return self
 
     # ------------------------------------------------------------------ impute
@@ -340,7 +364,9 @@ class Imputer(TransformerMixin, BaseEstimator):
             as :func:`~bayesnb.impute_table`); ``"draw"``: draws from one joint model of every column,
             ``draw_configuration_`` (the latent-class model by default; each column's chosen model when
             it is None), with one posterior draw of its parameters per completed table (proper multiple
-            imputation, for :func:`bayesnb.pool`).
+            imputation, for :func:`bayesnb.pool`). A column whose self-masking odds are used (``odds_``) is filled
+            from its predictive given that the cell is missing: its most probable value, or draws from it given the
+            row's observed cells at the fitted parameters and rates (their uncertainty is not propagated there).
         n_imputations : int, default=1
             Number of completed tables (more than 1 needs ``strategy="draw"``).
         random_state : None, int or Generator
@@ -368,11 +394,14 @@ class Imputer(TransformerMixin, BaseEstimator):
         tables = {cfg: fill_config(cfg, model, X, given, rng, strategy, m,
                                    cells=miss & np.array([use.get(c) == cfg for c in X.columns])[None, :])
                   for cfg, model in self.models_.items() if cfg in use.values()}
+        odds = odds_fills(getattr(self, "odds_", {}), self.models_, X, given, rng, strategy, m, f"{_WHO}.impute")
         out = []
         for i in range(m):
             table = X.copy()
             for c in missing:
                 table[c] = tables[use[c]][i][c]
+            for c, fills in odds.items():  # each cell's predictive given that it is missing
+                table.loc[X[c].isna().to_numpy(), c] = fills[i]
             table = keep_zero_links(table, X, self.zero_links_)  # columns from different configurations
             out.append(project_fills(table, X, self.supports_))
         return out[0] if m == 1 else out

@@ -90,12 +90,16 @@ class TableImputation(NamedTuple):
         Components per class of the ``"latent"`` configuration (chosen by its held-out search
         on the table with hidden cells, and used again on the real table); None when it was
         not fitted.
+    odds : tuple
+        The columns whose fills are their predictive given that the cell is missing, reweighted by their
+        self-masking odds (:mod:`bayesnb.impute.mnar_odds`; ``chosen`` names the configuration reweighted).
     """
 
     table: pd.DataFrame
     chosen: dict
     scores: pd.DataFrame | None
     n_components: int | None = None
+    odds: tuple = ()
 
 
 def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=False, estimator=None,
@@ -150,7 +154,7 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
     Returns
     -------
     TableImputation
-        ``(table, chosen, scores, n_components)``; the imputed numeric cells of ``table`` are
+        ``(table, chosen, scores, n_components, odds)``; the imputed numeric cells of ``table`` are
         values their column takes (within its observed range; among its codes when coded).
 
     Examples
@@ -170,4 +174,5 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
     imp.random_state = rng
     imp._fit(X, labels, configs, y is not None, "impute_table", draws=False)  # no draws: no joint model for them
     table = imp.impute(X, labels, random_state=rng)
-    return TableImputation(table, dict(imp.chosen_), imp.scores_, imp.n_components_)
+    return TableImputation(table, dict(imp.chosen_), imp.scores_, imp.n_components_,
+                           tuple(c for c, o in imp.odds_.items() if o.used))

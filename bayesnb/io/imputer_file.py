@@ -12,7 +12,10 @@ parameters (the template estimator by class name and parameters) and, under ``fi
 - ``models``: per fitted configuration, its estimators as :func:`~bayesnb.io.persistence.encode_estimator`
   writes them, with a latent-class fit as :mod:`bayesnb.io.latent_file` writes it (its posterior over the
   latent states checked like an estimator's) and a multivariate normal's per-class Normal-Inverse-Wishart
-  parameters.
+  parameters;
+- ``odds``: the self-masking odds of categorical columns (``Imputer.odds_``, :mod:`bayesnb.impute.mnar_odds`), one
+  ``[column position, configuration, values, rates, loglik, loglik_mar, k_mar, drivers, used]`` per column (absent
+  from files written before them: none).
 
 Loading checks every estimator as :func:`bayesnb.load` does, and the rest by type, shape and range
 (finite values, positive definite scale matrices, column positions among the columns); anything
@@ -28,6 +31,7 @@ import pandas as pd
 
 from ..impute.configs import CONFIGURATIONS, TAN_EDGE_SCORES
 from ..impute.mnar_config import MISSINGNESS, MNAR_CONFIGURATION
+from ..impute.mnar_odds import READERS, OddsColumn
 from .mnar_file import mnar_from_file, mnar_to_file
 from .latent_file import latent_from_file, latent_to_file
 from ..estimators import NaiveBayes
@@ -92,6 +96,9 @@ def imputer_to_file(imp, enc):
         "models": {cfg: _member_to_file(cfg, m, enc) for cfg, m in imp.models_.items()},
         "target_name": enc(getattr(imp, "target_name_", None)),  # the label column (set by bayesnb fit-imputer)
         "missingness": enc(getattr(imp, "missingness_", None)),  # the test of self-masking (None: not run)
+        "odds": [[pos[c], o.configuration, enc(np.asarray(o.values, dtype=object)), enc(np.asarray(o.rho, dtype=float)),
+                  float(o.loglik), float(o.loglik_mar), int(o.k_mar), [str(d) for d in o.drivers], bool(o.used)]
+                 for c, o in getattr(imp, "odds_", {}).items()],
     }
     return {"estimator": type(imp).__name__, "params": enc(params, "params"),
             "template": None if est is None else {"estimator": type(est).__name__,
@@ -139,6 +146,33 @@ def _mvn_from_file(model, node, dec):
         out.append(NIWFit(_float_array(dec(f["mean"]), (q,), "mvn mean"), psi, _number(dec(f["kappa"]), "kappa", 0),
                           _number(dec(f["nu"]), "nu", q + 1), int(f["n_iter"]), bool(f["converged"])))
     return MVNFit(model, tuple(cols), *(arrays[a] for a in _MVN_ARRAYS), tuple(out))
+
+
+def _odds_from_file(entries, dec, columns, models):
+    """``Imputer.odds_`` from its entries, each checked (``[position, configuration, values, rho, loglik, loglik_mar,
+    k_mar, drivers, used]``)."""
+    if not isinstance(entries, list):
+        _fail("the imputer's self-masking odds must be a list")
+    out = {}
+    for e in entries:
+        if not (isinstance(e, list) and len(e) == 9 and isinstance(e[0], int) and not isinstance(e[0], bool)
+                and 0 <= e[0] < columns.size and e[1] in READERS and e[1] in models):
+            _fail("each self-masking odds entry must start with a column position and a fitted configuration")
+        values, rho = dec(e[2]), dec(e[3])
+        if not (isinstance(values, np.ndarray) and values.ndim == 1 and values.size >= 2
+                and len(set(values.tolist())) == values.size):
+            _fail("a column's self-masking odds need at least two distinct values")
+        rho = _float_array(rho, values.shape, "self-masking rates")
+        if np.any(rho <= 0) or np.any(rho >= 1):
+            _fail("self-masking rates must lie in (0, 1)")
+        if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isfinite(v) for v in e[4:6]) \
+                or not (isinstance(e[6], int) and not isinstance(e[6], bool) and e[6] >= 0) \
+                or not (isinstance(e[7], list) and all(isinstance(d, str) for d in e[7])) or not isinstance(e[8], bool):
+            _fail("a column's self-masking odds entry is malformed")
+        if columns[e[0]] in out:
+            _fail("a column has two self-masking odds entries")
+        out[columns[e[0]]] = OddsColumn(e[1], values, rho, float(e[4]), float(e[5]), e[6], tuple(e[7]), e[8])
+    return out
 
 
 def _member_from_file(cfg, node, dec):
@@ -240,6 +274,7 @@ def imputer_from_file(cls, meta, dec):
     if MNAR_CONFIGURATION in models and (tested is None or (tested["choice"] != "MNAR" and imp.missingness != "mnar")):
         _fail("the imputer holds the self-masking model only when its test chose it or missingness='mnar'")
     imp.missingness_ = tested
+    imp.odds_ = _odds_from_file(fitted.get("odds", []), dec, columns, models)  # absent from files written before it
     target = dec(fitted.get("target_name"))
     if target is not None:
         if not isinstance(target, str):

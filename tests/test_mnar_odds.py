@@ -1,0 +1,272 @@
+"""Self-masking odds of categorical columns (bayesnb.impute.mnar_odds): the rates, their MAR competitor, and the
+Imputer that fills from them where BIC prefers them, through impute, draws and the model file."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import expit
+
+from bayesnb import Imputer
+from bayesnb.impute.mnar_odds import column_predictive, fit_rates, mar_given_columns
+from helpers import assert_damaged_file_refused
+
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+CONFIGS = ("naive", "latent")
+VALUES = np.array(["v0", "v1", "v2", "v3", "v4"], dtype=object)
+RATES = np.array([0.6, 0.1, 0.1, 0.3, 0.1])  # p(missing | value) of column c0 under self-masking
+
+
+def _table(n=1500, seed=0):
+    """Six five-valued columns that copy a hidden cluster (probability 0.6 each, otherwise any value): each column
+    is predictable from the others, which is what identifies a column's self-masking rates. No labels."""
+    rng = np.random.default_rng(seed)
+    z = rng.integers(0, 5, n)
+    keep = rng.random((n, 6)) < 0.6
+    codes = np.where(keep, z[:, None], rng.integers(0, 5, (n, 6)))
+    return pd.DataFrame(VALUES[codes], columns=[f"c{j}" for j in range(6)])
+
+
+def _blank(X, kind, seed=1):
+    """Hide c0 by its own value (``"self"``), at random (``"mcar"``) or by c1's value (``"mar"``: c1 is v0 or v1);
+    c1..c5 lose 5% of their cells at random."""
+    rng = np.random.default_rng(seed)
+    P = np.full(X.shape, 0.05)
+    codes = X["c0"].map({v: i for i, v in enumerate(VALUES)}).to_numpy()
+    P[:, 0] = {"self": RATES[codes], "mcar": np.full(len(X), 0.25),
+               "mar": np.where(X["c1"].isin(["v0", "v1"]), 0.55, 0.05)}[kind]
+    M = rng.random(X.shape) < P
+    return X.mask(M), M
+
+
+def _accuracy(X, M, filled, column="c0"):
+    m = M[:, list(X.columns).index(column)]
+    return float(np.mean(filled[column].to_numpy()[m] == X[column].to_numpy()[m]))
+
+
+@pytest.fixture(scope="module")
+def self_masked():
+    X = _table()
+    Xm, M = _blank(X, "self")
+    return X, Xm, M
+
+
+@pytest.fixture(scope="module")
+def fitted(self_masked):
+    return Imputer(configurations=CONFIGS, random_state=0).fit(self_masked[1])
+
+
+def test_fit_rates_recovers_the_rates_of_a_known_predictive():
+    """Rows with known value distributions p_i, values drawn from them, cells hidden with RATES by value; the
+    predictive among observed cells is p_i(v) (1 - rho_v) normalised. The fitted rates are the true ones."""
+    rng = np.random.default_rng(0)
+    n = 40_000
+    p = rng.dirichlet(np.full(5, 0.5), n)
+    v = (p.cumsum(axis=1) < rng.random((n, 1))).sum(axis=1)
+    observed = rng.random(n) >= RATES[v]
+    q = p * (1 - RATES)
+    q /= q.sum(axis=1, keepdims=True)
+    rho, ll = fit_rates(q, observed, strength=0)
+    np.testing.assert_allclose(rho, RATES, atol=0.03)
+    # the log-likelihood is the indicators' at the fitted rates, and no other rates do better
+    c = q @ (1 / (1 - rho))
+    assert ll == pytest.approx(-np.log(c).sum() + np.log(c[~observed] - 1).sum())
+    flat = np.full(5, (~observed).mean())
+    c0 = q @ (1 / (1 - flat))
+    assert ll > -np.log(c0).sum() + np.log(c0[~observed] - 1).sum() + 100
+
+
+def test_the_prior_keeps_a_rare_value_from_an_extreme_rate():
+    """A value seen in two cells, both missing, has a maximum-likelihood rate near 1; the default prior (ten
+    cells' worth of the column's missing share) pulls it toward that share."""
+    rng = np.random.default_rng(1)
+    n = 3000
+    q = np.column_stack([np.full(n, 0.5), np.full(n, 0.5), np.zeros(n)])
+    q[:4] = [[0.05, 0.05, 0.9]] * 4
+    observed = rng.random(n) >= 0.3
+    observed[:4] = [False, False, True, True]
+    ml, _ = fit_rates(q, observed, strength=0)
+    shrunk, _ = fit_rates(q, observed)
+    assert abs(shrunk[2] - 0.3) < abs(ml[2] - 0.3)
+    assert 0.2 < shrunk[2] < 0.6 and abs(shrunk[0] - ml[0]) < 0.02
+
+
+def test_mar_given_columns_finds_a_partly_observed_driver():
+    X = _table(seed=2)
+    for kind, driver in (("mar", "c1"), ("mcar", None)):
+        Xm, _ = _blank(X, kind, seed=3)
+        ll, k, drivers = mar_given_columns(Xm, "c0", Xm["c0"].isna().to_numpy())
+        if driver is None:
+            assert k == 0 and drivers == ()
+        else:  # c1 has missing cells of its own: they are a level of the driver
+            assert drivers[0] == driver and k >= 4
+            rate = Xm["c0"].isna().mean()
+            n1 = Xm["c0"].isna().sum()
+            assert ll > n1 * np.log(rate) + (len(X) - n1) * np.log(1 - rate) + 50
+
+
+def test_cells_missing_together_are_missing_at_random_not_self_masking():
+    """c0 and c2 hidden together in random rows (a skipped block of a survey): c2's missing cells are a level of
+    the driver, which explains c0's missingness; the self-masking odds are fitted but not used."""
+    X = _table(seed=6)
+    rng = np.random.default_rng(7)
+    both = rng.random(len(X)) < 0.2
+    Xm = X.copy()
+    Xm.loc[both, ["c0", "c2"]] = None
+    ll, k, drivers = mar_given_columns(Xm, "c0", both)
+    assert drivers == ("c2",) and ll > -1.0
+    imp = Imputer(configurations=CONFIGS, random_state=0).fit(Xm)
+    assert not imp.odds_["c0"].used and imp.odds_["c0"].drivers == ("c2",)
+
+
+def test_column_predictive_is_the_models_conditional(self_masked):
+    """The predictive of c0 is each completed row's joint score, normalised over c0's values; with a label it is
+    the joint within the row's class."""
+    from scipy.special import logsumexp
+
+    from bayesnb import NaiveBayes
+    X, Xm, _ = self_masked
+    y = np.where(X["c1"].isin(["v0", "v1"]), "a", "b")
+    joint = NaiveBayes(structure="tan").fit(Xm, y)
+    rows = Xm[Xm["c0"].notna()].iloc[:50]
+    P = column_predictive("tan", joint, rows, "c0", VALUES)
+    assert P.shape == (50, 5) and np.allclose(P.sum(axis=1), 1)
+    S = np.column_stack([joint.score_samples(rows.assign(c0=v)) for v in VALUES])
+    np.testing.assert_allclose(P, np.exp(S - logsumexp(S, axis=1, keepdims=True)), rtol=1e-10)
+    labels = y[rows.index]
+    J = np.stack([joint.predict_joint_log_proba(rows.assign(c0=v)) for v in VALUES], axis=1)  # (n, V, K)
+    k = np.searchsorted(joint.classes_, labels)
+    S = J[np.arange(50), :, k]
+    np.testing.assert_allclose(column_predictive("tan", joint, rows, "c0", VALUES, labels),
+                               np.exp(S - logsumexp(S, axis=1, keepdims=True)), rtol=1e-10)
+
+
+def test_self_masking_is_found_and_its_fills_beat_the_mar_fills(self_masked, fitted):
+    X, Xm, M = self_masked
+    odds = fitted.odds_["c0"]
+    assert odds.used and odds.configuration == fitted.chosen_["c0"]
+    assert odds.loglik - len(VALUES) / 2 * np.log(len(X)) > odds.loglik_mar - (odds.k_mar + 1) / 2 * np.log(len(X))
+    rho = dict(zip(odds.values, odds.rho))
+    np.testing.assert_allclose([rho[v] for v in VALUES], RATES, atol=0.12)
+    assert rho["v0"] == odds.rho.max()
+    mar = Imputer(configurations=CONFIGS, random_state=0, missingness="mar").fit(Xm)
+    assert mar.odds_ == {}
+    assert _accuracy(X, M, fitted.impute(Xm)) > _accuracy(X, M, mar.impute(Xm)) + 0.03
+    # the columns hidden at random keep their MAR fills
+    assert not any(o.used for c, o in fitted.odds_.items() if c != "c0")
+
+
+@pytest.mark.parametrize("kind", ["mcar", "mar"])
+def test_missing_at_random_keeps_the_mar_fills_exactly(kind):
+    X = _table(seed=4)
+    Xm, _ = _blank(X, kind, seed=5)
+    auto = Imputer(configurations=CONFIGS, random_state=0).fit(Xm)
+    mar = Imputer(configurations=CONFIGS, random_state=0, missingness="mar").fit(Xm)
+    assert set(auto.odds_) == set(X.columns) and not any(o.used for o in auto.odds_.values())
+    pd.testing.assert_frame_equal(auto.impute(Xm, random_state=2), mar.impute(Xm, random_state=2))
+
+
+def test_mnar_uses_the_odds_without_the_test():
+    X = _table(seed=4)
+    Xm, _ = _blank(X, "mcar", seed=5)
+    imp = Imputer(configurations=CONFIGS, random_state=0, missingness="mnar").fit(Xm)  # one class: no node
+    assert "mnar" not in imp.models_ and all(o.used for o in imp.odds_.values())
+    assert imp.impute(Xm).notna().all().all()
+
+
+def test_fills_are_the_argmax_of_the_reweighted_predictive(self_masked, fitted):
+    _, Xm, _ = self_masked
+    odds = fitted.odds_["c0"]
+    rows = Xm[Xm["c0"].isna()]
+    P = column_predictive(odds.configuration, fitted.models_[odds.configuration], rows, "c0", odds.values)
+    want = odds.values[np.argmax(P * odds.rho / (1 - odds.rho), axis=1)]
+    got = fitted.impute(Xm).loc[rows.index, "c0"].to_numpy()
+    assert (got == want).all() and (want != odds.values[np.argmax(P, axis=1)]).any()
+
+
+def test_draws_follow_the_reweighted_predictive(self_masked, fitted):
+    _, Xm, _ = self_masked
+    odds = fitted.odds_["c0"]
+    rows = Xm[Xm["c0"].isna()].iloc[:40]
+    P = column_predictive(odds.configuration, fitted.models_[odds.configuration], rows, "c0", odds.values)
+    Q = P * odds.rho / (1 - odds.rho)
+    Q /= Q.sum(axis=1, keepdims=True)
+    draws = fitted.impute(Xm.loc[rows.index], strategy="draw", n_imputations=400, random_state=0)
+    got = np.array([[np.mean([t.loc[i, "c0"] == v for t in draws]) for v in odds.values] for i in rows.index])
+    assert np.abs(got - Q).max() < 0.1 and np.abs(got - P).max() > 0.2
+
+
+def test_saved_imputer_with_odds_fills_and_draws_identically(self_masked, fitted, tmp_path):
+    _, Xm, _ = self_masked
+    path = tmp_path / "imputer.bnb"
+    fitted.save(path)
+    again = Imputer.load(path)
+    assert set(again.odds_) == set(fitted.odds_)
+    for c, o in fitted.odds_.items():
+        b = again.odds_[c]
+        assert (b.values == o.values).all() and np.array_equal(b.rho, o.rho)
+        assert (b.configuration, b.loglik, b.loglik_mar, b.k_mar, b.drivers, b.used) == \
+            (o.configuration, o.loglik, o.loglik_mar, o.k_mar, o.drivers, o.used)
+    pd.testing.assert_frame_equal(again.impute(Xm), fitted.impute(Xm))
+    for a, b in zip(again.impute(Xm, strategy="draw", n_imputations=2, random_state=3),
+                    fitted.impute(Xm, strategy="draw", n_imputations=2, random_state=3)):
+        pd.testing.assert_frame_equal(a, b)
+
+
+def _odds_entry(meta):
+    return next(e for e in meta["fitted"]["odds"] if e[8])
+
+
+@pytest.mark.parametrize("change, match", [
+    (lambda m: _odds_entry(m).__setitem__(0, 99), "column position"),
+    (lambda m: _odds_entry(m).__setitem__(1, "mvn"), "fitted configuration"),
+    (lambda m: _odds_entry(m).__setitem__(6, -1), "malformed"),
+    (lambda m: m["fitted"].update(odds={"c0": 1}), "must be a list"),
+])
+def test_a_damaged_odds_entry_is_refused(fitted, tmp_path, change, match):
+    assert_damaged_file_refused(fitted, tmp_path, change, match, Imputer.load)
+
+
+def test_rates_outside_the_unit_interval_are_refused(fitted, tmp_path):
+    """The rates are stored as an array; a file whose rates are 1 would divide by zero in the fills."""
+    from bayesnb.io.persistence import ModelFileError
+    from bayesnb.io.imputer_file import _odds_from_file
+
+    entry = [0, "naive", "values", "rho", -1.0, -2.0, 0, [], True]
+    arrays = {"values": VALUES[:2], "rho": np.array([0.5, 1.0])}
+    with pytest.raises(ModelFileError, match=r"rates must lie in \(0, 1\)"):
+        _odds_from_file([entry], arrays.get, np.array(["c0"], dtype=object), {"naive": object()})
+    arrays["rho"] = expit(np.array([0.0, 1.0]))
+    got = _odds_from_file([entry], arrays.get, np.array(["c0"], dtype=object), {"naive": object()})
+    assert got["c0"].used and np.array_equal(got["c0"].rho, arrays["rho"])
+
+
+def test_a_file_written_before_the_odds_loads_without_them(self_masked, fitted, tmp_path):
+    from helpers import edit_meta
+    _, Xm, _ = self_masked
+    path, old = tmp_path / "imputer.bnb", tmp_path / "old.bnb"
+    fitted.save(path)
+    edit_meta(path, old, lambda m: m["fitted"].pop("odds"))
+    again = Imputer.load(old)
+    assert again.odds_ == {}
+    plain = fitted.impute(Xm)
+    fitted_odds, fitted.odds_ = fitted.odds_, {}
+    try:
+        pd.testing.assert_frame_equal(again.impute(Xm), fitted.impute(Xm))
+    finally:
+        fitted.odds_ = fitted_odds
+    assert not again.impute(Xm).equals(plain)
+
+
+def test_cli_impute_table_names_the_columns_filled_from_their_odds(self_masked, tmp_path, capsys):
+    from bayesnb import impute_table
+    from bayesnb.cli import main
+    _, Xm, _ = self_masked
+    data, out = tmp_path / "t.csv", tmp_path / "f.csv"
+    Xm.to_csv(data, index=False)
+    assert main(["impute-table", str(data), "-o", str(out), "--configurations", "naive,latent"]) == 0
+    assert "self-masking odds (missing because of their own values, by BIC) for c0" in capsys.readouterr().out
+    got = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert got.equals(impute_table(Xm, configurations=CONFIGS, random_state=0).table.astype(str))
