@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.special import expit
 
 from bayesnb import Imputer
 from bayesnb.impute.mnar_odds import column_predictive, fit_rates, mar_given_columns
@@ -229,18 +228,41 @@ def test_a_damaged_odds_entry_is_refused(fitted, tmp_path, change, match):
     assert_damaged_file_refused(fitted, tmp_path, change, match, Imputer.load)
 
 
-def test_rates_outside_the_unit_interval_are_refused(fitted, tmp_path):
-    """The rates are stored as an array; a file whose rates are 1 would divide by zero in the fills."""
-    from bayesnb.io.persistence import ModelFileError
-    from bayesnb.io.imputer_file import _odds_from_file
+def _read_odds(fitted, change_entry=None, **imp_changes):
+    """``_odds_from_file`` on c0's entry of ``fitted`` (its arrays given directly), after ``change_entry(entry,
+    arrays)`` and with the imputer's attributes ``imp_changes`` replaced."""
+    from types import SimpleNamespace
 
-    entry = [0, "naive", "values", "rho", -1.0, -2.0, 0, [], True]
-    arrays = {"values": VALUES[:2], "rho": np.array([0.5, 1.0])}
-    with pytest.raises(ModelFileError, match=r"rates must lie in \(0, 1\)"):
-        _odds_from_file([entry], arrays.get, np.array(["c0"], dtype=object), {"naive": object()})
-    arrays["rho"] = expit(np.array([0.0, 1.0]))
-    got = _odds_from_file([entry], arrays.get, np.array(["c0"], dtype=object), {"naive": object()})
-    assert got["c0"].used and np.array_equal(got["c0"].rho, arrays["rho"])
+    from bayesnb.io.imputer_file import _odds_from_file
+    o = fitted.odds_["c0"]
+    arrays = {"values": o.values.copy(), "rho": o.rho.copy()}
+    entry = [0, o.configuration, "values", "rho", o.loglik, o.loglik_mar, o.k_mar, list(o.drivers), o.used]
+    if change_entry is not None:
+        change_entry(entry, arrays)
+    imp = SimpleNamespace(**{"missingness": fitted.missingness, "columns_": fitted.columns_,
+                             "supports_": fitted.supports_, "chosen_": fitted.chosen_, **imp_changes})
+    return _odds_from_file([entry], arrays.get, imp, fitted.models_)
+
+
+@pytest.mark.parametrize("change, imp_changes, match", [
+    (lambda e, a: a.update(rho=np.r_[a["rho"][:-1], 1.0]), {}, r"rates must lie in \(0, 1\)"),
+    (lambda e, a: a.update(rho=a["rho"][:-1]), {}, "must be an array of shape"),
+    (lambda e, a: a["values"].__setitem__(0, "never"), {}, "never seen"),
+    (lambda e, a: a["values"].__setitem__(0, None), {}, "none missing"),
+    (None, {"chosen_": {"c0": "naive"}}, "configuration chosen for it"),
+    (lambda e, a: e.__setitem__(1, "tan"), {}, "a fitted configuration"),
+    (None, {"supports_": {0: None}}, "categorical column"),
+    (None, {"missingness": "mar"}, "missingness='mar' holds no"),
+])
+def test_a_damaged_odds_entry_is_refused_before_it_can_fill(fitted, change, imp_changes, match):
+    """What a file could hold that would make ``impute`` divide by zero, fill a value never seen, leave cells
+    missing, or reweight a numeric column: each refused at load with the package's error."""
+    from bayesnb.io.persistence import ModelFileError
+
+    got = _read_odds(fitted)  # the entry as saved reads back
+    assert got["c0"].used and np.array_equal(got["c0"].rho, fitted.odds_["c0"].rho)
+    with pytest.raises(ModelFileError, match=match):
+        _read_odds(fitted, change, **imp_changes)
 
 
 def test_a_file_written_before_the_odds_loads_without_them(self_masked, fitted, tmp_path):
@@ -270,3 +292,63 @@ def test_cli_impute_table_names_the_columns_filled_from_their_odds(self_masked, 
     assert "self-masking odds (missing because of their own values, by BIC) for c0" in capsys.readouterr().out
     got = pd.read_csv(out, dtype=str, keep_default_na=False)
     assert got.equals(impute_table(Xm, configurations=CONFIGS, random_state=0).table.astype(str))
+
+
+def test_missingness_driven_by_the_label_is_not_self_masking():
+    """c0 depends on the class and is missing in half of class a's rows and 5% of class b's: MAR given the label.
+    The label is among the competitor's drivers, so the odds are fitted but not used (a review's reproduction)."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    y = rng.integers(0, 2, n)
+    c0 = np.where(y == 0, rng.choice(5, n, p=[.45, .35, .1, .05, .05]), rng.choice(5, n, p=[.05, .05, .2, .35, .35]))
+    X = pd.DataFrame({"c0": VALUES[c0], **{f"c{j}": VALUES[np.where(rng.random(n) < 0.5, c0, rng.integers(0, 5, n))]
+                                           for j in range(1, 5)}})
+    labels = np.where(y == 0, "a", "b").astype(object)
+    Xm = X.copy()
+    Xm.loc[rng.random(n) < np.where(y == 0, 0.5, 0.05), "c0"] = None
+    for given in (True, False):
+        imp = Imputer(configurations="naive", label_given=given, random_state=0).fit(Xm, labels)
+        odds = imp.odds_["c0"]
+        assert not odds.used and odds.drivers[0] == "(label)"
+
+
+def test_column_predictive_of_the_latent_class_model(self_masked, fitted):
+    from scipy.special import logsumexp
+    _, Xm, _ = self_masked
+    model, fit = fitted.models_["latent"]
+    rows = Xm.iloc[:40]
+    P = column_predictive("latent", (model, fit), rows, "c0", VALUES)
+    S = np.column_stack([model.score_samples(rows.assign(c0=v), latent=fit) for v in VALUES])
+    np.testing.assert_allclose(P, np.exp(S - logsumexp(S, axis=1, keepdims=True)), rtol=1e-10)
+
+
+def test_new_rows_of_another_dtype_are_filled_as_the_training_rows(self_masked, fitted):
+    """New rows whose c0 is all missing (read as float) or a category set without the values: the odds' fills
+    are those of the same rows as objects (a review's reproduction: the first raised, the second filled every
+    cell with one value)."""
+    _, Xm, _ = self_masked
+    rows = Xm[Xm["c0"].isna()].iloc[:60]
+    want = fitted.impute(rows)["c0"].tolist()
+    as_float = rows.assign(c0=np.full(len(rows), np.nan))
+    assert fitted.impute(as_float)["c0"].tolist() == want
+    cats = rows.astype("category")
+    cats["c0"] = pd.Categorical([None] * len(rows), categories=["zz"])
+    assert fitted.impute(cats)["c0"].astype(object).tolist() == want
+
+
+def test_a_row_impossible_under_its_label_keeps_its_configurations_fill():
+    """alpha=0 and a value never seen with the row's class: the predictive is 0 for every value of c0; the cell
+    keeps the configuration's own fill, without a NaN or an error."""
+    from bayesnb import NaiveBayes
+    X = _table(seed=8)
+    Xm, _ = _blank(X, "self", seed=9)
+    y = np.where(X["c2"].isin(["v0", "v1"]), "a", "b").astype(object)
+    Xm.loc[y == "a", "c1"] = Xm.loc[y == "a", "c1"].where(Xm.loc[y == "a", "c1"].isin(["v0", "v1", None]), "v0")
+    kw = dict(configurations="naive", random_state=0, estimator=NaiveBayes(alpha=0), label_given=True)
+    imp = Imputer(missingness="mnar", **kw).fit(Xm, y)
+    mar = Imputer(missingness="mar", **kw).fit(Xm, y)
+    new = Xm.iloc[:3].copy()
+    new["c0"], new["c1"] = None, ["v4", "v3", "v2"]  # never seen with class a
+    got = imp.impute(new, ["a"] * 3)
+    assert got["c0"].notna().all() and got["c0"].tolist() == mar.impute(new, ["a"] * 3)["c0"].tolist()
+    assert imp.impute(new, ["a"] * 3, strategy="draw", random_state=0)["c0"].notna().all()

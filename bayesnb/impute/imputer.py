@@ -401,7 +401,10 @@ class Imputer(TransformerMixin, BaseEstimator):
             for c in missing:
                 table[c] = tables[use[c]][i][c]
             for c, fills in odds.items():  # each cell's predictive given that it is missing
-                table.loc[X[c].isna().to_numpy(), c] = fills[i]
+                ok = pd.notna(fills[i])  # (None: an impossible row keeps its configuration's fill)
+                if table[c].dtype.kind in "fiub":  # new rows whose column is all missing: no values' dtype yet
+                    table[c] = table[c].astype(object)
+                table.iloc[np.flatnonzero(X[c].isna().to_numpy())[ok], table.columns.get_loc(c)] = fills[i][ok]
             table = keep_zero_links(table, X, self.zero_links_)  # columns from different configurations
             out.append(project_fills(table, X, self.supports_))
         return out[0] if m == 1 else out

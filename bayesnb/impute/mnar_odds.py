@@ -5,21 +5,25 @@ it has at most as many values as classes (:func:`~bayesnb.impute.mnar_config.ide
 covers the other categorical columns, in two stages.
 
 1. **The predictive.** The configuration that imputes column ``j`` (naive Bayes, TAN or the latent-class model)
-   gives, for every row, ``q_i(v) = p(x_ij = v | x_i,-j)``. It is fitted on the rows where ``j`` is observed, so
-   under self-masking it is the predictive *among observed cells*.
+   gives, for every row, ``q_i(v) = p(x_ij = v | x_i,-j)``. Column ``j``'s own parameters are fitted on the rows
+   where it is observed, so under self-masking it is (approximately: the other parameters use every row) the
+   predictive *among observed cells*.
 2. **The rates.** With ``rho_v = p(missing | value v)``, Bayes' rule gives, for a row whose other cells are
    ``x_-j``::
 
        p(v | x_-j) ∝ q(v) / (1 - rho_v),    p(observed | x_-j) = 1 / sum_v q(v) / (1 - rho_v)
 
-   and a missing cell's predictive is ``q(v) rho_v / (1 - rho_v)``, normalised. The rates are fitted by maximum
-   likelihood to the column's missingness indicators alone (:func:`fit_rates`). They are identified because
-   ``q_i`` differs between rows: the other columns tell which values a row's missing cell is likely to hold.
+   and a missing cell's predictive is ``q(v) rho_v / (1 - rho_v)``, normalised. The rates are fitted to the
+   column's missingness indicators alone (:func:`fit_rates`: the posterior mode, each rate shrunk toward the
+   column's missing share). They are identified only because ``q_i`` differs between rows: the other columns (and
+   the class) tell which values a row's missing cell is likely to hold. A column whose predictive is the same in
+   every row is not fitted.
 
 **When it is used** (``Imputer(missingness="auto")``): when it explains the column's missingness better by BIC than
 missingness at random given the other columns, partly observed ones included (:func:`mar_given_columns`: a logistic
-regression on the drivers chosen by forward selection, a missing cell its own level). That competitor is what
-keeps a missingness driven by another column, observed or not, from passing as self-masking: on the mushroom
+regression on the drivers chosen by forward selection, a missing cell its own level, the label among them).
+That competitor is what keeps a missingness driven by another column, observed or not, or by the class, from
+passing as self-masking: on the mushroom
 table, whose ``stalk-root`` column is missing in whole groups of species, the self-masking model beats one constant
 rate by 177 nats but loses to the drivers by 994 (docs/mnar.md). ``missingness="mnar"`` uses it for every such column
 without the test; ``"mar"`` never fits it.
@@ -36,7 +40,7 @@ from scipy.special import expit, logsumexp
 
 from .._utils import is_numeric_column
 from ..generative.tables import label_codes
-from .mar_observed import SCREEN, score_statistics, select_drivers
+from .mar_observed import MAX_LEVELS, SCREEN, score_statistics, select_drivers
 
 __all__ = ["OddsColumn", "column_predictive", "fit_odds", "fit_rates", "mar_given_columns", "odds_fills"]
 
@@ -45,6 +49,9 @@ READERS = ("naive", "latent", "tan", "tan-mi")
 
 #: Bound on the rates' logits: rho in [expit(-12), expit(12)], so every value keeps a chance of being observed.
 LOGIT_BOUND = 12.0
+
+#: Columns with more values are not fitted: the predictive scores the table once per value.
+MAX_VALUES = 64
 
 #: Prior strength ``A`` of each rate (:func:`fit_rates`): ``A`` cells' worth of the column's missing share.
 PRIOR_STRENGTH = 10.0
@@ -60,9 +67,9 @@ class OddsColumn(NamedTuple):
     ----------
     configuration : str
         The configuration whose predictive is reweighted (the column's choice).
-    values : ndarray of object
+    values : ndarray of object, shape (V,)
         The column's observed values, in the order of ``rho``.
-    rho : ndarray of float
+    rho : ndarray of float, shape (V,)
         ``p(missing | value)``.
     loglik : float
         Log-likelihood of the column's missingness indicators under the rates.
@@ -111,16 +118,20 @@ def column_predictive(config, member, X, column, values, labels=None, who="Imput
     Returns
     -------
     ndarray of shape (n, V)
-        Rows sum to 1.
+        Rows sum to 1 (NaN for a row that has probability 0 under every value, possible with ``alpha=0``).
     """
     model, latent = member if config == "latent" else (member, None)
     n = X.shape[0]
     codes = _codes(model, labels, n, who)
     known = codes >= 0
     scores = np.empty((n, len(values)))
+    if pd.isna(np.asarray(values, dtype=object)).any():
+        raise ValueError(f"{who}: the values of column {column!r} whose predictive is asked for must not be missing; "
+                         f"received {list(values)[:10]}.")
     filled = X.copy()
     for v, value in enumerate(values):
-        filled[column] = pd.Series([value] * n, index=X.index, dtype=X[column].dtype)
+        # as objects: a new table's own dtype (all-missing float, a category set without the value) cannot hold it
+        filled[column] = pd.Series([value] * n, index=X.index, dtype=object)
         if latent is not None:
             Xv = model._check_X(filled, reset=False)
             encoded, _ = model._encode_blocks(Xv, model.posterior_)
@@ -129,7 +140,8 @@ def column_predictive(config, member, X, column, values, labels=None, who="Imput
         joint = model.predict_joint_log_proba(filled)
         scores[:, v] = logsumexp(joint, axis=1)
         scores[known, v] = joint[known, codes[known]]
-    return np.exp(scores - logsumexp(scores, axis=1, keepdims=True))
+    with np.errstate(invalid="ignore"):  # a row of probability 0 for every value: NaN (odds_fills keeps its fill)
+        return np.exp(scores - logsumexp(scores, axis=1, keepdims=True))
 
 
 def _loglik(t, P, observed):
@@ -182,9 +194,16 @@ def fit_rates(P, observed, strength=None):
     return expit(best.x), float(_loglik(best.x, P, observed)[0])
 
 
-def _designs(X, skip):
-    """Candidate drivers of a column's missingness: every other column's design, a missing cell its own level."""
+def _designs(X, skip, labels=None):
+    """Candidate drivers of a column's missingness: every other column's design, a missing cell its own level, and
+    the labels' (when there are two classes or more)."""
     out = []
+    if labels is not None:
+        known = ~pd.isna(np.asarray(labels, dtype=object))
+        codes = np.where(known, pd.factorize(np.asarray(labels, dtype=object))[0], -1)
+        codes = pd.factorize(codes)[0]  # an unknown label its own level
+        if 2 <= codes.max() + 1 <= MAX_LEVELS + 1:
+            out.append(("(label)", (codes[:, None] == np.arange(1, codes.max() + 1)[None, :]).astype(float)))
     for c in X.columns:
         if c == skip:
             continue
@@ -203,19 +222,20 @@ def _designs(X, skip):
             codes = pd.factorize(col)[0]  # a missing cell -1: its own level below
         codes = pd.factorize(codes)[0]
         levels = codes.max() + 1
-        if 2 <= levels <= 33:
+        if 2 <= levels <= MAX_LEVELS + miss.any():  # the missing level besides the values
             out.append((f"{c} (bins)" if is_numeric_column(col) else str(c),
                         (codes[:, None] == np.arange(1, levels)[None, :]).astype(float)))
     return out
 
 
-def mar_given_columns(X, column, missing):
+def mar_given_columns(X, column, missing, labels=None):
     """Missingness at random given the other columns: the best logistic regression of one column's indicators.
 
     The candidates are the other columns, partly observed ones included: a numeric column standardised (a missing
     cell 0, with its own indicator) and in quantile bins, a categorical one by its values, a missing cell its own
-    level (columns with more than 32 levels are left out). The :data:`~bayesnb.impute.mar_observed.SCREEN`
-    candidates with the largest score statistics are tried by forward selection on BIC
+    level (columns with more than :data:`~bayesnb.impute.mar_observed.MAX_LEVELS` values are left out); and the
+    labels (missingness driven by the class). The :data:`~bayesnb.impute.mar_observed.SCREEN` candidates with the
+    largest score statistics are tried by forward selection on BIC
     (:func:`~bayesnb.impute.mar_observed.select_drivers`).
 
     Parameters
@@ -224,6 +244,8 @@ def mar_given_columns(X, column, missing):
     column : hashable
         The column whose missingness is modelled (not a candidate).
     missing : ndarray of bool, shape (n,)
+    labels : array-like of shape (n,), optional
+        The rows' labels (None/NaN where unknown): a candidate when they hold two classes or more.
 
     Returns
     -------
@@ -232,7 +254,7 @@ def mar_given_columns(X, column, missing):
     """
     m = np.asarray(missing, dtype=float)
     log_n = np.log(m.size)
-    designs = _designs(X, column)
+    designs = _designs(X, column, labels)
     gain = [0.5 * score_statistics(D, m[:, None])[0] - 0.5 * D.shape[1] * log_n for _, D in designs]
     keep = [designs[i] for i in np.argsort(gain, kind="stable")[::-1][:SCREEN]]
     return select_drivers(missing, keep, log_n)
@@ -252,7 +274,9 @@ def fit_odds(X, labels, chosen, models, columns, test=True, who="Imputer"):
     models : dict
         Configuration -> its fitted member.
     columns : iterable
-        The candidate columns (categorical, with missing and observed cells).
+        The candidate columns (categorical, with missing and observed cells). A column is left out when it has
+        fewer than two or more than :data:`MAX_VALUES` observed values, or when its predictive is the same in
+        every row (naive Bayes with one class: nothing identifies the rates).
     test : bool, default=True
         Use the rates only where BIC prefers them to :func:`mar_given_columns` (False: always).
     who : str
@@ -268,11 +292,14 @@ def fit_odds(X, labels, chosen, models, columns, test=True, who="Imputer"):
         config = chosen.get(c)
         observed = X[c].notna().to_numpy()
         values = pd.unique(X.loc[observed, c].astype(object))
-        if config not in READERS or len(values) < 2 or observed.all() or not observed.any():
+        if config not in READERS or not 2 <= len(values) <= MAX_VALUES or observed.all() or not observed.any():
             continue
         P = column_predictive(config, models[config], X, c, values, labels, who)
+        good = np.isfinite(P).all(axis=1)  # (every training row is possible under its own class; kept general)
+        if not good.all() or np.ptp(P, axis=0).max() < 1e-9:  # the same predictive in every row: not identified
+            continue
         rho, ll = fit_rates(P, observed)
-        ll_mar, k, drivers = mar_given_columns(X, c, ~observed)
+        ll_mar, k, drivers = mar_given_columns(X, c, ~observed, labels)
         used = (not test) or (-ll + len(values) / 2 * log_n < -ll_mar + (k + 1) / 2 * log_n)
         out[c] = OddsColumn(config, np.asarray(values, dtype=object), rho, ll, float(ll_mar), int(k),
                             tuple(drivers), bool(used))
@@ -302,7 +329,9 @@ def odds_fills(odds, models, X, given, rng, strategy="auto", n_imputations=1, wh
     Returns
     -------
     dict
-        Column -> list of ``n_imputations`` object arrays, one value per missing cell of the column (in row order).
+        Column -> list of ``n_imputations`` object arrays, one value per missing cell of the column (in row order);
+        None where the row's predictive is 0 for every value (a row impossible under its label with ``alpha=0``):
+        that cell keeps its configuration's fill.
     """
     out = {}
     for c, oc in odds.items():
@@ -313,11 +342,14 @@ def odds_fills(odds, models, X, given, rng, strategy="auto", n_imputations=1, wh
         sub = None if given is None else np.asarray(given, dtype=object)[miss]
         Q = column_predictive(oc.configuration, models[oc.configuration], rows, c, oc.values, sub, who)
         Q = Q * (oc.rho / (1.0 - oc.rho))
-        Q /= Q.sum(axis=1, keepdims=True)
+        total = Q.sum(axis=1, keepdims=True)
+        ok = np.isfinite(total[:, 0]) & (total[:, 0] > 0)  # a row impossible under its label (alpha=0): no odds
+        Q = np.where(ok[:, None], Q / np.where(ok, total[:, 0], 1.0)[:, None], 0.0)
         if strategy == "draw":
             cum = np.cumsum(Q, axis=1)
-            out[c] = [oc.values[np.minimum((cum < rng.random((len(Q), 1))).sum(axis=1), len(oc.values) - 1)]
-                      for _ in range(int(n_imputations))]
+            picks = [np.minimum((cum < rng.random((len(Q), 1))).sum(axis=1), len(oc.values) - 1)
+                     for _ in range(int(n_imputations))]
         else:
-            out[c] = [oc.values[np.argmax(Q, axis=1)]] * int(n_imputations)
+            picks = [np.argmax(Q, axis=1)] * int(n_imputations)
+        out[c] = [np.where(ok, oc.values[p], None) for p in picks]
     return out

@@ -148,20 +148,43 @@ def _mvn_from_file(model, node, dec):
     return MVNFit(model, tuple(cols), *(arrays[a] for a in _MVN_ARRAYS), tuple(out))
 
 
-def _odds_from_file(entries, dec, columns, models):
+#: A value no fitted model has seen: the reference of :func:`_known_values`.
+_UNSEEN = "\x00bayesnb: a value never seen"
+
+
+def _known_values(model, columns, column, values):
+    """Whether ``model`` scores each of a column's ``values`` as a value it has seen: a row holding only that cell
+    scores otherwise than the same row holding a value no model has seen (scored as a missing cell or by the
+    prior's share for unseen values, whichever the family does)."""
+    rows = pd.DataFrame({c: pd.Series(np.full(values.size + 1, np.nan)) for c in columns})
+    rows[column] = pd.Series([*values, _UNSEEN], dtype=object)
+    with np.errstate(all="ignore"):
+        scores = model.score_samples(rows)
+    return bool(np.all(np.isfinite(scores[:-1]) & (np.abs(scores[:-1] - scores[-1]) > 1e-9)))
+
+
+def _odds_from_file(entries, dec, imp, models):
     """``Imputer.odds_`` from its entries, each checked (``[position, configuration, values, rho, loglik, loglik_mar,
-    k_mar, drivers, used]``)."""
+    k_mar, drivers, used]``): a categorical column's chosen configuration, values it has seen, rates in (0, 1)."""
     if not isinstance(entries, list):
         _fail("the imputer's self-masking odds must be a list")
+    if entries and imp.missingness == "mar":
+        _fail("an imputer with missingness='mar' holds no self-masking odds")
+    columns = imp.columns_
     out = {}
     for e in entries:
         if not (isinstance(e, list) and len(e) == 9 and isinstance(e[0], int) and not isinstance(e[0], bool)
-                and 0 <= e[0] < columns.size and e[1] in READERS and e[1] in models):
+                and 0 <= e[0] < len(columns) and e[1] in READERS and e[1] in models):
             _fail("each self-masking odds entry must start with a column position and a fitted configuration")
+        if e[0] in imp.supports_ or imp.chosen_.get(columns[e[0]]) != e[1]:
+            _fail("a self-masking odds entry must name a categorical column and the configuration chosen for it")
         values, rho = dec(e[2]), dec(e[3])
         if not (isinstance(values, np.ndarray) and values.ndim == 1 and values.size >= 2
-                and len(set(values.tolist())) == values.size):
-            _fail("a column's self-masking odds need at least two distinct values")
+                and not pd.isna(values.astype(object)).any() and len(set(values.tolist())) == values.size):
+            _fail("a column's self-masking odds need at least two distinct values, none missing")
+        model = models[e[1]][0] if e[1] == "latent" else models[e[1]]
+        if not _known_values(model, columns, columns[e[0]], values):
+            _fail("a column's self-masking odds name a value its configuration has never seen")
         rho = _float_array(rho, values.shape, "self-masking rates")
         if np.any(rho <= 0) or np.any(rho >= 1):
             _fail("self-masking rates must lie in (0, 1)")
@@ -274,7 +297,7 @@ def imputer_from_file(cls, meta, dec):
     if MNAR_CONFIGURATION in models and (tested is None or (tested["choice"] != "MNAR" and imp.missingness != "mnar")):
         _fail("the imputer holds the self-masking model only when its test chose it or missingness='mnar'")
     imp.missingness_ = tested
-    imp.odds_ = _odds_from_file(fitted.get("odds", []), dec, columns, models)  # absent from files written before it
+    imp.odds_ = _odds_from_file(fitted.get("odds", []), dec, imp, models)  # absent from files written before it
     target = dec(fitted.get("target_name"))
     if target is not None:
         if not isinstance(target, str):
