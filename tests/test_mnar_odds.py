@@ -77,6 +77,52 @@ def test_fit_rates_recovers_the_rates_of_a_known_predictive():
     assert ll > -np.log(c0).sum() + np.log(c0[~observed] - 1).sum() + 100
 
 
+def test_the_laplace_covariance_matches_the_posterior_on_a_grid():
+    """Two values, 600 rows: the posterior of the two logits computed on a grid (the same likelihood and prior)
+    has the covariance that logit_covariance gives at the mode, to 15%."""
+    from bayesnb.impute.mnar_odds import _posterior, logit_covariance
+
+    rng = np.random.default_rng(3)
+    n, rates = 600, np.array([0.5, 0.15])
+    p = rng.dirichlet([0.7, 0.7], n)
+    v = (rng.random(n) > p[:, 0]).astype(int)
+    observed = rng.random(n) >= rates[v]
+    q = p * (1 - rates)
+    q /= q.sum(axis=1, keepdims=True)
+    rho, _ = fit_rates(q, observed)
+    cov = logit_covariance(q, observed, rho)
+    _, _, objective, _ = _posterior(q, observed, None)
+    t0 = np.log(rho / (1 - rho))
+    sd = np.sqrt(np.diag(cov))
+    g = [np.linspace(t0[k] - 6 * sd[k], t0[k] + 6 * sd[k], 121) for k in range(2)]
+    T = np.array([[a, b] for a in g[0] for b in g[1]])
+    logpost = -np.array([objective(t)[0] for t in T])
+    w = np.exp(logpost - logpost.max())
+    w /= w.sum()
+    mean = w @ T
+    grid_cov = (T - mean).T @ ((T - mean) * w[:, None])
+    np.testing.assert_allclose(cov, grid_cov, rtol=0.15, atol=0.15 * np.sqrt(np.outer(sd, sd)).max())
+    assert np.all(np.abs(mean - t0) < 0.5 * sd)
+
+
+def test_multiple_imputations_draw_the_rates(self_masked, fitted):
+    """Across completed tables the share of c0's missing cells drawn as v0 moves with the rates drawn per table:
+    its spread is larger than the spread of the same cells drawn at the fitted rates (cell noise only)."""
+    _, Xm, _ = self_masked
+    odds = fitted.odds_["c0"]
+    draws = fitted.impute(Xm, strategy="draw", n_imputations=120, random_state=4)
+    miss = Xm["c0"].isna().to_numpy()
+    share = np.array([np.mean(t["c0"].to_numpy()[miss] == "v0") for t in draws])
+    fitted.odds_["c0"] = odds._replace(logit_cov=np.eye(len(odds.rho)) * 1e-12)
+    try:
+        fixed = fitted.impute(Xm, strategy="draw", n_imputations=120, random_state=4)
+    finally:
+        fitted.odds_["c0"] = odds
+    fixed_share = np.array([np.mean(t["c0"].to_numpy()[miss] == "v0") for t in fixed])
+    assert share.std() > 1.5 * fixed_share.std()
+    assert abs(share.mean() - fixed_share.mean()) < 0.05
+
+
 def test_the_prior_keeps_a_rare_value_from_an_extreme_rate():
     """A value seen in two cells, both missing, has a maximum-likelihood rate near 1; the default prior (ten
     cells' worth of the column's missing share) pulls it toward that share."""
@@ -208,6 +254,7 @@ def test_saved_imputer_with_odds_fills_and_draws_identically(self_masked, fitted
         assert (b.values == o.values).all() and np.array_equal(b.rho, o.rho)
         assert (b.configuration, b.loglik, b.loglik_mar, b.k_mar, b.drivers, b.used) == \
             (o.configuration, o.loglik, o.loglik_mar, o.k_mar, o.drivers, o.used)
+        assert np.array_equal(b.logit_cov, o.logit_cov)
     pd.testing.assert_frame_equal(again.impute(Xm), fitted.impute(Xm))
     for a, b in zip(again.impute(Xm, strategy="draw", n_imputations=2, random_state=3),
                     fitted.impute(Xm, strategy="draw", n_imputations=2, random_state=3)):
@@ -235,8 +282,8 @@ def _read_odds(fitted, change_entry=None, **imp_changes):
 
     from bayesnb.io.imputer_file import _odds_from_file
     o = fitted.odds_["c0"]
-    arrays = {"values": o.values.copy(), "rho": o.rho.copy()}
-    entry = [0, o.configuration, "values", "rho", o.loglik, o.loglik_mar, o.k_mar, list(o.drivers), o.used]
+    arrays = {"values": o.values.copy(), "rho": o.rho.copy(), "cov": o.logit_cov.copy()}
+    entry = [0, o.configuration, "values", "rho", o.loglik, o.loglik_mar, o.k_mar, list(o.drivers), o.used, "cov"]
     if change_entry is not None:
         change_entry(entry, arrays)
     imp = SimpleNamespace(**{"missingness": fitted.missingness, "columns_": fitted.columns_,
@@ -248,6 +295,8 @@ def _read_odds(fitted, change_entry=None, **imp_changes):
     (lambda e, a: a.update(rho=np.r_[a["rho"][:-1], 1.0]), {}, r"rates must lie in \(0, 1\)"),
     (lambda e, a: a.update(rho=a["rho"][:-1]), {}, "must be an array of shape"),
     (lambda e, a: a["values"].__setitem__(0, "never"), {}, "never seen"),
+    (lambda e, a: a.update(cov=-a["cov"]), {}, "positive definite"),
+    (lambda e, a: a.update(cov=a["cov"][:-1]), {}, "must be an array of shape"),
     (lambda e, a: a["values"].__setitem__(0, None), {}, "none missing"),
     (None, {"chosen_": {"c0": "naive"}}, "configuration chosen for it"),
     (lambda e, a: e.__setitem__(1, "tan"), {}, "a fitted configuration"),

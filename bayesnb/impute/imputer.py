@@ -366,7 +366,8 @@ class Imputer(TransformerMixin, BaseEstimator):
             it is None), with one posterior draw of its parameters per completed table (proper multiple
             imputation, for :func:`bayesnb.pool`). A column whose self-masking odds are used (``odds_``) is filled
             from its predictive given that the cell is missing: its most probable value, or draws from it given the
-            row's observed cells at the fitted parameters and rates (their uncertainty is not propagated there).
+            row's observed cells, the rates drawn once per completed table (the configuration's parameters at
+            their posterior mean).
         n_imputations : int, default=1
             Number of completed tables (more than 1 needs ``strategy="draw"``).
         random_state : None, int or Generator

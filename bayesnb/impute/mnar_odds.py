@@ -42,7 +42,8 @@ from .._utils import is_numeric_column
 from ..generative.tables import label_codes
 from .mar_observed import MAX_LEVELS, SCREEN, score_statistics, select_drivers
 
-__all__ = ["OddsColumn", "column_predictive", "fit_odds", "fit_rates", "mar_given_columns", "odds_fills"]
+__all__ = ["OddsColumn", "column_predictive", "fit_odds", "fit_rates", "logit_covariance", "mar_given_columns",
+           "odds_fills"]
 
 #: The configurations whose predictive of a categorical cell the odds can reweight.
 READERS = ("naive", "latent", "tan", "tan-mi")
@@ -81,6 +82,8 @@ class OddsColumn(NamedTuple):
         Its drivers, in the order forward selection chose them.
     used : bool
         Whether the fills use the rates (``"auto"``: BIC prefers them; ``"mnar"``: always).
+    logit_cov : ndarray of shape (V, V)
+        The covariance of the rates' logits (:func:`logit_covariance`), from which multiple imputation draws them.
     """
 
     configuration: str
@@ -91,6 +94,7 @@ class OddsColumn(NamedTuple):
     k_mar: int
     drivers: tuple
     used: bool
+    logit_cov: np.ndarray
 
 
 def _codes(model, labels, n, who):
@@ -175,9 +179,19 @@ def fit_rates(P, observed, strength=None):
         the indicators at it: ``sum_obs -log c_i + sum_miss log(c_i - 1) - log c_i``, ``c_i = sum_v q_i(v) / (1 -
         rho_v)`` (the prior not included).
     """
+    P, observed, objective, rate = _posterior(P, observed, strength)
+    V = P.shape[1]
+    start = np.log(rate / (1 - rate))  # every rate the column's missing share
+    fits = [minimize(objective, np.full(V, s), jac=True, method="L-BFGS-B",
+                     bounds=[(-LOGIT_BOUND, LOGIT_BOUND)] * V) for s in (start, start - 1.0)]
+    best = min(fits, key=lambda r: r.fun)
+    return expit(best.x), float(_loglik(best.x, P, observed)[0])
+
+
+def _posterior(P, observed, strength):
+    """``(P, observed, objective, rate)``: the negative log posterior of the rates' logits and its gradient."""
     P = np.asarray(P, dtype=float)
     observed = np.asarray(observed, dtype=bool)
-    V = P.shape[1]
     A = PRIOR_STRENGTH if strength is None else float(strength)
     rate = float(np.clip((~observed).mean(), 1e-6, 1 - 1e-6))
     a, b = A * rate, A * (1 - rate)
@@ -187,11 +201,36 @@ def fit_rates(P, observed, strength=None):
         rho = expit(t)
         return -(ll + (a * np.log(rho) + b * np.log1p(-rho)).sum()), -(g + a * (1 - rho) - b * rho)
 
-    start = np.log(rate / (1 - rate))  # every rate the column's missing share
-    fits = [minimize(objective, np.full(V, s), jac=True, method="L-BFGS-B",
-                     bounds=[(-LOGIT_BOUND, LOGIT_BOUND)] * V) for s in (start, start - 1.0)]
-    best = min(fits, key=lambda r: r.fun)
-    return expit(best.x), float(_loglik(best.x, P, observed)[0])
+    return P, observed, objective, rate
+
+
+def logit_covariance(P, observed, rho, strength=None):
+    """The Laplace approximation's covariance of the rates' logits at their posterior mode (:func:`fit_rates`).
+
+    The inverse of the negative log posterior's Hessian (by central differences of its analytic gradient), its
+    eigenvalues floored so that no logit's variance exceeds ``LOGIT_BOUND**2`` (a rate at the bound, or one the
+    data hardly inform). Multiple imputation draws the rates from it (:func:`odds_fills`).
+
+    Parameters
+    ----------
+    P : ndarray of shape (n, V)
+    observed : ndarray of bool, shape (n,)
+    rho : ndarray of shape (V,)
+        The posterior mode.
+    strength : float, optional
+        As in :func:`fit_rates`.
+
+    Returns
+    -------
+    ndarray of shape (V, V)
+        Symmetric positive definite.
+    """
+    P, observed, objective, _ = _posterior(P, observed, strength)
+    t = np.log(rho) - np.log1p(-rho)
+    V, h = t.size, 1e-4
+    H = np.column_stack([(objective(t + h * e)[1] - objective(t - h * e)[1]) / (2 * h) for e in np.eye(V)])
+    w, U = np.linalg.eigh((H + H.T) / 2)
+    return (U / np.maximum(w, 1.0 / LOGIT_BOUND ** 2)) @ U.T
 
 
 def _designs(X, skip, labels=None):
@@ -302,7 +341,7 @@ def fit_odds(X, labels, chosen, models, columns, test=True, who="Imputer"):
         ll_mar, k, drivers = mar_given_columns(X, c, ~observed, labels)
         used = (not test) or (-ll + len(values) / 2 * log_n < -ll_mar + (k + 1) / 2 * log_n)
         out[c] = OddsColumn(config, np.asarray(values, dtype=object), rho, ll, float(ll_mar), int(k),
-                            tuple(drivers), bool(used))
+                            tuple(drivers), bool(used), logit_covariance(P, observed, rho))
     return out
 
 
@@ -310,8 +349,9 @@ def odds_fills(odds, models, X, given, rng, strategy="auto", n_imputations=1, wh
     """Fills of the missing cells of the columns whose odds are used: ``{column: list of n_imputations arrays}``.
 
     Each missing cell's predictive given that it is missing, ``q(v) rho_v / (1 - rho_v)`` normalised: its most
-    probable value (``"auto"``), or draws from it (``"draw"``, one per completed table; the configuration's
-    posterior-mean parameters and the fitted rates, so their uncertainty is not propagated).
+    probable value (``"auto"``), or draws from it (``"draw"``): per completed table one draw of the rates from
+    their Laplace approximation (``logit_cov``), then each cell from its predictive at those rates. The
+    configuration's parameters stay at their posterior mean (their uncertainty is not propagated here).
 
     Parameters
     ----------
@@ -340,16 +380,25 @@ def odds_fills(odds, models, X, given, rng, strategy="auto", n_imputations=1, wh
             continue
         rows = X.loc[miss]
         sub = None if given is None else np.asarray(given, dtype=object)[miss]
-        Q = column_predictive(oc.configuration, models[oc.configuration], rows, c, oc.values, sub, who)
-        Q = Q * (oc.rho / (1.0 - oc.rho))
-        total = Q.sum(axis=1, keepdims=True)
-        ok = np.isfinite(total[:, 0]) & (total[:, 0] > 0)  # a row impossible under its label (alpha=0): no odds
-        Q = np.where(ok[:, None], Q / np.where(ok, total[:, 0], 1.0)[:, None], 0.0)
-        if strategy == "draw":
-            cum = np.cumsum(Q, axis=1)
-            picks = [np.minimum((cum < rng.random((len(Q), 1))).sum(axis=1), len(oc.values) - 1)
-                     for _ in range(int(n_imputations))]
-        else:
-            picks = [np.argmax(Q, axis=1)] * int(n_imputations)
-        out[c] = [np.where(ok, oc.values[p], None) for p in picks]
+        q = column_predictive(oc.configuration, models[oc.configuration], rows, c, oc.values, sub, who)
+        if strategy != "draw":
+            Q, ok = _given_missing(q, oc.rho)
+            out[c] = [np.where(ok, oc.values[np.argmax(Q, axis=1)], None)] * int(n_imputations)
+            continue
+        t = np.log(oc.rho) - np.log1p(-oc.rho)
+        L = np.linalg.cholesky(oc.logit_cov)
+        out[c] = []
+        for _ in range(int(n_imputations)):  # one draw of the rates per completed table
+            Q, ok = _given_missing(q, expit(np.clip(t + L @ rng.standard_normal(t.size), -LOGIT_BOUND, LOGIT_BOUND)))
+            pick = np.minimum((np.cumsum(Q, axis=1) < rng.random((len(Q), 1))).sum(axis=1), len(oc.values) - 1)
+            out[c].append(np.where(ok, oc.values[pick], None))
     return out
+
+
+def _given_missing(q, rho):
+    """Each row's predictive given that the cell is missing, ``q rho / (1 - rho)`` normalised, and which rows have
+    one (a row impossible under its label, ``alpha=0``, has none)."""
+    Q = q * (rho / (1.0 - rho))
+    total = Q.sum(axis=1)
+    ok = np.isfinite(total) & (total > 0)
+    return np.where(ok[:, None], Q / np.where(ok, total, 1.0)[:, None], 0.0), ok

@@ -14,8 +14,8 @@ parameters (the template estimator by class name and parameters) and, under ``fi
   latent states checked like an estimator's) and a multivariate normal's per-class Normal-Inverse-Wishart
   parameters;
 - ``odds``: the self-masking odds of categorical columns (``Imputer.odds_``, :mod:`bayesnb.impute.mnar_odds`), one
-  ``[column position, configuration, values, rates, loglik, loglik_mar, k_mar, drivers, used]`` per column (absent
-  from files written before them: none).
+  ``[column position, configuration, values, rates, loglik, loglik_mar, k_mar, drivers, used, logit covariance]``
+  per column (absent from files written before them: none).
 
 Loading checks every estimator as :func:`bayesnb.load` does, and the rest by type, shape and range
 (finite values, positive definite scale matrices, column positions among the columns); anything
@@ -97,7 +97,8 @@ def imputer_to_file(imp, enc):
         "target_name": enc(getattr(imp, "target_name_", None)),  # the label column (set by bayesnb fit-imputer)
         "missingness": enc(getattr(imp, "missingness_", None)),  # the test of self-masking (None: not run)
         "odds": [[pos[c], o.configuration, enc(np.asarray(o.values, dtype=object)), enc(np.asarray(o.rho, dtype=float)),
-                  float(o.loglik), float(o.loglik_mar), int(o.k_mar), [str(d) for d in o.drivers], bool(o.used)]
+                  float(o.loglik), float(o.loglik_mar), int(o.k_mar), [str(d) for d in o.drivers], bool(o.used),
+                  enc(np.asarray(o.logit_cov, dtype=float))]
                  for c, o in getattr(imp, "odds_", {}).items()],
     }
     return {"estimator": type(imp).__name__, "params": enc(params, "params"),
@@ -165,7 +166,8 @@ def _known_values(model, columns, column, values):
 
 def _odds_from_file(entries, dec, imp, models):
     """``Imputer.odds_`` from its entries, each checked (``[position, configuration, values, rho, loglik, loglik_mar,
-    k_mar, drivers, used]``): a categorical column's chosen configuration, values it has seen, rates in (0, 1)."""
+    k_mar, drivers, used, logit_cov]``): a categorical column's chosen configuration, values it has seen, rates in
+    (0, 1), a positive definite covariance."""
     if not isinstance(entries, list):
         _fail("the imputer's self-masking odds must be a list")
     if entries and imp.missingness == "mar":
@@ -173,7 +175,7 @@ def _odds_from_file(entries, dec, imp, models):
     columns = imp.columns_
     out = {}
     for e in entries:
-        if not (isinstance(e, list) and len(e) == 9 and isinstance(e[0], int) and not isinstance(e[0], bool)
+        if not (isinstance(e, list) and len(e) == 10 and isinstance(e[0], int) and not isinstance(e[0], bool)
                 and 0 <= e[0] < len(columns) and e[1] in READERS and e[1] in models):
             _fail("each self-masking odds entry must start with a column position and a fitted configuration")
         if e[0] in imp.supports_ or imp.chosen_.get(columns[e[0]]) != e[1]:
@@ -194,7 +196,10 @@ def _odds_from_file(entries, dec, imp, models):
             _fail("a column's self-masking odds entry is malformed")
         if columns[e[0]] in out:
             _fail("a column has two self-masking odds entries")
-        out[columns[e[0]]] = OddsColumn(e[1], values, rho, float(e[4]), float(e[5]), e[6], tuple(e[7]), e[8])
+        cov = _float_array(dec(e[9]), (values.size, values.size), "self-masking rates' covariance")
+        if not np.allclose(cov, cov.T) or np.linalg.eigvalsh((cov + cov.T) / 2).min() <= 0:
+            _fail("the self-masking rates' covariance must be symmetric positive definite")
+        out[columns[e[0]]] = OddsColumn(e[1], values, rho, float(e[4]), float(e[5]), e[6], tuple(e[7]), e[8], cov)
     return out
 
 
