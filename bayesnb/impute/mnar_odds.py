@@ -57,6 +57,10 @@ MAX_VALUES = 64
 #: Prior strength ``A`` of each rate (:func:`fit_rates`): ``A`` cells' worth of the column's missing share.
 PRIOR_STRENGTH = 10.0
 
+#: The largest variance of a rate's logit in multiple imputation's draws (:func:`logit_covariance`), and the
+#: variance of a logit at the bound (none, but for a positive definite covariance).
+MAX_LOGIT_VARIANCE, MIN_LOGIT_VARIANCE = 1.0, 1e-12
+
 #: Quantile bins of a numeric driver (the missingness nodes' rule).
 N_BINS = 5
 
@@ -208,8 +212,10 @@ def logit_covariance(P, observed, rho, strength=None):
     """The Laplace approximation's covariance of the rates' logits at their posterior mode (:func:`fit_rates`).
 
     The inverse of the negative log posterior's Hessian (by central differences of its analytic gradient), its
-    eigenvalues floored so that no logit's variance exceeds ``LOGIT_BOUND**2`` (a rate at the bound, or one the
-    data hardly inform). Multiple imputation draws the rates from it (:func:`odds_fills`).
+    eigenvalues floored so that no direction's variance exceeds :data:`MAX_LOGIT_VARIANCE` (a rate the data hardly
+    inform; the prior alone gives a variance of about ``1 / (A rho (1 - rho))``); a rate at the bound of its logit
+    (``±LOGIT_BOUND``) gets no variance, since its draws would pile up at the bound. Multiple imputation draws the
+    rates from it (:func:`odds_fills`).
 
     Parameters
     ----------
@@ -230,7 +236,12 @@ def logit_covariance(P, observed, rho, strength=None):
     V, h = t.size, 1e-4
     H = np.column_stack([(objective(t + h * e)[1] - objective(t - h * e)[1]) / (2 * h) for e in np.eye(V)])
     w, U = np.linalg.eigh((H + H.T) / 2)
-    return (U / np.maximum(w, 1.0 / LOGIT_BOUND ** 2)) @ U.T
+    C = (U / np.maximum(w, 1.0 / MAX_LOGIT_VARIANCE)) @ U.T
+    at_bound = np.abs(t) >= LOGIT_BOUND - 1e-6
+    C[at_bound, :] = 0.0
+    C[:, at_bound] = 0.0
+    C[at_bound, at_bound] = MIN_LOGIT_VARIANCE
+    return (C + C.T) / 2  # exactly symmetric
 
 
 def _designs(X, skip, labels=None):

@@ -31,7 +31,7 @@ import pandas as pd
 
 from ..impute.configs import CONFIGURATIONS, TAN_EDGE_SCORES
 from ..impute.mnar_config import MISSINGNESS, MNAR_CONFIGURATION
-from ..impute.mnar_odds import READERS, OddsColumn
+from ..impute.mnar_odds import MAX_LOGIT_VARIANCE, MIN_LOGIT_VARIANCE, READERS, OddsColumn
 from .mnar_file import mnar_from_file, mnar_to_file
 from .latent_file import latent_from_file, latent_to_file
 from ..estimators import NaiveBayes
@@ -164,6 +164,19 @@ def _known_values(model, columns, column, values):
     return bool(np.all(np.isfinite(scores[:-1]) & (np.abs(scores[:-1] - scores[-1]) > 1e-9)))
 
 
+def _draws_from(cov):
+    """Whether multiple imputation can draw from ``cov`` as :func:`~bayesnb.impute.mnar_odds.logit_covariance` makes
+    it: exactly symmetric, its eigenvalues within its bounds (with a little slack), and a Cholesky factor."""
+    if not np.array_equal(cov, cov.T):
+        return False
+    try:
+        w = np.linalg.eigvalsh(cov)
+        np.linalg.cholesky(cov)
+    except np.linalg.LinAlgError:
+        return False
+    return bool(np.all(np.isfinite(w)) and w.min() >= MIN_LOGIT_VARIANCE / 2 and w.max() <= 1.01 * MAX_LOGIT_VARIANCE)
+
+
 def _odds_from_file(entries, dec, imp, models):
     """``Imputer.odds_`` from its entries, each checked (``[position, configuration, values, rho, loglik, loglik_mar,
     k_mar, drivers, used, logit_cov]``): a categorical column's chosen configuration, values it has seen, rates in
@@ -197,8 +210,9 @@ def _odds_from_file(entries, dec, imp, models):
         if columns[e[0]] in out:
             _fail("a column has two self-masking odds entries")
         cov = _float_array(dec(e[9]), (values.size, values.size), "self-masking rates' covariance")
-        if not np.allclose(cov, cov.T) or np.linalg.eigvalsh((cov + cov.T) / 2).min() <= 0:
-            _fail("the self-masking rates' covariance must be symmetric positive definite")
+        if not _draws_from(cov):
+            _fail("the self-masking rates' covariance must be symmetric, with eigenvalues within "
+                  f"[{MIN_LOGIT_VARIANCE:g}, {MAX_LOGIT_VARIANCE:g}]")
         out[columns[e[0]]] = OddsColumn(e[1], values, rho, float(e[4]), float(e[5]), e[6], tuple(e[7]), e[8], cov)
     return out
 
