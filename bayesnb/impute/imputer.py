@@ -318,8 +318,9 @@ class Imputer(TransformerMixin, BaseEstimator):
         self.odds_ = fit_odds(X, y, self.chosen_, self.models_, rest, test=self.missingness == "auto", who=who)
         if self.missingness == "mnar" and member is None and not self.odds_:
             raise NoSelectionColumn(f"{who}: missingness='mnar', but no column can take a missingness node or "
-                                    "self-masking odds (a categorical column's need two observed values and a "
-                                    "configuration among naive, latent, tan, tan-mi).")
+                                    "self-masking odds (the odds need a categorical column with two to 64 observed "
+                                    "values, filled by naive, latent, tan or tan-mi, whose predictive varies "
+                                    "between rows).")
         return self
 
     # ------------------------------------------------------------------ impute
