@@ -29,4 +29,9 @@ def test_diag_runs_on_penguins_under_mnar():
     out = run(tables(True), ["penguins"], ["MNAR"], prior=20.0)
     row = out.iloc[0]
     assert row["table"] == "penguins" and row["mask"] == "MNAR"
-    assert all(0.0 < row[k] <= 1.0 for k in ("mar", "mnar", "test", "oracle"))
+    assert all(0.0 < row[k] <= 1.0 for k in ("mar", "mnar", "test", "lr", "bic", "oracle"))
+    # one rate is the MAR competitor with no driver, so a column BIC reweights the likelihood ratio does too
+    assert row["bic in"] <= row["lr in"]
+    # at maximum likelihood, penguins' two self-masked categorical columns are not explained by the other columns
+    plain = run(tables(True), ["penguins"], ["MNAR"]).iloc[0]
+    assert plain["bic in"] == plain["lr in"] == 2 and plain["bic"] > plain["mar"] + 0.05
