@@ -40,7 +40,8 @@ from scipy.special import expit, logsumexp
 
 from .._utils import is_numeric_column
 from ..generative.tables import label_codes
-from .mar_observed import MAX_LEVELS, SCREEN, score_statistics, select_drivers
+from ..generative.mnar_bins import own_bins
+from .mar_observed import MAX_LEVELS, SCREEN, _one_hot, score_statistics, select_drivers
 
 __all__ = ["OddsColumn", "column_predictive", "fit_odds", "fit_rates", "logit_covariance", "mar_given_columns",
            "odds_fills"]
@@ -61,7 +62,7 @@ PRIOR_STRENGTH = 10.0
 #: variance of a logit at the bound (none, but for a positive definite covariance).
 MAX_LOGIT_VARIANCE, MIN_LOGIT_VARIANCE = 1.0, 1e-12
 
-#: Quantile bins of a numeric driver (the missingness nodes' rule).
+#: Bins of a numeric driver, cut at the quantiles of its observed values (as many as the missingness nodes' default).
 N_BINS = 5
 
 
@@ -244,19 +245,17 @@ def logit_covariance(P, observed, rho, strength=None):
     return (C + C.T) / 2  # exactly symmetric
 
 
-def _designs(X, skip, labels=None):
-    """Candidate drivers of a column's missingness: every other column's design, a missing cell its own level, and
-    the labels' (when there are two classes or more)."""
+def _designs(X, labels=None):
+    """Candidate drivers of the columns' missingness, ``[(column, name, design)]``: the labels' (``column`` None;
+    when there are two classes or more) and every column's, a missing cell its own level."""
     out = []
     if labels is not None:
         known = ~pd.isna(np.asarray(labels, dtype=object))
         codes = np.where(known, pd.factorize(np.asarray(labels, dtype=object))[0], -1)
         codes = pd.factorize(codes)[0]  # an unknown label its own level
         if 2 <= codes.max() + 1 <= MAX_LEVELS + 1:
-            out.append(("(label)", (codes[:, None] == np.arange(1, codes.max() + 1)[None, :]).astype(float)))
+            out.append((None, "(label)", _one_hot(codes, codes.max() + 1)))
     for c in X.columns:
-        if c == skip:
-            continue
         col = X[c]
         miss = col.isna().to_numpy()
         if is_numeric_column(col):
@@ -265,20 +264,18 @@ def _designs(X, skip, labels=None):
             if ok.sum() < 2 or np.ptp(x[ok]) == 0:
                 continue
             z = np.where(ok, (x - x[ok].mean()) / x[ok].std(), 0.0)
-            out.append((str(c), np.column_stack([z, miss]) if miss.any() else z[:, None]))
-            edges = np.unique(np.quantile(x[ok], np.linspace(0, 1, N_BINS + 1)[1:-1]))
-            codes = np.where(ok, np.searchsorted(edges, np.where(ok, x, 0.0)), len(edges) + 1)
+            out.append((c, str(c), np.column_stack([z, miss]) if miss.any() else z[:, None]))
+            codes = own_bins(x, np.unique(np.quantile(x[ok], np.linspace(0, 1, N_BINS + 1)[1:-1])))
         else:
-            codes = pd.factorize(col)[0]  # a missing cell -1: its own level below
-        codes = pd.factorize(codes)[0]
+            codes = pd.factorize(col)[0]
+        codes = pd.factorize(codes)[0]  # a missing cell (-1) its own level
         levels = codes.max() + 1
         if 2 <= levels <= MAX_LEVELS + miss.any():  # the missing level besides the values
-            out.append((f"{c} (bins)" if is_numeric_column(col) else str(c),
-                        (codes[:, None] == np.arange(1, levels)[None, :]).astype(float)))
+            out.append((c, f"{c} (bins)" if is_numeric_column(col) else str(c), _one_hot(codes, levels)))
     return out
 
 
-def mar_given_columns(X, column, missing, labels=None):
+def mar_given_columns(X, column, missing, labels=None, designs=None):
     """Missingness at random given the other columns: the best logistic regression of one column's indicators.
 
     The candidates are the other columns, partly observed ones included: a numeric column standardised (a missing
@@ -296,6 +293,9 @@ def mar_given_columns(X, column, missing, labels=None):
     missing : ndarray of bool, shape (n,)
     labels : array-like of shape (n,), optional
         The rows' labels (None/NaN where unknown): a candidate when they hold two classes or more.
+    designs : list, optional
+        The candidates of every column of ``X`` (and of ``labels``), built once for several columns (``fit_odds``);
+        None: built here.
 
     Returns
     -------
@@ -304,7 +304,7 @@ def mar_given_columns(X, column, missing, labels=None):
     """
     m = np.asarray(missing, dtype=float)
     log_n = np.log(m.size)
-    designs = _designs(X, column, labels)
+    designs = [(name, D) for c, name, D in (_designs(X, labels) if designs is None else designs) if c != column]
     gain = [0.5 * score_statistics(D, m[:, None])[0] - 0.5 * D.shape[1] * log_n for _, D in designs]
     keep = [designs[i] for i in np.argsort(gain, kind="stable")[::-1][:SCREEN]]
     return select_drivers(missing, keep, log_n)
@@ -336,7 +336,7 @@ def fit_odds(X, labels, chosen, models, columns, test=True, who="Imputer"):
     dict
         Column -> :class:`OddsColumn`, for every column fitted (``used`` tells which fill from it).
     """
-    out = {}
+    out, designs = {}, None
     log_n = np.log(max(X.shape[0], 2))
     for c in columns:
         config = chosen.get(c)
@@ -349,7 +349,8 @@ def fit_odds(X, labels, chosen, models, columns, test=True, who="Imputer"):
         if not good.all() or np.ptp(P, axis=0).max() < 1e-9:  # the same predictive in every row: not identified
             continue
         rho, ll = fit_rates(P, observed)
-        ll_mar, k, drivers = mar_given_columns(X, c, ~observed, labels)
+        designs = _designs(X, labels) if designs is None else designs  # (once, for every column)
+        ll_mar, k, drivers = mar_given_columns(X, c, ~observed, labels, designs)
         used = (not test) or (-ll + len(values) / 2 * log_n < -ll_mar + (k + 1) / 2 * log_n)
         out[c] = OddsColumn(config, np.asarray(values, dtype=object), rho, ll, float(ll_mar), int(k),
                             tuple(drivers), bool(used), logit_covariance(P, observed, rho))
