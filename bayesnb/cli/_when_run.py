@@ -37,6 +37,7 @@ _HOMES = {
     "configuration_names": "..impute.configs",
     "reading_model": "..impute.configs",
     "Imputer": "..impute.imputer",
+    "fit_fill": "..impute.table",
     "DP": "..privacy",
     "pool": "..impute.pooling",
     "pool_synthetic": "..synth.combining",

@@ -6,9 +6,9 @@ DATA best, fitted on DATA itself. ``--target COL`` names the label column (every
 ``--drop-unlabelled`` to leave out the rows with none): it fits every configuration and, with
 ``--label-given``, each row's imputation is also conditioned on its label; the label column is
 copied to the output unchanged. Without ``--target`` every row has one class. The output equals
-``Imputer(configurations=..., label_given=..., search_rows=..., random_state=SEED, columns="missing")
-.fit(X, y).impute(X, y)``, which is ``impute_table(X, y, ...).table``, with DATA's other columns
-where they were.
+``impute_table(X, y, configurations=..., label_given=..., search_rows=..., random_state=SEED).table``
+(:func:`bayesnb.impute.table.fit_fill` on the same :class:`~bayesnb.Imputer`), with DATA's other
+columns where they were.
 
 ``fit-imputer DATA -o IMPUTER.bnb`` fits the same :class:`~bayesnb.Imputer` (a choice for every
 column, ``columns="all"``) and saves it; ``bayesnb impute IMPUTER.bnb NEW`` then fills DATA or new
@@ -134,7 +134,7 @@ def cmd_impute_table(args):
     check_output(args.output, [args.data], force=args.force)
     imp, df, X, y = _imputer_and_table(args, "missing")
     before = int(X.isna().sum().sum())
-    filled = imp.fit(X, y).impute(X, y)
+    filled = when_run.fit_fill(imp, X, y)
     out = df.copy()
     out[list(X.columns)] = filled[list(X.columns)]
     note = choices_note(imp)

@@ -197,6 +197,74 @@ def clearly_worse(truth, filled, best, kind):
     return bool(d.size and d.mean() > 2.0 * d.std(ddof=1 if d.size > 1 else 0) / np.sqrt(d.size))
 
 
+#: The fewest categorical columns with hidden cells over which :func:`shrunk_losses` pools the configurations'
+#: differences (with fewer, the spread between columns cannot be estimated and each column keeps its own losses).
+SHRINK_MIN_COLUMNS = 3
+
+
+def _random_effects(d, s2):
+    """The DerSimonian-Laird random-effects mean and between-column variance of estimates ``d`` with
+    sampling variances ``s2``: ``(mu, tau2)``."""
+    w = 1.0 / s2
+    fixed = np.sum(w * d) / w.sum()
+    q, spread = np.sum(w * (d - fixed) ** 2), w.sum() - np.sum(w ** 2) / w.sum()
+    tau2 = max(0.0, (q - (d.size - 1)) / spread) if d.size > 1 and spread > 0 else 0.0
+    w = 1.0 / (s2 + tau2)
+    return float(np.sum(w * d) / w.sum()), tau2
+
+
+def shrunk_losses(cells, kinds, configs):
+    """Each column's loss per configuration, the categorical columns' shrunk toward what the table says.
+
+    A categorical column's hidden cells are few (a few dozen on a table of a few hundred rows), so its
+    error rates differ between configurations by chance as much as by merit, and the lowest picks the noise.
+    The categorical columns are pooled instead (an empirical-Bayes random-effects model). The reference is the
+    configuration with the fewest errors over all of them. For each other configuration ``k``, column ``j``'s
+    paired difference ``d_jk`` (its error rate minus the reference's on the same cells) has sampling variance
+    ``s2_jk`` (the paired differences' variance over the cells). Across columns the true differences are
+    taken as ``N(mu_k, tau2_k)``, with ``mu_k`` and ``tau2_k`` estimated by DerSimonian and Laird's method
+    of moments. The shrunk difference is the posterior mean
+    ``mu_k + tau2_k / (tau2_k + s2_jk) * (d_jk - mu_k)``, added to the reference's loss.
+
+    So where the columns disagree about which configuration is better (``tau2`` large) each keeps its own
+    losses, and where they agree a column leaves the table's choice only on evidence that outweighs
+    the spread. Numeric columns keep their own losses: their losses are continuous and already
+    informative, and pooling squared errors of differently shaped columns cost them in trials
+    (docs/benchmarks.md). So do tables with fewer than :data:`SHRINK_MIN_COLUMNS` categorical columns.
+
+    Parameters
+    ----------
+    cells : dict
+        Column -> {configuration: each hidden cell's loss, :func:`cell_losses`}.
+    kinds : dict
+        Column -> its loss kind (:func:`loss_kinds`).
+    configs : sequence of str
+        The configurations, in the order that breaks ties.
+
+    Returns
+    -------
+    dict
+        Column -> {configuration: loss}: the mean cell loss, shrunk for the pooled categorical columns.
+    """
+    out = {c: {k: float(np.mean(v[k])) for k in configs} for c, v in cells.items()}
+    pooled = [c for c in cells if kinds[c] == "error"]
+    if len(pooled) < SHRINK_MIN_COLUMNS or len(configs) < 2:
+        return out
+    errors = {k: sum(float(cells[c][k].sum()) for c in pooled) for k in configs}
+    ref = min(configs, key=lambda k: errors[k])
+    for k in configs:
+        if k == ref:
+            continue
+        diffs = [cells[c][k] - cells[c][ref] for c in pooled]
+        d = np.array([x.mean() for x in diffs])
+        # a floor of one cell's worth: a column whose two fills agree on every hidden cell has variance 0
+        s2 = np.array([max(x.var(ddof=1) / x.size if x.size > 1 else 1.0, 1.0 / x.size ** 2) for x in diffs])
+        mu, tau2 = _random_effects(d, s2)
+        for c, dj, sj in zip(pooled, d, s2):
+            out[c][k] = out[c][ref] + mu + tau2 / (tau2 + sj) * (dj - mu)
+    return out
+
+
 def loss_kinds(X):
     """Per column of ``X``, the loss its fill minimises (see :func:`loss`): the median's for a numeric column
     with a point mass (:mod:`bayesnb.generative.values`), the mean's for the other numeric columns."""

@@ -26,11 +26,12 @@ from .configs import (
     configuration_names,
     fill_config,
     fit_config,
+    cell_losses,
     clearly_worse,
-    loss,
     loss_kinds,
     project_fills,
     reading_model,
+    shrunk_losses,
 )
 from ..io.imputer_file import imputer_from_file, imputer_to_file
 from .._progress import progress
@@ -48,7 +49,7 @@ __all__ = ["Imputer"]
 
 _WHO = "Imputer"
 #: the columns of ``Imputer.scores_``
-_SCORES = ["column", "configuration", "loss", "n_hidden", "chosen"]
+_SCORES = ["column", "configuration", "loss", "shrunk_loss", "n_hidden", "chosen"]
 
 
 class Imputer(TransformerMixin, BaseEstimator):
@@ -133,8 +134,10 @@ class Imputer(TransformerMixin, BaseEstimator):
         the hidden cells given the rest of their row (one component: the naive model).
     scores_ : DataFrame or None
         One row per (column, configuration) scored: ``column``, ``configuration``, ``loss`` (NRMSE
-        squared, normalised absolute error or error rate on the hidden cells), ``n_hidden``,
-        ``chosen``. None when a single configuration was asked for.
+        squared, normalised absolute error or error rate on the hidden cells), ``shrunk_loss`` (the loss
+        the choice compares: a categorical column's shrunk toward what the table's other categorical
+        columns say, :func:`~bayesnb.impute.configs.shrunk_losses`; a numeric column's its ``loss``),
+        ``n_hidden``, ``chosen``. None when a single configuration was asked for.
     n_components_ : int or None
         Components per class of the ``"latent"`` configuration (chosen on the table with hidden
         cells); None when it was not fitted.
@@ -241,24 +244,24 @@ class Imputer(TransformerMixin, BaseEstimator):
             fills[cfg] = fill_config(cfg, member, Xh, given, rng, cells=hidden)[0]  # only hidden cells are scored
             count = n if cfg == "latent" else count
             bar.update()
-        rows, chosen, kinds, worse = [], {}, loss_kinds(X), set()
+        rows, chosen, kinds, worse = [], {}, dict(zip(X.columns, loss_kinds(X))), set()
         # the model under the nodes, whose fills "auto" compares with the chosen ones (_self_masking)
         base = None if self.missingness != "auto" else next((c for c in ("latent", "naive") if c in configs), None)
-        for j, c in enumerate(X.columns):
-            h = hidden[:, j]
-            if not h.any():
-                continue
-            truth = X[c].to_numpy()[h]
-            column_fills = {cfg: fills[cfg][c].to_numpy()[h] for cfg in configs}
-            losses = {cfg: loss(truth, column_fills[cfg], kinds[j]) for cfg in configs}
-            best = min(configs, key=lambda cfg: losses[cfg])  # first of the tied: the cheaper
-            if base is not None and (losses[base] > losses[best] if kinds[j] != "error" else clearly_worse(
-                    truth, column_fills[base], column_fills[best], kinds[j])):
+        judged = [(j, c) for j, c in enumerate(X.columns) if hidden[:, j].any()]
+        truths = {c: X[c].to_numpy()[hidden[:, j]] for j, c in judged}
+        column_fills = {c: {cfg: fills[cfg][c].to_numpy()[hidden[:, j]] for cfg in configs} for j, c in judged}
+        cells = {c: {cfg: cell_losses(truths[c], column_fills[c][cfg], kinds[c]) for cfg in configs} for _, c in judged}
+        shrunk = shrunk_losses(cells, kinds, configs)
+        for j, c in judged:
+            best = min(configs, key=lambda cfg: shrunk[c][cfg])  # first of the tied: the cheaper
+            if base is not None and (cells[c][base].mean() > cells[c][best].mean() if kinds[c] != "error" else
+                                     clearly_worse(truths[c], column_fills[c][base], column_fills[c][best], kinds[c])):
                 worse.add(c)
             if c in prepare:
                 chosen[c] = best
-            rows += [{"column": c, "configuration": cfg, "loss": v, "n_hidden": int(h.sum()), "chosen": cfg == best}
-                     for cfg, v in losses.items()]
+            rows += [{"column": c, "configuration": cfg, "loss": float(cells[c][cfg].mean()),
+                      "shrunk_loss": shrunk[c][cfg], "n_hidden": int(hidden[:, j].sum()), "chosen": cfg == best}
+                     for cfg in configs]
         unjudged = [c for c in prepare if c not in chosen and X[c].isna().any()]
         if unjudged:
             empty = [c for c in unjudged if X[c].isna().all()]

@@ -14,7 +14,12 @@ fills (on the training table or new rows), and ``impute_table(X, y, ...)`` is th
    from the median for numeric columns with a point mass, where the fill is a conditional median
    (:mod:`bayesnb.generative.values`); and the error rate for the other columns, where it is a mode;
 3. per column, the configuration with the lowest loss wins (ties: the earlier in
-   ``configurations``, so the cheaper);
+   ``configurations``, so the cheaper). A categorical column's error rates on its few hidden cells are
+   noisy, so on a table with three or more categorical columns they are first shrunk toward what the
+   table's categorical columns say together (an empirical-Bayes random-effects model of each
+   configuration's difference from the one with the fewest errors over all of them,
+   :func:`~bayesnb.impute.configs.shrunk_losses`): a column leaves the table's choice where its own
+   evidence outweighs the spread between columns;
 4. fit the winning configurations on the real table and impute its missing cells with them
    (``"latent"`` with the component count its search chose in step 2: not searched twice);
    an imputed numeric value is then moved to the nearest value its column takes in the table
@@ -84,8 +89,9 @@ class TableImputation(NamedTuple):
         Column -> the configuration that imputed it (only columns with missing cells).
     scores : DataFrame or None
         One row per (column, configuration) scored: ``column``, ``configuration``, ``loss``
-        (NRMSE squared, normalised absolute error or error rate on the hidden cells), ``n_hidden``, ``chosen``. None
-        when a single configuration was asked for (nothing was selected).
+        (NRMSE squared, normalised absolute error or error rate on the hidden cells), ``shrunk_loss`` (what the
+        choice compares, step 3), ``n_hidden``, ``chosen``. None when a single configuration was asked for
+        (nothing was selected).
     n_components : int or None
         Components per class of the ``"latent"`` configuration (chosen by its held-out search
         on the table with hidden cells, and used again on the real table); None when it was
@@ -168,11 +174,22 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
     0
     """
     imp = Imputer(configurations=configurations, holdout=holdout, label_given=label_given, estimator=estimator,
-                  search_rows=search_rows, verbose=verbose, columns="missing", missingness=missingness)
-    configs, labels = imp._check_params(X, y, "impute_table")  # Imputer.fit, its messages naming impute_table
-    rng = as_generator(random_state)  # one stream: the selection, the fits, then the fills
-    imp.random_state = rng
-    imp._fit(X, labels, configs, y is not None, "impute_table", draws=False)  # no draws: no joint model for them
-    table = imp.impute(X, labels, random_state=rng)
+                  search_rows=search_rows, verbose=verbose, columns="missing", missingness=missingness,
+                  random_state=random_state)
+    table = fit_fill(imp, X, y)
     return TableImputation(table, dict(imp.chosen_), imp.scores_, imp.n_components_,
                            tuple(c for c, o in imp.odds_.items() if o.used))
+
+
+def fit_fill(imp, X, y=None):
+    """Fit the unfitted :class:`~bayesnb.Imputer` ``imp`` on ``X`` as :func:`impute_table` does and return
+    the completed table (``bayesnb impute-table`` calls it with its own imputer, to report its choices).
+
+    One random stream (from ``imp.random_state``) serves the selection, the fits and then the fills, and no
+    joint model is fitted for draws, so the table equals ``impute_table``'s with the same parameters.
+    """
+    configs, labels = imp._check_params(X, y, "impute_table")  # Imputer.fit, its messages naming impute_table
+    rng = as_generator(imp.random_state)  # one stream: the selection, the fits, then the fills
+    imp.random_state = rng
+    imp._fit(X, labels, configs, y is not None, "impute_table", draws=False)  # no draws: no joint model for them
+    return imp.impute(X, labels, random_state=rng)

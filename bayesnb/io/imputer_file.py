@@ -294,7 +294,9 @@ def imputer_from_file(cls, meta, dec):
     scores = dec(fitted["scores"])
     if scores is not None:
         scores = pd.DataFrame(scores)
-        if list(scores.columns) != ["column", "configuration", "loss", "n_hidden", "chosen"] or not all(
+        if list(scores.columns) == ["column", "configuration", "loss", "n_hidden", "chosen"]:  # before shrunk_loss
+            scores.insert(3, "shrunk_loss", scores["loss"])
+        if list(scores.columns) != ["column", "configuration", "loss", "shrunk_loss", "n_hidden", "chosen"] or not all(
                 isinstance(j, int) and 0 <= j < p for j in scores["column"]):
             _fail("the imputer's scores table is malformed")
         scores["column"] = [columns[j] for j in scores["column"]]
