@@ -50,6 +50,19 @@ def test_default_impute_equals_impute_table_with_every_configuration(penguins):
     assert model.imputer_.chosen_ == res.chosen and model.imputer_.n_components_ == res.n_components
 
 
+def test_default_impute_equals_impute_table_when_latent_is_fitted_only_for_the_draws():
+    from helpers import self_masked_blank, two_valued_table
+
+    X, y = two_valued_table()
+    Xm, _ = self_masked_blank(X, True)
+    configs = ("naive", "latent")
+    model = NaiveBayes().fit(Xm, y, impute=Imputer(configurations=configs, label_given=True, random_state=0))
+    res = impute_table(Xm, y, configurations=configs, label_given=True, random_state=0)
+    assert "latent" not in model.imputer_.chosen_.values() and model.imputer_.draw_configuration_ is not None
+    assert model.imputer_.chosen_ == res.chosen
+    pd.testing.assert_frame_equal(model.impute(Xm, y=y), res.table)
+
+
 def test_default_impute_is_the_imputers_not_the_plain_models(penguins, fitted):
     Xm, y = penguins
     assert fitted.impute(Xm).equals(impute_table(Xm, y, configurations=CONFIGS, random_state=3).table)

@@ -274,7 +274,9 @@ class Imputer(TransformerMixin, BaseEstimator):
         for c in unjudged:
             chosen[c] = configs[0]
         # strategy="draw" draws every column from the one joint model of all of them, "latent" (see impute);
-        # impute_table (draws=False) never draws. It is fitted last, so the others' fits are those without it.
+        # impute_table (draws=False) never draws. Fitted only for the draws, it takes a stream of its own (a spawned
+        # child leaves the main stream where it was), so every other fit, the test of self-masking and the fills
+        # are impute_table's with the same seed.
         draw = "latent" if draws and "latent" in configs else None
         # the real table: the latent count chosen above is fitted again, not searched again
         models = {}
@@ -282,7 +284,8 @@ class Imputer(TransformerMixin, BaseEstimator):
                                                                         else [])
         for cfg in fitted or configs[:1]:  # no column to prepare (no missing cell): the first, for later tables
             bar.set_postfix_str(f"{cfg} (the table)")
-            models[cfg] = fit_config(cfg, estimator, X, y, self.label_given, rng, self.search_rows, count)[0]
+            stream = rng.spawn(1)[0] if cfg == draw and draw not in chosen.values() else rng
+            models[cfg] = fit_config(cfg, estimator, X, y, self.label_given, stream, self.search_rows, count)[0]
             bar.update()
         bar.close()
         self.models_, self.chosen_, self.n_components_, self.draw_configuration_ = models, chosen, count, draw
