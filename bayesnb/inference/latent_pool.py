@@ -1,0 +1,83 @@
+"""Pooling latent-class fits from several EM starts into one mixture (the imputer's latent configuration).
+
+EM for a mixture stops at a local mode, and which one depends on its random start. Keeping the start with
+the best objective keeps one mode; on a table like UCI mushroom the imputations of the same count's starts
+differ by a point of accuracy from start to start. :func:`pool_fits` keeps them all: each start's components
+become components of one latent-class model, every start weighted equally. It is still a latent-class model
+(a mixture of naive components per class), so everything that reads one (imputation, draws,
+``score_samples(latent=)``, the model file) reads it unchanged.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .em import LatentClassFit
+from .nb_posterior import class_posterior, index_params
+
+__all__ = ["pool_fits"]
+
+
+def _stack(values):
+    """The fields of parameter NamedTuples (or tuples of them) stacked along their first (state) axis."""
+    first = values[0]
+    if first is None:
+        return None
+    if isinstance(first, tuple) and not hasattr(first, "_fields"):
+        return tuple(_stack([v[i] for v in values]) for i in range(len(first)))
+    if hasattr(first, "_fields"):
+        return type(first)(*(_stack([getattr(v, f) for v in values]) for f in first._fields))
+    return np.concatenate([np.asarray(v) for v in values], axis=0)
+
+
+def pool_fits(fits):
+    """One latent-class model from naive latent-class fits of the same count, each weighted equally.
+
+    Component ``c`` of class ``k`` in start ``r`` becomes component ``r * C + c`` of class ``k`` (``C`` the
+    fits' count), with the start's statistics and parameters' posterior. The states keep their counts
+    and their Dirichlet(1) prior, so a state's posterior-mean weight, ``(1 + count) / sum(1 + counts)``, is
+    its start's weight divided by the number of starts (each start's ``1 + count`` sums to the same
+    ``S + n``). So the pooled ``p(x)`` is the mean of the starts' ``p(x)``, and an imputation from it
+    averages the starts' predictives. The Dirichlet over the states then holds every row once per start:
+    a draw of the weights (``parameter_uncertainty``) varies less than one start's would, and each
+    component's parameters vary as in its start.
+
+    Parameters
+    ----------
+    fits : sequence of LatentClassFit
+        Naive (``structure is None``), from EM (not an MCMC draw), with the same ``n_components``
+        and states and Dirichlet(1) state weights (``component_prior="class"``), fitted from the same
+        estimator.
+
+    Returns
+    -------
+    LatentClassFit
+        ``n_components = len(fits) * C``; ``em_objective`` and ``selection`` are the first fit's.
+    """
+    fits = list(fits)
+    if not fits:
+        raise ValueError("pool_fits: expected at least one fit; received none.")
+    if len(fits) == 1:
+        return fits[0]
+    C, S = fits[0].n_components, len(fits[0].group)
+    if any(f.structure is not None or f.point or not np.all(f.posterior.class_prior_alpha == 1.0) for f in fits):
+        raise ValueError("pool_fits: expected naive latent-class fits from EM with Dirichlet(1) state weights "
+                         "(no structure, not an MCMC draw, component_prior='class').")
+    if any(f.n_components != C or not np.array_equal(f.group, fits[0].group) for f in fits):
+        raise ValueError(f"pool_fits: expected fits of one count and one set of states; received counts "
+                         f"{[f.n_components for f in fits]}.")
+    R, K = len(fits), S // C
+    # stacked state r * S + k * C + c -> class k's component r * C + c
+    order = np.array([r * S + k * C + c for k in range(K) for r in range(R) for c in range(C)])
+    posts = [f.posterior for f in fits]
+    blocks = tuple(
+        first._replace(**{field: index_params(_stack([getattr(p.blocks[b], field) for p in posts]), order)
+                          for field in ("stats", "prior", "posterior")})
+        for b, first in enumerate(posts[0].blocks))
+    count = np.concatenate([p.class_count for p in posts])[order]
+    alpha, concentration, log_prior, fixed = class_posterior(count, 1.0)
+    posterior = posts[0]._replace(classes=np.arange(K * R * C), class_count=count, class_prior_alpha=alpha,
+                                  class_concentration=concentration, class_log_prior=log_prior,
+                                  fixed_class_prior=fixed, blocks=blocks)
+    return LatentClassFit(posterior, np.repeat(np.arange(K), R * C), R * C, list(fits[0].em_objective),
+                          fits[0].selection)

@@ -1,0 +1,87 @@
+"""Pooling latent-class fits from several EM starts (bayesnb.inference.latent_pool) and the imputer's pooled fit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.special import logsumexp
+
+from bayesnb import Imputer, NaiveBayes
+from bayesnb.datasets import load_house_votes
+from bayesnb.impute.configs import POOLED_STARTS, pooled_latent_fit
+from bayesnb.inference.latent_pool import pool_fits
+
+
+@pytest.fixture(scope="module")
+def votes():
+    df = load_house_votes()
+    X, y = df.drop(columns="party"), df["party"].to_numpy(dtype=object)
+    model = NaiveBayes().fit(X, y)
+    rng = np.random.default_rng(0)
+    fits = [model.fit_latent_class(X, y, n_components=3, n_init=1, random_state=rng) for _ in range(3)]
+    return X, y, model, fits
+
+
+def test_the_pooled_density_is_the_mean_of_the_starts(votes):
+    X, y, model, fits = votes
+    pooled = pool_fits(fits)
+    assert pooled.n_components == 9 and pooled.posterior.classes.shape == (18,)
+    starts = np.array([model.score_samples(X, latent=f) for f in fits])
+    assert not np.allclose(starts[0], starts[1])  # the starts differ: there is something to pool
+    np.testing.assert_allclose(model.score_samples(X, latent=pooled), logsumexp(starts, axis=0) - np.log(3),
+                               rtol=0, atol=1e-9)
+
+
+def test_each_state_keeps_its_starts_parameters_and_a_third_of_its_weight(votes):
+    _, _, _, fits = votes
+    pooled = pool_fits(fits)
+    K, C, R = 2, 3, 3
+    w = np.exp(pooled.posterior.class_log_prior)
+    for r, f in enumerate(fits):
+        for k in range(K):
+            new = [k * R * C + r * C + c for c in range(C)]
+            old = [k * C + c for c in range(C)]
+            np.testing.assert_allclose(w[new], np.exp(f.posterior.class_log_prior[old]) / R, rtol=1e-12)
+            for b, blk in enumerate(pooled.posterior.blocks):
+                for got, want in zip(blk.posterior, f.posterior.blocks[b].posterior):
+                    if got is not None and not isinstance(got, tuple):
+                        np.testing.assert_array_equal(np.asarray(got)[new], np.asarray(want)[old])
+    np.testing.assert_array_equal(pooled.group, np.repeat([0, 1], 9))
+
+
+def test_what_cannot_be_pooled_is_refused(votes):
+    X, y, model, fits = votes
+    with pytest.raises(ValueError, match="at least one fit"):
+        pool_fits([])
+    two = model.fit_latent_class(X, y, n_components=2, n_init=1, random_state=0)
+    with pytest.raises(ValueError, match="one count"):
+        pool_fits([fits[0], two])
+    hier = model.fit_latent_class(X, y, n_components=3, n_init=1, random_state=0, component_prior="hierarchical")
+    with pytest.raises(ValueError, match="Dirichlet"):
+        pool_fits([fits[0], hier])
+    assert pool_fits(fits[:1]) is fits[0]
+
+
+def test_the_imputers_latent_configuration_is_pooled_and_saved(tmp_path, votes):
+    X, y, model, _ = votes
+    Xm = X.mask(np.random.default_rng(1).random(X.shape) < 0.2)
+    imp = Imputer(configurations=("latent",), random_state=0, missingness="mar").fit(Xm, y)
+    fit = imp.models_["latent"][1]
+    C = imp.n_components_
+    assert C >= 2 and fit.n_components == POOLED_STARTS * C
+    path = tmp_path / "imp.bnb"
+    imp.save(path)
+    again = Imputer.load(path)
+    assert again.models_["latent"][1].n_components == POOLED_STARTS * C
+    assert again.impute(Xm).equals(imp.impute(Xm))
+
+
+def test_one_component_and_structured_models_keep_the_best_start():
+    df = load_house_votes()
+    X, y = df.drop(columns="party"), df["party"].to_numpy(dtype=object)
+    rng = np.random.default_rng(0)
+    one = pooled_latent_fit(NaiveBayes().fit(X, y), X, y, 1, rng)
+    assert one.n_components == 1
+    tan = NaiveBayes(structure="tan").fit(X, y)
+    fit = pooled_latent_fit(tan, X, y, 2, rng)
+    assert fit.n_components == 2 and fit.structure is not None
