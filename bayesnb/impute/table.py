@@ -42,7 +42,9 @@ The configurations (all :class:`~bayesnb.NaiveBayes`, cloned from ``estimator``)
   count chosen by held-out log-likelihood, :meth:`~bayesnb.NaiveBayes.fit_latent_class` with
   ``n_components="auto"``). On a table of more than ``search_rows`` rows the count is chosen
   on a random subsample of ``search_rows`` rows (the same held-out search), and the model with
-  that count is then fitted by EM on every row; on smaller tables the search runs on every row;
+  that count is then fitted by EM on every row; on smaller tables the search runs on every row.
+  The fit at the chosen count pools three EM starts into one mixture, each weighted equally, rather
+  than keeping the start with the best objective (:func:`~bayesnb.impute.configs.pooled_latent_fit`);
 - ``"tan"``: ``structure="tan"`` (a tree, or forest, over the features given the class, from the
   estimator's edge score: BDeu by default, which links only pairs whose edge raises the evidence);
 - ``"tan-mi"``: ``structure="tan", edge_score="mi"``: the Chow-Liu spanning tree of the conditional
