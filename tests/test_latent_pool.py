@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.special import logsumexp
 
 from bayesnb import Imputer, NaiveBayes
 from bayesnb.datasets import load_house_votes
 from bayesnb.impute.configs import POOLED_STARTS, pooled_latent_fit
-from bayesnb.inference.latent_pool import pool_fits
+from bayesnb.inference.latent_pool import first_start, pool_fits
+from bayesnb.io.persistence import ModelFileError
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +39,9 @@ def test_each_state_keeps_its_starts_parameters_and_a_third_of_its_weight(votes)
     pooled = pool_fits(fits)
     K, C, R = 2, 3, 3
     w = np.exp(pooled.posterior.class_log_prior)
-    for r, f in enumerate(fits):
+    best_first = sorted(fits, key=lambda f: -f.em_objective[-1])
+    assert pooled.starts == R and pooled.em_objective == best_first[0].em_objective
+    for r, f in enumerate(best_first):
         for k in range(K):
             new = [k * R * C + r * C + c for c in range(C)]
             old = [k * C + c for c in range(C)]
@@ -85,3 +89,49 @@ def test_one_component_and_structured_models_keep_the_best_start():
     tan = NaiveBayes(structure="tan").fit(X, y)
     fit = pooled_latent_fit(tan, X, y, 2, rng)
     assert fit.n_components == 2 and fit.structure is not None
+
+
+def test_the_first_start_is_the_best_start_exactly(votes):
+    X, _, model, fits = votes
+    best = max(fits, key=lambda f: f.em_objective[-1])
+    got = first_start(pool_fits(fits))
+    assert got.starts == 1 and got.n_components == 3
+    np.testing.assert_array_equal(got.posterior.class_log_prior, best.posterior.class_log_prior)
+    np.testing.assert_array_equal(model.score_samples(X, latent=got), model.score_samples(X, latent=best))
+    assert first_start(best) is best
+
+
+def test_a_pooled_fit_round_trips_and_a_bad_count_of_starts_is_refused(tmp_path, votes):
+    from helpers import edit_meta
+
+    X, y, _, _ = votes
+    Xm = X.mask(np.random.default_rng(2).random(X.shape) < 0.2)
+    imp = Imputer(configurations=("naive", "latent"), random_state=0, missingness="mar").fit(Xm, y)
+    path = tmp_path / "imp.bnb"
+    imp.save(path)
+    assert Imputer.load(path).models_["latent"][1].starts == POOLED_STARTS
+    for bad in (0, "3", 1.5, True, POOLED_STARTS * imp.n_components_ + 1):
+        def change(meta, bad=bad):
+            meta["fitted"]["models"]["latent"]["latent"]["starts"] = bad
+        edit_meta(path, tmp_path / "bad.bnb", change)
+        with pytest.raises(ModelFileError, match="starts"):
+            Imputer.load(tmp_path / "bad.bnb")
+
+    def old(meta):  # a file written before pooled fits has no starts: read as one start
+        meta["fitted"]["models"]["latent"]["latent"].pop("starts")
+    edit_meta(path, tmp_path / "old.bnb", old)
+    again = Imputer.load(tmp_path / "old.bnb")
+    assert again.models_["latent"][1].starts == 1
+    assert again.models_["latent"][1].n_components == POOLED_STARTS * imp.n_components_
+
+
+def test_draws_come_from_the_best_start(votes):
+    X, y, _, _ = votes
+    Xm = X.mask(np.random.default_rng(3).random(X.shape) < 0.2)
+    imp = Imputer(configurations=("latent",), random_state=0, missingness="mar").fit(Xm, y)
+    model, pooled = imp.models_["latent"]
+    got = imp.impute(Xm, strategy="draw", n_imputations=2, random_state=5)
+    imp.models_["latent"] = (model, first_start(pooled))
+    want = imp.impute(Xm, strategy="draw", n_imputations=2, random_state=5)
+    for g, w in zip(got, want):
+        pd.testing.assert_frame_equal(g, w)

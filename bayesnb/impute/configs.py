@@ -15,7 +15,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from .._utils import as_generator, is_numeric_column, one_class_on_purpose
-from ..inference.latent_pool import pool_fits
+from ..inference.latent_pool import first_start, pool_fits
 from ..generative.values import column_supports, project
 from .mnar_config import MNAR_CONFIGURATION, fill_mnar
 from .mvn import draw_mvn, fill_mvn, fit_mvn
@@ -189,6 +189,8 @@ def fill_config(config, member, X, given, rng, strategy="auto", n_imputations=1,
                             random_state=rng)
         return [fill_mvn(member, X, given, label_given=given is not None)]
     model, latent = (member[0], member[1]) if config == "latent" else (member, None)
+    if latent is not None and strategy == "draw":  # a pooled fit's best start (first_start says why)
+        latent = first_start(latent)
     out = model._impute(X, y=given, strategy=strategy, n_imputations=n_imputations, random_state=rng,
                         parameter_uncertainty=True, n_components=1, latent=latent, median_cells=cells)
     return out if isinstance(out, list) else [out]

@@ -71,6 +71,9 @@ class LatentClassFit(NamedTuple):
         are then the naive model at the same responsibilities (none for one MCMC draw,
         ``latent_class_draws``: :func:`bayesnb.structure.structured_em.draw_model`). None: a naive
         latent-class model.
+    starts : int, default=1
+        EM starts pooled into the fit (:func:`bayesnb.inference.latent_pool.pool_fits`): each start's
+        ``n_components // starts`` components, the best start's first.
     """
 
     posterior: object
@@ -80,6 +83,7 @@ class LatentClassFit(NamedTuple):
     selection: dict | None
     point: bool = False
     structure: object = None
+    starts: int = 1
 
 
 class SemiSupervisedFit(NamedTuple):

@@ -15,7 +15,7 @@ import numpy as np
 from .em import LatentClassFit
 from .nb_posterior import class_posterior, index_params
 
-__all__ = ["pool_fits"]
+__all__ = ["first_start", "pool_fits"]
 
 
 def _stack(values):
@@ -52,7 +52,8 @@ def pool_fits(fits):
     Returns
     -------
     LatentClassFit
-        ``n_components = len(fits) * C``; ``em_objective`` and ``selection`` are the first fit's.
+        ``n_components = len(fits) * C``, ``starts = len(fits)``, the starts in order of their final
+        objective (the best first, :func:`first_start`); ``em_objective`` and ``selection`` are the best's.
     """
     fits = list(fits)
     if not fits:
@@ -67,6 +68,7 @@ def pool_fits(fits):
         raise ValueError(f"pool_fits: expected fits of one count and one set of states; received counts "
                          f"{[f.n_components for f in fits]}.")
     R, K = len(fits), S // C
+    fits = sorted(fits, key=lambda f: -f.em_objective[-1] if len(f.em_objective) else np.inf)  # the best first
     # stacked state r * S + k * C + c -> class k's component r * C + c
     order = np.array([r * S + k * C + c for k in range(K) for r in range(R) for c in range(C)])
     posts = [f.posterior for f in fits]
@@ -80,4 +82,27 @@ def pool_fits(fits):
                                   class_concentration=concentration, class_log_prior=log_prior,
                                   fixed_class_prior=fixed, blocks=blocks)
     return LatentClassFit(posterior, np.repeat(np.arange(K), R * C), R * C, list(fits[0].em_objective),
-                          fits[0].selection)
+                          fits[0].selection, starts=R)
+
+
+def first_start(fit):
+    """The best start of a pooled fit (:func:`pool_fits`), exactly as it was fitted; ``fit`` itself if not pooled.
+
+    Draws of the parameters (multiple imputation) come from it: each start's components hold every row, so
+    averaging several starts' independent draws would shrink the parameters' spread, as if the rows had
+    been seen once per start (on the coverage benchmark the pooled fit's 95% intervals covered 0.925 of
+    one coefficient, against 0.930 from one start).
+    """
+    if fit.starts == 1:
+        return fit
+    R, C = fit.starts, fit.n_components // fit.starts
+    K = len(fit.group) // fit.n_components
+    keep = np.array([k * R * C + c for k in range(K) for c in range(C)])
+    post = fit.posterior
+    blocks = tuple(b._replace(**{f: index_params(getattr(b, f), keep) for f in ("stats", "prior", "posterior")})
+                   for b in post.blocks)
+    alpha, concentration, log_prior, fixed = class_posterior(post.class_count[keep], 1.0)
+    posterior = post._replace(classes=np.arange(K * C), class_count=post.class_count[keep], class_prior_alpha=alpha,
+                              class_concentration=concentration, class_log_prior=log_prior, fixed_class_prior=fixed,
+                              blocks=blocks)
+    return fit._replace(posterior=posterior, group=np.repeat(np.arange(K), C), n_components=C, starts=1)

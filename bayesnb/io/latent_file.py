@@ -11,6 +11,7 @@ to, as a JSON object:
   ``component_prior="hierarchical"``);
 - ``group``: the class index of each state (each class repeated once per component);
 - ``n_components``, ``em_objective`` (floats) and ``selection`` (``{components: score}`` or null);
+- ``starts`` (absent in older files: 1): EM starts pooled into the fit (:mod:`bayesnb.inference.latent_pool`);
 - ``structure`` (absent or null for a naive fit): for a fit over the estimator's TAN / k-DB
   structure (``fit_latent_class`` of such an estimator), ``{"parents": [[int, ...], ...],
   "stats": [...], "priors": [...]}``: per feature its parents (feature indices; reading requires
@@ -99,7 +100,7 @@ def latent_to_file(fit, enc, who="save", model=None):
             "em_objective": [enc(float(v)) for v in fit.em_objective],
             "selection": enc(None if fit.selection is None else
                              {int(k): float(v) for k, v in fit.selection.items()}),
-            "structure": node}
+            "structure": node, "starts": int(fit.starts)}
 
 
 def _not_belonging(model, structured):
@@ -143,7 +144,12 @@ def latent_from_file(model, node, dec):
             isinstance(k, int) and isinstance(v, float) for k, v in selection.items())):
         raise ModelFileError("the latent-class selection must be None or {components: score}")
     structure = _structure_from_file(model, node.get("structure"), group, dec)  # absent in older files
-    return LatentClassFit(post, group, C, objective, selection, structure=structure)
+    starts = node.get("starts", 1)  # absent in files written before pooled fits: one start
+    if not (type(starts) is int and starts >= 1 and C % starts == 0 and (starts == 1 or (
+            structure is None and np.all(post.class_prior_alpha == 1.0)))):
+        raise ModelFileError(f"a latent-class fit's starts must be a positive int dividing its {C} component(s), "
+                             f"and 1 unless the fit is naive with Dirichlet(1) state weights; the file holds {starts!r}")
+    return LatentClassFit(post, group, C, objective, selection, structure=structure, starts=starts)
 
 
 def check_states(model, post, C, group, own=False):
