@@ -64,6 +64,11 @@ def test_what_cannot_be_pooled_is_refused(votes):
     with pytest.raises(ValueError, match="Dirichlet"):
         pool_fits([fits[0], hier])
     assert pool_fits(fits[:1]) is fits[0]
+    tan = NaiveBayes(structure="tan").fit(X, y)
+    structured = tan.fit_latent_class(X, y, n_components=3, n_init=1, random_state=0)
+    for bad in (structured, fits[1]._replace(point=True), pool_fits(fits)):
+        with pytest.raises(ValueError, match="one EM start"):
+            pool_fits([fits[0], bad])
 
 
 def test_the_imputers_latent_configuration_is_pooled_and_saved(tmp_path, votes):
@@ -87,8 +92,21 @@ def test_one_component_and_structured_models_keep_the_best_start():
     one = pooled_latent_fit(NaiveBayes().fit(X, y), X, y, 1, rng)
     assert one.n_components == 1
     tan = NaiveBayes(structure="tan").fit(X, y)
-    fit = pooled_latent_fit(tan, X, y, 2, rng)
-    assert fit.n_components == 2 and fit.structure is not None
+    fit = pooled_latent_fit(tan, X, y, 2, np.random.default_rng(1))
+    assert fit.n_components == 2 and fit.structure is not None and fit.starts == 1
+    again = np.random.default_rng(1)  # the same three starts, one by one: the best objective is kept
+    starts = [tan.fit_latent_class(X, y, n_components=2, n_init=1, random_state=again) for _ in range(POOLED_STARTS)]
+    assert fit.em_objective[-1] == max(f.em_objective[-1] for f in starts)
+
+
+def test_the_count_searchs_scores_stay_with_the_pooled_fit():
+    df = load_house_votes()
+    X, y = df.drop(columns="party"), df["party"].to_numpy(dtype=object)
+    for seed in range(3):  # whichever start has the best objective
+        Xm = X.mask(np.random.default_rng(seed).random(X.shape) < 0.2)
+        imp = Imputer(configurations=("latent",), random_state=seed, missingness="mar").fit(Xm, y)
+        selection = imp.models_["latent"][1].selection
+        assert isinstance(selection, dict) and imp.n_components_ in selection
 
 
 def test_the_first_start_is_the_best_start_exactly(votes):
@@ -116,6 +134,20 @@ def test_a_pooled_fit_round_trips_and_a_bad_count_of_starts_is_refused(tmp_path,
         edit_meta(path, tmp_path / "bad.bnb", change)
         with pytest.raises(ModelFileError, match="starts"):
             Imputer.load(tmp_path / "bad.bnb")
+
+    model, fit = imp.models_["latent"]  # a fit that cannot be pooled must say one start
+    hier = model.fit_latent_class(Xm, None, n_components=fit.n_components, n_init=1, random_state=0,
+                                  component_prior="hierarchical")
+    imp.models_["latent"] = (model, hier)
+    imp.save(tmp_path / "hier.bnb")
+    imp.models_["latent"] = (model, fit)
+
+    def pooled_hier(meta):
+        meta["fitted"]["models"]["latent"]["latent"]["starts"] = POOLED_STARTS
+    edit_meta(tmp_path / "hier.bnb", tmp_path / "bad.bnb", pooled_hier)
+    assert Imputer.load(tmp_path / "hier.bnb").models_["latent"][1].starts == 1
+    with pytest.raises(ModelFileError, match="starts"):
+        Imputer.load(tmp_path / "bad.bnb")
 
     def old(meta):  # a file written before pooled fits has no starts: read as one start
         meta["fitted"]["models"]["latent"]["latent"].pop("starts")

@@ -169,7 +169,8 @@ def pooled_latent_fit(model, X, y, n_components, rng, first=None):
     while len(fits) < (POOLED_STARTS if n_components > 1 else 1):
         fits.append(model.fit_latent_class(X, y, n_components=n_components, random_state=rng, n_init=1))
     if len(fits) == 1 or fits[0].structure is not None or not np.all(fits[0].posterior.class_prior_alpha == 1.0):
-        return max(fits, key=lambda f: f.em_objective[-1] if len(f.em_objective) else -np.inf)
+        best = max(fits, key=lambda f: f.em_objective[-1] if len(f.em_objective) else -np.inf)
+        return best._replace(selection=next((f.selection for f in fits if f.selection is not None), None))
     return pool_fits(fits)
 
 
@@ -275,7 +276,9 @@ def shrunk_losses(cells, kinds, configs):
 
     So where the columns disagree about which configuration is better (``tau2`` large) each keeps its own
     losses, and where they agree a column leaves the table's choice only on evidence that outweighs
-    the spread. Numeric columns keep their own losses: their losses are continuous and already
+    the spread. A column whose hidden cells do not tell two configurations apart (the same fills) weighs
+    heavily in ``mu_k`` (its variance is floored at one cell's worth), and its own shrunk difference is
+    about ``mu_k``: there the table's evidence decides, not the order of ``configs``. Numeric columns keep their own losses: their losses are continuous and already
     informative, and pooling squared errors of differently shaped columns cost them in trials
     (docs/benchmarks.md). So do tables with fewer than :data:`SHRINK_MIN_COLUMNS` categorical columns.
 
@@ -308,7 +311,7 @@ def shrunk_losses(cells, kinds, configs):
         s2 = np.array([max(x.var(ddof=1) / x.size if x.size > 1 else 1.0, 1.0 / x.size ** 2) for x in diffs])
         mu, tau2 = _random_effects(d, s2)
         for c, dj, sj in zip(pooled, d, s2):
-            out[c][k] = out[c][ref] + mu + tau2 / (tau2 + sj) * (dj - mu)
+            out[c][k] = float(out[c][ref] + mu + tau2 / (tau2 + sj) * (dj - mu))
     return out
 
 

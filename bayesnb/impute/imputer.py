@@ -253,7 +253,7 @@ class Imputer(TransformerMixin, BaseEstimator):
         cells = {c: {cfg: cell_losses(truths[c], column_fills[c][cfg], kinds[c]) for cfg in configs} for _, c in judged}
         shrunk = shrunk_losses(cells, kinds, configs)
         for j, c in judged:
-            best = min(configs, key=lambda cfg: shrunk[c][cfg])  # first of the tied: the cheaper
+            best = min(configs, key=lambda cfg: shrunk[c][cfg])  # exact ties: the earlier, the cheaper
             if base is not None and (cells[c][base].mean() > cells[c][best].mean() if kinds[c] != "error" else
                                      clearly_worse(truths[c], column_fills[c][base], column_fills[c][best], kinds[c])):
                 worse.add(c)

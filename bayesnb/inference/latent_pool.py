@@ -37,8 +37,9 @@ def pool_fits(fits):
     fits' count), with the start's statistics and parameters' posterior. The states keep their counts
     and their Dirichlet(1) prior, so a state's posterior-mean weight, ``(1 + count) / sum(1 + counts)``, is
     its start's weight divided by the number of starts (each start's ``1 + count`` sums to the same
-    ``S + n``). So the pooled ``p(x)`` is the mean of the starts' ``p(x)``, and an imputation from it
-    averages the starts' predictives. The Dirichlet over the states then holds every row once per start:
+    ``S + n``). So the pooled ``p(x)`` is the mean of the starts' ``p(x)`` (and ``p(x | y)`` the mean of
+    theirs when the EM used the labels), and a cell's predictive given the rest of its row is the starts'
+    predictives averaged with weights proportional to each start's ``p(x_observed)``. The Dirichlet over the states then holds every row once per start:
     a draw of the weights (``parameter_uncertainty``) varies less than one start's would, and each
     component's parameters vary as in its start.
 
@@ -53,7 +54,8 @@ def pool_fits(fits):
     -------
     LatentClassFit
         ``n_components = len(fits) * C``, ``starts = len(fits)``, the starts in order of their final
-        objective (the best first, :func:`first_start`); ``em_objective`` and ``selection`` are the best's.
+        objective (the best first, :func:`first_start`); ``em_objective`` is the best's, ``selection`` the
+        first non-None among the fits' (the count search's).
     """
     fits = list(fits)
     if not fits:
@@ -61,9 +63,10 @@ def pool_fits(fits):
     if len(fits) == 1:
         return fits[0]
     C, S = fits[0].n_components, len(fits[0].group)
-    if any(f.structure is not None or f.point or not np.all(f.posterior.class_prior_alpha == 1.0) for f in fits):
-        raise ValueError("pool_fits: expected naive latent-class fits from EM with Dirichlet(1) state weights "
-                         "(no structure, not an MCMC draw, component_prior='class').")
+    if any(f.structure is not None or f.point or f.starts != 1 or not np.all(f.posterior.class_prior_alpha == 1.0)
+           for f in fits):
+        raise ValueError("pool_fits: expected naive latent-class fits of one EM start each with Dirichlet(1) state "
+                         "weights (no structure, not an MCMC draw, not already pooled, component_prior='class').")
     if any(f.n_components != C or not np.array_equal(f.group, fits[0].group) for f in fits):
         raise ValueError(f"pool_fits: expected fits of one count and one set of states; received counts "
                          f"{[f.n_components for f in fits]}.")
@@ -81,8 +84,9 @@ def pool_fits(fits):
     posterior = posts[0]._replace(classes=np.arange(K * R * C), class_count=count, class_prior_alpha=alpha,
                                   class_concentration=concentration, class_log_prior=log_prior,
                                   fixed_class_prior=fixed, blocks=blocks)
-    return LatentClassFit(posterior, np.repeat(np.arange(K), R * C), R * C, list(fits[0].em_objective),
-                          fits[0].selection, starts=R)
+    selection = next((f.selection for f in fits if f.selection is not None), None)  # the count search's
+    return LatentClassFit(posterior, np.repeat(np.arange(K), R * C), R * C, list(fits[0].em_objective), selection,
+                          starts=R)
 
 
 def first_start(fit):
