@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import bayesnb
 from bayesnb import Gaussian, LogNormal, NaiveBayes, impute_table
 from bayesnb.impute.configs import SEARCH_N_INIT, SEARCH_TOL
 from bayesnb.impute.table import latent_class_auto
@@ -110,6 +111,13 @@ def test_bad_input_is_refused(kwargs, err, msg):
     args = {"X": Xm, "y": y, **kwargs}
     with pytest.raises(err, match=msg):
         impute_table(args.pop("X"), args.pop("y"), **args)
+
+
+def test_repeated_column_names_are_refused_by_name():
+    X = pd.DataFrame([["a", "b", "a"], ["b", None, "a"], ["a", "b", None], ["b", "a", "b"]] * 10, columns=["x", "y", "x"])
+    for call in (lambda: impute_table(X), lambda: bayesnb.Imputer().fit(X)):
+        with pytest.raises(ValueError, match=r"unique column names.*\['x'\]"):
+            call()
 
 
 def test_holdout_is_any_real_fraction_as_in_imputer():

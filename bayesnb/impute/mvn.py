@@ -64,6 +64,10 @@ def _check_table(X, y, estimator, who):
     if not isinstance(X, pd.DataFrame):
         raise TypeError(f"{who}: X must be a pandas DataFrame (one column per feature); "
                         f"received {type(X).__name__}.")
+    repeated = X.columns[X.columns.duplicated()].unique().tolist()
+    if repeated:
+        raise ValueError(f"{who}: X must have unique column names (each is a column to impute); received "
+                         f"{repeated[:10]} more than once.")
     if estimator is not None and not isinstance(estimator, NaiveBayes):
         raise TypeError(f"{who}: estimator must be a NaiveBayes (unfitted template); "
                         f"received {type(estimator).__name__}.")
