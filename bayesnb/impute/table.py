@@ -189,6 +189,19 @@ def fit_fill(imp, X, y=None):
 
     One random stream (from ``imp.random_state``) serves the selection, the fits and then the fills, and no
     joint model is fitted for draws, so the table equals ``impute_table``'s with the same parameters.
+
+    Parameters
+    ----------
+    imp : Imputer
+        Unfitted; fitted in place (its ``random_state`` becomes the generator it used).
+    X : DataFrame of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,), optional
+        Labels, as in :func:`impute_table`.
+
+    Returns
+    -------
+    DataFrame
+        The completed table.
     """
     configs, labels = imp._check_params(X, y, "impute_table")  # Imputer.fit, its messages naming impute_table
     rng = as_generator(imp.random_state)  # one stream: the selection, the fits, then the fills
