@@ -15,7 +15,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from .._utils import as_generator, is_numeric_column, one_class_on_purpose
-from ..inference.latent_pool import first_start, pool_fits
+from ..inference.latent_pool import best_or_pooled, first_start
 from ..generative.values import column_supports, project
 from .mnar_config import MNAR_CONFIGURATION, fill_mnar
 from .mvn import draw_mvn, fill_mvn, fit_mvn
@@ -140,7 +140,7 @@ def fit_config(config, estimator, X, y, label_given, rng, search_rows, n_compone
 
 def pooled_latent_fit(model, X, y, n_components, rng, first=None):
     """The ``"latent"`` configuration's fit at ``n_components``: :data:`POOLED_STARTS` single-start EM fits
-    pooled into one mixture, each start weighted equally (:func:`bayesnb.inference.latent_pool.pool_fits`).
+    pooled into one mixture, each start weighted equally (:func:`bayesnb.inference.latent_pool.best_or_pooled`).
 
     On UCI mushroom (MCAR 30%, seed 0) single starts at the searched count imputed 0.776 to 0.786, and
     keeping the start of the best objective is no better than a random one; the pooled fit averages the
@@ -168,10 +168,7 @@ def pooled_latent_fit(model, X, y, n_components, rng, first=None):
     fits = [] if first is None else [first]
     while len(fits) < (POOLED_STARTS if n_components > 1 else 1):
         fits.append(model.fit_latent_class(X, y, n_components=n_components, random_state=rng, n_init=1))
-    if len(fits) == 1 or fits[0].structure is not None or not np.all(fits[0].posterior.class_prior_alpha == 1.0):
-        best = max(fits, key=lambda f: f.em_objective[-1] if len(f.em_objective) else -np.inf)
-        return best._replace(selection=next((f.selection for f in fits if f.selection is not None), None))
-    return pool_fits(fits)
+    return best_or_pooled(fits)
 
 
 def fill_config(config, member, X, given, rng, strategy="auto", n_imputations=1, cells=None):

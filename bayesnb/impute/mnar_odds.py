@@ -39,6 +39,7 @@ from scipy.optimize import minimize
 from scipy.special import expit, logsumexp
 
 from .._utils import is_numeric_column
+from ..families.numeric import draw_categories
 from ..generative.tables import label_codes
 from ..generative.mnar_bins import own_bins
 from .mar_observed import MAX_LEVELS, SCREEN, _one_hot, score_statistics, select_drivers
@@ -250,9 +251,7 @@ def _designs(X, labels=None):
     when there are two classes or more) and every column's, a missing cell its own level."""
     out = []
     if labels is not None:
-        known = ~pd.isna(np.asarray(labels, dtype=object))
-        codes = np.where(known, pd.factorize(np.asarray(labels, dtype=object))[0], -1)
-        codes = pd.factorize(codes)[0]  # an unknown label its own level
+        codes = pd.factorize(pd.factorize(np.asarray(labels, dtype=object))[0])[0]  # an unknown label its own level
         if 2 <= codes.max() + 1 <= MAX_LEVELS + 1:
             out.append((None, "(label)", _one_hot(codes, codes.max() + 1)))
     for c in X.columns:
@@ -402,7 +401,7 @@ def odds_fills(odds, models, X, given, rng, strategy="auto", n_imputations=1, wh
         out[c] = []
         for _ in range(int(n_imputations)):  # one draw of the rates per completed table
             Q, ok = _given_missing(q, expit(np.clip(t + L @ rng.standard_normal(t.size), -LOGIT_BOUND, LOGIT_BOUND)))
-            pick = np.minimum((np.cumsum(Q, axis=1) < rng.random((len(Q), 1))).sum(axis=1), len(oc.values) - 1)
+            pick = draw_categories(Q, rng.random(len(Q)))
             out[c].append(np.where(ok, oc.values[pick], None))
     return out
 

@@ -15,7 +15,30 @@ import numpy as np
 from .em import LatentClassFit
 from .nb_posterior import class_posterior, index_params
 
-__all__ = ["first_start", "pool_fits"]
+__all__ = ["best_or_pooled", "first_start", "pool_fits", "poolable"]
+
+
+def poolable(fit):
+    """Whether ``fit`` is of a kind :func:`pool_fits` pools: naive (no structure), from EM (not an MCMC draw),
+    with Dirichlet(1) state weights (``component_prior="class"``)."""
+    return fit.structure is None and not fit.point and bool(np.all(fit.posterior.class_prior_alpha == 1.0))
+
+
+def _search_selection(fits):
+    """The count search's scores: the first ``selection`` among ``fits`` that is not None."""
+    return next((f.selection for f in fits if f.selection is not None), None)
+
+
+def _states(post, idx):
+    """``post`` with the states ``idx`` (in that order): their blocks' rows, their counts, and the Dirichlet(1)
+    state weights' posterior of those counts (:func:`~bayesnb.inference.nb_posterior.class_posterior`)."""
+    blocks = tuple(b._replace(**{f: index_params(getattr(b, f), idx) for f in ("stats", "prior", "posterior")})
+                   for b in post.blocks)
+    count = np.asarray(post.class_count)[idx]
+    alpha, concentration, log_prior, fixed = class_posterior(count, 1.0)
+    return post._replace(classes=np.arange(idx.size), class_count=count, class_prior_alpha=alpha,
+                         class_concentration=concentration, class_log_prior=log_prior, fixed_class_prior=fixed,
+                         blocks=blocks)
 
 
 def _stack(values):
@@ -63,8 +86,7 @@ def pool_fits(fits):
     if len(fits) == 1:
         return fits[0]
     C, S = fits[0].n_components, len(fits[0].group)
-    if any(f.structure is not None or f.point or f.starts != 1 or not np.all(f.posterior.class_prior_alpha == 1.0)
-           for f in fits):
+    if any(f.starts != 1 or not poolable(f) for f in fits):
         raise ValueError("pool_fits: expected naive latent-class fits of one EM start each with Dirichlet(1) state "
                          "weights (no structure, not an MCMC draw, not already pooled, component_prior='class').")
     if any(f.n_components != C or not np.array_equal(f.group, fits[0].group) for f in fits):
@@ -75,18 +97,32 @@ def pool_fits(fits):
     # stacked state r * S + k * C + c -> class k's component r * C + c
     order = np.array([r * S + k * C + c for k in range(K) for r in range(R) for c in range(C)])
     posts = [f.posterior for f in fits]
-    blocks = tuple(
-        first._replace(**{field: index_params(_stack([getattr(p.blocks[b], field) for p in posts]), order)
-                          for field in ("stats", "prior", "posterior")})
-        for b, first in enumerate(posts[0].blocks))
-    count = np.concatenate([p.class_count for p in posts])[order]
-    alpha, concentration, log_prior, fixed = class_posterior(count, 1.0)
-    posterior = posts[0]._replace(classes=np.arange(K * R * C), class_count=count, class_prior_alpha=alpha,
-                                  class_concentration=concentration, class_log_prior=log_prior,
-                                  fixed_class_prior=fixed, blocks=blocks)
-    selection = next((f.selection for f in fits if f.selection is not None), None)  # the count search's
-    return LatentClassFit(posterior, np.repeat(np.arange(K), R * C), R * C, list(fits[0].em_objective), selection,
-                          starts=R)
+    stacked = posts[0]._replace(  # every start's states one after the other, then put in class order
+        class_count=np.concatenate([p.class_count for p in posts]),
+        blocks=tuple(first._replace(**{field: _stack([getattr(p.blocks[b], field) for p in posts])
+                                       for field in ("stats", "prior", "posterior")})
+                     for b, first in enumerate(posts[0].blocks)))
+    return LatentClassFit(_states(stacked, order), np.repeat(np.arange(K), R * C), R * C,
+                          list(fits[0].em_objective), _search_selection(fits), starts=R)
+
+
+def best_or_pooled(fits):
+    """Single-start fits of one count from one estimator as one fit: :func:`pool_fits` when they pool (two or
+    more, :func:`poolable`), else the one with the best final objective, with the count search's ``selection``.
+
+    Parameters
+    ----------
+    fits : sequence of LatentClassFit
+
+    Returns
+    -------
+    LatentClassFit
+    """
+    fits = list(fits)
+    if len(fits) > 1 and all(f.starts == 1 and poolable(f) for f in fits):
+        return pool_fits(fits)
+    best = max(fits, key=lambda f: f.em_objective[-1] if len(f.em_objective) else -np.inf)
+    return best._replace(selection=_search_selection(fits))
 
 
 def first_start(fit):
@@ -111,11 +147,5 @@ def first_start(fit):
     R, C = fit.starts, fit.n_components // fit.starts
     K = len(fit.group) // fit.n_components
     keep = np.array([k * R * C + c for k in range(K) for c in range(C)])
-    post = fit.posterior
-    blocks = tuple(b._replace(**{f: index_params(getattr(b, f), keep) for f in ("stats", "prior", "posterior")})
-                   for b in post.blocks)
-    alpha, concentration, log_prior, fixed = class_posterior(post.class_count[keep], 1.0)
-    posterior = post._replace(classes=np.arange(K * C), class_count=post.class_count[keep], class_prior_alpha=alpha,
-                              class_concentration=concentration, class_log_prior=log_prior, fixed_class_prior=fixed,
-                              blocks=blocks)
-    return fit._replace(posterior=posterior, group=np.repeat(np.arange(K), C), n_components=C, starts=1)
+    return fit._replace(posterior=_states(fit.posterior, keep), group=np.repeat(np.arange(K), C), n_components=C,
+                        starts=1)

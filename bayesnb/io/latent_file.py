@@ -41,6 +41,7 @@ from sklearn.base import clone
 from .loadcheck import check_model, check_node_tuples
 from .archive import ModelFileError
 from ..inference.em import LatentClassFit
+from ..inference.latent_pool import poolable
 from ..inference.nb_posterior import NBPosterior
 from ..structure import structured_em as _se
 from ..structure import engine as _mx
@@ -144,12 +145,12 @@ def latent_from_file(model, node, dec):
             isinstance(k, int) and isinstance(v, float) for k, v in selection.items())):
         raise ModelFileError("the latent-class selection must be None or {components: score}")
     structure = _structure_from_file(model, node.get("structure"), group, dec)  # absent in older files
+    fit = LatentClassFit(post, group, C, objective, selection, structure=structure)
     starts = node.get("starts", 1)  # absent in files written before pooled fits: one start
-    if not (type(starts) is int and starts >= 1 and C % starts == 0 and (starts == 1 or (
-            structure is None and np.all(post.class_prior_alpha == 1.0)))):
+    if not (type(starts) is int and starts >= 1 and C % starts == 0 and (starts == 1 or poolable(fit))):
         raise ModelFileError(f"a latent-class fit's starts must be a positive int dividing its {C} component(s), "
                              f"and 1 unless the fit is naive with Dirichlet(1) state weights; the file holds {starts!r}")
-    return LatentClassFit(post, group, C, objective, selection, structure=structure, starts=starts)
+    return fit._replace(starts=starts)
 
 
 def check_states(model, post, C, group, own=False):
