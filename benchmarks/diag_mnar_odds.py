@@ -100,10 +100,9 @@ def run(tabs, names, masks, prior=0.0):
             observed = Xm[c].notna().to_numpy()
             rho, ll, ll_tied = fit_rho(P, observed, prior, float((~observed).mean()))
             guard = _observed_mar_bic(Xm, c, ~observed)
-            use = ll - ll_tied > (len(values) - 1) / 2 * np.log(n) and (
-                guard is None or -2 * ll + len(values) * np.log(n) < guard)
-            chosen += bool(use)
             lr = ll - ll_tied > (len(values) - 1) / 2 * np.log(n)
+            use = lr and (guard is None or -2 * ll + len(values) * np.log(n) < guard)
+            chosen += bool(use)
             ll_mar, k_mar, _ = mar_given_columns(Xm, c, ~observed)
             bic = -ll + len(values) / 2 * np.log(n) < -ll_mar + (k_mar + 1) / 2 * np.log(n)
             n_lr, n_bic = n_lr + bool(lr), n_bic + bool(bic)
