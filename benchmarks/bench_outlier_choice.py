@@ -112,7 +112,7 @@ class MVNDetector:
         self.num = _numeric(X)
         self.cat = [c for c in X.columns if c not in self.num]
         Z = X[self.num].to_numpy(dtype=float).copy()
-        self.shift = [log_shift(Z[:, j]) for j in range(Z.shape[1])]
+        self.shift = [log_shift(Z[:, j], start="smallest") for j in range(Z.shape[1])]  # as recorded
         Z = self._log(Z)[0]
         self.mu, self.sd = np.nanmean(Z, axis=0), np.nanstd(Z, axis=0)
         self.sd[~(self.sd > 0)] = 1.0

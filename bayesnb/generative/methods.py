@@ -238,8 +238,9 @@ class GenerativeMixin(SemiSupervisedMixin):
             ``"auto"``: each family's best point estimate (its ``default_fill``: the
             posterior-predictive mean of numeric families, the mode of categorical, Bernoulli and
             Multinomial cells), kept on the values the column takes: in a coded or whole-number
-            column the value nearest the mean, in a column with a point mass (the zeros of a
-            zero-inflated column) the conditional median (:mod:`bayesnb.generative.values`).
+            column the value nearest the mean, in a column whose point masses hold at least half
+            of its cells (the zeros of a zero-inflated column) the conditional median
+            (:mod:`bayesnb.generative.values`).
             ``"mode"``: most probable value of each cell's conditional distribution (the highest
             mixture density among the class means for Gaussian; the floor of the mean for counts),
             and ``"draw"``: draws (multiple imputation), both moved to the nearest value the column
@@ -292,7 +293,7 @@ class GenerativeMixin(SemiSupervisedMixin):
     def _impute(self, X, *, strategy, n_imputations, random_state, parameter_uncertainty, y, n_components, latent,
                 median_cells=None, stacklevel=2):
         """:meth:`impute` of a pandas/NumPy table (options checked), with ``median_cells``: a bool (n, d) mask
-        of the missing cells whose conditional median ``"auto"`` computes (None: every one); a point-mass
+        of the missing cells whose conditional median ``"auto"`` computes (None: every one); a median-filled
         column's other missing cells get the projected mean (:func:`~bayesnb.generative.values.keep_cells`).
         ``stacklevel``: where its warnings point, as for :func:`warnings.warn` called here (2: the caller)."""
         m = n_imputations

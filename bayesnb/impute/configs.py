@@ -16,7 +16,7 @@ from sklearn.base import clone
 
 from .._utils import as_generator, is_numeric_column, one_class_on_purpose
 from ..inference.latent_pool import best_or_pooled, first_start
-from ..generative.values import column_supports, project
+from ..generative.values import column_supports, median_filled, project
 from .mnar_config import MNAR_CONFIGURATION, fill_mnar
 from .mvn import draw_mvn, fill_mvn, fit_mvn
 
@@ -175,7 +175,7 @@ def fill_config(config, member, X, given, rng, strategy="auto", n_imputations=1,
     """The completed tables of ``X`` by a fitted configuration: a list of ``n_imputations`` DataFrames.
 
     ``given``: the rows' labels to condition on (None: inferred from the observed cells). ``cells``: a bool
-    (n, d) mask of the missing cells that will be used (None: all): the conditional medians of point-mass
+    (n, d) mask of the missing cells that will be used (None: all): the conditional medians of median-filled
     columns (``"auto"``, :func:`~bayesnb.generative.values.keep_cells`) are drawn for these cells only,
     the other cells of those columns get their projected mean (cheap; not used).
     """
@@ -314,7 +314,8 @@ def shrunk_losses(cells, kinds, configs):
 
 def loss_kinds(X):
     """Per column of ``X``, the loss its fill minimises (see :func:`loss`): the median's for a numeric column
-    with a point mass (:mod:`bayesnb.generative.values`), the mean's for the other numeric columns."""
+    whose point masses hold at least half of its cells (:func:`~bayesnb.generative.values.median_filled`),
+    the mean's for the other numeric columns."""
     supports = column_supports(X)
-    return ["error" if not is_numeric_column(X[c]) else "absolute" if j in supports and supports[j].masses.size
+    return ["error" if not is_numeric_column(X[c]) else "absolute" if median_filled(supports.get(j))
             else "squared" for j, c in enumerate(X.columns)]

@@ -9,8 +9,9 @@ posterior-predictive conditional mean ``E[x_m | x_o]`` averaged over the class.
 
 **Scale.** Each column is fitted on a standardised scale (observed mean 0, sd 1). A column that is
 non-negative and right-skewed (skewness of its observed values above 1) is fitted as
-``log(x + c)`` -- ``c = 0`` when every observed value is positive, else the smallest positive
-observed value -- when that lowers the absolute skewness; its fill is the conditional mean of
+``log(x + c)`` -- ``c = 0`` when every observed value is positive, else the lower quartile of the
+positive observed values, so that the zeros sit next to the smallest amounts rather than in a
+spike far below them (:func:`log_shift`) -- when that lowers the absolute skewness; its fill is the conditional mean of
 ``x`` (``exp(m + v / 2) - c`` for a log-scale conditional mean ``m`` and variance ``v``), not the
 back-transformed log-scale mean.
 

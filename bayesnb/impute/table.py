@@ -11,7 +11,8 @@ fills (on the training table or new rows), and ``impute_table(X, y, ...)`` is th
    hidden cells with the loss its fill minimises: squared error over the variance of the hidden
    true values (NRMSE squared) for numeric columns, where the fill is a posterior-predictive
    mean (kept on the values the column takes); absolute error over the mean absolute deviation
-   from the median for numeric columns with a point mass, where the fill is a conditional median
+   from the median for numeric columns whose point masses hold at least half of the cells, where
+   the fill is a conditional median
    (:mod:`bayesnb.generative.values`); and the error rate for the other columns, where it is a mode;
 3. per column, the configuration with the lowest loss wins (ties: the earlier in
    ``configurations``, so the cheaper). A categorical column's error rates on its few hidden cells are
@@ -121,7 +122,7 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
     on the real table. The two larger parts: the latent-class search (EM for several component
     counts on at most ``search_rows`` rows, once, each count to a looser tolerance; then the
     chosen count on every row, in each of the two passes), and the conditional medians of
-    point-mass columns (101 draws per cell), drawn only for the cells that are used: the hidden
+    columns whose point masses hold half of their cells (101 draws per cell), drawn only for the cells that are used: the hidden
     cells in the selection, each configuration's own columns in the fill. Pass a single
     configuration (e.g. ``configurations="naive"``) to skip the selection.
 
