@@ -13,7 +13,9 @@ For each table and imputation method, on the cells blanked at random (MCAR, ``--
 - ``NRMSE``: RMSE over the sd of the true values, per numeric column, averaged (the cost, if any, of
   keeping to the values: the conditional mean is the squared-loss optimum over the real line);
 - ``MAE*``: mean absolute error over the mean absolute deviation from the median, averaged over the
-  point-mass columns (the loss a median minimises).
+  point-mass columns (the loss a median minimises: the survey's debt and diabetes' ``s4`` are filled by
+  their conditional median, their masses holding more than half of their cells,
+  :func:`bayesnb.generative.values.median_filled`).
 
 The supports are computed here from the blanked table (not imported from bayesnb), so the same
 script measures any version of the package (e.g. ``PYTHONPATH=<old checkout>``).

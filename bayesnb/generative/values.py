@@ -64,7 +64,7 @@ MAX_CODES = 20
 POINT_MASS_SHARE = 0.1
 #: at most this many point masses per column (the heaviest)
 MAX_MASSES = 3
-#: plug-in draws per missing cell behind the conditional median of a column with a point mass
+#: plug-in draws per missing cell behind the conditional median of a median-filled column (:func:`median_filled`)
 MEDIAN_DRAWS = 101
 #: the seed of those draws (a fixed stream: the median fill is the same on every call)
 MEDIAN_SEED = 0
@@ -315,7 +315,9 @@ def median_filled(support):
     -------
     bool
         True when the column has point masses and they hold at least :data:`MEDIAN_MASS_SHARE` of its
-        observed cells (by weight).
+        observed cells (by weight). Only the recorded masses count (at most :data:`MAX_MASSES`), and
+        after :func:`merge_supports` a mass heavy in one batch only is not counted in the other: near
+        the threshold the share is a lower bound, which can only turn a median fill into a mean one.
     """
     return support is not None and support.masses.size > 0 and float(support.counts.sum()) >= MEDIAN_MASS_SHARE * support.n
 
@@ -344,8 +346,8 @@ def keep_cells(cells, supports, strategy, draws=None, median_cells=None):
         a float array of shape (S, len(rows), n_features) (:func:`median_draws`); needed for the
         conditional median of a :func:`median_filled` column under ``"auto"``.
     median_cells : ndarray of bool of shape (n_samples, n_features), optional
-        The cells whose conditional median is wanted (None: every imputed cell of a column with a point
-        mass); the other cells of those columns are moved onto the column's values like any numeric
+        The cells whose conditional median is wanted (None: every imputed cell of a :func:`median_filled`
+        column); the other cells of those columns are moved onto the column's values like any numeric
         fill, and no row is drawn for them. :class:`~bayesnb.Imputer` passes the cells it will use
         (the hidden cells it scores; the columns a configuration fills): the draws for the medians
         are most of a fill's cost.

@@ -244,7 +244,8 @@ class Imputer(TransformerMixin, BaseEstimator):
             fills[cfg] = fill_config(cfg, member, Xh, given, rng, cells=hidden)[0]  # only hidden cells are scored
             count = n if cfg == "latent" else count
             bar.update()
-        rows, chosen, kinds, worse = [], {}, dict(zip(X.columns, loss_kinds(X))), set()
+        # the loss each fill minimises, by the rule of the members that made the fills (fitted on Xh)
+        rows, chosen, kinds, worse = [], {}, dict(zip(X.columns, loss_kinds(Xh))), set()
         # the model under the nodes, whose fills "auto" compares with the chosen ones (_self_masking)
         base = None if self.missingness != "auto" else next((c for c in ("latent", "naive") if c in configs), None)
         judged = [(j, c) for j, c in enumerate(X.columns) if hidden[:, j].any()]

@@ -242,8 +242,8 @@ def log_shift(values, start="quartile"):
     log(2 c)`` for the three quarters at or above ``c``). Started at the smallest positive value
     instead, the zeros of a zero-heavy column form a spike several log units below the rest: the
     normal fitted to that scale has a spread no value has, and its back-transformed conditional
-    mean ``exp(m + v / 2) - c`` overshoots (docs/benchmarks.md, "The started log of columns with
-    zeros").
+    mean ``exp(m + v / 2) - c`` overshoots (docs/benchmarks.md, "The median only where the masses
+    hold half the column").
 
     Parameters
     ----------
