@@ -175,6 +175,23 @@ def test_a_column_mostly_off_its_masses_gets_the_value_nearest_its_mean():
     assert loss_kinds(_symptoms()[0])[2] == "absolute"
 
 
+def test_a_semi_supervised_fit_records_the_values_of_every_row():
+    # 12 labelled rows, 400 unlabelled: the values a column takes are read from all of them (at the EM's
+    # row weights), not from the labelled rows alone, where a 30-value column looks coded (12 values) and
+    # its range is narrower than the column's
+    rng = np.random.default_rng(3)
+    n = 412
+    y = rng.integers(0, 2, n)
+    X = pd.DataFrame({"score": rng.integers(0, 30, n).astype(float) + 3.0 * y, "g": rng.normal(y, 1.0, n)})
+    labels = np.where(np.arange(n) < 12, y, -1)
+    model = NaiveBayes().fit_semi_supervised(X, labels, unlabeled=-1)
+    assert support_to_dict(model.value_support_) == support_to_dict(column_supports(X))
+    assert model.value_support_[0].values is None  # 33 distinct values: not coded
+    half = NaiveBayes().fit_semi_supervised(X, labels, unlabeled=-1, unlabeled_weight=0.5)
+    w = np.where(np.arange(n) < 12, 1.0, 0.5)
+    assert support_to_dict(half.value_support_) == support_to_dict(column_supports(X, w))
+
+
 def test_labelled_fills_are_codes_and_vary_with_the_observed_cells(symptoms):
     X, y, naive, tan = symptoms
     codes = set(X["income"].dropna())

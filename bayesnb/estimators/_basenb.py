@@ -274,7 +274,7 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
                                  partial=not first)
         return self._fit(X, y, sample_weight, classes=classes if first else self.classes_, partial=not first)
 
-    def _fit(self, X, y, sample_weight, classes, partial, encode_zero_weight_rows=False):
+    def _fit(self, X, y, sample_weight, classes, partial, encode_zero_weight_rows=False, support_weight=None):
         who = self._who
         _val.validate_params(self)
         privacy = self.privacy
@@ -309,8 +309,9 @@ class BaseNB(PosteriorMixin, GenerativeMixin, PersistenceMixin, ClassifierMixin,
         else:
             old = self.posterior_
             encoded, states = self._encode_blocks(X, old, extend=True)
-        # the values each numeric column takes, counted by row weight (imputations keep to them)
-        record_supports(self, X, partial, row_weights(resp))
+        # the values each numeric column takes, counted by row weight (imputations keep to them); the
+        # semi-supervised fit passes its rows' weights, its unlabelled rows' values included
+        record_supports(self, X, partial, row_weights(resp) if support_weight is None else support_weight)
         all_names = getattr(self, "feature_names_in_", None)
         names = [ColumnNames(cols, all_names) for cols, _ in self._specs]
         never_observed = self._track_all_missing([fam.all_missing(e) for (_, fam), e in zip(self._specs, encoded)],

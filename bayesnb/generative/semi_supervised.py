@@ -131,8 +131,10 @@ class SemiSupervisedMixin:
         y_fill[~miss] = labels
         y_fill[miss] = labels[0]
         w0 = np.where(miss, 0.0, w) if w.shape == (n,) else w
-        # validation, encoding (categories from every row, labelled or not), priors
-        self._fit(X, y_fill, w0, classes=None, partial=False, encode_zero_weight_rows=True)
+        # validation, encoding (categories from every row, labelled or not), priors; the values each
+        # numeric column takes are read from every row, at the weight the EM gives it
+        self._fit(X, y_fill, w0, classes=None, partial=False, encode_zero_weight_rows=True,
+                  support_weight=w * np.where(miss, lam, 1.0) if w.shape == (n,) else None)
         self._record_target_name(y)  # y_fill is an array: keep the name of a Series y
         w = self._check_weights(sample_weight, n)
         _, encoded = self._gen_encode(X)
