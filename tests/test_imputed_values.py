@@ -175,6 +175,28 @@ def test_a_column_mostly_off_its_masses_gets_the_value_nearest_its_mean():
     assert loss_kinds(_symptoms()[0])[2] == "absolute"
 
 
+def test_a_coded_column_mostly_one_value_gets_its_median():
+    # 14 distinct counts and 97% zeros: a coded column. The code nearest its conditional mean is a count
+    # few rows have (12.03 here, before), so such a column (more than two codes, one holding half the
+    # cells) is filled by its conditional median, 0; with two codes the median is the code nearest the mean.
+    from bayesnb.generative.values import median_filled
+    from bayesnb.impute.configs import loss_kinds
+
+    rng = np.random.default_rng(0)
+    n = 300
+    X = pd.DataFrame({"rare": np.where(rng.random(n) < 0.97, 0.0, np.round(rng.exponential(100, n), 2)),
+                      "g": rng.normal(size=n), "flag": (rng.random(n) < 0.3).astype(float)})
+    y = rng.integers(0, 2, n)
+    Xm = X.mask(rng.random(X.shape) < 0.2)
+    supports = column_supports(Xm)
+    assert supports[0].values is not None and supports[0].values.size > 2 and median_filled(supports[0])
+    assert supports[2].values.size == 2 and not median_filled(supports[2])
+    assert loss_kinds(Xm) == ["absolute", "squared", "squared"]
+    fill = NaiveBayes().fit(Xm, y).impute(Xm)
+    assert np.all(fill["rare"].to_numpy()[Xm["rare"].isna().to_numpy()] == 0)
+    assert np.all(impute_table(Xm, y, random_state=0).table["rare"].to_numpy()[Xm["rare"].isna().to_numpy()] == 0)
+
+
 def test_a_semi_supervised_fit_records_the_values_of_every_row():
     # 12 labelled rows, 400 unlabelled: the values a column takes are read from all of them (at the EM's
     # row weights), not from the labelled rows alone, where a 30-value column looks coded (12 values) and

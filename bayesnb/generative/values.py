@@ -11,12 +11,14 @@ masses together with the range of the other values (whole numbers only, in a who
 Imputation keeps every filled cell on that support (:func:`keep_cells`), by the rules below. ``x``
 is the missing cell, ``x_obs`` the row's observed cells (and label), ``S`` the column's support:
 
-- ``strategy="auto"`` (the default), coded and whole-number columns: the point of ``S`` nearest the
-  conditional mean ``mu = E[x | x_obs]``. This is the Bayes action for squared loss *restricted to
-  the values the column takes*: ``E[(a - x)^2 | x_obs] = (a - mu)^2 + Var(x | x_obs)``, so among
-  the points ``a`` of ``S`` the nearest to ``mu`` has the least expected loss.
+- ``strategy="auto"`` (the default), coded and whole-number columns (but the median-filled ones
+  below): the point of ``S`` nearest the conditional mean ``mu = E[x | x_obs]``. This is the Bayes
+  action for squared loss *restricted to the values the column takes*:
+  ``E[(a - x)^2 | x_obs] = (a - mu)^2 + Var(x | x_obs)``, so among the points ``a`` of ``S`` the
+  nearest to ``mu`` has the least expected loss.
 - ``strategy="auto"``, columns whose point masses hold at least :data:`MEDIAN_MASS_SHARE` (half) of
-  the observed cells (:func:`median_filled`): the conditional *median* (the Bayes action for
+  the observed cells, and coded columns of more than two values whose most frequent value holds that
+  share (:func:`median_filled`): the conditional *median* (the Bayes action for
   absolute loss), estimated from :data:`MEDIAN_DRAWS` plug-in draws of ``p(x | x_obs)`` (an odd
   number: the median is one of the draws, so a value of the support) from a fixed random stream
   (:data:`MEDIAN_SEED`), so that the fill is the same on every call. A mixture of a mass and a
@@ -315,11 +317,18 @@ def median_filled(support):
     -------
     bool
         True when the column has point masses and they hold at least :data:`MEDIAN_MASS_SHARE` of its
-        observed cells (by weight). Only the recorded masses count (at most :data:`MAX_MASSES`), and
-        after :func:`merge_supports` a mass heavy in one batch only is not counted in the other: near
-        the threshold the share is a lower bound, which can only turn a median fill into a mean one.
+        observed cells (by weight), or when it is coded with more than two values and its most frequent
+        value holds that share (a count column that is 97% zeros, where the code nearest the mean is
+        a count few rows have). With two values the median is the value nearest the mean already.
+        Only the recorded masses count (at most :data:`MAX_MASSES`), and after :func:`merge_supports` a
+        mass heavy in one batch only is not counted in the other: near the threshold the share is a lower
+        bound, which can only turn a median fill into a mean one.
     """
-    return support is not None and support.masses.size > 0 and float(support.counts.sum()) >= MEDIAN_MASS_SHARE * support.n
+    if support is None:
+        return False
+    if support.values is not None:
+        return support.values.size > 2 and float(support.counts.max()) >= MEDIAN_MASS_SHARE * support.n
+    return support.masses.size > 0 and float(support.counts.sum()) >= MEDIAN_MASS_SHARE * support.n
 
 
 def _median_columns(cells, supports):
