@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 import bayesnb
 from bayesnb import Gaussian, NaiveBayes, impute_table
-from bayesnb.generative.values import (MAX_CODES, ColumnSupport, column_supports, merge_supports, project,
-                                       support_from_dict, support_to_dict)
+from bayesnb.generative.support_records import support_from_dict, support_to_dict
+from bayesnb.generative.values import MAX_CODES, ColumnSupport, column_supports, merge_supports, project
 
 
 def _table(rng, n, codes, mass, mass_share, missing):

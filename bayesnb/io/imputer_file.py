@@ -35,7 +35,7 @@ from ..impute.mnar_odds import MAX_LOGIT_VARIANCE, MIN_LOGIT_VARIANCE, READERS, 
 from .mnar_file import mnar_from_file, mnar_to_file
 from .latent_file import latent_from_file, latent_to_file
 from ..estimators import NaiveBayes
-from ..generative.values import support_from_dict, support_to_dict
+from ..generative.support_records import support_from_dict, support_to_dict
 from ..generative.zero_links import check_zero_links
 from ..impute.mvn import MVNFit, NIWFit
 from .loadcheck import _fail

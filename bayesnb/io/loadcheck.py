@@ -39,7 +39,7 @@ from .names import ESTIMATORS, type_key
 from .tree import registry
 from .archive import ModelFileError
 from .._utils import is_dtype
-from ..generative.values import support_from_dict
+from ..generative.support_records import support_from_dict
 from ..generative.zero_links import check_zero_links
 from ..inference.nb_posterior import BlockPosterior, class_posterior
 from ..estimators.auto_features import SCORE_COLUMNS

@@ -44,7 +44,7 @@ from .loadcheck import check_extras, check_model, check_naive_bayes_only
 from .tree import Decoder, Encoder, registry
 from .archive import DEFAULT_MAX_BYTES, DEFAULT_MAX_RATIO, ModelFileError, check_key, digest, read_model, sign
 from .._version import __version__
-from ..generative.values import support_from_dict, support_to_dict
+from ..generative.support_records import support_from_dict, support_to_dict
 from ..privacy import DP
 
 __all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_RATIO", "FORMAT_NAME", "FORMAT_VERSION", "ModelFileError",
