@@ -239,8 +239,8 @@ class GenerativeMixin(SemiSupervisedMixin):
             posterior-predictive mean of numeric families, the mode of categorical, Bernoulli and
             Multinomial cells), kept on the values the column takes: in a coded or whole-number
             column the value nearest the mean, in a column whose point masses hold at least half
-            of its cells (the zeros of a zero-inflated column) the conditional median
-            (:mod:`bayesnb.generative.values`).
+            of its cells (the zeros of a zero-inflated column; or one value of more than two in a
+            coded column) the conditional median (:mod:`bayesnb.generative.values`).
             ``"mode"``: most probable value of each cell's conditional distribution (the highest
             mixture density among the class means for Gaussian; the floor of the mean for counts),
             and ``"draw"``: draws (multiple imputation), both moved to the nearest value the column

@@ -70,7 +70,8 @@ MAX_MASSES = 3
 MEDIAN_DRAWS = 101
 #: the seed of those draws (a fixed stream: the median fill is the same on every call)
 MEDIAN_SEED = 0
-#: a column whose point masses hold at least this share of its cells is filled by its conditional median
+#: a column whose point masses (or, coded with more than two values, whose most frequent value) hold at least
+#: this share of its cells is filled by its conditional median
 MEDIAN_MASS_SHARE = 0.5
 
 

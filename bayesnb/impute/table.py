@@ -11,8 +11,8 @@ fills (on the training table or new rows), and ``impute_table(X, y, ...)`` is th
    hidden cells with the loss its fill minimises: squared error over the variance of the hidden
    true values (NRMSE squared) for numeric columns, where the fill is a posterior-predictive
    mean (kept on the values the column takes); absolute error over the mean absolute deviation
-   from the median for numeric columns whose point masses hold at least half of the cells, where
-   the fill is a conditional median
+   from the median for numeric columns whose point masses (or one of more than two codes) hold at
+   least half of the cells, where the fill is a conditional median
    (:mod:`bayesnb.generative.values`); and the error rate for the other columns, where it is a mode;
 3. per column, the configuration with the lowest loss wins (ties: the earlier in
    ``configurations``, so the cheaper). A categorical column's error rates on its few hidden cells are
