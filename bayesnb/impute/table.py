@@ -122,7 +122,7 @@ def impute_table(X, y=None, *, configurations="auto", holdout=0.15, label_given=
     on the real table. The two larger parts: the latent-class search (EM for several component
     counts on at most ``search_rows`` rows, once, each count to a looser tolerance; then the
     chosen count on every row, in each of the two passes), and the conditional medians of
-    columns whose point masses hold half of their cells (101 draws per cell), drawn only for the cells that are used: the hidden
+    median-filled columns (101 draws per cell), drawn only for the cells that are used: the hidden
     cells in the selection, each configuration's own columns in the fill. Pass a single
     configuration (e.g. ``configurations="naive"``) to skip the selection.
 
