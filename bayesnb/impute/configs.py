@@ -275,9 +275,10 @@ def shrunk_losses(cells, kinds, configs):
     losses, and where they agree a column leaves the table's choice only on evidence that outweighs
     the spread. A column whose hidden cells do not tell two configurations apart (the same fills) weighs
     heavily in ``mu_k`` (its variance is floored at one cell's worth), and its own shrunk difference is
-    about ``mu_k``: there the table's evidence decides, not the order of ``configs``. Numeric columns keep their own losses: their losses are continuous and already
-    informative, and pooling squared errors of differently shaped columns cost them in trials
-    (docs/benchmarks.md). So do tables with fewer than :data:`SHRINK_MIN_COLUMNS` categorical columns.
+    about ``mu_k``: there the table's evidence decides, not the order of ``configs``. Numeric columns
+    keep their own losses: their losses are continuous and already informative, and pooling squared
+    errors of differently shaped columns cost them in trials (docs/benchmarks.md). So do tables with
+    fewer than :data:`SHRINK_MIN_COLUMNS` categorical columns.
 
     Parameters
     ----------

@@ -11,9 +11,9 @@ posterior-predictive conditional mean ``E[x_m | x_o]`` averaged over the class.
 non-negative and right-skewed (skewness of its observed values above 1) is fitted as
 ``log(x + c)`` -- ``c = 0`` when every observed value is positive, else the lower quartile of the
 positive observed values, so that the zeros sit next to the smallest amounts rather than in a
-spike far below them (:func:`log_shift`) -- when that lowers the absolute skewness; its fill is the conditional mean of
-``x`` (``exp(m + v / 2) - c`` for a log-scale conditional mean ``m`` and variance ``v``), not the
-back-transformed log-scale mean.
+spike far below them (:func:`log_shift`) -- when that lowers the absolute skewness; its fill is
+the conditional mean of ``x`` (``exp(m + v / 2) - c`` for a log-scale conditional mean ``m`` and
+variance ``v``), not the back-transformed log-scale mean.
 
 **Prior** (per class, on the standardised scale, so weak and data-scaled): ``mu_k | Sigma_k ~
 N(0, Sigma_k / kappa0)`` and ``Sigma_k ~ Inverse-Wishart(Psi0 = I, nu0 = p + 2)`` with ``kappa0 =

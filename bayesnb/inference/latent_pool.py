@@ -62,9 +62,9 @@ def pool_fits(fits):
     its start's weight divided by the number of starts (each start's ``1 + count`` sums to the same
     ``S + n``). So the pooled ``p(x)`` is the mean of the starts' ``p(x)`` (and ``p(x | y)`` the mean of
     theirs when the EM used the labels), and a cell's predictive given the rest of its row is the starts'
-    predictives averaged with weights proportional to each start's ``p(x_observed)``. The Dirichlet over the states then holds every row once per start:
-    a draw of the weights (``parameter_uncertainty``) varies less than one start's would, and each
-    component's parameters vary as in its start.
+    predictives averaged with weights proportional to each start's ``p(x_observed)``. The Dirichlet over
+    the states then holds every row once per start: a draw of the weights (``parameter_uncertainty``)
+    varies less than one start's would, and each component's parameters vary as in its start.
 
     Parameters
     ----------
