@@ -64,7 +64,7 @@ class _Bins:
     the structure's binning; the package's value is a module constant)."""
 
     def __init__(self, n_bins):
-        self.n_bins, self.det = n_bins, NBOutlierDetector()
+        self.n_bins, self.det = n_bins, NBOutlierDetector(statistic="density")
 
     def fit(self, X):
         from bayesnb.structure import bins, engine
@@ -156,7 +156,7 @@ def make(name):
         return _Bins(int(name[len("auto-"):-len("bins")]))
     model = {"auto": None, "naive": NaiveBayes(), "tan": NaiveBayes(structure="tan", edge_score="hierarchical"),
              "kdb": NaiveBayes(structure="kdb", edge_score="hierarchical")}[name]
-    return NBOutlierDetector(model)
+    return NBOutlierDetector(model, statistic="density")
 
 
 def density(det, X):

@@ -49,7 +49,7 @@ def run(tables, tasks, seeds):
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
                         zs = _standardised(NBOutlierDetector, train, scored)
-                        zn = _standardised(lambda: NBOutlierDetector(NaiveBayes()), train, scored)
+                        zn = _standardised(lambda: NBOutlierDetector(NaiveBayes(), statistic="density"), train, scored)
                     blends = {f"w={w:g}": zs + w * zn for w in WEIGHTS} | {"min": np.minimum(zs, zn)}
                     for name, z in blends.items():
                         aucs.setdefault(name, []).append(roc_auc_score(outlier, -z))

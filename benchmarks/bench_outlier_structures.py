@@ -29,10 +29,10 @@ from sklearn.metrics import roc_auc_score
 
 from bayesnb import NaiveBayes, NBOutlierDetector
 
-MODELS = {"naive": lambda: NBOutlierDetector(NaiveBayes()),
-          "tan": lambda: NBOutlierDetector(NaiveBayes(structure="tan")),
-          "auto-bdeu": lambda: NBOutlierDetector(NaiveBayes(structure="auto", auto_cv=False)),
-          "auto": lambda: NBOutlierDetector()}
+MODELS = {"naive": lambda: NBOutlierDetector(NaiveBayes(), statistic="density"),
+          "tan": lambda: NBOutlierDetector(NaiveBayes(structure="tan"), statistic="density"),
+          "auto-bdeu": lambda: NBOutlierDetector(NaiveBayes(structure="auto", auto_cv=False), statistic="density"),
+          "auto": lambda: NBOutlierDetector(statistic="density")}
 
 
 def run(tables, seeds, task="novelty"):

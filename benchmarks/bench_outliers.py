@@ -28,8 +28,11 @@ Detectors:
 
 - ``NB``: ``NBOutlierDetector()``, the default (``NaiveBayes(structure="auto", auto_cv=False,
   edge_score="hierarchical")`` fitted on the rows as one class, missing cells marginalised, plus the
-  range tails of numeric cells beyond their training range), and ``NB-naive``:
-  ``NBOutlierDetector(NaiveBayes())`` (the naive model, the default before issue 31's work);
+  range tails of numeric cells beyond their training range; each row scored by its cells' surprise,
+  the larger of the structure's and its naive companion's sums, ``statistic="surprise"``);
+  ``NB-density``: the same model scored by ``log p(x)`` (``statistic="density"``, the default before
+  the surprise), and ``NB-naive``: ``NBOutlierDetector(NaiveBayes(), statistic="density")`` (the naive
+  model's ``log p(x)``, the default before issue 31's work);
 - scikit-learn ``IsolationForest`` (``random_state`` = seed) and ``LocalOutlierFactor(novelty=True)``;
 - ``ECOD`` (Li et al. 2022, TKDE) and ``COPOD`` (Li et al. 2020, ICDM): PyOD's when importable
   (``pip install bayesnb[bench]``), else the definitions written below as PyOD computes them
@@ -76,7 +79,7 @@ from bayesnb.datasets import load_house_votes, load_penguins
 
 INJECTED = ("swap-num", "swap-cat", "out-of-range", "assembled")
 TASKS = ("novelty", *INJECTED, "rare-class")
-DETECTORS = ("NB", "NB-naive", "IForest", "LOF", "ECOD", "COPOD", "AVF")
+DETECTORS = ("NB", "NB-density", "NB-naive", "IForest", "LOF", "ECOD", "COPOD", "AVF")
 #: Candidates run only when named (``--detectors``), reported beside the default with their own bar lines.
 CANDIDATES = ("NB-max",)
 BASELINES = ("IForest", "LOF", "ECOD", "COPOD")
@@ -281,6 +284,11 @@ def _pyod(name):
         return None
 
 
+#: the bayesnb detectors by name (each a fresh unfitted detector)
+NB_DETECTORS = {"NB": NBOutlierDetector,
+                "NB-density": lambda: NBOutlierDetector(statistic="density"),
+                "NB-naive": lambda: NBOutlierDetector(NaiveBayes(), statistic="density")}
+
 #: rows the NB detectors refused (a value outside a family's support is -inf without a refusal; a call
 #: still refused is scored row by row, a refused row as impossible, log p(x) = -inf)
 REFUSED = {"rows": 0, "calls": 0}
@@ -301,7 +309,7 @@ def _nb_scores(detector, scored):
     return out
 
 
-def _surprise(detector, train, scored):
+def _standardised(detector, train, scored):
     """``-log p(x)`` of ``scored`` as a z-score against ``detector``'s training rows (median, sd of the finite)."""
     ref = -detector.score_samples(train)
     ref = ref[np.isfinite(ref)]
@@ -310,12 +318,11 @@ def _surprise(detector, train, scored):
 
 def outlier_scores(name, train, scored, seed):
     """Higher = more unusual, for detector ``name`` fitted on ``train``; None where it does not apply."""
-    if name == "NB-max":  # a candidate: the larger surprise of the default's structure and the naive model
-        return np.maximum(_surprise(NBOutlierDetector().fit(train), train, scored),
-                          _surprise(NBOutlierDetector(NaiveBayes()).fit(train), train, scored))
-    if name in ("NB", "NB-naive"):
-        detector = NBOutlierDetector() if name == "NB" else NBOutlierDetector(NaiveBayes())
-        return -_nb_scores(detector.fit(train), scored)
+    if name == "NB-max":  # a candidate: the larger standardised -log p(x) of the structure and the naive model
+        return np.maximum(_standardised(NBOutlierDetector(statistic="density").fit(train), train, scored),
+                          _standardised(NBOutlierDetector(NaiveBayes(), statistic="density").fit(train), train, scored))
+    if name in NB_DETECTORS:
+        return -_nb_scores(NB_DETECTORS[name]().fit(train), scored)
     if name == "AVF":
         return None if not [c for c in train.columns if c not in _numeric(train)] else avf_scores(train, scored)
     encoder = _encoder(train)
@@ -419,7 +426,7 @@ def main(argv=None):
     parser.add_argument("--tasks", nargs="+", default=list(TASKS), choices=TASKS)
     parser.add_argument("--detectors", nargs="+", default=list(DETECTORS), choices=DETECTORS + CANDIDATES,
                         help="default: all but the candidates (NB-max: the larger of the structure's and the naive "
-                             "model's standardised surprise)")
+                             "model's log p(x) standardised against the training rows)")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--data-dir", default=None, help="folder with adult.data and/or NAME.csv (label last)")
     parser.add_argument("--rows", type=int, default=3000, help="rows sampled from each --data-dir table")

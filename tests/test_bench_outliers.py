@@ -129,7 +129,8 @@ def test_candidate_nb_max_is_the_larger_standardised_surprise(capsys):
     train, scored = X.iloc[:200], X.iloc[200:]
     got = bench.outlier_scores("NB-max", train, scored, 0)
     parts = []
-    for det in (NBOutlierDetector().fit(train), NBOutlierDetector(NaiveBayes()).fit(train)):
+    for det in (NBOutlierDetector(statistic="density").fit(train),
+                NBOutlierDetector(NaiveBayes(), statistic="density").fit(train)):
         ref = -det.score_samples(train)
         parts.append((-det.score_samples(scored) - np.median(ref)) / ref.std())
     np.testing.assert_allclose(got, np.maximum(*parts), rtol=1e-12)

@@ -34,7 +34,7 @@ def test_outliers_equal_python_api(votes, tmp_path, capsys):
     df = load_house_votes()
     X = df.drop(columns="party")
     model = bayesnb.load(votes / "votes.bnb")
-    det = bayesnb.NBOutlierDetector(model, contamination=0.1, range_tails=False).fit(X)
+    det = bayesnb.NBOutlierDetector(model, contamination=0.1, range_tails=False, statistic="density").fit(X)
     got = pd.read_csv(out)
     assert list(got.columns) == [*df.columns, "log_density", "outlier"]
     assert (got["party"] == df["party"]).all()
@@ -55,7 +55,9 @@ def test_outliers_of_a_saved_detector(tmp_path, capsys):
     cap = capsys.readouterr()
     got = pd.read_csv(StringIO(cap.out))
     back = pd.read_csv(tmp_path / "new.csv")  # the table as the CLI read it
-    np.testing.assert_allclose(got["log_density"], det.score_samples(back), rtol=1e-12)
+    # the default detector scores by its cells' surprise, written as "score" (not log p(x))
+    assert det.statistic_ == "surprise" and "log_density" not in got.columns
+    np.testing.assert_allclose(got["score"], det.score_samples(back), rtol=1e-12)
     assert (got["outlier"].to_numpy() == (det.predict(back) == -1)).all() and got["outlier"].any()
     assert "the detector's threshold (contamination 0.3)" in cap.err
     # --contamination recalibrates on DATA's scores; a bad one is a usage error
@@ -75,7 +77,7 @@ def test_outliers_use_an_old_files_stored_threshold(tmp_path, capsys):
     df = load_house_votes()
     X = df.drop(columns="party")
     model = bayesnb.CategoricalNB().fit(X, df["party"])
-    old = bayesnb.NBOutlierDetector(model, contamination=0.3, range_tails=False).fit(X.iloc[:100])
+    old = bayesnb.NBOutlierDetector(model, contamination=0.3, range_tails=False, statistic="density").fit(X.iloc[:100])
     model.offset_, model.contamination_ = old.offset_, 0.3  # what set_outlier_threshold of an older bayesnb stored
     model.save(tmp_path / "m.bnb")
     X.iloc[200:].to_csv(tmp_path / "new.csv", index=False)

@@ -77,23 +77,23 @@ def test_auto_contamination_and_bad_values(penguins):
 
 def test_scores_are_the_wrapped_models(penguins, votes):
     # unfitted, no labels: one class for every row (the default: a structure chosen by evidence)
-    det = NBOutlierDetector(contamination=0.1).fit(penguins)
+    det = NBOutlierDetector(contamination=0.1, statistic="density").fit(penguins)
     one_class = NaiveBayes(structure="auto", auto_cv=False, edge_score="hierarchical").fit(
         penguins, np.zeros(len(penguins), dtype=int))
     assert det.estimator_.get_params()["edge_score"] == "hierarchical"
     assert det.estimator_.structure_kind_ != "naive"
     np.testing.assert_allclose(det.score_samples(penguins), one_class.score_samples(penguins))
-    naive = NBOutlierDetector(NaiveBayes(), contamination=0.1).fit(penguins)
+    naive = NBOutlierDetector(NaiveBayes(), contamination=0.1, statistic="density").fit(penguins)
     np.testing.assert_allclose(naive.score_samples(penguins), NaiveBayes().fit(
         penguins, np.zeros(len(penguins), dtype=int)).score_samples(penguins))
     np.testing.assert_allclose(det.decision_function(penguins), one_class.score_samples(penguins) - det.offset_)
     # unfitted, with labels: the class mixture
     X, y = votes
-    labelled = NBOutlierDetector(CategoricalNB()).fit(X, y)
+    labelled = NBOutlierDetector(CategoricalNB(), statistic="density").fit(X, y)
     np.testing.assert_allclose(labelled.score_samples(X), CategoricalNB().fit(X, y).score_samples(X))
     # fitted: used as it is (fit on other rows only calibrates the threshold)
     model = CategoricalNB().fit(X, y)
-    det = NBOutlierDetector(model, contamination=0.1).fit(X.iloc[:100])
+    det = NBOutlierDetector(model, contamination=0.1, statistic="density").fit(X.iloc[:100])
     assert det.estimator_ is model and list(model.classes_) == sorted(set(y))
     np.testing.assert_allclose(det.score_samples(X), model.score_samples(X))
     assert not hasattr(model, "offset_")  # the threshold is the detector's, never set on the model
@@ -128,13 +128,13 @@ def test_swapped_categorical_cell_scores_lower(votes, structure):
 
 def test_cell_scores_methods(penguins, votes):
     X, y = votes
-    det = NBOutlierDetector(CategoricalNB()).fit(X, y)
+    det = NBOutlierDetector(CategoricalNB(), statistic="density").fit(X, y)
     contributions, term = det.estimator_.feature_log_contributions(X.iloc[:30], return_class_term=True)
     got = det.cell_scores(X.iloc[:30])
     pd.testing.assert_frame_equal(got, contributions)
     np.testing.assert_allclose(got.sum(axis=1) + term, det.score_samples(X.iloc[:30]))
     # conditional: log p(x_j | rest of the row), for every structure; a missing cell scores 0
-    tan = NBOutlierDetector(NaiveBayes(structure="tan")).fit(penguins)
+    tan = NBOutlierDetector(NaiveBayes(structure="tan"), statistic="density").fit(penguins)
     rows = penguins.iloc[:40]
     cond = tan.cell_scores(rows, method="conditional")
     assert isinstance(cond, pd.DataFrame) and list(cond.columns) == list(penguins.columns)
@@ -158,7 +158,7 @@ def test_cell_scores_methods(penguins, votes):
 
 def test_dense_arrays(penguins):
     numeric = penguins.select_dtypes("number").dropna().to_numpy(dtype=float)
-    det = NBOutlierDetector(contamination=0.1).fit(numeric)
+    det = NBOutlierDetector(contamination=0.1, statistic="density").fit(numeric)
     odd = numeric[:3].copy()
     odd[:, 1] = 1e4
     assert (det.score_samples(odd) < det.score_samples(numeric[:3])).all()

@@ -83,8 +83,8 @@ def test_histogram_tail_share_counts_tied_cells():
     rng = np.random.default_rng(0)
     year = np.repeat([2007.0, 2008.0, 2009.0], 100)
     X = pd.DataFrame({"year": year, "x": rng.normal(size=300)})
-    for det in (NBOutlierDetector(NaiveBayes(), range_tails=False),
-                NBOutlierDetector(NaiveBayes(structure="tan"), range_tails=False)):
+    for det in (NBOutlierDetector(NaiveBayes(), range_tails=False, statistic="density"),
+                NBOutlierDetector(NaiveBayes(structure="tan"), range_tails=False, statistic="density")):
         det.fit(X)
         rows = X.iloc[200:210]  # year 2009
         gap = det.score_samples(rows) - det.score_samples(rows.assign(year=2010.0))

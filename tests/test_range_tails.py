@@ -34,8 +34,8 @@ def test_scales_are_the_mean_excess_of_the_extreme_distinct_values():
 def test_a_value_beyond_a_long_tail_costs_its_distance_in_the_extremes_units():
     X = _skewed()
     model = NaiveBayes(features={("size",): LogNormal(), ("grade",): LogNormal(), ("kind",): Categorical()})
-    on = NBOutlierDetector(model).fit(X)
-    off = NBOutlierDetector(model, range_tails=False).fit(X)
+    on = NBOutlierDetector(model, statistic="density").fit(X)
+    off = NBOutlierDetector(model, range_tails=False, statistic="density").fit(X)
     rows = X.iloc[:20]
     far = rows.assign(size=X["size"].max() + 0.1 * (X["size"].max() - X["size"].min()))
     np.testing.assert_array_equal(off.score_samples(far), on.estimator_.score_samples(far))
@@ -54,8 +54,8 @@ def test_a_value_beyond_a_long_tail_costs_its_distance_in_the_extremes_units():
 def test_weights_equal_repeated_rows_and_zero_weights_are_left_out():
     X = _skewed(60, seed=1)
     w = np.random.default_rng(2).integers(0, 4, 60)
-    a = NBOutlierDetector(NaiveBayes()).fit(X, sample_weight=w)
-    b = NBOutlierDetector(NaiveBayes()).fit(X.loc[X.index.repeat(w)].reset_index(drop=True))
+    a = NBOutlierDetector(NaiveBayes(), statistic="density").fit(X, sample_weight=w)
+    b = NBOutlierDetector(NaiveBayes(), statistic="density").fit(X.loc[X.index.repeat(w)].reset_index(drop=True))
     for u, v in zip(a.range_tails_, b.range_tails_):
         np.testing.assert_array_equal(u, v)
     far = X.iloc[:5].assign(size=X["size"].max() * 2)
@@ -65,12 +65,12 @@ def test_weights_equal_repeated_rows_and_zero_weights_are_left_out():
 
 def test_arrays_sparse_and_bad_values():
     A = _skewed()[["size", "grade"]].to_numpy()
-    det = NBOutlierDetector(NaiveBayes()).fit(A)
+    det = NBOutlierDetector(NaiveBayes(), statistic="density").fit(A)
     assert det.range_tails_ is not None and det.score_samples(A[:1] * 10)[0] < det.score_samples(A[:1])[0] - 5
     assert fit_range_tails(pd.DataFrame({"s": ["a", "b"]})) is None
     S = sp.csr_matrix(np.round(A))  # counts: sparse input gets no range, scored by the model alone
     assert fit_range_tails(S) is None and range_tail_costs(det.range_tails_, S) is None
-    sparse = NBOutlierDetector(NaiveBayes(features={(0, 1): Multinomial()})).fit(S)
+    sparse = NBOutlierDetector(NaiveBayes(features={(0, 1): Multinomial()}), statistic="density").fit(S)
     assert sparse.range_tails_ is None
     np.testing.assert_array_equal(sparse.score_samples(S * 10), sparse.estimator_.score_samples(S * 10))
     with pytest.raises(ValueError, match="range_tails must be True or False"):
@@ -79,7 +79,7 @@ def test_arrays_sparse_and_bad_values():
 
 def test_a_column_numeric_at_fit_is_costed_whatever_its_dtype_when_scored():
     X = _skewed()
-    det = NBOutlierDetector(NaiveBayes()).fit(X)
+    det = NBOutlierDetector(NaiveBayes(), statistic="density").fit(X)
     far = X.iloc[:5].assign(size=X["size"].max() * 3)
     as_object = far.astype({"size": object, "grade": object})
     want = range_tail_costs(det.range_tails_, far)
@@ -97,7 +97,7 @@ def test_only_columns_the_model_scores_on_an_ordered_scale_get_tails():
     X = _skewed().assign(code=np.random.default_rng(3).integers(1, 4, 300).astype(float))
     model = NaiveBayes(features={("size",): LogNormal(), ("grade",): Hurdle(Poisson(), at=0.0),
                                  ("kind", "code"): Categorical()})
-    det = NBOutlierDetector(model).fit(X)
+    det = NBOutlierDetector(model, statistic="density").fit(X)
     np.testing.assert_array_equal(ordered_columns(det.estimator_, 4), [True, True, False, False])
     assert not np.isnan(det.range_tails_.lo[:2]).any() and np.isnan(det.range_tails_.lo[2:]).all()
     rows = X.iloc[:5]
@@ -110,7 +110,7 @@ def test_only_columns_the_model_scores_on_an_ordered_scale_get_tails():
 
 def test_scores_and_cells_read_the_tails_the_same_way():
     X = _skewed()
-    det = NBOutlierDetector(NaiveBayes()).fit(X)
+    det = NBOutlierDetector(NaiveBayes(), statistic="density").fit(X)
     far = X.iloc[:5].assign(size=X["size"].max() * 3)
     del det.range_tails_  # a detector pickled before the tails existed: the model's scores alone, cells too
     C, term = det.estimator_.feature_log_contributions(far, return_class_term=True)

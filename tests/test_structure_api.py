@@ -102,7 +102,7 @@ def check_score_samples(m, X, y, table):
     np.testing.assert_allclose(m.score_samples(_rows(X)), logsumexp(check_predict_joint_log_proba(m, X, y, table),
                                                                      axis=1), rtol=1e-12)
     # outlier scoring is the detector's, over the fitted model of any structure
-    det = bayesnb.NBOutlierDetector(m, contamination=0.1, range_tails=False).fit(X)
+    det = bayesnb.NBOutlierDetector(m, contamination=0.1, range_tails=False, statistic="density").fit(X)
     s = np.sort(m.score_samples(X))  # the lowest score with more than 10% of the rows at or below it
     assert det.estimator_ is m and det.offset_ == s[int(np.floor(0.1 * len(s)))]
     np.testing.assert_array_equal(det.decision_function(_rows(X)), m.score_samples(_rows(X)) - det.offset_)

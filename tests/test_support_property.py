@@ -38,9 +38,9 @@ CASES = [("count", Poisson(), -1.0), ("count", Poisson(), 1.5), ("count", Histog
 
 def _detector(structure, column, family, X):
     if column is None:  # features="auto": each column's family chosen by its evidence (as a structure needs)
-        return NBOutlierDetector(NaiveBayes(structure=structure), range_tails=False).fit(X)
+        return NBOutlierDetector(NaiveBayes(structure=structure), range_tails=False, statistic="density").fit(X)
     features = {(c,): (family if c == column else f) for c, f in DEFAULT.items()}
-    return NBOutlierDetector(NaiveBayes(features=features), range_tails=False).fit(X)
+    return NBOutlierDetector(NaiveBayes(features=features), range_tails=False, statistic="density").fit(X)
 
 
 def _check_impossible_cell(det, X, column, value):
@@ -170,7 +170,7 @@ def test_out_of_range_and_unseen_cells_always_lower_the_score(seed, model, range
     without the detector's range tails (without them the score is the model's ``log p(x)``)."""
     X = _table(n=150, seed=seed)
     numeric = [c for c in X.columns if c != "cat"]
-    det = NBOutlierDetector(MODELS[model](numeric), range_tails=range_tails).fit(X)
+    det = NBOutlierDetector(MODELS[model](numeric), range_tails=range_tails, statistic="density").fit(X)
     rows = X.iloc[:10]
     # every moved copy of the rows scored in one call (a row's score is its own: the batch changes no score)
     moves = [(column, side, v) for column in numeric for side in ("below", "above")

@@ -1,9 +1,11 @@
-"""``NBOutlierDetector``: a scikit-learn novelty detector on the log density of a bayesnb model.
+"""``NBOutlierDetector``: a scikit-learn novelty detector on the cells' surprise or the log density of a bayesnb model.
 
-The score of a row is ``log p(x)`` under the wrapped model's posterior predictive (its
-``score_samples``: missing cells marginalised, a value outside a family's support or range
-costing its improbability), plus, with ``range_tails=True``, what leaving each numeric column's training
-range costs (:mod:`bayesnb.generative.range_tails`). The threshold comes from ``contamination`` on the training rows
+With ``statistic="density"`` the score of a row is ``log p(x)`` under the wrapped model's posterior predictive
+(its ``score_samples``: missing cells marginalised, a value outside a family's support or range costing its
+improbability), plus, with ``range_tails=True``, what leaving each numeric column's training range costs
+(:mod:`bayesnb.generative.range_tails`). With ``statistic="surprise"`` (the default for dense rows) it is minus the
+larger of two sums of cell surprises (:mod:`bayesnb.generative.cell_surprise`), one under the model and one
+under its naive companion. The threshold comes from ``contamination`` on the training rows
 (:mod:`bayesnb.generative.outlier_threshold`, the code ``bayesnb outliers`` uses too), and
 :meth:`NBOutlierDetector.cell_scores` names the cells that make a row unusual. A fitted detector is
 saved whole (model, threshold and range tails) by :meth:`NBOutlierDetector.save`, in the model
@@ -23,6 +25,7 @@ from sklearn.utils.validation import _check_sample_weight, _num_samples, check_i
 
 from ..io.archive import ModelFileError
 from .._utils import one_class_on_purpose
+from ..generative.cell_surprise import CellReference, cell_surprise, fit_cell_reference
 from ..generative.outlier_threshold import check_contamination, outlier_offset
 from ..generative.range_tails import RangeTails, fit_range_tails, ordered_columns, range_tail_costs
 from ..io.persistence import decode_estimator, encode_estimator, register_composite, save
@@ -34,10 +37,11 @@ __all__ = ["NBOutlierDetector"]
 
 _WHO = "NBOutlierDetector"
 _CELL_METHODS = ("auto", "contribution", "conditional")
+_SCORE_KINDS = ("auto", "surprise", "density")
 
 
 class NBOutlierDetector(OutlierMixin, BaseEstimator):
-    """Novelty detection with ``log p(x)`` of a bayesnb model (higher = more normal).
+    """Novelty detection with the cells' surprise or ``log p(x)`` under a bayesnb model (higher = more normal).
 
     Parameters
     ----------
@@ -65,6 +69,18 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         Histogram, Poisson; not a numerically coded Categorical or Bernoulli), so
         a value beyond the range costs at least what the column's own extremes say. False: the score
         is the model's ``log p(x)`` alone.
+    statistic : {"auto", "surprise", "density"}, default="auto"
+        What a row scores. ``"density"``: ``log p(x)`` (minus the range tails' costs). ``"surprise"``: each
+        cell's log score (:meth:`cell_scores`) is ranked against the training rows' cells of its column, and
+        its surprise is minus the log of that empirical p-value (below the lowest training cell, that plus
+        the nats beyond it; :mod:`bayesnb.generative.cell_surprise`), so a narrow column (a category held by
+        7% of the rows: 2.7) weighs as much as a wide one whose cells spread over many nats. A row's
+        surprise is the sum over its cells, under the model and, when the model has a structure (TAN or
+        k-DB), under its naive companion (the same estimator with ``structure="naive"``, fitted on the
+        same rows and labels), and its score is minus the larger of the two: a row whose columns shift
+        together is caught by the naive sum, which charges every shifted column, a row whose values do not
+        go together by the structure's. ``"auto"``: ``"surprise"``, or ``"density"`` for sparse input
+        (a multinomial block's cells are token shares, not cells to rank). docs/outliers.md compares them.
 
     Attributes
     ----------
@@ -77,6 +93,13 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         model has no such column).
     contamination_ : float
         The contamination used (``"auto"`` resolved).
+    statistic_ : str
+        The statistic used (``"auto"`` resolved): ``"surprise"`` or ``"density"``.
+    marginal_ : bayesnb estimator or None
+        The naive companion of ``statistic="surprise"`` (None: the model is naive, private, or fitted before with
+        several classes and ``fit`` got no labels, and its own surprise is the score).
+    references_ : list of CellReference or None
+        The training cells' scores of the model and its companion (``statistic="surprise"``).
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Only when the model was fitted on a DataFrame.
@@ -109,10 +132,11 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
     ['body_mass_g']
     """
 
-    def __init__(self, estimator=None, *, contamination="auto", range_tails=True):
+    def __init__(self, estimator=None, *, contamination="auto", range_tails=True, statistic="auto"):
         self.estimator = estimator
         self.contamination = contamination
         self.range_tails = range_tails
+        self.statistic = statistic
 
     def fit(self, X, y=None, sample_weight=None):
         """Fit the model (unless it is fitted already) and set ``offset_`` on ``X``'s scores.
@@ -134,20 +158,34 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         c = check_contamination(self.contamination, _WHO)
         if not isinstance(self.range_tails, (bool, np.bool_)):
             raise ValueError(f"{_WHO}: range_tails must be True or False; received {self.range_tails!r}.")
+        if not isinstance(self.statistic, str) or self.statistic not in _SCORE_KINDS:
+            raise ValueError(f"{_WHO}: statistic must be one of {_SCORE_KINDS}; received {self.statistic!r}.")
+        if self.statistic == "surprise" and sp.issparse(X):
+            raise TypeError(f"{_WHO}: statistic='surprise' ranks each cell of dense or DataFrame rows; received a sparse "
+                            "matrix. Use statistic='density' (or 'auto', which takes it for sparse input).")
         model = _default_model(y is not None) if self.estimator is None else self.estimator
         if not isinstance(model, BaseNB):
             raise TypeError(f"{_WHO}: estimator must be a bayesnb estimator (NaiveBayes, CategoricalNB, ...); "
                             f"received {type(model).__name__}.")
-        if hasattr(model, "posterior_"):  # fitted: what every bayesnb method checks (check_is_fitted)
+        prefitted = hasattr(model, "posterior_")  # fitted: what every bayesnb method checks (check_is_fitted)
+        labels = np.zeros(_num_samples(X), dtype=np.int64) if y is None else y
+        if prefitted:
             self.estimator_ = model
         else:
-            labels = np.zeros(_num_samples(X), dtype=np.int64) if y is None else y
             with one_class_on_purpose():  # one class (y=None) is how a detector models p(x)
                 self.estimator_ = clone(model).fit(X, labels, sample_weight=sample_weight)
         self.contamination_ = c
+        self.statistic_ = "density" if self.statistic == "density" or sp.issparse(X) else "surprise"
         weights = None if sample_weight is None else _check_sample_weight(sample_weight, np.empty(_num_samples(X)))
         ordered = ordered_columns(self.estimator_, self.estimator_.n_features_in_) if self.range_tails else None
         self.range_tails_ = fit_range_tails(X, weights, ordered) if self.range_tails else None
+        self.marginal_, self.references_ = None, None
+        if self.statistic_ == "surprise":
+            if not (prefitted and y is None and len(self.estimator_.classes_) > 1):
+                self.marginal_ = _naive_companion(model, self.estimator_, X, labels, sample_weight)
+            observed = _observed(X)
+            self.references_ = [fit_cell_reference(self._model_cells(m, X), observed, weights)
+                                for m in self._models()]
         self.offset_ = outlier_offset(self._scores(X), c, _WHO, weights)
         self.n_features_in_ = self.estimator_.n_features_in_
         if hasattr(self.estimator_, "feature_names_in_"):
@@ -155,8 +193,9 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         return self
 
     def score_samples(self, X):
-        """``log p(x)`` of each row (higher = more normal): the model's ``score_samples``, minus the
-        range tails' costs (``range_tails=True``).
+        """Each row's score (higher = more normal). ``statistic_="density"``: ``log p(x)``, the model's
+        ``score_samples`` minus the range tails' costs (``range_tails=True``); ``"surprise"``: minus the larger
+        of the model's and its naive companion's sums of cell surprises (``statistic`` above).
 
         Parameters
         ----------
@@ -170,9 +209,37 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         return self._scores(X)
 
     def _scores(self, X):
+        if getattr(self, "statistic_", "density") == "surprise":  # a detector pickled before statistic_: density
+            totals = [s.sum(axis=1) for s in self._surprises(X)]
+            return -np.max(totals, axis=0)
         scores = self.estimator_.score_samples(X)  # the model's checks of X first
         costs = self._range_costs(X)
         return scores if costs is None else scores - costs.sum(axis=1)
+
+    def _models(self):
+        return [self.estimator_] + ([] if self.marginal_ is None else [self.marginal_])
+
+    def _model_cells(self, model, X, method="auto"):
+        """``model``'s dense (n, d) cell scores of ``X`` (``cell_scores`` of that model)."""
+        if method == "contribution" or (method == "auto" and hasattr(model, "feature_log_contributions")):
+            cells = model.feature_log_contributions(X)
+        elif sp.issparse(X):
+            raise TypeError(f"{_WHO}: cell_scores(method='conditional') needs dense or DataFrame rows (a missing "
+                            "cell is marginalised); received a sparse matrix. Use method='contribution' "
+                            "with a naive model.")
+        else:
+            cells = _conditional_scores(model, X)
+        costs = self._range_costs(X)
+        return cells if costs is None else cells - costs
+
+    def _surprises(self, X):
+        """The (n, d) cell surprises of ``X`` under each of :meth:`_models`."""
+        if sp.issparse(X):
+            raise TypeError(f"{_WHO}: this detector's statistic is 'surprise', which ranks each cell of dense or "
+                            "DataFrame rows; received a sparse matrix (fit with statistic='density' to score one).")
+        observed = _observed(X)
+        return [cell_surprise(ref, np.asarray(self._model_cells(m, X), dtype=float), observed)
+                for m, ref in zip(self._models(), self.references_)]
 
     def _range_costs(self, X):
         """Each cell's range-tail cost (n, d), or None: the one reader of ``range_tails_`` (a detector
@@ -221,6 +288,9 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
             ``-inf``, and NaN marks another cell of a row that is impossible with and without it). ``"auto"``: contributions where
             the model offers them, else conditional. Either way minus each cell's range-tail cost
             (``range_tails=True``), so the cells add up to ``score_samples`` with the class term.
+            That is with ``statistic_="density"``. With ``"surprise"`` each cell is minus its surprise (0
+            for a missing cell, ``-inf`` outside its family's support) under the model whose sum gave the
+            row's score, so the cells add up to ``score_samples``; ``method`` must then be ``"auto"``.
 
         Returns
         -------
@@ -230,17 +300,15 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         check_is_fitted(self, "offset_")
         if method not in _CELL_METHODS:
             raise ValueError(f"{_WHO}: method must be one of {_CELL_METHODS}; received {method!r}.")
-        model = self.estimator_
-        if method == "contribution" or (method == "auto" and hasattr(model, "feature_log_contributions")):
-            cells = model.feature_log_contributions(X)
-        elif sp.issparse(X):
-            raise TypeError(f"{_WHO}: cell_scores(method='conditional') needs dense or DataFrame rows (a missing "
-                            "cell is marginalised); received a sparse matrix. Use method='contribution' "
-                            "with a naive model.")
-        else:
-            cells = _conditional_scores(model, X)
-        costs = self._range_costs(X)
-        return cells if costs is None else cells - costs
+        if getattr(self, "statistic_", "density") == "density":
+            return self._model_cells(self.estimator_, X, method)
+        if method != "auto":
+            raise ValueError(f"{_WHO}: with statistic='surprise' the cells are ranked against the training cells of the "
+                             f"fit's own method, so method must be 'auto'; received {method!r}.")
+        surprises = np.stack(self._surprises(X))  # (models, n, d)
+        which = np.argmax(surprises.sum(axis=2), axis=0)
+        cells = -surprises[which, np.arange(surprises.shape[1])]
+        return pd.DataFrame(cells, index=X.index, columns=X.columns) if isinstance(X, pd.DataFrame) else cells
 
     def save(self, path, *, key=None, overwrite=False):
         """Write the fitted detector to ``path`` in bayesnb's model format (no pickle).
@@ -278,6 +346,22 @@ def _default_model(labelled=False):
     return NaiveBayes(structure="auto", auto_cv=bool(labelled), edge_score="hierarchical")
 
 
+def _observed(X):
+    """The observed cells of dense or DataFrame rows (bool, (n, d))."""
+    return ~np.asarray(pd.isna(X.to_numpy() if isinstance(X, pd.DataFrame) else np.asarray(X)), dtype=bool)
+
+
+def _naive_companion(model, fitted, X, labels, sample_weight):
+    """The naive model fitted beside a structured one for ``statistic="surprise"``, or None: the fitted model is
+    naive (or has no ``structure``), or private (a second fit would spend a second budget)."""
+    params = model.get_params()
+    if getattr(fitted, "structure_kind_", "naive") == "naive" or "structure" not in params \
+            or params.get("privacy") is not None:
+        return None
+    with one_class_on_purpose():
+        return clone(model).set_params(structure="naive").fit(X, labels, sample_weight=sample_weight)
+
+
 def _conditional_scores(model, X):
     """``log p(x_ij | x_i,-j)`` for each cell: the score minus the score with that column missing
     (``-inf`` for a cell outside its family's support, even beside another such cell)."""
@@ -310,13 +394,19 @@ def _detector_to_file(det, enc):
     """The metadata of a fitted detector's file: its parameters, model and threshold (arrays into ``enc``)."""
     tails = getattr(det, "range_tails_", None)
     contamination = det.contamination if isinstance(det.contamination, str) else float(det.contamination)
+    kind, marginal = getattr(det, "statistic_", "density"), getattr(det, "marginal_", None)
+    refs = getattr(det, "references_", None) if kind == "surprise" else None
     return {"estimator": type(det).__name__,
             "params": {"contamination": enc(contamination), "range_tails": bool(det.range_tails),
-                       "estimator_given": det.estimator is not None},
+                       "estimator_given": det.estimator is not None, "statistic": getattr(det, "statistic", "density")},
             "model": encode_estimator(det.estimator_, enc),
             "fitted": {"offset": enc(float(det.offset_)), "contamination": enc(float(det.contamination_)),
                        "range_tails": None if tails is None else
-                       {f: enc(np.asarray(getattr(tails, f), dtype=float)) for f in RangeTails._fields}}}
+                       {f: enc(np.asarray(getattr(tails, f), dtype=float)) for f in RangeTails._fields},
+                       "statistic": kind, "marginal": None if marginal is None else encode_estimator(marginal, enc),
+                       "references": None if refs is None else
+                       [{f: enc(np.asarray(getattr(r, f), dtype=float)) for f in CellReference._fields}
+                        for r in refs]}}
 
 
 def _detector_from_file(cls, meta, dec):
@@ -339,8 +429,23 @@ def _detector_from_file(cls, meta, dec):
     if used != c:
         raise ModelFileError(f"a detector's contamination_ ({used!r}) is not its contamination resolved ({c!r})")
     tails = _tails_from_file(fitted.get("range_tails"), dec, int(model.n_features_in_), tails_on)
-    det = cls(model if given else None, contamination=contamination, range_tails=tails_on)
+    score, kind = params.get("statistic", "density"), fitted.get("statistic", "density")  # older files: density
+    if score not in _SCORE_KINDS or kind not in ("surprise", "density") or (score != "auto" and score != kind):
+        raise ModelFileError(f"a detector's statistic must be one of {_SCORE_KINDS} and its statistic_ 'surprise' or "
+                             f"'density' (the same unless 'auto'); received {score!r} and {kind!r}")
+    marginal, refs = None, None
+    if kind == "surprise":
+        node = fitted.get("marginal")
+        marginal = None if node is None else decode_estimator(node, dec)
+        if marginal is not None and int(marginal.n_features_in_) != int(model.n_features_in_):
+            raise ModelFileError("a detector's naive companion must have the model's features")
+        refs = _references_from_file(fitted.get("references"), dec, int(model.n_features_in_),
+                                     1 + (marginal is not None))
+    elif fitted.get("marginal") is not None or fitted.get("references") is not None:
+        raise ModelFileError("a detector scored by density has no naive companion or cell references")
+    det = cls(model if given else None, contamination=contamination, range_tails=tails_on, statistic=score)
     det.estimator_, det.contamination_, det.offset_, det.range_tails_ = model, c, float(offset), tails
+    det.statistic_, det.marginal_, det.references_ = kind, marginal, refs
     det.n_features_in_ = model.n_features_in_
     if hasattr(model, "feature_names_in_"):
         det.feature_names_in_ = model.feature_names_in_
@@ -365,6 +470,32 @@ def _tails_from_file(node, dec, d, tails_on):
     if not ok:
         raise ModelFileError("a detector's range tails must have lo < hi and positive finite scales (NaN together)")
     return RangeTails(*(np.array(a, dtype=float) for a in arrays))
+
+
+def _references_from_file(node, dec, d, count):
+    """The :class:`CellReference` list of a surprise detector's file, checked: one per model, float arrays
+    of shape (d, P) with each row's points sorted and its weights rising, NaN-padded together at the end."""
+    if not isinstance(node, list) or len(node) != count or not all(
+            isinstance(r, dict) and set(r) == set(CellReference._fields) for r in node):
+        raise ModelFileError(f"a surprise detector must have {count} cell reference(s) of points, below and total")
+    refs = []
+    for r in node:
+        points, below, total = (dec(r[f]) for f in CellReference._fields)
+        if not (all(isinstance(a, np.ndarray) and a.dtype.kind == "f" for a in (points, below, total))
+                and points.ndim == 2 and points.shape[0] == d and below.shape == points.shape and total.shape == (d,)):
+            raise ModelFileError(f"a detector's cell reference must be float arrays of shapes ({d}, P) and ({d},)")
+        pad = np.isnan(points)
+        with np.errstate(invalid="ignore"):
+            ok = (np.isnan(below) == pad).all() and (np.diff(pad.astype(np.int8), axis=1) >= 0).all() \
+                and np.isfinite(points[~pad]).all() and np.isfinite(total).all() and (total >= 0).all() \
+                and all((np.diff(p[~m]) > 0).all() and (np.diff(b[~m]) > 0).all() and (b[~m] > 0).all()
+                        and (not (~m).any() or b[~m][-1] == t) for p, b, m, t in zip(points, below, pad, total))
+        if not ok:
+            raise ModelFileError("a detector's cell reference must hold finite sorted points, rising positive weights "
+                                 "ending at each column's total, NaN-padded together at the end")
+        refs.append(CellReference(np.array(points, dtype=float), np.array(below, dtype=float),
+                                  np.array(total, dtype=float)))
+    return refs
 
 
 register_composite(NBOutlierDetector, _detector_to_file, _detector_from_file)
