@@ -7,6 +7,7 @@ import scipy.sparse as sp
 
 import bayesnb
 from bayesnb import CategoricalNB, NaiveBayes, NBOutlierDetector
+from bayesnb._utils import one_class_on_purpose
 from bayesnb.datasets import load_house_votes, load_penguins
 from bayesnb.generative.cell_surprise import CellReference, cell_surprise, fit_cell_reference
 
@@ -51,17 +52,49 @@ def test_weights_count_as_repeated_rows():
                                   cell_surprise(b, new, np.ones_like(new, bool)))
 
 
-def test_thinning_keeps_the_ends_and_errs_high_by_at_most_the_rank_ratio():
+@pytest.mark.parametrize("case", ["distinct", "spike", "weighted"])
+def test_thinning_keeps_the_ends_and_errs_high_by_less_than_a_band(case):
+    """Thinned to 50 points, the surprise errs high by less than log(W + 1) / 48, also where one value holds
+    many rows (kept whatever its rank) and where the rows are weighted (bands of weight, not of rank)."""
     rng = np.random.default_rng(1)
     cells = rng.normal(size=(5000, 1))
-    full = fit_cell_reference(cells, np.ones_like(cells, bool), max_points=10_000)
-    thin = fit_cell_reference(cells, np.ones_like(cells, bool), max_points=50)
+    w = None
+    if case == "spike":
+        cells = np.r_[np.round(cells, 2), np.full((4000, 1), 1.5)]
+    if case == "weighted":
+        w = rng.integers(1, 50, size=len(cells)).astype(float)
+    seen = np.ones_like(cells, bool)
+    full = fit_cell_reference(cells, seen, w, max_points=100_000)
+    thin = fit_cell_reference(cells, seen, w, max_points=50)
     kept = thin.points[0][~np.isnan(thin.points[0])]
     assert len(kept) <= 50 and kept[0] == cells.min() and kept[-1] == cells.max()
-    assert thin.total[0] == full.total[0] == 5000
-    new = rng.normal(size=(200, 1)) * 1.5
+    assert thin.total[0] == full.total[0]
+    if case == "spike":
+        assert 1.5 in kept
+    new = np.r_[rng.normal(size=(2000, 1)) * 1.5, np.full((10, 1), 1.5)]
     a, b = (cell_surprise(r, new, np.ones_like(new, bool)) for r in (full, thin))
-    assert (b >= a - 1e-12).all() and (b - a).max() <= np.log(5000) / 49 + 1e-12  # the ratio of kept ranks
+    assert (b >= a - 1e-12).all() and (b - a).max() < np.log1p(full.total[0]) / 48
+
+
+def test_a_cell_equal_to_a_training_score_up_to_rounding_counts_as_equal():
+    ref = fit_cell_reference(np.array([[-1.0], [-1.0], [-0.5]]), np.ones((3, 1), bool))
+    got = cell_surprise(ref, np.array([[-1.0 - 1e-14], [-1.0], [-1.0 - 1e-6]]), np.ones((3, 1), bool))
+    assert got[0, 0] == got[1, 0] == pytest.approx(np.log(4 / 3))
+    assert got[2, 0] == pytest.approx(np.log(4) + 1e-6)  # beyond the tolerance: below the lowest
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"observed": np.ones((3, 1), bool)}, "same shape"),
+    ({"weights": np.array([1.0, -1.0, 1.0, 1.0])}, "non-negative"),
+    ({"weights": np.array([1.0, np.nan, 1.0, 1.0])}, "finite"),
+    ({"weights": np.ones(3)}, "4 finite"),
+    ({"max_points": 2}, "max_points"),
+    ({"max_points": 5.0}, "max_points"),
+])
+def test_reference_arguments_are_checked(kwargs, match):
+    args = {"cells": np.zeros((4, 2)), "observed": np.ones((4, 2), bool), **kwargs}
+    with pytest.raises(ValueError, match=match):
+        fit_cell_reference(**args)
 
 
 def test_a_rare_category_is_not_drowned_by_a_wide_column():
@@ -165,7 +198,7 @@ def test_an_edited_surprise_file_is_refused(penguins, tmp_path, change, match):
 
 
 def test_edited_reference_arrays_are_refused(penguins):
-    from bayesnb.estimators.outlier import _references_from_file
+    from bayesnb.io.detector_file import _references_from_file
     from bayesnb.io.persistence import ModelFileError
 
     ref = NBOutlierDetector(NaiveBayes()).fit(penguins).references_[0]
@@ -200,3 +233,66 @@ def test_a_density_file_written_before_the_statistic_loads_as_density(penguins, 
     back = bayesnb.load(tmp_path / "old.bnb")
     assert back.statistic == "density" and back.statistic_ == "density"
     np.testing.assert_array_equal(back.score_samples(penguins), det.score_samples(penguins))
+
+
+def test_scores_do_not_depend_on_the_batch():
+    """A cell whose score equals its training twins' up to rounding is charged like them, however the rows
+    are batched (a labelled model's class posterior differs by a few ulps between batches)."""
+    V = load_house_votes()
+    X, y = V.drop(columns="party"), V["party"]
+    for model in (CategoricalNB(), CategoricalNB(structure="kdb")):
+        det = NBOutlierDetector(model).fit(X, y)
+        whole = det.score_samples(X)
+        chunks = np.concatenate([det.score_samples(X.iloc[i:i + 7]) for i in range(0, len(X), 7)])
+        np.testing.assert_allclose(chunks, whole, rtol=0, atol=1e-8)
+
+
+def test_weights_equal_repeated_rows_with_a_companion():
+    V = load_house_votes().drop(columns="party")
+    w = np.random.default_rng(0).integers(1, 4, size=len(V))
+    model = CategoricalNB(structure="tan")
+    a = NBOutlierDetector(model).fit(V, sample_weight=w)
+    b = NBOutlierDetector(model).fit(V.loc[V.index.repeat(w)].reset_index(drop=True))
+    assert a.marginal_ is not None and b.marginal_ is not None
+    np.testing.assert_allclose(a.score_samples(V), b.score_samples(V), rtol=1e-10)
+    assert a.offset_ == pytest.approx(b.offset_, rel=1e-10)
+
+
+def test_a_private_model_is_scored_by_its_density(penguins):
+    """The references would release the training cells' exact counts and values."""
+    features = {"island": bayesnb.Categorical(categories=["Biscoe", "Dream", "Torgersen"]),
+                "bill_length_mm": bayesnb.Gaussian()}
+    dp = bayesnb.DP(10.0, bounds={"bill_length_mm": (30.0, 60.0)}, classes=[0], random_state=0)
+    X = penguins[["island", "bill_length_mm"]].dropna()
+    model = NaiveBayes(features, privacy=dp)
+    det = NBOutlierDetector(model).fit(X)
+    assert det.statistic_ == "density" and det.references_ is None and det.marginal_ is None
+    with pytest.raises(ValueError, match="private model must not release"):
+        NBOutlierDetector(model, statistic="surprise").fit(X)
+
+
+def _renamed(det):
+    det.marginal_.feature_names_in_ = np.array([f"{c}_x" for c in det.marginal_.feature_names_in_], dtype=object)
+
+
+def _permuted(det, penguins):
+    with one_class_on_purpose():
+        det.marginal_ = NaiveBayes().fit(penguins[penguins.columns[::-1]], np.zeros(len(penguins), dtype=int))
+
+
+def _recoded(det, penguins):
+    coded = penguins.assign(island=penguins["island"].astype("category").cat.codes.astype(float))
+    with one_class_on_purpose():
+        det.marginal_ = NaiveBayes().fit(coded, np.zeros(len(penguins), dtype=int))
+
+
+@pytest.mark.parametrize("spoil", ["renamed", "permuted", "recoded"])
+def test_a_companion_that_reads_the_columns_otherwise_is_refused(penguins, tmp_path, spoil):
+    from bayesnb.io.persistence import ModelFileError
+
+    det = NBOutlierDetector().fit(penguins)
+    {"renamed": lambda: _renamed(det), "permuted": lambda: _permuted(det, penguins),
+     "recoded": lambda: _recoded(det, penguins)}[spoil]()
+    det.save(tmp_path / "det.bnb")
+    with pytest.raises(ModelFileError, match="naive companion must read"):
+        bayesnb.load(tmp_path / "det.bnb")

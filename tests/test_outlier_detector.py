@@ -246,7 +246,7 @@ def test_an_edited_detector_file_is_refused(penguins, tmp_path, what, change):
 
 
 def test_edited_range_tails_are_refused(penguins, tmp_path):
-    from bayesnb.estimators.outlier import _tails_from_file
+    from bayesnb.io.detector_file import _tails_from_file
     from bayesnb.io.persistence import ModelFileError
 
     tails = NBOutlierDetector().fit(penguins).range_tails_

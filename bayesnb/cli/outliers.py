@@ -3,9 +3,9 @@
 Writes DATA with two more columns: ``log_density``, the score of an
 :class:`~bayesnb.NBOutlierDetector` (``score_samples``: ``log p(x)`` under the posterior predictive,
 missing cells marginalised, minus the range tails' costs of a detector that has them), and
-``outlier``, ``log_density < threshold``. A detector file whose statistic is the cells' surprise (its
-default, ``statistic="surprise"``) writes its score as ``score`` instead: minus the row's surprise, not
-``log p(x)``. MODEL is either
+``outlier``, ``log_density < threshold``. A detector file whose statistic is the cells' surprise
+(``statistic_ == "surprise"``, what the default ``statistic="auto"`` takes for dense rows) writes its score
+as ``score`` instead: minus the row's surprise, not ``log p(x)``. MODEL is either
 
 - a detector file (``NBOutlierDetector.save``): its own scores and threshold, so the ``outlier``
   column equals ``det.predict(X) == -1`` of the Python API; or
@@ -66,7 +66,7 @@ def register(subparsers):
                          "scores (default: a detector file's threshold, else 0.05)")
     ou.add_argument("--target", default=None, metavar="COL",
                     help="DATA's label column: checked to exist and not to be a feature, kept in the output "
-                         "(the density log p(x) sums over classes; labels are not used)")
+                         "(the score sums over classes; labels are not used)")
     float_opt(ou)
 
 

@@ -8,13 +8,11 @@ larger of two sums of cell surprises (:mod:`bayesnb.generative.cell_surprise`), 
 under its naive companion. The threshold comes from ``contamination`` on the training rows
 (:mod:`bayesnb.generative.outlier_threshold`, the code ``bayesnb outliers`` uses too), and
 :meth:`NBOutlierDetector.cell_scores` names the cells that make a row unusual. A fitted detector is
-saved whole (model, threshold and range tails) by :meth:`NBOutlierDetector.save`, in the model
+saved whole (model, threshold, range tails, companion and references) by :meth:`NBOutlierDetector.save`, in the model
 format: :func:`bayesnb.load` returns it and ``bayesnb outliers DETECTOR.bnb DATA`` uses it.
 """
 
 from __future__ import annotations
-
-import numbers
 
 import numpy as np
 import pandas as pd
@@ -23,12 +21,13 @@ from sklearn.base import BaseEstimator, OutlierMixin, clone
 from sklearn.utils import get_tags
 from sklearn.utils.validation import _check_sample_weight, _num_samples, check_is_fitted
 
-from ..io.archive import ModelFileError
 from .._utils import one_class_on_purpose
-from ..generative.cell_surprise import CellReference, cell_surprise, fit_cell_reference
+from ..generative.cell_surprise import cell_surprise, fit_cell_reference
 from ..generative.outlier_threshold import check_contamination, outlier_offset
-from ..generative.range_tails import RangeTails, fit_range_tails, ordered_columns, range_tail_costs
-from ..io.persistence import decode_estimator, encode_estimator, register_composite, save
+from ..generative.range_tails import fit_range_tails, ordered_columns, range_tail_costs
+from ..io.detector_file import STATISTICS as _SCORE_KINDS
+from ..io.detector_file import detector_from_file, detector_to_file
+from ..io.persistence import register_composite, save
 from ..generative.support import blank_impossible, impossible_cells
 from ._basenb import BaseNB
 from .naive_bayes import NaiveBayes
@@ -37,7 +36,6 @@ __all__ = ["NBOutlierDetector"]
 
 _WHO = "NBOutlierDetector"
 _CELL_METHODS = ("auto", "contribution", "conditional")
-_SCORE_KINDS = ("auto", "surprise", "density")
 
 
 class NBOutlierDetector(OutlierMixin, BaseEstimator):
@@ -67,25 +65,29 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         training values (:mod:`bayesnb.generative.range_tails`: 0 at the edge), in each column the
         model scores with an ordered numeric family (``Family.ordered_support``: Gaussian, LogNormal,
         Histogram, Poisson; not a numerically coded Categorical or Bernoulli), so
-        a value beyond the range costs at least what the column's own extremes say. False: the score
-        is the model's ``log p(x)`` alone.
+        a value beyond the range costs at least what the column's own extremes say (with
+        ``statistic="surprise"``: in each cell, before it is ranked). False: no such cost (with
+        ``"density"`` the score is the model's ``log p(x)`` alone).
     statistic : {"auto", "surprise", "density"}, default="auto"
         What a row scores. ``"density"``: ``log p(x)`` (minus the range tails' costs). ``"surprise"``: each
         cell's log score (:meth:`cell_scores`) is ranked against the training rows' cells of its column, and
         its surprise is minus the log of that empirical p-value (below the lowest training cell, that plus
-        the nats beyond it; :mod:`bayesnb.generative.cell_surprise`), so a narrow column (a category held by
-        7% of the rows: 2.7) weighs as much as a wide one whose cells spread over many nats. A row's
+        the nats beyond it; :mod:`bayesnb.generative.cell_surprise`), so a narrow column (its rarest category,
+        held by 7% of the rows: 2.7) weighs as much as a wide one whose cells spread over many nats. A row's
         surprise is the sum over its cells, under the model and, when the model has a structure (TAN or
-        k-DB), under its naive companion (the same estimator with ``structure="naive"``, fitted on the
-        same rows and labels), and its score is minus the larger of the two: a row whose columns shift
-        together is caught by the naive sum, which charges every shifted column, a row whose values do not
-        go together by the structure's. ``"auto"``: ``"surprise"``, or ``"density"`` for sparse input
-        (a multinomial block's cells are token shares, not cells to rank). docs/outliers.md compares them.
+        k-DB), under its naive companion (the same estimator with ``structure="naive"`` and the families the
+        model chose, fitted on the same rows, labels and weights), and its score is minus the larger of the
+        two: a row whose columns shift together is caught by the naive sum, which charges every shifted
+        column, a row whose values do not go together by the structure's. ``"auto"``: ``"surprise"``, or
+        ``"density"`` for sparse input (ranking every cell of a sparse matrix would make it dense) and for
+        a private model (the training cells' scores it keeps would release exact counts and values;
+        ``"surprise"`` is refused there). docs/outliers.md compares them.
 
     Attributes
     ----------
     estimator_ : bayesnb estimator
-        The fitted model whose ``score_samples`` are the scores.
+        The fitted model (its ``score_samples`` are the scores of ``statistic="density"``; its cells
+        are ranked for ``"surprise"``).
     offset_ : float
         The threshold: ``decision_function = score_samples - offset_``.
     range_tails_ : RangeTails or None
@@ -112,7 +114,8 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
     -----
     A row impossible under the model (``log p(x) = -inf``, e.g. a value outside a family's
     support at ``alpha=0``) is always an outlier; ``-inf`` training scores are left out of the
-    quantile. :meth:`save` writes the fitted detector (its model, ``offset_`` and range tails) to a
+    quantile. :meth:`save` writes the fitted detector (its model, ``offset_``, range tails, and for the
+    surprise its naive companion and cell references) to a
     model file, which :func:`bayesnb.load` reads back and ``bayesnb outliers`` uses.
     ``benchmarks/bench_outliers.py`` compares this detector with IsolationForest,
     LOF, ECOD, COPOD and AVF (``docs/outliers.md``).
@@ -147,9 +150,12 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
             The training rows (assumed mostly normal).
         y : array-like of shape (n_samples,), optional
             Labels for fitting an unfitted model (one class each, so ``log p(x)`` is a mixture
-            over them); None: one class for every row. Ignored when the model is fitted.
+            over them); None: one class for every row. A fitted model is not refitted; with
+            ``statistic="surprise"`` its naive companion is fitted on these labels (on one class when
+            None, and not at all when None and the fitted model has several classes).
         sample_weight : array-like of shape (n_samples,), optional
-            Passed to the model's ``fit``, and weights of the rows in the quantile.
+            Passed to the fits of the model and of its naive companion, and weights of the rows in
+            the quantile and in the cell references (a row of weight 2 counts as the row repeated).
 
         Returns
         -------
@@ -167,6 +173,11 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         if not isinstance(model, BaseNB):
             raise TypeError(f"{_WHO}: estimator must be a bayesnb estimator (NaiveBayes, CategoricalNB, ...); "
                             f"received {type(model).__name__}.")
+        private = model.get_params().get("privacy") is not None
+        if self.statistic == "surprise" and private:
+            raise ValueError(f"{_WHO}: statistic='surprise' keeps the training cells' scores (their exact category "
+                             "counts and values), which a private model must not release; received a model with "
+                             "privacy=. Use statistic='density' (or 'auto', which takes it for a private model).")
         prefitted = hasattr(model, "posterior_")  # fitted: what every bayesnb method checks (check_is_fitted)
         labels = np.zeros(_num_samples(X), dtype=np.int64) if y is None else y
         if prefitted:
@@ -175,7 +186,7 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
             with one_class_on_purpose():  # one class (y=None) is how a detector models p(x)
                 self.estimator_ = clone(model).fit(X, labels, sample_weight=sample_weight)
         self.contamination_ = c
-        self.statistic_ = "density" if self.statistic == "density" or sp.issparse(X) else "surprise"
+        self.statistic_ = "density" if self.statistic == "density" or sp.issparse(X) or private else "surprise"
         weights = None if sample_weight is None else _check_sample_weight(sample_weight, np.empty(_num_samples(X)))
         ordered = ordered_columns(self.estimator_, self.estimator_.n_features_in_) if self.range_tails else None
         self.range_tails_ = fit_range_tails(X, weights, ordered) if self.range_tails else None
@@ -184,9 +195,13 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
             if not (prefitted and y is None and len(self.estimator_.classes_) > 1):
                 self.marginal_ = _naive_companion(model, self.estimator_, X, labels, sample_weight)
             observed = _observed(X)
-            self.references_ = [fit_cell_reference(self._model_cells(m, X), observed, weights)
-                                for m in self._models()]
-        self.offset_ = outlier_offset(self._scores(X), c, _WHO, weights)
+            cells = [np.asarray(self._model_cells(m, X), dtype=float) for m in self._models()]
+            self.references_ = [fit_cell_reference(c, observed, weights) for c in cells]
+            scores = -np.max([cell_surprise(r, c, observed).sum(axis=1) for r, c in zip(self.references_, cells)],
+                             axis=0)
+        else:
+            scores = self._scores(X)
+        self.offset_ = outlier_offset(scores, c, _WHO, weights)
         self.n_features_in_ = self.estimator_.n_features_in_
         if hasattr(self.estimator_, "feature_names_in_"):
             self.feature_names_in_ = self.estimator_.feature_names_in_
@@ -313,7 +328,8 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
     def save(self, path, *, key=None, overwrite=False):
         """Write the fitted detector to ``path`` in bayesnb's model format (no pickle).
 
-        The file holds the fitted model, ``offset_``, ``contamination_`` and the range tails, so
+        The file holds the fitted model, ``offset_``, ``contamination_``, the range tails and, for
+        ``statistic_="surprise"``, the naive companion and the cell references, so
         ``bayesnb.load(path).decision_function(X)`` equals this detector's, and
         ``bayesnb outliers path DATA`` flags the rows this detector's :meth:`predict` flags.
 
@@ -352,14 +368,18 @@ def _observed(X):
 
 
 def _naive_companion(model, fitted, X, labels, sample_weight):
-    """The naive model fitted beside a structured one for ``statistic="surprise"``, or None: the fitted model is
-    naive (or has no ``structure``), or private (a second fit would spend a second budget)."""
+    """The naive model fitted beside a structured one for ``statistic="surprise"``: the same estimator with
+    ``structure="naive"`` and, where it takes ``features``, the families the fitted model chose, so that both
+    read every column alike. None when the fitted model is naive (or has no ``structure``)."""
     params = model.get_params()
-    if getattr(fitted, "structure_kind_", "naive") == "naive" or "structure" not in params \
-            or params.get("privacy") is not None:
+    if getattr(fitted, "structure_kind_", "naive") == "naive" or "structure" not in params:
         return None
+    companion = clone(model).set_params(structure="naive")
+    if "features" in params:  # by position: a model fitted on an array names its columns x0, x1, ...
+        companion.set_params(features={tuple(int(c) for c in b.columns): clone(b.family)
+                                       for b in fitted.posterior_.blocks})
     with one_class_on_purpose():
-        return clone(model).set_params(structure="naive").fit(X, labels, sample_weight=sample_weight)
+        return companion.fit(X, labels, sample_weight=sample_weight)
 
 
 def _conditional_scores(model, X):
@@ -389,113 +409,4 @@ def _conditional_scores(model, X):
     return impossible_cells(out, blank_impossible(model, data)[1], X)
 
 
-# ------------------------------------------------------------------------------ model file
-def _detector_to_file(det, enc):
-    """The metadata of a fitted detector's file: its parameters, model and threshold (arrays into ``enc``)."""
-    tails = getattr(det, "range_tails_", None)
-    contamination = det.contamination if isinstance(det.contamination, str) else float(det.contamination)
-    kind, marginal = getattr(det, "statistic_", "density"), getattr(det, "marginal_", None)
-    refs = getattr(det, "references_", None) if kind == "surprise" else None
-    return {"estimator": type(det).__name__,
-            "params": {"contamination": enc(contamination), "range_tails": bool(det.range_tails),
-                       "estimator_given": det.estimator is not None, "statistic": getattr(det, "statistic", "density")},
-            "model": encode_estimator(det.estimator_, enc),
-            "fitted": {"offset": enc(float(det.offset_)), "contamination": enc(float(det.contamination_)),
-                       "range_tails": None if tails is None else
-                       {f: enc(np.asarray(getattr(tails, f), dtype=float)) for f in RangeTails._fields},
-                       "statistic": kind, "marginal": None if marginal is None else encode_estimator(marginal, enc),
-                       "references": None if refs is None else
-                       [{f: enc(np.asarray(getattr(r, f), dtype=float)) for f in CellReference._fields}
-                        for r in refs]}}
-
-
-def _detector_from_file(cls, meta, dec):
-    """The fitted detector of a file written by :meth:`NBOutlierDetector.save`, checked."""
-    params, fitted = meta.get("params"), meta.get("fitted")
-    if not isinstance(params, dict) or not isinstance(fitted, dict):
-        raise ModelFileError("a detector's params and fitted must be JSON objects")
-    model = decode_estimator(meta.get("model"), dec)
-    contamination, tails_on, given = dec(params.get("contamination")), params.get("range_tails"), \
-        params.get("estimator_given")
-    if not isinstance(tails_on, bool) or not isinstance(given, bool):
-        raise ModelFileError("a detector's range_tails and estimator_given must be true or false")
-    try:
-        c = check_contamination(contamination, _WHO)
-    except ValueError as e:
-        raise ModelFileError(str(e)) from None
-    offset, used = dec(fitted.get("offset")), dec(fitted.get("contamination"))
-    if not isinstance(offset, numbers.Real) or isinstance(offset, bool) or not np.isfinite(offset):
-        raise ModelFileError("a detector's offset must be a finite number")
-    if used != c:
-        raise ModelFileError(f"a detector's contamination_ ({used!r}) is not its contamination resolved ({c!r})")
-    tails = _tails_from_file(fitted.get("range_tails"), dec, int(model.n_features_in_), tails_on)
-    score, kind = params.get("statistic", "density"), fitted.get("statistic", "density")  # older files: density
-    if score not in _SCORE_KINDS or kind not in ("surprise", "density") or (score != "auto" and score != kind):
-        raise ModelFileError(f"a detector's statistic must be one of {_SCORE_KINDS} and its statistic_ 'surprise' or "
-                             f"'density' (the same unless 'auto'); received {score!r} and {kind!r}")
-    marginal, refs = None, None
-    if kind == "surprise":
-        node = fitted.get("marginal")
-        marginal = None if node is None else decode_estimator(node, dec)
-        if marginal is not None and int(marginal.n_features_in_) != int(model.n_features_in_):
-            raise ModelFileError("a detector's naive companion must have the model's features")
-        refs = _references_from_file(fitted.get("references"), dec, int(model.n_features_in_),
-                                     1 + (marginal is not None))
-    elif fitted.get("marginal") is not None or fitted.get("references") is not None:
-        raise ModelFileError("a detector scored by density has no naive companion or cell references")
-    det = cls(model if given else None, contamination=contamination, range_tails=tails_on, statistic=score)
-    det.estimator_, det.contamination_, det.offset_, det.range_tails_ = model, c, float(offset), tails
-    det.statistic_, det.marginal_, det.references_ = kind, marginal, refs
-    det.n_features_in_ = model.n_features_in_
-    if hasattr(model, "feature_names_in_"):
-        det.feature_names_in_ = model.feature_names_in_
-    return det
-
-
-def _tails_from_file(node, dec, d, tails_on):
-    """The :class:`RangeTails` of a detector's file (None allowed: no column got a range)."""
-    if node is None:
-        return None
-    if not tails_on or not isinstance(node, dict) or set(node) != set(RangeTails._fields):
-        raise ModelFileError("a detector's range tails must be lo, hi, below and above (and only with "
-                             "range_tails=true)")
-    arrays = [dec(node[f]) for f in RangeTails._fields]
-    if not all(isinstance(a, np.ndarray) and a.shape == (d,) and a.dtype.kind == "f" for a in arrays):
-        raise ModelFileError(f"a detector's range tails must be float arrays of shape ({d},)")
-    lo, hi, below, above = arrays
-    none = np.isnan(lo)
-    with np.errstate(invalid="ignore"):
-        ok = all((np.isnan(a) == none).all() for a in arrays) and np.isfinite(np.stack(arrays)[:, ~none]).all() \
-            and (lo[~none] < hi[~none]).all() and (below[~none] > 0).all() and (above[~none] > 0).all()
-    if not ok:
-        raise ModelFileError("a detector's range tails must have lo < hi and positive finite scales (NaN together)")
-    return RangeTails(*(np.array(a, dtype=float) for a in arrays))
-
-
-def _references_from_file(node, dec, d, count):
-    """The :class:`CellReference` list of a surprise detector's file, checked: one per model, float arrays
-    of shape (d, P) with each row's points sorted and its weights rising, NaN-padded together at the end."""
-    if not isinstance(node, list) or len(node) != count or not all(
-            isinstance(r, dict) and set(r) == set(CellReference._fields) for r in node):
-        raise ModelFileError(f"a surprise detector must have {count} cell reference(s) of points, below and total")
-    refs = []
-    for r in node:
-        points, below, total = (dec(r[f]) for f in CellReference._fields)
-        if not (all(isinstance(a, np.ndarray) and a.dtype.kind == "f" for a in (points, below, total))
-                and points.ndim == 2 and points.shape[0] == d and below.shape == points.shape and total.shape == (d,)):
-            raise ModelFileError(f"a detector's cell reference must be float arrays of shapes ({d}, P) and ({d},)")
-        pad = np.isnan(points)
-        with np.errstate(invalid="ignore"):
-            ok = (np.isnan(below) == pad).all() and (np.diff(pad.astype(np.int8), axis=1) >= 0).all() \
-                and np.isfinite(points[~pad]).all() and np.isfinite(total).all() and (total >= 0).all() \
-                and all((np.diff(p[~m]) > 0).all() and (np.diff(b[~m]) > 0).all() and (b[~m] > 0).all()
-                        and (not (~m).any() or b[~m][-1] == t) for p, b, m, t in zip(points, below, pad, total))
-        if not ok:
-            raise ModelFileError("a detector's cell reference must hold finite sorted points, rising positive weights "
-                                 "ending at each column's total, NaN-padded together at the end")
-        refs.append(CellReference(np.array(points, dtype=float), np.array(below, dtype=float),
-                                  np.array(total, dtype=float)))
-    return refs
-
-
-register_composite(NBOutlierDetector, _detector_to_file, _detector_from_file)
+register_composite(NBOutlierDetector, detector_to_file, detector_from_file)

@@ -10,8 +10,8 @@ score at most as high,
     s_ij = -log((W_j(<= c_ij) + 1) / (W_j + 1)),
 
 ``W_j`` the training weight of the column's observed cells and ``W_j(<= c)`` that of those scoring at most
-``c`` (the ``+ 1`` counts the scored cell itself, as a conformal p-value does). A category held by 7% of the
-rows costs ``-log 0.07 = 2.7`` whatever the other columns' spread; a continuous cell's surprise is about
+``c`` (the ``+ 1`` counts the scored cell itself, as a conformal p-value does). A column's rarest category,
+held by 7% of the rows, costs ``-log 0.07 = 2.7`` whatever the other columns' spread; a continuous cell's surprise is about
 Exp(1) under the model, so every column weighs alike, and a row's surprise is Fisher's combination of its
 cells' p-values (without the factor 2). Below the lowest training cell the p-value cannot be estimated from
 the rows, and the surprise goes on in nats of the cell's log score: ``log(W_j + 1) + (lowest - c_ij)``, so a
@@ -19,11 +19,14 @@ value far out keeps its improbability. A cell outside its family's support (``c 
 surprising; a missing cell is not surprising (0).
 
 :class:`CellReference` keeps, per column, the sorted distinct training scores with the weight at or below
-each, thinned to at most :data:`MAX_POINTS` points whose ranks are spaced evenly on a log scale (the lowest
-and highest kept, every point kept in the low tail where the surprise is decided). A score between two kept
-points is credited with the weight at or below the lower one, so the surprise errs high, by at most the log
-of the ratio of consecutive kept ranks: ``log(m) / (MAX_POINTS - 1)`` nats for ``m`` distinct scores, 0.007
-at a million.
+each, thinned to at most :data:`MAX_POINTS` points: the first point of each band of ``log(W(<= c) + 1)`` of
+width ``log(W_j + 1) / (MAX_POINTS - 2)``, and the last (so a value holding many rows, or a heavy row, is
+always kept). A score between two kept points is credited with the weight at or below the lower one, so the
+surprise errs high, by less than that width: 0.0068 nats for a column of a million rows' weight.
+
+Scores equal to a training score up to rounding (``1e-9`` relative, :data:`TIE_TOLERANCE`) count as equal:
+the same cell scored in another batch can differ from its training twin by a few ulps, and a category whose
+training cells all share one score would otherwise charge that whole step.
 """
 
 from __future__ import annotations
@@ -32,10 +35,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["MAX_POINTS", "CellReference", "cell_surprise", "fit_cell_reference"]
+__all__ = ["MAX_POINTS", "TIE_TOLERANCE", "CellReference", "cell_surprise", "fit_cell_reference"]
 
-#: Points kept per column by :func:`fit_cell_reference` (sorted distinct training scores, thinned evenly).
+#: Points kept per column by :func:`fit_cell_reference` (sorted distinct training scores, thinned in weight).
 MAX_POINTS = 2048
+
+#: Relative tolerance within which a cell's score counts as equal to a training score.
+TIE_TOLERANCE = 1e-9
 
 
 class CellReference(NamedTuple):
@@ -61,27 +67,39 @@ def fit_cell_reference(cells, observed, weights=None, max_points=MAX_POINTS):
     observed : ndarray of bool, shape (n_samples, n_features)
         The observed cells; only those with a finite score enter the reference.
     weights : ndarray of shape (n_samples,), optional
-        Row weights (a row of weight 2 counts as the row repeated).
+        Finite non-negative row weights (a row of weight 2 counts as the row repeated; weight 0: left out).
     max_points : int, default=MAX_POINTS
+        Points kept per column at most (>= 3; module docstring, the thinning).
 
     Returns
     -------
     CellReference
     """
     cells = np.asarray(cells, dtype=float)
+    observed = np.asarray(observed, dtype=bool)
+    if cells.ndim != 2 or observed.shape != cells.shape:
+        raise ValueError(f"fit_cell_reference: cells must be 2-D and observed of the same shape; received shapes "
+                         f"{cells.shape} and {observed.shape}.")
     n, d = cells.shape
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+    if w.shape != (n,) or not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError(f"fit_cell_reference: weights must be {n} finite non-negative numbers; received shape "
+                         f"{w.shape}.")
+    if not isinstance(max_points, int | np.integer) or isinstance(max_points, bool) or max_points < 3:
+        raise ValueError(f"fit_cell_reference: max_points must be a whole number >= 3; received {max_points!r}.")
     columns = []
     for j in range(d):
-        keep = np.asarray(observed[:, j], dtype=bool) & np.isfinite(cells[:, j]) & (w > 0)
+        keep = observed[:, j] & np.isfinite(cells[:, j]) & (w > 0)
         v, wj = cells[keep, j], w[keep]
         order = np.argsort(v, kind="stable")
         v, cum = v[order], np.cumsum(wj[order])
         last = np.r_[v[1:] != v[:-1], True] if len(v) else np.zeros(0, dtype=bool)
         v, cum = v[last], cum[last]
-        if len(v) > max_points:  # ranks spaced evenly in log: the weight below any score kept within a ratio
-            idx = np.unique(np.round(np.geomspace(1, len(v), max_points)).astype(np.int64) - 1)
-            v, cum = v[idx], cum[idx]
+        if len(v) > max_points:  # the first point of each band of log(W(<= c) + 1), and the last
+            band = np.floor(np.log1p(cum) / (np.log1p(cum[-1]) / (max_points - 2)))
+            kept = np.r_[True, band[1:] != band[:-1]]
+            kept[-1] = True
+            v, cum = v[kept], cum[kept]
         columns.append((v, cum))
     width = max([len(v) for v, _ in columns] + [1])
     points, below = np.full((d, width), np.nan), np.full((d, width), np.nan)
@@ -116,10 +134,12 @@ def cell_surprise(reference, cells, observed):
         finite = np.isfinite(c)
         if m:
             v, cum, total = reference.points[j, :m], reference.below[j, :m], float(reference.total[j])
-            k = np.searchsorted(v, np.where(finite, c, 0.0), side="right")
+            safe = np.where(finite, c, 0.0)
+            tol = TIE_TOLERANCE * (1.0 + np.abs(safe))
+            k = np.searchsorted(v, safe + tol, side="right")
             at_or_below = np.where(k > 0, cum[np.maximum(k - 1, 0)], 0.0)
             s = np.log(total + 1.0) - np.log(at_or_below + 1.0)
-            low = finite & (c < v[0])
+            low = finite & (c < v[0] - tol)
             s[low] = np.log(total + 1.0) + (v[0] - c[low])
             out[:, j] = np.where(finite, s, 0.0)
         out[np.isneginf(c), j] = np.inf
