@@ -296,3 +296,53 @@ def test_a_companion_that_reads_the_columns_otherwise_is_refused(penguins, tmp_p
     det.save(tmp_path / "det.bnb")
     with pytest.raises(ModelFileError, match="naive companion must read"):
         bayesnb.load(tmp_path / "det.bnb")
+
+
+@pytest.mark.parametrize("alpha", ["hierarchical", 1.0, "auto"])
+def test_the_companion_of_a_smoothed_structure_takes_its_families(penguins, alpha):
+    """The companion takes the fitted families, which carry their own smoothing: the estimator's alpha is
+    not passed on beside a features dict (NaiveBayes refuses the two together)."""
+    det = NBOutlierDetector(NaiveBayes(structure="tan", alpha=alpha)).fit(penguins)
+    assert det.marginal_ is not None and det.marginal_.get_params()["alpha"] is None
+    got = [(type(b.family).__name__, tuple(b.columns)) for b in det.marginal_.posterior_.blocks]
+    want = [(type(b.family).__name__, tuple(b.columns)) for b in det.estimator_.posterior_.blocks]
+    assert got == want
+
+
+@pytest.mark.parametrize("labels", [[1, 0, 3, 2], [3, 2, 1, 0], [1, 2, 3, 4]])
+def test_integer_column_labels_are_read_as_labels(penguins, tmp_path, labels):
+    X = penguins[["bill_length_mm", "island", "body_mass_g", "sex"]].set_axis(labels, axis=1)
+    det = NBOutlierDetector(NaiveBayes(structure="tan")).fit(X)
+    assert det.marginal_ is not None
+    det.save(tmp_path / "det.bnb")
+    np.testing.assert_array_equal(bayesnb.load(tmp_path / "det.bnb").score_samples(X), det.score_samples(X))
+
+
+def test_a_fitted_model_with_rows_of_another_compatible_dtype_saves_and_loads(penguins, tmp_path):
+    X, y = penguins.dropna(), penguins.dropna()["sex"].astype(str)
+    model = NaiveBayes(structure="tan").fit(X.drop(columns="sex"), y)
+    X2 = X.drop(columns="sex").astype({"year": float, "island": "category"})
+    det = NBOutlierDetector(model).fit(X2, y)
+    det.save(tmp_path / "det.bnb")
+    np.testing.assert_array_equal(bayesnb.load(tmp_path / "det.bnb").score_samples(X2), det.score_samples(X2))
+
+
+def test_a_private_model_saved_with_references_is_refused(penguins, tmp_path):
+    from bayesnb.io.persistence import ModelFileError
+
+    X = penguins[["island", "bill_length_mm"]].dropna()
+    det = NBOutlierDetector(NaiveBayes()).fit(X)
+    assert det.references_ is not None
+    det.estimator_.set_params(privacy=bayesnb.DP(1.0, bounds={"bill_length_mm": (30.0, 60.0)}, classes=[0]))
+    det.save(tmp_path / "det.bnb")
+    with pytest.raises(ModelFileError, match="private model"):
+        bayesnb.load(tmp_path / "det.bnb")
+
+
+def test_negative_weights_are_refused(penguins):
+    w = np.ones(len(penguins))
+    w[3] = -1.0
+    with one_class_on_purpose():
+        model = NaiveBayes().fit(penguins, np.zeros(len(penguins), dtype=int))
+    with pytest.raises(ValueError, match="[Nn]egative"):
+        NBOutlierDetector(model).fit(penguins, sample_weight=w)

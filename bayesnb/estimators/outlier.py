@@ -187,7 +187,8 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
                 self.estimator_ = clone(model).fit(X, labels, sample_weight=sample_weight)
         self.contamination_ = c
         self.statistic_ = "density" if self.statistic == "density" or sp.issparse(X) or private else "surprise"
-        weights = None if sample_weight is None else _check_sample_weight(sample_weight, np.empty(_num_samples(X)))
+        weights = None if sample_weight is None else _check_sample_weight(sample_weight, np.empty(_num_samples(X)),
+                                                                          ensure_non_negative=True)
         ordered = ordered_columns(self.estimator_, self.estimator_.n_features_in_) if self.range_tails else None
         self.range_tails_ = fit_range_tails(X, weights, ordered) if self.range_tails else None
         self.marginal_, self.references_ = None, None
@@ -375,9 +376,12 @@ def _naive_companion(model, fitted, X, labels, sample_weight):
     if getattr(fitted, "structure_kind_", "naive") == "naive" or "structure" not in params:
         return None
     companion = clone(model).set_params(structure="naive")
-    if "features" in params:  # by position: a model fitted on an array names its columns x0, x1, ...
-        companion.set_params(features={tuple(int(c) for c in b.columns): clone(b.family)
-                                       for b in fitted.posterior_.blocks})
+    if "features" in params:  # the fitted families (each carries its own alpha), keyed by X's own labels
+        names = list(X.columns) if isinstance(X, pd.DataFrame) else None  # (an integer label is a name first)
+        key = (lambda c: names[int(c)]) if names is not None else int
+        companion.set_params(features={tuple(key(c) for c in b.columns): clone(b.family)
+                                       for b in fitted.posterior_.blocks},
+                             **({"alpha": None} if "alpha" in params else {}))
     with one_class_on_purpose():
         return companion.fit(X, labels, sample_weight=sample_weight)
 

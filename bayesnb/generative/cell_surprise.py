@@ -24,7 +24,8 @@ width ``log(W_j + 1) / (MAX_POINTS - 2)``, and the last (so a value holding many
 always kept). A score between two kept points is credited with the weight at or below the lower one, so the
 surprise errs high, by less than that width: 0.0068 nats for a column of a million rows' weight.
 
-Scores equal to a training score up to rounding (``1e-9`` relative, :data:`TIE_TOLERANCE`) count as equal:
+Scores equal to a training score up to rounding (``1e-9`` relative, :data:`TIE_TOLERANCE`, and at most
+``1e-6`` nats, :data:`MAX_TIE`) count as equal:
 the same cell scored in another batch can differ from its training twin by a few ulps, and a category whose
 training cells all share one score would otherwise charge that whole step.
 """
@@ -35,13 +36,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["MAX_POINTS", "TIE_TOLERANCE", "CellReference", "cell_surprise", "fit_cell_reference"]
+__all__ = ["MAX_POINTS", "MAX_TIE", "TIE_TOLERANCE", "CellReference", "cell_surprise", "fit_cell_reference"]
 
 #: Points kept per column by :func:`fit_cell_reference` (sorted distinct training scores, thinned in weight).
 MAX_POINTS = 2048
 
-#: Relative tolerance within which a cell's score counts as equal to a training score.
+#: Relative tolerance within which a cell's score counts as equal to a training score ...
 TIE_TOLERANCE = 1e-9
+
+#: ... and at most this many nats (a score of -1e12 would otherwise tie over 1,000 nats).
+MAX_TIE = 1e-6
 
 
 class CellReference(NamedTuple):
@@ -135,7 +139,7 @@ def cell_surprise(reference, cells, observed):
         if m:
             v, cum, total = reference.points[j, :m], reference.below[j, :m], float(reference.total[j])
             safe = np.where(finite, c, 0.0)
-            tol = TIE_TOLERANCE * (1.0 + np.abs(safe))
+            tol = np.minimum(TIE_TOLERANCE * (1.0 + np.abs(safe)), MAX_TIE)
             k = np.searchsorted(v, safe + tol, side="right")
             at_or_below = np.where(k > 0, cum[np.maximum(k - 1, 0)], 0.0)
             s = np.log(total + 1.0) - np.log(at_or_below + 1.0)

@@ -23,19 +23,15 @@ _WHO = "NBOutlierDetector"
 
 
 def _same_reading(model, companion):
-    """Whether a naive companion reads the columns as the model does: the same feature names (or none), input
-    dtypes, and families on the same columns (what :func:`_naive_companion` fits)."""
+    """Whether a naive companion reads the columns as the model does: the same feature names (where both have
+    them) and the same families on the same columns (what ``_naive_companion`` fits). Input dtypes may differ: a
+    fitted model's companion is fitted on the rows ``fit`` is given, which may hold another compatible dtype."""
     names = [getattr(m, "feature_names_in_", None) for m in (model, companion)]
-    if (names[0] is None) != (names[1] is None) or (names[0] is not None and list(names[0]) != list(names[1])):
-        return False
-    dtypes = [getattr(m, "feature_dtypes_", None) for m in (model, companion)]
-    if (dtypes[0] is None) != (dtypes[1] is None) or (dtypes[0] is not None and list(map(str, dtypes[0]))
-                                                      != list(map(str, dtypes[1]))):
+    if names[0] is not None and names[1] is not None and list(names[0]) != list(names[1]):
         return False
     blocks = [[(type(b.family).__name__, tuple(int(c) for c in b.columns)) for b in m.posterior_.blocks]
               for m in (model, companion)]
     return blocks[0] == blocks[1]
-
 
 
 def detector_to_file(det, enc):
@@ -83,12 +79,15 @@ def detector_from_file(cls, meta, dec):
                              f"'density' (the same unless 'auto'); received {score!r} and {kind!r}")
     marginal, refs = None, None
     if kind == "surprise":
+        if model.get_params().get("privacy") is not None:
+            raise ModelFileError("a detector of a private model is scored by its density: its file holds no cell "
+                                 "references (they would release the training cells)")
         node = fitted.get("marginal")
         marginal = None if node is None else decode_estimator(node, dec)
         if marginal is not None and (int(marginal.n_features_in_) != int(model.n_features_in_)
                                      or not _same_reading(model, marginal)):
             raise ModelFileError("a detector's naive companion must read the model's features as the model does "
-                                 "(the same names, input types and families on the same columns)")
+                                 "(the same names and families on the same columns)")
         refs = _references_from_file(fitted.get("references"), dec, int(model.n_features_in_),
                                      1 + (marginal is not None))
     elif fitted.get("marginal") is not None or fitted.get("references") is not None:
