@@ -4,6 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import bayesnb
 from bayesnb import CategoricalNB, NaiveBayes, NBOutlierDetector
@@ -346,3 +348,29 @@ def test_negative_weights_are_refused(penguins):
         model = NaiveBayes().fit(penguins, np.zeros(len(penguins), dtype=int))
     with pytest.raises(ValueError, match="[Nn]egative"):
         NBOutlierDetector(model).fit(penguins, sample_weight=w)
+
+
+_cells = st.lists(st.floats(-50, 5, allow_nan=False).map(lambda v: round(v, 1)), min_size=1, max_size=60)
+
+
+@settings(max_examples=60, deadline=None)
+@given(train=_cells, new=_cells, weights=st.lists(st.integers(0, 4), min_size=60, max_size=60),
+       points=st.integers(3, 12))
+def test_surprise_invariants(train, new, weights, points):
+    """Non-negative; never lower for a lower score; weights equal repetition; thinning errs high by less than
+    a band; 0 where a cell is missing."""
+    t = np.array(train)[:, None]
+    w = np.array(weights[:len(train)], dtype=float)
+    seen = np.ones_like(t, bool)
+    full = fit_cell_reference(t, seen, w, max_points=1000)
+    rep = fit_cell_reference(np.repeat(t, w.astype(int), axis=0), np.repeat(seen, w.astype(int), axis=0),
+                             max_points=1000)
+    thin = fit_cell_reference(t, seen, w, max_points=points)
+    c = np.sort(np.array(new))[:, None]
+    on = np.ones_like(c, bool)
+    s = cell_surprise(full, c, on)[:, 0]
+    assert (s >= 0).all() and (np.diff(s) <= 1e-12).all()  # c sorted upwards: the surprise never rises
+    np.testing.assert_allclose(cell_surprise(rep, c, on), cell_surprise(full, c, on), rtol=1e-12, atol=1e-12)
+    err = cell_surprise(thin, c, on)[:, 0] - s
+    assert (err >= -1e-12).all() and (err <= np.log1p(full.total[0]) / (points - 2) + 1e-12).all()
+    assert (cell_surprise(full, c, np.zeros_like(on)) == 0).all()
