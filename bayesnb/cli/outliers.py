@@ -10,8 +10,8 @@ as ``score`` instead: minus the row's surprise, not ``log p(x)``. MODEL is eithe
 - a detector file (``NBOutlierDetector.save``): its own scores and threshold, so the ``outlier``
   column equals ``det.predict(X) == -1`` of the Python API; or
 - a model file (``bayesnb fit``, ``model.save``): ``NBOutlierDetector(model, contamination=C,
-  range_tails=False, statistic="density").fit(DATA)``, whose scores are ``model.score_samples(X)`` and whose threshold is
-  the C-quantile of DATA's finite scores (default C = 0.05). A model file written by a bayesnb that
+  range_tails=False, statistic="density").fit(DATA)``, whose scores are ``model.score_samples(X)`` and whose
+  threshold is the C-quantile of DATA's finite scores (default C = 0.05). A model file written by a bayesnb that
   still had ``set_outlier_threshold`` carries that threshold (``offset_``): it is used, and named as
   such, unless ``--contamination`` is given.
 
@@ -58,8 +58,8 @@ def register(subparsers):
         "log p(x) under the posterior predictive; a detector file scored by its cells' surprise writes score "
         "instead) and outlier (that score below the threshold). "
         "MODEL is a detector file (NBOutlierDetector.save: its scores and threshold) or a model "
-        "file (NBOutlierDetector(model, contamination=C, range_tails=False, statistic='density').fit(DATA), C = 0.05 by "
-        "default). Prints how many rows were flagged.", data_help=f"{TABLE} to score")
+        "file (NBOutlierDetector(model, contamination=C, range_tails=False, statistic='density').fit(DATA), "
+        "C = 0.05 by default). Prints how many rows were flagged.", data_help=f"{TABLE} to score")
     output_opt(ou)
     ou.add_argument("--contamination", type=float, default=None, metavar="C",
                     help="expected outlier share in DATA, in (0, 0.5]: the threshold is the C-quantile of DATA's "

@@ -167,8 +167,8 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         if not isinstance(self.statistic, str) or self.statistic not in _SCORE_KINDS:
             raise ValueError(f"{_WHO}: statistic must be one of {_SCORE_KINDS}; received {self.statistic!r}.")
         if self.statistic == "surprise" and sp.issparse(X):
-            raise TypeError(f"{_WHO}: statistic='surprise' ranks each cell of dense or DataFrame rows; received a sparse "
-                            "matrix. Use statistic='density' (or 'auto', which takes it for sparse input).")
+            raise TypeError(f"{_WHO}: statistic='surprise' ranks each cell of dense or DataFrame rows; received a "
+                            "sparse matrix. Use statistic='density' (or 'auto', which takes it for sparse input).")
         model = _default_model(y is not None) if self.estimator is None else self.estimator
         if not isinstance(model, BaseNB):
             raise TypeError(f"{_WHO}: estimator must be a bayesnb estimator (NaiveBayes, CategoricalNB, ...); "
@@ -197,9 +197,9 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
                 self.marginal_ = _naive_companion(model, self.estimator_, X, labels, sample_weight)
             observed = _observed(X)
             cells = [np.asarray(self._model_cells(m, X), dtype=float) for m in self._models()]
-            self.references_ = [fit_cell_reference(c, observed, weights) for c in cells]
-            scores = -np.max([cell_surprise(r, c, observed).sum(axis=1) for r, c in zip(self.references_, cells)],
-                             axis=0)
+            self.references_ = [fit_cell_reference(cell, observed, weights) for cell in cells]
+            scores = -np.max([cell_surprise(ref, cell, observed).sum(axis=1)
+                              for ref, cell in zip(self.references_, cells)], axis=0)
         else:
             scores = self._scores(X)
         self.offset_ = outlier_offset(scores, c, _WHO, weights)
@@ -319,8 +319,8 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         if getattr(self, "statistic_", "density") == "density":
             return self._model_cells(self.estimator_, X, method)
         if method != "auto":
-            raise ValueError(f"{_WHO}: with statistic='surprise' the cells are ranked against the training cells of the "
-                             f"fit's own method, so method must be 'auto'; received {method!r}.")
+            raise ValueError(f"{_WHO}: with statistic='surprise' the cells are ranked against the training cells of "
+                             f"the fit's own method, so method must be 'auto'; received {method!r}.")
         surprises = np.stack(self._surprises(X))  # (models, n, d)
         which = np.argmax(surprises.sum(axis=2), axis=0)
         cells = -surprises[which, np.arange(surprises.shape[1])]

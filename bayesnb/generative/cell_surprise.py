@@ -11,9 +11,9 @@ score at most as high,
 
 ``W_j`` the training weight of the column's observed cells and ``W_j(<= c)`` that of those scoring at most
 ``c`` (the ``+ 1`` counts the scored cell itself, as a conformal p-value does). A column's rarest category,
-held by 7% of the rows, costs ``-log 0.07 = 2.7`` whatever the other columns' spread; a continuous cell's surprise is about
-Exp(1) under the model, so every column weighs alike, and a row's surprise is Fisher's combination of its
-cells' p-values (without the factor 2). Below the lowest training cell the p-value cannot be estimated from
+held by 7% of the rows, costs ``-log 0.07 = 2.7`` whatever the other columns' spread; a continuous cell's
+surprise is about Exp(1) under the model, so every column weighs alike, and a row's surprise is Fisher's
+combination of its cells' p-values (without the factor 2). Below the lowest training cell the p-value cannot be estimated from
 the rows, and the surprise goes on in nats of the cell's log score: ``log(W_j + 1) + (lowest - c_ij)``, so a
 value far out keeps its improbability. A cell outside its family's support (``c = -inf``) is infinitely
 surprising; a missing cell is not surprising (0).
