@@ -21,12 +21,11 @@ from sklearn.base import BaseEstimator, OutlierMixin, clone
 from sklearn.utils import get_tags
 from sklearn.utils.validation import _check_sample_weight, _num_samples, check_is_fitted
 
-from .._utils import one_class_on_purpose
+from .._utils import missing_mask, one_class_on_purpose
 from ..generative.cell_surprise import cell_surprise, fit_cell_reference
 from ..generative.outlier_threshold import check_contamination, outlier_offset
 from ..generative.range_tails import fit_range_tails, ordered_columns, range_tail_costs
-from ..io.detector_file import STATISTICS as _SCORE_KINDS
-from ..io.detector_file import detector_from_file, detector_to_file
+from ..io.detector_file import STATISTICS, detector_from_file, detector_to_file
 from ..io.persistence import register_composite, save
 from ..generative.support import blank_impossible, impossible_cells
 from ._basenb import BaseNB
@@ -164,8 +163,8 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         c = check_contamination(self.contamination, _WHO)
         if not isinstance(self.range_tails, (bool, np.bool_)):
             raise ValueError(f"{_WHO}: range_tails must be True or False; received {self.range_tails!r}.")
-        if not isinstance(self.statistic, str) or self.statistic not in _SCORE_KINDS:
-            raise ValueError(f"{_WHO}: statistic must be one of {_SCORE_KINDS}; received {self.statistic!r}.")
+        if not isinstance(self.statistic, str) or self.statistic not in STATISTICS:
+            raise ValueError(f"{_WHO}: statistic must be one of {STATISTICS}; received {self.statistic!r}.")
         if self.statistic == "surprise" and sp.issparse(X):
             raise TypeError(f"{_WHO}: statistic='surprise' ranks each cell of dense or DataFrame rows; received a "
                             "sparse matrix. Use statistic='density' (or 'auto', which takes it for sparse input).")
@@ -195,11 +194,9 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         if self.statistic_ == "surprise":
             if not (prefitted and y is None and len(self.estimator_.classes_) > 1):
                 self.marginal_ = _naive_companion(model, self.estimator_, X, labels, sample_weight)
-            observed = _observed(X)
-            cells = [np.asarray(self._model_cells(m, X), dtype=float) for m in self._models()]
+            cells, observed = self._cells(X)
             self.references_ = [fit_cell_reference(cell, observed, weights) for cell in cells]
-            scores = -np.max([cell_surprise(ref, cell, observed).sum(axis=1)
-                              for ref, cell in zip(self.references_, cells)], axis=0)
+            scores = _larger_sum([cell_surprise(ref, cell, observed) for ref, cell in zip(self.references_, cells)])
         else:
             scores = self._scores(X)
         self.offset_ = outlier_offset(scores, c, _WHO, weights)
@@ -226,8 +223,7 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
 
     def _scores(self, X):
         if getattr(self, "statistic_", "density") == "surprise":  # a detector pickled before statistic_: density
-            totals = [s.sum(axis=1) for s in self._surprises(X)]
-            return -np.max(totals, axis=0)
+            return _larger_sum(self._surprises(X))
         scores = self.estimator_.score_samples(X)  # the model's checks of X first
         costs = self._range_costs(X)
         return scores if costs is None else scores - costs.sum(axis=1)
@@ -235,27 +231,21 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
     def _models(self):
         return [self.estimator_] + ([] if self.marginal_ is None else [self.marginal_])
 
-    def _model_cells(self, model, X, method="auto"):
-        """``model``'s dense (n, d) cell scores of ``X`` (``cell_scores`` of that model)."""
-        if method == "contribution" or (method == "auto" and hasattr(model, "feature_log_contributions")):
-            cells = model.feature_log_contributions(X)
-        elif sp.issparse(X):
-            raise TypeError(f"{_WHO}: cell_scores(method='conditional') needs dense or DataFrame rows (a missing "
-                            "cell is marginalised); received a sparse matrix. Use method='contribution' "
-                            "with a naive model.")
-        else:
-            cells = _conditional_scores(model, X)
+    def _cells(self, X):
+        """Each of :meth:`_models`'s dense (n, d) cell scores of ``X``, the range tails' costs (computed once)
+        taken off, and ``X``'s observed cells."""
+        cells = [np.asarray(_model_cells(m, X), dtype=float) for m in self._models()]  # the models' checks of X first
         costs = self._range_costs(X)
-        return cells if costs is None else cells - costs
+        return [cell if costs is None else cell - costs for cell in cells], ~missing_mask(
+            X.to_numpy() if isinstance(X, pd.DataFrame) else X)
 
     def _surprises(self, X):
         """The (n, d) cell surprises of ``X`` under each of :meth:`_models`."""
         if sp.issparse(X):
             raise TypeError(f"{_WHO}: this detector's statistic is 'surprise', which ranks each cell of dense or "
                             "DataFrame rows; received a sparse matrix (fit with statistic='density' to score one).")
-        observed = _observed(X)
-        return [cell_surprise(ref, np.asarray(self._model_cells(m, X), dtype=float), observed)
-                for m, ref in zip(self._models(), self.references_)]
+        cells, observed = self._cells(X)
+        return [cell_surprise(ref, cell, observed) for ref, cell in zip(self.references_, cells)]
 
     def _range_costs(self, X):
         """Each cell's range-tail cost (n, d), or None: the one reader of ``range_tails_`` (a detector
@@ -317,7 +307,8 @@ class NBOutlierDetector(OutlierMixin, BaseEstimator):
         if method not in _CELL_METHODS:
             raise ValueError(f"{_WHO}: method must be one of {_CELL_METHODS}; received {method!r}.")
         if getattr(self, "statistic_", "density") == "density":
-            return self._model_cells(self.estimator_, X, method)
+            cells, costs = _model_cells(self.estimator_, X, method), self._range_costs(X)
+            return cells if costs is None else cells - costs
         if method != "auto":
             raise ValueError(f"{_WHO}: with statistic='surprise' the cells are ranked against the training cells of "
                              f"the fit's own method, so method must be 'auto'; received {method!r}.")
@@ -363,9 +354,21 @@ def _default_model(labelled=False):
     return NaiveBayes(structure="auto", auto_cv=bool(labelled), edge_score="hierarchical")
 
 
-def _observed(X):
-    """The observed cells of dense or DataFrame rows (bool, (n, d))."""
-    return ~np.asarray(pd.isna(X.to_numpy() if isinstance(X, pd.DataFrame) else np.asarray(X)), dtype=bool)
+def _larger_sum(surprises):
+    """A row's score under ``statistic="surprise"``: minus the larger of the models' sums of its cells'
+    surprises (one (n, d) array per model)."""
+    return -np.max([s.sum(axis=1) for s in surprises], axis=0)
+
+
+def _model_cells(model, X, method="auto"):
+    """``model``'s cell scores of ``X`` by ``method`` (``cell_scores``'s), before the range tails' costs."""
+    if method == "contribution" or (method == "auto" and hasattr(model, "feature_log_contributions")):
+        return model.feature_log_contributions(X)
+    if sp.issparse(X):
+        raise TypeError(f"{_WHO}: cell_scores(method='conditional') needs dense or DataFrame rows (a missing "
+                        "cell is marginalised); received a sparse matrix. Use method='contribution' "
+                        "with a naive model.")
+    return _conditional_scores(model, X)
 
 
 def _naive_companion(model, fitted, X, labels, sample_weight):

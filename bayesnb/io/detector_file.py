@@ -16,8 +16,8 @@ from .persistence import decode_estimator, encode_estimator
 
 __all__ = ["detector_from_file", "detector_to_file"]
 
-#: The values of ``NBOutlierDetector(statistic=)`` (the estimator's own list, repeated here to keep the
-#: file module free of the estimator's import).
+#: The values of ``NBOutlierDetector(statistic=)`` (defined here, where the file is checked, so that this
+#: module need not import the estimator; the estimator reads them from here).
 STATISTICS = ("auto", "surprise", "density")
 _WHO = "NBOutlierDetector"
 
